@@ -1,0 +1,282 @@
+//! Elementwise binary ops with NumPy broadcasting: `+ - * /` (operators between tensors,
+//! variables and plain scalars, owned or borrowed, in any order), `maximum`, `minimum`.
+
+use std::borrow::Cow;
+use std::ops::{Add, Div, Mul, Neg, Sub};
+
+use smallvec::smallvec;
+
+use super::{binary, static_rule};
+use crate::dtype::Float;
+use crate::tape::node::Params;
+use crate::tape::recording::{self, NodeSpec};
+use crate::tensor::Tensor;
+use crate::variable::Variable;
+
+/// Anything usable as an operand of a tensor op: a tensor or variable (owned or borrowed)
+/// or a plain scalar of the same dtype. Reading a variable this way is a read the tape sees.
+///
+/// ```
+/// use gradtape_runtime::{Tensor, Variable};
+/// let x = Tensor::from_vec(vec![1.0_f32, 5.0], &[2]);
+/// let v = Variable::new(3.0_f32);
+/// assert_eq!(x.maximum(&v).to_vec(), vec![3.0, 5.0]);
+/// assert_eq!(x.maximum(2.0).to_vec(), vec![2.0, 5.0]);
+/// ```
+pub trait Operand<T: Float> {
+    /// The operand as a tensor, borrowed when it already is one.
+    fn as_tensor(&self) -> Cow<'_, Tensor<T>>;
+}
+
+impl<T: Float> Operand<T> for Tensor<T> {
+    #[inline]
+    fn as_tensor(&self) -> Cow<'_, Tensor<T>> {
+        Cow::Borrowed(self)
+    }
+}
+
+impl<T: Float> Operand<T> for Variable<T> {
+    #[inline]
+    fn as_tensor(&self) -> Cow<'_, Tensor<T>> {
+        Cow::Owned(self.value())
+    }
+}
+
+impl<T: Float> Operand<T> for T {
+    #[inline]
+    fn as_tensor(&self) -> Cow<'_, Tensor<T>> {
+        Cow::Owned(Tensor::scalar(*self))
+    }
+}
+
+impl<T: Float> Operand<T> for &Tensor<T> {
+    #[inline]
+    fn as_tensor(&self) -> Cow<'_, Tensor<T>> {
+        Cow::Borrowed(*self)
+    }
+}
+
+impl<T: Float> Operand<T> for &Variable<T> {
+    #[inline]
+    fn as_tensor(&self) -> Cow<'_, Tensor<T>> {
+        Cow::Owned(self.value())
+    }
+}
+
+/// Elementwise sum with broadcasting; also the `+` operator.
+#[track_caller]
+pub(crate) fn add<T: Float>(x: &Tensor<T>, y: &Tensor<T>) -> Tensor<T> {
+    // d(x + y) = dx + dy
+    binary(
+        x,
+        y,
+        "add",
+        |a, b| a + b,
+        |_, _, g, [nx, ny]| (nx.then(|| g.clone()), ny.then(|| g.clone())),
+    )
+}
+
+/// Elementwise difference with broadcasting; also the `-` operator.
+#[track_caller]
+pub(crate) fn sub<T: Float>(x: &Tensor<T>, y: &Tensor<T>) -> Tensor<T> {
+    // d(x - y) = dx - dy
+    binary(
+        x,
+        y,
+        "sub",
+        |a, b| a - b,
+        |_, _, g, [nx, ny]| (nx.then(|| g.clone()), ny.then(|| -g)),
+    )
+}
+
+/// Elementwise product with broadcasting; also the `*` operator.
+#[track_caller]
+pub(crate) fn mul<T: Float>(x: &Tensor<T>, y: &Tensor<T>) -> Tensor<T> {
+    // d(x y) = y dx + x dy
+    binary(
+        x,
+        y,
+        "mul",
+        |a, b| a * b,
+        |x, y, g, [nx, ny]| (nx.then(|| g * y), ny.then(|| g * x)),
+    )
+}
+
+/// Elementwise quotient with broadcasting; also the `/` operator.
+#[track_caller]
+pub(crate) fn div<T: Float>(x: &Tensor<T>, y: &Tensor<T>) -> Tensor<T> {
+    // d(x / y) = dx / y - x dy / y²
+    binary(
+        x,
+        y,
+        "div",
+        |a, b| a / b,
+        |x, y, g, [nx, ny]| {
+            let gx = g / y;
+            let gy = ny.then(|| -(&gx * x / y));
+            (nx.then_some(gx), gy)
+        },
+    )
+}
+
+impl<T: Float> Tensor<T> {
+    /// Elementwise maximum with broadcasting. Where the two are equal the gradient is split
+    /// evenly between them, as TensorFlow does.
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// let x = Tensor::from_vec(vec![1.0_f32, 5.0], &[2]);
+    /// assert_eq!(x.maximum(3.0).to_vec(), vec![3.0, 5.0]);
+    /// ```
+    ///
+    /// # Panics
+    /// If the shapes do not broadcast.
+    #[track_caller]
+    pub fn maximum(&self, other: impl Operand<T>) -> Tensor<T> {
+        let other = other.as_tensor();
+        // d max(x, y) = [x > y] dx + [y > x] dy, halves on ties
+        binary(
+            self,
+            &other,
+            "maximum",
+            |a, b| if a >= b { a } else { b },
+            |x, y, g, [nx, ny]| {
+                let (wx, wy) = selection_weights(x, y);
+                (nx.then(|| g * &wx), ny.then(|| g * &wy))
+            },
+        )
+    }
+
+    /// Elementwise minimum with broadcasting; ties split the gradient evenly.
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// let x = Tensor::from_vec(vec![1.0_f32, 5.0], &[2]);
+    /// assert_eq!(x.minimum(3.0).to_vec(), vec![1.0, 3.0]);
+    /// ```
+    ///
+    /// # Panics
+    /// If the shapes do not broadcast.
+    #[track_caller]
+    pub fn minimum(&self, other: impl Operand<T>) -> Tensor<T> {
+        let other = other.as_tensor();
+        // d min(x, y) = [x < y] dx + [y < x] dy, halves on ties
+        binary(
+            self,
+            &other,
+            "minimum",
+            |a, b| if a <= b { a } else { b },
+            |x, y, g, [nx, ny]| {
+                let (wy, wx) = selection_weights(y, x);
+                (nx.then(|| g * &wx), ny.then(|| g * &wy))
+            },
+        )
+    }
+}
+
+/// Elementwise negation; the unary `-` operator.
+pub(crate) fn neg<T: Float>(x: &Tensor<T>) -> Tensor<T> {
+    let data = x.map_data(|v| -v);
+    recording::record(data, &[x.id()], |_| NodeSpec {
+        op: "neg",
+        // d(-x) = -dx
+        rule: static_rule(|_, g| smallvec![Some(g.clone().negate())]),
+        saved: smallvec![],
+        params: Params::None,
+    })
+}
+
+/// Constant weights of `x` and `y` in `max(x, y)`: 1 where it wins, ½ on ties, 0 elsewhere.
+fn selection_weights<T: Float>(x: &Tensor<T>, y: &Tensor<T>) -> (Tensor<T>, Tensor<T>) {
+    let half = T::from_f64(0.5);
+    let weight = |a: T, b: T| {
+        if a > b {
+            T::ONE
+        } else if a == b {
+            half
+        } else {
+            T::ZERO
+        }
+    };
+    let wx = Tensor::from_data(super::zip_broadcast(x, y, "maximum", weight));
+    let wy = Tensor::from_data(super::zip_broadcast(x, y, "maximum", move |a, b| {
+        weight(b, a)
+    }));
+    (wx, wy)
+}
+
+impl crate::dtype::AnyTensor {
+    /// Negation, recorded.
+    pub(crate) fn negate(self) -> crate::dtype::AnyTensor {
+        match self {
+            crate::dtype::AnyTensor::F32(t) => crate::dtype::AnyTensor::F32(neg(&t)),
+            crate::dtype::AnyTensor::F64(t) => crate::dtype::AnyTensor::F64(neg(&t)),
+        }
+    }
+}
+
+/// `impl Op<R: Operand<T>> for L` for every tensor-like left-hand side `L`.
+macro_rules! tensor_lhs_ops {
+    ($($lhs:ty),*) => {$(
+        impl<T: Float, R: Operand<T>> Add<R> for $lhs {
+            type Output = Tensor<T>;
+            #[track_caller]
+            fn add(self, rhs: R) -> Tensor<T> { add(&Operand::<T>::as_tensor(&self), &rhs.as_tensor()) }
+        }
+        impl<T: Float, R: Operand<T>> Sub<R> for $lhs {
+            type Output = Tensor<T>;
+            #[track_caller]
+            fn sub(self, rhs: R) -> Tensor<T> { sub(&Operand::<T>::as_tensor(&self), &rhs.as_tensor()) }
+        }
+        impl<T: Float, R: Operand<T>> Mul<R> for $lhs {
+            type Output = Tensor<T>;
+            #[track_caller]
+            fn mul(self, rhs: R) -> Tensor<T> { mul(&Operand::<T>::as_tensor(&self), &rhs.as_tensor()) }
+        }
+        impl<T: Float, R: Operand<T>> Div<R> for $lhs {
+            type Output = Tensor<T>;
+            #[track_caller]
+            fn div(self, rhs: R) -> Tensor<T> { div(&Operand::<T>::as_tensor(&self), &rhs.as_tensor()) }
+        }
+        impl<T: Float> Neg for $lhs {
+            type Output = Tensor<T>;
+            fn neg(self) -> Tensor<T> { neg(&Operand::<T>::as_tensor(&self)) }
+        }
+    )*};
+}
+
+tensor_lhs_ops!(Tensor<T>, &Tensor<T>, Variable<T>, &Variable<T>);
+
+/// `scalar op tensor` for each float dtype (a blanket impl is not allowed for foreign `T`).
+macro_rules! scalar_lhs_ops {
+    ($($t:ty),*) => {$(
+        scalar_lhs_ops!(@one $t, Tensor<$t>);
+        scalar_lhs_ops!(@one $t, &Tensor<$t>);
+        scalar_lhs_ops!(@one $t, Variable<$t>);
+        scalar_lhs_ops!(@one $t, &Variable<$t>);
+    )*};
+    (@one $t:ty, $rhs:ty) => {
+        impl Add<$rhs> for $t {
+            type Output = Tensor<$t>;
+            #[track_caller]
+            fn add(self, rhs: $rhs) -> Tensor<$t> { add(&Tensor::scalar(self), &rhs.as_tensor()) }
+        }
+        impl Sub<$rhs> for $t {
+            type Output = Tensor<$t>;
+            #[track_caller]
+            fn sub(self, rhs: $rhs) -> Tensor<$t> { sub(&Tensor::scalar(self), &rhs.as_tensor()) }
+        }
+        impl Mul<$rhs> for $t {
+            type Output = Tensor<$t>;
+            #[track_caller]
+            fn mul(self, rhs: $rhs) -> Tensor<$t> { mul(&Tensor::scalar(self), &rhs.as_tensor()) }
+        }
+        impl Div<$rhs> for $t {
+            type Output = Tensor<$t>;
+            #[track_caller]
+            fn div(self, rhs: $rhs) -> Tensor<$t> { div(&Tensor::scalar(self), &rhs.as_tensor()) }
+        }
+    };
+}
+
+scalar_lhs_ops!(f32, f64);

@@ -1,0 +1,108 @@
+//! Matrix multiplication, 2-D and batched (leading axes broadcast), TensorFlow's `x @ w`.
+
+use ndarray::{ArrayD, Ix2, IxDyn, linalg::general_mat_mul};
+use smallvec::smallvec;
+
+use super::{broadcast_shapes, static_rule};
+use crate::dtype::{AnyTensor, Float};
+use crate::tape::node::Params;
+use crate::tape::recording::{self, NodeSpec};
+use crate::tensor::{Data, Tensor};
+
+impl<T: Float> Tensor<T> {
+    /// The matrix product over the last two axes, batched and broadcast over leading axes:
+    /// `[..., m, k] @ [..., k, n] → [..., m, n]`.
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// let x = Tensor::from_vec(vec![1.0_f32, 2.0, 3.0], &[1, 3]);
+    /// let w = Tensor::from_vec(vec![1.0_f32, 0.0, 0.0, 1.0, 1.0, 1.0], &[3, 2]);
+    /// assert_eq!(x.matmul(&w).to_vec(), vec![4.0, 5.0]);
+    /// ```
+    ///
+    /// # Panics
+    /// If either has fewer than 2 axes, the inner dimensions differ, or the batch axes do
+    /// not broadcast; the message names both shapes.
+    #[track_caller]
+    pub fn matmul(&self, other: &Tensor<T>) -> Tensor<T> {
+        let data = Data::from_array(matmul_values(self, other));
+        recording::record(data, &[self.id(), other.id()], |_| NodeSpec {
+            op: "matmul",
+            // d(X Y) = dX Y + X dY  →  X̄ = Ḡ Yᵀ, Ȳ = Xᵀ Ḡ (summed over broadcast batches)
+            rule: static_rule(|ctx, g| match g {
+                AnyTensor::F32(g) => matmul_rule(ctx.saved, g, ctx.needs),
+                AnyTensor::F64(g) => matmul_rule(ctx.saved, g, ctx.needs),
+            }),
+            saved: smallvec![T::into_any(self.clone()), T::into_any(other.clone())],
+            params: Params::None,
+        })
+    }
+}
+
+fn matmul_rule<T: Float>(
+    saved: &[AnyTensor],
+    g: &Tensor<T>,
+    needs: &[bool],
+) -> crate::tape::node::InputGrads {
+    let (x, y) = (saved[0].typed::<T>(), saved[1].typed::<T>());
+    let gx = needs[0].then(|| T::into_any(g.matmul(&y.transpose()).sum_to_shape(x.shape())));
+    let gy = needs[1].then(|| T::into_any(x.transpose().matmul(g).sum_to_shape(y.shape())));
+    smallvec![gx, gy]
+}
+
+#[track_caller]
+fn matmul_values<T: Float>(x: &Tensor<T>, y: &Tensor<T>) -> ArrayD<T> {
+    let (xs, ys) = (x.shape(), y.shape());
+    assert!(
+        xs.len() >= 2 && ys.len() >= 2,
+        "matmul: needs at least 2 axes on both sides, got shapes {xs:?} and {ys:?}"
+    );
+    let (m, k) = (xs[xs.len() - 2], xs[xs.len() - 1]);
+    let (k2, n) = (ys[ys.len() - 2], ys[ys.len() - 1]);
+    assert!(
+        k == k2,
+        "matmul: inner dimensions differ: shapes {xs:?} and {ys:?}"
+    );
+    let (xv, yv) = (x.view(), y.view());
+    if xs.len() == 2 && ys.len() == 2 {
+        let a = xv.into_dimensionality::<Ix2>().expect("rank 2");
+        let b = yv.into_dimensionality::<Ix2>().expect("rank 2");
+        return a.dot(&b).into_dyn();
+    }
+    let batch = broadcast_shapes("matmul", &xs[..xs.len() - 2], &ys[..ys.len() - 2]);
+    let full = |rows: usize, cols: usize| {
+        let mut shape: Vec<usize> = batch.to_vec();
+        shape.extend([rows, cols]);
+        shape
+    };
+    let xb = xv
+        .broadcast(IxDyn(&full(m, k)))
+        .expect("batch axes broadcast");
+    let yb = yv
+        .broadcast(IxDyn(&full(k, n)))
+        .expect("batch axes broadcast");
+    let count: usize = batch.iter().product();
+    let xb = xb
+        .to_shape(IxDyn(&[count, m, k]))
+        .expect("same size")
+        .into_owned();
+    let yb = yb
+        .to_shape(IxDyn(&[count, k, n]))
+        .expect("same size")
+        .into_owned();
+    let mut out = ndarray::Array3::<T>::zeros((count, m, n));
+    for b in 0..count {
+        let a = xb
+            .index_axis(ndarray::Axis(0), b)
+            .into_dimensionality::<Ix2>()
+            .expect("rank 2");
+        let c = yb
+            .index_axis(ndarray::Axis(0), b)
+            .into_dimensionality::<Ix2>()
+            .expect("rank 2");
+        let mut o = out.index_axis_mut(ndarray::Axis(0), b);
+        general_mat_mul(T::ONE, &a, &c, T::ZERO, &mut o);
+    }
+    out.into_shape_with_order(IxDyn(&full(m, n)))
+        .expect("same size")
+}

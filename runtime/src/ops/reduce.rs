@@ -1,0 +1,323 @@
+//! Reductions (`sum`, `mean`, `max`, over all elements or one axis, with or without kept
+//! dimensions) and their transposes `broadcast_to` / `sum_to_shape`, which also serve every
+//! broadcasting binary op's backward rule.
+
+use ndarray::{Axis, IxDyn};
+use smallvec::smallvec;
+
+use super::{check_axis, constant, static_rule};
+use crate::dtype::{AnyTensor, Float};
+use crate::tape::node::{Dims, Params};
+use crate::tape::recording::{self, NodeSpec};
+use crate::tensor::{Data, Tensor};
+
+/// `Params::DimsAxis` axis value meaning "all axes".
+const ALL_AXES: usize = usize::MAX;
+
+/// The shape a reduction over `axis` (or all axes) has with kept dimensions.
+fn kept_shape(input: &[usize], axis: usize) -> Dims {
+    input
+        .iter()
+        .enumerate()
+        .map(|(i, &d)| if axis == ALL_AXES || i == axis { 1 } else { d })
+        .collect()
+}
+
+impl<T: Float> Tensor<T> {
+    /// The sum of all elements, as a scalar.
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// let x = Tensor::from_vec(vec![1.0_f32, 2.0, 3.0, 4.0], &[2, 2]);
+    /// assert_eq!(x.sum().to_scalar(), 10.0);
+    /// ```
+    pub fn sum(&self) -> Tensor<T> {
+        let data = match &self.data {
+            Data::Scalar(v) => Data::Scalar(*v),
+            Data::Array(a) => Data::Scalar(a.sum()),
+        };
+        self.record_sum(data, ALL_AXES)
+    }
+
+    /// The sum along `axis`; `keep_dims` keeps it with length 1.
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// let x = Tensor::from_vec(vec![1.0_f32, 2.0, 3.0, 4.0], &[2, 2]);
+    /// assert_eq!(x.sum_axis(0, false).to_vec(), vec![4.0, 6.0]);
+    /// assert_eq!(x.sum_axis(1, true).shape(), &[2, 1]);
+    /// ```
+    ///
+    /// # Panics
+    /// If `axis` is out of range.
+    #[track_caller]
+    pub fn sum_axis(&self, axis: usize, keep_dims: bool) -> Tensor<T> {
+        check_axis("sum_axis", axis, self.shape());
+        let mut summed = self.view().sum_axis(Axis(axis));
+        if keep_dims {
+            summed.insert_axis_inplace(Axis(axis));
+        }
+        self.record_sum(Data::from_array(summed), axis)
+    }
+
+    fn record_sum(&self, data: Data<T>, axis: usize) -> Tensor<T> {
+        recording::record(data, &[self.id()], |_| NodeSpec {
+            op: "sum",
+            // d/dxᵢ Σ x = 1: the cotangent is spread back over the summed axes
+            rule: static_rule(|ctx, g| {
+                let Params::DimsAxis(shape, axis) = ctx.params else {
+                    unreachable!()
+                };
+                smallvec![Some(
+                    g.reshape_any(&kept_shape(shape, *axis))
+                        .broadcast_any(shape)
+                )]
+            }),
+            saved: smallvec![],
+            params: Params::DimsAxis(self.shape().into(), axis),
+        })
+    }
+
+    /// The mean of all elements, as a scalar.
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// let x = Tensor::from_vec(vec![1.0_f32, 2.0, 3.0, 4.0], &[2, 2]);
+    /// assert_eq!(x.mean().to_scalar(), 2.5);
+    /// ```
+    pub fn mean(&self) -> Tensor<T> {
+        // mean x = Σ x / n
+        self.sum() * T::from_f64(1.0 / self.len() as f64)
+    }
+
+    /// The mean along `axis`; `keep_dims` keeps it with length 1.
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// let x = Tensor::from_vec(vec![1.0_f32, 2.0, 3.0, 4.0], &[2, 2]);
+    /// assert_eq!(x.mean_axis(1, false).to_vec(), vec![1.5, 3.5]);
+    /// ```
+    ///
+    /// # Panics
+    /// If `axis` is out of range.
+    #[track_caller]
+    pub fn mean_axis(&self, axis: usize, keep_dims: bool) -> Tensor<T> {
+        let n = self.shape()[check_axis("mean_axis", axis, self.shape())];
+        self.sum_axis(axis, keep_dims) * T::from_f64(1.0 / n as f64)
+    }
+
+    /// The largest element, as a scalar. The gradient is split evenly between tied maxima
+    /// (as TensorFlow's `reduce_max`).
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// let x = Tensor::from_vec(vec![1.0_f32, 4.0, 3.0], &[3]);
+    /// assert_eq!(x.max().to_scalar(), 4.0);
+    /// ```
+    ///
+    /// # Panics
+    /// If the tensor is empty.
+    #[track_caller]
+    pub fn max(&self) -> Tensor<T> {
+        assert!(
+            !self.is_empty(),
+            "max: cannot reduce an empty tensor of shape {:?}",
+            self.shape()
+        );
+        let top = self.view().fold(
+            T::neg_infinity(),
+            |m, &v| if v > m || v.is_nan() { v } else { m },
+        );
+        self.record_max(Data::Scalar(top), ALL_AXES)
+    }
+
+    /// The largest elements along `axis`; `keep_dims` keeps it with length 1.
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// let x = Tensor::from_vec(vec![1.0_f32, 4.0, 3.0, 2.0], &[2, 2]);
+    /// assert_eq!(x.max_axis(1, false).to_vec(), vec![4.0, 3.0]);
+    /// ```
+    ///
+    /// # Panics
+    /// If `axis` is out of range or has length 0.
+    #[track_caller]
+    pub fn max_axis(&self, axis: usize, keep_dims: bool) -> Tensor<T> {
+        check_axis("max_axis", axis, self.shape());
+        assert!(
+            self.shape()[axis] > 0,
+            "max_axis: axis {axis} of shape {:?} is empty",
+            self.shape()
+        );
+        let mut top = self
+            .view()
+            .fold_axis(Axis(axis), T::neg_infinity(), |&m, &v| {
+                if v > m || v.is_nan() { v } else { m }
+            });
+        if keep_dims {
+            top.insert_axis_inplace(Axis(axis));
+        }
+        self.record_max(Data::from_array(top), axis)
+    }
+
+    fn record_max(&self, data: Data<T>, axis: usize) -> Tensor<T> {
+        recording::record(data, &[self.id()], |out| NodeSpec {
+            op: "max",
+            // d max x / dxᵢ = [xᵢ = max] / #ties
+            rule: static_rule(|ctx, g| {
+                let Params::DimsAxis(shape, axis) = ctx.params else {
+                    unreachable!()
+                };
+                let (x, out) = (ctx.saved[0].typed::<T>(), ctx.saved[1].typed::<T>());
+                let weights = tie_weights(x, out, shape, *axis);
+                let g = g
+                    .typed::<T>()
+                    .reshape(&kept_shape(shape, *axis))
+                    .broadcast_to(shape);
+                smallvec![Some(T::into_any(g * weights))]
+            }),
+            saved: smallvec![T::into_any(self.clone()), T::into_any(out.clone())],
+            params: Params::DimsAxis(self.shape().into(), axis),
+        })
+    }
+
+    /// Repeats this tensor along broadcast axes to `shape` (NumPy broadcasting rules).
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// let b = Tensor::from_vec(vec![1.0_f32, 2.0], &[2]);
+    /// assert_eq!(b.broadcast_to(&[2, 2]).to_vec(), vec![1.0, 2.0, 1.0, 2.0]);
+    /// ```
+    ///
+    /// # Panics
+    /// If this shape does not broadcast to `shape`.
+    #[track_caller]
+    pub fn broadcast_to(&self, shape: &[usize]) -> Tensor<T> {
+        if self.shape().len() == shape.len() && self.shape() == shape {
+            return self.clone();
+        }
+        let view = self.view();
+        let Some(spread) = view.broadcast(IxDyn(shape)) else {
+            panic!(
+                "broadcast_to: shape {:?} cannot be broadcast to {:?}",
+                self.shape(),
+                shape
+            )
+        };
+        let data = Data::from_array(spread.to_owned());
+        recording::record(data, &[self.id()], |_| NodeSpec {
+            op: "broadcast_to",
+            // the transpose of broadcasting is summing over the broadcast axes
+            rule: static_rule(|ctx, g| {
+                let Params::Dims(shape) = ctx.params else {
+                    unreachable!()
+                };
+                smallvec![Some(g.sum_to_any(shape))]
+            }),
+            saved: smallvec![],
+            params: Params::Dims(self.shape().into()),
+        })
+    }
+
+    /// Sums this tensor down to `shape`, the inverse of [`broadcast_to`](Self::broadcast_to):
+    /// over leading axes `shape` lacks and over axes where `shape` has length 1.
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// let x = Tensor::from_vec(vec![1.0_f32, 2.0, 3.0, 4.0], &[2, 2]);
+    /// assert_eq!(x.sum_to_shape(&[2]).to_vec(), vec![4.0, 6.0]);
+    /// assert_eq!(x.sum_to_shape(&[2, 1]).to_vec(), vec![3.0, 7.0]);
+    /// ```
+    ///
+    /// # Panics
+    /// If `shape` does not broadcast to this tensor's shape.
+    #[track_caller]
+    pub fn sum_to_shape(&self, shape: &[usize]) -> Tensor<T> {
+        let from = self.shape();
+        if from.len() == shape.len() && from == shape {
+            return self.clone();
+        }
+        if shape.is_empty() {
+            return self.sum();
+        }
+        let lead = from.len().checked_sub(shape.len()).unwrap_or_else(|| {
+            panic!("sum_to_shape: shape {from:?} cannot be summed to {shape:?}")
+        });
+        let mut summed = self.view().into_owned();
+        for axis in (0..from.len()).rev() {
+            let keep = axis >= lead && shape[axis - lead] == from[axis];
+            if !keep {
+                assert!(
+                    axis < lead || shape[axis - lead] == 1,
+                    "sum_to_shape: shape {from:?} cannot be summed to {shape:?}"
+                );
+                summed = summed.sum_axis(Axis(axis));
+            }
+        }
+        let data = Data::from_array(
+            summed
+                .into_shape_with_order(IxDyn(shape))
+                .expect("same size"),
+        );
+        recording::record(data, &[self.id()], |_| NodeSpec {
+            op: "sum_to_shape",
+            // the transpose of summing over axes is broadcasting along them
+            rule: static_rule(|ctx, g| {
+                let Params::Dims(shape) = ctx.params else {
+                    unreachable!()
+                };
+                smallvec![Some(g.broadcast_any(shape))]
+            }),
+            saved: smallvec![],
+            params: Params::Dims(from.into()),
+        })
+    }
+}
+
+/// `[xᵢ = max] / #ties` along the reduced axes: constant weights of the max's backward.
+fn tie_weights<T: Float>(
+    x: &Tensor<T>,
+    out: &Tensor<T>,
+    shape: &[usize],
+    axis: usize,
+) -> Tensor<T> {
+    let kept = kept_shape(shape, axis);
+    let out = out
+        .view()
+        .into_shape_with_order(IxDyn(&kept))
+        .expect("same size")
+        .to_owned();
+    let out = out.broadcast(IxDyn(shape)).expect("kept dims broadcast");
+    let is_max = ndarray::Zip::from(&x.view())
+        .and(&out)
+        .map_collect(|&v, &m| if v == m { T::ONE } else { T::ZERO });
+    let counts = if axis == ALL_AXES {
+        ndarray::ArrayD::from_elem(IxDyn(&kept), is_max.sum())
+    } else {
+        is_max.sum_axis(Axis(axis)).insert_axis(Axis(axis))
+    };
+    constant(is_max / &counts)
+}
+
+impl AnyTensor {
+    pub(crate) fn reshape_any(&self, shape: &[usize]) -> AnyTensor {
+        match self {
+            AnyTensor::F32(t) => AnyTensor::F32(t.reshape(shape)),
+            AnyTensor::F64(t) => AnyTensor::F64(t.reshape(shape)),
+        }
+    }
+
+    pub(crate) fn broadcast_any(&self, shape: &[usize]) -> AnyTensor {
+        match self {
+            AnyTensor::F32(t) => AnyTensor::F32(t.broadcast_to(shape)),
+            AnyTensor::F64(t) => AnyTensor::F64(t.broadcast_to(shape)),
+        }
+    }
+
+    pub(crate) fn sum_to_any(&self, shape: &[usize]) -> AnyTensor {
+        match self {
+            AnyTensor::F32(t) => AnyTensor::F32(t.sum_to_shape(shape)),
+            AnyTensor::F64(t) => AnyTensor::F64(t.sum_to_shape(shape)),
+        }
+    }
+}

@@ -1,0 +1,370 @@
+//! Shape ops: `reshape`, `transpose`, `concat`, `slice` and `gather` along an axis (with
+//! `scatter_add`, gather's transpose). Their rules move cotangents back without arithmetic.
+
+use std::rc::Rc;
+
+use ndarray::{ArrayD, Axis, IxDyn, Slice};
+use smallvec::{SmallVec, smallvec};
+
+use super::{check_axis, static_rule};
+use crate::dtype::{AnyTensor, Float};
+use crate::tape::node::{Dims, InputGrads, Params};
+use crate::tape::recording::{self, NodeSpec};
+use crate::tensor::{Data, Tensor, TensorId};
+
+impl<T: Float> Tensor<T> {
+    /// The same elements, in row-major order, with a new shape.
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// let x = Tensor::from_vec(vec![1.0_f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]);
+    /// assert_eq!(x.reshape(&[3, 2]).shape(), &[3, 2]);
+    /// ```
+    ///
+    /// # Panics
+    /// If the element counts differ.
+    #[track_caller]
+    pub fn reshape(&self, shape: &[usize]) -> Tensor<T> {
+        let from = self.shape();
+        if from.len() == shape.len() && from == shape {
+            return self.clone();
+        }
+        let count: usize = shape.iter().product();
+        assert!(
+            count == self.len(),
+            "reshape: cannot reshape a tensor of shape {from:?} ({} elements) to {shape:?} ({count} elements)",
+            self.len()
+        );
+        let data = match &self.data {
+            Data::Scalar(v) => Data::from_array(ArrayD::from_elem(IxDyn(shape), *v)),
+            Data::Array(a) => Data::from_array(
+                a.as_standard_layout()
+                    .to_owned()
+                    .into_shape_with_order(IxDyn(shape))
+                    .expect("count checked"),
+            ),
+        };
+        recording::record(data, &[self.id()], |_| NodeSpec {
+            op: "reshape",
+            // reshaping back is its own transpose
+            rule: static_rule(|ctx, g| {
+                let Params::Dims(shape) = ctx.params else {
+                    unreachable!()
+                };
+                smallvec![Some(g.reshape_any(shape))]
+            }),
+            saved: smallvec![],
+            params: Params::Dims(from.into()),
+        })
+    }
+
+    /// Permutes the axes: axis `i` of the result is axis `perm[i]` of this tensor.
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// let x = Tensor::<f32>::zeros(&[2, 3, 4]);
+    /// assert_eq!(x.permute(&[2, 0, 1]).shape(), &[4, 2, 3]);
+    /// ```
+    ///
+    /// # Panics
+    /// If `perm` is not a permutation of `0..rank`.
+    #[track_caller]
+    pub fn permute(&self, perm: &[usize]) -> Tensor<T> {
+        let rank = self.rank();
+        let mut seen = vec![false; rank];
+        let valid = perm.len() == rank
+            && perm
+                .iter()
+                .all(|&p| p < rank && !std::mem::replace(&mut seen[p], true));
+        assert!(
+            valid,
+            "permute: {perm:?} is not a permutation of the axes of shape {:?}",
+            self.shape()
+        );
+        if perm.iter().enumerate().all(|(i, &p)| i == p) {
+            return self.clone();
+        }
+        let data = Data::from_array(
+            self.view()
+                .permuted_axes(IxDyn(perm))
+                .as_standard_layout()
+                .into_owned(),
+        );
+        let mut inverse: Dims = smallvec![0; rank];
+        for (i, &p) in perm.iter().enumerate() {
+            inverse[p] = i;
+        }
+        recording::record(data, &[self.id()], |_| NodeSpec {
+            op: "permute",
+            // the transpose of a permutation is its inverse
+            rule: static_rule(|ctx, g| {
+                let Params::Dims(inverse) = ctx.params else {
+                    unreachable!()
+                };
+                smallvec![Some(match g {
+                    AnyTensor::F32(g) => AnyTensor::F32(g.permute(inverse)),
+                    AnyTensor::F64(g) => AnyTensor::F64(g.permute(inverse)),
+                })]
+            }),
+            saved: smallvec![],
+            params: Params::Dims(inverse),
+        })
+    }
+
+    /// Swaps the last two axes (the matrix transpose, batched over leading axes).
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// let x = Tensor::from_vec(vec![1.0_f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]);
+    /// let t = x.transpose();
+    /// assert_eq!(t.shape(), &[3, 2]);
+    /// assert_eq!(t.to_vec(), vec![1.0, 4.0, 2.0, 5.0, 3.0, 6.0]);
+    /// ```
+    ///
+    /// # Panics
+    /// If the tensor has fewer than 2 axes.
+    #[track_caller]
+    pub fn transpose(&self) -> Tensor<T> {
+        let rank = self.rank();
+        assert!(
+            rank >= 2,
+            "transpose: needs at least 2 axes, got shape {:?}",
+            self.shape()
+        );
+        let mut perm: Dims = (0..rank).collect();
+        perm.swap(rank - 2, rank - 1);
+        self.permute(&perm)
+    }
+
+    /// Joins tensors along `axis`; all other axes must agree.
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// let a = Tensor::from_vec(vec![1.0_f32, 2.0], &[1, 2]);
+    /// let b = Tensor::from_vec(vec![3.0_f32, 4.0, 5.0, 6.0], &[2, 2]);
+    /// assert_eq!(Tensor::concat(&[&a, &b], 0).shape(), &[3, 2]);
+    /// ```
+    ///
+    /// # Panics
+    /// If `tensors` is empty, `axis` is out of range, or the other axes differ.
+    #[track_caller]
+    pub fn concat(tensors: &[&Tensor<T>], axis: usize) -> Tensor<T> {
+        assert!(!tensors.is_empty(), "concat: needs at least one tensor");
+        let first = tensors[0].shape();
+        check_axis("concat", axis, first);
+        for t in tensors {
+            let s = t.shape();
+            let compatible = s.len() == first.len()
+                && s.iter()
+                    .zip(first)
+                    .enumerate()
+                    .all(|(i, (a, b))| i == axis || a == b);
+            assert!(
+                compatible,
+                "concat: shapes {first:?} and {s:?} differ outside axis {axis}"
+            );
+        }
+        let views: Vec<_> = tensors.iter().map(|t| t.view()).collect();
+        let joined = ndarray::concatenate(Axis(axis), &views).expect("shapes checked");
+        let sizes: Dims = tensors.iter().map(|t| t.shape()[axis]).collect();
+        let ids: SmallVec<[TensorId; 2]> = tensors.iter().map(|t| t.id()).collect();
+        recording::record(Data::from_array(joined), &ids, |_| NodeSpec {
+            op: "concat",
+            // each input's cotangent is its slice of the output's
+            rule: static_rule(|ctx, g| {
+                let Params::DimsAxis(sizes, axis) = ctx.params else {
+                    unreachable!()
+                };
+                let mut start = 0;
+                let grads: InputGrads = sizes
+                    .iter()
+                    .zip(ctx.needs)
+                    .map(|(&len, &need)| {
+                        let piece = need.then(|| g.slice_any(*axis, start, len));
+                        start += len;
+                        piece
+                    })
+                    .collect();
+                grads
+            }),
+            saved: smallvec![],
+            params: Params::DimsAxis(sizes, axis),
+        })
+    }
+
+    /// Elements `start..start + len` along `axis`.
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// let x = Tensor::from_vec(vec![1.0_f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[3, 2]);
+    /// assert_eq!(x.slice(0, 1, 2).to_vec(), vec![3.0, 4.0, 5.0, 6.0]);
+    /// ```
+    ///
+    /// # Panics
+    /// If `axis` is out of range or the range exceeds the axis.
+    #[track_caller]
+    pub fn slice(&self, axis: usize, start: usize, len: usize) -> Tensor<T> {
+        let shape = self.shape();
+        check_axis("slice", axis, shape);
+        assert!(
+            start + len <= shape[axis],
+            "slice: range {start}..{} exceeds axis {axis} of shape {shape:?}",
+            start + len
+        );
+        let piece = self
+            .view()
+            .slice_axis(Axis(axis), Slice::from(start..start + len))
+            .to_owned();
+        let mut params: Dims = shape.into();
+        params.push(start);
+        recording::record(Data::from_array(piece), &[self.id()], |_| NodeSpec {
+            op: "slice",
+            // the cotangent goes back to the slice's place, zeros elsewhere
+            rule: static_rule(|ctx, g| {
+                let Params::DimsAxis(shape_and_start, axis) = ctx.params else {
+                    unreachable!()
+                };
+                let (shape, start) = shape_and_start.split_at(shape_and_start.len() - 1);
+                smallvec![Some(g.pad_any(*axis, start[0], shape))]
+            }),
+            saved: smallvec![],
+            params: Params::DimsAxis(params, axis),
+        })
+    }
+
+    /// Places this tensor at `start` along `axis` of a zero tensor of shape `shape`: the
+    /// transpose of [`slice`](Self::slice).
+    fn pad_into(&self, axis: usize, start: usize, shape: &[usize]) -> Tensor<T> {
+        let len = self.shape()[axis];
+        let (before, after) = (start, shape[axis] - start - len);
+        let zeros = |n: usize| {
+            let mut s: Dims = shape.into();
+            s[axis] = n;
+            Tensor::<T>::zeros(&s)
+        };
+        match (before, after) {
+            (0, 0) => self.clone(),
+            (0, _) => Tensor::concat(&[self, &zeros(after)], axis),
+            (_, 0) => Tensor::concat(&[&zeros(before), self], axis),
+            _ => Tensor::concat(&[&zeros(before), self, &zeros(after)], axis),
+        }
+    }
+
+    /// Picks the entries `indices` along `axis` (repeats allowed): TensorFlow's `gather`.
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// let x = Tensor::from_vec(vec![1.0_f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[3, 2]);
+    /// assert_eq!(x.gather(0, &[2, 0]).to_vec(), vec![5.0, 6.0, 1.0, 2.0]);
+    /// ```
+    ///
+    /// # Panics
+    /// If `axis` is out of range or an index exceeds the axis.
+    #[track_caller]
+    pub fn gather(&self, axis: usize, indices: &[usize]) -> Tensor<T> {
+        let shape = self.shape();
+        check_axis("gather", axis, shape);
+        if let Some(&bad) = indices.iter().find(|&&i| i >= shape[axis]) {
+            panic!("gather: index {bad} is out of range for axis {axis} of shape {shape:?}");
+        }
+        let picked = self.view().select(Axis(axis), indices);
+        let params = Params::Gather {
+            indices: Rc::from(indices),
+            axis,
+            shape: shape.into(),
+        };
+        recording::record(Data::from_array(picked), &[self.id()], |_| NodeSpec {
+            op: "gather",
+            // the transpose of gathering is adding each cotangent back at its index
+            rule: static_rule(|ctx, g| {
+                let Params::Gather {
+                    indices,
+                    axis,
+                    shape,
+                } = ctx.params
+                else {
+                    unreachable!()
+                };
+                smallvec![Some(match g {
+                    AnyTensor::F32(g) =>
+                        AnyTensor::F32(g.scatter_add(*axis, indices, shape[*axis])),
+                    AnyTensor::F64(g) =>
+                        AnyTensor::F64(g.scatter_add(*axis, indices, shape[*axis])),
+                })]
+            }),
+            saved: smallvec![],
+            params,
+        })
+    }
+
+    /// Adds slice `k` along `axis` of this tensor into slice `indices[k]` of a zero tensor
+    /// whose `axis` has length `len`: the transpose of [`gather`](Self::gather).
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// let g = Tensor::from_vec(vec![1.0_f32, 2.0, 3.0], &[3]);
+    /// assert_eq!(g.scatter_add(0, &[1, 1, 0], 3).to_vec(), vec![3.0, 3.0, 0.0]);
+    /// ```
+    ///
+    /// # Panics
+    /// If `axis` is out of range, `indices` does not match its length, or an index is
+    /// not below `len`.
+    #[track_caller]
+    pub fn scatter_add(&self, axis: usize, indices: &[usize], len: usize) -> Tensor<T> {
+        let shape = self.shape();
+        check_axis("scatter_add", axis, shape);
+        assert!(
+            indices.len() == shape[axis],
+            "scatter_add: {} indices for axis {axis} of shape {shape:?}",
+            indices.len()
+        );
+        let mut out_shape: Dims = shape.into();
+        out_shape[axis] = len;
+        let mut out = ArrayD::<T>::zeros(IxDyn(&out_shape));
+        let view = self.view();
+        for (k, &index) in indices.iter().enumerate() {
+            assert!(
+                index < len,
+                "scatter_add: index {index} is out of range for length {len}"
+            );
+            let mut target = out.index_axis_mut(Axis(axis), index);
+            target += &view.index_axis(Axis(axis), k);
+        }
+        let params = Params::Gather {
+            indices: Rc::from(indices),
+            axis,
+            shape: out_shape,
+        };
+        recording::record(Data::from_array(out), &[self.id()], |_| NodeSpec {
+            op: "scatter_add",
+            // the transpose of scatter-adding is gathering
+            rule: static_rule(|ctx, g| {
+                let Params::Gather { indices, axis, .. } = ctx.params else {
+                    unreachable!()
+                };
+                smallvec![Some(match g {
+                    AnyTensor::F32(g) => AnyTensor::F32(g.gather(*axis, indices)),
+                    AnyTensor::F64(g) => AnyTensor::F64(g.gather(*axis, indices)),
+                })]
+            }),
+            saved: smallvec![],
+            params,
+        })
+    }
+}
+
+impl AnyTensor {
+    fn slice_any(&self, axis: usize, start: usize, len: usize) -> AnyTensor {
+        match self {
+            AnyTensor::F32(t) => AnyTensor::F32(t.slice(axis, start, len)),
+            AnyTensor::F64(t) => AnyTensor::F64(t.slice(axis, start, len)),
+        }
+    }
+
+    fn pad_any(&self, axis: usize, start: usize, shape: &[usize]) -> AnyTensor {
+        match self {
+            AnyTensor::F32(t) => AnyTensor::F32(t.pad_into(axis, start, shape)),
+            AnyTensor::F64(t) => AnyTensor::F64(t.pad_into(axis, start, shape)),
+        }
+    }
+}

@@ -1,0 +1,492 @@
+//! [`GradientTape`]: records operations and computes gradients of recorded computations.
+
+mod backward;
+pub(crate) mod node;
+pub(crate) mod recording;
+mod state;
+mod structure;
+
+use std::rc::Rc;
+
+pub use structure::{SourceKey, Sources, Targets};
+
+use crate::dtype::{AnyTensor, Float};
+use crate::tensor::Tensor;
+use crate::variable::{AnyVariable, Variable};
+use recording::TapeCell;
+use state::TapeState;
+
+/// Tape misuse, reported as an `Err` rather than a wrong or missing gradient.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TapeError {
+    /// A non-persistent tape was asked for a second gradient or jacobian.
+    #[error(
+        "this GradientTape is not persistent and has already computed a gradient, which \
+         released its records; create it with GradientTape::persistent() to compute several \
+         gradients from one recording"
+    )]
+    NotPersistent,
+    /// A non-persistent tape was asked for a gradient inside its own `record` scope.
+    #[error(
+        "gradient called inside the record scope of a non-persistent GradientTape; call it \
+         after the scope ends, or use GradientTape::persistent() to record the gradient \
+         computation itself (for higher-order derivatives)"
+    )]
+    GradientWhileRecording,
+    /// `output_gradients` did not give exactly one seed per target.
+    #[error(
+        "output_gradients has {seeds} tensors but there are {targets} targets; give exactly one per target"
+    )]
+    OutputGradientsCount {
+        /// How many targets were given.
+        targets: usize,
+        /// How many seeds were given.
+        seeds: usize,
+    },
+    /// A seed's shape or dtype differs from its target's.
+    #[error(
+        "output_gradients[{index}] has shape {seed_shape:?} and dtype {seed_dtype}, but its \
+         target has shape {target_shape:?} and dtype {target_dtype}; they must be equal"
+    )]
+    OutputGradientMismatch {
+        /// Position of the seed.
+        index: usize,
+        /// The target's shape.
+        target_shape: Vec<usize>,
+        /// The target's dtype.
+        target_dtype: &'static str,
+        /// The seed's shape.
+        seed_shape: Vec<usize>,
+        /// The seed's dtype.
+        seed_dtype: &'static str,
+    },
+}
+
+/// What `gradient` returns for a source the target does not depend on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum UnconnectedGradients {
+    /// `None` (TensorFlow's default).
+    #[default]
+    None,
+    /// Zeros of the source's shape and dtype.
+    Zero,
+}
+
+/// Options of [`GradientTape::gradient_with`].
+///
+/// ```
+/// use gradtape_runtime::{GradientOptions, GradientTape, Tensor, UnconnectedGradients};
+/// let (x, unused) = (Tensor::from_vec(vec![1.0_f32, 2.0], &[2]), Tensor::scalar(0.0_f32));
+/// let tape = GradientTape::new();
+/// tape.watch(&x);
+/// tape.watch(&unused);
+/// let y = tape.record(|| &x * 3.0);
+/// let options = GradientOptions::new()
+///     .output_gradients([Tensor::from_vec(vec![1.0_f32, 10.0], &[2])])
+///     .unconnected(UnconnectedGradients::Zero);
+/// let (gx, gu) = tape.gradient_with(&y, (&x, &unused), options).unwrap();
+/// assert_eq!(gx.unwrap().to_vec(), vec![3.0, 30.0]);
+/// assert_eq!(gu.unwrap().to_scalar(), 0.0);
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct GradientOptions {
+    output_gradients: Option<Vec<AnyTensor>>,
+    unconnected: UnconnectedGradients,
+}
+
+impl GradientOptions {
+    /// The defaults: seeds of ones, `None` for unconnected sources.
+    pub fn new() -> GradientOptions {
+        GradientOptions::default()
+    }
+
+    /// The cotangent to start from at each target (exactly one per target, each of the
+    /// target's shape and dtype), instead of ones.
+    pub fn output_gradients(mut self, seeds: impl Targets) -> GradientOptions {
+        let mut all = Vec::new();
+        seeds.collect_targets(&mut all);
+        self.output_gradients = Some(all);
+        self
+    }
+
+    /// What to return for sources the targets do not depend on.
+    pub fn unconnected(mut self, unconnected: UnconnectedGradients) -> GradientOptions {
+        self.unconnected = unconnected;
+        self
+    }
+}
+
+/// Records operations on tensors and variables and computes gradients of them: TensorFlow's
+/// `tf.GradientTape`, with its semantics (see the crate docs).
+///
+/// ```
+/// use gradtape_runtime::{GradientTape, Tensor, Variable};
+/// let w = Variable::new(2.0_f32);
+/// let b = Variable::new(1.0_f32);
+/// let x = Tensor::from_vec(vec![1.0_f32, 2.0, 3.0, 4.0], &[4]);
+/// let y = Tensor::from_vec(vec![3.0_f32, 5.0, 7.0, 9.0], &[4]);
+/// let tape = GradientTape::new();
+/// let loss = tape.record(|| (&w * &x + &b - &y).square().mean());
+/// let [dw, db] = tape.gradient(&loss, [&w, &b]).unwrap();
+/// assert_eq!(dw.unwrap().to_scalar(), 19.0);
+/// assert_eq!(db.unwrap().to_scalar(), 4.0);
+/// ```
+pub struct GradientTape {
+    cell: Rc<TapeCell>,
+}
+
+impl Default for GradientTape {
+    fn default() -> Self {
+        GradientTape::new()
+    }
+}
+
+/// Builds a [`GradientTape`] with non-default settings.
+///
+/// ```
+/// use gradtape_runtime::{GradientTape, Variable};
+/// let (x0, x1) = (Variable::new(0.0_f32), Variable::new(10.0_f32));
+/// let tape = GradientTape::builder().watch_accessed_variables(false).build();
+/// tape.watch(&x1);
+/// let y = tape.record(|| x0.sin() + x1.softplus());
+/// let (g0, g1) = tape.gradient(&y, (&x0, &x1)).unwrap();
+/// assert!(g0.is_none());
+/// assert!((g1.unwrap().to_scalar() - 0.9999546).abs() < 1e-6);
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct TapeBuilder {
+    persistent: bool,
+    watch_accessed_variables: bool,
+}
+
+impl TapeBuilder {
+    /// Whether the tape keeps its records after a gradient (default `false`).
+    pub fn persistent(mut self, persistent: bool) -> TapeBuilder {
+        self.persistent = persistent;
+        self
+    }
+
+    /// Whether trainable variables read while recording are watched (default `true`).
+    pub fn watch_accessed_variables(mut self, watch: bool) -> TapeBuilder {
+        self.watch_accessed_variables = watch;
+        self
+    }
+
+    /// The tape.
+    pub fn build(self) -> GradientTape {
+        GradientTape {
+            cell: Rc::new(TapeCell::new(TapeState::new(
+                self.persistent,
+                self.watch_accessed_variables,
+            ))),
+        }
+    }
+}
+
+impl GradientTape {
+    /// A non-persistent tape (one gradient) that watches trainable variables it sees read.
+    ///
+    /// ```
+    /// use gradtape_runtime::GradientTape;
+    /// assert!(!GradientTape::new().is_persistent());
+    /// ```
+    pub fn new() -> GradientTape {
+        GradientTape::builder().build()
+    }
+
+    /// A persistent tape: any number of gradients and jacobians, until it is dropped.
+    ///
+    /// ```
+    /// use gradtape_runtime::{GradientTape, Tensor};
+    /// let x = Tensor::from_vec(vec![1.0_f32, 3.0], &[2]);
+    /// let tape = GradientTape::persistent();
+    /// tape.watch(&x);
+    /// let (y, z) = tape.record(|| { let y = &x * &x; let z = &y * &y; (y, z) });
+    /// assert_eq!(tape.gradient(&z, &x).unwrap().unwrap().to_vec(), vec![4.0, 108.0]);
+    /// assert_eq!(tape.gradient(&y, &x).unwrap().unwrap().to_vec(), vec![2.0, 6.0]);
+    /// ```
+    pub fn persistent() -> GradientTape {
+        GradientTape::builder().persistent(true).build()
+    }
+
+    /// A builder for `persistent` and `watch_accessed_variables`.
+    pub fn builder() -> TapeBuilder {
+        TapeBuilder {
+            persistent: false,
+            watch_accessed_variables: true,
+        }
+    }
+
+    /// Whether this tape keeps its records after a gradient.
+    pub fn is_persistent(&self) -> bool {
+        self.cell.borrow().persistent
+    }
+
+    /// Runs `f` with this tape recording: ops in `f` whose inputs the tape tracks are
+    /// recorded, and trainable variables read in `f` are watched. Entering a finished tape
+    /// again appends to its record; tapes nest.
+    ///
+    /// ```
+    /// use gradtape_runtime::{GradientTape, Tensor};
+    /// let x = Tensor::scalar(2.0_f64);
+    /// let tape = GradientTape::persistent();
+    /// tape.watch(&x);
+    /// let y = tape.record(|| x.square());
+    /// let z = tape.record(|| &y + &x); // appends
+    /// assert_eq!(tape.gradient(&z, &x).unwrap().unwrap().to_scalar(), 5.0);
+    /// ```
+    ///
+    /// # Panics
+    /// If this tape is already recording (`record` inside its own `record`).
+    #[track_caller]
+    pub fn record<R>(&self, f: impl FnOnce() -> R) -> R {
+        let _guard = recording::enter(&self.cell);
+        f()
+    }
+
+    /// Runs `f` with this tape paused: nothing in `f` is recorded on it (outer tapes go on
+    /// recording), and `watch` inside does nothing.
+    ///
+    /// ```
+    /// use gradtape_runtime::{GradientTape, Variable};
+    /// let x = Variable::new(3.0_f32);
+    /// let tape = GradientTape::new();
+    /// let y = tape.record(|| {
+    ///     let traced = x.square();
+    ///     let untraced = tape.stop_recording(|| x.square());
+    ///     traced + untraced
+    /// });
+    /// // only the recorded x² contributes: d/dx x² = 2x = 6
+    /// assert_eq!(tape.gradient(&y, &x).unwrap().unwrap().to_scalar(), 6.0);
+    /// ```
+    pub fn stop_recording<R>(&self, f: impl FnOnce() -> R) -> R {
+        let _guard = recording::pause(&self.cell);
+        f()
+    }
+
+    /// Starts tracking `x` (a float tensor or variable): ops on it recorded from now on
+    /// (not before) lead back to it. A variable is tracked through all its later reads.
+    /// Does nothing while the tape is paused by `stop_recording`.
+    ///
+    /// ```
+    /// use gradtape_runtime::{GradientTape, Tensor};
+    /// let x = Tensor::scalar(3.0_f32);
+    /// let tape = GradientTape::new();
+    /// tape.watch(&x);
+    /// let y = tape.record(|| x.square());
+    /// // d/dx x² = 2x = 6
+    /// assert_eq!(tape.gradient(&y, &x).unwrap().unwrap().to_scalar(), 6.0);
+    /// ```
+    pub fn watch<W: Watch + ?Sized>(&self, x: &W) {
+        let mut state = self.cell.borrow_mut();
+        if state.paused > 0 {
+            return;
+        }
+        x.watch_on(&mut state);
+    }
+
+    /// Drops every record and every explicit watch, as if the tape were new (it stays
+    /// active if called inside `record`).
+    ///
+    /// ```
+    /// use gradtape_runtime::{GradientTape, Variable};
+    /// let x = Variable::new(3.0_f32);
+    /// let tape = GradientTape::new();
+    /// let y = tape.record(|| {
+    ///     let discarded = x.powi(3);
+    ///     tape.reset();
+    ///     x.square() + discarded
+    /// });
+    /// assert_eq!(tape.gradient(&y, &x).unwrap().unwrap().to_scalar(), 6.0);
+    /// ```
+    pub fn reset(&self) {
+        let mut state = self.cell.borrow_mut();
+        state.clear();
+        state.consumed = false;
+    }
+
+    /// The variables this tape watches, in creation order.
+    ///
+    /// ```
+    /// use gradtape_runtime::{GradientTape, Variable};
+    /// let (a, b) = (Variable::with_name("a", 1.0_f32), Variable::with_name("b", 2.0_f32));
+    /// let tape = GradientTape::new();
+    /// tape.record(|| &b * &a);
+    /// let names: Vec<String> = tape.watched_variables().iter().map(|v| v.name().into()).collect();
+    /// assert_eq!(names, ["a", "b"]);
+    /// ```
+    pub fn watched_variables(&self) -> Vec<AnyVariable> {
+        self.cell
+            .borrow()
+            .variables
+            .iter()
+            .map(|w| w.var.clone())
+            .collect()
+    }
+
+    /// The gradient of `target` (one float tensor, or several whose gradients are summed)
+    /// with respect to each source, in the structure of `sources`: `None` where the target
+    /// does not depend on a source.
+    ///
+    /// ```
+    /// use gradtape_runtime::{GradientTape, Tensor};
+    /// let x = Tensor::scalar(3.0_f32);
+    /// let tape = GradientTape::new();
+    /// tape.watch(&x);
+    /// let (y, z) = tape.record(|| { let y = &x * &x; let z = &y * &y; (y, z) });
+    /// // gradient w.r.t. the intermediate y: dz/dy = 2y = 18
+    /// assert_eq!(tape.gradient(&z, &y).unwrap().unwrap().to_scalar(), 18.0);
+    /// ```
+    ///
+    /// # Errors
+    /// [`TapeError::NotPersistent`] for a second gradient from a non-persistent tape;
+    /// [`TapeError::GradientWhileRecording`] inside a non-persistent tape's own scope.
+    pub fn gradient<S: Sources>(
+        &self,
+        target: &(impl Targets + ?Sized),
+        sources: S,
+    ) -> Result<S::Output, TapeError> {
+        self.gradient_with(target, sources, GradientOptions::default())
+    }
+
+    /// [`gradient`](Self::gradient) with explicit seeds (`output_gradients`) and the choice
+    /// of zeros for unconnected sources.
+    ///
+    /// # Errors
+    /// As [`gradient`](Self::gradient), and [`TapeError::OutputGradientsCount`] or
+    /// [`TapeError::OutputGradientMismatch`] when the seeds do not match the targets one to
+    /// one in shape and dtype.
+    pub fn gradient_with<S: Sources>(
+        &self,
+        target: &(impl Targets + ?Sized),
+        sources: S,
+        options: GradientOptions,
+    ) -> Result<S::Output, TapeError> {
+        let mut targets = Vec::new();
+        target.collect_targets(&mut targets);
+        let mut keys = Vec::new();
+        sources.collect_sources(&mut keys);
+        let grads = self.gradient_erased(&targets, &keys, options)?;
+        Ok(sources.rebuild(&mut grads.into_iter()))
+    }
+
+    /// The dtype-erased core of `gradient`, shared with jacobians and fused functions.
+    #[doc(hidden)]
+    pub fn gradient_erased(
+        &self,
+        targets: &[AnyTensor],
+        sources: &[SourceKey],
+        options: GradientOptions,
+    ) -> Result<Vec<Option<AnyTensor>>, TapeError> {
+        self.check_usable()?;
+        let seeds = match options.output_gradients {
+            None => targets.iter().map(AnyTensor::ones_like).collect(),
+            Some(seeds) => validate_seeds(targets, seeds)?,
+        };
+        let sweep = backward::Sweep {
+            targets,
+            seeds,
+            sources,
+        };
+        let grads = backward::run(&self.cell, sweep);
+        if !self.cell.borrow().persistent {
+            self.cell.borrow_mut().consumed = true;
+        }
+        Ok(grads
+            .into_iter()
+            .zip(sources)
+            .map(|(grad, source)| match (grad, options.unconnected) {
+                (Some(g), _) => Some(g),
+                (None, UnconnectedGradients::Zero) => Some(source.value().zeros_like()),
+                (None, UnconnectedGradients::None) => None,
+            })
+            .collect())
+    }
+
+    fn check_usable(&self) -> Result<(), TapeError> {
+        let state = self.cell.borrow();
+        if state.persistent {
+            return Ok(());
+        }
+        if state.consumed {
+            return Err(TapeError::NotPersistent);
+        }
+        if state.is_recording() {
+            return Err(TapeError::GradientWhileRecording);
+        }
+        Ok(())
+    }
+}
+
+fn validate_seeds(
+    targets: &[AnyTensor],
+    seeds: Vec<AnyTensor>,
+) -> Result<Vec<AnyTensor>, TapeError> {
+    if seeds.len() != targets.len() {
+        return Err(TapeError::OutputGradientsCount {
+            targets: targets.len(),
+            seeds: seeds.len(),
+        });
+    }
+    for (index, (target, seed)) in targets.iter().zip(&seeds).enumerate() {
+        if target.shape() != seed.shape() || target.dtype() != seed.dtype() {
+            return Err(TapeError::OutputGradientMismatch {
+                index,
+                target_shape: target.shape().to_vec(),
+                target_dtype: target.dtype(),
+                seed_shape: seed.shape().to_vec(),
+                seed_dtype: seed.dtype(),
+            });
+        }
+    }
+    Ok(seeds)
+}
+
+/// Runs `f` with every tape on this thread paused (optimizer updates, assignments).
+pub(crate) fn without_recording<R>(f: impl FnOnce() -> R) -> R {
+    recording::without_any(f)
+}
+
+/// What [`GradientTape::watch`] accepts: float tensors and variables, and slices of them.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be watched by a GradientTape",
+    label = "only float (f32 or f64) tensors and variables can be watched",
+    note = "gradients need a float dtype (f32 or f64): integer and bool values are data; cast them with `.cast::<f32>()` and watch the result"
+)]
+pub trait Watch {
+    /// Starts tracking this value on the tape.
+    #[doc(hidden)]
+    fn watch_on(&self, state: &mut TapeStateHandle<'_>);
+}
+
+/// The tape internals `Watch` implementations reach (opaque to users).
+#[doc(hidden)]
+pub type TapeStateHandle<'a> = std::cell::RefMut<'a, TapeState>;
+
+impl<T: Float> Watch for Tensor<T> {
+    fn watch_on(&self, state: &mut TapeStateHandle<'_>) {
+        state.track_leaf(self.id(), "watched tensor");
+        state.watched_tensors.push(self.id());
+    }
+}
+
+impl<T: Float> Watch for Variable<T> {
+    fn watch_on(&self, state: &mut TapeStateHandle<'_>) {
+        let any = AnyVariable::from(self.clone());
+        let index = state.watch_variable(&any);
+        recording::track_variable_read(state, index, self.peek().id());
+    }
+}
+
+impl<W: Watch> Watch for [W] {
+    fn watch_on(&self, state: &mut TapeStateHandle<'_>) {
+        self.iter().for_each(|w| w.watch_on(state));
+    }
+}
+
+impl<W: Watch + ?Sized> Watch for &W {
+    fn watch_on(&self, state: &mut TapeStateHandle<'_>) {
+        (**self).watch_on(state);
+    }
+}

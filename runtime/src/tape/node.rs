@@ -1,0 +1,110 @@
+//! What a tape stores per recorded op: a [`Node`] with its backward rule, the tape-local ids
+//! of its inputs, the values the rule saved, and the op's static parameters.
+
+use std::rc::Rc;
+
+use smallvec::SmallVec;
+
+use crate::dtype::AnyTensor;
+
+/// Tape-local index of a node. Dense, so gradients live in a `Vec` indexed by it.
+pub(crate) type NodeId = u32;
+
+/// Marks an input that this tape does not track (a constant as far as this tape knows).
+pub(crate) const NO_NODE: NodeId = NodeId::MAX;
+
+/// Cotangents for a node's inputs, in input order; `None` where the input needs none
+/// (a symbolic zero: skipped, never materialised).
+pub(crate) type InputGrads = SmallVec<[Option<AnyTensor>; 2]>;
+
+/// Shapes are short; keep them inline.
+pub(crate) type Dims = SmallVec<[usize; 4]>;
+
+/// What a backward rule sees besides the incoming cotangent.
+pub(crate) struct RuleCtx<'a> {
+    /// The values the op chose to save, in the order it saved them.
+    pub saved: &'a [AnyTensor],
+    /// The op's static parameters (axes, shapes, exponents).
+    pub params: &'a Params,
+    /// `needs[i]`: whether input `i` is on a path to a requested source. A rule returns
+    /// `None` for inputs that do not need a cotangent, which is how work nobody asked for
+    /// (the gradient of the input images, say) is skipped.
+    pub needs: &'a [bool],
+}
+
+/// A backward (vector-Jacobian product) rule: maps the cotangent of the op's output to the
+/// cotangents of its inputs, using only recordable ops, so that a gradient computed while an
+/// outer tape records is itself recorded (higher order with no special case).
+pub(crate) trait Backward {
+    fn backward(&self, ctx: &RuleCtx<'_>, g: &AnyTensor) -> InputGrads;
+}
+
+/// The rule of a node.
+#[derive(Clone)]
+pub(crate) enum Rule {
+    /// A watched value: the sweep stops here.
+    Leaf,
+    /// A built-in primitive's rule: a zero-sized closure behind a `'static` reference,
+    /// so recording allocates nothing for it (see `ops::rule`).
+    Static(&'static dyn Backward),
+    /// A rule that captures state: custom gradients and fused `#[differentiable]` calls.
+    Boxed(Rc<dyn Backward>),
+}
+
+/// Static parameters of an op, kept beside its saved values.
+#[derive(Clone, Debug, Default)]
+pub(crate) enum Params {
+    #[default]
+    None,
+    /// One real number (an exponent).
+    Real(f64),
+    /// One list of sizes (a shape, a permutation, split sizes).
+    Dims(Dims),
+    /// A list of sizes and an axis (reductions: the input shape and the axis).
+    DimsAxis(Dims, usize),
+    /// Indices along an axis, with the input's shape (gather and its transpose).
+    Gather {
+        indices: Rc<[usize]>,
+        axis: usize,
+        shape: Dims,
+    },
+}
+
+/// One recorded op on one tape.
+#[derive(Clone)]
+pub(crate) struct Node {
+    /// The op's name, for diagnostics.
+    pub op: &'static str,
+    pub rule: Rule,
+    /// This tape's node of each input, or [`NO_NODE`].
+    pub inputs: SmallVec<[NodeId; 2]>,
+    pub saved: SmallVec<[AnyTensor; 2]>,
+    pub params: Params,
+}
+
+impl Node {
+    /// A watched value with no inputs.
+    pub(crate) fn leaf(op: &'static str) -> Node {
+        Node {
+            op,
+            rule: Rule::Leaf,
+            inputs: SmallVec::new(),
+            saved: SmallVec::new(),
+            params: Params::None,
+        }
+    }
+
+    /// Runs this node's rule for the incoming cotangent `g`.
+    pub(crate) fn run_rule(&self, g: &AnyTensor, needs: &[bool]) -> InputGrads {
+        let ctx = RuleCtx {
+            saved: &self.saved,
+            params: &self.params,
+            needs,
+        };
+        match &self.rule {
+            Rule::Leaf => InputGrads::new(),
+            Rule::Static(rule) => rule.backward(&ctx, g),
+            Rule::Boxed(rule) => rule.backward(&ctx, g),
+        }
+    }
+}

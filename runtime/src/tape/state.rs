@@ -1,0 +1,197 @@
+//! The mutable state of one tape: its nodes, which tensors it tracks, which variables it
+//! watches, and its flags.
+//!
+//! Tracking is by tensor id. A tensor born on a tape carries its node in its id
+//! (`1 | tape uid (39 bits) | node (24 bits)`), so the common lookup, an intermediate of the
+//! innermost tape, is a compare and a mask with no hashing. Everything else (watched
+//! leaves, outputs recorded on outer tapes of a nest) goes through a hash map.
+
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
+
+use super::node::{NO_NODE, Node, NodeId};
+use crate::tensor::{TAPE_ENCODED_BIT, TensorId};
+use crate::variable::{AnyVariable, VariableId};
+
+const NODE_BITS: u32 = 24;
+const NODE_MASK: u64 = (1 << NODE_BITS) - 1;
+const UID_BITS: u32 = 39;
+const UID_MASK: u64 = (1 << UID_BITS) - 1;
+
+/// 2³⁹ tape uids: at one new tape per nanosecond that lasts 9 minutes, in practice never
+/// wraps; a wrap could only confuse a tensor with a node of a tape 2³⁹ tapes younger.
+static NEXT_TAPE_UID: AtomicU64 = AtomicU64::new(1);
+
+fn fresh_uid() -> u64 {
+    NEXT_TAPE_UID.fetch_add(1, Ordering::Relaxed) & UID_MASK
+}
+
+/// A variable a tape watches, and the nodes of the values of it that the tape has read:
+/// several after an `assign`, whose gradients are summed.
+pub(crate) struct WatchedVariable {
+    pub(crate) var: AnyVariable,
+    pub(crate) leaves: SmallVec<[NodeId; 1]>,
+}
+
+/// Buffers of finished tapes, reused by the next tape on this thread so that a training
+/// loop that opens one tape per step does not reallocate them every step.
+struct Buffers {
+    nodes: Vec<Node>,
+    tracked: FxHashMap<TensorId, NodeId>,
+}
+
+thread_local! {
+    static SPARE_BUFFERS: RefCell<Vec<Buffers>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Keep at most this many spare buffer sets per thread (one per nesting level in use).
+const MAX_SPARE_BUFFERS: usize = 4;
+
+/// Opaque outside the crate: reachable only through `Watch`, which users do not implement.
+#[doc(hidden)]
+pub struct TapeState {
+    uid: u64,
+    pub(crate) persistent: bool,
+    pub(crate) watch_accessed_variables: bool,
+    /// On this thread's stack of active tapes (inside `record`).
+    pub(crate) active: bool,
+    /// Depth of `stop_recording` scopes currently open on this tape.
+    pub(crate) paused: u32,
+    /// A non-persistent tape whose one gradient has been taken.
+    pub(crate) consumed: bool,
+    pub(crate) nodes: Vec<Node>,
+    tracked: FxHashMap<TensorId, NodeId>,
+    pub(crate) variables: Vec<WatchedVariable>,
+    /// Ids of tensors `watch`ed explicitly, for `explain`.
+    pub(crate) watched_tensors: Vec<TensorId>,
+}
+
+impl TapeState {
+    pub(crate) fn new(persistent: bool, watch_accessed_variables: bool) -> TapeState {
+        let spare = SPARE_BUFFERS.with(|spare| spare.borrow_mut().pop());
+        let Buffers { nodes, tracked } = spare.unwrap_or_else(|| Buffers {
+            nodes: Vec::new(),
+            tracked: FxHashMap::default(),
+        });
+        TapeState {
+            uid: fresh_uid(),
+            persistent,
+            watch_accessed_variables,
+            active: false,
+            paused: 0,
+            consumed: false,
+            nodes,
+            tracked,
+            variables: Vec::new(),
+            watched_tensors: Vec::new(),
+        }
+    }
+
+    /// Whether ops run now are recorded on this tape.
+    #[inline]
+    pub(crate) fn is_recording(&self) -> bool {
+        self.active && self.paused == 0
+    }
+
+    /// This tape's node for the tensor with `id`, or [`NO_NODE`].
+    #[inline]
+    pub(crate) fn lookup(&self, id: TensorId) -> NodeId {
+        let raw = id.0;
+        if raw & TAPE_ENCODED_BIT != 0 && (raw >> NODE_BITS) & UID_MASK == self.uid {
+            let node = raw & NODE_MASK;
+            if (node as usize) < self.nodes.len() {
+                return node as NodeId;
+            }
+        }
+        if self.tracked.is_empty() {
+            return NO_NODE;
+        }
+        self.tracked.get(&id).copied().unwrap_or(NO_NODE)
+    }
+
+    /// The id the next pushed node's output gets when this is the innermost recording tape.
+    #[inline]
+    pub(crate) fn next_output_id(&self) -> TensorId {
+        let node = self.nodes.len() as u64;
+        if node <= NODE_MASK {
+            TensorId(TAPE_ENCODED_BIT | (self.uid << NODE_BITS) | node)
+        } else {
+            TensorId::fresh()
+        }
+    }
+
+    /// Appends `node` as the producer of the tensor `out`.
+    #[inline]
+    pub(crate) fn push(&mut self, node: Node, out: TensorId) -> NodeId {
+        let index = self.nodes.len() as NodeId;
+        self.nodes.push(node);
+        if self.lookup(out) != index {
+            self.tracked.insert(out, index);
+        }
+        index
+    }
+
+    /// Tracks `id` as a watched leaf unless it is tracked already; returns its node.
+    pub(crate) fn track_leaf(&mut self, id: TensorId, op: &'static str) -> NodeId {
+        match self.lookup(id) {
+            NO_NODE => self.push(Node::leaf(op), id),
+            node => node,
+        }
+    }
+
+    /// The index of `var` in `variables`, adding it if absent (kept in creation order, as
+    /// TensorFlow's `watched_variables` is).
+    pub(crate) fn watch_variable(&mut self, var: &AnyVariable) -> usize {
+        let id: VariableId = var.id();
+        match self.variables.binary_search_by_key(&id, |w| w.var.id()) {
+            Ok(index) => index,
+            Err(index) => {
+                let watched = WatchedVariable {
+                    var: var.clone(),
+                    leaves: SmallVec::new(),
+                };
+                self.variables.insert(index, watched);
+                index
+            }
+        }
+    }
+
+    /// The watched-variable entry for `id`, if this tape watches that variable.
+    pub(crate) fn variable_index(&self, id: VariableId) -> Option<usize> {
+        self.variables
+            .binary_search_by_key(&id, |w| w.var.id())
+            .ok()
+    }
+
+    /// Forgets every record and watch: old tensors must not match the new nodes, so the
+    /// tape takes a new uid.
+    pub(crate) fn clear(&mut self) {
+        self.uid = fresh_uid();
+        self.nodes.clear();
+        self.tracked.clear();
+        self.variables.clear();
+        self.watched_tensors.clear();
+    }
+}
+
+impl Drop for TapeState {
+    fn drop(&mut self) {
+        let mut nodes = std::mem::take(&mut self.nodes);
+        let mut tracked = std::mem::take(&mut self.tracked);
+        if nodes.capacity() == 0 {
+            return;
+        }
+        nodes.clear();
+        tracked.clear();
+        // During thread teardown the pool may already be gone; then the buffers just drop.
+        let _ = SPARE_BUFFERS.try_with(|spare| {
+            let mut spare = spare.borrow_mut();
+            if spare.len() < MAX_SPARE_BUFFERS {
+                spare.push(Buffers { nodes, tracked });
+            }
+        });
+    }
+}

@@ -1,0 +1,509 @@
+//! [`Tensor`]: an immutable n-d array with an identity the tape can track.
+
+use std::cell::Cell;
+use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use ndarray::{ArrayD, ArrayViewD, Dimension, IxDyn};
+use rand::SeedableRng;
+use rand_distr::Distribution;
+
+use crate::dtype::{DType, Float};
+
+/// The identity of one tensor value, shared by its clones and by nothing else.
+///
+/// Ids of tensors born on a tape encode that tape and the node (see `tape::state`); other
+/// ids come from a per-thread counter. The top bit tells the two apart.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub struct TensorId(pub(crate) u64);
+
+/// Ids with this bit set encode `(tape, node)`; see `tape::state::TapeState::lookup`.
+pub(crate) const TAPE_ENCODED_BIT: u64 = 1 << 63;
+
+/// Plain ids are handed out to threads in blocks, so the common case is a thread-local
+/// increment rather than an atomic read-modify-write.
+const ID_BLOCK: u64 = 1 << 16;
+static NEXT_ID_BLOCK: AtomicU64 = AtomicU64::new(1);
+
+thread_local! {
+    static ID_RANGE: Cell<(u64, u64)> = const { Cell::new((0, 0)) };
+}
+
+impl TensorId {
+    /// A new id that no other tensor has or will have.
+    #[inline]
+    pub(crate) fn fresh() -> TensorId {
+        ID_RANGE.with(|range| {
+            let (next, end) = range.get();
+            let (next, end) = if next < end {
+                (next, end)
+            } else {
+                let start = NEXT_ID_BLOCK.fetch_add(ID_BLOCK, Ordering::Relaxed);
+                (start, start + ID_BLOCK)
+            };
+            range.set((next + 1, end));
+            debug_assert!(next & TAPE_ENCODED_BIT == 0, "plain tensor ids exhausted");
+            TensorId(next)
+        })
+    }
+}
+
+/// Where a tensor's elements live. Scalars are stored inline so that scalar code, the
+/// most tape-overhead-sensitive case, allocates nothing per op.
+#[derive(Clone)]
+pub(crate) enum Data<T> {
+    Scalar(T),
+    Array(Arc<ArrayD<T>>),
+}
+
+impl<T: DType> Data<T> {
+    /// Stores a 0-d array inline, anything else behind an `Arc`.
+    pub(crate) fn from_array(array: ArrayD<T>) -> Data<T> {
+        if array.ndim() == 0 {
+            Data::Scalar(
+                array
+                    .into_iter()
+                    .next()
+                    .expect("a 0-d array has one element"),
+            )
+        } else {
+            Data::Array(Arc::new(array))
+        }
+    }
+}
+
+/// An immutable n-dimensional array of `T`, cheap to clone (clones share storage and
+/// identity), which a [`GradientTape`](crate::GradientTape) can record operations on.
+///
+/// Differentiable for `T = f32` or `f64`; `i32`, `i64`, `u8` and `bool` tensors hold data
+/// and labels and can never be differentiated (a compile error, see [`Float`]).
+///
+/// ```
+/// use gradtape_runtime::Tensor;
+/// let x = Tensor::from_vec(vec![1.0_f32, 2.0, 3.0, 4.0], &[2, 2]);
+/// let y = &x * 2.0 + 1.0;
+/// assert_eq!(y.shape(), &[2, 2]);
+/// assert_eq!(y.to_vec(), vec![3.0, 5.0, 7.0, 9.0]);
+/// assert_eq!(Tensor::scalar(6.0_f32).to_string(), "Tensor(6.0, shape=[], dtype=f32)");
+/// ```
+#[derive(Clone)]
+pub struct Tensor<T: DType> {
+    id: TensorId,
+    pub(crate) data: Data<T>,
+}
+
+impl<T: DType> Tensor<T> {
+    /// Wraps computed data under a new identity (a constant as far as any tape knows).
+    #[inline]
+    pub(crate) fn from_data(data: Data<T>) -> Tensor<T> {
+        Tensor {
+            id: TensorId::fresh(),
+            data,
+        }
+    }
+
+    /// Wraps data under an identity the tape chose for it.
+    #[inline]
+    pub(crate) fn with_id(id: TensorId, data: Data<T>) -> Tensor<T> {
+        Tensor { id, data }
+    }
+
+    /// This value's identity on the tape.
+    #[inline]
+    pub(crate) fn id(&self) -> TensorId {
+        self.id
+    }
+
+    /// A 0-d tensor holding `value`.
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// let t = Tensor::scalar(2.5_f64);
+    /// assert_eq!(t.shape(), &[] as &[usize]);
+    /// assert_eq!(t.to_scalar(), 2.5);
+    /// ```
+    #[inline]
+    pub fn scalar(value: T) -> Tensor<T> {
+        Tensor::from_data(Data::Scalar(value))
+    }
+
+    /// A tensor of `shape` whose elements, in row-major order, are `data`.
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// let t = Tensor::from_vec(vec![1_i64, 2, 3, 4, 5, 6], &[2, 3]);
+    /// assert_eq!(t.shape(), &[2, 3]);
+    /// ```
+    ///
+    /// # Panics
+    /// If `data.len()` is not the product of `shape`.
+    #[track_caller]
+    pub fn from_vec(data: Vec<T>, shape: &[usize]) -> Tensor<T> {
+        let expected: usize = shape.iter().product();
+        assert!(
+            data.len() == expected,
+            "Tensor::from_vec: {} elements cannot have shape {:?} ({} elements)",
+            data.len(),
+            shape,
+            expected
+        );
+        let array = ArrayD::from_shape_vec(IxDyn(shape), data).expect("length checked above");
+        Tensor::from_data(Data::from_array(array))
+    }
+
+    /// A tensor of `shape` filled with `value`.
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// assert_eq!(Tensor::full(&[2], 7_u8).to_vec(), vec![7, 7]);
+    /// ```
+    pub fn full(shape: &[usize], value: T) -> Tensor<T> {
+        if shape.is_empty() {
+            return Tensor::scalar(value);
+        }
+        Tensor::from_data(Data::Array(Arc::new(ArrayD::from_elem(
+            IxDyn(shape),
+            value,
+        ))))
+    }
+
+    /// A tensor of `shape` filled with zeros (`false` for `bool`).
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// assert_eq!(Tensor::<f32>::zeros(&[3]).to_vec(), vec![0.0; 3]);
+    /// ```
+    pub fn zeros(shape: &[usize]) -> Tensor<T> {
+        Tensor::full(shape, T::ZERO)
+    }
+
+    /// A tensor of `shape` filled with ones (`true` for `bool`).
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// assert_eq!(Tensor::<f64>::ones(&[2, 1]).to_vec(), vec![1.0, 1.0]);
+    /// ```
+    pub fn ones(shape: &[usize]) -> Tensor<T> {
+        Tensor::full(shape, T::ONE)
+    }
+
+    /// The tensor's shape; empty for a scalar.
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// assert_eq!(Tensor::<f32>::zeros(&[4, 2]).shape(), &[4, 2]);
+    /// ```
+    #[inline]
+    pub fn shape(&self) -> &[usize] {
+        match &self.data {
+            Data::Scalar(_) => &[],
+            Data::Array(a) => a.shape(),
+        }
+    }
+
+    /// The number of axes (0 for a scalar).
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// assert_eq!(Tensor::<f32>::zeros(&[4, 2]).rank(), 2);
+    /// ```
+    #[inline]
+    pub fn rank(&self) -> usize {
+        self.shape().len()
+    }
+
+    /// The number of elements.
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// assert_eq!(Tensor::<f32>::zeros(&[4, 2]).len(), 8);
+    /// ```
+    #[inline]
+    pub fn len(&self) -> usize {
+        match &self.data {
+            Data::Scalar(_) => 1,
+            Data::Array(a) => a.len(),
+        }
+    }
+
+    /// Whether the tensor has no elements (some axis has length 0).
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// assert!(Tensor::<f32>::zeros(&[0, 3]).is_empty());
+    /// ```
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The dtype's name, e.g. `"f32"`.
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// assert_eq!(Tensor::scalar(true).dtype(), "bool");
+    /// ```
+    pub fn dtype(&self) -> &'static str {
+        T::NAME
+    }
+
+    /// A read-only ndarray view of the elements.
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// let t = Tensor::from_vec(vec![1.0_f32, 2.0], &[2]);
+    /// assert_eq!(t.view()[[1]], 2.0);
+    /// ```
+    pub fn view(&self) -> ArrayViewD<'_, T> {
+        match &self.data {
+            Data::Scalar(v) => ArrayViewD::from_shape(IxDyn(&[]), std::slice::from_ref(v))
+                .expect("one element fits a 0-d view"),
+            Data::Array(a) => a.view(),
+        }
+    }
+
+    /// The elements in row-major order. The values leave the library: a tensor built from
+    /// them again is a constant to every tape, as in TensorFlow.
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// let t = Tensor::from_vec(vec![1_i32, 2, 3, 4], &[2, 2]);
+    /// assert_eq!(t.to_vec(), vec![1, 2, 3, 4]);
+    /// ```
+    pub fn to_vec(&self) -> Vec<T> {
+        match &self.data {
+            Data::Scalar(v) => vec![*v],
+            Data::Array(a) => a.iter().copied().collect(),
+        }
+    }
+
+    /// The single element of a tensor with one element (of any rank).
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// assert_eq!(Tensor::from_vec(vec![4.0_f32], &[1, 1]).to_scalar(), 4.0);
+    /// ```
+    ///
+    /// # Panics
+    /// If the tensor does not have exactly one element.
+    #[track_caller]
+    pub fn to_scalar(&self) -> T {
+        match &self.data {
+            Data::Scalar(v) => *v,
+            Data::Array(a) => {
+                assert!(
+                    a.len() == 1,
+                    "to_scalar: tensor of shape {:?} has {} elements, not 1",
+                    a.shape(),
+                    a.len()
+                );
+                *a.iter().next().expect("one element")
+            }
+        }
+    }
+
+    /// The elements as an owned ndarray array (copied; the tensor is unchanged).
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// let a = Tensor::from_vec(vec![1.0_f64, 2.0], &[2]).to_ndarray();
+    /// assert_eq!(a, ndarray::arr1(&[1.0, 2.0]).into_dyn());
+    /// ```
+    pub fn to_ndarray(&self) -> ArrayD<T> {
+        self.view().to_owned()
+    }
+
+    /// Applies `f` to every element; not recorded on any tape (used for constant masks and
+    /// by recordable ops for their forward values).
+    #[inline]
+    pub(crate) fn map_data<U: DType>(&self, f: impl Fn(T) -> U) -> Data<U> {
+        match &self.data {
+            Data::Scalar(v) => Data::Scalar(f(*v)),
+            Data::Array(a) => Data::Array(Arc::new(a.mapv(f))),
+        }
+    }
+}
+
+impl<T: Float> Tensor<T> {
+    /// `num` evenly spaced values from `start` to `end`, both included (NumPy's `linspace`).
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// assert_eq!(Tensor::linspace(0.0_f32, 1.0, 5).to_vec(), vec![0.0, 0.25, 0.5, 0.75, 1.0]);
+    /// ```
+    pub fn linspace(start: T, end: T, num: usize) -> Tensor<T> {
+        let step = if num > 1 {
+            (end - start) / T::from_f64((num - 1) as f64)
+        } else {
+            T::zero()
+        };
+        let data = (0..num)
+            .map(|i| {
+                if i + 1 == num && num > 1 {
+                    end
+                } else {
+                    start + step * T::from_f64(i as f64)
+                }
+            })
+            .collect();
+        Tensor::from_vec(data, &[num])
+    }
+
+    /// Values `start, start + step, …` below `end` (NumPy's `arange`).
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// assert_eq!(Tensor::arange(0.0_f64, 2.0, 0.5).to_vec(), vec![0.0, 0.5, 1.0, 1.5]);
+    /// ```
+    ///
+    /// # Panics
+    /// If `step` is zero or not finite.
+    #[track_caller]
+    pub fn arange(start: T, end: T, step: T) -> Tensor<T> {
+        assert!(
+            step != T::zero() && step.is_finite(),
+            "Tensor::arange: step must be finite and non-zero, got {step}"
+        );
+        let count = ((end - start) / step).ceil().to_f64().max(0.0) as usize;
+        let data = (0..count)
+            .map(|i| start + step * T::from_f64(i as f64))
+            .collect();
+        Tensor::from_vec(data, &[count])
+    }
+
+    /// Samples from a normal distribution with the given mean and standard deviation,
+    /// reproducibly for a given `seed`.
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// let a = Tensor::<f32>::random_normal(&[3, 2], 0.0, 1.0, 42);
+    /// assert_eq!(a.to_vec(), Tensor::<f32>::random_normal(&[3, 2], 0.0, 1.0, 42).to_vec());
+    /// ```
+    ///
+    /// # Panics
+    /// If `std` is negative or not finite.
+    #[track_caller]
+    pub fn random_normal(shape: &[usize], mean: T, std: T, seed: u64) -> Tensor<T> {
+        let normal = rand_distr::Normal::new(mean.to_f64(), std.to_f64()).unwrap_or_else(|e| {
+            panic!("Tensor::random_normal: invalid standard deviation {std}: {e}")
+        });
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        let len = shape.iter().product();
+        let data = (0..len)
+            .map(|_| T::from_f64(normal.sample(&mut rng)))
+            .collect();
+        Tensor::from_vec(data, shape)
+    }
+
+    /// Samples uniformly from `[low, high)`, reproducibly for a given `seed`.
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// let u = Tensor::<f64>::random_uniform(&[100], -1.0, 1.0, 7);
+    /// assert!(u.to_vec().iter().all(|v| (-1.0..1.0).contains(v)));
+    /// ```
+    ///
+    /// # Panics
+    /// If `low >= high` or either is not finite.
+    #[track_caller]
+    pub fn random_uniform(shape: &[usize], low: T, high: T, seed: u64) -> Tensor<T> {
+        assert!(
+            low < high && low.is_finite() && high.is_finite(),
+            "Tensor::random_uniform: need finite low < high, got [{low}, {high})"
+        );
+        let uniform =
+            rand_distr::Uniform::new(low.to_f64(), high.to_f64()).expect("bounds checked above");
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        let len = shape.iter().product();
+        let data = (0..len)
+            .map(|_| {
+                // Rounding to f32 can land exactly on `high`; keep the interval half-open.
+                let v = T::from_f64(uniform.sample(&mut rng));
+                if v < high { v } else { low }
+            })
+            .collect();
+        Tensor::from_vec(data, shape)
+    }
+}
+
+impl<T: DType, D: Dimension> From<ndarray::Array<T, D>> for Tensor<T> {
+    /// Takes ownership of an ndarray array without copying its elements.
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// let t = Tensor::from(ndarray::arr2(&[[1.0_f32, 2.0], [3.0, 4.0]]));
+    /// assert_eq!(t.shape(), &[2, 2]);
+    /// ```
+    fn from(array: ndarray::Array<T, D>) -> Tensor<T> {
+        Tensor::from_data(Data::from_array(array.into_dyn()))
+    }
+}
+
+impl<T: DType> From<Tensor<T>> for ArrayD<T> {
+    /// Moves the elements out when this is the only handle to them, copies otherwise.
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// let a: ndarray::ArrayD<f32> = Tensor::from_vec(vec![1.0, 2.0], &[2]).into();
+    /// assert_eq!(a.shape(), &[2]);
+    /// ```
+    fn from(t: Tensor<T>) -> ArrayD<T> {
+        match t.data {
+            Data::Scalar(v) => ArrayD::from_elem(IxDyn(&[]), v),
+            Data::Array(a) => Arc::try_unwrap(a).unwrap_or_else(|shared| (*shared).clone()),
+        }
+    }
+}
+
+/// Prints like TensorFlow's `tf.Tensor(6.0, shape=(), dtype=float32)`, in Rust words:
+/// `Tensor(6.0, shape=[], dtype=f32)`. Large tensors are summarised with `...`.
+impl<T: DType> fmt::Display for Tensor<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Tensor(")?;
+        write_nested(f, &self.view())?;
+        write!(f, ", shape={:?}, dtype={})", self.shape(), T::NAME)
+    }
+}
+
+impl<T: DType> fmt::Debug for Tensor<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+/// Above this many elements, `Display` shows the first and last few of each axis.
+const SUMMARY_THRESHOLD: usize = 1000;
+const SUMMARY_EDGE: usize = 3;
+
+fn write_nested<T: DType>(f: &mut fmt::Formatter<'_>, view: &ArrayViewD<'_, T>) -> fmt::Result {
+    let summarise = view.len() > SUMMARY_THRESHOLD;
+    write_axis(f, view, summarise)
+}
+
+fn write_axis<T: DType>(
+    f: &mut fmt::Formatter<'_>,
+    view: &ArrayViewD<'_, T>,
+    summarise: bool,
+) -> fmt::Result {
+    if view.ndim() == 0 {
+        return write!(f, "{:?}", view.first().expect("0-d view has one element"));
+    }
+    let len = view.len_of(ndarray::Axis(0));
+    write!(f, "[")?;
+    let mut first = true;
+    for i in 0..len {
+        if summarise && len > 2 * SUMMARY_EDGE && i == SUMMARY_EDGE {
+            write!(f, ", ...")?;
+        }
+        if summarise && len > 2 * SUMMARY_EDGE && (SUMMARY_EDGE..len - SUMMARY_EDGE).contains(&i) {
+            continue;
+        }
+        if !first {
+            write!(f, ", ")?;
+        }
+        first = false;
+        write_axis(f, &view.index_axis(ndarray::Axis(0), i), summarise)?;
+    }
+    write!(f, "]")
+}

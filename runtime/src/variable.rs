@@ -1,0 +1,423 @@
+//! [`Variable`]: a named, shared, mutable slot holding a tensor, which tapes watch.
+
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
+
+use crate::dtype::{AnyTensor, DType, Float};
+use crate::tape::recording;
+use crate::tensor::Tensor;
+
+/// Creation order of variables, which `watched_variables` follows.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+pub struct VariableId(u64);
+
+static NEXT_VARIABLE_ID: AtomicU64 = AtomicU64::new(0);
+
+struct Slot<T: DType> {
+    id: VariableId,
+    name: String,
+    trainable: bool,
+    value: RwLock<Tensor<T>>,
+}
+
+/// A named, shareable, mutable slot holding a [`Tensor`]: the parameters of a model.
+///
+/// Clones share the slot (like `Arc`). Reading a trainable float variable inside
+/// [`GradientTape::record`](crate::GradientTape::record) makes the tape watch it, and
+/// gradients are keyed by the variable, summed over all of its reads.
+///
+/// Ops take variables directly, so TensorFlow's `3 * w1 ** 2 + 2 * w1 * w2` reads:
+///
+/// ```
+/// use gradtape_runtime::{GradientTape, Variable};
+/// let (w1, w2) = (Variable::new(5.0_f32), Variable::new(3.0_f32));
+/// let tape = GradientTape::new();
+/// let z = tape.record(|| 3.0 * w1.powi(2) + 2.0 * &w1 * &w2);
+/// let [d1, d2] = tape.gradient(&z, [&w1, &w2]).unwrap();
+/// assert_eq!((d1.unwrap().to_scalar(), d2.unwrap().to_scalar()), (36.0, 10.0));
+/// ```
+///
+/// TensorFlow's pitfall of replacing a variable with a tensor (`x = x + 1` instead of
+/// `x.assign_add(1)`, after which the gradient is silently `None`) is a type error here,
+/// because `&x + 1.0` is a `Tensor`, not a `Variable`:
+///
+/// ```compile_fail
+/// use gradtape_runtime::Variable;
+/// let mut x = Variable::new(2.0_f32);
+/// x = &x + 1.0; // error[E0308]: expected `Variable<f32>`, found `Tensor<f32>`
+/// ```
+///
+/// Update it in place instead: `x.assign_add(1.0)`.
+pub struct Variable<T: DType> {
+    slot: Arc<Slot<T>>,
+}
+
+impl<T: DType> Clone for Variable<T> {
+    fn clone(&self) -> Self {
+        Variable {
+            slot: Arc::clone(&self.slot),
+        }
+    }
+}
+
+impl<T: DType> Variable<T> {
+    /// A trainable variable holding `initial` (a tensor or a plain scalar), named
+    /// `"Variable"` as in TensorFlow.
+    ///
+    /// ```
+    /// use gradtape_runtime::{Tensor, Variable};
+    /// let b = Variable::new(Tensor::<f32>::zeros(&[2]));
+    /// let s = Variable::new(3.0_f64);
+    /// assert_eq!((b.shape(), s.name()), (vec![2], "Variable".to_string()));
+    /// ```
+    pub fn new(initial: impl Into<Tensor<T>>) -> Variable<T> {
+        Variable::build(initial.into(), "Variable".to_string(), true)
+    }
+
+    /// A trainable variable with a name (used by `watched_variables` and checkpoints).
+    ///
+    /// ```
+    /// use gradtape_runtime::Variable;
+    /// assert_eq!(Variable::with_name("x0", 3.0_f32).name(), "x0");
+    /// ```
+    pub fn with_name(name: impl Into<String>, initial: impl Into<Tensor<T>>) -> Variable<T> {
+        Variable::build(initial.into(), name.into(), true)
+    }
+
+    /// The same variable marked trainable or not, consuming the builder-style value;
+    /// tapes do not watch non-trainable variables unless told to with `watch`.
+    ///
+    /// ```
+    /// use gradtape_runtime::Variable;
+    /// let x1 = Variable::with_name("x1", 3.0_f32).trainable(false);
+    /// assert!(!x1.is_trainable());
+    /// ```
+    pub fn trainable(self, trainable: bool) -> Variable<T> {
+        match Arc::try_unwrap(self.slot) {
+            Ok(slot) => {
+                let value = slot.value.into_inner().unwrap_or_else(|e| e.into_inner());
+                Variable::build(value, slot.name, trainable)
+            }
+            Err(shared) => {
+                let value = shared
+                    .value
+                    .read()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .clone();
+                Variable::build(value, shared.name.clone(), trainable)
+            }
+        }
+    }
+
+    fn build(value: Tensor<T>, name: String, trainable: bool) -> Variable<T> {
+        let id = VariableId(NEXT_VARIABLE_ID.fetch_add(1, Ordering::Relaxed));
+        let var = Variable {
+            slot: Arc::new(Slot {
+                id,
+                name,
+                trainable,
+                value: RwLock::new(value),
+            }),
+        };
+        // A variable created inside a recording scope is watched, as in TensorFlow.
+        var.notify(None);
+        var
+    }
+
+    /// The variable's name.
+    ///
+    /// ```
+    /// use gradtape_runtime::Variable;
+    /// assert_eq!(Variable::with_name("kernel", 0.0_f32).name(), "kernel");
+    /// ```
+    pub fn name(&self) -> &str {
+        &self.slot.name
+    }
+
+    /// Whether tapes watch this variable automatically.
+    ///
+    /// ```
+    /// use gradtape_runtime::Variable;
+    /// assert!(Variable::new(1.0_f32).is_trainable());
+    /// ```
+    pub fn is_trainable(&self) -> bool {
+        self.slot.trainable
+    }
+
+    /// The creation-order identity of this variable.
+    pub fn id(&self) -> VariableId {
+        self.slot.id
+    }
+
+    /// The shape of the current value.
+    ///
+    /// ```
+    /// use gradtape_runtime::{Tensor, Variable};
+    /// assert_eq!(Variable::new(Tensor::<f32>::zeros(&[3, 2])).shape(), vec![3, 2]);
+    /// ```
+    pub fn shape(&self) -> Vec<usize> {
+        self.peek().shape().to_vec()
+    }
+
+    /// Reads the current value. Inside a recording scope this is a read the tape sees: a
+    /// trainable variable becomes watched and the value is tracked as one of its reads.
+    ///
+    /// ```
+    /// use gradtape_runtime::Variable;
+    /// let v = Variable::new(2.0_f32);
+    /// assert_eq!(v.value().to_scalar(), 2.0);
+    /// ```
+    pub fn value(&self) -> Tensor<T> {
+        let value = self.peek();
+        if recording::any_recording() {
+            self.notify_read(&value);
+        }
+        value
+    }
+
+    /// The current value without telling any tape (for optimizers and checkpoints).
+    pub(crate) fn peek(&self) -> Tensor<T> {
+        self.slot
+            .value
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Replaces the value. The shape may not change (as in TensorFlow).
+    ///
+    /// ```
+    /// use gradtape_runtime::Variable;
+    /// let v = Variable::new(2.0_f32);
+    /// v.assign(5.0);
+    /// assert_eq!(v.value().to_scalar(), 5.0);
+    /// ```
+    ///
+    /// # Panics
+    /// If the new value's shape differs from the variable's.
+    #[track_caller]
+    pub fn assign(&self, value: impl Into<Tensor<T>>) {
+        let value = value.into();
+        let mut slot = self.slot.value.write().unwrap_or_else(|e| e.into_inner());
+        let fresh = Tensor::from_data(value.data);
+        assert!(
+            slot.shape() == fresh.shape(),
+            "Variable::assign: variable '{}' has shape {:?}, the new value has shape {:?}",
+            self.slot.name,
+            slot.shape(),
+            fresh.shape()
+        );
+        // A fresh identity: gradients do not flow through `assign`, as in TensorFlow.
+        *slot = fresh;
+        drop(slot);
+        self.notify(None);
+    }
+}
+
+impl<T: DType> Variable<T> {
+    /// Tells the recording tapes about an access; integer variables are never watched.
+    fn notify(&self, value: Option<&Tensor<T>>) {
+        if !recording::any_recording() {
+            return;
+        }
+        if let Some(any_var) = AnyVariable::try_from_typed(self) {
+            let value = value.and_then(AnyTensor::try_from_typed);
+            recording::variable_accessed(&any_var, value.as_ref());
+        }
+    }
+
+    fn notify_read(&self, value: &Tensor<T>) {
+        self.notify(Some(value));
+    }
+}
+
+impl<T: Float> Variable<T> {
+    /// Adds `delta` to the value in place.
+    ///
+    /// ```
+    /// use gradtape_runtime::Variable;
+    /// let v = Variable::new(2.0_f32);
+    /// v.assign_add(1.0);
+    /// assert_eq!(v.value().to_scalar(), 3.0);
+    /// ```
+    ///
+    /// # Panics
+    /// If the result's shape differs from the variable's (`delta` may broadcast to it).
+    #[track_caller]
+    pub fn assign_add(&self, delta: impl Into<Tensor<T>>) {
+        let sum = crate::tape::without_recording(|| self.peek() + delta.into());
+        self.assign(sum);
+    }
+
+    /// Subtracts `delta` from the value in place.
+    ///
+    /// ```
+    /// use gradtape_runtime::Variable;
+    /// let v = Variable::new(2.0_f32);
+    /// v.assign_sub(0.5);
+    /// assert_eq!(v.value().to_scalar(), 1.5);
+    /// ```
+    ///
+    /// # Panics
+    /// If the result's shape differs from the variable's (`delta` may broadcast to it).
+    #[track_caller]
+    pub fn assign_sub(&self, delta: impl Into<Tensor<T>>) {
+        let diff = crate::tape::without_recording(|| self.peek() - delta.into());
+        self.assign(diff);
+    }
+}
+
+impl<T: DType> From<T> for Tensor<T> {
+    /// A scalar tensor, so plain numbers can be used where a tensor is expected.
+    fn from(value: T) -> Tensor<T> {
+        Tensor::scalar(value)
+    }
+}
+
+impl<T: DType> fmt::Debug for Variable<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Variable('{}', {})", self.slot.name, self.peek())
+    }
+}
+
+impl<T: DType> fmt::Display for Variable<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self, f)
+    }
+}
+
+/// A float variable of either dtype, as `watched_variables` returns them.
+///
+/// ```
+/// use gradtape_runtime::{GradientTape, Variable};
+/// let x0 = Variable::with_name("x0", 3.0_f32);
+/// let tape = GradientTape::new();
+/// tape.record(|| x0.square());
+/// let names: Vec<String> = tape.watched_variables().iter().map(|v| v.name().to_string()).collect();
+/// assert_eq!(names, ["x0"]);
+/// ```
+#[derive(Clone, Debug)]
+pub enum AnyVariable {
+    /// An `f32` variable.
+    F32(Variable<f32>),
+    /// An `f64` variable.
+    F64(Variable<f64>),
+}
+
+impl AnyVariable {
+    /// The variable's name.
+    pub fn name(&self) -> &str {
+        match self {
+            AnyVariable::F32(v) => v.name(),
+            AnyVariable::F64(v) => v.name(),
+        }
+    }
+
+    /// The variable's creation-order identity.
+    pub fn id(&self) -> VariableId {
+        match self {
+            AnyVariable::F32(v) => v.id(),
+            AnyVariable::F64(v) => v.id(),
+        }
+    }
+
+    /// Whether tapes watch it automatically.
+    pub fn trainable(&self) -> bool {
+        match self {
+            AnyVariable::F32(v) => v.is_trainable(),
+            AnyVariable::F64(v) => v.is_trainable(),
+        }
+    }
+
+    /// The current value, without telling any tape.
+    pub(crate) fn peek(&self) -> AnyTensor {
+        match self {
+            AnyVariable::F32(v) => AnyTensor::F32(v.peek()),
+            AnyVariable::F64(v) => AnyTensor::F64(v.peek()),
+        }
+    }
+
+    /// Erases a typed variable if its dtype is a float; `None` for integer variables.
+    fn try_from_typed<T: DType>(var: &Variable<T>) -> Option<AnyVariable> {
+        let any: &dyn std::any::Any = var;
+        if let Some(v) = any.downcast_ref::<Variable<f32>>() {
+            Some(AnyVariable::F32(v.clone()))
+        } else {
+            any.downcast_ref::<Variable<f64>>()
+                .map(|v| AnyVariable::F64(v.clone()))
+        }
+    }
+}
+
+impl<T: Float> From<Variable<T>> for AnyVariable {
+    fn from(var: Variable<T>) -> AnyVariable {
+        AnyVariable::try_from_typed(&var).expect("every Float dtype is f32 or f64")
+    }
+}
+
+impl AnyTensor {
+    /// Erases a typed tensor if its dtype is a float; `None` for integer tensors.
+    pub(crate) fn try_from_typed<T: DType>(t: &Tensor<T>) -> Option<AnyTensor> {
+        let any: &dyn std::any::Any = t;
+        if let Some(t) = any.downcast_ref::<Tensor<f32>>() {
+            Some(AnyTensor::F32(t.clone()))
+        } else {
+            any.downcast_ref::<Tensor<f64>>()
+                .map(|t| AnyTensor::F64(t.clone()))
+        }
+    }
+}
+
+/// Every tensor method, on a variable: reads the value (a read the tape sees) and applies
+/// the op, so `w.powi(2)` works like TensorFlow's `w ** 2`.
+macro_rules! read_then {
+    ($($(#[$meta:meta])* fn $name:ident($($arg:ident: $ty:ty),*);)*) => {
+        impl<T: Float> Variable<T> {$(
+            #[doc = concat!("Reads the value and applies [`Tensor::", stringify!($name), "`].")]
+            $(#[$meta])*
+            #[track_caller]
+            pub fn $name(&self $(, $arg: $ty)*) -> Tensor<T> {
+                self.value().$name($($arg),*)
+            }
+        )*}
+    };
+}
+
+read_then! {
+    ///
+    /// ```
+    /// use gradtape_runtime::Variable;
+    /// assert_eq!(Variable::new(3.0_f32).square().to_scalar(), 9.0);
+    /// ```
+    fn square();
+    fn powi(n: i32);
+    fn powf(p: T);
+    fn sqrt();
+    fn exp();
+    fn ln();
+    fn sin();
+    fn cos();
+    fn tanh();
+    fn sigmoid();
+    fn relu();
+    fn softplus();
+    fn abs();
+    fn maximum(other: impl crate::Operand<T>);
+    fn minimum(other: impl crate::Operand<T>);
+    fn matmul(other: &Tensor<T>);
+    fn transpose();
+    fn permute(perm: &[usize]);
+    fn reshape(shape: &[usize]);
+    fn broadcast_to(shape: &[usize]);
+    fn sum();
+    fn mean();
+    fn max();
+    fn sum_axis(axis: usize, keep_dims: bool);
+    fn mean_axis(axis: usize, keep_dims: bool);
+    fn max_axis(axis: usize, keep_dims: bool);
+    fn softmax(axis: usize);
+    fn log_softmax(axis: usize);
+    fn slice(axis: usize, start: usize, len: usize);
+    fn gather(axis: usize, indices: &[usize]);
+}
