@@ -17,6 +17,7 @@
 #![doc(test(attr(deny(warnings))))]
 
 mod dtype;
+pub mod hooks;
 mod ops;
 pub mod tape;
 mod tensor;

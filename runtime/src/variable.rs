@@ -69,7 +69,8 @@ impl<T: DType> Variable<T> {
     /// use gradtape_runtime::{Tensor, Variable};
     /// let b = Variable::new(Tensor::<f32>::zeros(&[2]));
     /// let s = Variable::new(3.0_f64);
-    /// assert_eq!((b.shape(), s.name()), (vec![2], "Variable".to_string()));
+    /// assert_eq!(b.shape(), vec![2]);
+    /// assert_eq!(s.name(), "Variable");
     /// ```
     pub fn new(initial: impl Into<Tensor<T>>) -> Variable<T> {
         Variable::build(initial.into(), "Variable".to_string(), true)

@@ -122,15 +122,16 @@ impl GradientOptions {
 ///
 /// ```
 /// use gradtape_runtime::{GradientTape, Tensor, Variable};
-/// let w = Variable::new(2.0_f32);
+/// let w = Variable::new(3.0_f32);
 /// let b = Variable::new(1.0_f32);
 /// let x = Tensor::from_vec(vec![1.0_f32, 2.0, 3.0, 4.0], &[4]);
 /// let y = Tensor::from_vec(vec![3.0_f32, 5.0, 7.0, 9.0], &[4]);
 /// let tape = GradientTape::new();
 /// let loss = tape.record(|| (&w * &x + &b - &y).square().mean());
 /// let [dw, db] = tape.gradient(&loss, [&w, &b]).unwrap();
-/// assert_eq!(dw.unwrap().to_scalar(), 19.0);
-/// assert_eq!(db.unwrap().to_scalar(), 4.0);
+/// // the residual is 3x + 1 - (2x + 1) = x: ∂/∂w = mean(2x·x) = 15, ∂/∂b = mean(2x) = 5
+/// assert_eq!(dw.unwrap().to_scalar(), 15.0);
+/// assert_eq!(db.unwrap().to_scalar(), 5.0);
 /// ```
 pub struct GradientTape {
     cell: Rc<TapeCell>,
