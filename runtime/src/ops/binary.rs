@@ -6,6 +6,7 @@ use std::ops::{Add, Div, Mul, Neg, Sub};
 
 use smallvec::smallvec;
 
+use super::primal::Primal;
 use super::{binary, static_rule};
 use crate::dtype::Float;
 use crate::tape::node::Params;
@@ -85,7 +86,7 @@ pub(crate) fn sub<T: Float>(x: &Tensor<T>, y: &Tensor<T>) -> Tensor<T> {
         y,
         "sub",
         |a, b| a - b,
-        |_, _, g, [nx, ny]| (nx.then(|| g.clone()), ny.then(|| -g)),
+        |_, _, g, [nx, ny]| (nx.then(|| g.clone()), ny.then(|| sub_rhs(g))),
     )
 }
 
@@ -98,7 +99,7 @@ pub(crate) fn mul<T: Float>(x: &Tensor<T>, y: &Tensor<T>) -> Tensor<T> {
         y,
         "mul",
         |a, b| a * b,
-        |x, y, g, [nx, ny]| (nx.then(|| g * y), ny.then(|| g * x)),
+        |x, y, g, [nx, ny]| (nx.then(|| mul_lhs(y, g)), ny.then(|| mul_rhs(x, g))),
     )
 }
 
@@ -111,11 +112,7 @@ pub(crate) fn div<T: Float>(x: &Tensor<T>, y: &Tensor<T>) -> Tensor<T> {
         y,
         "div",
         |a, b| a / b,
-        |x, y, g, [nx, ny]| {
-            let gx = g / y;
-            let gy = ny.then(|| -(&gx * x / y));
-            (nx.then_some(gx), gy)
-        },
+        |x, y, g, [nx, ny]| (nx.then(|| div_lhs(y, g)), ny.then(|| div_rhs(x, y, g))),
     )
 }
 
@@ -134,15 +131,16 @@ impl<T: Float> Tensor<T> {
     #[track_caller]
     pub fn maximum(&self, other: impl Operand<T>) -> Tensor<T> {
         let other = other.as_tensor();
-        // d max(x, y) = [x > y] dx + [y > x] dy, halves on ties
         binary(
             self,
             &other,
             "maximum",
             |a, b| if a >= b { a } else { b },
             |x, y, g, [nx, ny]| {
-                let (wx, wy) = selection_weights(x, y);
-                (nx.then(|| g * &wx), ny.then(|| g * &wy))
+                (
+                    nx.then(|| maximum_lhs(x, y, g)),
+                    ny.then(|| maximum_lhs(y, x, g)),
+                )
             },
         )
     }
@@ -160,15 +158,16 @@ impl<T: Float> Tensor<T> {
     #[track_caller]
     pub fn minimum(&self, other: impl Operand<T>) -> Tensor<T> {
         let other = other.as_tensor();
-        // d min(x, y) = [x < y] dx + [y < x] dy, halves on ties
         binary(
             self,
             &other,
             "minimum",
             |a, b| if a <= b { a } else { b },
             |x, y, g, [nx, ny]| {
-                let (wy, wx) = selection_weights(y, x);
-                (nx.then(|| g * &wx), ny.then(|| g * &wy))
+                (
+                    nx.then(|| minimum_lhs(x, y, g)),
+                    ny.then(|| minimum_lhs(y, x, g)),
+                )
             },
         )
     }
@@ -186,23 +185,77 @@ pub(crate) fn neg<T: Float>(x: &Tensor<T>) -> Tensor<T> {
     })
 }
 
-/// Constant weights of `x` and `y` in `max(x, y)`: 1 where it wins, ½ on ties, 0 elsewhere.
-fn selection_weights<T: Float>(x: &Tensor<T>, y: &Tensor<T>) -> (Tensor<T>, Tensor<T>) {
-    let half = T::from_f64(0.5);
-    let weight = |a: T, b: T| {
-        if a > b {
-            T::ONE
-        } else if a == b {
-            half
-        } else {
-            T::ZERO
-        }
-    };
-    let wx = Tensor::from_data(super::zip_broadcast(x, y, "maximum", weight));
-    let wy = Tensor::from_data(super::zip_broadcast(x, y, "maximum", move |a, b| {
-        weight(b, a)
-    }));
-    (wx, wy)
+/// Backward rule of `x - y` for `y`: ∂(x - y)/∂y = -1.
+///
+/// ```
+/// # use gradtape_runtime::vjp;
+/// assert_eq!(vjp::sub_rhs(&2.0_f64), -2.0);
+/// ```
+pub fn sub_rhs<V: Primal>(g: &V) -> V {
+    g.neg()
+}
+
+/// Backward rule of `x * y` for `x`: ∂(x y)/∂x = y.
+///
+/// ```
+/// # use gradtape_runtime::vjp;
+/// assert_eq!(vjp::mul_lhs(&3.0_f64, &2.0), 6.0);
+/// ```
+pub fn mul_lhs<V: Primal>(y: &V, g: &V) -> V {
+    g.mul(y)
+}
+
+/// Backward rule of `x * y` for `y`: ∂(x y)/∂y = x.
+///
+/// ```
+/// # use gradtape_runtime::vjp;
+/// assert_eq!(vjp::mul_rhs(&3.0_f64, &2.0), 6.0);
+/// ```
+pub fn mul_rhs<V: Primal>(x: &V, g: &V) -> V {
+    g.mul(x)
+}
+
+/// Backward rule of `x / y` for `x`: ∂(x / y)/∂x = 1 / y.
+///
+/// ```
+/// # use gradtape_runtime::vjp;
+/// assert_eq!(vjp::div_lhs(&4.0_f64, &2.0), 0.5);
+/// ```
+pub fn div_lhs<V: Primal>(y: &V, g: &V) -> V {
+    g.div(y)
+}
+
+/// Backward rule of `x / y` for `y`: ∂(x / y)/∂y = -x / y².
+///
+/// ```
+/// # use gradtape_runtime::vjp;
+/// assert_eq!(vjp::div_rhs(&1.0_f64, &2.0, &1.0), -0.25);
+/// ```
+pub fn div_rhs<V: Primal>(x: &V, y: &V, g: &V) -> V {
+    g.mul(x).div(y).div(y).neg()
+}
+
+/// Backward rule of `max(x, y)` for `x` (for `y`, swap the first two arguments):
+/// ∂max/∂x = [x > y], split evenly on ties as TensorFlow does.
+///
+/// ```
+/// # use gradtape_runtime::vjp;
+/// assert_eq!(vjp::maximum_lhs(&3.0_f64, &1.0, &2.0), 2.0);
+/// assert_eq!(vjp::maximum_lhs(&1.0_f64, &1.0, &2.0), 1.0);
+/// ```
+pub fn maximum_lhs<V: Primal>(x: &V, y: &V, g: &V) -> V {
+    g.mul(&x.wins_over(y))
+}
+
+/// Backward rule of `min(x, y)` for `x` (for `y`, swap the first two arguments):
+/// ∂min/∂x = [x < y], split evenly on ties.
+///
+/// ```
+/// # use gradtape_runtime::vjp;
+/// assert_eq!(vjp::minimum_lhs(&1.0_f64, &3.0, &2.0), 2.0);
+/// ```
+pub fn minimum_lhs<V: Primal>(x: &V, y: &V, g: &V) -> V {
+    g.mul(&y.wins_over(x))
 }
 
 impl crate::dtype::AnyTensor {

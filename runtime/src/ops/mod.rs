@@ -20,6 +20,7 @@ pub(crate) mod binary;
 pub(crate) mod cast;
 pub(crate) mod linalg;
 pub(crate) mod nn;
+pub(crate) mod primal;
 pub(crate) mod reduce;
 pub(crate) mod shape;
 pub(crate) mod unary;

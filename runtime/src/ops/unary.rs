@@ -1,5 +1,8 @@
-//! Elementwise unary ops. Each rule is one line of calculus, noted above it.
+//! Elementwise unary ops. Each op is followed by its backward rule, a generic function over
+//! [`Primal`] (so the tape and `#[differentiable]`'s generated code share it), whose doc
+//! states the calculus it implements.
 
+use super::primal::Primal;
 use super::{Saved, unary, unary_with_param};
 use crate::dtype::Float;
 use crate::tensor::Tensor;
@@ -12,57 +15,21 @@ impl<T: Float> Tensor<T> {
     /// assert_eq!(Tensor::scalar(3.0_f32).square().to_scalar(), 9.0);
     /// ```
     pub fn square(&self) -> Tensor<T> {
-        // d/dx x² = 2x
-        unary(
-            self,
-            "square",
-            Saved::Input,
-            |v| v * v,
-            |x, g| g * x * T::from_f64(2.0),
-        )
+        unary(self, "square", Saved::Input, |v| v * v, square)
     }
+}
 
-    /// `xⁿ` for an integer `n`, elementwise (TensorFlow's `x ** n`).
-    ///
-    /// ```
-    /// use gradtape_runtime::Tensor;
-    /// assert_eq!(Tensor::scalar(2.0_f64).powi(3).to_scalar(), 8.0);
-    /// ```
-    pub fn powi(&self, n: i32) -> Tensor<T> {
-        // d/dx xⁿ = n xⁿ⁻¹ (and 0 for n = 0)
-        unary_with_param(
-            self,
-            "powi",
-            n as f64,
-            |v| v.powi(n),
-            |x, g, n| {
-                let n = n as i32;
-                if n == 0 {
-                    g * T::ZERO
-                } else {
-                    g * x.powi(n - 1) * T::from_f64(n as f64)
-                }
-            },
-        )
-    }
+/// Backward rule of [`Tensor::square`]: d/dx x² = 2x.
+///
+/// ```
+/// # use gradtape_runtime::vjp;
+/// let _ = vjp::square(&0.5_f64, &1.0);
+/// ```
+pub fn square<V: Primal>(x: &V, g: &V) -> V {
+    g.mul(x).scale(2.0)
+}
 
-    /// `xᵖ` for a real `p`, elementwise.
-    ///
-    /// ```
-    /// use gradtape_runtime::Tensor;
-    /// assert_eq!(Tensor::scalar(4.0_f32).powf(0.5).to_scalar(), 2.0);
-    /// ```
-    pub fn powf(&self, p: T) -> Tensor<T> {
-        // d/dx xᵖ = p xᵖ⁻¹
-        unary_with_param(
-            self,
-            "powf",
-            p.to_f64(),
-            |v| v.powf(p),
-            |x, g, p| g * x.powf(T::from_f64(p - 1.0)) * T::from_f64(p),
-        )
-    }
-
+impl<T: Float> Tensor<T> {
     /// `√x`, elementwise.
     ///
     /// ```
@@ -70,12 +37,21 @@ impl<T: Float> Tensor<T> {
     /// assert_eq!(Tensor::scalar(9.0_f32).sqrt().to_scalar(), 3.0);
     /// ```
     pub fn sqrt(&self) -> Tensor<T> {
-        // d/dx √x = 1 / (2 √x)
-        unary(self, "sqrt", Saved::Output, T::sqrt, |out, g| {
-            g / out * T::from_f64(0.5)
-        })
+        unary(self, "sqrt", Saved::Output, T::sqrt, sqrt)
     }
+}
 
+/// Backward rule of [`Tensor::sqrt`]: d/dx √x = 1 / (2 √x), from the output.
+///
+/// ```
+/// # use gradtape_runtime::vjp;
+/// let _ = vjp::sqrt(&0.5_f64, &1.0);
+/// ```
+pub fn sqrt<V: Primal>(out: &V, g: &V) -> V {
+    g.div(out).scale(0.5)
+}
+
+impl<T: Float> Tensor<T> {
     /// `eˣ`, elementwise.
     ///
     /// ```
@@ -83,10 +59,21 @@ impl<T: Float> Tensor<T> {
     /// assert_eq!(Tensor::scalar(0.0_f32).exp().to_scalar(), 1.0);
     /// ```
     pub fn exp(&self) -> Tensor<T> {
-        // d/dx eˣ = eˣ
-        unary(self, "exp", Saved::Output, T::exp, |out, g| g * out)
+        unary(self, "exp", Saved::Output, T::exp, exp)
     }
+}
 
+/// Backward rule of [`Tensor::exp`]: d/dx eˣ = eˣ, from the output.
+///
+/// ```
+/// # use gradtape_runtime::vjp;
+/// let _ = vjp::exp(&0.5_f64, &1.0);
+/// ```
+pub fn exp<V: Primal>(out: &V, g: &V) -> V {
+    g.mul(out)
+}
+
+impl<T: Float> Tensor<T> {
     /// The natural logarithm, elementwise.
     ///
     /// ```
@@ -94,10 +81,21 @@ impl<T: Float> Tensor<T> {
     /// assert_eq!(Tensor::scalar(1.0_f32).ln().to_scalar(), 0.0);
     /// ```
     pub fn ln(&self) -> Tensor<T> {
-        // d/dx ln x = 1 / x
-        unary(self, "ln", Saved::Input, T::ln, |x, g| g / x)
+        unary(self, "ln", Saved::Input, T::ln, ln)
     }
+}
 
+/// Backward rule of [`Tensor::ln`]: d/dx ln x = 1 / x.
+///
+/// ```
+/// # use gradtape_runtime::vjp;
+/// let _ = vjp::ln(&0.5_f64, &1.0);
+/// ```
+pub fn ln<V: Primal>(x: &V, g: &V) -> V {
+    g.div(x)
+}
+
+impl<T: Float> Tensor<T> {
     /// Sine, elementwise.
     ///
     /// ```
@@ -105,10 +103,21 @@ impl<T: Float> Tensor<T> {
     /// assert_eq!(Tensor::scalar(0.0_f32).sin().to_scalar(), 0.0);
     /// ```
     pub fn sin(&self) -> Tensor<T> {
-        // d/dx sin x = cos x
-        unary(self, "sin", Saved::Input, T::sin, |x, g| g * x.cos())
+        unary(self, "sin", Saved::Input, T::sin, sin)
     }
+}
 
+/// Backward rule of [`Tensor::sin`]: d/dx sin x = cos x.
+///
+/// ```
+/// # use gradtape_runtime::vjp;
+/// let _ = vjp::sin(&0.5_f64, &1.0);
+/// ```
+pub fn sin<V: Primal>(x: &V, g: &V) -> V {
+    g.mul(&x.cos())
+}
+
+impl<T: Float> Tensor<T> {
     /// Cosine, elementwise.
     ///
     /// ```
@@ -116,10 +125,21 @@ impl<T: Float> Tensor<T> {
     /// assert_eq!(Tensor::scalar(0.0_f32).cos().to_scalar(), 1.0);
     /// ```
     pub fn cos(&self) -> Tensor<T> {
-        // d/dx cos x = -sin x
-        unary(self, "cos", Saved::Input, T::cos, |x, g| -(g * x.sin()))
+        unary(self, "cos", Saved::Input, T::cos, cos)
     }
+}
 
+/// Backward rule of [`Tensor::cos`]: d/dx cos x = -sin x.
+///
+/// ```
+/// # use gradtape_runtime::vjp;
+/// let _ = vjp::cos(&0.5_f64, &1.0);
+/// ```
+pub fn cos<V: Primal>(x: &V, g: &V) -> V {
+    g.mul(&x.sin()).neg()
+}
+
+impl<T: Float> Tensor<T> {
     /// Hyperbolic tangent, elementwise.
     ///
     /// ```
@@ -127,12 +147,21 @@ impl<T: Float> Tensor<T> {
     /// assert_eq!(Tensor::scalar(0.0_f32).tanh().to_scalar(), 0.0);
     /// ```
     pub fn tanh(&self) -> Tensor<T> {
-        // d/dx tanh x = 1 - tanh² x
-        unary(self, "tanh", Saved::Output, T::tanh, |out, g| {
-            g * (Tensor::scalar(T::ONE) - out.square())
-        })
+        unary(self, "tanh", Saved::Output, T::tanh, tanh)
     }
+}
 
+/// Backward rule of [`Tensor::tanh`]: d/dx tanh x = 1 - tanh² x, from the output.
+///
+/// ```
+/// # use gradtape_runtime::vjp;
+/// let _ = vjp::tanh(&0.5_f64, &1.0);
+/// ```
+pub fn tanh<V: Primal>(out: &V, g: &V) -> V {
+    g.mul(&out.square().one_minus())
+}
+
+impl<T: Float> Tensor<T> {
     /// The logistic sigmoid `1 / (1 + e⁻ˣ)`, elementwise, computed without overflow.
     ///
     /// ```
@@ -140,12 +169,21 @@ impl<T: Float> Tensor<T> {
     /// assert_eq!(Tensor::scalar(0.0_f32).sigmoid().to_scalar(), 0.5);
     /// ```
     pub fn sigmoid(&self) -> Tensor<T> {
-        // d/dx σ(x) = σ(x) (1 - σ(x))
-        unary(self, "sigmoid", Saved::Output, sigmoid_value, |out, g| {
-            g * out * (Tensor::scalar(T::ONE) - out)
-        })
+        unary(self, "sigmoid", Saved::Output, sigmoid_value, sigmoid)
     }
+}
 
+/// Backward rule of [`Tensor::sigmoid`]: d/dx σ(x) = σ(x) (1 - σ(x)), from the output.
+///
+/// ```
+/// # use gradtape_runtime::vjp;
+/// let _ = vjp::sigmoid(&0.5_f64, &1.0);
+/// ```
+pub fn sigmoid<V: Primal>(out: &V, g: &V) -> V {
+    g.mul(out).mul(&out.one_minus())
+}
+
+impl<T: Float> Tensor<T> {
     /// `max(x, 0)`, elementwise. Keeps only its output for the backward pass.
     ///
     /// ```
@@ -154,16 +192,21 @@ impl<T: Float> Tensor<T> {
     /// assert_eq!(x.relu().to_vec(), vec![0.0, 2.0]);
     /// ```
     pub fn relu(&self) -> Tensor<T> {
-        // d/dx relu x = [x > 0]  (0 at x = 0, as TensorFlow)
-        unary(
-            self,
-            "relu",
-            Saved::Output,
-            |v| v.max(T::ZERO),
-            |out, g| g * out.positive_mask(),
-        )
+        unary(self, "relu", Saved::Output, |v| v.max(T::ZERO), relu)
     }
+}
 
+/// Backward rule of [`Tensor::relu`]: d/dx relu x = [x > 0] (0 at 0, as TensorFlow), from the output.
+///
+/// ```
+/// # use gradtape_runtime::vjp;
+/// let _ = vjp::relu(&0.5_f64, &1.0);
+/// ```
+pub fn relu<V: Primal>(out: &V, g: &V) -> V {
+    g.mul(&out.positive_mask())
+}
+
+impl<T: Float> Tensor<T> {
     /// `ln(1 + eˣ)`, elementwise, computed without overflow.
     ///
     /// ```
@@ -172,12 +215,21 @@ impl<T: Float> Tensor<T> {
     /// assert!((y - 10.0000454).abs() < 1e-5);
     /// ```
     pub fn softplus(&self) -> Tensor<T> {
-        // d/dx ln(1 + eˣ) = σ(x)
-        unary(self, "softplus", Saved::Input, softplus_value, |x, g| {
-            g * x.sigmoid()
-        })
+        unary(self, "softplus", Saved::Input, softplus_value, softplus)
     }
+}
 
+/// Backward rule of [`Tensor::softplus`]: d/dx ln(1 + eˣ) = σ(x).
+///
+/// ```
+/// # use gradtape_runtime::vjp;
+/// let _ = vjp::softplus(&0.5_f64, &1.0);
+/// ```
+pub fn softplus<V: Primal>(x: &V, g: &V) -> V {
+    g.mul(&x.sigmoid())
+}
+
+impl<T: Float> Tensor<T> {
     /// `|x|`, elementwise.
     ///
     /// ```
@@ -185,32 +237,75 @@ impl<T: Float> Tensor<T> {
     /// assert_eq!(Tensor::scalar(-2.0_f32).abs().to_scalar(), 2.0);
     /// ```
     pub fn abs(&self) -> Tensor<T> {
-        // d/dx |x| = sign x  (0 at x = 0, as TensorFlow)
-        unary(self, "abs", Saved::Input, T::abs, |x, g| {
-            g * x.sign_constant()
-        })
-    }
-
-    /// `[x > 0]` as 0/1 values of the same dtype: a constant, never recorded.
-    pub(crate) fn positive_mask(&self) -> Tensor<T> {
-        Tensor::from_data(self.map_data(|v| if v > T::ZERO { T::ONE } else { T::ZERO }))
-    }
-
-    /// The sign of each element (0 at 0): a constant, never recorded.
-    pub(crate) fn sign_constant(&self) -> Tensor<T> {
-        Tensor::from_data(self.map_data(|v| {
-            if v > T::ZERO {
-                T::ONE
-            } else if v < T::ZERO {
-                -T::ONE
-            } else {
-                T::ZERO
-            }
-        }))
+        unary(self, "abs", Saved::Input, T::abs, abs)
     }
 }
 
-fn sigmoid_value<T: Float>(v: T) -> T {
+/// Backward rule of [`Tensor::abs`]: d/dx |x| = sign x (0 at 0, as TensorFlow).
+///
+/// ```
+/// # use gradtape_runtime::vjp;
+/// let _ = vjp::abs(&0.5_f64, &1.0);
+/// ```
+pub fn abs<V: Primal>(x: &V, g: &V) -> V {
+    g.mul(&x.sign())
+}
+
+impl<T: Float> Tensor<T> {
+    /// `xⁿ` for an integer `n`, elementwise (TensorFlow's `x ** n`).
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// assert_eq!(Tensor::scalar(2.0_f64).powi(3).to_scalar(), 8.0);
+    /// ```
+    pub fn powi(&self, n: i32) -> Tensor<T> {
+        unary_with_param(
+            self,
+            "powi",
+            n as f64,
+            |v| v.powi(n),
+            |x, g, n| powi(x, g, n as i32),
+        )
+    }
+}
+
+/// Backward rule of [`Tensor::powi`]: d/dx xⁿ = n xⁿ⁻¹ (and 0 for n = 0).
+///
+/// ```
+/// # use gradtape_runtime::vjp;
+/// assert_eq!(vjp::powi(&2.0_f64, &1.0, 3), 12.0);
+/// ```
+pub fn powi<V: Primal>(x: &V, g: &V, n: i32) -> V {
+    if n == 0 {
+        g.scale(0.0)
+    } else {
+        g.mul(&x.powi(n - 1)).scale(n as f64)
+    }
+}
+
+impl<T: Float> Tensor<T> {
+    /// `xᵖ` for a real `p`, elementwise.
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// assert_eq!(Tensor::scalar(4.0_f32).powf(0.5).to_scalar(), 2.0);
+    /// ```
+    pub fn powf(&self, p: T) -> Tensor<T> {
+        unary_with_param(self, "powf", p.to_f64(), |v| v.powf(p), powf)
+    }
+}
+
+/// Backward rule of [`Tensor::powf`]: d/dx xᵖ = p xᵖ⁻¹.
+///
+/// ```
+/// # use gradtape_runtime::vjp;
+/// assert_eq!(vjp::powf(&4.0_f64, &1.0, 0.5), 0.25);
+/// ```
+pub fn powf<V: Primal>(x: &V, g: &V, p: f64) -> V {
+    g.mul(&x.powf(p - 1.0)).scale(p)
+}
+
+pub(crate) fn sigmoid_value<T: Float>(v: T) -> T {
     if v >= T::ZERO {
         T::ONE / (T::ONE + (-v).exp())
     } else {
