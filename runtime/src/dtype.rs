@@ -94,6 +94,7 @@ pub trait Float:
     + std::ops::SubAssign
     + std::ops::MulAssign
     + std::ops::DivAssign
+    + crate::Primal
 {
     /// Wraps a typed tensor into the tape's dtype-erased form.
     #[doc(hidden)]
@@ -206,8 +207,8 @@ impl AnyTensor {
     /// accumulation inside a gradient computed under an outer tape stays differentiable.
     pub(crate) fn accumulate(self, other: AnyTensor) -> AnyTensor {
         match (self, other) {
-            (AnyTensor::F32(a), AnyTensor::F32(b)) => AnyTensor::F32(a + b),
-            (AnyTensor::F64(a), AnyTensor::F64(b)) => AnyTensor::F64(a + b),
+            (AnyTensor::F32(a), AnyTensor::F32(b)) => AnyTensor::F32(add_cotangents(a, b)),
+            (AnyTensor::F64(a), AnyTensor::F64(b)) => AnyTensor::F64(add_cotangents(a, b)),
             (a, b) => panic!(
                 "gradtape internal: cotangents of dtypes {} and {} for one value",
                 a.dtype(),
@@ -246,4 +247,15 @@ impl std::fmt::Display for AnyTensor {
             AnyTensor::F64(t) => Display::fmt(t, f),
         }
     }
+}
+
+/// `a + b`, on plain numbers when both are inline scalars and nothing records the sum (the
+/// same value the recorded op would give, without its bookkeeping).
+fn add_cotangents<T: Float>(a: Tensor<T>, b: Tensor<T>) -> Tensor<T> {
+    if let (Some(x), Some(y)) = (a.as_inline_scalar(), b.as_inline_scalar())
+        && !crate::tape::recording::any_recording()
+    {
+        return Tensor::scalar(x + y);
+    }
+    a + b
 }

@@ -314,6 +314,15 @@ impl<T: DType> Tensor<T> {
         self.view().to_owned()
     }
 
+    /// The inline scalar, if this tensor is 0-d.
+    #[inline]
+    pub(crate) fn as_inline_scalar(&self) -> Option<T> {
+        match self.data {
+            Data::Scalar(v) => Some(v),
+            Data::Array(_) => None,
+        }
+    }
+
     /// Applies `f` to every element; not recorded on any tape (used for constant masks and
     /// by recordable ops for their forward values).
     #[inline]
@@ -506,4 +515,11 @@ fn write_axis<T: DType>(
         write_axis(f, &view.index_axis(ndarray::Axis(0), i), summarise)?;
     }
     write!(f, "]")
+}
+
+/// Whether two shapes are equal. Slice `==` calls `memcmp` even for empty (0-d) shapes,
+/// which costs more than a whole scalar op on the tape; this loop does not.
+#[inline]
+pub(crate) fn same_shape(a: &[usize], b: &[usize]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(p, q)| p == q)
 }

@@ -203,7 +203,7 @@ impl<T: DType> Variable<T> {
         let mut slot = self.slot.value.write().unwrap_or_else(|e| e.into_inner());
         let fresh = Tensor::from_data(value.data);
         assert!(
-            slot.shape() == fresh.shape(),
+            crate::tensor::same_shape(slot.shape(), fresh.shape()),
             "Variable::assign: variable '{}' has shape {:?}, the new value has shape {:?}",
             self.slot.name,
             slot.shape(),

@@ -7,7 +7,7 @@ use std::ops::{Add, Div, Mul, Neg, Sub};
 use smallvec::smallvec;
 
 use super::primal::Primal;
-use super::{binary, static_rule};
+use super::{binary, both, static_rule};
 use crate::dtype::Float;
 use crate::tape::node::Params;
 use crate::tape::recording::{self, NodeSpec};
@@ -73,7 +73,7 @@ pub(crate) fn add<T: Float>(x: &Tensor<T>, y: &Tensor<T>) -> Tensor<T> {
         y,
         "add",
         |a, b| a + b,
-        |_, _, g, [nx, ny]| (nx.then(|| g.clone()), ny.then(|| g.clone())),
+        both!(|_, _, g, [nx, ny]| (nx.then(|| pass_through(g)), ny.then(|| pass_through(g)))),
     )
 }
 
@@ -86,7 +86,7 @@ pub(crate) fn sub<T: Float>(x: &Tensor<T>, y: &Tensor<T>) -> Tensor<T> {
         y,
         "sub",
         |a, b| a - b,
-        |_, _, g, [nx, ny]| (nx.then(|| g.clone()), ny.then(|| sub_rhs(g))),
+        both!(|_, _, g, [nx, ny]| (nx.then(|| pass_through(g)), ny.then(|| sub_rhs(g)))),
     )
 }
 
@@ -99,7 +99,7 @@ pub(crate) fn mul<T: Float>(x: &Tensor<T>, y: &Tensor<T>) -> Tensor<T> {
         y,
         "mul",
         |a, b| a * b,
-        |x, y, g, [nx, ny]| (nx.then(|| mul_lhs(y, g)), ny.then(|| mul_rhs(x, g))),
+        both!(|x, y, g, [nx, ny]| (nx.then(|| mul_lhs(y, g)), ny.then(|| mul_rhs(x, g)))),
     )
 }
 
@@ -112,7 +112,7 @@ pub(crate) fn div<T: Float>(x: &Tensor<T>, y: &Tensor<T>) -> Tensor<T> {
         y,
         "div",
         |a, b| a / b,
-        |x, y, g, [nx, ny]| (nx.then(|| div_lhs(y, g)), ny.then(|| div_rhs(x, y, g))),
+        both!(|x, y, g, [nx, ny]| (nx.then(|| div_lhs(y, g)), ny.then(|| div_rhs(x, y, g)))),
     )
 }
 
@@ -136,12 +136,10 @@ impl<T: Float> Tensor<T> {
             &other,
             "maximum",
             |a, b| if a >= b { a } else { b },
-            |x, y, g, [nx, ny]| {
-                (
-                    nx.then(|| maximum_lhs(x, y, g)),
-                    ny.then(|| maximum_lhs(y, x, g)),
-                )
-            },
+            both!(|x, y, g, [nx, ny]| (
+                nx.then(|| maximum_lhs(x, y, g)),
+                ny.then(|| maximum_lhs(y, x, g))
+            )),
         )
     }
 
@@ -163,12 +161,10 @@ impl<T: Float> Tensor<T> {
             &other,
             "minimum",
             |a, b| if a <= b { a } else { b },
-            |x, y, g, [nx, ny]| {
-                (
-                    nx.then(|| minimum_lhs(x, y, g)),
-                    ny.then(|| minimum_lhs(y, x, g)),
-                )
-            },
+            both!(|x, y, g, [nx, ny]| (
+                nx.then(|| minimum_lhs(x, y, g)),
+                ny.then(|| minimum_lhs(y, x, g))
+            )),
         )
     }
 }
@@ -183,6 +179,17 @@ pub(crate) fn neg<T: Float>(x: &Tensor<T>) -> Tensor<T> {
         saved: smallvec![],
         params: Params::None,
     })
+}
+
+/// Backward rule of `x + y` for either input, and of `x - y` for `x`: the cotangent
+/// passes through unchanged.
+///
+/// ```
+/// # use gradtape_runtime::vjp;
+/// assert_eq!(vjp::pass_through(&2.0_f64), 2.0);
+/// ```
+pub fn pass_through<V: Primal>(g: &V) -> V {
+    g.clone()
 }
 
 /// Backward rule of `x - y` for `y`: ∂(x - y)/∂y = -1.

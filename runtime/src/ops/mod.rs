@@ -27,6 +27,15 @@ pub(crate) mod unary;
 
 use std::marker::PhantomData;
 
+/// The same rule closure twice, once typed at `Tensor<T>` and once at `T`: the rules are
+/// generic `vjp` functions, so one text serves both (see [`binary`]).
+macro_rules! both {
+    ($rule:expr) => {
+        ($rule, $rule)
+    };
+}
+pub(crate) use both;
+
 use ndarray::{ArrayD, IxDyn, Zip};
 use smallvec::{SmallVec, smallvec};
 
@@ -68,32 +77,61 @@ pub(crate) enum Saved {
     Output,
 }
 
-struct UnaryRule<T, F>(F, PhantomData<fn(T)>);
+/// A rule's work on plain numbers when it can skip tensors: nothing records the rule (so
+/// its ops need no recording for higher order) and every value it reads is a 0-d inline
+/// scalar. The scalar rule is the same generic `vjp` function instantiated at `T` instead of
+/// `Tensor<T>`, so this is a faster evaluation of one rule, not a second rule.
+#[inline]
+fn scalars<T: Float, const N: usize>(ctx: &RuleCtx<'_>, values: [&AnyTensor; N]) -> Option<[T; N]> {
+    if !ctx.plain {
+        return None;
+    }
+    let mut out = [T::ZERO; N];
+    for (slot, value) in out.iter_mut().zip(values) {
+        *slot = value.typed::<T>().as_inline_scalar()?;
+    }
+    Some(out)
+}
 
-impl<T: Float, F: Fn(&Tensor<T>, &Tensor<T>) -> Tensor<T>> Backward for UnaryRule<T, F> {
+fn scalar_grad<T: Float>(v: T) -> Option<AnyTensor> {
+    Some(T::into_any(Tensor::scalar(v)))
+}
+
+struct UnaryRule<T, F, S>(F, S, PhantomData<fn(T)>);
+
+impl<T: Float, F, S> Backward for UnaryRule<T, F, S>
+where
+    F: Fn(&Tensor<T>, &Tensor<T>) -> Tensor<T>,
+    S: Fn(&T, &T) -> T,
+{
     fn backward(&self, ctx: &RuleCtx<'_>, g: &AnyTensor) -> InputGrads {
+        if let Some([saved, g]) = scalars::<T, 2>(ctx, [&ctx.saved[0], g]) {
+            return smallvec![scalar_grad((self.1)(&saved, &g))];
+        }
         let saved = ctx.saved[0].typed::<T>();
         smallvec![Some(T::into_any((self.0)(saved, g.typed::<T>())))]
     }
 }
 
 /// An elementwise op `f` with backward rule `rule(saved, g)`, where `saved` is the input or
-/// the output as `saved_value` says.
+/// the output as `saved_value` says. `rule` is one generic `vjp` function, passed twice: at
+/// `Tensor<T>` for the general case and at `T` for the plain-scalar fast path.
 #[inline]
-pub(crate) fn unary<T: Float, R>(
+pub(crate) fn unary<T: Float, R, S>(
     x: &Tensor<T>,
     op: &'static str,
     saved_value: Saved,
     f: impl Fn(T) -> T,
-    rule: R,
+    (rule, scalar_rule): (R, S),
 ) -> Tensor<T>
 where
     R: Fn(&Tensor<T>, &Tensor<T>) -> Tensor<T> + 'static,
+    S: Fn(&T, &T) -> T + 'static,
 {
     let data = x.map_data(f);
     recording::record(data, &[x.id()], |out| NodeSpec {
         op,
-        rule: Rule::Static(leak_zero_sized(UnaryRule(rule, PhantomData))),
+        rule: Rule::Static(leak_zero_sized(UnaryRule(rule, scalar_rule, PhantomData))),
         saved: smallvec![T::into_any(match saved_value {
             Saved::Input => x.clone(),
             Saved::Output => out.clone(),
@@ -102,52 +140,70 @@ where
     })
 }
 
-struct UnaryParamRule<T, F>(F, PhantomData<fn(T)>);
+struct UnaryParamRule<T, F, S>(F, S, PhantomData<fn(T)>);
 
-impl<T: Float, F: Fn(&Tensor<T>, &Tensor<T>, f64) -> Tensor<T>> Backward for UnaryParamRule<T, F> {
+impl<T: Float, F, S> Backward for UnaryParamRule<T, F, S>
+where
+    F: Fn(&Tensor<T>, &Tensor<T>, f64) -> Tensor<T>,
+    S: Fn(&T, &T, f64) -> T,
+{
     fn backward(&self, ctx: &RuleCtx<'_>, g: &AnyTensor) -> InputGrads {
         let Params::Real(p) = ctx.params else {
             unreachable!("unary_with_param saves a real")
         };
+        if let Some([x, g]) = scalars::<T, 2>(ctx, [&ctx.saved[0], g]) {
+            return smallvec![scalar_grad((self.1)(&x, &g, *p))];
+        }
         let x = ctx.saved[0].typed::<T>();
         smallvec![Some(T::into_any((self.0)(x, g.typed::<T>(), *p)))]
     }
 }
 
 /// An elementwise op with one real parameter `p` (an exponent); the rule gets
-/// `(x, g, p)`.
+/// `(x, g, p)`, passed at `Tensor<T>` and at `T` as for [`unary`].
 #[inline]
-pub(crate) fn unary_with_param<T: Float, R>(
+pub(crate) fn unary_with_param<T: Float, R, S>(
     x: &Tensor<T>,
     op: &'static str,
     p: f64,
     f: impl Fn(T) -> T,
-    rule: R,
+    (rule, scalar_rule): (R, S),
 ) -> Tensor<T>
 where
     R: Fn(&Tensor<T>, &Tensor<T>, f64) -> Tensor<T> + 'static,
+    S: Fn(&T, &T, f64) -> T + 'static,
 {
     let data = x.map_data(f);
     recording::record(data, &[x.id()], |_| NodeSpec {
         op,
-        rule: Rule::Static(leak_zero_sized(UnaryParamRule(rule, PhantomData))),
+        rule: Rule::Static(leak_zero_sized(UnaryParamRule(
+            rule,
+            scalar_rule,
+            PhantomData,
+        ))),
         saved: smallvec![T::into_any(x.clone())],
         params: Params::Real(p),
     })
 }
 
 /// Cotangents of a binary op's two inputs, `None` where not needed.
-pub(crate) type PairGrads<T> = (Option<Tensor<T>>, Option<Tensor<T>>);
+pub(crate) type PairGrads<V> = (Option<V>, Option<V>);
 
-struct BinaryRule<T, F>(F, PhantomData<fn(T)>);
+struct BinaryRule<T, F, S>(F, S, PhantomData<fn(T)>);
 
-impl<T: Float, F> Backward for BinaryRule<T, F>
+impl<T: Float, F, S> Backward for BinaryRule<T, F, S>
 where
-    F: Fn(&Tensor<T>, &Tensor<T>, &Tensor<T>, [bool; 2]) -> PairGrads<T>,
+    F: Fn(&Tensor<T>, &Tensor<T>, &Tensor<T>, [bool; 2]) -> PairGrads<Tensor<T>>,
+    S: Fn(&T, &T, &T, [bool; 2]) -> PairGrads<T>,
 {
     fn backward(&self, ctx: &RuleCtx<'_>, g: &AnyTensor) -> InputGrads {
+        let needs = [ctx.needs[0], ctx.needs[1]];
+        if let Some([x, y, g]) = scalars::<T, 3>(ctx, [&ctx.saved[0], &ctx.saved[1], g]) {
+            let (gx, gy) = (self.1)(&x, &y, &g, needs);
+            return smallvec![gx.and_then(scalar_grad), gy.and_then(scalar_grad)];
+        }
         let (x, y) = (ctx.saved[0].typed::<T>(), ctx.saved[1].typed::<T>());
-        let (gx, gy) = (self.0)(x, y, g.typed::<T>(), [ctx.needs[0], ctx.needs[1]]);
+        let (gx, gy) = (self.0)(x, y, g.typed::<T>(), needs);
         // Broadcasting in the forward means summing in the backward.
         let reduce = |grad: Option<Tensor<T>>, like: &Tensor<T>| {
             grad.map(|grad| T::into_any(grad.sum_to_shape(like.shape())))
@@ -158,26 +214,28 @@ where
 
 /// An elementwise binary op with NumPy broadcasting. `rule(x, y, g, needs)` returns the
 /// cotangents at the broadcast shape; they are summed back to each input's shape here, in
-/// one place for every binary op.
+/// one place for every binary op. The rule comes twice, as [`both!`] writes it: typed at
+/// `Tensor<T>` and at `T` (the plain-scalar fast path).
 ///
 /// # Panics
 /// If the shapes do not broadcast, naming `op` and both shapes.
 #[inline]
 #[track_caller]
-pub(crate) fn binary<T: Float, R>(
+pub(crate) fn binary<T: Float, R, S>(
     x: &Tensor<T>,
     y: &Tensor<T>,
     op: &'static str,
     f: impl Fn(T, T) -> T,
-    rule: R,
+    (rule, scalar_rule): (R, S),
 ) -> Tensor<T>
 where
-    R: Fn(&Tensor<T>, &Tensor<T>, &Tensor<T>, [bool; 2]) -> PairGrads<T> + 'static,
+    R: Fn(&Tensor<T>, &Tensor<T>, &Tensor<T>, [bool; 2]) -> PairGrads<Tensor<T>> + 'static,
+    S: Fn(&T, &T, &T, [bool; 2]) -> PairGrads<T> + 'static,
 {
     let data = zip_broadcast(x, y, op, f);
     recording::record(data, &[x.id(), y.id()], |_| NodeSpec {
         op,
-        rule: Rule::Static(leak_zero_sized(BinaryRule(rule, PhantomData))),
+        rule: Rule::Static(leak_zero_sized(BinaryRule(rule, scalar_rule, PhantomData))),
         saved: smallvec![T::into_any(x.clone()), T::into_any(y.clone())],
         params: Params::None,
     })
@@ -197,7 +255,7 @@ pub(crate) fn zip_broadcast<T: crate::DType, U: crate::DType>(
         (Data::Array(a), Data::Scalar(b)) => Data::from_array(a.mapv(|v| f(v, *b))),
         (Data::Scalar(a), Data::Array(b)) => Data::from_array(b.mapv(|v| f(*a, v))),
         (Data::Array(a), Data::Array(b)) => {
-            if a.shape() == b.shape() {
+            if crate::tensor::same_shape(a.shape(), b.shape()) {
                 return Data::from_array(Zip::from(&**a).and(&**b).map_collect(|&p, &q| f(p, q)));
             }
             let shape = broadcast_shapes(op, a.shape(), b.shape());

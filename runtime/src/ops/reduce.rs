@@ -9,7 +9,7 @@ use super::{check_axis, constant, static_rule};
 use crate::dtype::{AnyTensor, Float};
 use crate::tape::node::{Dims, Params};
 use crate::tape::recording::{self, NodeSpec};
-use crate::tensor::{Data, Tensor};
+use crate::tensor::{Data, Tensor, same_shape};
 
 /// `Params::DimsAxis` axis value meaning "all axes".
 const ALL_AXES: usize = usize::MAX;
@@ -193,7 +193,7 @@ impl<T: Float> Tensor<T> {
     /// If this shape does not broadcast to `shape`.
     #[track_caller]
     pub fn broadcast_to(&self, shape: &[usize]) -> Tensor<T> {
-        if self.shape().len() == shape.len() && self.shape() == shape {
+        if same_shape(self.shape(), shape) {
             return self.clone();
         }
         let view = self.view();
@@ -234,7 +234,7 @@ impl<T: Float> Tensor<T> {
     #[track_caller]
     pub fn sum_to_shape(&self, shape: &[usize]) -> Tensor<T> {
         let from = self.shape();
-        if from.len() == shape.len() && from == shape {
+        if same_shape(from, shape) {
             return self.clone();
         }
         if shape.is_empty() {

@@ -10,7 +10,7 @@ use super::{check_axis, static_rule};
 use crate::dtype::{AnyTensor, Float};
 use crate::tape::node::{Dims, InputGrads, Params};
 use crate::tape::recording::{self, NodeSpec};
-use crate::tensor::{Data, Tensor, TensorId};
+use crate::tensor::{Data, Tensor, TensorId, same_shape};
 
 impl<T: Float> Tensor<T> {
     /// The same elements, in row-major order, with a new shape.
@@ -26,7 +26,7 @@ impl<T: Float> Tensor<T> {
     #[track_caller]
     pub fn reshape(&self, shape: &[usize]) -> Tensor<T> {
         let from = self.shape();
-        if from.len() == shape.len() && from == shape {
+        if same_shape(from, shape) {
             return self.clone();
         }
         let count: usize = shape.iter().product();

@@ -3,7 +3,7 @@
 //! states the calculus it implements.
 
 use super::primal::Primal;
-use super::{Saved, unary, unary_with_param};
+use super::{Saved, both, unary, unary_with_param};
 use crate::dtype::Float;
 use crate::tensor::Tensor;
 
@@ -15,7 +15,7 @@ impl<T: Float> Tensor<T> {
     /// assert_eq!(Tensor::scalar(3.0_f32).square().to_scalar(), 9.0);
     /// ```
     pub fn square(&self) -> Tensor<T> {
-        unary(self, "square", Saved::Input, |v| v * v, square)
+        unary(self, "square", Saved::Input, |v| v * v, (square, square))
     }
 }
 
@@ -37,7 +37,7 @@ impl<T: Float> Tensor<T> {
     /// assert_eq!(Tensor::scalar(9.0_f32).sqrt().to_scalar(), 3.0);
     /// ```
     pub fn sqrt(&self) -> Tensor<T> {
-        unary(self, "sqrt", Saved::Output, T::sqrt, sqrt)
+        unary(self, "sqrt", Saved::Output, T::sqrt, (sqrt, sqrt))
     }
 }
 
@@ -59,7 +59,7 @@ impl<T: Float> Tensor<T> {
     /// assert_eq!(Tensor::scalar(0.0_f32).exp().to_scalar(), 1.0);
     /// ```
     pub fn exp(&self) -> Tensor<T> {
-        unary(self, "exp", Saved::Output, T::exp, exp)
+        unary(self, "exp", Saved::Output, T::exp, (exp, exp))
     }
 }
 
@@ -81,7 +81,7 @@ impl<T: Float> Tensor<T> {
     /// assert_eq!(Tensor::scalar(1.0_f32).ln().to_scalar(), 0.0);
     /// ```
     pub fn ln(&self) -> Tensor<T> {
-        unary(self, "ln", Saved::Input, T::ln, ln)
+        unary(self, "ln", Saved::Input, T::ln, (ln, ln))
     }
 }
 
@@ -103,7 +103,13 @@ impl<T: Float> Tensor<T> {
     /// assert_eq!(Tensor::scalar(0.0_f32).sin().to_scalar(), 0.0);
     /// ```
     pub fn sin(&self) -> Tensor<T> {
-        unary(self, "sin", Saved::Input, T::sin, sin)
+        unary(
+            self,
+            "sin",
+            Saved::Input,
+            num_traits::Float::sin,
+            (sin, sin),
+        )
     }
 }
 
@@ -125,7 +131,13 @@ impl<T: Float> Tensor<T> {
     /// assert_eq!(Tensor::scalar(0.0_f32).cos().to_scalar(), 1.0);
     /// ```
     pub fn cos(&self) -> Tensor<T> {
-        unary(self, "cos", Saved::Input, T::cos, cos)
+        unary(
+            self,
+            "cos",
+            Saved::Input,
+            num_traits::Float::cos,
+            (cos, cos),
+        )
     }
 }
 
@@ -147,7 +159,7 @@ impl<T: Float> Tensor<T> {
     /// assert_eq!(Tensor::scalar(0.0_f32).tanh().to_scalar(), 0.0);
     /// ```
     pub fn tanh(&self) -> Tensor<T> {
-        unary(self, "tanh", Saved::Output, T::tanh, tanh)
+        unary(self, "tanh", Saved::Output, T::tanh, (tanh, tanh))
     }
 }
 
@@ -169,7 +181,13 @@ impl<T: Float> Tensor<T> {
     /// assert_eq!(Tensor::scalar(0.0_f32).sigmoid().to_scalar(), 0.5);
     /// ```
     pub fn sigmoid(&self) -> Tensor<T> {
-        unary(self, "sigmoid", Saved::Output, sigmoid_value, sigmoid)
+        unary(
+            self,
+            "sigmoid",
+            Saved::Output,
+            sigmoid_value,
+            (sigmoid, sigmoid),
+        )
     }
 }
 
@@ -192,7 +210,13 @@ impl<T: Float> Tensor<T> {
     /// assert_eq!(x.relu().to_vec(), vec![0.0, 2.0]);
     /// ```
     pub fn relu(&self) -> Tensor<T> {
-        unary(self, "relu", Saved::Output, |v| v.max(T::ZERO), relu)
+        unary(
+            self,
+            "relu",
+            Saved::Output,
+            |v| v.max(T::ZERO),
+            (relu, relu),
+        )
     }
 }
 
@@ -215,7 +239,13 @@ impl<T: Float> Tensor<T> {
     /// assert!((y - 10.0000454).abs() < 1e-5);
     /// ```
     pub fn softplus(&self) -> Tensor<T> {
-        unary(self, "softplus", Saved::Input, softplus_value, softplus)
+        unary(
+            self,
+            "softplus",
+            Saved::Input,
+            softplus_value,
+            (softplus, softplus),
+        )
     }
 }
 
@@ -237,7 +267,7 @@ impl<T: Float> Tensor<T> {
     /// assert_eq!(Tensor::scalar(-2.0_f32).abs().to_scalar(), 2.0);
     /// ```
     pub fn abs(&self) -> Tensor<T> {
-        unary(self, "abs", Saved::Input, T::abs, abs)
+        unary(self, "abs", Saved::Input, T::abs, (abs, abs))
     }
 }
 
@@ -263,8 +293,8 @@ impl<T: Float> Tensor<T> {
             self,
             "powi",
             n as f64,
-            |v| v.powi(n),
-            |x, g, n| powi(x, g, n as i32),
+            |v| num_traits::Float::powi(v, n),
+            both!(|x, g, n| powi(x, g, n as i32)),
         )
     }
 }
@@ -291,7 +321,13 @@ impl<T: Float> Tensor<T> {
     /// assert_eq!(Tensor::scalar(4.0_f32).powf(0.5).to_scalar(), 2.0);
     /// ```
     pub fn powf(&self, p: T) -> Tensor<T> {
-        unary_with_param(self, "powf", p.to_f64(), |v| v.powf(p), powf)
+        unary_with_param(
+            self,
+            "powf",
+            p.to_f64(),
+            |v| num_traits::Float::powf(v, p),
+            (powf, powf),
+        )
     }
 }
 

@@ -164,6 +164,7 @@ fn sweep_nodes(
 }
 
 /// Pushes node `i`'s cotangent through its rule into its inputs' cotangents.
+#[inline]
 fn step(node: &Node, i: usize, grads: &mut [Option<AnyTensor>], relevant: &[bool], keep: bool) {
     let g = if keep {
         grads[i].clone()
@@ -171,18 +172,20 @@ fn step(node: &Node, i: usize, grads: &mut [Option<AnyTensor>], relevant: &[bool
         grads[i].take()
     };
     let Some(g) = g else { return };
-    let needs: SmallVec<[bool; 2]> = node
-        .inputs
-        .iter()
-        .map(|&j| j != NO_NODE && relevant[j as usize])
-        .collect();
-    if !needs.contains(&true) {
+    let mut needs = SmallVec::<[bool; 2]>::new();
+    let mut any = false;
+    for &j in &node.inputs {
+        let need = j != NO_NODE && relevant[j as usize];
+        any |= need;
+        needs.push(need);
+    }
+    if !any {
         return;
     }
     let input_grads = node.run_rule(&g, &needs);
-    for ((&j, need), grad) in node.inputs.iter().zip(needs).zip(input_grads) {
-        if let (true, Some(grad)) = (need, grad) {
-            accumulate(&mut grads[j as usize], grad);
+    for (k, grad) in input_grads.into_iter().enumerate() {
+        if let (true, Some(grad)) = (needs[k], grad) {
+            accumulate(&mut grads[node.inputs[k] as usize], grad);
         }
     }
 }

@@ -137,6 +137,29 @@ pub struct GradientTape {
     cell: Rc<TapeCell>,
 }
 
+/// Shows the settings and the recorded ops, in order.
+///
+/// ```
+/// use gradtape_runtime::{GradientTape, Variable};
+/// let x = Variable::new(2.0_f32);
+/// let tape = GradientTape::new();
+/// tape.record(|| x.sin() * 2.0);
+/// let shown = format!("{tape:?}");
+/// assert!(shown.contains(r#"ops: ["variable", "sin", "mul"]"#), "{shown}");
+/// ```
+impl std::fmt::Debug for GradientTape {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let state = self.cell.borrow();
+        let ops: Vec<&str> = state.nodes.iter().map(|node| node.op).collect();
+        f.debug_struct("GradientTape")
+            .field("persistent", &state.persistent)
+            .field("watch_accessed_variables", &state.watch_accessed_variables)
+            .field("recording", &state.is_recording())
+            .field("ops", &ops)
+            .finish()
+    }
+}
+
 impl Default for GradientTape {
     fn default() -> Self {
         GradientTape::new()
@@ -431,7 +454,9 @@ fn validate_seeds(
         });
     }
     for (index, (target, seed)) in targets.iter().zip(&seeds).enumerate() {
-        if target.shape() != seed.shape() || target.dtype() != seed.dtype() {
+        if !crate::tensor::same_shape(target.shape(), seed.shape())
+            || target.dtype() != seed.dtype()
+        {
             return Err(TapeError::OutputGradientMismatch {
                 index,
                 target_shape: target.shape().to_vec(),

@@ -30,6 +30,9 @@ pub(crate) struct RuleCtx<'a> {
     /// `None` for inputs that do not need a cotangent, which is how work nobody asked for
     /// (the gradient of the input images, say) is skipped.
     pub needs: &'a [bool],
+    /// No tape records this rule's work, so it may compute on raw values (the ops it would
+    /// run on tensors would not be recorded anyway).
+    pub plain: bool,
 }
 
 /// A backward (vector-Jacobian product) rule: maps the cotangent of the op's output to the
@@ -70,6 +73,26 @@ pub(crate) enum Params {
     },
 }
 
+/// [`Params`] as a node stores them: the common cases inline, the rest boxed, so that a
+/// node stays small (every recorded op moves one into the tape, and the sweep moves it out).
+#[derive(Clone, Debug)]
+pub(crate) enum ParamSlot {
+    None,
+    Real(f64),
+    Boxed(Box<Params>),
+}
+
+impl From<Params> for ParamSlot {
+    #[inline]
+    fn from(params: Params) -> ParamSlot {
+        match params {
+            Params::None => ParamSlot::None,
+            Params::Real(r) => ParamSlot::Real(r),
+            other => ParamSlot::Boxed(Box::new(other)),
+        }
+    }
+}
+
 /// One recorded op on one tape.
 #[derive(Clone)]
 pub(crate) struct Node {
@@ -79,7 +102,7 @@ pub(crate) struct Node {
     /// This tape's node of each input, or [`NO_NODE`].
     pub inputs: SmallVec<[NodeId; 2]>,
     pub saved: SmallVec<[AnyTensor; 2]>,
-    pub params: Params,
+    pub params: ParamSlot,
 }
 
 impl Node {
@@ -90,16 +113,27 @@ impl Node {
             rule: Rule::Leaf,
             inputs: SmallVec::new(),
             saved: SmallVec::new(),
-            params: Params::None,
+            params: ParamSlot::None,
         }
     }
 
     /// Runs this node's rule for the incoming cotangent `g`.
     pub(crate) fn run_rule(&self, g: &AnyTensor, needs: &[bool]) -> InputGrads {
+        let inline;
+        let params = match &self.params {
+            ParamSlot::None => &Params::None,
+            ParamSlot::Real(r) => {
+                inline = Params::Real(*r);
+                &inline
+            }
+            ParamSlot::Boxed(params) => &**params,
+        };
+        let plain = !super::recording::any_recording();
         let ctx = RuleCtx {
             saved: &self.saved,
-            params: &self.params,
+            params,
             needs,
+            plain,
         };
         match &self.rule {
             Rule::Leaf => InputGrads::new(),

@@ -138,45 +138,96 @@ fn record_on_stack<T: Float>(
 ) -> Tensor<T> {
     STACK.with(|stack| {
         let stack = stack.borrow();
-        let recorders = tapes_tracking(&stack, inputs);
-        let Some((innermost, _)) = recorders.first() else {
-            return Tensor::from_data(data);
-        };
-        let id = stack[*innermost].borrow().next_output_id();
-        let out = Tensor::with_id(id, data);
-        let NodeSpec {
+        match &stack[..] {
+            [tape] => record_on_one(tape, data, inputs, spec),
+            tapes => record_on_many(tapes, data, inputs, spec),
+        }
+    })
+}
+
+/// This tape's node of each input, or `None` if it tracks none of them.
+#[inline]
+fn input_nodes(state: &TapeState, inputs: &[TensorId]) -> Option<SmallVec<[NodeId; 2]>> {
+    let mut nodes = SmallVec::new();
+    let mut tracked = false;
+    for &id in inputs {
+        let node = state.lookup(id);
+        tracked |= node != NO_NODE;
+        nodes.push(node);
+    }
+    tracked.then_some(nodes)
+}
+
+/// The common case, one tape: no bookkeeping of which tapes record.
+#[inline]
+fn record_on_one<T: Float>(
+    tape: &TapeCell,
+    data: Data<T>,
+    inputs: &[TensorId],
+    spec: impl FnOnce(&Tensor<T>) -> NodeSpec,
+) -> Tensor<T> {
+    let mut state = tape.borrow_mut();
+    let nodes = if state.is_recording() {
+        input_nodes(&state, inputs)
+    } else {
+        None
+    };
+    let Some(nodes) = nodes else {
+        return Tensor::from_data(data);
+    };
+    let id = state.next_output_id();
+    let out = Tensor::with_id(id, data);
+    // `spec` only clones values; it records nothing, so holding the borrow is fine.
+    let NodeSpec {
+        op,
+        rule,
+        saved,
+        params,
+    } = spec(&out);
+    state.push(
+        Node {
             op,
             rule,
+            inputs: nodes,
             saved,
-            params,
-        } = spec(&out);
-        let last = recorders.len() - 1;
-        let mut saved = Some(saved);
-        let mut params = Some(params);
-        for (k, (position, input_nodes)) in recorders.into_iter().enumerate() {
-            // The last tape takes the spec by value; earlier ones clone it (nested tapes).
-            let (saved, params) = if k == last {
-                (
-                    saved.take().expect("taken once"),
-                    params.take().expect("taken once"),
-                )
-            } else {
-                (
-                    saved.clone().expect("present"),
-                    params.clone().expect("present"),
-                )
-            };
-            let node = Node {
-                op,
-                rule: rule.clone(),
-                inputs: input_nodes,
-                saved,
-                params,
-            };
-            stack[position].borrow_mut().push(node, id);
-        }
-        out
-    })
+            params: params.into(),
+        },
+        id,
+    );
+    out
+}
+
+/// Nested tapes: the op goes on every recording tape that tracks an input; the innermost
+/// one names the output.
+fn record_on_many<T: Float>(
+    stack: &[Rc<TapeCell>],
+    data: Data<T>,
+    inputs: &[TensorId],
+    spec: impl FnOnce(&Tensor<T>) -> NodeSpec,
+) -> Tensor<T> {
+    let recorders = tapes_tracking(stack, inputs);
+    let Some((innermost, _)) = recorders.first() else {
+        return Tensor::from_data(data);
+    };
+    let id = stack[*innermost].borrow().next_output_id();
+    let out = Tensor::with_id(id, data);
+    let NodeSpec {
+        op,
+        rule,
+        saved,
+        params,
+    } = spec(&out);
+    for (position, nodes) in recorders {
+        let node = Node {
+            op,
+            rule: rule.clone(),
+            inputs: nodes,
+            saved: saved.clone(),
+            params: params.clone().into(),
+        };
+        stack[position].borrow_mut().push(node, id);
+    }
+    out
 }
 
 fn tapes_tracking(stack: &[Rc<TapeCell>], inputs: &[TensorId]) -> Recorders {
@@ -186,8 +237,7 @@ fn tapes_tracking(stack: &[Rc<TapeCell>], inputs: &[TensorId]) -> Recorders {
         if !state.is_recording() {
             continue;
         }
-        let nodes: SmallVec<[NodeId; 2]> = inputs.iter().map(|&id| state.lookup(id)).collect();
-        if nodes.iter().any(|&n| n != NO_NODE) {
+        if let Some(nodes) = input_nodes(&state, inputs) {
             recorders.push((position, nodes));
         }
     }

@@ -47,6 +47,9 @@ thread_local! {
     static SPARE_BUFFERS: RefCell<Vec<Buffers>> = const { RefCell::new(Vec::new()) };
 }
 
+/// `tracked_span` of an empty map: no id is inside it.
+const EMPTY_SPAN: (u64, u64) = (u64::MAX, 0);
+
 /// Keep at most this many spare buffer sets per thread (one per nesting level in use).
 const MAX_SPARE_BUFFERS: usize = 4;
 
@@ -64,6 +67,9 @@ pub struct TapeState {
     pub(crate) consumed: bool,
     pub(crate) nodes: Vec<Node>,
     tracked: FxHashMap<TensorId, NodeId>,
+    /// The smallest and largest id in `tracked`: ids outside cannot be tracked, which spares
+    /// the hash lookup for the common constant operand (`y * 0.9` makes a new, larger id).
+    tracked_span: (u64, u64),
     pub(crate) variables: Vec<WatchedVariable>,
     /// Ids of tensors `watch`ed explicitly, for `explain`.
     pub(crate) watched_tensors: Vec<TensorId>,
@@ -85,6 +91,7 @@ impl TapeState {
             consumed: false,
             nodes,
             tracked,
+            tracked_span: EMPTY_SPAN,
             variables: Vec::new(),
             watched_tensors: Vec::new(),
         }
@@ -106,7 +113,8 @@ impl TapeState {
                 return node as NodeId;
             }
         }
-        if self.tracked.is_empty() {
+        let (low, high) = self.tracked_span;
+        if raw < low || raw > high {
             return NO_NODE;
         }
         self.tracked.get(&id).copied().unwrap_or(NO_NODE)
@@ -130,6 +138,8 @@ impl TapeState {
         self.nodes.push(node);
         if self.lookup(out) != index {
             self.tracked.insert(out, index);
+            let (low, high) = self.tracked_span;
+            self.tracked_span = (low.min(out.0), high.max(out.0));
         }
         index
     }
@@ -172,6 +182,7 @@ impl TapeState {
         self.uid = fresh_uid();
         self.nodes.clear();
         self.tracked.clear();
+        self.tracked_span = EMPTY_SPAN;
         self.variables.clear();
         self.watched_tensors.clear();
     }

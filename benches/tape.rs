@@ -1,0 +1,68 @@
+//! W1 (`seed_scalar`) and W2 (`chain`) of `../shared/bench/WORKLOADS.md`: the cost of the
+
+// `criterion_group!` generates an undocumented `pub fn`.
+#![allow(missing_docs)]
+//! tape itself, per gradient and per recorded op.
+
+use std::hint::black_box;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use gradtape::{GradientTape, Tensor, Variable};
+
+/// W1: open a tape, z = 3 w1² + 2 w1 w2, gradient w.r.t. [w1, w2] (= [36, 10]).
+fn w1_seed_scalar(c: &mut Criterion) {
+    let (w1, w2) = (Variable::new(5.0_f32), Variable::new(3.0_f32));
+    let step = || {
+        let tape = GradientTape::new();
+        let z = tape.record(|| 3.0 * w1.powi(2) + 2.0 * &w1 * &w2);
+        let [d1, d2] = tape.gradient(&z, [&w1, &w2]).expect("one gradient");
+        (
+            d1.expect("connected").to_scalar(),
+            d2.expect("connected").to_scalar(),
+        )
+    };
+    println!("W1 gradient: {:?}", step());
+    c.bench_function("W1 seed_scalar (record + gradient)", |b| {
+        b.iter(|| black_box(step()))
+    });
+}
+
+const CHAIN_STEPS: usize = 10_000;
+/// sin, two scalar multiplications and an addition per step.
+const OPS_PER_STEP: usize = 4;
+
+fn chain(x: &Tensor<f32>) -> Tensor<f32> {
+    let mut y = x.clone();
+    for _ in 0..CHAIN_STEPS {
+        y = y.sin() * 0.9 + &y * 0.1;
+    }
+    y
+}
+
+/// W2: y = x; 10,000 times y = sin(y)·0.9 + y·0.1 (40,000 recorded ops); dy/dx.
+fn w2_chain(c: &mut Criterion) {
+    let x = Variable::new(0.5_f32);
+    let record_and_backward = || {
+        let tape = GradientTape::new();
+        let y = tape.record(|| chain(&x.value()));
+        tape.gradient(&y, &x)
+            .expect("one gradient")
+            .expect("connected")
+            .to_scalar()
+    };
+    println!("W2 dy/dx: {}", record_and_backward());
+    let mut group = c.benchmark_group("W2 chain");
+    group.throughput(criterion::Throughput::Elements(
+        (CHAIN_STEPS * OPS_PER_STEP) as u64,
+    ));
+    group.bench_function("record + backward", |b| {
+        b.iter(|| black_box(record_and_backward()))
+    });
+    group.bench_function("plain forward, no tape", |b| {
+        b.iter(|| black_box(chain(&x.value()).to_scalar()))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, w1_seed_scalar, w2_chain);
+criterion_main!(benches);
