@@ -1,8 +1,8 @@
 //! W1 (`seed_scalar`) and W2 (`chain`) of `../shared/bench/WORKLOADS.md`: the cost of the
+//! tape itself, per gradient and per recorded op.
 
 // `criterion_group!` generates an undocumented `pub fn`.
 #![allow(missing_docs)]
-//! tape itself, per gradient and per recorded op.
 
 use std::hint::black_box;
 
