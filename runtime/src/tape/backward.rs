@@ -159,7 +159,7 @@ fn sweep_nodes(
         }
         let mut state = tape.borrow_mut();
         state.nodes = nodes;
-        state.clear();
+        state.release_records();
     }
 }
 

@@ -249,7 +249,8 @@ impl GradientTape {
 
     /// Runs `f` with this tape recording: ops in `f` whose inputs the tape tracks are
     /// recorded, and trainable variables read in `f` are watched. Entering a finished tape
-    /// again appends to its record; tapes nest.
+    /// again appends to its record (a non-persistent tape whose gradient has been taken
+    /// starts a new record instead, as TensorFlow's does); tapes nest.
     ///
     /// ```
     /// use gradtape_runtime::{GradientTape, Tensor};

@@ -46,6 +46,12 @@ pub(crate) fn enter(tape: &Rc<TapeCell>) -> ActiveGuard {
             "GradientTape::record: this tape is already recording; a tape cannot be entered \
              twice at once (use a second tape for nesting)"
         );
+        if state.consumed {
+            // A non-persistent tape whose gradient was taken starts a new record, as
+            // TensorFlow's does when entered again.
+            state.clear();
+            state.consumed = false;
+        }
         state.active = true;
         if state.paused == 0 {
             adjust_recording(1);
