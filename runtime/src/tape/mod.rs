@@ -415,8 +415,14 @@ impl GradientTape {
             sources,
         };
         let grads = backward::run(&self.cell, sweep);
-        if !self.cell.borrow().persistent {
-            self.cell.borrow_mut().consumed = true;
+        {
+            let mut state = self.cell.borrow_mut();
+            if !state.persistent {
+                // Also when the sweep never ran (a target off the tape): the records are
+                // released either way, as TensorFlow's are.
+                state.consumed = true;
+                state.release_records();
+            }
         }
         Ok(grads
             .into_iter()

@@ -274,6 +274,25 @@ pub(crate) fn variable_accessed(var: &AnyVariable, value: Option<&AnyTensor>) {
     });
 }
 
+/// Undoes the automatic watch of a variable that was created (or assigned) in a recording
+/// scope and then marked non-trainable before any read. A variable with reads is kept: an
+/// explicit `watch` always tracks a read, and reads made while it was trainable count.
+pub(crate) fn variable_became_untrainable(var: &AnyVariable) {
+    STACK.with(|stack| {
+        for tape in stack.borrow().iter() {
+            let mut state = tape.borrow_mut();
+            if !state.is_recording() || !state.watch_accessed_variables {
+                continue;
+            }
+            if let Some(index) = state.variable_index(var.id())
+                && state.variables[index].leaves.is_empty()
+            {
+                state.variables.remove(index);
+            }
+        }
+    });
+}
+
 /// Tracks one read of a watched variable as a leaf of it.
 pub(crate) fn track_variable_read(state: &mut TapeState, index: usize, value: TensorId) {
     let node = state.track_leaf(value, "variable");
