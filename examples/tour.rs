@@ -54,7 +54,9 @@ fn computing_gradients() {
     let tape = GradientTape::new();
     let z = tape.record(|| 3.0 * w1.powi(2) + 2.0 * &w1 * &w2);
     // Python: gradients = tape.gradient(z, [w1, w2])
-    let [dz_dw1, dz_dw2] = tape.gradient(&z, [&w1, &w2]).expect("one gradient per tape");
+    let [dz_dw1, dz_dw2] = tape
+        .gradient(&z, [&w1, &w2])
+        .expect("one gradient per tape");
     println!("z = 3·w1² + 2·w1·w2 at w1 = 5, w2 = 3");
     println!("dz/dw1 = 6·w1 + 2·w2: {}", show(&dz_dw1));
     println!("dz/dw2 = 2·w1:        {}", show(&dz_dw2));
@@ -103,8 +105,14 @@ fn linear_regression() {
         });
         let [dw, db] = tape.gradient(&loss, [&w, &b]).unwrap();
         println!("w = {w0}, b = 1: loss = {:?}", loss.to_scalar());
-        println!("  Gradient with respect to w: {:?}", dw.unwrap().to_scalar());
-        println!("  Gradient with respect to b: {:?}", db.unwrap().to_scalar());
+        println!(
+            "  Gradient with respect to w: {:?}",
+            dw.unwrap().to_scalar()
+        );
+        println!(
+            "  Gradient with respect to b: {:?}",
+            db.unwrap().to_scalar()
+        );
     }
     // The article this comes from prints 19.0 and 4.0 for w = 2, but y = 2x + 1 exactly,
     // so the loss and both gradients are 0 (TensorFlow prints 0.0 too). With w = 3 the
@@ -295,7 +303,10 @@ fn pitfalls_getting_none() {
     let x_plus_one: Tensor<f32> = &x + 1.0;
     let tape = GradientTape::new();
     let y = tape.record(|| &x_plus_one + 1.0);
-    println!("tensor : {}", show(&tape.gradient(&y, &x_plus_one).unwrap()));
+    println!(
+        "tensor : {}",
+        show(&tape.gradient(&y, &x_plus_one).unwrap())
+    );
 
     println!("-- a calculation done outside the library");
     let x = Variable::new(Tensor::from_vec(vec![1.0_f32, 2.0, 3.0, 4.0], &[2, 2]));

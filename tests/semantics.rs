@@ -29,12 +29,15 @@ fn scalar<T: gradtape::Float>(grad: Option<Tensor<T>>) -> T {
 macro_rules! implements {
     ($ty:ty: $tr:path) => {{
         struct Probe<T: ?Sized>(std::marker::PhantomData<T>);
+        // Only one of the two traits is used by each expansion.
+        #[allow(dead_code)]
         trait Yes {
             fn implemented(&self) -> bool {
                 true
             }
         }
         impl<T: $tr + ?Sized> Yes for Probe<T> {}
+        #[allow(dead_code)]
         trait No {
             fn implemented(&self) -> bool {
                 false
@@ -456,11 +459,13 @@ fn result_structure_array_slice_and_vec() {
 #[test]
 fn result_structure_tuple_mixing_tensors_and_variables() {
     let s = structures();
-    let (ga, gc, gb): (
+    // each leaf keeps its own dtype
+    type Grads = (
         Option<Tensor<f32>>,
         Option<Tensor<f64>>,
         Option<Tensor<f32>>,
-    ) = s.tape.gradient(&s.y, (&s.a, &s.c, &s.b)).unwrap();
+    );
+    let (ga, gc, gb): Grads = s.tape.gradient(&s.y, (&s.a, &s.c, &s.b)).unwrap();
     assert_eq!(scalar(ga), 10.0);
     assert_eq!(scalar(gc), 2.0);
     assert_eq!(gb.unwrap().to_vec(), [2.0, 2.0]);
@@ -704,25 +709,26 @@ fn second_gradient_on_a_non_persistent_tape_is_an_error() {
     );
 }
 
-/// Records `probe(x) · big → sin → sum`, where `big` is a large intermediate saved only by
-/// `sin`, and the first node's rule (the last to run in the sweep) reports whether `big`'s
-/// storage was still alive at that moment. Returns `(tape, loss, big is alive, alive when
-/// the first rule ran)`.
-fn record_with_big_intermediate(
+/// A recording whose only large value is an intermediate saved by one rule.
+struct BigRecord {
     tape: GradientTape,
-    x: &Tensor<f32>,
-) -> (
-    GradientTape,
-    Tensor<f32>,
-    impl Fn() -> bool + use<>,
-    Rc<RefCell<Option<bool>>>,
-) {
+    loss: Tensor<f32>,
+    /// Whether the big intermediate's storage is alive now.
+    big_alive: Box<dyn Fn() -> bool>,
+    /// Whether it was alive when the first recorded node's rule (the sweep's last) ran.
+    alive_at_first_rule: Rc<RefCell<Option<bool>>>,
+}
+
+/// Records `probe(x) · ones → sin → sum` on `tape`, where the product `big` (512², held by
+/// no one but the tape) is saved only by `sin`, and `probe`'s closure rule reports whether
+/// `big` was still alive when the sweep reached it.
+fn record_with_big_intermediate(tape: GradientTape, x: &Tensor<f32>) -> BigRecord {
     type Probe = Rc<RefCell<Option<Box<dyn Fn() -> bool>>>>;
     let big_probe: Probe = Rc::new(RefCell::new(None));
-    let seen_in_sweep = Rc::new(RefCell::new(None));
+    let alive_at_first_rule = Rc::new(RefCell::new(None));
     tape.watch(x);
-    let (loss, alive) = tape.record(|| {
-        let (probe, seen) = (Rc::clone(&big_probe), Rc::clone(&seen_in_sweep));
+    let (loss, big_alive) = tape.record(|| {
+        let (probe, seen) = (Rc::clone(&big_probe), Rc::clone(&alive_at_first_rule));
         let first = hooks::record_closure(
             "probe",
             Tensor::scalar(x.to_scalar()),
@@ -734,17 +740,27 @@ fn record_with_big_intermediate(
             },
         );
         let big = Tensor::<f32>::ones(&[512, 512]) * &first;
-        let alive = big.storage_probe();
         *big_probe.borrow_mut() = Some(Box::new(big.storage_probe()));
-        (big.sin().sum(), alive)
+        let big_alive: Box<dyn Fn() -> bool> = Box::new(big.storage_probe());
+        (big.sin().sum(), big_alive)
     });
-    (tape, loss, alive, seen_in_sweep)
+    BigRecord {
+        tape,
+        loss,
+        big_alive,
+        alive_at_first_rule,
+    }
 }
 
 #[test]
 fn non_persistent_tape_drops_saved_values_as_the_sweep_passes_them() {
     let x = Tensor::scalar(0.5_f32);
-    let (tape, loss, big_alive, seen) = record_with_big_intermediate(GradientTape::new(), &x);
+    let BigRecord {
+        tape,
+        loss,
+        big_alive,
+        alive_at_first_rule: seen,
+    } = record_with_big_intermediate(GradientTape::new(), &x);
     assert!(big_alive(), "the tape keeps what sin's rule needs");
     let g = scalar(tape.gradient(&loss, &x).unwrap());
     // loss = Σ sin(x) over 512² elements: d/dx = 512² cos(x)
@@ -766,7 +782,12 @@ fn non_persistent_tape_drops_saved_values_as_the_sweep_passes_them() {
 #[test]
 fn non_persistent_tape_drops_saved_values_even_for_an_unconnected_target() {
     let x = Tensor::scalar(0.5_f32);
-    let (tape, _loss, big_alive, seen) = record_with_big_intermediate(GradientTape::new(), &x);
+    let BigRecord {
+        tape,
+        big_alive,
+        alive_at_first_rule: seen,
+        ..
+    } = record_with_big_intermediate(GradientTape::new(), &x);
     let unrelated = Tensor::scalar(1.0_f32);
     assert!(tape.gradient(&unrelated, &x).unwrap().is_none());
     assert_eq!(*seen.borrow(), None, "no rule ran");
@@ -776,8 +797,12 @@ fn non_persistent_tape_drops_saved_values_even_for_an_unconnected_target() {
 #[test]
 fn persistent_tape_keeps_everything_until_dropped() {
     let x = Tensor::scalar(0.5_f32);
-    let (tape, loss, big_alive, seen) =
-        record_with_big_intermediate(GradientTape::persistent(), &x);
+    let BigRecord {
+        tape,
+        loss,
+        big_alive,
+        alive_at_first_rule: seen,
+    } = record_with_big_intermediate(GradientTape::persistent(), &x);
     let first = scalar(tape.gradient(&loss, &x).unwrap());
     assert_eq!(*seen.borrow(), Some(true));
     assert!(big_alive());
