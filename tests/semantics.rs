@@ -939,3 +939,40 @@ fn tensors_and_variables_move_between_threads() {
     assert_eq!(grad.to_scalar(), 3.0);
     assert_eq!(w.value().to_scalar(), 4.0);
 }
+
+// ---------------------------------------------------------------------------------------
+// Beyond the tables: pausing every tape (`hooks::without_recording`, used by optimizers and
+// by `#[differentiable]`'s forward pass) must hold even for tapes opened or paused inside
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn without_recording_suspends_outer_tapes_when_a_tape_opens_inside() {
+    let x = Variable::new(3.0_f32);
+    let outer = GradientTape::new();
+    let (y, inner_grad) = outer.record(|| {
+        hooks::without_recording(|| {
+            let inner = GradientTape::new();
+            let y = inner.record(|| x.square());
+            let g = inner.gradient(&y, &x).unwrap().unwrap();
+            (y, g)
+        })
+    });
+    // the inner tape works as usual: 2x = 6
+    assert_eq!(inner_grad.to_scalar(), 6.0);
+    // the outer tape saw nothing: neither the read of x nor the op
+    assert!(names(&outer).is_empty());
+    assert!(outer.gradient(&y, &x).unwrap().is_none());
+}
+
+#[test]
+fn without_recording_holds_when_a_tape_is_paused_inside() {
+    let x = Variable::new(3.0_f32);
+    let outer = GradientTape::new();
+    let other = GradientTape::new();
+    let y = outer.record(|| {
+        other.record(|| hooks::without_recording(|| other.stop_recording(|| x.square())))
+    });
+    assert!(!hooks::any_recording());
+    assert!(outer.gradient(&y, &x).unwrap().is_none());
+    assert!(other.gradient(&y, &x).unwrap().is_none());
+}
