@@ -192,6 +192,19 @@ fn trainable_flag_is_shared_by_clones() {
 }
 
 #[test]
+fn watch_accepts_a_list_of_tensors_and_variables() {
+    let (a, b) = (Tensor::scalar(2.0_f32), Tensor::scalar(3.0_f32));
+    let frozen = Variable::with_name("frozen", 4.0_f32).trainable(false);
+    let tape = GradientTape::persistent();
+    tape.watch(&vec![a.clone(), b.clone()]);
+    tape.watch(&[&frozen]);
+    let y = tape.record(|| &a * &b * &frozen);
+    let (ga, gb, gf) = tape.gradient(&y, (&a, &b, &frozen)).unwrap();
+    // ∂(a b f) = (b f, a f, a b) = (12, 8, 6)
+    assert_eq!((scalar(ga), scalar(gb), scalar(gf)), (12.0, 8.0, 6.0));
+}
+
+#[test]
 fn watch_is_not_retroactive() {
     let x = Tensor::scalar(3.0_f32);
     let tape = GradientTape::new();

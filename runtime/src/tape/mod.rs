@@ -481,7 +481,8 @@ pub(crate) fn without_recording<R>(f: impl FnOnce() -> R) -> R {
     recording::without_any(f)
 }
 
-/// What [`GradientTape::watch`] accepts: float tensors and variables, and slices of them.
+/// What [`GradientTape::watch`] accepts: float tensors and variables, and slices, arrays and
+/// `Vec`s of them.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be watched by a GradientTape",
     label = "only float (f32 or f64) tensors and variables can be watched",
@@ -515,6 +516,29 @@ impl<T: Float> Watch for Variable<T> {
 impl<W: Watch> Watch for [W] {
     fn watch_on(&self, state: &mut TapeStateHandle<'_>) {
         self.iter().for_each(|w| w.watch_on(state));
+    }
+}
+
+/// Watches every element, as TensorFlow's `tape.watch([a, b])` does.
+///
+/// ```
+/// use gradtape_runtime::{GradientTape, Tensor};
+/// let (a, b) = (Tensor::scalar(2.0_f32), Tensor::scalar(3.0_f32));
+/// let tape = GradientTape::new();
+/// tape.watch(&[&a, &b]);
+/// let y = tape.record(|| &a * &b);
+/// let [ga, gb] = tape.gradient(&y, [&a, &b]).unwrap();
+/// assert_eq!((ga.unwrap().to_scalar(), gb.unwrap().to_scalar()), (3.0, 2.0));
+/// ```
+impl<W: Watch, const N: usize> Watch for [W; N] {
+    fn watch_on(&self, state: &mut TapeStateHandle<'_>) {
+        self.as_slice().watch_on(state);
+    }
+}
+
+impl<W: Watch> Watch for Vec<W> {
+    fn watch_on(&self, state: &mut TapeStateHandle<'_>) {
+        self.as_slice().watch_on(state);
     }
 }
 
