@@ -323,6 +323,30 @@ impl<T: DType> Tensor<T> {
         }
     }
 
+    /// A probe that tells whether this tensor's element storage is still alive, i.e. held
+    /// by some tensor (a user's, or a value a tape saved for its backward rule). Holds no
+    /// storage itself. Scalars are stored inline, so their probe always reports `false`.
+    /// For tests of the tape's memory behaviour; not part of the stable API.
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// let t = Tensor::<f32>::zeros(&[1000]);
+    /// let alive = t.storage_probe();
+    /// let copy = t.clone();
+    /// drop(t);
+    /// assert!(alive()); // `copy` shares the storage
+    /// drop(copy);
+    /// assert!(!alive());
+    /// ```
+    #[doc(hidden)]
+    pub fn storage_probe(&self) -> impl Fn() -> bool + Send + Sync + use<T> {
+        let weak = match &self.data {
+            Data::Scalar(_) => None,
+            Data::Array(a) => Some(Arc::downgrade(a)),
+        };
+        move || weak.as_ref().is_some_and(|w| w.strong_count() > 0)
+    }
+
     /// Applies `f` to every element; not recorded on any tape (used for constant masks and
     /// by recordable ops for their forward values).
     #[inline]

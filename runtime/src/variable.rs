@@ -1,7 +1,7 @@
 //! [`Variable`]: a named, shared, mutable slot holding a tensor, which tapes watch.
 
 use std::fmt;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 use crate::dtype::{AnyTensor, DType, Float};
@@ -17,7 +17,7 @@ static NEXT_VARIABLE_ID: AtomicU64 = AtomicU64::new(0);
 struct Slot<T: DType> {
     id: VariableId,
     name: String,
-    trainable: bool,
+    trainable: AtomicBool,
     value: RwLock<Tensor<T>>,
 }
 
@@ -86,29 +86,28 @@ impl<T: DType> Variable<T> {
         Variable::build(initial.into(), name.into(), true)
     }
 
-    /// The same variable marked trainable or not, consuming the builder-style value;
-    /// tapes do not watch non-trainable variables unless told to with `watch`.
+    /// The same variable (builder style; clones share the setting) marked trainable or
+    /// not. Tapes do not watch non-trainable variables unless told to with `watch`; one
+    /// created inside a recording scope and marked non-trainable there is not watched.
     ///
     /// ```
-    /// use gradtape_runtime::Variable;
-    /// let x1 = Variable::with_name("x1", 3.0_f32).trainable(false);
+    /// use gradtape_runtime::{GradientTape, Variable};
+    /// let tape = GradientTape::new();
+    /// let x1 = tape.record(|| Variable::with_name("x1", 3.0_f32).trainable(false));
     /// assert!(!x1.is_trainable());
+    /// assert!(tape.watched_variables().is_empty());
     /// ```
     pub fn trainable(self, trainable: bool) -> Variable<T> {
-        match Arc::try_unwrap(self.slot) {
-            Ok(slot) => {
-                let value = slot.value.into_inner().unwrap_or_else(|e| e.into_inner());
-                Variable::build(value, slot.name, trainable)
-            }
-            Err(shared) => {
-                let value = shared
-                    .value
-                    .read()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .clone();
-                Variable::build(value, shared.name.clone(), trainable)
-            }
+        self.slot.trainable.store(trainable, Ordering::Relaxed);
+        if trainable {
+            self.notify(None);
+        } else if recording::any_recording()
+            && let Some(any_var) = AnyVariable::try_from_typed(&self)
+        {
+            // Creation inside the scope auto-watched it while it was still trainable.
+            recording::variable_became_untrainable(&any_var);
         }
+        self
     }
 
     fn build(value: Tensor<T>, name: String, trainable: bool) -> Variable<T> {
@@ -117,7 +116,7 @@ impl<T: DType> Variable<T> {
             slot: Arc::new(Slot {
                 id,
                 name,
-                trainable,
+                trainable: AtomicBool::new(trainable),
                 value: RwLock::new(value),
             }),
         };
@@ -143,7 +142,7 @@ impl<T: DType> Variable<T> {
     /// assert!(Variable::new(1.0_f32).is_trainable());
     /// ```
     pub fn is_trainable(&self) -> bool {
-        self.slot.trainable
+        self.slot.trainable.load(Ordering::Relaxed)
     }
 
     /// The creation-order identity of this variable.

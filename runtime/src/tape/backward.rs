@@ -157,9 +157,8 @@ fn sweep_nodes(
                 step(&node, i, grads, &relevant, is_source[i]);
             }
         }
-        let mut state = tape.borrow_mut();
-        state.nodes = nodes;
-        state.clear();
+        // The emptied buffer goes back for reuse; `gradient` then releases the rest.
+        tape.borrow_mut().nodes = nodes;
     }
 }
 

@@ -249,7 +249,8 @@ impl GradientTape {
 
     /// Runs `f` with this tape recording: ops in `f` whose inputs the tape tracks are
     /// recorded, and trainable variables read in `f` are watched. Entering a finished tape
-    /// again appends to its record; tapes nest.
+    /// again appends to its record (a non-persistent tape whose gradient has been taken
+    /// starts a new record instead, as TensorFlow's does); tapes nest.
     ///
     /// ```
     /// use gradtape_runtime::{GradientTape, Tensor};
@@ -414,8 +415,14 @@ impl GradientTape {
             sources,
         };
         let grads = backward::run(&self.cell, sweep);
-        if !self.cell.borrow().persistent {
-            self.cell.borrow_mut().consumed = true;
+        {
+            let mut state = self.cell.borrow_mut();
+            if !state.persistent {
+                // Also when the sweep never ran (a target off the tape): the records are
+                // released either way, as TensorFlow's are.
+                state.consumed = true;
+                state.release_records();
+            }
         }
         Ok(grads
             .into_iter()
@@ -474,7 +481,8 @@ pub(crate) fn without_recording<R>(f: impl FnOnce() -> R) -> R {
     recording::without_any(f)
 }
 
-/// What [`GradientTape::watch`] accepts: float tensors and variables, and slices of them.
+/// What [`GradientTape::watch`] accepts: float tensors and variables, and slices, arrays and
+/// `Vec`s of them.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be watched by a GradientTape",
     label = "only float (f32 or f64) tensors and variables can be watched",
@@ -508,6 +516,29 @@ impl<T: Float> Watch for Variable<T> {
 impl<W: Watch> Watch for [W] {
     fn watch_on(&self, state: &mut TapeStateHandle<'_>) {
         self.iter().for_each(|w| w.watch_on(state));
+    }
+}
+
+/// Watches every element, as TensorFlow's `tape.watch([a, b])` does.
+///
+/// ```
+/// use gradtape_runtime::{GradientTape, Tensor};
+/// let (a, b) = (Tensor::scalar(2.0_f32), Tensor::scalar(3.0_f32));
+/// let tape = GradientTape::new();
+/// tape.watch(&[&a, &b]);
+/// let y = tape.record(|| &a * &b);
+/// let [ga, gb] = tape.gradient(&y, [&a, &b]).unwrap();
+/// assert_eq!((ga.unwrap().to_scalar(), gb.unwrap().to_scalar()), (3.0, 2.0));
+/// ```
+impl<W: Watch, const N: usize> Watch for [W; N] {
+    fn watch_on(&self, state: &mut TapeStateHandle<'_>) {
+        self.as_slice().watch_on(state);
+    }
+}
+
+impl<W: Watch> Watch for Vec<W> {
+    fn watch_on(&self, state: &mut TapeStateHandle<'_>) {
+        self.as_slice().watch_on(state);
     }
 }
 

@@ -135,10 +135,19 @@ impl Node {
             needs,
             plain,
         };
-        match &self.rule {
+        let grads = match &self.rule {
             Rule::Leaf => InputGrads::new(),
             Rule::Static(rule) => rule.backward(&ctx, g),
             Rule::Boxed(rule) => rule.backward(&ctx, g),
-        }
+        };
+        // The sweep zips cotangents with inputs; a short list would silently drop some.
+        assert!(
+            grads.len() == self.inputs.len(),
+            "gradtape internal: the backward rule of `{}` returned {} cotangents for {} inputs",
+            self.op,
+            grads.len(),
+            self.inputs.len()
+        );
+        grads
     }
 }

@@ -19,8 +19,22 @@ pub(crate) type TapeCell = RefCell<TapeState>;
 thread_local! {
     /// Active tapes, outermost first.
     static STACK: RefCell<Vec<Rc<TapeCell>>> = const { RefCell::new(Vec::new()) };
-    /// How many tapes on `STACK` are recording (not paused): the one check an op makes.
+    /// How many tapes on `STACK` at or above `FLOOR` are recording (not paused): the one
+    /// check an op makes.
     static RECORDING: Cell<u32> = const { Cell::new(0) };
+    /// Tapes below this position of `STACK` are suspended by `without_any`, also while a
+    /// tape opened inside it records.
+    static FLOOR: Cell<usize> = const { Cell::new(0) };
+}
+
+/// The active tapes that may record now: those above the floor, with their positions.
+fn live_tapes(stack: &[Rc<TapeCell>]) -> impl DoubleEndedIterator<Item = (usize, &Rc<TapeCell>)> {
+    stack.iter().enumerate().skip(FLOOR.with(Cell::get))
+}
+
+/// Whether `tape` is on the stack above the floor (its pauses count in `RECORDING`).
+fn is_live(tape: &Rc<TapeCell>) -> bool {
+    STACK.with(|stack| live_tapes(&stack.borrow()).any(|(_, t)| Rc::ptr_eq(t, tape)))
 }
 
 /// Whether any tape on this thread is recording.
@@ -46,6 +60,12 @@ pub(crate) fn enter(tape: &Rc<TapeCell>) -> ActiveGuard {
             "GradientTape::record: this tape is already recording; a tape cannot be entered \
              twice at once (use a second tape for nesting)"
         );
+        if state.consumed {
+            // A non-persistent tape whose gradient was taken starts a new record, as
+            // TensorFlow's does when entered again.
+            state.clear();
+            state.consumed = false;
+        }
         state.active = true;
         if state.paused == 0 {
             adjust_recording(1);
@@ -80,8 +100,9 @@ impl Drop for ActiveGuard {
 
 /// Pauses `tape` for the life of the returned guard.
 pub(crate) fn pause(tape: &Rc<TapeCell>) -> PauseGuard {
+    let live = is_live(tape);
     let mut state = tape.borrow_mut();
-    if state.paused == 0 && state.active {
+    if state.paused == 0 && state.active && live {
         adjust_recording(-1);
     }
     state.paused += 1;
@@ -97,9 +118,11 @@ pub(crate) struct PauseGuard {
 
 impl Drop for PauseGuard {
     fn drop(&mut self) {
+        // Scopes nest, so the floor is where it was when the pause began.
+        let live = is_live(&self.tape);
         let mut state = self.tape.borrow_mut();
         state.paused -= 1;
-        if state.paused == 0 && state.active {
+        if state.paused == 0 && state.active && live {
             adjust_recording(1);
         }
     }
@@ -232,7 +255,7 @@ fn record_on_many<T: Float>(
 
 fn tapes_tracking(stack: &[Rc<TapeCell>], inputs: &[TensorId]) -> Recorders {
     let mut recorders = Recorders::new();
-    for (position, tape) in stack.iter().enumerate().rev() {
+    for (position, tape) in live_tapes(stack).rev() {
         let state = tape.borrow();
         if !state.is_recording() {
             continue;
@@ -249,7 +272,7 @@ fn tapes_tracking(stack: &[Rc<TapeCell>], inputs: &[TensorId]) -> Recorders {
 /// tape that watches it tracks this value as one of its reads.
 pub(crate) fn variable_accessed(var: &AnyVariable, value: Option<&AnyTensor>) {
     STACK.with(|stack| {
-        for tape in stack.borrow().iter() {
+        for (_, tape) in live_tapes(&stack.borrow()) {
             let mut state = tape.borrow_mut();
             if !state.is_recording() {
                 continue;
@@ -268,6 +291,25 @@ pub(crate) fn variable_accessed(var: &AnyVariable, value: Option<&AnyTensor>) {
     });
 }
 
+/// Undoes the automatic watch of a variable that was created (or assigned) in a recording
+/// scope and then marked non-trainable before any read. A variable with reads is kept: an
+/// explicit `watch` always tracks a read, and reads made while it was trainable count.
+pub(crate) fn variable_became_untrainable(var: &AnyVariable) {
+    STACK.with(|stack| {
+        for (_, tape) in live_tapes(&stack.borrow()) {
+            let mut state = tape.borrow_mut();
+            if !state.is_recording() || !state.watch_accessed_variables {
+                continue;
+            }
+            if let Some(index) = state.variable_index(var.id())
+                && state.variables[index].leaves.is_empty()
+            {
+                state.variables.remove(index);
+            }
+        }
+    });
+}
+
 /// Tracks one read of a watched variable as a leaf of it.
 pub(crate) fn track_variable_read(state: &mut TapeState, index: usize, value: TensorId) {
     let node = state.track_leaf(value, "variable");
@@ -277,15 +319,25 @@ pub(crate) fn track_variable_read(state: &mut TapeState, index: usize, value: Te
     }
 }
 
-/// Runs `f` with no tape on this thread recording (optimizer updates, `assign_add`).
+/// Runs `f` with every tape now active suspended (optimizer updates, `assign_add`, the
+/// forward pass of `#[differentiable]`): tapes entered inside `f` record as usual, the
+/// suspended ones see nothing, not even through those.
 pub(crate) fn without_any<R>(f: impl FnOnce() -> R) -> R {
-    struct Restore(u32);
+    struct Restore {
+        recording: u32,
+        floor: usize,
+    }
     impl Drop for Restore {
         fn drop(&mut self) {
-            // Scopes opened and closed inside `f` have balanced their own counts.
-            RECORDING.with(|count| count.set(count.get() + self.0));
+            // Scopes opened inside `f` have closed (also when unwinding) and balanced their
+            // own counts, so the saved values are current again.
+            RECORDING.with(|count| count.set(self.recording));
+            FLOOR.with(|floor| floor.set(self.floor));
         }
     }
-    let _restore = Restore(RECORDING.with(|count| count.replace(0)));
+    let _restore = Restore {
+        recording: RECORDING.with(|count| count.replace(0)),
+        floor: FLOOR.with(|floor| floor.replace(STACK.with(|stack| stack.borrow().len()))),
+    };
     f()
 }

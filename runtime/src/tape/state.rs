@@ -179,12 +179,22 @@ impl TapeState {
     /// Forgets every record and watch: old tensors must not match the new nodes, so the
     /// tape takes a new uid.
     pub(crate) fn clear(&mut self) {
+        self.release_records();
+        self.variables.clear();
+    }
+
+    /// Drops the records (and the values their rules saved) once a non-persistent tape has
+    /// computed its gradient, but remembers which variables it watched: TensorFlow's
+    /// `watched_variables()` still lists them after `gradient`.
+    pub(crate) fn release_records(&mut self) {
         self.uid = fresh_uid();
         self.nodes.clear();
         self.tracked.clear();
         self.tracked_span = EMPTY_SPAN;
-        self.variables.clear();
         self.watched_tensors.clear();
+        for watched in &mut self.variables {
+            watched.leaves.clear();
+        }
     }
 }
 
