@@ -989,3 +989,15 @@ fn without_recording_holds_when_a_tape_is_paused_inside() {
     assert!(outer.gradient(&y, &x).unwrap().is_none());
     assert!(other.gradient(&y, &x).unwrap().is_none());
 }
+
+/// Every read of a variable is a new tensor (TensorFlow's `ReadVariableOp`): a value read
+/// before the scope is a constant inside it, even though the variable itself is watched.
+#[test]
+fn variable_read_outside_the_scope_is_a_constant_inside_it() {
+    let v = Variable::new(3.0_f32);
+    let read_before = v.value();
+    let tape = GradientTape::new();
+    let y = tape.record(|| read_before.square() + v.value() * 2.0);
+    // only the read inside contributes: d/dv (c² + 2v) = 2
+    assert_eq!(tape.gradient(&y, &v).unwrap().unwrap().to_scalar(), 2.0);
+}

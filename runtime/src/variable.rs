@@ -163,13 +163,21 @@ impl<T: DType> Variable<T> {
     /// Reads the current value. Inside a recording scope this is a read the tape sees: a
     /// trainable variable becomes watched and the value is tracked as one of its reads.
     ///
+    /// Every read is a new tensor (TensorFlow's `ReadVariableOp`): a value read before a
+    /// scope and used inside it is a constant there, not a path to the variable.
+    ///
     /// ```
-    /// use gradtape_runtime::Variable;
+    /// use gradtape_runtime::{GradientTape, Variable};
     /// let v = Variable::new(2.0_f32);
     /// assert_eq!(v.value().to_scalar(), 2.0);
+    /// let read_before = v.value();
+    /// let tape = GradientTape::new();
+    /// let y = tape.record(|| &read_before * &v);
+    /// // only the read inside the scope leads back to v: dy/dv = read_before = 2
+    /// assert_eq!(tape.gradient(&y, &v).unwrap().unwrap().to_scalar(), 2.0);
     /// ```
     pub fn value(&self) -> Tensor<T> {
-        let value = self.peek();
+        let value = Tensor::from_data(self.peek().data);
         if recording::any_recording() {
             self.notify_read(&value);
         }

@@ -312,10 +312,11 @@ pub(crate) fn variable_became_untrainable(var: &AnyVariable) {
 
 /// Tracks one read of a watched variable as a leaf of it.
 pub(crate) fn track_variable_read(state: &mut TapeState, index: usize, value: TensorId) {
-    let node = state.track_leaf(value, "variable");
-    let leaves = &mut state.variables[index].leaves;
-    if !leaves.contains(&node) {
-        leaves.push(node);
+    // A value already tracked is a read already counted (or an intermediate): only a new
+    // leaf is a new read. Checking this way keeps many reads of one variable O(1) each.
+    if state.lookup(value) == NO_NODE {
+        let node = state.track_leaf(value, "variable");
+        state.variables[index].leaves.push(node);
     }
 }
 
