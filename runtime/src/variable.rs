@@ -229,10 +229,12 @@ impl<T: DType> Variable<T> {
         if !recording::any_recording() {
             return;
         }
-        if let Some(any_var) = AnyVariable::try_from_typed(self) {
-            let value = value.and_then(AnyTensor::try_from_typed);
-            recording::variable_accessed(&any_var, value.as_ref());
+        // Integer variables are never watched.
+        if !is_float::<T>() {
+            return;
         }
+        let erase = || AnyVariable::try_from_typed(self).expect("a float variable");
+        recording::variable_accessed(self.id(), self.is_trainable(), erase, value.map(Tensor::id));
     }
 
     fn notify_read(&self, value: &Tensor<T>) {
@@ -428,4 +430,10 @@ read_then! {
     fn log_softmax(axis: usize);
     fn slice(axis: usize, start: usize, len: usize);
     fn gather(axis: usize, indices: &[usize]);
+}
+
+/// Whether `T` is a differentiable dtype (folded to a constant per instantiation).
+fn is_float<T: DType>() -> bool {
+    use std::any::TypeId;
+    TypeId::of::<T>() == TypeId::of::<f32>() || TypeId::of::<T>() == TypeId::of::<f64>()
 }

@@ -25,9 +25,9 @@ type SourceNodes = SmallVec<[NodeId; 1]>;
 pub(crate) fn run(tape: &Rc<TapeCell>, sweep: Sweep<'_>) -> Vec<Option<AnyTensor>> {
     let (target_nodes, source_nodes, end) = {
         let state = tape.borrow();
-        let target_nodes: Vec<NodeId> =
+        let target_nodes: SmallVec<[NodeId; 2]> =
             sweep.targets.iter().map(|t| state.lookup(t.id())).collect();
-        let source_nodes: Vec<SourceNodes> = sweep
+        let source_nodes: SmallVec<[SourceNodes; 4]> = sweep
             .sources
             .iter()
             .map(|s| nodes_of_source(&state, s))
@@ -39,7 +39,8 @@ pub(crate) fn run(tape: &Rc<TapeCell>, sweep: Sweep<'_>) -> Vec<Option<AnyTensor
             .max();
         (target_nodes, source_nodes, end.unwrap_or(0))
     };
-    let mut grads: Vec<Option<AnyTensor>> = vec![None; end];
+    let mut scratch = Scratch::take(end);
+    let grads = &mut scratch.grads;
     let mut results: Vec<Option<AnyTensor>> = vec![None; sweep.sources.len()];
     for ((target, node), seed) in sweep.targets.iter().zip(&target_nodes).zip(sweep.seeds) {
         if *node == NO_NODE {
@@ -54,8 +55,9 @@ pub(crate) fn run(tape: &Rc<TapeCell>, sweep: Sweep<'_>) -> Vec<Option<AnyTensor
         }
     }
     if end > 0 {
-        sweep_nodes(tape, &mut grads, &source_nodes, end);
+        sweep_nodes(tape, &mut scratch, &source_nodes, end);
     }
+    let grads = &scratch.grads;
     for (result, nodes) in results.iter_mut().zip(&source_nodes) {
         for &node in nodes {
             if let Some(g) = grads.get(node as usize).and_then(Clone::clone) {
@@ -63,7 +65,47 @@ pub(crate) fn run(tape: &Rc<TapeCell>, sweep: Sweep<'_>) -> Vec<Option<AnyTensor
             }
         }
     }
+    scratch.give_back();
     results
+}
+
+/// A sweep's working memory, reused across gradients on this thread: a training loop takes
+/// one gradient per step, and allocating (and page-faulting) these each time showed up in
+/// profiles. A pool rather than one buffer, because sweeps nest (a custom rule may take a
+/// gradient of its own).
+struct Scratch {
+    /// Cotangent of each node.
+    grads: Vec<Option<AnyTensor>>,
+    /// Whether each node lies downstream of a source (or is one).
+    relevant: Vec<bool>,
+    /// Whether each node is a source.
+    is_source: Vec<bool>,
+}
+
+thread_local! {
+    static SCRATCH_POOL: std::cell::RefCell<Vec<Scratch>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+impl Scratch {
+    fn take(len: usize) -> Scratch {
+        let mut scratch = SCRATCH_POOL
+            .with(|pool| pool.borrow_mut().pop())
+            .unwrap_or(Scratch {
+                grads: Vec::new(),
+                relevant: Vec::new(),
+                is_source: Vec::new(),
+            });
+        scratch.grads.resize(len, None);
+        scratch
+    }
+
+    fn give_back(mut self) {
+        self.grads.clear();
+        self.relevant.clear();
+        self.is_source.clear();
+        // During thread teardown the pool may be gone; then the buffers just drop.
+        let _ = SCRATCH_POOL.try_with(|pool| pool.borrow_mut().push(self));
+    }
 }
 
 fn nodes_of_source(state: &TapeState, source: &SourceKey) -> SourceNodes {
@@ -86,21 +128,19 @@ fn accumulate(slot: &mut Option<AnyTensor>, g: AnyTensor) {
     });
 }
 
-/// Which nodes below `end` lie downstream of a source (or are one): only those need
+/// Marks which nodes below `end` lie downstream of a source (or are one): only those need
 /// cotangents. Everything else is skipped.
-fn relevant_nodes(
-    nodes: &[Node],
-    source_nodes: &[SourceNodes],
-    end: usize,
-) -> (Vec<bool>, Vec<bool>) {
-    let mut is_source = vec![false; end];
+fn mark_relevant(nodes: &[Node], source_nodes: &[SourceNodes], end: usize, scratch: &mut Scratch) {
+    let is_source = &mut scratch.is_source;
+    is_source.resize(end, false);
     for &node in source_nodes.iter().flatten() {
         if (node as usize) < end {
             is_source[node as usize] = true;
         }
     }
     let first = is_source.iter().position(|&s| s).unwrap_or(end);
-    let mut relevant = is_source.clone();
+    let relevant = &mut scratch.relevant;
+    relevant.extend_from_slice(is_source);
     for i in first..end {
         if !relevant[i] {
             relevant[i] = nodes[i]
@@ -109,15 +149,9 @@ fn relevant_nodes(
                 .any(|&j| j != NO_NODE && relevant[j as usize]);
         }
     }
-    (relevant, is_source)
 }
 
-fn sweep_nodes(
-    tape: &Rc<TapeCell>,
-    grads: &mut [Option<AnyTensor>],
-    sources: &[SourceNodes],
-    end: usize,
-) {
+fn sweep_nodes(tape: &Rc<TapeCell>, scratch: &mut Scratch, sources: &[SourceNodes], end: usize) {
     let (persistent, recording) = {
         let state = tape.borrow();
         (state.persistent, state.is_recording())
@@ -125,24 +159,31 @@ fn sweep_nodes(
     if recording {
         // A persistent tape differentiating inside its own scope: its rules record onto it,
         // so the node list must stay in place; each node is cloned out before its rule runs.
-        let (relevant, is_source) = {
-            let state = tape.borrow();
-            relevant_nodes(&state.nodes, sources, end)
-        };
+        mark_relevant(&tape.borrow().nodes, sources, end, scratch);
+        let Scratch {
+            grads,
+            relevant,
+            is_source,
+        } = scratch;
         for i in (0..end).rev() {
             if relevant[i] {
                 let node = tape.borrow().nodes[i].clone();
-                step(&node, i, grads, &relevant, is_source[i]);
+                step(&node, i, grads, relevant, is_source[i]);
             }
         }
         return;
     }
     let nodes = std::mem::take(&mut tape.borrow_mut().nodes);
-    let (relevant, is_source) = relevant_nodes(&nodes, sources, end);
+    mark_relevant(&nodes, sources, end, scratch);
+    let Scratch {
+        grads,
+        relevant,
+        is_source,
+    } = scratch;
     if persistent {
         for i in (0..end).rev() {
             if relevant[i] {
-                step(&nodes[i], i, grads, &relevant, is_source[i]);
+                step(&nodes[i], i, grads, relevant, is_source[i]);
             }
         }
         tape.borrow_mut().nodes = nodes;
@@ -154,7 +195,7 @@ fn sweep_nodes(
         while let Some(node) = nodes.pop() {
             let i = nodes.len();
             if relevant[i] {
-                step(&node, i, grads, &relevant, is_source[i]);
+                step(&node, i, grads, relevant, is_source[i]);
             }
         }
         // The emptied buffer goes back for reuse; `gradient` then releases the rest.

@@ -12,7 +12,7 @@ use super::node::{NO_NODE, Node, NodeId, Params, Rule};
 use super::state::TapeState;
 use crate::dtype::{AnyTensor, Float};
 use crate::tensor::{Data, Tensor, TensorId};
-use crate::variable::AnyVariable;
+use crate::variable::{AnyVariable, VariableId};
 
 pub(crate) type TapeCell = RefCell<TapeState>;
 
@@ -267,25 +267,34 @@ fn tapes_tracking(stack: &[Rc<TapeCell>], inputs: &[TensorId]) -> Recorders {
     recorders
 }
 
-/// Tells the recording tapes that `var` was read as `value` (or assigned, or created, when
-/// `value` is `None`): each tape that watches accessed variables starts watching it, and a
-/// tape that watches it tracks this value as one of its reads.
-pub(crate) fn variable_accessed(var: &AnyVariable, value: Option<&AnyTensor>) {
+/// Tells the recording tapes that a variable was read as the tensor `value` (or assigned,
+/// or created, when `value` is `None`): each tape that watches accessed variables starts
+/// watching it, and a tape that watches it tracks this value as one of its reads.
+///
+/// The variable comes as its id and trainable flag, with `erase` to build the stored handle
+/// only when a tape starts watching it: the usual read, of an already watched variable, then
+/// touches no reference count.
+pub(crate) fn variable_accessed(
+    id: VariableId,
+    trainable: bool,
+    erase: impl Fn() -> AnyVariable,
+    value: Option<TensorId>,
+) {
     STACK.with(|stack| {
         for (_, tape) in live_tapes(&stack.borrow()) {
             let mut state = tape.borrow_mut();
             if !state.is_recording() {
                 continue;
             }
-            let index = match state.variable_index(var.id()) {
+            let index = match state.variable_index(id) {
                 Some(index) => index,
-                None if state.watch_accessed_variables && var.trainable() => {
-                    state.watch_variable(var)
+                None if state.watch_accessed_variables && trainable => {
+                    state.watch_variable(&erase())
                 }
                 None => continue,
             };
             if let Some(value) = value {
-                track_variable_read(&mut state, index, value.id());
+                track_variable_read(&mut state, index, value);
             }
         }
     });
