@@ -216,6 +216,16 @@ pub(crate) fn zip_broadcast<T: crate::DType, U: crate::DType>(
 /// If they do not broadcast, with a message naming `op` and both shapes.
 #[track_caller]
 pub(crate) fn broadcast_shapes(op: &str, a: &[usize], b: &[usize]) -> SmallVec<[usize; 4]> {
+    // No closure around the panic: it would report the closure's location instead of the
+    // user's line that `#[track_caller]` forwards here.
+    match try_broadcast_shapes(a, b) {
+        Some(shape) => shape,
+        None => panic!("{op}: shapes {a:?} and {b:?} cannot be broadcast together"),
+    }
+}
+
+/// The NumPy broadcast of two shapes, or `None` if they do not broadcast.
+pub(crate) fn try_broadcast_shapes(a: &[usize], b: &[usize]) -> Option<SmallVec<[usize; 4]>> {
     let rank = a.len().max(b.len());
     let dim = |s: &[usize], i: usize| {
         if i + s.len() >= rank {
@@ -226,10 +236,10 @@ pub(crate) fn broadcast_shapes(op: &str, a: &[usize], b: &[usize]) -> SmallVec<[
     };
     (0..rank)
         .map(|i| match (dim(a, i), dim(b, i)) {
-            (p, q) if p == q => p,
-            (1, q) => q,
-            (p, 1) => p,
-            _ => panic!("{op}: shapes {a:?} and {b:?} cannot be broadcast together"),
+            (p, q) if p == q => Some(p),
+            (1, q) => Some(q),
+            (p, 1) => Some(p),
+            _ => None,
         })
         .collect()
 }
