@@ -18,6 +18,7 @@
 
 pub(crate) mod binary;
 pub(crate) mod cast;
+pub(crate) mod data;
 pub(crate) mod linalg;
 pub(crate) mod nn;
 pub(crate) mod primal;
