@@ -44,6 +44,21 @@ const BROADCAST_PAIRS: &[(&[usize], &[usize], &[usize])] = &[
     (&[2, 3], &[], &[2, 3]),
     (&[], &[], &[]),
     (&[1], &[], &[1]),
+    (&[3], &[1, 3], &[1, 3]),
+    (&[1, 3], &[3], &[1, 3]),
+    (&[2, 3], &[1, 1, 3], &[1, 2, 3]),
+    (&[1, 1, 3], &[2, 3], &[1, 2, 3]),
+    (&[2, 3, 4], &[3, 4], &[2, 3, 4]),
+    (&[3, 4], &[2, 1, 4], &[2, 3, 4]),
+    (&[0, 3], &[3], &[0, 3]),
+    (&[2, 3], &[2, 1], &[2, 3]),
+    (&[2, 1], &[2, 3], &[2, 3]),
+    (&[2, 3, 4], &[2, 1, 1], &[2, 3, 4]),
+    (&[2, 3, 4], &[2, 3, 1], &[2, 3, 4]),
+    (&[2, 1, 1], &[2, 3, 4], &[2, 3, 4]),
+    (&[1, 1], &[2, 3], &[2, 3]),
+    (&[2, 3], &[1, 1], &[2, 3]),
+    (&[2, 1, 4], &[2, 3, 1], &[2, 3, 4]),
 ];
 
 #[test]
@@ -61,6 +76,20 @@ fn arithmetic_broadcasts_as_ndarray_does() {
             assert_matches(&t, &want);
         }
     }
+}
+
+/// Column-major storage (from ndarray) takes the general path, with the same values.
+#[test]
+fn arithmetic_on_column_major_storage() {
+    let (_, a) = sample(&[3, 2]);
+    let (_, b) = nonzero(&[3, 2]);
+    let (a, b) = (a.reversed_axes(), b.reversed_axes());
+    assert!(a.as_slice().is_none());
+    let (x, y) = (Tensor::from(a.clone()), Tensor::from(b.clone()));
+    assert_matches(&(&x * &y), &(&a * &b));
+    let (_, row) = sample(&[3]);
+    assert_matches(&(&x - &Tensor::from(row.clone())), &(&a - &row));
+    assert_matches(&x.exp(), &a.mapv(f64::exp));
 }
 
 #[test]
