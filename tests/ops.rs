@@ -632,8 +632,8 @@ misuse! {
     mul_incompatible: "mul: shapes [2, 3] and [3, 2] cannot be broadcast together" => zeros(&[2, 3]) * zeros(&[3, 2]);
     div_incompatible: "div: shapes [5] and [4] cannot be broadcast together" => zeros(&[5]) / zeros(&[4]);
     variable_operand_incompatible: "mul: shapes [2] and [3] cannot be broadcast together" => &Variable::new(zeros(&[2])) * &zeros(&[3]);
-    maximum_incompatible: "maximum: shapes [2] and [3] cannot be broadcast together" => zeros(&[2]).maximum(&zeros(&[3]));
-    minimum_incompatible: "minimum: shapes [2, 1] and [3, 4] cannot be broadcast together" => zeros(&[2, 1]).minimum(&zeros(&[3, 4]));
+    maximum_incompatible: "maximum: shapes [2] and [3] cannot be broadcast together" => zeros(&[2]).maximum(zeros(&[3]));
+    minimum_incompatible: "minimum: shapes [2, 1] and [3, 4] cannot be broadcast together" => zeros(&[2, 1]).minimum(zeros(&[3, 4]));
     matmul_inner: "matmul: inner dimensions differ: shapes [2, 3] and [4, 5]" => zeros(&[2, 3]).matmul(&zeros(&[4, 5]));
     matmul_rank: "matmul: needs at least 2 axes on both sides, got shapes [3] and [3, 2]" => zeros(&[3]).matmul(&zeros(&[3, 2]));
     matmul_batch: "matmul: batch axes do not broadcast: shapes [2, 2, 3] and [3, 3, 4]" => zeros(&[2, 2, 3]).matmul(&zeros(&[3, 3, 4]));

@@ -257,10 +257,7 @@ fn compare(
 ) -> Result<(), String> {
     for (i, (a, n)) in analytic.iter().zip(numeric).enumerate() {
         let a = a.as_ref().map_err(|e| format!("input {i}: {e}"))?;
-        let bad = a
-            .iter()
-            .zip(n)
-            .position(|(p, q)| !((p - q).abs() <= rtol * (1.0 + q.abs())));
+        let bad = a.iter().zip(n).position(|(p, q)| !within(*p, *q, rtol));
         if let Some(k) = bad {
             return Err(format!(
                 "input {i}, element {k}: reverse mode {} vs finite differences {}\n  reverse mode: {a:?}\n  finite diff.: {n:?}",
@@ -269,4 +266,9 @@ fn compare(
         }
     }
     Ok(())
+}
+
+/// `|a - b| ≤ rtol (1 + |b|)`; false if either is NaN (every comparison with NaN is).
+fn within(a: f64, b: f64, rtol: f64) -> bool {
+    (a - b).abs() <= rtol * (1.0 + b.abs())
 }

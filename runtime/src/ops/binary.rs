@@ -7,7 +7,7 @@ use std::ops::{Add, Div, Mul, Neg, Sub};
 use smallvec::smallvec;
 
 use super::primal::Primal;
-use super::{binary, static_rule};
+use super::{additive, binary, static_rule};
 use crate::dtype::Float;
 use crate::tape::node::Params;
 use crate::tape::recording::{self, NodeSpec};
@@ -68,26 +68,14 @@ impl<T: Float> Operand<T> for &Variable<T> {
 #[track_caller]
 pub(crate) fn add<T: Float>(x: &Tensor<T>, y: &Tensor<T>) -> Tensor<T> {
     // d(x + y) = dx + dy
-    binary(
-        x,
-        y,
-        "add",
-        |a, b| a + b,
-        |_, _, g, [nx, ny]| (nx.then(|| g.clone()), ny.then(|| g.clone())),
-    )
+    additive(x, y, "add", |a, b| a + b, Tensor::clone)
 }
 
 /// Elementwise difference with broadcasting; also the `-` operator.
 #[track_caller]
 pub(crate) fn sub<T: Float>(x: &Tensor<T>, y: &Tensor<T>) -> Tensor<T> {
     // d(x - y) = dx - dy
-    binary(
-        x,
-        y,
-        "sub",
-        |a, b| a - b,
-        |_, _, g, [nx, ny]| (nx.then(|| g.clone()), ny.then(|| sub_rhs(g))),
-    )
+    additive(x, y, "sub", |a, b| a - b, sub_rhs)
 }
 
 /// Elementwise product with broadcasting; also the `*` operator.

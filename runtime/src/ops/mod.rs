@@ -184,6 +184,64 @@ where
     })
 }
 
+struct AdditiveRule<T, F>(F, PhantomData<fn(T)>);
+
+impl<T: Float, F: Fn(&Tensor<T>) -> Tensor<T>> Backward for AdditiveRule<T, F> {
+    fn backward(&self, ctx: &RuleCtx<'_>, g: &AnyTensor) -> InputGrads {
+        let g = g.typed::<T>();
+        let (gx, gy) = (
+            ctx.needs[0].then(|| g.clone()),
+            ctx.needs[1].then(|| (self.0)(g)),
+        );
+        let Params::DimsAxis(shapes, split) = ctx.params else {
+            return smallvec![gx.map(T::into_any), gy.map(T::into_any)];
+        };
+        // Broadcasting in the forward means summing in the backward.
+        let (x_shape, y_shape) = shapes.split_at(*split);
+        smallvec![
+            gx.map(|gx| T::into_any(gx.sum_to_shape(x_shape))),
+            gy.map(|gy| T::into_any(gy.sum_to_shape(y_shape))),
+        ]
+    }
+}
+
+/// A binary op whose partial derivatives are constants, `x + y` and `x - y`: like
+/// [`binary`], but it saves no input values (its rule needs none), only the two shapes when
+/// they differ, so the tape does not keep the operands alive. `rhs_rule(g)` is `y`'s
+/// cotangent before un-broadcasting; `x`'s is `g`.
+///
+/// # Panics
+/// If the shapes do not broadcast, naming `op` and both shapes.
+#[inline]
+#[track_caller]
+pub(crate) fn additive<T: Float, R>(
+    x: &Tensor<T>,
+    y: &Tensor<T>,
+    op: &'static str,
+    f: impl Fn(T, T) -> T,
+    rhs_rule: R,
+) -> Tensor<T>
+where
+    R: Fn(&Tensor<T>) -> Tensor<T> + 'static,
+{
+    let data = zip_broadcast(x, y, op, f);
+    recording::record(data, &[x.id(), y.id()], |_| {
+        let (xs, ys) = (x.shape(), y.shape());
+        // Lengths first: comparing two empty slices calls `memcmp`, slow for scalar code.
+        let params = if xs.len() == ys.len() && xs == ys {
+            Params::None
+        } else {
+            Params::DimsAxis(xs.iter().chain(ys).copied().collect(), xs.len())
+        };
+        NodeSpec {
+            op,
+            rule: Rule::Static(leak_zero_sized(AdditiveRule(rhs_rule, PhantomData))),
+            saved: smallvec![],
+            params,
+        }
+    })
+}
+
 /// Applies `f` elementwise over the broadcast of `x` and `y` (not recorded).
 #[inline]
 #[track_caller]
