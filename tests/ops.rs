@@ -292,10 +292,15 @@ fn gradients_at_kinks_and_ties() {
         grad(&rows, &|x| x.max_axis(1, false).sum()),
         vec![0.5, 0.5, 0.0, 1.0]
     );
-    // maximum and minimum split ties evenly between their operands
-    assert_eq!(grad(&x, &|x| x.maximum(0.0).sum()), vec![0.0, 0.5, 1.0]);
-    assert_eq!(grad(&x, &|x| x.minimum(0.0).sum()), vec![1.0, 0.5, 0.0]);
+    // on a tie, maximum and minimum give the whole gradient to their first operand
+    // (TensorFlow's `greater_equal`/`less_equal` masks), none to the second
+    assert_eq!(grad(&x, &|x| x.maximum(0.0).sum()), vec![0.0, 1.0, 1.0]);
+    assert_eq!(grad(&x, &|x| x.minimum(0.0).sum()), vec![1.0, 1.0, 0.0]);
+    let zero = Tensor::zeros(&[3]);
+    assert_eq!(grad(&x, &|x| zero.maximum(x).sum()), vec![0.0, 0.0, 1.0]);
+    assert_eq!(grad(&x, &|x| zero.minimum(x).sum()), vec![1.0, 0.0, 0.0]);
     assert_eq!(grad(&x, &|x| x.maximum(x).sum()), vec![1.0, 1.0, 1.0]);
+    assert_eq!(grad(&x, &|x| x.minimum(x).sum()), vec![1.0, 1.0, 1.0]);
 }
 
 // ---------------------------------------------------------------- matmul
