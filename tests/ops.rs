@@ -669,6 +669,9 @@ misuse! {
     max_empty: "max: cannot reduce an empty tensor of shape [2, 0]" => zeros(&[2, 0]).max();
     softmax_axis: "softmax: axis 1 is out of range for a tensor of shape [3] (rank 1)" => zeros(&[3]).softmax(1);
     log_softmax_axis: "log_softmax: axis 2 is out of range for a tensor of shape [3, 4] (rank 2)" => zeros(&[3, 4]).log_softmax(2);
+    argmax_axis_range: "argmax_axis: axis 1 is out of range for a tensor of shape [3] (rank 1)" => zeros(&[3]).argmax_axis(1);
+    equal_incompatible: "equal: shapes [2] and [3] cannot be broadcast together" => zeros(&[2]).equal(&zeros(&[3]));
+    one_hot_range: "one_hot: entry 5 of a tensor of shape [2] is not a class index in 0..5" => Tensor::from_vec(vec![0_u8, 5], &[2]).one_hot::<f32>(5);
     from_vec_length: "Tensor::from_vec: 3 elements cannot have shape [2, 2] (4 elements)" => Tensor::from_vec(vec![1.0_f64, 2.0, 3.0], &[2, 2]);
     to_scalar_many: "to_scalar: tensor of shape [2] has 2 elements, not 1" => zeros(&[2]).to_scalar();
     random_normal_std: "Tensor::random_normal: the standard deviation must be finite and non-negative, got -1" => Tensor::<f64>::random_normal(&[2], 0.0, -1.0, 0);

@@ -1,6 +1,7 @@
-//! Data ops for labels and accuracy: `argmax_axis` (to `i64` class indices) and elementwise
-//! `equal` (to `bool`). They work on every dtype and are never recorded: their results are
-//! integer or boolean data, which has no gradient, as in TensorFlow.
+//! Data ops for labels and accuracy: `argmax_axis` (to `i64` class indices), elementwise
+//! `equal` (to `bool`) and `one_hot` (class indices to rows of 0s and 1s). They work on
+//! every dtype and are never recorded: their results are data with no gradient, as in
+//! TensorFlow.
 
 use ndarray::{ArrayView1, Axis};
 
@@ -57,6 +58,41 @@ impl<T: DType> Tensor<T> {
     #[track_caller]
     pub fn equal(&self, other: &Tensor<T>) -> Tensor<bool> {
         Tensor::from_data(zip_broadcast(self, other, "equal", |a, b| a == b))
+    }
+}
+
+impl<T: DType> Tensor<T> {
+    /// Class indices to one-hot rows of dtype `U`: a new last axis of length `depth`, 1 at
+    /// each entry's index and 0 elsewhere (TensorFlow's `one_hot`). Entries must be whole
+    /// numbers in `0..depth`. The result is a constant.
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// let labels = Tensor::from_vec(vec![2_u8, 0], &[2]);
+    /// let targets = labels.one_hot::<f32>(3);
+    /// assert_eq!(targets.shape(), &[2, 3]);
+    /// assert_eq!(targets.to_vec(), vec![0.0, 0.0, 1.0, 1.0, 0.0, 0.0]);
+    /// ```
+    ///
+    /// # Panics
+    /// If an entry is not a whole number in `0..depth`, naming it and the shape.
+    #[track_caller]
+    pub fn one_hot<U: DType>(&self, depth: usize) -> Tensor<U> {
+        let mut out = vec![U::ZERO; self.len() * depth];
+        for (row, value) in self.view().iter().enumerate() {
+            let index = value.to_f64();
+            let whole_in_range = index >= 0.0 && index < depth as f64 && index.fract() == 0.0;
+            if !whole_in_range {
+                panic!(
+                    "one_hot: entry {value} of a tensor of shape {:?} is not a class index in 0..{depth}",
+                    self.shape()
+                );
+            }
+            out[row * depth + index as usize] = U::ONE;
+        }
+        let mut shape = self.shape().to_vec();
+        shape.push(depth);
+        Tensor::from_vec(out, &shape)
     }
 }
 
@@ -128,6 +164,40 @@ mod tests {
         assert_eq!(x.equal(&row).to_vec(), vec![true, false, false, false]);
         assert_eq!(x.equal(&row).shape(), &[2, 2]);
         assert!(Tensor::scalar(2_i32).equal(&Tensor::scalar(2)).to_scalar());
+    }
+
+    #[test]
+    fn one_hot_of_a_matrix_of_labels() {
+        let labels = Tensor::from_vec(vec![1_i64, 0, 3, 3], &[2, 2]);
+        let rows = labels.one_hot::<f64>(4);
+        assert_eq!(rows.shape(), &[2, 2, 4]);
+        let expected: Vec<f64> = [1, 0, 3, 3]
+            .iter()
+            .flat_map(|&k| (0..4).map(move |i| if i == k { 1.0 } else { 0.0 }))
+            .collect();
+        assert_eq!(rows.to_vec(), expected);
+        // argmax undoes one_hot
+        assert_eq!(rows.argmax_axis(2).to_vec(), labels.to_vec());
+        assert_eq!(
+            Tensor::scalar(1_u8).one_hot::<bool>(2).to_vec(),
+            vec![false, true]
+        );
+    }
+
+    #[test]
+    #[should_panic(
+        expected = "one_hot: entry 3 of a tensor of shape [2] is not a class index in 0..3"
+    )]
+    fn one_hot_index_out_of_range() {
+        let _ = Tensor::from_vec(vec![0_i32, 3], &[2]).one_hot::<f32>(3);
+    }
+
+    #[test]
+    #[should_panic(
+        expected = "one_hot: entry 1.5 of a tensor of shape [] is not a class index in 0..3"
+    )]
+    fn one_hot_of_a_fraction() {
+        let _ = Tensor::scalar(1.5_f64).one_hot::<f32>(3);
     }
 
     #[test]
