@@ -253,3 +253,27 @@ fn cast_from_integers_is_a_constant() {
     let g = tape.gradient(&y, &x).unwrap().unwrap();
     assert_eq!(g.to_vec(), vec![0.0, 1.0]);
 }
+
+/// Nesting goes on past second order: three tapes give d³/dx³ sin x = -cos x.
+#[test]
+fn third_order_by_three_nested_tapes() {
+    let x = Tensor::from_vec(vec![-1.0_f64, 0.3, 2.0], &[3]);
+    let grad = |tape: &GradientTape, y: &Tensor<f64>| tape.gradient(y, &x).unwrap().unwrap();
+    let outer = GradientTape::new();
+    outer.watch(&x);
+    let d2 = outer.record(|| {
+        let middle = GradientTape::new();
+        middle.watch(&x);
+        let d1 = middle.record(|| {
+            let inner = GradientTape::new();
+            inner.watch(&x);
+            let y = inner.record(|| x.sin().sum());
+            grad(&inner, &y).sum()
+        });
+        grad(&middle, &d1).sum()
+    });
+    let d3 = grad(&outer, &d2);
+    for (got, v) in d3.to_vec().into_iter().zip(x.to_vec()) {
+        assert!((got + v.cos()).abs() < 1e-15, "d³ sin({v}) = {got}");
+    }
+}
