@@ -45,7 +45,8 @@ pub use variable::{AnyVariable, Variable, VariableId};
 /// ```
 pub mod vjp {
     pub use crate::ops::binary::{
-        div_lhs, div_rhs, maximum_lhs, minimum_lhs, mul_lhs, mul_rhs, pass_through, sub_rhs,
+        div_lhs, div_rhs, maximum_lhs, maximum_rhs, minimum_lhs, minimum_rhs, mul_lhs, mul_rhs,
+        pass_through, sub_rhs,
     };
     pub use crate::ops::unary::{
         abs, cos, exp, ln, powf, powi, relu, sigmoid, sin, softplus, sqrt, square, tanh,

@@ -418,9 +418,12 @@ impl<T: Float> Tensor<T> {
     /// If `std` is negative or not finite.
     #[track_caller]
     pub fn random_normal(shape: &[usize], mean: T, std: T, seed: u64) -> Tensor<T> {
-        let normal = rand_distr::Normal::new(mean.to_f64(), std.to_f64()).unwrap_or_else(|e| {
-            panic!("Tensor::random_normal: invalid standard deviation {std}: {e}")
-        });
+        assert!(
+            std >= T::zero() && std.is_finite(),
+            "Tensor::random_normal: the standard deviation must be finite and non-negative, got {std}"
+        );
+        let normal =
+            rand_distr::Normal::new(mean.to_f64(), std.to_f64()).expect("std checked above");
         let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
         let len = shape.iter().product();
         let data = (0..len)

@@ -7,7 +7,7 @@ use std::ops::{Add, Div, Mul, Neg, Sub};
 use smallvec::smallvec;
 
 use super::primal::Primal;
-use super::{binary, both, static_rule};
+use super::{additive, binary, both, static_rule};
 use crate::dtype::Float;
 use crate::tape::node::Params;
 use crate::tape::recording::{self, NodeSpec};
@@ -68,26 +68,14 @@ impl<T: Float> Operand<T> for &Variable<T> {
 #[track_caller]
 pub(crate) fn add<T: Float>(x: &Tensor<T>, y: &Tensor<T>) -> Tensor<T> {
     // d(x + y) = dx + dy
-    binary(
-        x,
-        y,
-        "add",
-        |a, b| a + b,
-        both!(|_, _, g, [nx, ny]| (nx.then(|| pass_through(g)), ny.then(|| pass_through(g)))),
-    )
+    additive(x, y, "add", |a, b| a + b, (pass_through, pass_through))
 }
 
 /// Elementwise difference with broadcasting; also the `-` operator.
 #[track_caller]
 pub(crate) fn sub<T: Float>(x: &Tensor<T>, y: &Tensor<T>) -> Tensor<T> {
     // d(x - y) = dx - dy
-    binary(
-        x,
-        y,
-        "sub",
-        |a, b| a - b,
-        both!(|_, _, g, [nx, ny]| (nx.then(|| pass_through(g)), ny.then(|| sub_rhs(g)))),
-    )
+    additive(x, y, "sub", |a, b| a - b, (sub_rhs, sub_rhs))
 }
 
 /// Elementwise product with broadcasting; also the `*` operator.
@@ -117,8 +105,8 @@ pub(crate) fn div<T: Float>(x: &Tensor<T>, y: &Tensor<T>) -> Tensor<T> {
 }
 
 impl<T: Float> Tensor<T> {
-    /// Elementwise maximum with broadcasting. Where the two are equal the gradient is split
-    /// evenly between them, as TensorFlow does.
+    /// Elementwise maximum with broadcasting. Where the two are equal the whole gradient goes
+    /// to `self`, as TensorFlow's `maximum` gives it to its first operand.
     ///
     /// ```
     /// use gradtape_runtime::Tensor;
@@ -138,12 +126,13 @@ impl<T: Float> Tensor<T> {
             |a, b| if a >= b { a } else { b },
             both!(|x, y, g, [nx, ny]| (
                 nx.then(|| maximum_lhs(x, y, g)),
-                ny.then(|| maximum_lhs(y, x, g))
+                ny.then(|| maximum_rhs(x, y, g))
             )),
         )
     }
 
-    /// Elementwise minimum with broadcasting; ties split the gradient evenly.
+    /// Elementwise minimum with broadcasting; on ties the whole gradient goes to `self`, as
+    /// in TensorFlow.
     ///
     /// ```
     /// use gradtape_runtime::Tensor;
@@ -163,7 +152,7 @@ impl<T: Float> Tensor<T> {
             |a, b| if a <= b { a } else { b },
             both!(|x, y, g, [nx, ny]| (
                 nx.then(|| minimum_lhs(x, y, g)),
-                ny.then(|| minimum_lhs(y, x, g))
+                ny.then(|| minimum_rhs(x, y, g))
             )),
         )
     }
@@ -242,27 +231,50 @@ pub fn div_rhs<V: Primal>(x: &V, y: &V, g: &V) -> V {
     g.mul(x).div(y).div(y).neg()
 }
 
-/// Backward rule of `max(x, y)` for `x` (for `y`, swap the first two arguments):
-/// ∂max/∂x = [x > y], split evenly on ties as TensorFlow does.
+/// Backward rule of `max(x, y)` for `x`: ∂max/∂x = [x ≥ y] (a tie goes to `x`, as in
+/// TensorFlow, so that the two partials always sum to 1).
 ///
 /// ```
 /// # use gradtape_runtime::vjp;
 /// assert_eq!(vjp::maximum_lhs(&3.0_f64, &1.0, &2.0), 2.0);
-/// assert_eq!(vjp::maximum_lhs(&1.0_f64, &1.0, &2.0), 1.0);
+/// assert_eq!(vjp::maximum_lhs(&1.0_f64, &1.0, &2.0), 2.0);
 /// ```
 pub fn maximum_lhs<V: Primal>(x: &V, y: &V, g: &V) -> V {
-    g.mul(&x.wins_over(y))
+    g.mul(&x.at_least(y))
 }
 
-/// Backward rule of `min(x, y)` for `x` (for `y`, swap the first two arguments):
-/// ∂min/∂x = [x < y], split evenly on ties.
+/// Backward rule of `max(x, y)` for `y`: ∂max/∂y = [x < y] (nothing on a tie).
+///
+/// ```
+/// # use gradtape_runtime::vjp;
+/// assert_eq!(vjp::maximum_rhs(&1.0_f64, &3.0, &2.0), 2.0);
+/// assert_eq!(vjp::maximum_rhs(&1.0_f64, &1.0, &2.0), 0.0);
+/// ```
+pub fn maximum_rhs<V: Primal>(x: &V, y: &V, g: &V) -> V {
+    g.mul(&x.at_least(y).one_minus())
+}
+
+/// Backward rule of `min(x, y)` for `x`: ∂min/∂x = [x ≤ y] (a tie goes to `x`, as in
+/// TensorFlow).
 ///
 /// ```
 /// # use gradtape_runtime::vjp;
 /// assert_eq!(vjp::minimum_lhs(&1.0_f64, &3.0, &2.0), 2.0);
+/// assert_eq!(vjp::minimum_lhs(&1.0_f64, &1.0, &2.0), 2.0);
 /// ```
 pub fn minimum_lhs<V: Primal>(x: &V, y: &V, g: &V) -> V {
-    g.mul(&y.wins_over(x))
+    g.mul(&y.at_least(x))
+}
+
+/// Backward rule of `min(x, y)` for `y`: ∂min/∂y = [x > y] (nothing on a tie).
+///
+/// ```
+/// # use gradtape_runtime::vjp;
+/// assert_eq!(vjp::minimum_rhs(&3.0_f64, &1.0, &2.0), 2.0);
+/// assert_eq!(vjp::minimum_rhs(&1.0_f64, &1.0, &2.0), 0.0);
+/// ```
+pub fn minimum_rhs<V: Primal>(x: &V, y: &V, g: &V) -> V {
+    g.mul(&y.at_least(x).one_minus())
 }
 
 impl crate::dtype::AnyTensor {

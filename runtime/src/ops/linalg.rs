@@ -3,7 +3,7 @@
 use ndarray::{ArrayD, Ix2, IxDyn, linalg::general_mat_mul};
 use smallvec::smallvec;
 
-use super::{broadcast_shapes, static_rule};
+use super::{static_rule, try_broadcast_shapes};
 use crate::dtype::{AnyTensor, Float};
 use crate::tape::node::Params;
 use crate::tape::recording::{self, NodeSpec};
@@ -69,7 +69,9 @@ fn matmul_values<T: Float>(x: &Tensor<T>, y: &Tensor<T>) -> ArrayD<T> {
         let b = yv.into_dimensionality::<Ix2>().expect("rank 2");
         return a.dot(&b).into_dyn();
     }
-    let batch = broadcast_shapes("matmul", &xs[..xs.len() - 2], &ys[..ys.len() - 2]);
+    let Some(batch) = try_broadcast_shapes(&xs[..xs.len() - 2], &ys[..ys.len() - 2]) else {
+        panic!("matmul: batch axes do not broadcast: shapes {xs:?} and {ys:?}")
+    };
     let full = |rows: usize, cols: usize| {
         let mut shape: Vec<usize> = batch.to_vec();
         shape.extend([rows, cols]);

@@ -52,9 +52,9 @@ pub trait Primal: Clone {
     fn positive_mask(&self) -> Self;
     /// The sign of self (0 at 0): a constant.
     fn sign(&self) -> Self;
-    /// 1 where `self > other`, ½ where equal, 0 elsewhere: a constant, the share of the
-    /// cotangent `self` gets in `max(self, other)`.
-    fn wins_over(&self, other: &Self) -> Self;
+    /// `[self ≥ other]` as 0 or 1 (tensors broadcast): a constant, the share of the
+    /// cotangent the first operand of `max(self, other)` gets.
+    fn at_least(&self, other: &Self) -> Self;
     /// Sums a broadcast cotangent back to `like`'s shape (identity on plain numbers).
     fn sum_to_like(&self, like: &Self) -> Self;
 }
@@ -105,8 +105,8 @@ impl<T: Float> Primal for Tensor<T> {
     fn sign(&self) -> Self {
         Tensor::from_data(self.map_data(sign_of))
     }
-    fn wins_over(&self, other: &Self) -> Self {
-        Tensor::from_data(super::zip_broadcast(self, other, "maximum", wins_over))
+    fn at_least(&self, other: &Self) -> Self {
+        Tensor::from_data(super::zip_broadcast(self, other, "maximum", at_least))
     }
     fn sum_to_like(&self, like: &Self) -> Self {
         self.sum_to_shape(like.shape())
@@ -123,14 +123,8 @@ fn sign_of<T: Float>(v: T) -> T {
     }
 }
 
-fn wins_over<T: Float>(a: T, b: T) -> T {
-    if a > b {
-        T::ONE
-    } else if a == b {
-        T::from_f64(0.5)
-    } else {
-        T::ZERO
-    }
+fn at_least<T: Float>(a: T, b: T) -> T {
+    if a >= b { T::ONE } else { T::ZERO }
 }
 
 macro_rules! scalar_primal {
@@ -151,7 +145,7 @@ macro_rules! scalar_primal {
             #[inline] fn sigmoid(&self) -> Self { super::unary::sigmoid_value(*self) }
             #[inline] fn positive_mask(&self) -> Self { if *self > 0.0 { 1.0 } else { 0.0 } }
             #[inline] fn sign(&self) -> Self { sign_of(*self) }
-            #[inline] fn wins_over(&self, other: &Self) -> Self { wins_over(*self, *other) }
+            #[inline] fn at_least(&self, other: &Self) -> Self { at_least(*self, *other) }
             #[inline] fn sum_to_like(&self, _like: &Self) -> Self { *self }
         }
     )*};

@@ -240,9 +240,11 @@ impl<T: Float> Tensor<T> {
         if shape.is_empty() {
             return self.sum();
         }
-        let lead = from.len().checked_sub(shape.len()).unwrap_or_else(|| {
-            panic!("sum_to_shape: shape {from:?} cannot be summed to {shape:?}")
-        });
+        assert!(
+            from.len() >= shape.len(),
+            "sum_to_shape: shape {from:?} cannot be summed to {shape:?}"
+        );
+        let lead = from.len() - shape.len();
         let mut summed = self.view().into_owned();
         for axis in (0..from.len()).rev() {
             let keep = axis >= lead && shape[axis - lead] == from[axis];

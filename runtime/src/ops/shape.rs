@@ -325,7 +325,7 @@ impl<T: Float> Tensor<T> {
         for (k, &index) in indices.iter().enumerate() {
             assert!(
                 index < len,
-                "scatter_add: index {index} is out of range for length {len}"
+                "scatter_add: index {index} is out of range for an output of shape {out_shape:?} (axis {axis}), from shape {shape:?}"
             );
             let mut target = out.index_axis_mut(Axis(axis), index);
             target += &view.index_axis(Axis(axis), k);

@@ -1,0 +1,274 @@
+//! `check_grads`: reverse-mode derivatives of orders 1 and 2 against central finite
+//! differences in f64, in the manner of JAX's `jax.test_util.check_grads`.
+//!
+//! First order compares the vector-Jacobian product `∇ₓ⟨f(x), v⟩` (one tape, cotangent `v`
+//! as the seed) with central differences of the scalar `⟨f(x), v⟩`. Second order compares
+//! `∇ₓ⟨∇ₓ⟨f(x), v⟩, u⟩` (a Hessian-vector style product, from a tape recording another
+//! tape's gradient) with central differences of the first-order reverse-mode gradient.
+//! Finite differences only ever evaluate `f` and dot products in plain Rust, so they share
+//! no rule with what they check.
+
+#![allow(dead_code)]
+
+use std::fmt::Write;
+
+use gradtape::{GradientOptions, GradientTape, Tensor, UnconnectedGradients};
+
+/// Where a row's random inputs are drawn from.
+#[derive(Clone, Copy, Debug)]
+pub enum Domain {
+    /// Standard normal.
+    Normal,
+    /// Uniform on `[lo, hi)`.
+    Uniform(f64, f64),
+    /// Uniform on `[0.5, 2)`: for `ln`, `sqrt`, `powf`.
+    Positive,
+    /// `±[1, 2)` with a random sign: away from the kinks of `relu`, `abs` and the poles of
+    /// `1/x`, so that finite differences of step ≪ 1 never straddle one.
+    AwayFromZero,
+}
+
+/// Which derivative to check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// Reverse mode against finite differences of `⟨f, v⟩`.
+    First,
+    /// First order, then the nested-tape product against finite differences of the
+    /// first-order gradient.
+    Second,
+    /// First order, then: the second derivative vanishes (a linear or piecewise-linear op),
+    /// so the nested gradient must be `None` for every input (SEMANTICS: the second
+    /// derivative of a linear function is `None`), zeros under
+    /// `UnconnectedGradients::Zero`, and finite differences must agree that it is zero.
+    SecondIsNone,
+}
+
+/// Finite-difference step and the tolerance `|analytic - fd| ≤ rtol (1 + |fd|)`.
+#[derive(Clone, Copy, Debug)]
+pub struct Tolerance {
+    /// Step of the first-order central differences.
+    pub step: f64,
+    /// Step of the second-order central differences (of a gradient).
+    pub step2: f64,
+    /// Relative tolerance (absolute below magnitude 1).
+    pub rtol: f64,
+}
+
+impl Tolerance {
+    /// For computations entirely in f64: truncation error O(h²) and rounding error
+    /// O(ε/h) are both far below 1e-6 at these steps.
+    pub const F64: Tolerance = Tolerance {
+        step: 1e-6,
+        step2: 1e-5,
+        rtol: 1e-6,
+    };
+    /// For paths through f32 (ε ≈ 1.2e-7): a step of 1e-6 would drown in rounding, so a
+    /// larger step and a looser tolerance.
+    pub const THROUGH_F32: Tolerance = Tolerance {
+        step: 1e-3,
+        step2: 1e-3,
+        rtol: 2e-3,
+    };
+}
+
+/// A function of the row's inputs.
+pub type Op<'a> = &'a dyn Fn(&[Tensor<f64>]) -> Tensor<f64>;
+
+/// Draws a row's input of `shape` from `domain`, reproducibly for `seed`.
+pub fn sample(shape: &[usize], domain: Domain, seed: u64) -> Tensor<f64> {
+    match domain {
+        Domain::Normal => Tensor::random_normal(shape, 0.0, 1.0, seed),
+        Domain::Uniform(lo, hi) => Tensor::random_uniform(shape, lo, hi, seed),
+        Domain::Positive => Tensor::random_uniform(shape, 0.5, 2.0, seed),
+        Domain::AwayFromZero => {
+            let u = Tensor::<f64>::random_uniform(shape, -1.0, 1.0, seed).to_vec();
+            let away = u.iter().map(|&v| v.signum() * (1.0 + v.abs())).collect();
+            Tensor::from_vec(away, shape)
+        }
+    }
+}
+
+/// Checks `f`'s derivatives at `inputs` to `order`. `Err` says which row, input and
+/// element disagree, with the inputs and both values.
+pub fn check_grads(
+    name: &str,
+    inputs: &[Tensor<f64>],
+    f: Op<'_>,
+    order: Order,
+    tol: Tolerance,
+    seed: u64,
+) -> Result<(), String> {
+    let report = |what: &str, detail: String| {
+        let mut msg = format!("row `{name}`, {what}:\n{detail}");
+        for (i, x) in inputs.iter().enumerate() {
+            let _ = write!(msg, "\n  input {i}: {x}");
+        }
+        msg
+    };
+    let out_shape = f(inputs).shape().to_vec();
+    let v = Tensor::random_normal(&out_shape, 0.0, 1.0, seed ^ 0x5eed_0001);
+
+    // First order: ∇ₓ⟨f(x), v⟩.
+    let analytic = to_values(inputs, vjp(f, inputs, &v));
+    let numeric = fd_gradient(inputs, tol.step, &|xs| dot(&f(xs), &v));
+    compare(&analytic, &numeric, tol.rtol).map_err(|d| report("first order", d))?;
+    if order == Order::First {
+        return Ok(());
+    }
+
+    // Second order: ∇ₓ⟨∇ₓ⟨f(x), v⟩, u⟩ for a random direction u per input.
+    let u: Vec<Tensor<f64>> = inputs
+        .iter()
+        .enumerate()
+        .map(|(i, x)| Tensor::random_normal(x.shape(), 0.0, 1.0, seed ^ (0x5eed_0100 + i as u64)))
+        .collect();
+    let first_along_u = |xs: &[Tensor<f64>]| {
+        vjp(f, xs, &v)
+            .iter()
+            .zip(&u)
+            .map(|(g, u)| g.as_ref().map_or(0.0, |g| dot(g, u)))
+            .sum::<f64>()
+    };
+    let numeric = fd_gradient(inputs, tol.step2, &first_along_u);
+    let nested = hvp(f, inputs, &v, &u, UnconnectedGradients::None);
+    if order == Order::SecondIsNone {
+        if let Some(i) = nested.iter().position(Option::is_some) {
+            return Err(report(
+                "second order",
+                format!(
+                    "expected `None` for input {i} (the second derivative vanishes), got {}",
+                    nested[i].as_ref().expect("is some")
+                ),
+            ));
+        }
+        let zeros = hvp(f, inputs, &v, &u, UnconnectedGradients::Zero);
+        for (i, (z, x)) in zeros.iter().zip(inputs).enumerate() {
+            let ok = z
+                .as_ref()
+                .is_some_and(|z| z.shape() == x.shape() && z.to_vec().iter().all(|&e| e == 0.0));
+            if !ok {
+                return Err(report(
+                    "second order",
+                    format!(
+                        "UnconnectedGradients::Zero: expected zeros of shape {:?} for input {i}, got {z:?}",
+                        x.shape()
+                    ),
+                ));
+            }
+        }
+    }
+    let analytic = to_values(inputs, nested);
+    compare(&analytic, &numeric, tol.rtol).map_err(|d| report("second order", d))
+}
+
+/// `∇ₓ⟨f(x), v⟩` by reverse mode, `None` for inputs `f` does not depend on.
+pub fn vjp(f: Op<'_>, xs: &[Tensor<f64>], v: &Tensor<f64>) -> Vec<Option<Tensor<f64>>> {
+    let tape = GradientTape::new();
+    for x in xs {
+        tape.watch(x);
+    }
+    let y = tape.record(|| f(xs));
+    let seed = GradientOptions::new().output_gradients([v.clone()]);
+    tape.gradient_with(&y, xs, seed)
+        .expect("a fresh tape computes one gradient")
+}
+
+/// `∇ₓ⟨∇ₓ⟨f(x), v⟩, u⟩`: an outer tape records the inner tape's gradient computation.
+pub fn hvp(
+    f: Op<'_>,
+    xs: &[Tensor<f64>],
+    v: &Tensor<f64>,
+    u: &[Tensor<f64>],
+    unconnected: UnconnectedGradients,
+) -> Vec<Option<Tensor<f64>>> {
+    let outer = GradientTape::new();
+    for x in xs {
+        outer.watch(x);
+    }
+    let along_u = outer.record(|| {
+        vjp(f, xs, v)
+            .iter()
+            .zip(u)
+            .filter_map(|(g, u)| g.as_ref().map(|g| (g * u).sum()))
+            .fold(Tensor::scalar(0.0), |acc, term| acc + term)
+    });
+    let options = GradientOptions::new().unconnected(unconnected);
+    outer
+        .gradient_with(&along_u, xs, options)
+        .expect("a fresh tape computes one gradient")
+}
+
+/// Central differences of the scalar `h` with respect to every element of every input.
+pub fn fd_gradient(
+    xs: &[Tensor<f64>],
+    step: f64,
+    h: &dyn Fn(&[Tensor<f64>]) -> f64,
+) -> Vec<Vec<f64>> {
+    (0..xs.len())
+        .map(|i| {
+            let base = xs[i].to_vec();
+            (0..base.len())
+                .map(|k| {
+                    let at = |delta: f64| {
+                        let mut moved = base.clone();
+                        moved[k] += delta;
+                        let mut args = xs.to_vec();
+                        args[i] = Tensor::from_vec(moved, xs[i].shape());
+                        h(&args)
+                    };
+                    (at(step) - at(-step)) / (2.0 * step)
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// `⟨a, b⟩` in plain arithmetic.
+///
+/// # Panics
+/// If the shapes differ.
+pub fn dot(a: &Tensor<f64>, b: &Tensor<f64>) -> f64 {
+    assert_eq!(a.shape(), b.shape(), "dot: shapes differ");
+    a.to_vec().iter().zip(b.to_vec()).map(|(p, q)| p * q).sum()
+}
+
+/// Gradients as plain values, zeros standing in for `None`, checked against the inputs'
+/// shapes.
+fn to_values(xs: &[Tensor<f64>], grads: Vec<Option<Tensor<f64>>>) -> Vec<Result<Vec<f64>, String>> {
+    grads
+        .into_iter()
+        .zip(xs)
+        .map(|(g, x)| match g {
+            None => Ok(vec![0.0; x.len()]),
+            Some(g) if g.shape() == x.shape() => Ok(g.to_vec()),
+            Some(g) => Err(format!(
+                "gradient has shape {:?}, its input {:?}",
+                g.shape(),
+                x.shape()
+            )),
+        })
+        .collect()
+}
+
+fn compare(
+    analytic: &[Result<Vec<f64>, String>],
+    numeric: &[Vec<f64>],
+    rtol: f64,
+) -> Result<(), String> {
+    for (i, (a, n)) in analytic.iter().zip(numeric).enumerate() {
+        let a = a.as_ref().map_err(|e| format!("input {i}: {e}"))?;
+        let bad = a.iter().zip(n).position(|(p, q)| !within(*p, *q, rtol));
+        if let Some(k) = bad {
+            return Err(format!(
+                "input {i}, element {k}: reverse mode {} vs finite differences {}\n  reverse mode: {a:?}\n  finite diff.: {n:?}",
+                a[k], n[k]
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `|a - b| ≤ rtol (1 + |b|)`; false if either is NaN (every comparison with NaN is).
+fn within(a: f64, b: f64, rtol: f64) -> bool {
+    (a - b).abs() <= rtol * (1.0 + b.abs())
+}

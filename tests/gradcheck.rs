@@ -1,0 +1,279 @@
+//! Every primitive's first and second derivatives against central finite differences in
+//! f64 at seeded random points: one row per op and per interesting variant, as JAX's
+//! `lax_autodiff_test.py` does with `check_grads`.
+//!
+//! A row names the op, gives its inputs' shapes and the domain they are drawn from, the
+//! function of those inputs, and the order to check. Rows whose second derivative vanishes
+//! (linear and piecewise-linear ops) are checked to give `None` at second order, and are
+//! checked again composed with a square, so that their rule is also exercised under a
+//! recording outer tape.
+
+mod common;
+
+use common::{Domain, Order, Tolerance, check_grads, sample};
+use gradtape::{GradientTape, Tensor};
+
+use Domain::{AwayFromZero, Normal, Positive, Uniform};
+use Order::{Second, SecondIsNone};
+
+type F = fn(&[Tensor<f64>]) -> Tensor<f64>;
+
+struct Row {
+    name: &'static str,
+    inputs: &'static [(&'static [usize], Domain)],
+    f: F,
+    order: Order,
+    tol: Tolerance,
+}
+
+const fn row(
+    name: &'static str,
+    inputs: &'static [(&'static [usize], Domain)],
+    f: F,
+    order: Order,
+) -> Row {
+    Row {
+        name,
+        inputs,
+        f,
+        order,
+        tol: Tolerance::F64,
+    }
+}
+
+/// Entries strictly between the kinks of `maximum`/`minimum` against an `AwayFromZero`
+/// operand (|x| ≥ 1), so that the winner never changes within a finite-difference step.
+const NEAR_ZERO: Domain = Uniform(-0.5, 0.5);
+
+#[rustfmt::skip]
+fn table() -> Vec<Row> {
+    vec![
+        // + - * / and unary minus, with broadcasting both ways and scalar operands.
+        row("add", &[(&[2, 3], Normal), (&[2, 3], Normal)], |x| &x[0] + &x[1], SecondIsNone),
+        row("add broadcast rhs", &[(&[2, 3], Normal), (&[3], Normal)], |x| &x[0] + &x[1], SecondIsNone),
+        row("add broadcast both", &[(&[2, 1], Normal), (&[1, 3], Normal)], |x| &x[0] + &x[1], SecondIsNone),
+        row("add 0-d tensor", &[(&[], Normal), (&[2, 3], Normal)], |x| &x[0] + &x[1], SecondIsNone),
+        row("add scalar rhs", &[(&[2, 3], Normal)], |x| &x[0] + 2.0, SecondIsNone),
+        row("add scalar lhs", &[(&[2, 3], Normal)], |x| 2.0 + &x[0], SecondIsNone),
+        row("sub", &[(&[2, 3], Normal), (&[2, 3], Normal)], |x| &x[0] - &x[1], SecondIsNone),
+        row("sub broadcast lhs", &[(&[3], Normal), (&[2, 3], Normal)], |x| &x[0] - &x[1], SecondIsNone),
+        row("sub scalar rhs", &[(&[2, 3], Normal)], |x| &x[0] - 1.5, SecondIsNone),
+        row("sub scalar lhs", &[(&[2, 3], Normal)], |x| 1.5 - &x[0], SecondIsNone),
+        row("neg", &[(&[2, 3], Normal)], |x| -&x[0], SecondIsNone),
+        row("mul", &[(&[2, 3], Normal), (&[2, 3], Normal)], |x| &x[0] * &x[1], Second),
+        row("mul broadcast rhs", &[(&[2, 3], Normal), (&[2, 1], Normal)], |x| &x[0] * &x[1], Second),
+        row("mul broadcast both, ranks differ", &[(&[4, 1, 3], Normal), (&[2, 1], Normal)], |x| &x[0] * &x[1], Second),
+        row("mul 0-d tensor", &[(&[], Normal), (&[2, 3], Normal)], |x| &x[0] * &x[1], Second),
+        row("mul self", &[(&[2, 3], Normal)], |x| &x[0] * &x[0], Second),
+        row("mul scalar rhs", &[(&[2, 3], Normal)], |x| &x[0] * -3.0, SecondIsNone),
+        row("mul scalar lhs", &[(&[2, 3], Normal)], |x| 2.5 * &x[0], SecondIsNone),
+        row("div", &[(&[2, 3], Normal), (&[2, 3], AwayFromZero)], |x| &x[0] / &x[1], Second),
+        row("div broadcast rhs", &[(&[2, 3], Normal), (&[3], AwayFromZero)], |x| &x[0] / &x[1], Second),
+        row("div broadcast lhs", &[(&[3, 1], Normal), (&[2, 3, 4], AwayFromZero)], |x| &x[0] / &x[1], Second),
+        row("div scalar rhs", &[(&[2, 3], Normal)], |x| &x[0] / 4.0, SecondIsNone),
+        row("div scalar lhs", &[(&[2, 3], AwayFromZero)], |x| 1.5 / &x[0], Second),
+        // Elementwise functions.
+        row("square", &[(&[2, 3], Normal)], |x| x[0].square(), Second),
+        row("powi 3", &[(&[2, 3], Normal)], |x| x[0].powi(3), Second),
+        row("powi -2", &[(&[2, 3], AwayFromZero)], |x| x[0].powi(-2), Second),
+        row("powi 1", &[(&[2, 3], Normal)], |x| x[0].powi(1), Second),
+        row("powi 0", &[(&[2, 3], Normal)], |x| x[0].powi(0), SecondIsNone),
+        row("powf 2.5", &[(&[2, 3], Positive)], |x| x[0].powf(2.5), Second),
+        row("powf -0.5", &[(&[2, 3], Positive)], |x| x[0].powf(-0.5), Second),
+        row("sqrt", &[(&[2, 3], Positive)], |x| x[0].sqrt(), Second),
+        row("exp", &[(&[2, 3], Normal)], |x| x[0].exp(), Second),
+        row("ln", &[(&[2, 3], Positive)], |x| x[0].ln(), Second),
+        row("sin", &[(&[2, 3], Normal)], |x| x[0].sin(), Second),
+        row("cos", &[(&[2, 3], Normal)], |x| x[0].cos(), Second),
+        row("tanh", &[(&[2, 3], Normal)], |x| x[0].tanh(), Second),
+        row("sigmoid", &[(&[2, 3], Uniform(-6.0, 6.0))], |x| x[0].sigmoid(), Second),
+        row("softplus", &[(&[2, 3], Uniform(-6.0, 6.0))], |x| x[0].softplus(), Second),
+        row("relu", &[(&[2, 3], AwayFromZero)], |x| x[0].relu(), SecondIsNone),
+        row("abs", &[(&[2, 3], AwayFromZero)], |x| x[0].abs(), SecondIsNone),
+        row("maximum", &[(&[2, 3], AwayFromZero), (&[2, 3], NEAR_ZERO)], |x| x[0].maximum(&x[1]), SecondIsNone),
+        row("maximum broadcast rhs", &[(&[2, 3], AwayFromZero), (&[3], NEAR_ZERO)], |x| x[0].maximum(&x[1]), SecondIsNone),
+        row("maximum broadcast lhs", &[(&[3], NEAR_ZERO), (&[2, 3], AwayFromZero)], |x| x[0].maximum(&x[1]), SecondIsNone),
+        row("maximum scalar", &[(&[2, 3], AwayFromZero)], |x| x[0].maximum(0.25), SecondIsNone),
+        row("minimum", &[(&[2, 3], AwayFromZero), (&[2, 3], NEAR_ZERO)], |x| x[0].minimum(&x[1]), SecondIsNone),
+        row("minimum broadcast rhs", &[(&[2, 3], AwayFromZero), (&[2, 1], NEAR_ZERO)], |x| x[0].minimum(&x[1]), SecondIsNone),
+        row("minimum scalar", &[(&[2, 3], AwayFromZero)], |x| x[0].minimum(-0.25), SecondIsNone),
+        // Matrix products.
+        row("matmul", &[(&[2, 3], Normal), (&[3, 4], Normal)], |x| x[0].matmul(&x[1]), Second),
+        row("matmul batched", &[(&[2, 2, 3], Normal), (&[2, 3, 4], Normal)], |x| x[0].matmul(&x[1]), Second),
+        row("matmul batch broadcast rhs rank 2", &[(&[2, 2, 3], Normal), (&[3, 4], Normal)], |x| x[0].matmul(&x[1]), Second),
+        row("matmul batch broadcast lhs 1", &[(&[1, 2, 3], Normal), (&[2, 3, 4], Normal)], |x| x[0].matmul(&x[1]), Second),
+        row("matmul batch broadcast both", &[(&[2, 1, 2, 3], Normal), (&[3, 3, 2], Normal)], |x| x[0].matmul(&x[1]), Second),
+        row("matmul self transposed", &[(&[3, 2], Normal)], |x| x[0].matmul(&x[0].transpose()), Second),
+        // Shape ops.
+        row("transpose", &[(&[2, 3], Normal)], |x| x[0].transpose(), SecondIsNone),
+        row("transpose batched", &[(&[2, 3, 4], Normal)], |x| x[0].transpose(), SecondIsNone),
+        row("permute", &[(&[2, 3, 4], Normal)], |x| x[0].permute(&[2, 0, 1]), SecondIsNone),
+        row("reshape", &[(&[2, 3], Normal)], |x| x[0].reshape(&[3, 2]), SecondIsNone),
+        row("reshape flat to 3-d", &[(&[6], Normal)], |x| x[0].reshape(&[1, 2, 3]), SecondIsNone),
+        row("reshape of transposed", &[(&[2, 3], Normal)], |x| x[0].transpose().reshape(&[6]), SecondIsNone),
+        row("broadcast_to rows", &[(&[3], Normal)], |x| x[0].broadcast_to(&[2, 3]), SecondIsNone),
+        row("broadcast_to columns", &[(&[2, 1], Normal)], |x| x[0].broadcast_to(&[2, 3]), SecondIsNone),
+        row("broadcast_to from 0-d", &[(&[], Normal)], |x| x[0].broadcast_to(&[2, 2]), SecondIsNone),
+        row("sum_to_shape leading", &[(&[2, 3], Normal)], |x| x[0].sum_to_shape(&[3]), SecondIsNone),
+        row("sum_to_shape kept", &[(&[2, 3], Normal)], |x| x[0].sum_to_shape(&[2, 1]), SecondIsNone),
+        row("sum_to_shape both", &[(&[2, 3, 4], Normal)], |x| x[0].sum_to_shape(&[3, 1]), SecondIsNone),
+        row("sum_to_shape to 0-d", &[(&[2, 3], Normal)], |x| x[0].sum_to_shape(&[]), SecondIsNone),
+        row("concat of 3, axis 0", &[(&[1, 3], Normal), (&[2, 3], Normal), (&[3, 3], Normal)], |x| Tensor::concat(&[&x[0], &x[1], &x[2]], 0), SecondIsNone),
+        row("concat of 3, axis 1", &[(&[2, 1], Normal), (&[2, 2], Normal), (&[2, 3], Normal)], |x| Tensor::concat(&[&x[0], &x[1], &x[2]], 1), SecondIsNone),
+        row("concat with itself", &[(&[2, 2], Normal)], |x| Tensor::concat(&[&x[0], &x[0]], 0), SecondIsNone),
+        row("slice in the middle", &[(&[5, 3], Normal)], |x| x[0].slice(0, 1, 3), SecondIsNone),
+        row("slice axis 1 at the start", &[(&[2, 4], Normal)], |x| x[0].slice(1, 0, 2), SecondIsNone),
+        row("slice axis 1 at the end", &[(&[2, 4], Normal)], |x| x[0].slice(1, 2, 2), SecondIsNone),
+        row("gather repeated indices", &[(&[4, 3], Normal)], |x| x[0].gather(0, &[1, 1, 3, 0, 1]), SecondIsNone),
+        row("gather axis 1", &[(&[2, 4], Normal)], |x| x[0].gather(1, &[3, 0, 3]), SecondIsNone),
+        row("scatter_add repeated indices", &[(&[3, 2], Normal)], |x| x[0].scatter_add(0, &[2, 0, 2], 4), SecondIsNone),
+        row("scatter_add axis 1", &[(&[2, 3], Normal)], |x| x[0].scatter_add(1, &[1, 1, 0], 2), SecondIsNone),
+        // Reductions.
+        row("sum", &[(&[2, 3], Normal)], |x| x[0].sum(), SecondIsNone),
+        row("sum of 0-d", &[(&[], Normal)], |x| x[0].sum(), SecondIsNone),
+        row("sum_axis 0", &[(&[2, 3], Normal)], |x| x[0].sum_axis(0, false), SecondIsNone),
+        row("sum_axis 1 keep_dims", &[(&[2, 3], Normal)], |x| x[0].sum_axis(1, true), SecondIsNone),
+        row("sum_axis middle of 3-d", &[(&[2, 3, 4], Normal)], |x| x[0].sum_axis(1, false), SecondIsNone),
+        row("mean", &[(&[2, 3], Normal)], |x| x[0].mean(), SecondIsNone),
+        row("mean_axis 0", &[(&[2, 3], Normal)], |x| x[0].mean_axis(0, false), SecondIsNone),
+        row("mean_axis 1 keep_dims", &[(&[2, 3], Normal)], |x| x[0].mean_axis(1, true), SecondIsNone),
+        row("max", &[(&[2, 3], Normal)], |x| x[0].max(), SecondIsNone),
+        row("max_axis 0", &[(&[3, 4], Normal)], |x| x[0].max_axis(0, false), SecondIsNone),
+        row("max_axis 1 keep_dims", &[(&[3, 4], Normal)], |x| x[0].max_axis(1, true), SecondIsNone),
+        row("max_axis middle of 3-d", &[(&[2, 3, 4], Normal)], |x| x[0].max_axis(1, false), SecondIsNone),
+        // Normalisations.
+        row("softmax axis 0", &[(&[3, 4], Normal)], |x| x[0].softmax(0), Second),
+        row("softmax axis 1", &[(&[3, 4], Normal)], |x| x[0].softmax(1), Second),
+        row("softmax 1-d", &[(&[5], Normal)], |x| x[0].softmax(0), Second),
+        row("softmax middle of 3-d", &[(&[2, 3, 2], Normal)], |x| x[0].softmax(1), Second),
+        row("log_softmax axis 0", &[(&[3, 4], Normal)], |x| x[0].log_softmax(0), Second),
+        row("log_softmax axis 1", &[(&[3, 4], Normal)], |x| x[0].log_softmax(1), Second),
+        row("log_softmax large logits", &[(&[2, 3], Uniform(50.0, 60.0))], |x| x[0].log_softmax(1), Second),
+        // Casts.
+        row("cast f64 to f64", &[(&[2, 3], Normal)], |x| x[0].cast::<f64>(), SecondIsNone),
+        Row {
+            tol: Tolerance::THROUGH_F32,
+            ..row("cast f64→f32→f64 chain", &[(&[2, 3], Normal)], |x| x[0].cast::<f32>().sin().cast::<f64>(), Second)
+        },
+        Row {
+            tol: Tolerance::THROUGH_F32,
+            ..row("cast f64→f32→f64 linear", &[(&[2, 3], Normal)], |x| x[0].cast::<f32>().cast::<f64>(), SecondIsNone)
+        },
+        // Compositions of several ops (chain rule through mixed families).
+        row("softmax cross-entropy", &[(&[3, 4], Normal), (&[4, 2], Normal)], |x| {
+            let labels = Tensor::from_vec(vec![0.0, 1.0, 1.0, 0.0, 1.0, 0.0], &[3, 2]);
+            -(x[0].matmul(&x[1]).log_softmax(1) * labels).sum_axis(1, false).mean()
+        }, Second),
+        row("dense tanh layer", &[(&[2, 3], Normal), (&[3, 2], Normal), (&[2], Normal)], |x| {
+            (x[0].matmul(&x[1]) + &x[2]).tanh()
+        }, Second),
+    ]
+}
+
+fn inputs_of(row: &Row, index: usize) -> Vec<Tensor<f64>> {
+    row.inputs
+        .iter()
+        .enumerate()
+        .map(|(k, &(shape, domain))| sample(shape, domain, 1000 * index as u64 + k as u64))
+        .collect()
+}
+
+/// Runs every row (and every linear row composed with a square) and reports all failures
+/// together.
+#[test]
+fn every_op_to_second_order() {
+    let mut failures = Vec::new();
+    for (index, row) in table().iter().enumerate() {
+        let inputs = inputs_of(row, index);
+        let seed = index as u64;
+        if let Err(e) = check_grads(row.name, &inputs, &row.f, row.order, row.tol, seed) {
+            failures.push(e);
+        }
+        if row.order == SecondIsNone {
+            let name = format!("{} then square", row.name);
+            let squared = |x: &[Tensor<f64>]| (row.f)(x).square();
+            if let Err(e) = check_grads(&name, &inputs, &squared, Second, row.tol, seed) {
+                failures.push(e);
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} rows failed:\n\n{}",
+        failures.len(),
+        table().len(),
+        failures.join("\n\n")
+    );
+}
+
+/// The table has one row per op: a new op without a row fails here.
+#[test]
+fn table_names_are_unique() {
+    let rows = table();
+    let mut names: Vec<_> = rows.iter().map(|r| r.name).collect();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), rows.len());
+}
+
+/// With `UnconnectedGradients::Zero` the vanishing second derivative of a linear function is
+/// 0 rather than `None`; checked by `check_grads` for every `SecondIsNone` row, and here once
+/// on its own, by hand: d²/dx² (3x + 1) = 0.
+#[test]
+fn second_derivative_of_linear_is_none_or_zero() {
+    use gradtape::{GradientOptions, UnconnectedGradients};
+    let x = Tensor::scalar(2.0_f64);
+    for (unconnected, expected) in [
+        (UnconnectedGradients::None, None),
+        (UnconnectedGradients::Zero, Some(0.0)),
+    ] {
+        let outer = GradientTape::new();
+        outer.watch(&x);
+        let dy_dx = outer.record(|| {
+            let inner = GradientTape::new();
+            inner.watch(&x);
+            let y = inner.record(|| &x * 3.0 + 1.0);
+            inner.gradient(&y, &x).unwrap().unwrap()
+        });
+        assert_eq!(dy_dx.to_scalar(), 3.0);
+        let options = GradientOptions::new().unconnected(unconnected);
+        let d2 = outer.gradient_with(&dy_dx, &x, options).unwrap();
+        assert_eq!(d2.map(|t| t.to_scalar()), expected);
+    }
+}
+
+/// Casting from an integer dtype makes a constant: no gradient flows to anything before it.
+#[test]
+fn cast_from_integers_is_a_constant() {
+    let x = Tensor::from_vec(vec![0.5_f64, 1.5], &[2]);
+    let tape = GradientTape::new();
+    tape.watch(&x);
+    let y = tape.record(|| x.cast::<i32>().cast::<f64>() * &x);
+    // y = trunc(x) · x with trunc(x) a constant: dy/dx = trunc(x) = [0, 1]
+    let g = tape.gradient(&y, &x).unwrap().unwrap();
+    assert_eq!(g.to_vec(), vec![0.0, 1.0]);
+}
+
+/// Nesting goes on past second order: three tapes give d³/dx³ sin x = -cos x.
+#[test]
+fn third_order_by_three_nested_tapes() {
+    let x = Tensor::from_vec(vec![-1.0_f64, 0.3, 2.0], &[3]);
+    let grad = |tape: &GradientTape, y: &Tensor<f64>| tape.gradient(y, &x).unwrap().unwrap();
+    let outer = GradientTape::new();
+    outer.watch(&x);
+    let d2 = outer.record(|| {
+        let middle = GradientTape::new();
+        middle.watch(&x);
+        let d1 = middle.record(|| {
+            let inner = GradientTape::new();
+            inner.watch(&x);
+            let y = inner.record(|| x.sin().sum());
+            grad(&inner, &y).sum()
+        });
+        grad(&middle, &d1).sum()
+    });
+    let d3 = grad(&outer, &d2);
+    for (got, v) in d3.to_vec().into_iter().zip(x.to_vec()) {
+        assert!((got + v.cos()).abs() < 1e-15, "d³ sin({v}) = {got}");
+    }
+}

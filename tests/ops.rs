@@ -1,0 +1,695 @@
+//! Forward values of every op against independent computations (ndarray or hand
+//! arithmetic), f32 behaviour, broadcasting shapes, gradients at ties and kinks, `Display`,
+//! and every misuse panic: its message (op and shapes) and that it points at the user's line.
+
+use std::cell::{Cell, RefCell};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use approx::assert_relative_eq;
+use gradtape::{GradientTape, Tensor, Variable, vjp};
+use ndarray::{ArrayD, Axis, IxDyn};
+
+/// A tensor of `shape` with distinct, non-round entries, and the same as an ndarray array.
+fn sample(shape: &[usize]) -> (Tensor<f64>, ArrayD<f64>) {
+    let n: usize = shape.iter().product();
+    let values: Vec<f64> = (0..n).map(|i| 0.7 * i as f64 - 1.3).collect();
+    let array = ArrayD::from_shape_vec(IxDyn(shape), values.clone()).unwrap();
+    (Tensor::from_vec(values, shape), array)
+}
+
+/// Nonzero entries, for divisors.
+fn nonzero(shape: &[usize]) -> (Tensor<f64>, ArrayD<f64>) {
+    let (_, a) = sample(shape);
+    let a = a.mapv(|v| if v >= 0.0 { v + 0.5 } else { v - 0.5 });
+    (Tensor::from(a.clone()), a)
+}
+
+#[track_caller]
+fn assert_matches(t: &Tensor<f64>, expected: &ArrayD<f64>) {
+    assert_eq!(t.shape(), expected.shape(), "shape");
+    for (got, want) in t.to_vec().iter().zip(expected.iter()) {
+        assert_relative_eq!(*got, *want, max_relative = 1e-12, epsilon = 1e-14);
+    }
+}
+
+// ---------------------------------------------------------------- binary arithmetic
+
+const BROADCAST_PAIRS: &[(&[usize], &[usize], &[usize])] = &[
+    (&[2, 3], &[2, 3], &[2, 3]),
+    (&[2, 3], &[3], &[2, 3]),
+    (&[3], &[2, 3], &[2, 3]),
+    (&[2, 1], &[1, 3], &[2, 3]),
+    (&[4, 1, 3], &[2, 1], &[4, 2, 3]),
+    (&[], &[2, 3], &[2, 3]),
+    (&[2, 3], &[], &[2, 3]),
+    (&[], &[], &[]),
+    (&[1], &[], &[1]),
+    (&[3], &[1, 3], &[1, 3]),
+    (&[1, 3], &[3], &[1, 3]),
+    (&[2, 3], &[1, 1, 3], &[1, 2, 3]),
+    (&[1, 1, 3], &[2, 3], &[1, 2, 3]),
+    (&[2, 3, 4], &[3, 4], &[2, 3, 4]),
+    (&[3, 4], &[2, 1, 4], &[2, 3, 4]),
+    (&[0, 3], &[3], &[0, 3]),
+    (&[2, 3], &[2, 1], &[2, 3]),
+    (&[2, 1], &[2, 3], &[2, 3]),
+    (&[2, 3, 4], &[2, 1, 1], &[2, 3, 4]),
+    (&[2, 3, 4], &[2, 3, 1], &[2, 3, 4]),
+    (&[2, 1, 1], &[2, 3, 4], &[2, 3, 4]),
+    (&[1, 1], &[2, 3], &[2, 3]),
+    (&[2, 3], &[1, 1], &[2, 3]),
+    (&[2, 1, 4], &[2, 3, 1], &[2, 3, 4]),
+];
+
+#[test]
+fn arithmetic_broadcasts_as_ndarray_does() {
+    for &(sx, sy, expected_shape) in BROADCAST_PAIRS {
+        let (x, a) = sample(sx);
+        let (y, b) = nonzero(sy);
+        for (t, want) in [
+            (&x + &y, &a + &b),
+            (&x - &y, &a - &b),
+            (&x * &y, &a * &b),
+            (&x / &y, &a / &b),
+        ] {
+            assert_eq!(t.shape(), expected_shape, "{sx:?} with {sy:?}");
+            assert_matches(&t, &want);
+        }
+    }
+}
+
+/// Column-major storage (from ndarray) takes the general path, with the same values.
+#[test]
+fn arithmetic_on_column_major_storage() {
+    let (_, a) = sample(&[3, 2]);
+    let (_, b) = nonzero(&[3, 2]);
+    let (a, b) = (a.reversed_axes(), b.reversed_axes());
+    assert!(a.as_slice().is_none());
+    let (x, y) = (Tensor::from(a.clone()), Tensor::from(b.clone()));
+    assert_matches(&(&x * &y), &(&a * &b));
+    let (_, row) = sample(&[3]);
+    assert_matches(&(&x - &Tensor::from(row.clone())), &(&a - &row));
+    assert_matches(&x.exp(), &a.mapv(f64::exp));
+}
+
+#[test]
+fn maximum_and_minimum_broadcast_elementwise() {
+    for &(sx, sy, _) in BROADCAST_PAIRS {
+        let (x, a) = sample(sx);
+        let (_, b) = nonzero(sy);
+        let b = b.mapv(|v| -0.5 * v);
+        let y = Tensor::from(b.clone());
+        let shape = x.maximum(&y).shape().to_vec();
+        let a = a.broadcast(IxDyn(&shape)).unwrap().to_owned();
+        let b = b.broadcast(IxDyn(&shape)).unwrap().to_owned();
+        let max = ndarray::Zip::from(&a).and(&b).map_collect(|p, q| p.max(*q));
+        let min = ndarray::Zip::from(&a).and(&b).map_collect(|p, q| p.min(*q));
+        assert_matches(&x.maximum(&y), &max);
+        assert_matches(&x.minimum(&y), &min);
+    }
+}
+
+#[test]
+fn scalar_operands_on_either_side() {
+    let (x, a) = sample(&[2, 3]);
+    assert_matches(&(&x + 2.0), &(&a + 2.0));
+    assert_matches(&(2.0 + &x), &(2.0 + &a));
+    assert_matches(&(&x - 2.0), &(&a - 2.0));
+    assert_matches(&(2.0 - &x), &(2.0 - &a));
+    assert_matches(&(&x * 3.0), &(&a * 3.0));
+    assert_matches(&(3.0 * &x), &(3.0 * &a));
+    assert_matches(&(&x / 4.0), &(&a / 4.0));
+    assert_matches(&(4.0 / &x), &a.mapv(|v| 4.0 / v));
+    assert_matches(&(-&x), &(-&a));
+    assert_matches(&x.maximum(0.0), &a.mapv(|v| v.max(0.0)));
+    assert_matches(&x.minimum(0.0), &a.mapv(|v| v.min(0.0)));
+    // owned operands too
+    assert_matches(&(x.clone() * x.clone() - 1.0), &(&a * &a - 1.0));
+}
+
+#[test]
+fn variables_are_operands_and_gradients_are_keyed_by_them() {
+    let w = Variable::new(Tensor::from_vec(vec![2.0_f64, -3.0], &[2]));
+    let x = Tensor::from_vec(vec![1.0_f64, 4.0], &[2]);
+    let tape = GradientTape::new();
+    let y = tape.record(|| (&w * &x + 1.0 - &w / 2.0 + 2.0 * &w - &w).sum());
+    // y = Σ (w x + 1 - w/2 + 2w - w): ∂y/∂w = x + 1/2
+    assert_eq!(
+        y.to_scalar(),
+        (2.0 + 1.0 - 1.0 + 4.0 - 2.0) + (-12.0 + 1.0 + 1.5 - 6.0 + 3.0)
+    );
+    assert_eq!(
+        tape.gradient(&y, &w).unwrap().unwrap().to_vec(),
+        vec![1.5, 4.5]
+    );
+    let v = Variable::new(3.0_f32);
+    assert_eq!((&v * &v).to_scalar(), 9.0);
+    assert_eq!((1.0 - v.clone()).to_scalar(), -2.0);
+    assert_eq!(v.maximum(5.0).to_scalar(), 5.0);
+}
+
+// ---------------------------------------------------------------- elementwise functions
+
+type Unary = (
+    &'static str,
+    fn(&Tensor<f64>) -> Tensor<f64>,
+    fn(f64) -> f64,
+);
+
+#[test]
+fn unary_ops_match_std() {
+    let ops: &[Unary] = &[
+        ("square", |t| t.square(), |v| v * v),
+        ("powi 3", |t| t.powi(3), |v| v * v * v),
+        ("powi -2", |t| t.powi(-2), |v| 1.0 / (v * v)),
+        ("exp", Tensor::exp, f64::exp),
+        ("sin", Tensor::sin, f64::sin),
+        ("cos", Tensor::cos, f64::cos),
+        ("tanh", Tensor::tanh, f64::tanh),
+        ("sigmoid", Tensor::sigmoid, |v| 1.0 / (1.0 + (-v).exp())),
+        ("relu", Tensor::relu, |v| if v > 0.0 { v } else { 0.0 }),
+        ("softplus", Tensor::softplus, |v| (1.0 + v.exp()).ln()),
+        ("abs", Tensor::abs, f64::abs),
+    ];
+    // 12 points: none at 0, where powi -2 has its pole
+    let x = Tensor::linspace(-3.0, 3.0, 12);
+    for (name, op, reference) in ops {
+        for (got, v) in op(&x).to_vec().into_iter().zip(x.to_vec()) {
+            let want = reference(v);
+            assert!(
+                (got - want).abs() <= 1e-12 * (1.0 + want.abs()),
+                "{name}({v}) = {got}, expected {want}"
+            );
+        }
+    }
+    let positive = Tensor::linspace(0.25, 4.0, 6);
+    let positive_ops: &[Unary] = &[
+        ("sqrt", Tensor::sqrt, f64::sqrt),
+        ("ln", Tensor::ln, f64::ln),
+        ("powf 2.5", |t| t.powf(2.5), |v| v.powf(2.5)),
+    ];
+    for (name, op, reference) in positive_ops {
+        for (got, v) in op(&positive).to_vec().into_iter().zip(positive.to_vec()) {
+            assert_relative_eq!(got, reference(v), max_relative = 1e-12);
+            let _ = name;
+        }
+    }
+}
+
+#[test]
+fn elementwise_ops_keep_shape() {
+    let x = Tensor::<f32>::ones(&[2, 1, 3]);
+    for y in [x.exp(), x.relu(), x.powi(2), (&x * 2.0).maximum(&x)] {
+        assert_eq!(y.shape(), &[2, 1, 3]);
+    }
+    assert_eq!(Tensor::scalar(2.0_f32).exp().shape(), &[] as &[usize]);
+}
+
+#[test]
+fn f32_functions_are_stable_at_extremes() {
+    let x = Tensor::from_vec(vec![-100.0_f32, -20.0, 0.0, 20.0, 100.0], &[5]);
+    let s = x.sigmoid().to_vec();
+    // σ(-100) = e⁻¹⁰⁰ / (1 + e⁻¹⁰⁰) ≈ 3.7e-44, an f32 subnormal: tiny, not NaN
+    assert!(s[0] > 0.0 && s[0] < 1e-40);
+    assert_eq!(s[2], 0.5);
+    assert_eq!(s[4], 1.0);
+    assert!(s.iter().all(|v| v.is_finite()));
+    let sp = x.softplus().to_vec();
+    // ln(1 + e¹⁰⁰) = 100 + ln(1 + e⁻¹⁰⁰) rounds to 100; ln(1 + e⁻¹⁰⁰) ≈ e⁻¹⁰⁰ is tiny
+    assert_eq!(sp[4], 100.0);
+    assert!(sp[0] > 0.0 && sp[0] < 1e-40);
+    assert!((sp[2] - std::f32::consts::LN_2).abs() < 1e-7);
+    let logits = Tensor::from_vec(vec![1000.0_f32, 0.0, -1000.0], &[1, 3]);
+    let log_p = logits.log_softmax(1).to_vec();
+    // log softmax = x - max - ln Σ e^(x - max): [0, -1000, -2000] to f32 precision
+    assert_eq!(log_p, vec![0.0, -1000.0, -2000.0]);
+    assert_eq!(logits.softmax(1).to_vec(), vec![1.0, 0.0, 0.0]);
+}
+
+#[test]
+fn f32_gradients_are_f32_and_agree_with_f64() {
+    let x64 = Tensor::linspace(-2.0_f64, 2.0, 7);
+    let x32 = x64.cast::<f32>();
+    let grad64 = {
+        let tape = GradientTape::new();
+        tape.watch(&x64);
+        let y = tape.record(|| (x64.sin() * x64.exp() + x64.tanh().square()).sum());
+        tape.gradient(&y, &x64).unwrap().unwrap()
+    };
+    let tape = GradientTape::new();
+    tape.watch(&x32);
+    let y = tape.record(|| (x32.sin() * x32.exp() + x32.tanh().square()).sum());
+    let grad32: Tensor<f32> = tape.gradient(&y, &x32).unwrap().unwrap();
+    assert_eq!(grad32.dtype(), "f32");
+    for (g32, g64) in grad32.to_vec().iter().zip(grad64.to_vec()) {
+        assert_relative_eq!(*g32 as f64, g64, max_relative = 1e-5, epsilon = 1e-6);
+    }
+}
+
+#[test]
+fn vjp_rules_on_plain_floats_agree_with_the_tape() {
+    let x = 0.7_f64;
+    let tape_grad = |f: fn(&Tensor<f64>) -> Tensor<f64>| {
+        let t = Tensor::scalar(x);
+        let tape = GradientTape::new();
+        tape.watch(&t);
+        let y = tape.record(|| f(&t));
+        tape.gradient(&y, &t).unwrap().unwrap().to_scalar()
+    };
+    assert_eq!(vjp::sin(&x, &1.0), tape_grad(Tensor::sin));
+    assert_eq!(vjp::tanh(&x.tanh(), &1.0), tape_grad(Tensor::tanh));
+    assert_eq!(vjp::sqrt(&x.sqrt(), &1.0), tape_grad(Tensor::sqrt));
+    assert_eq!(vjp::powi(&x, &1.0, 3), tape_grad(|t| t.powi(3)));
+    assert_eq!(vjp::softplus(&x, &1.0), tape_grad(Tensor::softplus));
+    // d/dx (x · 3) = 3, d/dx (x / 2) = 1/2, d/dy (x / y) = -x / y²
+    assert_eq!(vjp::mul_lhs(&3.0, &1.0), 3.0);
+    assert_eq!(vjp::div_lhs(&2.0, &1.0), 0.5);
+    assert_eq!(vjp::div_rhs(&x, &2.0, &1.0), -x / 4.0);
+}
+
+// ---------------------------------------------------------------- kinks and ties
+
+/// The derivative TensorFlow picks at a kink or tie: relu'(0) = 0, |x|'(0) = 0, and a max
+/// shared by k entries gives each 1/k.
+#[test]
+fn gradients_at_kinks_and_ties() {
+    let grad = |x: &Tensor<f64>, f: &dyn Fn(&Tensor<f64>) -> Tensor<f64>| {
+        let tape = GradientTape::new();
+        tape.watch(x);
+        let y = tape.record(|| f(x));
+        tape.gradient(&y, x).unwrap().unwrap().to_vec()
+    };
+    let x = Tensor::from_vec(vec![-1.0, 0.0, 2.0], &[3]);
+    assert_eq!(grad(&x, &|x| x.relu().sum()), vec![0.0, 0.0, 1.0]);
+    assert_eq!(grad(&x, &|x| x.abs().sum()), vec![-1.0, 0.0, 1.0]);
+    let tied = Tensor::from_vec(vec![3.0, 1.0, 3.0, 3.0], &[4]);
+    assert_eq!(
+        grad(&tied, &|x| x.max()),
+        vec![1.0 / 3.0, 0.0, 1.0 / 3.0, 1.0 / 3.0]
+    );
+    let rows = Tensor::from_vec(vec![2.0, 2.0, 1.0, 5.0], &[2, 2]);
+    assert_eq!(
+        grad(&rows, &|x| x.max_axis(1, false).sum()),
+        vec![0.5, 0.5, 0.0, 1.0]
+    );
+    // on a tie, maximum and minimum give the whole gradient to their first operand
+    // (TensorFlow's `greater_equal`/`less_equal` masks), none to the second
+    assert_eq!(grad(&x, &|x| x.maximum(0.0).sum()), vec![0.0, 1.0, 1.0]);
+    assert_eq!(grad(&x, &|x| x.minimum(0.0).sum()), vec![1.0, 1.0, 0.0]);
+    let zero = Tensor::zeros(&[3]);
+    assert_eq!(grad(&x, &|x| zero.maximum(x).sum()), vec![0.0, 0.0, 1.0]);
+    assert_eq!(grad(&x, &|x| zero.minimum(x).sum()), vec![1.0, 0.0, 0.0]);
+    assert_eq!(grad(&x, &|x| x.maximum(x).sum()), vec![1.0, 1.0, 1.0]);
+    assert_eq!(grad(&x, &|x| x.minimum(x).sum()), vec![1.0, 1.0, 1.0]);
+}
+
+// ---------------------------------------------------------------- matmul
+
+fn matmul_by_hand(a: &ArrayD<f64>, b: &ArrayD<f64>) -> ArrayD<f64> {
+    let (m, k, n) = (a.shape()[0], a.shape()[1], b.shape()[1]);
+    ArrayD::from_shape_fn(IxDyn(&[m, n]), |ix| {
+        (0..k).map(|p| a[[ix[0], p]] * b[[p, ix[1]]]).sum()
+    })
+}
+
+#[test]
+fn matmul_2d_matches_the_sum_of_products() {
+    let (x, a) = sample(&[2, 3]);
+    let (y, b) = nonzero(&[3, 4]);
+    assert_matches(&x.matmul(&y), &matmul_by_hand(&a, &b));
+}
+
+#[test]
+fn matmul_batches_and_broadcasts_leading_axes() {
+    let cases: &[(&[usize], &[usize], &[usize])] = &[
+        (&[2, 2, 3], &[2, 3, 4], &[2, 2, 4]),
+        (&[2, 2, 3], &[3, 4], &[2, 2, 4]),
+        (&[2, 3], &[5, 3, 4], &[5, 2, 4]),
+        (&[1, 2, 3], &[2, 3, 4], &[2, 2, 4]),
+        (&[2, 1, 2, 3], &[3, 3, 2], &[2, 3, 2, 2]),
+    ];
+    for &(sx, sy, expected) in cases {
+        let (x, a) = sample(sx);
+        let (y, b) = nonzero(sy);
+        let out = x.matmul(&y);
+        assert_eq!(out.shape(), expected, "{sx:?} @ {sy:?}");
+        let batch = &expected[..expected.len() - 2];
+        let a = a
+            .broadcast(IxDyn(&[batch, &sx[sx.len() - 2..]].concat()))
+            .unwrap();
+        let b = b
+            .broadcast(IxDyn(&[batch, &sy[sy.len() - 2..]].concat()))
+            .unwrap();
+        let count: usize = batch.iter().product();
+        let a = a
+            .to_shape(IxDyn(&[count, sx[sx.len() - 2], sx[sx.len() - 1]]))
+            .unwrap();
+        let b = b
+            .to_shape(IxDyn(&[count, sy[sy.len() - 2], sy[sy.len() - 1]]))
+            .unwrap();
+        let products: Vec<ArrayD<f64>> = (0..count)
+            .map(|i| {
+                matmul_by_hand(
+                    &a.index_axis(Axis(0), i).to_owned(),
+                    &b.index_axis(Axis(0), i).to_owned(),
+                )
+            })
+            .collect();
+        let views: Vec<_> = products.iter().map(|p| p.view()).collect();
+        let stacked = ndarray::stack(Axis(0), &views).unwrap();
+        assert_matches(
+            &out,
+            &stacked.into_shape_with_order(IxDyn(expected)).unwrap(),
+        );
+    }
+}
+
+// ---------------------------------------------------------------- shape ops
+
+#[test]
+fn transpose_and_permute_match_ndarray() {
+    let (x, a) = sample(&[2, 3, 4]);
+    assert_matches(
+        &x.permute(&[2, 0, 1]),
+        &a.clone().permuted_axes(IxDyn(&[2, 0, 1])),
+    );
+    assert_matches(&x.transpose(), &a.clone().permuted_axes(IxDyn(&[0, 2, 1])));
+    assert_matches(&x.permute(&[0, 1, 2]), &a);
+    let (m, b) = sample(&[2, 3]);
+    assert_matches(&m.transpose(), &b.t().to_owned());
+}
+
+#[test]
+fn reshape_keeps_row_major_order() {
+    let (x, a) = sample(&[2, 3]);
+    let want = a.to_shape(IxDyn(&[3, 2])).unwrap().to_owned();
+    assert_matches(&x.reshape(&[3, 2]), &want);
+    // reshaping a transposed (non-contiguous) value reads it in its logical order
+    let t = x.transpose().reshape(&[6]);
+    assert_eq!(t.to_vec(), a.t().iter().copied().collect::<Vec<_>>());
+    assert_eq!(Tensor::scalar(2.0_f64).reshape(&[1, 1]).shape(), &[1, 1]);
+    assert_eq!(
+        Tensor::from_vec(vec![2.0_f64], &[1, 1])
+            .reshape(&[])
+            .to_scalar(),
+        2.0
+    );
+}
+
+#[test]
+fn broadcast_to_and_sum_to_shape_are_transposes() {
+    let (x, a) = sample(&[2, 1]);
+    let spread = x.broadcast_to(&[3, 2, 4]);
+    assert_matches(&spread, &a.broadcast(IxDyn(&[3, 2, 4])).unwrap().to_owned());
+    let (y, b) = sample(&[3, 2, 4]);
+    let summed = b.sum_axis(Axis(0)).sum_axis(Axis(1)).insert_axis(Axis(1));
+    assert_matches(&y.sum_to_shape(&[2, 1]), &summed);
+    assert_eq!(y.sum_to_shape(&[]).to_scalar(), b.sum());
+    assert_matches(
+        &y.sum_to_shape(&[4]),
+        &b.sum_axis(Axis(0)).sum_axis(Axis(0)),
+    );
+    assert_eq!(
+        Tensor::scalar(1.5_f64).broadcast_to(&[2]).to_vec(),
+        vec![1.5, 1.5]
+    );
+}
+
+#[test]
+fn concat_slice_gather_scatter_match_ndarray() {
+    let (p, a) = sample(&[1, 3]);
+    let (q, b) = nonzero(&[2, 3]);
+    let (r, c) = sample(&[2, 3]);
+    let joined = Tensor::concat(&[&p, &q, &r], 0);
+    assert_matches(
+        &joined,
+        &ndarray::concatenate(Axis(0), &[a.view(), b.view(), c.view()]).unwrap(),
+    );
+    let joined = Tensor::concat(&[&q, &r], 1);
+    assert_matches(
+        &joined,
+        &ndarray::concatenate(Axis(1), &[b.view(), c.view()]).unwrap(),
+    );
+
+    let (x, a) = sample(&[5, 3]);
+    assert_matches(
+        &x.slice(0, 1, 3),
+        &a.slice_axis(Axis(0), (1..4).into()).to_owned(),
+    );
+    assert_matches(
+        &x.slice(1, 2, 1),
+        &a.slice_axis(Axis(1), (2..3).into()).to_owned(),
+    );
+    assert_eq!(x.slice(0, 5, 0).shape(), &[0, 3]);
+
+    assert_matches(&x.gather(0, &[4, 0, 4]), &a.select(Axis(0), &[4, 0, 4]));
+    assert_matches(&x.gather(1, &[2, 2]), &a.select(Axis(1), &[2, 2]));
+
+    let g = Tensor::from_vec(vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[3, 2]);
+    // rows 0 and 2 land on index 1, row 1 on index 3: [[0,0],[1+5,2+6],[0,0],[3,4]]
+    assert_eq!(
+        g.scatter_add(0, &[1, 3, 1], 4).to_vec(),
+        vec![0.0, 0.0, 6.0, 8.0, 0.0, 0.0, 3.0, 4.0]
+    );
+}
+
+// ---------------------------------------------------------------- reductions
+
+#[test]
+fn reductions_match_ndarray() {
+    let (x, a) = sample(&[2, 3, 4]);
+    assert_relative_eq!(x.sum().to_scalar(), a.sum(), max_relative = 1e-12);
+    assert_relative_eq!(
+        x.mean().to_scalar(),
+        a.mean().unwrap(),
+        max_relative = 1e-12
+    );
+    assert_eq!(x.max().to_scalar(), a.fold(f64::MIN, |m, &v| m.max(v)));
+    for axis in 0..3 {
+        let max = a.fold_axis(Axis(axis), f64::MIN, |m, &v| m.max(v));
+        let sum = a.sum_axis(Axis(axis));
+        let mean = a.mean_axis(Axis(axis)).unwrap();
+        assert_matches(&x.sum_axis(axis, false), &sum);
+        assert_matches(&x.mean_axis(axis, false), &mean);
+        assert_matches(&x.max_axis(axis, false), &max);
+        assert_matches(&x.sum_axis(axis, true), &sum.insert_axis(Axis(axis)));
+        assert_matches(&x.mean_axis(axis, true), &mean.insert_axis(Axis(axis)));
+        assert_matches(&x.max_axis(axis, true), &max.insert_axis(Axis(axis)));
+    }
+    assert_eq!(Tensor::scalar(4.0_f64).sum().to_scalar(), 4.0);
+    assert_eq!(Tensor::scalar(4.0_f64).max().to_scalar(), 4.0);
+}
+
+#[test]
+fn max_propagates_nan() {
+    let x = Tensor::from_vec(vec![1.0_f64, f64::NAN, 3.0], &[3]);
+    assert!(x.max().to_scalar().is_nan());
+}
+
+// ---------------------------------------------------------------- softmax
+
+#[test]
+fn softmax_and_log_softmax_match_hand_computation() {
+    let (x, a) = sample(&[3, 4]);
+    for axis in 0..2 {
+        let e = a.mapv(f64::exp);
+        let total = e.sum_axis(Axis(axis)).insert_axis(Axis(axis));
+        let softmax = &e / &total;
+        assert_matches(&x.softmax(axis), &softmax);
+        assert_matches(&x.log_softmax(axis), &softmax.mapv(f64::ln));
+        let sums = x.softmax(axis).sum_axis(axis, false).to_vec();
+        assert!(sums.iter().all(|s| (s - 1.0).abs() < 1e-12));
+    }
+}
+
+// ---------------------------------------------------------------- cast
+
+#[test]
+fn cast_converts_as_rust_does() {
+    let x = Tensor::from_vec(vec![-1.7_f64, -0.2, 0.0, 2.9], &[2, 2]);
+    assert_eq!(x.cast::<i32>().to_vec(), vec![-1, 0, 0, 2]);
+    assert_eq!(x.cast::<bool>().to_vec(), vec![true, true, false, true]);
+    assert_eq!(x.cast::<f32>().to_vec(), vec![-1.7_f32, -0.2, 0.0, 2.9]);
+    assert_eq!(x.cast::<f32>().shape(), &[2, 2]);
+    let labels = Tensor::from_vec(vec![3_u8, 0, 255], &[3]);
+    assert_eq!(labels.cast::<f64>().to_vec(), vec![3.0, 0.0, 255.0]);
+    assert_eq!(labels.cast::<i64>().to_vec(), vec![3, 0, 255]);
+}
+
+#[test]
+fn gradient_through_a_cast_has_the_source_dtype() {
+    let x = Tensor::from_vec(vec![1.0_f32, 2.0], &[2]);
+    let tape = GradientTape::new();
+    tape.watch(&x);
+    let y = tape.record(|| x.cast::<f64>().square().sum());
+    // d/dx Σ x² = 2x, computed in f64 and cast back to f32
+    let g: Tensor<f32> = tape.gradient(&y, &x).unwrap().unwrap();
+    assert_eq!(g.to_vec(), vec![2.0, 4.0]);
+}
+
+// ---------------------------------------------------------------- Display
+
+#[test]
+fn display_prints_like_tensorflow_in_rust_words() {
+    assert_eq!(
+        Tensor::scalar(6.0_f32).to_string(),
+        "Tensor(6.0, shape=[], dtype=f32)"
+    );
+    let m = Tensor::from_vec(vec![1.0_f64, 2.5, -3.0, 4.0], &[2, 2]);
+    assert_eq!(
+        m.to_string(),
+        "Tensor([[1.0, 2.5], [-3.0, 4.0]], shape=[2, 2], dtype=f64)"
+    );
+    assert_eq!(format!("{m:?}"), m.to_string());
+    assert_eq!(
+        Tensor::from_vec(vec![1_i64, -2], &[2]).to_string(),
+        "Tensor([1, -2], shape=[2], dtype=i64)"
+    );
+    assert_eq!(
+        Tensor::from_vec(vec![true, false], &[1, 2]).to_string(),
+        "Tensor([[true, false]], shape=[1, 2], dtype=bool)"
+    );
+    assert_eq!(
+        Tensor::<f32>::zeros(&[0]).to_string(),
+        "Tensor([], shape=[0], dtype=f32)"
+    );
+    let long = Tensor::arange(0.0_f32, 2000.0, 1.0);
+    assert_eq!(
+        long.to_string(),
+        "Tensor([0.0, 1.0, 2.0, ..., 1997.0, 1998.0, 1999.0], shape=[2000], dtype=f32)"
+    );
+}
+
+// ---------------------------------------------------------------- misuse
+
+thread_local! {
+    static CAPTURING: Cell<bool> = const { Cell::new(false) };
+    static CAUGHT: RefCell<Option<(String, u32, String)>> = const { RefCell::new(None) };
+}
+
+/// Runs `f`, which must panic, and returns the panic's file, line and message, without
+/// printing it. Other threads' panics go to the default hook as usual.
+fn panic_site(f: impl FnOnce()) -> (String, u32, String) {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !CAPTURING.with(Cell::get) {
+                return default(info);
+            }
+            let message = match info.payload().downcast_ref::<&str>() {
+                Some(s) => s.to_string(),
+                None => info
+                    .payload()
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .unwrap_or_default(),
+            };
+            let location = info.location().expect("panics have a location");
+            let site = (location.file().to_string(), location.line(), message);
+            CAUGHT.with(|c| *c.borrow_mut() = Some(site));
+        }));
+    });
+    CAPTURING.with(|c| c.set(true));
+    let result = catch_unwind(AssertUnwindSafe(f));
+    CAPTURING.with(|c| c.set(false));
+    assert!(result.is_err(), "expected a panic");
+    CAUGHT
+        .with(|c| c.borrow_mut().take())
+        .expect("the hook saw the panic")
+}
+
+/// One `#[should_panic]` test per misuse, and one test that every misuse's panic points at
+/// the line in this file that misused the op (`#[track_caller]` all the way down).
+macro_rules! misuse {
+    ($($name:ident: $expected:literal => $body:expr;)*) => {
+        $(
+            #[test]
+            #[should_panic(expected = $expected)]
+            fn $name() {
+                let _ = $body;
+            }
+        )*
+
+        #[test]
+        fn every_misuse_panics_at_the_callers_line() {
+            $(
+                let (file, _, message) = panic_site(|| { let _ = $body; });
+                assert!(message.contains($expected), "{}: {message}", stringify!($name));
+                assert_eq!(
+                    file,
+                    file!(),
+                    "{}: the panic points into the library, not at the caller",
+                    stringify!($name)
+                );
+            )*
+        }
+    };
+}
+
+fn zeros(shape: &[usize]) -> Tensor<f64> {
+    Tensor::zeros(shape)
+}
+
+misuse! {
+    add_incompatible: "add: shapes [2, 3] and [4] cannot be broadcast together" => zeros(&[2, 3]) + zeros(&[4]);
+    sub_incompatible: "sub: shapes [2] and [3, 3] cannot be broadcast together" => zeros(&[2]) - zeros(&[3, 3]);
+    mul_incompatible: "mul: shapes [2, 3] and [3, 2] cannot be broadcast together" => zeros(&[2, 3]) * zeros(&[3, 2]);
+    div_incompatible: "div: shapes [5] and [4] cannot be broadcast together" => zeros(&[5]) / zeros(&[4]);
+    variable_operand_incompatible: "mul: shapes [2] and [3] cannot be broadcast together" => &Variable::new(zeros(&[2])) * &zeros(&[3]);
+    maximum_incompatible: "maximum: shapes [2] and [3] cannot be broadcast together" => zeros(&[2]).maximum(zeros(&[3]));
+    minimum_incompatible: "minimum: shapes [2, 1] and [3, 4] cannot be broadcast together" => zeros(&[2, 1]).minimum(zeros(&[3, 4]));
+    matmul_inner: "matmul: inner dimensions differ: shapes [2, 3] and [4, 5]" => zeros(&[2, 3]).matmul(&zeros(&[4, 5]));
+    matmul_rank: "matmul: needs at least 2 axes on both sides, got shapes [3] and [3, 2]" => zeros(&[3]).matmul(&zeros(&[3, 2]));
+    matmul_batch: "matmul: batch axes do not broadcast: shapes [2, 2, 3] and [3, 3, 4]" => zeros(&[2, 2, 3]).matmul(&zeros(&[3, 3, 4]));
+    transpose_rank: "transpose: needs at least 2 axes, got shape [3]" => zeros(&[3]).transpose();
+    permute_not_a_permutation: "permute: [0, 0] is not a permutation of the axes of shape [2, 3]" => zeros(&[2, 3]).permute(&[0, 0]);
+    permute_wrong_length: "permute: [0] is not a permutation of the axes of shape [2, 3]" => zeros(&[2, 3]).permute(&[0]);
+    reshape_count: "reshape: cannot reshape a tensor of shape [2, 3] (6 elements) to [4] (4 elements)" => zeros(&[2, 3]).reshape(&[4]);
+    broadcast_to_incompatible: "broadcast_to: shape [2] cannot be broadcast to [3, 3]" => zeros(&[2]).broadcast_to(&[3, 3]);
+    broadcast_to_fewer_axes: "broadcast_to: shape [2, 3] cannot be broadcast to [3]" => zeros(&[2, 3]).broadcast_to(&[3]);
+    sum_to_shape_more_axes: "sum_to_shape: shape [3] cannot be summed to [2, 3]" => zeros(&[3]).sum_to_shape(&[2, 3]);
+    sum_to_shape_incompatible: "sum_to_shape: shape [2, 3] cannot be summed to [4]" => zeros(&[2, 3]).sum_to_shape(&[4]);
+    concat_nothing: "concat: needs at least one tensor" => Tensor::<f64>::concat(&[], 0);
+    concat_axis: "concat: axis 2 is out of range for a tensor of shape [2, 3] (rank 2)" => Tensor::concat(&[&zeros(&[2, 3])], 2);
+    concat_shapes: "concat: shapes [2, 3] and [2, 4] differ outside axis 0" => Tensor::concat(&[&zeros(&[2, 3]), &zeros(&[2, 4])], 0);
+    concat_ranks: "concat: shapes [2, 3] and [6] differ outside axis 0" => Tensor::concat(&[&zeros(&[2, 3]), &zeros(&[6])], 0);
+    slice_axis: "slice: axis 1 is out of range for a tensor of shape [4] (rank 1)" => zeros(&[4]).slice(1, 0, 1);
+    slice_range: "slice: range 2..5 exceeds axis 0 of shape [4, 2]" => zeros(&[4, 2]).slice(0, 2, 3);
+    gather_axis: "gather: axis 2 is out of range for a tensor of shape [4, 2] (rank 2)" => zeros(&[4, 2]).gather(2, &[0]);
+    gather_index: "gather: index 4 is out of range for axis 0 of shape [4, 2]" => zeros(&[4, 2]).gather(0, &[1, 4]);
+    scatter_add_axis: "scatter_add: axis 1 is out of range for a tensor of shape [3] (rank 1)" => zeros(&[3]).scatter_add(1, &[0, 1, 2], 3);
+    scatter_add_count: "scatter_add: 2 indices for axis 0 of shape [3]" => zeros(&[3]).scatter_add(0, &[0, 1], 3);
+    scatter_add_index: "scatter_add: index 3 is out of range for an output of shape [3, 2] (axis 0), from shape [2, 2]" => zeros(&[2, 2]).scatter_add(0, &[0, 3], 3);
+    sum_axis_range: "sum_axis: axis 2 is out of range for a tensor of shape [2, 3] (rank 2)" => zeros(&[2, 3]).sum_axis(2, false);
+    sum_axis_of_scalar: "sum_axis: axis 0 is out of range for a tensor of shape [] (rank 0)" => Tensor::scalar(1.0_f64).sum_axis(0, true);
+    mean_axis_range: "mean_axis: axis 3 is out of range for a tensor of shape [2, 3] (rank 2)" => zeros(&[2, 3]).mean_axis(3, true);
+    max_axis_range: "max_axis: axis 2 is out of range for a tensor of shape [2, 3] (rank 2)" => zeros(&[2, 3]).max_axis(2, false);
+    max_axis_empty: "max_axis: axis 0 of shape [0, 3] is empty" => zeros(&[0, 3]).max_axis(0, false);
+    max_empty: "max: cannot reduce an empty tensor of shape [2, 0]" => zeros(&[2, 0]).max();
+    softmax_axis: "softmax: axis 1 is out of range for a tensor of shape [3] (rank 1)" => zeros(&[3]).softmax(1);
+    log_softmax_axis: "log_softmax: axis 2 is out of range for a tensor of shape [3, 4] (rank 2)" => zeros(&[3, 4]).log_softmax(2);
+    argmax_axis_range: "argmax_axis: axis 1 is out of range for a tensor of shape [3] (rank 1)" => zeros(&[3]).argmax_axis(1);
+    equal_incompatible: "equal: shapes [2] and [3] cannot be broadcast together" => zeros(&[2]).equal(&zeros(&[3]));
+    one_hot_range: "one_hot: entry 5 of a tensor of shape [2] is not a class index in 0..5" => Tensor::from_vec(vec![0_u8, 5], &[2]).one_hot::<f32>(5);
+    from_vec_length: "Tensor::from_vec: 3 elements cannot have shape [2, 2] (4 elements)" => Tensor::from_vec(vec![1.0_f64, 2.0, 3.0], &[2, 2]);
+    to_scalar_many: "to_scalar: tensor of shape [2] has 2 elements, not 1" => zeros(&[2]).to_scalar();
+    random_normal_std: "Tensor::random_normal: the standard deviation must be finite and non-negative, got -1" => Tensor::<f64>::random_normal(&[2], 0.0, -1.0, 0);
+    random_uniform_bounds: "Tensor::random_uniform: need finite low < high, got [1, 0)" => Tensor::<f64>::random_uniform(&[2], 1.0, 0.0, 0);
+}
+
+/// The exact line, for one representative op.
+#[test]
+fn matmul_panic_reports_the_users_line() {
+    let (a, b) = (zeros(&[2, 3]), zeros(&[4, 5]));
+    let line = line!() + 1;
+    let (file, at, message) = panic_site(|| drop(a.matmul(&b)));
+    assert_eq!((file.as_str(), at), (file!(), line), "{message}");
+    assert_eq!(
+        message,
+        "matmul: inner dimensions differ: shapes [2, 3] and [4, 5]"
+    );
+    let line = line!() + 1;
+    let (file, at, _) = panic_site(|| drop(&a + &b));
+    assert_eq!((file.as_str(), at), (file!(), line));
+}
