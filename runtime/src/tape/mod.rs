@@ -134,7 +134,7 @@ impl GradientOptions {
 /// assert_eq!(db.unwrap().to_scalar(), 5.0);
 /// ```
 pub struct GradientTape {
-    cell: Rc<TapeCell>,
+    pub(crate) cell: Rc<TapeCell>,
 }
 
 impl Default for GradientTape {

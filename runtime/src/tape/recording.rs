@@ -227,6 +227,21 @@ pub(crate) fn track_variable_read(state: &mut TapeState, index: usize, value: Te
     }
 }
 
+/// Whether some recording tape tracks one of `inputs` (so an op on them would be recorded).
+pub(crate) fn any_tape_tracks(inputs: &[TensorId]) -> bool {
+    any_recording() && STACK.with(|stack| !tapes_tracking(&stack.borrow(), inputs).is_empty())
+}
+
+/// Runs `f` with every active tape paused. Unlike [`without_any`], a tape entered inside
+/// `f` records only what it tracks itself: the paused outer tapes stay paused.
+pub(crate) fn pause_all<R>(f: impl FnOnce() -> R) -> R {
+    let guards: SmallVec<[PauseGuard; 2]> =
+        STACK.with(|stack| stack.borrow().iter().map(pause).collect());
+    let result = f();
+    drop(guards);
+    result
+}
+
 /// Runs `f` with no tape on this thread recording (optimizer updates, `assign_add`).
 pub(crate) fn without_any<R>(f: impl FnOnce() -> R) -> R {
     struct Restore(u32);
