@@ -88,6 +88,12 @@ fn receiver(expr: &Expr) -> TokenStream {
     }
 }
 
+/// `&expr`, parenthesised as needed.
+fn borrow(expr: &Expr) -> TokenStream {
+    let inner = receiver(expr);
+    quote!(&#inner)
+}
+
 /// A value the forward code saves for the adjoint.
 struct Save {
     name: Ident,
@@ -494,7 +500,8 @@ impl<'a> Generator<'a> {
                 if *saves == Saves::Input {
                     let save = self.save(format!("x{id}"), depth);
                     let fwd = x.fwd();
-                    code.extend(save.keep(quote!(hooks::own(&#fwd))));
+                    let fwd = borrow(fwd);
+                    code.extend(save.keep(quote!(hooks::own(#fwd))));
                 }
                 let recv = receiver(x.fwd());
                 code.extend(quote!(#prefix #recv.#method(#(#call_args),*);));
@@ -507,17 +514,17 @@ impl<'a> Generator<'a> {
             Op::Binary { kind, lhs, rhs } => {
                 let (keep_lhs, keep_rhs) = self.binary_saves(kind, lhs, rhs);
                 if keep_lhs {
-                    let fwd = lhs.fwd();
+                    let fwd = borrow(lhs.fwd());
                     code.extend(
                         self.save(format!("lhs{id}"), depth)
-                            .keep(quote!(hooks::own(&#fwd))),
+                            .keep(quote!(hooks::own(#fwd))),
                     );
                 }
                 if keep_rhs {
-                    let fwd = rhs.fwd();
+                    let fwd = borrow(rhs.fwd());
                     code.extend(
                         self.save(format!("rhs{id}"), depth)
-                            .keep(quote!(hooks::own(&#fwd))),
+                            .keep(quote!(hooks::own(#fwd))),
                     );
                 }
                 let expr = Self::op_expr(op);
@@ -527,7 +534,10 @@ impl<'a> Generator<'a> {
                 let save = self.save(format!("trace{id}"), depth);
                 let value = mixed(&format!("value{id}"));
                 let trace = mixed(&format!("trace{id}"));
-                let inputs = inputs.iter().map(|(_, fwd)| quote!(hooks::own(&#fwd)));
+                let inputs = inputs.iter().map(|(_, fwd)| {
+                    let fwd = borrow(fwd);
+                    quote!(hooks::own(#fwd))
+                });
                 code.extend(quote! {
                     let (#value, #trace) = hooks::trace((#(#inputs,)*), || #expr);
                 });
@@ -644,7 +654,7 @@ impl<'a> Generator<'a> {
 
     /// A constant operand as a value the rules compute with.
     fn constant(&self, expr: &Expr, saved: Option<TokenStream>) -> TokenStream {
-        let value = saved.unwrap_or_else(|| quote!(&#expr));
+        let value = saved.unwrap_or_else(|| borrow(expr));
         if self.tensor() {
             quote!(&hooks::lift(#value))
         } else {
@@ -787,7 +797,7 @@ impl<'a> Generator<'a> {
                 let (pop, trace) = self.recall(format!("trace{id}"), depth);
                 prologue.extend(pop);
                 let grads = mixed("grads");
-                rules.extend(quote!(let #grads = #trace.vjp(&#g);));
+                rules.extend(quote!(let #grads = (#trace).vjp(&#g);));
                 for (k, (input, _)) in inputs.iter().enumerate() {
                     let slot = self.slot(*input);
                     let index = syn::Index::from(k);
@@ -853,8 +863,13 @@ fn wrapper_fn(item: &ItemFn, sig: &Signature) -> TokenStream {
         let index = syn::Index::from(index);
         match param.kind {
             Kind::Tensor { by_ref } => {
-                inputs.push(quote!(#any::from(::core::clone::Clone::clone(#ident))));
-                keeps.extend(quote!(let #kept = ::core::clone::Clone::clone(#ident);));
+                let borrowed = if by_ref {
+                    quote!(#ident)
+                } else {
+                    quote!(&#ident)
+                };
+                inputs.push(quote!(#any::from(::core::clone::Clone::clone(#borrowed))));
+                keeps.extend(quote!(let #kept = ::core::clone::Clone::clone(#borrowed);));
                 if by_ref {
                     vjp_args.push(quote!(#ident));
                     replay_args.push(quote!(&#kept));

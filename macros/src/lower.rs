@@ -1173,6 +1173,15 @@ impl<'ast> Visit<'ast> for ActiveFinder<'_, '_> {
             self.found = true;
         }
     }
+    fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+        // `x.shape()` reads metadata, not values: no gradient flows through it.
+        if !METADATA.contains(&call.method.to_string().as_str()) {
+            self.visit_expr(&call.receiver);
+        }
+        for arg in &call.args {
+            self.visit_expr(arg);
+        }
+    }
     fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
         if !is_stop_gradient(call) {
             visit::visit_expr_call(self, call);
