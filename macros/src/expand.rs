@@ -754,22 +754,18 @@ impl<'a> Generator<'a> {
                         (lv.unwrap_or_default(), rv.unwrap_or_default())
                     }
                     BinaryKind::Div => {
-                        let lv = lhs
-                            .binding()
-                            .is_some()
-                            .then(|| {
-                                let r = r_val();
-                                quote!(vjp::div_lhs(#r, &#g))
-                            })
-                            .unwrap_or_default();
-                        let rv = rhs
-                            .binding()
-                            .is_some()
-                            .then(|| {
-                                let (l, r) = (l_val(), r_val());
-                                quote!(vjp::div_rhs(#l, #r, &#g))
-                            })
-                            .unwrap_or_default();
+                        let lv = if lhs.binding().is_some() {
+                            let r = r_val();
+                            quote!(vjp::div_lhs(#r, &#g))
+                        } else {
+                            quote!()
+                        };
+                        let rv = if rhs.binding().is_some() {
+                            let (l, r) = (l_val(), r_val());
+                            quote!(vjp::div_rhs(#l, #r, &#g))
+                        } else {
+                            quote!()
+                        };
                         (lv, rv)
                     }
                     BinaryKind::Maximum(_) | BinaryKind::Minimum(_) => {

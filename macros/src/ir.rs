@@ -96,6 +96,7 @@ pub enum Op {
 }
 
 /// Where an operation's value goes.
+#[allow(clippy::large_enum_variant)]
 pub enum Target {
     /// `let [mut] name[: ty] = ...`.
     Let {
@@ -121,6 +122,7 @@ pub enum LoopHead {
 }
 
 /// One statement.
+#[allow(clippy::large_enum_variant)]
 pub enum Stmt {
     /// Forward-only code with nothing to differentiate, emitted as written.
     Plain(TokenStream),

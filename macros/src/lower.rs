@@ -133,6 +133,9 @@ struct Lowerer<'a> {
     next_temp: usize,
     outputs: Vec<Operand>,
     param_count: usize,
+    /// Parameters that are variables: `.value()` on them reads the value the fused node
+    /// takes as its input (in `vjp` they are that value already).
+    variables: Vec<BindingId>,
     tuple_output: bool,
     output_count: usize,
 }
@@ -188,12 +191,16 @@ impl<'a> Lowerer<'a> {
             next_temp: 0,
             outputs: Vec::new(),
             param_count: sig.params.len(),
+            variables: Vec::new(),
             tuple_output: sig.tuple_output,
             output_count: sig.outputs.len(),
         };
         for param in &sig.params {
             let active = param.differentiable(sig.mode);
-            lowerer.bind(&param.ident, active, None);
+            let binding = lowerer.bind(&param.ident, active, None);
+            if param.kind == crate::sig::Kind::Variable {
+                lowerer.variables.push(binding);
+            }
         }
         lowerer
     }
@@ -345,19 +352,10 @@ impl<'a> Lowerer<'a> {
                         }
                     }
                     _ if self.tuple_output => {
-                        if self.mentions_active(expr)
-                            || !matches!(stripped, Expr::If(_) | Expr::Match(_) | Expr::Block(_))
-                        {
-                            self.cx.error_spanned_by(
-                                expr,
-                                "a #[differentiable] function with a tuple result must end with a tuple expression `(a, b)`",
-                            );
-                        } else {
-                            self.cx.error_spanned_by(
-                                expr,
-                                "a #[differentiable] function with a tuple result must end with a tuple expression `(a, b)`",
-                            );
-                        }
+                        self.cx.error_spanned_by(
+                            expr,
+                            "a #[differentiable] function with a tuple result must end with a tuple expression `(a, b)`",
+                        );
                     }
                     _ => {
                         let operand = self.lower_operand(expr);
@@ -404,7 +402,7 @@ impl<'a> Lowerer<'a> {
         let init_active = local
             .init
             .as_ref()
-            .is_some_and(|init| self.mentions_active(&*init.expr));
+            .is_some_and(|init| self.mentions_active(&init.expr));
         let Some(ident) = ident else {
             if init_active {
                 self.cx.error_spanned_by(
@@ -494,12 +492,8 @@ impl<'a> Lowerer<'a> {
                 self.check_macro(&mac.mac);
                 self.push(Stmt::Plain(quote!(#expr #semi)));
             }
-            Expr::Return(ret) => {
-                self.cx.error_spanned_by(
-                    ret,
-                    "`return` is supported only where it ends the function or an `if`/`match` branch outside loops",
-                );
-            }
+            // Reported by `rewrite_returns`, which removes every `return` it supports.
+            Expr::Return(_) => {}
             _ if self.mentions_active(expr) => {
                 // Evaluated for its effects only: lowered so it is checked, its value unused.
                 let _ = self.lower_operand(expr);
@@ -653,7 +647,7 @@ impl<'a> Lowerer<'a> {
                 self.scopes.pop();
             }
             Expr::ForLoop(for_loop) => {
-                if self.mentions_active(&*for_loop.expr) {
+                if self.mentions_active(&for_loop.expr) {
                     self.cx.error_spanned_by(
                         &for_loop.expr,
                         "a `for` loop cannot iterate over a differentiable value: loop over a range of indices instead",
@@ -881,7 +875,7 @@ impl<'a> Lowerer<'a> {
                             binary,
                             "compound assignment is a statement: write it on its own line",
                         );
-                        return None;
+                        return Self::poisoned(expr);
                     }
                     op => {
                         self.cx.error_spanned_by(
@@ -891,7 +885,7 @@ impl<'a> Lowerer<'a> {
                                 op.to_token_stream()
                             ),
                         );
-                        return None;
+                        return Self::poisoned(expr);
                     }
                 };
                 let lhs = self.lower_operand(&binary.left);
@@ -908,9 +902,18 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// The op standing for an expression already reported as an error, so that no
+    /// follow-on error is reported for it.
+    fn poisoned(expr: &Expr) -> Option<Op> {
+        Some(Op::Copy {
+            value: Operand::Inactive(expr.clone()),
+            clone: false,
+        })
+    }
+
     fn build_method(&mut self, call: &syn::ExprMethodCall) -> Option<Op> {
         let name = call.method.to_string();
-        let receiver_active = self.mentions_active(&*call.receiver);
+        let receiver_active = self.mentions_active(&call.receiver);
         let args_active = call.args.iter().any(|arg| self.mentions_active(arg));
         if receiver_active {
             if let Some(&(_, saves, arity)) = ELEMENTWISE.iter().find(|(n, _, _)| *n == name)
@@ -932,7 +935,11 @@ impl<'a> Lowerer<'a> {
                     args: call.args.iter().cloned().collect(),
                 });
             }
-            if name == "clone" && call.args.is_empty() {
+            let variable_read = name == "value"
+                && self
+                    .active_binding(&call.receiver)
+                    .is_some_and(|b| self.variables.contains(&b));
+            if (name == "clone" || variable_read) && call.args.is_empty() {
                 let value = self.lower_operand(&call.receiver);
                 return Some(Op::Copy { value, clone: true });
             }
@@ -946,7 +953,7 @@ impl<'a> Lowerer<'a> {
                         "`{name}` turns a differentiable value into plain data, which would cut its gradient silently: keep computing with tensor ops, or wrap the value in `stop_gradient(..)` if no gradient should flow"
                     ),
                 );
-                return None;
+                return Self::poisoned(&Expr::MethodCall(call.clone()));
             }
         }
         if matches!(name.as_str(), "maximum" | "minimum" | "max" | "min") && call.args.len() == 1 {
@@ -974,7 +981,7 @@ impl<'a> Lowerer<'a> {
                 "`{name}` is not a differentiable method known to #[differentiable]: {hint}"
             ),
         );
-        None
+        Self::poisoned(&Expr::MethodCall(call.clone()))
     }
 
     fn build_call(&mut self, call: &syn::ExprCall) -> Option<Op> {
@@ -986,7 +993,7 @@ impl<'a> Lowerer<'a> {
                 &call.func,
                 "only calls of named functions are differentiated: call a function by its path",
             );
-            return None;
+            return Self::poisoned(&Expr::Call(call.clone()));
         };
         match self.mode {
             Mode::Tensor => Some(self.build_trace(&Expr::Call(call.clone()))),
@@ -1073,6 +1080,8 @@ impl<'a> Lowerer<'a> {
 
     fn reject(&self, expr: &Expr) {
         let message = match expr {
+            // Reported by `rewrite_returns`.
+            Expr::Return(_) => return,
             Expr::Closure(_) => {
                 "closures are not differentiated: compute the value inline, or move the code into a function (calls are differentiated)"
             }
@@ -1094,9 +1103,6 @@ impl<'a> Lowerer<'a> {
             }
             Expr::Try(_) => "`?` is not supported in a #[differentiable] function",
             Expr::Assign(_) => "an assignment is a statement: write it on its own line",
-            Expr::Return(_) => {
-                "`return` is supported only where it ends the function or an `if`/`match` branch outside loops"
-            }
             _ => "this expression cannot be differentiated by #[differentiable]",
         };
         self.cx.error_spanned_by(expr, message);
@@ -1210,7 +1216,7 @@ impl<'ast> Visit<'ast> for InactiveChecker<'_, '_> {
         self.lowerer.cx.error_spanned_by(expr.unsafe_token, UNSAFE);
     }
     fn visit_expr_closure(&mut self, closure: &'ast syn::ExprClosure) {
-        if self.lowerer.mentions_active(&*closure.body) {
+        if self.lowerer.mentions_active(&closure.body) {
             self.lowerer.cx.error_spanned_by(
                 closure,
                 "closures over differentiable values are not differentiated: compute the value inline, or move the code into a function (calls are differentiated)",
@@ -1222,7 +1228,7 @@ impl<'ast> Visit<'ast> for InactiveChecker<'_, '_> {
     }
     fn visit_expr_reference(&mut self, reference: &'ast syn::ExprReference) {
         if let Some(mutability) = &reference.mutability
-            && self.lowerer.mentions_active(&*reference.expr)
+            && self.lowerer.mentions_active(&reference.expr)
         {
             self.lowerer.cx.error_spanned_by(
                 mutability,
@@ -1286,7 +1292,7 @@ pub fn rewrite_returns(cx: &Ctxt, stmts: Vec<syn::Stmt>) -> Vec<syn::Stmt> {
                     other => vec![syn::Stmt::Expr(other.clone(), None)],
                 };
                 let block = with_rest(stmts);
-                arm.body = Box::new(syn::parse_quote!(#block));
+                *arm.body = syn::parse_quote!(#block);
                 arm.comma = Some(Default::default());
             }
             Expr::Match(expr_match)

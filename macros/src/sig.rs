@@ -123,6 +123,17 @@ fn is_float_elem(ty: &Type, type_params: &[Ident]) -> bool {
         || matches!(last_segment(ty), Some((ident, None)) if type_params.contains(ident))
 }
 
+/// A type as users write it (`Tensor<i32>`, not `Tensor < i32 >`).
+pub fn type_name(ty: &Type) -> String {
+    quote!(#ty)
+        .to_string()
+        .replace(" <", "<")
+        .replace("< ", "<")
+        .replace(" >", ">")
+        .replace("& ", "&")
+        .replace(" ,", ",")
+}
+
 fn mentions_tensor(ty: &Type) -> bool {
     quote!(#ty).to_string().contains("Tensor")
 }
@@ -246,7 +257,7 @@ pub fn parse(cx: &Ctxt, item: &ItemFn) -> Option<Signature> {
                 ty,
                 format_args!(
                     "`{}` parameters cannot be differentiated: differentiable parameters must be float tensors (`Tensor<f32>`, `&Tensor<f64>`), variables, or `f32`/`f64` numbers; cast integers to a float first",
-                    quote!(#ty)
+                    type_name(ty)
                 ),
             ),
             None => cx.syn_error(syn::Error::new(
@@ -271,7 +282,7 @@ fn check_output(cx: &Ctxt, ty: &Type, mode: Mode, type_params: &[Ident]) {
                     ty,
                     format_args!(
                         "`{}` results cannot be differentiated: integer tensors are data; return a float tensor (`Tensor<f32>` or `Tensor<f64>`)",
-                        quote!(#ty)
+                        type_name(ty)
                     ),
                 );
                 return;
@@ -287,17 +298,17 @@ fn check_output(cx: &Ctxt, ty: &Type, mode: Mode, type_params: &[Ident]) {
     let message = if is_named(ty, INTEGERS) {
         format!(
             "`{}` results cannot be differentiated: return a float (`f32` or `f64`) or a float tensor",
-            quote!(#ty)
+            type_name(ty)
         )
     } else if mode == Mode::Tensor {
         format!(
             "`{}` cannot be the result of a #[differentiable] tensor function: return `Tensor<f32>`, `Tensor<f64>` or a tuple of them",
-            quote!(#ty)
+            type_name(ty)
         )
     } else {
         format!(
             "`{}` cannot be the result of a #[differentiable] function: return `f32`, `f64`, a float tensor, or a tuple of them",
-            quote!(#ty)
+            type_name(ty)
         )
     };
     cx.error_spanned_by(ty, message);

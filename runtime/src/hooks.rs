@@ -197,8 +197,41 @@ pub fn accumulate<V: Primal>(slot: &mut Option<V>, g: V) {
 /// assert_eq!(hooks::unbroadcast(g, &Tensor::scalar(0.0)).to_scalar(), 6.0);
 /// ```
 #[inline]
-pub fn unbroadcast<V: Primal>(g: V, like: &V) -> V {
-    g.sum_to_like(like)
+pub fn unbroadcast<V: Unbroadcast>(g: V, like: &V) -> V {
+    g.unbroadcast_to(like)
+}
+
+/// [`Primal::sum_to_like`], with the common case (no broadcast happened) checked first
+/// without a slice comparison: `memcmp` of two empty shapes costs more than a scalar op.
+pub trait Unbroadcast: Primal {
+    /// This cotangent summed to `like`'s shape.
+    fn unbroadcast_to(self, like: &Self) -> Self;
+}
+
+impl<T: Float> Unbroadcast for Tensor<T> {
+    #[inline]
+    fn unbroadcast_to(self, like: &Self) -> Self {
+        let (from, to) = (self.shape(), like.shape());
+        if from.len() == to.len() && from.iter().zip(to).all(|(a, b)| a == b) {
+            self
+        } else {
+            self.sum_to_like(like)
+        }
+    }
+}
+
+impl Unbroadcast for f32 {
+    #[inline]
+    fn unbroadcast_to(self, _like: &Self) -> Self {
+        self
+    }
+}
+
+impl Unbroadcast for f64 {
+    #[inline]
+    fn unbroadcast_to(self, _like: &Self) -> Self {
+        self
+    }
 }
 
 /// A constant operand (a literal, a plain number, a tensor the function treats as data) as
