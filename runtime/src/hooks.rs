@@ -8,8 +8,10 @@ use std::rc::Rc;
 use smallvec::SmallVec;
 
 use crate::dtype::{AnyTensor, Float};
+use crate::ops::primal::Primal;
 use crate::tape::node::{Backward, InputGrads, Params, Rule, RuleCtx};
 use crate::tape::recording::{self, NodeSpec};
+use crate::tape::{GradientOptions, GradientTape, Sources};
 use crate::tensor::{Tensor, TensorId};
 
 /// Whether any tape on this thread is recording now. Generated code runs the plain body
@@ -36,6 +38,8 @@ pub fn any_recording() -> bool {
 /// assert!(tape.gradient(&y, &x).unwrap().is_none());
 /// ```
 pub fn without_recording<R>(f: impl FnOnce() -> R) -> R {
+    // Tapes active now stay suspended even when `f` opens a tape of its own, as the traces
+    // of `#[differentiable]` code do; that tape records as usual.
     recording::without_any(f)
 }
 
@@ -95,4 +99,376 @@ where
         saved: SmallVec::new(),
         params: Params::None,
     })
+}
+
+/// Whether some recording tape tracks one of `inputs`: when none does, an op on them would
+/// not be recorded, so `#[differentiable]` code runs its plain body instead.
+///
+/// ```
+/// use gradtape_runtime::{AnyTensor, GradientTape, Tensor, hooks};
+/// let (x, c) = (Tensor::scalar(1.0_f32), Tensor::scalar(2.0_f32));
+/// let tape = GradientTape::new();
+/// tape.watch(&x);
+/// tape.record(|| {
+///     assert!(hooks::any_tracks(&[AnyTensor::from(x.clone())]));
+///     assert!(!hooks::any_tracks(&[AnyTensor::from(c.clone())]));
+/// });
+/// ```
+pub fn any_tracks(inputs: &[AnyTensor]) -> bool {
+    let ids: SmallVec<[TensorId; 4]> = inputs.iter().map(AnyTensor::id).collect();
+    recording::any_tape_tracks(&ids)
+}
+
+/// Records a fused node (one `#[differentiable]` call): `value` with `inputs`, whose rule
+/// maps the output's cotangent to one cotangent per input.
+///
+/// ```
+/// use gradtape_runtime::{AnyTensor, GradientTape, Tensor, hooks};
+/// let x = Tensor::scalar(3.0_f64);
+/// let tape = GradientTape::new();
+/// tape.watch(&x);
+/// let y = tape.record(|| {
+///     let value = hooks::without_recording(|| x.square());
+///     let saved = x.clone();
+///     // d/dx x² = 2x
+///     hooks::record_fused("square", value, &[AnyTensor::from(x.clone())], move |g| {
+///         vec![Some(AnyTensor::from(g * &saved * 2.0))]
+///     })
+/// });
+/// assert_eq!(tape.gradient(&y, &x).unwrap().unwrap().to_scalar(), 6.0);
+/// ```
+pub fn record_fused<T: Float, F>(
+    op: &'static str,
+    value: Tensor<T>,
+    inputs: &[AnyTensor],
+    rule: F,
+) -> Tensor<T>
+where
+    F: Fn(Tensor<T>) -> Vec<Option<AnyTensor>> + 'static,
+{
+    record_closure(op, value, inputs, move |g, _needs| {
+        let g = T::from_any(g).expect("a fused node's cotangent has its output's dtype");
+        rule(g.clone())
+    })
+}
+
+/// The ops recorded on `tape` so far, by name, in order (for tests and diagnostics).
+///
+/// ```
+/// use gradtape_runtime::{GradientTape, Tensor, hooks};
+/// let x = Tensor::scalar(3.0_f64);
+/// let tape = GradientTape::new();
+/// tape.watch(&x);
+/// tape.record(|| x.sin() * 2.0);
+/// assert_eq!(hooks::recorded_ops(&tape), ["sin", "mul"]);
+/// ```
+pub fn recorded_ops(tape: &GradientTape) -> Vec<&'static str> {
+    let state = tape.cell.borrow();
+    state
+        .nodes
+        .iter()
+        .filter(|node| !matches!(node.rule, Rule::Leaf))
+        .map(|node| node.op)
+        .collect()
+}
+
+/// Adds the cotangent `g` into `slot` (`None` is a symbolic zero, never materialised).
+///
+/// ```
+/// let mut slot = None;
+/// gradtape_runtime::hooks::accumulate(&mut slot, 2.0_f64);
+/// gradtape_runtime::hooks::accumulate(&mut slot, 3.0);
+/// assert_eq!(slot, Some(5.0));
+/// ```
+#[inline]
+pub fn accumulate<V: Primal>(slot: &mut Option<V>, g: V) {
+    *slot = Some(match slot.take() {
+        None => g,
+        Some(sum) => sum.add(&g),
+    });
+}
+
+/// A cotangent computed at a broadcast shape, summed back to the shape of `like` (the
+/// operand it belongs to); the identity on plain numbers.
+///
+/// ```
+/// use gradtape_runtime::{Tensor, hooks};
+/// let g = Tensor::from_vec(vec![1.0_f32, 2.0, 3.0], &[3]);
+/// assert_eq!(hooks::unbroadcast(g, &Tensor::scalar(0.0)).to_scalar(), 6.0);
+/// ```
+#[inline]
+pub fn unbroadcast<V: Unbroadcast>(g: V, like: &V) -> V {
+    g.unbroadcast_to(like)
+}
+
+/// [`Primal::sum_to_like`], with the common case (no broadcast happened) checked first
+/// without a slice comparison: `memcmp` of two empty shapes costs more than a scalar op.
+pub trait Unbroadcast: Primal {
+    /// This cotangent summed to `like`'s shape.
+    fn unbroadcast_to(self, like: &Self) -> Self;
+}
+
+impl<T: Float> Unbroadcast for Tensor<T> {
+    #[inline]
+    fn unbroadcast_to(self, like: &Self) -> Self {
+        let (from, to) = (self.shape(), like.shape());
+        if from.len() == to.len() && from.iter().zip(to).all(|(a, b)| a == b) {
+            self
+        } else {
+            self.sum_to_like(like)
+        }
+    }
+}
+
+impl Unbroadcast for f32 {
+    #[inline]
+    fn unbroadcast_to(self, _like: &Self) -> Self {
+        self
+    }
+}
+
+impl Unbroadcast for f64 {
+    #[inline]
+    fn unbroadcast_to(self, _like: &Self) -> Self {
+        self
+    }
+}
+
+/// A constant operand (a literal, a plain number, a tensor the function treats as data) as
+/// a value of the kind the rules compute with.
+///
+/// ```
+/// use gradtape_runtime::{Tensor, hooks::Lift};
+/// let t: Tensor<f32> = 2.0_f32.lift();
+/// assert_eq!(t.to_scalar(), 2.0);
+/// ```
+pub trait Lift<V> {
+    /// This constant as a `V`.
+    fn lift(&self) -> V;
+}
+
+impl<T: Float> Lift<Tensor<T>> for T {
+    #[inline]
+    fn lift(&self) -> Tensor<T> {
+        Tensor::scalar(*self)
+    }
+}
+
+impl<T: Float> Lift<Tensor<T>> for Tensor<T> {
+    #[inline]
+    fn lift(&self) -> Tensor<T> {
+        self.clone()
+    }
+}
+
+impl Lift<f32> for f32 {
+    #[inline]
+    fn lift(&self) -> f32 {
+        *self
+    }
+}
+
+impl Lift<f64> for f64 {
+    #[inline]
+    fn lift(&self) -> f64 {
+        *self
+    }
+}
+
+/// [`Lift::lift`] as a function, for generated code.
+///
+/// ```
+/// assert_eq!(gradtape_runtime::hooks::lift::<f64>(&3.0), 3.0);
+/// ```
+#[inline]
+pub fn lift<V>(c: &impl Lift<V>) -> V {
+    c.lift()
+}
+
+/// An exponent of either float type as the `f64` the rules take.
+///
+/// ```
+/// assert_eq!(gradtape_runtime::hooks::exponent(2.5_f32), 2.5);
+/// ```
+#[inline]
+pub fn exponent<T: Float>(p: T) -> f64 {
+    p.to_f64()
+}
+
+/// The value saved for the reverse sweep at `cursor - 1` of a per-iteration stack, moving
+/// the cursor back: values come off in the reverse of the order they went on.
+///
+/// ```
+/// let stack = vec![1.0, 2.0];
+/// let mut cursor = stack.len();
+/// assert_eq!(*gradtape_runtime::hooks::pop(&stack, &mut cursor), 2.0);
+/// assert_eq!(*gradtape_runtime::hooks::pop(&stack, &mut cursor), 1.0);
+/// ```
+#[inline]
+pub fn pop<'a, V>(stack: &'a [V], cursor: &mut usize) -> &'a V {
+    *cursor -= 1;
+    &stack[*cursor]
+}
+
+/// The tensors one call in `#[differentiable]` code depends on, which a [`Trace`] watches:
+/// a tuple of float tensors.
+pub trait TraceInputs: Sources {
+    /// Starts tracking every input on `tape`.
+    fn watch_on(&self, tape: &GradientTape);
+}
+
+macro_rules! trace_inputs {
+    ($($name:ident),+) => {
+        impl<$($name: Float),+> TraceInputs for ($(Tensor<$name>,)+) {
+            #[allow(non_snake_case)]
+            fn watch_on(&self, tape: &GradientTape) {
+                let ($($name,)+) = self;
+                $(tape.watch($name);)+
+            }
+        }
+    };
+}
+
+trace_inputs!(A);
+trace_inputs!(A, B);
+trace_inputs!(A, B, C);
+trace_inputs!(A, B, C, D);
+trace_inputs!(A, B, C, D, E);
+trace_inputs!(A, B, C, D, E, F);
+trace_inputs!(A, B, C, D, E, F, G);
+trace_inputs!(A, B, C, D, E, F, G, H);
+
+/// One call that `#[differentiable]` code differentiates dynamically (a tensor op with no
+/// elementwise rule, such as `matmul` or `sum_axis`, or a call to another function built
+/// from gradtape ops): recorded on a tape of its own, so its gradient comes from the
+/// runtime's own rules.
+///
+/// ```
+/// use gradtape_runtime::{Tensor, hooks};
+/// let x = Tensor::from_vec(vec![1.0_f64, 2.0], &[2]);
+/// let (total, trace) = hooks::trace((x.clone(),), || x.square().sum());
+/// assert_eq!(total.to_scalar(), 5.0);
+/// // d/dx Σ x² = 2x, scaled by the incoming cotangent 0.5
+/// let (dx,) = trace.vjp(&Tensor::scalar(0.5));
+/// assert_eq!(dx.unwrap().to_vec(), vec![1.0, 2.0]);
+/// ```
+pub struct Trace<I, U: Float> {
+    tape: GradientTape,
+    inputs: I,
+    output: Tensor<U>,
+}
+
+/// Runs `f`, which computes from `inputs`, on a persistent tape of its own.
+///
+/// ```
+/// use gradtape_runtime::{Tensor, hooks};
+/// let x = Tensor::scalar(2.0_f32);
+/// let (y, _trace) = hooks::trace((x.clone(),), || x.exp());
+/// assert_eq!(y.to_scalar(), 2.0_f32.exp());
+/// ```
+pub fn trace<I: TraceInputs, U: Float>(
+    inputs: I,
+    f: impl FnOnce() -> Tensor<U>,
+) -> (Tensor<U>, Trace<I, U>) {
+    let tape = GradientTape::persistent();
+    inputs.watch_on(&tape);
+    let output = tape.record(f);
+    let trace = Trace {
+        tape,
+        inputs,
+        output: output.clone(),
+    };
+    (output, trace)
+}
+
+impl<I: TraceInputs, U: Float> Trace<I, U> {
+    /// The cotangents of the inputs given the output's cotangent `g`. Run while another tape
+    /// records, the computation is recorded there (the rules are recordable ops).
+    ///
+    /// ```
+    /// use gradtape_runtime::{Tensor, hooks};
+    /// let (a, b) = (Tensor::scalar(2.0_f32), Tensor::scalar(5.0_f32));
+    /// let (_, trace) = hooks::trace((a.clone(), b.clone()), || &a * &b);
+    /// let (da, db) = trace.vjp(&Tensor::scalar(1.0));
+    /// assert_eq!((da.unwrap().to_scalar(), db.unwrap().to_scalar()), (5.0, 2.0));
+    /// ```
+    pub fn vjp(&self, g: &Tensor<U>) -> I::Output {
+        let options = GradientOptions::new().output_gradients(g.clone());
+        self.tape
+            .gradient_with(&self.output, &self.inputs, options)
+            .expect("a trace's tape is persistent and not recording")
+    }
+}
+
+/// An owned copy of a value the adjoint keeps: a tensor (sharing storage) or a number,
+/// through any number of references.
+///
+/// ```
+/// use gradtape_runtime::{Tensor, hooks};
+/// let x = Tensor::scalar(1.0_f32);
+/// let kept: Tensor<f32> = hooks::own(&&x);
+/// assert_eq!(kept.to_scalar(), 1.0);
+/// ```
+pub trait Own {
+    /// The owned type.
+    type Owned;
+    /// An owned copy.
+    fn own(&self) -> Self::Owned;
+}
+
+impl<T: crate::DType> Own for Tensor<T> {
+    type Owned = Tensor<T>;
+    #[inline]
+    fn own(&self) -> Tensor<T> {
+        self.clone()
+    }
+}
+
+impl Own for f32 {
+    type Owned = f32;
+    #[inline]
+    fn own(&self) -> f32 {
+        *self
+    }
+}
+
+impl Own for f64 {
+    type Owned = f64;
+    #[inline]
+    fn own(&self) -> f64 {
+        *self
+    }
+}
+
+impl<X: Own + ?Sized> Own for &X {
+    type Owned = X::Owned;
+    #[inline]
+    fn own(&self) -> X::Owned {
+        (**self).own()
+    }
+}
+
+/// [`Own::own`] as a function, for generated code.
+///
+/// ```
+/// assert_eq!(gradtape_runtime::hooks::own(&2.0_f64), 2.0);
+/// ```
+#[inline]
+pub fn own<X: Own + ?Sized>(x: &X) -> X::Owned {
+    x.own()
+}
+
+/// [`accumulate`] for a cotangent that may be a symbolic zero (`None`).
+///
+/// ```
+/// let mut slot = Some(1.0_f64);
+/// gradtape_runtime::hooks::accumulate_option(&mut slot, None);
+/// gradtape_runtime::hooks::accumulate_option(&mut slot, Some(2.0));
+/// assert_eq!(slot, Some(3.0));
+/// ```
+#[inline]
+pub fn accumulate_option<V: Primal>(slot: &mut Option<V>, g: Option<V>) {
+    if let Some(g) = g {
+        accumulate(slot, g);
+    }
 }

@@ -134,7 +134,7 @@ impl GradientOptions {
 /// assert_eq!(db.unwrap().to_scalar(), 5.0);
 /// ```
 pub struct GradientTape {
-    cell: Rc<TapeCell>,
+    pub(crate) cell: Rc<TapeCell>,
 }
 
 /// Shows the settings and the recorded ops, in order.

@@ -329,6 +329,11 @@ pub(crate) fn track_variable_read(state: &mut TapeState, index: usize, value: Te
     }
 }
 
+/// Whether some recording tape tracks one of `inputs` (so an op on them would be recorded).
+pub(crate) fn any_tape_tracks(inputs: &[TensorId]) -> bool {
+    any_recording() && STACK.with(|stack| !tapes_tracking(&stack.borrow(), inputs).is_empty())
+}
+
 /// Runs `f` with every tape now active suspended (optimizer updates, `assign_add`, the
 /// forward pass of `#[differentiable]`): tapes entered inside `f` record as usual, the
 /// suspended ones see nothing, not even through those.

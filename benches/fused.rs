@@ -1,0 +1,113 @@
+//! `#[differentiable]` workloads from `../shared/bench/WORKLOADS.md`: W7 (the tape-free
+//! gradient of a plain f64 function against its hand-written derivative), W2's loop as one
+//! annotated function (record + backward per op), and W1 through an annotated function
+//! against the op-by-op tape. Each prints the value it computed.
+
+// `criterion_group!` generates an undocumented function.
+#![allow(missing_docs)]
+
+use std::hint::black_box;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use gradtape::{GradientTape, Tensor, Variable, differentiable};
+
+#[differentiable]
+fn w7(x: f64, y: f64) -> f64 {
+    (x * y).sin() + x.exp() / (1.0 + y * y)
+}
+
+/// The derivative of W7 written by hand: ∂f/∂x = y cos(xy) + eˣ/(1+y²),
+/// ∂f/∂y = x cos(xy) - 2y eˣ/(1+y²)².
+#[inline]
+fn w7_by_hand(x: f64, y: f64) -> (f64, [f64; 2]) {
+    let (s, c) = (x * y).sin_cos();
+    let e = x.exp();
+    let q = 1.0 / (1.0 + y * y);
+    (s + e * q, [y * c + e * q, x * c - 2.0 * y * e * q * q])
+}
+
+const W7_POINTS: usize = 1_000_000;
+
+fn w7_sum(grad: impl Fn(f64, f64) -> (f64, [f64; 2])) -> f64 {
+    let mut sum = 0.0;
+    for i in 0..W7_POINTS {
+        let (x, y) = (1e-5 * i as f64, 1.0 - 1e-6 * i as f64);
+        let (_, [dx, dy]) = grad(black_box(x), black_box(y));
+        sum += dx + dy;
+    }
+    sum
+}
+
+#[differentiable]
+fn chain(x: &Variable<f32>, steps: usize) -> Tensor<f32> {
+    let mut y = x.value();
+    for _ in 0..steps {
+        y = y.sin() * 0.9 + &y * 0.1;
+    }
+    y
+}
+
+fn chain_gradient(x: &Variable<f32>) -> f32 {
+    let tape = GradientTape::new();
+    let y = tape.record(|| chain(x, 10_000));
+    tape.gradient(&y, x).unwrap().unwrap().to_scalar()
+}
+
+#[differentiable]
+fn seed(w1: &Variable<f32>, w2: &Variable<f32>) -> Tensor<f32> {
+    3.0 * w1.powi(2) + 2.0 * w1 * w2
+}
+
+fn seed_gradient(
+    f: impl Fn(&Variable<f32>, &Variable<f32>) -> Tensor<f32>,
+    w: &[Variable<f32>; 2],
+) -> [f32; 2] {
+    let tape = GradientTape::new();
+    let z = tape.record(|| f(&w[0], &w[1]));
+    let [a, b] = tape.gradient(&z, [&w[0], &w[1]]).unwrap();
+    [a.unwrap().to_scalar(), b.unwrap().to_scalar()]
+}
+
+fn benches(c: &mut Criterion) {
+    println!("W7 f(0.5, 0.25) = {}", w7(0.5, 0.25));
+    println!(
+        "W7 sum of gradients: macro {:.9e}, by hand {:.9e}",
+        w7_sum(w7::grad),
+        w7_sum(w7_by_hand)
+    );
+    let mut group = c.benchmark_group("W7");
+    group.bench_function("macro grad (1e6 points)", |b| b.iter(|| w7_sum(w7::grad)));
+    group.bench_function("hand-written (1e6 points)", |b| {
+        b.iter(|| w7_sum(w7_by_hand))
+    });
+    group.finish();
+
+    let x = Variable::new(0.5_f32);
+    println!("W2 dy/dx via one annotated loop: {}", chain_gradient(&x));
+    let mut group = c.benchmark_group("W2");
+    group.bench_function("annotated loop, record + backward (40,000 ops)", |b| {
+        b.iter(|| chain_gradient(black_box(&x)))
+    });
+    group.bench_function("plain forward, no tape (40,000 ops)", |b| {
+        b.iter(|| chain::primal(black_box(&x), 10_000))
+    });
+    group.finish();
+
+    let w = [Variable::new(5.0_f32), Variable::new(3.0_f32)];
+    println!(
+        "W1 gradient: annotated {:?}, op by op {:?}",
+        seed_gradient(seed, &w),
+        seed_gradient(seed::primal, &w)
+    );
+    let mut group = c.benchmark_group("W1");
+    group.bench_function("annotated", |b| {
+        b.iter(|| seed_gradient(seed, black_box(&w)))
+    });
+    group.bench_function("op by op", |b| {
+        b.iter(|| seed_gradient(seed::primal, black_box(&w)))
+    });
+    group.finish();
+}
+
+criterion_group!(fused, benches);
+criterion_main!(fused);

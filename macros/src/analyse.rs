@@ -1,0 +1,66 @@
+//! Which bindings the adjoint needs: a binding is *useful* if the result depends on it
+//! through differentiable operations. Only useful operations save values and get reverse
+//! code; the rest of the forward code runs as written.
+
+use crate::ir::{Block, Body, Op, Stmt, Target};
+
+/// `useful[b]` for every binding `b`.
+pub fn useful(body: &Body) -> Vec<bool> {
+    let mut useful = vec![false; body.bindings.len()];
+    for output in &body.outputs {
+        if let Some(binding) = output.binding() {
+            useful[binding] = true;
+        }
+    }
+    // Loops and reassignment make the dependence cyclic: iterate to the fixed point.
+    loop {
+        let mut changed = false;
+        visit_defs(&body.block, &mut |target, op| {
+            let target = match target {
+                Target::Let { binding, .. } | Target::Assign { binding } => *binding,
+            };
+            if !useful[target] {
+                return;
+            }
+            for operand in operands(op) {
+                if !useful[operand] {
+                    useful[operand] = true;
+                    changed = true;
+                }
+            }
+        });
+        if !changed {
+            return useful;
+        }
+    }
+}
+
+/// The active bindings an op reads.
+pub fn operands(op: &Op) -> Vec<usize> {
+    match op {
+        Op::Copy { value, .. } => value.binding().into_iter().collect(),
+        Op::Neg(x) | Op::Unary { x, .. } => x.binding().into_iter().collect(),
+        Op::Binary { lhs, rhs, .. } => lhs.binding().into_iter().chain(rhs.binding()).collect(),
+        Op::Trace { inputs, .. } => inputs.iter().map(|(binding, _)| *binding).collect(),
+        Op::Call { args, .. } => args.iter().filter_map(|arg| arg.binding()).collect(),
+    }
+}
+
+fn visit_defs(block: &Block, f: &mut impl FnMut(&Target, &Op)) {
+    for stmt in &block.stmts {
+        match stmt {
+            Stmt::Def { target, op, .. } => f(target, op),
+            Stmt::If {
+                then_branch,
+                else_branch,
+                ..
+            } => {
+                visit_defs(then_branch, f);
+                visit_defs(else_branch, f);
+            }
+            Stmt::Match { arms, .. } => arms.iter().for_each(|arm| visit_defs(&arm.body, f)),
+            Stmt::Loop { body, .. } => visit_defs(body, f),
+            Stmt::Plain(_) | Stmt::Declare { .. } => {}
+        }
+    }
+}

@@ -1,0 +1,1054 @@
+//! Code generation. For `fn f`, the attribute emits:
+//!
+//! - `fn f` itself: in tensor mode, the original body at plain speed when nothing records
+//!   (or no input is watched), otherwise one fused node on the tapes whose rule is the
+//!   generated adjoint; in scalar mode, the original function unchanged.
+//! - a companion type `f` (a braced struct, so it lives beside the function) with
+//!   `f::vjp` (forward code that saves what the adjoint needs, returning the value and the
+//!   pullback closure), `f::primal` (the original body), in scalar mode `f::grad`, and
+//!   `f::GENERATED`, the generated `vjp` as readable source.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote};
+use syn::{Expr, Ident, ItemFn, Lit};
+
+use crate::analyse;
+use crate::args;
+use crate::ctxt::Ctxt;
+use crate::fallback;
+use crate::ir::{BinaryKind, Block, Body, LoopHead, Op, Operand, Saves, Stmt, Target};
+use crate::lower;
+use crate::sig::{self, Kind, Mode, Signature};
+
+/// The whole expansion, or the fallback with every error.
+pub fn differentiable(args: TokenStream, item: ItemFn) -> TokenStream {
+    let cx = Ctxt::default();
+    let args = args::parse(&cx, args);
+    let sig = sig::parse(&cx, &item);
+    let body = sig.as_ref().map(|sig| {
+        let stmts = lower::rewrite_returns(&cx, item.block.stmts.clone());
+        let block = syn::Block {
+            brace_token: item.block.brace_token,
+            stmts,
+        };
+        lower::lower(&cx, sig, &block)
+    });
+    if let Err(error) = cx.check() {
+        return fallback::expand(&item, error);
+    }
+    let (sig, body) = (sig.expect("checked"), body.expect("checked"));
+    let generator = Generator::new(&sig, &body);
+    let vjp = generator.vjp_fn(&item);
+    let source = pretty(&vjp);
+    if args.dump {
+        eprintln!(
+            "#[differentiable] generated for `{}`:\n{source}",
+            item.sig.ident
+        );
+    }
+    let wrapper = match sig.mode {
+        Mode::Tensor => wrapper_fn(&item, &sig),
+        Mode::Scalar => quote!(#item),
+    };
+    let companion = companion(&item, &sig, &vjp, &source);
+    quote! {
+        #wrapper
+        #companion
+    }
+}
+
+fn pretty(vjp: &TokenStream) -> String {
+    match syn::parse2::<syn::File>(vjp.clone()) {
+        Ok(file) => prettyplease::unparse(&file),
+        Err(_) => vjp.to_string(),
+    }
+}
+
+fn mixed(name: &str) -> Ident {
+    Ident::new(name, Span::mixed_site())
+}
+
+fn is_literal(expr: &Expr) -> bool {
+    match expr {
+        Expr::Lit(lit) => matches!(lit.lit, Lit::Float(_) | Lit::Int(_)),
+        Expr::Unary(unary) => matches!(unary.op, syn::UnOp::Neg(_)) && is_literal(&unary.expr),
+        Expr::Paren(paren) => is_literal(&paren.expr),
+        Expr::Group(group) => is_literal(&group.expr),
+        _ => false,
+    }
+}
+
+/// Parenthesises an expression used as a method receiver unless it is already atomic.
+fn receiver(expr: &Expr) -> TokenStream {
+    match expr {
+        Expr::Path(_) | Expr::Paren(_) | Expr::MethodCall(_) | Expr::Call(_) | Expr::Lit(_) => {
+            quote!(#expr)
+        }
+        other => quote!((#other)),
+    }
+}
+
+/// `&expr`, parenthesised as needed.
+fn borrow(expr: &Expr) -> TokenStream {
+    let inner = receiver(expr);
+    quote!(&#inner)
+}
+
+/// A value the forward code saves for the adjoint.
+struct Save {
+    name: Ident,
+    depth: usize,
+}
+
+impl Save {
+    fn stack(&self) -> Ident {
+        format_ident!("{}_stack", self.name)
+    }
+    fn cursor(&self) -> Ident {
+        format_ident!("{}_at", self.name)
+    }
+
+    /// Forward: keep `value` (at depth 0 as a local the pullback captures, deeper on a
+    /// stack, one entry per execution).
+    fn keep(&self, value: TokenStream) -> TokenStream {
+        let name = &self.name;
+        if self.depth == 0 {
+            quote!(let #name = #value;)
+        } else {
+            let stack = self.stack();
+            quote!(#stack.push(#value);)
+        }
+    }
+
+    /// Adjoint: code that makes `self.name` available, and a reference to it.
+    fn recall(&self) -> (TokenStream, TokenStream) {
+        let name = &self.name;
+        if self.depth == 0 {
+            (quote!(), quote!(&#name))
+        } else {
+            let (stack, cursor) = (self.stack(), self.cursor());
+            (
+                quote!(let #name = hooks::pop(&#stack, &mut #cursor);),
+                quote!(#name),
+            )
+        }
+    }
+}
+
+struct Generator<'a> {
+    sig: &'a Signature,
+    body: &'a Body,
+    useful: Vec<bool>,
+    /// Saves at depth > 0 (their stacks are declared up front).
+    stacks: std::cell::RefCell<Vec<Ident>>,
+}
+
+impl<'a> Generator<'a> {
+    fn new(sig: &'a Signature, body: &'a Body) -> Self {
+        Generator {
+            sig,
+            body,
+            useful: analyse::useful(body),
+            stacks: Default::default(),
+        }
+    }
+
+    fn tensor(&self) -> bool {
+        self.sig.mode == Mode::Tensor
+    }
+
+    fn save(&self, name: String, depth: usize) -> Save {
+        let save = Save {
+            name: mixed(&name),
+            depth,
+        };
+        if depth > 0 {
+            self.stacks.borrow_mut().push(save.name.clone());
+        }
+        save
+    }
+
+    fn slot(&self, binding: usize) -> &Ident {
+        &self.body.bindings[binding].slot
+    }
+
+    fn name(&self, binding: usize) -> &Ident {
+        &self.body.bindings[binding].name
+    }
+
+    // ----- the vjp function -----
+
+    fn vjp_fn(&self, item: &ItemFn) -> TokenStream {
+        let forward = self.forward_block(&self.body.block);
+        let adjoint = self.adjoint_fn_body();
+        let stacks = self.stacks.borrow();
+        let stack_decls = stacks.iter().map(|name| {
+            let stack = format_ident!("{}_stack", name);
+            quote!(let mut #stack = ::std::vec::Vec::new();)
+        });
+        let cursors = stacks.iter().map(|name| {
+            let (stack, cursor) = (
+                format_ident!("{}_stack", name),
+                format_ident!("{}_at", name),
+            );
+            quote!(let mut #cursor = #stack.len();)
+        });
+        let outputs: Vec<&Expr> = self.body.outputs.iter().map(Operand::fwd).collect();
+        let value = if self.sig.tuple_output {
+            quote!((#(#outputs),*))
+        } else {
+            quote!(#(#outputs)*)
+        };
+        let params = self.sig.params.iter().map(|p| {
+            let ident = &p.ident;
+            let ty = match (&p.kind, &p.elem) {
+                (Kind::Variable, Some(elem)) => quote!(&::gradtape::__private::Tensor<#elem>),
+                _ => {
+                    let ty = &p.ty;
+                    quote!(#ty)
+                }
+            };
+            quote!(#ident: #ty)
+        });
+        let (cot_ty, grads_ty) = (self.cotangent_type(), self.grads_type());
+        let ret = &item.sig.output;
+        let ret_ty = match ret {
+            syn::ReturnType::Type(_, ty) => quote!(#ty),
+            syn::ReturnType::Default => quote!(()),
+        };
+        let generics = &item.sig.generics;
+        let where_clause = &generics.where_clause;
+        let captured = generics.params.iter().filter_map(|p| match p {
+            syn::GenericParam::Type(t) => Some(t.ident.clone()),
+            syn::GenericParam::Const(c) => Some(c.ident.clone()),
+            syn::GenericParam::Lifetime(_) => None,
+        });
+        let g = mixed("g");
+        let value_name = mixed("value");
+        quote! {
+            pub fn vjp #generics (#(#params),*) -> (#ret_ty, impl Fn(#cot_ty) -> #grads_ty + use<#(#captured),*>) #where_clause {
+                use ::gradtape::__private::{hooks, vjp};
+                #(#stack_decls)*
+                #forward
+                let #value_name = #value;
+                (#value_name, move |#g: #cot_ty| -> #grads_ty {
+                    #(#cursors)*
+                    #adjoint
+                })
+            }
+        }
+    }
+
+    fn cotangent_type(&self) -> TokenStream {
+        let outputs = &self.sig.outputs;
+        if self.sig.tuple_output {
+            quote!((#(Option<#outputs>),*))
+        } else {
+            quote!(#(#outputs)*)
+        }
+    }
+
+    fn grads_type(&self) -> TokenStream {
+        let entries = self.sig.params.iter().map(|p| {
+            if p.differentiable(self.sig.mode) {
+                let ty = p.cotangent_type();
+                quote!(Option<#ty>)
+            } else {
+                quote!(())
+            }
+        });
+        quote!((#(#entries,)*))
+    }
+
+    fn adjoint_fn_body(&self) -> TokenStream {
+        let mut out = TokenStream::new();
+        for (param, binding) in self.sig.params.iter().zip(&self.body.params) {
+            if let Some(binding) = binding {
+                let slot = self.slot(*binding);
+                let ty = param.cotangent_type();
+                out.extend(quote!(let mut #slot: Option<#ty> = None;));
+            }
+        }
+        out.extend(self.declare_slots(&self.body.block));
+        let g = mixed("g");
+        if self.sig.tuple_output {
+            let parts: Vec<Ident> = (0..self.body.outputs.len())
+                .map(|i| mixed(&format!("g{i}")))
+                .collect();
+            out.extend(quote!(let (#(#parts),*) = #g;));
+            for (part, output) in parts.iter().zip(&self.body.outputs) {
+                if let Some(binding) = output.binding() {
+                    let slot = self.slot(binding);
+                    out.extend(quote!(hooks::accumulate_option(&mut #slot, #part);));
+                }
+            }
+        } else if let Some(binding) = self.body.outputs.first().and_then(Operand::binding) {
+            let slot = self.slot(binding);
+            out.extend(quote!(hooks::accumulate(&mut #slot, #g);));
+        }
+        out.extend(self.reverse_stmts(&self.body.block));
+        let grads = self.body.params.iter().map(|binding| match binding {
+            Some(binding) => {
+                let slot = self.slot(*binding);
+                quote!(#slot)
+            }
+            None => quote!(()),
+        });
+        out.extend(quote!((#(#grads,)*)));
+        out
+    }
+
+    fn declare_slots(&self, block: &Block) -> TokenStream {
+        let slots = block
+            .declared
+            .iter()
+            .filter(|&&b| self.useful[b])
+            .map(|&b| self.slot(b));
+        quote!(#(let mut #slots = None;)*)
+    }
+
+    // ----- forward -----
+
+    fn forward_block(&self, block: &Block) -> TokenStream {
+        block
+            .stmts
+            .iter()
+            .map(|stmt| self.forward_stmt(stmt, block.depth))
+            .collect()
+    }
+
+    fn forward_stmt(&self, stmt: &Stmt, depth: usize) -> TokenStream {
+        match stmt {
+            Stmt::Plain(tokens) => tokens.clone(),
+            Stmt::Declare { binding, mutable } => {
+                let name = self.name(*binding);
+                let mutability = mutable.then(|| quote!(mut));
+                quote!(let #mutability #name;)
+            }
+            Stmt::Def { id, target, op } => self.forward_def(*id, target, op, depth),
+            Stmt::If {
+                id,
+                cond,
+                then_branch,
+                else_branch,
+            } => {
+                let flag = self.save(format!("branch{id}"), depth);
+                let name = &flag.name;
+                let keep = flag.keep(quote!(#name));
+                let (then_code, else_code) = (
+                    self.forward_block(then_branch),
+                    self.forward_block(else_branch),
+                );
+                let bind = if depth == 0 {
+                    quote!(let #name: bool = #cond;)
+                } else {
+                    quote!(let #name: bool = #cond; #keep)
+                };
+                quote! {
+                    #bind
+                    if #name { #then_code } else { #else_code }
+                }
+            }
+            Stmt::Match {
+                id,
+                scrutinee,
+                arms,
+            } => {
+                let flag = self.save(format!("arm{id}"), depth);
+                let name = &flag.name;
+                let arms = arms.iter().enumerate().map(|(index, arm)| {
+                    let pat = &arm.pat;
+                    let guard = arm.guard.as_ref().map(|guard| quote!(if #guard));
+                    let code = self.forward_block(&arm.body);
+                    quote!(#pat #guard => { #code #index })
+                });
+                let keep = if depth == 0 {
+                    quote!()
+                } else {
+                    flag.keep(quote!(#name))
+                };
+                quote! {
+                    let #name: usize = match #scrutinee { #(#arms)* };
+                    #keep
+                }
+            }
+            Stmt::Loop { id, head, body } => {
+                let trips = self.save(format!("trips{id}"), depth);
+                let name = &trips.name;
+                let code = self.forward_block(body);
+                let keep = if depth == 0 {
+                    quote!()
+                } else {
+                    trips.keep(quote!(#name))
+                };
+                let looped = match head {
+                    LoopHead::For { pat, iter } => {
+                        quote!(for #pat in #iter { #code #name += 1; })
+                    }
+                    LoopHead::While { cond } => quote!(while #cond { #code #name += 1; }),
+                };
+                quote! {
+                    let mut #name: usize = 0;
+                    #looped
+                    #keep
+                }
+            }
+        }
+    }
+
+    fn target_prefix(&self, target: &Target) -> TokenStream {
+        match target {
+            Target::Let {
+                binding,
+                mutable,
+                ty,
+            } => {
+                let name = self.name(*binding);
+                let mutability = mutable.then(|| quote!(mut));
+                let ty = ty.as_ref().map(|ty| quote!(: #ty));
+                quote!(let #mutability #name #ty =)
+            }
+            Target::Assign { binding } => {
+                let name = self.name(*binding);
+                quote!(#name =)
+            }
+        }
+    }
+
+    fn target_binding(target: &Target) -> usize {
+        match target {
+            Target::Let { binding, .. } | Target::Assign { binding } => *binding,
+        }
+    }
+
+    /// The op's forward expression, as the user wrote it (operands rebuilt).
+    fn op_expr(op: &Op) -> TokenStream {
+        match op {
+            Op::Copy { value, clone } => {
+                let fwd = value.fwd();
+                if *clone {
+                    let recv = receiver(fwd);
+                    quote!(#recv.clone())
+                } else {
+                    quote!(#fwd)
+                }
+            }
+            Op::Neg(x) => {
+                let x = receiver(x.fwd());
+                quote!(-#x)
+            }
+            Op::Unary {
+                method, x, args, ..
+            } => {
+                let x = receiver(x.fwd());
+                quote!(#x.#method(#(#args),*))
+            }
+            Op::Binary { kind, lhs, rhs } => {
+                let (l, r) = (lhs.fwd(), rhs.fwd());
+                match kind {
+                    BinaryKind::Add => quote!(#l + #r),
+                    BinaryKind::Sub => quote!(#l - #r),
+                    BinaryKind::Mul => quote!(#l * #r),
+                    BinaryKind::Div => quote!(#l / #r),
+                    BinaryKind::Maximum(method) | BinaryKind::Minimum(method) => {
+                        let l = receiver(l);
+                        quote!(#l.#method(#r))
+                    }
+                }
+            }
+            Op::Trace { expr, .. } => quote!(#expr),
+            Op::Call { func, args } => {
+                let args = args.iter().map(Operand::fwd);
+                quote!(#func(#(#args),*))
+            }
+        }
+    }
+
+    fn forward_def(&self, id: usize, target: &Target, op: &Op, depth: usize) -> TokenStream {
+        let prefix = self.target_prefix(target);
+        let binding = Self::target_binding(target);
+        if !self.useful[binding] {
+            let expr = Self::op_expr(op);
+            return quote!(#prefix #expr;);
+        }
+        let mut code = TokenStream::new();
+        match op {
+            Op::Copy { .. } | Op::Neg(_) => {
+                let expr = Self::op_expr(op);
+                code.extend(quote!(#prefix #expr;));
+            }
+            Op::Unary {
+                method,
+                saves,
+                x,
+                args,
+            } => {
+                let mut call_args = Vec::new();
+                for (k, arg) in args.iter().enumerate() {
+                    if is_literal(arg) {
+                        call_args.push(quote!(#arg));
+                    } else {
+                        let save = self.save(format!("arg{id}_{k}"), depth);
+                        let name = &save.name;
+                        code.extend(quote!(let #name = #arg;));
+                        if depth > 0 {
+                            code.extend(save.keep(quote!(#name)));
+                        }
+                        call_args.push(quote!(#name));
+                    }
+                }
+                if *saves == Saves::Input {
+                    let save = self.save(format!("x{id}"), depth);
+                    let fwd = x.fwd();
+                    let fwd = borrow(fwd);
+                    code.extend(save.keep(quote!(hooks::own(#fwd))));
+                }
+                let recv = receiver(x.fwd());
+                code.extend(quote!(#prefix #recv.#method(#(#call_args),*);));
+                if *saves == Saves::Output {
+                    let save = self.save(format!("out{id}"), depth);
+                    let name = self.name(binding);
+                    code.extend(save.keep(quote!(hooks::own(&#name))));
+                }
+            }
+            Op::Binary { kind, lhs, rhs } => {
+                let (keep_lhs, keep_rhs) = self.binary_saves(kind, lhs, rhs);
+                if keep_lhs {
+                    let fwd = borrow(lhs.fwd());
+                    code.extend(
+                        self.save(format!("lhs{id}"), depth)
+                            .keep(quote!(hooks::own(#fwd))),
+                    );
+                }
+                if keep_rhs {
+                    let fwd = borrow(rhs.fwd());
+                    code.extend(
+                        self.save(format!("rhs{id}"), depth)
+                            .keep(quote!(hooks::own(#fwd))),
+                    );
+                }
+                let expr = Self::op_expr(op);
+                code.extend(quote!(#prefix #expr;));
+            }
+            Op::Trace { expr, inputs } => {
+                let save = self.save(format!("trace{id}"), depth);
+                let value = mixed(&format!("value{id}"));
+                let trace = mixed(&format!("trace{id}"));
+                let inputs = inputs.iter().map(|(_, fwd)| {
+                    let fwd = borrow(fwd);
+                    quote!(hooks::own(#fwd))
+                });
+                code.extend(quote! {
+                    let (#value, #trace) = hooks::trace((#(#inputs,)*), || #expr);
+                });
+                if depth > 0 {
+                    code.extend(save.keep(quote!(#trace)));
+                }
+                code.extend(quote!(#prefix #value;));
+            }
+            Op::Call { func, args } => {
+                let save = self.save(format!("pullback{id}"), depth);
+                let value = mixed(&format!("value{id}"));
+                let pullback = mixed(&format!("pullback{id}"));
+                let args = args.iter().map(Operand::fwd);
+                code.extend(quote! {
+                    let (#value, #pullback) = #func::vjp(#(#args),*);
+                });
+                if depth > 0 {
+                    code.extend(save.keep(quote!(#pullback)));
+                }
+                code.extend(quote!(#prefix #value;));
+            }
+        }
+        code
+    }
+
+    /// Which operands of a binary op the adjoint needs: the other operand's value for the
+    /// product and quotient rules, an operand's own shape to undo broadcasting.
+    fn binary_saves(&self, kind: &BinaryKind, lhs: &Operand, rhs: &Operand) -> (bool, bool) {
+        let (l_active, r_active) = (lhs.binding().is_some(), rhs.binding().is_some());
+        let shape = self.tensor();
+        let (need_l, need_r) = match kind {
+            BinaryKind::Add | BinaryKind::Sub => (l_active && shape, r_active && shape),
+            BinaryKind::Mul => (
+                r_active || (l_active && shape),
+                l_active || (r_active && shape),
+            ),
+            BinaryKind::Div => (r_active || (l_active && shape), l_active || r_active),
+            BinaryKind::Maximum(_) | BinaryKind::Minimum(_) => (true, true),
+        };
+        (
+            need_l && !is_literal(lhs.fwd()),
+            need_r && !is_literal(rhs.fwd()),
+        )
+    }
+
+    // ----- adjoint -----
+
+    fn reverse_stmts(&self, block: &Block) -> TokenStream {
+        block
+            .stmts
+            .iter()
+            .rev()
+            .map(|stmt| self.reverse_stmt(stmt, block.depth))
+            .collect()
+    }
+
+    fn reverse_block(&self, block: &Block) -> TokenStream {
+        let slots = self.declare_slots(block);
+        let code = self.reverse_stmts(block);
+        quote!(#slots #code)
+    }
+
+    fn reverse_stmt(&self, stmt: &Stmt, depth: usize) -> TokenStream {
+        match stmt {
+            Stmt::Plain(_) | Stmt::Declare { .. } => quote!(),
+            Stmt::Def { id, target, op } => self.reverse_def(*id, target, op, depth),
+            Stmt::If {
+                id,
+                then_branch,
+                else_branch,
+                ..
+            } => {
+                let flag = self.recall(format!("branch{id}"), depth);
+                let (then_code, else_code) = (
+                    self.reverse_block(then_branch),
+                    self.reverse_block(else_branch),
+                );
+                let (prologue, value) = flag;
+                quote! {
+                    #prologue
+                    if *#value { #then_code } else { #else_code }
+                }
+            }
+            Stmt::Match { id, arms, .. } => {
+                let (prologue, value) = self.recall(format!("arm{id}"), depth);
+                let arms = arms.iter().enumerate().map(|(index, arm)| {
+                    let code = self.reverse_block(&arm.body);
+                    quote!(#index => { #code })
+                });
+                quote! {
+                    #prologue
+                    match *#value { #(#arms)* _ => unreachable!("a match arm that did not run") }
+                }
+            }
+            Stmt::Loop { id, body, .. } => {
+                let (prologue, value) = self.recall(format!("trips{id}"), depth);
+                let code = self.reverse_block(body);
+                quote! {
+                    #prologue
+                    for _ in 0..*#value { #code }
+                }
+            }
+        }
+    }
+
+    /// Recalls a save made in the forward code (same name and depth).
+    fn recall(&self, name: String, depth: usize) -> (TokenStream, TokenStream) {
+        Save {
+            name: mixed(&name),
+            depth,
+        }
+        .recall()
+    }
+
+    /// A constant operand as a value the rules compute with.
+    fn constant(&self, expr: &Expr, saved: Option<TokenStream>) -> TokenStream {
+        let value = saved.unwrap_or_else(|| borrow(expr));
+        if self.tensor() {
+            quote!(&hooks::lift(#value))
+        } else {
+            value
+        }
+    }
+
+    fn reverse_def(&self, id: usize, target: &Target, op: &Op, depth: usize) -> TokenStream {
+        let binding = Self::target_binding(target);
+        if !self.useful[binding] {
+            return quote!();
+        }
+        let slot = self.slot(binding);
+        let g = mixed("g");
+        let mut prologue = TokenStream::new();
+        let mut rules = TokenStream::new();
+        let acc = |operand: &Operand, value: TokenStream| -> TokenStream {
+            match operand.binding() {
+                Some(b) => {
+                    let slot = self.slot(b);
+                    quote!(hooks::accumulate(&mut #slot, #value);)
+                }
+                None => quote!(),
+            }
+        };
+        match op {
+            Op::Copy { value, .. } => {
+                if value.binding().is_none() {
+                    // A constant overwrote the value: nothing flows back past here.
+                    return quote!(#slot = None;);
+                }
+                rules.extend(acc(value, quote!(#g)));
+            }
+            Op::Neg(x) => rules.extend(acc(x, quote!(vjp::sub_rhs(&#g)))),
+            Op::Unary {
+                method,
+                saves,
+                x,
+                args,
+            } => {
+                let mut extra = Vec::new();
+                for (k, arg) in args.iter().enumerate() {
+                    if is_literal(arg) {
+                        extra.push(quote!(#arg));
+                    } else {
+                        let (pop, value) = self.recall(format!("arg{id}_{k}"), depth);
+                        prologue.extend(pop);
+                        extra.push(quote!(*#value));
+                    }
+                }
+                if method == "powf" {
+                    extra = extra
+                        .into_iter()
+                        .map(|p| quote!(hooks::exponent(#p)))
+                        .collect();
+                }
+                let saved_name = match saves {
+                    Saves::Input => format!("x{id}"),
+                    Saves::Output => format!("out{id}"),
+                };
+                let (pop, saved) = self.recall(saved_name, depth);
+                prologue.extend(pop);
+                let extra = extra.iter().map(|e| quote!(, #e));
+                rules.extend(acc(x, quote!(vjp::#method(#saved, &#g #(#extra)*))));
+            }
+            Op::Binary { kind, lhs, rhs } => {
+                let (keep_lhs, keep_rhs) = self.binary_saves(kind, lhs, rhs);
+                let mut value_of = |operand: &Operand, keep: bool, name: String| {
+                    let saved = keep.then(|| {
+                        let (pop, value) = self.recall(name, depth);
+                        prologue.extend(pop);
+                        value
+                    });
+                    match operand.binding() {
+                        Some(_) => saved,
+                        None => Some(self.constant(operand.fwd(), saved)),
+                    }
+                };
+                let l = value_of(lhs, keep_lhs, format!("lhs{id}"));
+                let r = value_of(rhs, keep_rhs, format!("rhs{id}"));
+                let l_val = || l.clone().expect("saved when needed");
+                let r_val = || r.clone().expect("saved when needed");
+                let (dl, dr) = match kind {
+                    BinaryKind::Add => (quote!(#g.clone()), quote!(#g.clone())),
+                    BinaryKind::Sub => (quote!(#g.clone()), quote!(vjp::sub_rhs(&#g))),
+                    BinaryKind::Mul => {
+                        let (lv, rv) = (
+                            lhs.binding().is_some().then(|| {
+                                let r = r_val();
+                                quote!(vjp::mul_lhs(#r, &#g))
+                            }),
+                            rhs.binding().is_some().then(|| {
+                                let l = l_val();
+                                quote!(vjp::mul_rhs(#l, &#g))
+                            }),
+                        );
+                        (lv.unwrap_or_default(), rv.unwrap_or_default())
+                    }
+                    BinaryKind::Div => {
+                        let lv = if lhs.binding().is_some() {
+                            let r = r_val();
+                            quote!(vjp::div_lhs(#r, &#g))
+                        } else {
+                            quote!()
+                        };
+                        let rv = if rhs.binding().is_some() {
+                            let (l, r) = (l_val(), r_val());
+                            quote!(vjp::div_rhs(#l, #r, &#g))
+                        } else {
+                            quote!()
+                        };
+                        (lv, rv)
+                    }
+                    BinaryKind::Maximum(_) | BinaryKind::Minimum(_) => {
+                        // Each side has its own rule: on ties TensorFlow gives the whole
+                        // cotangent to the first operand, so the rules are not symmetric.
+                        let (lhs_rule, rhs_rule) = if matches!(kind, BinaryKind::Maximum(_)) {
+                            (quote!(vjp::maximum_lhs), quote!(vjp::maximum_rhs))
+                        } else {
+                            (quote!(vjp::minimum_lhs), quote!(vjp::minimum_rhs))
+                        };
+                        let (l, r) = (l_val(), r_val());
+                        (
+                            quote!(#lhs_rule(#l, #r, &#g)),
+                            quote!(#rhs_rule(#l, #r, &#g)),
+                        )
+                    }
+                };
+                for (operand, grad, keep) in [(lhs, dl, &l), (rhs, dr, &r)] {
+                    if operand.binding().is_none() {
+                        continue;
+                    }
+                    let grad = match (self.tensor(), keep) {
+                        (true, Some(like)) => quote!(hooks::unbroadcast(#grad, #like)),
+                        _ => grad,
+                    };
+                    rules.extend(acc(operand, grad));
+                }
+            }
+            Op::Trace { inputs, .. } => {
+                let (pop, trace) = self.recall(format!("trace{id}"), depth);
+                prologue.extend(pop);
+                let grads = mixed("grads");
+                rules.extend(quote!(let #grads = (#trace).vjp(&#g);));
+                for (k, (input, _)) in inputs.iter().enumerate() {
+                    let slot = self.slot(*input);
+                    let index = syn::Index::from(k);
+                    rules.extend(quote!(hooks::accumulate_option(&mut #slot, #grads.#index);));
+                }
+            }
+            Op::Call { args, .. } => {
+                let (pop, pullback) = self.recall(format!("pullback{id}"), depth);
+                prologue.extend(pop);
+                let grads = mixed("grads");
+                rules.extend(quote!(let #grads = (#pullback)(#g);));
+                for (k, arg) in args.iter().enumerate() {
+                    if let Some(b) = arg.binding() {
+                        let slot = self.slot(b);
+                        let index = syn::Index::from(k);
+                        rules.extend(quote!(hooks::accumulate_option(&mut #slot, #grads.#index);));
+                    }
+                }
+            }
+        }
+        quote! {
+            #prologue
+            if let Some(#g) = #slot.take() { #rules }
+        }
+    }
+}
+
+// ----- the function and its companion -----
+
+fn wrapper_fn(item: &ItemFn, sig: &Signature) -> TokenStream {
+    let ItemFn {
+        attrs,
+        vis,
+        sig: fn_sig,
+        ..
+    } = item;
+    let name = &fn_sig.ident;
+    let op_name = name.to_string();
+    let hooks = quote!(::gradtape::__private::hooks);
+    let [
+        value,
+        inputs_name,
+        pullback,
+        grads_name,
+        rule,
+        cot_name,
+        borrowed,
+    ] = [
+        "value", "inputs", "pullback", "grads", "rule", "cot", "borrowed",
+    ]
+    .map(mixed);
+    let any = quote!(::gradtape::__private::AnyTensor);
+    let args: Vec<&Ident> = sig.params.iter().map(|p| &p.ident).collect();
+    let mut reads = TokenStream::new();
+    let mut inputs = Vec::new();
+    let mut vjp_args = Vec::new();
+    let mut keeps = TokenStream::new();
+    let mut replay_args = Vec::new();
+    let mut grads = Vec::new();
+    for (index, param) in sig.params.iter().enumerate() {
+        let ident = &param.ident;
+        let kept = mixed(&format!("kept_{ident}"));
+        let index = syn::Index::from(index);
+        match param.kind {
+            Kind::Tensor { by_ref } => {
+                let borrowed = if by_ref {
+                    quote!(#ident)
+                } else {
+                    quote!(&#ident)
+                };
+                inputs.push(quote!(#any::from(::core::clone::Clone::clone(#borrowed))));
+                keeps.extend(quote!(let #kept = ::core::clone::Clone::clone(#borrowed);));
+                if by_ref {
+                    vjp_args.push(quote!(#ident));
+                    replay_args.push(quote!(&#kept));
+                } else {
+                    vjp_args.push(quote!(::core::clone::Clone::clone(&#ident)));
+                    replay_args.push(quote!(::core::clone::Clone::clone(&#kept)));
+                }
+                grads.push(quote!(#grads_name.#index.map(#any::from)));
+            }
+            Kind::Variable => {
+                let read = mixed(&format!("read_{ident}"));
+                reads.extend(quote!(let #read = #ident.value();));
+                inputs.push(quote!(#any::from(::core::clone::Clone::clone(&#read))));
+                keeps.extend(quote!(let #kept = ::core::clone::Clone::clone(&#read);));
+                vjp_args.push(quote!(&#read));
+                replay_args.push(quote!(&#kept));
+                grads.push(quote!(#grads_name.#index.map(#any::from)));
+            }
+            Kind::Float { by_ref: true } | Kind::Constant
+                if matches!(param.ty, syn::Type::Reference(_)) =>
+            {
+                let ty = &param.ty;
+                keeps.extend(quote!(let #kept = ::std::borrow::ToOwned::to_owned(#ident);));
+                vjp_args.push(quote!(#ident));
+                replay_args.push(quote! {{
+                    let #borrowed: #ty = ::std::borrow::Borrow::borrow(&#kept);
+                    #borrowed
+                }});
+            }
+            _ => {
+                keeps.extend(quote!(let #kept = ::core::clone::Clone::clone(&#ident);));
+                vjp_args.push(quote!(::core::clone::Clone::clone(&#ident)));
+                replay_args.push(quote!(::core::clone::Clone::clone(&#kept)));
+            }
+        }
+    }
+    let g = mixed("g");
+    let grads_tokens = quote!(::std::vec![#(#grads),*]);
+    let rule_body = |cot: TokenStream| {
+        quote! {
+            let #grads_name = if #hooks::any_recording() {
+                // An outer tape records this gradient (higher order): recompute the
+                // forward from the inputs with recorded ops, so that the adjoint is
+                // connected to them there.
+                let (_, #pullback) = #name::vjp(#(#replay_args),*);
+                #pullback(#cot)
+            } else {
+                #pullback(#cot)
+            };
+            #grads_tokens
+        }
+    };
+    let record =
+        if sig.tuple_output {
+            let n = sig.outputs.len();
+            let values: Vec<Ident> = (0..n).map(|i| mixed(&format!("value{i}"))).collect();
+            let cot_ty = sig.outputs.iter().map(|ty| quote!(Option<#ty>));
+            let body = rule_body(quote!(#cot_name));
+            let records = values.iter().enumerate().map(|(i, value)| {
+            let cot = (0..n).map(|j| if i == j { quote!(Some(#g)) } else { quote!(None) });
+            quote! {{
+                let #rule = ::std::rc::Rc::clone(&#rule);
+                #hooks::record_fused(#op_name, #value, &#inputs_name, move |#g| #rule((#(#cot),*)))
+            }}
+        });
+            quote! {
+                let (#(#values),*) = #value;
+                let #rule = ::std::rc::Rc::new(move |#cot_name: (#(#cot_ty),*)| { #body });
+                (#(#records),*)
+            }
+        } else {
+            let body = rule_body(quote!(#g));
+            quote!(#hooks::record_fused(#op_name, #value, &#inputs_name, move |#g| { #body }))
+        };
+    let block = quote! {
+        {
+            if !#hooks::any_recording() {
+                return #name::primal(#(#args),*);
+            }
+            #reads
+            let #inputs_name = [#(#inputs),*];
+            if !#hooks::any_tracks(&#inputs_name) {
+                return #name::primal(#(#args),*);
+            }
+            let (#value, #pullback) = #hooks::without_recording(|| #name::vjp(#(#vjp_args),*));
+            #keeps
+            #record
+        }
+    };
+    quote! {
+        #(#attrs)*
+        #vis #fn_sig #block
+    }
+}
+
+fn companion(item: &ItemFn, sig: &Signature, vjp: &TokenStream, source: &str) -> TokenStream {
+    let vis = &item.vis;
+    let name = &item.sig.ident;
+    let fn_sig = &item.sig;
+    let block = &item.block;
+    let generics = &fn_sig.generics;
+    let where_clause = &generics.where_clause;
+    let params = fn_sig.inputs.iter();
+    let output = &fn_sig.output;
+    let doc = format!(
+        "What `#[differentiable]` generated for [`{name}`](fn@{name}): `{name}::vjp` runs the \
+         forward code, saving what the adjoint needs, and returns the value with the pullback \
+         (the adjoint as a closure from the result's cotangent to one entry per parameter: \
+         `Option` of a cotangent for a differentiable one, `()` for a constant).\n\n\
+         The generated code:\n\n```text\n{source}```"
+    );
+    let grad = (sig.mode == Mode::Scalar && !sig.tuple_output).then(|| grad_fn(item, sig));
+    quote! {
+        #[doc = #doc]
+        #[allow(non_camel_case_types, dead_code)]
+        #vis struct #name {}
+
+        #[allow(dead_code, clippy::all)]
+        impl #name {
+            /// The generated forward and adjoint code, as readable source.
+            pub const GENERATED: &'static str = #source;
+
+            /// The original body, run as written.
+            #[inline]
+            #[allow(unused_mut)]
+            pub fn primal #generics (#(#params),*) #output #where_clause #block
+
+            /// The forward value and the pullback (the generated adjoint).
+            #[inline]
+            #[allow(unused_variables, unused_mut, unused_parens, unused_assignments, unused_braces, non_snake_case, clippy::all)]
+            #vjp
+
+            #grad
+        }
+    }
+}
+
+/// `f::grad(x, y) -> (value, [df/dx, df/dy])` for a plain float function: one forward and
+/// one reverse sweep, no tape, no allocation.
+fn grad_fn(item: &ItemFn, sig: &Signature) -> TokenStream {
+    let fn_sig = &item.sig;
+    let generics = &fn_sig.generics;
+    let where_clause = &generics.where_clause;
+    let params = fn_sig.inputs.iter();
+    let args = sig.params.iter().map(|p| &p.ident);
+    let out = &sig.outputs[0];
+    let [value, pullback, grads_name] = ["value", "pullback", "grads"].map(mixed);
+    let differentiable: Vec<(usize, &sig::Param)> = sig
+        .params
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.differentiable(sig.mode))
+        .collect();
+    let entries = differentiable.iter().map(|(i, _)| {
+        let index = syn::Index::from(*i);
+        quote!(#grads_name.#index.unwrap_or_default())
+    });
+    let elems: Vec<String> = differentiable
+        .iter()
+        .map(|(_, p)| p.cotangent_type().to_string())
+        .collect();
+    let uniform = elems.windows(2).all(|w| w[0] == w[1]);
+    let (grads_ty, grads_value) = if uniform {
+        let ty = differentiable[0].1.cotangent_type();
+        let n = differentiable.len();
+        (quote!([#ty; #n]), quote!([#(#entries),*]))
+    } else {
+        let tys = differentiable.iter().map(|(_, p)| p.cotangent_type());
+        (quote!((#(#tys,)*)), quote!((#(#entries,)*)))
+    };
+    quote! {
+        /// The value and the gradient (one entry per float parameter, in order), computed
+        /// by the generated adjoint with no tape.
+        #[inline]
+        pub fn grad #generics (#(#params),*) -> (#out, #grads_ty) #where_clause {
+            let (#value, #pullback) = Self::vjp(#(#args),*);
+            let #grads_name = #pullback(1.0);
+            (#value, #grads_value)
+        }
+    }
+}

@@ -1,0 +1,170 @@
+//! The body as the adjoint sees it: statements whose differentiable operations are split
+//! into one primitive each (a compile-time tape), with the control flow kept as it was.
+//! Forward code is the user's own expressions, rebuilt from `fwd` fields; the adjoint walks
+//! the same statements in reverse.
+
+use proc_macro2::TokenStream;
+use syn::{Expr, Ident, Pat, Path, Type};
+
+/// Index of a binding (a parameter, a `let`, a temporary) in [`Body::bindings`].
+pub type BindingId = usize;
+
+/// A name that holds a value: its forward name and its adjoint slot.
+pub struct Binding {
+    pub name: Ident,
+    /// The adjoint accumulator, `d_<name>`.
+    pub slot: Ident,
+    /// Whether it depends on a differentiable input.
+    pub active: bool,
+}
+
+/// An operand of an operation.
+#[derive(Clone)]
+pub enum Operand {
+    /// A differentiable value: the binding, and the expression that reads it in the forward
+    /// code (the user's own, e.g. `&a`, or a temporary's name).
+    Active { binding: BindingId, fwd: Expr },
+    /// A constant (a literal, a parameter treated as data, ...): the user's expression.
+    Inactive(Expr),
+}
+
+impl Operand {
+    /// The forward expression.
+    pub fn fwd(&self) -> &Expr {
+        match self {
+            Operand::Active { fwd, .. } | Operand::Inactive(fwd) => fwd,
+        }
+    }
+
+    /// The binding, if differentiable.
+    pub fn binding(&self) -> Option<BindingId> {
+        match self {
+            Operand::Active { binding, .. } => Some(*binding),
+            Operand::Inactive(_) => None,
+        }
+    }
+}
+
+/// Which primal value an elementwise rule takes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Saves {
+    Input,
+    Output,
+}
+
+/// An arithmetic operator or a two-operand elementwise method.
+#[derive(Clone)]
+pub enum BinaryKind {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    /// `maximum`/`max(other)`: the method name as written.
+    Maximum(Ident),
+    /// `minimum`/`min(other)`.
+    Minimum(Ident),
+}
+
+/// One primitive operation of the forward code.
+pub enum Op {
+    /// The value of an operand, as written (`let b = a;`, `y = a.clone();`, constants).
+    Copy { value: Operand, clone: bool },
+    /// `-x`.
+    Neg(Operand),
+    /// `x.method(args)` with an elementwise rule `vjp::method`.
+    Unary {
+        method: Ident,
+        saves: Saves,
+        x: Operand,
+        args: Vec<Expr>,
+    },
+    /// `lhs op rhs`.
+    Binary {
+        kind: BinaryKind,
+        lhs: Operand,
+        rhs: Operand,
+    },
+    /// A call differentiated dynamically on a tape of its own: `expr` computed from
+    /// `inputs` (tensor mode).
+    Trace {
+        expr: Expr,
+        inputs: Vec<(BindingId, Expr)>,
+    },
+    /// A call to another `#[differentiable]` function, through its generated `vjp`
+    /// (scalar mode): the function and its arguments.
+    Call { func: Path, args: Vec<Operand> },
+}
+
+/// Where an operation's value goes.
+#[allow(clippy::large_enum_variant)]
+pub enum Target {
+    /// `let [mut] name[: ty] = ...`.
+    Let {
+        binding: BindingId,
+        mutable: bool,
+        ty: Option<Type>,
+    },
+    /// `name = ...` for a binding declared earlier.
+    Assign { binding: BindingId },
+}
+
+/// A `match` arm.
+pub struct Arm {
+    pub pat: Pat,
+    pub guard: Option<Expr>,
+    pub body: Block,
+}
+
+/// The head of a loop.
+pub enum LoopHead {
+    For { pat: Pat, iter: Expr },
+    While { cond: Expr },
+}
+
+/// One statement.
+#[allow(clippy::large_enum_variant)]
+pub enum Stmt {
+    /// Forward-only code with nothing to differentiate, emitted as written.
+    Plain(TokenStream),
+    /// `let name;` (assigned later, e.g. in the branches of an `if`).
+    Declare { binding: BindingId, mutable: bool },
+    /// One operation.
+    Def { id: usize, target: Target, op: Op },
+    /// `if cond { .. } else { .. }`: the branch taken is saved.
+    If {
+        id: usize,
+        cond: Expr,
+        then_branch: Block,
+        else_branch: Block,
+    },
+    /// `match scrutinee { .. }`: the arm taken is saved.
+    Match {
+        id: usize,
+        scrutinee: Expr,
+        arms: Vec<Arm>,
+    },
+    /// `for`/`while`: the trip count is saved, per-iteration values on stacks.
+    Loop {
+        id: usize,
+        head: LoopHead,
+        body: Block,
+    },
+}
+
+/// A block: its statements, how deep in control flow it is (values saved at depth 0 are
+/// kept as they are, deeper ones on stacks), and the bindings it declares.
+pub struct Block {
+    pub stmts: Vec<Stmt>,
+    pub depth: usize,
+    pub declared: Vec<BindingId>,
+}
+
+/// The lowered body.
+pub struct Body {
+    pub bindings: Vec<Binding>,
+    /// Parameters' bindings, in order (`None` for constants).
+    pub params: Vec<Option<BindingId>>,
+    pub block: Block,
+    /// The results (one, or the elements of a tuple result).
+    pub outputs: Vec<Operand>,
+}

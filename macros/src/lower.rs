@@ -1,0 +1,1338 @@
+//! Lowering: the function body into the [`ir`](crate::ir), one primitive per statement,
+//! recording a spanned error for every construct that cannot be differentiated.
+//!
+//! Which locals are *active* (depend on a differentiable input) is decided here: a value is
+//! active if its expression reads an active binding. A `let mut` that only becomes active
+//! later (`let mut acc = 0.0; for .. { acc = acc + x }`) is found by lowering again with it
+//! marked active, until nothing changes.
+
+use std::collections::{HashMap, HashSet};
+
+use proc_macro2::Span;
+use quote::{ToTokens, format_ident, quote};
+use syn::spanned::Spanned;
+use syn::visit::{self, Visit};
+use syn::{BinOp, Expr, Ident, Pat, UnOp};
+
+use crate::ctxt::Ctxt;
+use crate::ir::{
+    Arm, BinaryKind, Binding, BindingId, Block, Body, LoopHead, Op, Operand, Saves, Stmt, Target,
+};
+use crate::sig::{Mode, Signature};
+
+/// Elementwise methods whose rule is `vjp::<name>`, with the value the rule takes and how
+/// many (constant) arguments the method has.
+const ELEMENTWISE: &[(&str, Saves, usize)] = &[
+    ("square", Saves::Input, 0),
+    ("sqrt", Saves::Output, 0),
+    ("exp", Saves::Output, 0),
+    ("ln", Saves::Input, 0),
+    ("sin", Saves::Input, 0),
+    ("cos", Saves::Input, 0),
+    ("tanh", Saves::Output, 0),
+    ("sigmoid", Saves::Output, 0),
+    ("relu", Saves::Output, 0),
+    ("softplus", Saves::Input, 0),
+    ("abs", Saves::Input, 0),
+    ("powi", Saves::Input, 1),
+    ("powf", Saves::Input, 1),
+];
+
+/// Tensor methods without an elementwise rule: differentiated dynamically on a tape of their
+/// own, so their gradient is the runtime's.
+const TRACED: &[&str] = &[
+    "matmul",
+    "sum",
+    "mean",
+    "max",
+    "sum_axis",
+    "mean_axis",
+    "max_axis",
+    "reshape",
+    "transpose",
+    "permute",
+    "broadcast_to",
+    "softmax",
+    "log_softmax",
+    "slice",
+    "gather",
+    "scatter_add",
+    "sum_to_shape",
+    "cast",
+];
+
+/// Methods that read a value's metadata, not its elements: no gradient flows through them.
+const METADATA: &[&str] = &["shape", "len", "rank", "dtype", "is_empty"];
+
+/// Methods that turn a differentiable value into plain data.
+const ESCAPES: &[&str] = &["to_scalar", "to_vec", "view", "to_ndarray", "value"];
+
+/// Macros that only read values.
+const HARMLESS_MACROS: &[&str] = &[
+    "assert",
+    "assert_eq",
+    "assert_ne",
+    "debug_assert",
+    "debug_assert_eq",
+    "debug_assert_ne",
+    "println",
+    "eprintln",
+    "print",
+    "eprint",
+    "format",
+    "dbg",
+    "panic",
+    "unreachable",
+    "todo",
+    "unimplemented",
+];
+
+/// What to do with a block's tail expression.
+#[derive(Clone, Copy)]
+enum Tail {
+    /// It is the function's result.
+    Output,
+    /// Assign it to a binding (the value of an `if`/`match`/block expression).
+    Assign(BindingId),
+    /// A statement: its value is `()`.
+    Discard,
+}
+
+/// Lowers `body` (already through [`rewrite_returns`]), iterating until the set of active
+/// `let mut` bindings is stable. Errors go to `cx`.
+pub fn lower(cx: &Ctxt, sig: &Signature, body: &syn::Block) -> Body {
+    let mut forced = HashSet::new();
+    loop {
+        let round = Ctxt::default();
+        let mut lowerer = Lowerer::new(&round, sig, &forced);
+        let lowered = lowerer.lower_fn_body(body);
+        let newly: HashSet<usize> = lowerer.newly_forced.difference(&forced).copied().collect();
+        // Activity only grows, and there are finitely many declarations: this ends.
+        if newly.is_empty() {
+            if let Err(error) = round.check() {
+                cx.syn_error(error);
+            }
+            return lowered;
+        }
+        forced.extend(newly);
+    }
+}
+
+struct Lowerer<'a> {
+    cx: &'a Ctxt,
+    mode: Mode,
+    bindings: Vec<Binding>,
+    /// Which declarations (by syntax node address) to treat as active.
+    keys: Vec<Option<usize>>,
+    scopes: Vec<HashMap<String, BindingId>>,
+    forced: &'a HashSet<usize>,
+    newly_forced: HashSet<usize>,
+    /// Blocks under construction, innermost last.
+    blocks: Vec<Block>,
+    next_id: usize,
+    next_temp: usize,
+    outputs: Vec<Operand>,
+    param_count: usize,
+    /// Parameters that are variables: `.value()` on them reads the value the fused node
+    /// takes as its input (in `vjp` they are that value already).
+    variables: Vec<BindingId>,
+    tuple_output: bool,
+    output_count: usize,
+}
+
+fn key_of<T>(node: &T) -> usize {
+    node as *const T as usize
+}
+
+fn mixed(name: &str) -> Ident {
+    Ident::new(name, Span::mixed_site())
+}
+
+fn strip_parens(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Paren(paren) => strip_parens(&paren.expr),
+        Expr::Group(group) => strip_parens(&group.expr),
+        other => other,
+    }
+}
+
+fn single_ident(expr: &Expr) -> Option<&Ident> {
+    match expr {
+        Expr::Path(path) if path.qself.is_none() => path.path.get_ident(),
+        _ => None,
+    }
+}
+
+fn is_stop_gradient(call: &syn::ExprCall) -> bool {
+    matches!(&*call.func, Expr::Path(path)
+        if path.path.segments.last().is_some_and(|s| s.ident == "stop_gradient"))
+}
+
+fn macro_name(mac: &syn::Macro) -> String {
+    mac.path
+        .segments
+        .last()
+        .map(|s| s.ident.to_string())
+        .unwrap_or_default()
+}
+
+impl<'a> Lowerer<'a> {
+    fn new(cx: &'a Ctxt, sig: &Signature, forced: &'a HashSet<usize>) -> Self {
+        let mut lowerer = Lowerer {
+            cx,
+            mode: sig.mode,
+            bindings: Vec::new(),
+            keys: Vec::new(),
+            scopes: vec![HashMap::new()],
+            forced,
+            newly_forced: HashSet::new(),
+            blocks: Vec::new(),
+            next_id: 0,
+            next_temp: 0,
+            outputs: Vec::new(),
+            param_count: sig.params.len(),
+            variables: Vec::new(),
+            tuple_output: sig.tuple_output,
+            output_count: sig.outputs.len(),
+        };
+        for param in &sig.params {
+            let active = param.differentiable(sig.mode);
+            let binding = lowerer.bind(&param.ident, active, None);
+            if param.kind == crate::sig::Kind::Variable {
+                lowerer.variables.push(binding);
+            }
+        }
+        lowerer
+    }
+
+    // ----- bindings and scopes -----
+
+    /// Declares a user name (or a temporary) in the innermost scope.
+    fn bind(&mut self, ident: &Ident, active: bool, key: Option<usize>) -> BindingId {
+        let id = self.bindings.len();
+        let taken = self.bindings.iter().any(|b| b.slot == format!("d_{ident}"));
+        let slot = if taken {
+            format!("d_{ident}_{id}")
+        } else {
+            format!("d_{ident}")
+        };
+        let active = active || key.is_some_and(|k| self.forced.contains(&k));
+        self.bindings.push(Binding {
+            name: ident.clone(),
+            slot: mixed(&slot),
+            active,
+        });
+        self.keys.push(key);
+        self.scopes
+            .last_mut()
+            .expect("a scope")
+            .insert(ident.to_string(), id);
+        if let Some(block) = self.blocks.last_mut() {
+            block.declared.push(id);
+        }
+        id
+    }
+
+    fn lookup(&self, ident: &Ident) -> Option<BindingId> {
+        let name = ident.to_string();
+        self.scopes.iter().rev().find_map(|s| s.get(&name).copied())
+    }
+
+    fn active_binding(&self, expr: &Expr) -> Option<BindingId> {
+        let ident = single_ident(expr)?;
+        let id = self.lookup(ident)?;
+        self.bindings[id].active.then_some(id)
+    }
+
+    fn temp(&mut self) -> BindingId {
+        let name = mixed(&format!("t{}", self.next_temp));
+        self.next_temp += 1;
+        self.bind(&name, true, None)
+    }
+
+    fn fresh_id(&mut self) -> usize {
+        self.next_id += 1;
+        self.next_id - 1
+    }
+
+    fn push(&mut self, stmt: Stmt) {
+        self.blocks.last_mut().expect("a block").stmts.push(stmt);
+    }
+
+    fn enter_block(&mut self) {
+        let depth = self.blocks.last().map_or(0, |b| b.depth + 1);
+        self.blocks.push(Block {
+            stmts: Vec::new(),
+            depth,
+            declared: Vec::new(),
+        });
+        self.scopes.push(HashMap::new());
+    }
+
+    fn exit_block(&mut self) -> Block {
+        self.scopes.pop();
+        self.blocks.pop().expect("a block")
+    }
+
+    /// Whether `node` reads an active binding (outside `stop_gradient(..)`).
+    fn mentions_active(&self, expr: &Expr) -> bool {
+        let mut finder = ActiveFinder {
+            lowerer: self,
+            found: false,
+        };
+        finder.visit_expr(expr);
+        finder.found
+    }
+
+    // ----- function body -----
+
+    fn lower_fn_body(&mut self, body: &syn::Block) -> Body {
+        self.blocks.push(Block {
+            stmts: Vec::new(),
+            depth: 0,
+            declared: Vec::new(),
+        });
+        self.lower_stmts(&body.stmts, Tail::Output);
+        let block = self.blocks.pop().expect("the body");
+        Body {
+            params: (0..self.param_count)
+                .map(|id| self.bindings[id].active.then_some(id))
+                .collect(),
+            bindings: std::mem::take(&mut self.bindings),
+            block,
+            outputs: std::mem::take(&mut self.outputs),
+        }
+    }
+
+    fn lower_stmts(&mut self, stmts: &[syn::Stmt], tail: Tail) {
+        let last = stmts.len().saturating_sub(1);
+        let mut had_tail = false;
+        for (i, stmt) in stmts.iter().enumerate() {
+            match stmt {
+                syn::Stmt::Expr(expr, None) if i == last => {
+                    had_tail = true;
+                    self.lower_tail(expr, tail);
+                }
+                _ => self.lower_stmt(stmt),
+            }
+        }
+        if !had_tail {
+            match tail {
+                Tail::Output => self.cx.syn_error(syn::Error::new(
+                    Span::call_site(),
+                    "a #[differentiable] function must end with the expression of its result",
+                )),
+                Tail::Assign(_) => {
+                    let span = stmts.last().map_or(Span::call_site(), |s| s.span());
+                    self.cx.syn_error(syn::Error::new(
+                        span,
+                        "this block must end with the value it produces",
+                    ));
+                }
+                Tail::Discard => {}
+            }
+        }
+    }
+
+    fn lower_tail(&mut self, expr: &Expr, tail: Tail) {
+        match tail {
+            Tail::Output => {
+                let stripped = strip_parens(expr);
+                match stripped {
+                    Expr::Tuple(tuple) if self.tuple_output => {
+                        if tuple.elems.len() != self.output_count {
+                            self.cx.error_spanned_by(
+                                tuple,
+                                "this tuple's length differs from the declared result's",
+                            );
+                        }
+                        for elem in &tuple.elems {
+                            let operand = self.lower_operand(elem);
+                            self.outputs.push(operand);
+                        }
+                    }
+                    _ if self.tuple_output => {
+                        self.cx.error_spanned_by(
+                            expr,
+                            "a #[differentiable] function with a tuple result must end with a tuple expression `(a, b)`",
+                        );
+                    }
+                    _ => {
+                        let operand = self.lower_operand(expr);
+                        self.outputs.push(operand);
+                    }
+                }
+            }
+            Tail::Assign(binding) => {
+                self.lower_into(expr, Target::Assign { binding });
+            }
+            Tail::Discard => self.lower_expr_stmt(expr, None),
+        }
+    }
+
+    // ----- statements -----
+
+    fn lower_stmt(&mut self, stmt: &syn::Stmt) {
+        match stmt {
+            syn::Stmt::Local(local) => self.lower_local(local),
+            syn::Stmt::Item(item) => self.push(Stmt::Plain(item.to_token_stream())),
+            syn::Stmt::Macro(mac) => {
+                self.check_macro(&mac.mac);
+                self.push(Stmt::Plain(mac.to_token_stream()));
+            }
+            syn::Stmt::Expr(expr, semi) => self.lower_expr_stmt(expr, *semi),
+        }
+    }
+
+    fn lower_local(&mut self, local: &syn::Local) {
+        let (ident, mutable, ty) = match &local.pat {
+            Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => {
+                (Some(&pat.ident), pat.mutability.is_some(), None)
+            }
+            Pat::Type(typed) => match &*typed.pat {
+                Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => (
+                    Some(&pat.ident),
+                    pat.mutability.is_some(),
+                    Some((*typed.ty).clone()),
+                ),
+                _ => (None, false, None),
+            },
+            _ => (None, false, None),
+        };
+        let init_active = local
+            .init
+            .as_ref()
+            .is_some_and(|init| self.mentions_active(&init.expr));
+        let Some(ident) = ident else {
+            if init_active {
+                self.cx.error_spanned_by(
+                    &local.pat,
+                    "a differentiable value must be bound to a plain name: write `let name = ...;` (destructuring is not differentiated)",
+                );
+            }
+            self.check_inactive_local(local);
+            self.bind_pattern(&local.pat);
+            self.push(Stmt::Plain(local.to_token_stream()));
+            return;
+        };
+        let key = key_of(ident);
+        let forced = self.forced.contains(&key);
+        match &local.init {
+            None => {
+                let binding = self.bind(ident, forced, Some(key));
+                if forced {
+                    self.push(Stmt::Declare { binding, mutable });
+                } else {
+                    self.push(Stmt::Plain(local.to_token_stream()));
+                }
+            }
+            Some(init) if init_active || forced => {
+                if let Some((_, diverge)) = &init.diverge {
+                    self.cx.error_spanned_by(
+                        diverge,
+                        "`let ... else` is not supported for differentiable values",
+                    );
+                }
+                let expr = strip_parens(&init.expr);
+                if matches!(expr, Expr::If(_) | Expr::Match(_) | Expr::Block(_)) {
+                    let binding = self.bind(ident, true, Some(key));
+                    self.push(Stmt::Declare { binding, mutable });
+                    self.lower_control(expr, Tail::Assign(binding));
+                    return;
+                }
+                // The value is lowered before the name exists: `let x = x.sin();` reads
+                // the outer `x`.
+                let op = self.build(&init.expr);
+                let binding = self.bind(ident, true, Some(key));
+                let target = Target::Let {
+                    binding,
+                    mutable,
+                    ty,
+                };
+                let id = self.fresh_id();
+                self.push(Stmt::Def { id, target, op });
+            }
+            Some(_) => {
+                self.check_inactive_local(local);
+                self.bind(ident, false, Some(key));
+                self.push(Stmt::Plain(local.to_token_stream()));
+            }
+        }
+    }
+
+    /// Registers the names a pattern binds, as constants.
+    fn bind_pattern(&mut self, pat: &Pat) {
+        struct Names<'p>(Vec<&'p Ident>);
+        impl<'p> Visit<'p> for Names<'p> {
+            fn visit_pat_ident(&mut self, pat: &'p syn::PatIdent) {
+                self.0.push(&pat.ident);
+                visit::visit_pat_ident(self, pat);
+            }
+        }
+        let mut names = Names(Vec::new());
+        names.visit_pat(pat);
+        for ident in names.0 {
+            self.bind(ident, false, None);
+        }
+    }
+
+    fn lower_expr_stmt(&mut self, expr: &Expr, semi: Option<syn::token::Semi>) {
+        match expr {
+            Expr::Assign(assign) => self.lower_assign(&assign.left, &assign.right, None, expr),
+            Expr::Binary(binary) if compound(&binary.op).is_some() => {
+                self.lower_assign(&binary.left, &binary.right, compound(&binary.op), expr)
+            }
+            Expr::If(_)
+            | Expr::Match(_)
+            | Expr::ForLoop(_)
+            | Expr::While(_)
+            | Expr::Loop(_)
+            | Expr::Block(_) => self.lower_control(expr, Tail::Discard),
+            Expr::Macro(mac) => {
+                self.check_macro(&mac.mac);
+                self.push(Stmt::Plain(quote!(#expr #semi)));
+            }
+            // Reported by `rewrite_returns`, which removes every `return` it supports.
+            Expr::Return(_) => {}
+            _ if self.mentions_active(expr) => {
+                // Evaluated for its effects only: lowered so it is checked, its value unused.
+                let _ = self.lower_operand(expr);
+            }
+            _ => {
+                self.check_inactive(expr);
+                self.push(Stmt::Plain(quote!(#expr #semi)));
+            }
+        }
+    }
+
+    fn lower_assign(&mut self, left: &Expr, right: &Expr, op: Option<BinaryKind>, whole: &Expr) {
+        let target = single_ident(strip_parens(left)).and_then(|ident| self.lookup(ident));
+        let value_active = self.mentions_active(right);
+        let Some(binding) = target else {
+            if value_active || self.mentions_active(left) {
+                self.cx.error_spanned_by(
+                    left,
+                    "a #[differentiable] function can assign only to its own `let mut` locals: mutation through references, fields or indexing has no adjoint; build a new value instead",
+                );
+            } else {
+                self.check_inactive(whole);
+                self.push(Stmt::Plain(quote!(#whole;)));
+            }
+            return;
+        };
+        if !self.bindings[binding].active {
+            if !value_active {
+                self.check_inactive(whole);
+                self.push(Stmt::Plain(quote!(#whole;)));
+                return;
+            }
+            match self.keys[binding] {
+                Some(key) => {
+                    self.newly_forced.insert(key);
+                }
+                None => self.cx.error_spanned_by(
+                    left,
+                    "this name is not a `let mut` local of the function; a differentiable value cannot be assigned to it",
+                ),
+            }
+        }
+        let op = match op {
+            None => self.build(right),
+            Some(kind) => {
+                let lhs = Operand::Active {
+                    binding,
+                    fwd: strip_parens(left).clone(),
+                };
+                let rhs = self.lower_operand(right);
+                Op::Binary { kind, lhs, rhs }
+            }
+        };
+        let id = self.fresh_id();
+        self.push(Stmt::Def {
+            id,
+            target: Target::Assign { binding },
+            op,
+        });
+    }
+
+    /// Lowers `expr` as the value of `target`.
+    fn lower_into(&mut self, expr: &Expr, target: Target) {
+        let stripped = strip_parens(expr);
+        if let Target::Assign { binding } = target
+            && matches!(stripped, Expr::If(_) | Expr::Match(_) | Expr::Block(_))
+            && self.mentions_active(stripped)
+        {
+            self.lower_control(stripped, Tail::Assign(binding));
+            return;
+        }
+        let op = self.build(expr);
+        let id = self.fresh_id();
+        self.push(Stmt::Def { id, target, op });
+    }
+
+    // ----- control flow -----
+
+    fn lower_control(&mut self, expr: &Expr, tail: Tail) {
+        if matches!(tail, Tail::Discard)
+            && !self.mentions_active(expr)
+            && !self.assigns_active(expr)
+        {
+            self.check_inactive(expr);
+            self.push(Stmt::Plain(quote!(#expr;)));
+            return;
+        }
+        match expr {
+            Expr::If(expr_if) => {
+                let then_branch = self.lower_branch(&expr_if.then_branch.stmts, tail);
+                let else_branch = match &expr_if.else_branch {
+                    Some((_, else_expr)) => match &**else_expr {
+                        Expr::Block(block) => self.lower_branch(&block.block.stmts, tail),
+                        other => {
+                            self.enter_block();
+                            self.lower_tail(other, tail);
+                            self.exit_block()
+                        }
+                    },
+                    None => {
+                        if let Tail::Assign(_) = tail {
+                            self.cx.error_spanned_by(
+                                expr_if,
+                                "an `if` that produces a value needs an `else` branch",
+                            );
+                        }
+                        self.lower_branch(&[], Tail::Discard)
+                    }
+                };
+                let id = self.fresh_id();
+                self.push(Stmt::If {
+                    id,
+                    cond: (*expr_if.cond).clone(),
+                    then_branch,
+                    else_branch,
+                });
+            }
+            Expr::Match(expr_match) => {
+                let mut arms = Vec::new();
+                for arm in &expr_match.arms {
+                    self.enter_block();
+                    self.bind_pattern(&arm.pat);
+                    match &*arm.body {
+                        Expr::Block(block) if block.label.is_none() => {
+                            self.lower_stmts(&block.block.stmts, tail)
+                        }
+                        other => self.lower_tail(other, tail),
+                    }
+                    let body = self.exit_block();
+                    arms.push(Arm {
+                        pat: arm.pat.clone(),
+                        guard: arm.guard.as_ref().map(|(_, guard)| (**guard).clone()),
+                        body,
+                    });
+                }
+                let id = self.fresh_id();
+                self.push(Stmt::Match {
+                    id,
+                    scrutinee: (*expr_match.expr).clone(),
+                    arms,
+                });
+            }
+            Expr::Block(block) => {
+                if let Some(unsafety) = block_unsafety(expr) {
+                    self.cx.error_spanned_by(unsafety, UNSAFE);
+                    return;
+                }
+                // A plain block: its statements join the enclosing block in their own scope.
+                self.scopes.push(HashMap::new());
+                self.lower_stmts(&block.block.stmts, tail);
+                self.scopes.pop();
+            }
+            Expr::ForLoop(for_loop) => {
+                if self.mentions_active(&for_loop.expr) {
+                    self.cx.error_spanned_by(
+                        &for_loop.expr,
+                        "a `for` loop cannot iterate over a differentiable value: loop over a range of indices instead",
+                    );
+                }
+                self.check_loop_body(&for_loop.body);
+                self.enter_block();
+                self.bind_pattern(&for_loop.pat);
+                self.lower_stmts(&for_loop.body.stmts, Tail::Discard);
+                let body = self.exit_block();
+                let id = self.fresh_id();
+                self.push(Stmt::Loop {
+                    id,
+                    head: LoopHead::For {
+                        pat: (*for_loop.pat).clone(),
+                        iter: (*for_loop.expr).clone(),
+                    },
+                    body,
+                });
+            }
+            Expr::While(while_loop) => {
+                self.check_loop_body(&while_loop.body);
+                let body = self.lower_branch(&while_loop.body.stmts, Tail::Discard);
+                let id = self.fresh_id();
+                self.push(Stmt::Loop {
+                    id,
+                    head: LoopHead::While {
+                        cond: (*while_loop.cond).clone(),
+                    },
+                    body,
+                });
+            }
+            Expr::Loop(loop_expr) => {
+                self.cx.error_spanned_by(
+                    loop_expr.loop_token,
+                    "`loop` is not supported in a #[differentiable] function: write a `while` loop with the exit condition",
+                );
+            }
+            other => self.lower_tail(other, tail),
+        }
+    }
+
+    fn lower_branch(&mut self, stmts: &[syn::Stmt], tail: Tail) -> Block {
+        self.enter_block();
+        self.lower_stmts(stmts, tail);
+        self.exit_block()
+    }
+
+    /// Whether `expr` assigns to an active binding (so it must be lowered even if it reads
+    /// none).
+    fn assigns_active(&self, expr: &Expr) -> bool {
+        struct Assigns<'l, 'a> {
+            lowerer: &'l Lowerer<'a>,
+            found: bool,
+        }
+        impl<'ast> Visit<'ast> for Assigns<'_, '_> {
+            fn visit_expr_assign(&mut self, assign: &'ast syn::ExprAssign) {
+                if let Some(ident) = single_ident(strip_parens(&assign.left))
+                    && let Some(id) = self.lowerer.lookup(ident)
+                    && (self.lowerer.bindings[id].active
+                        || self.lowerer.keys[id].is_some_and(|k| self.lowerer.forced.contains(&k)))
+                {
+                    self.found = true;
+                }
+                visit::visit_expr_assign(self, assign);
+            }
+            fn visit_local(&mut self, local: &'ast syn::Local) {
+                if let Pat::Ident(pat) = &local.pat
+                    && self.lowerer.forced.contains(&key_of(&pat.ident))
+                {
+                    self.found = true;
+                }
+                visit::visit_local(self, local);
+            }
+        }
+        let mut finder = Assigns {
+            lowerer: self,
+            found: false,
+        };
+        finder.visit_expr(expr);
+        finder.found
+    }
+
+    fn check_loop_body(&self, body: &syn::Block) {
+        struct Jumps<'c>(&'c Ctxt);
+        impl<'ast> Visit<'ast> for Jumps<'_> {
+            fn visit_expr_break(&mut self, brk: &'ast syn::ExprBreak) {
+                self.0.error_spanned_by(
+                    brk,
+                    "`break` is not supported in a #[differentiable] loop: put the exit condition in a `while` loop's condition",
+                );
+            }
+            fn visit_expr_continue(&mut self, cont: &'ast syn::ExprContinue) {
+                self.0.error_spanned_by(
+                    cont,
+                    "`continue` is not supported in a #[differentiable] loop: put the rest of the iteration in an `if`",
+                );
+            }
+            fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+        }
+        Jumps(self.cx).visit_block(body);
+    }
+
+    // ----- expressions -----
+
+    /// The operation computing `expr`: an op for an active operator or call, else a copy of
+    /// the operand.
+    fn build(&mut self, expr: &Expr) -> Op {
+        match self.build_op(expr) {
+            Some(op) => op,
+            None => {
+                let value = self.lower_operand(expr);
+                let clone = false;
+                Op::Copy { value, clone }
+            }
+        }
+    }
+
+    /// `expr` as an operand, splitting active operations into temporaries.
+    fn lower_operand(&mut self, expr: &Expr) -> Operand {
+        if !self.mentions_active(expr) {
+            self.check_inactive(expr);
+            return Operand::Inactive(expr.clone());
+        }
+        if let Some(op) = self.build_op(expr) {
+            return self.emit_temp(op);
+        }
+        match expr {
+            Expr::Paren(paren) => self.wrap(&paren.expr, |inner| syn::parse_quote!((#inner))),
+            Expr::Group(group) => self.wrap(&group.expr, |inner| inner),
+            Expr::Reference(reference) => {
+                if let Some(mutability) = &reference.mutability {
+                    self.cx.error_spanned_by(
+                        mutability,
+                        "a differentiable value cannot be borrowed mutably: mutation through references has no adjoint",
+                    );
+                }
+                self.wrap(&reference.expr, |inner| syn::parse_quote!(&#inner))
+            }
+            Expr::Unary(unary) if matches!(unary.op, UnOp::Deref(_)) => {
+                self.wrap(&unary.expr, |inner| syn::parse_quote!(*#inner))
+            }
+            Expr::Path(_) => match self.active_binding(expr) {
+                Some(binding) => Operand::Active {
+                    binding,
+                    fwd: expr.clone(),
+                },
+                None => Operand::Inactive(expr.clone()),
+            },
+            Expr::If(_) | Expr::Match(_) | Expr::Block(_) => {
+                if let Some(unsafety) = block_unsafety(expr) {
+                    self.cx.error_spanned_by(unsafety, UNSAFE);
+                    return Operand::Inactive(expr.clone());
+                }
+                let binding = self.temp();
+                self.push(Stmt::Declare {
+                    binding,
+                    mutable: false,
+                });
+                self.lower_control(expr, Tail::Assign(binding));
+                let name = &self.bindings[binding].name;
+                Operand::Active {
+                    binding,
+                    fwd: syn::parse_quote!(#name),
+                }
+            }
+            Expr::Binary(binary) if is_read(&binary.op) => Operand::Inactive(expr.clone()),
+            Expr::Unary(unary) if matches!(unary.op, UnOp::Not(_)) => {
+                Operand::Inactive(expr.clone())
+            }
+            Expr::Lit(_) => Operand::Inactive(expr.clone()),
+            other => {
+                self.reject(other);
+                Operand::Inactive(expr.clone())
+            }
+        }
+    }
+
+    fn wrap(&mut self, inner: &Expr, rebuild: impl FnOnce(Expr) -> Expr) -> Operand {
+        match self.lower_operand(inner) {
+            Operand::Active { binding, fwd } => Operand::Active {
+                binding,
+                fwd: rebuild(fwd),
+            },
+            Operand::Inactive(expr) => Operand::Inactive(rebuild(expr)),
+        }
+    }
+
+    fn emit_temp(&mut self, op: Op) -> Operand {
+        let binding = self.temp();
+        let id = self.fresh_id();
+        self.push(Stmt::Def {
+            id,
+            target: Target::Let {
+                binding,
+                mutable: false,
+                ty: None,
+            },
+            op,
+        });
+        let name = &self.bindings[binding].name;
+        Operand::Active {
+            binding,
+            fwd: syn::parse_quote!(#name),
+        }
+    }
+
+    /// The op for an active operator, method call or function call; `None` for anything
+    /// else (atoms, control flow, inactive expressions).
+    fn build_op(&mut self, expr: &Expr) -> Option<Op> {
+        let expr = strip_parens(expr);
+        if !self.mentions_active(expr) {
+            return None;
+        }
+        match expr {
+            Expr::Binary(binary) => {
+                let kind = match binary.op {
+                    BinOp::Add(_) => BinaryKind::Add,
+                    BinOp::Sub(_) => BinaryKind::Sub,
+                    BinOp::Mul(_) => BinaryKind::Mul,
+                    BinOp::Div(_) => BinaryKind::Div,
+                    op if is_read(&op) => return None,
+                    op if compound(&op).is_some() => {
+                        self.cx.error_spanned_by(
+                            binary,
+                            "compound assignment is a statement: write it on its own line",
+                        );
+                        return Self::poisoned(expr);
+                    }
+                    op => {
+                        self.cx.error_spanned_by(
+                            op,
+                            format_args!(
+                                "`{}` has no derivative rule: only `+ - * /` are differentiated",
+                                op.to_token_stream()
+                            ),
+                        );
+                        return Self::poisoned(expr);
+                    }
+                };
+                let lhs = self.lower_operand(&binary.left);
+                let rhs = self.lower_operand(&binary.right);
+                Some(Op::Binary { kind, lhs, rhs })
+            }
+            Expr::Unary(unary) if matches!(unary.op, UnOp::Neg(_)) => {
+                let x = self.lower_operand(&unary.expr);
+                Some(Op::Neg(x))
+            }
+            Expr::MethodCall(call) => self.build_method(call),
+            Expr::Call(call) => self.build_call(call),
+            _ => None,
+        }
+    }
+
+    /// The op standing for an expression already reported as an error, so that no
+    /// follow-on error is reported for it.
+    fn poisoned(expr: &Expr) -> Option<Op> {
+        Some(Op::Copy {
+            value: Operand::Inactive(expr.clone()),
+            clone: false,
+        })
+    }
+
+    fn build_method(&mut self, call: &syn::ExprMethodCall) -> Option<Op> {
+        let name = call.method.to_string();
+        let receiver_active = self.mentions_active(&call.receiver);
+        let args_active = call.args.iter().any(|arg| self.mentions_active(arg));
+        if receiver_active {
+            if let Some(&(_, saves, arity)) = ELEMENTWISE.iter().find(|(n, _, _)| *n == name)
+                && call.args.len() == arity
+            {
+                if args_active {
+                    self.cx.error_spanned_by(
+                        &call.args,
+                        format_args!(
+                            "the argument of `{name}` must be a constant: a differentiable exponent has no rule here; write `(y * x.ln()).exp()`"
+                        ),
+                    );
+                }
+                let x = self.lower_operand(&call.receiver);
+                return Some(Op::Unary {
+                    method: call.method.clone(),
+                    saves,
+                    x,
+                    args: call.args.iter().cloned().collect(),
+                });
+            }
+            let variable_read = name == "value"
+                && self
+                    .active_binding(&call.receiver)
+                    .is_some_and(|b| self.variables.contains(&b));
+            if (name == "clone" || variable_read) && call.args.is_empty() {
+                let value = self.lower_operand(&call.receiver);
+                return Some(Op::Copy { value, clone: true });
+            }
+            if METADATA.contains(&name.as_str()) && !args_active {
+                return None;
+            }
+            if ESCAPES.contains(&name.as_str()) {
+                self.cx.error_spanned_by(
+                    &call.method,
+                    format_args!(
+                        "`{name}` turns a differentiable value into plain data, which would cut its gradient silently: keep computing with tensor ops, or wrap the value in `stop_gradient(..)` if no gradient should flow"
+                    ),
+                );
+                return Self::poisoned(&Expr::MethodCall(call.clone()));
+            }
+        }
+        if matches!(name.as_str(), "maximum" | "minimum" | "max" | "min") && call.args.len() == 1 {
+            let lhs = self.lower_operand(&call.receiver);
+            let rhs = self.lower_operand(&call.args[0]);
+            let method = call.method.clone();
+            let kind = if name.starts_with("max") {
+                BinaryKind::Maximum(method)
+            } else {
+                BinaryKind::Minimum(method)
+            };
+            return Some(Op::Binary { kind, lhs, rhs });
+        }
+        if TRACED.contains(&name.as_str()) && self.mode == Mode::Tensor {
+            return Some(self.build_trace(&Expr::MethodCall(call.clone())));
+        }
+        let hint = if self.mode == Mode::Scalar {
+            "the methods differentiated on plain numbers are sqrt, exp, ln, sin, cos, tanh, abs, powi, powf, max, min, clone"
+        } else {
+            "wrap the computation in a function taking tensors (calls are differentiated through the runtime's rules), or use the runtime's tensor ops"
+        };
+        self.cx.error_spanned_by(
+            &call.method,
+            format_args!(
+                "`{name}` is not a differentiable method known to #[differentiable]: {hint}"
+            ),
+        );
+        Self::poisoned(&Expr::MethodCall(call.clone()))
+    }
+
+    fn build_call(&mut self, call: &syn::ExprCall) -> Option<Op> {
+        if is_stop_gradient(call) {
+            return None;
+        }
+        let Expr::Path(func) = &*call.func else {
+            self.cx.error_spanned_by(
+                &call.func,
+                "only calls of named functions are differentiated: call a function by its path",
+            );
+            return Self::poisoned(&Expr::Call(call.clone()));
+        };
+        match self.mode {
+            Mode::Tensor => Some(self.build_trace(&Expr::Call(call.clone()))),
+            Mode::Scalar => {
+                let args = call
+                    .args
+                    .iter()
+                    .map(|arg| self.lower_operand(arg))
+                    .collect();
+                Some(Op::Call {
+                    func: func.path.clone(),
+                    args,
+                })
+            }
+        }
+    }
+
+    fn build_trace(&mut self, expr: &Expr) -> Op {
+        let mut inputs = Vec::new();
+        let expr = match expr {
+            Expr::MethodCall(call) => {
+                let mut call = call.clone();
+                call.receiver = Box::new(self.trace_input(&call.receiver, &mut inputs));
+                for arg in call.args.iter_mut() {
+                    *arg = self.trace_input(arg, &mut inputs);
+                }
+                Expr::MethodCall(call)
+            }
+            Expr::Call(call) => {
+                let mut call = call.clone();
+                for arg in call.args.iter_mut() {
+                    *arg = self.trace_input(arg, &mut inputs);
+                }
+                Expr::Call(call)
+            }
+            other => other.clone(),
+        };
+        Op::Trace { expr, inputs }
+    }
+
+    /// An argument of a traced call, with active sub-expressions computed beforehand into
+    /// temporaries; the active values it reads join `inputs`.
+    fn trace_input(&mut self, expr: &Expr, inputs: &mut Vec<(BindingId, Expr)>) -> Expr {
+        if !self.mentions_active(expr) {
+            self.check_inactive(expr);
+            return expr.clone();
+        }
+        if let Some(binding) = self.active_binding(expr) {
+            if !inputs.iter().any(|(b, _)| *b == binding) {
+                inputs.push((binding, expr.clone()));
+            }
+            return expr.clone();
+        }
+        match expr {
+            Expr::Reference(reference) if reference.mutability.is_none() => {
+                let inner = self.trace_input(&reference.expr, inputs);
+                syn::parse_quote!(&#inner)
+            }
+            Expr::Paren(paren) => {
+                let inner = self.trace_input(&paren.expr, inputs);
+                syn::parse_quote!((#inner))
+            }
+            Expr::Array(array) => {
+                let elems = array
+                    .elems
+                    .iter()
+                    .map(|e| self.trace_input(e, inputs))
+                    .collect::<Vec<_>>();
+                syn::parse_quote!([#(#elems),*])
+            }
+            _ => match self.lower_operand(expr) {
+                Operand::Active { binding, fwd } => {
+                    if !inputs.iter().any(|(b, _)| *b == binding) {
+                        inputs.push((binding, fwd.clone()));
+                    }
+                    fwd
+                }
+                Operand::Inactive(expr) => expr,
+            },
+        }
+    }
+
+    // ----- rejection -----
+
+    fn reject(&self, expr: &Expr) {
+        let message = match expr {
+            // Reported by `rewrite_returns`.
+            Expr::Return(_) => return,
+            Expr::Closure(_) => {
+                "closures are not differentiated: compute the value inline, or move the code into a function (calls are differentiated)"
+            }
+            Expr::Unsafe(_) => UNSAFE,
+            Expr::Macro(_) => {
+                "macros are not differentiated (only assert!, println! and similar reads are allowed): write the computation out"
+            }
+            Expr::Cast(_) => {
+                "casts of differentiable values are not differentiated: keep the value's float type, or use `stop_gradient(..)` before casting"
+            }
+            Expr::Index(_) => {
+                "indexing a differentiable value is not differentiated: use `slice` or `gather` on tensors"
+            }
+            Expr::Field(_) => {
+                "fields of differentiable values are not differentiated: pass the values as separate parameters"
+            }
+            Expr::Tuple(_) | Expr::Array(_) => {
+                "tuples and arrays of differentiable values are supported only as the function's result: bind each value to its own name"
+            }
+            Expr::Try(_) => "`?` is not supported in a #[differentiable] function",
+            Expr::Assign(_) => "an assignment is a statement: write it on its own line",
+            _ => "this expression cannot be differentiated by #[differentiable]",
+        };
+        self.cx.error_spanned_by(expr, message);
+    }
+
+    fn check_macro(&self, mac: &syn::Macro) {
+        let name = macro_name(mac);
+        if !HARMLESS_MACROS.contains(&name.as_str()) {
+            self.cx.error_spanned_by(
+                mac,
+                format_args!(
+                    "`{name}!` cannot be differentiated: a #[differentiable] function allows only macros that read values (assert!, println!, ...); write the computation out"
+                ),
+            );
+        }
+    }
+
+    /// Checks code that is emitted as written: no `unsafe`, no closures over active values,
+    /// only harmless macros.
+    fn check_inactive(&self, expr: &Expr) {
+        InactiveChecker { lowerer: self }.visit_expr(expr);
+    }
+
+    fn check_inactive_local(&self, local: &syn::Local) {
+        InactiveChecker { lowerer: self }.visit_local(local);
+    }
+}
+
+const UNSAFE: &str = "`unsafe` code cannot be differentiated: move it into a function outside the #[differentiable] one and pass its result as a constant";
+
+fn block_unsafety(expr: &Expr) -> Option<&syn::token::Unsafe> {
+    match expr {
+        Expr::Unsafe(unsafe_expr) => Some(&unsafe_expr.unsafe_token),
+        _ => None,
+    }
+}
+
+fn compound(op: &BinOp) -> Option<BinaryKind> {
+    match op {
+        BinOp::AddAssign(_) => Some(BinaryKind::Add),
+        BinOp::SubAssign(_) => Some(BinaryKind::Sub),
+        BinOp::MulAssign(_) => Some(BinaryKind::Mul),
+        BinOp::DivAssign(_) => Some(BinaryKind::Div),
+        _ => None,
+    }
+}
+
+/// Comparisons and logic: they read values, and their results are constants.
+fn is_read(op: &BinOp) -> bool {
+    matches!(
+        op,
+        BinOp::Eq(_)
+            | BinOp::Ne(_)
+            | BinOp::Lt(_)
+            | BinOp::Le(_)
+            | BinOp::Gt(_)
+            | BinOp::Ge(_)
+            | BinOp::And(_)
+            | BinOp::Or(_)
+    )
+}
+
+struct ActiveFinder<'n, 'a> {
+    lowerer: &'n Lowerer<'a>,
+    found: bool,
+}
+
+impl<'ast> Visit<'ast> for ActiveFinder<'_, '_> {
+    fn visit_expr_path(&mut self, path: &'ast syn::ExprPath) {
+        if let Some(ident) = path.path.get_ident()
+            && let Some(id) = self.lowerer.lookup(ident)
+            && self.lowerer.bindings[id].active
+        {
+            self.found = true;
+        }
+    }
+    fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+        // `x.shape()` reads metadata, not values: no gradient flows through it.
+        if !METADATA.contains(&call.method.to_string().as_str()) {
+            self.visit_expr(&call.receiver);
+        }
+        for arg in &call.args {
+            self.visit_expr(arg);
+        }
+    }
+    fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+        if !is_stop_gradient(call) {
+            visit::visit_expr_call(self, call);
+        }
+    }
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        // Identifiers inside a macro's tokens: an approximation that errs on "active".
+        let tokens = mac.tokens.to_string();
+        for word in tokens.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+            if !word.is_empty()
+                && let Some(id) = self.lowerer.lookup(&format_ident!("{word}"))
+                && self.lowerer.bindings[id].active
+            {
+                self.found = true;
+            }
+        }
+    }
+}
+
+struct InactiveChecker<'n, 'a> {
+    lowerer: &'n Lowerer<'a>,
+}
+
+impl<'ast> Visit<'ast> for InactiveChecker<'_, '_> {
+    fn visit_expr_unsafe(&mut self, expr: &'ast syn::ExprUnsafe) {
+        self.lowerer.cx.error_spanned_by(expr.unsafe_token, UNSAFE);
+    }
+    fn visit_expr_closure(&mut self, closure: &'ast syn::ExprClosure) {
+        if self.lowerer.mentions_active(&closure.body) {
+            self.lowerer.cx.error_spanned_by(
+                closure,
+                "closures over differentiable values are not differentiated: compute the value inline, or move the code into a function (calls are differentiated)",
+            );
+        }
+    }
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        self.lowerer.check_macro(mac);
+    }
+    fn visit_expr_reference(&mut self, reference: &'ast syn::ExprReference) {
+        if let Some(mutability) = &reference.mutability
+            && self.lowerer.mentions_active(&reference.expr)
+        {
+            self.lowerer.cx.error_spanned_by(
+                mutability,
+                "a differentiable value cannot be borrowed mutably: mutation through references has no adjoint",
+            );
+        }
+        visit::visit_expr_reference(self, reference);
+    }
+}
+
+// ----- early returns -----
+
+/// Rewrites early `return`s into `if`/`else` form (`if c { return a; } rest` becomes
+/// `if c { a } else { rest }`), so every path ends in the body's tail expression. A `return`
+/// anywhere else (in a loop, inside an expression) is an error.
+pub fn rewrite_returns(cx: &Ctxt, stmts: Vec<syn::Stmt>) -> Vec<syn::Stmt> {
+    let Some(i) = stmts.iter().position(contains_return) else {
+        return stmts;
+    };
+    let mut head = stmts[..i].to_vec();
+    let rest = stmts[i + 1..].to_vec();
+    let stmt = stmts[i].clone();
+    let with_rest = |block: Vec<syn::Stmt>| -> syn::Block {
+        let mut all = block;
+        all.extend(rest.iter().cloned());
+        syn::Block {
+            brace_token: Default::default(),
+            stmts: rewrite_returns(cx, all),
+        }
+    };
+    let expr = match stmt {
+        syn::Stmt::Expr(expr, _) => expr,
+        other => {
+            Reporter(cx).visit_stmt(&other);
+            return stmts;
+        }
+    };
+    let rewritten: Expr = match expr {
+        Expr::Return(ret) => match ret.expr {
+            Some(value) => *value,
+            None => syn::parse_quote!(()),
+        },
+        Expr::If(mut expr_if) => {
+            expr_if.then_branch = with_rest(expr_if.then_branch.stmts.clone());
+            let else_stmts = match expr_if.else_branch.take() {
+                Some((_, else_expr)) => match *else_expr {
+                    Expr::Block(block) => block.block.stmts,
+                    other => vec![syn::Stmt::Expr(other, None)],
+                },
+                None => Vec::new(),
+            };
+            let else_block = with_rest(else_stmts);
+            expr_if.else_branch =
+                Some((Default::default(), Box::new(syn::parse_quote!(#else_block))));
+            Expr::If(expr_if)
+        }
+        Expr::Match(mut expr_match) => {
+            for arm in &mut expr_match.arms {
+                let stmts = match &*arm.body {
+                    Expr::Block(block) if block.label.is_none() => block.block.stmts.clone(),
+                    other => vec![syn::Stmt::Expr(other.clone(), None)],
+                };
+                let block = with_rest(stmts);
+                *arm.body = syn::parse_quote!(#block);
+                arm.comma = Some(Default::default());
+            }
+            Expr::Match(expr_match)
+        }
+        Expr::Block(mut block) if block.label.is_none() => {
+            block.block = with_rest(block.block.stmts.clone());
+            Expr::Block(block)
+        }
+        other => {
+            Reporter(cx).visit_expr(&other);
+            return stmts;
+        }
+    };
+    head.push(syn::Stmt::Expr(rewritten, None));
+    head
+}
+
+fn contains_return(stmt: &syn::Stmt) -> bool {
+    struct Finder(bool);
+    impl<'ast> Visit<'ast> for Finder {
+        fn visit_expr_return(&mut self, _: &'ast syn::ExprReturn) {
+            self.0 = true;
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut finder = Finder(false);
+    finder.visit_stmt(stmt);
+    finder.0
+}
+
+struct Reporter<'c>(&'c Ctxt);
+
+impl<'ast> Visit<'ast> for Reporter<'_> {
+    fn visit_expr_return(&mut self, ret: &'ast syn::ExprReturn) {
+        self.0.error_spanned_by(
+            ret,
+            "`return` is supported only where it ends the function or an `if`/`match` branch outside loops: restructure with `if`/`else`",
+        );
+    }
+    fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+}

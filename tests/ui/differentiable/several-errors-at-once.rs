@@ -1,0 +1,11 @@
+use gradtape::{Tensor, differentiable};
+
+#[differentiable]
+fn f(x: &Tensor<f32>) -> Tensor<f32> {
+    let _values = x.to_vec();
+    let _copies = vec![x.clone()];
+    let _scaled = |y: &Tensor<f32>| y * x;
+    x * 2.0
+}
+
+fn main() {}

@@ -1,0 +1,18 @@
+use gradtape::{Tensor, differentiable};
+
+trait Twice {
+    fn twice(&self) -> Tensor<f32>;
+}
+
+impl Twice for Tensor<f32> {
+    fn twice(&self) -> Tensor<f32> {
+        self * 2.0
+    }
+}
+
+#[differentiable]
+fn f(x: &Tensor<f32>) -> Tensor<f32> {
+    x.twice()
+}
+
+fn main() {}
