@@ -26,8 +26,8 @@ mod variable;
 pub use dtype::{AnyTensor, DType, Float};
 pub use ops::binary::Operand;
 pub use tape::{
-    GradientOptions, GradientTape, SourceKey, Sources, TapeBuilder, TapeError, Targets,
-    UnconnectedGradients, Watch,
+    Explanation, GradientOptions, GradientTape, JacobianOptions, SourceKey, Sources, TapeBuilder,
+    TapeError, Targets, UnconnectedGradients, VariableNotWatched, Watch,
 };
 pub use tensor::Tensor;
 pub use variable::{AnyVariable, Variable, VariableId};

@@ -5,6 +5,7 @@ use smallvec::smallvec;
 
 use super::{broadcast_shapes, static_rule};
 use crate::dtype::{AnyTensor, Float};
+use crate::tape::jacobian::batch_rank;
 use crate::tape::node::Params;
 use crate::tape::recording::{self, NodeSpec};
 use crate::tensor::{Data, Tensor};
@@ -45,8 +46,47 @@ fn matmul_rule<T: Float>(
     needs: &[bool],
 ) -> crate::tape::node::InputGrads {
     let (x, y) = (saved[0].typed::<T>(), saved[1].typed::<T>());
-    let gx = needs[0].then(|| T::into_any(g.matmul(&y.transpose()).sum_to_shape(x.shape())));
-    let gy = needs[1].then(|| T::into_any(x.transpose().matmul(g).sum_to_shape(y.shape())));
+    let k = batch_rank();
+    if k > 0 && x.rank() == 2 && y.rank() == 2 {
+        return batched_matrix_rule(x, y, g, needs, k);
+    }
+    // In a jacobian's sweep the batch axes of `g` broadcast as matmul batch axes.
+    let gx = needs[0].then(|| T::into_any(g.matmul(&y.transpose()).sum_to_batched(x.shape())));
+    let gy = needs[1].then(|| T::into_any(x.transpose().matmul(g).sum_to_batched(y.shape())));
+    smallvec![gx, gy]
+}
+
+/// The rule of a 2-D `X Y` for a cotangent with `k` leading batch axes, as single large
+/// matrix products (broadcasting `X` over the batch would copy it once per example):
+/// X̄ = Ḡ Yᵀ with the batch folded into Ḡ's rows; Ȳᵦ = Xᵀ Ḡᵦ computed as (Ḡᵦᵀ X)ᵀ.
+fn batched_matrix_rule<T: Float>(
+    x: &Tensor<T>,
+    y: &Tensor<T>,
+    g: &Tensor<T>,
+    needs: &[bool],
+    k: usize,
+) -> crate::tape::node::InputGrads {
+    let lead = &g.shape()[..k];
+    let count: usize = lead.iter().product();
+    let (m, inner, n) = (x.shape()[0], x.shape()[1], y.shape()[1]);
+    let with_lead = |rows: usize, cols: usize| -> Vec<usize> {
+        lead.iter().copied().chain([rows, cols]).collect()
+    };
+    let gx = needs[0].then(|| {
+        let rows = g.reshape(&[count * m, n]).matmul(&y.transpose());
+        T::into_any(rows.reshape(&with_lead(m, inner)))
+    });
+    let gy = needs[1].then(|| {
+        let gy = if n == 1 {
+            // a column: Ḡᵦᵀ X is a row, and its transpose is a reshape
+            let rows = g.reshape(&[count, m]).matmul(x);
+            rows.reshape(&with_lead(inner, 1))
+        } else {
+            let rows = g.transpose().reshape(&[count * n, m]).matmul(x);
+            rows.reshape(&with_lead(n, inner)).transpose()
+        };
+        T::into_any(gy)
+    });
     smallvec![gx, gy]
 }
 

@@ -147,9 +147,10 @@ where
     fn backward(&self, ctx: &RuleCtx<'_>, g: &AnyTensor) -> InputGrads {
         let (x, y) = (ctx.saved[0].typed::<T>(), ctx.saved[1].typed::<T>());
         let (gx, gy) = (self.0)(x, y, g.typed::<T>(), [ctx.needs[0], ctx.needs[1]]);
-        // Broadcasting in the forward means summing in the backward.
+        // Broadcasting in the forward means summing in the backward (over the batch
+        // axes of a jacobian's sweep too, which `sum_to_batched` leaves alone).
         let reduce = |grad: Option<Tensor<T>>, like: &Tensor<T>| {
-            grad.map(|grad| T::into_any(grad.sum_to_shape(like.shape())))
+            grad.map(|grad| T::into_any(grad.sum_to_batched(like.shape())))
         };
         smallvec![reduce(gx, x), reduce(gy, y)]
     }

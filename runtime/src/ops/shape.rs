@@ -8,6 +8,7 @@ use smallvec::{SmallVec, smallvec};
 
 use super::{check_axis, static_rule};
 use crate::dtype::{AnyTensor, Float};
+use crate::tape::jacobian::{batch_rank, batched_shape};
 use crate::tape::node::{Dims, InputGrads, Params};
 use crate::tape::recording::{self, NodeSpec};
 use crate::tensor::{Data, Tensor, TensorId};
@@ -51,7 +52,7 @@ impl<T: Float> Tensor<T> {
                 let Params::Dims(shape) = ctx.params else {
                     unreachable!()
                 };
-                smallvec![Some(g.reshape_any(shape))]
+                smallvec![Some(g.reshape_any(&batched_shape(g.shape(), shape)))]
             }),
             saved: smallvec![],
             params: Params::Dims(from.into()),
@@ -101,6 +102,10 @@ impl<T: Float> Tensor<T> {
                 let Params::Dims(inverse) = ctx.params else {
                     unreachable!()
                 };
+                // batch axes stay in front, in place
+                let k = batch_rank();
+                let inverse: Dims = (0..k).chain(inverse.iter().map(|&p| p + k)).collect();
+                let inverse = &inverse;
                 smallvec![Some(match g {
                     AnyTensor::F32(g) => AnyTensor::F32(g.permute(inverse)),
                     AnyTensor::F64(g) => AnyTensor::F64(g.permute(inverse)),
@@ -180,7 +185,7 @@ impl<T: Float> Tensor<T> {
                     .iter()
                     .zip(ctx.needs)
                     .map(|(&len, &need)| {
-                        let piece = need.then(|| g.slice_any(*axis, start, len));
+                        let piece = need.then(|| g.slice_any(axis + batch_rank(), start, len));
                         start += len;
                         piece
                     })
@@ -225,7 +230,8 @@ impl<T: Float> Tensor<T> {
                     unreachable!()
                 };
                 let (shape, start) = shape_and_start.split_at(shape_and_start.len() - 1);
-                smallvec![Some(g.pad_any(*axis, start[0], shape))]
+                let shape = batched_shape(g.shape(), shape);
+                smallvec![Some(g.pad_any(axis + batch_rank(), start[0], &shape))]
             }),
             saved: smallvec![],
             params: Params::DimsAxis(params, axis),
@@ -285,11 +291,10 @@ impl<T: Float> Tensor<T> {
                 else {
                     unreachable!()
                 };
+                let (len, axis) = (shape[*axis], axis + batch_rank());
                 smallvec![Some(match g {
-                    AnyTensor::F32(g) =>
-                        AnyTensor::F32(g.scatter_add(*axis, indices, shape[*axis])),
-                    AnyTensor::F64(g) =>
-                        AnyTensor::F64(g.scatter_add(*axis, indices, shape[*axis])),
+                    AnyTensor::F32(g) => AnyTensor::F32(g.scatter_add(axis, indices, len)),
+                    AnyTensor::F64(g) => AnyTensor::F64(g.scatter_add(axis, indices, len)),
                 })]
             }),
             saved: smallvec![],
@@ -342,6 +347,7 @@ impl<T: Float> Tensor<T> {
                 let Params::Gather { indices, axis, .. } = ctx.params else {
                     unreachable!()
                 };
+                let axis = &(axis + batch_rank());
                 smallvec![Some(match g {
                     AnyTensor::F32(g) => AnyTensor::F32(g.gather(*axis, indices)),
                     AnyTensor::F64(g) => AnyTensor::F64(g.gather(*axis, indices)),
@@ -354,7 +360,7 @@ impl<T: Float> Tensor<T> {
 }
 
 impl AnyTensor {
-    fn slice_any(&self, axis: usize, start: usize, len: usize) -> AnyTensor {
+    pub(crate) fn slice_any(&self, axis: usize, start: usize, len: usize) -> AnyTensor {
         match self {
             AnyTensor::F32(t) => AnyTensor::F32(t.slice(axis, start, len)),
             AnyTensor::F64(t) => AnyTensor::F64(t.slice(axis, start, len)),

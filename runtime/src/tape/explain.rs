@@ -1,0 +1,3 @@
+//! placeholder
+pub struct Explanation;
+pub struct VariableNotWatched;
