@@ -438,7 +438,7 @@ fn one_hot_rows(
         let mut shape = vec![len];
         shape.extend(batch);
         shape.extend_from_slice(y_shape);
-        Tensor::from(ArrayD::from_shape_vec(IxDyn(&shape), data).expect("sizes match"))
+        crate::ops::constant(ArrayD::from_shape_vec(IxDyn(&shape), data).expect("sizes match"))
     }
     match like {
         AnyTensor::F32(_) => AnyTensor::F32(typed(start, len, y_shape, batch)),

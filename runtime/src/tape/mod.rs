@@ -1,7 +1,7 @@
 //! [`GradientTape`]: records operations and computes gradients of recorded computations.
 
 mod backward;
-mod explain;
+pub(crate) mod explain;
 pub(crate) mod jacobian;
 pub(crate) mod node;
 pub(crate) mod recording;
@@ -10,7 +10,7 @@ mod structure;
 
 use std::rc::Rc;
 
-pub use explain::{Explanation, VariableNotWatched};
+pub use explain::{CutCause, ExplainSource, Explanation, VariableNotWatched};
 pub use jacobian::JacobianOptions;
 pub use structure::{SourceKey, Sources, Targets};
 
@@ -498,7 +498,9 @@ pub type TapeStateHandle<'a> = std::cell::RefMut<'a, TapeState>;
 impl<T: Float> Watch for Tensor<T> {
     fn watch_on(&self, state: &mut TapeStateHandle<'_>) {
         state.track_leaf(self.id(), "watched tensor");
-        state.watched_tensors.push(self.id());
+        state
+            .watched_tensors
+            .push((self.id(), crate::tensor::TensorId::fresh().0));
     }
 }
 

@@ -140,9 +140,12 @@ fn record_on_stack<T: Float>(
         let stack = stack.borrow();
         let recorders = tapes_tracking(&stack, inputs);
         let Some((innermost, _)) = recorders.first() else {
-            return Tensor::from_data(data);
+            let out = Tensor::from_data(data);
+            super::explain::propagate(inputs, out.id());
+            return out;
         };
         let id = stack[*innermost].borrow().next_output_id();
+        super::explain::propagate(inputs, id);
         let out = Tensor::with_id(id, data);
         let NodeSpec {
             op,

@@ -65,8 +65,9 @@ pub struct TapeState {
     pub(crate) nodes: Vec<Node>,
     tracked: FxHashMap<TensorId, NodeId>,
     pub(crate) variables: Vec<WatchedVariable>,
-    /// Ids of tensors `watch`ed explicitly, for `explain`.
-    pub(crate) watched_tensors: Vec<TensorId>,
+    /// Ids of tensors `watch`ed explicitly, each with the plain-id clock at the watch
+    /// (a tensor with a smaller plain id existed before it), for `explain`.
+    pub(crate) watched_tensors: Vec<(TensorId, u64)>,
 }
 
 impl TapeState {
