@@ -41,5 +41,11 @@ fn bench(c: &mut Criterion) {
     c.bench_function("W5 hessian 64x64", |bench| bench.iter(|| hessian(&x)));
 }
 
-criterion_group!(benches, bench);
+// `criterion_group!` defines an undocumented public function.
+#[allow(missing_docs)]
+mod group {
+    use super::*;
+    criterion_group!(benches, bench);
+}
+use group::benches;
 criterion_main!(benches);

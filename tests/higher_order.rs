@@ -59,10 +59,7 @@ fn fourth_derivative_of_a_cubic_is_none_then_zero() {
     let x = Tensor::scalar(1.5_f64);
     let t4 = GradientTape::persistent();
     t4.watch(&x);
-    let d3 = t4.record(|| {
-        let inner = nested_derivatives_tensor(&x, 3);
-        inner
-    });
+    let d3 = t4.record(|| nested_derivatives_tensor(&x, 3));
     assert_eq!(d3.to_scalar(), 6.0);
     assert!(t4.gradient(&d3, &x).unwrap().is_none());
     let zero = GradientOptions::new().unconnected(UnconnectedGradients::Zero);
