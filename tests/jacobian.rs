@@ -120,6 +120,9 @@ fn matmul_two_dimensional_and_batched() {
     check(|x| x.transpose().matmul(&w.transpose()), &x);
     let column = matrix(4, 1, 0.8);
     check(|c| w.matmul(c).sin(), &column);
+    // the first product meets a diagonal cotangent (rows scaled), the second a dense one
+    let w2 = matrix(3, 3, 0.45);
+    check(|c| w2.matmul(&w.matmul(c).sin()), &column);
     let batched = Tensor::from_vec(
         (0..24).map(|i| (i as f64 * 0.37).cos()).collect(),
         &[2, 3, 4],

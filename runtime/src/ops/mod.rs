@@ -200,6 +200,9 @@ pub(crate) fn zip_broadcast<T: crate::DType, U: crate::DType>(
             if a.shape() == b.shape() {
                 return Data::from_array(Zip::from(&**a).and(&**b).map_collect(|&p, &q| f(p, q)));
             }
+            if let Some(data) = zip_suffix(a, b, &f) {
+                return data;
+            }
             let shape = broadcast_shapes(op, a.shape(), b.shape());
             let (a, b) = (
                 a.broadcast(IxDyn(&shape)).expect("shape checked"),
@@ -208,6 +211,33 @@ pub(crate) fn zip_broadcast<T: crate::DType, U: crate::DType>(
             Data::from_array(Zip::from(&a).and(&b).map_collect(|&p, &q| f(p, q)))
         }
     }
+}
+
+/// `f` over the broadcast of `a` and `b` when one's shape is a suffix of the other's, in
+/// contiguous rows: the common case of a jacobian sweep's batched cotangent `[B, S…]`
+/// meeting a saved value `[S…]`, which a general strided zip over `IxDyn` walks element by
+/// element with index arithmetic. `None` when the shapes or layouts do not fit.
+fn zip_suffix<T: crate::DType, U: crate::DType>(
+    a: &ArrayD<T>,
+    b: &ArrayD<T>,
+    f: &impl Fn(T, T) -> U,
+) -> Option<Data<U>> {
+    let a_is_big = a.ndim() >= b.ndim();
+    let (big, small) = if a_is_big { (a, b) } else { (b, a) };
+    if !big.shape().ends_with(small.shape()) || small.is_empty() {
+        return None;
+    }
+    let (rows, row) = (big.as_slice()?, small.as_slice()?);
+    let mut out = Vec::with_capacity(rows.len());
+    for chunk in rows.chunks_exact(row.len()) {
+        if a_is_big {
+            out.extend(chunk.iter().zip(row).map(|(&p, &q)| f(p, q)));
+        } else {
+            out.extend(chunk.iter().zip(row).map(|(&q, &p)| f(p, q)));
+        }
+    }
+    let array = ArrayD::from_shape_vec(big.raw_dim(), out).expect("one value per element");
+    Some(Data::from_array(array))
 }
 
 /// The NumPy broadcast of two shapes.

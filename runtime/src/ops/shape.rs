@@ -170,7 +170,8 @@ impl<T: Float> Tensor<T> {
             );
         }
         let views: Vec<_> = tensors.iter().map(|t| t.view()).collect();
-        let joined = ndarray::concatenate(Axis(axis), &views).expect("shapes checked");
+        let joined = concat_blocks(&views, axis)
+            .unwrap_or_else(|| ndarray::concatenate(Axis(axis), &views).expect("shapes checked"));
         let sizes: Dims = tensors.iter().map(|t| t.shape()[axis]).collect();
         let ids: SmallVec<[TensorId; 2]> = tensors.iter().map(|t| t.id()).collect();
         recording::record(Data::from_array(joined), &ids, |_| NodeSpec {
@@ -216,10 +217,11 @@ impl<T: Float> Tensor<T> {
             "slice: range {start}..{} exceeds axis {axis} of shape {shape:?}",
             start + len
         );
-        let piece = self
-            .view()
-            .slice_axis(Axis(axis), Slice::from(start..start + len))
-            .to_owned();
+        let view = self.view();
+        let piece = slice_blocks(&view, axis, start, len).unwrap_or_else(|| {
+            view.slice_axis(Axis(axis), Slice::from(start..start + len))
+                .to_owned()
+        });
         let mut params: Dims = shape.into();
         params.push(start);
         recording::record(Data::from_array(piece), &[self.id()], |_| NodeSpec {
@@ -357,6 +359,50 @@ impl<T: Float> Tensor<T> {
             params,
         })
     }
+}
+
+/// Elements `start..start + len` along `axis` of a row-major array, copied as contiguous
+/// blocks (one per index of the axes before `axis`) rather than element by element through
+/// a strided `IxDyn` view: slicing an inner axis is what a jacobian's batched sweep does to
+/// every concatenation's cotangent. `None` if the array is not in row-major layout.
+fn slice_blocks<T: Clone>(
+    view: &ndarray::ArrayViewD<'_, T>,
+    axis: usize,
+    start: usize,
+    len: usize,
+) -> Option<ArrayD<T>> {
+    let data = view.as_slice()?;
+    let shape = view.shape();
+    let inner: usize = shape[axis + 1..].iter().product();
+    let (row, block) = (shape[axis] * inner, len * inner);
+    let mut out = Vec::with_capacity(data.len() / shape[axis].max(1) * len);
+    if row > 0 {
+        for chunk in data.chunks_exact(row) {
+            out.extend_from_slice(&chunk[start * inner..start * inner + block]);
+        }
+    }
+    let mut out_shape: Dims = shape.into();
+    out_shape[axis] = len;
+    Some(ArrayD::from_shape_vec(IxDyn(&out_shape), out).expect("sizes match"))
+}
+
+/// Concatenation of row-major arrays along `axis` as contiguous block copies (see
+/// [`slice_blocks`]); `None` if one of them is not in row-major layout.
+fn concat_blocks<T: Clone>(views: &[ndarray::ArrayViewD<'_, T>], axis: usize) -> Option<ArrayD<T>> {
+    let slices: Vec<&[T]> = views.iter().map(|v| v.as_slice()).collect::<Option<_>>()?;
+    let shape = views[0].shape();
+    let inner: usize = shape[axis + 1..].iter().product();
+    let outer: usize = shape[..axis].iter().product();
+    let blocks: Vec<usize> = views.iter().map(|v| v.shape()[axis] * inner).collect();
+    let mut out = Vec::with_capacity(slices.iter().map(|s| s.len()).sum());
+    for o in 0..outer {
+        for (data, &block) in slices.iter().zip(&blocks) {
+            out.extend_from_slice(&data[o * block..(o + 1) * block]);
+        }
+    }
+    let mut out_shape: Dims = shape.into();
+    out_shape[axis] = views.iter().map(|v| v.shape()[axis]).sum();
+    Some(ArrayD::from_shape_vec(IxDyn(&out_shape), out).expect("sizes match"))
 }
 
 impl AnyTensor {
