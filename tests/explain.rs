@@ -207,3 +207,16 @@ fn released_records() {
     assert_eq!(why, Explanation::RecordsReleased);
     assert!(why.to_string().contains("persistent"));
 }
+
+#[test]
+fn cut_registry_answers_for_the_latest_recording_only() {
+    // after a new outermost recording the old cut is forgotten; the answer falls back to
+    // what the tape shows, which is still true
+    let x = Tensor::from_vec(vec![1.0_f32, 2.0], &[2]);
+    let tape = GradientTape::persistent();
+    tape.watch(&x);
+    let y = tape.record(|| Tensor::from_vec(x.exp().to_vec(), &[2]).sum());
+    assert!(matches!(tape.explain(&y, &x), Explanation::PathCut { .. }));
+    GradientTape::new().record(|| ());
+    assert_eq!(tape.explain(&y, &x), Explanation::TargetNotRecorded);
+}

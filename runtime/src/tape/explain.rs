@@ -13,8 +13,10 @@
 //! Limits, documented rather than guessed around: a value that left as a scalar
 //! (`to_scalar`) is not followed (literals would match it by accident); values that left
 //! and came back while no tape recorded are not followed; a tensor carries one cut, the
-//! first it met; the registry keeps at most [`MAX_CUTS`] entries per thread. When the
-//! registry cannot tell, `explain` reports what the tape itself shows, which is always true.
+//! first it met; the registry keeps at most `MAX_CUTS` entries per thread, and is emptied
+//! when an outermost `record` scope begins (a training loop's next step), so it answers
+//! for the latest recording. When the registry cannot tell, `explain` reports what the tape
+//! itself shows, which is always true.
 
 use std::cell::RefCell;
 use std::fmt;
@@ -34,6 +36,16 @@ use crate::variable::{AnyVariable, Variable};
 pub(crate) const MAX_CUTS: usize = 1 << 16;
 
 /// Where a gradient path was cut.
+///
+/// ```
+/// use gradtape_runtime::{CutCause, Explanation, GradientTape, Tensor};
+/// let x = Tensor::from_vec(vec![1.5_f32, 2.5], &[2]);
+/// let tape = GradientTape::persistent();
+/// tape.watch(&x);
+/// let y = tape.record(|| x.cast::<i32>().cast::<f32>().sum());
+/// let cause = CutCause::IntegerCast { dtype: "i32" };
+/// assert_eq!(tape.explain(&y, &x), Explanation::PathCut { cause });
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CutCause {
     /// The value went through an integer dtype (`cast::<i32>()` and back, or a cast of
@@ -77,6 +89,21 @@ fn insert_cut(id: TensorId, cut: Cut) {
         let mut cuts = cuts.borrow_mut();
         if cuts.len() < MAX_CUTS {
             cuts.entry(id).or_insert(cut);
+        }
+    });
+}
+
+/// Forgets the cuts of earlier recordings: called when an outermost `record` begins, so
+/// that the registry's memory is bounded by one recording's cuts.
+pub(crate) fn new_epoch() {
+    CUTS.with(|cuts| {
+        if !cuts.borrow().is_empty() {
+            cuts.borrow_mut().clear();
+        }
+    });
+    EXPORTS.with(|exports| {
+        if !exports.borrow().is_empty() {
+            exports.borrow_mut().clear();
         }
     });
 }
@@ -158,6 +185,17 @@ pub(crate) fn propagate(inputs: &[TensorId], out: TensorId) {
 }
 
 /// Why a variable is not watched by a tape.
+///
+/// ```
+/// use gradtape_runtime::{Explanation, GradientTape, Variable, VariableNotWatched};
+/// let frozen = Variable::with_name("frozen", 1.0_f64).trainable(false);
+/// let tape = GradientTape::persistent();
+/// let y = tape.record(|| frozen.square());
+/// let Explanation::VariableNotWatched { reason, .. } = tape.explain(&y, &frozen) else {
+///     unreachable!()
+/// };
+/// assert_eq!(reason, VariableNotWatched::NotTrainable);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum VariableNotWatched {
     /// It was created with `trainable(false)`, which tapes do not watch on their own.
@@ -170,6 +208,17 @@ pub enum VariableNotWatched {
 
 /// The answer of [`GradientTape::explain`]: why the gradient of a target with respect to a
 /// source is `None`, or that it is not. Printable (`Display` says what to do).
+///
+/// ```
+/// use gradtape_runtime::{Explanation, GradientTape, Tensor};
+/// let x = Tensor::scalar(2.0_f32);
+/// let tape = GradientTape::persistent();
+/// let y = tape.record(|| x.square());
+/// tape.watch(&x); // too late: y was computed before
+/// let why = tape.explain(&y, &x);
+/// assert_eq!(why, Explanation::WatchedAfterTarget);
+/// println!("gradient is None: {why}");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Explanation {
@@ -284,6 +333,14 @@ impl fmt::Display for Explanation {
 }
 
 /// What [`GradientTape::explain`] accepts as a source: one float tensor or variable.
+///
+/// ```
+/// use gradtape_runtime::{Explanation, GradientTape, Variable};
+/// let v = Variable::new(2.0_f32);
+/// let tape = GradientTape::persistent();
+/// let y = tape.record(|| v.square());
+/// assert_eq!(tape.explain(&y, &v), Explanation::Connected);
+/// ```
 pub trait ExplainSource {
     /// The source as the tape sees it.
     #[doc(hidden)]

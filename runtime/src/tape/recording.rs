@@ -51,7 +51,13 @@ pub(crate) fn enter(tape: &Rc<TapeCell>) -> ActiveGuard {
             adjust_recording(1);
         }
     }
-    STACK.with(|stack| stack.borrow_mut().push(Rc::clone(tape)));
+    STACK.with(|stack| {
+        let mut stack = stack.borrow_mut();
+        if stack.is_empty() {
+            super::explain::new_epoch();
+        }
+        stack.push(Rc::clone(tape));
+    });
     ActiveGuard {
         tape: Rc::clone(tape),
     }
