@@ -18,7 +18,7 @@
 //! for the latest recording. When the registry cannot tell, `explain` reports what the tape
 //! itself shows, which is always true.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::hash::{Hash, Hasher};
 
@@ -67,6 +67,9 @@ struct Cut {
 }
 
 thread_local! {
+    /// Whether `CUTS` may be non-empty: the one check every recorded op makes, kept in a
+    /// const-initialised cell so that it costs a load.
+    static HAS_CUTS: Cell<bool> = const { Cell::new(false) };
     static CUTS: RefCell<FxHashMap<TensorId, Cut>> = RefCell::new(FxHashMap::default());
     /// Hash of the elements of a float tensor read out while recording → that tensor.
     static EXPORTS: RefCell<FxHashMap<u64, TensorId>> = RefCell::new(FxHashMap::default());
@@ -89,6 +92,7 @@ fn insert_cut(id: TensorId, cut: Cut) {
         let mut cuts = cuts.borrow_mut();
         if cuts.len() < MAX_CUTS {
             cuts.entry(id).or_insert(cut);
+            HAS_CUTS.with(|has| has.set(true));
         }
     });
 }
@@ -96,6 +100,7 @@ fn insert_cut(id: TensorId, cut: Cut) {
 /// Forgets the cuts of earlier recordings: called when an outermost `record` begins, so
 /// that the registry's memory is bounded by one recording's cuts.
 pub(crate) fn new_epoch() {
+    HAS_CUTS.with(|has| has.set(false));
     CUTS.with(|cuts| {
         if !cuts.borrow().is_empty() {
             cuts.borrow_mut().clear();
@@ -169,19 +174,16 @@ pub(crate) fn note_import<T: DType>(id: TensorId, values: impl Iterator<Item = T
 /// records; one thread-local check when nothing was cut).
 #[inline]
 pub(crate) fn propagate(inputs: &[TensorId], out: TensorId) {
-    CUTS.with(|cuts| {
-        let cuts_ref = cuts.borrow();
-        if cuts_ref.is_empty() {
-            return;
-        }
-        let found = inputs.iter().find_map(|id| cuts_ref.get(id).copied());
-        drop(cuts_ref);
-        if let Some(cut) = found
-            && cuts.borrow().len() < MAX_CUTS
-        {
-            cuts.borrow_mut().entry(out).or_insert(cut);
-        }
+    if !HAS_CUTS.with(Cell::get) {
+        return;
+    }
+    let found = CUTS.with(|cuts| {
+        let cuts = cuts.borrow();
+        inputs.iter().find_map(|id| cuts.get(id).copied())
     });
+    if let Some(cut) = found {
+        insert_cut(out, cut);
+    }
 }
 
 /// Why a variable is not watched by a tape.
