@@ -16,6 +16,7 @@
 
 #![doc(test(attr(deny(warnings))))]
 
+mod custom;
 mod dtype;
 pub mod hooks;
 mod ops;
@@ -23,12 +24,14 @@ pub mod tape;
 mod tensor;
 mod variable;
 
+pub use custom::{custom_gradient, stop_gradient, straight_through};
 pub use dtype::{AnyTensor, DType, Float};
 pub use ops::binary::Operand;
 pub use ops::primal::Primal;
 pub use tape::{
-    GradientOptions, GradientTape, SourceKey, Sources, TapeBuilder, TapeError, Targets,
-    UnconnectedGradients, Watch,
+    CutCause, ExplainSource, Explanation, GradientOptions, GradientTape, JacobianOptions,
+    SourceKey, Sources, TapeBuilder, TapeError, Targets, UnconnectedGradients, VariableNotWatched,
+    Watch,
 };
 pub use tensor::Tensor;
 pub use variable::{AnyVariable, Variable, VariableId};

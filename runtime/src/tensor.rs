@@ -149,7 +149,9 @@ impl<T: DType> Tensor<T> {
             expected
         );
         let array = ArrayD::from_shape_vec(IxDyn(shape), data).expect("length checked above");
-        Tensor::from_data(Data::from_array(array))
+        let t = Tensor::from_data(Data::from_array(array));
+        crate::tape::explain::note_import(t.id(), t.view().iter().copied(), t.len());
+        t
     }
 
     /// A tensor of `shape` filled with `value`.
@@ -272,6 +274,7 @@ impl<T: DType> Tensor<T> {
     /// assert_eq!(t.to_vec(), vec![1, 2, 3, 4]);
     /// ```
     pub fn to_vec(&self) -> Vec<T> {
+        crate::tape::explain::note_export(self.id(), self.view().iter().copied(), self.len());
         match &self.data {
             Data::Scalar(v) => vec![*v],
             Data::Array(a) => a.iter().copied().collect(),
@@ -311,6 +314,7 @@ impl<T: DType> Tensor<T> {
     /// assert_eq!(a, ndarray::arr1(&[1.0, 2.0]).into_dyn());
     /// ```
     pub fn to_ndarray(&self) -> ArrayD<T> {
+        crate::tape::explain::note_export(self.id(), self.view().iter().copied(), self.len());
         self.view().to_owned()
     }
 
@@ -472,7 +476,9 @@ impl<T: DType, D: Dimension> From<ndarray::Array<T, D>> for Tensor<T> {
     /// assert_eq!(t.shape(), &[2, 2]);
     /// ```
     fn from(array: ndarray::Array<T, D>) -> Tensor<T> {
-        Tensor::from_data(Data::from_array(array.into_dyn()))
+        let t = Tensor::from_data(Data::from_array(array.into_dyn()));
+        crate::tape::explain::note_import(t.id(), t.view().iter().copied(), t.len());
+        t
     }
 }
 

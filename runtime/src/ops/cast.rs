@@ -31,7 +31,10 @@ impl<T: DType> Tensor<T> {
                 .downcast::<Tensor<U>>()
                 .expect("cast_float returns dtype U");
         }
-        Tensor::from_data(self.map_data(|v| U::from_f64(v.to_f64())))
+        let out = Tensor::from_data(self.map_data(|v| U::from_f64(v.to_f64())));
+        // an integer on either side cuts the gradient path: note it for `explain`
+        crate::tape::explain::note_cast::<T, U>(self.id(), out.id());
+        out
     }
 }
 

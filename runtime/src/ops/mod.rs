@@ -205,9 +205,10 @@ where
         }
         let (x, y) = (ctx.saved[0].typed::<T>(), ctx.saved[1].typed::<T>());
         let (gx, gy) = (self.0)(x, y, g.typed::<T>(), needs);
-        // Broadcasting in the forward means summing in the backward.
+        // Broadcasting in the forward means summing in the backward (over the batch
+        // axes of a jacobian's sweep too, which `sum_to_batched` leaves alone).
         let reduce = |grad: Option<Tensor<T>>, like: &Tensor<T>| {
-            grad.map(|grad| T::into_any(grad.sum_to_shape(like.shape())))
+            grad.map(|grad| T::into_any(grad.sum_to_batched(like.shape())))
         };
         smallvec![reduce(gx, x), reduce(gy, y)]
     }
@@ -262,11 +263,12 @@ where
         let Params::DimsAxis(shapes, split) = ctx.params else {
             return smallvec![gx.map(T::into_any), gy.map(T::into_any)];
         };
-        // Broadcasting in the forward means summing in the backward.
+        // Broadcasting in the forward means summing in the backward (over the batch axes
+        // of a jacobian's sweep too, which `sum_to_batched` leaves alone).
         let (x_shape, y_shape) = shapes.split_at(*split);
         smallvec![
-            gx.map(|gx| T::into_any(gx.sum_to_shape(x_shape))),
-            gy.map(|gy| T::into_any(gy.sum_to_shape(y_shape))),
+            gx.map(|gx| T::into_any(gx.sum_to_batched(x_shape))),
+            gy.map(|gy| T::into_any(gy.sum_to_batched(y_shape))),
         ]
     }
 }
@@ -389,14 +391,16 @@ fn zip_trailing<T: crate::DType, U: crate::DType>(
 /// broadcasting `part` to `whole` repeats it as one contiguous block.
 fn is_trailing_part(part: &[usize], whole: &[usize]) -> bool {
     let ones = part.iter().take_while(|&&d| d == 1).count();
-    part.len() <= whole.len() && whole.ends_with(&part[ones..])
+    let block = &part[ones..];
+    part.len() <= whole.len()
+        && crate::tensor::same_shape(block, &whole[whole.len() - block.len()..])
 }
 
 /// Whether `part` is `whole` with some trailing axes set to 1 (a reduction with kept
 /// dimensions): then broadcasting repeats each of its elements over one contiguous block.
 fn is_leading_part(part: &[usize], whole: &[usize]) -> bool {
     let kept = part.iter().rposition(|&d| d != 1).map_or(0, |i| i + 1);
-    part.len() == whole.len() && part[..kept] == whole[..kept]
+    part.len() == whole.len() && crate::tensor::same_shape(&part[..kept], &whole[..kept])
 }
 
 /// The NumPy broadcast of two shapes.

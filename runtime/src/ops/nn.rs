@@ -6,6 +6,7 @@ use smallvec::smallvec;
 
 use super::{check_axis, static_rule};
 use crate::dtype::Float;
+use crate::tape::jacobian::batch_rank;
 use crate::tape::node::Params;
 use crate::tape::recording::{self, NodeSpec};
 use crate::tensor::{Data, Tensor};
@@ -34,7 +35,7 @@ impl<T: Float> Tensor<T> {
                     unreachable!()
                 };
                 let (y, g) = (ctx.saved[0].typed::<T>(), g.typed::<T>());
-                let inner = (g * y).sum_axis(*axis, true);
+                let inner = (g * y).sum_axis(axis + batch_rank(), true);
                 smallvec![Some(T::into_any(y * (g - inner)))]
             }),
             saved: smallvec![T::into_any(out.clone())],
@@ -65,7 +66,7 @@ impl<T: Float> Tensor<T> {
                     unreachable!()
                 };
                 let (out, g) = (ctx.saved[0].typed::<T>(), g.typed::<T>());
-                let total = g.sum_axis(*axis, true);
+                let total = g.sum_axis(axis + batch_rank(), true);
                 smallvec![Some(T::into_any(g - out.exp() * total))]
             }),
             saved: smallvec![T::into_any(out.clone())],

@@ -7,6 +7,7 @@ use smallvec::smallvec;
 
 use super::{check_axis, constant, static_rule};
 use crate::dtype::{AnyTensor, Float};
+use crate::tape::jacobian::{batch_rank, batched_shape};
 use crate::tape::node::{Dims, Params};
 use crate::tape::recording::{self, NodeSpec};
 use crate::tensor::{Data, Tensor, same_shape};
@@ -68,10 +69,11 @@ impl<T: Float> Tensor<T> {
                 let Params::DimsAxis(shape, axis) = ctx.params else {
                     unreachable!()
                 };
-                smallvec![Some(
-                    g.reshape_any(&kept_shape(shape, *axis))
-                        .broadcast_any(shape)
-                )]
+                let (kept, full) = (
+                    batched_shape(g.shape(), &kept_shape(shape, *axis)),
+                    batched_shape(g.shape(), shape),
+                );
+                smallvec![Some(g.reshape_any(&kept).broadcast_any(&full))]
             }),
             saved: smallvec![],
             params: Params::DimsAxis(self.shape().into(), axis),
@@ -170,10 +172,12 @@ impl<T: Float> Tensor<T> {
                 };
                 let (x, out) = (ctx.saved[0].typed::<T>(), ctx.saved[1].typed::<T>());
                 let weights = tie_weights(x, out, shape, *axis);
-                let g = g
-                    .typed::<T>()
-                    .reshape(&kept_shape(shape, *axis))
-                    .broadcast_to(shape);
+                let g = g.typed::<T>();
+                let (kept, full) = (
+                    batched_shape(g.shape(), &kept_shape(shape, *axis)),
+                    batched_shape(g.shape(), shape),
+                );
+                let g = g.reshape(&kept).broadcast_to(&full);
                 smallvec![Some(T::into_any(g * weights))]
             }),
             saved: smallvec![T::into_any(self.clone()), T::into_any(out.clone())],
@@ -268,12 +272,53 @@ impl<T: Float> Tensor<T> {
                 let Params::Dims(shape) = ctx.params else {
                     unreachable!()
                 };
-                smallvec![Some(g.broadcast_any(shape))]
+                smallvec![Some(spread_batched(g, shape))]
             }),
             saved: smallvec![],
             params: Params::Dims(from.into()),
         })
     }
+
+    /// [`sum_to_shape`](Self::sum_to_shape) for a cotangent in a backward sweep: sums to
+    /// `shape` behind the sweep's leading batch axes (see `tape::jacobian`), which it keeps.
+    #[track_caller]
+    pub(crate) fn sum_to_batched(&self, shape: &[usize]) -> Tensor<T> {
+        let k = batch_rank();
+        if k == 0 {
+            return self.sum_to_shape(shape);
+        }
+        let from = self.shape();
+        let target = batched_shape(from, shape);
+        if from.len() == target.len() && from == &target[..] {
+            return self.clone();
+        }
+        // Pad `shape` with ones to the cotangent's rank so that the batch axes line up
+        // with themselves, not with `shape`'s leading axes; then drop the padding.
+        let inner = from.len() - k;
+        assert!(
+            inner >= shape.len(),
+            "sum_to_shape: shape {from:?} cannot be summed to {shape:?} behind {k} batch axes"
+        );
+        let mut padded: Dims = from[..k].into();
+        padded.extend(std::iter::repeat_n(1, inner - shape.len()));
+        padded.extend_from_slice(shape);
+        self.sum_to_shape(&padded).reshape(&target)
+    }
+}
+
+/// Broadcasts a cotangent to `shape` behind the sweep's batch axes. Its own axes may be
+/// fewer than `shape`'s (a sum over leading axes); they align with `shape`'s last ones.
+fn spread_batched(g: &AnyTensor, shape: &[usize]) -> AnyTensor {
+    let k = batch_rank();
+    let inner = &g.shape()[k..];
+    if k == 0 || inner.len() == shape.len() {
+        return g.broadcast_any(&batched_shape(g.shape(), shape));
+    }
+    let padded: Dims = std::iter::repeat_n(1, shape.len() - inner.len())
+        .chain(inner.iter().copied())
+        .collect();
+    g.reshape_any(&batched_shape(g.shape(), &padded))
+        .broadcast_any(&batched_shape(g.shape(), shape))
 }
 
 /// `[xᵢ = max] / #ties` along the reduced axes: constant weights of the max's backward.
@@ -316,10 +361,11 @@ impl AnyTensor {
         }
     }
 
+    /// Sums a cotangent to `shape` behind the sweep's batch axes.
     pub(crate) fn sum_to_any(&self, shape: &[usize]) -> AnyTensor {
         match self {
-            AnyTensor::F32(t) => AnyTensor::F32(t.sum_to_shape(shape)),
-            AnyTensor::F64(t) => AnyTensor::F64(t.sum_to_shape(shape)),
+            AnyTensor::F32(t) => AnyTensor::F32(t.sum_to_batched(shape)),
+            AnyTensor::F64(t) => AnyTensor::F64(t.sum_to_batched(shape)),
         }
     }
 }

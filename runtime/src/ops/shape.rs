@@ -8,6 +8,7 @@ use smallvec::{SmallVec, smallvec};
 
 use super::{check_axis, static_rule};
 use crate::dtype::{AnyTensor, Float};
+use crate::tape::jacobian::{batch_rank, batched_shape};
 use crate::tape::node::{Dims, InputGrads, Params};
 use crate::tape::recording::{self, NodeSpec};
 use crate::tensor::{Data, Tensor, TensorId, same_shape};
@@ -51,7 +52,7 @@ impl<T: Float> Tensor<T> {
                 let Params::Dims(shape) = ctx.params else {
                     unreachable!()
                 };
-                smallvec![Some(g.reshape_any(shape))]
+                smallvec![Some(g.reshape_any(&batched_shape(g.shape(), shape)))]
             }),
             saved: smallvec![],
             params: Params::Dims(from.into()),
@@ -101,6 +102,10 @@ impl<T: Float> Tensor<T> {
                 let Params::Dims(inverse) = ctx.params else {
                     unreachable!()
                 };
+                // batch axes stay in front, in place
+                let k = batch_rank();
+                let inverse: Dims = (0..k).chain(inverse.iter().map(|&p| p + k)).collect();
+                let inverse = &inverse;
                 smallvec![Some(match g {
                     AnyTensor::F32(g) => AnyTensor::F32(g.permute(inverse)),
                     AnyTensor::F64(g) => AnyTensor::F64(g.permute(inverse)),
@@ -165,7 +170,8 @@ impl<T: Float> Tensor<T> {
             );
         }
         let views: Vec<_> = tensors.iter().map(|t| t.view()).collect();
-        let joined = ndarray::concatenate(Axis(axis), &views).expect("shapes checked");
+        let joined = concat_blocks(&views, axis)
+            .unwrap_or_else(|| ndarray::concatenate(Axis(axis), &views).expect("shapes checked"));
         let sizes: Dims = tensors.iter().map(|t| t.shape()[axis]).collect();
         let ids: SmallVec<[TensorId; 2]> = tensors.iter().map(|t| t.id()).collect();
         recording::record(Data::from_array(joined), &ids, |_| NodeSpec {
@@ -180,7 +186,7 @@ impl<T: Float> Tensor<T> {
                     .iter()
                     .zip(ctx.needs)
                     .map(|(&len, &need)| {
-                        let piece = need.then(|| g.slice_any(*axis, start, len));
+                        let piece = need.then(|| g.slice_any(axis + batch_rank(), start, len));
                         start += len;
                         piece
                     })
@@ -211,10 +217,11 @@ impl<T: Float> Tensor<T> {
             "slice: range {start}..{} exceeds axis {axis} of shape {shape:?}",
             start + len
         );
-        let piece = self
-            .view()
-            .slice_axis(Axis(axis), Slice::from(start..start + len))
-            .to_owned();
+        let view = self.view();
+        let piece = slice_blocks(&view, axis, start, len).unwrap_or_else(|| {
+            view.slice_axis(Axis(axis), Slice::from(start..start + len))
+                .to_owned()
+        });
         let mut params: Dims = shape.into();
         params.push(start);
         recording::record(Data::from_array(piece), &[self.id()], |_| NodeSpec {
@@ -225,7 +232,8 @@ impl<T: Float> Tensor<T> {
                     unreachable!()
                 };
                 let (shape, start) = shape_and_start.split_at(shape_and_start.len() - 1);
-                smallvec![Some(g.pad_any(*axis, start[0], shape))]
+                let shape = batched_shape(g.shape(), shape);
+                smallvec![Some(g.pad_any(axis + batch_rank(), start[0], &shape))]
             }),
             saved: smallvec![],
             params: Params::DimsAxis(params, axis),
@@ -285,11 +293,10 @@ impl<T: Float> Tensor<T> {
                 else {
                     unreachable!()
                 };
+                let (len, axis) = (shape[*axis], axis + batch_rank());
                 smallvec![Some(match g {
-                    AnyTensor::F32(g) =>
-                        AnyTensor::F32(g.scatter_add(*axis, indices, shape[*axis])),
-                    AnyTensor::F64(g) =>
-                        AnyTensor::F64(g.scatter_add(*axis, indices, shape[*axis])),
+                    AnyTensor::F32(g) => AnyTensor::F32(g.scatter_add(axis, indices, len)),
+                    AnyTensor::F64(g) => AnyTensor::F64(g.scatter_add(axis, indices, len)),
                 })]
             }),
             saved: smallvec![],
@@ -342,6 +349,7 @@ impl<T: Float> Tensor<T> {
                 let Params::Gather { indices, axis, .. } = ctx.params else {
                     unreachable!()
                 };
+                let axis = &(axis + batch_rank());
                 smallvec![Some(match g {
                     AnyTensor::F32(g) => AnyTensor::F32(g.gather(*axis, indices)),
                     AnyTensor::F64(g) => AnyTensor::F64(g.gather(*axis, indices)),
@@ -353,8 +361,52 @@ impl<T: Float> Tensor<T> {
     }
 }
 
+/// Elements `start..start + len` along `axis` of a row-major array, copied as contiguous
+/// blocks (one per index of the axes before `axis`) rather than element by element through
+/// a strided `IxDyn` view: slicing an inner axis is what a jacobian's batched sweep does to
+/// every concatenation's cotangent. `None` if the array is not in row-major layout.
+fn slice_blocks<T: Clone>(
+    view: &ndarray::ArrayViewD<'_, T>,
+    axis: usize,
+    start: usize,
+    len: usize,
+) -> Option<ArrayD<T>> {
+    let data = view.as_slice()?;
+    let shape = view.shape();
+    let inner: usize = shape[axis + 1..].iter().product();
+    let (row, block) = (shape[axis] * inner, len * inner);
+    let mut out = Vec::with_capacity(data.len() / shape[axis].max(1) * len);
+    if row > 0 {
+        for chunk in data.chunks_exact(row) {
+            out.extend_from_slice(&chunk[start * inner..start * inner + block]);
+        }
+    }
+    let mut out_shape: Dims = shape.into();
+    out_shape[axis] = len;
+    Some(ArrayD::from_shape_vec(IxDyn(&out_shape), out).expect("sizes match"))
+}
+
+/// Concatenation of row-major arrays along `axis` as contiguous block copies (see
+/// [`slice_blocks`]); `None` if one of them is not in row-major layout.
+fn concat_blocks<T: Clone>(views: &[ndarray::ArrayViewD<'_, T>], axis: usize) -> Option<ArrayD<T>> {
+    let slices: Vec<&[T]> = views.iter().map(|v| v.as_slice()).collect::<Option<_>>()?;
+    let shape = views[0].shape();
+    let inner: usize = shape[axis + 1..].iter().product();
+    let outer: usize = shape[..axis].iter().product();
+    let blocks: Vec<usize> = views.iter().map(|v| v.shape()[axis] * inner).collect();
+    let mut out = Vec::with_capacity(slices.iter().map(|s| s.len()).sum());
+    for o in 0..outer {
+        for (data, &block) in slices.iter().zip(&blocks) {
+            out.extend_from_slice(&data[o * block..(o + 1) * block]);
+        }
+    }
+    let mut out_shape: Dims = shape.into();
+    out_shape[axis] = views.iter().map(|v| v.shape()[axis]).sum();
+    Some(ArrayD::from_shape_vec(IxDyn(&out_shape), out).expect("sizes match"))
+}
+
 impl AnyTensor {
-    fn slice_any(&self, axis: usize, start: usize, len: usize) -> AnyTensor {
+    pub(crate) fn slice_any(&self, axis: usize, start: usize, len: usize) -> AnyTensor {
         match self {
             AnyTensor::F32(t) => AnyTensor::F32(t.slice(axis, start, len)),
             AnyTensor::F64(t) => AnyTensor::F64(t.slice(axis, start, len)),

@@ -16,6 +16,11 @@ pub(crate) struct Sweep<'a> {
     pub targets: &'a [AnyTensor],
     pub seeds: Vec<AnyTensor>,
     pub sources: &'a [SourceKey],
+    /// Leading batch axes every cotangent carries (0 for `gradient`; 1 for a jacobian's
+    /// vectorised sweep, see `jacobian::batch_rank`).
+    pub batch_rank: usize,
+    /// Keep the records even on a non-persistent tape (a jacobian sweeping in chunks).
+    pub retain: bool,
 }
 
 /// Where each source sits on the tape: the nodes whose gradients sum to its gradient.
@@ -23,6 +28,9 @@ type SourceNodes = SmallVec<[NodeId; 1]>;
 
 /// Runs the sweep and returns each source's gradient (`None` if unconnected).
 pub(crate) fn run(tape: &Rc<TapeCell>, sweep: Sweep<'_>) -> Vec<Option<AnyTensor>> {
+    // Set for every sweep, also to 0: a rule that takes a gradient of its own (a fused
+    // function's sub-tape) inside a batched sweep must not see the outer batch axes.
+    let _batch = super::jacobian::enter_batch(sweep.batch_rank);
     let (target_nodes, source_nodes, end) = {
         let state = tape.borrow();
         let target_nodes: SmallVec<[NodeId; 2]> =
@@ -55,7 +63,7 @@ pub(crate) fn run(tape: &Rc<TapeCell>, sweep: Sweep<'_>) -> Vec<Option<AnyTensor
         }
     }
     if end > 0 {
-        sweep_nodes(tape, &mut scratch, &source_nodes, end);
+        sweep_nodes(tape, &mut scratch, &source_nodes, end, sweep.retain);
     }
     let grads = &scratch.grads;
     for (result, nodes) in results.iter_mut().zip(&source_nodes) {
@@ -151,10 +159,16 @@ fn mark_relevant(nodes: &[Node], source_nodes: &[SourceNodes], end: usize, scrat
     }
 }
 
-fn sweep_nodes(tape: &Rc<TapeCell>, scratch: &mut Scratch, sources: &[SourceNodes], end: usize) {
+fn sweep_nodes(
+    tape: &Rc<TapeCell>,
+    scratch: &mut Scratch,
+    sources: &[SourceNodes],
+    end: usize,
+    retain: bool,
+) {
     let (persistent, recording) = {
         let state = tape.borrow();
-        (state.persistent, state.is_recording())
+        (state.persistent || retain, state.is_recording())
     };
     if recording {
         // A persistent tape differentiating inside its own scope: its rules record onto it,

@@ -1,6 +1,8 @@
 //! [`GradientTape`]: records operations and computes gradients of recorded computations.
 
 mod backward;
+pub(crate) mod explain;
+pub(crate) mod jacobian;
 pub(crate) mod node;
 pub(crate) mod recording;
 mod state;
@@ -8,6 +10,8 @@ mod structure;
 
 use std::rc::Rc;
 
+pub use explain::{CutCause, ExplainSource, Explanation, VariableNotWatched};
+pub use jacobian::JacobianOptions;
 pub use structure::{SourceKey, Sources, Targets};
 
 use crate::dtype::{AnyTensor, Float};
@@ -60,6 +64,30 @@ pub enum TapeError {
         seed_shape: Vec<usize>,
         /// The seed's dtype.
         seed_dtype: &'static str,
+    },
+    /// `batch_jacobian` was given a target or source with fewer than 2 axes.
+    #[error(
+        "batch_jacobian: the {what} has shape {shape:?}, but needs at least 2 axes (axis 0 \
+         is the batch axis); use jacobian for unbatched values"
+    )]
+    BatchJacobianRank {
+        /// `"target"` or `"source N"`.
+        what: String,
+        /// Its shape.
+        shape: Vec<usize>,
+    },
+    /// `batch_jacobian` was given a target and a source with different batch sizes.
+    #[error(
+        "batch_jacobian: the target's batch axis (axis 0) has length {target_batch} but \
+         source {index}'s has length {source_batch}; they must be equal"
+    )]
+    BatchJacobianBatchSize {
+        /// Length of the target's axis 0.
+        target_batch: usize,
+        /// Position of the source among the sources.
+        index: usize,
+        /// Length of that source's axis 0.
+        source_batch: usize,
     },
 }
 
@@ -413,6 +441,8 @@ impl GradientTape {
             targets,
             seeds,
             sources,
+            batch_rank: 0,
+            retain: false,
         };
         let grads = backward::run(&self.cell, sweep);
         {
@@ -501,7 +531,9 @@ pub type TapeStateHandle<'a> = std::cell::RefMut<'a, TapeState>;
 impl<T: Float> Watch for Tensor<T> {
     fn watch_on(&self, state: &mut TapeStateHandle<'_>) {
         state.track_leaf(self.id(), "watched tensor");
-        state.watched_tensors.push(self.id());
+        state
+            .watched_tensors
+            .push((self.id(), crate::tensor::TensorId::fresh().0));
     }
 }
 

@@ -138,6 +138,11 @@ impl Node {
         let grads = match &self.rule {
             Rule::Leaf => InputGrads::new(),
             Rule::Static(rule) => rule.backward(&ctx, g),
+            // A closure rule may reshape or index its cotangent in ways that know nothing
+            // of batch axes: inside a jacobian's batched sweep it runs once per example.
+            Rule::Boxed(rule) if super::jacobian::batch_rank() > 0 => {
+                super::jacobian::per_example(&**rule, &ctx, g)
+            }
             Rule::Boxed(rule) => rule.backward(&ctx, g),
         };
         // The sweep zips cotangents with inputs; a short list would silently drop some.

@@ -71,7 +71,13 @@ pub(crate) fn enter(tape: &Rc<TapeCell>) -> ActiveGuard {
             adjust_recording(1);
         }
     }
-    STACK.with(|stack| stack.borrow_mut().push(Rc::clone(tape)));
+    STACK.with(|stack| {
+        let mut stack = stack.borrow_mut();
+        if stack.is_empty() {
+            super::explain::new_epoch();
+        }
+        stack.push(Rc::clone(tape));
+    });
     ActiveGuard {
         tape: Rc::clone(tape),
     }
@@ -196,9 +202,12 @@ fn record_on_one<T: Float>(
         None
     };
     let Some(nodes) = nodes else {
-        return Tensor::from_data(data);
+        let out = Tensor::from_data(data);
+        super::explain::propagate(inputs, out.id());
+        return out;
     };
     let id = state.next_output_id();
+    super::explain::propagate(inputs, id);
     let out = Tensor::with_id(id, data);
     // `spec` only clones values; it records nothing, so holding the borrow is fine.
     let NodeSpec {
@@ -230,9 +239,12 @@ fn record_on_many<T: Float>(
 ) -> Tensor<T> {
     let recorders = tapes_tracking(stack, inputs);
     let Some((innermost, _)) = recorders.first() else {
-        return Tensor::from_data(data);
+        let out = Tensor::from_data(data);
+        super::explain::propagate(inputs, out.id());
+        return out;
     };
     let id = stack[*innermost].borrow().next_output_id();
+    super::explain::propagate(inputs, id);
     let out = Tensor::with_id(id, data);
     let NodeSpec {
         op,

@@ -71,8 +71,9 @@ pub struct TapeState {
     /// the hash lookup for the common constant operand (`y * 0.9` makes a new, larger id).
     tracked_span: (u64, u64),
     pub(crate) variables: Vec<WatchedVariable>,
-    /// Ids of tensors `watch`ed explicitly, for `explain`.
-    pub(crate) watched_tensors: Vec<TensorId>,
+    /// Ids of tensors `watch`ed explicitly, each with the plain-id clock at the watch
+    /// (a tensor with a smaller plain id existed before it), for `explain`.
+    pub(crate) watched_tensors: Vec<(TensorId, u64)>,
 }
 
 impl TapeState {

@@ -1,0 +1,137 @@
+//! Gradient control: [`custom_gradient`] (a forward computation with a backward rule of the
+//! user's), [`stop_gradient`] and [`straight_through`].
+
+use std::rc::Rc;
+
+use crate::dtype::{AnyTensor, Float};
+use crate::hooks;
+use crate::tensor::Tensor;
+
+/// Computes `forward(inputs)` and records it as one op named `name` whose backward rule is
+/// the closure `forward` returns with its value, TensorFlow's `@tf.custom_gradient`.
+///
+/// `forward` runs with recording paused: the ops inside it are not recorded, only the one
+/// op they make up. The backward closure gets the cotangent of the output and returns one
+/// entry per input: `Some(cotangent)` of that input's shape, or `None` for no gradient.
+/// Write it in tensor ops: a gradient taken while an outer tape records records them, so
+/// second derivatives go through the custom rule as well.
+///
+/// ```
+/// use gradtape_runtime::{GradientTape, Tensor, custom_gradient};
+/// // log(1 + eˣ) with a backward rule that stays finite for large x
+/// let log1pexp = |x: &Tensor<f64>| {
+///     custom_gradient("log1pexp", &[x], |inputs| {
+///         let x = inputs[0].clone();
+///         let value = (x.exp() + 1.0).ln();
+///         // d/dx ln(1 + eˣ) = 1 - 1 / (1 + eˣ)
+///         (value, move |g: &Tensor<f64>| vec![Some(g * (1.0 - 1.0 / (x.exp() + 1.0)))])
+///     })
+/// };
+/// let x = Tensor::scalar(100.0_f64);
+/// let tape = GradientTape::new();
+/// tape.watch(&x);
+/// let y = tape.record(|| log1pexp(&x));
+/// assert_eq!(tape.gradient(&y, &x).unwrap().unwrap().to_scalar(), 1.0);
+/// ```
+///
+/// # Panics
+/// When the backward closure runs, if it returns a different number of gradients than
+/// there are inputs, or a gradient whose shape differs from its input's; the message
+/// names the function.
+pub fn custom_gradient<T, F, B>(name: &'static str, inputs: &[&Tensor<T>], forward: F) -> Tensor<T>
+where
+    T: Float,
+    F: FnOnce(&[Tensor<T>]) -> (Tensor<T>, B),
+    B: Fn(&Tensor<T>) -> Vec<Option<Tensor<T>>> + 'static,
+{
+    let owned: Vec<Tensor<T>> = inputs.iter().map(|&t| t.clone()).collect();
+    let (value, backward) = hooks::without_recording(|| forward(&owned));
+    let shapes: Rc<[Vec<usize>]> = owned.iter().map(|t| t.shape().to_vec()).collect();
+    let erased: Vec<AnyTensor> = owned.into_iter().map(T::into_any).collect();
+    hooks::record_closure(name, value, &erased, move |g, _needs| {
+        let grads = backward(g.typed::<T>());
+        check_gradients(name, &shapes, &grads);
+        grads.into_iter().map(|g| g.map(T::into_any)).collect()
+    })
+}
+
+/// Panics, naming the function, unless `grads` has one entry of the right shape per input.
+#[track_caller]
+fn check_gradients<T: Float>(name: &str, shapes: &[Vec<usize>], grads: &[Option<Tensor<T>>]) {
+    assert!(
+        grads.len() == shapes.len(),
+        "custom_gradient `{name}`: the backward function returned {} gradients for {} inputs; \
+         return one per input (None for an input without a gradient)",
+        grads.len(),
+        shapes.len()
+    );
+    for (index, (grad, shape)) in grads.iter().zip(shapes).enumerate() {
+        if let Some(grad) = grad {
+            assert!(
+                grad.shape() == &shape[..],
+                "custom_gradient `{name}`: the gradient for input {index} has shape {:?}, but \
+                 the input has shape {shape:?}; they must be equal",
+                grad.shape()
+            );
+        }
+    }
+}
+
+/// `x` itself, as a value no tape can differentiate through: TensorFlow's
+/// `tf.stop_gradient`. Ops on the result are recorded, but no gradient flows back to `x`.
+///
+/// ```
+/// use gradtape_runtime::{GradientTape, Tensor, stop_gradient};
+/// let x = Tensor::scalar(3.0_f32);
+/// let tape = GradientTape::new();
+/// tape.watch(&x);
+/// let y = tape.record(|| &x * stop_gradient(&x));
+/// // only the first factor is differentiated: d/dx (x · c) = c = 3
+/// assert_eq!(tape.gradient(&y, &x).unwrap().unwrap().to_scalar(), 3.0);
+/// ```
+pub fn stop_gradient<T: Float>(x: &Tensor<T>) -> Tensor<T> {
+    // A fresh identity over the same storage: no tape tracks it.
+    Tensor::from_data(x.data.clone())
+}
+
+/// `forward(x)` with the gradient of the identity: the straight-through estimator used to
+/// train through rounding, sign or quantisation, whose true derivative is zero almost
+/// everywhere.
+///
+/// ```
+/// use gradtape_runtime::{GradientTape, Tensor, straight_through};
+/// let x = Tensor::from_vec(vec![0.2_f32, 1.7], &[2]);
+/// let tape = GradientTape::new();
+/// tape.watch(&x);
+/// let round = |x: &Tensor<f32>| {
+///     Tensor::from_vec(x.to_vec().iter().map(|v| v.round()).collect(), x.shape())
+/// };
+/// let y = tape.record(|| straight_through(&x, round).square());
+/// assert_eq!(y.to_vec(), vec![0.0, 4.0]);
+/// // d/dx round(x)² taken as 2 round(x) · 1
+/// assert_eq!(tape.gradient(&y, &x).unwrap().unwrap().to_vec(), vec![0.0, 4.0]);
+/// ```
+///
+/// # Panics
+/// If `forward` changes the shape (the identity's gradient needs equal shapes).
+#[track_caller]
+pub fn straight_through<T: Float>(
+    x: &Tensor<T>,
+    forward: impl FnOnce(&Tensor<T>) -> Tensor<T>,
+) -> Tensor<T> {
+    let value = hooks::without_recording(|| forward(x));
+    assert!(
+        value.shape() == x.shape(),
+        "straight_through: the forward function changed the shape from {:?} to {:?}; the \
+         identity gradient needs equal shapes",
+        x.shape(),
+        value.shape()
+    );
+    // d/dx x = 1: the cotangent passes through unchanged
+    hooks::record_closure(
+        "straight_through",
+        value,
+        &[T::into_any(x.clone())],
+        |g, _| vec![Some(g.clone())],
+    )
+}
