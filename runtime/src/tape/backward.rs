@@ -170,6 +170,8 @@ fn sweep_nodes(
         let state = tape.borrow();
         (state.persistent || retain, state.is_recording())
     };
+    // Rules run no tapes of their own that outlive them, so this holds for the whole sweep.
+    let plain = !super::recording::any_recording();
     if recording {
         // A persistent tape differentiating inside its own scope: its rules record onto it,
         // so the node list must stay in place; each node is cloned out before its rule runs.
@@ -182,7 +184,7 @@ fn sweep_nodes(
         for i in (0..end).rev() {
             if relevant[i] {
                 let node = tape.borrow().nodes[i].clone();
-                step(&node, i, grads, relevant, is_source[i]);
+                step(&node, i, grads, (relevant, is_source[i], plain));
             }
         }
         return;
@@ -197,7 +199,7 @@ fn sweep_nodes(
     if persistent {
         for i in (0..end).rev() {
             if relevant[i] {
-                step(&nodes[i], i, grads, relevant, is_source[i]);
+                step(&nodes[i], i, grads, (relevant, is_source[i], plain));
             }
         }
         tape.borrow_mut().nodes = nodes;
@@ -209,7 +211,7 @@ fn sweep_nodes(
         while let Some(node) = nodes.pop() {
             let i = nodes.len();
             if relevant[i] {
-                step(&node, i, grads, relevant, is_source[i]);
+                step(&node, i, grads, (relevant, is_source[i], plain));
             }
         }
         // The emptied buffer goes back for reuse; `gradient` then releases the rest.
@@ -217,29 +219,36 @@ fn sweep_nodes(
     }
 }
 
-/// Pushes node `i`'s cotangent through its rule into its inputs' cotangents.
+/// Pushes node `i`'s cotangent through its rule into its inputs' cotangents. `plain`: no
+/// tape records the sweep, so rules may compute on raw values.
 #[inline]
-fn step(node: &Node, i: usize, grads: &mut [Option<AnyTensor>], relevant: &[bool], keep: bool) {
+fn step(node: &Node, i: usize, grads: &mut [Option<AnyTensor>], flags: (&[bool], bool, bool)) {
+    let (relevant, keep, plain) = flags;
     let g = if keep {
         grads[i].clone()
     } else {
         grads[i].take()
     };
     let Some(g) = g else { return };
-    let mut needs = SmallVec::<[bool; 2]>::new();
-    let mut any = false;
-    for &j in &node.inputs {
-        let need = j != NO_NODE && relevant[j as usize];
-        any |= need;
-        needs.push(need);
+    // Which inputs need a cotangent; on the stack for the usual few inputs.
+    let mut inline = [false; 4];
+    let mut spilled = Vec::new();
+    let needs: &mut [bool] = if node.inputs.len() <= inline.len() {
+        &mut inline[..node.inputs.len()]
+    } else {
+        spilled.resize(node.inputs.len(), false);
+        &mut spilled
+    };
+    for (need, &j) in needs.iter_mut().zip(&node.inputs) {
+        *need = j != NO_NODE && relevant[j as usize];
     }
-    if !any {
+    if !needs.contains(&true) {
         return;
     }
-    let input_grads = node.run_rule(&g, &needs);
-    for (k, grad) in input_grads.into_iter().enumerate() {
-        if let (true, Some(grad)) = (needs[k], grad) {
-            accumulate(&mut grads[node.inputs[k] as usize], grad);
+    let mut input_grads = node.run_rule(&g, needs, plain);
+    for (k, &j) in node.inputs.iter().enumerate() {
+        if let (true, Some(grad)) = (needs[k], input_grads[k].take()) {
+            accumulate(&mut grads[j as usize], grad);
         }
     }
 }

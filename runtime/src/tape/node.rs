@@ -118,7 +118,7 @@ impl Node {
     }
 
     /// Runs this node's rule for the incoming cotangent `g`.
-    pub(crate) fn run_rule(&self, g: &AnyTensor, needs: &[bool]) -> InputGrads {
+    pub(crate) fn run_rule(&self, g: &AnyTensor, needs: &[bool], plain: bool) -> InputGrads {
         let inline;
         let params = match &self.params {
             ParamSlot::None => &Params::None,
@@ -128,7 +128,6 @@ impl Node {
             }
             ParamSlot::Boxed(params) => &**params,
         };
-        let plain = !super::recording::any_recording();
         let ctx = RuleCtx {
             saved: &self.saved,
             params,

@@ -177,14 +177,13 @@ fn record_on_stack<T: Float>(
 /// This tape's node of each input, or `None` if it tracks none of them.
 #[inline]
 fn input_nodes(state: &TapeState, inputs: &[TensorId]) -> Option<SmallVec<[NodeId; 2]>> {
-    let mut nodes = SmallVec::new();
-    let mut tracked = false;
-    for &id in inputs {
-        let node = state.lookup(id);
-        tracked |= node != NO_NODE;
-        nodes.push(node);
-    }
-    tracked.then_some(nodes)
+    // Unary and binary ops, nearly all of them, fill the inline buffer directly.
+    let nodes = match *inputs {
+        [x] => SmallVec::from_buf_and_len([state.lookup(x), NO_NODE], 1),
+        [x, y] => SmallVec::from_buf([state.lookup(x), state.lookup(y)]),
+        _ => inputs.iter().map(|&id| state.lookup(id)).collect(),
+    };
+    nodes.iter().any(|&n| n != NO_NODE).then_some(nodes)
 }
 
 /// The common case, one tape: no bookkeeping of which tapes record.

@@ -136,8 +136,10 @@ impl TapeState {
     #[inline]
     pub(crate) fn push(&mut self, node: Node, out: TensorId) -> NodeId {
         let index = self.nodes.len() as NodeId;
+        // An id `next_output_id` encoded for this node finds it without the map.
+        let encoded = out == self.next_output_id() && out.0 & TAPE_ENCODED_BIT != 0;
         self.nodes.push(node);
-        if self.lookup(out) != index {
+        if !encoded {
             self.tracked.insert(out, index);
             let (low, high) = self.tracked_span;
             self.tracked_span = (low.min(out.0), high.max(out.0));
