@@ -28,7 +28,7 @@ fn chain(x: &Tensor<f64>, steps: usize) -> Tensor<f64> {
     y
 }
 
-fn main() {
+pub fn main() {
     // 1. On a tape: one node, whose rule is the adjoint derived at compile time.
     let (w1, w2) = (Variable::new(5.0_f32), Variable::new(3.0_f32));
     let tape = GradientTape::new();

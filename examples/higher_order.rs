@@ -58,7 +58,7 @@ fn print_orders(name: &str, got: &[f64], analytic: &[f64]) {
     }
 }
 
-fn main() {
+pub fn main() {
     let x = 1.5;
     let cube = derivatives(&|x| x * x * x, x);
     print_orders(

@@ -26,10 +26,22 @@ fn main() {
     pitfalls_getting_none();
     pitfalls_tape_misuse();
 
-    // ------------------------------------------------------------------------------------
-    // MORE EXAMPLES: the integrator calls the other examples here (linear regression
-    // training, MNIST, higher-order derivatives, `#[differentiable]`) once they exist.
-    // ------------------------------------------------------------------------------------
+    // The other examples, each also runnable on its own (`cargo run --example NAME`).
+    chapter("Higher-order derivatives, Hessians and gradient penalties (examples/higher_order.rs)");
+    higher_order::main();
+    chapter("#[differentiable]: compile-time source transformation (examples/differentiable.rs)");
+    differentiable::main();
+}
+
+/// The other examples, included so that the tour runs them all.
+#[path = "higher_order.rs"]
+mod higher_order;
+
+#[path = "differentiable.rs"]
+mod differentiable;
+
+fn chapter(title: &str) {
+    println!("\n\n######## {title}");
 }
 
 fn heading(title: &str) {
