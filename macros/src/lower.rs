@@ -623,11 +623,14 @@ impl<'a> Lowerer<'a> {
                         other => self.lower_tail(other, tail),
                     }
                     let body = self.exit_block();
-                    arms.push(Arm {
-                        pat: arm.pat.clone(),
-                        guard: arm.guard.as_ref().map(|(_, guard)| (**guard).clone()),
-                        body,
-                    });
+                    // syn 3 keeps a match guard inside the arm's pattern.
+                    let (pat, guard) = match &arm.pat {
+                        syn::Pat::Guard(guarded) => {
+                            ((*guarded.pat).clone(), Some((*guarded.guard).clone()))
+                        }
+                        pat => (pat.clone(), None),
+                    };
+                    arms.push(Arm { pat, guard, body });
                 }
                 let id = self.fresh_id();
                 self.push(Stmt::Match {

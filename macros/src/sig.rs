@@ -149,7 +149,7 @@ pub fn parse(cx: &Ctxt, item: &ItemFn) -> Option<Signature> {
     if let Some(asyncness) = &sig.asyncness {
         cx.error_spanned_by(asyncness, "a #[differentiable] function cannot be async");
     }
-    if let Some(unsafety) = &sig.unsafety {
+    if let syn::Safety::Unsafe(unsafety) = &sig.safety {
         cx.error_spanned_by(
             unsafety,
             "a #[differentiable] function cannot be unsafe: its adjoint is derived from safe code only",
