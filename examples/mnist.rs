@@ -117,9 +117,11 @@ fn evaluate(model: &impl Layer<f32>, split: &MnistSplit) -> f64 {
 fn parse_options() -> Options {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let value = |flag: &str| {
-        args.iter()
-            .position(|a| a == flag)
-            .map(|i| args.get(i + 1).unwrap_or_else(|| panic!("{flag} needs a value")).clone())
+        args.iter().position(|a| a == flag).map(|i| {
+            args.get(i + 1)
+                .unwrap_or_else(|| panic!("{flag} needs a value"))
+                .clone()
+        })
     };
     let number = |flag: &str, default: usize| {
         value(flag).map_or(default, |v| {
@@ -130,7 +132,10 @@ fn parse_options() -> Options {
     let workspace = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let data = value("--data")
         .or_else(|| std::env::var("MNIST_DIR").ok())
-        .map_or_else(|| workspace.join("examples/data/mnist-subset"), PathBuf::from);
+        .map_or_else(
+            || workspace.join("examples/data/mnist-subset"),
+            PathBuf::from,
+        );
     let out = workspace.join("target/plots");
     std::fs::create_dir_all(&out).expect("cannot create target/plots");
     Options {

@@ -20,9 +20,8 @@ fn train_and_test(train: &MnistSplit, test: &MnistSplit, epochs: usize) -> f64 {
         for indices in Minibatches::new(train.len(), 64).shuffled(epoch as u64) {
             let (images, labels) = train.batch(&indices);
             let tape = GradientTape::new();
-            let loss = tape.record(|| {
-                losses::sparse_softmax_cross_entropy(&model.call(&images), &labels)
-            });
+            let loss =
+                tape.record(|| losses::sparse_softmax_cross_entropy(&model.call(&images), &labels));
             let grads = tape.gradient(&loss, &variables).unwrap();
             adam.apply_gradients(grads.into_iter().zip(&variables));
         }

@@ -51,7 +51,11 @@ fn shipped_subset() -> PathBuf {
 fn reads_plain_and_gzip_idx_alike() {
     let dir = scratch("plain-gzip");
     let plain = read_idx(write(&dir.join("a"), &images_idx(3)), IMAGES_MAGIC).unwrap();
-    let gz = read_idx(write(&dir.join("b.gz"), &gzip(&images_idx(3))), IMAGES_MAGIC).unwrap();
+    let gz = read_idx(
+        write(&dir.join("b.gz"), &gzip(&images_idx(3))),
+        IMAGES_MAGIC,
+    )
+    .unwrap();
     assert_eq!(plain, gz);
     assert_eq!(plain.dims, vec![3, 2, 2]);
     assert_eq!(plain.data, vec![0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2]);
@@ -64,7 +68,12 @@ fn wrong_magic_names_both_numbers() {
     let err = read_idx(&path, IMAGES_MAGIC).unwrap_err();
     assert!(matches!(
         err,
-        DataError::WrongMagic { expected: 2051, found: 2049, kind: "images", .. }
+        DataError::WrongMagic {
+            expected: 2051,
+            found: 2049,
+            kind: "images",
+            ..
+        }
     ));
     assert!(err.to_string().contains("not an IDX images file"), "{err}");
 }
@@ -75,15 +84,39 @@ fn truncated_files_say_how_many_bytes_are_missing() {
     let full = images_idx(3); // 16-byte header + 12 pixels = 28 bytes
     let cut_body = write(&dir.join("body"), &full[..25]);
     let err = read_idx(&cut_body, IMAGES_MAGIC).unwrap_err();
-    assert!(matches!(err, DataError::Truncated { expected: 28, found: 25, .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            DataError::Truncated {
+                expected: 28,
+                found: 25,
+                ..
+            }
+        ),
+        "{err}"
+    );
     let cut_header = write(&dir.join("header"), &full[..10]);
     let err = read_idx(&cut_header, IMAGES_MAGIC).unwrap_err();
-    assert!(matches!(err, DataError::Truncated { expected: 16, found: 10, .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            DataError::Truncated {
+                expected: 16,
+                found: 10,
+                ..
+            }
+        ),
+        "{err}"
+    );
     // a complete gzip stream of a truncated file
     let gz_of_cut = write(&dir.join("body.gz"), &gzip(&full[..25]));
     assert!(matches!(
         read_idx(&gz_of_cut, IMAGES_MAGIC),
-        Err(DataError::Truncated { expected: 28, found: 25, .. })
+        Err(DataError::Truncated {
+            expected: 28,
+            found: 25,
+            ..
+        })
     ));
     // a gzip stream cut short
     let compressed = gzip(&images_idx(200));
@@ -102,16 +135,31 @@ fn missing_files_say_where_they_were_looked_for() {
     assert_eq!(gz, &dir.join("train-images-idx3-ubyte.gz"));
     assert!(err.to_string().contains("MNIST_DIR"), "{err}");
     let err = read_idx(dir.join("nothing"), LABELS_MAGIC).unwrap_err();
-    assert!(matches!(&err, DataError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound));
+    assert!(
+        matches!(&err, DataError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound)
+    );
 }
 
 #[test]
 fn images_and_labels_must_agree_on_the_count() {
     let dir = scratch("count");
     write(&dir.join("train-images-idx3-ubyte"), &images_idx(3));
-    write(&dir.join("train-labels-idx1-ubyte.gz"), &gzip(&labels_idx(&[1, 2])));
+    write(
+        &dir.join("train-labels-idx1-ubyte.gz"),
+        &gzip(&labels_idx(&[1, 2])),
+    );
     let err = Mnist::load(&dir).unwrap_err();
-    assert!(matches!(err, DataError::CountMismatch { images: 3, labels: 2, .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            DataError::CountMismatch {
+                images: 3,
+                labels: 2,
+                ..
+            }
+        ),
+        "{err}"
+    );
 }
 
 #[test]
@@ -131,7 +179,10 @@ fn loads_the_shipped_subset_with_the_real_first_labels() {
 fn minibatches_cover_every_index_once_per_epoch_reproducibly() {
     let epoch = |seed| Minibatches::new(10, 4).shuffled(seed).collect::<Vec<_>>();
     let batches = epoch(1);
-    assert_eq!(batches.iter().map(Vec::len).collect::<Vec<_>>(), vec![4, 4, 2]);
+    assert_eq!(
+        batches.iter().map(Vec::len).collect::<Vec<_>>(),
+        vec![4, 4, 2]
+    );
     let mut all = batches.concat();
     all.sort();
     assert_eq!(all, (0..10).collect::<Vec<_>>());
@@ -144,12 +195,23 @@ fn minibatches_cover_every_index_once_per_epoch_reproducibly() {
 fn checkpoint_round_trip_restores_every_value() {
     let dir = scratch("roundtrip");
     let path = dir.join("model.safetensors");
-    let trained = [Dense::<f32>::new("a", 4, 3, 1), Dense::<f32>::new("b", 3, 2, 2)];
-    trained[0].bias().assign(Tensor::from_vec(vec![0.25, -0.5, 1.0], &[3]));
-    let saved: Vec<Variable<f32>> = trained.iter().flat_map(|l| l.trainable_variables()).collect();
+    let trained = [
+        Dense::<f32>::new("a", 4, 3, 1),
+        Dense::<f32>::new("b", 3, 2, 2),
+    ];
+    trained[0]
+        .bias()
+        .assign(Tensor::from_vec(vec![0.25, -0.5, 1.0], &[3]));
+    let saved: Vec<Variable<f32>> = trained
+        .iter()
+        .flat_map(|l| l.trainable_variables())
+        .collect();
     checkpoint::save(&path, &saved).unwrap();
 
-    let fresh = [Dense::<f32>::new("a", 4, 3, 10), Dense::<f32>::new("b", 3, 2, 20)];
+    let fresh = [
+        Dense::<f32>::new("a", 4, 3, 10),
+        Dense::<f32>::new("b", 3, 2, 20),
+    ];
     let restored: Vec<Variable<f32>> = fresh.iter().flat_map(|l| l.trainable_variables()).collect();
     assert_ne!(restored[0].value().to_vec(), saved[0].value().to_vec());
     checkpoint::restore(&path, &restored).unwrap();
@@ -173,20 +235,42 @@ fn checkpoint_errors_leave_variables_unchanged() {
     let other = Variable::with_name("v", Tensor::from_vec(vec![5.0_f64], &[1]));
     let same = Variable::with_name("w", Tensor::from_vec(vec![7.0_f64, 8.0], &[2]));
     let err = checkpoint::restore(&path, &[same.clone(), other.clone()]).unwrap_err();
-    assert!(matches!(&err, CheckpointError::Missing { name, .. } if name == "v"), "{err}");
-    assert_eq!(same.value().to_vec(), vec![7.0, 8.0], "nothing restored on error");
+    assert!(
+        matches!(&err, CheckpointError::Missing { name, .. } if name == "v"),
+        "{err}"
+    );
+    assert_eq!(
+        same.value().to_vec(),
+        vec![7.0, 8.0],
+        "nothing restored on error"
+    );
 
     let wide = Variable::with_name("w", Tensor::<f64>::zeros(&[3]));
     let err = checkpoint::restore(&path, &[wide]).unwrap_err();
-    assert!(matches!(err, CheckpointError::ShapeMismatch { .. }), "{err}");
+    assert!(
+        matches!(err, CheckpointError::ShapeMismatch { .. }),
+        "{err}"
+    );
 
     let single = Variable::with_name("w", Tensor::<f32>::zeros(&[2]));
     let err = checkpoint::restore(&path, &[single]).unwrap_err();
-    assert!(matches!(err, CheckpointError::DtypeMismatch { expected: "f32", .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            CheckpointError::DtypeMismatch {
+                expected: "f32",
+                ..
+            }
+        ),
+        "{err}"
+    );
 
     let twin = Variable::with_name("w", Tensor::<f64>::zeros(&[2]));
     let err = checkpoint::save(dir.join("twins.safetensors"), &[w, twin]).unwrap_err();
-    assert!(matches!(err, CheckpointError::DuplicateName(ref n) if n == "w"), "{err}");
+    assert!(
+        matches!(err, CheckpointError::DuplicateName(ref n) if n == "w"),
+        "{err}"
+    );
 
     std::fs::write(dir.join("junk.safetensors"), b"not a checkpoint").unwrap();
     let err = checkpoint::restore(dir.join("junk.safetensors"), &[same]).unwrap_err();

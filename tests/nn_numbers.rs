@@ -21,7 +21,11 @@ fn dense_forward_is_x_kernel_plus_bias_then_activation() {
     let relu = dense_3x2().with_activation(Activation::Relu);
     assert_eq!(relu.call(&x).to_vec(), vec![0.0, 0.0, 5.5, 7.0]);
     let tanh = dense_3x2().with_activation(Activation::Tanh);
-    assert_abs_diff_eq!(tanh.call(&x).to_vec()[0], (-3.5_f64).tanh(), epsilon = 1e-15);
+    assert_abs_diff_eq!(
+        tanh.call(&x).to_vec()[0],
+        (-3.5_f64).tanh(),
+        epsilon = 1e-15
+    );
 }
 
 #[test]
@@ -33,7 +37,10 @@ fn dense_gradients_are_x_transpose_times_the_relu_mask() {
     let grads = tape.gradient(&y, &layer.trainable_variables()).unwrap();
     // Only row 1 is active: mask = [[0, 0], [1, 1]]; dK = xᵀ mask = [[2, 2], [1, 1], [0, 0]],
     // db = column sums of the mask = [1, 1].
-    assert_eq!(grads[0].as_ref().unwrap().to_vec(), vec![2.0, 2.0, 1.0, 1.0, 0.0, 0.0]);
+    assert_eq!(
+        grads[0].as_ref().unwrap().to_vec(),
+        vec![2.0, 2.0, 1.0, 1.0, 0.0, 0.0]
+    );
     assert_eq!(grads[1].as_ref().unwrap().to_vec(), vec![1.0, 1.0]);
 }
 

@@ -10,8 +10,7 @@
 //! # Ok::<(), gradtape_nn::data::DataError>(())
 //! ```
 
-use std::fs::File;
-use std::io::{BufReader, Read};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use gradtape_runtime::Tensor;
@@ -123,7 +122,7 @@ pub struct Idx {
 pub fn read_idx(path: impl AsRef<Path>, magic: u32) -> Result<Idx, DataError> {
     let path = path.as_ref();
     let bytes = read_maybe_gzip(path)?;
-    parse_idx(path, &bytes, magic)
+    parse_idx(path, bytes, magic)
 }
 
 fn read_maybe_gzip(path: &Path) -> Result<Vec<u8>, DataError> {
@@ -131,15 +130,17 @@ fn read_maybe_gzip(path: &Path) -> Result<Vec<u8>, DataError> {
         path: path.to_path_buf(),
         source,
     };
-    let mut raw = Vec::new();
-    BufReader::new(File::open(path).map_err(io)?)
-        .read_to_end(&mut raw)
-        .map_err(io)?;
+    let raw = std::fs::read(path).map_err(io)?;
     const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
     if !raw.starts_with(&GZIP_MAGIC) {
         return Ok(raw);
     }
-    let mut bytes = Vec::new();
+    // A gzip file ends with its uncompressed size (mod 2³²): reserving it up front keeps
+    // peak memory at one copy of the data instead of a doubling vector's reallocations.
+    let size_hint = raw
+        .last_chunk::<4>()
+        .map_or(0, |size| u32::from_le_bytes(*size) as usize);
+    let mut bytes = Vec::with_capacity(size_hint.min(1 << 30));
     flate2::read::GzDecoder::new(raw.as_slice())
         .read_to_end(&mut bytes)
         .map_err(|source| DataError::BadGzip {
@@ -149,7 +150,7 @@ fn read_maybe_gzip(path: &Path) -> Result<Vec<u8>, DataError> {
     Ok(bytes)
 }
 
-fn parse_idx(path: &Path, bytes: &[u8], magic: u32) -> Result<Idx, DataError> {
+fn parse_idx(path: &Path, mut bytes: Vec<u8>, magic: u32) -> Result<Idx, DataError> {
     let truncated = |expected| DataError::Truncated {
         path: path.to_path_buf(),
         expected,
@@ -183,10 +184,10 @@ fn parse_idx(path: &Path, bytes: &[u8], magic: u32) -> Result<Idx, DataError> {
     if bytes.len() < expected {
         return Err(truncated(expected));
     }
-    Ok(Idx {
-        dims,
-        data: bytes[header..expected].to_vec(),
-    })
+    // In place: the data is the file less its header, and no second copy is made.
+    bytes.truncate(expected);
+    bytes.drain(..header);
+    Ok(Idx { dims, data: bytes })
 }
 
 /// One part of MNIST (training or test): `len` images of `rows x cols` u8 pixels and their
