@@ -7,6 +7,9 @@
 //! resident memory), then lets criterion measure the step. MNIST comes from `MNIST_DIR`,
 //! else `../shared/data/mnist`.
 
+// criterion_group! defines a public function it does not document.
+#![allow(missing_docs)]
+
 use std::time::Instant;
 
 use criterion::{Criterion, black_box, criterion_group, criterion_main};
@@ -26,8 +29,8 @@ struct Trainer {
 impl Trainer {
     fn new() -> Trainer {
         let model = Sequential::new()
-            .add(Dense::new("dense", 784, 128, 0).with_activation(Activation::Relu))
-            .add(Dense::new("dense_1", 128, 10, 1));
+            .push(Dense::new("dense", 784, 128, 0).with_activation(Activation::Relu))
+            .push(Dense::new("dense_1", 128, 10, 1));
         let variables = model.trainable_variables();
         Trainer {
             model,

@@ -99,9 +99,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// The model; `seed` draws its initial kernels.
 fn mlp(seed: u64) -> Sequential<f32> {
     Sequential::new()
-        .add(Dense::new("dense", 784, 512, seed * 3).with_activation(Activation::Relu))
-        .add(Dense::new("dense_1", 512, 256, seed * 3 + 1).with_activation(Activation::Relu))
-        .add(Dense::new("dense_2", 256, 10, seed * 3 + 2))
+        .push(Dense::new("dense", 784, 512, seed * 3).with_activation(Activation::Relu))
+        .push(Dense::new("dense_1", 512, 256, seed * 3 + 1).with_activation(Activation::Relu))
+        .push(Dense::new("dense_2", 256, 10, seed * 3 + 2))
 }
 
 /// Test accuracy, in batches so memory stays small.

@@ -67,7 +67,7 @@ fn sequential_composes_layers_and_lists_their_variables() {
     let second = Dense::<f64>::new("b", 4, 2, 2);
     let x = Tensor::from_vec(vec![0.1, 0.2, 0.3], &[1, 3]);
     let by_hand = second.call(&first.call(&x)).to_vec();
-    let model = Sequential::new().add(first).add(second);
+    let model = Sequential::new().push(first).push(second);
     assert_eq!(model.call(&x).to_vec(), by_hand);
     let names: Vec<String> = model
         .trainable_variables()

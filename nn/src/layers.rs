@@ -198,8 +198,8 @@ impl<T: Float> Layer<T> for Dense<T> {
 /// use gradtape_nn::{Activation, Dense, Layer, Sequential};
 /// use gradtape_runtime::Tensor;
 /// let model = Sequential::new()
-///     .add(Dense::<f32>::new("hidden", 784, 256, 1).with_activation(Activation::Relu))
-///     .add(Dense::new("logits", 256, 10, 2));
+///     .push(Dense::<f32>::new("hidden", 784, 256, 1).with_activation(Activation::Relu))
+///     .push(Dense::new("logits", 256, 10, 2));
 /// assert_eq!(model.call(&Tensor::zeros(&[32, 784])).shape(), &[32, 10]);
 /// let names: Vec<String> = model.trainable_variables().iter().map(|v| v.name().into()).collect();
 /// assert_eq!(names, ["hidden/kernel", "hidden/bias", "logits/kernel", "logits/bias"]);
@@ -220,8 +220,8 @@ impl<T: Float> Sequential<T> {
         Sequential { layers: Vec::new() }
     }
 
-    /// The model with `layer` appended.
-    pub fn add(mut self, layer: impl Layer<T> + 'static) -> Sequential<T> {
+    /// The model with `layer` appended (Keras' `model.add`).
+    pub fn push(mut self, layer: impl Layer<T> + 'static) -> Sequential<T> {
         self.layers.push(Box::new(layer));
         self
     }

@@ -12,8 +12,8 @@
 //! use gradtape_runtime::{GradientTape, Tensor};
 //!
 //! let model = Sequential::new()
-//!     .add(Dense::new("hidden", 2, 8, 1).with_activation(Activation::Tanh))
-//!     .add(Dense::new("out", 8, 1, 2));
+//!     .push(Dense::new("hidden", 2, 8, 1).with_activation(Activation::Tanh))
+//!     .push(Dense::new("out", 8, 1, 2));
 //! let x = Tensor::from_vec(vec![0.0_f32, 0.0, 0.0, 1.0, 1.0, 0.0, 1.0, 1.0], &[4, 2]);
 //! let y = Tensor::from_vec(vec![0.0_f32, 1.0, 1.0, 0.0], &[4, 1]);
 //! let mut optimizer = Adam::new(0.05);

@@ -183,7 +183,13 @@ mod tests {
     #[test]
     fn gemm_kernel_matches_the_triple_loop_on_awkward_shapes() {
         // sizes around the kernels' block edges, and one large enough to be threaded
-        for (m, k, n) in [(1, 1, 1), (3, 5, 2), (17, 33, 9), (64, 1, 64), (130, 257, 70)] {
+        for (m, k, n) in [
+            (1, 1, 1),
+            (3, 5, 2),
+            (17, 33, 9),
+            (64, 1, 64),
+            (130, 257, 70),
+        ] {
             let x = Tensor::<f64>::random_uniform(&[m, k], -1.0, 1.0, 1);
             let y = Tensor::<f64>::random_uniform(&[k, n], -1.0, 1.0, 2);
             let got = matmul_values(&x, &y);
@@ -200,7 +206,10 @@ mod tests {
         let y = Tensor::<f32>::random_uniform(&[3, 5], -1.0, 1.0, 4);
         let batched = matmul_values(&x, &y);
         for b in 0..2 {
-            let xb = x.to_ndarray().index_axis(ndarray::Axis(0), b).mapv(f64::from);
+            let xb = x
+                .to_ndarray()
+                .index_axis(ndarray::Axis(0), b)
+                .mapv(f64::from);
             let want = naive(&xb.into_dyn(), &y.to_ndarray().mapv(f64::from));
             let got = batched.index_axis(ndarray::Axis(0), b);
             for (g, w) in got.iter().zip(&want) {
@@ -213,7 +222,11 @@ mod tests {
         let mut out = Array2::<f32>::zeros((3, 3));
         let sq = Array2::<f32>::eye(4);
         let xt2 = xt.into_dimensionality::<Ix2>().unwrap();
-        gemm_into(&xt2, &sq.view().slice(ndarray::s![.., ..3]), &mut out.view_mut());
+        gemm_into(
+            &xt2,
+            &sq.view().slice(ndarray::s![.., ..3]),
+            &mut out.view_mut(),
+        );
         for i in 0..3 {
             for j in 0..3 {
                 assert_eq!(out[[i, j]], xt2[[i, j]]);
