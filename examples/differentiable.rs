@@ -28,6 +28,7 @@ fn chain(x: &Tensor<f64>, steps: usize) -> Tensor<f64> {
     y
 }
 
+/// Runs every section of this example in order (the tour calls it too).
 pub fn main() {
     // 1. On a tape: one node, whose rule is the adjoint derived at compile time.
     let (w1, w2) = (Variable::new(5.0_f32), Variable::new(3.0_f32));

@@ -58,6 +58,7 @@ fn print_orders(name: &str, got: &[f64], analytic: &[f64]) {
     }
 }
 
+/// Runs every section of this example in order (the tour calls it too).
 pub fn main() {
     let x = 1.5;
     let cube = derivatives(&|x| x * x * x, x);

@@ -1,6 +1,6 @@
 //! Matrix multiplication, 2-D and batched (leading axes broadcast), TensorFlow's `x @ w`.
 
-use ndarray::{ArrayD, Ix2, IxDyn, linalg::general_mat_mul};
+use ndarray::{Array2, ArrayD, ArrayView2, ArrayViewMut2, Ix2, IxDyn};
 use smallvec::smallvec;
 
 use super::{static_rule, try_broadcast_shapes};
@@ -156,7 +156,9 @@ fn matmul_values<T: Float>(x: &Tensor<T>, y: &Tensor<T>) -> ArrayD<T> {
     if xs.len() == 2 && ys.len() == 2 {
         let a = xv.into_dimensionality::<Ix2>().expect("rank 2");
         let b = yv.into_dimensionality::<Ix2>().expect("rank 2");
-        return a.dot(&b).into_dyn();
+        let mut out = Array2::<T>::zeros((m, n));
+        gemm_into(&a, &b, &mut out.view_mut());
+        return out.into_dyn();
     }
     let Some(batch) = try_broadcast_shapes(&xs[..xs.len() - 2], &ys[..ys.len() - 2]) else {
         panic!("matmul: batch axes do not broadcast: shapes {xs:?} and {ys:?}")
@@ -191,9 +193,135 @@ fn matmul_values<T: Float>(x: &Tensor<T>, y: &Tensor<T>) -> ArrayD<T> {
             .index_axis(ndarray::Axis(0), b)
             .into_dimensionality::<Ix2>()
             .expect("rank 2");
-        let mut o = out.index_axis_mut(ndarray::Axis(0), b);
-        general_mat_mul(T::ONE, &a, &c, T::ZERO, &mut o);
+        let mut o = out
+            .index_axis_mut(ndarray::Axis(0), b)
+            .into_dimensionality::<Ix2>()
+            .expect("rank 2");
+        gemm_into(&a, &c, &mut o);
     }
     out.into_shape_with_order(IxDyn(&full(m, n)))
         .expect("same size")
+}
+
+/// `out = a @ b` with the `gemm` crate: cache-blocked kernels for the widest SIMD the CPU has
+/// (chosen at run time, AVX-512 included), spread over rayon's threads once the product is
+/// big enough to pay for it (gemm's own threshold), any strides (transposed views too).
+/// Measured on this project's 2-core machine (shared, loaded) for W4's layer product
+/// 128x784 @ 784x128: matrixmultiply 273 µs, gemm 229 µs on one thread, 181 µs on two.
+fn gemm_into<T: Float>(
+    a: &ArrayView2<'_, T>,
+    b: &ArrayView2<'_, T>,
+    out: &mut ArrayViewMut2<'_, T>,
+) {
+    let (m, k) = a.dim();
+    let n = b.ncols();
+    debug_assert!(b.nrows() == k && out.dim() == (m, n));
+    if m == 0 || n == 0 || k == 0 {
+        // `out` starts as zeros, which is the empty product
+        return;
+    }
+    let (a_rs, a_cs) = (a.strides()[0], a.strides()[1]);
+    let (b_rs, b_cs) = (b.strides()[0], b.strides()[1]);
+    let (o_rs, o_cs) = (out.strides()[0], out.strides()[1]);
+    // SAFETY: the pointers and element strides come from live ndarray views whose shapes are
+    // m x k, k x n and m x n, so every element gemm addresses is inside its view; `out` is
+    // borrowed mutably and does not alias the inputs. `read_dst = false`: out = 1·(a @ b),
+    // its previous contents are never read. T is f32 or f64, both supported by gemm.
+    unsafe {
+        gemm::gemm(
+            m,
+            n,
+            k,
+            out.as_mut_ptr(),
+            o_cs,
+            o_rs,
+            false,
+            a.as_ptr(),
+            a_cs,
+            a_rs,
+            b.as_ptr(),
+            b_cs,
+            b_rs,
+            T::ZERO,
+            T::ONE,
+            false,
+            false,
+            false,
+            gemm::Parallelism::Rayon(0),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The textbook triple loop, in f64, as the oracle for the blocked kernel.
+    fn naive(x: &ArrayD<f64>, y: &ArrayD<f64>) -> Vec<f64> {
+        let (x, y) = (
+            x.view().into_dimensionality::<Ix2>().unwrap(),
+            y.view().into_dimensionality::<Ix2>().unwrap(),
+        );
+        let mut out = Vec::new();
+        for i in 0..x.nrows() {
+            for j in 0..y.ncols() {
+                out.push((0..x.ncols()).map(|p| x[[i, p]] * y[[p, j]]).sum());
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn gemm_kernel_matches_the_triple_loop_on_awkward_shapes() {
+        // sizes around the kernels' block edges, and one large enough to be threaded
+        for (m, k, n) in [
+            (1, 1, 1),
+            (3, 5, 2),
+            (17, 33, 9),
+            (64, 1, 64),
+            (130, 257, 70),
+        ] {
+            let x = Tensor::<f64>::random_uniform(&[m, k], -1.0, 1.0, 1);
+            let y = Tensor::<f64>::random_uniform(&[k, n], -1.0, 1.0, 2);
+            let got = matmul_values(&x, &y);
+            let want = naive(&x.to_ndarray(), &y.to_ndarray());
+            for (g, w) in got.iter().zip(&want) {
+                assert!((g - w).abs() < 1e-12, "{m}x{k}x{n}: {g} vs {w}");
+            }
+        }
+    }
+
+    #[test]
+    fn gemm_kernel_reads_transposed_layouts_and_batches() {
+        let x = Tensor::<f32>::random_uniform(&[2, 4, 3], -1.0, 1.0, 3);
+        let y = Tensor::<f32>::random_uniform(&[3, 5], -1.0, 1.0, 4);
+        let batched = matmul_values(&x, &y);
+        for b in 0..2 {
+            let xb = x
+                .to_ndarray()
+                .index_axis(ndarray::Axis(0), b)
+                .mapv(f64::from);
+            let want = naive(&xb.into_dyn(), &y.to_ndarray().mapv(f64::from));
+            let got = batched.index_axis(ndarray::Axis(0), b);
+            for (g, w) in got.iter().zip(&want) {
+                assert!((f64::from(*g) - w).abs() < 1e-5);
+            }
+        }
+        // a column-major operand (a transposed view) gives the same product
+        let xt = x.to_ndarray().index_axis(ndarray::Axis(0), 0).to_owned();
+        let xt = xt.t();
+        let mut out = Array2::<f32>::zeros((3, 3));
+        let sq = Array2::<f32>::eye(4);
+        let xt2 = xt.into_dimensionality::<Ix2>().unwrap();
+        gemm_into(
+            &xt2,
+            &sq.view().slice(ndarray::s![.., ..3]),
+            &mut out.view_mut(),
+        );
+        for i in 0..3 {
+            for j in 0..3 {
+                assert_eq!(out[[i, j]], xt2[[i, j]]);
+            }
+        }
+    }
 }

@@ -1,0 +1,62 @@
+//! W3 `linreg` (../shared/bench/WORKLOADS.md): the seed's linear regression. x_i = -1 + 2i/255
+//! for i = 0..255, y = 10x + 5, a = b = 0, loss = mean((a·x + b - y)²), SGD with learning
+//! rate 0.1. Reports microseconds per step (record + gradient + update) and prints the
+//! fitted a, b after 1,000 steps (≈ 10, 5).
+
+// criterion_group! defines a public function it does not document.
+#![allow(missing_docs)]
+
+use criterion::{Criterion, black_box, criterion_group, criterion_main};
+use gradtape::nn::{Optimizer, Sgd};
+use gradtape::{GradientTape, Tensor, Variable};
+
+struct Problem {
+    x: Tensor<f32>,
+    y: Tensor<f32>,
+    a: Variable<f32>,
+    b: Variable<f32>,
+    sgd: Sgd<f32>,
+}
+
+impl Problem {
+    fn new() -> Problem {
+        let x = Tensor::linspace(-1.0_f32, 1.0, 256);
+        let y = &x * 10.0 + 5.0;
+        Problem {
+            x,
+            y,
+            a: Variable::with_name("a", 0.0_f32),
+            b: Variable::with_name("b", 0.0_f32),
+            sgd: Sgd::new(0.1),
+        }
+    }
+
+    fn step(&mut self) -> f32 {
+        let tape = GradientTape::new();
+        let loss = tape.record(|| (&self.a * &self.x + &self.b - &self.y).square().mean());
+        let [da, db] = tape
+            .gradient(&loss, [&self.a, &self.b])
+            .expect("fresh tape");
+        self.sgd.apply_gradients([(da, &self.a), (db, &self.b)]);
+        loss.to_scalar()
+    }
+}
+
+fn linreg(c: &mut Criterion) {
+    let mut check = Problem::new();
+    for _ in 0..1000 {
+        check.step();
+    }
+    println!(
+        "W3 linreg: after 1000 steps a = {:.4}, b = {:.4}",
+        check.a.value().to_scalar(),
+        check.b.value().to_scalar()
+    );
+    let mut problem = Problem::new();
+    c.bench_function("W3 linreg step", |bench| {
+        bench.iter(|| black_box(problem.step()))
+    });
+}
+
+criterion_group!(benches, linreg);
+criterion_main!(benches);

@@ -1,0 +1,152 @@
+//! W4 `mlp` (../shared/bench/WORKLOADS.md): one MNIST training step of a 784-128-10 ReLU MLP,
+//! softmax cross-entropy (mean over the batch of 128), SGD with learning rate 0.1,
+//! Glorot-uniform initial kernels, pixels scaled to [0, 1], images in file order.
+//!
+//! Prints the workload's own protocol first (200 timed steps after 10 warm-up steps: median
+//! and mean ms per step; the test accuracy after one epoch over all 60,000 images; the peak
+//! resident memory), then lets criterion measure the step. MNIST comes from `MNIST_DIR`,
+//! else `../shared/data/mnist`.
+
+// criterion_group! defines a public function it does not document.
+#![allow(missing_docs)]
+
+use std::time::Instant;
+
+use criterion::{Criterion, black_box, criterion_group, criterion_main};
+use gradtape::nn::data::{Minibatches, Mnist, MnistSplit};
+use gradtape::nn::metrics::accuracy;
+use gradtape::nn::{Activation, Dense, Layer, Optimizer, Sequential, Sgd, losses};
+use gradtape::{GradientTape, Tensor, Variable};
+
+const BATCH: usize = 128;
+
+struct Trainer {
+    model: Sequential<f32>,
+    variables: Vec<Variable<f32>>,
+    sgd: Sgd<f32>,
+}
+
+impl Trainer {
+    fn new() -> Trainer {
+        let model = Sequential::new()
+            .push(Dense::new("dense", 784, 128, 0).with_activation(Activation::Relu))
+            .push(Dense::new("dense_1", 128, 10, 1));
+        let variables = model.trainable_variables();
+        Trainer {
+            model,
+            variables,
+            sgd: Sgd::new(0.1),
+        }
+    }
+
+    fn step(&mut self, images: &Tensor<f32>, labels: &[usize]) -> f32 {
+        let tape = GradientTape::new();
+        let loss =
+            tape.record(|| losses::sparse_softmax_cross_entropy(&self.model.call(images), labels));
+        let grads = tape.gradient(&loss, &self.variables).expect("fresh tape");
+        self.sgd
+            .apply_gradients(grads.into_iter().zip(&self.variables));
+        loss.to_scalar()
+    }
+}
+
+fn load() -> Mnist {
+    let dir = std::env::var("MNIST_DIR").unwrap_or_else(|_| "../shared/data/mnist".into());
+    Mnist::load(&dir).unwrap_or_else(|e| panic!("W4 needs the full MNIST files: {e}"))
+}
+
+/// The batches of one epoch in file order, the last one partial.
+fn file_order(split: &MnistSplit) -> Minibatches {
+    Minibatches::new(split.len(), BATCH)
+}
+
+fn peak_rss_mb() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
+}
+
+/// CPU seconds this process has used, all threads (from /proc/self/stat; Linux's user-space
+/// clock tick is 1/100 s). On a machine shared with other work, CPU time per step shows what
+/// a step costs when wall-clock time also counts waiting for a core.
+fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let after_name = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = after_name.split_whitespace().collect();
+    let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
+}
+
+fn protocol(mnist: &Mnist) {
+    let mut trainer = Trainer::new();
+    let mut times = Vec::with_capacity(200);
+    let mut loss = 0.0;
+    let mut cpu_start = None;
+    for (i, indices) in file_order(&mnist.train).take(210).enumerate() {
+        // Making the batch from bytes is data loading, not the step: it is not timed.
+        let (images, labels) = mnist.train.batch(&indices);
+        if i == 10 {
+            cpu_start = cpu_seconds();
+        }
+        let start = Instant::now();
+        loss = trainer.step(&images, &labels);
+        if i >= 10 {
+            times.push(start.elapsed().as_secs_f64() * 1e3);
+        }
+    }
+    let cpu_end = cpu_seconds();
+    let mean = times.iter().sum::<f64>() / times.len() as f64;
+    times.sort_by(f64::total_cmp);
+    println!(
+        "W4 mlp: {:.3} ms per step (median of 200 after 10 warm-up; mean {mean:.3}), loss after 210 steps {loss:.4}",
+        times[times.len() / 2]
+    );
+    if let (Some(start), Some(end)) = (cpu_start, cpu_end) {
+        // batch making included here, which the wall-clock figures leave out
+        println!(
+            "W4 mlp: CPU time {:.3} ms per step (all threads, batch making included)",
+            (end - start) * 1e3 / 200.0
+        );
+    }
+
+    let mut trainer = Trainer::new();
+    let start = Instant::now();
+    for indices in file_order(&mnist.train) {
+        let (images, labels) = mnist.train.batch(&indices);
+        trainer.step(&images, &labels);
+    }
+    let epoch = start.elapsed().as_secs_f64();
+    let (images, labels) = mnist.test.batch(&(0..mnist.test.len()).collect::<Vec<_>>());
+    let test = accuracy(&trainer.model.call(&images), &labels);
+    println!(
+        "W4 mlp: one epoch (469 steps, batches made from bytes included) {epoch:.2} s, test accuracy {test:.4}"
+    );
+    if let Some(peak) = peak_rss_mb() {
+        println!("W4 mlp: peak resident memory {peak:.0} MB");
+    }
+}
+
+fn mlp(c: &mut Criterion) {
+    let mnist = load();
+    protocol(&mnist);
+    let batches: Vec<(Tensor<f32>, Vec<usize>)> = file_order(&mnist.train)
+        .take(16)
+        .map(|indices| mnist.train.batch(&indices))
+        .collect();
+    let mut trainer = Trainer::new();
+    let mut next = 0;
+    c.bench_function("W4 mlp step", |bench| {
+        bench.iter(|| {
+            let (images, labels) = &batches[next % batches.len()];
+            next += 1;
+            black_box(trainer.step(images, labels))
+        })
+    });
+    if let Some(peak) = peak_rss_mb() {
+        println!("W4 mlp: peak resident memory after criterion {peak:.0} MB");
+    }
+}
+
+criterion_group!(benches, mlp);
+criterion_main!(benches);

@@ -1,0 +1,253 @@
+//! Layers: [`Dense`] and [`Sequential`], and the [`Layer`] trait every model implements.
+
+use gradtape_runtime::{Float, Tensor, Variable};
+
+/// A model or a piece of one: a function of its input with trainable variables.
+///
+/// ```
+/// use gradtape_nn::{Dense, Layer};
+/// use gradtape_runtime::Tensor;
+/// let layer = Dense::<f32>::new("dense", 3, 2, 0);
+/// let y = layer.call(&Tensor::ones(&[4, 3]));
+/// assert_eq!(y.shape(), &[4, 2]);
+/// assert_eq!(layer.trainable_variables().len(), 2);
+/// ```
+pub trait Layer<T: Float> {
+    /// Applies the layer to a batch `x` (recorded on any active tape).
+    fn call(&self, x: &Tensor<T>) -> Tensor<T>;
+
+    /// The variables an optimizer updates, in a fixed order.
+    fn trainable_variables(&self) -> Vec<Variable<T>>;
+}
+
+/// An elementwise (or, for softmax, per-row) function applied to a layer's output.
+///
+/// ```
+/// use gradtape_nn::Activation;
+/// use gradtape_runtime::Tensor;
+/// let x = Tensor::from_vec(vec![-1.0_f32, 2.0], &[1, 2]);
+/// assert_eq!(Activation::Relu.apply(&x).to_vec(), vec![0.0, 2.0]);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Activation {
+    /// The identity (Keras' `activation=None`).
+    #[default]
+    Linear,
+    /// `max(x, 0)`.
+    Relu,
+    /// `1 / (1 + exp(-x))`.
+    Sigmoid,
+    /// `tanh x`.
+    Tanh,
+    /// Softmax over the last axis.
+    Softmax,
+}
+
+impl Activation {
+    /// Applies the activation to `x`.
+    ///
+    /// ```
+    /// use gradtape_nn::Activation;
+    /// use gradtape_runtime::Tensor;
+    /// let p = Activation::Softmax.apply(&Tensor::from_vec(vec![0.0_f64, 0.0], &[1, 2]));
+    /// assert_eq!(p.to_vec(), vec![0.5, 0.5]);
+    /// ```
+    pub fn apply<T: Float>(self, x: &Tensor<T>) -> Tensor<T> {
+        match self {
+            Activation::Linear => x.clone(),
+            Activation::Relu => x.relu(),
+            Activation::Sigmoid => x.sigmoid(),
+            Activation::Tanh => x.tanh(),
+            Activation::Softmax => x.softmax(x.rank().saturating_sub(1)),
+        }
+    }
+}
+
+/// Glorot (Xavier) uniform initial values for a `[fan_in, fan_out]` kernel: uniform on
+/// `[-limit, limit)` with `limit = sqrt(6 / (fan_in + fan_out))`, as Keras'
+/// `GlorotUniform`, reproducible for a given `seed`.
+///
+/// ```
+/// use gradtape_nn::glorot_uniform;
+/// let w = glorot_uniform::<f32>(784, 128, 7);
+/// let limit = (6.0_f32 / (784.0 + 128.0)).sqrt();
+/// assert_eq!(w.shape(), &[784, 128]);
+/// assert!(w.to_vec().iter().all(|v| v.abs() <= limit));
+/// ```
+///
+/// # Panics
+/// If `fan_in + fan_out` is zero.
+#[track_caller]
+pub fn glorot_uniform<T: Float>(fan_in: usize, fan_out: usize, seed: u64) -> Tensor<T> {
+    assert!(
+        fan_in + fan_out > 0,
+        "glorot_uniform: fan_in + fan_out must be positive, got shape [{fan_in}, {fan_out}]"
+    );
+    let limit = T::from_f64((6.0 / (fan_in + fan_out) as f64).sqrt());
+    Tensor::random_uniform(&[fan_in, fan_out], -limit, limit, seed)
+}
+
+/// A fully connected layer, Keras' `Dense`: `activation(x @ kernel + bias)`, with a
+/// `[inputs, units]` kernel (Glorot-uniform initial values from a seed) and a `[units]` bias
+/// (zeros). Its variables are named `"{name}/kernel"` and `"{name}/bias"`, which is how
+/// [`checkpoint`](crate::checkpoint) files find them.
+///
+/// ```
+/// use gradtape_nn::{Activation, Dense, Layer};
+/// use gradtape_runtime::Tensor;
+/// let layer = Dense::<f32>::new("hidden", 2, 3, 42).with_activation(Activation::Relu);
+/// assert_eq!(layer.kernel().name(), "hidden/kernel");
+/// let y = layer.call(&Tensor::from_vec(vec![1.0, -1.0], &[1, 2]));
+/// assert!(y.to_vec().iter().all(|&v| v >= 0.0));
+/// ```
+pub struct Dense<T: Float> {
+    kernel: Variable<T>,
+    bias: Variable<T>,
+    activation: Activation,
+}
+
+impl<T: Float> Dense<T> {
+    /// A layer from `inputs` features to `units`, named `name`, its kernel drawn with `seed`.
+    ///
+    /// ```
+    /// use gradtape_nn::Dense;
+    /// let layer = Dense::<f64>::new("out", 4, 10, 1);
+    /// assert_eq!(layer.kernel().shape(), vec![4, 10]);
+    /// assert_eq!(layer.bias().value().to_vec(), vec![0.0; 10]);
+    /// ```
+    pub fn new(name: &str, inputs: usize, units: usize, seed: u64) -> Dense<T> {
+        Dense::from_values(
+            name,
+            glorot_uniform(inputs, units, seed),
+            Tensor::zeros(&[units]),
+        )
+    }
+
+    /// A layer with the given kernel `[inputs, units]` and bias `[units]`.
+    ///
+    /// ```
+    /// use gradtape_nn::{Dense, Layer};
+    /// use gradtape_runtime::Tensor;
+    /// let kernel = Tensor::from_vec(vec![1.0_f32, 2.0], &[2, 1]);
+    /// let layer = Dense::from_values("d", kernel, Tensor::from_vec(vec![0.5], &[1]));
+    /// // [3, 4] @ [1, 2]ᵀ + 0.5 = 11.5
+    /// assert_eq!(layer.call(&Tensor::from_vec(vec![3.0, 4.0], &[1, 2])).to_vec(), vec![11.5]);
+    /// ```
+    ///
+    /// # Panics
+    /// If the kernel is not 2-D or the bias is not `[units]`.
+    #[track_caller]
+    pub fn from_values(name: &str, kernel: Tensor<T>, bias: Tensor<T>) -> Dense<T> {
+        assert!(
+            kernel.rank() == 2 && bias.shape() == [kernel.shape()[1]],
+            "Dense::from_values: layer '{name}' needs a [inputs, units] kernel and a [units] bias, got shapes {:?} and {:?}",
+            kernel.shape(),
+            bias.shape()
+        );
+        Dense {
+            kernel: Variable::with_name(format!("{name}/kernel"), kernel),
+            bias: Variable::with_name(format!("{name}/bias"), bias),
+            activation: Activation::Linear,
+        }
+    }
+
+    /// The same layer with `activation` applied to its output.
+    pub fn with_activation(mut self, activation: Activation) -> Dense<T> {
+        self.activation = activation;
+        self
+    }
+
+    /// The `[inputs, units]` kernel.
+    pub fn kernel(&self) -> &Variable<T> {
+        &self.kernel
+    }
+
+    /// The `[units]` bias.
+    pub fn bias(&self) -> &Variable<T> {
+        &self.bias
+    }
+
+    /// The activation applied to the output.
+    pub fn activation(&self) -> Activation {
+        self.activation
+    }
+}
+
+impl<T: Float> Layer<T> for Dense<T> {
+    #[track_caller]
+    fn call(&self, x: &Tensor<T>) -> Tensor<T> {
+        let kernel = self.kernel.value();
+        assert!(
+            x.rank() == 2 && x.shape()[1] == kernel.shape()[0],
+            "Dense: layer '{}' expects inputs of shape [batch, {}], got {:?}",
+            self.kernel.name().trim_end_matches("/kernel"),
+            kernel.shape()[0],
+            x.shape()
+        );
+        self.activation.apply(&(x.matmul(&kernel) + &self.bias))
+    }
+
+    fn trainable_variables(&self) -> Vec<Variable<T>> {
+        vec![self.kernel.clone(), self.bias.clone()]
+    }
+}
+
+/// Layers applied one after another, Keras' `Sequential`.
+///
+/// ```
+/// use gradtape_nn::{Activation, Dense, Layer, Sequential};
+/// use gradtape_runtime::Tensor;
+/// let model = Sequential::new()
+///     .push(Dense::<f32>::new("hidden", 784, 256, 1).with_activation(Activation::Relu))
+///     .push(Dense::new("logits", 256, 10, 2));
+/// assert_eq!(model.call(&Tensor::zeros(&[32, 784])).shape(), &[32, 10]);
+/// let names: Vec<String> = model.trainable_variables().iter().map(|v| v.name().into()).collect();
+/// assert_eq!(names, ["hidden/kernel", "hidden/bias", "logits/kernel", "logits/bias"]);
+/// ```
+pub struct Sequential<T: Float> {
+    layers: Vec<Box<dyn Layer<T>>>,
+}
+
+impl<T: Float> Default for Sequential<T> {
+    fn default() -> Self {
+        Sequential::new()
+    }
+}
+
+impl<T: Float> Sequential<T> {
+    /// A model with no layers (the identity).
+    pub fn new() -> Sequential<T> {
+        Sequential { layers: Vec::new() }
+    }
+
+    /// The model with `layer` appended (Keras' `model.add`).
+    pub fn push(mut self, layer: impl Layer<T> + 'static) -> Sequential<T> {
+        self.layers.push(Box::new(layer));
+        self
+    }
+
+    /// The number of layers.
+    pub fn len(&self) -> usize {
+        self.layers.len()
+    }
+
+    /// Whether the model has no layers.
+    pub fn is_empty(&self) -> bool {
+        self.layers.is_empty()
+    }
+}
+
+impl<T: Float> Layer<T> for Sequential<T> {
+    fn call(&self, x: &Tensor<T>) -> Tensor<T> {
+        self.layers
+            .iter()
+            .fold(x.clone(), |h, layer| layer.call(&h))
+    }
+
+    fn trainable_variables(&self) -> Vec<Variable<T>> {
+        self.layers
+            .iter()
+            .flat_map(|layer| layer.trainable_variables())
+            .collect()
+    }
+}
