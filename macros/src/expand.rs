@@ -47,7 +47,7 @@ pub fn differentiable(args: TokenStream, item: ItemFn) -> TokenStream {
         );
     }
     let wrapper = match sig.mode {
-        Mode::Tensor => wrapper_fn(&item, &sig),
+        Mode::Tensor => wrapper_fn(&item, &sig, analyse::batch_safe(&body, &generator.useful)),
         Mode::Scalar => quote!(#item),
     };
     let companion = companion(&item, &sig, &vjp, &source);
@@ -828,7 +828,7 @@ impl<'a> Generator<'a> {
 
 // ----- the function and its companion -----
 
-fn wrapper_fn(item: &ItemFn, sig: &Signature) -> TokenStream {
+fn wrapper_fn(item: &ItemFn, sig: &Signature, batch_safe: bool) -> TokenStream {
     let ItemFn {
         attrs,
         vis,
@@ -838,6 +838,12 @@ fn wrapper_fn(item: &ItemFn, sig: &Signature) -> TokenStream {
     let name = &fn_sig.ident;
     let op_name = name.to_string();
     let hooks = quote!(::gradtape::__private::hooks);
+    // A jacobian runs a batch-safe adjoint once for all rows, any other once per row.
+    let record_fused = if batch_safe {
+        quote!(record_fused_batched)
+    } else {
+        quote!(record_fused)
+    };
     let [
         value,
         inputs_name,
@@ -933,7 +939,7 @@ fn wrapper_fn(item: &ItemFn, sig: &Signature) -> TokenStream {
             let cot = (0..n).map(|j| if i == j { quote!(Some(#g)) } else { quote!(None) });
             quote! {{
                 let #rule = ::std::rc::Rc::clone(&#rule);
-                #hooks::record_fused(#op_name, #value, &#inputs_name, move |#g| #rule((#(#cot),*)))
+                #hooks::#record_fused(#op_name, #value, &#inputs_name, move |#g| #rule((#(#cot),*)))
             }}
         });
             quote! {
@@ -943,7 +949,7 @@ fn wrapper_fn(item: &ItemFn, sig: &Signature) -> TokenStream {
             }
         } else {
             let body = rule_body(quote!(#g));
-            quote!(#hooks::record_fused(#op_name, #value, &#inputs_name, move |#g| { #body }))
+            quote!(#hooks::#record_fused(#op_name, #value, &#inputs_name, move |#g| { #body }))
         };
     let block = quote! {
         {

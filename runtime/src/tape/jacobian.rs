@@ -9,7 +9,8 @@
 //! concrete shapes, so a batched sweep run while an outer tape records is itself recorded
 //! correctly (the gradient of a jacobian). Closure rules (custom gradients, fused
 //! functions), which cannot be told about batch axes, run once per example instead
-//! ([`per_example`]).
+//! ([`per_example`]), unless they are batch-safe: `#[differentiable]` functions whose
+//! adjoint is elementwise (`hooks::record_fused_batched`) run once for all rows.
 
 use std::cell::Cell;
 
@@ -172,6 +173,18 @@ impl GradientTape {
     /// one batch (in chunks when that batch would be large, see [`JacobianOptions`]), not
     /// one sweep per element. Taken while an outer tape records, the jacobian is recorded
     /// on it like any other computation, so it can be differentiated again.
+    ///
+    /// **Cost of closure rules.** A rule given as a closure cannot be told about the batch
+    /// axis, so inside the sweep it runs once per target element (per row of the chunk),
+    /// on that row's cotangent: ops from [`custom_gradient`](crate::custom_gradient) and
+    /// [`straight_through`](crate::straight_through), and `#[differentiable]` functions
+    /// whose adjoint includes a call differentiated on a tape of its own (`matmul`,
+    /// reductions, reshapes, slices, softmax, calls of other functions). When an outer tape
+    /// records, each of those calls also recomputes the function's forward code. The
+    /// result is the same; only the time grows with the number of target elements. An
+    /// annotated function whose adjoint is elementwise (arithmetic, `maximum`/`minimum`
+    /// and the elementwise methods, with broadcasting, in any control flow) is batch-safe
+    /// and runs once per sweep, like a built-in op.
     ///
     /// ```
     /// use gradtape_runtime::{GradientTape, Tensor};
