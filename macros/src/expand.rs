@@ -225,9 +225,22 @@ impl<'a> Generator<'a> {
         });
         let g = mixed("g");
         let value_name = mixed("value");
+        // Here a variable parameter is the tensor read from it: `.value()` on it (in code
+        // emitted as written, such as `stop_gradient(&w.value())`) must still compile.
+        let read_value = self
+            .sig
+            .params
+            .iter()
+            .any(|p| p.kind == Kind::Variable)
+            .then(|| {
+                quote!(
+                    use ::gradtape::__private::hooks::ReadValue as _;
+                )
+            });
         quote! {
             pub fn vjp #generics (#(#params),*) -> (#ret_ty, impl Fn(#cot_ty) -> #grads_ty + use<#(#captured),*>) #where_clause {
                 use ::gradtape::__private::{hooks, vjp};
+                #read_value
                 #(#stack_decls)*
                 #forward
                 let #value_name = #value;

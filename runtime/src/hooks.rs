@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use smallvec::SmallVec;
 
-use crate::dtype::{AnyTensor, Float};
+use crate::dtype::{AnyTensor, DType, Float};
 use crate::ops::primal::Primal;
 use crate::tape::node::{Backward, InputGrads, Params, Rule, RuleCtx};
 use crate::tape::recording::{self, NodeSpec};
@@ -547,5 +547,26 @@ pub fn own<X: Own + ?Sized>(x: &X) -> X::Owned {
 pub fn accumulate_option<V: Primal>(slot: &mut Option<V>, g: Option<V>) {
     if let Some(g) = g {
         accumulate(slot, g);
+    }
+}
+
+/// `.value()` on a tensor, for generated code: in a `#[differentiable]` function's `vjp`, a
+/// [`Variable`](crate::Variable) parameter is the tensor the call read from it, so code
+/// that reads it again (`stop_gradient(&w.value())`) gets that same tensor.
+///
+/// ```
+/// use gradtape_runtime::{Tensor, hooks::ReadValue};
+/// let w = Tensor::scalar(2.0_f32);
+/// assert_eq!(w.value().to_scalar(), 2.0);
+/// ```
+pub trait ReadValue<T: DType> {
+    /// The tensor itself: same storage, same identity.
+    fn value(&self) -> Tensor<T>;
+}
+
+impl<T: DType> ReadValue<T> for Tensor<T> {
+    #[inline]
+    fn value(&self) -> Tensor<T> {
+        self.clone()
     }
 }
