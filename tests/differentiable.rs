@@ -383,6 +383,7 @@ mod plain_numbers {
     fn stop_gradient_on_plain_numbers() {
         // ∂/∂x = sg(x y) = 1, ∂/∂y = cos y
         let (value, [dx, dy]) = half_stopped::grad(0.5, 2.0);
+        assert_eq!(value, half_stopped(0.5, 2.0));
         assert_eq!(value, 0.5 + 2.0_f64.sin());
         assert_eq!((dx, dy), (1.0, 2.0_f64.cos()));
     }

@@ -666,7 +666,7 @@ fn batch_jacobian_of_annotated_targets() {
     // the diagonal blocks of the full jacobian, by finite differences
     let full = fd_first(
         &|a: &[Tensor<f64>]| per_example::primal(&a[0], &w),
-        &[x.clone()],
+        std::slice::from_ref(&x),
     );
     let mut want = Vec::new();
     for n in 0..4 {
@@ -694,7 +694,7 @@ fn batch_jacobian_of_annotated_targets() {
     assert_eq!(j.shape(), &[2, 3, 3]);
     let full = fd_first(
         &|a: &[Tensor<f64>]| elementwise::primal(&a[0], &b, &s),
-        &[xe.clone()],
+        std::slice::from_ref(&xe),
     );
     let mut want = Vec::new();
     for n in 0..2 {
@@ -723,7 +723,10 @@ fn check_gradient_of_batch_jacobian(name: &str, x: &Tensor<f64>, fused: F, plain
         let s = outer.record(|| s_of(x, f));
         outer.gradient(&s, x).unwrap().unwrap().to_vec()
     };
-    let fd = fd_first(&|a: &[Tensor<f64>]| s_of(&a[0], plain), &[x.clone()]);
+    let fd = fd_first(
+        &|a: &[Tensor<f64>]| s_of(&a[0], plain),
+        std::slice::from_ref(x),
+    );
     assert_close(
         &format!("{name} vs tape"),
         &grad(fused),
