@@ -270,6 +270,9 @@ impl GradientTape {
     /// sum over examples `m` of ∂target[m, i…]/∂source[n, j…]: wrong, silently. Use
     /// [`jacobian`](Self::jacobian) then.
     ///
+    /// Closure rules cost as in [`jacobian`](Self::jacobian): those that are not batch-safe
+    /// run once per target element of one example (the sweep's rows).
+    ///
     /// ```
     /// use gradtape_runtime::{GradientTape, Tensor};
     /// let x = Tensor::from_vec(vec![1.0_f64, 2.0, 3.0, 4.0], &[2, 2]);

@@ -41,8 +41,8 @@ pub(crate) struct RuleCtx<'a> {
 pub(crate) trait Backward {
     fn backward(&self, ctx: &RuleCtx<'_>, g: &AnyTensor) -> InputGrads;
 
-    /// Whether the rule is right for a cotangent with leading batch axes (a jacobian's
-    /// vectorised sweep) as it stands; closure rules that are not run once per example.
+    /// Whether the rule is right as it stands for a cotangent with leading batch axes (a
+    /// jacobian's vectorised sweep). A closure rule that is not runs once per example.
     fn batch_safe(&self) -> bool {
         false
     }
