@@ -1,7 +1,10 @@
 //! `#[differentiable]` on tapes: one fused node per call, the plain-speed paths, nested
 //! tapes for higher orders, and the generated code being inspectable.
 
-use gradtape::{GradientTape, Tensor, Variable, differentiable, hooks};
+use gradtape::{
+    GradientOptions, GradientTape, Tensor, UnconnectedGradients, Variable, differentiable, hooks,
+    stop_gradient,
+};
 
 #[differentiable]
 fn seed(w1: &Tensor<f32>, w2: &Tensor<f32>) -> Tensor<f32> {
@@ -146,4 +149,242 @@ fn ties_in_maximum_and_minimum_follow_the_op_by_op_tape() {
     // element 0 ties: x gets max's 1 and min's 3, y gets nothing
     assert_eq!(gradients(false), (vec![4.0, 1.0, 3.0], vec![0.0, 3.0, 1.0]));
     assert_eq!(gradients(true), gradients(false));
+}
+
+// ----- stop_gradient (the runtime's, imported and by path) -----
+
+#[differentiable]
+fn damped(x: &Tensor<f64>) -> Tensor<f64> {
+    x * stop_gradient(x) + x.sin()
+}
+
+#[differentiable]
+fn cross(x: &Tensor<f64>, y: &Tensor<f64>) -> Tensor<f64> {
+    x * gradtape::stop_gradient(&(x * y)) + y.square()
+}
+
+#[differentiable]
+fn frozen(x: &Tensor<f64>) -> Tensor<f64> {
+    stop_gradient(x) * 2.0
+}
+
+/// Derivatives of orders 1..=3 of `f` at `x` by three nested tapes.
+fn three_orders(f: &dyn Fn(&Tensor<f64>) -> Tensor<f64>, x: f64) -> [f64; 3] {
+    let x = Tensor::scalar(x);
+    let (t1, t2, t3) = (
+        GradientTape::new(),
+        GradientTape::new(),
+        GradientTape::new(),
+    );
+    t3.watch(&x);
+    let (d1, d2) = t3.record(|| {
+        t2.watch(&x);
+        let d1 = t2.record(|| {
+            t1.watch(&x);
+            let y = t1.record(|| f(&x));
+            t1.gradient(&y, &x).unwrap().unwrap()
+        });
+        (d1.clone(), t2.gradient(&d1, &x).unwrap().unwrap())
+    });
+    let d3 = t3.gradient(&d2, &x).unwrap().unwrap();
+    [d1.to_scalar(), d2.to_scalar(), d3.to_scalar()]
+}
+
+#[test]
+fn stop_gradient_inside_an_annotated_function_to_third_order() {
+    // f = x sg(x) + sin x: f' = sg(x) + cos x = x + cos x, f'' = -sin x, f''' = -cos x (the
+    // stopped factor is a constant at every order)
+    let x = 0.7_f64;
+    let want = [x + x.cos(), -x.sin(), -x.cos()];
+    let (fused, plain) = (three_orders(&damped, x), three_orders(&damped::primal, x));
+    for k in 0..3 {
+        assert!((fused[k] - want[k]).abs() < 1e-12, "{fused:?} vs {want:?}");
+        assert!(
+            (fused[k] - plain[k]).abs() < 1e-12,
+            "{fused:?} vs {plain:?}"
+        );
+    }
+}
+
+#[test]
+fn stop_gradient_in_a_jacobian_and_a_hessian() {
+    // ∂fᵢ/∂xⱼ = [i = j] (xᵢ + cos xᵢ); the Hessian of Σ f is diag(-sin x)
+    let x = Tensor::from_vec(vec![0.3, -0.7, 1.1], &[3]);
+    let outer = GradientTape::new();
+    outer.watch(&x);
+    let (jacobian, grad) = outer.record(|| {
+        let inner = GradientTape::persistent();
+        inner.watch(&x);
+        let (y, total) = inner.record(|| {
+            let y = damped(&x);
+            let total = y.sum();
+            (y, total)
+        });
+        (
+            inner.jacobian(&y, &x).unwrap().unwrap(),
+            inner.gradient(&total, &x).unwrap().unwrap(),
+        )
+    });
+    let xs = x.to_vec();
+    let hessian = outer.jacobian(&grad, &x).unwrap().unwrap().to_vec();
+    for i in 0..3 {
+        for j in 0..3 {
+            let (want_j, want_h) = if i == j {
+                (xs[i] + xs[i].cos(), -xs[i].sin())
+            } else {
+                (0.0, 0.0)
+            };
+            assert!((jacobian.to_vec()[i * 3 + j] - want_j).abs() < 1e-14);
+            assert!((hessian[i * 3 + j] - want_h).abs() < 1e-14);
+        }
+    }
+}
+
+#[test]
+fn stop_gradient_by_path_of_a_computed_value() {
+    // f = x sg(x y) + y²: ∂f/∂x = x y, ∂f/∂y = 2y; differentiated again, ∂f/∂x has no path
+    // to x or y (TensorFlow's StopGradient has no gradient), ∂²f/∂y² = 2
+    let (x, y) = (
+        Tensor::from_vec(vec![0.3, -0.7], &[2]),
+        Tensor::from_vec(vec![0.9, 0.2], &[2]),
+    );
+    for fused in [true, false] {
+        let outer = GradientTape::persistent();
+        outer.watch(&[&x, &y]);
+        let (dx, dy) = outer.record(|| {
+            let inner = GradientTape::new();
+            inner.watch(&[&x, &y]);
+            let f = inner.record(|| {
+                let f = if fused {
+                    cross(&x, &y)
+                } else {
+                    cross::primal(&x, &y)
+                };
+                f.sum()
+            });
+            let (dx, dy) = inner.gradient(&f, (&x, &y)).unwrap();
+            (dx.unwrap(), dy.unwrap())
+        });
+        assert_eq!(dx.to_vec(), (&x * &y).to_vec());
+        assert_eq!(dy.to_vec(), (&y * 2.0).to_vec());
+        let (dxx, dxy) = outer.gradient(&dx, (&x, &y)).unwrap();
+        assert!(dxx.is_none() && dxy.is_none());
+        let (dyx, dyy) = outer.gradient(&dy, (&x, &y)).unwrap();
+        assert!(dyx.is_none());
+        assert_eq!(dyy.unwrap().to_vec(), vec![2.0, 2.0]);
+    }
+}
+
+#[test]
+fn a_wholly_stopped_result_has_no_gradient() {
+    let x = Tensor::from_vec(vec![1.0, 2.0], &[2]);
+    for fused in [true, false] {
+        let tape = GradientTape::persistent();
+        tape.watch(&x);
+        let y = tape.record(|| {
+            if fused {
+                frozen(&x)
+            } else {
+                frozen::primal(&x)
+            }
+        });
+        assert_eq!(y.to_vec(), vec![2.0, 4.0]);
+        assert!(tape.gradient(&y, &x).unwrap().is_none());
+        let zero = GradientOptions::new().unconnected(UnconnectedGradients::Zero);
+        let g = tape.gradient_with(&y, &x, zero).unwrap().unwrap();
+        assert_eq!(g.to_vec(), vec![0.0, 0.0]);
+    }
+}
+
+/// What the error for `to_scalar` on a differentiable value advises: read it through
+/// `stop_gradient`, as a constant.
+#[differentiable]
+fn stopped_reads(x: &Tensor<f64>) -> Tensor<f64> {
+    let scale = stop_gradient(&x.sum()).to_scalar();
+    let n = stop_gradient(&x.max()).to_scalar().round() as i32;
+    x.powi(n) * scale
+}
+
+#[test]
+fn values_read_through_stop_gradient_are_constants() {
+    // with s = Σx = 4.3 and n = round(max x) = 3 held constant: d/dx s xⁿ = s n xⁿ⁻¹
+    let x = Tensor::from_vec(vec![0.5, 1.2, 2.6], &[3]);
+    let (s, n) = (4.3, 3);
+    for fused in [true, false] {
+        let tape = GradientTape::new();
+        tape.watch(&x);
+        let y = tape.record(|| {
+            let y = if fused {
+                stopped_reads(&x)
+            } else {
+                stopped_reads::primal(&x)
+            };
+            y.sum()
+        });
+        let g = tape.gradient(&y, &x).unwrap().unwrap().to_vec();
+        for (got, xi) in g.iter().zip(x.to_vec()) {
+            let want = s * n as f64 * xi.powi(n - 1);
+            assert!((got - want).abs() < 1e-12, "{got} vs {want}");
+        }
+    }
+}
+
+#[differentiable]
+fn variable_stopped(w: &Variable<f64>, x: &Tensor<f64>) -> Tensor<f64> {
+    w * x + stop_gradient(&w.value()) * x.sin()
+}
+
+#[test]
+fn stop_gradient_of_a_variable_parameter() {
+    // f = w x + sg(w) sin x: ∂f/∂w = x, ∂f/∂x = w + w cos x; ∂²f/∂x∂w = 1 (the stopped w
+    // contributes nothing), ∂²f/∂x² = -w sin x
+    let w = Variable::new(0.5_f64);
+    let x = Tensor::scalar(0.3_f64);
+    for fused in [true, false] {
+        let outer = GradientTape::persistent();
+        outer.watch(&x);
+        let (dw, dx) = outer.record(|| {
+            let inner = GradientTape::new();
+            inner.watch(&x);
+            let f = inner.record(|| {
+                if fused {
+                    variable_stopped(&w, &x)
+                } else {
+                    variable_stopped::primal(&w, &x)
+                }
+            });
+            let (dw, dx) = inner.gradient(&f, (&w, &x)).unwrap();
+            (dw.unwrap(), dx.unwrap())
+        });
+        assert_eq!(dw.to_scalar(), 0.3);
+        assert!((dx.to_scalar() - (0.5 + 0.5 * 0.3_f64.cos())).abs() < 1e-15);
+        let (dxw, dxx) = outer.gradient(&dx, (&w, &x)).unwrap();
+        assert_eq!(dxw.unwrap().to_scalar(), 1.0);
+        assert!((dxx.unwrap().to_scalar() + 0.5 * 0.3_f64.sin()).abs() < 1e-15);
+    }
+}
+
+mod plain_numbers {
+    use gradtape::differentiable;
+
+    /// On plain numbers no tape tracks anything, so the runtime's `stop_gradient` (which
+    /// takes tensors) does not apply; the macro recognises any function of that name, and
+    /// an identity on numbers gives the same semantics.
+    fn stop_gradient(x: f64) -> f64 {
+        x
+    }
+
+    #[differentiable]
+    fn half_stopped(x: f64, y: f64) -> f64 {
+        x * stop_gradient(x * y) + y.sin()
+    }
+
+    #[test]
+    fn stop_gradient_on_plain_numbers() {
+        // ∂/∂x = sg(x y) = 1, ∂/∂y = cos y
+        let (value, [dx, dy]) = half_stopped::grad(0.5, 2.0);
+        assert_eq!(value, half_stopped(0.5, 2.0));
+        assert_eq!(value, 0.5 + 2.0_f64.sin());
+        assert_eq!((dx, dy), (1.0, 2.0_f64.cos()));
+    }
 }

@@ -35,6 +35,26 @@ pub fn useful(body: &Body) -> Vec<bool> {
     }
 }
 
+/// Whether the adjoint is right as it stands for a cotangent with leading batch axes (a
+/// jacobian's vectorised sweep), so that the fused node can run it once for all rows.
+///
+/// True when every op with reverse code has an elementwise rule (`g ⊙ c`, with `c` from
+/// the forward values) followed by a sum over broadcast axes, which `hooks::unbroadcast`
+/// does behind the batch axes: such maps commute with stacking cotangents along a leading
+/// axis. Control flow replays saved decisions, independent of the cotangent. A traced call
+/// (matmul, reductions, reshapes, other functions) runs a `gradient` of its own, which
+/// knows nothing of the outer sweep's batch axes: not batch-safe.
+pub fn batch_safe(body: &Body, useful: &[bool]) -> bool {
+    let mut safe = true;
+    visit_defs(&body.block, &mut |target, op| {
+        let (Target::Let { binding, .. } | Target::Assign { binding }) = target;
+        if useful[*binding] && matches!(op, Op::Trace { .. } | Op::Call { .. }) {
+            safe = false;
+        }
+    });
+    safe
+}
+
 /// The active bindings an op reads.
 pub fn operands(op: &Op) -> Vec<usize> {
     match op {

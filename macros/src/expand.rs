@@ -47,7 +47,7 @@ pub fn differentiable(args: TokenStream, item: ItemFn) -> TokenStream {
         );
     }
     let wrapper = match sig.mode {
-        Mode::Tensor => wrapper_fn(&item, &sig),
+        Mode::Tensor => wrapper_fn(&item, &sig, analyse::batch_safe(&body, &generator.useful)),
         Mode::Scalar => quote!(#item),
     };
     let companion = companion(&item, &sig, &vjp, &source);
@@ -225,9 +225,22 @@ impl<'a> Generator<'a> {
         });
         let g = mixed("g");
         let value_name = mixed("value");
+        // Here a variable parameter is the tensor read from it: `.value()` on it (in code
+        // emitted as written, such as `stop_gradient(&w.value())`) must still compile.
+        let read_value = self
+            .sig
+            .params
+            .iter()
+            .any(|p| p.kind == Kind::Variable)
+            .then(|| {
+                quote!(
+                    use ::gradtape::__private::hooks::ReadValue as _;
+                )
+            });
         quote! {
             pub fn vjp #generics (#(#params),*) -> (#ret_ty, impl Fn(#cot_ty) -> #grads_ty + use<#(#captured),*>) #where_clause {
                 use ::gradtape::__private::{hooks, vjp};
+                #read_value
                 #(#stack_decls)*
                 #forward
                 let #value_name = #value;
@@ -828,7 +841,7 @@ impl<'a> Generator<'a> {
 
 // ----- the function and its companion -----
 
-fn wrapper_fn(item: &ItemFn, sig: &Signature) -> TokenStream {
+fn wrapper_fn(item: &ItemFn, sig: &Signature, batch_safe: bool) -> TokenStream {
     let ItemFn {
         attrs,
         vis,
@@ -838,6 +851,12 @@ fn wrapper_fn(item: &ItemFn, sig: &Signature) -> TokenStream {
     let name = &fn_sig.ident;
     let op_name = name.to_string();
     let hooks = quote!(::gradtape::__private::hooks);
+    // A jacobian runs a batch-safe adjoint once for all rows, any other once per row.
+    let record_fused = if batch_safe {
+        quote!(record_fused_batched)
+    } else {
+        quote!(record_fused)
+    };
     let [
         value,
         inputs_name,
@@ -933,7 +952,7 @@ fn wrapper_fn(item: &ItemFn, sig: &Signature) -> TokenStream {
             let cot = (0..n).map(|j| if i == j { quote!(Some(#g)) } else { quote!(None) });
             quote! {{
                 let #rule = ::std::rc::Rc::clone(&#rule);
-                #hooks::record_fused(#op_name, #value, &#inputs_name, move |#g| #rule((#(#cot),*)))
+                #hooks::#record_fused(#op_name, #value, &#inputs_name, move |#g| #rule((#(#cot),*)))
             }}
         });
             quote! {
@@ -943,7 +962,7 @@ fn wrapper_fn(item: &ItemFn, sig: &Signature) -> TokenStream {
             }
         } else {
             let body = rule_body(quote!(#g));
-            quote!(#hooks::record_fused(#op_name, #value, &#inputs_name, move |#g| { #body }))
+            quote!(#hooks::#record_fused(#op_name, #value, &#inputs_name, move |#g| { #body }))
         };
     let block = quote! {
         {

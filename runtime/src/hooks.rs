@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use smallvec::SmallVec;
 
-use crate::dtype::{AnyTensor, Float};
+use crate::dtype::{AnyTensor, DType, Float};
 use crate::ops::primal::Primal;
 use crate::tape::node::{Backward, InputGrads, Params, Rule, RuleCtx};
 use crate::tape::recording::{self, NodeSpec};
@@ -45,11 +45,20 @@ pub fn without_recording<R>(f: impl FnOnce() -> R) -> R {
 
 /// A backward rule given as a closure: `rule(g, needs)` returns one cotangent per input
 /// (`None` for inputs with `needs[i] == false`, or that get no gradient).
-struct ClosureRule<F>(F);
+struct ClosureRule<F> {
+    rule: F,
+    /// Whether `rule` is right for a cotangent with leading batch axes (see
+    /// [`record_fused_batched`]).
+    batch_safe: bool,
+}
 
 impl<F: Fn(&AnyTensor, &[bool]) -> Vec<Option<AnyTensor>>> Backward for ClosureRule<F> {
+    fn batch_safe(&self) -> bool {
+        self.batch_safe
+    }
+
     fn backward(&self, ctx: &RuleCtx<'_>, g: &AnyTensor) -> InputGrads {
-        let grads = (self.0)(g, ctx.needs);
+        let grads = (self.rule)(g, ctx.needs);
         assert!(
             grads.len() == ctx.needs.len(),
             "custom backward rule returned {} gradients for {} inputs",
@@ -89,13 +98,33 @@ pub fn record_closure<T: Float, F>(
 where
     F: Fn(&AnyTensor, &[bool]) -> Vec<Option<AnyTensor>> + 'static,
 {
+    record_boxed(
+        op,
+        value,
+        inputs,
+        ClosureRule {
+            rule,
+            batch_safe: false,
+        },
+    )
+}
+
+fn record_boxed<T: Float, F>(
+    op: &'static str,
+    value: Tensor<T>,
+    inputs: &[AnyTensor],
+    rule: ClosureRule<F>,
+) -> Tensor<T>
+where
+    F: Fn(&AnyTensor, &[bool]) -> Vec<Option<AnyTensor>> + 'static,
+{
     if !recording::any_recording() {
         return value;
     }
     let ids: SmallVec<[TensorId; 4]> = inputs.iter().map(AnyTensor::id).collect();
     recording::record(value.data, &ids, |_| NodeSpec {
         op,
-        rule: Rule::Boxed(Rc::new(ClosureRule(rule))),
+        rule: Rule::Boxed(Rc::new(rule)),
         saved: SmallVec::new(),
         params: Params::None,
     })
@@ -152,6 +181,53 @@ where
     })
 }
 
+/// [`record_fused`] for a rule that is right as it stands for a cotangent with leading
+/// batch axes, so that a jacobian's vectorised sweep runs it once for all rows instead of
+/// once per row. `#[differentiable]` uses it when the generated adjoint is built only from
+/// the elementwise rules of [`vjp`](crate::vjp), [`accumulate`] and [`unbroadcast`]: every
+/// step then maps `g` to `g ⊙ c`, summed over broadcast axes behind the batch axes, with
+/// `c` independent of `g`, which commutes with stacking cotangents along leading axes.
+///
+/// ```
+/// use gradtape_runtime::{AnyTensor, GradientTape, Tensor, hooks, vjp};
+/// let x = Tensor::from_vec(vec![1.0_f64, 2.0], &[2]);
+/// let tape = GradientTape::new();
+/// tape.watch(&x);
+/// let y = tape.record(|| {
+///     let value = hooks::without_recording(|| x.sin());
+///     let saved = x.clone();
+///     hooks::record_fused_batched("sin", value, &[AnyTensor::from(x.clone())], move |g| {
+///         vec![Some(AnyTensor::from(vjp::sin(&saved, &g)))]
+///     })
+/// });
+/// // one sweep for both rows: d sin(xᵢ)/dxⱼ = cos(xᵢ) [i = j]
+/// let j = tape.jacobian(&y, &x).unwrap().unwrap();
+/// assert_eq!(j.to_vec(), vec![1.0_f64.cos(), 0.0, 0.0, 2.0_f64.cos()]);
+/// ```
+pub fn record_fused_batched<T: Float, F>(
+    op: &'static str,
+    value: Tensor<T>,
+    inputs: &[AnyTensor],
+    rule: F,
+) -> Tensor<T>
+where
+    F: Fn(Tensor<T>) -> Vec<Option<AnyTensor>> + 'static,
+{
+    let rule = move |g: &AnyTensor, _needs: &[bool]| {
+        let g = T::from_any(g).expect("a fused node's cotangent has its output's dtype");
+        rule(g.clone())
+    };
+    record_boxed(
+        op,
+        value,
+        inputs,
+        ClosureRule {
+            rule,
+            batch_safe: true,
+        },
+    )
+}
+
 /// The ops recorded on `tape` so far, by name, in order (for tests and diagnostics).
 ///
 /// ```
@@ -203,6 +279,7 @@ pub fn unbroadcast<V: Unbroadcast>(g: V, like: &V) -> V {
 
 /// [`Primal::sum_to_like`], with the common case (no broadcast happened) checked first
 /// without a slice comparison: `memcmp` of two empty shapes costs more than a scalar op.
+/// In a jacobian's vectorised sweep the cotangent's leading batch axes are kept.
 pub trait Unbroadcast: Primal {
     /// This cotangent summed to `like`'s shape.
     fn unbroadcast_to(self, like: &Self) -> Self;
@@ -215,7 +292,7 @@ impl<T: Float> Unbroadcast for Tensor<T> {
         if from.len() == to.len() && from.iter().zip(to).all(|(a, b)| a == b) {
             self
         } else {
-            self.sum_to_like(like)
+            self.sum_to_batched(to)
         }
     }
 }
@@ -470,5 +547,26 @@ pub fn own<X: Own + ?Sized>(x: &X) -> X::Owned {
 pub fn accumulate_option<V: Primal>(slot: &mut Option<V>, g: Option<V>) {
     if let Some(g) = g {
         accumulate(slot, g);
+    }
+}
+
+/// `.value()` on a tensor, for generated code: in a `#[differentiable]` function's `vjp`, a
+/// [`Variable`](crate::Variable) parameter is the tensor the call read from it, so code
+/// that reads it again (`stop_gradient(&w.value())`) gets that same tensor.
+///
+/// ```
+/// use gradtape_runtime::{Tensor, hooks::ReadValue};
+/// let w = Tensor::scalar(2.0_f32);
+/// assert_eq!(w.value().to_scalar(), 2.0);
+/// ```
+pub trait ReadValue<T: DType> {
+    /// The tensor itself: same storage, same identity.
+    fn value(&self) -> Tensor<T>;
+}
+
+impl<T: DType> ReadValue<T> for Tensor<T> {
+    #[inline]
+    fn value(&self) -> Tensor<T> {
+        self.clone()
     }
 }

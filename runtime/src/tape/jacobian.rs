@@ -9,7 +9,8 @@
 //! concrete shapes, so a batched sweep run while an outer tape records is itself recorded
 //! correctly (the gradient of a jacobian). Closure rules (custom gradients, fused
 //! functions), which cannot be told about batch axes, run once per example instead
-//! ([`per_example`]).
+//! ([`per_example`]), unless they are batch-safe: `#[differentiable]` functions whose
+//! adjoint is elementwise (`hooks::record_fused_batched`) run once for all rows.
 
 use std::cell::Cell;
 
@@ -173,6 +174,18 @@ impl GradientTape {
     /// one sweep per element. Taken while an outer tape records, the jacobian is recorded
     /// on it like any other computation, so it can be differentiated again.
     ///
+    /// **Cost of closure rules.** A rule given as a closure cannot be told about the batch
+    /// axis, so inside the sweep it runs once per target element (per row of the chunk),
+    /// on that row's cotangent: ops from [`custom_gradient`](crate::custom_gradient) and
+    /// [`straight_through`](crate::straight_through), and `#[differentiable]` functions
+    /// whose adjoint includes a call differentiated on a tape of its own (`matmul`,
+    /// reductions, reshapes, slices, softmax, calls of other functions). When an outer tape
+    /// records, each of those calls also recomputes the function's forward code. The
+    /// result is the same; only the time grows with the number of target elements. An
+    /// annotated function whose adjoint is elementwise (arithmetic, `maximum`/`minimum`
+    /// and the elementwise methods, with broadcasting, in any control flow) is batch-safe
+    /// and runs once per sweep, like a built-in op.
+    ///
     /// ```
     /// use gradtape_runtime::{GradientTape, Tensor};
     /// let x = Tensor::from_vec(vec![1.0_f32, 2.0, 3.0], &[3]);
@@ -256,6 +269,9 @@ impl GradientTape {
     /// own example of the source. If examples do depend on each other, the result is the
     /// sum over examples `m` of ∂target[m, i…]/∂source[n, j…]: wrong, silently. Use
     /// [`jacobian`](Self::jacobian) then.
+    ///
+    /// Closure rules cost as in [`jacobian`](Self::jacobian): those that are not batch-safe
+    /// run once per target element of one example (the sweep's rows).
     ///
     /// ```
     /// use gradtape_runtime::{GradientTape, Tensor};

@@ -40,6 +40,12 @@ pub(crate) struct RuleCtx<'a> {
 /// outer tape records is itself recorded (higher order with no special case).
 pub(crate) trait Backward {
     fn backward(&self, ctx: &RuleCtx<'_>, g: &AnyTensor) -> InputGrads;
+
+    /// Whether the rule is right as it stands for a cotangent with leading batch axes (a
+    /// jacobian's vectorised sweep). A closure rule that is not runs once per example.
+    fn batch_safe(&self) -> bool {
+        false
+    }
 }
 
 /// The rule of a node.
@@ -138,8 +144,9 @@ impl Node {
             Rule::Leaf => InputGrads::new(),
             Rule::Static(rule) => rule.backward(&ctx, g),
             // A closure rule may reshape or index its cotangent in ways that know nothing
-            // of batch axes: inside a jacobian's batched sweep it runs once per example.
-            Rule::Boxed(rule) if super::jacobian::batch_rank() > 0 => {
+            // of batch axes: inside a jacobian's batched sweep it runs once per example,
+            // unless it declared itself batch-safe.
+            Rule::Boxed(rule) if super::jacobian::batch_rank() > 0 && !rule.batch_safe() => {
                 super::jacobian::per_example(&**rule, &ctx, g)
             }
             Rule::Boxed(rule) => rule.backward(&ctx, g),
