@@ -8,7 +8,8 @@ use std::path::PathBuf;
 use gradtape::nn::{Optimizer, Sgd, losses, plot};
 use gradtape::{GradientTape, Tensor, Variable};
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// Runs this example (the tour calls it too).
+pub fn main() -> Result<(), Box<dyn std::error::Error>> {
     let plot_path = plot_path("linear_regression.png");
     let x = Tensor::linspace(-1.0_f32, 1.0, 256);
     let y = &x * 10.0 + 5.0;

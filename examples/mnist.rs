@@ -33,7 +33,8 @@ struct Options {
     save: PathBuf,
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// Runs this example (the tour calls it too).
+pub fn main() -> Result<(), Box<dyn std::error::Error>> {
     let options = parse_options();
     let mnist = Mnist::load(&options.data)?;
     println!(

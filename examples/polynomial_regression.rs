@@ -8,7 +8,8 @@ use std::path::PathBuf;
 use gradtape::nn::{Adam, Optimizer, losses, plot};
 use gradtape::{GradientTape, Tensor, Variable};
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// Runs this example (the tour calls it too).
+pub fn main() -> Result<(), Box<dyn std::error::Error>> {
     let plot_path = plot_path("polynomial_regression.png");
     let x = Tensor::linspace(-2.0_f32, 2.0, 200);
     let noise = Tensor::random_normal(&[200], 0.0, 0.5, 42);

@@ -27,6 +27,12 @@ fn main() {
     pitfalls_tape_misuse();
 
     // The other examples, each also runnable on its own (`cargo run --example NAME`).
+    chapter("Linear regression: learning y = 10x + 5 (examples/linear_regression.rs)");
+    linear_regression::main().expect("linear regression");
+    chapter("Polynomial regression (examples/polynomial_regression.rs)");
+    polynomial_regression::main().expect("polynomial regression");
+    chapter("MNIST: an MLP trained with Adam (examples/mnist.rs; full data with MNIST_DIR)");
+    mnist::main().expect("MNIST");
     chapter("Higher-order derivatives, Hessians and gradient penalties (examples/higher_order.rs)");
     higher_order::main();
     chapter("#[differentiable]: compile-time source transformation (examples/differentiable.rs)");
@@ -34,6 +40,15 @@ fn main() {
 }
 
 /// The other examples, included so that the tour runs them all.
+#[path = "linear_regression.rs"]
+mod linear_regression;
+
+#[path = "polynomial_regression.rs"]
+mod polynomial_regression;
+
+#[path = "mnist.rs"]
+mod mnist;
+
 #[path = "higher_order.rs"]
 mod higher_order;
 
