@@ -2,10 +2,10 @@
 //! source transformation of a Rust function into forward code that saves what its adjoint
 //! needs, plus the adjoint (pullback) itself, built from the function's own syntax.
 //!
-//! Phases, one file each: [`args`] (attribute arguments), [`sig`] (the signature model),
-//! [`lower`] (the body into the [`ir`], rejecting what cannot be differentiated),
-//! [`analyse`] (which values the adjoint needs), [`expand`] (code generation), [`fallback`]
-//! (the original item plus the errors). Errors are collected in a [`ctxt::Ctxt`].
+//! Phases, one file each (private modules): `args` (attribute arguments), `sig` (the signature model),
+//! `lower` (the body into the `ir`, rejecting what cannot be differentiated),
+//! `analyse` (which values the adjoint needs), `expand` (code generation), `fallback`
+//! (the original item plus the errors). Errors are collected in a `ctxt::Ctxt`.
 
 mod analyse;
 mod args;

@@ -243,7 +243,7 @@ pub fn maximum_lhs<V: Primal>(x: &V, y: &V, g: &V) -> V {
     g.mul(&x.at_least(y))
 }
 
-/// Backward rule of `max(x, y)` for `y`: ∂max/∂y = [x < y] (nothing on a tie).
+/// Backward rule of `max(x, y)` for `y`: ∂max/∂y = `[x < y]` (nothing on a tie).
 ///
 /// ```
 /// # use gradtape_runtime::vjp;
@@ -266,7 +266,7 @@ pub fn minimum_lhs<V: Primal>(x: &V, y: &V, g: &V) -> V {
     g.mul(&y.at_least(x))
 }
 
-/// Backward rule of `min(x, y)` for `y`: ∂min/∂y = [x > y] (nothing on a tie).
+/// Backward rule of `min(x, y)` for `y`: ∂min/∂y = `[x > y]` (nothing on a tie).
 ///
 /// ```
 /// # use gradtape_runtime::vjp;

@@ -220,7 +220,7 @@ impl<T: Float> Tensor<T> {
     }
 }
 
-/// Backward rule of [`Tensor::relu`]: d/dx relu x = [x > 0] (0 at 0, as TensorFlow), from the output.
+/// Backward rule of [`Tensor::relu`]: d/dx relu x = `[x > 0]` (0 at 0, as TensorFlow), from the output.
 ///
 /// ```
 /// # use gradtape_runtime::vjp;
