@@ -221,11 +221,8 @@ impl GradientTape {
         sources: S,
         options: JacobianOptions,
     ) -> Result<S::Output, TapeError> {
-        let mut keys = Vec::new();
-        sources.collect_sources(&mut keys);
         let target = T::into_any(target.clone());
-        let jacobians = self.jacobian_erased(&target, &keys, options)?;
-        Ok(sources.rebuild(&mut jacobians.into_iter()))
+        super::structure::over_leaves(sources, |keys| self.jacobian_erased(&target, keys, options))
     }
 
     /// The dtype-erased core of `jacobian`.
@@ -308,11 +305,8 @@ impl GradientTape {
         sources: S,
         options: JacobianOptions,
     ) -> Result<S::Output, TapeError> {
-        let mut keys = Vec::new();
-        sources.collect_sources(&mut keys);
         let target = T::into_any(target.clone());
-        let jacobians = self.batch_jacobian_erased(&target, &keys, options)?;
-        Ok(sources.rebuild(&mut jacobians.into_iter()))
+        super::structure::over_leaves(sources, |keys| self.batch_jacobian_erased(&target, keys, options))
     }
 
     fn batch_jacobian_erased(

@@ -418,10 +418,7 @@ impl GradientTape {
     ) -> Result<S::Output, TapeError> {
         let mut targets = Vec::new();
         target.collect_targets(&mut targets);
-        let mut keys = Vec::new();
-        sources.collect_sources(&mut keys);
-        let grads = self.gradient_erased(&targets, &keys, options)?;
-        Ok(sources.rebuild(&mut grads.into_iter()))
+        structure::over_leaves(sources, |keys| self.gradient_erased(&targets, keys, options))
     }
 
     /// The dtype-erased core of `gradient`, shared with jacobians and fused functions.

@@ -60,6 +60,18 @@ pub trait Sources {
     fn rebuild(&self, grads: &mut dyn Iterator<Item = Option<AnyTensor>>) -> Self::Output;
 }
 
+/// Runs a dtype-erased computation (gradient, jacobian) over the leaves of `sources` and
+/// gives its results back in the structure of `sources`.
+pub(crate) fn over_leaves<S: Sources, E>(
+    sources: S,
+    erased: impl FnOnce(&[SourceKey]) -> Result<Vec<Option<AnyTensor>>, E>,
+) -> Result<S::Output, E> {
+    let mut keys = Vec::new();
+    sources.collect_sources(&mut keys);
+    let results = erased(&keys)?;
+    Ok(sources.rebuild(&mut results.into_iter()))
+}
+
 fn next_grad<T: Float>(grads: &mut dyn Iterator<Item = Option<AnyTensor>>) -> Option<Tensor<T>> {
     let grad = grads.next().expect("one gradient per source");
     grad.map(|g| T::from_any_owned(g).expect("a gradient has its source's dtype"))
