@@ -500,7 +500,8 @@ fn variables_join_the_0_d_path() {
     // f32, against the op-by-op tape
     let w = Variable::new(0.6_f32);
     let x = Tensor::scalar(-1.2_f32);
-    let grad = |f: &dyn Fn(&Variable<f32>, &Tensor<f32>) -> Tensor<f32>| {
+    type WithVariable = dyn Fn(&Variable<f32>, &Tensor<f32>) -> Tensor<f32>;
+    let grad = |f: &WithVariable| {
         let tape = GradientTape::new();
         let y = tape.record(|| f(&w, &x));
         tape.gradient(&y, &w).unwrap().unwrap().to_scalar()
