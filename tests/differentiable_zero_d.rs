@@ -85,6 +85,15 @@ fn check<T: Float>(name: &str, x: &[f64], fused: Call<'_, T>, plain: Call<'_, T>
         .collect();
     let (y, grads) = first_order(fused, &x);
     assert_eq!(y.shape(), &[] as &[usize], "{name}: a 0-d result");
+    // the same kernels on numbers as on 0-d tensors: values agree to the last bit, recorded
+    // (`vjp_scalar`) or not (`primal_scalar`)
+    let exact = plain(&x).to_scalar();
+    assert_eq!(y.to_scalar(), exact, "{name}: recorded value");
+    assert_eq!(
+        fused(&x).to_scalar(),
+        exact,
+        "{name}: value with nothing recording"
+    );
 
     // the tensor path: the same function on shape-[1] inputs
     let (y_tensor, grads_tensor) = first_order(fused, &lifted(&x));
@@ -460,6 +469,19 @@ fn only_calls_whose_inputs_are_all_0_d_run_on_numbers() {
     let y = tape.record(|| offset(&a, &one));
     assert!(built() > before, "a [1] input takes the tensor path");
     assert_eq!(y.shape(), &[1]);
+
+    // nothing recording, or inputs no tape watches: the body on numbers for 0-d inputs,
+    // on tensors otherwise
+    let before = built();
+    assert_eq!(offset(&a, &b).to_scalar(), 6.5);
+    let unwatched = Tensor::scalar(4.0);
+    assert_eq!(
+        tape.record(|| offset(&unwatched, &unwatched)).to_scalar(),
+        16.5
+    );
+    assert_eq!(built(), before, "0-d inputs: no tensor constant built");
+    assert_eq!(offset(&row, &b).to_vec(), vec![6.5, -2.5]);
+    assert!(built() > before, "a non-0-d input takes the tensor path");
 }
 
 #[test]
@@ -553,5 +575,6 @@ fn elementwise_bodies_get_the_0_d_path() {
     }
     all_have_it!(f32s, f64s);
     let _ = (generic::vjp_scalar::<f64>, offset::vjp_scalar);
+    let _ = (f32s::chain::primal_scalar, f64s::pair::primal_scalar);
     println!("{}", f64s::loops::GENERATED);
 }

@@ -46,11 +46,15 @@ pub fn differentiable(args: TokenStream, item: ItemFn) -> TokenStream {
     };
     let vjp = Generator::new(&sig, &body, flavour).vjp_fn(&item);
     let plan = fast::plan(&sig, &body);
-    let vjp_scalar = plan
-        .as_ref()
-        .map(|plan| Generator::new(&sig, &body, Flavour::ZeroD(plan)).vjp_fn(&item));
-    let source = match &vjp_scalar {
-        Some(vjp_scalar) => pretty(&quote!(#vjp #vjp_scalar)),
+    let zero_d = plan.as_ref().map(|plan| ZeroD {
+        vjp: Generator::new(&sig, &body, Flavour::ZeroD(plan)).vjp_fn(&item),
+        primal: Generator::primal(&sig, &body, plan).primal_fn(&item),
+    });
+    let source = match &zero_d {
+        Some(ZeroD {
+            vjp: vjp_scalar,
+            primal,
+        }) => pretty(&quote!(#vjp #vjp_scalar #primal)),
         None => pretty(&vjp),
     };
     if args.dump {
@@ -63,11 +67,17 @@ pub fn differentiable(args: TokenStream, item: ItemFn) -> TokenStream {
         Mode::Tensor => wrapper_fn(&item, &sig, plan.as_ref()),
         Mode::Scalar => quote!(#item),
     };
-    let companion = companion(&item, &sig, &vjp, vjp_scalar.as_ref(), &source);
+    let companion = companion(&item, &sig, &vjp, zero_d.as_ref(), &source);
     quote! {
         #wrapper
         #companion
     }
+}
+
+/// The functions of the 0-d path: `vjp_scalar` and `primal_scalar`.
+struct ZeroD {
+    vjp: TokenStream,
+    primal: TokenStream,
 }
 
 fn pretty(vjp: &TokenStream) -> String {
@@ -170,6 +180,8 @@ struct Generator<'a> {
     /// For each loop being generated, innermost last: the saves made at most once per
     /// iteration (their stacks get room for the trip count before the loop starts).
     loops: std::cell::RefCell<Vec<Vec<Ident>>>,
+    /// Whether the forward code saves anything (not in `primal_scalar`).
+    saving: bool,
 }
 
 impl<'a> Generator<'a> {
@@ -181,6 +193,17 @@ impl<'a> Generator<'a> {
             useful: analyse::useful(body),
             stacks: Default::default(),
             loops: Default::default(),
+            saving: true,
+        }
+    }
+
+    /// The forward code alone, on numbers: `primal_scalar`, which the function runs for
+    /// 0-d inputs when nothing records.
+    fn primal(sig: &'a Signature, body: &'a Body, plan: &'a Plan) -> Self {
+        Generator {
+            useful: vec![false; body.bindings.len()],
+            saving: false,
+            ..Generator::new(sig, body, Flavour::ZeroD(plan))
         }
     }
 
@@ -201,7 +224,7 @@ impl<'a> Generator<'a> {
             name: mixed(&name),
             depth,
         };
-        if depth > 0 {
+        if depth > 0 && self.saving {
             self.stacks.borrow_mut().push(save.name.clone());
             if let Some(per_trip) = self.loops.borrow_mut().last_mut() {
                 per_trip.push(save.name.clone());
@@ -294,28 +317,9 @@ impl<'a> Generator<'a> {
         } else {
             quote!(#(#outputs)*)
         };
-        let params = self.sig.params.iter().map(|p| {
-            let ident = &p.ident;
-            let ty = match (&p.kind, &p.elem) {
-                (Kind::Tensor { .. } | Kind::Variable, Some(elem)) if self.zero_d().is_some() => {
-                    quote!(#elem)
-                }
-                (Kind::Variable, Some(elem)) => quote!(&::gradtape::__private::Tensor<#elem>),
-                _ => {
-                    let ty = &p.ty;
-                    quote!(#ty)
-                }
-            };
-            quote!(#ident: #ty)
-        });
+        let params = self.params();
         let (cot_ty, grads_ty) = (self.cotangent_type(), self.grads_type());
-        let outputs = self.sig.outputs.iter().map(|ty| self.output_type(ty));
-        let ret_ty = match (&item.sig.output, self.zero_d()) {
-            (syn::ReturnType::Type(_, ty), None) => quote!(#ty),
-            (_, Some(_)) if self.sig.tuple_output => quote!((#(#outputs),*)),
-            (_, Some(_)) => quote!(#(#outputs)*),
-            (syn::ReturnType::Default, None) => quote!(()),
-        };
+        let ret_ty = self.ret_type(item);
         let generics = &item.sig.generics;
         let where_clause = &generics.where_clause;
         let captured = generics.params.iter().filter_map(|p| match p {
@@ -339,6 +343,58 @@ impl<'a> Generator<'a> {
                     #(#cursors)*
                     #adjoint
                 })
+            }
+        }
+    }
+
+    /// The parameters of the generated functions: variables as the tensor read from them,
+    /// on the 0-d path tensors as numbers.
+    fn params(&self) -> Vec<TokenStream> {
+        let params = self.sig.params.iter().map(|p| {
+            let ident = &p.ident;
+            let ty = match (&p.kind, &p.elem) {
+                (Kind::Tensor { .. } | Kind::Variable, Some(elem)) if self.zero_d().is_some() => {
+                    quote!(#elem)
+                }
+                (Kind::Variable, Some(elem)) => quote!(&::gradtape::__private::Tensor<#elem>),
+                _ => {
+                    let ty = &p.ty;
+                    quote!(#ty)
+                }
+            };
+            quote!(#ident: #ty)
+        });
+        params.collect()
+    }
+
+    /// The result type (numbers on the 0-d path).
+    fn ret_type(&self, item: &ItemFn) -> TokenStream {
+        let outputs = self.sig.outputs.iter().map(|ty| self.output_type(ty));
+        match (&item.sig.output, self.zero_d()) {
+            (syn::ReturnType::Type(_, ty), None) => quote!(#ty),
+            (_, Some(_)) if self.sig.tuple_output => quote!((#(#outputs),*)),
+            (_, Some(_)) => quote!(#(#outputs)*),
+            (syn::ReturnType::Default, None) => quote!(()),
+        }
+    }
+
+    /// `primal_scalar`: the forward code on numbers, returning the value.
+    fn primal_fn(&self, item: &ItemFn) -> TokenStream {
+        let forward = self.forward_block(&self.body.block);
+        let outputs = self.body.outputs.iter().map(|o| self.operand(o));
+        let value = if self.sig.tuple_output {
+            quote!((#(#outputs),*))
+        } else {
+            quote!(#(#outputs)*)
+        };
+        let params = self.params();
+        let ret_ty = self.ret_type(item);
+        let generics = &item.sig.generics;
+        let where_clause = &generics.where_clause;
+        quote! {
+            pub fn primal_scalar #generics (#(#params),*) -> #ret_ty #where_clause {
+                #forward
+                #value
             }
         }
     }
@@ -443,7 +499,7 @@ impl<'a> Generator<'a> {
             } => {
                 let flag = self.save(format!("branch{id}"), depth);
                 let name = &flag.name;
-                let keep = flag.keep(quote!(#name));
+                let keep = self.keep_control(&flag);
                 let (then_code, else_code) = (
                     self.forward_block(then_branch),
                     self.forward_block(else_branch),
@@ -471,11 +527,7 @@ impl<'a> Generator<'a> {
                     let code = self.forward_block(&arm.body);
                     quote!(#pat #guard => { #code #index })
                 });
-                let keep = if depth == 0 {
-                    quote!()
-                } else {
-                    flag.keep(quote!(#name))
-                };
+                let keep = self.keep_control(&flag);
                 quote! {
                     let #name: usize = match #scrutinee { #(#arms)* };
                     #keep
@@ -487,11 +539,7 @@ impl<'a> Generator<'a> {
                 self.loops.borrow_mut().push(Vec::new());
                 let code = self.forward_block(body);
                 let per_trip = self.loops.borrow_mut().pop().expect("pushed above");
-                let keep = if depth == 0 {
-                    quote!()
-                } else {
-                    trips.keep(quote!(#name))
-                };
+                let keep = self.keep_control(&trips);
                 let looped = match head {
                     LoopHead::For { pat, iter } if !per_trip.is_empty() => {
                         // Room for one save per trip up front: growing a stack while the
@@ -521,6 +569,16 @@ impl<'a> Generator<'a> {
                 }
             }
         }
+    }
+
+    /// Saves a branch taken or a trip count (bound to its name already) when it is on a
+    /// stack; at depth 0 the pullback captures the local itself.
+    fn keep_control(&self, save: &Save) -> TokenStream {
+        if save.depth == 0 || !self.saving {
+            return quote!();
+        }
+        let name = &save.name;
+        save.keep(quote!(#name))
     }
 
     fn target_prefix(&self, target: &Target) -> TokenStream {
@@ -1174,26 +1232,40 @@ fn wrapper_fn(item: &ItemFn, sig: &Signature, plan: Option<&Plan>) -> TokenStrea
         let record = record(&zero_d_rule);
         let (names, tensors_in): (Vec<&Ident>, Vec<&TokenStream>) =
             numbers.iter().map(|(n, t)| (n, t)).unzip();
-        quote! {
+        let all_0_d = quote! {
+            (#(::core::option::Option::Some(#names),)*) = (#(#hooks::scalar_value(#tensors_in),)*)
+        };
+        let recorded = quote! {
             // Every differentiable input is 0-d: run the adjoint on plain numbers.
-            if let (#(::core::option::Option::Some(#names),)*) =
-                (#(#hooks::scalar_value(#tensors_in),)*)
-            {
+            if let #all_0_d {
                 let (#value, #pullback) = #name::vjp_scalar(#(#zero_d_args),*);
                 let #value = #tensors;
                 #keeps
                 return { #record };
             }
-        }
+        };
+        let plain = quote! {
+            if let #all_0_d {
+                let #value = #name::primal_scalar(#(#zero_d_args),*);
+                return #tensors;
+            }
+        };
+        (recorded, plain)
     });
+    let (zero_d, zero_d_plain) = zero_d.unzip();
+    // With nothing recording, variables are read only for the 0-d check.
+    let plain_reads = zero_d_plain.as_ref().map(|_| &reads);
     let block = quote! {
         {
             if !#hooks::any_recording() {
+                #plain_reads
+                #zero_d_plain
                 return #name::primal(#(#args),*);
             }
             #reads
             let #inputs_name = [#(#inputs),*];
             if !#hooks::any_tracks(&#inputs_name) {
+                #zero_d_plain
                 return #name::primal(#(#args),*);
             }
             #zero_d
@@ -1212,7 +1284,7 @@ fn companion(
     item: &ItemFn,
     sig: &Signature,
     vjp: &TokenStream,
-    vjp_scalar: Option<&TokenStream>,
+    zero_d: Option<&ZeroD>,
     source: &str,
 ) -> TokenStream {
     let vis = &item.vis;
@@ -1231,14 +1303,20 @@ fn companion(
          The generated code:\n\n```text\n{source}```"
     );
     let grad = (sig.mode == Mode::Scalar && !sig.tuple_output).then(|| grad_fn(item, sig));
-    let vjp_scalar = vjp_scalar.map(|vjp_scalar| {
+    let zero_d = zero_d.map(|ZeroD { vjp, primal }| {
         quote! {
             /// The forward value and the pullback on plain numbers, for calls whose
             /// differentiable inputs are all 0-d tensors (the same code as `vjp`, with each
             /// 0-d tensor as its number).
             #[inline]
             #[allow(unused_variables, unused_mut, unused_parens, unused_assignments, unused_braces, non_snake_case, clippy::all)]
-            #vjp_scalar
+            #vjp
+
+            /// The body on plain numbers, for calls whose differentiable inputs are all
+            /// 0-d tensors when nothing records them.
+            #[inline]
+            #[allow(unused_variables, unused_mut, unused_parens, unused_assignments, unused_braces, non_snake_case, clippy::all)]
+            #primal
         }
     });
     quote! {
@@ -1261,7 +1339,7 @@ fn companion(
             #[allow(unused_variables, unused_mut, unused_parens, unused_assignments, unused_braces, non_snake_case, clippy::all)]
             #vjp
 
-            #vjp_scalar
+            #zero_d
 
             #grad
         }
