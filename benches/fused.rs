@@ -129,6 +129,9 @@ fn benches(c: &mut Criterion) {
     group.bench_function("plain forward, no tape (40,000 ops)", |b| {
         b.iter(|| chain::primal(black_box(&x), 10_000))
     });
+    group.bench_function("annotated call, nothing recording (40,000 ops)", |b| {
+        b.iter(|| chain(black_box(&x), 10_000))
+    });
     group.finish();
 
     let w = [Variable::new(5.0_f32), Variable::new(3.0_f32)];
