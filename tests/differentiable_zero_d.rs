@@ -247,6 +247,8 @@ macro_rules! functions {
         /// Constants: a float parameter, plain-number locals, casts and a 0-d tensor.
         #[differentiable]
         pub fn constants(x: &Tensor<$t>, s: $t, n: i32) -> Tensor<$t> {
+            // numbers in a macro's tokens are not names (this once panicked the macro)
+            assert!(n >= 0, "n = {n} must be at least 0");
             let c = s * 2.0;
             let d: $t = n as $t;
             let mut acc = Tensor::scalar(0.5);
@@ -577,4 +579,68 @@ fn elementwise_bodies_get_the_0_d_path() {
     let _ = (generic::vjp_scalar::<f64>, offset::vjp_scalar);
     let _ = (f32s::chain::primal_scalar, f64s::pair::primal_scalar);
     println!("{}", f64s::loops::GENERATED);
+}
+
+// ----- bodies that keep the tensor path, on 0-d inputs -----
+
+/// A tensor constant of shape [2]: the result broadcasts to [2] even for a 0-d `x`, which
+/// is why constants the macro cannot see to be numbers keep a function on the tensor path.
+#[differentiable]
+fn tensor_constant(x: &Tensor<f64>) -> Tensor<f64> {
+    let c = Tensor::from_vec(Vec::from([1.0, 2.0]), &[2]);
+    x.sin() * &c
+}
+
+/// Metadata of a differentiable value, read in plain code.
+#[differentiable]
+fn metadata(x: &Tensor<f64>) -> Tensor<f64> {
+    let n = x.len() as f64;
+    x * n + x.rank() as f64
+}
+
+/// A traced op (a reduction).
+#[differentiable]
+fn reduced(x: &Tensor<f64>, y: &Tensor<f64>) -> Tensor<f64> {
+    (x * y).sum() + x.exp()
+}
+
+#[test]
+fn bodies_that_are_not_elementwise_stay_correct_on_0_d_inputs() {
+    // the generated source shows the macro's decision: no 0-d path for these
+    for generated in [
+        tensor_constant::GENERATED,
+        metadata::GENERATED,
+        reduced::GENERATED,
+    ] {
+        assert!(!generated.contains("fn vjp_scalar"), "{generated}");
+    }
+    assert!(offset::GENERATED.contains("fn vjp_scalar"));
+
+    let x = Tensor::scalar(0.3_f64);
+    let y = Tensor::scalar(-1.1_f64);
+
+    let tape = GradientTape::new();
+    tape.watch(&x);
+    let z = tape.record(|| tensor_constant(&x));
+    assert_eq!(z.to_vec(), vec![0.3_f64.sin(), 2.0 * 0.3_f64.sin()]);
+    // d/dx Σ c_i sin x = (1 + 2) cos x
+    let dx = tape.gradient(&z, &x).unwrap().unwrap().to_scalar();
+    assert!((dx - 3.0 * 0.3_f64.cos()).abs() < 1e-15);
+
+    let tape = GradientTape::new();
+    tape.watch(&x);
+    let z = tape.record(|| metadata(&x));
+    // one element, rank 0: z = x
+    assert_eq!(z.to_scalar(), 0.3);
+    assert_eq!(tape.gradient(&z, &x).unwrap().unwrap().to_scalar(), 1.0);
+
+    let tape = GradientTape::persistent();
+    tape.watch(&x);
+    tape.watch(&y);
+    let z = tape.record(|| reduced(&x, &y));
+    assert_eq!(z.to_scalar(), 0.3 * -1.1 + 0.3_f64.exp());
+    // ∂/∂x = y + eˣ, ∂/∂y = x
+    let [dx, dy] = tape.gradient(&z, [&x, &y]).unwrap();
+    assert!((dx.unwrap().to_scalar() - (-1.1 + 0.3_f64.exp())).abs() < 1e-15);
+    assert_eq!(dy.unwrap().to_scalar(), 0.3);
 }
