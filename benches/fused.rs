@@ -1,7 +1,8 @@
 //! `#[differentiable]` workloads from `../shared/bench/WORKLOADS.md`: W7 (the tape-free
 //! gradient of a plain f64 function against its hand-written derivative), W2's loop as one
-//! annotated function (record + backward per op), and W1 through an annotated function
-//! against the op-by-op tape. Each prints the value it computed.
+//! annotated function (record + backward per op; on its 0-d input the call runs on plain
+//! numbers, and the same call on a shape-`[1]` input shows the tensor path), and W1 through
+//! an annotated function against the op-by-op tape. Each prints the value it computed.
 
 // `criterion_group!` generates an undocumented function.
 #![allow(missing_docs)]
@@ -53,6 +54,30 @@ fn chain_gradient(x: &Variable<f32>) -> f32 {
     tape.gradient(&y, x).unwrap().unwrap().to_scalar()
 }
 
+/// The same gradient with `x` of shape `[1]`: not 0-d, so the call runs on tensors.
+fn chain_gradient_1(x: &Variable<f32>) -> f32 {
+    let tape = GradientTape::new();
+    let y = tape.record(|| chain(x, 10_000));
+    tape.gradient(&y, x).unwrap().unwrap().to_vec()[0]
+}
+
+/// W2's dy/dx written by hand in reverse mode, as an adjoint works: the forward keeps each
+/// step's input, the reverse sweep multiplies the local derivatives 0.9 cos y + 0.1.
+fn chain_by_hand(x: f32, steps: usize) -> f32 {
+    let mut inputs = Vec::with_capacity(steps);
+    let mut y = x;
+    for _ in 0..steps {
+        inputs.push(y);
+        y = y.sin() * 0.9 + y * 0.1;
+    }
+    black_box(y);
+    let mut d = 1.0;
+    for &y in inputs.iter().rev() {
+        d *= y.cos() * 0.9 + 0.1;
+    }
+    d
+}
+
 #[differentiable]
 fn seed(w1: &Variable<f32>, w2: &Variable<f32>) -> Tensor<f32> {
     3.0 * w1.powi(2) + 2.0 * w1 * w2
@@ -83,13 +108,29 @@ fn benches(c: &mut Criterion) {
     group.finish();
 
     let x = Variable::new(0.5_f32);
-    println!("W2 dy/dx via one annotated loop: {}", chain_gradient(&x));
+    let x_1 = Variable::new(Tensor::from_vec(vec![0.5_f32], &[1]));
+    println!(
+        "W2 dy/dx: annotated loop {}, tensor path {}, by hand {}",
+        chain_gradient(&x),
+        chain_gradient_1(&x_1),
+        chain_by_hand(0.5, 10_000)
+    );
     let mut group = c.benchmark_group("W2");
     group.bench_function("annotated loop, record + backward (40,000 ops)", |b| {
         b.iter(|| chain_gradient(black_box(&x)))
     });
+    group.bench_function(
+        "annotated loop on a [1] input: tensor path (40,000 ops)",
+        |b| b.iter(|| chain_gradient_1(black_box(&x_1))),
+    );
+    group.bench_function("hand-written reverse loop (40,000 ops)", |b| {
+        b.iter(|| chain_by_hand(black_box(0.5), 10_000))
+    });
     group.bench_function("plain forward, no tape (40,000 ops)", |b| {
         b.iter(|| chain::primal(black_box(&x), 10_000))
+    });
+    group.bench_function("annotated call, nothing recording (40,000 ops)", |b| {
+        b.iter(|| chain(black_box(&x), 10_000))
     });
     group.finish();
 

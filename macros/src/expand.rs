@@ -5,20 +5,23 @@
 //!   generated adjoint; in scalar mode, the original function unchanged.
 //! - a companion type `f` (a braced struct, so it lives beside the function) with
 //!   `f::vjp` (forward code that saves what the adjoint needs, returning the value and the
-//!   pullback closure), `f::primal` (the original body), in scalar mode `f::grad`, and
-//!   `f::GENERATED`, the generated `vjp` as readable source.
+//!   pullback closure), `f::primal` (the original body), in scalar mode `f::grad`, for
+//!   elementwise tensor functions `f::vjp_scalar` (the same on plain numbers, which `f`
+//!   runs when every differentiable input is 0-d; see [`fast`]), and `f::GENERATED`, the
+//!   generated code as readable source.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
-use syn::{Expr, Ident, ItemFn, Lit};
+use syn::{Expr, Ident, ItemFn, Lit, Type};
 
 use crate::analyse;
 use crate::args;
 use crate::ctxt::Ctxt;
 use crate::fallback;
+use crate::fast::{self, Plan};
 use crate::ir::{BinaryKind, Block, Body, LoopHead, Op, Operand, Saves, Stmt, Target};
 use crate::lower;
-use crate::sig::{self, Kind, Mode, Signature};
+use crate::sig::{self, Kind, Mode, Param, Signature};
 
 /// The whole expansion, or the fallback with every error.
 pub fn differentiable(args: TokenStream, item: ItemFn) -> TokenStream {
@@ -37,9 +40,24 @@ pub fn differentiable(args: TokenStream, item: ItemFn) -> TokenStream {
         return fallback::expand(&item, error);
     }
     let (sig, body) = (sig.expect("checked"), body.expect("checked"));
-    let generator = Generator::new(&sig, &body);
+    let flavour = match sig.mode {
+        Mode::Tensor => Flavour::Tensor,
+        Mode::Scalar => Flavour::Scalar,
+    };
+    let generator = Generator::new(&sig, &body, flavour);
     let vjp = generator.vjp_fn(&item);
-    let source = pretty(&vjp);
+    let plan = fast::plan(&sig, &body);
+    let zero_d = plan.as_ref().map(|plan| ZeroD {
+        vjp: Generator::new(&sig, &body, Flavour::ZeroD(plan)).vjp_fn(&item),
+        primal: Generator::primal(&sig, &body, plan).primal_fn(&item),
+    });
+    let source = match &zero_d {
+        Some(ZeroD {
+            vjp: vjp_scalar,
+            primal,
+        }) => pretty(&quote!(#vjp #vjp_scalar #primal)),
+        None => pretty(&vjp),
+    };
     if args.dump {
         eprintln!(
             "#[differentiable] generated for `{}`:\n{source}",
@@ -47,14 +65,25 @@ pub fn differentiable(args: TokenStream, item: ItemFn) -> TokenStream {
         );
     }
     let wrapper = match sig.mode {
-        Mode::Tensor => wrapper_fn(&item, &sig, analyse::batch_safe(&body, &generator.useful)),
+        Mode::Tensor => wrapper_fn(
+            &item,
+            &sig,
+            plan.as_ref(),
+            analyse::batch_safe(&body, &generator.useful),
+        ),
         Mode::Scalar => quote!(#item),
     };
-    let companion = companion(&item, &sig, &vjp, &source);
+    let companion = companion(&item, &sig, &vjp, zero_d.as_ref(), &source);
     quote! {
         #wrapper
         #companion
     }
+}
+
+/// The functions of the 0-d path: `vjp_scalar` and `primal_scalar`.
+struct ZeroD {
+    vjp: TokenStream,
+    primal: TokenStream,
 }
 
 fn pretty(vjp: &TokenStream) -> String {
@@ -135,26 +164,65 @@ impl Save {
     }
 }
 
+/// What the generated code computes with.
+#[derive(Clone, Copy)]
+enum Flavour<'p> {
+    /// Tensors: a tensor function's `vjp`.
+    Tensor,
+    /// Plain numbers: a scalar function's `vjp`.
+    Scalar,
+    /// Plain numbers standing for the 0-d tensors of a tensor function: its `vjp_scalar`
+    /// (see [`fast`]).
+    ZeroD(&'p Plan),
+}
+
 struct Generator<'a> {
     sig: &'a Signature,
     body: &'a Body,
+    flavour: Flavour<'a>,
     useful: Vec<bool>,
     /// Saves at depth > 0 (their stacks are declared up front).
     stacks: std::cell::RefCell<Vec<Ident>>,
+    /// For each loop being generated, innermost last: the saves made at most once per
+    /// iteration (their stacks get room for the trip count before the loop starts).
+    loops: std::cell::RefCell<Vec<Vec<Ident>>>,
+    /// Whether the forward code saves anything (not in `primal_scalar`).
+    saving: bool,
 }
 
 impl<'a> Generator<'a> {
-    fn new(sig: &'a Signature, body: &'a Body) -> Self {
+    fn new(sig: &'a Signature, body: &'a Body, flavour: Flavour<'a>) -> Self {
         Generator {
             sig,
             body,
+            flavour,
             useful: analyse::useful(body),
             stacks: Default::default(),
+            loops: Default::default(),
+            saving: true,
+        }
+    }
+
+    /// The forward code alone, on numbers: `primal_scalar`, which the function runs for
+    /// 0-d inputs when nothing records.
+    fn primal(sig: &'a Signature, body: &'a Body, plan: &'a Plan) -> Self {
+        Generator {
+            useful: vec![false; body.bindings.len()],
+            saving: false,
+            ..Generator::new(sig, body, Flavour::ZeroD(plan))
         }
     }
 
     fn tensor(&self) -> bool {
-        self.sig.mode == Mode::Tensor
+        matches!(self.flavour, Flavour::Tensor)
+    }
+
+    /// The element type the 0-d path computes with, if this is the 0-d path.
+    fn zero_d(&self) -> Option<&Type> {
+        match self.flavour {
+            Flavour::ZeroD(plan) => Some(&plan.elem),
+            _ => None,
+        }
     }
 
     fn save(&self, name: String, depth: usize) -> Save {
@@ -162,10 +230,66 @@ impl<'a> Generator<'a> {
             name: mixed(&name),
             depth,
         };
-        if depth > 0 {
+        if depth > 0 && self.saving {
             self.stacks.borrow_mut().push(save.name.clone());
+            if let Some(per_trip) = self.loops.borrow_mut().last_mut() {
+                per_trip.push(save.name.clone());
+            }
         }
         save
+    }
+
+    /// An operand as the forward code reads it: the user's expression, or on the 0-d path
+    /// the binding's number (whatever borrows or clones the tensor code had) or the
+    /// constant as a number.
+    fn operand(&self, operand: &Operand) -> TokenStream {
+        match (self.flavour, operand) {
+            (Flavour::ZeroD(_), Operand::Active { binding, .. }) => {
+                let name = self.name(*binding);
+                quote!(#name)
+            }
+            (Flavour::ZeroD(plan), Operand::Inactive(expr)) => fast::constant(expr, &plan.elem),
+            (_, operand) => {
+                let fwd = operand.fwd();
+                quote!(#fwd)
+            }
+        }
+    }
+
+    /// An operand as a method receiver.
+    fn receiver(&self, operand: &Operand) -> TokenStream {
+        match self.flavour {
+            Flavour::ZeroD(_) => self.operand(operand),
+            _ => receiver(operand.fwd()),
+        }
+    }
+
+    /// An owned copy of an operand's value, to save for the adjoint (on the 0-d path the
+    /// number itself).
+    fn owned(&self, operand: &Operand) -> TokenStream {
+        match self.flavour {
+            Flavour::ZeroD(_) => self.operand(operand),
+            _ => {
+                let fwd = borrow(operand.fwd());
+                quote!(hooks::own(#fwd))
+            }
+        }
+    }
+
+    /// The type of a parameter's cotangent (`E` on the 0-d path).
+    fn cotangent_of(&self, param: &Param) -> TokenStream {
+        match self.zero_d() {
+            Some(elem) => quote!(#elem),
+            None => param.cotangent_type(),
+        }
+    }
+
+    /// The type of a result (`E` on the 0-d path).
+    fn output_type(&self, ty: &Type) -> TokenStream {
+        match self.zero_d() {
+            Some(elem) => quote!(#elem),
+            None => quote!(#ty),
+        }
     }
 
     fn slot(&self, binding: usize) -> &Ident {
@@ -193,29 +317,15 @@ impl<'a> Generator<'a> {
             );
             quote!(let mut #cursor = #stack.len();)
         });
-        let outputs: Vec<&Expr> = self.body.outputs.iter().map(Operand::fwd).collect();
+        let outputs: Vec<TokenStream> = self.body.outputs.iter().map(|o| self.operand(o)).collect();
         let value = if self.sig.tuple_output {
             quote!((#(#outputs),*))
         } else {
             quote!(#(#outputs)*)
         };
-        let params = self.sig.params.iter().map(|p| {
-            let ident = &p.ident;
-            let ty = match (&p.kind, &p.elem) {
-                (Kind::Variable, Some(elem)) => quote!(&::gradtape::__private::Tensor<#elem>),
-                _ => {
-                    let ty = &p.ty;
-                    quote!(#ty)
-                }
-            };
-            quote!(#ident: #ty)
-        });
+        let params = self.params();
         let (cot_ty, grads_ty) = (self.cotangent_type(), self.grads_type());
-        let ret = &item.sig.output;
-        let ret_ty = match ret {
-            syn::ReturnType::Type(_, ty) => quote!(#ty),
-            syn::ReturnType::Default => quote!(()),
-        };
+        let ret_ty = self.ret_type(item);
         let generics = &item.sig.generics;
         let where_clause = &generics.where_clause;
         let captured = generics.params.iter().filter_map(|p| match p {
@@ -237,8 +347,12 @@ impl<'a> Generator<'a> {
                     use ::gradtape::__private::hooks::ReadValue as _;
                 )
             });
+        let fn_name = match self.flavour {
+            Flavour::ZeroD(_) => format_ident!("vjp_scalar"),
+            _ => format_ident!("vjp"),
+        };
         quote! {
-            pub fn vjp #generics (#(#params),*) -> (#ret_ty, impl Fn(#cot_ty) -> #grads_ty + use<#(#captured),*>) #where_clause {
+            pub fn #fn_name #generics (#(#params),*) -> (#ret_ty, impl Fn(#cot_ty) -> #grads_ty + use<#(#captured),*>) #where_clause {
                 use ::gradtape::__private::{hooks, vjp};
                 #read_value
                 #(#stack_decls)*
@@ -252,8 +366,65 @@ impl<'a> Generator<'a> {
         }
     }
 
+    /// The parameters of the generated functions: variables as the tensor read from them,
+    /// on the 0-d path tensors as numbers.
+    fn params(&self) -> Vec<TokenStream> {
+        let params = self.sig.params.iter().map(|p| {
+            let ident = &p.ident;
+            let ty = match (&p.kind, &p.elem) {
+                (Kind::Tensor { .. } | Kind::Variable, Some(elem)) if self.zero_d().is_some() => {
+                    quote!(#elem)
+                }
+                (Kind::Variable, Some(elem)) => quote!(&::gradtape::__private::Tensor<#elem>),
+                _ => {
+                    let ty = &p.ty;
+                    quote!(#ty)
+                }
+            };
+            quote!(#ident: #ty)
+        });
+        params.collect()
+    }
+
+    /// The result type (numbers on the 0-d path).
+    fn ret_type(&self, item: &ItemFn) -> TokenStream {
+        let outputs = self.sig.outputs.iter().map(|ty| self.output_type(ty));
+        match (&item.sig.output, self.zero_d()) {
+            (syn::ReturnType::Type(_, ty), None) => quote!(#ty),
+            (_, Some(_)) if self.sig.tuple_output => quote!((#(#outputs),*)),
+            (_, Some(_)) => quote!(#(#outputs)*),
+            (syn::ReturnType::Default, None) => quote!(()),
+        }
+    }
+
+    /// `primal_scalar`: the forward code on numbers, returning the value.
+    fn primal_fn(&self, item: &ItemFn) -> TokenStream {
+        let forward = self.forward_block(&self.body.block);
+        let outputs = self.body.outputs.iter().map(|o| self.operand(o));
+        let value = if self.sig.tuple_output {
+            quote!((#(#outputs),*))
+        } else {
+            quote!(#(#outputs)*)
+        };
+        let params = self.params();
+        let ret_ty = self.ret_type(item);
+        let generics = &item.sig.generics;
+        let where_clause = &generics.where_clause;
+        quote! {
+            pub fn primal_scalar #generics (#(#params),*) -> #ret_ty #where_clause {
+                #forward
+                #value
+            }
+        }
+    }
+
     fn cotangent_type(&self) -> TokenStream {
-        let outputs = &self.sig.outputs;
+        let outputs: Vec<TokenStream> = self
+            .sig
+            .outputs
+            .iter()
+            .map(|ty| self.output_type(ty))
+            .collect();
         if self.sig.tuple_output {
             quote!((#(Option<#outputs>),*))
         } else {
@@ -264,7 +435,7 @@ impl<'a> Generator<'a> {
     fn grads_type(&self) -> TokenStream {
         let entries = self.sig.params.iter().map(|p| {
             if p.differentiable(self.sig.mode) {
-                let ty = p.cotangent_type();
+                let ty = self.cotangent_of(p);
                 quote!(Option<#ty>)
             } else {
                 quote!(())
@@ -278,7 +449,7 @@ impl<'a> Generator<'a> {
         for (param, binding) in self.sig.params.iter().zip(&self.body.params) {
             if let Some(binding) = binding {
                 let slot = self.slot(*binding);
-                let ty = param.cotangent_type();
+                let ty = self.cotangent_of(param);
                 out.extend(quote!(let mut #slot: Option<#ty> = None;));
             }
         }
@@ -347,7 +518,7 @@ impl<'a> Generator<'a> {
             } => {
                 let flag = self.save(format!("branch{id}"), depth);
                 let name = &flag.name;
-                let keep = flag.keep(quote!(#name));
+                let keep = self.keep_control(&flag);
                 let (then_code, else_code) = (
                     self.forward_block(then_branch),
                     self.forward_block(else_branch),
@@ -375,11 +546,7 @@ impl<'a> Generator<'a> {
                     let code = self.forward_block(&arm.body);
                     quote!(#pat #guard => { #code #index })
                 });
-                let keep = if depth == 0 {
-                    quote!()
-                } else {
-                    flag.keep(quote!(#name))
-                };
+                let keep = self.keep_control(&flag);
                 quote! {
                     let #name: usize = match #scrutinee { #(#arms)* };
                     #keep
@@ -388,13 +555,27 @@ impl<'a> Generator<'a> {
             Stmt::Loop { id, head, body } => {
                 let trips = self.save(format!("trips{id}"), depth);
                 let name = &trips.name;
+                self.loops.borrow_mut().push(Vec::new());
                 let code = self.forward_block(body);
-                let keep = if depth == 0 {
-                    quote!()
-                } else {
-                    trips.keep(quote!(#name))
-                };
+                let per_trip = self.loops.borrow_mut().pop().expect("pushed above");
+                let keep = self.keep_control(&trips);
                 let looped = match head {
+                    LoopHead::For { pat, iter } if !per_trip.is_empty() => {
+                        // Room for one save per trip up front: growing a stack while the
+                        // loop runs copies it over and over. `match` keeps the iterator
+                        // expression's temporaries alive through the loop, as `for` does.
+                        let (iterator, hint) = (mixed(&format!("iter{id}")), mixed("hint"));
+                        let stacks = per_trip.iter().map(|save| format_ident!("{}_stack", save));
+                        quote! {
+                            match ::core::iter::IntoIterator::into_iter(#iter) {
+                                #iterator => {
+                                    let #hint = ::core::iter::Iterator::size_hint(&#iterator).0;
+                                    #(#stacks.reserve(#hint);)*
+                                    for #pat in #iterator { #code #name += 1; }
+                                }
+                            }
+                        }
+                    }
                     LoopHead::For { pat, iter } => {
                         quote!(for #pat in #iter { #code #name += 1; })
                     }
@@ -409,6 +590,16 @@ impl<'a> Generator<'a> {
         }
     }
 
+    /// Saves a branch taken or a trip count (bound to its name already) when it is on a
+    /// stack; at depth 0 the pullback captures the local itself.
+    fn keep_control(&self, save: &Save) -> TokenStream {
+        if save.depth == 0 || !self.saving {
+            return quote!();
+        }
+        let name = &save.name;
+        save.keep(quote!(#name))
+    }
+
     fn target_prefix(&self, target: &Target) -> TokenStream {
         match target {
             Target::Let {
@@ -418,7 +609,11 @@ impl<'a> Generator<'a> {
             } => {
                 let name = self.name(*binding);
                 let mutability = mutable.then(|| quote!(mut));
-                let ty = ty.as_ref().map(|ty| quote!(: #ty));
+                // On the 0-d path the value is a number, whatever tensor type was written.
+                let ty = ty
+                    .as_ref()
+                    .filter(|_| self.zero_d().is_none())
+                    .map(|ty| quote!(: #ty));
                 quote!(let #mutability #name #ty =)
             }
             Target::Assign { binding } => {
@@ -434,37 +629,42 @@ impl<'a> Generator<'a> {
         }
     }
 
-    /// The op's forward expression, as the user wrote it (operands rebuilt).
-    fn op_expr(op: &Op) -> TokenStream {
+    /// The op's forward expression, as the user wrote it (operands rebuilt); on the 0-d
+    /// path, the same on numbers.
+    fn op_expr(&self, op: &Op) -> TokenStream {
         match op {
             Op::Copy { value, clone } => {
-                let fwd = value.fwd();
-                if *clone {
-                    let recv = receiver(fwd);
+                if *clone && self.zero_d().is_none() {
+                    let recv = self.receiver(value);
                     quote!(#recv.clone())
                 } else {
-                    quote!(#fwd)
+                    self.operand(value)
                 }
             }
             Op::Neg(x) => {
-                let x = receiver(x.fwd());
+                let x = self.receiver(x);
                 quote!(-#x)
             }
             Op::Unary {
                 method, x, args, ..
-            } => {
-                let x = receiver(x.fwd());
-                quote!(#x.#method(#(#args),*))
-            }
+            } => self.unary_expr(method, x, args.iter().map(|a| quote!(#a)).collect()),
             Op::Binary { kind, lhs, rhs } => {
-                let (l, r) = (lhs.fwd(), rhs.fwd());
+                let (l, r) = (self.operand(lhs), self.operand(rhs));
                 match kind {
                     BinaryKind::Add => quote!(#l + #r),
                     BinaryKind::Sub => quote!(#l - #r),
                     BinaryKind::Mul => quote!(#l * #r),
                     BinaryKind::Div => quote!(#l / #r),
+                    BinaryKind::Maximum(_) | BinaryKind::Minimum(_) if self.zero_d().is_some() => {
+                        let kernel = if matches!(kind, BinaryKind::Maximum(_)) {
+                            quote!(maximum)
+                        } else {
+                            quote!(minimum)
+                        };
+                        quote!(::gradtape::__private::hooks::scalar::#kernel(#l, #r))
+                    }
                     BinaryKind::Maximum(method) | BinaryKind::Minimum(method) => {
-                        let l = receiver(l);
+                        let l = self.receiver(lhs);
                         quote!(#l.#method(#r))
                     }
                 }
@@ -477,17 +677,26 @@ impl<'a> Generator<'a> {
         }
     }
 
+    /// `x.method(args)`, or on the 0-d path the kernel of the same name on numbers.
+    fn unary_expr(&self, method: &Ident, x: &Operand, args: Vec<TokenStream>) -> TokenStream {
+        let x = self.receiver(x);
+        match self.zero_d() {
+            Some(_) => quote!(::gradtape::__private::hooks::scalar::#method(#x #(, #args)*)),
+            None => quote!(#x.#method(#(#args),*)),
+        }
+    }
+
     fn forward_def(&self, id: usize, target: &Target, op: &Op, depth: usize) -> TokenStream {
         let prefix = self.target_prefix(target);
         let binding = Self::target_binding(target);
         if !self.useful[binding] {
-            let expr = Self::op_expr(op);
+            let expr = self.op_expr(op);
             return quote!(#prefix #expr;);
         }
         let mut code = TokenStream::new();
         match op {
             Op::Copy { .. } | Op::Neg(_) => {
-                let expr = Self::op_expr(op);
+                let expr = self.op_expr(op);
                 code.extend(quote!(#prefix #expr;));
             }
             Op::Unary {
@@ -512,35 +721,29 @@ impl<'a> Generator<'a> {
                 }
                 if *saves == Saves::Input {
                     let save = self.save(format!("x{id}"), depth);
-                    let fwd = x.fwd();
-                    let fwd = borrow(fwd);
-                    code.extend(save.keep(quote!(hooks::own(#fwd))));
+                    code.extend(save.keep(self.owned(x)));
                 }
-                let recv = receiver(x.fwd());
-                code.extend(quote!(#prefix #recv.#method(#(#call_args),*);));
+                let expr = self.unary_expr(method, x, call_args);
+                code.extend(quote!(#prefix #expr;));
                 if *saves == Saves::Output {
                     let save = self.save(format!("out{id}"), depth);
                     let name = self.name(binding);
-                    code.extend(save.keep(quote!(hooks::own(&#name))));
+                    let value = match self.flavour {
+                        Flavour::ZeroD(_) => quote!(#name),
+                        _ => quote!(hooks::own(&#name)),
+                    };
+                    code.extend(save.keep(value));
                 }
             }
             Op::Binary { kind, lhs, rhs } => {
                 let (keep_lhs, keep_rhs) = self.binary_saves(kind, lhs, rhs);
                 if keep_lhs {
-                    let fwd = borrow(lhs.fwd());
-                    code.extend(
-                        self.save(format!("lhs{id}"), depth)
-                            .keep(quote!(hooks::own(#fwd))),
-                    );
+                    code.extend(self.save(format!("lhs{id}"), depth).keep(self.owned(lhs)));
                 }
                 if keep_rhs {
-                    let fwd = borrow(rhs.fwd());
-                    code.extend(
-                        self.save(format!("rhs{id}"), depth)
-                            .keep(quote!(hooks::own(#fwd))),
-                    );
+                    code.extend(self.save(format!("rhs{id}"), depth).keep(self.owned(rhs)));
                 }
-                let expr = Self::op_expr(op);
+                let expr = self.op_expr(op);
                 code.extend(quote!(#prefix #expr;));
             }
             Op::Trace { expr, inputs } => {
@@ -667,7 +870,13 @@ impl<'a> Generator<'a> {
 
     /// A constant operand as a value the rules compute with.
     fn constant(&self, expr: &Expr, saved: Option<TokenStream>) -> TokenStream {
-        let value = saved.unwrap_or_else(|| borrow(expr));
+        let value = saved.unwrap_or_else(|| match self.zero_d() {
+            Some(elem) => {
+                let value = fast::constant(expr, elem);
+                quote!(&#value)
+            }
+            None => borrow(expr),
+        });
         if self.tensor() {
             quote!(&hooks::lift(#value))
         } else {
@@ -841,7 +1050,12 @@ impl<'a> Generator<'a> {
 
 // ----- the function and its companion -----
 
-fn wrapper_fn(item: &ItemFn, sig: &Signature, batch_safe: bool) -> TokenStream {
+fn wrapper_fn(
+    item: &ItemFn,
+    sig: &Signature,
+    plan: Option<&Plan>,
+    batch_safe: bool,
+) -> TokenStream {
     let ItemFn {
         attrs,
         vis,
@@ -877,10 +1091,35 @@ fn wrapper_fn(item: &ItemFn, sig: &Signature, batch_safe: bool) -> TokenStream {
     let mut keeps = TokenStream::new();
     let mut replay_args = Vec::new();
     let mut grads = Vec::new();
+    // The 0-d path: each tensor input as a number, the arguments of `vjp_scalar`, and its
+    // cotangents as 0-d tensors.
+    let mut numbers = Vec::new();
+    let mut zero_d_args = Vec::new();
+    let mut zero_d_grads = Vec::new();
     for (index, param) in sig.params.iter().enumerate() {
         let ident = &param.ident;
         let kept = mixed(&format!("kept_{ident}"));
+        let number = mixed(&format!("number_{ident}"));
         let index = syn::Index::from(index);
+        match param.kind {
+            Kind::Tensor { by_ref } => {
+                let tensor = if by_ref {
+                    quote!(#ident)
+                } else {
+                    quote!(&#ident)
+                };
+                numbers.push((number.clone(), tensor));
+            }
+            Kind::Variable => {
+                let read = mixed(&format!("read_{ident}"));
+                numbers.push((number.clone(), quote!(&#read)));
+            }
+            _ => {}
+        }
+        if matches!(param.kind, Kind::Tensor { .. } | Kind::Variable) {
+            zero_d_args.push(quote!(#number));
+            zero_d_grads.push(quote!(#grads_name.#index.map(#hooks::scalar_cotangent)));
+        }
         match param.kind {
             Kind::Tensor { by_ref } => {
                 let borrowed = if by_ref {
@@ -925,36 +1164,46 @@ fn wrapper_fn(item: &ItemFn, sig: &Signature, batch_safe: bool) -> TokenStream {
                 replay_args.push(quote!(::core::clone::Clone::clone(&#kept)));
             }
         }
+        if !matches!(param.kind, Kind::Tensor { .. } | Kind::Variable) {
+            zero_d_args.push(vjp_args.last().expect("pushed above").clone());
+        }
     }
     let g = mixed("g");
     let grads_tokens = quote!(::std::vec![#(#grads),*]);
-    let rule_body = |cot: TokenStream| {
+    let replay = |cot: &TokenStream| {
         quote! {
-            let #grads_name = if #hooks::any_recording() {
-                // An outer tape records this gradient (higher order): recompute the
-                // forward from the inputs with recorded ops, so that the adjoint is
-                // connected to them there.
-                let (_, #pullback) = #name::vjp(#(#replay_args),*);
-                #pullback(#cot)
-            } else {
-                #pullback(#cot)
-            };
+            let (_, #pullback) = #name::vjp(#(#replay_args),*);
+            let #grads_name = #pullback(#cot);
             #grads_tokens
         }
     };
-    let record =
+    let tensor_rule = |cot: TokenStream| {
+        let replay = replay(&cot);
+        quote! {
+            if #hooks::any_recording() {
+                // An outer tape records this gradient (higher order): recompute the
+                // forward from the inputs with recorded ops, so that the adjoint is
+                // connected to them there.
+                #replay
+            } else {
+                let #grads_name = #pullback(#cot);
+                #grads_tokens
+            }
+        }
+    };
+    let record = |rule_body: &dyn Fn(TokenStream) -> TokenStream| {
         if sig.tuple_output {
             let n = sig.outputs.len();
             let values: Vec<Ident> = (0..n).map(|i| mixed(&format!("value{i}"))).collect();
             let cot_ty = sig.outputs.iter().map(|ty| quote!(Option<#ty>));
             let body = rule_body(quote!(#cot_name));
             let records = values.iter().enumerate().map(|(i, value)| {
-            let cot = (0..n).map(|j| if i == j { quote!(Some(#g)) } else { quote!(None) });
-            quote! {{
-                let #rule = ::std::rc::Rc::clone(&#rule);
-                #hooks::#record_fused(#op_name, #value, &#inputs_name, move |#g| #rule((#(#cot),*)))
-            }}
-        });
+                let cot = (0..n).map(|j| if i == j { quote!(Some(#g)) } else { quote!(None) });
+                quote! {{
+                    let #rule = ::std::rc::Rc::clone(&#rule);
+                    #hooks::#record_fused(#op_name, #value, &#inputs_name, move |#g| #rule((#(#cot),*)))
+                }}
+            });
             quote! {
                 let (#(#values),*) = #value;
                 let #rule = ::std::rc::Rc::new(move |#cot_name: (#(#cot_ty),*)| { #body });
@@ -963,20 +1212,96 @@ fn wrapper_fn(item: &ItemFn, sig: &Signature, batch_safe: bool) -> TokenStream {
         } else {
             let body = rule_body(quote!(#g));
             quote!(#hooks::#record_fused(#op_name, #value, &#inputs_name, move |#g| { #body }))
+        }
+    };
+    let tensor_record = record(&tensor_rule);
+    let zero_d = plan.map(|_| {
+        let zero_d_rule = |cot: TokenStream| {
+            let number = mixed("number_cot");
+            let as_number = if sig.tuple_output {
+                let parts: Vec<Ident> = (0..sig.outputs.len())
+                    .map(|i| mixed(&format!("number_cot{i}")))
+                    .collect();
+                let reads = (0..sig.outputs.len()).map(|i| {
+                    let index = syn::Index::from(i);
+                    quote!(#hooks::scalar_value_option(&#cot.#index))
+                });
+                quote! {
+                    match (#(#reads,)*) {
+                        (#(::core::option::Option::Some(#parts),)*) => {
+                            ::core::option::Option::Some((#(#parts),*))
+                        }
+                        _ => ::core::option::Option::None,
+                    }
+                }
+            } else {
+                quote!(#hooks::scalar_value(&#cot))
+            };
+            let replay = replay(&cot);
+            quote! {
+                match (#hooks::any_recording(), #as_number) {
+                    (false, ::core::option::Option::Some(#number)) => {
+                        let #grads_name = #pullback(#number);
+                        ::std::vec![#(#zero_d_grads),*]
+                    }
+                    // An outer tape records (higher order), or the cotangent is not 0-d:
+                    // the tensor adjoint, recomputed with recordable ops.
+                    _ => { #replay }
+                }
+            }
         };
+        let tensors = if sig.tuple_output {
+            let parts = (0..sig.outputs.len()).map(|i| {
+                let index = syn::Index::from(i);
+                quote!(::gradtape::__private::Tensor::scalar(#value.#index))
+            });
+            quote!((#(#parts),*))
+        } else {
+            quote!(::gradtape::__private::Tensor::scalar(#value))
+        };
+        let record = record(&zero_d_rule);
+        let (names, tensors_in): (Vec<&Ident>, Vec<&TokenStream>) =
+            numbers.iter().map(|(n, t)| (n, t)).unzip();
+        let all_0_d = quote! {
+            (#(::core::option::Option::Some(#names),)*) = (#(#hooks::scalar_value(#tensors_in),)*)
+        };
+        let recorded = quote! {
+            // Every differentiable input is 0-d: run the adjoint on plain numbers.
+            if let #all_0_d {
+                let (#value, #pullback) = #name::vjp_scalar(#(#zero_d_args),*);
+                let #value = #tensors;
+                #keeps
+                return { #record };
+            }
+        };
+        let plain = quote! {
+            if let #all_0_d {
+                let #value = #name::primal_scalar(#(#zero_d_args),*);
+                return #tensors;
+            }
+        };
+        (recorded, plain)
+    });
+    let (zero_d, zero_d_plain) = zero_d.unzip();
+    // With nothing recording, variables are read only for the 0-d check.
+    let plain_reads = zero_d_plain.as_ref().map(|_| &reads);
     let block = quote! {
         {
             if !#hooks::any_recording() {
+                #plain_reads
+                #zero_d_plain
                 return #name::primal(#(#args),*);
             }
             #reads
             let #inputs_name = [#(#inputs),*];
             if !#hooks::any_tracks(&#inputs_name) {
+                #zero_d_plain
                 return #name::primal(#(#args),*);
             }
+            #zero_d
             let (#value, #pullback) = #hooks::without_recording(|| #name::vjp(#(#vjp_args),*));
             #keeps
-            #record
+            #tensor_record
         }
     };
     quote! {
@@ -985,7 +1310,13 @@ fn wrapper_fn(item: &ItemFn, sig: &Signature, batch_safe: bool) -> TokenStream {
     }
 }
 
-fn companion(item: &ItemFn, sig: &Signature, vjp: &TokenStream, source: &str) -> TokenStream {
+fn companion(
+    item: &ItemFn,
+    sig: &Signature,
+    vjp: &TokenStream,
+    zero_d: Option<&ZeroD>,
+    source: &str,
+) -> TokenStream {
     let vis = &item.vis;
     let name = &item.sig.ident;
     let fn_sig = &item.sig;
@@ -1002,6 +1333,22 @@ fn companion(item: &ItemFn, sig: &Signature, vjp: &TokenStream, source: &str) ->
          The generated code:\n\n```text\n{source}```"
     );
     let grad = (sig.mode == Mode::Scalar && !sig.tuple_output).then(|| grad_fn(item, sig));
+    let zero_d = zero_d.map(|ZeroD { vjp, primal }| {
+        quote! {
+            /// The forward value and the pullback on plain numbers, for calls whose
+            /// differentiable inputs are all 0-d tensors (the same code as `vjp`, with each
+            /// 0-d tensor as its number).
+            #[inline]
+            #[allow(unused_variables, unused_mut, unused_parens, unused_assignments, unused_braces, non_snake_case, clippy::all)]
+            #vjp
+
+            /// The body on plain numbers, for calls whose differentiable inputs are all
+            /// 0-d tensors when nothing records them.
+            #[inline]
+            #[allow(unused_variables, unused_mut, unused_parens, unused_assignments, unused_braces, non_snake_case, clippy::all)]
+            #primal
+        }
+    });
     quote! {
         #[doc = #doc]
         #[allow(non_camel_case_types, dead_code)]
@@ -1021,6 +1368,8 @@ fn companion(item: &ItemFn, sig: &Signature, vjp: &TokenStream, source: &str) ->
             #[inline]
             #[allow(unused_variables, unused_mut, unused_parens, unused_assignments, unused_braces, non_snake_case, clippy::all)]
             #vjp
+
+            #zero_d
 
             #grad
         }

@@ -4,14 +4,16 @@
 //!
 //! Phases, one file each (private modules): `args` (attribute arguments), `sig` (the signature model),
 //! `lower` (the body into the `ir`, rejecting what cannot be differentiated),
-//! `analyse` (which values the adjoint needs), `expand` (code generation), `fallback`
-//! (the original item plus the errors). Errors are collected in a `ctxt::Ctxt`.
+//! `analyse` (which values the adjoint needs), `fast` (whether a tensor function can
+//! also run on plain numbers when its inputs are 0-d), `expand` (code generation),
+//! `fallback` (the original item plus the errors). Errors are collected in a `ctxt::Ctxt`.
 
 mod analyse;
 mod args;
 mod ctxt;
 mod expand;
 mod fallback;
+mod fast;
 mod ir;
 mod lower;
 mod sig;

@@ -1200,7 +1200,8 @@ impl<'ast> Visit<'ast> for ActiveFinder<'_, '_> {
         // Identifiers inside a macro's tokens: an approximation that errs on "active".
         let tokens = mac.tokens.to_string();
         for word in tokens.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
-            if !word.is_empty()
+            // Numbers (`vec![1.0]` splits into `1` and `0`) are not names.
+            if word.starts_with(|c: char| c.is_alphabetic() || c == '_')
                 && let Some(id) = self.lowerer.lookup(&format_ident!("{word}"))
                 && self.lowerer.bindings[id].active
             {

@@ -116,6 +116,14 @@ fn container(ty: &Type) -> Option<(&'static str, &Type)> {
     Some((name, arg?))
 }
 
+/// The element type of a `Tensor<E>` type.
+pub fn tensor_elem(ty: &Type) -> Option<&Type> {
+    match container(ty) {
+        Some(("Tensor", elem)) => Some(elem),
+        _ => None,
+    }
+}
+
 /// A float element type: `f32`, `f64`, or a type parameter of the function (bound by
 /// `Float` at its definition; the compiler checks the bound).
 fn is_float_elem(ty: &Type, type_params: &[Ident]) -> bool {

@@ -570,3 +570,184 @@ impl<T: DType> ReadValue<T> for Tensor<T> {
         self.clone()
     }
 }
+
+/// The element of a 0-d tensor, `None` for any other shape. `#[differentiable]` runs a
+/// call on plain numbers when every differentiable input is 0-d (and the body is
+/// elementwise), and reads the cotangent of its 0-d result the same way.
+///
+/// ```
+/// use gradtape_runtime::{Tensor, hooks};
+/// assert_eq!(hooks::scalar_value(&Tensor::scalar(2.5_f32)), Some(2.5));
+/// assert_eq!(hooks::scalar_value(&Tensor::from_vec(vec![2.5_f32], &[1])), None);
+/// ```
+#[inline]
+pub fn scalar_value<T: Float>(t: &Tensor<T>) -> Option<T> {
+    match t.data {
+        crate::tensor::Data::Scalar(v) => Some(v),
+        crate::tensor::Data::Array(_) => None,
+    }
+}
+
+/// A cotangent computed on plain numbers as the 0-d tensor a tape takes.
+///
+/// ```
+/// use gradtape_runtime::{AnyTensor, hooks};
+/// let AnyTensor::F64(t) = hooks::scalar_cotangent(1.5_f64) else { unreachable!() };
+/// assert_eq!((t.shape(), t.to_scalar()), (&[][..], 1.5));
+/// ```
+#[inline]
+pub fn scalar_cotangent<T: Float>(d: T) -> AnyTensor {
+    T::into_any(Tensor::scalar(d))
+}
+
+/// The forward kernels of the elementwise ops on plain numbers, for the 0-d path of
+/// `#[differentiable]` tensor functions: each computes exactly what the tensor op of the
+/// same name computes on one element (the same formula, in the same order), so the 0-d
+/// path and the tensor path agree to the last bit.
+///
+/// ```
+/// use gradtape_runtime::{Tensor, hooks::scalar};
+/// let x = 0.3_f32;
+/// assert_eq!(scalar::softplus(x), Tensor::scalar(x).softplus().to_scalar());
+/// assert_eq!(scalar::maximum(x, 0.5), 0.5);
+/// ```
+pub mod scalar {
+    use crate::dtype::Float;
+    use crate::ops::primal::Primal;
+
+    macro_rules! kernels {
+        ($($(#[$doc:meta])* $name:ident = $kernel:expr;)*) => {$(
+            $(#[$doc])*
+            #[inline]
+            pub fn $name<T: Float>(x: T) -> T {
+                $kernel(x)
+            }
+        )*};
+    }
+
+    kernels! {
+        /// `x²`, as [`Tensor::square`](crate::Tensor::square).
+        ///
+        /// ```
+        /// assert_eq!(gradtape_runtime::hooks::scalar::square(3.0_f64), 9.0);
+        /// ```
+        square = |v: T| v * v;
+        /// `√x`, as [`Tensor::sqrt`](crate::Tensor::sqrt).
+        ///
+        /// ```
+        /// assert_eq!(gradtape_runtime::hooks::scalar::sqrt(9.0_f64), 3.0);
+        /// ```
+        sqrt = num_traits::Float::sqrt;
+        /// `eˣ`, as [`Tensor::exp`](crate::Tensor::exp).
+        ///
+        /// ```
+        /// assert_eq!(gradtape_runtime::hooks::scalar::exp(0.0_f64), 1.0);
+        /// ```
+        exp = num_traits::Float::exp;
+        /// `ln x`, as [`Tensor::ln`](crate::Tensor::ln).
+        ///
+        /// ```
+        /// assert_eq!(gradtape_runtime::hooks::scalar::ln(1.0_f64), 0.0);
+        /// ```
+        ln = num_traits::Float::ln;
+        /// `sin x`, as [`Tensor::sin`](crate::Tensor::sin).
+        ///
+        /// ```
+        /// assert_eq!(gradtape_runtime::hooks::scalar::sin(0.0_f64), 0.0);
+        /// ```
+        sin = num_traits::Float::sin;
+        /// `cos x`, as [`Tensor::cos`](crate::Tensor::cos).
+        ///
+        /// ```
+        /// assert_eq!(gradtape_runtime::hooks::scalar::cos(0.0_f64), 1.0);
+        /// ```
+        cos = num_traits::Float::cos;
+        /// `tanh x`, as [`Tensor::tanh`](crate::Tensor::tanh).
+        ///
+        /// ```
+        /// assert_eq!(gradtape_runtime::hooks::scalar::tanh(0.0_f64), 0.0);
+        /// ```
+        tanh = num_traits::Float::tanh;
+        /// `1 / (1 + e⁻ˣ)`, as [`Tensor::sigmoid`](crate::Tensor::sigmoid).
+        ///
+        /// ```
+        /// assert_eq!(gradtape_runtime::hooks::scalar::sigmoid(0.0_f64), 0.5);
+        /// ```
+        sigmoid = |v: T| Primal::sigmoid(&v);
+        /// `max(x, 0)`, as [`Tensor::relu`](crate::Tensor::relu).
+        ///
+        /// ```
+        /// assert_eq!(gradtape_runtime::hooks::scalar::relu(-2.0_f64), 0.0);
+        /// ```
+        relu = |v: T| v.max(T::ZERO);
+        /// `ln(1 + eˣ)`, as [`Tensor::softplus`](crate::Tensor::softplus).
+        ///
+        /// ```
+        /// assert_eq!(gradtape_runtime::hooks::scalar::softplus(0.0_f64), 2.0_f64.ln());
+        /// ```
+        softplus = crate::ops::unary::softplus_value;
+        /// `|x|`, as [`Tensor::abs`](crate::Tensor::abs).
+        ///
+        /// ```
+        /// assert_eq!(gradtape_runtime::hooks::scalar::abs(-2.0_f64), 2.0);
+        /// ```
+        abs = num_traits::Float::abs;
+    }
+
+    /// `xⁿ`, as [`Tensor::powi`](crate::Tensor::powi).
+    ///
+    /// ```
+    /// assert_eq!(gradtape_runtime::hooks::scalar::powi(2.0_f64, 3), 8.0);
+    /// ```
+    #[inline]
+    pub fn powi<T: Float>(x: T, n: i32) -> T {
+        num_traits::Float::powi(x, n)
+    }
+
+    /// `xᵖ`, as [`Tensor::powf`](crate::Tensor::powf).
+    ///
+    /// ```
+    /// assert_eq!(gradtape_runtime::hooks::scalar::powf(4.0_f64, 0.5), 2.0);
+    /// ```
+    #[inline]
+    pub fn powf<T: Float>(x: T, p: T) -> T {
+        num_traits::Float::powf(x, p)
+    }
+
+    /// The larger of two numbers, as [`Tensor::maximum`](crate::Tensor::maximum) (the
+    /// second when they compare unordered).
+    ///
+    /// ```
+    /// assert_eq!(gradtape_runtime::hooks::scalar::maximum(1.0_f64, 2.0), 2.0);
+    /// ```
+    #[inline]
+    pub fn maximum<T: Float>(a: T, b: T) -> T {
+        if a >= b { a } else { b }
+    }
+
+    /// The smaller of two numbers, as [`Tensor::minimum`](crate::Tensor::minimum).
+    ///
+    /// ```
+    /// assert_eq!(gradtape_runtime::hooks::scalar::minimum(1.0_f64, 2.0), 1.0);
+    /// ```
+    #[inline]
+    pub fn minimum<T: Float>(a: T, b: T) -> T {
+        if a <= b { a } else { b }
+    }
+}
+
+/// [`scalar_value`] of one cotangent of a tuple result: `Some(None)` for a symbolic zero,
+/// `None` if the cotangent is not 0-d.
+///
+/// ```
+/// use gradtape_runtime::{Tensor, hooks};
+/// assert_eq!(hooks::scalar_value_option::<f64>(&None), Some(None));
+/// assert_eq!(hooks::scalar_value_option(&Some(Tensor::scalar(1.0_f64))), Some(Some(1.0)));
+/// ```
+#[inline]
+pub fn scalar_value_option<T: Float>(t: &Option<Tensor<T>>) -> Option<Option<T>> {
+    match t {
+        None => Some(None),
+        Some(t) => scalar_value(t).map(Some),
+    }
+}

@@ -350,7 +350,7 @@ pub(crate) fn sigmoid_value<T: Float>(v: T) -> T {
     }
 }
 
-fn softplus_value<T: Float>(v: T) -> T {
+pub(crate) fn softplus_value<T: Float>(v: T) -> T {
     // ln(1 + eˣ) = max(x, 0) + ln(1 + e^-|x|)
     v.max(T::ZERO) + (-v.abs()).exp().ln_1p()
 }

@@ -306,7 +306,9 @@ impl GradientTape {
         options: JacobianOptions,
     ) -> Result<S::Output, TapeError> {
         let target = T::into_any(target.clone());
-        super::structure::over_leaves(sources, |keys| self.batch_jacobian_erased(&target, keys, options))
+        super::structure::over_leaves(sources, |keys| {
+            self.batch_jacobian_erased(&target, keys, options)
+        })
     }
 
     fn batch_jacobian_erased(

@@ -418,7 +418,9 @@ impl GradientTape {
     ) -> Result<S::Output, TapeError> {
         let mut targets = Vec::new();
         target.collect_targets(&mut targets);
-        structure::over_leaves(sources, |keys| self.gradient_erased(&targets, keys, options))
+        structure::over_leaves(sources, |keys| {
+            self.gradient_erased(&targets, keys, options)
+        })
     }
 
     /// The dtype-erased core of `gradient`, shared with jacobians and fused functions.
