@@ -388,3 +388,18 @@ mod plain_numbers {
         assert_eq!((dx, dy), (1.0, 2.0_f64.cos()));
     }
 }
+
+#[differentiable]
+fn times_stopped_self(x: f64) -> f64 {
+    x * gradtape::stop_gradient(x)
+}
+
+/// In a plain-float function `stop_gradient` takes the number itself; the call's result is
+/// a constant for the generated adjoint, as for tensors.
+#[test]
+fn stop_gradient_on_plain_floats_in_scalar_mode() {
+    let (value, [dx]) = times_stopped_self::grad(3.0);
+    // d/dx (x · c) = c = 3 with c = x held constant, not 2x = 6
+    assert_eq!((value, dx), (9.0, 3.0));
+    assert_eq!(times_stopped_self(3.0), value);
+}

@@ -80,6 +80,10 @@ fn check_gradients<T: Float>(name: &str, shapes: &[Vec<usize>], grads: &[Option<
 /// `x` itself, as a value no tape can differentiate through: TensorFlow's
 /// `tf.stop_gradient`. Ops on the result are recorded, but no gradient flows back to `x`.
 ///
+/// Takes a tensor by reference, or a plain `f32`/`f64` (returned as it is: a plain number
+/// has no path on any tape, and `#[differentiable]` treats the call's result as a constant
+/// in plain-float functions too).
+///
 /// ```
 /// use gradtape_runtime::{GradientTape, Tensor, stop_gradient};
 /// let x = Tensor::scalar(3.0_f32);
@@ -88,10 +92,51 @@ fn check_gradients<T: Float>(name: &str, shapes: &[Vec<usize>], grads: &[Option<
 /// let y = tape.record(|| &x * stop_gradient(&x));
 /// // only the first factor is differentiated: d/dx (x · c) = c = 3
 /// assert_eq!(tape.gradient(&y, &x).unwrap().unwrap().to_scalar(), 3.0);
+/// assert_eq!(stop_gradient(2.5_f64), 2.5);
 /// ```
-pub fn stop_gradient<T: Float>(x: &Tensor<T>) -> Tensor<T> {
-    // A fresh identity over the same storage: no tape tracks it.
-    Tensor::from_data(x.data.clone())
+pub fn stop_gradient<C: StopGradient>(x: C) -> C::Output {
+    x.stopped()
+}
+
+/// What [`stop_gradient`] accepts: a float tensor by reference, or a plain float.
+#[diagnostic::on_unimplemented(
+    message = "`stop_gradient` takes a float tensor by reference (`&Tensor<f32>`) or a plain `f32`/`f64`, not `{Self}`",
+    label = "pass `&tensor`, or the number itself"
+)]
+pub trait StopGradient {
+    /// The result's type: a tensor for a tensor, a number for a number.
+    type Output;
+    /// The value with no gradient path.
+    fn stopped(self) -> Self::Output;
+}
+
+impl<T: Float> StopGradient for &Tensor<T> {
+    type Output = Tensor<T>;
+    fn stopped(self) -> Tensor<T> {
+        // A fresh identity over the same storage: no tape tracks it.
+        Tensor::from_data(self.data.clone())
+    }
+}
+
+impl<T: Float> StopGradient for &&Tensor<T> {
+    type Output = Tensor<T>;
+    fn stopped(self) -> Tensor<T> {
+        (*self).stopped()
+    }
+}
+
+impl StopGradient for f32 {
+    type Output = f32;
+    fn stopped(self) -> f32 {
+        self
+    }
+}
+
+impl StopGradient for f64 {
+    type Output = f64;
+    fn stopped(self) -> f64 {
+        self
+    }
 }
 
 /// `forward(x)` with the gradient of the identity: the straight-through estimator used to

@@ -24,7 +24,7 @@ pub mod tape;
 mod tensor;
 mod variable;
 
-pub use custom::{custom_gradient, stop_gradient, straight_through};
+pub use custom::{StopGradient, custom_gradient, stop_gradient, straight_through};
 pub use dtype::{AnyTensor, DType, Float};
 pub use ops::binary::Operand;
 pub use ops::primal::Primal;
