@@ -58,14 +58,8 @@ impl<F: Fn(&AnyTensor, &[bool]) -> Vec<Option<AnyTensor>>> Backward for ClosureR
     }
 
     fn backward(&self, ctx: &RuleCtx<'_>, g: &AnyTensor) -> InputGrads {
-        let grads = (self.rule)(g, ctx.needs);
-        assert!(
-            grads.len() == ctx.needs.len(),
-            "custom backward rule returned {} gradients for {} inputs",
-            grads.len(),
-            ctx.needs.len()
-        );
-        SmallVec::from_vec(grads)
+        // `Node::run_rule` checks the count, for every kind of rule, naming the op.
+        SmallVec::from_vec((self.rule)(g, ctx.needs))
     }
 }
 
@@ -175,10 +169,7 @@ pub fn record_fused<T: Float, F>(
 where
     F: Fn(Tensor<T>) -> Vec<Option<AnyTensor>> + 'static,
 {
-    record_closure(op, value, inputs, move |g, _needs| {
-        let g = T::from_any(g).expect("a fused node's cotangent has its output's dtype");
-        rule(g.clone())
-    })
+    record_typed(op, value, inputs, rule, false)
 }
 
 /// [`record_fused`] for a rule that is right as it stands for a cotangent with leading
@@ -213,19 +204,25 @@ pub fn record_fused_batched<T: Float, F>(
 where
     F: Fn(Tensor<T>) -> Vec<Option<AnyTensor>> + 'static,
 {
+    record_typed(op, value, inputs, rule, true)
+}
+
+/// [`record_fused`] and [`record_fused_batched`]: the rule gets its cotangent typed.
+fn record_typed<T: Float, F>(
+    op: &'static str,
+    value: Tensor<T>,
+    inputs: &[AnyTensor],
+    rule: F,
+    batch_safe: bool,
+) -> Tensor<T>
+where
+    F: Fn(Tensor<T>) -> Vec<Option<AnyTensor>> + 'static,
+{
     let rule = move |g: &AnyTensor, _needs: &[bool]| {
         let g = T::from_any(g).expect("a fused node's cotangent has its output's dtype");
         rule(g.clone())
     };
-    record_boxed(
-        op,
-        value,
-        inputs,
-        ClosureRule {
-            rule,
-            batch_safe: true,
-        },
-    )
+    record_boxed(op, value, inputs, ClosureRule { rule, batch_safe })
 }
 
 /// The ops recorded on `tape` so far, by name, in order (for tests and diagnostics).

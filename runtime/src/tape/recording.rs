@@ -201,13 +201,10 @@ fn record_on_one<T: Float>(
         None
     };
     let Some(nodes) = nodes else {
-        let out = Tensor::from_data(data);
-        super::explain::propagate(inputs, out.id());
-        return out;
+        return output(data, inputs, None);
     };
     let id = state.next_output_id();
-    super::explain::propagate(inputs, id);
-    let out = Tensor::with_id(id, data);
+    let out = output(data, inputs, Some(id));
     // `spec` only clones values; it records nothing, so holding the borrow is fine.
     let NodeSpec {
         op,
@@ -238,13 +235,10 @@ fn record_on_many<T: Float>(
 ) -> Tensor<T> {
     let recorders = tapes_tracking(stack, inputs);
     let Some((innermost, _)) = recorders.first() else {
-        let out = Tensor::from_data(data);
-        super::explain::propagate(inputs, out.id());
-        return out;
+        return output(data, inputs, None);
     };
     let id = stack[*innermost].borrow().next_output_id();
-    super::explain::propagate(inputs, id);
-    let out = Tensor::with_id(id, data);
+    let out = output(data, inputs, Some(id));
     let NodeSpec {
         op,
         rule,
@@ -261,6 +255,19 @@ fn record_on_many<T: Float>(
         };
         stack[position].borrow_mut().push(node, id);
     }
+    out
+}
+
+/// An op's output: named `id` by the innermost tape that records the op, or a fresh
+/// identity (a constant) when none does. Either way `explain` learns whether the value
+/// descends from a cut path.
+#[inline]
+fn output<T: Float>(data: Data<T>, inputs: &[TensorId], id: Option<TensorId>) -> Tensor<T> {
+    let out = match id {
+        Some(id) => Tensor::with_id(id, data),
+        None => Tensor::from_data(data),
+    };
+    super::explain::propagate(inputs, out.id());
     out
 }
 
