@@ -693,3 +693,53 @@ fn matmul_panic_reports_the_users_line() {
     let (file, at, _) = panic_site(|| drop(&a + &b));
     assert_eq!((file.as_str(), at), (file!(), line));
 }
+
+/// A 0-d value whose cotangent gathers plain-number contributions (from scalar rules) and
+/// tensor contributions (from a rule with no plain-number form: reshape, sum): the sweep
+/// must add both kinds, in both orders of arrival.
+#[test]
+fn scalar_cotangents_mix_with_tensor_cotangents() {
+    // f(x) = x² + sum(reshape(x, [1]) * 3) + sin(x): f'(x) = 2x + 3 + cos x.
+    let x = Variable::new(0.7_f64);
+    let tape = GradientTape::new();
+    let y = tape.record(|| {
+        let v = x.value();
+        v.square() + (v.reshape(&[1]) * 3.0).sum() + v.sin()
+    });
+    let g = tape.gradient(&y, &x).unwrap().unwrap().to_scalar();
+    assert_relative_eq!(g, 2.0 * 0.7 + 3.0 + 0.7_f64.cos(), max_relative = 1e-12);
+
+    // Nested: the inner gradient is recorded by the outer tape (tensors only), so the
+    // second derivative f''(x) = 2 - sin x comes out of the same graph.
+    let outer = GradientTape::new();
+    let dy = outer.record(|| {
+        let inner = GradientTape::new();
+        let y = inner.record(|| {
+            let v = x.value();
+            v.square() + (v.reshape(&[1]) * 3.0).sum() + v.sin()
+        });
+        inner.gradient(&y, &x).unwrap().unwrap()
+    });
+    let d2 = outer.gradient(&dy, &x).unwrap().unwrap().to_scalar();
+    assert_relative_eq!(d2, 2.0 - 0.7_f64.sin(), max_relative = 1e-12);
+}
+
+/// Reads of one variable under nested tapes: the innermost tape names each read, the
+/// outer tape tracks the same read by its id, and both sum the gradients of every read.
+#[test]
+fn variable_reads_are_tracked_by_every_watching_tape() {
+    let v = Variable::new(1.5_f64);
+    let outer = GradientTape::persistent();
+    let (y_inner, y_outer) = outer.record(|| {
+        let inner = GradientTape::persistent();
+        let y = inner.record(|| v.value() * v.value() * v.value());
+        let inner_grad = inner.gradient(&y, &v).unwrap().unwrap().to_scalar();
+        // d(v³)/dv = 3v²
+        assert_relative_eq!(inner_grad, 3.0 * 1.5 * 1.5, max_relative = 1e-12);
+        (y, v.value() + 1.0)
+    });
+    let g = outer.gradient(&y_inner, &v).unwrap().unwrap().to_scalar();
+    assert_relative_eq!(g, 3.0 * 1.5 * 1.5, max_relative = 1e-12);
+    let g = outer.gradient(&y_outer, &v).unwrap().unwrap().to_scalar();
+    assert_relative_eq!(g, 1.0, max_relative = 1e-12);
+}

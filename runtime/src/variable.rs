@@ -100,7 +100,7 @@ impl<T: DType> Variable<T> {
     pub fn trainable(self, trainable: bool) -> Variable<T> {
         self.slot.trainable.store(trainable, Ordering::Relaxed);
         if trainable {
-            self.notify(None);
+            self.notify();
         } else if recording::any_recording()
             && let Some(any_var) = AnyVariable::try_from_typed(&self)
         {
@@ -121,7 +121,7 @@ impl<T: DType> Variable<T> {
             }),
         };
         // A variable created inside a recording scope is watched, as in TensorFlow.
-        var.notify(None);
+        var.notify();
         var
     }
 
@@ -177,11 +177,16 @@ impl<T: DType> Variable<T> {
     /// assert_eq!(tape.gradient(&y, &v).unwrap().unwrap().to_scalar(), 2.0);
     /// ```
     pub fn value(&self) -> Tensor<T> {
-        let value = Tensor::from_data(self.peek().data);
-        if recording::any_recording() {
-            self.notify_read(&value);
+        let data = self.peek().data;
+        if recording::any_recording() && is_float::<T>() {
+            // Each read is a new tensor (TensorFlow's `ReadVariableOp`); the innermost tape
+            // that tracks it names it, so finding it later needs no hashing.
+            let erase = || AnyVariable::try_from_typed(self).expect("a float variable");
+            if let Some(id) = recording::variable_read(self.id(), self.is_trainable(), erase) {
+                return Tensor::with_id(id, data);
+            }
         }
-        value
+        Tensor::from_data(data)
     }
 
     /// The current value without telling any tape (for optimizers and checkpoints).
@@ -219,13 +224,14 @@ impl<T: DType> Variable<T> {
         // A fresh identity: gradients do not flow through `assign`, as in TensorFlow.
         *slot = fresh;
         drop(slot);
-        self.notify(None);
+        self.notify();
     }
 }
 
 impl<T: DType> Variable<T> {
     /// Tells the recording tapes about an access; integer variables are never watched.
-    fn notify(&self, value: Option<&Tensor<T>>) {
+    /// Tells the recording tapes that this variable was created or assigned (not read).
+    fn notify(&self) {
         if !recording::any_recording() {
             return;
         }
@@ -234,11 +240,7 @@ impl<T: DType> Variable<T> {
             return;
         }
         let erase = || AnyVariable::try_from_typed(self).expect("a float variable");
-        recording::variable_accessed(self.id(), self.is_trainable(), erase, value.map(Tensor::id));
-    }
-
-    fn notify_read(&self, value: &Tensor<T>) {
-        self.notify(Some(value));
+        recording::variable_accessed(self.id(), self.is_trainable(), erase);
     }
 }
 

@@ -40,8 +40,8 @@ pub(crate) use both;
 use ndarray::{ArrayD, IxDyn, Zip};
 use smallvec::{SmallVec, smallvec};
 
-use crate::dtype::{AnyTensor, Float};
-use crate::tape::node::{Backward, InputGrads, Params, Rule, RuleCtx};
+use crate::dtype::{AnyScalar, AnyTensor, Float};
+use crate::tape::node::{Backward, InputGrads, Params, Rule, RuleCtx, ScalarGrads};
 use crate::tape::recording::{self, NodeSpec};
 use crate::tensor::{Data, Tensor};
 
@@ -78,24 +78,16 @@ pub(crate) enum Saved {
     Output,
 }
 
-/// A rule's work on plain numbers when it can skip tensors: nothing records the rule (so
-/// its ops need no recording for higher order) and every value it reads is a 0-d inline
-/// scalar. The scalar rule is the same generic `vjp` function instantiated at `T` instead of
-/// `Tensor<T>`, so this is a faster evaluation of one rule, not a second rule.
+/// The plain numbers behind `values` when every one is a 0-d inline scalar of dtype `T`.
+/// A rule's `backward_scalar` evaluates the same generic `vjp` function instantiated at `T`
+/// instead of `Tensor<T>`: a faster evaluation of one rule, not a second rule.
 #[inline]
-fn scalars<T: Float, const N: usize>(ctx: &RuleCtx<'_>, values: [&AnyTensor; N]) -> Option<[T; N]> {
-    if !ctx.plain {
-        return None;
-    }
+fn scalars<T: Float, const N: usize>(values: [&AnyTensor; N]) -> Option<[T; N]> {
     let mut out = [T::ZERO; N];
     for (slot, value) in out.iter_mut().zip(values) {
         *slot = value.typed::<T>().as_inline_scalar()?;
     }
     Some(out)
-}
-
-fn scalar_grad<T: Float>(v: T) -> Option<AnyTensor> {
-    Some(T::into_any(Tensor::scalar(v)))
 }
 
 struct UnaryRule<T, F, S>(F, S, PhantomData<fn(T)>);
@@ -106,11 +98,15 @@ where
     S: Fn(&T, &T) -> T,
 {
     fn backward(&self, ctx: &RuleCtx<'_>, g: &AnyTensor) -> InputGrads {
-        if let Some([saved, g]) = scalars::<T, 2>(ctx, [&ctx.saved[0], g]) {
-            return smallvec![scalar_grad((self.1)(&saved, &g))];
-        }
         let saved = ctx.saved[0].typed::<T>();
         smallvec![Some(T::into_any((self.0)(saved, g.typed::<T>())))]
+    }
+
+    #[inline]
+    fn backward_scalar(&self, ctx: &RuleCtx<'_>, g: AnyScalar) -> Option<ScalarGrads> {
+        let [saved] = scalars::<T, 1>([&ctx.saved[0]])?;
+        let g = T::from_any_scalar(g)?;
+        Some([Some((self.1)(&saved, &g).into_any_scalar()), None])
     }
 }
 
@@ -149,14 +145,30 @@ where
     S: Fn(&T, &T, f64) -> T,
 {
     fn backward(&self, ctx: &RuleCtx<'_>, g: &AnyTensor) -> InputGrads {
-        let Params::Real(p) = ctx.params else {
-            unreachable!("unary_with_param saves a real")
-        };
-        if let Some([x, g]) = scalars::<T, 2>(ctx, [&ctx.saved[0], g]) {
-            return smallvec![scalar_grad((self.1)(&x, &g, *p))];
-        }
         let x = ctx.saved[0].typed::<T>();
-        smallvec![Some(T::into_any((self.0)(x, g.typed::<T>(), *p)))]
+        smallvec![Some(T::into_any((self.0)(
+            x,
+            g.typed::<T>(),
+            real_param(ctx)
+        )))]
+    }
+
+    #[inline]
+    fn backward_scalar(&self, ctx: &RuleCtx<'_>, g: AnyScalar) -> Option<ScalarGrads> {
+        let [x] = scalars::<T, 1>([&ctx.saved[0]])?;
+        let g = T::from_any_scalar(g)?;
+        Some([
+            Some((self.1)(&x, &g, real_param(ctx)).into_any_scalar()),
+            None,
+        ])
+    }
+}
+
+/// The exponent `unary_with_param` keeps in its node.
+fn real_param(ctx: &RuleCtx<'_>) -> f64 {
+    match ctx.params {
+        Params::Real(p) => *p,
+        _ => unreachable!("unary_with_param saves a real"),
     }
 }
 
@@ -199,10 +211,6 @@ where
 {
     fn backward(&self, ctx: &RuleCtx<'_>, g: &AnyTensor) -> InputGrads {
         let needs = [ctx.needs[0], ctx.needs[1]];
-        if let Some([x, y, g]) = scalars::<T, 3>(ctx, [&ctx.saved[0], &ctx.saved[1], g]) {
-            let (gx, gy) = (self.1)(&x, &y, &g, needs);
-            return smallvec![gx.and_then(scalar_grad), gy.and_then(scalar_grad)];
-        }
         let (x, y) = (ctx.saved[0].typed::<T>(), ctx.saved[1].typed::<T>());
         let (gx, gy) = (self.0)(x, y, g.typed::<T>(), needs);
         // Broadcasting in the forward means summing in the backward (over the batch
@@ -211,6 +219,14 @@ where
             grad.map(|grad| T::into_any(grad.sum_to_batched(like.shape())))
         };
         smallvec![reduce(gx, x), reduce(gy, y)]
+    }
+
+    #[inline]
+    fn backward_scalar(&self, ctx: &RuleCtx<'_>, g: AnyScalar) -> Option<ScalarGrads> {
+        let [x, y] = scalars::<T, 2>([&ctx.saved[0], &ctx.saved[1]])?;
+        let g = T::from_any_scalar(g)?;
+        let (gx, gy) = (self.1)(&x, &y, &g, [ctx.needs[0], ctx.needs[1]]);
+        Some([gx.map(T::into_any_scalar), gy.map(T::into_any_scalar)])
     }
 }
 
@@ -252,12 +268,6 @@ where
 {
     fn backward(&self, ctx: &RuleCtx<'_>, g: &AnyTensor) -> InputGrads {
         let needs = (ctx.needs[0], ctx.needs[1]);
-        if let Some([g]) = scalars::<T, 1>(ctx, [g]) {
-            return smallvec![
-                needs.0.then_some(g).and_then(scalar_grad),
-                needs.1.then(|| (self.1)(&g)).and_then(scalar_grad)
-            ];
-        }
         let g = g.typed::<T>();
         let (gx, gy) = (needs.0.then(|| g.clone()), needs.1.then(|| (self.0)(g)));
         let Params::DimsAxis(shapes, split) = ctx.params else {
@@ -270,6 +280,19 @@ where
             gx.map(|gx| T::into_any(gx.sum_to_batched(x_shape))),
             gy.map(|gy| T::into_any(gy.sum_to_batched(y_shape))),
         ]
+    }
+
+    #[inline]
+    fn backward_scalar(&self, ctx: &RuleCtx<'_>, g: AnyScalar) -> Option<ScalarGrads> {
+        // Differing shapes (kept as params) mean the operands were not both 0-d.
+        if !matches!(ctx.params, Params::None) {
+            return None;
+        }
+        let g = T::from_any_scalar(g)?;
+        Some([
+            ctx.needs[0].then_some(g.into_any_scalar()),
+            ctx.needs[1].then(|| (self.1)(&g).into_any_scalar()),
+        ])
     }
 }
 

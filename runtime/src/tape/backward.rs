@@ -5,11 +5,11 @@ use std::rc::Rc;
 
 use smallvec::SmallVec;
 
-use super::node::{NO_NODE, Node, NodeId};
+use super::node::{NO_NODE, Node, NodeId, Rule};
 use super::recording::TapeCell;
 use super::state::TapeState;
 use super::structure::SourceKey;
-use crate::dtype::AnyTensor;
+use crate::dtype::{AnyScalar, AnyTensor};
 
 /// A sweep's inputs, already validated.
 pub(crate) struct Sweep<'a> {
@@ -24,13 +24,15 @@ pub(crate) struct Sweep<'a> {
 }
 
 /// Where each source sits on the tape: the nodes whose gradients sum to its gradient.
-type SourceNodes = SmallVec<[NodeId; 1]>;
+type SourceNodes = SmallVec<[NodeId; 4]>;
 
 /// Runs the sweep and returns each source's gradient (`None` if unconnected).
 pub(crate) fn run(tape: &Rc<TapeCell>, sweep: Sweep<'_>) -> Vec<Option<AnyTensor>> {
     // Set for every sweep, also to 0: a rule that takes a gradient of its own (a fused
     // function's sub-tape) inside a batched sweep must not see the outer batch axes.
     let _batch = super::jacobian::enter_batch(sweep.batch_rank);
+    // Rules run no tapes of their own that outlive them, so this holds for the whole sweep.
+    let plain = !super::recording::any_recording();
     let (target_nodes, source_nodes, end) = {
         let state = tape.borrow();
         let target_nodes: SmallVec<[NodeId; 2]> =
@@ -49,32 +51,98 @@ pub(crate) fn run(tape: &Rc<TapeCell>, sweep: Sweep<'_>) -> Vec<Option<AnyTensor
     };
     let mut scratch = Scratch::take(end);
     let grads = &mut scratch.grads;
-    let mut results: Vec<Option<AnyTensor>> = vec![None; sweep.sources.len()];
+    let mut results: SmallVec<[Cot; 4]> = SmallVec::new();
+    results.resize(sweep.sources.len(), Cot::Zero);
     for ((target, node), seed) in sweep.targets.iter().zip(&target_nodes).zip(sweep.seeds) {
         if *node == NO_NODE {
             // Not on the tape: only `gradient(x, x)` itself connects (TensorFlow gives ones).
             for (result, source) in results.iter_mut().zip(sweep.sources) {
                 if matches!(source, SourceKey::Tensor(s) if s.id() == target.id()) {
-                    accumulate(result, seed.clone());
+                    result.add(Cot::Tensor(seed.clone()));
                 }
             }
         } else {
-            accumulate(&mut grads[*node as usize], seed);
+            grads[*node as usize].add(Cot::of(seed, plain));
         }
     }
     if end > 0 {
-        sweep_nodes(tape, &mut scratch, &source_nodes, end, sweep.retain);
+        let flags = SweepFlags {
+            retain: sweep.retain,
+            plain,
+        };
+        sweep_nodes(tape, &mut scratch, &source_nodes, end, flags);
     }
     let grads = &scratch.grads;
     for (result, nodes) in results.iter_mut().zip(&source_nodes) {
         for &node in nodes {
-            if let Some(g) = grads.get(node as usize).and_then(Clone::clone) {
-                accumulate(result, g);
+            if let Some(g) = grads.get(node as usize) {
+                result.add(g.clone());
             }
         }
     }
     scratch.give_back();
-    results
+    results.into_iter().map(Cot::into_tensor).collect()
+}
+
+/// A cotangent in the sweep's buffer. A sweep that nothing records keeps 0-d cotangents as
+/// plain numbers: scalar code then pays for no tensor, and no fresh id, per cotangent.
+/// A recorded sweep keeps tensors only, so that every sum it makes is recorded.
+#[derive(Clone, Default)]
+enum Cot {
+    /// No cotangent yet: a symbolic zero, never materialised.
+    #[default]
+    Zero,
+    Scalar(AnyScalar),
+    Tensor(AnyTensor),
+}
+
+impl Cot {
+    /// How the sweep holds the cotangent `g`.
+    #[inline]
+    fn of(g: AnyTensor, plain: bool) -> Cot {
+        match g.as_inline_scalar() {
+            Some(v) if plain => Cot::Scalar(v),
+            _ => Cot::Tensor(g),
+        }
+    }
+
+    /// Adds `g` into this slot.
+    #[inline]
+    fn add(&mut self, g: Cot) {
+        match (&mut *self, g) {
+            (_, Cot::Zero) => {}
+            (Cot::Scalar(a), Cot::Scalar(b)) => *a = a.add(b),
+            (Cot::Zero, g) => *self = g,
+            (_, g) => self.add_tensors(g),
+        }
+    }
+
+    /// A sum that needs tensors: arrays, every sum of a recorded sweep, or a 0-d number
+    /// meeting a tensor. Out of line, so the scalar case above stays small.
+    #[inline(never)]
+    fn add_tensors(&mut self, g: Cot) {
+        let sum = match (std::mem::take(self).into_tensor(), g.into_tensor()) {
+            (Some(a), Some(b)) => a.accumulate(b),
+            _ => unreachable!("both cotangents are non-zero here"),
+        };
+        *self = Cot::Tensor(sum);
+    }
+
+    fn into_tensor(self) -> Option<AnyTensor> {
+        match self {
+            Cot::Zero => None,
+            Cot::Scalar(v) => Some(v.into_tensor()),
+            Cot::Tensor(t) => Some(t),
+        }
+    }
+}
+
+/// How a sweep runs: whether it keeps the records of a non-persistent tape (a jacobian
+/// sweeping in chunks), and whether nothing records it (rules may compute on raw values).
+#[derive(Clone, Copy)]
+struct SweepFlags {
+    retain: bool,
+    plain: bool,
 }
 
 /// A sweep's working memory, reused across gradients on this thread: a training loop takes
@@ -83,7 +151,7 @@ pub(crate) fn run(tape: &Rc<TapeCell>, sweep: Sweep<'_>) -> Vec<Option<AnyTensor
 /// gradient of its own).
 struct Scratch {
     /// Cotangent of each node.
-    grads: Vec<Option<AnyTensor>>,
+    grads: Vec<Cot>,
     /// Whether each node lies downstream of a source (or is one).
     relevant: Vec<bool>,
     /// Whether each node is a source.
@@ -103,7 +171,7 @@ impl Scratch {
                 relevant: Vec::new(),
                 is_source: Vec::new(),
             });
-        scratch.grads.resize(len, None);
+        scratch.grads.resize(len, Cot::Zero);
         scratch
     }
 
@@ -127,13 +195,6 @@ fn nodes_of_source(state: &TapeState, source: &SourceKey) -> SourceNodes {
             .map(|index| state.variables[index].leaves.clone())
             .unwrap_or_default(),
     }
-}
-
-fn accumulate(slot: &mut Option<AnyTensor>, g: AnyTensor) {
-    *slot = Some(match slot.take() {
-        None => g,
-        Some(previous) => previous.accumulate(g),
-    });
 }
 
 /// Marks which nodes below `end` lie downstream of a source (or are one): only those need
@@ -164,17 +225,16 @@ fn sweep_nodes(
     scratch: &mut Scratch,
     sources: &[SourceNodes],
     end: usize,
-    retain: bool,
+    flags: SweepFlags,
 ) {
     let (persistent, recording) = {
         let state = tape.borrow();
-        (state.persistent || retain, state.is_recording())
+        (state.persistent || flags.retain, state.is_recording())
     };
-    // Rules run no tapes of their own that outlive them, so this holds for the whole sweep.
-    let plain = !super::recording::any_recording();
+    let plain = flags.plain;
     if recording {
         // A persistent tape differentiating inside its own scope: its rules record onto it,
-        // so the node list must stay in place; each node is cloned out before its rule runs.
+        // so the records must stay in place; each node is cloned out before its rule runs.
         mark_relevant(&tape.borrow().nodes, sources, end, scratch);
         let Scratch {
             grads,
@@ -183,13 +243,25 @@ fn sweep_nodes(
         } = scratch;
         for i in (0..end).rev() {
             if relevant[i] {
-                let node = tape.borrow().nodes[i].clone();
-                step(&node, i, grads, (relevant, is_source[i], plain));
+                let (node, saved) = {
+                    let state = tape.borrow();
+                    let node = state.nodes[i].clone();
+                    let saved: SmallVec<[AnyTensor; 2]> =
+                        state.saved[node.saved.as_range()].iter().cloned().collect();
+                    (node, saved)
+                };
+                step(&node, &saved, i, grads, (relevant, is_source[i], plain));
             }
         }
         return;
     }
-    let nodes = std::mem::take(&mut tape.borrow_mut().nodes);
+    let (mut nodes, mut saved) = {
+        let mut state = tape.borrow_mut();
+        (
+            std::mem::take(&mut state.nodes),
+            std::mem::take(&mut state.saved),
+        )
+    };
     mark_relevant(&nodes, sources, end, scratch);
     let Scratch {
         grads,
@@ -199,37 +271,52 @@ fn sweep_nodes(
     if persistent {
         for i in (0..end).rev() {
             if relevant[i] {
-                step(&nodes[i], i, grads, (relevant, is_source[i], plain));
+                let node = &nodes[i];
+                let values = &saved[node.saved.as_range()];
+                step(node, values, i, grads, (relevant, is_source[i], plain));
             }
         }
-        tape.borrow_mut().nodes = nodes;
     } else {
-        // Non-persistent: each node, with the values it saved, is dropped as soon as the
-        // sweep has passed it.
-        let mut nodes = nodes;
+        // Non-persistent: the values each node saved (and the state a closure rule
+        // captured) are dropped as soon as the sweep has passed it. Saved values sit in
+        // node order, so passing a node truncates them.
         nodes.truncate(end);
-        while let Some(node) = nodes.pop() {
-            let i = nodes.len();
+        saved.truncate(nodes[end - 1].saved.end as usize);
+        for i in (0..end).rev() {
+            let node = &mut nodes[i];
             if relevant[i] {
-                step(&node, i, grads, (relevant, is_source[i], plain));
+                let values = &saved[node.saved.as_range()];
+                step(node, values, i, grads, (relevant, is_source[i], plain));
+            }
+            saved.truncate(node.saved.start as usize);
+            if matches!(node.rule, Rule::Boxed(_)) {
+                node.rule = Rule::Leaf;
             }
         }
-        // The emptied buffer goes back for reuse; `gradient` then releases the rest.
-        tape.borrow_mut().nodes = nodes;
+        // The emptied buffers go back for reuse; `gradient` then releases the rest.
+        nodes.clear();
     }
+    let mut state = tape.borrow_mut();
+    state.nodes = nodes;
+    state.saved = saved;
 }
 
 /// Pushes node `i`'s cotangent through its rule into its inputs' cotangents. `plain`: no
 /// tape records the sweep, so rules may compute on raw values.
 #[inline]
-fn step(node: &Node, i: usize, grads: &mut [Option<AnyTensor>], flags: (&[bool], bool, bool)) {
+fn step(
+    node: &Node,
+    saved: &[AnyTensor],
+    i: usize,
+    grads: &mut [Cot],
+    flags: (&[bool], bool, bool),
+) {
     let (relevant, keep, plain) = flags;
     let g = if keep {
         grads[i].clone()
     } else {
-        grads[i].take()
+        std::mem::take(&mut grads[i])
     };
-    let Some(g) = g else { return };
     // Which inputs need a cotangent; on the stack for the usual few inputs.
     let mut inline = [false; 4];
     let mut spilled = Vec::new();
@@ -245,10 +332,25 @@ fn step(node: &Node, i: usize, grads: &mut [Option<AnyTensor>], flags: (&[bool],
     if !needs.contains(&true) {
         return;
     }
-    let mut input_grads = node.run_rule(&g, needs, plain);
+    let g = match g {
+        Cot::Zero => return,
+        Cot::Scalar(v) => match node.run_rule_scalar(saved, v, needs) {
+            Some(input_grads) => {
+                for ((&need, &j), grad) in needs.iter().zip(&node.inputs).zip(input_grads) {
+                    if let (true, Some(grad)) = (need, grad) {
+                        grads[j as usize].add(Cot::Scalar(grad));
+                    }
+                }
+                return;
+            }
+            None => v.into_tensor(),
+        },
+        Cot::Tensor(g) => g,
+    };
+    let mut input_grads = node.run_rule(saved, &g, needs);
     for (k, &j) in node.inputs.iter().enumerate() {
         if let (true, Some(grad)) = (needs[k], input_grads[k].take()) {
-            accumulate(&mut grads[j as usize], grad);
+            grads[j as usize].add(Cot::of(grad, plain));
         }
     }
 }

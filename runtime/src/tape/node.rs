@@ -1,11 +1,12 @@
 //! What a tape stores per recorded op: a [`Node`] with its backward rule, the tape-local ids
-//! of its inputs, the values the rule saved, and the op's static parameters.
+//! of its inputs, where the values the rule saved sit in the tape's arena, and the op's
+//! static parameters.
 
 use std::rc::Rc;
 
 use smallvec::SmallVec;
 
-use crate::dtype::AnyTensor;
+use crate::dtype::{AnyScalar, AnyTensor};
 
 /// Tape-local index of a node. Dense, so gradients live in a `Vec` indexed by it.
 pub(crate) type NodeId = u32;
@@ -16,6 +17,9 @@ pub(crate) const NO_NODE: NodeId = NodeId::MAX;
 /// Cotangents for a node's inputs, in input order; `None` where the input needs none
 /// (a symbolic zero: skipped, never materialised).
 pub(crate) type InputGrads = SmallVec<[Option<AnyTensor>; 2]>;
+
+/// Cotangents of a unary or binary op's inputs as plain numbers, `None` where not needed.
+pub(crate) type ScalarGrads = [Option<AnyScalar>; 2];
 
 /// Shapes are short; keep them inline.
 pub(crate) type Dims = SmallVec<[usize; 4]>;
@@ -30,9 +34,6 @@ pub(crate) struct RuleCtx<'a> {
     /// `None` for inputs that do not need a cotangent, which is how work nobody asked for
     /// (the gradient of the input images, say) is skipped.
     pub needs: &'a [bool],
-    /// No tape records this rule's work, so it may compute on raw values (the ops it would
-    /// run on tensors would not be recorded anyway).
-    pub plain: bool,
 }
 
 /// A backward (vector-Jacobian product) rule: maps the cotangent of the op's output to the
@@ -40,6 +41,14 @@ pub(crate) struct RuleCtx<'a> {
 /// outer tape records is itself recorded (higher order with no special case).
 pub(crate) trait Backward {
     fn backward(&self, ctx: &RuleCtx<'_>, g: &AnyTensor) -> InputGrads;
+
+    /// The same rule evaluated on plain numbers, which a sweep that nothing records uses
+    /// when the cotangent is 0-d: for a unary or binary op whose saved values are 0-d too,
+    /// the cotangents of its (at most two) inputs. `None` when the rule has no such form or
+    /// a saved value is not 0-d; the sweep then calls [`Backward::backward`].
+    fn backward_scalar(&self, _ctx: &RuleCtx<'_>, _g: AnyScalar) -> Option<ScalarGrads> {
+        None
+    }
 
     /// Whether the rule is right as it stands for a cotangent with leading batch axes (a
     /// jacobian's vectorised sweep). A closure rule that is not runs once per example.
@@ -107,24 +116,45 @@ pub(crate) struct Node {
     pub rule: Rule,
     /// This tape's node of each input, or [`NO_NODE`].
     pub inputs: SmallVec<[NodeId; 2]>,
-    pub saved: SmallVec<[AnyTensor; 2]>,
+    /// Where the values the rule saved sit in the tape's arena (`TapeState::saved`): kept
+    /// out of the node so that a node is small and scalar values are stored flat.
+    pub saved: SavedRange,
     pub params: ParamSlot,
 }
 
+/// A node's span of the saved-value arena, `start..end`.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct SavedRange {
+    pub start: u32,
+    pub end: u32,
+}
+
+impl SavedRange {
+    pub(crate) fn as_range(self) -> std::ops::Range<usize> {
+        self.start as usize..self.end as usize
+    }
+}
+
 impl Node {
-    /// A watched value with no inputs.
-    pub(crate) fn leaf(op: &'static str) -> Node {
+    /// A watched value with no inputs, saving nothing: its empty span sits at `at`.
+    pub(crate) fn leaf(op: &'static str, at: u32) -> Node {
         Node {
             op,
             rule: Rule::Leaf,
             inputs: SmallVec::new(),
-            saved: SmallVec::new(),
+            saved: SavedRange { start: at, end: at },
             params: ParamSlot::None,
         }
     }
 
-    /// Runs this node's rule for the incoming cotangent `g`.
-    pub(crate) fn run_rule(&self, g: &AnyTensor, needs: &[bool], plain: bool) -> InputGrads {
+    /// The rule's view of this node, with its saved values `saved`.
+    #[inline]
+    fn with_ctx<R>(
+        &self,
+        saved: &[AnyTensor],
+        needs: &[bool],
+        f: impl FnOnce(&RuleCtx<'_>) -> R,
+    ) -> R {
         let inline;
         let params = match &self.params {
             ParamSlot::None => &Params::None,
@@ -134,23 +164,31 @@ impl Node {
             }
             ParamSlot::Boxed(params) => &**params,
         };
-        let ctx = RuleCtx {
-            saved: &self.saved,
+        f(&RuleCtx {
+            saved,
             params,
             needs,
-            plain,
-        };
-        let grads = match &self.rule {
+        })
+    }
+
+    /// Runs this node's rule for the incoming cotangent `g`.
+    pub(crate) fn run_rule(
+        &self,
+        saved: &[AnyTensor],
+        g: &AnyTensor,
+        needs: &[bool],
+    ) -> InputGrads {
+        let grads = self.with_ctx(saved, needs, |ctx| match &self.rule {
             Rule::Leaf => InputGrads::new(),
-            Rule::Static(rule) => rule.backward(&ctx, g),
+            Rule::Static(rule) => rule.backward(ctx, g),
             // A closure rule may reshape or index its cotangent in ways that know nothing
             // of batch axes: inside a jacobian's batched sweep it runs once per example,
             // unless it declared itself batch-safe.
             Rule::Boxed(rule) if super::jacobian::batch_rank() > 0 && !rule.batch_safe() => {
-                super::jacobian::per_example(&**rule, &ctx, g)
+                super::jacobian::per_example(&**rule, ctx, g)
             }
-            Rule::Boxed(rule) => rule.backward(&ctx, g),
-        };
+            Rule::Boxed(rule) => rule.backward(ctx, g),
+        });
         // The sweep zips cotangents with inputs; a short list would silently drop some.
         assert!(
             grads.len() == self.inputs.len(),
@@ -160,5 +198,25 @@ impl Node {
             self.inputs.len()
         );
         grads
+    }
+
+    /// Runs this node's rule on plain numbers (see [`Backward::backward_scalar`]), if it
+    /// has that form here.
+    #[inline]
+    pub(crate) fn run_rule_scalar(
+        &self,
+        saved: &[AnyTensor],
+        g: AnyScalar,
+        needs: &[bool],
+    ) -> Option<ScalarGrads> {
+        let rule: &dyn Backward = match &self.rule {
+            Rule::Static(rule) => *rule,
+            Rule::Boxed(rule) => &**rule,
+            Rule::Leaf => return None,
+        };
+        if self.inputs.len() > 2 {
+            return None;
+        }
+        self.with_ctx(saved, needs, |ctx| rule.backward_scalar(ctx, g))
     }
 }

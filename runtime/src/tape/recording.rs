@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use smallvec::SmallVec;
 
-use super::node::{NO_NODE, Node, NodeId, Params, Rule};
+use super::node::{NO_NODE, Node, NodeId, Params, Rule, SavedRange};
 use super::state::TapeState;
 use crate::dtype::{AnyTensor, Float};
 use crate::tensor::{Data, Tensor, TensorId};
@@ -212,16 +212,14 @@ fn record_on_one<T: Float>(
         saved,
         params,
     } = spec(&out);
-    state.push(
-        Node {
-            op,
-            rule,
-            inputs: nodes,
-            saved,
-            params: params.into(),
-        },
-        id,
-    );
+    let node = Node {
+        op,
+        rule,
+        inputs: nodes,
+        saved: SavedRange::default(),
+        params: params.into(),
+    };
+    state.push(node, saved, id);
     out
 }
 
@@ -250,10 +248,10 @@ fn record_on_many<T: Float>(
             op,
             rule: rule.clone(),
             inputs: nodes,
-            saved: saved.clone(),
+            saved: SavedRange::default(),
             params: params.clone().into(),
         };
-        stack[position].borrow_mut().push(node, id);
+        stack[position].borrow_mut().push(node, saved.clone(), id);
     }
     out
 }
@@ -285,37 +283,63 @@ fn tapes_tracking(stack: &[Rc<TapeCell>], inputs: &[TensorId]) -> Recorders {
     recorders
 }
 
-/// Tells the recording tapes that a variable was read as the tensor `value` (or assigned,
-/// or created, when `value` is `None`): each tape that watches accessed variables starts
-/// watching it, and a tape that watches it tracks this value as one of its reads.
+/// Tells the recording tapes that a variable was created or assigned: each tape that
+/// watches accessed variables starts watching it (if trainable).
 ///
 /// The variable comes as its id and trainable flag, with `erase` to build the stored handle
-/// only when a tape starts watching it: the usual read, of an already watched variable, then
-/// touches no reference count.
-pub(crate) fn variable_accessed(
+/// only when a tape starts watching it.
+pub(crate) fn variable_accessed(id: VariableId, trainable: bool, erase: impl Fn() -> AnyVariable) {
+    STACK.with(|stack| {
+        for (_, tape) in live_tapes(&stack.borrow()) {
+            let mut state = tape.borrow_mut();
+            if state.is_recording() {
+                watched_index(&mut state, id, trainable, &erase);
+            }
+        }
+    });
+}
+
+/// Tells the recording tapes that a variable was read, and returns the id the new value
+/// gets: named by the innermost tape that watches the variable (so that tape finds it with
+/// no hashing), or `None` if no tape does. Each tape that watches accessed variables starts
+/// watching it; each tape that watches it tracks the read as one of its leaves.
+///
+/// The usual read, of an already watched variable, touches no reference count: `erase`
+/// builds the stored handle only when a tape starts watching.
+pub(crate) fn variable_read(
     id: VariableId,
     trainable: bool,
     erase: impl Fn() -> AnyVariable,
-    value: Option<TensorId>,
-) {
+) -> Option<TensorId> {
     STACK.with(|stack| {
-        for (_, tape) in live_tapes(&stack.borrow()) {
+        let mut value = None;
+        for (_, tape) in live_tapes(&stack.borrow()).rev() {
             let mut state = tape.borrow_mut();
             if !state.is_recording() {
                 continue;
             }
-            let index = match state.variable_index(id) {
-                Some(index) => index,
-                None if state.watch_accessed_variables && trainable => {
-                    state.watch_variable(&erase())
-                }
-                None => continue,
-            };
-            if let Some(value) = value {
+            if let Some(index) = watched_index(&mut state, id, trainable, &erase) {
+                let value = *value.get_or_insert_with(|| state.next_output_id());
                 track_variable_read(&mut state, index, value);
             }
         }
-    });
+        value
+    })
+}
+
+/// The watched-variable entry of `id` on this tape, starting to watch it if the tape
+/// watches accessed variables and it is trainable.
+fn watched_index(
+    state: &mut TapeState,
+    id: VariableId,
+    trainable: bool,
+    erase: &impl Fn() -> AnyVariable,
+) -> Option<usize> {
+    match state.variable_index(id) {
+        Some(index) => Some(index),
+        None if state.watch_accessed_variables && trainable => Some(state.watch_variable(&erase())),
+        None => None,
+    }
 }
 
 /// Undoes the automatic watch of a variable that was created (or assigned) in a recording

@@ -12,7 +12,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
-use super::node::{NO_NODE, Node, NodeId};
+use super::node::{NO_NODE, Node, NodeId, SavedRange};
+use crate::dtype::AnyTensor;
 use crate::tensor::{TAPE_ENCODED_BIT, TensorId};
 use crate::variable::{AnyVariable, VariableId};
 
@@ -33,13 +34,14 @@ fn fresh_uid() -> u64 {
 /// several after an `assign`, whose gradients are summed.
 pub(crate) struct WatchedVariable {
     pub(crate) var: AnyVariable,
-    pub(crate) leaves: SmallVec<[NodeId; 1]>,
+    pub(crate) leaves: SmallVec<[NodeId; 4]>,
 }
 
 /// Buffers of finished tapes, reused by the next tape on this thread so that a training
 /// loop that opens one tape per step does not reallocate them every step.
 struct Buffers {
     nodes: Vec<Node>,
+    saved: Vec<AnyTensor>,
     tracked: FxHashMap<TensorId, NodeId>,
 }
 
@@ -66,6 +68,9 @@ pub struct TapeState {
     /// A non-persistent tape whose one gradient has been taken.
     pub(crate) consumed: bool,
     pub(crate) nodes: Vec<Node>,
+    /// The values the nodes' rules saved, in node order; each node knows its span. Node
+    /// order is what lets a non-persistent sweep free them as it passes, by truncating.
+    pub(crate) saved: Vec<AnyTensor>,
     tracked: FxHashMap<TensorId, NodeId>,
     /// The smallest and largest id in `tracked`: ids outside cannot be tracked, which spares
     /// the hash lookup for the common constant operand (`y * 0.9` makes a new, larger id).
@@ -79,8 +84,13 @@ pub struct TapeState {
 impl TapeState {
     pub(crate) fn new(persistent: bool, watch_accessed_variables: bool) -> TapeState {
         let spare = SPARE_BUFFERS.with(|spare| spare.borrow_mut().pop());
-        let Buffers { nodes, tracked } = spare.unwrap_or_else(|| Buffers {
+        let Buffers {
+            nodes,
+            saved,
+            tracked,
+        } = spare.unwrap_or_else(|| Buffers {
             nodes: Vec::new(),
+            saved: Vec::new(),
             tracked: FxHashMap::default(),
         });
         TapeState {
@@ -91,6 +101,7 @@ impl TapeState {
             paused: 0,
             consumed: false,
             nodes,
+            saved,
             tracked,
             tracked_span: EMPTY_SPAN,
             variables: Vec::new(),
@@ -132,10 +143,25 @@ impl TapeState {
         }
     }
 
-    /// Appends `node` as the producer of the tensor `out`.
+    /// Appends `node` as the producer of the tensor `out`, with the values its rule saved.
     #[inline]
-    pub(crate) fn push(&mut self, node: Node, out: TensorId) -> NodeId {
+    pub(crate) fn push(
+        &mut self,
+        mut node: Node,
+        saved: SmallVec<[AnyTensor; 2]>,
+        out: TensorId,
+    ) -> NodeId {
         let index = self.nodes.len() as NodeId;
+        let start = self.saved.len() as u32;
+        // A plain loop: `Vec::extend` from a `SmallVec` iterator cost ~100 instructions per
+        // recorded op, more than the loop by far.
+        for value in saved {
+            self.saved.push(value);
+        }
+        node.saved = SavedRange {
+            start,
+            end: self.saved.len() as u32,
+        };
         // An id `next_output_id` encoded for this node finds it without the map.
         let encoded = out == self.next_output_id() && out.0 & TAPE_ENCODED_BIT != 0;
         self.nodes.push(node);
@@ -150,7 +176,10 @@ impl TapeState {
     /// Tracks `id` as a watched leaf unless it is tracked already; returns its node.
     pub(crate) fn track_leaf(&mut self, id: TensorId, op: &'static str) -> NodeId {
         match self.lookup(id) {
-            NO_NODE => self.push(Node::leaf(op), id),
+            NO_NODE => {
+                let at = self.saved.len() as u32;
+                self.push(Node::leaf(op, at), SmallVec::new(), id)
+            }
             node => node,
         }
     }
@@ -192,6 +221,7 @@ impl TapeState {
     pub(crate) fn release_records(&mut self) {
         self.uid = fresh_uid();
         self.nodes.clear();
+        self.saved.clear();
         self.tracked.clear();
         self.tracked_span = EMPTY_SPAN;
         self.watched_tensors.clear();
@@ -204,17 +234,23 @@ impl TapeState {
 impl Drop for TapeState {
     fn drop(&mut self) {
         let mut nodes = std::mem::take(&mut self.nodes);
+        let mut saved = std::mem::take(&mut self.saved);
         let mut tracked = std::mem::take(&mut self.tracked);
         if nodes.capacity() == 0 {
             return;
         }
         nodes.clear();
+        saved.clear();
         tracked.clear();
         // During thread teardown the pool may already be gone; then the buffers just drop.
         let _ = SPARE_BUFFERS.try_with(|spare| {
             let mut spare = spare.borrow_mut();
             if spare.len() < MAX_SPARE_BUFFERS {
-                spare.push(Buffers { nodes, tracked });
+                spare.push(Buffers {
+                    nodes,
+                    saved,
+                    tracked,
+                });
             }
         });
     }
