@@ -23,8 +23,10 @@ pub(crate) struct Sweep<'a> {
     pub retain: bool,
 }
 
-/// Where each source sits on the tape: the nodes whose gradients sum to its gradient.
-type SourceNodes = SmallVec<[NodeId; 4]>;
+/// Where the sources sit on the tape: `(source, node)` for each node whose gradient adds
+/// to that source's (a variable read several times has several). One flat list, because
+/// building a list per source showed up in the per-gradient cost of small graphs.
+type SourceNodes = SmallVec<[(usize, NodeId); 8]>;
 
 /// Runs the sweep and returns each source's gradient (`None` if unconnected).
 pub(crate) fn run(tape: &Rc<TapeCell>, sweep: Sweep<'_>) -> Vec<Option<AnyTensor>> {
@@ -37,11 +39,10 @@ pub(crate) fn run(tape: &Rc<TapeCell>, sweep: Sweep<'_>) -> Vec<Option<AnyTensor
         let state = tape.borrow();
         let target_nodes: SmallVec<[NodeId; 2]> =
             sweep.targets.iter().map(|t| state.lookup(t.id())).collect();
-        let source_nodes: SmallVec<[SourceNodes; 4]> = sweep
-            .sources
-            .iter()
-            .map(|s| nodes_of_source(&state, s))
-            .collect();
+        let mut source_nodes = SourceNodes::new();
+        for (k, source) in sweep.sources.iter().enumerate() {
+            push_nodes_of_source(&state, k, source, &mut source_nodes);
+        }
         let end = target_nodes
             .iter()
             .filter(|&&n| n != NO_NODE)
@@ -73,11 +74,9 @@ pub(crate) fn run(tape: &Rc<TapeCell>, sweep: Sweep<'_>) -> Vec<Option<AnyTensor
         sweep_nodes(tape, &mut scratch, &source_nodes, end, flags);
     }
     let grads = &scratch.grads;
-    for (result, nodes) in results.iter_mut().zip(&source_nodes) {
-        for &node in nodes {
-            if let Some(g) = grads.get(node as usize) {
-                result.add(g.clone());
-            }
+    for &(k, node) in &source_nodes {
+        if let Some(g) = grads.get(node as usize) {
+            results[k].add(g.clone());
         }
     }
     scratch.give_back();
@@ -184,25 +183,27 @@ impl Scratch {
     }
 }
 
-fn nodes_of_source(state: &TapeState, source: &SourceKey) -> SourceNodes {
+/// Appends the nodes of source `k` to `out`.
+fn push_nodes_of_source(state: &TapeState, k: usize, source: &SourceKey, out: &mut SourceNodes) {
     match source {
         SourceKey::Tensor(t) => match state.lookup(t.id()) {
-            NO_NODE => SourceNodes::new(),
-            node => SourceNodes::from_slice(&[node]),
+            NO_NODE => {}
+            node => out.push((k, node)),
         },
-        SourceKey::Variable(v) => state
-            .variable_index(v.id())
-            .map(|index| state.variables[index].leaves.clone())
-            .unwrap_or_default(),
+        SourceKey::Variable(v) => {
+            if let Some(index) = state.variable_index(v.id()) {
+                out.extend(state.variables[index].leaves.iter().map(|&node| (k, node)));
+            }
+        }
     }
 }
 
 /// Marks which nodes below `end` lie downstream of a source (or are one): only those need
 /// cotangents. Everything else is skipped.
-fn mark_relevant(nodes: &[Node], source_nodes: &[SourceNodes], end: usize, scratch: &mut Scratch) {
+fn mark_relevant(nodes: &[Node], source_nodes: &SourceNodes, end: usize, scratch: &mut Scratch) {
     let is_source = &mut scratch.is_source;
     is_source.resize(end, false);
-    for &node in source_nodes.iter().flatten() {
+    for &(_, node) in source_nodes {
         if (node as usize) < end {
             is_source[node as usize] = true;
         }
@@ -223,7 +224,7 @@ fn mark_relevant(nodes: &[Node], source_nodes: &[SourceNodes], end: usize, scrat
 fn sweep_nodes(
     tape: &Rc<TapeCell>,
     scratch: &mut Scratch,
-    sources: &[SourceNodes],
+    sources: &SourceNodes,
     end: usize,
     flags: SweepFlags,
 ) {
