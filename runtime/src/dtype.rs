@@ -105,12 +105,6 @@ pub trait Float:
     /// Moves the typed tensor out of `any`, or `None` if it holds the other float dtype.
     #[doc(hidden)]
     fn from_any_owned(any: AnyTensor) -> Option<Tensor<Self>>;
-    /// Wraps a plain number into the tape's dtype-erased form.
-    #[doc(hidden)]
-    fn into_any_scalar(self) -> AnyScalar;
-    /// The number inside `any`, or `None` if it holds the other float dtype.
-    #[doc(hidden)]
-    fn from_any_scalar(any: AnyScalar) -> Option<Self>;
 }
 
 impl Float for f32 {
@@ -132,17 +126,6 @@ impl Float for f32 {
             AnyTensor::F64(_) => None,
         }
     }
-    #[inline]
-    fn into_any_scalar(self) -> AnyScalar {
-        AnyScalar::F32(self)
-    }
-    #[inline]
-    fn from_any_scalar(any: AnyScalar) -> Option<Self> {
-        match any {
-            AnyScalar::F32(v) => Some(v),
-            AnyScalar::F64(_) => None,
-        }
-    }
 }
 
 impl Float for f64 {
@@ -162,17 +145,6 @@ impl Float for f64 {
         match any {
             AnyTensor::F64(t) => Some(t),
             AnyTensor::F32(_) => None,
-        }
-    }
-    #[inline]
-    fn into_any_scalar(self) -> AnyScalar {
-        AnyScalar::F64(self)
-    }
-    #[inline]
-    fn from_any_scalar(any: AnyScalar) -> Option<Self> {
-        match any {
-            AnyScalar::F64(v) => Some(v),
-            AnyScalar::F32(_) => None,
         }
     }
 }
@@ -273,60 +245,6 @@ impl std::fmt::Display for AnyTensor {
         match self {
             AnyTensor::F32(t) => Display::fmt(t, f),
             AnyTensor::F64(t) => Display::fmt(t, f),
-        }
-    }
-}
-
-/// A 0-d float value as a plain number, of either dtype: how a sweep that nothing records
-/// carries 0-d cotangents, so scalar code pays for no tensor (and no fresh id) per
-/// cotangent.
-#[doc(hidden)]
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum AnyScalar {
-    /// An `f32` number.
-    F32(f32),
-    /// An `f64` number.
-    F64(f64),
-}
-
-impl AnyScalar {
-    /// The number as a new (untracked) 0-d tensor.
-    pub(crate) fn into_tensor(self) -> AnyTensor {
-        match self {
-            AnyScalar::F32(v) => AnyTensor::F32(Tensor::scalar(v)),
-            AnyScalar::F64(v) => AnyTensor::F64(Tensor::scalar(v)),
-        }
-    }
-
-    /// `self + other`, for two cotangents of one value (so of one dtype).
-    #[inline]
-    pub(crate) fn add(self, other: AnyScalar) -> AnyScalar {
-        match (self, other) {
-            (AnyScalar::F32(a), AnyScalar::F32(b)) => AnyScalar::F32(a + b),
-            (AnyScalar::F64(a), AnyScalar::F64(b)) => AnyScalar::F64(a + b),
-            (a, b) => panic!(
-                "gradtape internal: cotangents of dtypes {} and {} for one value",
-                a.dtype(),
-                b.dtype()
-            ),
-        }
-    }
-
-    fn dtype(self) -> &'static str {
-        match self {
-            AnyScalar::F32(_) => "f32",
-            AnyScalar::F64(_) => "f64",
-        }
-    }
-}
-
-impl AnyTensor {
-    /// The value as a plain number, if it is a 0-d tensor stored inline.
-    #[inline]
-    pub(crate) fn as_inline_scalar(&self) -> Option<AnyScalar> {
-        match self {
-            AnyTensor::F32(t) => t.as_inline_scalar().map(AnyScalar::F32),
-            AnyTensor::F64(t) => t.as_inline_scalar().map(AnyScalar::F64),
         }
     }
 }

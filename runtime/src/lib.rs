@@ -25,8 +25,6 @@ mod tensor;
 mod variable;
 
 pub use custom::{StopGradient, custom_gradient, stop_gradient, straight_through};
-#[doc(hidden)]
-pub use dtype::AnyScalar;
 pub use dtype::{AnyTensor, DType, Float};
 pub use ops::binary::Operand;
 pub use ops::primal::Primal;

@@ -40,9 +40,9 @@ pub(crate) use both;
 use ndarray::{ArrayD, IxDyn, Zip};
 use smallvec::{SmallVec, smallvec};
 
-use crate::dtype::{AnyScalar, AnyTensor, Float};
-use crate::tape::node::{Backward, InputGrads, Params, Rule, RuleCtx, ScalarGrads};
-use crate::tape::recording::{self, NodeSpec};
+use crate::dtype::{AnyTensor, DType, Float};
+use crate::tape::node::{Backward, InputGrads, Params, Rule, RuleCtx};
+use crate::tape::recording::{self, Keep, NodeSpec, OpHead};
 use crate::tensor::{Data, Tensor};
 
 /// Wraps a rule closure so that it implements [`Backward`].
@@ -103,10 +103,12 @@ where
     }
 
     #[inline]
-    fn backward_scalar(&self, ctx: &RuleCtx<'_>, g: AnyScalar) -> Option<ScalarGrads> {
-        let [saved] = scalars::<T, 1>([&ctx.saved[0]])?;
-        let g = T::from_any_scalar(g)?;
-        Some([Some((self.1)(&saved, &g).into_any_scalar()), None])
+    fn backward_scalar(&self, ctx: &RuleCtx<'_>, g: f64, out: &mut [f64; 2]) -> bool {
+        let Some([saved]) = scalars::<T, 1>([&ctx.saved[0]]) else {
+            return false;
+        };
+        out[0] = DType::to_f64((self.1)(&saved, &T::from_f64(g)));
+        true
     }
 }
 
@@ -126,15 +128,27 @@ where
     S: Fn(&T, &T) -> T + 'static,
 {
     let data = x.map_data(f);
-    recording::record(data, &[x.id()], |out| NodeSpec {
+    let head = || OpHead {
         op,
         rule: Rule::Static(leak_zero_sized(UnaryRule(rule, scalar_rule, PhantomData))),
-        saved: smallvec![T::into_any(match saved_value {
-            Saved::Input => x.clone(),
-            Saved::Output => out.clone(),
-        })],
         params: Params::None,
-    })
+    };
+    match saved_value {
+        Saved::Input => {
+            let keep = Keep {
+                inputs: [x],
+                output: false,
+            };
+            recording::record_keeping(data, &[x.id()], keep, head)
+        }
+        Saved::Output => {
+            let keep = Keep {
+                inputs: [],
+                output: true,
+            };
+            recording::record_keeping(data, &[x.id()], keep, head)
+        }
+    }
 }
 
 struct UnaryParamRule<T, F, S>(F, S, PhantomData<fn(T)>);
@@ -154,13 +168,12 @@ where
     }
 
     #[inline]
-    fn backward_scalar(&self, ctx: &RuleCtx<'_>, g: AnyScalar) -> Option<ScalarGrads> {
-        let [x] = scalars::<T, 1>([&ctx.saved[0]])?;
-        let g = T::from_any_scalar(g)?;
-        Some([
-            Some((self.1)(&x, &g, real_param(ctx)).into_any_scalar()),
-            None,
-        ])
+    fn backward_scalar(&self, ctx: &RuleCtx<'_>, g: f64, out: &mut [f64; 2]) -> bool {
+        let Some([x]) = scalars::<T, 1>([&ctx.saved[0]]) else {
+            return false;
+        };
+        out[0] = DType::to_f64((self.1)(&x, &T::from_f64(g), real_param(ctx)));
+        true
     }
 }
 
@@ -187,14 +200,17 @@ where
     S: Fn(&T, &T, f64) -> T + 'static,
 {
     let data = x.map_data(f);
-    recording::record(data, &[x.id()], |_| NodeSpec {
+    let keep = Keep {
+        inputs: [x],
+        output: false,
+    };
+    recording::record_keeping(data, &[x.id()], keep, || OpHead {
         op,
         rule: Rule::Static(leak_zero_sized(UnaryParamRule(
             rule,
             scalar_rule,
             PhantomData,
         ))),
-        saved: smallvec![T::into_any(x.clone())],
         params: Params::Real(p),
     })
 }
@@ -222,11 +238,14 @@ where
     }
 
     #[inline]
-    fn backward_scalar(&self, ctx: &RuleCtx<'_>, g: AnyScalar) -> Option<ScalarGrads> {
-        let [x, y] = scalars::<T, 2>([&ctx.saved[0], &ctx.saved[1]])?;
-        let g = T::from_any_scalar(g)?;
-        let (gx, gy) = (self.1)(&x, &y, &g, [ctx.needs[0], ctx.needs[1]]);
-        Some([gx.map(T::into_any_scalar), gy.map(T::into_any_scalar)])
+    fn backward_scalar(&self, ctx: &RuleCtx<'_>, g: f64, out: &mut [f64; 2]) -> bool {
+        let Some([x, y]) = scalars::<T, 2>([&ctx.saved[0], &ctx.saved[1]]) else {
+            return false;
+        };
+        let (gx, gy) = (self.1)(&x, &y, &T::from_f64(g), [ctx.needs[0], ctx.needs[1]]);
+        out[0] = gx.map_or(0.0, DType::to_f64);
+        out[1] = gy.map_or(0.0, DType::to_f64);
+        true
     }
 }
 
@@ -251,10 +270,13 @@ where
     S: Fn(&T, &T, &T, [bool; 2]) -> PairGrads<T> + 'static,
 {
     let data = zip_broadcast(x, y, op, f);
-    recording::record(data, &[x.id(), y.id()], |_| NodeSpec {
+    let keep = Keep {
+        inputs: [x, y],
+        output: false,
+    };
+    recording::record_keeping(data, &[x.id(), y.id()], keep, || OpHead {
         op,
         rule: Rule::Static(leak_zero_sized(BinaryRule(rule, scalar_rule, PhantomData))),
-        saved: smallvec![T::into_any(x.clone()), T::into_any(y.clone())],
         params: Params::None,
     })
 }
@@ -283,16 +305,14 @@ where
     }
 
     #[inline]
-    fn backward_scalar(&self, ctx: &RuleCtx<'_>, g: AnyScalar) -> Option<ScalarGrads> {
+    fn backward_scalar(&self, ctx: &RuleCtx<'_>, g: f64, out: &mut [f64; 2]) -> bool {
         // Differing shapes (kept as params) mean the operands were not both 0-d.
         if !matches!(ctx.params, Params::None) {
-            return None;
+            return false;
         }
-        let g = T::from_any_scalar(g)?;
-        Some([
-            ctx.needs[0].then_some(g.into_any_scalar()),
-            ctx.needs[1].then(|| (self.1)(&g).into_any_scalar()),
-        ])
+        out[0] = g;
+        out[1] = DType::to_f64((self.1)(&T::from_f64(g)));
+        true
     }
 }
 

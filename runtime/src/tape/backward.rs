@@ -9,7 +9,8 @@ use super::node::{NO_NODE, Node, NodeId, Rule};
 use super::recording::TapeCell;
 use super::state::TapeState;
 use super::structure::SourceKey;
-use crate::dtype::{AnyScalar, AnyTensor};
+use crate::dtype::AnyTensor;
+use crate::tensor::Tensor;
 
 /// A sweep's inputs, already validated.
 pub(crate) struct Sweep<'a> {
@@ -91,7 +92,8 @@ enum Cot {
     /// No cotangent yet: a symbolic zero, never materialised.
     #[default]
     Zero,
-    Scalar(AnyScalar),
+    F32(f32),
+    F64(f64),
     Tensor(AnyTensor),
 }
 
@@ -99,30 +101,62 @@ impl Cot {
     /// How the sweep holds the cotangent `g`.
     #[inline]
     fn of(g: AnyTensor, plain: bool) -> Cot {
-        match g.as_inline_scalar() {
-            Some(v) if plain => Cot::Scalar(v),
-            _ => Cot::Tensor(g),
+        if plain {
+            match &g {
+                AnyTensor::F32(t) => {
+                    if let Some(v) = t.as_inline_scalar() {
+                        return Cot::F32(v);
+                    }
+                }
+                AnyTensor::F64(t) => {
+                    if let Some(v) = t.as_inline_scalar() {
+                        return Cot::F64(v);
+                    }
+                }
+            }
         }
+        Cot::Tensor(g)
     }
 
     /// Adds `g` into this slot.
     #[inline]
     fn add(&mut self, g: Cot) {
-        match (&mut *self, g) {
-            (_, Cot::Zero) => {}
-            (Cot::Scalar(a), Cot::Scalar(b)) => *a = a.add(b),
-            (Cot::Zero, g) => *self = g,
-            (_, g) => self.add_tensors(g),
+        match g {
+            Cot::Zero => {}
+            Cot::F32(v) => self.add_number(f64::from(v), true),
+            Cot::F64(v) => self.add_number(v, false),
+            Cot::Tensor(_) if matches!(self, Cot::Zero) => *self = g,
+            Cot::Tensor(_) => self.add_tensors(g),
+        }
+    }
+
+    /// Adds the number `v` (of dtype `f32` if `single`, widened to `f64`) into this slot.
+    #[inline]
+    fn add_number(&mut self, v: f64, single: bool) {
+        match self {
+            // The narrowing is exact: `v` holds an `f32` value.
+            Cot::F32(a) => *a += v as f32,
+            Cot::F64(a) => *a += v,
+            Cot::Zero if single => *self = Cot::F32(v as f32),
+            Cot::Zero => *self = Cot::F64(v),
+            Cot::Tensor(_) => {
+                let g = if single {
+                    Cot::F32(v as f32)
+                } else {
+                    Cot::F64(v)
+                };
+                self.add_tensors(g);
+            }
         }
     }
 
     /// A sum that needs tensors: arrays, every sum of a recorded sweep, or a 0-d number
-    /// meeting a tensor. Out of line, so the scalar case above stays small.
+    /// meeting a tensor. Out of line, so the scalar cases above stay small.
     #[inline(never)]
     fn add_tensors(&mut self, g: Cot) {
         let sum = match (std::mem::take(self).into_tensor(), g.into_tensor()) {
             (Some(a), Some(b)) => a.accumulate(b),
-            _ => unreachable!("both cotangents are non-zero here"),
+            (a, b) => a.or(b).expect("one cotangent is non-zero here"),
         };
         *self = Cot::Tensor(sum);
     }
@@ -130,7 +164,8 @@ impl Cot {
     fn into_tensor(self) -> Option<AnyTensor> {
         match self {
             Cot::Zero => None,
-            Cot::Scalar(v) => Some(v.into_tensor()),
+            Cot::F32(v) => Some(AnyTensor::F32(Tensor::scalar(v))),
+            Cot::F64(v) => Some(AnyTensor::F64(Tensor::scalar(v))),
             Cot::Tensor(t) => Some(t),
         }
     }
@@ -333,22 +368,40 @@ fn step(
     if !needs.contains(&true) {
         return;
     }
-    let g = match g {
+    let (number, single) = match g {
         Cot::Zero => return,
-        Cot::Scalar(v) => match node.run_rule_scalar(saved, v, needs) {
-            Some(input_grads) => {
-                for ((&need, &j), grad) in needs.iter().zip(&node.inputs).zip(input_grads) {
-                    if let (true, Some(grad)) = (need, grad) {
-                        grads[j as usize].add(Cot::Scalar(grad));
-                    }
-                }
-                return;
-            }
-            None => v.into_tensor(),
-        },
-        Cot::Tensor(g) => g,
+        Cot::F32(v) => (f64::from(v), true),
+        Cot::F64(v) => (v, false),
+        Cot::Tensor(g) => return step_tensor(node, saved, &g, needs, grads, plain),
     };
-    let mut input_grads = node.run_rule(saved, &g, needs);
+    let mut out = [0.0; 2];
+    if node.run_rule_scalar(saved, number, needs, &mut out) {
+        for ((&need, &j), v) in needs.iter().zip(&node.inputs).zip(out) {
+            if need {
+                grads[j as usize].add_number(v, single);
+            }
+        }
+        return;
+    }
+    let g = if single {
+        Cot::F32(number as f32)
+    } else {
+        Cot::F64(number)
+    };
+    let g = g.into_tensor().expect("a number is a non-zero cotangent");
+    step_tensor(node, saved, &g, needs, grads, plain);
+}
+
+/// [`step`] with a tensor cotangent: the rule's general form.
+fn step_tensor(
+    node: &Node,
+    saved: &[AnyTensor],
+    g: &AnyTensor,
+    needs: &[bool],
+    grads: &mut [Cot],
+    plain: bool,
+) {
+    let mut input_grads = node.run_rule(saved, g, needs);
     for (k, &j) in node.inputs.iter().enumerate() {
         if let (true, Some(grad)) = (needs[k], input_grads[k].take()) {
             grads[j as usize].add(Cot::of(grad, plain));

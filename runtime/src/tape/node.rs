@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use smallvec::SmallVec;
 
-use crate::dtype::{AnyScalar, AnyTensor};
+use crate::dtype::AnyTensor;
 
 /// Tape-local index of a node. Dense, so gradients live in a `Vec` indexed by it.
 pub(crate) type NodeId = u32;
@@ -17,9 +17,6 @@ pub(crate) const NO_NODE: NodeId = NodeId::MAX;
 /// Cotangents for a node's inputs, in input order; `None` where the input needs none
 /// (a symbolic zero: skipped, never materialised).
 pub(crate) type InputGrads = SmallVec<[Option<AnyTensor>; 2]>;
-
-/// Cotangents of a unary or binary op's inputs as plain numbers, `None` where not needed.
-pub(crate) type ScalarGrads = [Option<AnyScalar>; 2];
 
 /// Shapes are short; keep them inline.
 pub(crate) type Dims = SmallVec<[usize; 4]>;
@@ -44,10 +41,13 @@ pub(crate) trait Backward {
 
     /// The same rule evaluated on plain numbers, which a sweep that nothing records uses
     /// when the cotangent is 0-d: for a unary or binary op whose saved values are 0-d too,
-    /// the cotangents of its (at most two) inputs. `None` when the rule has no such form or
-    /// a saved value is not 0-d; the sweep then calls [`Backward::backward`].
-    fn backward_scalar(&self, _ctx: &RuleCtx<'_>, _g: AnyScalar) -> Option<ScalarGrads> {
-        None
+    /// writes the cotangent of each input that needs one (`ctx.needs`) to `out` and returns
+    /// `true`. Numbers are in the op's dtype, widened to `f64` (exact for `f32`): a plain
+    /// `f64` pair travels in registers, where a dtype-tagged value went through memory and
+    /// stalled. Returns `false` when the rule has no such form or a saved value is not 0-d;
+    /// the sweep then calls [`Backward::backward`].
+    fn backward_scalar(&self, _ctx: &RuleCtx<'_>, _g: f64, _out: &mut [f64; 2]) -> bool {
+        false
     }
 
     /// Whether the rule is right as it stands for a cotangent with leading batch axes (a
@@ -206,17 +206,16 @@ impl Node {
     pub(crate) fn run_rule_scalar(
         &self,
         saved: &[AnyTensor],
-        g: AnyScalar,
+        g: f64,
         needs: &[bool],
-    ) -> Option<ScalarGrads> {
+        out: &mut [f64; 2],
+    ) -> bool {
         let rule: &dyn Backward = match &self.rule {
             Rule::Static(rule) => *rule,
             Rule::Boxed(rule) => &**rule,
-            Rule::Leaf => return None,
+            Rule::Leaf => return false,
         };
-        if self.inputs.len() > 2 {
-            return None;
-        }
-        self.with_ctx(saved, needs, |ctx| rule.backward_scalar(ctx, g))
+        self.inputs.len() <= 2
+            && self.with_ctx(saved, needs, |ctx| rule.backward_scalar(ctx, g, out))
     }
 }

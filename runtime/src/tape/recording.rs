@@ -142,6 +142,47 @@ pub(crate) struct NodeSpec {
     pub params: Params,
 }
 
+/// An op's record without its saved values, which travel separately (see [`SaveValues`]).
+pub(crate) struct OpHead {
+    pub op: &'static str,
+    pub rule: Rule,
+    pub params: Params,
+}
+
+/// How an op's saved values reach a tape's arena.
+pub(crate) trait SaveValues<T: Float> {
+    /// Appends the values to `arena`; `out` is the op's output (a rule may keep it).
+    fn save_into(self, out: &Tensor<T>, arena: &mut Vec<AnyTensor>);
+}
+
+impl<T: Float> SaveValues<T> for SmallVec<[AnyTensor; 2]> {
+    #[inline]
+    fn save_into(self, _: &Tensor<T>, arena: &mut Vec<AnyTensor>) {
+        for value in self {
+            arena.push(value);
+        }
+    }
+}
+
+/// What an elementwise op keeps: some of its inputs, then its output if `output`. Cloned
+/// straight from the tensors into the arena, so the values are written once.
+pub(crate) struct Keep<'a, T: Float, const N: usize> {
+    pub inputs: [&'a Tensor<T>; N],
+    pub output: bool,
+}
+
+impl<T: Float, const N: usize> SaveValues<T> for Keep<'_, T, N> {
+    #[inline(always)]
+    fn save_into(self, out: &Tensor<T>, arena: &mut Vec<AnyTensor>) {
+        for input in self.inputs {
+            arena.push(T::into_any(input.clone()));
+        }
+        if self.output {
+            arena.push(T::into_any(out.clone()));
+        }
+    }
+}
+
 /// Finishes an op: wraps its forward value `data` and records it on every recording tape
 /// that tracks one of `inputs`. `spec` gets the output tensor (rules may save it) and is
 /// called only if the op is recorded somewhere.
@@ -154,16 +195,40 @@ pub(crate) fn record<T: Float>(
     if !any_recording() {
         return Tensor::from_data(data);
     }
-    record_on_stack(data, inputs, spec)
+    record_on_stack(data, inputs, |out| {
+        let NodeSpec {
+            op,
+            rule,
+            saved,
+            params,
+        } = spec(out);
+        (OpHead { op, rule, params }, saved)
+    })
+}
+
+/// [`record`] for an op whose rule keeps only some of its inputs and output (the
+/// elementwise ops): those are written into the tape's arena directly.
+#[inline(always)]
+pub(crate) fn record_keeping<T: Float, const N: usize>(
+    data: Data<T>,
+    inputs: &[TensorId],
+    keep: Keep<'_, T, N>,
+    head: impl FnOnce() -> OpHead,
+) -> Tensor<T> {
+    if !any_recording() {
+        return Tensor::from_data(data);
+    }
+    record_on_stack(data, inputs, |_| (head(), keep))
 }
 
 /// The tapes (by stack position) that record an op, with the op's inputs' nodes there.
 type Recorders = SmallVec<[(usize, SmallVec<[NodeId; 2]>); 2]>;
 
-fn record_on_stack<T: Float>(
+#[inline(always)]
+fn record_on_stack<T: Float, S: SaveValues<T>>(
     data: Data<T>,
     inputs: &[TensorId],
-    spec: impl FnOnce(&Tensor<T>) -> NodeSpec,
+    spec: impl FnOnce(&Tensor<T>) -> (OpHead, S),
 ) -> Tensor<T> {
     STACK.with(|stack| {
         let stack = stack.borrow();
@@ -175,7 +240,7 @@ fn record_on_stack<T: Float>(
 }
 
 /// This tape's node of each input, or `None` if it tracks none of them.
-#[inline]
+#[inline(always)]
 fn input_nodes(state: &TapeState, inputs: &[TensorId]) -> Option<SmallVec<[NodeId; 2]>> {
     // Unary and binary ops, nearly all of them, fill the inline buffer directly.
     let nodes = match *inputs {
@@ -187,12 +252,12 @@ fn input_nodes(state: &TapeState, inputs: &[TensorId]) -> Option<SmallVec<[NodeI
 }
 
 /// The common case, one tape: no bookkeeping of which tapes record.
-#[inline]
-fn record_on_one<T: Float>(
+#[inline(always)]
+fn record_on_one<T: Float, S: SaveValues<T>>(
     tape: &TapeCell,
     data: Data<T>,
     inputs: &[TensorId],
-    spec: impl FnOnce(&Tensor<T>) -> NodeSpec,
+    spec: impl FnOnce(&Tensor<T>) -> (OpHead, S),
 ) -> Tensor<T> {
     let mut state = tape.borrow_mut();
     let nodes = if state.is_recording() {
@@ -206,12 +271,7 @@ fn record_on_one<T: Float>(
     let id = state.next_output_id();
     let out = output(data, inputs, Some(id));
     // `spec` only clones values; it records nothing, so holding the borrow is fine.
-    let NodeSpec {
-        op,
-        rule,
-        saved,
-        params,
-    } = spec(&out);
+    let (OpHead { op, rule, params }, saved) = spec(&out);
     let node = Node {
         op,
         rule,
@@ -219,17 +279,17 @@ fn record_on_one<T: Float>(
         saved: SavedRange::default(),
         params: params.into(),
     };
-    state.push(node, saved, id);
+    state.push(node, |arena| saved.save_into(&out, arena), id);
     out
 }
 
 /// Nested tapes: the op goes on every recording tape that tracks an input; the innermost
 /// one names the output.
-fn record_on_many<T: Float>(
+fn record_on_many<T: Float, S: SaveValues<T>>(
     stack: &[Rc<TapeCell>],
     data: Data<T>,
     inputs: &[TensorId],
-    spec: impl FnOnce(&Tensor<T>) -> NodeSpec,
+    spec: impl FnOnce(&Tensor<T>) -> (OpHead, S),
 ) -> Tensor<T> {
     let recorders = tapes_tracking(stack, inputs);
     let Some((innermost, _)) = recorders.first() else {
@@ -237,12 +297,10 @@ fn record_on_many<T: Float>(
     };
     let id = stack[*innermost].borrow().next_output_id();
     let out = output(data, inputs, Some(id));
-    let NodeSpec {
-        op,
-        rule,
-        saved,
-        params,
-    } = spec(&out);
+    let (OpHead { op, rule, params }, saved) = spec(&out);
+    // Each tape keeps its own copies (cheap: clones share storage).
+    let mut values = Vec::new();
+    saved.save_into(&out, &mut values);
     for (position, nodes) in recorders {
         let node = Node {
             op,
@@ -251,7 +309,8 @@ fn record_on_many<T: Float>(
             saved: SavedRange::default(),
             params: params.clone().into(),
         };
-        stack[position].borrow_mut().push(node, saved.clone(), id);
+        let save = |arena: &mut Vec<AnyTensor>| arena.extend_from_slice(&values);
+        stack[position].borrow_mut().push(node, save, id);
     }
     out
 }
