@@ -6,6 +6,7 @@ use std::rc::Rc;
 use smallvec::SmallVec;
 
 use super::node::{NO_NODE, Node, NodeId, Rule};
+use super::pool::Pooled;
 use super::recording::TapeCell;
 use super::state::TapeState;
 use super::structure::SourceKey;
@@ -15,7 +16,7 @@ use crate::tensor::Tensor;
 /// A sweep's inputs, already validated.
 pub(crate) struct Sweep<'a> {
     pub targets: &'a [AnyTensor],
-    pub seeds: Vec<AnyTensor>,
+    pub seeds: &'a [AnyTensor],
     pub sources: &'a [SourceKey],
     /// Leading batch axes every cotangent carries (0 for `gradient`; 1 for a jacobian's
     /// vectorised sweep, see `jacobian::batch_rank`).
@@ -30,7 +31,7 @@ pub(crate) struct Sweep<'a> {
 type SourceNodes = SmallVec<[(usize, NodeId); 8]>;
 
 /// Runs the sweep and returns each source's gradient (`None` if unconnected).
-pub(crate) fn run(tape: &Rc<TapeCell>, sweep: Sweep<'_>) -> Vec<Option<AnyTensor>> {
+pub(crate) fn run(tape: &Rc<TapeCell>, sweep: Sweep<'_>) -> Pooled<Option<AnyTensor>> {
     // Set for every sweep, also to 0: a rule that takes a gradient of its own (a fused
     // function's sub-tape) inside a batched sweep must not see the outer batch axes.
     let _batch = super::jacobian::enter_batch(sweep.batch_rank);
@@ -64,7 +65,7 @@ pub(crate) fn run(tape: &Rc<TapeCell>, sweep: Sweep<'_>) -> Vec<Option<AnyTensor
                 }
             }
         } else {
-            grads[*node as usize].add(Cot::of(seed, plain));
+            grads[*node as usize].add(Cot::of(seed.clone(), plain));
         }
     }
     if end > 0 {
@@ -81,7 +82,9 @@ pub(crate) fn run(tape: &Rc<TapeCell>, sweep: Sweep<'_>) -> Vec<Option<AnyTensor
         }
     }
     scratch.give_back();
-    results.into_iter().map(Cot::into_tensor).collect()
+    let mut out = Pooled::take(&super::pool::RESULTS);
+    out.extend(results.into_iter().map(Cot::into_tensor));
+    out
 }
 
 /// A cotangent in the sweep's buffer. A sweep that nothing records keeps 0-d cotangents as

@@ -370,15 +370,16 @@ impl GradientTape {
         let mut start = 0;
         while start < rows {
             let len = chunk.min(rows - start);
+            let seeds = [seed(start, len)];
             let sweep = Sweep {
                 targets,
-                seeds: vec![seed(start, len)],
+                seeds: &seeds,
                 sources,
                 batch_rank: 1,
                 retain: start + len < rows,
             };
-            let grads = backward::run(&self.cell, sweep);
-            for ((slot, grad), source) in parts.iter_mut().zip(grads).zip(sources) {
+            let mut grads = backward::run(&self.cell, sweep);
+            for ((slot, grad), source) in parts.iter_mut().zip(grads.drain(..)).zip(sources) {
                 let mut shape: Dims = smallvec::smallvec![len];
                 shape.extend_from_slice(source.value().shape());
                 if let Some(g) = &grad {

@@ -1,6 +1,9 @@
 //! [`GradientTape`]: records operations and computes gradients of recorded computations.
 
 mod backward;
+mod pool;
+
+use pool::Pooled;
 pub(crate) mod explain;
 pub(crate) mod jacobian;
 pub(crate) mod node;
@@ -416,34 +419,34 @@ impl GradientTape {
         sources: S,
         options: GradientOptions,
     ) -> Result<S::Output, TapeError> {
-        let mut targets = Vec::new();
+        let mut targets = Pooled::take(&pool::TENSORS);
         target.collect_targets(&mut targets);
         structure::over_leaves(sources, |keys| {
             self.gradient_erased(&targets, keys, options)
         })
     }
 
-    /// The dtype-erased core of `gradient`, shared with jacobians and fused functions.
-    #[doc(hidden)]
-    pub fn gradient_erased(
+    /// The dtype-erased core of `gradient`.
+    fn gradient_erased(
         &self,
         targets: &[AnyTensor],
         sources: &[SourceKey],
         options: GradientOptions,
-    ) -> Result<Vec<Option<AnyTensor>>, TapeError> {
+    ) -> Result<Pooled<Option<AnyTensor>>, TapeError> {
         self.check_usable()?;
-        let seeds = match options.output_gradients {
-            None => targets.iter().map(AnyTensor::ones_like).collect(),
-            Some(seeds) => validate_seeds(targets, seeds)?,
-        };
+        let mut seeds = Pooled::take(&pool::TENSORS);
+        match options.output_gradients {
+            None => seeds.extend(targets.iter().map(AnyTensor::ones_like)),
+            Some(given) => seeds.extend(validate_seeds(targets, given)?),
+        }
         let sweep = backward::Sweep {
             targets,
-            seeds,
+            seeds: &seeds,
             sources,
             batch_rank: 0,
             retain: false,
         };
-        let grads = backward::run(&self.cell, sweep);
+        let mut grads = backward::run(&self.cell, sweep);
         {
             let mut state = self.cell.borrow_mut();
             if !state.persistent {
@@ -453,15 +456,14 @@ impl GradientTape {
                 state.release_records();
             }
         }
-        Ok(grads
-            .into_iter()
-            .zip(sources)
-            .map(|(grad, source)| match (grad, options.unconnected) {
-                (Some(g), _) => Some(g),
-                (None, UnconnectedGradients::Zero) => Some(source.value().zeros_like()),
-                (None, UnconnectedGradients::None) => None,
-            })
-            .collect())
+        if options.unconnected == UnconnectedGradients::Zero {
+            for (grad, source) in grads.iter_mut().zip(sources) {
+                if grad.is_none() {
+                    *grad = Some(source.value().zeros_like());
+                }
+            }
+        }
+        Ok(grads)
     }
 
     fn check_usable(&self) -> Result<(), TapeError> {

@@ -43,6 +43,7 @@ struct Buffers {
     nodes: Vec<Node>,
     saved: Vec<AnyTensor>,
     tracked: FxHashMap<TensorId, NodeId>,
+    variables: Vec<WatchedVariable>,
 }
 
 thread_local! {
@@ -88,10 +89,12 @@ impl TapeState {
             nodes,
             saved,
             tracked,
+            variables,
         } = spare.unwrap_or_else(|| Buffers {
             nodes: Vec::new(),
             saved: Vec::new(),
             tracked: FxHashMap::default(),
+            variables: Vec::new(),
         });
         TapeState {
             uid: fresh_uid(),
@@ -104,7 +107,7 @@ impl TapeState {
             saved,
             tracked,
             tracked_span: EMPTY_SPAN,
-            variables: Vec::new(),
+            variables,
             watched_tensors: Vec::new(),
         }
     }
@@ -234,12 +237,14 @@ impl Drop for TapeState {
         let mut nodes = std::mem::take(&mut self.nodes);
         let mut saved = std::mem::take(&mut self.saved);
         let mut tracked = std::mem::take(&mut self.tracked);
+        let mut variables = std::mem::take(&mut self.variables);
         if nodes.capacity() == 0 {
             return;
         }
         nodes.clear();
         saved.clear();
         tracked.clear();
+        variables.clear();
         // During thread teardown the pool may already be gone; then the buffers just drop.
         let _ = SPARE_BUFFERS.try_with(|spare| {
             let mut spare = spare.borrow_mut();
@@ -248,6 +253,7 @@ impl Drop for TapeState {
                     nodes,
                     saved,
                     tracked,
+                    variables,
                 });
             }
         });

@@ -62,14 +62,14 @@ pub trait Sources {
 
 /// Runs a dtype-erased computation (gradient, jacobian) over the leaves of `sources` and
 /// gives its results back in the structure of `sources`.
-pub(crate) fn over_leaves<S: Sources, E>(
+pub(crate) fn over_leaves<S: Sources, E, R: AsMut<Vec<Option<AnyTensor>>>>(
     sources: S,
-    erased: impl FnOnce(&[SourceKey]) -> Result<Vec<Option<AnyTensor>>, E>,
+    erased: impl FnOnce(&[SourceKey]) -> Result<R, E>,
 ) -> Result<S::Output, E> {
-    let mut keys = Vec::new();
+    let mut keys = super::Pooled::take(&super::pool::KEYS);
     sources.collect_sources(&mut keys);
-    let results = erased(&keys)?;
-    Ok(sources.rebuild(&mut results.into_iter()))
+    let mut results = erased(&keys)?;
+    Ok(sources.rebuild(&mut results.as_mut().drain(..)))
 }
 
 fn next_grad<T: Float>(grads: &mut dyn Iterator<Item = Option<AnyTensor>>) -> Option<Tensor<T>> {
