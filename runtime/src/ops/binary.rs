@@ -104,6 +104,37 @@ pub(crate) fn div<T: Float>(x: &Tensor<T>, y: &Tensor<T>) -> Tensor<T> {
     )
 }
 
+/// `c·x·y` elementwise with broadcasting, in one pass: the product-then-scale that rules
+/// such as square's `2·x·g` compute, without the intermediate `x·y`. Recorded as one op,
+/// whose own rule is written with it, so higher orders work as for `*`.
+#[track_caller]
+pub(crate) fn mul_scaled<T: Float>(x: &Tensor<T>, y: &Tensor<T>, c: f64) -> Tensor<T> {
+    let scale = T::from_f64(c);
+    // (x·y)·c, in the order `x.mul(y).scale(c)` rounds in
+    let data = super::zip_broadcast(x, y, "mul_scaled", |p, q| p * q * scale);
+    recording::record(data, &[x.id(), y.id()], |_| NodeSpec {
+        op: "mul_scaled",
+        // ∂(c x y)/∂x = c y, ∂(c x y)/∂y = c x
+        rule: static_rule(|ctx, g| {
+            let Params::Real(c) = *ctx.params else {
+                unreachable!("mul_scaled saves its factor")
+            };
+            let (x, y, g) = (
+                ctx.saved[0].typed::<T>(),
+                ctx.saved[1].typed::<T>(),
+                g.typed::<T>(),
+            );
+            // as in `binary`: sum broadcast axes away, keeping a jacobian's batch axes
+            smallvec![
+                ctx.needs[0].then(|| T::into_any(mul_scaled(g, y, c).sum_to_batched(x.shape()))),
+                ctx.needs[1].then(|| T::into_any(mul_scaled(g, x, c).sum_to_batched(y.shape()))),
+            ]
+        }),
+        saved: smallvec![T::into_any(x.clone()), T::into_any(y.clone())],
+        params: Params::Real(c),
+    })
+}
+
 impl<T: Float> Tensor<T> {
     /// Elementwise maximum with broadcasting. Where the two are equal the whole gradient goes
     /// to `self`, as TensorFlow's `maximum` gives it to its first operand.

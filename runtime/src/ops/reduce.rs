@@ -35,7 +35,10 @@ impl<T: Float> Tensor<T> {
     pub fn sum(&self) -> Tensor<T> {
         let data = match &self.data {
             Data::Scalar(v) => Data::Scalar(*v),
-            Data::Array(a) => Data::Scalar(a.sum()),
+            Data::Array(a) => Data::Scalar(match a.as_slice() {
+                Some(values) => sum_slice(values),
+                None => a.sum(),
+            }),
         };
         self.record_sum(data, ALL_AXES)
     }
@@ -69,6 +72,10 @@ impl<T: Float> Tensor<T> {
                 let Params::DimsAxis(shape, axis) = ctx.params else {
                     unreachable!()
                 };
+                if *axis == ALL_AXES && batch_rank() == 0 {
+                    // a 0-d cotangent broadcasts as it is: no reshape to all-ones first
+                    return smallvec![Some(g.broadcast_any(shape))];
+                }
                 let (kept, full) = (
                     batched_shape(g.shape(), &kept_shape(shape, *axis)),
                     batched_shape(g.shape(), shape),
@@ -200,15 +207,20 @@ impl<T: Float> Tensor<T> {
         if same_shape(self.shape(), shape) {
             return self.clone();
         }
-        let view = self.view();
-        let Some(spread) = view.broadcast(IxDyn(shape)) else {
-            panic!(
-                "broadcast_to: shape {:?} cannot be broadcast to {:?}",
-                self.shape(),
-                shape
-            )
+        let data = match spread_contiguous(&self.data, shape) {
+            Some(data) => data,
+            None => {
+                let view = self.view();
+                let Some(spread) = view.broadcast(IxDyn(shape)) else {
+                    panic!(
+                        "broadcast_to: shape {:?} cannot be broadcast to {:?}",
+                        self.shape(),
+                        shape
+                    )
+                };
+                Data::from_array(spread.to_owned())
+            }
         };
-        let data = Data::from_array(spread.to_owned());
         recording::record(data, &[self.id()], |_| NodeSpec {
             op: "broadcast_to",
             // the transpose of broadcasting is summing over the broadcast axes
@@ -248,23 +260,16 @@ impl<T: Float> Tensor<T> {
             from.len() >= shape.len(),
             "sum_to_shape: shape {from:?} cannot be summed to {shape:?}"
         );
-        let lead = from.len() - shape.len();
-        let mut summed = self.view().into_owned();
-        for axis in (0..from.len()).rev() {
-            let keep = axis >= lead && shape[axis - lead] == from[axis];
-            if !keep {
-                assert!(
-                    axis < lead || shape[axis - lead] == 1,
-                    "sum_to_shape: shape {from:?} cannot be summed to {shape:?}"
-                );
-                summed = summed.sum_axis(Axis(axis));
-            }
-        }
-        let data = Data::from_array(
-            summed
-                .into_shape_with_order(IxDyn(shape))
-                .expect("same size"),
-        );
+        let fast = match &self.data {
+            Data::Array(a) => sum_contiguous(a, shape),
+            Data::Scalar(_) => None,
+        };
+        // a `match`, not `unwrap_or_else`: a closure would hide the caller's line from
+        // `sum_general`'s panic
+        let data = match fast {
+            Some(data) => data,
+            None => sum_general(self, shape),
+        };
         recording::record(data, &[self.id()], |_| NodeSpec {
             op: "sum_to_shape",
             // the transpose of summing over axes is broadcasting along them
@@ -304,6 +309,103 @@ impl<T: Float> Tensor<T> {
         padded.extend_from_slice(shape);
         self.sum_to_shape(&padded).reshape(&target)
     }
+}
+
+/// [`Tensor::sum_to_shape`] by axis-by-axis `sum_axis`, for any layout.
+#[track_caller]
+fn sum_general<T: Float>(x: &Tensor<T>, shape: &[usize]) -> Data<T> {
+    let from = x.shape();
+    let lead = from.len() - shape.len();
+    let mut summed = x.view().into_owned();
+    for axis in (0..from.len()).rev() {
+        let keep = axis >= lead && shape[axis - lead] == from[axis];
+        if !keep {
+            assert!(
+                axis < lead || shape[axis - lead] == 1,
+                "sum_to_shape: shape {from:?} cannot be summed to {shape:?}"
+            );
+            summed = summed.sum_axis(Axis(axis));
+        }
+    }
+    Data::from_array(
+        summed
+            .into_shape_with_order(IxDyn(shape))
+            .expect("same size"),
+    )
+}
+
+/// [`Tensor::sum_to_shape`] on a standard-layout array whose target is one contiguous
+/// block repeated (a bias's gradient: add the blocks up) or each of whose elements covers
+/// one contiguous block (kept dimensions: sum each block), with no copy of the input.
+/// Adds in the order `sum_axis` does for one summed axis. `None` for any other case.
+fn sum_contiguous<T: Float>(a: &ndarray::ArrayD<T>, shape: &[usize]) -> Option<Data<T>> {
+    let xs = a.as_slice()?;
+    let block: usize = shape.iter().product();
+    if xs.is_empty() || block == 0 {
+        return None;
+    }
+    let dim = IxDyn(shape);
+    if super::is_trailing_part(shape, a.shape()) {
+        let (first, rest) = xs.split_at(block);
+        let mut out = first.to_vec();
+        for chunk in rest.chunks_exact(block) {
+            for (acc, &v) in out.iter_mut().zip(chunk) {
+                *acc = *acc + v;
+            }
+        }
+        Some(Data::from_vec(dim, out))
+    } else if super::is_leading_part(shape, a.shape()) {
+        let sums = xs.chunks_exact(xs.len() / block).map(sum_slice).collect();
+        Some(Data::from_vec(dim, sums))
+    } else {
+        None
+    }
+}
+
+/// Repeats a scalar, or a standard-layout array that is one contiguous block of `shape`
+/// (a bias row) or whose elements each cover one contiguous block (kept dimensions), into
+/// a new buffer of `shape`. `None` for other layouts and shapes, and for empty results.
+fn spread_contiguous<T: Float>(data: &Data<T>, shape: &[usize]) -> Option<Data<T>> {
+    let a = match data {
+        Data::Scalar(v) => return Some(Data::filled(shape, *v)),
+        Data::Array(a) => a,
+    };
+    let xs = a.as_slice()?;
+    let len: usize = shape.iter().product();
+    if xs.is_empty() || len == 0 {
+        return None;
+    }
+    let mut out = Vec::with_capacity(len);
+    if super::is_trailing_part(a.shape(), shape) {
+        for _ in 0..len / xs.len() {
+            out.extend_from_slice(xs);
+        }
+    } else if super::is_leading_part(a.shape(), shape) {
+        let block = len / xs.len();
+        for &v in xs {
+            out.extend(std::iter::repeat_n(v, block));
+        }
+    } else {
+        return None;
+    }
+    Some(Data::from_vec(IxDyn(shape), out))
+}
+
+/// The sum of `values` in the order ndarray's `sum` adds a contiguous slice (eight
+/// interleaved partial sums, so the loop vectorises), so results match it bit for bit.
+fn sum_slice<T: Float>(values: &[T]) -> T {
+    let mut partial = [T::ZERO; 8];
+    let mut chunks = values.chunks_exact(8);
+    for chunk in &mut chunks {
+        for (p, &v) in partial.iter_mut().zip(chunk) {
+            *p = *p + v;
+        }
+    }
+    let mut acc = T::ZERO;
+    for i in 0..4 {
+        acc = acc + (partial[i] + partial[i + 4]);
+    }
+    chunks.remainder().iter().fold(acc, |acc, &v| acc + v)
 }
 
 /// Broadcasts a cotangent to `shape` behind the sweep's batch axes. Its own axes may be
