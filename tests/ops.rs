@@ -625,6 +625,39 @@ fn elementwise_ops_on_column_major_tensors_match_ndarray() {
     assert_matches(&x.square(), &a.mapv(|v| v * v));
     assert_matches(&x.mul_scaled(&x, 0.5), &a.mapv(|v| v * v * 0.5));
     assert_relative_eq!(x.sum().to_scalar(), a.sum(), max_relative = 1e-12);
+    assert_relative_eq!(
+        x.mean().to_scalar(),
+        a.mean().unwrap(),
+        max_relative = 1e-12
+    );
+    for axis in 0..2 {
+        assert_matches(&x.mean_axis(axis, false), &a.mean_axis(Axis(axis)).unwrap());
+    }
+}
+
+/// `mean` is one node now, not `sum` then a product: its value rounds as before and its
+/// gradient is 1/n everywhere, at first order and (vanishing) at second.
+#[test]
+fn mean_rounds_as_the_sum_times_the_reciprocal() {
+    let values: Vec<f32> = (0..37).map(|i| (i as f32 * 0.61).cos() * 3.0).collect();
+    let x = Tensor::from_vec(values, &[37]);
+    // the reciprocal as an f64 rounded to f32, as the old product's constant was
+    let inv = (1.0_f64 / 37.0) as f32;
+    assert_eq!(
+        x.mean().to_scalar().to_bits(),
+        (x.sum() * inv).to_scalar().to_bits()
+    );
+    let rows = x.reshape(&[1, 37]);
+    assert_eq!(
+        rows.mean_axis(1, true).to_vec(),
+        (rows.sum_axis(1, true) * inv).to_vec()
+    );
+    let tape = GradientTape::new();
+    tape.watch(&x);
+    let m = tape.record(|| x.mean());
+    let g = tape.gradient(&m, &x).unwrap().unwrap();
+    assert_eq!(g.to_vec(), vec![inv; 37]);
+    assert!(Tensor::<f64>::zeros(&[0]).mean().to_scalar().is_nan());
 }
 
 /// `mul_scaled` is `(x·y)·c` rounded as the two ops would round it, for every shape pair

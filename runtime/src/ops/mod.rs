@@ -371,7 +371,7 @@ fn zip_trailing<T: crate::DType, U: crate::DType>(
         return None;
     }
     if crate::tensor::same_shape(a.shape(), b.shape()) {
-        // one zipped pass, which vectorises; the chunked loops below do not as well
+        // the common case first: one zipped pass, no block analysis
         let out = xs.iter().zip(ys).map(|(&p, &q)| f(p, q)).collect();
         return Some(crate::tensor::array_from_vec(a.raw_dim(), out));
     }

@@ -5,6 +5,7 @@
 use ndarray::{Axis, IxDyn};
 use smallvec::smallvec;
 
+use super::primal::Primal;
 use super::{check_axis, constant, static_rule};
 use crate::dtype::{AnyTensor, Float};
 use crate::tape::jacobian::{batch_rank, batched_shape};
@@ -33,14 +34,18 @@ impl<T: Float> Tensor<T> {
     /// assert_eq!(x.sum().to_scalar(), 10.0);
     /// ```
     pub fn sum(&self) -> Tensor<T> {
-        let data = match &self.data {
-            Data::Scalar(v) => Data::Scalar(*v),
-            Data::Array(a) => Data::Scalar(match a.as_slice() {
+        self.record_sum(Data::Scalar(self.sum_all()), ALL_AXES)
+    }
+
+    /// The sum of all elements, on a contiguous slice when there is one (no allocation).
+    fn sum_all(&self) -> T {
+        match &self.data {
+            Data::Scalar(v) => *v,
+            Data::Array(a) => match a.as_slice() {
                 Some(values) => sum_slice(values),
                 None => a.sum(),
-            }),
-        };
-        self.record_sum(data, ALL_AXES)
+            },
+        }
     }
 
     /// The sum along `axis`; `keep_dims` keeps it with length 1.
@@ -72,15 +77,30 @@ impl<T: Float> Tensor<T> {
                 let Params::DimsAxis(shape, axis) = ctx.params else {
                     unreachable!()
                 };
-                if *axis == ALL_AXES && batch_rank() == 0 {
-                    // a 0-d cotangent broadcasts as it is: no reshape to all-ones first
-                    return smallvec![Some(g.broadcast_any(shape))];
-                }
-                let (kept, full) = (
-                    batched_shape(g.shape(), &kept_shape(shape, *axis)),
-                    batched_shape(g.shape(), shape),
-                );
-                smallvec![Some(g.reshape_any(&kept).broadcast_any(&full))]
+                smallvec![Some(spread_reduced(g, shape, *axis))]
+            }),
+            saved: smallvec![],
+            params: Params::DimsAxis(self.shape().into(), axis),
+        })
+    }
+
+    /// One node for `sum · (1/n)`, rather than a sum node and a product node.
+    fn record_mean(&self, data: Data<T>, axis: usize) -> Tensor<T> {
+        recording::record(data, &[self.id()], |_| NodeSpec {
+            op: "mean",
+            // d/dxᵢ (Σ x / n) = 1/n: the scaled cotangent is spread back over the axes
+            rule: static_rule(|ctx, g| {
+                let Params::DimsAxis(shape, axis) = ctx.params else {
+                    unreachable!()
+                };
+                let n: usize = if *axis == ALL_AXES {
+                    shape.iter().product()
+                } else {
+                    shape[*axis]
+                };
+                // scaled before spreading: the product costs one element, not n
+                let g = g.scale_any(1.0 / n as f64);
+                smallvec![Some(spread_reduced(&g, shape, *axis))]
             }),
             saved: smallvec![],
             params: Params::DimsAxis(self.shape().into(), axis),
@@ -95,8 +115,9 @@ impl<T: Float> Tensor<T> {
     /// assert_eq!(x.mean().to_scalar(), 2.5);
     /// ```
     pub fn mean(&self) -> Tensor<T> {
-        // mean x = Σ x / n
-        self.sum() * T::from_f64(1.0 / self.len() as f64)
+        // mean x = Σ x · (1/n), rounded as `x.sum() * (1/n)` would be
+        let scale = T::from_f64(1.0 / self.len() as f64);
+        self.record_mean(Data::Scalar(self.sum_all() * scale), ALL_AXES)
     }
 
     /// The mean along `axis`; `keep_dims` keeps it with length 1.
@@ -112,7 +133,13 @@ impl<T: Float> Tensor<T> {
     #[track_caller]
     pub fn mean_axis(&self, axis: usize, keep_dims: bool) -> Tensor<T> {
         let n = self.shape()[check_axis("mean_axis", axis, self.shape())];
-        self.sum_axis(axis, keep_dims) * T::from_f64(1.0 / n as f64)
+        let scale = T::from_f64(1.0 / n as f64);
+        let mut summed = self.view().sum_axis(Axis(axis));
+        summed.mapv_inplace(|v| v * scale);
+        if keep_dims {
+            summed.insert_axis_inplace(Axis(axis));
+        }
+        self.record_mean(Data::from_array(summed), axis)
     }
 
     /// The largest element, as a scalar. The gradient is split evenly between tied maxima
@@ -311,6 +338,20 @@ impl<T: Float> Tensor<T> {
     }
 }
 
+/// A reduction's cotangent spread back over the reduced axes (`axis`, or all of them) of
+/// `shape`, behind the sweep's batch axes: the transpose of summing.
+fn spread_reduced(g: &AnyTensor, shape: &[usize], axis: usize) -> AnyTensor {
+    if axis == ALL_AXES && batch_rank() == 0 {
+        // a 0-d cotangent broadcasts as it is: no reshape to all-ones first
+        return g.broadcast_any(shape);
+    }
+    let (kept, full) = (
+        batched_shape(g.shape(), &kept_shape(shape, axis)),
+        batched_shape(g.shape(), shape),
+    );
+    g.reshape_any(&kept).broadcast_any(&full)
+}
+
 /// [`Tensor::sum_to_shape`] by axis-by-axis `sum_axis`, for any layout.
 #[track_caller]
 fn sum_general<T: Float>(x: &Tensor<T>, shape: &[usize]) -> Data<T> {
@@ -453,6 +494,14 @@ impl AnyTensor {
         match self {
             AnyTensor::F32(t) => AnyTensor::F32(t.reshape(shape)),
             AnyTensor::F64(t) => AnyTensor::F64(t.reshape(shape)),
+        }
+    }
+
+    /// `self · c`, recorded.
+    fn scale_any(&self, c: f64) -> AnyTensor {
+        match self {
+            AnyTensor::F32(t) => AnyTensor::F32(Primal::scale(t, c)),
+            AnyTensor::F64(t) => AnyTensor::F64(Primal::scale(t, c)),
         }
     }
 
