@@ -635,6 +635,36 @@ fn elementwise_ops_on_column_major_tensors_match_ndarray() {
     }
 }
 
+/// A scalar weight's gradient against an array (one fused dot product) rounds as the
+/// product array summed would, in f32, also for column-major storage and empty arrays.
+#[test]
+fn scalar_weight_gradient_is_the_summed_product() {
+    for n in [0, 1, 7, 8, 9, 256] {
+        let values: Vec<f32> = (0..n).map(|i| (i as f32 * 0.73).sin()).collect();
+        let x = Tensor::from_vec(values, &[n]);
+        let a = Tensor::scalar(1.3_f32);
+        let tape = GradientTape::new();
+        tape.watch(&a);
+        let y = tape.record(|| (&a * &x).square().sum());
+        let g = tape.gradient(&y, &a).unwrap().unwrap();
+        // d/da Σ (a x)² = Σ (2 (a x) · 1) x, each product rounded, summed in ndarray's order
+        let upstream = (&a * &x).mul_scaled(&Tensor::ones(&[n]), 2.0);
+        let want = (&upstream * &x).sum();
+        assert_eq!(
+            g.to_scalar().to_bits(),
+            want.to_scalar().to_bits(),
+            "n = {n}"
+        );
+    }
+    let (x, a) = column_major(&[3, 2]);
+    let w = Tensor::scalar(0.5_f64);
+    let tape = GradientTape::new();
+    tape.watch(&w);
+    let y = tape.record(|| (&w * &x).sum());
+    let g = tape.gradient(&y, &w).unwrap().unwrap();
+    assert_relative_eq!(g.to_scalar(), a.sum(), max_relative = 1e-12);
+}
+
 /// `mean` is one node now, not `sum` then a product: its value rounds as before and its
 /// gradient is 1/n everywhere, at first order and (vanishing) at second.
 #[test]

@@ -87,8 +87,30 @@ pub(crate) fn mul<T: Float>(x: &Tensor<T>, y: &Tensor<T>) -> Tensor<T> {
         y,
         "mul",
         |a, b| a * b,
-        both!(|x, y, g, [nx, ny]| (nx.then(|| mul_lhs(y, g)), ny.then(|| mul_rhs(x, g)))),
+        (
+            |x: &Tensor<T>, y: &Tensor<T>, g: &Tensor<T>, [nx, ny]: [bool; 2]| {
+                (nx.then(|| mul_grad(x, y, g)), ny.then(|| mul_grad(y, x, g)))
+            },
+            |x: &T, y: &T, g: &T, [nx, ny]: [bool; 2]| {
+                (nx.then(|| mul_lhs(y, g)), ny.then(|| mul_rhs(x, g)))
+            },
+        ),
     )
+}
+
+/// The cotangent of the factor `x` of `x * other`: `g · other`, at the broadcast shape.
+/// When `x` is 0-d and `other` already has the cotangent's shape, the sum that `binary`
+/// would then take down to `x`'s shape is fused in (`dot_all`): no product array.
+fn mul_grad<T: Float>(x: &Tensor<T>, other: &Tensor<T>, g: &Tensor<T>) -> Tensor<T> {
+    let fuse = x.rank() == 0
+        && other.rank() > 0
+        && crate::tensor::same_shape(other.shape(), g.shape())
+        && crate::tape::jacobian::batch_rank() == 0;
+    if fuse {
+        super::reduce::dot_all(g, other)
+    } else {
+        mul_lhs(other, g)
+    }
 }
 
 /// Elementwise quotient with broadcasting; also the `/` operator.

@@ -338,6 +338,61 @@ impl<T: Float> Tensor<T> {
     }
 }
 
+/// `Σᵢ xᵢ yᵢ` over two tensors of one shape, as a 0-d tensor: `(x * y).sum()` without the
+/// product array, rounded as that would round it (each product, then ndarray's order of
+/// additions). The cotangent of a scalar weight against an array (`a * x`) is one. Inputs
+/// not both contiguous fall back to that product and sum, recorded as such.
+pub(crate) fn dot_all<T: Float>(x: &Tensor<T>, y: &Tensor<T>) -> Tensor<T> {
+    debug_assert!(same_shape(x.shape(), y.shape()), "dot_all: shapes differ");
+    let slices = match (&x.data, &y.data) {
+        (Data::Array(a), Data::Array(b)) => a.as_slice().zip(b.as_slice()),
+        _ => None,
+    };
+    let Some((p, q)) = slices else {
+        return (x * y).sum();
+    };
+    let data = Data::Scalar(dot_slices(p, q));
+    recording::record(data, &[x.id(), y.id()], |_| NodeSpec {
+        op: "dot",
+        // ∂(Σ x y)/∂x = y, ∂(Σ x y)/∂y = x, times the (possibly batched) cotangent
+        rule: static_rule(|ctx, g| {
+            let (x, y, g) = (
+                ctx.saved[0].typed::<T>(),
+                ctx.saved[1].typed::<T>(),
+                g.typed::<T>(),
+            );
+            // batch axes first, then ones so that the cotangent broadcasts over x's axes
+            let ones: Dims = smallvec![1; x.rank()];
+            let g = g.reshape(&batched_shape(g.shape(), &ones));
+            smallvec![
+                ctx.needs[0].then(|| T::into_any(&g * y)),
+                ctx.needs[1].then(|| T::into_any(&g * x)),
+            ]
+        }),
+        saved: smallvec![T::into_any(x.clone()), T::into_any(y.clone())],
+        params: Params::None,
+    })
+}
+
+/// `Σ pᵢ qᵢ` with the partial sums of [`sum_slice`], so equal to summing the products.
+fn dot_slices<T: Float>(p: &[T], q: &[T]) -> T {
+    let mut partial = [T::ZERO; 8];
+    let (mut ps, mut qs) = (p.chunks_exact(8), q.chunks_exact(8));
+    for (pc, qc) in (&mut ps).zip(&mut qs) {
+        for ((acc, &a), &b) in partial.iter_mut().zip(pc).zip(qc) {
+            *acc = *acc + a * b;
+        }
+    }
+    let mut acc = T::ZERO;
+    for i in 0..4 {
+        acc = acc + (partial[i] + partial[i + 4]);
+    }
+    ps.remainder()
+        .iter()
+        .zip(qs.remainder())
+        .fold(acc, |acc, (&a, &b)| acc + a * b)
+}
+
 /// A reduction's cotangent spread back over the reduced axes (`axis`, or all of them) of
 /// `shape`, behind the sweep's batch axes: the transpose of summing.
 fn spread_reduced(g: &AnyTensor, shape: &[usize], axis: usize) -> AnyTensor {
