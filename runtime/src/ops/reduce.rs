@@ -380,12 +380,12 @@ fn dot_slices<T: Float>(p: &[T], q: &[T]) -> T {
     let (mut ps, mut qs) = (p.chunks_exact(8), q.chunks_exact(8));
     for (pc, qc) in (&mut ps).zip(&mut qs) {
         for ((acc, &a), &b) in partial.iter_mut().zip(pc).zip(qc) {
-            *acc = *acc + a * b;
+            *acc += a * b;
         }
     }
     let mut acc = T::ZERO;
     for i in 0..4 {
-        acc = acc + (partial[i] + partial[i + 4]);
+        acc += partial[i] + partial[i + 4];
     }
     ps.remainder()
         .iter()
@@ -446,7 +446,7 @@ fn sum_contiguous<T: Float>(a: &ndarray::ArrayD<T>, shape: &[usize]) -> Option<D
         let mut out = first.to_vec();
         for chunk in rest.chunks_exact(block) {
             for (acc, &v) in out.iter_mut().zip(chunk) {
-                *acc = *acc + v;
+                *acc += v;
             }
         }
         Some(Data::from_vec(dim, out))
@@ -494,12 +494,12 @@ fn sum_slice<T: Float>(values: &[T]) -> T {
     let mut chunks = values.chunks_exact(8);
     for chunk in &mut chunks {
         for (p, &v) in partial.iter_mut().zip(chunk) {
-            *p = *p + v;
+            *p += v;
         }
     }
     let mut acc = T::ZERO;
     for i in 0..4 {
-        acc = acc + (partial[i] + partial[i + 4]);
+        acc += partial[i] + partial[i + 4];
     }
     chunks.remainder().iter().fold(acc, |acc, &v| acc + v)
 }
