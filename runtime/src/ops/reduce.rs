@@ -361,9 +361,14 @@ pub(crate) fn dot_all<T: Float>(x: &Tensor<T>, y: &Tensor<T>) -> Tensor<T> {
                 ctx.saved[1].typed::<T>(),
                 g.typed::<T>(),
             );
-            // batch axes first, then ones so that the cotangent broadcasts over x's axes
-            let ones: Dims = smallvec![1; x.rank()];
-            let g = g.reshape(&batched_shape(g.shape(), &ones));
+            // a 0-d cotangent broadcasts as it is; batch axes go first, then ones so that
+            // the cotangent broadcasts over x's axes
+            let g = if batch_rank() == 0 {
+                g.clone()
+            } else {
+                let ones: Dims = smallvec![1; x.rank()];
+                g.reshape(&batched_shape(g.shape(), &ones))
+            };
             smallvec![
                 ctx.needs[0].then(|| T::into_any(&g * y)),
                 ctx.needs[1].then(|| T::into_any(&g * x)),
