@@ -11,7 +11,7 @@
 mod common;
 
 use common::{Domain, Order, Tolerance, check_grads, sample};
-use gradtape::{GradientTape, Tensor};
+use gradtape::{GradientTape, Primal, Tensor};
 
 use Domain::{AwayFromZero, Normal, Positive, Uniform};
 use Order::{Second, SecondIsNone};
@@ -64,6 +64,10 @@ fn table() -> Vec<Row> {
         row("mul broadcast rhs", &[(&[2, 3], Normal), (&[2, 1], Normal)], |x| &x[0] * &x[1], Second),
         row("mul broadcast both, ranks differ", &[(&[4, 1, 3], Normal), (&[2, 1], Normal)], |x| &x[0] * &x[1], Second),
         row("mul 0-d tensor", &[(&[], Normal), (&[2, 3], Normal)], |x| &x[0] * &x[1], Second),
+        row("mul 0-d tensor rhs", &[(&[2, 3], Normal), (&[], Normal)], |x| &x[0] * &x[1], Second),
+        row("mul 0-d tensor, 1-d with remainder", &[(&[], Normal), (&[11], Normal)], |x| &x[0] * &x[1], Second),
+        row("mul 0-d tensor, transposed", &[(&[], Normal), (&[2, 3], Normal)], |x| &x[0] * &x[1].transpose(), Second),
+        row("mul 0-d tensor squared", &[(&[], Normal), (&[4], Normal)], |x| (&x[0] * &x[1]).square(), Second),
         row("mul self", &[(&[2, 3], Normal)], |x| &x[0] * &x[0], Second),
         row("mul scalar rhs", &[(&[2, 3], Normal)], |x| &x[0] * -3.0, SecondIsNone),
         row("mul scalar lhs", &[(&[2, 3], Normal)], |x| 2.5 * &x[0], SecondIsNone),
@@ -72,8 +76,18 @@ fn table() -> Vec<Row> {
         row("div broadcast lhs", &[(&[3, 1], Normal), (&[2, 3, 4], AwayFromZero)], |x| &x[0] / &x[1], Second),
         row("div scalar rhs", &[(&[2, 3], Normal)], |x| &x[0] / 4.0, SecondIsNone),
         row("div scalar lhs", &[(&[2, 3], AwayFromZero)], |x| 1.5 / &x[0], Second),
+        // c·x·y in one pass (the fused product of square's and powi's rules).
+        row("mul_scaled", &[(&[2, 3], Normal), (&[2, 3], Normal)], |x| x[0].mul_scaled(&x[1], 2.5), Second),
+        row("mul_scaled broadcast rhs", &[(&[2, 3], Normal), (&[3], Normal)], |x| x[0].mul_scaled(&x[1], -1.5), Second),
+        row("mul_scaled broadcast both, ranks differ", &[(&[4, 1, 3], Normal), (&[2, 1], Normal)], |x| x[0].mul_scaled(&x[1], 0.5), Second),
+        row("mul_scaled 0-d tensor", &[(&[], Normal), (&[2, 3], Normal)], |x| x[0].mul_scaled(&x[1], 3.0), Second),
+        row("mul_scaled 0-d both", &[(&[], Normal), (&[], Normal)], |x| x[0].mul_scaled(&x[1], 3.0), Second),
+        row("mul_scaled self", &[(&[2, 3], Normal)], |x| x[0].mul_scaled(&x[0], 2.0), Second),
         // Elementwise functions.
         row("square", &[(&[2, 3], Normal)], |x| x[0].square(), Second),
+        row("square of 0-d", &[(&[], Normal)], |x| x[0].square(), Second),
+        row("square 1-d", &[(&[7], Normal)], |x| x[0].square(), Second),
+        row("square of transposed", &[(&[2, 3], Normal)], |x| x[0].transpose().square(), Second),
         row("powi 3", &[(&[2, 3], Normal)], |x| x[0].powi(3), Second),
         row("powi -2", &[(&[2, 3], AwayFromZero)], |x| x[0].powi(-2), Second),
         row("powi 1", &[(&[2, 3], Normal)], |x| x[0].powi(1), Second),
@@ -114,10 +128,18 @@ fn table() -> Vec<Row> {
         row("broadcast_to rows", &[(&[3], Normal)], |x| x[0].broadcast_to(&[2, 3]), SecondIsNone),
         row("broadcast_to columns", &[(&[2, 1], Normal)], |x| x[0].broadcast_to(&[2, 3]), SecondIsNone),
         row("broadcast_to from 0-d", &[(&[], Normal)], |x| x[0].broadcast_to(&[2, 2]), SecondIsNone),
+        row("broadcast_to leading ones", &[(&[1, 3], Normal)], |x| x[0].broadcast_to(&[2, 2, 3]), SecondIsNone),
+        row("broadcast_to kept dims of 3-d", &[(&[2, 1, 1], Normal)], |x| x[0].broadcast_to(&[2, 3, 4]), SecondIsNone),
+        row("broadcast_to middle axis", &[(&[2, 1, 4], Normal)], |x| x[0].broadcast_to(&[2, 3, 4]), SecondIsNone),
         row("sum_to_shape leading", &[(&[2, 3], Normal)], |x| x[0].sum_to_shape(&[3]), SecondIsNone),
         row("sum_to_shape kept", &[(&[2, 3], Normal)], |x| x[0].sum_to_shape(&[2, 1]), SecondIsNone),
         row("sum_to_shape both", &[(&[2, 3, 4], Normal)], |x| x[0].sum_to_shape(&[3, 1]), SecondIsNone),
         row("sum_to_shape to 0-d", &[(&[2, 3], Normal)], |x| x[0].sum_to_shape(&[]), SecondIsNone),
+        row("sum_to_shape leading ones", &[(&[2, 3], Normal)], |x| x[0].sum_to_shape(&[1, 3]), SecondIsNone),
+        row("sum_to_shape to all ones", &[(&[2, 3], Normal)], |x| x[0].sum_to_shape(&[1, 1]), SecondIsNone),
+        row("sum_to_shape kept of 3-d", &[(&[2, 3, 4], Normal)], |x| x[0].sum_to_shape(&[2, 1, 1]), SecondIsNone),
+        row("sum_to_shape middle axis", &[(&[2, 3, 4], Normal)], |x| x[0].sum_to_shape(&[2, 1, 4]), SecondIsNone),
+        row("sum_to_shape of transposed", &[(&[2, 3], Normal)], |x| x[0].transpose().sum_to_shape(&[2]), SecondIsNone),
         row("concat of 3, axis 0", &[(&[1, 3], Normal), (&[2, 3], Normal), (&[3, 3], Normal)], |x| Tensor::concat(&[&x[0], &x[1], &x[2]], 0), SecondIsNone),
         row("concat of 3, axis 1", &[(&[2, 1], Normal), (&[2, 2], Normal), (&[2, 3], Normal)], |x| Tensor::concat(&[&x[0], &x[1], &x[2]], 1), SecondIsNone),
         row("concat with itself", &[(&[2, 2], Normal)], |x| Tensor::concat(&[&x[0], &x[0]], 0), SecondIsNone),
@@ -135,6 +157,10 @@ fn table() -> Vec<Row> {
         row("sum_axis 1 keep_dims", &[(&[2, 3], Normal)], |x| x[0].sum_axis(1, true), SecondIsNone),
         row("sum_axis middle of 3-d", &[(&[2, 3, 4], Normal)], |x| x[0].sum_axis(1, false), SecondIsNone),
         row("mean", &[(&[2, 3], Normal)], |x| x[0].mean(), SecondIsNone),
+        row("mean 1-d with remainder", &[(&[19], Normal)], |x| x[0].mean(), SecondIsNone),
+        row("mean of 0-d", &[(&[], Normal)], |x| x[0].mean(), SecondIsNone),
+        row("mean_axis middle of 3-d", &[(&[2, 3, 4], Normal)], |x| x[0].mean_axis(1, false), SecondIsNone),
+        row("mean times itself", &[(&[2, 3], Normal)], |x| x[0].mean() * x[0].mean_axis(0, true), Second),
         row("mean_axis 0", &[(&[2, 3], Normal)], |x| x[0].mean_axis(0, false), SecondIsNone),
         row("mean_axis 1 keep_dims", &[(&[2, 3], Normal)], |x| x[0].mean_axis(1, true), SecondIsNone),
         row("max", &[(&[2, 3], Normal)], |x| x[0].max(), SecondIsNone),

@@ -93,6 +93,26 @@ fn reductions_keep_the_batch_axis() {
     check(|r| r.broadcast_to(&[3, 4]) * &x, &row);
 }
 
+/// A scalar weight's gradient against an array is one fused dot product on the inner tape;
+/// the outer jacobian then runs that product's rule with a batch axis (and once without,
+/// for a 0-d target).
+#[test]
+fn gradient_of_a_scalar_weight_against_an_array_is_batch_safe() {
+    let x = Tensor::from_vec(vec![0.3, -1.2, 0.8, 2.0, -0.5], &[5]);
+    // d/da Σ (a xᵢ - 1)² = Σ 2 (a xᵢ - 1) xᵢ, a function of x through both factors
+    let grad_a = |x: &Tensor<f64>| {
+        let a = Tensor::scalar(0.7);
+        let inner = GradientTape::new();
+        inner.watch(&a);
+        let loss = inner.record(|| (&a * x - 1.0).square().sum());
+        inner.gradient(&loss, &a).unwrap().expect("connected")
+    };
+    check(|x| grad_a(x) * x, &x);
+    check(|x| grad_a(x).reshape(&[1]), &x);
+    let rows = matrix(2, 3, 0.4);
+    check(|x| grad_a(x) * x.sin(), &rows);
+}
+
 #[test]
 fn shape_ops_shift_their_axes() {
     let x = matrix(3, 4, 1.3);

@@ -6,7 +6,7 @@ use std::cell::{Cell, RefCell};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use approx::assert_relative_eq;
-use gradtape::{GradientTape, Tensor, Variable, vjp};
+use gradtape::{GradientTape, Primal, Tensor, Variable, vjp};
 use ndarray::{ArrayD, Axis, IxDyn};
 
 /// A tensor of `shape` with distinct, non-round entries, and the same as an ndarray array.
@@ -484,6 +484,261 @@ fn reductions_match_ndarray() {
 fn max_propagates_nan() {
     let x = Tensor::from_vec(vec![1.0_f64, f64::NAN, 3.0], &[3]);
     assert!(x.max().to_scalar().is_nan());
+}
+
+// ---------------------------------------------------------------- layouts and edge shapes
+
+/// The values of `sample(shape)` stored column-major (ndarray's reversed axes), so that
+/// ops take their general, non-slice paths.
+fn column_major(shape: &[usize]) -> (Tensor<f64>, ArrayD<f64>) {
+    let reversed: Vec<usize> = shape.iter().rev().copied().collect();
+    let (_, a) = sample(&reversed);
+    let a = a.reversed_axes();
+    let long_axes = shape.iter().filter(|&&d| d > 1).count();
+    assert!(long_axes < 2 || a.as_slice().is_none());
+    (Tensor::from(a.clone()), a)
+}
+
+/// `a` summed to `shape` by ndarray, axis by axis: over missing leading axes and over
+/// axes where `shape` has length 1.
+fn sum_to_by_ndarray(a: &ArrayD<f64>, shape: &[usize]) -> ArrayD<f64> {
+    let lead = a.ndim() - shape.len();
+    let mut summed = a.clone();
+    for axis in (0..a.ndim()).rev() {
+        if axis < lead || (shape[axis - lead] == 1 && a.shape()[axis] != 1) {
+            summed = summed.sum_axis(Axis(axis)).insert_axis(Axis(axis));
+        }
+    }
+    summed.into_shape_with_order(IxDyn(shape)).unwrap()
+}
+
+#[test]
+fn broadcast_to_matches_ndarray_for_every_layout() {
+    let pairs: &[(&[usize], &[usize])] = &[
+        (&[], &[3]),
+        (&[], &[2, 3]),
+        (&[3], &[2, 3]),
+        (&[1, 3], &[2, 2, 3]),
+        (&[2, 1], &[2, 3]),
+        (&[2, 1, 1], &[2, 3, 4]),
+        (&[2, 1, 4], &[2, 3, 4]),
+        (&[1], &[4]),
+        (&[3], &[0, 3]),
+        (&[0], &[2, 0]),
+        (&[], &[0]),
+        (&[2, 3], &[4, 2, 3]),
+        (&[3, 2], &[3, 2]),
+    ];
+    for &(from, to) in pairs {
+        let (x, a) = sample(from);
+        let want = a.broadcast(IxDyn(to)).unwrap().to_owned();
+        assert_matches(&x.broadcast_to(to), &want);
+        if from.len() >= 2 {
+            let (x, a) = column_major(from);
+            assert_matches(
+                &x.broadcast_to(to),
+                &a.broadcast(IxDyn(to)).unwrap().to_owned(),
+            );
+        }
+    }
+}
+
+#[test]
+fn sum_to_shape_matches_ndarray_for_every_layout() {
+    let pairs: &[(&[usize], &[usize])] = &[
+        (&[2, 3], &[3]),
+        (&[2, 3], &[1, 3]),
+        (&[2, 3], &[2, 1]),
+        (&[2, 3], &[1, 1]),
+        (&[2, 3], &[]),
+        (&[2, 3, 4], &[3, 4]),
+        (&[2, 3, 4], &[2, 1, 1]),
+        (&[2, 3, 4], &[2, 1, 4]),
+        (&[2, 3, 4], &[4]),
+        (&[2, 3, 4], &[3, 1]),
+        (&[2, 3, 4], &[1, 3, 1]),
+        (&[5], &[1]),
+        (&[0, 3], &[3]),
+        (&[2, 0], &[2, 1]),
+        (&[0, 3], &[]),
+        (&[3, 0], &[0]),
+    ];
+    for &(from, to) in pairs {
+        let (x, a) = sample(from);
+        assert_matches(&x.sum_to_shape(to), &sum_to_by_ndarray(&a, to));
+        if from.len() >= 2 {
+            let (x, a) = column_major(from);
+            assert_matches(&x.sum_to_shape(to), &sum_to_by_ndarray(&a, to));
+        }
+    }
+}
+
+/// Full sums, a bias's sum over rows and kept-dimension sums add in the order ndarray does,
+/// so f32 results agree bit for bit, for every remainder modulo the eight partial sums.
+#[test]
+fn sums_add_in_the_order_ndarray_does() {
+    for n in 0..40 {
+        let values: Vec<f32> = (0..n).map(|i| (i as f32 * 0.37).sin() * 1e3).collect();
+        let a = ArrayD::from_shape_vec(IxDyn(&[n]), values.clone()).unwrap();
+        let x = Tensor::from_vec(values.clone(), &[n]);
+        assert_eq!(x.sum().to_scalar().to_bits(), a.sum().to_bits(), "n = {n}");
+        let rows = Tensor::from_vec([values.clone(), values.clone()].concat(), &[2, n]);
+        let rows_a = ArrayD::from_shape_vec(IxDyn(&[2, n]), rows.to_vec()).unwrap();
+        let kept = rows.sum_to_shape(&[2, 1]).to_vec();
+        let kept_a: Vec<f32> = rows_a.sum_axis(Axis(1)).iter().copied().collect();
+        assert_eq!(kept, kept_a, "n = {n}");
+        let cols = rows.reshape(&[n, 2]).sum_to_shape(&[2]).to_vec();
+        let cols_a: Vec<f32> = rows_a
+            .into_shape_with_order(IxDyn(&[n, 2]))
+            .unwrap()
+            .sum_axis(Axis(0))
+            .iter()
+            .copied()
+            .collect();
+        assert_eq!(cols, cols_a, "n = {n}");
+    }
+}
+
+#[test]
+fn elementwise_ops_on_empty_tensors_keep_their_shape() {
+    let x = Tensor::<f64>::zeros(&[0, 3]);
+    for t in [
+        &x * 2.0,
+        2.0 - &x,
+        x.square(),
+        x.exp(),
+        &x + &Tensor::ones(&[3]),
+        x.mul_scaled(&Tensor::scalar(2.0), 3.0),
+    ] {
+        assert_eq!(t.shape(), &[0, 3]);
+        assert!(t.to_vec().is_empty());
+    }
+    assert_eq!(x.sum().to_scalar(), 0.0);
+    assert_eq!(x.sum_to_shape(&[3]).to_vec(), vec![0.0; 3]);
+}
+
+#[test]
+fn elementwise_ops_on_column_major_tensors_match_ndarray() {
+    let (x, a) = column_major(&[3, 2]);
+    assert_matches(&(&x * 2.5), &(&a * 2.5));
+    assert_matches(&(1.5 - &x), &a.mapv(|v| 1.5 - v));
+    assert_matches(&x.square(), &a.mapv(|v| v * v));
+    assert_matches(&x.mul_scaled(&x, 0.5), &a.mapv(|v| v * v * 0.5));
+    assert_relative_eq!(x.sum().to_scalar(), a.sum(), max_relative = 1e-12);
+    assert_relative_eq!(
+        x.mean().to_scalar(),
+        a.mean().unwrap(),
+        max_relative = 1e-12
+    );
+    for axis in 0..2 {
+        assert_matches(&x.mean_axis(axis, false), &a.mean_axis(Axis(axis)).unwrap());
+    }
+}
+
+/// A scalar weight's gradient against an array (one fused dot product) rounds as the
+/// product array summed would, in f32, also for column-major storage and empty arrays.
+#[test]
+fn scalar_weight_gradient_is_the_summed_product() {
+    for n in [0, 1, 7, 8, 9, 256] {
+        let values: Vec<f32> = (0..n).map(|i| (i as f32 * 0.73).sin()).collect();
+        let x = Tensor::from_vec(values, &[n]);
+        let a = Tensor::scalar(1.3_f32);
+        let tape = GradientTape::new();
+        tape.watch(&a);
+        let y = tape.record(|| (&a * &x).square().sum());
+        let g = tape.gradient(&y, &a).unwrap().unwrap();
+        // d/da Σ (a x)² = Σ (2 (a x) · 1) x, each product rounded, summed in ndarray's order
+        let upstream = (&a * &x).mul_scaled(&Tensor::ones(&[n]), 2.0);
+        let want = (&upstream * &x).sum();
+        assert_eq!(
+            g.to_scalar().to_bits(),
+            want.to_scalar().to_bits(),
+            "n = {n}"
+        );
+    }
+    let (x, a) = column_major(&[3, 2]);
+    let w = Tensor::scalar(0.5_f64);
+    let tape = GradientTape::new();
+    tape.watch(&w);
+    let y = tape.record(|| (&w * &x).sum());
+    let g = tape.gradient(&y, &w).unwrap().unwrap();
+    assert_relative_eq!(g.to_scalar(), a.sum(), max_relative = 1e-12);
+}
+
+/// `mean` is one node now, not `sum` then a product: its value rounds as before and its
+/// gradient is 1/n everywhere, at first order and (vanishing) at second.
+#[test]
+fn mean_rounds_as_the_sum_times_the_reciprocal() {
+    let values: Vec<f32> = (0..37).map(|i| (i as f32 * 0.61).cos() * 3.0).collect();
+    let x = Tensor::from_vec(values, &[37]);
+    // the reciprocal as an f64 rounded to f32, as the old product's constant was
+    let inv = (1.0_f64 / 37.0) as f32;
+    assert_eq!(
+        x.mean().to_scalar().to_bits(),
+        (x.sum() * inv).to_scalar().to_bits()
+    );
+    let rows = x.reshape(&[1, 37]);
+    assert_eq!(
+        rows.mean_axis(1, true).to_vec(),
+        (rows.sum_axis(1, true) * inv).to_vec()
+    );
+    let tape = GradientTape::new();
+    tape.watch(&x);
+    let m = tape.record(|| x.mean());
+    let g = tape.gradient(&m, &x).unwrap().unwrap();
+    assert_eq!(g.to_vec(), vec![inv; 37]);
+    assert!(Tensor::<f64>::zeros(&[0]).mean().to_scalar().is_nan());
+}
+
+/// `mul_scaled` is `(x·y)·c` rounded as the two ops would round it, for every shape pair
+/// the binary ops broadcast.
+#[test]
+fn mul_scaled_is_the_product_then_the_scale() {
+    for &(sx, sy, expected_shape) in BROADCAST_PAIRS {
+        let (x, _) = sample(sx);
+        let (y, _) = nonzero(sy);
+        let fused = x.mul_scaled(&y, 2.5);
+        assert_eq!(fused.shape(), expected_shape, "{sx:?} with {sy:?}");
+        assert_eq!(
+            fused.to_vec(),
+            ((&x * &y) * 2.5).to_vec(),
+            "{sx:?} with {sy:?}"
+        );
+    }
+    assert_eq!(3.0_f32.mul_scaled(&2.0, 0.5), 3.0);
+}
+
+/// First and second derivatives through the contiguous fast paths (map, scalar operand,
+/// broadcast, sum to shape, fused product) and through the general paths they bypass agree.
+#[test]
+fn gradients_of_column_major_inputs_match_row_major() {
+    let (cm, a) = column_major(&[3, 2]);
+    let rm = Tensor::from(a.as_standard_layout().into_owned());
+    assert!(rm.to_ndarray().as_slice().is_some());
+    let f = |x: &Tensor<f64>| {
+        let spread = x.sum_to_shape(&[1, 2]).broadcast_to(&[3, 2]);
+        ((x.square() * 1.5 + &spread) * x + x.powi(3)).sum()
+    };
+    let grads = |x: &Tensor<f64>| {
+        let outer = GradientTape::new();
+        let (g, g_sum) = outer.record(|| {
+            outer.watch(x);
+            let inner = GradientTape::new();
+            let y = inner.record(|| {
+                inner.watch(x);
+                f(x)
+            });
+            let g = inner.gradient(&y, x).unwrap().unwrap();
+            let g_sum = g.sum();
+            (g, g_sum)
+        });
+        let gg = outer.gradient(&g_sum, x).unwrap().unwrap();
+        (g.to_vec(), gg.to_vec())
+    };
+    let ((g_cm, gg_cm), (g_rm, gg_rm)) = (grads(&cm), grads(&rm));
+    for (p, q) in g_cm.iter().zip(&g_rm).chain(gg_cm.iter().zip(&gg_rm)) {
+        assert_relative_eq!(*p, *q, max_relative = 1e-12);
+    }
 }
 
 // ---------------------------------------------------------------- softmax

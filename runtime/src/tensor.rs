@@ -61,16 +61,50 @@ impl<T: DType> Data<T> {
     /// Stores a 0-d array inline, anything else behind an `Arc`.
     pub(crate) fn from_array(array: ArrayD<T>) -> Data<T> {
         if array.ndim() == 0 {
-            Data::Scalar(
-                array
-                    .into_iter()
-                    .next()
-                    .expect("a 0-d array has one element"),
-            )
+            Data::Scalar(*array.first().expect("a 0-d array has one element"))
         } else {
             Data::Array(Arc::new(array))
         }
     }
+
+    /// The elements `values`, in row-major order, with shape `dim` (whose size they must
+    /// match): 0-d inline, others through [`array_from_vec`].
+    #[inline]
+    pub(crate) fn from_vec(dim: IxDyn, values: Vec<T>) -> Data<T> {
+        if dim.ndim() == 0 {
+            Data::Scalar(values[0])
+        } else {
+            Data::Array(Arc::new(array_from_vec(dim, values)))
+        }
+    }
+
+    /// `value` repeated over `shape`: one buffer, filled in one pass.
+    #[inline]
+    pub(crate) fn filled(shape: &[usize], value: T) -> Data<T> {
+        if shape.is_empty() {
+            return Data::Scalar(value);
+        }
+        let len = shape.iter().product();
+        Data::Array(Arc::new(array_from_vec(IxDyn(shape), vec![value; len])))
+    }
+}
+
+/// An array of shape `dim` holding `values` in row-major order; their count must be the
+/// size of `dim`. Rank 1, the common small case, skips `from_shape_vec`'s general stride
+/// and overflow checks (about 170 instructions instead of 290, callgrind).
+#[inline]
+pub(crate) fn array_from_vec<T>(dim: IxDyn, values: Vec<T>) -> ArrayD<T> {
+    debug_assert_eq!(dim.size(), values.len(), "array_from_vec: size mismatch");
+    if dim.ndim() == 1 {
+        return ndarray::Array1::from_vec(values).into_dyn();
+    }
+    ArrayD::from_shape_vec(dim, values).expect("one element per position")
+}
+
+/// `f` over contiguous `values`, collected: a plain slice loop the compiler vectorises.
+#[inline]
+pub(crate) fn map_slice<T: Copy, U>(values: &[T], f: impl Fn(T) -> U) -> Vec<U> {
+    values.iter().map(|&v| f(v)).collect()
 }
 
 /// An immutable n-dimensional array of `T`, cheap to clone (clones share storage and
@@ -148,8 +182,7 @@ impl<T: DType> Tensor<T> {
             shape,
             expected
         );
-        let array = ArrayD::from_shape_vec(IxDyn(shape), data).expect("length checked above");
-        let t = Tensor::from_data(Data::from_array(array));
+        let t = Tensor::from_data(Data::from_vec(IxDyn(shape), data));
         crate::tape::explain::note_import(t.id(), t.view().iter().copied(), t.len());
         t
     }
@@ -164,10 +197,7 @@ impl<T: DType> Tensor<T> {
         if shape.is_empty() {
             return Tensor::scalar(value);
         }
-        Tensor::from_data(Data::Array(Arc::new(ArrayD::from_elem(
-            IxDyn(shape),
-            value,
-        ))))
+        Tensor::from_data(Data::filled(shape, value))
     }
 
     /// A tensor of `shape` filled with zeros (`false` for `bool`).
@@ -259,8 +289,8 @@ impl<T: DType> Tensor<T> {
     /// ```
     pub fn view(&self) -> ArrayViewD<'_, T> {
         match &self.data {
-            Data::Scalar(v) => ArrayViewD::from_shape(IxDyn(&[]), std::slice::from_ref(v))
-                .expect("one element fits a 0-d view"),
+            // `aview0` skips `from_shape`'s checks, which cost more than a scalar op.
+            Data::Scalar(v) => ndarray::aview0(v).into_dyn(),
             Data::Array(a) => a.view(),
         }
     }
@@ -357,7 +387,11 @@ impl<T: DType> Tensor<T> {
     pub(crate) fn map_data<U: DType>(&self, f: impl Fn(T) -> U) -> Data<U> {
         match &self.data {
             Data::Scalar(v) => Data::Scalar(f(*v)),
-            Data::Array(a) => Data::Array(Arc::new(a.mapv(f))),
+            Data::Array(a) => match a.as_slice() {
+                Some(values) => Data::from_vec(a.raw_dim(), map_slice(values, f)),
+                // `mapv` keeps a non-standard layout (a transposed result stays transposed)
+                None => Data::Array(Arc::new(a.mapv(f))),
+            },
         }
     }
 }
@@ -476,6 +510,10 @@ impl<T: DType, D: Dimension> From<ndarray::Array<T, D>> for Tensor<T> {
     /// assert_eq!(t.shape(), &[2, 2]);
     /// ```
     fn from(array: ndarray::Array<T, D>) -> Tensor<T> {
+        if array.ndim() == 0 {
+            // one element: nothing for `note_import` to match, and no `IxDyn` to build
+            return Tensor::scalar(*array.first().expect("a 0-d array has one element"));
+        }
         let t = Tensor::from_data(Data::from_array(array.into_dyn()));
         crate::tape::explain::note_import(t.id(), t.view().iter().copied(), t.len());
         t

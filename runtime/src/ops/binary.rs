@@ -87,8 +87,30 @@ pub(crate) fn mul<T: Float>(x: &Tensor<T>, y: &Tensor<T>) -> Tensor<T> {
         y,
         "mul",
         |a, b| a * b,
-        both!(|x, y, g, [nx, ny]| (nx.then(|| mul_lhs(y, g)), ny.then(|| mul_rhs(x, g)))),
+        (
+            |x: &Tensor<T>, y: &Tensor<T>, g: &Tensor<T>, [nx, ny]: [bool; 2]| {
+                (nx.then(|| mul_grad(x, y, g)), ny.then(|| mul_grad(y, x, g)))
+            },
+            |x: &T, y: &T, g: &T, [nx, ny]: [bool; 2]| {
+                (nx.then(|| mul_lhs(y, g)), ny.then(|| mul_rhs(x, g)))
+            },
+        ),
     )
+}
+
+/// The cotangent of the factor `x` of `x * other`: `g · other`, at the broadcast shape.
+/// When `x` is 0-d and `other` already has the cotangent's shape, the sum that `binary`
+/// would then take down to `x`'s shape is fused in (`dot_all`): no product array.
+fn mul_grad<T: Float>(x: &Tensor<T>, other: &Tensor<T>, g: &Tensor<T>) -> Tensor<T> {
+    let fuse = x.rank() == 0
+        && other.rank() > 0
+        && crate::tensor::same_shape(other.shape(), g.shape())
+        && crate::tape::jacobian::batch_rank() == 0;
+    if fuse {
+        super::reduce::dot_all(g, other)
+    } else {
+        mul_lhs(other, g)
+    }
 }
 
 /// Elementwise quotient with broadcasting; also the `/` operator.
@@ -102,6 +124,37 @@ pub(crate) fn div<T: Float>(x: &Tensor<T>, y: &Tensor<T>) -> Tensor<T> {
         |a, b| a / b,
         both!(|x, y, g, [nx, ny]| (nx.then(|| div_lhs(y, g)), ny.then(|| div_rhs(x, y, g)))),
     )
+}
+
+/// `c·x·y` elementwise with broadcasting, in one pass: the product-then-scale that rules
+/// such as square's `2·x·g` compute, without the intermediate `x·y`. Recorded as one op,
+/// whose own rule is written with it, so higher orders work as for `*`.
+#[track_caller]
+pub(crate) fn mul_scaled<T: Float>(x: &Tensor<T>, y: &Tensor<T>, c: f64) -> Tensor<T> {
+    let scale = T::from_f64(c);
+    // (x·y)·c, in the order `x.mul(y).scale(c)` rounds in
+    let data = super::zip_broadcast(x, y, "mul_scaled", |p, q| p * q * scale);
+    recording::record(data, &[x.id(), y.id()], |_| NodeSpec {
+        op: "mul_scaled",
+        // ∂(c x y)/∂x = c y, ∂(c x y)/∂y = c x
+        rule: static_rule(|ctx, g| {
+            let Params::Real(c) = *ctx.params else {
+                unreachable!("mul_scaled saves its factor")
+            };
+            let (x, y, g) = (
+                ctx.saved[0].typed::<T>(),
+                ctx.saved[1].typed::<T>(),
+                g.typed::<T>(),
+            );
+            // as in `binary`: sum broadcast axes away, keeping a jacobian's batch axes
+            smallvec![
+                ctx.needs[0].then(|| T::into_any(mul_scaled(g, y, c).sum_to_batched(x.shape()))),
+                ctx.needs[1].then(|| T::into_any(mul_scaled(g, x, c).sum_to_batched(y.shape()))),
+            ]
+        }),
+        saved: smallvec![T::into_any(x.clone()), T::into_any(y.clone())],
+        params: Params::Real(c),
+    })
 }
 
 impl<T: Float> Tensor<T> {

@@ -369,8 +369,8 @@ pub(crate) fn zip_broadcast<T: crate::DType, U: crate::DType>(
 ) -> Data<U> {
     match (&x.data, &y.data) {
         (Data::Scalar(a), Data::Scalar(b)) => Data::Scalar(f(*a, *b)),
-        (Data::Array(a), Data::Scalar(b)) => Data::from_array(a.mapv(|v| f(v, *b))),
-        (Data::Scalar(a), Data::Array(b)) => Data::from_array(b.mapv(|v| f(*a, v))),
+        (Data::Array(a), Data::Scalar(b)) => map_array(a, |v| f(v, *b)),
+        (Data::Scalar(a), Data::Array(b)) => map_array(b, |v| f(*a, v)),
         (Data::Array(a), Data::Array(b)) => {
             if let Some(out) = zip_trailing(a, b, &f) {
                 return Data::from_array(out);
@@ -388,6 +388,16 @@ pub(crate) fn zip_broadcast<T: crate::DType, U: crate::DType>(
     }
 }
 
+/// `f` over every element of `a`: a slice loop when `a` is in standard layout, `mapv`
+/// (which keeps other layouts) otherwise.
+#[inline]
+fn map_array<T: crate::DType, U: crate::DType>(a: &ArrayD<T>, f: impl Fn(T) -> U) -> Data<U> {
+    match a.as_slice() {
+        Some(values) => Data::from_vec(a.raw_dim(), crate::tensor::map_slice(values, f)),
+        None => Data::from_array(a.mapv(f)),
+    }
+}
+
 /// The fast path of [`zip_broadcast`]: both operands contiguous, and one a contiguous
 /// block repeated (its shape, leading 1s aside, a suffix of the other's: equal shapes, a
 /// bias row against a batch) or each of its elements repeated over a block (the other's
@@ -402,6 +412,11 @@ fn zip_trailing<T: crate::DType, U: crate::DType>(
     let (xs, ys) = (a.as_slice()?, b.as_slice()?);
     if xs.is_empty() || ys.is_empty() {
         return None;
+    }
+    if crate::tensor::same_shape(a.shape(), b.shape()) {
+        // the common case first: one zipped pass, no block analysis
+        let out = xs.iter().zip(ys).map(|(&p, &q)| f(p, q)).collect();
+        return Some(crate::tensor::array_from_vec(a.raw_dim(), out));
     }
     let mut out = Vec::with_capacity(xs.len().max(ys.len()));
     let shape = if is_trailing_part(b.shape(), a.shape()) {
@@ -427,12 +442,12 @@ fn zip_trailing<T: crate::DType, U: crate::DType>(
     } else {
         return None;
     };
-    Some(ArrayD::from_shape_vec(shape, out).expect("one element per position"))
+    Some(crate::tensor::array_from_vec(shape, out))
 }
 
 /// Whether `part`, without its leading 1s, is a suffix of `whole` and has no more axes: then
 /// broadcasting `part` to `whole` repeats it as one contiguous block.
-fn is_trailing_part(part: &[usize], whole: &[usize]) -> bool {
+pub(crate) fn is_trailing_part(part: &[usize], whole: &[usize]) -> bool {
     let ones = part.iter().take_while(|&&d| d == 1).count();
     let block = &part[ones..];
     part.len() <= whole.len()
@@ -441,7 +456,7 @@ fn is_trailing_part(part: &[usize], whole: &[usize]) -> bool {
 
 /// Whether `part` is `whole` with some trailing axes set to 1 (a reduction with kept
 /// dimensions): then broadcasting repeats each of its elements over one contiguous block.
-fn is_leading_part(part: &[usize], whole: &[usize]) -> bool {
+pub(crate) fn is_leading_part(part: &[usize], whole: &[usize]) -> bool {
     let kept = part.iter().rposition(|&d| d != 1).map_or(0, |i| i + 1);
     part.len() == whole.len() && crate::tensor::same_shape(&part[..kept], &whole[..kept])
 }

@@ -20,6 +20,7 @@ use crate::tensor::Tensor;
 /// let g = vjp::sin(&Tensor::scalar(0.0_f64), &Tensor::scalar(2.0));
 /// assert_eq!(g.to_scalar(), 2.0);
 /// assert_eq!(3.0_f64.scale(2.0), 6.0);
+/// assert_eq!(3.0_f64.mul_scaled(&2.0, 0.5), 3.0);
 /// ```
 pub trait Primal: Clone {
     /// `self + other` (tensors broadcast).
@@ -34,6 +35,10 @@ pub trait Primal: Clone {
     fn neg(&self) -> Self;
     /// `self * c`.
     fn scale(&self, c: f64) -> Self;
+    /// `self * other * c`; tensors compute it in one pass.
+    fn mul_scaled(&self, other: &Self, c: f64) -> Self {
+        self.mul(other).scale(c)
+    }
     /// `1 - self`.
     fn one_minus(&self) -> Self;
     /// `self²`.
@@ -77,6 +82,9 @@ impl<T: Float> Primal for Tensor<T> {
     }
     fn scale(&self, c: f64) -> Self {
         self * T::from_f64(c)
+    }
+    fn mul_scaled(&self, other: &Self, c: f64) -> Self {
+        super::binary::mul_scaled(self, other, c)
     }
     fn one_minus(&self) -> Self {
         Tensor::scalar(T::ONE) - self

@@ -5,6 +5,7 @@
 use ndarray::{Axis, IxDyn};
 use smallvec::smallvec;
 
+use super::primal::Primal;
 use super::{check_axis, constant, static_rule};
 use crate::dtype::{AnyTensor, Float};
 use crate::tape::jacobian::{batch_rank, batched_shape};
@@ -33,11 +34,18 @@ impl<T: Float> Tensor<T> {
     /// assert_eq!(x.sum().to_scalar(), 10.0);
     /// ```
     pub fn sum(&self) -> Tensor<T> {
-        let data = match &self.data {
-            Data::Scalar(v) => Data::Scalar(*v),
-            Data::Array(a) => Data::Scalar(a.sum()),
-        };
-        self.record_sum(data, ALL_AXES)
+        self.record_sum(Data::Scalar(self.sum_all()), ALL_AXES)
+    }
+
+    /// The sum of all elements, on a contiguous slice when there is one (no allocation).
+    fn sum_all(&self) -> T {
+        match &self.data {
+            Data::Scalar(v) => *v,
+            Data::Array(a) => match a.as_slice() {
+                Some(values) => sum_slice(values),
+                None => a.sum(),
+            },
+        }
     }
 
     /// The sum along `axis`; `keep_dims` keeps it with length 1.
@@ -69,11 +77,30 @@ impl<T: Float> Tensor<T> {
                 let Params::DimsAxis(shape, axis) = ctx.params else {
                     unreachable!()
                 };
-                let (kept, full) = (
-                    batched_shape(g.shape(), &kept_shape(shape, *axis)),
-                    batched_shape(g.shape(), shape),
-                );
-                smallvec![Some(g.reshape_any(&kept).broadcast_any(&full))]
+                smallvec![Some(spread_reduced(g, shape, *axis))]
+            }),
+            saved: smallvec![],
+            params: Params::DimsAxis(self.shape().into(), axis),
+        })
+    }
+
+    /// One node for `sum · (1/n)`, rather than a sum node and a product node.
+    fn record_mean(&self, data: Data<T>, axis: usize) -> Tensor<T> {
+        recording::record(data, &[self.id()], |_| NodeSpec {
+            op: "mean",
+            // d/dxᵢ (Σ x / n) = 1/n: the scaled cotangent is spread back over the axes
+            rule: static_rule(|ctx, g| {
+                let Params::DimsAxis(shape, axis) = ctx.params else {
+                    unreachable!()
+                };
+                let n: usize = if *axis == ALL_AXES {
+                    shape.iter().product()
+                } else {
+                    shape[*axis]
+                };
+                // scaled before spreading: the product costs one element, not n
+                let g = g.scale_any(1.0 / n as f64);
+                smallvec![Some(spread_reduced(&g, shape, *axis))]
             }),
             saved: smallvec![],
             params: Params::DimsAxis(self.shape().into(), axis),
@@ -88,8 +115,9 @@ impl<T: Float> Tensor<T> {
     /// assert_eq!(x.mean().to_scalar(), 2.5);
     /// ```
     pub fn mean(&self) -> Tensor<T> {
-        // mean x = Σ x / n
-        self.sum() * T::from_f64(1.0 / self.len() as f64)
+        // mean x = Σ x · (1/n), rounded as `x.sum() * (1/n)` would be
+        let scale = T::from_f64(1.0 / self.len() as f64);
+        self.record_mean(Data::Scalar(self.sum_all() * scale), ALL_AXES)
     }
 
     /// The mean along `axis`; `keep_dims` keeps it with length 1.
@@ -105,7 +133,13 @@ impl<T: Float> Tensor<T> {
     #[track_caller]
     pub fn mean_axis(&self, axis: usize, keep_dims: bool) -> Tensor<T> {
         let n = self.shape()[check_axis("mean_axis", axis, self.shape())];
-        self.sum_axis(axis, keep_dims) * T::from_f64(1.0 / n as f64)
+        let scale = T::from_f64(1.0 / n as f64);
+        let mut summed = self.view().sum_axis(Axis(axis));
+        summed.mapv_inplace(|v| v * scale);
+        if keep_dims {
+            summed.insert_axis_inplace(Axis(axis));
+        }
+        self.record_mean(Data::from_array(summed), axis)
     }
 
     /// The largest element, as a scalar. The gradient is split evenly between tied maxima
@@ -200,15 +234,20 @@ impl<T: Float> Tensor<T> {
         if same_shape(self.shape(), shape) {
             return self.clone();
         }
-        let view = self.view();
-        let Some(spread) = view.broadcast(IxDyn(shape)) else {
-            panic!(
-                "broadcast_to: shape {:?} cannot be broadcast to {:?}",
-                self.shape(),
-                shape
-            )
+        let data = match spread_contiguous(&self.data, shape) {
+            Some(data) => data,
+            None => {
+                let view = self.view();
+                let Some(spread) = view.broadcast(IxDyn(shape)) else {
+                    panic!(
+                        "broadcast_to: shape {:?} cannot be broadcast to {:?}",
+                        self.shape(),
+                        shape
+                    )
+                };
+                Data::from_array(spread.to_owned())
+            }
         };
-        let data = Data::from_array(spread.to_owned());
         recording::record(data, &[self.id()], |_| NodeSpec {
             op: "broadcast_to",
             // the transpose of broadcasting is summing over the broadcast axes
@@ -248,23 +287,16 @@ impl<T: Float> Tensor<T> {
             from.len() >= shape.len(),
             "sum_to_shape: shape {from:?} cannot be summed to {shape:?}"
         );
-        let lead = from.len() - shape.len();
-        let mut summed = self.view().into_owned();
-        for axis in (0..from.len()).rev() {
-            let keep = axis >= lead && shape[axis - lead] == from[axis];
-            if !keep {
-                assert!(
-                    axis < lead || shape[axis - lead] == 1,
-                    "sum_to_shape: shape {from:?} cannot be summed to {shape:?}"
-                );
-                summed = summed.sum_axis(Axis(axis));
-            }
-        }
-        let data = Data::from_array(
-            summed
-                .into_shape_with_order(IxDyn(shape))
-                .expect("same size"),
-        );
+        let fast = match &self.data {
+            Data::Array(a) => sum_contiguous(a, shape),
+            Data::Scalar(_) => None,
+        };
+        // a `match`, not `unwrap_or_else`: a closure would hide the caller's line from
+        // `sum_general`'s panic
+        let data = match fast {
+            Some(data) => data,
+            None => sum_general(self, shape),
+        };
         recording::record(data, &[self.id()], |_| NodeSpec {
             op: "sum_to_shape",
             // the transpose of summing over axes is broadcasting along them
@@ -304,6 +336,177 @@ impl<T: Float> Tensor<T> {
         padded.extend_from_slice(shape);
         self.sum_to_shape(&padded).reshape(&target)
     }
+}
+
+/// `Σᵢ xᵢ yᵢ` over two tensors of one shape, as a 0-d tensor: `(x * y).sum()` without the
+/// product array, rounded as that would round it (each product, then ndarray's order of
+/// additions). The cotangent of a scalar weight against an array (`a * x`) is one. Inputs
+/// not both contiguous fall back to that product and sum, recorded as such.
+pub(crate) fn dot_all<T: Float>(x: &Tensor<T>, y: &Tensor<T>) -> Tensor<T> {
+    debug_assert!(same_shape(x.shape(), y.shape()), "dot_all: shapes differ");
+    let slices = match (&x.data, &y.data) {
+        (Data::Array(a), Data::Array(b)) => a.as_slice().zip(b.as_slice()),
+        _ => None,
+    };
+    let Some((p, q)) = slices else {
+        return (x * y).sum();
+    };
+    let data = Data::Scalar(dot_slices(p, q));
+    recording::record(data, &[x.id(), y.id()], |_| NodeSpec {
+        op: "dot",
+        // ∂(Σ x y)/∂x = y, ∂(Σ x y)/∂y = x, times the (possibly batched) cotangent
+        rule: static_rule(|ctx, g| {
+            let (x, y, g) = (
+                ctx.saved[0].typed::<T>(),
+                ctx.saved[1].typed::<T>(),
+                g.typed::<T>(),
+            );
+            // a 0-d cotangent broadcasts as it is; batch axes go first, then ones so that
+            // the cotangent broadcasts over x's axes
+            let g = if batch_rank() == 0 {
+                g.clone()
+            } else {
+                let ones: Dims = smallvec![1; x.rank()];
+                g.reshape(&batched_shape(g.shape(), &ones))
+            };
+            smallvec![
+                ctx.needs[0].then(|| T::into_any(&g * y)),
+                ctx.needs[1].then(|| T::into_any(&g * x)),
+            ]
+        }),
+        saved: smallvec![T::into_any(x.clone()), T::into_any(y.clone())],
+        params: Params::None,
+    })
+}
+
+/// `Σ pᵢ qᵢ` with the partial sums of [`sum_slice`], so equal to summing the products.
+fn dot_slices<T: Float>(p: &[T], q: &[T]) -> T {
+    let mut partial = [T::ZERO; 8];
+    let (mut ps, mut qs) = (p.chunks_exact(8), q.chunks_exact(8));
+    for (pc, qc) in (&mut ps).zip(&mut qs) {
+        for ((acc, &a), &b) in partial.iter_mut().zip(pc).zip(qc) {
+            *acc += a * b;
+        }
+    }
+    let mut acc = T::ZERO;
+    for i in 0..4 {
+        acc += partial[i] + partial[i + 4];
+    }
+    ps.remainder()
+        .iter()
+        .zip(qs.remainder())
+        .fold(acc, |acc, (&a, &b)| acc + a * b)
+}
+
+/// A reduction's cotangent spread back over the reduced axes (`axis`, or all of them) of
+/// `shape`, behind the sweep's batch axes: the transpose of summing.
+fn spread_reduced(g: &AnyTensor, shape: &[usize], axis: usize) -> AnyTensor {
+    if axis == ALL_AXES && batch_rank() == 0 {
+        // a 0-d cotangent broadcasts as it is: no reshape to all-ones first
+        return g.broadcast_any(shape);
+    }
+    let (kept, full) = (
+        batched_shape(g.shape(), &kept_shape(shape, axis)),
+        batched_shape(g.shape(), shape),
+    );
+    g.reshape_any(&kept).broadcast_any(&full)
+}
+
+/// [`Tensor::sum_to_shape`] by axis-by-axis `sum_axis`, for any layout.
+#[track_caller]
+fn sum_general<T: Float>(x: &Tensor<T>, shape: &[usize]) -> Data<T> {
+    let from = x.shape();
+    let lead = from.len() - shape.len();
+    let mut summed = x.view().into_owned();
+    for axis in (0..from.len()).rev() {
+        let keep = axis >= lead && shape[axis - lead] == from[axis];
+        if !keep {
+            assert!(
+                axis < lead || shape[axis - lead] == 1,
+                "sum_to_shape: shape {from:?} cannot be summed to {shape:?}"
+            );
+            summed = summed.sum_axis(Axis(axis));
+        }
+    }
+    Data::from_array(
+        summed
+            .into_shape_with_order(IxDyn(shape))
+            .expect("same size"),
+    )
+}
+
+/// [`Tensor::sum_to_shape`] on a standard-layout array whose target is one contiguous
+/// block repeated (a bias's gradient: add the blocks up) or each of whose elements covers
+/// one contiguous block (kept dimensions: sum each block), with no copy of the input.
+/// Adds in the order `sum_axis` does for one summed axis. `None` for any other case.
+fn sum_contiguous<T: Float>(a: &ndarray::ArrayD<T>, shape: &[usize]) -> Option<Data<T>> {
+    let xs = a.as_slice()?;
+    let block: usize = shape.iter().product();
+    if xs.is_empty() || block == 0 {
+        return None;
+    }
+    let dim = IxDyn(shape);
+    if super::is_trailing_part(shape, a.shape()) {
+        let (first, rest) = xs.split_at(block);
+        let mut out = first.to_vec();
+        for chunk in rest.chunks_exact(block) {
+            for (acc, &v) in out.iter_mut().zip(chunk) {
+                *acc += v;
+            }
+        }
+        Some(Data::from_vec(dim, out))
+    } else if super::is_leading_part(shape, a.shape()) {
+        let sums = xs.chunks_exact(xs.len() / block).map(sum_slice).collect();
+        Some(Data::from_vec(dim, sums))
+    } else {
+        None
+    }
+}
+
+/// Repeats a scalar, or a standard-layout array that is one contiguous block of `shape`
+/// (a bias row) or whose elements each cover one contiguous block (kept dimensions), into
+/// a new buffer of `shape`. `None` for other layouts and shapes, and for empty results.
+fn spread_contiguous<T: Float>(data: &Data<T>, shape: &[usize]) -> Option<Data<T>> {
+    let a = match data {
+        Data::Scalar(v) => return Some(Data::filled(shape, *v)),
+        Data::Array(a) => a,
+    };
+    let xs = a.as_slice()?;
+    let len: usize = shape.iter().product();
+    if xs.is_empty() || len == 0 {
+        return None;
+    }
+    let mut out = Vec::with_capacity(len);
+    if super::is_trailing_part(a.shape(), shape) {
+        for _ in 0..len / xs.len() {
+            out.extend_from_slice(xs);
+        }
+    } else if super::is_leading_part(a.shape(), shape) {
+        let block = len / xs.len();
+        for &v in xs {
+            out.extend(std::iter::repeat_n(v, block));
+        }
+    } else {
+        return None;
+    }
+    Some(Data::from_vec(IxDyn(shape), out))
+}
+
+/// The sum of `values` in the order ndarray's `sum` adds a contiguous slice (eight
+/// interleaved partial sums, so the loop vectorises), so results match it bit for bit.
+fn sum_slice<T: Float>(values: &[T]) -> T {
+    let mut partial = [T::ZERO; 8];
+    let mut chunks = values.chunks_exact(8);
+    for chunk in &mut chunks {
+        for (p, &v) in partial.iter_mut().zip(chunk) {
+            *p += v;
+        }
+    }
+    let mut acc = T::ZERO;
+    for i in 0..4 {
+        acc += partial[i] + partial[i + 4];
+    }
+    chunks.remainder().iter().fold(acc, |acc, &v| acc + v)
 }
 
 /// Broadcasts a cotangent to `shape` behind the sweep's batch axes. Its own axes may be
@@ -351,6 +554,14 @@ impl AnyTensor {
         match self {
             AnyTensor::F32(t) => AnyTensor::F32(t.reshape(shape)),
             AnyTensor::F64(t) => AnyTensor::F64(t.reshape(shape)),
+        }
+    }
+
+    /// `self · c`, recorded.
+    fn scale_any(&self, c: f64) -> AnyTensor {
+        match self {
+            AnyTensor::F32(t) => AnyTensor::F32(Primal::scale(t, c)),
+            AnyTensor::F64(t) => AnyTensor::F64(Primal::scale(t, c)),
         }
     }
 

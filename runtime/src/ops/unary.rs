@@ -26,7 +26,7 @@ impl<T: Float> Tensor<T> {
 /// let _ = vjp::square(&0.5_f64, &1.0);
 /// ```
 pub fn square<V: Primal>(x: &V, g: &V) -> V {
-    g.mul(x).scale(2.0)
+    g.mul_scaled(x, 2.0)
 }
 
 impl<T: Float> Tensor<T> {
@@ -309,7 +309,7 @@ pub fn powi<V: Primal>(x: &V, g: &V, n: i32) -> V {
     if n == 0 {
         g.scale(0.0)
     } else {
-        g.mul(&x.powi(n - 1)).scale(n as f64)
+        g.mul_scaled(&x.powi(n - 1), n as f64)
     }
 }
 
@@ -338,7 +338,7 @@ impl<T: Float> Tensor<T> {
 /// assert_eq!(vjp::powf(&4.0_f64, &1.0, 0.5), 0.25);
 /// ```
 pub fn powf<V: Primal>(x: &V, g: &V, p: f64) -> V {
-    g.mul(&x.powf(p - 1.0)).scale(p)
+    g.mul_scaled(&x.powf(p - 1.0), p)
 }
 
 pub(crate) fn sigmoid_value<T: Float>(v: T) -> T {
