@@ -190,6 +190,24 @@ fn sgd_momentum_follows_keras() {
 }
 
 #[test]
+fn sgd_momentum_on_arrays_follows_keras() {
+    // The array path, element by element the same numbers as the scalar test above.
+    let w = Variable::new(Tensor::from_vec(vec![1.0, 2.0], &[2]));
+    let mut sgd = Sgd::new(0.1).with_momentum(0.9);
+    let g = || Some(Tensor::from_vec(vec![1.0, -1.0], &[2]));
+    sgd.apply_gradients([(g(), &w)]);
+    // v = [-0.1, 0.1], w = [0.9, 2.1]
+    let got = w.value().to_vec();
+    assert_abs_diff_eq!(got[0], 0.9, epsilon = 1e-15);
+    assert_abs_diff_eq!(got[1], 2.1, epsilon = 1e-15);
+    sgd.apply_gradients([(g(), &w)]);
+    // v = [0.9·(-0.1) - 0.1, 0.9·0.1 + 0.1] = [-0.19, 0.19], w = [0.71, 2.29]
+    let got = w.value().to_vec();
+    assert_abs_diff_eq!(got[0], 0.71, epsilon = 1e-15);
+    assert_abs_diff_eq!(got[1], 2.29, epsilon = 1e-15);
+}
+
+#[test]
 fn sgd_nesterov_follows_keras() {
     let w = Variable::new(1.0);
     let mut sgd = Sgd::new(0.1).with_momentum(0.9).with_nesterov(true);

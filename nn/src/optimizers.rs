@@ -41,8 +41,10 @@ pub trait Optimizer<T: Float> {
 #[track_caller]
 fn current_value<T: Float>(op: &str, var: &Variable<T>, grad: &Tensor<T>) -> Tensor<T> {
     let value = hooks::without_recording(|| var.value());
+    // Lengths first: slice `==` calls `memcmp`, which costs more than a scalar step.
+    let (a, b) = (value.shape(), grad.shape());
     assert!(
-        value.shape() == grad.shape(),
+        a.len() == b.len() && a.iter().zip(b).all(|(p, q)| p == q),
         "{op}: gradient of shape {:?} for variable '{}' of shape {:?}",
         grad.shape(),
         var.name(),
@@ -129,33 +131,62 @@ impl<T: Float> Sgd<T> {
 
     fn update(&mut self, grad: &Tensor<T>, var: &Variable<T>) {
         let value = current_value("Sgd::apply_gradients", var, grad);
-        let (w, g) = (value.view(), grad.view());
-        let lr = self.learning_rate;
-        // One pass writing the new value: no temporaries the size of the variable.
-        let updated = if self.momentum == T::zero() {
-            Zip::from(&w).and(&g).map_collect(|&w, &g| w - g * lr)
-        } else {
-            let momentum = self.momentum;
-            let velocity = self
-                .velocities
+        let rule = SgdRule {
+            lr: self.learning_rate,
+            momentum: self.momentum,
+            nesterov: self.nesterov,
+        };
+        let velocity = (rule.momentum != T::zero()).then(|| {
+            self.velocities
                 .entry(var.id())
-                .or_insert_with(|| ArrayD::zeros(g.shape()));
-            // Keras: m.assign(-g * lr + m * momentum); then w += m, or with Nesterov
-            // w += -g * lr + m * momentum (with the updated m).
-            let nesterov = self.nesterov;
-            Zip::from(&w)
+                .or_insert_with(|| ArrayD::zeros(grad.shape()))
+        });
+        if grad.shape().is_empty() {
+            // A scalar weight (linear regression's): plain numbers, no arrays to build.
+            let m = velocity.and_then(|v| v.first_mut());
+            let w = rule.step(value.to_scalar(), m, grad.to_scalar());
+            var.assign(Tensor::scalar(w));
+            return;
+        }
+        let (w, g) = (value.view(), grad.view());
+        // One pass writing the new value: no temporaries the size of the variable.
+        let updated = match velocity {
+            None => Zip::from(&w)
+                .and(&g)
+                .map_collect(|&w, &g| rule.step(w, None, g)),
+            Some(velocity) => Zip::from(&w)
                 .and(velocity)
                 .and(&g)
-                .map_collect(|&w, m, &g| {
-                    *m = -g * lr + *m * momentum;
-                    w + if nesterov {
-                        -g * lr + *m * momentum
-                    } else {
-                        *m
-                    }
-                })
+                .map_collect(|&w, m, &g| rule.step(w, Some(m), g)),
         };
         var.assign(Tensor::from(updated));
+    }
+}
+
+/// One weight's SGD step, shared by the array and the scalar paths.
+#[derive(Clone, Copy)]
+struct SgdRule<T> {
+    lr: T,
+    momentum: T,
+    nesterov: bool,
+}
+
+impl<T: Float> SgdRule<T> {
+    /// The new weight for weight `w`, gradient `g` and (with momentum) velocity `m`, which
+    /// is updated in place.
+    #[inline]
+    fn step(self, w: T, m: Option<&mut T>, g: T) -> T {
+        let Some(m) = m else {
+            return w - g * self.lr;
+        };
+        // Keras: m.assign(-g * lr + m * momentum); then w += m, or with Nesterov
+        // w += -g * lr + m * momentum (with the updated m).
+        *m = -g * self.lr + *m * self.momentum;
+        w + if self.nesterov {
+            -g * self.lr + *m * self.momentum
+        } else {
+            *m
+        }
     }
 }
 
