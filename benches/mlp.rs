@@ -5,7 +5,8 @@
 //! Prints the workload's own protocol first (200 timed steps after 10 warm-up steps: median
 //! and mean ms per step; the test accuracy after one epoch over all 60,000 images; the peak
 //! resident memory), then lets criterion measure the step. MNIST comes from `MNIST_DIR`,
-//! else `../shared/data/mnist`.
+//! else `../shared/data/mnist`. With `W4_PROFILE_STEPS=n` set it runs only `n` steps, for a
+//! profiler (see `profile_steps`).
 
 // criterion_group! defines a public function it does not document.
 #![allow(missing_docs)]
@@ -127,8 +128,25 @@ fn protocol(mnist: &Mnist) {
     }
 }
 
+/// `W4_PROFILE_STEPS=n`: only `n` steps on a fixed set of batches after 10 warm-up steps,
+/// nothing printed, no criterion: a short run to put under `perf` or callgrind.
+fn profile_steps() -> Option<usize> {
+    std::env::var("W4_PROFILE_STEPS").ok()?.parse().ok()
+}
+
 fn mlp(c: &mut Criterion) {
     let mnist = load();
+    if let Some(steps) = profile_steps() {
+        let batches: Vec<(Tensor<f32>, Vec<usize>)> = file_order(&mnist.train)
+            .take(16)
+            .map(|indices| mnist.train.batch(&indices))
+            .collect();
+        let mut trainer = Trainer::new();
+        for (images, labels) in batches.iter().cycle().take(10 + steps) {
+            black_box(trainer.step(images, labels));
+        }
+        return;
+    }
     protocol(&mnist);
     let batches: Vec<(Tensor<f32>, Vec<usize>)> = file_order(&mnist.train)
         .take(16)

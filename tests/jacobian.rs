@@ -132,6 +132,22 @@ fn matmul_two_dimensional_and_batched() {
 }
 
 #[test]
+fn matmul_with_transpose_flags() {
+    // w: 3x4, x: 4x2, v: 3x2; every pair of flags but none, each side the source
+    let w = matrix(3, 4, 0.3);
+    let x = matrix(4, 2, 1.1);
+    let v = matrix(3, 2, 0.7);
+    check(|x| x.matmul_transposed(&w, true, true).sin(), &x);
+    check(|w| x.matmul_transposed(w, true, true).sin(), &w);
+    check(|w| w.matmul_transposed(&v, true, false).sin(), &w);
+    check(|v| w.matmul_transposed(v, true, false).sin(), &v);
+    check(|x| x.matmul_transposed(&v, false, true).cos(), &x);
+    check(|v| x.matmul_transposed(v, false, true).cos(), &v);
+    let column = matrix(3, 1, 0.8);
+    check(|c| w.matmul_transposed(c, true, false).sin(), &column);
+}
+
+#[test]
 fn casts_between_float_dtypes() {
     // y = f64(f32(x)²) · x: ∂yᵢ/∂xⱼ = 3xᵢ² [i = j] (f32 rounding is below the tolerance
     // of these exactly representable inputs; finite differences through f32 would not be)

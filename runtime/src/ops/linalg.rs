@@ -1,12 +1,14 @@
-//! Matrix multiplication, 2-D and batched (leading axes broadcast), TensorFlow's `x @ w`.
+//! Matrix multiplication, 2-D and batched (leading axes broadcast), TensorFlow's `x @ w`,
+//! and `tf.linalg.matmul`'s `transpose_a`/`transpose_b` form, which the products' own
+//! rules use so that no transposed copy is ever made: the kernel reads transposed strides.
 
-use ndarray::{Array2, ArrayD, ArrayView2, ArrayViewMut2, Ix2, IxDyn};
+use ndarray::{Array2, ArrayD, ArrayView2, ArrayViewD, ArrayViewMut2, Ix2, IxDyn};
 use smallvec::smallvec;
 
 use super::{static_rule, try_broadcast_shapes};
 use crate::dtype::{AnyTensor, Float};
 use crate::tape::jacobian::batch_rank;
-use crate::tape::node::Params;
+use crate::tape::node::{InputGrads, Params, Rule};
 use crate::tape::recording::{self, NodeSpec};
 use crate::tensor::{Data, Tensor};
 
@@ -26,34 +28,121 @@ impl<T: Float> Tensor<T> {
     /// not broadcast; the message names both shapes.
     #[track_caller]
     pub fn matmul(&self, other: &Tensor<T>) -> Tensor<T> {
-        let data = Data::from_array(matmul_values(self, other));
+        self.matmul_transposed(other, false, false)
+    }
+
+    /// `op(self) @ op(other)` where `op` transposes the last two axes when its flag is set:
+    /// TensorFlow's `tf.linalg.matmul(a, b, transpose_a, transpose_b)`. Same value as
+    /// `self.transpose().matmul(other)` and the like, without the transposed copy: the
+    /// product reads the operand's strides transposed.
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// let x = Tensor::from_vec(vec![1.0_f64, 2.0, 3.0, 4.0, 5.0, 6.0], &[3, 2]);
+    /// let y = Tensor::from_vec(vec![1.0_f64, 0.0, 2.0], &[3, 1]);
+    /// // xᵀ @ y = [1 + 6, 2 + 8]
+    /// assert_eq!(x.matmul_transposed(&y, true, false).to_vec(), vec![7.0, 10.0]);
+    /// assert_eq!(
+    ///     x.matmul_transposed(&x, true, false).to_vec(),
+    ///     x.transpose().matmul(&x).to_vec()
+    /// );
+    /// ```
+    ///
+    /// # Panics
+    /// As [`matmul`](Self::matmul), for the transposed shapes.
+    #[track_caller]
+    pub fn matmul_transposed(
+        &self,
+        other: &Tensor<T>,
+        transpose_a: bool,
+        transpose_b: bool,
+    ) -> Tensor<T> {
+        let data = Data::from_array(matmul_values(self, other, transpose_a, transpose_b));
         recording::record(data, &[self.id(), other.id()], |_| NodeSpec {
-            op: "matmul",
-            // d(X Y) = dX Y + X dY  →  X̄ = Ḡ Yᵀ, Ȳ = Xᵀ Ḡ (summed over broadcast batches)
-            rule: static_rule(|ctx, g| match g {
-                AnyTensor::F32(g) => matmul_rule(ctx.saved, g, ctx.needs),
-                AnyTensor::F64(g) => matmul_rule(ctx.saved, g, ctx.needs),
-            }),
+            op: if transpose_a || transpose_b {
+                "matmul_transposed"
+            } else {
+                "matmul"
+            },
+            rule: match (transpose_a, transpose_b) {
+                (false, false) => product_rule::<false, false>(),
+                (false, true) => product_rule::<false, true>(),
+                (true, false) => product_rule::<true, false>(),
+                (true, true) => product_rule::<true, true>(),
+            },
             saved: smallvec![T::into_any(self.clone()), T::into_any(other.clone())],
             params: Params::None,
         })
     }
 }
 
-fn matmul_rule<T: Float>(
+/// The rule of `op_A(X) op_B(Y)`, one zero-sized closure per pair of flags.
+fn product_rule<const TA: bool, const TB: bool>() -> Rule {
+    static_rule(|ctx, g| match g {
+        AnyTensor::F32(g) => matmul_rule::<_, TA, TB>(ctx.saved, g, ctx.needs),
+        AnyTensor::F64(g) => matmul_rule::<_, TA, TB>(ctx.saved, g, ctx.needs),
+    })
+}
+
+/// With A = op_A(X), B = op_B(Y) and Z = A B: Ā = Ḡ Bᵀ and B̄ = Aᵀ Ḡ (summed over broadcast
+/// batches), and X̄ = Ā or Āᵀ. Written out per pair of flags, each is again a product with
+/// flags, so no rule (at any order) materialises a transpose:
+///
+/// | Z       | X̄       | Ȳ       |
+/// |---------|---------|---------|
+/// | X Y     | Ḡ Yᵀ    | Xᵀ Ḡ    |
+/// | X Yᵀ    | Ḡ Y     | Ḡᵀ X    |
+/// | Xᵀ Y    | Y Ḡᵀ    | X Ḡ     |
+/// | Xᵀ Yᵀ   | Yᵀ Ḡᵀ   | Ḡᵀ Xᵀ   |
+fn matmul_rule<T: Float, const TA: bool, const TB: bool>(
     saved: &[AnyTensor],
     g: &Tensor<T>,
     needs: &[bool],
-) -> crate::tape::node::InputGrads {
+) -> InputGrads {
     let (x, y) = (saved[0].typed::<T>(), saved[1].typed::<T>());
     let k = batch_rank();
     if k > 0 && x.rank() == 2 && y.rank() == 2 {
-        return batched_matrix_rule(x, y, g, needs, k);
+        return batched_rule_transposed::<T, TA, TB>(x, y, g, needs, k);
     }
     // In a jacobian's sweep the batch axes of `g` broadcast as matmul batch axes.
-    let gx = needs[0].then(|| T::into_any(g.matmul(&y.transpose()).sum_to_batched(x.shape())));
-    let gy = needs[1].then(|| T::into_any(x.transpose().matmul(g).sum_to_batched(y.shape())));
+    let gx = needs[0].then(|| {
+        let gx = match (TA, TB) {
+            (false, false) => g.matmul_transposed(y, false, true),
+            (false, true) => g.matmul_transposed(y, false, false),
+            (true, false) => y.matmul_transposed(g, false, true),
+            (true, true) => y.matmul_transposed(g, true, true),
+        };
+        T::into_any(gx.sum_to_batched(x.shape()))
+    });
+    let gy = needs[1].then(|| {
+        let gy = match (TA, TB) {
+            (false, false) => x.matmul_transposed(g, true, false),
+            (false, true) => g.matmul_transposed(x, true, false),
+            (true, false) => x.matmul_transposed(g, false, false),
+            (true, true) => g.matmul_transposed(x, true, true),
+        };
+        T::into_any(gy.sum_to_batched(y.shape()))
+    });
     smallvec![gx, gy]
+}
+
+/// A jacobian sweep's rule for 2-D operands with flags: the flagged operands are turned
+/// (recorded transposes of small matrices) so that [`batched_matrix_rule`]'s single large
+/// products apply, and their cotangents turned back.
+fn batched_rule_transposed<T: Float, const TA: bool, const TB: bool>(
+    x: &Tensor<T>,
+    y: &Tensor<T>,
+    g: &Tensor<T>,
+    needs: &[bool],
+    k: usize,
+) -> InputGrads {
+    let orient = |t: &Tensor<T>, flag: bool| if flag { t.transpose() } else { t.clone() };
+    let (a, b) = (orient(x, TA), orient(y, TB));
+    let (ga, gb) = batched_matrix_rule(&a, &b, g, needs, k);
+    smallvec![
+        ga.map(|ga| T::into_any(orient(&ga, TA))),
+        gb.map(|gb| T::into_any(orient(&gb, TB)))
+    ]
 }
 
 /// The rule of a 2-D `X Y` for a cotangent with `k` leading batch axes, as single large
@@ -65,7 +154,7 @@ fn batched_matrix_rule<T: Float>(
     g: &Tensor<T>,
     needs: &[bool],
     k: usize,
-) -> crate::tape::node::InputGrads {
+) -> (Option<Tensor<T>>, Option<Tensor<T>>) {
     let lead = &g.shape()[..k];
     let count: usize = lead.iter().product();
     let (m, inner, n) = (x.shape()[0], x.shape()[1], y.shape()[1]);
@@ -73,26 +162,25 @@ fn batched_matrix_rule<T: Float>(
         lead.iter().copied().chain([rows, cols]).collect()
     };
     let gx = needs[0].then(|| {
-        let rows = g.reshape(&[count * m, n]).matmul(&y.transpose());
-        T::into_any(rows.reshape(&with_lead(m, inner)))
+        let rows = g.reshape(&[count * m, n]).matmul_transposed(y, false, true);
+        rows.reshape(&with_lead(m, inner))
     });
     let gy = needs[1].then(|| {
         if n == 1
             && let Some(scaled) = diagonal_rows_product(g, x, count, &with_lead(inner, 1))
         {
-            return T::into_any(scaled);
+            return scaled;
         }
-        let gy = if n == 1 {
+        if n == 1 {
             // a column: Ḡᵦᵀ X is a row, and its transpose is a reshape
             let rows = g.reshape(&[count, m]).matmul(x);
             rows.reshape(&with_lead(inner, 1))
         } else {
             let rows = g.transpose().reshape(&[count * n, m]).matmul(x);
             rows.reshape(&with_lead(n, inner)).transpose()
-        };
-        T::into_any(gy)
+        }
     });
-    smallvec![gx, gy]
+    (gx, gy)
 }
 
 /// `Ḡ X` for a square cotangent Ḡ = `g` viewed as `[count, count]` that is diagonal, as
@@ -139,20 +227,49 @@ fn diagonal_rows_product<T: Float>(
     ))
 }
 
+/// The shape of `op(x)`: the last two axes swapped when `transposed`.
+fn oriented_shape(shape: &[usize], transposed: bool) -> Vec<usize> {
+    let mut shape = shape.to_vec();
+    if transposed {
+        let r = shape.len();
+        shape.swap(r - 2, r - 1);
+    }
+    shape
+}
+
+/// `op(view)`: a view with the last two axes swapped when `transposed`, no copy.
+fn oriented_view<T>(mut view: ArrayViewD<'_, T>, transposed: bool) -> ArrayViewD<'_, T> {
+    if transposed {
+        let r = view.ndim();
+        view.swap_axes(r - 2, r - 1);
+    }
+    view
+}
+
 #[track_caller]
-fn matmul_values<T: Float>(x: &Tensor<T>, y: &Tensor<T>) -> ArrayD<T> {
-    let (xs, ys) = (x.shape(), y.shape());
+fn matmul_values<T: Float>(x: &Tensor<T>, y: &Tensor<T>, tx: bool, ty: bool) -> ArrayD<T> {
+    let op = if tx || ty {
+        "matmul_transposed"
+    } else {
+        "matmul"
+    };
+    let (xs0, ys0) = (x.shape(), y.shape());
     assert!(
-        xs.len() >= 2 && ys.len() >= 2,
-        "matmul: needs at least 2 axes on both sides, got shapes {xs:?} and {ys:?}"
+        xs0.len() >= 2 && ys0.len() >= 2,
+        "{op}: needs at least 2 axes on both sides, got shapes {xs0:?} and {ys0:?}"
     );
+    let (xs, ys) = (oriented_shape(xs0, tx), oriented_shape(ys0, ty));
     let (m, k) = (xs[xs.len() - 2], xs[xs.len() - 1]);
     let (k2, n) = (ys[ys.len() - 2], ys[ys.len() - 1]);
-    assert!(
-        k == k2,
-        "matmul: inner dimensions differ: shapes {xs:?} and {ys:?}"
-    );
-    let (xv, yv) = (x.view(), y.view());
+    if k != k2 {
+        let flags = if tx || ty {
+            format!(" (transpose_a = {tx}, transpose_b = {ty})")
+        } else {
+            String::new()
+        };
+        panic!("{op}: inner dimensions differ: shapes {xs0:?} and {ys0:?}{flags}");
+    }
+    let (xv, yv) = (oriented_view(x.view(), tx), oriented_view(y.view(), ty));
     if xs.len() == 2 && ys.len() == 2 {
         let a = xv.into_dimensionality::<Ix2>().expect("rank 2");
         let b = yv.into_dimensionality::<Ix2>().expect("rank 2");
@@ -161,7 +278,7 @@ fn matmul_values<T: Float>(x: &Tensor<T>, y: &Tensor<T>) -> ArrayD<T> {
         return out.into_dyn();
     }
     let Some(batch) = try_broadcast_shapes(&xs[..xs.len() - 2], &ys[..ys.len() - 2]) else {
-        panic!("matmul: batch axes do not broadcast: shapes {xs:?} and {ys:?}")
+        panic!("{op}: batch axes do not broadcast: shapes {xs0:?} and {ys0:?}")
     };
     let full = |rows: usize, cols: usize| {
         let mut shape: Vec<usize> = batch.to_vec();
@@ -283,7 +400,7 @@ mod tests {
         ] {
             let x = Tensor::<f64>::random_uniform(&[m, k], -1.0, 1.0, 1);
             let y = Tensor::<f64>::random_uniform(&[k, n], -1.0, 1.0, 2);
-            let got = matmul_values(&x, &y);
+            let got = matmul_values(&x, &y, false, false);
             let want = naive(&x.to_ndarray(), &y.to_ndarray());
             for (g, w) in got.iter().zip(&want) {
                 assert!((g - w).abs() < 1e-12, "{m}x{k}x{n}: {g} vs {w}");
@@ -295,7 +412,7 @@ mod tests {
     fn gemm_kernel_reads_transposed_layouts_and_batches() {
         let x = Tensor::<f32>::random_uniform(&[2, 4, 3], -1.0, 1.0, 3);
         let y = Tensor::<f32>::random_uniform(&[3, 5], -1.0, 1.0, 4);
-        let batched = matmul_values(&x, &y);
+        let batched = matmul_values(&x, &y, false, false);
         for b in 0..2 {
             let xb = x
                 .to_ndarray()
