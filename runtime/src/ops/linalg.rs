@@ -2,6 +2,8 @@
 //! and `tf.linalg.matmul`'s `transpose_a`/`transpose_b` form, which the products' own
 //! rules use so that no transposed copy is ever made: the kernel reads transposed strides.
 
+use std::mem::MaybeUninit;
+
 use ndarray::{Array2, ArrayD, ArrayView2, ArrayViewD, ArrayViewMut2, Ix2, IxDyn};
 use smallvec::smallvec;
 
@@ -273,9 +275,7 @@ fn matmul_values<T: Float>(x: &Tensor<T>, y: &Tensor<T>, tx: bool, ty: bool) -> 
     if xs.len() == 2 && ys.len() == 2 {
         let a = xv.into_dimensionality::<Ix2>().expect("rank 2");
         let b = yv.into_dimensionality::<Ix2>().expect("rank 2");
-        let mut out = Array2::<T>::zeros((m, n));
-        gemm_into(&a, &b, &mut out.view_mut());
-        return out.into_dyn();
+        return gemm_product(&a, &b).into_dyn();
     }
     let Some(batch) = try_broadcast_shapes(&xs[..xs.len() - 2], &ys[..ys.len() - 2]) else {
         panic!("{op}: batch axes do not broadcast: shapes {xs0:?} and {ys0:?}")
@@ -300,7 +300,7 @@ fn matmul_values<T: Float>(x: &Tensor<T>, y: &Tensor<T>, tx: bool, ty: bool) -> 
         .to_shape(IxDyn(&[count, k, n]))
         .expect("same size")
         .into_owned();
-    let mut out = ndarray::Array3::<T>::zeros((count, m, n));
+    let mut out = ndarray::Array3::<T>::uninit((count, m, n));
     for b in 0..count {
         let a = xb
             .index_axis(ndarray::Axis(0), b)
@@ -316,11 +316,22 @@ fn matmul_values<T: Float>(x: &Tensor<T>, y: &Tensor<T>, tx: bool, ty: bool) -> 
             .expect("rank 2");
         gemm_into(&a, &c, &mut o);
     }
+    // SAFETY: every matrix of the batch was written by `gemm_into`.
+    let out = unsafe { out.assume_init() };
     out.into_shape_with_order(IxDyn(&full(m, n)))
         .expect("same size")
 }
 
-/// `out = a @ b` with the `gemm` crate: cache-blocked kernels for the widest SIMD the CPU has
+/// `a @ b` in a fresh array, written once by the kernel: no zeroing pass first (for the
+/// kernel gradient of W4's first layer that pass was a 400 KB memset per step).
+fn gemm_product<T: Float>(a: &ArrayView2<'_, T>, b: &ArrayView2<'_, T>) -> Array2<T> {
+    let mut out = Array2::<T>::uninit((a.nrows(), b.ncols()));
+    gemm_into(a, b, &mut out.view_mut());
+    // SAFETY: `gemm_into` writes every element of `out`.
+    unsafe { out.assume_init() }
+}
+
+/// `out = a @ b`, every element of `out` written (none read), with the `gemm` crate: cache-blocked kernels for the widest SIMD the CPU has
 /// (chosen at run time, AVX-512 included), spread over rayon's threads once the product is
 /// big enough to pay for it (gemm's own threshold), any strides (transposed views too).
 /// Measured on this project's 2-core machine (shared, loaded) for W4's layer product
@@ -328,13 +339,14 @@ fn matmul_values<T: Float>(x: &Tensor<T>, y: &Tensor<T>, tx: bool, ty: bool) -> 
 fn gemm_into<T: Float>(
     a: &ArrayView2<'_, T>,
     b: &ArrayView2<'_, T>,
-    out: &mut ArrayViewMut2<'_, T>,
+    out: &mut ArrayViewMut2<'_, MaybeUninit<T>>,
 ) {
     let (m, k) = a.dim();
     let n = b.ncols();
-    debug_assert!(b.nrows() == k && out.dim() == (m, n));
+    assert!(b.nrows() == k && out.dim() == (m, n), "gemm_into: shapes");
     if m == 0 || n == 0 || k == 0 {
-        // `out` starts as zeros, which is the empty product
+        // the empty sum
+        out.fill(MaybeUninit::new(T::ZERO));
         return;
     }
     let (a_rs, a_cs) = (a.strides()[0], a.strides()[1]);
@@ -343,13 +355,15 @@ fn gemm_into<T: Float>(
     // SAFETY: the pointers and element strides come from live ndarray views whose shapes are
     // m x k, k x n and m x n, so every element gemm addresses is inside its view; `out` is
     // borrowed mutably and does not alias the inputs. `read_dst = false`: out = 1·(a @ b),
-    // its previous contents are never read. T is f32 or f64, both supported by gemm.
+    // gemm sets alpha to 0 and its kernels then store without loading, so `out`'s
+    // uninitialised contents are never read (later depth blocks read only what the first
+    // block stored). `MaybeUninit<T>` has `T`'s layout. T is f32 or f64, both supported.
     unsafe {
         gemm::gemm(
             m,
             n,
             k,
-            out.as_mut_ptr(),
+            out.as_mut_ptr().cast::<T>(),
             o_cs,
             o_rs,
             false,
@@ -390,9 +404,12 @@ mod tests {
 
     #[test]
     fn gemm_kernel_matches_the_triple_loop_on_awkward_shapes() {
-        // sizes around the kernels' block edges, and one large enough to be threaded
+        // sizes around the kernels' block edges, empty ones (the empty sum is 0: the output is
+        // never zeroed first), and one large enough to be threaded
         for (m, k, n) in [
             (1, 1, 1),
+            (3, 0, 2),
+            (0, 4, 2),
             (3, 5, 2),
             (17, 33, 9),
             (64, 1, 64),
@@ -427,14 +444,9 @@ mod tests {
         // a column-major operand (a transposed view) gives the same product
         let xt = x.to_ndarray().index_axis(ndarray::Axis(0), 0).to_owned();
         let xt = xt.t();
-        let mut out = Array2::<f32>::zeros((3, 3));
         let sq = Array2::<f32>::eye(4);
         let xt2 = xt.into_dimensionality::<Ix2>().unwrap();
-        gemm_into(
-            &xt2,
-            &sq.view().slice(ndarray::s![.., ..3]),
-            &mut out.view_mut(),
-        );
+        let out = gemm_product(&xt2, &sq.view().slice(ndarray::s![.., ..3]));
         for i in 0..3 {
             for j in 0..3 {
                 assert_eq!(out[[i, j]], xt2[[i, j]]);
