@@ -157,6 +157,11 @@ fn table() -> Vec<Row> {
         row("log_softmax axis 0", &[(&[3, 4], Normal)], |x| x[0].log_softmax(0), Second),
         row("log_softmax axis 1", &[(&[3, 4], Normal)], |x| x[0].log_softmax(1), Second),
         row("log_softmax large logits", &[(&[2, 3], Uniform(50.0, 60.0))], |x| x[0].log_softmax(1), Second),
+        row("sparse softmax cross-entropy", &[(&[3, 4], Normal)], |x| x[0].sparse_softmax_cross_entropy_with_logits(&[2, 0, 3]), Second),
+        row("sparse softmax cross-entropy large logits", &[(&[2, 3], Uniform(50.0, 60.0))], |x| x[0].sparse_softmax_cross_entropy_with_logits(&[1, 1]), Second),
+        row("sparse softmax cross-entropy of a product", &[(&[3, 4], Normal), (&[4, 2], Normal)], |x| {
+            x[0].matmul(&x[1]).sparse_softmax_cross_entropy_with_logits(&[1, 0, 1]).mean()
+        }, Second),
         // Casts.
         row("cast f64 to f64", &[(&[2, 3], Normal)], |x| x[0].cast::<f64>(), SecondIsNone),
         Row {

@@ -109,6 +109,11 @@ fn softmax_and_log_softmax() {
     let x = matrix(2, 3, 0.5);
     check(|x| x.softmax(1), &x);
     check(|x| x.log_softmax(0) * x, &x);
+    check(|x| x.sparse_softmax_cross_entropy_with_logits(&[2, 0]), &x);
+    check(
+        |x| x.sparse_softmax_cross_entropy_with_logits(&[1, 1]) * x.sum_axis(1, false),
+        &x,
+    );
 }
 
 #[test]
