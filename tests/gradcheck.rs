@@ -112,6 +112,9 @@ fn table() -> Vec<Row> {
         row("matmul_transposed batch broadcast b", &[(&[2, 2, 3], Normal), (&[4, 3], Normal)], |x| x[0].matmul_transposed(&x[1], false, true), Second),
         row("matmul_transposed batch broadcast both", &[(&[2, 1, 3, 2], Normal), (&[3, 2, 3], Normal)], |x| x[0].matmul_transposed(&x[1], true, true), Second),
         row("matmul_transposed self gram", &[(&[3, 2], Normal)], |x| x[0].matmul_transposed(&x[0], true, false), Second),
+        row("xw_plus_b", &[(&[3, 2], Normal), (&[2, 4], Normal), (&[4], Normal)], |x| x[0].xw_plus_b(&x[1], &x[2]), Second),
+        row("xw_plus_b one row", &[(&[1, 3], Normal), (&[3, 2], Normal), (&[2], Normal)], |x| x[0].xw_plus_b(&x[1], &x[2]), Second),
+        row("xw_plus_b then tanh", &[(&[3, 2], Normal), (&[2, 4], Normal), (&[4], Normal)], |x| x[0].xw_plus_b(&x[1], &x[2]).tanh(), Second),
         // Shape ops.
         row("transpose", &[(&[2, 3], Normal)], |x| x[0].transpose(), SecondIsNone),
         row("transpose batched", &[(&[2, 3, 4], Normal)], |x| x[0].transpose(), SecondIsNone),

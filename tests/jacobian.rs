@@ -153,6 +153,16 @@ fn matmul_with_transpose_flags() {
 }
 
 #[test]
+fn xw_plus_b_each_input() {
+    let x = matrix(3, 4, 0.3);
+    let w = matrix(4, 2, 1.1);
+    let b = Tensor::from_vec(vec![0.2, -0.4], &[2]);
+    check(|x| x.xw_plus_b(&w, &b).tanh(), &x);
+    check(|w| x.xw_plus_b(w, &b).tanh(), &w);
+    check(|b| x.xw_plus_b(&w, b).tanh(), &b);
+}
+
+#[test]
 fn casts_between_float_dtypes() {
     // y = f64(f32(x)²) · x: ∂yᵢ/∂xⱼ = 3xᵢ² [i = j] (f32 rounding is below the tolerance
     // of these exactly representable inputs; finite differences through f32 would not be)

@@ -10,7 +10,7 @@ use smallvec::smallvec;
 use super::{static_rule, try_broadcast_shapes};
 use crate::dtype::{AnyTensor, Float};
 use crate::tape::jacobian::batch_rank;
-use crate::tape::node::{InputGrads, Params, Rule};
+use crate::tape::node::{InputGrads, Params, Rule, RuleCtx};
 use crate::tape::recording::{self, NodeSpec};
 use crate::tensor::{Data, Tensor};
 
@@ -76,6 +76,85 @@ impl<T: Float> Tensor<T> {
             params: Params::None,
         })
     }
+}
+
+impl<T: Float> Tensor<T> {
+    /// `self @ weights + biases` for a `[batch, inputs]` matrix, `[inputs, units]` weights
+    /// and `[units]` biases, as one op (TensorFlow 1's `tf.nn.xw_plus_b`, a dense layer):
+    /// the biases are written first and the product added onto them in the same pass, and
+    /// the rule sums the biases' cotangent directly, where a separate broadcast add would
+    /// cost a pass and an array each way.
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// let x = Tensor::from_vec(vec![1.0_f32, 2.0, 3.0], &[1, 3]);
+    /// let w = Tensor::from_vec(vec![1.0_f32, 0.0, 0.0, 1.0, 1.0, 1.0], &[3, 2]);
+    /// let b = Tensor::from_vec(vec![0.5_f32, -5.0], &[2]);
+    /// assert_eq!(x.xw_plus_b(&w, &b).to_vec(), vec![4.5, 0.0]);
+    /// ```
+    ///
+    /// # Panics
+    /// Unless the shapes are `[m, k]`, `[k, n]` and `[n]`; the message names all three.
+    #[track_caller]
+    pub fn xw_plus_b(&self, weights: &Tensor<T>, biases: &Tensor<T>) -> Tensor<T> {
+        let (xs, ws, bs) = (self.shape(), weights.shape(), biases.shape());
+        assert!(
+            xs.len() == 2 && ws.len() == 2 && xs[1] == ws[0] && bs == [ws[1]],
+            "xw_plus_b: needs shapes [m, k], [k, n] and [n], got {xs:?}, {ws:?} and {bs:?}"
+        );
+        let (m, n) = (xs[0], ws[1]);
+        let bias_row: Vec<T> = biases.view().iter().copied().collect();
+        let mut rows = Vec::with_capacity(m * n);
+        for _ in 0..m {
+            rows.extend_from_slice(&bias_row);
+        }
+        let mut out = Array2::from_shape_vec((m, n), rows).expect("m rows of n");
+        let (xv, wv) = (self.view(), weights.view());
+        gemm_add_into(
+            &xv.into_dimensionality::<Ix2>().expect("rank 2"),
+            &wv.into_dimensionality::<Ix2>().expect("rank 2"),
+            &mut out.view_mut(),
+        );
+        let data = Data::from_array(out.into_dyn());
+        let inputs = [self.id(), weights.id(), biases.id()];
+        recording::record(data, &inputs, |_| NodeSpec {
+            op: "xw_plus_b",
+            // X̄ and W̄ as for X W; b̄ = Σ over the rows of Ḡ
+            rule: static_rule(|ctx, g| match g {
+                AnyTensor::F32(g) => xw_plus_b_rule(ctx, g),
+                AnyTensor::F64(g) => xw_plus_b_rule(ctx, g),
+            }),
+            saved: smallvec![T::into_any(self.clone()), T::into_any(weights.clone())],
+            params: Params::None,
+        })
+    }
+}
+
+fn xw_plus_b_rule<T: Float>(ctx: &RuleCtx<'_>, g: &Tensor<T>) -> InputGrads {
+    let mut grads = matmul_rule::<T, false, false>(ctx.saved, g, &ctx.needs[..2]);
+    let units = ctx.saved[1].typed::<T>().shape()[1];
+    grads.push(ctx.needs[2].then(|| T::into_any(bias_gradient(g, units, ctx.plain))));
+    grads
+}
+
+/// Σ over the rows of the `[m, units]` cotangent: row slices added into one accumulator
+/// when nothing records and there are no batch axes, else the recorded reduction.
+fn bias_gradient<T: Float>(g: &Tensor<T>, units: usize, plain: bool) -> Tensor<T> {
+    let view = g.view();
+    if plain
+        && batch_rank() == 0
+        && units > 0
+        && let Some(values) = view.as_slice()
+    {
+        let mut total = vec![T::ZERO; units];
+        for row in values.chunks_exact(units) {
+            for (sum, &v) in total.iter_mut().zip(row) {
+                *sum += v;
+            }
+        }
+        return super::constant(ArrayD::from_shape_vec(IxDyn(&[units]), total).expect("units"));
+    }
+    g.sum_to_batched(&[units])
 }
 
 /// The rule of `op_A(X) op_B(Y)`, one zero-sized closure per pair of flags.
@@ -331,11 +410,7 @@ fn gemm_product<T: Float>(a: &ArrayView2<'_, T>, b: &ArrayView2<'_, T>) -> Array
     unsafe { out.assume_init() }
 }
 
-/// `out = a @ b`, every element of `out` written (none read), with the `gemm` crate: cache-blocked kernels for the widest SIMD the CPU has
-/// (chosen at run time, AVX-512 included), spread over rayon's threads once the product is
-/// big enough to pay for it (gemm's own threshold), any strides (transposed views too).
-/// Measured on this project's 2-core machine (shared, loaded) for W4's layer product
-/// 128x784 @ 784x128: matrixmultiply 273 µs, gemm 229 µs on one thread, 181 µs on two.
+/// `out = a @ b`, every element of `out` written (none read). See [`gemm_raw`].
 fn gemm_into<T: Float>(
     a: &ArrayView2<'_, T>,
     b: &ArrayView2<'_, T>,
@@ -349,39 +424,88 @@ fn gemm_into<T: Float>(
         out.fill(MaybeUninit::new(T::ZERO));
         return;
     }
+    let strides = (out.strides()[0], out.strides()[1]);
+    // SAFETY: `out` is a live, mutably borrowed m x n view that aliases neither input;
+    // with `read_dst = false` gemm sets alpha to 0 and its kernels store without loading,
+    // so `out`'s uninitialised contents are never read (later depth blocks read only what
+    // the first block stored). `MaybeUninit<T>` has `T`'s layout.
+    unsafe { gemm_raw(a, b, out.as_mut_ptr().cast::<T>(), strides, false) }
+}
+
+/// `out += a @ b` (one pass over `out`: a bias already in it costs no separate add).
+fn gemm_add_into<T: Float>(
+    a: &ArrayView2<'_, T>,
+    b: &ArrayView2<'_, T>,
+    out: &mut ArrayViewMut2<'_, T>,
+) {
+    let (m, k) = a.dim();
+    let n = b.ncols();
+    assert!(
+        b.nrows() == k && out.dim() == (m, n),
+        "gemm_add_into: shapes"
+    );
+    if m == 0 || n == 0 || k == 0 {
+        return;
+    }
+    let strides = (out.strides()[0], out.strides()[1]);
+    // SAFETY: `out` is a live, mutably borrowed, initialised m x n view aliasing neither
+    // input.
+    unsafe { gemm_raw(a, b, out.as_mut_ptr(), strides, true) }
+}
+
+/// `out = a @ b` (`read_dst` false) or `out = out + a @ b` (true) with the `gemm` crate:
+/// cache-blocked kernels for the widest SIMD the CPU has (chosen at run time, AVX-512
+/// included), any strides (transposed views too), spread over rayon's threads once the
+/// product is big enough to pay for it (gemm's own threshold).
+/// Measured on this project's 2-core machine for W4's layer product 128x784 @ 784x128:
+/// matrixmultiply 273 µs, gemm 239 µs on one thread; see `PARALLELISM` for two.
+///
+/// # Safety
+/// `out` must point to an m x n matrix (m = rows of `a`, n = columns of `b`, all non-zero)
+/// with the given element strides, valid for writes (and reads if `read_dst`), not aliasing
+/// `a` or `b`; `a` and `b` must have matching inner dimensions.
+unsafe fn gemm_raw<T: Float>(
+    a: &ArrayView2<'_, T>,
+    b: &ArrayView2<'_, T>,
+    out: *mut T,
+    (o_rs, o_cs): (isize, isize),
+    read_dst: bool,
+) {
+    let (m, k) = a.dim();
+    let n = b.ncols();
     let (a_rs, a_cs) = (a.strides()[0], a.strides()[1]);
     let (b_rs, b_cs) = (b.strides()[0], b.strides()[1]);
-    let (o_rs, o_cs) = (out.strides()[0], out.strides()[1]);
-    // SAFETY: the pointers and element strides come from live ndarray views whose shapes are
-    // m x k, k x n and m x n, so every element gemm addresses is inside its view; `out` is
-    // borrowed mutably and does not alias the inputs. `read_dst = false`: out = 1·(a @ b),
-    // gemm sets alpha to 0 and its kernels then store without loading, so `out`'s
-    // uninitialised contents are never read (later depth blocks read only what the first
-    // block stored). `MaybeUninit<T>` has `T`'s layout. T is f32 or f64, both supported.
+    // SAFETY: the input pointers and element strides come from live ndarray views whose
+    // shapes are m x k and k x n, so every element gemm addresses is inside them; `out` is
+    // as the caller promises. dst = alpha·dst + beta·(a @ b) with alpha = 1 (ignored unless
+    // `read_dst`), beta = 1. T is f32 or f64, both supported by gemm.
     unsafe {
         gemm::gemm(
             m,
             n,
             k,
-            out.as_mut_ptr().cast::<T>(),
+            out,
             o_cs,
             o_rs,
-            false,
+            read_dst,
             a.as_ptr(),
             a_cs,
             a_rs,
             b.as_ptr(),
             b_cs,
             b_rs,
-            T::ZERO,
+            T::ONE,
             T::ONE,
             false,
             false,
             false,
-            gemm::Parallelism::Rayon(0),
+            PARALLELISM,
         );
     }
 }
+
+/// How gemm may spread one product over threads.
+const PARALLELISM: gemm::Parallelism = gemm::Parallelism::Rayon(0);
 
 #[cfg(test)]
 mod tests {
