@@ -129,7 +129,8 @@ fn protocol(mnist: &Mnist) {
 }
 
 /// `W4_PROFILE_STEPS=n`: only `n` steps on a fixed set of batches after 10 warm-up steps,
-/// nothing printed, no criterion: a short run to put under `perf` or callgrind.
+/// their median and 10th percentile printed, no criterion: a short run to put under `perf`
+/// or callgrind, or to compare settings (`RAYON_NUM_THREADS`) run after run.
 fn profile_steps() -> Option<usize> {
     std::env::var("W4_PROFILE_STEPS").ok()?.parse().ok()
 }
@@ -142,8 +143,20 @@ fn mlp(c: &mut Criterion) {
             .map(|indices| mnist.train.batch(&indices))
             .collect();
         let mut trainer = Trainer::new();
-        for (images, labels) in batches.iter().cycle().take(10 + steps) {
+        let mut times = Vec::with_capacity(steps);
+        for (i, (images, labels)) in batches.iter().cycle().take(10 + steps).enumerate() {
+            let start = Instant::now();
             black_box(trainer.step(images, labels));
+            if i >= 10 {
+                times.push(start.elapsed().as_secs_f64() * 1e3);
+            }
+        }
+        times.sort_by(f64::total_cmp);
+        if let Some(&median) = times.get(times.len() / 2) {
+            println!(
+                "W4 profile: {steps} steps, median {median:.3} ms, p10 {:.3} ms",
+                times[times.len() / 10]
+            );
         }
         return;
     }

@@ -3,6 +3,8 @@
 //! rules use so that no transposed copy is ever made: the kernel reads transposed strides.
 
 use std::mem::MaybeUninit;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use ndarray::{Array2, ArrayD, ArrayView2, ArrayViewD, ArrayViewMut2, Ix2, IxDyn};
 use smallvec::smallvec;
@@ -455,10 +457,8 @@ fn gemm_add_into<T: Float>(
 
 /// `out = a @ b` (`read_dst` false) or `out = out + a @ b` (true) with the `gemm` crate:
 /// cache-blocked kernels for the widest SIMD the CPU has (chosen at run time, AVX-512
-/// included), any strides (transposed views too), spread over rayon's threads once the
-/// product is big enough to pay for it (gemm's own threshold).
-/// Measured on this project's 2-core machine for W4's layer product 128x784 @ 784x128:
-/// matrixmultiply 273 µs, gemm 239 µs on one thread; see `PARALLELISM` for two.
+/// included) that read any strides (transposed views too). A product big enough to pay
+/// for a second thread is cut in two halves along its larger side (see [`SPLIT_WORK`]).
 ///
 /// # Safety
 /// `out` must point to an m x n matrix (m = rows of `a`, n = columns of `b`, all non-zero)
@@ -473,39 +473,168 @@ unsafe fn gemm_raw<T: Float>(
 ) {
     let (m, k) = a.dim();
     let n = b.ncols();
-    let (a_rs, a_cs) = (a.strides()[0], a.strides()[1]);
-    let (b_rs, b_cs) = (b.strides()[0], b.strides()[1]);
-    // SAFETY: the input pointers and element strides come from live ndarray views whose
-    // shapes are m x k and k x n, so every element gemm addresses is inside them; `out` is
-    // as the caller promises. dst = alpha·dst + beta·(a @ b) with alpha = 1 (ignored unless
-    // `read_dst`), beta = 1. T is f32 or f64, both supported by gemm.
-    unsafe {
-        gemm::gemm(
-            m,
-            n,
-            k,
-            out,
-            o_cs,
-            o_rs,
-            read_dst,
-            a.as_ptr(),
-            a_cs,
-            a_rs,
-            b.as_ptr(),
-            b_cs,
-            b_rs,
-            T::ONE,
-            T::ONE,
-            false,
-            false,
-            false,
-            PARALLELISM,
-        );
+    let product = Product {
+        m,
+        n,
+        k,
+        a: (a.as_ptr(), a.strides()[0], a.strides()[1]),
+        b: (b.as_ptr(), b.strides()[0], b.strides()[1]),
+        out: (out, o_rs, o_cs),
+        read_dst,
+    };
+    // SAFETY (all three `run`s): the operands are the callers' live views and `out` is as
+    // the caller promises; the halves address disjoint parts of it.
+    if m.saturating_mul(n).saturating_mul(k) < SPLIT_WORK || rayon::current_num_threads() < 2 {
+        unsafe { product.run() };
+        return;
+    }
+    let (first, second) = product.halves();
+    let shared = Arc::new(SecondHalf {
+        product: second,
+        claimed: AtomicBool::new(false),
+        done: AtomicBool::new(false),
+        caller: std::thread::current(),
+    });
+    let helper = Arc::clone(&shared);
+    rayon::spawn(move || {
+        if !helper.claimed.swap(true, Ordering::AcqRel) {
+            unsafe { helper.product.run() };
+            helper.done.store(true, Ordering::Release);
+            helper.caller.unpark();
+        }
+    });
+    unsafe { first.run() };
+    if !shared.claimed.swap(true, Ordering::AcqRel) {
+        // No pool thread got to it (the other core is busy): no waiting for one.
+        unsafe { shared.product.run() };
+    } else {
+        // The borrowed operands must outlive the helper's use of them. The helper is
+        // running and its half takes as long as ours did: a short spin answers sooner than
+        // a futex wake-up (tens of µs here); parking is the fallback if it was descheduled.
+        let spin_until = std::time::Instant::now() + SPIN;
+        while !shared.done.load(Ordering::Acquire) {
+            if std::time::Instant::now() < spin_until {
+                std::hint::spin_loop();
+            } else {
+                std::thread::park();
+            }
+        }
     }
 }
 
-/// How gemm may spread one product over threads.
-const PARALLELISM: gemm::Parallelism = gemm::Parallelism::Rayon(0);
+/// The number of multiply-adds (m·n·k) from which a product is split over two threads;
+/// 2²¹ take ~40 µs on one core, well above a hand-over's cost. W4's two large products
+/// (128·784·128 ≈ 12.8M) are split, its small one (128·128·10) not.
+///
+/// How, by measurement on this 2-core machine (µs per product, 10th percentile with the
+/// second core free / median with it busy; 128x784 @ 784x128 and the kernel gradient
+/// 784x128ᵀ @ 128x128): one thread 240 / 240 and 242 / 244; gemm's own
+/// `Parallelism::Rayon` 169 / 284 and 178 / 277 (a parallel region per depth block, and
+/// the calling thread sleeps while the pool works); `rayon::join` of two halves 144 / 255
+/// and 163 / 264. Here the calling thread computes the first half itself and offers the
+/// second to the pool, taking it back if no pool thread has started it by then: with the
+/// second core free the two halves run side by side, with it busy the product costs one
+/// thread's time plus a spawn, not a sleep and wake-up of the caller.
+const SPLIT_WORK: usize = 1 << 21;
+
+/// How long the caller spins for the pool thread's half before parking.
+const SPIN: std::time::Duration = std::time::Duration::from_micros(200);
+
+/// One gemm call's operands: m x k @ k x n into m x n, each as (first element, row stride,
+/// column stride) in elements.
+struct Product<T> {
+    m: usize,
+    n: usize,
+    k: usize,
+    a: (*const T, isize, isize),
+    b: (*const T, isize, isize),
+    out: (*mut T, isize, isize),
+    read_dst: bool,
+}
+
+// SAFETY: a `Product` is handed to at most one other thread, which runs it while the
+// caller of `gemm_raw` waits for it (see `SecondHalf`); the elements are plain floats.
+unsafe impl<T: Sync> Send for Product<T> {}
+// SAFETY: as for `Send`: the pointers are only dereferenced by the one thread that claims
+// the product.
+unsafe impl<T: Sync> Sync for Product<T> {}
+
+/// The second half of a split product, offered to the pool: whoever sets `claimed` first
+/// runs it; if that is a pool thread, it sets `done` and unparks `caller`, who waits.
+struct SecondHalf<T> {
+    product: Product<T>,
+    claimed: AtomicBool,
+    done: AtomicBool,
+    caller: std::thread::Thread,
+}
+
+impl<T: Float> Product<T> {
+    /// The product cut in two along its larger side (rows of `a` and `out`, or columns of
+    /// `b` and `out`).
+    fn halves(&self) -> (Product<T>, Product<T>) {
+        let (a, b, out) = (self.a, self.b, self.out);
+        let part = |m, n, a, b, out| Product {
+            m,
+            n,
+            k: self.k,
+            a,
+            b,
+            out,
+            read_dst: self.read_dst,
+        };
+        if self.m > self.n {
+            let half = self.m / 2;
+            let a2 = (a.0.wrapping_offset(half as isize * a.1), a.1, a.2);
+            let out2 = (out.0.wrapping_offset(half as isize * out.1), out.1, out.2);
+            (
+                part(half, self.n, a, b, out),
+                part(self.m - half, self.n, a2, b, out2),
+            )
+        } else {
+            let half = self.n / 2;
+            let b2 = (b.0.wrapping_offset(half as isize * b.2), b.1, b.2);
+            let out2 = (out.0.wrapping_offset(half as isize * out.2), out.1, out.2);
+            (
+                part(self.m, half, a, b, out),
+                part(self.m, self.n - half, a, b2, out2),
+            )
+        }
+    }
+
+    /// Runs the product on the calling thread.
+    ///
+    /// # Safety
+    /// The operands must address live m x k and k x n matrices and `out` an m x n one
+    /// valid for writes (and reads if `read_dst`), aliasing neither.
+    unsafe fn run(&self) {
+        let (a, b, out) = (self.a, self.b, self.out);
+        // SAFETY: as the caller promises. dst = alpha·dst + beta·(a @ b) with alpha = 1
+        // (ignored unless `read_dst`), beta = 1; gemm supports f32 and f64.
+        unsafe {
+            gemm::gemm(
+                self.m,
+                self.n,
+                self.k,
+                out.0,
+                out.2,
+                out.1,
+                self.read_dst,
+                a.0,
+                a.2,
+                a.1,
+                b.0,
+                b.2,
+                b.1,
+                T::ONE,
+                T::ONE,
+                false,
+                false,
+                false,
+                gemm::Parallelism::None,
+            );
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -529,7 +658,7 @@ mod tests {
     #[test]
     fn gemm_kernel_matches_the_triple_loop_on_awkward_shapes() {
         // sizes around the kernels' block edges, empty ones (the empty sum is 0: the output is
-        // never zeroed first), and one large enough to be threaded
+        // never zeroed first), and two large enough to be split (by rows, by columns)
         for (m, k, n) in [
             (1, 1, 1),
             (3, 0, 2),
@@ -538,6 +667,7 @@ mod tests {
             (17, 33, 9),
             (64, 1, 64),
             (130, 257, 70),
+            (64, 512, 96),
         ] {
             let x = Tensor::<f64>::random_uniform(&[m, k], -1.0, 1.0, 1);
             let y = Tensor::<f64>::random_uniform(&[k, n], -1.0, 1.0, 2);
