@@ -44,8 +44,8 @@ impl<T: Float> Tensor<T> {
     /// use gradtape_runtime::Tensor;
     /// let x = Tensor::from_vec(vec![1.0_f64, 2.0, 3.0, 4.0, 5.0, 6.0], &[3, 2]);
     /// let y = Tensor::from_vec(vec![1.0_f64, 0.0, 2.0], &[3, 1]);
-    /// // xᵀ @ y = [1 + 6, 2 + 8]
-    /// assert_eq!(x.matmul_transposed(&y, true, false).to_vec(), vec![7.0, 10.0]);
+    /// // xᵀ @ y = [1·1 + 5·2, 2·1 + 6·2]
+    /// assert_eq!(x.matmul_transposed(&y, true, false).to_vec(), vec![11.0, 14.0]);
     /// assert_eq!(
     ///     x.matmul_transposed(&x, true, false).to_vec(),
     ///     x.transpose().matmul(&x).to_vec()
