@@ -482,8 +482,10 @@ unsafe fn gemm_raw<T: Float>(
         out: (out, o_rs, o_cs),
         read_dst,
     };
-    // SAFETY (all three `run`s): the operands are the callers' live views and `out` is as
-    // the caller promises; the halves address disjoint parts of it.
+    // SAFETY (all `run`s below): the operands are the callers' live views and `out` is as
+    // the caller promises; the halves address disjoint parts of it, and whichever thread
+    // claims the second half runs it while this call waits (gemm does not panic on valid
+    // operands, so the wait below always ends).
     if m.saturating_mul(n).saturating_mul(k) < SPLIT_WORK || rayon::current_num_threads() < 2 {
         unsafe { product.run() };
         return;
@@ -537,7 +539,10 @@ unsafe fn gemm_raw<T: Float>(
 /// thread's time plus a spawn, not a sleep and wake-up of the caller.
 const SPLIT_WORK: usize = 1 << 21;
 
-/// How long the caller spins for the pool thread's half before parking.
+/// How long the caller spins for the pool thread's half before parking. Waking a parked
+/// thread takes tens of µs on this machine: W4 with parking only, 0.374–0.388 ms per step
+/// (median, second core mostly free); spinning first, 0.327–0.341 ms, the same runs
+/// alternated. A half of W4's products takes ~120 µs, so the spin rarely runs out.
 const SPIN: std::time::Duration = std::time::Duration::from_micros(200);
 
 /// One gemm call's operands: m x k @ k x n into m x n, each as (first element, row stride,
