@@ -685,6 +685,42 @@ mod tests {
     }
 
     #[test]
+    fn split_products_agree_when_called_from_many_threads_at_once() {
+        // Large enough to be split; called from plain threads and from inside rayon's pool
+        // (where the offered half may land on the caller's own queue), all at once.
+        let x = Tensor::<f64>::random_uniform(&[96, 300], -1.0, 1.0, 5);
+        let y = Tensor::<f64>::random_uniform(&[300, 80], -1.0, 1.0, 6);
+        let want = naive(&x.to_ndarray(), &y.to_ndarray());
+        let check = |got: ArrayD<f64>| {
+            for (g, w) in got.iter().zip(&want) {
+                assert!((g - w).abs() < 1e-12, "{g} vs {w}");
+            }
+        };
+        let (xa, ya) = (x.to_ndarray(), y.to_ndarray());
+        std::thread::scope(|scope| {
+            for _ in 0..4 {
+                scope.spawn(|| {
+                    let (x, y) = (
+                        super::super::constant(xa.clone()),
+                        super::super::constant(ya.clone()),
+                    );
+                    for _ in 0..10 {
+                        check(matmul_values(&x, &y, false, false));
+                    }
+                });
+            }
+            use rayon::prelude::*;
+            (0..16).into_par_iter().for_each(|_| {
+                let (x, y) = (
+                    super::super::constant(xa.clone()),
+                    super::super::constant(ya.clone()),
+                );
+                check(matmul_values(&x, &y, false, false));
+            });
+        });
+    }
+
+    #[test]
     fn gemm_kernel_reads_transposed_layouts_and_batches() {
         let x = Tensor::<f32>::random_uniform(&[2, 4, 3], -1.0, 1.0, 3);
         let y = Tensor::<f32>::random_uniform(&[3, 5], -1.0, 1.0, 4);
