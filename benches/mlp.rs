@@ -5,7 +5,8 @@
 //! Prints the workload's own protocol first (200 timed steps after 10 warm-up steps: median
 //! and mean ms per step; the test accuracy after one epoch over all 60,000 images; the peak
 //! resident memory), then lets criterion measure the step. MNIST comes from `MNIST_DIR`,
-//! else `../shared/data/mnist`.
+//! else `../shared/data/mnist`. With `W4_PROFILE_STEPS=n` set it runs only `n` steps, for a
+//! profiler (see `profile_steps`).
 
 // criterion_group! defines a public function it does not document.
 #![allow(missing_docs)]
@@ -127,8 +128,38 @@ fn protocol(mnist: &Mnist) {
     }
 }
 
+/// `W4_PROFILE_STEPS=n`: only `n` steps on a fixed set of batches after 10 warm-up steps,
+/// their median and 10th percentile printed, no criterion: a short run to put under `perf`
+/// or callgrind, or to compare settings (`RAYON_NUM_THREADS`) run after run.
+fn profile_steps() -> Option<usize> {
+    std::env::var("W4_PROFILE_STEPS").ok()?.parse().ok()
+}
+
 fn mlp(c: &mut Criterion) {
     let mnist = load();
+    if let Some(steps) = profile_steps() {
+        let batches: Vec<(Tensor<f32>, Vec<usize>)> = file_order(&mnist.train)
+            .take(16)
+            .map(|indices| mnist.train.batch(&indices))
+            .collect();
+        let mut trainer = Trainer::new();
+        let mut times = Vec::with_capacity(steps);
+        for (i, (images, labels)) in batches.iter().cycle().take(10 + steps).enumerate() {
+            let start = Instant::now();
+            black_box(trainer.step(images, labels));
+            if i >= 10 {
+                times.push(start.elapsed().as_secs_f64() * 1e3);
+            }
+        }
+        times.sort_by(f64::total_cmp);
+        if let Some(&median) = times.get(times.len() / 2) {
+            println!(
+                "W4 profile: {steps} steps, median {median:.3} ms, p10 {:.3} ms",
+                times[times.len() / 10]
+            );
+        }
+        return;
+    }
     protocol(&mnist);
     let batches: Vec<(Tensor<f32>, Vec<usize>)> = file_order(&mnist.train)
         .take(16)

@@ -118,6 +118,17 @@ fn table() -> Vec<Row> {
         row("matmul batch broadcast lhs 1", &[(&[1, 2, 3], Normal), (&[2, 3, 4], Normal)], |x| x[0].matmul(&x[1]), Second),
         row("matmul batch broadcast both", &[(&[2, 1, 2, 3], Normal), (&[3, 3, 2], Normal)], |x| x[0].matmul(&x[1]), Second),
         row("matmul self transposed", &[(&[3, 2], Normal)], |x| x[0].matmul(&x[0].transpose()), Second),
+        row("matmul_transposed a", &[(&[3, 2], Normal), (&[3, 4], Normal)], |x| x[0].matmul_transposed(&x[1], true, false), Second),
+        row("matmul_transposed b", &[(&[2, 3], Normal), (&[4, 3], Normal)], |x| x[0].matmul_transposed(&x[1], false, true), Second),
+        row("matmul_transposed both", &[(&[3, 2], Normal), (&[4, 3], Normal)], |x| x[0].matmul_transposed(&x[1], true, true), Second),
+        row("matmul_transposed neither", &[(&[2, 3], Normal), (&[3, 4], Normal)], |x| x[0].matmul_transposed(&x[1], false, false), Second),
+        row("matmul_transposed batched a", &[(&[2, 3, 2], Normal), (&[2, 3, 4], Normal)], |x| x[0].matmul_transposed(&x[1], true, false), Second),
+        row("matmul_transposed batch broadcast b", &[(&[2, 2, 3], Normal), (&[4, 3], Normal)], |x| x[0].matmul_transposed(&x[1], false, true), Second),
+        row("matmul_transposed batch broadcast both", &[(&[2, 1, 3, 2], Normal), (&[3, 2, 3], Normal)], |x| x[0].matmul_transposed(&x[1], true, true), Second),
+        row("matmul_transposed self gram", &[(&[3, 2], Normal)], |x| x[0].matmul_transposed(&x[0], true, false), Second),
+        row("xw_plus_b", &[(&[3, 2], Normal), (&[2, 4], Normal), (&[4], Normal)], |x| x[0].xw_plus_b(&x[1], &x[2]), Second),
+        row("xw_plus_b one row", &[(&[1, 3], Normal), (&[3, 2], Normal), (&[2], Normal)], |x| x[0].xw_plus_b(&x[1], &x[2]), Second),
+        row("xw_plus_b then tanh", &[(&[3, 2], Normal), (&[2, 4], Normal), (&[4], Normal)], |x| x[0].xw_plus_b(&x[1], &x[2]).tanh(), Second),
         // Shape ops.
         row("transpose", &[(&[2, 3], Normal)], |x| x[0].transpose(), SecondIsNone),
         row("transpose batched", &[(&[2, 3, 4], Normal)], |x| x[0].transpose(), SecondIsNone),
@@ -175,6 +186,11 @@ fn table() -> Vec<Row> {
         row("log_softmax axis 0", &[(&[3, 4], Normal)], |x| x[0].log_softmax(0), Second),
         row("log_softmax axis 1", &[(&[3, 4], Normal)], |x| x[0].log_softmax(1), Second),
         row("log_softmax large logits", &[(&[2, 3], Uniform(50.0, 60.0))], |x| x[0].log_softmax(1), Second),
+        row("sparse softmax cross-entropy", &[(&[3, 4], Normal)], |x| x[0].sparse_softmax_cross_entropy_with_logits(&[2, 0, 3]), Second),
+        row("sparse softmax cross-entropy large logits", &[(&[2, 3], Uniform(50.0, 60.0))], |x| x[0].sparse_softmax_cross_entropy_with_logits(&[1, 1]), Second),
+        row("sparse softmax cross-entropy of a product", &[(&[3, 4], Normal), (&[4, 2], Normal)], |x| {
+            x[0].matmul(&x[1]).sparse_softmax_cross_entropy_with_logits(&[1, 0, 1]).mean()
+        }, Second),
         // Casts.
         row("cast f64 to f64", &[(&[2, 3], Normal)], |x| x[0].cast::<f64>(), SecondIsNone),
         Row {

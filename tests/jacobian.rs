@@ -129,6 +129,11 @@ fn softmax_and_log_softmax() {
     let x = matrix(2, 3, 0.5);
     check(|x| x.softmax(1), &x);
     check(|x| x.log_softmax(0) * x, &x);
+    check(|x| x.sparse_softmax_cross_entropy_with_logits(&[2, 0]), &x);
+    check(
+        |x| x.sparse_softmax_cross_entropy_with_logits(&[1, 1]) * x.sum_axis(1, false),
+        &x,
+    );
 }
 
 #[test]
@@ -149,6 +154,32 @@ fn matmul_two_dimensional_and_batched() {
     );
     check(|b| b.matmul(&x), &batched);
     check(|x| batched.matmul(x), &x);
+}
+
+#[test]
+fn matmul_with_transpose_flags() {
+    // w: 3x4, x: 4x2, v: 3x2; every pair of flags but none, each side the source
+    let w = matrix(3, 4, 0.3);
+    let x = matrix(4, 2, 1.1);
+    let v = matrix(3, 2, 0.7);
+    check(|x| x.matmul_transposed(&w, true, true).sin(), &x);
+    check(|w| x.matmul_transposed(w, true, true).sin(), &w);
+    check(|w| w.matmul_transposed(&v, true, false).sin(), &w);
+    check(|v| w.matmul_transposed(v, true, false).sin(), &v);
+    check(|x| x.matmul_transposed(&v, false, true).cos(), &x);
+    check(|v| x.matmul_transposed(v, false, true).cos(), &v);
+    let column = matrix(3, 1, 0.8);
+    check(|c| w.matmul_transposed(c, true, false).sin(), &column);
+}
+
+#[test]
+fn xw_plus_b_each_input() {
+    let x = matrix(3, 4, 0.3);
+    let w = matrix(4, 2, 1.1);
+    let b = Tensor::from_vec(vec![0.2, -0.4], &[2]);
+    check(|x| x.xw_plus_b(&w, &b).tanh(), &x);
+    check(|w| x.xw_plus_b(w, &b).tanh(), &w);
+    check(|b| x.xw_plus_b(&w, b).tanh(), &b);
 }
 
 #[test]

@@ -184,7 +184,9 @@ impl<T: Float> Layer<T> for Dense<T> {
             kernel.shape()[0],
             x.shape()
         );
-        self.activation.apply(&(x.matmul(&kernel) + &self.bias))
+        // one op: the bias is written first and the product added onto it
+        self.activation
+            .apply(&x.xw_plus_b(&kernel, &self.bias.value()))
     }
 
     fn trainable_variables(&self) -> Vec<Variable<T>> {

@@ -71,20 +71,12 @@ pub fn sparse_softmax_cross_entropy_per_example<T: Float>(
         "sparse_softmax_cross_entropy: logits of shape {shape:?} need [batch, classes] with batch = {} labels",
         labels.len()
     );
-    let classes = shape[1];
-    if let Some(bad) = labels.iter().find(|&&label| label >= classes) {
+    if let Some(bad) = labels.iter().find(|&&label| label >= shape[1]) {
         panic!(
             "sparse_softmax_cross_entropy: label {bad} is not a class index for logits of shape {shape:?}"
         );
     }
-    // Row i's label sits at flat index i·classes + label_i of the row-major logits.
-    let picks: Vec<usize> = labels
-        .iter()
-        .enumerate()
-        .map(|(row, &label)| row * classes + label)
-        .collect();
-    -logits
-        .log_softmax(1)
-        .reshape(&[labels.len() * classes])
-        .gather(0, &picks)
+    // one fused op: its rule is softmax - onehot, without log_softmax's, gather's and
+    // negation's temporaries
+    logits.sparse_softmax_cross_entropy_with_logits(labels)
 }
