@@ -404,7 +404,7 @@ fn step_tensor(
     grads: &mut [Cot],
     plain: bool,
 ) {
-    let mut input_grads = node.run_rule(saved, g, needs);
+    let mut input_grads = node.run_rule(saved, g, needs, plain);
     for (k, &j) in node.inputs.iter().enumerate() {
         if let (true, Some(grad)) = (needs[k], input_grads[k].take()) {
             grads[j as usize].add(Cot::of(grad, plain));

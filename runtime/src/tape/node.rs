@@ -31,6 +31,9 @@ pub(crate) struct RuleCtx<'a> {
     /// `None` for inputs that do not need a cotangent, which is how work nobody asked for
     /// (the gradient of the input images, say) is skipped.
     pub needs: &'a [bool],
+    /// No tape records this rule's work, so it may compute on raw values (the ops it would
+    /// run on tensors would not be recorded anyway).
+    pub plain: bool,
 }
 
 /// A backward (vector-Jacobian product) rule: maps the cotangent of the op's output to the
@@ -153,6 +156,7 @@ impl Node {
         &self,
         saved: &[AnyTensor],
         needs: &[bool],
+        plain: bool,
         f: impl FnOnce(&RuleCtx<'_>) -> R,
     ) -> R {
         let inline;
@@ -168,6 +172,7 @@ impl Node {
             saved,
             params,
             needs,
+            plain,
         })
     }
 
@@ -177,8 +182,9 @@ impl Node {
         saved: &[AnyTensor],
         g: &AnyTensor,
         needs: &[bool],
+        plain: bool,
     ) -> InputGrads {
-        let grads = self.with_ctx(saved, needs, |ctx| match &self.rule {
+        let grads = self.with_ctx(saved, needs, plain, |ctx| match &self.rule {
             Rule::Leaf => InputGrads::new(),
             Rule::Static(rule) => rule.backward(ctx, g),
             // A closure rule may reshape or index its cotangent in ways that know nothing
@@ -216,6 +222,6 @@ impl Node {
             Rule::Leaf => return false,
         };
         self.inputs.len() <= 2
-            && self.with_ctx(saved, needs, |ctx| rule.backward_scalar(ctx, g, out))
+            && self.with_ctx(saved, needs, true, |ctx| rule.backward_scalar(ctx, g, out))
     }
 }
