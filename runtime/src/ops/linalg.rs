@@ -484,8 +484,9 @@ unsafe fn gemm_raw<T: Float>(
     };
     // SAFETY (all `run`s below): the operands are the callers' live views and `out` is as
     // the caller promises; the halves address disjoint parts of it, and whichever thread
-    // claims the second half runs it while this call waits (gemm does not panic on valid
-    // operands, so the wait below always ends).
+    // claims the second half runs it while this call waits, also when the first half
+    // unwinds (`FinishSecondHalf`). A panic in the pool thread aborts the process (rayon's
+    // rule for `spawn`), so the wait cannot outlive it.
     if m.saturating_mul(n).saturating_mul(k) < SPLIT_WORK || rayon::current_num_threads() < 2 {
         unsafe { product.run() };
         return;
@@ -505,14 +506,30 @@ unsafe fn gemm_raw<T: Float>(
             helper.caller.unpark();
         }
     });
+    // Finishes the second half when dropped, also if the first half unwinds: the borrowed
+    // operands must outlive every use another thread can make of them.
+    let _second = FinishSecondHalf(&shared);
     unsafe { first.run() };
-    if !shared.claimed.swap(true, Ordering::AcqRel) {
-        // No pool thread got to it (the other core is busy): no waiting for one.
-        unsafe { shared.product.run() };
-    } else {
-        // The borrowed operands must outlive the helper's use of them. The helper is
-        // running and its half takes as long as ours did: a short spin answers sooner than
-        // a futex wake-up (tens of µs here); parking is the fallback if it was descheduled.
+}
+
+/// Runs (or waits for) a split product's second half when dropped.
+struct FinishSecondHalf<'a, T: Float>(&'a SecondHalf<T>);
+
+impl<T: Float> Drop for FinishSecondHalf<'_, T> {
+    fn drop(&mut self) {
+        let shared = self.0;
+        if !shared.claimed.swap(true, Ordering::AcqRel) {
+            // No pool thread got to it (the other core is busy): no waiting for one. When
+            // unwinding, claiming it is enough: no one will run it.
+            if !std::thread::panicking() {
+                // SAFETY: as in `gemm_raw`; this thread claimed the half, so it alone runs it.
+                unsafe { shared.product.run() };
+            }
+            return;
+        }
+        // The helper is running and its half takes as long as ours did: a short spin
+        // answers sooner than a futex wake-up (tens of µs here); parking is the fallback if
+        // it was descheduled.
         let spin_until = std::time::Instant::now() + SPIN;
         while !shared.done.load(Ordering::Acquire) {
             if std::time::Instant::now() < spin_until {
