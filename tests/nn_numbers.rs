@@ -284,3 +284,25 @@ fn optimizers_reject_mismatched_gradients() {
     let w = Variable::with_name("w", Tensor::<f32>::zeros(&[2]));
     Adam::new(0.1).apply_gradients([(Some(Tensor::zeros(&[3])), &w)]);
 }
+
+/// A training step updates the weights in place: once the tape has released what it saved,
+/// no tensor shares a kernel's storage, so neither optimizer allocates a second one.
+#[test]
+fn optimizers_update_weights_in_place_after_a_step() {
+    let address = |v: &Variable<f32>| v.value().view().as_ptr();
+    for adam in [false, true] {
+        let dense = Dense::new("dense", 4, 3, 0);
+        let variables = dense.trainable_variables();
+        let x = Tensor::from_vec((0..8).map(|i| i as f32 / 8.0).collect(), &[2, 4]);
+        let before = address(&variables[0]);
+        let tape = GradientTape::new();
+        let loss = tape.record(|| dense.call(&x).square().mean());
+        let grads = tape.gradient(&loss, &variables).unwrap();
+        if adam {
+            Adam::new(0.01).apply_gradients(grads.into_iter().zip(&variables));
+        } else {
+            Sgd::new(0.1).apply_gradients(grads.into_iter().zip(&variables));
+        }
+        assert_eq!(address(&variables[0]), before, "adam: {adam}");
+    }
+}

@@ -998,3 +998,43 @@ fn variable_reads_are_tracked_by_every_watching_tape() {
     let g = outer.gradient(&y_outer, &v).unwrap().unwrap().to_scalar();
     assert_relative_eq!(g, 1.0, max_relative = 1e-12);
 }
+
+/// `update_array` reuses the variable's storage when no tensor shares it, copies when one
+/// does (earlier reads are values, never changed), and gives the result a new identity
+/// that a tape watching the variable sees as a new read.
+#[test]
+fn variable_updates_in_place_only_when_unshared() {
+    let v = Variable::new(Tensor::from_vec(vec![1.0_f64, 2.0, 3.0], &[3]));
+    let address = |t: &Tensor<f64>| t.view().as_ptr();
+    let before = address(&v.value());
+    v.update_each(|w| *w *= 2.0);
+    let read = v.value();
+    assert_eq!(read.to_vec(), vec![2.0, 4.0, 6.0]);
+    assert_eq!(
+        address(&read),
+        before,
+        "no tensor shared the storage: updated in place"
+    );
+
+    // `read` still shares it now: the update must not change `read`.
+    v.update_array(|w| ndarray::Zip::from(w).for_each(|w| *w += 1.0));
+    assert_eq!(read.to_vec(), vec![2.0, 4.0, 6.0]);
+    assert_eq!(v.value().to_vec(), vec![3.0, 5.0, 7.0]);
+
+    // A read after the update is a new read: d(sum(v))/dv = 1 per element.
+    let tape = GradientTape::new();
+    let y = tape.record(|| v.value().sum());
+    let g = tape.gradient(&y, &v).unwrap().unwrap();
+    assert_eq!(g.to_vec(), vec![1.0, 1.0, 1.0]);
+}
+
+/// A 0-d variable updates through a 0-d view.
+#[test]
+fn scalar_variable_updates_in_place() {
+    let v = Variable::new(2.5_f32);
+    v.update_array(|w| {
+        assert_eq!(w.shape(), &[] as &[usize]);
+        ndarray::Zip::from(w).for_each(|w| *w = -*w);
+    });
+    assert_eq!(v.value().to_scalar(), -2.5);
+}

@@ -36,10 +36,12 @@ pub trait Optimizer<T: Float> {
     fn iterations(&self) -> u64;
 }
 
-/// The current value of `var`, read without telling any tape, checked against the
-/// gradient's shape.
+/// Panics, naming the optimizer and the variable, if a gradient's shape is not its
+/// variable's.
 #[track_caller]
-fn current_value<T: Float>(op: &str, var: &Variable<T>, grad: &Tensor<T>) -> Tensor<T> {
+fn check_gradient_shape<T: Float>(op: &str, var: &Variable<T>, grad: &Tensor<T>) {
+    // A peek that is dropped at once: the update that follows may then reuse the
+    // variable's storage.
     let value = hooks::without_recording(|| var.value());
     // Lengths first: slice `==` calls `memcmp`, which costs more than a scalar step.
     let (a, b) = (value.shape(), grad.shape());
@@ -50,7 +52,6 @@ fn current_value<T: Float>(op: &str, var: &Variable<T>, grad: &Tensor<T>) -> Ten
         var.name(),
         value.shape()
     );
-    value
 }
 
 /// Gradient descent with optional momentum, Keras' `SGD`:
@@ -130,7 +131,7 @@ impl<T: Float> Sgd<T> {
     }
 
     fn update(&mut self, grad: &Tensor<T>, var: &Variable<T>) {
-        let value = current_value("Sgd::apply_gradients", var, grad);
+        check_gradient_shape("Sgd::apply_gradients", var, grad);
         let rule = SgdRule {
             lr: self.learning_rate,
             momentum: self.momentum,
@@ -144,22 +145,21 @@ impl<T: Float> Sgd<T> {
         if grad.shape().is_empty() {
             // A scalar weight (linear regression's): plain numbers, no arrays to build.
             let m = velocity.and_then(|v| v.first_mut());
-            let w = rule.step(value.to_scalar(), m, grad.to_scalar());
-            var.assign(Tensor::scalar(w));
+            let w = hooks::without_recording(|| var.value()).to_scalar();
+            var.assign(Tensor::scalar(rule.step(w, m, grad.to_scalar())));
             return;
         }
-        let (w, g) = (value.view(), grad.view());
-        // One pass writing the new value: no temporaries the size of the variable.
-        let updated = match velocity {
-            None => Zip::from(&w)
+        let g = grad.view();
+        // In place: no second buffer the size of the weights.
+        var.update_array(|w| match velocity {
+            None => Zip::from(w)
                 .and(&g)
-                .map_collect(|&w, &g| rule.step(w, None, g)),
-            Some(velocity) => Zip::from(&w)
+                .for_each(|w, &g| *w = rule.step(*w, None, g)),
+            Some(velocity) => Zip::from(w)
                 .and(velocity)
                 .and(&g)
-                .map_collect(|&w, m, &g| rule.step(w, Some(m), g)),
-        };
-        var.assign(Tensor::from(updated));
+                .for_each(|w, m, &g| *w = rule.step(*w, Some(m), g)),
+        });
     }
 }
 
@@ -298,24 +298,22 @@ impl<T: Float> Adam<T> {
     }
 
     fn update(&mut self, grad: &Tensor<T>, var: &Variable<T>, alpha: T) {
-        let value = current_value("Adam::apply_gradients", var, grad);
-        let (w, g) = (value.view(), grad.view());
+        check_gradient_shape("Adam::apply_gradients", var, grad);
+        let g = grad.view();
         let (beta_1, beta_2, epsilon) = (self.beta_1, self.beta_2, self.epsilon);
         let (m, v) = self
             .moments
             .entry(var.id())
             .or_insert_with(|| (ArrayD::zeros(g.shape()), ArrayD::zeros(g.shape())));
         let (one_minus_b1, one_minus_b2) = (T::one() - beta_1, T::one() - beta_2);
-        let updated = Zip::from(&w)
-            .and(m)
-            .and(v)
-            .and(&g)
-            .map_collect(|&w, m, v, &g| {
+        // In place: no second buffer the size of the weights.
+        var.update_array(|w| {
+            Zip::from(w).and(m).and(v).and(&g).for_each(|w, m, v, &g| {
                 *m += (g - *m) * one_minus_b1;
                 *v += (g * g - *v) * one_minus_b2;
-                w - (*m * alpha) / (v.sqrt() + epsilon)
+                *w -= (*m * alpha) / (v.sqrt() + epsilon);
             });
-        var.assign(Tensor::from(updated));
+        });
     }
 
     /// The step size with the bias correction of step `iterations + 1`, computed in `T` as

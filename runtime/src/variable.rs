@@ -6,7 +6,7 @@ use std::sync::{Arc, RwLock};
 
 use crate::dtype::{AnyTensor, DType, Float};
 use crate::tape::recording;
-use crate::tensor::Tensor;
+use crate::tensor::{Data, Tensor};
 
 /// Creation order of variables, which `watched_variables` follows.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
@@ -223,6 +223,51 @@ impl<T: DType> Variable<T> {
         );
         // A fresh identity: gradients do not flow through `assign`, as in TensorFlow.
         *slot = fresh;
+        drop(slot);
+        self.notify();
+    }
+
+    /// Updates the value elementwise in place: `f` gets each element, mutably, in row-major
+    /// order. Like [`assign`](Self::assign) the result is a new value (a new identity, not
+    /// recorded); unlike it, when no tensor shares the value's storage (no earlier read is
+    /// still alive) the storage is reused instead of allocating a second buffer, which is
+    /// what optimizers want for large weights. Tensors read before are never changed: if
+    /// one still shares the storage, the update works on a copy.
+    ///
+    /// ```
+    /// use gradtape_runtime::{Tensor, Variable};
+    /// let v = Variable::new(Tensor::from_vec(vec![1.0_f32, 2.0], &[2]));
+    /// let before = v.value();
+    /// v.update_each(|w| *w *= 10.0);
+    /// assert_eq!(v.value().to_vec(), vec![10.0, 20.0]);
+    /// assert_eq!(before.to_vec(), vec![1.0, 2.0]); // reads are values, not views
+    /// ```
+    pub fn update_each(&self, mut f: impl FnMut(&mut T)) {
+        self.update_array(|mut array| array.iter_mut().for_each(&mut f));
+    }
+
+    /// [`update_each`](Self::update_each) with the whole array at once, as a mutable view
+    /// (to zip it with gradients and optimizer state). If `f` panics, the value may be
+    /// partly updated.
+    ///
+    /// ```
+    /// use gradtape_runtime::{Tensor, Variable};
+    /// let v = Variable::new(Tensor::from_vec(vec![1.0_f64, 2.0], &[2]));
+    /// let g = ndarray::arr1(&[0.5, 0.5]).into_dyn();
+    /// v.update_array(|w| ndarray::Zip::from(w).and(&g).for_each(|w, &g| *w -= g));
+    /// assert_eq!(v.value().to_vec(), vec![0.5, 1.5]);
+    /// ```
+    pub fn update_array(&self, f: impl FnOnce(ndarray::ArrayViewMutD<'_, T>)) {
+        let mut slot = self.slot.value.write().unwrap_or_else(|e| e.into_inner());
+        match &mut slot.data {
+            Data::Scalar(v) => f(ndarray::ArrayViewMut::from(std::slice::from_mut(v))
+                .into_shape_with_order(ndarray::IxDyn(&[]))
+                .expect("one element is a 0-d array")),
+            // Copies only if some tensor still shares the storage.
+            Data::Array(shared) => f(Arc::make_mut(shared).view_mut()),
+        }
+        // A fresh identity, as for `assign`.
+        *slot = Tensor::from_data(slot.data.clone());
         drop(slot);
         self.notify();
     }
