@@ -65,18 +65,7 @@ pub fn sparse_softmax_cross_entropy_per_example<T: Float>(
     logits: &Tensor<T>,
     labels: &[usize],
 ) -> Tensor<T> {
-    let shape = logits.shape();
-    assert!(
-        shape.len() == 2 && shape[0] == labels.len(),
-        "sparse_softmax_cross_entropy: logits of shape {shape:?} need [batch, classes] with batch = {} labels",
-        labels.len()
-    );
-    if let Some(bad) = labels.iter().find(|&&label| label >= shape[1]) {
-        panic!(
-            "sparse_softmax_cross_entropy: label {bad} is not a class index for logits of shape {shape:?}"
-        );
-    }
-    // one fused op: its rule is softmax - onehot, without log_softmax's, gather's and
-    // negation's temporaries
+    // One fused op, which checks the shapes and labels (naming itself): its rule is
+    // softmax - onehot, without log_softmax's, gather's and negation's temporaries.
     logits.sparse_softmax_cross_entropy_with_logits(labels)
 }
