@@ -36,13 +36,19 @@ pub trait Optimizer<T: Float> {
     fn iterations(&self) -> u64;
 }
 
-/// Panics, naming the optimizer and the variable, if a gradient's shape is not its
-/// variable's.
+/// The value of `var`, checked against the gradient's shape.
+///
+/// # Panics
+/// Naming the optimizer and the variable, if a gradient's shape is not its variable's.
 #[track_caller]
-fn check_gradient_shape<T: Float>(op: &str, var: &Variable<T>, grad: &Tensor<T>) {
-    // A peek that is dropped at once: the update that follows may then reuse the
-    // variable's storage.
-    let value = hooks::without_recording(|| var.value());
+fn checked_value<T: Float>(op: &str, var: &Variable<T>, grad: &Tensor<T>) -> Tensor<T> {
+    // An optimizer's reads are not a model's: no tape may see them. Nothing records in the
+    // usual training loop, and then suspending the tapes is work for nothing.
+    let value = if hooks::any_recording() {
+        hooks::without_recording(|| var.value())
+    } else {
+        var.value()
+    };
     // Lengths first: slice `==` calls `memcmp`, which costs more than a scalar step.
     let (a, b) = (value.shape(), grad.shape());
     assert!(
@@ -52,6 +58,7 @@ fn check_gradient_shape<T: Float>(op: &str, var: &Variable<T>, grad: &Tensor<T>)
         var.name(),
         value.shape()
     );
+    value
 }
 
 /// Gradient descent with optional momentum, Keras' `SGD`:
@@ -131,7 +138,7 @@ impl<T: Float> Sgd<T> {
     }
 
     fn update(&mut self, grad: &Tensor<T>, var: &Variable<T>) {
-        check_gradient_shape("Sgd::apply_gradients", var, grad);
+        let value = checked_value("Sgd::apply_gradients", var, grad);
         let rule = SgdRule {
             lr: self.learning_rate,
             momentum: self.momentum,
@@ -145,10 +152,12 @@ impl<T: Float> Sgd<T> {
         if grad.shape().is_empty() {
             // A scalar weight (linear regression's): plain numbers, no arrays to build.
             let m = velocity.and_then(|v| v.first_mut());
-            let w = hooks::without_recording(|| var.value()).to_scalar();
-            var.assign(Tensor::scalar(rule.step(w, m, grad.to_scalar())));
+            let w = rule.step(value.to_scalar(), m, grad.to_scalar());
+            var.assign(Tensor::scalar(w));
             return;
         }
+        // Dropped before the update, which then reuses the storage no tensor shares.
+        drop(value);
         let g = grad.view();
         // In place: no second buffer the size of the weights.
         var.update_array(|w| match velocity {
@@ -298,7 +307,8 @@ impl<T: Float> Adam<T> {
     }
 
     fn update(&mut self, grad: &Tensor<T>, var: &Variable<T>, alpha: T) {
-        check_gradient_shape("Adam::apply_gradients", var, grad);
+        // Dropped at once, so that the update reuses the storage no tensor shares.
+        drop(checked_value("Adam::apply_gradients", var, grad));
         let g = grad.view();
         let (beta_1, beta_2, epsilon) = (self.beta_1, self.beta_2, self.epsilon);
         let (m, v) = self
