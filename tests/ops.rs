@@ -1038,3 +1038,80 @@ fn scalar_variable_updates_in_place() {
     });
     assert_eq!(v.value().to_scalar(), -2.5);
 }
+
+/// `owned + y` and `owned - y` compute in the owned operand's buffer when nothing else holds
+/// it and the result has its shape; the values are those of the borrowed form for every
+/// broadcast pair, whether or not the buffer could be reused.
+#[test]
+fn owned_left_operands_of_add_and_sub_match_the_borrowed_form() {
+    for &(sx, sy, expected_shape) in BROADCAST_PAIRS {
+        let (x, a) = sample(sx);
+        let (y, b) = nonzero(sy);
+        // `&x * 1.0` is a fresh temporary that no other tensor shares
+        let sum = (&x * 1.0) + &y;
+        let difference = (&x * 1.0) - &y;
+        assert_eq!(sum.shape(), expected_shape, "{sx:?} + {sy:?}");
+        assert_matches(&sum, &(&a + &b));
+        assert_matches(&difference, &(&a - &b));
+    }
+}
+
+/// The buffer is reused only when no other tensor shares it: a clone keeps its values.
+#[test]
+fn owned_left_operand_reuses_its_buffer_only_when_unshared() {
+    let x = Tensor::from_vec(vec![1.0_f64, 2.0, 3.0], &[3]);
+    let temporary = &x * 2.0;
+    let address = temporary.view().as_ptr();
+    let sum = temporary + 1.0;
+    assert_eq!(sum.view().as_ptr(), address, "a temporary lends its buffer");
+    assert_eq!(sum.to_vec(), vec![3.0, 5.0, 7.0]);
+
+    let shared = &x * 2.0;
+    let kept = shared.clone();
+    let sum = shared + 1.0;
+    assert_eq!(
+        kept.to_vec(),
+        vec![2.0, 4.0, 6.0],
+        "a shared buffer is never written"
+    );
+    assert_eq!(sum.to_vec(), vec![3.0, 5.0, 7.0]);
+
+    // column-major storage takes the general path
+    let (_, a) = sample(&[3, 2]);
+    let column_major = Tensor::from(a.clone().reversed_axes());
+    let sum = column_major + 1.0;
+    assert_matches(&sum, &(&a.reversed_axes() + 1.0));
+}
+
+/// A tape sees an in-place sum exactly as a fresh one: gradients through owned temporaries
+/// (`a * x + b - y`, the linear-regression loss), first and second order.
+#[test]
+fn gradients_flow_through_owned_temporaries() {
+    let x = Tensor::from_vec(vec![-1.0_f64, 0.0, 0.5, 2.0], &[4]);
+    let y = Tensor::from_vec(vec![1.0_f64, 2.0, 0.0, -1.0], &[4]);
+    let (a, b) = (Variable::new(0.7_f64), Variable::new(-0.3_f64));
+    let outer = GradientTape::new();
+    let (da, db) = outer.record(|| {
+        let tape = GradientTape::new();
+        let loss = tape.record(|| (&a * &x + &b - &y).square().mean());
+        let (da, db) = tape.gradient(&loss, (&a, &b)).unwrap();
+        (da.unwrap(), db.unwrap())
+    });
+    // loss = mean((a xᵢ + b - yᵢ)²): d/da = 2 mean(rᵢ xᵢ), d/db = 2 mean(rᵢ)
+    let r: Vec<f64> = [(-1.0, 1.0), (0.0, 2.0), (0.5, 0.0), (2.0, -1.0)]
+        .iter()
+        .map(|&(xi, yi)| 0.7 * xi - 0.3 - yi)
+        .collect();
+    let xs = [-1.0, 0.0, 0.5, 2.0];
+    let want_da = 2.0 * r.iter().zip(xs).map(|(r, x)| r * x).sum::<f64>() / 4.0;
+    let want_db = 2.0 * r.iter().sum::<f64>() / 4.0;
+    assert_relative_eq!(da.to_scalar(), want_da, max_relative = 1e-12);
+    assert_relative_eq!(db.to_scalar(), want_db, max_relative = 1e-12);
+    // d²/da db = 2 mean(xᵢ)
+    let dab = outer.gradient(&db, &a).unwrap().unwrap().to_scalar();
+    assert_relative_eq!(
+        dab,
+        2.0 * xs.iter().sum::<f64>() / 4.0,
+        max_relative = 1e-12
+    );
+}

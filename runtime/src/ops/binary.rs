@@ -7,7 +7,7 @@ use std::ops::{Add, Div, Mul, Neg, Sub};
 use smallvec::smallvec;
 
 use super::primal::Primal;
-use super::{additive, binary, both, static_rule};
+use super::{additive, additive_owned, binary, both, static_rule};
 use crate::dtype::Float;
 use crate::tape::node::Params;
 use crate::tape::recording::{self, NodeSpec};
@@ -77,6 +77,34 @@ pub(crate) fn sub<T: Float>(x: &Tensor<T>, y: &Tensor<T>) -> Tensor<T> {
     // d(x - y) = dx - dy
     additive(x, y, "sub", |a, b| a - b, (sub_rhs, sub_rhs))
 }
+
+/// The left operand of `+` and `-`: an owned tensor lends its buffer to the result when no
+/// other tensor shares it (see `ops::additive_owned`); anything else is borrowed.
+trait AdditiveLhs<T: Float>: Operand<T> + Sized {
+    #[track_caller]
+    fn add_to(self, rhs: &Tensor<T>) -> Tensor<T> {
+        add(&self.as_tensor(), rhs)
+    }
+    #[track_caller]
+    fn sub_to(self, rhs: &Tensor<T>) -> Tensor<T> {
+        sub(&self.as_tensor(), rhs)
+    }
+}
+
+impl<T: Float> AdditiveLhs<T> for Tensor<T> {
+    #[track_caller]
+    fn add_to(self, rhs: &Tensor<T>) -> Tensor<T> {
+        additive_owned(self, rhs, "add", |a, b| a + b, (pass_through, pass_through))
+    }
+    #[track_caller]
+    fn sub_to(self, rhs: &Tensor<T>) -> Tensor<T> {
+        additive_owned(self, rhs, "sub", |a, b| a - b, (sub_rhs, sub_rhs))
+    }
+}
+
+impl<T: Float> AdditiveLhs<T> for &Tensor<T> {}
+impl<T: Float> AdditiveLhs<T> for Variable<T> {}
+impl<T: Float> AdditiveLhs<T> for &Variable<T> {}
 
 /// Elementwise product with broadcasting; also the `*` operator.
 #[track_caller]
@@ -346,12 +374,12 @@ macro_rules! tensor_lhs_ops {
         impl<T: Float, R: Operand<T>> Add<R> for $lhs {
             type Output = Tensor<T>;
             #[track_caller]
-            fn add(self, rhs: R) -> Tensor<T> { add(&Operand::<T>::as_tensor(&self), &rhs.as_tensor()) }
+            fn add(self, rhs: R) -> Tensor<T> { AdditiveLhs::add_to(self, &rhs.as_tensor()) }
         }
         impl<T: Float, R: Operand<T>> Sub<R> for $lhs {
             type Output = Tensor<T>;
             #[track_caller]
-            fn sub(self, rhs: R) -> Tensor<T> { sub(&Operand::<T>::as_tensor(&self), &rhs.as_tensor()) }
+            fn sub(self, rhs: R) -> Tensor<T> { AdditiveLhs::sub_to(self, &rhs.as_tensor()) }
         }
         impl<T: Float, R: Operand<T>> Mul<R> for $lhs {
             type Output = Tensor<T>;

@@ -338,6 +338,47 @@ where
     S: Fn(&T) -> T + 'static,
 {
     let data = zip_broadcast(x, y, op, f);
+    record_additive(data, x, y, op, (rhs_rule, scalar_rhs_rule))
+}
+
+/// [`additive`] with an owned left operand. When it is an array no other tensor holds (a
+/// temporary, as `a * x` in `a * x + b`) and the result has its shape, the result is
+/// computed in its buffer: no allocation. Safe while recording too: the additive rules
+/// save no values, and a tape knows the operand only by its id.
+#[track_caller]
+pub(crate) fn additive_owned<T: Float, R, S>(
+    mut x: Tensor<T>,
+    y: &Tensor<T>,
+    op: &'static str,
+    f: impl Fn(T, T) -> T,
+    rules: (R, S),
+) -> Tensor<T>
+where
+    R: Fn(&Tensor<T>) -> Tensor<T> + 'static,
+    S: Fn(&T) -> T + 'static,
+{
+    if let Data::Array(shared) = &mut x.data
+        && let Some(array) = std::sync::Arc::get_mut(shared)
+        && zip_into(array, y, &f)
+    {
+        return record_additive(x.data.clone(), &x, y, op, rules);
+    }
+    additive(&x, y, op, f, rules)
+}
+
+/// Records an additive op of `x` and `y` whose value is `data`.
+#[inline]
+fn record_additive<T: Float, R, S>(
+    data: Data<T>,
+    x: &Tensor<T>,
+    y: &Tensor<T>,
+    op: &'static str,
+    (rhs_rule, scalar_rhs_rule): (R, S),
+) -> Tensor<T>
+where
+    R: Fn(&Tensor<T>) -> Tensor<T> + 'static,
+    S: Fn(&T) -> T + 'static,
+{
     recording::record(data, &[x.id(), y.id()], |_| {
         let (xs, ys) = (x.shape(), y.shape());
         let params = if crate::tensor::same_shape(xs, ys) {
@@ -443,6 +484,49 @@ fn zip_trailing<T: crate::DType, U: crate::DType>(
         return None;
     };
     Some(crate::tensor::array_from_vec(shape, out))
+}
+
+/// `a = f(a, y)` elementwise in `a`'s buffer, with `y` broadcast to `a`'s shape, when `a` is
+/// in standard layout and `y` is a number or a contiguous array that broadcasts to `a`
+/// without growing it (the layouts [`zip_trailing`] handles, in its order of operations, so
+/// the values are the same). Returns whether it did.
+fn zip_into<T: crate::DType>(a: &mut ArrayD<T>, y: &Tensor<T>, f: &impl Fn(T, T) -> T) -> bool {
+    let b = match &y.data {
+        Data::Scalar(q) => {
+            let Some(xs) = a.as_slice_mut() else {
+                return false;
+            };
+            xs.iter_mut().for_each(|p| *p = f(*p, *q));
+            return true;
+        }
+        Data::Array(b) => b,
+    };
+    let (whole, part) = (a.shape(), b.shape());
+    let (same, trailing) = (
+        crate::tensor::same_shape(whole, part),
+        is_trailing_part(part, whole),
+    );
+    let leading = !same && !trailing && is_leading_part(part, whole);
+    let (Some(ys), true) = (b.as_slice(), same || trailing || leading) else {
+        return false;
+    };
+    let Some(xs) = a.as_slice_mut() else {
+        return false;
+    };
+    if xs.is_empty() || ys.is_empty() {
+        return false;
+    }
+    if same || trailing {
+        for chunk in xs.chunks_exact_mut(ys.len()) {
+            chunk.iter_mut().zip(ys).for_each(|(p, &q)| *p = f(*p, q));
+        }
+    } else {
+        let block = xs.len() / ys.len();
+        for (chunk, &q) in xs.chunks_exact_mut(block).zip(ys) {
+            chunk.iter_mut().for_each(|p| *p = f(*p, q));
+        }
+    }
+    true
 }
 
 /// Whether `part`, without its leading 1s, is a suffix of `whole` and has no more axes: then
