@@ -1076,6 +1076,12 @@ fn owned_left_operand_reuses_its_buffer_only_when_unshared() {
     );
     assert_eq!(sum.to_vec(), vec![3.0, 5.0, 7.0]);
 
+    // a read of a variable shares the variable's storage: the variable keeps its value
+    let v = Variable::new(Tensor::from_vec(vec![1.0_f64, 2.0], &[2]));
+    let sum = v.value() + 1.0;
+    assert_eq!(sum.to_vec(), vec![2.0, 3.0]);
+    assert_eq!(v.value().to_vec(), vec![1.0, 2.0]);
+
     // column-major storage takes the general path
     let (_, a) = sample(&[3, 2]);
     let column_major = Tensor::from(a.clone().reversed_axes());
