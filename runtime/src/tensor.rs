@@ -101,6 +101,16 @@ pub(crate) fn array_from_vec<T>(dim: IxDyn, values: Vec<T>) -> ArrayD<T> {
     ArrayD::from_shape_vec(dim, values).expect("one element per position")
 }
 
+/// `f` over every element of `a`: a slice loop when `a` is in standard layout, `mapv`
+/// otherwise (which keeps the layout: a transposed result stays transposed).
+#[inline]
+pub(crate) fn map_array<T: DType, U: DType>(a: &ArrayD<T>, f: impl Fn(T) -> U) -> Data<U> {
+    match a.as_slice() {
+        Some(values) => Data::from_vec(a.raw_dim(), map_slice(values, f)),
+        None => Data::from_array(a.mapv(f)),
+    }
+}
+
 /// `f` over contiguous `values`, collected: a plain slice loop the compiler vectorises.
 #[inline]
 pub(crate) fn map_slice<T: Copy, U>(values: &[T], f: impl Fn(T) -> U) -> Vec<U> {
@@ -387,11 +397,7 @@ impl<T: DType> Tensor<T> {
     pub(crate) fn map_data<U: DType>(&self, f: impl Fn(T) -> U) -> Data<U> {
         match &self.data {
             Data::Scalar(v) => Data::Scalar(f(*v)),
-            Data::Array(a) => match a.as_slice() {
-                Some(values) => Data::from_vec(a.raw_dim(), map_slice(values, f)),
-                // `mapv` keeps a non-standard layout (a transposed result stays transposed)
-                None => Data::Array(Arc::new(a.mapv(f))),
-            },
+            Data::Array(a) => map_array(a, f),
         }
     }
 }

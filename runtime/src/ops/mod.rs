@@ -410,8 +410,8 @@ pub(crate) fn zip_broadcast<T: crate::DType, U: crate::DType>(
 ) -> Data<U> {
     match (&x.data, &y.data) {
         (Data::Scalar(a), Data::Scalar(b)) => Data::Scalar(f(*a, *b)),
-        (Data::Array(a), Data::Scalar(b)) => map_array(a, |v| f(v, *b)),
-        (Data::Scalar(a), Data::Array(b)) => map_array(b, |v| f(*a, v)),
+        (Data::Array(a), Data::Scalar(b)) => crate::tensor::map_array(a, |v| f(v, *b)),
+        (Data::Scalar(a), Data::Array(b)) => crate::tensor::map_array(b, |v| f(*a, v)),
         (Data::Array(a), Data::Array(b)) => {
             if let Some(out) = zip_trailing(a, b, &f) {
                 return Data::from_array(out);
@@ -426,16 +426,6 @@ pub(crate) fn zip_broadcast<T: crate::DType, U: crate::DType>(
             );
             Data::from_array(Zip::from(&a).and(&b).map_collect(|&p, &q| f(p, q)))
         }
-    }
-}
-
-/// `f` over every element of `a`: a slice loop when `a` is in standard layout, `mapv`
-/// (which keeps other layouts) otherwise.
-#[inline]
-fn map_array<T: crate::DType, U: crate::DType>(a: &ArrayD<T>, f: impl Fn(T) -> U) -> Data<U> {
-    match a.as_slice() {
-        Some(values) => Data::from_vec(a.raw_dim(), crate::tensor::map_slice(values, f)),
-        None => Data::from_array(a.mapv(f)),
     }
 }
 

@@ -121,6 +121,17 @@ impl Cot {
         Cot::Tensor(g)
     }
 
+    /// The number `v` (of dtype `f32` if `single`, widened to `f64`) as a cotangent.
+    #[inline]
+    fn number(v: f64, single: bool) -> Cot {
+        // The narrowing is exact: a `single` `v` holds an `f32` value.
+        if single {
+            Cot::F32(v as f32)
+        } else {
+            Cot::F64(v)
+        }
+    }
+
     /// Adds `g` into this slot.
     #[inline]
     fn add(&mut self, g: Cot) {
@@ -140,16 +151,8 @@ impl Cot {
             // The narrowing is exact: `v` holds an `f32` value.
             Cot::F32(a) => *a += v as f32,
             Cot::F64(a) => *a += v,
-            Cot::Zero if single => *self = Cot::F32(v as f32),
-            Cot::Zero => *self = Cot::F64(v),
-            Cot::Tensor(_) => {
-                let g = if single {
-                    Cot::F32(v as f32)
-                } else {
-                    Cot::F64(v)
-                };
-                self.add_tensors(g);
-            }
+            Cot::Zero => *self = Cot::number(v, single),
+            Cot::Tensor(_) => self.add_tensors(Cot::number(v, single)),
         }
     }
 
@@ -386,12 +389,9 @@ fn step(
         }
         return;
     }
-    let g = if single {
-        Cot::F32(number as f32)
-    } else {
-        Cot::F64(number)
-    };
-    let g = g.into_tensor().expect("a number is a non-zero cotangent");
+    let g = Cot::number(number, single)
+        .into_tensor()
+        .expect("a number is a non-zero cotangent");
     step_tensor(node, saved, &g, needs, grads, plain);
 }
 

@@ -1,12 +1,10 @@
 //! [`GradientTape`]: records operations and computes gradients of recorded computations.
 
 mod backward;
-mod pool;
-
-use pool::Pooled;
 pub(crate) mod explain;
 pub(crate) mod jacobian;
 pub(crate) mod node;
+mod pool;
 pub(crate) mod recording;
 mod state;
 mod structure;
@@ -20,6 +18,7 @@ pub use structure::{SourceKey, Sources, Targets};
 use crate::dtype::{AnyTensor, Float};
 use crate::tensor::Tensor;
 use crate::variable::{AnyVariable, Variable};
+use pool::Pooled;
 use recording::TapeCell;
 use state::TapeState;
 

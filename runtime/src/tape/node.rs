@@ -139,13 +139,13 @@ impl SavedRange {
 }
 
 impl Node {
-    /// A watched value with no inputs, saving nothing: its empty span sits at `at`.
-    pub(crate) fn leaf(op: &'static str, at: u32) -> Node {
+    /// A watched value with no inputs, saving nothing (`TapeState::push` sets its span).
+    pub(crate) fn leaf(op: &'static str) -> Node {
         Node {
             op,
             rule: Rule::Leaf,
             inputs: SmallVec::new(),
-            saved: SavedRange { start: at, end: at },
+            saved: SavedRange::default(),
             params: ParamSlot::None,
         }
     }

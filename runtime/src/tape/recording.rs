@@ -425,7 +425,7 @@ pub(crate) fn track_variable_read(state: &mut TapeState, index: usize, value: Te
     // A value already tracked is a read already counted (or an intermediate): only a new
     // leaf is a new read. Checking this way keeps many reads of one variable O(1) each.
     if state.lookup(value) == NO_NODE {
-        let node = state.track_leaf(value, "variable");
+        let node = state.push_leaf(value, "variable");
         state.variables[index].leaves.push(node);
     }
 }

@@ -177,12 +177,14 @@ impl TapeState {
     /// Tracks `id` as a watched leaf unless it is tracked already; returns its node.
     pub(crate) fn track_leaf(&mut self, id: TensorId, op: &'static str) -> NodeId {
         match self.lookup(id) {
-            NO_NODE => {
-                let at = self.saved.len() as u32;
-                self.push(Node::leaf(op, at), |_| {}, id)
-            }
+            NO_NODE => self.push_leaf(id, op),
             node => node,
         }
+    }
+
+    /// Appends a watched leaf for `id`, which the caller knows is not tracked yet.
+    pub(crate) fn push_leaf(&mut self, id: TensorId, op: &'static str) -> NodeId {
+        self.push(Node::leaf(op), |_| {}, id)
     }
 
     /// The index of `var` in `variables`, adding it if absent (kept in creation order, as
