@@ -71,6 +71,7 @@ fn table() -> Vec<Row> {
         row("mul self", &[(&[2, 3], Normal)], |x| &x[0] * &x[0], Second),
         row("mul scalar rhs", &[(&[2, 3], Normal)], |x| &x[0] * -3.0, SecondIsNone),
         row("mul scalar lhs", &[(&[2, 3], Normal)], |x| 2.5 * &x[0], SecondIsNone),
+        row("mul scalar, 0-d", &[(&[], Normal)], |x| 2.5 * &x[0] * -3.0, SecondIsNone),
         row("div", &[(&[2, 3], Normal), (&[2, 3], AwayFromZero)], |x| &x[0] / &x[1], Second),
         row("div broadcast rhs", &[(&[2, 3], Normal), (&[3], AwayFromZero)], |x| &x[0] / &x[1], Second),
         row("div broadcast lhs", &[(&[3, 1], Normal), (&[2, 3, 4], AwayFromZero)], |x| &x[0] / &x[1], Second),

@@ -1028,6 +1028,68 @@ fn variable_updates_in_place_only_when_unshared() {
     assert_eq!(g.to_vec(), vec![1.0, 1.0, 1.0]);
 }
 
+/// `update_zip` gives every element `f(w, x)`, also for a value large enough to be updated
+/// on two threads (the halves meet in the middle) and for a non-contiguous `other` (a
+/// transposed view, updated through ndarray's zip).
+#[test]
+fn variable_update_zip_matches_an_elementwise_loop() {
+    for len in [3_usize, (1 << 16) + 3, 300_001] {
+        let w0: Vec<f32> = (0..len).map(|i| (i % 97) as f32 * 0.5).collect();
+        let g: Vec<f32> = (0..len).map(|i| (i % 13) as f32 - 6.0).collect();
+        let v = Variable::new(Tensor::from_vec(w0.clone(), &[len]));
+        v.update_zip(&Tensor::from_vec(g.clone(), &[len]), |w, g| *w -= 0.1 * g);
+        let want: Vec<f32> = w0.iter().zip(&g).map(|(w, g)| w - 0.1 * g).collect();
+        assert_eq!(v.value().to_vec(), want, "length {len}");
+    }
+    let v = Variable::new(Tensor::from_vec(vec![1.0_f64, 2.0, 3.0, 4.0], &[2, 2]));
+    let other = Tensor::from_vec(vec![10.0_f64, 20.0, 30.0, 40.0], &[2, 2]).transpose();
+    v.update_zip(&other, |w, x| *w += x);
+    assert_eq!(v.value().to_vec(), vec![11.0, 32.0, 23.0, 44.0]);
+}
+
+#[test]
+#[should_panic(
+    expected = "Variable::update_zip: the value has shape [2] but the other tensor has shape [3]"
+)]
+fn variable_update_zip_rejects_another_shape() {
+    let v = Variable::new(Tensor::from_vec(vec![1.0_f32, 2.0], &[2]));
+    v.update_zip(&Tensor::from_vec(vec![1.0, 2.0, 3.0], &[3]), |w, x| *w += x);
+}
+
+/// A tensor times a plain number, in either order, is the product with that number as a
+/// 0-d tensor: the same values and gradients (first and second order), for 0-d and n-d
+/// operands; the number is a constant the tape does not track.
+#[test]
+fn scaling_by_a_number_matches_the_product_with_a_constant_tensor() {
+    for shape in [&[][..], &[3][..], &[2, 3][..]] {
+        let (x, _) = sample(shape);
+        let c = 0.7_f64;
+        let tape = GradientTape::persistent();
+        tape.watch(&x);
+        let (by_number, by_number_left, by_tensor) = tape.record(|| {
+            let by_number = (&x * c).sin().sum();
+            let by_number_left = (c * &x).sin().sum();
+            let by_tensor = (&x * &Tensor::scalar(c)).sin().sum();
+            (by_number, by_number_left, by_tensor)
+        });
+        assert_eq!(by_number.to_scalar(), by_tensor.to_scalar());
+        assert_eq!(by_number_left.to_scalar(), by_tensor.to_scalar());
+        let grad = |y: &Tensor<f64>| tape.gradient(y, &x).unwrap().unwrap().to_vec();
+        assert_eq!(grad(&by_number), grad(&by_tensor));
+        assert_eq!(grad(&by_number_left), grad(&by_tensor));
+    }
+    // second order through nested tapes: d²/dx² sin(c x) = -c² sin(c x)
+    let x = Variable::new(0.3_f64);
+    let outer = GradientTape::new();
+    let dy = outer.record(|| {
+        let inner = GradientTape::new();
+        let y = inner.record(|| (2.5 * &x).sin());
+        inner.gradient(&y, &x).unwrap().unwrap()
+    });
+    let d2 = outer.gradient(&dy, &x).unwrap().unwrap().to_scalar();
+    assert_relative_eq!(d2, -6.25 * (0.75_f64).sin(), max_relative = 1e-12);
+}
+
 /// A 0-d variable updates through a 0-d view.
 #[test]
 fn scalar_variable_updates_in_place() {

@@ -20,6 +20,7 @@ mod custom;
 mod dtype;
 pub mod hooks;
 mod ops;
+mod parallel;
 pub mod tape;
 mod tensor;
 mod variable;

@@ -27,6 +27,15 @@ use crate::variable::Variable;
 pub trait Operand<T: Float> {
     /// The operand as a tensor, borrowed when it already is one.
     fn as_tensor(&self) -> Cow<'_, Tensor<T>>;
+
+    /// The operand's value if it is a plain number, which `*` then records as a scaling
+    /// of the other operand (no constant tensor, nothing saved). `None` for tensors and
+    /// variables.
+    #[doc(hidden)]
+    #[inline]
+    fn as_number(&self) -> Option<T> {
+        None
+    }
 }
 
 impl<T: Float> Operand<T> for Tensor<T> {
@@ -47,6 +56,11 @@ impl<T: Float> Operand<T> for T {
     #[inline]
     fn as_tensor(&self) -> Cow<'_, Tensor<T>> {
         Cow::Owned(Tensor::scalar(*self))
+    }
+
+    #[inline]
+    fn as_number(&self) -> Option<T> {
+        Some(*self)
     }
 }
 
@@ -124,6 +138,31 @@ pub(crate) fn mul<T: Float>(x: &Tensor<T>, y: &Tensor<T>) -> Tensor<T> {
             },
         ),
     )
+}
+
+/// `x * c` for a plain number `c`, the `*` of a tensor and a number in either order: the
+/// same values as [`mul`] with `c` as a 0-d tensor, but recorded as a scaling whose rule
+/// keeps no operand (and the number never becomes a tensor of its own).
+#[inline]
+pub(crate) fn scale<T: Float>(x: &Tensor<T>, c: T) -> Tensor<T> {
+    // d(x c) = c dx
+    super::linear(
+        x,
+        "mul",
+        c.to_f64(),
+        |v| v * c,
+        both!(|g, c| Primal::scale(g, c)),
+    )
+}
+
+/// `x * rhs`: a scaling when `rhs` is a plain number, else the product [`mul`].
+#[inline]
+#[track_caller]
+fn mul_operand<T: Float>(x: &Tensor<T>, rhs: &impl Operand<T>) -> Tensor<T> {
+    match rhs.as_number() {
+        Some(c) => scale(x, c),
+        None => mul(x, &rhs.as_tensor()),
+    }
 }
 
 /// The cotangent of the factor `x` of `x * other`: `g · other`, at the broadcast shape.
@@ -384,7 +423,7 @@ macro_rules! tensor_lhs_ops {
         impl<T: Float, R: Operand<T>> Mul<R> for $lhs {
             type Output = Tensor<T>;
             #[track_caller]
-            fn mul(self, rhs: R) -> Tensor<T> { mul(&Operand::<T>::as_tensor(&self), &rhs.as_tensor()) }
+            fn mul(self, rhs: R) -> Tensor<T> { mul_operand(&Operand::<T>::as_tensor(&self), &rhs) }
         }
         impl<T: Float, R: Operand<T>> Div<R> for $lhs {
             type Output = Tensor<T>;
@@ -422,7 +461,7 @@ macro_rules! scalar_lhs_ops {
         impl Mul<$rhs> for $t {
             type Output = Tensor<$t>;
             #[track_caller]
-            fn mul(self, rhs: $rhs) -> Tensor<$t> { mul(&Tensor::scalar(self), &rhs.as_tensor()) }
+            fn mul(self, rhs: $rhs) -> Tensor<$t> { scale(&rhs.as_tensor(), self) }
         }
         impl Div<$rhs> for $t {
             type Output = Tensor<$t>;

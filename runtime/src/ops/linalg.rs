@@ -3,8 +3,6 @@
 //! rules use so that no transposed copy is ever made: the kernel reads transposed strides.
 
 use std::mem::MaybeUninit;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use ndarray::{Array2, ArrayD, ArrayView2, ArrayViewD, ArrayViewMut2, Ix2, IxDyn};
 use smallvec::smallvec;
@@ -484,61 +482,14 @@ unsafe fn gemm_raw<T: Float>(
     };
     // SAFETY (all `run`s below): the operands are the callers' live views and `out` is as
     // the caller promises; the halves address disjoint parts of it, and whichever thread
-    // claims the second half runs it while this call waits, also when the first half
-    // unwinds (`FinishSecondHalf`). A panic in the pool thread aborts the process (rayon's
-    // rule for `spawn`), so the wait cannot outlive it.
-    if m.saturating_mul(n).saturating_mul(k) < SPLIT_WORK || rayon::current_num_threads() < 2 {
+    // claims the second half runs it before `join_halves` returns, also when the first
+    // half unwinds.
+    if m.saturating_mul(n).saturating_mul(k) < SPLIT_WORK || !crate::parallel::can_split() {
         unsafe { product.run() };
         return;
     }
     let (first, second) = product.halves();
-    let shared = Arc::new(SecondHalf {
-        product: second,
-        claimed: AtomicBool::new(false),
-        done: AtomicBool::new(false),
-        caller: std::thread::current(),
-    });
-    let helper = Arc::clone(&shared);
-    rayon::spawn(move || {
-        if !helper.claimed.swap(true, Ordering::AcqRel) {
-            unsafe { helper.product.run() };
-            helper.done.store(true, Ordering::Release);
-            helper.caller.unpark();
-        }
-    });
-    // Finishes the second half when dropped, also if the first half unwinds: the borrowed
-    // operands must outlive every use another thread can make of them.
-    let _second = FinishSecondHalf(&shared);
-    unsafe { first.run() };
-}
-
-/// Runs (or waits for) a split product's second half when dropped.
-struct FinishSecondHalf<'a, T: Float>(&'a SecondHalf<T>);
-
-impl<T: Float> Drop for FinishSecondHalf<'_, T> {
-    fn drop(&mut self) {
-        let shared = self.0;
-        if !shared.claimed.swap(true, Ordering::AcqRel) {
-            // No pool thread got to it (the other core is busy): no waiting for one. When
-            // unwinding, claiming it is enough: no one will run it.
-            if !std::thread::panicking() {
-                // SAFETY: as in `gemm_raw`; this thread claimed the half, so it alone runs it.
-                unsafe { shared.product.run() };
-            }
-            return;
-        }
-        // The helper is running and its half takes as long as ours did: a short spin
-        // answers sooner than a futex wake-up (tens of µs here); parking is the fallback if
-        // it was descheduled.
-        let spin_until = std::time::Instant::now() + SPIN;
-        while !shared.done.load(Ordering::Acquire) {
-            if std::time::Instant::now() < spin_until {
-                std::hint::spin_loop();
-            } else {
-                std::thread::park();
-            }
-        }
-    }
+    crate::parallel::join_halves(|| unsafe { first.run() }, move || unsafe { second.run() });
 }
 
 /// The number of multiply-adds (m·n·k) from which a product is split over two threads;
@@ -556,12 +507,6 @@ impl<T: Float> Drop for FinishSecondHalf<'_, T> {
 /// thread's time plus a spawn, not a sleep and wake-up of the caller.
 const SPLIT_WORK: usize = 1 << 21;
 
-/// How long the caller spins for the pool thread's half before parking. Waking a parked
-/// thread takes tens of µs on this machine: W4 with parking only, 0.374–0.388 ms per step
-/// (median, second core mostly free); spinning first, 0.327–0.341 ms, the same runs
-/// alternated. A half of W4's products takes ~120 µs, so the spin rarely runs out.
-const SPIN: std::time::Duration = std::time::Duration::from_micros(200);
-
 /// One gemm call's operands: m x k @ k x n into m x n, each as (first element, row stride,
 /// column stride) in elements.
 struct Product<T> {
@@ -575,20 +520,12 @@ struct Product<T> {
 }
 
 // SAFETY: a `Product` is handed to at most one other thread, which runs it while the
-// caller of `gemm_raw` waits for it (see `SecondHalf`); the elements are plain floats.
+// caller of `gemm_raw` waits for it (see `parallel::join_halves`); the elements are plain
+// floats.
 unsafe impl<T: Sync> Send for Product<T> {}
 // SAFETY: as for `Send`: the pointers are only dereferenced by the one thread that claims
 // the product.
 unsafe impl<T: Sync> Sync for Product<T> {}
-
-/// The second half of a split product, offered to the pool: whoever sets `claimed` first
-/// runs it; if that is a pool thread, it sets `done` and unparks `caller`, who waits.
-struct SecondHalf<T> {
-    product: Product<T>,
-    claimed: AtomicBool,
-    done: AtomicBool,
-    caller: std::thread::Thread,
-}
 
 impl<T: Float> Product<T> {
     /// The product cut in two along its larger side (rows of `a` and `out`, or columns of
@@ -703,8 +640,8 @@ mod tests {
 
     #[test]
     fn split_products_agree_when_called_from_many_threads_at_once() {
-        // Large enough to be split; called from plain threads and from inside rayon's pool
-        // (where the offered half may land on the caller's own queue), all at once.
+        // Large enough to be split, called from several threads at once: the helper takes
+        // at most one offer at a time, and callers it cannot serve compute both halves.
         let x = Tensor::<f64>::random_uniform(&[96, 300], -1.0, 1.0, 5);
         let y = Tensor::<f64>::random_uniform(&[300, 80], -1.0, 1.0, 6);
         let want = naive(&x.to_ndarray(), &y.to_ndarray());
@@ -726,14 +663,6 @@ mod tests {
                     }
                 });
             }
-            use rayon::prelude::*;
-            (0..16).into_par_iter().for_each(|_| {
-                let (x, y) = (
-                    super::super::constant(xa.clone()),
-                    super::super::constant(ya.clone()),
-                );
-                check(matmul_values(&x, &y, false, false));
-            });
         });
     }
 

@@ -215,6 +215,52 @@ where
     })
 }
 
+struct LinearRule<T, F, S>(F, S, PhantomData<fn(T)>);
+
+impl<T: Float, F, S> Backward for LinearRule<T, F, S>
+where
+    F: Fn(&Tensor<T>, f64) -> Tensor<T>,
+    S: Fn(&T, f64) -> T,
+{
+    fn backward(&self, ctx: &RuleCtx<'_>, g: &AnyTensor) -> InputGrads {
+        smallvec![Some(T::into_any((self.0)(g.typed::<T>(), real_param(ctx))))]
+    }
+
+    #[inline]
+    fn backward_scalar(&self, ctx: &RuleCtx<'_>, g: f64, out: &mut [f64; 2]) -> bool {
+        out[0] = DType::to_f64((self.1)(&T::from_f64(g), real_param(ctx)));
+        true
+    }
+}
+
+/// An elementwise op that is linear in its input for a fixed real parameter `p` (`x · c`
+/// for a plain number `c`): its rule `rule(g, p)` needs no saved value, so the tape keeps
+/// none, and the constant never becomes a tensor of its own. The rule comes at `Tensor<T>`
+/// and at `T`, as for [`unary`].
+#[inline]
+pub(crate) fn linear<T: Float, R, S>(
+    x: &Tensor<T>,
+    op: &'static str,
+    p: f64,
+    f: impl Fn(T) -> T,
+    (rule, scalar_rule): (R, S),
+) -> Tensor<T>
+where
+    R: Fn(&Tensor<T>, f64) -> Tensor<T> + 'static,
+    S: Fn(&T, f64) -> T + 'static,
+{
+    let data = x.map_data(f);
+    let keep = Keep {
+        inputs: [],
+        output: false,
+    };
+    recording::record_keeping(data, &[x.id()], keep, || OpHead {
+        op,
+        rule: Rule::Static(leak_zero_sized(LinearRule(rule, scalar_rule, PhantomData))),
+        params: Params::Real(p),
+    })
+}
+
 /// Cotangents of a binary op's two inputs, `None` where not needed.
 pub(crate) type PairGrads<V> = (Option<V>, Option<V>);
 

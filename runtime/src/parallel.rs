@@ -1,0 +1,313 @@
+//! Two-way fork-join for the few operations big enough to pay for a second thread (W4's
+//! products and weight updates): the calling thread runs the first part itself and offers
+//! the second to one helper thread, taking it back if the helper has not started it by the
+//! time the first part is done.
+//!
+//! Why one helper of our own and not rayon: called from outside its pool, `rayon::join`
+//! hands all the work to pool threads and puts the caller to sleep, and waking a sleeping
+//! thread costs tens of µs on this machine, a fifth of one of W4's products. Offering half
+//! with `rayon::spawn` (the caller computing the other) fixed the caller's side, but rayon's
+//! idle threads fall asleep within ~30 µs, so a product that followed a short stretch of
+//! serial work still waited for a wake-up: 20 µs per W4 step. The helper here spins for
+//! [`IDLE_SPIN`] after each job before it parks, as OpenMP runtimes do by default.
+//!
+//! `GRADTAPE_NUM_THREADS=1` turns splitting off (one thread does everything).
+
+use std::any::Any;
+use std::cell::UnsafeCell;
+use std::ptr;
+use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::thread::Thread;
+use std::time::{Duration, Instant};
+
+/// How long the helper keeps spinning after a job before it parks: longer than the serial
+/// stretches between the split operations of a training step (W4: ~40 µs), short enough
+/// that an idle program gives the core back at once.
+const IDLE_SPIN: Duration = Duration::from_micros(500);
+
+/// How long the caller spins for the helper's part before parking. A half of W4's
+/// products takes ~120 µs, so the spin rarely runs out; parking is for a helper that was
+/// descheduled.
+const WAIT_SPIN: Duration = Duration::from_micros(200);
+
+/// Whether a second thread can help at all: more than one core, splitting not turned off,
+/// and the helper thread running.
+pub(crate) fn can_split() -> bool {
+    helper().is_some()
+}
+
+/// Runs `first` on this thread and `second` on the helper thread if it is free to start
+/// it, else on this thread after `first`; returns when both have run.
+///
+/// `second` may borrow from the caller: it never runs after this call returns. A panic in
+/// `first` still waits for (or cancels) `second` before unwinding further; a panic in
+/// `second` on the helper is resumed on this thread once `first` is done.
+pub(crate) fn join_halves(first: impl FnOnce(), second: impl FnOnce() + Send) {
+    let Some(helper) = helper() else {
+        first();
+        return second();
+    };
+    let job: Box<dyn FnOnce() + Send + '_> = Box::new(second);
+    // SAFETY: the `'static` is a lie the rest of this function makes true. The job is
+    // reachable only through `offer`, and `Settle` (dropped before this function returns,
+    // also when `first` unwinds) does not return until either the helper has taken the job
+    // out, run it and dropped it (`done`), or this thread has claimed it and taken it out
+    // itself. So nothing the job borrows is used after the borrow ends; what the helper's
+    // `Arc` may keep alive longer holds no job.
+    let job: Box<dyn FnOnce() + Send + 'static> = unsafe { std::mem::transmute(job) };
+    let offer = Arc::new(Offer {
+        job: UnsafeCell::new(Some(job)),
+        claimed: AtomicBool::new(false),
+        done: AtomicBool::new(false),
+        panic: Mutex::new(None),
+        caller: std::thread::current(),
+    });
+    let raw = Arc::into_raw(Arc::clone(&offer)).cast_mut();
+    let offered = helper.offer(raw);
+    if !offered {
+        // SAFETY: `raw` came from `Arc::into_raw` just above and was not handed on.
+        drop(unsafe { Arc::from_raw(raw) });
+    }
+    let settle = Settle {
+        helper,
+        offer: &offer,
+        raw: offered.then_some(raw),
+    };
+    first();
+    drop(settle);
+    if let Some(payload) = offer.panic.lock().unwrap_or_else(|e| e.into_inner()).take() {
+        std::panic::resume_unwind(payload);
+    }
+}
+
+/// The second part of a [`join_halves`]: whoever sets `claimed` first takes the job out of
+/// `job` and runs it; if that is the helper, it then sets `done` and unparks `caller`.
+struct Offer {
+    job: UnsafeCell<Option<Box<dyn FnOnce() + Send>>>,
+    claimed: AtomicBool,
+    done: AtomicBool,
+    /// A panic of the job on the helper, for the caller to resume.
+    panic: Mutex<Option<Box<dyn Any + Send>>>,
+    caller: Thread,
+}
+
+// SAFETY: `job` is touched only by the one thread that flips `claimed` (see `join_halves`);
+// the other fields are atomics or `Sync` already.
+unsafe impl Sync for Offer {}
+
+impl Offer {
+    /// Takes the job out if this thread is the first to claim it.
+    fn claim(&self) -> Option<Box<dyn FnOnce() + Send>> {
+        if self.claimed.swap(true, Ordering::AcqRel) {
+            return None;
+        }
+        // SAFETY: this thread flipped `claimed`, so it alone owns the cell.
+        unsafe { (*self.job.get()).take() }
+    }
+}
+
+/// Settles a [`join_halves`]'s second part when dropped: runs it here if the helper has not
+/// claimed it, else waits until the helper is done with it.
+struct Settle<'a> {
+    helper: &'static Helper,
+    offer: &'a Arc<Offer>,
+    /// The reference the helper's slot holds, if the offer was made.
+    raw: Option<*mut Offer>,
+}
+
+impl Drop for Settle<'_> {
+    fn drop(&mut self) {
+        let offer = self.offer;
+        if let Some(job) = offer.claim() {
+            if let Some(raw) = self.raw {
+                self.helper.withdraw(raw);
+            }
+            // When unwinding, taking the job is enough: dropping it runs nothing.
+            if !std::thread::panicking() {
+                job();
+            }
+            return;
+        }
+        // The helper is running it and its part takes about as long as ours did: a short
+        // spin answers sooner than a futex wake-up. The clock is read every 64 spins.
+        let spin_until = Instant::now() + WAIT_SPIN;
+        let mut spins = 0_u32;
+        while !offer.done.load(Ordering::Acquire) {
+            spins = spins.wrapping_add(1);
+            if !spins.is_multiple_of(64) || Instant::now() < spin_until {
+                std::hint::spin_loop();
+            } else {
+                std::thread::park();
+            }
+        }
+    }
+}
+
+/// The helper thread's mailbox: at most one pending offer (an `Arc` turned into a raw
+/// pointer), and whether the helper is parked.
+struct Helper {
+    pending: AtomicPtr<Offer>,
+    sleeping: AtomicBool,
+    thread: Thread,
+}
+
+/// The helper, started on first use; `None` with one core, with `GRADTAPE_NUM_THREADS=1`,
+/// or if the thread could not be started.
+fn helper() -> Option<&'static Helper> {
+    static HELPER: OnceLock<Option<&'static Helper>> = OnceLock::new();
+    *HELPER.get_or_init(start_helper)
+}
+
+fn start_helper() -> Option<&'static Helper> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let wanted = std::env::var("GRADTAPE_NUM_THREADS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .unwrap_or(cores);
+    if wanted < 2 || cores < 2 {
+        return None;
+    }
+    let (sender, receiver) = std::sync::mpsc::channel::<&'static Helper>();
+    let spawned = std::thread::Builder::new()
+        .name("gradtape-helper".into())
+        .spawn(move || {
+            // The helper lives as long as the process: leaking it gives the `'static`
+            // reference both sides hold.
+            let helper: &'static Helper = Box::leak(Box::new(Helper {
+                pending: AtomicPtr::new(ptr::null_mut()),
+                sleeping: AtomicBool::new(false),
+                thread: std::thread::current(),
+            }));
+            if sender.send(helper).is_ok() {
+                helper.serve();
+            }
+        });
+    spawned.ok()?;
+    receiver.recv().ok()
+}
+
+impl Helper {
+    /// Puts `raw` in the slot unless another offer is pending; wakes the helper if parked.
+    fn offer(&self, raw: *mut Offer) -> bool {
+        // SeqCst here and in `serve`: either the helper sees the offer before it parks, or
+        // this thread sees it sleeping and unparks it (an unpark before the park makes the
+        // park return at once).
+        let placed = self
+            .pending
+            .compare_exchange(ptr::null_mut(), raw, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok();
+        if placed && self.sleeping.load(Ordering::SeqCst) {
+            self.thread.unpark();
+        }
+        placed
+    }
+
+    /// Takes `raw` back out of the slot if the helper has not taken it.
+    fn withdraw(&self, raw: *mut Offer) {
+        let taken_back = self
+            .pending
+            .compare_exchange(raw, ptr::null_mut(), Ordering::AcqRel, Ordering::Acquire)
+            .is_ok();
+        if taken_back {
+            // SAFETY: the slot's reference, from `Arc::into_raw` in `join_halves`; taking
+            // it out of the slot made it ours.
+            drop(unsafe { Arc::from_raw(raw) });
+        }
+    }
+
+    /// The helper thread's loop: run offers, spin while recently busy, else park.
+    fn serve(&self) -> ! {
+        let mut idle_since = Instant::now();
+        let mut spins = 0_u32;
+        loop {
+            let raw = self.pending.swap(ptr::null_mut(), Ordering::AcqRel);
+            if !raw.is_null() {
+                // SAFETY: the slot's reference, from `Arc::into_raw` in `join_halves`;
+                // swapping it out of the slot made it ours.
+                let offer = unsafe { Arc::from_raw(raw) };
+                Self::run(&offer);
+                idle_since = Instant::now();
+                continue;
+            }
+            spins = spins.wrapping_add(1);
+            if !spins.is_multiple_of(64) || idle_since.elapsed() < IDLE_SPIN {
+                std::hint::spin_loop();
+                continue;
+            }
+            self.sleeping.store(true, Ordering::SeqCst);
+            if self.pending.load(Ordering::SeqCst).is_null() {
+                std::thread::park();
+            }
+            self.sleeping.store(false, Ordering::SeqCst);
+            idle_since = Instant::now();
+        }
+    }
+
+    /// Runs an offer's job if the caller has not claimed it back.
+    fn run(offer: &Offer) {
+        let Some(job) = offer.claim() else {
+            return;
+        };
+        if let Err(payload) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)) {
+            *offer.panic.lock().unwrap_or_else(|e| e.into_inner()) = Some(payload);
+        }
+        offer.done.store(true, Ordering::Release);
+        offer.caller.unpark();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_parts_run_before_the_call_returns() {
+        for _ in 0..200 {
+            let (mut a, mut b) = (0, 0);
+            join_halves(|| a = 1, || b = 2);
+            assert_eq!((a, b), (1, 2));
+        }
+    }
+
+    #[test]
+    fn many_callers_at_once_each_get_both_parts() {
+        std::thread::scope(|scope| {
+            for t in 0..4_u64 {
+                scope.spawn(move || {
+                    for i in 0..500_u64 {
+                        let (mut a, mut b) = (0, 0);
+                        join_halves(|| a = t + i, || b = t * i);
+                        assert_eq!((a, b), (t + i, t * i));
+                    }
+                });
+            }
+        });
+    }
+
+    #[test]
+    fn a_panic_in_the_first_part_still_settles_the_second() {
+        let mut second_runs = 0;
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            join_halves(|| panic!("first part"), || second_runs += 1)
+        }));
+        assert!(result.is_err());
+        // The helper ran it before the panic was noticed, or it was cancelled: at most
+        // once, and the borrow of `second_runs` has ended here.
+        assert!(second_runs <= 1);
+    }
+
+    #[test]
+    fn a_panic_in_the_second_part_reaches_the_caller() {
+        for _ in 0..50 {
+            let result = std::panic::catch_unwind(|| {
+                join_halves(
+                    || std::thread::sleep(Duration::from_micros(200)),
+                    || panic!("second part"),
+                )
+            });
+            let payload = result.expect_err("the second part's panic is resumed");
+            assert_eq!(payload.downcast_ref::<&str>(), Some(&"second part"));
+        }
+    }
+}
