@@ -41,8 +41,8 @@ use ndarray::{ArrayD, IxDyn, Zip};
 use smallvec::{SmallVec, smallvec};
 
 use crate::dtype::{AnyTensor, DType, Float};
-use crate::tape::node::{Backward, InputGrads, Params, Rule, RuleCtx};
-use crate::tape::recording::{self, Keep, NodeSpec, OpHead};
+use crate::tape::node::{Backward, InputGrads, ParamSlot, Params, Rule, RuleCtx, ScalarCtx};
+use crate::tape::recording::{self, Keep, OpHead};
 use crate::tensor::{Data, Tensor};
 
 /// Wraps a rule closure so that it implements [`Backward`].
@@ -103,12 +103,9 @@ where
     }
 
     #[inline]
-    fn backward_scalar(&self, ctx: &RuleCtx<'_>, g: f64, out: &mut [f64; 2]) -> bool {
-        let Some([saved]) = scalars::<T, 1>([&ctx.saved[0]]) else {
-            return false;
-        };
-        out[0] = DType::to_f64((self.1)(&saved, &T::from_f64(g)));
-        true
+    fn backward_scalar(&self, ctx: ScalarCtx<'_>, g: f64) -> Option<[f64; 2]> {
+        let [saved] = scalars::<T, 1>([&ctx.saved[0]])?;
+        Some([DType::to_f64((self.1)(&saved, &T::from_f64(g))), 0.0])
     }
 }
 
@@ -168,12 +165,10 @@ where
     }
 
     #[inline]
-    fn backward_scalar(&self, ctx: &RuleCtx<'_>, g: f64, out: &mut [f64; 2]) -> bool {
-        let Some([x]) = scalars::<T, 1>([&ctx.saved[0]]) else {
-            return false;
-        };
-        out[0] = DType::to_f64((self.1)(&x, &T::from_f64(g), real_param(ctx)));
-        true
+    fn backward_scalar(&self, ctx: ScalarCtx<'_>, g: f64) -> Option<[f64; 2]> {
+        let [x] = scalars::<T, 1>([&ctx.saved[0]])?;
+        let p = ctx.real_param()?;
+        Some([DType::to_f64((self.1)(&x, &T::from_f64(g), p)), 0.0])
     }
 }
 
@@ -227,9 +222,9 @@ where
     }
 
     #[inline]
-    fn backward_scalar(&self, ctx: &RuleCtx<'_>, g: f64, out: &mut [f64; 2]) -> bool {
-        out[0] = DType::to_f64((self.1)(&T::from_f64(g), real_param(ctx)));
-        true
+    fn backward_scalar(&self, ctx: ScalarCtx<'_>, g: f64) -> Option<[f64; 2]> {
+        let p = ctx.real_param()?;
+        Some([DType::to_f64((self.1)(&T::from_f64(g), p)), 0.0])
     }
 }
 
@@ -284,14 +279,10 @@ where
     }
 
     #[inline]
-    fn backward_scalar(&self, ctx: &RuleCtx<'_>, g: f64, out: &mut [f64; 2]) -> bool {
-        let Some([x, y]) = scalars::<T, 2>([&ctx.saved[0], &ctx.saved[1]]) else {
-            return false;
-        };
-        let (gx, gy) = (self.1)(&x, &y, &T::from_f64(g), [ctx.needs[0], ctx.needs[1]]);
-        out[0] = gx.map_or(0.0, DType::to_f64);
-        out[1] = gy.map_or(0.0, DType::to_f64);
-        true
+    fn backward_scalar(&self, ctx: ScalarCtx<'_>, g: f64) -> Option<[f64; 2]> {
+        let [x, y] = scalars::<T, 2>([&ctx.saved[0], &ctx.saved[1]])?;
+        let (gx, gy) = (self.1)(&x, &y, &T::from_f64(g), ctx.needs);
+        Some([gx.map_or(0.0, DType::to_f64), gy.map_or(0.0, DType::to_f64)])
     }
 }
 
@@ -351,14 +342,12 @@ where
     }
 
     #[inline]
-    fn backward_scalar(&self, ctx: &RuleCtx<'_>, g: f64, out: &mut [f64; 2]) -> bool {
+    fn backward_scalar(&self, ctx: ScalarCtx<'_>, g: f64) -> Option<[f64; 2]> {
         // Differing shapes (kept as params) mean the operands were not both 0-d.
-        if !matches!(ctx.params, Params::None) {
-            return false;
+        if !matches!(ctx.params, ParamSlot::None) {
+            return None;
         }
-        out[0] = g;
-        out[1] = DType::to_f64((self.1)(&T::from_f64(g)));
-        true
+        Some([g, DType::to_f64((self.1)(&T::from_f64(g)))])
     }
 }
 
@@ -425,21 +414,25 @@ where
     R: Fn(&Tensor<T>) -> Tensor<T> + 'static,
     S: Fn(&T) -> T + 'static,
 {
-    recording::record(data, &[x.id(), y.id()], |_| {
+    // The rules save no values: only the two shapes, when they differ.
+    let keep = Keep {
+        inputs: [],
+        output: false,
+    };
+    recording::record_keeping(data, &[x.id(), y.id()], keep, || {
         let (xs, ys) = (x.shape(), y.shape());
         let params = if crate::tensor::same_shape(xs, ys) {
             Params::None
         } else {
             Params::DimsAxis(xs.iter().chain(ys).copied().collect(), xs.len())
         };
-        NodeSpec {
+        OpHead {
             op,
             rule: Rule::Static(leak_zero_sized(AdditiveRule(
                 rhs_rule,
                 scalar_rhs_rule,
                 PhantomData,
             ))),
-            saved: smallvec![],
             params,
         }
     })

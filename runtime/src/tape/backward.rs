@@ -359,40 +359,42 @@ fn step(
     } else {
         std::mem::take(&mut grads[i])
     };
-    // Which inputs need a cotangent; on the stack for the usual few inputs.
-    let mut inline = [false; 4];
-    let mut spilled = Vec::new();
-    let needs: &mut [bool] = if node.inputs.len() <= inline.len() {
-        &mut inline[..node.inputs.len()]
-    } else {
-        spilled.resize(node.inputs.len(), false);
-        &mut spilled
-    };
-    for (need, &j) in needs.iter_mut().zip(&node.inputs) {
-        *need = j != NO_NODE && relevant[j as usize];
-    }
-    if !needs.contains(&true) {
-        return;
-    }
     let (number, single) = match g {
         Cot::Zero => return,
         Cot::F32(v) => (f64::from(v), true),
         Cot::F64(v) => (v, false),
-        Cot::Tensor(g) => return step_tensor(node, saved, &g, needs, grads, plain),
-    };
-    let mut out = [0.0; 2];
-    if node.run_rule_scalar(saved, number, needs, &mut out) {
-        for ((&need, &j), v) in needs.iter().zip(&node.inputs).zip(out) {
-            if need {
-                grads[j as usize].add_number(v, single);
-            }
+        Cot::Tensor(g) => {
+            return step_tensor(node, saved, &g, &needs_of(node, relevant), grads, plain);
         }
-        return;
+    };
+    // The plain-number path: unary and binary ops on 0-d values, the bulk of scalar code.
+    if let [first, ref rest @ ..] = node.inputs[..]
+        && rest.len() <= 1
+    {
+        let second = rest.first().copied().unwrap_or(NO_NODE);
+        let need = |j: NodeId| j != NO_NODE && relevant[j as usize];
+        let needs = [need(first), need(second)];
+        if let Some(cotangents) = node.run_rule_scalar(saved, number, needs) {
+            for ((need, j), v) in needs.into_iter().zip([first, second]).zip(cotangents) {
+                if need {
+                    grads[j as usize].add_number(v, single);
+                }
+            }
+            return;
+        }
     }
     let g = Cot::number(number, single)
         .into_tensor()
         .expect("a number is a non-zero cotangent");
-    step_tensor(node, saved, &g, needs, grads, plain);
+    step_tensor(node, saved, &g, &needs_of(node, relevant), grads, plain);
+}
+
+/// Which of `node`'s inputs need a cotangent: those on a path to a source.
+fn needs_of(node: &Node, relevant: &[bool]) -> SmallVec<[bool; 4]> {
+    node.inputs
+        .iter()
+        .map(|&j| j != NO_NODE && relevant[j as usize])
+        .collect()
 }
 
 /// [`step`] with a tensor cotangent: the rule's general form.
@@ -404,6 +406,9 @@ fn step_tensor(
     grads: &mut [Cot],
     plain: bool,
 ) {
+    if !needs.contains(&true) {
+        return;
+    }
     let mut input_grads = node.run_rule(saved, g, needs, plain);
     for (k, &j) in node.inputs.iter().enumerate() {
         if let (true, Some(grad)) = (needs[k], input_grads[k].take()) {

@@ -36,6 +36,27 @@ pub(crate) struct RuleCtx<'a> {
     pub plain: bool,
 }
 
+/// What [`Backward::backward_scalar`] sees besides the cotangent: a node's own fields,
+/// borrowed as they are (no [`Params`] built), and which of its (at most two) inputs need
+/// a cotangent.
+#[derive(Clone, Copy)]
+pub(crate) struct ScalarCtx<'a> {
+    pub saved: &'a [AnyTensor],
+    pub params: &'a ParamSlot,
+    pub needs: [bool; 2],
+}
+
+impl ScalarCtx<'_> {
+    /// The op's one real parameter (an exponent, a factor), if it has one.
+    #[inline]
+    pub(crate) fn real_param(&self) -> Option<f64> {
+        match self.params {
+            ParamSlot::Real(p) => Some(*p),
+            _ => None,
+        }
+    }
+}
+
 /// A backward (vector-Jacobian product) rule: maps the cotangent of the op's output to the
 /// cotangents of its inputs, using only recordable ops, so that a gradient computed while an
 /// outer tape records is itself recorded (higher order with no special case).
@@ -44,13 +65,13 @@ pub(crate) trait Backward {
 
     /// The same rule evaluated on plain numbers, which a sweep that nothing records uses
     /// when the cotangent is 0-d: for a unary or binary op whose saved values are 0-d too,
-    /// writes the cotangent of each input that needs one (`ctx.needs`) to `out` and returns
-    /// `true`. Numbers are in the op's dtype, widened to `f64` (exact for `f32`): a plain
-    /// `f64` pair travels in registers, where a dtype-tagged value went through memory and
-    /// stalled. Returns `false` when the rule has no such form or a saved value is not 0-d;
-    /// the sweep then calls [`Backward::backward`].
-    fn backward_scalar(&self, _ctx: &RuleCtx<'_>, _g: f64, _out: &mut [f64; 2]) -> bool {
-        false
+    /// the cotangents of its inputs (0 where `ctx.needs` says none is needed, and for a
+    /// unary op's missing second input). Numbers are in the op's dtype, widened to `f64`
+    /// (exact for `f32`): a plain `f64` pair travels in registers, where a dtype-tagged
+    /// value went through memory and stalled. `None` when the rule has no such form or a
+    /// saved value is not 0-d; the sweep then calls [`Backward::backward`].
+    fn backward_scalar(&self, _ctx: ScalarCtx<'_>, _g: f64) -> Option<[f64; 2]> {
+        None
     }
 
     /// Whether the rule is right as it stands for a cotangent with leading batch axes (a
@@ -207,21 +228,24 @@ impl Node {
     }
 
     /// Runs this node's rule on plain numbers (see [`Backward::backward_scalar`]), if it
-    /// has that form here.
+    /// has that form here; `needs` as for [`ScalarCtx`].
     #[inline]
     pub(crate) fn run_rule_scalar(
         &self,
         saved: &[AnyTensor],
         g: f64,
-        needs: &[bool],
-        out: &mut [f64; 2],
-    ) -> bool {
+        needs: [bool; 2],
+    ) -> Option<[f64; 2]> {
         let rule: &dyn Backward = match &self.rule {
             Rule::Static(rule) => *rule,
             Rule::Boxed(rule) => &**rule,
-            Rule::Leaf => return false,
+            Rule::Leaf => return None,
         };
-        self.inputs.len() <= 2
-            && self.with_ctx(saved, needs, true, |ctx| rule.backward_scalar(ctx, g, out))
+        let ctx = ScalarCtx {
+            saved,
+            params: &self.params,
+            needs,
+        };
+        rule.backward_scalar(ctx, g)
     }
 }
