@@ -1001,3 +1001,33 @@ fn variable_read_outside_the_scope_is_a_constant_inside_it() {
     // only the read inside contributes: d/dv (c² + 2v) = 2
     assert_eq!(tape.gradient(&y, &v).unwrap().unwrap().to_scalar(), 2.0);
 }
+
+/// Which nodes a sweep visits does not change which gradients exist: with every leaf of the
+/// tape a source (where the sweep skips its relevance walk) and with only some of them, an
+/// unconnected source is `None`, a connected one its derivative, repeated sources included.
+#[test]
+fn gradient_when_every_leaf_is_a_source_or_only_some() {
+    let (x, y) = (Variable::new(0.5_f64), Variable::new(2.0_f64));
+    let tape = GradientTape::persistent();
+    let (only_x, both) = tape.record(|| (x.sin(), x.sin() * &y));
+    // every leaf a source
+    let [dx, dy] = tape.gradient(&only_x, [&x, &y]).unwrap();
+    assert_eq!(scalar(dx), 0.5_f64.cos());
+    assert!(dy.is_none(), "y does not lead to sin x");
+    let [dx, dy] = tape.gradient(&both, [&x, &y]).unwrap();
+    assert_eq!(scalar(dx), 2.0 * 0.5_f64.cos());
+    assert_eq!(scalar(dy), 0.5_f64.sin());
+    // some leaves, and one source twice
+    let [dy, dy_again] = tape.gradient(&both, [&y, &y]).unwrap();
+    assert_eq!(scalar(dy), 0.5_f64.sin());
+    assert_eq!(scalar(dy_again), 0.5_f64.sin());
+    assert!(tape.gradient(&only_x, &y).unwrap().is_none());
+    // an intermediate as the only source: the leaves behind it are not needed
+    let tape = GradientTape::new();
+    let (s, z) = tape.record(|| {
+        let s = x.sin();
+        let z = s.square() + y.value();
+        (s, z)
+    });
+    assert_eq!(scalar(tape.gradient(&z, &s).unwrap()), 2.0 * 0.5_f64.sin());
+}

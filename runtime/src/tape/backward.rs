@@ -145,7 +145,7 @@ impl Cot {
     }
 
     /// Adds the number `v` (of dtype `f32` if `single`, widened to `f64`) into this slot.
-    #[inline]
+    #[inline(always)]
     fn add_number(&mut self, v: f64, single: bool) {
         match self {
             // The narrowing is exact: `v` holds an `f32` value.
@@ -240,17 +240,33 @@ fn push_nodes_of_source(state: &TapeState, k: usize, source: &SourceKey, out: &m
 }
 
 /// Marks which nodes below `end` lie downstream of a source (or are one): only those need
-/// cotangents. Everything else is skipped.
-fn mark_relevant(nodes: &[Node], source_nodes: &SourceNodes, end: usize, scratch: &mut Scratch) {
+/// cotangents. Everything else is skipped. `leaf_count`: how many leaves the tape has.
+fn mark_relevant(
+    nodes: &[Node],
+    source_nodes: &SourceNodes,
+    end: usize,
+    leaf_count: usize,
+    scratch: &mut Scratch,
+) {
     let is_source = &mut scratch.is_source;
     is_source.resize(end, false);
+    let mut source_leaves = 0;
     for &(_, node) in source_nodes {
-        if (node as usize) < end {
-            is_source[node as usize] = true;
+        let node = node as usize;
+        if node < end && !is_source[node] {
+            is_source[node] = true;
+            source_leaves += usize::from(matches!(nodes[node].rule, Rule::Leaf));
         }
     }
-    let first = is_source.iter().position(|&s| s).unwrap_or(end);
     let relevant = &mut scratch.relevant;
+    if source_leaves == leaf_count {
+        // Every leaf is a source, and every other node was recorded because one of its
+        // inputs was tracked, so descends from a leaf: all are relevant (the usual case,
+        // a gradient w.r.t. everything the tape watched), no walk needed.
+        relevant.resize(end, true);
+        return;
+    }
+    let first = is_source.iter().position(|&s| s).unwrap_or(end);
     relevant.extend_from_slice(is_source);
     for i in first..end {
         if !relevant[i] {
@@ -277,7 +293,10 @@ fn sweep_nodes(
     if recording {
         // A persistent tape differentiating inside its own scope: its rules record onto it,
         // so the records must stay in place; each node is cloned out before its rule runs.
-        mark_relevant(&tape.borrow().nodes, sources, end, scratch);
+        {
+            let state = tape.borrow();
+            mark_relevant(&state.nodes, sources, end, state.leaf_count, scratch);
+        }
         let Scratch {
             grads,
             relevant,
@@ -297,14 +316,15 @@ fn sweep_nodes(
         }
         return;
     }
-    let (mut nodes, mut saved) = {
+    let (mut nodes, mut saved, leaf_count) = {
         let mut state = tape.borrow_mut();
         (
             std::mem::take(&mut state.nodes),
             std::mem::take(&mut state.saved),
+            state.leaf_count,
         )
     };
-    mark_relevant(&nodes, sources, end, scratch);
+    mark_relevant(&nodes, sources, end, leaf_count, scratch);
     let Scratch {
         grads,
         relevant,
@@ -330,7 +350,10 @@ fn sweep_nodes(
                 let values = &saved[node.saved.as_range()];
                 step(node, values, i, grads, (relevant, is_source[i], plain));
             }
-            saved.truncate(node.saved.start as usize);
+            // (most nodes of scalar code save nothing: skip the call)
+            if saved.len() > node.saved.start as usize {
+                saved.truncate(node.saved.start as usize);
+            }
             if matches!(node.rule, Rule::Boxed(_)) {
                 node.rule = Rule::Leaf;
             }
@@ -345,7 +368,7 @@ fn sweep_nodes(
 
 /// Pushes node `i`'s cotangent through its rule into its inputs' cotangents. `plain`: no
 /// tape records the sweep, so rules may compute on raw values.
-#[inline]
+#[inline(always)]
 fn step(
     node: &Node,
     saved: &[AnyTensor],

@@ -230,12 +230,21 @@ fn record_on_stack<T: Float, S: SaveValues<T>>(
     inputs: &[TensorId],
     spec: impl FnOnce(&Tensor<T>) -> (OpHead, S),
 ) -> Tensor<T> {
-    STACK.with(|stack| {
-        let stack = stack.borrow();
-        match &stack[..] {
-            [tape] => record_on_one(tape, data, inputs, spec),
-            tapes => record_on_many(tapes, data, inputs, spec),
-        }
+    // The op is recorded outside the thread-local's closure: a tensor returned through
+    // `LocalKey::with` was copied through memory in pieces that a wider load read back,
+    // which stalled on store forwarding (a quarter of the cost of recording a scalar op).
+    match sole_tape() {
+        Some(tape) => record_on_one(&tape, data, inputs, spec),
+        None => STACK.with(|stack| record_on_many(&stack.borrow(), data, inputs, spec)),
+    }
+}
+
+/// The active tape if it is the only one on this thread's stack (the usual case).
+#[inline(always)]
+fn sole_tape() -> Option<Rc<TapeCell>> {
+    STACK.with(|stack| match &stack.borrow()[..] {
+        [tape] => Some(Rc::clone(tape)),
+        _ => None,
     })
 }
 

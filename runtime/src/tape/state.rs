@@ -77,6 +77,10 @@ pub struct TapeState {
     /// the hash lookup for the common constant operand (`y * 0.9` makes a new, larger id).
     tracked_span: (u64, u64),
     pub(crate) variables: Vec<WatchedVariable>,
+    /// How many of `nodes` are leaves (watched values). Every other node descends from one,
+    /// so a gradient whose sources include every leaf needs every node (see
+    /// `backward::mark_relevant`).
+    pub(crate) leaf_count: usize,
     /// Ids of tensors `watch`ed explicitly, each with the plain-id clock at the watch
     /// (a tensor with a smaller plain id existed before it), for `explain`.
     pub(crate) watched_tensors: Vec<(TensorId, u64)>,
@@ -108,6 +112,7 @@ impl TapeState {
             tracked,
             tracked_span: EMPTY_SPAN,
             variables,
+            leaf_count: 0,
             watched_tensors: Vec::new(),
         }
     }
@@ -184,6 +189,7 @@ impl TapeState {
 
     /// Appends a watched leaf for `id`, which the caller knows is not tracked yet.
     pub(crate) fn push_leaf(&mut self, id: TensorId, op: &'static str) -> NodeId {
+        self.leaf_count += 1;
         self.push(Node::leaf(op), |_| {}, id)
     }
 
@@ -227,6 +233,7 @@ impl TapeState {
         self.saved.clear();
         self.tracked.clear();
         self.tracked_span = EMPTY_SPAN;
+        self.leaf_count = 0;
         self.watched_tensors.clear();
         for watched in &mut self.variables {
             watched.leaves.clear();
