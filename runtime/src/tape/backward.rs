@@ -343,7 +343,7 @@ fn sweep_nodes(
         // captured) are dropped as soon as the sweep has passed it. Saved values sit in
         // node order, so passing a node truncates them.
         nodes.truncate(end);
-        saved.truncate(nodes[end - 1].saved.end as usize);
+        saved.truncate(nodes[end - 1].saved.end());
         for i in (0..end).rev() {
             let node = &mut nodes[i];
             if relevant[i] {
@@ -351,8 +351,8 @@ fn sweep_nodes(
                 step(node, values, i, grads, (relevant, is_source[i], plain));
             }
             // (most nodes of scalar code save nothing: skip the call)
-            if saved.len() > node.saved.start as usize {
-                saved.truncate(node.saved.start as usize);
+            if saved.len() > node.saved.start() {
+                saved.truncate(node.saved.start());
             }
             if matches!(node.rule, Rule::Boxed(_)) {
                 node.rule = Rule::Leaf;
@@ -377,6 +377,10 @@ fn step(
     flags: (&[bool], bool, bool),
 ) {
     let (relevant, keep, plain) = flags;
+    if node.inputs.is_empty() {
+        // A leaf: its cotangent is read where the sources are gathered.
+        return;
+    }
     let g = if keep {
         grads[i].clone()
     } else {

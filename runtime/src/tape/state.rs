@@ -164,10 +164,7 @@ impl TapeState {
         let index = self.nodes.len() as NodeId;
         let start = self.saved.len() as u32;
         save(&mut self.saved);
-        node.saved = SavedRange {
-            start,
-            end: self.saved.len() as u32,
-        };
+        node.saved = SavedRange::new(start, self.saved.len() as u32);
         // An id `next_output_id` encoded for this node finds it without the map.
         let encoded = out == self.next_output_id() && out.0 & TAPE_ENCODED_BIT != 0;
         self.nodes.push(node);
