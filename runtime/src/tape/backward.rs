@@ -95,8 +95,13 @@ enum Cot {
     /// No cotangent yet: a symbolic zero, never materialised.
     #[default]
     Zero,
-    F32(f32),
-    F64(f64),
+    /// A 0-d cotangent of dtype `f32` (`single`) or `f64`, as an `f64` either way (exact for
+    /// `f32`): one width for both, because an `f32` written as 4 bytes and then moved as the
+    /// 8 of an `f64` waited on store forwarding, a quarter of a scalar sweep's time.
+    Number {
+        value: f64,
+        single: bool,
+    },
     Tensor(AnyTensor),
 }
 
@@ -108,12 +113,12 @@ impl Cot {
             match &g {
                 AnyTensor::F32(t) => {
                     if let Some(v) = t.as_inline_scalar() {
-                        return Cot::F32(v);
+                        return Cot::number(f64::from(v), true);
                     }
                 }
                 AnyTensor::F64(t) => {
                     if let Some(v) = t.as_inline_scalar() {
-                        return Cot::F64(v);
+                        return Cot::number(v, false);
                     }
                 }
             }
@@ -122,14 +127,9 @@ impl Cot {
     }
 
     /// The number `v` (of dtype `f32` if `single`, widened to `f64`) as a cotangent.
-    #[inline]
-    fn number(v: f64, single: bool) -> Cot {
-        // The narrowing is exact: a `single` `v` holds an `f32` value.
-        if single {
-            Cot::F32(v as f32)
-        } else {
-            Cot::F64(v)
-        }
+    #[inline(always)]
+    fn number(value: f64, single: bool) -> Cot {
+        Cot::Number { value, single }
     }
 
     /// Adds `g` into this slot.
@@ -137,8 +137,7 @@ impl Cot {
     fn add(&mut self, g: Cot) {
         match g {
             Cot::Zero => {}
-            Cot::F32(v) => self.add_number(f64::from(v), true),
-            Cot::F64(v) => self.add_number(v, false),
+            Cot::Number { value, single } => self.add_number(value, single),
             Cot::Tensor(_) if matches!(self, Cot::Zero) => *self = g,
             Cot::Tensor(_) => self.add_tensors(g),
         }
@@ -148,9 +147,16 @@ impl Cot {
     #[inline(always)]
     fn add_number(&mut self, v: f64, single: bool) {
         match self {
-            // The narrowing is exact: `v` holds an `f32` value.
-            Cot::F32(a) => *a += v as f32,
-            Cot::F64(a) => *a += v,
+            // In the dtype's own arithmetic: `f32` sums round as `f32` (the narrowings are
+            // exact, both values hold `f32` values).
+            Cot::Number {
+                value,
+                single: true,
+            } => *value = f64::from(*value as f32 + v as f32),
+            Cot::Number {
+                value,
+                single: false,
+            } => *value += v,
             Cot::Zero => *self = Cot::number(v, single),
             Cot::Tensor(_) => self.add_tensors(Cot::number(v, single)),
         }
@@ -170,8 +176,15 @@ impl Cot {
     fn into_tensor(self) -> Option<AnyTensor> {
         match self {
             Cot::Zero => None,
-            Cot::F32(v) => Some(AnyTensor::F32(Tensor::scalar(v))),
-            Cot::F64(v) => Some(AnyTensor::F64(Tensor::scalar(v))),
+            // The narrowing is exact: a `single` value holds an `f32` value.
+            Cot::Number {
+                value,
+                single: true,
+            } => Some(AnyTensor::F32(Tensor::scalar(value as f32))),
+            Cot::Number {
+                value,
+                single: false,
+            } => Some(AnyTensor::F64(Tensor::scalar(value))),
             Cot::Tensor(t) => Some(t),
         }
     }
@@ -388,8 +401,7 @@ fn step(
     };
     let (number, single) = match g {
         Cot::Zero => return,
-        Cot::F32(v) => (f64::from(v), true),
-        Cot::F64(v) => (v, false),
+        Cot::Number { value, single } => (value, single),
         Cot::Tensor(g) => {
             return step_tensor(node, saved, &g, &needs_of(node, relevant), grads, plain);
         }
