@@ -194,18 +194,29 @@ where
     R: Fn(&Tensor<T>, &Tensor<T>, f64) -> Tensor<T> + 'static,
     S: Fn(&T, &T, f64) -> T + 'static,
 {
+    let rule = UnaryParamRule(rule, scalar_rule, PhantomData);
+    elementwise_with_param(x, op, p, f, [x], rule)
+}
+
+/// Records the elementwise op `f` of `x` with the real parameter `p`, whose `rule` keeps
+/// `kept` (the input, or nothing).
+#[inline]
+fn elementwise_with_param<T: Float, const N: usize>(
+    x: &Tensor<T>,
+    op: &'static str,
+    p: f64,
+    f: impl Fn(T) -> T,
+    kept: [&Tensor<T>; N],
+    rule: impl Backward + 'static,
+) -> Tensor<T> {
     let data = x.map_data(f);
     let keep = Keep {
-        inputs: [x],
+        inputs: kept,
         output: false,
     };
     recording::record_keeping(data, &[x.id()], keep, || OpHead {
         op,
-        rule: Rule::Static(leak_zero_sized(UnaryParamRule(
-            rule,
-            scalar_rule,
-            PhantomData,
-        ))),
+        rule: Rule::Static(leak_zero_sized(rule)),
         params: Params::Real(p),
     })
 }
@@ -244,16 +255,8 @@ where
     R: Fn(&Tensor<T>, f64) -> Tensor<T> + 'static,
     S: Fn(&T, f64) -> T + 'static,
 {
-    let data = x.map_data(f);
-    let keep = Keep {
-        inputs: [],
-        output: false,
-    };
-    recording::record_keeping(data, &[x.id()], keep, || OpHead {
-        op,
-        rule: Rule::Static(leak_zero_sized(LinearRule(rule, scalar_rule, PhantomData))),
-        params: Params::Real(p),
-    })
+    let rule = LinearRule(rule, scalar_rule, PhantomData);
+    elementwise_with_param(x, op, p, f, [], rule)
 }
 
 /// Cotangents of a binary op's two inputs, `None` where not needed.
