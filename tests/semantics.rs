@@ -1031,3 +1031,37 @@ fn gradient_when_every_leaf_is_a_source_or_only_some() {
     });
     assert_eq!(scalar(tape.gradient(&z, &s).unwrap()), 2.0 * 0.5_f64.sin());
 }
+
+/// A dropped tape's buffers serve the next tape opened on the thread; nothing else carries
+/// over: not its records (an old result is not on the new tape), not its watched variables,
+/// not its settings (persistence either way).
+#[test]
+fn a_new_tape_starts_empty_whatever_the_last_one_did() {
+    let (x, unused) = (
+        Variable::with_name("x", 2.0_f64),
+        Variable::with_name("unused", 1.0_f64),
+    );
+    let old = {
+        let tape = GradientTape::new();
+        let y = tape.record(|| x.square() + unused.value());
+        assert_eq!(names(&tape), vec!["x", "unused"]);
+        y
+    };
+    let tape = GradientTape::persistent();
+    assert!(names(&tape).is_empty());
+    let z = tape.record(|| x.sin());
+    assert_eq!(names(&tape), vec!["x"]);
+    assert!(
+        tape.gradient(&old, &x).unwrap().is_none(),
+        "old result not on this tape"
+    );
+    // persistent, though the tape it reuses was not: two gradients
+    assert_eq!(scalar(tape.gradient(&z, &x).unwrap()), 2.0_f64.cos());
+    assert_eq!(scalar(tape.gradient(&z, &x).unwrap()), 2.0_f64.cos());
+    drop(tape);
+    // and non-persistent again after a persistent one
+    let tape = GradientTape::new();
+    let z = tape.record(|| x.square());
+    assert_eq!(scalar(tape.gradient(&z, &x).unwrap()), 4.0);
+    assert_eq!(tape.gradient(&z, &x).unwrap_err(), TapeError::NotPersistent);
+}

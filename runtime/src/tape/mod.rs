@@ -167,6 +167,17 @@ pub struct GradientTape {
     pub(crate) cell: Rc<TapeCell>,
 }
 
+impl Drop for GradientTape {
+    fn drop(&mut self) {
+        // The tape's buffers (and its `Rc`) go to the next tape opened on this thread. Only
+        // an unshared tape: while it records, the thread's stack of active tapes holds it
+        // too, and then it is simply dropped.
+        if Rc::strong_count(&self.cell) == 1 && Rc::weak_count(&self.cell) == 0 {
+            TapeState::give_back(&self.cell);
+        }
+    }
+}
+
 /// Shows the settings and the recorded ops, in order.
 ///
 /// ```
@@ -230,10 +241,7 @@ impl TapeBuilder {
     /// The tape.
     pub fn build(self) -> GradientTape {
         GradientTape {
-            cell: Rc::new(TapeCell::new(TapeState::new(
-                self.persistent,
-                self.watch_accessed_variables,
-            ))),
+            cell: TapeState::new_cell(self.persistent, self.watch_accessed_variables),
         }
     }
 }

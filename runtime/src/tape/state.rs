@@ -7,12 +7,14 @@
 //! leaves, outputs recorded on outer tapes of a nest) goes through a hash map.
 
 use std::cell::RefCell;
+use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
 use super::node::{NO_NODE, Node, NodeId, SavedRange};
+use super::recording::TapeCell;
 use crate::dtype::AnyTensor;
 use crate::tensor::{TAPE_ENCODED_BIT, TensorId};
 use crate::variable::{AnyVariable, VariableId};
@@ -37,24 +39,19 @@ pub(crate) struct WatchedVariable {
     pub(crate) leaves: SmallVec<[NodeId; 4]>,
 }
 
-/// Buffers of finished tapes, reused by the next tape on this thread so that a training
-/// loop that opens one tape per step does not reallocate them every step.
-struct Buffers {
-    nodes: Vec<Node>,
-    saved: Vec<AnyTensor>,
-    tracked: FxHashMap<TensorId, NodeId>,
-    variables: Vec<WatchedVariable>,
-}
-
 thread_local! {
-    static SPARE_BUFFERS: RefCell<Vec<Buffers>> = const { RefCell::new(Vec::new()) };
+    /// Finished tapes of this thread, whole (their `Rc` and every buffer), for the next
+    /// tape to reuse: a training loop that opens one tape per step then allocates nothing
+    /// for it, and nothing is moved field by field (moving the buffers out and back in
+    /// was a store-forwarding stall, and the `Rc` an allocation, per tape).
+    static SPARE_TAPES: RefCell<Vec<Rc<TapeCell>>> = const { RefCell::new(Vec::new()) };
 }
 
 /// `tracked_span` of an empty map: no id is inside it.
 const EMPTY_SPAN: (u64, u64) = (u64::MAX, 0);
 
-/// Keep at most this many spare buffer sets per thread (one per nesting level in use).
-const MAX_SPARE_BUFFERS: usize = 4;
+/// Keep at most this many spare tapes per thread (one per nesting level in use).
+const MAX_SPARE_TAPES: usize = 4;
 
 /// Opaque outside the crate: reachable only through `Watch`, which users do not implement.
 #[doc(hidden)]
@@ -87,19 +84,7 @@ pub struct TapeState {
 }
 
 impl TapeState {
-    pub(crate) fn new(persistent: bool, watch_accessed_variables: bool) -> TapeState {
-        let spare = SPARE_BUFFERS.with(|spare| spare.borrow_mut().pop());
-        let Buffers {
-            nodes,
-            saved,
-            tracked,
-            variables,
-        } = spare.unwrap_or_else(|| Buffers {
-            nodes: Vec::new(),
-            saved: Vec::new(),
-            tracked: FxHashMap::default(),
-            variables: Vec::new(),
-        });
+    fn new(persistent: bool, watch_accessed_variables: bool) -> TapeState {
         TapeState {
             uid: fresh_uid(),
             persistent,
@@ -107,14 +92,57 @@ impl TapeState {
             active: false,
             paused: 0,
             consumed: false,
-            nodes,
-            saved,
-            tracked,
+            nodes: Vec::new(),
+            saved: Vec::new(),
+            tracked: FxHashMap::default(),
             tracked_span: EMPTY_SPAN,
-            variables,
+            variables: Vec::new(),
             leaf_count: 0,
             watched_tensors: Vec::new(),
         }
+    }
+
+    /// A tape with these settings: a spare one of this thread's, reset, or a new one.
+    pub(crate) fn new_cell(persistent: bool, watch_accessed_variables: bool) -> Rc<TapeCell> {
+        let spare = SPARE_TAPES.with(|spare| spare.borrow_mut().pop());
+        let Some(cell) = spare else {
+            return Rc::new(RefCell::new(TapeState::new(
+                persistent,
+                watch_accessed_variables,
+            )));
+        };
+        {
+            let mut state = cell.borrow_mut();
+            // Everything else was released when the tape was given back.
+            state.uid = fresh_uid();
+            state.persistent = persistent;
+            state.watch_accessed_variables = watch_accessed_variables;
+            state.consumed = false;
+        }
+        cell
+    }
+
+    /// Takes back a tape its `GradientTape` is done with, for [`TapeState::new_cell`] to
+    /// reuse; `cell` must be the only reference to it (the pool keeps a clone).
+    pub(crate) fn give_back(cell: &Rc<TapeCell>) {
+        debug_assert_eq!(Rc::strong_count(cell), 1, "a tape given back is unshared");
+        {
+            let mut state = cell.borrow_mut();
+            // Dropped while recording can only happen by unwinding out of its scope, whose
+            // guards have run by now; a tape in any other state is not reused.
+            if state.active || state.paused != 0 {
+                return;
+            }
+            state.clear();
+            state.watched_tensors.clear();
+        }
+        // During thread teardown the pool may already be gone; then the tape just drops.
+        let _ = SPARE_TAPES.try_with(|spare| {
+            let mut spare = spare.borrow_mut();
+            if spare.len() < MAX_SPARE_TAPES {
+                spare.push(Rc::clone(cell));
+            }
+        });
     }
 
     /// Whether ops run now are recorded on this tape.
@@ -235,33 +263,5 @@ impl TapeState {
         for watched in &mut self.variables {
             watched.leaves.clear();
         }
-    }
-}
-
-impl Drop for TapeState {
-    fn drop(&mut self) {
-        let mut nodes = std::mem::take(&mut self.nodes);
-        let mut saved = std::mem::take(&mut self.saved);
-        let mut tracked = std::mem::take(&mut self.tracked);
-        let mut variables = std::mem::take(&mut self.variables);
-        if nodes.capacity() == 0 {
-            return;
-        }
-        nodes.clear();
-        saved.clear();
-        tracked.clear();
-        variables.clear();
-        // During thread teardown the pool may already be gone; then the buffers just drop.
-        let _ = SPARE_BUFFERS.try_with(|spare| {
-            let mut spare = spare.borrow_mut();
-            if spare.len() < MAX_SPARE_BUFFERS {
-                spare.push(Buffers {
-                    nodes,
-                    saved,
-                    tracked,
-                    variables,
-                });
-            }
-        });
     }
 }
