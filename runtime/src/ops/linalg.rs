@@ -502,9 +502,10 @@ unsafe fn gemm_raw<T: Float>(
 /// `Parallelism::Rayon` 169 / 284 and 178 / 277 (a parallel region per depth block, and
 /// the calling thread sleeps while the pool works); `rayon::join` of two halves 144 / 255
 /// and 163 / 264. Here the calling thread computes the first half itself and offers the
-/// second to the pool, taking it back if no pool thread has started it by then: with the
-/// second core free the two halves run side by side, with it busy the product costs one
-/// thread's time plus a spawn, not a sleep and wake-up of the caller.
+/// second to the runtime's helper thread (`parallel::join_halves`), taking it back if the
+/// helper has not started it by then: with the second core free the two halves run side
+/// by side, with it busy the product costs one thread's time plus a hand-over, not a sleep
+/// and wake-up of the caller.
 const SPLIT_WORK: usize = 1 << 21;
 
 /// One gemm call's operands: m x k @ k x n into m x n, each as (first element, row stride,

@@ -113,8 +113,7 @@ impl TapeState {
         };
         {
             let mut state = cell.borrow_mut();
-            // Everything else was released when the tape was given back.
-            state.uid = fresh_uid();
+            // Everything else, the uid included, was reset when the tape was given back.
             state.persistent = persistent;
             state.watch_accessed_variables = watch_accessed_variables;
             state.consumed = false;
@@ -128,13 +127,14 @@ impl TapeState {
         debug_assert_eq!(Rc::strong_count(cell), 1, "a tape given back is unshared");
         {
             let mut state = cell.borrow_mut();
-            // Dropped while recording can only happen by unwinding out of its scope, whose
-            // guards have run by now; a tape in any other state is not reused.
-            if state.active || state.paused != 0 {
-                return;
-            }
+            // Unshared means no recording or pause guard holds it, and those guards reset
+            // these flags when they drop.
+            debug_assert!(
+                !state.active && state.paused == 0,
+                "a tape given back is idle"
+            );
+            // A new uid, so no tensor of this use matches a node of the next.
             state.clear();
-            state.watched_tensors.clear();
         }
         // During thread teardown the pool may already be gone; then the tape just drops.
         let _ = SPARE_TAPES.try_with(|spare| {
