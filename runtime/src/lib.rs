@@ -30,9 +30,9 @@ pub use dtype::{AnyTensor, DType, Float};
 pub use ops::binary::Operand;
 pub use ops::primal::Primal;
 pub use tape::{
-    CutCause, ExplainSource, Explanation, GradientOptions, GradientTape, JacobianOptions,
-    SourceKey, Sources, TapeBuilder, TapeError, Targets, UnconnectedGradients, VariableNotWatched,
-    Watch,
+    CutCause, ExplainSource, Explanation, GradientList, GradientOptions, GradientTape,
+    JacobianOptions, SourceKey, SourceList, Sources, TapeBuilder, TapeError, TargetList, Targets,
+    UnconnectedGradients, VariableNotWatched, Watch,
 };
 pub use tensor::Tensor;
 pub use variable::{AnyVariable, Variable, VariableId};

@@ -6,7 +6,6 @@ use std::rc::Rc;
 use smallvec::SmallVec;
 
 use super::node::{NO_NODE, Node, NodeId, Rule};
-use super::pool::Pooled;
 use super::recording::TapeCell;
 use super::state::TapeState;
 use super::structure::SourceKey;
@@ -16,7 +15,8 @@ use crate::tensor::Tensor;
 /// A sweep's inputs, already validated.
 pub(crate) struct Sweep<'a> {
     pub targets: &'a [AnyTensor],
-    pub seeds: &'a [AnyTensor],
+    /// One cotangent per target to start from; `None` for ones of each target's shape.
+    pub seeds: Option<&'a [AnyTensor]>,
     pub sources: &'a [SourceKey],
     /// Leading batch axes every cotangent carries (0 for `gradient`; 1 for a jacobian's
     /// vectorised sweep, see `jacobian::batch_rank`).
@@ -28,44 +28,58 @@ pub(crate) struct Sweep<'a> {
 /// Where the sources sit on the tape: `(source, node)` for each node whose gradient adds
 /// to that source's (a variable read several times has several). One flat list, because
 /// building a list per source showed up in the per-gradient cost of small graphs.
-type SourceNodes = SmallVec<[(usize, NodeId); 8]>;
+type SourceNodes = SmallVec<[(u32, NodeId); 8]>;
 
-/// Runs the sweep and returns each source's gradient (`None` if unconnected).
-pub(crate) fn run(tape: &Rc<TapeCell>, sweep: Sweep<'_>) -> Pooled<Option<AnyTensor>> {
+/// Each source's gradient (`None` if unconnected), in the sources' order; inline for the
+/// usual few sources.
+pub(crate) type Gradients = SmallVec<[Option<AnyTensor>; 4]>;
+
+/// Runs the sweep and appends each source's gradient (`None` if unconnected) to `out`
+/// (written in place: a returned list of this size was copied at each level on its way up).
+pub(crate) fn run(tape: &Rc<TapeCell>, sweep: Sweep<'_>, out: &mut Gradients) {
     // Set for every sweep, also to 0: a rule that takes a gradient of its own (a fused
     // function's sub-tape) inside a batched sweep must not see the outer batch axes.
     let _batch = super::jacobian::enter_batch(sweep.batch_rank);
     // Rules run no tapes of their own that outlive them, so this holds for the whole sweep.
     let plain = !super::recording::any_recording();
-    let (target_nodes, source_nodes, end) = {
+    // Filled by plain pushes: SmallVec's iterator `extend` and `collect` cost more than
+    // the few nodes a small gradient has.
+    let mut target_nodes: SmallVec<[NodeId; 2]> = SmallVec::new();
+    let mut source_nodes = SourceNodes::new();
+    {
         let state = tape.borrow();
-        let target_nodes: SmallVec<[NodeId; 2]> =
-            sweep.targets.iter().map(|t| state.lookup(t.id())).collect();
-        let mut source_nodes = SourceNodes::new();
-        for (k, source) in sweep.sources.iter().enumerate() {
+        for target in sweep.targets {
+            target_nodes.push(state.lookup(target.id()));
+        }
+        for (k, source) in (0..).zip(sweep.sources) {
             push_nodes_of_source(&state, k, source, &mut source_nodes);
         }
-        let end = target_nodes
-            .iter()
-            .filter(|&&n| n != NO_NODE)
-            .map(|&n| n as usize + 1)
-            .max();
-        (target_nodes, source_nodes, end.unwrap_or(0))
-    };
-    let mut scratch = Scratch::take(end);
-    let grads = &mut scratch.grads;
-    let mut results: SmallVec<[Cot; 4]> = SmallVec::new();
-    results.resize(sweep.sources.len(), Cot::Zero);
-    for ((target, node), seed) in sweep.targets.iter().zip(&target_nodes).zip(sweep.seeds) {
-        if *node == NO_NODE {
-            // Not on the tape: only `gradient(x, x)` itself connects (TensorFlow gives ones).
-            for (result, source) in results.iter_mut().zip(sweep.sources) {
-                if matches!(source, SourceKey::Tensor(s) if s.id() == target.id()) {
-                    result.add(Cot::Tensor(seed.clone()));
-                }
+    }
+    let end = target_nodes
+        .iter()
+        .filter(|&&n| n != NO_NODE)
+        .map(|&n| n as usize + 1)
+        .max()
+        .unwrap_or(0);
+    let mut scratch = Scratch::take();
+    scratch.grads.resize(end, Cot::Zero);
+    // Seeds of targets that are sources themselves and not on the tape, by source.
+    let mut direct: SmallVec<[(usize, Cot); 1]> = SmallVec::new();
+    for (k, (target, &node)) in sweep.targets.iter().zip(&target_nodes).enumerate() {
+        let seed = match sweep.seeds {
+            Some(seeds) => Cot::of(seeds[k].clone(), plain),
+            None => Cot::ones_like(target, plain),
+        };
+        if node != NO_NODE {
+            // by reference: see `add_from`
+            scratch.grads[node as usize].add_from(&seed);
+            continue;
+        }
+        // Not on the tape: only `gradient(x, x)` itself connects (TensorFlow gives ones).
+        for (j, source) in sweep.sources.iter().enumerate() {
+            if matches!(source, SourceKey::Tensor(s) if s.id() == target.id()) {
+                direct.push((j, seed.clone()));
             }
-        } else {
-            grads[*node as usize].add(Cot::of(seed.clone(), plain));
         }
     }
     if end > 0 {
@@ -75,16 +89,39 @@ pub(crate) fn run(tape: &Rc<TapeCell>, sweep: Sweep<'_>) -> Pooled<Option<AnyTen
         };
         sweep_nodes(tape, &mut scratch, &source_nodes, end, flags);
     }
-    let grads = &scratch.grads;
-    for &(k, node) in &source_nodes {
-        if let Some(g) = grads.get(node as usize) {
-            results[k].add(g.clone());
-        }
-    }
+    gather(
+        &source_nodes,
+        &scratch.grads,
+        &direct,
+        out,
+        sweep.sources.len(),
+    );
     scratch.give_back();
-    let mut out = Pooled::take(&super::pool::RESULTS);
-    out.extend(results.into_iter().map(Cot::into_tensor));
-    out
+}
+
+/// Appends each of the `sources` gradients to `out`: the sum of the cotangents of its
+/// nodes (`source_nodes` lists them in source order) and of the seeds that reached it
+/// `direct`ly.
+fn gather(
+    source_nodes: &SourceNodes,
+    grads: &[Cot],
+    direct: &[(usize, Cot)],
+    out: &mut Gradients,
+    sources: usize,
+) {
+    let mut nodes = source_nodes.iter().peekable();
+    for (k, k32) in (0..sources).zip(0_u32..) {
+        let mut sum = Cot::Zero;
+        while let Some(&(_, node)) = nodes.next_if(|&&(source, _)| source == k32) {
+            if let Some(g) = grads.get(node as usize) {
+                sum.add_from(g);
+            }
+        }
+        for (_, seed) in direct.iter().filter(|(source, _)| *source == k) {
+            sum.add_from(seed);
+        }
+        out.push(sum.into_tensor());
+    }
 }
 
 /// A cotangent in the sweep's buffer. A sweep that nothing records keeps 0-d cotangents as
@@ -126,6 +163,17 @@ impl Cot {
         Cot::Tensor(g)
     }
 
+    /// The default seed of `target`: ones of its shape and dtype. A plain 0-d seed is the
+    /// number 1, so the usual scalar loss builds no tensor for it.
+    #[inline]
+    fn ones_like(target: &AnyTensor, plain: bool) -> Cot {
+        match target {
+            AnyTensor::F32(t) if plain && t.as_inline_scalar().is_some() => Cot::number(1.0, true),
+            AnyTensor::F64(t) if plain && t.as_inline_scalar().is_some() => Cot::number(1.0, false),
+            _ => Cot::Tensor(target.ones_like()),
+        }
+    }
+
     /// The number `v` (of dtype `f32` if `single`, widened to `f64`) as a cotangent.
     #[inline(always)]
     fn number(value: f64, single: bool) -> Cot {
@@ -140,6 +188,18 @@ impl Cot {
             Cot::Number { value, single } => self.add_number(value, single),
             Cot::Tensor(_) if matches!(self, Cot::Zero) => *self = g,
             Cot::Tensor(_) => self.add_tensors(g),
+        }
+    }
+
+    /// Adds a copy of `g` into this slot (a number is copied as it is added). Reading a
+    /// fresh number through a reference reads its fields one by one; moving it whole read
+    /// them back with wide loads and stalled on store forwarding.
+    #[inline(always)]
+    fn add_from(&mut self, g: &Cot) {
+        match *g {
+            Cot::Zero => {}
+            Cot::Number { value, single } => self.add_number(value, single),
+            Cot::Tensor(_) => self.add(g.clone()),
         }
     }
 
@@ -216,16 +276,16 @@ thread_local! {
 }
 
 impl Scratch {
-    fn take(len: usize) -> Scratch {
-        let mut scratch = SCRATCH_POOL
+    /// An empty scratch; the caller sizes it once it holds it (sized here and then moved
+    /// out, the lengths just written were read back with wide loads, a stall).
+    fn take() -> Scratch {
+        SCRATCH_POOL
             .with(|pool| pool.borrow_mut().pop())
             .unwrap_or(Scratch {
                 grads: Vec::new(),
                 relevant: Vec::new(),
                 is_source: Vec::new(),
-            });
-        scratch.grads.resize(len, Cot::Zero);
-        scratch
+            })
     }
 
     fn give_back(mut self) {
@@ -238,7 +298,7 @@ impl Scratch {
 }
 
 /// Appends the nodes of source `k` to `out`.
-fn push_nodes_of_source(state: &TapeState, k: usize, source: &SourceKey, out: &mut SourceNodes) {
+fn push_nodes_of_source(state: &TapeState, k: u32, source: &SourceKey, out: &mut SourceNodes) {
     match source {
         SourceKey::Tensor(t) => match state.lookup(t.id()) {
             NO_NODE => {}
@@ -246,7 +306,9 @@ fn push_nodes_of_source(state: &TapeState, k: usize, source: &SourceKey, out: &m
         },
         SourceKey::Variable(v) => {
             if let Some(index) = state.variable_index(v.id()) {
-                out.extend(state.variables[index].leaves.iter().map(|&node| (k, node)));
+                for &node in &state.variables[index].leaves {
+                    out.push((k, node));
+                }
             }
         }
     }
@@ -357,11 +419,16 @@ fn sweep_nodes(
         // node order, so passing a node truncates them.
         nodes.truncate(end);
         saved.truncate(nodes[end - 1].saved.end());
-        for i in (0..end).rev() {
-            let node = &mut nodes[i];
-            if relevant[i] {
+        let marks = relevant[..end].iter().zip(&is_source[..end]);
+        for (i, (node, (&relevant_i, &source_i))) in nodes.iter_mut().zip(marks).enumerate().rev() {
+            if node.inputs.is_empty() {
+                // A leaf: nothing to run, save or drop; its cotangent is read where the
+                // sources are gathered.
+                continue;
+            }
+            if relevant_i {
                 let values = &saved[node.saved.as_range()];
-                step(node, values, i, grads, (relevant, is_source[i], plain));
+                step(node, values, i, grads, (relevant, source_i, plain));
             }
             // (most nodes of scalar code save nothing: skip the call)
             if saved.len() > node.saved.start() {
@@ -394,15 +461,22 @@ fn step(
         // A leaf: its cotangent is read where the sources are gathered.
         return;
     }
-    let g = if keep {
-        grads[i].clone()
-    } else {
-        std::mem::take(&mut grads[i])
-    };
-    let (number, single) = match g {
+    // A number is read in place, field by field, and left there (nothing reads it again,
+    // and it holds no memory): moving the whole slot out read back, with wide loads, what
+    // the last `add_number` had just written narrowly, and stalled on store forwarding.
+    let (number, single) = match grads[i] {
         Cot::Zero => return,
         Cot::Number { value, single } => (value, single),
-        Cot::Tensor(g) => {
+        Cot::Tensor(_) => {
+            // Taken unless kept, so a large cotangent is freed as soon as it is used.
+            let g = if keep {
+                grads[i].clone()
+            } else {
+                std::mem::take(&mut grads[i])
+            };
+            let Cot::Tensor(g) = g else {
+                unreachable!("the slot holds a tensor")
+            };
             return step_tensor(node, saved, &g, &needs_of(node, relevant), grads, plain);
         }
     };

@@ -373,12 +373,13 @@ impl GradientTape {
             let seeds = [seed(start, len)];
             let sweep = Sweep {
                 targets,
-                seeds: &seeds,
+                seeds: Some(&seeds),
                 sources,
                 batch_rank: 1,
                 retain: start + len < rows,
             };
-            let mut grads = backward::run(&self.cell, sweep);
+            let mut grads = backward::Gradients::new();
+            backward::run(&self.cell, sweep, &mut grads);
             for ((slot, grad), source) in parts.iter_mut().zip(grads.drain(..)).zip(sources) {
                 let mut shape: Dims = smallvec::smallvec![len];
                 shape.extend_from_slice(source.value().shape());

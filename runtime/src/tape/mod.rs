@@ -4,7 +4,6 @@ mod backward;
 pub(crate) mod explain;
 pub(crate) mod jacobian;
 pub(crate) mod node;
-mod pool;
 pub(crate) mod recording;
 mod state;
 mod structure;
@@ -13,12 +12,11 @@ use std::rc::Rc;
 
 pub use explain::{CutCause, ExplainSource, Explanation, VariableNotWatched};
 pub use jacobian::JacobianOptions;
-pub use structure::{SourceKey, Sources, Targets};
+pub use structure::{GradientList, SourceKey, SourceList, Sources, TargetList, Targets};
 
 use crate::dtype::{AnyTensor, Float};
 use crate::tensor::Tensor;
 use crate::variable::{AnyVariable, Variable};
-use pool::Pooled;
 use recording::TapeCell;
 use state::TapeState;
 
@@ -134,9 +132,9 @@ impl GradientOptions {
     /// The cotangent to start from at each target (exactly one per target, each of the
     /// target's shape and dtype), instead of ones.
     pub fn output_gradients(mut self, seeds: impl Targets) -> GradientOptions {
-        let mut all = Vec::new();
+        let mut all = TargetList::default();
         seeds.collect_targets(&mut all);
-        self.output_gradients = Some(all);
+        self.output_gradients = Some(all.into_vec());
         self
     }
 
@@ -426,11 +424,13 @@ impl GradientTape {
         sources: S,
         options: GradientOptions,
     ) -> Result<S::Output, TapeError> {
-        let mut targets = Pooled::take(&pool::TENSORS);
+        let mut targets = TargetList::default();
         target.collect_targets(&mut targets);
-        structure::over_leaves(sources, |keys| {
-            self.gradient_erased(&targets, keys, options)
-        })
+        let mut keys = SourceList::default();
+        sources.collect_sources(&mut keys);
+        let mut grads = backward::Gradients::new();
+        self.gradient_erased(&targets, &keys, options, &mut grads)?;
+        Ok(sources.rebuild(&mut GradientList::new(grads)))
     }
 
     /// The dtype-erased core of `gradient`.
@@ -439,21 +439,21 @@ impl GradientTape {
         targets: &[AnyTensor],
         sources: &[SourceKey],
         options: GradientOptions,
-    ) -> Result<Pooled<Option<AnyTensor>>, TapeError> {
+        grads: &mut backward::Gradients,
+    ) -> Result<(), TapeError> {
         self.check_usable()?;
-        let mut seeds = Pooled::take(&pool::TENSORS);
-        match options.output_gradients {
-            None => seeds.extend(targets.iter().map(AnyTensor::ones_like)),
-            Some(given) => seeds.extend(validate_seeds(targets, given)?),
-        }
+        let seeds = match options.output_gradients {
+            None => None,
+            Some(given) => Some(validate_seeds(targets, given)?),
+        };
         let sweep = backward::Sweep {
             targets,
-            seeds: &seeds,
+            seeds: seeds.as_deref(),
             sources,
             batch_rank: 0,
             retain: false,
         };
-        let mut grads = backward::run(&self.cell, sweep);
+        backward::run(&self.cell, sweep, grads);
         {
             let mut state = self.cell.borrow_mut();
             if !state.persistent {
@@ -470,7 +470,7 @@ impl GradientTape {
                 }
             }
         }
-        Ok(grads)
+        Ok(())
     }
 
     fn check_usable(&self) -> Result<(), TapeError> {

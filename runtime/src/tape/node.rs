@@ -176,13 +176,14 @@ impl SavedRange {
 }
 
 impl Node {
-    /// A watched value with no inputs, saving nothing (`TapeState::push` sets its span).
-    pub(crate) fn leaf(op: &'static str) -> Node {
+    /// A watched value with no inputs (its arena span is empty).
+    #[inline(always)]
+    pub(crate) fn leaf(op: &'static str, saved: SavedRange) -> Node {
         Node {
             op,
             rule: Rule::Leaf,
             inputs: SmallVec::new(),
-            saved: SavedRange::default(),
+            saved,
             params: ParamSlot::None,
         }
     }

@@ -8,8 +8,8 @@ use std::rc::Rc;
 
 use smallvec::SmallVec;
 
-use super::node::{NO_NODE, Node, NodeId, Params, Rule, SavedRange};
-use super::state::TapeState;
+use super::node::{NO_NODE, Node, NodeId, Params, Rule};
+use super::state::{TapeState, push_in_place};
 use crate::dtype::{AnyTensor, Float};
 use crate::tensor::{Data, Tensor, TensorId};
 use crate::variable::{AnyVariable, VariableId};
@@ -159,7 +159,7 @@ impl<T: Float> SaveValues<T> for SmallVec<[AnyTensor; 2]> {
     #[inline]
     fn save_into(self, _: &Tensor<T>, arena: &mut Vec<AnyTensor>) {
         for value in self {
-            arena.push(value);
+            push_in_place(arena, || value);
         }
     }
 }
@@ -175,10 +175,10 @@ impl<T: Float, const N: usize> SaveValues<T> for Keep<'_, T, N> {
     #[inline(always)]
     fn save_into(self, out: &Tensor<T>, arena: &mut Vec<AnyTensor>) {
         for input in self.inputs {
-            arena.push(T::into_any(input.clone()));
+            push_in_place(arena, || T::into_any(input.clone()));
         }
         if self.output {
-            arena.push(T::into_any(out.clone()));
+            push_in_place(arena, || T::into_any(out.clone()));
         }
     }
 }
@@ -281,11 +281,11 @@ fn record_on_one<T: Float, S: SaveValues<T>>(
     let out = output(data, inputs, Some(id));
     // `spec` only clones values; it records nothing, so holding the borrow is fine.
     let (OpHead { op, rule, params }, saved) = spec(&out);
-    let node = Node {
+    let node = |span| Node {
         op,
         rule,
         inputs: nodes,
-        saved: SavedRange::default(),
+        saved: span,
         params: params.into(),
     };
     state.push(node, |arena| saved.save_into(&out, arena), id);
@@ -311,11 +311,11 @@ fn record_on_many<T: Float, S: SaveValues<T>>(
     let mut values = Vec::new();
     saved.save_into(&out, &mut values);
     for (position, nodes) in recorders {
-        let node = Node {
+        let node = |span| Node {
             op,
             rule: rule.clone(),
             inputs: nodes,
-            saved: SavedRange::default(),
+            saved: span,
             params: params.clone().into(),
         };
         let save = |arena: &mut Vec<AnyTensor>| arena.extend_from_slice(&values);
@@ -379,6 +379,18 @@ pub(crate) fn variable_read(
     trainable: bool,
     erase: impl Fn() -> AnyVariable,
 ) -> Option<TensorId> {
+    // One tape (the usual case, and then it is above the floor: a caller checked that some
+    // tape records) needs no walk down the stack.
+    if let Some(tape) = sole_tape() {
+        let mut state = tape.borrow_mut();
+        if !state.is_recording() {
+            return None;
+        }
+        let index = watched_index(&mut state, id, trainable, &erase)?;
+        let value = state.next_output_id();
+        track_variable_read(&mut state, index, value);
+        return Some(value);
+    }
     STACK.with(|stack| {
         let mut value = None;
         for (_, tape) in live_tapes(&stack.borrow()).rev() {

@@ -4,9 +4,154 @@
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasher, Hash};
 
+use smallvec::SmallVec;
+
+use super::backward::Gradients;
 use crate::dtype::{AnyTensor, Float};
 use crate::tensor::Tensor;
 use crate::variable::{AnyVariable, Variable};
+
+/// The leaves of a sources structure, in the order [`Sources::collect_sources`] appends
+/// them. Up to four are kept inline: a `gradient` call builds this list every time, and
+/// taking a buffer from a per-thread pool for it cost more than the few leaves it holds.
+///
+/// A structure of your own becomes a source by passing each field on, in a fixed order:
+///
+/// ```
+/// use gradtape_runtime::{GradientList, GradientTape, SourceList, Sources, Tensor, Variable};
+/// struct Dense { kernel: Variable<f32>, bias: Variable<f32> }
+/// struct DenseGrads { kernel: Option<Tensor<f32>>, bias: Option<Tensor<f32>> }
+/// impl Sources for Dense {
+///     type Output = DenseGrads;
+///     fn collect_sources(&self, keys: &mut SourceList) {
+///         self.kernel.collect_sources(keys);
+///         self.bias.collect_sources(keys);
+///     }
+///     fn rebuild(&self, grads: &mut GradientList) -> DenseGrads {
+///         DenseGrads { kernel: self.kernel.rebuild(grads), bias: self.bias.rebuild(grads) }
+///     }
+/// }
+/// let layer = Dense { kernel: Variable::new(2.0_f32), bias: Variable::new(1.0_f32) };
+/// let tape = GradientTape::new();
+/// let y = tape.record(|| 3.0 * &layer.kernel + &layer.bias);
+/// let grads = tape.gradient(&y, &layer).unwrap();
+/// assert_eq!(grads.kernel.unwrap().to_scalar(), 3.0);
+/// assert_eq!(grads.bias.unwrap().to_scalar(), 1.0);
+/// ```
+#[derive(Default)]
+pub struct SourceList(SmallVec<[SourceKey; 4]>);
+
+impl SourceList {
+    /// Appends one leaf.
+    ///
+    /// ```
+    /// use gradtape_runtime::{AnyVariable, SourceKey, SourceList, Variable};
+    /// let mut keys = SourceList::default();
+    /// keys.push(SourceKey::Variable(AnyVariable::from(Variable::new(1.0_f32))));
+    /// assert_eq!(keys.len(), 1);
+    /// ```
+    pub fn push(&mut self, key: SourceKey) {
+        self.0.push(key);
+    }
+}
+
+impl std::ops::Deref for SourceList {
+    type Target = [SourceKey];
+    fn deref(&self) -> &[SourceKey] {
+        &self.0
+    }
+}
+
+/// The gradients of a sources structure's leaves, in the order
+/// [`Sources::collect_sources`] listed the leaves, for [`Sources::rebuild`] to take one at
+/// a time. A concrete type rather than a `dyn Iterator`, so that taking one is inlined:
+/// each value returned through a virtual call was written to memory in pieces and read
+/// back whole, which stalled.
+///
+/// ```
+/// use gradtape_runtime::{AnyTensor, GradientList, GradientTape, Sources, Tensor};
+/// struct Pair(Tensor<f64>, Tensor<f64>);
+/// impl Sources for Pair {
+///     type Output = (Option<Tensor<f64>>, Option<Tensor<f64>>);
+///     fn collect_sources(&self, keys: &mut gradtape_runtime::SourceList) {
+///         self.0.collect_sources(keys);
+///         self.1.collect_sources(keys);
+///     }
+///     fn rebuild(&self, grads: &mut GradientList) -> Self::Output {
+///         // by hand: the next leaf's gradient, dtype-erased
+///         let first = match grads.take_next() {
+///             Some(AnyTensor::F64(g)) => Some(g),
+///             _ => None,
+///         };
+///         (first, self.1.rebuild(grads))
+///     }
+/// }
+/// let (x, y) = (Tensor::scalar(2.0_f64), Tensor::scalar(5.0_f64));
+/// let tape = GradientTape::new();
+/// tape.watch(&x);
+/// tape.watch(&y);
+/// let z = tape.record(|| &x * &y);
+/// let (gx, gy) = tape.gradient(&z, Pair(x.clone(), y.clone())).unwrap();
+/// assert_eq!((gx.unwrap().to_scalar(), gy.unwrap().to_scalar()), (5.0, 2.0));
+/// ```
+pub struct GradientList(smallvec::IntoIter<[Option<AnyTensor>; 4]>);
+
+impl GradientList {
+    pub(crate) fn new(grads: Gradients) -> GradientList {
+        GradientList(grads.into_iter())
+    }
+
+    /// The next leaf's gradient: `None` if the target does not depend on it.
+    ///
+    /// # Panics
+    /// If every leaf's gradient has been taken (a `rebuild` that takes more leaves than
+    /// its `collect_sources` listed).
+    #[inline]
+    #[track_caller]
+    pub fn take_next(&mut self) -> Option<AnyTensor> {
+        self.0
+            .next()
+            .expect("Sources::rebuild: more leaves taken than collect_sources listed")
+    }
+}
+
+/// The tensors of a targets structure, in the order [`Targets::collect_targets`] appends
+/// them; up to two inline (a gradient usually has one target).
+///
+/// ```
+/// use gradtape_runtime::{TargetList, Targets, Tensor};
+/// let mut targets = TargetList::default();
+/// (Tensor::scalar(1.0_f32), [Tensor::scalar(2.0_f64)]).collect_targets(&mut targets);
+/// assert_eq!(targets.len(), 2);
+/// assert_eq!(targets[1].dtype(), "f64");
+/// ```
+#[derive(Default)]
+pub struct TargetList(SmallVec<[AnyTensor; 2]>);
+
+impl TargetList {
+    /// Appends one target.
+    ///
+    /// ```
+    /// use gradtape_runtime::{AnyTensor, TargetList, Tensor};
+    /// let mut targets = TargetList::default();
+    /// targets.push(AnyTensor::F32(Tensor::scalar(1.0)));
+    /// assert_eq!(targets.len(), 1);
+    /// ```
+    pub fn push(&mut self, target: AnyTensor) {
+        self.0.push(target);
+    }
+
+    pub(crate) fn into_vec(self) -> Vec<AnyTensor> {
+        self.0.into_vec()
+    }
+}
+
+impl std::ops::Deref for TargetList {
+    type Target = [AnyTensor];
+    fn deref(&self) -> &[AnyTensor] {
+        &self.0
+    }
+}
 
 /// One leaf of a sources structure: a tensor (by identity) or a variable (all its reads).
 #[derive(Clone, Debug)]
@@ -55,94 +200,94 @@ pub trait Sources {
     /// The same structure with `Option<Tensor<T>>` at each leaf.
     type Output;
     /// Appends the leaves in order.
-    fn collect_sources(&self, keys: &mut Vec<SourceKey>);
+    fn collect_sources(&self, keys: &mut SourceList);
     /// Rebuilds the structure from the leaves' gradients, taken in the same order.
-    fn rebuild(&self, grads: &mut dyn Iterator<Item = Option<AnyTensor>>) -> Self::Output;
+    fn rebuild(&self, grads: &mut GradientList) -> Self::Output;
 }
 
 /// Runs a dtype-erased computation (gradient, jacobian) over the leaves of `sources` and
 /// gives its results back in the structure of `sources`.
-pub(crate) fn over_leaves<S: Sources, E, R: AsMut<Vec<Option<AnyTensor>>>>(
+pub(crate) fn over_leaves<S: Sources, E>(
     sources: S,
-    erased: impl FnOnce(&[SourceKey]) -> Result<R, E>,
+    erased: impl FnOnce(&[SourceKey]) -> Result<Vec<Option<AnyTensor>>, E>,
 ) -> Result<S::Output, E> {
-    let mut keys = super::Pooled::take(&super::pool::KEYS);
+    let mut keys = SourceList::default();
     sources.collect_sources(&mut keys);
-    let mut results = erased(&keys)?;
-    Ok(sources.rebuild(&mut results.as_mut().drain(..)))
+    let results = erased(&keys)?;
+    Ok(sources.rebuild(&mut GradientList::new(Gradients::from_vec(results))))
 }
 
-fn next_grad<T: Float>(grads: &mut dyn Iterator<Item = Option<AnyTensor>>) -> Option<Tensor<T>> {
-    let grad = grads.next().expect("one gradient per source");
+fn next_grad<T: Float>(grads: &mut GradientList) -> Option<Tensor<T>> {
+    let grad = grads.take_next();
     grad.map(|g| T::from_any_owned(g).expect("a gradient has its source's dtype"))
 }
 
 impl<T: Float> Sources for Tensor<T> {
     type Output = Option<Tensor<T>>;
-    fn collect_sources(&self, keys: &mut Vec<SourceKey>) {
+    fn collect_sources(&self, keys: &mut SourceList) {
         keys.push(SourceKey::Tensor(T::into_any(self.clone())));
     }
-    fn rebuild(&self, grads: &mut dyn Iterator<Item = Option<AnyTensor>>) -> Self::Output {
+    fn rebuild(&self, grads: &mut GradientList) -> Self::Output {
         next_grad(grads)
     }
 }
 
 impl<T: Float> Sources for Variable<T> {
     type Output = Option<Tensor<T>>;
-    fn collect_sources(&self, keys: &mut Vec<SourceKey>) {
+    fn collect_sources(&self, keys: &mut SourceList) {
         keys.push(SourceKey::Variable(AnyVariable::from(self.clone())));
     }
-    fn rebuild(&self, grads: &mut dyn Iterator<Item = Option<AnyTensor>>) -> Self::Output {
+    fn rebuild(&self, grads: &mut GradientList) -> Self::Output {
         next_grad(grads)
     }
 }
 
 impl<S: Sources + ?Sized> Sources for &S {
     type Output = S::Output;
-    fn collect_sources(&self, keys: &mut Vec<SourceKey>) {
+    fn collect_sources(&self, keys: &mut SourceList) {
         (**self).collect_sources(keys);
     }
-    fn rebuild(&self, grads: &mut dyn Iterator<Item = Option<AnyTensor>>) -> Self::Output {
+    fn rebuild(&self, grads: &mut GradientList) -> Self::Output {
         (**self).rebuild(grads)
     }
 }
 
 impl<S: Sources, const N: usize> Sources for [S; N] {
     type Output = [S::Output; N];
-    fn collect_sources(&self, keys: &mut Vec<SourceKey>) {
+    fn collect_sources(&self, keys: &mut SourceList) {
         self.iter().for_each(|s| s.collect_sources(keys));
     }
-    fn rebuild(&self, grads: &mut dyn Iterator<Item = Option<AnyTensor>>) -> Self::Output {
+    fn rebuild(&self, grads: &mut GradientList) -> Self::Output {
         std::array::from_fn(|i| self[i].rebuild(grads))
     }
 }
 
 impl<S: Sources> Sources for [S] {
     type Output = Vec<S::Output>;
-    fn collect_sources(&self, keys: &mut Vec<SourceKey>) {
+    fn collect_sources(&self, keys: &mut SourceList) {
         self.iter().for_each(|s| s.collect_sources(keys));
     }
-    fn rebuild(&self, grads: &mut dyn Iterator<Item = Option<AnyTensor>>) -> Self::Output {
+    fn rebuild(&self, grads: &mut GradientList) -> Self::Output {
         self.iter().map(|s| s.rebuild(grads)).collect()
     }
 }
 
 impl<S: Sources> Sources for Vec<S> {
     type Output = Vec<S::Output>;
-    fn collect_sources(&self, keys: &mut Vec<SourceKey>) {
+    fn collect_sources(&self, keys: &mut SourceList) {
         self.as_slice().collect_sources(keys);
     }
-    fn rebuild(&self, grads: &mut dyn Iterator<Item = Option<AnyTensor>>) -> Self::Output {
+    fn rebuild(&self, grads: &mut GradientList) -> Self::Output {
         self.as_slice().rebuild(grads)
     }
 }
 
 impl<K: Clone + Eq + Hash, S: Sources, H: BuildHasher + Default> Sources for HashMap<K, S, H> {
     type Output = HashMap<K, S::Output, H>;
-    fn collect_sources(&self, keys: &mut Vec<SourceKey>) {
+    fn collect_sources(&self, keys: &mut SourceList) {
         self.values().for_each(|s| s.collect_sources(keys));
     }
-    fn rebuild(&self, grads: &mut dyn Iterator<Item = Option<AnyTensor>>) -> Self::Output {
+    fn rebuild(&self, grads: &mut GradientList) -> Self::Output {
         // Iteration order of one unchanged map is stable, so it matches `collect_sources`.
         self.iter()
             .map(|(k, s)| (k.clone(), s.rebuild(grads)))
@@ -152,10 +297,10 @@ impl<K: Clone + Eq + Hash, S: Sources, H: BuildHasher + Default> Sources for Has
 
 impl<K: Clone + Ord, S: Sources> Sources for BTreeMap<K, S> {
     type Output = BTreeMap<K, S::Output>;
-    fn collect_sources(&self, keys: &mut Vec<SourceKey>) {
+    fn collect_sources(&self, keys: &mut SourceList) {
         self.values().for_each(|s| s.collect_sources(keys));
     }
-    fn rebuild(&self, grads: &mut dyn Iterator<Item = Option<AnyTensor>>) -> Self::Output {
+    fn rebuild(&self, grads: &mut GradientList) -> Self::Output {
         self.iter()
             .map(|(k, s)| (k.clone(), s.rebuild(grads)))
             .collect()
@@ -167,12 +312,12 @@ macro_rules! tuple_sources {
         impl<$($name: Sources),+> Sources for ($($name,)+) {
             type Output = ($($name::Output,)+);
             #[allow(non_snake_case)]
-            fn collect_sources(&self, keys: &mut Vec<SourceKey>) {
+            fn collect_sources(&self, keys: &mut SourceList) {
                 let ($($name,)+) = self;
                 $($name.collect_sources(keys);)+
             }
             #[allow(non_snake_case)]
-            fn rebuild(&self, grads: &mut dyn Iterator<Item = Option<AnyTensor>>) -> Self::Output {
+            fn rebuild(&self, grads: &mut GradientList) -> Self::Output {
                 let ($($name,)+) = self;
                 ($($name.rebuild(grads),)+)
             }
@@ -209,41 +354,41 @@ tuple_sources!(A, B, C, D, E, F, G, H);
 )]
 pub trait Targets {
     /// Appends the target tensors in order.
-    fn collect_targets(&self, out: &mut Vec<AnyTensor>);
+    fn collect_targets(&self, out: &mut TargetList);
 }
 
 impl<T: Float> Targets for Tensor<T> {
-    fn collect_targets(&self, out: &mut Vec<AnyTensor>) {
+    fn collect_targets(&self, out: &mut TargetList) {
         out.push(T::into_any(self.clone()));
     }
 }
 
 impl Targets for AnyTensor {
-    fn collect_targets(&self, out: &mut Vec<AnyTensor>) {
+    fn collect_targets(&self, out: &mut TargetList) {
         out.push(self.clone());
     }
 }
 
 impl<S: Targets + ?Sized> Targets for &S {
-    fn collect_targets(&self, out: &mut Vec<AnyTensor>) {
+    fn collect_targets(&self, out: &mut TargetList) {
         (**self).collect_targets(out);
     }
 }
 
 impl<S: Targets, const N: usize> Targets for [S; N] {
-    fn collect_targets(&self, out: &mut Vec<AnyTensor>) {
+    fn collect_targets(&self, out: &mut TargetList) {
         self.iter().for_each(|t| t.collect_targets(out));
     }
 }
 
 impl<S: Targets> Targets for [S] {
-    fn collect_targets(&self, out: &mut Vec<AnyTensor>) {
+    fn collect_targets(&self, out: &mut TargetList) {
         self.iter().for_each(|t| t.collect_targets(out));
     }
 }
 
 impl<S: Targets> Targets for Vec<S> {
-    fn collect_targets(&self, out: &mut Vec<AnyTensor>) {
+    fn collect_targets(&self, out: &mut TargetList) {
         self.as_slice().collect_targets(out);
     }
 }
@@ -252,7 +397,7 @@ macro_rules! tuple_targets {
     ($($name:ident),+) => {
         impl<$($name: Targets),+> Targets for ($($name,)+) {
             #[allow(non_snake_case)]
-            fn collect_targets(&self, out: &mut Vec<AnyTensor>) {
+            fn collect_targets(&self, out: &mut TargetList) {
                 let ($($name,)+) = self;
                 $($name.collect_targets(out);)+
             }
