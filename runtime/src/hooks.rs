@@ -580,7 +580,7 @@ impl<T: DType> ReadValue<T> for Tensor<T> {
 #[inline]
 pub fn scalar_value<T: Float>(t: &Tensor<T>) -> Option<T> {
     match t.data {
-        crate::tensor::Data::Scalar(v) => Some(v),
+        crate::tensor::Data::Scalar(v) => Some(v.get()),
         crate::tensor::Data::Array(_) => None,
     }
 }

@@ -260,9 +260,11 @@ impl<T: DType> Variable<T> {
     pub fn update_array(&self, f: impl FnOnce(ndarray::ArrayViewMutD<'_, T>)) {
         let mut slot = self.slot.value.write().unwrap_or_else(|e| e.into_inner());
         match &mut slot.data {
-            Data::Scalar(v) => f(ndarray::ArrayViewMut::from(std::slice::from_mut(v))
-                .into_shape_with_order(ndarray::IxDyn(&[]))
-                .expect("one element is a 0-d array")),
+            Data::Scalar(v) => f(
+                ndarray::ArrayViewMut::from(std::slice::from_mut(v.as_mut()))
+                    .into_shape_with_order(ndarray::IxDyn(&[]))
+                    .expect("one element is a 0-d array"),
+            ),
             // Copies only if some tensor still shares the storage.
             Data::Array(shared) => f(Arc::make_mut(shared).view_mut()),
         }

@@ -451,9 +451,15 @@ pub(crate) fn zip_broadcast<T: crate::DType, U: crate::DType>(
     f: impl Fn(T, T) -> U,
 ) -> Data<U> {
     match (&x.data, &y.data) {
-        (Data::Scalar(a), Data::Scalar(b)) => Data::Scalar(f(*a, *b)),
-        (Data::Array(a), Data::Scalar(b)) => crate::tensor::map_array(a, |v| f(v, *b)),
-        (Data::Scalar(a), Data::Array(b)) => crate::tensor::map_array(b, |v| f(*a, v)),
+        (Data::Scalar(a), Data::Scalar(b)) => Data::scalar(f(a.get(), b.get())),
+        (Data::Array(a), Data::Scalar(b)) => {
+            let b = b.get();
+            crate::tensor::map_array(a, |v| f(v, b))
+        }
+        (Data::Scalar(a), Data::Array(b)) => {
+            let a = a.get();
+            crate::tensor::map_array(b, |v| f(a, v))
+        }
         (Data::Array(a), Data::Array(b)) => {
             if let Some(out) = zip_trailing(a, b, &f) {
                 return Data::from_array(out);
@@ -528,7 +534,8 @@ fn zip_into<T: crate::DType>(a: &mut ArrayD<T>, y: &Tensor<T>, f: &impl Fn(T, T)
             let Some(xs) = a.as_slice_mut() else {
                 return false;
             };
-            xs.iter_mut().for_each(|p| *p = f(*p, *q));
+            let q = q.get();
+            xs.iter_mut().for_each(|p| *p = f(*p, q));
             return true;
         }
         Data::Array(b) => b,

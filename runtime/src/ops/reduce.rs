@@ -34,13 +34,13 @@ impl<T: Float> Tensor<T> {
     /// assert_eq!(x.sum().to_scalar(), 10.0);
     /// ```
     pub fn sum(&self) -> Tensor<T> {
-        self.record_sum(Data::Scalar(self.sum_all()), ALL_AXES)
+        self.record_sum(Data::scalar(self.sum_all()), ALL_AXES)
     }
 
     /// The sum of all elements, on a contiguous slice when there is one (no allocation).
     fn sum_all(&self) -> T {
         match &self.data {
-            Data::Scalar(v) => *v,
+            Data::Scalar(v) => v.get(),
             Data::Array(a) => match a.as_slice() {
                 Some(values) => sum_slice(values),
                 None => a.sum(),
@@ -117,7 +117,7 @@ impl<T: Float> Tensor<T> {
     pub fn mean(&self) -> Tensor<T> {
         // mean x = Σ x · (1/n), rounded as `x.sum() * (1/n)` would be
         let scale = T::from_f64(1.0 / self.len() as f64);
-        self.record_mean(Data::Scalar(self.sum_all() * scale), ALL_AXES)
+        self.record_mean(Data::scalar(self.sum_all() * scale), ALL_AXES)
     }
 
     /// The mean along `axis`; `keep_dims` keeps it with length 1.
@@ -164,7 +164,7 @@ impl<T: Float> Tensor<T> {
             T::neg_infinity(),
             |m, &v| if v > m || v.is_nan() { v } else { m },
         );
-        self.record_max(Data::Scalar(top), ALL_AXES)
+        self.record_max(Data::scalar(top), ALL_AXES)
     }
 
     /// The largest elements along `axis`; `keep_dims` keeps it with length 1.
@@ -351,7 +351,7 @@ pub(crate) fn dot_all<T: Float>(x: &Tensor<T>, y: &Tensor<T>) -> Tensor<T> {
     let Some((p, q)) = slices else {
         return (x * y).sum();
     };
-    let data = Data::Scalar(dot_slices(p, q));
+    let data = Data::scalar(dot_slices(p, q));
     recording::record(data, &[x.id(), y.id()], |_| NodeSpec {
         op: "dot",
         // ∂(Σ x y)/∂x = y, ∂(Σ x y)/∂y = x, times the (possibly batched) cotangent
@@ -468,7 +468,7 @@ fn sum_contiguous<T: Float>(a: &ndarray::ArrayD<T>, shape: &[usize]) -> Option<D
 /// a new buffer of `shape`. `None` for other layouts and shapes, and for empty results.
 fn spread_contiguous<T: Float>(data: &Data<T>, shape: &[usize]) -> Option<Data<T>> {
     let a = match data {
-        Data::Scalar(v) => return Some(Data::filled(shape, *v)),
+        Data::Scalar(v) => return Some(Data::filled(shape, v.get())),
         Data::Array(a) => a,
     };
     let xs = a.as_slice()?;

@@ -37,7 +37,7 @@ impl<T: Float> Tensor<T> {
             self.len()
         );
         let data = match &self.data {
-            Data::Scalar(v) => Data::from_array(ArrayD::from_elem(IxDyn(shape), *v)),
+            Data::Scalar(v) => Data::from_array(ArrayD::from_elem(IxDyn(shape), v.get())),
             Data::Array(a) => Data::from_array(
                 a.as_standard_layout()
                     .to_owned()
