@@ -62,7 +62,11 @@ pub(crate) fn run(tape: &Rc<TapeCell>, sweep: Sweep<'_>, out: &mut Gradients) {
         .max()
         .unwrap_or(0);
     let mut scratch = Scratch::take();
-    scratch.grads.resize(end, Cot::Zero);
+    // (empty, as given back: filled in one reserved pass; `resize` cloned `Zero` through
+    // an out-of-line call per slot)
+    scratch
+        .grads
+        .extend(std::iter::repeat_with(|| Cot::Zero).take(end));
     // Seeds of targets that are sources themselves and not on the tape, by source.
     let mut direct: SmallVec<[(usize, Cot); 1]> = SmallVec::new();
     for (k, (target, &node)) in sweep.targets.iter().zip(&target_nodes).enumerate() {
@@ -323,8 +327,10 @@ fn mark_relevant(
     leaf_count: usize,
     scratch: &mut Scratch,
 ) {
+    // (both lists are empty, as given back; `extend` fills them in one pass, where
+    // `resize` went through an out-of-line call)
     let is_source = &mut scratch.is_source;
-    is_source.resize(end, false);
+    is_source.extend(std::iter::repeat_n(false, end));
     let mut source_leaves = 0;
     for &(_, node) in source_nodes {
         let node = node as usize;
@@ -338,7 +344,7 @@ fn mark_relevant(
         // Every leaf is a source, and every other node was recorded because one of its
         // inputs was tracked, so descends from a leaf: all are relevant (the usual case,
         // a gradient w.r.t. everything the tape watched), no walk needed.
-        relevant.resize(end, true);
+        relevant.extend(std::iter::repeat_n(true, end));
         return;
     }
     let first = is_source.iter().position(|&s| s).unwrap_or(end);

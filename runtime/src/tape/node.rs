@@ -139,11 +139,84 @@ pub(crate) struct Node {
     pub op: &'static str,
     pub rule: Rule,
     /// This tape's node of each input, or [`NO_NODE`].
-    pub inputs: SmallVec<[NodeId; 2]>,
+    pub inputs: Inputs,
     /// Where the values the rule saved sit in the tape's arena (`TapeState::saved`): kept
     /// out of the node so that a node is small and scalar values are stored flat.
     pub saved: SavedRange,
     pub params: ParamSlot,
+}
+
+/// The tape-local ids of a node's inputs, in order ([`NO_NODE`] for an input the tape does
+/// not track): up to two inline (nearly every op), more in a list of their own.
+///
+/// A plain struct, where a `SmallVec` was: the union inside a `SmallVec` kept the compiler
+/// from holding a fresh list in registers, so it was written to the stack as two 32-bit
+/// halves and copied into the node with one wide load, which stalled on store forwarding
+/// once per recorded op (perf). These fields go straight into the node.
+#[derive(Clone, Debug)]
+pub(crate) struct Inputs {
+    few: [NodeId; 2],
+    /// How many of `few` are inputs (when `many` is `None`).
+    len: u32,
+    /// Boxed for a thin pointer, which keeps `Inputs` at 24 bytes like the `SmallVec` it
+    /// replaces (a node is moved into the tape per recorded op); more than two inputs
+    /// (`concat` of several tensors) is rare enough for the second indirection.
+    #[allow(clippy::box_collection)]
+    many: Option<Box<Vec<NodeId>>>,
+}
+
+impl Inputs {
+    /// No inputs: a leaf's.
+    pub(crate) const NONE: Inputs = Inputs {
+        few: [NO_NODE; 2],
+        len: 0,
+        many: None,
+    };
+
+    /// One input.
+    #[inline(always)]
+    pub(crate) fn one(x: NodeId) -> Inputs {
+        Inputs {
+            few: [x, NO_NODE],
+            len: 1,
+            many: None,
+        }
+    }
+
+    /// Two inputs.
+    #[inline(always)]
+    pub(crate) fn two(x: NodeId, y: NodeId) -> Inputs {
+        Inputs {
+            few: [x, y],
+            len: 2,
+            many: None,
+        }
+    }
+
+    /// Any number of inputs.
+    pub(crate) fn from_list(ids: Vec<NodeId>) -> Inputs {
+        match *ids {
+            [] => Inputs::NONE,
+            [x] => Inputs::one(x),
+            [x, y] => Inputs::two(x, y),
+            _ => Inputs {
+                many: Some(Box::new(ids)),
+                ..Inputs::NONE
+            },
+        }
+    }
+}
+
+impl std::ops::Deref for Inputs {
+    type Target = [NodeId];
+
+    #[inline(always)]
+    fn deref(&self) -> &[NodeId] {
+        match &self.many {
+            Some(ids) => ids,
+            None => &self.few[..self.len as usize],
+        }
+    }
 }
 
 /// A node's span of the saved-value arena, `start..end`, packed in one word: written as
@@ -182,7 +255,7 @@ impl Node {
         Node {
             op,
             rule: Rule::Leaf,
-            inputs: SmallVec::new(),
+            inputs: Inputs::NONE,
             saved,
             params: ParamSlot::None,
         }

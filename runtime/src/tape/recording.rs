@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use smallvec::SmallVec;
 
-use super::node::{NO_NODE, Node, NodeId, Params, Rule};
+use super::node::{Inputs, NO_NODE, Node, NodeId, Params, Rule};
 use super::state::{TapeState, push_in_place};
 use crate::dtype::{AnyTensor, Float};
 use crate::tensor::{Data, Tensor, TensorId};
@@ -159,7 +159,7 @@ impl<T: Float> SaveValues<T> for SmallVec<[AnyTensor; 2]> {
     #[inline]
     fn save_into(self, _: &Tensor<T>, arena: &mut Vec<AnyTensor>) {
         for value in self {
-            push_in_place(arena, || value);
+            push_in_place(arena, value, |value| value);
         }
     }
 }
@@ -175,10 +175,10 @@ impl<T: Float, const N: usize> SaveValues<T> for Keep<'_, T, N> {
     #[inline(always)]
     fn save_into(self, out: &Tensor<T>, arena: &mut Vec<AnyTensor>) {
         for input in self.inputs {
-            push_in_place(arena, || T::into_any(input.clone()));
+            push_in_place(arena, input, |input| T::into_any(input.clone()));
         }
         if self.output {
-            push_in_place(arena, || T::into_any(out.clone()));
+            push_in_place(arena, out, |out| T::into_any(out.clone()));
         }
     }
 }
@@ -222,7 +222,7 @@ pub(crate) fn record_keeping<T: Float, const N: usize>(
 }
 
 /// The tapes (by stack position) that record an op, with the op's inputs' nodes there.
-type Recorders = SmallVec<[(usize, SmallVec<[NodeId; 2]>); 2]>;
+type Recorders = SmallVec<[(usize, Inputs); 2]>;
 
 #[inline(always)]
 fn record_on_stack<T: Float, S: SaveValues<T>>(
@@ -250,14 +250,26 @@ fn sole_tape() -> Option<Rc<TapeCell>> {
 
 /// This tape's node of each input, or `None` if it tracks none of them.
 #[inline(always)]
-fn input_nodes(state: &TapeState, inputs: &[TensorId]) -> Option<SmallVec<[NodeId; 2]>> {
-    // Unary and binary ops, nearly all of them, fill the inline buffer directly.
-    let nodes = match *inputs {
-        [x] => SmallVec::from_buf_and_len([state.lookup(x), NO_NODE], 1),
-        [x, y] => SmallVec::from_buf([state.lookup(x), state.lookup(y)]),
-        _ => inputs.iter().map(|&id| state.lookup(id)).collect(),
-    };
-    nodes.iter().any(|&n| n != NO_NODE).then_some(nodes)
+fn input_nodes(state: &TapeState, inputs: &[TensorId]) -> Option<Inputs> {
+    // Unary and binary ops, nearly all of them, are checked on the plain ids, before any
+    // list exists (see `Inputs`).
+    match *inputs {
+        [x] => {
+            let x = state.lookup(x);
+            (x != NO_NODE).then(|| Inputs::one(x))
+        }
+        [x, y] => {
+            let (x, y) = (state.lookup(x), state.lookup(y));
+            (x != NO_NODE || y != NO_NODE).then(|| Inputs::two(x, y))
+        }
+        _ => {
+            let nodes: Vec<NodeId> = inputs.iter().map(|&id| state.lookup(id)).collect();
+            nodes
+                .iter()
+                .any(|&n| n != NO_NODE)
+                .then(|| Inputs::from_list(nodes))
+        }
+    }
 }
 
 /// The common case, one tape: no bookkeeping of which tapes record.

@@ -53,11 +53,14 @@ thread_local! {
 /// saved tensors) were written there field by field, in narrow stores, and then copied into
 /// the list with wide loads, which waited on store forwarding (perf: about a sixth of the
 /// time of a small gradient). Built after the reservation, the value goes straight in.
+///
+/// `make` gets `arg` (rather than capturing it) so that callers pass their own closure as
+/// it is: wrapped in another closure, its captures were copied through the stack first.
 #[inline(always)]
-pub(crate) fn push_in_place<T>(list: &mut Vec<T>, make: impl FnOnce() -> T) {
+pub(crate) fn push_in_place<T, A>(list: &mut Vec<T>, arg: A, make: impl FnOnce(A) -> T) {
     list.reserve(1);
     let len = list.len();
-    list.spare_capacity_mut()[0].write(make());
+    list.spare_capacity_mut()[0].write(make(arg));
     // SAFETY: `reserve(1)` left room for at least one element past `len`, so index 0 of
     // the spare capacity exists, and the write above initialised it; the first `len + 1`
     // elements are therefore initialised. (If `make` panics, nothing was written and the
@@ -218,7 +221,7 @@ impl TapeState {
         let span = SavedRange::new(start, self.saved.len() as u32);
         // An id `next_output_id` encoded for this node finds it without the map.
         let encoded = out == self.next_output_id() && out.0 & TAPE_ENCODED_BIT != 0;
-        push_in_place(&mut self.nodes, || make(span));
+        push_in_place(&mut self.nodes, span, make);
         if !encoded {
             self.tracked.insert(out, index);
             let (low, high) = self.tracked_span;
