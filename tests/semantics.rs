@@ -1065,3 +1065,48 @@ fn a_new_tape_starts_empty_whatever_the_last_one_did() {
     assert_eq!(scalar(tape.gradient(&z, &x).unwrap()), 4.0);
     assert_eq!(tape.gradient(&z, &x).unwrap_err(), TapeError::NotPersistent);
 }
+
+/// A record that owns memory (a closure rule's captures) is freed when the tape lets the
+/// record go: by the sweep of a non-persistent tape, by `reset`, and when a persistent tape
+/// is dropped. (Records that own nothing are forgotten in one step; this checks that the
+/// owning ones never are.)
+#[test]
+fn records_that_own_memory_are_freed_when_released() {
+    let captured = Rc::new(());
+    let op = |x: &Tensor<f64>| {
+        let marker = Rc::clone(&captured);
+        gradtape::custom_gradient("doubled", &[x], move |inputs| {
+            let value = &inputs[0] * 2.0;
+            let backward = move |g: &Tensor<f64>| {
+                let _kept = &marker;
+                vec![Some(g * 2.0)]
+            };
+            (value, backward)
+        })
+    };
+    let x = Tensor::scalar(3.0_f64);
+
+    let tape = GradientTape::new();
+    tape.watch(&x);
+    let y = tape.record(|| op(&x).square());
+    assert_eq!(
+        Rc::strong_count(&captured),
+        2,
+        "the record holds the capture"
+    );
+    // d/dx (2x)² = 8x
+    assert_eq!(scalar(tape.gradient(&y, &x).unwrap()), 24.0);
+    assert_eq!(Rc::strong_count(&captured), 1, "the sweep frees it");
+
+    let tape = GradientTape::persistent();
+    tape.watch(&x);
+    tape.record(|| op(&x));
+    tape.reset();
+    assert_eq!(Rc::strong_count(&captured), 1, "reset frees it");
+    tape.watch(&x);
+    let y = tape.record(|| op(&x));
+    assert_eq!(scalar(tape.gradient(&y, &x).unwrap()), 2.0);
+    assert_eq!(Rc::strong_count(&captured), 2, "a persistent tape keeps it");
+    drop(tape);
+    assert_eq!(Rc::strong_count(&captured), 1, "dropping the tape frees it");
+}

@@ -5,7 +5,7 @@ use std::rc::Rc;
 
 use smallvec::SmallVec;
 
-use super::node::{NO_NODE, Node, NodeId, Rule};
+use super::node::{NO_NODE, Node, NodeId, Rule, clear_nodes};
 use super::recording::TapeCell;
 use super::state::TapeState;
 use super::structure::SourceKey;
@@ -397,12 +397,13 @@ fn sweep_nodes(
         }
         return;
     }
-    let (mut nodes, mut saved, leaf_count) = {
+    let (mut nodes, mut saved, leaf_count, owning) = {
         let mut state = tape.borrow_mut();
         (
             std::mem::take(&mut state.nodes),
             std::mem::take(&mut state.saved),
             state.leaf_count,
+            state.owning_nodes,
         )
     };
     mark_relevant(&nodes, sources, end, leaf_count, scratch);
@@ -445,9 +446,12 @@ fn sweep_nodes(
             }
         }
         // The emptied buffers go back for reuse; `gradient` then releases the rest.
-        nodes.clear();
+        clear_nodes(&mut nodes, owning);
     }
     let mut state = tape.borrow_mut();
+    if nodes.is_empty() {
+        state.owning_nodes = false;
+    }
     state.nodes = nodes;
     state.saved = saved;
 }

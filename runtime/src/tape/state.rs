@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
-use super::node::{NO_NODE, Node, NodeId, SavedRange};
+use super::node::{NO_NODE, Node, NodeId, SavedRange, clear_nodes};
 use super::recording::TapeCell;
 use crate::dtype::AnyTensor;
 use crate::tensor::{TAPE_ENCODED_BIT, TensorId};
@@ -99,6 +99,8 @@ pub struct TapeState {
     /// so a gradient whose sources include every leaf needs every node (see
     /// `backward::mark_relevant`).
     pub(crate) leaf_count: usize,
+    /// Whether some node in `nodes` may own heap memory (see `node::clear_nodes`).
+    pub(crate) owning_nodes: bool,
     /// Ids of tensors `watch`ed explicitly, each with the plain-id clock at the watch
     /// (a tensor with a smaller plain id existed before it), for `explain`.
     pub(crate) watched_tensors: Vec<(TensorId, u64)>,
@@ -119,6 +121,7 @@ impl TapeState {
             tracked_span: EMPTY_SPAN,
             variables: Vec::new(),
             leaf_count: 0,
+            owning_nodes: false,
             watched_tensors: Vec::new(),
         }
     }
@@ -222,6 +225,7 @@ impl TapeState {
         // An id `next_output_id` encoded for this node finds it without the map.
         let encoded = out == self.next_output_id() && out.0 & TAPE_ENCODED_BIT != 0;
         push_in_place(&mut self.nodes, span, make);
+        self.owning_nodes |= self.nodes[index as usize].owns_heap();
         if !encoded {
             self.tracked.insert(out, index);
             let (low, high) = self.tracked_span;
@@ -289,7 +293,8 @@ impl TapeState {
             return;
         }
         self.uid = fresh_uid();
-        self.nodes.clear();
+        clear_nodes(&mut self.nodes, self.owning_nodes);
+        self.owning_nodes = false;
         self.saved.clear();
         self.tracked.clear();
         self.tracked_span = EMPTY_SPAN;
