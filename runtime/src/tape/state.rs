@@ -28,8 +28,11 @@ const UID_MASK: u64 = (1 << UID_BITS) - 1;
 /// wraps; a wrap could only confuse a tensor with a node of a tape 2³⁹ tapes younger.
 static NEXT_TAPE_UID: AtomicU64 = AtomicU64::new(1);
 
-fn fresh_uid() -> u64 {
-    NEXT_TAPE_UID.fetch_add(1, Ordering::Relaxed) & UID_MASK
+/// The id prefix of a tape with a new uid: the encoded bit and the uid, above the node
+/// bits, so that naming a node and recognising its id are an `or` and a masked compare.
+fn fresh_id_base() -> u64 {
+    let uid = NEXT_TAPE_UID.fetch_add(1, Ordering::Relaxed) & UID_MASK;
+    TAPE_ENCODED_BIT | (uid << NODE_BITS)
 }
 
 /// A variable a tape watches, and the nodes of the values of it that the tape has read:
@@ -77,7 +80,9 @@ const MAX_SPARE_TAPES: usize = 4;
 /// Opaque outside the crate: reachable only through `Watch`, which users do not implement.
 #[doc(hidden)]
 pub struct TapeState {
-    uid: u64,
+    /// `TAPE_ENCODED_BIT | uid << NODE_BITS`: the ids of this tape's nodes, but for the
+    /// node index (see `fresh_id_base`).
+    id_base: u64,
     pub(crate) persistent: bool,
     pub(crate) watch_accessed_variables: bool,
     /// On this thread's stack of active tapes (inside `record`).
@@ -109,7 +114,7 @@ pub struct TapeState {
 impl TapeState {
     fn new(persistent: bool, watch_accessed_variables: bool) -> TapeState {
         TapeState {
-            uid: fresh_uid(),
+            id_base: fresh_id_base(),
             persistent,
             watch_accessed_variables,
             active: false,
@@ -179,7 +184,7 @@ impl TapeState {
     #[inline(always)]
     pub(crate) fn lookup(&self, id: TensorId) -> NodeId {
         let raw = id.0;
-        if raw & TAPE_ENCODED_BIT != 0 && (raw >> NODE_BITS) & UID_MASK == self.uid {
+        if raw & !NODE_MASK == self.id_base {
             let node = raw & NODE_MASK;
             if (node as usize) < self.nodes.len() {
                 return node as NodeId;
@@ -197,7 +202,7 @@ impl TapeState {
     pub(crate) fn next_output_id(&self) -> TensorId {
         let node = self.nodes.len() as u64;
         if node <= NODE_MASK {
-            TensorId(TAPE_ENCODED_BIT | (self.uid << NODE_BITS) | node)
+            TensorId(self.id_base | node)
         } else {
             TensorId::fresh()
         }
@@ -292,7 +297,7 @@ impl TapeState {
             debug_assert!(self.tracked.is_empty() && self.watched_tensors.is_empty());
             return;
         }
-        self.uid = fresh_uid();
+        self.id_base = fresh_id_base();
         clear_nodes(&mut self.nodes, self.owning_nodes);
         self.owning_nodes = false;
         self.saved.clear();
