@@ -454,6 +454,7 @@ pub(crate) fn variable_became_untrainable(var: &AnyVariable) {
 }
 
 /// Tracks one read of a watched variable as a leaf of it.
+#[inline]
 pub(crate) fn track_variable_read(state: &mut TapeState, index: usize, value: TensorId) {
     // A value already tracked is a read already counted (or an intermediate): only a new
     // leaf is a new read. Checking this way keeps many reads of one variable O(1) each.

@@ -248,6 +248,7 @@ impl TapeState {
     }
 
     /// Appends a watched leaf for `id`, which the caller knows is not tracked yet.
+    #[inline]
     pub(crate) fn push_leaf(&mut self, id: TensorId, op: &'static str) -> NodeId {
         self.leaf_count += 1;
         self.push(|span| Node::leaf(op, span), |_| {}, id)
