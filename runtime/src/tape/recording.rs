@@ -159,7 +159,7 @@ impl<T: Float> SaveValues<T> for SmallVec<[AnyTensor; 2]> {
     #[inline]
     fn save_into(self, _: &Tensor<T>, arena: &mut Vec<AnyTensor>) {
         for value in self {
-            push_in_place(arena, value, |value| value);
+            push_in_place!(arena, value);
         }
     }
 }
@@ -175,10 +175,10 @@ impl<T: Float, const N: usize> SaveValues<T> for Keep<'_, T, N> {
     #[inline(always)]
     fn save_into(self, out: &Tensor<T>, arena: &mut Vec<AnyTensor>) {
         for input in self.inputs {
-            push_in_place(arena, input, |input| T::into_any(input.clone()));
+            push_in_place!(arena, T::into_any(input.clone()));
         }
         if self.output {
-            push_in_place(arena, out, |out| T::into_any(out.clone()));
+            push_in_place!(arena, T::into_any(out.clone()));
         }
     }
 }

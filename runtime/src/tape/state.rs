@@ -50,26 +50,28 @@ thread_local! {
     static SPARE_TAPES: RefCell<Vec<Rc<TapeCell>>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Appends `make()` to `list`, built in the list's own memory once there is room for it.
+/// Appends `$value` to the `Vec` `$list`, evaluating it only once there is room, so that
+/// it is built in the list's own memory.
 ///
 /// `Vec::push` takes a value built beforehand, on the stack: the tape's records (nodes,
 /// saved tensors) were written there field by field, in narrow stores, and then copied into
 /// the list with wide loads, which waited on store forwarding (perf: about a sixth of the
-/// time of a small gradient). Built after the reservation, the value goes straight in.
-///
-/// `make` gets `arg` (rather than capturing it) so that callers pass their own closure as
-/// it is: wrapped in another closure, its captures were copied through the stack first.
-#[inline(always)]
-pub(crate) fn push_in_place<T, A>(list: &mut Vec<T>, arg: A, make: impl FnOnce(A) -> T) {
-    list.reserve(1);
-    let len = list.len();
-    list.spare_capacity_mut()[0].write(make(arg));
-    // SAFETY: `reserve(1)` left room for at least one element past `len`, so index 0 of
-    // the spare capacity exists, and the write above initialised it; the first `len + 1`
-    // elements are therefore initialised. (If `make` panics, nothing was written and the
-    // length is unchanged.)
-    unsafe { list.set_len(len + 1) };
+/// time of a small gradient). A macro rather than a function taking a closure: a closure
+/// passed by value had its captures (a whole node) copied through the stack first.
+macro_rules! push_in_place {
+    ($list:expr, $value:expr) => {{
+        let list: &mut Vec<_> = $list;
+        list.reserve(1);
+        let len = list.len();
+        list.spare_capacity_mut()[0].write($value);
+        // SAFETY: `reserve(1)` left room for at least one element past `len`, so index 0 of
+        // the spare capacity exists, and the write above initialised it; the first `len + 1`
+        // elements are therefore initialised. (If `$value` panics, nothing was written and
+        // the length is unchanged.)
+        unsafe { list.set_len(len + 1) };
+    }};
 }
+pub(crate) use push_in_place;
 
 /// `tracked_span` of an empty map: no id is inside it.
 const EMPTY_SPAN: (u64, u64) = (u64::MAX, 0);
@@ -229,7 +231,7 @@ impl TapeState {
         let span = SavedRange::new(start, self.saved.len() as u32);
         // An id `next_output_id` encoded for this node finds it without the map.
         let encoded = out == self.next_output_id() && out.0 & TAPE_ENCODED_BIT != 0;
-        push_in_place(&mut self.nodes, span, make);
+        push_in_place!(&mut self.nodes, make(span));
         self.owning_nodes |= self.nodes[index as usize].owns_heap();
         if !encoded {
             self.tracked.insert(out, index);
