@@ -274,18 +274,6 @@ impl Node {
             || self.inputs.many.is_some()
     }
 
-    /// A watched value with no inputs (its arena span is empty).
-    #[inline(always)]
-    pub(crate) fn leaf(op: &'static str, saved: SavedRange) -> Node {
-        Node {
-            op,
-            rule: Rule::Leaf,
-            inputs: Inputs::NONE,
-            saved,
-            params: ParamSlot::None,
-        }
-    }
-
     /// The rule's view of this node, with its saved values `saved`.
     #[inline]
     fn with_ctx<R>(

@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use smallvec::SmallVec;
 
-use super::node::{Inputs, NO_NODE, Node, NodeId, Params, Rule};
+use super::node::{Inputs, NO_NODE, NodeId, Params, Rule};
 use super::state::{TapeState, push_in_place};
 use crate::dtype::{AnyTensor, Float};
 use crate::tensor::{Data, Tensor, TensorId};
@@ -293,14 +293,8 @@ fn record_on_one<T: Float, S: SaveValues<T>>(
     let out = output(data, inputs, Some(id));
     // `spec` only clones values; it records nothing, so holding the borrow is fine.
     let (OpHead { op, rule, params }, saved) = spec(&out);
-    let node = |span| Node {
-        op,
-        rule,
-        inputs: nodes,
-        saved: span,
-        params: params.into(),
-    };
-    state.push(node, |arena| saved.save_into(&out, arena), id);
+    let head = (op, rule, params.into());
+    state.push(head, nodes, |arena| saved.save_into(&out, arena), id);
     out
 }
 
@@ -323,15 +317,9 @@ fn record_on_many<T: Float, S: SaveValues<T>>(
     let mut values = Vec::new();
     saved.save_into(&out, &mut values);
     for (position, nodes) in recorders {
-        let node = |span| Node {
-            op,
-            rule: rule.clone(),
-            inputs: nodes,
-            saved: span,
-            params: params.clone().into(),
-        };
+        let head = (op, rule.clone(), params.clone().into());
         let save = |arena: &mut Vec<AnyTensor>| arena.extend_from_slice(&values);
-        stack[position].borrow_mut().push(node, save, id);
+        stack[position].borrow_mut().push(head, nodes, save, id);
     }
     out
 }

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
-use super::node::{NO_NODE, Node, NodeId, SavedRange, clear_nodes};
+use super::node::{Inputs, NO_NODE, Node, NodeId, ParamSlot, Rule, SavedRange, clear_nodes};
 use super::recording::TapeCell;
 use crate::dtype::AnyTensor;
 use crate::tensor::{TAPE_ENCODED_BIT, TensorId};
@@ -210,28 +210,39 @@ impl TapeState {
         }
     }
 
-    /// Appends `node` as the producer of the tensor `out`; `save` appends the values its
-    /// rule keeps to the arena, where they are written once, in place (moving them through
-    /// intermediate buffers stalled on store forwarding, a quarter of W2's time).
+    /// Appends a node (`op`, `rule`, `params`, `inputs`) as the producer of the tensor `out`;
+    /// `save` appends the values its rule keeps to the arena, where they are written once,
+    /// in place (moving them through intermediate buffers stalled on store forwarding, a
+    /// quarter of W2's time).
     ///
-    /// `make` builds the node from its span of the arena. It is called only once the slot
-    /// is reserved, so the node is written straight into the tape: a node built on the
-    /// stack and then copied in was read back with wide loads from narrow stores, which
-    /// stalled on store forwarding (perf), once per recorded op.
+    /// The node comes in parts and is assembled at its write into the tape: assembled by
+    /// the caller (in a closure or a struct) it was copied through the stack on its way,
+    /// and the copy read back with wide loads what had just been written narrowly (the
+    /// op name's two words, say), a store-forwarding stall per recorded op (perf).
     #[inline(always)]
     pub(crate) fn push(
         &mut self,
-        make: impl FnOnce(SavedRange) -> Node,
+        (op, rule, params): (&'static str, Rule, ParamSlot),
+        inputs: Inputs,
         save: impl FnOnce(&mut Vec<AnyTensor>),
         out: TensorId,
     ) -> NodeId {
         let index = self.nodes.len() as NodeId;
         let start = self.saved.len() as u32;
         save(&mut self.saved);
-        let span = SavedRange::new(start, self.saved.len() as u32);
+        let saved = SavedRange::new(start, self.saved.len() as u32);
         // An id `next_output_id` encoded for this node finds it without the map.
         let encoded = out == self.next_output_id() && out.0 & TAPE_ENCODED_BIT != 0;
-        push_in_place!(&mut self.nodes, make(span));
+        push_in_place!(
+            &mut self.nodes,
+            Node {
+                op,
+                rule,
+                inputs,
+                saved,
+                params,
+            }
+        );
         self.owning_nodes |= self.nodes[index as usize].owns_heap();
         if !encoded {
             self.tracked.insert(out, index);
@@ -253,7 +264,7 @@ impl TapeState {
     #[inline]
     pub(crate) fn push_leaf(&mut self, id: TensorId, op: &'static str) -> NodeId {
         self.leaf_count += 1;
-        self.push(|span| Node::leaf(op, span), |_| {}, id)
+        self.push((op, Rule::Leaf, ParamSlot::None), Inputs::NONE, |_| {}, id)
     }
 
     /// The index of `var` in `variables`, adding it if absent (kept in creation order, as
