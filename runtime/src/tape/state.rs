@@ -216,9 +216,11 @@ impl TapeState {
     /// quarter of W2's time).
     ///
     /// The node comes in parts and is assembled at its write into the tape: assembled by
-    /// the caller (in a closure or a struct) it was copied through the stack on its way,
-    /// and the copy read back with wide loads what had just been written narrowly (the
-    /// op name's two words, say), a store-forwarding stall per recorded op (perf).
+    /// the caller, in a closure, it was copied whole through the stack on its way (W1
+    /// 5,470 → 5,260 instructions without the copy). Parts that the compiler keeps on the
+    /// stack across the arena pushes can still be read back with wide loads just after
+    /// narrow stores (perf shows the rule's tag and pointers, a store-forwarding stall):
+    /// smaller node records are the remedy (docs/PERFORMANCE.md).
     #[inline(always)]
     pub(crate) fn push(
         &mut self,
