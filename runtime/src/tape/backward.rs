@@ -114,9 +114,9 @@ fn gather(
     sources: usize,
 ) {
     let mut nodes = source_nodes.iter().peekable();
-    for (k, k32) in (0..sources).zip(0_u32..) {
+    for k in 0..sources {
         let mut sum = Cot::Zero;
-        while let Some(&(_, node)) = nodes.next_if(|&&(source, _)| source == k32) {
+        while let Some(&(_, node)) = nodes.next_if(|&&(source, _)| source as usize == k) {
             if let Some(g) = grads.get(node as usize) {
                 sum.add_from(g);
             }

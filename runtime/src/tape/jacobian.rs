@@ -222,7 +222,10 @@ impl GradientTape {
         options: JacobianOptions,
     ) -> Result<S::Output, TapeError> {
         let target = T::into_any(target.clone());
-        super::structure::over_leaves(sources, |keys| self.jacobian_erased(&target, keys, options))
+        super::structure::over_leaves(sources, |keys, out| {
+            out.extend(self.jacobian_erased(&target, keys, options)?);
+            Ok(())
+        })
     }
 
     /// The dtype-erased core of `jacobian`.
@@ -306,8 +309,9 @@ impl GradientTape {
         options: JacobianOptions,
     ) -> Result<S::Output, TapeError> {
         let target = T::into_any(target.clone());
-        super::structure::over_leaves(sources, |keys| {
-            self.batch_jacobian_erased(&target, keys, options)
+        super::structure::over_leaves(sources, |keys, out| {
+            out.extend(self.batch_jacobian_erased(&target, keys, options)?);
+            Ok(())
         })
     }
 

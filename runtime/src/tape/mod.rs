@@ -426,11 +426,9 @@ impl GradientTape {
     ) -> Result<S::Output, TapeError> {
         let mut targets = TargetList::default();
         target.collect_targets(&mut targets);
-        let mut keys = SourceList::default();
-        sources.collect_sources(&mut keys);
-        let mut grads = backward::Gradients::new();
-        self.gradient_erased(&targets, &keys, options, &mut grads)?;
-        Ok(sources.rebuild(&mut GradientList::new(grads)))
+        structure::over_leaves(sources, |keys, grads| {
+            self.gradient_erased(&targets, keys, options, grads)
+        })
     }
 
     /// The dtype-erased core of `gradient`.

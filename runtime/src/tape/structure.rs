@@ -205,16 +205,20 @@ pub trait Sources {
     fn rebuild(&self, grads: &mut GradientList) -> Self::Output;
 }
 
-/// Runs a dtype-erased computation (gradient, jacobian) over the leaves of `sources` and
-/// gives its results back in the structure of `sources`.
+/// Runs a dtype-erased computation (gradient, jacobian) over the leaves of `sources`,
+/// which appends one result per leaf to the list it is given, and gives the results back
+/// in the structure of `sources`. (The list is filled in place: returned, a list of this
+/// size was copied at each level on its way up.)
+#[inline]
 pub(crate) fn over_leaves<S: Sources, E>(
     sources: S,
-    erased: impl FnOnce(&[SourceKey]) -> Result<Vec<Option<AnyTensor>>, E>,
+    erased: impl FnOnce(&[SourceKey], &mut Gradients) -> Result<(), E>,
 ) -> Result<S::Output, E> {
     let mut keys = SourceList::default();
     sources.collect_sources(&mut keys);
-    let results = erased(&keys)?;
-    Ok(sources.rebuild(&mut GradientList::new(Gradients::from_vec(results))))
+    let mut results = Gradients::new();
+    erased(&keys, &mut results)?;
+    Ok(sources.rebuild(&mut GradientList::new(results)))
 }
 
 fn next_grad<T: Float>(grads: &mut GradientList) -> Option<Tensor<T>> {
