@@ -4,7 +4,7 @@
 //!
 //! Run with `cargo run --example differentiable`.
 
-use gradtape::{GradientTape, Tensor, Variable, differentiable, hooks};
+use gradtape::{GradientTape, Tensor, Variable, differentiable};
 
 /// The seed example of TensorFlow's autodiff guide, written once.
 #[differentiable]
@@ -34,7 +34,7 @@ pub fn main() {
     let (w1, w2) = (Variable::new(5.0_f32), Variable::new(3.0_f32));
     let tape = GradientTape::new();
     let z = tape.record(|| seed(&w1, &w2));
-    println!("recorded ops: {:?}", hooks::recorded_ops(&tape));
+    println!("recorded ops: {:?}", tape.recorded_ops());
     let [d1, d2] = tape.gradient(&z, [&w1, &w2]).unwrap();
     // ∂z/∂w1 = 6 w1 + 2 w2 = 36, ∂z/∂w2 = 2 w1 = 10
     println!(

@@ -2,7 +2,7 @@
 //! tapes for higher orders, and the generated code being inspectable.
 
 use gradtape::{
-    GradientOptions, GradientTape, Tensor, UnconnectedGradients, Variable, differentiable, hooks,
+    GradientOptions, GradientTape, Tensor, UnconnectedGradients, Variable, differentiable,
     stop_gradient,
 };
 
@@ -27,7 +27,7 @@ fn an_annotated_call_records_exactly_one_node() {
     let (w1, w2) = (Variable::new(5.0_f32), Variable::new(3.0_f32));
     let tape = GradientTape::persistent();
     let z = tape.record(|| seed(&w1.value(), &w2.value()));
-    assert_eq!(hooks::recorded_ops(&tape), ["seed"]);
+    assert_eq!(tape.recorded_ops(), ["seed"]);
     // ∂z/∂w1 = 6 w1 + 2 w2 = 36, ∂z/∂w2 = 2 w1 = 10
     let [d1, d2] = tape.gradient(&z, [&w1, &w2]).unwrap();
     assert_eq!(
@@ -37,7 +37,7 @@ fn an_annotated_call_records_exactly_one_node() {
     // the op-by-op body records one node per op instead
     let plain = GradientTape::new();
     plain.record(|| seed::primal(&w1.value(), &w2.value()));
-    assert_eq!(hooks::recorded_ops(&plain).len(), 5);
+    assert_eq!(plain.recorded_ops().len(), 5);
 }
 
 #[test]
@@ -60,7 +60,7 @@ fn with_nothing_recording_or_watched_the_body_runs_plainly() {
     let tape = GradientTape::new();
     let z = tape.record(|| seed(&a, &b));
     assert_eq!(z.to_scalar(), 105.0);
-    assert!(hooks::recorded_ops(&tape).is_empty());
+    assert!(tape.recorded_ops().is_empty());
 }
 
 #[test]

@@ -98,6 +98,7 @@ fn table() -> Vec<Row> {
         row("sqrt", &[(&[2, 3], Positive)], |x| x[0].sqrt(), Second),
         row("exp", &[(&[2, 3], Normal)], |x| x[0].exp(), Second),
         row("ln", &[(&[2, 3], Positive)], |x| x[0].ln(), Second),
+        row("log1p", &[(&[2, 3], Uniform(-0.5, 2.0))], |x| x[0].log1p(), Second),
         row("sin", &[(&[2, 3], Normal)], |x| x[0].sin(), Second),
         row("cos", &[(&[2, 3], Normal)], |x| x[0].cos(), Second),
         row("tanh", &[(&[2, 3], Normal)], |x| x[0].tanh(), Second),

@@ -13,7 +13,7 @@ use std::cell::Cell;
 
 use gradtape::{
     GradientOptions, GradientTape, JacobianOptions, Tensor, UnconnectedGradients, Variable,
-    differentiable, hooks,
+    differentiable,
 };
 
 // ----- the functions -----
@@ -512,8 +512,8 @@ fn the_fused_path_is_the_one_exercised() {
         inner.record(|| looped(&x, &y).sum());
     });
     // one fused node on the tape that watched x when the call was made, on both tapes
-    assert_eq!(hooks::recorded_ops(&inner), ["looped", "sum"]);
-    assert_eq!(hooks::recorded_ops(&outer), ["looped", "sum"]);
+    assert_eq!(inner.recorded_ops(), ["looped", "sum"]);
+    assert_eq!(outer.recorded_ops(), ["looped", "sum"]);
 }
 
 #[test]

@@ -3,7 +3,8 @@
 //! sources, and the errors.
 
 use gradtape::{
-    GradientTape, JacobianOptions, TapeError, Tensor, UnconnectedGradients, Variable, hooks,
+    GradientTape, JacobianOptions, TapeError, Tensor, UnconnectedGradients, Variable, generated,
+    without_recording,
 };
 
 /// Central finite-difference jacobian of `f` at `x`, shape `f(x).shape + x.shape`.
@@ -200,9 +201,9 @@ fn closure_rules_run_per_example() {
     // a closure rule that reshapes: it must not see the jacobian's batch axis
     check(
         |x| {
-            let value = hooks::without_recording(|| x.reshape(&[4]).sin());
+            let value = without_recording(|| x.reshape(&[4]).sin());
             let saved = x.clone();
-            let y = hooks::record_closure(
+            let y = generated::record_closure(
                 "flat_sin",
                 value,
                 &[gradtape::AnyTensor::from(x.clone())],

@@ -9,7 +9,7 @@ use std::rc::Rc;
 
 use gradtape::{
     AnyTensor, GradientOptions, GradientTape, Sources, TapeError, Targets, Tensor,
-    UnconnectedGradients, Variable, Watch, hooks,
+    UnconnectedGradients, Variable, Watch, any_recording, generated, without_recording,
 };
 
 fn names(tape: &GradientTape) -> Vec<String> {
@@ -88,10 +88,7 @@ fn scope_is_left_cleanly_when_the_closure_panics() {
         })
     }));
     assert!(caught.is_err());
-    assert!(
-        !hooks::any_recording(),
-        "the tape was popped while unwinding"
-    );
+    assert!(!any_recording(), "the tape was popped while unwinding");
     let y = tape.record(|| x.powi(3));
     assert_eq!(scalar(tape.gradient(&y, &x).unwrap()), 27.0);
 }
@@ -742,7 +739,7 @@ fn record_with_big_intermediate(tape: GradientTape, x: &Tensor<f32>) -> BigRecor
     tape.watch(x);
     let (loss, big_alive) = tape.record(|| {
         let (probe, seen) = (Rc::clone(&big_probe), Rc::clone(&alive_at_first_rule));
-        let first = hooks::record_closure(
+        let first = generated::record_closure(
             "probe",
             Tensor::scalar(x.to_scalar()),
             &[AnyTensor::from(x.clone())],
@@ -954,7 +951,7 @@ fn tensors_and_variables_move_between_threads() {
 }
 
 // ---------------------------------------------------------------------------------------
-// Beyond the tables: pausing every tape (`hooks::without_recording`, used by optimizers and
+// Beyond the tables: pausing every tape (`without_recording`, used by optimizers and
 // by `#[differentiable]`'s forward pass) must hold even for tapes opened or paused inside
 // ---------------------------------------------------------------------------------------
 
@@ -963,7 +960,7 @@ fn without_recording_suspends_outer_tapes_when_a_tape_opens_inside() {
     let x = Variable::new(3.0_f32);
     let outer = GradientTape::new();
     let (y, inner_grad) = outer.record(|| {
-        hooks::without_recording(|| {
+        without_recording(|| {
             let inner = GradientTape::new();
             let y = inner.record(|| x.square());
             let g = inner.gradient(&y, &x).unwrap().unwrap();
@@ -982,10 +979,9 @@ fn without_recording_holds_when_a_tape_is_paused_inside() {
     let x = Variable::new(3.0_f32);
     let outer = GradientTape::new();
     let other = GradientTape::new();
-    let y = outer.record(|| {
-        other.record(|| hooks::without_recording(|| other.stop_recording(|| x.square())))
-    });
-    assert!(!hooks::any_recording());
+    let y =
+        outer.record(|| other.record(|| without_recording(|| other.stop_recording(|| x.square()))));
+    assert!(!any_recording());
     assert!(outer.gradient(&y, &x).unwrap().is_none());
     assert!(other.gradient(&y, &x).unwrap().is_none());
 }

@@ -17,7 +17,7 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use gradtape_runtime::{DType, Float, Tensor, Variable, hooks};
+use gradtape_runtime::{DType, Float, Tensor, Variable, without_recording};
 use safetensors::{Dtype, SafeTensors, tensor::TensorView};
 
 /// Why a checkpoint could not be written or read.
@@ -128,7 +128,7 @@ pub fn save<T: Float>(
     let entries: Vec<(String, Vec<usize>, Vec<u8>)> = variables
         .iter()
         .map(|var| {
-            let value = hooks::without_recording(|| var.value());
+            let value = without_recording(|| var.value());
             (
                 var.name().to_string(),
                 value.shape().to_vec(),

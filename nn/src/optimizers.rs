@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use gradtape_runtime::{Float, Tensor, Variable, VariableId, hooks};
+use gradtape_runtime::{Float, Tensor, Variable, VariableId, any_recording, without_recording};
 use ndarray::{ArrayD, Zip};
 
 /// Applies gradients to variables.
@@ -44,8 +44,8 @@ pub trait Optimizer<T: Float> {
 fn checked_value<T: Float>(op: &str, var: &Variable<T>, grad: &Tensor<T>) -> Tensor<T> {
     // An optimizer's reads are not a model's: no tape may see them. Nothing records in the
     // usual training loop, and then suspending the tapes is work for nothing.
-    let value = if hooks::any_recording() {
-        hooks::without_recording(|| var.value())
+    let value = if any_recording() {
+        without_recording(|| var.value())
     } else {
         var.value()
     };

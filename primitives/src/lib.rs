@@ -45,7 +45,7 @@ pub enum Saved {
 /// ```
 /// use gradtape_primitives::{Rule, lookup};
 /// assert_eq!(lookup("tanh").unwrap().rule, Rule::Elementwise);
-/// assert_eq!(lookup("sum_axis").unwrap().rule, Rule::Tensor);
+/// assert_eq!(lookup("sum").unwrap().rule, Rule::Tensor);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Rule {
@@ -278,29 +278,20 @@ pub const OTHER_PRIMITIVES: &[Primitive] = &[
         Elementwise,
         &["minimum_lhs", "minimum_rhs"],
     ),
-    // `x * c` for a plain number `c`: linear, so nothing is kept but the factor
-    row("mul_scaled", 1, &[Real], &[], Tensor, &[]),
+    // `x * c` for a plain number `c`: linear, so nothing is kept (the factor is a param)
+    row("scale", 1, &[Real], &[], Tensor, &[]),
+    // `c·x·y` in one pass, what rules such as square's `2·x·g` compute
+    row("mul_scaled", 2, &[Real], &[Input(0), Input(1)], Tensor, &[]),
     row("neg", 1, &[], &[], Tensor, &[]),
     // reductions
     row("sum", 1, &[], &[], Tensor, &[]),
     row("mean", 1, &[], &[], Tensor, &[]),
     row("max", 1, &[], &[Input(0), Output], Tensor, &[]),
-    row("sum_axis", 1, &[Structure], &[], Tensor, &[]),
-    row("mean_axis", 1, &[Structure], &[], Tensor, &[]),
-    row(
-        "max_axis",
-        1,
-        &[Structure],
-        &[Input(0), Output],
-        Tensor,
-        &[],
-    ),
     row("sum_to_shape", 1, &[Structure], &[], Tensor, &[]),
     row("broadcast_to", 1, &[Structure], &[], Tensor, &[]),
     row("dot", 2, &[], &[Input(0), Input(1)], Tensor, &[]),
     // shapes
     row("reshape", 1, &[Structure], &[], Tensor, &[]),
-    row("transpose", 1, &[], &[], Tensor, &[]),
     row("permute", 1, &[Structure], &[], Tensor, &[]),
     row("slice", 1, &[Structure], &[], Tensor, &[]),
     row("gather", 1, &[Structure], &[], Tensor, &[]),
@@ -332,7 +323,7 @@ pub const OTHER_PRIMITIVES: &[Primitive] = &[
         "sparse_softmax_cross_entropy_with_logits",
         1,
         &[Structure],
-        &[Derived],
+        &[Input(0), Derived],
         Tensor,
         &[],
     ),
@@ -340,6 +331,38 @@ pub const OTHER_PRIMITIVES: &[Primitive] = &[
     row("argmax_axis", 1, &[Structure], &[], Rule::None, &[]),
     row("equal", 2, &[], &[], Rule::None, &[]),
 ];
+
+/// Methods of `Tensor` that record a primitive of another name: `(method, primitive)`.
+///
+/// ```
+/// use gradtape_primitives::method;
+/// assert_eq!(method("sum_axis").unwrap().name, "sum");
+/// assert_eq!(method("sum").unwrap().name, "sum");
+/// ```
+pub const ALIASES: &[(&str, &str)] = &[
+    ("sum_axis", "sum"),
+    ("mean_axis", "mean"),
+    ("max_axis", "max"),
+    ("transpose", "permute"),
+];
+
+/// The primitive a `Tensor` method of this name records: its own row, or the row
+/// [`ALIASES`] names.
+///
+/// ```
+/// assert_eq!(gradtape_primitives::method("transpose").unwrap().name, "permute");
+/// assert!(gradtape_primitives::method("shape").is_none());
+/// ```
+pub const fn method(name: &str) -> Option<&'static Primitive> {
+    let mut i = 0;
+    while i < ALIASES.len() {
+        if same(ALIASES[i].0, name) {
+            return lookup(ALIASES[i].1);
+        }
+        i += 1;
+    }
+    lookup(name)
+}
 
 /// Methods of `Tensor` that read metadata, not elements: no gradient flows through them.
 ///

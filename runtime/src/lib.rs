@@ -16,26 +16,36 @@
 
 #![doc(test(attr(deny(warnings))))]
 
-mod custom;
-mod dtype;
-pub mod hooks;
+//! # Layout: floors, each importing only those below it
+//!
+//! 1. `base`: element types, tensors, the thread-local context, the cut registry;
+//! 2. `record`: the tape stack, one tape's state, nodes and rules, variables' storage;
+//! 3. `ops`: every primitive, its forward and its rule together, one family per file;
+//! 4. `variable`: the tensor API on variables (a read, then the op);
+//! 5. `tape`: [`GradientTape`], the sweep, jacobians, source structures, `explain`,
+//!    custom gradients;
+//! 6. `generated`: what `#[differentiable]`'s generated code calls (hidden).
+
+mod base;
+#[doc(hidden)]
+pub mod generated;
 mod ops;
-mod parallel;
-pub mod tape;
-mod tensor;
+mod record;
+mod tape;
 mod variable;
 
-pub use custom::{StopGradient, custom_gradient, stop_gradient, straight_through};
-pub use dtype::{AnyTensor, DType, Float};
+pub use base::dtype::{AnyTensor, DType, Float};
+pub use base::primal::Primal;
+pub use base::tensor::Tensor;
 pub use ops::binary::Operand;
-pub use ops::primal::Primal;
+pub use record::variable::{AnyVariable, Variable, VariableId};
+pub use record::{any_recording, without_recording};
+pub use tape::custom::{StopGradient, custom_gradient, stop_gradient, straight_through};
 pub use tape::{
     CutCause, ExplainSource, Explanation, GradientList, GradientOptions, GradientTape,
     JacobianOptions, SourceKey, SourceList, Sources, TapeBuilder, TapeError, TargetList, Targets,
     UnconnectedGradients, VariableNotWatched, Watch,
 };
-pub use tensor::Tensor;
-pub use variable::{AnyVariable, Variable, VariableId};
 
 /// The backward (vector-Jacobian product) rule of every elementwise primitive, generic over
 /// [`Primal`] so that the tape (on tensors) and `#[differentiable]`'s generated code (on
@@ -52,7 +62,13 @@ pub mod vjp {
         div_lhs, div_rhs, maximum_lhs, maximum_rhs, minimum_lhs, minimum_rhs, mul_lhs, mul_rhs,
         pass_through, sub_rhs,
     };
-    pub use crate::ops::unary::{
-        abs, cos, exp, ln, powf, powi, relu, sigmoid, sin, softplus, sqrt, square, tanh,
-    };
+    pub use crate::ops::unary::{powf, powi};
+
+    /// The unary rules, one per row of the vocabulary.
+    macro_rules! unary_rules {
+        ($($name:ident: $saved:ident,)*) => {
+            pub use crate::ops::unary::{$($name),*};
+        };
+    }
+    gradtape_primitives::elementwise_unary!(unary_rules);
 }

@@ -2,17 +2,15 @@
 //! variables and plain scalars, owned or borrowed, in any order), `maximum`, `minimum`.
 
 use std::borrow::Cow;
-use std::ops::{Add, Div, Mul, Neg, Sub};
 
 use smallvec::smallvec;
 
-use super::primal::Primal;
 use super::{additive, additive_owned, binary, both, static_rule};
-use crate::dtype::Float;
-use crate::tape::node::Params;
-use crate::tape::recording::{self, NodeSpec};
-use crate::tensor::Tensor;
-use crate::variable::Variable;
+use crate::base::dtype::Float;
+use crate::base::primal::Primal;
+use crate::base::tensor::Tensor;
+use crate::record::node::Params;
+use crate::record::stack::{self, NodeSpec};
 
 /// Anything usable as an operand of a tensor op: a tensor or variable (owned or borrowed)
 /// or a plain scalar of the same dtype. Reading a variable this way is a read the tape sees.
@@ -45,13 +43,6 @@ impl<T: Float> Operand<T> for Tensor<T> {
     }
 }
 
-impl<T: Float> Operand<T> for Variable<T> {
-    #[inline]
-    fn as_tensor(&self) -> Cow<'_, Tensor<T>> {
-        Cow::Owned(self.value())
-    }
-}
-
 impl<T: Float> Operand<T> for T {
     #[inline]
     fn as_tensor(&self) -> Cow<'_, Tensor<T>> {
@@ -71,13 +62,6 @@ impl<T: Float> Operand<T> for &Tensor<T> {
     }
 }
 
-impl<T: Float> Operand<T> for &Variable<T> {
-    #[inline]
-    fn as_tensor(&self) -> Cow<'_, Tensor<T>> {
-        Cow::Owned(self.value())
-    }
-}
-
 /// Elementwise sum with broadcasting; also the `+` operator.
 #[track_caller]
 pub(crate) fn add<T: Float>(x: &Tensor<T>, y: &Tensor<T>) -> Tensor<T> {
@@ -94,7 +78,7 @@ pub(crate) fn sub<T: Float>(x: &Tensor<T>, y: &Tensor<T>) -> Tensor<T> {
 
 /// The left operand of `+` and `-`: an owned tensor lends its buffer to the result when no
 /// other tensor shares it (see `ops::additive_owned`); anything else is borrowed.
-trait AdditiveLhs<T: Float>: Operand<T> + Sized {
+pub(crate) trait AdditiveLhs<T: Float>: Operand<T> + Sized {
     #[track_caller]
     fn add_to(self, rhs: &Tensor<T>) -> Tensor<T> {
         add(&self.as_tensor(), rhs)
@@ -117,8 +101,6 @@ impl<T: Float> AdditiveLhs<T> for Tensor<T> {
 }
 
 impl<T: Float> AdditiveLhs<T> for &Tensor<T> {}
-impl<T: Float> AdditiveLhs<T> for Variable<T> {}
-impl<T: Float> AdditiveLhs<T> for &Variable<T> {}
 
 /// Elementwise product with broadcasting; also the `*` operator.
 #[track_caller]
@@ -148,7 +130,7 @@ pub(crate) fn scale<T: Float>(x: &Tensor<T>, c: T) -> Tensor<T> {
     // d(x c) = c dx
     super::linear(
         x,
-        "mul",
+        "scale",
         c.to_f64(),
         |v| v * c,
         both!(|g, c| Primal::scale(g, c)),
@@ -158,7 +140,7 @@ pub(crate) fn scale<T: Float>(x: &Tensor<T>, c: T) -> Tensor<T> {
 /// `x * rhs`: a scaling when `rhs` is a plain number, else the product [`mul`].
 #[inline]
 #[track_caller]
-fn mul_operand<T: Float>(x: &Tensor<T>, rhs: &impl Operand<T>) -> Tensor<T> {
+pub(crate) fn mul_operand<T: Float>(x: &Tensor<T>, rhs: &impl Operand<T>) -> Tensor<T> {
     match rhs.as_number() {
         Some(c) => scale(x, c),
         None => mul(x, &rhs.as_tensor()),
@@ -171,8 +153,8 @@ fn mul_operand<T: Float>(x: &Tensor<T>, rhs: &impl Operand<T>) -> Tensor<T> {
 fn mul_grad<T: Float>(x: &Tensor<T>, other: &Tensor<T>, g: &Tensor<T>) -> Tensor<T> {
     let fuse = x.rank() == 0
         && other.rank() > 0
-        && crate::tensor::same_shape(other.shape(), g.shape())
-        && crate::tape::jacobian::batch_rank() == 0;
+        && crate::base::tensor::same_shape(other.shape(), g.shape())
+        && crate::base::context::batch_rank() == 0;
     if fuse {
         super::reduce::dot_all(g, other)
     } else {
@@ -201,7 +183,7 @@ pub(crate) fn mul_scaled<T: Float>(x: &Tensor<T>, y: &Tensor<T>, c: f64) -> Tens
     let scale = T::from_f64(c);
     // (x·y)·c, in the order `x.mul(y).scale(c)` rounds in
     let data = super::zip_broadcast(x, y, "mul_scaled", |p, q| p * q * scale);
-    recording::record(data, &[x.id(), y.id()], |_| NodeSpec {
+    stack::record(data, &[x.id(), y.id()], |_| NodeSpec {
         op: "mul_scaled",
         // ∂(c x y)/∂x = c y, ∂(c x y)/∂y = c x
         rule: static_rule(|ctx, g| {
@@ -281,7 +263,7 @@ impl<T: Float> Tensor<T> {
 /// Elementwise negation; the unary `-` operator.
 pub(crate) fn neg<T: Float>(x: &Tensor<T>) -> Tensor<T> {
     let data = x.map_data(|v| -v);
-    recording::record(data, &[x.id()], |_| NodeSpec {
+    stack::record(data, &[x.id()], |_| NodeSpec {
         op: "neg",
         // d(-x) = -dx
         rule: static_rule(|_, g| smallvec![Some(g.clone().negate())]),
@@ -397,12 +379,12 @@ pub fn minimum_rhs<V: Primal>(x: &V, y: &V, g: &V) -> V {
     g.mul(&y.at_least(x).one_minus())
 }
 
-impl crate::dtype::AnyTensor {
+impl crate::base::dtype::AnyTensor {
     /// Negation, recorded.
-    pub(crate) fn negate(self) -> crate::dtype::AnyTensor {
+    pub(crate) fn negate(self) -> crate::base::dtype::AnyTensor {
         match self {
-            crate::dtype::AnyTensor::F32(t) => crate::dtype::AnyTensor::F32(neg(&t)),
-            crate::dtype::AnyTensor::F64(t) => crate::dtype::AnyTensor::F64(neg(&t)),
+            crate::base::dtype::AnyTensor::F32(t) => crate::base::dtype::AnyTensor::F32(neg(&t)),
+            crate::base::dtype::AnyTensor::F64(t) => crate::base::dtype::AnyTensor::F64(neg(&t)),
         }
     }
 }
@@ -410,65 +392,71 @@ impl crate::dtype::AnyTensor {
 /// `impl Op<R: Operand<T>> for L` for every tensor-like left-hand side `L`.
 macro_rules! tensor_lhs_ops {
     ($($lhs:ty),*) => {$(
-        impl<T: Float, R: Operand<T>> Add<R> for $lhs {
-            type Output = Tensor<T>;
+        impl<T: $crate::Float, R: $crate::Operand<T>> ::std::ops::Add<R> for $lhs {
+            type Output = $crate::Tensor<T>;
             #[track_caller]
-            fn add(self, rhs: R) -> Tensor<T> { AdditiveLhs::add_to(self, &rhs.as_tensor()) }
+            fn add(self, rhs: R) -> $crate::Tensor<T> { $crate::ops::binary::AdditiveLhs::add_to(self, &$crate::Operand::as_tensor(&rhs)) }
         }
-        impl<T: Float, R: Operand<T>> Sub<R> for $lhs {
-            type Output = Tensor<T>;
+        impl<T: $crate::Float, R: $crate::Operand<T>> ::std::ops::Sub<R> for $lhs {
+            type Output = $crate::Tensor<T>;
             #[track_caller]
-            fn sub(self, rhs: R) -> Tensor<T> { AdditiveLhs::sub_to(self, &rhs.as_tensor()) }
+            fn sub(self, rhs: R) -> $crate::Tensor<T> { $crate::ops::binary::AdditiveLhs::sub_to(self, &$crate::Operand::as_tensor(&rhs)) }
         }
-        impl<T: Float, R: Operand<T>> Mul<R> for $lhs {
-            type Output = Tensor<T>;
+        impl<T: $crate::Float, R: $crate::Operand<T>> ::std::ops::Mul<R> for $lhs {
+            type Output = $crate::Tensor<T>;
             #[track_caller]
-            fn mul(self, rhs: R) -> Tensor<T> { mul_operand(&Operand::<T>::as_tensor(&self), &rhs) }
+            fn mul(self, rhs: R) -> $crate::Tensor<T> { $crate::ops::binary::mul_operand(&$crate::Operand::<T>::as_tensor(&self), &rhs) }
         }
-        impl<T: Float, R: Operand<T>> Div<R> for $lhs {
-            type Output = Tensor<T>;
+        impl<T: $crate::Float, R: $crate::Operand<T>> ::std::ops::Div<R> for $lhs {
+            type Output = $crate::Tensor<T>;
             #[track_caller]
-            fn div(self, rhs: R) -> Tensor<T> { div(&Operand::<T>::as_tensor(&self), &rhs.as_tensor()) }
+            fn div(self, rhs: R) -> $crate::Tensor<T> { $crate::ops::binary::div(&$crate::Operand::<T>::as_tensor(&self), &$crate::Operand::as_tensor(&rhs)) }
         }
-        impl<T: Float> Neg for $lhs {
-            type Output = Tensor<T>;
-            fn neg(self) -> Tensor<T> { neg(&Operand::<T>::as_tensor(&self)) }
+        impl<T: $crate::Float> ::std::ops::Neg for $lhs {
+            type Output = $crate::Tensor<T>;
+            fn neg(self) -> $crate::Tensor<T> { $crate::ops::binary::neg(&$crate::Operand::<T>::as_tensor(&self)) }
         }
     )*};
 }
 
-tensor_lhs_ops!(Tensor<T>, &Tensor<T>, Variable<T>, &Variable<T>);
+pub(crate) use tensor_lhs_ops;
 
-/// `scalar op tensor` for each float dtype (a blanket impl is not allowed for foreign `T`).
+tensor_lhs_ops!(Tensor<T>, &Tensor<T>);
+
+/// `number op tensor` for each float dtype and right-hand side (a blanket impl is not
+/// allowed for a foreign `T`).
 macro_rules! scalar_lhs_ops {
-    ($($t:ty),*) => {$(
-        scalar_lhs_ops!(@one $t, Tensor<$t>);
-        scalar_lhs_ops!(@one $t, &Tensor<$t>);
-        scalar_lhs_ops!(@one $t, Variable<$t>);
-        scalar_lhs_ops!(@one $t, &Variable<$t>);
+    ($($t:ty => $rhs:ty),* $(,)?) => {$(
+        impl ::std::ops::Add<$rhs> for $t {
+            type Output = $crate::Tensor<$t>;
+            #[track_caller]
+            fn add(self, rhs: $rhs) -> $crate::Tensor<$t> {
+                $crate::ops::binary::add(&$crate::Tensor::scalar(self), &$crate::Operand::as_tensor(&rhs))
+            }
+        }
+        impl ::std::ops::Sub<$rhs> for $t {
+            type Output = $crate::Tensor<$t>;
+            #[track_caller]
+            fn sub(self, rhs: $rhs) -> $crate::Tensor<$t> {
+                $crate::ops::binary::sub(&$crate::Tensor::scalar(self), &$crate::Operand::as_tensor(&rhs))
+            }
+        }
+        impl ::std::ops::Mul<$rhs> for $t {
+            type Output = $crate::Tensor<$t>;
+            #[track_caller]
+            fn mul(self, rhs: $rhs) -> $crate::Tensor<$t> {
+                $crate::ops::binary::scale(&$crate::Operand::as_tensor(&rhs), self)
+            }
+        }
+        impl ::std::ops::Div<$rhs> for $t {
+            type Output = $crate::Tensor<$t>;
+            #[track_caller]
+            fn div(self, rhs: $rhs) -> $crate::Tensor<$t> {
+                $crate::ops::binary::div(&$crate::Tensor::scalar(self), &$crate::Operand::as_tensor(&rhs))
+            }
+        }
     )*};
-    (@one $t:ty, $rhs:ty) => {
-        impl Add<$rhs> for $t {
-            type Output = Tensor<$t>;
-            #[track_caller]
-            fn add(self, rhs: $rhs) -> Tensor<$t> { add(&Tensor::scalar(self), &rhs.as_tensor()) }
-        }
-        impl Sub<$rhs> for $t {
-            type Output = Tensor<$t>;
-            #[track_caller]
-            fn sub(self, rhs: $rhs) -> Tensor<$t> { sub(&Tensor::scalar(self), &rhs.as_tensor()) }
-        }
-        impl Mul<$rhs> for $t {
-            type Output = Tensor<$t>;
-            #[track_caller]
-            fn mul(self, rhs: $rhs) -> Tensor<$t> { scale(&rhs.as_tensor(), self) }
-        }
-        impl Div<$rhs> for $t {
-            type Output = Tensor<$t>;
-            #[track_caller]
-            fn div(self, rhs: $rhs) -> Tensor<$t> { div(&Tensor::scalar(self), &rhs.as_tensor()) }
-        }
-    };
 }
+pub(crate) use scalar_lhs_ops;
 
-scalar_lhs_ops!(f32, f64);
+scalar_lhs_ops!(f32 => Tensor<f32>, f32 => &Tensor<f32>, f64 => Tensor<f64>, f64 => &Tensor<f64>);

@@ -5,10 +5,10 @@
 use smallvec::smallvec;
 
 use super::static_rule;
-use crate::dtype::{AnyTensor, DType};
-use crate::tape::node::Params;
-use crate::tape::recording::{self, NodeSpec};
-use crate::tensor::Tensor;
+use crate::base::dtype::{AnyTensor, DType};
+use crate::base::tensor::Tensor;
+use crate::record::node::Params;
+use crate::record::stack::{self, NodeSpec};
 
 impl<T: DType> Tensor<T> {
     /// The elements converted to dtype `U` (as Rust's `as` converts; `bool` is 0 or 1).
@@ -33,7 +33,7 @@ impl<T: DType> Tensor<T> {
         }
         let out = Tensor::from_data(self.map_data(|v| U::from_f64(v.to_f64())));
         // an integer on either side cuts the gradient path: note it for `explain`
-        crate::tape::explain::note_cast::<T, U>(self.id(), out.id());
+        crate::base::cuts::note_cast::<T, U>(self.id(), out.id());
         out
     }
 }
@@ -52,7 +52,7 @@ fn cast_float(x: &AnyTensor, target: &str) -> Option<AnyTensor> {
 
 fn recorded_cast<T: crate::Float, U: crate::Float>(x: &Tensor<T>, f: impl Fn(T) -> U) -> Tensor<U> {
     let data = x.map_data(f);
-    recording::record(data, &[x.id()], |_| NodeSpec {
+    stack::record(data, &[x.id()], |_| NodeSpec {
         op: "cast",
         // a cast's cotangent is the output's, cast back to the input's dtype
         rule: static_rule(|_, g| {

@@ -6,8 +6,8 @@
 use ndarray::{ArrayView1, Axis};
 
 use super::{check_axis, zip_broadcast};
-use crate::dtype::DType;
-use crate::tensor::{Data, Tensor};
+use crate::base::dtype::DType;
+use crate::base::tensor::{Data, Tensor};
 
 impl<T: DType> Tensor<T> {
     /// The index of the largest entry along `axis`, which is removed (TensorFlow's
@@ -114,7 +114,7 @@ fn index_of_max<T: DType>(lane: ArrayView1<'_, T>) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use crate::tensor::Tensor;
+    use crate::base::tensor::Tensor;
 
     #[test]
     fn argmax_of_every_axis_of_a_3d_tensor() {

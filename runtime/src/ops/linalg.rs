@@ -8,11 +8,11 @@ use ndarray::{Array2, ArrayD, ArrayView2, ArrayViewD, ArrayViewMut2, Ix2, IxDyn}
 use smallvec::smallvec;
 
 use super::{static_rule, try_broadcast_shapes};
-use crate::dtype::{AnyTensor, Float};
-use crate::tape::jacobian::batch_rank;
-use crate::tape::node::{InputGrads, Params, Rule, RuleCtx};
-use crate::tape::recording::{self, NodeSpec};
-use crate::tensor::{Data, Tensor};
+use crate::base::context::batch_rank;
+use crate::base::dtype::{AnyTensor, Float};
+use crate::base::tensor::{Data, Tensor};
+use crate::record::node::{InputGrads, Params, Rule, RuleCtx};
+use crate::record::stack::{self, NodeSpec};
 
 impl<T: Float> Tensor<T> {
     /// The matrix product over the last two axes, batched and broadcast over leading axes:
@@ -60,7 +60,7 @@ impl<T: Float> Tensor<T> {
         transpose_b: bool,
     ) -> Tensor<T> {
         let data = Data::from_array(matmul_values(self, other, transpose_a, transpose_b));
-        recording::record(data, &[self.id(), other.id()], |_| NodeSpec {
+        stack::record(data, &[self.id(), other.id()], |_| NodeSpec {
             op: if transpose_a || transpose_b {
                 "matmul_transposed"
             } else {
@@ -117,7 +117,7 @@ impl<T: Float> Tensor<T> {
         );
         let data = Data::from_array(out.into_dyn());
         let inputs = [self.id(), weights.id(), biases.id()];
-        recording::record(data, &inputs, |_| NodeSpec {
+        stack::record(data, &inputs, |_| NodeSpec {
             op: "xw_plus_b",
             // X̄ and W̄ as for X W; b̄ = Σ over the rows of Ḡ
             rule: static_rule(|ctx, g| match g {
@@ -280,7 +280,7 @@ fn diagonal_rows_product<T: Float>(
     out_shape: &[usize],
 ) -> Option<Tensor<T>> {
     let m = x.shape()[0];
-    if count != m || recording::any_recording() {
+    if count != m || stack::any_recording() {
         return None;
     }
     let (gv, xv) = (g.view(), x.view());
@@ -484,12 +484,12 @@ unsafe fn gemm_raw<T: Float>(
     // the caller promises; the halves address disjoint parts of it, and whichever thread
     // claims the second half runs it before `join_halves` returns, also when the first
     // half unwinds.
-    if m.saturating_mul(n).saturating_mul(k) < SPLIT_WORK || !crate::parallel::can_split() {
+    if m.saturating_mul(n).saturating_mul(k) < SPLIT_WORK || !crate::base::parallel::can_split() {
         unsafe { product.run() };
         return;
     }
     let (first, second) = product.halves();
-    crate::parallel::join_halves(|| unsafe { first.run() }, move || unsafe { second.run() });
+    crate::base::parallel::join_halves(|| unsafe { first.run() }, move || unsafe { second.run() });
 }
 
 /// The number of multiply-adds (m·n·k) from which a product is split over two threads;

@@ -40,10 +40,10 @@ pub(crate) use both;
 use ndarray::{ArrayD, IxDyn, Zip};
 use smallvec::{SmallVec, smallvec};
 
-use crate::dtype::{AnyTensor, DType, Float};
-use crate::tape::node::{Backward, InputGrads, ParamSlot, Params, Rule, RuleCtx, ScalarCtx};
-use crate::tape::recording::{self, Keep, OpHead};
-use crate::tensor::{Data, Tensor};
+use crate::base::dtype::{AnyTensor, DType, Float};
+use crate::base::tensor::{Data, Tensor};
+use crate::record::node::{Backward, InputGrads, ParamSlot, Params, Rule, RuleCtx, ScalarCtx};
+use crate::record::stack::{self, Keep, OpHead};
 
 /// Wraps a rule closure so that it implements [`Backward`].
 struct FnRule<F>(F);
@@ -76,6 +76,18 @@ fn leak_zero_sized<R: Backward + 'static>(rule: R) -> &'static dyn Backward {
 pub(crate) enum Saved {
     Input,
     Output,
+}
+
+impl Saved {
+    /// What the vocabulary says the rule of the unary op `name` keeps; fails the build if
+    /// the op has no row or its rule keeps anything else.
+    pub(crate) const fn of(name: &str) -> Saved {
+        match gradtape_primitives::row_of(name).saves {
+            [gradtape_primitives::Saved::Input(0)] => Saved::Input,
+            [gradtape_primitives::Saved::Output] => Saved::Output,
+            _ => panic!("a unary elementwise op keeps its input or its output"),
+        }
+    }
 }
 
 /// The plain numbers behind `values` when every one is a 0-d inline scalar of dtype `T`.
@@ -136,14 +148,14 @@ where
                 inputs: [x],
                 output: false,
             };
-            recording::record_keeping(data, &[x.id()], keep, head)
+            stack::record_keeping(data, &[x.id()], keep, head)
         }
         Saved::Output => {
             let keep = Keep {
                 inputs: [],
                 output: true,
             };
-            recording::record_keeping(data, &[x.id()], keep, head)
+            stack::record_keeping(data, &[x.id()], keep, head)
         }
     }
 }
@@ -214,7 +226,7 @@ fn elementwise_with_param<T: Float, const N: usize>(
         inputs: kept,
         output: false,
     };
-    recording::record_keeping(data, &[x.id()], keep, || OpHead {
+    stack::record_keeping(data, &[x.id()], keep, || OpHead {
         op,
         rule: Rule::Static(leak_zero_sized(rule)),
         params: Params::Real(p),
@@ -314,7 +326,7 @@ where
         inputs: [x, y],
         output: false,
     };
-    recording::record_keeping(data, &[x.id(), y.id()], keep, || OpHead {
+    stack::record_keeping(data, &[x.id(), y.id()], keep, || OpHead {
         op,
         rule: Rule::Static(leak_zero_sized(BinaryRule(rule, scalar_rule, PhantomData))),
         params: Params::None,
@@ -422,9 +434,9 @@ where
         inputs: [],
         output: false,
     };
-    recording::record_keeping(data, &[x.id(), y.id()], keep, || {
+    stack::record_keeping(data, &[x.id(), y.id()], keep, || {
         let (xs, ys) = (x.shape(), y.shape());
-        let params = if crate::tensor::same_shape(xs, ys) {
+        let params = if crate::base::tensor::same_shape(xs, ys) {
             Params::None
         } else {
             Params::DimsAxis(xs.iter().chain(ys).copied().collect(), xs.len())
@@ -454,17 +466,17 @@ pub(crate) fn zip_broadcast<T: crate::DType, U: crate::DType>(
         (Data::Scalar(a), Data::Scalar(b)) => Data::scalar(f(a.get(), b.get())),
         (Data::Array(a), Data::Scalar(b)) => {
             let b = b.get();
-            crate::tensor::map_array(a, |v| f(v, b))
+            crate::base::tensor::map_array(a, |v| f(v, b))
         }
         (Data::Scalar(a), Data::Array(b)) => {
             let a = a.get();
-            crate::tensor::map_array(b, |v| f(a, v))
+            crate::base::tensor::map_array(b, |v| f(a, v))
         }
         (Data::Array(a), Data::Array(b)) => {
             if let Some(out) = zip_trailing(a, b, &f) {
                 return Data::from_array(out);
             }
-            if crate::tensor::same_shape(a.shape(), b.shape()) {
+            if crate::base::tensor::same_shape(a.shape(), b.shape()) {
                 return Data::from_array(Zip::from(&**a).and(&**b).map_collect(|&p, &q| f(p, q)));
             }
             let shape = broadcast_shapes(op, a.shape(), b.shape());
@@ -492,10 +504,10 @@ fn zip_trailing<T: crate::DType, U: crate::DType>(
     if xs.is_empty() || ys.is_empty() {
         return None;
     }
-    if crate::tensor::same_shape(a.shape(), b.shape()) {
+    if crate::base::tensor::same_shape(a.shape(), b.shape()) {
         // the common case first: one zipped pass, no block analysis
         let out = xs.iter().zip(ys).map(|(&p, &q)| f(p, q)).collect();
-        return Some(crate::tensor::array_from_vec(a.raw_dim(), out));
+        return Some(crate::base::tensor::array_from_vec(a.raw_dim(), out));
     }
     let mut out = Vec::with_capacity(xs.len().max(ys.len()));
     let shape = if is_trailing_part(b.shape(), a.shape()) {
@@ -521,7 +533,7 @@ fn zip_trailing<T: crate::DType, U: crate::DType>(
     } else {
         return None;
     };
-    Some(crate::tensor::array_from_vec(shape, out))
+    Some(crate::base::tensor::array_from_vec(shape, out))
 }
 
 /// `a = f(a, y)` elementwise in `a`'s buffer, with `y` broadcast to `a`'s shape, when `a` is
@@ -542,7 +554,7 @@ fn zip_into<T: crate::DType>(a: &mut ArrayD<T>, y: &Tensor<T>, f: &impl Fn(T, T)
     };
     let (whole, part) = (a.shape(), b.shape());
     let (same, trailing) = (
-        crate::tensor::same_shape(whole, part),
+        crate::base::tensor::same_shape(whole, part),
         is_trailing_part(part, whole),
     );
     let leading = !same && !trailing && is_leading_part(part, whole);
@@ -574,14 +586,14 @@ pub(crate) fn is_trailing_part(part: &[usize], whole: &[usize]) -> bool {
     let ones = part.iter().take_while(|&&d| d == 1).count();
     let block = &part[ones..];
     part.len() <= whole.len()
-        && crate::tensor::same_shape(block, &whole[whole.len() - block.len()..])
+        && crate::base::tensor::same_shape(block, &whole[whole.len() - block.len()..])
 }
 
 /// Whether `part` is `whole` with some trailing axes set to 1 (a reduction with kept
 /// dimensions): then broadcasting repeats each of its elements over one contiguous block.
 pub(crate) fn is_leading_part(part: &[usize], whole: &[usize]) -> bool {
     let kept = part.iter().rposition(|&d| d != 1).map_or(0, |i| i + 1);
-    part.len() == whole.len() && crate::tensor::same_shape(&part[..kept], &whole[..kept])
+    part.len() == whole.len() && crate::base::tensor::same_shape(&part[..kept], &whole[..kept])
 }
 
 /// The NumPy broadcast of two shapes.

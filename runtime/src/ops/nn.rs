@@ -7,11 +7,11 @@ use ndarray::{ArrayD, Axis, IxDyn, Zip};
 use smallvec::smallvec;
 
 use super::{check_axis, constant, static_rule};
-use crate::dtype::{AnyTensor, Float};
-use crate::tape::jacobian::batch_rank;
-use crate::tape::node::{InputGrads, Params, RuleCtx};
-use crate::tape::recording::{self, NodeSpec};
-use crate::tensor::{Data, Tensor};
+use crate::base::context::batch_rank;
+use crate::base::dtype::{AnyTensor, Float};
+use crate::base::tensor::{Data, Tensor};
+use crate::record::node::{InputGrads, Params, RuleCtx};
+use crate::record::stack::{self, NodeSpec};
 
 impl<T: Float> Tensor<T> {
     /// `exp(x) / Σ exp(x)` along `axis`.
@@ -29,7 +29,7 @@ impl<T: Float> Tensor<T> {
         check_axis("softmax", axis, self.shape());
         let log_p = log_softmax_values(self, axis);
         let data = Data::from_array(log_p.mapv(T::exp));
-        recording::record(data, &[self.id()], |out| NodeSpec {
+        stack::record(data, &[self.id()], |out| NodeSpec {
             op: "softmax",
             // ∂softmax: x̄ = y ⊙ (ḡ - Σ ḡ ⊙ y)
             rule: static_rule(|ctx, g| {
@@ -60,7 +60,7 @@ impl<T: Float> Tensor<T> {
     pub fn log_softmax(&self, axis: usize) -> Tensor<T> {
         check_axis("log_softmax", axis, self.shape());
         let data = Data::from_array(log_softmax_values(self, axis));
-        recording::record(data, &[self.id()], |out| NodeSpec {
+        stack::record(data, &[self.id()], |out| NodeSpec {
             op: "log_softmax",
             // ∂log_softmax: x̄ = ḡ - softmax(x) Σ ḡ
             rule: static_rule(|ctx, g| {
@@ -122,7 +122,7 @@ impl<T: Float> Tensor<T> {
         let data = Data::from_array(
             ArrayD::from_shape_vec(IxDyn(&[labels.len()]), losses).expect("one per row"),
         );
-        recording::record(data, &[self.id()], |_| NodeSpec {
+        stack::record(data, &[self.id()], |_| NodeSpec {
             op: OP,
             rule: static_rule(|ctx, g| match g {
                 AnyTensor::F32(g) => cross_entropy_rule(ctx, g),

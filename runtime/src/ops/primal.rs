@@ -1,68 +1,10 @@
-//! [`Primal`]: what the backward rules compute with. Implemented by [`Tensor`] (with
-//! recordable ops, so a rule run under an outer tape is itself recorded) and by plain `f32`
-//! and `f64` (plain arithmetic, for the tape-free gradients `#[differentiable]` generates).
-//!
-//! Writing each rule once, generic over `Primal`, is what lets the tape and the macro share
-//! it: the tape calls `vjp::sin::<Tensor<T>>`, generated scalar code calls `vjp::sin::<f64>`.
+//! `Tensor`'s implementation of [`Primal`]: each method a recorded op, so a rule run while
+//! an outer tape records is itself recorded (higher order needs nothing else).
 
-use crate::dtype::Float;
-use crate::tensor::Tensor;
-
-/// A value the backward rules compute with: a float [`Tensor`] or a plain `f32`/`f64`.
-///
-/// The methods are the few operations rules need; on tensors they are the recorded ops of
-/// the same names.
-///
-/// ```
-/// use gradtape_runtime::{Primal, Tensor, vjp};
-/// // d/dx sin x = cos x, on a plain number and on a tensor
-/// assert_eq!(vjp::sin(&0.0_f64, &2.0), 2.0);
-/// let g = vjp::sin(&Tensor::scalar(0.0_f64), &Tensor::scalar(2.0));
-/// assert_eq!(g.to_scalar(), 2.0);
-/// assert_eq!(3.0_f64.scale(2.0), 6.0);
-/// assert_eq!(3.0_f64.mul_scaled(&2.0, 0.5), 3.0);
-/// ```
-pub trait Primal: Clone {
-    /// `self + other` (tensors broadcast).
-    fn add(&self, other: &Self) -> Self;
-    /// `self - other`.
-    fn sub(&self, other: &Self) -> Self;
-    /// `self * other`.
-    fn mul(&self, other: &Self) -> Self;
-    /// `self / other`.
-    fn div(&self, other: &Self) -> Self;
-    /// `-self`.
-    fn neg(&self) -> Self;
-    /// `self * c`.
-    fn scale(&self, c: f64) -> Self;
-    /// `self * other * c`; tensors compute it in one pass.
-    fn mul_scaled(&self, other: &Self, c: f64) -> Self {
-        self.mul(other).scale(c)
-    }
-    /// `1 - self`.
-    fn one_minus(&self) -> Self;
-    /// `self²`.
-    fn square(&self) -> Self;
-    /// `selfⁿ`.
-    fn powi(&self, n: i32) -> Self;
-    /// `selfᵖ`.
-    fn powf(&self, p: f64) -> Self;
-    /// `sin self`.
-    fn sin(&self) -> Self;
-    /// `cos self`.
-    fn cos(&self) -> Self;
-    /// `1 / (1 + e^-self)`.
-    fn sigmoid(&self) -> Self;
-    /// `[self > 0]` as 0 or 1: a constant (its own derivative is zero almost everywhere).
-    fn positive_mask(&self) -> Self;
-    /// The sign of self (0 at 0): a constant.
-    fn sign(&self) -> Self;
-    /// `[self ≥ other]` as 0 or 1 (tensors broadcast): a constant, the share of the
-    /// cotangent the first operand of `max(self, other)` gets.
-    fn at_least(&self, other: &Self) -> Self;
-    /// Sums a broadcast cotangent back to `like`'s shape (identity on plain numbers).
-    fn sum_to_like(&self, like: &Self) -> Self;
-}
+use crate::base::dtype::Float;
+use crate::base::primal::Primal;
+use crate::base::primal::{at_least, sign_of};
+use crate::base::tensor::Tensor;
 
 impl<T: Float> Primal for Tensor<T> {
     fn add(&self, other: &Self) -> Self {
@@ -120,43 +62,3 @@ impl<T: Float> Primal for Tensor<T> {
         self.sum_to_shape(like.shape())
     }
 }
-
-fn sign_of<T: Float>(v: T) -> T {
-    if v > T::ZERO {
-        T::ONE
-    } else if v < T::ZERO {
-        -T::ONE
-    } else {
-        T::ZERO
-    }
-}
-
-fn at_least<T: Float>(a: T, b: T) -> T {
-    if a >= b { T::ONE } else { T::ZERO }
-}
-
-macro_rules! scalar_primal {
-    ($($t:ty),*) => {$(
-        impl Primal for $t {
-            #[inline] fn add(&self, other: &Self) -> Self { self + other }
-            #[inline] fn sub(&self, other: &Self) -> Self { self - other }
-            #[inline] fn mul(&self, other: &Self) -> Self { self * other }
-            #[inline] fn div(&self, other: &Self) -> Self { self / other }
-            #[inline] fn neg(&self) -> Self { -self }
-            #[inline] fn scale(&self, c: f64) -> Self { self * c as $t }
-            #[inline] fn one_minus(&self) -> Self { 1.0 - self }
-            #[inline] fn square(&self) -> Self { self * self }
-            #[inline] fn powi(&self, n: i32) -> Self { <$t>::powi(*self, n) }
-            #[inline] fn powf(&self, p: f64) -> Self { <$t>::powf(*self, p as $t) }
-            #[inline] fn sin(&self) -> Self { <$t>::sin(*self) }
-            #[inline] fn cos(&self) -> Self { <$t>::cos(*self) }
-            #[inline] fn sigmoid(&self) -> Self { super::unary::sigmoid_value(*self) }
-            #[inline] fn positive_mask(&self) -> Self { if *self > 0.0 { 1.0 } else { 0.0 } }
-            #[inline] fn sign(&self) -> Self { sign_of(*self) }
-            #[inline] fn at_least(&self, other: &Self) -> Self { at_least(*self, *other) }
-            #[inline] fn sum_to_like(&self, _like: &Self) -> Self { *self }
-        }
-    )*};
-}
-
-scalar_primal!(f32, f64);

@@ -5,13 +5,13 @@
 use ndarray::{Axis, IxDyn};
 use smallvec::smallvec;
 
-use super::primal::Primal;
 use super::{check_axis, constant, static_rule};
-use crate::dtype::{AnyTensor, Float};
-use crate::tape::jacobian::{batch_rank, batched_shape};
-use crate::tape::node::{Dims, Params};
-use crate::tape::recording::{self, NodeSpec};
-use crate::tensor::{Data, Tensor, same_shape};
+use crate::base::context::{batch_rank, batched_shape};
+use crate::base::dtype::{AnyTensor, Float};
+use crate::base::primal::Primal;
+use crate::base::tensor::{Data, Tensor, same_shape};
+use crate::record::node::{Dims, Params};
+use crate::record::stack::{self, NodeSpec};
 
 /// `Params::DimsAxis` axis value meaning "all axes".
 const ALL_AXES: usize = usize::MAX;
@@ -70,7 +70,7 @@ impl<T: Float> Tensor<T> {
     }
 
     fn record_sum(&self, data: Data<T>, axis: usize) -> Tensor<T> {
-        recording::record(data, &[self.id()], |_| NodeSpec {
+        stack::record(data, &[self.id()], |_| NodeSpec {
             op: "sum",
             // d/dxᵢ Σ x = 1: the cotangent is spread back over the summed axes
             rule: static_rule(|ctx, g| {
@@ -86,7 +86,7 @@ impl<T: Float> Tensor<T> {
 
     /// One node for `sum · (1/n)`, rather than a sum node and a product node.
     fn record_mean(&self, data: Data<T>, axis: usize) -> Tensor<T> {
-        recording::record(data, &[self.id()], |_| NodeSpec {
+        stack::record(data, &[self.id()], |_| NodeSpec {
             op: "mean",
             // d/dxᵢ (Σ x / n) = 1/n: the scaled cotangent is spread back over the axes
             rule: static_rule(|ctx, g| {
@@ -197,7 +197,7 @@ impl<T: Float> Tensor<T> {
     }
 
     fn record_max(&self, data: Data<T>, axis: usize) -> Tensor<T> {
-        recording::record(data, &[self.id()], |out| NodeSpec {
+        stack::record(data, &[self.id()], |out| NodeSpec {
             op: "max",
             // d max x / dxᵢ = [xᵢ = max] / #ties
             rule: static_rule(|ctx, g| {
@@ -248,7 +248,7 @@ impl<T: Float> Tensor<T> {
                 Data::from_array(spread.to_owned())
             }
         };
-        recording::record(data, &[self.id()], |_| NodeSpec {
+        stack::record(data, &[self.id()], |_| NodeSpec {
             op: "broadcast_to",
             // the transpose of broadcasting is summing over the broadcast axes
             rule: static_rule(|ctx, g| {
@@ -297,7 +297,7 @@ impl<T: Float> Tensor<T> {
             Some(data) => data,
             None => sum_general(self, shape),
         };
-        recording::record(data, &[self.id()], |_| NodeSpec {
+        stack::record(data, &[self.id()], |_| NodeSpec {
             op: "sum_to_shape",
             // the transpose of summing over axes is broadcasting along them
             rule: static_rule(|ctx, g| {
@@ -352,7 +352,7 @@ pub(crate) fn dot_all<T: Float>(x: &Tensor<T>, y: &Tensor<T>) -> Tensor<T> {
         return (x * y).sum();
     };
     let data = Data::scalar(dot_slices(p, q));
-    recording::record(data, &[x.id(), y.id()], |_| NodeSpec {
+    stack::record(data, &[x.id(), y.id()], |_| NodeSpec {
         op: "dot",
         // ∂(Σ x y)/∂x = y, ∂(Σ x y)/∂y = x, times the (possibly batched) cotangent
         rule: static_rule(|ctx, g| {

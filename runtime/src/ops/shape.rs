@@ -7,11 +7,11 @@ use ndarray::{ArrayD, Axis, IxDyn, Slice};
 use smallvec::{SmallVec, smallvec};
 
 use super::{check_axis, static_rule};
-use crate::dtype::{AnyTensor, Float};
-use crate::tape::jacobian::{batch_rank, batched_shape};
-use crate::tape::node::{Dims, InputGrads, Params};
-use crate::tape::recording::{self, NodeSpec};
-use crate::tensor::{Data, Tensor, TensorId, same_shape};
+use crate::base::context::{batch_rank, batched_shape};
+use crate::base::dtype::{AnyTensor, Float};
+use crate::base::tensor::{Data, Tensor, TensorId, same_shape};
+use crate::record::node::{Dims, InputGrads, Params};
+use crate::record::stack::{self, NodeSpec};
 
 impl<T: Float> Tensor<T> {
     /// The same elements, in row-major order, with a new shape.
@@ -45,7 +45,7 @@ impl<T: Float> Tensor<T> {
                     .expect("count checked"),
             ),
         };
-        recording::record(data, &[self.id()], |_| NodeSpec {
+        stack::record(data, &[self.id()], |_| NodeSpec {
             op: "reshape",
             // reshaping back is its own transpose
             rule: static_rule(|ctx, g| {
@@ -95,7 +95,7 @@ impl<T: Float> Tensor<T> {
         for (i, &p) in perm.iter().enumerate() {
             inverse[p] = i;
         }
-        recording::record(data, &[self.id()], |_| NodeSpec {
+        stack::record(data, &[self.id()], |_| NodeSpec {
             op: "permute",
             // the transpose of a permutation is its inverse
             rule: static_rule(|ctx, g| {
@@ -174,7 +174,7 @@ impl<T: Float> Tensor<T> {
             .unwrap_or_else(|| ndarray::concatenate(Axis(axis), &views).expect("shapes checked"));
         let sizes: Dims = tensors.iter().map(|t| t.shape()[axis]).collect();
         let ids: SmallVec<[TensorId; 2]> = tensors.iter().map(|t| t.id()).collect();
-        recording::record(Data::from_array(joined), &ids, |_| NodeSpec {
+        stack::record(Data::from_array(joined), &ids, |_| NodeSpec {
             op: "concat",
             // each input's cotangent is its slice of the output's
             rule: static_rule(|ctx, g| {
@@ -224,7 +224,7 @@ impl<T: Float> Tensor<T> {
         });
         let mut params: Dims = shape.into();
         params.push(start);
-        recording::record(Data::from_array(piece), &[self.id()], |_| NodeSpec {
+        stack::record(Data::from_array(piece), &[self.id()], |_| NodeSpec {
             op: "slice",
             // the cotangent goes back to the slice's place, zeros elsewhere
             rule: static_rule(|ctx, g| {
@@ -281,7 +281,7 @@ impl<T: Float> Tensor<T> {
             axis,
             shape: shape.into(),
         };
-        recording::record(Data::from_array(picked), &[self.id()], |_| NodeSpec {
+        stack::record(Data::from_array(picked), &[self.id()], |_| NodeSpec {
             op: "gather",
             // the transpose of gathering is adding each cotangent back at its index
             rule: static_rule(|ctx, g| {
@@ -342,7 +342,7 @@ impl<T: Float> Tensor<T> {
             axis,
             shape: out_shape,
         };
-        recording::record(Data::from_array(out), &[self.id()], |_| NodeSpec {
+        stack::record(Data::from_array(out), &[self.id()], |_| NodeSpec {
             op: "scatter_add",
             // the transpose of scatter-adding is gathering
             rule: static_rule(|ctx, g| {

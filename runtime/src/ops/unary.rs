@@ -1,207 +1,173 @@
-//! Elementwise unary ops. Each op is followed by its backward rule, a generic function over
-//! [`Primal`] (so the tape and `#[differentiable]`'s generated code share it), whose doc
-//! states the calculus it implements.
+//! Elementwise unary ops: for each, its forward on one number (the kernel the tensor op maps
+//! and the 0-d path of generated code calls, so the two agree to the last bit) and its
+//! backward rule, a generic function over [`Primal`] that the tape (on tensors and plain
+//! numbers) and `#[differentiable]`'s generated adjoints share. What each rule keeps from
+//! the forward (the input or the output) is the vocabulary's (`gradtape-primitives`), so the
+//! runtime and the macro cannot disagree on it.
 
-use super::primal::Primal;
 use super::{Saved, both, unary, unary_with_param};
-use crate::dtype::Float;
-use crate::tensor::Tensor;
+use crate::base::dtype::Float;
+use crate::base::primal::Primal;
+use crate::base::tensor::Tensor;
 
-impl<T: Float> Tensor<T> {
+/// Defines each op from its row: the `Tensor` method (recording the value the vocabulary
+/// says the rule keeps), the kernel `kernel::<name>`, and the rule `<name>` (re-exported as
+/// `vjp::<name>`), whose doc example checks it against a central difference of the op.
+macro_rules! elementwise_unary_ops {
+    ($(
+        $(#[$method_doc:meta])*
+        fn $name:ident($x:ident) = $forward:expr;
+        #[doc = $calculus:literal]
+        rule($saved:ident, $g:ident) = $rule:expr;
+    )*) => {
+        impl<T: Float> Tensor<T> {$(
+            $(#[$method_doc])*
+            #[inline]
+            pub fn $name(&self) -> Tensor<T> {
+                const SAVED: Saved = Saved::of(stringify!($name));
+                unary(self, stringify!($name), SAVED, kernel::$name, both!($name))
+            }
+        )*}
+
+        $(
+            #[doc = concat!("Backward rule of [`Tensor::", stringify!($name), "`]: ", $calculus, ".")]
+            ///
+            /// ```
+            /// use gradtape_runtime::{Tensor, vjp};
+            #[doc = concat!(
+                "let f = |x: f64| Tensor::scalar(x).", stringify!($name), "().to_scalar();\n",
+                "let (x, h) = (0.7, 1e-6);\n",
+                "let slope = (f(x + h) - f(x - h)) / (2.0 * h);\n",
+                "let keeps_output = gradtape_primitives::row_of(\"", stringify!($name), "\").saves_output();\n",
+                "let saved = if keeps_output { f(x) } else { x };\n",
+                "assert!((vjp::", stringify!($name), "(&saved, &1.0) - slope).abs() < 1e-6);"
+            )]
+            /// ```
+            pub fn $name<V: Primal>($saved: &V, $g: &V) -> V {
+                $rule
+            }
+        )*
+
+        /// The forward of each elementwise op on one number.
+        pub mod kernel {
+            use crate::base::dtype::Float;
+
+            $(
+                #[doc = concat!("[`Tensor::", stringify!($name), "`] of one number.")]
+                #[inline]
+                pub fn $name<T: Float>($x: T) -> T {
+                    $forward
+                }
+            )*
+
+            /// [`Tensor::powi`](crate::Tensor::powi) of one number.
+            #[inline]
+            pub fn powi<T: Float>(x: T, n: i32) -> T {
+                num_traits::Float::powi(x, n)
+            }
+
+            /// [`Tensor::powf`](crate::Tensor::powf) of one number.
+            #[inline]
+            pub fn powf<T: Float>(x: T, p: T) -> T {
+                num_traits::Float::powf(x, p)
+            }
+        }
+    };
+}
+
+elementwise_unary_ops! {
     /// `x²`, elementwise.
     ///
     /// ```
     /// use gradtape_runtime::Tensor;
     /// assert_eq!(Tensor::scalar(3.0_f32).square().to_scalar(), 9.0);
     /// ```
-    pub fn square(&self) -> Tensor<T> {
-        unary(self, "square", Saved::Input, |v| v * v, (square, square))
-    }
-}
+    fn square(x) = x * x;
+    /// d/dx x² = 2x
+    rule(x, g) = g.mul_scaled(x, 2.0);
 
-/// Backward rule of [`Tensor::square`]: d/dx x² = 2x.
-///
-/// ```
-/// # use gradtape_runtime::vjp;
-/// let _ = vjp::square(&0.5_f64, &1.0);
-/// ```
-pub fn square<V: Primal>(x: &V, g: &V) -> V {
-    g.mul_scaled(x, 2.0)
-}
-
-impl<T: Float> Tensor<T> {
     /// `√x`, elementwise.
     ///
     /// ```
     /// use gradtape_runtime::Tensor;
     /// assert_eq!(Tensor::scalar(9.0_f32).sqrt().to_scalar(), 3.0);
     /// ```
-    pub fn sqrt(&self) -> Tensor<T> {
-        unary(self, "sqrt", Saved::Output, T::sqrt, (sqrt, sqrt))
-    }
-}
+    fn sqrt(x) = num_traits::Float::sqrt(x);
+    /// d/dx √x = 1 / (2 √x), from the output
+    rule(out, g) = g.div(out).scale(0.5);
 
-/// Backward rule of [`Tensor::sqrt`]: d/dx √x = 1 / (2 √x), from the output.
-///
-/// ```
-/// # use gradtape_runtime::vjp;
-/// let _ = vjp::sqrt(&0.5_f64, &1.0);
-/// ```
-pub fn sqrt<V: Primal>(out: &V, g: &V) -> V {
-    g.div(out).scale(0.5)
-}
-
-impl<T: Float> Tensor<T> {
     /// `eˣ`, elementwise.
     ///
     /// ```
     /// use gradtape_runtime::Tensor;
     /// assert_eq!(Tensor::scalar(0.0_f32).exp().to_scalar(), 1.0);
     /// ```
-    pub fn exp(&self) -> Tensor<T> {
-        unary(self, "exp", Saved::Output, T::exp, (exp, exp))
-    }
-}
+    fn exp(x) = num_traits::Float::exp(x);
+    /// d/dx eˣ = eˣ, from the output
+    rule(out, g) = g.mul(out);
 
-/// Backward rule of [`Tensor::exp`]: d/dx eˣ = eˣ, from the output.
-///
-/// ```
-/// # use gradtape_runtime::vjp;
-/// let _ = vjp::exp(&0.5_f64, &1.0);
-/// ```
-pub fn exp<V: Primal>(out: &V, g: &V) -> V {
-    g.mul(out)
-}
-
-impl<T: Float> Tensor<T> {
     /// The natural logarithm, elementwise.
     ///
     /// ```
     /// use gradtape_runtime::Tensor;
     /// assert_eq!(Tensor::scalar(1.0_f32).ln().to_scalar(), 0.0);
     /// ```
-    pub fn ln(&self) -> Tensor<T> {
-        unary(self, "ln", Saved::Input, T::ln, (ln, ln))
-    }
-}
+    fn ln(x) = num_traits::Float::ln(x);
+    /// d/dx ln x = 1 / x
+    rule(x, g) = g.div(x);
 
-/// Backward rule of [`Tensor::ln`]: d/dx ln x = 1 / x.
-///
-/// ```
-/// # use gradtape_runtime::vjp;
-/// let _ = vjp::ln(&0.5_f64, &1.0);
-/// ```
-pub fn ln<V: Primal>(x: &V, g: &V) -> V {
-    g.div(x)
-}
+    /// `ln(1 + x)`, elementwise: exact for small `x`, where `(1.0 + x).ln()` loses the digits
+    /// of `x` to rounding.
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// let y = Tensor::scalar(1e-10_f64).log1p().to_scalar();
+    /// assert!((y - 1e-10).abs() < 1e-20); // (1.0 + 1e-10).ln() is 8e-18 off
+    /// ```
+    fn log1p(x) = num_traits::Float::ln_1p(x);
+    /// d/dx ln(1 + x) = 1 / (1 + x), with 1 + x written 1 − (−x)
+    rule(x, g) = g.div(&x.neg().one_minus());
 
-impl<T: Float> Tensor<T> {
     /// Sine, elementwise.
     ///
     /// ```
     /// use gradtape_runtime::Tensor;
     /// assert_eq!(Tensor::scalar(0.0_f32).sin().to_scalar(), 0.0);
     /// ```
-    pub fn sin(&self) -> Tensor<T> {
-        unary(
-            self,
-            "sin",
-            Saved::Input,
-            num_traits::Float::sin,
-            (sin, sin),
-        )
-    }
-}
+    fn sin(x) = num_traits::Float::sin(x);
+    /// d/dx sin x = cos x
+    rule(x, g) = g.mul(&x.cos());
 
-/// Backward rule of [`Tensor::sin`]: d/dx sin x = cos x.
-///
-/// ```
-/// # use gradtape_runtime::vjp;
-/// let _ = vjp::sin(&0.5_f64, &1.0);
-/// ```
-pub fn sin<V: Primal>(x: &V, g: &V) -> V {
-    g.mul(&x.cos())
-}
-
-impl<T: Float> Tensor<T> {
     /// Cosine, elementwise.
     ///
     /// ```
     /// use gradtape_runtime::Tensor;
     /// assert_eq!(Tensor::scalar(0.0_f32).cos().to_scalar(), 1.0);
     /// ```
-    pub fn cos(&self) -> Tensor<T> {
-        unary(
-            self,
-            "cos",
-            Saved::Input,
-            num_traits::Float::cos,
-            (cos, cos),
-        )
-    }
-}
+    fn cos(x) = num_traits::Float::cos(x);
+    /// d/dx cos x = −sin x
+    rule(x, g) = g.mul(&x.sin()).neg();
 
-/// Backward rule of [`Tensor::cos`]: d/dx cos x = -sin x.
-///
-/// ```
-/// # use gradtape_runtime::vjp;
-/// let _ = vjp::cos(&0.5_f64, &1.0);
-/// ```
-pub fn cos<V: Primal>(x: &V, g: &V) -> V {
-    g.mul(&x.sin()).neg()
-}
-
-impl<T: Float> Tensor<T> {
     /// Hyperbolic tangent, elementwise.
     ///
     /// ```
     /// use gradtape_runtime::Tensor;
     /// assert_eq!(Tensor::scalar(0.0_f32).tanh().to_scalar(), 0.0);
     /// ```
-    pub fn tanh(&self) -> Tensor<T> {
-        unary(self, "tanh", Saved::Output, T::tanh, (tanh, tanh))
-    }
-}
+    fn tanh(x) = num_traits::Float::tanh(x);
+    /// d/dx tanh x = 1 − tanh² x, from the output
+    rule(out, g) = g.mul(&out.square().one_minus());
 
-/// Backward rule of [`Tensor::tanh`]: d/dx tanh x = 1 - tanh² x, from the output.
-///
-/// ```
-/// # use gradtape_runtime::vjp;
-/// let _ = vjp::tanh(&0.5_f64, &1.0);
-/// ```
-pub fn tanh<V: Primal>(out: &V, g: &V) -> V {
-    g.mul(&out.square().one_minus())
-}
-
-impl<T: Float> Tensor<T> {
     /// The logistic sigmoid `1 / (1 + e⁻ˣ)`, elementwise, computed without overflow.
     ///
     /// ```
     /// use gradtape_runtime::Tensor;
     /// assert_eq!(Tensor::scalar(0.0_f32).sigmoid().to_scalar(), 0.5);
     /// ```
-    pub fn sigmoid(&self) -> Tensor<T> {
-        unary(
-            self,
-            "sigmoid",
-            Saved::Output,
-            sigmoid_value,
-            (sigmoid, sigmoid),
-        )
-    }
-}
+    fn sigmoid(x) = crate::base::primal::sigmoid_value(x);
+    /// d/dx σ(x) = σ(x) (1 − σ(x)), from the output
+    rule(out, g) = g.mul(out).mul(&out.one_minus());
 
-/// Backward rule of [`Tensor::sigmoid`]: d/dx σ(x) = σ(x) (1 - σ(x)), from the output.
-///
-/// ```
-/// # use gradtape_runtime::vjp;
-/// let _ = vjp::sigmoid(&0.5_f64, &1.0);
-/// ```
-pub fn sigmoid<V: Primal>(out: &V, g: &V) -> V {
-    g.mul(out).mul(&out.one_minus())
-}
-
-impl<T: Float> Tensor<T> {
     /// `max(x, 0)`, elementwise. Keeps only its output for the backward pass.
     ///
     /// ```
@@ -209,28 +175,10 @@ impl<T: Float> Tensor<T> {
     /// let x = Tensor::from_vec(vec![-1.0_f32, 2.0], &[2]);
     /// assert_eq!(x.relu().to_vec(), vec![0.0, 2.0]);
     /// ```
-    pub fn relu(&self) -> Tensor<T> {
-        unary(
-            self,
-            "relu",
-            Saved::Output,
-            |v| v.max(T::ZERO),
-            (relu, relu),
-        )
-    }
-}
+    fn relu(x) = x.max(T::ZERO);
+    /// d/dx relu x = `[x > 0]` (0 at 0, as TensorFlow), from the output
+    rule(out, g) = g.mul(&out.positive_mask());
 
-/// Backward rule of [`Tensor::relu`]: d/dx relu x = `[x > 0]` (0 at 0, as TensorFlow), from the output.
-///
-/// ```
-/// # use gradtape_runtime::vjp;
-/// let _ = vjp::relu(&0.5_f64, &1.0);
-/// ```
-pub fn relu<V: Primal>(out: &V, g: &V) -> V {
-    g.mul(&out.positive_mask())
-}
-
-impl<T: Float> Tensor<T> {
     /// `ln(1 + eˣ)`, elementwise, computed without overflow.
     ///
     /// ```
@@ -238,47 +186,19 @@ impl<T: Float> Tensor<T> {
     /// let y = Tensor::scalar(10.0_f32).softplus().to_scalar();
     /// assert!((y - 10.0000454).abs() < 1e-5);
     /// ```
-    pub fn softplus(&self) -> Tensor<T> {
-        unary(
-            self,
-            "softplus",
-            Saved::Input,
-            softplus_value,
-            (softplus, softplus),
-        )
-    }
-}
+    fn softplus(x) = crate::base::primal::softplus_value(x);
+    /// d/dx ln(1 + eˣ) = σ(x)
+    rule(x, g) = g.mul(&x.sigmoid());
 
-/// Backward rule of [`Tensor::softplus`]: d/dx ln(1 + eˣ) = σ(x).
-///
-/// ```
-/// # use gradtape_runtime::vjp;
-/// let _ = vjp::softplus(&0.5_f64, &1.0);
-/// ```
-pub fn softplus<V: Primal>(x: &V, g: &V) -> V {
-    g.mul(&x.sigmoid())
-}
-
-impl<T: Float> Tensor<T> {
     /// `|x|`, elementwise.
     ///
     /// ```
     /// use gradtape_runtime::Tensor;
     /// assert_eq!(Tensor::scalar(-2.0_f32).abs().to_scalar(), 2.0);
     /// ```
-    pub fn abs(&self) -> Tensor<T> {
-        unary(self, "abs", Saved::Input, T::abs, (abs, abs))
-    }
-}
-
-/// Backward rule of [`Tensor::abs`]: d/dx |x| = sign x (0 at 0, as TensorFlow).
-///
-/// ```
-/// # use gradtape_runtime::vjp;
-/// let _ = vjp::abs(&0.5_f64, &1.0);
-/// ```
-pub fn abs<V: Primal>(x: &V, g: &V) -> V {
-    g.mul(&x.sign())
+    fn abs(x) = num_traits::Float::abs(x);
+    /// d/dx |x| = sign x (0 at 0, as TensorFlow)
+    rule(x, g) = g.mul(&x.sign());
 }
 
 impl<T: Float> Tensor<T> {
@@ -293,7 +213,7 @@ impl<T: Float> Tensor<T> {
             self,
             "powi",
             n as f64,
-            |v| num_traits::Float::powi(v, n),
+            |v| kernel::powi(v, n),
             both!(|x, g, n| powi(x, g, n as i32)),
         )
     }
@@ -325,7 +245,7 @@ impl<T: Float> Tensor<T> {
             self,
             "powf",
             p.to_f64(),
-            |v| num_traits::Float::powf(v, p),
+            |v| kernel::powf(v, p),
             (powf, powf),
         )
     }
@@ -339,18 +259,4 @@ impl<T: Float> Tensor<T> {
 /// ```
 pub fn powf<V: Primal>(x: &V, g: &V, p: f64) -> V {
     g.mul_scaled(&x.powf(p - 1.0), p)
-}
-
-pub(crate) fn sigmoid_value<T: Float>(v: T) -> T {
-    if v >= T::ZERO {
-        T::ONE / (T::ONE + (-v).exp())
-    } else {
-        let e = v.exp();
-        e / (T::ONE + e)
-    }
-}
-
-pub(crate) fn softplus_value<T: Float>(v: T) -> T {
-    // ln(1 + eˣ) = max(x, 0) + ln(1 + e^-|x|)
-    v.max(T::ZERO) + (-v.abs()).exp().ln_1p()
 }

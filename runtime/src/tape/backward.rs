@@ -5,12 +5,12 @@ use std::rc::Rc;
 
 use smallvec::SmallVec;
 
-use super::node::{NO_NODE, Node, NodeId, Rule, clear_nodes};
-use super::recording::TapeCell;
-use super::state::TapeState;
 use super::structure::SourceKey;
-use crate::dtype::AnyTensor;
-use crate::tensor::Tensor;
+use crate::base::dtype::{AnyTensor, Float};
+use crate::base::tensor::Tensor;
+use crate::record::node::{InputGrads, NO_NODE, Node, NodeId, Rule, clear_nodes};
+use crate::record::stack::TapeCell;
+use crate::record::state::TapeState;
 
 /// A sweep's inputs, already validated.
 pub(crate) struct Sweep<'a> {
@@ -39,9 +39,9 @@ pub(crate) type Gradients = SmallVec<[Option<AnyTensor>; 4]>;
 pub(crate) fn run(tape: &Rc<TapeCell>, sweep: Sweep<'_>, out: &mut Gradients) {
     // Set for every sweep, also to 0: a rule that takes a gradient of its own (a fused
     // function's sub-tape) inside a batched sweep must not see the outer batch axes.
-    let _batch = super::jacobian::enter_batch(sweep.batch_rank);
+    let _batch = crate::base::context::enter_batch(sweep.batch_rank);
     // Rules run no tapes of their own that outlive them, so this holds for the whole sweep.
-    let plain = !super::recording::any_recording();
+    let plain = !crate::record::stack::any_recording();
     // Filled by plain pushes: SmallVec's iterator `extend` and `collect` cost more than
     // the few nodes a small gradient has.
     let mut target_nodes: SmallVec<[NodeId; 2]> = SmallVec::new();
@@ -538,4 +538,63 @@ fn step_tensor(
             grads[j as usize].add(Cot::of(grad, plain));
         }
     }
+}
+
+impl Node {
+    /// Runs this node's rule for the incoming cotangent `g`.
+    pub(crate) fn run_rule(
+        &self,
+        saved: &[AnyTensor],
+        g: &AnyTensor,
+        needs: &[bool],
+        plain: bool,
+    ) -> InputGrads {
+        let grads = self.with_ctx(saved, needs, plain, |ctx| match &self.rule {
+            Rule::Leaf => InputGrads::new(),
+            Rule::Static(rule) => rule.backward(ctx, g),
+            // A closure rule may reshape or index its cotangent in ways that know nothing
+            // of batch axes: inside a jacobian's batched sweep it runs once per example,
+            // unless it declared itself batch-safe.
+            Rule::Boxed(rule) if crate::base::context::batch_rank() > 0 && !rule.batch_safe() => {
+                super::jacobian::per_example(&**rule, ctx, g)
+            }
+            Rule::Boxed(rule) => rule.backward(ctx, g),
+        });
+        // The sweep zips cotangents with inputs; a short list would silently drop some.
+        assert!(
+            grads.len() == self.inputs.len(),
+            "gradtape internal: the backward rule of `{}` returned {} cotangents for {} inputs",
+            self.op,
+            grads.len(),
+            self.inputs.len()
+        );
+        grads
+    }
+}
+
+impl AnyTensor {
+    /// Elementwise sum of two cotangents of the same dtype; recorded like any op, so
+    /// accumulation inside a gradient computed under an outer tape stays differentiable.
+    pub(crate) fn accumulate(self, other: AnyTensor) -> AnyTensor {
+        match (self, other) {
+            (AnyTensor::F32(a), AnyTensor::F32(b)) => AnyTensor::F32(add_cotangents(a, b)),
+            (AnyTensor::F64(a), AnyTensor::F64(b)) => AnyTensor::F64(add_cotangents(a, b)),
+            (a, b) => panic!(
+                "gradtape internal: cotangents of dtypes {} and {} for one value",
+                a.dtype(),
+                b.dtype()
+            ),
+        }
+    }
+}
+
+/// `a + b`, on plain numbers when both are inline scalars and nothing records the sum (the
+/// same value the recorded op would give, without its bookkeeping).
+fn add_cotangents<T: Float>(a: Tensor<T>, b: Tensor<T>) -> Tensor<T> {
+    if let (Some(x), Some(y)) = (a.as_inline_scalar(), b.as_inline_scalar())
+        && !crate::any_recording()
+    {
+        return Tensor::scalar(x + y);
+    }
+    a + b
 }

@@ -10,54 +10,18 @@
 //! correctly (the gradient of a jacobian). Closure rules (custom gradients, fused
 //! functions), which cannot be told about batch axes, run once per example instead
 //! ([`per_example`]), unless they are batch-safe: `#[differentiable]` functions whose
-//! adjoint is elementwise (`hooks::record_fused_batched`) run once for all rows.
-
-use std::cell::Cell;
+//! adjoint is elementwise (`generated::record_fused_batched`) run once for all rows.
 
 use ndarray::{ArrayD, IxDyn};
 
 use super::backward::{self, Sweep};
-use super::node::{Backward, Dims, InputGrads, RuleCtx};
 use super::structure::{SourceKey, Sources};
 use super::{GradientTape, TapeError, UnconnectedGradients};
-use crate::dtype::{AnyTensor, Float};
-use crate::tensor::Tensor;
+use crate::base::dtype::{AnyTensor, Float};
+use crate::base::tensor::Tensor;
+use crate::record::node::{Backward, Dims, InputGrads, RuleCtx};
 
-thread_local! {
-    /// Leading batch axes of the cotangents in the sweep running now on this thread.
-    static BATCH_RANK: Cell<usize> = const { Cell::new(0) };
-}
-
-/// How many leading batch axes every cotangent in the running backward sweep carries: 0
-/// in a plain `gradient`, 1 in a jacobian's vectorised sweep.
-#[inline]
-pub(crate) fn batch_rank() -> usize {
-    BATCH_RANK.with(Cell::get)
-}
-
-/// Sets the batch rank until the guard drops (also on unwinding).
-pub(crate) fn enter_batch(rank: usize) -> BatchGuard {
-    BatchGuard(BATCH_RANK.with(|cell| cell.replace(rank)))
-}
-
-/// Restores the previous batch rank when dropped.
-pub(crate) struct BatchGuard(usize);
-
-impl Drop for BatchGuard {
-    fn drop(&mut self) {
-        BATCH_RANK.with(|cell| cell.set(self.0));
-    }
-}
-
-/// `shape` behind the batch axes of the cotangent whose shape is `g`: the shape a
-/// cotangent of a value of shape `shape` has in the running sweep.
-#[inline]
-pub(crate) fn batched_shape(g: &[usize], shape: &[usize]) -> Dims {
-    let k = batch_rank();
-    let mut out: Dims = g[..k].into();
-    out.extend_from_slice(shape);
-    out
-}
+use crate::base::context::{batch_rank, enter_batch};
 
 /// Runs a closure rule once per example of a batched cotangent and stacks the results:
 /// correct for any rule, at the cost of one rule call per example.

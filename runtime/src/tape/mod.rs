@@ -1,11 +1,9 @@
 //! [`GradientTape`]: records operations and computes gradients of recorded computations.
 
 mod backward;
+pub(crate) mod custom;
 pub(crate) mod explain;
 pub(crate) mod jacobian;
-pub(crate) mod node;
-pub(crate) mod recording;
-mod state;
 mod structure;
 
 use std::rc::Rc;
@@ -14,11 +12,11 @@ pub use explain::{CutCause, ExplainSource, Explanation, VariableNotWatched};
 pub use jacobian::JacobianOptions;
 pub use structure::{GradientList, SourceKey, SourceList, Sources, TargetList, Targets};
 
-use crate::dtype::{AnyTensor, Float};
-use crate::tensor::Tensor;
-use crate::variable::{AnyVariable, Variable};
-use recording::TapeCell;
-use state::TapeState;
+use crate::base::dtype::{AnyTensor, Float};
+use crate::base::tensor::Tensor;
+use crate::record::stack::{self, TapeCell};
+use crate::record::state::TapeState;
+use crate::record::variable::{AnyVariable, Variable};
 
 /// Tape misuse, reported as an `Err` rather than a wrong or missing gradient.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -302,7 +300,7 @@ impl GradientTape {
     /// If this tape is already recording (`record` inside its own `record`).
     #[track_caller]
     pub fn record<R>(&self, f: impl FnOnce() -> R) -> R {
-        let _guard = recording::enter(&self.cell);
+        let _guard = stack::enter(&self.cell);
         f()
     }
 
@@ -322,7 +320,7 @@ impl GradientTape {
     /// assert_eq!(tape.gradient(&y, &x).unwrap().unwrap().to_scalar(), 6.0);
     /// ```
     pub fn stop_recording<R>(&self, f: impl FnOnce() -> R) -> R {
-        let _guard = recording::pause(&self.cell);
+        let _guard = stack::pause(&self.cell);
         f()
     }
 
@@ -497,7 +495,7 @@ fn validate_seeds(
         });
     }
     for (index, (target, seed)) in targets.iter().zip(&seeds).enumerate() {
-        if !crate::tensor::same_shape(target.shape(), seed.shape())
+        if !crate::base::tensor::same_shape(target.shape(), seed.shape())
             || target.dtype() != seed.dtype()
         {
             return Err(TapeError::OutputGradientMismatch {
@@ -510,11 +508,6 @@ fn validate_seeds(
         }
     }
     Ok(seeds)
-}
-
-/// Runs `f` with every tape on this thread paused (optimizer updates, assignments).
-pub(crate) fn without_recording<R>(f: impl FnOnce() -> R) -> R {
-    recording::without_any(f)
 }
 
 /// What [`GradientTape::watch`] accepts: float tensors and variables, and slices, arrays and
@@ -539,7 +532,7 @@ impl<T: Float> Watch for Tensor<T> {
         state.track_leaf(self.id(), "watched tensor");
         state
             .watched_tensors
-            .push((self.id(), crate::tensor::TensorId::fresh().0));
+            .push((self.id(), crate::base::tensor::TensorId::fresh().0));
     }
 }
 
@@ -547,7 +540,7 @@ impl<T: Float> Watch for Variable<T> {
     fn watch_on(&self, state: &mut TapeStateHandle<'_>) {
         let any = AnyVariable::from(self.clone());
         let index = state.watch_variable(&any);
-        recording::track_variable_read(state, index, self.peek().id());
+        stack::track_variable_read(state, index, self.peek().id());
     }
 }
 
@@ -583,5 +576,33 @@ impl<W: Watch> Watch for Vec<W> {
 impl<W: Watch + ?Sized> Watch for &W {
     fn watch_on(&self, state: &mut TapeStateHandle<'_>) {
         (**self).watch_on(state);
+    }
+}
+
+impl GradientTape {
+    /// Runs `f` on the tape's records (for the introspection generated code and tests use).
+    pub(crate) fn with_state<R>(&self, f: impl FnOnce(&TapeState) -> R) -> R {
+        f(&self.cell.borrow())
+    }
+
+    /// The ops this tape has recorded so far, by name, in order (watched values and variable
+    /// reads are not ops): what a recording did, for tests and diagnostics.
+    ///
+    /// ```
+    /// use gradtape_runtime::{GradientTape, Tensor};
+    /// let x = Tensor::scalar(3.0_f64);
+    /// let tape = GradientTape::new();
+    /// tape.watch(&x);
+    /// tape.record(|| x.sin() * 2.0);
+    /// assert_eq!(tape.recorded_ops(), ["sin", "scale"]);
+    /// ```
+    pub fn recorded_ops(&self) -> Vec<&'static str> {
+        let state = self.cell.borrow();
+        state
+            .nodes
+            .iter()
+            .filter(|node| !matches!(node.rule, crate::record::node::Rule::Leaf))
+            .map(|node| node.op)
+            .collect()
     }
 }

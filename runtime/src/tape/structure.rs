@@ -7,9 +7,9 @@ use std::hash::{BuildHasher, Hash};
 use smallvec::SmallVec;
 
 use super::backward::Gradients;
-use crate::dtype::{AnyTensor, Float};
-use crate::tensor::Tensor;
-use crate::variable::{AnyVariable, Variable};
+use crate::base::dtype::{AnyTensor, Float};
+use crate::base::tensor::Tensor;
+use crate::record::variable::{AnyVariable, Variable};
 
 /// The leaves of a sources structure, in the order [`Sources::collect_sources`] appends
 /// them. Up to four are kept inline: a `gradient` call builds this list every time, and

@@ -3,9 +3,9 @@
 
 use std::rc::Rc;
 
-use crate::dtype::{AnyTensor, Float};
-use crate::hooks;
-use crate::tensor::Tensor;
+use crate::base::dtype::{AnyTensor, Float};
+
+use crate::base::tensor::Tensor;
 
 /// Computes `forward(inputs)` and records it as one op named `name` whose backward rule is
 /// the closure `forward` returns with its value, TensorFlow's `@tf.custom_gradient`.
@@ -45,10 +45,10 @@ where
     B: Fn(&Tensor<T>) -> Vec<Option<Tensor<T>>> + 'static,
 {
     let owned: Vec<Tensor<T>> = inputs.iter().map(|&t| t.clone()).collect();
-    let (value, backward) = hooks::without_recording(|| forward(&owned));
+    let (value, backward) = crate::record::without_recording(|| forward(&owned));
     let shapes: Rc<[Vec<usize>]> = owned.iter().map(|t| t.shape().to_vec()).collect();
     let erased: Vec<AnyTensor> = owned.into_iter().map(T::into_any).collect();
-    hooks::record_closure(name, value, &erased, move |g, _needs| {
+    crate::record::closure::record_closure(name, value, &erased, move |g, _needs| {
         let grads = backward(g.typed::<T>());
         check_gradients(name, &shapes, &grads);
         grads.into_iter().map(|g| g.map(T::into_any)).collect()
@@ -164,7 +164,7 @@ pub fn straight_through<T: Float>(
     x: &Tensor<T>,
     forward: impl FnOnce(&Tensor<T>) -> Tensor<T>,
 ) -> Tensor<T> {
-    let value = hooks::without_recording(|| forward(x));
+    let value = crate::record::without_recording(|| forward(x));
     assert!(
         value.shape() == x.shape(),
         "straight_through: the forward function changed the shape from {:?} to {:?}; the \
@@ -173,7 +173,7 @@ pub fn straight_through<T: Float>(
         value.shape()
     );
     // d/dx x = 1: the cotangent passes through unchanged
-    hooks::record_closure(
+    crate::record::closure::record_closure(
         "straight_through",
         value,
         &[T::into_any(x.clone())],

@@ -7,7 +7,7 @@
 
 use std::fmt::{Debug, Display};
 
-use crate::tensor::Tensor;
+use crate::base::tensor::Tensor;
 
 mod sealed {
     pub trait Sealed {}
@@ -94,7 +94,7 @@ pub trait Float:
     + std::ops::SubAssign
     + std::ops::MulAssign
     + std::ops::DivAssign
-    + crate::Primal
+    + crate::base::primal::Primal
 {
     /// Wraps a typed tensor into the tape's dtype-erased form.
     #[doc(hidden)]
@@ -196,24 +196,10 @@ impl AnyTensor {
         })
     }
 
-    pub(crate) fn id(&self) -> crate::tensor::TensorId {
+    pub(crate) fn id(&self) -> crate::base::tensor::TensorId {
         match self {
             AnyTensor::F32(t) => t.id(),
             AnyTensor::F64(t) => t.id(),
-        }
-    }
-
-    /// Elementwise sum of two cotangents of the same dtype; recorded like any op, so
-    /// accumulation inside a gradient computed under an outer tape stays differentiable.
-    pub(crate) fn accumulate(self, other: AnyTensor) -> AnyTensor {
-        match (self, other) {
-            (AnyTensor::F32(a), AnyTensor::F32(b)) => AnyTensor::F32(add_cotangents(a, b)),
-            (AnyTensor::F64(a), AnyTensor::F64(b)) => AnyTensor::F64(add_cotangents(a, b)),
-            (a, b) => panic!(
-                "gradtape internal: cotangents of dtypes {} and {} for one value",
-                a.dtype(),
-                b.dtype()
-            ),
         }
     }
 
@@ -247,15 +233,4 @@ impl std::fmt::Display for AnyTensor {
             AnyTensor::F64(t) => Display::fmt(t, f),
         }
     }
-}
-
-/// `a + b`, on plain numbers when both are inline scalars and nothing records the sum (the
-/// same value the recorded op would give, without its bookkeeping).
-fn add_cotangents<T: Float>(a: Tensor<T>, b: Tensor<T>) -> Tensor<T> {
-    if let (Some(x), Some(y)) = (a.as_inline_scalar(), b.as_inline_scalar())
-        && !crate::tape::recording::any_recording()
-    {
-        return Tensor::scalar(x + y);
-    }
-    a + b
 }

@@ -13,11 +13,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
-use super::node::{Inputs, NO_NODE, Node, NodeId, ParamSlot, Rule, SavedRange, clear_nodes};
-use super::recording::TapeCell;
-use crate::dtype::AnyTensor;
-use crate::tensor::{TAPE_ENCODED_BIT, TensorId};
-use crate::variable::{AnyVariable, VariableId};
+use crate::base::dtype::AnyTensor;
+use crate::base::tensor::{TAPE_ENCODED_BIT, TensorId};
+use crate::record::node::{
+    Inputs, NO_NODE, Node, NodeId, ParamSlot, Rule, SavedRange, clear_nodes,
+};
+use crate::record::stack::TapeCell;
+use crate::record::variable::{AnyVariable, VariableId};
 
 const NODE_BITS: u32 = 24;
 const NODE_MASK: u64 = (1 << NODE_BITS) - 1;

@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use smallvec::SmallVec;
 
-use crate::dtype::AnyTensor;
+use crate::base::dtype::AnyTensor;
 
 /// Tape-local index of a node. Dense, so gradients live in a `Vec` indexed by it.
 pub(crate) type NodeId = u32;
@@ -18,8 +18,7 @@ pub(crate) const NO_NODE: NodeId = NodeId::MAX;
 /// (a symbolic zero: skipped, never materialised).
 pub(crate) type InputGrads = SmallVec<[Option<AnyTensor>; 2]>;
 
-/// Shapes are short; keep them inline.
-pub(crate) type Dims = SmallVec<[usize; 4]>;
+pub(crate) use crate::base::tensor::Dims;
 
 /// What a backward rule sees besides the incoming cotangent.
 pub(crate) struct RuleCtx<'a> {
@@ -276,7 +275,7 @@ impl Node {
 
     /// The rule's view of this node, with its saved values `saved`.
     #[inline]
-    fn with_ctx<R>(
+    pub(crate) fn with_ctx<R>(
         &self,
         saved: &[AnyTensor],
         needs: &[bool],
@@ -298,36 +297,6 @@ impl Node {
             needs,
             plain,
         })
-    }
-
-    /// Runs this node's rule for the incoming cotangent `g`.
-    pub(crate) fn run_rule(
-        &self,
-        saved: &[AnyTensor],
-        g: &AnyTensor,
-        needs: &[bool],
-        plain: bool,
-    ) -> InputGrads {
-        let grads = self.with_ctx(saved, needs, plain, |ctx| match &self.rule {
-            Rule::Leaf => InputGrads::new(),
-            Rule::Static(rule) => rule.backward(ctx, g),
-            // A closure rule may reshape or index its cotangent in ways that know nothing
-            // of batch axes: inside a jacobian's batched sweep it runs once per example,
-            // unless it declared itself batch-safe.
-            Rule::Boxed(rule) if super::jacobian::batch_rank() > 0 && !rule.batch_safe() => {
-                super::jacobian::per_example(&**rule, ctx, g)
-            }
-            Rule::Boxed(rule) => rule.backward(ctx, g),
-        });
-        // The sweep zips cotangents with inputs; a short list would silently drop some.
-        assert!(
-            grads.len() == self.inputs.len(),
-            "gradtape internal: the backward rule of `{}` returned {} cotangents for {} inputs",
-            self.op,
-            grads.len(),
-            self.inputs.len()
-        );
-        grads
     }
 
     /// Runs this node's rule on plain numbers (see [`Backward::backward_scalar`]), if it

@@ -8,20 +8,17 @@ use std::rc::Rc;
 
 use smallvec::SmallVec;
 
-use super::node::{Inputs, NO_NODE, NodeId, Params, Rule};
-use super::state::{TapeState, push_in_place};
-use crate::dtype::{AnyTensor, Float};
-use crate::tensor::{Data, Tensor, TensorId};
-use crate::variable::{AnyVariable, VariableId};
+use crate::base::dtype::{AnyTensor, Float};
+use crate::base::tensor::{Data, Tensor, TensorId};
+use crate::record::node::{Inputs, NO_NODE, NodeId, Params, Rule};
+use crate::record::state::{TapeState, push_in_place};
+use crate::record::variable::{AnyVariable, VariableId};
 
 pub(crate) type TapeCell = RefCell<TapeState>;
 
 thread_local! {
     /// Active tapes, outermost first.
     static STACK: RefCell<Vec<Rc<TapeCell>>> = const { RefCell::new(Vec::new()) };
-    /// How many tapes on `STACK` at or above `FLOOR` are recording (not paused): the one
-    /// check an op makes.
-    static RECORDING: Cell<u32> = const { Cell::new(0) };
     /// Tapes below this position of `STACK` are suspended by `without_any`, also while a
     /// tape opened inside it records.
     static FLOOR: Cell<usize> = const { Cell::new(0) };
@@ -37,15 +34,8 @@ fn is_live(tape: &Rc<TapeCell>) -> bool {
     STACK.with(|stack| live_tapes(&stack.borrow()).any(|(_, t)| Rc::ptr_eq(t, tape)))
 }
 
-/// Whether any tape on this thread is recording.
-#[inline]
-pub(crate) fn any_recording() -> bool {
-    RECORDING.with(Cell::get) != 0
-}
-
-fn adjust_recording(delta: i32) {
-    RECORDING.with(|count| count.set(count.get().wrapping_add_signed(delta)));
-}
+pub(crate) use crate::base::context::any_recording;
+use crate::base::context::{adjust_recording, replace_recording};
 
 /// Pushes `tape` on this thread's stack for the life of the returned guard.
 ///
@@ -74,7 +64,7 @@ pub(crate) fn enter(tape: &Rc<TapeCell>) -> ActiveGuard {
     STACK.with(|stack| {
         let mut stack = stack.borrow_mut();
         if stack.is_empty() {
-            super::explain::new_epoch();
+            crate::base::cuts::new_epoch();
         }
         stack.push(Rc::clone(tape));
     });
@@ -333,7 +323,7 @@ fn output<T: Float>(data: Data<T>, inputs: &[TensorId], id: Option<TensorId>) ->
         Some(id) => Tensor::with_id(id, data),
         None => Tensor::from_data(data),
     };
-    super::explain::propagate(inputs, out.id());
+    crate::base::cuts::propagate(inputs, out.id());
     out
 }
 
@@ -469,12 +459,12 @@ pub(crate) fn without_any<R>(f: impl FnOnce() -> R) -> R {
         fn drop(&mut self) {
             // Scopes opened inside `f` have closed (also when unwinding) and balanced their
             // own counts, so the saved values are current again.
-            RECORDING.with(|count| count.set(self.recording));
+            replace_recording(self.recording);
             FLOOR.with(|floor| floor.set(self.floor));
         }
     }
     let _restore = Restore {
-        recording: RECORDING.with(|count| count.replace(0)),
+        recording: replace_recording(0),
         floor: FLOOR.with(|floor| floor.replace(STACK.with(|stack| stack.borrow().len()))),
     };
     f()

@@ -10,7 +10,10 @@ use ndarray::{ArrayD, ArrayViewD, Dimension, IxDyn};
 use rand::SeedableRng;
 use rand_distr::Distribution;
 
-use crate::dtype::{DType, Float};
+use crate::base::dtype::{DType, Float};
+
+/// A shape: short, so kept inline.
+pub(crate) type Dims = smallvec::SmallVec<[usize; 4]>;
 
 /// The identity of one tensor value, shared by its clones and by nothing else.
 ///
@@ -247,7 +250,7 @@ impl<T: DType> Tensor<T> {
             expected
         );
         let t = Tensor::from_data(Data::from_vec(IxDyn(shape), data));
-        crate::tape::explain::note_import(t.id(), t.view().iter().copied(), t.len());
+        crate::base::cuts::note_import(t.id(), t.view().iter().copied(), t.len());
         t
     }
 
@@ -368,7 +371,7 @@ impl<T: DType> Tensor<T> {
     /// assert_eq!(t.to_vec(), vec![1, 2, 3, 4]);
     /// ```
     pub fn to_vec(&self) -> Vec<T> {
-        crate::tape::explain::note_export(self.id(), self.view().iter().copied(), self.len());
+        crate::base::cuts::note_export(self.id(), self.view().iter().copied(), self.len());
         match &self.data {
             Data::Scalar(v) => vec![v.get()],
             Data::Array(a) => a.iter().copied().collect(),
@@ -408,7 +411,7 @@ impl<T: DType> Tensor<T> {
     /// assert_eq!(a, ndarray::arr1(&[1.0, 2.0]).into_dyn());
     /// ```
     pub fn to_ndarray(&self) -> ArrayD<T> {
-        crate::tape::explain::note_export(self.id(), self.view().iter().copied(), self.len());
+        crate::base::cuts::note_export(self.id(), self.view().iter().copied(), self.len());
         self.view().to_owned()
     }
 
@@ -575,7 +578,7 @@ impl<T: DType, D: Dimension> From<ndarray::Array<T, D>> for Tensor<T> {
             return Tensor::scalar(*array.first().expect("a 0-d array has one element"));
         }
         let t = Tensor::from_data(Data::from_array(array.into_dyn()));
-        crate::tape::explain::note_import(t.id(), t.view().iter().copied(), t.len());
+        crate::base::cuts::note_import(t.id(), t.view().iter().copied(), t.len());
         t
     }
 }
@@ -658,7 +661,7 @@ pub(crate) fn same_shape(a: &[usize], b: &[usize]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::Word;
-    use crate::dtype::DType;
+    use crate::base::dtype::DType;
 
     /// Every bit pattern a dtype's edge values have survives the trip through a word, read
     /// by value and in place, and an in-place write is read back.

@@ -1,0 +1,284 @@
+//! What generated adjoints call besides the `vjp` rules: accumulating cotangents (with
+//! symbolic zeros), un-broadcasting, lifting constants, reading saved values back, and the
+//! conversions between 0-d tensors and plain numbers.
+
+use crate::base::dtype::{AnyTensor, DType, Float};
+use crate::base::primal::Primal;
+use crate::base::tensor::Tensor;
+/// Adds the cotangent `g` into `slot` (`None` is a symbolic zero, never materialised).
+///
+/// ```
+/// let mut slot = None;
+/// gradtape_runtime::generated::accumulate(&mut slot, 2.0_f64);
+/// gradtape_runtime::generated::accumulate(&mut slot, 3.0);
+/// assert_eq!(slot, Some(5.0));
+/// ```
+#[inline]
+pub fn accumulate<V: Primal>(slot: &mut Option<V>, g: V) {
+    *slot = Some(match slot.take() {
+        None => g,
+        Some(sum) => sum.add(&g),
+    });
+}
+
+/// A cotangent computed at a broadcast shape, summed back to the shape of `like` (the
+/// operand it belongs to); the identity on plain numbers.
+///
+/// ```
+/// use gradtape_runtime::{Tensor, generated};
+/// let g = Tensor::from_vec(vec![1.0_f32, 2.0, 3.0], &[3]);
+/// assert_eq!(generated::unbroadcast(g, &Tensor::scalar(0.0)).to_scalar(), 6.0);
+/// ```
+#[inline]
+pub fn unbroadcast<V: Unbroadcast>(g: V, like: &V) -> V {
+    g.unbroadcast_to(like)
+}
+
+/// [`Primal::sum_to_like`], with the common case (no broadcast happened) checked first
+/// without a slice comparison: `memcmp` of two empty shapes costs more than a scalar op.
+/// In a jacobian's vectorised sweep the cotangent's leading batch axes are kept.
+pub trait Unbroadcast: Primal {
+    /// This cotangent summed to `like`'s shape.
+    fn unbroadcast_to(self, like: &Self) -> Self;
+}
+
+impl<T: Float> Unbroadcast for Tensor<T> {
+    #[inline]
+    fn unbroadcast_to(self, like: &Self) -> Self {
+        let (from, to) = (self.shape(), like.shape());
+        if from.len() == to.len() && from.iter().zip(to).all(|(a, b)| a == b) {
+            self
+        } else {
+            self.sum_to_batched(to)
+        }
+    }
+}
+
+impl Unbroadcast for f32 {
+    #[inline]
+    fn unbroadcast_to(self, _like: &Self) -> Self {
+        self
+    }
+}
+
+impl Unbroadcast for f64 {
+    #[inline]
+    fn unbroadcast_to(self, _like: &Self) -> Self {
+        self
+    }
+}
+
+/// A constant operand (a literal, a plain number, a tensor the function treats as data) as
+/// a value of the kind the rules compute with.
+///
+/// ```
+/// use gradtape_runtime::{Tensor, generated::Lift};
+/// let t: Tensor<f32> = 2.0_f32.lift();
+/// assert_eq!(t.to_scalar(), 2.0);
+/// ```
+pub trait Lift<V> {
+    /// This constant as a `V`.
+    fn lift(&self) -> V;
+}
+
+impl<T: Float> Lift<Tensor<T>> for T {
+    #[inline]
+    fn lift(&self) -> Tensor<T> {
+        Tensor::scalar(*self)
+    }
+}
+
+impl<T: Float> Lift<Tensor<T>> for Tensor<T> {
+    #[inline]
+    fn lift(&self) -> Tensor<T> {
+        self.clone()
+    }
+}
+
+impl Lift<f32> for f32 {
+    #[inline]
+    fn lift(&self) -> f32 {
+        *self
+    }
+}
+
+impl Lift<f64> for f64 {
+    #[inline]
+    fn lift(&self) -> f64 {
+        *self
+    }
+}
+
+/// [`Lift::lift`] as a function, for generated code.
+///
+/// ```
+/// assert_eq!(gradtape_runtime::generated::lift::<f64>(&3.0), 3.0);
+/// ```
+#[inline]
+pub fn lift<V>(c: &impl Lift<V>) -> V {
+    c.lift()
+}
+
+/// An exponent of either float type as the `f64` the rules take.
+///
+/// ```
+/// assert_eq!(gradtape_runtime::generated::exponent(2.5_f32), 2.5);
+/// ```
+#[inline]
+pub fn exponent<T: Float>(p: T) -> f64 {
+    p.to_f64()
+}
+
+/// The value saved for the reverse sweep at `cursor - 1` of a per-iteration stack, moving
+/// the cursor back: values come off in the reverse of the order they went on.
+///
+/// ```
+/// let stack = vec![1.0, 2.0];
+/// let mut cursor = stack.len();
+/// assert_eq!(*gradtape_runtime::generated::pop(&stack, &mut cursor), 2.0);
+/// assert_eq!(*gradtape_runtime::generated::pop(&stack, &mut cursor), 1.0);
+/// ```
+#[inline]
+pub fn pop<'a, V>(stack: &'a [V], cursor: &mut usize) -> &'a V {
+    *cursor -= 1;
+    &stack[*cursor]
+}
+
+/// An owned copy of a value the adjoint keeps: a tensor (sharing storage) or a number,
+/// through any number of references.
+///
+/// ```
+/// use gradtape_runtime::{Tensor, generated};
+/// let x = Tensor::scalar(1.0_f32);
+/// let kept: Tensor<f32> = generated::own(&&x);
+/// assert_eq!(kept.to_scalar(), 1.0);
+/// ```
+pub trait Own {
+    /// The owned type.
+    type Owned;
+    /// An owned copy.
+    fn own(&self) -> Self::Owned;
+}
+
+impl<T: crate::DType> Own for Tensor<T> {
+    type Owned = Tensor<T>;
+    #[inline]
+    fn own(&self) -> Tensor<T> {
+        self.clone()
+    }
+}
+
+impl Own for f32 {
+    type Owned = f32;
+    #[inline]
+    fn own(&self) -> f32 {
+        *self
+    }
+}
+
+impl Own for f64 {
+    type Owned = f64;
+    #[inline]
+    fn own(&self) -> f64 {
+        *self
+    }
+}
+
+impl<X: Own + ?Sized> Own for &X {
+    type Owned = X::Owned;
+    #[inline]
+    fn own(&self) -> X::Owned {
+        (**self).own()
+    }
+}
+
+/// [`Own::own`] as a function, for generated code.
+///
+/// ```
+/// assert_eq!(gradtape_runtime::generated::own(&2.0_f64), 2.0);
+/// ```
+#[inline]
+pub fn own<X: Own + ?Sized>(x: &X) -> X::Owned {
+    x.own()
+}
+
+/// [`accumulate`] for a cotangent that may be a symbolic zero (`None`).
+///
+/// ```
+/// let mut slot = Some(1.0_f64);
+/// gradtape_runtime::generated::accumulate_option(&mut slot, None);
+/// gradtape_runtime::generated::accumulate_option(&mut slot, Some(2.0));
+/// assert_eq!(slot, Some(3.0));
+/// ```
+#[inline]
+pub fn accumulate_option<V: Primal>(slot: &mut Option<V>, g: Option<V>) {
+    if let Some(g) = g {
+        accumulate(slot, g);
+    }
+}
+
+/// `.value()` on a tensor, for generated code: in a `#[differentiable]` function's `vjp`, a
+/// [`Variable`](crate::Variable) parameter is the tensor the call read from it, so code
+/// that reads it again (`stop_gradient(&w.value())`) gets that same tensor.
+///
+/// ```
+/// use gradtape_runtime::{Tensor, generated::ReadValue};
+/// let w = Tensor::scalar(2.0_f32);
+/// assert_eq!(w.value().to_scalar(), 2.0);
+/// ```
+pub trait ReadValue<T: DType> {
+    /// The tensor itself: same storage, same identity.
+    fn value(&self) -> Tensor<T>;
+}
+
+impl<T: DType> ReadValue<T> for Tensor<T> {
+    #[inline]
+    fn value(&self) -> Tensor<T> {
+        self.clone()
+    }
+}
+
+/// The element of a 0-d tensor, `None` for any other shape. `#[differentiable]` runs a
+/// call on plain numbers when every differentiable input is 0-d (and the body is
+/// elementwise), and reads the cotangent of its 0-d result the same way.
+///
+/// ```
+/// use gradtape_runtime::{Tensor, generated};
+/// assert_eq!(generated::scalar_value(&Tensor::scalar(2.5_f32)), Some(2.5));
+/// assert_eq!(generated::scalar_value(&Tensor::from_vec(vec![2.5_f32], &[1])), None);
+/// ```
+#[inline]
+pub fn scalar_value<T: Float>(t: &Tensor<T>) -> Option<T> {
+    match t.data {
+        crate::base::tensor::Data::Scalar(v) => Some(v.get()),
+        crate::base::tensor::Data::Array(_) => None,
+    }
+}
+
+/// A cotangent computed on plain numbers as the 0-d tensor a tape takes.
+///
+/// ```
+/// use gradtape_runtime::{AnyTensor, generated};
+/// let AnyTensor::F64(t) = generated::scalar_cotangent(1.5_f64) else { unreachable!() };
+/// assert_eq!((t.shape(), t.to_scalar()), (&[][..], 1.5));
+/// ```
+#[inline]
+pub fn scalar_cotangent<T: Float>(d: T) -> AnyTensor {
+    T::into_any(Tensor::scalar(d))
+}
+
+/// [`scalar_value`] of one cotangent of a tuple result: `Some(None)` for a symbolic zero,
+/// `None` if the cotangent is not 0-d.
+///
+/// ```
+/// use gradtape_runtime::{Tensor, generated};
+/// assert_eq!(generated::scalar_value_option::<f64>(&None), Some(None));
+/// assert_eq!(generated::scalar_value_option(&Some(Tensor::scalar(1.0_f64))), Some(Some(1.0)));
+/// ```
+#[inline]
+pub fn scalar_value_option<T: Float>(t: &Option<Tensor<T>>) -> Option<Option<T>> {
+    match t {
+        None => Some(None),
+        Some(t) => scalar_value(t).map(Some),
+    }
+}

@@ -1,0 +1,118 @@
+//! What the code `#[differentiable]` generates calls, and nothing else: the top floor,
+//! hidden from the docs. Generated code reaches it through `::gradtape::__private::generated`;
+//! none of it is a stable API.
+//!
+//! - [`fused`]: the one node an annotated call records, with the generated adjoint as rule;
+//! - [`adjoint`]: accumulation, un-broadcasting and the other helpers adjoints call;
+//! - [`trace`]: sub-tapes for ops with no elementwise rule;
+//! - [`scalar`]: the forward kernels on plain numbers (the 0-d path).
+
+mod adjoint;
+mod fused;
+mod trace;
+
+pub use crate::record::closure::record_closure;
+pub use crate::record::{any_recording, without_recording};
+pub use adjoint::*;
+pub use fused::*;
+pub use trace::*;
+
+/// The forward kernels of the elementwise ops on plain numbers, for the 0-d path of
+/// `#[differentiable]` tensor functions: each computes exactly what the tensor op of the
+/// same name computes on one element (the same formula, in the same order), so the 0-d
+/// path and the tensor path agree to the last bit.
+///
+/// ```
+/// use gradtape_runtime::{Tensor, generated::scalar};
+/// let x = 0.3_f32;
+/// assert_eq!(scalar::softplus(x), Tensor::scalar(x).softplus().to_scalar());
+/// assert_eq!(scalar::maximum(x, 0.5), 0.5);
+/// ```
+pub mod scalar {
+    pub use crate::ops::unary::kernel::*;
+
+    use crate::base::dtype::Float;
+
+    /// The larger of two numbers, as [`Tensor::maximum`](crate::Tensor::maximum) (the
+    /// second when they compare unordered).
+    ///
+    /// ```
+    /// assert_eq!(gradtape_runtime::generated::scalar::maximum(1.0_f64, 2.0), 2.0);
+    /// ```
+    #[inline]
+    pub fn maximum<T: Float>(a: T, b: T) -> T {
+        if a >= b { a } else { b }
+    }
+
+    /// The smaller of two numbers, as [`Tensor::minimum`](crate::Tensor::minimum).
+    ///
+    /// ```
+    /// assert_eq!(gradtape_runtime::generated::scalar::minimum(1.0_f64, 2.0), 1.0);
+    /// ```
+    #[inline]
+    pub fn minimum<T: Float>(a: T, b: T) -> T {
+        if a <= b { a } else { b }
+    }
+}
+
+/// What one recorded op keeps, for the test that holds the runtime to the vocabulary of
+/// ops: its name, its number of inputs, and what each saved value is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RecordedNode {
+    /// The op's name.
+    pub op: &'static str,
+    /// How many inputs the node has.
+    pub inputs: usize,
+    /// Each saved value, in the node's order: an input (found by the node it is), the
+    /// output, or something else (`Derived`). Telling inputs apart needs every input tracked.
+    pub saved: Vec<gradtape_primitives::Saved>,
+}
+
+/// Every op node `tape` holds, in order (watched values and variable reads left out).
+///
+/// ```
+/// use gradtape_primitives::Saved;
+/// use gradtape_runtime::{GradientTape, Tensor, generated};
+/// let x = Tensor::scalar(0.5_f64);
+/// let tape = GradientTape::persistent();
+/// tape.watch(&x);
+/// tape.record(|| x.exp());
+/// let nodes = generated::recorded_nodes(&tape);
+/// assert_eq!(nodes[0].op, "exp");
+/// assert_eq!(nodes[0].saved, [Saved::Output]); // d/dx eˣ = eˣ: the output is kept
+/// ```
+pub fn recorded_nodes(tape: &crate::GradientTape) -> Vec<RecordedNode> {
+    use crate::record::node::{NO_NODE, Rule};
+    tape.with_state(|state| {
+        state
+            .nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, node)| !matches!(node.rule, Rule::Leaf))
+            .map(|(index, node)| {
+                let saved = state.saved[node.saved.as_range()]
+                    .iter()
+                    .map(|value| {
+                        let found = state.lookup(value.id());
+                        if found != NO_NODE && found as usize == index {
+                            gradtape_primitives::Saved::Output
+                        } else if let Some(k) = node
+                            .inputs
+                            .iter()
+                            .position(|&input| found != NO_NODE && input == found)
+                        {
+                            gradtape_primitives::Saved::Input(k)
+                        } else {
+                            gradtape_primitives::Saved::Derived
+                        }
+                    })
+                    .collect();
+                RecordedNode {
+                    op: node.op,
+                    inputs: node.inputs.len(),
+                    saved,
+                }
+            })
+            .collect()
+    })
+}

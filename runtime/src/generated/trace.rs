@@ -1,0 +1,95 @@
+//! Sub-tape traces: generated code runs an op with no elementwise rule (a product, a
+//! reduction, a call) on a tape of its own and takes the runtime's gradient from it.
+
+use crate::base::dtype::Float;
+use crate::base::tensor::Tensor;
+use crate::tape::{GradientOptions, GradientTape, Sources};
+/// The tensors one call in `#[differentiable]` code depends on, which a [`Trace`] watches:
+/// a tuple of float tensors.
+pub trait TraceInputs: Sources {
+    /// Starts tracking every input on `tape`.
+    fn watch_on(&self, tape: &GradientTape);
+}
+
+macro_rules! trace_inputs {
+    ($($name:ident),+) => {
+        impl<$($name: Float),+> TraceInputs for ($(Tensor<$name>,)+) {
+            #[allow(non_snake_case)]
+            fn watch_on(&self, tape: &GradientTape) {
+                let ($($name,)+) = self;
+                $(tape.watch($name);)+
+            }
+        }
+    };
+}
+
+trace_inputs!(A);
+trace_inputs!(A, B);
+trace_inputs!(A, B, C);
+trace_inputs!(A, B, C, D);
+trace_inputs!(A, B, C, D, E);
+trace_inputs!(A, B, C, D, E, F);
+trace_inputs!(A, B, C, D, E, F, G);
+trace_inputs!(A, B, C, D, E, F, G, H);
+
+/// One call that `#[differentiable]` code differentiates dynamically (a tensor op with no
+/// elementwise rule, such as `matmul` or `sum_axis`, or a call to another function built
+/// from gradtape ops): recorded on a tape of its own, so its gradient comes from the
+/// runtime's own rules.
+///
+/// ```
+/// use gradtape_runtime::{Tensor, generated};
+/// let x = Tensor::from_vec(vec![1.0_f64, 2.0], &[2]);
+/// let (total, trace) = generated::trace((x.clone(),), || x.square().sum());
+/// assert_eq!(total.to_scalar(), 5.0);
+/// // d/dx Σ x² = 2x, scaled by the incoming cotangent 0.5
+/// let (dx,) = trace.vjp(&Tensor::scalar(0.5));
+/// assert_eq!(dx.unwrap().to_vec(), vec![1.0, 2.0]);
+/// ```
+pub struct Trace<I, U: Float> {
+    tape: GradientTape,
+    inputs: I,
+    output: Tensor<U>,
+}
+
+/// Runs `f`, which computes from `inputs`, on a persistent tape of its own.
+///
+/// ```
+/// use gradtape_runtime::{Tensor, generated};
+/// let x = Tensor::scalar(2.0_f32);
+/// let (y, _trace) = generated::trace((x.clone(),), || x.exp());
+/// assert_eq!(y.to_scalar(), 2.0_f32.exp());
+/// ```
+pub fn trace<I: TraceInputs, U: Float>(
+    inputs: I,
+    f: impl FnOnce() -> Tensor<U>,
+) -> (Tensor<U>, Trace<I, U>) {
+    let tape = GradientTape::persistent();
+    inputs.watch_on(&tape);
+    let output = tape.record(f);
+    let trace = Trace {
+        tape,
+        inputs,
+        output: output.clone(),
+    };
+    (output, trace)
+}
+
+impl<I: TraceInputs, U: Float> Trace<I, U> {
+    /// The cotangents of the inputs given the output's cotangent `g`. Run while another tape
+    /// records, the computation is recorded there (the rules are recordable ops).
+    ///
+    /// ```
+    /// use gradtape_runtime::{Tensor, generated};
+    /// let (a, b) = (Tensor::scalar(2.0_f32), Tensor::scalar(5.0_f32));
+    /// let (_, trace) = generated::trace((a.clone(), b.clone()), || &a * &b);
+    /// let (da, db) = trace.vjp(&Tensor::scalar(1.0));
+    /// assert_eq!((da.unwrap().to_scalar(), db.unwrap().to_scalar()), (5.0, 2.0));
+    /// ```
+    pub fn vjp(&self, g: &Tensor<U>) -> I::Output {
+        let options = GradientOptions::new().output_gradients(g.clone());
+        self.tape
+            .gradient_with(&self.output, &self.inputs, options)
+            .expect("a trace's tape is persistent and not recording")
+    }
+}

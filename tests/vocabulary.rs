@@ -1,0 +1,199 @@
+//! The runtime against the vocabulary of ops (`gradtape-primitives`), which
+//! `#[differentiable]` also reads: every row is recorded on a tape here, and the node the
+//! runtime pushes must have the row's name, operand count and saved values. A mismatch
+//! would compile and give a wrong gradient in generated code, so it fails here instead.
+
+use gradtape::generated::{self, RecordedNode};
+use gradtape::{GradientOptions, GradientTape, Tensor};
+use gradtape_primitives::{Primitive, Rule, Saved};
+
+/// Operands away from every op's kinks and poles, shaped so that each op accepts them.
+fn operand(seed: u64, shape: &[usize]) -> Tensor<f64> {
+    Tensor::random_uniform(shape, 0.5, 2.0, seed)
+}
+
+/// Records `f` of `inputs`, every input watched, and returns the node of the op `name`.
+fn record(name: &str, inputs: &[Tensor<f64>], f: impl FnOnce(&[Tensor<f64>])) -> RecordedNode {
+    let tape = GradientTape::persistent();
+    for x in inputs {
+        tape.watch(x);
+    }
+    tape.record(|| f(inputs));
+    let nodes = generated::recorded_nodes(&tape);
+    nodes
+        .into_iter()
+        .find(|node| node.op == name)
+        .unwrap_or_else(|| panic!("recording `{name}` pushed no node of that name"))
+}
+
+/// The node the runtime records for the row `p`: one case per primitive, so a new row
+/// without a case fails here.
+fn node_of(p: &Primitive) -> RecordedNode {
+    let v = |seed| operand(seed, &[2, 3]);
+    let m = |seed, shape: &[usize]| operand(seed, shape);
+    let name = p.name;
+    match name {
+        "powi" => record(name, &[v(1)], |x| drop(x[0].powi(3))),
+        "powf" => record(name, &[v(1)], |x| drop(x[0].powf(2.5))),
+        "add" => record(name, &[v(1), v(2)], |x| drop(&x[0] + &x[1])),
+        "sub" => record(name, &[v(1), v(2)], |x| drop(&x[0] - &x[1])),
+        "mul" => record(name, &[v(1), v(2)], |x| drop(&x[0] * &x[1])),
+        "div" => record(name, &[v(1), v(2)], |x| drop(&x[0] / &x[1])),
+        "maximum" => record(name, &[v(1), v(2)], |x| drop(x[0].maximum(&x[1]))),
+        "minimum" => record(name, &[v(1), v(2)], |x| drop(x[0].minimum(&x[1]))),
+        "scale" => record(name, &[v(1)], |x| drop(&x[0] * 3.0)),
+        "mul_scaled" => recorded_under_outer_tape(name, |x| drop(x.square())),
+        "neg" => record(name, &[v(1)], |x| drop(-&x[0])),
+        "sum" => record(name, &[v(1)], |x| drop(x[0].sum())),
+        "mean" => record(name, &[v(1)], |x| drop(x[0].mean())),
+        "max" => record(name, &[v(1)], |x| drop(x[0].max())),
+        "sum_to_shape" => record(name, &[v(1)], |x| drop(x[0].sum_to_shape(&[3]))),
+        "broadcast_to" => record(name, &[m(1, &[3])], |x| drop(x[0].broadcast_to(&[2, 3]))),
+        "dot" => recorded_dot(),
+        "reshape" => record(name, &[v(1)], |x| drop(x[0].reshape(&[3, 2]))),
+        "permute" => record(name, &[v(1)], |x| drop(x[0].permute(&[1, 0]))),
+        "slice" => record(name, &[v(1)], |x| drop(x[0].slice(1, 0, 2))),
+        "gather" => record(name, &[v(1)], |x| drop(x[0].gather(1, &[2, 0]))),
+        "scatter_add" => record(name, &[v(1)], |x| drop(x[0].scatter_add(1, &[1, 0, 1], 2))),
+        "concat" => record(name, &[v(1), v(2)], |x| {
+            drop(Tensor::concat(&[&x[0], &x[1]], 0))
+        }),
+        "cast" => record(name, &[v(1)], |x| drop(x[0].cast::<f32>())),
+        "matmul" => record(name, &[v(1), m(2, &[3, 4])], |x| drop(x[0].matmul(&x[1]))),
+        "matmul_transposed" => record(name, &[v(1), m(2, &[4, 3])], |x| {
+            drop(x[0].matmul_transposed(&x[1], false, true))
+        }),
+        "xw_plus_b" => record(name, &[v(1), m(2, &[3, 4]), m(3, &[4])], |x| {
+            drop(x[0].xw_plus_b(&x[1], &x[2]))
+        }),
+        "softmax" => record(name, &[v(1)], |x| drop(x[0].softmax(1))),
+        "log_softmax" => record(name, &[v(1)], |x| drop(x[0].log_softmax(1))),
+        "sparse_softmax_cross_entropy_with_logits" => record(name, &[v(1)], |x| {
+            drop(x[0].sparse_softmax_cross_entropy_with_logits(&[2, 0]))
+        }),
+        unary if p.rule == Rule::Elementwise && p.operands == Some(1) => {
+            record(unary, &[v(1)], |x| drop(unary_op(unary, &x[0])))
+        }
+        other => panic!("the vocabulary's row `{other}` has no case in tests/vocabulary.rs"),
+    }
+}
+
+/// `dot` is no method: the rule of `a * x` for a 0-d `a` records it when an outer tape
+/// watches the cotangent and `x`.
+fn recorded_dot() -> RecordedNode {
+    let (a, x, seed) = (Tensor::scalar(1.5), operand(2, &[3]), operand(3, &[3]));
+    let outer = GradientTape::persistent();
+    outer.watch(&seed);
+    outer.watch(&x);
+    outer.record(|| {
+        let inner = GradientTape::new();
+        inner.watch(&a);
+        let y = inner.record(|| &a * &x);
+        let options = GradientOptions::new().output_gradients(&seed);
+        drop(inner.gradient_with(&y, &a, options).unwrap());
+    });
+    generated::recorded_nodes(&outer)
+        .into_iter()
+        .find(|node| node.op == "dot")
+        .expect("the rule of a 0-d factor records `dot`")
+}
+
+/// An op only rules record (`mul_scaled`, in square's rule `2·x·g`): the gradient of
+/// `f(x)` taken while an outer tape watches `x` and the seed.
+fn recorded_under_outer_tape(name: &str, f: impl FnOnce(&Tensor<f64>)) -> RecordedNode {
+    let (x, seed) = (operand(1, &[2, 3]), operand(2, &[2, 3]));
+    let outer = GradientTape::persistent();
+    outer.watch(&seed);
+    outer.watch(&x);
+    outer.record(|| {
+        let inner = GradientTape::new();
+        inner.watch(&x);
+        let y = inner.record(|| {
+            f(&x);
+            x.square()
+        });
+        let options = GradientOptions::new().output_gradients(&seed);
+        drop(inner.gradient_with(&y, &x, options).unwrap());
+    });
+    generated::recorded_nodes(&outer)
+        .into_iter()
+        .find(|node| node.op == name)
+        .unwrap_or_else(|| panic!("no `{name}` recorded by the rules"))
+}
+
+/// The elementwise unary op `name`, called through the method of that name.
+fn unary_op(name: &str, x: &Tensor<f64>) -> Tensor<f64> {
+    macro_rules! by_name {
+        ($($op:ident: $saved:ident,)*) => {
+            match name {
+                $(stringify!($op) => x.$op(),)*
+                other => panic!("`{other}` is not an elementwise unary row"),
+            }
+        };
+    }
+    gradtape_primitives::elementwise_unary!(by_name)
+}
+
+#[test]
+fn every_differentiable_row_matches_what_the_runtime_records() {
+    let mut checked = 0;
+    for p in gradtape_primitives::all().filter(|p| p.rule != Rule::None) {
+        let node = node_of(p);
+        if let Some(operands) = p.operands {
+            assert_eq!(node.inputs, operands, "`{}`: operand count", p.name);
+        }
+        assert_eq!(node.saved, p.saves, "`{}`: what the rule keeps", p.name);
+        checked += 1;
+    }
+    assert!(checked >= 40, "only {checked} rows checked");
+}
+
+#[test]
+fn aliased_methods_record_their_primitive() {
+    let x = operand(1, &[2, 3]);
+    let calls: [(&str, fn(&Tensor<f64>)); 4] = [
+        ("sum_axis", |x| drop(x.sum_axis(1, false))),
+        ("mean_axis", |x| drop(x.mean_axis(1, false))),
+        ("max_axis", |x| drop(x.max_axis(1, true))),
+        ("transpose", |x| drop(x.transpose())),
+    ];
+    for (method, call) in calls {
+        let p = gradtape_primitives::method(method).unwrap();
+        let node = record(p.name, std::slice::from_ref(&x), |x| call(&x[0]));
+        assert_eq!(node.saved, p.saves, "`{method}` records `{}`", p.name);
+    }
+    assert_eq!(gradtape_primitives::ALIASES.len(), calls.len());
+}
+
+#[test]
+fn rows_without_a_gradient_record_nothing() {
+    let x = operand(1, &[2, 3]);
+    let tape = GradientTape::persistent();
+    tape.watch(&x);
+    tape.record(|| {
+        drop(x.argmax_axis(1));
+        drop(x.equal(&x));
+    });
+    assert!(generated::recorded_nodes(&tape).is_empty());
+    for name in ["argmax_axis", "equal"] {
+        assert_eq!(gradtape_primitives::row_of(name).rule, Rule::None);
+    }
+}
+
+#[test]
+fn a_saved_input_is_told_from_the_output() {
+    // The classification the test above relies on: `square` keeps its input, `exp` its
+    // output, `max` both.
+    let x = operand(3, &[4]);
+    for (name, expected) in [
+        ("square", vec![Saved::Input(0)]),
+        ("exp", vec![Saved::Output]),
+    ] {
+        assert_eq!(
+            record(name, &[x.clone()], |x| drop(unary_op(name, &x[0]))).saved,
+            expected
+        );
+    }
+    let node = record("max", &[x], |x| drop(x[0].max()));
+    assert_eq!(node.saved, [Saved::Input(0), Saved::Output]);
+}
