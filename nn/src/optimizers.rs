@@ -49,10 +49,8 @@ fn checked_value<T: Float>(op: &str, var: &Variable<T>, grad: &Tensor<T>) -> Ten
     } else {
         var.value()
     };
-    // Lengths first: slice `==` calls `memcmp`, which costs more than a scalar step.
-    let (a, b) = (value.shape(), grad.shape());
     assert!(
-        a.len() == b.len() && a.iter().zip(b).all(|(p, q)| p == q),
+        grad.has_shape(value.shape()),
         "{op}: gradient of shape {:?} for variable '{}' of shape {:?}",
         grad.shape(),
         var.name(),

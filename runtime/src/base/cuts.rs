@@ -10,7 +10,7 @@ use std::hash::{Hash, Hasher};
 
 use rustc_hash::{FxHashMap, FxHasher};
 
-use crate::base::dtype::DType;
+use crate::base::dtype::{DType, is_float};
 use crate::base::tensor::TensorId;
 
 /// At most this many cuts and exports are remembered per thread.
@@ -62,10 +62,6 @@ fn hash_elements<T: DType>(values: impl Iterator<Item = T>) -> u64 {
         v.to_f64().to_bits().hash(&mut hasher);
     }
     hasher.finish()
-}
-
-fn is_float<T: DType>() -> bool {
-    T::NAME == "f32" || T::NAME == "f64"
 }
 
 fn insert_cut(id: TensorId, cut: Cut) {

@@ -234,3 +234,10 @@ impl std::fmt::Display for AnyTensor {
         }
     }
 }
+
+/// Whether `T` is a differentiable dtype (`f32` or `f64`); folded to a constant per
+/// instantiation.
+pub(crate) fn is_float<T: DType>() -> bool {
+    use std::any::TypeId;
+    TypeId::of::<T>() == TypeId::of::<f32>() || TypeId::of::<T>() == TypeId::of::<f64>()
+}

@@ -3,13 +3,11 @@
 //! the second to one helper thread, taking it back if the helper has not started it by the
 //! time the first part is done.
 //!
-//! Why one helper of our own and not rayon: called from outside its pool, `rayon::join`
-//! hands all the work to pool threads and puts the caller to sleep, and waking a sleeping
-//! thread costs tens of µs on this machine, a fifth of one of W4's products. Offering half
-//! with `rayon::spawn` (the caller computing the other) fixed the caller's side, but rayon's
-//! idle threads fall asleep within ~30 µs, so a product that followed a short stretch of
-//! serial work still waited for a wake-up: 20 µs per W4 step. The helper here spins for
-//! [`IDLE_SPIN`] after each job before it parks, as OpenMP runtimes do by default.
+//! Why one helper of our own and not a pool: the caller must compute one part itself (a
+//! sleeping caller costs a wake-up of tens of µs), and the helper must still be awake when
+//! the next split comes after a short serial stretch, so it spins for [`IDLE_SPIN`] after
+//! each job before it parks, as OpenMP runtimes do by default. (What rayon cost here is in
+//! docs/PERFORMANCE.md.)
 //!
 //! `GRADTAPE_NUM_THREADS=1` turns splitting off (one thread does everything).
 

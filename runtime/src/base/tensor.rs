@@ -63,9 +63,9 @@ pub(crate) enum Data<T> {
 
 /// A 0-d value in a full 64-bit word: its bytes first, then zeros. Both variants of
 /// [`Data`] then hold one word, and the compiler keeps a `Data` in two registers (a tag and
-/// the word). Holding the value itself (4 bytes for an `f32`), `Data` went through memory
-/// between computing an op and recording it: written in two narrow stores and read back
-/// with one wide load, which stalled on store forwarding once per op (perf).
+/// the word) between computing an op and recording it, instead of writing it in two
+/// narrow stores and reading it back with one wide load (a store-forwarding stall per op;
+/// docs/PERFORMANCE.md, "Store forwarding").
 ///
 /// The field is private to this module, so every `Word<T>` comes from [`Word::new`] and
 /// holds a valid `T` at its start; `as_mut` writes only `T`s there.
@@ -148,7 +148,7 @@ impl<T: DType> Data<T> {
 
 /// An array of shape `dim` holding `values` in row-major order; their count must be the
 /// size of `dim`. Rank 1, the common small case, skips `from_shape_vec`'s general stride
-/// and overflow checks (about 170 instructions instead of 290, callgrind).
+/// and overflow checks, which cost more than the rest of building a small tensor.
 #[inline]
 pub(crate) fn array_from_vec<T>(dim: IxDyn, values: Vec<T>) -> ArrayD<T> {
     debug_assert_eq!(dim.size(), values.len(), "array_from_vec: size mismatch");
@@ -208,6 +208,20 @@ impl<T: DType> Tensor<T> {
     #[inline]
     pub(crate) fn with_id(id: TensorId, data: Data<T>) -> Tensor<T> {
         Tensor { id, data }
+    }
+
+    /// Whether the tensor has shape `shape`: a cheaper test than comparing `shape()` with
+    /// `==`, which calls `memcmp` even for a 0-d shape.
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// let x = Tensor::<f32>::zeros(&[2, 3]);
+    /// assert!(x.has_shape(&[2, 3]));
+    /// assert!(!x.has_shape(&[3, 2]));
+    /// ```
+    #[inline]
+    pub fn has_shape(&self, shape: &[usize]) -> bool {
+        same_shape(self.shape(), shape)
     }
 
     /// This value's identity on the tape.

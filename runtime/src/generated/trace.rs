@@ -23,14 +23,7 @@ macro_rules! trace_inputs {
     };
 }
 
-trace_inputs!(A);
-trace_inputs!(A, B);
-trace_inputs!(A, B, C);
-trace_inputs!(A, B, C, D);
-trace_inputs!(A, B, C, D, E);
-trace_inputs!(A, B, C, D, E, F);
-trace_inputs!(A, B, C, D, E, F, G);
-trace_inputs!(A, B, C, D, E, F, G, H);
+crate::tape::for_each_tuple!(trace_inputs);
 
 /// One call that `#[differentiable]` code differentiates dynamically (a tensor op with no
 /// elementwise rule, such as `matmul` or `sum_axis`, or a call to another function built

@@ -133,15 +133,15 @@ impl<T: Float> Tensor<T> {
 fn xw_plus_b_rule<T: Float>(ctx: &RuleCtx<'_>, g: &Tensor<T>) -> InputGrads {
     let mut grads = matmul_rule::<T, false, false>(ctx.saved, g, &ctx.needs[..2]);
     let units = ctx.saved[1].typed::<T>().shape()[1];
-    grads.push(ctx.needs[2].then(|| T::into_any(bias_gradient(g, units, ctx.plain))));
+    grads.push(ctx.needs[2].then(|| T::into_any(bias_gradient(g, units, ctx.unrecorded))));
     grads
 }
 
 /// Σ over the rows of the `[m, units]` cotangent: row slices added into one accumulator
 /// when nothing records and there are no batch axes, else the recorded reduction.
-fn bias_gradient<T: Float>(g: &Tensor<T>, units: usize, plain: bool) -> Tensor<T> {
+fn bias_gradient<T: Float>(g: &Tensor<T>, units: usize, unrecorded: bool) -> Tensor<T> {
     let view = g.view();
-    if plain
+    if unrecorded
         && batch_rank() == 0
         && units > 0
         && let Some(values) = view.as_slice()

@@ -20,10 +20,10 @@ pub(crate) mod binary;
 pub(crate) mod cast;
 pub(crate) mod data;
 pub(crate) mod linalg;
-pub(crate) mod nn;
 pub(crate) mod primal;
 pub(crate) mod reduce;
 pub(crate) mod shape;
+pub(crate) mod softmax;
 pub(crate) mod unary;
 
 use std::marker::PhantomData;
@@ -42,7 +42,7 @@ use smallvec::{SmallVec, smallvec};
 
 use crate::base::dtype::{AnyTensor, DType, Float};
 use crate::base::tensor::{Data, Tensor};
-use crate::record::node::{Backward, InputGrads, ParamSlot, Params, Rule, RuleCtx, ScalarCtx};
+use crate::record::node::{Backward, InputGrads, NumberCtx, ParamSlot, Params, Rule, RuleCtx};
 use crate::record::stack::{self, Keep, OpHead};
 
 /// Wraps a rule closure so that it implements [`Backward`].
@@ -91,7 +91,7 @@ impl Saved {
 }
 
 /// The plain numbers behind `values` when every one is a 0-d inline scalar of dtype `T`.
-/// A rule's `backward_scalar` evaluates the same generic `vjp` function instantiated at `T`
+/// A rule's `backward_numbers` evaluates the same generic `vjp` function instantiated at `T`
 /// instead of `Tensor<T>`: a faster evaluation of one rule, not a second rule.
 #[inline]
 fn scalars<T: Float, const N: usize>(values: [&AnyTensor; N]) -> Option<[T; N]> {
@@ -115,7 +115,7 @@ where
     }
 
     #[inline]
-    fn backward_scalar(&self, ctx: ScalarCtx<'_>, g: f64) -> Option<[f64; 2]> {
+    fn backward_numbers(&self, ctx: NumberCtx<'_>, g: f64) -> Option<[f64; 2]> {
         let [saved] = scalars::<T, 1>([&ctx.saved[0]])?;
         Some([DType::to_f64((self.1)(&saved, &T::from_f64(g))), 0.0])
     }
@@ -123,7 +123,7 @@ where
 
 /// An elementwise op `f` with backward rule `rule(saved, g)`, where `saved` is the input or
 /// the output as `saved_value` says. `rule` is one generic `vjp` function, passed twice: at
-/// `Tensor<T>` for the general case and at `T` for the plain-scalar fast path.
+/// `Tensor<T>` for the general case and at `T` for the number path.
 #[inline]
 pub(crate) fn unary<T: Float, R, S>(
     x: &Tensor<T>,
@@ -177,7 +177,7 @@ where
     }
 
     #[inline]
-    fn backward_scalar(&self, ctx: ScalarCtx<'_>, g: f64) -> Option<[f64; 2]> {
+    fn backward_numbers(&self, ctx: NumberCtx<'_>, g: f64) -> Option<[f64; 2]> {
         let [x] = scalars::<T, 1>([&ctx.saved[0]])?;
         let p = ctx.real_param()?;
         Some([DType::to_f64((self.1)(&x, &T::from_f64(g), p)), 0.0])
@@ -245,7 +245,7 @@ where
     }
 
     #[inline]
-    fn backward_scalar(&self, ctx: ScalarCtx<'_>, g: f64) -> Option<[f64; 2]> {
+    fn backward_numbers(&self, ctx: NumberCtx<'_>, g: f64) -> Option<[f64; 2]> {
         let p = ctx.real_param()?;
         Some([DType::to_f64((self.1)(&T::from_f64(g), p)), 0.0])
     }
@@ -294,7 +294,7 @@ where
     }
 
     #[inline]
-    fn backward_scalar(&self, ctx: ScalarCtx<'_>, g: f64) -> Option<[f64; 2]> {
+    fn backward_numbers(&self, ctx: NumberCtx<'_>, g: f64) -> Option<[f64; 2]> {
         let [x, y] = scalars::<T, 2>([&ctx.saved[0], &ctx.saved[1]])?;
         let (gx, gy) = (self.1)(&x, &y, &T::from_f64(g), ctx.needs);
         Some([gx.map_or(0.0, DType::to_f64), gy.map_or(0.0, DType::to_f64)])
@@ -304,7 +304,7 @@ where
 /// An elementwise binary op with NumPy broadcasting. `rule(x, y, g, needs)` returns the
 /// cotangents at the broadcast shape; they are summed back to each input's shape here, in
 /// one place for every binary op. The rule comes twice, as [`both!`] writes it: typed at
-/// `Tensor<T>` and at `T` (the plain-scalar fast path).
+/// `Tensor<T>` and at `T` (the number path).
 ///
 /// # Panics
 /// If the shapes do not broadcast, naming `op` and both shapes.
@@ -357,7 +357,7 @@ where
     }
 
     #[inline]
-    fn backward_scalar(&self, ctx: ScalarCtx<'_>, g: f64) -> Option<[f64; 2]> {
+    fn backward_numbers(&self, ctx: NumberCtx<'_>, g: f64) -> Option<[f64; 2]> {
         // Differing shapes (kept as params) mean the operands were not both 0-d.
         if !matches!(ctx.params, ParamSlot::None) {
             return None;

@@ -32,20 +32,20 @@ pub(crate) struct RuleCtx<'a> {
     pub needs: &'a [bool],
     /// No tape records this rule's work, so it may compute on raw values (the ops it would
     /// run on tensors would not be recorded anyway).
-    pub plain: bool,
+    pub unrecorded: bool,
 }
 
-/// What [`Backward::backward_scalar`] sees besides the cotangent: a node's own fields,
+/// What [`Backward::backward_numbers`] sees besides the cotangent: a node's own fields,
 /// borrowed as they are (no [`Params`] built), and which of its (at most two) inputs need
 /// a cotangent.
 #[derive(Clone, Copy)]
-pub(crate) struct ScalarCtx<'a> {
+pub(crate) struct NumberCtx<'a> {
     pub saved: &'a [AnyTensor],
     pub params: &'a ParamSlot,
     pub needs: [bool; 2],
 }
 
-impl ScalarCtx<'_> {
+impl NumberCtx<'_> {
     /// The op's one real parameter (an exponent, a factor), if it has one.
     #[inline]
     pub(crate) fn real_param(&self) -> Option<f64> {
@@ -66,10 +66,10 @@ pub(crate) trait Backward {
     /// when the cotangent is 0-d: for a unary or binary op whose saved values are 0-d too,
     /// the cotangents of its inputs (0 where `ctx.needs` says none is needed, and for a
     /// unary op's missing second input). Numbers are in the op's dtype, widened to `f64`
-    /// (exact for `f32`): a plain `f64` pair travels in registers, where a dtype-tagged
-    /// value went through memory and stalled. `None` when the rule has no such form or a
+    /// (exact for `f32`): a plain `f64` pair travels in registers (a dtype-tagged value
+    /// would go through memory). `None` when the rule has no such form or a
     /// saved value is not 0-d; the sweep then calls [`Backward::backward`].
-    fn backward_scalar(&self, _ctx: ScalarCtx<'_>, _g: f64) -> Option<[f64; 2]> {
+    fn backward_numbers(&self, _ctx: NumberCtx<'_>, _g: f64) -> Option<[f64; 2]> {
         None
     }
 
@@ -148,10 +148,9 @@ pub(crate) struct Node {
 /// The tape-local ids of a node's inputs, in order ([`NO_NODE`] for an input the tape does
 /// not track): up to two inline (nearly every op), more in a list of their own.
 ///
-/// A plain struct, where a `SmallVec` was: the union inside a `SmallVec` kept the compiler
-/// from holding a fresh list in registers, so it was written to the stack as two 32-bit
-/// halves and copied into the node with one wide load, which stalled on store forwarding
-/// once per recorded op (perf). These fields go straight into the node.
+/// A plain struct, not a `SmallVec`: the compiler holds a fresh one in registers and its
+/// fields go straight into the node (a `SmallVec`'s union goes through the stack in two
+/// halves read back whole, a store-forwarding stall per op; docs/PERFORMANCE.md).
 #[derive(Clone, Debug)]
 pub(crate) struct Inputs {
     few: [NodeId; 2],
@@ -279,7 +278,7 @@ impl Node {
         &self,
         saved: &[AnyTensor],
         needs: &[bool],
-        plain: bool,
+        unrecorded: bool,
         f: impl FnOnce(&RuleCtx<'_>) -> R,
     ) -> R {
         let inline;
@@ -295,14 +294,14 @@ impl Node {
             saved,
             params,
             needs,
-            plain,
+            unrecorded,
         })
     }
 
-    /// Runs this node's rule on plain numbers (see [`Backward::backward_scalar`]), if it
-    /// has that form here; `needs` as for [`ScalarCtx`].
+    /// Runs this node's rule on plain numbers (see [`Backward::backward_numbers`]), if it
+    /// has that form here; `needs` as for [`NumberCtx`].
     #[inline]
-    pub(crate) fn run_rule_scalar(
+    pub(crate) fn run_rule_numbers(
         &self,
         saved: &[AnyTensor],
         g: f64,
@@ -313,11 +312,11 @@ impl Node {
             Rule::Boxed(rule) => &**rule,
             Rule::Leaf => return None,
         };
-        let ctx = ScalarCtx {
+        let ctx = NumberCtx {
             saved,
             params: &self.params,
             needs,
         };
-        rule.backward_scalar(ctx, g)
+        rule.backward_numbers(ctx, g)
     }
 }

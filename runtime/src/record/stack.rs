@@ -221,8 +221,8 @@ fn record_on_stack<T: Float, S: SaveValues<T>>(
     spec: impl FnOnce(&Tensor<T>) -> (OpHead, S),
 ) -> Tensor<T> {
     // The op is recorded outside the thread-local's closure: a tensor returned through
-    // `LocalKey::with` was copied through memory in pieces that a wider load read back,
-    // which stalled on store forwarding (a quarter of the cost of recording a scalar op).
+    // `LocalKey::with` goes through memory in pieces that a wider load reads back, a
+    // store-forwarding stall (docs/PERFORMANCE.md, "Store forwarding").
     match sole_tape() {
         Some(tape) => record_on_one(&tape, data, inputs, spec),
         None => STACK.with(|stack| record_on_many(&stack.borrow(), data, inputs, spec)),
@@ -241,7 +241,7 @@ fn sole_tape() -> Option<Rc<TapeCell>> {
 /// This tape's node of each input, or `None` if it tracks none of them.
 #[inline(always)]
 fn input_nodes(state: &TapeState, inputs: &[TensorId]) -> Option<Inputs> {
-    // Unary and binary ops, nearly all of them, are checked on the plain ids, before any
+    // Unary and binary ops, nearly all of them, are checked on the fresh ids, before any
     // list exists (see `Inputs`).
     match *inputs {
         [x] => {

@@ -47,8 +47,7 @@ pub(crate) struct WatchedVariable {
 thread_local! {
     /// Finished tapes of this thread, whole (their `Rc` and every buffer), for the next
     /// tape to reuse: a training loop that opens one tape per step then allocates nothing
-    /// for it, and nothing is moved field by field (moving the buffers out and back in
-    /// was a store-forwarding stall, and the `Rc` an allocation, per tape).
+    /// for it (no `Rc` allocation), and nothing is moved field by field.
     static SPARE_TAPES: RefCell<Vec<Rc<TapeCell>>> = const { RefCell::new(Vec::new()) };
 }
 
@@ -110,8 +109,8 @@ pub struct TapeState {
     pub(crate) leaf_count: usize,
     /// Whether some node in `nodes` may own heap memory (see `node::clear_nodes`).
     pub(crate) owning_nodes: bool,
-    /// Ids of tensors `watch`ed explicitly, each with the plain-id clock at the watch
-    /// (a tensor with a smaller plain id existed before it), for `explain`.
+    /// Ids of tensors `watch`ed explicitly, each with the fresh-id clock at the watch
+    /// (a tensor with a smaller fresh id existed before it), for `explain`.
     pub(crate) watched_tensors: Vec<(TensorId, u64)>,
 }
 
@@ -214,15 +213,12 @@ impl TapeState {
 
     /// Appends a node (`op`, `rule`, `params`, `inputs`) as the producer of the tensor `out`;
     /// `save` appends the values its rule keeps to the arena, where they are written once,
-    /// in place (moving them through intermediate buffers stalled on store forwarding, a
-    /// quarter of W2's time).
+    /// in place, never through intermediate buffers.
     ///
-    /// The node comes in parts and is assembled at its write into the tape: assembled by
-    /// the caller, in a closure, it was copied whole through the stack on its way (W1
-    /// 5,470 → 5,260 instructions without the copy). Parts that the compiler keeps on the
-    /// stack across the arena pushes can still be read back with wide loads just after
-    /// narrow stores (perf shows the rule's tag and pointers, a store-forwarding stall):
-    /// smaller node records are the remedy (docs/PERFORMANCE.md).
+    /// The node comes in parts and is assembled at its write into the tape, so it is never
+    /// copied whole through the stack. Parts the compiler keeps on the stack across the
+    /// arena pushes can still be read back wide just after narrow stores (the rule's tag and
+    /// pointers): smaller node records are the remedy (docs/PERFORMANCE.md).
     #[inline(always)]
     pub(crate) fn push(
         &mut self,

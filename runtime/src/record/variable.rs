@@ -4,7 +4,7 @@ use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
-use crate::base::dtype::{AnyTensor, DType, Float};
+use crate::base::dtype::{AnyTensor, DType, Float, is_float};
 use crate::base::tensor::{Data, Tensor};
 use crate::record::stack;
 
@@ -421,12 +421,6 @@ impl AnyTensor {
                 .map(|t| AnyTensor::F64(t.clone()))
         }
     }
-}
-
-/// Whether `T` is a differentiable dtype (folded to a constant per instantiation).
-fn is_float<T: DType>() -> bool {
-    use std::any::TypeId;
-    TypeId::of::<T>() == TypeId::of::<f32>() || TypeId::of::<T>() == TypeId::of::<f64>()
 }
 
 /// From this many elements an update is split over two threads: 2¹⁶ take ~10 µs on one

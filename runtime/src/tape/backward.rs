@@ -41,7 +41,7 @@ pub(crate) fn run(tape: &Rc<TapeCell>, sweep: Sweep<'_>, out: &mut Gradients) {
     // function's sub-tape) inside a batched sweep must not see the outer batch axes.
     let _batch = crate::base::context::enter_batch(sweep.batch_rank);
     // Rules run no tapes of their own that outlive them, so this holds for the whole sweep.
-    let plain = !crate::record::stack::any_recording();
+    let unrecorded = !crate::record::stack::any_recording();
     // Filled by plain pushes: SmallVec's iterator `extend` and `collect` cost more than
     // the few nodes a small gradient has.
     let mut target_nodes: SmallVec<[NodeId; 2]> = SmallVec::new();
@@ -71,8 +71,8 @@ pub(crate) fn run(tape: &Rc<TapeCell>, sweep: Sweep<'_>, out: &mut Gradients) {
     let mut direct: SmallVec<[(usize, Cot); 1]> = SmallVec::new();
     for (k, (target, &node)) in sweep.targets.iter().zip(&target_nodes).enumerate() {
         let seed = match sweep.seeds {
-            Some(seeds) => Cot::of(seeds[k].clone(), plain),
-            None => Cot::ones_like(target, plain),
+            Some(seeds) => Cot::of(seeds[k].clone(), unrecorded),
+            None => Cot::ones_like(target, unrecorded),
         };
         if node != NO_NODE {
             // by reference: see `add_from`
@@ -89,7 +89,7 @@ pub(crate) fn run(tape: &Rc<TapeCell>, sweep: Sweep<'_>, out: &mut Gradients) {
     if end > 0 {
         let flags = SweepFlags {
             retain: sweep.retain,
-            plain,
+            unrecorded,
         };
         sweep_nodes(tape, &mut scratch, &source_nodes, end, flags);
     }
@@ -149,8 +149,8 @@ enum Cot {
 impl Cot {
     /// How the sweep holds the cotangent `g`.
     #[inline]
-    fn of(g: AnyTensor, plain: bool) -> Cot {
-        if plain {
+    fn of(g: AnyTensor, unrecorded: bool) -> Cot {
+        if unrecorded {
             match &g {
                 AnyTensor::F32(t) => {
                     if let Some(v) = t.as_inline_scalar() {
@@ -167,13 +167,17 @@ impl Cot {
         Cot::Tensor(g)
     }
 
-    /// The default seed of `target`: ones of its shape and dtype. A plain 0-d seed is the
+    /// The default seed of `target`: ones of its shape and dtype. When nothing records, a 0-d seed is the
     /// number 1, so the usual scalar loss builds no tensor for it.
     #[inline]
-    fn ones_like(target: &AnyTensor, plain: bool) -> Cot {
+    fn ones_like(target: &AnyTensor, unrecorded: bool) -> Cot {
         match target {
-            AnyTensor::F32(t) if plain && t.as_inline_scalar().is_some() => Cot::number(1.0, true),
-            AnyTensor::F64(t) if plain && t.as_inline_scalar().is_some() => Cot::number(1.0, false),
+            AnyTensor::F32(t) if unrecorded && t.as_inline_scalar().is_some() => {
+                Cot::number(1.0, true)
+            }
+            AnyTensor::F64(t) if unrecorded && t.as_inline_scalar().is_some() => {
+                Cot::number(1.0, false)
+            }
             _ => Cot::Tensor(target.ones_like()),
         }
     }
@@ -195,9 +199,9 @@ impl Cot {
         }
     }
 
-    /// Adds a copy of `g` into this slot (a number is copied as it is added). Reading a
-    /// fresh number through a reference reads its fields one by one; moving it whole read
-    /// them back with wide loads and stalled on store forwarding.
+    /// Adds a copy of `g` into this slot (a number is copied as it is added): read
+    /// through a reference, a fresh number's fields are read one by one, never moved whole
+    /// (a wide load of narrow stores, a store-forwarding stall).
     #[inline(always)]
     fn add_from(&mut self, g: &Cot) {
         match *g {
@@ -259,7 +263,7 @@ impl Cot {
 #[derive(Clone, Copy)]
 struct SweepFlags {
     retain: bool,
-    plain: bool,
+    unrecorded: bool,
 }
 
 /// A sweep's working memory, reused across gradients on this thread: a training loop takes
@@ -280,8 +284,8 @@ thread_local! {
 }
 
 impl Scratch {
-    /// An empty scratch; the caller sizes it once it holds it (sized here and then moved
-    /// out, the lengths just written were read back with wide loads, a stall).
+    /// An empty scratch; the caller sizes it once it holds it, so the lengths are not
+    /// written here and read back wide after the move.
     fn take() -> Scratch {
         SCRATCH_POOL
             .with(|pool| pool.borrow_mut().pop())
@@ -370,7 +374,7 @@ fn sweep_nodes(
         let state = tape.borrow();
         (state.persistent || flags.retain, state.is_recording())
     };
-    let plain = flags.plain;
+    let unrecorded = flags.unrecorded;
     if recording {
         // A persistent tape differentiating inside its own scope: its rules record onto it,
         // so the records must stay in place; each node is cloned out before its rule runs.
@@ -392,7 +396,13 @@ fn sweep_nodes(
                         state.saved[node.saved.as_range()].iter().cloned().collect();
                     (node, saved)
                 };
-                step(&node, &saved, i, grads, (relevant, is_source[i], plain));
+                step(
+                    &node,
+                    &saved,
+                    i,
+                    grads,
+                    (relevant, is_source[i], unrecorded),
+                );
             }
         }
         return;
@@ -417,7 +427,7 @@ fn sweep_nodes(
             if relevant[i] {
                 let node = &nodes[i];
                 let values = &saved[node.saved.as_range()];
-                step(node, values, i, grads, (relevant, is_source[i], plain));
+                step(node, values, i, grads, (relevant, is_source[i], unrecorded));
             }
         }
     } else {
@@ -435,7 +445,7 @@ fn sweep_nodes(
             }
             if relevant_i {
                 let values = &saved[node.saved.as_range()];
-                step(node, values, i, grads, (relevant, source_i, plain));
+                step(node, values, i, grads, (relevant, source_i, unrecorded));
             }
             // (most nodes of scalar code save nothing: skip the call)
             if saved.len() > node.saved.start() {
@@ -456,7 +466,7 @@ fn sweep_nodes(
     state.saved = saved;
 }
 
-/// Pushes node `i`'s cotangent through its rule into its inputs' cotangents. `plain`: no
+/// Pushes node `i`'s cotangent through its rule into its inputs' cotangents. `unrecorded`: no
 /// tape records the sweep, so rules may compute on raw values.
 #[inline(always)]
 fn step(
@@ -466,14 +476,14 @@ fn step(
     grads: &mut [Cot],
     flags: (&[bool], bool, bool),
 ) {
-    let (relevant, keep, plain) = flags;
+    let (relevant, keep, unrecorded) = flags;
     if node.inputs.is_empty() {
         // A leaf: its cotangent is read where the sources are gathered.
         return;
     }
     // A number is read in place, field by field, and left there (nothing reads it again,
-    // and it holds no memory): moving the whole slot out read back, with wide loads, what
-    // the last `add_number` had just written narrowly, and stalled on store forwarding.
+    // and it holds no memory): moving the whole slot out would read back wide what the
+    // last `add_number` wrote narrowly.
     let (number, single) = match grads[i] {
         Cot::Zero => return,
         Cot::Number { value, single } => (value, single),
@@ -487,7 +497,14 @@ fn step(
             let Cot::Tensor(g) = g else {
                 unreachable!("the slot holds a tensor")
             };
-            return step_tensor(node, saved, &g, &needs_of(node, relevant), grads, plain);
+            return step_tensor(
+                node,
+                saved,
+                &g,
+                &needs_of(node, relevant),
+                grads,
+                unrecorded,
+            );
         }
     };
     // The plain-number path: unary and binary ops on 0-d values, the bulk of scalar code.
@@ -497,7 +514,7 @@ fn step(
         let second = rest.first().copied().unwrap_or(NO_NODE);
         let need = |j: NodeId| j != NO_NODE && relevant[j as usize];
         let needs = [need(first), need(second)];
-        if let Some(cotangents) = node.run_rule_scalar(saved, number, needs) {
+        if let Some(cotangents) = node.run_rule_numbers(saved, number, needs) {
             for ((need, j), v) in needs.into_iter().zip([first, second]).zip(cotangents) {
                 if need {
                     grads[j as usize].add_number(v, single);
@@ -509,7 +526,14 @@ fn step(
     let g = Cot::number(number, single)
         .into_tensor()
         .expect("a number is a non-zero cotangent");
-    step_tensor(node, saved, &g, &needs_of(node, relevant), grads, plain);
+    step_tensor(
+        node,
+        saved,
+        &g,
+        &needs_of(node, relevant),
+        grads,
+        unrecorded,
+    );
 }
 
 /// Which of `node`'s inputs need a cotangent: those on a path to a source.
@@ -527,15 +551,15 @@ fn step_tensor(
     g: &AnyTensor,
     needs: &[bool],
     grads: &mut [Cot],
-    plain: bool,
+    unrecorded: bool,
 ) {
     if !needs.contains(&true) {
         return;
     }
-    let mut input_grads = node.run_rule(saved, g, needs, plain);
+    let mut input_grads = node.run_rule(saved, g, needs, unrecorded);
     for (k, &j) in node.inputs.iter().enumerate() {
         if let (true, Some(grad)) = (needs[k], input_grads[k].take()) {
-            grads[j as usize].add(Cot::of(grad, plain));
+            grads[j as usize].add(Cot::of(grad, unrecorded));
         }
     }
 }
@@ -547,9 +571,9 @@ impl Node {
         saved: &[AnyTensor],
         g: &AnyTensor,
         needs: &[bool],
-        plain: bool,
+        unrecorded: bool,
     ) -> InputGrads {
-        let grads = self.with_ctx(saved, needs, plain, |ctx| match &self.rule {
+        let grads = self.with_ctx(saved, needs, unrecorded, |ctx| match &self.rule {
             Rule::Leaf => InputGrads::new(),
             Rule::Static(rule) => rule.backward(ctx, g),
             // A closure rule may reshape or index its cotangent in ways that know nothing

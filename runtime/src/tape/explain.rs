@@ -259,7 +259,7 @@ impl GradientTape {
         let watched_clock = watch_clock(&state, &key);
         if target_node == NO_NODE {
             return match watched_clock {
-                Some(clock) if is_plain(target.id()) && target.id().0 < clock => {
+                Some(clock) if is_fresh(target.id()) && target.id().0 < clock => {
                     Explanation::WatchedAfterTarget
                 }
                 _ => Explanation::TargetNotRecorded,
@@ -357,6 +357,6 @@ fn watch_clock(state: &TapeState, key: &SourceKey) -> Option<u64> {
 
 /// Ids not encoding a tape node come from a per-thread counter that only grows, so they
 /// order tensors made on one thread by creation time.
-fn is_plain(id: TensorId) -> bool {
+fn is_fresh(id: TensorId) -> bool {
     id.0 & crate::base::tensor::TAPE_ENCODED_BIT == 0
 }

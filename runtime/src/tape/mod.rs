@@ -10,6 +10,7 @@ use std::rc::Rc;
 
 pub use explain::{CutCause, ExplainSource, Explanation, VariableNotWatched};
 pub use jacobian::JacobianOptions;
+pub(crate) use structure::for_each_tuple;
 pub use structure::{GradientList, SourceKey, SourceList, Sources, TargetList, Targets};
 
 use crate::base::dtype::{AnyTensor, Float};

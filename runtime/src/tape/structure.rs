@@ -64,9 +64,8 @@ impl std::ops::Deref for SourceList {
 
 /// The gradients of a sources structure's leaves, in the order
 /// [`Sources::collect_sources`] listed the leaves, for [`Sources::rebuild`] to take one at
-/// a time. A concrete type rather than a `dyn Iterator`, so that taking one is inlined:
-/// each value returned through a virtual call was written to memory in pieces and read
-/// back whole, which stalled.
+/// a time. A concrete type rather than a `dyn Iterator`, so that taking one is inlined
+/// (a value returned through a virtual call goes through memory in pieces).
 ///
 /// ```
 /// use gradtape_runtime::{AnyTensor, GradientList, GradientTape, Sources, Tensor};
@@ -311,6 +310,22 @@ impl<K: Clone + Ord, S: Sources> Sources for BTreeMap<K, S> {
     }
 }
 
+/// Calls `$m!` once per tuple arity the runtime implements its traits for (1 to 8), with
+/// the type parameters' names.
+macro_rules! for_each_tuple {
+    ($m:ident) => {
+        $m!(A);
+        $m!(A, B);
+        $m!(A, B, C);
+        $m!(A, B, C, D);
+        $m!(A, B, C, D, E);
+        $m!(A, B, C, D, E, F);
+        $m!(A, B, C, D, E, F, G);
+        $m!(A, B, C, D, E, F, G, H);
+    };
+}
+pub(crate) use for_each_tuple;
+
 macro_rules! tuple_sources {
     ($($name:ident),+) => {
         impl<$($name: Sources),+> Sources for ($($name,)+) {
@@ -329,14 +344,7 @@ macro_rules! tuple_sources {
     };
 }
 
-tuple_sources!(A);
-tuple_sources!(A, B);
-tuple_sources!(A, B, C);
-tuple_sources!(A, B, C, D);
-tuple_sources!(A, B, C, D, E);
-tuple_sources!(A, B, C, D, E, F);
-tuple_sources!(A, B, C, D, E, F, G);
-tuple_sources!(A, B, C, D, E, F, G, H);
+for_each_tuple!(tuple_sources);
 
 /// What a gradient can be taken of: one float tensor, or several (an array, slice, `Vec`
 /// or tuple of them), whose gradients are summed as TensorFlow does. A non-scalar target

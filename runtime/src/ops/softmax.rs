@@ -162,7 +162,7 @@ fn cross_entropy_rule<T: Float>(ctx: &RuleCtx<'_>, g: &Tensor<T>) -> InputGrads 
     };
     let classes = shape[1];
     let onehot = |j: usize, label: usize| if j == label { T::ONE } else { T::ZERO };
-    if ctx.plain && batch_rank() == 0 {
+    if ctx.unrecorded && batch_rank() == 0 {
         let probabilities = ctx.saved[1].typed::<T>().view();
         let p = probabilities.as_slice().expect("saved in standard layout");
         let mut out = Vec::with_capacity(p.len());
