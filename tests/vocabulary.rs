@@ -151,7 +151,8 @@ fn every_differentiable_row_matches_what_the_runtime_records() {
 #[test]
 fn aliased_methods_record_their_primitive() {
     let x = operand(1, &[2, 3]);
-    let calls: [(&str, fn(&Tensor<f64>)); 4] = [
+    type Call = (&'static str, fn(&Tensor<f64>));
+    let calls: [Call; 4] = [
         ("sum_axis", |x| drop(x.sum_axis(1, false))),
         ("mean_axis", |x| drop(x.mean_axis(1, false))),
         ("max_axis", |x| drop(x.max_axis(1, true))),
@@ -190,7 +191,10 @@ fn a_saved_input_is_told_from_the_output() {
         ("exp", vec![Saved::Output]),
     ] {
         assert_eq!(
-            record(name, &[x.clone()], |x| drop(unary_op(name, &x[0]))).saved,
+            record(name, std::slice::from_ref(&x), |x| drop(unary_op(
+                name, &x[0]
+            )))
+            .saved,
             expected
         );
     }
