@@ -334,6 +334,35 @@ fn slices(x: &Tensor<f64>) -> Tensor<f64> {
     x.slice(0, 1, 2) * x.gather(0, &[0, 2])
 }
 
+/// `matmul_transposed`: `xᵀ · w` without materialising the transpose.
+#[differentiable]
+fn transposed_product(x: &Tensor<f64>, w: &Tensor<f64>) -> Tensor<f64> {
+    x.matmul_transposed(w, true, false).tanh()
+}
+
+/// `xw_plus_b`: the fused dense layer.
+#[differentiable]
+fn fused_dense(x: &Tensor<f64>, w: &Tensor<f64>, b: &Tensor<f64>) -> Tensor<f64> {
+    x.xw_plus_b(w, b).sigmoid()
+}
+
+/// The fused sparse softmax cross-entropy, after a product so that the logits depend on
+/// both inputs.
+#[differentiable]
+fn sparse_cross_entropy(x: &Tensor<f64>, w: &Tensor<f64>) -> Tensor<f64> {
+    x.matmul(w)
+        .sparse_softmax_cross_entropy_with_logits(&[1, 0])
+}
+
+/// `argmax_axis` and `equal` give integer and boolean tensors: constants to the adjoint,
+/// read here only for their count.
+#[differentiable]
+fn integer_results(x: &Tensor<f64>, y: &Tensor<f64>) -> Tensor<f64> {
+    let best = x.argmax_axis(1);
+    let same = x.equal(y);
+    x.square() * (best.len() + same.len()) as f64
+}
+
 // ----- control flow -----
 
 #[differentiable]
@@ -527,6 +556,10 @@ fn tensor_ops() {
     case!(reshape_transpose(a0, a1) with [mat23(), mat23()]);
     case!(concatenated(a0, a1) with [vec3(), vec3b()]);
     case!(slices(a0) with [vec3()]);
+    case!(transposed_product(a0, a1) with [mat23(), mat23()]);
+    case!(fused_dense(a0, a1, a2) with [mat23(), mat32(), t(&[0.1, -0.2], &[2])]);
+    case!(sparse_cross_entropy(a0, a1) with [mat23(), mat32()]);
+    case!(integer_results(a0, a1) with [mat23(), mat23()]);
 }
 
 #[test]

@@ -1,4 +1,5 @@
-//! The attribute's arguments: `#[differentiable]` or `#[differentiable(dump)]`.
+//! Parsing the attribute's arguments (the first phase, with `model::sig`): it takes the tokens
+//! of `#[differentiable(..)]` and gives [`Args`]: `#[differentiable]` or `#[differentiable(dump)]`.
 
 use proc_macro2::TokenStream;
 use syn::parse::Parser;

@@ -2,21 +2,30 @@
 //! source transformation of a Rust function into forward code that saves what its adjoint
 //! needs, plus the adjoint (pullback) itself, built from the function's own syntax.
 //!
-//! Phases, one file each (private modules): `args` (attribute arguments), `sig` (the signature model),
-//! `lower` (the body into the `ir`, rejecting what cannot be differentiated),
-//! `analyse` (which values the adjoint needs), `fast` (whether a tensor function can
-//! also run on plain numbers when its inputs are 0-d), `expand` (code generation),
-//! `fallback` (the original item plus the errors). Errors are collected in a `ctxt::Ctxt`.
+//! A pipeline of phases, one module each (private), run by `expand`:
+//!
+//! 1. parse: `args` (the attribute's arguments), `model::sig` (the signature model);
+//! 2. validate: `validate`, every rejection (errors collected in a `ctxt::Ctxt`);
+//! 3. lower: `returns` (early returns into branches), then `lower` (the body into the
+//!    `model::ir`), asking `vocabulary` (read from `gradtape-primitives`) what each op is;
+//! 4. analyse: `analyse::saves` (what the adjoint needs), `analyse::zero_d` (whether the
+//!    body also runs on plain numbers);
+//! 5. generate: `generate` (forward, adjoint, the wrapper function, the companion type);
+//!
+//! or, on any error, `fallback` (the original item plus every error).
 
 mod analyse;
 mod args;
 mod ctxt;
 mod expand;
 mod fallback;
-mod fast;
-mod ir;
+mod generate;
 mod lower;
-mod sig;
+mod model;
+mod returns;
+mod syntax;
+mod validate;
+mod vocabulary;
 
 use proc_macro::TokenStream;
 

@@ -1,5 +1,6 @@
-//! Lowering: the function body into the [`ir`](crate::ir), one primitive per statement,
-//! recording a spanned error for every construct that cannot be differentiated.
+//! Lowering: it takes the signature model and the body (through `returns`) and gives the
+//! [`ir`](crate::model::ir), one primitive per statement. It asks `vocabulary` what each
+//! method is, and calls `validate` for every construct that cannot be differentiated.
 //!
 //! Which locals are *active* (depend on a differentiable input) is decided here: a value is
 //! active if its expression reads an active binding. A `let mut` that only becomes active
@@ -8,84 +9,18 @@
 
 use std::collections::{HashMap, HashSet};
 
-use proc_macro2::Span;
 use quote::{ToTokens, format_ident, quote};
-use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
 use syn::{BinOp, Expr, Ident, Pat, UnOp};
 
 use crate::ctxt::Ctxt;
-use crate::ir::{
-    Arm, BinaryKind, Binding, BindingId, Block, Body, LoopHead, Op, Operand, Saves, Stmt, Target,
+use crate::model::ir::{
+    Arm, BinaryKind, Binding, BindingId, Block, Body, LoopHead, Op, Operand, Stmt, Target,
 };
-use crate::sig::{Mode, Signature};
-
-/// Elementwise methods whose rule is `vjp::<name>`, with the value the rule takes and how
-/// many (constant) arguments the method has.
-const ELEMENTWISE: &[(&str, Saves, usize)] = &[
-    ("square", Saves::Input, 0),
-    ("sqrt", Saves::Output, 0),
-    ("exp", Saves::Output, 0),
-    ("ln", Saves::Input, 0),
-    ("sin", Saves::Input, 0),
-    ("cos", Saves::Input, 0),
-    ("tanh", Saves::Output, 0),
-    ("sigmoid", Saves::Output, 0),
-    ("relu", Saves::Output, 0),
-    ("softplus", Saves::Input, 0),
-    ("abs", Saves::Input, 0),
-    ("powi", Saves::Input, 1),
-    ("powf", Saves::Input, 1),
-];
-
-/// Tensor methods without an elementwise rule: differentiated dynamically on a tape of their
-/// own, so their gradient is the runtime's.
-const TRACED: &[&str] = &[
-    "matmul",
-    "sum",
-    "mean",
-    "max",
-    "sum_axis",
-    "mean_axis",
-    "max_axis",
-    "reshape",
-    "transpose",
-    "permute",
-    "broadcast_to",
-    "softmax",
-    "log_softmax",
-    "slice",
-    "gather",
-    "scatter_add",
-    "sum_to_shape",
-    "cast",
-];
-
-/// Methods that read a value's metadata, not its elements: no gradient flows through them.
-const METADATA: &[&str] = &["shape", "len", "rank", "dtype", "is_empty"];
-
-/// Methods that turn a differentiable value into plain data.
-const ESCAPES: &[&str] = &["to_scalar", "to_vec", "view", "to_ndarray", "value"];
-
-/// Macros that only read values.
-const HARMLESS_MACROS: &[&str] = &[
-    "assert",
-    "assert_eq",
-    "assert_ne",
-    "debug_assert",
-    "debug_assert_eq",
-    "debug_assert_ne",
-    "println",
-    "eprintln",
-    "print",
-    "eprint",
-    "format",
-    "dbg",
-    "panic",
-    "unreachable",
-    "todo",
-    "unimplemented",
-];
+use crate::model::sig::{Kind, Mode, Signature};
+use crate::syntax::{mixed, single_ident, strip_parens};
+use crate::validate;
+use crate::vocabulary;
 
 /// What to do with a block's tail expression.
 #[derive(Clone, Copy)]
@@ -98,7 +33,7 @@ enum Tail {
     Discard,
 }
 
-/// Lowers `body` (already through [`rewrite_returns`]), iterating until the set of active
+/// Lowers `body` (already through [`returns::rewrite`](crate::returns::rewrite)), iterating until the set of active
 /// `let mut` bindings is stable. Errors go to `cx`.
 pub fn lower(cx: &Ctxt, sig: &Signature, body: &syn::Block) -> Body {
     let mut forced = HashSet::new();
@@ -144,36 +79,9 @@ fn key_of<T>(node: &T) -> usize {
     node as *const T as usize
 }
 
-fn mixed(name: &str) -> Ident {
-    Ident::new(name, Span::mixed_site())
-}
-
-fn strip_parens(expr: &Expr) -> &Expr {
-    match expr {
-        Expr::Paren(paren) => strip_parens(&paren.expr),
-        Expr::Group(group) => strip_parens(&group.expr),
-        other => other,
-    }
-}
-
-fn single_ident(expr: &Expr) -> Option<&Ident> {
-    match expr {
-        Expr::Path(path) if path.qself.is_none() => path.path.get_ident(),
-        _ => None,
-    }
-}
-
 fn is_stop_gradient(call: &syn::ExprCall) -> bool {
     matches!(&*call.func, Expr::Path(path)
         if path.path.segments.last().is_some_and(|s| s.ident == "stop_gradient"))
-}
-
-fn macro_name(mac: &syn::Macro) -> String {
-    mac.path
-        .segments
-        .last()
-        .map(|s| s.ident.to_string())
-        .unwrap_or_default()
 }
 
 impl<'a> Lowerer<'a> {
@@ -198,7 +106,7 @@ impl<'a> Lowerer<'a> {
         for param in &sig.params {
             let active = param.differentiable(sig.mode);
             let binding = lowerer.bind(&param.ident, active, None);
-            if param.kind == crate::sig::Kind::Variable {
+            if param.kind == Kind::Variable {
                 lowerer.variables.push(binding);
             }
         }
@@ -318,17 +226,8 @@ impl<'a> Lowerer<'a> {
         }
         if !had_tail {
             match tail {
-                Tail::Output => self.cx.syn_error(syn::Error::new(
-                    Span::call_site(),
-                    "a #[differentiable] function must end with the expression of its result",
-                )),
-                Tail::Assign(_) => {
-                    let span = stmts.last().map_or(Span::call_site(), |s| s.span());
-                    self.cx.syn_error(syn::Error::new(
-                        span,
-                        "this block must end with the value it produces",
-                    ));
-                }
+                Tail::Output => validate::missing_tail(self.cx, stmts, true),
+                Tail::Assign(_) => validate::missing_tail(self.cx, stmts, false),
                 Tail::Discard => {}
             }
         }
@@ -341,22 +240,14 @@ impl<'a> Lowerer<'a> {
                 match stripped {
                     Expr::Tuple(tuple) if self.tuple_output => {
                         if tuple.elems.len() != self.output_count {
-                            self.cx.error_spanned_by(
-                                tuple,
-                                "this tuple's length differs from the declared result's",
-                            );
+                            validate::tuple_length(self.cx, tuple);
                         }
                         for elem in &tuple.elems {
                             let operand = self.lower_operand(elem);
                             self.outputs.push(operand);
                         }
                     }
-                    _ if self.tuple_output => {
-                        self.cx.error_spanned_by(
-                            expr,
-                            "a #[differentiable] function with a tuple result must end with a tuple expression `(a, b)`",
-                        );
-                    }
+                    _ if self.tuple_output => validate::tuple_tail(self.cx, expr),
                     _ => {
                         let operand = self.lower_operand(expr);
                         self.outputs.push(operand);
@@ -377,7 +268,7 @@ impl<'a> Lowerer<'a> {
             syn::Stmt::Local(local) => self.lower_local(local),
             syn::Stmt::Item(item) => self.push(Stmt::Plain(item.to_token_stream())),
             syn::Stmt::Macro(mac) => {
-                self.check_macro(&mac.mac);
+                validate::macro_call(self.cx, &mac.mac);
                 self.push(Stmt::Plain(mac.to_token_stream()));
             }
             syn::Stmt::Expr(expr, semi) => self.lower_expr_stmt(expr, *semi),
@@ -405,10 +296,7 @@ impl<'a> Lowerer<'a> {
             .is_some_and(|init| self.mentions_active(&init.expr));
         let Some(ident) = ident else {
             if init_active {
-                self.cx.error_spanned_by(
-                    &local.pat,
-                    "a differentiable value must be bound to a plain name: write `let name = ...;` (destructuring is not differentiated)",
-                );
+                validate::destructured(self.cx, &local.pat);
             }
             self.check_inactive_local(local);
             self.bind_pattern(&local.pat);
@@ -428,10 +316,7 @@ impl<'a> Lowerer<'a> {
             }
             Some(init) if init_active || forced => {
                 if let Some((_, diverge)) = &init.diverge {
-                    self.cx.error_spanned_by(
-                        diverge,
-                        "`let ... else` is not supported for differentiable values",
-                    );
+                    validate::let_else(self.cx, diverge);
                 }
                 let expr = strip_parens(&init.expr);
                 if matches!(expr, Expr::If(_) | Expr::Match(_) | Expr::Block(_)) {
@@ -489,10 +374,10 @@ impl<'a> Lowerer<'a> {
             | Expr::Loop(_)
             | Expr::Block(_) => self.lower_control(expr, Tail::Discard),
             Expr::Macro(mac) => {
-                self.check_macro(&mac.mac);
+                validate::macro_call(self.cx, &mac.mac);
                 self.push(Stmt::Plain(quote!(#expr #semi)));
             }
-            // Reported by `rewrite_returns`, which removes every `return` it supports.
+            // Reported by `returns::rewrite`, which removes every `return` it supports.
             Expr::Return(_) => {}
             _ if self.mentions_active(expr) => {
                 // Evaluated for its effects only: lowered so it is checked, its value unused.
@@ -510,10 +395,7 @@ impl<'a> Lowerer<'a> {
         let value_active = self.mentions_active(right);
         let Some(binding) = target else {
             if value_active || self.mentions_active(left) {
-                self.cx.error_spanned_by(
-                    left,
-                    "a #[differentiable] function can assign only to its own `let mut` locals: mutation through references, fields or indexing has no adjoint; build a new value instead",
-                );
+                validate::assignment_target(self.cx, left);
             } else {
                 self.check_inactive(whole);
                 self.push(Stmt::Plain(quote!(#whole;)));
@@ -530,10 +412,7 @@ impl<'a> Lowerer<'a> {
                 Some(key) => {
                     self.newly_forced.insert(key);
                 }
-                None => self.cx.error_spanned_by(
-                    left,
-                    "this name is not a `let mut` local of the function; a differentiable value cannot be assigned to it",
-                ),
+                None => validate::assignment_to_non_local(self.cx, left),
             }
         }
         let op = match op {
@@ -595,10 +474,7 @@ impl<'a> Lowerer<'a> {
                     },
                     None => {
                         if let Tail::Assign(_) = tail {
-                            self.cx.error_spanned_by(
-                                expr_if,
-                                "an `if` that produces a value needs an `else` branch",
-                            );
+                            validate::if_without_else(self.cx, expr_if);
                         }
                         self.lower_branch(&[], Tail::Discard)
                     }
@@ -641,7 +517,7 @@ impl<'a> Lowerer<'a> {
             }
             Expr::Block(block) => {
                 if let Some(unsafety) = block_unsafety(expr) {
-                    self.cx.error_spanned_by(unsafety, UNSAFE);
+                    validate::unsafe_block(self.cx, unsafety);
                     return;
                 }
                 // A plain block: its statements join the enclosing block in their own scope.
@@ -651,12 +527,9 @@ impl<'a> Lowerer<'a> {
             }
             Expr::ForLoop(for_loop) => {
                 if self.mentions_active(&for_loop.expr) {
-                    self.cx.error_spanned_by(
-                        &for_loop.expr,
-                        "a `for` loop cannot iterate over a differentiable value: loop over a range of indices instead",
-                    );
+                    validate::loop_over_active(self.cx, &for_loop.expr);
                 }
-                self.check_loop_body(&for_loop.body);
+                validate::loop_body(self.cx, &for_loop.body);
                 self.enter_block();
                 self.bind_pattern(&for_loop.pat);
                 self.lower_stmts(&for_loop.body.stmts, Tail::Discard);
@@ -672,7 +545,7 @@ impl<'a> Lowerer<'a> {
                 });
             }
             Expr::While(while_loop) => {
-                self.check_loop_body(&while_loop.body);
+                validate::loop_body(self.cx, &while_loop.body);
                 let body = self.lower_branch(&while_loop.body.stmts, Tail::Discard);
                 let id = self.fresh_id();
                 self.push(Stmt::Loop {
@@ -683,12 +556,7 @@ impl<'a> Lowerer<'a> {
                     body,
                 });
             }
-            Expr::Loop(loop_expr) => {
-                self.cx.error_spanned_by(
-                    loop_expr.loop_token,
-                    "`loop` is not supported in a #[differentiable] function: write a `while` loop with the exit condition",
-                );
-            }
+            Expr::Loop(loop_expr) => validate::bare_loop(self.cx, loop_expr.loop_token),
             other => self.lower_tail(other, tail),
         }
     }
@@ -734,26 +602,6 @@ impl<'a> Lowerer<'a> {
         finder.found
     }
 
-    fn check_loop_body(&self, body: &syn::Block) {
-        struct Jumps<'c>(&'c Ctxt);
-        impl<'ast> Visit<'ast> for Jumps<'_> {
-            fn visit_expr_break(&mut self, brk: &'ast syn::ExprBreak) {
-                self.0.error_spanned_by(
-                    brk,
-                    "`break` is not supported in a #[differentiable] loop: put the exit condition in a `while` loop's condition",
-                );
-            }
-            fn visit_expr_continue(&mut self, cont: &'ast syn::ExprContinue) {
-                self.0.error_spanned_by(
-                    cont,
-                    "`continue` is not supported in a #[differentiable] loop: put the rest of the iteration in an `if`",
-                );
-            }
-            fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
-        }
-        Jumps(self.cx).visit_block(body);
-    }
-
     // ----- expressions -----
 
     /// The operation computing `expr`: an op for an active operator or call, else a copy of
@@ -783,10 +631,7 @@ impl<'a> Lowerer<'a> {
             Expr::Group(group) => self.wrap(&group.expr, |inner| inner),
             Expr::Reference(reference) => {
                 if let Some(mutability) = &reference.mutability {
-                    self.cx.error_spanned_by(
-                        mutability,
-                        "a differentiable value cannot be borrowed mutably: mutation through references has no adjoint",
-                    );
+                    validate::mutable_borrow(self.cx, mutability);
                 }
                 self.wrap(&reference.expr, |inner| syn::parse_quote!(&#inner))
             }
@@ -802,7 +647,7 @@ impl<'a> Lowerer<'a> {
             },
             Expr::If(_) | Expr::Match(_) | Expr::Block(_) => {
                 if let Some(unsafety) = block_unsafety(expr) {
-                    self.cx.error_spanned_by(unsafety, UNSAFE);
+                    validate::unsafe_block(self.cx, unsafety);
                     return Operand::Inactive(expr.clone());
                 }
                 let binding = self.temp();
@@ -823,7 +668,7 @@ impl<'a> Lowerer<'a> {
             }
             Expr::Lit(_) => Operand::Inactive(expr.clone()),
             other => {
-                self.reject(other);
+                validate::unsupported_expr(self.cx, other);
                 Operand::Inactive(expr.clone())
             }
         }
@@ -874,20 +719,11 @@ impl<'a> Lowerer<'a> {
                     BinOp::Div(_) => BinaryKind::Div,
                     op if is_read(&op) => return None,
                     op if compound(&op).is_some() => {
-                        self.cx.error_spanned_by(
-                            binary,
-                            "compound assignment is a statement: write it on its own line",
-                        );
+                        validate::compound_in_expr(self.cx, binary);
                         return Self::poisoned(expr);
                     }
                     op => {
-                        self.cx.error_spanned_by(
-                            op,
-                            format_args!(
-                                "`{}` has no derivative rule: only `+ - * /` are differentiated",
-                                op.to_token_stream()
-                            ),
-                        );
+                        validate::operator(self.cx, &op);
                         return Self::poisoned(expr);
                     }
                 };
@@ -919,21 +755,16 @@ impl<'a> Lowerer<'a> {
         let receiver_active = self.mentions_active(&call.receiver);
         let args_active = call.args.iter().any(|arg| self.mentions_active(arg));
         if receiver_active {
-            if let Some(&(_, saves, arity)) = ELEMENTWISE.iter().find(|(n, _, _)| *n == name)
-                && call.args.len() == arity
+            if let Some(rule) = vocabulary::elementwise(&name)
+                && call.args.len() == rule.params.len()
             {
                 if args_active {
-                    self.cx.error_spanned_by(
-                        &call.args,
-                        format_args!(
-                            "the argument of `{name}` must be a constant: a differentiable exponent has no rule here; write `(y * x.ln()).exp()`"
-                        ),
-                    );
+                    validate::active_constant_arg(self.cx, &call.args, &name);
                 }
                 let x = self.lower_operand(&call.receiver);
                 return Some(Op::Unary {
                     method: call.method.clone(),
-                    saves,
+                    saves: rule.saves,
                     x,
                     args: call.args.iter().cloned().collect(),
                 });
@@ -946,16 +777,11 @@ impl<'a> Lowerer<'a> {
                 let value = self.lower_operand(&call.receiver);
                 return Some(Op::Copy { value, clone: true });
             }
-            if METADATA.contains(&name.as_str()) && !args_active {
+            if vocabulary::is_metadata(&name) && !args_active {
                 return None;
             }
-            if ESCAPES.contains(&name.as_str()) {
-                self.cx.error_spanned_by(
-                    &call.method,
-                    format_args!(
-                        "`{name}` turns a differentiable value into plain data, which would cut its gradient silently: keep computing with tensor ops, or wrap the value in `stop_gradient(..)` if no gradient should flow"
-                    ),
-                );
+            if vocabulary::is_escape(&name) {
+                validate::escape(self.cx, &call.method);
                 return Self::poisoned(&Expr::MethodCall(call.clone()));
             }
         }
@@ -970,20 +796,10 @@ impl<'a> Lowerer<'a> {
             };
             return Some(Op::Binary { kind, lhs, rhs });
         }
-        if TRACED.contains(&name.as_str()) && self.mode == Mode::Tensor {
+        if vocabulary::is_traced(&name) && self.mode == Mode::Tensor {
             return Some(self.build_trace(&Expr::MethodCall(call.clone())));
         }
-        let hint = if self.mode == Mode::Scalar {
-            "the methods differentiated on plain numbers are sqrt, exp, ln, sin, cos, tanh, abs, powi, powf, max, min, clone"
-        } else {
-            "wrap the computation in a function taking tensors (calls are differentiated through the runtime's rules), or use the runtime's tensor ops"
-        };
-        self.cx.error_spanned_by(
-            &call.method,
-            format_args!(
-                "`{name}` is not a differentiable method known to #[differentiable]: {hint}"
-            ),
-        );
+        validate::unknown_method(self.cx, &call.method, self.mode);
         Self::poisoned(&Expr::MethodCall(call.clone()))
     }
 
@@ -992,10 +808,7 @@ impl<'a> Lowerer<'a> {
             return None;
         }
         let Expr::Path(func) = &*call.func else {
-            self.cx.error_spanned_by(
-                &call.func,
-                "only calls of named functions are differentiated: call a function by its path",
-            );
+            validate::unnamed_call(self.cx, &call.func);
             return Self::poisoned(&Expr::Call(call.clone()));
         };
         match self.mode {
@@ -1079,62 +892,15 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    // ----- rejection -----
-
-    fn reject(&self, expr: &Expr) {
-        let message = match expr {
-            // Reported by `rewrite_returns`.
-            Expr::Return(_) => return,
-            Expr::Closure(_) => {
-                "closures are not differentiated: compute the value inline, or move the code into a function (calls are differentiated)"
-            }
-            Expr::Unsafe(_) => UNSAFE,
-            Expr::Macro(_) => {
-                "macros are not differentiated (only assert!, println! and similar reads are allowed): write the computation out"
-            }
-            Expr::Cast(_) => {
-                "casts of differentiable values are not differentiated: keep the value's float type, or use `stop_gradient(..)` before casting"
-            }
-            Expr::Index(_) => {
-                "indexing a differentiable value is not differentiated: use `slice` or `gather` on tensors"
-            }
-            Expr::Field(_) => {
-                "fields of differentiable values are not differentiated: pass the values as separate parameters"
-            }
-            Expr::Tuple(_) | Expr::Array(_) => {
-                "tuples and arrays of differentiable values are supported only as the function's result: bind each value to its own name"
-            }
-            Expr::Try(_) => "`?` is not supported in a #[differentiable] function",
-            Expr::Assign(_) => "an assignment is a statement: write it on its own line",
-            _ => "this expression cannot be differentiated by #[differentiable]",
-        };
-        self.cx.error_spanned_by(expr, message);
-    }
-
-    fn check_macro(&self, mac: &syn::Macro) {
-        let name = macro_name(mac);
-        if !HARMLESS_MACROS.contains(&name.as_str()) {
-            self.cx.error_spanned_by(
-                mac,
-                format_args!(
-                    "`{name}!` cannot be differentiated: a #[differentiable] function allows only macros that read values (assert!, println!, ...); write the computation out"
-                ),
-            );
-        }
-    }
-
-    /// Checks code that is emitted as written: no `unsafe`, no closures over active values,
-    /// only harmless macros.
+    /// Checks code that is emitted as written (see [`validate::as_written`]).
     fn check_inactive(&self, expr: &Expr) {
-        InactiveChecker { lowerer: self }.visit_expr(expr);
+        validate::as_written(self.cx, expr, &|e| self.mentions_active(e));
     }
 
     fn check_inactive_local(&self, local: &syn::Local) {
-        InactiveChecker { lowerer: self }.visit_local(local);
+        validate::local_as_written(self.cx, local, &|e| self.mentions_active(e));
     }
 }
-
-const UNSAFE: &str = "`unsafe` code cannot be differentiated: move it into a function outside the #[differentiable] one and pass its result as a constant";
 
 fn block_unsafety(expr: &Expr) -> Option<&syn::token::Unsafe> {
     match expr {
@@ -1183,8 +949,13 @@ impl<'ast> Visit<'ast> for ActiveFinder<'_, '_> {
         }
     }
     fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+        let name = call.method.to_string();
+        // `x.argmax_axis(1)` is an integer tensor: a constant, whatever it reads.
+        if vocabulary::has_no_gradient(&name) {
+            return;
+        }
         // `x.shape()` reads metadata, not values: no gradient flows through it.
-        if !METADATA.contains(&call.method.to_string().as_str()) {
+        if !vocabulary::is_metadata(&name) {
             self.visit_expr(&call.receiver);
         }
         for arg in &call.args {
@@ -1209,134 +980,4 @@ impl<'ast> Visit<'ast> for ActiveFinder<'_, '_> {
             }
         }
     }
-}
-
-struct InactiveChecker<'n, 'a> {
-    lowerer: &'n Lowerer<'a>,
-}
-
-impl<'ast> Visit<'ast> for InactiveChecker<'_, '_> {
-    fn visit_expr_unsafe(&mut self, expr: &'ast syn::ExprUnsafe) {
-        self.lowerer.cx.error_spanned_by(expr.unsafe_token, UNSAFE);
-    }
-    fn visit_expr_closure(&mut self, closure: &'ast syn::ExprClosure) {
-        if self.lowerer.mentions_active(&closure.body) {
-            self.lowerer.cx.error_spanned_by(
-                closure,
-                "closures over differentiable values are not differentiated: compute the value inline, or move the code into a function (calls are differentiated)",
-            );
-        }
-    }
-    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
-        self.lowerer.check_macro(mac);
-    }
-    fn visit_expr_reference(&mut self, reference: &'ast syn::ExprReference) {
-        if let Some(mutability) = &reference.mutability
-            && self.lowerer.mentions_active(&reference.expr)
-        {
-            self.lowerer.cx.error_spanned_by(
-                mutability,
-                "a differentiable value cannot be borrowed mutably: mutation through references has no adjoint",
-            );
-        }
-        visit::visit_expr_reference(self, reference);
-    }
-}
-
-// ----- early returns -----
-
-/// Rewrites early `return`s into `if`/`else` form (`if c { return a; } rest` becomes
-/// `if c { a } else { rest }`), so every path ends in the body's tail expression. A `return`
-/// anywhere else (in a loop, inside an expression) is an error.
-pub fn rewrite_returns(cx: &Ctxt, stmts: Vec<syn::Stmt>) -> Vec<syn::Stmt> {
-    let Some(i) = stmts.iter().position(contains_return) else {
-        return stmts;
-    };
-    let mut head = stmts[..i].to_vec();
-    let rest = stmts[i + 1..].to_vec();
-    let stmt = stmts[i].clone();
-    let with_rest = |block: Vec<syn::Stmt>| -> syn::Block {
-        let mut all = block;
-        all.extend(rest.iter().cloned());
-        syn::Block {
-            brace_token: Default::default(),
-            stmts: rewrite_returns(cx, all),
-        }
-    };
-    let expr = match stmt {
-        syn::Stmt::Expr(expr, _) => expr,
-        other => {
-            Reporter(cx).visit_stmt(&other);
-            return stmts;
-        }
-    };
-    let rewritten: Expr = match expr {
-        Expr::Return(ret) => match ret.expr {
-            Some(value) => *value,
-            None => syn::parse_quote!(()),
-        },
-        Expr::If(mut expr_if) => {
-            expr_if.then_branch = with_rest(expr_if.then_branch.stmts.clone());
-            let else_stmts = match expr_if.else_branch.take() {
-                Some((_, else_expr)) => match *else_expr {
-                    Expr::Block(block) => block.block.stmts,
-                    other => vec![syn::Stmt::Expr(other, None)],
-                },
-                None => Vec::new(),
-            };
-            let else_block = with_rest(else_stmts);
-            expr_if.else_branch =
-                Some((Default::default(), Box::new(syn::parse_quote!(#else_block))));
-            Expr::If(expr_if)
-        }
-        Expr::Match(mut expr_match) => {
-            for arm in &mut expr_match.arms {
-                let stmts = match &*arm.body {
-                    Expr::Block(block) if block.label.is_none() => block.block.stmts.clone(),
-                    other => vec![syn::Stmt::Expr(other.clone(), None)],
-                };
-                let block = with_rest(stmts);
-                *arm.body = syn::parse_quote!(#block);
-                arm.comma = Some(Default::default());
-            }
-            Expr::Match(expr_match)
-        }
-        Expr::Block(mut block) if block.label.is_none() => {
-            block.block = with_rest(block.block.stmts.clone());
-            Expr::Block(block)
-        }
-        other => {
-            Reporter(cx).visit_expr(&other);
-            return stmts;
-        }
-    };
-    head.push(syn::Stmt::Expr(rewritten, None));
-    head
-}
-
-fn contains_return(stmt: &syn::Stmt) -> bool {
-    struct Finder(bool);
-    impl<'ast> Visit<'ast> for Finder {
-        fn visit_expr_return(&mut self, _: &'ast syn::ExprReturn) {
-            self.0 = true;
-        }
-        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
-        fn visit_item(&mut self, _: &'ast syn::Item) {}
-    }
-    let mut finder = Finder(false);
-    finder.visit_stmt(stmt);
-    finder.0
-}
-
-struct Reporter<'c>(&'c Ctxt);
-
-impl<'ast> Visit<'ast> for Reporter<'_> {
-    fn visit_expr_return(&mut self, ret: &'ast syn::ExprReturn) {
-        self.0.error_spanned_by(
-            ret,
-            "`return` is supported only where it ends the function or an `if`/`match` branch outside loops: restructure with `if`/`else`",
-        );
-    }
-    fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
-    fn visit_item(&mut self, _: &'ast syn::Item) {}
 }

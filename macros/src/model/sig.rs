@@ -1,4 +1,6 @@
-//! The signature model: which parameters are differentiable, of what kind, and what the
+//! Parsing the signature into its model (the first phase, with `args`): it takes the
+//! function's signature and gives which parameters are differentiable, of what kind, and
+//! what the function returns; rejections are `validate`'s. The model: which parameters are differentiable, of what kind, and what the
 //! function returns. A function is in *tensor mode* when it takes or returns tensors (it is
 //! recorded on tapes as one fused node), in *scalar mode* when it works on plain `f32`/`f64`
 //! numbers (it gets a tape-free gradient).
@@ -6,7 +8,7 @@
 use quote::quote;
 use syn::{FnArg, GenericArgument, Ident, ItemFn, Pat, PathArguments, ReturnType, Type};
 
-use crate::ctxt::Ctxt;
+use crate::generate::paths;
 
 /// How a function is differentiated.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -47,6 +49,9 @@ pub struct Signature {
     /// The result types: one, or the elements of a tuple.
     pub outputs: Vec<Type>,
     pub tuple_output: bool,
+    /// Parameters of integer types (or tensors of them), for the error when nothing is
+    /// differentiable.
+    pub integer_params: Vec<Type>,
 }
 
 impl Param {
@@ -67,7 +72,8 @@ impl Param {
             .expect("differentiable parameters have an element type");
         match self.kind {
             Kind::Tensor { .. } | Kind::Variable => {
-                quote!(::gradtape::__private::Tensor<#elem>)
+                let private = paths::private();
+                quote!(#private::Tensor<#elem>)
             }
             _ => quote!(#elem),
         }
@@ -95,6 +101,11 @@ fn is_named(ty: &Type, names: &[&str]) -> bool {
     matches!(last_segment(ty), Some((ident, None)) if names.iter().any(|n| ident == n))
 }
 
+/// An integer or boolean type: data, never differentiated.
+pub fn is_integer(ty: &Type) -> bool {
+    is_named(ty, INTEGERS)
+}
+
 fn strip_ref(ty: &Type) -> (&Type, bool) {
     match ty {
         Type::Reference(reference) => (&reference.elem, true),
@@ -104,7 +115,7 @@ fn strip_ref(ty: &Type) -> (&Type, bool) {
 }
 
 /// `Tensor<E>` or `Variable<E>`: the container name and element type.
-fn container(ty: &Type) -> Option<(&'static str, &Type)> {
+pub fn container(ty: &Type) -> Option<(&'static str, &Type)> {
     let (ident, arg) = last_segment(ty)?;
     let name = if ident == "Tensor" {
         "Tensor"
@@ -124,9 +135,9 @@ pub fn tensor_elem(ty: &Type) -> Option<&Type> {
     }
 }
 
-/// A float element type: `f32`, `f64`, or a type parameter of the function (bound by
-/// `Float` at its definition; the compiler checks the bound).
-fn is_float_elem(ty: &Type, type_params: &[Ident]) -> bool {
+/// A float type: `f32`, `f64`, or one of `type_params` (the function's, bound by `Float` at
+/// its definition; the compiler checks the bound). Plain numbers pass none.
+pub fn is_float(ty: &Type, type_params: &[Ident]) -> bool {
     is_named(ty, &["f32", "f64"])
         || matches!(last_segment(ty), Some((ident, None)) if type_params.contains(ident))
 }
@@ -146,59 +157,30 @@ fn mentions_tensor(ty: &Type) -> bool {
     quote!(#ty).to_string().contains("Tensor")
 }
 
-/// Classifies the signature, recording errors for what cannot be differentiated.
-pub fn parse(cx: &Ctxt, item: &ItemFn) -> Option<Signature> {
+/// Classifies the signature. Parameters [`validate::signature`](crate::validate::signature)
+/// rejects are left out; `None` if there is no result type.
+pub fn parse(item: &ItemFn) -> Option<Signature> {
     let sig = &item.sig;
-    let type_params: Vec<Ident> = sig
-        .generics
-        .type_params()
-        .map(|p| p.ident.clone())
-        .collect();
-    if let Some(asyncness) = &sig.asyncness {
-        cx.error_spanned_by(asyncness, "a #[differentiable] function cannot be async");
-    }
-    if let syn::Safety::Unsafe(unsafety) = &sig.safety {
-        cx.error_spanned_by(
-            unsafety,
-            "a #[differentiable] function cannot be unsafe: its adjoint is derived from safe code only",
-        );
-    }
+    let type_params = type_params(item);
     let mut params = Vec::new();
     let mut integer_params = Vec::new();
     for input in &sig.inputs {
-        let typed = match input {
-            FnArg::Receiver(receiver) => {
-                cx.error_spanned_by(
-                    receiver,
-                    "#[differentiable] works on free functions: take the value as an ordinary parameter instead of `self`",
-                );
-                continue;
-            }
-            FnArg::Typed(typed) => typed,
+        let FnArg::Typed(typed) = input else {
+            continue;
         };
-        let ident = match &*typed.pat {
-            Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => pat.ident.clone(),
-            other => {
-                cx.error_spanned_by(
-                    other,
-                    "parameters of a #[differentiable] function must be plain names: destructure inside the body",
-                );
-                continue;
-            }
+        let Pat::Ident(pat) = &*typed.pat else {
+            continue;
         };
+        if pat.by_ref.is_some() || pat.subpat.is_some() {
+            continue;
+        }
         let ty = (*typed.ty).clone();
-        if let Type::Reference(reference) = &ty
-            && let Some(mutability) = &reference.mutability
-        {
-            cx.error_spanned_by(
-                mutability,
-                "a #[differentiable] function cannot take `&mut` parameters: mutation through references has no adjoint; return the new value instead",
-            );
+        if matches!(&ty, Type::Reference(reference) if reference.mutability.is_some()) {
             continue;
         }
         let (inner, by_ref) = strip_ref(&ty);
         let (kind, elem) = match container(inner) {
-            Some((name, elem)) if is_float_elem(elem, &type_params) => {
+            Some((name, elem)) if is_float(elem, &type_params) => {
                 let kind = if name == "Tensor" {
                     Kind::Tensor { by_ref }
                 } else {
@@ -207,43 +189,35 @@ pub fn parse(cx: &Ctxt, item: &ItemFn) -> Option<Signature> {
                 (kind, Some(elem.clone()))
             }
             Some((_, elem)) => {
-                if is_named(elem, INTEGERS) {
+                if is_integer(elem) {
                     integer_params.push(ty.clone());
                 }
                 (Kind::Constant, None)
             }
-            None if is_named(inner, &["f32", "f64"]) => {
-                (Kind::Float { by_ref }, Some(inner.clone()))
-            }
+            None if is_float(inner, &[]) => (Kind::Float { by_ref }, Some(inner.clone())),
             None => {
-                if is_named(inner, INTEGERS) {
+                if is_integer(inner) {
                     integer_params.push(ty.clone());
                 }
                 (Kind::Constant, None)
             }
         };
         params.push(Param {
-            ident,
+            ident: pat.ident.clone(),
             ty,
             kind,
             elem,
         });
     }
 
-    let (outputs, tuple_output) = match &sig.output {
-        ReturnType::Default => {
-            cx.syn_error(syn::Error::new(
-                sig.paren_token.span.close(),
-                "a #[differentiable] function must return the value to differentiate: add `-> Tensor<f32>` (or a float, or a tuple of them)",
-            ));
-            return None;
+    let ReturnType::Type(_, ty) = &sig.output else {
+        return None;
+    };
+    let (outputs, tuple_output) = match &**ty {
+        Type::Tuple(tuple) if !tuple.elems.is_empty() => {
+            (tuple.elems.iter().cloned().collect::<Vec<_>>(), true)
         }
-        ReturnType::Type(_, ty) => match &**ty {
-            Type::Tuple(tuple) if !tuple.elems.is_empty() => {
-                (tuple.elems.iter().cloned().collect::<Vec<_>>(), true)
-            }
-            other => (vec![other.clone()], false),
-        },
+        other => (vec![other.clone()], false),
     };
 
     let mode = if params
@@ -255,69 +229,20 @@ pub fn parse(cx: &Ctxt, item: &ItemFn) -> Option<Signature> {
     } else {
         Mode::Scalar
     };
-
-    for output in &outputs {
-        check_output(cx, output, mode, &type_params);
-    }
-    if !params.iter().any(|p| p.differentiable(mode)) {
-        match integer_params.first() {
-            Some(ty) => cx.error_spanned_by(
-                ty,
-                format_args!(
-                    "`{}` parameters cannot be differentiated: differentiable parameters must be float tensors (`Tensor<f32>`, `&Tensor<f64>`), variables, or `f32`/`f64` numbers; cast integers to a float first",
-                    type_name(ty)
-                ),
-            ),
-            None => cx.syn_error(syn::Error::new(
-                sig.ident.span(),
-                "a #[differentiable] function needs a differentiable parameter: a float tensor, a variable, or an `f32`/`f64` number",
-            )),
-        }
-    }
     Some(Signature {
         mode,
         params,
         outputs,
         tuple_output,
+        integer_params,
     })
 }
 
-fn check_output(cx: &Ctxt, ty: &Type, mode: Mode, type_params: &[Ident]) {
-    let ok = match (container(ty), mode) {
-        (Some(("Tensor", elem)), Mode::Tensor) => {
-            if is_named(elem, INTEGERS) {
-                cx.error_spanned_by(
-                    ty,
-                    format_args!(
-                        "`{}` results cannot be differentiated: integer tensors are data; return a float tensor (`Tensor<f32>` or `Tensor<f64>`)",
-                        type_name(ty)
-                    ),
-                );
-                return;
-            }
-            is_float_elem(elem, type_params)
-        }
-        (None, Mode::Scalar) => is_named(ty, &["f32", "f64"]),
-        _ => false,
-    };
-    if ok {
-        return;
-    }
-    let message = if is_named(ty, INTEGERS) {
-        format!(
-            "`{}` results cannot be differentiated: return a float (`f32` or `f64`) or a float tensor",
-            type_name(ty)
-        )
-    } else if mode == Mode::Tensor {
-        format!(
-            "`{}` cannot be the result of a #[differentiable] tensor function: return `Tensor<f32>`, `Tensor<f64>` or a tuple of them",
-            type_name(ty)
-        )
-    } else {
-        format!(
-            "`{}` cannot be the result of a #[differentiable] function: return `f32`, `f64`, a float tensor, or a tuple of them",
-            type_name(ty)
-        )
-    };
-    cx.error_spanned_by(ty, message);
+/// The function's type parameters (element types bound by `Float` where it is defined).
+pub fn type_params(item: &ItemFn) -> Vec<Ident> {
+    item.sig
+        .generics
+        .type_params()
+        .map(|p| p.ident.clone())
+        .collect()
 }

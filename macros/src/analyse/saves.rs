@@ -1,8 +1,9 @@
-//! Which bindings the adjoint needs: a binding is *useful* if the result depends on it
-//! through differentiable operations. Only useful operations save values and get reverse
-//! code; the rest of the forward code runs as written.
+//! Analysis of what the adjoint needs: it takes the IR and gives, per binding, whether the
+//! adjoint needs it, and whether the adjoint is batch-safe. A binding is *useful* if the
+//! result depends on it through differentiable operations. Only useful operations save
+//! values and get reverse code; the rest of the forward code runs as written.
 
-use crate::ir::{Block, Body, Op, Stmt, Target};
+use crate::model::ir::{Block, Body, Op, Stmt, Target};
 
 /// `useful[b]` for every binding `b`.
 pub fn useful(body: &Body) -> Vec<bool> {

@@ -1,3 +1,6 @@
+//! Analysis of the 0-d path: it takes the signature model and the IR and gives a [`Plan`]
+//! when a tensor function's body also runs on plain numbers.
+//!
 //! The 0-d path of a tensor function: when its body is elementwise, the same forward and
 //! adjoint can run on plain numbers (as scalar mode does) whenever every differentiable
 //! input of a call is a 0-d tensor. [`plan`] decides at compile time whether a body
@@ -13,11 +16,12 @@
 use std::collections::{HashMap, HashSet};
 
 use proc_macro2::{TokenStream, TokenTree};
-use quote::{ToTokens, quote};
+use quote::ToTokens;
 use syn::{Expr, Lit, Pat, Type};
 
-use crate::ir::{Block, Body, LoopHead, Op, Operand, Stmt};
-use crate::sig::{self, Kind, Mode, Signature};
+use crate::model::ir::{Block, Body, LoopHead, Op, Operand, Stmt};
+use crate::model::sig::{self, Kind, Mode, Signature};
+use crate::syntax::strip_parens;
 
 /// How the 0-d path runs a qualifying function.
 pub struct Plan {
@@ -213,7 +217,7 @@ impl Checker {
             Operand::Active { .. } => Some(()),
             Operand::Inactive(expr) => {
                 self.as_written(expr)?;
-                let expr = strip(expr);
+                let expr = strip_parens(expr);
                 (scalar_tensor_arg(expr).is_some() || self.plain_number(expr)).then_some(())
             }
         }
@@ -221,7 +225,7 @@ impl Checker {
 
     /// Whether `expr` is certainly a plain number (never a tensor).
     fn plain_number(&self, expr: &Expr) -> bool {
-        match strip(expr) {
+        match strip_parens(expr) {
             Expr::Lit(lit) => matches!(lit.lit, Lit::Float(_) | Lit::Int(_)),
             // `as` converts only to primitive types.
             Expr::Cast(_) => true,
@@ -267,17 +271,9 @@ fn is_number_type(ty: &Type) -> bool {
         && path.path.get_ident().is_some_and(|i| NUMBERS.iter().any(|n| i == n)))
 }
 
-fn strip(expr: &Expr) -> &Expr {
-    match expr {
-        Expr::Paren(paren) => strip(&paren.expr),
-        Expr::Group(group) => strip(&group.expr),
-        other => other,
-    }
-}
-
 /// `Tensor::scalar(arg)`: a 0-d constant, the number `arg` on the 0-d path.
-fn scalar_tensor_arg(expr: &Expr) -> Option<&Expr> {
-    let Expr::Call(call) = strip(expr) else {
+pub fn scalar_tensor_arg(expr: &Expr) -> Option<&Expr> {
+    let Expr::Call(call) = strip_parens(expr) else {
         return None;
     };
     let Expr::Path(func) = &*call.func else {
@@ -293,14 +289,6 @@ fn scalar_tensor_arg(expr: &Expr) -> Option<&Expr> {
         && segments[segments.len() - 2] == "Tensor"
         && segments[segments.len() - 1] == "scalar";
     (named && call.args.len() == 1).then(|| &call.args[0])
-}
-
-/// A constant operand as the plain number it is on the 0-d path, typed as `elem` (in the
-/// tensor code it is an `Operand<elem>` of an elementwise op, so it has that type); a
-/// literal would otherwise default to `f64` where nothing else fixes its type.
-pub fn constant(expr: &Expr, elem: &Type) -> TokenStream {
-    let value = scalar_tensor_arg(expr).unwrap_or(expr);
-    quote!(::core::convert::identity::<#elem>(#value))
 }
 
 /// Every identifier in `tokens`, at any depth.

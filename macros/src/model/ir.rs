@@ -1,5 +1,6 @@
-//! The body as the adjoint sees it: statements whose differentiable operations are split
-//! into one primitive each (a compile-time tape), with the control flow kept as it was.
+//! The IR: the model of the body that lowering gives and the later phases read. The body as
+//! the adjoint sees it: statements whose differentiable operations are split into one
+//! primitive each (a compile-time tape), with the control flow kept as it was.
 //! Forward code is the user's own expressions, rebuilt from `fwd` fields; the adjoint walks
 //! the same statements in reverse.
 
@@ -63,6 +64,20 @@ pub enum BinaryKind {
     Maximum(Ident),
     /// `minimum`/`min(other)`.
     Minimum(Ident),
+}
+
+impl BinaryKind {
+    /// The op's row in `gradtape-primitives`.
+    pub fn row_name(&self) -> &'static str {
+        match self {
+            BinaryKind::Add => "add",
+            BinaryKind::Sub => "sub",
+            BinaryKind::Mul => "mul",
+            BinaryKind::Div => "div",
+            BinaryKind::Maximum(_) => "maximum",
+            BinaryKind::Minimum(_) => "minimum",
+        }
+    }
 }
 
 /// One primitive operation of the forward code.

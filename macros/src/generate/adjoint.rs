@@ -1,0 +1,290 @@
+//! Generation of the adjoint: it takes the IR (with what the forward saved) and gives the
+//! pullback's body, the statements in reverse, each op's cotangent mapped to its operands'
+//! by the runtime's rules (`vjp::*`, named by `gradtape-primitives`) or by replaying a
+//! sub-tape; branches and loops replay the decisions the forward saved.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::{Expr, Ident};
+
+use super::{Generator, Save, borrow, is_literal, number_constant};
+use crate::model::ir::{Block, Op, Operand, Saves, Stmt, Target};
+use crate::syntax::mixed;
+use crate::vocabulary;
+
+impl Generator<'_> {
+    pub(super) fn adjoint_fn_body(&self) -> TokenStream {
+        let mut out = TokenStream::new();
+        for (param, binding) in self.sig.params.iter().zip(&self.body.params) {
+            if let Some(binding) = binding {
+                let slot = self.slot(*binding);
+                let ty = self.cotangent_of(param);
+                out.extend(quote!(let mut #slot: Option<#ty> = None;));
+            }
+        }
+        out.extend(self.declare_slots(&self.body.block));
+        let g = mixed("g");
+        if self.sig.tuple_output {
+            let parts: Vec<Ident> = (0..self.body.outputs.len())
+                .map(|i| mixed(&format!("g{i}")))
+                .collect();
+            out.extend(quote!(let (#(#parts),*) = #g;));
+            for (part, output) in parts.iter().zip(&self.body.outputs) {
+                if let Some(binding) = output.binding() {
+                    let slot = self.slot(binding);
+                    out.extend(quote!(hooks::accumulate_option(&mut #slot, #part);));
+                }
+            }
+        } else if let Some(binding) = self.body.outputs.first().and_then(Operand::binding) {
+            let slot = self.slot(binding);
+            out.extend(quote!(hooks::accumulate(&mut #slot, #g);));
+        }
+        out.extend(self.reverse_stmts(&self.body.block));
+        let grads = self.body.params.iter().map(|binding| match binding {
+            Some(binding) => {
+                let slot = self.slot(*binding);
+                quote!(#slot)
+            }
+            None => quote!(()),
+        });
+        out.extend(quote!((#(#grads,)*)));
+        out
+    }
+
+    fn declare_slots(&self, block: &Block) -> TokenStream {
+        let slots = block
+            .declared
+            .iter()
+            .filter(|&&b| self.useful[b])
+            .map(|&b| self.slot(b));
+        quote!(#(let mut #slots = None;)*)
+    }
+
+    fn reverse_stmts(&self, block: &Block) -> TokenStream {
+        block
+            .stmts
+            .iter()
+            .rev()
+            .map(|stmt| self.reverse_stmt(stmt, block.depth))
+            .collect()
+    }
+
+    fn reverse_block(&self, block: &Block) -> TokenStream {
+        let slots = self.declare_slots(block);
+        let code = self.reverse_stmts(block);
+        quote!(#slots #code)
+    }
+
+    fn reverse_stmt(&self, stmt: &Stmt, depth: usize) -> TokenStream {
+        match stmt {
+            Stmt::Plain(_) | Stmt::Declare { .. } => quote!(),
+            Stmt::Def { id, target, op } => self.reverse_def(*id, target, op, depth),
+            Stmt::If {
+                id,
+                then_branch,
+                else_branch,
+                ..
+            } => {
+                let flag = self.recall(format!("branch{id}"), depth);
+                let (then_code, else_code) = (
+                    self.reverse_block(then_branch),
+                    self.reverse_block(else_branch),
+                );
+                let (prologue, value) = flag;
+                quote! {
+                    #prologue
+                    if *#value { #then_code } else { #else_code }
+                }
+            }
+            Stmt::Match { id, arms, .. } => {
+                let (prologue, value) = self.recall(format!("arm{id}"), depth);
+                let arms = arms.iter().enumerate().map(|(index, arm)| {
+                    let code = self.reverse_block(&arm.body);
+                    quote!(#index => { #code })
+                });
+                quote! {
+                    #prologue
+                    match *#value { #(#arms)* _ => unreachable!("a match arm that did not run") }
+                }
+            }
+            Stmt::Loop { id, body, .. } => {
+                let (prologue, value) = self.recall(format!("trips{id}"), depth);
+                let code = self.reverse_block(body);
+                quote! {
+                    #prologue
+                    for _ in 0..*#value { #code }
+                }
+            }
+        }
+    }
+
+    /// Recalls a save made in the forward code (same name and depth).
+    fn recall(&self, name: String, depth: usize) -> (TokenStream, TokenStream) {
+        Save {
+            name: mixed(&name),
+            depth,
+        }
+        .recall()
+    }
+
+    /// A constant operand as a value the rules compute with.
+    fn constant(&self, expr: &Expr, saved: Option<TokenStream>) -> TokenStream {
+        let value = saved.unwrap_or_else(|| match self.zero_d() {
+            Some(elem) => {
+                let value = number_constant(expr, elem);
+                quote!(&#value)
+            }
+            None => borrow(expr),
+        });
+        if self.tensor() {
+            quote!(&hooks::lift(#value))
+        } else {
+            value
+        }
+    }
+
+    fn reverse_def(&self, id: usize, target: &Target, op: &Op, depth: usize) -> TokenStream {
+        let binding = Self::target_binding(target);
+        if !self.useful[binding] {
+            return quote!();
+        }
+        let slot = self.slot(binding);
+        let g = mixed("g");
+        let mut prologue = TokenStream::new();
+        let mut rules = TokenStream::new();
+        let acc = |operand: &Operand, value: TokenStream| -> TokenStream {
+            match operand.binding() {
+                Some(b) => {
+                    let slot = self.slot(b);
+                    quote!(hooks::accumulate(&mut #slot, #value);)
+                }
+                None => quote!(),
+            }
+        };
+        match op {
+            Op::Copy { value, .. } => {
+                if value.binding().is_none() {
+                    // A constant overwrote the value: nothing flows back past here.
+                    return quote!(#slot = None;);
+                }
+                rules.extend(acc(value, quote!(#g)));
+            }
+            Op::Neg(x) => {
+                // `-x` is `0 - x`: the rule of `sub`'s right operand.
+                let rule = format_ident!("{}", vocabulary::binary("sub").rules[1]);
+                rules.extend(acc(x, quote!(vjp::#rule(&#g))));
+            }
+            Op::Unary {
+                method,
+                saves,
+                x,
+                args,
+            } => {
+                let mut extra = Vec::new();
+                for (k, arg) in args.iter().enumerate() {
+                    if is_literal(arg) {
+                        extra.push(quote!(#arg));
+                    } else {
+                        let (pop, value) = self.recall(format!("arg{id}_{k}"), depth);
+                        prologue.extend(pop);
+                        extra.push(quote!(*#value));
+                    }
+                }
+                // A real constant is kept by the runtime as an `f64`: convert it for the rule.
+                let params = vocabulary::elementwise(&method.to_string())
+                    .expect("lowered from the table")
+                    .params;
+                extra = extra
+                    .into_iter()
+                    .zip(params)
+                    .map(|(p, param)| {
+                        if vocabulary::is_real(*param) {
+                            quote!(hooks::exponent(#p))
+                        } else {
+                            p
+                        }
+                    })
+                    .collect();
+                let saved_name = match saves {
+                    Saves::Input => format!("x{id}"),
+                    Saves::Output => format!("out{id}"),
+                };
+                let (pop, saved) = self.recall(saved_name, depth);
+                prologue.extend(pop);
+                let extra = extra.iter().map(|e| quote!(, #e));
+                rules.extend(acc(x, quote!(vjp::#method(#saved, &#g #(#extra)*))));
+            }
+            Op::Binary { kind, lhs, rhs } => {
+                let (keep_lhs, keep_rhs) = self.binary_saves(kind, lhs, rhs);
+                let mut value_of = |operand: &Operand, keep: bool, name: String| {
+                    let saved = keep.then(|| {
+                        let (pop, value) = self.recall(name, depth);
+                        prologue.extend(pop);
+                        value
+                    });
+                    match operand.binding() {
+                        Some(_) => saved,
+                        None => Some(self.constant(operand.fwd(), saved)),
+                    }
+                };
+                let l = value_of(lhs, keep_lhs, format!("lhs{id}"));
+                let r = value_of(rhs, keep_rhs, format!("rhs{id}"));
+                // Each operand has its own rule (on ties of `maximum` TensorFlow gives the
+                // whole cotangent to the first operand, so even those are not symmetric),
+                // taking the operands it reads, then the cotangent.
+                let row = vocabulary::binary(kind.row_name());
+                let values = [&l, &r];
+                let rule_call = |rule: &str| {
+                    if rule == vocabulary::IDENTITY_RULE {
+                        return quote!(#g.clone());
+                    }
+                    let reads = vocabulary::rule_reads(rule);
+                    let args = (0..2)
+                        .filter(|&side| reads[side])
+                        .map(|side| values[side].clone().expect("saved when needed"));
+                    let rule = format_ident!("{rule}");
+                    quote!(vjp::#rule(#(#args,)* &#g))
+                };
+                for ((operand, rule), keep) in [lhs, rhs].into_iter().zip(row.rules).zip([&l, &r]) {
+                    if operand.binding().is_none() {
+                        continue;
+                    }
+                    let grad = rule_call(rule);
+                    let grad = match (self.tensor(), keep) {
+                        (true, Some(like)) => quote!(hooks::unbroadcast(#grad, #like)),
+                        _ => grad,
+                    };
+                    rules.extend(acc(operand, grad));
+                }
+            }
+            Op::Trace { inputs, .. } => {
+                let (pop, trace) = self.recall(format!("trace{id}"), depth);
+                prologue.extend(pop);
+                let grads = mixed("grads");
+                rules.extend(quote!(let #grads = (#trace).vjp(&#g);));
+                for (k, (input, _)) in inputs.iter().enumerate() {
+                    let slot = self.slot(*input);
+                    let index = syn::Index::from(k);
+                    rules.extend(quote!(hooks::accumulate_option(&mut #slot, #grads.#index);));
+                }
+            }
+            Op::Call { args, .. } => {
+                let (pop, pullback) = self.recall(format!("pullback{id}"), depth);
+                prologue.extend(pop);
+                let grads = mixed("grads");
+                rules.extend(quote!(let #grads = (#pullback)(#g);));
+                for (k, arg) in args.iter().enumerate() {
+                    if let Some(b) = arg.binding() {
+                        let slot = self.slot(b);
+                        let index = syn::Index::from(k);
+                        rules.extend(quote!(hooks::accumulate_option(&mut #slot, #grads.#index);));
+                    }
+                }
+            }
+        }
+        quote! {
+            #prologue
+            if let Some(#g) = #slot.take() { #rules }
+        }
+    }
+}

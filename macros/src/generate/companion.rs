@@ -1,0 +1,122 @@
+//! Generation of the companion type `f` beside `fn f`: it takes the generated functions
+//! and their printed source, and gives the struct with `f::vjp`, `f::primal`, the 0-d
+//! functions, `f::grad` (scalar mode) and `f::GENERATED`.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::ItemFn;
+
+use super::ZeroD;
+use crate::model::sig::{Mode, Param, Signature};
+use crate::syntax::mixed;
+
+pub fn companion(
+    item: &ItemFn,
+    sig: &Signature,
+    vjp: &TokenStream,
+    zero_d: Option<&ZeroD>,
+    source: &str,
+) -> TokenStream {
+    let vis = &item.vis;
+    let name = &item.sig.ident;
+    let fn_sig = &item.sig;
+    let block = &item.block;
+    let generics = &fn_sig.generics;
+    let where_clause = &generics.where_clause;
+    let params = fn_sig.inputs.iter();
+    let output = &fn_sig.output;
+    let doc = format!(
+        "What `#[differentiable]` generated for [`{name}`](fn@{name}): `{name}::vjp` runs the \
+         forward code, saving what the adjoint needs, and returns the value with the pullback \
+         (the adjoint as a closure from the result's cotangent to one entry per parameter: \
+         `Option` of a cotangent for a differentiable one, `()` for a constant).\n\n\
+         The generated code:\n\n```text\n{source}```"
+    );
+    let grad = (sig.mode == Mode::Scalar && !sig.tuple_output).then(|| grad_fn(item, sig));
+    let zero_d = zero_d.map(|ZeroD { vjp, primal }| {
+        quote! {
+            /// The forward value and the pullback on plain numbers, for calls whose
+            /// differentiable inputs are all 0-d tensors (the same code as `vjp`, with each
+            /// 0-d tensor as its number).
+            #[inline]
+            #[allow(unused_variables, unused_mut, unused_parens, unused_assignments, unused_braces, non_snake_case, clippy::all)]
+            #vjp
+
+            /// The body on plain numbers, for calls whose differentiable inputs are all
+            /// 0-d tensors when nothing records them.
+            #[inline]
+            #[allow(unused_variables, unused_mut, unused_parens, unused_assignments, unused_braces, non_snake_case, clippy::all)]
+            #primal
+        }
+    });
+    quote! {
+        #[doc = #doc]
+        #[allow(non_camel_case_types, dead_code)]
+        #vis struct #name {}
+
+        #[allow(dead_code, clippy::all)]
+        impl #name {
+            /// The generated forward and adjoint code, as readable source.
+            pub const GENERATED: &'static str = #source;
+
+            /// The original body, run as written.
+            #[inline]
+            #[allow(unused_mut)]
+            pub fn primal #generics (#(#params),*) #output #where_clause #block
+
+            /// The forward value and the pullback (the generated adjoint).
+            #[inline]
+            #[allow(unused_variables, unused_mut, unused_parens, unused_assignments, unused_braces, non_snake_case, clippy::all)]
+            #vjp
+
+            #zero_d
+
+            #grad
+        }
+    }
+}
+
+/// `f::grad(x, y) -> (value, [df/dx, df/dy])` for a plain float function: one forward and
+/// one reverse sweep, no tape, no allocation.
+fn grad_fn(item: &ItemFn, sig: &Signature) -> TokenStream {
+    let fn_sig = &item.sig;
+    let generics = &fn_sig.generics;
+    let where_clause = &generics.where_clause;
+    let params = fn_sig.inputs.iter();
+    let args = sig.params.iter().map(|p| &p.ident);
+    let out = &sig.outputs[0];
+    let [value, pullback, grads_name] = ["value", "pullback", "grads"].map(mixed);
+    let differentiable: Vec<(usize, &Param)> = sig
+        .params
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.differentiable(sig.mode))
+        .collect();
+    let entries = differentiable.iter().map(|(i, _)| {
+        let index = syn::Index::from(*i);
+        quote!(#grads_name.#index.unwrap_or_default())
+    });
+    let elems: Vec<String> = differentiable
+        .iter()
+        .map(|(_, p)| p.cotangent_type().to_string())
+        .collect();
+    let uniform = elems.windows(2).all(|w| w[0] == w[1]);
+    let (grads_ty, grads_value) = if uniform {
+        let ty = differentiable[0].1.cotangent_type();
+        let n = differentiable.len();
+        (quote!([#ty; #n]), quote!([#(#entries),*]))
+    } else {
+        let tys = differentiable.iter().map(|(_, p)| p.cotangent_type());
+        (quote!((#(#tys,)*)), quote!((#(#entries,)*)))
+    };
+    quote! {
+        /// The value and the gradient (one entry per float parameter, in order), computed
+        /// by the generated adjoint with no tape.
+        #[inline]
+        pub fn grad #generics (#(#params),*) -> (#out, #grads_ty) #where_clause {
+            let (#value, #pullback) = Self::vjp(#(#args),*);
+            let #grads_name = #pullback(1.0);
+            (#value, #grads_value)
+        }
+    }
+}

@@ -1,0 +1,327 @@
+//! Generation of the forward code: it takes the IR and gives the user's computation as
+//! written (operands rebuilt; on the 0-d path the same on numbers), with each value the
+//! adjoint needs saved beside it: at depth 0 as a local the pullback captures, inside
+//! control flow on a stack, one entry per execution.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::Ident;
+
+use super::{Flavour, Generator, Save, borrow, is_literal, paths};
+use crate::model::ir::{BinaryKind, Block, LoopHead, Op, Operand, Saves, Stmt, Target};
+use crate::syntax::mixed;
+use crate::vocabulary;
+
+impl Generator<'_> {
+    pub(super) fn forward_block(&self, block: &Block) -> TokenStream {
+        block
+            .stmts
+            .iter()
+            .map(|stmt| self.forward_stmt(stmt, block.depth))
+            .collect()
+    }
+
+    fn forward_stmt(&self, stmt: &Stmt, depth: usize) -> TokenStream {
+        match stmt {
+            Stmt::Plain(tokens) => tokens.clone(),
+            Stmt::Declare { binding, mutable } => {
+                let name = self.name(*binding);
+                let mutability = mutable.then(|| quote!(mut));
+                quote!(let #mutability #name;)
+            }
+            Stmt::Def { id, target, op } => self.forward_def(*id, target, op, depth),
+            Stmt::If {
+                id,
+                cond,
+                then_branch,
+                else_branch,
+            } => {
+                let flag = self.save(format!("branch{id}"), depth);
+                let name = &flag.name;
+                let keep = self.keep_control(&flag);
+                let (then_code, else_code) = (
+                    self.forward_block(then_branch),
+                    self.forward_block(else_branch),
+                );
+                let bind = if depth == 0 {
+                    quote!(let #name: bool = #cond;)
+                } else {
+                    quote!(let #name: bool = #cond; #keep)
+                };
+                quote! {
+                    #bind
+                    if #name { #then_code } else { #else_code }
+                }
+            }
+            Stmt::Match {
+                id,
+                scrutinee,
+                arms,
+            } => {
+                let flag = self.save(format!("arm{id}"), depth);
+                let name = &flag.name;
+                let arms = arms.iter().enumerate().map(|(index, arm)| {
+                    let pat = &arm.pat;
+                    let guard = arm.guard.as_ref().map(|guard| quote!(if #guard));
+                    let code = self.forward_block(&arm.body);
+                    quote!(#pat #guard => { #code #index })
+                });
+                let keep = self.keep_control(&flag);
+                quote! {
+                    let #name: usize = match #scrutinee { #(#arms)* };
+                    #keep
+                }
+            }
+            Stmt::Loop { id, head, body } => {
+                let trips = self.save(format!("trips{id}"), depth);
+                let name = &trips.name;
+                self.loops.borrow_mut().push(Vec::new());
+                let code = self.forward_block(body);
+                let per_trip = self.loops.borrow_mut().pop().expect("pushed above");
+                let keep = self.keep_control(&trips);
+                let looped = match head {
+                    LoopHead::For { pat, iter } if !per_trip.is_empty() => {
+                        // Room for one save per trip up front: growing a stack while the
+                        // loop runs copies it over and over. `match` keeps the iterator
+                        // expression's temporaries alive through the loop, as `for` does.
+                        let (iterator, hint) = (mixed(&format!("iter{id}")), mixed("hint"));
+                        let stacks = per_trip.iter().map(|save| format_ident!("{}_stack", save));
+                        quote! {
+                            match ::core::iter::IntoIterator::into_iter(#iter) {
+                                #iterator => {
+                                    let #hint = ::core::iter::Iterator::size_hint(&#iterator).0;
+                                    #(#stacks.reserve(#hint);)*
+                                    for #pat in #iterator { #code #name += 1; }
+                                }
+                            }
+                        }
+                    }
+                    LoopHead::For { pat, iter } => {
+                        quote!(for #pat in #iter { #code #name += 1; })
+                    }
+                    LoopHead::While { cond } => quote!(while #cond { #code #name += 1; }),
+                };
+                quote! {
+                    let mut #name: usize = 0;
+                    #looped
+                    #keep
+                }
+            }
+        }
+    }
+
+    /// Saves a branch taken or a trip count (bound to its name already) when it is on a
+    /// stack; at depth 0 the pullback captures the local itself.
+    fn keep_control(&self, save: &Save) -> TokenStream {
+        if save.depth == 0 || !self.saving {
+            return quote!();
+        }
+        let name = &save.name;
+        save.keep(quote!(#name))
+    }
+
+    fn target_prefix(&self, target: &Target) -> TokenStream {
+        match target {
+            Target::Let {
+                binding,
+                mutable,
+                ty,
+            } => {
+                let name = self.name(*binding);
+                let mutability = mutable.then(|| quote!(mut));
+                // On the 0-d path the value is a number, whatever tensor type was written.
+                let ty = ty
+                    .as_ref()
+                    .filter(|_| self.zero_d().is_none())
+                    .map(|ty| quote!(: #ty));
+                quote!(let #mutability #name #ty =)
+            }
+            Target::Assign { binding } => {
+                let name = self.name(*binding);
+                quote!(#name =)
+            }
+        }
+    }
+
+    pub(super) fn target_binding(target: &Target) -> usize {
+        match target {
+            Target::Let { binding, .. } | Target::Assign { binding } => *binding,
+        }
+    }
+
+    /// The op's forward expression, as the user wrote it (operands rebuilt); on the 0-d
+    /// path, the same on numbers.
+    fn op_expr(&self, op: &Op) -> TokenStream {
+        match op {
+            Op::Copy { value, clone } => {
+                if *clone && self.zero_d().is_none() {
+                    let recv = self.receiver(value);
+                    quote!(#recv.clone())
+                } else {
+                    self.operand(value)
+                }
+            }
+            Op::Neg(x) => {
+                let x = self.receiver(x);
+                quote!(-#x)
+            }
+            Op::Unary {
+                method, x, args, ..
+            } => self.unary_expr(method, x, args.iter().map(|a| quote!(#a)).collect()),
+            Op::Binary { kind, lhs, rhs } => {
+                let (l, r) = (self.operand(lhs), self.operand(rhs));
+                match kind {
+                    BinaryKind::Add => quote!(#l + #r),
+                    BinaryKind::Sub => quote!(#l - #r),
+                    BinaryKind::Mul => quote!(#l * #r),
+                    BinaryKind::Div => quote!(#l / #r),
+                    BinaryKind::Maximum(_) | BinaryKind::Minimum(_) if self.zero_d().is_some() => {
+                        let kernel = if matches!(kind, BinaryKind::Maximum(_)) {
+                            quote!(maximum)
+                        } else {
+                            quote!(minimum)
+                        };
+                        let hooks = paths::hooks();
+                        quote!(#hooks::scalar::#kernel(#l, #r))
+                    }
+                    BinaryKind::Maximum(method) | BinaryKind::Minimum(method) => {
+                        let l = self.receiver(lhs);
+                        quote!(#l.#method(#r))
+                    }
+                }
+            }
+            Op::Trace { expr, .. } => quote!(#expr),
+            Op::Call { func, args } => {
+                let args = args.iter().map(Operand::fwd);
+                quote!(#func(#(#args),*))
+            }
+        }
+    }
+
+    /// `x.method(args)`, or on the 0-d path the kernel of the same name on numbers.
+    fn unary_expr(&self, method: &Ident, x: &Operand, args: Vec<TokenStream>) -> TokenStream {
+        let x = self.receiver(x);
+        match self.zero_d() {
+            Some(_) => {
+                let hooks = paths::hooks();
+                quote!(#hooks::scalar::#method(#x #(, #args)*))
+            }
+            None => quote!(#x.#method(#(#args),*)),
+        }
+    }
+
+    fn forward_def(&self, id: usize, target: &Target, op: &Op, depth: usize) -> TokenStream {
+        let prefix = self.target_prefix(target);
+        let binding = Self::target_binding(target);
+        if !self.useful[binding] {
+            let expr = self.op_expr(op);
+            return quote!(#prefix #expr;);
+        }
+        let mut code = TokenStream::new();
+        match op {
+            Op::Copy { .. } | Op::Neg(_) => {
+                let expr = self.op_expr(op);
+                code.extend(quote!(#prefix #expr;));
+            }
+            Op::Unary {
+                method,
+                saves,
+                x,
+                args,
+            } => {
+                let mut call_args = Vec::new();
+                for (k, arg) in args.iter().enumerate() {
+                    if is_literal(arg) {
+                        call_args.push(quote!(#arg));
+                    } else {
+                        let save = self.save(format!("arg{id}_{k}"), depth);
+                        let name = &save.name;
+                        code.extend(quote!(let #name = #arg;));
+                        if depth > 0 {
+                            code.extend(save.keep(quote!(#name)));
+                        }
+                        call_args.push(quote!(#name));
+                    }
+                }
+                if *saves == Saves::Input {
+                    let save = self.save(format!("x{id}"), depth);
+                    code.extend(save.keep(self.owned(x)));
+                }
+                let expr = self.unary_expr(method, x, call_args);
+                code.extend(quote!(#prefix #expr;));
+                if *saves == Saves::Output {
+                    let save = self.save(format!("out{id}"), depth);
+                    let name = self.name(binding);
+                    let value = match self.flavour {
+                        Flavour::ZeroD(_) => quote!(#name),
+                        _ => quote!(hooks::own(&#name)),
+                    };
+                    code.extend(save.keep(value));
+                }
+            }
+            Op::Binary { kind, lhs, rhs } => {
+                let (keep_lhs, keep_rhs) = self.binary_saves(kind, lhs, rhs);
+                if keep_lhs {
+                    code.extend(self.save(format!("lhs{id}"), depth).keep(self.owned(lhs)));
+                }
+                if keep_rhs {
+                    code.extend(self.save(format!("rhs{id}"), depth).keep(self.owned(rhs)));
+                }
+                let expr = self.op_expr(op);
+                code.extend(quote!(#prefix #expr;));
+            }
+            Op::Trace { expr, inputs } => {
+                let save = self.save(format!("trace{id}"), depth);
+                let value = mixed(&format!("value{id}"));
+                let trace = mixed(&format!("trace{id}"));
+                let inputs = inputs.iter().map(|(_, fwd)| {
+                    let fwd = borrow(fwd);
+                    quote!(hooks::own(#fwd))
+                });
+                code.extend(quote! {
+                    let (#value, #trace) = hooks::trace((#(#inputs,)*), || #expr);
+                });
+                if depth > 0 {
+                    code.extend(save.keep(quote!(#trace)));
+                }
+                code.extend(quote!(#prefix #value;));
+            }
+            Op::Call { func, args } => {
+                let save = self.save(format!("pullback{id}"), depth);
+                let value = mixed(&format!("value{id}"));
+                let pullback = mixed(&format!("pullback{id}"));
+                let args = args.iter().map(Operand::fwd);
+                code.extend(quote! {
+                    let (#value, #pullback) = #func::vjp(#(#args),*);
+                });
+                if depth > 0 {
+                    code.extend(save.keep(quote!(#pullback)));
+                }
+                code.extend(quote!(#prefix #value;));
+            }
+        }
+        code
+    }
+
+    /// Which operands of a binary op the adjoint needs: those its active operands' rules
+    /// read (the other operand's value for the product and quotient rules), and an active
+    /// operand's own shape to undo broadcasting.
+    pub(super) fn binary_saves(
+        &self,
+        kind: &BinaryKind,
+        lhs: &Operand,
+        rhs: &Operand,
+    ) -> (bool, bool) {
+        let active = [lhs.binding().is_some(), rhs.binding().is_some()];
+        let row = vocabulary::binary(kind.row_name());
+        let reads = row.rules.map(vocabulary::rule_reads);
+        let need = |side: usize| {
+            (row.saves[side] && (0..2).any(|k| active[k] && reads[k][side]))
+                || (active[side] && self.tensor())
+        };
+        (
+            need(0) && !is_literal(lhs.fwd()),
+            need(1) && !is_literal(rhs.fwd()),
+        )
+    }
+}

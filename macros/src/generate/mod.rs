@@ -1,0 +1,408 @@
+//! Generation, the last phase: it takes the signature model, the IR and the analyses and
+//! gives the code. For `fn f`, the attribute emits:
+//!
+//! - `fn f` itself ([`wrapper`]): in tensor mode, the original body at plain speed when
+//!   nothing records (or no input is watched), otherwise one fused node on the tapes whose
+//!   rule is the generated adjoint; in scalar mode, the original function unchanged.
+//! - a companion type `f` ([`companion`]; a braced struct, so it lives beside the function)
+//!   with `f::vjp` (forward code that saves what the adjoint needs, returning the value and
+//!   the pullback closure), `f::primal` (the original body), in scalar mode `f::grad`, for
+//!   elementwise tensor functions `f::vjp_scalar` and `f::primal_scalar` (the same on plain
+//!   numbers, which `f` runs when every differentiable input is 0-d), and `f::GENERATED`,
+//!   the generated code as readable source.
+//!
+//! The [`Generator`] here writes the `vjp` functions: their signatures, with the bodies from
+//! [`forward`] (the user's code, saving values) and [`adjoint`] (the reverse sweep, calling
+//! the runtime's rules). Every runtime path is written in [`paths`].
+
+mod adjoint;
+pub mod companion;
+mod forward;
+pub mod paths;
+pub mod wrapper;
+
+use std::cell::RefCell;
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::{Expr, Ident, ItemFn, Lit, Type};
+
+use crate::analyse::saves;
+use crate::analyse::zero_d::{self, Plan};
+use crate::model::ir::{Body, Operand};
+use crate::model::sig::{Kind, Param, Signature};
+use crate::syntax::mixed;
+
+/// The functions of the 0-d path: `vjp_scalar` and `primal_scalar`.
+pub struct ZeroD {
+    pub vjp: TokenStream,
+    pub primal: TokenStream,
+}
+
+pub fn pretty(vjp: &TokenStream) -> String {
+    match syn::parse2::<syn::File>(vjp.clone()) {
+        Ok(file) => prettyplease::unparse(&file),
+        Err(_) => vjp.to_string(),
+    }
+}
+
+fn is_literal(expr: &Expr) -> bool {
+    match expr {
+        Expr::Lit(lit) => matches!(lit.lit, Lit::Float(_) | Lit::Int(_)),
+        Expr::Unary(unary) => matches!(unary.op, syn::UnOp::Neg(_)) && is_literal(&unary.expr),
+        Expr::Paren(paren) => is_literal(&paren.expr),
+        Expr::Group(group) => is_literal(&group.expr),
+        _ => false,
+    }
+}
+
+/// Parenthesises an expression used as a method receiver unless it is already atomic.
+fn receiver(expr: &Expr) -> TokenStream {
+    match expr {
+        Expr::Path(_) | Expr::Paren(_) | Expr::MethodCall(_) | Expr::Call(_) | Expr::Lit(_) => {
+            quote!(#expr)
+        }
+        other => quote!((#other)),
+    }
+}
+
+/// `&expr`, parenthesised as needed.
+fn borrow(expr: &Expr) -> TokenStream {
+    let inner = receiver(expr);
+    quote!(&#inner)
+}
+
+/// A value the forward code saves for the adjoint.
+struct Save {
+    name: Ident,
+    depth: usize,
+}
+
+impl Save {
+    fn stack(&self) -> Ident {
+        format_ident!("{}_stack", self.name)
+    }
+    fn cursor(&self) -> Ident {
+        format_ident!("{}_at", self.name)
+    }
+
+    /// Forward: keep `value` (at depth 0 as a local the pullback captures, deeper on a
+    /// stack, one entry per execution).
+    fn keep(&self, value: TokenStream) -> TokenStream {
+        let name = &self.name;
+        if self.depth == 0 {
+            quote!(let #name = #value;)
+        } else {
+            let stack = self.stack();
+            quote!(#stack.push(#value);)
+        }
+    }
+
+    /// Adjoint: code that makes `self.name` available, and a reference to it.
+    fn recall(&self) -> (TokenStream, TokenStream) {
+        let name = &self.name;
+        if self.depth == 0 {
+            (quote!(), quote!(&#name))
+        } else {
+            let (stack, cursor) = (self.stack(), self.cursor());
+            (
+                quote!(let #name = hooks::pop(&#stack, &mut #cursor);),
+                quote!(#name),
+            )
+        }
+    }
+}
+
+/// What the generated code computes with.
+#[derive(Clone, Copy)]
+pub enum Flavour<'p> {
+    /// Tensors: a tensor function's `vjp`.
+    Tensor,
+    /// Plain numbers: a scalar function's `vjp`.
+    Scalar,
+    /// Plain numbers standing for the 0-d tensors of a tensor function: its `vjp_scalar`
+    /// (see [`zero_d`](crate::analyse::zero_d)).
+    ZeroD(&'p Plan),
+}
+
+pub struct Generator<'a> {
+    sig: &'a Signature,
+    body: &'a Body,
+    flavour: Flavour<'a>,
+    pub useful: Vec<bool>,
+    /// Saves at depth > 0 (their stacks are declared up front).
+    stacks: RefCell<Vec<Ident>>,
+    /// For each loop being generated, innermost last: the saves made at most once per
+    /// iteration (their stacks get room for the trip count before the loop starts).
+    loops: RefCell<Vec<Vec<Ident>>>,
+    /// Whether the forward code saves anything (not in `primal_scalar`).
+    saving: bool,
+}
+
+impl<'a> Generator<'a> {
+    pub fn new(sig: &'a Signature, body: &'a Body, flavour: Flavour<'a>) -> Self {
+        Generator {
+            sig,
+            body,
+            flavour,
+            useful: saves::useful(body),
+            stacks: Default::default(),
+            loops: Default::default(),
+            saving: true,
+        }
+    }
+
+    /// The forward code alone, on numbers: `primal_scalar`, which the function runs for
+    /// 0-d inputs when nothing records.
+    pub fn primal(sig: &'a Signature, body: &'a Body, plan: &'a Plan) -> Self {
+        Generator {
+            useful: vec![false; body.bindings.len()],
+            saving: false,
+            ..Generator::new(sig, body, Flavour::ZeroD(plan))
+        }
+    }
+
+    fn tensor(&self) -> bool {
+        matches!(self.flavour, Flavour::Tensor)
+    }
+
+    /// The element type the 0-d path computes with, if this is the 0-d path.
+    fn zero_d(&self) -> Option<&Type> {
+        match self.flavour {
+            Flavour::ZeroD(plan) => Some(&plan.elem),
+            _ => None,
+        }
+    }
+
+    fn save(&self, name: String, depth: usize) -> Save {
+        let save = Save {
+            name: mixed(&name),
+            depth,
+        };
+        if depth > 0 && self.saving {
+            self.stacks.borrow_mut().push(save.name.clone());
+            if let Some(per_trip) = self.loops.borrow_mut().last_mut() {
+                per_trip.push(save.name.clone());
+            }
+        }
+        save
+    }
+
+    /// An operand as the forward code reads it: the user's expression, or on the 0-d path
+    /// the binding's number (whatever borrows or clones the tensor code had) or the
+    /// constant as a number.
+    fn operand(&self, operand: &Operand) -> TokenStream {
+        match (self.flavour, operand) {
+            (Flavour::ZeroD(_), Operand::Active { binding, .. }) => {
+                let name = self.name(*binding);
+                quote!(#name)
+            }
+            (Flavour::ZeroD(plan), Operand::Inactive(expr)) => number_constant(expr, &plan.elem),
+            (_, operand) => {
+                let fwd = operand.fwd();
+                quote!(#fwd)
+            }
+        }
+    }
+
+    /// An operand as a method receiver.
+    fn receiver(&self, operand: &Operand) -> TokenStream {
+        match self.flavour {
+            Flavour::ZeroD(_) => self.operand(operand),
+            _ => receiver(operand.fwd()),
+        }
+    }
+
+    /// An owned copy of an operand's value, to save for the adjoint (on the 0-d path the
+    /// number itself).
+    fn owned(&self, operand: &Operand) -> TokenStream {
+        match self.flavour {
+            Flavour::ZeroD(_) => self.operand(operand),
+            _ => {
+                let fwd = borrow(operand.fwd());
+                quote!(hooks::own(#fwd))
+            }
+        }
+    }
+
+    /// The type of a parameter's cotangent (`E` on the 0-d path).
+    fn cotangent_of(&self, param: &Param) -> TokenStream {
+        match self.zero_d() {
+            Some(elem) => quote!(#elem),
+            None => param.cotangent_type(),
+        }
+    }
+
+    /// The type of a result (`E` on the 0-d path).
+    fn output_type(&self, ty: &Type) -> TokenStream {
+        match self.zero_d() {
+            Some(elem) => quote!(#elem),
+            None => quote!(#ty),
+        }
+    }
+
+    fn slot(&self, binding: usize) -> &Ident {
+        &self.body.bindings[binding].slot
+    }
+
+    fn name(&self, binding: usize) -> &Ident {
+        &self.body.bindings[binding].name
+    }
+
+    // ----- the generated functions -----
+
+    pub fn vjp_fn(&self, item: &ItemFn) -> TokenStream {
+        let forward = self.forward_block(&self.body.block);
+        let adjoint = self.adjoint_fn_body();
+        let stacks = self.stacks.borrow();
+        let stack_decls = stacks.iter().map(|name| {
+            let stack = format_ident!("{}_stack", name);
+            quote!(let mut #stack = ::std::vec::Vec::new();)
+        });
+        let cursors = stacks.iter().map(|name| {
+            let (stack, cursor) = (
+                format_ident!("{}_stack", name),
+                format_ident!("{}_at", name),
+            );
+            quote!(let mut #cursor = #stack.len();)
+        });
+        let outputs: Vec<TokenStream> = self.body.outputs.iter().map(|o| self.operand(o)).collect();
+        let value = if self.sig.tuple_output {
+            quote!((#(#outputs),*))
+        } else {
+            quote!(#(#outputs)*)
+        };
+        let params = self.params();
+        let (cot_ty, grads_ty) = (self.cotangent_type(), self.grads_type());
+        let ret_ty = self.ret_type(item);
+        let generics = &item.sig.generics;
+        let where_clause = &generics.where_clause;
+        let captured = generics.params.iter().filter_map(|p| match p {
+            syn::GenericParam::Type(t) => Some(t.ident.clone()),
+            syn::GenericParam::Const(c) => Some(c.ident.clone()),
+            syn::GenericParam::Lifetime(_) => None,
+        });
+        let g = mixed("g");
+        let value_name = mixed("value");
+        // Here a variable parameter is the tensor read from it: `.value()` on it (in code
+        // emitted as written, such as `stop_gradient(&w.value())`) must still compile.
+        let read_value = self
+            .sig
+            .params
+            .iter()
+            .any(|p| p.kind == Kind::Variable)
+            .then(|| {
+                let hooks = paths::hooks();
+                quote!(
+                    use #hooks::ReadValue as _;
+                )
+            });
+        let fn_name = match self.flavour {
+            Flavour::ZeroD(_) => format_ident!("vjp_scalar"),
+            _ => format_ident!("vjp"),
+        };
+        let imports = paths::imports();
+        quote! {
+            pub fn #fn_name #generics (#(#params),*) -> (#ret_ty, impl Fn(#cot_ty) -> #grads_ty + use<#(#captured),*>) #where_clause {
+                #imports
+                #read_value
+                #(#stack_decls)*
+                #forward
+                let #value_name = #value;
+                (#value_name, move |#g: #cot_ty| -> #grads_ty {
+                    #(#cursors)*
+                    #adjoint
+                })
+            }
+        }
+    }
+
+    /// The parameters of the generated functions: variables as the tensor read from them,
+    /// on the 0-d path tensors as numbers.
+    fn params(&self) -> Vec<TokenStream> {
+        let params = self.sig.params.iter().map(|p| {
+            let ident = &p.ident;
+            let ty = match (&p.kind, &p.elem) {
+                (Kind::Tensor { .. } | Kind::Variable, Some(elem)) if self.zero_d().is_some() => {
+                    quote!(#elem)
+                }
+                (Kind::Variable, Some(elem)) => {
+                    let private = paths::private();
+                    quote!(&#private::Tensor<#elem>)
+                }
+                _ => {
+                    let ty = &p.ty;
+                    quote!(#ty)
+                }
+            };
+            quote!(#ident: #ty)
+        });
+        params.collect()
+    }
+
+    /// The result type (numbers on the 0-d path).
+    fn ret_type(&self, item: &ItemFn) -> TokenStream {
+        let outputs = self.sig.outputs.iter().map(|ty| self.output_type(ty));
+        match (&item.sig.output, self.zero_d()) {
+            (syn::ReturnType::Type(_, ty), None) => quote!(#ty),
+            (_, Some(_)) if self.sig.tuple_output => quote!((#(#outputs),*)),
+            (_, Some(_)) => quote!(#(#outputs)*),
+            (syn::ReturnType::Default, None) => quote!(()),
+        }
+    }
+
+    /// `primal_scalar`: the forward code on numbers, returning the value.
+    pub fn primal_fn(&self, item: &ItemFn) -> TokenStream {
+        let forward = self.forward_block(&self.body.block);
+        let outputs = self.body.outputs.iter().map(|o| self.operand(o));
+        let value = if self.sig.tuple_output {
+            quote!((#(#outputs),*))
+        } else {
+            quote!(#(#outputs)*)
+        };
+        let params = self.params();
+        let ret_ty = self.ret_type(item);
+        let generics = &item.sig.generics;
+        let where_clause = &generics.where_clause;
+        quote! {
+            pub fn primal_scalar #generics (#(#params),*) -> #ret_ty #where_clause {
+                #forward
+                #value
+            }
+        }
+    }
+
+    fn cotangent_type(&self) -> TokenStream {
+        let outputs: Vec<TokenStream> = self
+            .sig
+            .outputs
+            .iter()
+            .map(|ty| self.output_type(ty))
+            .collect();
+        if self.sig.tuple_output {
+            quote!((#(Option<#outputs>),*))
+        } else {
+            quote!(#(#outputs)*)
+        }
+    }
+
+    fn grads_type(&self) -> TokenStream {
+        let entries = self.sig.params.iter().map(|p| {
+            if p.differentiable(self.sig.mode) {
+                let ty = self.cotangent_of(p);
+                quote!(Option<#ty>)
+            } else {
+                quote!(())
+            }
+        });
+        quote!((#(#entries,)*))
+    }
+}
+
+/// A constant operand as the plain number it is on the 0-d path, typed as `elem` (in the
+/// tensor code it is an `Operand<elem>` of an elementwise op, so it has that type); a
+/// literal would otherwise default to `f64` where nothing else fixes its type.
+fn number_constant(expr: &Expr, elem: &Type) -> TokenStream {
+    let value = zero_d::scalar_tensor_arg(expr).unwrap_or(expr);
+    quote!(::core::convert::identity::<#elem>(#value))
+}

@@ -1,0 +1,415 @@
+//! Generation of `fn f` itself in tensor mode: it takes the signature model, the 0-d plan
+//! and whether the adjoint is batch-safe, and gives the function that runs the original
+//! body when nothing records (or no input is watched), and otherwise runs the generated
+//! forward with recording suspended and pushes one node whose rule is the generated adjoint.
+//! When the body has a 0-d plan it first tries the same on plain numbers.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::{Ident, ItemFn};
+
+use super::paths;
+use crate::analyse::zero_d::Plan;
+use crate::model::sig::{Kind, Param, Signature};
+use crate::syntax::mixed;
+
+/// The wrapper: `#[attrs] fn f(..) { .. }` with the user's signature.
+pub fn wrapper_fn(
+    item: &ItemFn,
+    sig: &Signature,
+    plan: Option<&Plan>,
+    batch_safe: bool,
+) -> TokenStream {
+    let ItemFn {
+        attrs,
+        vis,
+        sig: fn_sig,
+        ..
+    } = item;
+    let wrapper = Wrapper {
+        sig,
+        name: &fn_sig.ident,
+        batch_safe,
+        locals: Locals::new(),
+        args: Arguments::of(sig),
+        hooks: paths::hooks(),
+    };
+    let block = wrapper.block(plan.is_some());
+    quote! {
+        #(#attrs)*
+        #vis #fn_sig #block
+    }
+}
+
+/// The wrapper's own locals (hygienic: they cannot clash with the user's parameters).
+struct Locals {
+    value: Ident,
+    inputs: Ident,
+    pullback: Ident,
+    grads: Ident,
+    rule: Ident,
+    cot: Ident,
+    borrowed: Ident,
+    g: Ident,
+}
+
+impl Locals {
+    fn new() -> Self {
+        let [value, inputs, pullback, grads, rule, cot, borrowed, g] = [
+            "value", "inputs", "pullback", "grads", "rule", "cot", "borrowed", "g",
+        ]
+        .map(mixed);
+        Locals {
+            value,
+            inputs,
+            pullback,
+            grads,
+            rule,
+            cot,
+            borrowed,
+            g,
+        }
+    }
+}
+
+/// What the wrapper does with each parameter, one list per use.
+#[derive(Default)]
+struct Arguments {
+    /// The parameters, as the primal is called.
+    names: Vec<Ident>,
+    /// `let read_w = w.value();` for each variable.
+    reads: TokenStream,
+    /// The node's inputs, as `AnyTensor`s.
+    inputs: Vec<TokenStream>,
+    /// The arguments of `f::vjp`.
+    vjp_args: Vec<TokenStream>,
+    /// Copies the rule keeps, to recompute the forward under an outer tape.
+    keeps: TokenStream,
+    /// The arguments of `f::vjp` from those copies.
+    replay_args: Vec<TokenStream>,
+    /// The pullback's cotangents as the node's (`AnyTensor`).
+    grads: Vec<TokenStream>,
+    /// The 0-d path: each tensor input's number and the tensor it is read from.
+    numbers: Vec<(Ident, TokenStream)>,
+    /// The arguments of `f::vjp_scalar` and `f::primal_scalar`.
+    zero_d_args: Vec<TokenStream>,
+    /// `f::vjp_scalar`'s cotangents as 0-d tensors.
+    zero_d_grads: Vec<TokenStream>,
+}
+
+impl Arguments {
+    fn of(sig: &Signature) -> Self {
+        let locals = Locals::new();
+        let mut args = Arguments::default();
+        for (index, param) in sig.params.iter().enumerate() {
+            args.add(param, index, &locals);
+        }
+        args
+    }
+
+    fn add(&mut self, param: &Param, index: usize, locals: &Locals) {
+        let Locals {
+            grads, borrowed, ..
+        } = locals;
+        let hooks = paths::hooks();
+        let any = {
+            let private = paths::private();
+            quote!(#private::AnyTensor)
+        };
+        let ident = &param.ident;
+        self.names.push(ident.clone());
+        let kept = mixed(&format!("kept_{ident}"));
+        let number = mixed(&format!("number_{ident}"));
+        let read = mixed(&format!("read_{ident}"));
+        let index = syn::Index::from(index);
+        let differentiable = matches!(param.kind, Kind::Tensor { .. } | Kind::Variable);
+        match param.kind {
+            Kind::Tensor { by_ref } => {
+                let borrowed = if by_ref {
+                    quote!(#ident)
+                } else {
+                    quote!(&#ident)
+                };
+                self.numbers.push((number.clone(), borrowed.clone()));
+                self.inputs
+                    .push(quote!(#any::from(::core::clone::Clone::clone(#borrowed))));
+                self.keeps
+                    .extend(quote!(let #kept = ::core::clone::Clone::clone(#borrowed);));
+                if by_ref {
+                    self.vjp_args.push(quote!(#ident));
+                    self.replay_args.push(quote!(&#kept));
+                } else {
+                    self.vjp_args
+                        .push(quote!(::core::clone::Clone::clone(&#ident)));
+                    self.replay_args
+                        .push(quote!(::core::clone::Clone::clone(&#kept)));
+                }
+                self.grads.push(quote!(#grads.#index.map(#any::from)));
+            }
+            Kind::Variable => {
+                self.numbers.push((number.clone(), quote!(&#read)));
+                self.reads.extend(quote!(let #read = #ident.value();));
+                self.inputs
+                    .push(quote!(#any::from(::core::clone::Clone::clone(&#read))));
+                self.keeps
+                    .extend(quote!(let #kept = ::core::clone::Clone::clone(&#read);));
+                self.vjp_args.push(quote!(&#read));
+                self.replay_args.push(quote!(&#kept));
+                self.grads.push(quote!(#grads.#index.map(#any::from)));
+            }
+            Kind::Float { by_ref: true } | Kind::Constant
+                if matches!(param.ty, syn::Type::Reference(_)) =>
+            {
+                let ty = &param.ty;
+                self.keeps
+                    .extend(quote!(let #kept = ::std::borrow::ToOwned::to_owned(#ident);));
+                self.vjp_args.push(quote!(#ident));
+                self.replay_args.push(quote! {{
+                    let #borrowed: #ty = ::std::borrow::Borrow::borrow(&#kept);
+                    #borrowed
+                }});
+            }
+            _ => {
+                self.keeps
+                    .extend(quote!(let #kept = ::core::clone::Clone::clone(&#ident);));
+                self.vjp_args
+                    .push(quote!(::core::clone::Clone::clone(&#ident)));
+                self.replay_args
+                    .push(quote!(::core::clone::Clone::clone(&#kept)));
+            }
+        }
+        if differentiable {
+            self.zero_d_args.push(quote!(#number));
+            self.zero_d_grads
+                .push(quote!(#grads.#index.map(#hooks::scalar_cotangent)));
+        } else {
+            self.zero_d_args
+                .push(self.vjp_args.last().expect("pushed above").clone());
+        }
+    }
+}
+
+struct Wrapper<'a> {
+    sig: &'a Signature,
+    name: &'a Ident,
+    batch_safe: bool,
+    locals: Locals,
+    args: Arguments,
+    hooks: TokenStream,
+}
+
+impl Wrapper<'_> {
+    /// The function's body: plain when nothing records, else one node (tried on numbers
+    /// first when `zero_d`).
+    fn block(&self, zero_d: bool) -> TokenStream {
+        let Wrapper {
+            name, hooks, args, ..
+        } = self;
+        let Locals {
+            value,
+            inputs,
+            pullback,
+            ..
+        } = &self.locals;
+        let Arguments {
+            names,
+            reads,
+            inputs: input_values,
+            vjp_args,
+            keeps,
+            ..
+        } = args;
+        let tensor_record = self.record(&|cot| self.tensor_rule(cot));
+        let (zero_d, zero_d_plain) = zero_d.then(|| self.zero_d_paths()).unzip();
+        // With nothing recording, variables are read only for the 0-d check.
+        let plain_reads = zero_d_plain.as_ref().map(|_| reads);
+        quote! {
+            {
+                if !#hooks::any_recording() {
+                    #plain_reads
+                    #zero_d_plain
+                    return #name::primal(#(#names),*);
+                }
+                #reads
+                let #inputs = [#(#input_values),*];
+                if !#hooks::any_tracks(&#inputs) {
+                    #zero_d_plain
+                    return #name::primal(#(#names),*);
+                }
+                #zero_d
+                let (#value, #pullback) = #hooks::without_recording(|| #name::vjp(#(#vjp_args),*));
+                #keeps
+                #tensor_record
+            }
+        }
+    }
+
+    /// Recomputes the forward from the kept inputs with recorded ops and pulls `cot` back.
+    fn replay(&self, cot: &TokenStream) -> TokenStream {
+        let Locals {
+            pullback, grads, ..
+        } = &self.locals;
+        let (name, replay_args, node_grads) = (self.name, &self.args.replay_args, &self.args.grads);
+        quote! {
+            let (_, #pullback) = #name::vjp(#(#replay_args),*);
+            let #grads = #pullback(#cot);
+            ::std::vec![#(#node_grads),*]
+        }
+    }
+
+    /// The node's rule on tensors.
+    fn tensor_rule(&self, cot: TokenStream) -> TokenStream {
+        let Locals {
+            pullback, grads, ..
+        } = &self.locals;
+        let (hooks, node_grads) = (&self.hooks, &self.args.grads);
+        let replay = self.replay(&cot);
+        quote! {
+            if #hooks::any_recording() {
+                // An outer tape records this gradient (higher order): recompute the
+                // forward from the inputs with recorded ops, so that the adjoint is
+                // connected to them there.
+                #replay
+            } else {
+                let #grads = #pullback(#cot);
+                ::std::vec![#(#node_grads),*]
+            }
+        }
+    }
+
+    /// Pushes the node (one per result of a tuple, sharing the rule) with the rule
+    /// `rule_body` makes of the cotangent.
+    fn record(&self, rule_body: &dyn Fn(TokenStream) -> TokenStream) -> TokenStream {
+        let Locals {
+            value,
+            inputs,
+            rule,
+            cot,
+            g,
+            ..
+        } = &self.locals;
+        let hooks = &self.hooks;
+        let op_name = self.name.to_string();
+        // A jacobian runs a batch-safe adjoint once for all rows, any other once per row.
+        let record_fused = if self.batch_safe {
+            quote!(record_fused_batched)
+        } else {
+            quote!(record_fused)
+        };
+        if !self.sig.tuple_output {
+            let body = rule_body(quote!(#g));
+            return quote!(#hooks::#record_fused(#op_name, #value, &#inputs, move |#g| { #body }));
+        }
+        let n = self.sig.outputs.len();
+        let values: Vec<Ident> = (0..n).map(|i| mixed(&format!("value{i}"))).collect();
+        let cot_ty = self.sig.outputs.iter().map(|ty| quote!(Option<#ty>));
+        let body = rule_body(quote!(#cot));
+        let records = values.iter().enumerate().map(|(i, value)| {
+            let cot = (0..n).map(|j| {
+                if i == j {
+                    quote!(Some(#g))
+                } else {
+                    quote!(None)
+                }
+            });
+            quote! {{
+                let #rule = ::std::rc::Rc::clone(&#rule);
+                #hooks::#record_fused(#op_name, #value, &#inputs, move |#g| #rule((#(#cot),*)))
+            }}
+        });
+        quote! {
+            let (#(#values),*) = #value;
+            let #rule = ::std::rc::Rc::new(move |#cot: (#(#cot_ty),*)| { #body });
+            (#(#records),*)
+        }
+    }
+
+    /// The node's rule on the 0-d path: the numeric pullback, or the tensor adjoint
+    /// replayed when an outer tape records or the cotangent is not 0-d.
+    fn zero_d_rule(&self, cot: TokenStream) -> TokenStream {
+        let Locals {
+            pullback, grads, ..
+        } = &self.locals;
+        let (hooks, zero_d_grads) = (&self.hooks, &self.args.zero_d_grads);
+        let number = mixed("number_cot");
+        let outputs = self.sig.outputs.len();
+        let as_number = if self.sig.tuple_output {
+            let parts: Vec<Ident> = (0..outputs)
+                .map(|i| mixed(&format!("number_cot{i}")))
+                .collect();
+            let reads = (0..outputs).map(|i| {
+                let index = syn::Index::from(i);
+                quote!(#hooks::scalar_value_option(&#cot.#index))
+            });
+            quote! {
+                match (#(#reads,)*) {
+                    (#(::core::option::Option::Some(#parts),)*) => {
+                        ::core::option::Option::Some((#(#parts),*))
+                    }
+                    _ => ::core::option::Option::None,
+                }
+            }
+        } else {
+            quote!(#hooks::scalar_value(&#cot))
+        };
+        let replay = self.replay(&cot);
+        quote! {
+            match (#hooks::any_recording(), #as_number) {
+                (false, ::core::option::Option::Some(#number)) => {
+                    let #grads = #pullback(#number);
+                    ::std::vec![#(#zero_d_grads),*]
+                }
+                // An outer tape records (higher order), or the cotangent is not 0-d:
+                // the tensor adjoint, recomputed with recordable ops.
+                _ => { #replay }
+            }
+        }
+    }
+
+    /// The 0-d path's two early returns: recorded (one node whose rule runs on numbers)
+    /// and plain (the body on numbers).
+    fn zero_d_paths(&self) -> (TokenStream, TokenStream) {
+        let Locals {
+            value, pullback, ..
+        } = &self.locals;
+        let (name, hooks) = (self.name, &self.hooks);
+        let Arguments {
+            numbers,
+            zero_d_args,
+            keeps,
+            ..
+        } = &self.args;
+        let private = paths::private();
+        let tensors = if self.sig.tuple_output {
+            let parts = (0..self.sig.outputs.len()).map(|i| {
+                let index = syn::Index::from(i);
+                quote!(#private::Tensor::scalar(#value.#index))
+            });
+            quote!((#(#parts),*))
+        } else {
+            quote!(#private::Tensor::scalar(#value))
+        };
+        let record = self.record(&|cot| self.zero_d_rule(cot));
+        let (names, tensors_in): (Vec<&Ident>, Vec<&TokenStream>) =
+            numbers.iter().map(|(n, t)| (n, t)).unzip();
+        let all_0_d = quote! {
+            (#(::core::option::Option::Some(#names),)*) = (#(#hooks::scalar_value(#tensors_in),)*)
+        };
+        let recorded = quote! {
+            // Every differentiable input is 0-d: run the adjoint on plain numbers.
+            if let #all_0_d {
+                let (#value, #pullback) = #name::vjp_scalar(#(#zero_d_args),*);
+                let #value = #tensors;
+                #keeps
+                return { #record };
+            }
+        };
+        let plain = quote! {
+            if let #all_0_d {
+                let #value = #name::primal_scalar(#(#zero_d_args),*);
+                return #tensors;
+            }
+        };
+        (recorded, plain)
+    }
+}

@@ -1,0 +1,27 @@
+//! Small syntax helpers every phase shares: no phase of its own.
+
+use proc_macro2::Span;
+use syn::{Expr, Ident};
+
+/// A name of generated code, hygienic to the user's (`Span::mixed_site`): locals the
+/// generated code introduces can neither capture nor shadow the user's.
+pub fn mixed(name: &str) -> Ident {
+    Ident::new(name, Span::mixed_site())
+}
+
+/// `expr` without the parentheses and invisible groups around it.
+pub fn strip_parens(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Paren(paren) => strip_parens(&paren.expr),
+        Expr::Group(group) => strip_parens(&group.expr),
+        other => other,
+    }
+}
+
+/// The name `expr` is, if it is a lone identifier.
+pub fn single_ident(expr: &Expr) -> Option<&Ident> {
+    match expr {
+        Expr::Path(path) if path.qself.is_none() => path.path.get_ident(),
+        _ => None,
+    }
+}

@@ -1,0 +1,453 @@
+//! Validation: every rejection of the macro, with its message, in one place. It takes the
+//! user's syntax (and, for the body, which values are differentiable) and gives errors in the
+//! [`Ctxt`]; it changes nothing.
+//!
+//! The signature is checked up front ([`signature`]) and once classified ([`outputs`],
+//! [`has_differentiable_param`]). Whether a construct of the body is an error depends on
+//! whether it touches a differentiable value, which only lowering knows, so lowering calls
+//! these functions where it meets the construct; none of them decides anything else.
+//! Messages are lowercase, with no trailing period, and say what to write instead.
+
+use std::fmt::Display;
+
+use proc_macro2::Span;
+use quote::ToTokens;
+use syn::spanned::Spanned;
+use syn::visit::{self, Visit};
+use syn::{Expr, FnArg, Pat, ReturnType, Type};
+
+use crate::ctxt::Ctxt;
+use crate::model::sig::{self, Mode, Signature};
+
+// ----- the signature -----
+
+/// What is wrong with the signature whatever the parameters' types: `async`, `unsafe`,
+/// `self`, patterns, `&mut`, no result.
+pub fn signature(cx: &Ctxt, sig: &syn::Signature) {
+    if let Some(asyncness) = &sig.asyncness {
+        cx.error_spanned_by(asyncness, "a #[differentiable] function cannot be async");
+    }
+    if let syn::Safety::Unsafe(unsafety) = &sig.safety {
+        cx.error_spanned_by(
+            unsafety,
+            "a #[differentiable] function cannot be unsafe: its adjoint is derived from safe code only",
+        );
+    }
+    for input in &sig.inputs {
+        let typed = match input {
+            FnArg::Receiver(receiver) => {
+                cx.error_spanned_by(
+                    receiver,
+                    "#[differentiable] works on free functions: take the value as an ordinary parameter instead of `self`",
+                );
+                continue;
+            }
+            FnArg::Typed(typed) => typed,
+        };
+        if !matches!(&*typed.pat, Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none()) {
+            cx.error_spanned_by(
+                &typed.pat,
+                "parameters of a #[differentiable] function must be plain names: destructure inside the body",
+            );
+            continue;
+        }
+        if let Type::Reference(reference) = &*typed.ty
+            && let Some(mutability) = &reference.mutability
+        {
+            cx.error_spanned_by(
+                mutability,
+                "a #[differentiable] function cannot take `&mut` parameters: mutation through references has no adjoint; return the new value instead",
+            );
+        }
+    }
+    if let ReturnType::Default = sig.output {
+        cx.syn_error(syn::Error::new(
+            sig.paren_token.span.close(),
+            "a #[differentiable] function must return the value to differentiate: add `-> Tensor<f32>` (or a float, or a tuple of them)",
+        ));
+    }
+}
+
+/// Each result must be a float tensor (tensor mode) or a float (scalar mode).
+pub fn outputs(cx: &Ctxt, model: &Signature, type_params: &[syn::Ident]) {
+    for ty in &model.outputs {
+        output(cx, ty, model.mode, type_params);
+    }
+}
+
+fn output(cx: &Ctxt, ty: &Type, mode: Mode, type_params: &[syn::Ident]) {
+    let ok = match (sig::tensor_elem(ty), mode) {
+        (Some(elem), Mode::Tensor) => {
+            if sig::is_integer(elem) {
+                cx.error_spanned_by(
+                    ty,
+                    format_args!(
+                        "`{}` results cannot be differentiated: integer tensors are data; return a float tensor (`Tensor<f32>` or `Tensor<f64>`)",
+                        sig::type_name(ty)
+                    ),
+                );
+                return;
+            }
+            sig::is_float(elem, type_params)
+        }
+        (None, Mode::Scalar) => sig::container(ty).is_none() && sig::is_float(ty, &[]),
+        _ => false,
+    };
+    if ok {
+        return;
+    }
+    let message = if sig::is_integer(ty) {
+        format!(
+            "`{}` results cannot be differentiated: return a float (`f32` or `f64`) or a float tensor",
+            sig::type_name(ty)
+        )
+    } else if mode == Mode::Tensor {
+        format!(
+            "`{}` cannot be the result of a #[differentiable] tensor function: return `Tensor<f32>`, `Tensor<f64>` or a tuple of them",
+            sig::type_name(ty)
+        )
+    } else {
+        format!(
+            "`{}` cannot be the result of a #[differentiable] function: return `f32`, `f64`, a float tensor, or a tuple of them",
+            sig::type_name(ty)
+        )
+    };
+    cx.error_spanned_by(ty, message);
+}
+
+/// A function with nothing to differentiate: point at the first integer parameter (the
+/// likely mistake) or at the name.
+pub fn has_differentiable_param(cx: &Ctxt, model: &Signature, item_sig: &syn::Signature) {
+    if model.params.iter().any(|p| p.differentiable(model.mode)) {
+        return;
+    }
+    match model.integer_params.first() {
+        Some(ty) => cx.error_spanned_by(
+            ty,
+            format_args!(
+                "`{}` parameters cannot be differentiated: differentiable parameters must be float tensors (`Tensor<f32>`, `&Tensor<f64>`), variables, or `f32`/`f64` numbers; cast integers to a float first",
+                sig::type_name(ty)
+            ),
+        ),
+        None => cx.syn_error(syn::Error::new(
+            item_sig.ident.span(),
+            "a #[differentiable] function needs a differentiable parameter: a float tensor, a variable, or an `f32`/`f64` number",
+        )),
+    }
+}
+
+// ----- the body: constructs lowering meets -----
+
+const UNSAFE: &str = "`unsafe` code cannot be differentiated: move it into a function outside the #[differentiable] one and pass its result as a constant";
+
+const MUTABLE_BORROW: &str =
+    "a differentiable value cannot be borrowed mutably: mutation through references has no adjoint";
+
+/// Macros that only read values.
+const HARMLESS_MACROS: &[&str] = &[
+    "assert",
+    "assert_eq",
+    "assert_ne",
+    "debug_assert",
+    "debug_assert_eq",
+    "debug_assert_ne",
+    "println",
+    "eprintln",
+    "print",
+    "eprint",
+    "format",
+    "dbg",
+    "panic",
+    "unreachable",
+    "todo",
+    "unimplemented",
+];
+
+/// An expression that reads a differentiable value and has no adjoint.
+pub fn unsupported_expr(cx: &Ctxt, expr: &Expr) {
+    let message = match expr {
+        // Reported by `returns::rewrite`.
+        Expr::Return(_) => return,
+        Expr::Closure(_) => {
+            "closures are not differentiated: compute the value inline, or move the code into a function (calls are differentiated)"
+        }
+        Expr::Unsafe(_) => UNSAFE,
+        Expr::Macro(_) => {
+            "macros are not differentiated (only assert!, println! and similar reads are allowed): write the computation out"
+        }
+        Expr::Cast(_) => {
+            "casts of differentiable values are not differentiated: keep the value's float type, or use `stop_gradient(..)` before casting"
+        }
+        Expr::Index(_) => {
+            "indexing a differentiable value is not differentiated: use `slice` or `gather` on tensors"
+        }
+        Expr::Field(_) => {
+            "fields of differentiable values are not differentiated: pass the values as separate parameters"
+        }
+        Expr::Tuple(_) | Expr::Array(_) => {
+            "tuples and arrays of differentiable values are supported only as the function's result: bind each value to its own name"
+        }
+        Expr::Try(_) => "`?` is not supported in a #[differentiable] function",
+        Expr::Assign(_) => "an assignment is a statement: write it on its own line",
+        _ => "this expression cannot be differentiated by #[differentiable]",
+    };
+    cx.error_spanned_by(expr, message);
+}
+
+/// A macro other than the ones that only read values.
+pub fn macro_call(cx: &Ctxt, mac: &syn::Macro) {
+    let name = mac
+        .path
+        .segments
+        .last()
+        .map(|s| s.ident.to_string())
+        .unwrap_or_default();
+    if !HARMLESS_MACROS.contains(&name.as_str()) {
+        cx.error_spanned_by(
+            mac,
+            format_args!(
+                "`{name}!` cannot be differentiated: a #[differentiable] function allows only macros that read values (assert!, println!, ...); write the computation out"
+            ),
+        );
+    }
+}
+
+/// An `unsafe` block (its keyword).
+pub fn unsafe_block(cx: &Ctxt, unsafety: impl ToTokens) {
+    cx.error_spanned_by(unsafety, UNSAFE);
+}
+
+/// `&mut` on a differentiable value.
+pub fn mutable_borrow(cx: &Ctxt, mutability: impl ToTokens) {
+    cx.error_spanned_by(mutability, MUTABLE_BORROW);
+}
+
+/// Checks code that is emitted as written: no `unsafe`, no closures over differentiable
+/// values, only harmless macros, no `&mut` of a differentiable value. `mentions_active`
+/// says whether an expression reads a differentiable value.
+pub fn as_written(cx: &Ctxt, expr: &Expr, mentions_active: &dyn Fn(&Expr) -> bool) {
+    AsWritten {
+        cx,
+        mentions_active,
+    }
+    .visit_expr(expr);
+}
+
+/// [`as_written`] for a `let` statement.
+pub fn local_as_written(cx: &Ctxt, local: &syn::Local, mentions_active: &dyn Fn(&Expr) -> bool) {
+    AsWritten {
+        cx,
+        mentions_active,
+    }
+    .visit_local(local);
+}
+
+struct AsWritten<'c, 'f> {
+    cx: &'c Ctxt,
+    mentions_active: &'f dyn Fn(&Expr) -> bool,
+}
+
+impl<'ast> Visit<'ast> for AsWritten<'_, '_> {
+    fn visit_expr_unsafe(&mut self, expr: &'ast syn::ExprUnsafe) {
+        unsafe_block(self.cx, expr.unsafe_token);
+    }
+    fn visit_expr_closure(&mut self, closure: &'ast syn::ExprClosure) {
+        if (self.mentions_active)(&closure.body) {
+            self.cx.error_spanned_by(
+                closure,
+                "closures over differentiable values are not differentiated: compute the value inline, or move the code into a function (calls are differentiated)",
+            );
+        }
+    }
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        macro_call(self.cx, mac);
+    }
+    fn visit_expr_reference(&mut self, reference: &'ast syn::ExprReference) {
+        if let Some(mutability) = &reference.mutability
+            && (self.mentions_active)(&reference.expr)
+        {
+            mutable_borrow(self.cx, mutability);
+        }
+        visit::visit_expr_reference(self, reference);
+    }
+}
+
+/// `break` and `continue` in a loop body (the adjoint replays whole iterations).
+pub fn loop_body(cx: &Ctxt, body: &syn::Block) {
+    struct Jumps<'c>(&'c Ctxt);
+    impl<'ast> Visit<'ast> for Jumps<'_> {
+        fn visit_expr_break(&mut self, brk: &'ast syn::ExprBreak) {
+            self.0.error_spanned_by(
+                brk,
+                "`break` is not supported in a #[differentiable] loop: put the exit condition in a `while` loop's condition",
+            );
+        }
+        fn visit_expr_continue(&mut self, cont: &'ast syn::ExprContinue) {
+            self.0.error_spanned_by(
+                cont,
+                "`continue` is not supported in a #[differentiable] loop: put the rest of the iteration in an `if`",
+            );
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+    }
+    Jumps(cx).visit_block(body);
+}
+
+/// `loop` (its keyword).
+pub fn bare_loop(cx: &Ctxt, loop_token: impl ToTokens) {
+    cx.error_spanned_by(
+        loop_token,
+        "`loop` is not supported in a #[differentiable] function: write a `while` loop with the exit condition",
+    );
+}
+
+/// A `for` loop over a differentiable value (its iterator expression).
+pub fn loop_over_active(cx: &Ctxt, iter: &Expr) {
+    cx.error_spanned_by(
+        iter,
+        "a `for` loop cannot iterate over a differentiable value: loop over a range of indices instead",
+    );
+}
+
+/// An `if` producing a value with no `else`.
+pub fn if_without_else(cx: &Ctxt, expr_if: &syn::ExprIf) {
+    cx.error_spanned_by(
+        expr_if,
+        "an `if` that produces a value needs an `else` branch",
+    );
+}
+
+/// A block with no tail expression where a value is needed: the function's body when
+/// `whole_function`, else the value of an `if`/`match`/block.
+pub fn missing_tail(cx: &Ctxt, stmts: &[syn::Stmt], whole_function: bool) {
+    if whole_function {
+        cx.syn_error(syn::Error::new(
+            Span::call_site(),
+            "a #[differentiable] function must end with the expression of its result",
+        ));
+    } else {
+        let span = stmts.last().map_or(Span::call_site(), |s| s.span());
+        cx.syn_error(syn::Error::new(
+            span,
+            "this block must end with the value it produces",
+        ));
+    }
+}
+
+/// A tuple result whose tail is a tuple of another length.
+pub fn tuple_length(cx: &Ctxt, tuple: &syn::ExprTuple) {
+    cx.error_spanned_by(
+        tuple,
+        "this tuple's length differs from the declared result's",
+    );
+}
+
+/// A tuple result whose tail is not a tuple expression.
+pub fn tuple_tail(cx: &Ctxt, expr: &Expr) {
+    cx.error_spanned_by(
+        expr,
+        "a #[differentiable] function with a tuple result must end with a tuple expression `(a, b)`",
+    );
+}
+
+/// A differentiable value bound by a pattern.
+pub fn destructured(cx: &Ctxt, pat: &Pat) {
+    cx.error_spanned_by(
+        pat,
+        "a differentiable value must be bound to a plain name: write `let name = ...;` (destructuring is not differentiated)",
+    );
+}
+
+/// `let ... else` with a differentiable value (its `else`).
+pub fn let_else(cx: &Ctxt, diverge: impl ToTokens) {
+    cx.error_spanned_by(
+        diverge,
+        "`let ... else` is not supported for differentiable values",
+    );
+}
+
+/// An assignment of a differentiable value through a reference, a field or an index.
+pub fn assignment_target(cx: &Ctxt, left: &Expr) {
+    cx.error_spanned_by(
+        left,
+        "a #[differentiable] function can assign only to its own `let mut` locals: mutation through references, fields or indexing has no adjoint; build a new value instead",
+    );
+}
+
+/// An assignment of a differentiable value to a name that is no `let mut` local.
+pub fn assignment_to_non_local(cx: &Ctxt, left: &Expr) {
+    cx.error_spanned_by(
+        left,
+        "this name is not a `let mut` local of the function; a differentiable value cannot be assigned to it",
+    );
+}
+
+/// `a += b` used as a value.
+pub fn compound_in_expr(cx: &Ctxt, binary: &syn::ExprBinary) {
+    cx.error_spanned_by(
+        binary,
+        "compound assignment is a statement: write it on its own line",
+    );
+}
+
+/// An operator other than `+ - * /` on a differentiable value.
+pub fn operator(cx: &Ctxt, op: &syn::BinOp) {
+    cx.error_spanned_by(
+        op,
+        format_args!(
+            "`{}` has no derivative rule: only `+ - * /` are differentiated",
+            op.to_token_stream()
+        ),
+    );
+}
+
+/// A differentiable value as the constant argument of an elementwise method (`powf`).
+pub fn active_constant_arg(cx: &Ctxt, args: impl ToTokens, name: impl Display) {
+    cx.error_spanned_by(
+        args,
+        format_args!(
+            "the argument of `{name}` must be a constant: a differentiable exponent has no rule here; write `(y * x.ln()).exp()`"
+        ),
+    );
+}
+
+/// A method that turns a differentiable value into plain data (`to_vec`).
+pub fn escape(cx: &Ctxt, method: &syn::Ident) {
+    cx.error_spanned_by(
+        method,
+        format_args!(
+            "`{method}` turns a differentiable value into plain data, which would cut its gradient silently: keep computing with tensor ops, or wrap the value in `stop_gradient(..)` if no gradient should flow"
+        ),
+    );
+}
+
+/// A method with no rule, on a differentiable value.
+pub fn unknown_method(cx: &Ctxt, method: &syn::Ident, mode: Mode) {
+    let hint = if mode == Mode::Scalar {
+        "the methods differentiated on plain numbers are sqrt, exp, ln, sin, cos, tanh, abs, powi, powf, max, min, clone"
+    } else {
+        "wrap the computation in a function taking tensors (calls are differentiated through the runtime's rules), or use the runtime's tensor ops"
+    };
+    cx.error_spanned_by(
+        method,
+        format_args!(
+            "`{method}` is not a differentiable method known to #[differentiable]: {hint}"
+        ),
+    );
+}
+
+/// A call of something other than a named function.
+pub fn unnamed_call(cx: &Ctxt, func: &Expr) {
+    cx.error_spanned_by(
+        func,
+        "only calls of named functions are differentiated: call a function by its path",
+    );
+}
+
+/// A `return` that `returns::rewrite` cannot turn into a branch.
+pub fn misplaced_return(cx: &Ctxt, ret: &syn::ExprReturn) {
+    cx.error_spanned_by(
+        ret,
+        "`return` is supported only where it ends the function or an `if`/`match` branch outside loops: restructure with `if`/`else`",
+    );
+}

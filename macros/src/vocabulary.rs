@@ -1,0 +1,109 @@
+//! What the macro knows of each op, all of it read from `gradtape-primitives` (the table the
+//! runtime records from): which methods have an elementwise rule and what it keeps, which
+//! are replayed on a sub-tape, which read metadata or leave the library, and the rules of the
+//! binary operators. Lowering, validation and generation ask here and keep no list of their
+//! own, so a new row in the table needs no change to the macro.
+
+use gradtape_primitives::{Param, Primitive, Rule, Saved};
+
+use crate::model::ir::Saves;
+
+/// Rows of the table that are no method a user calls on a tensor: internal record names
+/// (`mul_scaled` is `x * c` for a number `c`, `neg` the `-` operator, `dot` the product of
+/// two vectors inside `matmul`), and `concat`, an associated function (`Tensor::concat(..)`,
+/// which a tensor function replays like any other call).
+const NOT_METHODS: &[&str] = &["mul_scaled", "neg", "dot", "concat"];
+
+/// An elementwise method of one operand whose rule is `vjp::<name>`.
+pub struct Elementwise {
+    /// The value the rule takes: the operand or the result.
+    pub saves: Saves,
+    /// Its constant arguments, in order.
+    pub params: &'static [Param],
+}
+
+/// The elementwise unary method `name`, if the table has one.
+pub fn elementwise(name: &str) -> Option<Elementwise> {
+    let row = gradtape_primitives::lookup(name)?;
+    if row.rule != Rule::Elementwise || row.operands != Some(1) {
+        return None;
+    }
+    let saves = match row.saves {
+        [Saved::Output] => Saves::Output,
+        [Saved::Input(0)] => Saves::Input,
+        _ => return None,
+    };
+    Some(Elementwise {
+        saves,
+        params: row.params,
+    })
+}
+
+/// Whether a constant argument is kept by the runtime as an `f64`, so that generated code
+/// converts it for the rule (`hooks::exponent`, `powf`'s exponent).
+pub fn is_real(param: Param) -> bool {
+    param == Param::Real
+}
+
+/// Whether `name` is a tensor method whose rule is written on tensors: generated code
+/// replays it on a sub-tape and takes the runtime's gradient.
+pub fn is_traced(name: &str) -> bool {
+    gradtape_primitives::lookup(name)
+        .is_some_and(|row| row.rule == Rule::Tensor && !NOT_METHODS.contains(&row.name))
+}
+
+/// Whether `name` reads a value's metadata (`shape`), not its elements: no gradient flows
+/// through the receiver.
+pub fn is_metadata(name: &str) -> bool {
+    gradtape_primitives::METADATA.contains(&name)
+}
+
+/// Whether `name` is a tensor method whose result is an integer or boolean tensor
+/// (`argmax_axis`, `equal`): no gradient flows through it, so its value is a constant.
+pub fn has_no_gradient(name: &str) -> bool {
+    gradtape_primitives::lookup(name).is_some_and(|row| row.rule == Rule::None)
+}
+
+/// Whether `name` turns a differentiable value into plain data, leaving the library.
+pub fn is_escape(name: &str) -> bool {
+    gradtape_primitives::ESCAPES.contains(&name)
+}
+
+/// The rules of a binary operator's row (`add`, `sub`, `mul`, `div`, `maximum`, `minimum`).
+pub struct Binary {
+    /// The rule of each operand, `vjp::<rule>`.
+    pub rules: [&'static str; 2],
+    /// Which operands the rules may read (the row's `saves`); others are kept only for
+    /// their shape, to undo broadcasting.
+    pub saves: [bool; 2],
+}
+
+/// The row of binary operator `name`; the table's own test guarantees its shape.
+pub fn binary(name: &str) -> Binary {
+    let row: &Primitive = gradtape_primitives::lookup(name)
+        .filter(|row| row.rule == Rule::Elementwise && row.operands == Some(2))
+        .expect("the binary operators have elementwise rows in gradtape-primitives");
+    Binary {
+        rules: [row.rules[0], row.rules[1]],
+        saves: [0, 1].map(|k| row.saves.contains(&Saved::Input(k))),
+    }
+}
+
+/// Which operands (lhs, rhs) a binary rule takes before the cotangent, as its signature in
+/// the runtime's `ops/binary.rs` has them: the one fact about the rules the table does not
+/// hold (it says what a node keeps, not which rule reads what).
+pub fn rule_reads(rule: &str) -> [bool; 2] {
+    match rule {
+        "mul_lhs" | "div_lhs" => [false, true],
+        "mul_rhs" => [true, false],
+        "div_rhs" | "maximum_lhs" | "maximum_rhs" | "minimum_lhs" | "minimum_rhs" => [true, true],
+        "pass_through" | "sub_rhs" => [false, false],
+        other => {
+            panic!("the binary rule `{other}` is new to #[differentiable]: add its operands here")
+        }
+    }
+}
+
+/// The rule that passes the cotangent on unchanged (`add`'s): generated code clones the
+/// cotangent in place of calling it.
+pub const IDENTITY_RULE: &str = "pass_through";
