@@ -8,11 +8,12 @@ use gradtape_primitives::{Param, Primitive, Rule, Saved};
 
 use crate::model::ir::Saves;
 
-/// Rows of the table that are no method a user calls on a tensor: internal record names
-/// (`mul_scaled` is `x * c` for a number `c`, `neg` the `-` operator, `dot` the product of
-/// two vectors inside `matmul`), and `concat`, an associated function (`Tensor::concat(..)`,
-/// which a tensor function replays like any other call).
-const NOT_METHODS: &[&str] = &["mul_scaled", "neg", "dot", "concat"];
+/// Rows of the table that are no method a user calls on a tensor: names only rules and
+/// operators record (`scale` is `x * c` for a number `c`, `mul_scaled` the `c·x·y` of rules
+/// such as square's, `neg` the `-` operator, `dot` the fused rule of a 0-d factor), and
+/// `concat`, an associated function (`Tensor::concat(..)`, which a tensor function replays
+/// like any other call).
+const NOT_METHODS: &[&str] = &["scale", "mul_scaled", "neg", "dot", "concat"];
 
 /// An elementwise method of one operand whose rule is `vjp::<name>`.
 pub struct Elementwise {
@@ -40,7 +41,7 @@ pub fn elementwise(name: &str) -> Option<Elementwise> {
 }
 
 /// Whether a constant argument is kept by the runtime as an `f64`, so that generated code
-/// converts it for the rule (`hooks::exponent`, `powf`'s exponent).
+/// converts it for the rule (`generated::exponent`, `powf`'s exponent).
 pub fn is_real(param: Param) -> bool {
     param == Param::Real
 }
@@ -48,8 +49,8 @@ pub fn is_real(param: Param) -> bool {
 /// Whether `name` is a tensor method whose rule is written on tensors: generated code
 /// replays it on a sub-tape and takes the runtime's gradient.
 pub fn is_traced(name: &str) -> bool {
-    gradtape_primitives::lookup(name)
-        .is_some_and(|row| row.rule == Rule::Tensor && !NOT_METHODS.contains(&row.name))
+    !NOT_METHODS.contains(&name)
+        && gradtape_primitives::method(name).is_some_and(|row| row.rule == Rule::Tensor)
 }
 
 /// Whether `name` reads a value's metadata (`shape`), not its elements: no gradient flows

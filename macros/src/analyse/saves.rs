@@ -40,7 +40,7 @@ pub fn useful(body: &Body) -> Vec<bool> {
 /// jacobian's vectorised sweep), so that the fused node can run it once for all rows.
 ///
 /// True when every op with reverse code has an elementwise rule (`g ⊙ c`, with `c` from
-/// the forward values) followed by a sum over broadcast axes, which `hooks::unbroadcast`
+/// the forward values) followed by a sum over broadcast axes, which `generated::unbroadcast`
 /// does behind the batch axes: such maps commute with stacking cotangents along a leading
 /// axis. Control flow replays saved decisions, independent of the cotangent. A traced call
 /// (matmul, reductions, reshapes, other functions) runs a `gradient` of its own, which

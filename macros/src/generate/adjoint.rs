@@ -32,12 +32,12 @@ impl Generator<'_> {
             for (part, output) in parts.iter().zip(&self.body.outputs) {
                 if let Some(binding) = output.binding() {
                     let slot = self.slot(binding);
-                    out.extend(quote!(hooks::accumulate_option(&mut #slot, #part);));
+                    out.extend(quote!(generated::accumulate_option(&mut #slot, #part);));
                 }
             }
         } else if let Some(binding) = self.body.outputs.first().and_then(Operand::binding) {
             let slot = self.slot(binding);
-            out.extend(quote!(hooks::accumulate(&mut #slot, #g);));
+            out.extend(quote!(generated::accumulate(&mut #slot, #g);));
         }
         out.extend(self.reverse_stmts(&self.body.block));
         let grads = self.body.params.iter().map(|binding| match binding {
@@ -137,7 +137,7 @@ impl Generator<'_> {
             None => borrow(expr),
         });
         if self.tensor() {
-            quote!(&hooks::lift(#value))
+            quote!(&generated::lift(#value))
         } else {
             value
         }
@@ -156,7 +156,7 @@ impl Generator<'_> {
             match operand.binding() {
                 Some(b) => {
                     let slot = self.slot(b);
-                    quote!(hooks::accumulate(&mut #slot, #value);)
+                    quote!(generated::accumulate(&mut #slot, #value);)
                 }
                 None => quote!(),
             }
@@ -199,7 +199,7 @@ impl Generator<'_> {
                     .zip(params)
                     .map(|(p, param)| {
                         if vocabulary::is_real(*param) {
-                            quote!(hooks::exponent(#p))
+                            quote!(generated::exponent(#p))
                         } else {
                             p
                         }
@@ -251,7 +251,7 @@ impl Generator<'_> {
                     }
                     let grad = rule_call(rule);
                     let grad = match (self.tensor(), keep) {
-                        (true, Some(like)) => quote!(hooks::unbroadcast(#grad, #like)),
+                        (true, Some(like)) => quote!(generated::unbroadcast(#grad, #like)),
                         _ => grad,
                     };
                     rules.extend(acc(operand, grad));
@@ -265,7 +265,7 @@ impl Generator<'_> {
                 for (k, (input, _)) in inputs.iter().enumerate() {
                     let slot = self.slot(*input);
                     let index = syn::Index::from(k);
-                    rules.extend(quote!(hooks::accumulate_option(&mut #slot, #grads.#index);));
+                    rules.extend(quote!(generated::accumulate_option(&mut #slot, #grads.#index);));
                 }
             }
             Op::Call { args, .. } => {
@@ -277,7 +277,9 @@ impl Generator<'_> {
                     if let Some(b) = arg.binding() {
                         let slot = self.slot(b);
                         let index = syn::Index::from(k);
-                        rules.extend(quote!(hooks::accumulate_option(&mut #slot, #grads.#index);));
+                        rules.extend(
+                            quote!(generated::accumulate_option(&mut #slot, #grads.#index);),
+                        );
                     }
                 }
             }

@@ -181,8 +181,8 @@ impl Generator<'_> {
                         } else {
                             quote!(minimum)
                         };
-                        let hooks = paths::hooks();
-                        quote!(#hooks::scalar::#kernel(#l, #r))
+                        let generated = paths::generated();
+                        quote!(#generated::scalar::#kernel(#l, #r))
                     }
                     BinaryKind::Maximum(method) | BinaryKind::Minimum(method) => {
                         let l = self.receiver(lhs);
@@ -203,8 +203,8 @@ impl Generator<'_> {
         let x = self.receiver(x);
         match self.zero_d() {
             Some(_) => {
-                let hooks = paths::hooks();
-                quote!(#hooks::scalar::#method(#x #(, #args)*))
+                let generated = paths::generated();
+                quote!(#generated::scalar::#method(#x #(, #args)*))
             }
             None => quote!(#x.#method(#(#args),*)),
         }
@@ -254,7 +254,7 @@ impl Generator<'_> {
                     let name = self.name(binding);
                     let value = match self.flavour {
                         Flavour::ZeroD(_) => quote!(#name),
-                        _ => quote!(hooks::own(&#name)),
+                        _ => quote!(generated::own(&#name)),
                     };
                     code.extend(save.keep(value));
                 }
@@ -276,10 +276,10 @@ impl Generator<'_> {
                 let trace = mixed(&format!("trace{id}"));
                 let inputs = inputs.iter().map(|(_, fwd)| {
                     let fwd = borrow(fwd);
-                    quote!(hooks::own(#fwd))
+                    quote!(generated::own(#fwd))
                 });
                 code.extend(quote! {
-                    let (#value, #trace) = hooks::trace((#(#inputs,)*), || #expr);
+                    let (#value, #trace) = generated::trace((#(#inputs,)*), || #expr);
                 });
                 if depth > 0 {
                     code.extend(save.keep(quote!(#trace)));

@@ -106,7 +106,7 @@ impl Save {
         } else {
             let (stack, cursor) = (self.stack(), self.cursor());
             (
-                quote!(let #name = hooks::pop(&#stack, &mut #cursor);),
+                quote!(let #name = generated::pop(&#stack, &mut #cursor);),
                 quote!(#name),
             )
         }
@@ -220,7 +220,7 @@ impl<'a> Generator<'a> {
             Flavour::ZeroD(_) => self.operand(operand),
             _ => {
                 let fwd = borrow(operand.fwd());
-                quote!(hooks::own(#fwd))
+                quote!(generated::own(#fwd))
             }
         }
     }
@@ -292,9 +292,9 @@ impl<'a> Generator<'a> {
             .iter()
             .any(|p| p.kind == Kind::Variable)
             .then(|| {
-                let hooks = paths::hooks();
+                let generated = paths::generated();
                 quote!(
-                    use #hooks::ReadValue as _;
+                    use #generated::ReadValue as _;
                 )
             });
         let fn_name = match self.flavour {

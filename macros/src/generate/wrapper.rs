@@ -32,7 +32,7 @@ pub fn wrapper_fn(
         batch_safe,
         locals: Locals::new(),
         args: Arguments::of(sig),
-        hooks: paths::hooks(),
+        generated: paths::generated(),
     };
     let block = wrapper.block(plan.is_some());
     quote! {
@@ -111,7 +111,7 @@ impl Arguments {
         let Locals {
             grads, borrowed, ..
         } = locals;
-        let hooks = paths::hooks();
+        let generated = paths::generated();
         let any = {
             let private = paths::private();
             quote!(#private::AnyTensor)
@@ -181,7 +181,7 @@ impl Arguments {
         if differentiable {
             self.zero_d_args.push(quote!(#number));
             self.zero_d_grads
-                .push(quote!(#grads.#index.map(#hooks::scalar_cotangent)));
+                .push(quote!(#grads.#index.map(#generated::scalar_cotangent)));
         } else {
             self.zero_d_args
                 .push(self.vjp_args.last().expect("pushed above").clone());
@@ -195,7 +195,7 @@ struct Wrapper<'a> {
     batch_safe: bool,
     locals: Locals,
     args: Arguments,
-    hooks: TokenStream,
+    generated: TokenStream,
 }
 
 impl Wrapper<'_> {
@@ -203,7 +203,10 @@ impl Wrapper<'_> {
     /// first when `zero_d`).
     fn block(&self, zero_d: bool) -> TokenStream {
         let Wrapper {
-            name, hooks, args, ..
+            name,
+            generated,
+            args,
+            ..
         } = self;
         let Locals {
             value,
@@ -225,19 +228,19 @@ impl Wrapper<'_> {
         let plain_reads = zero_d_plain.as_ref().map(|_| reads);
         quote! {
             {
-                if !#hooks::any_recording() {
+                if !#generated::any_recording() {
                     #plain_reads
                     #zero_d_plain
                     return #name::primal(#(#names),*);
                 }
                 #reads
                 let #inputs = [#(#input_values),*];
-                if !#hooks::any_tracks(&#inputs) {
+                if !#generated::any_tracks(&#inputs) {
                     #zero_d_plain
                     return #name::primal(#(#names),*);
                 }
                 #zero_d
-                let (#value, #pullback) = #hooks::without_recording(|| #name::vjp(#(#vjp_args),*));
+                let (#value, #pullback) = #generated::without_recording(|| #name::vjp(#(#vjp_args),*));
                 #keeps
                 #tensor_record
             }
@@ -262,10 +265,10 @@ impl Wrapper<'_> {
         let Locals {
             pullback, grads, ..
         } = &self.locals;
-        let (hooks, node_grads) = (&self.hooks, &self.args.grads);
+        let (generated, node_grads) = (&self.generated, &self.args.grads);
         let replay = self.replay(&cot);
         quote! {
-            if #hooks::any_recording() {
+            if #generated::any_recording() {
                 // An outer tape records this gradient (higher order): recompute the
                 // forward from the inputs with recorded ops, so that the adjoint is
                 // connected to them there.
@@ -288,7 +291,7 @@ impl Wrapper<'_> {
             g,
             ..
         } = &self.locals;
-        let hooks = &self.hooks;
+        let generated = &self.generated;
         let op_name = self.name.to_string();
         // A jacobian runs a batch-safe adjoint once for all rows, any other once per row.
         let record_fused = if self.batch_safe {
@@ -298,7 +301,7 @@ impl Wrapper<'_> {
         };
         if !self.sig.tuple_output {
             let body = rule_body(quote!(#g));
-            return quote!(#hooks::#record_fused(#op_name, #value, &#inputs, move |#g| { #body }));
+            return quote!(#generated::#record_fused(#op_name, #value, &#inputs, move |#g| { #body }));
         }
         let n = self.sig.outputs.len();
         let values: Vec<Ident> = (0..n).map(|i| mixed(&format!("value{i}"))).collect();
@@ -314,7 +317,7 @@ impl Wrapper<'_> {
             });
             quote! {{
                 let #rule = ::std::rc::Rc::clone(&#rule);
-                #hooks::#record_fused(#op_name, #value, &#inputs, move |#g| #rule((#(#cot),*)))
+                #generated::#record_fused(#op_name, #value, &#inputs, move |#g| #rule((#(#cot),*)))
             }}
         });
         quote! {
@@ -330,7 +333,7 @@ impl Wrapper<'_> {
         let Locals {
             pullback, grads, ..
         } = &self.locals;
-        let (hooks, zero_d_grads) = (&self.hooks, &self.args.zero_d_grads);
+        let (generated, zero_d_grads) = (&self.generated, &self.args.zero_d_grads);
         let number = mixed("number_cot");
         let outputs = self.sig.outputs.len();
         let as_number = if self.sig.tuple_output {
@@ -339,7 +342,7 @@ impl Wrapper<'_> {
                 .collect();
             let reads = (0..outputs).map(|i| {
                 let index = syn::Index::from(i);
-                quote!(#hooks::scalar_value_option(&#cot.#index))
+                quote!(#generated::scalar_value_option(&#cot.#index))
             });
             quote! {
                 match (#(#reads,)*) {
@@ -350,11 +353,11 @@ impl Wrapper<'_> {
                 }
             }
         } else {
-            quote!(#hooks::scalar_value(&#cot))
+            quote!(#generated::scalar_value(&#cot))
         };
         let replay = self.replay(&cot);
         quote! {
-            match (#hooks::any_recording(), #as_number) {
+            match (#generated::any_recording(), #as_number) {
                 (false, ::core::option::Option::Some(#number)) => {
                     let #grads = #pullback(#number);
                     ::std::vec![#(#zero_d_grads),*]
@@ -372,7 +375,7 @@ impl Wrapper<'_> {
         let Locals {
             value, pullback, ..
         } = &self.locals;
-        let (name, hooks) = (self.name, &self.hooks);
+        let (name, generated) = (self.name, &self.generated);
         let Arguments {
             numbers,
             zero_d_args,
@@ -393,7 +396,7 @@ impl Wrapper<'_> {
         let (names, tensors_in): (Vec<&Ident>, Vec<&TokenStream>) =
             numbers.iter().map(|(n, t)| (n, t)).unzip();
         let all_0_d = quote! {
-            (#(::core::option::Option::Some(#names),)*) = (#(#hooks::scalar_value(#tensors_in),)*)
+            (#(::core::option::Option::Some(#names),)*) = (#(#generated::scalar_value(#tensors_in),)*)
         };
         let recorded = quote! {
             // Every differentiable input is 0-d: run the adjoint on plain numbers.
