@@ -4,7 +4,7 @@
 //! would compile and give a wrong gradient in generated code, so it fails here instead.
 
 use gradtape::generated::{self, RecordedNode};
-use gradtape::{GradientOptions, GradientTape, Tensor};
+use gradtape::{GradientOptions, GradientTape, Primal, Tensor};
 use gradtape_primitives::{Primitive, Rule, Saved};
 
 /// Operands away from every op's kinks and poles, shaped so that each op accepts them.
@@ -71,6 +71,9 @@ fn node_of(p: &Primitive) -> RecordedNode {
         "sparse_softmax_cross_entropy_with_logits" => record(name, &[v(1)], |x| {
             drop(x[0].sparse_softmax_cross_entropy_with_logits(&[2, 0]))
         }),
+        "positive_mask" => record(name, &[v(1)], |x| drop(x[0].positive_mask())),
+        "sign" => record(name, &[v(1)], |x| drop(Primal::sign(&x[0]))),
+        "at_least" => record(name, &[v(1), v(2)], |x| drop(x[0].at_least(&x[1]))),
         unary if p.rule == Rule::Elementwise && p.operands == Some(1) => {
             record(unary, &[v(1)], |x| drop(unary_op(unary, &x[0])))
         }

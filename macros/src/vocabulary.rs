@@ -10,10 +10,20 @@ use crate::model::ir::Saves;
 
 /// Rows of the table that are no method a user calls on a tensor: names only rules and
 /// operators record (`scale` is `x * c` for a number `c`, `mul_scaled` the `c·x·y` of rules
-/// such as square's, `neg` the `-` operator, `dot` the fused rule of a 0-d factor), and
+/// such as square's, `neg` the `-` operator, `dot` the fused rule of a 0-d factor, the
+/// masks and signs of `Primal`, which rules call), and
 /// `concat`, an associated function (`Tensor::concat(..)`, which a tensor function replays
 /// like any other call).
-const NOT_METHODS: &[&str] = &["scale", "mul_scaled", "neg", "dot", "concat"];
+const NOT_METHODS: &[&str] = &[
+    "scale",
+    "mul_scaled",
+    "neg",
+    "dot",
+    "concat",
+    "positive_mask",
+    "sign",
+    "at_least",
+];
 
 /// An elementwise method of one operand whose rule is `vjp::<name>`.
 pub struct Elementwise {

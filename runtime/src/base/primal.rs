@@ -64,20 +64,60 @@ pub trait Primal: Clone {
     fn sum_to_like(&self, like: &Self) -> Self;
 }
 
-/// The sign of `v` (0 at 0).
+/// The sign of `v`: 0 at 0, and NaN at NaN (as TensorFlow 2 and NumPy: a NaN is never
+/// turned into a number).
 pub(crate) fn sign_of<T: Float>(v: T) -> T {
     if v > T::ZERO {
         T::ONE
     } else if v < T::ZERO {
         -T::ONE
-    } else {
+    } else if v == T::ZERO {
         T::ZERO
+    } else {
+        v
     }
 }
 
-/// `[a ≥ b]` as 0 or 1.
+/// `[v > 0]` as 0 or 1 (0 at NaN: the share of the cotangent ReLU passes, TensorFlow's
+/// `features > 0`).
+pub(crate) fn positive_mask_of<T: Float>(v: T) -> T {
+    if v > T::ZERO { T::ONE } else { T::ZERO }
+}
+
+/// `[a ≥ b]` as 0 or 1 (0 when either is NaN: TensorFlow's mask for `maximum`'s first
+/// operand, which gives the cotangent to the second).
 pub(crate) fn at_least<T: Float>(a: T, b: T) -> T {
     if a >= b { T::ONE } else { T::ZERO }
+}
+
+/// The larger of two numbers, NaN if either is (`tf.maximum`); on a tie, `a`.
+#[inline]
+pub(crate) fn maximum<T: Float>(a: T, b: T) -> T {
+    if a >= b {
+        a
+    } else if b > a {
+        b
+    } else {
+        a + b
+    }
+}
+
+/// The smaller of two numbers, NaN if either is (`tf.minimum`); on a tie, `a`.
+#[inline]
+pub(crate) fn minimum<T: Float>(a: T, b: T) -> T {
+    if a <= b {
+        a
+    } else if b < a {
+        b
+    } else {
+        a + b
+    }
+}
+
+/// `max(v, 0)`, NaN at NaN (`tf.nn.relu`).
+#[inline]
+pub(crate) fn relu_value<T: Float>(v: T) -> T {
+    if v < T::ZERO { T::ZERO } else { v }
 }
 
 macro_rules! scalar_primal {
@@ -96,7 +136,7 @@ macro_rules! scalar_primal {
             #[inline] fn sin(&self) -> Self { <$t>::sin(*self) }
             #[inline] fn cos(&self) -> Self { <$t>::cos(*self) }
             #[inline] fn sigmoid(&self) -> Self { sigmoid_value(*self) }
-            #[inline] fn positive_mask(&self) -> Self { if *self > 0.0 { 1.0 } else { 0.0 } }
+            #[inline] fn positive_mask(&self) -> Self { positive_mask_of(*self) }
             #[inline] fn sign(&self) -> Self { sign_of(*self) }
             #[inline] fn at_least(&self, other: &Self) -> Self { at_least(*self, *other) }
             #[inline] fn sum_to_like(&self, _like: &Self) -> Self { *self }

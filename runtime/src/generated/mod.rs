@@ -33,15 +33,14 @@ pub mod scalar {
 
     use crate::base::dtype::Float;
 
-    /// The larger of two numbers, as [`Tensor::maximum`](crate::Tensor::maximum) (the
-    /// second when they compare unordered).
+    /// The larger of two numbers, as [`Tensor::maximum`](crate::Tensor::maximum).
     ///
     /// ```
     /// assert_eq!(gradtape_runtime::generated::scalar::maximum(1.0_f64, 2.0), 2.0);
     /// ```
     #[inline]
     pub fn maximum<T: Float>(a: T, b: T) -> T {
-        if a >= b { a } else { b }
+        crate::base::primal::maximum(a, b)
     }
 
     /// The smaller of two numbers, as [`Tensor::minimum`](crate::Tensor::minimum).
@@ -51,7 +50,7 @@ pub mod scalar {
     /// ```
     #[inline]
     pub fn minimum<T: Float>(a: T, b: T) -> T {
-        if a <= b { a } else { b }
+        crate::base::primal::minimum(a, b)
     }
 }
 

@@ -225,7 +225,7 @@ impl<T: Float> Tensor<T> {
             self,
             &other,
             "maximum",
-            |a, b| if a >= b { a } else { b },
+            crate::base::primal::maximum,
             both!(|x, y, g, [nx, ny]| (
                 nx.then(|| maximum_lhs(x, y, g)),
                 ny.then(|| maximum_rhs(x, y, g))
@@ -251,7 +251,7 @@ impl<T: Float> Tensor<T> {
             self,
             &other,
             "minimum",
-            |a, b| if a <= b { a } else { b },
+            crate::base::primal::minimum,
             both!(|x, y, g, [nx, ny]| (
                 nx.then(|| minimum_lhs(x, y, g)),
                 ny.then(|| minimum_rhs(x, y, g))

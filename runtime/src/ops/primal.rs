@@ -3,7 +3,7 @@
 
 use crate::base::dtype::Float;
 use crate::base::primal::Primal;
-use crate::base::primal::{at_least, sign_of};
+use crate::base::primal::{at_least, positive_mask_of, sign_of};
 use crate::base::tensor::Tensor;
 
 impl<T: Float> Primal for Tensor<T> {
@@ -50,13 +50,13 @@ impl<T: Float> Primal for Tensor<T> {
         Tensor::sigmoid(self)
     }
     fn positive_mask(&self) -> Self {
-        Tensor::from_data(self.map_data(|v| if v > T::ZERO { T::ONE } else { T::ZERO }))
+        super::piecewise_constant(self, "positive_mask", positive_mask_of)
     }
     fn sign(&self) -> Self {
-        Tensor::from_data(self.map_data(sign_of))
+        super::piecewise_constant(self, "sign", sign_of)
     }
     fn at_least(&self, other: &Self) -> Self {
-        Tensor::from_data(super::zip_broadcast(self, other, "maximum", at_least))
+        super::piecewise_constant_binary(self, other, "at_least", at_least)
     }
     fn sum_to_like(&self, like: &Self) -> Self {
         self.sum_to_shape(like.shape())

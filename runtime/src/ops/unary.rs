@@ -168,14 +168,14 @@ elementwise_unary_ops! {
     /// d/dx σ(x) = σ(x) (1 − σ(x)), from the output
     rule(out, g) = g.mul(out).mul(&out.one_minus());
 
-    /// `max(x, 0)`, elementwise. Keeps only its output for the backward pass.
+    /// `max(x, 0)`, elementwise (NaN at NaN). Keeps only its output for the backward pass.
     ///
     /// ```
     /// use gradtape_runtime::Tensor;
     /// let x = Tensor::from_vec(vec![-1.0_f32, 2.0], &[2]);
     /// assert_eq!(x.relu().to_vec(), vec![0.0, 2.0]);
     /// ```
-    fn relu(x) = x.max(T::ZERO);
+    fn relu(x) = crate::base::primal::relu_value(x);
     /// d/dx relu x = `[x > 0]` (0 at 0, as TensorFlow), from the output
     rule(out, g) = g.mul(&out.positive_mask());
 
