@@ -73,7 +73,6 @@ fn node_of(p: &Primitive) -> RecordedNode {
         }),
         "positive_mask" => record(name, &[v(1)], |x| drop(x[0].positive_mask())),
         "sign" => record(name, &[v(1)], |x| drop(Primal::sign(&x[0]))),
-        "at_least" => record(name, &[v(1), v(2)], |x| drop(x[0].at_least(&x[1]))),
         unary if p.rule == Rule::Elementwise && p.operands == Some(1) => {
             record(unary, &[v(1)], |x| drop(unary_op(unary, &x[0])))
         }

@@ -22,7 +22,6 @@ const NOT_METHODS: &[&str] = &[
     "concat",
     "positive_mask",
     "sign",
-    "at_least",
 ];
 
 /// An elementwise method of one operand whose rule is `vjp::<name>`.

@@ -331,7 +331,6 @@ pub const OTHER_PRIMITIVES: &[Primitive] = &[
     // derivative through them is connected and zero, as TensorFlow's
     row("positive_mask", 1, &[], &[], Tensor, &[]),
     row("sign", 1, &[], &[], Tensor, &[]),
-    row("at_least", 2, &[], &[Input(0), Input(1)], Tensor, &[]),
     // no gradient: integer or boolean results
     row("argmax_axis", 1, &[Structure], &[], Rule::None, &[]),
     row("equal", 2, &[], &[], Rule::None, &[]),

@@ -41,6 +41,10 @@ pub enum Order {
     /// derivative of a linear function is `None`), zeros under
     /// `UnconnectedGradients::Zero`, and finite differences must agree that it is zero.
     SecondIsNone,
+    /// First order, then: the second derivative is zero but connected (an op whose rule
+    /// goes through a mask or sign registered with a zero gradient, ReLU's and `abs`'s in
+    /// TensorFlow), so the nested gradient must be zeros for every input, never `None`.
+    SecondIsZero,
 }
 
 /// Finite-difference step and the tolerance `|analytic - fd| ≤ rtol (1 + |fd|)`.
@@ -153,6 +157,19 @@ pub fn check_grads(
                         "UnconnectedGradients::Zero: expected zeros of shape {:?} for input {i}, got {z:?}",
                         x.shape()
                     ),
+                ));
+            }
+        }
+    }
+    if order == Order::SecondIsZero {
+        for (i, (z, x)) in nested.iter().zip(inputs).enumerate() {
+            let ok = z
+                .as_ref()
+                .is_some_and(|z| z.shape() == x.shape() && z.to_vec().iter().all(|&e| e == 0.0));
+            if !ok {
+                return Err(report(
+                    "second order",
+                    format!("expected connected zeros for input {i}, got {z:?}"),
                 ));
             }
         }

@@ -649,7 +649,7 @@ pub(crate) fn check_axis(op: &str, axis: usize, shape: &[usize]) -> usize {
 
 /// An elementwise op whose derivative is zero wherever it exists (a mask, a sign), recorded
 /// with a rule that gives zeros: a derivative through it is connected and zero, as
-/// TensorFlow's (the gradients of `Sign` and of ReLU's mask are registered zeros), never
+/// TensorFlow's (`Sign`'s gradient and ReLU's second derivative are registered zeros), never
 /// `None`. Rules use these, so this is what makes the second derivative of `relu` or `abs`
 /// zero rather than unconnected.
 #[inline]
@@ -660,25 +660,4 @@ pub(crate) fn piecewise_constant<T: Float>(
 ) -> Tensor<T> {
     // the factor 0 is kept as `linear`'s parameter: the rule is `g · 0`
     linear(x, op, 0.0, f, both!(|g, c| Primal::scale(g, c)))
-}
-
-/// [`piecewise_constant`] of two operands (with broadcasting): zeros for both.
-#[inline]
-#[track_caller]
-pub(crate) fn piecewise_constant_binary<T: Float>(
-    x: &Tensor<T>,
-    y: &Tensor<T>,
-    op: &'static str,
-    f: impl Fn(T, T) -> T,
-) -> Tensor<T> {
-    binary(
-        x,
-        y,
-        op,
-        f,
-        both!(|_x, _y, g, [nx, ny]| (
-            nx.then(|| Primal::scale(g, 0.0)),
-            ny.then(|| Primal::scale(g, 0.0))
-        )),
-    )
 }

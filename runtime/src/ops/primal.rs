@@ -56,7 +56,9 @@ impl<T: Float> Primal for Tensor<T> {
         super::piecewise_constant(self, "sign", sign_of)
     }
     fn at_least(&self, other: &Self) -> Self {
-        super::piecewise_constant_binary(self, other, "at_least", at_least)
+        // An untracked constant, as TensorFlow's `greater_equal` mask in the rule of
+        // `maximum`: a second derivative through it is `None`, TensorFlow's answer too.
+        Tensor::from_data(super::zip_broadcast(self, other, "maximum", at_least))
     }
     fn sum_to_like(&self, like: &Self) -> Self {
         self.sum_to_shape(like.shape())
