@@ -1072,6 +1072,59 @@ fn variable_update_zip_matches_an_elementwise_loop() {
     assert_eq!(v.value().to_vec(), vec![11.0, 32.0, 23.0, 44.0]);
 }
 
+/// Reading a variable inside its own in-place update (even formatting it) would wait
+/// forever for the lock the update holds: it panics, naming the variable and the method.
+/// Other variables can be read there, and the variable is usable after the panic.
+#[test]
+fn variable_read_inside_its_own_update_panics_instead_of_deadlocking() {
+    let v = Variable::with_name("w", Tensor::from_vec(vec![1.0_f64, 2.0], &[2]));
+    let other = Variable::with_name("other", 10.0_f64);
+    v.update_each(|w| *w += other.value().to_scalar());
+    assert_eq!(v.value().to_vec(), vec![11.0, 12.0]);
+
+    let large = Variable::with_name("large", Tensor::<f32>::zeros(&[1 << 17]));
+    let ones = Tensor::ones(&[1 << 17]);
+    let attempts: [(&str, Box<dyn Fn()>); 5] = [
+        (
+            "update_each",
+            Box::new(|| v.update_each(|w| *w += v.value().sum().to_scalar())),
+        ),
+        (
+            "update_array",
+            Box::new(|| v.update_array(|_| drop(format!("{v:?}")))),
+        ),
+        (
+            "update_zip",
+            Box::new(|| v.update_zip(&Tensor::zeros(&[2]), |_, _| drop(v.shape()))),
+        ),
+        (
+            "update_each",
+            Box::new(|| v.update_each(|w| v.assign(Tensor::from_vec(vec![*w; 2], &[2])))),
+        ),
+        // on two threads: the helper's half reads too
+        (
+            "update_zip",
+            Box::new(|| large.update_zip(&ones, |_, _| drop(large.value()))),
+        ),
+    ];
+    for (method, attempt) in attempts {
+        let payload = catch_unwind(AssertUnwindSafe(attempt)).expect_err(method);
+        let message = payload
+            .downcast_ref::<String>()
+            .cloned()
+            .unwrap_or_default();
+        assert!(message.contains(method), "{method}: {message}");
+        assert!(
+            message.contains("variable 'w'") || message.contains("variable 'large'"),
+            "{method}: {message}"
+        );
+    }
+    // usable again: read, assign, update
+    v.assign(Tensor::from_vec(vec![1.0, 2.0], &[2]));
+    v.update_each(|w| *w *= 3.0);
+    assert_eq!(v.value().to_vec(), vec![3.0, 6.0]);
+}
+
 #[test]
 #[should_panic(
     expected = "Variable::update_zip: the value has shape [2] but the other tensor has shape [3]"
