@@ -6,6 +6,8 @@ use gradtape::{
     straight_through,
 };
 
+mod common;
+
 /// x³ with a hand-written backward rule 3x²·g (in tensor ops, so it can be differentiated).
 fn cube(x: &Tensor<f64>) -> Tensor<f64> {
     custom_gradient("cube", &[x], |inputs| {
@@ -127,6 +129,24 @@ fn wrong_gradient_shape_panics_naming_the_function() {
         })
     });
     let _ = tape.gradient(&y, &x);
+}
+
+/// A rule's wrong result is a bug at the `custom_gradient` call that defined the rule; the
+/// check runs later, inside the sweep, so its message names that call's line.
+#[test]
+fn wrong_gradient_count_names_the_line_that_defined_the_rule() {
+    let x = Tensor::scalar(1.0_f64);
+    let tape = GradientTape::new();
+    tape.watch(&x);
+    let line = line!() + 2;
+    let y = tape.record(|| {
+        custom_gradient("none_returned", &[&x], |inputs| {
+            (inputs[0].clone(), |_: &Tensor<f64>| Vec::new())
+        })
+    });
+    let (_, _, message) = common::panic_site(|| drop(tape.gradient(&y, &x)));
+    let defined_at = format!("custom_gradient called at {}:{line}:", file!());
+    assert!(message.contains(&defined_at), "{message}");
 }
 
 #[test]

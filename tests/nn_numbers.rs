@@ -8,6 +8,8 @@ use gradtape::nn::{
 };
 use gradtape::{GradientTape, Tensor, Variable};
 
+mod common;
+
 fn dense_3x2() -> Dense<f64> {
     let kernel = Tensor::from_vec(vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[3, 2]);
     Dense::from_values("d", kernel, Tensor::from_vec(vec![0.5, -1.0], &[2]))
@@ -341,6 +343,40 @@ fn optimizer_updates_are_not_recorded_on_an_active_tape() {
 fn optimizers_reject_mismatched_gradients() {
     let w = Variable::with_name("w", Tensor::<f32>::zeros(&[2]));
     Adam::new(0.1).apply_gradients([(Some(Tensor::zeros(&[3])), &w)]);
+}
+
+/// The panic of a mismatched gradient points at the `apply_gradients` call, not into the
+/// optimizer (`#[track_caller]` from the trait method down to the check).
+#[test]
+fn optimizer_shape_panics_point_at_the_apply_gradients_call() {
+    let w = Variable::with_name("w", Tensor::<f32>::zeros(&[2]));
+    let line = line!() + 1;
+    let (file, at, message) =
+        common::panic_site(|| Sgd::new(0.1).apply_gradients([(Some(Tensor::zeros(&[3])), &w)]));
+    assert_eq!((file.as_str(), at), (file!(), line), "{message}");
+    let (file, _, message) = common::panic_site(|| {
+        let mut adam = Adam::new(0.1).with_epsilon(1e-7);
+        adam.apply_gradients([(Some(Tensor::zeros(&[3])), &w)]);
+    });
+    assert_eq!(file, file!(), "{message}");
+    assert!(message.contains("Adam::apply_gradients"), "{message}");
+}
+
+/// A layer of a `Sequential` that rejects its input reports the model's `call`, the
+/// user's line, not the fold inside `Sequential`.
+#[test]
+fn sequential_shape_panics_point_at_the_models_call() {
+    let model = Sequential::new()
+        .push(Dense::<f64>::new("first", 3, 2, 0))
+        .push(Dense::new("second", 4, 1, 1));
+    let x = Tensor::zeros(&[5, 3]);
+    let line = line!() + 1;
+    let (file, at, message) = common::panic_site(|| drop(model.call(&x)));
+    assert_eq!((file.as_str(), at), (file!(), line), "{message}");
+    assert!(
+        message.contains("layer 'second' expects inputs of shape [batch, 4], got [5, 2]"),
+        "{message}"
+    );
 }
 
 /// A training step updates the weights in place: once the tape has released what it saved,
