@@ -350,9 +350,9 @@ fn optimizers_reject_mismatched_gradients() {
 #[test]
 fn optimizer_shape_panics_point_at_the_apply_gradients_call() {
     let w = Variable::with_name("w", Tensor::<f32>::zeros(&[2]));
+    let (mut sgd, grads) = (Sgd::new(0.1), [(Some(Tensor::zeros(&[3])), &w)]);
     let line = line!() + 1;
-    let (file, at, message) =
-        common::panic_site(|| Sgd::new(0.1).apply_gradients([(Some(Tensor::zeros(&[3])), &w)]));
+    let (file, at, message) = common::panic_site(|| sgd.apply_gradients(grads));
     assert_eq!((file.as_str(), at), (file!(), line), "{message}");
     let (file, _, message) = common::panic_site(|| {
         let mut adam = Adam::new(0.1).with_epsilon(1e-7);
