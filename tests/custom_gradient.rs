@@ -1,10 +1,15 @@
 //! `custom_gradient`, `stop_gradient` and `straight_through`: values, second order through
 //! a custom rule, jacobians through it, and every error of a custom backward function.
 
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::rc::Rc;
+
 use gradtape::{
-    GradientTape, Tensor, UnconnectedGradients, Variable, custom_gradient, stop_gradient,
-    straight_through,
+    GradientTape, TapeError, Tensor, UnconnectedGradients, Variable, custom_gradient,
+    stop_gradient, straight_through,
 };
+
+mod common;
 
 /// x³ with a hand-written backward rule 3x²·g (in tensor ops, so it can be differentiated).
 fn cube(x: &Tensor<f64>) -> Tensor<f64> {
@@ -127,6 +132,94 @@ fn wrong_gradient_shape_panics_naming_the_function() {
         })
     });
     let _ = tape.gradient(&y, &x);
+}
+
+/// A rule's wrong result is a bug at the `custom_gradient` call that defined the rule; the
+/// check runs later, inside the sweep, so its message names that call's line.
+#[test]
+fn wrong_gradient_count_names_the_line_that_defined_the_rule() {
+    let x = Tensor::scalar(1.0_f64);
+    let tape = GradientTape::new();
+    tape.watch(&x);
+    let line = line!() + 2;
+    let y = tape.record(|| {
+        custom_gradient("none_returned", &[&x], |inputs| {
+            (inputs[0].clone(), |_: &Tensor<f64>| Vec::new())
+        })
+    });
+    let (_, _, message) = common::panic_site(|| drop(tape.gradient(&y, &x)));
+    let defined_at = format!("custom_gradient called at {}:{line}:", file!());
+    assert!(message.contains(&defined_at), "{message}");
+}
+
+/// `y` of the given value with a backward rule that panics.
+fn panicking_rule(x: &Tensor<f64>) -> Tensor<f64> {
+    custom_gradient("panics", &[x], |inputs| {
+        let rule = |_: &Tensor<f64>| -> Vec<Option<Tensor<f64>>> { panic!("the rule failed") };
+        (inputs[0].square(), rule)
+    })
+}
+
+/// A panic in a rule, caught around `gradient`, leaves no half-swept records behind: the
+/// tape answers `Poisoned` from then on (before, a variable not read in a later recording
+/// got a gradient: its old leaf's node number named one of the new nodes).
+#[test]
+fn panic_in_a_rule_poisons_a_persistent_tape() {
+    let (a, b) = (
+        Variable::with_name("a", 2.0_f64),
+        Variable::with_name("b", 3.0_f64),
+    );
+    let tape = GradientTape::persistent();
+    let y = tape.record(|| panicking_rule(&a.value()) * &b);
+    assert!(catch_unwind(AssertUnwindSafe(|| tape.gradient(&y, &a))).is_err());
+    let z = tape.record(|| b.square());
+    let err = tape.gradient(&z, &a).unwrap_err();
+    assert_eq!(err, TapeError::Poisoned);
+    assert!(err.to_string().contains("panicked"), "{err}");
+    assert_eq!(tape.gradient(&z, &b).unwrap_err(), TapeError::Poisoned);
+    assert_eq!(tape.jacobian(&z, &b).unwrap_err(), TapeError::Poisoned);
+    // reset starts a new record on a sound tape: d(b²)/db = 2b
+    tape.reset();
+    let z = tape.record(|| b.square());
+    let (ga, gb) = tape.gradient(&z, (&a, &b)).unwrap();
+    assert!(ga.is_none());
+    assert_eq!(gb.unwrap().to_scalar(), 6.0);
+}
+
+/// The same for a non-persistent tape, which answered `Ok(None)` after the panic instead of
+/// refusing a second gradient.
+#[test]
+fn panic_in_a_rule_poisons_a_non_persistent_tape() {
+    let a = Variable::with_name("a", 2.0_f64);
+    let tape = GradientTape::new();
+    let y = tape.record(|| panicking_rule(&a.value()).sin());
+    assert!(catch_unwind(AssertUnwindSafe(|| tape.gradient(&y, &a))).is_err());
+    assert_eq!(tape.gradient(&y, &a).unwrap_err(), TapeError::Poisoned);
+}
+
+/// `reset` from a rule of the tape's own sweep would clear the records the sweep has taken
+/// out, and the sweep would put them back half-reset: it is a misuse, and panics.
+#[test]
+fn reset_inside_its_own_sweep_panics() {
+    let x = Tensor::scalar(2.0_f64);
+    let tape = Rc::new(GradientTape::persistent());
+    tape.watch(&x);
+    let weak = Rc::downgrade(&tape);
+    let y = tape.record(|| {
+        custom_gradient("resets", &[&x], move |inputs| {
+            let rule = move |g: &Tensor<f64>| {
+                weak.upgrade().expect("the tape is alive").reset();
+                vec![Some(g * 2.0)]
+            };
+            (inputs[0].square(), rule)
+        })
+    });
+    let (_, _, message) = common::panic_site(|| drop(tape.gradient(&y, &x)));
+    assert!(
+        message.contains("GradientTape::reset: called while this tape computes a gradient"),
+        "{message}"
+    );
+    assert_eq!(tape.gradient(&y, &x).unwrap_err(), TapeError::Poisoned);
 }
 
 #[test]

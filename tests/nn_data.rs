@@ -125,6 +125,28 @@ fn truncated_files_say_how_many_bytes_are_missing() {
     assert!(matches!(err, DataError::BadGzip { .. }), "{err}");
 }
 
+/// A header whose dimensions multiply past `usize::MAX` (here 2³¹ · 2³¹ · 4 = 2⁶⁴, which
+/// wraps to 0 bytes of data) is corrupt, not an empty file.
+#[test]
+fn idx_header_whose_size_overflows_is_rejected() {
+    let dir = scratch("overflow");
+    let mut bytes = IMAGES_MAGIC.to_be_bytes().to_vec();
+    for d in [1_u32 << 31, 1 << 31, 4] {
+        bytes.extend(d.to_be_bytes());
+    }
+    let path = write(&dir.join("huge"), &bytes);
+    let err = read_idx(&path, IMAGES_MAGIC).unwrap_err();
+    assert!(
+        matches!(&err, DataError::Oversized { dims, .. } if dims == &[1 << 31, 1 << 31, 4]),
+        "{err}"
+    );
+    let shown = err.to_string();
+    assert!(
+        shown.contains("[2147483648, 2147483648, 4]") && shown.contains("overflow"),
+        "{shown}"
+    );
+}
+
 #[test]
 fn missing_files_say_where_they_were_looked_for() {
     let dir = scratch("missing");

@@ -8,6 +8,8 @@ use gradtape::nn::{
 };
 use gradtape::{GradientTape, Tensor, Variable};
 
+mod common;
+
 fn dense_3x2() -> Dense<f64> {
     let kernel = Tensor::from_vec(vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[3, 2]);
     Dense::from_values("d", kernel, Tensor::from_vec(vec![0.5, -1.0], &[2]))
@@ -89,6 +91,64 @@ fn mean_squared_error_value_and_gradient() {
     // d/dp mean((p - y)²) = 2 (p - y) / 4
     let g = tape.gradient(&loss, &p).unwrap().unwrap();
     assert_eq!(g.to_vec(), vec![0.5, 0.0, 1.5, -0.5]);
+}
+
+/// A `[n, 1]` prediction against `[n]` targets is one value per example, as Keras reads it
+/// (`squeeze_or_expand_to_same_rank`), not an `[n, n]` table of every pair.
+#[test]
+fn mse_rank_mismatch_is_not_broadcast() {
+    let p = Tensor::from_vec(vec![1.0, 2.0, 4.0], &[3, 1]);
+    let y = Tensor::from_vec(vec![1.0, 2.0, 3.0], &[3]);
+    // equal values: no loss (broadcast to [3, 3] it was (0+1+9 + 1+0+4 + 9+4+1) / 9 ≠ 0)
+    let same = Tensor::from_vec(vec![1.0, 2.0, 3.0], &[3, 1]);
+    assert_eq!(losses::mean_squared_error(&same, &y).to_scalar(), 0.0);
+    assert_eq!(losses::mean_squared_error(&y, &same).to_scalar(), 0.0);
+    let tape = GradientTape::new();
+    tape.watch(&p);
+    let loss = tape.record(|| losses::mean_squared_error(&p, &y));
+    // (0 + 0 + 1) / 3
+    assert_abs_diff_eq!(loss.to_scalar(), 1.0 / 3.0, epsilon = 1e-15);
+    // d/dp mean((p - y)²) = 2 (p - y) / 3, in p's own shape
+    let g = tape.gradient(&loss, &p).unwrap().unwrap();
+    assert_eq!(g.shape(), &[3, 1]);
+    assert_eq!(g.to_vec(), vec![0.0, 0.0, 2.0 / 3.0]);
+}
+
+#[test]
+fn mse_target_may_broadcast_to_the_prediction() {
+    let p = Tensor::from_vec(vec![1.0, 2.0, 3.0, 4.0], &[2, 2]);
+    // one target row for every example: ((1-1)² + (2-3)² + (3-1)² + (4-3)²) / 4
+    let y = Tensor::from_vec(vec![1.0, 3.0], &[2]);
+    assert_eq!(losses::mean_squared_error(&p, &y).to_scalar(), 1.5);
+    // a scalar target: (0 + 1 + 4 + 9) / 4
+    assert_eq!(
+        losses::mean_squared_error(&p, &Tensor::scalar(1.0)).to_scalar(),
+        3.5
+    );
+}
+
+#[test]
+#[should_panic(
+    expected = "mean_squared_error: prediction of shape [3, 1] and target of shape [1, 3] do not match"
+)]
+fn mse_mutual_broadcast_panics_naming_both_shapes() {
+    // each broadcasts against the other into [3, 3]: a loss over pairs, never meant
+    let p = Tensor::<f32>::zeros(&[3, 1]);
+    losses::mean_squared_error(&p, &Tensor::zeros(&[1, 3]));
+}
+
+#[test]
+#[should_panic(
+    expected = "mean_squared_error: prediction of shape [2, 3] and target of shape [3, 2] do not match"
+)]
+fn mse_incompatible_shapes_panic_naming_both_shapes() {
+    losses::mean_squared_error(&Tensor::<f32>::zeros(&[2, 3]), &Tensor::zeros(&[3, 2]));
+}
+
+#[test]
+#[should_panic(expected = "logits of shape [4] need [batch, classes]")]
+fn cross_entropy_rejects_logits_that_are_not_a_batch() {
+    losses::sparse_softmax_cross_entropy(&Tensor::<f32>::zeros(&[4]), &[0, 0, 0, 0]);
 }
 
 #[test]
@@ -283,6 +343,40 @@ fn optimizer_updates_are_not_recorded_on_an_active_tape() {
 fn optimizers_reject_mismatched_gradients() {
     let w = Variable::with_name("w", Tensor::<f32>::zeros(&[2]));
     Adam::new(0.1).apply_gradients([(Some(Tensor::zeros(&[3])), &w)]);
+}
+
+/// The panic of a mismatched gradient points at the `apply_gradients` call, not into the
+/// optimizer (`#[track_caller]` from the trait method down to the check).
+#[test]
+fn optimizer_shape_panics_point_at_the_apply_gradients_call() {
+    let w = Variable::with_name("w", Tensor::<f32>::zeros(&[2]));
+    let (mut sgd, grads) = (Sgd::new(0.1), [(Some(Tensor::zeros(&[3])), &w)]);
+    let line = line!() + 1;
+    let (file, at, message) = common::panic_site(|| sgd.apply_gradients(grads));
+    assert_eq!((file.as_str(), at), (file!(), line), "{message}");
+    let (file, _, message) = common::panic_site(|| {
+        let mut adam = Adam::new(0.1).with_epsilon(1e-7);
+        adam.apply_gradients([(Some(Tensor::zeros(&[3])), &w)]);
+    });
+    assert_eq!(file, file!(), "{message}");
+    assert!(message.contains("Adam::apply_gradients"), "{message}");
+}
+
+/// A layer of a `Sequential` that rejects its input reports the model's `call`, the
+/// user's line, not the fold inside `Sequential`.
+#[test]
+fn sequential_shape_panics_point_at_the_models_call() {
+    let model = Sequential::new()
+        .push(Dense::<f64>::new("first", 3, 2, 0))
+        .push(Dense::new("second", 4, 1, 1));
+    let x = Tensor::zeros(&[5, 3]);
+    let line = line!() + 1;
+    let (file, at, message) = common::panic_site(|| drop(model.call(&x)));
+    assert_eq!((file.as_str(), at), (file!(), line), "{message}");
+    assert!(
+        message.contains("layer 'second' expects inputs of shape [batch, 4], got [5, 2]"),
+        "{message}"
+    );
 }
 
 /// A training step updates the weights in place: once the tape has released what it saved,

@@ -911,6 +911,7 @@ misuse! {
     concat_ranks: "concat: shapes [2, 3] and [6] differ outside axis 0" => Tensor::concat(&[&zeros(&[2, 3]), &zeros(&[6])], 0);
     slice_axis: "slice: axis 1 is out of range for a tensor of shape [4] (rank 1)" => zeros(&[4]).slice(1, 0, 1);
     slice_range: "slice: range 2..5 exceeds axis 0 of shape [4, 2]" => zeros(&[4, 2]).slice(0, 2, 3);
+    slice_range_overflows: "slice: range 18446744073709551615..18446744073709551615+2 exceeds axis 1 of shape [2, 3]" => zeros(&[2, 3]).slice(1, usize::MAX, 2);
     gather_axis: "gather: axis 2 is out of range for a tensor of shape [4, 2] (rank 2)" => zeros(&[4, 2]).gather(2, &[0]);
     gather_index: "gather: index 4 is out of range for axis 0 of shape [4, 2]" => zeros(&[4, 2]).gather(0, &[1, 4]);
     scatter_add_axis: "scatter_add: axis 1 is out of range for a tensor of shape [3] (rank 1)" => zeros(&[3]).scatter_add(1, &[0, 1, 2], 3);
@@ -920,17 +921,41 @@ misuse! {
     sum_axis_of_scalar: "sum_axis: axis 0 is out of range for a tensor of shape [] (rank 0)" => Tensor::scalar(1.0_f64).sum_axis(0, true);
     mean_axis_range: "mean_axis: axis 3 is out of range for a tensor of shape [2, 3] (rank 2)" => zeros(&[2, 3]).mean_axis(3, true);
     max_axis_range: "max_axis: axis 2 is out of range for a tensor of shape [2, 3] (rank 2)" => zeros(&[2, 3]).max_axis(2, false);
-    max_axis_empty: "max_axis: axis 0 of shape [0, 3] is empty" => zeros(&[0, 3]).max_axis(0, false);
-    max_empty: "max: cannot reduce an empty tensor of shape [2, 0]" => zeros(&[2, 0]).max();
     softmax_axis: "softmax: axis 1 is out of range for a tensor of shape [3] (rank 1)" => zeros(&[3]).softmax(1);
     log_softmax_axis: "log_softmax: axis 2 is out of range for a tensor of shape [3, 4] (rank 2)" => zeros(&[3, 4]).log_softmax(2);
     argmax_axis_range: "argmax_axis: axis 1 is out of range for a tensor of shape [3] (rank 1)" => zeros(&[3]).argmax_axis(1);
     equal_incompatible: "equal: shapes [2] and [3] cannot be broadcast together" => zeros(&[2]).equal(&zeros(&[3]));
     one_hot_range: "one_hot: entry 5 of a tensor of shape [2] is not a class index in 0..5" => Tensor::from_vec(vec![0_u8, 5], &[2]).one_hot::<f32>(5);
     from_vec_length: "Tensor::from_vec: 3 elements cannot have shape [2, 2] (4 elements)" => Tensor::from_vec(vec![1.0_f64, 2.0, 3.0], &[2, 2]);
+    from_vec_shape_overflows: "Tensor::from_vec: shape [18446744073709551615, 2] has more elements than a tensor can hold" => Tensor::from_vec(vec![1.0_f64], &[usize::MAX, 2]);
+    arange_infinite_end: "Tensor::arange: start 0 and end inf must be finite" => Tensor::<f64>::arange(0.0, f64::INFINITY, 1.0);
+    arange_too_long: "Tensor::arange: [0, 100000000000000000000) with step 1 has 100000000000000000000 elements, more than a tensor can hold" => Tensor::<f64>::arange(0.0, 1e20, 1.0);
     to_scalar_many: "to_scalar: tensor of shape [2] has 2 elements, not 1" => zeros(&[2]).to_scalar();
     random_normal_std: "Tensor::random_normal: the standard deviation must be finite and non-negative, got -1" => Tensor::<f64>::random_normal(&[2], 0.0, -1.0, 0);
     random_uniform_bounds: "Tensor::random_uniform: need finite low < high, got [1, 0)" => Tensor::<f64>::random_uniform(&[2], 1.0, 0.0, 0);
+}
+
+/// TensorFlow's `reduce_max` of nothing is the identity of `max`, `-inf`; the gradient of
+/// an empty input is empty (`[x = max] / #ties` over no elements).
+#[test]
+fn max_of_an_empty_axis_is_minus_infinity_as_in_tensorflow() {
+    let x = zeros(&[2, 0]);
+    assert_eq!(x.max().to_scalar(), f64::NEG_INFINITY);
+    let along = x.max_axis(1, true);
+    assert_eq!(along.shape(), &[2, 1]);
+    assert_eq!(along.to_vec(), vec![f64::NEG_INFINITY; 2]);
+    let empty_rows = zeros(&[0, 3]).max_axis(0, false);
+    assert_eq!(empty_rows.to_vec(), vec![f64::NEG_INFINITY; 3]);
+    // a non-empty axis of an empty tensor reduces to nothing
+    assert_eq!(zeros(&[0, 3]).max_axis(1, false).shape(), &[0]);
+
+    let tape = GradientTape::persistent();
+    tape.watch(&x);
+    let (all, rows) = tape.record(|| (x.max(), x.max_axis(1, false)));
+    for y in [&all, &rows] {
+        let g = tape.gradient(y, &x).unwrap().unwrap();
+        assert_eq!(g.shape(), &[2, 0]);
+    }
 }
 
 /// The exact line, for one representative op.
@@ -1045,6 +1070,53 @@ fn variable_update_zip_matches_an_elementwise_loop() {
     let other = Tensor::from_vec(vec![10.0_f64, 20.0, 30.0, 40.0], &[2, 2]).transpose();
     v.update_zip(&other, |w, x| *w += x);
     assert_eq!(v.value().to_vec(), vec![11.0, 32.0, 23.0, 44.0]);
+}
+
+/// Reading a variable inside its own in-place update (even formatting it) would wait
+/// forever for the lock the update holds: it panics, naming the variable and the method.
+/// Other variables can be read there, and the variable is usable after the panic.
+#[test]
+fn variable_read_inside_its_own_update_panics_instead_of_deadlocking() {
+    let v = Variable::with_name("w", Tensor::from_vec(vec![1.0_f64, 2.0], &[2]));
+    let other = Variable::with_name("other", 10.0_f64);
+    v.update_each(|w| *w += other.value().to_scalar());
+    assert_eq!(v.value().to_vec(), vec![11.0, 12.0]);
+
+    // `attempt` must panic, naming `method` and the variable `name`.
+    let refused = |method: &str, name: &str, attempt: &dyn Fn()| {
+        let payload = catch_unwind(AssertUnwindSafe(attempt)).expect_err(method);
+        let message = payload
+            .downcast_ref::<String>()
+            .cloned()
+            .unwrap_or_default();
+        assert!(message.contains(method), "{method}: {message}");
+        assert!(
+            message.contains(&format!("variable '{name}'")),
+            "{method}: {message}"
+        );
+    };
+    refused("update_each", "w", &|| {
+        v.update_each(|w| *w += v.value().sum().to_scalar())
+    });
+    refused("update_array", "w", &|| {
+        v.update_array(|_| drop(format!("{v:?}")))
+    });
+    refused("update_zip", "w", &|| {
+        v.update_zip(&Tensor::zeros(&[2]), |_, _| drop(v.shape()))
+    });
+    refused("update_each", "w", &|| {
+        v.update_each(|w| v.assign(Tensor::from_vec(vec![*w; 2], &[2])))
+    });
+    // on two threads: the helper's half reads too
+    let large = Variable::with_name("large", Tensor::<f32>::zeros(&[1 << 17]));
+    let ones = Tensor::ones(&[1 << 17]);
+    refused("update_zip", "large", &|| {
+        large.update_zip(&ones, |_, _| drop(large.value()))
+    });
+    // usable again: read, assign, update
+    v.assign(Tensor::from_vec(vec![1.0, 2.0], &[2]));
+    v.update_each(|w| *w *= 3.0);
+    assert_eq!(v.value().to_vec(), vec![3.0, 6.0]);
 }
 
 #[test]

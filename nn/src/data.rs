@@ -65,6 +65,19 @@ pub enum DataError {
         /// Bytes present.
         found: usize,
     },
+    /// The header announces dimensions whose product (with the header, in bytes) overflows
+    /// `usize`: a corrupt header, not a file this machine could hold.
+    #[error(
+        "{} has a corrupt header: its dimensions {dims:?} multiply to more bytes than this \
+         machine can address (overflow)",
+        path.display()
+    )]
+    Oversized {
+        /// The file.
+        path: PathBuf,
+        /// The dimensions the header announces.
+        dims: Vec<u32>,
+    },
     /// The gzip stream ends early or is corrupt.
     #[error("{} is a truncated or corrupt gzip file: {source}", path.display())]
     BadGzip {
@@ -117,7 +130,8 @@ pub struct Idx {
 ///
 /// # Errors
 /// [`DataError::Io`] if it cannot be read (a missing file included), [`DataError::BadGzip`]
-/// for a broken gzip stream, [`DataError::WrongMagic`], or [`DataError::Truncated`] if it
+/// for a broken gzip stream, [`DataError::WrongMagic`], [`DataError::Oversized`] if the
+/// header's dimensions multiply past what `usize` holds, or [`DataError::Truncated`] if it
 /// holds fewer bytes than its header announces.
 pub fn read_idx(path: impl AsRef<Path>, magic: u32) -> Result<Idx, DataError> {
     let path = path.as_ref();
@@ -177,10 +191,21 @@ fn parse_idx(path: &Path, mut bytes: Vec<u8>, magic: u32) -> Result<Idx, DataErr
     let rank = (magic & 0xff) as usize;
     let header = 4 * (rank + 1);
     let dims = (1..=rank)
-        .map(|i| word(i).map(|d| d as usize))
-        .collect::<Option<Vec<usize>>>()
+        .map(word)
+        .collect::<Option<Vec<u32>>>()
         .ok_or_else(|| truncated(header))?;
-    let expected = header + dims.iter().product::<usize>();
+    // Checked: the header is untrusted, and a product that wrapped could match a short file.
+    let expected = dims
+        .iter()
+        .try_fold(1_usize, |count, &d| {
+            count.checked_mul(usize::try_from(d).ok()?)
+        })
+        .and_then(|count| count.checked_add(header))
+        .ok_or_else(|| DataError::Oversized {
+            path: path.to_path_buf(),
+            dims: dims.clone(),
+        })?;
+    let dims: Vec<usize> = dims.into_iter().map(|d| d as usize).collect();
     if bytes.len() < expected {
         return Err(truncated(expected));
     }

@@ -14,6 +14,12 @@ use gradtape_runtime::{Float, Tensor, Variable};
 /// ```
 pub trait Layer<T: Float> {
     /// Applies the layer to a batch `x` (recorded on any active tape).
+    ///
+    /// # Panics
+    /// If `x`'s shape is not one the layer takes. Every implementation is
+    /// `#[track_caller]`, so the panic points at the user's call, also through a
+    /// [`Sequential`] of boxed layers.
+    #[track_caller]
     fn call(&self, x: &Tensor<T>) -> Tensor<T>;
 
     /// The variables an optimizer updates, in a fixed order.
@@ -241,9 +247,12 @@ impl<T: Float> Sequential<T> {
 
 impl<T: Float> Layer<T> for Sequential<T> {
     fn call(&self, x: &Tensor<T>) -> Tensor<T> {
-        self.layers
-            .iter()
-            .fold(x.clone(), |h, layer| layer.call(&h))
+        // A loop, not a fold: a closure would report its own line as the caller.
+        let mut h = x.clone();
+        for layer in &self.layers {
+            h = layer.call(&h);
+        }
+        h
     }
 
     fn trainable_variables(&self) -> Vec<Variable<T>> {

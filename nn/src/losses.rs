@@ -2,8 +2,13 @@
 
 use gradtape_runtime::{Float, Tensor};
 
-/// The mean of `(prediction - target)²` over all elements (Keras' `MeanSquaredError` for
-/// equal shapes). `target` may broadcast against `prediction`.
+/// The mean of `(prediction - target)²` over all elements: Keras' `MeanSquaredError`.
+///
+/// As in Keras (`squeeze_or_expand_to_same_rank`), a shape one axis longer than the other
+/// with a trailing axis of length 1 is one value per example: a `[n, 1]` prediction against
+/// `[n]` targets compares them pairwise, it does not broadcast them into an `[n, n]`
+/// table. Otherwise `target` must have the prediction's shape or broadcast to it (a scalar,
+/// or one row for every example).
 ///
 /// ```
 /// use gradtape_nn::losses::mean_squared_error;
@@ -12,12 +17,40 @@ use gradtape_runtime::{Float, Tensor};
 /// let y = Tensor::from_vec(vec![1.0_f32, 0.0, 0.0], &[3]);
 /// // (0 + 4 + 9) / 3
 /// assert_eq!(mean_squared_error(&p, &y).to_scalar(), 13.0 / 3.0);
+/// // a column of predictions against a vector of targets: (0 + 4 + 9) / 3 again
+/// assert_eq!(mean_squared_error(&p.reshape(&[3, 1]), &y).to_scalar(), 13.0 / 3.0);
 /// ```
 ///
 /// # Panics
-/// If the shapes do not broadcast.
+/// Naming both shapes, if `target` does not broadcast to the prediction's shape once a
+/// trailing axis of length 1 is squeezed as above. This is stricter than Keras, which also
+/// lets the two broadcast against each other (a `[n, 1]` prediction and a `[1, n]` target
+/// into `[n, n]`): such a loss compares every prediction with every target, and is never
+/// what was meant.
 #[track_caller]
 pub fn mean_squared_error<T: Float>(prediction: &Tensor<T>, target: &Tensor<T>) -> Tensor<T> {
+    let (p, y) = (prediction.shape(), target.shape());
+    let squeezable = |longer: &[usize], shorter: &[usize]| {
+        longer.len() == shorter.len() + 1 && longer.last() == Some(&1)
+    };
+    if squeezable(p, y) {
+        return mean_squared_error(&prediction.reshape(&p[..y.len()]), target);
+    }
+    if squeezable(y, p) {
+        return mean_squared_error(prediction, &target.reshape(&y[..p.len()]));
+    }
+    // Trailing axes aligned, as in broadcasting; the result must keep the prediction's shape.
+    let broadcasts_to_prediction = y.len() <= p.len()
+        && y.iter()
+            .rev()
+            .zip(p.iter().rev())
+            .all(|(&t, &q)| t == q || t == 1);
+    assert!(
+        broadcasts_to_prediction,
+        "mean_squared_error: prediction of shape {p:?} and target of shape {y:?} do not match; \
+         the target needs the prediction's shape or one that broadcasts to it (a trailing \
+         axis of length 1 on either is squeezed, as in Keras)"
+    );
     (prediction - target).square().mean()
 }
 

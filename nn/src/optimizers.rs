@@ -26,7 +26,8 @@ pub trait Optimizer<T: Float> {
     /// step: the step counter (Adam's bias correction) advances once per call.
     ///
     /// # Panics
-    /// If a gradient's shape differs from its variable's.
+    /// If a gradient's shape differs from its variable's; the panic points at the call.
+    #[track_caller]
     fn apply_gradients<'a, I>(&mut self, grads_and_vars: I)
     where
         I: IntoIterator<Item = (Option<Tensor<T>>, &'a Variable<T>)>,
@@ -135,6 +136,7 @@ impl<T: Float> Sgd<T> {
         self.learning_rate = learning_rate;
     }
 
+    #[track_caller]
     fn update(&mut self, grad: &Tensor<T>, var: &Variable<T>) {
         let value = checked_value("Sgd::apply_gradients", var, grad);
         let rule = SgdRule {
@@ -304,6 +306,7 @@ impl<T: Float> Adam<T> {
         self.learning_rate = learning_rate;
     }
 
+    #[track_caller]
     fn update(&mut self, grad: &Tensor<T>, var: &Variable<T>, alpha: T) {
         // Dropped at once, so that the update reuses the storage no tensor shares.
         drop(checked_value("Adam::apply_gradients", var, grad));

@@ -289,3 +289,40 @@ fn compare(
 fn within(a: f64, b: f64, rtol: f64) -> bool {
     (a - b).abs() <= rtol * (1.0 + b.abs())
 }
+
+std::thread_local! {
+    static CAPTURING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    static CAUGHT: std::cell::RefCell<Option<(String, u32, String)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f`, which must panic, and returns the panic's file, line and message, without
+/// printing it (other threads' panics go to the default hook as usual): for checking that
+/// a misuse's panic points at the caller's line (`#[track_caller]` all the way down).
+pub fn panic_site(f: impl FnOnce()) -> (String, u32, String) {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !CAPTURING.with(std::cell::Cell::get) {
+                return default(info);
+            }
+            let payload = info.payload();
+            let message = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            let location = info.location().expect("panics have a location");
+            let site = (location.file().to_string(), location.line(), message);
+            CAUGHT.with(|c| *c.borrow_mut() = Some(site));
+        }));
+    });
+    CAPTURING.with(|c| c.set(true));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    CAPTURING.with(|c| c.set(false));
+    assert!(result.is_err(), "expected a panic");
+    CAUGHT
+        .with(|c| c.borrow_mut().take())
+        .expect("the hook saw the panic")
+}

@@ -158,6 +158,27 @@ pub(crate) fn array_from_vec<T>(dim: IxDyn, values: Vec<T>) -> ArrayD<T> {
     ArrayD::from_shape_vec(dim, values).expect("one element per position")
 }
 
+/// The most elements a tensor of `T` can hold: an allocation may not exceed `isize::MAX`
+/// bytes (and ndarray limits a shape's product to it).
+fn max_len<T>() -> usize {
+    isize::MAX as usize / std::mem::size_of::<T>().max(1)
+}
+
+/// The number of elements of `shape`, checked: a product that overflowed would wrap to a
+/// small number, which a short buffer could match.
+///
+/// # Panics
+/// Naming `op` and the shape, if the product is more elements than a tensor can hold.
+#[track_caller]
+pub(crate) fn checked_len<T>(op: &str, shape: &[usize]) -> usize {
+    let len = shape.iter().try_fold(1_usize, |n, &d| n.checked_mul(d));
+    // (a `match`, not `unwrap_or_else`: a closure would be the reported caller)
+    match len.filter(|&n| n <= max_len::<T>()) {
+        Some(len) => len,
+        None => panic!("{op}: shape {shape:?} has more elements than a tensor can hold"),
+    }
+}
+
 /// `f` over every element of `a`: a slice loop when `a` is in standard layout, `mapv`
 /// otherwise (which keeps the layout: a transposed result stays transposed).
 #[inline]
@@ -252,10 +273,11 @@ impl<T: DType> Tensor<T> {
     /// ```
     ///
     /// # Panics
-    /// If `data.len()` is not the product of `shape`.
+    /// If `data.len()` is not the product of `shape`, or that product is more elements than
+    /// a tensor can hold.
     #[track_caller]
     pub fn from_vec(data: Vec<T>, shape: &[usize]) -> Tensor<T> {
-        let expected: usize = shape.iter().product();
+        let expected = checked_len::<T>("Tensor::from_vec", shape);
         assert!(
             data.len() == expected,
             "Tensor::from_vec: {} elements cannot have shape {:?} ({} elements)",
@@ -506,14 +528,26 @@ impl<T: Float> Tensor<T> {
     /// ```
     ///
     /// # Panics
-    /// If `step` is zero or not finite.
+    /// If `step` is zero or not finite, `start` or `end` is not finite, or the range has
+    /// more elements than a tensor can hold.
     #[track_caller]
     pub fn arange(start: T, end: T, step: T) -> Tensor<T> {
         assert!(
             step != T::zero() && step.is_finite(),
             "Tensor::arange: step must be finite and non-zero, got {step}"
         );
-        let count = ((end - start) / step).ceil().to_f64().max(0.0) as usize;
+        assert!(
+            start.is_finite() && end.is_finite(),
+            "Tensor::arange: start {start} and end {end} must be finite"
+        );
+        let count = ((end - start) / step).ceil().to_f64().max(0.0);
+        // (`as usize` would saturate, and the allocation fail far from here)
+        assert!(
+            count <= max_len::<T>() as f64,
+            "Tensor::arange: [{start}, {end}) with step {step} has {count} elements, more \
+             than a tensor can hold"
+        );
+        let count = count as usize;
         let data = (0..count)
             .map(|i| start + step * T::from_f64(i as f64))
             .collect();
@@ -540,7 +574,7 @@ impl<T: Float> Tensor<T> {
         let normal =
             rand_distr::Normal::new(mean.to_f64(), std.to_f64()).expect("std checked above");
         let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-        let len = shape.iter().product();
+        let len = checked_len::<T>("Tensor::random_normal", shape);
         let data = (0..len)
             .map(|_| T::from_f64(normal.sample(&mut rng)))
             .collect();
@@ -566,7 +600,7 @@ impl<T: Float> Tensor<T> {
         let uniform =
             rand_distr::Uniform::new(low.to_f64(), high.to_f64()).expect("bounds checked above");
         let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-        let len = shape.iter().product();
+        let len = checked_len::<T>("Tensor::random_uniform", shape);
         let data = (0..len)
             .map(|_| {
                 // Rounding to f32 can land exactly on `high`; keep the interval half-open.

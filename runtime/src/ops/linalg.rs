@@ -428,7 +428,8 @@ fn gemm_into<T: Float>(
     // SAFETY: `out` is a live, mutably borrowed m x n view that aliases neither input;
     // with `read_dst = false` gemm sets alpha to 0 and its kernels store without loading,
     // so `out`'s uninitialised contents are never read (later depth blocks read only what
-    // the first block stored). `MaybeUninit<T>` has `T`'s layout.
+    // the first block stored); gemm does not document this, so runtime/Cargo.toml pins the
+    // version it was checked in. `MaybeUninit<T>` has `T`'s layout.
     unsafe { gemm_raw(a, b, out.as_mut_ptr().cast::<T>(), strides, false) }
 }
 

@@ -143,23 +143,16 @@ impl<T: Float> Tensor<T> {
     }
 
     /// The largest element, as a scalar. The gradient is split evenly between tied maxima
-    /// (as TensorFlow's `reduce_max`).
+    /// (as TensorFlow's `reduce_max`). The maximum of no elements is `-inf`, the identity of
+    /// `max`, as in TensorFlow; its gradient is empty.
     ///
     /// ```
     /// use gradtape_runtime::Tensor;
     /// let x = Tensor::from_vec(vec![1.0_f32, 4.0, 3.0], &[3]);
     /// assert_eq!(x.max().to_scalar(), 4.0);
+    /// assert_eq!(Tensor::<f32>::zeros(&[0]).max().to_scalar(), f32::NEG_INFINITY);
     /// ```
-    ///
-    /// # Panics
-    /// If the tensor is empty.
-    #[track_caller]
     pub fn max(&self) -> Tensor<T> {
-        assert!(
-            !self.is_empty(),
-            "max: cannot reduce an empty tensor of shape {:?}",
-            self.shape()
-        );
         let top = self.view().fold(
             T::neg_infinity(),
             |m, &v| if v > m || v.is_nan() { v } else { m },
@@ -167,24 +160,22 @@ impl<T: Float> Tensor<T> {
         self.record_max(Data::scalar(top), ALL_AXES)
     }
 
-    /// The largest elements along `axis`; `keep_dims` keeps it with length 1.
+    /// The largest elements along `axis`; `keep_dims` keeps it with length 1. Along an
+    /// empty axis the maximum is `-inf`, as in TensorFlow.
     ///
     /// ```
     /// use gradtape_runtime::Tensor;
     /// let x = Tensor::from_vec(vec![1.0_f32, 4.0, 3.0, 2.0], &[2, 2]);
     /// assert_eq!(x.max_axis(1, false).to_vec(), vec![4.0, 3.0]);
+    /// let none = Tensor::<f32>::zeros(&[2, 0]).max_axis(1, false);
+    /// assert_eq!(none.to_vec(), vec![f32::NEG_INFINITY; 2]);
     /// ```
     ///
     /// # Panics
-    /// If `axis` is out of range or has length 0.
+    /// If `axis` is out of range.
     #[track_caller]
     pub fn max_axis(&self, axis: usize, keep_dims: bool) -> Tensor<T> {
         check_axis("max_axis", axis, self.shape());
-        assert!(
-            self.shape()[axis] > 0,
-            "max_axis: axis {axis} of shape {:?} is empty",
-            self.shape()
-        );
         let mut top = self
             .view()
             .fold_axis(Axis(axis), T::neg_infinity(), |&m, &v| {

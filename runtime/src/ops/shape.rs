@@ -212,11 +212,15 @@ impl<T: Float> Tensor<T> {
     pub fn slice(&self, axis: usize, start: usize, len: usize) -> Tensor<T> {
         let shape = self.shape();
         check_axis("slice", axis, shape);
-        assert!(
-            start + len <= shape[axis],
-            "slice: range {start}..{} exceeds axis {axis} of shape {shape:?}",
-            start + len
-        );
+        match start.checked_add(len) {
+            Some(end) => assert!(
+                end <= shape[axis],
+                "slice: range {start}..{end} exceeds axis {axis} of shape {shape:?}"
+            ),
+            None => {
+                panic!("slice: range {start}..{start}+{len} exceeds axis {axis} of shape {shape:?}")
+            }
+        }
         let view = self.view();
         let piece = slice_blocks(&view, axis, start, len).unwrap_or_else(|| {
             view.slice_axis(Axis(axis), Slice::from(start..start + len))

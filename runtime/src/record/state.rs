@@ -94,6 +94,11 @@ pub struct TapeState {
     pub(crate) paused: u32,
     /// A non-persistent tape whose one gradient has been taken.
     pub(crate) consumed: bool,
+    /// A gradient or jacobian of this tape is running (its rules may call back into it).
+    pub(crate) sweeping: bool,
+    /// A sweep panicked (a rule did) and its records were released: every later gradient
+    /// is refused until `reset` (`TapeError::Poisoned`).
+    pub(crate) poisoned: bool,
     pub(crate) nodes: Vec<Node>,
     /// The values the nodes' rules saved, in node order; each node knows its span. Node
     /// order is what lets a non-persistent sweep free them as it passes, by truncating.
@@ -123,6 +128,8 @@ impl TapeState {
             active: false,
             paused: 0,
             consumed: false,
+            sweeping: false,
+            poisoned: false,
             nodes: Vec::new(),
             saved: Vec::new(),
             tracked: FxHashMap::default(),
@@ -149,6 +156,7 @@ impl TapeState {
             state.persistent = persistent;
             state.watch_accessed_variables = watch_accessed_variables;
             state.consumed = false;
+            state.poisoned = false;
         }
         cell
     }

@@ -1,8 +1,9 @@
 //! [`Variable`]: a named, shared, mutable slot holding a tensor, which tapes watch.
 
+use std::cell::RefCell;
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard, TryLockError};
 
 use crate::base::dtype::{AnyTensor, DType, Float, is_float};
 use crate::base::tensor::{Data, Tensor};
@@ -190,12 +191,59 @@ impl<T: DType> Variable<T> {
     }
 
     /// The current value without telling any tape (for optimizers and checkpoints).
+    ///
+    /// # Panics
+    /// Inside this variable's own in-place update (see [`Variable::read_slot`]).
     pub(crate) fn peek(&self) -> Tensor<T> {
-        self.slot
-            .value
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        self.read_slot().clone()
+    }
+
+    /// The value's lock, read. A panic poisons nothing here: every writer leaves a whole
+    /// value behind (at worst a partly updated one, as documented).
+    ///
+    /// # Panics
+    /// Inside this variable's own `update_*` closure on this thread, where waiting for the
+    /// lock the update holds would wait forever.
+    fn read_slot(&self) -> RwLockReadGuard<'_, Tensor<T>> {
+        match self.slot.value.try_read() {
+            Ok(value) => value,
+            Err(TryLockError::Poisoned(e)) => e.into_inner(),
+            // Only when contended: no cost on the usual path.
+            Err(TryLockError::WouldBlock) => {
+                self.check_not_updating();
+                self.slot.value.read().unwrap_or_else(|e| e.into_inner())
+            }
+        }
+    }
+
+    /// The value's lock, written. As [`read_slot`](Self::read_slot).
+    fn write_slot(&self) -> RwLockWriteGuard<'_, Tensor<T>> {
+        match self.slot.value.try_write() {
+            Ok(value) => value,
+            Err(TryLockError::Poisoned(e)) => e.into_inner(),
+            Err(TryLockError::WouldBlock) => {
+                self.check_not_updating();
+                self.slot.value.write().unwrap_or_else(|e| e.into_inner())
+            }
+        }
+    }
+
+    /// Panics, naming the variable and the method, if this thread is inside an in-place
+    /// update of this variable (whose closure is using it).
+    fn check_not_updating(&self) {
+        if let Some(method) = updating(self.slot_key()) {
+            panic!(
+                "Variable::{method}: variable '{}' was used (read, formatted or assigned) inside \
+                 its own {method} closure, which holds the value until it returns; read it \
+                 before the update, or use the closure's arguments",
+                self.slot.name
+            );
+        }
+    }
+
+    /// This variable's slot, as a key for [`UPDATING`].
+    fn slot_key(&self) -> usize {
+        Arc::as_ptr(&self.slot) as *const () as usize
     }
 
     /// Replaces the value. The shape may not change (as in TensorFlow).
@@ -212,7 +260,7 @@ impl<T: DType> Variable<T> {
     #[track_caller]
     pub fn assign(&self, value: impl Into<Tensor<T>>) {
         let value = value.into();
-        let mut slot = self.slot.value.write().unwrap_or_else(|e| e.into_inner());
+        let mut slot = self.write_slot();
         let fresh = Tensor::from_data(value.data);
         assert!(
             crate::base::tensor::same_shape(slot.shape(), fresh.shape()),
@@ -242,8 +290,12 @@ impl<T: DType> Variable<T> {
     /// assert_eq!(v.value().to_vec(), vec![10.0, 20.0]);
     /// assert_eq!(before.to_vec(), vec![1.0, 2.0]); // reads are values, not views
     /// ```
+    ///
+    /// # Panics
+    /// If `f` uses this variable (reads, formats or assigns it): the update holds its value
+    /// until `f` returns. The message names the variable.
     pub fn update_each(&self, mut f: impl FnMut(&mut T)) {
-        self.update_array(|mut array| array.iter_mut().for_each(&mut f));
+        self.update_as("update_each", |mut array| array.iter_mut().for_each(&mut f));
     }
 
     /// [`update_each`](Self::update_each) with the whole array at once, as a mutable view
@@ -257,8 +309,20 @@ impl<T: DType> Variable<T> {
     /// v.update_array(|w| ndarray::Zip::from(w).and(&g).for_each(|w, &g| *w -= g));
     /// assert_eq!(v.value().to_vec(), vec![0.5, 1.5]);
     /// ```
+    ///
+    /// # Panics
+    /// As [`update_each`](Self::update_each).
     pub fn update_array(&self, f: impl FnOnce(ndarray::ArrayViewMutD<'_, T>)) {
-        let mut slot = self.slot.value.write().unwrap_or_else(|e| e.into_inner());
+        self.update_as("update_array", f);
+    }
+
+    /// [`update_array`](Self::update_array), named `method` in the message if `f` uses the
+    /// variable.
+    fn update_as(&self, method: &'static str, f: impl FnOnce(ndarray::ArrayViewMutD<'_, T>)) {
+        let mut slot = self.write_slot();
+        // Until `f` returns (or unwinds), a use of this variable on this thread is a misuse
+        // that would deadlock: `check_not_updating` finds this mark.
+        let mark = UpdateMark::enter(self.slot_key(), method);
         match &mut slot.data {
             Data::Scalar(v) => f(
                 ndarray::ArrayViewMut::from(std::slice::from_mut(v.as_mut()))
@@ -268,6 +332,7 @@ impl<T: DType> Variable<T> {
             // Copies only if some tensor still shares the storage.
             Data::Array(shared) => f(Arc::make_mut(shared).view_mut()),
         }
+        drop(mark);
         // A fresh identity, as for `assign`.
         *slot = Tensor::from_data(slot.data.clone());
         drop(slot);
@@ -291,7 +356,8 @@ impl<T: DType> Variable<T> {
     /// ```
     ///
     /// # Panics
-    /// If `other`'s shape is not the value's.
+    /// If `other`'s shape is not the value's, or as [`update_each`](Self::update_each) if
+    /// `f` uses this variable.
     #[track_caller]
     pub fn update_zip(&self, other: &Tensor<T>, f: impl Fn(&mut T, T) + Sync) {
         let shape = self.shape();
@@ -301,9 +367,12 @@ impl<T: DType> Variable<T> {
             other.shape()
         );
         let x = other.view();
-        self.update_array(|mut w| match (w.as_slice_mut(), x.as_slice()) {
-            (Some(ws), Some(xs)) => zip_slices(ws, xs, &f),
-            _ => ndarray::Zip::from(w).and(&x).for_each(|w, &x| f(w, x)),
+        let key = self.slot_key();
+        self.update_as("update_zip", |mut w| {
+            match (w.as_slice_mut(), x.as_slice()) {
+                (Some(ws), Some(xs)) => zip_slices(ws, xs, &f, key),
+                _ => ndarray::Zip::from(w).and(&x).for_each(|w, &x| f(w, x)),
+            }
         });
     }
 
@@ -427,13 +496,59 @@ impl AnyTensor {
 /// core (W4's 784x128 kernel is 100,352), well above a hand-over's cost.
 const SPLIT_UPDATE: usize = 1 << 16;
 
-/// `f(w, x)` over two equally long slices, on two threads when long enough to pay.
-fn zip_slices<T: DType>(ws: &mut [T], xs: &[T], f: &(impl Fn(&mut T, T) + Sync)) {
+/// `f(w, x)` over two equally long slices, on two threads when long enough to pay; `key`:
+/// the variable being updated (the helper thread marks it too, see [`UpdateMark`]).
+fn zip_slices<T: DType>(ws: &mut [T], xs: &[T], f: &(impl Fn(&mut T, T) + Sync), key: usize) {
     let each = |ws: &mut [T], xs: &[T]| ws.iter_mut().zip(xs).for_each(|(w, &x)| f(w, x));
     if ws.len() < SPLIT_UPDATE || !crate::base::parallel::can_split() {
         return each(ws, xs);
     }
     let mid = ws.len() / 2;
     let ((w1, w2), (x1, x2)) = (ws.split_at_mut(mid), xs.split_at(mid));
-    crate::base::parallel::join_halves(|| each(w1, x1), || each(w2, x2));
+    crate::base::parallel::join_halves(
+        || each(w1, x1),
+        || {
+            let _mark = UpdateMark::enter(key, "update_zip");
+            each(w2, x2)
+        },
+    );
+}
+
+thread_local! {
+    /// The variables this thread is updating in place (slot address, method), innermost
+    /// last. Read only when a variable's lock is contended, to tell a closure using its own
+    /// variable (a deadlock) from another thread's update (a wait).
+    static UPDATING: RefCell<Vec<(usize, &'static str)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The method of the update of the variable `key` this thread is inside, if any.
+fn updating(key: usize) -> Option<&'static str> {
+    UPDATING
+        .try_with(|marks| {
+            let marks = marks.borrow();
+            marks
+                .iter()
+                .rev()
+                .find(|&&(k, _)| k == key)
+                .map(|&(_, m)| m)
+        })
+        .ok()
+        .flatten()
+}
+
+/// Marks this thread as inside an update of one variable until dropped (also on unwind).
+struct UpdateMark;
+
+impl UpdateMark {
+    fn enter(key: usize, method: &'static str) -> UpdateMark {
+        UPDATING.with(|marks| marks.borrow_mut().push((key, method)));
+        UpdateMark
+    }
+}
+
+impl Drop for UpdateMark {
+    fn drop(&mut self) {
+        // During thread teardown the list may be gone, and with it the mark.
+        let _ = UPDATING.try_with(|marks| marks.borrow_mut().pop());
+    }
 }

@@ -46,8 +46,10 @@ pub(crate) fn run(tape: &Rc<TapeCell>, sweep: Sweep<'_>, out: &mut Gradients) {
     // the few nodes a small gradient has.
     let mut target_nodes: SmallVec<[NodeId; 2]> = SmallVec::new();
     let mut source_nodes = SourceNodes::new();
+    let sweeping;
     {
-        let state = tape.borrow();
+        let mut state = tape.borrow_mut();
+        sweeping = SweepGuard::enter(tape, &mut state);
         for target in sweep.targets {
             target_nodes.push(state.lookup(target.id()));
         }
@@ -101,6 +103,44 @@ pub(crate) fn run(tape: &Rc<TapeCell>, sweep: Sweep<'_>, out: &mut Gradients) {
         sweep.sources.len(),
     );
     scratch.give_back();
+    sweeping.finish();
+}
+
+/// Marks a tape as sweeping while a gradient runs, for `reset` to refuse. If a rule panics,
+/// the records are half swept (a non-persistent sweep drops what it passes; a sweep that
+/// nothing records holds them outside the tape): dropped while unwinding, the guard
+/// releases them and poisons the tape, so that no later gradient reads them
+/// (`TapeError::Poisoned`).
+struct SweepGuard<'a> {
+    tape: &'a TapeCell,
+    /// Whether an outer sweep of the same tape was running (a rule taking a gradient of it).
+    outer: bool,
+}
+
+impl<'a> SweepGuard<'a> {
+    fn enter(tape: &'a TapeCell, state: &mut TapeState) -> SweepGuard<'a> {
+        let outer = std::mem::replace(&mut state.sweeping, true);
+        SweepGuard { tape, outer }
+    }
+
+    /// The sweep is done; the records are as it left them.
+    fn finish(self) {
+        self.tape.borrow_mut().sweeping = self.outer;
+        std::mem::forget(self);
+    }
+}
+
+impl Drop for SweepGuard<'_> {
+    /// Only when unwinding (`finish` forgets the guard).
+    fn drop(&mut self) {
+        // No borrow of the tape is held across a rule, so this succeeds; if it did not,
+        // panicking again would abort, and the tape is left as it is.
+        if let Ok(mut state) = self.tape.try_borrow_mut() {
+            state.sweeping = self.outer;
+            state.poisoned = true;
+            state.release_records();
+        }
+    }
 }
 
 /// Appends each of the `sources` gradients to `out`: the sum of the cotangents of its

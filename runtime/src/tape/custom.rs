@@ -1,6 +1,7 @@
 //! Gradient control: [`custom_gradient`] (a forward computation with a backward rule of the
 //! user's), [`stop_gradient`] and [`straight_through`].
 
+use std::panic::Location;
 use std::rc::Rc;
 
 use crate::base::dtype::{AnyTensor, Float};
@@ -36,32 +37,41 @@ use crate::base::tensor::Tensor;
 ///
 /// # Panics
 /// When the backward closure runs, if it returns a different number of gradients than
-/// there are inputs, or a gradient whose shape differs from its input's; the message
-/// names the function.
+/// there are inputs, or a gradient whose shape differs from its input's. The check runs in
+/// the gradient's sweep, long after this call, so the message names the function and the
+/// line of this call, which defined the rule.
+#[track_caller]
 pub fn custom_gradient<T, F, B>(name: &'static str, inputs: &[&Tensor<T>], forward: F) -> Tensor<T>
 where
     T: Float,
     F: FnOnce(&[Tensor<T>]) -> (Tensor<T>, B),
     B: Fn(&Tensor<T>) -> Vec<Option<Tensor<T>>> + 'static,
 {
+    let defined_at = Location::caller();
     let owned: Vec<Tensor<T>> = inputs.iter().map(|&t| t.clone()).collect();
     let (value, backward) = crate::record::without_recording(|| forward(&owned));
     let shapes: Rc<[Vec<usize>]> = owned.iter().map(|t| t.shape().to_vec()).collect();
     let erased: Vec<AnyTensor> = owned.into_iter().map(T::into_any).collect();
     crate::record::closure::record_closure(name, value, &erased, move |g, _needs| {
         let grads = backward(g.typed::<T>());
-        check_gradients(name, &shapes, &grads);
+        check_gradients(name, defined_at, &shapes, &grads);
         grads.into_iter().map(|g| g.map(T::into_any)).collect()
     })
 }
 
-/// Panics, naming the function, unless `grads` has one entry of the right shape per input.
-#[track_caller]
-fn check_gradients<T: Float>(name: &str, shapes: &[Vec<usize>], grads: &[Option<Tensor<T>>]) {
+/// Panics, naming the function and where it was defined, unless `grads` has one entry of
+/// the right shape per input.
+fn check_gradients<T: Float>(
+    name: &str,
+    defined_at: &Location<'_>,
+    shapes: &[Vec<usize>],
+    grads: &[Option<Tensor<T>>],
+) {
     assert!(
         grads.len() == shapes.len(),
         "custom_gradient `{name}`: the backward function returned {} gradients for {} inputs; \
-         return one per input (None for an input without a gradient)",
+         return one per input (None for an input without a gradient) (custom_gradient called \
+         at {defined_at})",
         grads.len(),
         shapes.len()
     );
@@ -70,7 +80,8 @@ fn check_gradients<T: Float>(name: &str, shapes: &[Vec<usize>], grads: &[Option<
             assert!(
                 grad.shape() == &shape[..],
                 "custom_gradient `{name}`: the gradient for input {index} has shape {:?}, but \
-                 the input has shape {shape:?}; they must be equal",
+                 the input has shape {shape:?}; they must be equal (custom_gradient called at \
+                 {defined_at})",
                 grad.shape()
             );
         }

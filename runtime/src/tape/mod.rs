@@ -30,6 +30,14 @@ pub enum TapeError {
          gradients from one recording"
     )]
     NotPersistent,
+    /// An earlier gradient or jacobian of this tape panicked (in a custom gradient's rule,
+    /// say) and was caught: its records were half swept, so they were released, and the
+    /// tape computes no gradient until [`GradientTape::reset`].
+    #[error(
+        "an earlier gradient computation on this GradientTape panicked, which left its \
+         records unusable; call reset() to start a new record, or use a new tape"
+    )]
+    Poisoned,
     /// A non-persistent tape was asked for a gradient inside its own `record` scope.
     #[error(
         "gradient called inside the record scope of a non-persistent GradientTape; call it \
@@ -347,7 +355,8 @@ impl GradientTape {
     }
 
     /// Drops every record and every explicit watch, as if the tape were new (it stays
-    /// active if called inside `record`).
+    /// active if called inside `record`). A tape poisoned by a panicking gradient
+    /// ([`TapeError::Poisoned`]) is usable again.
     ///
     /// ```
     /// use gradtape_runtime::{GradientTape, Variable};
@@ -360,10 +369,23 @@ impl GradientTape {
     /// });
     /// assert_eq!(tape.gradient(&y, &x).unwrap().unwrap().to_scalar(), 6.0);
     /// ```
+    ///
+    /// # Panics
+    /// If this tape is computing a gradient or jacobian (`reset` from a custom gradient's
+    /// rule run by this tape's own sweep): the sweep holds the records it is going through.
+    /// The panic unwinds through that gradient, which leaves the tape poisoned.
+    #[track_caller]
     pub fn reset(&self) {
         let mut state = self.cell.borrow_mut();
+        assert!(
+            !state.sweeping,
+            "GradientTape::reset: called while this tape computes a gradient (from a custom \
+             gradient's rule, say), whose records it would clear half-way; reset the tape \
+             after gradient returns"
+        );
         state.clear();
         state.consumed = false;
+        state.poisoned = false;
     }
 
     /// The variables this tape watches, in creation order.
@@ -401,7 +423,8 @@ impl GradientTape {
     ///
     /// # Errors
     /// [`TapeError::NotPersistent`] for a second gradient from a non-persistent tape;
-    /// [`TapeError::GradientWhileRecording`] inside a non-persistent tape's own scope.
+    /// [`TapeError::GradientWhileRecording`] inside a non-persistent tape's own scope;
+    /// [`TapeError::Poisoned`] after an earlier gradient of this tape panicked.
     pub fn gradient<S: Sources>(
         &self,
         target: &(impl Targets + ?Sized),
@@ -472,6 +495,9 @@ impl GradientTape {
 
     fn check_usable(&self) -> Result<(), TapeError> {
         let state = self.cell.borrow();
+        if state.poisoned {
+            return Err(TapeError::Poisoned);
+        }
         if state.persistent {
             return Ok(());
         }
