@@ -321,3 +321,47 @@ fn third_order_by_three_nested_tapes() {
         assert!((got + v.cos()).abs() < 1e-15, "d³ sin({v}) = {got}");
     }
 }
+
+/// The public `gradcheck` catches a rule that is right at first order and wrong at second:
+/// a custom gradient of x³ whose rule, 3·x·x written with `x` as a constant copy, gives the
+/// right first derivative but no second (an untracked constant is not differentiated).
+#[test]
+fn gradcheck_catches_a_rule_wrong_only_at_second_order() {
+    use gradtape::{GradcheckError, GradcheckOptions, custom_gradient, gradcheck, gradcheck_with};
+    let x = Tensor::from_vec(vec![0.5, -1.5, 2.0], &[3]);
+    let cube = |x: &[Tensor<f64>]| {
+        custom_gradient("cube", &[&x[0]], |inputs| {
+            let frozen = Tensor::from_vec(inputs[0].to_vec(), inputs[0].shape());
+            (inputs[0].powi(3), move |g: &Tensor<f64>| {
+                vec![Some(g * &frozen.square() * 3.0)]
+            })
+        })
+    };
+    let first = gradcheck(cube, std::slice::from_ref(&x)).expect("right at first order");
+    assert!(first.first.error < 1e-6);
+    let options = GradcheckOptions::new().second_order(true);
+    match gradcheck_with(cube, &[x], options) {
+        Err(GradcheckError::Mismatch { worst, ops }) => {
+            // d²/dx² x³ = 6x: the rule's second derivative is missing
+            assert_eq!(worst.order, 2);
+            assert!(
+                worst.analytic == 0.0 && worst.numeric.abs() > 1.0,
+                "{worst}"
+            );
+            assert_eq!(ops, ["cube"]);
+        }
+        other => panic!("a wrong second derivative passed gradcheck: {other:?}"),
+    }
+}
+
+#[test]
+fn gradcheck_reports_nan_as_a_mismatch() {
+    use gradtape::{GradcheckError, gradcheck};
+    let x = Tensor::from_vec(vec![-1.0, 4.0], &[2]);
+    // √x at x = -1 is NaN: both values are NaN, which never passes
+    let Err(GradcheckError::Mismatch { worst, .. }) = gradcheck(|x| x[0].sqrt(), &[x]) else {
+        panic!("NaN must not pass")
+    };
+    assert_eq!(worst.index, [0]);
+    assert!(worst.error.is_infinite());
+}

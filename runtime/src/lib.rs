@@ -41,6 +41,9 @@ pub use ops::binary::Operand;
 pub use record::variable::{AnyVariable, Variable, VariableId};
 pub use record::{any_recording, without_recording};
 pub use tape::custom::{StopGradient, custom_gradient, stop_gradient, straight_through};
+pub use tape::gradcheck::{
+    GradcheckError, GradcheckOptions, GradcheckReport, WorstElement, gradcheck, gradcheck_with,
+};
 pub use tape::{
     CutCause, ExplainSource, Explanation, GradientList, GradientOptions, GradientTape,
     JacobianOptions, SourceKey, SourceList, Sources, TapeBuilder, TapeError, TargetList, Targets,

@@ -3,6 +3,7 @@
 mod backward;
 pub(crate) mod custom;
 pub(crate) mod explain;
+pub(crate) mod gradcheck;
 pub(crate) mod jacobian;
 mod structure;
 
@@ -191,7 +192,7 @@ impl Drop for GradientTape {
 /// let tape = GradientTape::new();
 /// tape.record(|| x.sin() * 2.0);
 /// let shown = format!("{tape:?}");
-/// assert!(shown.contains(r#"ops: ["variable", "sin", "mul"]"#), "{shown}");
+/// assert!(shown.contains(r#"ops: ["variable", "sin", "scale"]"#), "{shown}");
 /// ```
 impl std::fmt::Debug for GradientTape {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
