@@ -110,3 +110,26 @@ fn second_derivative_of_scalar_relu_is_zero_not_none() {
     let d2 = second_derivative(|x| x.relu(), &x).expect("connected, as in TensorFlow");
     assert_eq!(d2.to_scalar(), 0.0);
 }
+
+#[test]
+fn spare_buffers_are_bounded_after_a_huge_gradient() {
+    use gradtape::generated;
+    // A chain of 3 · 2¹⁷ recorded ops: more than a spare tape may keep.
+    let x = Tensor::scalar(0.5_f64);
+    let tape = GradientTape::new();
+    tape.watch(&x);
+    let y = tape.record(|| {
+        let mut y = x.clone();
+        for _ in 0..(1 << 17) {
+            y = y.sin() * 0.9 + &y * 0.1;
+        }
+        y
+    });
+    assert!(tape.gradient(&y, &x).unwrap().is_some());
+    drop(tape);
+    assert!(
+        generated::spare_capacity() <= generated::MAX_SPARE_RECORDS,
+        "{} records kept",
+        generated::spare_capacity()
+    );
+}

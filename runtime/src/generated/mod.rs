@@ -115,3 +115,23 @@ pub fn recorded_nodes(tape: &crate::GradientTape) -> Vec<RecordedNode> {
             .collect()
     })
 }
+
+/// How many records and cotangent slots this thread keeps for reuse after its tapes are
+/// done: bounded, so one huge gradient does not keep its memory until the thread exits.
+///
+/// ```
+/// use gradtape_runtime::{GradientTape, Tensor, generated};
+/// let x = Tensor::scalar(1.0_f64);
+/// let tape = GradientTape::new();
+/// tape.watch(&x);
+/// let y = tape.record(|| x.sin());
+/// drop(tape.gradient(&y, &x));
+/// drop(tape);
+/// assert!(generated::spare_capacity() <= generated::MAX_SPARE_RECORDS);
+/// ```
+pub fn spare_capacity() -> usize {
+    crate::record::state::spare_record_capacity().max(crate::tape::backward_scratch_capacity())
+}
+
+/// The bound on [`spare_capacity`].
+pub const MAX_SPARE_RECORDS: usize = crate::record::state::MAX_SPARE_RECORDS;

@@ -80,6 +80,11 @@ const EMPTY_SPAN: (u64, u64) = (u64::MAX, 0);
 /// Keep at most this many spare tapes per thread (one per nesting level in use).
 const MAX_SPARE_TAPES: usize = 4;
 
+/// A spare tape keeps room for at most this many records (and saved values): enough that a
+/// training step or W2's 40,000-op chain reuses its buffers, while one huge recording (10⁷
+/// ops, a gigabyte) gives its memory back instead of holding it until the thread exits.
+pub(crate) const MAX_SPARE_RECORDS: usize = 1 << 17;
+
 /// Opaque outside the crate: reachable only through `Watch`, which users do not implement.
 #[doc(hidden)]
 pub struct TapeState {
@@ -175,6 +180,9 @@ impl TapeState {
             );
             // A new uid, so no tensor of this use matches a node of the next.
             state.clear();
+            state.nodes.shrink_to(MAX_SPARE_RECORDS);
+            state.saved.shrink_to(MAX_SPARE_RECORDS);
+            state.tracked.shrink_to(MAX_SPARE_RECORDS);
         }
         // During thread teardown the pool may already be gone; then the tape just drops.
         let _ = SPARE_TAPES.try_with(|spare| {
@@ -331,4 +339,20 @@ impl TapeState {
             watched.leaves.clear();
         }
     }
+}
+
+/// The most records any spare tape of this thread has room for (for the test that the
+/// spares stay bounded).
+pub(crate) fn spare_record_capacity() -> usize {
+    SPARE_TAPES.with(|spare| {
+        spare
+            .borrow()
+            .iter()
+            .map(|cell| {
+                let state = cell.borrow();
+                state.nodes.capacity().max(state.saved.capacity())
+            })
+            .max()
+            .unwrap_or(0)
+    })
 }

@@ -337,9 +337,14 @@ impl Scratch {
     }
 
     fn give_back(mut self) {
+        // Cleared, and no larger than a spare tape's records (see `MAX_SPARE_RECORDS`).
+        let most = crate::record::state::MAX_SPARE_RECORDS;
         self.grads.clear();
+        self.grads.shrink_to(most);
         self.relevant.clear();
+        self.relevant.shrink_to(most);
         self.is_source.clear();
+        self.is_source.shrink_to(most);
         // During thread teardown the pool may be gone; then the buffers just drop.
         let _ = SCRATCH_POOL.try_with(|pool| pool.borrow_mut().push(self));
     }
@@ -661,4 +666,15 @@ fn add_cotangents<T: Float>(a: Tensor<T>, b: Tensor<T>) -> Tensor<T> {
         return Tensor::scalar(x + y);
     }
     a + b
+}
+
+/// The most cotangent slots any spare scratch of this thread has room for.
+pub(crate) fn scratch_capacity() -> usize {
+    SCRATCH_POOL.with(|pool| {
+        pool.borrow()
+            .iter()
+            .map(|s| s.grads.capacity())
+            .max()
+            .unwrap_or(0)
+    })
 }

@@ -9,6 +9,7 @@ mod structure;
 
 use std::rc::Rc;
 
+pub(crate) use backward::scratch_capacity as backward_scratch_capacity;
 pub use explain::{CutCause, ExplainSource, Explanation, VariableNotWatched};
 pub use jacobian::JacobianOptions;
 pub(crate) use structure::for_each_tuple;
