@@ -22,6 +22,12 @@ fn w1_seed_scalar(c: &mut Criterion) {
         )
     };
     println!("W1 gradient: {:?}", step());
+    if profiling() {
+        for _ in 0..profile_iterations("W1_PROFILE_ITERS") {
+            black_box(step());
+        }
+        return;
+    }
     c.bench_function("W1 seed_scalar (record + gradient)", |b| {
         b.iter(|| black_box(step()))
     });
@@ -51,6 +57,12 @@ fn w2_chain(c: &mut Criterion) {
             .to_scalar()
     };
     println!("W2 dy/dx: {}", record_and_backward());
+    if profiling() {
+        for _ in 0..profile_iterations("W2_PROFILE_ITERS") {
+            black_box(record_and_backward());
+        }
+        return;
+    }
     let mut group = c.benchmark_group("W2 chain");
     group.throughput(criterion::Throughput::Elements(
         (CHAIN_STEPS * OPS_PER_STEP) as u64,
@@ -62,6 +74,23 @@ fn w2_chain(c: &mut Criterion) {
         b.iter(|| black_box(chain(&x.value()).to_scalar()))
     });
     group.finish();
+}
+
+/// `W1_PROFILE_ITERS=n` / `W2_PROFILE_ITERS=n`: run that workload `n` times and no
+/// criterion (the other workload not at all): a fixed amount of work to count under
+/// callgrind, whose instruction counts the host's speed does not move. Two runs with
+/// different `n` give the count per iteration by difference.
+fn profile_iterations(var: &str) -> usize {
+    std::env::var(var)
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
+}
+
+fn profiling() -> bool {
+    ["W1_PROFILE_ITERS", "W2_PROFILE_ITERS"]
+        .iter()
+        .any(|var| std::env::var_os(var).is_some())
 }
 
 criterion_group!(benches, w1_seed_scalar, w2_chain);

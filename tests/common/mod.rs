@@ -141,35 +141,37 @@ pub fn check_grads(
             ));
         }
         let zeros = hvp(f, inputs, &v, &u, UnconnectedGradients::Zero);
-        for (i, (z, x)) in zeros.iter().zip(inputs).enumerate() {
-            let ok = z
-                .as_ref()
-                .is_some_and(|z| z.shape() == x.shape() && z.to_vec().iter().all(|&e| e == 0.0));
-            if !ok {
-                return Err(report(
-                    "second order",
-                    format!(
-                        "UnconnectedGradients::Zero: expected zeros of shape {:?} for input {i}, got {z:?}",
-                        x.shape()
-                    ),
-                ));
-            }
+        if let Some(i) = first_not_zeros(&zeros, inputs) {
+            return Err(report(
+                "second order",
+                format!(
+                    "UnconnectedGradients::Zero: expected zeros of shape {:?} for input {i}, got {:?}",
+                    inputs[i].shape(),
+                    zeros[i]
+                ),
+            ));
         }
     }
-    if order == Order::SecondIsZero {
-        for (i, (z, x)) in nested.iter().zip(inputs).enumerate() {
-            let ok = z
-                .as_ref()
-                .is_some_and(|z| z.shape() == x.shape() && z.to_vec().iter().all(|&e| e == 0.0));
-            if !ok {
-                return Err(report(
-                    "second order",
-                    format!("expected connected zeros for input {i}, got {z:?}"),
-                ));
-            }
-        }
+    if order == Order::SecondIsZero
+        && let Some(i) = first_not_zeros(&nested, inputs)
+    {
+        return Err(report(
+            "second order",
+            format!(
+                "expected connected zeros for input {i}, got {:?}",
+                nested[i]
+            ),
+        ));
     }
     Ok(())
+}
+
+/// The first input whose gradient is not zeros of its shape (`None` counts as not zeros).
+fn first_not_zeros(grads: &[Option<Tensor<f64>>], inputs: &[Tensor<f64>]) -> Option<usize> {
+    grads.iter().zip(inputs).position(|(g, x)| {
+        !g.as_ref()
+            .is_some_and(|g| g.has_shape(x.shape()) && g.to_vec().iter().all(|&e| e == 0.0))
+    })
 }
 
 /// `∇ₓ⟨f(x), v⟩` by reverse mode, `None` for inputs `f` does not depend on.
