@@ -530,7 +530,7 @@ impl ActivationStats {
     /// rank: the last axis is the units).
     pub fn new<T: Float>(layer: &str, activation: Activation, output: &Tensor<T>) -> Self {
         let units = output.shape().last().copied().unwrap_or(1);
-        let batch = if units == 0 { 0 } else { output.len() / units };
+        let batch = output.len().checked_div(units).unwrap_or(0);
         let (flat_fraction, dead_fraction) = match is_flat(activation, 0.0) {
             None => (None, None),
             Some(_) => {
