@@ -15,7 +15,7 @@
 //!
 //! ```
 //! use gradtape_nn::diagnostics::{ActivationStats, GradientStats};
-//! use gradtape_nn::monitor::{Monitor, Warning};
+//! use gradtape_nn::monitor::Monitor;
 //! use gradtape_nn::{Activation, Dense, Layer, Optimizer, Sequential, Sgd, losses};
 //! use gradtape_runtime::{GradientTape, Tensor};
 //!
