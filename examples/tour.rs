@@ -33,6 +33,10 @@ fn main() {
     polynomial_regression::main().expect("polynomial regression");
     chapter("MNIST: an MLP trained with Adam (examples/mnist.rs; full data with MNIST_DIR)");
     mnist::main().expect("MNIST");
+    chapter(
+        "Gradients as a diagnostic: vanishing, exploding and dead units (examples/gradient_diagnostics.rs)",
+    );
+    gradient_diagnostics::main().expect("gradient diagnostics");
     chapter("Higher-order derivatives, Hessians and gradient penalties (examples/higher_order.rs)");
     higher_order::main();
     chapter("#[differentiable]: compile-time source transformation (examples/differentiable.rs)");
@@ -48,6 +52,9 @@ mod polynomial_regression;
 
 #[path = "mnist.rs"]
 mod mnist;
+
+#[path = "gradient_diagnostics.rs"]
+mod gradient_diagnostics;
 
 #[path = "higher_order.rs"]
 mod higher_order;

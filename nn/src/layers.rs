@@ -24,6 +24,51 @@ pub trait Layer<T: Float> {
 
     /// The variables an optimizer updates, in a fixed order.
     fn trainable_variables(&self) -> Vec<Variable<T>>;
+
+    /// Applies the layer as [`call`](Self::call) does, with the same result, and appends
+    /// the post-activation output of each layer inside it to `outputs`, in order (for
+    /// [`ActivationStats`](crate::diagnostics::ActivationStats)). The outputs are the
+    /// tensors the forward pass computed, not copies: collecting them records nothing and
+    /// computes nothing more. The default appends nothing; [`Dense`] appends its output and
+    /// [`Sequential`] its layers'.
+    ///
+    /// ```
+    /// use gradtape_nn::{Activation, Dense, Layer, Sequential};
+    /// use gradtape_runtime::Tensor;
+    /// let model = Sequential::new()
+    ///     .push(Dense::<f32>::new("hidden", 3, 4, 0).with_activation(Activation::Relu))
+    ///     .push(Dense::new("out", 4, 2, 1));
+    /// let x = Tensor::ones(&[5, 3]);
+    /// let mut outputs = Vec::new();
+    /// let y = model.call_with_activations(&x, &mut outputs);
+    /// assert_eq!(y.to_vec(), model.call(&x).to_vec());
+    /// assert_eq!(outputs.len(), 2);
+    /// assert_eq!((outputs[0].layer.as_str(), outputs[0].output.shape()), ("hidden", &[5, 4][..]));
+    /// assert_eq!(outputs[1].output.to_vec(), y.to_vec());
+    /// ```
+    fn call_with_activations(&self, x: &Tensor<T>, outputs: &mut Vec<LayerOutput<T>>) -> Tensor<T> {
+        let _ = outputs;
+        self.call(x)
+    }
+}
+
+/// One layer's post-activation output for a batch, as
+/// [`Layer::call_with_activations`] collects them.
+///
+/// ```
+/// use gradtape_nn::{Activation, LayerOutput};
+/// use gradtape_runtime::Tensor;
+/// let out = LayerOutput { layer: "hidden".to_string(), activation: Activation::Relu, output: Tensor::<f32>::zeros(&[2, 3]) };
+/// assert_eq!(out.output.shape(), &[2, 3]);
+/// ```
+#[derive(Clone, Debug)]
+pub struct LayerOutput<T: Float> {
+    /// The layer's name.
+    pub layer: String,
+    /// The activation that produced `output`.
+    pub activation: Activation,
+    /// The output, `[batch, units]`.
+    pub output: Tensor<T>,
 }
 
 /// An elementwise (or, for softmax, per-row) function applied to a layer's output.
@@ -107,6 +152,7 @@ pub fn glorot_uniform<T: Float>(fan_in: usize, fan_out: usize, seed: u64) -> Ten
 /// assert!(y.to_vec().iter().all(|&v| v >= 0.0));
 /// ```
 pub struct Dense<T: Float> {
+    name: String,
     kernel: Variable<T>,
     bias: Variable<T>,
     activation: Activation,
@@ -151,6 +197,7 @@ impl<T: Float> Dense<T> {
             bias.shape()
         );
         Dense {
+            name: name.to_string(),
             kernel: Variable::with_name(format!("{name}/kernel"), kernel),
             bias: Variable::with_name(format!("{name}/bias"), bias),
             activation: Activation::Linear,
@@ -161,6 +208,16 @@ impl<T: Float> Dense<T> {
     pub fn with_activation(mut self, activation: Activation) -> Dense<T> {
         self.activation = activation;
         self
+    }
+
+    /// The layer's name, the prefix of its variables' names.
+    ///
+    /// ```
+    /// use gradtape_nn::Dense;
+    /// assert_eq!(Dense::<f32>::new("hidden", 2, 3, 0).name(), "hidden");
+    /// ```
+    pub fn name(&self) -> &str {
+        &self.name
     }
 
     /// The `[inputs, units]` kernel.
@@ -186,7 +243,7 @@ impl<T: Float> Layer<T> for Dense<T> {
         assert!(
             x.rank() == 2 && x.shape()[1] == kernel.shape()[0],
             "Dense: layer '{}' expects inputs of shape [batch, {}], got {:?}",
-            self.kernel.name().trim_end_matches("/kernel"),
+            self.name,
             kernel.shape()[0],
             x.shape()
         );
@@ -197,6 +254,17 @@ impl<T: Float> Layer<T> for Dense<T> {
 
     fn trainable_variables(&self) -> Vec<Variable<T>> {
         vec![self.kernel.clone(), self.bias.clone()]
+    }
+
+    #[track_caller]
+    fn call_with_activations(&self, x: &Tensor<T>, outputs: &mut Vec<LayerOutput<T>>) -> Tensor<T> {
+        let y = self.call(x);
+        outputs.push(LayerOutput {
+            layer: self.name.clone(),
+            activation: self.activation,
+            output: y.clone(),
+        });
+        y
     }
 }
 
@@ -260,5 +328,11 @@ impl<T: Float> Layer<T> for Sequential<T> {
             .iter()
             .flat_map(|layer| layer.trainable_variables())
             .collect()
+    }
+
+    fn call_with_activations(&self, x: &Tensor<T>, outputs: &mut Vec<LayerOutput<T>>) -> Tensor<T> {
+        self.layers.iter().fold(x.clone(), |h, layer| {
+            layer.call_with_activations(&h, outputs)
+        })
     }
 }

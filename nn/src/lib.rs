@@ -37,15 +37,17 @@
 
 pub mod checkpoint;
 pub mod data;
+pub mod diagnostics;
 mod layers;
 pub mod losses;
 pub mod metrics;
+pub mod monitor;
 mod optimizers;
 #[cfg(feature = "plot")]
 pub mod plot;
 #[cfg(feature = "progress")]
 pub mod progress;
 
-pub use layers::{Activation, Dense, Layer, Sequential, glorot_uniform};
+pub use layers::{Activation, Dense, Layer, LayerOutput, Sequential, glorot_uniform};
 pub use metrics::History;
 pub use optimizers::{Adam, Optimizer, Sgd};

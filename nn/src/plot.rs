@@ -1,5 +1,6 @@
-//! PNG plots (plotters' bitmap backend): a fit against its data, and loss and accuracy per
-//! epoch. Text is drawn with a font embedded in this crate (a subset of DejaVu Sans, see
+//! PNG plots (plotters' bitmap backend): a fit against its data, loss and accuracy per
+//! epoch, and a [`Monitor`]'s gradient norms and dead units per step. Text is drawn
+//! with a font embedded in this crate (a subset of DejaVu Sans, see
 //! `assets/PlotSans-LICENSE.txt`), so no system font library is needed.
 
 use std::path::Path;
@@ -9,6 +10,9 @@ use plotters::prelude::*;
 use plotters::style::FontStyle;
 
 use crate::History;
+use crate::diagnostics::ActivationStats;
+use crate::layers::Activation;
+use crate::monitor::{Monitor, Record};
 
 /// A plot could not be drawn or written.
 #[derive(Debug, thiserror::Error)]
@@ -216,5 +220,292 @@ pub fn history(path: impl AsRef<Path>, title: &str, history: &History) -> Result
         .border_style(BLACK)
         .draw()
         .map_err(|e| err(&e))?;
+    root.present().map_err(|e| err(&e))
+}
+
+/// The range of the positive finite `values` on a log axis, a decade of margin each side;
+/// `1e-12..1` when there is none.
+fn log_range(values: impl Iterator<Item = f64>) -> std::ops::Range<f64> {
+    let (lo, hi) = values
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+            (lo.min(v), hi.max(v))
+        });
+    if !lo.is_finite() {
+        return 1e-12..1.0;
+    }
+    lo / 10.0..hi * 10.0
+}
+
+/// The steps of a monitor's records as an x range, never empty.
+fn step_range(monitor: &Monitor) -> std::ops::Range<f64> {
+    let steps = monitor.records().iter().map(|r| r.step as f64);
+    let (lo, hi) = steps.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), s| {
+        (lo.min(s), hi.max(s))
+    });
+    if !lo.is_finite() || hi <= lo {
+        let lo = if lo.is_finite() { lo } else { 0.0 };
+        return lo..lo + 1.0;
+    }
+    lo..hi
+}
+
+/// The `i`-th of `n` colours, spread over the hues.
+fn hue(i: usize, n: usize) -> RGBColor {
+    let (r, g, b) = HSLColor(i as f64 / n.max(1) as f64 * 0.85, 0.85, 0.42).rgb();
+    RGBColor(r, g, b)
+}
+
+/// One line of a monitor plot.
+struct Line {
+    label: String,
+    color: RGBColor,
+    width: u32,
+    points: Vec<(f64, f64)>,
+}
+
+/// Draws `lines`' legend down the strip `area` (plotters' legends sit inside the chart,
+/// where a dozen layers would hide the lines).
+fn legend(
+    area: &DrawingArea<BitMapBackend<'_>, plotters::coord::Shift>,
+    lines: &[Line],
+    path: &Path,
+) -> Result<(), PlotError> {
+    let err = plot_error(path);
+    for (k, line) in lines.iter().enumerate() {
+        let y = 70 + 22 * k as i32;
+        area.draw(&PathElement::new(
+            vec![(5, y), (30, y)],
+            line.color.stroke_width(line.width),
+        ))
+        .map_err(|e| err(&e))?;
+        area.draw(&Text::new(
+            line.label.clone(),
+            (36, y - 8),
+            (FAMILY, 15).into_font(),
+        ))
+        .map_err(|e| err(&e))?;
+    }
+    Ok(())
+}
+
+/// The layer a variable belongs to: its name up to the last `/` (`dense/kernel` →
+/// `dense`), or the whole name.
+fn layer_of(variable: &str) -> &str {
+    variable
+        .rsplit_once('/')
+        .map_or(variable, |(layer, _)| layer)
+}
+
+/// Draws each layer's gradient norm (`sqrt(Σ ‖g‖²)` over its variables, grouped by the
+/// name before the last `/`: `dense/kernel` and `dense/bias` make `dense`), and the global
+/// norm (black), per recorded step of `monitor` to a PNG at `path`, on a log scale:
+/// vanishing gradients are lines decades below the others, exploding ones lines shooting
+/// up. Zero and non-finite norms have no point (a non-finite one is marked by a red cross
+/// at the top); a layer all of whose gradients are `None` has no point either.
+///
+/// ```
+/// use gradtape_nn::diagnostics::{GradientStats, Leaf};
+/// use gradtape_nn::monitor::Monitor;
+/// use gradtape_runtime::Tensor;
+/// let mut monitor = Monitor::new();
+/// for step in 0..10 {
+///     let leaf = |name: &str, g: f32| Leaf {
+///         name: name.into(),
+///         value: Tensor::scalar(1.0_f32).into(),
+///         gradient: Some(Tensor::scalar(g).into()),
+///     };
+///     let leaves = [leaf("early/kernel", 0.5f32.powi(step)), leaf("late/kernel", 1.0)];
+///     monitor.record(step as u64, &GradientStats::from_leaves(&leaves, 0.1), &[]);
+/// }
+/// let path = std::env::temp_dir().join("gradtape-doc-gradient-norms.png");
+/// gradtape_nn::plot::gradient_norms(&path, "gradient norms", &monitor).unwrap();
+/// assert!(std::fs::metadata(&path).unwrap().len() > 0);
+/// ```
+///
+/// # Errors
+/// If the image cannot be drawn or written.
+pub fn gradient_norms(
+    path: impl AsRef<Path>,
+    title: &str,
+    monitor: &Monitor,
+) -> Result<(), PlotError> {
+    register_font();
+    let path = path.as_ref();
+    let err = plot_error(path);
+    let records = monitor.records();
+    let mut layers: Vec<&str> = Vec::new();
+    for v in records.iter().flat_map(|r| r.gradients.variables()) {
+        if !layers.contains(&layer_of(&v.name)) {
+            layers.push(layer_of(&v.name));
+        }
+    }
+    // a layer's norm at a record: None when none of its variables has a gradient
+    let norm_of = |r: &Record, layer: &str| {
+        let squares: Vec<f64> = r
+            .gradients
+            .variables()
+            .iter()
+            .filter(|v| layer_of(&v.name) == layer)
+            .filter_map(|v| v.gradient.as_ref().map(|g| g.norm * g.norm))
+            .collect();
+        (!squares.is_empty()).then(|| squares.iter().sum::<f64>().sqrt())
+    };
+    let positive = |v: f64| v.is_finite() && v > 0.0;
+    let mut lines = Vec::new();
+    let mut broken = Vec::new();
+    for (i, layer) in layers.iter().enumerate() {
+        let mut points = Vec::new();
+        for r in records {
+            match norm_of(r, layer) {
+                Some(n) if positive(n) => points.push((r.step as f64, n)),
+                Some(n) if !n.is_finite() => broken.push(r.step as f64),
+                _ => {}
+            }
+        }
+        lines.push(Line {
+            label: layer.to_string(),
+            color: hue(i, layers.len()),
+            width: 2,
+            points,
+        });
+    }
+    lines.push(Line {
+        label: "global norm".into(),
+        color: BLACK,
+        width: 4,
+        points: records
+            .iter()
+            .map(|r| (r.step as f64, r.gradients.global_norm()))
+            .filter(|&(_, n)| positive(n))
+            .collect(),
+    });
+    let y_range = log_range(lines.iter().flat_map(|l| l.points.iter().map(|p| p.1)));
+    let top = y_range.end;
+
+    let root = BitMapBackend::new(path, (1100, 600)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let (left, right) = root.split_horizontally(880);
+    let mut chart = ChartBuilder::on(&left)
+        .caption(title, (FAMILY, 24))
+        .margin(15)
+        .x_label_area_size(45)
+        .y_label_area_size(70)
+        .build_cartesian_2d(step_range(monitor), y_range.log_scale())
+        .map_err(|e| err(&e))?;
+    chart
+        .configure_mesh()
+        .x_desc("step")
+        .y_desc("gradient L2 norm per layer (log scale)")
+        .y_label_formatter(&|v| format!("{v:.0e}"))
+        .label_style((FAMILY, 15))
+        .draw()
+        .map_err(|e| err(&e))?;
+    for line in &lines {
+        chart
+            .draw_series(LineSeries::new(
+                line.points.iter().copied(),
+                line.color.stroke_width(line.width),
+            ))
+            .map_err(|e| err(&e))?;
+    }
+    chart
+        .draw_series(
+            broken
+                .iter()
+                .map(|&s| Cross::new((s, top / 2.0), 6, RED.stroke_width(2))),
+        )
+        .map_err(|e| err(&e))?;
+    legend(&right, &lines, path)?;
+    root.present().map_err(|e| err(&e))
+}
+
+/// Draws each layer's fraction of dead units (thick: ReLU zero or sigmoid/tanh saturated
+/// for the whole batch) and of flat outputs (thin, the same colour: over all examples) per
+/// recorded step of `monitor` to a PNG at `path`. Layers with no flat region (linear,
+/// softmax) are left out.
+///
+/// ```
+/// use gradtape_nn::Activation;
+/// use gradtape_nn::diagnostics::{ActivationStats, GradientStats};
+/// use gradtape_nn::monitor::Monitor;
+/// use gradtape_runtime::Tensor;
+/// let mut monitor = Monitor::new();
+/// for step in 0..5 {
+///     let output = Tensor::from_vec(vec![0.0_f32, step as f32, 1.0, 0.0], &[2, 2]);
+///     let layers = [ActivationStats::new("hidden", Activation::Relu, &output)];
+///     monitor.record(step, &GradientStats::from_leaves(&[], 0.1), &layers);
+/// }
+/// let path = std::env::temp_dir().join("gradtape-doc-dead-units.png");
+/// gradtape_nn::plot::dead_units(&path, "dead units", &monitor).unwrap();
+/// assert!(std::fs::metadata(&path).unwrap().len() > 0);
+/// ```
+///
+/// # Errors
+/// If the image cannot be drawn or written.
+pub fn dead_units(path: impl AsRef<Path>, title: &str, monitor: &Monitor) -> Result<(), PlotError> {
+    register_font();
+    let path = path.as_ref();
+    let err = plot_error(path);
+    let records = monitor.records();
+    let mut layers: Vec<(&str, Activation)> = Vec::new();
+    for a in records.iter().flat_map(|r| &r.activations) {
+        if a.dead_fraction.is_some() && !layers.iter().any(|(l, _)| *l == a.layer) {
+            layers.push((&a.layer, a.activation));
+        }
+    }
+    let series = |layer: &str, pick: fn(&ActivationStats) -> Option<f64>| -> Vec<(f64, f64)> {
+        records
+            .iter()
+            .filter_map(|r| {
+                let a = r.activations.iter().find(|a| a.layer == layer)?;
+                Some((r.step as f64, pick(a)?))
+            })
+            .collect()
+    };
+    let mut lines = Vec::new();
+    let mut flat = Vec::new();
+    for (i, (layer, activation)) in layers.iter().enumerate() {
+        let color = hue(i, layers.len());
+        lines.push(Line {
+            label: format!("{layer} ({activation:?})"),
+            color,
+            width: 3,
+            points: series(layer, |a| a.dead_fraction),
+        });
+        flat.push(Line {
+            label: String::new(),
+            color,
+            width: 1,
+            points: series(layer, |a| a.flat_fraction),
+        });
+    }
+
+    let root = BitMapBackend::new(path, (1100, 600)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let (left, right) = root.split_horizontally(880);
+    let mut chart = ChartBuilder::on(&left)
+        .caption(title, (FAMILY, 24))
+        .margin(15)
+        .x_label_area_size(45)
+        .y_label_area_size(60)
+        .build_cartesian_2d(step_range(monitor), 0.0..1.05)
+        .map_err(|e| err(&e))?;
+    chart
+        .configure_mesh()
+        .x_desc("step")
+        .y_desc("fraction (thick: units dead for the batch; thin: flat outputs)")
+        .label_style((FAMILY, 15))
+        .draw()
+        .map_err(|e| err(&e))?;
+    for line in lines.iter().chain(&flat) {
+        chart
+            .draw_series(LineSeries::new(
+                line.points.iter().copied(),
+                line.color.stroke_width(line.width),
+            ))
+            .map_err(|e| err(&e))?;
+    }
+    legend(&right, &lines, path)?;
     root.present().map_err(|e| err(&e))
 }
