@@ -267,7 +267,7 @@ pub fn gradcheck_with(
     let analytic = values_of(1, inputs, grads)?;
     let numeric = central_differences(inputs, options.step, &|xs| dot(&f(xs), &v));
     let first = worst(1, inputs, &analytic, &numeric);
-    if !(first.error <= options.tolerance) {
+    if first.error > options.tolerance {
         return Err(GradcheckError::Mismatch { worst: first, ops });
     }
     if !options.second_order {
@@ -296,7 +296,7 @@ pub fn gradcheck_with(
     let numeric = central_differences(inputs, options.second_step, &along);
     let analytic = values_of(2, inputs, hvp(&f, inputs, &v, &directions))?;
     let second = worst(2, inputs, &analytic, &numeric);
-    if !(second.error <= options.tolerance) {
+    if second.error > options.tolerance {
         return Err(GradcheckError::Mismatch { worst: second, ops });
     }
     Ok(GradcheckReport {
