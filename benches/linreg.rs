@@ -52,6 +52,17 @@ fn linreg(c: &mut Criterion) {
         check.a.value().to_scalar(),
         check.b.value().to_scalar()
     );
+    // `W3_PROFILE_STEPS=n`: n more steps and no criterion, a fixed amount of work to count
+    // under callgrind (two runs with different n give the count per step by difference).
+    if let Some(steps) = std::env::var("W3_PROFILE_STEPS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+    {
+        for _ in 0..steps {
+            black_box(check.step());
+        }
+        return;
+    }
     let mut problem = Problem::new();
     c.bench_function("W3 linreg step", |bench| {
         bench.iter(|| black_box(problem.step()))

@@ -8,7 +8,7 @@
 
 use crate::base::dtype::Float;
 
-/// A value the backward rules compute with: a float [`Tensor`] or a plain `f32`/`f64`.
+/// A value the backward rules compute with: a float [`Tensor`](crate::Tensor) or a plain `f32`/`f64`.
 ///
 /// The methods are the few operations rules need; on tensors they are the recorded ops of
 /// the same names.

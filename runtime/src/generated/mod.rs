@@ -2,10 +2,10 @@
 //! hidden from the docs. Generated code reaches it through `::gradtape::__private::generated`;
 //! none of it is a stable API.
 //!
-//! - [`fused`]: the one node an annotated call records, with the generated adjoint as rule;
-//! - [`adjoint`]: accumulation, un-broadcasting and the other helpers adjoints call;
-//! - [`trace`]: sub-tapes for ops with no elementwise rule;
-//! - [`scalar`]: the forward kernels on plain numbers (the 0-d path).
+//! - `fused`: the one node an annotated call records, with the generated adjoint as rule;
+//! - `adjoint`: accumulation, un-broadcasting and the other helpers adjoints call;
+//! - `trace`: sub-tapes for ops with no elementwise rule;
+//! - `scalar`: the forward kernels on plain numbers (the 0-d path).
 
 mod adjoint;
 mod fused;

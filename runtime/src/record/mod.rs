@@ -1,7 +1,7 @@
 //! The recording floor: the thread-local stack of active tapes and how an op gets onto them
-//! ([`stack`]), what one tape holds ([`state`]), what is stored per recorded op and how a rule
-//! is called ([`node`]), nodes whose rule is a closure ([`closure`]), and variables, whose
-//! reads the tapes track ([`variable`]).
+//! (`stack`), what one tape holds (`state`), what is stored per recorded op and how a rule
+//! is called (`node`), nodes whose rule is a closure (`closure`), and variables, whose
+//! reads the tapes track (`variable`).
 
 pub(crate) mod closure;
 pub(crate) mod node;
