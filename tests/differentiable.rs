@@ -403,3 +403,172 @@ fn stop_gradient_on_plain_floats_in_scalar_mode() {
     assert_eq!((value, dx), (9.0, 3.0));
     assert_eq!(times_stopped_self(3.0), value);
 }
+
+// ----- a block that shadows a name keeps the binding inside it (Rust's scoping) -----
+
+mod shadowing_in_blocks {
+    use gradtape::{GradientTape, Tensor, differentiable};
+
+    /// `let y = { let x = x.exp(); x * 3 }; y - x`: after the block `x` is the parameter.
+    #[differentiable]
+    fn block_value(x: &Tensor<f64>) -> Tensor<f64> {
+        let y = {
+            let x = x.exp();
+            x * 3.0
+        };
+        y - x
+    }
+
+    /// The same with the block as a statement assigning an outer binding.
+    #[differentiable]
+    fn block_statement(x: &Tensor<f64>) -> Tensor<f64> {
+        let mut y = x * 1.0;
+        {
+            let x = x.sin();
+            y = y + x;
+        }
+        y * x
+    }
+
+    /// Shadowing inside both branches of an `if`, a `for` body and a `match` arm.
+    #[differentiable]
+    fn branches_loops_and_arms(x: &Tensor<f64>, k: usize) -> Tensor<f64> {
+        let a = if k > 0 {
+            let x = x.tanh();
+            x * 2.0
+        } else {
+            let x = x.cos();
+            x + 1.0
+        };
+        let mut acc = a * x;
+        for _ in 0..k {
+            let x = acc.sin();
+            acc = acc + x;
+        }
+        let b = match k {
+            0 => {
+                let x = x.square();
+                x
+            }
+            _ => {
+                let x = x.exp();
+                x * 0.5
+            }
+        };
+        acc + b * x
+    }
+
+    /// A block in a block, each shadowing.
+    #[differentiable]
+    fn nested_blocks(x: &Tensor<f64>) -> Tensor<f64> {
+        let y = {
+            let x = x * 2.0;
+            let z = {
+                let x = x.exp();
+                x + 1.0
+            };
+            z * x
+        };
+        y + x
+    }
+
+    #[differentiable]
+    fn block_on_numbers(x: f64) -> f64 {
+        let y = {
+            let x = x.exp();
+            x * 3.0
+        };
+        y - x
+    }
+
+    fn t(values: &[f64]) -> Tensor<f64> {
+        Tensor::from_vec(values.to_vec(), &[values.len()])
+    }
+
+    fn tape_gradient(f: impl Fn(&Tensor<f64>) -> Tensor<f64>, x: &Tensor<f64>) -> Vec<f64> {
+        let tape = GradientTape::new();
+        tape.watch(x);
+        let y = tape.record(|| f(x).sum());
+        tape.gradient(&y, x).unwrap().unwrap().to_vec()
+    }
+
+    fn assert_close(what: &str, a: &[f64], b: &[f64]) {
+        assert_eq!(a.len(), b.len(), "{what}: lengths");
+        for (p, q) in a.iter().zip(b) {
+            assert!(
+                (p - q).abs() <= 1e-12 * (1.0 + q.abs()),
+                "{what}: {a:?} vs {b:?}"
+            );
+        }
+    }
+
+    /// Value and gradient of `f` against the expected ones, on tensors and on a 0-d input
+    /// (the plain-number path), with and without a tape.
+    fn check(
+        name: &str,
+        f: impl Fn(&Tensor<f64>) -> Tensor<f64>,
+        value: impl Fn(f64) -> f64,
+        derivative: impl Fn(f64) -> f64,
+    ) {
+        for x in [t(&[0.3, -0.7, 1.1]), Tensor::scalar(0.4)] {
+            let xs = x.to_vec();
+            let expected: Vec<f64> = xs.iter().map(|&v| value(v)).collect();
+            let slope: Vec<f64> = xs.iter().map(|&v| derivative(v)).collect();
+            assert_close(&format!("{name} value"), &f(&x).to_vec(), &expected);
+            let tape = GradientTape::new();
+            tape.watch(&x);
+            let recorded = tape.record(|| f(&x));
+            assert_close(
+                &format!("{name} value on a tape"),
+                &recorded.to_vec(),
+                &expected,
+            );
+            assert_close(&format!("{name} gradient"), &tape_gradient(&f, &x), &slope);
+        }
+    }
+
+    #[test]
+    fn a_block_that_shadows_a_name_does_not_leak_it() {
+        // y - x = 3eˣ - x; d/dx = 3eˣ - 1
+        check(
+            "block_value",
+            block_value,
+            |x| 3.0 * x.exp() - x,
+            |x| 3.0 * x.exp() - 1.0,
+        );
+        // (x + sin x) x; d/dx = x + sin x + x (1 + cos x)
+        check(
+            "block_statement",
+            block_statement,
+            |x| (x + x.sin()) * x,
+            |x| x + x.sin() + x * (1.0 + x.cos()),
+        );
+        // (2x + e^{2x}... ): y = (e^{2x} + 1)·2x, y + x; d/dx = 2e^{2x}·2x + 2(e^{2x} + 1) + 1
+        check(
+            "nested_blocks",
+            nested_blocks,
+            |x| ((2.0 * x).exp() + 1.0) * 2.0 * x + x,
+            |x| 4.0 * x * (2.0 * x).exp() + 2.0 * ((2.0 * x).exp() + 1.0) + 1.0,
+        );
+    }
+
+    #[test]
+    fn shadowing_in_branches_loop_bodies_and_match_arms_does_not_leak() {
+        for k in [0, 2] {
+            let f = |x: &Tensor<f64>| branches_loops_and_arms(x, k);
+            let plain = |x: &Tensor<f64>| branches_loops_and_arms::primal(x, k);
+            let x = t(&[0.3, -0.7, 1.1]);
+            assert_close("value", &f(&x).to_vec(), &plain(&x).to_vec());
+            assert_close("gradient", &tape_gradient(f, &x), &tape_gradient(plain, &x));
+        }
+    }
+
+    #[test]
+    fn a_block_that_shadows_a_name_does_not_leak_it_on_plain_numbers() {
+        // 3eˣ - x; d/dx = 3eˣ - 1
+        let (value, [dx]) = block_on_numbers::grad(0.4);
+        assert_eq!(value, block_on_numbers(0.4));
+        assert!((value - (3.0 * 0.4_f64.exp() - 0.4)).abs() < 1e-12);
+        assert!((dx - (3.0 * 0.4_f64.exp() - 1.0)).abs() < 1e-12);
+    }
+}

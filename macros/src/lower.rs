@@ -520,10 +520,17 @@ impl<'a> Lowerer<'a> {
                     validate::unsafe_block(self.cx, unsafety);
                     return;
                 }
-                // A plain block: its statements join the enclosing block in their own scope.
+                // A plain block: its own scope, at the enclosing block's depth.
+                let depth = self.blocks.last().map_or(0, |b| b.depth);
+                self.blocks.push(Block {
+                    stmts: Vec::new(),
+                    depth,
+                    declared: Vec::new(),
+                });
                 self.scopes.push(HashMap::new());
                 self.lower_stmts(&block.block.stmts, tail);
-                self.scopes.pop();
+                let block = self.exit_block();
+                self.push(Stmt::Scope(block));
             }
             Expr::ForLoop(for_loop) => {
                 if self.mentions_active(&for_loop.expr) {
