@@ -572,3 +572,294 @@ mod shadowing_in_blocks {
         assert!((dx - (3.0 * 0.4_f64.exp() - 1.0)).abs() < 1e-12);
     }
 }
+
+// ----- differentiable values reached through parameters of other types -----
+
+/// Tensors and variables read through a parameter that is no tensor or variable (a struct,
+/// a slice, a `Vec`, a nested model) are no input of a fused node: such a function runs op
+/// by op on the caller's tapes, so every gradient is the op-by-op tape's, never `None`.
+mod values_reached_through_other_parameters {
+    use gradtape::{GradientTape, Tensor, Variable, differentiable};
+
+    #[derive(Clone)]
+    struct Affine {
+        a: Variable<f64>,
+        b: Variable<f64>,
+    }
+
+    #[differentiable]
+    fn affine(p: &Affine, x: &Tensor<f64>) -> Tensor<f64> {
+        x * &p.a.value() + &p.b.value()
+    }
+
+    #[differentiable]
+    fn weighted(ws: &[Tensor<f64>], x: &Tensor<f64>) -> Tensor<f64> {
+        (x * &ws[0]).tanh() + x.exp() * &ws[1]
+    }
+
+    #[differentiable]
+    fn through_vec(ws: &Vec<Variable<f64>>, x: &Tensor<f64>) -> Tensor<f64> {
+        let h = (x * &ws[0].value()).sin();
+        h * &ws[1].value()
+    }
+
+    #[derive(Clone)]
+    struct Layer {
+        w: Variable<f64>,
+        b: Variable<f64>,
+    }
+
+    #[derive(Clone)]
+    struct Mlp {
+        first: Layer,
+        second: Layer,
+    }
+
+    #[differentiable]
+    fn mlp(m: &Mlp, x: &Tensor<f64>) -> Tensor<f64> {
+        let h = (x.matmul(&m.first.w.value()) + &m.first.b.value()).tanh();
+        h.matmul(&m.second.w.value()) + &m.second.b.value()
+    }
+
+    /// No tensor parameter at all: the model alone.
+    #[differentiable]
+    fn mlp_at_a_fixed_point(m: &Mlp) -> Tensor<f64> {
+        let x = Tensor::from_vec([0.5, -1.0].to_vec(), &[1, 2]);
+        mlp(m, &x)
+    }
+
+    fn t(values: &[f64], shape: &[usize]) -> Tensor<f64> {
+        Tensor::from_vec(values.to_vec(), shape)
+    }
+
+    fn assert_close(what: &str, a: &Tensor<f64>, b: &Tensor<f64>) {
+        assert_eq!(a.shape(), b.shape(), "{what}: shapes");
+        for (p, q) in a.to_vec().iter().zip(b.to_vec()) {
+            assert!(
+                (p - q).abs() <= 1e-12 * (1.0 + q.abs()),
+                "{what}: {a} vs {b}"
+            );
+        }
+    }
+
+    /// The gradients of `Σ f` w.r.t. `variables` and `tensors` (all watched), and the
+    /// Hessian-vector products along ones, from `f` and from the op-by-op `plain`: equal,
+    /// and none `None`.
+    fn check_against_the_op_by_op_tape(
+        name: &str,
+        f: &dyn Fn() -> Tensor<f64>,
+        plain: &dyn Fn() -> Tensor<f64>,
+        variables: &[&Variable<f64>],
+        tensors: &[&Tensor<f64>],
+    ) {
+        let gradients = |g: &dyn Fn() -> Tensor<f64>| {
+            let outer = GradientTape::new();
+            for x in tensors {
+                outer.watch(*x);
+            }
+            let (first, along_ones) = outer.record(|| {
+                let tape = GradientTape::new();
+                for x in tensors {
+                    tape.watch(*x);
+                }
+                let y = tape.record(|| g().sum());
+                let dv = tape.gradient(&y, variables.to_vec()).unwrap();
+                let dt = tape.gradient(&y, tensors.to_vec());
+                let dt = dt.unwrap_or_default();
+                let first: Vec<Tensor<f64>> = dv
+                    .into_iter()
+                    .chain(dt)
+                    .map(|d| d.unwrap_or_else(|| panic!("{name}: a gradient is None")))
+                    .collect();
+                let along_ones = first
+                    .iter()
+                    .fold(Tensor::scalar(0.0), |acc, d| acc + d.sum());
+                (first, along_ones)
+            });
+            let second = outer.gradient(&along_ones, variables.to_vec()).unwrap();
+            (first, second)
+        };
+        let (value, expected) = (f(), plain());
+        assert_close(&format!("{name} value"), &value, &expected);
+        let (first, second) = gradients(f);
+        let (first_plain, second_plain) = gradients(plain);
+        for (k, (d, e)) in first.iter().zip(&first_plain).enumerate() {
+            assert_close(&format!("{name} gradient {k}"), d, e);
+        }
+        for (k, (d, e)) in second.iter().zip(&second_plain).enumerate() {
+            match (d, e) {
+                (Some(d), Some(e)) => assert_close(&format!("{name} second order {k}"), d, e),
+                (None, None) => {}
+                _ => panic!("{name} second order {k}: {d:?} vs {e:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn variables_inside_a_struct_parameter_get_gradients() {
+        let p = Affine {
+            a: Variable::new(t(&[2.0, -1.0], &[2])),
+            b: Variable::new(t(&[0.5, 0.25], &[2])),
+        };
+        let x = t(&[0.3, 0.7], &[2]);
+        let tape = GradientTape::new();
+        tape.watch(&x);
+        let y = tape.record(|| affine(&p, &x).sum());
+        let [da, db] = tape.gradient(&y, [&p.a, &p.b]).unwrap();
+        // ∂/∂a Σ(x a + b) = x, ∂/∂b = 1
+        assert_close("d/da", &da.expect("d/da"), &x);
+        assert_close("d/db", &db.expect("d/db"), &t(&[1.0, 1.0], &[2]));
+        check_against_the_op_by_op_tape(
+            "affine",
+            &|| affine(&p, &x),
+            &|| affine::primal(&p, &x),
+            &[&p.a, &p.b],
+            &[&x],
+        );
+    }
+
+    #[test]
+    fn tensors_in_a_slice_parameter_get_gradients() {
+        let ws = [t(&[0.4, -0.3], &[2]), t(&[1.5, 0.2], &[2])];
+        let x = t(&[0.3, -0.7], &[2]);
+        let tape = GradientTape::new();
+        tape.watch(&ws[0]);
+        tape.watch(&ws[1]);
+        let y = tape.record(|| weighted(&ws, &x).sum());
+        let [d0, d1] = tape.gradient(&y, [&ws[0], &ws[1]]).unwrap();
+        // ∂/∂w1 Σ(tanh(x w0) + eˣ w1) = eˣ
+        assert_close("d/dw1", &d1.expect("d/dw1"), &x.exp());
+        assert!(d0.is_some(), "d/dw0 is None");
+        let watched = |f: &dyn Fn() -> Tensor<f64>| {
+            let tape = GradientTape::new();
+            tape.watch(&ws[0]);
+            tape.watch(&x);
+            let y = tape.record(|| f().sum());
+            tape.gradient(&y, [&ws[0], &x]).unwrap()
+        };
+        let (fused, plain) = (
+            watched(&|| weighted(&ws, &x)),
+            watched(&|| weighted::primal(&ws, &x)),
+        );
+        for (d, e) in fused.iter().zip(&plain) {
+            assert_close("weighted", d.as_ref().unwrap(), e.as_ref().unwrap());
+        }
+    }
+
+    #[test]
+    fn variables_in_a_vec_parameter_get_gradients() {
+        let ws = vec![
+            Variable::new(t(&[0.4, -0.3], &[2])),
+            Variable::new(t(&[1.5, 0.2], &[2])),
+        ];
+        let x = t(&[0.3, -0.7], &[2]);
+        check_against_the_op_by_op_tape(
+            "through_vec",
+            &|| through_vec(&ws, &x),
+            &|| through_vec::primal(&ws, &x),
+            &[&ws[0], &ws[1]],
+            &[&x],
+        );
+    }
+
+    #[test]
+    fn a_second_layer_of_a_nested_model_gets_gradients_with_constant_data() {
+        let m = Mlp {
+            first: Layer {
+                w: Variable::new(t(&[0.3, -0.2, 0.5, 0.1, 0.4, -0.6], &[2, 3])),
+                b: Variable::new(t(&[0.1, 0.0, -0.1], &[3])),
+            },
+            second: Layer {
+                w: Variable::new(t(&[0.7, -0.5, 0.2], &[3, 1])),
+                b: Variable::new(t(&[0.05], &[1])),
+            },
+        };
+        // constant data: nothing watched but the model's variables
+        let x = t(&[0.5, -1.0, 1.5, 0.25], &[2, 2]);
+        let variables = [&m.first.w, &m.first.b, &m.second.w, &m.second.b];
+        let tape = GradientTape::new();
+        let y = tape.record(|| mlp(&m, &x).sum());
+        let grads = tape.gradient(&y, variables.to_vec()).unwrap();
+        assert!(
+            grads.iter().all(Option::is_some),
+            "a layer's gradient is None"
+        );
+        check_against_the_op_by_op_tape(
+            "mlp",
+            &|| mlp(&m, &x),
+            &|| mlp::primal(&m, &x),
+            &variables,
+            &[],
+        );
+        check_against_the_op_by_op_tape(
+            "mlp_at_a_fixed_point",
+            &|| mlp_at_a_fixed_point(&m),
+            &|| mlp_at_a_fixed_point::primal(&m),
+            &variables,
+            &[],
+        );
+    }
+
+    /// `f::vjp` differentiates with respect to the tensor and variable parameters; what is
+    /// read through the others is held constant (a partial derivative), and their entry of
+    /// the pullback's result is `()`.
+    #[test]
+    fn the_pullback_holds_values_reached_through_other_parameters_constant() {
+        let p = Affine {
+            a: Variable::new(t(&[2.0, -1.0], &[2])),
+            b: Variable::new(t(&[0.5, 0.25], &[2])),
+        };
+        let x = t(&[0.3, 0.7], &[2]);
+        let (value, pullback) = affine::vjp(&p, &x);
+        assert_close("value", &value, &affine::primal(&p, &x));
+        let ((), dx) = pullback(t(&[1.0, 1.0], &[2]));
+        // ∂/∂x (x a + b) = a
+        assert_close("d/dx", &dx.expect("d/dx"), &p.a.value());
+    }
+}
+
+/// The attribute's documented example: op by op through a struct, fused with the
+/// variables as parameters; the same gradients.
+mod documented_example_of_values_reached_through_a_struct {
+    use gradtape::{GradientTape, Tensor, Variable, differentiable};
+
+    #[derive(Clone)]
+    struct Affine {
+        a: Variable<f64>,
+        b: Variable<f64>,
+    }
+
+    #[differentiable]
+    fn affine(p: &Affine, x: &Tensor<f64>) -> Tensor<f64> {
+        x * &p.a.value() + &p.b.value()
+    }
+
+    #[differentiable]
+    fn affine_fused(a: &Variable<f64>, b: &Variable<f64>, x: &Tensor<f64>) -> Tensor<f64> {
+        x * a + b
+    }
+
+    #[test]
+    fn op_by_op_through_a_struct_and_fused_with_variable_parameters_agree() {
+        let p = Affine {
+            a: Variable::new(2.0),
+            b: Variable::new(0.5),
+        };
+        let x = Tensor::scalar(3.0);
+        let tape = GradientTape::persistent();
+        let y = tape.record(|| affine(&p, &x) + affine_fused(&p.a, &p.b, &x));
+        assert_eq!(
+            tape.recorded_ops()
+                .iter()
+                .filter(|op| **op == "affine_fused")
+                .count(),
+            1
+        );
+        let [da, db] = tape.gradient(&y, [&p.a, &p.b]).unwrap();
+        // d/da 2(x a + b) = 2x = 6, d/db = 2
+        assert_eq!(
+            (da.unwrap().to_scalar(), db.unwrap().to_scalar()),
+            (6.0, 2.0)
+        );
+    }
+}
