@@ -472,6 +472,22 @@ mod shadowing_in_blocks {
         y + x
     }
 
+    /// Found by `gradtape-fuzz` (seed 2): the branches of a `let x = if ..` read the `x` it
+    /// shadows, which Rust puts in scope only after the `let`.
+    #[differentiable]
+    fn branches_read_the_name_their_let_shadows(x: &Tensor<f64>) -> Tensor<f64> {
+        let x = if x.sum().to_scalar() > 0.0 {
+            x.tanh()
+        } else {
+            x * 2.0
+        };
+        let x = {
+            let t = x.exp();
+            t + &x
+        };
+        x * 3.0
+    }
+
     #[differentiable]
     fn block_on_numbers(x: f64) -> f64 {
         let y = {
@@ -561,6 +577,18 @@ mod shadowing_in_blocks {
             assert_close("value", &f(&x).to_vec(), &plain(&x).to_vec());
             assert_close("gradient", &tape_gradient(f, &x), &tape_gradient(plain, &x));
         }
+    }
+
+    #[test]
+    fn a_let_whose_branches_read_the_name_it_shadows() {
+        // x > 0 here: 3 (e^{tanh x} + tanh x); d/dx = 3 (e^{tanh x} + 1)(1 - tanh² x)
+        let th = |x: f64| x.tanh();
+        check(
+            "branches_read_the_name_their_let_shadows",
+            branches_read_the_name_their_let_shadows,
+            |x| 3.0 * (th(x).exp() + th(x)),
+            |x| 3.0 * (th(x).exp() + 1.0) * (1.0 - th(x) * th(x)),
+        );
     }
 
     #[test]

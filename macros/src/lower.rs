@@ -320,9 +320,31 @@ impl<'a> Lowerer<'a> {
                 }
                 let expr = strip_parens(&init.expr);
                 if matches!(expr, Expr::If(_) | Expr::Match(_) | Expr::Block(_)) {
+                    // The branches compute into a temporary: the name exists only after
+                    // the `let`, so `let x = if .. { x.sin() } ..` reads the outer `x`.
+                    let temp = self.temp();
+                    self.push(Stmt::Declare {
+                        binding: temp,
+                        mutable: false,
+                    });
+                    self.lower_control(expr, Tail::Assign(temp));
+                    let name = &self.bindings[temp].name;
+                    let value = Operand::Active {
+                        binding: temp,
+                        fwd: syn::parse_quote!(#name),
+                    };
                     let binding = self.bind(ident, true, Some(key));
-                    self.push(Stmt::Declare { binding, mutable });
-                    self.lower_control(expr, Tail::Assign(binding));
+                    let target = Target::Let {
+                        binding,
+                        mutable,
+                        ty,
+                    };
+                    let id = self.fresh_id();
+                    let op = Op::Copy {
+                        value,
+                        clone: false,
+                    };
+                    self.push(Stmt::Def { id, target, op });
                     return;
                 }
                 // The value is lowered before the name exists: `let x = x.sin();` reads
