@@ -295,7 +295,7 @@ impl Program {
             0 => "true".into(),
             1 => "2 + 2 == 5".into(),
             _ => {
-                let s = self.operand(Kind::S, 1);
+                let s = self.receiver(Kind::S, 1);
                 let op = if self.rng.chance(50) { ">" } else { "<" };
                 format!("{s}.to_scalar() {op} {}", self.rng.constant(-1, 1))
             }
@@ -481,6 +481,11 @@ fn scratch_crate(out: &Path, seeds: Range<u64>) -> std::io::Result<()> {
         repo.display().to_string()
     );
     std::fs::write(out.join("Cargo.toml"), manifest)?;
+    // The workspace's toolchain, so that the dependencies built in its target are reused.
+    std::fs::copy(
+        repo.join("rust-toolchain.toml"),
+        out.join("rust-toolchain.toml"),
+    )?;
     std::fs::write(
         out.join("src/lib.rs"),
         "//! Generated programs live in tests/.\n",
