@@ -151,20 +151,20 @@ impl Program {
 
     /// An expression of `kind`, as an operand (a reference or a parenthesised value).
     fn operand(&mut self, kind: Kind, depth: usize) -> String {
-        if depth == 0 || self.rng.chance(25) {
-            if let Some((operand, _)) = self.leaf(kind) {
-                return operand;
-            }
+        if (depth == 0 || self.rng.chance(25))
+            && let Some((operand, _)) = self.leaf(kind)
+        {
+            return operand;
         }
         format!("({})", self.expr(kind, depth.saturating_sub(1)))
     }
 
     /// An expression of `kind` as a method receiver (`local`, `param` or `(value)`).
     fn receiver(&mut self, kind: Kind, depth: usize) -> String {
-        if depth == 0 || self.rng.chance(30) {
-            if let Some((_, name)) = self.leaf(kind) {
-                return name;
-            }
+        if (depth == 0 || self.rng.chance(30))
+            && let Some((_, name)) = self.leaf(kind)
+        {
+            return name;
         }
         format!("({})", self.expr(kind, depth.saturating_sub(1)))
     }
