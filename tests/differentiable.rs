@@ -403,3 +403,491 @@ fn stop_gradient_on_plain_floats_in_scalar_mode() {
     assert_eq!((value, dx), (9.0, 3.0));
     assert_eq!(times_stopped_self(3.0), value);
 }
+
+// ----- a block that shadows a name keeps the binding inside it (Rust's scoping) -----
+
+mod shadowing_in_blocks {
+    use gradtape::{GradientTape, Tensor, differentiable};
+
+    /// `let y = { let x = x.exp(); x * 3 }; y - x`: after the block `x` is the parameter.
+    #[differentiable]
+    fn block_value(x: &Tensor<f64>) -> Tensor<f64> {
+        let y = {
+            let x = x.exp();
+            x * 3.0
+        };
+        y - x
+    }
+
+    /// The same with the block as a statement assigning an outer binding.
+    #[differentiable]
+    fn block_statement(x: &Tensor<f64>) -> Tensor<f64> {
+        let mut y = x * 1.0;
+        {
+            let x = x.sin();
+            y = y + x;
+        }
+        y * x
+    }
+
+    /// Shadowing inside both branches of an `if`, a `for` body and a `match` arm.
+    #[differentiable]
+    fn branches_loops_and_arms(x: &Tensor<f64>, k: usize) -> Tensor<f64> {
+        let a = if k > 0 {
+            let x = x.tanh();
+            x * 2.0
+        } else {
+            let x = x.cos();
+            x + 1.0
+        };
+        let mut acc = a * x;
+        for _ in 0..k {
+            let x = acc.sin();
+            acc = acc + x;
+        }
+        let b = match k {
+            0 => {
+                let x = x.square();
+                x
+            }
+            _ => {
+                let x = x.exp();
+                x * 0.5
+            }
+        };
+        acc + b * x
+    }
+
+    /// A block in a block, each shadowing.
+    #[differentiable]
+    fn nested_blocks(x: &Tensor<f64>) -> Tensor<f64> {
+        let y = {
+            let x = x * 2.0;
+            let z = {
+                let x = x.exp();
+                x + 1.0
+            };
+            z * x
+        };
+        y + x
+    }
+
+    /// Found by `gradtape-fuzz` (seed 2): the branches of a `let x = if ..` read the `x` it
+    /// shadows, which Rust puts in scope only after the `let`.
+    #[differentiable]
+    fn branches_read_the_name_their_let_shadows(x: &Tensor<f64>) -> Tensor<f64> {
+        let x = if x.sum().to_scalar() > 0.0 {
+            x.tanh()
+        } else {
+            x * 2.0
+        };
+        let x = {
+            let t = x.exp();
+            t + &x
+        };
+        x * 3.0
+    }
+
+    #[differentiable]
+    fn block_on_numbers(x: f64) -> f64 {
+        let y = {
+            let x = x.exp();
+            x * 3.0
+        };
+        y - x
+    }
+
+    fn t(values: &[f64]) -> Tensor<f64> {
+        Tensor::from_vec(values.to_vec(), &[values.len()])
+    }
+
+    fn tape_gradient(f: impl Fn(&Tensor<f64>) -> Tensor<f64>, x: &Tensor<f64>) -> Vec<f64> {
+        let tape = GradientTape::new();
+        tape.watch(x);
+        let y = tape.record(|| f(x).sum());
+        tape.gradient(&y, x).unwrap().unwrap().to_vec()
+    }
+
+    fn assert_close(what: &str, a: &[f64], b: &[f64]) {
+        assert_eq!(a.len(), b.len(), "{what}: lengths");
+        for (p, q) in a.iter().zip(b) {
+            assert!(
+                (p - q).abs() <= 1e-12 * (1.0 + q.abs()),
+                "{what}: {a:?} vs {b:?}"
+            );
+        }
+    }
+
+    /// Value and gradient of `f` against the expected ones, on tensors and on a 0-d input
+    /// (the plain-number path), with and without a tape.
+    fn check(
+        name: &str,
+        f: impl Fn(&Tensor<f64>) -> Tensor<f64>,
+        value: impl Fn(f64) -> f64,
+        derivative: impl Fn(f64) -> f64,
+    ) {
+        for x in [t(&[0.3, -0.7, 1.1]), Tensor::scalar(0.4)] {
+            let xs = x.to_vec();
+            let expected: Vec<f64> = xs.iter().map(|&v| value(v)).collect();
+            let slope: Vec<f64> = xs.iter().map(|&v| derivative(v)).collect();
+            assert_close(&format!("{name} value"), &f(&x).to_vec(), &expected);
+            let tape = GradientTape::new();
+            tape.watch(&x);
+            let recorded = tape.record(|| f(&x));
+            assert_close(
+                &format!("{name} value on a tape"),
+                &recorded.to_vec(),
+                &expected,
+            );
+            assert_close(&format!("{name} gradient"), &tape_gradient(&f, &x), &slope);
+        }
+    }
+
+    #[test]
+    fn a_block_that_shadows_a_name_does_not_leak_it() {
+        // y - x = 3eˣ - x; d/dx = 3eˣ - 1
+        check(
+            "block_value",
+            block_value,
+            |x| 3.0 * x.exp() - x,
+            |x| 3.0 * x.exp() - 1.0,
+        );
+        // (x + sin x) x; d/dx = x + sin x + x (1 + cos x)
+        check(
+            "block_statement",
+            block_statement,
+            |x| (x + x.sin()) * x,
+            |x| x + x.sin() + x * (1.0 + x.cos()),
+        );
+        // (2x + e^{2x}... ): y = (e^{2x} + 1)·2x, y + x; d/dx = 2e^{2x}·2x + 2(e^{2x} + 1) + 1
+        check(
+            "nested_blocks",
+            nested_blocks,
+            |x| ((2.0 * x).exp() + 1.0) * 2.0 * x + x,
+            |x| 4.0 * x * (2.0 * x).exp() + 2.0 * ((2.0 * x).exp() + 1.0) + 1.0,
+        );
+    }
+
+    #[test]
+    fn shadowing_in_branches_loop_bodies_and_match_arms_does_not_leak() {
+        for k in [0, 2] {
+            let f = |x: &Tensor<f64>| branches_loops_and_arms(x, k);
+            let plain = |x: &Tensor<f64>| branches_loops_and_arms::primal(x, k);
+            let x = t(&[0.3, -0.7, 1.1]);
+            assert_close("value", &f(&x).to_vec(), &plain(&x).to_vec());
+            assert_close("gradient", &tape_gradient(f, &x), &tape_gradient(plain, &x));
+        }
+    }
+
+    #[test]
+    fn a_let_whose_branches_read_the_name_it_shadows() {
+        // x > 0 here: 3 (e^{tanh x} + tanh x); d/dx = 3 (e^{tanh x} + 1)(1 - tanh² x)
+        let th = |x: f64| x.tanh();
+        check(
+            "branches_read_the_name_their_let_shadows",
+            branches_read_the_name_their_let_shadows,
+            |x| 3.0 * (th(x).exp() + th(x)),
+            |x| 3.0 * (th(x).exp() + 1.0) * (1.0 - th(x) * th(x)),
+        );
+    }
+
+    #[test]
+    fn a_block_that_shadows_a_name_does_not_leak_it_on_plain_numbers() {
+        // 3eˣ - x; d/dx = 3eˣ - 1
+        let (value, [dx]) = block_on_numbers::grad(0.4);
+        assert_eq!(value, block_on_numbers(0.4));
+        assert!((value - (3.0 * 0.4_f64.exp() - 0.4)).abs() < 1e-12);
+        assert!((dx - (3.0 * 0.4_f64.exp() - 1.0)).abs() < 1e-12);
+    }
+}
+
+// ----- differentiable values reached through parameters of other types -----
+
+/// Tensors and variables read through a parameter that is no tensor or variable (a struct,
+/// a slice, a `Vec`, a nested model) are no input of a fused node: such a function runs op
+/// by op on the caller's tapes, so every gradient is the op-by-op tape's, never `None`.
+mod values_reached_through_other_parameters {
+    use gradtape::{GradientTape, Tensor, Variable, differentiable};
+
+    #[derive(Clone)]
+    struct Affine {
+        a: Variable<f64>,
+        b: Variable<f64>,
+    }
+
+    #[differentiable]
+    fn affine(p: &Affine, x: &Tensor<f64>) -> Tensor<f64> {
+        x * &p.a.value() + &p.b.value()
+    }
+
+    #[differentiable]
+    fn weighted(ws: &[Tensor<f64>], x: &Tensor<f64>) -> Tensor<f64> {
+        (x * &ws[0]).tanh() + x.exp() * &ws[1]
+    }
+
+    #[differentiable]
+    fn through_vec(ws: &Vec<Variable<f64>>, x: &Tensor<f64>) -> Tensor<f64> {
+        let h = (x * &ws[0].value()).sin();
+        h * &ws[1].value()
+    }
+
+    #[derive(Clone)]
+    struct Layer {
+        w: Variable<f64>,
+        b: Variable<f64>,
+    }
+
+    #[derive(Clone)]
+    struct Mlp {
+        first: Layer,
+        second: Layer,
+    }
+
+    #[differentiable]
+    fn mlp(m: &Mlp, x: &Tensor<f64>) -> Tensor<f64> {
+        let h = (x.matmul(&m.first.w.value()) + &m.first.b.value()).tanh();
+        h.matmul(&m.second.w.value()) + &m.second.b.value()
+    }
+
+    /// No tensor parameter at all: the model alone.
+    #[differentiable]
+    fn mlp_at_a_fixed_point(m: &Mlp) -> Tensor<f64> {
+        let x = Tensor::from_vec([0.5, -1.0].to_vec(), &[1, 2]);
+        mlp(m, &x)
+    }
+
+    fn t(values: &[f64], shape: &[usize]) -> Tensor<f64> {
+        Tensor::from_vec(values.to_vec(), shape)
+    }
+
+    fn assert_close(what: &str, a: &Tensor<f64>, b: &Tensor<f64>) {
+        assert_eq!(a.shape(), b.shape(), "{what}: shapes");
+        for (p, q) in a.to_vec().iter().zip(b.to_vec()) {
+            assert!(
+                (p - q).abs() <= 1e-12 * (1.0 + q.abs()),
+                "{what}: {a} vs {b}"
+            );
+        }
+    }
+
+    /// The gradients of `Σ f` w.r.t. `variables` and `tensors` (all watched), and the
+    /// Hessian-vector products along ones, from `f` and from the op-by-op `plain`: equal,
+    /// and none `None`.
+    fn check_against_the_op_by_op_tape(
+        name: &str,
+        f: &dyn Fn() -> Tensor<f64>,
+        plain: &dyn Fn() -> Tensor<f64>,
+        variables: &[&Variable<f64>],
+        tensors: &[&Tensor<f64>],
+    ) {
+        let gradients = |g: &dyn Fn() -> Tensor<f64>| {
+            let outer = GradientTape::new();
+            for x in tensors {
+                outer.watch(*x);
+            }
+            let (first, along_ones) = outer.record(|| {
+                let tape = GradientTape::new();
+                for x in tensors {
+                    tape.watch(*x);
+                }
+                let y = tape.record(|| g().sum());
+                let dv = tape.gradient(&y, variables.to_vec()).unwrap();
+                let dt = tape.gradient(&y, tensors.to_vec());
+                let dt = dt.unwrap_or_default();
+                let first: Vec<Tensor<f64>> = dv
+                    .into_iter()
+                    .chain(dt)
+                    .map(|d| d.unwrap_or_else(|| panic!("{name}: a gradient is None")))
+                    .collect();
+                let along_ones = first
+                    .iter()
+                    .fold(Tensor::scalar(0.0), |acc, d| acc + d.sum());
+                (first, along_ones)
+            });
+            let second = outer.gradient(&along_ones, variables.to_vec()).unwrap();
+            (first, second)
+        };
+        let (value, expected) = (f(), plain());
+        assert_close(&format!("{name} value"), &value, &expected);
+        let (first, second) = gradients(f);
+        let (first_plain, second_plain) = gradients(plain);
+        for (k, (d, e)) in first.iter().zip(&first_plain).enumerate() {
+            assert_close(&format!("{name} gradient {k}"), d, e);
+        }
+        for (k, (d, e)) in second.iter().zip(&second_plain).enumerate() {
+            match (d, e) {
+                (Some(d), Some(e)) => assert_close(&format!("{name} second order {k}"), d, e),
+                (None, None) => {}
+                _ => panic!("{name} second order {k}: {d:?} vs {e:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn variables_inside_a_struct_parameter_get_gradients() {
+        let p = Affine {
+            a: Variable::new(t(&[2.0, -1.0], &[2])),
+            b: Variable::new(t(&[0.5, 0.25], &[2])),
+        };
+        let x = t(&[0.3, 0.7], &[2]);
+        let tape = GradientTape::new();
+        tape.watch(&x);
+        let y = tape.record(|| affine(&p, &x).sum());
+        let [da, db] = tape.gradient(&y, [&p.a, &p.b]).unwrap();
+        // ∂/∂a Σ(x a + b) = x, ∂/∂b = 1
+        assert_close("d/da", &da.expect("d/da"), &x);
+        assert_close("d/db", &db.expect("d/db"), &t(&[1.0, 1.0], &[2]));
+        check_against_the_op_by_op_tape(
+            "affine",
+            &|| affine(&p, &x),
+            &|| affine::primal(&p, &x),
+            &[&p.a, &p.b],
+            &[&x],
+        );
+    }
+
+    #[test]
+    fn tensors_in_a_slice_parameter_get_gradients() {
+        let ws = [t(&[0.4, -0.3], &[2]), t(&[1.5, 0.2], &[2])];
+        let x = t(&[0.3, -0.7], &[2]);
+        let tape = GradientTape::new();
+        tape.watch(&ws[0]);
+        tape.watch(&ws[1]);
+        let y = tape.record(|| weighted(&ws, &x).sum());
+        let [d0, d1] = tape.gradient(&y, [&ws[0], &ws[1]]).unwrap();
+        // ∂/∂w1 Σ(tanh(x w0) + eˣ w1) = eˣ
+        assert_close("d/dw1", &d1.expect("d/dw1"), &x.exp());
+        assert!(d0.is_some(), "d/dw0 is None");
+        let watched = |f: &dyn Fn() -> Tensor<f64>| {
+            let tape = GradientTape::new();
+            tape.watch(&ws[0]);
+            tape.watch(&x);
+            let y = tape.record(|| f().sum());
+            tape.gradient(&y, [&ws[0], &x]).unwrap()
+        };
+        let (fused, plain) = (
+            watched(&|| weighted(&ws, &x)),
+            watched(&|| weighted::primal(&ws, &x)),
+        );
+        for (d, e) in fused.iter().zip(&plain) {
+            assert_close("weighted", d.as_ref().unwrap(), e.as_ref().unwrap());
+        }
+    }
+
+    #[test]
+    fn variables_in_a_vec_parameter_get_gradients() {
+        let ws = vec![
+            Variable::new(t(&[0.4, -0.3], &[2])),
+            Variable::new(t(&[1.5, 0.2], &[2])),
+        ];
+        let x = t(&[0.3, -0.7], &[2]);
+        check_against_the_op_by_op_tape(
+            "through_vec",
+            &|| through_vec(&ws, &x),
+            &|| through_vec::primal(&ws, &x),
+            &[&ws[0], &ws[1]],
+            &[&x],
+        );
+    }
+
+    #[test]
+    fn a_second_layer_of_a_nested_model_gets_gradients_with_constant_data() {
+        let m = Mlp {
+            first: Layer {
+                w: Variable::new(t(&[0.3, -0.2, 0.5, 0.1, 0.4, -0.6], &[2, 3])),
+                b: Variable::new(t(&[0.1, 0.0, -0.1], &[3])),
+            },
+            second: Layer {
+                w: Variable::new(t(&[0.7, -0.5, 0.2], &[3, 1])),
+                b: Variable::new(t(&[0.05], &[1])),
+            },
+        };
+        // constant data: nothing watched but the model's variables
+        let x = t(&[0.5, -1.0, 1.5, 0.25], &[2, 2]);
+        let variables = [&m.first.w, &m.first.b, &m.second.w, &m.second.b];
+        let tape = GradientTape::new();
+        let y = tape.record(|| mlp(&m, &x).sum());
+        let grads = tape.gradient(&y, variables.to_vec()).unwrap();
+        assert!(
+            grads.iter().all(Option::is_some),
+            "a layer's gradient is None"
+        );
+        check_against_the_op_by_op_tape(
+            "mlp",
+            &|| mlp(&m, &x),
+            &|| mlp::primal(&m, &x),
+            &variables,
+            &[],
+        );
+        check_against_the_op_by_op_tape(
+            "mlp_at_a_fixed_point",
+            &|| mlp_at_a_fixed_point(&m),
+            &|| mlp_at_a_fixed_point::primal(&m),
+            &variables,
+            &[],
+        );
+    }
+
+    /// `f::vjp` differentiates with respect to the tensor and variable parameters; what is
+    /// read through the others is held constant (a partial derivative), and their entry of
+    /// the pullback's result is `()`.
+    #[test]
+    fn the_pullback_holds_values_reached_through_other_parameters_constant() {
+        let p = Affine {
+            a: Variable::new(t(&[2.0, -1.0], &[2])),
+            b: Variable::new(t(&[0.5, 0.25], &[2])),
+        };
+        let x = t(&[0.3, 0.7], &[2]);
+        let (value, pullback) = affine::vjp(&p, &x);
+        assert_close("value", &value, &affine::primal(&p, &x));
+        let ((), dx) = pullback(t(&[1.0, 1.0], &[2]));
+        // ∂/∂x (x a + b) = a
+        assert_close("d/dx", &dx.expect("d/dx"), &p.a.value());
+    }
+}
+
+/// The attribute's documented example: op by op through a struct, fused with the
+/// variables as parameters; the same gradients.
+mod documented_example_of_values_reached_through_a_struct {
+    use gradtape::{GradientTape, Tensor, Variable, differentiable};
+
+    #[derive(Clone)]
+    struct Affine {
+        a: Variable<f64>,
+        b: Variable<f64>,
+    }
+
+    #[differentiable]
+    fn affine(p: &Affine, x: &Tensor<f64>) -> Tensor<f64> {
+        x * &p.a.value() + &p.b.value()
+    }
+
+    #[differentiable]
+    fn affine_fused(a: &Variable<f64>, b: &Variable<f64>, x: &Tensor<f64>) -> Tensor<f64> {
+        x * a + b
+    }
+
+    #[test]
+    fn op_by_op_through_a_struct_and_fused_with_variable_parameters_agree() {
+        let p = Affine {
+            a: Variable::new(2.0),
+            b: Variable::new(0.5),
+        };
+        let x = Tensor::scalar(3.0);
+        let tape = GradientTape::persistent();
+        let y = tape.record(|| affine(&p, &x) + affine_fused(&p.a, &p.b, &x));
+        assert_eq!(
+            tape.recorded_ops()
+                .iter()
+                .filter(|op| **op == "affine_fused")
+                .count(),
+            1
+        );
+        let [da, db] = tape.gradient(&y, [&p.a, &p.b]).unwrap();
+        // d/da 2(x a + b) = 2x = 6, d/db = 2
+        assert_eq!(
+            (da.unwrap().to_scalar(), db.unwrap().to_scalar()),
+            (6.0, 2.0)
+        );
+    }
+}

@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::ItemFn;
 
-use crate::analyse::{saves, zero_d};
+use crate::analyse::{reach, saves, zero_d};
 use crate::args;
 use crate::ctxt::Ctxt;
 use crate::fallback;
@@ -24,9 +24,14 @@ pub fn differentiable(args: TokenStream, item: ItemFn) -> TokenStream {
     let args = args::parse(&cx, args);
     validate::signature(&cx, &item.sig);
     let sig = sig::parse(&item);
+    // Whether the body may read tensors or variables the fused node would not see: then
+    // it runs op by op (a function of such parameters alone is fine).
+    let op_by_op = sig.as_ref().is_some_and(|sig| reach::op_by_op(sig, &item));
     if let Some(sig) = &sig {
         validate::outputs(&cx, sig, &sig::type_params(&item));
-        validate::has_differentiable_param(&cx, sig, &item.sig);
+        if !op_by_op {
+            validate::has_differentiable_param(&cx, sig, &item.sig);
+        }
     }
     let body = sig.as_ref().map(|sig| {
         let block = syn::Block {
@@ -70,6 +75,7 @@ pub fn differentiable(args: TokenStream, item: ItemFn) -> TokenStream {
             &sig,
             plan.as_ref(),
             saves::batch_safe(&body, &generator.useful),
+            op_by_op,
         ),
         Mode::Scalar => quote!(#item),
     };

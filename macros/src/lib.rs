@@ -30,6 +30,50 @@ mod vocabulary;
 use proc_macro::TokenStream;
 
 /// Differentiates a function at compile time. See the `gradtape` crate for the guide.
+///
+/// # Values reached through other parameters
+///
+/// The fused node a call records has the function's tensor and variable parameters as its
+/// inputs. A tensor or variable reached any other way (through a struct, a slice, a `Vec`
+/// or a tuple parameter, a nested model, or a variable read in the body that is no
+/// parameter) would be a constant to the generated adjoint, and its gradient silently
+/// `None`. So when a parameter's type may hold tensors or variables (anything but numbers,
+/// text, integer tensors and the standard containers of those) or the body calls `.value()`
+/// on anything but a variable parameter, the function runs its body as written, op by op
+/// on the caller's tapes: every gradient and higher order is the tape's, at the tape's
+/// speed. `f::vjp` (and `f::grad` on plain numbers) still differentiates with respect to the
+/// tensor, variable (and float) parameters only, holding what is read through the others
+/// constant: a partial derivative, their entry `()` in the pullback's result. For one fused
+/// node, pass the tensors and variables as parameters of their own (this example runs in
+/// `tests/differentiable.rs`, `values_reached_through_other_parameters`; the macro crate
+/// cannot depend on `gradtape`):
+///
+/// ```ignore
+/// use gradtape::{differentiable, GradientTape, Tensor, Variable};
+///
+/// #[derive(Clone)]
+/// struct Affine { a: Variable<f64>, b: Variable<f64> }
+///
+/// // op by op: `p.a` and `p.b` get their gradients from the tape
+/// #[differentiable]
+/// fn affine(p: &Affine, x: &Tensor<f64>) -> Tensor<f64> {
+///     x * &p.a.value() + &p.b.value()
+/// }
+///
+/// // one fused node
+/// #[differentiable]
+/// fn affine_fused(a: &Variable<f64>, b: &Variable<f64>, x: &Tensor<f64>) -> Tensor<f64> {
+///     x * a + b
+/// }
+///
+/// let p = Affine { a: Variable::new(2.0), b: Variable::new(0.5) };
+/// let x = Tensor::scalar(3.0);
+/// let tape = GradientTape::new();
+/// let y = tape.record(|| affine(&p, &x) + affine_fused(&p.a, &p.b, &x));
+/// let [da, db] = tape.gradient(&y, [&p.a, &p.b]).unwrap();
+/// // d/da 2(x a + b) = 2x = 6, d/db = 2
+/// assert_eq!((da.unwrap().to_scalar(), db.unwrap().to_scalar()), (6.0, 2.0));
+/// ```
 #[proc_macro_attribute]
 pub fn differentiable(args: TokenStream, input: TokenStream) -> TokenStream {
     let item = syn::parse_macro_input!(input as syn::ItemFn);

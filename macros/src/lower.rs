@@ -320,9 +320,31 @@ impl<'a> Lowerer<'a> {
                 }
                 let expr = strip_parens(&init.expr);
                 if matches!(expr, Expr::If(_) | Expr::Match(_) | Expr::Block(_)) {
+                    // The branches compute into a temporary: the name exists only after
+                    // the `let`, so `let x = if .. { x.sin() } ..` reads the outer `x`.
+                    let temp = self.temp();
+                    self.push(Stmt::Declare {
+                        binding: temp,
+                        mutable: false,
+                    });
+                    self.lower_control(expr, Tail::Assign(temp));
+                    let name = &self.bindings[temp].name;
+                    let value = Operand::Active {
+                        binding: temp,
+                        fwd: syn::parse_quote!(#name),
+                    };
                     let binding = self.bind(ident, true, Some(key));
-                    self.push(Stmt::Declare { binding, mutable });
-                    self.lower_control(expr, Tail::Assign(binding));
+                    let target = Target::Let {
+                        binding,
+                        mutable,
+                        ty,
+                    };
+                    let id = self.fresh_id();
+                    let op = Op::Copy {
+                        value,
+                        clone: false,
+                    };
+                    self.push(Stmt::Def { id, target, op });
                     return;
                 }
                 // The value is lowered before the name exists: `let x = x.sin();` reads
@@ -520,10 +542,17 @@ impl<'a> Lowerer<'a> {
                     validate::unsafe_block(self.cx, unsafety);
                     return;
                 }
-                // A plain block: its statements join the enclosing block in their own scope.
+                // A plain block: its own scope, at the enclosing block's depth.
+                let depth = self.blocks.last().map_or(0, |b| b.depth);
+                self.blocks.push(Block {
+                    stmts: Vec::new(),
+                    depth,
+                    declared: Vec::new(),
+                });
                 self.scopes.push(HashMap::new());
                 self.lower_stmts(&block.block.stmts, tail);
-                self.scopes.pop();
+                let block = self.exit_block();
+                self.push(Stmt::Scope(block));
             }
             Expr::ForLoop(for_loop) => {
                 if self.mentions_active(&for_loop.expr) {

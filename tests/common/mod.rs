@@ -247,3 +247,76 @@ pub fn panic_site(f: impl FnOnce()) -> (String, u32, String) {
         .with(|c| c.borrow_mut().take())
         .expect("the hook saw the panic")
 }
+
+/// Checks an annotated function `fused` against the same body recorded op by op (`plain`,
+/// its `f::primal`) and against central finite differences in f64: the value, the
+/// vector-Jacobian product `∇ₓ⟨f(x), v⟩` (order 1) and the nested-tape product
+/// `∇ₓ⟨∇ₓ⟨f(x), v⟩, u⟩` (order 2). `None` gradients count as zeros, so a gradient the fused
+/// node loses shows as a mismatch. `Err` says which check and which values disagree.
+pub fn check_annotated(
+    name: &str,
+    inputs: &[Tensor<f64>],
+    fused: Op<'_>,
+    plain: Op<'_>,
+    tol: Tolerance,
+    seed: u64,
+) -> Result<(), String> {
+    let report = |what: &str, detail: String| format!("`{name}`, {what}:\n{detail}");
+    let (value, expected) = (fused(inputs), plain(inputs));
+    let same_value = value.shape() == expected.shape()
+        && value
+            .to_vec()
+            .iter()
+            .zip(expected.to_vec())
+            .all(|(p, q)| within(*p, q, 1e-12));
+    if !same_value {
+        return Err(report(
+            "value",
+            format!("annotated {value}\n  op by op {expected}"),
+        ));
+    }
+    let v = Tensor::random_normal(expected.shape(), 0.0, 1.0, seed ^ 0x5eed_0001);
+    let by_tape = to_values(inputs, vjp(plain, inputs, &v));
+    let by_macro = to_values(inputs, vjp(fused, inputs, &v));
+    let by_tape_values: Vec<Vec<f64>> = by_tape
+        .iter()
+        .map(|g| g.clone().unwrap_or_default())
+        .collect();
+    compare(&by_macro, &by_tape_values, 1e-10).map_err(|d| {
+        report(
+            "first order, annotated vs op by op (as `finite differences`)",
+            d,
+        )
+    })?;
+    let numeric = fd_gradient(inputs, tol.step, &|xs| dot(&plain(xs), &v));
+    compare(&by_macro, &numeric, tol.rtol)
+        .map_err(|d| report("first order, annotated vs finite differences", d))?;
+
+    let u: Vec<Tensor<f64>> = inputs
+        .iter()
+        .enumerate()
+        .map(|(i, x)| Tensor::random_normal(x.shape(), 0.0, 1.0, seed ^ (0x5eed_0100 + i as u64)))
+        .collect();
+    let nested = |f: Op<'_>| to_values(inputs, hvp(f, inputs, &v, &u, UnconnectedGradients::None));
+    let (by_macro, by_tape) = (nested(fused), nested(plain));
+    let by_tape_values: Vec<Vec<f64>> = by_tape
+        .iter()
+        .map(|g| g.clone().unwrap_or_default())
+        .collect();
+    compare(&by_macro, &by_tape_values, 1e-9).map_err(|d| {
+        report(
+            "second order, annotated vs op by op (as `finite differences`)",
+            d,
+        )
+    })?;
+    let first_along_u = |xs: &[Tensor<f64>]| {
+        vjp(plain, xs, &v)
+            .iter()
+            .zip(&u)
+            .map(|(g, u)| g.as_ref().map_or(0.0, |g| dot(g, u)))
+            .sum::<f64>()
+    };
+    let numeric = fd_gradient(inputs, tol.step2, &first_along_u);
+    compare(&by_macro, &numeric, tol.rtol)
+        .map_err(|d| report("second order, annotated vs finite differences", d))
+}

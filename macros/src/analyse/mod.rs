@@ -1,6 +1,9 @@
 //! Analysis, between lowering and generation: it reads the IR and decides what the
 //! generated code must do, changing nothing ([`saves`]: which values the adjoint needs and
-//! whether it is batch-safe; [`zero_d`]: whether the body also runs on plain numbers).
+//! whether it is batch-safe; [`zero_d`]: whether the body also runs on plain numbers;
+//! [`reach`]: whether the body reads differentiable values the fused node cannot see, so
+//! that it runs op by op).
 
+pub mod reach;
 pub mod saves;
 pub mod zero_d;

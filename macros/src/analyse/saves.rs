@@ -80,7 +80,7 @@ fn visit_defs(block: &Block, f: &mut impl FnMut(&Target, &Op)) {
                 visit_defs(else_branch, f);
             }
             Stmt::Match { arms, .. } => arms.iter().for_each(|arm| visit_defs(&arm.body, f)),
-            Stmt::Loop { body, .. } => visit_defs(body, f),
+            Stmt::Loop { body, .. } | Stmt::Scope(body) => visit_defs(body, f),
             Stmt::Plain(_) | Stmt::Declare { .. } => {}
         }
     }

@@ -148,6 +148,7 @@ impl Checker {
                 }
                 Some(())
             }
+            Stmt::Scope(block) => self.scoped(|c| c.block(block)),
             Stmt::Loop { head, body, .. } => match head {
                 LoopHead::For { pat, iter } => {
                     self.as_written(iter)?;

@@ -107,6 +107,10 @@ impl Generator<'_> {
                     match *#value { #(#arms)* _ => unreachable!("a match arm that did not run") }
                 }
             }
+            Stmt::Scope(block) => {
+                let code = self.reverse_block(block);
+                quote!({ #code })
+            }
             Stmt::Loop { id, body, .. } => {
                 let (prologue, value) = self.recall(format!("trips{id}"), depth);
                 let code = self.reverse_block(body);

@@ -72,6 +72,7 @@ impl Generator<'_> {
                     #keep
                 }
             }
+            Stmt::Scope(block) => self.forward_scope(block),
             Stmt::Loop { id, head, body } => {
                 let trips = self.save(format!("trips{id}"), depth);
                 let name = &trips.name;
@@ -107,6 +108,26 @@ impl Generator<'_> {
                     #keep
                 }
             }
+        }
+    }
+
+    /// A plain block, in braces so that the names it declares end with it. The values it
+    /// saves at depth 0 are locals the pullback captures: the block hands them out as a
+    /// tuple (`let (s1, s2,) = { ..; (s1, s2,) };`).
+    fn forward_scope(&self, block: &Block) -> TokenStream {
+        self.scopes.borrow_mut().push(Vec::new());
+        let code = self.forward_block(block);
+        let saved = self.scopes.borrow_mut().pop().expect("pushed above");
+        // Handed out here, they are locals of the enclosing block, which may be a plain
+        // block itself.
+        if let Some(outer) = self.scopes.borrow_mut().last_mut() {
+            outer.extend(saved.iter().cloned());
+        }
+        if saved.is_empty() {
+            return quote!({ #code });
+        }
+        quote! {
+            let (#(#saved,)*) = { #code (#(#saved,)*) };
         }
     }
 

@@ -135,6 +135,9 @@ pub struct Generator<'a> {
     /// For each loop being generated, innermost last: the saves made at most once per
     /// iteration (their stacks get room for the trip count before the loop starts).
     loops: RefCell<Vec<Vec<Ident>>>,
+    /// For each plain block being generated, innermost last: the values saved in it at
+    /// depth 0 (locals it hands out to the enclosing code, see `forward_scope`).
+    scopes: RefCell<Vec<Vec<Ident>>>,
     /// Whether the forward code saves anything (not in `primal_scalar`).
     saving: bool,
 }
@@ -148,6 +151,7 @@ impl<'a> Generator<'a> {
             useful: saves::useful(body),
             stacks: Default::default(),
             loops: Default::default(),
+            scopes: Default::default(),
             saving: true,
         }
     }
@@ -179,6 +183,12 @@ impl<'a> Generator<'a> {
             name: mixed(&name),
             depth,
         };
+        if depth == 0
+            && self.saving
+            && let Some(saved) = self.scopes.borrow_mut().last_mut()
+        {
+            saved.push(save.name.clone());
+        }
         if depth > 0 && self.saving {
             self.stacks.borrow_mut().push(save.name.clone());
             if let Some(per_trip) = self.loops.borrow_mut().last_mut() {

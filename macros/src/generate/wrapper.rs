@@ -2,7 +2,9 @@
 //! and whether the adjoint is batch-safe, and gives the function that runs the original
 //! body when nothing records (or no input is watched), and otherwise runs the generated
 //! forward with recording suspended and pushes one node whose rule is the generated adjoint.
-//! When the body has a 0-d plan it first tries the same on plain numbers.
+//! When the body has a 0-d plan it first tries the same on plain numbers. When the body
+//! may read differentiable values that are no parameter of its own kind
+//! ([`reach`](crate::analyse::reach)), it runs the body as written instead, op by op.
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -19,6 +21,7 @@ pub fn wrapper_fn(
     sig: &Signature,
     plan: Option<&Plan>,
     batch_safe: bool,
+    op_by_op: bool,
 ) -> TokenStream {
     let ItemFn {
         attrs,
@@ -34,7 +37,14 @@ pub fn wrapper_fn(
         args: Arguments::of(sig),
         generated: paths::generated(),
     };
-    let block = wrapper.block(plan.is_some());
+    let block = if op_by_op {
+        // The body reads tensors or variables no input of a fused node would be (see
+        // `analyse::reach`): run it as written, each op recorded on the caller's tapes.
+        let (name, names) = (&fn_sig.ident, &wrapper.args.names);
+        quote!({ #name::primal(#(#names),*) })
+    } else {
+        wrapper.block(plan.is_some())
+    };
     quote! {
         #(#attrs)*
         #vis #fn_sig #block

@@ -164,6 +164,9 @@ pub enum Stmt {
         head: LoopHead,
         body: Block,
     },
+    /// A plain block `{ .. }`: its own scope (a name it declares, shadowing or not, ends
+    /// with it), at the enclosing block's depth (it runs once each time that block does).
+    Scope(Block),
 }
 
 /// A block: its statements, how deep in control flow it is (values saved at depth 0 are
