@@ -59,7 +59,8 @@ where
 /// [`record_fused`] for a rule that is right as it stands for a cotangent with leading
 /// batch axes, so that a jacobian's vectorised sweep runs it once for all rows instead of
 /// once per row. `#[differentiable]` uses it when the generated adjoint is built only from
-/// the elementwise rules of [`vjp`](crate::vjp), [`accumulate`] and [`unbroadcast`]: every
+/// the elementwise rules of [`vjp`](crate::vjp), [`accumulate`](crate::generated::accumulate) and
+/// [`unbroadcast`](crate::generated::unbroadcast): every
 /// step then maps `g` to `g ⊙ c`, summed over broadcast axes behind the batch axes, with
 /// `c` independent of `g`, which commutes with stacking cotangents along leading axes.
 ///

@@ -53,7 +53,9 @@ macro_rules! elementwise_unary_ops {
             use crate::base::dtype::Float;
 
             $(
-                #[doc = concat!("[`Tensor::", stringify!($name), "`] of one number.")]
+                #[doc = concat!(
+                    "[`Tensor::", stringify!($name), "`](crate::Tensor::", stringify!($name), ") of one number."
+                )]
                 #[inline]
                 pub fn $name<T: Float>($x: T) -> T {
                     $forward
