@@ -138,7 +138,7 @@ impl Primitive {
 /// Calls `$callback!` with every elementwise unary primitive as `name: Saved,` rows: the one
 /// list the runtime derives its per-op boilerplate from (with a row here, `Variable` gains
 /// the reading method and generated code the 0-d kernel; see ARCHITECTURE.md, "Adding a
-/// primitive"). [`PRIMITIVES`] is built from it too.
+/// primitive"). [`ELEMENTWISE_UNARY`] is built from it too.
 ///
 /// ```
 /// macro_rules! count {
