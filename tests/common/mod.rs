@@ -288,9 +288,6 @@ pub fn check_annotated(
             d,
         )
     })?;
-    let numeric = fd_gradient(inputs, tol.step, &|xs| dot(&plain(xs), &v));
-    compare(&by_macro, &numeric, tol.rtol)
-        .map_err(|d| report("first order, annotated vs finite differences", d))?;
 
     let u: Vec<Tensor<f64>> = inputs
         .iter()
@@ -309,14 +306,54 @@ pub fn check_annotated(
             d,
         )
     })?;
-    let first_along_u = |xs: &[Tensor<f64>]| {
-        vjp(plain, xs, &v)
-            .iter()
-            .zip(&u)
-            .map(|(g, u)| g.as_ref().map_or(0.0, |g| dot(g, u)))
-            .sum::<f64>()
-    };
-    let numeric = fd_gradient(inputs, tol.step2, &first_along_u);
-    compare(&by_macro, &numeric, tol.rtol)
-        .map_err(|d| report("second order, annotated vs finite differences", d))
+    // Both orders against central differences, through the public `gradcheck`.
+    let options = GradcheckOptions::new()
+        .step(tol.step)
+        .second_step(tol.step2)
+        .tolerance(tol.rtol)
+        .seed(seed)
+        .second_order(true);
+    gradcheck_with(fused, inputs, options)
+        .map(drop)
+        .map_err(|e| report("annotated vs finite differences", e.to_string()))
+}
+
+/// Gradients as plain values (`None` as zeros), checked against the inputs' shapes.
+fn to_values(xs: &[Tensor<f64>], grads: Vec<Option<Tensor<f64>>>) -> Vec<Result<Vec<f64>, String>> {
+    grads
+        .into_iter()
+        .zip(xs)
+        .map(|(g, x)| match g {
+            None => Ok(vec![0.0; x.len()]),
+            Some(g) if g.has_shape(x.shape()) => Ok(g.to_vec()),
+            Some(g) => Err(format!(
+                "gradient has shape {:?}, its input {:?}",
+                g.shape(),
+                x.shape()
+            )),
+        })
+        .collect()
+}
+
+/// The first element where `analytic` and `expected` disagree beyond `rtol`, described.
+fn compare(
+    analytic: &[Result<Vec<f64>, String>],
+    expected: &[Vec<f64>],
+    rtol: f64,
+) -> Result<(), String> {
+    for (i, (a, n)) in analytic.iter().zip(expected).enumerate() {
+        let a = a.as_ref().map_err(|e| format!("input {i}: {e}"))?;
+        if let Some(k) = a.iter().zip(n).position(|(p, q)| !within(*p, *q, rtol)) {
+            return Err(format!(
+                "input {i}, element {k}: {} vs {}\n  annotated: {a:?}\n  expected:  {n:?}",
+                a[k], n[k]
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `|a - b| ≤ rtol (1 + |b|)`; false if either is NaN.
+fn within(a: f64, b: f64, rtol: f64) -> bool {
+    (a - b).abs() <= rtol * (1.0 + b.abs())
 }
