@@ -42,14 +42,20 @@ fn node_of(p: &Primitive) -> RecordedNode {
         "maximum" => record(name, &[v(1), v(2)], |x| drop(x[0].maximum(&x[1]))),
         "minimum" => record(name, &[v(1), v(2)], |x| drop(x[0].minimum(&x[1]))),
         "scale" => record(name, &[v(1)], |x| drop(&x[0] * 3.0)),
-        "mul_scaled" => recorded_under_outer_tape(name, |x| drop(x.square())),
+        "mul_scaled" => {
+            let x = v(1);
+            recorded_by_a_rule(name, &x, &x, &v(2), || x.square())
+        }
         "neg" => record(name, &[v(1)], |x| drop(-&x[0])),
         "sum" => record(name, &[v(1)], |x| drop(x[0].sum())),
         "mean" => record(name, &[v(1)], |x| drop(x[0].mean())),
         "max" => record(name, &[v(1)], |x| drop(x[0].max())),
         "sum_to_shape" => record(name, &[v(1)], |x| drop(x[0].sum_to_shape(&[3]))),
         "broadcast_to" => record(name, &[m(1, &[3])], |x| drop(x[0].broadcast_to(&[2, 3]))),
-        "dot" => recorded_dot(),
+        "dot" => {
+            let (a, x) = (Tensor::scalar(1.5), m(2, &[3]));
+            recorded_by_a_rule(name, &a, &x, &m(3, &[3]), || &a * &x)
+        }
         "reshape" => record(name, &[v(1)], |x| drop(x[0].reshape(&[3, 2]))),
         "permute" => record(name, &[v(1)], |x| drop(x[0].permute(&[1, 0]))),
         "slice" => record(name, &[v(1)], |x| drop(x[0].slice(1, 0, 2))),
@@ -80,42 +86,26 @@ fn node_of(p: &Primitive) -> RecordedNode {
     }
 }
 
-/// `dot` is no method: the rule of `a * x` for a 0-d `a` records it when an outer tape
-/// watches the cotangent and `x`.
-fn recorded_dot() -> RecordedNode {
-    let (a, x, seed) = (Tensor::scalar(1.5), operand(2, &[3]), operand(3, &[3]));
+/// An op only rules record (`dot`, in the rule of a 0-d factor; `mul_scaled`, in
+/// square's `2·x·g`): the gradient of `y` with respect to `source`, seeded with `seed`,
+/// taken while an outer tape watches the seed and `watched`, and the node named `name`
+/// that the rule recorded there.
+fn recorded_by_a_rule(
+    name: &str,
+    source: &Tensor<f64>,
+    watched: &Tensor<f64>,
+    seed: &Tensor<f64>,
+    y: impl FnOnce() -> Tensor<f64>,
+) -> RecordedNode {
     let outer = GradientTape::persistent();
-    outer.watch(&seed);
-    outer.watch(&x);
+    outer.watch(seed);
+    outer.watch(watched);
     outer.record(|| {
         let inner = GradientTape::new();
-        inner.watch(&a);
-        let y = inner.record(|| &a * &x);
-        let options = GradientOptions::new().output_gradients(&seed);
-        drop(inner.gradient_with(&y, &a, options).unwrap());
-    });
-    generated::recorded_nodes(&outer)
-        .into_iter()
-        .find(|node| node.op == "dot")
-        .expect("the rule of a 0-d factor records `dot`")
-}
-
-/// An op only rules record (`mul_scaled`, in square's rule `2·x·g`): the gradient of
-/// `f(x)` taken while an outer tape watches `x` and the seed.
-fn recorded_under_outer_tape(name: &str, f: impl FnOnce(&Tensor<f64>)) -> RecordedNode {
-    let (x, seed) = (operand(1, &[2, 3]), operand(2, &[2, 3]));
-    let outer = GradientTape::persistent();
-    outer.watch(&seed);
-    outer.watch(&x);
-    outer.record(|| {
-        let inner = GradientTape::new();
-        inner.watch(&x);
-        let y = inner.record(|| {
-            f(&x);
-            x.square()
-        });
-        let options = GradientOptions::new().output_gradients(&seed);
-        drop(inner.gradient_with(&y, &x, options).unwrap());
+        inner.watch(source);
+        let y = inner.record(y);
+        let options = GradientOptions::new().output_gradients(seed);
+        drop(inner.gradient_with(&y, source, options).unwrap());
     });
     generated::recorded_nodes(&outer)
         .into_iter()
