@@ -18,14 +18,15 @@
 use std::time::Duration;
 
 use criterion::{Criterion, black_box, criterion_group, criterion_main};
-use gradtape::nn::data::{Minibatches, Mnist};
+use gradtape::nn::data::Minibatches;
 use gradtape::nn::diagnostics::{ActivationStats, GradientStats};
 use gradtape::nn::monitor::Monitor;
-use gradtape::nn::{Activation, Dense, Layer, LayerOutput, Optimizer, Sequential, Sgd, losses};
+use gradtape::nn::{Layer, LayerOutput, Optimizer, Sequential, Sgd, losses};
 use gradtape::{GradientTape, Tensor, Variable};
 
-const BATCH: usize = 128;
-const LEARNING_RATE: f32 = 0.1;
+mod w4;
+
+use w4::{BATCH, LEARNING_RATE};
 
 struct Trainer {
     model: Sequential<f32>,
@@ -37,9 +38,7 @@ type Step = (f32, Vec<Option<Tensor<f32>>>, Vec<LayerOutput<f32>>);
 
 impl Trainer {
     fn new() -> Trainer {
-        let model = Sequential::new()
-            .push(Dense::new("dense", 784, 128, 0).with_activation(Activation::Relu))
-            .push(Dense::new("dense_1", 128, 10, 1));
+        let model = w4::model();
         let variables = model.trainable_variables();
         Trainer {
             model,
@@ -90,8 +89,7 @@ impl Trainer {
 }
 
 fn diagnostics(c: &mut Criterion) {
-    let dir = std::env::var("MNIST_DIR").unwrap_or_else(|_| "../shared/data/mnist".into());
-    let mnist = Mnist::load(&dir).unwrap_or_else(|e| panic!("W4 needs the full MNIST files: {e}"));
+    let mnist = w4::load();
     let batches: Vec<(Tensor<f32>, Vec<usize>)> = Minibatches::new(mnist.train.len(), BATCH)
         .take(16)
         .map(|indices| mnist.train.batch(&indices))
@@ -120,7 +118,13 @@ fn diagnostics(c: &mut Criterion) {
         .warm_up_time(Duration::from_secs(2))
         .measurement_time(Duration::from_secs(8));
     group.bench_function("gradient stats", |b| {
-        b.iter(|| black_box(GradientStats::new(&trainer.variables, &grads, 0.1)))
+        b.iter(|| {
+            black_box(GradientStats::new(
+                &trainer.variables,
+                &grads,
+                LEARNING_RATE.into(),
+            ))
+        })
     });
     group.bench_function("activation stats", |b| {
         b.iter(|| black_box(ActivationStats::of_layers(&outputs)))

@@ -16,10 +16,12 @@ use std::time::Instant;
 use criterion::{Criterion, black_box, criterion_group, criterion_main};
 use gradtape::nn::data::{Minibatches, Mnist, MnistSplit};
 use gradtape::nn::metrics::accuracy;
-use gradtape::nn::{Activation, Dense, Layer, Optimizer, Sequential, Sgd, losses};
+use gradtape::nn::{Layer, Optimizer, Sequential, Sgd, losses};
 use gradtape::{GradientTape, Tensor, Variable};
 
-const BATCH: usize = 128;
+mod w4;
+
+use w4::{BATCH, LEARNING_RATE, load};
 
 struct Trainer {
     model: Sequential<f32>,
@@ -29,14 +31,12 @@ struct Trainer {
 
 impl Trainer {
     fn new() -> Trainer {
-        let model = Sequential::new()
-            .push(Dense::new("dense", 784, 128, 0).with_activation(Activation::Relu))
-            .push(Dense::new("dense_1", 128, 10, 1));
+        let model = w4::model();
         let variables = model.trainable_variables();
         Trainer {
             model,
             variables,
-            sgd: Sgd::new(0.1),
+            sgd: Sgd::new(LEARNING_RATE),
         }
     }
 
@@ -49,11 +49,6 @@ impl Trainer {
             .apply_gradients(grads.into_iter().zip(&self.variables));
         loss.to_scalar()
     }
-}
-
-fn load() -> Mnist {
-    let dir = std::env::var("MNIST_DIR").unwrap_or_else(|_| "../shared/data/mnist".into());
-    Mnist::load(&dir).unwrap_or_else(|e| panic!("W4 needs the full MNIST files: {e}"))
 }
 
 /// The batches of one epoch in file order, the last one partial.
