@@ -610,13 +610,13 @@ mod values_reached_through_other_parameters {
     use gradtape::{GradientTape, Tensor, Variable, differentiable};
 
     #[derive(Clone)]
-    struct Affine {
-        a: Variable<f64>,
-        b: Variable<f64>,
+    pub(super) struct Affine {
+        pub(super) a: Variable<f64>,
+        pub(super) b: Variable<f64>,
     }
 
     #[differentiable]
-    fn affine(p: &Affine, x: &Tensor<f64>) -> Tensor<f64> {
+    pub(super) fn affine(p: &Affine, x: &Tensor<f64>) -> Tensor<f64> {
         x * &p.a.value() + &p.b.value()
     }
 
@@ -851,16 +851,7 @@ mod values_reached_through_other_parameters {
 mod documented_example_of_values_reached_through_a_struct {
     use gradtape::{GradientTape, Tensor, Variable, differentiable};
 
-    #[derive(Clone)]
-    struct Affine {
-        a: Variable<f64>,
-        b: Variable<f64>,
-    }
-
-    #[differentiable]
-    fn affine(p: &Affine, x: &Tensor<f64>) -> Tensor<f64> {
-        x * &p.a.value() + &p.b.value()
-    }
+    use super::values_reached_through_other_parameters::{Affine, affine};
 
     #[differentiable]
     fn affine_fused(a: &Variable<f64>, b: &Variable<f64>, x: &Tensor<f64>) -> Tensor<f64> {
