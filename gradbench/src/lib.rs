@@ -28,6 +28,7 @@
 //! ```
 
 pub mod evals;
+pub mod logs;
 pub mod runs;
 
 use std::io::{self, BufRead, Write};

@@ -10,9 +10,12 @@ use serde_json::Value;
 
 use crate::{Evaluation, Failure};
 
+pub mod descent;
 pub mod hello;
 pub mod llsq;
 pub mod lse;
+pub mod particle;
+pub mod saddle;
 
 /// An eval's entry point: the function's name and the message's `input`.
 pub type Evaluate = fn(&str, Value) -> Result<Evaluation, Failure>;
@@ -22,6 +25,8 @@ pub const MODULES: &[(&str, Evaluate)] = &[
     ("hello", hello::evaluate),
     ("llsq", llsq::evaluate),
     ("lse", lse::evaluate),
+    ("particle", particle::evaluate),
+    ("saddle", saddle::evaluate),
 ];
 
 /// The entry point of the module `name`, if this tool has it.

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Runs every GradBench eval at its --quick size against gradtape's tool and fails unless
+# every answer is valid. The forward-mode variants of particle and saddle (ff, fr, rf) may
+# answer a failure until gradtape has forward mode; nothing else may.
+#
+# Usage: gradbench/check.sh [EVAL...]   (default: all twelve)
+# GRADBENCH_DIR points at the vendored GradBench (default ../shared/gradbench beside the
+# repository); its run.sh installs what it needs on a fresh machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+gradbench="${GRADBENCH_DIR:-../shared/gradbench}"
+evals=("$@")
+if [ ${#evals[@]} -eq 0 ]; then
+    evals=(hello llsq lse gmm ode lstm det ba ht kmeans particle saddle)
+fi
+
+cargo build --release -p gradtape-gradbench
+"$gradbench/run.sh" setup
+
+tool="$PWD/target/release/gradtape-gradbench"
+logs="$(mktemp -d)"
+for eval in "${evals[@]}"; do
+    # run.sh exits non-zero for the expected failures too; the verdict reads the logs.
+    "$gradbench/run.sh" eval "$eval" --quick -q --timeout 600 --log "$logs/$eval.jsonl" \
+        -- "$tool" || true
+done
+./target/release/gradbench-logs check $(printf "$logs/%s.jsonl " "${evals[@]}")

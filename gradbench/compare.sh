@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Times gradtape against GradBench's hand-written C++ derivatives (`manual`), and against
+# the PyTorch and JAX tools when a Python that has them is given, on the same inputs in one
+# run, the tools interleaved round by round (this machine's speed drifts), and prints a
+# Markdown table: the median `evaluate` time of each tool per eval, function and input, and
+# gradtape's ratio to each.
+#
+# Usage: gradbench/compare.sh [-r ROUNDS] [EVAL...] [-- EVAL_OPTIONS...]
+#   EVAL...          evals to run (default: all but hello)
+#   -r ROUNDS        rounds per tool (default 1); each round runs every input once
+#   EVAL_OPTIONS     passed to every eval, e.g. `-- --min-runs 10 --min-seconds 0` or
+#                    sizes (`-- -n 1000`); default: the evals' default sizes
+# GRADBENCH_TOOL_PYTHON=/path/to/python with torch and/or jax adds pytorch and/or jax.
+# Logs go to target/gradbench-compare/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+gradbench="${GRADBENCH_DIR:-../shared/gradbench}"
+rounds=1
+evals=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+        -r) rounds="$2"; shift 2 ;;
+        --) shift; break ;;
+        *) evals+=("$1"); shift ;;
+    esac
+done
+options=("$@")
+if [ ${#evals[@]} -eq 0 ]; then
+    evals=(llsq lse gmm ode lstm det ba ht kmeans particle saddle)
+fi
+
+cargo build --release -p gradtape-gradbench
+"$gradbench/run.sh" setup
+
+tools=(gradtape manual)
+if [ -n "${GRADBENCH_TOOL_PYTHON:-}" ]; then
+    "$GRADBENCH_TOOL_PYTHON" -c 'import torch' 2>/dev/null && tools+=(pytorch)
+    "$GRADBENCH_TOOL_PYTHON" -c 'import jax' 2>/dev/null && tools+=(jax)
+fi
+
+out="target/gradbench-compare"
+rm -rf "$out"
+mkdir -p "$out"
+for eval in "${evals[@]}"; do
+    for round in $(seq "$rounds"); do
+        for tool in "${tools[@]}"; do
+            log="$out/$eval-$tool-$round.jsonl"
+            echo "== $eval, $tool, round $round" >&2
+            if [ "$tool" = gradtape ]; then
+                "$gradbench/run.sh" eval "$eval" -q --log "$log" "${options[@]}" \
+                    -- "$PWD/target/release/gradtape-gradbench" >&2 || true
+            else
+                "$gradbench/run.sh" eval "$eval" -q --log "$log" "${options[@]}" \
+                    --tool "$tool" >&2 || true
+            fi
+        done
+    done
+done
+./target/release/gradbench-logs table "$out"/*.jsonl
