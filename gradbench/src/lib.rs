@@ -186,11 +186,26 @@ pub fn respond(line: &str) -> Value {
 /// ```
 pub fn evaluate(module: &str, function: &str, input: Value) -> Result<Evaluation, Failure> {
     let eval = evals::find(module).ok_or_else(|| Failure::UnknownModule(module.to_owned()))?;
+    guarded(module, function, || eval(function, input))
+}
+
+/// Runs `evaluation`, turning a panic into [`Failure::Panicked`] for `module::function`.
+///
+/// ```
+/// use gradtape_gradbench::{Failure, guarded};
+/// let failure = guarded("lse", "primal", || panic!("shapes [2] and [3] differ")).unwrap_err();
+/// assert_eq!(failure.to_string(), "`lse::primal` panicked: shapes [2] and [3] differ");
+/// ```
+pub fn guarded(
+    module: &str,
+    function: &str,
+    evaluation: impl FnOnce() -> Result<Evaluation, Failure>,
+) -> Result<Evaluation, Failure> {
     // The default hook would print every caught panic to stderr; the message goes into the
     // response instead. Evaluations run one at a time, so swapping the hook is not racy.
     let hook = panic::take_hook();
     panic::set_hook(Box::new(|_| {}));
-    let outcome = panic::catch_unwind(AssertUnwindSafe(|| eval(function, input)));
+    let outcome = panic::catch_unwind(AssertUnwindSafe(evaluation));
     panic::set_hook(hook);
     outcome.unwrap_or_else(|payload| {
         let message = payload

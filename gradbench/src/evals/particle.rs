@@ -111,7 +111,7 @@ pub fn reverse_over_reverse(w: f64) -> f64 {
 /// use serde_json::json;
 /// let input = json!({ "w": 0.0, "min_runs": 1, "min_seconds": 0 });
 /// let error = gradtape_gradbench::evals::particle::evaluate("rf", input).unwrap_err();
-/// assert!(error.to_string().contains("forward mode"));
+/// assert!(error.to_string().contains("forward-mode"));
 /// ```
 pub fn evaluate(function: &str, input: Value) -> Result<Evaluation, Failure> {
     let Input { w, runs } = parse("particle", input)?;

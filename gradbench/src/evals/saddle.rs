@@ -82,7 +82,7 @@ pub fn reverse_over_reverse(start: [f64; 2]) -> Vec<f64> {
 /// use serde_json::json;
 /// let input = json!({ "start": [1.0, 1.0], "min_runs": 1, "min_seconds": 0 });
 /// let error = gradtape_gradbench::evals::saddle::evaluate("ff", input).unwrap_err();
-/// assert!(error.to_string().contains("forward mode"));
+/// assert!(error.to_string().contains("forward-mode"));
 /// ```
 pub fn evaluate(function: &str, input: Value) -> Result<Evaluation, Failure> {
     let Input { start, runs } = parse("saddle", input)?;
