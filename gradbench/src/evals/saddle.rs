@@ -3,8 +3,8 @@
 //! *through* the inner one (nested AD).
 //!
 //! Of the four variants only `rr` (reverse over reverse) is answered: the outer gradient is
-//! a tape recording the whole inner search, whose gradients come from inner tapes recorded
-//! on it. `ff`, `fr` and `rf` need forward mode, which gradtape does not have yet (the issue
+//! a tape recording the whole inner search, whose gradients come from the generated adjoint
+//! of the cost, recorded on it. `ff`, `fr` and `rf` need forward mode, which gradtape does not have yet (the issue
 //! "Forward mode, Hessian-vector products and checkpointing"); they answer a failure, never a
 //! value computed some other way.
 
@@ -30,14 +30,12 @@ pub fn cost(x: &Tensor<f64>, y: &Tensor<f64>) -> Tensor<f64> {
     x.square().sum() - y.square().sum()
 }
 
-/// `∂cost/∂y` at `(x, y)`, by a tape (recorded on any tape that tracks `x`).
+/// `∂cost/∂y` at `(x, y)`: the generated adjoint of [`cost`] (`cost::vjp`, reverse mode by
+/// source transformation), whose operations any tape that tracks `x` or `y` records.
 fn gradient_in_y(x: &Tensor<f64>, y: &Tensor<f64>) -> Tensor<f64> {
-    let tape = GradientTape::new();
-    tape.watch(y);
-    let value = tape.record(|| cost(x, y));
-    tape.gradient(&value, y)
-        .expect("a fresh tape answers its gradient")
-        .expect("the cost depends on y")
+    let (_, pullback) = cost::vjp(x, y);
+    let (_, dy) = pullback(Tensor::scalar(1.0));
+    dy.expect("the cost depends on y")
 }
 
 /// `max_y cost(x, y)`, the maximum found by descent from `start`.
