@@ -13,6 +13,7 @@ use crate::{Evaluation, Failure};
 pub mod hello;
 pub mod llsq;
 pub mod lse;
+pub mod ode;
 
 /// An eval's entry point: the function's name and the message's `input`.
 pub type Evaluate = fn(&str, Value) -> Result<Evaluation, Failure>;
@@ -22,6 +23,7 @@ pub const MODULES: &[(&str, Evaluate)] = &[
     ("hello", hello::evaluate),
     ("llsq", llsq::evaluate),
     ("lse", lse::evaluate),
+    ("ode", ode::evaluate),
 ];
 
 /// The entry point of the module `name`, if this tool has it.
