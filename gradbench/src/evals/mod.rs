@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use crate::{Evaluation, Failure};
 
+pub mod det;
 pub mod hello;
 pub mod kmeans;
 pub mod llsq;
@@ -21,6 +22,7 @@ pub type Evaluate = fn(&str, Value) -> Result<Evaluation, Failure>;
 
 /// Every module this tool defines, by the name the eval gives it.
 pub const MODULES: &[(&str, Evaluate)] = &[
+    ("det", det::evaluate),
     ("hello", hello::evaluate),
     ("kmeans", kmeans::evaluate),
     ("llsq", llsq::evaluate),
