@@ -15,8 +15,9 @@
 //! `[sets, occurrences]` matrix: each of the `C(ℓ, m)` column sets occurs `(ℓ−m)!` times
 //! (once per order in which the other columns were dropped), and every occurrence is
 //! computed, as in the reference. One level is then: gather each occurrence's sub-minors
-//! (rows of the level below), multiply by the signed first-row entries `(−1)ʲ M₀ⱼ` of its
-//! set, and sum over `j`. The `ℓ!` minors of size 1 are the last row's entries, repeated.
+//! (rows of the level below) and take `Σⱼ (−1)ʲ M₀ⱼ det Sⱼ` for all of them at once, a
+//! batched `[1, m] @ [m, occurrences]` matrix product per set. The `ℓ!` minors of size 1
+//! are the last row's entries, repeated.
 //! Every product and sum of the reference is computed, in the same order within each
 //! minor, and none is shared or skipped: only the order of the minors within a level
 //! differs. The small index tables ([`Expansion`]) are built in every run, as the
@@ -53,8 +54,9 @@ pub const MAX_ELL: usize = 11;
 pub struct Expansion {
     /// The edge `ℓ`.
     pub ell: usize,
-    /// `(ℓ − 1)!`: how often each minor of size 1 occurs.
-    pub leaves: usize,
+    /// For the sets of size 2 (`c₀ < c₁`), their sub-minors of size 1: `A[ℓ−1, c₁]`
+    /// (dropping `c₀`), then `A[ℓ−1, c₀]`; flattened `[sets, 2]`.
+    pub last_row: Vec<usize>,
     /// `levels[m]` for `m = 2..=ℓ` (entries 0 and 1 empty).
     pub levels: Vec<Level>,
 }
@@ -89,7 +91,7 @@ impl Expansion {
     /// // dropping column 0 leaves {1, 2} (set 2 of size 2), where 0 is the first missing
     /// assert_eq!(top.sub_minors, vec![2 * 1 + 0, 1 * 1 + 0, 0 * 1 + 0]);
     /// assert_eq!((plan.levels[2].sets, plan.levels[2].occurrences), (3, 1));
-    /// assert_eq!(plan.leaves, 2);
+    /// assert_eq!(plan.last_row, vec![7, 6, 8, 6, 8, 7]);
     /// ```
     pub fn new(ell: usize) -> Expansion {
         assert!(
@@ -137,9 +139,19 @@ impl Expansion {
                 }
             })
             .collect();
+        let last_row = by_size
+            .get(2)
+            .into_iter()
+            .flatten()
+            .flat_map(|&mask| {
+                let mut pair = columns(mask);
+                let (c0, c1) = (pair.next().unwrap_or(0), pair.next().unwrap_or(0));
+                [(ell - 1) * ell + c1, (ell - 1) * ell + c0]
+            })
+            .collect();
         Expansion {
             ell,
-            leaves: factorial(ell - 1),
+            last_row,
             levels,
         }
     }
@@ -158,25 +170,35 @@ impl Expansion {
 #[differentiable]
 pub fn determinant(a: &Tensor<f64>, plan: &Expansion) -> Tensor<f64> {
     let ell = plan.ell;
-    // the minors of size 1: set {c} is A[ℓ−1, c], in each of its (ℓ−1)! occurrences
-    let mut minors = a
-        .slice(0, (ell - 1) * ell, ell)
-        .reshape(&[ell, 1])
-        .broadcast_to(&[ell, plan.leaves]);
-    for m in 2..=ell {
+    if ell == 1 {
+        return a.sum();
+    }
+    // the minors of size 1 under each set of size 2, in each of their ℓ! occurrences
+    let level = &plan.levels[2];
+    let below = a
+        .gather(0, &plan.last_row)
+        .reshape(&[level.sets, 2, 1])
+        .broadcast_to(&[level.sets, 2, level.occurrences]);
+    let mut minors = signed_first_row(a, level, 2).matmul(&below);
+    for m in 3..=ell {
         let level = &plan.levels[m];
-        let (sets, occurrences) = (level.sets, level.occurrences);
-        // every occurrence's m sub-minors, [sets, m, occurrences]
+        let occurrences = level.occurrences;
+        // every occurrence's m sub-minors: rows of the level below, [sets, m, occurrences]
         let below = minors
             .reshape(&[minors.len() / occurrences, occurrences])
             .gather(0, &level.sub_minors)
-            .reshape(&[sets, m, occurrences]);
-        // (−1)ʲ M₀ⱼ of each set, [sets, m, 1]
-        let first = (a.gather(0, &level.first_row).reshape(&[sets, m]) * &level.signs)
-            .reshape(&[sets, m, 1]);
-        minors = (first * below).sum_axis(1, false);
+            .reshape(&[level.sets, m, occurrences]);
+        // Σⱼ (−1)ʲ M₀ⱼ det Sⱼ for every occurrence: [sets, 1, occurrences]
+        minors = signed_first_row(a, level, m).matmul(&below);
     }
     minors.sum()
+}
+
+/// `(−1)ʲ M₀ⱼ` for each set of size `m` of `level`, shape `[sets, 1, m]`.
+#[differentiable]
+fn signed_first_row(a: &Tensor<f64>, level: &Level, m: usize) -> Tensor<f64> {
+    (a.gather(0, &level.first_row).reshape(&[level.sets, m]) * &level.signs)
+        .reshape(&[level.sets, 1, m])
 }
 
 /// `det::primal` and `det::gradient`.
