@@ -2,15 +2,19 @@
 //! `t = 2` with `s` steps of classical fourth-order Runge–Kutta, and the gradient of the
 //! final state's last element `y_{n−1}(2)` with respect to every `xᵢ`.
 //!
-//! Written as a user with tensors would: the right-hand side on the whole state vector
-//! (`x₀` then `x[1..] · y[..n−1]`, a slice and a concat) and the four stages of each step,
-//! annotated with `#[differentiable]`. The gradient is the generated adjoint
-//! (`solve::vjp`) pulled back from the cotangent `e_{n−1}`, which picks the last element:
-//! the gradient of exactly the function the eval names, taken through every Runge–Kutta
-//! step (the C++ `manual` tool answers the closed form of the exact solution instead,
-//! which agrees within the eval's tolerance).
+//! Written as a user with tensors would, in plain Rust: the right-hand side on the whole
+//! state vector (`x · (1, y₀, …, y_{n−2})`, a slice and a concat) and the four stages of
+//! each step. The gradient comes from a `GradientTape` recording the solve op by op, of
+//! the final state's last element: the derivative of exactly the function the eval names,
+//! taken through every Runge–Kutta step (the C++ `manual` tool answers the closed form of
+//! the exact solution instead, which agrees within the eval's tolerance).
+//!
+//! Not `#[differentiable]`: the attribute accepts this code (an earlier version of this
+//! module used it), but its adjoint differentiates each slice, concat and call inside the
+//! loop on a sub-tape of its own, and measured 2 to 2.5 times slower than the plain tape
+//! (n = 1000, s = 100: 6.0 ms against 2.5 ms; n = 100 000, s = 10: 33 ms against 20 ms).
 
-use gradtape::{Tensor, differentiable};
+use gradtape::{GradientTape, Tensor};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -35,12 +39,9 @@ struct Input {
 /// let y = Tensor::from_vec(vec![4.0, 5.0, 6.0], &[3]);
 /// assert_eq!(rate(&x, &y).to_vec(), vec![1.0, 8.0, 15.0]);
 /// ```
-#[differentiable]
 pub fn rate(x: &Tensor<f64>, y: &Tensor<f64>) -> Tensor<f64> {
     let n = x.len();
-    let first = x.slice(0, 0, 1);
-    let rest = x.slice(0, 1, n - 1) * y.slice(0, 0, n - 1);
-    Tensor::concat(&[&first, &rest], 0)
+    x * Tensor::concat(&[&Tensor::ones(&[1]), &y.slice(0, 0, n - 1)], 0)
 }
 
 /// The state at `t = 2` after `s` Runge–Kutta steps from `y(0) = 0`; `x` has shape `[n]`,
@@ -54,7 +55,6 @@ pub fn rate(x: &Tensor<f64>, y: &Tensor<f64>) -> Tensor<f64> {
 /// let y = solve(&x, 4).to_vec();
 /// assert!((y[0] - 1.0).abs() < 1e-15 && (y[1] - 3.0).abs() < 1e-14);
 /// ```
-#[differentiable]
 pub fn solve(x: &Tensor<f64>, s: usize) -> Tensor<f64> {
     let h = 2.0 / s as f64;
     let mut y = Tensor::zeros(x.shape());
@@ -68,8 +68,8 @@ pub fn solve(x: &Tensor<f64>, s: usize) -> Tensor<f64> {
     y
 }
 
-/// The gradient of the last element of [`solve`]`(x, s)` with respect to `x`: the adjoint
-/// of `solve` applied to the cotangent that is 1 on the last element and 0 elsewhere.
+/// The gradient of the last element of [`solve`]`(x, s)` with respect to `x`, from a tape
+/// recording the solve.
 ///
 /// ```
 /// use gradtape::Tensor;
@@ -80,11 +80,12 @@ pub fn solve(x: &Tensor<f64>, s: usize) -> Tensor<f64> {
 /// ```
 pub fn gradient(x: &Tensor<f64>, s: usize) -> Vec<f64> {
     let n = x.len();
-    let (_, pullback) = solve::vjp(x, s);
-    let mut last = vec![0.0; n];
-    last[n - 1] = 1.0;
-    let (dx, ()) = pullback(Tensor::from_vec(last, &[n]));
-    dx.expect("x is differentiable, so the adjoint gives its cotangent")
+    let tape = GradientTape::new();
+    tape.watch(x);
+    let last = tape.record(|| solve(x, s).slice(0, n - 1, 1).sum());
+    tape.gradient(&last, x)
+        .expect("a fresh tape")
+        .expect("the last element depends on x")
         .to_vec()
 }
 
