@@ -1,10 +1,12 @@
 //! `kmeans`: the k-means cost `f(C) = Σᵢ minⱼ ‖Cⱼ − Pᵢ‖²` of `k` centroids `C` for `n`
 //! points `P` in `d` dimensions, and the Newton direction `J H⁻¹` for the centroids.
 //!
-//! The cost is written as a user with tensors would: every squared distance at once as
-//! `‖Pᵢ‖² + ‖Cⱼ‖² − 2 Pᵢ·Cⱼ` (one `[n, k]` matrix from a matmul, as GradBench's PyTorch and
-//! JAX tools write it), the minimum over the centroids as `−max(−·)`, and the sum, annotated
-//! with `#[differentiable]`; the points go in a struct, so they are constants.
+//! The cost is written as a user with tensors would: every squared distance at once through
+//! `‖Cⱼ − Pᵢ‖² = ‖Pᵢ‖² + ‖Cⱼ‖² − 2 Cⱼ·Pᵢ` (one `[k, n]` matrix from a matmul, as GradBench's
+//! PyTorch and JAX tools write it), the nearest centroid as the largest score
+//! `2 Cⱼ·Pᵢ − ‖Cⱼ‖²` (a max over the `k` axis, so the `[k, n]` matrix is walked by rows),
+//! and the sum, annotated with `#[differentiable]`; the points go in a struct, so they are
+//! constants.
 //!
 //! The direction needs the gradient `J` and the Hessian's diagonal, both from gradtape:
 //! an outer tape records the inner tape's gradient computation, and its gradient of `J · 1`
@@ -47,11 +49,10 @@ pub struct Points {
 #[differentiable]
 pub fn cost(centroids: &Tensor<f64>, data: &Points) -> Tensor<f64> {
     let points = &data.points;
-    let point_norms = points.square().sum_axis(1, true);
-    let centroid_norms = centroids.square().sum_axis(1, false);
-    let products = points.matmul_transposed(centroids, false, true);
-    let distances = point_norms + centroid_norms - products * 2.0;
-    let closest = -(-distances).max_axis(1, false);
+    // ‖Cⱼ − Pᵢ‖² = ‖Pᵢ‖² − (2 Cⱼ·Pᵢ − ‖Cⱼ‖²): the nearest centroid has the largest score
+    let centroid_norms = centroids.square().sum_axis(1, true);
+    let scores = (centroids * 2.0).matmul_transposed(points, false, true) - centroid_norms;
+    let closest = points.square().sum_axis(1, false) - scores.max_axis(0, false);
     closest.sum()
 }
 
