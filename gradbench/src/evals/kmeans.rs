@@ -56,7 +56,7 @@ pub fn cost(centroids: &Tensor<f64>, data: &Points) -> Tensor<f64> {
     closest.sum()
 }
 
-/// The Newton direction `J / diag(H)` of [`cost`] at `centroids`, shape `[k, d]`: the
+/// The Newton direction `J / diag(H)` of [`cost()`] at `centroids`, shape `[k, d]`: the
 /// gradient from an inner tape, and the Hessian's diagonal as the outer tape's gradient of
 /// `J · 1` (see the module's documentation).
 ///
