@@ -8,8 +8,10 @@
 //! products at the bottom, 40 million at `ℓ = 11`).
 //!
 //! Recursion on single numbers is no way to use a tensor library (one tape node per
-//! product), and the attribute's tape-free path for plain floats cannot index a matrix
-//! (issue 13: `indexing a differentiable value is not differentiated`). So the same
+//! product), and the attribute's tape-free path for plain floats cannot take the matrix:
+//! `fn det_of_minor(a: &[f64], …) -> f64` holds `a` constant, and alone it is refused
+//! with `a #[differentiable] function needs a differentiable parameter` (slices of floats
+//! are issue 13). So the same
 //! recursion runs breadth-first, one level (one minor size) at a time, as a few tensor
 //! ops. The `ℓ!/m!` minors of size `m` the recursion visits are held as a
 //! `[sets, occurrences]` matrix: each of the `C(ℓ, m)` column sets occurs `(ℓ−m)!` times
@@ -18,8 +20,8 @@
 //! (rows of the level below) and take `Σⱼ (−1)ʲ M₀ⱼ det Sⱼ` for all of them at once, a
 //! batched `[1, m] @ [m, occurrences]` matrix product per set. The `ℓ!` minors of size 1
 //! are the last row's entries, repeated.
-//! Every product and sum of the reference is computed, in the same order within each
-//! minor, and none is shared or skipped: only the order of the minors within a level
+//! Every product and sum of the reference is computed (each minor's sum as one dot
+//! product), and none is shared or skipped: only the order of the minors within a level
 //! differs. The small index tables ([`Expansion`]) are built in every run, as the
 //! reference tracks its rows and columns in every run. The function is annotated with
 //! `#[differentiable]` and the gradient is its generated adjoint (`determinant::vjp`): the
@@ -43,8 +45,8 @@ struct Input {
 }
 
 /// The largest `ℓ` this tool expands: at `ℓ = 11` (the eval's largest default) the
-/// gradient holds a few `ℓ!`-element batches (about 1 GB); `ℓ = 12` would need twelve times
-/// that.
+/// gradient holds a few batches of up to `ℓ!` numbers (under 2 GB); `ℓ = 12` would need
+/// twelve times that.
 pub const MAX_ELL: usize = 11;
 
 /// The index tables of the breadth-first expansion of an `ℓ × ℓ` matrix.
@@ -212,13 +214,17 @@ fn signed_first_row(a: &Tensor<f64>, level: &Level, m: usize) -> Tensor<f64> {
 /// ```
 pub fn evaluate(function: &str, input: Value) -> Result<Evaluation, Failure> {
     let Input { a, ell, runs } = parse("det", input)?;
-    if !matches!(function, "primal" | "gradient") {
-        return Err(Failure::UnknownFunction {
-            module: "det",
-            function: function.to_owned(),
-            known: "`primal` and `gradient`",
-        });
-    }
+    let gradient = match function {
+        "primal" => false,
+        "gradient" => true,
+        _ => {
+            return Err(Failure::UnknownFunction {
+                module: "det",
+                function: function.to_owned(),
+                known: "`primal` and `gradient`",
+            });
+        }
+    };
     require("det", ell >= 1, || {
         "ell = 0: the matrix needs an entry".to_owned()
     })?;
@@ -234,18 +240,14 @@ pub fn evaluate(function: &str, input: Value) -> Result<Evaluation, Failure> {
         });
     }
     let a = Tensor::from_vec(a, &[ell * ell]);
-    match function {
-        "primal" => Ok(runs.evaluate(|| determinant(&a, &Expansion::new(ell)).to_scalar())),
-        "gradient" => Ok(runs.evaluate(|| {
+    Ok(if gradient {
+        runs.evaluate(|| {
             let (_, pullback) = determinant::vjp(&a, &Expansion::new(ell));
             let (da, ()) = pullback(Tensor::scalar(1.0));
             da.expect("A is differentiable, so the adjoint gives its cotangent")
                 .to_vec()
-        })),
-        _ => Err(Failure::UnknownFunction {
-            module: "det",
-            function: function.to_owned(),
-            known: "`primal` and `gradient`",
-        }),
-    }
+        })
+    } else {
+        runs.evaluate(|| determinant(&a, &Expansion::new(ell)).to_scalar())
+    })
 }
