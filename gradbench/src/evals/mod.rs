@@ -11,9 +11,12 @@ use serde_json::Value;
 use crate::{Evaluation, Failure};
 
 pub mod descent;
+pub mod det;
 pub mod hello;
+pub mod kmeans;
 pub mod llsq;
 pub mod lse;
+pub mod ode;
 pub mod particle;
 pub mod saddle;
 
@@ -22,9 +25,12 @@ pub type Evaluate = fn(&str, Value) -> Result<Evaluation, Failure>;
 
 /// Every module this tool defines, by the name the eval gives it.
 pub const MODULES: &[(&str, Evaluate)] = &[
+    ("det", det::evaluate),
     ("hello", hello::evaluate),
+    ("kmeans", kmeans::evaluate),
     ("llsq", llsq::evaluate),
     ("lse", lse::evaluate),
+    ("ode", ode::evaluate),
     ("particle", particle::evaluate),
     ("saddle", saddle::evaluate),
 ];
