@@ -93,22 +93,28 @@ pub fn reprojection_error(
     let p0 = x0 - c0;
     let p1 = x1 - c1;
     let p2 = x2 - c2;
-    // Rodrigues' rotation; for a zero angle, its first-order form
+    // Rodrigues' rotation, and for a zero angle its first-order form `p + r × p`. Both are
+    // computed and the branch only picks one (the other's adjoint is never run): values
+    // computed inside an `if` are saved on heap stacks by the generated code, which costs
+    // more than the few flops of the unused form (see the module docs).
     let sqtheta = r0 * r0 + r1 * r1 + r2 * r2;
+    let theta = sqtheta.sqrt();
+    let cos = theta.cos();
+    let sin = theta.sin();
+    let a0 = r0 / theta;
+    let a1 = r1 / theta;
+    let a2 = r2 / theta;
+    let along = (a0 * p0 + a1 * p1 + a2 * p2) * (1.0 - cos);
+    let rotated0 = p0 * cos + (a1 * p2 - a2 * p1) * sin + a0 * along;
+    let rotated1 = p1 * cos + (a2 * p0 - a0 * p2) * sin + a1 * along;
+    let rotated2 = p2 * cos + (a0 * p1 - a1 * p0) * sin + a2 * along;
     let mut q0 = p0 + r1 * p2 - r2 * p1;
     let mut q1 = p1 + r2 * p0 - r0 * p2;
     let mut q2 = p2 + r0 * p1 - r1 * p0;
     if sqtheta != 0.0 {
-        let theta = sqtheta.sqrt();
-        let cos = theta.cos();
-        let sin = theta.sin();
-        let a0 = r0 / theta;
-        let a1 = r1 / theta;
-        let a2 = r2 / theta;
-        let along = (a0 * p0 + a1 * p1 + a2 * p2) * (1.0 - cos);
-        q0 = p0 * cos + (a1 * p2 - a2 * p1) * sin + a0 * along;
-        q1 = p1 * cos + (a2 * p0 - a0 * p2) * sin + a1 * along;
-        q2 = p2 * cos + (a0 * p1 - a1 * p0) * sin + a2 * along;
+        q0 = rotated0;
+        q1 = rotated1;
+        q2 = rotated2;
     }
     // the perspective division, the radial distortion, the intrinsics
     let h0 = q0 / q2;
