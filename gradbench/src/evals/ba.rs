@@ -408,8 +408,9 @@ fn first_and_last<T: Copy>(list: &[T]) -> Vec<T> {
 ///
 /// ```
 /// use serde_json::json;
+/// let zeros = vec![0.0; 11];
 /// let input = json!({
-///     "n": 1, "m": 1, "p": 12, "cam": [0.0; 11], "x": [0.0, 0.0, 1.0], "w": 2.0,
+///     "n": 1, "m": 1, "p": 12, "cam": zeros, "x": [0.0, 0.0, 1.0], "w": 2.0,
 ///     "feat": [0.0, 0.0], "min_runs": 1, "min_seconds": 0,
 /// });
 /// let done = gradtape_gradbench::evals::ba::evaluate("objective", input).unwrap();
