@@ -12,6 +12,7 @@ use crate::{Evaluation, Failure};
 
 pub mod ba;
 pub mod hello;
+pub mod ht;
 pub mod llsq;
 pub mod lse;
 
@@ -22,6 +23,7 @@ pub type Evaluate = fn(&str, Value) -> Result<Evaluation, Failure>;
 pub const MODULES: &[(&str, Evaluate)] = &[
     ("ba", ba::evaluate),
     ("hello", hello::evaluate),
+    ("ht", ht::evaluate),
     ("llsq", llsq::evaluate),
     ("lse", lse::evaluate),
 ];
