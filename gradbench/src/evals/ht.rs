@@ -94,8 +94,11 @@ pub struct Problem {
     /// Which hand points the measured points correspond to: one vertex each (simple), or
     /// the three vertices of a triangle (complicated).
     pub targets: Targets,
-    /// For each bone, where its three Euler angles are in `theta` (`None`: fixed at 0).
+    /// For each bone, where its three Euler angles are in `theta` (extended by a zero).
     bone_angles: Vec<usize>,
+    /// The targets' vertices as indices into the flattened positions `[3V]`, three per
+    /// point (`3v + k`): one list (simple) or three (complicated).
+    flat: Vec<Vec<usize>>,
 }
 
 /// The hand points the measured points correspond to.
@@ -182,15 +185,11 @@ impl Problem {
         let absolutes = Tensor::concat(&absolutes.iter().collect::<Vec<_>>(), 0);
         let transforms = absolutes.matmul(&self.inverse_base_absolutes);
         // linear blend skinning, Σ_b w_vb (T_b x_v) for every vertex v, as one product
-        let skinning = (self.weights.reshape(&[self.weights.shape()[0], bones, 1])
-            * self
-                .base_positions
-                .reshape(&[self.weights.shape()[0], 1, 4]))
-        .reshape(&[self.weights.shape()[0], 4 * bones]);
         let stacked = transforms
             .slice(1, 0, 3)
             .transpose()
             .reshape(&[4 * bones, 3]);
+        let skinning = self.skinning_matrix();
         let mut positions = skinning.matmul(&stacked);
         if self.is_mirrored {
             positions = positions * Tensor::from_vec(vec![-1.0, 1.0, 1.0], &[1, 3]);
@@ -199,6 +198,25 @@ impl Problem {
         let rotation = angle_axis_to_rotation_matrix(&theta.slice(0, 0, 3));
         let translation = theta.slice(0, 3, 3).reshape(&[1, 3]);
         positions.matmul(&rotation.transpose()) + translation
+    }
+
+    /// The skinning matrix `K[v, 4b + j] = w_vb x_vj`, `[V, 4B]`: data of the model, not
+    /// differentiated (built from plain numbers, as the model is read).
+    fn skinning_matrix(&self) -> Tensor<f64> {
+        let (weights, base) = (self.weights.view(), self.base_positions.view());
+        let bones = weights.shape()[1];
+        let (weights, base) = (
+            weights.as_slice().expect("built row-major"),
+            base.as_slice().expect("built row-major"),
+        );
+        let vertices = base.len() / 4;
+        let mut k = Vec::with_capacity(vertices * bones * 4);
+        for (w, x) in weights.chunks_exact(bones).zip(base.chunks_exact(4)) {
+            for &w in w {
+                k.extend(x.iter().map(|&x| w * x));
+            }
+        }
+        Tensor::from_vec(k, &[vertices, 4 * bones])
     }
 
     /// The objective `[N, 3]`: each measured point minus its hand point, with `us`
@@ -215,16 +233,22 @@ impl Problem {
     /// # Panics
     /// If `us` is missing for a complicated problem.
     pub fn objective(&self, theta: &Tensor<f64>, us: Option<&Tensor<f64>>) -> Tensor<f64> {
-        let positions = self.vertex_positions(theta);
+        // the positions flattened, `3v + k`, so that picking the targets is a gather of
+        // single numbers (see the module docs)
+        let positions = self
+            .vertex_positions(theta)
+            .reshape(&[3 * self.weights.shape()[0]]);
+        let n = self.points();
+        let pick = |which: usize| positions.gather(0, &self.flat[which]).reshape(&[n, 3]);
         let hand = match &self.targets {
-            Targets::Vertices(vertices) => positions.gather(0, vertices),
-            Targets::Triangles { a, b, c } => {
+            Targets::Vertices(_) => pick(0),
+            Targets::Triangles { .. } => {
                 let us = us.expect("a complicated problem has barycentric coordinates");
-                let (u0, u1) = (us.slice(1, 0, 1), us.slice(1, 1, 1));
+                // each point's u repeated for its three coordinates
+                let repeat = |u: &Tensor<f64>| Tensor::concat(&[u, u, u], 1);
+                let (u0, u1) = (repeat(&us.slice(1, 0, 1)), repeat(&us.slice(1, 1, 1)));
                 let rest = 1.0 - &u0 - &u1;
-                &u0 * positions.gather(0, a)
-                    + &u1 * positions.gather(0, b)
-                    + rest * positions.gather(0, c)
+                &u0 * pick(0) + &u1 * pick(1) + rest * pick(2)
             }
         };
         &self.points - hand
@@ -237,9 +261,9 @@ impl Problem {
         &self,
         theta: &Tensor<f64>,
         us: Option<&Tensor<f64>>,
-    ) -> (Tensor<f64>, Option<Tensor<f64>>) {
+    ) -> (Vec<Tensor<f64>>, Option<Tensor<f64>>) {
         let seed = Tensor::ones(&[self.points(), 3]);
-        let outer = GradientTape::new();
+        let outer = GradientTape::persistent();
         outer.watch(&seed);
         let inner = GradientTape::persistent();
         inner.watch(theta);
@@ -255,10 +279,21 @@ impl Problem {
             (err, pulled)
         });
         let pulled = pulled.expect("the objective depends on theta");
-        let by_theta = outer
-            .jacobian(&pulled, &seed)
-            .expect("a fresh tape gives one jacobian")
-            .expect("Jᵀ s depends on s");
+        // one sweep per column: the batched sweep (`outer.jacobian`) carries a leading batch
+        // axis, and gradtape's gather and scatter kernels take a slow path on more than one
+        // axis (see the module docs), so 26 plain sweeps are faster
+        let by_theta = (0..THETA)
+            .map(|column| {
+                let mut pick = vec![0.0; THETA];
+                pick[column] = 1.0;
+                let options =
+                    GradientOptions::new().output_gradients(Tensor::from_vec(pick, &[THETA]));
+                outer
+                    .gradient_with(&pulled, &seed, options)
+                    .expect("a persistent tape gives its gradients")
+                    .expect("Jᵀ s depends on s")
+            })
+            .collect();
         let by_us = us.map(|us| {
             inner
                 .batch_jacobian(&err, us)
@@ -318,6 +353,7 @@ impl Problem {
             weights: Tensor::from_vec(weights, &[3, bones]),
             is_mirrored: false,
             points: Tensor::from_vec(vec![2.0, 0.1, 0.4, 1.4, 0.6, -0.1], &[2, 3]),
+            flat: flat_indices(&targets),
             targets,
             bone_angles: pose_layout(bones),
         }
@@ -353,6 +389,21 @@ pub fn angle_axis_to_rotation_matrix(angle_axis: &Tensor<f64>) -> Tensor<f64> {
     Tensor::concat(&entries.iter().collect::<Vec<_>>(), 0).reshape(&[3, 3])
 }
 
+/// The targets' vertices as indices into the flattened positions: `3v + k` for each
+/// point's `k`-th coordinate.
+fn flat_indices(targets: &Targets) -> Vec<Vec<usize>> {
+    let flat = |vertices: &[usize]| -> Vec<usize> {
+        vertices
+            .iter()
+            .flat_map(|&v| (0..3).map(move |k| 3 * v + k))
+            .collect()
+    };
+    match targets {
+        Targets::Vertices(vertices) => vec![flat(vertices)],
+        Targets::Triangles { a, b, c } => vec![flat(a), flat(b), flat(c)],
+    }
+}
+
 /// Where each bone's three Euler angles are in `theta` extended by one zero (index
 /// [`THETA`]): C++'s `to_pose_params` as an index map, `[bones × 3]`.
 fn pose_layout(bones: usize) -> Vec<usize> {
@@ -375,23 +426,23 @@ fn pose_layout(bones: usize) -> Vec<usize> {
 /// The Jacobian as the eval wants it, `[3N][columns]`, read from the two parts when
 /// serialised (outside the timings, as the reference's `to_json`).
 struct Dense {
-    by_theta: Tensor<f64>,
+    by_theta: Vec<Tensor<f64>>,
     by_us: Option<Tensor<f64>>,
 }
 
 impl Serialize for Dense {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let theta = self.by_theta.view();
-        let (columns, points) = (theta.shape()[0], theta.shape()[1]);
+        let theta: Vec<_> = self.by_theta.iter().map(Tensor::view).collect();
+        let points = theta.first().map_or(0, |t| t.shape()[0]);
         let us = self.by_us.as_ref().map(Tensor::view);
         let mut rows = serializer.serialize_seq(Some(3 * points))?;
         for i in 0..points {
             for k in 0..3 {
-                let mut row = Vec::with_capacity(columns + 2);
+                let mut row = Vec::with_capacity(theta.len() + 2);
                 if let Some(us) = &us {
                     row.extend([us[[i, k, 0]], us[[i, k, 1]]]);
                 }
-                row.extend((0..columns).map(|c| theta[[c, i, k]]));
+                row.extend(theta.iter().map(|t| t[[i, k]]));
                 rows.serialize_element(&row)?;
             }
         }
@@ -530,6 +581,7 @@ impl TryFrom<(DataInput, bool)> for Problem {
             weights: Tensor::from_vec(weights, &[vertices, bones]),
             is_mirrored: model.is_mirrored,
             points: Tensor::from_vec(points, &[n, 3]),
+            flat: flat_indices(&targets),
             targets,
             parents,
             bone_angles: pose_layout(bones),
