@@ -65,8 +65,8 @@ fn finite_differences(problem: &Problem) -> Vec<Vec<f64>> {
             objective(&q)
         };
         let (up, down) = (shifted(h), shifted(-h));
-        for row in 0..rows {
-            dense[row][column] = (up[row] - down[row]) / (2.0 * h);
+        for (entry, (up, down)) in dense.iter_mut().zip(up.iter().zip(&down)) {
+            entry[column] = (up - down) / (2.0 * h);
         }
     }
     dense
@@ -75,9 +75,9 @@ fn finite_differences(problem: &Problem) -> Vec<Vec<f64>> {
 fn dense(jacobian: &SparseJacobian, rows: usize, columns: usize) -> Vec<Vec<f64>> {
     assert_eq!(jacobian.rows.len(), rows + 1);
     let mut dense = vec![vec![0.0; columns]; rows];
-    for row in 0..rows {
+    for (row, out) in dense.iter_mut().enumerate() {
         for k in jacobian.rows[row]..jacobian.rows[row + 1] {
-            dense[row][jacobian.cols[k]] += jacobian.vals[k];
+            out[jacobian.cols[k]] += jacobian.vals[k];
         }
     }
     dense

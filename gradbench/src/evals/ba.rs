@@ -10,9 +10,9 @@
 //!
 //! The per-observation functions are plain float functions annotated with
 //! `#[differentiable]`; the Jacobian comes from their generated adjoints with no tape. One
-//! forward sweep of [`reprojection_error`] (`reprojection_error::vjp`) and two reverse
+//! forward sweep of [`reprojection_error`](fn@reprojection_error) (`reprojection_error::vjp`) and two reverse
 //! sweeps (its pullback with the cotangents `(1, 0)` and `(0, 1)`) give the block's two
-//! rows; [`weight_error::grad`] gives the weight row.
+//! rows; [`weight_error::grad`](struct@weight_error) gives the weight row.
 //!
 //! Walls of `#[differentiable]` (issue 13) that shaped the code: a camera is eleven
 //! numbers and a point three, naturally `&[f64]` or `[f64; 11]`, but a slice or array
@@ -187,16 +187,10 @@ impl Problem {
         }
     }
 
-    /// Observation `i`'s reprojection error, with the adjoint of [`reprojection_error`]
+    /// Observation `i`'s reprojection error, with the adjoint of [`reprojection_error`](fn@reprojection_error)
     /// as its pullback.
     #[inline]
-    fn observe(
-        &self,
-        i: usize,
-    ) -> (
-        (f64, f64),
-        impl Fn((Option<f64>, Option<f64>)) -> ReprojectionGrads,
-    ) {
+    fn observe(&self, i: usize) -> ((f64, f64), impl Fn(ReprojectionSeed) -> ReprojectionGrads) {
         let (camera, point) = self.obs[i];
         let c = &self.cams[CAMERA_PARAMS * camera..CAMERA_PARAMS * (camera + 1)];
         let x = &self.points[3 * point..3 * point + 3];
@@ -333,7 +327,10 @@ impl Problem {
     }
 }
 
-/// The cotangents [`reprojection_error`]'s pullback gives, one per parameter.
+/// The cotangent [`reprojection_error`](fn@reprojection_error)'s pullback takes, one per result.
+type ReprojectionSeed = (Option<f64>, Option<f64>);
+
+/// The cotangents [`reprojection_error`](fn@reprojection_error)'s pullback gives, one per parameter.
 type ReprojectionGrads = (
     Option<f64>,
     Option<f64>,

@@ -33,7 +33,7 @@
 //! Why the tape rather than `#[differentiable]` (issue 13): the pose is a chain over the
 //! bones (`absolutes[i] = absolutes[parents[i]] @ relatives[i]`), naturally a `Vec` of
 //! tensors indexed by the parent, and the attribute rejects it ("`push` is not a
-//! differentiable method known to #[differentiable]"); the model is also a struct of
+//! differentiable method known to #\[differentiable\]"); the model is also a struct of
 //! tensors, for which an annotated function runs op by op on the tape anyway (its
 //! documented fallback for values reached through other parameters). The tape records the
 //! same code as written.
