@@ -10,9 +10,11 @@ use serde_json::Value;
 
 use crate::{Evaluation, Failure};
 
+pub mod ba;
 pub mod descent;
 pub mod det;
 pub mod hello;
+pub mod ht;
 pub mod kmeans;
 pub mod llsq;
 pub mod lse;
@@ -25,8 +27,10 @@ pub type Evaluate = fn(&str, Value) -> Result<Evaluation, Failure>;
 
 /// Every module this tool defines, by the name the eval gives it.
 pub const MODULES: &[(&str, Evaluate)] = &[
+    ("ba", ba::evaluate),
     ("det", det::evaluate),
     ("hello", hello::evaluate),
+    ("ht", ht::evaluate),
     ("kmeans", kmeans::evaluate),
     ("llsq", llsq::evaluate),
     ("lse", lse::evaluate),
