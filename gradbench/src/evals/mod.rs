@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use crate::{Evaluation, Failure};
 
+pub mod gmm;
 pub mod hello;
 pub mod llsq;
 pub mod lse;
@@ -19,6 +20,7 @@ pub type Evaluate = fn(&str, Value) -> Result<Evaluation, Failure>;
 
 /// Every module this tool defines, by the name the eval gives it.
 pub const MODULES: &[(&str, Evaluate)] = &[
+    ("gmm", gmm::evaluate),
     ("hello", hello::evaluate),
     ("llsq", llsq::evaluate),
     ("lse", lse::evaluate),
