@@ -51,8 +51,9 @@ pub struct Gradient {
 /// What the objective does not differentiate: the data points, the sizes, the prior's
 /// parameters and the index map that places `[exp(q) | l]` in the factors `Q`.
 pub struct Problem {
-    /// `[1, n, d]`: the points, with a batch axis of one to broadcast over the components.
-    pub x: Tensor<f64>,
+    /// The points, `[n, d]`, in consecutive blocks of at most [`Problem::BLOCK`]`/(k·d)`
+    /// rows: a block's `[rows, k·d]` intermediates stay in cache.
+    pub blocks: Vec<Tensor<f64>>,
     /// Dimension of the space.
     pub d: usize,
     /// Number of components.
@@ -69,6 +70,9 @@ pub struct Problem {
 }
 
 impl Problem {
+    /// How many numbers one block's intermediates hold (`rows · k · d`), about 1 MiB.
+    pub const BLOCK: usize = 1 << 17;
+
     /// The problem for `n` points `x` (row-major, `[n, d]`) and `k` components.
     ///
     /// ```
@@ -77,7 +81,8 @@ impl Problem {
     /// let p = gradtape_gradbench::evals::gmm::Problem::new(x, 4, 0, 1.0);
     /// // d = 3: the diagonal (0, 4, 8), then column 0 below it (3, 6), then column 1 (7)
     /// assert_eq!(p.placement, vec![0, 4, 8, 3, 6, 7]);
-    /// assert_eq!(p.x.shape(), &[1, 2, 3]);
+    /// assert_eq!(p.blocks.len(), 1);
+    /// assert_eq!(p.blocks[0].shape(), &[2, 3]);
     /// ```
     ///
     /// # Panics
@@ -93,8 +98,13 @@ impl Problem {
         for c in 0..d {
             placement.extend((c + 1..d).map(|r| r * d + c));
         }
+        let rows = (Problem::BLOCK / (k * d).max(1)).clamp(1, n.max(1));
+        let blocks = (0..n)
+            .step_by(rows)
+            .map(|start| x.slice(0, start, rows.min(n - start)))
+            .collect();
         Problem {
-            x: x.reshape(&[1, n, d]),
+            blocks,
             d,
             k,
             n,
@@ -162,21 +172,29 @@ pub fn objective(
     problem: &Problem,
 ) -> Tensor<f64> {
     let (d, k) = (problem.d, problem.k);
-    // Qₖ, all k at once: [k, d, d]
+    // Qₖ, all k at once, stacked: row k·d + r is row r of Qₖ, [k·d, d]
     let diagonal = q.exp();
     let factors = Tensor::concat(&[&diagonal, l], 1)
         .scatter_add(1, &problem.placement, d * d)
-        .reshape(&[k, d, d]);
-    // Qₖ xᵢ for every component and point, [k, n, d], less Qₖ μₖ, [k, 1, d]
-    let qx = problem.x.matmul_transposed(&factors, false, true);
-    let qmu = (&factors * mu.reshape(&[k, 1, d])).sum_axis(2, true);
-    let centred = qx - qmu.reshape(&[k, 1, d]);
+        .reshape(&[k * d, d]);
+    // Qₖ μₖ, [1, k·d]
+    let qmu = (factors.reshape(&[k, d, d]) * mu.reshape(&[k, 1, d])).sum_axis(2, false);
+    let qmu = qmu.reshape(&[1, k * d]);
     let sum_q = q.sum_axis(1, false);
-    // βₖᵢ = αₖ + Σⱼ qₖⱼ − ½‖Qₖ(xᵢ − μₖ)‖², [k, n]
-    let beta = (alpha + &sum_q).reshape(&[k, 1]) - 0.5 * centred.square().sum_axis(2, false);
-    // Σᵢ logsumexpₖ βₖᵢ, the shift through stop_gradient (the value does not depend on it)
-    let shift = stop_gradient(&beta.max_axis(0, true));
-    let lse_points = ((beta - &shift).exp().sum_axis(0, true).ln() + shift).sum();
+    let offset = alpha + &sum_q;
+    // Σᵢ logsumexpₖ βᵢₖ with βᵢₖ = αₖ + Σⱼ qₖⱼ − ½‖Qₖ(xᵢ − μₖ)‖², a block of points at a time
+    let mut lse_points = Tensor::scalar(0.0);
+    for block in 0..problem.blocks.len() {
+        let points = problem.blocks[block].shape()[0];
+        // Qₖ(xᵢ − μₖ) for the block's points and every component, [points, k·d]
+        let centred = problem.blocks[block].matmul_transposed(&factors, false, true) - &qmu;
+        let squared = centred.square().reshape(&[points, k, d]).sum_axis(2, false);
+        let beta = &offset - 0.5 * squared;
+        // the shift through stop_gradient: the value does not depend on it
+        let shift = stop_gradient(&beta.max_axis(1, true));
+        let lse = (beta - &shift).exp().sum_axis(1, true).ln() + shift;
+        lse_points = lse_points + lse.sum();
+    }
     let alpha_shift = stop_gradient(&alpha.max());
     let lse_alpha = (alpha - &alpha_shift).exp().sum().ln() + alpha_shift;
     // the Wishart prior's terms in the parameters: −γ²/2‖Qₖ‖²_F + m Σⱼ qₖⱼ, summed over k

@@ -14,6 +14,7 @@ pub mod gmm;
 pub mod hello;
 pub mod llsq;
 pub mod lse;
+pub mod lstm;
 
 /// An eval's entry point: the function's name and the message's `input`.
 pub type Evaluate = fn(&str, Value) -> Result<Evaluation, Failure>;
@@ -24,6 +25,7 @@ pub const MODULES: &[(&str, Evaluate)] = &[
     ("hello", hello::evaluate),
     ("llsq", llsq::evaluate),
     ("lse", lse::evaluate),
+    ("lstm", lstm::evaluate),
 ];
 
 /// The entry point of the module `name`, if this tool has it.
