@@ -7,9 +7,9 @@
 //! gradient comes from the tape op by op (`GradientTape::record` over the same function, then
 //! `gradient`), not from `#[differentiable]`: the attribute cannot yet express a `Vec` of
 //! states updated per layer (issue 13). Assigning `hidden[layer] = …` is rejected ("a
-//! #[differentiable] function can assign only to its own `let mut` locals: mutation through
+//! `#[differentiable]` function can assign only to its own `let mut` locals: mutation through
 //! references, fields or indexing has no adjoint"), and so is building the next step's `Vec`
-//! (“`push` is not a differentiable method known to #[differentiable]”).
+//! ("`push` is not a differentiable method known to `#[differentiable]`").
 
 use gradtape::{GradientTape, Tensor};
 use serde::Deserialize;
@@ -183,7 +183,7 @@ fn matrix(
 /// ```
 /// use serde_json::json;
 /// let input = json!({
-///     "main_params": [[0.0; 4], [0.0; 4]], "extra_params": [[0.0], [0.0], [0.0]],
+///     "main_params": [[0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]], "extra_params": [[0.0], [0.0], [0.0]],
 ///     "state": [[0.0], [0.0]], "sequence": [[1.0], [1.0]],
 ///     "min_runs": 1, "min_seconds": 0,
 /// });
