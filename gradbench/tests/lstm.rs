@@ -63,6 +63,8 @@ fn the_jacobian_matches_finite_differences() {
     check_against_finite_differences(1, 2, 4);
     check_against_finite_differences(2, 3, 5);
     check_against_finite_differences(3, 2, 3);
+    check_against_finite_differences(3, 2, 2);
+    check_against_finite_differences(4, 1, 9);
 }
 
 #[test]

@@ -2,14 +2,21 @@
 //! (`objective`), and the gradient of the loss with respect to the main and extra parameters
 //! (`jacobian`).
 //!
-//! Written as a user with tensors would, one step of the sequence at a time, each layer's
-//! hidden and cell state a `[1, b]` tensor kept in a `Vec` (the C++ reference's layout). The
-//! gradient comes from the tape op by op (`GradientTape::record` over the same function, then
-//! `gradient`), not from `#[differentiable]`: the attribute cannot yet express a `Vec` of
-//! states updated per layer (issue 13). Assigning `hidden[layer] = …` is rejected ("a
-//! `#[differentiable]` function can assign only to its own `let mut` locals: mutation through
-//! references, fields or indexing has no adjoint"), and so is building the next step's `Vec`
-//! ("`push` is not a differentiable method known to `#[differentiable]`").
+//! Written with tensors over the layers of a *wave* (the wavefront schedule of stacked
+//! recurrent networks): wave `w` runs step `w − i` of every layer `i`, whose input, layer
+//! `i − 1`'s hidden state at that step, the wave before produced. Each op then updates the
+//! `[l, b]` states of all layers at once instead of one layer's `[1, b]`: the same arithmetic
+//! element for element as the C++ reference's loop over steps and layers, in about `l` times
+//! fewer (tiny) ops. The last layer's hidden states are collected, and the predictions and
+//! the loss computed for all steps at once.
+//!
+//! The gradient comes from the tape op by op (`GradientTape::record` over the same function,
+//! then `gradient`), not from `#[differentiable]`: the attribute cannot yet express a `Vec`
+//! of tensors built in a loop (issue 13). The reference's own layout, a `Vec` of per-layer
+//! states, is rejected at `hidden[layer] = …` ("a `#[differentiable]` function can assign
+//! only to its own `let mut` locals: mutation through references, fields or indexing has no
+//! adjoint"), and collecting the outputs at `outputs.push(…)` ("`push` is not a
+//! differentiable method known to `#[differentiable]`").
 
 use gradtape::{GradientTape, Tensor};
 use serde::Deserialize;
@@ -37,48 +44,9 @@ pub struct Problem {
     pub sequence: Tensor<f64>,
 }
 
-/// One layer's parameters, each `[1, b]`: the weights and biases of its four gates.
-struct Layer {
-    forget: (Tensor<f64>, Tensor<f64>),
-    ingate: (Tensor<f64>, Tensor<f64>),
-    outgate: (Tensor<f64>, Tensor<f64>),
-    change: (Tensor<f64>, Tensor<f64>),
-}
-
-impl Layer {
-    /// Layer `i` of `main` (`[2l, 4b]`: row `2i` its weights, row `2i + 1` its biases, each
-    /// in the order forget, ingate, outgate, change).
-    fn of(main: &Tensor<f64>, i: usize, b: usize) -> Layer {
-        let (weight, bias) = (main.slice(0, 2 * i, 1), main.slice(0, 2 * i + 1, 1));
-        let gate = |g: usize| (weight.slice(1, g * b, b), bias.slice(1, g * b, b));
-        Layer {
-            forget: gate(0),
-            ingate: gate(1),
-            outgate: gate(2),
-            change: gate(3),
-        }
-    }
-
-    /// One step: the new hidden and cell state from the input, the hidden and the cell state.
-    fn step(
-        &self,
-        input: &Tensor<f64>,
-        hidden: &Tensor<f64>,
-        cell: &Tensor<f64>,
-    ) -> (Tensor<f64>, Tensor<f64>) {
-        let affine = |x: &Tensor<f64>, (w, b): &(Tensor<f64>, Tensor<f64>)| x * w + b;
-        let forget = affine(input, &self.forget).sigmoid();
-        let ingate = affine(hidden, &self.ingate).sigmoid();
-        let outgate = affine(input, &self.outgate).sigmoid();
-        let change = affine(hidden, &self.change).tanh();
-        let cell = cell * forget + ingate * change;
-        let hidden = outgate * cell.tanh();
-        (hidden, cell)
-    }
-}
-
-/// The loss at `main` (`[2l, 4b]`) and `extra` (`[3, b]`: the input weights, the output
-/// weights and the output biases): the mean over the sequence's steps and bits of
+/// The loss at `main` (`[2l, 4b]`: row `2i` layer `i`'s weights, row `2i + 1` its biases, each
+/// in the order forget, ingate, outgate, change) and `extra` (`[3, b]`: the input weights,
+/// the output weights and the output biases): the mean over the sequence's steps and bits of
 /// `−gold · (prediction − log(Σ exp(prediction) + 2))`, the next character being the gold.
 ///
 /// ```
@@ -97,35 +65,89 @@ impl Layer {
 /// ```
 pub fn objective(main: &Tensor<f64>, extra: &Tensor<f64>, problem: &Problem) -> Tensor<f64> {
     let (c, b) = (problem.sequence.shape()[0], problem.sequence.shape()[1]);
-    let layers: Vec<Layer> = (0..main.shape()[0] / 2)
-        .map(|i| Layer::of(main, i, b))
-        .collect();
-    let (in_weight, out_weight, out_bias) = (
-        extra.slice(0, 0, 1),
-        extra.slice(0, 1, 1),
-        extra.slice(0, 2, 1),
-    );
-    let mut hidden: Vec<Tensor<f64>> = (0..layers.len())
-        .map(|i| problem.state.slice(0, 2 * i, 1))
-        .collect();
-    let mut cell: Vec<Tensor<f64>> = (0..layers.len())
-        .map(|i| problem.state.slice(0, 2 * i + 1, 1))
-        .collect();
-    let mut total = Tensor::scalar(0.0);
-    let mut input = problem.sequence.slice(0, 0, 1);
-    for t in 0..c - 1 {
-        let mut x = &input * &in_weight;
-        for (i, layer) in layers.iter().enumerate() {
-            (hidden[i], cell[i]) = layer.step(&x, &hidden[i], &cell[i]);
-            x = hidden[i].clone();
+    let (layers, steps) = (main.shape()[0] / 2, c - 1);
+    let even: Vec<usize> = (0..layers).map(|i| 2 * i).collect();
+    let odd: Vec<usize> = (0..layers).map(|i| 2 * i + 1).collect();
+    // each gate's weights and biases for all layers, [l, b]
+    let (weights, biases) = (main.gather(0, &even), main.gather(0, &odd));
+    let gate = |g: usize| Gate {
+        weight: weights.slice(1, g * b, b),
+        bias: biases.slice(1, g * b, b),
+    };
+    let gates = [gate(0), gate(1), gate(2), gate(3)];
+    let mut hidden = problem.state.gather(0, &even);
+    let mut cell = problem.state.gather(0, &odd);
+    let in_weight = extra.slice(0, 0, 1);
+    let mut outputs = Vec::with_capacity(steps);
+    // wave w runs step w − i of every layer i that has one: layer i's input is what layer
+    // i − 1 produced in the wave before, so the layers of a wave are independent
+    for wave in 0..steps + layers - 1 {
+        let (lo, hi) = ((wave + 1).saturating_sub(steps), (wave + 1).min(layers));
+        // (the first layer's input is made here rather than sliced from all steps' inputs
+        // made at once: a slice's cotangent is padded to its source's size, so slicing a
+        // [steps, b] tensor at every step would make the gradient quadratic in the steps)
+        let input = if lo > 0 {
+            hidden.slice(0, lo - 1, hi - lo)
+        } else if hi > 1 {
+            let first = problem.sequence.slice(0, wave, 1) * &in_weight;
+            Tensor::concat(&[&first, &hidden.slice(0, 0, hi - 1)], 0)
+        } else {
+            problem.sequence.slice(0, wave, 1) * &in_weight
+        };
+        let active = |t: &Tensor<f64>| {
+            if hi - lo == layers {
+                t.clone()
+            } else {
+                t.slice(0, lo, hi - lo)
+            }
+        };
+        let g = |k: usize, x: &Tensor<f64>| x * active(&gates[k].weight) + active(&gates[k].bias);
+        let forget = g(0, &input).sigmoid();
+        let ingate = g(1, &active(&hidden)).sigmoid();
+        let outgate = g(2, &input).sigmoid();
+        let change = g(3, &active(&hidden)).tanh();
+        let new_cell = active(&cell) * forget + ingate * change;
+        let new_hidden = outgate * new_cell.tanh();
+        if hi == layers {
+            outputs.push(new_hidden.slice(0, hi - lo - 1, 1));
         }
-        let prediction = x * &out_weight + &out_bias;
-        let lse = (prediction.exp().sum() + 2.0).ln();
-        let gold = problem.sequence.slice(0, t + 1, 1);
-        total = total + (&gold * (prediction - lse)).sum();
-        input = gold;
+        (hidden, cell) = if hi - lo == layers {
+            (new_hidden, new_cell)
+        } else {
+            (
+                splice(&hidden, lo, &new_hidden),
+                splice(&cell, lo, &new_cell),
+            )
+        };
     }
-    -total / ((c - 1) * b) as f64
+    // the last layer's hidden states, [steps, b], give every step's prediction at once
+    let outputs: Vec<&Tensor<f64>> = outputs.iter().collect();
+    let prediction = Tensor::concat(&outputs, 0) * extra.slice(0, 1, 1) + extra.slice(0, 2, 1);
+    let lse = (prediction.exp().sum_axis(1, true) + 2.0).ln();
+    let gold = problem.sequence.slice(0, 1, steps);
+    -(gold * (prediction - lse)).sum() / (steps * b) as f64
+}
+
+/// One gate's weights and biases for all layers, `[l, b]` each.
+struct Gate {
+    weight: Tensor<f64>,
+    bias: Tensor<f64>,
+}
+
+/// `all` with the rows from `start` on replaced by `rows`.
+fn splice(all: &Tensor<f64>, start: usize, rows: &Tensor<f64>) -> Tensor<f64> {
+    let (n, len) = (all.shape()[0], rows.shape()[0]);
+    let mut pieces = Vec::with_capacity(3);
+    let before = all.slice(0, 0, start);
+    let after = all.slice(0, start + len, n - start - len);
+    if start > 0 {
+        pieces.push(&before);
+    }
+    pieces.push(rows);
+    if start + len < n {
+        pieces.push(&after);
+    }
+    Tensor::concat(&pieces, 0)
 }
 
 /// The gradient of [`objective`]: the main parameters' then the extra parameters',
