@@ -184,3 +184,54 @@ fn an_unknown_function_is_named() {
         other => panic!("expected UnknownFunction, got {other:?}"),
     }
 }
+
+/// The objective and its gradient at the parameters of `input`, the points in blocks of
+/// `rows`.
+fn in_blocks(input: &Value, rows: usize) -> (f64, Vec<Vec<f64>>) {
+    use gradtape::Tensor;
+    use gradtape_gradbench::evals::gmm::{Problem, objective};
+    let (d, k) = (
+        input["d"].as_u64().unwrap() as usize,
+        input["k"].as_u64().unwrap() as usize,
+    );
+    let matrix = |field: &str| -> Tensor<f64> {
+        let rows: Vec<Vec<f64>> = serde_json::from_value(input[field].clone()).unwrap();
+        let len = rows[0].len();
+        Tensor::from_vec(rows.concat(), &[rows.len(), len])
+    };
+    let alpha: Vec<f64> = serde_json::from_value(input["alpha"].clone()).unwrap();
+    let alpha = Tensor::from_vec(alpha, &[k]);
+    let (mu, q, l) = (matrix("mu"), matrix("q"), matrix("l"));
+    let problem = Problem::in_blocks_of(rows, matrix("x"), k, 1, 1.1);
+    assert_eq!(problem.d, d);
+    let value = objective(&alpha, &mu, &q, &l, &problem).to_scalar();
+    let (same, pullback) = objective::vjp(&alpha, &mu, &q, &l, &problem);
+    assert_eq!(same.to_scalar(), value);
+    let (da, dm, dq, dl, ()) = pullback(Tensor::scalar(1.0));
+    let grads = [da, dm, dq, dl].map(|g| g.unwrap().to_vec()).to_vec();
+    (value, grads)
+}
+
+#[test]
+fn blocks_of_points_change_nothing_but_rounding() {
+    let input = input(3, 2, 7, 1, 1.1);
+    let (value, grads) = in_blocks(&input, 7);
+    assert_eq!(objective(&input), {
+        // the evaluate path (one block at this size) agrees with the pub objective
+        let (v, _) = in_blocks(&input, 100);
+        v
+    });
+    for rows in [1, 2, 3, 6] {
+        let (v, g) = in_blocks(&input, rows);
+        assert!(
+            (v - value).abs() < 1e-12 * value.abs(),
+            "rows = {rows}: {v} vs {value}"
+        );
+        for (a, b) in g.iter().flatten().zip(grads.iter().flatten()) {
+            assert!(
+                (a - b).abs() < 1e-12 * (1.0 + b.abs()),
+                "rows = {rows}: {a} vs {b}"
+            );
+        }
+    }
+}

@@ -88,6 +88,24 @@ impl Problem {
     /// # Panics
     /// If `x` is not a matrix.
     pub fn new(x: Tensor<f64>, k: usize, m: usize, gamma: f64) -> Problem {
+        let d = x.shape().get(1).copied().unwrap_or(1);
+        let rows = Problem::BLOCK / (k * d).max(1);
+        Problem::in_blocks_of(rows, x, k, m, gamma)
+    }
+
+    /// As [`new`](Self::new), with blocks of `rows` points (the last one shorter).
+    ///
+    /// ```
+    /// use gradtape::Tensor;
+    /// let x = Tensor::from_vec(vec![0.0; 10], &[5, 2]);
+    /// let p = gradtape_gradbench::evals::gmm::Problem::in_blocks_of(2, x, 3, 0, 1.0);
+    /// let rows: Vec<usize> = p.blocks.iter().map(|b| b.shape()[0]).collect();
+    /// assert_eq!(rows, vec![2, 2, 1]);
+    /// ```
+    ///
+    /// # Panics
+    /// If `x` is not a matrix.
+    pub fn in_blocks_of(rows: usize, x: Tensor<f64>, k: usize, m: usize, gamma: f64) -> Problem {
         let &[n, d] = x.shape() else {
             panic!(
                 "gmm: the points must be a matrix, got shape {:?}",
@@ -98,7 +116,7 @@ impl Problem {
         for c in 0..d {
             placement.extend((c + 1..d).map(|r| r * d + c));
         }
-        let rows = (Problem::BLOCK / (k * d).max(1)).clamp(1, n.max(1));
+        let rows = rows.clamp(1, n.max(1));
         let blocks = (0..n)
             .step_by(rows)
             .map(|start| x.slice(0, start, rows.min(n - start)))
