@@ -2,11 +2,12 @@
 //! matrices (`objective`), and its gradient with respect to `alpha`, `mu`, `q` and `l`
 //! (`jacobian`).
 //!
-//! Written as a user with tensors would, the whole data set at once (as the PyTorch
+//! Written as a user with tensors would, all points and components at once (as the PyTorch
 //! reference does): each component's factor `Qₖ` (`exp(qₖ)` on the diagonal, `lₖ` below it,
 //! column by column) is built by scattering `[exp(qₖ) | lₖ]` into the `d × d` positions with a
-//! constant index map, `Qₖ(xᵢ − μₖ)` is one batched matrix product for all points and
-//! components, and the log-sum-exp over the components takes its shift through
+//! constant index map, `Qₖ(xᵢ − μₖ) = [Qₖ | −Qₖμₖ]·[xᵢ; 1]` is one matrix product for a
+//! block of points and all components (blocks of about 1 MiB of intermediates, so that they
+//! stay in cache), and the log-sum-exp over the components takes its shift through
 //! `stop_gradient`. The function is annotated with `#[differentiable]`; the gradient is the
 //! generated adjoint (`objective::vjp`). The data and constants go in a struct, so the
 //! adjoint computes no cotangent for them.
@@ -51,8 +52,8 @@ pub struct Gradient {
 /// What the objective does not differentiate: the data points, the sizes, the prior's
 /// parameters and the index map that places `[exp(q) | l]` in the factors `Q`.
 pub struct Problem {
-    /// The points, `[n, d]`, in consecutive blocks of at most [`Problem::BLOCK`]`/(k·d)`
-    /// rows: a block's `[rows, k·d]` intermediates stay in cache.
+    /// The points, each with a 1 appended (`[n, d + 1]`), in consecutive blocks of at most
+    /// [`Problem::BLOCK`]`/(k·d)` rows: a block's `[rows, k·d]` intermediates stay in cache.
     pub blocks: Vec<Tensor<f64>>,
     /// Dimension of the space.
     pub d: usize,
@@ -82,7 +83,7 @@ impl Problem {
     /// // d = 3: the diagonal (0, 4, 8), then column 0 below it (3, 6), then column 1 (7)
     /// assert_eq!(p.placement, vec![0, 4, 8, 3, 6, 7]);
     /// assert_eq!(p.blocks.len(), 1);
-    /// assert_eq!(p.blocks[0].shape(), &[2, 3]);
+    /// assert_eq!(p.blocks[0].shape(), &[2, 4]);
     /// ```
     ///
     /// # Panics
@@ -117,6 +118,7 @@ impl Problem {
             placement.extend((c + 1..d).map(|r| r * d + c));
         }
         let rows = rows.clamp(1, n.max(1));
+        let x = Tensor::concat(&[&x, &Tensor::from_vec(vec![1.0; n], &[n, 1])], 1);
         let blocks = (0..n)
             .step_by(rows)
             .map(|start| x.slice(0, start, rows.min(n - start)))
@@ -195,9 +197,10 @@ pub fn objective(
     let factors = Tensor::concat(&[&diagonal, l], 1)
         .scatter_add(1, &problem.placement, d * d)
         .reshape(&[k * d, d]);
-    // Qₖ μₖ, [1, k·d]
+    // Qₖ μₖ, [k, d]
     let qmu = (factors.reshape(&[k, d, d]) * mu.reshape(&[k, 1, d])).sum_axis(2, false);
-    let qmu = qmu.reshape(&[1, k * d]);
+    // [Qₖ | −Qₖμₖ] stacked, [k·d, d + 1]: against a point with a 1 appended, Qₖ(x − μₖ)
+    let affine = Tensor::concat(&[&factors, &-qmu.reshape(&[k * d, 1])], 1);
     let sum_q = q.sum_axis(1, false);
     let offset = alpha + &sum_q;
     // Σᵢ logsumexpₖ βᵢₖ with βᵢₖ = αₖ + Σⱼ qₖⱼ − ½‖Qₖ(xᵢ − μₖ)‖², a block of points at a time
@@ -205,7 +208,7 @@ pub fn objective(
     for block in 0..problem.blocks.len() {
         let points = problem.blocks[block].shape()[0];
         // Qₖ(xᵢ − μₖ) for the block's points and every component, [points, k·d]
-        let centred = problem.blocks[block].matmul_transposed(&factors, false, true) - &qmu;
+        let centred = problem.blocks[block].matmul_transposed(&affine, false, true);
         let squared = centred.square().reshape(&[points, k, d]).sum_axis(2, false);
         let beta = &offset - 0.5 * squared;
         // the shift through stop_gradient: the value does not depend on it
