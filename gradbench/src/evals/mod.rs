@@ -13,11 +13,13 @@ use crate::{Evaluation, Failure};
 pub mod ba;
 pub mod descent;
 pub mod det;
+pub mod gmm;
 pub mod hello;
 pub mod ht;
 pub mod kmeans;
 pub mod llsq;
 pub mod lse;
+pub mod lstm;
 pub mod ode;
 pub mod particle;
 pub mod saddle;
@@ -29,11 +31,13 @@ pub type Evaluate = fn(&str, Value) -> Result<Evaluation, Failure>;
 pub const MODULES: &[(&str, Evaluate)] = &[
     ("ba", ba::evaluate),
     ("det", det::evaluate),
+    ("gmm", gmm::evaluate),
     ("hello", hello::evaluate),
     ("ht", ht::evaluate),
     ("kmeans", kmeans::evaluate),
     ("llsq", llsq::evaluate),
     ("lse", lse::evaluate),
+    ("lstm", lstm::evaluate),
     ("ode", ode::evaluate),
     ("particle", particle::evaluate),
     ("saddle", saddle::evaluate),
