@@ -99,10 +99,10 @@ pub(crate) fn run(tape: &Rc<TapeCell>, sweep: Sweep<'_>, out: &mut Gradients) ->
             retain: sweep.retain,
             unrecorded,
         };
-        // Anomaly mode is a second instance of the sweep: the usual one tests no flag per
-        // node.
+        // Anomaly mode is a second instance of the sweep, out of line: the usual one tests
+        // no flag per node, and is laid out as if there were no other.
         if check {
-            sweep_nodes::<true>(tape, &mut scratch, &source_nodes, end, flags, &mut finding);
+            sweep_checking(tape, &mut scratch, &source_nodes, end, flags, &mut finding);
         } else {
             sweep_nodes::<false>(tape, &mut scratch, &source_nodes, end, flags, &mut finding);
         }
@@ -464,6 +464,20 @@ fn mark_relevant(
                 .any(|&j| j != NO_NODE && relevant[j as usize]);
         }
     }
+}
+
+/// [`sweep_nodes`] in anomaly mode.
+#[cold]
+#[inline(never)]
+fn sweep_checking(
+    tape: &Rc<TapeCell>,
+    scratch: &mut Scratch,
+    sources: &SourceNodes,
+    end: usize,
+    flags: SweepFlags,
+    finding: &mut Option<Finding>,
+) {
+    sweep_nodes::<true>(tape, scratch, sources, end, flags, finding);
 }
 
 /// The sweep proper; `CHECK`: anomaly mode, each rule's cotangents are checked and the
