@@ -12,17 +12,18 @@ fn checking() -> GradientTape {
     GradientTape::builder().check_numerics(true).build()
 }
 
-/// The `NonFinite` error's fields, or a panic naming what came instead.
-fn non_finite(
-    result: Result<impl std::fmt::Debug, TapeError>,
-) -> (
+/// What a `NonFinite` error names: op, phase, value, operand shapes, output shape, line.
+type Named = (
     &'static str,
     AnomalyPhase,
     NonFiniteValue,
     Vec<Option<Vec<usize>>>,
     Vec<usize>,
     u32,
-) {
+);
+
+/// The `NonFinite` error's fields, or a panic naming what came instead.
+fn non_finite(result: Result<impl std::fmt::Debug, TapeError>) -> Named {
     match result {
         Err(TapeError::NonFinite {
             op,
