@@ -67,6 +67,7 @@ pub enum TapeError {
     /// let x = Tensor::from_vec(vec![1.0_f32, -1.0], &[2]);
     /// let tape = GradientTape::builder().check_numerics(true).build();
     /// tape.watch(&x);
+    /// let line = line!() + 1;
     /// let y = tape.record(|| x.ln().sum());
     /// let error = tape.gradient(&y, &x).unwrap_err();
     /// let TapeError::NonFinite { op, phase, value, output_shape, location, .. } = &error else {
@@ -74,7 +75,7 @@ pub enum TapeError {
     /// };
     /// assert_eq!((*op, *phase, *value), ("ln", AnomalyPhase::Forward, NonFiniteValue::Nan));
     /// assert_eq!(output_shape, &[2]);
-    /// assert_eq!(location.line(), 5); // this example's line that recorded `ln`
+    /// assert_eq!(location.line(), line); // this example's line that recorded `ln`
     /// assert!(error.to_string().contains("forward value of `ln`"), "{error}");
     /// ```
     #[error("{}", non_finite_message(.op, .phase, .value, .operand_shapes, .output_shape, .location))]
