@@ -46,10 +46,15 @@ fn chain(x: &Tensor<f32>) -> Tensor<f32> {
 }
 
 /// W2: y = x; 10,000 times y = sin(y)·0.9 + y·0.1 (40,000 recorded ops); dy/dx.
+/// `W2_CHECK_NUMERICS=1` runs it on a tape in anomaly mode.
 fn w2_chain(c: &mut Criterion) {
     let x = Variable::new(0.5_f32);
+    // `W2_CHECK_NUMERICS=1`: the same in anomaly mode, to count what it costs
+    let check_numerics = std::env::var_os("W2_CHECK_NUMERICS").is_some();
     let record_and_backward = || {
-        let tape = GradientTape::new();
+        let tape = GradientTape::builder()
+            .check_numerics(check_numerics)
+            .build();
         let y = tape.record(|| chain(&x.value()));
         tape.gradient(&y, &x)
             .expect("one gradient")

@@ -222,6 +222,38 @@ fn reset_inside_its_own_sweep_panics() {
     assert_eq!(tape.gradient(&y, &x).unwrap_err(), TapeError::Poisoned);
 }
 
+/// A rule that asks its own tape for a gradient while that tape's sweep runs would read
+/// records the sweep has taken out (it got `Ok(None)`, a silent wrong answer): it is a
+/// typed error, and the outer gradient goes on.
+#[test]
+fn gradient_from_a_rule_during_its_own_tapes_sweep_is_an_error() {
+    for persistent in [false, true] {
+        let x = Tensor::scalar(2.0_f64);
+        let tape = Rc::new(GradientTape::builder().persistent(persistent).build());
+        tape.watch(&x);
+        let weak = Rc::downgrade(&tape);
+        let inner = Rc::new(std::cell::RefCell::new(None));
+        let seen = Rc::clone(&inner);
+        let y = tape.record(|| {
+            let earlier = x.sin();
+            let x_seen = x.clone();
+            custom_gradient("asks_its_tape", &[&x], move |inputs| {
+                let out = inputs[0].square();
+                let rule = move |g: &Tensor<f64>| {
+                    let tape = weak.upgrade().expect("the tape is alive");
+                    *seen.borrow_mut() = Some(tape.gradient(&earlier, &x_seen));
+                    vec![Some(g * 4.0)]
+                };
+                (out, rule)
+            })
+        });
+        // the outer gradient is unaffected: the rule's 2x·g at x = 2
+        assert_eq!(tape.gradient(&y, &x).unwrap().unwrap().to_scalar(), 4.0);
+        let inner = inner.borrow_mut().take().expect("the rule ran");
+        assert_eq!(inner.unwrap_err(), TapeError::GradientDuringSweep);
+    }
+}
+
 #[test]
 fn stop_gradient_blocks_only_its_branch() {
     // y = x · sg(x) + x: dy/dx = sg(x) + 1 = 4 at x = 3

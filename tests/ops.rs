@@ -928,6 +928,11 @@ misuse! {
     one_hot_range: "one_hot: entry 5 of a tensor of shape [2] is not a class index in 0..5" => Tensor::from_vec(vec![0_u8, 5], &[2]).one_hot::<f32>(5);
     from_vec_length: "Tensor::from_vec: 3 elements cannot have shape [2, 2] (4 elements)" => Tensor::from_vec(vec![1.0_f64, 2.0, 3.0], &[2, 2]);
     from_vec_shape_overflows: "Tensor::from_vec: shape [18446744073709551615, 2] has more elements than a tensor can hold" => Tensor::from_vec(vec![1.0_f64], &[usize::MAX, 2]);
+    full_shape_overflows: "Tensor::full: shape [18446744073709551615, 2] has more elements than a tensor can hold" => Tensor::full(&[usize::MAX, 2], 1.0_f32);
+    zeros_shape_wraps_to_zero: "Tensor::zeros: shape [2, 9223372036854775808] has more elements than a tensor can hold" => Tensor::<f64>::zeros(&[2, 1 << 63]);
+    ones_shape_overflows: "Tensor::ones: shape [4294967296, 4294967296, 3] has more elements than a tensor can hold" => Tensor::<u8>::ones(&[1 << 32, 1 << 32, 3]);
+    reshape_shape_wraps_to_zero: "reshape: shape [2, 9223372036854775808] has more elements than a tensor can hold" => zeros(&[0]).reshape(&[2, 1 << 63]);
+    broadcast_to_shape_overflows: "broadcast_to: shape [2, 9223372036854775808] has more elements than a tensor can hold" => Tensor::scalar(1.0_f64).broadcast_to(&[2, 1 << 63]);
     arange_infinite_end: "Tensor::arange: start 0 and end inf must be finite" => Tensor::<f64>::arange(0.0, f64::INFINITY, 1.0);
     arange_too_long: "Tensor::arange: [0, 100000000000000000000) with step 1 has 100000000000000000000 elements, more than a tensor can hold" => Tensor::<f64>::arange(0.0, 1e20, 1.0);
     to_scalar_many: "to_scalar: tensor of shape [2] has 2 elements, not 1" => zeros(&[2]).to_scalar();

@@ -136,12 +136,16 @@ impl<T: DType> Data<T> {
     }
 
     /// `value` repeated over `shape`: one buffer, filled in one pass.
+    ///
+    /// # Panics
+    /// Naming `op` and the shape, if it has more elements than a tensor can hold.
     #[inline]
-    pub(crate) fn filled(shape: &[usize], value: T) -> Data<T> {
+    #[track_caller]
+    pub(crate) fn filled(op: &str, shape: &[usize], value: T) -> Data<T> {
         if shape.is_empty() {
             return Data::scalar(value);
         }
-        let len = shape.iter().product();
+        let len = checked_len::<T>(op, shape);
         Data::Array(Arc::new(array_from_vec(IxDyn(shape), vec![value; len])))
     }
 }
@@ -296,11 +300,13 @@ impl<T: DType> Tensor<T> {
     /// use gradtape_runtime::Tensor;
     /// assert_eq!(Tensor::full(&[2], 7_u8).to_vec(), vec![7, 7]);
     /// ```
+    ///
+    /// # Panics
+    /// If the product of `shape` is more elements than a tensor can hold (it overflows
+    /// `usize`, or the buffer would exceed `isize::MAX` bytes), naming the shape.
+    #[track_caller]
     pub fn full(shape: &[usize], value: T) -> Tensor<T> {
-        if shape.is_empty() {
-            return Tensor::scalar(value);
-        }
-        Tensor::from_data(Data::filled(shape, value))
+        Tensor::filled("Tensor::full", shape, value)
     }
 
     /// A tensor of `shape` filled with zeros (`false` for `bool`).
@@ -309,8 +315,12 @@ impl<T: DType> Tensor<T> {
     /// use gradtape_runtime::Tensor;
     /// assert_eq!(Tensor::<f32>::zeros(&[3]).to_vec(), vec![0.0; 3]);
     /// ```
+    ///
+    /// # Panics
+    /// As [`Tensor::full`].
+    #[track_caller]
     pub fn zeros(shape: &[usize]) -> Tensor<T> {
-        Tensor::full(shape, T::ZERO)
+        Tensor::filled("Tensor::zeros", shape, T::ZERO)
     }
 
     /// A tensor of `shape` filled with ones (`true` for `bool`).
@@ -319,8 +329,21 @@ impl<T: DType> Tensor<T> {
     /// use gradtape_runtime::Tensor;
     /// assert_eq!(Tensor::<f64>::ones(&[2, 1]).to_vec(), vec![1.0, 1.0]);
     /// ```
+    ///
+    /// # Panics
+    /// As [`Tensor::full`].
+    #[track_caller]
     pub fn ones(shape: &[usize]) -> Tensor<T> {
-        Tensor::full(shape, T::ONE)
+        Tensor::filled("Tensor::ones", shape, T::ONE)
+    }
+
+    /// [`Tensor::full`], its panic naming the constructor `op`.
+    #[track_caller]
+    fn filled(op: &str, shape: &[usize], value: T) -> Tensor<T> {
+        if shape.is_empty() {
+            return Tensor::scalar(value);
+        }
+        Tensor::from_data(Data::filled(op, shape, value))
     }
 
     /// The tensor's shape; empty for a scalar.

@@ -44,6 +44,7 @@ pub fn any_tracks(inputs: &[AnyTensor]) -> bool {
 /// });
 /// assert_eq!(tape.gradient(&y, &x).unwrap().unwrap().to_scalar(), 6.0);
 /// ```
+#[track_caller]
 pub fn record_fused<T: Float, F>(
     op: &'static str,
     value: Tensor<T>,
@@ -80,6 +81,7 @@ where
 /// let j = tape.jacobian(&y, &x).unwrap().unwrap();
 /// assert_eq!(j.to_vec(), vec![1.0_f64.cos(), 0.0, 0.0, 2.0_f64.cos()]);
 /// ```
+#[track_caller]
 pub fn record_fused_batched<T: Float, F>(
     op: &'static str,
     value: Tensor<T>,
@@ -93,6 +95,7 @@ where
 }
 
 /// [`record_fused`] and [`record_fused_batched`]: the rule gets its cotangent typed.
+#[track_caller]
 fn record_typed<T: Float, F>(
     op: &'static str,
     value: Tensor<T>,

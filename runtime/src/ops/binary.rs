@@ -126,6 +126,7 @@ pub(crate) fn mul<T: Float>(x: &Tensor<T>, y: &Tensor<T>) -> Tensor<T> {
 /// same values as [`mul`] with `c` as a 0-d tensor, but recorded as a scaling whose rule
 /// keeps no operand (and the number never becomes a tensor of its own).
 #[inline]
+#[track_caller]
 pub(crate) fn scale<T: Float>(x: &Tensor<T>, c: T) -> Tensor<T> {
     // d(x c) = c dx
     super::linear(
@@ -261,6 +262,7 @@ impl<T: Float> Tensor<T> {
 }
 
 /// Elementwise negation; the unary `-` operator.
+#[track_caller]
 pub(crate) fn neg<T: Float>(x: &Tensor<T>) -> Tensor<T> {
     let data = x.map_data(|v| -v);
     stack::record(data, &[x.id()], |_| NodeSpec {
@@ -414,6 +416,7 @@ macro_rules! tensor_lhs_ops {
         }
         impl<T: $crate::Float> ::std::ops::Neg for $lhs {
             type Output = $crate::Tensor<T>;
+            #[track_caller]
             fn neg(self) -> $crate::Tensor<T> { $crate::ops::binary::neg(&$crate::Operand::<T>::as_tensor(&self)) }
         }
     )*};

@@ -19,6 +19,7 @@ impl<T: DType> Tensor<T> {
     /// assert_eq!(labels.cast::<f32>().to_vec(), vec![1.0, 0.0, 2.0]);
     /// assert_eq!(Tensor::scalar(2.7_f64).cast::<i32>().to_scalar(), 2);
     /// ```
+    #[track_caller]
     pub fn cast<U: DType>(&self) -> Tensor<U> {
         if let Some(any) = AnyTensor::try_from_typed(self)
             && let Some(cast) = cast_float(&any, U::NAME)
@@ -40,6 +41,7 @@ impl<T: DType> Tensor<T> {
 
 /// A recorded float-to-float cast to the dtype named `target`, or `None` if `target` is
 /// not a float dtype.
+#[track_caller]
 fn cast_float(x: &AnyTensor, target: &str) -> Option<AnyTensor> {
     match (x, target) {
         (AnyTensor::F32(t), "f32") => Some(AnyTensor::F32(t.clone())),
@@ -50,6 +52,7 @@ fn cast_float(x: &AnyTensor, target: &str) -> Option<AnyTensor> {
     }
 }
 
+#[track_caller]
 fn recorded_cast<T: crate::Float, U: crate::Float>(x: &Tensor<T>, f: impl Fn(T) -> U) -> Tensor<U> {
     let data = x.map_data(f);
     stack::record(data, &[x.id()], |_| NodeSpec {

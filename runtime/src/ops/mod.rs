@@ -126,6 +126,7 @@ where
 /// the output as `saved_value` says. `rule` is one generic `vjp` function, passed twice: at
 /// `Tensor<T>` for the general case and at `T` for the number path.
 #[inline]
+#[track_caller]
 pub(crate) fn unary<T: Float, R, S>(
     x: &Tensor<T>,
     op: &'static str,
@@ -196,6 +197,7 @@ fn real_param(ctx: &RuleCtx<'_>) -> f64 {
 /// An elementwise op with one real parameter `p` (an exponent); the rule gets
 /// `(x, g, p)`, passed at `Tensor<T>` and at `T` as for [`unary`].
 #[inline]
+#[track_caller]
 pub(crate) fn unary_with_param<T: Float, R, S>(
     x: &Tensor<T>,
     op: &'static str,
@@ -214,6 +216,7 @@ where
 /// Records the elementwise op `f` of `x` with the real parameter `p`, whose `rule` keeps
 /// `kept` (the input, or nothing).
 #[inline]
+#[track_caller]
 fn elementwise_with_param<T: Float, const N: usize>(
     x: &Tensor<T>,
     op: &'static str,
@@ -257,6 +260,7 @@ where
 /// none, and the constant never becomes a tensor of its own. The rule comes at `Tensor<T>`
 /// and at `T`, as for [`unary`].
 #[inline]
+#[track_caller]
 pub(crate) fn linear<T: Float, R, S>(
     x: &Tensor<T>,
     op: &'static str,
@@ -419,6 +423,7 @@ where
 
 /// Records an additive op of `x` and `y` whose value is `data`.
 #[inline]
+#[track_caller]
 fn record_additive<T: Float, R, S>(
     data: Data<T>,
     x: &Tensor<T>,
@@ -653,6 +658,7 @@ pub(crate) fn check_axis(op: &str, axis: usize, shape: &[usize]) -> usize {
 /// `None`. Rules use these, so this is what makes the second derivative of `relu` or `abs`
 /// zero rather than unconnected.
 #[inline]
+#[track_caller]
 pub(crate) fn piecewise_constant<T: Float>(
     x: &Tensor<T>,
     op: &'static str,

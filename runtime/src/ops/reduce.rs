@@ -33,6 +33,7 @@ impl<T: Float> Tensor<T> {
     /// let x = Tensor::from_vec(vec![1.0_f32, 2.0, 3.0, 4.0], &[2, 2]);
     /// assert_eq!(x.sum().to_scalar(), 10.0);
     /// ```
+    #[track_caller]
     pub fn sum(&self) -> Tensor<T> {
         self.record_sum(Data::scalar(self.sum_all()), ALL_AXES)
     }
@@ -69,6 +70,7 @@ impl<T: Float> Tensor<T> {
         self.record_sum(Data::from_array(summed), axis)
     }
 
+    #[track_caller]
     fn record_sum(&self, data: Data<T>, axis: usize) -> Tensor<T> {
         stack::record(data, &[self.id()], |_| NodeSpec {
             op: "sum",
@@ -85,6 +87,7 @@ impl<T: Float> Tensor<T> {
     }
 
     /// One node for `sum · (1/n)`, rather than a sum node and a product node.
+    #[track_caller]
     fn record_mean(&self, data: Data<T>, axis: usize) -> Tensor<T> {
         stack::record(data, &[self.id()], |_| NodeSpec {
             op: "mean",
@@ -114,6 +117,7 @@ impl<T: Float> Tensor<T> {
     /// let x = Tensor::from_vec(vec![1.0_f32, 2.0, 3.0, 4.0], &[2, 2]);
     /// assert_eq!(x.mean().to_scalar(), 2.5);
     /// ```
+    #[track_caller]
     pub fn mean(&self) -> Tensor<T> {
         // mean x = Σ x · (1/n), rounded as `x.sum() * (1/n)` would be
         let scale = T::from_f64(1.0 / self.len() as f64);
@@ -152,6 +156,7 @@ impl<T: Float> Tensor<T> {
     /// assert_eq!(x.max().to_scalar(), 4.0);
     /// assert_eq!(Tensor::<f32>::zeros(&[0]).max().to_scalar(), f32::NEG_INFINITY);
     /// ```
+    #[track_caller]
     pub fn max(&self) -> Tensor<T> {
         let top = self.view().fold(
             T::neg_infinity(),
@@ -187,6 +192,7 @@ impl<T: Float> Tensor<T> {
         self.record_max(Data::from_array(top), axis)
     }
 
+    #[track_caller]
     fn record_max(&self, data: Data<T>, axis: usize) -> Tensor<T> {
         stack::record(data, &[self.id()], |out| NodeSpec {
             op: "max",
@@ -333,6 +339,7 @@ impl<T: Float> Tensor<T> {
 /// product array, rounded as that would round it (each product, then ndarray's order of
 /// additions). The cotangent of a scalar weight against an array (`a * x`) is one. Inputs
 /// not both contiguous fall back to that product and sum, recorded as such.
+#[track_caller]
 pub(crate) fn dot_all<T: Float>(x: &Tensor<T>, y: &Tensor<T>) -> Tensor<T> {
     debug_assert!(same_shape(x.shape(), y.shape()), "dot_all: shapes differ");
     let slices = match (&x.data, &y.data) {
@@ -457,9 +464,10 @@ fn sum_contiguous<T: Float>(a: &ndarray::ArrayD<T>, shape: &[usize]) -> Option<D
 /// Repeats a scalar, or a standard-layout array that is one contiguous block of `shape`
 /// (a bias row) or whose elements each cover one contiguous block (kept dimensions), into
 /// a new buffer of `shape`. `None` for other layouts and shapes, and for empty results.
+#[track_caller]
 fn spread_contiguous<T: Float>(data: &Data<T>, shape: &[usize]) -> Option<Data<T>> {
     let a = match data {
-        Data::Scalar(v) => return Some(Data::filled(shape, v.get())),
+        Data::Scalar(v) => return Some(Data::filled("broadcast_to", shape, v.get())),
         Data::Array(a) => a,
     };
     let xs = a.as_slice()?;

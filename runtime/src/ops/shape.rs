@@ -30,7 +30,7 @@ impl<T: Float> Tensor<T> {
         if same_shape(from, shape) {
             return self.clone();
         }
-        let count: usize = shape.iter().product();
+        let count = crate::base::tensor::checked_len::<T>("reshape", shape);
         assert!(
             count == self.len(),
             "reshape: cannot reshape a tensor of shape {from:?} ({} elements) to {shape:?} ({count} elements)",

@@ -23,6 +23,7 @@ macro_rules! elementwise_unary_ops {
         impl<T: Float> Tensor<T> {$(
             $(#[$method_doc])*
             #[inline]
+            #[track_caller]
             pub fn $name(&self) -> Tensor<T> {
                 const SAVED: Saved = Saved::of(stringify!($name));
                 unary(self, stringify!($name), SAVED, kernel::$name, both!($name))
@@ -210,6 +211,7 @@ impl<T: Float> Tensor<T> {
     /// use gradtape_runtime::Tensor;
     /// assert_eq!(Tensor::scalar(2.0_f64).powi(3).to_scalar(), 8.0);
     /// ```
+    #[track_caller]
     pub fn powi(&self, n: i32) -> Tensor<T> {
         unary_with_param(
             self,
@@ -242,6 +244,7 @@ impl<T: Float> Tensor<T> {
     /// use gradtape_runtime::Tensor;
     /// assert_eq!(Tensor::scalar(4.0_f32).powf(0.5).to_scalar(), 2.0);
     /// ```
+    #[track_caller]
     pub fn powf(&self, p: T) -> Tensor<T> {
         unary_with_param(
             self,

@@ -49,6 +49,7 @@ impl<F: Fn(&AnyTensor, &[bool]) -> Vec<Option<AnyTensor>>> Backward for ClosureR
 /// });
 /// assert_eq!(tape.gradient(&y, &x).unwrap().unwrap().to_scalar(), 6.0);
 /// ```
+#[track_caller]
 pub fn record_closure<T: Float, F>(
     op: &'static str,
     value: Tensor<T>,
@@ -69,6 +70,7 @@ where
     )
 }
 
+#[track_caller]
 pub(crate) fn record_boxed<T: Float, F>(
     op: &'static str,
     value: Tensor<T>,

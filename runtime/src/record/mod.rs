@@ -5,6 +5,7 @@
 
 pub(crate) mod closure;
 pub(crate) mod node;
+pub(crate) mod numerics;
 pub(crate) mod stack;
 pub(crate) mod state;
 pub(crate) mod variable;

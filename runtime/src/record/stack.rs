@@ -4,6 +4,7 @@
 //! (TensorFlow's rule). With no tape active the whole cost is one thread-local read.
 
 use std::cell::{Cell, RefCell};
+use std::panic::Location;
 use std::rc::Rc;
 
 use smallvec::SmallVec;
@@ -11,6 +12,7 @@ use smallvec::SmallVec;
 use crate::base::dtype::{AnyTensor, Float};
 use crate::base::tensor::{Data, Tensor, TensorId};
 use crate::record::node::{Inputs, NO_NODE, NodeId, Params, Rule};
+use crate::record::numerics::check_forward;
 use crate::record::state::{TapeState, push_in_place};
 use crate::record::variable::{AnyVariable, VariableId};
 
@@ -176,7 +178,11 @@ impl<T: Float, const N: usize> SaveValues<T> for Keep<'_, T, N> {
 /// Finishes an op: wraps its forward value `data` and records it on every recording tape
 /// that tracks one of `inputs`. `spec` gets the output tensor (rules may save it) and is
 /// called only if the op is recorded somewhere.
+///
+/// `#[track_caller]`, as is every function from an op's public method down to here: a tape
+/// in anomaly mode notes the user's line that recorded the op (nothing reads it otherwise).
 #[inline]
+#[track_caller]
 pub(crate) fn record<T: Float>(
     data: Data<T>,
     inputs: &[TensorId],
@@ -199,6 +205,7 @@ pub(crate) fn record<T: Float>(
 /// [`record`] for an op whose rule keeps only some of its inputs and output (the
 /// elementwise ops): those are written into the tape's arena directly.
 #[inline(always)]
+#[track_caller]
 pub(crate) fn record_keeping<T: Float, const N: usize>(
     data: Data<T>,
     inputs: &[TensorId],
@@ -215,6 +222,7 @@ pub(crate) fn record_keeping<T: Float, const N: usize>(
 type Recorders = SmallVec<[(usize, Inputs); 2]>;
 
 #[inline(always)]
+#[track_caller]
 fn record_on_stack<T: Float, S: SaveValues<T>>(
     data: Data<T>,
     inputs: &[TensorId],
@@ -264,6 +272,7 @@ fn input_nodes(state: &TapeState, inputs: &[TensorId]) -> Option<Inputs> {
 
 /// The common case, one tape: no bookkeeping of which tapes record.
 #[inline(always)]
+#[track_caller]
 fn record_on_one<T: Float, S: SaveValues<T>>(
     tape: &TapeCell,
     data: Data<T>,
@@ -284,12 +293,16 @@ fn record_on_one<T: Float, S: SaveValues<T>>(
     // `spec` only clones values; it records nothing, so holding the borrow is fine.
     let (OpHead { op, rule, params }, saved) = spec(&out);
     let head = (op, rule, params.into());
-    state.push(head, nodes, |arena| saved.save_into(&out, arena), id);
+    let node = state.push(head, nodes, |arena| saved.save_into(&out, arena), id);
+    if state.check_numerics {
+        check_forward(&mut state, node, &out, Location::caller());
+    }
     out
 }
 
 /// Nested tapes: the op goes on every recording tape that tracks an input; the innermost
 /// one names the output.
+#[track_caller]
 fn record_on_many<T: Float, S: SaveValues<T>>(
     stack: &[Rc<TapeCell>],
     data: Data<T>,
@@ -309,7 +322,11 @@ fn record_on_many<T: Float, S: SaveValues<T>>(
     for (position, nodes) in recorders {
         let head = (op, rule.clone(), params.clone().into());
         let save = |arena: &mut Vec<AnyTensor>| arena.extend_from_slice(&values);
-        stack[position].borrow_mut().push(head, nodes, save, id);
+        let mut state = stack[position].borrow_mut();
+        let node = state.push(head, nodes, save, id);
+        if state.check_numerics {
+            check_forward(&mut state, node, &out, Location::caller());
+        }
     }
     out
 }
@@ -439,6 +456,10 @@ pub(crate) fn track_variable_read(state: &mut TapeState, index: usize, value: Te
     if state.lookup(value) == NO_NODE {
         let node = state.push_leaf(value, "variable");
         state.variables[index].leaves.push(node);
+        if state.check_numerics {
+            let value = state.variables[index].var.peek();
+            state.note_site(node, None, value.shape());
+        }
     }
 }
 

@@ -18,6 +18,7 @@ use crate::base::tensor::{TAPE_ENCODED_BIT, TensorId};
 use crate::record::node::{
     Inputs, NO_NODE, Node, NodeId, ParamSlot, Rule, SavedRange, clear_nodes,
 };
+use crate::record::numerics::{Found, Site};
 use crate::record::stack::TapeCell;
 use crate::record::variable::{AnyVariable, VariableId};
 
@@ -122,6 +123,14 @@ pub struct TapeState {
     /// Ids of tensors `watch`ed explicitly, each with the fresh-id clock at the watch
     /// (a tensor with a smaller fresh id existed before it), for `explain`.
     pub(crate) watched_tensors: Vec<(TensorId, u64)>,
+    /// Anomaly mode (`TapeBuilder::check_numerics`): every value recorded here and every
+    /// cotangent its sweeps compute is checked for NaN and ±inf.
+    pub(crate) check_numerics: bool,
+    /// In anomaly mode, each node's site (where it was recorded, its value's shape), by
+    /// node; empty otherwise.
+    pub(crate) sites: Vec<Option<Site>>,
+    /// In anomaly mode, the first non-finite forward value recorded here.
+    pub(crate) non_finite: Option<Found>,
 }
 
 impl TapeState {
@@ -143,23 +152,31 @@ impl TapeState {
             leaf_count: 0,
             owning_nodes: false,
             watched_tensors: Vec::new(),
+            check_numerics: false,
+            sites: Vec::new(),
+            non_finite: None,
         }
     }
 
     /// A tape with these settings: a spare one of this thread's, reset, or a new one.
-    pub(crate) fn new_cell(persistent: bool, watch_accessed_variables: bool) -> Rc<TapeCell> {
+    pub(crate) fn new_cell(
+        persistent: bool,
+        watch_accessed_variables: bool,
+        check_numerics: bool,
+    ) -> Rc<TapeCell> {
         let spare = SPARE_TAPES.with(|spare| spare.borrow_mut().pop());
-        let Some(cell) = spare else {
-            return Rc::new(RefCell::new(TapeState::new(
+        let cell = spare.unwrap_or_else(|| {
+            Rc::new(RefCell::new(TapeState::new(
                 persistent,
                 watch_accessed_variables,
-            )));
-        };
+            )))
+        });
         {
             let mut state = cell.borrow_mut();
             // Everything else, the uid included, was reset when the tape was given back.
             state.persistent = persistent;
             state.watch_accessed_variables = watch_accessed_variables;
+            state.check_numerics = check_numerics;
             state.consumed = false;
             state.poisoned = false;
         }
@@ -183,6 +200,7 @@ impl TapeState {
             state.nodes.shrink_to(MAX_SPARE_RECORDS);
             state.saved.shrink_to(MAX_SPARE_RECORDS);
             state.tracked.shrink_to(MAX_SPARE_RECORDS);
+            state.sites.shrink_to(MAX_SPARE_RECORDS);
         }
         // During thread teardown the pool may already be gone; then the tape just drops.
         let _ = SPARE_TAPES.try_with(|spare| {
@@ -283,6 +301,21 @@ impl TapeState {
         self.push((op, Rule::Leaf, ParamSlot::None), Inputs::NONE, |_| {}, id)
     }
 
+    /// [`TapeState::track_leaf`] of a watched value of shape `shape` (noted in anomaly
+    /// mode, for the errors of the ops that read it).
+    pub(crate) fn track_leaf_of_shape(
+        &mut self,
+        id: TensorId,
+        op: &'static str,
+        shape: &[usize],
+    ) -> NodeId {
+        let node = self.track_leaf(id, op);
+        if self.check_numerics {
+            self.note_site(node, None, shape);
+        }
+        node
+    }
+
     /// The index of `var` in `variables`, adding it if absent (kept in creation order, as
     /// TensorFlow's `watched_variables` is).
     pub(crate) fn watch_variable(&mut self, var: &AnyVariable) -> usize {
@@ -318,6 +351,9 @@ impl TapeState {
     /// computed its gradient, but remembers which variables it watched: TensorFlow's
     /// `watched_variables()` still lists them after `gradient`.
     pub(crate) fn release_records(&mut self) {
+        // (anomaly mode's records are kept only beside nodes, but cost nothing to clear)
+        self.sites.clear();
+        self.non_finite = None;
         if self.leaf_count == 0 {
             // Nothing recorded since the last release (say, a tape dropped after its
             // gradient): the first node of a record is a leaf, every list below is filled

@@ -9,6 +9,7 @@ use super::structure::SourceKey;
 use crate::base::dtype::{AnyTensor, Float};
 use crate::base::tensor::Tensor;
 use crate::record::node::{InputGrads, NO_NODE, Node, NodeId, Rule, clear_nodes};
+use crate::record::numerics::{AnomalyPhase, Found, NonFiniteValue};
 use crate::record::stack::TapeCell;
 use crate::record::state::TapeState;
 
@@ -36,7 +37,9 @@ pub(crate) type Gradients = SmallVec<[Option<AnyTensor>; 4]>;
 
 /// Runs the sweep and appends each source's gradient (`None` if unconnected) to `out`
 /// (written in place: a returned list of this size was copied at each level on its way up).
-pub(crate) fn run(tape: &Rc<TapeCell>, sweep: Sweep<'_>, out: &mut Gradients) {
+/// On a tape in anomaly mode, returns the first non-finite cotangent a rule computed (or,
+/// when the sweep records onto the tape itself, a non-finite value an op of it recorded).
+pub(crate) fn run(tape: &Rc<TapeCell>, sweep: Sweep<'_>, out: &mut Gradients) -> Option<Found> {
     // Set for every sweep, also to 0: a rule that takes a gradient of its own (a fused
     // function's sub-tape) inside a batched sweep must not see the outer batch axes.
     let _batch = crate::base::context::enter_batch(sweep.batch_rank);
@@ -47,9 +50,11 @@ pub(crate) fn run(tape: &Rc<TapeCell>, sweep: Sweep<'_>, out: &mut Gradients) {
     let mut target_nodes: SmallVec<[NodeId; 2]> = SmallVec::new();
     let mut source_nodes = SourceNodes::new();
     let sweeping;
+    let check;
     {
         let mut state = tape.borrow_mut();
         sweeping = SweepGuard::enter(tape, &mut state);
+        check = state.check_numerics;
         for target in sweep.targets {
             target_nodes.push(state.lookup(target.id()));
         }
@@ -88,12 +93,19 @@ pub(crate) fn run(tape: &Rc<TapeCell>, sweep: Sweep<'_>, out: &mut Gradients) {
             }
         }
     }
+    let mut finding = None;
     if end > 0 {
         let flags = SweepFlags {
             retain: sweep.retain,
             unrecorded,
         };
-        sweep_nodes(tape, &mut scratch, &source_nodes, end, flags);
+        // Anomaly mode is a second instance of the sweep, out of line: the usual one tests
+        // no flag per node, and is laid out as if there were no other.
+        if check {
+            sweep_checking(tape, &mut scratch, &source_nodes, end, flags, &mut finding);
+        } else {
+            sweep_nodes::<false>(tape, &mut scratch, &source_nodes, end, flags, &mut finding);
+        }
     }
     gather(
         &source_nodes,
@@ -104,6 +116,52 @@ pub(crate) fn run(tape: &Rc<TapeCell>, sweep: Sweep<'_>, out: &mut Gradients) {
     );
     scratch.give_back();
     sweeping.finish();
+    if !check {
+        return None;
+    }
+    let state = tape.borrow();
+    match finding {
+        Some(f) => {
+            let phase = AnomalyPhase::Backward { input: f.input };
+            Some(state.found(f.node, &f.inputs, f.op, phase, f.value))
+        }
+        // (a persistent tape differentiating inside its own scope records its rules' ops)
+        None => state.non_finite.clone(),
+    }
+}
+
+/// Where a sweep in anomaly mode first met a non-finite cotangent: node `node` (op `op`,
+/// inputs `inputs`) gave `value` to its input number `input`. The rest of what the error
+/// names is read from the tape's sites after the sweep.
+struct Finding {
+    node: NodeId,
+    op: &'static str,
+    inputs: SmallVec<[NodeId; 4]>,
+    input: usize,
+    value: NonFiniteValue,
+}
+
+impl Finding {
+    /// Keeps the first finding: `value` in the cotangent of input `input` of node `i`.
+    #[cold]
+    #[inline(never)]
+    fn note(
+        slot: &mut Option<Finding>,
+        node: &Node,
+        i: usize,
+        input: usize,
+        value: NonFiniteValue,
+    ) {
+        if slot.is_none() {
+            *slot = Some(Finding {
+                node: i as NodeId,
+                op: node.op,
+                inputs: node.inputs.iter().copied().collect(),
+                input,
+                value,
+            });
+        }
+    }
 }
 
 /// Marks a tape as sweeping while a gradient runs, for `reset` to refuse. If a rule panics,
@@ -408,12 +466,29 @@ fn mark_relevant(
     }
 }
 
-fn sweep_nodes(
+/// [`sweep_nodes`] in anomaly mode.
+#[cold]
+#[inline(never)]
+fn sweep_checking(
     tape: &Rc<TapeCell>,
     scratch: &mut Scratch,
     sources: &SourceNodes,
     end: usize,
     flags: SweepFlags,
+    finding: &mut Option<Finding>,
+) {
+    sweep_nodes::<true>(tape, scratch, sources, end, flags, finding);
+}
+
+/// The sweep proper; `CHECK`: anomaly mode, each rule's cotangents are checked and the
+/// first non-finite one goes to `finding`.
+fn sweep_nodes<const CHECK: bool>(
+    tape: &Rc<TapeCell>,
+    scratch: &mut Scratch,
+    sources: &SourceNodes,
+    end: usize,
+    flags: SweepFlags,
+    finding: &mut Option<Finding>,
 ) {
     let (persistent, recording) = {
         let state = tape.borrow();
@@ -441,12 +516,13 @@ fn sweep_nodes(
                         state.saved[node.saved.as_range()].iter().cloned().collect();
                     (node, saved)
                 };
-                step(
+                step::<CHECK>(
                     &node,
                     &saved,
                     i,
                     grads,
                     (relevant, is_source[i], unrecorded),
+                    finding,
                 );
             }
         }
@@ -472,7 +548,8 @@ fn sweep_nodes(
             if relevant[i] {
                 let node = &nodes[i];
                 let values = &saved[node.saved.as_range()];
-                step(node, values, i, grads, (relevant, is_source[i], unrecorded));
+                let flags = (relevant.as_slice(), is_source[i], unrecorded);
+                step::<CHECK>(node, values, i, grads, flags, finding);
             }
         }
     } else {
@@ -490,7 +567,8 @@ fn sweep_nodes(
             }
             if relevant_i {
                 let values = &saved[node.saved.as_range()];
-                step(node, values, i, grads, (relevant, source_i, unrecorded));
+                let flags = (relevant.as_slice(), source_i, unrecorded);
+                step::<CHECK>(node, values, i, grads, flags, finding);
             }
             // (most nodes of scalar code save nothing: skip the call)
             if saved.len() > node.saved.start() {
@@ -514,12 +592,13 @@ fn sweep_nodes(
 /// Pushes node `i`'s cotangent through its rule into its inputs' cotangents. `unrecorded`: no
 /// tape records the sweep, so rules may compute on raw values.
 #[inline(always)]
-fn step(
+fn step<const CHECK: bool>(
     node: &Node,
     saved: &[AnyTensor],
     i: usize,
     grads: &mut [Cot],
     flags: (&[bool], bool, bool),
+    finding: &mut Option<Finding>,
 ) {
     let (relevant, keep, unrecorded) = flags;
     if node.inputs.is_empty() {
@@ -542,13 +621,14 @@ fn step(
             let Cot::Tensor(g) = g else {
                 unreachable!("the slot holds a tensor")
             };
-            return step_tensor(
+            return step_tensor::<CHECK>(
                 node,
                 saved,
-                &g,
+                (i, &g),
                 &needs_of(node, relevant),
                 grads,
                 unrecorded,
+                finding,
             );
         }
     };
@@ -565,19 +645,27 @@ fn step(
                     grads[j as usize].add_number(v, single);
                 }
             }
+            if CHECK {
+                for (k, (need, v)) in needs.into_iter().zip(cotangents).enumerate() {
+                    if let (true, Some(value)) = (need, NonFiniteValue::of(v)) {
+                        Finding::note(finding, node, i, k, value);
+                    }
+                }
+            }
             return;
         }
     }
     let g = Cot::number(number, single)
         .into_tensor()
         .expect("a number is a non-zero cotangent");
-    step_tensor(
+    step_tensor::<CHECK>(
         node,
         saved,
-        &g,
+        (i, &g),
         &needs_of(node, relevant),
         grads,
         unrecorded,
+        finding,
     );
 }
 
@@ -589,19 +677,27 @@ fn needs_of(node: &Node, relevant: &[bool]) -> SmallVec<[bool; 4]> {
         .collect()
 }
 
-/// [`step`] with a tensor cotangent: the rule's general form.
-fn step_tensor(
+/// [`step`] with a tensor cotangent `g` of node `i`: the rule's general form.
+fn step_tensor<const CHECK: bool>(
     node: &Node,
     saved: &[AnyTensor],
-    g: &AnyTensor,
+    (i, g): (usize, &AnyTensor),
     needs: &[bool],
     grads: &mut [Cot],
     unrecorded: bool,
+    finding: &mut Option<Finding>,
 ) {
     if !needs.contains(&true) {
         return;
     }
     let mut input_grads = node.run_rule(saved, g, needs, unrecorded);
+    if CHECK {
+        for (k, grad) in input_grads.iter().enumerate() {
+            if let Some(value) = grad.as_ref().and_then(NonFiniteValue::first_in_any) {
+                Finding::note(finding, node, i, k, value);
+            }
+        }
+    }
     for (k, &j) in node.inputs.iter().enumerate() {
         if let (true, Some(grad)) = (needs[k], input_grads[k].take()) {
             grads[j as usize].add(Cot::of(grad, unrecorded));

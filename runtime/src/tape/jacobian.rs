@@ -166,7 +166,8 @@ impl GradientTape {
     /// # Errors
     /// As [`gradient`](Self::gradient): [`TapeError::NotPersistent`] for a second gradient
     /// or jacobian from a non-persistent tape, [`TapeError::GradientWhileRecording`] inside
-    /// a non-persistent tape's own scope.
+    /// a non-persistent tape's own scope, [`TapeError::NonFinite`] in anomaly mode (a
+    /// cotangent of any row).
     pub fn jacobian<T: Float, S: Sources>(
         &self,
         target: &Tensor<T>,
@@ -205,7 +206,7 @@ impl GradientTape {
         let rows = target.len_any();
         let stacked = self.sweep_rows(target, sources, rows, options, |start, len| {
             one_hot_rows(target, start, len, &y_shape, None)
-        });
+        })?;
         Ok(stacked
             .into_iter()
             .zip(sources)
@@ -291,7 +292,7 @@ impl GradientTape {
         let rows: usize = y_shape.iter().product();
         let stacked = self.sweep_rows(target, sources, rows, options, |start, len| {
             one_hot_rows(target, start, len, &y_shape, Some(batch))
-        });
+        })?;
         Ok(stacked
             .into_iter()
             .zip(sources)
@@ -325,7 +326,7 @@ impl GradientTape {
         rows: usize,
         options: JacobianOptions,
         seed: impl Fn(usize, usize) -> AnyTensor,
-    ) -> Vec<Option<AnyTensor>> {
+    ) -> Result<Vec<Option<AnyTensor>>, TapeError> {
         let per_row = sources
             .iter()
             .map(|s| s.value().len_any())
@@ -347,7 +348,11 @@ impl GradientTape {
                 retain: start + len < rows,
             };
             let mut grads = backward::Gradients::new();
-            backward::run(&self.cell, sweep, &mut grads);
+            if let Some(found) = backward::run(&self.cell, sweep, &mut grads) {
+                // (anomaly mode) the rest of the rows would only repeat it
+                self.finish_gradient();
+                return Err(found.into());
+            }
             for ((slot, grad), source) in parts.iter_mut().zip(grads.drain(..)).zip(sources) {
                 let mut shape: Dims = smallvec::smallvec![len];
                 shape.extend_from_slice(source.value().shape());
@@ -368,16 +373,16 @@ impl GradientTape {
             self.cell.borrow_mut().consumed = true;
         }
         if rows == 0 {
-            return sources
+            return Ok(sources
                 .iter()
                 .map(|s| {
                     let mut shape = vec![0];
                     shape.extend_from_slice(s.value().shape());
                     Some(s.value().zeros_of(&shape))
                 })
-                .collect();
+                .collect());
         }
-        parts.into_iter().map(join_chunks).collect()
+        Ok(parts.into_iter().map(join_chunks).collect())
     }
 }
 

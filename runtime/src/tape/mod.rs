@@ -7,6 +7,7 @@ pub(crate) mod gradcheck;
 pub(crate) mod jacobian;
 mod structure;
 
+use std::panic::Location;
 use std::rc::Rc;
 
 pub(crate) use backward::scratch_capacity as backward_scratch_capacity;
@@ -17,6 +18,8 @@ pub use structure::{GradientList, SourceKey, SourceList, Sources, TargetList, Ta
 
 use crate::base::dtype::{AnyTensor, Float};
 use crate::base::tensor::Tensor;
+use crate::record::numerics::Found;
+pub use crate::record::numerics::{AnomalyPhase, NonFiniteValue};
 use crate::record::stack::{self, TapeCell};
 use crate::record::state::TapeState;
 use crate::record::variable::{AnyVariable, Variable};
@@ -47,6 +50,50 @@ pub enum TapeError {
          computation itself (for higher-order derivatives)"
     )]
     GradientWhileRecording,
+    /// A gradient or jacobian was asked of a tape while that tape's own sweep runs (from a
+    /// custom gradient's rule): the sweep holds the records the answer would come from.
+    #[error(
+        "gradient or jacobian called on a GradientTape while that tape computes a gradient \
+         (from a custom gradient's backward function, say); take it from another tape, or \
+         after the outer gradient returns"
+    )]
+    GradientDuringSweep,
+    /// Anomaly mode ([`TapeBuilder::check_numerics`]) found a NaN or an infinity: the first
+    /// one, in a value an op recorded on this tape computed (when the op ran) or in a
+    /// cotangent its backward rule computed (during this gradient).
+    ///
+    /// ```
+    /// use gradtape_runtime::{AnomalyPhase, GradientTape, NonFiniteValue, TapeError, Tensor};
+    /// let x = Tensor::from_vec(vec![1.0_f32, -1.0], &[2]);
+    /// let tape = GradientTape::builder().check_numerics(true).build();
+    /// tape.watch(&x);
+    /// let line = line!() + 1;
+    /// let y = tape.record(|| x.ln().sum());
+    /// let error = tape.gradient(&y, &x).unwrap_err();
+    /// let TapeError::NonFinite { op, phase, value, output_shape, location, .. } = &error else {
+    ///     panic!("{error}")
+    /// };
+    /// assert_eq!((*op, *phase, *value), ("ln", AnomalyPhase::Forward, NonFiniteValue::Nan));
+    /// assert_eq!(output_shape, &[2]);
+    /// assert_eq!(location.line(), line); // this example's line that recorded `ln`
+    /// assert!(error.to_string().contains("forward value of `ln`"), "{error}");
+    /// ```
+    #[error("{}", non_finite_message(.op, .phase, .value, .operand_shapes, .output_shape, .location))]
+    NonFinite {
+        /// The op's name, as in [`GradientTape::recorded_ops`].
+        op: &'static str,
+        /// Its forward value, or the cotangent of which input.
+        phase: AnomalyPhase,
+        /// The first non-finite element found (row-major order).
+        value: NonFiniteValue,
+        /// Each operand's shape; `None` for an operand this tape does not track (a
+        /// constant, whose shape the tape never saw).
+        operand_shapes: Vec<Option<Vec<usize>>>,
+        /// The shape of the op's value.
+        output_shape: Vec<usize>,
+        /// The line that recorded the op.
+        location: &'static Location<'static>,
+    },
     /// `output_gradients` did not give exactly one seed per target.
     #[error(
         "output_gradients has {seeds} tensors but there are {targets} targets; give exactly one per target"
@@ -98,6 +145,56 @@ pub enum TapeError {
         /// Length of that source's axis 0.
         source_batch: usize,
     },
+}
+
+/// [`TapeError::NonFinite`]'s text.
+fn non_finite_message(
+    op: &str,
+    phase: &AnomalyPhase,
+    value: &NonFiniteValue,
+    operand_shapes: &[Option<Vec<usize>>],
+    output_shape: &[usize],
+    location: &Location<'_>,
+) -> String {
+    let what = match phase {
+        AnomalyPhase::Forward => format!("the forward value of `{op}` holds {value}"),
+        AnomalyPhase::Backward { input } => format!(
+            "the backward rule of `{op}` gave {value} in the cotangent of its input {input}"
+        ),
+    };
+    let operands: Vec<String> = operand_shapes
+        .iter()
+        .map(|shape| match shape {
+            Some(shape) => format!("{shape:?}"),
+            None => "untracked".to_owned(),
+        })
+        .collect();
+    format!(
+        "check_numerics: {what} (op recorded at {location}; operand shapes [{}], output shape \
+         {output_shape:?})",
+        operands.join(", ")
+    )
+}
+
+impl From<Found> for TapeError {
+    fn from(found: Found) -> TapeError {
+        let Found {
+            op,
+            phase,
+            value,
+            operand_shapes,
+            output_shape,
+            location,
+        } = found;
+        TapeError::NonFinite {
+            op,
+            phase,
+            value,
+            operand_shapes,
+            output_shape,
+            location,
+        }
+    }
 }
 
 /// What `gradient` returns for a source the target does not depend on.
@@ -230,6 +327,7 @@ impl Default for GradientTape {
 pub struct TapeBuilder {
     persistent: bool,
     watch_accessed_variables: bool,
+    check_numerics: bool,
 }
 
 impl TapeBuilder {
@@ -245,10 +343,51 @@ impl TapeBuilder {
         self
     }
 
+    /// Anomaly mode (default `false`), PyTorch's `detect_anomaly` and TensorFlow's
+    /// `enable_check_numerics` for this tape: every value an op recorded on it computes, and
+    /// every cotangent its gradients' backward rules compute, is checked for NaN and ±inf.
+    /// The first one found makes `gradient` (or `jacobian`) return
+    /// [`TapeError::NonFinite`], naming the op, its operand and output shapes, whether the
+    /// forward value or the cotangent of which input, and the line of your code that
+    /// recorded the op. A non-finite forward value is reported even if the target does not
+    /// depend on it (a masked-out `ln` of a negative number too, as in TensorFlow), and a
+    /// persistent tape reports it from every gradient until [`GradientTape::reset`].
+    ///
+    /// Off, nothing is checked and nothing is noted (non-finite gradients come back as
+    /// values, as in TensorFlow); on, each recorded op costs a scan of its value and the
+    /// note of its line and shape, and each rule a scan of its cotangents.
+    ///
+    /// ```
+    /// use gradtape_runtime::{GradientTape, TapeError, Tensor};
+    /// let x = Tensor::from_vec(vec![4.0_f64, 0.0], &[2]);
+    /// let tape = GradientTape::builder().check_numerics(true).build();
+    /// tape.watch(&x);
+    /// let y = tape.record(|| x.sqrt().sum());
+    /// let error = tape.gradient(&y, &x).unwrap_err();
+    /// assert!(matches!(error, TapeError::NonFinite { op: "sqrt", .. }));
+    /// // check_numerics: the backward rule of `sqrt` gave inf in the cotangent of its input 0
+    /// // (op recorded at src/main.rs:5:25; operand shapes [[2]], output shape [2])
+    /// println!("{error}");
+    ///
+    /// // off: the infinite derivative of √x at 0 is returned as a value
+    /// let tape = GradientTape::new();
+    /// tape.watch(&x);
+    /// let y = tape.record(|| x.sqrt().sum());
+    /// assert_eq!(tape.gradient(&y, &x).unwrap().unwrap().to_vec(), vec![0.25, f64::INFINITY]);
+    /// ```
+    pub fn check_numerics(mut self, check: bool) -> TapeBuilder {
+        self.check_numerics = check;
+        self
+    }
+
     /// The tape.
     pub fn build(self) -> GradientTape {
         GradientTape {
-            cell: TapeState::new_cell(self.persistent, self.watch_accessed_variables),
+            cell: TapeState::new_cell(
+                self.persistent,
+                self.watch_accessed_variables,
+                self.check_numerics,
+            ),
         }
     }
 }
@@ -279,11 +418,18 @@ impl GradientTape {
         GradientTape::builder().persistent(true).build()
     }
 
-    /// A builder for `persistent` and `watch_accessed_variables`.
+    /// A builder for `persistent`, `watch_accessed_variables` and `check_numerics`.
+    ///
+    /// ```
+    /// use gradtape_runtime::GradientTape;
+    /// let tape = GradientTape::builder().persistent(true).check_numerics(true).build();
+    /// assert!(tape.is_persistent());
+    /// ```
     pub fn builder() -> TapeBuilder {
         TapeBuilder {
             persistent: false,
             watch_accessed_variables: true,
+            check_numerics: false,
         }
     }
 
@@ -426,7 +572,9 @@ impl GradientTape {
     /// # Errors
     /// [`TapeError::NotPersistent`] for a second gradient from a non-persistent tape;
     /// [`TapeError::GradientWhileRecording`] inside a non-persistent tape's own scope;
-    /// [`TapeError::Poisoned`] after an earlier gradient of this tape panicked.
+    /// [`TapeError::Poisoned`] after an earlier gradient of this tape panicked;
+    /// [`TapeError::GradientDuringSweep`] from a rule run by this tape's own gradient;
+    /// [`TapeError::NonFinite`] in anomaly mode ([`TapeBuilder::check_numerics`]).
     pub fn gradient<S: Sources>(
         &self,
         target: &(impl Targets + ?Sized),
@@ -475,15 +623,10 @@ impl GradientTape {
             batch_rank: 0,
             retain: false,
         };
-        backward::run(&self.cell, sweep, grads);
-        {
-            let mut state = self.cell.borrow_mut();
-            if !state.persistent {
-                // Also when the sweep never ran (a target off the tape): the records are
-                // released either way, as TensorFlow's are.
-                state.consumed = true;
-                state.release_records();
-            }
+        let found = backward::run(&self.cell, sweep, grads);
+        self.finish_gradient();
+        if let Some(found) = found {
+            return Err(found.into());
         }
         if options.unconnected == UnconnectedGradients::Zero {
             for (grad, source) in grads.iter_mut().zip(sources) {
@@ -495,19 +638,42 @@ impl GradientTape {
         Ok(())
     }
 
+    /// A non-persistent tape is done once a gradient has run: also when the sweep never
+    /// ran (a target off the tape, an anomaly found before it), the records are released
+    /// either way, as TensorFlow's are.
+    fn finish_gradient(&self) {
+        let mut state = self.cell.borrow_mut();
+        if !state.persistent {
+            state.consumed = true;
+            state.release_records();
+        }
+    }
+
+    /// Whether a gradient or jacobian may run now: the misuses, and in anomaly mode a
+    /// non-finite value recorded already (which ends a non-persistent tape's record, as a
+    /// gradient would).
     fn check_usable(&self) -> Result<(), TapeError> {
         let state = self.cell.borrow();
         if state.poisoned {
             return Err(TapeError::Poisoned);
         }
-        if state.persistent {
-            return Ok(());
+        if state.sweeping {
+            // Its records are in the sweep's hands (out of the tape, or half released).
+            return Err(TapeError::GradientDuringSweep);
         }
-        if state.consumed {
-            return Err(TapeError::NotPersistent);
+        if !state.persistent {
+            if state.consumed {
+                return Err(TapeError::NotPersistent);
+            }
+            if state.is_recording() {
+                return Err(TapeError::GradientWhileRecording);
+            }
         }
-        if state.is_recording() {
-            return Err(TapeError::GradientWhileRecording);
+        if let Some(found) = &state.non_finite {
+            let error = found.clone().into();
+            drop(state);
+            self.finish_gradient();
+            return Err(error);
         }
         Ok(())
     }
@@ -558,7 +724,7 @@ pub type TapeStateHandle<'a> = std::cell::RefMut<'a, TapeState>;
 
 impl<T: Float> Watch for Tensor<T> {
     fn watch_on(&self, state: &mut TapeStateHandle<'_>) {
-        state.track_leaf(self.id(), "watched tensor");
+        state.track_leaf_of_shape(self.id(), "watched tensor", self.shape());
         state
             .watched_tensors
             .push((self.id(), crate::base::tensor::TensorId::fresh().0));
