@@ -5,22 +5,27 @@
 # Markdown table: the median `evaluate` time of each tool per eval, function and input, and
 # gradtape's ratio to each.
 #
-# Usage: gradbench/compare.sh [-r ROUNDS] [EVAL...] [-- EVAL_OPTIONS...]
+# Usage: gradbench/compare.sh [-r ROUNDS] [-t TOOL]... [EVAL...] [-- EVAL_OPTIONS...]
 #   EVAL...          evals to run (default: all but hello)
 #   -r ROUNDS        rounds per tool (default 1); each round runs every input once
+#   -t TOOL          a tool to run (gradtape, manual, pytorch, jax, tensorflow); repeat for
+#                    several; default gradtape and manual, plus pytorch and jax when
+#                    GRADBENCH_TOOL_PYTHON has them
 #   EVAL_OPTIONS     passed to every eval, e.g. `-- --min-runs 10 --min-seconds 0` or
 #                    sizes (`-- -n 1000`); default: the evals' default sizes
 # GRADBENCH_TOOL_PYTHON=/path/to/python with torch and/or jax adds pytorch and/or jax.
-# Logs go to target/gradbench-compare/.
+# Logs go to target/gradbench-compare/ (GRADBENCH_COMPARE_OUT to change).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 gradbench="${GRADBENCH_DIR:-../shared/gradbench}"
 rounds=1
 evals=()
+tools=()
 while [ $# -gt 0 ]; do
     case "$1" in
         -r) rounds="$2"; shift 2 ;;
+        -t) tools+=("$2"); shift 2 ;;
         --) shift; break ;;
         *) evals+=("$1"); shift ;;
     esac
@@ -33,13 +38,15 @@ fi
 cargo build --release -p gradtape-gradbench
 "$gradbench/run.sh" setup
 
-tools=(gradtape manual)
-if [ -n "${GRADBENCH_TOOL_PYTHON:-}" ]; then
-    "$GRADBENCH_TOOL_PYTHON" -c 'import torch' 2>/dev/null && tools+=(pytorch)
-    "$GRADBENCH_TOOL_PYTHON" -c 'import jax' 2>/dev/null && tools+=(jax)
+if [ ${#tools[@]} -eq 0 ]; then
+    tools=(gradtape manual)
+    if [ -n "${GRADBENCH_TOOL_PYTHON:-}" ]; then
+        "$GRADBENCH_TOOL_PYTHON" -c 'import torch' 2>/dev/null && tools+=(pytorch)
+        "$GRADBENCH_TOOL_PYTHON" -c 'import jax' 2>/dev/null && tools+=(jax)
+    fi
 fi
 
-out="target/gradbench-compare"
+out="${GRADBENCH_COMPARE_OUT:-target/gradbench-compare}"
 rm -rf "$out"
 mkdir -p "$out"
 for eval in "${evals[@]}"; do

@@ -8,6 +8,7 @@
 
 use std::time::{Duration, Instant};
 
+use gradtape::Tensor;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -120,4 +121,33 @@ pub fn require(
             reason: reason(),
         })
     }
+}
+
+/// Rows of an input field (JSON's nested arrays) as a `[count, len]` tensor, or a
+/// [`Failure::BadInput`] naming the field and the row that does not fit.
+///
+/// ```
+/// use gradtape_gradbench::runs::matrix;
+/// let m = matrix("gmm", "mu", vec![vec![1.0, 2.0], vec![3.0, 4.0]], 2, 2).unwrap();
+/// assert_eq!(m.shape(), &[2, 2]);
+/// let error = matrix("gmm", "mu", vec![vec![1.0], vec![3.0, 4.0]], 2, 2).unwrap_err();
+/// assert_eq!(error.to_string(), "bad input for `gmm`: `mu[0]` has 1 numbers, expected 2");
+/// ```
+pub fn matrix(
+    module: &'static str,
+    field: &str,
+    rows: Vec<Vec<f64>>,
+    count: usize,
+    len: usize,
+) -> Result<Tensor<f64>, Failure> {
+    require(module, rows.len() == count, || {
+        format!("`{field}` has {} rows, expected {count}", rows.len())
+    })?;
+    if let Some((i, row)) = rows.iter().enumerate().find(|(_, row)| row.len() != len) {
+        return Err(Failure::BadInput {
+            module,
+            reason: format!("`{field}[{i}]` has {} numbers, expected {len}", row.len()),
+        });
+    }
+    Ok(Tensor::from_vec(rows.concat(), &[count, len]))
 }

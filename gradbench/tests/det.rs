@@ -2,6 +2,8 @@
 //! gradient against central differences of the primal, hand-computed values, and bad input
 //! answered as `BadInput`.
 
+mod common;
+
 use gradtape_gradbench::Failure;
 use gradtape_gradbench::evals::det::evaluate;
 use serde_json::{Value, json};
@@ -96,11 +98,7 @@ fn values_by_hand() {
 }
 
 fn bad(function: &str, input: Value) -> String {
-    match evaluate(function, input) {
-        Err(failure @ Failure::BadInput { .. }) => failure.to_string(),
-        Err(other) => panic!("expected BadInput, got {other}"),
-        Ok(_) => panic!("expected BadInput, got a value"),
-    }
+    common::bad_input_reason("det", evaluate(function, input))
 }
 
 #[test]

@@ -1,6 +1,8 @@
 //! `gmm`: the jacobian against central finite differences of the objective, values against
 //! hand-computed ones, and bad inputs answered with `BadInput`.
 
+mod common;
+
 use gradtape_gradbench::Failure;
 use gradtape_gradbench::evals::gmm::evaluate;
 use serde_json::{Value, json};
@@ -132,13 +134,7 @@ fn the_jacobian_has_the_inputs_shape() {
 }
 
 fn bad_input(input: Value) -> String {
-    match evaluate("objective", input) {
-        Err(Failure::BadInput {
-            module: "gmm",
-            reason,
-        }) => reason,
-        other => panic!("expected BadInput, got {other:?}"),
-    }
+    common::bad_input_reason("gmm", evaluate("objective", input))
 }
 
 #[test]

@@ -1,6 +1,8 @@
 //! `kmeans`: the direction against central differences of the cost (first and second),
 //! hand-computed values, and bad input answered as `BadInput`.
 
+mod common;
+
 use gradtape_gradbench::Failure;
 use gradtape_gradbench::evals::kmeans::evaluate;
 use serde_json::{Value, json};
@@ -77,11 +79,7 @@ fn values_by_hand() {
 }
 
 fn bad(function: &str, input: Value) -> String {
-    match evaluate(function, input) {
-        Err(failure @ Failure::BadInput { .. }) => failure.to_string(),
-        Err(other) => panic!("expected BadInput, got {other}"),
-        Ok(_) => panic!("expected BadInput, got a value"),
-    }
+    common::bad_input_reason("kmeans", evaluate(function, input))
 }
 
 #[test]

@@ -1,6 +1,8 @@
 //! `lstm`: the jacobian against central finite differences of the objective, values against
 //! hand-computed ones, and bad inputs answered with `BadInput`.
 
+mod common;
+
 use gradtape::Tensor;
 use gradtape_gradbench::Failure;
 use gradtape_gradbench::evals::lstm::{Problem, evaluate, gradient, objective};
@@ -111,13 +113,7 @@ fn two_steps_by_hand() {
 }
 
 fn bad_input(input: Value) -> String {
-    match evaluate("jacobian", input) {
-        Err(Failure::BadInput {
-            module: "lstm",
-            reason,
-        }) => reason,
-        other => panic!("expected BadInput, got {other:?}"),
-    }
+    common::bad_input_reason("lstm", evaluate("jacobian", input))
 }
 
 #[test]

@@ -16,7 +16,7 @@ use gradtape::{Tensor, differentiable, stop_gradient};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::runs::{parse, require};
+use crate::runs::{matrix, parse, require};
 use crate::{Evaluation, Failure, Runs};
 
 /// The eval's input.
@@ -233,25 +233,6 @@ struct Parameters {
     problem: Problem,
 }
 
-/// Flattens `rows`, requiring `count` rows of `len` numbers each.
-fn matrix(
-    field: &str,
-    rows: Vec<Vec<f64>>,
-    count: usize,
-    len: usize,
-) -> Result<Tensor<f64>, Failure> {
-    require("gmm", rows.len() == count, || {
-        format!("`{field}` has {} rows, expected {count}", rows.len())
-    })?;
-    if let Some((i, row)) = rows.iter().enumerate().find(|(_, row)| row.len() != len) {
-        return Err(Failure::BadInput {
-            module: "gmm",
-            reason: format!("`{field}[{i}]` has {} numbers, expected {len}", row.len()),
-        });
-    }
-    Ok(Tensor::from_vec(rows.concat(), &[count, len]))
-}
-
 impl Parameters {
     fn new(input: Input) -> Result<(Parameters, Runs), Failure> {
         let Input {
@@ -276,12 +257,12 @@ impl Parameters {
         require("gmm", alpha.len() == k, || {
             format!("`alpha` has {} numbers, expected k = {k}", alpha.len())
         })?;
-        let x = matrix("x", x, n, d)?;
+        let x = matrix("gmm", "x", x, n, d)?;
         let parameters = Parameters {
             alpha: Tensor::from_vec(alpha, &[k]),
-            mu: matrix("mu", mu, k, d)?,
-            q: matrix("q", q, k, d)?,
-            l: matrix("l", l, k, d * (d - 1) / 2)?,
+            mu: matrix("gmm", "mu", mu, k, d)?,
+            q: matrix("gmm", "q", q, k, d)?,
+            l: matrix("gmm", "l", l, k, d * (d - 1) / 2)?,
             problem: Problem::new(x, k, m, gamma),
         };
         Ok((parameters, runs))

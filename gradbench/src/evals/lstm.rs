@@ -22,7 +22,7 @@ use gradtape::{GradientTape, Tensor};
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::runs::{parse, require};
+use crate::runs::{matrix, parse, require};
 use crate::{Evaluation, Failure, Runs};
 
 /// The eval's input.
@@ -181,25 +181,6 @@ pub fn gradient(main: &Tensor<f64>, extra: &Tensor<f64>, problem: &Problem) -> V
     out
 }
 
-/// Flattens `rows`, requiring `count` rows of `len` numbers each.
-fn matrix(
-    field: &str,
-    rows: Vec<Vec<f64>>,
-    count: usize,
-    len: usize,
-) -> Result<Tensor<f64>, Failure> {
-    require("lstm", rows.len() == count, || {
-        format!("`{field}` has {} rows, expected {count}", rows.len())
-    })?;
-    if let Some((i, row)) = rows.iter().enumerate().find(|(_, row)| row.len() != len) {
-        return Err(Failure::BadInput {
-            module: "lstm",
-            reason: format!("`{field}[{i}]` has {} numbers, expected {len}", row.len()),
-        });
-    }
-    Ok(Tensor::from_vec(rows.concat(), &[count, len]))
-}
-
 /// `lstm::objective` and `lstm::jacobian`.
 ///
 /// ```
@@ -238,11 +219,11 @@ pub fn evaluate(function: &str, input: Value) -> Result<Evaluation, Failure> {
     require("lstm", c >= 2, || {
         format!("`sequence` has {c} characters: the loss needs at least two")
     })?;
-    let main = matrix("main_params", main_params, 2 * layers, 4 * b)?;
-    let extra = matrix("extra_params", extra_params, 3, b)?;
+    let main = matrix("lstm", "main_params", main_params, 2 * layers, 4 * b)?;
+    let extra = matrix("lstm", "extra_params", extra_params, 3, b)?;
     let problem = Problem {
-        state: matrix("state", state, 2 * layers, b)?,
-        sequence: matrix("sequence", sequence, c, b)?,
+        state: matrix("lstm", "state", state, 2 * layers, b)?,
+        sequence: matrix("lstm", "sequence", sequence, c, b)?,
     };
     match function {
         "objective" => Ok(runs.evaluate(|| objective(&main, &extra, &problem).to_scalar())),
