@@ -138,6 +138,37 @@ pub fn weight_error(w: f64) -> f64 {
     1.0 - w * w
 }
 
+/// Calls `$function` (`reprojection_error` or its `vjp`) with observation `$i`'s camera,
+/// point, weight and feature as its 17 arguments: one place spells out their order, so the
+/// value and its adjoint read the same numbers.
+macro_rules! observation_call {
+    ($problem:expr, $i:expr, $function:path) => {{
+        let (problem, i): (&Problem, usize) = ($problem, $i);
+        let (camera, point) = problem.obs[i];
+        let c = &problem.cams[CAMERA_PARAMS * camera..CAMERA_PARAMS * (camera + 1)];
+        let x = &problem.points[3 * point..3 * point + 3];
+        $function(
+            c[0],
+            c[1],
+            c[2],
+            c[3],
+            c[4],
+            c[5],
+            c[6],
+            c[7],
+            c[8],
+            c[9],
+            c[10],
+            x[0],
+            x[1],
+            x[2],
+            problem.weights[i],
+            problem.feats[2 * i],
+            problem.feats[2 * i + 1],
+        )
+    }};
+}
+
 /// A bundle-adjustment problem with every observation spelled out.
 #[derive(Clone, Debug)]
 pub struct Problem {
@@ -191,28 +222,7 @@ impl Problem {
     /// as its pullback.
     #[inline]
     fn observe(&self, i: usize) -> ((f64, f64), impl Fn(ReprojectionSeed) -> ReprojectionGrads) {
-        let (camera, point) = self.obs[i];
-        let c = &self.cams[CAMERA_PARAMS * camera..CAMERA_PARAMS * (camera + 1)];
-        let x = &self.points[3 * point..3 * point + 3];
-        reprojection_error::vjp(
-            c[0],
-            c[1],
-            c[2],
-            c[3],
-            c[4],
-            c[5],
-            c[6],
-            c[7],
-            c[8],
-            c[9],
-            c[10],
-            x[0],
-            x[1],
-            x[2],
-            self.weights[i],
-            self.feats[2 * i],
-            self.feats[2 * i + 1],
-        )
+        observation_call!(self, i, reprojection_error::vjp)
     }
 
     /// The objective: `2p` reprojection errors (x then y per observation) and `p` weight
@@ -231,28 +241,7 @@ impl Problem {
         reproj.clear();
         weight.clear();
         for i in 0..self.obs.len() {
-            let (camera, point) = self.obs[i];
-            let c = &self.cams[CAMERA_PARAMS * camera..CAMERA_PARAMS * (camera + 1)];
-            let x = &self.points[3 * point..3 * point + 3];
-            let (ex, ey) = reprojection_error(
-                c[0],
-                c[1],
-                c[2],
-                c[3],
-                c[4],
-                c[5],
-                c[6],
-                c[7],
-                c[8],
-                c[9],
-                c[10],
-                x[0],
-                x[1],
-                x[2],
-                self.weights[i],
-                self.feats[2 * i],
-                self.feats[2 * i + 1],
-            );
+            let (ex, ey) = observation_call!(self, i, reprojection_error);
             reproj.push(ex);
             reproj.push(ey);
         }

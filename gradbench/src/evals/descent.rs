@@ -10,6 +10,8 @@
 
 use gradtape::Tensor;
 
+use crate::{Evaluation, Failure};
+
 /// The tolerance on the gradient's and the step's length.
 const TOLERANCE: f64 = 1e-5;
 
@@ -84,4 +86,37 @@ pub fn argmax(
 /// The Euclidean length of a value (read, not recorded: it only steers the search).
 fn length(x: &Tensor<f64>) -> f64 {
     x.to_vec().iter().map(|v| v * v).sum::<f64>().sqrt()
+}
+
+/// The answer of `particle` or `saddle` to one of its four variants: `rr` (reverse over
+/// reverse) runs; `ff`, `fr` and `rf` need forward mode, which gradtape does not have yet,
+/// and answer [`Failure::Unsupported`], never a value computed some other way.
+///
+/// ```
+/// use gradtape_gradbench::evals::descent::nested_variants;
+/// use gradtape_gradbench::Runs;
+/// let runs = Runs { min_runs: 1, min_seconds: 0.0 };
+/// assert!(nested_variants("saddle", "rr", || runs.evaluate(|| 1.0)).is_ok());
+/// let error = nested_variants("saddle", "fr", || runs.evaluate(|| 1.0)).unwrap_err();
+/// assert!(error.to_string().contains("forward-mode"));
+/// ```
+pub fn nested_variants(
+    module: &'static str,
+    function: &str,
+    reverse_over_reverse: impl FnOnce() -> Evaluation,
+) -> Result<Evaluation, Failure> {
+    match function {
+        "rr" => Ok(reverse_over_reverse()),
+        "ff" | "fr" | "rf" => Err(Failure::Unsupported {
+            module,
+            function: function.to_owned(),
+            reason: "the variants with an `f` need forward-mode AD (a ForwardAccumulator), \
+                     which gradtape does not have yet; `rr` is answered",
+        }),
+        _ => Err(Failure::UnknownFunction {
+            module,
+            function: function.to_owned(),
+            known: "`rr`, `ff`, `fr` and `rf`",
+        }),
+    }
 }

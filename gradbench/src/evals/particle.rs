@@ -14,8 +14,7 @@ use gradtape::{GradientTape, Tensor, differentiable};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::descent::argmin;
-use super::saddle::FORWARD_MODE_MISSING;
+use super::descent::{argmin, nested_variants};
 use crate::runs::{parse, require};
 use crate::{Evaluation, Failure, Runs};
 
@@ -116,17 +115,7 @@ pub fn evaluate(function: &str, input: Value) -> Result<Evaluation, Failure> {
     require("particle", w.is_finite(), || {
         format!("w = {w} is not finite")
     })?;
-    match function {
-        "rr" => Ok(runs.evaluate(|| reverse_over_reverse(w))),
-        "ff" | "fr" | "rf" => Err(Failure::Unsupported {
-            module: "particle",
-            function: function.to_owned(),
-            reason: FORWARD_MODE_MISSING,
-        }),
-        _ => Err(Failure::UnknownFunction {
-            module: "particle",
-            function: function.to_owned(),
-            known: "`rr`, `ff`, `fr` and `rf`",
-        }),
-    }
+    nested_variants("particle", function, || {
+        runs.evaluate(|| reverse_over_reverse(w))
+    })
 }

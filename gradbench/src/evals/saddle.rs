@@ -12,7 +12,7 @@ use gradtape::{GradientTape, Tensor, differentiable};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::descent::{argmax, argmin};
+use super::descent::{argmax, argmin, nested_variants};
 use crate::runs::{parse, require};
 use crate::{Evaluation, Failure, Runs};
 
@@ -87,21 +87,7 @@ pub fn evaluate(function: &str, input: Value) -> Result<Evaluation, Failure> {
     require("saddle", start.iter().all(|v| v.is_finite()), || {
         format!("start = {start:?} is not finite")
     })?;
-    match function {
-        "rr" => Ok(runs.evaluate(|| reverse_over_reverse(start))),
-        "ff" | "fr" | "rf" => Err(Failure::Unsupported {
-            module: "saddle",
-            function: function.to_owned(),
-            reason: FORWARD_MODE_MISSING,
-        }),
-        _ => Err(Failure::UnknownFunction {
-            module: "saddle",
-            function: function.to_owned(),
-            known: "`rr`, `ff`, `fr` and `rf`",
-        }),
-    }
+    nested_variants("saddle", function, || {
+        runs.evaluate(|| reverse_over_reverse(start))
+    })
 }
-
-/// Why the variants with an `f` are not answered.
-pub(crate) const FORWARD_MODE_MISSING: &str = "the variants with an `f` need forward-mode AD \
-     (a ForwardAccumulator), which gradtape does not have yet; `rr` is answered";
