@@ -70,18 +70,8 @@ fn gradient_matches_central_differences() {
         let a = matrix(ell, 100 + ell as u64);
         let got = gradient(&a, ell);
         assert_eq!(got.len(), ell * ell);
-        let h = 1e-6;
-        for i in 0..ell * ell {
-            let (mut up, mut down) = (a.clone(), a.clone());
-            up[i] += h;
-            down[i] -= h;
-            let fd = (primal(&up, ell) - primal(&down, ell)) / (2.0 * h);
-            assert!(
-                (got[i] - fd).abs() <= 1e-8 * (1.0 + fd.abs()),
-                "ℓ = {ell}, entry {i}: {} vs {fd}",
-                got[i]
-            );
-        }
+        let expected = common::finite_differences(|a| primal(a, ell), &a, 1e-6);
+        common::assert_close(&format!("ℓ = {ell}, entry"), &got, &expected, 1e-8);
     }
 }
 

@@ -24,18 +24,8 @@ fn gradient_matches_central_differences() {
         let x: Vec<f64> = (0..n).map(|i| 0.4 + 0.13 * i as f64).collect();
         let got = run("gradient", &x, s);
         assert_eq!(got.len(), n);
-        let h = 1e-6;
-        for i in 0..n {
-            let (mut up, mut down) = (x.clone(), x.clone());
-            up[i] += h;
-            down[i] -= h;
-            let fd = (last(&up, s) - last(&down, s)) / (2.0 * h);
-            assert!(
-                (got[i] - fd).abs() <= 1e-7 * (1.0 + fd.abs()),
-                "n = {n}, s = {s}, i = {i}: {} vs {fd}",
-                got[i]
-            );
-        }
+        let expected = common::finite_differences(|x| last(x, s), &x, 1e-6);
+        common::assert_close(&format!("n = {n}, s = {s}, x"), &got, &expected, 1e-7);
     }
 }
 

@@ -1,6 +1,10 @@
 //! hello, llsq, lse, particle and saddle on small inputs: every derivative against central
 //! finite differences of the eval's own primal, and values against hand-computed numbers.
 
+mod common;
+
+use common::{assert_close, finite_differences};
+
 use gradtape_gradbench::evaluate;
 use serde_json::{Value, json};
 
@@ -19,28 +23,6 @@ fn numbers(value: &Value) -> Vec<f64> {
         .iter()
         .map(|v| v.as_f64().unwrap())
         .collect()
-}
-
-/// Central differences of `primal` at `x`, step `h`.
-fn finite_differences(primal: impl Fn(&[f64]) -> f64, x: &[f64], h: f64) -> Vec<f64> {
-    (0..x.len())
-        .map(|i| {
-            let (mut up, mut down) = (x.to_vec(), x.to_vec());
-            up[i] += h;
-            down[i] -= h;
-            (primal(&up) - primal(&down)) / (2.0 * h)
-        })
-        .collect()
-}
-
-fn assert_close(what: &str, got: &[f64], expected: &[f64], tolerance: f64) {
-    assert_eq!(got.len(), expected.len(), "{what}: lengths");
-    for (i, (g, e)) in got.iter().zip(expected).enumerate() {
-        assert!(
-            (g - e).abs() <= tolerance * (1.0 + e.abs()),
-            "{what}[{i}]: {g} vs {e}"
-        );
-    }
 }
 
 #[test]
