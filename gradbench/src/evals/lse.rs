@@ -41,7 +41,8 @@ pub fn evaluate(function: &str, input: Value) -> Result<Evaluation, Failure> {
     require("lse", !x.is_empty(), || {
         "x is empty: LogSumExp needs at least one element".to_owned()
     })?;
-    let x = Tensor::from_vec(x.clone(), &[x.len()]);
+    let n = x.len();
+    let x = Tensor::from_vec(x, &[n]);
     match function {
         "primal" => Ok(runs.evaluate(|| logsumexp(&x).to_scalar())),
         "gradient" => Ok(runs.evaluate(|| {

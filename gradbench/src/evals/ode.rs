@@ -106,7 +106,8 @@ pub fn evaluate(function: &str, input: Value) -> Result<Evaluation, Failure> {
     require("ode", s >= 1, || {
         "s = 0: Runge–Kutta needs at least one step".to_owned()
     })?;
-    let x = Tensor::from_vec(x.clone(), &[x.len()]);
+    let n = x.len();
+    let x = Tensor::from_vec(x, &[n]);
     match function {
         "primal" => Ok(runs.evaluate(|| solve(&x, s).to_vec())),
         "gradient" => Ok(runs.evaluate(|| gradient(&x, s))),
