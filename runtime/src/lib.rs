@@ -45,9 +45,10 @@ pub use tape::gradcheck::{
     GradcheckError, GradcheckOptions, GradcheckReport, WorstElement, gradcheck, gradcheck_with,
 };
 pub use tape::{
-    AnomalyPhase, CutCause, ExplainSource, Explanation, GradientList, GradientOptions,
-    GradientTape, JacobianOptions, NonFiniteValue, SourceKey, SourceList, Sources, TapeBuilder,
-    TapeError, TargetList, Targets, UnconnectedGradients, VariableNotWatched, Watch,
+    AnomalyPhase, CutCause, ExplainSource, Explanation, ForwardAccumulator, GradientList,
+    GradientOptions, GradientTape, JacobianOptions, NonFiniteValue, SourceKey, SourceList, Sources,
+    TangentError, TapeBuilder, TapeError, TargetList, Targets, UnconnectedGradients,
+    VariableNotWatched, Watch,
 };
 
 /// The backward (vector-Jacobian product) rule of every elementwise primitive, generic over

@@ -11,7 +11,8 @@
 use std::fmt::Write;
 
 use gradtape::{
-    GradcheckOptions, GradientOptions, GradientTape, Tensor, UnconnectedGradients, gradcheck_with,
+    ForwardAccumulator, GradcheckOptions, GradientOptions, GradientTape, Tensor,
+    UnconnectedGradients, gradcheck_with,
 };
 
 /// Where a row's random inputs are drawn from.
@@ -118,6 +119,7 @@ pub fn check_grads(
         .seed(seed)
         .second_order(order != Order::First);
     gradcheck_with(f, inputs, options).map_err(|e| report("gradcheck", e.to_string()))?;
+    check_forward(f, inputs, order, tol, seed).map_err(|e| report("forward mode", e))?;
     if order == Order::First {
         return Ok(());
     }
@@ -172,6 +174,168 @@ fn first_not_zeros(grads: &[Option<Tensor<f64>>], inputs: &[Tensor<f64>]) -> Opt
         !g.as_ref()
             .is_some_and(|g| g.has_shape(x.shape()) && g.to_vec().iter().all(|&e| e == 0.0))
     })
+}
+
+/// Forward mode against three independent answers, for every row `check_grads` runs:
+/// - the JVP `J·u` against central differences `(f(x + h u) - f(x - h u)) / 2h`;
+/// - the JVP against the VJP: `⟨J·u, v⟩ = ⟨u, Jᵀ·v⟩` (the two rules are each other's
+///   transposes);
+/// - at second order, each nesting with a forward accumulator against the reverse-over-
+///   reverse product `H_v·u` (`hvp`): forward over reverse (an accumulator around the
+///   tape's gradient), reverse over forward (a tape around the accumulator), and forward
+///   over forward (`⟨∂²f/∂x² [u, w], v⟩ = ⟨H_v·u, w⟩`).
+///
+/// A `None` tangent counts as zeros: an unconnected JVP must still agree with the numbers.
+pub fn check_forward(
+    f: Op<'_>,
+    inputs: &[Tensor<f64>],
+    order: Order,
+    tol: Tolerance,
+    seed: u64,
+) -> Result<(), String> {
+    let directions = |salt: u64| -> Vec<Tensor<f64>> {
+        inputs
+            .iter()
+            .enumerate()
+            .map(|(i, x)| Tensor::random_normal(x.shape(), 0.0, 1.0, seed ^ (salt + i as u64)))
+            .collect()
+    };
+    let u = directions(0xf0d_0100);
+    let y = f(inputs);
+    let v = Tensor::random_normal(y.shape(), 0.0, 1.0, seed ^ 0xf0d_0001);
+    let or_zeros = |t: Option<Tensor<f64>>, like: &Tensor<f64>| {
+        t.unwrap_or_else(|| Tensor::zeros(like.shape()))
+    };
+
+    // J·u by forward mode
+    let acc = ForwardAccumulator::new(inputs, &u[..]).map_err(|e| e.to_string())?;
+    let y_fwd = acc.record(|| f(inputs));
+    let jvp = or_zeros(acc.jvp(&y_fwd), &y);
+    if jvp.shape() != y.shape() {
+        return Err(format!(
+            "JVP of shape {:?} for an output of shape {:?}",
+            jvp.shape(),
+            y.shape()
+        ));
+    }
+
+    // against central differences along u
+    let h = tol.step;
+    let shifted = |sign: f64| -> Vec<Tensor<f64>> {
+        inputs
+            .iter()
+            .zip(&u)
+            .map(|(x, u)| {
+                let values = x
+                    .to_vec()
+                    .iter()
+                    .zip(u.to_vec())
+                    .map(|(a, b)| a + sign * h * b)
+                    .collect();
+                Tensor::from_vec(values, x.shape())
+            })
+            .collect()
+    };
+    let (plus, minus) = (f(&shifted(1.0)).to_vec(), f(&shifted(-1.0)).to_vec());
+    for (k, (&got, (p, m))) in jvp.to_vec().iter().zip(plus.iter().zip(&minus)).enumerate() {
+        let fd = (p - m) / (2.0 * h);
+        if (got - fd).abs() > tol.rtol * (1.0 + fd.abs()) {
+            return Err(format!(
+                "JVP element {k} is {got}, central differences give {fd}"
+            ));
+        }
+    }
+
+    // against the VJP: ⟨J u, v⟩ = ⟨u, Jᵀ v⟩
+    let forward_side = dot(&jvp, &v);
+    let reverse_side: f64 = vjp(f, inputs, &v)
+        .iter()
+        .zip(&u)
+        .map(|(g, u)| g.as_ref().map_or(0.0, |g| dot(g, u)))
+        .sum();
+    // Two exact derivatives, rounded differently: tight in f64, f32's rounding otherwise.
+    let exact = if tol.rtol < 1e-5 { 1e-10 } else { tol.rtol };
+    let scale = 1.0 + forward_side.abs().max(reverse_side.abs());
+    if (forward_side - reverse_side).abs() > exact * scale {
+        return Err(format!(
+            "⟨J·u, v⟩ = {forward_side} by forward mode but ⟨u, Jᵀ·v⟩ = {reverse_side} by reverse mode"
+        ));
+    }
+    if order == Order::First {
+        return Ok(());
+    }
+
+    // second order: every nesting against reverse over reverse
+    let reference: Vec<Tensor<f64>> = hvp(f, inputs, &v, &u, UnconnectedGradients::Zero)
+        .into_iter()
+        .map(|t| t.expect("zeros when unconnected"))
+        .collect();
+    let close = |what: &str, got: &[Tensor<f64>]| -> Result<(), String> {
+        for (i, (got, want)) in got.iter().zip(&reference).enumerate() {
+            for (k, (a, b)) in got.to_vec().iter().zip(want.to_vec()).enumerate() {
+                if (a - b).abs() > 1e3 * exact * (1.0 + b.abs()) {
+                    return Err(format!(
+                        "{what}: input {i} element {k} is {a}, reverse over reverse gives {b}"
+                    ));
+                }
+            }
+        }
+        Ok(())
+    };
+
+    // forward over reverse: the accumulator sees the tape's backward sweep
+    let acc = ForwardAccumulator::new(inputs, &u[..]).map_err(|e| e.to_string())?;
+    let grads = acc.record(|| vjp(f, inputs, &v));
+    let fwd_over_rev: Vec<Tensor<f64>> = grads
+        .iter()
+        .zip(inputs)
+        .map(|(g, x)| or_zeros(g.as_ref().and_then(|g| acc.jvp(g)), x))
+        .collect();
+    close("forward over reverse", &fwd_over_rev)?;
+
+    // reverse over forward: the tape records the tangent computations
+    let tape = GradientTape::new();
+    for x in inputs {
+        tape.watch(x);
+    }
+    let along_v = tape.record(|| {
+        let acc = ForwardAccumulator::new(inputs, &u[..]).expect("checked above");
+        let y = acc.record(|| f(inputs));
+        acc.jvp(&y).map_or(Tensor::scalar(0.0), |t| (t * &v).sum())
+    });
+    let options = GradientOptions::new().unconnected(UnconnectedGradients::Zero);
+    let rev_over_fwd: Vec<Tensor<f64>> = tape
+        .gradient_with(&along_v, inputs, options)
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .map(|t| t.expect("zeros when unconnected"))
+        .collect();
+    close("reverse over forward", &rev_over_fwd)?;
+
+    // forward over forward: ⟨∂²f [u, w], v⟩ = ⟨H_v u, w⟩
+    let w = directions(0xf0d_0200);
+    let outer = ForwardAccumulator::new(inputs, &w[..]).map_err(|e| e.to_string())?;
+    let inner_jvp = outer.record(|| {
+        let inner = ForwardAccumulator::new(inputs, &u[..]).expect("checked above");
+        let y = inner.record(|| f(inputs));
+        inner.jvp(&y)
+    });
+    let second = inner_jvp
+        .as_ref()
+        .and_then(|t| outer.jvp(t))
+        .map_or(0.0, |t| dot(&t, &v));
+    let want: f64 = reference.iter().zip(&w).map(|(h, w)| dot(h, w)).sum();
+    if (second - want).abs() > 1e3 * exact * (1.0 + want.abs()) {
+        return Err(format!(
+            "forward over forward: ⟨∂²f[u, w], v⟩ = {second}, reverse over reverse gives {want}"
+        ));
+    }
+    Ok(())
+}
+
+/// `Σ a ⊙ b` in plain f64.
+fn dot(a: &Tensor<f64>, b: &Tensor<f64>) -> f64 {
+    a.to_vec().iter().zip(b.to_vec()).map(|(x, y)| x * y).sum()
 }
 
 /// `∇ₓ⟨f(x), v⟩` by reverse mode, `None` for inputs `f` does not depend on.

@@ -6,8 +6,8 @@ use crate::base::tensor::Tensor;
 use smallvec::SmallVec;
 
 use crate::base::tensor::TensorId;
-use crate::record::closure::{ClosureRule, record_boxed};
 use crate::record::stack;
+use crate::tape::closure::{ClosureRule, record_boxed};
 /// Whether some recording tape tracks one of `inputs`: when none does, an op on them would
 /// not be recorded, so `#[differentiable]` code runs its plain body instead.
 ///

@@ -11,8 +11,8 @@ mod adjoint;
 mod fused;
 mod trace;
 
-pub use crate::record::closure::record_closure;
 pub use crate::record::{any_recording, without_recording};
+pub use crate::tape::closure::record_closure;
 pub use adjoint::*;
 pub use fused::*;
 pub use trace::*;

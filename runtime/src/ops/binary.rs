@@ -5,10 +5,11 @@ use std::borrow::Cow;
 
 use smallvec::smallvec;
 
-use super::{additive, additive_owned, binary, both, static_rule};
+use super::{additive, additive_owned, binary, both, static_rule, sum_tangents};
 use crate::base::dtype::Float;
 use crate::base::primal::Primal;
 use crate::base::tensor::Tensor;
+use crate::record::forward::Tangents;
 use crate::record::node::Params;
 use crate::record::stack::{self, NodeSpec};
 
@@ -184,7 +185,7 @@ pub(crate) fn mul_scaled<T: Float>(x: &Tensor<T>, y: &Tensor<T>, c: f64) -> Tens
     let scale = T::from_f64(c);
     // (x·y)·c, in the order `x.mul(y).scale(c)` rounds in
     let data = super::zip_broadcast(x, y, "mul_scaled", |p, q| p * q * scale);
-    stack::record(data, &[x.id(), y.id()], |_| NodeSpec {
+    let spec = |_: &Tensor<T>| NodeSpec {
         op: "mul_scaled",
         // ∂(c x y)/∂x = c y, ∂(c x y)/∂y = c x
         rule: static_rule(|ctx, g| {
@@ -204,7 +205,14 @@ pub(crate) fn mul_scaled<T: Float>(x: &Tensor<T>, y: &Tensor<T>, c: f64) -> Tens
         }),
         saved: smallvec![T::into_any(x.clone()), T::into_any(y.clone())],
         params: Params::Real(c),
-    })
+    };
+    // d(c x y) = c (dx y + x dy)
+    let jvp = |t: &Tangents<'_>, out: &Tensor<T>| {
+        let dx = t.of::<T>(0).map(|dx| mul_scaled(dx, y, c));
+        let dy = t.of::<T>(1).map(|dy| mul_scaled(x, dy, c));
+        sum_tangents(dx, dy, out.shape())
+    };
+    stack::record(data, &[x.id(), y.id()], spec, &jvp)
 }
 
 impl<T: Float> Tensor<T> {
@@ -265,13 +273,15 @@ impl<T: Float> Tensor<T> {
 #[track_caller]
 pub(crate) fn neg<T: Float>(x: &Tensor<T>) -> Tensor<T> {
     let data = x.map_data(|v| -v);
-    stack::record(data, &[x.id()], |_| NodeSpec {
+    let spec = |_: &Tensor<T>| NodeSpec {
         op: "neg",
         // d(-x) = -dx
         rule: static_rule(|_, g| smallvec![Some(g.clone().negate())]),
         saved: smallvec![],
         params: Params::None,
-    })
+    };
+    let jvp = |t: &Tangents<'_>, _: &Tensor<T>| t.of::<T>(0).map(neg);
+    stack::record(data, &[x.id()], spec, &jvp)
 }
 
 /// Backward rule of `x + y` for either input, and of `x - y` for `x`: the cotangent

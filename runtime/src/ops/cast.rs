@@ -7,6 +7,7 @@ use smallvec::smallvec;
 use super::static_rule;
 use crate::base::dtype::{AnyTensor, DType};
 use crate::base::tensor::Tensor;
+use crate::record::forward::Tangents;
 use crate::record::node::Params;
 use crate::record::stack::{self, NodeSpec};
 
@@ -55,7 +56,7 @@ fn cast_float(x: &AnyTensor, target: &str) -> Option<AnyTensor> {
 #[track_caller]
 fn recorded_cast<T: crate::Float, U: crate::Float>(x: &Tensor<T>, f: impl Fn(T) -> U) -> Tensor<U> {
     let data = x.map_data(f);
-    stack::record(data, &[x.id()], |_| NodeSpec {
+    let spec = |_: &Tensor<U>| NodeSpec {
         op: "cast",
         // a cast's cotangent is the output's, cast back to the input's dtype
         rule: static_rule(|_, g| {
@@ -67,5 +68,12 @@ fn recorded_cast<T: crate::Float, U: crate::Float>(x: &Tensor<T>, f: impl Fn(T) 
         }),
         saved: smallvec![],
         params: Params::None,
-    })
+    };
+    // linear: the tangent, cast the same way
+    let jvp = |t: &Tangents<'_>, _: &Tensor<U>| {
+        t.any(0)
+            .and_then(|t| cast_float(t, U::NAME))
+            .map(|t| U::from_any_owned(t).expect("cast_float gives the target dtype"))
+    };
+    stack::record(data, &[x.id()], spec, &jvp)
 }

@@ -7,10 +7,11 @@ use std::mem::MaybeUninit;
 use ndarray::{Array2, ArrayD, ArrayView2, ArrayViewD, ArrayViewMut2, Ix2, IxDyn};
 use smallvec::smallvec;
 
-use super::{static_rule, try_broadcast_shapes};
+use super::{static_rule, sum_tangents, try_broadcast_shapes};
 use crate::base::context::batch_rank;
 use crate::base::dtype::{AnyTensor, Float};
 use crate::base::tensor::{Data, Tensor};
+use crate::record::forward::Tangents;
 use crate::record::node::{InputGrads, Params, Rule, RuleCtx};
 use crate::record::stack::{self, NodeSpec};
 
@@ -60,7 +61,7 @@ impl<T: Float> Tensor<T> {
         transpose_b: bool,
     ) -> Tensor<T> {
         let data = Data::from_array(matmul_values(self, other, transpose_a, transpose_b));
-        stack::record(data, &[self.id(), other.id()], |_| NodeSpec {
+        let spec = |_: &Tensor<T>| NodeSpec {
             op: if transpose_a || transpose_b {
                 "matmul_transposed"
             } else {
@@ -74,7 +75,18 @@ impl<T: Float> Tensor<T> {
             },
             saved: smallvec![T::into_any(self.clone()), T::into_any(other.clone())],
             params: Params::None,
-        })
+        };
+        // bilinear: d(A B) = dA B + A dB, with the same transpositions
+        let jvp = |t: &Tangents<'_>, out: &Tensor<T>| {
+            let da = t
+                .of::<T>(0)
+                .map(|da| da.matmul_transposed(other, transpose_a, transpose_b));
+            let db = t
+                .of::<T>(1)
+                .map(|db| self.matmul_transposed(db, transpose_a, transpose_b));
+            sum_tangents(da, db, out.shape())
+        };
+        stack::record(data, &[self.id(), other.id()], spec, &jvp)
     }
 }
 
@@ -117,7 +129,7 @@ impl<T: Float> Tensor<T> {
         );
         let data = Data::from_array(out.into_dyn());
         let inputs = [self.id(), weights.id(), biases.id()];
-        stack::record(data, &inputs, |_| NodeSpec {
+        let spec = |_: &Tensor<T>| NodeSpec {
             op: "xw_plus_b",
             // X̄ and W̄ as for X W; b̄ = Σ over the rows of Ḡ
             rule: static_rule(|ctx, g| match g {
@@ -126,7 +138,15 @@ impl<T: Float> Tensor<T> {
             }),
             saved: smallvec![T::into_any(self.clone()), T::into_any(weights.clone())],
             params: Params::None,
-        })
+        };
+        // d(X W + b) = dX W + X dW + db (broadcast over the rows)
+        let jvp = |t: &Tangents<'_>, out: &Tensor<T>| {
+            let dx = t.of::<T>(0).map(|dx| dx.matmul(weights));
+            let dw = t.of::<T>(1).map(|dw| self.matmul(dw));
+            let product = sum_tangents(dx, dw, out.shape());
+            sum_tangents(product, t.of::<T>(2).cloned(), out.shape())
+        };
+        stack::record(data, &inputs, spec, &jvp)
     }
 }
 

@@ -43,6 +43,7 @@ use smallvec::{SmallVec, smallvec};
 use crate::base::dtype::{AnyTensor, DType, Float};
 use crate::base::primal::Primal;
 use crate::base::tensor::{Data, Tensor};
+use crate::record::forward::{Jvp, Tangents};
 use crate::record::node::{Backward, InputGrads, NumberCtx, ParamSlot, Params, Rule, RuleCtx};
 use crate::record::stack::{self, Keep, OpHead};
 
@@ -135,7 +136,7 @@ pub(crate) fn unary<T: Float, R, S>(
     (rule, scalar_rule): (R, S),
 ) -> Tensor<T>
 where
-    R: Fn(&Tensor<T>, &Tensor<T>) -> Tensor<T> + 'static,
+    R: Fn(&Tensor<T>, &Tensor<T>) -> Tensor<T> + Copy + 'static,
     S: Fn(&T, &T) -> T + 'static,
 {
     let data = x.map_data(f);
@@ -144,20 +145,24 @@ where
         rule: Rule::Static(leak_zero_sized(UnaryRule(rule, scalar_rule, PhantomData))),
         params: Params::None,
     };
+    // An elementwise op's jacobian is diagonal, so it is its own transpose: the JVP rule
+    // is the VJP rule applied to the tangent.
     match saved_value {
         Saved::Input => {
             let keep = Keep {
                 inputs: [x],
                 output: false,
             };
-            stack::record_keeping(data, &[x.id()], keep, head)
+            let jvp = |t: &Tangents<'_>, _: &Tensor<T>| t.of::<T>(0).map(|t| rule(x, t));
+            stack::record_keeping(data, &[x.id()], keep, head, &jvp)
         }
         Saved::Output => {
             let keep = Keep {
                 inputs: [],
                 output: true,
             };
-            stack::record_keeping(data, &[x.id()], keep, head)
+            let jvp = |t: &Tangents<'_>, out: &Tensor<T>| t.of::<T>(0).map(|t| rule(out, t));
+            stack::record_keeping(data, &[x.id()], keep, head, &jvp)
         }
     }
 }
@@ -206,11 +211,13 @@ pub(crate) fn unary_with_param<T: Float, R, S>(
     (rule, scalar_rule): (R, S),
 ) -> Tensor<T>
 where
-    R: Fn(&Tensor<T>, &Tensor<T>, f64) -> Tensor<T> + 'static,
+    R: Fn(&Tensor<T>, &Tensor<T>, f64) -> Tensor<T> + Copy + 'static,
     S: Fn(&T, &T, f64) -> T + 'static,
 {
+    // elementwise, so the VJP rule applied to the tangent is the JVP rule (see `unary`)
+    let jvp = |t: &Tangents<'_>, _: &Tensor<T>| t.of::<T>(0).map(|t| rule(x, t, p));
     let rule = UnaryParamRule(rule, scalar_rule, PhantomData);
-    elementwise_with_param(x, op, p, f, [x], rule)
+    elementwise_with_param(x, op, p, f, [x], rule, &jvp)
 }
 
 /// Records the elementwise op `f` of `x` with the real parameter `p`, whose `rule` keeps
@@ -224,17 +231,19 @@ fn elementwise_with_param<T: Float, const N: usize>(
     f: impl Fn(T) -> T,
     kept: [&Tensor<T>; N],
     rule: impl Backward + 'static,
+    jvp: &Jvp<'_, T>,
 ) -> Tensor<T> {
     let data = x.map_data(f);
     let keep = Keep {
         inputs: kept,
         output: false,
     };
-    stack::record_keeping(data, &[x.id()], keep, || OpHead {
+    let head = || OpHead {
         op,
         rule: Rule::Static(leak_zero_sized(rule)),
         params: Params::Real(p),
-    })
+    };
+    stack::record_keeping(data, &[x.id()], keep, head, jvp)
 }
 
 struct LinearRule<T, F, S>(F, S, PhantomData<fn(T)>);
@@ -269,11 +278,13 @@ pub(crate) fn linear<T: Float, R, S>(
     (rule, scalar_rule): (R, S),
 ) -> Tensor<T>
 where
-    R: Fn(&Tensor<T>, f64) -> Tensor<T> + 'static,
+    R: Fn(&Tensor<T>, f64) -> Tensor<T> + Copy + 'static,
     S: Fn(&T, f64) -> T + 'static,
 {
+    // linear and elementwise: the op itself, applied to the tangent
+    let jvp = |t: &Tangents<'_>, _: &Tensor<T>| t.of::<T>(0).map(|t| rule(t, p));
     let rule = LinearRule(rule, scalar_rule, PhantomData);
-    elementwise_with_param(x, op, p, f, [], rule)
+    elementwise_with_param(x, op, p, f, [], rule, &jvp)
 }
 
 /// Cotangents of a binary op's two inputs, `None` where not needed.
@@ -323,7 +334,7 @@ pub(crate) fn binary<T: Float, R, S>(
     (rule, scalar_rule): (R, S),
 ) -> Tensor<T>
 where
-    R: Fn(&Tensor<T>, &Tensor<T>, &Tensor<T>, [bool; 2]) -> PairGrads<Tensor<T>> + 'static,
+    R: Fn(&Tensor<T>, &Tensor<T>, &Tensor<T>, [bool; 2]) -> PairGrads<Tensor<T>> + Copy + 'static,
     S: Fn(&T, &T, &T, [bool; 2]) -> PairGrads<T> + 'static,
 {
     let data = zip_broadcast(x, y, op, f);
@@ -331,11 +342,35 @@ where
         inputs: [x, y],
         output: false,
     };
-    stack::record_keeping(data, &[x.id(), y.id()], keep, || OpHead {
+    // Each partial derivative is diagonal (before broadcasting), so the VJP rule of an
+    // operand applied to its tangent is that operand's term of the JVP; the broadcast is
+    // the transpose of the VJP's un-broadcasting sum.
+    let jvp = |t: &Tangents<'_>, out: &Tensor<T>| {
+        let dx = t.of::<T>(0).and_then(|t| rule(x, y, t, [true, false]).0);
+        let dy = t.of::<T>(1).and_then(|t| rule(x, y, t, [false, true]).1);
+        sum_tangents(dx, dy, out.shape())
+    };
+    let head = || OpHead {
         op,
         rule: Rule::Static(leak_zero_sized(BinaryRule(rule, scalar_rule, PhantomData))),
         params: Params::None,
-    })
+    };
+    stack::record_keeping(data, &[x.id(), y.id()], keep, head, &jvp)
+}
+
+/// `dx + dy` (either may be absent), broadcast to the output's `shape`: the tangent of a
+/// binary op from its two operands' terms. `None` only when both are.
+pub(crate) fn sum_tangents<T: Float>(
+    dx: Option<Tensor<T>>,
+    dy: Option<Tensor<T>>,
+    shape: &[usize],
+) -> Option<Tensor<T>> {
+    let sum = match (dx, dy) {
+        (Some(dx), Some(dy)) => dx + dy,
+        (Some(d), None) | (None, Some(d)) => d,
+        (None, None) => return None,
+    };
+    Some(sum.broadcast_to(shape))
 }
 
 struct AdditiveRule<T, F, S>(F, S, PhantomData<fn(T)>);
@@ -389,7 +424,7 @@ pub(crate) fn additive<T: Float, R, S>(
     (rhs_rule, scalar_rhs_rule): (R, S),
 ) -> Tensor<T>
 where
-    R: Fn(&Tensor<T>) -> Tensor<T> + 'static,
+    R: Fn(&Tensor<T>) -> Tensor<T> + Copy + 'static,
     S: Fn(&T) -> T + 'static,
 {
     let data = zip_broadcast(x, y, op, f);
@@ -409,7 +444,7 @@ pub(crate) fn additive_owned<T: Float, R, S>(
     rules: (R, S),
 ) -> Tensor<T>
 where
-    R: Fn(&Tensor<T>) -> Tensor<T> + 'static,
+    R: Fn(&Tensor<T>) -> Tensor<T> + Copy + 'static,
     S: Fn(&T) -> T + 'static,
 {
     if let Data::Array(shared) = &mut x.data
@@ -432,7 +467,7 @@ fn record_additive<T: Float, R, S>(
     (rhs_rule, scalar_rhs_rule): (R, S),
 ) -> Tensor<T>
 where
-    R: Fn(&Tensor<T>) -> Tensor<T> + 'static,
+    R: Fn(&Tensor<T>) -> Tensor<T> + Copy + 'static,
     S: Fn(&T) -> T + 'static,
 {
     // The rules save no values: only the two shapes, when they differ.
@@ -440,7 +475,7 @@ where
         inputs: [],
         output: false,
     };
-    stack::record_keeping(data, &[x.id(), y.id()], keep, || {
+    let head = || {
         let (xs, ys) = (x.shape(), y.shape());
         let params = if crate::base::tensor::same_shape(xs, ys) {
             Params::None
@@ -456,7 +491,16 @@ where
             ))),
             params,
         }
-    })
+    };
+    // linear: `dx + rhs_rule(dy)`, broadcast to the output
+    let jvp = |t: &Tangents<'_>, out: &Tensor<T>| {
+        sum_tangents(
+            t.of::<T>(0).cloned(),
+            t.of::<T>(1).map(rhs_rule),
+            out.shape(),
+        )
+    };
+    stack::record_keeping(data, &[x.id(), y.id()], keep, head, &jvp)
 }
 
 /// Applies `f` elementwise over the broadcast of `x` and `y` (not recorded).

@@ -5,11 +5,12 @@
 use ndarray::{Axis, IxDyn};
 use smallvec::smallvec;
 
-use super::{check_axis, constant, static_rule};
+use super::{check_axis, constant, static_rule, sum_tangents};
 use crate::base::context::{batch_rank, batched_shape};
 use crate::base::dtype::{AnyTensor, Float};
 use crate::base::primal::Primal;
 use crate::base::tensor::{Data, Tensor, same_shape};
+use crate::record::forward::Tangents;
 use crate::record::node::{Dims, Params};
 use crate::record::stack::{self, NodeSpec};
 
@@ -72,7 +73,7 @@ impl<T: Float> Tensor<T> {
 
     #[track_caller]
     fn record_sum(&self, data: Data<T>, axis: usize) -> Tensor<T> {
-        stack::record(data, &[self.id()], |_| NodeSpec {
+        let spec = |_: &Tensor<T>| NodeSpec {
             op: "sum",
             // d/dxᵢ Σ x = 1: the cotangent is spread back over the summed axes
             rule: static_rule(|ctx, g| {
@@ -83,13 +84,19 @@ impl<T: Float> Tensor<T> {
             }),
             saved: smallvec![],
             params: Params::DimsAxis(self.shape().into(), axis),
-        })
+        };
+        // linear: the same sum of the tangent
+        let jvp = |t: &Tangents<'_>, out: &Tensor<T>| {
+            t.of::<T>(0)
+                .map(|t| reduced_like(t, axis, out, Tensor::sum, Tensor::sum_axis))
+        };
+        stack::record(data, &[self.id()], spec, &jvp)
     }
 
     /// One node for `sum · (1/n)`, rather than a sum node and a product node.
     #[track_caller]
     fn record_mean(&self, data: Data<T>, axis: usize) -> Tensor<T> {
-        stack::record(data, &[self.id()], |_| NodeSpec {
+        let spec = |_: &Tensor<T>| NodeSpec {
             op: "mean",
             // d/dxᵢ (Σ x / n) = 1/n: the scaled cotangent is spread back over the axes
             rule: static_rule(|ctx, g| {
@@ -107,7 +114,13 @@ impl<T: Float> Tensor<T> {
             }),
             saved: smallvec![],
             params: Params::DimsAxis(self.shape().into(), axis),
-        })
+        };
+        // linear: the same mean of the tangent
+        let jvp = |t: &Tangents<'_>, out: &Tensor<T>| {
+            t.of::<T>(0)
+                .map(|t| reduced_like(t, axis, out, Tensor::mean, Tensor::mean_axis))
+        };
+        stack::record(data, &[self.id()], spec, &jvp)
     }
 
     /// The mean of all elements, as a scalar.
@@ -194,7 +207,7 @@ impl<T: Float> Tensor<T> {
 
     #[track_caller]
     fn record_max(&self, data: Data<T>, axis: usize) -> Tensor<T> {
-        stack::record(data, &[self.id()], |out| NodeSpec {
+        let spec = |out: &Tensor<T>| NodeSpec {
             op: "max",
             // d max x / dxᵢ = [xᵢ = max] / #ties
             rule: static_rule(|ctx, g| {
@@ -213,7 +226,15 @@ impl<T: Float> Tensor<T> {
             }),
             saved: smallvec![T::into_any(self.clone()), T::into_any(out.clone())],
             params: Params::DimsAxis(self.shape().into(), axis),
-        })
+        };
+        // the transpose of the rule: the tangent averaged over the tied maxima
+        let jvp = |t: &Tangents<'_>, out: &Tensor<T>| {
+            t.of::<T>(0).map(|t| {
+                let weights = tie_weights(self, out, self.shape(), axis);
+                reduced_like(&(t * &weights), axis, out, Tensor::sum, Tensor::sum_axis)
+            })
+        };
+        stack::record(data, &[self.id()], spec, &jvp)
     }
 
     /// Repeats this tensor along broadcast axes to `shape` (NumPy broadcasting rules).
@@ -245,7 +266,7 @@ impl<T: Float> Tensor<T> {
                 Data::from_array(spread.to_owned())
             }
         };
-        stack::record(data, &[self.id()], |_| NodeSpec {
+        let spec = |_: &Tensor<T>| NodeSpec {
             op: "broadcast_to",
             // the transpose of broadcasting is summing over the broadcast axes
             rule: static_rule(|ctx, g| {
@@ -256,7 +277,10 @@ impl<T: Float> Tensor<T> {
             }),
             saved: smallvec![],
             params: Params::Dims(self.shape().into()),
-        })
+        };
+        // linear: the tangent, broadcast the same way
+        let jvp = |t: &Tangents<'_>, _: &Tensor<T>| t.of::<T>(0).map(|t| t.broadcast_to(shape));
+        stack::record(data, &[self.id()], spec, &jvp)
     }
 
     /// Sums this tensor down to `shape`, the inverse of [`broadcast_to`](Self::broadcast_to):
@@ -294,7 +318,7 @@ impl<T: Float> Tensor<T> {
             Some(data) => data,
             None => sum_general(self, shape),
         };
-        stack::record(data, &[self.id()], |_| NodeSpec {
+        let spec = |_: &Tensor<T>| NodeSpec {
             op: "sum_to_shape",
             // the transpose of summing over axes is broadcasting along them
             rule: static_rule(|ctx, g| {
@@ -305,7 +329,10 @@ impl<T: Float> Tensor<T> {
             }),
             saved: smallvec![],
             params: Params::Dims(from.into()),
-        })
+        };
+        // linear: the tangent, summed the same way
+        let jvp = |t: &Tangents<'_>, _: &Tensor<T>| t.of::<T>(0).map(|t| t.sum_to_shape(shape));
+        stack::record(data, &[self.id()], spec, &jvp)
     }
 
     /// [`sum_to_shape`](Self::sum_to_shape) for a cotangent in a backward sweep: sums to
@@ -350,7 +377,7 @@ pub(crate) fn dot_all<T: Float>(x: &Tensor<T>, y: &Tensor<T>) -> Tensor<T> {
         return (x * y).sum();
     };
     let data = Data::scalar(dot_slices(p, q));
-    stack::record(data, &[x.id(), y.id()], |_| NodeSpec {
+    let spec = |_: &Tensor<T>| NodeSpec {
         op: "dot",
         // ∂(Σ x y)/∂x = y, ∂(Σ x y)/∂y = x, times the (possibly batched) cotangent
         rule: static_rule(|ctx, g| {
@@ -374,7 +401,31 @@ pub(crate) fn dot_all<T: Float>(x: &Tensor<T>, y: &Tensor<T>) -> Tensor<T> {
         }),
         saved: smallvec![T::into_any(x.clone()), T::into_any(y.clone())],
         params: Params::None,
-    })
+    };
+    // bilinear: d(Σ x y) = Σ dx y + Σ x dy
+    let jvp = |t: &Tangents<'_>, out: &Tensor<T>| {
+        let dx = t.of::<T>(0).map(|dx| dot_all(dx, y));
+        let dy = t.of::<T>(1).map(|dy| dot_all(x, dy));
+        sum_tangents(dx, dy, out.shape())
+    };
+    stack::record(data, &[x.id(), y.id()], spec, &jvp)
+}
+
+/// The reduction of a tangent `t` over `axis` (or all axes) by `all` or `along`, in the
+/// shape of the primal's result `out` (which has the kept dimension or not).
+fn reduced_like<T: Float>(
+    t: &Tensor<T>,
+    axis: usize,
+    out: &Tensor<T>,
+    all: fn(&Tensor<T>) -> Tensor<T>,
+    along: fn(&Tensor<T>, usize, bool) -> Tensor<T>,
+) -> Tensor<T> {
+    let reduced = if axis == ALL_AXES {
+        all(t)
+    } else {
+        along(t, axis, false)
+    };
+    reduced.reshape(out.shape())
 }
 
 /// `Σ pᵢ qᵢ` with the partial sums of [`sum_slice`], so equal to summing the products.

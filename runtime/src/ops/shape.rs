@@ -10,6 +10,7 @@ use super::{check_axis, static_rule};
 use crate::base::context::{batch_rank, batched_shape};
 use crate::base::dtype::{AnyTensor, Float};
 use crate::base::tensor::{Data, Tensor, TensorId, same_shape};
+use crate::record::forward::Tangents;
 use crate::record::node::{Dims, InputGrads, Params};
 use crate::record::stack::{self, NodeSpec};
 
@@ -45,7 +46,7 @@ impl<T: Float> Tensor<T> {
                     .expect("count checked"),
             ),
         };
-        stack::record(data, &[self.id()], |_| NodeSpec {
+        let spec = |_: &Tensor<T>| NodeSpec {
             op: "reshape",
             // reshaping back is its own transpose
             rule: static_rule(|ctx, g| {
@@ -56,7 +57,10 @@ impl<T: Float> Tensor<T> {
             }),
             saved: smallvec![],
             params: Params::Dims(from.into()),
-        })
+        };
+        // linear: the tangent, reshaped the same way
+        let jvp = |t: &Tangents<'_>, _: &Tensor<T>| t.of::<T>(0).map(|t| t.reshape(shape));
+        stack::record(data, &[self.id()], spec, &jvp)
     }
 
     /// Permutes the axes: axis `i` of the result is axis `perm[i]` of this tensor.
@@ -95,7 +99,7 @@ impl<T: Float> Tensor<T> {
         for (i, &p) in perm.iter().enumerate() {
             inverse[p] = i;
         }
-        stack::record(data, &[self.id()], |_| NodeSpec {
+        let spec = |_: &Tensor<T>| NodeSpec {
             op: "permute",
             // the transpose of a permutation is its inverse
             rule: static_rule(|ctx, g| {
@@ -113,7 +117,10 @@ impl<T: Float> Tensor<T> {
             }),
             saved: smallvec![],
             params: Params::Dims(inverse),
-        })
+        };
+        // linear: the tangent, permuted the same way
+        let jvp = |t: &Tangents<'_>, _: &Tensor<T>| t.of::<T>(0).map(|t| t.permute(perm));
+        stack::record(data, &[self.id()], spec, &jvp)
     }
 
     /// Swaps the last two axes (the matrix transpose, batched over leading axes).
@@ -174,7 +181,7 @@ impl<T: Float> Tensor<T> {
             .unwrap_or_else(|| ndarray::concatenate(Axis(axis), &views).expect("shapes checked"));
         let sizes: Dims = tensors.iter().map(|t| t.shape()[axis]).collect();
         let ids: SmallVec<[TensorId; 2]> = tensors.iter().map(|t| t.id()).collect();
-        stack::record(Data::from_array(joined), &ids, |_| NodeSpec {
+        let spec = |_: &Tensor<T>| NodeSpec {
             op: "concat",
             // each input's cotangent is its slice of the output's
             rule: static_rule(|ctx, g| {
@@ -195,7 +202,19 @@ impl<T: Float> Tensor<T> {
             }),
             saved: smallvec![],
             params: Params::DimsAxis(sizes, axis),
-        })
+        };
+        // linear: the tangents joined the same way (zeros for an input without one)
+        let jvp = |t: &Tangents<'_>, _: &Tensor<T>| {
+            let parts: Vec<Tensor<T>> = (0..t.len())
+                .map(|k| match t.of::<T>(k) {
+                    Some(t) => t.clone(),
+                    None => Tensor::zeros(tensors[k].shape()),
+                })
+                .collect();
+            let parts: Vec<&Tensor<T>> = parts.iter().collect();
+            Some(Tensor::concat(&parts, axis))
+        };
+        stack::record(Data::from_array(joined), &ids, spec, &jvp)
     }
 
     /// Elements `start..start + len` along `axis`.
@@ -228,7 +247,7 @@ impl<T: Float> Tensor<T> {
         });
         let mut params: Dims = shape.into();
         params.push(start);
-        stack::record(Data::from_array(piece), &[self.id()], |_| NodeSpec {
+        let spec = |_: &Tensor<T>| NodeSpec {
             op: "slice",
             // the cotangent goes back to the slice's place, zeros elsewhere
             rule: static_rule(|ctx, g| {
@@ -241,7 +260,10 @@ impl<T: Float> Tensor<T> {
             }),
             saved: smallvec![],
             params: Params::DimsAxis(params, axis),
-        })
+        };
+        // linear: the same slice of the tangent
+        let jvp = |t: &Tangents<'_>, _: &Tensor<T>| t.of::<T>(0).map(|t| t.slice(axis, start, len));
+        stack::record(Data::from_array(piece), &[self.id()], spec, &jvp)
     }
 
     /// Places this tensor at `start` along `axis` of a zero tensor of shape `shape`: the
@@ -285,7 +307,7 @@ impl<T: Float> Tensor<T> {
             axis,
             shape: shape.into(),
         };
-        stack::record(Data::from_array(picked), &[self.id()], |_| NodeSpec {
+        let spec = |_: &Tensor<T>| NodeSpec {
             op: "gather",
             // the transpose of gathering is adding each cotangent back at its index
             rule: static_rule(|ctx, g| {
@@ -305,7 +327,10 @@ impl<T: Float> Tensor<T> {
             }),
             saved: smallvec![],
             params,
-        })
+        };
+        // linear: the same entries of the tangent
+        let jvp = |t: &Tangents<'_>, _: &Tensor<T>| t.of::<T>(0).map(|t| t.gather(axis, indices));
+        stack::record(Data::from_array(picked), &[self.id()], spec, &jvp)
     }
 
     /// Adds slice `k` along `axis` of this tensor into slice `indices[k]` of a zero tensor
@@ -346,7 +371,7 @@ impl<T: Float> Tensor<T> {
             axis,
             shape: out_shape,
         };
-        stack::record(Data::from_array(out), &[self.id()], |_| NodeSpec {
+        let spec = |_: &Tensor<T>| NodeSpec {
             op: "scatter_add",
             // the transpose of scatter-adding is gathering
             rule: static_rule(|ctx, g| {
@@ -361,7 +386,12 @@ impl<T: Float> Tensor<T> {
             }),
             saved: smallvec![],
             params,
-        })
+        };
+        // linear: the tangent, scatter-added the same way
+        let jvp = |t: &Tangents<'_>, _: &Tensor<T>| {
+            t.of::<T>(0).map(|t| t.scatter_add(axis, indices, len))
+        };
+        stack::record(Data::from_array(out), &[self.id()], spec, &jvp)
     }
 }
 

@@ -10,6 +10,7 @@ use super::{check_axis, constant, static_rule};
 use crate::base::context::batch_rank;
 use crate::base::dtype::{AnyTensor, Float};
 use crate::base::tensor::{Data, Tensor};
+use crate::record::forward::Tangents;
 use crate::record::node::{InputGrads, Params, RuleCtx};
 use crate::record::stack::{self, NodeSpec};
 
@@ -29,7 +30,7 @@ impl<T: Float> Tensor<T> {
         check_axis("softmax", axis, self.shape());
         let log_p = log_softmax_values(self, axis);
         let data = Data::from_array(log_p.mapv(T::exp));
-        stack::record(data, &[self.id()], |out| NodeSpec {
+        let spec = |out: &Tensor<T>| NodeSpec {
             op: "softmax",
             // ∂softmax: x̄ = y ⊙ (ḡ - Σ ḡ ⊙ y)
             rule: static_rule(|ctx, g| {
@@ -42,7 +43,12 @@ impl<T: Float> Tensor<T> {
             }),
             saved: smallvec![T::into_any(out.clone())],
             params: Params::DimsAxis(smallvec::SmallVec::new(), axis),
-        })
+        };
+        // d softmax = y ⊙ (dx - Σ dx ⊙ y): the rule's matrix is symmetric
+        let jvp = |t: &Tangents<'_>, y: &Tensor<T>| {
+            t.of::<T>(0).map(|t| y * (t - (t * y).sum_axis(axis, true)))
+        };
+        stack::record(data, &[self.id()], spec, &jvp)
     }
 
     /// `x - ln Σ exp(x)` along `axis`: the log of [`softmax`](Self::softmax), without its
@@ -60,7 +66,7 @@ impl<T: Float> Tensor<T> {
     pub fn log_softmax(&self, axis: usize) -> Tensor<T> {
         check_axis("log_softmax", axis, self.shape());
         let data = Data::from_array(log_softmax_values(self, axis));
-        stack::record(data, &[self.id()], |out| NodeSpec {
+        let spec = |out: &Tensor<T>| NodeSpec {
             op: "log_softmax",
             // ∂log_softmax: x̄ = ḡ - softmax(x) Σ ḡ
             rule: static_rule(|ctx, g| {
@@ -73,7 +79,13 @@ impl<T: Float> Tensor<T> {
             }),
             saved: smallvec![T::into_any(out.clone())],
             params: Params::DimsAxis(smallvec::SmallVec::new(), axis),
-        })
+        };
+        // d log_softmax = dx - Σ softmax(x) ⊙ dx
+        let jvp = |t: &Tangents<'_>, out: &Tensor<T>| {
+            t.of::<T>(0)
+                .map(|t| t - (out.exp() * t).sum_axis(axis, true))
+        };
+        stack::record(data, &[self.id()], spec, &jvp)
     }
 }
 
@@ -122,7 +134,7 @@ impl<T: Float> Tensor<T> {
         let data = Data::from_array(
             ArrayD::from_shape_vec(IxDyn(&[labels.len()]), losses).expect("one per row"),
         );
-        stack::record(data, &[self.id()], |_| NodeSpec {
+        let spec = |_: &Tensor<T>| NodeSpec {
             op: OP,
             rule: static_rule(|ctx, g| match g {
                 AnyTensor::F32(g) => cross_entropy_rule(ctx, g),
@@ -141,7 +153,20 @@ impl<T: Float> Tensor<T> {
                 axis: 1,
                 shape: shape.into(),
             },
-        })
+        };
+        // d loss_i = Σⱼ softmax(x)ᵢⱼ dxᵢⱼ - dxᵢₗ, the softmax recomputed in recorded ops
+        // (from the logits) so that an outer derivative sees its dependence on them
+        let jvp = |t: &Tangents<'_>, _: &Tensor<T>| {
+            t.of::<T>(0).map(|t| {
+                let expected = (self.softmax(1) * t).sum_axis(1, false);
+                let picks: Vec<usize> = (0..labels.len())
+                    .map(|row| row * classes + labels[row])
+                    .collect();
+                let picked = t.reshape(&[labels.len() * classes]).gather(0, &picks);
+                expected - picked
+            })
+        };
+        stack::record(data, &[self.id()], spec, &jvp)
     }
 }
 

@@ -3,7 +3,7 @@
 //! is called (`node`), nodes whose rule is a closure (`closure`), and variables, whose
 //! reads the tapes track (`variable`).
 
-pub(crate) mod closure;
+pub(crate) mod forward;
 pub(crate) mod node;
 pub(crate) mod numerics;
 pub(crate) mod stack;

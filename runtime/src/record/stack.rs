@@ -11,6 +11,7 @@ use smallvec::SmallVec;
 
 use crate::base::dtype::{AnyTensor, Float};
 use crate::base::tensor::{Data, Tensor, TensorId};
+use crate::record::forward::{self, Jvp};
 use crate::record::node::{Inputs, NO_NODE, NodeId, Params, Rule};
 use crate::record::numerics::check_forward;
 use crate::record::state::{TapeState, push_in_place};
@@ -109,6 +110,25 @@ pub(crate) fn pause(tape: &Rc<TapeCell>) -> PauseGuard {
     }
 }
 
+/// How many tapes are on this thread's stack (an accumulator notes it when entered: the
+/// tapes above are inside it).
+pub(crate) fn depth() -> usize {
+    STACK.with(|stack| stack.borrow().len())
+}
+
+/// Pauses the tapes from stack position `position` up, until the guards drop.
+pub(crate) fn pause_from(position: usize) -> SmallVec<[PauseGuard; 2]> {
+    let inside: SmallVec<[Rc<TapeCell>; 2]> = STACK.with(|stack| {
+        stack
+            .borrow()
+            .iter()
+            .skip(position)
+            .map(Rc::clone)
+            .collect()
+    });
+    inside.iter().map(pause).collect()
+}
+
 /// Resumes its tape when dropped.
 pub(crate) struct PauseGuard {
     tape: Rc<TapeCell>,
@@ -181,17 +201,21 @@ impl<T: Float, const N: usize> SaveValues<T> for Keep<'_, T, N> {
 ///
 /// `#[track_caller]`, as is every function from an op's public method down to here: a tape
 /// in anomaly mode notes the user's line that recorded the op (nothing reads it otherwise).
+///
+/// `jvp` is the op's JVP rule, called only if a forward accumulator has a tangent for one
+/// of `inputs` (see [`forward`]).
 #[inline]
 #[track_caller]
 pub(crate) fn record<T: Float>(
     data: Data<T>,
     inputs: &[TensorId],
     spec: impl FnOnce(&Tensor<T>) -> NodeSpec,
+    jvp: &Jvp<'_, T>,
 ) -> Tensor<T> {
     if !any_recording() {
         return Tensor::from_data(data);
     }
-    record_on_stack(data, inputs, |out| {
+    let out = record_on_stack(data, inputs, |out| {
         let NodeSpec {
             op,
             rule,
@@ -199,7 +223,11 @@ pub(crate) fn record<T: Float>(
             params,
         } = spec(out);
         (OpHead { op, rule, params }, saved)
-    })
+    });
+    if forward::accumulating() {
+        forward::push_tangents(inputs, &out, jvp);
+    }
+    out
 }
 
 /// [`record`] for an op whose rule keeps only some of its inputs and output (the
@@ -211,11 +239,16 @@ pub(crate) fn record_keeping<T: Float, const N: usize>(
     inputs: &[TensorId],
     keep: Keep<'_, T, N>,
     head: impl FnOnce() -> OpHead,
+    jvp: &Jvp<'_, T>,
 ) -> Tensor<T> {
     if !any_recording() {
         return Tensor::from_data(data);
     }
-    record_on_stack(data, inputs, |_| (head(), keep))
+    let out = record_on_stack(data, inputs, |_| (head(), keep));
+    if forward::accumulating() {
+        forward::push_tangents(inputs, &out, jvp);
+    }
+    out
 }
 
 /// The tapes (by stack position) that record an op, with the op's inputs' nodes there.
@@ -468,7 +501,7 @@ pub(crate) fn any_tape_tracks(inputs: &[TensorId]) -> bool {
     any_recording() && STACK.with(|stack| !tapes_tracking(&stack.borrow(), inputs).is_empty())
 }
 
-/// Runs `f` with every tape now active suspended (optimizer updates, `assign_add`, the
+/// Runs `f` with every tape and forward accumulator now active suspended (optimizer updates, `assign_add`, the
 /// forward pass of `#[differentiable]`): tapes entered inside `f` record as usual, the
 /// suspended ones see nothing, not even through those.
 pub(crate) fn without_any<R>(f: impl FnOnce() -> R) -> R {
@@ -488,5 +521,8 @@ pub(crate) fn without_any<R>(f: impl FnOnce() -> R) -> R {
         recording: replace_recording(0),
         floor: FLOOR.with(|floor| floor.replace(STACK.with(|stack| stack.borrow().len()))),
     };
+    // Forward accumulators are suspended alike (their count is part of the recording count
+    // just replaced).
+    let _accumulators = forward::suspend_all();
     f()
 }

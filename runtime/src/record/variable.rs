@@ -7,7 +7,7 @@ use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard, TryLockError};
 
 use crate::base::dtype::{AnyTensor, DType, Float, is_float};
 use crate::base::tensor::{Data, Tensor};
-use crate::record::stack;
+use crate::record::{forward, stack};
 
 /// Creation order of variables, which `watched_variables` follows.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
@@ -183,9 +183,14 @@ impl<T: DType> Variable<T> {
             // Each read is a new tensor (TensorFlow's `ReadVariableOp`); the innermost tape
             // that tracks it names it, so finding it later needs no hashing.
             let erase = || AnyVariable::try_from_typed(self).expect("a float variable");
-            if let Some(id) = stack::variable_read(self.id(), self.is_trainable(), erase) {
-                return Tensor::with_id(id, data);
+            let value = match stack::variable_read(self.id(), self.is_trainable(), erase) {
+                Some(id) => Tensor::with_id(id, data),
+                None => Tensor::from_data(data),
+            };
+            if forward::accumulating() {
+                forward::variable_read(self.id(), value.id());
             }
+            return value;
         }
         Tensor::from_data(data)
     }

@@ -52,7 +52,7 @@ where
     let (value, backward) = crate::record::without_recording(|| forward(&owned));
     let shapes: Rc<[Vec<usize>]> = owned.iter().map(|t| t.shape().to_vec()).collect();
     let erased: Vec<AnyTensor> = owned.into_iter().map(T::into_any).collect();
-    crate::record::closure::record_closure(name, value, &erased, move |g, _needs| {
+    crate::tape::closure::record_closure(name, value, &erased, move |g, _needs| {
         let grads = backward(g.typed::<T>());
         check_gradients(name, defined_at, &shapes, &grads);
         grads.into_iter().map(|g| g.map(T::into_any)).collect()
@@ -184,7 +184,7 @@ pub fn straight_through<T: Float>(
         value.shape()
     );
     // d/dx x = 1: the cotangent passes through unchanged
-    crate::record::closure::record_closure(
+    crate::tape::closure::record_closure(
         "straight_through",
         value,
         &[T::into_any(x.clone())],

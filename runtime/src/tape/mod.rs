@@ -1,8 +1,10 @@
 //! [`GradientTape`]: records operations and computes gradients of recorded computations.
 
 mod backward;
+pub(crate) mod closure;
 pub(crate) mod custom;
 pub(crate) mod explain;
+pub(crate) mod forward;
 pub(crate) mod gradcheck;
 pub(crate) mod jacobian;
 mod structure;
@@ -12,6 +14,7 @@ use std::rc::Rc;
 
 pub(crate) use backward::scratch_capacity as backward_scratch_capacity;
 pub use explain::{CutCause, ExplainSource, Explanation, VariableNotWatched};
+pub use forward::{ForwardAccumulator, TangentError};
 pub use jacobian::JacobianOptions;
 pub(crate) use structure::for_each_tuple;
 pub use structure::{GradientList, SourceKey, SourceList, Sources, TargetList, Targets};

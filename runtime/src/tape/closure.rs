@@ -7,8 +7,10 @@ use smallvec::SmallVec;
 
 use crate::base::dtype::{AnyTensor, Float};
 use crate::base::tensor::{Tensor, TensorId};
+use crate::record::forward::Tangents;
 use crate::record::node::{Backward, InputGrads, Params, Rule, RuleCtx};
 use crate::record::stack::{self, NodeSpec};
+use crate::tape::forward::jvp_by_transposition;
 /// A backward rule given as a closure: `rule(g, needs)` returns one cotangent per input
 /// (`None` for inputs with `needs[i] == false`, or that get no gradient).
 pub(crate) struct ClosureRule<F> {
@@ -84,10 +86,14 @@ where
         return value;
     }
     let ids: SmallVec<[TensorId; 4]> = inputs.iter().map(AnyTensor::id).collect();
-    stack::record(value.data, &ids, |_| NodeSpec {
+    let rule: Rc<dyn Backward> = Rc::new(rule);
+    let spec = |_: &Tensor<T>| NodeSpec {
         op,
-        rule: Rule::Boxed(Rc::new(rule)),
+        rule: Rule::Boxed(Rc::clone(&rule)),
         saved: SmallVec::new(),
         params: Params::None,
-    })
+    };
+    // A closure rule is a pullback and nothing else: its JVP is its transpose.
+    let jvp = |t: &Tangents<'_>, out: &Tensor<T>| Some(jvp_by_transposition(&*rule, t, out));
+    stack::record(value.data, &ids, spec, &jvp)
 }
