@@ -39,6 +39,8 @@ fn main() {
     gradient_diagnostics::main().expect("gradient diagnostics");
     chapter("Higher-order derivatives, Hessians and gradient penalties (examples/higher_order.rs)");
     higher_order::main();
+    chapter("Forward mode, Hessian-vector products and checkpointing (examples/forward_mode.rs)");
+    forward_mode::main();
     chapter("#[differentiable]: compile-time source transformation (examples/differentiable.rs)");
     differentiable::main();
 }
@@ -58,6 +60,9 @@ mod gradient_diagnostics;
 
 #[path = "higher_order.rs"]
 mod higher_order;
+
+#[path = "forward_mode.rs"]
+mod forward_mode;
 
 #[path = "differentiable.rs"]
 mod differentiable;

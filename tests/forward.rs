@@ -391,3 +391,51 @@ fn a_dense_classifier_loss_against_central_differences() {
     let got = acc.jvp(&y).unwrap().to_scalar();
     assert!((got - fd).abs() < 1e-6 * (1.0 + fd.abs()), "{got} vs {fd}");
 }
+
+#[differentiable]
+fn number_chain(x: &Tensor<f64>, y: &Tensor<f64>) -> Tensor<f64> {
+    let mut z = x * y;
+    for _ in 0..3 {
+        z = z.sin() + x;
+    }
+    z
+}
+
+/// Regression: an annotated function of 0-d tensors, under an accumulator with no tape
+/// watching, ran on plain numbers (the path for when nothing tracks its inputs) and gave
+/// a fresh constant: no tangent, a JVP of `None` where the derivative is not zero.
+#[test]
+fn an_annotated_function_of_numbers_keeps_its_tangent_without_a_tape() {
+    let (x, y) = (Tensor::scalar(0.4_f64), Tensor::scalar(-1.3_f64));
+    let reference = {
+        let acc = ForwardAccumulator::new(&x, Tensor::scalar(1.0_f64)).unwrap();
+        let z = acc.record(|| number_chain::primal(&x, &y));
+        acc.jvp(&z).unwrap().to_scalar()
+    };
+    let h = 1e-6;
+    let fd = (number_chain::primal(&Tensor::scalar(0.4 + h), &y).to_scalar()
+        - number_chain::primal(&Tensor::scalar(0.4 - h), &y).to_scalar())
+        / (2.0 * h);
+    assert!((reference - fd).abs() < 1e-8, "{reference} vs {fd}");
+    let acc = ForwardAccumulator::new(&x, Tensor::scalar(1.0_f64)).unwrap();
+    let z = acc.record(|| number_chain(&x, &y));
+    let got = acc.jvp(&z).expect("the result depends on x").to_scalar();
+    assert!((got - reference).abs() < 1e-12, "{got} vs {reference}");
+    // and the same under an outer tape (reverse over forward), to second order
+    let tape = GradientTape::new();
+    tape.watch(&x);
+    let d = tape.record(|| {
+        let acc = ForwardAccumulator::new(&x, Tensor::scalar(1.0_f64)).unwrap();
+        let z = acc.record(|| number_chain(&x, &y));
+        acc.jvp(&z).unwrap()
+    });
+    let d2 = tape.gradient(&d, &x).unwrap().unwrap().to_scalar();
+    let d_at = |x: f64| {
+        let x = Tensor::scalar(x);
+        let acc = ForwardAccumulator::new(&x, Tensor::scalar(1.0_f64)).unwrap();
+        let z = acc.record(|| number_chain::primal(&x, &y));
+        acc.jvp(&z).unwrap().to_scalar()
+    };
+    let fd2 = (d_at(0.4 + 1e-5) - d_at(0.4 - 1e-5)) / 2e-5;
+    assert!((d2 - fd2).abs() < 1e-6, "{d2} vs {fd2}");
+}

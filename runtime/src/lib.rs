@@ -40,10 +40,12 @@ pub use base::tensor::Tensor;
 pub use ops::binary::Operand;
 pub use record::variable::{AnyVariable, Variable, VariableId};
 pub use record::{any_recording, without_recording};
+pub use tape::checkpoint::{checkpoint, checkpointed_loop, recompute_grad};
 pub use tape::custom::{StopGradient, custom_gradient, stop_gradient, straight_through};
 pub use tape::gradcheck::{
     GradcheckError, GradcheckOptions, GradcheckReport, WorstElement, gradcheck, gradcheck_with,
 };
+pub use tape::transforms;
 pub use tape::{
     AnomalyPhase, CutCause, ExplainSource, Explanation, ForwardAccumulator, GradientList,
     GradientOptions, GradientTape, JacobianOptions, NonFiniteValue, SourceKey, SourceList, Sources,

@@ -1,8 +1,7 @@
 //! Reads GradBench logs (the intermediary's JSON lines).
 //!
 //! - `gradbench-logs check LOG...`: prints every evaluation that is not valid (or a module
-//!   not defined) and exits 1 if there is one; the forward-mode variants of `particle` and
-//!   `saddle` may fail until gradtape has forward mode. CI runs it on the quick evals.
+//!   not defined) and exits 1 if there is one. CI runs it on the quick evals.
 //! - `gradbench-logs table LOG...`: a Markdown table of median `evaluate` times per tool,
 //!   with gradtape's ratio to each other tool (`compare.sh` prints it).
 

@@ -4,11 +4,11 @@
 //! accepted steps in a row and halves on a rejected one; the search stops when the gradient
 //! or the step is shorter than `10⁻⁵`.
 //!
-//! It works on tensors so that a tape can record it: `particle` and `saddle` differentiate
+//! It works on tensors so that a tape or an accumulator can record it: `particle` and `saddle` differentiate
 //! *through* an inner descent (nested AD). Every branch reads values only; the point it
 //! returns depends on its inputs through the steps `x − η g(x)`.
 
-use gradtape::Tensor;
+use gradtape::{ForwardAccumulator, GradientTape, Tensor};
 
 use crate::{Evaluation, Failure};
 
@@ -88,35 +88,96 @@ fn length(x: &Tensor<f64>) -> f64 {
     x.to_vec().iter().map(|v| v * v).sum::<f64>().sqrt()
 }
 
-/// The answer of `particle` or `saddle` to one of its four variants: `rr` (reverse over
-/// reverse) runs; `ff`, `fr` and `rf` need forward mode, which gradtape does not have yet,
-/// and answer [`Failure::Unsupported`], never a value computed some other way.
+/// Which mode of automatic differentiation takes a gradient: GradBench's `f` and `r`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Forward mode: one JVP (a [`ForwardAccumulator`] pass) per element of the point.
+    Forward,
+    /// Reverse mode: one backward sweep of a tape.
+    Reverse,
+}
+
+/// The gradient of the scalar `f` at `x` by `mode`. Forward mode runs `f` once per element
+/// of `x`, along each basis direction, and gathers the JVPs into `x`'s shape.
 ///
 /// ```
-/// use gradtape_gradbench::evals::descent::nested_variants;
+/// use gradtape::Tensor;
+/// use gradtape_gradbench::evals::descent::{Mode, gradient};
+/// let x = Tensor::from_vec(vec![1.0_f64, -2.0], &[2]);
+/// for mode in [Mode::Forward, Mode::Reverse] {
+///     assert_eq!(gradient(mode, |x| x.powi(3).sum(), &x).to_vec(), vec![3.0, 12.0]);
+/// }
+/// ```
+pub fn gradient(
+    mode: Mode,
+    f: impl Fn(&Tensor<f64>) -> Tensor<f64>,
+    x: &Tensor<f64>,
+) -> Tensor<f64> {
+    let connected = "the cost depends on the point";
+    match mode {
+        Mode::Reverse => {
+            let tape = GradientTape::new();
+            tape.watch(x);
+            let value = tape.record(|| f(x));
+            tape.gradient(&value, x)
+                .expect("a fresh tape answers its gradient")
+                .expect(connected)
+        }
+        Mode::Forward => {
+            let n = x.len();
+            let columns: Vec<Tensor<f64>> = (0..n)
+                .map(|k| {
+                    let mut basis = vec![0.0; n];
+                    basis[k] = 1.0;
+                    let tangent = Tensor::from_vec(basis, x.shape());
+                    let acc =
+                        ForwardAccumulator::new(x, tangent).expect("the tangent has x's shape");
+                    let value = acc.record(|| f(x));
+                    acc.jvp(&value).expect(connected).reshape(&[1])
+                })
+                .collect();
+            let columns: Vec<&Tensor<f64>> = columns.iter().collect();
+            Tensor::concat(&columns, 0).reshape(x.shape())
+        }
+    }
+}
+
+/// The answer of `particle` or `saddle` to one of its four variants, `solve(outer, inner)`
+/// computing it with the outer search's gradients taken by `outer` and the inner ones by
+/// `inner` (`fr`: the outer by forward mode, the inner by reverse mode).
+///
+/// ```
+/// use gradtape_gradbench::evals::descent::{Mode, nested_variants};
 /// use gradtape_gradbench::Runs;
 /// let runs = Runs { min_runs: 1, min_seconds: 0.0 };
-/// assert!(nested_variants("saddle", "rr", || runs.evaluate(|| 1.0)).is_ok());
-/// let error = nested_variants("saddle", "fr", || runs.evaluate(|| 1.0)).unwrap_err();
-/// assert!(error.to_string().contains("forward-mode"));
+/// let modes = |function| {
+///     let mut seen = None;
+///     nested_variants("saddle", function, |outer, inner| {
+///         seen = Some((outer, inner));
+///         runs.evaluate(|| 1.0)
+///     })
+///     .map(|_| seen.unwrap())
+/// };
+/// assert_eq!(modes("fr").unwrap(), (Mode::Forward, Mode::Reverse));
+/// assert!(modes("fx").is_err());
 /// ```
 pub fn nested_variants(
     module: &'static str,
     function: &str,
-    reverse_over_reverse: impl FnOnce() -> Evaluation,
+    solve: impl FnOnce(Mode, Mode) -> Evaluation,
 ) -> Result<Evaluation, Failure> {
-    match function {
-        "rr" => Ok(reverse_over_reverse()),
-        "ff" | "fr" | "rf" => Err(Failure::Unsupported {
-            module,
-            function: function.to_owned(),
-            reason: "the variants with an `f` need forward-mode AD (a ForwardAccumulator), \
-                     which gradtape does not have yet; `rr` is answered",
-        }),
-        _ => Err(Failure::UnknownFunction {
-            module,
-            function: function.to_owned(),
-            known: "`rr`, `ff`, `fr` and `rf`",
-        }),
-    }
+    let (outer, inner) = match function {
+        "ff" => (Mode::Forward, Mode::Forward),
+        "fr" => (Mode::Forward, Mode::Reverse),
+        "rf" => (Mode::Reverse, Mode::Forward),
+        "rr" => (Mode::Reverse, Mode::Reverse),
+        _ => {
+            return Err(Failure::UnknownFunction {
+                module,
+                function: function.to_owned(),
+                known: "`rr`, `ff`, `fr` and `rf`",
+            });
+        }
+    };
+    Ok(solve(outer, inner))
 }

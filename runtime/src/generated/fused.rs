@@ -8,8 +8,11 @@ use smallvec::SmallVec;
 use crate::base::tensor::TensorId;
 use crate::record::stack;
 use crate::tape::closure::{ClosureRule, record_boxed};
-/// Whether some recording tape tracks one of `inputs`: when none does, an op on them would
-/// not be recorded, so `#[differentiable]` code runs its plain body instead.
+/// Whether some recording tape tracks one of `inputs`, or some forward accumulator has a
+/// tangent for one: when neither, an op on them would be neither recorded nor given a
+/// tangent, so `#[differentiable]` code runs its plain body instead (on plain numbers when
+/// they are 0-d, which must not happen under an accumulator: the result would have no
+/// tangent).
 ///
 /// ```
 /// use gradtape_runtime::{AnyTensor, GradientTape, Tensor, generated};
@@ -23,7 +26,7 @@ use crate::tape::closure::{ClosureRule, record_boxed};
 /// ```
 pub fn any_tracks(inputs: &[AnyTensor]) -> bool {
     let ids: SmallVec<[TensorId; 4]> = inputs.iter().map(AnyTensor::id).collect();
-    stack::any_tape_tracks(&ids)
+    stack::any_tape_tracks(&ids) || crate::record::forward::any_tangent(&ids)
 }
 
 /// Records a fused node (one `#[differentiable]` call): `value` with `inputs`, whose rule

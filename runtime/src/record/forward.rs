@@ -247,6 +247,22 @@ pub(crate) fn push_tangents<T: Float>(inputs: &[TensorId], out: &Tensor<T>, jvp:
     }
 }
 
+/// Whether an accumulating accumulator has a tangent for one of `inputs`: generated code
+/// asks, beside whether a tape tracks them, before computing on plain numbers (which would
+/// leave its result without a tangent).
+pub(crate) fn any_tangent(inputs: &[TensorId]) -> bool {
+    if !accumulating() {
+        return false;
+    }
+    let floor = FLOOR.with(Cell::get);
+    ACCUMULATORS.with(|stack| {
+        stack.borrow().iter().skip(floor).any(|acc| {
+            let state = acc.borrow();
+            state.is_accumulating() && inputs.iter().any(|id| state.tangents.contains_key(id))
+        })
+    })
+}
+
 /// Gives a read of a variable (the new value `value`) the variable's tangent in every
 /// accumulating accumulator that has the variable as a primal.
 pub(crate) fn variable_read(var: VariableId, value: TensorId) {

@@ -1,6 +1,7 @@
 //! [`GradientTape`]: records operations and computes gradients of recorded computations.
 
 mod backward;
+pub(crate) mod checkpoint;
 pub(crate) mod closure;
 pub(crate) mod custom;
 pub(crate) mod explain;
@@ -8,6 +9,7 @@ pub(crate) mod forward;
 pub(crate) mod gradcheck;
 pub(crate) mod jacobian;
 mod structure;
+pub mod transforms;
 
 use std::panic::Location;
 use std::rc::Rc;

@@ -245,6 +245,28 @@ impl<T: Float> Sources for Variable<T> {
     }
 }
 
+/// A variable of either dtype as a gradient source: its gradient comes back dtype-erased.
+/// What `tape.gradient(&loss, &tape.watched_variables())` uses, TensorFlow's idiom.
+///
+/// ```
+/// use gradtape_runtime::{AnyTensor, GradientTape, Variable};
+/// let (a, b) = (Variable::new(2.0_f32), Variable::new(3.0_f64));
+/// let tape = GradientTape::new();
+/// let y = tape.record(|| a.value().cast::<f64>() * b.value());
+/// let grads = tape.gradient(&y, &tape.watched_variables()).unwrap();
+/// assert!(matches!(&grads[0], Some(AnyTensor::F32(g)) if g.to_scalar() == 3.0));
+/// assert!(matches!(&grads[1], Some(AnyTensor::F64(g)) if g.to_scalar() == 2.0));
+/// ```
+impl Sources for AnyVariable {
+    type Output = Option<AnyTensor>;
+    fn collect_sources(&self, keys: &mut SourceList) {
+        keys.push(SourceKey::Variable(self.clone()));
+    }
+    fn rebuild(&self, grads: &mut GradientList) -> Self::Output {
+        grads.take_next()
+    }
+}
+
 impl<S: Sources + ?Sized> Sources for &S {
     type Output = S::Output;
     fn collect_sources(&self, keys: &mut SourceList) {
