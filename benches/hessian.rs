@@ -2,8 +2,13 @@
 //! function f(x) = Σ_{i<n-1} 100(x_{i+1} - x_i²)² + (1 - x_i)², n = 64,
 //! x_i = 0.5 + 0.01 i, f32, via a gradient taken inside an outer tape, then the outer
 //! tape's jacobian. Prints H[0][0] and H[0][1] so that a fast wrong answer cannot pass.
+//!
+//! Beside it, forward mode (issue 15's targets): one Hessian-vector product by forward over
+//! reverse against one gradient, and the full Hessian from 64 such products
+//! (`transforms::jacobian` of the gradient by forward mode).
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use gradtape::transforms::{self, JacobianMode};
 use gradtape::{GradientTape, Tensor};
 
 const N: usize = 64;
@@ -39,6 +44,33 @@ fn bench(c: &mut Criterion) {
     );
     assert!((h[0] - 98.0).abs() < 1e-3 && (h[1] + 200.0).abs() < 1e-3);
     c.bench_function("W5 hessian 64x64", |bench| bench.iter(|| hessian(&x)));
+
+    // forward over reverse
+    let v = Tensor::from_vec((0..N).map(|i| ((i % 7) as f32 - 3.0) / 3.0).collect(), &[N]);
+    let hv = transforms::hvp(rosenbrock, &x, &v).to_vec();
+    let h_times_v: f32 = (0..N).map(|j| h[j] * v.to_vec()[j]).sum();
+    println!(
+        "W5 hvp: (H v)[0] = {} (the reverse-over-reverse Hessian's row 0 · v: {h_times_v})",
+        hv[0]
+    );
+    assert!((hv[0] - h_times_v).abs() < 1e-2 * (1.0 + h_times_v.abs()));
+    let mut group = c.benchmark_group("W5 forward mode");
+    group.bench_function("gradient", |bench| {
+        bench.iter(|| transforms::grad(rosenbrock, &x))
+    });
+    group.bench_function("hvp (forward over reverse)", |bench| {
+        bench.iter(|| transforms::hvp(rosenbrock, &x, &v))
+    });
+    group.bench_function("hessian by 64 hvps", |bench| {
+        bench.iter(|| {
+            transforms::jacobian(
+                |x| transforms::grad(rosenbrock, x),
+                &x,
+                JacobianMode::Forward,
+            )
+        })
+    });
+    group.finish();
 }
 
 // `criterion_group!` defines an undocumented public function.

@@ -7,7 +7,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use gradtape::{GradientTape, Tensor, Variable};
+use gradtape::{ForwardAccumulator, GradientTape, Tensor, Variable};
 
 /// W1: open a tape, z = 3 w1² + 2 w1 w2, gradient w.r.t. [w1, w2] (= [36, 10]).
 fn w1_seed_scalar(c: &mut Criterion) {
@@ -78,6 +78,15 @@ fn w2_chain(c: &mut Criterion) {
     group.bench_function("plain forward, no tape", |b| {
         b.iter(|| black_box(chain(&x.value()).to_scalar()))
     });
+    // forward mode through the tape's machinery: a tangent beside every value
+    let x0 = Tensor::scalar(0.5_f32);
+    let forward = || {
+        let acc = ForwardAccumulator::new(&x0, Tensor::scalar(1.0_f32)).expect("0-d tangent");
+        let y = acc.record(|| chain(&x0));
+        acc.jvp(&y).expect("connected").to_scalar()
+    };
+    println!("W2 dy/dx by forward mode: {}", forward());
+    group.bench_function("forward accumulator", |b| b.iter(|| black_box(forward())));
     group.finish();
 }
 

@@ -163,3 +163,52 @@ fn with_nothing_recording_it_is_the_function() {
     let y = checkpoint(block, &[&x, &w]);
     assert_eq!(y.to_scalar(), block(&[x, w]).to_scalar());
 }
+
+/// `checkpointed_loop` at 1, 2 and 3 levels: the plain loop's value and derivatives
+/// (first and second order, and forward mode), with fewer nodes on the tape.
+#[test]
+fn checkpointed_loops_are_the_plain_loop() {
+    use gradtape::checkpointed_loop;
+    let step = |x: &Tensor<f64>, p: &[Tensor<f64>]| {
+        let rolled = Tensor::concat(&[&x.slice(0, 2, 1), &x.slice(0, 0, 2)], 0);
+        x + ((&p[0] * rolled).tanh() - x) * 0.05
+    };
+    let x0 = Tensor::from_vec(vec![0.3, -0.2, 0.9], &[3]);
+    let w = Tensor::from_vec(vec![1.2, -0.7, 0.4], &[3]);
+    let steps = 1000;
+    let plain = |w: &Tensor<f64>| {
+        (0..steps)
+            .fold(x0.clone(), |x, _| step(&x, std::slice::from_ref(w)))
+            .square()
+            .sum()
+    };
+    let reference = grad(plain, &w);
+    let reference_hessian = hessian(plain, &w);
+    for (levels, nodes) in [(1, None), (2, Some(32)), (3, Some(10))] {
+        let looped = |w: &Tensor<f64>| {
+            checkpointed_loop(&x0, &[w], steps, levels, step)
+                .square()
+                .sum()
+        };
+        let tape = GradientTape::new();
+        tape.watch(&w);
+        let y = tape.record(|| looped(&w));
+        assert_eq!(y.to_scalar(), plain(&w).to_scalar(), "levels {levels}");
+        if let Some(nodes) = nodes {
+            // the segments at the top level, then the square and the sum
+            assert_eq!(tape.recorded_ops().len(), nodes + 2, "levels {levels}");
+        }
+        let g = tape.gradient(&y, &w).unwrap().unwrap();
+        assert_close(&g.to_vec(), &reference.to_vec());
+        assert_close(&hessian(looped, &w).to_vec(), &reference_hessian.to_vec());
+        let v = Tensor::from_vec(vec![1.0, 0.5, -1.0], &[3]);
+        assert_close(&hvp(looped, &w, &v).to_vec(), &hvp(plain, &w, &v).to_vec());
+    }
+}
+
+#[test]
+#[should_panic(expected = "levels must be at least 1")]
+fn a_loop_of_zero_levels_panics() {
+    let x = Tensor::scalar(1.0_f64);
+    gradtape::checkpointed_loop(&x, &[], 3, 0, |x, _| x.sin());
+}

@@ -209,26 +209,30 @@ pub(crate) type Jvp<'a, T> = dyn Fn(&Tangents<'_>, &Tensor<T>) -> Option<Tensor<
 #[inline(never)]
 pub(crate) fn push_tangents<T: Float>(inputs: &[TensorId], out: &Tensor<T>, jvp: &Jvp<'_, T>) {
     let floor = FLOOR.with(Cell::get);
-    let accs: SmallVec<[(usize, Rc<AccumulatorCell>); 2]> = ACCUMULATORS.with(|stack| {
-        let stack = stack.borrow();
-        (floor..stack.len())
-            .filter(|&i| stack[i].borrow().is_accumulating())
-            .map(|i| (i, Rc::clone(&stack[i])))
-            .collect()
-    });
-    for (position, acc) in accs {
-        let tangents: SmallVec<[Option<AnyTensor>; 2]> = {
+    let depth = ACCUMULATORS.with(|stack| stack.borrow().len());
+    for position in floor..depth {
+        // Accumulators are only pushed and popped by scopes around this call, and a rule
+        // enters none that outlives it, so the positions below `depth` stay the same.
+        let acc = ACCUMULATORS.with(|stack| Rc::clone(&stack.borrow()[position]));
+        let mut tangents: SmallVec<[Option<AnyTensor>; 2]> = SmallVec::new();
+        let tapes_below = {
             let state = acc.borrow();
-            inputs
-                .iter()
-                .map(|id| state.tangents.get(id).cloned())
-                .collect()
+            if !state.is_accumulating() {
+                continue;
+            }
+            for id in inputs {
+                tangents.push(state.tangents.get(id).cloned());
+            }
+            state.tapes_below
         };
         if tangents.iter().all(Option::is_none) {
             continue;
         }
-        let tapes_below = acc.borrow().tapes_below;
-        let tangent = {
+        let tangent = if position + 1 == depth && tapes_below == stack::depth() {
+            // the innermost accumulator, with no tape inside it: only it pauses
+            let _paused = PauseInnermost::new(&acc);
+            jvp(&Tangents(&tangents), out)
+        } else {
             let _suspended = suspend_from(position, tapes_below);
             jvp(&Tangents(&tangents), out)
         };
@@ -244,6 +248,25 @@ pub(crate) fn push_tangents<T: Float>(inputs: &[TensorId], out: &Tensor<T>, jvp:
                 .tangents
                 .insert(out.id(), T::into_any(tangent));
         }
+    }
+}
+
+/// Pauses an accumulator known to be accumulating and live (the innermost one, while it
+/// computes a tangent), until dropped: [`AccPause`] without its checks.
+struct PauseInnermost<'a>(&'a AccumulatorCell);
+
+impl<'a> PauseInnermost<'a> {
+    fn new(acc: &'a AccumulatorCell) -> PauseInnermost<'a> {
+        acc.borrow_mut().paused += 1;
+        adjust(-1);
+        PauseInnermost(acc)
+    }
+}
+
+impl Drop for PauseInnermost<'_> {
+    fn drop(&mut self) {
+        self.0.borrow_mut().paused -= 1;
+        adjust(1);
     }
 }
 

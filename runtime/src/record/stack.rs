@@ -342,6 +342,10 @@ fn record_on_many<T: Float, S: SaveValues<T>>(
     inputs: &[TensorId],
     spec: impl FnOnce(&Tensor<T>) -> (OpHead, S),
 ) -> Tensor<T> {
+    if stack.is_empty() {
+        // only forward accumulators are active: nothing to record here
+        return output(data, inputs, None);
+    }
     let recorders = tapes_tracking(stack, inputs);
     let Some((innermost, _)) = recorders.first() else {
         return output(data, inputs, None);
