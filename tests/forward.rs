@@ -439,3 +439,47 @@ fn an_annotated_function_of_numbers_keeps_its_tangent_without_a_tape() {
     let fd2 = (d_at(0.4 + 1e-5) - d_at(0.4 - 1e-5)) / 2e-5;
     assert!((d2 - fd2).abs() < 1e-6, "{d2} vs {fd2}");
 }
+
+/// A jacobian's batched sweep under an accumulator, through a custom gradient (whose JVP
+/// is its transposed pullback, called outside any sweep): the forward derivative of a
+/// jacobian, against the jacobian at nearby points.
+#[test]
+fn forward_mode_over_a_batched_jacobian_through_a_custom_gradient() {
+    let cube = |x: &Tensor<f64>| {
+        custom_gradient("cube", &[x], |inputs| {
+            let x = inputs[0].clone();
+            (x.powi(3), move |g: &Tensor<f64>| {
+                vec![Some(g * &x.square() * 3.0)]
+            })
+        })
+    };
+    let jacobian_at = |x: &Tensor<f64>| {
+        let tape = GradientTape::new();
+        tape.watch(x);
+        let y = tape.record(|| cube(x).sin());
+        tape.jacobian(&y, x).unwrap().unwrap()
+    };
+    let x = Tensor::from_vec(vec![0.4_f64, -0.7, 1.1], &[3]);
+    let v = Tensor::from_vec(vec![1.0_f64, 2.0, -1.0], &[3]);
+    let acc = ForwardAccumulator::new(&x, &v).unwrap();
+    let j = acc.record(|| jacobian_at(&x));
+    let dj = acc.jvp(&j).expect("the jacobian depends on x").to_vec();
+    let h = 1e-6;
+    let shifted = |s: f64| {
+        let values = x
+            .to_vec()
+            .iter()
+            .zip(v.to_vec())
+            .map(|(a, b)| a + s * h * b)
+            .collect();
+        jacobian_at(&Tensor::from_vec(values, &[3])).to_vec()
+    };
+    let (plus, minus) = (shifted(1.0), shifted(-1.0));
+    for (k, got) in dj.iter().enumerate() {
+        let fd = (plus[k] - minus[k]) / (2.0 * h);
+        assert!(
+            (got - fd).abs() < 1e-5 * (1.0 + fd.abs()),
+            "element {k}: {got} vs {fd}"
+        );
+    }
+}

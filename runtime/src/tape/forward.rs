@@ -268,6 +268,9 @@ pub(crate) fn jvp_by_transposition<T: Float>(
     tangents: &Tangents<'_>,
     out: &Tensor<T>,
 ) -> Tensor<T> {
+    // The pullback is called directly, not by a sweep: it must not see the batch axes of
+    // a jacobian's sweep that may be running around this op (its cotangent `u` has none).
+    let _unbatched = crate::base::context::enter_batch(0);
     let u = Tensor::<T>::zeros(out.shape());
     let tape = GradientTape::new();
     tape.watch(&u);
