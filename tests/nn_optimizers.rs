@@ -867,30 +867,21 @@ fn clipping_thresholds_must_be_positive() {
 fn new_optimizers_name_themselves_in_shape_panics_at_the_call() {
     let w = Variable::with_name("w", Tensor::<f32>::zeros(&[2]));
     let bad = || [(Some(Tensor::zeros(&[3])), &w)];
-    let checks: [(&str, Box<dyn Fn()>); 3] = [
-        (
-            "RmsProp::apply_gradients",
-            Box::new(|| RmsProp::new(0.1).apply_gradients(bad())),
-        ),
-        (
-            "AdamW::apply_gradients",
-            Box::new(|| AdamW::new(0.1).apply_gradients(bad())),
-        ),
-        (
-            "Adagrad::apply_gradients",
-            Box::new(|| Adagrad::new(0.1).apply_gradients(bad())),
-        ),
-    ];
-    for (name, check) in checks {
-        let (file, _, message) = common::panic_site(check);
+    let check = |name: &str, step: &dyn Fn()| {
+        let (file, _, message) = common::panic_site(step);
         assert_eq!(file, file!(), "{message}");
-        assert!(
-            message.contains(&format!(
-                "{name}: gradient of shape [3] for variable 'w' of shape [2]"
-            )),
-            "{message}"
-        );
-    }
+        let want = format!("{name}: gradient of shape [3] for variable 'w' of shape [2]");
+        assert!(message.contains(&want), "{message}");
+    };
+    check("RmsProp::apply_gradients", &|| {
+        RmsProp::new(0.1).apply_gradients(bad())
+    });
+    check("AdamW::apply_gradients", &|| {
+        AdamW::new(0.1).apply_gradients(bad())
+    });
+    check("Adagrad::apply_gradients", &|| {
+        Adagrad::new(0.1).apply_gradients(bad())
+    });
 }
 
 #[test]

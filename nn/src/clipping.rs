@@ -51,6 +51,8 @@ pub(crate) fn clip_norm_divisor<T: Float>(norm: T, clip_norm: T) -> T {
 /// finite norm and NaN otherwise, which is how TensorFlow turns an infinite or NaN norm
 /// into NaN gradients. A zero norm gives `1 / norm = inf` and the scale `clip_norm /
 /// clip_norm`.
+// `norm - norm` is deliberate: TensorFlow's signal, 0 or NaN.
+#[allow(clippy::eq_op)]
 pub(crate) fn global_scale<T: Float>(norm: T, clip_norm: T) -> T {
     let one = T::one();
     clip_norm * (one / norm).min(one / clip_norm) + (norm - norm)
