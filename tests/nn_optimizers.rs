@@ -622,6 +622,15 @@ fn clip_by_norm_scales_only_tensors_longer_than_the_threshold() {
         clip_by_norm(&Tensor::scalar(-8.0_f32), 2.0).to_scalar(),
         -2.0
     );
+    // more elements than the eight partial sums, and a remainder: eleven 1s and a 5 have
+    // norm √(11 + 25) = 6, so clipping to 3 halves them
+    let mut values = vec![1.0_f32; 11];
+    values.push(5.0);
+    let long = Tensor::from_vec(values, &[3, 4]);
+    let mut want = vec![0.5; 11];
+    want.push(2.5);
+    assert_eq!(clip_by_norm(&long, 3.0).to_vec(), want);
+    assert_eq!(global_norm(&[Some(long), Some(Tensor::scalar(8.0))]), 10.0);
     // the shape is kept
     let m = Tensor::from_vec(vec![0.0, 6.0, 0.0, 8.0], &[2, 2]);
     let clipped = clip_by_norm(&m, 5.0);

@@ -19,7 +19,9 @@
 //!
 //! Clipping and decay are folded into the rule's single pass over each variable (the same
 //! numbers, in the same order, as Keras' separate steps), so they allocate nothing: the
-//! update stays in place. Only global clipping, which needs every gradient's norm before
+//! update stays in place. Each combination of them is compiled into the rule's loop as its
+//! own type (`Prelude`), with no branch per element. Clipping by norm reads each gradient
+//! once more for its norm. Only global clipping, which needs every gradient's norm before
 //! the first update, holds the step's gradients in a buffer the optimizer reuses.
 
 mod adagrad;
@@ -238,7 +240,15 @@ impl<T: Float> Options<T> {
     {
         let learning_rate = self.current_rate(op);
         let constants = rule.step_constants(learning_rate, self.iterations);
-        if let Clipping::GlobalNorm(clip_norm) = self.clipping {
+        if self.clipping == Clipping::Off && self.weight_decay.is_none() {
+            // The common case, the rule alone: no per-variable options to look at.
+            for (grad, var) in grads_and_vars {
+                if let Some(grad) = grad {
+                    let value = checked_value(op, var, &grad);
+                    rule.update(var, value, &grad, constants, Plain);
+                }
+            }
+        } else if let Clipping::GlobalNorm(clip_norm) = self.clipping {
             // Every norm before the first update: the pairs wait in the buffer.
             let mut pending = std::mem::take(&mut self.pending);
             let mut squares = 0.0;
@@ -250,10 +260,10 @@ impl<T: Float> Options<T> {
                 }
             }
             let scale = global_scale(T::from_f64(squares.sqrt()), clip_norm);
-            let clip = ElementClip::Scale {
+            let clip = ElementClip::Scale(Scale {
                 mul: scale,
                 div: T::one(),
-            };
+            });
             for (grad, var) in pending.drain(..) {
                 self.update(op, rule, &grad, &var, constants, learning_rate, clip);
             }
@@ -264,12 +274,12 @@ impl<T: Float> Options<T> {
                     let clip = match self.clipping {
                         Clipping::Norm(clip_norm) => {
                             let norm = T::from_f64(sum_of_squares(&grad.view()).sqrt());
-                            ElementClip::Scale {
+                            ElementClip::Scale(Scale {
                                 mul: clip_norm,
                                 div: clip_norm_divisor(norm, clip_norm),
-                            }
+                            })
                         }
-                        Clipping::Value(limit) => ElementClip::Value(limit),
+                        Clipping::Value(limit) => ElementClip::Clamp(Clamp(limit)),
                         Clipping::Off | Clipping::GlobalNorm(_) => ElementClip::Off,
                     };
                     self.update(op, rule, &grad, var, constants, learning_rate, clip);
@@ -280,7 +290,7 @@ impl<T: Float> Options<T> {
     }
 
     /// One variable's update, with the prelude its options call for: the plain rule when
-    /// there is nothing to clip or decay (the common case, compiled without either).
+    /// there is nothing to clip or decay for it (compiled without either).
     #[allow(clippy::too_many_arguments)]
     #[track_caller]
     fn update<R: UpdateRule<T>>(
@@ -297,10 +307,21 @@ impl<T: Float> Options<T> {
         let decay = self
             .weight_decay
             .filter(|_| self.decays(var))
-            .map(|weight_decay| (weight_decay, learning_rate));
+            .map(|weight_decay| Decay {
+                weight_decay,
+                learning_rate,
+            });
         match (decay, clip) {
             (None, ElementClip::Off) => rule.update(var, value, grad, constants, Plain),
-            (decay, clip) => rule.update(var, value, grad, constants, Prep { decay, clip }),
+            (None, ElementClip::Scale(s)) => rule.update(var, value, grad, constants, s),
+            (None, ElementClip::Clamp(c)) => rule.update(var, value, grad, constants, c),
+            (Some(d), ElementClip::Off) => rule.update(var, value, grad, constants, d),
+            (Some(d), ElementClip::Scale(s)) => {
+                rule.update(var, value, grad, constants, Both(d, s))
+            }
+            (Some(d), ElementClip::Clamp(c)) => {
+                rule.update(var, value, grad, constants, Both(d, c))
+            }
         }
     }
 }
@@ -338,7 +359,10 @@ trait UpdateRule<T: Float> {
     );
 }
 
-/// What happens to one weight and its gradient element before the optimizer's rule.
+/// What happens to one weight and its gradient element before the optimizer's rule. Each
+/// combination of options is its own type, so that each rule's loop is compiled for it with
+/// no branch per element (a branching prelude kept the loops from vectorising: AdamW took
+/// six times Adam's instructions).
 trait Prelude<T>: Copy + Send + Sync {
     /// Applies weight decay to `w` in place and returns the clipped gradient element.
     fn apply(self, w: &mut T, g: T) -> T;
@@ -355,48 +379,72 @@ impl<T> Prelude<T> for Plain {
     }
 }
 
-/// Clipping of one gradient element.
+/// Keras' weight decay at the step's learning rate.
+#[derive(Clone, Copy)]
+struct Decay<T> {
+    weight_decay: T,
+    learning_rate: T,
+}
+
+impl<T: Float> Prelude<T> for Decay<T> {
+    #[inline(always)]
+    fn apply(self, w: &mut T, g: T) -> T {
+        // Keras: variable.assign(variable - variable * wd * lr)
+        *w = *w - *w * self.weight_decay * self.learning_rate;
+        g
+    }
+}
+
+/// `g * mul / div`: `clipnorm` (`mul = clip_norm`, `div = max(‖g‖, clip_norm)`, as
+/// `tf.clip_by_norm` computes it) or `global_clipnorm` (`mul` the global scale, `div = 1`).
+#[derive(Clone, Copy)]
+struct Scale<T> {
+    mul: T,
+    div: T,
+}
+
+impl<T: Float> Prelude<T> for Scale<T> {
+    #[inline(always)]
+    fn apply(self, _w: &mut T, g: T) -> T {
+        g * self.mul / self.div
+    }
+}
+
+/// `clipvalue`: `clip(g, -limit, limit)`; a NaN stays NaN.
+#[derive(Clone, Copy)]
+struct Clamp<T>(T);
+
+impl<T: Float> Prelude<T> for Clamp<T> {
+    #[inline(always)]
+    fn apply(self, _w: &mut T, g: T) -> T {
+        if g > self.0 {
+            self.0
+        } else if g < -self.0 {
+            -self.0
+        } else {
+            g
+        }
+    }
+}
+
+/// Decay, then clipping (independent: one changes `w`, the other `g`).
+#[derive(Clone, Copy)]
+struct Both<D, C>(D, C);
+
+impl<T, D: Prelude<T>, C: Prelude<T>> Prelude<T> for Both<D, C> {
+    #[inline(always)]
+    fn apply(self, w: &mut T, g: T) -> T {
+        let g = self.0.apply(w, g);
+        self.1.apply(w, g)
+    }
+}
+
+/// A variable's clipping, as the step's options and its gradient's norm decide it.
 #[derive(Clone, Copy)]
 enum ElementClip<T> {
     Off,
-    /// `g * mul / div`: `clipnorm` (`mul = clip_norm`, `div = max(‖g‖, clip_norm)`, as
-    /// `tf.clip_by_norm` computes it) or `global_clipnorm` (`mul` the global scale, `div = 1`).
-    Scale {
-        mul: T,
-        div: T,
-    },
-    /// `clip(g, -v, v)`; a NaN stays NaN.
-    Value(T),
-}
-
-/// Weight decay (`(weight_decay, learning_rate)`) and clipping.
-#[derive(Clone, Copy)]
-struct Prep<T> {
-    decay: Option<(T, T)>,
-    clip: ElementClip<T>,
-}
-
-impl<T: Float> Prelude<T> for Prep<T> {
-    #[inline(always)]
-    fn apply(self, w: &mut T, g: T) -> T {
-        if let Some((weight_decay, learning_rate)) = self.decay {
-            // Keras: variable.assign(variable - variable * wd * lr)
-            *w = *w - *w * weight_decay * learning_rate;
-        }
-        match self.clip {
-            ElementClip::Off => g,
-            ElementClip::Scale { mul, div } => g * mul / div,
-            ElementClip::Value(limit) => {
-                if g > limit {
-                    limit
-                } else if g < -limit {
-                    -limit
-                } else {
-                    g
-                }
-            }
-        }
-    }
+    Scale(Scale<T>),
+    Clamp(Clamp<T>),
 }
 
 /// The methods every optimizer shares (Keras 3's base-optimizer arguments) and its

@@ -59,6 +59,18 @@ impl<T: Float> Sgd<T> {
 
     /// The optimizer with momentum in `[0, 1]`.
     ///
+    /// ```
+    /// use gradtape_nn::{Optimizer, Sgd};
+    /// use gradtape_runtime::{Tensor, Variable};
+    /// let w = Variable::new(Tensor::from_vec(vec![0.0_f64, 0.0], &[2]));
+    /// let mut sgd = Sgd::new(1.0).with_momentum(0.5);
+    /// for _ in 0..2 {
+    ///     sgd.apply_gradients([(Some(Tensor::from_vec(vec![1.0, -2.0], &[2])), &w)]);
+    /// }
+    /// // velocity -g, then 0.5·(-g) - g: w = -g - 1.5·g = -2.5·g
+    /// assert_eq!(w.value().to_vec(), vec![-2.5, 5.0]);
+    /// ```
+    ///
     /// # Panics
     /// If `momentum` is outside `[0, 1]`.
     #[track_caller]
