@@ -330,10 +330,9 @@ impl<T: Float> UpdateRule<T> for AdamRule<T> {
                     .for_each(|w, m, v, v_hat, &g| {
                         let g = prelude.apply(w, g);
                         moments(m, v, g);
-                        // ops.maximum, NaN-propagating (Rust's max would keep v_hat)
-                        if v.is_nan() || *v > *v_hat {
-                            *v_hat = *v;
-                        }
+                        // ops.maximum, NaN-propagating (Rust's max would keep v_hat); a
+                        // select, which vectorises
+                        *v_hat = if *v_hat >= *v { *v_hat } else { *v };
                         *w -= (*m * alpha) / (v_hat.sqrt() + epsilon);
                     });
             }),

@@ -417,13 +417,9 @@ struct Clamp<T>(T);
 impl<T: Float> Prelude<T> for Clamp<T> {
     #[inline(always)]
     fn apply(self, _w: &mut T, g: T) -> T {
-        if g > self.0 {
-            self.0
-        } else if g < -self.0 {
-            -self.0
-        } else {
-            g
-        }
+        // Two selects (vectorised); comparisons with NaN are false, so NaN passes.
+        let g = if g > self.0 { self.0 } else { g };
+        if g < -self.0 { -self.0 } else { g }
     }
 }
 
