@@ -1,7 +1,8 @@
 //! Training toolkit for [gradtape](https://docs.rs/gradtape): Keras-style layers
-//! ([`Dense`], [`Sequential`]), optimizers with TensorFlow's update formulas ([`Sgd`],
-//! [`Adam`]), losses and metrics, an MNIST (IDX) reader with seeded minibatches, and
-//! checkpoints in the safetensors format.
+//! ([`Dense`], [`Sequential`]), optimizers with TensorFlow's (Keras 3's) update formulas
+//! ([`Sgd`], [`Adam`], [`AdamW`], [`RmsProp`], [`Adagrad`]) with learning-rate
+//! [`schedules`], gradient [`clipping`] and weight decay, losses and metrics, an MNIST (IDX)
+//! reader with seeded minibatches, and checkpoints in the safetensors format.
 //!
 //! A training step is TensorFlow's: record the forward pass on a tape, take the gradient of
 //! the loss with respect to the model's trainable variables, and hand the pairs to an
@@ -36,6 +37,7 @@
 #![doc(test(attr(deny(warnings))))]
 
 pub mod checkpoint;
+pub mod clipping;
 pub mod data;
 pub mod diagnostics;
 mod layers;
@@ -47,7 +49,8 @@ mod optimizers;
 pub mod plot;
 #[cfg(feature = "progress")]
 pub mod progress;
+pub mod schedules;
 
 pub use layers::{Activation, Dense, Layer, LayerOutput, Sequential, glorot_uniform};
 pub use metrics::History;
-pub use optimizers::{Adam, Optimizer, Sgd};
+pub use optimizers::{Adagrad, Adam, AdamW, Optimizer, RmsProp, Sgd};
