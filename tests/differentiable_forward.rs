@@ -44,8 +44,8 @@ fn oscillator(x0: f64, v0: f64, k: f64, steps: usize) -> f64 {
     let mut v = v0;
     for _ in 0..steps {
         let a = -k * x - 0.1 * v;
-        x = x + 0.05 * v;
-        v = v + 0.05 * a;
+        x += 0.05 * v;
+        v += 0.05 * a;
     }
     x * v + x.cos()
 }
@@ -181,10 +181,11 @@ type Grad<'a> = dyn Fn(&[f64]) -> Vec<f64> + 'a;
 fn check(name: &str, x: &[f64], f: &Value<'_>, jvp: &Jvp<'_>, grad: &Grad<'_>) {
     let n = x.len();
     let g = grad(x);
-    for k in 0..n {
+    assert_eq!(g.len(), n, "{name}: one gradient entry per input");
+    for (k, &gk) in g.iter().enumerate() {
         let (value, dot) = jvp(x, &unit(n, k));
         assert_eq!(value.to_bits(), f(x).to_bits(), "{name}: value at {x:?}");
-        assert_close(&format!("{name}: jvp(e_{k}) vs grad"), dot, g[k], 1e-12);
+        assert_close(&format!("{name}: jvp(e_{k}) vs grad"), dot, gk, 1e-12);
     }
     let v = direction(n);
     let dot = jvp(x, &v).1;
