@@ -1,5 +1,6 @@
 //! `#[differentiable]` workloads from `../shared/bench/WORKLOADS.md`: W7 (the tape-free
-//! gradient of a plain f64 function against its hand-written derivative), W2's loop as one
+//! gradient of a plain f64 function against its hand-written derivative, by reverse mode
+//! and by forward mode, two `jvp` calls per point), W2's loop as one
 //! annotated function (record + backward per op; on its 0-d input the call runs on plain
 //! numbers, and the same call on a shape-`[1]` input shows the tensor path), and W1 through
 //! an annotated function against the op-by-op tape. Each prints the value it computed.
@@ -34,6 +35,32 @@ fn w7_sum(grad: impl Fn(f64, f64) -> (f64, [f64; 2])) -> f64 {
     for i in 0..W7_POINTS {
         let (x, y) = (1e-5 * i as f64, 1.0 - 1e-6 * i as f64);
         let (_, [dx, dy]) = grad(black_box(x), black_box(y));
+        sum += dx + dy;
+    }
+    sum
+}
+
+/// The forward derivative of W7 written by hand: the tangent of f along `(dx, dy)`,
+/// `(y cos(xy) + eˣ/(1+y²)) dx + (x cos(xy) - 2y eˣ/(1+y²)²) dy`, as dual numbers compute
+/// it (each intermediate's tangent beside it).
+#[inline]
+fn w7_jvp_by_hand(x: f64, y: f64, dx: f64, dy: f64) -> (f64, f64) {
+    let (s, c) = (x * y).sin_cos();
+    let dxy = dx * y + x * dy;
+    let e = x.exp();
+    let d = 1.0 + y * y;
+    let dd = 2.0 * y * dy;
+    let value = s + e / d;
+    (value, c * dxy + (e * dx * d - e * dd) / (d * d))
+}
+
+/// W7's gradient by forward mode: two tangent sweeps per point, along x and along y.
+fn w7_forward_sum(jvp: impl Fn(f64, f64, f64, f64) -> (f64, f64)) -> f64 {
+    let mut sum = 0.0;
+    for i in 0..W7_POINTS {
+        let (x, y) = (1e-5 * i as f64, 1.0 - 1e-6 * i as f64);
+        let (_, dx) = jvp(black_box(x), black_box(y), 1.0, 0.0);
+        let (_, dy) = jvp(black_box(x), black_box(y), 0.0, 1.0);
         sum += dx + dy;
     }
     sum
@@ -104,6 +131,20 @@ fn benches(c: &mut Criterion) {
     group.bench_function("macro grad (1e6 points)", |b| b.iter(|| w7_sum(w7::grad)));
     group.bench_function("hand-written (1e6 points)", |b| {
         b.iter(|| w7_sum(w7_by_hand))
+    });
+    group.finish();
+
+    println!(
+        "W7 forward mode, sum of gradients: macro {:.9e}, by hand {:.9e}",
+        w7_forward_sum(w7::jvp),
+        w7_forward_sum(w7_jvp_by_hand)
+    );
+    let mut group = c.benchmark_group("W7 forward");
+    group.bench_function("macro jvp, 2 per point (1e6 points)", |b| {
+        b.iter(|| w7_forward_sum(w7::jvp))
+    });
+    group.bench_function("hand-written jvp, 2 per point (1e6 points)", |b| {
+        b.iter(|| w7_forward_sum(w7_jvp_by_hand))
     });
     group.finish();
 

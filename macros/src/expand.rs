@@ -12,7 +12,7 @@ use crate::ctxt::Ctxt;
 use crate::fallback;
 use crate::generate::companion::companion;
 use crate::generate::wrapper::wrapper_fn;
-use crate::generate::{Flavour, Generator, ZeroD, pretty};
+use crate::generate::{Flavour, Generator, Tangent, ZeroD, pretty};
 use crate::lower;
 use crate::model::sig::{self, Mode};
 use crate::returns;
@@ -56,12 +56,21 @@ pub fn differentiable(args: TokenStream, item: ItemFn) -> TokenStream {
         vjp: Generator::new(&sig, &body, Flavour::ZeroD(plan)).vjp_fn(&item),
         primal: Generator::primal(&sig, &body, plan).primal_fn(&item),
     });
-    let source = match &zero_d {
-        Some(ZeroD {
-            vjp: vjp_scalar,
-            primal,
-        }) => pretty(&quote!(#vjp #vjp_scalar #primal)),
-        None => pretty(&vjp),
+    // Scalar mode: the tangent code too, `f::jvp` (and the form calls of it take).
+    let tangent = (sig.mode == Mode::Scalar).then(|| Tangent {
+        jvp: generator.jvp_fn(&item),
+        jvp_call: generator.jvp_call_fn(&item),
+    });
+    let source = match (&zero_d, &tangent) {
+        (
+            Some(ZeroD {
+                vjp: vjp_scalar,
+                primal,
+            }),
+            _,
+        ) => pretty(&quote!(#vjp #vjp_scalar #primal)),
+        (None, Some(Tangent { jvp, .. })) => pretty(&quote!(#vjp #jvp)),
+        (None, None) => pretty(&vjp),
     };
     if args.dump {
         eprintln!(
@@ -79,7 +88,14 @@ pub fn differentiable(args: TokenStream, item: ItemFn) -> TokenStream {
         ),
         Mode::Scalar => quote!(#item),
     };
-    let companion = companion(&item, &sig, &vjp, zero_d.as_ref(), &source);
+    let companion = companion(
+        &item,
+        &sig,
+        &vjp,
+        zero_d.as_ref(),
+        tangent.as_ref(),
+        &source,
+    );
     quote! {
         #wrapper
         #companion

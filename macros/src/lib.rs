@@ -10,7 +10,8 @@
 //!    `model::ir`), asking `vocabulary` (read from `gradtape-primitives`) what each op is;
 //! 4. analyse: `analyse::saves` (what the adjoint needs), `analyse::zero_d` (whether the
 //!    body also runs on plain numbers);
-//! 5. generate: `generate` (forward, adjoint, the wrapper function, the companion type);
+//! 5. generate: `generate` (forward, adjoint, in scalar mode the tangent code, the wrapper
+//!    function, the companion type);
 //!
 //! or, on any error, `fallback` (the original item plus every error).
 
@@ -30,6 +31,33 @@ mod vocabulary;
 use proc_macro::TokenStream;
 
 /// Differentiates a function at compile time. See the `gradtape` crate for the guide.
+///
+/// # Forward mode on plain numbers
+///
+/// A function of plain `f32`/`f64` numbers (scalar mode) also gets `f::jvp`: its parameters,
+/// then one tangent per float parameter in order (data parameters get none), returning the
+/// value and its directional derivative, `(value, tangent)` (a tuple of tangents for a tuple
+/// result). The tangent code is the body as written with each value's tangent computed
+/// beside it, by the same elementwise rules the adjoint calls, and calls of other annotated
+/// functions go through their `jvp`: dual numbers done at compile time, with no tape and no
+/// allocation. One `jvp` gives the derivative along one direction (`jvp` along the k-th unit
+/// vector is the k-th entry of `f::grad`), so it pays where a function has few inputs and
+/// many results, or where one directional derivative is all that is needed (this example
+/// runs in `tests/differentiable_forward.rs`; the macro crate cannot depend on `gradtape`):
+///
+/// ```ignore
+/// use gradtape::differentiable;
+///
+/// #[differentiable]
+/// fn polar(x: f64, y: f64) -> (f64, f64) {
+///     ((x * x + y * y).sqrt(), (y / x).tanh())
+/// }
+///
+/// // the radius and angle-like result, and how fast each changes along (dx, dy) = (1, 0):
+/// // d/dx √(x² + y²) = x / r = 0.6 at (0.6, 0.8)
+/// let ((r, _), (dr, _)) = polar::jvp(0.6, 0.8, 1.0, 0.0);
+/// assert!((r - 1.0).abs() < 1e-15 && (dr - 0.6).abs() < 1e-15);
+/// ```
 ///
 /// # Values reached through other parameters
 ///

@@ -118,16 +118,18 @@ impl<'a> Lowerer<'a> {
     /// Declares a user name (or a temporary) in the innermost scope.
     fn bind(&mut self, ident: &Ident, active: bool, key: Option<usize>) -> BindingId {
         let id = self.bindings.len();
+        // One name per binding, shadowed or not: `x`, then `x_3` for a second `x`.
         let taken = self.bindings.iter().any(|b| b.slot == format!("d_{ident}"));
-        let slot = if taken {
-            format!("d_{ident}_{id}")
+        let unique = if taken {
+            format!("{ident}_{id}")
         } else {
-            format!("d_{ident}")
+            ident.to_string()
         };
         let active = active || key.is_some_and(|k| self.forced.contains(&k));
         self.bindings.push(Binding {
             name: ident.clone(),
-            slot: mixed(&slot),
+            slot: mixed(&format!("d_{unique}")),
+            tangent: mixed(&format!("tan_{unique}")),
             active,
         });
         self.keys.push(key);

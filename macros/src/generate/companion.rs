@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::ItemFn;
 
-use super::ZeroD;
+use super::{Tangent, ZeroD};
 use crate::model::sig::{Mode, Param, Signature};
 use crate::syntax::mixed;
 
@@ -15,6 +15,7 @@ pub fn companion(
     sig: &Signature,
     vjp: &TokenStream,
     zero_d: Option<&ZeroD>,
+    tangent: Option<&Tangent>,
     source: &str,
 ) -> TokenStream {
     let vis = &item.vis;
@@ -29,7 +30,8 @@ pub fn companion(
         "What `#[differentiable]` generated for [`{name}`](fn@{name}): `{name}::vjp` runs the \
          forward code, saving what the adjoint needs, and returns the value with the pullback \
          (the adjoint as a closure from the result's cotangent to one entry per parameter: \
-         `Option` of a cotangent for a differentiable one, `()` for a constant).\n\n\
+         `Option` of a cotangent for a differentiable one, `()` for a constant); for plain-float functions `{name}::grad` (value and gradient) and \
+         `{name}::jvp` (value and directional derivative, forward mode).\n\n\
          The generated code:\n\n```text\n{source}```"
     );
     let grad = (sig.mode == Mode::Scalar && !sig.tuple_output).then(|| grad_fn(item, sig));
@@ -47,6 +49,22 @@ pub fn companion(
             #[inline]
             #[allow(unused_variables, unused_mut, unused_parens, unused_assignments, unused_braces, non_snake_case, clippy::all)]
             #primal
+        }
+    });
+    let tangent = tangent.map(|Tangent { jvp, jvp_call }| {
+        quote! {
+            /// The value and its directional derivative: one tangent per float parameter,
+            /// in order, after all the parameters; the tangent has the result's type.
+            /// Computed beside the value in one pass (forward mode, no tape, no allocation).
+            #[inline]
+            #[allow(unused_imports, unused_variables, unused_mut, unused_parens, unused_assignments, unused_braces, non_snake_case, clippy::all)]
+            #jvp
+
+            /// `jvp` with one tangent entry per parameter, as the tangent code of another
+            /// annotated function calls it (`NoTangent` for a constant or data argument).
+            #[doc(hidden)]
+            #[inline]
+            #jvp_call
         }
     });
     quote! {
@@ -72,6 +90,8 @@ pub fn companion(
             #zero_d
 
             #grad
+
+            #tangent
         }
     }
 }

@@ -141,7 +141,7 @@ impl Generator<'_> {
         save.keep(quote!(#name))
     }
 
-    fn target_prefix(&self, target: &Target) -> TokenStream {
+    pub(super) fn target_prefix(&self, target: &Target) -> TokenStream {
         match target {
             Target::Let {
                 binding,
@@ -172,7 +172,7 @@ impl Generator<'_> {
 
     /// The op's forward expression, as the user wrote it (operands rebuilt); on the 0-d
     /// path, the same on numbers.
-    fn op_expr(&self, op: &Op) -> TokenStream {
+    pub(super) fn op_expr(&self, op: &Op) -> TokenStream {
         match op {
             Op::Copy { value, clone } => {
                 if *clone && self.zero_d().is_none() {
@@ -220,7 +220,12 @@ impl Generator<'_> {
     }
 
     /// `x.method(args)`, or on the 0-d path the kernel of the same name on numbers.
-    fn unary_expr(&self, method: &Ident, x: &Operand, args: Vec<TokenStream>) -> TokenStream {
+    pub(super) fn unary_expr(
+        &self,
+        method: &Ident,
+        x: &Operand,
+        args: Vec<TokenStream>,
+    ) -> TokenStream {
         let x = self.receiver(x);
         match self.zero_d() {
             Some(_) => {

@@ -19,6 +19,7 @@ mod adjoint;
 pub mod companion;
 mod forward;
 pub mod paths;
+mod tangent;
 pub mod wrapper;
 
 use std::cell::RefCell;
@@ -32,6 +33,12 @@ use crate::analyse::zero_d::{self, Plan};
 use crate::model::ir::{Body, Operand};
 use crate::model::sig::{Kind, Param, Signature};
 use crate::syntax::mixed;
+
+/// The tangent functions of a scalar-mode function: `jvp` and `jvp_call`.
+pub struct Tangent {
+    pub jvp: TokenStream,
+    pub jvp_call: TokenStream,
+}
 
 /// The functions of the 0-d path: `vjp_scalar` and `primal_scalar`.
 pub struct ZeroD {

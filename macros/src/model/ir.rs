@@ -15,6 +15,9 @@ pub struct Binding {
     pub name: Ident,
     /// The adjoint accumulator, `d_<name>`.
     pub slot: Ident,
+    /// The tangent beside the value in `jvp`, `tan_<name>` (unique per binding like the
+    /// slot, so shadowing needs no care).
+    pub tangent: Ident,
     /// Whether it depends on a differentiable input.
     pub active: bool,
 }

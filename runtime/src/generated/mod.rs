@@ -5,16 +5,19 @@
 //! - `fused`: the one node an annotated call records, with the generated adjoint as rule;
 //! - `adjoint`: accumulation, un-broadcasting and the other helpers adjoints call;
 //! - `trace`: sub-tapes for ops with no elementwise rule;
+//! - `tangent`: the helpers of the tape-free tangent code (`f::jvp`) besides the rules;
 //! - `scalar`: the forward kernels on plain numbers (the 0-d path).
 
 mod adjoint;
 mod fused;
+mod tangent;
 mod trace;
 
 pub use crate::record::{any_recording, without_recording};
 pub use crate::tape::closure::record_closure;
 pub use adjoint::*;
 pub use fused::*;
+pub use tangent::*;
 pub use trace::*;
 
 /// The forward kernels of the elementwise ops on plain numbers, for the 0-d path of

@@ -1,0 +1,339 @@
+//! Generation of the tangent code (`f::jvp`, scalar mode): it takes the IR and gives the
+//! user's computation as written with, beside each active value, its tangent, computed in
+//! the same pass (dual numbers, done at compile time). An elementwise op's Jacobian is
+//! diagonal, hence its own transpose, so an op's tangent is its VJP rule applied to its
+//! operands' tangents: unary `vjp::<name>(saved, t)`, binary
+//! `rule_lhs(x, y, tx) + rule_rhs(x, y, ty)`, the very rules the adjoint calls; a call of
+//! another annotated function goes through that function's `jvp_call`. Nothing is saved:
+//! branches, arms and loops run once, as written, so the code keeps no tape and allocates
+//! nothing.
+//!
+//! Every active binding `x` has its tangent `tan_x` (unique per binding, see
+//! [`Binding::tangent`](crate::model::ir::Binding)), declared and assigned where `x` is.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::ItemFn;
+
+use super::{Generator, is_literal, paths};
+use crate::model::ir::{Block, LoopHead, Op, Operand, Saves, Stmt, Target};
+use crate::model::sig::Kind;
+use crate::syntax::mixed;
+use crate::vocabulary;
+
+impl Generator<'_> {
+    /// `jvp(params.., tangents..) -> (value, tangent)`: one tangent parameter per float
+    /// parameter, in order, after all the parameters; the tangent has the result's type
+    /// (a tuple of tangents for a tuple result).
+    pub fn jvp_fn(&self, item: &ItemFn) -> TokenStream {
+        let code = self.tangent_block(&self.body.block);
+        let params = self.params();
+        let tangent_params = self.tangent_params();
+        let (mut values, mut tangents, mut finish) = (Vec::new(), Vec::new(), TokenStream::new());
+        for (k, output) in self.body.outputs.iter().enumerate() {
+            let (value, tangent) = (mixed(&format!("out{k}")), mixed(&format!("tan_out{k}")));
+            let fwd = output.fwd();
+            finish.extend(quote!(let #value = #fwd;));
+            let dot = match output.binding() {
+                Some(binding) => {
+                    let tan = self.tangent(binding);
+                    quote!(#tan)
+                }
+                None => quote!(generated::zero_like(&#value)),
+            };
+            finish.extend(quote!(let #tangent = #dot;));
+            values.push(value);
+            tangents.push(tangent);
+        }
+        let result = if self.sig.tuple_output {
+            quote!(((#(#values),*), (#(#tangents),*)))
+        } else {
+            quote!((#(#values)*, #(#tangents)*))
+        };
+        let ret_ty = self.ret_type(item);
+        let generics = &item.sig.generics;
+        let where_clause = &generics.where_clause;
+        let imports = paths::imports();
+        quote! {
+            pub fn jvp #generics (#(#params,)* #(#tangent_params),*) -> (#ret_ty, #ret_ty) #where_clause {
+                #imports
+                #code
+                #finish
+                #result
+            }
+        }
+    }
+
+    /// `jvp_call(params.., (tangent or NoTangent, ..))`: `jvp` as another annotated
+    /// function's tangent code calls it, one entry per parameter, since the caller cannot
+    /// tell a float parameter from a data one. A float parameter's entry is its tangent or
+    /// `NoTangent` (a constant argument, tangent zero), a data parameter's `NoTangent`.
+    pub fn jvp_call_fn(&self, item: &ItemFn) -> TokenStream {
+        let generated = paths::generated();
+        let params = self.params();
+        let mut entry_types = Vec::new();
+        let mut entries = Vec::new();
+        let mut tangents = Vec::new();
+        for (k, (param, binding)) in self.sig.params.iter().zip(&self.body.params).enumerate() {
+            let entry = mixed(&format!("t{k}"));
+            match (binding, &param.elem) {
+                (Some(_), Some(elem)) => {
+                    entry_types.push(quote!(impl #generated::TangentArg<#elem>));
+                    tangents.push(quote!(#generated::TangentArg::<#elem>::tangent(#entry)));
+                }
+                _ => entry_types.push(quote!(#generated::NoTangent)),
+            }
+            entries.push(entry);
+        }
+        let args = self.sig.params.iter().map(|p| &p.ident);
+        let ret_ty = self.ret_type(item);
+        let generics = &item.sig.generics;
+        let where_clause = &generics.where_clause;
+        let tangents_name = mixed("tangents");
+        quote! {
+            pub fn jvp_call #generics (#(#params,)* #tangents_name: (#(#entry_types,)*)) -> (#ret_ty, #ret_ty) #where_clause {
+                let (#(#entries,)*) = #tangents_name;
+                Self::jvp(#(#args,)* #(#tangents),*)
+            }
+        }
+    }
+
+    /// The tangent parameters: `tan_x: E` for each float parameter `x` of element type `E`
+    /// (by value, also for an `&f64` parameter).
+    fn tangent_params(&self) -> Vec<TokenStream> {
+        self.sig
+            .params
+            .iter()
+            .zip(&self.body.params)
+            .filter_map(|(param, binding)| {
+                let binding = (*binding)?;
+                debug_assert!(matches!(param.kind, Kind::Float { .. }), "scalar mode");
+                let tangent = self.tangent(binding);
+                let elem = param.elem.as_ref().expect("a float parameter");
+                Some(quote!(#tangent: #elem))
+            })
+            .collect()
+    }
+
+    fn tangent(&self, binding: usize) -> &syn::Ident {
+        &self.body.bindings[binding].tangent
+    }
+
+    fn tangent_block(&self, block: &Block) -> TokenStream {
+        block
+            .stmts
+            .iter()
+            .map(|stmt| self.tangent_stmt(stmt))
+            .collect()
+    }
+
+    fn tangent_stmt(&self, stmt: &Stmt) -> TokenStream {
+        match stmt {
+            Stmt::Plain(tokens) => tokens.clone(),
+            Stmt::Declare { binding, mutable } => {
+                let (name, tangent) = (self.name(*binding), self.tangent(*binding));
+                let mutability = mutable.then(|| quote!(mut));
+                quote!(let #mutability #name; let #mutability #tangent;)
+            }
+            Stmt::Def { id, target, op } => self.tangent_def(*id, target, op),
+            Stmt::If {
+                cond,
+                then_branch,
+                else_branch,
+                ..
+            } => {
+                let (then_code, else_code) = (
+                    self.tangent_block(then_branch),
+                    self.tangent_block(else_branch),
+                );
+                quote!(if #cond { #then_code } else { #else_code })
+            }
+            Stmt::Match {
+                scrutinee, arms, ..
+            } => {
+                let arms = arms.iter().map(|arm| {
+                    let pat = &arm.pat;
+                    let guard = arm.guard.as_ref().map(|guard| quote!(if #guard));
+                    let code = self.tangent_block(&arm.body);
+                    quote!(#pat #guard => { #code })
+                });
+                quote!(match #scrutinee { #(#arms)* })
+            }
+            Stmt::Scope(block) => {
+                let code = self.tangent_block(block);
+                quote!({ #code })
+            }
+            Stmt::Loop { head, body, .. } => {
+                let code = self.tangent_block(body);
+                match head {
+                    LoopHead::For { pat, iter } => quote!(for #pat in #iter { #code }),
+                    LoopHead::While { cond } => quote!(while #cond { #code }),
+                }
+            }
+        }
+    }
+
+    /// `let [mut] tan_x[: ty] =` or `tan_x =`, as the value's own target.
+    fn tangent_prefix(&self, target: &Target) -> TokenStream {
+        match target {
+            Target::Let {
+                binding,
+                mutable,
+                ty,
+            } => {
+                let tangent = self.tangent(*binding);
+                let mutability = mutable.then(|| quote!(mut));
+                let ty = ty.as_ref().map(|ty| quote!(: #ty));
+                quote!(let #mutability #tangent #ty =)
+            }
+            Target::Assign { binding } => {
+                let tangent = self.tangent(*binding);
+                quote!(#tangent =)
+            }
+        }
+    }
+
+    /// An operand's value as a rule takes it, `&V`: a literal as written (its type comes
+    /// from the rule's other arguments), anything else by `generated::own` (a parameter
+    /// may be an `&f64`).
+    fn rule_value(operand: &Operand) -> TokenStream {
+        let fwd = operand.fwd();
+        if is_literal(fwd) {
+            quote!(&#fwd)
+        } else {
+            quote!(&generated::own(&#fwd))
+        }
+    }
+
+    /// One operation and its tangent. A rule reads the op's inputs, or for rules that take
+    /// the output (`exp`'s) the output: so the tangent is computed before the value, or
+    /// just after it; either way from the operands' tangents before the op assigns any
+    /// (`y = y * x` reads the old `y` and `tan_y`).
+    fn tangent_def(&self, id: usize, target: &Target, op: &Op) -> TokenStream {
+        let prefix = self.target_prefix(target);
+        let tangent_prefix = self.tangent_prefix(target);
+        let binding = Self::target_binding(target);
+        let name = self.name(binding);
+        // The tangent of a value computed from constants alone.
+        let zero = quote!(#tangent_prefix generated::zero_like(&#name););
+        let tangent_of = |operand: &Operand| {
+            operand.binding().map(|b| {
+                let tangent = self.tangent(b);
+                quote!(#tangent)
+            })
+        };
+        match op {
+            Op::Copy { value, .. } => {
+                let expr = self.op_expr(op);
+                match tangent_of(value) {
+                    Some(tangent) => quote!(#prefix #expr; #tangent_prefix #tangent;),
+                    None => quote!(#prefix #expr; #zero),
+                }
+            }
+            Op::Neg(x) => {
+                let expr = self.op_expr(op);
+                match tangent_of(x) {
+                    Some(tangent) => {
+                        // `-x` is `0 - x`: the rule of `sub`'s right operand.
+                        let rule = format_ident!("{}", vocabulary::binary("sub").rules[1]);
+                        quote!(#tangent_prefix vjp::#rule(&#tangent); #prefix #expr;)
+                    }
+                    None => quote!(#prefix #expr; #zero),
+                }
+            }
+            Op::Unary {
+                method,
+                saves,
+                x,
+                args,
+            } => {
+                let mut code = TokenStream::new();
+                // Constant arguments computed once, for the op and its rule.
+                let mut call_args = Vec::new();
+                for (k, arg) in args.iter().enumerate() {
+                    if is_literal(arg) {
+                        call_args.push(quote!(#arg));
+                    } else {
+                        let local = mixed(&format!("arg{id}_{k}"));
+                        code.extend(quote!(let #local = #arg;));
+                        call_args.push(quote!(#local));
+                    }
+                }
+                let params = vocabulary::elementwise(&method.to_string())
+                    .expect("lowered from the table")
+                    .params;
+                // A real constant is kept by the runtime as an `f64`: convert it for the rule.
+                let rule_args: Vec<TokenStream> = call_args
+                    .iter()
+                    .zip(params)
+                    .map(|(arg, param)| {
+                        if vocabulary::is_real(*param) {
+                            quote!(, generated::exponent(#arg))
+                        } else {
+                            quote!(, #arg)
+                        }
+                    })
+                    .collect();
+                let expr = self.unary_expr(method, x, call_args);
+                let Some(tangent) = tangent_of(x) else {
+                    code.extend(quote!(#prefix #expr; #zero));
+                    return code;
+                };
+                match saves {
+                    Saves::Input => {
+                        let saved = Self::rule_value(x);
+                        code.extend(quote! {
+                            #tangent_prefix vjp::#method(#saved, &#tangent #(#rule_args)*);
+                            #prefix #expr;
+                        });
+                    }
+                    Saves::Output => code.extend(quote! {
+                        #prefix #expr;
+                        #tangent_prefix vjp::#method(&generated::own(&#name), &#tangent #(#rule_args)*);
+                    }),
+                }
+                code
+            }
+            Op::Binary { kind, lhs, rhs } => {
+                let expr = self.op_expr(op);
+                let row = vocabulary::binary(kind.row_name());
+                let values = [Self::rule_value(lhs), Self::rule_value(rhs)];
+                let terms: Vec<TokenStream> = [lhs, rhs]
+                    .into_iter()
+                    .zip(row.rules)
+                    .filter_map(|(operand, rule)| {
+                        let tangent = tangent_of(operand)?;
+                        if rule == vocabulary::IDENTITY_RULE {
+                            return Some(tangent);
+                        }
+                        let reads = vocabulary::rule_reads(rule);
+                        let args = (0..2).filter(|&side| reads[side]).map(|side| &values[side]);
+                        let rule = format_ident!("{rule}");
+                        Some(quote!(vjp::#rule(#(#args,)* &#tangent)))
+                    })
+                    .collect();
+                if terms.is_empty() {
+                    return quote!(#prefix #expr; #zero);
+                }
+                quote! {
+                    #tangent_prefix #(#terms)+*;
+                    #prefix #expr;
+                }
+            }
+            Op::Call { func, args } => {
+                let value = mixed(&format!("value{id}"));
+                let dot = mixed(&format!("tan_value{id}"));
+                let fwd = args.iter().map(Operand::fwd);
+                let tangents = args
+                    .iter()
+                    .map(|arg| tangent_of(arg).unwrap_or_else(|| quote!(generated::NoTangent)));
+                quote! {
+                    let (#value, #dot) = #func::jvp_call(#(#fwd,)* (#(#tangents,)*));
+                    #prefix #value;
+                    #tangent_prefix #dot;
+                }
+            }
+            Op::Trace { .. } => unreachable!("scalar mode replays no call on a sub-tape"),
+        }
+    }
+}
