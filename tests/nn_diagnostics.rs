@@ -190,6 +190,55 @@ fn norms_of_large_f32_tensors_are_within_1e_6_of_f64() {
 }
 
 #[test]
+fn statistics_of_any_length_match_a_plain_f64_loop() {
+    // lengths around the 16 lanes and 256-element blocks, normal values with every fifth
+    // zeroed (some negative zeros): each statistic against a plain loop over the values in
+    // f64; max, zeros and counts exactly, sums within the f32 lanes' bounds
+    for (seed, len) in [0, 1, 15, 16, 17, 255, 256, 257, 4099, 100_003]
+        .into_iter()
+        .enumerate()
+    {
+        let mut values = Tensor::<f32>::random_normal(&[len], 0.0, 3.0, seed as u64).to_vec();
+        for (i, v) in values.iter_mut().enumerate() {
+            if i % 5 == 0 {
+                *v = if i % 10 == 0 { -0.0 } else { 0.0 };
+            }
+        }
+        let wide: Vec<f64> = values.iter().map(|&v| f64::from(v)).collect();
+        let squares: f64 = wide.iter().map(|v| v * v).sum();
+        let total: f64 = wide.iter().sum();
+        let absolute: f64 = wide.iter().map(|v| v.abs()).sum();
+        let max_abs = wide.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
+        let zeros = wide.iter().filter(|v| **v == 0.0).count();
+
+        let (g, w_norm) = summary_of(
+            Tensor::from_vec(values.clone(), &[len]),
+            Tensor::from_vec(values, &[len]),
+        );
+        let n = len.max(1) as f64;
+        assert!(
+            within(g.norm, squares.sqrt(), 1e-6),
+            "{len}: norm {}",
+            g.norm
+        );
+        assert!(
+            within(w_norm, squares.sqrt(), 1e-6),
+            "{len}: weight {w_norm}"
+        );
+        // 16 terms per f32 lane: within 16·2⁻²⁴·Σ|g| of Σg
+        let bound = 16.0 * 2f64.powi(-24) * absolute / n;
+        assert!(
+            (g.mean - total / n).abs() <= bound,
+            "{len}: mean {}",
+            g.mean
+        );
+        assert_eq!(g.max_abs, max_abs, "{len}");
+        assert_eq!(g.zero_fraction, zeros as f64 / n, "{len}");
+        assert_eq!((g.nan, g.infinite), (0, 0));
+    }
+}
+
+#[test]
 fn f32_gradients_beyond_f32_squares_range_are_exact() {
     // (1e20)² overflows f32 and (1e-25)² underflows it; both are summed in f64 again:
     // ‖g‖ = |x|·sqrt(1000) for 1000 elements x, finite, nothing counted as non-finite
