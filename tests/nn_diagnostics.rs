@@ -120,6 +120,153 @@ fn non_finite_gradients_are_counted() {
     assert!(s.global_norm().is_nan());
 }
 
+/// `|a - b| <= tolerance·|b|`.
+fn within(a: f64, b: f64, tolerance: f64) -> bool {
+    (a - b).abs() <= tolerance * b.abs()
+}
+
+/// The one gradient statistic of `g` (weight `w`, learning rate 1), and `w`'s norm.
+fn summary_of<T: gradtape::Float>(
+    g: Tensor<T>,
+    w: Tensor<T>,
+) -> (gradtape::nn::diagnostics::GradientSummary, f64) {
+    let w = Variable::with_name("w", w);
+    let s = GradientStats::new(&w, &Some(g), 1.0);
+    let v = &s.variables()[0];
+    (v.gradient.clone().unwrap(), v.weight_norm)
+}
+
+#[test]
+fn norms_of_large_f32_tensors_are_within_1e_6_of_f64() {
+    // g = 1, 2, ..., 100000 (every one exact in f32, their squares up to 1e10 are not):
+    // Σ i² = n(n + 1)(2n + 1)/6 = 333,338,333,350,000 for n = 1e5 (exact in f64), Σ i =
+    // n(n + 1)/2, so mean = (n + 1)/2 = 50000.5; no zeros; max = n
+    let n = 100_000_usize;
+    let ramp: Vec<f32> = (1..=n).map(|i| i as f32).collect();
+    let ramp = Tensor::from_vec(ramp, &[1000, 100]);
+    let (g, w_norm) = summary_of(ramp.clone(), ramp);
+    let norm = 333_338_333_350_000_f64.sqrt();
+    assert!(within(g.norm, norm, 1e-6), "{} vs {norm}", g.norm);
+    assert!(within(w_norm, norm, 1e-6), "{w_norm} vs {norm}");
+    assert!(within(g.mean, 50_000.5, 1e-6), "{}", g.mean);
+    assert_eq!(
+        (g.max_abs, g.zero_fraction, g.nan, g.infinite),
+        (1e5, 0.0, 0, 0)
+    );
+    // update ratio 1·‖g‖/‖w‖ of two equal tensors
+    assert!(within(g.update_ratio.unwrap(), 1.0, 1e-12));
+
+    // 0.1f32 (not exact: its value x is 0.100000001490116...) in 100003 elements (not a
+    // whole number of blocks or lanes): every seventh (14287, from index 0) zero, of the
+    // others every third (28572) negated: ‖g‖ = |x|·sqrt(100003 - 14287), mean =
+    // x·(57144 - 28572)/100003
+    let n = 100_003_usize;
+    let x = f64::from(0.1_f32);
+    let values: Vec<f32> = (0..n)
+        .map(|i| match (i % 7, i % 3) {
+            (0, _) => 0.0,
+            (_, 0) => -0.1,
+            _ => 0.1,
+        })
+        .collect();
+    let zeros = (0..n).filter(|i| i % 7 == 0).count();
+    let negative = (0..n).filter(|i| i % 7 != 0 && i % 3 == 0).count();
+    assert_eq!((zeros, negative), (14_287, 28_572));
+    let positive = n - zeros - negative;
+    let (g, w_norm) = summary_of(
+        Tensor::from_vec(values.clone(), &[n]),
+        Tensor::from_vec(values, &[n]),
+    );
+    let norm = x * ((n - zeros) as f64).sqrt();
+    assert!(within(g.norm, norm, 1e-6), "{} vs {norm}", g.norm);
+    assert!(within(w_norm, norm, 1e-6), "{w_norm} vs {norm}");
+    let mean = x * (positive as f64 - negative as f64) / n as f64;
+    // a sum of mixed signs is promised to within 16·2⁻²⁴·Σ|g| (16 terms per f32 lane),
+    // relative to Σg: Σ|g| / |Σg| = 85716 / 28572 here
+    let tolerance = 16.0 * 2f64.powi(-24) * (n - zeros) as f64 / (positive - negative) as f64;
+    assert!(within(g.mean, mean, tolerance), "{} vs {mean}", g.mean);
+    assert_eq!(g.zero_fraction, zeros as f64 / n as f64);
+    assert_eq!(g.max_abs, x);
+}
+
+#[test]
+fn statistics_of_any_length_match_a_plain_f64_loop() {
+    // lengths around the 16 lanes and 256-element blocks, normal values with every fifth
+    // zeroed (some negative zeros): each statistic against a plain loop over the values in
+    // f64; max, zeros and counts exactly, sums within the f32 lanes' bounds
+    for (seed, len) in [0, 1, 15, 16, 17, 255, 256, 257, 4099, 100_003]
+        .into_iter()
+        .enumerate()
+    {
+        let mut values = Tensor::<f32>::random_normal(&[len], 0.0, 3.0, seed as u64).to_vec();
+        for (i, v) in values.iter_mut().enumerate() {
+            if i % 5 == 0 {
+                *v = if i % 10 == 0 { -0.0 } else { 0.0 };
+            }
+        }
+        let wide: Vec<f64> = values.iter().map(|&v| f64::from(v)).collect();
+        let squares: f64 = wide.iter().map(|v| v * v).sum();
+        let total: f64 = wide.iter().sum();
+        let absolute: f64 = wide.iter().map(|v| v.abs()).sum();
+        let max_abs = wide.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
+        let zeros = wide.iter().filter(|v| **v == 0.0).count();
+
+        let (g, w_norm) = summary_of(
+            Tensor::from_vec(values.clone(), &[len]),
+            Tensor::from_vec(values, &[len]),
+        );
+        let n = len.max(1) as f64;
+        assert!(
+            within(g.norm, squares.sqrt(), 1e-6),
+            "{len}: norm {}",
+            g.norm
+        );
+        assert!(
+            within(w_norm, squares.sqrt(), 1e-6),
+            "{len}: weight {w_norm}"
+        );
+        // 16 terms per f32 lane: within 16·2⁻²⁴·Σ|g| of Σg
+        let bound = 16.0 * 2f64.powi(-24) * absolute / n;
+        assert!(
+            (g.mean - total / n).abs() <= bound,
+            "{len}: mean {}",
+            g.mean
+        );
+        assert_eq!(g.max_abs, max_abs, "{len}");
+        assert_eq!(g.zero_fraction, zeros as f64 / n, "{len}");
+        assert_eq!((g.nan, g.infinite), (0, 0));
+    }
+}
+
+#[test]
+fn f32_gradients_beyond_f32_squares_range_are_exact() {
+    // (1e20)² overflows f32 and (1e-25)² underflows it; both are summed in f64 again:
+    // ‖g‖ = |x|·sqrt(1000) for 1000 elements x, finite, nothing counted as non-finite
+    for x in [1e20_f32, -1e20, 1e-25, 3e-39] {
+        let t = Tensor::from_vec(vec![x; 1000], &[1000]);
+        let (g, w_norm) = summary_of(t.clone(), t);
+        let norm = f64::from(x).abs() * 1000f64.sqrt();
+        assert!(within(g.norm, norm, 1e-12), "{x}: {} vs {norm}", g.norm);
+        assert!(within(w_norm, norm, 1e-12), "{x}: {w_norm} vs {norm}");
+        assert_eq!((g.nan, g.infinite, g.max_abs), (0, 0, f64::from(x).abs()));
+        assert!(within(g.mean, f64::from(x), 1e-12));
+    }
+    // an all-zero weight (a fresh bias) has norm 0 exactly, and no update ratio
+    let (g, w_norm) = summary_of(Tensor::<f32>::ones(&[300]), Tensor::zeros(&[300]));
+    assert_eq!((w_norm, g.update_ratio), (0.0, None));
+}
+
+#[test]
+fn large_f64_tensors_are_summed_in_f64() {
+    // the ramp of the f32 test in f64: its sums are exact integers below 2⁵³
+    let n = 100_000_usize;
+    let ramp = Tensor::from_vec((1..=n).map(|i| i as f64).collect(), &[n]);
+    let (g, w_norm) = summary_of(ramp.clone(), ramp);
+    let norm = 333_338_333_350_000_f64.sqrt();
+    assert!(within(g.norm, norm, 1e-15) && within(w_norm, norm, 1e-15));
+    assert_eq!((g.mean, g.max_abs, g.zero_fraction), (50_000.5, 1e5, 0.0));
+}
+
 #[test]
 fn every_sources_structure_pairs_with_its_gradients() {
     let (a, b) = (
