@@ -7,6 +7,9 @@
 //!   101,770 gradients and one over the weights);
 //! - `activation stats`: `ActivationStats::of_layers` on one step's layer outputs (the
 //!   `[128, 128]` ReLU output and the `[128, 10]` logits);
+//! - `monitor record`: both statistics of one step recorded in a `Monitor`: what the
+//!   monitor adds to a step, timed apart from the step (whose time varies more with the
+//!   machine's load, as it runs on two threads);
 //! - `W4 step + monitor`: the step taking its layer outputs with `call_with_activations`
 //!   and recording both statistics in a `Monitor` every step.
 //!
@@ -17,7 +20,7 @@
 
 use std::time::Duration;
 
-use criterion::{Criterion, black_box, criterion_group, criterion_main};
+use criterion::{BatchSize, Criterion, black_box, criterion_group, criterion_main};
 use gradtape::nn::data::Minibatches;
 use gradtape::nn::diagnostics::{ActivationStats, GradientStats};
 use gradtape::nn::monitor::Monitor;
@@ -128,6 +131,19 @@ fn diagnostics(c: &mut Criterion) {
     });
     group.bench_function("activation stats", |b| {
         b.iter(|| black_box(ActivationStats::of_layers(&outputs)))
+    });
+    // what the monitor adds to a step, apart from the step: both statistics and the record
+    // (into a fresh monitor each time, made outside the timing, so that the history does
+    // not grow over the run)
+    group.bench_function("monitor record", |b| {
+        b.iter_batched_ref(
+            Monitor::new,
+            |monitor| {
+                let stats = GradientStats::new(&trainer.variables, &grads, LEARNING_RATE.into());
+                black_box(monitor.record(0, &stats, &ActivationStats::of_layers(&outputs)))
+            },
+            BatchSize::SmallInput,
+        )
     });
     let mut trainer = Trainer::new();
     let mut next = 0;
