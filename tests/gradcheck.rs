@@ -78,12 +78,12 @@ fn table() -> Vec<Row> {
         row("div scalar rhs", &[(&[2, 3], Normal)], |x| &x[0] / 4.0, SecondIsNone),
         row("div scalar lhs", &[(&[2, 3], AwayFromZero)], |x| 1.5 / &x[0], Second),
         // c·x·y in one pass (the fused product of square's and powi's rules).
-        row("mul_scaled", &[(&[2, 3], Normal), (&[2, 3], Normal)], |x| x[0].mul_scaled(&x[1], 2.5), Second),
-        row("mul_scaled broadcast rhs", &[(&[2, 3], Normal), (&[3], Normal)], |x| x[0].mul_scaled(&x[1], -1.5), Second),
-        row("mul_scaled broadcast both, ranks differ", &[(&[4, 1, 3], Normal), (&[2, 1], Normal)], |x| x[0].mul_scaled(&x[1], 0.5), Second),
-        row("mul_scaled 0-d tensor", &[(&[], Normal), (&[2, 3], Normal)], |x| x[0].mul_scaled(&x[1], 3.0), Second),
-        row("mul_scaled 0-d both", &[(&[], Normal), (&[], Normal)], |x| x[0].mul_scaled(&x[1], 3.0), Second),
-        row("mul_scaled self", &[(&[2, 3], Normal)], |x| x[0].mul_scaled(&x[0], 2.0), Second),
+        row("mul_scaled", &[(&[2, 3], Normal), (&[2, 3], Normal)], |x| Primal::mul_scaled(&x[0], &x[1], 2.5), Second),
+        row("mul_scaled broadcast rhs", &[(&[2, 3], Normal), (&[3], Normal)], |x| Primal::mul_scaled(&x[0], &x[1], -1.5), Second),
+        row("mul_scaled broadcast both, ranks differ", &[(&[4, 1, 3], Normal), (&[2, 1], Normal)], |x| Primal::mul_scaled(&x[0], &x[1], 0.5), Second),
+        row("mul_scaled 0-d tensor", &[(&[], Normal), (&[2, 3], Normal)], |x| Primal::mul_scaled(&x[0], &x[1], 3.0), Second),
+        row("mul_scaled 0-d both", &[(&[], Normal), (&[], Normal)], |x| Primal::mul_scaled(&x[0], &x[1], 3.0), Second),
+        row("mul_scaled self", &[(&[2, 3], Normal)], |x| Primal::mul_scaled(&x[0], &x[0], 2.0), Second),
         // Elementwise functions.
         row("square", &[(&[2, 3], Normal)], |x| x[0].square(), Second),
         row("square of 0-d", &[(&[], Normal)], |x| x[0].square(), Second),

@@ -804,7 +804,7 @@ fn elementwise_ops_on_empty_tensors_keep_their_shape() {
         x.square(),
         x.exp(),
         &x + &Tensor::ones(&[3]),
-        x.mul_scaled(&Tensor::scalar(2.0), 3.0),
+        Primal::mul_scaled(&x, &Tensor::scalar(2.0), 3.0),
     ] {
         assert_eq!(t.shape(), &[0, 3]);
         assert!(t.to_vec().is_empty());
@@ -819,7 +819,7 @@ fn elementwise_ops_on_column_major_tensors_match_ndarray() {
     assert_matches(&(&x * 2.5), &(&a * 2.5));
     assert_matches(&(1.5 - &x), &a.mapv(|v| 1.5 - v));
     assert_matches(&x.square(), &a.mapv(|v| v * v));
-    assert_matches(&x.mul_scaled(&x, 0.5), &a.mapv(|v| v * v * 0.5));
+    assert_matches(&Primal::mul_scaled(&x, &x, 0.5), &a.mapv(|v| v * v * 0.5));
     assert_relative_eq!(x.sum().to_scalar(), a.sum(), max_relative = 1e-12);
     assert_relative_eq!(
         x.mean().to_scalar(),
@@ -844,7 +844,7 @@ fn scalar_weight_gradient_is_the_summed_product() {
         let y = tape.record(|| (&a * &x).square().sum());
         let g = tape.gradient(&y, &a).unwrap().unwrap();
         // d/da Σ (a x)² = Σ (2 (a x) · 1) x, each product rounded, summed in ndarray's order
-        let upstream = (&a * &x).mul_scaled(&Tensor::ones(&[n]), 2.0);
+        let upstream = Primal::mul_scaled(&(&a * &x), &Tensor::ones(&[n]), 2.0);
         let want = (&upstream * &x).sum();
         assert_eq!(
             g.to_scalar().to_bits(),
@@ -893,7 +893,7 @@ fn mul_scaled_is_the_product_then_the_scale() {
     for &(sx, sy, expected_shape) in BROADCAST_PAIRS {
         let (x, _) = sample(sx);
         let (y, _) = nonzero(sy);
-        let fused = x.mul_scaled(&y, 2.5);
+        let fused = Primal::mul_scaled(&x, &y, 2.5);
         assert_eq!(fused.shape(), expected_shape, "{sx:?} with {sy:?}");
         assert_eq!(
             fused.to_vec(),
@@ -901,7 +901,7 @@ fn mul_scaled_is_the_product_then_the_scale() {
             "{sx:?} with {sy:?}"
         );
     }
-    assert_eq!(3.0_f32.mul_scaled(&2.0, 0.5), 3.0);
+    assert_eq!(Primal::mul_scaled(&3.0_f32, &2.0, 0.5), 3.0);
 }
 
 /// First and second derivatives through the contiguous fast paths (map, scalar operand,

@@ -113,7 +113,7 @@ fn node_of(p: &Primitive) -> RecordedNode {
         "avg_pool2d_backprop" => record(name, &[m(1, &[1, 2, 2, 1])], |x| {
             drop(x[0].avg_pool2d_backprop(&[1, 4, 4, 1], (2, 2), (2, 2), Padding::Valid))
         }),
-        "positive_mask" => record(name, &[v(1)], |x| drop(x[0].positive_mask())),
+        "positive_mask" => record(name, &[v(1)], |x| drop(Primal::positive_mask(&x[0]))),
         "sign" => record(name, &[v(1)], |x| drop(x[0].sign())),
         unary if p.rule == Rule::Elementwise && p.operands == Some(1) => {
             record(unary, &[v(1)], |x| drop(unary_op(unary, &x[0])))

@@ -10,8 +10,11 @@ use crate::base::dtype::Float;
 
 /// A value the backward rules compute with: a float [`Tensor`](crate::Tensor) or a plain `f32`/`f64`.
 ///
-/// The methods are the few operations rules need; on tensors they are the recorded ops of
-/// the same names.
+/// Its functions are the few operations rules need; on tensors they are the recorded ops of
+/// the same names. They are associated functions (`Primal::scale(&x, 2.0)`), not methods:
+/// rustc suggests importing a trait whose *method* matches a name a user mistyped on `f64` or
+/// `Tensor` (`x.sigmoid()`), and these rule helpers must not appear in such suggestions. The
+/// runtime's own rules call them with method syntax through a crate-private extension trait.
 ///
 /// ```
 /// use gradtape_runtime::{Primal, Tensor, vjp};
@@ -19,49 +22,49 @@ use crate::base::dtype::Float;
 /// assert_eq!(vjp::sin(&0.0_f64, &2.0), 2.0);
 /// let g = vjp::sin(&Tensor::scalar(0.0_f64), &Tensor::scalar(2.0));
 /// assert_eq!(g.to_scalar(), 2.0);
-/// assert_eq!(3.0_f64.scale(2.0), 6.0);
-/// assert_eq!(3.0_f64.mul_scaled(&2.0, 0.5), 3.0);
+/// assert_eq!(Primal::scale(&3.0_f64, 2.0), 6.0);
+/// assert_eq!(Primal::mul_scaled(&3.0_f64, &2.0, 0.5), 3.0);
 /// ```
 pub trait Primal: Clone {
-    /// `self + other` (tensors broadcast).
-    fn add(&self, other: &Self) -> Self;
-    /// `self - other`.
-    fn sub(&self, other: &Self) -> Self;
-    /// `self * other`.
-    fn mul(&self, other: &Self) -> Self;
-    /// `self / other`.
-    fn div(&self, other: &Self) -> Self;
-    /// `-self`.
-    fn neg(&self) -> Self;
-    /// `self * c`.
-    fn scale(&self, c: f64) -> Self;
-    /// `self * other * c`; tensors compute it in one pass.
-    fn mul_scaled(&self, other: &Self, c: f64) -> Self {
-        self.mul(other).scale(c)
+    /// `x + other` (tensors broadcast).
+    fn add(x: &Self, other: &Self) -> Self;
+    /// `x - other`.
+    fn sub(x: &Self, other: &Self) -> Self;
+    /// `x * other`.
+    fn mul(x: &Self, other: &Self) -> Self;
+    /// `x / other`.
+    fn div(x: &Self, other: &Self) -> Self;
+    /// `-x`.
+    fn neg(x: &Self) -> Self;
+    /// `x * c`.
+    fn scale(x: &Self, c: f64) -> Self;
+    /// `x * other * c`; tensors compute it in one pass.
+    fn mul_scaled(x: &Self, other: &Self, c: f64) -> Self {
+        Self::scale(&Self::mul(x, other), c)
     }
-    /// `1 - self`.
-    fn one_minus(&self) -> Self;
-    /// `self²`.
-    fn square(&self) -> Self;
-    /// `selfⁿ`.
-    fn powi(&self, n: i32) -> Self;
-    /// `selfᵖ`.
-    fn powf(&self, p: f64) -> Self;
-    /// `sin self`.
-    fn sin(&self) -> Self;
-    /// `cos self`.
-    fn cos(&self) -> Self;
-    /// `1 / (1 + e^-self)`.
-    fn sigmoid(&self) -> Self;
-    /// `[self > 0]` as 0 or 1: a constant (its own derivative is zero almost everywhere).
-    fn positive_mask(&self) -> Self;
-    /// The sign of self (0 at 0): a constant.
-    fn sign(&self) -> Self;
-    /// `[self ≥ other]` as 0 or 1 (tensors broadcast): a constant, the share of the
-    /// cotangent the first operand of `max(self, other)` gets.
-    fn at_least(&self, other: &Self) -> Self;
+    /// `1 - x`.
+    fn one_minus(x: &Self) -> Self;
+    /// `x²`.
+    fn square(x: &Self) -> Self;
+    /// `xⁿ`.
+    fn powi(x: &Self, n: i32) -> Self;
+    /// `xᵖ`.
+    fn powf(x: &Self, p: f64) -> Self;
+    /// `sin x`.
+    fn sin(x: &Self) -> Self;
+    /// `cos x`.
+    fn cos(x: &Self) -> Self;
+    /// `1 / (1 + e^-x)`.
+    fn sigmoid(x: &Self) -> Self;
+    /// `[x > 0]` as 0 or 1: a constant (its own derivative is zero almost everywhere).
+    fn positive_mask(x: &Self) -> Self;
+    /// The sign of x (0 at 0): a constant.
+    fn sign(x: &Self) -> Self;
+    /// `[x ≥ other]` as 0 or 1 (tensors broadcast): a constant, the share of the
+    /// cotangent the first operand of `max(x, other)` gets.
+    fn at_least(x: &Self, other: &Self) -> Self;
     /// Sums a broadcast cotangent back to `like`'s shape (identity on plain numbers).
-    fn sum_to_like(&self, like: &Self) -> Self;
+    fn sum_to_like(x: &Self, like: &Self) -> Self;
 }
 
 /// The elementary functions the rules of the trigonometric, hyperbolic, exponential and
@@ -69,64 +72,149 @@ pub trait Primal: Clone {
 /// of the same names, on plain `f32`/`f64` the standard library's.
 ///
 /// A trait of its own, implemented for every [`Float`] by a blanket impl rather than
-/// required by it, so that its names (`exp`, `sqrt`...) never compete with
-/// `num_traits::Float`'s in generic code over `Float` that does not import it.
+/// required by it; its functions are associated functions, as [`Primal`]'s, so that their
+/// names (`exp`, `sqrt`...) never compete with `num_traits::Float`'s methods nor appear in
+/// rustc's import suggestions.
 ///
 /// ```
 /// use gradtape_runtime::{Elementary, Tensor, vjp};
-/// assert_eq!(4.0_f64.sqrt(), 2.0);
+/// assert_eq!(Elementary::sqrt(&4.0_f64), 2.0);
 /// assert_eq!(Elementary::hypot(&3.0_f64, &4.0), 5.0);
 /// // d/dx asinh x = 1 / √(x² + 1), on a number and on a tensor
 /// assert_eq!(vjp::asinh(&0.0_f64, &2.0), 2.0);
 /// assert_eq!(vjp::asinh(&Tensor::scalar(0.0_f64), &Tensor::scalar(2.0)).to_scalar(), 2.0);
 /// ```
 pub trait Elementary: Primal {
-    /// `√self`.
-    fn sqrt(&self) -> Self;
-    /// `e^self`.
-    fn exp(&self) -> Self;
-    /// `ln self`.
-    fn ln(&self) -> Self;
-    /// `sinh self`.
-    fn sinh(&self) -> Self;
-    /// `cosh self`.
-    fn cosh(&self) -> Self;
-    /// `√(self² + other²)` without overflow (tensors broadcast).
-    fn hypot(&self, other: &Self) -> Self;
-    /// `self^other` (tensors broadcast).
-    fn pow(&self, other: &Self) -> Self;
+    /// `√x`.
+    fn sqrt(x: &Self) -> Self;
+    /// `eˣ`.
+    fn exp(x: &Self) -> Self;
+    /// `ln x`.
+    fn ln(x: &Self) -> Self;
+    /// `sinh x`.
+    fn sinh(x: &Self) -> Self;
+    /// `cosh x`.
+    fn cosh(x: &Self) -> Self;
+    /// `√(x² + other²)` without overflow (tensors broadcast).
+    fn hypot(x: &Self, other: &Self) -> Self;
+    /// `x^other` (tensors broadcast).
+    fn pow(x: &Self, other: &Self) -> Self;
 }
 
 impl<T: Float> Elementary for T {
     #[inline]
-    fn sqrt(&self) -> Self {
-        num_traits::Float::sqrt(*self)
+    fn sqrt(x: &Self) -> Self {
+        num_traits::Float::sqrt(*x)
     }
     #[inline]
-    fn exp(&self) -> Self {
-        num_traits::Float::exp(*self)
+    fn exp(x: &Self) -> Self {
+        num_traits::Float::exp(*x)
     }
     #[inline]
-    fn ln(&self) -> Self {
-        num_traits::Float::ln(*self)
+    fn ln(x: &Self) -> Self {
+        num_traits::Float::ln(*x)
     }
     #[inline]
-    fn sinh(&self) -> Self {
-        num_traits::Float::sinh(*self)
+    fn sinh(x: &Self) -> Self {
+        num_traits::Float::sinh(*x)
     }
     #[inline]
-    fn cosh(&self) -> Self {
-        num_traits::Float::cosh(*self)
+    fn cosh(x: &Self) -> Self {
+        num_traits::Float::cosh(*x)
     }
     #[inline]
-    fn hypot(&self, other: &Self) -> Self {
-        num_traits::Float::hypot(*self, *other)
+    fn hypot(x: &Self, other: &Self) -> Self {
+        num_traits::Float::hypot(*x, *other)
     }
     #[inline]
-    fn pow(&self, other: &Self) -> Self {
-        num_traits::Float::powf(*self, *other)
+    fn pow(x: &Self, other: &Self) -> Self {
+        num_traits::Float::powf(*x, *other)
     }
 }
+
+/// [`Primal`]'s functions as methods, for the runtime's own rules (`g.mul_scaled(x, 2.0)`
+/// reads as the calculus does). Crate-private, so rustc never suggests it to users; every
+/// method forwards to the [`Primal`] function of the same name (those the rules call).
+pub(crate) trait PrimalOps: Primal {
+    fn add(&self, other: &Self) -> Self {
+        Primal::add(self, other)
+    }
+    fn mul(&self, other: &Self) -> Self {
+        Primal::mul(self, other)
+    }
+    fn div(&self, other: &Self) -> Self {
+        Primal::div(self, other)
+    }
+    fn neg(&self) -> Self {
+        Primal::neg(self)
+    }
+    fn scale(&self, c: f64) -> Self {
+        Primal::scale(self, c)
+    }
+    fn mul_scaled(&self, other: &Self, c: f64) -> Self {
+        Primal::mul_scaled(self, other, c)
+    }
+    fn one_minus(&self) -> Self {
+        Primal::one_minus(self)
+    }
+    fn square(&self) -> Self {
+        Primal::square(self)
+    }
+    fn powi(&self, n: i32) -> Self {
+        Primal::powi(self, n)
+    }
+    fn powf(&self, p: f64) -> Self {
+        Primal::powf(self, p)
+    }
+    fn sin(&self) -> Self {
+        Primal::sin(self)
+    }
+    fn cos(&self) -> Self {
+        Primal::cos(self)
+    }
+    fn sigmoid(&self) -> Self {
+        Primal::sigmoid(self)
+    }
+    fn positive_mask(&self) -> Self {
+        Primal::positive_mask(self)
+    }
+    fn sign(&self) -> Self {
+        Primal::sign(self)
+    }
+    fn at_least(&self, other: &Self) -> Self {
+        Primal::at_least(self, other)
+    }
+}
+
+impl<V: Primal> PrimalOps for V {}
+
+/// [`Elementary`]'s functions as methods, for the runtime's own rules; crate-private as
+/// [`PrimalOps`].
+pub(crate) trait ElementaryOps: Elementary {
+    fn sqrt(&self) -> Self {
+        Elementary::sqrt(self)
+    }
+    fn exp(&self) -> Self {
+        Elementary::exp(self)
+    }
+    fn ln(&self) -> Self {
+        Elementary::ln(self)
+    }
+    fn sinh(&self) -> Self {
+        Elementary::sinh(self)
+    }
+    fn cosh(&self) -> Self {
+        Elementary::cosh(self)
+    }
+    fn hypot(&self, other: &Self) -> Self {
+        Elementary::hypot(self, other)
+    }
+    fn pow(&self, other: &Self) -> Self {
+        Elementary::pow(self, other)
+    }
+}
+
+impl<V: Elementary> ElementaryOps for V {}
 
 /// The sign of `v`: 0 at 0, and NaN at NaN (as TensorFlow 2 and NumPy: a NaN is never
 /// turned into a number).
@@ -187,23 +275,23 @@ pub(crate) fn relu_value<T: Float>(v: T) -> T {
 macro_rules! scalar_primal {
     ($($t:ty),*) => {$(
         impl Primal for $t {
-            #[inline] fn add(&self, other: &Self) -> Self { self + other }
-            #[inline] fn sub(&self, other: &Self) -> Self { self - other }
-            #[inline] fn mul(&self, other: &Self) -> Self { self * other }
-            #[inline] fn div(&self, other: &Self) -> Self { self / other }
-            #[inline] fn neg(&self) -> Self { -self }
-            #[inline] fn scale(&self, c: f64) -> Self { self * c as $t }
-            #[inline] fn one_minus(&self) -> Self { 1.0 - self }
-            #[inline] fn square(&self) -> Self { self * self }
-            #[inline] fn powi(&self, n: i32) -> Self { <$t>::powi(*self, n) }
-            #[inline] fn powf(&self, p: f64) -> Self { <$t>::powf(*self, p as $t) }
-            #[inline] fn sin(&self) -> Self { <$t>::sin(*self) }
-            #[inline] fn cos(&self) -> Self { <$t>::cos(*self) }
-            #[inline] fn sigmoid(&self) -> Self { sigmoid_value(*self) }
-            #[inline] fn positive_mask(&self) -> Self { positive_mask_of(*self) }
-            #[inline] fn sign(&self) -> Self { sign_of(*self) }
-            #[inline] fn at_least(&self, other: &Self) -> Self { at_least(*self, *other) }
-            #[inline] fn sum_to_like(&self, _like: &Self) -> Self { *self }
+            #[inline] fn add(x: &Self, other: &Self) -> Self { x + other }
+            #[inline] fn sub(x: &Self, other: &Self) -> Self { x - other }
+            #[inline] fn mul(x: &Self, other: &Self) -> Self { x * other }
+            #[inline] fn div(x: &Self, other: &Self) -> Self { x / other }
+            #[inline] fn neg(x: &Self) -> Self { -x }
+            #[inline] fn scale(x: &Self, c: f64) -> Self { x * c as $t }
+            #[inline] fn one_minus(x: &Self) -> Self { 1.0 - x }
+            #[inline] fn square(x: &Self) -> Self { x * x }
+            #[inline] fn powi(x: &Self, n: i32) -> Self { <$t>::powi(*x, n) }
+            #[inline] fn powf(x: &Self, p: f64) -> Self { <$t>::powf(*x, p as $t) }
+            #[inline] fn sin(x: &Self) -> Self { <$t>::sin(*x) }
+            #[inline] fn cos(x: &Self) -> Self { <$t>::cos(*x) }
+            #[inline] fn sigmoid(x: &Self) -> Self { sigmoid_value(*x) }
+            #[inline] fn positive_mask(x: &Self) -> Self { positive_mask_of(*x) }
+            #[inline] fn sign(x: &Self) -> Self { sign_of(*x) }
+            #[inline] fn at_least(x: &Self, other: &Self) -> Self { at_least(*x, *other) }
+            #[inline] fn sum_to_like(x: &Self, _like: &Self) -> Self { *x }
         }
     )*};
 }

@@ -3,7 +3,7 @@
 //! conversions between 0-d tensors and plain numbers.
 
 use crate::base::dtype::{AnyTensor, DType, Float};
-use crate::base::primal::Primal;
+use crate::base::primal::{Primal, PrimalOps};
 use crate::base::tensor::Tensor;
 /// Adds the cotangent `g` into `slot` (`None` is a symbolic zero, never materialised).
 ///

@@ -7,7 +7,7 @@ use smallvec::smallvec;
 
 use super::{additive, additive_owned, binary, both, static_rule, sum_tangents};
 use crate::base::dtype::Float;
-use crate::base::primal::{Elementary, Primal};
+use crate::base::primal::{Elementary, ElementaryOps, Primal, PrimalOps};
 use crate::base::tensor::Tensor;
 use crate::record::forward::Tangents;
 use crate::record::node::Params;

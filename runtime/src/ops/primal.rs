@@ -7,84 +7,84 @@ use crate::base::primal::{at_least, positive_mask_of, sign_of};
 use crate::base::tensor::Tensor;
 
 impl<T: Float> Primal for Tensor<T> {
-    fn add(&self, other: &Self) -> Self {
-        self + other
+    fn add(x: &Self, other: &Self) -> Self {
+        x + other
     }
-    fn sub(&self, other: &Self) -> Self {
-        self - other
+    fn sub(x: &Self, other: &Self) -> Self {
+        x - other
     }
-    fn mul(&self, other: &Self) -> Self {
-        self * other
+    fn mul(x: &Self, other: &Self) -> Self {
+        x * other
     }
-    fn div(&self, other: &Self) -> Self {
-        self / other
+    fn div(x: &Self, other: &Self) -> Self {
+        x / other
     }
-    fn neg(&self) -> Self {
-        -self
+    fn neg(x: &Self) -> Self {
+        -x
     }
-    fn scale(&self, c: f64) -> Self {
-        self * T::from_f64(c)
+    fn scale(x: &Self, c: f64) -> Self {
+        x * T::from_f64(c)
     }
-    fn mul_scaled(&self, other: &Self, c: f64) -> Self {
-        super::binary::mul_scaled(self, other, c)
+    fn mul_scaled(x: &Self, other: &Self, c: f64) -> Self {
+        super::binary::mul_scaled(x, other, c)
     }
-    fn one_minus(&self) -> Self {
-        Tensor::scalar(T::ONE) - self
+    fn one_minus(x: &Self) -> Self {
+        Tensor::scalar(T::ONE) - x
     }
-    fn square(&self) -> Self {
-        Tensor::square(self)
+    fn square(x: &Self) -> Self {
+        Tensor::square(x)
     }
-    fn powi(&self, n: i32) -> Self {
-        Tensor::powi(self, n)
+    fn powi(x: &Self, n: i32) -> Self {
+        Tensor::powi(x, n)
     }
-    fn powf(&self, p: f64) -> Self {
-        Tensor::powf(self, T::from_f64(p))
+    fn powf(x: &Self, p: f64) -> Self {
+        Tensor::powf(x, T::from_f64(p))
     }
-    fn sin(&self) -> Self {
-        Tensor::sin(self)
+    fn sin(x: &Self) -> Self {
+        Tensor::sin(x)
     }
-    fn cos(&self) -> Self {
-        Tensor::cos(self)
+    fn cos(x: &Self) -> Self {
+        Tensor::cos(x)
     }
-    fn sigmoid(&self) -> Self {
-        Tensor::sigmoid(self)
+    fn sigmoid(x: &Self) -> Self {
+        Tensor::sigmoid(x)
     }
-    fn positive_mask(&self) -> Self {
-        super::piecewise_constant(self, "positive_mask", positive_mask_of)
+    fn positive_mask(x: &Self) -> Self {
+        super::piecewise_constant(x, "positive_mask", positive_mask_of)
     }
-    fn sign(&self) -> Self {
-        super::piecewise_constant(self, "sign", sign_of)
+    fn sign(x: &Self) -> Self {
+        super::piecewise_constant(x, "sign", sign_of)
     }
-    fn at_least(&self, other: &Self) -> Self {
+    fn at_least(x: &Self, other: &Self) -> Self {
         // An untracked constant, as TensorFlow's `greater_equal` mask in the rule of
         // `maximum`: a second derivative through it is `None`, TensorFlow's answer too.
-        Tensor::from_data(super::zip_broadcast(self, other, "maximum", at_least))
+        Tensor::from_data(super::zip_broadcast(x, other, "maximum", at_least))
     }
-    fn sum_to_like(&self, like: &Self) -> Self {
-        self.sum_to_shape(like.shape())
+    fn sum_to_like(x: &Self, like: &Self) -> Self {
+        x.sum_to_shape(like.shape())
     }
 }
 
 impl<T: Float> Elementary for Tensor<T> {
-    fn sqrt(&self) -> Self {
-        Tensor::sqrt(self)
+    fn sqrt(x: &Self) -> Self {
+        Tensor::sqrt(x)
     }
-    fn exp(&self) -> Self {
-        Tensor::exp(self)
+    fn exp(x: &Self) -> Self {
+        Tensor::exp(x)
     }
-    fn ln(&self) -> Self {
-        Tensor::ln(self)
+    fn ln(x: &Self) -> Self {
+        Tensor::ln(x)
     }
-    fn sinh(&self) -> Self {
-        Tensor::sinh(self)
+    fn sinh(x: &Self) -> Self {
+        Tensor::sinh(x)
     }
-    fn cosh(&self) -> Self {
-        Tensor::cosh(self)
+    fn cosh(x: &Self) -> Self {
+        Tensor::cosh(x)
     }
-    fn hypot(&self, other: &Self) -> Self {
-        Tensor::hypot(self, other)
+    fn hypot(x: &Self, other: &Self) -> Self {
+        Tensor::hypot(x, other)
     }
-    fn pow(&self, other: &Self) -> Self {
-        Tensor::pow(self, other)
+    fn pow(x: &Self, other: &Self) -> Self {
+        Tensor::pow(x, other)
     }
 }

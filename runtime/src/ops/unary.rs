@@ -7,7 +7,7 @@
 
 use super::{Saved, both, unary, unary_with_param};
 use crate::base::dtype::Float;
-use crate::base::primal::{Elementary, Primal};
+use crate::base::primal::{Elementary, ElementaryOps, Primal, PrimalOps};
 use crate::base::tensor::Tensor;
 
 /// Defines each op from its row: the `Tensor` method (recording the value the vocabulary
