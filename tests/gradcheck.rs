@@ -235,6 +235,10 @@ fn table() -> Vec<Row> {
         row("std_axis 0 keep_dims", &[(&[3, 4], Normal)], |x| x[0].std_axis(0, true), Second),
         row("norm", &[(&[2, 3], Normal)], |x| x[0].norm(), Second),
         row("norm_axis 1", &[(&[3, 4], Normal)], |x| x[0].norm_axis(1, false), Second),
+        row("prod", &[(&[2, 3], Normal)], |x| x[0].prod(), Second),
+        row("prod_axis 1", &[(&[3, 4], Normal)], |x| x[0].prod_axis(1, false), Second),
+        row("prod_axis 0 odd length keep_dims", &[(&[5, 2], Normal)], |x| x[0].prod_axis(0, true), Second),
+        row("prod_axis middle of 3-d", &[(&[2, 3, 4], Normal)], |x| x[0].prod_axis(1, false), Second),
         // Scans.
         row("cumsum axis 1", &[(&[2, 3], Normal)], |x| x[0].cumsum(1, false, false), SecondIsNone),
         row("cumsum exclusive axis 0", &[(&[3, 2], Normal)], |x| x[0].cumsum(0, true, false), SecondIsNone),

@@ -193,7 +193,7 @@ fn stack_checks_its_operands() {
 #[test]
 fn composites_record_only_primitives() {
     type Call = (&'static str, fn(&Tensor<f64>) -> Tensor<f64>);
-    let calls: [Call; 11] = [
+    let calls: [Call; 13] = [
         ("min", |x| x.min()),
         ("min_axis", |x| x.min_axis(1, false)),
         ("logsumexp", |x| x.logsumexp()),
@@ -204,6 +204,8 @@ fn composites_record_only_primitives() {
         ("std_axis", |x| x.std_axis(0, false)),
         ("norm", |x| x.norm()),
         ("norm_axis", |x| x.norm_axis(1, true)),
+        ("prod", |x| x.prod()),
+        ("prod_axis", |x| x.prod_axis(1, false)),
         ("stack", |x| Tensor::stack(&[x, x], 1)),
     ];
     let names: Vec<&str> = calls.iter().map(|(name, _)| *name).collect();
@@ -245,6 +247,7 @@ fn the_vectorised_jacobian_through_the_new_rules_equals_forward_mode() {
         ) + x.variance_axis(0, false).sum()
             + x.norm_axis(1, true)
             + x.min_axis(0, false)
+            + x.prod_axis(1, true)
     };
     let x = Tensor::random_normal(&[2, 3], 0.0, 1.0, 11);
     let reverse = transforms::jacobian(f.clone(), &x, JacobianMode::Reverse);
@@ -262,7 +265,9 @@ fn robust_scores(x: &Tensor<f64>, w: &Tensor<f64>) -> Tensor<f64> {
     let clipped = Tensor::where_cond(&positive, &logits, &(&logits * 0.1));
     let running = clipped.cumsum(1, false, false);
     let best = running.gather(1, &[2, 0]);
-    Tensor::stack(&[&spread, &best.min_axis(1, false)], 0).sum() + running.min()
+    Tensor::stack(&[&spread, &best.min_axis(1, false)], 0).sum()
+        + running.min()
+        + (&logits * 0.3).prod_axis(0, false).sum()
 }
 
 #[test]
@@ -278,4 +283,87 @@ fn differentiable_functions_use_the_new_ops_in_tensor_mode() {
     {
         panic!("{message}");
     }
+}
+
+/// The gradient and Hessian of `reduce_prod` where inputs are zero, against the analytic
+/// ones: ∂/∂xᵢ Πx = Π_{k≠i} xₖ and ∂²/∂xᵢ∂xⱼ Πx = Π_{k≠i,j} xₖ (i ≠ j), 0 on the diagonal.
+/// A rule dividing the product by the input would give NaN at every zero here.
+#[test]
+fn prod_is_exact_at_zeros_at_orders_one_and_two() {
+    let cases: [(&[f64], &[f64], [[f64; 3]; 3]); 3] = [
+        // one zero: only its own partial is non-zero
+        (
+            &[2.0, 0.0, 3.0],
+            &[0.0, 6.0, 0.0],
+            [[0.0, 3.0, 0.0], [3.0, 0.0, 2.0], [0.0, 2.0, 0.0]],
+        ),
+        // two zeros: the gradient vanishes, the Hessian does not
+        (
+            &[0.0, 0.0, 3.0],
+            &[0.0, 0.0, 0.0],
+            [[0.0, 3.0, 0.0], [3.0, 0.0, 0.0], [0.0, 0.0, 0.0]],
+        ),
+        // no zero
+        (
+            &[2.0, -1.0, 3.0],
+            &[-3.0, 6.0, -2.0],
+            [[0.0, 3.0, -1.0], [3.0, 0.0, 2.0], [-1.0, 2.0, 0.0]],
+        ),
+    ];
+    for (input, gradient, hessian) in cases {
+        let x = t(input, &[3]);
+        let outer = GradientTape::new();
+        outer.watch(&x);
+        let g = outer.record(|| {
+            let inner = GradientTape::new();
+            inner.watch(&x);
+            let y = inner.record(|| x.prod());
+            inner.gradient(&y, &x).unwrap().unwrap()
+        });
+        assert_eq!(g.to_vec(), gradient, "gradient at {input:?}");
+        let rows = outer.jacobian(&g, &x).unwrap().unwrap();
+        let expected: Vec<f64> = hessian.iter().flatten().copied().collect();
+        assert_eq!(rows.to_vec(), expected, "Hessian at {input:?}");
+    }
+}
+
+/// Odd lengths carry their last element through the halving steps; an empty axis gives 1
+/// and an empty gradient.
+#[test]
+fn prod_axis_handles_odd_and_empty_axes() {
+    for n in 1..=9_usize {
+        let values: Vec<f64> = (1..=n).map(|v| v as f64 * 0.5 + 0.25).collect();
+        let x = t(&values, &[1, n]);
+        let expected: f64 = values.iter().product();
+        let got = x.prod_axis(1, false).to_vec();
+        assert!(
+            (got[0] - expected).abs() <= 1e-12 * expected.abs(),
+            "n = {n}"
+        );
+        let tape = GradientTape::new();
+        tape.watch(&x);
+        let y = tape.record(|| x.prod_axis(1, false));
+        let g = tape.gradient(&y, &x).unwrap().unwrap().to_vec();
+        for (i, gi) in g.iter().enumerate() {
+            let others: f64 = values
+                .iter()
+                .enumerate()
+                .filter(|&(k, _)| k != i)
+                .map(|(_, v)| v)
+                .product();
+            assert!(
+                (gi - others).abs() <= 1e-12 * others.abs(),
+                "n = {n}, i = {i}"
+            );
+        }
+    }
+    let empty = Tensor::<f64>::zeros(&[2, 0]);
+    assert_eq!(empty.prod_axis(1, false).to_vec(), vec![1.0, 1.0]);
+    assert_eq!(empty.prod().to_scalar(), 1.0);
+    let tape = GradientTape::new();
+    tape.watch(&empty);
+    let y = tape.record(|| empty.prod_axis(1, true));
+    assert_eq!(y.shape(), &[2, 1]);
+    let g = tape.gradient(&y, &empty).unwrap().unwrap();
+    assert_eq!(g.shape(), &[2, 0]);
 }

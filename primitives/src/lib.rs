@@ -454,6 +454,8 @@ pub const COMPOSITES: &[&str] = &[
     "std_axis",
     "norm",
     "norm_axis",
+    "prod",
+    "prod_axis",
     "stack",
 ];
 
