@@ -290,7 +290,8 @@ fn differentiable_functions_use_the_new_ops_in_tensor_mode() {
 /// A rule dividing the product by the input would give NaN at every zero here.
 #[test]
 fn prod_is_exact_at_zeros_at_orders_one_and_two() {
-    let cases: [(&[f64], &[f64], [[f64; 3]; 3]); 3] = [
+    type Case = (&'static [f64], &'static [f64], [[f64; 3]; 3]);
+    let cases: [Case; 3] = [
         // one zero: only its own partial is non-zero
         (
             &[2.0, 0.0, 3.0],
