@@ -255,3 +255,109 @@ fn bad_input_panics_name_the_layer_and_the_shapes() {
         "{message}"
     );
 }
+
+/// A grouped layer (Keras' `groups`) equals one ungrouped convolution per channel group on
+/// that group's channels and filters, concatenated: an oracle that never runs the grouped
+/// kernel; and its kernel's gradient matches central differences.
+#[test]
+fn grouped_conv2d_layer_is_one_convolution_per_group() {
+    let groups = 3;
+    let (in_per_group, out_per_group) = (2, 2);
+    let kernel = glorot_uniform_conv::<f64>([3, 3, in_per_group, groups * out_per_group], 5);
+    let bias = Tensor::from_vec(vec![0.1, -0.2, 0.3, -0.4, 0.5, -0.6], &[6]);
+    let layer = Conv2D::from_values("grouped", kernel.clone(), bias.clone())
+        .with_groups(groups)
+        .with_padding(Padding::Same)
+        .with_activation(Activation::Tanh);
+    let x = Tensor::random_normal(&[2, 5, 5, groups * in_per_group], 0.0, 1.0, 9);
+    let grouped = layer.call(&x);
+    assert_eq!(grouped.shape(), &[2, 5, 5, 6]);
+    let parts: Vec<Tensor<f64>> = (0..groups)
+        .map(|g| {
+            let part = Conv2D::from_values(
+                "part",
+                kernel.slice(3, g * out_per_group, out_per_group),
+                bias.slice(0, g * out_per_group, out_per_group),
+            )
+            .with_padding(Padding::Same)
+            .with_activation(Activation::Tanh);
+            part.call(&x.slice(3, g * in_per_group, in_per_group))
+        })
+        .collect();
+    let expected = Tensor::concat(&parts.iter().collect::<Vec<_>>(), 3);
+    for (a, b) in grouped.to_vec().iter().zip(expected.to_vec()) {
+        assert!((a - b).abs() < 1e-12, "{a} vs {b}");
+    }
+
+    // the kernel's gradient against central differences of the loss
+    let loss = |layer: &Conv2D<f64>| layer.call(&x).square().sum();
+    let tape = GradientTape::new();
+    let y = tape.record(|| loss(&layer));
+    let g = tape.gradient(&y, layer.kernel()).unwrap().unwrap().to_vec();
+    let values = kernel.to_vec();
+    for i in [0, 7, 19, 35] {
+        let h = 1e-6;
+        let at = |delta: f64| {
+            let mut v = values.clone();
+            v[i] += delta;
+            let probe =
+                Conv2D::from_values("probe", Tensor::from_vec(v, kernel.shape()), bias.clone())
+                    .with_groups(groups)
+                    .with_padding(Padding::Same)
+                    .with_activation(Activation::Tanh);
+            loss(&probe).to_scalar()
+        };
+        let fd = (at(h) - at(-h)) / (2.0 * h);
+        assert!(
+            (g[i] - fd).abs() < 1e-6 * (1.0 + fd.abs()),
+            "kernel[{i}]: {} vs {fd}",
+            g[i]
+        );
+    }
+}
+
+/// Keras' path: `Conv2D::filters(..).groups(g)` in a model draws a `[kh, kw, in / g,
+/// filters]` kernel; a depthwise layer (groups = channels); bad groups name the layer.
+#[test]
+fn grouped_conv2d_in_a_model_and_its_errors() {
+    let model = Sequential::<f64>::input(&[6, 6, 4])
+        .add(Conv2D::filters(8, (3, 3)).groups(4))
+        .add(Flatten)
+        .add(Dense::units(2));
+    let variables = model.trainable_variables();
+    assert_eq!(variables[0].shape(), vec![3, 3, 1, 8]);
+    assert_eq!(model.call(&Tensor::zeros(&[3, 6, 6, 4])).shape(), &[3, 2]);
+    // Glorot's fans of the grouped kernel: (9·1, 9·8)
+    let limit = (6.0_f64 / (9.0 + 72.0)).sqrt();
+    assert!(
+        variables[0]
+            .value()
+            .to_vec()
+            .iter()
+            .all(|v| v.abs() <= limit)
+    );
+
+    let (_, _, message) = common::panic_site(|| {
+        drop(Sequential::<f64>::input(&[6, 6, 4]).add(Conv2D::filters(6, (3, 3)).groups(4)))
+    });
+    assert!(
+        message.contains("cannot split 4 input channels and 6 filters into 4 groups"),
+        "{message}"
+    );
+    let kernel = Tensor::<f64>::zeros(&[3, 3, 2, 6]);
+    let (file, _, message) = common::panic_site(|| {
+        drop(Conv2D::from_values("c", kernel.clone(), Tensor::zeros(&[6])).with_groups(4))
+    });
+    assert!(file.ends_with("nn_conv.rs"), "{file}");
+    assert!(
+        message.contains("layer 'c' cannot split its 6 filters into 4 groups"),
+        "{message}"
+    );
+    // a grouped layer names the channels it expects: in / groups · groups
+    let layer = Conv2D::from_values("c", kernel, Tensor::zeros(&[6])).with_groups(3);
+    let (_, _, message) = common::panic_site(|| drop(layer.call(&Tensor::zeros(&[1, 5, 5, 4]))));
+    assert_eq!(
+        message,
+        "Conv2D: layer 'c' expects NHWC inputs [batch, height, width, 6], got [1, 5, 5, 4]"
+    );
+}

@@ -35,8 +35,12 @@ pub fn glorot_uniform_conv<T: Float>(shape: [usize; 4], seed: u64) -> Tensor<T> 
 /// A 2-D convolution layer, Keras' `Conv2D`: `activation(conv2d(x, kernel) + bias)` over NHWC
 /// batches, with an HWIO kernel `[kh, kw, in, filters]` (Glorot-uniform initial
 /// values from a seed, [`glorot_uniform_conv`]) and a `[filters]` bias (zeros). Stride 1,
-/// `Valid` padding and no dilation unless set, as in Keras. Its variables are
-/// named `"{name}/kernel"` and `"{name}/bias"`.
+/// `Valid` padding, no dilation and one channel group unless set, as in Keras. Its variables
+/// are named `"{name}/kernel"` and `"{name}/bias"`.
+///
+/// Grouped convolutions (Keras' `groups`): the kernel is `[kh, kw, in / groups, filters]`;
+/// build one with [`Conv2D::filters`]`(..).groups(g)` in a model, or with
+/// [`from_values`](Conv2D::from_values) and [`with_groups`](Conv2D::with_groups).
 ///
 /// ```
 /// use gradtape_nn::{Activation, Conv2D, Layer};
@@ -139,6 +143,39 @@ impl<T: Float> Conv2D<T> {
         self
     }
 
+    /// The same layer with `groups` channel groups (Keras' `groups`): input channel group
+    /// `g` meets only the filters of output group `g`; `groups` = input channels with a
+    /// `[kh, kw, 1, filters]` kernel is a depthwise convolution. The kernel must be
+    /// `[kh, kw, in / groups, filters]`, so this suits a layer made by
+    /// [`from_values`](Conv2D::from_values); [`Conv2D::filters`]`(..).groups(g)` draws such
+    /// a kernel for a model.
+    ///
+    /// ```
+    /// use gradtape_nn::{Conv2D, Layer};
+    /// use gradtape_runtime::Tensor;
+    /// // two groups of one channel each: a depthwise 1x1 convolution scaling channel 0 by 2
+    /// // and channel 1 by 3
+    /// let kernel = Tensor::from_vec(vec![2.0_f64, 3.0], &[1, 1, 1, 2]);
+    /// let layer = Conv2D::from_values("dw", kernel, Tensor::zeros(&[2])).with_groups(2);
+    /// let x = Tensor::from_vec(vec![1.0, 10.0], &[1, 1, 1, 2]);
+    /// assert_eq!(layer.call(&x).to_vec(), vec![2.0, 30.0]);
+    /// ```
+    ///
+    /// # Panics
+    /// If `groups` is zero or does not divide the kernel's filters.
+    #[track_caller]
+    pub fn with_groups(mut self, groups: usize) -> Conv2D<T> {
+        let kernel_shape = self.kernel.shape();
+        assert!(
+            groups > 0 && kernel_shape[3].is_multiple_of(groups),
+            "Conv2D::with_groups: layer '{}' cannot split its {} filters into {groups} groups (kernel shape {kernel_shape:?})",
+            self.name,
+            kernel_shape[3]
+        );
+        self.options = self.options.groups(groups);
+        self
+    }
+
     /// The same layer with `activation` applied to its output.
     pub fn with_activation(mut self, activation: Activation) -> Conv2D<T> {
         self.activation = activation;
@@ -165,7 +202,7 @@ impl<T: Float> Conv2D<T> {
         &self.bias
     }
 
-    /// The convolution's strides, padding and dilations.
+    /// The convolution's strides, padding, dilations and groups.
     pub fn options(&self) -> Conv2dOptions {
         self.options
     }
@@ -181,11 +218,11 @@ impl<T: Float> Layer<T> for Conv2D<T> {
     fn call(&self, x: &Tensor<T>) -> Tensor<T> {
         let kernel = self.kernel.value();
         let ks = kernel.shape();
+        let channels = ks[2] * self.options.groups;
         assert!(
-            x.rank() == 4 && x.shape()[3] == ks[2],
-            "Conv2D: layer '{}' expects NHWC inputs [batch, height, width, {}], got {:?}",
+            x.rank() == 4 && x.shape()[3] == channels,
+            "Conv2D: layer '{}' expects NHWC inputs [batch, height, width, {channels}], got {:?}",
             self.name,
-            ks[2],
             x.shape()
         );
         let y = x.conv2d(&kernel, self.options) + self.bias.value();

@@ -361,8 +361,8 @@ impl<T: Float> Sequential<T> {
     /// let relu = Activation::Relu;
     /// let model = Sequential::<f32>::input(&[28, 28, 1])
     ///     .add(Conv2D::filters(32, (3, 3)).activation(relu))
-    ///     .push(MaxPool2D::new((2, 2)))
-    ///     .push(Flatten)
+    ///     .add(MaxPool2D::new((2, 2)))
+    ///     .add(Flatten)
     ///     .add(Dense::units(10));
     /// assert_eq!(model.output_shape(), Some(&[10][..]));
     /// // the dense layer's input size, 13·13·32, came from the layers before it

@@ -5,9 +5,9 @@
 
 use std::marker::PhantomData;
 
-use gradtape_runtime::{Float, Padding};
+use gradtape_runtime::{Float, Padding, Tensor};
 
-use super::{Activation, Conv2D, Dense, Layer};
+use super::{Activation, AvgPool2D, Conv2D, Dense, Flatten, Layer, MaxPool2D, glorot_uniform_conv};
 
 /// A layer known by what Keras' constructor takes: built by
 /// [`Sequential::add`](super::Sequential::add) once the shape of its input is known.
@@ -85,13 +85,14 @@ impl<T: Float> LayerSpec<T> for DenseSpec<T> {
 }
 
 /// [`Conv2D`] by its filters and window, Keras' `Conv2D(filters, kernel_size, strides,
-/// padding, dilation_rate, activation)`.
+/// padding, dilation_rate, groups, activation)`.
 pub struct Conv2DSpec<T: Float> {
     filters: usize,
     kernel_size: (usize, usize),
     strides: (usize, usize),
     padding: Padding,
     dilations: (usize, usize),
+    groups: usize,
     activation: Activation,
     float: PhantomData<T>,
 }
@@ -114,6 +115,7 @@ impl<T: Float> Conv2D<T> {
             strides: (1, 1),
             padding: Padding::Valid,
             dilations: (1, 1),
+            groups: 1,
             activation: Activation::Linear,
             float: PhantomData,
         }
@@ -139,6 +141,20 @@ impl<T: Float> Conv2DSpec<T> {
         self
     }
 
+    /// The same layer split into `groups` channel groups (Keras' `groups`): its kernel is
+    /// `[kh, kw, in / groups, filters]`, Glorot-uniform with that kernel's fans, as Keras'.
+    ///
+    /// ```
+    /// use gradtape_nn::{Conv2D, Layer, Sequential};
+    /// let model = Sequential::<f32>::input(&[8, 8, 6]).add(Conv2D::filters(4, (3, 3)).groups(2));
+    /// assert_eq!(model.trainable_variables()[0].shape(), vec![3, 3, 3, 4]);
+    /// assert_eq!(model.output_shape(), Some(&[6, 6, 4][..]));
+    /// ```
+    pub fn groups(mut self, groups: usize) -> Conv2DSpec<T> {
+        self.groups = groups;
+        self
+    }
+
     /// The same layer with `activation` applied to its output.
     pub fn activation(mut self, activation: Activation) -> Conv2DSpec<T> {
         self.activation = activation;
@@ -158,11 +174,62 @@ impl<T: Float> LayerSpec<T> for Conv2DSpec<T> {
                 "Conv2D: layer '{name}' takes NHWC examples of shape [height, width, channels], got {input:?}"
             );
         };
-        let layer = Conv2D::new(name, *channels, self.filters, self.kernel_size, seed)
+        let groups = self.groups;
+        assert!(
+            groups > 0 && channels.is_multiple_of(groups) && self.filters.is_multiple_of(groups),
+            "Conv2D: layer '{name}' cannot split {channels} input channels and {} filters into {groups} groups",
+            self.filters
+        );
+        let kernel_shape = [
+            self.kernel_size.0,
+            self.kernel_size.1,
+            channels / groups,
+            self.filters,
+        ];
+        assert!(
+            kernel_shape.iter().all(|&d| d > 0),
+            "Conv2D: layer '{name}' needs positive sizes, got kernel shape {kernel_shape:?} (kh, kw, in / groups, filters)"
+        );
+        let kernel = glorot_uniform_conv(kernel_shape, seed);
+        let layer = Conv2D::from_values(name, kernel, Tensor::zeros(&[self.filters]))
+            .with_groups(groups)
             .with_strides(self.strides.0, self.strides.1)
             .with_padding(self.padding)
             .with_dilations(self.dilations.0, self.dilations.1)
             .with_activation(self.activation);
         Box::new(layer)
     }
+}
+
+/// Layers with no sizes to give are added to a model as they are, as in Keras
+/// (`model.add(Flatten())`); the shape of their output is found as for a pushed layer.
+///
+/// ```
+/// use gradtape_nn::{Conv2D, Dense, Flatten, Layer, MaxPool2D, Sequential};
+/// let model = Sequential::<f32>::input(&[28, 28, 1])
+///     .add(Conv2D::filters(8, (3, 3)))
+///     .add(MaxPool2D::new((2, 2)))
+///     .add(Flatten)
+///     .add(Dense::units(10));
+/// assert_eq!(model.output_shape(), Some(&[10][..]));
+/// assert_eq!(model.trainable_variables()[2].shape(), vec![13 * 13 * 8, 10]);
+/// ```
+macro_rules! sizeless_layer_specs {
+    ($($layer:ty => $base:literal),* $(,)?) => {$(
+        impl<T: Float> LayerSpec<T> for $layer {
+            fn base_name(&self) -> &'static str {
+                $base
+            }
+
+            fn build(self, _name: &str, _input: &[usize], _seed: u64) -> Box<dyn Layer<T>> {
+                Box::new(self)
+            }
+        }
+    )*};
+}
+
+sizeless_layer_specs! {
+    Flatten => "flatten",
+    MaxPool2D => "max_pooling2d",
+    AvgPool2D => "average_pooling2d",
 }
