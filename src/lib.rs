@@ -5,6 +5,8 @@
 pub use gradtape_macros::{Sources, differentiable};
 pub use gradtape_runtime::*;
 
+pub mod guide;
+
 /// Training toolkit: layers, optimizers, losses, metrics, MNIST data, checkpoints.
 pub use gradtape_nn as nn;
 

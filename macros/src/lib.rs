@@ -31,7 +31,8 @@ mod vocabulary;
 
 use proc_macro::TokenStream;
 
-/// Differentiates a function at compile time. See the `gradtape` crate for the guide.
+/// Differentiates a function at compile time. The guide is the `gradtape` crate's module
+/// `gradtape::guide`.
 ///
 /// # Forward mode on plain numbers
 ///

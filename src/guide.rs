@@ -1,0 +1,323 @@
+//! The guide to `#[differentiable]`: what it differentiates, how, what it generates, and
+//! what it rejects.
+//!
+//! `#[differentiable]` rewrites a function at compile time into forward code that keeps
+//! what its derivative needs, plus the adjoint (the pullback) derived from the function's
+//! own syntax, statement by statement, as Tapenade, Clad and Enzyme do. Every example on
+//! this page runs as a test.
+//!
+//! # Two modes
+//!
+//! **Scalar mode**: a function of plain `f32`/`f64` numbers (and any other parameters, held
+//! constant) is differentiated with no tape at all. Its companion items give the gradient
+//! and a forward derivative that allocate nothing in straight-line code:
+//!
+//! ```
+//! use gradtape::differentiable;
+//!
+//! #[differentiable]
+//! fn scaled_sin(x: f64, a: f64) -> f64 {
+//!     a * x.sin()
+//! }
+//!
+//! let (x, a) = (0.5_f64, 2.0);
+//! // value and gradient, one entry per float parameter
+//! let (value, [dx, da]) = scaled_sin::grad(x, a);
+//! assert_eq!(value, a * x.sin());
+//! assert_eq!((dx, da), (a * x.cos(), x.sin()));
+//! // value and pullback: the cotangent of the result in, one `Option` per parameter out
+//! let (_, pullback) = scaled_sin::vjp(x, a);
+//! assert_eq!(pullback(1.0), (Some(a * x.cos()), Some(x.sin())));
+//! // forward mode: one tangent per float parameter after the parameters
+//! assert_eq!(scaled_sin::jvp(x, a, 1.0, 0.0), (value, a * x.cos()));
+//! // the body as written, and the function itself
+//! assert_eq!((scaled_sin::primal(x, a), scaled_sin(x, a)), (value, value));
+//! ```
+//!
+//! **Tensor mode**: a function that takes tensors or `&Variable`s records **one** node on
+//! the tapes that watch its inputs, whose backward rule is the generated adjoint; the
+//! gradients are those of the same body recorded op by op (`f::primal`):
+//!
+//! ```
+//! use gradtape::{GradientTape, Tensor, Variable, differentiable};
+//!
+//! #[differentiable]
+//! fn squared_error(w: &Variable<f64>, x: &Tensor<f64>, y: &Tensor<f64>) -> Tensor<f64> {
+//!     let prediction = x.matmul(w).sigmoid();
+//!     (&prediction - y).square().mean()
+//! }
+//!
+//! let w = Variable::new(Tensor::from_vec(vec![0.5, -0.25], &[2, 1]));
+//! let x = Tensor::from_vec(vec![1.0, 2.0, -1.0, 0.5], &[2, 2]);
+//! let y = Tensor::from_vec(vec![1.0, 0.0], &[2, 1]);
+//! let gradient = |f: &dyn Fn() -> Tensor<f64>| {
+//!     let tape = GradientTape::new();
+//!     let loss = tape.record(f);
+//!     tape.gradient(&loss, &w).unwrap().unwrap().to_vec()
+//! };
+//! let fused = gradient(&|| squared_error(&w, &x, &y));
+//! let op_by_op = gradient(&|| squared_error::primal(&w, &x, &y));
+//! for (a, b) in fused.iter().zip(&op_by_op) {
+//!     assert!((a - b).abs() < 1e-15);
+//! }
+//! ```
+//!
+//! Where every differentiable input of a tensor-mode call is 0-d and the body is
+//! elementwise, the call runs the generated code on plain numbers and still records one
+//! node. A function whose parameters may hold tensors the node would not see (a struct, a
+//! slice or `Vec` of tensors, a nested model), or whose body reads a variable that is no
+//! parameter, runs its body op by op on the caller's tapes instead, so no gradient is
+//! silently `None` (see [Structs](#structs)).
+//!
+//! # The companion items
+//!
+//! Beside `fn f`, the attribute writes a type `f` (the function and the type share the
+//! name, as a tuple struct and its constructor do):
+//!
+//! | item | mode | what it is |
+//! | --- | --- | --- |
+//! | `f(..)` | both | the function: the body as written when nothing records, one node on the tapes otherwise |
+//! | `f::vjp(..)` | both | `(value, pullback)`; the pullback maps the result's cotangent to one entry per parameter: `Option` of a cotangent for a differentiable one, `()` for a constant |
+//! | `f::grad(..)` | scalar, one result | `(value, gradient)`: an array of the float parameters' partial derivatives in order (a tuple when their types differ) |
+//! | `f::jvp(.., tangents..)` | scalar | `(value, tangent)`: the directional derivative, one tangent per float parameter |
+//! | `f::primal(..)` | both | the body as written, never fused: the reference the tests compare against |
+//! | `f::GENERATED` | both | the generated code, formatted, as a `&str` |
+//!
+//! # What a body may contain
+//!
+//! - `let` (shadowing, `let mut`, type annotations), assignment and compound assignment to
+//!   locals and `mut` parameters, tuple patterns (`let (x, v) = (x + dt * v, v - dt * x);`
+//!   reads the old values), `.0`/`.1` of tuples;
+//! - arithmetic with literals on either side, and `as f32`/`as f64` between float types;
+//! - the float methods under their `f64` names (`sin`, `exp`, `ln_1p`, `powf` with a
+//!   differentiable exponent, `atan2`, `hypot`, `mul_add`, `clamp`, `max`/`min`, ...;
+//!   `signum`, `floor`, `ceil`, `round`, `trunc` and casts to integers are constants), and
+//!   on tensors every op of the runtime's vocabulary of primitives (`gradtape-primitives`:
+//!   each op's forward, VJP and JVP rules are one row, which the attribute reads, so a new
+//!   op needs no change to the macro) and the ops built from them (`logsumexp`, `norm`,
+//!   `prod`, `stack`, ...);
+//! - `if`/`else`, `match` (guards, bindings, enums, `Option`, tuples), `if let`,
+//!   `while let`, `let ... else`, `for` over a range or any iterator of constants, `while`,
+//!   `loop`, `break` (with a value, labelled), `continue`, and `return` anywhere;
+//! - calls of other annotated functions (through their `vjp`, or `jvp` in forward mode; a
+//!   tuple result may be destructured), of any function built from the runtime's ops (in
+//!   tensor mode: replayed on a tape of its own inside the node), and of anything on
+//!   constants;
+//! - `stop_gradient(..)`, and macros that only read values (`assert!`, `println!`, ...).
+//!
+//! A control-flow example: the branch taken and the trip count are part of the forward
+//! run, so the derivative is that of the path the inputs took.
+//!
+//! ```
+//! use gradtape::differentiable;
+//!
+//! /// Steps of a damped oscillator until it settles or `limit` steps have run.
+//! #[differentiable]
+//! fn settle(x0: f64, v0: f64, k: f64, limit: usize) -> f64 {
+//!     let (mut x, mut v) = (x0, v0);
+//!     let mut steps = 0;
+//!     loop {
+//!         if steps == limit || (x.abs() < 1e-3 && v.abs() < 1e-3) {
+//!             break;
+//!         }
+//!         let a = -k * x - 0.5 * v;
+//!         (x, v) = (x + 0.01 * v, v + 0.01 * a);
+//!         steps += 1;
+//!     }
+//!     x * x + v * v
+//! }
+//!
+//! let (value, [dx0, dv0, dk]) = settle::grad(1.0, 0.0, 4.0, 200);
+//! let h = 1e-6;
+//! let fd_x0 = (settle(1.0 + h, 0.0, 4.0, 200) - settle(1.0 - h, 0.0, 4.0, 200)) / (2.0 * h);
+//! let fd_k = (settle(1.0, 0.0, 4.0 + h, 200) - settle(1.0, 0.0, 4.0 - h, 200)) / (2.0 * h);
+//! assert!(value > 0.0 && dv0.is_finite());
+//! assert!((dx0 - fd_x0).abs() < 1e-7 && (dk - fd_k).abs() < 1e-7);
+//! ```
+//!
+//! Tuples flow between annotated functions:
+//!
+//! ```
+//! use gradtape::differentiable;
+//!
+//! #[differentiable]
+//! fn polar(x: f64, y: f64) -> (f64, f64) {
+//!     ((x * x + y * y).sqrt(), y.atan2(x))
+//! }
+//!
+//! #[differentiable]
+//! fn spiral_arc(x: f64, y: f64) -> f64 {
+//!     let (r, theta) = polar(x, y);
+//!     r * theta
+//! }
+//!
+//! // at (0, 1): r = 1, θ = π/2; ∂(rθ)/∂x = θ·x/r + r·(-y/r²) = -1, ∂/∂y = θ·y/r + r·x/r² = π/2
+//! let (_, [dx, dy]) = spiral_arc::grad(0.0, 1.0);
+//! assert!((dx + 1.0).abs() < 1e-15 && (dy - std::f64::consts::FRAC_PI_2).abs() < 1e-15);
+//! ```
+//!
+//! # How it is differentiated: the generated code
+//!
+//! The body is lowered to one primitive operation per statement, with its control flow
+//! kept. The forward code runs the user's expressions and keeps (`generated::own`) what
+//! each operation's rule will read; the pullback walks the statements in reverse, adding
+//! each operation's share of the cotangent into its operands' slots (`d_x`), with the same
+//! rule functions (`vjp::sin`, `vjp::mul_lhs`, ...) the tape uses, so each rule exists
+//! once. The forward derivative (`jvp`) carries a tangent beside each value through the
+//! same rules. For `scaled_sin` above, `scaled_sin::GENERATED` is:
+//!
+//! ```text
+//! pub fn vjp(x: f64, a: f64) -> (f64, impl Fn(f64) -> (Option<f64>, Option<f64>) + use<>) {
+//!     use ::gradtape::__private::{generated, vjp};
+//!     let x0 = generated::own(&x);
+//!     let t0 = x.sin();
+//!     let lhs1 = generated::own(&a);
+//!     let rhs1 = generated::own(&t0);
+//!     let t1 = a * t0;
+//!     let value = t1;
+//!     (
+//!         value,
+//!         move |g: f64| -> (Option<f64>, Option<f64>) {
+//!             let mut d_x: Option<f64> = None;
+//!             let mut d_a: Option<f64> = None;
+//!             let mut d_t0 = None;
+//!             let mut d_t1 = None;
+//!             generated::accumulate(&mut d_t1, g);
+//!             if let Some(g) = d_t1.take() {
+//!                 generated::accumulate(&mut d_a, vjp::mul_lhs(&rhs1, &g));
+//!                 generated::accumulate(&mut d_t0, vjp::mul_rhs(&lhs1, &g));
+//!             }
+//!             if let Some(g) = d_t0.take() {
+//!                 generated::accumulate(&mut d_x, vjp::sin(&x0, &g));
+//!             }
+//!             (d_x, d_a)
+//!         },
+//!     )
+//! }
+//! pub fn jvp(x: f64, a: f64, tan_x: f64, tan_a: f64) -> (f64, f64) {
+//!     use ::gradtape::__private::{generated, vjp};
+//!     let tan_t0 = vjp::sin(&generated::own(&x), &tan_x);
+//!     let t0 = x.sin();
+//!     let tan_t1 = vjp::mul_lhs(&generated::own(&t0), &tan_a)
+//!         + vjp::mul_rhs(&generated::own(&a), &tan_t0);
+//!     let t1 = a * t0;
+//!     let out0 = t1;
+//!     let tan_out0 = tan_t1;
+//!     (out0, tan_out0)
+//! }
+//! ```
+//!
+//! (`tests/guide.rs` checks that this text is what the attribute generates today.)
+//!
+//! Control flow follows Tapenade: an `if` pushes the branch it took, a `match` the arm, a
+//! loop its trip count and how each iteration ended (at its end, or by which jump); values
+//! a rule reads inside a loop go on stacks, reserved from the iterator's size hint. The
+//! pullback pops them and replays each iteration's statements in reverse. In tensor mode an
+//! op with no elementwise rule (`matmul`, reductions, softmax, calls of plain functions) is
+//! recorded on a small tape of its own during the forward run (`generated::trace`), and the
+//! pullback asks that tape for its vector-Jacobian product: the runtime's own rules.
+//!
+//! # Higher order
+//!
+//! When the pullback of a tensor-mode node runs while an outer tape records, it recomputes
+//! the forward from its inputs with recorded ops, so second and higher derivatives are exact
+//! and connected, as for any op:
+//!
+//! ```
+//! use gradtape::{GradientTape, Tensor, differentiable};
+//!
+//! #[differentiable]
+//! fn cubic(x: &Tensor<f64>) -> Tensor<f64> {
+//!     x * x * x
+//! }
+//!
+//! let x = Tensor::scalar(2.0);
+//! let outer = GradientTape::new();
+//! outer.watch(&x);
+//! let first = outer.record(|| {
+//!     let inner = GradientTape::new();
+//!     inner.watch(&x);
+//!     let y = inner.record(|| cubic(&x));
+//!     inner.gradient(&y, &x).unwrap().unwrap()
+//! });
+//! let second = outer.gradient(&first, &x).unwrap().unwrap();
+//! // d/dx x³ = 3x² = 12, d²/dx² = 6x = 12
+//! assert_eq!((first.to_scalar(), second.to_scalar()), (12.0, 12.0));
+//! ```
+//!
+//! # Structs
+//!
+//! A model written as a struct is a source structure for `tape.gradient` with
+//! [`#[derive(Sources)]`](derive@crate::Sources), and comes back as a gradients struct of
+//! the same shape. An annotated function taking it runs op by op (a fused node would not
+//! see the tensors inside), so every field gets its gradient:
+//!
+//! ```
+//! use gradtape::{GradientTape, Sources, Tensor, Variable, differentiable};
+//!
+//! #[derive(Sources)]
+//! struct Line {
+//!     slope: Variable<f64>,
+//!     intercept: Variable<f64>,
+//! }
+//!
+//! #[differentiable]
+//! fn residual(line: &Line, x: &Tensor<f64>, y: &Tensor<f64>) -> Tensor<f64> {
+//!     (x * &line.slope.value() + &line.intercept.value() - y).square().sum()
+//! }
+//!
+//! let line = Line { slope: Variable::new(2.0), intercept: Variable::new(1.0) };
+//! let (x, y) = (Tensor::scalar(3.0), Tensor::scalar(5.0));
+//! let tape = GradientTape::new();
+//! let loss = tape.record(|| residual(&line, &x, &y));
+//! let grads: LineGradients = tape.gradient(&loss, &line).unwrap();
+//! // (3·2 + 1 − 5)² = 4: ∂/∂slope = 2·2·3 = 12, ∂/∂intercept = 2·2 = 4
+//! assert_eq!(grads.slope.unwrap().to_scalar(), 12.0);
+//! assert_eq!(grads.intercept.unwrap().to_scalar(), 4.0);
+//! ```
+//!
+//! # What is rejected, and why
+//!
+//! What cannot be differentiated is the macro's own compile error, on the offending tokens,
+//! all of them reported at once; never a silently wrong gradient. Each case below has a
+//! compile-fail test in `tests/ui/differentiable/`:
+//!
+//! - no differentiable parameter, or a result that is not a float, a float tensor or a
+//!   tuple of them (integers are data: an integer gradient does not exist);
+//! - `unsafe` functions and blocks, `async` functions: their effects have no adjoint;
+//! - `&mut` parameters of tensors or numbers, and mutation through references, fields or
+//!   indexing: the adjoint would need the overwritten values, which it cannot see;
+//! - closures over differentiable values, macros that compute (not just read), `?`;
+//! - methods that turn a differentiable value into plain data (`to_scalar`, `to_vec`, ...):
+//!   they would cut the gradient silently (use `stop_gradient` if that is the intent);
+//! - a `for` loop over a differentiable tensor (loop over indices instead), indexing and
+//!   fields of differentiable values, casts of tensors;
+//! - a `self` parameter: annotate a free function and call it from the method.
+//!
+//! ```compile_fail
+//! use gradtape::differentiable;
+//!
+//! // error: `i64` results cannot be differentiated
+//! #[differentiable]
+//! fn rounded(x: f64) -> i64 {
+//!     x.round() as i64
+//! }
+//! ```
+//!
+//! ```compile_fail
+//! use gradtape::{Tensor, differentiable};
+//!
+//! // error: `to_vec` turns a differentiable value into plain data
+//! #[differentiable]
+//! fn largest(x: &Tensor<f64>) -> Tensor<f64> {
+//!     Tensor::scalar(x.to_vec().into_iter().fold(f64::MIN, f64::max))
+//! }
+//! ```
+//!
+//! # Limits today
+//!
+//! Not yet transformed, and so rejected with the messages above: slices, arrays and
+//! vectors of floats as parameters; `&self` methods; generic functions over a float type
+//! `T`; closures and recursion. The attribute has no fallback that runs such code on the
+//! tape, so there is no strict mode either: everything it accepts is transformed at
+//! compile time.
