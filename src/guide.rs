@@ -283,15 +283,17 @@
 //! compile-fail test in `tests/ui/differentiable/`:
 //!
 //! - no differentiable parameter, or a result that is not a float, a float tensor or a
-//!   tuple of them (integers are data: an integer gradient does not exist);
+//!   tuple of them (integers are data: an integer gradient does not exist), parameters
+//!   that are patterns rather than names;
 //! - `unsafe` functions and blocks, `async` functions: their effects have no adjoint;
 //! - `&mut` parameters of tensors or numbers, and mutation through references, fields or
 //!   indexing: the adjoint would need the overwritten values, which it cannot see;
-//! - closures over differentiable values, macros that compute (not just read), `?`;
+//! - closures over differentiable values, macros that compute (not just read);
 //! - methods that turn a differentiable value into plain data (`to_scalar`, `to_vec`, ...):
 //!   they would cut the gradient silently (use `stop_gradient` if that is the intent);
 //! - a `for` loop over a differentiable tensor (loop over indices instead), indexing and
-//!   fields of differentiable values, casts of tensors;
+//!   fields of differentiable values (tensors are sliced and gathered with their ops);
+//! - `?`, an `if` producing a value without an `else`;
 //! - a `self` parameter: annotate a free function and call it from the method.
 //!
 //! ```compile_fail

@@ -1,0 +1,8 @@
+use gradtape::differentiable;
+
+#[differentiable]
+fn f(x: f64) -> String {
+    format!("{x}")
+}
+
+fn main() {}
