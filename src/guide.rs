@@ -99,10 +99,17 @@
 //! - `if`/`else`, `match` (guards, bindings, enums, `Option`, tuples), `if let`,
 //!   `while let`, `let ... else`, `for` over a range or any iterator of constants, `while`,
 //!   `loop`, `break` (with a value, labelled), `continue`, and `return` anywhere;
+//! - `let (a, b) = if .. { (..) } else { (..) };` and the same with `match`: each branch's
+//!   tuple is assigned part by part;
 //! - calls of other annotated functions (through their `vjp`, or `jvp` in forward mode; a
-//!   tuple result may be destructured), of any function built from the runtime's ops (in
-//!   tensor mode: replayed on a tape of its own inside the node), and of anything on
-//!   constants;
+//!   tuple result may be destructured), of the function itself (recursion: its pullback is
+//!   then boxed), of any function built from the runtime's ops (in tensor mode: replayed on
+//!   a tape of its own inside the node), and of anything on constants;
+//! - float methods called by their paths, `f64::max(a, b)`, `f32::sin(x)`: they are the
+//!   method calls `a.max(b)`, `x.sin()`;
+//! - local closures bound by `let` and local `fn` items, called by name: each call is
+//!   replaced by the body (arguments evaluated first, then bound to the parameters), so
+//!   what a closure captures is differentiated as if written in place;
 //! - `stop_gradient(..)`, and macros that only read values (`assert!`, `println!`, ...).
 //!
 //! A control-flow example: the branch taken and the trip count are part of the forward
@@ -288,7 +295,8 @@
 //! - `unsafe` functions and blocks, `async` functions: their effects have no adjoint;
 //! - `&mut` parameters of tensors or numbers, and mutation through references, fields or
 //!   indexing: the adjoint would need the overwritten values, which it cannot see;
-//! - closures over differentiable values, macros that compute (not just read);
+//! - closures over differentiable values used as values (passed on, stored), rather than
+//!   called by name; macros that compute (not just read);
 //! - methods that turn a differentiable value into plain data (`to_scalar`, `to_vec`, ...):
 //!   they would cut the gradient silently (use `stop_gradient` if that is the intent);
 //! - a `for` loop over a differentiable tensor (loop over indices instead), indexing and
@@ -320,6 +328,9 @@
 //!
 //! Not yet transformed, and so rejected with the messages above: slices, arrays and
 //! vectors of floats as parameters; `&self` methods; generic functions over a float type
-//! `T`; closures and recursion. The attribute has no fallback that runs such code on the
-//! tape, so there is no strict mode either: everything it accepts is transformed at
+//! `T`; mutual recursion between two annotated functions in scalar mode (rustc reports
+//! E0720 on the pair). A call of a plain function that is not annotated, on differentiable
+//! numbers, is rustc's error "cannot find module or crate `helper`" (the attribute calls
+//! `helper::vjp`): annotate the helper. The attribute has no fallback that runs such code
+//! on the tape, so there is no strict mode either: everything it accepts is transformed at
 //! compile time.

@@ -874,3 +874,151 @@ fn parameters() {
         tensor!(t_configured(0; &config, flip) at vec![v(&[0.5, 1.2, -0.3])], vec![s(0.4)]);
     }
 }
+
+// ----- 4. ordinary forms rewritten before lowering (macros/src/rewrite.rs) -----
+// Each of the first three was a rustc error on the attribute's expansion: a local closure
+// (E0433, "cannot find module or crate `sq`"), recursion (E0720, "cannot resolve opaque
+// type") and `f64::max(a, b)` (E0223, "ambiguous associated type").
+
+/// Regression (E0433 on `sq`): a local closure capturing a differentiable value.
+#[differentiable]
+fn closure_capturing(x: f64, k: f64) -> f64 {
+    let sq = |v: f64| v * v * k;
+    sq(x) + sq(x + 1.0)
+}
+
+/// Closures calling closures, untyped parameters, a call inside a loop.
+#[differentiable]
+fn closures_nested(x: f64, y: f64) -> f64 {
+    let scale = |v| v * y;
+    let bump = |v: f64, w: f64| scale(v).sin() + w;
+    let mut total = 0.0;
+    for k in 0..4 {
+        total += bump(x * k as f64, y);
+    }
+    total
+}
+
+/// Arguments are evaluated before the parameters are bound: `swap(1.0, v)` reads the
+/// outer `v`, not the parameter `v` bound to 1.0.
+#[differentiable]
+fn closure_argument_order(v: f64, w: f64) -> f64 {
+    let swap = |v: f64, u: f64| v * 2.0 + u * u;
+    swap(1.0, v) + swap(w, v * w)
+}
+
+/// A closure whose body is a block with statements and a branch.
+#[differentiable]
+fn closure_with_block(x: f64) -> f64 {
+    let smooth_abs = |v: f64| {
+        let eps = 1e-3;
+        if v > 0.0 {
+            (v * v + eps).sqrt()
+        } else {
+            -v + eps
+        }
+    };
+    smooth_abs(x) * smooth_abs(x - 2.0)
+}
+
+/// A helper function declared inside the body, called before and after its declaration.
+#[differentiable]
+fn local_function(x: f64, y: f64) -> f64 {
+    let a = softplus(x * y);
+    fn softplus(v: f64) -> f64 {
+        (1.0 + v.exp()).ln()
+    }
+    a + softplus(a - y)
+}
+
+/// Regression (E0720): plain recursion.
+#[differentiable]
+fn power_by_recursion(x: f64, n: u32) -> f64 {
+    if n == 0 {
+        1.0
+    } else {
+        x * power_by_recursion(x, n - 1)
+    }
+}
+
+/// Recursion with two calls per level (a tree of depth `n`).
+#[differentiable]
+fn recursive_tree(x: f64, y: f64, n: u32) -> f64 {
+    if n == 0 {
+        x * y
+    } else {
+        recursive_tree(x, y, n - 1).sin() + recursive_tree(y * 0.5, x, n - 1)
+    }
+}
+
+/// Regression (E0223): float methods called by their paths, literal receivers included.
+#[differentiable]
+fn float_paths(a: f64, b: f64) -> f64 {
+    f64::max(a, b) * 2.0
+        + f64::sin(a * b)
+        + f64::max(1.0, a)
+        + f64::powi(b, 3)
+        + <f64>::hypot(a, b)
+        + f64::mul_add(a, b, 1.0)
+}
+
+/// `f32::` paths in an `f32` function.
+#[differentiable]
+fn float_paths_f32(x: f32) -> f32 {
+    f32::exp(f32::min(x, 1.5)) + f32::sqrt(x * x + 1.0)
+}
+
+/// A tuple produced by an `if`, destructured by `let`.
+#[differentiable]
+fn tuple_from_if(x: f64, y: f64) -> f64 {
+    let (a, b) = if x > y { (x, y * 2.0) } else { (y, x * 3.0) };
+    a * b + a
+}
+
+/// A tuple produced by a `match` with a guard, a nested `if`, and an arm calling an
+/// annotated function with a tuple result; the pattern reads names the arms also read.
+#[differentiable]
+fn tuple_from_match(x: f64, y: f64, mode: u8) -> f64 {
+    let (x, mut y) = match mode {
+        0 => (y, x),
+        m if m < 3 => {
+            if x > 0.0 {
+                (x * x, y)
+            } else {
+                (x, y * y)
+            }
+        }
+        _ => polar_parts(x, y),
+    };
+    y += x;
+    x * y
+}
+
+#[differentiable]
+fn polar_parts(x: f64, y: f64) -> (f64, f64) {
+    ((x * x + y * y).sqrt(), y.atan2(x))
+}
+
+#[test]
+fn rewritten_forms() {
+    scalar!(closure_capturing(x, k) at [0.7, 1.3], [-1.2, 0.4]);
+    scalar!(closures_nested(x, y) at [0.7, 1.3], [-0.4, 0.9]);
+    scalar!(closure_argument_order(v, w) at [0.7, 1.3], [-1.5, 0.2]);
+    // swap(1, v) = 2 + v², not 2 + 1: the argument reads the outer `v`
+    assert_eq!(closure_argument_order(3.0, 0.0), 2.0 + 9.0 + 0.0);
+    scalar!(closure_with_block(x) at [0.7], [-0.6], [2.5]);
+    scalar!(local_function(x, y) at [0.7, 1.3], [-1.0, 0.5]);
+    scalar!(power_by_recursion(x; 5) at [0.7], [-1.3]);
+    scalar!(recursive_tree(x, y; 4) at [0.7, 1.3], [-0.5, 0.25]);
+    scalar!(float_paths(a, b) at [0.7, 1.3], [1.5, -0.5]);
+    scalar!(tuple_from_if(x, y) at [0.7, 1.3], [1.5, -0.5]);
+    for mode in 0..4 {
+        scalar!(tuple_from_match(x, y; mode) at [0.7, 1.3], [-0.8, 0.6]);
+    }
+    // f32: the gradient against the analytic one
+    let (value, [dx]) = float_paths_f32::grad(0.5);
+    assert_eq!(value, float_paths_f32::primal(0.5));
+    assert_eq!(value, float_paths_f32(0.5));
+    let expected = 0.5_f32.exp() + 0.5 / (1.25_f32).sqrt();
+    assert!((dx - expected).abs() < 1e-6, "{dx} vs {expected}");
+}

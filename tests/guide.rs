@@ -34,6 +34,7 @@ fn guide_generated_block() -> String {
 fn the_guide_shows_the_code_the_attribute_generates() {
     let shown = guide_generated_block();
     let generated = scaled_sin::GENERATED.trim_end();
+    assert_eq!(scaled_sin(0.5, 2.0), 2.0 * 0.5_f64.sin());
     assert_eq!(
         shown, generated,
         "src/guide.rs shows outdated generated code for `scaled_sin`; replace its text block with:\n{generated}"

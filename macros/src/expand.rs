@@ -1,5 +1,5 @@
 //! The pipeline, and nothing else: parse (the attribute's arguments, the signature model),
-//! validate the signature, rewrite early returns, lower the body into the IR (validating it
+//! validate the signature, rewrite float paths and local closures, rewrite early returns, lower the body into the IR (validating it
 //! as it goes), analyse it, generate the code; on any error, the fallback.
 
 use proc_macro2::TokenStream;
@@ -16,6 +16,7 @@ use crate::generate::{Flavour, Generator, Tangent, ZeroD, pretty};
 use crate::lower;
 use crate::model::sig::{self, Mode};
 use crate::returns;
+use crate::rewrite;
 use crate::validate;
 
 /// The whole expansion, or the fallback with every error.
@@ -36,7 +37,7 @@ pub fn differentiable(args: TokenStream, item: ItemFn) -> TokenStream {
     let body = sig.as_ref().map(|sig| {
         let block = syn::Block {
             brace_token: item.block.brace_token,
-            stmts: returns::rewrite(item.block.stmts.clone()),
+            stmts: returns::rewrite(rewrite::rewrite(item.block.stmts.clone())),
         };
         lower::lower(&cx, sig, &block)
     });

@@ -6,7 +6,8 @@
 //!
 //! 1. parse: `args` (the attribute's arguments), `model::sig` (the signature model);
 //! 2. validate: `validate`, every rejection (errors collected in a `ctxt::Ctxt`);
-//! 3. lower: `returns` (early returns into branches), then `lower` (the body into the
+//! 3. lower: `rewrite` (float methods called by path, local closures inlined), `returns`
+//!    (early returns into branches), then `lower` (the body into the
 //!    `model::ir`), asking `vocabulary` (read from `gradtape-primitives`) what each op is;
 //! 4. analyse: `analyse::saves` (what the adjoint needs), `analyse::zero_d` (whether the
 //!    body also runs on plain numbers);
@@ -24,6 +25,7 @@ mod generate;
 mod lower;
 mod model;
 mod returns;
+mod rewrite;
 mod sources;
 mod syntax;
 mod validate;

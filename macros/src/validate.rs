@@ -170,7 +170,7 @@ pub fn unsupported_expr(cx: &Ctxt, expr: &Expr) {
             "a jump inside an expression is not differentiated: write it as a statement, or as the value of an `if`/`match` branch"
         }
         Expr::Closure(_) => {
-            "closures are not differentiated: compute the value inline, or move the code into a function (calls are differentiated)"
+            "this closure is not differentiated: a closure bound by `let` and only called by its name is (it is inlined at each call); one used as a value is not, so call it directly, or move the code into a function (calls are differentiated)"
         }
         Expr::Unsafe(_) => UNSAFE,
         Expr::Macro(_) => {
@@ -256,7 +256,7 @@ impl<'ast> Visit<'ast> for AsWritten<'_, '_> {
         if (self.mentions_active)(&closure.body) {
             self.cx.error_spanned_by(
                 closure,
-                "closures over differentiable values are not differentiated: compute the value inline, or move the code into a function (calls are differentiated)",
+                "this closure over differentiable values is not differentiated: a closure bound by `let` and only called by its name is (it is inlined at each call); one used as a value is not, so call it directly, or move the code into a function (calls are differentiated)",
             );
         }
     }

@@ -340,17 +340,31 @@ impl<'a> Generator<'a> {
             _ => format_ident!("vjp"),
         };
         let imports = paths::imports();
+        let pullback = quote!(move |#g: #cot_ty| -> #grads_ty {
+            #(#cursors)*
+            #adjoint
+        });
+        // A function that calls itself keeps its callee's pullback in its own: as an
+        // `impl Fn` that type would contain itself (rustc's E0720), so it is boxed.
+        let (pullback_ty, pullback) = if calls_itself(item) {
+            (
+                quote!(::std::boxed::Box<dyn Fn(#cot_ty) -> #grads_ty>),
+                quote!(::std::boxed::Box::new(#pullback)),
+            )
+        } else {
+            (
+                quote!(impl Fn(#cot_ty) -> #grads_ty + use<#(#captured),*>),
+                pullback,
+            )
+        };
         quote! {
-            pub fn #fn_name #generics (#(#params),*) -> (#ret_ty, impl Fn(#cot_ty) -> #grads_ty + use<#(#captured),*>) #where_clause {
+            pub fn #fn_name #generics (#(#params),*) -> (#ret_ty, #pullback_ty) #where_clause {
                 #imports
                 #read_value
                 #(#stack_decls)*
                 #forward
                 let #value_name = #value;
-                (#value_name, move |#g: #cot_ty| -> #grads_ty {
-                    #(#cursors)*
-                    #adjoint
-                })
+                (#value_name, #pullback)
             }
         }
     }
@@ -444,4 +458,35 @@ impl<'a> Generator<'a> {
 fn number_constant(expr: &Expr, elem: &Type) -> TokenStream {
     let value = zero_d::scalar_tensor_arg(expr).unwrap_or(expr);
     quote!(::core::convert::identity::<#elem>(#value))
+}
+
+/// Whether the function's body calls the function itself (`name(..)` or `Self::name(..)`),
+/// outside closures and items.
+fn calls_itself(item: &ItemFn) -> bool {
+    use syn::visit::Visit;
+    struct Finder<'a> {
+        name: &'a syn::Ident,
+        found: bool,
+    }
+    impl<'ast> Visit<'ast> for Finder<'_> {
+        fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+            if let syn::Expr::Path(path) = crate::syntax::strip_parens(&call.func) {
+                let segments: Vec<&syn::Ident> =
+                    path.path.segments.iter().map(|s| &s.ident).collect();
+                self.found |= match segments.as_slice() {
+                    [name] => *name == self.name,
+                    [first, name] => *first == "Self" && *name == self.name,
+                    _ => false,
+                };
+            }
+            syn::visit::visit_expr_call(self, call);
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut finder = Finder {
+        name: &item.sig.ident,
+        found: false,
+    };
+    finder.visit_block(&item.block);
+    finder.found
 }

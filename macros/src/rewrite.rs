@@ -1,0 +1,594 @@
+//! Rewrites of the body before lowering, each an equivalence of Rust that puts an ordinary
+//! form into a shape lowering differentiates. It takes the body's statements and gives them
+//! rewritten:
+//!
+//! - a float method called by its path, `f64::max(a, b)` or `f32::sin(x)`, becomes the
+//!   method call `a.max(b)`, `x.sin()` (for every method of `f32`/`f64` that takes `self`,
+//!   the two forms are the same call);
+//! - a local closure bound by `let` and only ever called, `let sq = |v: f64| v * v;`,
+//!   is inlined at each call: `sq(x)` becomes `{ let arg0 = x; let v: f64 = arg0; v * v }`,
+//!   so what it computes, and what it captures, is differentiated as if written in place.
+//!   Its arguments are evaluated first, in order, as a call evaluates them, before any
+//!   parameter is bound (a parameter named like a variable an argument reads cannot change
+//!   what the argument reads).
+//!
+//! - a tuple produced by an `if` or a `match`, `let (a, b) = if c { (x, y) } else { (y, x) };`,
+//!   becomes one declared local per element, assigned at the end of each branch, then the
+//!   pattern bound from them: `let part0; let part1; if c { part0 = x; part1 = y; } else
+//!   { .. } let (a, b) = (part0, part1);`. The parts have fresh names, so what the branches
+//!   read is what they read before (the pattern's names are bound after them, as a `let`
+//!   binds).
+//!
+//! A closure is inlined only where that is the same program: it is called with as many
+//! arguments as it has parameters, its name is used for nothing but calls and is never
+//! bound again, its body has no `return` (which would leave the function instead), and no
+//! name it reads is bound again after it (the call would read the new binding). Otherwise
+//! it is left as written, and lowering says why it cannot be differentiated.
+
+use std::collections::HashSet;
+
+use quote::{format_ident, quote};
+use syn::visit::Visit;
+use syn::visit_mut::VisitMut;
+use syn::{Expr, Ident, Pat, Stmt};
+
+/// The body's statements with both rewrites applied, in every block.
+pub fn rewrite(stmts: Vec<Stmt>) -> Vec<Stmt> {
+    let mut block = syn::Block {
+        brace_token: Default::default(),
+        stmts,
+    };
+    FloatPaths.visit_block_mut(&mut block);
+    Closures.visit_block_mut(&mut block);
+    TupleBranches { next: 0 }.visit_block_mut(&mut block);
+    block.stmts
+}
+
+// ----- float methods called by their paths -----
+
+/// The methods of `f32`/`f64` that take `self` (std's, as of Rust 1.95): a call by path
+/// with the receiver first is the method call.
+const FLOAT_METHODS: &[&str] = &[
+    "abs",
+    "acos",
+    "acosh",
+    "asin",
+    "asinh",
+    "atan",
+    "atan2",
+    "atanh",
+    "cbrt",
+    "ceil",
+    "clamp",
+    "copysign",
+    "cos",
+    "cosh",
+    "div_euclid",
+    "exp",
+    "exp2",
+    "exp_m1",
+    "floor",
+    "fract",
+    "hypot",
+    "ln",
+    "ln_1p",
+    "log",
+    "log10",
+    "log2",
+    "max",
+    "maximum",
+    "min",
+    "minimum",
+    "mul_add",
+    "powf",
+    "powi",
+    "recip",
+    "rem_euclid",
+    "round",
+    "round_ties_even",
+    "signum",
+    "sin",
+    "sin_cos",
+    "sinh",
+    "sqrt",
+    "tan",
+    "tanh",
+    "to_degrees",
+    "to_radians",
+    "trunc",
+];
+
+struct FloatPaths;
+
+impl VisitMut for FloatPaths {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        syn::visit_mut::visit_expr_mut(self, expr);
+        let Expr::Call(call) = expr else { return };
+        let Some(method) = float_method_path(&call.func) else {
+            return;
+        };
+        let mut args = call.args.iter().cloned();
+        let Some(receiver) = args.next() else { return };
+        let receiver = typed_receiver(receiver, &method.float);
+        let name = method.name;
+        let rest: Vec<Expr> = args.collect();
+        *expr = syn::parse_quote_spanned!(name.span()=> #receiver.#name(#(#rest),*));
+    }
+}
+
+struct FloatMethod {
+    float: Ident,
+    name: Ident,
+}
+
+/// `f64::name` or `f32::name` (also `<f64>::name`, `std::primitive::f64::name`) naming a
+/// method of [`FLOAT_METHODS`].
+fn float_method_path(func: &Expr) -> Option<FloatMethod> {
+    let Expr::Path(path) = crate::syntax::strip_parens(func) else {
+        return None;
+    };
+    let segments: Vec<&syn::PathSegment> = path.path.segments.iter().collect();
+    let (float, name) = match (&path.qself, segments.as_slice()) {
+        (None, [.., float, name]) => (float.ident.clone(), &name.ident),
+        (Some(qself), [name]) if qself.as_token.is_none() => {
+            let syn::Type::Path(ty) = &*qself.ty else {
+                return None;
+            };
+            (ty.path.get_ident()?.clone(), &name.ident)
+        }
+        _ => return None,
+    };
+    let float_named = float == "f32" || float == "f64";
+    let plain = segments.iter().all(|segment| segment.arguments.is_none());
+    (float_named && plain && FLOAT_METHODS.iter().any(|m| name == m)).then(|| FloatMethod {
+        float,
+        name: name.clone(),
+    })
+}
+
+/// The receiver as a method call needs it: an unsuffixed literal gets the float's suffix
+/// (`1.0.max(x)` would be a method call on an ambiguous `{float}`), anything but a name, a
+/// literal, a call or a field is parenthesised.
+fn typed_receiver(receiver: Expr, float: &Ident) -> Expr {
+    match receiver {
+        Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Float(lit),
+            attrs,
+        }) if lit.suffix().is_empty() => {
+            let suffixed =
+                syn::LitFloat::new(&format!("{}{}", lit.base10_digits(), float), lit.span());
+            Expr::Lit(syn::ExprLit {
+                attrs,
+                lit: syn::Lit::Float(suffixed),
+            })
+        }
+        Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(lit),
+            attrs,
+        }) if lit.suffix().is_empty() => {
+            // `f64::max(1, x)` does not compile; as `1f64` it would, so keep the user's
+            // error rather than fix it: leave the literal as written.
+            Expr::Lit(syn::ExprLit {
+                attrs,
+                lit: syn::Lit::Int(lit),
+            })
+        }
+        simple @ (Expr::Path(_)
+        | Expr::Lit(_)
+        | Expr::Call(_)
+        | Expr::MethodCall(_)
+        | Expr::Field(_)
+        | Expr::Paren(_)
+        | Expr::Index(_)) => simple,
+        other => syn::parse_quote!((#other)),
+    }
+}
+
+// ----- local closures -----
+
+struct Closures;
+
+impl VisitMut for Closures {
+    fn visit_block_mut(&mut self, block: &mut syn::Block) {
+        // inner blocks first: a closure defined and called inside one is inlined there
+        syn::visit_mut::visit_block_mut(self, block);
+        // functions declared in the block: visible in all of it
+        let mut i = 0;
+        while i < block.stmts.len() {
+            let others: Vec<Stmt> = block
+                .stmts
+                .iter()
+                .enumerate()
+                .filter(|&(k, _)| k != i)
+                .map(|(_, stmt)| stmt.clone())
+                .collect();
+            if let Some(function) = inlinable_fn(&block.stmts[i], &others) {
+                block.stmts.remove(i);
+                let mut inliner = Inliner {
+                    closure: &function,
+                    calls: 0,
+                };
+                for stmt in &mut block.stmts {
+                    inliner.visit_stmt_mut(stmt);
+                }
+                continue;
+            }
+            i += 1;
+        }
+        // closures: visible after their `let`
+        let mut i = 0;
+        while i < block.stmts.len() {
+            if let Some(closure) = inlinable(&block.stmts[i], &block.stmts[i + 1..]) {
+                block.stmts.remove(i);
+                let mut inliner = Inliner {
+                    closure: &closure,
+                    calls: 0,
+                };
+                for stmt in &mut block.stmts[i..] {
+                    inliner.visit_stmt_mut(stmt);
+                }
+                continue;
+            }
+            i += 1;
+        }
+    }
+
+    // a closure's own body is not the function's: leave closures and items as they are
+    fn visit_expr_closure_mut(&mut self, _: &mut syn::ExprClosure) {}
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// A closure bound by `let name = |params| body;`.
+struct LocalClosure {
+    name: Ident,
+    params: Vec<Pat>,
+    body: Expr,
+}
+
+/// The closure `stmt` binds, if it can be inlined into `rest`, the statements after it.
+fn inlinable(stmt: &Stmt, rest: &[Stmt]) -> Option<LocalClosure> {
+    let Stmt::Local(local) = stmt else {
+        return None;
+    };
+    let Pat::Ident(pat) = &local.pat else {
+        return None;
+    };
+    let init = local.init.as_ref()?;
+    if init.diverge.is_some() || pat.by_ref.is_some() || pat.subpat.is_some() {
+        return None;
+    }
+    let Expr::Closure(closure) = crate::syntax::strip_parens(&init.expr) else {
+        return None;
+    };
+    if closure.asyncness.is_some() || closure.constness.is_some() {
+        return None;
+    }
+    let params: Vec<Pat> = closure.inputs.iter().cloned().collect();
+    inlinable_parts(pat.ident.clone(), params, (*closure.body).clone(), rest)
+}
+
+/// The closure (or function) `name` with `params` and `body`, if it can be inlined into
+/// `rest`, the statements that may call it.
+fn inlinable_parts(
+    name: Ident,
+    params: Vec<Pat>,
+    body: Expr,
+    rest: &[Stmt],
+) -> Option<LocalClosure> {
+    if crate::returns::contains_return(&Stmt::Expr(body.clone(), None)) {
+        return None;
+    }
+    // every use of the name is a call with one argument per parameter
+    let mut uses = Uses {
+        name: &name,
+        arity: params.len(),
+        calls: 0,
+        other: false,
+    };
+    for stmt in rest {
+        uses.visit_stmt(stmt);
+    }
+    if uses.other || uses.calls == 0 {
+        return None;
+    }
+    // neither the name nor what the body reads from outside is bound again after the
+    // closure
+    let mut read = Names::default();
+    read.visit_expr(&body);
+    let mut own = Bindings::default();
+    for param in &params {
+        own.visit_pat(param);
+    }
+    read.0.retain(|n| !own.0.contains(n));
+    let mut bound = Bindings::default();
+    for stmt in rest {
+        bound.visit_stmt(stmt);
+    }
+    if bound.0.contains(&name) || read.0.iter().any(|n| bound.0.contains(n)) {
+        return None;
+    }
+    Some(LocalClosure { name, params, body })
+}
+
+/// A function item declared in the body, `fn name(params) -> R { body }`, if it can be
+/// inlined into `others`, the block's other statements: as a closure, and also not generic
+/// and not calling itself.
+fn inlinable_fn(stmt: &Stmt, others: &[Stmt]) -> Option<LocalClosure> {
+    let Stmt::Item(syn::Item::Fn(function)) = stmt else {
+        return None;
+    };
+    let sig = &function.sig;
+    if !sig.generics.params.is_empty()
+        || sig.constness.is_some()
+        || sig.asyncness.is_some()
+        || matches!(sig.safety, syn::Safety::Unsafe(_))
+        || sig.variadic.is_some()
+    {
+        return None;
+    }
+    let mut params = Vec::new();
+    for input in &sig.inputs {
+        let syn::FnArg::Typed(typed) = input else {
+            return None;
+        };
+        params.push(Pat::Type(typed.clone()));
+    }
+    let body = Expr::Block(syn::ExprBlock {
+        attrs: Vec::new(),
+        label: None,
+        block: (*function.block).clone(),
+    });
+    // a function body reads no local of the block: only its parameters (and items)
+    let mut calls_itself = Uses {
+        name: &sig.ident,
+        arity: params.len(),
+        calls: 0,
+        other: false,
+    };
+    calls_itself.visit_expr(&body);
+    if calls_itself.calls > 0 || calls_itself.other {
+        return None;
+    }
+    inlinable_parts(sig.ident.clone(), params, body, others)
+}
+
+/// Counts the calls of a closure's name and notes any other use.
+struct Uses<'a> {
+    name: &'a Ident,
+    arity: usize,
+    calls: usize,
+    other: bool,
+}
+
+impl<'ast> Visit<'ast> for Uses<'_> {
+    fn visit_expr(&mut self, expr: &'ast Expr) {
+        if let Expr::Call(call) = expr
+            && is_name(&call.func, self.name)
+        {
+            if call.args.len() == self.arity {
+                self.calls += 1;
+            } else {
+                self.other = true;
+            }
+            for arg in &call.args {
+                self.visit_expr(arg);
+            }
+            return;
+        }
+        if is_name(expr, self.name) {
+            self.other = true;
+            return;
+        }
+        syn::visit::visit_expr(self, expr);
+    }
+
+    // a macro's tokens may use the name in any way
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        if mac
+            .tokens
+            .clone()
+            .into_iter()
+            .any(|token| matches!(&token, proc_macro2::TokenTree::Ident(i) if i == self.name))
+        {
+            self.other = true;
+        }
+    }
+}
+
+/// `expr` is the plain name `name`.
+fn is_name(expr: &Expr, name: &Ident) -> bool {
+    matches!(crate::syntax::strip_parens(expr), Expr::Path(path)
+        if path.qself.is_none() && path.path.is_ident(name))
+}
+
+/// The plain names an expression reads (a superset of what a closure captures).
+#[derive(Default)]
+struct Names(HashSet<Ident>);
+
+impl<'ast> Visit<'ast> for Names {
+    fn visit_expr_path(&mut self, path: &'ast syn::ExprPath) {
+        if let Some(ident) = path.path.get_ident() {
+            self.0.insert(ident.clone());
+        }
+    }
+
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        for token in mac.tokens.clone() {
+            if let proc_macro2::TokenTree::Ident(ident) = token {
+                self.0.insert(ident);
+            }
+        }
+    }
+}
+
+/// The names patterns bind (`let`, `for`, `match` arms, closure parameters, `if let`).
+#[derive(Default)]
+struct Bindings(HashSet<Ident>);
+
+impl<'ast> Visit<'ast> for Bindings {
+    fn visit_pat_ident(&mut self, pat: &'ast syn::PatIdent) {
+        self.0.insert(pat.ident.clone());
+        syn::visit::visit_pat_ident(self, pat);
+    }
+}
+
+/// Replaces each call of the closure by its body.
+struct Inliner<'a> {
+    closure: &'a LocalClosure,
+    calls: usize,
+}
+
+impl VisitMut for Inliner<'_> {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        syn::visit_mut::visit_expr_mut(self, expr);
+        let Expr::Call(call) = expr else { return };
+        if !is_name(&call.func, &self.closure.name) {
+            return;
+        }
+        let call_id = self.calls;
+        self.calls += 1;
+        let temporaries: Vec<Ident> = (0..call.args.len())
+            .map(|k| format_ident!("closure_arg{k}_{call_id}"))
+            .collect();
+        let args = call.args.iter();
+        let params = self.closure.params.iter().map(|param| match param {
+            Pat::Type(typed) => {
+                let (pat, ty) = (&typed.pat, &typed.ty);
+                quote!(#pat: #ty)
+            }
+            other => quote!(#other),
+        });
+        // parenthesised: a body starting with a block (`{ .. } + w`) would otherwise end
+        // the block's statements there
+        let body = &self.closure.body;
+        *expr = syn::parse_quote!({
+            #(let #temporaries = #args;)*
+            #(let #params = #temporaries;)*
+            (#body)
+        });
+    }
+}
+
+// ----- tuples produced by branches -----
+
+struct TupleBranches {
+    /// The next id for the parts' names.
+    next: usize,
+}
+
+impl VisitMut for TupleBranches {
+    fn visit_block_mut(&mut self, block: &mut syn::Block) {
+        syn::visit_mut::visit_block_mut(self, block);
+        let mut rewritten = Vec::with_capacity(block.stmts.len());
+        for stmt in block.stmts.drain(..) {
+            match tuple_branch(&stmt) {
+                Some((pat, arity, branches)) => {
+                    let id = self.next;
+                    self.next += 1;
+                    let parts: Vec<Ident> = (0..arity)
+                        .map(|k| format_ident!("tuple_part{k}_{id}"))
+                        .collect();
+                    for part in &parts {
+                        rewritten.push(syn::parse_quote!(let #part;));
+                    }
+                    let assigned = assign_parts(branches.clone(), &parts, id);
+                    rewritten.push(Stmt::Expr(assigned, Some(Default::default())));
+                    rewritten.push(syn::parse_quote!(let #pat = (#(#parts,)*);));
+                }
+                None => rewritten.push(stmt),
+            }
+        }
+        block.stmts = rewritten;
+    }
+
+    fn visit_expr_closure_mut(&mut self, _: &mut syn::ExprClosure) {}
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// `let <tuple pattern> = <if or match>;`: the pattern, its arity and the branching
+/// expression.
+fn tuple_branch(stmt: &Stmt) -> Option<(Pat, usize, Expr)> {
+    let Stmt::Local(local) = stmt else {
+        return None;
+    };
+    let init = local.init.as_ref()?;
+    if init.diverge.is_some() {
+        return None;
+    }
+    let tuple = match &local.pat {
+        Pat::Tuple(tuple) => tuple,
+        Pat::Type(typed) => match &*typed.pat {
+            Pat::Tuple(tuple) => tuple,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    // a rest pattern (`..`) has no fixed arity
+    if tuple.elems.iter().any(|p| matches!(p, Pat::Rest(_))) {
+        return None;
+    }
+    let branching = crate::syntax::strip_parens(&init.expr);
+    let is_branch = match branching {
+        Expr::If(expr_if) => expr_if.else_branch.is_some(),
+        Expr::Match(_) => true,
+        _ => false,
+    };
+    is_branch.then(|| (local.pat.clone(), tuple.elems.len(), branching.clone()))
+}
+
+/// `expr`, a branch's value, as statements assigning its elements to `parts`.
+fn assign_parts(expr: Expr, parts: &[Ident], id: usize) -> Expr {
+    match expr {
+        Expr::Paren(paren) => assign_parts(*paren.expr, parts, id),
+        Expr::Tuple(tuple) if tuple.elems.len() == parts.len() => {
+            let elems = tuple.elems.iter();
+            syn::parse_quote!({ #(#parts = #elems;)* })
+        }
+        Expr::If(mut expr_if) => {
+            expr_if.then_branch = assign_block(expr_if.then_branch, parts, id);
+            if let Some((token, else_expr)) = expr_if.else_branch.take() {
+                expr_if.else_branch = Some((token, Box::new(assign_parts(*else_expr, parts, id))));
+            }
+            Expr::If(expr_if)
+        }
+        Expr::Match(mut expr_match) => {
+            for arm in &mut expr_match.arms {
+                let body = std::mem::replace(&mut *arm.body, syn::parse_quote!(()));
+                *arm.body = assign_parts(body, parts, id);
+                arm.comma = Some(Default::default());
+            }
+            Expr::Match(expr_match)
+        }
+        Expr::Block(mut block) if block.label.is_none() => {
+            block.block = assign_block(block.block, parts, id);
+            Expr::Block(block)
+        }
+        // `return`, `break`, `continue`, `panic!(..)`: no value to assign
+        diverging @ (Expr::Return(_) | Expr::Break(_) | Expr::Continue(_) | Expr::Macro(_)) => {
+            syn::parse_quote!({ #diverging; })
+        }
+        // any other tuple-valued expression (a call, a name): its parts by field
+        other => {
+            let whole = format_ident!("tuple_value_{id}");
+            let fields = (0..parts.len()).map(syn::Index::from);
+            syn::parse_quote!({
+                let #whole = #other;
+                #(#parts = #whole.#fields;)*
+            })
+        }
+    }
+}
+
+/// A block whose tail expression (its value) is replaced by assignments to `parts`.
+fn assign_block(mut block: syn::Block, parts: &[Ident], id: usize) -> syn::Block {
+    match block.stmts.pop() {
+        Some(Stmt::Expr(tail, None)) => {
+            let assigned = assign_parts(tail, parts, id);
+            block.stmts.push(Stmt::Expr(assigned, None));
+        }
+        // no value: the block diverges (ends with `return x;` or a `panic!`)
+        Some(other) => block.stmts.push(other),
+        None => {}
+    }
+    block
+}
