@@ -107,6 +107,10 @@
 //!   a tape of its own inside the node), and of anything on constants;
 //! - float methods called by their paths, `f64::max(a, b)`, `f32::sin(x)`: they are the
 //!   method calls `a.max(b)`, `x.sin()`;
+//! - generic code over the float type, `fn f<T: Float>(x: T) -> T` with `num_traits::Float`
+//!   (or `gradtape::Float`) as the bound, inline or in a `where` clause, using `T::one()`,
+//!   `T::from(0.5).unwrap()` and the like: the function keeps its bounds, and its companion
+//!   items are available where `T` is `f32` or `f64`;
 //! - local closures bound by `let` and local `fn` items, called by name: each call is
 //!   replaced by the body (arguments evaluated first, then bound to the parameters), so
 //!   what a closure captures is differentiated as if written in place;
@@ -161,6 +165,24 @@
 //! // at (0, 1): r = 1, θ = π/2; ∂(rθ)/∂x = θ·x/r + r·(-y/r²) = -1, ∂/∂y = θ·y/r + r·x/r² = π/2
 //! let (_, [dx, dy]) = spiral_arc::grad(0.0, 1.0);
 //! assert!((dx + 1.0).abs() < 1e-15 && (dy - std::f64::consts::FRAC_PI_2).abs() < 1e-15);
+//! ```
+//!
+//! Generic code over the float type:
+//!
+//! ```
+//! use gradtape::differentiable;
+//! use num_traits::Float;
+//!
+//! #[differentiable]
+//! fn logistic<T: Float>(x: T, k: T) -> T {
+//!     T::one() / (T::one() + (-k * x).exp())
+//! }
+//!
+//! // d/dx σ(kx) = k σ (1 − σ), at f64 and at f32
+//! let (s, [dx, _]) = logistic::grad(0.5_f64, 2.0);
+//! assert!((dx - 2.0 * s * (1.0 - s)).abs() < 1e-15);
+//! let (s, [dx, _]) = logistic::grad(0.5_f32, 2.0);
+//! assert!((dx - 2.0 * s * (1.0 - s)).abs() < 1e-6);
 //! ```
 //!
 //! # How it is differentiated: the generated code
@@ -327,10 +349,9 @@
 //! # Limits today
 //!
 //! Not yet transformed, and so rejected with the messages above: slices, arrays and
-//! vectors of floats as parameters; `&self` methods; generic functions over a float type
-//! `T`; mutual recursion between two annotated functions in scalar mode (rustc reports
+//! vectors of floats as parameters; `&self` methods; mutual recursion between two annotated functions in scalar mode (rustc reports
 //! E0720 on the pair). A call of a plain function that is not annotated, on differentiable
 //! numbers, is rustc's error "cannot find module or crate `helper`" (the attribute calls
-//! `helper::vjp`): annotate the helper. The attribute has no fallback that runs such code
+//! `helper::vjp`): annotate the helper (a generic helper can be annotated as it is). The attribute has no fallback that runs such code
 //! on the tape, so there is no strict mode either: everything it accepts is transformed at
 //! compile time.

@@ -10,6 +10,7 @@ mod common;
 
 use common::{Tolerance, check_annotated};
 use gradtape::{Tensor, differentiable};
+use num_traits::Float;
 
 // ----- oracles -----
 
@@ -1021,4 +1022,62 @@ fn rewritten_forms() {
     assert_eq!(value, float_paths_f32(0.5));
     let expected = 0.5_f32.exp() + 0.5 / (1.25_f32).sqrt();
     assert!((dx - expected).abs() < 1e-6, "{dx} vs {expected}");
+}
+
+// ----- 5. generic code: `fn f<T: Float>(x: T) -> T` -----
+
+/// The logistic function, generic over the float type, with `T::one()`.
+#[differentiable]
+fn generic_logistic<T: Float>(x: T, k: T) -> T {
+    let one = T::one();
+    one / (one + (-k * x).exp())
+}
+
+/// Horner's rule with `T::from(..)` constants, bound in a `where` clause.
+#[differentiable]
+fn generic_horner<T>(x: T, a: T, b: T) -> T
+where
+    T: Float,
+{
+    let half = T::from(0.5).unwrap();
+    let mut acc = a;
+    for _ in 0..3 {
+        acc = acc * x + b * half;
+    }
+    acc.sin()
+}
+
+/// Newton's method for √a with an early `return`, generic.
+#[differentiable]
+fn generic_newton_sqrt<T: Float>(a: T) -> T {
+    let two = T::from(2.0).unwrap();
+    let mut y = a;
+    for _ in 0..40 {
+        let next = (y + a / y) / two;
+        if (next - y).abs() < T::epsilon() {
+            return next;
+        }
+        y = next;
+    }
+    y
+}
+
+/// A generic function calling another annotated generic function and a closure.
+#[differentiable]
+fn generic_caller<T: Float>(x: T, y: T) -> T {
+    let square = |v: T| v * v;
+    generic_logistic(square(x), y) + generic_newton_sqrt(y * y + T::one())
+}
+
+#[test]
+fn generic_functions() {
+    scalar!(generic_logistic(x, k) at [0.5, 2.0], [-1.0, 0.3]);
+    scalar!(generic_horner(x, a, b) at [0.5, 2.0, 1.0], [-0.7, 0.3, 0.2]);
+    scalar!(generic_newton_sqrt(a) at [2.0], [0.3]);
+    scalar!(generic_caller(x, y) at [0.5, 2.0], [-1.0, 0.3]);
+    // the same code at f32: d/dx σ(kx) = k σ (1 − σ)
+    let (value, [dx, _]) = generic_logistic::grad(0.5_f32, 2.0);
+    let sigma = 1.0 / (1.0 + (-1.0_f32).exp());
+    assert!((value - sigma).abs() < 1e-7);
+    assert!((dx - 2.0 * sigma * (1.0 - sigma)).abs() < 1e-6);
 }

@@ -29,7 +29,11 @@ pub fn differentiable(args: TokenStream, item: ItemFn) -> TokenStream {
     // it runs op by op (a function of such parameters alone is fine).
     let op_by_op = sig.as_ref().is_some_and(|sig| reach::op_by_op(sig, &item));
     if let Some(sig) = &sig {
-        validate::outputs(&cx, sig, &sig::type_params(&item));
+        let floats = match sig.mode {
+            Mode::Tensor => sig::type_params(&item),
+            Mode::Scalar => sig::float_type_params(&item),
+        };
+        validate::outputs(&cx, sig, &floats);
         if !op_by_op {
             validate::has_differentiable_param(&cx, sig, &item.sig);
         }
@@ -45,22 +49,25 @@ pub fn differentiable(args: TokenStream, item: ItemFn) -> TokenStream {
         return fallback::expand(&item, error);
     }
     let (sig, body) = (sig.expect("checked"), body.expect("checked"));
+    // The function as the generated functions declare it (scalar generics bound by the
+    // runtime's `Float`); the wrapper is the user's item.
+    let generated_item = sig::with_runtime_float_bounds(&item, &sig);
 
     let flavour = match sig.mode {
         Mode::Tensor => Flavour::Tensor,
         Mode::Scalar => Flavour::Scalar,
     };
     let generator = Generator::new(&sig, &body, flavour);
-    let vjp = generator.vjp_fn(&item);
+    let vjp = generator.vjp_fn(&generated_item);
     let plan = zero_d::plan(&sig, &body);
     let zero_d = plan.as_ref().map(|plan| ZeroD {
-        vjp: Generator::new(&sig, &body, Flavour::ZeroD(plan)).vjp_fn(&item),
+        vjp: Generator::new(&sig, &body, Flavour::ZeroD(plan)).vjp_fn(&generated_item),
         primal: Generator::primal(&sig, &body, plan).primal_fn(&item),
     });
     // Scalar mode: the tangent code too, `f::jvp` (and the form calls of it take).
     let tangent = (sig.mode == Mode::Scalar).then(|| Tangent {
-        jvp: generator.jvp_fn(&item),
-        jvp_call: generator.jvp_call_fn(&item),
+        jvp: generator.jvp_fn(&generated_item),
+        jvp_call: generator.jvp_call_fn(&generated_item),
     });
     let source = match (&zero_d, &tangent) {
         (
@@ -90,7 +97,7 @@ pub fn differentiable(args: TokenStream, item: ItemFn) -> TokenStream {
         Mode::Scalar => quote!(#item),
     };
     let companion = companion(
-        &item,
+        &generated_item,
         &sig,
         &vjp,
         zero_d.as_ref(),

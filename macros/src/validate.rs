@@ -90,7 +90,7 @@ fn output(cx: &Ctxt, ty: &Type, mode: Mode, type_params: &[syn::Ident]) {
             }
             sig::is_float(elem, type_params)
         }
-        (None, Mode::Scalar) => sig::container(ty).is_none() && sig::is_float(ty, &[]),
+        (None, Mode::Scalar) => sig::container(ty).is_none() && sig::is_float(ty, type_params),
         _ => false,
     };
     if ok {

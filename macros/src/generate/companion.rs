@@ -110,6 +110,7 @@ fn grad_fn(item: &ItemFn, sig: &Signature) -> TokenStream {
     let args = sig.params.iter().map(|p| &p.ident);
     let out = &sig.outputs[0];
     let [value, pullback, grads_name] = ["value", "pullback", "grads"].map(mixed);
+    let private = crate::generate::paths::private();
     let differentiable: Vec<(usize, &Param)> = sig
         .params
         .iter()
@@ -139,7 +140,7 @@ fn grad_fn(item: &ItemFn, sig: &Signature) -> TokenStream {
         #[inline]
         pub fn grad #generics (#(#params),*) -> (#out, #grads_ty) #where_clause {
             let (#value, #pullback) = Self::vjp(#(#args),*);
-            let #grads_name = #pullback(1.0);
+            let #grads_name = #pullback(<#out as #private::DType>::ONE);
             (#value, #grads_value)
         }
     }

@@ -165,6 +165,7 @@ fn mentions_tensor(ty: &Type) -> bool {
 pub fn parse(item: &ItemFn) -> Option<Signature> {
     let sig = &item.sig;
     let type_params = type_params(item);
+    let float_params = float_type_params(item);
     let mut params = Vec::new();
     let mut integer_params = Vec::new();
     for input in &sig.inputs {
@@ -197,7 +198,7 @@ pub fn parse(item: &ItemFn) -> Option<Signature> {
                 }
                 (Kind::Constant, None)
             }
-            None if is_float(inner, &[]) => (Kind::Float { by_ref }, Some(inner.clone())),
+            None if is_float(inner, &float_params) => (Kind::Float { by_ref }, Some(inner.clone())),
             None => {
                 if is_integer(inner) {
                     integer_params.push(ty.clone());
@@ -249,4 +250,56 @@ pub fn type_params(item: &ItemFn) -> Vec<Ident> {
         .type_params()
         .map(|p| p.ident.clone())
         .collect()
+}
+
+/// The type parameters bound by a trait named `Float` (`num_traits::Float`,
+/// `gradtape::Float`), inline or in the `where` clause: plain numbers in scalar mode, like
+/// `f32`/`f64` (`fn f<T: Float>(x: T) -> T`).
+pub fn float_type_params(item: &ItemFn) -> Vec<Ident> {
+    fn names_float(
+        bounds: &syn::punctuated::Punctuated<syn::TypeParamBound, syn::Token![+]>,
+    ) -> bool {
+        bounds.iter().any(|bound| {
+            matches!(bound, syn::TypeParamBound::Trait(t)
+                if t.path.segments.last().is_some_and(|s| s.ident == "Float"))
+        })
+    }
+    let generics = &item.sig.generics;
+    generics
+        .type_params()
+        .filter(|param| {
+            names_float(&param.bounds)
+                || generics.where_clause.as_ref().is_some_and(|clause| {
+                    clause.predicates.iter().any(|predicate| {
+                        matches!(predicate, syn::WherePredicate::Type(p)
+                            if matches!(&p.bounded_ty, Type::Path(ty) if ty.path.is_ident(&param.ident))
+                                && names_float(&p.bounds))
+                    })
+                })
+        })
+        .map(|param| param.ident.clone())
+        .collect()
+}
+
+/// The item as the generated functions declare it: in scalar mode each float type
+/// parameter also bound by the runtime's `Float` (f32 or f64) and by `Own` (how generated
+/// code keeps a value), which the rules the generated code calls require; the function
+/// itself keeps the user's bounds.
+pub fn with_runtime_float_bounds(item: &ItemFn, sig: &Signature) -> ItemFn {
+    let mut item = item.clone();
+    if sig.mode != Mode::Scalar {
+        return item;
+    }
+    let floats = float_type_params(&item);
+    if floats.is_empty() {
+        return item;
+    }
+    let private = paths::private();
+    let clause = item.sig.generics.make_where_clause();
+    for param in floats {
+        clause.predicates.push(
+            syn::parse_quote!(#param: #private::Float + #private::generated::Own<Owned = #param>),
+        );
+    }
+    item
 }

@@ -34,16 +34,10 @@ pub trait TangentArg<T> {
     fn tangent(self) -> T;
 }
 
-impl TangentArg<f32> for f32 {
+// For every float type, also a type parameter `T: Float` of generic annotated code.
+impl<T: Float> TangentArg<T> for T {
     #[inline]
-    fn tangent(self) -> f32 {
-        self
-    }
-}
-
-impl TangentArg<f64> for f64 {
-    #[inline]
-    fn tangent(self) -> f64 {
+    fn tangent(self) -> T {
         self
     }
 }
