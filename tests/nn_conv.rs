@@ -5,8 +5,8 @@
 mod common;
 
 use gradtape::nn::{
-    Activation, Adam, AvgPool2D, Conv2D, Dense, Flatten, Layer, MaxPool2D, Optimizer, Sequential,
-    glorot_uniform_conv, losses,
+    Activation, Adam, AvgPool2D, Conv2D, DataFormat, Dense, Flatten, Layer, MaxPool2D, Optimizer,
+    Sequential, glorot_uniform_conv, losses,
 };
 use gradtape::{GradientTape, Padding, Tensor};
 
@@ -230,7 +230,7 @@ fn bad_input_panics_name_the_layer_and_the_shapes() {
     assert!(file.ends_with("nn_conv.rs"), "{file}");
     assert_eq!(
         message,
-        "Conv2D: layer 'conv1' expects NHWC inputs [batch, height, width, 3], got [2, 8, 8, 1]"
+        "Conv2D: layer 'conv1' expects NHWC inputs [batch, height, width, channels] with 3 channels, got [2, 8, 8, 1]"
     );
     let (_, _, message) = common::panic_site(|| {
         drop(Layer::<f32>::call(
@@ -358,6 +358,87 @@ fn grouped_conv2d_in_a_model_and_its_errors() {
     let (_, _, message) = common::panic_site(|| drop(layer.call(&Tensor::zeros(&[1, 5, 5, 4]))));
     assert_eq!(
         message,
-        "Conv2D: layer 'c' expects NHWC inputs [batch, height, width, 6], got [1, 5, 5, 4]"
+        "Conv2D: layer 'c' expects NHWC inputs [batch, height, width, channels] with 6 channels, got [1, 5, 5, 4]"
+    );
+}
+
+/// `DataFormat::ChannelsFirst` (NCHW): each layer equals its NHWC self on the transposed
+/// batch, values and every gradient (input and variables), at orders 1 and 2 of the input.
+#[test]
+fn channels_first_layers_equal_channels_last_on_transposed_batches() {
+    let to_nchw = |x: &Tensor<f64>| x.permute(&[0, 3, 1, 2]);
+    let kernel = glorot_uniform_conv::<f64>([3, 3, 2, 4], 3);
+    let bias = Tensor::from_vec(vec![0.1, -0.2, 0.3, -0.4], &[4]);
+    let conv = |format| {
+        Conv2D::from_values("c", kernel.clone(), bias.clone())
+            .with_padding(Padding::Same)
+            .with_strides(2, 1)
+            .with_activation(Activation::Tanh)
+            .with_data_format(format)
+    };
+    let (last, first) = (
+        conv(DataFormat::ChannelsLast),
+        conv(DataFormat::ChannelsFirst),
+    );
+    let x = Tensor::random_normal(&[2, 6, 5, 2], 0.0, 1.0, 4);
+    let xt = to_nchw(&x);
+    let close = |a: &Tensor<f64>, b: &Tensor<f64>| {
+        assert_eq!(a.shape(), b.shape());
+        for (u, v) in a.to_vec().iter().zip(b.to_vec()) {
+            assert!((u - v).abs() < 1e-12, "{u} vs {v}");
+        }
+    };
+    close(&first.call(&xt), &to_nchw(&last.call(&x)));
+    // gradients of the same scalar loss: input (first and second order) and kernel
+    let gradients = |layer: &Conv2D<f64>, input: &Tensor<f64>| {
+        let outer = GradientTape::new();
+        outer.watch(input);
+        let (dx, dk) = outer.record(|| {
+            let inner = GradientTape::persistent();
+            inner.watch(input);
+            let loss = inner.record(|| layer.call(input).square().sum());
+            let dx = inner.gradient(&loss, input).unwrap().unwrap();
+            let dk = inner.gradient(&loss, layer.kernel()).unwrap().unwrap();
+            (dx, dk)
+        });
+        let curvature = outer.record(|| dx.square().sum());
+        let ddx = outer.gradient(&curvature, input).unwrap().unwrap();
+        (dx, dk, ddx)
+    };
+    let (dx_last, dk_last, ddx_last) = gradients(&last, &x);
+    let (dx_first, dk_first, ddx_first) = gradients(&first, &xt);
+    close(&dx_first, &to_nchw(&dx_last));
+    close(&dk_first, &dk_last);
+    close(&ddx_first, &to_nchw(&ddx_last));
+
+    for pool in [
+        Box::new(|f| Box::new(MaxPool2D::new((2, 2)).with_data_format(f)) as Box<dyn Layer<f64>>)
+            as Box<dyn Fn(DataFormat) -> Box<dyn Layer<f64>>>,
+        Box::new(|f| {
+            Box::new(
+                AvgPool2D::new((2, 2))
+                    .with_padding(Padding::Same)
+                    .with_data_format(f),
+            )
+        }),
+    ] {
+        let (last, first) = (
+            pool(DataFormat::ChannelsLast),
+            pool(DataFormat::ChannelsFirst),
+        );
+        close(&first.call(&xt), &to_nchw(&last.call(&x)));
+    }
+
+    // Keras' path, and the messages name the layout
+    let model = Sequential::<f64>::input(&[2, 6, 5])
+        .add(Conv2D::filters(3, (3, 3)).data_format(DataFormat::ChannelsFirst))
+        .add(Flatten)
+        .add(Dense::units(1));
+    assert_eq!(model.trainable_variables()[0].shape(), vec![3, 3, 2, 3]);
+    assert_eq!(model.call(&xt).shape(), &[2, 1]);
+    let (_, _, message) = common::panic_site(|| drop(first.call(&x)));
+    assert_eq!(
+        message,
+        "Conv2D: layer 'c' expects NCHW inputs [batch, channels, height, width] with 2 channels, got [2, 6, 5, 2]"
     );
 }

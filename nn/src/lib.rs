@@ -53,9 +53,9 @@ pub mod progress;
 pub mod schedules;
 
 pub use layers::{
-    Activation, AvgPool2D, BatchNormalization, Conv2D, Conv2DSpec, Dense, DenseSpec, Dropout,
-    Embedding, Flatten, Layer, LayerNormalization, LayerOutput, LayerSpec, MaxPool2D, Sequential,
-    glorot_uniform, glorot_uniform_conv,
+    Activation, AvgPool2D, BatchNormalization, Conv2D, Conv2DSpec, DataFormat, Dense, DenseSpec,
+    Dropout, Embedding, Flatten, Layer, LayerNormalization, LayerOutput, LayerSpec, MaxPool2D,
+    Sequential, glorot_uniform, glorot_uniform_conv,
 };
 pub use metrics::History;
 pub use optimizers::{Adagrad, Adam, AdamW, Optimizer, RmsProp, Sgd};

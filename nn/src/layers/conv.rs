@@ -1,6 +1,8 @@
 //! Convolutional layers, Keras' `Conv2D`, `MaxPool2D`, `AvgPool2D` and `Flatten`, over NHWC
 //! batches `[batch, height, width, channels]`.
 
+use std::borrow::Cow;
+
 use gradtape_runtime::{Conv2dOptions, Float, Padding, Tensor, Variable};
 
 use super::{Activation, Layer, LayerOutput};
@@ -32,6 +34,62 @@ pub fn glorot_uniform_conv<T: Float>(shape: [usize; 4], seed: u64) -> Tensor<T> 
     Tensor::random_uniform(&shape, -limit, limit, seed)
 }
 
+/// Where a layer's images keep their channels: Keras' `data_format`. The convolution and
+/// pooling ops are NHWC (TensorFlow's layout on CPU); a `ChannelsFirst` layer (NCHW, as
+/// PyTorch's) transposes its input to NHWC and its output back, two copies per call.
+///
+/// ```
+/// use gradtape_nn::{Conv2D, DataFormat, Layer};
+/// use gradtape_runtime::Tensor;
+/// let layer = Conv2D::<f32>::new("conv", 3, 8, (3, 3), 0).with_data_format(DataFormat::ChannelsFirst);
+/// // [batch, channels, height, width]
+/// assert_eq!(layer.call(&Tensor::zeros(&[2, 3, 28, 28])).shape(), &[2, 8, 26, 26]);
+/// assert_eq!(DataFormat::default(), DataFormat::ChannelsLast);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DataFormat {
+    /// `[batch, height, width, channels]` (NHWC), Keras' default.
+    #[default]
+    ChannelsLast,
+    /// `[batch, channels, height, width]` (NCHW).
+    ChannelsFirst,
+}
+
+impl DataFormat {
+    /// The layout's name for messages.
+    fn describe(self) -> &'static str {
+        match self {
+            DataFormat::ChannelsLast => "NHWC inputs [batch, height, width, channels]",
+            DataFormat::ChannelsFirst => "NCHW inputs [batch, channels, height, width]",
+        }
+    }
+
+    /// The channel axis of a 4-D batch.
+    fn channel_axis(self) -> usize {
+        match self {
+            DataFormat::ChannelsLast => 3,
+            DataFormat::ChannelsFirst => 1,
+        }
+    }
+
+    /// A batch in this layout as NHWC (no copy when it already is). Not a closure-taking
+    /// helper: the ops' `#[track_caller]` panics must reach the layer's caller.
+    fn layout_to_nhwc<T: Float>(self, x: &Tensor<T>) -> Cow<'_, Tensor<T>> {
+        match self {
+            DataFormat::ChannelsLast => Cow::Borrowed(x),
+            DataFormat::ChannelsFirst => Cow::Owned(x.permute(&[0, 2, 3, 1])),
+        }
+    }
+
+    /// An NHWC result in this layout.
+    fn nhwc_to_layout<T: Float>(self, y: Tensor<T>) -> Tensor<T> {
+        match self {
+            DataFormat::ChannelsLast => y,
+            DataFormat::ChannelsFirst => y.permute(&[0, 3, 1, 2]),
+        }
+    }
+}
+
 /// A 2-D convolution layer, Keras' `Conv2D`: `activation(conv2d(x, kernel) + bias)` over NHWC
 /// batches, with an HWIO kernel `[kh, kw, in, filters]` (Glorot-uniform initial
 /// values from a seed, [`glorot_uniform_conv`]) and a `[filters]` bias (zeros). Stride 1,
@@ -58,6 +116,7 @@ pub struct Conv2D<T: Float> {
     bias: Variable<T>,
     options: Conv2dOptions,
     activation: Activation,
+    data_format: DataFormat,
 }
 
 impl<T: Float> Conv2D<T> {
@@ -122,6 +181,7 @@ impl<T: Float> Conv2D<T> {
             bias: Variable::with_name(format!("{name}/bias"), bias),
             options: Conv2dOptions::new(),
             activation: Activation::Linear,
+            data_format: DataFormat::ChannelsLast,
         }
     }
 
@@ -182,6 +242,12 @@ impl<T: Float> Conv2D<T> {
         self
     }
 
+    /// The same layer for images in `data_format` (see [`DataFormat`]).
+    pub fn with_data_format(mut self, data_format: DataFormat) -> Conv2D<T> {
+        self.data_format = data_format;
+        self
+    }
+
     /// The layer's name, the prefix of its variables' names.
     ///
     /// ```
@@ -211,6 +277,11 @@ impl<T: Float> Conv2D<T> {
     pub fn activation(&self) -> Activation {
         self.activation
     }
+
+    /// Where the layer's images keep their channels.
+    pub fn data_format(&self) -> DataFormat {
+        self.data_format
+    }
 }
 
 impl<T: Float> Layer<T> for Conv2D<T> {
@@ -219,14 +290,16 @@ impl<T: Float> Layer<T> for Conv2D<T> {
         let kernel = self.kernel.value();
         let ks = kernel.shape();
         let channels = ks[2] * self.options.groups;
+        let format = self.data_format;
         assert!(
-            x.rank() == 4 && x.shape()[3] == channels,
-            "Conv2D: layer '{}' expects NHWC inputs [batch, height, width, {channels}], got {:?}",
+            x.rank() == 4 && x.shape()[format.channel_axis()] == channels,
+            "Conv2D: layer '{}' expects {} with {channels} channels, got {:?}",
             self.name,
+            format.describe(),
             x.shape()
         );
-        let y = x.conv2d(&kernel, self.options) + self.bias.value();
-        self.activation.apply(&y)
+        let y = format.layout_to_nhwc(x).conv2d(&kernel, self.options) + self.bias.value();
+        format.nhwc_to_layout(self.activation.apply(&y))
     }
 
     fn trainable_variables(&self) -> Vec<Variable<T>> {
@@ -245,12 +318,13 @@ impl<T: Float> Layer<T> for Conv2D<T> {
     }
 }
 
-/// Checks that a pooling layer's input is NHWC.
+/// Checks that a pooling layer's input is a batch of images.
 #[track_caller]
-fn check_nhwc<T: Float>(layer: &str, x: &Tensor<T>) {
+fn check_images<T: Float>(layer: &str, x: &Tensor<T>, format: DataFormat) {
     assert!(
         x.rank() == 4,
-        "{layer}: expects NHWC inputs [batch, height, width, channels], got {:?}",
+        "{layer}: expects {}, got {:?}",
+        format.describe(),
         x.shape()
     );
 }
@@ -271,6 +345,7 @@ pub struct MaxPool2D {
     pool_size: (usize, usize),
     strides: (usize, usize),
     padding: Padding,
+    data_format: DataFormat,
 }
 
 impl MaxPool2D {
@@ -280,6 +355,7 @@ impl MaxPool2D {
             pool_size,
             strides: pool_size,
             padding: Padding::Valid,
+            data_format: DataFormat::ChannelsLast,
         }
     }
 
@@ -308,13 +384,21 @@ impl MaxPool2D {
         self.padding = padding;
         self
     }
+
+    /// The same layer for images in `data_format` (see [`DataFormat`]).
+    pub fn with_data_format(mut self, data_format: DataFormat) -> MaxPool2D {
+        self.data_format = data_format;
+        self
+    }
 }
 
 impl<T: Float> Layer<T> for MaxPool2D {
     #[track_caller]
     fn call(&self, x: &Tensor<T>) -> Tensor<T> {
-        check_nhwc("MaxPool2D", x);
-        x.max_pool2d(self.pool_size, self.strides, self.padding)
+        check_images("MaxPool2D", x, self.data_format);
+        let nhwc = self.data_format.layout_to_nhwc(x);
+        let y = nhwc.max_pool2d(self.pool_size, self.strides, self.padding);
+        self.data_format.nhwc_to_layout(y)
     }
 
     fn trainable_variables(&self) -> Vec<Variable<T>> {
@@ -337,6 +421,7 @@ pub struct AvgPool2D {
     pool_size: (usize, usize),
     strides: (usize, usize),
     padding: Padding,
+    data_format: DataFormat,
 }
 
 impl AvgPool2D {
@@ -346,6 +431,7 @@ impl AvgPool2D {
             pool_size,
             strides: pool_size,
             padding: Padding::Valid,
+            data_format: DataFormat::ChannelsLast,
         }
     }
 
@@ -374,13 +460,21 @@ impl AvgPool2D {
         self.padding = padding;
         self
     }
+
+    /// The same layer for images in `data_format` (see [`DataFormat`]).
+    pub fn with_data_format(mut self, data_format: DataFormat) -> AvgPool2D {
+        self.data_format = data_format;
+        self
+    }
 }
 
 impl<T: Float> Layer<T> for AvgPool2D {
     #[track_caller]
     fn call(&self, x: &Tensor<T>) -> Tensor<T> {
-        check_nhwc("AvgPool2D", x);
-        x.avg_pool2d(self.pool_size, self.strides, self.padding)
+        check_images("AvgPool2D", x, self.data_format);
+        let nhwc = self.data_format.layout_to_nhwc(x);
+        let y = nhwc.avg_pool2d(self.pool_size, self.strides, self.padding);
+        self.data_format.nhwc_to_layout(y)
     }
 
     fn trainable_variables(&self) -> Vec<Variable<T>> {

@@ -9,7 +9,7 @@ mod normalization;
 mod regularization;
 mod spec;
 
-pub use conv::{AvgPool2D, Conv2D, Flatten, MaxPool2D, glorot_uniform_conv};
+pub use conv::{AvgPool2D, Conv2D, DataFormat, Flatten, MaxPool2D, glorot_uniform_conv};
 pub use embedding::Embedding;
 pub use normalization::{BatchNormalization, LayerNormalization};
 pub use regularization::Dropout;

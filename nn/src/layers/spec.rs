@@ -7,7 +7,10 @@ use std::marker::PhantomData;
 
 use gradtape_runtime::{Float, Padding, Tensor};
 
-use super::{Activation, AvgPool2D, Conv2D, Dense, Flatten, Layer, MaxPool2D, glorot_uniform_conv};
+use super::{
+    Activation, AvgPool2D, Conv2D, DataFormat, Dense, Flatten, Layer, MaxPool2D,
+    glorot_uniform_conv,
+};
 
 /// A layer known by what Keras' constructor takes: built by
 /// [`Sequential::add`](super::Sequential::add) once the shape of its input is known.
@@ -85,7 +88,7 @@ impl<T: Float> LayerSpec<T> for DenseSpec<T> {
 }
 
 /// [`Conv2D`] by its filters and window, Keras' `Conv2D(filters, kernel_size, strides,
-/// padding, dilation_rate, groups, activation)`.
+/// padding, data_format, dilation_rate, groups, activation)`.
 pub struct Conv2DSpec<T: Float> {
     filters: usize,
     kernel_size: (usize, usize),
@@ -93,6 +96,7 @@ pub struct Conv2DSpec<T: Float> {
     padding: Padding,
     dilations: (usize, usize),
     groups: usize,
+    data_format: DataFormat,
     activation: Activation,
     float: PhantomData<T>,
 }
@@ -116,6 +120,7 @@ impl<T: Float> Conv2D<T> {
             padding: Padding::Valid,
             dilations: (1, 1),
             groups: 1,
+            data_format: DataFormat::ChannelsLast,
             activation: Activation::Linear,
             float: PhantomData,
         }
@@ -155,6 +160,20 @@ impl<T: Float> Conv2DSpec<T> {
         self
     }
 
+    /// The same layer for images in `data_format`: with
+    /// [`DataFormat::ChannelsFirst`] the model's examples are `[channels, height, width]`.
+    ///
+    /// ```
+    /// use gradtape_nn::{Conv2D, DataFormat, Sequential};
+    /// let model = Sequential::<f32>::input(&[3, 8, 8])
+    ///     .add(Conv2D::filters(4, (3, 3)).data_format(DataFormat::ChannelsFirst));
+    /// assert_eq!(model.output_shape(), Some(&[4, 6, 6][..]));
+    /// ```
+    pub fn data_format(mut self, data_format: DataFormat) -> Conv2DSpec<T> {
+        self.data_format = data_format;
+        self
+    }
+
     /// The same layer with `activation` applied to its output.
     pub fn activation(mut self, activation: Activation) -> Conv2DSpec<T> {
         self.activation = activation;
@@ -169,10 +188,15 @@ impl<T: Float> LayerSpec<T> for Conv2DSpec<T> {
 
     #[track_caller]
     fn build(self, name: &str, input: &[usize], seed: u64) -> Box<dyn Layer<T>> {
-        let [_, _, channels] = input else {
-            panic!(
+        let channels = match (self.data_format, input) {
+            (DataFormat::ChannelsLast, [_, _, channels])
+            | (DataFormat::ChannelsFirst, [channels, _, _]) => channels,
+            (DataFormat::ChannelsLast, _) => panic!(
                 "Conv2D: layer '{name}' takes NHWC examples of shape [height, width, channels], got {input:?}"
-            );
+            ),
+            (DataFormat::ChannelsFirst, _) => panic!(
+                "Conv2D: layer '{name}' takes NCHW examples of shape [channels, height, width], got {input:?}"
+            ),
         };
         let groups = self.groups;
         assert!(
@@ -196,6 +220,7 @@ impl<T: Float> LayerSpec<T> for Conv2DSpec<T> {
             .with_strides(self.strides.0, self.strides.1)
             .with_padding(self.padding)
             .with_dilations(self.dilations.0, self.dilations.1)
+            .with_data_format(self.data_format)
             .with_activation(self.activation);
         Box::new(layer)
     }
