@@ -6,7 +6,8 @@
 //!
 //! 1. parse: `args` (the attribute's arguments), `model::sig` (the signature model);
 //! 2. validate: `validate`, every rejection (errors collected in a `ctxt::Ctxt`);
-//! 3. lower: `returns` (early returns into branches), then `lower` (the body into the
+//! 3. lower: `returns` (early returns into branches), `iterators` (the iterator forms over
+//!    float arrays into indexed loops, scalar mode), then `lower` (the body into the
 //!    `model::ir`), asking `vocabulary` (read from `gradtape-primitives`) what each op is;
 //! 4. analyse: `analyse::saves` (what the adjoint needs), `analyse::zero_d` (whether the
 //!    body also runs on plain numbers);
@@ -21,6 +22,7 @@ mod ctxt;
 mod expand;
 mod fallback;
 mod generate;
+mod iterators;
 mod lower;
 mod model;
 mod returns;

@@ -9,6 +9,7 @@ use syn::{Expr, Ident};
 
 use super::{Generator, Save, borrow, exit_name, is_literal, number_constant};
 use crate::model::ir::{Block, Op, Operand, RETURN_REGION, Saves, Stmt, Target};
+use crate::model::sig::{ArrayForm, Kind};
 use crate::syntax::mixed;
 use crate::vocabulary;
 
@@ -18,8 +19,22 @@ impl Generator<'_> {
         for (param, binding) in self.sig.params.iter().zip(&self.body.params) {
             if let Some(binding) = binding {
                 let slot = self.slot(*binding);
-                let ty = self.cotangent_of(param);
-                out.extend(quote!(let mut #slot: Option<#ty> = None;));
+                if self.body.bindings[*binding].array {
+                    let elem = param.elem.as_ref().expect("a float array");
+                    // `grad_into`: the caller's buffer (`d_<param>`, checked against the
+                    // array's length); `vjp`: zeros of the length the forward saw.
+                    let shadow = if self.into {
+                        let buffer = Self::into_buffer(param);
+                        quote!(generated::Shadow::<#elem>::borrowed(&mut *#buffer))
+                    } else {
+                        let len = Self::array_len(param);
+                        quote!(generated::Shadow::<#elem>::zeros(#len))
+                    };
+                    out.extend(quote!(let mut #slot = #shadow;));
+                } else {
+                    let ty = self.cotangent_of(param);
+                    out.extend(quote!(let mut #slot: Option<#ty> = None;));
+                }
             }
         }
         out.extend(self.declare_slots(&self.body.block));
@@ -48,24 +63,43 @@ impl Generator<'_> {
         } else {
             out.extend(self.reverse_stmts(&self.body.block));
         }
-        let grads = self.body.params.iter().map(|binding| match binding {
-            Some(binding) => {
-                let slot = self.slot(*binding);
-                quote!(#slot)
-            }
-            None => quote!(()),
-        });
+        let grads = self
+            .body
+            .params
+            .iter()
+            .zip(&self.sig.params)
+            .map(|(binding, param)| match binding {
+                Some(binding) if self.body.bindings[*binding].array && self.into => quote!(()),
+                Some(binding) if self.body.bindings[*binding].array => {
+                    let slot = self.slot(*binding);
+                    match &param.kind {
+                        Kind::Array {
+                            form: ArrayForm::Fixed(_),
+                            ..
+                        } => quote!(Some(#slot.into_array())),
+                        _ => quote!(Some(#slot.into_vec())),
+                    }
+                }
+                Some(binding) => {
+                    let slot = self.slot(*binding);
+                    quote!(#slot)
+                }
+                None => quote!(()),
+            });
         out.extend(quote!((#(#grads,)*)));
         out
     }
 
     fn declare_slots(&self, block: &Block) -> TokenStream {
-        let slots = block
-            .declared
-            .iter()
-            .filter(|&&b| self.useful[b])
-            .map(|&b| self.slot(b));
-        quote!(#(let mut #slots = None;)*)
+        let slots = block.declared.iter().filter(|&&b| self.useful[b]).map(|&b| {
+            let slot = self.slot(b);
+            if self.body.bindings[b].array {
+                quote!(let mut #slot = generated::Shadow::growable();)
+            } else {
+                quote!(let mut #slot = None;)
+            }
+        });
+        quote!(#(#slots)*)
     }
 
     /// The block's statements in reverse. In a region a jump may end early, a statement
@@ -210,6 +244,11 @@ impl Generator<'_> {
         }
         let slot = self.slot(binding);
         let g = mixed("g");
+        if self.body.bindings[binding].array && !matches!(target, Target::Element { .. }) {
+            // The array got a new value of constants (`let mut buf = vec![0.0; n]`):
+            // nothing flows back past here.
+            return quote!(#slot.clear(););
+        }
         let mut prologue = TokenStream::new();
         let mut rules = TokenStream::new();
         let acc = |operand: &Operand, value: TokenStream| -> TokenStream {
@@ -334,6 +373,12 @@ impl Generator<'_> {
                     rules.extend(quote!(generated::accumulate_option(&mut #slot, #grads.#index);));
                 }
             }
+            Op::Load { array, .. } => {
+                let (pop, index) = self.recall(format!("load{id}"), depth);
+                prologue.extend(pop);
+                let shadow = self.slot(*array);
+                rules.extend(quote!(#shadow.add(*#index, #g);));
+            }
             Op::Call { args, .. } => {
                 let (pop, pullback) = self.recall(format!("pullback{id}"), depth);
                 prologue.extend(pop);
@@ -349,6 +394,17 @@ impl Generator<'_> {
                     }
                 }
             }
+        }
+        if let Target::Element { .. } = target {
+            // The element's cotangent, taken: the value it held before does not reach
+            // the result through it.
+            let (pop, index) = self.recall(format!("idx{id}"), depth);
+            return quote! {
+                #pop
+                #prologue
+                let #g = #slot.take(*#index);
+                #rules
+            };
         }
         quote! {
             #prologue
