@@ -397,6 +397,19 @@ fn overwritten_twice(x: &[f64]) -> f64 {
     a[1] + a[0]
 }
 
+#[differentiable]
+fn triangle_area(a: &[f64], b: &[f64], c: &[f64]) -> f64 {
+    // half the cross product's length, the edges as array literals of differentiable values
+    let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+    let v = vec![c[0] - a[0], c[1] - a[1], c[2] - a[2]];
+    let n = [
+        u[1] * v[2] - u[2] * v[1],
+        u[2] * v[0] - u[0] * v[2],
+        u[0] * v[1] - u[1] * v[0],
+    ];
+    0.5 * (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt()
+}
+
 // ----- 3. iterator forms -----
 
 #[differentiable]
@@ -707,6 +720,7 @@ fn body_forms() {
     slices!(soft_max_by_branch, [6], [0], point(6, 26, -1.0, 1.0));
     slices!(cumulative_product, [5], [0], point(5, 27, 0.5, 1.5));
     slices!(overwritten_twice, [2], [0], point(2, 28, -1.0, 1.0));
+    slices!(triangle_area, [3, 3, 3], [0, 1, 2], point(9, 29, -1.0, 1.0));
     let arr = |x: &[f64]| -> [f64; 3] { [x[0], x[1], x[2]] };
     Case {
         name: "particle_energy",

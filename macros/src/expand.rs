@@ -24,7 +24,10 @@ pub fn differentiable(args: TokenStream, item: ItemFn) -> TokenStream {
     let cx = Ctxt::default();
     let args = args::parse(&cx, args);
     validate::signature(&cx, &item.sig);
-    let sig = sig::parse(&item);
+    let mut sig = sig::parse(&item);
+    if let Some(sig) = &mut sig {
+        sig::hold_constant(&cx, sig, &args.constant);
+    }
     // Whether the body may read tensors or variables the fused node would not see: then
     // it runs op by op (a function of such parameters alone is fine).
     let op_by_op = sig.as_ref().is_some_and(|sig| reach::op_by_op(sig, &item));

@@ -446,6 +446,13 @@ impl<'a> Lowerer<'a> {
                     validate::let_else(self.cx, diverge);
                 }
                 let expr = strip_parens(&init.expr);
+                if let Some(elems) = array_elements(expr)
+                    && self.mode == Mode::Scalar
+                    && is_array_local(local)
+                {
+                    self.lower_array_literal(ident, mutable, key, expr, &elems);
+                    return;
+                }
                 if matches!(
                     expr,
                     Expr::If(_) | Expr::Match(_) | Expr::Block(_) | Expr::Loop(_)
@@ -838,6 +845,58 @@ impl<'a> Lowerer<'a> {
             target: Target::Assign { binding },
             op,
         });
+    }
+
+    /// `let v = [e0, e1, ..];` (or `vec![..]`) of differentiable values: zeros of that
+    /// length, then one element write per value (each value lowered before the name
+    /// exists, as any `let`'s).
+    fn lower_array_literal(
+        &mut self,
+        ident: &Ident,
+        mutable: bool,
+        key: usize,
+        expr: &Expr,
+        elems: &[Expr],
+    ) {
+        let values: Vec<Operand> = elems.iter().map(|e| self.lower_operand(e)).collect();
+        let n = elems.len();
+        let zeros: Expr = match expr {
+            Expr::Macro(_) => syn::parse_quote!(::std::vec![0.0; #n]),
+            _ => syn::parse_quote!([0.0; #n]),
+        };
+        let binding = self.bind(ident, true, Some(key));
+        self.bindings[binding].array = true;
+        let id = self.fresh_id();
+        // Written element by element below: `mut` whatever the user wrote.
+        let _ = mutable;
+        self.push(Stmt::Def {
+            id,
+            target: Target::Let {
+                binding,
+                mutable: true,
+                ty: None,
+            },
+            op: Op::Copy {
+                value: Operand::Inactive(zeros),
+                clone: false,
+            },
+        });
+        for (k, value) in values.into_iter().enumerate() {
+            let index = self.index_local(quote!(#k));
+            let id = self.fresh_id();
+            self.push(Stmt::Def {
+                id,
+                target: Target::Element {
+                    binding,
+                    index,
+                    push: false,
+                },
+                op: Op::Copy {
+                    value,
+                    clone: false,
+                },
+            });
+        }
     }
 
     /// The array binding `expr` names (a parameter or a local array), if any.
@@ -2175,5 +2234,20 @@ pub fn is_array_local(local: &syn::Local) -> bool {
                 && path.path.segments[0].ident == "Vec"
                 && matches!(path.path.segments[1].ident.to_string().as_str(), "new" | "with_capacity")),
         _ => false,
+    }
+}
+
+/// The elements of `[e0, e1, ..]` or `vec![e0, e1, ..]`.
+fn array_elements(expr: &Expr) -> Option<Vec<Expr>> {
+    match expr {
+        Expr::Array(array) => Some(array.elems.iter().cloned().collect()),
+        Expr::Macro(mac) if mac.mac.path.is_ident("vec") => {
+            let tokens = &mac.mac.tokens;
+            match syn::parse2::<Expr>(quote!([#tokens])).ok()? {
+                Expr::Array(array) => Some(array.elems.into_iter().collect()),
+                _ => None,
+            }
+        }
+        _ => None,
     }
 }

@@ -412,7 +412,7 @@ pub fn indexed_value(cx: &Ctxt, base: &Expr) {
 pub fn whole_array(cx: &Ctxt, expr: &Expr) {
     cx.error_spanned_by(
         expr,
-        "a differentiable array is differentiated element by element: index it (`a[i]`), loop over it (`for v in a.iter()`), or reduce it (`a.iter().sum()`); it cannot be passed, copied or returned whole",
+        "a differentiable array is differentiated element by element: index it (`a[i]`), loop over it (`for v in a.iter()`), or reduce it (`a.iter().sum()`); it cannot be passed, copied or returned whole (for data, hold the parameter constant: `#[differentiable(constant(name))]`)",
     );
 }
 

@@ -326,3 +326,27 @@ pub fn float_array(ty: &Type) -> Option<(ArrayForm, &Type)> {
         },
     }
 }
+
+/// Holds the parameters `names` constant (`#[differentiable(constant(..))]`): data, with
+/// no gradient. A name that is no parameter is an error.
+pub fn hold_constant(cx: &crate::ctxt::Ctxt, sig: &mut Signature, names: &[Ident]) {
+    for name in names {
+        match sig.params.iter_mut().find(|p| &p.ident == name) {
+            Some(param) => {
+                if let Kind::Array { by_mut_ref: true, .. } = param.kind {
+                    cx.error_spanned_by(
+                        name,
+                        "a `&mut` array is an output of the function: it cannot be held constant",
+                    );
+                    continue;
+                }
+                param.kind = Kind::Constant;
+                param.elem = None;
+            }
+            None => cx.error_spanned_by(
+                name,
+                format_args!("`{name}` is no parameter of this function"),
+            ),
+        }
+    }
+}
