@@ -801,6 +801,36 @@ fn hand_computed_gradients() {
     assert_eq!(d, [13.0, 13.0, 13.0]);
 }
 
+/// The example of the attribute's docs, `# Arrays, slices and Vecs of floats`.
+#[test]
+fn the_documented_example() {
+    let (value, [softmax]) = log_sum_exp::grad(&[0.0, 0.0]);
+    assert_eq!((value, softmax), (2f64.ln(), vec![0.5, 0.5]));
+    let mut d = [0.0; 2];
+    log_sum_exp::grad_into(&[0.0, 0.0], &mut d);
+    assert_eq!(d, [0.5, 0.5]);
+}
+
+/// Data held constant: no gradient entry for it, and whole uses allowed.
+#[differentiable(constant(xs))]
+fn fitted_line_loss(w: &[f64], xs: &[f64]) -> f64 {
+    let data = xs.to_vec();
+    let mut loss = 0.0;
+    for (i, x) in data.iter().enumerate() {
+        let r = w[0] * x + w[1] - (i as f64);
+        loss += r * r;
+    }
+    loss
+}
+
+#[test]
+fn constant_data() {
+    // loss = Σ (w₀xᵢ + w₁ - i)²; at w = (1, 0), xs = (0, 2): residuals (0, 1),
+    // d/dw₀ = 2 Σ rᵢxᵢ = 4, d/dw₁ = 2 Σ rᵢ = 2
+    let (value, [g]) = fitted_line_loss::grad(&[1.0, 0.0], &[0.0, 2.0]);
+    assert_eq!((value, g), (1.0, vec![4.0, 2.0]));
+}
+
 #[test]
 fn a_gradient_buffer_of_the_wrong_length_panics_at_the_call() {
     let (file, line, message) = common::panic_site(|| {
