@@ -41,17 +41,28 @@ fn log_sum_exp_by_hand(x: &[f64], dx: &mut [f64]) -> f64 {
 const N: usize = 100_000;
 
 fn bench(c: &mut Criterion) {
-    let x: Vec<f64> = (0..N).map(|i| ((i * 7919) % 1000) as f64 * 0.01 - 5.0).collect();
+    let x: Vec<f64> = (0..N)
+        .map(|i| ((i * 7919) % 1000) as f64 * 0.01 - 5.0)
+        .collect();
     let mut dx = vec![0.0; N];
 
     dx.fill(0.0);
     let value = log_sum_exp::grad_into(&x, &mut dx);
-    println!("grad_into: value {value:.12}, gradient sum {:.12}", dx.iter().sum::<f64>());
+    println!(
+        "grad_into: value {value:.12}, gradient sum {:.12}",
+        dx.iter().sum::<f64>()
+    );
     dx.fill(0.0);
     let value = log_sum_exp_by_hand(&x, &mut dx);
-    println!("by hand:   value {value:.12}, gradient sum {:.12}", dx.iter().sum::<f64>());
+    println!(
+        "by hand:   value {value:.12}, gradient sum {:.12}",
+        dx.iter().sum::<f64>()
+    );
     let (value, [g]) = log_sum_exp::grad(&x);
-    println!("grad:      value {value:.12}, gradient sum {:.12}", g.iter().sum::<f64>());
+    println!(
+        "grad:      value {value:.12}, gradient sum {:.12}",
+        g.iter().sum::<f64>()
+    );
 
     let mut group = c.benchmark_group("log-sum-exp over 10^5");
     group.bench_function("grad_into (annotated)", |b| {

@@ -70,9 +70,17 @@ impl Case<'_> {
     fn check(&self, x: &[f64]) {
         let name = self.name;
         let value = (self.primal)(x);
-        assert_eq!((self.itself)(x).to_bits(), value.to_bits(), "{name}: itself");
+        assert_eq!(
+            (self.itself)(x).to_bits(),
+            value.to_bits(),
+            "{name}: itself"
+        );
         let (by_into, into) = (self.grad_into)(x);
-        assert_eq!(by_into.to_bits(), value.to_bits(), "{name}: grad_into's value");
+        assert_eq!(
+            by_into.to_bits(),
+            value.to_bits(),
+            "{name}: grad_into's value"
+        );
         if let Some(grad) = self.grad {
             let (by_grad, gradient) = grad(x);
             assert_eq!(by_grad.to_bits(), value.to_bits(), "{name}: grad's value");
@@ -647,7 +655,10 @@ impl Writer<'_> {
         assert!(d_out.iter().all(|&g| g == 0.0), "{name}: d_out {d_out:?}");
         let expected = central_differences(&objective, x);
         for (k, (g, e)) in dx.iter().zip(&expected).enumerate() {
-            assert!(close(*g, *e, 1e-5), "{name}: d/dx{k} = {g}, central differences {e}");
+            assert!(
+                close(*g, *e, 1e-5),
+                "{name}: d/dx{k} = {g}, central differences {e}"
+            );
         }
         let v = point(x.len(), 5, -1.0, 1.0);
         let (mut out, mut tangent) = (vec![0.0; self.outputs], vec![0.0; self.outputs]);
@@ -655,7 +666,10 @@ impl Writer<'_> {
         assert_eq!(out, expected_out, "{name}: jvp's output");
         let along: f64 = tangent.iter().zip(&w).map(|(t, w)| t * w).sum();
         let dot: f64 = dx.iter().zip(&v).map(|(g, v)| g * v).sum();
-        assert!(close(along, dot, 1e-10), "{name}: jvp {along} vs <grad, v> {dot}");
+        assert!(
+            close(along, dot, 1e-10),
+            "{name}: jvp {along} vs <grad, v> {dot}"
+        );
     }
 }
 
@@ -732,14 +746,8 @@ fn body_forms() {
         }),
         grad_into: &|x| {
             let (mut dp, mut dv, mut ddt) = ([0.0; 3], [0.0; 3], 0.0);
-            let v = particle_energy::grad_into(
-                arr(x),
-                arr(&x[3..]),
-                x[6],
-                &mut dp,
-                &mut dv,
-                &mut ddt,
-            );
+            let v =
+                particle_energy::grad_into(arr(x), arr(&x[3..]), x[6], &mut dp, &mut dv, &mut ddt);
             (v, [&dp[..], &dv[..], &[ddt]].concat())
         },
         jvp: &|x, t| particle_energy::jvp(arr(x), arr(&x[3..]), x[6], &t[..3], &t[3..6], t[6]),
@@ -827,6 +835,7 @@ fn fitted_line_loss(w: &[f64], xs: &[f64]) -> f64 {
 fn constant_data() {
     // loss = Σ (w₀xᵢ + w₁ - i)²; at w = (1, 0), xs = (0, 2): residuals (0, 1),
     // d/dw₀ = 2 Σ rᵢxᵢ = 4, d/dw₁ = 2 Σ rᵢ = 2
+    assert_eq!(fitted_line_loss(&[1.0, 0.0], &[0.0, 2.0]), 1.0);
     let (value, [g]) = fitted_line_loss::grad(&[1.0, 0.0], &[0.0, 2.0]);
     assert_eq!((value, g), (1.0, vec![4.0, 2.0]));
 }
@@ -840,7 +849,9 @@ fn a_gradient_buffer_of_the_wrong_length_panics_at_the_call() {
     assert_eq!(file, file!());
     assert_eq!(line, line!() - 3);
     assert!(
-        message.contains("iter_sum::grad_into") && message.contains("length 2") && message.contains("length 3"),
+        message.contains("iter_sum::grad_into")
+            && message.contains("length 2")
+            && message.contains("length 3"),
         "{message}"
     );
 }

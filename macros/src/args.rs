@@ -37,10 +37,7 @@ pub fn parse(cx: &Ctxt, tokens: TokenStream) -> Args {
                             Err(error) => cx.syn_error(error),
                         }
                     }
-                    other => cx.error_spanned_by(
-                        other,
-                        format_args!("unknown argument: {USAGE}"),
-                    ),
+                    other => cx.error_spanned_by(other, format_args!("unknown argument: {USAGE}")),
                 }
             }
         }

@@ -102,7 +102,9 @@ impl Rewriter {
 
     fn array(&self, expr: &Expr) -> Option<Ident> {
         let ident = single_ident(strip_parens(expr))?;
-        self.arrays.contains(&ident.to_string()).then(|| ident.clone())
+        self.arrays
+            .contains(&ident.to_string())
+            .then(|| ident.clone())
     }
 
     /// A source: `a.iter()`, `a.iter_mut()`, `a.into_iter()`, `&a`, `&mut a`, and `a`
@@ -301,62 +303,61 @@ impl Rewriter {
             }
         };
         let k = index_var();
-        let (init, update): (TokenStream, TokenStream) =
-            match (method.as_str(), call.args.len()) {
-                ("sum", 0) => (
-                    typed_init(call, quote!(0.0)),
-                    quote!(#acc = #acc + (#value);),
-                ),
-                ("product", 0) => (
-                    typed_init(call, quote!(1.0)),
-                    quote!(#acc = #acc * (#value);),
-                ),
-                ("fold", 2) => {
-                    let init = &call.args[0];
-                    match strip_parens(&call.args[1]) {
-                        Expr::Closure(closure) if closure.inputs.len() == 2 => {
-                            let acc_pat = &closure.inputs[0];
-                            let Pat::Ident(_) = strip_pat_type(acc_pat) else {
-                                return None;
-                            };
-                            let acc_pat = strip_pat_type(acc_pat);
-                            if chain.map.is_some() {
-                                return None;
+        let (init, update): (TokenStream, TokenStream) = match (method.as_str(), call.args.len()) {
+            ("sum", 0) => (
+                typed_init(call, quote!(0.0)),
+                quote!(#acc = #acc + (#value);),
+            ),
+            ("product", 0) => (
+                typed_init(call, quote!(1.0)),
+                quote!(#acc = #acc * (#value);),
+            ),
+            ("fold", 2) => {
+                let init = &call.args[0];
+                match strip_parens(&call.args[1]) {
+                    Expr::Closure(closure) if closure.inputs.len() == 2 => {
+                        let acc_pat = &closure.inputs[0];
+                        let Pat::Ident(_) = strip_pat_type(acc_pat) else {
+                            return None;
+                        };
+                        let acc_pat = strip_pat_type(acc_pat);
+                        if chain.map.is_some() {
+                            return None;
+                        }
+                        // the fold's closure takes the item as its second argument
+                        let Head {
+                            range,
+                            lets,
+                            derefs,
+                        } = self.head(&closure.inputs[1], &chain)?;
+                        let mut body: Expr = (*closure.body).clone();
+                        Derefs(&derefs).visit_expr_mut(&mut body);
+                        return Some(syn::parse_quote!({
+                            let mut #acc = #init;
+                            for #k in #range {
+                                #lets
+                                let #acc_pat = #acc;
+                                #acc = #body;
                             }
-                            // the fold's closure takes the item as its second argument
-                            let Head {
-                                range,
-                                lets,
-                                derefs,
-                            } = self.head(&closure.inputs[1], &chain)?;
-                            let mut body: Expr = (*closure.body).clone();
-                            Derefs(&derefs).visit_expr_mut(&mut body);
-                            return Some(syn::parse_quote!({
-                                let mut #acc = #init;
-                                for #k in #range {
-                                    #lets
-                                    let #acc_pat = #acc;
-                                    #acc = #body;
-                                }
-                                #acc
-                            }));
-                        }
-                        // `f64::max`: the method, which lowering knows
-                        Expr::Path(func)
-                            if func.path.segments.len() == 2
-                                && ["f32", "f64"]
-                                    .iter()
-                                    .any(|ty| func.path.segments[0].ident == ty) =>
-                        {
-                            let method = &func.path.segments[1].ident;
-                            (quote!(= #init), quote!(#acc = #acc.#method(#value);))
-                        }
-                        Expr::Path(func) => (quote!(= #init), quote!(#acc = #func(#acc, #value);)),
-                        _ => return None,
+                            #acc
+                        }));
                     }
+                    // `f64::max`: the method, which lowering knows
+                    Expr::Path(func)
+                        if func.path.segments.len() == 2
+                            && ["f32", "f64"]
+                                .iter()
+                                .any(|ty| func.path.segments[0].ident == ty) =>
+                    {
+                        let method = &func.path.segments[1].ident;
+                        (quote!(= #init), quote!(#acc = #acc.#method(#value);))
+                    }
+                    Expr::Path(func) => (quote!(= #init), quote!(#acc = #func(#acc, #value);)),
+                    _ => return None,
                 }
-                _ => return None,
-            };
+            }
+            _ => return None,
+        };
         let Head {
             range,
             lets,

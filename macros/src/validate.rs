@@ -396,7 +396,7 @@ pub fn assignment_target(cx: &Ctxt, left: &Expr) {
 pub fn active_index(cx: &Ctxt, index: &Expr) {
     cx.error_spanned_by(
         index,
-        "an index must be an integer computed from constants: a differentiable value can reach it only through `as usize`",
+        "this index reads a differentiable value: compute the integer into a local first (`let i = x[0] as usize;`), then index with it",
     );
 }
 

@@ -91,14 +91,18 @@ impl Generator<'_> {
     }
 
     fn declare_slots(&self, block: &Block) -> TokenStream {
-        let slots = block.declared.iter().filter(|&&b| self.useful[b]).map(|&b| {
-            let slot = self.slot(b);
-            if self.body.bindings[b].array {
-                quote!(let mut #slot = generated::Shadow::growable();)
-            } else {
-                quote!(let mut #slot = None;)
-            }
-        });
+        let slots = block
+            .declared
+            .iter()
+            .filter(|&&b| self.useful[b])
+            .map(|&b| {
+                let slot = self.slot(b);
+                if self.body.bindings[b].array {
+                    quote!(let mut #slot = generated::Shadow::growable();)
+                } else {
+                    quote!(let mut #slot = None;)
+                }
+            });
         quote!(#(#slots)*)
     }
 

@@ -66,23 +66,23 @@ impl Generator<'_> {
         let imports = paths::imports();
         // An array's tangent is a shadow: the caller's values (copied if the body writes
         // the array), or for a `&mut` output the caller's buffer, written in place.
-        let shadows = self
-            .sig
-            .params
-            .iter()
-            .zip(&self.body.params)
-            .filter_map(|(param, binding)| {
-                let binding = (*binding)?;
-                if !self.body.bindings[binding].array {
-                    return None;
-                }
-                let tangent = self.tangent(binding);
-                Some(if param.is_output_array() {
-                    quote!(let mut #tangent = generated::Shadow::borrowed(#tangent);)
-                } else {
-                    quote!(let mut #tangent = generated::Shadow::shared(#tangent);)
-                })
-            });
+        let shadows =
+            self.sig
+                .params
+                .iter()
+                .zip(&self.body.params)
+                .filter_map(|(param, binding)| {
+                    let binding = (*binding)?;
+                    if !self.body.bindings[binding].array {
+                        return None;
+                    }
+                    let tangent = self.tangent(binding);
+                    Some(if param.is_output_array() {
+                        quote!(let mut #tangent = generated::Shadow::borrowed(#tangent);)
+                    } else {
+                        quote!(let mut #tangent = generated::Shadow::shared(#tangent);)
+                    })
+                });
         quote! {
             pub fn jvp #generics (#(#params,)* #(#tangent_params),*) -> (#ret_ty, #ret_ty) #where_clause {
                 #imports
@@ -99,7 +99,13 @@ impl Generator<'_> {
     /// tell a float parameter from a data one. A float parameter's entry is its tangent or
     /// `NoTangent` (a constant argument, tangent zero), a data parameter's `NoTangent`.
     pub fn jvp_call_fn(&self, item: &ItemFn) -> TokenStream {
-        if self.body.params.iter().flatten().any(|&b| self.body.bindings[b].array) {
+        if self
+            .body
+            .params
+            .iter()
+            .flatten()
+            .any(|&b| self.body.bindings[b].array)
+        {
             // Arrays are never passed whole to another annotated function: no caller.
             return quote!();
         }

@@ -333,7 +333,10 @@ pub fn hold_constant(cx: &crate::ctxt::Ctxt, sig: &mut Signature, names: &[Ident
     for name in names {
         match sig.params.iter_mut().find(|p| &p.ident == name) {
             Some(param) => {
-                if let Kind::Array { by_mut_ref: true, .. } = param.kind {
+                if let Kind::Array {
+                    by_mut_ref: true, ..
+                } = param.kind
+                {
                     cx.error_spanned_by(
                         name,
                         "a `&mut` array is an output of the function: it cannot be held constant",
