@@ -34,7 +34,8 @@ pub enum Kind {
     /// `Vec<F>`, `&Vec<F>`, `&mut Vec<F>`): differentiable in scalar mode, element by
     /// element through a shadow buffer; a constant in tensor mode.
     Array { form: ArrayForm, by_mut_ref: bool },
-    /// Anything else (sizes, flags, integer tensors, slices): a constant.
+    /// Anything else (sizes, flags, integer tensors, slices of other types, parameters
+    /// held by `constant(..)`): a constant.
     Constant,
 }
 
