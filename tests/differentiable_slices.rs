@@ -14,6 +14,16 @@
 //! Second order: the gradient of a slice function is a `Vec`, which no annotated function
 //! can take whole yet, so there is no nested form to check here (see CHANGELOG).
 
+// The functions are written as users write them, index loops, `&Vec`, `vec!` buffers and
+// `x = x / n` included: those are the forms under test.
+#![allow(
+    clippy::needless_range_loop,
+    clippy::ptr_arg,
+    clippy::assign_op_pattern,
+    clippy::manual_memcpy,
+    clippy::useless_vec
+)]
+
 mod common;
 
 use gradtape::differentiable;
@@ -55,6 +65,9 @@ fn point(n: usize, seed: u64, lo: f64, hi: f64) -> Vec<f64> {
 type Value<'a> = &'a dyn Fn(&[f64]) -> f64;
 type Gradient<'a> = &'a dyn Fn(&[f64]) -> (f64, Vec<f64>);
 type Tangent<'a> = &'a dyn Fn(&[f64], &[f64]) -> (f64, f64);
+/// `(x, out, dx or v, d_out or tangent)` of a function writing `out`.
+type Writes<'a> = &'a dyn Fn(&[f64], &mut [f64], &mut [f64], &mut [f64]);
+type WritesTangent<'a> = &'a dyn Fn(&[f64], &mut [f64], &[f64], &mut [f64]);
 
 /// A function's faces on a flat vector of all its inputs.
 struct Case<'a> {
@@ -531,6 +544,31 @@ fn variance(x: &[f64]) -> f64 {
     x.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n
 }
 
+#[differentiable]
+fn reversed_until_negative(x: &[f64]) -> f64 {
+    // a jump out of a reversed loop: its trip count is not the length
+    let mut s = 0.0;
+    for v in x.iter().rev() {
+        if *v < -0.5 {
+            break;
+        }
+        s = s * 0.8 + v.sin();
+    }
+    s
+}
+
+#[differentiable]
+fn skipping_small(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (i, v) in x.iter().enumerate() {
+        if v.abs() < 0.2 {
+            continue;
+        }
+        s += v * v * i as f64;
+    }
+    s
+}
+
 // ----- the checks -----
 
 #[test]
@@ -629,8 +667,8 @@ struct Writer<'a> {
     primal: &'a dyn Fn(&[f64], &mut [f64]),
     itself: &'a dyn Fn(&[f64], &mut [f64]),
     /// `grad_into(x, out, dx, d_out)`: the gradient of `⟨d_out, out⟩` into `dx`.
-    grad_into: &'a dyn Fn(&[f64], &mut [f64], &mut [f64], &mut [f64]),
-    jvp: &'a dyn Fn(&[f64], &mut [f64], &[f64], &mut [f64]),
+    grad_into: Writes<'a>,
+    jvp: WritesTangent<'a>,
     outputs: usize,
 }
 
@@ -768,6 +806,18 @@ fn iterator_forms() {
     slices!(enumerate_rev, [5], [0], point(5, 39, -1.0, 1.0));
     slices!(zip_squared_error, [5, 5], [0, 1], point(10, 40, -1.0, 1.0));
     slices!(variance, [6], [0], point(6, 41, -1.0, 1.0));
+    slices!(
+        reversed_until_negative,
+        [6],
+        [0],
+        vec![0.3, -0.9, 0.4, 0.1, -0.2, 0.7]
+    );
+    slices!(
+        skipping_small,
+        [6],
+        [0],
+        vec![0.3, -0.1, 0.4, 0.15, -0.6, 0.7]
+    );
     Case {
         name: "by_value_loop",
         itself: &|x| by_value_loop(x[..3].to_vec(), &x[3..]),

@@ -21,7 +21,7 @@ use syn::{BinOp, Expr, Ident, Pat, UnOp};
 
 use crate::ctxt::Ctxt;
 use crate::model::ir::{
-    Arm, BinaryKind, Binding, BindingId, Block, Body, JumpKind, LoopHead, Op, Operand,
+    Arm, BinaryKind, Binding, BindingId, Block, Body, Counter, JumpKind, LoopHead, Op, Operand,
     RETURN_REGION, Stmt, Target,
 };
 use crate::model::sig::{Kind, Mode, Signature};
@@ -99,6 +99,9 @@ struct LoopCtx {
     value: Option<BindingId>,
     /// Whether a jump ends one of its iterations early.
     exits: bool,
+    /// For a loop of the iterator desugaring (`for gradtape_k in 0..n`, or
+    /// `(0..n).rev()`): whether it runs backwards.
+    counter: Option<bool>,
 }
 
 fn key_of<T>(node: &T) -> usize {
@@ -963,6 +966,7 @@ impl<'a> Lowerer<'a> {
                 let lhs = self.emit_temp(Op::Load {
                     array: binding,
                     index: k.clone(),
+                    counter: None,
                 });
                 let rhs = self.lower_operand(right);
                 Op::Binary { kind, lhs, rhs }
@@ -1299,15 +1303,24 @@ impl<'a> Lowerer<'a> {
         body: impl FnOnce(&mut Self),
     ) {
         let id = self.fresh_id();
+        let counter = match &head {
+            LoopHead::For { pat, iter } => desugared_counter(pat, iter),
+            _ => None,
+        };
         self.loops.push(LoopCtx {
             id,
             label: label.clone(),
             value,
             exits: false,
+            counter,
         });
         self.enter_block();
         body(self);
-        let block = self.exit_block();
+        let mut block = self.exit_block();
+        if counter == Some(true) && self.loops.last().is_some_and(|l| l.exits) {
+            // a jump may end it early: its trip count is not `n`
+            forget_counter(&mut block, id);
+        }
         let ctx = self.loops.pop().expect("pushed above");
         self.push(Stmt::Loop {
             id,
@@ -1613,8 +1626,21 @@ impl<'a> Lowerer<'a> {
                     return Self::poisoned(expr);
                 }
                 let position = &index.index;
+                let counter = single_ident(strip_parens(&index.index))
+                    .filter(|ident| *ident == "gradtape_k")
+                    .and_then(|_| {
+                        let ctx = self.loops.iter().rev().find(|l| l.counter.is_some())?;
+                        Some(Counter {
+                            loop_id: ctx.id,
+                            reversed: ctx.counter == Some(true),
+                        })
+                    });
                 let k = self.index_local(quote!(#position));
-                Some(Op::Load { array, index: k })
+                Some(Op::Load {
+                    array,
+                    index: k,
+                    counter,
+                })
             }
             // between f32 and f64 (a cast to an integer is a constant: see `ActiveFinder`)
             Expr::Cast(cast) if self.mode == Mode::Scalar && is_float_type(&cast.ty) => {
@@ -2249,5 +2275,52 @@ fn array_elements(expr: &Expr) -> Option<Vec<Expr>> {
             }
         }
         _ => None,
+    }
+}
+
+/// Whether a loop is one of the iterator desugaring's, `for gradtape_k in 0..n` (`false`)
+/// or `for gradtape_k in (0..n).rev()` (`true`).
+fn desugared_counter(pat: &Pat, iter: &Expr) -> Option<bool> {
+    let Pat::Ident(pat) = pat else { return None };
+    if pat.ident != "gradtape_k" {
+        return None;
+    }
+    let from_zero = |expr: &Expr| {
+        matches!(strip_parens(expr), Expr::Range(range)
+            if matches!(range.limits, syn::RangeLimits::HalfOpen(_))
+                && range.start.as_deref().is_some_and(|start|
+                    matches!(start, Expr::Lit(lit) if matches!(&lit.lit, syn::Lit::Int(i) if i.base10_digits() == "0"))))
+    };
+    match strip_parens(iter) {
+        Expr::MethodCall(call) if call.method == "rev" && from_zero(&call.receiver) => Some(true),
+        other if from_zero(other) => Some(false),
+        _ => None,
+    }
+}
+
+/// The reads of `block` counting on loop `id`'s counter save their indices instead.
+fn forget_counter(block: &mut Block, id: usize) {
+    for stmt in &mut block.stmts {
+        match stmt {
+            Stmt::Def {
+                op: Op::Load { counter, .. },
+                ..
+            } if counter.is_some_and(|c| c.loop_id == id) => *counter = None,
+            Stmt::If {
+                then_branch,
+                else_branch,
+                ..
+            } => {
+                forget_counter(then_branch, id);
+                forget_counter(else_branch, id);
+            }
+            Stmt::Match { arms, .. } => {
+                for arm in arms {
+                    forget_counter(&mut arm.body, id);
+                }
+            }
+            Stmt::Loop { body, .. } | Stmt::Scope(body) => forget_counter(body, id),
+            _ => {}
+        }
     }
 }

@@ -208,12 +208,24 @@ impl Generator<'_> {
                 self.regions.borrow_mut().push(region);
                 let code = self.reverse_block(body);
                 self.regions.borrow_mut().pop();
+                // The iterations replayed last to first, `t` the one replayed (the index of
+                // a read counting on the loop's counter).
+                let (count, t) = Self::replay_counter(*id);
                 quote! {
                     #prologue
-                    for _ in 0..*#value { #exit_pop #code }
+                    let #count: usize = *#value;
+                    for #t in (0..#count).rev() { #exit_pop #code }
                 }
             }
         }
+    }
+
+    /// The names of a loop's trip count and of the iteration being replayed.
+    fn replay_counter(loop_id: usize) -> (Ident, Ident) {
+        (
+            mixed(&format!("count{loop_id}")),
+            mixed(&format!("replay{loop_id}")),
+        )
     }
 
     /// Recalls a save made in the forward code (same name and depth).
@@ -377,9 +389,22 @@ impl Generator<'_> {
                     rules.extend(quote!(generated::accumulate_option(&mut #slot, #grads.#index);));
                 }
             }
-            Op::Load { array, .. } => {
-                let (pop, index) = self.recall(format!("load{id}"), depth);
-                prologue.extend(pop);
+            Op::Load { array, counter, .. } => {
+                let index = match counter {
+                    Some(counter) => {
+                        let (count, t) = Self::replay_counter(counter.loop_id);
+                        if counter.reversed {
+                            quote!(&(#count - 1 - #t))
+                        } else {
+                            quote!(&#t)
+                        }
+                    }
+                    None => {
+                        let (pop, index) = self.recall(format!("load{id}"), depth);
+                        prologue.extend(pop);
+                        index
+                    }
+                };
                 let shadow = self.slot(*array);
                 rules.extend(quote!(#shadow.add(*#index, #g);));
             }

@@ -362,7 +362,7 @@ impl Generator<'_> {
                 let args = args.iter().map(Operand::fwd);
                 quote!(#func(#(#args),*))
             }
-            Op::Load { array, index } => {
+            Op::Load { array, index, .. } => {
                 let array = self.name(*array);
                 quote!(#array[#index])
             }
@@ -410,8 +410,11 @@ impl Generator<'_> {
         }
         let mut code = TokenStream::new();
         match op {
-            Op::Load { index, .. } => {
-                code.extend(self.save(format!("load{id}"), depth).keep(quote!(#index)));
+            Op::Load { index, counter, .. } => {
+                // an index that is its loop's counter is recomputed by the adjoint
+                if counter.is_none() {
+                    code.extend(self.save(format!("load{id}"), depth).keep(quote!(#index)));
+                }
                 let expr = self.op_expr(op);
                 code.extend(quote!(#prefix #expr;));
             }

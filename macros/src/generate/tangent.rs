@@ -484,7 +484,7 @@ impl Generator<'_> {
                 }
             }
             Op::Trace { .. } => unreachable!("scalar mode replays no call on a sub-tape"),
-            Op::Load { array, index } => {
+            Op::Load { array, index, .. } => {
                 let expr = self.op_expr(op);
                 let tangent = self.tangent(*array);
                 quote!(#prefix #expr; #tangent_prefix #tangent.get(#index);)

@@ -123,7 +123,21 @@ pub enum Op {
     /// `array[index]` of an active array (scalar mode). `index` is the name of a `usize`
     /// local the lowering bound just before (a `Stmt::Plain`), so that the forward code
     /// saves the index it read and the adjoint adds into that element of the shadow.
-    Load { array: BindingId, index: Ident },
+    Load {
+        array: BindingId,
+        index: Ident,
+        counter: Option<Counter>,
+    },
+}
+
+/// A read whose index is the counter of the loop around it, a `for k in 0..n` or
+/// `for k in (0..n).rev()` of the iterator desugaring: the adjoint recomputes the index
+/// from the iteration it replays (`t`, or `n - 1 - t`, the trip count being `n`) instead
+/// of saving it. A reversed loop a jump may end early saves its indices as any read.
+#[derive(Clone, Copy)]
+pub struct Counter {
+    pub loop_id: usize,
+    pub reversed: bool,
 }
 
 /// Where an operation's value goes.

@@ -11,7 +11,8 @@
 
 use core::ops::Add;
 
-/// The shadow of one array: see the [module docs](self).
+/// The shadow of one array: element `i` holds the cotangent (or tangent) of element `i`;
+/// owned (growing with the indices met) or the caller's buffer.
 ///
 /// ```
 /// use gradtape_runtime::generated::Shadow;
