@@ -245,7 +245,7 @@ fn symplectic_euler(x0: f64, v0: f64, dt: f64) -> f64 {
 }
 
 /// A `while let` over a stack of constants, folding them with the value.
-#[differentiable]
+#[differentiable(constant(weights))]
 fn while_let_fold(x: f64, weights: &[f64]) -> f64 {
     let mut stack = weights.to_vec();
     let mut acc = x;
@@ -624,7 +624,7 @@ fn recurrence(x: f64, y: f64) -> f64 {
 }
 
 /// `for (a, b) in` over a `zip` of constant slices, accumulating into the value.
-#[differentiable]
+#[differentiable(constant(xs, ys))]
 fn weighted_residuals(m: f64, c: f64, xs: &[f64], ys: &[f64]) -> f64 {
     let mut loss = 0.0;
     for (x, y) in xs.iter().zip(ys) {
@@ -635,7 +635,7 @@ fn weighted_residuals(m: f64, c: f64, xs: &[f64], ys: &[f64]) -> f64 {
 }
 
 /// `for (i, w) in ... .enumerate()`: a polynomial by Horner-free powers.
-#[differentiable]
+#[differentiable(constant(coefficients))]
 fn enumerated_polynomial(x: f64, coefficients: &[f64]) -> f64 {
     let mut value = 0.0;
     for (i, w) in coefficients.iter().enumerate() {
@@ -814,7 +814,7 @@ fn named_terms(x: f64, name: &str, terms: &[&str]) -> f64 {
 }
 
 /// A constant `Vec` and an `Option<usize>` parameter.
-#[differentiable]
+#[differentiable(constant(table))]
 fn table_lookup(x: f64, table: Vec<f64>, index: Option<usize>) -> f64 {
     let scale = match index {
         Some(i) if i < table.len() => table[i],

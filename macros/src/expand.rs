@@ -13,6 +13,7 @@ use crate::fallback;
 use crate::generate::companion::companion;
 use crate::generate::wrapper::wrapper_fn;
 use crate::generate::{Flavour, Generator, Tangent, ZeroD, pretty};
+use crate::iterators;
 use crate::lower;
 use crate::model::sig::{self, Mode};
 use crate::returns;
@@ -24,7 +25,10 @@ pub fn differentiable(args: TokenStream, item: ItemFn) -> TokenStream {
     let cx = Ctxt::default();
     let args = args::parse(&cx, args);
     validate::signature(&cx, &item.sig);
-    let sig = sig::parse(&item);
+    let mut sig = sig::parse(&item);
+    if let Some(sig) = &mut sig {
+        sig::hold_constant(&cx, sig, &args.constant);
+    }
     // Whether the body may read tensors or variables the fused node would not see: then
     // it runs op by op (a function of such parameters alone is fine).
     let op_by_op = sig.as_ref().is_some_and(|sig| reach::op_by_op(sig, &item));
@@ -39,9 +43,19 @@ pub fn differentiable(args: TokenStream, item: ItemFn) -> TokenStream {
         }
     }
     let body = sig.as_ref().map(|sig| {
+        let mut stmts = returns::rewrite(rewrite::rewrite(item.block.stmts.clone()));
+        if sig.mode == Mode::Scalar {
+            let arrays = sig
+                .params
+                .iter()
+                .filter(|p| matches!(p.kind, sig::Kind::Array { .. }))
+                .map(|p| p.ident.to_string())
+                .collect();
+            stmts = iterators::desugar(stmts, arrays);
+        }
         let block = syn::Block {
             brace_token: item.block.brace_token,
-            stmts: returns::rewrite(rewrite::rewrite(item.block.stmts.clone())),
+            stmts,
         };
         lower::lower(&cx, sig, &block)
     });
@@ -69,7 +83,22 @@ pub fn differentiable(args: TokenStream, item: ItemFn) -> TokenStream {
         jvp: generator.jvp_fn(&generated_item),
         jvp_call: generator.jvp_call_fn(&generated_item),
     });
+    // Array parameters (scalar mode): `grad_into`, gradients into the caller's buffers.
+    let arrays = body
+        .params
+        .iter()
+        .flatten()
+        .any(|&b| body.bindings[b].array);
+    let writes_arrays = !body.written.is_empty();
+    let grad_into = (arrays && !sig.tuple_output)
+        .then(|| Generator::into_buffers(&sig, &body).grad_into_fn(&generated_item));
+    // A function writing `&mut` arrays needs their cotangents from the caller: it has
+    // `grad_into` (the buffers hold them) and no `vjp`.
+    let vjp = if writes_arrays { quote!() } else { vjp };
     let source = match (&zero_d, &tangent) {
+        (None, Some(Tangent { jvp, .. })) if grad_into.is_some() => {
+            pretty(&quote!(#vjp #grad_into #jvp))
+        }
         (
             Some(ZeroD {
                 vjp: vjp_scalar,
@@ -102,6 +131,7 @@ pub fn differentiable(args: TokenStream, item: ItemFn) -> TokenStream {
         &vjp,
         zero_d.as_ref(),
         tangent.as_ref(),
+        grad_into.as_ref(),
         &source,
     );
     quote! {

@@ -6,8 +6,9 @@
 //!
 //! 1. parse: `args` (the attribute's arguments), `model::sig` (the signature model);
 //! 2. validate: `validate`, every rejection (errors collected in a `ctxt::Ctxt`);
-//! 3. lower: `rewrite` (float methods called by path, local closures inlined), `returns`
-//!    (early returns into branches), then `lower` (the body into the
+//! 3. lower: `rewrite` (float methods called by path, local closures inlined, tuples from
+//!    branches), `returns` (early returns into branches), `iterators` (the iterator forms
+//!    over float arrays into indexed loops, scalar mode), then `lower` (the body into the
 //!    `model::ir`), asking `vocabulary` (read from `gradtape-primitives`) what each op is;
 //! 4. analyse: `analyse::saves` (what the adjoint needs), `analyse::zero_d` (whether the
 //!    body also runs on plain numbers);
@@ -22,6 +23,7 @@ mod ctxt;
 mod expand;
 mod fallback;
 mod generate;
+mod iterators;
 mod lower;
 mod model;
 mod returns;
@@ -61,6 +63,40 @@ use proc_macro::TokenStream;
 /// // d/dx √(x² + y²) = x / r = 0.6 at (0.6, 0.8)
 /// let ((r, _), (dr, _)) = polar::jvp(0.6, 0.8, 1.0, 0.0);
 /// assert!((r - 1.0).abs() < 1e-15 && (dr - 0.6).abs() < 1e-15);
+/// ```
+///
+/// # Arrays, slices and `Vec`s of floats
+///
+/// In a function of plain numbers, a parameter `&[F]`, `[F; N]`, `&[F; N]`, `Vec<F>` or
+/// `&Vec<F>` (`F` = `f32`/`f64`) is differentiable element by element, and `&mut [F]` is an
+/// output the function writes. The body reads and writes elements by index (`a[i]`,
+/// `a[i] += ..`), builds local buffers (`vec![0.0; n]`, `[0.0; 3]`, `Vec::with_capacity(n)`
+/// and `push`, `[a, b, c]`), and uses the iterator forms (`iter`, `iter_mut`, `zip`,
+/// `enumerate`, `rev`, `copied`, `map` then `sum`/`product`, `fold`), which the macro
+/// rewrites into indexed loops. The gradient of an array comes back in its shape (`Vec<F>`,
+/// `[F; N]`) from `f::grad` and `f::vjp`; `f::grad_into` writes it into the caller's
+/// buffers instead (one `&mut [F]` per array, `&mut F` per number, after the parameters;
+/// accumulated with `+=`), and for a `&mut [F]` output takes that output's cotangent in its
+/// buffer. `f::jvp` takes an array's tangent as a slice. Data arrays are held constant by
+/// `#[differentiable(constant(xs, ys))]` (this example runs in
+/// `tests/differentiable_slices.rs`; the macro crate cannot depend on `gradtape`):
+///
+/// ```ignore
+/// use gradtape::differentiable;
+///
+/// #[differentiable]
+/// fn log_sum_exp(x: &[f64]) -> f64 {
+///     let m = x.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+///     let s: f64 = x.iter().map(|v| (v - m).exp()).sum();
+///     s.ln() + m
+/// }
+///
+/// // the gradient of log-sum-exp is the softmax
+/// let (value, [softmax]) = log_sum_exp::grad(&[0.0, 0.0]);
+/// assert_eq!((value, softmax), (2f64.ln(), vec![0.5, 0.5]));
+/// let mut d = [0.0; 2];
+/// log_sum_exp::grad_into(&[0.0, 0.0], &mut d);
+/// assert_eq!(d, [0.5, 0.5]);
 /// ```
 ///
 /// # Values reached through other parameters

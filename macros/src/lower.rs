@@ -14,13 +14,14 @@
 
 use std::collections::{HashMap, HashSet};
 
+use proc_macro2::TokenStream;
 use quote::{ToTokens, format_ident, quote};
 use syn::visit::{self, Visit};
 use syn::{BinOp, Expr, Ident, Pat, UnOp};
 
 use crate::ctxt::Ctxt;
 use crate::model::ir::{
-    Arm, BinaryKind, Binding, BindingId, Block, Body, JumpKind, LoopHead, Op, Operand,
+    Arm, BinaryKind, Binding, BindingId, Block, Body, Counter, JumpKind, LoopHead, Op, Operand,
     RETURN_REGION, Stmt, Target,
 };
 use crate::model::sig::{Kind, Mode, Signature};
@@ -83,6 +84,10 @@ struct Lowerer<'a> {
     loops: Vec<LoopCtx>,
     /// When `return` is a jump: the bindings that hold the results.
     returned: Option<Vec<BindingId>>,
+    /// The `&mut` array parameters: results too.
+    written: Vec<BindingId>,
+    /// For the names of the index locals of element reads and writes.
+    next_index: usize,
 }
 
 /// A loop being lowered.
@@ -94,6 +99,9 @@ struct LoopCtx {
     value: Option<BindingId>,
     /// Whether a jump ends one of its iterations early.
     exits: bool,
+    /// For a loop of the iterator desugaring (`for gradtape_k in 0..n`, or
+    /// `(0..n).rev()`): whether it runs backwards.
+    counter: Option<bool>,
 }
 
 fn key_of<T>(node: &T) -> usize {
@@ -125,10 +133,16 @@ impl<'a> Lowerer<'a> {
             output_count: sig.outputs.len(),
             loops: Vec::new(),
             returned: None,
+            written: Vec::new(),
+            next_index: 0,
         };
         for param in &sig.params {
             let active = param.differentiable(sig.mode);
             let binding = lowerer.bind(&param.ident, active, None);
+            lowerer.bindings[binding].array = matches!(param.kind, Kind::Array { .. });
+            if param.is_output_array() && active {
+                lowerer.written.push(binding);
+            }
             if param.kind == Kind::Variable {
                 lowerer.variables.push(binding);
             }
@@ -154,6 +168,7 @@ impl<'a> Lowerer<'a> {
             slot: mixed(&format!("d_{unique}")),
             tangent: mixed(&format!("tan_{unique}")),
             active,
+            array: false,
         });
         self.keys.push(key);
         self.scopes
@@ -243,7 +258,13 @@ impl<'a> Lowerer<'a> {
                 .collect();
             self.returned = Some(results);
         }
-        self.lower_stmts(&body.stmts, Tail::Output);
+        // A function that only writes `&mut` arrays has no result to compute.
+        let tail = if self.output_count == 0 {
+            Tail::Discard
+        } else {
+            Tail::Output
+        };
+        self.lower_stmts(&body.stmts, tail);
         let block = self.blocks.pop().expect("the body");
         Body {
             params: (0..self.param_count)
@@ -253,6 +274,7 @@ impl<'a> Lowerer<'a> {
             block,
             outputs: std::mem::take(&mut self.outputs),
             returned: self.returned.take(),
+            written: std::mem::take(&mut self.written),
         }
     }
 
@@ -392,6 +414,27 @@ impl<'a> Lowerer<'a> {
         };
         let key = key_of(ident);
         let forced = self.forced.contains(&key);
+        let array = is_array_local(local);
+        let bound = self.bindings.len();
+        self.lower_local_as(local, ident, mutable, ty, key, forced, init_active);
+        // The binding the `let` made (the last one: temporaries come before it).
+        if array && self.bindings.len() > bound {
+            let last = self.bindings.len() - 1;
+            self.bindings[last].array = true;
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn lower_local_as(
+        &mut self,
+        local: &syn::Local,
+        ident: &Ident,
+        mutable: bool,
+        ty: Option<syn::Type>,
+        key: usize,
+        forced: bool,
+        init_active: bool,
+    ) {
         match &local.init {
             None => {
                 let binding = self.bind(ident, forced, Some(key));
@@ -406,6 +449,13 @@ impl<'a> Lowerer<'a> {
                     validate::let_else(self.cx, diverge);
                 }
                 let expr = strip_parens(&init.expr);
+                if let Some(elems) = array_elements(expr)
+                    && self.mode == Mode::Scalar
+                    && is_array_local(local)
+                {
+                    self.lower_array_literal(ident, mutable, key, expr, &elems);
+                    return;
+                }
                 if matches!(
                     expr,
                     Expr::If(_) | Expr::Match(_) | Expr::Block(_) | Expr::Loop(_)
@@ -732,6 +782,13 @@ impl<'a> Lowerer<'a> {
                 self.push(Stmt::Plain(quote!(#expr #semi)));
             }
             Expr::Return(_) | Expr::Break(_) | Expr::Continue(_) => self.lower_jump(expr),
+            Expr::MethodCall(call)
+                if call.method == "push"
+                    && call.args.len() == 1
+                    && self.array_target(&call.receiver).is_some() =>
+            {
+                self.lower_push(call, expr, semi)
+            }
             _ if self.mentions_active(expr) => {
                 // Evaluated for its effects only: lowered so it is checked, its value unused.
                 let _ = self.lower_operand(expr);
@@ -744,6 +801,12 @@ impl<'a> Lowerer<'a> {
     }
 
     fn lower_assign(&mut self, left: &Expr, right: &Expr, op: Option<BinaryKind>, whole: &Expr) {
+        if let Expr::Index(index) = strip_parens(left)
+            && let Some(binding) = self.array_target(&index.expr)
+        {
+            self.lower_store(binding, index, right, op, whole);
+            return;
+        }
         let target = single_ident(strip_parens(left)).and_then(|ident| self.lookup(ident));
         let value_active = self.mentions_active(right);
         let Some(binding) = target else {
@@ -783,6 +846,172 @@ impl<'a> Lowerer<'a> {
         self.push(Stmt::Def {
             id,
             target: Target::Assign { binding },
+            op,
+        });
+    }
+
+    /// `let v = [e0, e1, ..];` (or `vec![..]`) of differentiable values: zeros of that
+    /// length, then one element write per value (each value lowered before the name
+    /// exists, as any `let`'s).
+    fn lower_array_literal(
+        &mut self,
+        ident: &Ident,
+        mutable: bool,
+        key: usize,
+        expr: &Expr,
+        elems: &[Expr],
+    ) {
+        let values: Vec<Operand> = elems.iter().map(|e| self.lower_operand(e)).collect();
+        let n = elems.len();
+        let zeros: Expr = match expr {
+            Expr::Macro(_) => syn::parse_quote!(::std::vec![0.0; #n]),
+            _ => syn::parse_quote!([0.0; #n]),
+        };
+        let binding = self.bind(ident, true, Some(key));
+        self.bindings[binding].array = true;
+        let id = self.fresh_id();
+        // Written element by element below: `mut` whatever the user wrote.
+        let _ = mutable;
+        self.push(Stmt::Def {
+            id,
+            target: Target::Let {
+                binding,
+                mutable: true,
+                ty: None,
+            },
+            op: Op::Copy {
+                value: Operand::Inactive(zeros),
+                clone: false,
+            },
+        });
+        for (k, value) in values.into_iter().enumerate() {
+            let index = self.index_local(quote!(#k));
+            let id = self.fresh_id();
+            self.push(Stmt::Def {
+                id,
+                target: Target::Element {
+                    binding,
+                    index,
+                    push: false,
+                },
+                op: Op::Copy {
+                    value,
+                    clone: false,
+                },
+            });
+        }
+    }
+
+    /// The array binding `expr` names (a parameter or a local array), if any.
+    fn array_target(&self, expr: &Expr) -> Option<BindingId> {
+        let ident = single_ident(strip_parens(expr))?;
+        let binding = self.lookup(ident)?;
+        self.bindings[binding].array.then_some(binding)
+    }
+
+    /// Makes an inactive array active (a differentiable value is stored into it): lowered
+    /// again with it active. `false` (reported) if it is no local.
+    fn activate(&mut self, binding: BindingId, left: &Expr) -> bool {
+        if self.bindings[binding].active {
+            return true;
+        }
+        match self.keys[binding] {
+            Some(key) => {
+                self.newly_forced.insert(key);
+                true
+            }
+            None => {
+                validate::assignment_to_non_local(self.cx, left);
+                false
+            }
+        }
+    }
+
+    /// `let k: usize = index;` before an element read or write: the index the forward code
+    /// uses and saves for the adjoint.
+    fn index_local(&mut self, index: TokenStream) -> Ident {
+        let name = mixed(&format!("k{}", self.next_index));
+        self.next_index += 1;
+        self.push(Stmt::Plain(quote!(let #name: usize = #index;)));
+        name
+    }
+
+    /// `array[index] = right` (or `op=`) for an array binding.
+    fn lower_store(
+        &mut self,
+        binding: BindingId,
+        index: &syn::ExprIndex,
+        right: &Expr,
+        op: Option<BinaryKind>,
+        whole: &Expr,
+    ) {
+        let value_active = self.mentions_active(right);
+        if self.mentions_active(&index.index) {
+            validate::active_index(self.cx, &index.index);
+            return;
+        }
+        if !self.bindings[binding].active {
+            if value_active {
+                self.activate(binding, &index.expr);
+            }
+            self.check_inactive(whole);
+            self.push(Stmt::Plain(quote!(#whole;)));
+            return;
+        }
+        let position = &index.index;
+        let k = self.index_local(quote!(#position));
+        let op = match op {
+            None => self.build(right),
+            Some(kind) => {
+                let lhs = self.emit_temp(Op::Load {
+                    array: binding,
+                    index: k.clone(),
+                    counter: None,
+                });
+                let rhs = self.lower_operand(right);
+                Op::Binary { kind, lhs, rhs }
+            }
+        };
+        let id = self.fresh_id();
+        self.push(Stmt::Def {
+            id,
+            target: Target::Element {
+                binding,
+                index: k,
+                push: false,
+            },
+            op,
+        });
+    }
+
+    /// `array.push(value)` for an array binding: a write at the old length.
+    fn lower_push(
+        &mut self,
+        call: &syn::ExprMethodCall,
+        whole: &Expr,
+        semi: Option<syn::token::Semi>,
+    ) {
+        let binding = self.array_target(&call.receiver).expect("checked");
+        let value = &call.args[0];
+        if !self.bindings[binding].active {
+            if self.mentions_active(value) {
+                self.activate(binding, &call.receiver);
+            }
+            self.check_inactive(whole);
+            self.push(Stmt::Plain(quote!(#whole #semi)));
+            return;
+        }
+        let receiver = &call.receiver;
+        let k = self.index_local(quote!(#receiver.len()));
+        let op = self.build(value);
+        let id = self.fresh_id();
+        self.push(Stmt::Def {
+            id,
+            target: Target::Element {
+                binding,
+                index: k,
+                push: true,
+            },
             op,
         });
     }
@@ -1074,15 +1303,24 @@ impl<'a> Lowerer<'a> {
         body: impl FnOnce(&mut Self),
     ) {
         let id = self.fresh_id();
+        let counter = match &head {
+            LoopHead::For { pat, iter } => desugared_counter(pat, iter),
+            _ => None,
+        };
         self.loops.push(LoopCtx {
             id,
             label: label.clone(),
             value,
             exits: false,
+            counter,
         });
         self.enter_block();
         body(self);
-        let block = self.exit_block();
+        let mut block = self.exit_block();
+        if counter == Some(true) && self.loops.last().is_some_and(|l| l.exits) {
+            // a jump may end it early: its trip count is not `n`
+            forget_counter(&mut block, id);
+        }
         let ctx = self.loops.pop().expect("pushed above");
         self.push(Stmt::Loop {
             id,
@@ -1276,6 +1514,10 @@ impl<'a> Lowerer<'a> {
                 self.wrap(&unary.expr, |inner| syn::parse_quote!(*#inner))
             }
             Expr::Path(_) => match self.active_binding(expr) {
+                Some(binding) if self.bindings[binding].array => {
+                    validate::whole_array(self.cx, expr);
+                    Operand::Inactive(expr.clone())
+                }
                 Some(binding) => Operand::Active {
                     binding,
                     fwd: expr.clone(),
@@ -1374,6 +1616,32 @@ impl<'a> Lowerer<'a> {
             }
             Expr::MethodCall(call) => self.build_method(call),
             Expr::Call(call) => self.build_call(call),
+            Expr::Index(index) if self.mode == Mode::Scalar => {
+                let Some(array) = self.array_target(&index.expr) else {
+                    validate::indexed_value(self.cx, &index.expr);
+                    return Self::poisoned(expr);
+                };
+                if self.mentions_active(&index.index) {
+                    validate::active_index(self.cx, &index.index);
+                    return Self::poisoned(expr);
+                }
+                let position = &index.index;
+                let counter = single_ident(strip_parens(&index.index))
+                    .filter(|ident| *ident == "gradtape_k")
+                    .and_then(|_| {
+                        let ctx = self.loops.iter().rev().find(|l| l.counter.is_some())?;
+                        Some(Counter {
+                            loop_id: ctx.id,
+                            reversed: ctx.counter == Some(true),
+                        })
+                    });
+                let k = self.index_local(quote!(#position));
+                Some(Op::Load {
+                    array,
+                    index: k,
+                    counter,
+                })
+            }
             // between f32 and f64 (a cast to an integer is a constant: see `ActiveFinder`)
             Expr::Cast(cast) if self.mode == Mode::Scalar && is_float_type(&cast.ty) => {
                 let x = self.lower_operand(&cast.expr);
@@ -1952,6 +2220,14 @@ impl<'ast> Visit<'ast> for ActiveFinder<'_, '_> {
     // around it (`let k = match m { Some(k) => k, None => return x };` is a constant).
     fn visit_expr_return(&mut self, _: &'ast syn::ExprReturn) {}
     fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        // `vec![..]` is an array expression (`vec![0.0; x.len()]` reads no value of `x`).
+        if mac.path.is_ident("vec") {
+            let tokens = &mac.tokens;
+            if let Ok(array) = syn::parse2::<Expr>(quote!([#tokens])) {
+                self.visit_expr(&array);
+                return;
+            }
+        }
         // Identifiers inside a macro's tokens: an approximation that errs on "active".
         let tokens = mac.tokens.to_string();
         for word in tokens.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
@@ -1962,6 +2238,89 @@ impl<'ast> Visit<'ast> for ActiveFinder<'_, '_> {
             {
                 self.found = true;
             }
+        }
+    }
+}
+
+/// Whether a `let` declares an array of floats (a buffer the body indexes): its type is
+/// written (`Vec<f64>`, `[f64; 3]`), or its value is `vec![..]`, `[..]`, `Vec::new()` or
+/// `Vec::with_capacity(..)`.
+pub fn is_array_local(local: &syn::Local) -> bool {
+    if let Pat::Type(typed) = &local.pat {
+        return crate::model::sig::float_array(&typed.ty).is_some();
+    }
+    let Some(init) = &local.init else {
+        return false;
+    };
+    match strip_parens(&init.expr) {
+        Expr::Array(_) | Expr::Repeat(_) => true,
+        Expr::Macro(mac) => mac.mac.path.is_ident("vec"),
+        Expr::Call(call) => matches!(&*call.func, Expr::Path(path)
+            if path.path.segments.len() == 2
+                && path.path.segments[0].ident == "Vec"
+                && matches!(path.path.segments[1].ident.to_string().as_str(), "new" | "with_capacity")),
+        _ => false,
+    }
+}
+
+/// The elements of `[e0, e1, ..]` or `vec![e0, e1, ..]`.
+fn array_elements(expr: &Expr) -> Option<Vec<Expr>> {
+    match expr {
+        Expr::Array(array) => Some(array.elems.iter().cloned().collect()),
+        Expr::Macro(mac) if mac.mac.path.is_ident("vec") => {
+            let tokens = &mac.mac.tokens;
+            match syn::parse2::<Expr>(quote!([#tokens])).ok()? {
+                Expr::Array(array) => Some(array.elems.into_iter().collect()),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Whether a loop is one of the iterator desugaring's, `for gradtape_k in 0..n` (`false`)
+/// or `for gradtape_k in (0..n).rev()` (`true`).
+fn desugared_counter(pat: &Pat, iter: &Expr) -> Option<bool> {
+    let Pat::Ident(pat) = pat else { return None };
+    if pat.ident != "gradtape_k" {
+        return None;
+    }
+    let from_zero = |expr: &Expr| {
+        matches!(strip_parens(expr), Expr::Range(range)
+            if matches!(range.limits, syn::RangeLimits::HalfOpen(_))
+                && range.start.as_deref().is_some_and(|start|
+                    matches!(start, Expr::Lit(lit) if matches!(&lit.lit, syn::Lit::Int(i) if i.base10_digits() == "0"))))
+    };
+    match strip_parens(iter) {
+        Expr::MethodCall(call) if call.method == "rev" && from_zero(&call.receiver) => Some(true),
+        other if from_zero(other) => Some(false),
+        _ => None,
+    }
+}
+
+/// The reads of `block` counting on loop `id`'s counter save their indices instead.
+fn forget_counter(block: &mut Block, id: usize) {
+    for stmt in &mut block.stmts {
+        match stmt {
+            Stmt::Def {
+                op: Op::Load { counter, .. },
+                ..
+            } if counter.is_some_and(|c| c.loop_id == id) => *counter = None,
+            Stmt::If {
+                then_branch,
+                else_branch,
+                ..
+            } => {
+                forget_counter(then_branch, id);
+                forget_counter(else_branch, id);
+            }
+            Stmt::Match { arms, .. } => {
+                for arm in arms {
+                    forget_counter(&mut arm.body, id);
+                }
+            }
+            Stmt::Loop { body, .. } | Stmt::Scope(body) => forget_counter(body, id),
+            _ => {}
         }
     }
 }

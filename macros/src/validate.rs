@@ -53,6 +53,7 @@ pub fn signature(cx: &Ctxt, sig: &syn::Signature) {
         }
         if let Type::Reference(reference) = &*typed.ty
             && let Some(mutability) = &reference.mutability
+            && sig::float_array(&reference.elem).is_none()
         {
             cx.error_spanned_by(
                 mutability,
@@ -60,7 +61,14 @@ pub fn signature(cx: &Ctxt, sig: &syn::Signature) {
             );
         }
     }
-    if let ReturnType::Default = sig.output {
+    let writes_arrays = sig.inputs.iter().any(|input| {
+        matches!(input, FnArg::Typed(typed) if matches!(&*typed.ty,
+            Type::Reference(reference) if reference.mutability.is_some()
+                && sig::float_array(&reference.elem).is_some()))
+    });
+    if let ReturnType::Default = sig.output
+        && !writes_arrays
+    {
         cx.syn_error(syn::Error::new(
             sig.paren_token.span.close(),
             "a #[differentiable] function must return the value to differentiate: add `-> Tensor<f32>` (or a float, or a tuple of them)",
@@ -68,8 +76,21 @@ pub fn signature(cx: &Ctxt, sig: &syn::Signature) {
     }
 }
 
-/// Each result must be a float tensor (tensor mode) or a float (scalar mode).
+/// Each result must be a float tensor (tensor mode) or a float (scalar mode); a `&mut`
+/// float array is an output of scalar mode only.
 pub fn outputs(cx: &Ctxt, model: &Signature, type_params: &[syn::Ident]) {
+    if model.mode == Mode::Tensor {
+        for param in &model.params {
+            if let Type::Reference(reference) = &param.ty
+                && let Some(mutability) = &reference.mutability
+            {
+                cx.error_spanned_by(
+                    mutability,
+                    "a #[differentiable] function of tensors cannot take `&mut` parameters: `&mut [f64]` outputs are for functions of plain floats; return a tensor instead",
+                );
+            }
+        }
+    }
     for ty in &model.outputs {
         output(cx, ty, model.mode, type_params);
     }
@@ -161,6 +182,7 @@ const HARMLESS_MACROS: &[&str] = &[
     "unreachable",
     "todo",
     "unimplemented",
+    "vec",
 ];
 
 /// An expression that reads a differentiable value and has no adjoint.
@@ -367,6 +389,30 @@ pub fn assignment_target(cx: &Ctxt, left: &Expr) {
     cx.error_spanned_by(
         left,
         "a #[differentiable] function can assign only to its own `let mut` locals: mutation through references, fields or indexing has no adjoint; build a new value instead",
+    );
+}
+
+/// An index that depends on a differentiable value.
+pub fn active_index(cx: &Ctxt, index: &Expr) {
+    cx.error_spanned_by(
+        index,
+        "this index reads a differentiable value: compute the integer into a local first (`let i = x[0] as usize;`), then index with it",
+    );
+}
+
+/// Indexing into something that is no array parameter or local array of floats.
+pub fn indexed_value(cx: &Ctxt, base: &Expr) {
+    cx.error_spanned_by(
+        base,
+        "a #[differentiable] function indexes only its array, slice and `Vec` parameters of floats and its own local arrays (`vec![0.0; n]`, `[0.0; 3]`) by name: bind the value to such a local first",
+    );
+}
+
+/// A differentiable array used whole, not element by element.
+pub fn whole_array(cx: &Ctxt, expr: &Expr) {
+    cx.error_spanned_by(
+        expr,
+        "a differentiable array is differentiated element by element: index it (`a[i]`), loop over it (`for v in a.iter()`), or reduce it (`a.iter().sum()`); it cannot be passed, copied or returned whole (for data, hold the parameter constant: `#[differentiable(constant(name))]`)",
     );
 }
 

@@ -13,6 +13,9 @@ pub fn useful(body: &Body) -> Vec<bool> {
             useful[binding] = true;
         }
     }
+    for &written in &body.written {
+        useful[written] = true;
+    }
     // Loops and reassignment make the dependence cyclic: iterate to the fixed point.
     loop {
         let mut changed = false;
@@ -27,9 +30,7 @@ pub fn useful(body: &Body) -> Vec<bool> {
             }
         });
         visit_defs(&body.block, &mut |target, op| {
-            let target = match target {
-                Target::Let { binding, .. } | Target::Assign { binding } => *binding,
-            };
+            let target = target.binding();
             if !useful[target] {
                 return;
             }
@@ -58,8 +59,7 @@ pub fn useful(body: &Body) -> Vec<bool> {
 pub fn batch_safe(body: &Body, useful: &[bool]) -> bool {
     let mut safe = true;
     visit_defs(&body.block, &mut |target, op| {
-        let (Target::Let { binding, .. } | Target::Assign { binding }) = target;
-        if useful[*binding] && matches!(op, Op::Trace { .. } | Op::Call { .. }) {
+        if useful[target.binding()] && matches!(op, Op::Trace { .. } | Op::Call { .. }) {
             safe = false;
         }
     });
@@ -74,6 +74,7 @@ pub fn operands(op: &Op) -> Vec<usize> {
         Op::Binary { lhs, rhs, .. } => lhs.binding().into_iter().chain(rhs.binding()).collect(),
         Op::Trace { inputs, .. } => inputs.iter().map(|(binding, _)| *binding).collect(),
         Op::Call { args, .. } => args.iter().filter_map(|arg| arg.binding()).collect(),
+        Op::Load { array, .. } => vec![*array],
     }
 }
 

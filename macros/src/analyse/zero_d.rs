@@ -213,7 +213,7 @@ impl Checker {
                 self.operand(rhs)
             }
             // scalar mode's: no tensor function has one
-            Op::Trace { .. } | Op::Call { .. } | Op::Cast { .. } => None,
+            Op::Trace { .. } | Op::Call { .. } | Op::Cast { .. } | Op::Load { .. } => None,
         }
     }
 

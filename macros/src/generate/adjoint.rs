@@ -9,6 +9,7 @@ use syn::{Expr, Ident};
 
 use super::{Generator, Save, borrow, exit_name, is_literal, number_constant};
 use crate::model::ir::{Block, Op, Operand, RETURN_REGION, Saves, Stmt, Target};
+use crate::model::sig::{ArrayForm, Kind};
 use crate::syntax::mixed;
 use crate::vocabulary;
 
@@ -18,8 +19,22 @@ impl Generator<'_> {
         for (param, binding) in self.sig.params.iter().zip(&self.body.params) {
             if let Some(binding) = binding {
                 let slot = self.slot(*binding);
-                let ty = self.cotangent_of(param);
-                out.extend(quote!(let mut #slot: Option<#ty> = None;));
+                if self.body.bindings[*binding].array {
+                    let elem = param.elem.as_ref().expect("a float array");
+                    // `grad_into`: the caller's buffer (`d_<param>`, checked against the
+                    // array's length); `vjp`: zeros of the length the forward saw.
+                    let shadow = if self.into {
+                        let buffer = Self::into_buffer(param);
+                        quote!(generated::Shadow::<#elem>::borrowed(&mut *#buffer))
+                    } else {
+                        let len = Self::array_len(param);
+                        quote!(generated::Shadow::<#elem>::zeros(#len))
+                    };
+                    out.extend(quote!(let mut #slot = #shadow;));
+                } else {
+                    let ty = self.cotangent_of(param);
+                    out.extend(quote!(let mut #slot: Option<#ty> = None;));
+                }
             }
         }
         out.extend(self.declare_slots(&self.body.block));
@@ -48,13 +63,29 @@ impl Generator<'_> {
         } else {
             out.extend(self.reverse_stmts(&self.body.block));
         }
-        let grads = self.body.params.iter().map(|binding| match binding {
-            Some(binding) => {
-                let slot = self.slot(*binding);
-                quote!(#slot)
-            }
-            None => quote!(()),
-        });
+        let grads = self
+            .body
+            .params
+            .iter()
+            .zip(&self.sig.params)
+            .map(|(binding, param)| match binding {
+                Some(binding) if self.body.bindings[*binding].array && self.into => quote!(()),
+                Some(binding) if self.body.bindings[*binding].array => {
+                    let slot = self.slot(*binding);
+                    match &param.kind {
+                        Kind::Array {
+                            form: ArrayForm::Fixed(_),
+                            ..
+                        } => quote!(Some(#slot.into_array())),
+                        _ => quote!(Some(#slot.into_vec())),
+                    }
+                }
+                Some(binding) => {
+                    let slot = self.slot(*binding);
+                    quote!(#slot)
+                }
+                None => quote!(()),
+            });
         out.extend(quote!((#(#grads,)*)));
         out
     }
@@ -64,8 +95,15 @@ impl Generator<'_> {
             .declared
             .iter()
             .filter(|&&b| self.useful[b])
-            .map(|&b| self.slot(b));
-        quote!(#(let mut #slots = None;)*)
+            .map(|&b| {
+                let slot = self.slot(b);
+                if self.body.bindings[b].array {
+                    quote!(let mut #slot = generated::Shadow::growable();)
+                } else {
+                    quote!(let mut #slot = None;)
+                }
+            });
+        quote!(#(#slots)*)
     }
 
     /// The block's statements in reverse. In a region a jump may end early, a statement
@@ -170,12 +208,24 @@ impl Generator<'_> {
                 self.regions.borrow_mut().push(region);
                 let code = self.reverse_block(body);
                 self.regions.borrow_mut().pop();
+                // The iterations replayed last to first, `t` the one replayed (the index of
+                // a read counting on the loop's counter).
+                let (count, t) = Self::replay_counter(*id);
                 quote! {
                     #prologue
-                    for _ in 0..*#value { #exit_pop #code }
+                    let #count: usize = *#value;
+                    for #t in (0..#count).rev() { #exit_pop #code }
                 }
             }
         }
+    }
+
+    /// The names of a loop's trip count and of the iteration being replayed.
+    fn replay_counter(loop_id: usize) -> (Ident, Ident) {
+        (
+            mixed(&format!("count{loop_id}")),
+            mixed(&format!("replay{loop_id}")),
+        )
     }
 
     /// Recalls a save made in the forward code (same name and depth).
@@ -210,6 +260,11 @@ impl Generator<'_> {
         }
         let slot = self.slot(binding);
         let g = mixed("g");
+        if self.body.bindings[binding].array && !matches!(target, Target::Element { .. }) {
+            // The array got a new value of constants (`let mut buf = vec![0.0; n]`):
+            // nothing flows back past here.
+            return quote!(#slot.clear(););
+        }
         let mut prologue = TokenStream::new();
         let mut rules = TokenStream::new();
         let acc = |operand: &Operand, value: TokenStream| -> TokenStream {
@@ -334,6 +389,25 @@ impl Generator<'_> {
                     rules.extend(quote!(generated::accumulate_option(&mut #slot, #grads.#index);));
                 }
             }
+            Op::Load { array, counter, .. } => {
+                let index = match counter {
+                    Some(counter) => {
+                        let (count, t) = Self::replay_counter(counter.loop_id);
+                        if counter.reversed {
+                            quote!(&(#count - 1 - #t))
+                        } else {
+                            quote!(&#t)
+                        }
+                    }
+                    None => {
+                        let (pop, index) = self.recall(format!("load{id}"), depth);
+                        prologue.extend(pop);
+                        index
+                    }
+                };
+                let shadow = self.slot(*array);
+                rules.extend(quote!(#shadow.add(*#index, #g);));
+            }
             Op::Call { args, .. } => {
                 let (pop, pullback) = self.recall(format!("pullback{id}"), depth);
                 prologue.extend(pop);
@@ -349,6 +423,17 @@ impl Generator<'_> {
                     }
                 }
             }
+        }
+        if let Target::Element { .. } = target {
+            // The element's cotangent, taken: the value it held before does not reach
+            // the result through it.
+            let (pop, index) = self.recall(format!("idx{id}"), depth);
+            return quote! {
+                #pop
+                #prologue
+                let #g = #slot.take(*#index);
+                #rules
+            };
         }
         quote! {
             #prologue

@@ -7,7 +7,7 @@ use quote::quote;
 use syn::ItemFn;
 
 use super::{Tangent, ZeroD};
-use crate::model::sig::{Mode, Param, Signature};
+use crate::model::sig::{Kind, Mode, Param, Signature};
 use crate::syntax::mixed;
 
 pub fn companion(
@@ -16,6 +16,7 @@ pub fn companion(
     vjp: &TokenStream,
     zero_d: Option<&ZeroD>,
     tangent: Option<&Tangent>,
+    grad_into: Option<&TokenStream>,
     source: &str,
 ) -> TokenStream {
     let vis = &item.vis;
@@ -34,7 +35,35 @@ pub fn companion(
          `{name}::jvp` (value and directional derivative, forward mode).\n\n\
          The generated code:\n\n```text\n{source}```"
     );
-    let grad = (sig.mode == Mode::Scalar && !sig.tuple_output).then(|| grad_fn(item, sig));
+    let writes_arrays = sig.params.iter().any(Param::is_output_array);
+    let grad = (sig.mode == Mode::Scalar && !sig.tuple_output && !writes_arrays)
+        .then(|| grad_fn(item, sig));
+    let vjp = (!vjp.is_empty()).then(|| {
+        quote! {
+            /// The forward value and the pullback (the generated adjoint).
+            #[inline]
+            #[allow(unused_variables, unused_mut, unused_parens, unused_assignments, unused_braces, unreachable_code, unused_labels, non_snake_case, clippy::all)]
+            #vjp
+        }
+    });
+    let grad_into = grad_into.map(|grad_into| {
+        quote! {
+            /// The value, with the gradient accumulated (`+=`) into the caller's buffers,
+            /// one after all the parameters per float parameter, in order: `&mut [F]` of
+            /// the array's length for an array, slice or `Vec` parameter, `&mut F` for a
+            /// float. For a `&mut [F]` output the buffer holds the output's cotangent on
+            /// entry and the cotangent of the array's values before the call on return
+            /// (Enzyme's shadow). No tape; in straight-line code nothing is allocated
+            /// (loops keep their saves on stacks).
+            ///
+            /// # Panics
+            ///
+            /// If a buffer's length is not its array's.
+            #[inline]
+            #[allow(unused_variables, unused_mut, unused_parens, unused_assignments, unused_braces, unreachable_code, unused_labels, non_snake_case, clippy::all)]
+            #grad_into
+        }
+    });
     let zero_d = zero_d.map(|ZeroD { vjp, primal }| {
         quote! {
             /// The forward value and the pullback on plain numbers, for calls whose
@@ -60,10 +89,6 @@ pub fn companion(
             #[allow(unused_imports, unused_variables, unused_mut, unused_parens, unused_assignments, unused_braces, unreachable_code, unused_labels, non_snake_case, clippy::all)]
             #jvp
 
-            /// `jvp` with one tangent entry per parameter, as the tangent code of another
-            /// annotated function calls it (`NoTangent` for a constant or data argument).
-            #[doc(hidden)]
-            #[inline]
             #jvp_call
         }
     });
@@ -82,14 +107,13 @@ pub fn companion(
             #[allow(unused_mut)]
             pub fn primal #generics (#(#params),*) #output #where_clause #block
 
-            /// The forward value and the pullback (the generated adjoint).
-            #[inline]
-            #[allow(unused_variables, unused_mut, unused_parens, unused_assignments, unused_braces, unreachable_code, unused_labels, non_snake_case, clippy::all)]
             #vjp
 
             #zero_d
 
             #grad
+
+            #grad_into
 
             #tangent
         }
@@ -117,9 +141,13 @@ fn grad_fn(item: &ItemFn, sig: &Signature) -> TokenStream {
         .enumerate()
         .filter(|(_, p)| p.differentiable(sig.mode))
         .collect();
-    let entries = differentiable.iter().map(|(i, _)| {
+    let entries = differentiable.iter().map(|(i, p)| {
         let index = syn::Index::from(*i);
-        quote!(#grads_name.#index.unwrap_or_default())
+        match p.kind {
+            // always computed: `[F; N]` has no `Default` for every `N`
+            Kind::Array { .. } => quote!(#grads_name.#index.unwrap_or_else(|| unreachable!("an array's gradient is always computed"))),
+            _ => quote!(#grads_name.#index.unwrap_or_default()),
+        }
     });
     let elems: Vec<String> = differentiable
         .iter()

@@ -253,8 +253,12 @@ impl Generator<'_> {
         save.keep(quote!(#name))
     }
 
-    pub(super) fn target_prefix(&self, target: &Target) -> TokenStream {
+    pub(super) fn target_prefix(&self, target: &Target, id: usize) -> TokenStream {
         match target {
+            Target::Element { .. } => {
+                let stored = Self::stored(id);
+                quote!(let #stored =)
+            }
             Target::Let {
                 binding,
                 mutable,
@@ -276,10 +280,40 @@ impl Generator<'_> {
         }
     }
 
-    pub(super) fn target_binding(target: &Target) -> usize {
+    /// The value an element write stores, computed first into a local of its own.
+    pub(super) fn stored(id: usize) -> Ident {
+        mixed(&format!("stored{id}"))
+    }
+
+    /// What follows the op's `let`: the element write itself.
+    pub(super) fn target_suffix(&self, target: &Target, id: usize) -> TokenStream {
         match target {
-            Target::Let { binding, .. } | Target::Assign { binding } => *binding,
+            Target::Element {
+                binding,
+                index,
+                push,
+            } => {
+                let (array, stored) = (self.name(*binding), Self::stored(id));
+                if *push {
+                    quote!(#array.push(#stored);)
+                } else {
+                    quote!(#array[#index] = #stored;)
+                }
+            }
+            _ => quote!(),
         }
+    }
+
+    /// The name holding the op's value once computed.
+    pub(super) fn value_name(&self, target: &Target, id: usize) -> Ident {
+        match target {
+            Target::Element { .. } => Self::stored(id),
+            other => self.name(other.binding()).clone(),
+        }
+    }
+
+    pub(super) fn target_binding(target: &Target) -> usize {
+        target.binding()
     }
 
     /// The op's forward expression, as the user wrote it (operands rebuilt); on the 0-d
@@ -328,6 +362,10 @@ impl Generator<'_> {
                 let args = args.iter().map(Operand::fwd);
                 quote!(#func(#(#args),*))
             }
+            Op::Load { array, index, .. } => {
+                let array = self.name(*array);
+                quote!(#array[#index])
+            }
         }
     }
 
@@ -352,7 +390,19 @@ impl Generator<'_> {
     }
 
     fn forward_def(&self, id: usize, target: &Target, op: &Op, depth: usize) -> TokenStream {
-        let prefix = self.target_prefix(target);
+        let code = self.forward_def_value(id, target, op, depth);
+        let suffix = self.target_suffix(target, id);
+        let index = match target {
+            Target::Element { index, .. } if self.useful[target.binding()] && self.saving => {
+                self.save(format!("idx{id}"), depth).keep(quote!(#index))
+            }
+            _ => quote!(),
+        };
+        quote!(#code #index #suffix)
+    }
+
+    fn forward_def_value(&self, id: usize, target: &Target, op: &Op, depth: usize) -> TokenStream {
+        let prefix = self.target_prefix(target, id);
         let binding = Self::target_binding(target);
         if !self.useful[binding] {
             let expr = self.op_expr(op);
@@ -360,6 +410,14 @@ impl Generator<'_> {
         }
         let mut code = TokenStream::new();
         match op {
+            Op::Load { index, counter, .. } => {
+                // an index that is its loop's counter is recomputed by the adjoint
+                if counter.is_none() {
+                    code.extend(self.save(format!("load{id}"), depth).keep(quote!(#index)));
+                }
+                let expr = self.op_expr(op);
+                code.extend(quote!(#prefix #expr;));
+            }
             Op::Copy { .. } | Op::Neg(_) => {
                 let expr = self.op_expr(op);
                 code.extend(quote!(#prefix #expr;));
@@ -398,7 +456,7 @@ impl Generator<'_> {
                 code.extend(quote!(#prefix #expr;));
                 if *saves == Saves::Output {
                     let save = self.save(format!("out{id}"), depth);
-                    let name = self.name(binding);
+                    let name = self.value_name(target, id);
                     let value = match self.flavour {
                         Flavour::ZeroD(_) => quote!(#name),
                         _ => quote!(generated::own(&#name)),

@@ -167,6 +167,8 @@ pub struct Generator<'a> {
     /// For each region being reversed (the body, loops), innermost last: its id and the
     /// name of how its current run ended, if a jump may end it early.
     regions: RefCell<Vec<Option<(usize, TokenStream)>>>,
+    /// Writing `grad_into`: array parameters' shadows are the caller's buffers.
+    into: bool,
 }
 
 impl<'a> Generator<'a> {
@@ -181,7 +183,40 @@ impl<'a> Generator<'a> {
             scopes: Default::default(),
             saving: true,
             regions: Default::default(),
+            into: false,
         }
+    }
+
+    /// The generator of `grad_into` (scalar mode): gradients into the caller's buffers.
+    pub fn into_buffers(sig: &'a Signature, body: &'a Body) -> Self {
+        Generator {
+            into: true,
+            ..Generator::new(sig, body, Flavour::Scalar)
+        }
+    }
+
+    /// The name of an array parameter's length, saved by the forward code of `vjp`.
+    fn array_len(param: &Param) -> Ident {
+        mixed(&format!("len_{}", param.ident))
+    }
+
+    /// The name of `grad_into`'s buffer for a parameter's gradient: `d_<param>`.
+    fn into_buffer(param: &Param) -> Ident {
+        format_ident!("d_{}", param.ident)
+    }
+
+    /// `let len_a = a.len();` for each array parameter (its gradient's length).
+    fn array_lens(&self) -> TokenStream {
+        self.sig
+            .params
+            .iter()
+            .zip(&self.body.params)
+            .filter(|(_, b)| b.is_some_and(|b| self.body.bindings[b].array))
+            .map(|(param, _)| {
+                let (len, ident) = (Self::array_len(param), &param.ident);
+                quote!(let #len = #ident.len();)
+            })
+            .collect()
     }
 
     /// The forward code alone, on numbers: `primal_scalar`, which the function runs for
@@ -304,12 +339,8 @@ impl<'a> Generator<'a> {
             );
             quote!(let mut #cursor = #stack.len();)
         });
-        let outputs: Vec<TokenStream> = self.body.outputs.iter().map(|o| self.operand(o)).collect();
-        let value = if self.sig.tuple_output {
-            quote!((#(#outputs),*))
-        } else {
-            quote!(#(#outputs)*)
-        };
+        let value = self.value();
+        let lens = self.array_lens();
         let params = self.params();
         let (cot_ty, grads_ty) = (self.cotangent_type(), self.grads_type());
         let ret_ty = self.ret_type(item);
@@ -362,9 +393,96 @@ impl<'a> Generator<'a> {
                 #imports
                 #read_value
                 #(#stack_decls)*
+                #lens
                 #forward
                 let #value_name = #value;
                 (#value_name, #pullback)
+            }
+        }
+    }
+
+    /// The result, as the forward code computed it (`()` for a function that only writes
+    /// `&mut` arrays).
+    fn value(&self) -> TokenStream {
+        let outputs: Vec<TokenStream> = self.body.outputs.iter().map(|o| self.operand(o)).collect();
+        if self.sig.tuple_output {
+            quote!((#(#outputs),*))
+        } else if outputs.is_empty() {
+            quote!(())
+        } else {
+            quote!(#(#outputs)*)
+        }
+    }
+
+    /// `grad_into(params.., d_params..) -> value` (scalar mode): the forward code, then the
+    /// adjoint seeded with 1 (the result is a float) accumulating into the caller's
+    /// buffers: `&mut [F]` for an array parameter (of its length), `&mut F` for a float.
+    /// A `&mut [F]` output's buffer holds its cotangent on entry and, on return, the
+    /// cotangent of the array's values before the call (Enzyme's shadow).
+    pub fn grad_into_fn(&self, item: &ItemFn) -> TokenStream {
+        let forward = self.forward_body();
+        let adjoint = self.adjoint_fn_body();
+        let stacks = self.stacks.borrow();
+        let stack_decls = stacks.iter().map(|name| {
+            let stack = format_ident!("{}_stack", name);
+            quote!(let mut #stack = ::std::vec::Vec::new();)
+        });
+        let cursors = stacks.iter().map(|name| {
+            let (stack, cursor) = (
+                format_ident!("{}_stack", name),
+                format_ident!("{}_at", name),
+            );
+            quote!(let mut #cursor = #stack.len();)
+        });
+        let value = self.value();
+        let params = self.params();
+        let name = item.sig.ident.to_string();
+        let mut buffers = Vec::new();
+        let mut checks = Vec::new();
+        let mut scalars = TokenStream::new();
+        let grads = mixed("grads");
+        for (k, (param, binding)) in self.sig.params.iter().zip(&self.body.params).enumerate() {
+            if binding.is_none() {
+                continue;
+            }
+            let (buffer, elem, ident) = (
+                Self::into_buffer(param),
+                param.elem.as_ref().expect("differentiable"),
+                &param.ident,
+            );
+            if param.is_output_array() || matches!(param.kind, Kind::Array { .. }) {
+                buffers.push(quote!(#buffer: &mut [#elem]));
+                let param_name = ident.to_string();
+                checks.push(quote!(generated::check_shadow(#name, #param_name, #ident.len(), #buffer.len());));
+            } else {
+                buffers.push(quote!(#buffer: &mut #elem));
+                let index = syn::Index::from(k);
+                scalars.extend(quote!(if let Some(g) = #grads.#index { *#buffer += g; }));
+            }
+        }
+        let g = mixed("g");
+        let seed = match self.sig.outputs.first() {
+            Some(ty) => quote!(let #g: #ty = 1.0;),
+            None => quote!(let #g = ();),
+        };
+        let ret_ty = self.ret_type(item);
+        let generics = &item.sig.generics;
+        let where_clause = &generics.where_clause;
+        let value_name = mixed("value");
+        let imports = paths::imports();
+        quote! {
+            #[track_caller]
+            pub fn grad_into #generics (#(#params,)* #(#buffers),*) -> #ret_ty #where_clause {
+                #imports
+                #(#checks)*
+                #(#stack_decls)*
+                #forward
+                let #value_name = #value;
+                #seed
+                #(#cursors)*
+                let #grads = { #adjoint };
+                #scalars
+                #value_name
             }
         }
     }
@@ -434,6 +552,8 @@ impl<'a> Generator<'a> {
             .collect();
         if self.sig.tuple_output {
             quote!((#(Option<#outputs>),*))
+        } else if outputs.is_empty() {
+            quote!(())
         } else {
             quote!(#(#outputs)*)
         }

@@ -54,6 +54,9 @@ impl Generator<'_> {
         }
         let result = if self.sig.tuple_output {
             quote!(((#(#values),*), (#(#tangents),*)))
+        } else if values.is_empty() {
+            // Only `&mut` arrays are written: their tangents are in the caller's buffers.
+            quote!(((), ()))
         } else {
             quote!((#(#values)*, #(#tangents)*))
         };
@@ -61,9 +64,29 @@ impl Generator<'_> {
         let generics = &item.sig.generics;
         let where_clause = &generics.where_clause;
         let imports = paths::imports();
+        // An array's tangent is a shadow: the caller's values (copied if the body writes
+        // the array), or for a `&mut` output the caller's buffer, written in place.
+        let shadows =
+            self.sig
+                .params
+                .iter()
+                .zip(&self.body.params)
+                .filter_map(|(param, binding)| {
+                    let binding = (*binding)?;
+                    if !self.body.bindings[binding].array {
+                        return None;
+                    }
+                    let tangent = self.tangent(binding);
+                    Some(if param.is_output_array() {
+                        quote!(let mut #tangent = generated::Shadow::borrowed(#tangent);)
+                    } else {
+                        quote!(let mut #tangent = generated::Shadow::shared(#tangent);)
+                    })
+                });
         quote! {
             pub fn jvp #generics (#(#params,)* #(#tangent_params),*) -> (#ret_ty, #ret_ty) #where_clause {
                 #imports
+                #(#shadows)*
                 #code
                 #finish
                 #result
@@ -76,6 +99,16 @@ impl Generator<'_> {
     /// tell a float parameter from a data one. A float parameter's entry is its tangent or
     /// `NoTangent` (a constant argument, tangent zero), a data parameter's `NoTangent`.
     pub fn jvp_call_fn(&self, item: &ItemFn) -> TokenStream {
+        if self
+            .body
+            .params
+            .iter()
+            .flatten()
+            .any(|&b| self.body.bindings[b].array)
+        {
+            // Arrays are never passed whole to another annotated function: no caller.
+            return quote!();
+        }
         let generated = paths::generated();
         let params = self.params();
         let mut entry_types = Vec::new();
@@ -98,6 +131,10 @@ impl Generator<'_> {
         let where_clause = &generics.where_clause;
         let tangents_name = mixed("tangents");
         quote! {
+            /// `jvp` with one tangent entry per parameter, as the tangent code of another
+            /// annotated function calls it (`NoTangent` for a constant or data argument).
+            #[doc(hidden)]
+            #[inline]
             pub fn jvp_call #generics (#(#params,)* #tangents_name: (#(#entry_types,)*)) -> (#ret_ty, #ret_ty) #where_clause {
                 let (#(#entries,)*) = #tangents_name;
                 Self::jvp(#(#args,)* #(#tangents),*)
@@ -114,9 +151,15 @@ impl Generator<'_> {
             .zip(&self.body.params)
             .filter_map(|(param, binding)| {
                 let binding = (*binding)?;
-                debug_assert!(matches!(param.kind, Kind::Float { .. }), "scalar mode");
                 let tangent = self.tangent(binding);
                 let elem = param.elem.as_ref().expect("a float parameter");
+                if param.is_output_array() {
+                    return Some(quote!(#tangent: &mut [#elem]));
+                }
+                if let Kind::Array { .. } = param.kind {
+                    return Some(quote!(#tangent: &[#elem]));
+                }
+                debug_assert!(matches!(param.kind, Kind::Float { .. }), "scalar mode");
                 // Assigned where the parameter is, when it is `mut`.
                 let mutability = param.mutable.then(|| quote!(mut));
                 Some(quote!(#mutability #tangent: #elem))
@@ -224,8 +267,12 @@ impl Generator<'_> {
     }
 
     /// `let [mut] tan_x[: ty] =` or `tan_x =`, as the value's own target.
-    fn tangent_prefix(&self, target: &Target) -> TokenStream {
+    fn tangent_prefix(&self, target: &Target, id: usize) -> TokenStream {
         match target {
+            Target::Element { .. } => {
+                let tangent = Self::tangent_stored(id);
+                quote!(let #tangent =)
+            }
             Target::Let {
                 binding,
                 mutable,
@@ -260,15 +307,54 @@ impl Generator<'_> {
     /// the output (`exp`'s) the output: so the tangent is computed before the value, or
     /// just after it; either way from the operands' tangents before the op assigns any
     /// (`y = y * x` reads the old `y` and `tan_y`).
+    fn tangent_stored(id: usize) -> syn::Ident {
+        mixed(&format!("tan_stored{id}"))
+    }
+
+    /// [`tangent_def_value`](Self::tangent_def_value), then for an element write the
+    /// write itself and its tangent's.
     fn tangent_def(&self, id: usize, target: &Target, op: &Op) -> TokenStream {
-        let prefix = self.target_prefix(target);
-        let tangent_prefix = self.tangent_prefix(target);
+        let code = self.tangent_def_value(id, target, op);
+        let suffix = self.target_suffix(target, id);
+        let tangent_suffix = match target {
+            Target::Element {
+                binding,
+                index,
+                push,
+            } if self.body.bindings[*binding].active => {
+                let (tangent, stored) = (self.tangent(*binding), Self::tangent_stored(id));
+                if *push {
+                    quote!(#tangent.push_at(#index, #stored);)
+                } else {
+                    quote!(#tangent.set(#index, #stored);)
+                }
+            }
+            _ => quote!(),
+        };
+        quote!(#code #suffix #tangent_suffix)
+    }
+
+    fn tangent_def_value(&self, id: usize, target: &Target, op: &Op) -> TokenStream {
+        let prefix = self.target_prefix(target, id);
+        let tangent_prefix = self.tangent_prefix(target, id);
         let binding = Self::target_binding(target);
-        let name = self.name(binding);
+        let name = &self.value_name(target, id);
         if !self.body.bindings[binding].active {
             // A constant (computed by code that may jump): no tangent.
             let expr = self.op_expr(op);
             return quote!(#prefix #expr;);
+        }
+        if self.body.bindings[binding].array && !matches!(target, Target::Element { .. }) {
+            // A new array of constants: its tangent is zero, a shadow that grows as needed.
+            let expr = self.op_expr(op);
+            let tangent = self.tangent(binding);
+            return match target {
+                Target::Let { .. } => quote! {
+                    #prefix #expr;
+                    let mut #tangent = generated::Shadow::growable();
+                },
+                _ => quote!(#prefix #expr; #tangent.clear();),
+            };
         }
         // The tangent of a value computed from constants alone.
         let zero = quote!(#tangent_prefix generated::zero_like(&#name););
@@ -398,6 +484,11 @@ impl Generator<'_> {
                 }
             }
             Op::Trace { .. } => unreachable!("scalar mode replays no call on a sub-tape"),
+            Op::Load { array, index, .. } => {
+                let expr = self.op_expr(op);
+                let tangent = self.tangent(*array);
+                quote!(#prefix #expr; #tangent_prefix #tangent.get(#index);)
+            }
         }
     }
 }

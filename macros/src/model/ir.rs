@@ -20,6 +20,10 @@ pub struct Binding {
     pub tangent: Ident,
     /// Whether it depends on a differentiable input.
     pub active: bool,
+    /// Whether it is an array, slice or `Vec` of floats (scalar mode): its slot is a
+    /// `generated::Shadow`, its tangent a shadow too, and it is read and written only
+    /// element by element ([`Op::Load`], [`Target::Element`]).
+    pub array: bool,
 }
 
 /// An operand of an operation.
@@ -116,6 +120,24 @@ pub enum Op {
     /// A call to another `#[differentiable]` function, through its generated `vjp`
     /// (scalar mode): the function and its arguments.
     Call { func: Path, args: Vec<Operand> },
+    /// `array[index]` of an active array (scalar mode). `index` is the name of a `usize`
+    /// local the lowering bound just before (a `Stmt::Plain`), so that the forward code
+    /// saves the index it read and the adjoint adds into that element of the shadow.
+    Load {
+        array: BindingId,
+        index: Ident,
+        counter: Option<Counter>,
+    },
+}
+
+/// A read whose index is the counter of the loop around it, a `for k in 0..n` or
+/// `for k in (0..n).rev()` of the iterator desugaring: the adjoint recomputes the index
+/// from the iteration it replays (`t`, or `n - 1 - t`, the trip count being `n`) instead
+/// of saving it. A reversed loop a jump may end early saves its indices as any read.
+#[derive(Clone, Copy)]
+pub struct Counter {
+    pub loop_id: usize,
+    pub reversed: bool,
 }
 
 /// Where an operation's value goes.
@@ -129,6 +151,28 @@ pub enum Target {
     },
     /// `name = ...` for a binding declared earlier.
     Assign { binding: BindingId },
+    /// `array[index] = ...` (or `array.push(...)`, then `index` is the length before the
+    /// push) of an active array: `index` names a `usize` local bound just before. The
+    /// adjoint takes the shadow's element (reads and zeroes it): the value overwritten
+    /// does not reach the result through this element any more. Nothing is restored: every
+    /// value a rule needs was saved at the op that read it (a `Load` copies the element
+    /// into a temporary first), so overwriting an element never changes a saved value.
+    Element {
+        binding: BindingId,
+        index: Ident,
+        push: bool,
+    },
+}
+
+impl Target {
+    /// The binding written (the array, for an element).
+    pub fn binding(&self) -> BindingId {
+        match self {
+            Target::Let { binding, .. }
+            | Target::Assign { binding }
+            | Target::Element { binding, .. } => *binding,
+        }
+    }
 }
 
 /// A `match` arm.
@@ -242,6 +286,9 @@ pub struct Body {
     /// the results: declared before the body, which runs as a labelled block that the
     /// jumps leave, at depth 1 (everything saved on stacks).
     pub returned: Option<Vec<BindingId>>,
+    /// The `&mut` array parameters the function writes: results too, their cotangents
+    /// given by the caller.
+    pub written: Vec<BindingId>,
 }
 
 impl Block {

@@ -5,7 +5,8 @@
 //! recorded on tapes as one fused node), in *scalar mode* when it works on plain `f32`/`f64`
 //! numbers (it gets a tape-free gradient).
 
-use quote::quote;
+use proc_macro2::TokenStream;
+use quote::{ToTokens, quote};
 use syn::{FnArg, GenericArgument, Ident, ItemFn, Pat, PathArguments, ReturnType, Type};
 
 use crate::generate::paths;
@@ -29,8 +30,22 @@ pub enum Kind {
     /// `f32`/`f64` (or a reference to one): differentiable in scalar mode, a constant in
     /// tensor mode (no tape can track a plain number).
     Float { by_ref: bool },
-    /// Anything else (sizes, flags, integer tensors, slices): a constant.
+    /// An array, slice or `Vec` of `f32`/`f64` (`&[F]`, `&mut [F]`, `[F; N]`, `&[F; N]`,
+    /// `Vec<F>`, `&Vec<F>`, `&mut Vec<F>`): differentiable in scalar mode, element by
+    /// element through a shadow buffer; a constant in tensor mode.
+    Array { form: ArrayForm, by_mut_ref: bool },
+    /// Anything else (sizes, flags, integer tensors, slices of other types, parameters
+    /// held by `constant(..)`): a constant.
     Constant,
+}
+
+/// The shape of an array parameter, which its gradient takes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ArrayForm {
+    /// `[F]` or `Vec<F>`: the gradient is a `Vec<F>`.
+    Slice,
+    /// `[F; N]`: the gradient is a `[F; N]` (the length, as written).
+    Fixed(String),
 }
 
 /// One parameter.
@@ -62,12 +77,23 @@ impl Param {
     pub fn differentiable(&self, mode: Mode) -> bool {
         match self.kind {
             Kind::Tensor { .. } | Kind::Variable => true,
-            Kind::Float { .. } => mode == Mode::Scalar,
+            Kind::Float { .. } | Kind::Array { .. } => mode == Mode::Scalar,
             Kind::Constant => false,
         }
     }
 
-    /// The type of this parameter's cotangent (`Tensor<F>` or `F`).
+    /// Whether this is an array parameter the function writes (`&mut [F]`).
+    pub fn is_output_array(&self) -> bool {
+        matches!(
+            self.kind,
+            Kind::Array {
+                by_mut_ref: true,
+                ..
+            }
+        )
+    }
+
+    /// The type of this parameter's cotangent (`Tensor<F>`, `F`, `Vec<F>` or `[F; N]`).
     pub fn cotangent_type(&self) -> proc_macro2::TokenStream {
         let elem = self
             .elem
@@ -78,6 +104,14 @@ impl Param {
                 let private = paths::private();
                 quote!(#private::Tensor<#elem>)
             }
+            Kind::Array {
+                form: ArrayForm::Fixed(ref len),
+                ..
+            } => {
+                let len: TokenStream = len.parse().expect("printed from tokens");
+                quote!([#elem; #len])
+            }
+            Kind::Array { .. } => quote!(::std::vec::Vec<#elem>),
             _ => quote!(#elem),
         }
     }
@@ -179,10 +213,22 @@ pub fn parse(item: &ItemFn) -> Option<Signature> {
             continue;
         }
         let ty = (*typed.ty).clone();
-        if matches!(&ty, Type::Reference(reference) if reference.mutability.is_some()) {
+        let by_mut_ref =
+            matches!(&ty, Type::Reference(reference) if reference.mutability.is_some());
+        let (inner, by_ref) = strip_ref(&ty);
+        if let Some((form, elem)) = float_array(inner) {
+            params.push(Param {
+                ident: pat.ident.clone(),
+                mutable: pat.mutability.is_some(),
+                kind: Kind::Array { form, by_mut_ref },
+                elem: Some(elem.clone()),
+                ty,
+            });
             continue;
         }
-        let (inner, by_ref) = strip_ref(&ty);
+        if by_mut_ref {
+            continue;
+        }
         let (kind, elem) = match container(inner) {
             Some((name, elem)) if is_float(elem, &type_params) => {
                 let kind = if name == "Tensor" {
@@ -215,14 +261,18 @@ pub fn parse(item: &ItemFn) -> Option<Signature> {
         });
     }
 
-    let ReturnType::Type(_, ty) = &sig.output else {
-        return None;
-    };
-    let (outputs, tuple_output) = match &**ty {
-        Type::Tuple(tuple) if !tuple.elems.is_empty() => {
-            (tuple.elems.iter().cloned().collect::<Vec<_>>(), true)
-        }
-        other => (vec![other.clone()], false),
+    let writes_arrays = params.iter().any(Param::is_output_array);
+    let (outputs, tuple_output) = match &sig.output {
+        // A function that only writes `&mut` arrays: its results are those.
+        ReturnType::Default if writes_arrays => (Vec::new(), false),
+        ReturnType::Default => return None,
+        ReturnType::Type(_, ty) => match &**ty {
+            Type::Tuple(tuple) if tuple.elems.is_empty() && writes_arrays => (Vec::new(), false),
+            Type::Tuple(tuple) if !tuple.elems.is_empty() => {
+                (tuple.elems.iter().cloned().collect::<Vec<_>>(), true)
+            }
+            other => (vec![other.clone()], false),
+        },
     };
 
     let mode = if params
@@ -234,6 +284,15 @@ pub fn parse(item: &ItemFn) -> Option<Signature> {
     } else {
         Mode::Scalar
     };
+    if mode == Mode::Tensor {
+        // No tape tracks plain numbers: in tensor mode float arrays are data.
+        for param in &mut params {
+            if let Kind::Array { .. } = param.kind {
+                param.kind = Kind::Constant;
+                param.elem = None;
+            }
+        }
+    }
     Some(Signature {
         mode,
         params,
@@ -302,4 +361,49 @@ pub fn with_runtime_float_bounds(item: &ItemFn, sig: &Signature) -> ItemFn {
         );
     }
     item
+}
+
+/// `[F]`, `[F; N]` or `Vec<F>` with `F` = `f32`/`f64`: the form and `F`.
+pub fn float_array(ty: &Type) -> Option<(ArrayForm, &Type)> {
+    match ty {
+        Type::Slice(slice) if is_float(&slice.elem, &[]) => Some((ArrayForm::Slice, &slice.elem)),
+        Type::Array(array) if is_float(&array.elem, &[]) => Some((
+            ArrayForm::Fixed(array.len.to_token_stream().to_string()),
+            &array.elem,
+        )),
+        Type::Paren(paren) => float_array(&paren.elem),
+        _ => match last_segment(ty) {
+            Some((ident, Some(elem))) if ident == "Vec" && is_float(elem, &[]) => {
+                Some((ArrayForm::Slice, elem))
+            }
+            _ => None,
+        },
+    }
+}
+
+/// Holds the parameters `names` constant (`#[differentiable(constant(..))]`): data, with
+/// no gradient. A name that is no parameter is an error.
+pub fn hold_constant(cx: &crate::ctxt::Ctxt, sig: &mut Signature, names: &[Ident]) {
+    for name in names {
+        match sig.params.iter_mut().find(|p| &p.ident == name) {
+            Some(param) => {
+                if let Kind::Array {
+                    by_mut_ref: true, ..
+                } = param.kind
+                {
+                    cx.error_spanned_by(
+                        name,
+                        "a `&mut` array is an output of the function: it cannot be held constant",
+                    );
+                    continue;
+                }
+                param.kind = Kind::Constant;
+                param.elem = None;
+            }
+            None => cx.error_spanned_by(
+                name,
+                format_args!("`{name}` is no parameter of this function"),
+            ),
+        }
+    }
 }

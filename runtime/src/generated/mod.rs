@@ -7,11 +7,13 @@
 //! - `trace`: sub-tapes for ops with no elementwise rule;
 //! - `tangent`: the helpers of the tape-free tangent code (`f::jvp`) besides the rules;
 //! - `parts`: the cotangent of a tuple result from its parts;
+//! - `shadow`: the cotangent and tangent buffers of float arrays, slices and `Vec`s;
 //! - `scalar`: the forward kernels on plain numbers (the 0-d path).
 
 mod adjoint;
 mod fused;
 mod parts;
+mod shadow;
 mod tangent;
 mod trace;
 
@@ -20,6 +22,7 @@ pub use crate::tape::closure::record_closure;
 pub use adjoint::*;
 pub use fused::*;
 pub use parts::*;
+pub use shadow::*;
 pub use tangent::*;
 pub use trace::*;
 

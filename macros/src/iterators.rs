@@ -1,0 +1,469 @@
+//! The iterator forms over float arrays, desugared into indexed loops before lowering
+//! (scalar mode): a rewrite of the syntax, no runtime of its own. Lowering then sees only
+//! element reads and writes (`a[k]`), which it differentiates through shadow buffers.
+//!
+//! - `for v in a.iter()` (also `for v in a`, `for v in &a`, `for &v in a.iter()`,
+//!   `.copied()`, `.cloned()`) is `for k in 0..a.len() { let v = a[k]; .. }`, with `*v`
+//!   read as `v`;
+//! - `.enumerate()` binds the position, `.zip(b)` a second array at the same index (the
+//!   shorter length wins), `.rev()` runs the indices backwards (`(0..n).rev()`; a position
+//!   taken by `enumerate` before the `rev` counts from the other end);
+//! - `for v in a.iter_mut()` (or `&mut a`) reads `*v` as the place `a[k]`, so `*v = e`
+//!   and `*v += e` are element writes;
+//! - `.sum()`, `.product()`, `.fold(init, |acc, v| e)` (or `.fold(init, f64::max)`),
+//!   after an optional `.map(|v| e)`, are a block computing the accumulator in such a
+//!   loop: `{ let mut acc = 0.0; for k in 0..a.len() { let v = a[k]; acc = acc + e; } acc }`.
+//!
+//! Only chains over the names of float arrays (array parameters, locals made by
+//! `vec![..]`, `[..]`, `Vec::new()`, `Vec::with_capacity(..)` or typed so) are rewritten;
+//! anything else is left for lowering (which rejects a loop over a differentiable value).
+//! The rewrite is exact: every element is read where and as often as the iterator would
+//! read it, and the body runs as written.
+
+use std::collections::HashSet;
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::visit::{self, Visit};
+use syn::visit_mut::{self, VisitMut};
+use syn::{Expr, Ident, Pat};
+
+use crate::syntax::{mixed, single_ident, strip_parens};
+
+/// Rewrites the iterator forms over `arrays` (and the body's local float arrays) in
+/// `stmts`.
+pub fn desugar(stmts: Vec<syn::Stmt>, mut arrays: HashSet<String>) -> Vec<syn::Stmt> {
+    let mut locals = Locals(&mut arrays);
+    for stmt in &stmts {
+        locals.visit_stmt(stmt);
+    }
+    let mut rewriter = Rewriter { arrays, next: 0 };
+    let mut block = syn::Block {
+        brace_token: Default::default(),
+        stmts,
+    };
+    rewriter.visit_block_mut(&mut block);
+    block.stmts
+}
+
+/// Collects the names of the body's local float arrays.
+struct Locals<'a>(&'a mut HashSet<String>);
+
+impl<'ast> Visit<'ast> for Locals<'_> {
+    fn visit_local(&mut self, local: &'ast syn::Local) {
+        if crate::lower::is_array_local(local) {
+            let pat = match &local.pat {
+                Pat::Type(typed) => &*typed.pat,
+                other => other,
+            };
+            if let Pat::Ident(ident) = pat {
+                self.0.insert(ident.ident.to_string());
+            }
+        }
+        visit::visit_local(self, local);
+    }
+}
+
+/// What one step of an iterator chain yields.
+#[derive(Clone)]
+enum Item {
+    /// An element `array[k]`: by reference (`iter`), by value (`copied`), or mutable
+    /// (`iter_mut`, a place).
+    Elem {
+        array: Ident,
+        by_ref: bool,
+        mutable: bool,
+    },
+    /// A position (`enumerate`).
+    Position(TokenStream),
+    Tuple(Vec<Item>),
+}
+
+/// A chain of iterator adapters over arrays, all read at one index.
+struct Chain {
+    /// The arrays read (their lengths bound the loop).
+    arrays: Vec<Ident>,
+    item: Item,
+    reversed: bool,
+    /// A trailing `.map(|pat| e)`.
+    map: Option<syn::ExprClosure>,
+}
+
+struct Rewriter {
+    arrays: HashSet<String>,
+    next: usize,
+}
+
+impl Rewriter {
+    fn fresh(&mut self, stem: &str) -> Ident {
+        self.next += 1;
+        mixed(&format!("{stem}{}", self.next))
+    }
+
+    fn array(&self, expr: &Expr) -> Option<Ident> {
+        let ident = single_ident(strip_parens(expr))?;
+        self.arrays
+            .contains(&ident.to_string())
+            .then(|| ident.clone())
+    }
+
+    /// A source: `a.iter()`, `a.iter_mut()`, `a.into_iter()`, `&a`, `&mut a`, and `a`
+    /// itself where `bare` allows (a `for` loop's or a `zip`'s argument).
+    fn source(&self, expr: &Expr, bare: bool) -> Option<Item> {
+        match strip_parens(expr) {
+            Expr::MethodCall(call) if call.args.is_empty() => {
+                let array = self.array(&call.receiver)?;
+                let (by_ref, mutable) = match call.method.to_string().as_str() {
+                    "iter" => (true, false),
+                    "iter_mut" => (true, true),
+                    "into_iter" => (false, false),
+                    _ => return None,
+                };
+                Some(Item::Elem {
+                    array,
+                    by_ref,
+                    mutable,
+                })
+            }
+            Expr::Reference(reference) if bare => Some(Item::Elem {
+                array: self.array(&reference.expr)?,
+                by_ref: true,
+                mutable: reference.mutability.is_some(),
+            }),
+            other if bare => Some(Item::Elem {
+                array: self.array(other)?,
+                by_ref: false,
+                mutable: false,
+            }),
+            _ => None,
+        }
+    }
+
+    fn chain(&self, expr: &Expr, bare: bool) -> Option<Chain> {
+        if let Some(item) = self.source(expr, bare) {
+            let Item::Elem { array, .. } = &item else {
+                unreachable!("a source is an element")
+            };
+            return Some(Chain {
+                arrays: vec![array.clone()],
+                item,
+                reversed: false,
+                map: None,
+            });
+        }
+        let Expr::MethodCall(call) = strip_parens(expr) else {
+            return None;
+        };
+        let mut chain = self.chain(&call.receiver, false)?;
+        if chain.map.is_some() {
+            // Only a reduction may follow a `map`.
+            return None;
+        }
+        match (call.method.to_string().as_str(), call.args.len()) {
+            ("copied" | "cloned", 0) => chain.item = by_value(chain.item),
+            ("rev", 0) => chain.reversed = !chain.reversed,
+            ("enumerate", 0) => {
+                let n = length(&chain.arrays);
+                let k = index_var();
+                let position = if chain.reversed {
+                    quote!((#n - 1 - #k))
+                } else {
+                    quote!(#k)
+                };
+                chain.item = Item::Tuple(vec![Item::Position(position), chain.item]);
+            }
+            ("zip", 1) if !chain.reversed => {
+                let other = self.source(&call.args[0], true)?;
+                let Item::Elem { array, .. } = &other else {
+                    return None;
+                };
+                chain.arrays.push(array.clone());
+                chain.item = Item::Tuple(vec![chain.item, other]);
+            }
+            ("map", 1) => match strip_parens(&call.args[0]) {
+                Expr::Closure(closure) if closure.inputs.len() == 1 => {
+                    chain.map = Some(closure.clone())
+                }
+                _ => return None,
+            },
+            _ => return None,
+        }
+        Some(chain)
+    }
+
+    /// `let` statements binding `pat` to `item` (values first, into temporaries, so that
+    /// a name the pattern binds cannot change what the other parts read), and the
+    /// rewrites of `*name` in the body: to `name` (an element read by reference) or to
+    /// the place `a[k]` (a mutable element).
+    fn bind(
+        &mut self,
+        pat: &Pat,
+        item: &Item,
+        lets: &mut Vec<TokenStream>,
+        binds: &mut Vec<TokenStream>,
+        derefs: &mut Vec<(String, Expr)>,
+    ) -> Option<()> {
+        let k = index_var();
+        match (pat, item) {
+            (Pat::Type(typed), _) => self.bind(&typed.pat, item, lets, binds, derefs),
+            (Pat::Wild(_), _) => Some(()),
+            (Pat::Paren(paren), _) => self.bind(&paren.pat, item, lets, binds, derefs),
+            (Pat::Reference(reference), Item::Elem { array, by_ref, .. }) if *by_ref => {
+                let by_value = Item::Elem {
+                    array: array.clone(),
+                    by_ref: false,
+                    mutable: false,
+                };
+                self.bind(&reference.pat, &by_value, lets, binds, derefs)
+            }
+            (Pat::Ident(ident), Item::Elem { array, mutable, .. })
+                if ident.by_ref.is_none() && ident.subpat.is_none() =>
+            {
+                let name = &ident.ident;
+                if *mutable {
+                    derefs.push((name.to_string(), syn::parse_quote!(#array[#k])));
+                    return Some(());
+                }
+                let temp = self.fresh("elem");
+                lets.push(quote!(let #temp = #array[#k];));
+                let mutability = &ident.mutability;
+                binds.push(quote!(let #mutability #name = #temp;));
+                derefs.push((name.to_string(), syn::parse_quote!(#name)));
+                Some(())
+            }
+            (Pat::Ident(ident), Item::Position(position))
+                if ident.by_ref.is_none() && ident.subpat.is_none() =>
+            {
+                let name = &ident.ident;
+                let mutability = &ident.mutability;
+                binds.push(quote!(let #mutability #name: usize = #position;));
+                Some(())
+            }
+            (Pat::Tuple(tuple), Item::Tuple(items)) if tuple.elems.len() == items.len() => {
+                for (pat, item) in tuple.elems.iter().zip(items) {
+                    self.bind(pat, item, lets, binds, derefs)?;
+                }
+                Some(())
+            }
+            _ => None,
+        }
+    }
+
+    /// The loop's range, the `let`s starting each iteration for `pat` over `chain`, and
+    /// the rewrites of `*name` in the body.
+    fn head(&mut self, pat: &Pat, chain: &Chain) -> Option<Head> {
+        let (mut lets, mut binds, mut derefs) = (Vec::new(), Vec::new(), Vec::new());
+        self.bind(pat, &chain.item, &mut lets, &mut binds, &mut derefs)?;
+        let n = length(&chain.arrays);
+        let range = if chain.reversed {
+            quote!((0..#n).rev())
+        } else {
+            quote!(0..#n)
+        };
+        Some(Head {
+            range,
+            lets: quote!(#(#lets)* #(#binds)*),
+            derefs,
+        })
+    }
+
+    /// `for pat in chain { body }` as an indexed loop.
+    fn for_loop(&mut self, for_loop: &syn::ExprForLoop) -> Option<Expr> {
+        let chain = self.chain(&for_loop.expr, true)?;
+        if chain.map.is_some() {
+            return None;
+        }
+        let Head {
+            range,
+            lets,
+            derefs,
+        } = self.head(&for_loop.pat, &chain)?;
+        let k = index_var();
+        let mut body = for_loop.body.clone();
+        Derefs(&derefs).visit_block_mut(&mut body);
+        let stmts = &body.stmts;
+        let label = &for_loop.label;
+        Some(syn::parse_quote!(#label for #k in #range { #lets #(#stmts)* }))
+    }
+
+    /// `chain.sum()`, `.product()`, `.fold(..)` as a block computing the accumulator.
+    fn reduction(&mut self, call: &syn::ExprMethodCall) -> Option<Expr> {
+        let method = call.method.to_string();
+        let chain = self.chain(&call.receiver, false)?;
+        let acc = self.fresh("acc");
+        // The item's value in the loop (the closure's body after its pattern's `let`s).
+        let (pat, value): (Pat, Expr) = match &chain.map {
+            Some(closure) => {
+                let pat = closure.inputs[0].clone();
+                (pat, (*closure.body).clone())
+            }
+            None => {
+                let item = self.fresh("item");
+                (syn::parse_quote!(#item), syn::parse_quote!(#item))
+            }
+        };
+        let k = index_var();
+        let (init, update): (TokenStream, TokenStream) = match (method.as_str(), call.args.len()) {
+            ("sum", 0) => (
+                typed_init(call, quote!(0.0)),
+                quote!(#acc = #acc + (#value);),
+            ),
+            ("product", 0) => (
+                typed_init(call, quote!(1.0)),
+                quote!(#acc = #acc * (#value);),
+            ),
+            ("fold", 2) => {
+                let init = &call.args[0];
+                match strip_parens(&call.args[1]) {
+                    Expr::Closure(closure) if closure.inputs.len() == 2 => {
+                        let acc_pat = &closure.inputs[0];
+                        let Pat::Ident(_) = strip_pat_type(acc_pat) else {
+                            return None;
+                        };
+                        let acc_pat = strip_pat_type(acc_pat);
+                        if chain.map.is_some() {
+                            return None;
+                        }
+                        // the fold's closure takes the item as its second argument
+                        let Head {
+                            range,
+                            lets,
+                            derefs,
+                        } = self.head(&closure.inputs[1], &chain)?;
+                        let mut body: Expr = (*closure.body).clone();
+                        Derefs(&derefs).visit_expr_mut(&mut body);
+                        return Some(syn::parse_quote!({
+                            let mut #acc = #init;
+                            for #k in #range {
+                                #lets
+                                let #acc_pat = #acc;
+                                #acc = #body;
+                            }
+                            #acc
+                        }));
+                    }
+                    // `f64::max`: the method, which lowering knows
+                    Expr::Path(func)
+                        if func.path.segments.len() == 2
+                            && ["f32", "f64"]
+                                .iter()
+                                .any(|ty| func.path.segments[0].ident == ty) =>
+                    {
+                        let method = &func.path.segments[1].ident;
+                        (quote!(= #init), quote!(#acc = #acc.#method(#value);))
+                    }
+                    Expr::Path(func) => (quote!(= #init), quote!(#acc = #func(#acc, #value);)),
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        };
+        let Head {
+            range,
+            lets,
+            derefs,
+        } = self.head(&pat, &chain)?;
+        let mut update: Expr = syn::parse2(quote!({ #update })).ok()?;
+        Derefs(&derefs).visit_expr_mut(&mut update);
+        Some(syn::parse_quote!({
+            let mut #acc #init;
+            for #k in #range {
+                #lets
+                #update
+            }
+            #acc
+        }))
+    }
+}
+
+impl VisitMut for Rewriter {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        // Inner forms first: a closure's body or a loop's body may hold reductions.
+        visit_mut::visit_expr_mut(self, expr);
+        let rewritten = match expr {
+            Expr::ForLoop(for_loop) => self.for_loop(for_loop),
+            Expr::MethodCall(call) => self.reduction(call),
+            _ => None,
+        };
+        if let Some(rewritten) = rewritten {
+            *expr = rewritten;
+        }
+    }
+
+    // Items have bodies of their own.
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// Rewrites `*name` for the names an iteration binds: to the name (read by value) or to
+/// the element's place (a mutable element).
+struct Derefs<'d>(&'d [(String, Expr)]);
+
+impl VisitMut for Derefs<'_> {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        if let Expr::Unary(unary) = expr
+            && matches!(unary.op, syn::UnOp::Deref(_))
+            && let Some(ident) = single_ident(strip_parens(&unary.expr))
+            && let Some((_, place)) = self.0.iter().find(|(name, _)| ident == name)
+        {
+            *expr = place.clone();
+            return;
+        }
+        visit_mut::visit_expr_mut(self, expr);
+    }
+}
+
+/// The loop variable of a desugared loop (one per loop: inner loops shadow it).
+fn index_var() -> Ident {
+    mixed("gradtape_k")
+}
+
+/// The loop's length: the shortest array's.
+fn length(arrays: &[Ident]) -> TokenStream {
+    let (first, rest) = arrays.split_first().expect("a source");
+    let mut n = quote!(#first.len());
+    for array in rest {
+        n = quote!(#n.min(#array.len()));
+    }
+    n
+}
+
+/// An element read by value.
+fn by_value(item: Item) -> Item {
+    match item {
+        Item::Elem { array, mutable, .. } => Item::Elem {
+            array,
+            by_ref: false,
+            mutable,
+        },
+        Item::Tuple(items) => Item::Tuple(items.into_iter().map(by_value).collect()),
+        other => other,
+    }
+}
+
+fn strip_pat_type(pat: &Pat) -> &Pat {
+    match pat {
+        Pat::Type(typed) => &typed.pat,
+        other => other,
+    }
+}
+
+/// The accumulator's `: ty = init` (`sum::<f64>()`), or `= init` (its type inferred from
+/// the items).
+fn typed_init(call: &syn::ExprMethodCall, init: TokenStream) -> TokenStream {
+    match &call.turbofish {
+        Some(turbofish) => {
+            let ty = &turbofish.args;
+            quote!(: #ty = #init)
+        }
+        None => quote!(= #init),
+    }
+}
+
+/// A desugared loop's head.
+struct Head {
+    range: TokenStream,
+    /// The `let`s starting each iteration.
+    lets: TokenStream,
+    /// The rewrites of `*name` in the body.
+    derefs: Vec<(String, Expr)>,
+}

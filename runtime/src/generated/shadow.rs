@@ -1,0 +1,179 @@
+//! Shadow buffers: the cotangent (or tangent) of an array, slice or `Vec` of floats in the
+//! scalar-mode code of `#[differentiable]` (Enzyme's shadow memory). Element `i` of the
+//! shadow belongs to element `i` of the array: the adjoint of a read `a[i]` adds into it,
+//! the adjoint of a write `a[i] = e` takes it (reads and zeroes: the old value of `a[i]`
+//! does not reach the result through this element any more).
+//!
+//! A shadow either owns its numbers (a parameter's gradient in `f::vjp`, a local buffer's
+//! cotangent, which grows as indices beyond its end are met: the buffer may have grown by
+//! `push`) or borrows the caller's buffer (`f::grad_into`, which then allocates nothing
+//! for it). A borrowed shadow has the length of its array, checked up front.
+
+use core::ops::Add;
+
+/// The shadow of one array: element `i` holds the cotangent (or tangent) of element `i`;
+/// owned (growing with the indices met) or the caller's buffer.
+///
+/// ```
+/// use gradtape_runtime::generated::Shadow;
+/// let mut d = Shadow::<f64>::zeros(3);
+/// d.add(1, 2.0);
+/// d.add(1, 0.5);
+/// assert_eq!(d.take(1), 2.5);
+/// assert_eq!(d.get(1), 0.0);
+/// assert_eq!(d.into_vec(), vec![0.0, 0.0, 0.0]);
+/// ```
+pub struct Shadow<'b, F> {
+    data: Data<'b, F>,
+}
+
+enum Data<'b, F> {
+    Owned(Vec<F>),
+    Borrowed(&'b mut [F]),
+    /// A tangent given by the caller, copied on its first write.
+    Shared(&'b [F]),
+}
+
+impl<'b, F: Copy + Default + Add<Output = F>> Shadow<'b, F> {
+    /// `len` zeros, owned.
+    pub fn zeros(len: usize) -> Self {
+        Shadow {
+            data: Data::Owned(vec![F::default(); len]),
+        }
+    }
+
+    /// An empty owned shadow that grows with the indices it meets (a local buffer's).
+    pub fn growable() -> Self {
+        Shadow {
+            data: Data::Owned(Vec::new()),
+        }
+    }
+
+    /// The caller's buffer as the shadow: the adjoint accumulates into it in place.
+    pub fn borrowed(buffer: &'b mut [F]) -> Self {
+        Shadow {
+            data: Data::Borrowed(buffer),
+        }
+    }
+
+    /// The caller's read-only values (a tangent), copied only if written.
+    pub fn shared(values: &'b [F]) -> Self {
+        Shadow {
+            data: Data::Shared(values),
+        }
+    }
+
+    fn values(&self) -> &[F] {
+        match &self.data {
+            Data::Owned(values) => values,
+            Data::Borrowed(values) => values,
+            Data::Shared(values) => values,
+        }
+    }
+
+    /// The element `i`, grown to it if owned (a borrowed shadow has its array's length:
+    /// an index beyond it was out of bounds in the forward code already).
+    #[inline]
+    fn slot(&mut self, i: usize) -> &mut F {
+        if let Data::Shared(values) = &self.data {
+            self.data = Data::Owned(values.to_vec());
+        }
+        match &mut self.data {
+            Data::Owned(values) => {
+                if i >= values.len() {
+                    values.resize(i + 1, F::default());
+                }
+                &mut values[i]
+            }
+            Data::Borrowed(values) => &mut values[i],
+            Data::Shared(_) => unreachable!("copied above"),
+        }
+    }
+
+    /// Adds `g` into element `i` (the adjoint of a read of `a[i]`).
+    #[inline]
+    pub fn add(&mut self, i: usize, g: F) {
+        let slot = self.slot(i);
+        *slot = *slot + g;
+    }
+
+    /// Element `i`, zeroed (the adjoint of a write to `a[i]`); zero beyond the end.
+    #[inline]
+    pub fn take(&mut self, i: usize) -> F {
+        if i >= self.values().len() {
+            return F::default();
+        }
+        core::mem::take(self.slot(i))
+    }
+
+    /// Element `i` (zero beyond the end).
+    #[inline]
+    pub fn get(&self, i: usize) -> F {
+        self.values().get(i).copied().unwrap_or_default()
+    }
+
+    /// Sets element `i` (a tangent written with its value).
+    #[inline]
+    pub fn set(&mut self, i: usize, value: F) {
+        *self.slot(i) = value;
+    }
+
+    /// Sets element `i`, growing by one as `Vec::push` does.
+    #[inline]
+    pub fn push_at(&mut self, i: usize, value: F) {
+        self.set(i, value);
+    }
+
+    /// Every element zeroed: the array got a new value made of constants.
+    pub fn clear(&mut self) {
+        match &mut self.data {
+            Data::Owned(values) => values.clear(),
+            Data::Borrowed(values) => values.fill(F::default()),
+            Data::Shared(_) => self.data = Data::Owned(Vec::new()),
+        }
+    }
+
+    /// The numbers, owned (a parameter's gradient, a tangent result).
+    pub fn into_vec(self) -> Vec<F> {
+        match self.data {
+            Data::Owned(values) => values,
+            Data::Borrowed(values) => values.to_vec(),
+            Data::Shared(values) => values.to_vec(),
+        }
+    }
+
+    /// The numbers as an array of length `N` (the gradient of a `[F; N]` parameter),
+    /// zero-padded.
+    pub fn into_array<const N: usize>(self) -> [F; N] {
+        let mut out = [F::default(); N];
+        for (o, v) in out.iter_mut().zip(self.values()) {
+            *o = *v;
+        }
+        out
+    }
+
+    /// Copies the numbers into `out` (a tangent result the caller gave a buffer for).
+    pub fn write_to(&self, out: &mut [F]) {
+        for (o, v) in out.iter_mut().zip(self.values()) {
+            *o = *v;
+        }
+    }
+}
+
+/// Checks that the buffer `buffer` passed to `function`'s `grad_into` for the array
+/// parameter `param` has the array's length.
+///
+/// # Panics
+///
+/// If the lengths differ, naming the function, the parameter and both lengths.
+///
+/// ```
+/// gradtape_runtime::generated::check_shadow("dot", "x", 3, 3);
+/// ```
+#[track_caller]
+pub fn check_shadow(function: &str, param: &str, len: usize, buffer: usize) {
+    assert!(
+        len == buffer,
+        "{function}::grad_into: the gradient buffer for `{param}` has length {buffer}, but `{param}` has length {len}"
+    );
+}
