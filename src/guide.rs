@@ -185,6 +185,68 @@
 //! assert!((dx - 2.0 * s * (1.0 - s)).abs() < 1e-6);
 //! ```
 //!
+//! # Arrays, slices and vectors
+//!
+//! Parameters `&[F]`, `[F; N]`, `&[F; N]`, `Vec<F>` and `&Vec<F>` of floats are
+//! differentiable in scalar mode, and `&mut [F]` is an output the function writes. The body
+//! reads and writes elements (`a[i]`, `a[i] += ..`), asks `.len()`, builds local buffers
+//! (`vec![0.0; n]`, `[0.0; 3]`, `Vec::with_capacity` and `push`), and uses the iterator
+//! forms people write (`iter`, `iter_mut`, `zip`, `enumerate`, `rev`, `copied`, `map` with
+//! `sum`/`product`, `fold`), which are lowered to indexed loops. The adjoint keeps a shadow
+//! buffer beside each array, as Enzyme does. Gradients come back in the parameter's shape,
+//! and `f::grad_into` adds them into buffers the caller owns, allocating nothing per call:
+//!
+//! ```
+//! use gradtape::differentiable;
+//!
+//! #[differentiable]
+//! fn log_sum_exp(x: &[f64]) -> f64 {
+//!     let m = x.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+//!     let s: f64 = x.iter().map(|v| (v - m).exp()).sum();
+//!     s.ln() + m
+//! }
+//!
+//! let x = [1.0, 2.0, 3.0];
+//! let (value, [gradient]) = log_sum_exp::grad(&x);
+//! // the gradient of log-sum-exp is the softmax
+//! let total: f64 = x.iter().map(|v| v.exp()).sum();
+//! for (g, v) in gradient.iter().zip(&x) {
+//!     assert!((g - v.exp() / total).abs() < 1e-15);
+//! }
+//! // the same into the caller's buffer (it accumulates, as Enzyme's shadows do)
+//! let mut dx = [0.0; 3];
+//! assert_eq!(log_sum_exp::grad_into(&x, &mut dx), value);
+//! assert_eq!(dx.to_vec(), gradient);
+//! ```
+//!
+//! A function that writes a `&mut [F]` output takes that output's cotangent from the
+//! caller, in a buffer beside it (`grad_into` only: there is no result to seed):
+//!
+//! ```
+//! use gradtape::differentiable;
+//!
+//! #[differentiable]
+//! fn moving_average(x: &[f64], out: &mut [f64]) {
+//!     let window = x.len() - out.len() + 1;
+//!     for i in 0..out.len() {
+//!         let mut s = 0.0;
+//!         for j in 0..window {
+//!             s += x[i + j];
+//!         }
+//!         out[i] = s / window as f64;
+//!     }
+//! }
+//!
+//! // d⟨w, out⟩/dx for w = (1, 10)
+//! let (mut out, mut dx, mut d_out) = ([0.0; 2], [0.0; 3], [1.0, 10.0]);
+//! moving_average::grad_into(&[1.0, 2.0, 3.0], &mut out, &mut dx, &mut d_out);
+//! assert_eq!(out, [1.5, 2.5]);
+//! assert_eq!(dx, [0.5, 5.5, 5.0]);
+//! ```
+//!
+//! `#[differentiable(constant(data))]` holds a float parameter constant (data to fit, not
+//! a variable): it gets no gradient.
+//!
 //! # How it is differentiated: the generated code
 //!
 //! The body is lowered to one primitive operation per statement, with its control flow
@@ -321,8 +383,10 @@
 //!   called by name; macros that compute (not just read);
 //! - methods that turn a differentiable value into plain data (`to_scalar`, `to_vec`, ...):
 //!   they would cut the gradient silently (use `stop_gradient` if that is the intent);
-//! - a `for` loop over a differentiable tensor (loop over indices instead), indexing and
-//!   fields of differentiable values (tensors are sliced and gathered with their ops);
+//! - a `for` loop over a differentiable tensor (loop over indices instead), indexing a
+//!   tensor (it is sliced and gathered with its ops) or anything but a float array by its
+//!   name, an index computed from a differentiable value (its derivative would be lost), a
+//!   float array passed or copied whole, `&mut [F]` in a tensor function;
 //! - `?`, an `if` producing a value without an `else`;
 //! - a `self` parameter: annotate a free function and call it from the method.
 //!
@@ -348,8 +412,9 @@
 //!
 //! # Limits today
 //!
-//! Not yet transformed, and so rejected with the messages above: slices, arrays and
-//! vectors of floats as parameters; `&self` methods; mutual recursion between two annotated functions in scalar mode (rustc reports
+//! Not yet transformed, and so rejected with the messages above: nested arrays
+//! (`m[i][j]`), `windows`/`chunks`, an array passed whole to another annotated function,
+//! arrays of a generic float type; `&self` methods; mutual recursion between two annotated functions in scalar mode (rustc reports
 //! E0720 on the pair). A call of a plain function that is not annotated, on differentiable
 //! numbers, is rustc's error "cannot find module or crate `helper`" (the attribute calls
 //! `helper::vjp`): annotate the helper (a generic helper can be annotated as it is). The attribute has no fallback that runs such code
