@@ -461,11 +461,28 @@ fn im2col<T: Float>(cols: &mut [T], x: &[T], g: &Geometry, group: usize) {
     // With one group and dilation 1 a window's row of taps is one contiguous run of the
     // input (kw pixels of all channels): one copy per kernel row where it lies wholly inside.
     let runs = g.groups == 1 && g.dw == 1 && cig > 1;
+    // With one channel per group (W8's first layer) a window wholly inside the input is
+    // `k` loads at fixed offsets from its first tap, with no per-tap padding arithmetic.
+    let offsets: Vec<usize> = (0..g.kh)
+        .flat_map(|ky| (0..g.kw).map(move |kx| (ky * g.dh * g.w + kx * g.dw) * g.c_in))
+        .collect();
+    let span = offsets.last().map_or(0, |&last| last + 1);
     let mut rows = cols.chunks_exact_mut(k);
     for b in 0..g.n {
         for oy in 0..g.oh {
             for ox in 0..g.ow {
                 let row = rows.next().expect("one row per position");
+                if cig == 1
+                    && let (Some((iy, ix)), Some(_)) =
+                        (g.tap(oy, ox, 0, 0), g.tap(oy, ox, g.kh - 1, g.kw - 1))
+                {
+                    let first = ((b * g.h + iy) * g.w + ix) * g.c_in + group;
+                    let window = &x[first..first + span];
+                    for (d, &at) in row.iter_mut().zip(&offsets) {
+                        *d = window[at];
+                    }
+                    continue;
+                }
                 for ky in 0..g.kh {
                     let line = &mut row[ky * g.kw * cig..(ky + 1) * g.kw * cig];
                     if runs
