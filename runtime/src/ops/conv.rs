@@ -12,8 +12,8 @@
 //! Pooling: max pooling computes only the values; its gradient (`max_pool2d_backprop`,
 //! TensorFlow's `MaxPoolGrad`) finds each window's first maximum again from the saved input
 //! and output (TensorFlow's tie-break) and routes the cotangent there, and its own rule
-//! (`max_pool2d_select`, `MaxPoolGradGrad`) gathers from the same positions. Average pooling is linear; it and its transpose
-//! `avg_pool2d_backprop` are each other's rules. Under `SAME` padding the padded positions
+//! (`max_pool2d_select`, `MaxPoolGradGrad`) gathers from the same positions. Average
+//! pooling is linear; it and its transpose `avg_pool2d_backprop` are each other's rules. Under `SAME` padding the padded positions
 //! take no part: never a maximum, not counted in an average (as TensorFlow).
 
 use ndarray::{Array2, ArrayD, ArrayView2, IxDyn, s};
@@ -427,9 +427,9 @@ thread_local! {
 /// `f` given a buffer of `len` elements whose contents are stale (`f` must write every
 /// element it reads): this thread's spare buffer when it holds `T` and is large enough,
 /// else a new one, kept for the next call if at most [`MAX_SCRATCH_BYTES`]. A fresh
-/// multi-megabyte buffer per convolution was served by `mmap` or a grown heap and paid a
-/// page fault per 4 KB on every step (a quarter of W8's step); a reused one is already
-/// mapped.
+/// multi-megabyte buffer per convolution had to be zero-filled and, unless the allocator
+/// kept the last one (see `base/alloc.rs`), faulted in a page at a time; a reused one is
+/// neither.
 fn with_scratch<T: Float, R>(len: usize, f: impl FnOnce(&mut [T]) -> R) -> R {
     let spare = SCRATCH.with(|s| s.borrow_mut().take());
     let mut buffer: Vec<T> = spare
