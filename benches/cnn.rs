@@ -15,7 +15,7 @@
 
 use std::time::Instant;
 
-use criterion::{Criterion, black_box, criterion_group, criterion_main};
+use criterion::{BatchSize, Criterion, black_box, criterion_group, criterion_main};
 use gradtape::nn::data::{Minibatches, Mnist};
 use gradtape::nn::metrics::accuracy;
 use gradtape::nn::{
@@ -191,6 +191,21 @@ fn ops(c: &mut Criterion) {
     });
     group.bench_function("max pool 1 (26x26x32)", |b| {
         b.iter(|| black_box(g1.max_pool2d((2, 2), (2, 2), Padding::Valid)))
+    });
+    // the backward sweep alone (the forward recorded in the untimed setup): the sum's rule
+    // (a broadcast of ones) and max pooling's (the cotangent routed to each window's
+    // first maximum, found again from the input and output)
+    group.bench_function("max pool 1 gradient, through a sum", |b| {
+        b.iter_batched(
+            || {
+                let tape = GradientTape::new();
+                tape.watch(&g1);
+                let y = tape.record(|| g1.max_pool2d((2, 2), (2, 2), Padding::Valid).sum());
+                (tape, y)
+            },
+            |(tape, y)| black_box(tape.gradient(&y, &g1)),
+            BatchSize::LargeInput,
+        )
     });
     group.finish();
 }

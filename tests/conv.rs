@@ -349,6 +349,82 @@ fn max_pool_gradient_goes_to_the_first_maximum() {
     assert_eq!(g, vec![0.0, 1.0, 1.0, 0.0]);
 }
 
+/// The gradient finds each window's maximum again from the input and the output (no argmax
+/// is kept): a NaN pools only as a window's first element, and then takes the gradient;
+/// a later NaN is never the maximum, so neither its value nor its gradient is taken.
+#[test]
+fn max_pool_gradient_follows_nan_as_the_forward_does() {
+    // window [NaN 1; 2 3]: the first element is NaN, so is the output, and it gets ḡ
+    let x = Tensor::from_vec(vec![f64::NAN, 1.0, 2.0, 3.0], &[1, 2, 2, 1]);
+    let y = x.max_pool2d((2, 2), (2, 2), Padding::Valid);
+    assert!(y.to_vec()[0].is_nan());
+    let g = pool_gradient(&x, |x| x.max_pool2d((2, 2), (2, 2), Padding::Valid));
+    assert_eq!(g, vec![1.0, 0.0, 0.0, 0.0]);
+    // window [1 NaN; 3 2]: NaN > 1 is false, 3 > 1 is true: the 3 is the maximum
+    let x = Tensor::from_vec(vec![1.0, f64::NAN, 3.0, 2.0], &[1, 2, 2, 1]);
+    assert_eq!(
+        x.max_pool2d((2, 2), (2, 2), Padding::Valid).to_vec(),
+        vec![3.0]
+    );
+    let g = pool_gradient(&x, |x| x.max_pool2d((2, 2), (2, 2), Padding::Valid));
+    assert_eq!(g, vec![0.0, 0.0, 1.0, 0.0]);
+}
+
+/// Second order through ties: the gradient's own rule (`max_pool2d_select`, TF's
+/// `MaxPoolGradGrad`) takes the element at the same first maximum the gradient used.
+#[test]
+fn max_pool_second_order_takes_the_first_of_tied_maxima() {
+    // the 2x2 windows of a [1, 2, 4, 1] image, [5 5; 5 5] and [1 7; 7 1]: their first
+    // maxima (row-major) are at flat positions 0 and 3
+    let x = Tensor::from_vec(vec![5.0, 5.0, 1.0, 7.0, 5.0, 5.0, 7.0, 1.0], &[1, 2, 4, 1]);
+    let seed = Tensor::from_vec(vec![1.0, 1.0], &[1, 1, 2, 1]);
+    let h = counting(&[1, 2, 4, 1]);
+    let outer = GradientTape::new();
+    outer.watch(&seed);
+    let inner_product = outer.record(|| {
+        let inner = GradientTape::new();
+        inner.watch(&x);
+        let y = inner.record(|| x.max_pool2d((2, 2), (2, 2), Padding::Valid));
+        let options = GradientOptions::new().output_gradients(&seed);
+        let dx = inner.gradient_with(&y, &x, options).unwrap().unwrap();
+        // dx = seed at the first maxima
+        assert_eq!(dx.to_vec(), vec![1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0]);
+        (&dx * &h).sum()
+    });
+    // d⟨dx, h⟩/d seed = h at each window's first maximum: h₀ = 1, h₃ = 4
+    let g = outer.gradient(&inner_product, &seed).unwrap().unwrap();
+    assert_eq!(g.to_vec(), vec![1.0, 4.0]);
+}
+
+/// The im2col matrix lives in a per-thread buffer reused between convolutions: a `Same`
+/// convolution after a larger `Valid` one must see zeros, not the earlier values, where its
+/// windows reach into the padding.
+#[test]
+fn a_reused_im2col_buffer_holds_no_stale_values() {
+    let big = Tensor::<f64>::random_uniform(&[4, 9, 9, 3], 1.0, 2.0, 5);
+    let w3 = Tensor::<f64>::ones(&[3, 3, 3, 2]);
+    drop(big.conv2d(&w3, Conv2dOptions::new()));
+    // x = [[1 2 3] [4 5 6] [7 8 9]], a 2x2 filter of ones, SAME: one row and one column
+    // of padding after, so y₀₂ = 3 + 6, y₁₂ = 6 + 9, y₂₀ = 7 + 8, y₂₁ = 8 + 9, y₂₂ = 9
+    let x = counting(&[1, 3, 3, 1]);
+    let w = Tensor::<f64>::ones(&[2, 2, 1, 1]);
+    let options = Conv2dOptions::new().padding(Padding::Same);
+    assert_eq!(
+        x.conv2d(&w, options).to_vec(),
+        vec![12.0, 16.0, 9.0, 24.0, 28.0, 15.0, 15.0, 17.0, 9.0]
+    );
+    // and the filter gradient, whose im2col matrix is the same buffer again: with ḡ all
+    // ones, tap (0, 0) sums every input, tap (1, 1) the inputs not in the first row or
+    // column (5 + 6 + 8 + 9)
+    drop(big.conv2d(&w3, Conv2dOptions::new()));
+    let g = Tensor::<f64>::ones(&[1, 3, 3, 1]);
+    assert_eq!(
+        x.conv2d_backprop_filter(&g, &[2, 2, 1, 1], options)
+            .to_vec(),
+        vec![45.0, 33.0, 39.0, 28.0]
+    );
+}
+
 #[test]
 fn avg_pool_by_hand_counts_only_real_positions() {
     let x = counting(&[1, 3, 3, 1]);

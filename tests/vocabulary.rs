@@ -107,6 +107,34 @@ fn node_of(p: &Primitive) -> RecordedNode {
                 x.max_pool2d((2, 2), (2, 2), Padding::Valid)
             })
         }
+        "max_pool2d_select" => {
+            // recorded by max_pool2d_backprop's rule only: a third tape watches the
+            // cotangent of the gradient max_pool2d's rule recorded on a second
+            let (x, seed, h) = (
+                m(1, &[1, 4, 4, 1]),
+                m(2, &[1, 2, 2, 1]),
+                m(3, &[1, 4, 4, 1]),
+            );
+            let outer = GradientTape::persistent();
+            outer.watch(&h);
+            outer.record(|| {
+                let middle = GradientTape::new();
+                middle.watch(&seed);
+                let dx = middle.record(|| {
+                    let inner = GradientTape::new();
+                    inner.watch(&x);
+                    let y = inner.record(|| x.max_pool2d((2, 2), (2, 2), Padding::Valid));
+                    let options = GradientOptions::new().output_gradients(&seed);
+                    inner.gradient_with(&y, &x, options).unwrap().unwrap()
+                });
+                let options = GradientOptions::new().output_gradients(&h);
+                drop(middle.gradient_with(&dx, &seed, options).unwrap());
+            });
+            generated::recorded_nodes(&outer)
+                .into_iter()
+                .find(|node| node.op == name)
+                .unwrap_or_else(|| panic!("no `{name}` recorded by the rules"))
+        }
         "avg_pool2d" => record(name, &[m(1, &[1, 4, 4, 1])], |x| {
             drop(x[0].avg_pool2d((2, 2), (2, 2), Padding::Valid))
         }),

@@ -416,9 +416,32 @@ pub const OTHER_PRIMITIVES: &[Primitive] = &[
         Tensor,
         &[],
     ),
-    // the argmax positions are kept as structure: max pooling's rule saves no value
-    row("max_pool2d", 1, &[Structure], &[], Tensor, &[]),
-    row("max_pool2d_backprop", 1, &[Structure], &[], Tensor, &[]),
+    // max pooling's rule finds each window's maximum again from its input and output; its
+    // gradient and that gradient's rule (the positions' gather) keep the two as constants
+    row(
+        "max_pool2d",
+        1,
+        &[Structure],
+        &[Input(0), Output],
+        Tensor,
+        &[],
+    ),
+    row(
+        "max_pool2d_backprop",
+        1,
+        &[Structure],
+        &[Derived, Derived],
+        Tensor,
+        &[],
+    ),
+    row(
+        "max_pool2d_select",
+        1,
+        &[Structure],
+        &[Derived, Derived],
+        Tensor,
+        &[],
+    ),
     row("avg_pool2d", 1, &[Structure], &[], Tensor, &[]),
     row("avg_pool2d_backprop", 1, &[Structure], &[], Tensor, &[]),
     // piecewise constant (masks and signs the rules use): recorded with a zero rule, so a

@@ -9,18 +9,17 @@
 //! is as exact as the first. All three are bilinear, so each JVP is the op applied to one
 //! tangent at a time.
 //!
-//! Pooling: max pooling keeps the flat index of each window's first maximum (TensorFlow's
-//! tie-break), and its gradient routes the cotangent there (`max_pool2d_backprop`, whose own
-//! rule gathers from the same indices). Average pooling is linear; it and its transpose
-//! `avg_pool2d_backprop` are each other's rules. Under `SAME` padding the padded positions
+//! Pooling: max pooling computes only the values; its gradient (`max_pool2d_backprop`,
+//! TensorFlow's `MaxPoolGrad`) finds each window's first maximum again from the saved input
+//! and output (TensorFlow's tie-break) and routes the cotangent there, and its own rule
+//! (`max_pool2d_select`, `MaxPoolGradGrad`) gathers from the same positions. Average
+//! pooling is linear; it and its transpose `avg_pool2d_backprop` are each other's rules. Under `SAME` padding the padded positions
 //! take no part: never a maximum, not counted in an average (as TensorFlow).
-
-use std::rc::Rc;
 
 use ndarray::{Array2, ArrayD, ArrayView2, IxDyn, s};
 use smallvec::smallvec;
 
-use super::linalg::gemm_product;
+use super::linalg::{gemm_product, gemm_store};
 use super::{static_rule, sum_tangents};
 use crate::base::context::batch_rank;
 use crate::base::dtype::{AnyTensor, Float};
@@ -414,39 +413,104 @@ fn row_major<T: Float>(t: &Tensor<T>) -> std::borrow::Cow<'_, [T]> {
     }
 }
 
-/// The im2col matrix of channel group `group`: one row per output position, holding its
-/// receptive field as `[kh, kw, c_in / groups]` (the filter's row order), zeros where the
-/// window is in the padding.
-fn im2col<T: Float>(x: &[T], g: &Geometry, group: usize) -> Vec<T> {
+/// The largest scratch matrix (bytes) a thread keeps between convolutions: W8's largest,
+/// conv 2's im2col matrix, is 17.8 MB in f32. Bounded so that one huge convolution does not
+/// hold its memory until the thread exits.
+const MAX_SCRATCH_BYTES: usize = 64 << 20;
+
+thread_local! {
+    /// This thread's spare im2col / col2im matrix, a `Vec<T>` of the last dtype used.
+    static SCRATCH: std::cell::RefCell<Option<Box<dyn std::any::Any>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// `f` given a buffer of `len` elements whose contents are stale (`f` must write every
+/// element it reads): this thread's spare buffer when it holds `T` and is large enough,
+/// else a new one, kept for the next call if at most [`MAX_SCRATCH_BYTES`]. A fresh
+/// multi-megabyte buffer per convolution had to be zero-filled and, unless the allocator
+/// kept the last one (see `base/alloc.rs`), faulted in a page at a time; a reused one is
+/// neither.
+fn with_scratch<T: Float, R>(len: usize, f: impl FnOnce(&mut [T]) -> R) -> R {
+    let spare = SCRATCH.with(|s| s.borrow_mut().take());
+    let mut buffer: Vec<T> = spare
+        .and_then(|b| b.downcast::<Vec<T>>().ok())
+        .map(|b| *b)
+        .unwrap_or_default();
+    if buffer.len() < len {
+        // the old one is dropped first, so the two are never both resident
+        drop(std::mem::take(&mut buffer));
+        buffer = vec![T::ZERO; len];
+    }
+    let result = f(&mut buffer[..len]);
+    if buffer.len() * std::mem::size_of::<T>() <= MAX_SCRATCH_BYTES {
+        SCRATCH.with(|s| *s.borrow_mut() = Some(Box::new(buffer)));
+    }
+    result
+}
+
+/// Writes the im2col matrix of channel group `group` into `cols` (every element): one row
+/// per output position, holding its receptive field as `[kh, kw, c_in / groups]` (the
+/// filter's row order), zeros where the window is in the padding.
+fn im2col<T: Float>(cols: &mut [T], x: &[T], g: &Geometry, group: usize) {
     let cig = g.c_in / g.groups;
     let k = g.kh * g.kw * cig;
-    let mut cols = vec![T::ZERO; g.positions() * k];
+    debug_assert_eq!(cols.len(), g.positions() * k);
     if k == 0 {
-        return cols;
+        return;
     }
+    // With one group and dilation 1 a window's row of taps is one contiguous run of the
+    // input (kw pixels of all channels): one copy per kernel row where it lies wholly inside.
+    let runs = g.groups == 1 && g.dw == 1 && cig > 1;
+    // With one channel per group (W8's first layer) a window wholly inside the input is
+    // `k` loads at fixed offsets from its first tap, with no per-tap padding arithmetic.
+    let offsets: Vec<usize> = (0..g.kh)
+        .flat_map(|ky| (0..g.kw).map(move |kx| (ky * g.dh * g.w + kx * g.dw) * g.c_in))
+        .collect();
+    let span = offsets.last().map_or(0, |&last| last + 1);
     let mut rows = cols.chunks_exact_mut(k);
     for b in 0..g.n {
         for oy in 0..g.oh {
             for ox in 0..g.ow {
                 let row = rows.next().expect("one row per position");
+                if cig == 1
+                    && let (Some((iy, ix)), Some(_)) =
+                        (g.tap(oy, ox, 0, 0), g.tap(oy, ox, g.kh - 1, g.kw - 1))
+                {
+                    let first = ((b * g.h + iy) * g.w + ix) * g.c_in + group;
+                    let window = &x[first..first + span];
+                    for (d, &at) in row.iter_mut().zip(&offsets) {
+                        *d = window[at];
+                    }
+                    continue;
+                }
                 for ky in 0..g.kh {
-                    for kx in 0..g.kw {
-                        if let Some((iy, ix)) = g.tap(oy, ox, ky, kx) {
-                            let src = ((b * g.h + iy) * g.w + ix) * g.c_in + group * cig;
-                            let dst = (ky * g.kw + kx) * cig;
-                            if cig == 1 {
-                                // one channel (W8's first layer): a store, not a memcpy call
-                                row[dst] = x[src];
-                            } else {
-                                row[dst..dst + cig].copy_from_slice(&x[src..src + cig]);
+                    let line = &mut row[ky * g.kw * cig..(ky + 1) * g.kw * cig];
+                    if runs
+                        && let (Some((iy, ix)), Some(_)) =
+                            (g.tap(oy, ox, ky, 0), g.tap(oy, ox, ky, g.kw - 1))
+                    {
+                        let src = ((b * g.h + iy) * g.w + ix) * g.c_in;
+                        line.copy_from_slice(&x[src..src + line.len()]);
+                        continue;
+                    }
+                    for (kx, taps) in line.chunks_exact_mut(cig).enumerate() {
+                        match g.tap(oy, ox, ky, kx) {
+                            Some((iy, ix)) => {
+                                let src = ((b * g.h + iy) * g.w + ix) * g.c_in + group * cig;
+                                if cig == 1 {
+                                    // one channel (W8's first layer): a store, not a memcpy call
+                                    taps[0] = x[src];
+                                } else {
+                                    taps.copy_from_slice(&x[src..src + cig]);
+                                }
                             }
+                            None => taps.fill(T::ZERO),
                         }
                     }
                 }
             }
         }
     }
-    cols
 }
 
 /// The transpose of [`im2col`]: adds each row's entries back onto the input positions they
@@ -497,20 +561,21 @@ fn conv_values<T: Float>(x: &Tensor<T>, f: &Tensor<T>, g: &Geometry) -> ArrayD<T
     let fm = filter_matrix(&fs, g);
     let k = fm.nrows();
     let p = g.positions();
-    let out = if g.groups == 1 {
-        let cols = im2col(&xs, g, 0);
-        gemm_product(&ArrayView2::from_shape((p, k), &cols).expect("p x k"), &fm)
-    } else {
+    let out = with_scratch(p * k, |cols: &mut [T]| {
+        if g.groups == 1 {
+            im2col(cols, &xs, g, 0);
+            return gemm_product(&ArrayView2::from_shape((p, k), &*cols).expect("p x k"), &fm);
+        }
         let mut out = Array2::<T>::zeros((p, g.c_out));
         for group in 0..g.groups {
-            let cols = im2col(&xs, g, group);
-            let a = ArrayView2::from_shape((p, k), &cols).expect("p x k");
+            im2col(cols, &xs, g, group);
+            let a = ArrayView2::from_shape((p, k), &*cols).expect("p x k");
             let range = group_columns(g, group);
             let product = gemm_product(&a, &fm.slice(s![.., range.clone()]));
             out.slice_mut(s![.., range]).assign(&product);
         }
         out
-    };
+    });
     out.into_shape_with_order(IxDyn(&g.output_shape()))
         .expect("positions x channels")
 }
@@ -522,15 +587,20 @@ fn backprop_input_values<T: Float>(grad: &Tensor<T>, f: &Tensor<T>, g: &Geometry
     let fm = filter_matrix(&fs, g);
     let gm = ArrayView2::from_shape((g.positions(), g.c_out), &gs).expect("output size checked");
     let mut dx = vec![T::ZERO; g.input_shape().iter().product()];
-    for group in 0..g.groups {
-        let range = group_columns(g, group);
-        let cols = gemm_product(
-            &gm.slice(s![.., range.clone()]),
-            &fm.slice(s![.., range]).t(),
-        );
-        let cols = cols.as_slice().expect("a fresh product is row-major");
-        col2im_add(&mut dx, cols, g, group);
-    }
+    with_scratch(g.positions() * fm.nrows(), |cols: &mut [T]| {
+        let mut cm = ndarray::ArrayViewMut2::from_shape((g.positions(), fm.nrows()), &mut *cols)
+            .expect("p x k");
+        for group in 0..g.groups {
+            let range = group_columns(g, group);
+            gemm_store(
+                &gm.slice(s![.., range.clone()]),
+                &fm.slice(s![.., range]).t(),
+                &mut cm,
+                false,
+            );
+            col2im_add(&mut dx, cm.as_slice().expect("row-major scratch"), g, group);
+        }
+    });
     ArrayD::from_shape_vec(IxDyn(&g.input_shape()), dx).expect("input size")
 }
 
@@ -540,23 +610,22 @@ fn backprop_filter_values<T: Float>(x: &Tensor<T>, grad: &Tensor<T>, g: &Geometr
     let p = g.positions();
     let k = g.kh * g.kw * (g.c_in / g.groups);
     let gm = ArrayView2::from_shape((p, g.c_out), &gs).expect("output size checked");
-    let out = if g.groups == 1 {
-        let cols = im2col(&xs, g, 0);
-        gemm_product(
-            &ArrayView2::from_shape((p, k), &cols).expect("p x k").t(),
-            &gm,
-        )
-    } else {
+    let out = with_scratch(p * k, |cols: &mut [T]| {
+        if g.groups == 1 {
+            im2col(cols, &xs, g, 0);
+            let a = ArrayView2::from_shape((p, k), &*cols).expect("p x k");
+            return gemm_product(&a.t(), &gm);
+        }
         let mut out = Array2::<T>::zeros((k, g.c_out));
         for group in 0..g.groups {
-            let cols = im2col(&xs, g, group);
-            let a = ArrayView2::from_shape((p, k), &cols).expect("p x k");
+            im2col(cols, &xs, g, group);
+            let a = ArrayView2::from_shape((p, k), &*cols).expect("p x k");
             let range = group_columns(g, group);
             let product = gemm_product(&a.t(), &gm.slice(s![.., range.clone()]));
             out.slice_mut(s![.., range]).assign(&product);
         }
         out
-    };
+    });
     out.into_shape_with_order(IxDyn(&g.filter_shape()))
         .expect("filter size")
 }
@@ -859,154 +928,288 @@ impl<T: Float> Tensor<T> {
         padding: Padding,
     ) -> Tensor<T> {
         let g = Geometry::pool("max_pool2d", self.shape(), ksize, strides, padding);
-        let (values, argmax) = max_pool_values(self, &g);
-        let argmax: Rc<[usize]> = Rc::from(argmax);
-        let data = Data::from_array(values);
-        let shapes: Dims = g
-            .input_shape()
-            .into_iter()
-            .chain(g.output_shape())
-            .collect();
-        let spec = |_: &Tensor<T>| NodeSpec {
+        let data = Data::from_array(max_pool_values(self, &g));
+        // Only the values are computed and kept: the rule finds each window's maximum
+        // again from the input and this output (TensorFlow's `MaxPoolGrad` takes the same
+        // three), where keeping an argmax cost a `usize` per output written in the forward.
+        let spec = |out: &Tensor<T>| NodeSpec {
             op: "max_pool2d",
-            // x̄ = ḡ added at each window's maximum
+            // x̄ = ḡ added at each window's first maximum
             rule: static_rule(|ctx, g| {
-                let Params::Gather { indices, shape, .. } = ctx.params else {
-                    unreachable!("max pooling keeps its argmax")
-                };
                 smallvec![Some(match g {
-                    AnyTensor::F32(g) => AnyTensor::F32(g.max_pool2d_backprop(indices, shape)),
-                    AnyTensor::F64(g) => AnyTensor::F64(g.max_pool2d_backprop(indices, shape)),
+                    AnyTensor::F32(g) => AnyTensor::F32(max_pool_routed(ctx, g, Route::Scatter)),
+                    AnyTensor::F64(g) => AnyTensor::F64(max_pool_routed(ctx, g, Route::Scatter)),
                 })]
             }),
-            saved: smallvec![],
-            params: Params::Gather {
-                indices: argmax.clone(),
-                axis: 0,
-                shape: shapes.clone(),
-            },
+            saved: smallvec![T::into_any(self.clone()), T::into_any(out.clone())],
+            params: g.params(),
         };
-        // piecewise linear: the tangent at each window's maximum
-        let jvp =
-            |t: &Tangents<'_>, _: &Tensor<T>| t.of::<T>(0).map(|t| gather_at(t, &argmax, &shapes));
+        // piecewise linear: the tangent at each window's first maximum
+        let jvp = |t: &Tangents<'_>, out: &Tensor<T>| {
+            t.of::<T>(0)
+                .map(|t| t.max_pool2d_select(self, out, ksize, strides, padding))
+        };
         stack::record(data, &[self.id()], spec, &jvp)
     }
 
     /// Adds each element of this cotangent of a max pooling's output (with any leading
-    /// batch axes) at the input position `argmax` names: the rule of
-    /// [`max_pool2d`](Self::max_pool2d), recorded so that its own rule (a gather from the
-    /// same positions) gives second order. `shapes` is the input shape then the output
-    /// shape.
+    /// batch axes) at its window's first maximum in `input`, the pooling's `output` saying
+    /// which value that is: the rule of [`max_pool2d`](Self::max_pool2d), TensorFlow's
+    /// `MaxPoolGrad`. Linear in `self`; recorded so that its own rule
+    /// ([`max_pool2d_select`](Self::max_pool2d_select)) gives second order. `input` and
+    /// `output` are constants here: the routing is piecewise constant in them.
     #[track_caller]
-    pub(crate) fn max_pool2d_backprop(&self, argmax: &Rc<[usize]>, shapes: &[usize]) -> Tensor<T> {
-        let (input, output) = shapes.split_at(4);
-        let (x_len, out_len) = (input.iter().product::<usize>(), argmax.len());
-        let shape = self.shape();
-        let lead = &shape[..shape.len() - 4];
-        let count: usize = lead.iter().product();
-        let gs = row_major(self);
-        let mut dx = vec![T::ZERO; count * x_len];
-        if out_len > 0 {
-            for (dx, g) in dx
-                .chunks_exact_mut(x_len.max(1))
-                .zip(gs.chunks_exact(out_len))
-            {
-                for (&at, &v) in argmax.iter().zip(g) {
-                    dx[at] += v;
-                }
-            }
-        }
-        let out_shape: Vec<usize> = lead.iter().chain(input).copied().collect();
-        let data =
-            Data::from_array(ArrayD::from_shape_vec(IxDyn(&out_shape), dx).expect("input size"));
-        let shapes: Dims = input.iter().chain(output).copied().collect();
+    pub(crate) fn max_pool2d_backprop(
+        &self,
+        input: &Tensor<T>,
+        output: &Tensor<T>,
+        ksize: (usize, usize),
+        strides: (usize, usize),
+        padding: Padding,
+    ) -> Tensor<T> {
+        const OP: &str = "max_pool2d_backprop";
+        let g = Geometry::pool(OP, input.shape(), ksize, strides, padding);
+        let lead = check_routed(OP, self, output, &g.output_shape(), &g);
+        let data = Data::from_array(max_pool_route(
+            input,
+            output,
+            self,
+            lead,
+            &g,
+            Route::Scatter,
+        ));
         let spec = |_: &Tensor<T>| NodeSpec {
-            op: "max_pool2d_backprop",
-            // linear, the transpose of gathering at the argmax: ḡ = h at the argmax
+            op: OP,
+            // linear, the transpose of taking each window's first maximum: ḡ = h there
             rule: static_rule(|ctx, h| {
-                let Params::Gather { indices, shape, .. } = ctx.params else {
-                    unreachable!("max pooling's gradient keeps the argmax")
-                };
                 smallvec![Some(match h {
-                    AnyTensor::F32(h) => AnyTensor::F32(gather_at(h, indices, shape)),
-                    AnyTensor::F64(h) => AnyTensor::F64(gather_at(h, indices, shape)),
+                    AnyTensor::F32(h) => AnyTensor::F32(max_pool_routed(ctx, h, Route::Gather)),
+                    AnyTensor::F64(h) => AnyTensor::F64(max_pool_routed(ctx, h, Route::Gather)),
                 })]
             }),
-            saved: smallvec![],
-            params: Params::Gather {
-                indices: argmax.clone(),
-                axis: 0,
-                shape: shapes.clone(),
-            },
+            saved: smallvec![T::into_any(input.clone()), T::into_any(output.clone())],
+            params: g.params(),
         };
         // linear: the op applied to the tangent
         let jvp = |t: &Tangents<'_>, _: &Tensor<T>| {
-            t.of::<T>(0).map(|t| t.max_pool2d_backprop(argmax, &shapes))
+            t.of::<T>(0)
+                .map(|t| t.max_pool2d_backprop(input, output, ksize, strides, padding))
+        };
+        stack::record(data, &[self.id()], spec, &jvp)
+    }
+
+    /// The elements of this input-shaped tensor (with any leading batch axes) at each
+    /// window's first maximum in `input`, shaped as the pooling's `output`: the rule of
+    /// [`max_pool2d_backprop`](Self::max_pool2d_backprop) and max pooling's JVP,
+    /// TensorFlow's `MaxPoolGradGrad`. Linear in `self`; its rule is
+    /// `max_pool2d_backprop`.
+    #[track_caller]
+    pub(crate) fn max_pool2d_select(
+        &self,
+        input: &Tensor<T>,
+        output: &Tensor<T>,
+        ksize: (usize, usize),
+        strides: (usize, usize),
+        padding: Padding,
+    ) -> Tensor<T> {
+        const OP: &str = "max_pool2d_select";
+        let g = Geometry::pool(OP, input.shape(), ksize, strides, padding);
+        let lead = check_routed(OP, self, output, &g.input_shape(), &g);
+        let data = Data::from_array(max_pool_route(input, output, self, lead, &g, Route::Gather));
+        let spec = |_: &Tensor<T>| NodeSpec {
+            op: OP,
+            // linear, the transpose of adding at each window's first maximum
+            rule: static_rule(|ctx, h| {
+                smallvec![Some(match h {
+                    AnyTensor::F32(h) => AnyTensor::F32(max_pool_routed(ctx, h, Route::Scatter)),
+                    AnyTensor::F64(h) => AnyTensor::F64(max_pool_routed(ctx, h, Route::Scatter)),
+                })]
+            }),
+            saved: smallvec![T::into_any(input.clone()), T::into_any(output.clone())],
+            params: g.params(),
+        };
+        // linear: the op applied to the tangent
+        let jvp = |t: &Tangents<'_>, _: &Tensor<T>| {
+            t.of::<T>(0)
+                .map(|t| t.max_pool2d_select(input, output, ksize, strides, padding))
         };
         stack::record(data, &[self.id()], spec, &jvp)
     }
 }
 
-/// The entries of `t` (an input-shaped tensor with any leading batch axes) at the flat input
-/// positions `argmax`, shaped as the pooling's output behind the same leading axes: a
-/// recorded reshape, gather and reshape.
-fn gather_at<T: Float>(t: &Tensor<T>, argmax: &[usize], shapes: &[usize]) -> Tensor<T> {
-    let (input, output) = shapes.split_at(4);
-    let shape = t.shape();
-    let lead = &shape[..shape.len() - 4];
-    let count: usize = lead.iter().product();
-    let x_len: usize = input.iter().product();
-    let picked = t.reshape(&[count, x_len]).gather(1, argmax);
-    let out_shape: Vec<usize> = lead.iter().chain(output).copied().collect();
-    picked.reshape(&out_shape)
+/// Which way a cotangent crosses max pooling's routing (each window's first maximum).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Route {
+    /// Output-shaped in, input-shaped out: each element added at its window's maximum.
+    Scatter,
+    /// Input-shaped in, output-shaped out: the element at each window's maximum.
+    Gather,
 }
 
-/// Max pooling's values and, per output element, the flat input index of its window's first
-/// maximum.
-fn max_pool_values<T: Float>(x: &Tensor<T>, g: &Geometry) -> (ArrayD<T>, Vec<usize>) {
-    let xs = row_major(x);
-    let c = g.c_in;
-    let total = g.positions() * c;
-    let (mut values, mut argmax) = (Vec::with_capacity(total), Vec::with_capacity(total));
-    let mut best = vec![T::ZERO; c];
-    let mut at = vec![0; c];
-    for b in 0..g.n {
-        for oy in 0..g.oh {
-            for ox in 0..g.ow {
-                // a window always has a real position (SAME pads less than a window)
-                let mut first = true;
-                for ky in 0..g.kh {
-                    for kx in 0..g.kw {
-                        let Some((iy, ix)) = g.tap(oy, ox, ky, kx) else {
-                            continue;
-                        };
-                        let base = ((b * g.h + iy) * g.w + ix) * c;
-                        let row = &xs[base..base + c];
-                        if first {
-                            best.copy_from_slice(row);
-                            at.iter_mut().enumerate().for_each(|(ch, a)| *a = base + ch);
-                            first = false;
-                            continue;
-                        }
-                        // strictly greater: the first maximum keeps the gradient. Selects,
-                        // not branches: on real data the comparison is a coin toss, and a
-                        // mispredicted branch per element cost more than the comparison.
-                        for (ch, ((&v, top), a)) in
-                            row.iter().zip(&mut best).zip(&mut at).enumerate()
-                        {
-                            let greater = v > *top;
-                            *top = if greater { v } else { *top };
-                            *a = if greater { base + ch } else { *a };
+/// A max pooling rule's result for the cotangent `c` of a node that saved the pooling's
+/// input and output and keeps its geometry: `max_pool2d_backprop` (`Scatter`) or
+/// `max_pool2d_select` (`Gather`) applied to `c`.
+fn max_pool_routed<T: Float>(ctx: &RuleCtx<'_>, c: &Tensor<T>, route: Route) -> Tensor<T> {
+    let (x, y) = (ctx.saved[0].typed::<T>(), ctx.saved[1].typed::<T>());
+    let (_, [kh, kw, ..], o) = conv_params(ctx.params);
+    match route {
+        Route::Scatter => c.max_pool2d_backprop(x, y, (kh, kw), o.strides, o.padding),
+        Route::Gather => c.max_pool2d_select(x, y, (kh, kw), o.strides, o.padding),
+    }
+}
+
+/// Checks that `output` is the pooling's output shape and that `c` is `expected` behind
+/// any leading batch axes; returns those leading axes.
+#[track_caller]
+fn check_routed<'a, T: Float>(
+    op: &str,
+    c: &'a Tensor<T>,
+    output: &Tensor<T>,
+    expected: &[usize],
+    g: &Geometry,
+) -> &'a [usize] {
+    let shape = c.shape();
+    assert!(
+        output.shape() == g.output_shape()
+            && shape.len() >= 4
+            && &shape[shape.len() - 4..] == expected,
+        "{op}: the pooling's input {:?} gives outputs of shape {:?}; got an output of shape {:?} and an operand of shape {shape:?} (expected {expected:?} behind any batch axes)",
+        g.input_shape(),
+        g.output_shape(),
+        output.shape()
+    );
+    &shape[..shape.len() - 4]
+}
+
+/// Whether input value `v` is the maximum `top` its window gave (NaN matching NaN: a
+/// window whose first element is NaN pools to it).
+#[inline]
+fn is_the_max<T: Float>(v: T, top: T) -> bool {
+    // `|` and `&`, not `||` and `&&`: no branch, so the channel loops vectorise
+    (v == top) | (v.is_nan() & top.is_nan())
+}
+
+/// `c` (with `lead` batch axes) routed through max pooling of input `x` to output `y`:
+/// scattered to (`Scatter`) or gathered from (`Gather`) each window's first maximum in
+/// row-major order, which the forward kept (it replaces a maximum only with a strictly
+/// greater value, so the first element equal to the window's value is the one).
+fn max_pool_route<T: Float>(
+    x: &Tensor<T>,
+    y: &Tensor<T>,
+    c: &Tensor<T>,
+    lead: &[usize],
+    g: &Geometry,
+    route: Route,
+) -> ArrayD<T> {
+    let (xs, ys, cs) = (row_major(x), row_major(y), row_major(c));
+    let (x_len, y_len) = (xs.len(), ys.len());
+    let (from_len, to_len, to_shape) = match route {
+        Route::Scatter => (y_len, x_len, g.input_shape()),
+        Route::Gather => (x_len, y_len, g.output_shape()),
+    };
+    let count: usize = lead.iter().product();
+    let mut out = vec![T::ZERO; count * to_len];
+    let ch = g.c_in;
+    if from_len > 0 && to_len > 0 && ch > 0 {
+        // per channel, the part of the window's cotangent not yet routed (Scatter)
+        let mut pending = vec![T::ZERO; ch];
+        for (to, from) in out.chunks_exact_mut(to_len).zip(cs.chunks_exact(from_len)) {
+            // Selects over contiguous channel rows, not branches (which tap holds the
+            // maximum is a coin toss on real data) and not a flag per channel: one vector
+            // compare and blend per row.
+            match route {
+                Route::Scatter => each_window(g, |o, taps| {
+                    let top = &ys[o..o + ch];
+                    pending.copy_from_slice(&from[o..o + ch]);
+                    for &at in taps {
+                        let (d, v) = (&mut to[at..at + ch], &xs[at..at + ch]);
+                        for (((d, &v), &top), p) in d.iter_mut().zip(v).zip(top).zip(&mut pending) {
+                            // routed once: what is added is taken out of `pending`
+                            let hit = is_the_max(v, top);
+                            *d += if hit { *p } else { T::ZERO };
+                            *p = if hit { T::ZERO } else { *p };
                         }
                     }
-                }
-                values.extend_from_slice(&best);
-                argmax.extend_from_slice(&at);
+                }),
+                Route::Gather => each_window(g, |o, taps| {
+                    let (d, top) = (&mut to[o..o + ch], &ys[o..o + ch]);
+                    // the last tap first, so that the first maximum's value is the one kept
+                    for &at in taps.iter().rev() {
+                        let (v, h) = (&xs[at..at + ch], &from[at..at + ch]);
+                        for (((d, &v), &top), &h) in d.iter_mut().zip(v).zip(top).zip(h) {
+                            *d = if is_the_max(v, top) { h } else { *d };
+                        }
+                    }
+                }),
             }
         }
     }
-    let values = ArrayD::from_shape_vec(IxDyn(&g.output_shape()), values).expect("output size");
-    (values, argmax)
+    let shape: Vec<usize> = lead.iter().chain(&to_shape).copied().collect();
+    ArrayD::from_shape_vec(IxDyn(&shape), out).expect("routed size")
+}
+
+/// Calls `visit(o, taps)` for each pooling window in output order: `o` the flat output
+/// index of its first channel, `taps` the flat input index of the first channel of each
+/// of its positions inside the input, in row-major order.
+fn each_window(g: &Geometry, mut visit: impl FnMut(usize, &[usize])) {
+    let c = g.c_in;
+    let mut taps: Vec<usize> = Vec::with_capacity(g.kh * g.kw);
+    let mut o = 0;
+    for b in 0..g.n {
+        for oy in 0..g.oh {
+            for ox in 0..g.ow {
+                taps.clear();
+                for ky in 0..g.kh {
+                    for kx in 0..g.kw {
+                        if let Some((iy, ix)) = g.tap(oy, ox, ky, kx) {
+                            taps.push(((b * g.h + iy) * g.w + ix) * c);
+                        }
+                    }
+                }
+                visit(o, &taps);
+                o += c;
+            }
+        }
+    }
+}
+
+/// Max pooling's values: per window and channel the maximum, the first tap's value
+/// replaced only by a strictly greater one (so a NaN is kept only as the first tap).
+fn max_pool_values<T: Float>(x: &Tensor<T>, g: &Geometry) -> ArrayD<T> {
+    let xs = row_major(x);
+    let c = g.c_in;
+    let mut values = vec![T::ZERO; g.positions() * c];
+    if c > 0 {
+        let mut windows = values.chunks_exact_mut(c);
+        for b in 0..g.n {
+            for oy in 0..g.oh {
+                for ox in 0..g.ow {
+                    let top = windows.next().expect("one row of channels per position");
+                    // a window always has a real position (SAME pads less than a window)
+                    let mut first = true;
+                    for ky in 0..g.kh {
+                        for kx in 0..g.kw {
+                            let Some((iy, ix)) = g.tap(oy, ox, ky, kx) else {
+                                continue;
+                            };
+                            let base = ((b * g.h + iy) * g.w + ix) * c;
+                            let row = &xs[base..base + c];
+                            if first {
+                                top.copy_from_slice(row);
+                                first = false;
+                            } else {
+                                // a select over contiguous channels: one vector max each
+                                for (t, &v) in top.iter_mut().zip(row) {
+                                    *t = if v > *t { v } else { *t };
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    ArrayD::from_shape_vec(IxDyn(&g.output_shape()), values).expect("output size")
 }
 
 impl<T: Float> Tensor<T> {

@@ -169,10 +169,11 @@ impl<T: Float> Tensor<T> {
         }
         let mut out = Array2::from_shape_vec((m, n), rows).expect("m rows of n");
         let (xv, wv) = (self.view(), weights.view());
-        gemm_add_into(
+        gemm_store(
             &xv.into_dimensionality::<Ix2>().expect("rank 2"),
             &wv.into_dimensionality::<Ix2>().expect("rank 2"),
             &mut out.view_mut(),
+            true,
         );
         let data = Data::from_array(out.into_dyn());
         let inputs = [self.id(), weights.id(), biases.id()];
@@ -500,25 +501,29 @@ fn gemm_into<T: Float>(
     unsafe { gemm_raw(a, b, out.as_mut_ptr().cast::<T>(), strides, false) }
 }
 
-/// `out += a @ b` (one pass over `out`: a bias already in it costs no separate add).
-fn gemm_add_into<T: Float>(
+/// `out += a @ b` (`add`: one pass over `out`, so a bias already in it costs no separate
+/// add) or `out = a @ b` (an initialised buffer reused, its old values never read: the
+/// convolutions' scratch matrices).
+pub(super) fn gemm_store<T: Float>(
     a: &ArrayView2<'_, T>,
     b: &ArrayView2<'_, T>,
     out: &mut ArrayViewMut2<'_, T>,
+    add: bool,
 ) {
     let (m, k) = a.dim();
     let n = b.ncols();
-    assert!(
-        b.nrows() == k && out.dim() == (m, n),
-        "gemm_add_into: shapes"
-    );
+    assert!(b.nrows() == k && out.dim() == (m, n), "gemm_store: shapes");
     if m == 0 || n == 0 || k == 0 {
+        if !add {
+            // the empty sum
+            out.fill(T::ZERO);
+        }
         return;
     }
     let strides = (out.strides()[0], out.strides()[1]);
     // SAFETY: `out` is a live, mutably borrowed, initialised m x n view aliasing neither
     // input.
-    unsafe { gemm_raw(a, b, out.as_mut_ptr(), strides, true) }
+    unsafe { gemm_raw(a, b, out.as_mut_ptr(), strides, add) }
 }
 
 /// `out = a @ b` (`read_dst` false) or `out = out + a @ b` (true) with the `gemm` crate:

@@ -399,6 +399,8 @@ impl TapeBuilder {
 
     /// The tape.
     pub fn build(self) -> GradientTape {
+        // large tensors reused from the heap rather than mapped afresh on every step
+        crate::base::alloc::keep_large_buffers();
         GradientTape {
             cell: TapeState::new_cell(
                 self.persistent,
