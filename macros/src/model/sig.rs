@@ -341,9 +341,8 @@ pub fn float_type_params(item: &ItemFn) -> Vec<Ident> {
 }
 
 /// The item as the generated functions declare it: in scalar mode each float type
-/// parameter also bound by the runtime's `Float` (f32 or f64) and by `Own` (how generated
-/// code keeps a value), which the rules the generated code calls require; the function
-/// itself keeps the user's bounds.
+/// parameter also bound by the runtime's `Float` (f32 or f64), which the rules the
+/// generated code calls require; the function itself keeps the user's bounds.
 pub fn with_runtime_float_bounds(item: &ItemFn, sig: &Signature) -> ItemFn {
     let mut item = item.clone();
     if sig.mode != Mode::Scalar {
@@ -356,9 +355,9 @@ pub fn with_runtime_float_bounds(item: &ItemFn, sig: &Signature) -> ItemFn {
     let private = paths::private();
     let clause = item.sig.generics.make_where_clause();
     for param in floats {
-        clause.predicates.push(
-            syn::parse_quote!(#param: #private::Float + #private::generated::Own<Owned = #param>),
-        );
+        clause
+            .predicates
+            .push(syn::parse_quote!(#param: #private::Float));
     }
     item
 }

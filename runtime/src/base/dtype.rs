@@ -95,6 +95,9 @@ pub trait Float:
     + std::ops::MulAssign
     + std::ops::DivAssign
     + crate::base::primal::Primal
+    // generated code keeps a copy of a float constant it reads (`generated::own`), also in
+    // functions generic over the float type
+    + crate::generated::Own<Owned = Self>
 {
     /// Wraps a typed tensor into the tape's dtype-erased form.
     #[doc(hidden)]
