@@ -569,6 +569,25 @@ fn skipping_small(x: &[f64]) -> f64 {
     s
 }
 
+#[differentiable]
+fn pushed_then_scaled(x: &[f64]) -> f64 {
+    // a typed `Vec::new()` grown by `push`, scaled in place through `iter_mut`, summed
+    let mut v: Vec<f64> = Vec::new();
+    for &xi in x.iter() {
+        v.push(xi.exp());
+    }
+    for e in v.iter_mut() {
+        *e *= 0.5;
+    }
+    v.iter().sum::<f64>().ln()
+}
+
+/// `f32` arrays: gradients in `f32`.
+#[differentiable]
+fn half_norm_squared(x: &[f32]) -> f32 {
+    x.iter().map(|v| 0.5 * v * v).sum()
+}
+
 // ----- the checks -----
 
 #[test]
@@ -818,6 +837,7 @@ fn iterator_forms() {
         [0],
         vec![0.3, -0.1, 0.4, 0.15, -0.6, 0.7]
     );
+    slices!(pushed_then_scaled, [5], [0], point(5, 43, -1.0, 1.0));
     Case {
         name: "by_value_loop",
         itself: &|x| by_value_loop(x[..3].to_vec(), &x[3..]),
@@ -857,6 +877,17 @@ fn hand_computed_gradients() {
     iter_sum::grad_into(&[1.0, 2.0, 3.0], &mut d);
     // d/dxᵢ (Σx)² = 2 Σx = 12
     assert_eq!(d, [13.0, 13.0, 13.0]);
+}
+
+#[test]
+fn f32_arrays() {
+    // d/dxᵢ Σ xⱼ²/2 = xᵢ
+    let x = [1.5_f32, -2.0, 0.25];
+    assert_eq!(half_norm_squared(&x), half_norm_squared::primal(&x));
+    let (value, [g]) = half_norm_squared::grad(&x);
+    assert_eq!((value, g), (3.15625, vec![1.5, -2.0, 0.25]));
+    let (_, tangent) = half_norm_squared::jvp(&x, &[1.0, 1.0, 1.0]);
+    assert_eq!(tangent, -0.25);
 }
 
 /// The example of the attribute's docs, `# Arrays, slices and Vecs of floats`.
