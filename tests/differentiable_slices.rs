@@ -588,6 +588,26 @@ fn half_norm_squared(x: &[f32]) -> f32 {
     x.iter().map(|v| 0.5 * v * v).sum()
 }
 
+#[differentiable]
+fn window_means(x: &[f64], out: &mut [f64]) {
+    let mut i = 0;
+    for w in x.windows(3) {
+        out[i] = w.iter().sum::<f64>() / w.len() as f64 + w[0] * w[2];
+        i += 1;
+    }
+}
+
+#[differentiable]
+fn chunk_maxima(x: &[f64]) -> f64 {
+    // the last chunk is shorter
+    let mut s = 0.0;
+    for c in x.chunks(2) {
+        let m = c.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        s += m * c[0] + c.len() as f64;
+    }
+    s
+}
+
 // ----- the checks -----
 
 #[test]
@@ -779,6 +799,17 @@ fn outputs_written_through_mut_slices() {
         outputs: 4,
     }
     .check(&point(4, 14, -1.0, 1.0));
+    Writer {
+        name: "window_means",
+        primal: &|x, out| window_means::primal(x, out),
+        itself: &|x, out| window_means(x, out),
+        grad_into: &|x, out, dx, d_out| window_means::grad_into(x, out, dx, d_out),
+        jvp: &|x, out, v, t| {
+            window_means::jvp(x, out, v, t);
+        },
+        outputs: 4,
+    }
+    .check(&point(6, 15, -1.0, 1.0));
 }
 
 #[test]
@@ -838,6 +869,7 @@ fn iterator_forms() {
         vec![0.3, -0.1, 0.4, 0.15, -0.6, 0.7]
     );
     slices!(pushed_then_scaled, [5], [0], point(5, 43, -1.0, 1.0));
+    slices!(chunk_maxima, [5], [0], point(5, 44, -1.0, 1.0));
     Case {
         name: "by_value_loop",
         itself: &|x| by_value_loop(x[..3].to_vec(), &x[3..]),
