@@ -21,7 +21,8 @@
     clippy::ptr_arg,
     clippy::assign_op_pattern,
     clippy::manual_memcpy,
-    clippy::useless_vec
+    clippy::useless_vec,
+    clippy::explicit_counter_loop
 )]
 
 mod common;
