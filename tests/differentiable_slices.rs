@@ -21,7 +21,8 @@
     clippy::ptr_arg,
     clippy::assign_op_pattern,
     clippy::manual_memcpy,
-    clippy::useless_vec
+    clippy::useless_vec,
+    clippy::explicit_counter_loop
 )]
 
 mod common;
@@ -569,6 +570,45 @@ fn skipping_small(x: &[f64]) -> f64 {
     s
 }
 
+#[differentiable]
+fn pushed_then_scaled(x: &[f64]) -> f64 {
+    // a typed `Vec::new()` grown by `push`, scaled in place through `iter_mut`, summed
+    let mut v: Vec<f64> = Vec::new();
+    for &xi in x.iter() {
+        v.push(xi.exp());
+    }
+    for e in v.iter_mut() {
+        *e *= 0.5;
+    }
+    v.iter().sum::<f64>().ln()
+}
+
+/// `f32` arrays: gradients in `f32`.
+#[differentiable]
+fn half_norm_squared(x: &[f32]) -> f32 {
+    x.iter().map(|v| 0.5 * v * v).sum()
+}
+
+#[differentiable]
+fn window_means(x: &[f64], out: &mut [f64]) {
+    let mut i = 0;
+    for w in x.windows(3) {
+        out[i] = w.iter().sum::<f64>() / w.len() as f64 + w[0] * w[2];
+        i += 1;
+    }
+}
+
+#[differentiable]
+fn chunk_maxima(x: &[f64]) -> f64 {
+    // the last chunk is shorter
+    let mut s = 0.0;
+    for c in x.chunks(2) {
+        let m = c.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        s += m * c[0] + c.len() as f64;
+    }
+    s
+}
+
 // ----- the checks -----
 
 #[test]
@@ -760,6 +800,17 @@ fn outputs_written_through_mut_slices() {
         outputs: 4,
     }
     .check(&point(4, 14, -1.0, 1.0));
+    Writer {
+        name: "window_means",
+        primal: &|x, out| window_means::primal(x, out),
+        itself: &|x, out| window_means(x, out),
+        grad_into: &|x, out, dx, d_out| window_means::grad_into(x, out, dx, d_out),
+        jvp: &|x, out, v, t| {
+            window_means::jvp(x, out, v, t);
+        },
+        outputs: 4,
+    }
+    .check(&point(6, 15, -1.0, 1.0));
 }
 
 #[test]
@@ -818,6 +869,8 @@ fn iterator_forms() {
         [0],
         vec![0.3, -0.1, 0.4, 0.15, -0.6, 0.7]
     );
+    slices!(pushed_then_scaled, [5], [0], point(5, 43, -1.0, 1.0));
+    slices!(chunk_maxima, [5], [0], point(5, 44, -1.0, 1.0));
     Case {
         name: "by_value_loop",
         itself: &|x| by_value_loop(x[..3].to_vec(), &x[3..]),
@@ -857,6 +910,17 @@ fn hand_computed_gradients() {
     iter_sum::grad_into(&[1.0, 2.0, 3.0], &mut d);
     // d/dxᵢ (Σx)² = 2 Σx = 12
     assert_eq!(d, [13.0, 13.0, 13.0]);
+}
+
+#[test]
+fn f32_arrays() {
+    // d/dxᵢ Σ xⱼ²/2 = xᵢ
+    let x = [1.5_f32, -2.0, 0.25];
+    assert_eq!(half_norm_squared(&x), half_norm_squared::primal(&x));
+    let (value, [g]) = half_norm_squared::grad(&x);
+    assert_eq!((value, g), (3.15625, vec![1.5, -2.0, 0.25]));
+    let (_, tangent) = half_norm_squared::jvp(&x, &[1.0, 1.0, 1.0]);
+    assert_eq!(tangent, -0.25);
 }
 
 /// The example of the attribute's docs, `# Arrays, slices and Vecs of floats`.

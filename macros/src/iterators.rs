@@ -10,6 +10,9 @@
 //!   taken by `enumerate` before the `rev` counts from the other end);
 //! - `for v in a.iter_mut()` (or `&mut a`) reads `*v` as the place `a[k]`, so `*v = e`
 //!   and `*v += e` are element writes;
+//! - `for w in a.windows(n)` / `a.chunks(n)` loops over offsets, `w` a view of `a` in the
+//!   body: `w[j]` is `a[offset + j]`, `w.len()` the view's length, and the iterator forms
+//!   over `w` read `a` at those places;
 //! - `.sum()`, `.product()`, `.fold(init, |acc, v| e)` (or `.fold(init, f64::max)`),
 //!   after an optional `.map(|v| e)`, are a block computing the accumulator in such a
 //!   loop: `{ let mut acc = 0.0; for k in 0..a.len() { let v = a[k]; acc = acc + e; } acc }`.
@@ -37,7 +40,11 @@ pub fn desugar(stmts: Vec<syn::Stmt>, mut arrays: HashSet<String>) -> Vec<syn::S
     for stmt in &stmts {
         locals.visit_stmt(stmt);
     }
-    let mut rewriter = Rewriter { arrays, next: 0 };
+    let mut rewriter = Rewriter {
+        arrays,
+        next: 0,
+        views: Vec::new(),
+    };
     let mut block = syn::Block {
         brace_token: Default::default(),
         stmts,
@@ -92,6 +99,18 @@ struct Chain {
 struct Rewriter {
     arrays: HashSet<String>,
     next: usize,
+    /// The windows and chunks of the loops being rewritten: a name standing for
+    /// `array[offset..offset + len]`.
+    views: Vec<View>,
+}
+
+/// A window or chunk `name` of `array`: its element `j` is `array[offset + j]`, `offset`
+/// a `usize` local bound as each iteration starts.
+struct View {
+    name: String,
+    array: Ident,
+    offset: Ident,
+    len: TokenStream,
 }
 
 impl Rewriter {
@@ -102,9 +121,91 @@ impl Rewriter {
 
     fn array(&self, expr: &Expr) -> Option<Ident> {
         let ident = single_ident(strip_parens(expr))?;
-        self.arrays
-            .contains(&ident.to_string())
+        (self.arrays.contains(&ident.to_string()) || self.view(ident).is_some())
             .then(|| ident.clone())
+    }
+
+    fn view(&self, name: &Ident) -> Option<&View> {
+        self.views.iter().rev().find(|v| name == &v.name)
+    }
+
+    /// Element `k` of an array or a view.
+    fn place(&self, name: &Ident, k: &Ident) -> TokenStream {
+        match self.view(name) {
+            Some(View { array, offset, .. }) => quote!(#array[#offset + #k]),
+            None => quote!(#name[#k]),
+        }
+    }
+
+    /// The loop's length: the shortest array's (or view's).
+    fn length(&self, names: &[Ident]) -> TokenStream {
+        let len = |name: &Ident| match self.view(name) {
+            Some(view) => {
+                let len = &view.len;
+                quote!((#len))
+            }
+            None => quote!(#name.len()),
+        };
+        let (first, rest) = names.split_first().expect("a source");
+        let mut n = len(first);
+        for name in rest {
+            let other = len(name);
+            n = quote!(#n.min(#other));
+        }
+        n
+    }
+
+    /// `for w in a.windows(size)` / `a.chunks(size)`: the loop over offsets, with `w` a
+    /// view of `a` in its body (`w[j]`, `w.len()` and iterator forms over `w` read `a`).
+    fn views_loop(&mut self, for_loop: &mut syn::ExprForLoop) -> Option<Expr> {
+        let Expr::MethodCall(call) = strip_parens(&for_loop.expr) else {
+            return None;
+        };
+        let method = call.method.to_string();
+        if !matches!(method.as_str(), "windows" | "chunks") || call.args.len() != 1 {
+            return None;
+        }
+        let array = single_ident(strip_parens(&call.receiver))?.clone();
+        if !self.arrays.contains(&array.to_string()) {
+            return None;
+        }
+        let Pat::Ident(pat) = &*for_loop.pat else {
+            return None;
+        };
+        let name = pat.ident.to_string();
+        let size = &call.args[0];
+        let (k, offset) = (index_var(), self.fresh("offset"));
+        let (count, start, len) = if method == "windows" {
+            (
+                quote!((#array.len() + 1).saturating_sub(#size)),
+                quote!(#k),
+                quote!(#size),
+            )
+        } else {
+            (
+                quote!(#array.len().div_ceil(#size)),
+                quote!(#k * (#size)),
+                quote!((#size).min(#array.len() - #offset)),
+            )
+        };
+        self.views.push(View {
+            name,
+            array: array.clone(),
+            offset: offset.clone(),
+            len: len.clone(),
+        });
+        let mut body = for_loop.body.clone();
+        // `w[j]` and `w.len()` first, then the iterator forms over `w`.
+        let view = self.views.last().expect("pushed");
+        ViewReads(view).visit_block_mut(&mut body);
+        self.visit_block_mut(&mut body);
+        self.views.pop();
+        let stmts = &body.stmts;
+        let label = &for_loop.label;
+        Some(syn::parse_quote!(#label for #k in 0..#count {
+            let #offset: usize = #start;
+            #(#stmts)*
+        }))
     }
 
     /// A source: `a.iter()`, `a.iter_mut()`, `a.into_iter()`, `&a`, `&mut a`, and `a`
@@ -163,7 +264,7 @@ impl Rewriter {
             ("copied" | "cloned", 0) => chain.item = by_value(chain.item),
             ("rev", 0) => chain.reversed = !chain.reversed,
             ("enumerate", 0) => {
-                let n = length(&chain.arrays);
+                let n = self.length(&chain.arrays);
                 let k = index_var();
                 let position = if chain.reversed {
                     quote!((#n - 1 - #k))
@@ -220,12 +321,13 @@ impl Rewriter {
                 if ident.by_ref.is_none() && ident.subpat.is_none() =>
             {
                 let name = &ident.ident;
+                let place = self.place(array, &k);
                 if *mutable {
-                    derefs.push((name.to_string(), syn::parse_quote!(#array[#k])));
+                    derefs.push((name.to_string(), syn::parse2(place).ok()?));
                     return Some(());
                 }
                 let temp = self.fresh("elem");
-                lets.push(quote!(let #temp = #array[#k];));
+                lets.push(quote!(let #temp = #place;));
                 let mutability = &ident.mutability;
                 binds.push(quote!(let #mutability #name = #temp;));
                 derefs.push((name.to_string(), syn::parse_quote!(#name)));
@@ -254,7 +356,7 @@ impl Rewriter {
     fn head(&mut self, pat: &Pat, chain: &Chain) -> Option<Head> {
         let (mut lets, mut binds, mut derefs) = (Vec::new(), Vec::new(), Vec::new());
         self.bind(pat, &chain.item, &mut lets, &mut binds, &mut derefs)?;
-        let n = length(&chain.arrays);
+        let n = self.length(&chain.arrays);
         let range = if chain.reversed {
             quote!((0..#n).rev())
         } else {
@@ -378,6 +480,13 @@ impl Rewriter {
 
 impl VisitMut for Rewriter {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        // A loop over windows or chunks: its body is rewritten knowing the view.
+        if let Expr::ForLoop(for_loop) = expr
+            && let Some(rewritten) = self.views_loop(for_loop)
+        {
+            *expr = rewritten;
+            return;
+        }
         // Inner forms first: a closure's body or a loop's body may hold reductions.
         visit_mut::visit_expr_mut(self, expr);
         let rewritten = match expr {
@@ -417,14 +526,35 @@ fn index_var() -> Ident {
     mixed("gradtape_k")
 }
 
-/// The loop's length: the shortest array's.
-fn length(arrays: &[Ident]) -> TokenStream {
-    let (first, rest) = arrays.split_first().expect("a source");
-    let mut n = quote!(#first.len());
-    for array in rest {
-        n = quote!(#n.min(#array.len()));
+/// Rewrites a view's element reads `w[j]` as `a[offset + j]` and `w.len()` as its length.
+struct ViewReads<'v>(&'v View);
+
+impl VisitMut for ViewReads<'_> {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        visit_mut::visit_expr_mut(self, expr);
+        let View {
+            name,
+            array,
+            offset,
+            len,
+        } = self.0;
+        match expr {
+            Expr::Index(index)
+                if single_ident(strip_parens(&index.expr)).is_some_and(|i| i == name) =>
+            {
+                let position = &index.index;
+                *expr = syn::parse_quote!(#array[#offset + (#position)]);
+            }
+            Expr::MethodCall(call)
+                if call.method == "len"
+                    && call.args.is_empty()
+                    && single_ident(strip_parens(&call.receiver)).is_some_and(|i| i == name) =>
+            {
+                *expr = syn::parse_quote!((#len));
+            }
+            _ => {}
+        }
     }
-    n
 }
 
 /// An element read by value.

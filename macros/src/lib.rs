@@ -72,7 +72,8 @@ use proc_macro::TokenStream;
 /// output the function writes. The body reads and writes elements by index (`a[i]`,
 /// `a[i] += ..`), builds local buffers (`vec![0.0; n]`, `[0.0; 3]`, `Vec::with_capacity(n)`
 /// and `push`, `[a, b, c]`), and uses the iterator forms (`iter`, `iter_mut`, `zip`,
-/// `enumerate`, `rev`, `copied`, `map` then `sum`/`product`, `fold`), which the macro
+/// `enumerate`, `rev`, `copied`, `map` then `sum`/`product`, `fold`, `for w in
+/// a.windows(n)` and `a.chunks(n)`), which the macro
 /// rewrites into indexed loops. The gradient of an array comes back in its shape (`Vec<F>`,
 /// `[F; N]`) from `f::grad` and `f::vjp`; `f::grad_into` writes it into the caller's
 /// buffers instead (one `&mut [F]` per array, `&mut F` per number, after the parameters;

@@ -32,7 +32,8 @@ pub fn companion(
          forward code, saving what the adjoint needs, and returns the value with the pullback \
          (the adjoint as a closure from the result's cotangent to one entry per parameter: \
          `Option` of a cotangent for a differentiable one, `()` for a constant); for plain-float functions `{name}::grad` (value and gradient) and \
-         `{name}::jvp` (value and directional derivative, forward mode).\n\n\
+         `{name}::jvp` (value and directional derivative, forward mode), and with array parameters \
+         `{name}::grad_into` (the gradient into the caller's buffers).\n\n\
          The generated code:\n\n```text\n{source}```"
     );
     let writes_arrays = sig.params.iter().any(Param::is_output_array);
@@ -83,8 +84,10 @@ pub fn companion(
     let tangent = tangent.map(|Tangent { jvp, jvp_call }| {
         quote! {
             /// The value and its directional derivative: one tangent per float parameter,
-            /// in order, after all the parameters; the tangent has the result's type.
-            /// Computed beside the value in one pass (forward mode, no tape, no allocation).
+            /// in order, after all the parameters (a slice for an array parameter, a buffer
+            /// the tangent is written into for a `&mut` array output); the tangent has the
+            /// result's type. Computed beside the value in one pass (forward mode, no tape;
+            /// no allocation unless the body builds or writes arrays).
             #[inline]
             #[allow(unused_imports, unused_variables, unused_mut, unused_parens, unused_assignments, unused_braces, unreachable_code, unused_labels, non_snake_case, clippy::all)]
             #jvp

@@ -6,7 +6,8 @@
 //!   rule is the generated adjoint; in scalar mode, the original function unchanged.
 //! - a companion type `f` ([`companion`]; a braced struct, so it lives beside the function)
 //!   with `f::vjp` (forward code that saves what the adjoint needs, returning the value and
-//!   the pullback closure), `f::primal` (the original body), in scalar mode `f::grad`, for
+//!   the pullback closure), `f::primal` (the original body), in scalar mode `f::grad` (and
+//!   `f::grad_into`, gradients into the caller's buffers, when there are array parameters), for
 //!   elementwise tensor functions `f::vjp_scalar` and `f::primal_scalar` (the same on plain
 //!   numbers, which `f` runs when every differentiable input is 0-d), and `f::GENERATED`,
 //!   the generated code as readable source.
