@@ -79,6 +79,7 @@
 //! | `f(..)` | both | the function: the body as written when nothing records, one node on the tapes otherwise |
 //! | `f::vjp(..)` | both | `(value, pullback)`; the pullback maps the result's cotangent to one entry per parameter: `Option` of a cotangent for a differentiable one, `()` for a constant |
 //! | `f::grad(..)` | scalar, one result | `(value, gradient)`: an array of the float parameters' partial derivatives in order (a tuple when their types differ) |
+//! | `f::grad_into(.., buffers..)` | scalar, with array parameters | the value; each array parameter's gradient added into a buffer the caller owns, nothing allocated for it |
 //! | `f::jvp(.., tangents..)` | scalar | `(value, tangent)`: the directional derivative, one tangent per float parameter |
 //! | `f::primal(..)` | both | the body as written, never fused: the reference the tests compare against |
 //! | `f::GENERATED` | both | the generated code, formatted, as a `&str` |
@@ -192,7 +193,8 @@
 //! reads and writes elements (`a[i]`, `a[i] += ..`), asks `.len()`, builds local buffers
 //! (`vec![0.0; n]`, `[0.0; 3]`, `Vec::with_capacity` and `push`), and uses the iterator
 //! forms people write (`iter`, `iter_mut`, `zip`, `enumerate`, `rev`, `copied`, `map` with
-//! `sum`/`product`, `fold`), which are lowered to indexed loops. The adjoint keeps a shadow
+//! `sum`/`product`, `fold`, and `for w in a.windows(k)`/`a.chunks(k)`), which are lowered
+//! to indexed loops. The adjoint keeps a shadow
 //! buffer beside each array, as Enzyme does. Gradients come back in the parameter's shape,
 //! and `f::grad_into` adds them into buffers the caller owns, allocating nothing per call:
 //!
@@ -413,7 +415,7 @@
 //! # Limits today
 //!
 //! Not yet transformed, and so rejected with the messages above: nested arrays
-//! (`m[i][j]`), `windows`/`chunks`, an array passed whole to another annotated function,
+//! (`m[i][j]`), `windows`/`chunks` other than as a `for` loop's iterator, an array passed whole to another annotated function,
 //! arrays of a generic float type; `&self` methods; mutual recursion between two annotated functions in scalar mode (rustc reports
 //! E0720 on the pair). A call of a plain function that is not annotated, on differentiable
 //! numbers, is rustc's error "cannot find module or crate `helper`" (the attribute calls

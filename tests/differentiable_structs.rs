@@ -61,7 +61,7 @@ fn t(values: &[f64], shape: &[usize]) -> Tensor<f64> {
 
 // ----- the models -----
 
-/// 1. A line: two variables.
+/// Model 1: A line: two variables.
 #[derive(Sources)]
 struct Line {
     slope: Variable<f64>,
@@ -75,7 +75,7 @@ fn line_residual(line: &Line, x: &Tensor<f64>, y: &Tensor<f64>) -> Tensor<f64> {
         .mean()
 }
 
-/// 2. A dense layer, generic over the float type, with a configuration field. (Regression:
+/// Model 2: A dense layer, generic over the float type, with a configuration field. (Regression:
 /// the constant `T::from_f64(..)` made the generated code need `T: Own`, which no generic
 /// float had; `Float` now implies it.)
 #[derive(Sources)]
@@ -93,7 +93,7 @@ fn dense_forward<T: Float>(layer: &Dense<T>, x: &Tensor<T>) -> Tensor<T> {
     Tensor::maximum(&z, &negative)
 }
 
-/// 3. Nested models: a two-layer perceptron of `Dense` layers.
+/// Model 3: Nested models: a two-layer perceptron of `Dense` layers.
 #[derive(Sources)]
 struct Mlp {
     hidden: Dense<f64>,
@@ -107,7 +107,7 @@ fn mlp_loss(model: &Mlp, x: &Tensor<f64>, labels: &Tensor<f64>) -> Tensor<f64> {
     (out - labels).square().sum()
 }
 
-/// 4. A `Vec` of layers, applied in a loop, with a residual connection.
+/// Model 4: A `Vec` of layers, applied in a loop, with a residual connection.
 #[derive(Sources)]
 struct Stack {
     layers: Vec<Dense<f64>>,
@@ -122,7 +122,7 @@ fn stack_forward(stack: &Stack, x: &Tensor<f64>) -> Tensor<f64> {
     h.square().sum()
 }
 
-/// 5. A recurrent cell whose weights are variables and whose length and decay are
+/// Model 5: A recurrent cell whose weights are variables and whose length and decay are
 /// configuration.
 #[derive(Sources)]
 struct Recurrent {
@@ -144,7 +144,7 @@ fn recurrent_run(cell: &Recurrent, x: &Tensor<f64>) -> Tensor<f64> {
     state.sum()
 }
 
-/// 6. A polynomial whose coefficients are an array of variables.
+/// Model 6: A polynomial whose coefficients are an array of variables.
 #[derive(Sources)]
 struct Polynomial {
     coefficients: [Variable<f64>; 3],
@@ -157,7 +157,7 @@ fn polynomial_fit(p: &Polynomial, x: &Tensor<f64>, y: &Tensor<f64>) -> Tensor<f6
     (prediction - y).square().mean()
 }
 
-/// 7. Physical parameters of a damped spring, integrated with semi-implicit Euler.
+/// Model 7: Physical parameters of a damped spring, integrated with semi-implicit Euler.
 #[derive(Sources)]
 struct Spring {
     stiffness: Variable<f64>,
@@ -179,7 +179,7 @@ fn spring_energy_after(spring: &Spring, x0: &Tensor<f64>, steps: usize) -> Tenso
     (&k * x.square() + velocity.square()).sum() * 0.5
 }
 
-/// 8. A tuple struct.
+/// Model 8: A tuple struct.
 #[derive(Sources)]
 struct Affine(Variable<f64>, Variable<f64>);
 
@@ -188,14 +188,14 @@ fn affine_softplus(a: &Affine, x: &Tensor<f64>) -> Tensor<f64> {
     (x * &a.0.value() + &a.1.value()).softplus().sum()
 }
 
-/// 9. Two structs at once: an encoder and a decoder, and a tensor input.
+/// Model 9: Two structs at once: an encoder and a decoder, and a tensor input.
 #[differentiable]
 fn autoencoder_loss(encoder: &Dense<f64>, decoder: &Dense<f64>, x: &Tensor<f64>) -> Tensor<f64> {
     let code = dense_forward(encoder, x).sigmoid();
     (dense_forward(decoder, &code) - x).square().mean()
 }
 
-/// 10. A struct holding a tensor (watched through the struct) beside a variable.
+/// Model 10: A struct holding a tensor (watched through the struct) beside a variable.
 #[derive(Sources)]
 struct Embedded {
     table: Tensor<f64>,
@@ -207,7 +207,7 @@ fn embedded_score(e: &Embedded, rows: &[usize]) -> Tensor<f64> {
     (e.table.gather(0, rows) * &e.scale.value()).logsumexp()
 }
 
-/// 11. Configuration only (no variables): in scalar mode the struct is data, and the
+/// Model 11: Configuration only (no variables): in scalar mode the struct is data, and the
 /// gradient is the float parameter's.
 struct Schedule {
     rate: f64,
