@@ -8,28 +8,11 @@
 
 mod common;
 
-use common::{Tolerance, check_annotated};
+use common::{Tolerance, central_differences, check_annotated, close};
 use gradtape::{Tensor, differentiable};
 use num_traits::Float;
 
 // ----- oracles -----
-
-/// Central differences of `f` at `x` in every coordinate.
-fn central_differences(f: &dyn Fn(&[f64]) -> f64, x: &[f64]) -> Vec<f64> {
-    let h = 1e-6;
-    (0..x.len())
-        .map(|k| {
-            let (mut up, mut down) = (x.to_vec(), x.to_vec());
-            up[k] += h;
-            down[k] -= h;
-            (f(&up) - f(&down)) / (2.0 * h)
-        })
-        .collect()
-}
-
-fn close(a: f64, b: f64, rtol: f64) -> bool {
-    (a - b).abs() <= rtol * (1.0 + b.abs())
-}
 
 /// The value and the gradient at a point.
 type Gradient<'a> = &'a dyn Fn(&[f64]) -> (f64, Vec<f64>);

@@ -15,7 +15,7 @@ mod common;
 
 use std::f64::consts::{FRAC_1_SQRT_2, PI};
 
-use common::{Tolerance, check_annotated};
+use common::{Tolerance, central_differences, check_annotated};
 use gradtape::{GradientTape, Tensor, differentiable};
 
 // ----- scalar mode: geometry -----
@@ -187,18 +187,6 @@ fn widened_exp(x: f32) -> f64 {
 
 // ----- the scalar oracles -----
 
-fn fd(f: &dyn Fn(&[f64]) -> f64, x: &[f64]) -> Vec<f64> {
-    let h = 1e-6;
-    (0..x.len())
-        .map(|i| {
-            let (mut up, mut down) = (x.to_vec(), x.to_vec());
-            up[i] += h;
-            down[i] -= h;
-            (f(&up) - f(&down)) / (2.0 * h)
-        })
-        .collect()
-}
-
 fn assert_close(what: &str, a: f64, b: f64, tol: f64) {
     assert!(
         (a - b).abs() <= tol * (1.0 + b.abs()),
@@ -218,7 +206,7 @@ fn check_scalar(name: &str, x: &[f64], f: Value<'_>, grad: Grad<'_>, jvp: Jvp<'_
     let n = x.len();
     let g = grad(x);
     assert_eq!(g.len(), n, "{name}: one gradient entry per input");
-    for (i, (a, b)) in g.iter().zip(fd(f, x)).enumerate() {
+    for (i, (a, b)) in g.iter().zip(central_differences(f, x)).enumerate() {
         assert_close(
             &format!("{name}: ∂/∂x{i} vs finite differences"),
             *a,
@@ -238,7 +226,7 @@ fn check_scalar(name: &str, x: &[f64], f: Value<'_>, grad: Grad<'_>, jvp: Jvp<'_
     }
     let h = 1e-4;
     for i in 0..n {
-        let row = fd(&|p: &[f64]| grad(p)[i], x);
+        let row = central_differences(&|p: &[f64]| grad(p)[i], x);
         for j in 0..n {
             let at = |di: f64, dj: f64| {
                 let mut p = x.to_vec();

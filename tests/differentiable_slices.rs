@@ -27,26 +27,11 @@
 
 mod common;
 
+use common::{central_differences, close};
+
 use gradtape::differentiable;
 
 // ----- oracles and the check -----
-
-/// Central differences of `f` at `x` in every coordinate.
-fn central_differences(f: &dyn Fn(&[f64]) -> f64, x: &[f64]) -> Vec<f64> {
-    let h = 1e-6;
-    (0..x.len())
-        .map(|k| {
-            let (mut up, mut down) = (x.to_vec(), x.to_vec());
-            up[k] += h;
-            down[k] -= h;
-            (f(&up) - f(&down)) / (2.0 * h)
-        })
-        .collect()
-}
-
-fn close(a: f64, b: f64, rtol: f64) -> bool {
-    (a - b).abs() <= rtol * (1.0 + b.abs())
-}
 
 /// A deterministic point in `[lo, hi)` per coordinate (SplitMix64).
 fn point(n: usize, seed: u64, lo: f64, hi: f64) -> Vec<f64> {

@@ -231,6 +231,21 @@ fn dense_of(kernel: &[f64], shape: &[usize], bias: &[f64], leaky: f64) -> Dense<
     }
 }
 
+/// The MLP and data the first-order and second-order checks share.
+fn small_mlp() -> (Mlp, Tensor<f64>, Tensor<f64>) {
+    let model = Mlp {
+        hidden: dense_of(
+            &[0.3, -0.5, 0.8, 0.1, 0.2, -0.7],
+            &[2, 3],
+            &[0.1, 0.0, -0.1],
+            0.1,
+        ),
+        output: dense_of(&[0.5, -0.3, 0.9], &[3, 1], &[0.05], 1.0),
+    };
+    let (x, labels) = (t(&[0.5, -1.0, 1.5, 0.2], &[2, 2]), t(&[0.3, -0.4], &[2, 1]));
+    (model, x, labels)
+}
+
 // ----- the checks -----
 
 #[test]
@@ -252,16 +267,7 @@ fn structs_of_variables_get_their_gradients_in_their_own_shape() {
     );
 
     // 3 (and 2 inside it)
-    let model = Mlp {
-        hidden: dense_of(
-            &[0.3, -0.5, 0.8, 0.1, 0.2, -0.7],
-            &[2, 3],
-            &[0.1, 0.0, -0.1],
-            0.1,
-        ),
-        output: dense_of(&[0.5, -0.3, 0.9], &[3, 1], &[0.05], 1.0),
-    };
-    let (x, labels) = (t(&[0.5, -1.0, 1.5, 0.2], &[2, 2]), t(&[0.3, -0.4], &[2, 1]));
+    let (model, x, labels) = small_mlp();
     let tape = GradientTape::new();
     let loss = tape.record(|| mlp_loss(&model, &x, &labels));
     let g: MlpGradients = tape.gradient(&loss, &model).unwrap();
@@ -475,16 +481,7 @@ fn several_structs_tensors_inside_and_plain_configuration() {
 /// direction in its hidden kernel, against differences of gradients.
 #[test]
 fn second_order_through_a_struct() {
-    let model = Mlp {
-        hidden: dense_of(
-            &[0.3, -0.5, 0.8, 0.1, 0.2, -0.7],
-            &[2, 3],
-            &[0.1, 0.0, -0.1],
-            0.1,
-        ),
-        output: dense_of(&[0.5, -0.3, 0.9], &[3, 1], &[0.05], 1.0),
-    };
-    let (x, labels) = (t(&[0.5, -1.0, 1.5, 0.2], &[2, 2]), t(&[0.3, -0.4], &[2, 1]));
+    let (model, x, labels) = small_mlp();
     let direction = t(&[1.0, 0.0, -1.0, 0.5, 0.5, 0.0], &[2, 3]);
     let gradient = || {
         let tape = GradientTape::new();

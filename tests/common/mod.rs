@@ -521,3 +521,22 @@ fn compare(
 fn within(a: f64, b: f64, rtol: f64) -> bool {
     (a - b).abs() <= rtol * (1.0 + b.abs())
 }
+
+/// Central differences of a function of plain numbers at `x`, in every coordinate (step
+/// 10⁻⁶): the oracle of the scalar-mode tests.
+pub fn central_differences(f: &dyn Fn(&[f64]) -> f64, x: &[f64]) -> Vec<f64> {
+    let h = 1e-6;
+    (0..x.len())
+        .map(|k| {
+            let (mut up, mut down) = (x.to_vec(), x.to_vec());
+            up[k] += h;
+            down[k] -= h;
+            (f(&up) - f(&down)) / (2.0 * h)
+        })
+        .collect()
+}
+
+/// `a` within `rtol` of `b`, relative to `1 + |b|`.
+pub fn close(a: f64, b: f64, rtol: f64) -> bool {
+    (a - b).abs() <= rtol * (1.0 + b.abs())
+}

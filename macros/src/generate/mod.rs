@@ -325,21 +325,35 @@ impl<'a> Generator<'a> {
 
     // ----- the generated functions -----
 
+    /// The declarations of the stacks the forward code saves on (called after the forward
+    /// and adjoint bodies are generated, which register them), and the adjoint's cursors
+    /// into them, each starting at its stack's end.
+    fn stack_code(&self) -> (Vec<TokenStream>, Vec<TokenStream>) {
+        let stacks = self.stacks.borrow();
+        let decls = stacks
+            .iter()
+            .map(|name| {
+                let stack = format_ident!("{}_stack", name);
+                quote!(let mut #stack = ::std::vec::Vec::new();)
+            })
+            .collect();
+        let cursors = stacks
+            .iter()
+            .map(|name| {
+                let (stack, cursor) = (
+                    format_ident!("{}_stack", name),
+                    format_ident!("{}_at", name),
+                );
+                quote!(let mut #cursor = #stack.len();)
+            })
+            .collect();
+        (decls, cursors)
+    }
+
     pub fn vjp_fn(&self, item: &ItemFn) -> TokenStream {
         let forward = self.forward_body();
         let adjoint = self.adjoint_fn_body();
-        let stacks = self.stacks.borrow();
-        let stack_decls = stacks.iter().map(|name| {
-            let stack = format_ident!("{}_stack", name);
-            quote!(let mut #stack = ::std::vec::Vec::new();)
-        });
-        let cursors = stacks.iter().map(|name| {
-            let (stack, cursor) = (
-                format_ident!("{}_stack", name),
-                format_ident!("{}_at", name),
-            );
-            quote!(let mut #cursor = #stack.len();)
-        });
+        let (stack_decls, cursors) = self.stack_code();
         let value = self.value();
         let lens = self.array_lens();
         let params = self.params();
@@ -423,18 +437,7 @@ impl<'a> Generator<'a> {
     pub fn grad_into_fn(&self, item: &ItemFn) -> TokenStream {
         let forward = self.forward_body();
         let adjoint = self.adjoint_fn_body();
-        let stacks = self.stacks.borrow();
-        let stack_decls = stacks.iter().map(|name| {
-            let stack = format_ident!("{}_stack", name);
-            quote!(let mut #stack = ::std::vec::Vec::new();)
-        });
-        let cursors = stacks.iter().map(|name| {
-            let (stack, cursor) = (
-                format_ident!("{}_stack", name),
-                format_ident!("{}_at", name),
-            );
-            quote!(let mut #cursor = #stack.len();)
-        });
+        let (stack_decls, cursors) = self.stack_code();
         let value = self.value();
         let params = self.params();
         let name = item.sig.ident.to_string();
