@@ -38,7 +38,10 @@ pub fn differentiable(args: TokenStream, item: ItemFn) -> TokenStream {
             Mode::Scalar => sig::float_type_params(&item),
         };
         validate::outputs(&cx, sig, &floats);
-        if !op_by_op {
+        // A parameter the signature's validation rejected (a pattern, `self`, `&mut`) is
+        // left out of the model: "no differentiable parameter" would only echo that error.
+        let every_param_modelled = sig.params.len() == item.sig.inputs.len();
+        if !op_by_op && every_param_modelled {
             validate::has_differentiable_param(&cx, sig, &item.sig);
         }
     }
