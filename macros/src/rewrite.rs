@@ -162,17 +162,8 @@ fn typed_receiver(receiver: Expr, float: &Ident) -> Expr {
                 lit: syn::Lit::Float(suffixed),
             })
         }
-        Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Int(lit),
-            attrs,
-        }) if lit.suffix().is_empty() => {
-            // `f64::max(1, x)` does not compile; as `1f64` it would, so keep the user's
-            // error rather than fix it: leave the literal as written.
-            Expr::Lit(syn::ExprLit {
-                attrs,
-                lit: syn::Lit::Int(lit),
-            })
-        }
+        // an integer literal stays as written: `f64::max(1, x)` does not compile, and
+        // suffixing it would accept what rustc rejects
         simple @ (Expr::Path(_)
         | Expr::Lit(_)
         | Expr::Call(_)
@@ -195,41 +186,27 @@ impl VisitMut for Closures {
         // functions declared in the block: visible in all of it
         let mut i = 0;
         while i < block.stmts.len() {
-            let others: Vec<Stmt> = block
-                .stmts
-                .iter()
-                .enumerate()
-                .filter(|&(k, _)| k != i)
-                .map(|(_, stmt)| stmt.clone())
-                .collect();
-            if let Some(function) = inlinable_fn(&block.stmts[i], &others) {
-                block.stmts.remove(i);
-                let mut inliner = Inliner {
-                    closure: &function,
-                    calls: 0,
-                };
-                for stmt in &mut block.stmts {
-                    inliner.visit_stmt_mut(stmt);
+            let (before, rest) = block.stmts.split_at(i);
+            let found = inlinable_fn(&rest[0], &[before, &rest[1..]]);
+            match found {
+                Some(function) => {
+                    block.stmts.remove(i);
+                    inline_calls(&function, &mut block.stmts);
                 }
-                continue;
+                None => i += 1,
             }
-            i += 1;
         }
         // closures: visible after their `let`
         let mut i = 0;
         while i < block.stmts.len() {
-            if let Some(closure) = inlinable(&block.stmts[i], &block.stmts[i + 1..]) {
-                block.stmts.remove(i);
-                let mut inliner = Inliner {
-                    closure: &closure,
-                    calls: 0,
-                };
-                for stmt in &mut block.stmts[i..] {
-                    inliner.visit_stmt_mut(stmt);
+            let found = inlinable(&block.stmts[i], &[&block.stmts[i + 1..]]);
+            match found {
+                Some(closure) => {
+                    block.stmts.remove(i);
+                    inline_calls(&closure, &mut block.stmts[i..]);
                 }
-                continue;
+                None => i += 1,
             }
-            i += 1;
         }
     }
 
@@ -245,8 +222,16 @@ struct LocalClosure {
     body: Expr,
 }
 
-/// The closure `stmt` binds, if it can be inlined into `rest`, the statements after it.
-fn inlinable(stmt: &Stmt, rest: &[Stmt]) -> Option<LocalClosure> {
+/// Replaces each call of `closure` in `stmts` by its body.
+fn inline_calls(closure: &LocalClosure, stmts: &mut [Stmt]) {
+    let mut inliner = Inliner { closure, calls: 0 };
+    for stmt in stmts {
+        inliner.visit_stmt_mut(stmt);
+    }
+}
+
+/// The closure `stmt` binds, if it can be inlined into `scope`, the statements after it.
+fn inlinable(stmt: &Stmt, scope: &[&[Stmt]]) -> Option<LocalClosure> {
     let Stmt::Local(local) = stmt else {
         return None;
     };
@@ -264,17 +249,18 @@ fn inlinable(stmt: &Stmt, rest: &[Stmt]) -> Option<LocalClosure> {
         return None;
     }
     let params: Vec<Pat> = closure.inputs.iter().cloned().collect();
-    inlinable_parts(pat.ident.clone(), params, (*closure.body).clone(), rest)
+    inlinable_parts(pat.ident.clone(), params, (*closure.body).clone(), scope)
 }
 
 /// The closure (or function) `name` with `params` and `body`, if it can be inlined into
-/// `rest`, the statements that may call it.
+/// `scope`, the statements that may call it (in one or more runs).
 fn inlinable_parts(
     name: Ident,
     params: Vec<Pat>,
     body: Expr,
-    rest: &[Stmt],
+    scope: &[&[Stmt]],
 ) -> Option<LocalClosure> {
+    let scope = || scope.iter().flat_map(|run| run.iter());
     if crate::returns::contains_return(&Stmt::Expr(body.clone(), None)) {
         return None;
     }
@@ -285,7 +271,7 @@ fn inlinable_parts(
         calls: 0,
         other: false,
     };
-    for stmt in rest {
+    for stmt in scope() {
         uses.visit_stmt(stmt);
     }
     if uses.other || uses.calls == 0 {
@@ -301,7 +287,7 @@ fn inlinable_parts(
     }
     read.0.retain(|n| !own.0.contains(n));
     let mut bound = Bindings::default();
-    for stmt in rest {
+    for stmt in scope() {
         bound.visit_stmt(stmt);
     }
     if bound.0.contains(&name) || read.0.iter().any(|n| bound.0.contains(n)) {
@@ -311,9 +297,9 @@ fn inlinable_parts(
 }
 
 /// A function item declared in the body, `fn name(params) -> R { body }`, if it can be
-/// inlined into `others`, the block's other statements: as a closure, and also not generic
+/// inlined into `scope`, the block's other statements: as a closure, and also not generic
 /// and not calling itself.
-fn inlinable_fn(stmt: &Stmt, others: &[Stmt]) -> Option<LocalClosure> {
+fn inlinable_fn(stmt: &Stmt, scope: &[&[Stmt]]) -> Option<LocalClosure> {
     let Stmt::Item(syn::Item::Fn(function)) = stmt else {
         return None;
     };
@@ -349,7 +335,7 @@ fn inlinable_fn(stmt: &Stmt, others: &[Stmt]) -> Option<LocalClosure> {
     if calls_itself.calls > 0 || calls_itself.other {
         return None;
     }
-    inlinable_parts(sig.ident.clone(), params, body, others)
+    inlinable_parts(sig.ident.clone(), params, body, scope)
 }
 
 /// Counts the calls of a closure's name and notes any other use.
@@ -491,7 +477,7 @@ impl VisitMut for TupleBranches {
                     for part in &parts {
                         rewritten.push(syn::parse_quote!(let #part;));
                     }
-                    let assigned = assign_parts(branches.clone(), &parts, id);
+                    let assigned = assign_parts(branches, &parts, id);
                     rewritten.push(Stmt::Expr(assigned, Some(Default::default())));
                     rewritten.push(syn::parse_quote!(let #pat = (#(#parts,)*);));
                 }
