@@ -5,12 +5,9 @@
 
 use std::marker::PhantomData;
 
-use gradtape_runtime::{Float, Padding, Tensor};
+use gradtape_runtime::{Float, Padding};
 
-use super::{
-    Activation, AvgPool2D, Conv2D, DataFormat, Dense, Flatten, Layer, MaxPool2D,
-    glorot_uniform_conv,
-};
+use super::{Activation, AvgPool2D, Conv2D, DataFormat, Dense, Flatten, Layer, MaxPool2D};
 
 /// A layer known by what Keras' constructor takes: built by
 /// [`Sequential::add`](super::Sequential::add) once the shape of its input is known.
@@ -204,24 +201,21 @@ impl<T: Float> LayerSpec<T> for Conv2DSpec<T> {
             "Conv2D: layer '{name}' cannot split {channels} input channels and {} filters into {groups} groups",
             self.filters
         );
-        let kernel_shape = [
-            self.kernel_size.0,
-            self.kernel_size.1,
+        // a grouped kernel is `[kh, kw, in / groups, filters]`: `Conv2D::new`'s with that
+        // many input channels, Glorot-uniform with its fans
+        let layer = Conv2D::new(
+            name,
             channels / groups,
             self.filters,
-        ];
-        assert!(
-            kernel_shape.iter().all(|&d| d > 0),
-            "Conv2D: layer '{name}' needs positive sizes, got kernel shape {kernel_shape:?} (kh, kw, in / groups, filters)"
-        );
-        let kernel = glorot_uniform_conv(kernel_shape, seed);
-        let layer = Conv2D::from_values(name, kernel, Tensor::zeros(&[self.filters]))
-            .with_groups(groups)
-            .with_strides(self.strides.0, self.strides.1)
-            .with_padding(self.padding)
-            .with_dilations(self.dilations.0, self.dilations.1)
-            .with_data_format(self.data_format)
-            .with_activation(self.activation);
+            self.kernel_size,
+            seed,
+        )
+        .with_groups(groups)
+        .with_strides(self.strides.0, self.strides.1)
+        .with_padding(self.padding)
+        .with_dilations(self.dilations.0, self.dilations.1)
+        .with_data_format(self.data_format)
+        .with_activation(self.activation);
         Box::new(layer)
     }
 }
