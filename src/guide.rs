@@ -80,7 +80,7 @@
 //! | `f::vjp(..)` | both | `(value, pullback)`; the pullback maps the result's cotangent to one entry per parameter: `Option` of a cotangent for a differentiable one, `()` for a constant |
 //! | `f::grad(..)` | scalar, one result | `(value, gradient)`: an array of the float parameters' partial derivatives in order (a tuple when their types differ) |
 //! | `f::grad_into(.., buffers..)` | scalar, with array parameters | the value; each array parameter's gradient added into a buffer the caller owns, nothing allocated for it |
-//! | `f::jvp(.., tangents..)` | scalar | `(value, tangent)`: the directional derivative, one tangent per float parameter |
+//! | `f::jvp(.., tangents..)` | both | `(value, tangent)`: the directional derivative, one tangent per differentiable parameter (a `&Tensor` in tensor mode); what an annotated call's node computes under a `ForwardAccumulator` |
 //! | `f::primal(..)` | both | the body as written, never fused: the reference the tests compare against |
 //! | `f::GENERATED` | both | the generated code, formatted, as a `&str` |
 //!

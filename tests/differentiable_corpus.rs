@@ -1,9 +1,14 @@
 //! A corpus of `#[differentiable]` functions (Tangent's `tests/functions.py` habit), each
 //! checked against two independent oracles, at orders one and two: the op-by-op tape
 //! gradient of the same body (`f::primal`, recorded op by op) and central finite
-//! differences in f64.
+//! differences in f64. Forward mode too: under a `ForwardAccumulator` an annotated call's
+//! tangent comes from its generated tangent code (`f::jvp`), checked against the op-by-op
+//! accumulator, against the gradient (`jvp(v) = <grad, v>`), and at order two nested with
+//! a tape (reverse over forward: `H v`) and with a second accumulator (`vᵀ H v`).
 
-use gradtape::{GradientTape, Tensor, Variable, differentiable};
+use gradtape::{
+    ForwardAccumulator, GradientTape, Tensor, UnconnectedGradients, Variable, differentiable,
+};
 
 // ----- oracles -----
 
@@ -53,6 +58,55 @@ fn hessian_vector(f: &dyn Fn(&[Tensor<f64>]) -> Tensor<f64>, x: &[Tensor<f64>]) 
         .into_iter()
         .zip(x)
         .map(|(g, input)| g.unwrap_or_else(|| Tensor::zeros(input.shape())))
+        .collect()
+}
+
+/// The tangent of `Σ f(x)` along `direction`, under one accumulator, as a 0-d tensor (so
+/// that an outer tape or accumulator can differentiate it again).
+fn accumulator_jvp(f: &dyn Fn(&[Tensor<f64>]) -> Tensor<f64>, x: &[Tensor<f64>]) -> Tensor<f64> {
+    let tangents: Inputs = directions(x);
+    let acc = ForwardAccumulator::new(x.to_vec(), tangents).unwrap();
+    let y = acc.record(|| total(&f(x)));
+    acc.jvp_with(&y, UnconnectedGradients::Zero).unwrap()
+}
+
+/// `H v` by reverse over forward: the gradient of the accumulator's tangent.
+fn reverse_over_forward(f: &dyn Fn(&[Tensor<f64>]) -> Tensor<f64>, x: &[Tensor<f64>]) -> Inputs {
+    let tape = GradientTape::new();
+    for input in x {
+        tape.watch(input);
+    }
+    let jvp = tape.record(|| accumulator_jvp(f, x));
+    let grads = tape.gradient(&jvp, x.to_vec()).unwrap();
+    grads
+        .into_iter()
+        .zip(x)
+        .map(|(g, input)| g.unwrap_or_else(|| Tensor::zeros(input.shape())))
+        .collect()
+}
+
+/// `vᵀ H v` by forward over forward: an outer accumulator's tangent of the inner one's.
+fn forward_over_forward(f: &dyn Fn(&[Tensor<f64>]) -> Tensor<f64>, x: &[Tensor<f64>]) -> f64 {
+    let outer = ForwardAccumulator::new(x.to_vec(), directions(x)).unwrap();
+    let inner_jvp = outer.record(|| accumulator_jvp(f, x));
+    outer
+        .jvp_with(&inner_jvp, UnconnectedGradients::Zero)
+        .unwrap()
+        .to_scalar()
+}
+
+/// `Σₖ <aₖ, bₖ>`.
+fn pairing(a: &[Tensor<f64>], b: &[Tensor<f64>]) -> f64 {
+    a.iter()
+        .zip(b)
+        .map(|(a, b)| (a * b).sum().to_scalar())
+        .sum()
+}
+
+fn directions(x: &[Tensor<f64>]) -> Inputs {
+    x.iter()
+        .enumerate()
+        .map(|(k, input)| direction(k, input.shape()))
         .collect()
 }
 
@@ -132,6 +186,50 @@ fn check(
         assert_close(&format!("{name} Hv{k} macro vs tape"), &m, &t, 1e-9);
         assert_close(&format!("{name} Hv{k} macro vs fd"), &m, &hv_fd[k], 1e-5);
     }
+
+    // Forward mode, order one: the generated tangent code against the op-by-op
+    // accumulator and against the gradient.
+    let jvp_macro = accumulator_jvp(&fused, &x).to_scalar();
+    let jvp_tape = accumulator_jvp(&plain, &x).to_scalar();
+    let v = directions(&x);
+    assert_close(
+        &format!("{name} jvp macro vs accumulator"),
+        &[jvp_macro],
+        &[jvp_tape],
+        1e-12,
+    );
+    assert_close(
+        &format!("{name} jvp vs <grad, v>"),
+        &[jvp_macro],
+        &[pairing(&by_tape, &v)],
+        1e-10,
+    );
+
+    // Order two: reverse over forward gives H v, forward over forward vᵀ H v.
+    let rof_macro = reverse_over_forward(&fused, &x);
+    for k in 0..x.len() {
+        let (m, t) = (rof_macro[k].to_vec(), hv_tape[k].to_vec());
+        assert_close(
+            &format!("{name} Hv{k} reverse over forward vs tape"),
+            &m,
+            &t,
+            1e-9,
+        );
+    }
+    let fof_macro = forward_over_forward(&fused, &x);
+    let fof_tape = forward_over_forward(&plain, &x);
+    assert_close(
+        &format!("{name} vHv forward over forward vs accumulator"),
+        &[fof_macro],
+        &[fof_tape],
+        1e-10,
+    );
+    assert_close(
+        &format!("{name} vHv vs <Hv, v>"),
+        &[fof_macro],
+        &[pairing(&hv_tape, &v)],
+        1e-9,
+    );
 }
 
 macro_rules! case {

@@ -507,6 +507,185 @@ fn tangents_match_a_forward_accumulator_on_tensors() {
     assert_close("matched", matched::jvp(x, y, 1, v[0], v[1]).1, tape, 1e-12);
 }
 
+// ----- tensor mode: `f::jvp` on tensors, and the node's tangent under an accumulator -----
+
+mod tensor_mode {
+    use gradtape::{
+        ForwardAccumulator, GradientTape, Tensor, UnconnectedGradients, Variable, differentiable,
+    };
+
+    fn v(values: &[f64], shape: &[usize]) -> Tensor<f64> {
+        Tensor::from_vec(values.to_vec(), shape)
+    }
+
+    fn assert_close(what: &str, a: &Tensor<f64>, b: &Tensor<f64>, tol: f64) {
+        assert_eq!(a.shape(), b.shape(), "{what}: shapes");
+        for (i, (p, q)) in a.to_vec().iter().zip(b.to_vec()).enumerate() {
+            assert!(
+                (p - q).abs() <= tol * (1.0 + q.abs()),
+                "{what}[{i}]: {p} vs {q}"
+            );
+        }
+    }
+
+    /// A dense layer and a loss: elementwise rules, a broadcast bias, traced `matmul` and
+    /// `sum_axis`.
+    #[differentiable]
+    fn dense_loss(x: &Tensor<f64>, w: &Tensor<f64>, b: &Tensor<f64>) -> Tensor<f64> {
+        let h = (x.matmul(w) + b).tanh();
+        (&h * &h).sum_axis(1, false) * 0.5 + x.sin().sum_axis(1, false)
+    }
+
+    /// A constant wider than the differentiable operand: the sum is `[2, 3]`, `x` is `[3]`,
+    /// so the tangent must be broadcast as the value is.
+    #[differentiable(constant(c))]
+    fn widened(x: &Tensor<f64>, c: &Tensor<f64>) -> Tensor<f64> {
+        let y = x + c;
+        y.exp() - c * x
+    }
+
+    /// A loop carrying a tensor, a branch, and a call of another annotated function.
+    #[differentiable]
+    fn iterated(x: &Tensor<f64>, w: &Variable<f64>, steps: usize) -> Tensor<f64> {
+        let mut y = x.clone();
+        for k in 0..steps {
+            y = if k % 2 == 0 {
+                y.sin() * w
+            } else {
+                dense_loss(
+                    &y.reshape(&[1, 3]),
+                    &y.reshape(&[3, 1]),
+                    &y.sum_axis(0, true),
+                ) + &y
+            };
+        }
+        y
+    }
+
+    #[differentiable]
+    fn polar(r: &Tensor<f64>, theta: &Tensor<f64>) -> (Tensor<f64>, Tensor<f64>) {
+        (r * theta.cos(), r * theta.sin())
+    }
+
+    /// The op-by-op accumulator's tangent of `f` (on the function's `primal`).
+    fn op_by_op(
+        f: impl Fn(&[Tensor<f64>]) -> Tensor<f64>,
+        xs: &[Tensor<f64>],
+        us: &[Tensor<f64>],
+    ) -> (Tensor<f64>, Tensor<f64>) {
+        let acc = ForwardAccumulator::new(xs.to_vec(), us.to_vec()).unwrap();
+        let y = acc.record(|| f(xs));
+        let dy = acc.jvp_with(&y, UnconnectedGradients::Zero).unwrap();
+        (y, dy)
+    }
+
+    #[test]
+    fn jvp_on_tensors_matches_the_op_by_op_accumulator() {
+        let x = v(&[0.3, -0.7, 1.1, 0.2, 0.5, -0.4], &[2, 3]);
+        let w = v(&[0.4, 0.9, -0.3, 0.2, 0.7, -1.1], &[3, 2]);
+        let b = v(&[0.1, -0.2], &[2]);
+        let (dx, dw, db) = (
+            v(&[1.0, 0.5, -0.2, 0.3, 0.0, 0.7], &[2, 3]),
+            v(&[0.2, -0.1, 0.4, 0.3, -0.5, 0.6], &[3, 2]),
+            v(&[0.9, -0.8], &[2]),
+        );
+        let (value, tangent) = dense_loss::jvp(&x, &w, &b, &dx, &dw, &db);
+        // the value is the body's own, to the bit
+        assert_eq!(value.to_vec(), dense_loss::primal(&x, &w, &b).to_vec());
+        let (_, expected) = op_by_op(
+            |a| dense_loss::primal(&a[0], &a[1], &a[2]),
+            &[x.clone(), w.clone(), b.clone()],
+            &[dx, dw, db],
+        );
+        assert_close("dense_loss", &tangent, &expected, 1e-12);
+    }
+
+    #[test]
+    fn a_constant_wider_than_the_tangent_broadcasts_it() {
+        let x = v(&[0.3, -0.7, 1.1], &[3]);
+        let c = v(&[0.5, -0.2, 0.8, 1.3, -0.6, 0.1], &[2, 3]);
+        let dx = v(&[1.0, 2.0, -1.0], &[3]);
+        let (value, tangent) = widened::jvp(&x, &c, &dx);
+        assert_eq!(value.shape(), &[2, 3]);
+        // d(e^(x+c) - c x) = (e^(x+c) - c) dx, each row
+        let expected = ((&x + &c).exp() - &c) * &dx;
+        assert_close("widened", &tangent, &expected, 1e-14);
+        // and under an accumulator, through the node
+        let acc = ForwardAccumulator::new(&x, dx.clone()).unwrap();
+        let y = acc.record(|| widened(&x, &c));
+        assert_close("widened node", &acc.jvp(&y).unwrap(), &expected, 1e-14);
+    }
+
+    #[test]
+    fn loops_variables_and_calls_of_annotated_functions() {
+        let x = v(&[0.3, -0.7, 1.1], &[3]);
+        let w = Variable::new(v(&[0.9, 1.2, -0.5], &[3]));
+        let (dx, dw) = (v(&[1.0, -0.5, 0.25], &[3]), v(&[0.1, 0.2, 0.3], &[3]));
+        let (value, tangent) = iterated::jvp(&x, &w.value(), 4, &dx, &dw);
+        assert_eq!(value.to_vec(), iterated::primal(&x, &w, 4).to_vec());
+        let acc = ForwardAccumulator::new((&x, &w), (dx.clone(), dw.clone())).unwrap();
+        let y = acc.record(|| iterated::primal(&x, &w, 4));
+        let expected = acc.jvp(&y).unwrap();
+        assert_close("iterated", &tangent, &expected, 1e-12);
+        // the annotated call under an accumulator: its node's tangent
+        let acc = ForwardAccumulator::new((&x, &w), (dx, dw)).unwrap();
+        let y = acc.record(|| iterated(&x, &w, 4));
+        assert_close("iterated node", &acc.jvp(&y).unwrap(), &expected, 1e-12);
+    }
+
+    #[test]
+    fn tuple_results_give_a_tuple_of_tangents_on_tensors() {
+        let (r, theta) = (v(&[1.0, 2.0], &[2]), v(&[0.3, -1.2], &[2]));
+        let (dr, dtheta) = (v(&[0.5, -0.5], &[2]), v(&[1.0, 0.25], &[2]));
+        let ((px, py), (dpx, dpy)) = polar::jvp(&r, &theta, &dr, &dtheta);
+        assert_eq!(px.to_vec(), (&r * theta.cos()).to_vec());
+        assert_eq!(py.to_vec(), (&r * theta.sin()).to_vec());
+        // d(r cos θ) = cos θ dr - r sin θ dθ; d(r sin θ) = sin θ dr + r cos θ dθ
+        let ex = theta.cos() * &dr - &r * theta.sin() * &dtheta;
+        let ey = theta.sin() * &dr + &r * theta.cos() * &dtheta;
+        assert_close("polar x", &dpx, &ex, 1e-14);
+        assert_close("polar y", &dpy, &ey, 1e-14);
+        // each node of the tuple gets its own part
+        let acc = ForwardAccumulator::new((&r, &theta), (dr, dtheta)).unwrap();
+        let (qx, qy) = acc.record(|| polar(&r, &theta));
+        let (tx, ty) = acc.jvp((&qx, &qy));
+        assert_close("polar x node", &tx.unwrap(), &ex, 1e-14);
+        assert_close("polar y node", &ty.unwrap(), &ey, 1e-14);
+    }
+
+    /// `H v` of `Σ dense_loss` by a tape over the generated tangent code called directly.
+    #[test]
+    fn the_tangent_code_is_recordable_for_reverse_over_forward() {
+        let x = v(&[0.3, -0.7, 1.1, 0.2, 0.5, -0.4], &[2, 3]);
+        let w = v(&[0.4, 0.9, -0.3, 0.2, 0.7, -1.1], &[3, 2]);
+        let b = v(&[0.1, -0.2], &[2]);
+        let dw = v(&[0.2, -0.1, 0.4, 0.3, -0.5, 0.6], &[3, 2]);
+        let (zx, zb) = (Tensor::zeros(&[2, 3]), Tensor::zeros(&[2]));
+        let tape = GradientTape::new();
+        tape.watch(&w);
+        let directional = tape.record(|| dense_loss::jvp(&x, &w, &b, &zx, &dw, &zb).1.sum());
+        let hv = tape.gradient(&directional, &w).unwrap().unwrap();
+        // against nested tapes: ∇_w <∇_w Σ f, dw>
+        let outer = GradientTape::new();
+        outer.watch(&w);
+        let along = outer.record(|| {
+            let inner = GradientTape::new();
+            inner.watch(&w);
+            let y = inner.record(|| dense_loss::primal(&x, &w, &b).sum());
+            (inner.gradient(&y, &w).unwrap().unwrap() * &dw).sum()
+        });
+        let expected = outer.gradient(&along, &w).unwrap().unwrap();
+        assert_close("H v", &hv, &expected, 1e-12);
+    }
+
+    #[test]
+    fn the_tensor_tangent_code_is_inspectable() {
+        assert!(dense_loss::GENERATED.contains("pub fn jvp"));
+        assert!(dense_loss::GENERATED.contains("generated::trace_jvp"));
+        assert!(widened::GENERATED.contains("generated::broadcast_tangent"));
+    }
+}
+
 // ----- no allocation -----
 
 /// The system allocator, counting the allocations each thread makes (tests run on

@@ -81,11 +81,15 @@ pub fn differentiable(args: TokenStream, item: ItemFn) -> TokenStream {
         vjp: Generator::new(&sig, &body, Flavour::ZeroD(plan)).vjp_fn(&generated_item),
         primal: Generator::primal(&sig, &body, plan).primal_fn(&item),
     });
-    // Scalar mode: the tangent code too, `f::jvp` (and the form calls of it take).
-    let tangent = (sig.mode == Mode::Scalar).then(|| Tangent {
+    // The tangent code, `f::jvp` (and in scalar mode the form calls of it take; tensor
+    // mode calls are replayed under an accumulator, which meets the callee's node).
+    let tangent = Tangent {
         jvp: generator.jvp_fn(&generated_item),
-        jvp_call: generator.jvp_call_fn(&generated_item),
-    });
+        jvp_call: match sig.mode {
+            Mode::Scalar => generator.jvp_call_fn(&generated_item),
+            Mode::Tensor => quote!(),
+        },
+    };
     // Array parameters (scalar mode): `grad_into`, gradients into the caller's buffers.
     let arrays = body
         .params
@@ -98,20 +102,12 @@ pub fn differentiable(args: TokenStream, item: ItemFn) -> TokenStream {
     // A function writing `&mut` arrays needs their cotangents from the caller: it has
     // `grad_into` (the buffers hold them) and no `vjp`.
     let vjp = if writes_arrays { quote!() } else { vjp };
-    let source = match (&zero_d, &tangent) {
-        (None, Some(Tangent { jvp, .. })) if grad_into.is_some() => {
-            pretty(&quote!(#vjp #grad_into #jvp))
-        }
-        (
-            Some(ZeroD {
-                vjp: vjp_scalar,
-                primal,
-            }),
-            _,
-        ) => pretty(&quote!(#vjp #vjp_scalar #primal)),
-        (None, Some(Tangent { jvp, .. })) => pretty(&quote!(#vjp #jvp)),
-        (None, None) => pretty(&vjp),
-    };
+    // The source shown in `f::GENERATED`: every generated function but `jvp_call`.
+    let zero_d_source = zero_d
+        .as_ref()
+        .map(|ZeroD { vjp, primal }| quote!(#vjp #primal));
+    let jvp_source = &tangent.jvp;
+    let source = pretty(&quote!(#vjp #zero_d_source #grad_into #jvp_source));
     if args.dump {
         eprintln!(
             "#[differentiable] generated for `{}`:\n{source}",
@@ -133,7 +129,7 @@ pub fn differentiable(args: TokenStream, item: ItemFn) -> TokenStream {
         &sig,
         &vjp,
         zero_d.as_ref(),
-        tangent.as_ref(),
+        &tangent,
         grad_into.as_ref(),
         &source,
     );

@@ -38,18 +38,30 @@ use proc_macro::TokenStream;
 /// Differentiates a function at compile time. The guide is the `gradtape` crate's module
 /// `gradtape::guide`.
 ///
-/// # Forward mode on plain numbers
+/// # Forward mode
 ///
-/// A function of plain `f32`/`f64` numbers (scalar mode) also gets `f::jvp`: its parameters,
-/// then one tangent per float parameter in order (data parameters get none), returning the
-/// value and its directional derivative, `(value, tangent)` (a tuple of tangents for a tuple
-/// result). The tangent code is the body as written with each value's tangent computed
-/// beside it, by the same elementwise rules the adjoint calls, and calls of other annotated
-/// functions go through their `jvp`: dual numbers done at compile time, with no tape and no
-/// allocation. One `jvp` gives the derivative along one direction (`jvp` along the k-th unit
-/// vector is the k-th entry of `f::grad`), so it pays where a function has few inputs and
-/// many results, or where one directional derivative is all that is needed (this example
-/// runs in `tests/differentiable_forward.rs`; the macro crate cannot depend on `gradtape`):
+/// Every annotated function also gets `f::jvp`: its parameters, then one tangent per
+/// differentiable parameter in order (data parameters get none), returning the value and
+/// its directional derivative, `(value, tangent)` (a tuple of tangents for a tuple result).
+/// The tangent code is the body as written with each value's tangent computed beside it, by
+/// the same elementwise rules the adjoint calls, and calls of other annotated functions go
+/// through their `jvp`.
+///
+/// On plain `f32`/`f64` numbers (scalar mode) that is dual numbers done at compile time, with
+/// no tape and no allocation. One `jvp` gives the derivative along one direction (`jvp`
+/// along the k-th unit vector is the k-th entry of `f::grad`), so it pays where a function
+/// has few inputs and many results, or where one directional derivative is all that is
+/// needed.
+///
+/// On tensors (tensor mode) a tangent is a `&Tensor` of its parameter's shape (a variable's
+/// tangent is a tensor too); ops with no elementwise rule (`matmul`, reductions, calls) take
+/// their tangents from the runtime's JVP rules, each under an accumulator of its own. Under a
+/// `ForwardAccumulator`, an annotated call's node computes its tangent with this code, and
+/// the code is made of recordable ops, so a tape around the accumulator differentiates it
+/// again (reverse over forward), as does a second accumulator.
+///
+/// This example runs in `tests/differentiable_forward.rs`; the macro crate cannot depend on
+/// `gradtape`:
 ///
 /// ```ignore
 /// use gradtape::differentiable;

@@ -452,6 +452,7 @@ pub fn check_annotated(
             d,
         )
     })?;
+    let vjp_v = by_tape_values;
 
     let u: Vec<Tensor<f64>> = inputs
         .iter()
@@ -470,6 +471,8 @@ pub fn check_annotated(
             d,
         )
     })?;
+    forward_mode(fused, plain, inputs, &v, &u, &by_tape_values, &vjp_v)
+        .map_err(|d| report("forward mode", d))?;
     // Both orders against central differences, through the public `gradcheck`.
     let options = GradcheckOptions::new()
         .step(tol.step)
@@ -480,6 +483,77 @@ pub fn check_annotated(
     gradcheck_with(fused, inputs, options)
         .map(drop)
         .map_err(|e| report("annotated vs finite differences", e.to_string()))
+}
+
+/// The tangent of `f(xs)` along `us` under one accumulator (zeros if unconnected).
+pub fn accumulator_jvp(f: Op<'_>, xs: &[Tensor<f64>], us: &[Tensor<f64>]) -> Tensor<f64> {
+    let acc =
+        ForwardAccumulator::new(xs.to_vec(), us.to_vec()).expect("tangents of the inputs' shapes");
+    let y = acc.record(|| f(xs));
+    acc.jvp_with(&y, UnconnectedGradients::Zero)
+        .expect("zeros for an unconnected result")
+}
+
+/// Forward mode through an annotated function (whose node's tangent is its generated
+/// `f::jvp`) against the op-by-op accumulator and the reverse mode: at order one the JVP
+/// `J u` itself and `⟨v, J u⟩ = ⟨Jᵀv, u⟩` (`vjp_v` is `Jᵀv` by the op-by-op tape); at
+/// order two reverse over forward `∇ₓ⟨J u, v⟩`, forward over reverse (the JVP along `u` of
+/// `Jᵀv`), both equal to the nested tapes' `hvp_vu`, and forward over forward `D²f[u, u]`
+/// against the op-by-op accumulators.
+fn forward_mode(
+    fused: Op<'_>,
+    plain: Op<'_>,
+    xs: &[Tensor<f64>],
+    v: &Tensor<f64>,
+    u: &[Tensor<f64>],
+    hvp_vu: &[Vec<f64>],
+    vjp_v: &[Vec<f64>],
+) -> Result<(), String> {
+    let (by_macro, by_tape) = (accumulator_jvp(fused, xs, u), accumulator_jvp(plain, xs, u));
+    compare(&[Ok(by_macro.to_vec())], &[by_tape.to_vec()], 1e-10)
+        .map_err(|d| format!("J u, annotated vs op by op:\n{d}"))?;
+    let pairing: f64 = vjp_v
+        .iter()
+        .zip(u)
+        .map(|(g, u)| g.iter().zip(u.to_vec()).map(|(g, u)| g * u).sum::<f64>())
+        .sum();
+    let along_v = (&by_macro * v).sum().to_scalar();
+    compare(&[Ok(vec![along_v])], &[vec![pairing]], 1e-10)
+        .map_err(|d| format!("<v, J u> (forward) vs <J^T v, u> (reverse):\n{d}"))?;
+
+    let tape = GradientTape::new();
+    for x in xs {
+        tape.watch(x);
+    }
+    let paired = tape.record(|| (accumulator_jvp(fused, xs, u) * v).sum());
+    let reverse_over_forward = to_values(xs, tape.gradient(&paired, xs).expect("a fresh tape"));
+    compare(&reverse_over_forward, hvp_vu, 1e-9)
+        .map_err(|d| format!("reverse over forward vs nested tapes:\n{d}"))?;
+
+    let outer =
+        ForwardAccumulator::new(xs.to_vec(), u.to_vec()).expect("tangents of the inputs' shapes");
+    // Zeros for a gradient the tape leaves `None`: the accumulator reads tensors only.
+    let grads: Vec<Tensor<f64>> = outer.record(|| {
+        vjp(fused, xs, v)
+            .into_iter()
+            .zip(xs)
+            .map(|(g, x)| g.unwrap_or_else(|| Tensor::zeros(x.shape())))
+            .collect()
+    });
+    let forward_over_reverse = to_values(xs, outer.jvp_with(grads, UnconnectedGradients::None));
+    compare(&forward_over_reverse, hvp_vu, 1e-9)
+        .map_err(|d| format!("forward over reverse vs nested tapes:\n{d}"))?;
+
+    let twice = |f: Op<'_>| {
+        let outer = ForwardAccumulator::new(xs.to_vec(), u.to_vec())
+            .expect("tangents of the inputs' shapes");
+        let inner = outer.record(|| accumulator_jvp(f, xs, u));
+        outer
+            .jvp_with(&inner, UnconnectedGradients::Zero)
+            .expect("zeros for an unconnected result")
+    };
+    compare(&[Ok(twice(fused).to_vec())], &[twice(plain).to_vec()], 1e-9)
+        .map_err(|d| format!("forward over forward, annotated vs op by op:\n{d}"))
 }
 
 /// Gradients as plain values (`None` as zeros), checked against the inputs' shapes.

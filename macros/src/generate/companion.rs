@@ -15,7 +15,7 @@ pub fn companion(
     sig: &Signature,
     vjp: &TokenStream,
     zero_d: Option<&ZeroD>,
-    tangent: Option<&Tangent>,
+    tangent: &Tangent,
     grad_into: Option<&TokenStream>,
     source: &str,
 ) -> TokenStream {
@@ -31,8 +31,8 @@ pub fn companion(
         "What `#[differentiable]` generated for [`{name}`](fn@{name}): `{name}::vjp` runs the \
          forward code, saving what the adjoint needs, and returns the value with the pullback \
          (the adjoint as a closure from the result's cotangent to one entry per parameter: \
-         `Option` of a cotangent for a differentiable one, `()` for a constant); for plain-float functions `{name}::grad` (value and gradient) and \
-         `{name}::jvp` (value and directional derivative, forward mode), and with array parameters \
+         `Option` of a cotangent for a differentiable one, `()` for a constant); `{name}::jvp` (value and \
+         directional derivative, forward mode); for plain-float functions `{name}::grad` (value and gradient), and with array parameters \
          `{name}::grad_into` (the gradient into the caller's buffers).\n\n\
          The generated code:\n\n```text\n{source}```"
     );
@@ -81,20 +81,22 @@ pub fn companion(
             #primal
         }
     });
-    let tangent = tangent.map(|Tangent { jvp, jvp_call }| {
+    let tangent = {
+        let Tangent { jvp, jvp_call } = tangent;
         quote! {
-            /// The value and its directional derivative: one tangent per float parameter,
-            /// in order, after all the parameters (a slice for an array parameter, a buffer
-            /// the tangent is written into for a `&mut` array output); the tangent has the
-            /// result's type. Computed beside the value in one pass (forward mode, no tape;
-            /// no allocation unless the body builds or writes arrays).
+            /// The value and its directional derivative: one tangent per differentiable
+            /// parameter, in order, after all the parameters (a slice for an array
+            /// parameter, a buffer the tangent is written into for a `&mut` array output,
+            /// a `&Tensor` for a tensor or variable parameter); the tangent has the
+            /// result's type. Computed beside the value in one pass (forward mode, no
+            /// tape; on plain floats no allocation unless the body builds or writes arrays).
             #[inline]
             #[allow(unused_imports, unused_variables, unused_mut, unused_parens, unused_assignments, unused_braces, unreachable_code, unused_labels, non_snake_case, clippy::all)]
             #jvp
 
             #jvp_call
         }
-    });
+    };
     quote! {
         #[doc = #doc]
         #[allow(non_camel_case_types, dead_code)]

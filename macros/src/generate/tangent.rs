@@ -1,12 +1,20 @@
-//! Generation of the tangent code (`f::jvp`, scalar mode): it takes the IR and gives the
-//! user's computation as written with, beside each active value, its tangent, computed in
-//! the same pass (dual numbers, done at compile time). An elementwise op's Jacobian is
+//! Generation of the tangent code (`f::jvp`): it takes the IR and gives the user's
+//! computation as written with, beside each active value, its tangent, computed in the
+//! same pass (dual numbers, done at compile time). An elementwise op's Jacobian is
 //! diagonal, hence its own transpose, so an op's tangent is its VJP rule applied to its
 //! operands' tangents: unary `vjp::<name>(saved, t)`, binary
 //! `rule_lhs(x, y, tx) + rule_rhs(x, y, ty)`, the very rules the adjoint calls; a call of
 //! another annotated function goes through that function's `jvp_call`. Nothing is saved:
-//! branches, arms and loops run once, as written, so the code keeps no tape and allocates
-//! nothing.
+//! branches, arms and loops run once, as written, so the code keeps no tape, and in scalar
+//! mode allocates nothing.
+//!
+//! Tensor mode is the same code on tensors, with two differences. A binary op's terms have
+//! the broadcast shape of the operands with tangents, so the sum is broadcast to the
+//! result's shape (`generated::broadcast_tangent`: a constant operand may widen it). And an
+//! op with no elementwise rule, which the adjoint replays on a sub-tape, runs here under a
+//! forward accumulator of its own (`generated::trace_jvp`), so its tangent comes from the
+//! runtime's JVP rules. Tensors are not `Copy`: a tangent read by value is cloned (a
+//! reference count).
 //!
 //! Every active binding `x` has its tangent `tan_x` (unique per binding, see
 //! [`Binding::tangent`](crate::model::ir::Binding)), declared and assigned where `x` is.
@@ -36,16 +44,35 @@ impl Generator<'_> {
         }
         let params = self.params();
         let tangent_params = self.tangent_params();
+        // Tensor mode: each tangent parameter is a reference, owned from here on.
+        let owned_tangents = self
+            .sig
+            .params
+            .iter()
+            .zip(&self.body.params)
+            .filter(|_| self.tensor())
+            .filter_map(|(param, binding)| {
+                let tangent = self.tangent((*binding)?);
+                let mutability = param.mutable.then(|| quote!(mut));
+                Some(quote!(let #mutability #tangent = ::core::clone::Clone::clone(#tangent);))
+            });
+        // A variable parameter is the tensor read from it: `.value()` on it must compile.
+        let read_value = self
+            .sig
+            .params
+            .iter()
+            .any(|p| p.kind == Kind::Variable)
+            .then(|| {
+                let generated = paths::generated();
+                quote!(use #generated::ReadValue as _;)
+            });
         let (mut values, mut tangents, mut finish) = (Vec::new(), Vec::new(), TokenStream::new());
         for (k, output) in self.body.outputs.iter().enumerate() {
             let (value, tangent) = (mixed(&format!("out{k}")), mixed(&format!("tan_out{k}")));
             let fwd = output.fwd();
             finish.extend(quote!(let #value = #fwd;));
             let dot = match output.binding() {
-                Some(binding) => {
-                    let tan = self.tangent(binding);
-                    quote!(#tan)
-                }
+                Some(binding) => self.tangent_value(binding),
                 None => quote!(generated::zero_like(&#value)),
             };
             finish.extend(quote!(let #tangent = #dot;));
@@ -86,6 +113,8 @@ impl Generator<'_> {
         quote! {
             pub fn jvp #generics (#(#params,)* #(#tangent_params),*) -> (#ret_ty, #ret_ty) #where_clause {
                 #imports
+                #read_value
+                #(#owned_tangents)*
                 #(#shadows)*
                 #code
                 #finish
@@ -153,6 +182,10 @@ impl Generator<'_> {
                 let binding = (*binding)?;
                 let tangent = self.tangent(binding);
                 let elem = param.elem.as_ref().expect("a float parameter");
+                if matches!(param.kind, Kind::Tensor { .. } | Kind::Variable) {
+                    let private = paths::private();
+                    return Some(quote!(#tangent: &#private::Tensor<#elem>));
+                }
                 if param.is_output_array() {
                     return Some(quote!(#tangent: &mut [#elem]));
                 }
@@ -169,6 +202,17 @@ impl Generator<'_> {
 
     fn tangent(&self, binding: usize) -> &syn::Ident {
         &self.body.bindings[binding].tangent
+    }
+
+    /// A binding's tangent read by value: itself (a number), or in tensor mode a clone
+    /// (the tangent stays usable for later reads).
+    fn tangent_value(&self, binding: usize) -> TokenStream {
+        let tangent = self.tangent(binding);
+        if self.tensor() {
+            quote!(::core::clone::Clone::clone(&#tangent))
+        } else {
+            quote!(#tangent)
+        }
     }
 
     fn tangent_block(&self, block: &Block) -> TokenStream {
@@ -292,10 +336,20 @@ impl Generator<'_> {
 
     /// An operand's value as a rule takes it, `&V`: a literal as written (its type comes
     /// from the rule's other arguments), anything else by `generated::own` (a parameter
-    /// may be an `&f64`).
-    fn rule_value(operand: &Operand) -> TokenStream {
+    /// may be an `&f64`). In tensor mode a constant is lifted to a tensor, as the
+    /// adjoint lifts it.
+    fn rule_value(&self, operand: &Operand) -> TokenStream {
         let fwd = operand.fwd();
-        if is_literal(fwd) {
+        if self.tensor() && operand.binding().is_none() {
+            // A literal's type comes from the rule's other arguments; anything else is
+            // owned first (a parameter may be a `&Tensor`).
+            let fwd = borrow(fwd);
+            if is_literal(operand.fwd()) {
+                quote!(&generated::lift(#fwd))
+            } else {
+                quote!(&generated::lift(&generated::own(#fwd)))
+            }
+        } else if is_literal(fwd) {
             quote!(&#fwd)
         } else {
             let fwd = borrow(fwd);
@@ -358,12 +412,7 @@ impl Generator<'_> {
         }
         // The tangent of a value computed from constants alone.
         let zero = quote!(#tangent_prefix generated::zero_like(&#name););
-        let tangent_of = |operand: &Operand| {
-            operand.binding().map(|b| {
-                let tangent = self.tangent(b);
-                quote!(#tangent)
-            })
-        };
+        let tangent_of = |operand: &Operand| operand.binding().map(|b| self.tangent_value(b));
         match op {
             Op::Copy { value, .. } => {
                 let expr = self.op_expr(op);
@@ -431,7 +480,7 @@ impl Generator<'_> {
                 };
                 match saves {
                     Saves::Input => {
-                        let saved = Self::rule_value(x);
+                        let saved = self.rule_value(x);
                         code.extend(quote! {
                             #tangent_prefix vjp::#rule(#saved, &#tangent #(#rule_args)*);
                             #prefix #expr;
@@ -447,7 +496,7 @@ impl Generator<'_> {
             Op::Binary { kind, lhs, rhs } => {
                 let expr = self.op_expr(op);
                 let row = vocabulary::binary(kind.row_name());
-                let values = [Self::rule_value(lhs), Self::rule_value(rhs)];
+                let values = [self.rule_value(lhs), self.rule_value(rhs)];
                 let terms: Vec<TokenStream> = [lhs, rhs]
                     .into_iter()
                     .zip(row.rules)
@@ -464,6 +513,16 @@ impl Generator<'_> {
                     .collect();
                 if terms.is_empty() {
                     return quote!(#prefix #expr; #zero);
+                }
+                if self.tensor() {
+                    // The terms, from the operands before the op assigns any; then
+                    // broadcast to the result's shape (see the module's docs).
+                    let sum = mixed(&format!("tan_sum{id}"));
+                    return quote! {
+                        let #sum = #(#terms)+*;
+                        #prefix #expr;
+                        #tangent_prefix generated::broadcast_tangent(#sum, &#name);
+                    };
                 }
                 quote! {
                     #tangent_prefix #(#terms)+*;
@@ -483,7 +542,21 @@ impl Generator<'_> {
                     #tangent_prefix #dot;
                 }
             }
-            Op::Trace { .. } => unreachable!("scalar mode replays no call on a sub-tape"),
+            Op::Trace { expr, inputs } => {
+                // Under an accumulator of its own (tensor mode): the runtime's JVP rules.
+                let value = mixed(&format!("value{id}"));
+                let dot = mixed(&format!("tan_value{id}"));
+                let values = inputs.iter().map(|(_, fwd)| {
+                    let fwd = borrow(fwd);
+                    quote!(generated::own(#fwd))
+                });
+                let tangents = inputs.iter().map(|(input, _)| self.tangent_value(*input));
+                quote! {
+                    let (#value, #dot) = generated::trace_jvp((#(#values,)*), (#(#tangents,)*), || #expr);
+                    #prefix #value;
+                    #tangent_prefix #dot;
+                }
+            }
             Op::Load { array, index, .. } => {
                 let expr = self.op_expr(op);
                 let tangent = self.tangent(*array);

@@ -71,12 +71,23 @@ struct Locals {
     cot: Ident,
     borrowed: Ident,
     g: Ident,
+    tangents: Ident,
 }
 
 impl Locals {
     fn new() -> Self {
-        let [value, inputs, pullback, grads, rule, cot, borrowed, g] = [
-            "value", "inputs", "pullback", "grads", "rule", "cot", "borrowed", "g",
+        let [
+            value,
+            inputs,
+            pullback,
+            grads,
+            rule,
+            cot,
+            borrowed,
+            g,
+            tangents,
+        ] = [
+            "value", "inputs", "pullback", "grads", "rule", "cot", "borrowed", "g", "tangents",
         ]
         .map(mixed);
         Locals {
@@ -88,6 +99,7 @@ impl Locals {
             cot,
             borrowed,
             g,
+            tangents,
         }
     }
 }
@@ -101,6 +113,9 @@ struct Arguments {
     reads: TokenStream,
     /// The node's inputs, as `AnyTensor`s.
     inputs: Vec<TokenStream>,
+    /// The tangent arguments of `f::jvp`, one per input, read from the accumulator's
+    /// tangents (zeros for an input it has none for).
+    jvp_tangents: Vec<TokenStream>,
     /// The arguments of `f::vjp`.
     vjp_args: Vec<TokenStream>,
     /// Copies the rule keeps, to recompute the forward under an outer tape.
@@ -129,8 +144,12 @@ impl Arguments {
 
     fn add(&mut self, param: &Param, index: usize, locals: &Locals) {
         let Locals {
-            grads, borrowed, ..
+            grads,
+            borrowed,
+            tangents,
+            ..
         } = locals;
+        let input = self.inputs.len();
         let generated = paths::generated();
         let any = {
             let private = paths::private();
@@ -153,6 +172,8 @@ impl Arguments {
                 self.numbers.push((number.clone(), borrowed.clone()));
                 self.inputs
                     .push(quote!(#any::from(::core::clone::Clone::clone(#borrowed))));
+                self.jvp_tangents
+                    .push(quote!(&#tangents.of(#input, #borrowed)));
                 self.keeps
                     .extend(quote!(let #kept = ::core::clone::Clone::clone(#borrowed);));
                 if by_ref {
@@ -171,6 +192,8 @@ impl Arguments {
                 self.reads.extend(quote!(let #read = #ident.value();));
                 self.inputs
                     .push(quote!(#any::from(::core::clone::Clone::clone(&#read))));
+                self.jvp_tangents
+                    .push(quote!(&#tangents.of(#input, &#read)));
                 self.keeps
                     .extend(quote!(let #kept = ::core::clone::Clone::clone(&#read);));
                 self.vjp_args.push(quote!(&#read));
@@ -309,19 +332,27 @@ impl Wrapper<'_> {
             rule,
             cot,
             g,
+            tangents,
             ..
         } = &self.locals;
         let generated = &self.generated;
         let op_name = self.name.to_string();
         // A jacobian runs a batch-safe adjoint once for all rows, any other once per row.
-        let record_fused = if self.batch_safe {
-            quote!(record_fused_batched)
-        } else {
-            quote!(record_fused)
-        };
+        let batch_safe = self.batch_safe;
+        // The node's JVP rule (under a forward accumulator): the generated tangent code,
+        // from the parameters, which outlive the recording.
+        let (name, vjp_args, jvp_tangents) =
+            (self.name, &self.args.vjp_args, &self.args.jvp_tangents);
+        let jvp_call = quote!(#name::jvp(#(#vjp_args,)* #(#jvp_tangents),*).1);
         if !self.sig.tuple_output {
             let body = rule_body(quote!(#g));
-            return quote!(#generated::#record_fused(#op_name, #value, &#inputs, move |#g| { #body }));
+            return quote! {
+                #generated::record_fused(
+                    #op_name, #value, &#inputs, #batch_safe,
+                    move |#g| { #body },
+                    &|#tangents: &#generated::FusedTangents<'_>| #jvp_call,
+                )
+            };
         }
         let n = self.sig.outputs.len();
         let values: Vec<Ident> = (0..n).map(|i| mixed(&format!("value{i}"))).collect();
@@ -335,9 +366,14 @@ impl Wrapper<'_> {
                     quote!(None)
                 }
             });
+            let index = syn::Index::from(i);
             quote! {{
                 let #rule = ::std::rc::Rc::clone(&#rule);
-                #generated::#record_fused(#op_name, #value, &#inputs, move |#g| #rule((#(#cot),*)))
+                #generated::record_fused(
+                    #op_name, #value, &#inputs, #batch_safe,
+                    move |#g| #rule((#(#cot),*)),
+                    &|#tangents: &#generated::FusedTangents<'_>| (#jvp_call).#index,
+                )
             }}
         });
         quote! {

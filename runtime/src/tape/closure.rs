@@ -7,7 +7,7 @@ use smallvec::SmallVec;
 
 use crate::base::dtype::{AnyTensor, Float};
 use crate::base::tensor::{Tensor, TensorId};
-use crate::record::forward::Tangents;
+use crate::record::forward::{Jvp, Tangents};
 use crate::record::node::{Backward, InputGrads, Params, Rule, RuleCtx};
 use crate::record::stack::{self, NodeSpec};
 use crate::tape::forward::jvp_by_transposition;
@@ -16,7 +16,7 @@ use crate::tape::forward::jvp_by_transposition;
 pub(crate) struct ClosureRule<F> {
     pub(crate) rule: F,
     /// Whether `rule` is right for a cotangent with leading batch axes (see
-    /// [`record_fused_batched`]).
+    /// [`record_fused`](crate::generated::record_fused)).
     pub(crate) batch_safe: bool,
 }
 
@@ -82,6 +82,23 @@ pub(crate) fn record_boxed<T: Float, F>(
 where
     F: Fn(&AnyTensor, &[bool]) -> Vec<Option<AnyTensor>> + 'static,
 {
+    record_boxed_with_jvp(op, value, inputs, rule, None)
+}
+
+/// [`record_boxed`] with the op's own JVP rule, if it has one (`#[differentiable]`'s
+/// generated tangent code): `jvp(tangents, out)` gives the output's tangent from the
+/// inputs' tangents. Without one, the JVP is the pullback's transpose.
+#[track_caller]
+pub(crate) fn record_boxed_with_jvp<T: Float, F>(
+    op: &'static str,
+    value: Tensor<T>,
+    inputs: &[AnyTensor],
+    rule: ClosureRule<F>,
+    jvp: Option<&Jvp<'_, T>>,
+) -> Tensor<T>
+where
+    F: Fn(&AnyTensor, &[bool]) -> Vec<Option<AnyTensor>> + 'static,
+{
     if !stack::any_recording() {
         return value;
     }
@@ -93,7 +110,13 @@ where
         saved: SmallVec::new(),
         params: Params::None,
     };
-    // A closure rule is a pullback and nothing else: its JVP is its transpose.
-    let jvp = |t: &Tangents<'_>, out: &Tensor<T>| Some(jvp_by_transposition(&*rule, t, out));
-    stack::record(value.data, &ids, spec, &jvp)
+    match jvp {
+        Some(jvp) => stack::record(value.data, &ids, spec, jvp),
+        None => {
+            // A closure rule is a pullback and nothing else: its JVP is its transpose.
+            let transposed =
+                |t: &Tangents<'_>, out: &Tensor<T>| Some(jvp_by_transposition(&*rule, t, out));
+            stack::record(value.data, &ids, spec, &transposed)
+        }
+    }
 }

@@ -10,7 +10,7 @@
 //! correctly (the gradient of a jacobian). Closure rules (custom gradients, fused
 //! functions), which cannot be told about batch axes, run once per example instead
 //! ([`per_example`]), unless they are batch-safe: `#[differentiable]` functions whose
-//! adjoint is elementwise (`generated::record_fused_batched`) run once for all rows.
+//! adjoint is elementwise (`generated::record_fused` with `batch_safe`) run once for all rows.
 
 use ndarray::{ArrayD, IxDyn};
 
