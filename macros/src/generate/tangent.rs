@@ -412,7 +412,10 @@ impl Generator<'_> {
         }
         // The tangent of a value computed from constants alone.
         let zero = quote!(#tangent_prefix generated::zero_like(&#name););
+        // An operand's tangent by value (moved into a result), or by name (borrowed by a
+        // rule).
         let tangent_of = |operand: &Operand| operand.binding().map(|b| self.tangent_value(b));
+        let tangent_name = |operand: &Operand| operand.binding().map(|b| self.tangent(b));
         match op {
             Op::Copy { value, .. } => {
                 let expr = self.op_expr(op);
@@ -423,7 +426,7 @@ impl Generator<'_> {
             }
             Op::Neg(x) => {
                 let expr = self.op_expr(op);
-                match tangent_of(x) {
+                match tangent_name(x) {
                     Some(tangent) => {
                         // `-x` is `0 - x`: the rule of `sub`'s right operand.
                         let rule = format_ident!("{}", vocabulary::binary("sub").rules[1]);
@@ -474,7 +477,7 @@ impl Generator<'_> {
                     })
                     .collect();
                 let expr = self.unary_expr(method, x, call_args);
-                let Some(tangent) = tangent_of(x) else {
+                let Some(tangent) = tangent_name(x) else {
                     code.extend(quote!(#prefix #expr; #zero));
                     return code;
                 };
@@ -501,10 +504,10 @@ impl Generator<'_> {
                     .into_iter()
                     .zip(row.rules)
                     .filter_map(|(operand, rule)| {
-                        let tangent = tangent_of(operand)?;
                         if rule == vocabulary::IDENTITY_RULE {
-                            return Some(tangent);
+                            return tangent_of(operand);
                         }
+                        let tangent = tangent_name(operand)?;
                         let reads = vocabulary::rule_reads(rule);
                         let args = (0..2).filter(|&side| reads[side]).map(|side| &values[side]);
                         let rule = format_ident!("{rule}");
