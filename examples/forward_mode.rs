@@ -1,19 +1,21 @@
 //! Forward mode and checkpointing, after TensorFlow's `tf.autodiff.ForwardAccumulator` and
 //! `tf.recompute_grad` documentation: a Jacobian-vector product, a Hessian-vector product
-//! by forward over reverse, a Jacobian by forward mode, the one-call transforms, and a long
-//! simulation differentiated with checkpoints. Every value is checked against the
+//! by forward over reverse, a Jacobian by forward mode, an annotated function's generated
+//! tangent code (`f::jvp`), the one-call transforms, and a long simulation differentiated
+//! with checkpoints. Every value is checked against the
 //! reverse-mode answer (or a hand-computed one) before it is printed.
 //!
 //! Run with `cargo run --release --example forward_mode`.
 
 use gradtape::transforms::{self, JacobianMode};
-use gradtape::{ForwardAccumulator, GradientTape, Tensor, Variable, checkpoint};
+use gradtape::{ForwardAccumulator, GradientTape, Tensor, Variable, checkpoint, differentiable};
 
 /// Runs every section; the tour calls it too.
 pub fn main() {
     jvp_of_a_function();
     hessian_vector_product();
     jacobian_by_forward_mode();
+    tangent_code_of_an_annotated_function();
     one_call_transforms();
     checkpointed_simulation();
 }
@@ -63,6 +65,41 @@ fn hessian_vector_product() {
     println!("acc.jvp(backward) = {hvp}   (TensorFlow: [6., 36.])");
     assert_eq!(backward.to_vec(), vec![3.0, 12.0]);
     assert_eq!(hvp.to_vec(), vec![6.0, 36.0]);
+}
+
+/// A layer written once: `#[differentiable]` generates its tangent code beside its adjoint.
+#[differentiable]
+fn layer(x: &Tensor<f64>, w: &Tensor<f64>, b: &Tensor<f64>) -> Tensor<f64> {
+    (x.matmul(w) + b).tanh()
+}
+
+/// `f::jvp` directly, and the same tangent from an accumulator around a call of `f`.
+fn tangent_code_of_an_annotated_function() {
+    heading("An annotated function's tangent code: layer::jvp");
+    let x = Tensor::from_vec(vec![0.5_f64, -1.0, 2.0], &[1, 3]);
+    let w = Tensor::from_vec(vec![0.1_f64, 0.2, -0.3, 0.4, 0.5, -0.6], &[3, 2]);
+    let b = Tensor::from_vec(vec![0.05_f64, -0.05], &[2]);
+    let dw = Tensor::from_vec(vec![1.0_f64, 0.0, 0.0, 1.0, 0.0, 0.0], &[3, 2]);
+    let (zx, zb) = (Tensor::zeros(&[1, 3]), Tensor::zeros(&[2]));
+    // one tangent per tensor parameter, after the parameters: here along w only
+    let (y, dy) = layer::jvp(&x, &w, &b, &zx, &dw, &zb);
+    println!(
+        "y = tanh(x w + b) = {y}
+along dw: dy = {dy}"
+    );
+    // by hand: dy = (1 - y²) ⊙ (x dw)
+    let by_hand = (1.0 - &y * &y) * x.matmul(&dw);
+    check("layer::jvp", &dy, &by_hand, 1e-12);
+    // a call of `layer` under an accumulator computes its tangent with the same code
+    let acc = ForwardAccumulator::new(&w, &dw).unwrap();
+    let y = acc.record(|| layer(&x, &w, &b));
+    check(
+        "the call under an accumulator",
+        &acc.jvp(&y).unwrap(),
+        &by_hand,
+        1e-12,
+    );
+    println!("(equal to (1 - y²) ⊙ (x dw), and to an accumulator's tangent of a call of `layer`)");
 }
 
 /// Column by column: one forward pass per input element (JAX's `jacfwd`).
