@@ -23,13 +23,14 @@ fn total(y: &Tensor<f64>) -> Tensor<f64> {
     y.sum()
 }
 
-/// Gradient of `Σ f(x)` w.r.t. each input, on one tape.
-fn tape_gradient(f: &dyn Fn(&[Tensor<f64>]) -> Tensor<f64>, x: &[Tensor<f64>]) -> Inputs {
+/// The gradient of `scalar()` w.r.t. each input, recorded on one tape (zeros where it does
+/// not depend on an input).
+fn gradient_of(x: &[Tensor<f64>], scalar: impl FnOnce() -> Tensor<f64>) -> Inputs {
     let tape = GradientTape::new();
     for input in x {
         tape.watch(input);
     }
-    let y = tape.record(|| total(&f(x)));
+    let y = tape.record(scalar);
     let grads = tape.gradient(&y, x.to_vec()).unwrap();
     grads
         .into_iter()
@@ -38,27 +39,22 @@ fn tape_gradient(f: &dyn Fn(&[Tensor<f64>]) -> Tensor<f64>, x: &[Tensor<f64>]) -
         .collect()
 }
 
+/// Gradient of `Σ f(x)` w.r.t. each input, on one tape.
+fn tape_gradient(f: &dyn Fn(&[Tensor<f64>]) -> Tensor<f64>, x: &[Tensor<f64>]) -> Inputs {
+    gradient_of(x, || total(&f(x)))
+}
+
 /// The Hessian-vector product `H v` of `Σ f` with `v = 0.3, 0.4, ...`: the gradient of
 /// `∇f · v` taken on an outer tape.
 fn hessian_vector(f: &dyn Fn(&[Tensor<f64>]) -> Tensor<f64>, x: &[Tensor<f64>]) -> Inputs {
-    let outer = GradientTape::new();
-    for input in x {
-        outer.watch(input);
-    }
-    let dot = outer.record(|| {
+    gradient_of(x, || {
         let grads = tape_gradient(f, x);
         let mut dot = Tensor::scalar(0.0);
         for (k, g) in grads.iter().enumerate() {
             dot = dot + (g * &direction(k, g.shape())).sum();
         }
         dot
-    });
-    let grads = outer.gradient(&dot, x.to_vec()).unwrap();
-    grads
-        .into_iter()
-        .zip(x)
-        .map(|(g, input)| g.unwrap_or_else(|| Tensor::zeros(input.shape())))
-        .collect()
+    })
 }
 
 /// The tangent of `Σ f(x)` along `direction`, under one accumulator, as a 0-d tensor (so
@@ -72,17 +68,7 @@ fn accumulator_jvp(f: &dyn Fn(&[Tensor<f64>]) -> Tensor<f64>, x: &[Tensor<f64>])
 
 /// `H v` by reverse over forward: the gradient of the accumulator's tangent.
 fn reverse_over_forward(f: &dyn Fn(&[Tensor<f64>]) -> Tensor<f64>, x: &[Tensor<f64>]) -> Inputs {
-    let tape = GradientTape::new();
-    for input in x {
-        tape.watch(input);
-    }
-    let jvp = tape.record(|| accumulator_jvp(f, x));
-    let grads = tape.gradient(&jvp, x.to_vec()).unwrap();
-    grads
-        .into_iter()
-        .zip(x)
-        .map(|(g, input)| g.unwrap_or_else(|| Tensor::zeros(input.shape())))
-        .collect()
+    gradient_of(x, || accumulator_jvp(f, x))
 }
 
 /// `vᵀ H v` by forward over forward: an outer accumulator's tangent of the inner one's.

@@ -368,19 +368,7 @@ impl<'a> Generator<'a> {
         });
         let g = mixed("g");
         let value_name = mixed("value");
-        // Here a variable parameter is the tensor read from it: `.value()` on it (in code
-        // emitted as written, such as `stop_gradient(&w.value())`) must still compile.
-        let read_value = self
-            .sig
-            .params
-            .iter()
-            .any(|p| p.kind == Kind::Variable)
-            .then(|| {
-                let generated = paths::generated();
-                quote!(
-                    use #generated::ReadValue as _;
-                )
-            });
+        let read_value = self.read_value_import();
         let fn_name = match self.flavour {
             Flavour::ZeroD(_) => format_ident!("vjp_scalar"),
             _ => format_ident!("vjp"),
@@ -414,6 +402,18 @@ impl<'a> Generator<'a> {
                 (#value_name, #pullback)
             }
         }
+    }
+
+    /// `use generated::ReadValue as _;` when a parameter is a variable: in the generated
+    /// functions it is the tensor read from it, and `.value()` on it (in code emitted as
+    /// written, such as `stop_gradient(&w.value())`) must still compile.
+    fn read_value_import(&self) -> Option<TokenStream> {
+        let generated = paths::generated();
+        self.sig
+            .params
+            .iter()
+            .any(|p| p.kind == Kind::Variable)
+            .then(|| quote!(use #generated::ReadValue as _;))
     }
 
     /// The result, as the forward code computed it (`()` for a function that only writes

@@ -56,16 +56,7 @@ impl Generator<'_> {
                 let mutability = param.mutable.then(|| quote!(mut));
                 Some(quote!(let #mutability #tangent = ::core::clone::Clone::clone(#tangent);))
             });
-        // A variable parameter is the tensor read from it: `.value()` on it must compile.
-        let read_value = self
-            .sig
-            .params
-            .iter()
-            .any(|p| p.kind == Kind::Variable)
-            .then(|| {
-                let generated = paths::generated();
-                quote!(use #generated::ReadValue as _;)
-            });
+        let read_value = self.read_value_import();
         let (mut values, mut tangents, mut finish) = (Vec::new(), Vec::new(), TokenStream::new());
         for (k, output) in self.body.outputs.iter().enumerate() {
             let (value, tangent) = (mixed(&format!("out{k}")), mixed(&format!("tan_out{k}")));

@@ -76,30 +76,16 @@ struct Locals {
 
 impl Locals {
     fn new() -> Self {
-        let [
-            value,
-            inputs,
-            pullback,
-            grads,
-            rule,
-            cot,
-            borrowed,
-            g,
-            tangents,
-        ] = [
-            "value", "inputs", "pullback", "grads", "rule", "cot", "borrowed", "g", "tangents",
-        ]
-        .map(mixed);
         Locals {
-            value,
-            inputs,
-            pullback,
-            grads,
-            rule,
-            cot,
-            borrowed,
-            g,
-            tangents,
+            value: mixed("value"),
+            inputs: mixed("inputs"),
+            pullback: mixed("pullback"),
+            grads: mixed("grads"),
+            rule: mixed("rule"),
+            cot: mixed("cot"),
+            borrowed: mixed("borrowed"),
+            g: mixed("g"),
+            tangents: mixed("tangents"),
         }
     }
 }
