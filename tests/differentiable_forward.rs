@@ -610,10 +610,15 @@ mod tensor_mode {
         // d(e^(x+c) - c x) = (e^(x+c) - c) dx, each row
         let expected = ((&x + &c).exp() - &c) * &dx;
         assert_close("widened", &tangent, &expected, 1e-14);
-        // and under an accumulator, through the node
+        // and under an accumulator (op by op: the body reads the constant tensor `c`)
         let acc = ForwardAccumulator::new(&x, dx.clone()).unwrap();
         let y = acc.record(|| widened(&x, &c));
-        assert_close("widened node", &acc.jvp(&y).unwrap(), &expected, 1e-14);
+        assert_close(
+            "widened under an accumulator",
+            &acc.jvp(&y).unwrap(),
+            &expected,
+            1e-14,
+        );
     }
 
     #[test]

@@ -241,6 +241,7 @@ impl Wrapper<'_> {
             value,
             inputs,
             pullback,
+            tangents,
             ..
         } = &self.locals;
         let Arguments {
@@ -248,6 +249,7 @@ impl Wrapper<'_> {
             reads,
             inputs: input_values,
             vjp_args,
+            jvp_tangents,
             keeps,
             ..
         } = args;
@@ -267,6 +269,14 @@ impl Wrapper<'_> {
                 if !#generated::any_tracks(&#inputs) {
                     #zero_d_plain
                     return #name::primal(#(#names),*);
+                }
+                // One forward accumulator is all that records: the value and its tangent
+                // in one pass of the tangent code, no node.
+                if let ::core::option::Option::Some(#value) = #generated::forward_only(
+                    &#inputs,
+                    |#tangents: &#generated::FusedTangents<'_>| #name::jvp(#(#vjp_args,)* #(#jvp_tangents),*),
+                ) {
+                    return #value;
                 }
                 #zero_d
                 let (#value, #pullback) = #generated::without_recording(|| #name::vjp(#(#vjp_args),*));

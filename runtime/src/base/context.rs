@@ -18,6 +18,12 @@ pub(crate) fn any_recording() -> bool {
     RECORDING.with(Cell::get) != 0
 }
 
+/// How many recorders (tapes recording, forward accumulators accumulating) see an op now.
+#[inline]
+pub(crate) fn recorders() -> u32 {
+    RECORDING.with(Cell::get)
+}
+
 /// Counts tapes starting (`+1`) or stopping (`-1`) to record; only the tape stack calls it.
 pub(crate) fn adjust_recording(delta: i32) {
     RECORDING.with(|count| count.set(count.get().wrapping_add_signed(delta)));

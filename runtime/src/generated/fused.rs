@@ -6,7 +6,7 @@ use crate::base::tensor::Tensor;
 use smallvec::SmallVec;
 
 use crate::base::tensor::TensorId;
-use crate::record::forward::Tangents;
+use crate::record::forward::{self, Tangents};
 use crate::record::stack;
 use crate::tape::closure::{ClosureRule, record_boxed_with_jvp};
 /// Whether some recording tape tracks one of `inputs`, or some forward accumulator has a
@@ -91,6 +91,107 @@ where
         Some(&jvp),
     )
 }
+
+/// A `#[differentiable]` call's value and tangent in one pass of its tangent code, when the
+/// only recorder on this thread is one forward accumulator and it has a tangent for one of
+/// `inputs`: `jvp` gets the inputs' tangents and returns `(value, tangent)`; the accumulator
+/// keeps the tangent and the value is returned. `None`, without calling `jvp`, otherwise:
+/// then the call records a node ([`record_fused`]), whose JVP rule runs the same code.
+///
+/// ```
+/// use gradtape_runtime::{AnyTensor, ForwardAccumulator, Tensor, generated};
+/// let x = Tensor::from_vec(vec![0.5_f64, 1.0], &[2]);
+/// let sin = |x: &Tensor<f64>| {
+///     let inputs = [AnyTensor::from(x.clone())];
+///     // d sin(x) = cos(x) dx
+///     generated::forward_only(&inputs, |t| (x.sin(), x.cos() * t.of(0, x)))
+/// };
+/// assert!(sin(&x).is_none()); // nothing records
+/// let acc = ForwardAccumulator::new(&x, Tensor::from_vec(vec![2.0, 0.0], &[2])).unwrap();
+/// let y = acc.record(|| sin(&x)).unwrap();
+/// assert_eq!(acc.jvp(&y).unwrap().to_vec(), vec![0.5_f64.cos() * 2.0, 0.0]);
+/// ```
+pub fn forward_only<V: FusedResult>(
+    inputs: &[AnyTensor],
+    jvp: impl FnOnce(&FusedTangents<'_>) -> (V, V),
+) -> Option<V> {
+    let ids: SmallVec<[TensorId; 4]> = inputs.iter().map(AnyTensor::id).collect();
+    forward::with_sole_accumulator(&ids, |tangents| {
+        let (value, tangent) = jvp(&FusedTangents(tangents));
+        let mut sink = TangentSink(SmallVec::new());
+        value.give_tangents(tangent, &mut sink);
+        (value, sink.0)
+    })
+}
+
+/// The tangents a [`forward_only`] call made, paired with their values' ids.
+pub struct TangentSink(SmallVec<[(TensorId, AnyTensor); 2]>);
+
+/// What a `#[differentiable]` tensor function returns: a tensor or a tuple of them.
+pub trait FusedResult {
+    /// Pairs each part with its tangent (`tangents` has this value's structure).
+    fn give_tangents(&self, tangents: Self, sink: &mut TangentSink);
+}
+
+impl<T: Float> FusedResult for Tensor<T> {
+    /// # Panics
+    /// If the tangent's shape is not the value's (a bug in generated code: never passed on
+    /// silently).
+    fn give_tangents(&self, tangent: Tensor<T>, sink: &mut TangentSink) {
+        assert!(
+            tangent.has_shape(self.shape()),
+            "#[differentiable] tangent code gave a tangent of shape {:?} for a value of shape {:?}",
+            tangent.shape(),
+            self.shape()
+        );
+        sink.0.push((self.id(), T::into_any(tangent)));
+    }
+}
+
+/// `FusedResult` for a tuple: each type with its value's and its tangent's names.
+macro_rules! fused_result {
+    ($(($name:ident, $value:ident, $tangent:ident)),+) => {
+        impl<$($name: FusedResult),+> FusedResult for ($($name,)+) {
+            fn give_tangents(&self, tangents: Self, sink: &mut TangentSink) {
+                let ($($value,)+) = self;
+                let ($($tangent,)+) = tangents;
+                $($value.give_tangents($tangent, sink);)+
+            }
+        }
+    };
+}
+
+fused_result!((A, a, ta), (B, b, tb));
+fused_result!((A, a, ta), (B, b, tb), (C, c, tc));
+fused_result!((A, a, ta), (B, b, tb), (C, c, tc), (D, d, td));
+fused_result!((A, a, ta), (B, b, tb), (C, c, tc), (D, d, td), (E, e, te));
+fused_result!(
+    (A, a, ta),
+    (B, b, tb),
+    (C, c, tc),
+    (D, d, td),
+    (E, e, te),
+    (F, f, tf)
+);
+fused_result!(
+    (A, a, ta),
+    (B, b, tb),
+    (C, c, tc),
+    (D, d, td),
+    (E, e, te),
+    (F, f, tf),
+    (G, g, tg)
+);
+fused_result!(
+    (A, a, ta),
+    (B, b, tb),
+    (C, c, tc),
+    (D, d, td),
+    (E, e, te),
+    (F, f, tf),
+    (G, g, tg),
+    (H, h, th)
+);
 
 /// The tangents of a fused node's inputs in one accumulator, as its generated tangent code
 /// reads them.

@@ -352,3 +352,47 @@ pub(crate) fn suspend_all() -> impl Drop {
         floor: FLOOR.with(|floor| floor.replace(ACCUMULATORS.with(|stack| stack.borrow().len()))),
     }
 }
+
+/// When the only recorder on this thread is one accumulator (no tape records, no other
+/// accumulator accumulates) and it has a tangent for one of `inputs`: runs `f` with that
+/// accumulator paused, so that nothing records, giving it the inputs' tangents; `f`
+/// returns its result and the tangents of the values it made, which the accumulator then
+/// keeps. `None`, without calling `f`, otherwise. A `#[differentiable]` call computes its
+/// value and tangent in one pass of its tangent code this way: with no other recorder, no
+/// one could have seen the ops a node would have hidden.
+pub(crate) fn with_sole_accumulator<R>(
+    inputs: &[TensorId],
+    f: impl FnOnce(&Tangents<'_>) -> (R, SmallVec<[(TensorId, AnyTensor); 2]>),
+) -> Option<R> {
+    if ACCUMULATING.with(Cell::get) != 1 || crate::base::context::recorders() != 1 {
+        return None;
+    }
+    let floor = FLOOR.with(Cell::get);
+    let acc = ACCUMULATORS.with(|stack| {
+        stack
+            .borrow()
+            .iter()
+            .skip(floor)
+            .find(|acc| acc.borrow().is_accumulating())
+            .map(Rc::clone)
+    })?;
+    let tangents: SmallVec<[Option<AnyTensor>; 4]> = {
+        let state = acc.borrow();
+        inputs
+            .iter()
+            .map(|id| state.tangents.get(id).cloned())
+            .collect()
+    };
+    if tangents.iter().all(Option::is_none) {
+        return None;
+    }
+    let (result, made) = {
+        let _paused = AccPause::new(&acc);
+        f(&Tangents(&tangents))
+    };
+    let mut state = acc.borrow_mut();
+    for (id, tangent) in made {
+        state.tangents.insert(id, tangent);
+    }
+    Some(result)
+}
