@@ -118,9 +118,9 @@ fn child(mode: &str, steps: usize) {
     let w: Vec<f64> = (0..16).map(|i| 1.0 + 0.05 * i as f64).collect();
     let start = Instant::now();
     let gradient = match mode {
-        "macro" => rk4_macro::grad(&x0, &w, steps).1.0,
-        "macro-checkpoint" => rk4_macro_checkpoint::grad(&x0, &w, steps).1.0,
-        "macro-checkpoint-1000" => rk4_macro_checkpoint_1000::grad(&x0, &w, steps).1.0,
+        "macro" => rk4_macro::grad(&x0, &w, steps).1[0].clone(),
+        "macro-checkpoint" => rk4_macro_checkpoint::grad(&x0, &w, steps).1[0].clone(),
+        "macro-checkpoint-1000" => rk4_macro_checkpoint_1000::grad(&x0, &w, steps).1[0].clone(),
         "tape" | "tape-checkpointed" => {
             let x0 = Tensor::from_vec(x0, &[16]);
             let w = Tensor::from_vec(w, &[16]);

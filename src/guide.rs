@@ -392,6 +392,11 @@
 //! assert_eq!(gradient.map(f64::to_bits), checkpointed.map(f64::to_bits));
 //! ```
 //!
+//! A `for` loop's iterator is built again for each rerun segment (from the values its
+//! expression read before the loop) and advanced to the segment's first trip with
+//! `Iterator::skip`: free on ranges, one `next` per skipped item on other iterators, so it
+//! must give the same items again (no `drain`).
+//!
 //! The names the loop only reads are copied once before it, so that the pullback (which
 //! outlives the call's borrows) can rerun it: a borrowed parameter (`&[f64]`) as an owned
 //! copy, anything else by `Clone` (so a local borrow the loop reads is a borrow error in

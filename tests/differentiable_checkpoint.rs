@@ -166,6 +166,37 @@ twice!(zipped_plain, zipped_checkpointed, (checkpoint(snapshots = 4)), fn (xs: &
     acc
 });
 
+// A constant array copied into the state before the loop (`constant(x0)`): each element
+// write of a constant takes the element's cotangent and drops it.
+#[differentiable(constant(x0))]
+fn ring_plain(x0: &[f64], w: &[f64], steps: usize) -> f64 {
+    let mut x = vec![0.0; 3];
+    for i in 0..3 {
+        x[i] = x0[i];
+    }
+    for _ in 0..steps {
+        for i in 0..3 {
+            x[i] = (w[i] * x[(i + 2) % 3]).tanh() + 0.1;
+        }
+    }
+    x[0] * x[1] + x[2]
+}
+
+#[differentiable(constant(x0), checkpoint(snapshots = 4))]
+#[allow(dead_code)] // its gradient is what is checked
+fn ring_checkpointed(x0: &[f64], w: &[f64], steps: usize) -> f64 {
+    let mut x = vec![0.0; 3];
+    for i in 0..3 {
+        x[i] = x0[i];
+    }
+    for _ in 0..steps {
+        for i in 0..3 {
+            x[i] = (w[i] * x[(i + 2) % 3]).tanh() + 0.1;
+        }
+    }
+    x[0] * x[1] + x[2]
+}
+
 // ----- the checks -----
 
 /// Central differences of `f` at `x`, entry by entry.
@@ -357,6 +388,23 @@ fn an_iterator_form_over_slices() {
             &join(checkpointed_x, checkpointed_y, checkpointed_c),
             &|p| zipped_plain(&p[..n], &p[n..2 * n], p[2 * n]),
             &point,
+        );
+    }
+}
+
+#[test]
+fn a_constant_array_copied_into_the_state() {
+    let x0 = [0.3, -0.4, 0.9];
+    for steps in TRIPS {
+        let w = [0.8, 1.1, -0.6];
+        let (_, [plain]) = ring_plain::grad(&x0, &w, steps);
+        let (_, [checkpointed]) = ring_checkpointed::grad(&x0, &w, steps);
+        check(
+            &format!("ring, {steps} steps"),
+            &plain,
+            &checkpointed,
+            &|w| ring_plain(&x0, w, steps),
+            &w,
         );
     }
 }

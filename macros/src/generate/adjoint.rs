@@ -292,7 +292,12 @@ impl Generator<'_> {
         match op {
             Op::Copy { value, .. } => {
                 if value.binding().is_none() {
-                    // A constant overwrote the value: nothing flows back past here.
+                    // A constant overwrote the value: nothing flows back past here (for an
+                    // element, its cotangent is taken and dropped).
+                    if let Target::Element { .. } = target {
+                        let (pop, index) = self.recall(format!("idx{id}"), depth);
+                        return quote!(#pop let _ = #slot.take(*#index););
+                    }
                     return quote!(#slot = None;);
                 }
                 rules.extend(acc(value, quote!(#g)));
