@@ -46,6 +46,7 @@ fn rk4(x: &Tensor<f64>, params: &[Tensor<f64>]) -> Tensor<f64> {
 macro_rules! rk4_annotated {
     ($($name:ident: ($($arg:tt)*);)*) => {$(
         #[differentiable($($arg)*)]
+        #[allow(dead_code)] // only its gradient runs
         fn $name(x0: &[f64], w: &[f64], steps: usize) -> f64 {
             let mut x = vec![0.0; 16];
             for i in 0..16 {
