@@ -47,6 +47,7 @@ macro_rules! rk4_annotated {
     ($($name:ident: ($($arg:tt)*);)*) => {$(
         #[differentiable($($arg)*)]
         #[allow(dead_code)] // only its gradient runs
+        #[allow(clippy::needless_range_loop, clippy::assign_op_pattern)] // the tape variant's operations, element by element
         fn $name(x0: &[f64], w: &[f64], steps: usize) -> f64 {
             let mut x = vec![0.0; 16];
             for i in 0..16 {

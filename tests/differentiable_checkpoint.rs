@@ -6,6 +6,16 @@
 //! as written. Trip counts 0, 1, a prime and multiples of the segment length, with a
 //! snapshot budget small enough (4) that the segments double several times.
 
+// The annotated functions are written in the forms under test (indexed loops, element
+// copies, `x = x + ..`, a loop changing its own range bound), not as clippy would have them.
+#![allow(
+    clippy::needless_range_loop,
+    clippy::manual_memcpy,
+    clippy::assign_op_pattern,
+    clippy::mut_range_bound,
+    clippy::useless_vec
+)]
+
 use gradtape::differentiable;
 
 /// Defines `$plain` with `#[differentiable]` and `$checkpointed` with

@@ -26,6 +26,7 @@ use std::collections::HashSet;
 use proc_macro2::{TokenStream, TokenTree};
 use quote::{format_ident, quote};
 use syn::Ident;
+use syn::ext::IdentExt;
 
 use super::Generator;
 use crate::model::ir::{LoopHead, Stmt, Target};
@@ -73,7 +74,7 @@ fn trips_name(id: usize) -> String {
 }
 
 fn constant_name(id: usize, ident: &Ident) -> String {
-    format!("ck{id}_{ident}")
+    format!("ck{id}_{}", ident.unraw())
 }
 
 impl<'a> Generator<'a> {
@@ -198,7 +199,7 @@ impl<'a> Generator<'a> {
             let index = syn::Index::from(k);
             match declared.param.filter(|p| p.is_output_array()) {
                 Some(param) => {
-                    let buffer = mixed(&format!("ck_buffer_{name}"));
+                    let buffer = mixed(&format!("ck_buffer_{}", name.unraw()));
                     let target = reference_target(param).expect("a `&mut` array");
                     quote! {
                         let mut #buffer = ::core::clone::Clone::clone(&#state.#index);
