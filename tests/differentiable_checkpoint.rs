@@ -176,6 +176,19 @@ twice!(zipped_plain, zipped_checkpointed, (checkpoint(snapshots = 4)), fn (xs: &
     acc
 });
 
+twice!(fixed_plain, fixed_checkpointed, (checkpoint(snapshots = 4)), fn (mut x: f64, c: [f64; 3], steps: usize) -> f64 {
+    // A `mut` parameter and a fixed-size local array as the state, a fixed-size array
+    // parameter read by the loop.
+    let mut s = [0.0; 3];
+    for _ in 0..steps {
+        for i in 0..3 {
+            s[i] = (s[i] + c[i] * x).sin();
+        }
+        x = x * 0.95 + s[0] * 0.01;
+    }
+    x + s[1] * s[2]
+});
+
 // A constant array copied into the state before the loop (`constant(x0)`): each element
 // write of a constant takes the element's cotangent and drops it.
 #[differentiable(constant(x0))]
@@ -415,6 +428,24 @@ fn a_constant_array_copied_into_the_state() {
             &checkpointed,
             &|w| ring_plain(&x0, w, steps),
             &w,
+        );
+    }
+}
+
+#[test]
+fn a_mut_parameter_and_a_fixed_size_array() {
+    let c = [0.4, -0.9, 1.3];
+    for steps in TRIPS {
+        let (_, (plain_x, plain_c)) = fixed_plain::grad(0.3, c, steps);
+        let (_, (checkpointed_x, checkpointed_c)) = fixed_checkpointed::grad(0.3, c, steps);
+        let plain = [vec![plain_x], plain_c.to_vec()].concat();
+        let checkpointed = [vec![checkpointed_x], checkpointed_c.to_vec()].concat();
+        check(
+            &format!("fixed, {steps} steps"),
+            &plain,
+            &checkpointed,
+            &|p| fixed_plain(p[0], [p[1], p[2], p[3]], steps),
+            &[0.3, c[0], c[1], c[2]],
         );
     }
 }
