@@ -352,10 +352,13 @@
 //!   segment with the ordinary forward code (saving onto stacks of its own) and runs the
 //!   ordinary adjoint of those trips, so it holds one segment's saves at a time.
 //!
-//! Snapshots start one per trip; when `snapshots` of them are kept (200 unless
-//! `checkpoint(snapshots = n)` says otherwise, n ≥ 2), every other one is dropped and the
-//! segments double. For `n` trips the pullback thus holds at most `snapshots` states plus
-//! the saves of `2n / snapshots` trips, and the loop runs forward twice in all (two levels,
+//! At most `snapshots` states are kept (200 unless `checkpoint(snapshots = n)` says
+//! otherwise, n ≥ 2). A `for` over an iterator that knows its length (a range, an indexed
+//! loop) gets segments of `ceil(n / snapshots)` trips at once. Otherwise (`while`, `loop`,
+//! other iterators) the trip count is not known up front: snapshots start one per trip,
+//! and each time the budget is full every other one is dropped and the segments double.
+//! For `n` trips the pullback thus holds at most `snapshots` states plus the saves of
+//! `2n / snapshots` trips, and the loop runs forward twice in all (two levels,
 //! not a binomial schedule: a rerun segment is not checkpointed again). The rerun repeats
 //! the same float operations in the same order, so the gradient is the uncheckpointed one
 //! to the bit, `break` and `continue` included:

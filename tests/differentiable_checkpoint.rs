@@ -189,6 +189,16 @@ twice!(fixed_plain, fixed_checkpointed, (checkpoint(snapshots = 4)), fn (mut x: 
     x + s[1] * s[2]
 });
 
+twice!(filtered_plain, filtered_checkpointed, (checkpoint(snapshots = 4)), fn (x0: f64, steps: usize) -> f64 {
+    // A `for` over an iterator that does not know its length: the snapshots start one per
+    // trip and thin out; each rerun segment skips to its first item.
+    let mut x = x0;
+    for k in (0..steps).filter(|k| k % 3 != 0) {
+        x = (x + 0.01 * k as f64).sin() * 1.1;
+    }
+    x
+});
+
 // A constant array copied into the state before the loop (`constant(x0)`): each element
 // write of a constant takes the element's cotangent and drops it.
 #[differentiable(constant(x0))]
@@ -276,7 +286,7 @@ fn an_integrator_carrying_several_values() {
 
 #[test]
 fn the_default_budget() {
-    // 200 snapshots by default: 1009 trips double the segments twice
+    // 200 snapshots by default: a range sets segments of ceil(n / 200) trips at once
     for steps in [0, 1, 199, 200, 201, 1009] {
         let x = [0.4, 1.3];
         let (_, plain) = default_plain::grad(x[0], x[1], steps);
@@ -446,6 +456,22 @@ fn a_mut_parameter_and_a_fixed_size_array() {
             &checkpointed,
             &|p| fixed_plain(p[0], [p[1], p[2], p[3]], steps),
             &[0.3, c[0], c[1], c[2]],
+        );
+    }
+}
+
+#[test]
+fn an_iterator_of_unknown_length() {
+    for steps in TRIPS {
+        let x = [0.9];
+        let (_, plain) = filtered_plain::grad(x[0], steps);
+        let (_, checkpointed) = filtered_checkpointed::grad(x[0], steps);
+        check(
+            &format!("filtered, {steps} steps"),
+            &plain,
+            &checkpointed,
+            &|x| filtered_plain(x[0], steps),
+            &x,
         );
     }
 }

@@ -154,9 +154,10 @@ use proc_macro::TokenStream;
 /// values and arrays, `mut` parameters, `&mut` array parameters) at the starts of segments
 /// of trips; the adjoint restores the snapshots last to first, reruns each segment saving
 /// as usual and reverses it. At most 200 snapshots are kept (`checkpoint(snapshots = n)`,
-/// n ≥ 2, for another budget): they start one per trip, and each time the budget is full
-/// every other one is dropped and the segments double, so the trip count need not be
-/// known up front. For `n` trips the adjoint holds the snapshots plus the saves of at most
+/// n ≥ 2, for another budget). A `for` over an iterator that knows its length (a range)
+/// gets segments of `ceil(n / snapshots)` trips at once; otherwise the snapshots start one
+/// per trip, and each time the budget is full every other one is dropped and the segments
+/// double, so the trip count need not be known up front (`while`, `loop`). For `n` trips the adjoint holds the snapshots plus the saves of at most
 /// `2n / snapshots` trips, and the loop runs forward twice. The rerun repeats the same float
 /// operations in the same order: the gradient is the uncheckpointed one to the bit.
 /// `break` and `continue` stay exact; a `return` inside a checkpointed loop, a function of

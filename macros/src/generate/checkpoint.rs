@@ -6,12 +6,12 @@
 //! ordinary adjoint of the loop on those stacks. The recomputation repeats the same float
 //! operations in the same order, so the gradient is the uncheckpointed one to the bit.
 //!
-//! Placement: at most `snapshots` are kept at once. They start one per trip; when the
-//! budget is full, every other one is dropped and the segment length doubles (the online
-//! thinning of Stumm and Walther's "new algorithms for optimal online checkpointing",
-//! in its simplest form), so a loop whose trip count is unknown up front (`while`, `loop`,
-//! a `for` over any iterator) needs no count: for `n` trips, segments hold at most
-//! `2n / snapshots` trips. Memory: the snapshots plus one segment's saves; time: the loop
+//! Placement: at most `snapshots` are kept at once. A `for` whose iterator knows its length
+//! `n` (an exact size hint: ranges) gets segments of `ceil(n / snapshots)` trips up front.
+//! Otherwise they start one per trip; when the budget is full, every other one is dropped
+//! and the segment length doubles (the simplest online schedule), so a loop whose trip
+//! count is unknown up front (`while`, `loop`, a `for` over a filtered iterator) needs no
+//! count: for `n` trips, segments hold at most `2n / snapshots` trips. Memory: the snapshots plus one segment's saves; time: the loop
 //! runs forward twice.
 //!
 //! The carried state is every mutable name declared before the loop (a `let mut`, a `mut`
@@ -134,29 +134,51 @@ impl<'a> Generator<'a> {
         let snap = mixed("snap");
         let body_code = self.quiet().forward_block(body);
         let label = label.as_ref().map(|label| quote!(#label:));
-        let head = match head {
-            LoopHead::For { pat, iter } => quote!(for #pat in #iter),
-            LoopHead::While { cond } => quote!(while #cond),
-            LoopHead::Loop => quote!(loop),
+        let (iterator, low, high) = (mixed(&format!("ck_iter{id}")), mixed("low"), mixed("high"));
+        let looped = |head: TokenStream| {
+            quote! {
+                #label #head {
+                    if #trips % #segment == 0 {
+                        if #saved.len() >= #snapshots {
+                            #segment *= 2;
+                            #saved.retain(|#snap: &(usize, _)| #snap.0 % #segment == 0);
+                        }
+                        #saved.push((#trips, (#(#snapshot,)*)));
+                    }
+                    #trips += 1;
+                    #body_code
+                }
+            }
+        };
+        let looped = match head {
+            // An iterator that knows its length (a range) sets the segments at once, as
+            // few as the budget allows. `match` keeps the iterator expression's
+            // temporaries alive through the loop, as `for` does.
+            LoopHead::For { pat, iter } => {
+                let code = looped(quote!(for #pat in #iterator));
+                quote! {
+                    match ::core::iter::IntoIterator::into_iter(#iter) {
+                        #iterator => {
+                            let (#low, #high) = ::core::iter::Iterator::size_hint(&#iterator);
+                            if #high == ::core::option::Option::Some(#low) {
+                                #segment = usize::max(1, #low.div_ceil(#snapshots));
+                            }
+                            #code
+                        }
+                    }
+                }
+            }
+            LoopHead::While { cond } => looped(quote!(while #cond)),
+            LoopHead::Loop => looped(quote!(loop)),
         };
         quote! {
             #(#copies)*
             let mut #saved = ::std::vec::Vec::new();
-            // Trips per segment: doubles, dropping every other snapshot, when the budget
-            // is full.
+            // Trips per segment: set from the trip count when the iterator knows it, else
+            // from 1; doubles, dropping every other snapshot, when the budget is full.
             let mut #segment: usize = 1;
             let mut #trips: usize = 0;
-            #label #head {
-                if #trips % #segment == 0 {
-                    if #saved.len() >= #snapshots {
-                        #segment *= 2;
-                        #saved.retain(|#snap: &(usize, _)| #snap.0 % #segment == 0);
-                    }
-                    #saved.push((#trips, (#(#snapshot,)*)));
-                }
-                #trips += 1;
-                #body_code
-            }
+            #looped
         }
     }
 
