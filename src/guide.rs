@@ -388,7 +388,7 @@
 //!     x * v
 //! }
 //!
-//! // 10,000 steps: at most 50 snapshots and 400 steps' saves instead of 10,000
+//! // 10,000 steps: 50 snapshots and one segment's saves (200 steps) instead of 10,000
 //! let (value, gradient) = pendulum::grad(0.5, 0.0, 2.0, 10_000);
 //! let (same, checkpointed) = pendulum_checkpointed::grad(0.5, 0.0, 2.0, 10_000);
 //! assert_eq!(value.to_bits(), same.to_bits());

@@ -181,7 +181,7 @@ use proc_macro::TokenStream;
 ///     x
 /// }
 ///
-/// // 100,000 steps: the adjoint holds at most 100 snapshots and 2,000 steps' saves
+/// // 100,000 steps: the adjoint holds 100 snapshots and one segment's saves (1,000 steps)
 /// let (_, [dx0, dv0, dk]) = pendulum::grad(0.5, 0.0, 2.0, 100_000);
 /// ```
 #[proc_macro_attribute]
