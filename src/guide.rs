@@ -338,6 +338,77 @@
 //! assert_eq!((first.to_scalar(), second.to_scalar()), (12.0, 12.0));
 //! ```
 //!
+//! # Checkpointing long loops
+//!
+//! The pullback of a loop needs what every trip saved: a simulation of 10⁶ steps holds 10⁶
+//! steps' saves. `#[differentiable(checkpoint)]` (scalar mode) checkpoints each loop at the
+//! top level of the body (`for`, `while` or `loop`, any trip count, known up front or not):
+//!
+//! - the forward code runs the loop saving nothing for the adjoint, and at the start of each
+//!   segment of trips pushes a snapshot of the loop's carried state: every mutable name
+//!   declared before the loop that the loop mentions (`let mut` numbers, arrays and
+//!   counters, `mut` parameters, `&mut` array parameters), cloned;
+//! - the pullback walks the segments last to first: it restores a snapshot, reruns the
+//!   segment with the ordinary forward code (saving onto stacks of its own) and runs the
+//!   ordinary adjoint of those trips, so it holds one segment's saves at a time.
+//!
+//! At most `snapshots` states are kept (200 unless `checkpoint(snapshots = n)` says
+//! otherwise, n ≥ 2). A `for` over an iterator that knows its length (a range, an indexed
+//! loop) gets segments of `ceil(n / snapshots)` trips at once. Otherwise (`while`, `loop`,
+//! other iterators) the trip count is not known up front: snapshots start one per trip,
+//! and each time the budget is full every other one is dropped and the segments double.
+//! For `n` trips the pullback thus holds at most `snapshots` states plus the saves of
+//! `2n / snapshots` trips, and the loop runs forward twice in all (two levels,
+//! not a binomial schedule: a rerun segment is not checkpointed again). The rerun repeats
+//! the same float operations in the same order, so the gradient is the uncheckpointed one
+//! to the bit, `break` and `continue` included:
+//!
+//! ```
+//! use gradtape::differentiable;
+//!
+//! #[differentiable]
+//! fn pendulum(x0: f64, v0: f64, k: f64, steps: usize) -> f64 {
+//!     let (mut x, mut v) = (x0, v0);
+//!     for _ in 0..steps {
+//!         let a = -k * x.sin();
+//!         x += 0.01 * v;
+//!         v += 0.01 * a;
+//!     }
+//!     x * v
+//! }
+//!
+//! #[differentiable(checkpoint(snapshots = 50))]
+//! fn pendulum_checkpointed(x0: f64, v0: f64, k: f64, steps: usize) -> f64 {
+//!     let (mut x, mut v) = (x0, v0);
+//!     for _ in 0..steps {
+//!         let a = -k * x.sin();
+//!         x += 0.01 * v;
+//!         v += 0.01 * a;
+//!     }
+//!     x * v
+//! }
+//!
+//! // 10,000 steps: 50 snapshots and one segment's saves (200 steps) instead of 10,000
+//! let (value, gradient) = pendulum::grad(0.5, 0.0, 2.0, 10_000);
+//! let (same, checkpointed) = pendulum_checkpointed::grad(0.5, 0.0, 2.0, 10_000);
+//! assert_eq!(value.to_bits(), same.to_bits());
+//! assert_eq!(gradient.map(f64::to_bits), checkpointed.map(f64::to_bits));
+//! ```
+//!
+//! A `for` loop's iterator is built again for each rerun segment (from the values its
+//! expression read before the loop) and advanced to the segment's first trip with
+//! `Iterator::skip`: free on ranges, one `next` per skipped item on other iterators, so it
+//! must give the same items again (no `drain`).
+//!
+//! The names the loop only reads are copied once before it, so that the pullback (which
+//! outlives the call's borrows) can rerun it: a borrowed parameter (`&[f64]`) as an owned
+//! copy, anything else by `Clone` (so a local borrow the loop reads is a borrow error in
+//! `vjp`: read through the parameter instead). Rejected with an error: a `return` inside a
+//! checkpointed loop (`break` out and return after it), a body with no top-level loop, and
+//! tensor functions, whose loops record on the tape: `gradtape::checkpointed_loop`
+//! checkpoints those. `benches/checkpoint.rs` measures both on a 10⁶-step RK4
+//! (`docs/PERFORMANCE.md`).
+//!
 //! # Structs
 //!
 //! A model written as a struct is a source structure for `tape.gradient` with

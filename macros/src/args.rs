@@ -1,6 +1,8 @@
 //! Parsing the attribute's arguments (the first phase, with `model::sig`): it takes the tokens
 //! of `#[differentiable(..)]` and gives [`Args`]: `#[differentiable]`,
-//! `#[differentiable(dump)]`, `#[differentiable(constant(xs, ys))]`, or both.
+//! `#[differentiable(dump)]`, `#[differentiable(constant(xs, ys))]`,
+//! `#[differentiable(checkpoint)]` / `#[differentiable(checkpoint(snapshots = 200))]`, or
+//! any of them together.
 
 use proc_macro2::TokenStream;
 use syn::parse::Parser;
@@ -17,9 +19,29 @@ pub struct Args {
     /// Float parameters (arrays, slices, `Vec`s, numbers) to hold constant: data, with no
     /// gradient (Enzyme's `Const` activity), as if they were of a non-float type.
     pub constant: Vec<Ident>,
+    /// Checkpoint the body's top-level loops (scalar mode).
+    pub checkpoint: Option<Checkpoint>,
 }
 
-const USAGE: &str = "#[differentiable] takes `dump` (print the generated code at build time) and `constant(a, b, ..)` (float parameters held constant, with no gradient)";
+/// `checkpoint` or `checkpoint(snapshots = n)`: each top-level loop keeps at most
+/// `snapshots` copies of its carried state and recomputes one segment at a time in the
+/// adjoint.
+pub struct Checkpoint {
+    /// The most snapshots a loop keeps at once (at least 2).
+    pub snapshots: usize,
+    /// The argument as written, for errors about it.
+    pub tokens: TokenStream,
+}
+
+/// The snapshots a checkpointed loop keeps when the attribute does not say: for a loop of
+/// `n` trips, segments of at most `2n / 200` trips are recomputed, so the adjoint holds
+/// the saves of under 1% of the trips (and 200 copies of the state).
+pub const DEFAULT_SNAPSHOTS: usize = 200;
+
+const USAGE: &str = "#[differentiable] takes `dump` (print the generated code at build time), `constant(a, b, ..)` (float parameters held constant, with no gradient) and `checkpoint` or `checkpoint(snapshots = n)` (recompute top-level loops from snapshots of their state)";
+
+const CHECKPOINT_USAGE: &str =
+    "write `checkpoint` or `checkpoint(snapshots = n)`, with n an integer of at least 2";
 
 /// Parses the arguments, recording an error for anything unknown.
 pub fn parse(cx: &Ctxt, tokens: TokenStream) -> Args {
@@ -37,6 +59,26 @@ pub fn parse(cx: &Ctxt, tokens: TokenStream) -> Args {
                             Err(error) => cx.syn_error(error),
                         }
                     }
+                    Meta::Path(path) if path.is_ident("checkpoint") => {
+                        args.checkpoint = Some(Checkpoint {
+                            snapshots: DEFAULT_SNAPSHOTS,
+                            tokens: quote::quote!(#meta),
+                        });
+                    }
+                    Meta::List(list) if list.path.is_ident("checkpoint") => {
+                        if let Some(snapshots) = checkpoint_snapshots(cx, list) {
+                            args.checkpoint = Some(Checkpoint {
+                                snapshots,
+                                tokens: quote::quote!(#meta),
+                            });
+                        }
+                    }
+                    Meta::NameValue(nv) if nv.path.is_ident("checkpoint") => {
+                        cx.error_spanned_by(
+                            nv,
+                            format_args!("malformed checkpoint: {CHECKPOINT_USAGE}"),
+                        );
+                    }
                     other => cx.error_spanned_by(other, format_args!("unknown argument: {USAGE}")),
                 }
             }
@@ -44,4 +86,52 @@ pub fn parse(cx: &Ctxt, tokens: TokenStream) -> Args {
         Err(error) => cx.syn_error(error),
     }
     args
+}
+
+/// The `n` of `checkpoint(snapshots = n)`, or an error on the wrong token.
+fn checkpoint_snapshots(cx: &Ctxt, list: &syn::MetaList) -> Option<usize> {
+    let inner = Punctuated::<Meta, Token![,]>::parse_terminated;
+    let metas = match inner.parse2(list.tokens.clone()) {
+        Ok(metas) => metas,
+        Err(error) => {
+            cx.syn_error(error);
+            return None;
+        }
+    };
+    if metas.is_empty() {
+        cx.error_spanned_by(
+            list,
+            format_args!("malformed checkpoint: {CHECKPOINT_USAGE}"),
+        );
+        return None;
+    }
+    let mut snapshots = None;
+    for meta in &metas {
+        let Meta::NameValue(nv) = meta else {
+            cx.error_spanned_by(
+                meta,
+                format_args!("unknown checkpoint argument: {CHECKPOINT_USAGE}"),
+            );
+            continue;
+        };
+        if !nv.path.is_ident("snapshots") {
+            cx.error_spanned_by(
+                &nv.path,
+                format_args!("unknown checkpoint argument: {CHECKPOINT_USAGE}"),
+            );
+            continue;
+        }
+        let value = match &nv.value {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(int),
+                ..
+            }) => int.base10_parse::<usize>().ok(),
+            _ => None,
+        };
+        match value {
+            Some(n) if n >= 2 => snapshots = Some(n),
+            _ => cx.error_spanned_by(&nv.value, "snapshots must be an integer of at least 2: write `checkpoint` or `checkpoint(snapshots = n)`"),
+        }
+    }
+    snapshots
 }

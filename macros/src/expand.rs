@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::ItemFn;
 
-use crate::analyse::{reach, saves, zero_d};
+use crate::analyse::{checkpoint, reach, saves, zero_d};
 use crate::args;
 use crate::ctxt::Ctxt;
 use crate::fallback;
@@ -60,7 +60,12 @@ pub fn differentiable(args: TokenStream, item: ItemFn) -> TokenStream {
             brace_token: item.block.brace_token,
             stmts,
         };
-        lower::lower(&cx, sig, &block)
+        let snapshots = args.checkpoint.as_ref().map(|c| c.snapshots);
+        let body = lower::lower(&cx, sig, &block, snapshots);
+        if let Some(asked) = &args.checkpoint {
+            checkpoint::check(&cx, asked, sig, &item, &body);
+        }
+        body
     });
     if let Err(error) = cx.check() {
         return fallback::expand(&item, error);

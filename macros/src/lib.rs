@@ -155,6 +155,47 @@ use proc_macro::TokenStream;
 /// // d/da 2(x a + b) = 2x = 6, d/db = 2
 /// assert_eq!((da.unwrap().to_scalar(), db.unwrap().to_scalar()), (6.0, 2.0));
 /// ```
+///
+/// # Checkpointing long loops
+///
+/// The adjoint of a loop needs what every trip saved, so a simulation of a million steps
+/// holds a million steps' saves. `#[differentiable(checkpoint)]` (functions of plain numbers
+/// and float arrays) checkpoints every loop at the top level of the body (`for`, `while`,
+/// `loop`): the forward code runs it saving nothing, keeping only snapshots of its carried
+/// state (every mutable name declared before the loop that the loop mentions: `let mut`
+/// values and arrays, `mut` parameters, `&mut` array parameters) at the starts of segments
+/// of trips; the adjoint restores the snapshots last to first, reruns each segment saving
+/// as usual and reverses it. At most 200 snapshots are kept (`checkpoint(snapshots = n)`,
+/// n ≥ 2, for another budget). A `for` over an iterator that knows its length (a range)
+/// gets segments of `ceil(n / snapshots)` trips at once; otherwise the snapshots start one
+/// per trip, and each time the budget is full every other one is dropped and the segments
+/// double, so the trip count need not be known up front (`while`, `loop`). For `n` trips the adjoint holds the snapshots plus the saves of at most
+/// `2n / snapshots` trips, and the loop runs forward twice. The rerun repeats the same float
+/// operations in the same order: the gradient is the uncheckpointed one to the bit.
+/// `break` and `continue` stay exact; a `return` inside a checkpointed loop, a function of
+/// tensors (use `gradtape::checkpointed_loop`) and a body with no top-level loop are
+/// errors. The names the loop only reads are copied once before it (a borrowed parameter
+/// as an owned copy) so that the pullback can rerun it; they must be `Clone` (this example
+/// runs in `tests/differentiable_checkpoint.rs`; the macro crate cannot depend on
+/// `gradtape`):
+///
+/// ```ignore
+/// use gradtape::differentiable;
+///
+/// #[differentiable(checkpoint(snapshots = 100))]
+/// fn pendulum(x0: f64, v0: f64, k: f64, steps: usize) -> f64 {
+///     let (mut x, mut v) = (x0, v0);
+///     for _ in 0..steps {
+///         let a = -k * x.sin();
+///         x += 0.01 * v;
+///         v += 0.01 * a;
+///     }
+///     x
+/// }
+///
+/// // 100,000 steps: the adjoint holds 100 snapshots and one segment's saves (1,000 steps)
+/// let (_, [dx0, dv0, dk]) = pendulum::grad(0.5, 0.0, 2.0, 100_000);
+/// ```
 #[proc_macro_attribute]
 pub fn differentiable(args: TokenStream, input: TokenStream) -> TokenStream {
     let item = syn::parse_macro_input!(input as syn::ItemFn);

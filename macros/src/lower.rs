@@ -41,8 +41,10 @@ enum Tail {
 }
 
 /// Lowers `body` (already through [`returns::rewrite`](crate::returns::rewrite)), iterating until the set of active
-/// `let mut` bindings is stable. Errors go to `cx`.
-pub fn lower(cx: &Ctxt, sig: &Signature, body: &syn::Block) -> Body {
+/// `let mut` bindings is stable. Errors go to `cx`. `checkpoint` is the number of snapshots
+/// each top-level loop keeps when the attribute asked for checkpointing (recorded in the IR
+/// for generation).
+pub fn lower(cx: &Ctxt, sig: &Signature, body: &syn::Block, checkpoint: Option<usize>) -> Body {
     let mut forced = HashSet::new();
     loop {
         let round = Ctxt::default();
@@ -54,7 +56,10 @@ pub fn lower(cx: &Ctxt, sig: &Signature, body: &syn::Block) -> Body {
             if let Err(error) = round.check() {
                 cx.syn_error(error);
             }
-            return lowered;
+            return Body {
+                checkpoint,
+                ..lowered
+            };
         }
         forced.extend(newly);
     }
@@ -275,6 +280,7 @@ impl<'a> Lowerer<'a> {
             outputs: std::mem::take(&mut self.outputs),
             returned: self.returned.take(),
             written: std::mem::take(&mut self.written),
+            checkpoint: None,
         }
     }
 

@@ -197,31 +197,44 @@ impl Generator<'_> {
             }
             Stmt::Loop {
                 id, body, exits, ..
-            } => {
-                let (prologue, value) = self.recall(format!("trips{id}"), depth);
-                let (exit_pop, region) = if *exits {
-                    let (pop, exit) = self.recall(exit_name(*id), body.depth);
-                    (pop, Some((*id, exit)))
-                } else {
-                    (quote!(), None)
-                };
-                self.regions.borrow_mut().push(region);
-                let code = self.reverse_block(body);
-                self.regions.borrow_mut().pop();
-                // The iterations replayed last to first, `t` the one replayed (the index of
-                // a read counting on the loop's counter).
-                let (count, t) = Self::replay_counter(*id);
-                quote! {
-                    #prologue
-                    let #count: usize = *#value;
-                    for #t in (0..#count).rev() { #exit_pop #code }
-                }
-            }
+            } => match self.checkpointed(depth) {
+                Some(_) => self.reverse_checkpointed(stmt),
+                None => self.reverse_loop(*id, body, *exits, depth),
+            },
+        }
+    }
+
+    /// A loop's adjoint: its iterations replayed last to first, each up to the jump that
+    /// ended it.
+    pub(super) fn reverse_loop(
+        &self,
+        id: usize,
+        body: &Block,
+        exits: bool,
+        depth: usize,
+    ) -> TokenStream {
+        let (prologue, value) = self.recall(format!("trips{id}"), depth);
+        let (exit_pop, region) = if exits {
+            let (pop, exit) = self.recall(exit_name(id), body.depth);
+            (pop, Some((id, exit)))
+        } else {
+            (quote!(), None)
+        };
+        self.regions.borrow_mut().push(region);
+        let code = self.reverse_block(body);
+        self.regions.borrow_mut().pop();
+        // The iterations replayed last to first, `t` the one replayed (the index of a read
+        // counting on the loop's counter).
+        let (count, t) = Self::replay_counter(id);
+        quote! {
+            #prologue
+            let #count: usize = *#value;
+            for #t in (0..#count).rev() { #exit_pop #code }
         }
     }
 
     /// The names of a loop's trip count and of the iteration being replayed.
-    fn replay_counter(loop_id: usize) -> (Ident, Ident) {
+    pub(super) fn replay_counter(loop_id: usize) -> (Ident, Ident) {
         (
             mixed(&format!("count{loop_id}")),
             mixed(&format!("replay{loop_id}")),
@@ -279,7 +292,12 @@ impl Generator<'_> {
         match op {
             Op::Copy { value, .. } => {
                 if value.binding().is_none() {
-                    // A constant overwrote the value: nothing flows back past here.
+                    // A constant overwrote the value: nothing flows back past here (for an
+                    // element, its cotangent is taken and dropped).
+                    if let Target::Element { .. } = target {
+                        let (pop, index) = self.recall(format!("idx{id}"), depth);
+                        return quote!(#pop let _ = #slot.take(*#index););
+                    }
                     return quote!(#slot = None;);
                 }
                 rules.extend(acc(value, quote!(#g)));
@@ -393,10 +411,20 @@ impl Generator<'_> {
                 let index = match counter {
                     Some(counter) => {
                         let (count, t) = Self::replay_counter(counter.loop_id);
-                        if counter.reversed {
-                            quote!(&(#count - 1 - #t))
-                        } else {
-                            quote!(&#t)
+                        // In a checkpointed loop the adjoint replays one segment, whose
+                        // trip `t` is the loop's trip `start + t` of `total`.
+                        let segment = self.segment.borrow().clone();
+                        match segment {
+                            Some(segment) if segment.loop_id == counter.loop_id => {
+                                let (start, total) = (&segment.start, &segment.total);
+                                if counter.reversed {
+                                    quote!(&(#total - 1 - (#start + #t)))
+                                } else {
+                                    quote!(&(#start + #t))
+                                }
+                            }
+                            _ if counter.reversed => quote!(&(#count - 1 - #t)),
+                            _ => quote!(&#t),
                         }
                     }
                     None => {

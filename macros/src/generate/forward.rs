@@ -107,7 +107,7 @@ impl Generator<'_> {
                 let save = self.save(format!("pullback{id}"), depth);
                 let value = mixed(&format!("value{id}"));
                 let args = args.iter().map(Operand::fwd);
-                let keep = (depth > 0).then(|| save.keep(quote!(#pullback)));
+                let keep = (depth > 0 && self.saving).then(|| save.keep(quote!(#pullback)));
                 let names = parts.iter().map(|&b| self.name(b));
                 let index = (0..parts.len()).map(syn::Index::from);
                 quote! {
@@ -178,48 +178,63 @@ impl Generator<'_> {
                 head,
                 body,
                 exits,
-            } => {
-                let trips = self.save(format!("trips{id}"), depth);
-                let name = &trips.name;
-                self.loops.borrow_mut().push(Vec::new());
-                // Each iteration is counted as it starts (a jump may end it early) and, when
-                // one may, saves how it ended.
-                let ran_to_end = exits.then(|| {
-                    let exit = self.save(exit_name(*id), body.depth);
-                    self.keep_exit(&exit, 0)
-                });
-                let body_code = self.forward_block(body);
-                let label = label.as_ref().map(|label| quote!(#label:));
-                let code = quote!(#name += 1; #body_code #ran_to_end);
-                let per_trip = self.loops.borrow_mut().pop().expect("pushed above");
-                let keep = self.keep_control(&trips);
-                let looped = match head {
-                    LoopHead::For { pat, iter } if !per_trip.is_empty() => {
-                        // Room for one save per trip up front: growing a stack while the
-                        // loop runs copies it over and over. `match` keeps the iterator
-                        // expression's temporaries alive through the loop, as `for` does.
-                        let (iterator, hint) = (mixed(&format!("iter{id}")), mixed("hint"));
-                        let stacks = per_trip.iter().map(|save| format_ident!("{}_stack", save));
-                        quote! {
-                            match ::core::iter::IntoIterator::into_iter(#iter) {
-                                #iterator => {
-                                    let #hint = ::core::iter::Iterator::size_hint(&#iterator).0;
-                                    #(#stacks.reserve(#hint);)*
-                                    #label for #pat in #iterator { #code }
-                                }
-                            }
+            } => match self.checkpointed(depth) {
+                Some(snapshots) => self.forward_checkpointed(stmt, snapshots),
+                None => self.forward_loop(*id, label.as_ref(), head, body, *exits, depth),
+            },
+        }
+    }
+
+    /// A loop's forward code: its trip count saved, and values on stacks one entry per
+    /// trip (room reserved up front from a `for` iterator's size hint).
+    pub(super) fn forward_loop(
+        &self,
+        id: usize,
+        label: Option<&syn::Lifetime>,
+        head: &LoopHead,
+        body: &Block,
+        exits: bool,
+        depth: usize,
+    ) -> TokenStream {
+        let trips = self.save(format!("trips{id}"), depth);
+        let name = &trips.name;
+        self.loops.borrow_mut().push(Vec::new());
+        // Each iteration is counted as it starts (a jump may end it early) and, when
+        // one may, saves how it ended.
+        let ran_to_end = exits.then(|| {
+            let exit = self.save(exit_name(id), body.depth);
+            self.keep_exit(&exit, 0)
+        });
+        let body_code = self.forward_block(body);
+        let label = label.map(|label| quote!(#label:));
+        let code = quote!(#name += 1; #body_code #ran_to_end);
+        let per_trip = self.loops.borrow_mut().pop().expect("pushed above");
+        let keep = self.keep_control(&trips);
+        let looped = match head {
+            LoopHead::For { pat, iter } if !per_trip.is_empty() => {
+                // Room for one save per trip up front: growing a stack while the
+                // loop runs copies it over and over. `match` keeps the iterator
+                // expression's temporaries alive through the loop, as `for` does.
+                let (iterator, hint) = (mixed(&format!("iter{id}")), mixed("hint"));
+                let stacks = per_trip.iter().map(|save| format_ident!("{}_stack", save));
+                quote! {
+                    match ::core::iter::IntoIterator::into_iter(#iter) {
+                        #iterator => {
+                            let #hint = ::core::iter::Iterator::size_hint(&#iterator).0;
+                            #(#stacks.reserve(#hint);)*
+                            #label for #pat in #iterator { #code }
                         }
                     }
-                    LoopHead::For { pat, iter } => quote!(#label for #pat in #iter { #code }),
-                    LoopHead::While { cond } => quote!(#label while #cond { #code }),
-                    LoopHead::Loop => quote!(#label loop { #code }),
-                };
-                quote! {
-                    let mut #name: usize = 0;
-                    #looped
-                    #keep
                 }
             }
+            LoopHead::For { pat, iter } => quote!(#label for #pat in #iter { #code }),
+            LoopHead::While { cond } => quote!(#label while #cond { #code }),
+            LoopHead::Loop => quote!(#label loop { #code }),
+        };
+        quote! {
+            let mut #name: usize = 0;
+            #looped
+            #keep
         }
     }
 

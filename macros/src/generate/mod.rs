@@ -17,6 +17,7 @@
 //! the runtime's rules). Every runtime path is written in [`paths`].
 
 mod adjoint;
+mod checkpoint;
 pub mod companion;
 mod forward;
 pub mod paths;
@@ -170,6 +171,8 @@ pub struct Generator<'a> {
     regions: RefCell<Vec<Option<(usize, TokenStream)>>>,
     /// Writing `grad_into`: array parameters' shadows are the caller's buffers.
     into: bool,
+    /// The segment of a checkpointed loop the adjoint is replaying, if any.
+    segment: RefCell<Option<checkpoint::Segment>>,
 }
 
 impl<'a> Generator<'a> {
@@ -185,6 +188,7 @@ impl<'a> Generator<'a> {
             saving: true,
             regions: Default::default(),
             into: false,
+            segment: Default::default(),
         }
     }
 

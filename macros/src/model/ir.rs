@@ -289,6 +289,10 @@ pub struct Body {
     /// The `&mut` array parameters the function writes: results too, their cotangents
     /// given by the caller.
     pub written: Vec<BindingId>,
+    /// `#[differentiable(checkpoint)]`: the most snapshots each top-level loop (a
+    /// [`Stmt::Loop`] at depth 0) keeps of its carried state; the adjoint recomputes the
+    /// loop one segment between snapshots at a time (see `generate::checkpoint`).
+    pub checkpoint: Option<usize>,
 }
 
 impl Block {

@@ -1,0 +1,538 @@
+//! Checkpointed loops (`#[differentiable(checkpoint)]`, scalar mode): each loop at the top
+//! level of the body runs forward without saving anything for the adjoint, keeping instead
+//! snapshots of its carried state at the starts of segments of trips; the adjoint walks the
+//! segments last to first: it restores a segment's snapshot, reruns that segment with the
+//! ordinary forward code of the loop (saving onto stacks of its own), then runs the
+//! ordinary adjoint of the loop on those stacks. The recomputation repeats the same float
+//! operations in the same order, so the gradient is the uncheckpointed one to the bit.
+//!
+//! Placement: at most `snapshots` are kept at once. A `for` whose iterator knows its length
+//! `n` (an exact size hint: ranges) gets segments of `ceil(n / snapshots)` trips up front.
+//! Otherwise they start one per trip; when the budget is full, every other one is dropped
+//! and the segment length doubles (the simplest online schedule), so a loop whose trip
+//! count is unknown up front (`while`, `loop`, a `for` over a filtered iterator) needs no
+//! count: for `n` trips, segments hold at most `2n / snapshots` trips. Memory: the snapshots plus one segment's saves; time: the loop
+//! runs forward twice.
+//!
+//! The carried state is every mutable name declared before the loop (a `let mut`, a `mut`
+//! parameter, a `&mut` array parameter) that the loop mentions: it is cloned into each
+//! snapshot. The other names the loop reads (and those its `for` iterator reads, as they
+//! were before the loop) are copied once before it, so that the adjoint (the pullback
+//! closure, which outlives borrowed parameters) can rerun it: a borrowed parameter as an
+//! owned copy (`to_owned`), anything else by `Clone`.
+
+use std::collections::HashSet;
+
+use proc_macro2::{TokenStream, TokenTree};
+use quote::{format_ident, quote};
+use syn::Ident;
+use syn::ext::IdentExt;
+
+use super::Generator;
+use crate::model::ir::{LoopHead, Stmt, Target};
+use crate::model::sig::{Param, Signature};
+use crate::syntax::mixed;
+
+/// The segment of a checkpointed loop the adjoint replays: its first trip and the loop's
+/// trip count, for reads indexed by the loop's counter.
+#[derive(Clone)]
+pub(super) struct Segment {
+    pub loop_id: usize,
+    pub start: Ident,
+    pub total: Ident,
+}
+
+/// A name declared before a checkpointed loop.
+#[derive(Clone)]
+struct Declared<'a> {
+    ident: Ident,
+    mutable: bool,
+    /// Declared without a value (`let y;`, e.g. for a `loop`'s `break` value), the binding.
+    deferred: Option<usize>,
+    /// The parameter it is, if one.
+    param: Option<&'a Param>,
+}
+
+/// What a checkpointed loop carries from trip to trip and what it only reads.
+struct Carried<'a> {
+    /// Snapshotted at each segment's start.
+    state: Vec<Declared<'a>>,
+    /// Copied once, before the loop.
+    constants: Vec<Declared<'a>>,
+    /// Declared without a value and assigned by the loop: declared afresh, again without a
+    /// value, for each segment's rerun (nothing reads them before the loop assigns them).
+    fresh: Vec<Declared<'a>>,
+}
+
+/// The names of a checkpointed loop's forward locals that its adjoint reads.
+fn snapshots_name(id: usize) -> String {
+    format!("ck_snapshots{id}")
+}
+
+fn trips_name(id: usize) -> String {
+    format!("ck_trips{id}")
+}
+
+fn constant_name(id: usize, ident: &Ident) -> String {
+    format!("ck{id}_{}", ident.unraw())
+}
+
+impl<'a> Generator<'a> {
+    /// The snapshots a loop statement at this depth keeps, if it is checkpointed: the
+    /// top-level loops of `vjp` and `grad_into` when the attribute asked for it.
+    pub(super) fn checkpointed(&self, depth: usize) -> Option<usize> {
+        if depth == 0 && self.saving && !self.tensor() && self.zero_d().is_none() {
+            self.body.checkpoint
+        } else {
+            None
+        }
+    }
+
+    /// The same generator saving nothing: the forward code as written.
+    fn quiet(&self) -> Generator<'a> {
+        Generator {
+            useful: vec![false; self.body.bindings.len()],
+            saving: false,
+            ..Generator::new(self.sig, self.body, self.flavour)
+        }
+    }
+
+    /// The forward code of a checkpointed loop: the loop as written, each trip that starts
+    /// a segment first pushing `(trip, state)` onto the snapshots.
+    pub(super) fn forward_checkpointed(&self, stmt: &Stmt, snapshots: usize) -> TokenStream {
+        let Stmt::Loop {
+            id,
+            label,
+            head,
+            body,
+            ..
+        } = stmt
+        else {
+            unreachable!("a loop")
+        };
+        let carried = self.carried(stmt);
+        // Locals the adjoint reads: registered as saves, so that a plain block around the
+        // loop hands them out.
+        let saved = self.save(snapshots_name(*id), 0).name;
+        let trips = self.save(trips_name(*id), 0).name;
+        let copies = carried.constants.iter().map(|declared| {
+            let copy = self.save(constant_name(*id, &declared.ident), 0).name;
+            let name = &declared.ident;
+            match declared.param.filter(|p| shared_reference(p)) {
+                Some(_) => quote!(let #copy = ::std::borrow::ToOwned::to_owned(#name);),
+                None => quote!(let #copy = ::core::clone::Clone::clone(&#name);),
+            }
+        });
+        let snapshot = carried.state.iter().map(|declared| {
+            let name = &declared.ident;
+            match declared.param.filter(|p| p.is_output_array()) {
+                Some(_) => quote!(::std::borrow::ToOwned::to_owned(&*#name)),
+                None => quote!(::core::clone::Clone::clone(&#name)),
+            }
+        });
+        let segment = mixed(&format!("ck_segment{id}"));
+        let snap = mixed("snap");
+        let body_code = self.quiet().forward_block(body);
+        let label = label.as_ref().map(|label| quote!(#label:));
+        let (iterator, low, high) = (mixed(&format!("ck_iter{id}")), mixed("low"), mixed("high"));
+        let looped = |head: TokenStream| {
+            quote! {
+                #label #head {
+                    if #trips % #segment == 0 {
+                        if #saved.len() >= #snapshots {
+                            #segment *= 2;
+                            #saved.retain(|#snap: &(usize, _)| #snap.0 % #segment == 0);
+                        }
+                        #saved.push((#trips, (#(#snapshot,)*)));
+                    }
+                    #trips += 1;
+                    #body_code
+                }
+            }
+        };
+        let looped = match head {
+            // An iterator that knows its length (a range) sets the segments at once, as
+            // few as the budget allows. `match` keeps the iterator expression's
+            // temporaries alive through the loop, as `for` does.
+            LoopHead::For { pat, iter } => {
+                let code = looped(quote!(for #pat in #iterator));
+                quote! {
+                    match ::core::iter::IntoIterator::into_iter(#iter) {
+                        #iterator => {
+                            let (#low, #high) = ::core::iter::Iterator::size_hint(&#iterator);
+                            if #high == ::core::option::Option::Some(#low) {
+                                #segment = usize::max(1, #low.div_ceil(#snapshots));
+                            }
+                            #code
+                        }
+                    }
+                }
+            }
+            LoopHead::While { cond } => looped(quote!(while #cond)),
+            LoopHead::Loop => looped(quote!(loop)),
+        };
+        quote! {
+            #(#copies)*
+            let mut #saved = ::std::vec::Vec::new();
+            // Trips per segment: set from the trip count when the iterator knows it, else
+            // from 1; doubles, dropping every other snapshot, when the budget is full.
+            let mut #segment: usize = 1;
+            let mut #trips: usize = 0;
+            #looped
+        }
+    }
+
+    /// The adjoint of a checkpointed loop: for each segment, last to first, the state
+    /// restored from its snapshot, the segment rerun by the loop's ordinary forward code
+    /// (its trips limited to the segment's, its saves on stacks of its own) and reversed
+    /// by the loop's ordinary adjoint.
+    pub(super) fn reverse_checkpointed(&self, stmt: &Stmt) -> TokenStream {
+        let Stmt::Loop {
+            id,
+            label,
+            head,
+            body,
+            exits,
+        } = stmt
+        else {
+            unreachable!("a loop")
+        };
+        let carried = self.carried(stmt);
+        let (saved, trips) = (mixed(&snapshots_name(*id)), mixed(&trips_name(*id)));
+        let [count, k, start, len, state, iterator] =
+            ["count", "k", "start", "len", "state", "iter"]
+                .map(|part| mixed(&format!("ck_{part}{id}")));
+        let rebinds = carried.constants.iter().map(|declared| {
+            let copy = mixed(&constant_name(*id, &declared.ident));
+            let name = &declared.ident;
+            match declared.param.and_then(reference_target) {
+                Some(target) if !declared.param.is_some_and(Param::is_output_array) => quote! {
+                    #[allow(unused_variables)]
+                    let #name: &#target = ::core::borrow::Borrow::borrow(&#copy);
+                },
+                _ => quote! {
+                    #[allow(unused_variables)]
+                    let #name = ::core::clone::Clone::clone(&#copy);
+                },
+            }
+        });
+        let restores = carried.state.iter().enumerate().map(|(k, declared)| {
+            let name = &declared.ident;
+            let index = syn::Index::from(k);
+            match declared.param.filter(|p| p.is_output_array()) {
+                Some(param) => {
+                    let buffer = mixed(&format!("ck_buffer_{}", name.unraw()));
+                    let target = reference_target(param).expect("a `&mut` array");
+                    quote! {
+                        let mut #buffer = ::core::clone::Clone::clone(&#state.#index);
+                        let #name: &mut #target = ::core::borrow::BorrowMut::borrow_mut(&mut #buffer);
+                    }
+                }
+                None => quote! {
+                    #[allow(unused_mut)]
+                    let mut #name = ::core::clone::Clone::clone(&#state.#index);
+                },
+            }
+        });
+        let fresh = carried.fresh.iter().map(|declared| {
+            let name = &declared.ident;
+            let mutability = declared.mutable.then(|| quote!(mut));
+            quote!(#[allow(unused_variables, unused_mut)] let #mutability #name;)
+        });
+        // The loop limited to the segment's trips: a `for` over its iterator from the
+        // segment's first item, a `while`/`loop` counting on the trip counter.
+        let counter = mixed(&format!("trips{id}"));
+        let (build, head) = match head {
+            LoopHead::For { pat, iter } => (
+                quote! {
+                    let #iterator = ::core::iter::Iterator::take(
+                        ::core::iter::Iterator::skip(::core::iter::IntoIterator::into_iter(#iter), #start),
+                        #len,
+                    );
+                },
+                LoopHead::For {
+                    pat: pat.clone(),
+                    iter: syn::parse_quote!(#iterator),
+                },
+            ),
+            LoopHead::While { cond } => (
+                quote!(),
+                LoopHead::While {
+                    cond: syn::parse_quote!(#counter < #len && (#cond)),
+                },
+            ),
+            LoopHead::Loop => (
+                quote!(),
+                LoopHead::While {
+                    cond: syn::parse_quote!(#counter < #len),
+                },
+            ),
+        };
+        let registered = self.stacks.borrow().len();
+        let forward = self.forward_loop(*id, label.as_ref(), &head, body, *exits, 0);
+        // The segment's stacks live in its replay, not in the function.
+        let stacks = self.stacks.borrow_mut().split_off(registered);
+        *self.segment.borrow_mut() = Some(Segment {
+            loop_id: *id,
+            start: start.clone(),
+            total: trips.clone(),
+        });
+        let reverse = self.reverse_loop(*id, body, *exits, 0);
+        *self.segment.borrow_mut() = None;
+        let declarations = stacks.iter().map(|name| {
+            let stack = format_ident!("{}_stack", name);
+            quote!(let mut #stack = ::std::vec::Vec::new();)
+        });
+        let cursors = stacks.iter().map(|name| {
+            let (stack, cursor) = (
+                format_ident!("{}_stack", name),
+                format_ident!("{}_at", name),
+            );
+            quote!(let mut #cursor = #stack.len();)
+        });
+        quote! {
+            let #count = #saved.len();
+            for #k in (0..#count).rev() {
+                let #start: usize = #saved[#k].0;
+                let #len: usize = if #k + 1 < #count { #saved[#k + 1].0 } else { #trips } - #start;
+                #[allow(unused_variables)]
+                let #state = &#saved[#k].1;
+                #(#rebinds)*
+                #build
+                #(#restores)*
+                #(#fresh)*
+                #(#declarations)*
+                #forward
+                #(#cursors)*
+                #reverse
+            }
+        }
+    }
+
+    /// The loop's carried state and the names it only reads, among those declared before
+    /// it (a later declaration of a name shadowing an earlier one).
+    fn carried(&self, stmt: &Stmt) -> Carried<'a> {
+        let Stmt::Loop { id, head, body, .. } = stmt else {
+            unreachable!("a loop")
+        };
+        let mut declared = parameters(self.sig);
+        let found = self.declared_before(&self.body.block.stmts, *id, &mut declared);
+        debug_assert!(found, "a top-level loop");
+        let mut in_body = HashSet::new();
+        mentions(self.quiet().forward_block(body), &mut in_body);
+        let mut in_head = HashSet::new();
+        match head {
+            LoopHead::For { iter, .. } => mentions(quote!(#iter), &mut in_head),
+            // evaluated on each trip's state, as the body is
+            LoopHead::While { cond } => mentions(quote!(#cond), &mut in_body),
+            LoopHead::Loop => {}
+        }
+        let mut seen = HashSet::new();
+        let mut latest: Vec<Declared<'a>> = declared
+            .into_iter()
+            .rev()
+            .filter(|d| seen.insert(d.ident.to_string()))
+            .collect();
+        latest.reverse();
+        let mut carried = Carried {
+            state: Vec::new(),
+            constants: Vec::new(),
+            fresh: Vec::new(),
+        };
+        let mut assigned = HashSet::new();
+        assignments(&body.stmts, &mut assigned);
+        for declared in latest {
+            let name = declared.ident.to_string();
+            let (body, head) = (in_body.contains(&name), in_head.contains(&name));
+            if declared.deferred.is_some_and(|b| assigned.contains(&b)) {
+                carried.fresh.push(declared);
+                continue;
+            }
+            // A name the `for` iterator reads is copied as it was before the loop, even
+            // if the body changes it (it is then state too).
+            if (body && !declared.mutable) || head {
+                carried.constants.push(declared.clone());
+            }
+            if body && declared.mutable {
+                carried.state.push(declared);
+            }
+        }
+        carried
+    }
+
+    /// Appends the names `stmts` declare before the loop `id` (into plain blocks around
+    /// it); whether the loop was found.
+    fn declared_before(&self, stmts: &[Stmt], id: usize, declared: &mut Vec<Declared<'a>>) -> bool {
+        let binding = |binding: usize, mutable: bool| Declared {
+            ident: self.body.bindings[binding].name.clone(),
+            mutable,
+            deferred: None,
+            param: None,
+        };
+        for stmt in stmts {
+            match stmt {
+                Stmt::Loop { id: found, .. } if *found == id => return true,
+                Stmt::Scope(block) => {
+                    let mut inner = declared.clone();
+                    if self.declared_before(&block.stmts, id, &mut inner) {
+                        *declared = inner;
+                        return true;
+                    }
+                }
+                Stmt::Declare {
+                    binding: b,
+                    mutable,
+                } => declared.push(Declared {
+                    deferred: Some(*b),
+                    ..binding(*b, *mutable)
+                }),
+                Stmt::Def {
+                    target:
+                        Target::Let {
+                            binding: b,
+                            mutable,
+                            ..
+                        },
+                    ..
+                } => declared.push(binding(*b, *mutable)),
+                Stmt::CallParts { parts, .. } => {
+                    declared.extend(parts.iter().map(|&b| binding(b, false)));
+                }
+                Stmt::Plain(tokens) => {
+                    declared.extend(let_names(tokens).into_iter().map(|(ident, mutable)| {
+                        Declared {
+                            ident,
+                            mutable,
+                            deferred: None,
+                            param: None,
+                        }
+                    }))
+                }
+                _ => {}
+            }
+        }
+        false
+    }
+}
+
+/// The parameters, as names declared before any loop (a `&mut` array is state).
+fn parameters(sig: &Signature) -> Vec<Declared<'_>> {
+    sig.params
+        .iter()
+        .map(|param| Declared {
+            ident: param.ident.clone(),
+            mutable: param.mutable || param.is_output_array(),
+            deferred: None,
+            param: Some(param),
+        })
+        .collect()
+}
+
+/// Whether a parameter is a shared borrow (`&[F]`, `&T`): the adjoint keeps an owned copy.
+fn shared_reference(param: &Param) -> bool {
+    matches!(&param.ty, syn::Type::Reference(r) if r.mutability.is_none())
+}
+
+/// The type a reference parameter borrows (`[F]` of `&[F]`).
+fn reference_target(param: &Param) -> Option<&syn::Type> {
+    match &param.ty {
+        syn::Type::Reference(r) => Some(&r.elem),
+        _ => None,
+    }
+}
+
+/// The bindings `stmts` assign (`name = ..`), at any depth.
+fn assignments(stmts: &[Stmt], found: &mut HashSet<usize>) {
+    for stmt in stmts {
+        match stmt {
+            Stmt::Def {
+                target: Target::Assign { binding },
+                ..
+            } => {
+                found.insert(*binding);
+            }
+            Stmt::If {
+                then_branch,
+                else_branch,
+                ..
+            } => {
+                assignments(&then_branch.stmts, found);
+                assignments(&else_branch.stmts, found);
+            }
+            Stmt::Match { arms, .. } => {
+                for arm in arms {
+                    assignments(&arm.body.stmts, found);
+                }
+            }
+            Stmt::Loop { body, .. } | Stmt::Scope(body) => assignments(&body.stmts, found),
+            _ => {}
+        }
+    }
+}
+
+/// Every identifier in `tokens`.
+fn mentions(tokens: TokenStream, found: &mut HashSet<String>) {
+    for token in tokens {
+        match token {
+            TokenTree::Ident(ident) => {
+                found.insert(ident.to_string());
+            }
+            TokenTree::Group(group) => mentions(group.stream(), found),
+            _ => {}
+        }
+    }
+}
+
+/// The names a `let` statement's pattern binds, and whether each is `mut`.
+fn let_names(tokens: &TokenStream) -> Vec<(Ident, bool)> {
+    fn pattern(tokens: TokenStream, names: &mut Vec<(Ident, bool)>) -> bool {
+        let mut mutable = false;
+        for token in tokens {
+            match token {
+                TokenTree::Punct(p) if matches!(p.as_char(), '=' | ';' | ':') => return true,
+                TokenTree::Ident(ident) => match ident.to_string().as_str() {
+                    "mut" => mutable = true,
+                    "ref" | "_" => {}
+                    _ => names.push((ident, std::mem::take(&mut mutable))),
+                },
+                TokenTree::Group(group) => {
+                    pattern(group.stream(), names);
+                }
+                _ => {}
+            }
+        }
+        false
+    }
+    let mut tokens = tokens.clone().into_iter();
+    let mut names = Vec::new();
+    if matches!(tokens.next(), Some(TokenTree::Ident(ident)) if ident == "let") {
+        pattern(tokens.collect(), &mut names);
+    }
+    names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(tokens: TokenStream) -> Vec<(String, bool)> {
+        let_names(&tokens)
+            .into_iter()
+            .map(|(ident, mutable)| (ident.to_string(), mutable))
+            .collect()
+    }
+
+    #[test]
+    fn let_patterns_give_their_names_and_mutability() {
+        assert_eq!(names(quote!(let mut k = 0;)), [("k".into(), true)]);
+        assert_eq!(
+            names(quote!(let n: usize = a.len();)),
+            [("n".into(), false)]
+        );
+        assert_eq!(
+            names(quote!(let (mut a, b) = (1, 2);)),
+            [("a".into(), true), ("b".into(), false)]
+        );
+        assert!(names(quote!(k += 1;)).is_empty());
+    }
+}

@@ -1,0 +1,589 @@
+//! `#[differentiable(checkpoint)]`: top-level loops recomputed segment by segment from
+//! snapshots of their state in the adjoint. Each function here is annotated twice, with and
+//! without `checkpoint` (the `twice!` macro), and the checkpointed gradient must equal the
+//! uncheckpointed one to the bit (the recomputation repeats the same float operations in
+//! the same order); both are checked against central finite differences of the function
+//! as written. Trip counts 0, 1, a prime and multiples of the segment length, with a
+//! snapshot budget small enough (4) that the segments double several times in the loops
+//! that do not know their trip count. A counting allocator checks what checkpointing is
+//! for: the pullback's peak heap, 1/50 of the uncheckpointed one's or less.
+
+// The annotated functions are written in the forms under test (indexed loops, element
+// copies, `x = x + ..`, a loop changing its own range bound), not as clippy would have them.
+#![allow(
+    clippy::needless_range_loop,
+    clippy::manual_memcpy,
+    clippy::assign_op_pattern,
+    clippy::mut_range_bound,
+    clippy::useless_vec
+)]
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+use gradtape::differentiable;
+
+/// Defines `$plain` with `#[differentiable]` and `$checkpointed` with
+/// `#[differentiable($($arg)*)]`, the same function.
+macro_rules! twice {
+    ($plain:ident, $checkpointed:ident, ($($arg:tt)*), fn ($($params:tt)*) $(-> $out:ident)? { $($body:tt)* }) => {
+        #[differentiable]
+        fn $plain($($params)*) $(-> $out)? { $($body)* }
+        #[differentiable($($arg)*)]
+        #[allow(dead_code)] // its gradient is what is checked
+        fn $checkpointed($($params)*) $(-> $out)? { $($body)* }
+    };
+}
+
+// ----- the functions -----
+
+twice!(rk4_plain, rk4_checkpointed, (checkpoint(snapshots = 4)), fn (x0: f64, v0: f64, k: f64, steps: usize) -> f64 {
+    // A pendulum x'' = -k sin x by the classical Runge-Kutta scheme: two carried values,
+    // eight computed in each trip.
+    let h = 0.05;
+    let mut x = x0;
+    let mut v = v0;
+    for _ in 0..steps {
+        let a1 = -k * x.sin();
+        let (x2, v2) = (x + 0.5 * h * v, v + 0.5 * h * a1);
+        let a2 = -k * x2.sin();
+        let (x3, v3) = (x + 0.5 * h * v2, v + 0.5 * h * a2);
+        let a3 = -k * x3.sin();
+        let (x4, v4) = (x + h * v3, v + h * a3);
+        let a4 = -k * x4.sin();
+        x += h / 6.0 * (v + 2.0 * v2 + 2.0 * v3 + v4);
+        v += h / 6.0 * (a1 + 2.0 * a2 + 2.0 * a3 + a4);
+    }
+    x * v + x.cos()
+});
+
+twice!(default_plain, default_checkpointed, (checkpoint), fn (x0: f64, k: f64, steps: usize) -> f64 {
+    let mut x = x0;
+    for _ in 0..steps {
+        x = x - 0.01 * k * x.powi(3) + 0.001 * x.cos();
+    }
+    x
+});
+
+twice!(heat_plain, heat_checkpointed, (checkpoint(snapshots = 4)), fn (u0: &[f64], k: f64, steps: usize) -> f64 {
+    // Explicit heat steps on a ring: an array carried through the loop, an inner loop over
+    // its cells inside the checkpointed one, a fresh array per trip.
+    let n = u0.len();
+    let mut u = vec![0.0; n];
+    for i in 0..n {
+        u[i] = u0[i];
+    }
+    for _ in 0..steps {
+        let mut next = vec![0.0; n];
+        for i in 0..n {
+            let left = u[(i + n - 1) % n];
+            let right = u[(i + 1) % n];
+            next[i] = u[i] + k * (left - 2.0 * u[i] + right) + 0.01 * u[i].sin();
+        }
+        for i in 0..n {
+            u[i] = next[i];
+        }
+    }
+    let mut total = 0.0;
+    for i in 0..n {
+        total += u[i] * u[i] * (i as f64 + 1.0);
+    }
+    total
+});
+
+twice!(series_plain, series_checkpointed, (checkpoint(snapshots = 4)), fn (a: &[f64], x: f64) -> f64 {
+    // Reads indexed by the checkpointed loop's own counter, forwards and backwards: the
+    // adjoint recomputes the index of a segment's trip from the segment's start.
+    let mut acc = x;
+    for i in 0..a.len() {
+        acc = acc.sin() + a[i] * acc;
+    }
+    for i in (0..a.len()).rev() {
+        acc = 0.5 * acc + a[i] * a[i] * x;
+    }
+    acc
+});
+
+twice!(jumps_plain, jumps_checkpointed, (checkpoint(snapshots = 4)), fn (x0: f64, v0: f64, limit: f64, trips: usize) -> f64 {
+    // `while` with an integer counter the loop carries, `continue` and `break`.
+    let mut x = x0;
+    let mut v = v0;
+    let mut k = 0;
+    while k < trips {
+        k += 1;
+        if k % 5 == 0 {
+            continue;
+        }
+        x += 0.05 * v;
+        v -= 0.05 * x.sin();
+        if x > limit {
+            break;
+        }
+    }
+    x * v
+});
+
+twice!(loop_plain, loop_checkpointed, (checkpoint(snapshots = 4)), fn (x0: f64, r: f64) -> f64 {
+    // `loop`, ended by a `break` with a value.
+    let mut x = x0;
+    let mut t = 0;
+    let y = loop {
+        t += 1;
+        x = r * x * (1.0 - x);
+        if t == 37 {
+            break x * x;
+        }
+    };
+    y + x
+});
+
+twice!(in_place_plain, in_place_checkpointed, (checkpoint(snapshots = 4)), fn (u: &mut [f64], k: f64, steps: usize) {
+    // A `&mut` array parameter written by the loop: state the snapshots copy.
+    let n = u.len();
+    for _ in 0..steps {
+        for i in 1..n {
+            u[i] = u[i] + k * u[i - 1].tanh();
+        }
+    }
+});
+
+twice!(scoped_plain, scoped_checkpointed, (checkpoint(snapshots = 2)), fn (x0: f64, steps: usize) -> f64 {
+    // A loop inside a plain block (still the top level of the body), with the smallest
+    // budget: two snapshots.
+    let mut y = 0.0;
+    {
+        let mut x = x0;
+        for _ in 0..steps {
+            x = x.sin() + 0.1 * x;
+        }
+        y += x;
+    }
+    y * y
+});
+
+twice!(growing_plain, growing_checkpointed, (checkpoint(snapshots = 4)), fn (x0: f64, n0: usize) -> f64 {
+    // The iterator reads `n` as it was before the loop; the body changes it.
+    let mut x = x0;
+    let mut n = n0;
+    for i in 0..n {
+        n += 1;
+        x = 0.5 * x + 0.05 * ((i % 7) as f64) * x.sin() + 0.1;
+    }
+    x * n as f64
+});
+
+twice!(zipped_plain, zipped_checkpointed, (checkpoint(snapshots = 4)), fn (xs: &[f64], ys: &[f64], c: f64) -> f64 {
+    // An iterator form over two slices, rewritten into an indexed loop.
+    let mut acc = c;
+    for (x, y) in xs.iter().zip(ys.iter()) {
+        acc = (acc * x).tanh() + y * c;
+    }
+    acc
+});
+
+twice!(fixed_plain, fixed_checkpointed, (checkpoint(snapshots = 4)), fn (mut x: f64, c: [f64; 3], steps: usize) -> f64 {
+    // A `mut` parameter and a fixed-size local array as the state, a fixed-size array
+    // parameter read by the loop.
+    let mut s = [0.0; 3];
+    for _ in 0..steps {
+        for i in 0..3 {
+            s[i] = (s[i] + c[i] * x).sin();
+        }
+        x = x * 0.95 + s[0] * 0.01;
+    }
+    x + s[1] * s[2]
+});
+
+twice!(filtered_plain, filtered_checkpointed, (checkpoint(snapshots = 4)), fn (x0: f64, steps: usize) -> f64 {
+    // A `for` over an iterator that does not know its length: the snapshots start one per
+    // trip and thin out; each rerun segment skips to its first item.
+    let mut x = x0;
+    for k in (0..steps).filter(|k| k % 3 != 0) {
+        x = (x + 0.01 * k as f64).sin() * 1.1;
+    }
+    x
+});
+
+// A constant array copied into the state before the loop (`constant(x0)`): each element
+// write of a constant takes the element's cotangent and drops it.
+#[differentiable(constant(x0))]
+fn ring_plain(x0: &[f64], w: &[f64], steps: usize) -> f64 {
+    let mut x = vec![0.0; 3];
+    for i in 0..3 {
+        x[i] = x0[i];
+    }
+    for _ in 0..steps {
+        for i in 0..3 {
+            x[i] = (w[i] * x[(i + 2) % 3]).tanh() + 0.1;
+        }
+    }
+    x[0] * x[1] + x[2]
+}
+
+#[differentiable(constant(x0), checkpoint(snapshots = 4))]
+#[allow(dead_code)] // its gradient is what is checked
+fn ring_checkpointed(x0: &[f64], w: &[f64], steps: usize) -> f64 {
+    let mut x = vec![0.0; 3];
+    for i in 0..3 {
+        x[i] = x0[i];
+    }
+    for _ in 0..steps {
+        for i in 0..3 {
+            x[i] = (w[i] * x[(i + 2) % 3]).tanh() + 0.1;
+        }
+    }
+    x[0] * x[1] + x[2]
+}
+
+// ----- the checks -----
+
+/// Central differences of `f` at `x`, entry by entry.
+fn finite_differences(f: &dyn Fn(&[f64]) -> f64, x: &[f64]) -> Vec<f64> {
+    let h = 1e-6;
+    (0..x.len())
+        .map(|k| {
+            let (mut up, mut down) = (x.to_vec(), x.to_vec());
+            up[k] += h;
+            down[k] -= h;
+            (f(&up) - f(&down)) / (2.0 * h)
+        })
+        .collect()
+}
+
+/// The checkpointed gradient equals the plain one to the bit, and both the finite
+/// differences of the function.
+fn check(name: &str, plain: &[f64], checkpointed: &[f64], f: &dyn Fn(&[f64]) -> f64, x: &[f64]) {
+    let bits = |g: &[f64]| g.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    assert_eq!(
+        bits(plain),
+        bits(checkpointed),
+        "{name}: checkpointed {checkpointed:?} against plain {plain:?}"
+    );
+    let numeric = finite_differences(f, x);
+    for (k, (g, n)) in checkpointed.iter().zip(&numeric).enumerate() {
+        assert!(
+            (g - n).abs() <= 1e-5 * (1.0 + n.abs()),
+            "{name}: d/dx{k} = {g}, finite differences {n}"
+        );
+    }
+}
+
+/// Trip counts: none, one, a prime, a multiple of the segment length (64 trips with 4
+/// snapshots: segments of 16), and a long prime that doubles the segments many times.
+const TRIPS: [usize; 5] = [0, 1, 13, 64, 1009];
+
+#[test]
+fn an_integrator_carrying_several_values() {
+    for steps in TRIPS {
+        let x = [0.7, -0.2, 2.5];
+        let (value, plain) = rk4_plain::grad(x[0], x[1], x[2], steps);
+        let (same, checkpointed) = rk4_checkpointed::grad(x[0], x[1], x[2], steps);
+        assert_eq!(value.to_bits(), same.to_bits());
+        check(
+            &format!("rk4, {steps} steps"),
+            &plain,
+            &checkpointed,
+            &|x| rk4_plain(x[0], x[1], x[2], steps),
+            &x,
+        );
+    }
+}
+
+#[test]
+fn the_default_budget() {
+    // 200 snapshots by default: a range sets segments of ceil(n / 200) trips at once
+    for steps in [0, 1, 199, 200, 201, 1009] {
+        let x = [0.4, 1.3];
+        let (_, plain) = default_plain::grad(x[0], x[1], steps);
+        let (_, checkpointed) = default_checkpointed::grad(x[0], x[1], steps);
+        check(
+            &format!("default, {steps} steps"),
+            &plain,
+            &checkpointed,
+            &|x| default_plain(x[0], x[1], steps),
+            &x,
+        );
+    }
+}
+
+#[test]
+fn an_array_state_with_an_inner_loop() {
+    let u0 = [0.3, -0.5, 0.9, 0.1, -0.7];
+    for steps in TRIPS {
+        let (value, (plain_u, plain_k)) = heat_plain::grad(&u0, 0.1, steps);
+        let (same, (checkpointed_u, checkpointed_k)) = heat_checkpointed::grad(&u0, 0.1, steps);
+        assert_eq!(value.to_bits(), same.to_bits());
+        let mut plain = plain_u.clone();
+        plain.push(plain_k);
+        let mut checkpointed = checkpointed_u.clone();
+        checkpointed.push(checkpointed_k);
+        let mut x = u0.to_vec();
+        x.push(0.1);
+        check(
+            &format!("heat, {steps} steps"),
+            &plain,
+            &checkpointed,
+            &|x| heat_plain(&x[..5], x[5], steps),
+            &x,
+        );
+        // grad_into accumulates the same gradient into the caller's buffers
+        let (mut d_u0, mut d_k) = ([0.0; 5], 0.0);
+        heat_checkpointed::grad_into(&u0, 0.1, steps, &mut d_u0, &mut d_k);
+        assert_eq!(d_u0.to_vec(), plain_u);
+        assert_eq!(d_k.to_bits(), plain_k.to_bits());
+    }
+}
+
+#[test]
+fn reads_indexed_by_the_loop_counter() {
+    for n in TRIPS {
+        let a: Vec<f64> = (0..n).map(|i| 0.3 * (i as f64 * 0.7).sin()).collect();
+        let (_, (plain_a, plain_x)) = series_plain::grad(&a, 0.4);
+        let (_, (checkpointed_a, checkpointed_x)) = series_checkpointed::grad(&a, 0.4);
+        let mut plain = plain_a.clone();
+        plain.push(plain_x);
+        let mut checkpointed = checkpointed_a.clone();
+        checkpointed.push(checkpointed_x);
+        let mut x = a.clone();
+        x.push(0.4);
+        check(
+            &format!("series, {n} terms"),
+            &plain,
+            &checkpointed,
+            &|x| series_plain(&x[..n], x[n]),
+            &x,
+        );
+    }
+}
+
+#[test]
+fn while_with_continue_and_break() {
+    // limit 10: every trip runs (`continue` on every fifth); limit 0.9: a `break` ends
+    // the loop part-way
+    for limit in [10.0, 0.9] {
+        for trips in TRIPS {
+            let x = [0.2, 0.5, limit];
+            let (_, plain) = jumps_plain::grad(x[0], x[1], x[2], trips);
+            let (_, checkpointed) = jumps_checkpointed::grad(x[0], x[1], x[2], trips);
+            check(
+                &format!("jumps, limit {limit}, {trips} trips"),
+                &plain,
+                &checkpointed,
+                &|x| jumps_plain(x[0], x[1], x[2], trips),
+                &x,
+            );
+        }
+    }
+}
+
+#[test]
+fn a_loop_in_a_plain_block_with_two_snapshots() {
+    for steps in TRIPS {
+        let x = [0.8];
+        let (_, plain) = scoped_plain::grad(x[0], steps);
+        let (_, checkpointed) = scoped_checkpointed::grad(x[0], steps);
+        check(
+            &format!("scoped, {steps} steps"),
+            &plain,
+            &checkpointed,
+            &|x| scoped_plain(x[0], steps),
+            &x,
+        );
+    }
+}
+
+#[test]
+fn an_iterator_reading_a_name_the_loop_changes() {
+    for n in TRIPS {
+        let x = [0.6];
+        let (value, plain) = growing_plain::grad(x[0], n);
+        let (same, checkpointed) = growing_checkpointed::grad(x[0], n);
+        assert_eq!(value.to_bits(), same.to_bits());
+        check(
+            &format!("growing, {n} trips"),
+            &plain,
+            &checkpointed,
+            &|x| growing_plain(x[0], n),
+            &x,
+        );
+    }
+}
+
+#[test]
+fn an_iterator_form_over_slices() {
+    for n in TRIPS {
+        let xs: Vec<f64> = (0..n).map(|i| 0.5 + 0.2 * (i as f64).cos()).collect();
+        let ys: Vec<f64> = (0..n).map(|i| 0.1 * (i as f64 * 1.3).sin()).collect();
+        let (_, (plain_x, plain_y, plain_c)) = zipped_plain::grad(&xs, &ys, 0.7);
+        let (_, (checkpointed_x, checkpointed_y, checkpointed_c)) =
+            zipped_checkpointed::grad(&xs, &ys, 0.7);
+        let join = |x: Vec<f64>, y: Vec<f64>, c: f64| [x, y, vec![c]].concat();
+        let mut point = [xs.clone(), ys.clone()].concat();
+        point.push(0.7);
+        check(
+            &format!("zipped, {n} terms"),
+            &join(plain_x, plain_y, plain_c),
+            &join(checkpointed_x, checkpointed_y, checkpointed_c),
+            &|p| zipped_plain(&p[..n], &p[n..2 * n], p[2 * n]),
+            &point,
+        );
+    }
+}
+
+#[test]
+fn a_constant_array_copied_into_the_state() {
+    let x0 = [0.3, -0.4, 0.9];
+    for steps in TRIPS {
+        let w = [0.8, 1.1, -0.6];
+        let (_, [plain]) = ring_plain::grad(&x0, &w, steps);
+        let (_, [checkpointed]) = ring_checkpointed::grad(&x0, &w, steps);
+        check(
+            &format!("ring, {steps} steps"),
+            &plain,
+            &checkpointed,
+            &|w| ring_plain(&x0, w, steps),
+            &w,
+        );
+    }
+}
+
+#[test]
+fn a_mut_parameter_and_a_fixed_size_array() {
+    let c = [0.4, -0.9, 1.3];
+    for steps in TRIPS {
+        let (_, (plain_x, plain_c)) = fixed_plain::grad(0.3, c, steps);
+        let (_, (checkpointed_x, checkpointed_c)) = fixed_checkpointed::grad(0.3, c, steps);
+        let plain = [vec![plain_x], plain_c.to_vec()].concat();
+        let checkpointed = [vec![checkpointed_x], checkpointed_c.to_vec()].concat();
+        check(
+            &format!("fixed, {steps} steps"),
+            &plain,
+            &checkpointed,
+            &|p| fixed_plain(p[0], [p[1], p[2], p[3]], steps),
+            &[0.3, c[0], c[1], c[2]],
+        );
+    }
+}
+
+#[test]
+fn an_iterator_of_unknown_length() {
+    for steps in TRIPS {
+        let x = [0.9];
+        let (_, plain) = filtered_plain::grad(x[0], steps);
+        let (_, checkpointed) = filtered_checkpointed::grad(x[0], steps);
+        check(
+            &format!("filtered, {steps} steps"),
+            &plain,
+            &checkpointed,
+            &|x| filtered_plain(x[0], steps),
+            &x,
+        );
+    }
+}
+
+#[test]
+fn loop_with_break_value() {
+    let x = [0.3, 3.2];
+    let (_, plain) = loop_plain::grad(x[0], x[1]);
+    let (_, checkpointed) = loop_checkpointed::grad(x[0], x[1]);
+    check(
+        "loop",
+        &plain,
+        &checkpointed,
+        &|x| loop_plain(x[0], x[1]),
+        &x,
+    );
+}
+
+#[test]
+fn a_mut_array_parameter() {
+    for steps in TRIPS {
+        let u = [0.5, -0.3, 0.8, 0.2];
+        // the cotangent of the array after the call: a weighted sum of its entries
+        let cotangent = [1.0, -2.0, 0.5, 3.0];
+        let run = |into: fn(&mut [f64], f64, usize, &mut [f64], &mut f64)| {
+            let (mut after, mut d_u, mut d_k) = (u, cotangent, 0.0);
+            into(&mut after, 0.2, steps, &mut d_u, &mut d_k);
+            (after, d_u, d_k)
+        };
+        let (plain_after, plain_u, plain_k) = run(in_place_plain::grad_into);
+        let (after, checkpointed_u, checkpointed_k) = run(in_place_checkpointed::grad_into);
+        assert_eq!(plain_after, after, "the forward result");
+        let mut plain = plain_u.to_vec();
+        plain.push(plain_k);
+        let mut checkpointed = checkpointed_u.to_vec();
+        checkpointed.push(checkpointed_k);
+        let mut x = u.to_vec();
+        x.push(0.2);
+        check(
+            &format!("in place, {steps} steps"),
+            &plain,
+            &checkpointed,
+            &|x| {
+                let mut u = [x[0], x[1], x[2], x[3]];
+                in_place_plain(&mut u, x[4], steps);
+                u.iter().zip(&cotangent).map(|(u, c)| u * c).sum()
+            },
+            &x,
+        );
+    }
+}
+
+// ----- memory -----
+
+/// Counts this thread's live heap bytes and their peak (a test runs on one thread).
+struct Peak;
+
+thread_local! {
+    static LIVE: Cell<usize> = const { Cell::new(0) };
+    static PEAK: Cell<usize> = const { Cell::new(0) };
+}
+
+// SAFETY: every call is forwarded unchanged to `System`, which upholds `GlobalAlloc`'s
+// contract; the counts are thread-local `Cell`s with no destructor, which allocate nothing.
+// `realloc` is the trait's default, through these two.
+unsafe impl GlobalAlloc for Peak {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let live = LIVE.with(|live| {
+            live.set(live.get() + layout.size());
+            live.get()
+        });
+        PEAK.with(|peak| peak.set(peak.get().max(live)));
+        // SAFETY: the caller's `layout` contract is `System.alloc`'s.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // a block allocated on another thread may be freed here: saturate
+        LIVE.with(|live| live.set(live.get().saturating_sub(layout.size())));
+        // SAFETY: the caller's contract is `System.dealloc`'s.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Peak = Peak;
+
+/// `f`'s result and the most heap it held at once beyond what was live before it.
+fn peak_bytes<T>(f: impl FnOnce() -> T) -> (T, usize) {
+    let before = LIVE.with(Cell::get);
+    PEAK.with(|peak| peak.set(before));
+    let value = f();
+    (value, PEAK.with(Cell::get) - before)
+}
+
+#[test]
+fn memory_holds_the_snapshots_and_one_segment() {
+    // 100,000 trips carrying one value: the plain pullback holds every trip's saves, the
+    // checkpointed one 200 snapshots and one segment of 500 trips' saves
+    let steps = 100_000;
+    let ((_, plain), plain_bytes) = peak_bytes(|| default_plain::grad(0.4, 1.3, steps));
+    let ((_, checkpointed), checkpointed_bytes) =
+        peak_bytes(|| default_checkpointed::grad(0.4, 1.3, steps));
+    assert_eq!(plain.map(f64::to_bits), checkpointed.map(f64::to_bits));
+    assert!(
+        checkpointed_bytes * 50 <= plain_bytes,
+        "checkpointed peak {checkpointed_bytes} bytes, plain {plain_bytes} bytes"
+    );
+    println!("peak heap: plain {plain_bytes} bytes, checkpointed {checkpointed_bytes} bytes");
+}

@@ -1,0 +1,12 @@
+use gradtape::differentiable;
+
+#[differentiable(checkpoint(segments = 10))]
+fn f(x0: f64, steps: usize) -> f64 {
+    let mut x = x0;
+    for _ in 0..steps {
+        x = x.sin() + 0.5;
+    }
+    x
+}
+
+fn main() {}
