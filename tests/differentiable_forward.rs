@@ -600,6 +600,54 @@ mod tensor_mode {
         assert_close("dense_loss", &tangent, &expected, 1e-12);
     }
 
+    /// Tangents for some parameters only (the accumulator has none for `x` and `b`): the
+    /// tangent code skips their symbolic zeros, alone (one pass, no node) and under a tape
+    /// (the node's JVP rule), and agrees with the op-by-op accumulator.
+    #[test]
+    fn tangents_along_some_parameters_only() {
+        let x = v(&[0.3, -0.7, 1.1, 0.2, 0.5, -0.4], &[2, 3]);
+        let w = v(&[0.4, 0.9, -0.3, 0.2, 0.7, -1.1], &[3, 2]);
+        let b = v(&[0.1, -0.2], &[2]);
+        let dw = v(&[0.2, -0.1, 0.4, 0.3, -0.5, 0.6], &[3, 2]);
+        let along_w = |f: &dyn Fn(&Tensor<f64>) -> Tensor<f64>| {
+            let acc = ForwardAccumulator::new(&w, dw.clone()).unwrap();
+            let y = acc.record(|| f(&w));
+            acc.jvp(&y).unwrap()
+        };
+        let expected = along_w(&|w| dense_loss::primal(&x, w, &b));
+        assert_close(
+            "alone",
+            &along_w(&|w| dense_loss(&x, w, &b)),
+            &expected,
+            1e-12,
+        );
+        // under a tape that tracks x: the call records a node, whose JVP rule runs
+        let tape = GradientTape::new();
+        tape.watch(&x);
+        let (under_tape, total) = tape.record(|| {
+            let tangent = along_w(&|w| dense_loss(&x, w, &b));
+            let total = tangent.sum();
+            (tangent, total)
+        });
+        assert_close("under a tape", &under_tape, &expected, 1e-12);
+        // d/dx of the tangent along w: ∂²f/∂x∂w · dw, against the op-by-op accumulator
+        let by_node = tape.gradient(&total, &x).unwrap().unwrap();
+        let tape = GradientTape::new();
+        tape.watch(&x);
+        let op_by_op = tape.record(|| along_w(&|w| dense_loss::primal(&x, w, &b)).sum());
+        let expected = tape.gradient(&op_by_op, &x).unwrap().unwrap();
+        assert_close("reverse over forward", &by_node, &expected, 1e-12);
+        // and f::jvp with explicit zeros for the other parameters
+        let (zx, zb) = (Tensor::zeros(&[2, 3]), Tensor::zeros(&[2]));
+        let (_, by_jvp) = dense_loss::jvp(&x, &w, &b, &zx, &dw, &zb);
+        assert_close(
+            "f::jvp with zero tangents",
+            &by_jvp,
+            &along_w(&|w| dense_loss(&x, w, &b)),
+            1e-12,
+        );
+    }
+
     #[test]
     fn a_constant_wider_than_the_tangent_broadcasts_it() {
         let x = v(&[0.3, -0.7, 1.1], &[3]);

@@ -88,12 +88,26 @@ pub fn differentiable(args: TokenStream, item: ItemFn) -> TokenStream {
     });
     // The tangent code, `f::jvp` (and in scalar mode the form calls of it take; tensor
     // mode calls are replayed under an accumulator, which meets the callee's node).
-    let tangent = Tangent {
-        jvp: generator.jvp_fn(&generated_item),
-        jvp_call: match sig.mode {
-            Mode::Scalar => generator.jvp_call_fn(&generated_item),
-            Mode::Tensor => quote!(),
+    let tangent = match sig.mode {
+        Mode::Scalar => Tangent {
+            jvp: generator.jvp_fn(&generated_item),
+            jvp_call: generator.jvp_call_fn(&generated_item),
         },
+        // `jvp` passes its tangents on to `jvp_partial`, which takes `Option`s (what an
+        // accumulator's node calls with the tangents it has).
+        Mode::Tensor => {
+            let partial = generator.jvp_fn(&generated_item);
+            Tangent {
+                jvp: generator.jvp_public_fn(&generated_item),
+                jvp_call: quote! {
+                    /// `jvp` with a tangent or `None` (a zero, which costs no tangent work)
+                    /// per differentiable parameter.
+                    #[doc(hidden)]
+                    #[allow(unused_imports, unused_variables, unused_mut, unused_parens, unused_assignments, unused_braces, unreachable_code, unused_labels, non_snake_case, clippy::all)]
+                    #partial
+                },
+            }
+        }
     };
     // Array parameters (scalar mode): `grad_into`, gradients into the caller's buffers.
     let arrays = body
@@ -111,7 +125,10 @@ pub fn differentiable(args: TokenStream, item: ItemFn) -> TokenStream {
     let zero_d_source = zero_d
         .as_ref()
         .map(|ZeroD { vjp, primal }| quote!(#vjp #primal));
-    let jvp_source = &tangent.jvp;
+    let jvp_source = match sig.mode {
+        Mode::Scalar => &tangent.jvp,
+        Mode::Tensor => &tangent.jvp_call,
+    };
     let source = pretty(&quote!(#vjp #zero_d_source #grad_into #jvp_source));
     if args.dump {
         eprintln!(

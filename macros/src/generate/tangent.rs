@@ -14,7 +14,9 @@
 //! op with no elementwise rule, which the adjoint replays on a sub-tape, runs here under a
 //! forward accumulator of its own (`generated::trace_jvp`), so its tangent comes from the
 //! runtime's JVP rules. Tensors are not `Copy`: a tangent read by value is cloned (a
-//! reference count).
+//! reference count). And a tangent is an `Option` (`None`, a symbolic zero): a parameter
+//! the caller gives no tangent (`f::jvp_partial`, which an accumulator calls with the
+//! tangents it has) costs no tangent work, and an op whose operands have none makes none.
 //!
 //! Every active binding `x` has its tangent `tan_x` (unique per binding, see
 //! [`Binding::tangent`](crate::model::ir::Binding)), declared and assigned where `x` is.
@@ -44,18 +46,6 @@ impl Generator<'_> {
         }
         let params = self.params();
         let tangent_params = self.tangent_params();
-        // Tensor mode: each tangent parameter is a reference, owned from here on.
-        let owned_tangents = self
-            .sig
-            .params
-            .iter()
-            .zip(&self.body.params)
-            .filter(|_| self.tensor())
-            .filter_map(|(param, binding)| {
-                let tangent = self.tangent((*binding)?);
-                let mutability = param.mutable.then(|| quote!(mut));
-                Some(quote!(let #mutability #tangent = ::core::clone::Clone::clone(#tangent);))
-            });
         let read_value = self.read_value_import();
         let (mut values, mut tangents, mut finish) = (Vec::new(), Vec::new(), TokenStream::new());
         for (k, output) in self.body.outputs.iter().enumerate() {
@@ -63,6 +53,10 @@ impl Generator<'_> {
             let fwd = output.fwd();
             finish.extend(quote!(let #value = #fwd;));
             let dot = match output.binding() {
+                Some(binding) if self.tensor() => {
+                    let tangent = self.tangent_value(binding);
+                    quote!(generated::tangent_or_zeros(#tangent, &#value))
+                }
                 Some(binding) => self.tangent_value(binding),
                 None => quote!(generated::zero_like(&#value)),
             };
@@ -101,15 +95,60 @@ impl Generator<'_> {
                         quote!(let mut #tangent = generated::Shadow::shared(#tangent);)
                     })
                 });
+        let name = if self.tensor() {
+            format_ident!("jvp_partial")
+        } else {
+            format_ident!("jvp")
+        };
         quote! {
-            pub fn jvp #generics (#(#params,)* #(#tangent_params),*) -> (#ret_ty, #ret_ty) #where_clause {
+            pub fn #name #generics (#(#params,)* #(#tangent_params),*) -> (#ret_ty, #ret_ty) #where_clause {
                 #imports
                 #read_value
-                #(#owned_tangents)*
                 #(#shadows)*
                 #code
                 #finish
                 #result
+            }
+        }
+    }
+
+    /// Tensor mode's `jvp(params.., tangents..)`: every differentiable parameter's tangent
+    /// as a `&Tensor`, passed on to `jvp_partial` (whose tangents are `Option`s).
+    pub fn jvp_public_fn(&self, item: &ItemFn) -> TokenStream {
+        let private = paths::private();
+        let mut params = Vec::new();
+        let mut args = Vec::new();
+        let mut tangent_args = Vec::new();
+        for (param, binding) in self.sig.params.iter().zip(&self.body.params) {
+            let ident = &param.ident;
+            let ty = match (&param.kind, &param.elem) {
+                (Kind::Variable, Some(elem)) => quote!(&#private::Tensor<#elem>),
+                _ => {
+                    let ty = &param.ty;
+                    quote!(#ty)
+                }
+            };
+            params.push(quote!(#ident: #ty));
+            args.push(ident);
+            if let (Some(binding), Some(elem)) = (binding, &param.elem) {
+                let tangent = self.tangent(*binding);
+                tangent_args.push((tangent, elem));
+            }
+        }
+        let tangent_params = tangent_args
+            .iter()
+            .map(|(tangent, elem)| quote!(#tangent: &#private::Tensor<#elem>));
+        let tangents = tangent_args
+            .iter()
+            .map(|(tangent, _)| quote!(::core::option::Option::Some(::core::clone::Clone::clone(#tangent))));
+        let ret_ty = self.ret_type(item);
+        let generics = &item.sig.generics;
+        let where_clause = &generics.where_clause;
+        let turbofish = generics.split_for_impl().1;
+        let turbofish = turbofish.as_turbofish();
+        quote! {
+            pub fn jvp #generics (#(#params,)* #(#tangent_params),*) -> (#ret_ty, #ret_ty) #where_clause {
+                Self::jvp_partial #turbofish (#(#args,)* #(#tangents),*)
             }
         }
     }
@@ -175,7 +214,10 @@ impl Generator<'_> {
                 let elem = param.elem.as_ref().expect("a float parameter");
                 if matches!(param.kind, Kind::Tensor { .. } | Kind::Variable) {
                     let private = paths::private();
-                    return Some(quote!(#tangent: &#private::Tensor<#elem>));
+                    let mutability = param.mutable.then(|| quote!(mut));
+                    return Some(
+                        quote!(#mutability #tangent: ::core::option::Option<#private::Tensor<#elem>>),
+                    );
                 }
                 if param.is_output_array() {
                     return Some(quote!(#tangent: &mut [#elem]));
@@ -315,7 +357,13 @@ impl Generator<'_> {
             } => {
                 let tangent = self.tangent(*binding);
                 let mutability = mutable.then(|| quote!(mut));
-                let ty = ty.as_ref().map(|ty| quote!(: #ty));
+                let ty = ty.as_ref().map(|ty| {
+                    if self.tensor() {
+                        quote!(: ::core::option::Option<#ty>)
+                    } else {
+                        quote!(: #ty)
+                    }
+                });
                 quote!(let #mutability #tangent #ty =)
             }
             Target::Assign { binding } => {
@@ -402,7 +450,21 @@ impl Generator<'_> {
             };
         }
         // The tangent of a value computed from constants alone.
-        let zero = quote!(#tangent_prefix generated::zero_like(&#name););
+        let zero = if self.tensor() {
+            quote!(#tangent_prefix generated::no_tangent(&#name);)
+        } else {
+            quote!(#tangent_prefix generated::zero_like(&#name);)
+        };
+        // A rule applied to a tangent: in tensor mode to the tangent if there is one.
+        let apply = |tangent: &syn::Ident, rule: &dyn Fn(TokenStream) -> TokenStream| {
+            if self.tensor() {
+                let t = mixed("t");
+                let call = rule(quote!(#t));
+                quote!(#tangent.as_ref().map(|#t| #call))
+            } else {
+                rule(quote!(&#tangent))
+            }
+        };
         // An operand's tangent by value (moved into a result), or by name (borrowed by a
         // rule).
         let tangent_of = |operand: &Operand| operand.binding().map(|b| self.tangent_value(b));
@@ -421,7 +483,8 @@ impl Generator<'_> {
                     Some(tangent) => {
                         // `-x` is `0 - x`: the rule of `sub`'s right operand.
                         let rule = format_ident!("{}", vocabulary::binary("sub").rules[1]);
-                        quote!(#tangent_prefix vjp::#rule(&#tangent); #prefix #expr;)
+                        let negated = apply(tangent, &|t| quote!(vjp::#rule(#t)));
+                        quote!(#tangent_prefix #negated; #prefix #expr;)
                     }
                     None => quote!(#prefix #expr; #zero),
                 }
@@ -475,15 +538,23 @@ impl Generator<'_> {
                 match saves {
                     Saves::Input => {
                         let saved = self.rule_value(x);
+                        let dot =
+                            apply(tangent, &|t| quote!(vjp::#rule(#saved, #t #(#rule_args)*)));
                         code.extend(quote! {
-                            #tangent_prefix vjp::#rule(#saved, &#tangent #(#rule_args)*);
+                            #tangent_prefix #dot;
                             #prefix #expr;
                         });
                     }
-                    Saves::Output => code.extend(quote! {
-                        #prefix #expr;
-                        #tangent_prefix vjp::#rule(&generated::own(&#name), &#tangent #(#rule_args)*);
-                    }),
+                    Saves::Output => {
+                        let dot = apply(
+                            tangent,
+                            &|t| quote!(vjp::#rule(&generated::own(&#name), #t #(#rule_args)*)),
+                        );
+                        code.extend(quote! {
+                            #prefix #expr;
+                            #tangent_prefix #dot;
+                        })
+                    }
                 }
                 code
             }
@@ -500,9 +571,12 @@ impl Generator<'_> {
                         }
                         let tangent = tangent_name(operand)?;
                         let reads = vocabulary::rule_reads(rule);
-                        let args = (0..2).filter(|&side| reads[side]).map(|side| &values[side]);
+                        let args: Vec<&TokenStream> = (0..2)
+                            .filter(|&side| reads[side])
+                            .map(|side| &values[side])
+                            .collect();
                         let rule = format_ident!("{rule}");
-                        Some(quote!(vjp::#rule(#(#args,)* &#tangent)))
+                        Some(apply(tangent, &|t| quote!(vjp::#rule(#(#args,)* #t))))
                     })
                     .collect();
                 if terms.is_empty() {
@@ -512,8 +586,14 @@ impl Generator<'_> {
                     // The terms, from the operands before the op assigns any; then
                     // broadcast to the result's shape (see the module's docs).
                     let sum = mixed(&format!("tan_sum{id}"));
+                    let mut terms = terms.into_iter();
+                    let first = terms.next().expect("not empty");
+                    let total = terms.fold(
+                        first,
+                        |acc, term| quote!(generated::sum_tangents(#acc, #term)),
+                    );
                     return quote! {
-                        let #sum = #(#terms)+*;
+                        let #sum = #total;
                         #prefix #expr;
                         #tangent_prefix generated::broadcast_tangent(#sum, &#name);
                     };

@@ -99,8 +99,8 @@ struct Arguments {
     reads: TokenStream,
     /// The node's inputs, as `AnyTensor`s.
     inputs: Vec<TokenStream>,
-    /// The tangent arguments of `f::jvp`, one per input, read from the accumulator's
-    /// tangents (zeros for an input it has none for).
+    /// The tangent arguments of `f::jvp_partial`, one per input, read from the
+    /// accumulator's tangents (`None` for an input it has none for).
     jvp_tangents: Vec<TokenStream>,
     /// The arguments of `f::vjp`.
     vjp_args: Vec<TokenStream>,
@@ -158,8 +158,7 @@ impl Arguments {
                 self.numbers.push((number.clone(), borrowed.clone()));
                 self.inputs
                     .push(quote!(#any::from(::core::clone::Clone::clone(#borrowed))));
-                self.jvp_tangents
-                    .push(quote!(&#tangents.of(#input, #borrowed)));
+                self.jvp_tangents.push(quote!(#tangents.get(#input)));
                 self.keeps
                     .extend(quote!(let #kept = ::core::clone::Clone::clone(#borrowed);));
                 if by_ref {
@@ -178,8 +177,7 @@ impl Arguments {
                 self.reads.extend(quote!(let #read = #ident.value();));
                 self.inputs
                     .push(quote!(#any::from(::core::clone::Clone::clone(&#read))));
-                self.jvp_tangents
-                    .push(quote!(&#tangents.of(#input, &#read)));
+                self.jvp_tangents.push(quote!(#tangents.get(#input)));
                 self.keeps
                     .extend(quote!(let #kept = ::core::clone::Clone::clone(&#read);));
                 self.vjp_args.push(quote!(&#read));
@@ -274,7 +272,7 @@ impl Wrapper<'_> {
                 // in one pass of the tangent code, no node.
                 if let ::core::option::Option::Some(#value) = #generated::forward_only(
                     &#inputs,
-                    |#tangents: &#generated::FusedTangents<'_>| #name::jvp(#(#vjp_args,)* #(#jvp_tangents),*),
+                    |#tangents: &#generated::FusedTangents<'_>| #name::jvp_partial(#(#vjp_args,)* #(#jvp_tangents),*),
                 ) {
                     return #value;
                 }
@@ -339,7 +337,7 @@ impl Wrapper<'_> {
         // from the parameters, which outlive the recording.
         let (name, vjp_args, jvp_tangents) =
             (self.name, &self.args.vjp_args, &self.args.jvp_tangents);
-        let jvp_call = quote!(#name::jvp(#(#vjp_args,)* #(#jvp_tangents),*).1);
+        let jvp_call = quote!(#name::jvp_partial(#(#vjp_args,)* #(#jvp_tangents),*).1);
         if !self.sig.tuple_output {
             let body = rule_body(quote!(#g));
             return quote! {

@@ -52,7 +52,7 @@ pub fn any_tracks(inputs: &[AnyTensor]) -> bool {
 ///     let saved = x.clone();
 ///     // d sin(x) = cos(x) dx, as the rule and as the JVP rule
 ///     let rule = move |g: Tensor<f64>| vec![Some(AnyTensor::from(vjp::sin(&saved, &g)))];
-///     let jvp = |t: &generated::FusedTangents<'_>| x.cos() * t.of(0, x);
+///     let jvp = |t: &generated::FusedTangents<'_>| x.cos() * t.get::<f64>(0).unwrap();
 ///     generated::record_fused("sin", value, &[AnyTensor::from(x.clone())], true, rule, &jvp)
 /// };
 /// let tape = GradientTape::new();
@@ -104,7 +104,7 @@ where
 /// let sin = |x: &Tensor<f64>| {
 ///     let inputs = [AnyTensor::from(x.clone())];
 ///     // d sin(x) = cos(x) dx
-///     generated::forward_only(&inputs, |t| (x.sin(), x.cos() * t.of(0, x)))
+///     generated::forward_only(&inputs, |t| (x.sin(), x.cos() * t.get::<f64>(0).unwrap()))
 /// };
 /// assert!(sin(&x).is_none()); // nothing records
 /// let acc = ForwardAccumulator::new(&x, Tensor::from_vec(vec![2.0, 0.0], &[2])).unwrap();
@@ -198,15 +198,12 @@ fused_result!(
 pub struct FusedTangents<'a>(&'a Tangents<'a>);
 
 impl FusedTangents<'_> {
-    /// The tangent of input `k`, whose value is `like`: zeros of `like`'s shape where the
-    /// accumulator has none for it (a constant of this computation).
+    /// The tangent of input `k`, or `None` where the accumulator has none for it (a
+    /// constant of this computation, whose zero tangent the tangent code skips).
     ///
     /// # Panics
     /// If input `k` is not of dtype `T`.
-    pub fn of<T: Float>(&self, k: usize, like: &Tensor<T>) -> Tensor<T> {
-        match self.0.of::<T>(k) {
-            Some(tangent) => tangent.clone(),
-            None => Tensor::zeros(like.shape()),
-        }
+    pub fn get<T: Float>(&self, k: usize) -> Option<Tensor<T>> {
+        self.0.of::<T>(k).cloned()
     }
 }

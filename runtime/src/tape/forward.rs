@@ -14,7 +14,7 @@ use smallvec::SmallVec;
 use super::structure::{GradientList, SourceKey, SourceList, Sources};
 use super::{GradientTape, UnconnectedGradients};
 use crate::base::dtype::{AnyTensor, Float};
-use crate::base::tensor::Tensor;
+use crate::base::tensor::{Tensor, TensorId};
 use crate::record::forward::{self, AccumulatorCell, AccumulatorState, Tangents};
 use crate::record::node::{Backward, Params, RuleCtx};
 
@@ -124,6 +124,17 @@ impl ForwardAccumulator {
                 by_id, variables,
             ))),
         })
+    }
+
+    /// An accumulator with the given tangents of tensors, by id (already checked against
+    /// their primals): generated tangent code's accumulator for one call.
+    pub(crate) fn from_tangents(by_id: FxHashMap<TensorId, AnyTensor>) -> ForwardAccumulator {
+        ForwardAccumulator {
+            state: Rc::new(AccumulatorCell::new(AccumulatorState::new(
+                by_id,
+                Vec::new(),
+            ))),
+        }
     }
 
     /// Runs `f` with this accumulator active: every op in it whose inputs have tangents
