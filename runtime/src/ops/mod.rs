@@ -156,7 +156,7 @@ where
                 inputs: [x],
                 output: false,
             };
-            let jvp = |t: &Tangents<'_>, _: &Tensor<T>| {
+            let jvp = move |t: &Tangents<'_>, _: &Tensor<T>| {
                 if let Some(([x], [dx])) = jvp_numbers(t, [x]) {
                     return dx.map(|dx| Tensor::scalar(scalar_rule(&x, &dx)));
                 }
@@ -169,7 +169,7 @@ where
                 inputs: [],
                 output: true,
             };
-            let jvp = |t: &Tangents<'_>, out: &Tensor<T>| {
+            let jvp = move |t: &Tangents<'_>, out: &Tensor<T>| {
                 if let Some(([out], [dx])) = jvp_numbers(t, [out]) {
                     return dx.map(|dx| Tensor::scalar(scalar_rule(&out, &dx)));
                 }
@@ -228,7 +228,7 @@ where
     S: Fn(&T, &T, f64) -> T + Copy + 'static,
 {
     // elementwise, so the VJP rule applied to the tangent is the JVP rule (see `unary`)
-    let jvp = |t: &Tangents<'_>, _: &Tensor<T>| {
+    let jvp = move |t: &Tangents<'_>, _: &Tensor<T>| {
         if let Some(([x], [dx])) = jvp_numbers(t, [x]) {
             return dx.map(|dx| Tensor::scalar(scalar_rule(&x, &dx, p)));
         }
@@ -300,8 +300,9 @@ where
     S: Fn(&T, f64) -> T + Copy + 'static,
 {
     // linear and elementwise: the op itself, applied to the tangent
-    let jvp = |t: &Tangents<'_>, _: &Tensor<T>| {
-        if let Some((_, [dx])) = jvp_numbers(t, [x]) {
+    // (captures no input: every op pays for building its closure, recording or not)
+    let jvp = move |t: &Tangents<'_>, out: &Tensor<T>| {
+        if let Some([dx]) = tangent_numbers(t, out) {
             return dx.map(|dx| Tensor::scalar(scalar_rule(&dx, p)));
         }
         t.of::<T>(0).map(|t| rule(t, p))
@@ -368,7 +369,7 @@ where
     // Each partial derivative is diagonal (before broadcasting), so the VJP rule of an
     // operand applied to its tangent is that operand's term of the JVP; the broadcast is
     // the transpose of the VJP's un-broadcasting sum.
-    let jvp = |t: &Tangents<'_>, out: &Tensor<T>| {
+    let jvp = move |t: &Tangents<'_>, out: &Tensor<T>| {
         if let Some(([a, b], [da, db])) = jvp_numbers(t, [x, y]) {
             let da = da.and_then(|da| scalar_rule(&a, &b, &da, [true, false]).0);
             let db = db.and_then(|db| scalar_rule(&a, &b, &db, [false, true]).1);
@@ -414,6 +415,26 @@ fn sum_tangent_numbers<T: Float>(dx: Option<T>, dy: Option<T>) -> Option<Tensor<
         (None, None) => return None,
     };
     Some(Tensor::scalar(sum))
+}
+
+/// The tangents of an op's `N` inputs (`None`: no tangent) as plain numbers, for a rule
+/// that needs no input value, when it may compute on numbers: as [`jvp_numbers`], with a
+/// 0-d output standing for 0-d inputs (broadcasting never makes an output of lower rank).
+#[inline(always)]
+fn tangent_numbers<T: Float, const N: usize>(
+    t: &Tangents<'_>,
+    out: &Tensor<T>,
+) -> Option<[Option<T>; N]> {
+    if !t.unobserved() || out.as_inline_scalar().is_none() {
+        return None;
+    }
+    let mut tangents = [None; N];
+    for (k, slot) in tangents.iter_mut().enumerate() {
+        if let Some(tangent) = t.of::<T>(k) {
+            *slot = Some(tangent.as_inline_scalar()?);
+        }
+    }
+    Some(tangents)
 }
 
 /// The values of `inputs` and their tangents (`None`: no tangent) as plain numbers, when a
@@ -560,8 +581,9 @@ where
         }
     };
     // linear: `dx + rhs_rule(dy)`, broadcast to the output
-    let jvp = |t: &Tangents<'_>, out: &Tensor<T>| {
-        if let Some((_, [dx, dy])) = jvp_numbers(t, [x, y]) {
+    // (captures no input: every op pays for building its closure, recording or not)
+    let jvp = move |t: &Tangents<'_>, out: &Tensor<T>| {
+        if let Some([dx, dy]) = tangent_numbers(t, out) {
             return sum_tangent_numbers(dx, dy.map(|dy| scalar_rhs_rule(&dy)));
         }
         sum_tangents(
