@@ -484,9 +484,12 @@ fn forward_mode_over_a_batched_jacobian_through_a_custom_gradient() {
     }
 }
 
+/// A binary function of 0-d tensors (unary ones ignore their second argument).
+type ScalarOp = fn(&Tensor<f64>, &Tensor<f64>) -> Tensor<f64>;
+
 /// 0-d ops whose tangent a lone accumulator computes on plain numbers (nothing else can
-/// observe that work), each with the inputs it is taken at.
-fn scalar_ops() -> Vec<(&'static str, fn(&Tensor<f64>, &Tensor<f64>) -> Tensor<f64>)> {
+/// observe that work), by name.
+fn scalar_ops() -> Vec<(&'static str, ScalarOp)> {
     vec![
         ("sin", |x, _| x.sin()),
         ("cos", |x, _| x.cos()),
