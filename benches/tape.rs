@@ -62,9 +62,26 @@ fn w2_chain(c: &mut Criterion) {
             .to_scalar()
     };
     println!("W2 dy/dx: {}", record_and_backward());
+    // forward mode through the tape's machinery: a tangent beside every value
+    let x0 = Tensor::scalar(0.5_f32);
+    let forward = || {
+        let acc = ForwardAccumulator::new(&x0, Tensor::scalar(1.0_f32)).expect("0-d tangent");
+        let y = acc.record(|| chain(&x0));
+        acc.jvp(&y).expect("connected").to_scalar()
+    };
+    println!("W2 dy/dx by forward mode: {}", forward());
     if profiling() {
+        // `W2_PROFILE_CASE` picks the case counted: `tape` (the default), `plain` or
+        // `forward`.
+        let case = std::env::var("W2_PROFILE_CASE").unwrap_or_else(|_| "tape".into());
+        let step: &dyn Fn() -> f32 = match case.as_str() {
+            "tape" => &record_and_backward,
+            "plain" => &|| chain(&x.value()).to_scalar(),
+            "forward" => &forward,
+            other => panic!("W2_PROFILE_CASE: unknown case {other:?} (tape, plain, forward)"),
+        };
         for _ in 0..profile_iterations("W2_PROFILE_ITERS") {
-            black_box(record_and_backward());
+            black_box(step());
         }
         return;
     }
@@ -78,14 +95,6 @@ fn w2_chain(c: &mut Criterion) {
     group.bench_function("plain forward, no tape", |b| {
         b.iter(|| black_box(chain(&x.value()).to_scalar()))
     });
-    // forward mode through the tape's machinery: a tangent beside every value
-    let x0 = Tensor::scalar(0.5_f32);
-    let forward = || {
-        let acc = ForwardAccumulator::new(&x0, Tensor::scalar(1.0_f32)).expect("0-d tangent");
-        let y = acc.record(|| chain(&x0));
-        acc.jvp(&y).expect("connected").to_scalar()
-    };
-    println!("W2 dy/dx by forward mode: {}", forward());
     group.bench_function("forward accumulator", |b| b.iter(|| black_box(forward())));
     group.finish();
 }

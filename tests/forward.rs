@@ -483,3 +483,155 @@ fn forward_mode_over_a_batched_jacobian_through_a_custom_gradient() {
         );
     }
 }
+
+/// A binary function of 0-d tensors (unary ones ignore their second argument).
+type ScalarOp = fn(&Tensor<f64>, &Tensor<f64>) -> Tensor<f64>;
+
+/// 0-d ops whose tangent a lone accumulator computes on plain numbers (nothing else can
+/// observe that work), by name.
+fn scalar_ops() -> Vec<(&'static str, ScalarOp)> {
+    vec![
+        ("sin", |x, _| x.sin()),
+        ("cos", |x, _| x.cos()),
+        ("exp", |x, _| x.exp()),
+        ("ln", |x, _| x.ln()),
+        ("tanh", |x, _| x.tanh()),
+        ("sigmoid", |x, _| x.sigmoid()),
+        ("sqrt", |x, _| x.sqrt()),
+        ("square", |x, _| x.square()),
+        ("relu", |x, _| x.relu()),
+        ("powi", |x, _| x.powi(3)),
+        ("powf", |x, _| x.powf(2.5)),
+        ("scale", |x, _| x * 0.9),
+        ("add", |x, y| x + y),
+        ("sub", |x, y| x - y),
+        ("mul", |x, y| x * y),
+        ("div", |x, y| x / y),
+        ("maximum", |x, y| x.maximum(y)),
+        ("atan2", |x, y| x.atan2(y)),
+        ("hypot", |x, y| x.hypot(y)),
+        ("pow", |x, y| x.pow(y)),
+        ("chain", |x, y| {
+            let mut z = x.clone();
+            for _ in 0..50 {
+                z = z.sin() * 0.9 + &z * y;
+            }
+            z
+        }),
+    ]
+}
+
+#[test]
+fn a_lone_accumulator_and_an_observed_one_give_the_same_tangents_to_the_bit() {
+    // Alone, an accumulator computes 0-d tangents on plain numbers; under a tape or inside
+    // another accumulator the same rules run as recorded tensor ops. Same bits either way.
+    let (x, y) = (Tensor::scalar(0.7_f64), Tensor::scalar(1.3_f64));
+    let (dx, dy) = (Tensor::scalar(0.6_f64), Tensor::scalar(-1.1_f64));
+    for (name, op) in scalar_ops() {
+        let jvp = |wrap: &dyn Fn(&dyn Fn() -> f64) -> f64| {
+            wrap(&|| {
+                let acc = ForwardAccumulator::new([&x, &y], [&dx, &dy]).unwrap();
+                let z = acc.record(|| op(&x, &y));
+                acc.jvp(&z).unwrap().to_scalar()
+            })
+        };
+        let alone = jvp(&|f| f());
+        let under_a_tape = jvp(&|f| {
+            let tape = GradientTape::new();
+            tape.watch(&x);
+            tape.record(f)
+        });
+        let inside_an_accumulator = jvp(&|f| {
+            let outer = ForwardAccumulator::new(&y, Tensor::scalar(1.0_f64)).unwrap();
+            outer.record(f)
+        });
+        assert_eq!(alone.to_bits(), under_a_tape.to_bits(), "{name}");
+        assert_eq!(alone.to_bits(), inside_an_accumulator.to_bits(), "{name}");
+    }
+}
+
+#[test]
+fn a_lone_accumulator_in_f32_matches_the_recorded_rules_to_the_bit() {
+    // W2's step in f32, alone and with a tape recording around the accumulator.
+    let x = Tensor::scalar(0.5_f32);
+    let chain = || {
+        let acc = ForwardAccumulator::new(&x, Tensor::scalar(1.0_f32)).unwrap();
+        let y = acc.record(|| {
+            let mut y = x.clone();
+            for _ in 0..1_000 {
+                y = y.sin() * 0.9 + &y * 0.1;
+            }
+            y
+        });
+        acc.jvp(&y).unwrap().to_scalar()
+    };
+    let alone = chain();
+    let tape = GradientTape::new();
+    tape.watch(&x);
+    let observed = tape.record(chain);
+    assert_eq!(alone.to_bits(), observed.to_bits());
+}
+
+#[test]
+fn an_accumulator_keeps_every_tangent_after_100_000_ops() {
+    // y_k = 1.0001^k x: every intermediate keeps the tangent 1.0001^k dx.
+    let x = Tensor::scalar(2.0_f64);
+    let acc = ForwardAccumulator::new(&x, Tensor::scalar(3.0)).unwrap();
+    let kept = acc.record(|| {
+        let mut y = x.clone();
+        let mut kept = Vec::new();
+        for k in 1..=100_000 {
+            y = &y * 1.0001;
+            if k % 10_000 == 0 {
+                kept.push((k, y.clone()));
+            }
+        }
+        kept
+    });
+    for (k, y) in kept {
+        let want = 3.0 * 1.0001_f64.powi(k);
+        let got = acc.jvp(&y).unwrap().to_scalar();
+        assert!(
+            (got - want).abs() <= 1e-9 * want,
+            "step {k}: {got} vs {want}"
+        );
+    }
+    // the primal's own tangent is still the one given
+    assert_eq!(acc.jvp(&x).unwrap().to_scalar(), 3.0);
+}
+
+#[test]
+fn a_tensor_created_before_the_accumulator_has_no_tangent() {
+    let before = Tensor::scalar(4.0_f64);
+    let x = Tensor::scalar(2.0_f64);
+    let acc = ForwardAccumulator::new(&x, Tensor::scalar(1.0)).unwrap();
+    let (inside, constant) = acc.record(|| (&x * &before, before.sin()));
+    assert!(acc.jvp(&before).is_none());
+    assert!(acc.jvp(&constant).is_none());
+    assert_eq!(acc.jvp(&inside).unwrap().to_scalar(), 4.0);
+    // created after the scope: no tangent either, even from a value that has one
+    let after = inside.exp();
+    assert!(acc.jvp(&after).is_none());
+    // a second scope continues the record
+    let again = acc.record(|| inside.square());
+    assert_eq!(acc.jvp(&again).unwrap().to_scalar(), 2.0 * 8.0 * 4.0);
+}
+
+#[test]
+fn tangents_of_scattered_ids_survive_a_dense_run() {
+    // Many values between two tangent-carrying ones (a long untracked computation) move
+    // the accumulator's record to a new run; the older tangents stay readable.
+    let x = Tensor::scalar(1.5_f64);
+    let acc = ForwardAccumulator::new(&x, Tensor::scalar(1.0)).unwrap();
+    let (early, late) = acc.record(|| {
+        let early = x.square();
+        let mut noise = Tensor::scalar(0.0_f64);
+        for _ in 0..5_000 {
+            noise = noise + 1.0; // no tangent: a constant chain
+        }
+        let late = &early * &noise;
+        (early, late)
+    });
+    assert_eq!(acc.jvp(&early).unwrap().to_scalar(), 3.0);
+    assert_eq!(acc.jvp(&late).unwrap().to_scalar(), 3.0 * 5_000.0);
+}

@@ -3,13 +3,11 @@
 //! annotated function (scalar mode), whose signature the caller's macro cannot see, and in
 //! tensor mode broadcasting and the tangents of calls run under an accumulator.
 
+use crate::base::dtype::AnyTensor;
 use crate::base::dtype::Float;
 use crate::base::tensor::Tensor;
-use crate::tape::forward::ForwardAccumulator;
-use rustc_hash::FxHashMap;
-
-use crate::base::dtype::AnyTensor;
 use crate::base::tensor::TensorId;
+use crate::tape::forward::ForwardAccumulator;
 
 /// The tangent of a value computed from constants alone: zero, of the value's own type
 /// (so that an unsuffixed literal's type is still inferred from its uses), and for a
@@ -140,7 +138,7 @@ pub fn trace_jvp<I, U: Float>(
     tangents: impl TraceTangents<I>,
     f: impl FnOnce() -> Tensor<U>,
 ) -> (Tensor<U>, Option<Tensor<U>>) {
-    let mut pairs = FxHashMap::default();
+    let mut pairs = Vec::new();
     tangents.pair_with(&inputs, &mut pairs);
     if pairs.is_empty() {
         return (f(), None);
@@ -158,14 +156,14 @@ pub trait TraceTangents<I> {
     ///
     /// # Panics
     /// If a tangent's shape is not its input's.
-    fn pair_with(self, inputs: &I, pairs: &mut FxHashMap<TensorId, AnyTensor>);
+    fn pair_with(self, inputs: &I, pairs: &mut Vec<(TensorId, AnyTensor)>);
 }
 
 macro_rules! trace_tangents {
     ($(($name:ident, $input:ident, $tangent:ident)),+) => {
         impl<$($name: Float),+> TraceTangents<($(Tensor<$name>,)+)> for ($(Option<Tensor<$name>>,)+) {
             #[track_caller]
-            fn pair_with(self, inputs: &($(Tensor<$name>,)+), pairs: &mut FxHashMap<TensorId, AnyTensor>) {
+            fn pair_with(self, inputs: &($(Tensor<$name>,)+), pairs: &mut Vec<(TensorId, AnyTensor)>) {
                 let ($($input,)+) = inputs;
                 let ($($tangent,)+) = self;
                 $(
@@ -176,7 +174,7 @@ macro_rules! trace_tangents {
                             tangent.shape(),
                             $input.shape()
                         );
-                        pairs.insert($input.id(), $name::into_any(tangent));
+                        pairs.push(($input.id(), $name::into_any(tangent)));
                     }
                 )+
             }

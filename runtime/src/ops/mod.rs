@@ -140,7 +140,7 @@ pub(crate) fn unary<T: Float, R, S>(
 ) -> Tensor<T>
 where
     R: Fn(&Tensor<T>, &Tensor<T>) -> Tensor<T> + Copy + 'static,
-    S: Fn(&T, &T) -> T + 'static,
+    S: Fn(&T, &T) -> T + Copy + 'static,
 {
     let data = x.map_data(f);
     let head = || OpHead {
@@ -156,7 +156,12 @@ where
                 inputs: [x],
                 output: false,
             };
-            let jvp = |t: &Tangents<'_>, _: &Tensor<T>| t.of::<T>(0).map(|t| rule(x, t));
+            let jvp = move |t: &Tangents<'_>, _: &Tensor<T>| {
+                if let Some(([x], [dx])) = jvp_numbers(t, [x]) {
+                    return dx.map(|dx| Tensor::scalar(scalar_rule(&x, &dx)));
+                }
+                t.of::<T>(0).map(|t| rule(x, t))
+            };
             stack::record_keeping(data, &[x.id()], keep, head, &jvp)
         }
         Saved::Output => {
@@ -164,7 +169,12 @@ where
                 inputs: [],
                 output: true,
             };
-            let jvp = |t: &Tangents<'_>, out: &Tensor<T>| t.of::<T>(0).map(|t| rule(out, t));
+            let jvp = move |t: &Tangents<'_>, out: &Tensor<T>| {
+                if let Some(([out], [dx])) = jvp_numbers(t, [out]) {
+                    return dx.map(|dx| Tensor::scalar(scalar_rule(&out, &dx)));
+                }
+                t.of::<T>(0).map(|t| rule(out, t))
+            };
             stack::record_keeping(data, &[x.id()], keep, head, &jvp)
         }
     }
@@ -215,10 +225,15 @@ pub(crate) fn unary_with_param<T: Float, R, S>(
 ) -> Tensor<T>
 where
     R: Fn(&Tensor<T>, &Tensor<T>, f64) -> Tensor<T> + Copy + 'static,
-    S: Fn(&T, &T, f64) -> T + 'static,
+    S: Fn(&T, &T, f64) -> T + Copy + 'static,
 {
     // elementwise, so the VJP rule applied to the tangent is the JVP rule (see `unary`)
-    let jvp = |t: &Tangents<'_>, _: &Tensor<T>| t.of::<T>(0).map(|t| rule(x, t, p));
+    let jvp = move |t: &Tangents<'_>, _: &Tensor<T>| {
+        if let Some(([x], [dx])) = jvp_numbers(t, [x]) {
+            return dx.map(|dx| Tensor::scalar(scalar_rule(&x, &dx, p)));
+        }
+        t.of::<T>(0).map(|t| rule(x, t, p))
+    };
     let rule = UnaryParamRule(rule, scalar_rule, PhantomData);
     elementwise_with_param(x, op, p, f, [x], rule, &jvp)
 }
@@ -282,10 +297,16 @@ pub(crate) fn linear<T: Float, R, S>(
 ) -> Tensor<T>
 where
     R: Fn(&Tensor<T>, f64) -> Tensor<T> + Copy + 'static,
-    S: Fn(&T, f64) -> T + 'static,
+    S: Fn(&T, f64) -> T + Copy + 'static,
 {
     // linear and elementwise: the op itself, applied to the tangent
-    let jvp = |t: &Tangents<'_>, _: &Tensor<T>| t.of::<T>(0).map(|t| rule(t, p));
+    // (captures no input: every op pays for building its closure, recording or not)
+    let jvp = move |t: &Tangents<'_>, out: &Tensor<T>| {
+        if let Some([dx]) = tangent_numbers(t, out) {
+            return dx.map(|dx| Tensor::scalar(scalar_rule(&dx, p)));
+        }
+        t.of::<T>(0).map(|t| rule(t, p))
+    };
     let rule = LinearRule(rule, scalar_rule, PhantomData);
     elementwise_with_param(x, op, p, f, [], rule, &jvp)
 }
@@ -338,7 +359,7 @@ pub(crate) fn binary<T: Float, R, S>(
 ) -> Tensor<T>
 where
     R: Fn(&Tensor<T>, &Tensor<T>, &Tensor<T>, [bool; 2]) -> PairGrads<Tensor<T>> + Copy + 'static,
-    S: Fn(&T, &T, &T, [bool; 2]) -> PairGrads<T> + 'static,
+    S: Fn(&T, &T, &T, [bool; 2]) -> PairGrads<T> + Copy + 'static,
 {
     let data = zip_broadcast(x, y, op, f);
     let keep = Keep {
@@ -348,7 +369,12 @@ where
     // Each partial derivative is diagonal (before broadcasting), so the VJP rule of an
     // operand applied to its tangent is that operand's term of the JVP; the broadcast is
     // the transpose of the VJP's un-broadcasting sum.
-    let jvp = |t: &Tangents<'_>, out: &Tensor<T>| {
+    let jvp = move |t: &Tangents<'_>, out: &Tensor<T>| {
+        if let Some(([a, b], [da, db])) = jvp_numbers(t, [x, y]) {
+            let da = da.and_then(|da| scalar_rule(&a, &b, &da, [true, false]).0);
+            let db = db.and_then(|db| scalar_rule(&a, &b, &db, [false, true]).1);
+            return sum_tangent_numbers(da, db);
+        }
         let dx = t.of::<T>(0).and_then(|t| rule(x, y, t, [true, false]).0);
         let dy = t.of::<T>(1).and_then(|t| rule(x, y, t, [false, true]).1);
         sum_tangents(dx, dy, out.shape())
@@ -373,7 +399,66 @@ pub(crate) fn sum_tangents<T: Float>(
         (Some(d), None) | (None, Some(d)) => d,
         (None, None) => return None,
     };
+    // most tangents have the output's shape already: no call, no clone
+    if sum.has_shape(shape) {
+        return Some(sum);
+    }
     Some(sum.broadcast_to(shape))
+}
+
+/// [`sum_tangents`] on plain numbers (0-d operands, a 0-d output): the same additions.
+#[inline(always)]
+fn sum_tangent_numbers<T: Float>(dx: Option<T>, dy: Option<T>) -> Option<Tensor<T>> {
+    let sum = match (dx, dy) {
+        (Some(dx), Some(dy)) => dx + dy,
+        (Some(d), None) | (None, Some(d)) => d,
+        (None, None) => return None,
+    };
+    Some(Tensor::scalar(sum))
+}
+
+/// The tangents of an op's `N` inputs (`None`: no tangent) as plain numbers, for a rule
+/// that needs no input value, when it may compute on numbers: as [`jvp_numbers`], with a
+/// 0-d output standing for 0-d inputs (broadcasting never makes an output of lower rank).
+#[inline(always)]
+fn tangent_numbers<T: Float, const N: usize>(
+    t: &Tangents<'_>,
+    out: &Tensor<T>,
+) -> Option<[Option<T>; N]> {
+    if !t.unobserved() || out.as_inline_scalar().is_none() {
+        return None;
+    }
+    let mut tangents = [None; N];
+    for (k, slot) in tangents.iter_mut().enumerate() {
+        if let Some(tangent) = t.of::<T>(k) {
+            *slot = Some(tangent.as_inline_scalar()?);
+        }
+    }
+    Some(tangents)
+}
+
+/// The values of `inputs` and their tangents (`None`: no tangent) as plain numbers, when a
+/// JVP rule may compute on numbers: nothing observes its work
+/// ([`Tangents::unobserved`]), and every input and every tangent present is a 0-d value
+/// stored inline. The rule is then the same generic function instantiated at `T` (as
+/// [`both!`] passes it), so the tangent is the same to the bit, with no tensor ops.
+#[inline(always)]
+fn jvp_numbers<T: Float, const N: usize>(
+    t: &Tangents<'_>,
+    inputs: [&Tensor<T>; N],
+) -> Option<([T; N], [Option<T>; N])> {
+    if !t.unobserved() {
+        return None;
+    }
+    let mut values = [T::ZERO; N];
+    let mut tangents = [None; N];
+    for (k, input) in inputs.iter().enumerate() {
+        values[k] = input.as_inline_scalar()?;
+        if let Some(tangent) = t.of::<T>(k) {
+            tangents[k] = Some(tangent.as_inline_scalar()?);
+        }
+    }
+    Some((values, tangents))
 }
 
 struct AdditiveRule<T, F, S>(F, S, PhantomData<fn(T)>);
@@ -428,7 +513,7 @@ pub(crate) fn additive<T: Float, R, S>(
 ) -> Tensor<T>
 where
     R: Fn(&Tensor<T>) -> Tensor<T> + Copy + 'static,
-    S: Fn(&T) -> T + 'static,
+    S: Fn(&T) -> T + Copy + 'static,
 {
     let data = zip_broadcast(x, y, op, f);
     record_additive(data, x, y, op, (rhs_rule, scalar_rhs_rule))
@@ -448,7 +533,7 @@ pub(crate) fn additive_owned<T: Float, R, S>(
 ) -> Tensor<T>
 where
     R: Fn(&Tensor<T>) -> Tensor<T> + Copy + 'static,
-    S: Fn(&T) -> T + 'static,
+    S: Fn(&T) -> T + Copy + 'static,
 {
     if let Data::Array(shared) = &mut x.data
         && let Some(array) = std::sync::Arc::get_mut(shared)
@@ -471,7 +556,7 @@ fn record_additive<T: Float, R, S>(
 ) -> Tensor<T>
 where
     R: Fn(&Tensor<T>) -> Tensor<T> + Copy + 'static,
-    S: Fn(&T) -> T + 'static,
+    S: Fn(&T) -> T + Copy + 'static,
 {
     // The rules save no values: only the two shapes, when they differ.
     let keep = Keep {
@@ -496,7 +581,11 @@ where
         }
     };
     // linear: `dx + rhs_rule(dy)`, broadcast to the output
-    let jvp = |t: &Tangents<'_>, out: &Tensor<T>| {
+    // (captures no input: every op pays for building its closure, recording or not)
+    let jvp = move |t: &Tangents<'_>, out: &Tensor<T>| {
+        if let Some([dx, dy]) = tangent_numbers(t, out) {
+            return sum_tangent_numbers(dx, dy.map(|dy| scalar_rhs_rule(&dy)));
+        }
         sum_tangents(
             t.of::<T>(0).cloned(),
             t.of::<T>(1).map(rhs_rule),

@@ -12,26 +12,28 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
-use crate::base::context::adjust_recording;
+use crate::base::context::{adjust_recording, any_recording};
 use crate::base::dtype::{AnyTensor, Float};
 use crate::base::tensor::{Tensor, TensorId};
 use crate::record::stack::{self, PauseGuard};
+use crate::record::tangent_table::TangentTable;
 use crate::record::variable::VariableId;
 
 /// One accumulator's record: the tangent of every value it has seen, by tensor id.
 pub(crate) struct AccumulatorState {
     /// Tangents of the primals and of every value computed from them in scope. A tensor's
     /// clones share its id, so they share its tangent.
-    pub tangents: FxHashMap<TensorId, AnyTensor>,
+    pub tangents: TangentTable,
     /// Variables given as primals, with their tangents: each read in scope gets the tangent.
     pub variables: Vec<(VariableId, AnyTensor)>,
     /// Inside `record` now.
     pub active: bool,
-    /// Suspended by as many scopes (its own JVP work, or an inner one's).
-    paused: u32,
+    /// Suspended by as many scopes (its own JVP work, or an inner one's). A `Cell`, so
+    /// that pausing needs no exclusive borrow: the accumulator's state stays borrowed
+    /// (shared) while one of its JVP rules runs, which reads the inputs' tangents in place.
+    paused: Cell<u32>,
     /// How many tapes were on the tape stack when this accumulator's scope began: those
     /// above are inside it, and are suspended while it computes a tangent.
     tapes_below: usize,
@@ -39,20 +41,21 @@ pub(crate) struct AccumulatorState {
 
 impl AccumulatorState {
     pub(crate) fn new(
-        tangents: FxHashMap<TensorId, AnyTensor>,
+        tangents: TangentTable,
         variables: Vec<(VariableId, AnyTensor)>,
     ) -> AccumulatorState {
         AccumulatorState {
             tangents,
             variables,
             active: false,
-            paused: 0,
+            paused: Cell::new(0),
             tapes_below: 0,
         }
     }
 
+    #[inline]
     fn is_accumulating(&self) -> bool {
-        self.active && self.paused == 0
+        self.active && self.paused.get() == 0
     }
 
     /// The tangent of variable `var`, if it is one of the primals.
@@ -83,6 +86,7 @@ pub(crate) fn accumulating() -> bool {
     ACCUMULATING.with(Cell::get) != 0
 }
 
+#[inline(always)]
 fn adjust(delta: i32) {
     ACCUMULATING.with(|count| count.set(count.get().wrapping_add_signed(delta)));
     adjust_recording(delta);
@@ -106,16 +110,18 @@ fn is_live(acc: &Rc<AccumulatorCell>) -> bool {
 /// If the accumulator is already recording.
 #[track_caller]
 pub(crate) fn enter(acc: &Rc<AccumulatorCell>) -> ActiveGuard {
+    // Checked through a shared borrow: one of this accumulator's own JVP rules (which
+    // runs with its state borrowed) entering it again gets this message too.
+    assert!(
+        !acc.borrow().active,
+        "ForwardAccumulator::record: this accumulator is already recording; an \
+         accumulator cannot be entered twice at once (use a second one for nesting)"
+    );
     {
         let mut state = acc.borrow_mut();
-        assert!(
-            !state.active,
-            "ForwardAccumulator::record: this accumulator is already recording; an \
-             accumulator cannot be entered twice at once (use a second one for nesting)"
-        );
         state.active = true;
         state.tapes_below = stack::depth();
-        if state.paused == 0 {
+        if state.paused.get() == 0 {
             adjust(1);
         }
     }
@@ -140,7 +146,7 @@ impl Drop for ActiveGuard {
         });
         let mut state = self.acc.borrow_mut();
         state.active = false;
-        if state.paused == 0 {
+        if state.paused.get() == 0 {
             adjust(-1);
         }
     }
@@ -154,11 +160,11 @@ struct AccPause {
 impl AccPause {
     fn new(acc: &Rc<AccumulatorCell>) -> AccPause {
         let live = is_live(acc);
-        let mut state = acc.borrow_mut();
-        if state.paused == 0 && state.active && live {
+        let state = acc.borrow();
+        if state.paused.get() == 0 && state.active && live {
             adjust(-1);
         }
-        state.paused += 1;
+        state.paused.set(state.paused.get() + 1);
         AccPause {
             acc: Rc::clone(acc),
         }
@@ -168,9 +174,9 @@ impl AccPause {
 impl Drop for AccPause {
     fn drop(&mut self) {
         let live = is_live(&self.acc);
-        let mut state = self.acc.borrow_mut();
-        state.paused -= 1;
-        if state.paused == 0 && state.active && live {
+        let state = self.acc.borrow();
+        state.paused.set(state.paused.get() - 1);
+        if state.paused.get() == 0 && state.active && live {
             adjust(1);
         }
     }
@@ -178,7 +184,10 @@ impl Drop for AccPause {
 
 /// The tangents of an op's inputs in one accumulator, in the op's input order (`None`:
 /// no tangent, a zero one). What a JVP rule reads.
-pub(crate) struct Tangents<'a>(&'a [Option<AnyTensor>]);
+pub(crate) struct Tangents<'a> {
+    values: &'a [Option<&'a AnyTensor>],
+    unobserved: bool,
+}
 
 impl Tangents<'_> {
     /// The tangent of input `k`, typed as that input is.
@@ -187,17 +196,28 @@ impl Tangents<'_> {
     /// If input `k` is not of dtype `T` (a rule reading an input as the wrong type).
     #[inline]
     pub(crate) fn of<T: Float>(&self, k: usize) -> Option<&Tensor<T>> {
-        self.0[k].as_ref().map(AnyTensor::typed::<T>)
+        self.values[k].map(AnyTensor::typed::<T>)
     }
 
     /// The tangent of input `k`, dtype-erased.
     pub(crate) fn any(&self, k: usize) -> Option<&AnyTensor> {
-        self.0[k].as_ref()
+        self.values[k]
     }
 
     /// How many inputs the op has.
     pub(crate) fn len(&self) -> usize {
-        self.0.len()
+        self.values.len()
+    }
+
+    /// Whether nothing can observe how the tangent is computed: no tape and no other
+    /// accumulator records while the rule runs (only the accumulator asking is active on
+    /// this thread, and it is paused). A rule may then compute on plain numbers (the same
+    /// generic rule instantiated at `T`, as a tape's number path does) instead of
+    /// recordable ops: its result is the same to the bit, and there is no record for the
+    /// difference to show in.
+    #[inline]
+    pub(crate) fn unobserved(&self) -> bool {
+        self.unobserved
     }
 }
 
@@ -217,63 +237,113 @@ pub(crate) type Jvp<'a, T> = dyn Fn(&Tangents<'_>, &Tensor<T>) -> Option<Tensor<
 #[inline(never)]
 pub(crate) fn push_tangents<T: Float>(inputs: &[TensorId], out: &Tensor<T>, jvp: &Jvp<'_, T>) {
     let floor = FLOOR.with(Cell::get);
-    let depth = ACCUMULATORS.with(|stack| stack.borrow().len());
+    // One accumulator above the floor (the usual case): one visit to the stack.
+    let (depth, alone) = ACCUMULATORS.with(|stack| {
+        let stack = stack.borrow();
+        let alone = (stack.len() == floor + 1).then(|| Rc::clone(&stack[floor]));
+        (stack.len(), alone)
+    });
+    if let Some(acc) = alone {
+        push_tangent(&acc, floor, true, inputs, out, jvp);
+        return;
+    }
     for position in floor..depth {
         // Accumulators are only pushed and popped by scopes around this call, and a rule
         // enters none that outlives it, so the positions below `depth` stay the same.
         let acc = ACCUMULATORS.with(|stack| Rc::clone(&stack.borrow()[position]));
-        let mut tangents: SmallVec<[Option<AnyTensor>; 2]> = SmallVec::new();
-        let tapes_below = {
-            let state = acc.borrow();
-            if !state.is_accumulating() {
-                continue;
-            }
-            for id in inputs {
-                tangents.push(state.tangents.get(id).cloned());
-            }
-            state.tapes_below
-        };
-        if tangents.iter().all(Option::is_none) {
-            continue;
+        push_tangent(&acc, position, position + 1 == depth, inputs, out, jvp);
+    }
+}
+
+/// [`push_tangents`] for the accumulator `acc` at stack position `position` (the innermost
+/// one if `innermost`).
+#[inline(always)]
+fn push_tangent<T: Float>(
+    acc: &AccumulatorCell,
+    position: usize,
+    innermost: bool,
+    inputs: &[TensorId],
+    out: &Tensor<T>,
+    jvp: &Jvp<'_, T>,
+) {
+    // The state stays borrowed (shared) while the rule runs, so the rule reads the inputs'
+    // tangents where they are stored, with no copies. Nothing takes it exclusively then:
+    // the accumulator is paused, so no op records on it, and pausing, `enter`'s check and
+    // variable reads take it shared (see `variable_read`).
+    let tangent = {
+        let state = acc.borrow();
+        if !state.is_accumulating() {
+            return;
         }
-        let tangent = if position + 1 == depth && tapes_below == stack::depth() {
-            // the innermost accumulator, with no tape inside it: only it pauses
-            let _paused = PauseInnermost::new(&acc);
-            jvp(&Tangents(&tangents), out)
+        // Unary and binary ops, nearly all of them, look their inputs up into an array.
+        let mut pair = [None; 2];
+        let many: SmallVec<[Option<&AnyTensor>; 4]>;
+        let found: &[Option<&AnyTensor>] = if let [x, ref rest @ ..] = *inputs
+            && rest.len() <= 1
+        {
+            pair[0] = state.tangents.get(x);
+            if let [y] = *rest {
+                pair[1] = state.tangents.get(y);
+            }
+            &pair[..inputs.len()]
         } else {
-            let _suspended = suspend_from(position, tapes_below);
-            jvp(&Tangents(&tangents), out)
+            many = inputs.iter().map(|&id| state.tangents.get(id)).collect();
+            &many
         };
-        if let Some(tangent) = tangent {
-            assert!(
-                tangent.has_shape(out.shape()),
-                "forward mode: an op's JVP rule gave a tangent of shape {:?} for an output \
-                 of shape {:?} (a bug in gradtape: please report it)",
-                tangent.shape(),
-                out.shape()
-            );
-            acc.borrow_mut()
-                .tangents
-                .insert(out.id(), T::into_any(tangent));
+        if found.iter().all(Option::is_none) {
+            return;
         }
+        if innermost && state.tapes_below == stack::depth() {
+            // the innermost accumulator, with no tape inside it: only it pauses
+            let _paused = PauseInnermost::new(&state.paused);
+            jvp(&tangents_now(found), out)
+        } else {
+            let _suspended = suspend_from(position, state.tapes_below);
+            jvp(&tangents_now(found), out)
+        }
+    };
+    if let Some(tangent) = tangent {
+        assert!(
+            tangent.has_shape(out.shape()),
+            "forward mode: an op's JVP rule gave a tangent of shape {:?} for an output \
+             of shape {:?} (a bug in gradtape: please report it)",
+            tangent.shape(),
+            out.shape()
+        );
+        acc.borrow_mut()
+            .tangents
+            .insert(out.id(), T::into_any(tangent));
+    }
+}
+
+/// The tangents `found`, for a rule about to run with its accumulator suspended: whether
+/// anything observes the rule's work is whether anything records now.
+#[inline(always)]
+fn tangents_now<'a>(found: &'a [Option<&'a AnyTensor>]) -> Tangents<'a> {
+    Tangents {
+        values: found,
+        unobserved: !any_recording(),
     }
 }
 
 /// Pauses an accumulator known to be accumulating and live (the innermost one, while it
-/// computes a tangent), until dropped: [`AccPause`] without its checks.
-struct PauseInnermost<'a>(&'a AccumulatorCell);
+/// computes a tangent), until dropped: [`AccPause`] without its checks. Holds the
+/// accumulator's pause count.
+struct PauseInnermost<'a>(&'a Cell<u32>);
 
 impl<'a> PauseInnermost<'a> {
-    fn new(acc: &'a AccumulatorCell) -> PauseInnermost<'a> {
-        acc.borrow_mut().paused += 1;
+    #[inline(always)]
+    fn new(paused: &'a Cell<u32>) -> PauseInnermost<'a> {
+        paused.set(paused.get() + 1);
         adjust(-1);
-        PauseInnermost(acc)
+        PauseInnermost(paused)
     }
 }
 
 impl Drop for PauseInnermost<'_> {
+    #[inline(always)]
     fn drop(&mut self) {
-        self.0.borrow_mut().paused -= 1;
+        self.0.set(self.0.get() - 1);
         adjust(1);
     }
 }
@@ -289,7 +359,7 @@ pub(crate) fn any_tangent(inputs: &[TensorId]) -> bool {
     ACCUMULATORS.with(|stack| {
         stack.borrow().iter().skip(floor).any(|acc| {
             let state = acc.borrow();
-            state.is_accumulating() && inputs.iter().any(|id| state.tangents.contains_key(id))
+            state.is_accumulating() && inputs.iter().any(|&id| state.tangents.contains(id))
         })
     })
 }
@@ -300,12 +370,17 @@ pub(crate) fn variable_read(var: VariableId, value: TensorId) {
     let floor = FLOOR.with(Cell::get);
     ACCUMULATORS.with(|stack| {
         for acc in stack.borrow().iter().skip(floor) {
-            let mut state = acc.borrow_mut();
-            if !state.is_accumulating() {
-                continue;
-            }
-            if let Some(tangent) = state.variable_tangent(var).cloned() {
-                state.tangents.insert(value, tangent);
+            // Checked through a shared borrow first: a paused accumulator may be borrowed
+            // by its own JVP rule running now (see `push_tangent`).
+            let tangent = {
+                let state = acc.borrow();
+                if !state.is_accumulating() {
+                    continue;
+                }
+                state.variable_tangent(var).cloned()
+            };
+            if let Some(tangent) = tangent {
+                acc.borrow_mut().tangents.insert(value, tangent);
             }
         }
     });
@@ -376,19 +451,25 @@ pub(crate) fn with_sole_accumulator<R>(
             .find(|acc| acc.borrow().is_accumulating())
             .map(Rc::clone)
     })?;
+    // Owned (reference counts), so that nothing borrows the accumulator while `f` runs.
     let tangents: SmallVec<[Option<AnyTensor>; 4]> = {
         let state = acc.borrow();
         inputs
             .iter()
-            .map(|id| state.tangents.get(id).cloned())
+            .map(|&id| state.tangents.get(id).cloned())
             .collect()
     };
     if tangents.iter().all(Option::is_none) {
         return None;
     }
+    let values: SmallVec<[Option<&AnyTensor>; 4]> = tangents.iter().map(Option::as_ref).collect();
     let (result, made) = {
         let _paused = AccPause::new(&acc);
-        f(&Tangents(&tangents))
+        // with it paused, nothing on this thread records
+        f(&Tangents {
+            values: &values,
+            unobserved: true,
+        })
     };
     let mut state = acc.borrow_mut();
     for (id, tangent) in made {

@@ -1,13 +1,15 @@
 //! The recording floor: the thread-local stack of active tapes and how an op gets onto them
 //! (`stack`), what one tape holds (`state`), what is stored per recorded op and how a rule
 //! is called (`node`), nodes whose rule is a closure (`closure`), and variables, whose
-//! reads the tapes track (`variable`).
+//! reads the tapes track (`variable`). Forward mode's side: the stack of accumulators
+//! (`forward`) and each one's tangents by tensor id (`tangent_table`).
 
 pub(crate) mod forward;
 pub(crate) mod node;
 pub(crate) mod numerics;
 pub(crate) mod stack;
 pub(crate) mod state;
+pub(crate) mod tangent_table;
 pub(crate) mod variable;
 
 /// Whether any tape on this thread is recording now. Generated code runs the plain body

@@ -258,9 +258,15 @@ fn record_on_stack<T: Float, S: SaveValues<T>>(
     // The op is recorded outside the thread-local's closure: a tensor returned through
     // `LocalKey::with` goes through memory in pieces that a wider load reads back, a
     // store-forwarding stall (docs/PERFORMANCE.md, "Store forwarding").
-    let out = match sole_tape() {
-        Some(tape) => record_on_one(&tape, data, inputs, spec),
-        None => STACK.with(|stack| record_on_many(&stack.borrow(), data, inputs, spec)),
+    let out = match tapes() {
+        Tapes::One(tape) => record_on_one(&tape, data, inputs, spec),
+        Tapes::Many => STACK.with(|stack| record_on_many(&stack.borrow(), data, inputs, spec)),
+        // only forward accumulators are active: nothing to record here
+        Tapes::None => {
+            let out = Tensor::from_data(data);
+            crate::base::cuts::propagate(inputs, out.id());
+            out
+        }
     };
     // Recorded on the tapes first: a tape outside an accumulator records its tangent work
     // from this op's node on.
@@ -273,9 +279,25 @@ fn record_on_stack<T: Float, S: SaveValues<T>>(
 /// The active tape if it is the only one on this thread's stack (the usual case).
 #[inline(always)]
 fn sole_tape() -> Option<Rc<TapeCell>> {
+    match tapes() {
+        Tapes::One(tape) => Some(tape),
+        Tapes::None | Tapes::Many => None,
+    }
+}
+
+/// How many tapes are on this thread's stack, and the tape when it is one.
+enum Tapes {
+    None,
+    One(Rc<TapeCell>),
+    Many,
+}
+
+#[inline(always)]
+fn tapes() -> Tapes {
     STACK.with(|stack| match &stack.borrow()[..] {
-        [tape] => Some(Rc::clone(tape)),
-        _ => None,
+        [] => Tapes::None,
+        [tape] => Tapes::One(Rc::clone(tape)),
+        _ => Tapes::Many,
     })
 }
 
@@ -371,7 +393,7 @@ fn record_on_many<T: Float, S: SaveValues<T>>(
 /// An op's output: named `id` by the innermost tape that records the op, or a fresh
 /// identity (a constant) when none does. Either way `explain` learns whether the value
 /// descends from a cut path.
-#[inline]
+#[inline(always)]
 fn output<T: Float>(data: Data<T>, inputs: &[TensorId], id: Option<TensorId>) -> Tensor<T> {
     let out = match id {
         Some(id) => Tensor::with_id(id, data),

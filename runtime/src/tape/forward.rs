@@ -8,7 +8,6 @@
 
 use std::rc::Rc;
 
-use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
 use super::structure::{GradientList, SourceKey, SourceList, Sources};
@@ -17,6 +16,7 @@ use crate::base::dtype::{AnyTensor, Float};
 use crate::base::tensor::{Tensor, TensorId};
 use crate::record::forward::{self, AccumulatorCell, AccumulatorState, Tangents};
 use crate::record::node::{Backward, Params, RuleCtx};
+use crate::record::tangent_table::TangentTable;
 
 /// Forward-mode automatic differentiation: primals and their tangents are given up front,
 /// ops run inside [`record`](Self::record) carry tangents alongside their values, and
@@ -99,7 +99,7 @@ impl ForwardAccumulator {
                 tangents: tangent_keys.len(),
             });
         }
-        let mut by_id = FxHashMap::default();
+        let mut by_id = TangentTable::default();
         let mut variables = Vec::new();
         for (index, (primal, tangent)) in primal_keys.iter().zip(tangent_keys.iter()).enumerate() {
             let (value, tangent) = (primal.value(), tangent.value());
@@ -128,7 +128,13 @@ impl ForwardAccumulator {
 
     /// An accumulator with the given tangents of tensors, by id (already checked against
     /// their primals): generated tangent code's accumulator for one call.
-    pub(crate) fn from_tangents(by_id: FxHashMap<TensorId, AnyTensor>) -> ForwardAccumulator {
+    pub(crate) fn from_tangents(
+        tangents: impl IntoIterator<Item = (TensorId, AnyTensor)>,
+    ) -> ForwardAccumulator {
+        let mut by_id = TangentTable::default();
+        for (id, tangent) in tangents {
+            by_id.insert(id, tangent);
+        }
         ForwardAccumulator {
             state: Rc::new(AccumulatorCell::new(AccumulatorState::new(
                 by_id,
@@ -196,7 +202,7 @@ impl ForwardAccumulator {
             .iter()
             .map(|key| {
                 let tangent = match key {
-                    SourceKey::Tensor(t) => state.tangents.get(&t.id()).cloned(),
+                    SourceKey::Tensor(t) => state.tangents.get(t.id()).cloned(),
                     SourceKey::Variable(v) => state.variable_tangent(v.id()).cloned(),
                 };
                 match (tangent, unconnected) {
