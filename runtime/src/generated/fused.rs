@@ -34,7 +34,7 @@ pub fn any_tracks(inputs: &[AnyTensor]) -> bool {
 /// maps the output's cotangent to one cotangent per input, and whose JVP rule (under a
 /// [`ForwardAccumulator`](crate::ForwardAccumulator)) is `jvp`, the function's generated
 /// tangent code: the output's tangent from the inputs' tangents, read with
-/// [`FusedTangents::of`].
+/// [`FusedTangents::get`].
 ///
 /// `batch_safe` says that the rule is right as it stands for a cotangent with leading
 /// batch axes, so that a jacobian's vectorised sweep runs it once for all rows instead of
