@@ -21,6 +21,9 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
+mod common;
+
+use common::central_differences;
 use gradtape::differentiable;
 
 /// Defines `$plain` with `#[differentiable]` and `$checkpointed` with
@@ -237,19 +240,6 @@ fn ring_checkpointed(x0: &[f64], w: &[f64], steps: usize) -> f64 {
 
 // ----- the checks -----
 
-/// Central differences of `f` at `x`, entry by entry.
-fn finite_differences(f: &dyn Fn(&[f64]) -> f64, x: &[f64]) -> Vec<f64> {
-    let h = 1e-6;
-    (0..x.len())
-        .map(|k| {
-            let (mut up, mut down) = (x.to_vec(), x.to_vec());
-            up[k] += h;
-            down[k] -= h;
-            (f(&up) - f(&down)) / (2.0 * h)
-        })
-        .collect()
-}
-
 /// The checkpointed gradient equals the plain one to the bit, and both the finite
 /// differences of the function.
 fn check(name: &str, plain: &[f64], checkpointed: &[f64], f: &dyn Fn(&[f64]) -> f64, x: &[f64]) {
@@ -259,7 +249,7 @@ fn check(name: &str, plain: &[f64], checkpointed: &[f64], f: &dyn Fn(&[f64]) -> 
         bits(checkpointed),
         "{name}: checkpointed {checkpointed:?} against plain {plain:?}"
     );
-    let numeric = finite_differences(f, x);
+    let numeric = central_differences(f, x);
     for (k, (g, n)) in checkpointed.iter().zip(&numeric).enumerate() {
         assert!(
             (g - n).abs() <= 1e-5 * (1.0 + n.abs()),

@@ -161,37 +161,7 @@ macro_rules! fused_result {
     };
 }
 
-fused_result!((A, a, ta), (B, b, tb));
-fused_result!((A, a, ta), (B, b, tb), (C, c, tc));
-fused_result!((A, a, ta), (B, b, tb), (C, c, tc), (D, d, td));
-fused_result!((A, a, ta), (B, b, tb), (C, c, tc), (D, d, td), (E, e, te));
-fused_result!(
-    (A, a, ta),
-    (B, b, tb),
-    (C, c, tc),
-    (D, d, td),
-    (E, e, te),
-    (F, f, tf)
-);
-fused_result!(
-    (A, a, ta),
-    (B, b, tb),
-    (C, c, tc),
-    (D, d, td),
-    (E, e, te),
-    (F, f, tf),
-    (G, g, tg)
-);
-fused_result!(
-    (A, a, ta),
-    (B, b, tb),
-    (C, c, tc),
-    (D, d, td),
-    (E, e, te),
-    (F, f, tf),
-    (G, g, tg),
-    (H, h, th)
-);
+for_each_arity!(fused_result);
 
 /// The tangents of a fused node's inputs in one accumulator, as its generated tangent code
 /// reads them.

@@ -10,6 +10,20 @@
 //! - `shadow`: the cotangent and tangent buffers of float arrays, slices and `Vec`s;
 //! - `scalar`: the forward kernels on plain numbers (the 0-d path).
 
+/// Invokes `$m` once per tuple arity from 1 to 8, each element named by a type, a value
+/// and a tangent identifier: `$m!((A, a, ta), (B, b, tb))` for pairs.
+macro_rules! for_each_arity {
+    ($m:ident) => {
+        for_each_arity!(@ $m [] (A, a, ta) (B, b, tb) (C, c, tc) (D, d, td)
+            (E, e, te) (F, f, tf) (G, g, tg) (H, h, th));
+    };
+    (@ $m:ident [$($done:tt)*] $next:tt $($rest:tt)*) => {
+        $m!($($done,)* $next);
+        for_each_arity!(@ $m [$($done)* $next] $($rest)*);
+    };
+    (@ $m:ident [$($done:tt)*]) => {};
+}
+
 mod adjoint;
 mod fused;
 mod parts;

@@ -182,38 +182,7 @@ macro_rules! trace_tangents {
     };
 }
 
-trace_tangents!((A, a, ta));
-trace_tangents!((A, a, ta), (B, b, tb));
-trace_tangents!((A, a, ta), (B, b, tb), (C, c, tc));
-trace_tangents!((A, a, ta), (B, b, tb), (C, c, tc), (D, d, td));
-trace_tangents!((A, a, ta), (B, b, tb), (C, c, tc), (D, d, td), (E, e, te));
-trace_tangents!(
-    (A, a, ta),
-    (B, b, tb),
-    (C, c, tc),
-    (D, d, td),
-    (E, e, te),
-    (F, f, tf)
-);
-trace_tangents!(
-    (A, a, ta),
-    (B, b, tb),
-    (C, c, tc),
-    (D, d, td),
-    (E, e, te),
-    (F, f, tf),
-    (G, g, tg)
-);
-trace_tangents!(
-    (A, a, ta),
-    (B, b, tb),
-    (C, c, tc),
-    (D, d, td),
-    (E, e, te),
-    (F, f, tf),
-    (G, g, tg),
-    (H, h, th)
-);
+for_each_arity!(trace_tangents);
 
 /// The tangent a caller passes for an argument that carries none: a constant given to a
 /// float parameter (its tangent is zero) or any argument of a data parameter.
