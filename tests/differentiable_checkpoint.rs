@@ -26,11 +26,14 @@ mod common;
 use common::central_differences;
 use gradtape::differentiable;
 
-/// Defines `$plain` with `#[differentiable]` and `$checkpointed` with
-/// `#[differentiable($($arg)*)]`, the same function.
+/// Defines `$plain` with `#[differentiable]` (or `#[differentiable($($plain_arg)*)]`) and
+/// `$checkpointed` with `#[differentiable($($arg)*)]`, the same function.
 macro_rules! twice {
     ($plain:ident, $checkpointed:ident, ($($arg:tt)*), fn ($($params:tt)*) $(-> $out:ident)? { $($body:tt)* }) => {
-        #[differentiable]
+        twice!($plain [], $checkpointed, ($($arg)*), fn ($($params)*) $(-> $out)? { $($body)* });
+    };
+    ($plain:ident [$($plain_arg:tt)*], $checkpointed:ident, ($($arg:tt)*), fn ($($params:tt)*) $(-> $out:ident)? { $($body:tt)* }) => {
+        #[differentiable($($plain_arg)*)]
         fn $plain($($params)*) $(-> $out)? { $($body)* }
         #[differentiable($($arg)*)]
         #[allow(dead_code)] // its gradient is what is checked
@@ -209,8 +212,7 @@ twice!(filtered_plain, filtered_checkpointed, (checkpoint(snapshots = 4)), fn (x
 
 // A constant array copied into the state before the loop (`constant(x0)`): each element
 // write of a constant takes the element's cotangent and drops it.
-#[differentiable(constant(x0))]
-fn ring_plain(x0: &[f64], w: &[f64], steps: usize) -> f64 {
+twice!(ring_plain [constant(x0)], ring_checkpointed, (constant(x0), checkpoint(snapshots = 4)), fn (x0: &[f64], w: &[f64], steps: usize) -> f64 {
     let mut x = vec![0.0; 3];
     for i in 0..3 {
         x[i] = x0[i];
@@ -221,22 +223,7 @@ fn ring_plain(x0: &[f64], w: &[f64], steps: usize) -> f64 {
         }
     }
     x[0] * x[1] + x[2]
-}
-
-#[differentiable(constant(x0), checkpoint(snapshots = 4))]
-#[allow(dead_code)] // its gradient is what is checked
-fn ring_checkpointed(x0: &[f64], w: &[f64], steps: usize) -> f64 {
-    let mut x = vec![0.0; 3];
-    for i in 0..3 {
-        x[i] = x0[i];
-    }
-    for _ in 0..steps {
-        for i in 0..3 {
-            x[i] = (w[i] * x[(i + 2) % 3]).tanh() + 0.1;
-        }
-    }
-    x[0] * x[1] + x[2]
-}
+});
 
 // ----- the checks -----
 
@@ -258,6 +245,18 @@ fn check(name: &str, plain: &[f64], checkpointed: &[f64], f: &dyn Fn(&[f64]) -> 
     }
 }
 
+/// [`check`] for an annotated function of plain floats and its checkpointed twin, at the
+/// floats `x` (entries `k..`, then the arguments `rest`): also their values, to the bit.
+macro_rules! compare {
+    ($name:expr, $plain:ident, $checkpointed:ident, $x:expr, [$($k:literal),+] $(, $rest:expr)*) => {{
+        let x = $x;
+        let (value, plain) = $plain::grad($(x[$k],)+ $($rest),*);
+        let (same, checkpointed) = $checkpointed::grad($(x[$k],)+ $($rest),*);
+        assert_eq!(value.to_bits(), same.to_bits(), "{}: the value", $name);
+        check(&$name, &plain, &checkpointed, &|x| $plain($(x[$k],)+ $($rest),*), &x);
+    }};
+}
+
 /// Trip counts: none, one, a prime, a multiple of the segment length (64 trips with 4
 /// snapshots: segments of 16), and a long prime that doubles the segments many times.
 const TRIPS: [usize; 5] = [0, 1, 13, 64, 1009];
@@ -265,16 +264,14 @@ const TRIPS: [usize; 5] = [0, 1, 13, 64, 1009];
 #[test]
 fn an_integrator_carrying_several_values() {
     for steps in TRIPS {
-        let x = [0.7, -0.2, 2.5];
-        let (value, plain) = rk4_plain::grad(x[0], x[1], x[2], steps);
-        let (same, checkpointed) = rk4_checkpointed::grad(x[0], x[1], x[2], steps);
-        assert_eq!(value.to_bits(), same.to_bits());
-        check(
-            &format!("rk4, {steps} steps"),
-            &plain,
-            &checkpointed,
-            &|x| rk4_plain(x[0], x[1], x[2], steps),
-            &x,
+        let name = format!("rk4, {steps} steps");
+        compare!(
+            name,
+            rk4_plain,
+            rk4_checkpointed,
+            [0.7, -0.2, 2.5],
+            [0, 1, 2],
+            steps
         );
     }
 }
@@ -283,15 +280,14 @@ fn an_integrator_carrying_several_values() {
 fn the_default_budget() {
     // 200 snapshots by default: a range sets segments of ceil(n / 200) trips at once
     for steps in [0, 1, 199, 200, 201, 1009] {
-        let x = [0.4, 1.3];
-        let (_, plain) = default_plain::grad(x[0], x[1], steps);
-        let (_, checkpointed) = default_checkpointed::grad(x[0], x[1], steps);
-        check(
-            &format!("default, {steps} steps"),
-            &plain,
-            &checkpointed,
-            &|x| default_plain(x[0], x[1], steps),
-            &x,
+        let name = format!("default, {steps} steps");
+        compare!(
+            name,
+            default_plain,
+            default_checkpointed,
+            [0.4, 1.3],
+            [0, 1],
+            steps
         );
     }
 }
@@ -352,16 +348,9 @@ fn while_with_continue_and_break() {
     // the loop part-way
     for limit in [10.0, 0.9] {
         for trips in TRIPS {
+            let name = format!("jumps, limit {limit}, {trips} trips");
             let x = [0.2, 0.5, limit];
-            let (_, plain) = jumps_plain::grad(x[0], x[1], x[2], trips);
-            let (_, checkpointed) = jumps_checkpointed::grad(x[0], x[1], x[2], trips);
-            check(
-                &format!("jumps, limit {limit}, {trips} trips"),
-                &plain,
-                &checkpointed,
-                &|x| jumps_plain(x[0], x[1], x[2], trips),
-                &x,
-            );
+            compare!(name, jumps_plain, jumps_checkpointed, x, [0, 1, 2], trips);
         }
     }
 }
@@ -369,33 +358,16 @@ fn while_with_continue_and_break() {
 #[test]
 fn a_loop_in_a_plain_block_with_two_snapshots() {
     for steps in TRIPS {
-        let x = [0.8];
-        let (_, plain) = scoped_plain::grad(x[0], steps);
-        let (_, checkpointed) = scoped_checkpointed::grad(x[0], steps);
-        check(
-            &format!("scoped, {steps} steps"),
-            &plain,
-            &checkpointed,
-            &|x| scoped_plain(x[0], steps),
-            &x,
-        );
+        let name = format!("scoped, {steps} steps");
+        compare!(name, scoped_plain, scoped_checkpointed, [0.8], [0], steps);
     }
 }
 
 #[test]
 fn an_iterator_reading_a_name_the_loop_changes() {
     for n in TRIPS {
-        let x = [0.6];
-        let (value, plain) = growing_plain::grad(x[0], n);
-        let (same, checkpointed) = growing_checkpointed::grad(x[0], n);
-        assert_eq!(value.to_bits(), same.to_bits());
-        check(
-            &format!("growing, {n} trips"),
-            &plain,
-            &checkpointed,
-            &|x| growing_plain(x[0], n),
-            &x,
-        );
+        let name = format!("growing, {n} trips");
+        compare!(name, growing_plain, growing_checkpointed, [0.6], [0], n);
     }
 }
 
@@ -458,31 +430,21 @@ fn a_mut_parameter_and_a_fixed_size_array() {
 #[test]
 fn an_iterator_of_unknown_length() {
     for steps in TRIPS {
-        let x = [0.9];
-        let (_, plain) = filtered_plain::grad(x[0], steps);
-        let (_, checkpointed) = filtered_checkpointed::grad(x[0], steps);
-        check(
-            &format!("filtered, {steps} steps"),
-            &plain,
-            &checkpointed,
-            &|x| filtered_plain(x[0], steps),
-            &x,
+        let name = format!("filtered, {steps} steps");
+        compare!(
+            name,
+            filtered_plain,
+            filtered_checkpointed,
+            [0.9],
+            [0],
+            steps
         );
     }
 }
 
 #[test]
 fn loop_with_break_value() {
-    let x = [0.3, 3.2];
-    let (_, plain) = loop_plain::grad(x[0], x[1]);
-    let (_, checkpointed) = loop_checkpointed::grad(x[0], x[1]);
-    check(
-        "loop",
-        &plain,
-        &checkpointed,
-        &|x| loop_plain(x[0], x[1]),
-        &x,
-    );
+    compare!("loop", loop_plain, loop_checkpointed, [0.3, 3.2], [0, 1]);
 }
 
 #[test]
