@@ -9,7 +9,7 @@
 //! MNIST_DIR=../shared/data/mnist cargo run --release --example mnist
 //! ```
 //!
-//! Options: `--data DIR`, `--epochs N`, `--batch N`, `--plot PATH`, `--save PATH`.
+//! Options: `--data DIR`, `--epochs N`, `--batch N`, `--seed N`, `--plot PATH`, `--save PATH`.
 
 use gradtape::GradientTape;
 use gradtape::nn::data::{Minibatches, Mnist, MnistSplit};
@@ -39,14 +39,15 @@ pub fn main() -> Result<(), Box<dyn std::error::Error>> {
         mnist.test.len()
     );
 
-    let model = mlp(0);
+    let model = mlp(options.seed);
     let variables = model.trainable_variables();
     let mut adam = Adam::new(LEARNING_RATE);
     let mut history = History::default();
     for epoch in 0..options.epochs {
         // A decaying step lets the weights settle once the fast early progress is made.
         adam.set_learning_rate(LEARNING_RATE * LEARNING_RATE_DECAY.powi(epoch as i32));
-        let batches = Minibatches::new(mnist.train.len(), options.batch).shuffled(epoch as u64);
+        let batches =
+            Minibatches::new(mnist.train.len(), options.batch).shuffled(options.epoch_seed(epoch));
         let mut bar = EpochProgress::new(epoch + 1, options.epochs, batches.batch_count());
         for indices in batches {
             let (images, labels) = mnist.train.batch(&indices);
@@ -82,7 +83,7 @@ pub fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("plot: {}", options.plot.display());
 
     checkpoint::save(&options.save, &variables)?;
-    let reloaded = mlp(1);
+    let reloaded = mlp(options.seed + 1);
     checkpoint::restore(&options.save, &reloaded.trainable_variables())?;
     println!(
         "checkpoint: {} (reloaded model's test accuracy {:.4})",

@@ -9,7 +9,7 @@
 //! cargo run --release --example mnist_cnn -- --data ../shared/data/mnist --epochs 12
 //! ```
 //!
-//! Options: `--data DIR` (or `MNIST_DIR`), `--epochs N`, `--batch N`, `--plot PATH`,
+//! Options: `--data DIR` (or `MNIST_DIR`), `--epochs N`, `--batch N`, `--seed N`, `--plot PATH`,
 //! `--save PATH`.
 
 use gradtape::GradientTape;
@@ -42,14 +42,15 @@ pub fn main() -> Result<(), Box<dyn std::error::Error>> {
         mnist.test.len()
     );
 
-    let model = cnn(0);
+    let model = cnn(options.seed);
     let variables = model.trainable_variables();
     let steps_per_epoch = Minibatches::new(mnist.train.len(), options.batch).batch_count() as u64;
     let schedule = ExponentialDecay::new(LEARNING_RATE, steps_per_epoch, DECAY_PER_EPOCH);
     let mut adam = Adam::from_schedule(schedule);
     let mut history = History::default();
     for epoch in 0..options.epochs {
-        let batches = Minibatches::new(mnist.train.len(), options.batch).shuffled(epoch as u64);
+        let batches =
+            Minibatches::new(mnist.train.len(), options.batch).shuffled(options.epoch_seed(epoch));
         let mut bar = EpochProgress::new(epoch + 1, options.epochs, batches.batch_count());
         for indices in batches {
             let (images, labels) = mnist.train.batch(&indices);
@@ -91,7 +92,7 @@ pub fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("plot: {}", options.plot.display());
 
     checkpoint::save(&options.save, &variables)?;
-    let reloaded = cnn(1);
+    let reloaded = cnn(options.seed + 1);
     checkpoint::restore(&options.save, &reloaded.trainable_variables())?;
     let reloaded_accuracy = evaluate(&reloaded, &mnist.test);
     println!(
