@@ -935,12 +935,7 @@ impl<T: Float> Tensor<T> {
         let spec = |out: &Tensor<T>| NodeSpec {
             op: "max_pool2d",
             // x̄ = ḡ added at each window's first maximum
-            rule: static_rule(|ctx, g| {
-                smallvec![Some(match g {
-                    AnyTensor::F32(g) => AnyTensor::F32(max_pool_routed(ctx, g, Route::Scatter)),
-                    AnyTensor::F64(g) => AnyTensor::F64(max_pool_routed(ctx, g, Route::Scatter)),
-                })]
-            }),
+            rule: static_rule(scatter_rule),
             saved: smallvec![T::into_any(self.clone()), T::into_any(out.clone())],
             params: g.params(),
         };
@@ -967,35 +962,7 @@ impl<T: Float> Tensor<T> {
         strides: (usize, usize),
         padding: Padding,
     ) -> Tensor<T> {
-        const OP: &str = "max_pool2d_backprop";
-        let g = Geometry::pool(OP, input.shape(), ksize, strides, padding);
-        let lead = check_routed(OP, self, output, &g.output_shape(), &g);
-        let data = Data::from_array(max_pool_route(
-            input,
-            output,
-            self,
-            lead,
-            &g,
-            Route::Scatter,
-        ));
-        let spec = |_: &Tensor<T>| NodeSpec {
-            op: OP,
-            // linear, the transpose of taking each window's first maximum: ḡ = h there
-            rule: static_rule(|ctx, h| {
-                smallvec![Some(match h {
-                    AnyTensor::F32(h) => AnyTensor::F32(max_pool_routed(ctx, h, Route::Gather)),
-                    AnyTensor::F64(h) => AnyTensor::F64(max_pool_routed(ctx, h, Route::Gather)),
-                })]
-            }),
-            saved: smallvec![T::into_any(input.clone()), T::into_any(output.clone())],
-            params: g.params(),
-        };
-        // linear: the op applied to the tangent
-        let jvp = |t: &Tangents<'_>, _: &Tensor<T>| {
-            t.of::<T>(0)
-                .map(|t| t.max_pool2d_backprop(input, output, ksize, strides, padding))
-        };
-        stack::record(data, &[self.id()], spec, &jvp)
+        self.max_pool_routed_op(input, output, ksize, strides, padding, Route::Scatter)
     }
 
     /// The elements of this input-shaped tensor (with any leading batch axes) at each
@@ -1012,26 +979,45 @@ impl<T: Float> Tensor<T> {
         strides: (usize, usize),
         padding: Padding,
     ) -> Tensor<T> {
-        const OP: &str = "max_pool2d_select";
-        let g = Geometry::pool(OP, input.shape(), ksize, strides, padding);
-        let lead = check_routed(OP, self, output, &g.input_shape(), &g);
-        let data = Data::from_array(max_pool_route(input, output, self, lead, &g, Route::Gather));
+        self.max_pool_routed_op(input, output, ksize, strides, padding, Route::Gather)
+    }
+
+    /// `max_pool2d_backprop` (`Scatter`) or `max_pool2d_select` (`Gather`), recorded: each
+    /// is linear in `self`, so its JVP is itself applied to the tangent, and its rule is
+    /// the other, its transpose.
+    #[track_caller]
+    fn max_pool_routed_op(
+        &self,
+        input: &Tensor<T>,
+        output: &Tensor<T>,
+        ksize: (usize, usize),
+        strides: (usize, usize),
+        padding: Padding,
+        route: Route,
+    ) -> Tensor<T> {
+        let op = match route {
+            Route::Scatter => "max_pool2d_backprop",
+            Route::Gather => "max_pool2d_select",
+        };
+        let g = Geometry::pool(op, input.shape(), ksize, strides, padding);
+        let expected = match route {
+            Route::Scatter => g.output_shape(),
+            Route::Gather => g.input_shape(),
+        };
+        let lead = check_routed(op, self, output, &expected, &g);
+        let data = Data::from_array(max_pool_route(input, output, self, lead, &g, route));
         let spec = |_: &Tensor<T>| NodeSpec {
-            op: OP,
-            // linear, the transpose of adding at each window's first maximum
-            rule: static_rule(|ctx, h| {
-                smallvec![Some(match h {
-                    AnyTensor::F32(h) => AnyTensor::F32(max_pool_routed(ctx, h, Route::Scatter)),
-                    AnyTensor::F64(h) => AnyTensor::F64(max_pool_routed(ctx, h, Route::Scatter)),
-                })]
-            }),
+            op,
+            rule: match route {
+                Route::Scatter => static_rule(gather_rule),
+                Route::Gather => static_rule(scatter_rule),
+            },
             saved: smallvec![T::into_any(input.clone()), T::into_any(output.clone())],
             params: g.params(),
         };
-        // linear: the op applied to the tangent
         let jvp = |t: &Tangents<'_>, _: &Tensor<T>| {
             t.of::<T>(0)
-                .map(|t| t.max_pool2d_select(input, output, ksize, strides, padding))
+                .map(|t| t.max_pool_routed_op(input, output, ksize, strides, padding, route))
         };
         stack::record(data, &[self.id()], spec, &jvp)
     }
@@ -1044,6 +1030,24 @@ enum Route {
     Scatter,
     /// Input-shaped in, output-shaped out: the element at each window's maximum.
     Gather,
+}
+
+/// The rule of a node that saved a max pooling's input and output: the cotangent added at
+/// each window's first maximum (`max_pool2d_backprop` of it).
+fn scatter_rule(ctx: &RuleCtx<'_>, g: &AnyTensor) -> InputGrads {
+    smallvec![Some(match g {
+        AnyTensor::F32(g) => AnyTensor::F32(max_pool_routed(ctx, g, Route::Scatter)),
+        AnyTensor::F64(g) => AnyTensor::F64(max_pool_routed(ctx, g, Route::Scatter)),
+    })]
+}
+
+/// The rule of a node that saved a max pooling's input and output: the cotangent's
+/// element at each window's first maximum (`max_pool2d_select` of it).
+fn gather_rule(ctx: &RuleCtx<'_>, g: &AnyTensor) -> InputGrads {
+    smallvec![Some(match g {
+        AnyTensor::F32(g) => AnyTensor::F32(max_pool_routed(ctx, g, Route::Gather)),
+        AnyTensor::F64(g) => AnyTensor::F64(max_pool_routed(ctx, g, Route::Gather)),
+    })]
 }
 
 /// A max pooling rule's result for the cotangent `c` of a node that saved the pooling's
