@@ -935,58 +935,33 @@ impl<T: Float> Tensor<T> {
         let spec = |out: &Tensor<T>| NodeSpec {
             op: "max_pool2d",
             // x̄ = ḡ added at each window's first maximum
-            rule: static_rule(scatter_rule),
+            rule: static_rule(routed_rule::<true>),
             saved: smallvec![T::into_any(self.clone()), T::into_any(out.clone())],
             params: g.params(),
         };
         // piecewise linear: the tangent at each window's first maximum
         let jvp = |t: &Tangents<'_>, out: &Tensor<T>| {
             t.of::<T>(0)
-                .map(|t| t.max_pool2d_select(self, out, ksize, strides, padding))
+                .map(|t| t.max_pool2d_routed(self, out, ksize, strides, padding, Route::Gather))
         };
         stack::record(data, &[self.id()], spec, &jvp)
     }
 
-    /// Adds each element of this cotangent of a max pooling's output (with any leading
-    /// batch axes) at its window's first maximum in `input`, the pooling's `output` saying
-    /// which value that is: the rule of [`max_pool2d`](Self::max_pool2d), TensorFlow's
-    /// `MaxPoolGrad`. Linear in `self`; recorded so that its own rule
-    /// ([`max_pool2d_select`](Self::max_pool2d_select)) gives second order. `input` and
-    /// `output` are constants here: the routing is piecewise constant in them.
+    /// Max pooling's routing applied to this tensor (with any leading batch axes), one of
+    /// two recorded ops, each linear in `self` (so its JVP is itself applied to the
+    /// tangent) and the other's transpose (so each is the other's rule, which gives every
+    /// order). `input` and `output` are the pooling's, constants here: the routing is
+    /// piecewise constant in them.
+    ///
+    /// - `Route::Scatter`, `max_pool2d_backprop` (TensorFlow's `MaxPoolGrad`, the rule of
+    ///   [`max_pool2d`](Self::max_pool2d)): each element of this output-shaped cotangent
+    ///   added at its window's first maximum in `input`, the pooling's `output` saying
+    ///   which value that is.
+    /// - `Route::Gather`, `max_pool2d_select` (`MaxPoolGradGrad`, max pooling's JVP): the
+    ///   elements of this input-shaped tensor at each window's first maximum, shaped as
+    ///   `output`.
     #[track_caller]
-    pub(crate) fn max_pool2d_backprop(
-        &self,
-        input: &Tensor<T>,
-        output: &Tensor<T>,
-        ksize: (usize, usize),
-        strides: (usize, usize),
-        padding: Padding,
-    ) -> Tensor<T> {
-        self.max_pool_routed_op(input, output, ksize, strides, padding, Route::Scatter)
-    }
-
-    /// The elements of this input-shaped tensor (with any leading batch axes) at each
-    /// window's first maximum in `input`, shaped as the pooling's `output`: the rule of
-    /// [`max_pool2d_backprop`](Self::max_pool2d_backprop) and max pooling's JVP,
-    /// TensorFlow's `MaxPoolGradGrad`. Linear in `self`; its rule is
-    /// `max_pool2d_backprop`.
-    #[track_caller]
-    pub(crate) fn max_pool2d_select(
-        &self,
-        input: &Tensor<T>,
-        output: &Tensor<T>,
-        ksize: (usize, usize),
-        strides: (usize, usize),
-        padding: Padding,
-    ) -> Tensor<T> {
-        self.max_pool_routed_op(input, output, ksize, strides, padding, Route::Gather)
-    }
-
-    /// `max_pool2d_backprop` (`Scatter`) or `max_pool2d_select` (`Gather`), recorded: each
-    /// is linear in `self`, so its JVP is itself applied to the tangent, and its rule is
-    /// the other, its transpose.
-    #[track_caller]
-    fn max_pool_routed_op(
+    fn max_pool2d_routed(
         &self,
         input: &Tensor<T>,
         output: &Tensor<T>,
@@ -995,10 +970,7 @@ impl<T: Float> Tensor<T> {
         padding: Padding,
         route: Route,
     ) -> Tensor<T> {
-        let op = match route {
-            Route::Scatter => "max_pool2d_backprop",
-            Route::Gather => "max_pool2d_select",
-        };
+        let op = route.op();
         let g = Geometry::pool(op, input.shape(), ksize, strides, padding);
         let expected = match route {
             Route::Scatter => g.output_shape(),
@@ -1009,15 +981,15 @@ impl<T: Float> Tensor<T> {
         let spec = |_: &Tensor<T>| NodeSpec {
             op,
             rule: match route {
-                Route::Scatter => static_rule(gather_rule),
-                Route::Gather => static_rule(scatter_rule),
+                Route::Scatter => static_rule(routed_rule::<false>),
+                Route::Gather => static_rule(routed_rule::<true>),
             },
             saved: smallvec![T::into_any(input.clone()), T::into_any(output.clone())],
             params: g.params(),
         };
         let jvp = |t: &Tangents<'_>, _: &Tensor<T>| {
             t.of::<T>(0)
-                .map(|t| t.max_pool_routed_op(input, output, ksize, strides, padding, route))
+                .map(|t| t.max_pool2d_routed(input, output, ksize, strides, padding, route))
         };
         stack::record(data, &[self.id()], spec, &jvp)
     }
@@ -1032,21 +1004,27 @@ enum Route {
     Gather,
 }
 
-/// The rule of a node that saved a max pooling's input and output: the cotangent added at
-/// each window's first maximum (`max_pool2d_backprop` of it).
-fn scatter_rule(ctx: &RuleCtx<'_>, g: &AnyTensor) -> InputGrads {
-    smallvec![Some(match g {
-        AnyTensor::F32(g) => AnyTensor::F32(max_pool_routed(ctx, g, Route::Scatter)),
-        AnyTensor::F64(g) => AnyTensor::F64(max_pool_routed(ctx, g, Route::Scatter)),
-    })]
+impl Route {
+    /// The op that routes this way (its row in the vocabulary).
+    fn op(self) -> &'static str {
+        match self {
+            Route::Scatter => "max_pool2d_backprop",
+            Route::Gather => "max_pool2d_select",
+        }
+    }
 }
 
-/// The rule of a node that saved a max pooling's input and output: the cotangent's
-/// element at each window's first maximum (`max_pool2d_select` of it).
-fn gather_rule(ctx: &RuleCtx<'_>, g: &AnyTensor) -> InputGrads {
+/// The rule of a node that saved a max pooling's input and output: the cotangent routed by
+/// `Scatter` (added at each window's first maximum) or, for `SCATTER = false`, by `Gather`.
+fn routed_rule<const SCATTER: bool>(ctx: &RuleCtx<'_>, g: &AnyTensor) -> InputGrads {
+    let route = if SCATTER {
+        Route::Scatter
+    } else {
+        Route::Gather
+    };
     smallvec![Some(match g {
-        AnyTensor::F32(g) => AnyTensor::F32(max_pool_routed(ctx, g, Route::Gather)),
-        AnyTensor::F64(g) => AnyTensor::F64(max_pool_routed(ctx, g, Route::Gather)),
+        AnyTensor::F32(g) => AnyTensor::F32(max_pool_routed(ctx, g, route)),
+        AnyTensor::F64(g) => AnyTensor::F64(max_pool_routed(ctx, g, route)),
     })]
 }
 
@@ -1056,10 +1034,7 @@ fn gather_rule(ctx: &RuleCtx<'_>, g: &AnyTensor) -> InputGrads {
 fn max_pool_routed<T: Float>(ctx: &RuleCtx<'_>, c: &Tensor<T>, route: Route) -> Tensor<T> {
     let (x, y) = (ctx.saved[0].typed::<T>(), ctx.saved[1].typed::<T>());
     let (_, [kh, kw, ..], o) = conv_params(ctx.params);
-    match route {
-        Route::Scatter => c.max_pool2d_backprop(x, y, (kh, kw), o.strides, o.padding),
-        Route::Gather => c.max_pool2d_select(x, y, (kh, kw), o.strides, o.padding),
-    }
+    c.max_pool2d_routed(x, y, (kh, kw), o.strides, o.padding, route)
 }
 
 /// Checks that `output` is the pooling's output shape and that `c` is `expected` behind
