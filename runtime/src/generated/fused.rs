@@ -115,8 +115,9 @@ pub fn forward_only<V: FusedResult>(
     inputs: &[AnyTensor],
     jvp: impl FnOnce(&FusedTangents<'_>) -> (V, V),
 ) -> Option<V> {
-    let ids: SmallVec<[TensorId; 4]> = inputs.iter().map(AnyTensor::id).collect();
-    forward::with_sole_accumulator(&ids, |tangents| {
+    // The ids are read only past the accumulator check: a call recorded on a tape pays
+    // one thread-local read here.
+    forward::with_sole_accumulator(inputs, |tangents| {
         let (value, tangent) = jvp(&FusedTangents(tangents));
         let mut sink = TangentSink(SmallVec::new());
         value.give_tangents(tangent, &mut sink);

@@ -436,7 +436,7 @@ pub(crate) fn suspend_all() -> impl Drop {
 /// value and tangent in one pass of its tangent code this way: with no other recorder, no
 /// one could have seen the ops a node would have hidden.
 pub(crate) fn with_sole_accumulator<R>(
-    inputs: &[TensorId],
+    inputs: &[AnyTensor],
     f: impl FnOnce(&Tangents<'_>) -> (R, SmallVec<[(TensorId, AnyTensor); 2]>),
 ) -> Option<R> {
     if ACCUMULATING.with(Cell::get) != 1 || crate::base::context::recorders() != 1 {
@@ -456,7 +456,7 @@ pub(crate) fn with_sole_accumulator<R>(
         let state = acc.borrow();
         inputs
             .iter()
-            .map(|&id| state.tangents.get(id).cloned())
+            .map(|input| state.tangents.get(input.id()).cloned())
             .collect()
     };
     if tangents.iter().all(Option::is_none) {
