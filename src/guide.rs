@@ -440,6 +440,70 @@
 //! assert_eq!(grads.intercept.unwrap().to_scalar(), 4.0);
 //! ```
 //!
+//! # Methods
+//!
+//! `#[differentiable]` works on methods taking `&self` (or `self`) in an `impl` block.
+//! `self` is a constant parameter, as a struct parameter is.
+//!
+//! - **Tensor mode** (a layer's or model's `forward`): `self` may hold variables, so the
+//!   method runs op by op on the caller's tapes, as written, and its gradients reach the
+//!   variables inside `self` (through `#[derive(Sources)]`). It gets no companion items
+//!   and may therefore sit in a trait's `impl` too (`impl Layer for Dense`). Other
+//!   annotated functions call it like any tensor function.
+//! - **Scalar mode** (a physical model's `energy`, a parameter set's `residual`): the
+//!   companion items are associated functions beside the method, named after it:
+//!   `energy_vjp` (whose pullback gives `()` for `self`), `energy_jvp`, `energy_grad`,
+//!   `energy_grad_into` with array parameters, `energy_primal` and `ENERGY_GENERATED`.
+//!   An annotated caller's `s.energy(x)` on differentiable arguments calls
+//!   `s.energy_vjp(x)` (or `s.energy_jvp(..)`), so the receiver may be any expression of
+//!   a type with such a method. An `impl` block of a trait cannot hold the extra items:
+//!   annotate an inherent method and call it from the trait's.
+//!
+//! ```
+//! use gradtape::{GradientTape, Sources, Tensor, Variable, differentiable};
+//!
+//! struct Spring {
+//!     k: f64,
+//!     rest: f64,
+//! }
+//!
+//! impl Spring {
+//!     #[differentiable]
+//!     fn energy(&self, x: f64) -> f64 {
+//!         let stretch = x - self.rest;
+//!         0.5 * self.k * stretch * stretch
+//!     }
+//! }
+//!
+//! let spring = Spring { k: 4.0, rest: 1.0 };
+//! // k (x − rest) = 4 · 0.5
+//! assert_eq!(spring.energy_grad(1.5), (0.5, [2.0]));
+//!
+//! #[derive(Sources)]
+//! struct Dense {
+//!     kernel: Variable<f64>,
+//!     bias: Variable<f64>,
+//! }
+//!
+//! impl Dense {
+//!     #[differentiable]
+//!     fn forward(&self, x: &Tensor<f64>) -> Tensor<f64> {
+//!         (x.matmul(&self.kernel.value()) + &self.bias.value()).tanh()
+//!     }
+//! }
+//!
+//! let layer = Dense {
+//!     kernel: Variable::new(Tensor::from_vec(vec![0.5, -0.25], &[2, 1])),
+//!     bias: Variable::new(Tensor::from_vec(vec![0.0], &[1])),
+//! };
+//! let x = Tensor::from_vec(vec![1.0, 2.0], &[1, 2]);
+//! let tape = GradientTape::new();
+//! let y = tape.record(|| layer.forward(&x).sum());
+//! let grads: DenseGradients = tape.gradient(&y, &layer).unwrap();
+//! // x W + b = 0, so tanh' = 1 and ∂y/∂W = xᵀ
+//! assert_eq!(grads.kernel.unwrap().to_vec(), vec![1.0, 2.0]);
+//! ```
+//!
 //! # What is rejected, and why
 //!
 //! What cannot be differentiated is the macro's own compile error, on the offending tokens,
@@ -461,7 +525,7 @@
 //!   name, an index computed from a differentiable value (its derivative would be lost), a
 //!   float array passed or copied whole, `&mut [F]` in a tensor function;
 //! - `?`, an `if` producing a value without an `else`;
-//! - a `self` parameter: annotate a free function and call it from the method.
+//! - a `&mut self` method: its mutation of `self` has no adjoint.
 //!
 //! ```compile_fail
 //! use gradtape::differentiable;
@@ -487,7 +551,9 @@
 //!
 //! Not yet transformed, and so rejected with the messages above: nested arrays
 //! (`m[i][j]`), `windows`/`chunks` other than as a `for` loop's iterator, an array passed whole to another annotated function,
-//! arrays of a generic float type; `&self` methods; mutual recursion between two annotated functions in scalar mode (rustc reports
+//! arrays of a generic float type; scalar-mode methods in a trait's `impl` (rustc reports
+//! that `energy_vjp` is not a member of the trait) and scalar-mode methods of a generic
+//! `impl<T: Float>` whose floats are the `impl`'s `T`; mutual recursion between two annotated functions in scalar mode (rustc reports
 //! E0720 on the pair). A call of a plain function that is not annotated, on differentiable
 //! numbers, is rustc's error "cannot find module or crate `helper`" (the attribute calls
 //! `helper::vjp`): annotate the helper (a generic helper can be annotated as it is). The attribute has no fallback that runs such code

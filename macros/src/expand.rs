@@ -41,7 +41,9 @@ pub fn differentiable(args: TokenStream, item: ItemFn) -> TokenStream {
         // A parameter the signature's validation rejected (a pattern, `self`, `&mut`) is
         // left out of the model: "no differentiable parameter" would only echo that error.
         let every_param_modelled = sig.params.len() == item.sig.inputs.len();
-        if !op_by_op && every_param_modelled {
+        // A scalar function's struct parameters (and a method's `self`) are constants:
+        // it still needs a float to differentiate.
+        if (!op_by_op || sig.mode == Mode::Scalar) && every_param_modelled {
             validate::has_differentiable_param(&cx, sig, &item.sig);
         }
     }
@@ -135,6 +137,15 @@ pub fn differentiable(args: TokenStream, item: ItemFn) -> TokenStream {
             "#[differentiable] generated for `{}`:\n{source}",
             item.sig.ident
         );
+    }
+    let method = item.sig.receiver().is_some();
+    if method && sig.mode == Mode::Tensor {
+        // `self` may hold tensors and variables no fused node would see (`reach`), so a
+        // tensor method always runs op by op, as written: it needs no wrapper and no
+        // companion items (calls of it from other annotated functions are replayed on a
+        // sub-tape), and so it may live in a trait's `impl` too.
+        debug_assert!(op_by_op, "`self` may hold tensors");
+        return quote!(#item);
     }
     let wrapper = match sig.mode {
         Mode::Tensor => wrapper_fn(

@@ -21,8 +21,8 @@ use syn::{BinOp, Expr, Ident, Pat, UnOp};
 
 use crate::ctxt::Ctxt;
 use crate::model::ir::{
-    Arm, BinaryKind, Binding, BindingId, Block, Body, Counter, JumpKind, LoopHead, Op, Operand,
-    RETURN_REGION, Stmt, Target,
+    Arm, BinaryKind, Binding, BindingId, Block, Body, Callee, Counter, JumpKind, LoopHead, Op,
+    Operand, RETURN_REGION, Stmt, Target,
 };
 use crate::model::sig::{Kind, Mode, Signature};
 use crate::syntax::{mixed, single_ident, strip_parens};
@@ -620,7 +620,7 @@ impl<'a> Lowerer<'a> {
                 let id = self.fresh_id();
                 self.push(Stmt::CallParts {
                     id,
-                    func: func.path.clone(),
+                    func: Callee::Function(func.path.clone()),
                     args,
                     parts: parts.clone(),
                 });
@@ -1708,6 +1708,23 @@ impl<'a> Lowerer<'a> {
         if vocabulary::is_traced(&name) && self.mode == Mode::Tensor {
             return Some(self.build_trace(&Expr::MethodCall(call.clone())));
         }
+        if !receiver_active && args_active && !vocabulary::stores_argument(&name) {
+            // A method of a constant receiver on differentiable arguments (a layer's
+            // `forward`, a model's `energy`): another `#[differentiable]` method. In tensor
+            // mode it is replayed on a sub-tape as a call is; in scalar mode its companion
+            // items are called on the same receiver.
+            return Some(match self.mode {
+                Mode::Tensor => self.build_trace(&Expr::MethodCall(call.clone())),
+                Mode::Scalar => {
+                    let receiver = Operand::Inactive((*call.receiver).clone());
+                    let args = call.args.iter().map(|arg| self.lower_operand(arg));
+                    Op::Call {
+                        func: Callee::Method(call.method.clone()),
+                        args: std::iter::once(receiver).chain(args).collect(),
+                    }
+                }
+            });
+        }
         validate::unknown_method(self.cx, &call.method, self.mode);
         Self::poisoned(&Expr::MethodCall(call.clone()))
     }
@@ -1797,7 +1814,7 @@ impl<'a> Lowerer<'a> {
                     .map(|arg| self.lower_operand(arg))
                     .collect();
                 Some(Op::Call {
-                    func: func.path.clone(),
+                    func: Callee::Function(func.path.clone()),
                     args,
                 })
             }

@@ -25,3 +25,10 @@ pub fn single_ident(expr: &Expr) -> Option<&Ident> {
         _ => None,
     }
 }
+
+/// The name of a `#[differentiable]` method's companion item: `energy` and `vjp` give
+/// `energy_vjp`, spanned on the method's name (a method's items are associated functions
+/// beside it, as an `impl` block can hold no companion type).
+pub fn method_companion(method: &Ident, item: &str) -> Ident {
+    Ident::new(&format!("{method}_{item}"), method.span())
+}

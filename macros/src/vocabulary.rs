@@ -71,6 +71,29 @@ pub fn is_traced(name: &str) -> bool {
     primitive || gradtape_primitives::COMPOSITES.contains(&name)
 }
 
+/// Methods of the standard collections that store their argument in the receiver: a
+/// differentiable value stored in a constant container would escape its adjoint, so such a
+/// call is rejected rather than taken for a call of a `#[differentiable]` method.
+const STORING: &[&str] = &[
+    "push",
+    "push_back",
+    "push_front",
+    "insert",
+    "extend",
+    "extend_from_slice",
+    "append",
+    "resize",
+    "fill",
+    "entry",
+    "set",
+    "replace",
+];
+
+/// Whether `name` is a standard method that stores its argument in its receiver.
+pub fn stores_argument(name: &str) -> bool {
+    STORING.contains(&name)
+}
+
 /// Whether `name` reads a value's metadata (`shape`), not its elements: no gradient flows
 /// through the receiver.
 pub fn is_metadata(name: &str) -> bool {

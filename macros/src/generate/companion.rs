@@ -8,7 +8,7 @@ use syn::ItemFn;
 
 use super::{Tangent, ZeroD};
 use crate::model::sig::{Kind, Mode, Param, Signature};
-use crate::syntax::mixed;
+use crate::syntax::{method_companion, mixed};
 
 pub fn companion(
     item: &ItemFn,
@@ -97,6 +97,28 @@ pub fn companion(
             #jvp_call
         }
     };
+    let items = quote! {
+        /// The generated forward and adjoint code, as readable source.
+        pub const GENERATED: &'static str = #source;
+
+        /// The original body, run as written.
+        #[inline]
+        #[allow(unused_mut)]
+        pub fn primal #generics (#(#params),*) #output #where_clause #block
+
+        #vjp
+
+        #zero_d
+
+        #grad
+
+        #grad_into
+
+        #tangent
+    };
+    if item.sig.receiver().is_some() {
+        return method_items(item, items);
+    }
     quote! {
         #[doc = #doc]
         #[allow(non_camel_case_types, dead_code)]
@@ -104,24 +126,94 @@ pub fn companion(
 
         #[allow(dead_code, clippy::all)]
         impl #name {
-            /// The generated forward and adjoint code, as readable source.
-            pub const GENERATED: &'static str = #source;
-
-            /// The original body, run as written.
-            #[inline]
-            #[allow(unused_mut)]
-            pub fn primal #generics (#(#params),*) #output #where_clause #block
-
-            #vjp
-
-            #zero_d
-
-            #grad
-
-            #grad_into
-
-            #tangent
+            #items
         }
+    }
+}
+
+/// A method's companion items: an `impl` block can hold no companion type, so the items
+/// are associated functions beside the method, each named after it (`energy_vjp`,
+/// `energy_grad`, `ENERGY_GENERATED`), with the method's visibility; the generated code's
+/// calls of its own items (`Self::vjp`) are renamed to match. Callers reach them by method
+/// syntax on the same receiver ([`Callee::Method`](crate::model::ir::Callee::Method)).
+fn method_items(item: &ItemFn, items: TokenStream) -> TokenStream {
+    use syn::visit_mut::VisitMut;
+
+    struct Rename<'a> {
+        method: &'a syn::Ident,
+        names: Vec<String>,
+    }
+    impl VisitMut for Rename<'_> {
+        fn visit_path_mut(&mut self, path: &mut syn::Path) {
+            if let [first, last] = path.segments.iter_mut().collect::<Vec<_>>().as_mut_slice()
+                && first.ident == "Self"
+                && self.names.iter().any(|name| last.ident == name)
+            {
+                last.ident = method_companion(self.method, &last.ident.to_string());
+            }
+            syn::visit_mut::visit_path_mut(self, path);
+        }
+    }
+
+    let method = &item.sig.ident;
+    let vis = &item.vis;
+    let mut block: syn::ItemImpl = syn::parse_quote!(impl Companion { #items });
+    let names: Vec<String> = block
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            syn::ImplItem::Fn(f) => Some(f.sig.ident.to_string()),
+            _ => None,
+        })
+        .collect();
+    let mut rename = Rename { method, names };
+    for impl_item in &mut block.items {
+        rename.visit_impl_item_mut(impl_item);
+        match impl_item {
+            syn::ImplItem::Fn(f) => {
+                f.sig.ident = method_companion(method, &f.sig.ident.to_string());
+                f.vis = vis.clone();
+            }
+            syn::ImplItem::Const(c) => {
+                let name = format!("{}_{}", method.to_string().to_uppercase(), c.ident);
+                c.ident = syn::Ident::new(&name, method.span());
+                c.vis = vis.clone();
+                let doc = format!(
+                    "What `#[differentiable]` generated for the method [`{method}`](Self::{method}), \
+                     as readable source. Beside the method: `{method}_vjp` (the forward value and \
+                     the pullback, one entry per parameter, `()` for `self`), `{method}_jvp` (value \
+                     and directional derivative), `{method}_grad` for plain-float results, and \
+                     `{method}_grad_into` with array parameters."
+                );
+                c.attrs = vec![syn::parse_quote!(#[doc = #doc])];
+            }
+            _ => {}
+        }
+    }
+    // `GENERATED` shows the renamed functions (as `Self::GENERATED` shows `vjp`, `jvp`):
+    // every generated one but `primal`, `grad` and `jvp_call`.
+    let shown = ["vjp", "grad_into", "jvp"].map(|item| method_companion(method, item));
+    let source = block.items.iter().filter_map(|item| match item {
+        syn::ImplItem::Fn(f) if shown.contains(&f.sig.ident) => {
+            let mut f = f.clone();
+            f.attrs.clear();
+            f.vis = syn::Visibility::Inherited;
+            Some(f)
+        }
+        _ => None,
+    });
+    let source = crate::generate::pretty(&quote!(#(#source)*));
+    for impl_item in &mut block.items {
+        if let syn::ImplItem::Const(c) = impl_item {
+            c.expr = syn::parse_quote!(#source);
+        }
+    }
+    let items = block.items;
+    quote! {
+        #(
+            #[allow(dead_code, clippy::all)]
+            #items
+        )*
     }
 }
 

@@ -4,7 +4,7 @@
 //! control flow on a stack, one entry per execution.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::{ToTokens, format_ident, quote};
 use syn::Ident;
 
 use super::{Flavour, Generator, Save, borrow, exit_name, is_literal, paths, return_label};
@@ -106,12 +106,13 @@ impl Generator<'_> {
                 let pullback = mixed(&format!("pullback{id}"));
                 let save = self.save(format!("pullback{id}"), depth);
                 let value = mixed(&format!("value{id}"));
-                let args = args.iter().map(Operand::fwd);
+                let args = args.iter().map(|arg| arg.fwd().to_token_stream()).collect();
+                let call = func.call(Some("vjp"), args);
                 let keep = (depth > 0 && self.saving).then(|| save.keep(quote!(#pullback)));
                 let names = parts.iter().map(|&b| self.name(b));
                 let index = (0..parts.len()).map(syn::Index::from);
                 quote! {
-                    let (#value, #pullback) = #func::vjp(#(#args),*);
+                    let (#value, #pullback) = #call;
                     #keep
                     #(let #names = #value.#index;)*
                 }
@@ -373,10 +374,10 @@ impl Generator<'_> {
                 }
             }
             Op::Trace { expr, .. } => quote!(#expr),
-            Op::Call { func, args } => {
-                let args = args.iter().map(Operand::fwd);
-                quote!(#func(#(#args),*))
-            }
+            Op::Call { func, args } => func.call(
+                None,
+                args.iter().map(|arg| arg.fwd().to_token_stream()).collect(),
+            ),
             Op::Load { array, index, .. } => {
                 let array = self.name(*array);
                 quote!(#array[#index])
@@ -510,9 +511,10 @@ impl Generator<'_> {
                 let save = self.save(format!("pullback{id}"), depth);
                 let value = mixed(&format!("value{id}"));
                 let pullback = mixed(&format!("pullback{id}"));
-                let args = args.iter().map(Operand::fwd);
+                let args = args.iter().map(|arg| arg.fwd().to_token_stream()).collect();
+                let call = func.call(Some("vjp"), args);
                 code.extend(quote! {
-                    let (#value, #pullback) = #func::vjp(#(#args),*);
+                    let (#value, #pullback) = #call;
                 });
                 if depth > 0 {
                     code.extend(save.keep(quote!(#pullback)));

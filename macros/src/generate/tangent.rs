@@ -22,7 +22,7 @@
 //! [`Binding::tangent`](crate::model::ir::Binding)), declared and assigned where `x` is.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::{ToTokens, format_ident, quote};
 use syn::ItemFn;
 
 use super::{Generator, borrow, is_literal, paths, return_label};
@@ -276,7 +276,6 @@ impl Generator<'_> {
             } => {
                 let value = mixed(&format!("value{id}"));
                 let dot = mixed(&format!("tan_value{id}"));
-                let fwd = args.iter().map(Operand::fwd);
                 let tangents = args.iter().map(|arg| match arg.binding() {
                     Some(b) => {
                         let tangent = self.tangent(b);
@@ -284,11 +283,15 @@ impl Generator<'_> {
                     }
                     None => quote!(generated::NoTangent),
                 });
+                let mut call_args: Vec<TokenStream> =
+                    args.iter().map(|arg| arg.fwd().to_token_stream()).collect();
+                call_args.push(quote!((#(#tangents,)*)));
+                let call = func.call(Some("jvp_call"), call_args);
                 let names = parts.iter().map(|&b| self.name(b));
                 let part_tangents = parts.iter().map(|&b| self.tangent(b));
                 let index: Vec<syn::Index> = (0..parts.len()).map(syn::Index::from).collect();
                 quote! {
-                    let (#value, #dot) = #func::jvp_call(#(#fwd,)* (#(#tangents,)*));
+                    let (#value, #dot) = #call;
                     #(let #names = #value.#index;)*
                     #(let #part_tangents = #dot.#index;)*
                 }
@@ -606,12 +609,15 @@ impl Generator<'_> {
             Op::Call { func, args } => {
                 let value = mixed(&format!("value{id}"));
                 let dot = mixed(&format!("tan_value{id}"));
-                let fwd = args.iter().map(Operand::fwd);
                 let tangents = args
                     .iter()
                     .map(|arg| tangent_of(arg).unwrap_or_else(|| quote!(generated::NoTangent)));
+                let mut call_args: Vec<TokenStream> =
+                    args.iter().map(|arg| arg.fwd().to_token_stream()).collect();
+                call_args.push(quote!((#(#tangents,)*)));
+                let call = func.call(Some("jvp_call"), call_args);
                 quote! {
-                    let (#value, #dot) = #func::jvp_call(#(#fwd,)* (#(#tangents,)*));
+                    let (#value, #dot) = #call;
                     #prefix #value;
                     #tangent_prefix #dot;
                 }

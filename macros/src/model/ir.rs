@@ -5,7 +5,43 @@
 //! the same statements in reverse.
 
 use proc_macro2::TokenStream;
+use quote::quote;
 use syn::{Expr, Ident, Pat, Path, Type};
+
+/// The `#[differentiable]` function a call reaches, and so where its companion items are.
+pub enum Callee {
+    /// `f(args)`: the items are `f::vjp`, `f::jvp_call` (the companion type beside `fn f`).
+    Function(Path),
+    /// `receiver.f(args)`, a `#[differentiable]` method: the items are the associated
+    /// functions `f_vjp`, `f_jvp_call` beside it, called by method syntax on the same
+    /// receiver (the call's first operand), so the receiver's type need not be known here.
+    Method(Ident),
+}
+
+impl Callee {
+    /// The call of the function itself (`item` `None`) or of one of its companion items,
+    /// with `args` (for a method, the receiver first).
+    pub fn call(&self, item: Option<&str>, args: Vec<TokenStream>) -> TokenStream {
+        match self {
+            Callee::Function(path) => match item {
+                None => quote!(#path(#(#args),*)),
+                Some(item) => {
+                    let item = Ident::new(item, proc_macro2::Span::call_site());
+                    quote!(#path::#item(#(#args),*))
+                }
+            },
+            Callee::Method(method) => {
+                let mut args = args.into_iter();
+                let receiver = args.next().expect("a method call has a receiver");
+                let method = match item {
+                    None => method.clone(),
+                    Some(item) => crate::syntax::method_companion(method, item),
+                };
+                quote!((#receiver).#method(#(#args),*))
+            }
+        }
+    }
+}
 
 /// Index of a binding (a parameter, a `let`, a temporary) in [`Body::bindings`].
 pub type BindingId = usize;
@@ -118,8 +154,8 @@ pub enum Op {
         inputs: Vec<(BindingId, Expr)>,
     },
     /// A call to another `#[differentiable]` function, through its generated `vjp`
-    /// (scalar mode): the function and its arguments.
-    Call { func: Path, args: Vec<Operand> },
+    /// (scalar mode): the function and its arguments (for a method, the receiver first).
+    Call { func: Callee, args: Vec<Operand> },
     /// `array[index]` of an active array (scalar mode). `index` is the name of a `usize`
     /// local the lowering bound just before (a `Stmt::Plain`), so that the forward code
     /// saves the index it read and the adjoint adds into that element of the shadow.
@@ -246,7 +282,7 @@ pub enum Stmt {
     /// pattern's names are then copies of them).
     CallParts {
         id: usize,
-        func: Path,
+        func: Callee,
         args: Vec<Operand>,
         parts: Vec<BindingId>,
     },

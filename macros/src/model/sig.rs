@@ -194,6 +194,17 @@ fn mentions_tensor(ty: &Type) -> bool {
     quote!(#ty).to_string().contains("Tensor")
 }
 
+/// The type of a method's `self`: `Self`, `&Self` (with its lifetime), or as written.
+fn receiver_type(receiver: &syn::Receiver) -> Type {
+    match &receiver.kind {
+        syn::ReceiverKind::Reference(and, lifetime, mutability) => {
+            syn::parse_quote!(#and #lifetime #mutability Self)
+        }
+        syn::ReceiverKind::Typed(_, ty) => (**ty).clone(),
+        _ => syn::parse_quote!(Self),
+    }
+}
+
 /// Classifies the signature. Parameters [`validate::signature`](crate::validate::signature)
 /// rejects are left out; `None` if there is no result type.
 pub fn parse(item: &ItemFn) -> Option<Signature> {
@@ -203,8 +214,20 @@ pub fn parse(item: &ItemFn) -> Option<Signature> {
     let mut params = Vec::new();
     let mut integer_params = Vec::new();
     for input in &sig.inputs {
-        let FnArg::Typed(typed) = input else {
-            continue;
+        let typed = match input {
+            // `&self` (or `self`): a constant parameter named `self`, declared by its
+            // type (`self: &Self`), which is a receiver in every generated function too.
+            FnArg::Receiver(receiver) => {
+                params.push(Param {
+                    ident: Ident::from(receiver.self_token),
+                    mutable: receiver.mutability.is_some(),
+                    ty: receiver_type(receiver),
+                    kind: Kind::Constant,
+                    elem: None,
+                });
+                continue;
+            }
+            FnArg::Typed(typed) => typed,
         };
         let Pat::Ident(pat) = &*typed.pat else {
             continue;

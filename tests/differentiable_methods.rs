@@ -1,0 +1,541 @@
+//! `#[differentiable]` on methods (issue 13, "`&self` methods in `impl` blocks"): a
+//! layer's or model's `forward`, and plain-float methods of a parameter struct.
+//!
+//! - **Tensor mode.** `self` may hold variables, so a tensor method runs op by op on the
+//!   caller's tapes: its gradients reach the variables inside `self` (checked with
+//!   `#[derive(Sources)]` against central differences, element by element, and at second
+//!   order through a Hessian-vector product against differences of gradients), methods
+//!   call methods of their fields, free annotated functions call methods, and a trait's
+//!   `impl` may hold one.
+//! - **Scalar mode.** `self` is a constant; the companion items are associated functions
+//!   beside the method (`energy_vjp`, `energy_grad`, `energy_jvp`, `energy_grad_into`),
+//!   which callers reach by method syntax. Checked: the value equal to the method's to
+//!   the bit, the gradient against central differences of the method as written, `jvp`
+//!   against `grad`, an annotated caller (a free function and a method) through the
+//!   callee's generated code, and the Hessian by differences of `grad` against second
+//!   differences of the method.
+
+mod common;
+
+use common::{central_differences, close};
+use gradtape::{GradientTape, Sources, Tensor, Variable, differentiable};
+
+// ----- tensor mode: layers and models -----
+
+fn v(values: &[f64], shape: &[usize]) -> Variable<f64> {
+    Variable::new(Tensor::from_vec(values.to_vec(), shape))
+}
+
+fn t(values: &[f64], shape: &[usize]) -> Tensor<f64> {
+    Tensor::from_vec(values.to_vec(), shape)
+}
+
+/// A dense layer: `activation(x W + b)`, with a configuration field.
+#[derive(Sources)]
+struct Dense {
+    kernel: Variable<f64>,
+    bias: Variable<f64>,
+    #[sources(skip)]
+    relu: bool,
+}
+
+impl Dense {
+    #[differentiable]
+    fn forward(&self, x: &Tensor<f64>) -> Tensor<f64> {
+        let z = x.matmul(&self.kernel.value()) + &self.bias.value();
+        if self.relu { z.relu() } else { z.tanh() }
+    }
+}
+
+/// Two layers; its methods call its fields' methods.
+#[derive(Sources)]
+struct Mlp {
+    hidden: Dense,
+    output: Dense,
+}
+
+impl Mlp {
+    #[differentiable]
+    fn forward(&self, x: &Tensor<f64>) -> Tensor<f64> {
+        let h = self.hidden.forward(x);
+        self.output.forward(&h)
+    }
+
+    #[differentiable]
+    fn loss(&self, x: &Tensor<f64>, y: &Tensor<f64>) -> Tensor<f64> {
+        (self.forward(x) - y).square().mean()
+    }
+
+    /// A method of `self` alone (an L2 penalty on the kernels).
+    #[differentiable]
+    fn penalty(&self) -> Tensor<f64> {
+        self.hidden.kernel.value().square().sum() + self.output.kernel.value().square().sum()
+    }
+}
+
+/// A free annotated function calling a model's method.
+#[differentiable]
+fn regularised_loss(model: &Mlp, x: &Tensor<f64>, y: &Tensor<f64>, weight: f64) -> Tensor<f64> {
+    model.loss(x, y) + model.penalty() * weight
+}
+
+/// A layer behind a trait, as Keras-like code writes it.
+trait Layer {
+    fn call(&self, x: &Tensor<f64>) -> Tensor<f64>;
+}
+
+#[derive(Sources)]
+struct Scale {
+    gain: Variable<f64>,
+}
+
+impl Layer for Scale {
+    #[differentiable]
+    fn call(&self, x: &Tensor<f64>) -> Tensor<f64> {
+        x * &self.gain.value()
+    }
+}
+
+fn mlp() -> Mlp {
+    Mlp {
+        hidden: Dense {
+            kernel: v(&[0.3, -0.2, 0.5, 0.1, 0.4, -0.6], &[2, 3]),
+            bias: v(&[0.05, -0.1, 0.2], &[3]),
+            relu: false,
+        },
+        output: Dense {
+            kernel: v(&[0.7, -0.3, 0.2], &[3, 1]),
+            bias: v(&[0.1], &[1]),
+            relu: false,
+        },
+    }
+}
+
+fn batch() -> (Tensor<f64>, Tensor<f64>) {
+    (
+        t(&[0.5, -1.0, 1.5, 0.25, -0.75, 2.0], &[3, 2]),
+        t(&[0.2, -0.4, 0.9], &[3, 1]),
+    )
+}
+
+/// The model's variables, in `MlpGrads`' field order.
+fn variables(model: &Mlp) -> [&Variable<f64>; 4] {
+    [
+        &model.hidden.kernel,
+        &model.hidden.bias,
+        &model.output.kernel,
+        &model.output.bias,
+    ]
+}
+
+/// Central differences of `loss` in every element of every variable (perturbed with
+/// `assign`) against `grads`.
+fn check_against_differences(
+    name: &str,
+    variables: &[&Variable<f64>],
+    grads: &[Tensor<f64>],
+    loss: &dyn Fn() -> f64,
+    rtol: f64,
+) {
+    assert_eq!(
+        variables.len(),
+        grads.len(),
+        "`{name}`: one gradient per variable"
+    );
+    let h = 1e-6;
+    for (k, (variable, grad)) in variables.iter().zip(grads).enumerate() {
+        let value = variable.value();
+        let (shape, values) = (value.shape().to_vec(), value.to_vec());
+        assert_eq!(
+            grad.shape(),
+            &shape[..],
+            "`{name}`: variable {k}'s gradient shape"
+        );
+        let at = |i: usize, delta: f64| {
+            let mut moved = values.clone();
+            moved[i] += delta;
+            variable.assign(Tensor::from_vec(moved, &shape));
+            let l = loss();
+            variable.assign(Tensor::from_vec(values.clone(), &shape));
+            l
+        };
+        for (i, g) in grad.to_vec().iter().enumerate() {
+            let fd = (at(i, h) - at(i, -h)) / (2.0 * h);
+            assert!(
+                close(*g, fd, rtol),
+                "`{name}`: variable {k}, element {i}: {g} vs central differences {fd}"
+            );
+        }
+    }
+}
+
+fn gradient_of(model: &Mlp, loss: &dyn Fn(&Mlp) -> Tensor<f64>) -> Vec<Tensor<f64>> {
+    let tape = GradientTape::new();
+    let value = tape.record(|| loss(model));
+    let grads = tape.gradient(&value, model).unwrap();
+    vec![
+        grads.hidden.kernel.expect("connected"),
+        grads.hidden.bias.expect("connected"),
+        grads.output.kernel.expect("connected"),
+        grads.output.bias.expect("connected"),
+    ]
+}
+
+#[test]
+fn a_model_method_differentiates_through_its_fields_methods() {
+    let model = mlp();
+    let (x, y) = batch();
+    let loss = |m: &Mlp| m.loss(&x, &y);
+    let grads = gradient_of(&model, &loss);
+    check_against_differences(
+        "Mlp::loss",
+        &variables(&model),
+        &grads,
+        &|| loss(&model).to_scalar(),
+        1e-6,
+    );
+}
+
+#[test]
+fn a_method_equals_its_body_written_out() {
+    let model = mlp();
+    let (x, _) = batch();
+    let by_hand = {
+        let h = (x.matmul(&model.hidden.kernel.value()) + &model.hidden.bias.value()).tanh();
+        (h.matmul(&model.output.kernel.value()) + &model.output.bias.value()).tanh()
+    };
+    assert_eq!(model.forward(&x).to_vec(), by_hand.to_vec());
+}
+
+#[test]
+fn a_method_of_self_alone_and_a_free_caller() {
+    let model = mlp();
+    let (x, y) = batch();
+    let loss = |m: &Mlp| regularised_loss(m, &x, &y, 0.01);
+    let grads = gradient_of(&model, &loss);
+    check_against_differences(
+        "regularised_loss",
+        &variables(&model),
+        &grads,
+        &|| loss(&model).to_scalar(),
+        1e-6,
+    );
+    // the penalty's part is 2·weight·W, checked by hand on the output kernel
+    let tape = GradientTape::new();
+    let penalty = tape.record(|| model.penalty());
+    let grads = tape.gradient(&penalty, &model).unwrap();
+    let expected: Vec<f64> = model
+        .output
+        .kernel
+        .value()
+        .to_vec()
+        .iter()
+        .map(|w| 2.0 * w)
+        .collect();
+    assert_eq!(grads.output.kernel.expect("connected").to_vec(), expected);
+    // the biases are not in the penalty: TensorFlow's `None`
+    assert!(grads.hidden.bias.is_none() && grads.output.bias.is_none());
+}
+
+#[test]
+fn the_input_gradient_through_a_method() {
+    let model = mlp();
+    let (x, y) = batch();
+    let tape = GradientTape::new();
+    tape.watch(&x);
+    let loss = tape.record(|| model.loss(&x, &y));
+    let dx = tape.gradient(&loss, &x).unwrap().expect("connected");
+    let values = x.to_vec();
+    let fd = central_differences(
+        &|p: &[f64]| model.loss(&t(p, &[3, 2]), &y).to_scalar(),
+        &values,
+    );
+    for (i, (g, d)) in dx.to_vec().iter().zip(&fd).enumerate() {
+        assert!(close(*g, *d, 1e-6), "dx[{i}]: {g} vs {d}");
+    }
+}
+
+#[test]
+fn second_order_through_methods() {
+    // The Hessian-vector product in the hidden kernel's direction `u`, by a tape over the
+    // gradient's tape, against central differences of the gradient along `u`.
+    let model = mlp();
+    let (x, y) = batch();
+    let u = t(&[1.0, -0.5, 0.25, 0.75, -1.0, 0.5], &[2, 3]);
+    let kernel = &model.hidden.kernel;
+    let gradient = |m: &Mlp| gradient_of(m, &|m: &Mlp| m.loss(&x, &y));
+    let outer = GradientTape::new();
+    let hvp = {
+        let directional = outer.record(|| (&gradient(&model)[0] * &u).sum());
+        outer.gradient(&directional, &model).unwrap()
+    };
+    let h = 1e-5;
+    let shifted = |delta: f64| {
+        let base = kernel.value();
+        kernel.assign(&base + &(&u * delta));
+        let g = gradient(&model);
+        kernel.assign(base);
+        g
+    };
+    let (plus, minus) = (shifted(h), shifted(-h));
+    let by_differences: Vec<Vec<f64>> = plus
+        .iter()
+        .zip(&minus)
+        .map(|(p, m)| {
+            p.to_vec()
+                .iter()
+                .zip(m.to_vec())
+                .map(|(p, m)| (p - m) / (2.0 * h))
+                .collect()
+        })
+        .collect();
+    let hvp = [
+        hvp.hidden.kernel.expect("connected"),
+        hvp.hidden.bias.expect("connected"),
+        hvp.output.kernel.expect("connected"),
+        hvp.output.bias.expect("connected"),
+    ];
+    for (k, (exact, fd)) in hvp.iter().zip(&by_differences).enumerate() {
+        for (i, (e, d)) in exact.to_vec().iter().zip(fd).enumerate() {
+            assert!(
+                close(*e, *d, 1e-5),
+                "Hu, variable {k}, element {i}: {e} vs {d}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_method_in_a_trait_impl() {
+    let scale = Scale {
+        gain: v(&[2.0, -3.0], &[2]),
+    };
+    let x = t(&[1.5, 0.5, -1.0, 4.0], &[2, 2]);
+    let layer: &dyn Layer = &scale;
+    let tape = GradientTape::new();
+    let y = tape.record(|| layer.call(&x).sum());
+    let grads = tape.gradient(&y, &scale).unwrap();
+    // d/dgain_j Σ_i x_ij gain_j = Σ_i x_ij
+    assert_eq!(grads.gain.expect("connected").to_vec(), vec![0.5, 4.5]);
+}
+
+#[test]
+fn a_relu_layer_method() {
+    let layer = Dense {
+        kernel: v(&[0.4, -0.7, 0.9, 0.2], &[2, 2]),
+        bias: v(&[0.1, -0.2], &[2]),
+        relu: true,
+    };
+    let x = t(&[1.0, 2.0, -0.5, 0.3, 0.8, -1.2], &[3, 2]);
+    let loss = || layer.forward(&x).square().sum();
+    let tape = GradientTape::new();
+    let value = tape.record(loss);
+    let grads = tape.gradient(&value, &layer).unwrap();
+    check_against_differences(
+        "Dense::forward (relu)",
+        &[&layer.kernel, &layer.bias],
+        &[grads.kernel.unwrap(), grads.bias.unwrap()],
+        &|| loss().to_scalar(),
+        1e-6,
+    );
+}
+
+// ----- scalar mode: parameter structs of plain floats -----
+
+/// A spring of stiffness `k` and rest length `rest`, with a cubic hardening term.
+#[derive(Clone, Copy)]
+struct Spring {
+    k: f64,
+    rest: f64,
+    hardening: f64,
+}
+
+impl Spring {
+    /// The stored energy at length `x`.
+    #[differentiable]
+    fn energy(&self, x: f64) -> f64 {
+        let stretch = x - self.rest;
+        0.5 * self.k * stretch * stretch + self.hardening * stretch.powi(4)
+    }
+
+    /// The energy of two springs in series sharing the middle node `m`, ends at 0 and
+    /// `x`: a method calling a method of `self`.
+    #[differentiable]
+    fn series(&self, m: f64, x: f64) -> f64 {
+        self.energy(m) + self.energy(x - m)
+    }
+
+    /// Array parameters and a loop: the energy of a chain of nodes.
+    #[differentiable]
+    fn chain(&self, nodes: &[f64]) -> f64 {
+        let mut total = 0.0;
+        for i in 1..nodes.len() {
+            total += self.energy(nodes[i] - nodes[i - 1]);
+        }
+        total
+    }
+
+    /// `self` by value (a `Copy` struct), and a branch on a field.
+    #[differentiable]
+    fn clipped(self, x: f64) -> f64 {
+        if self.hardening > 0.0 {
+            self.energy(x).min(10.0)
+        } else {
+            self.energy(x)
+        }
+    }
+}
+
+/// A free annotated function calling methods on a struct parameter.
+#[differentiable]
+fn two_springs(a: &Spring, b: &Spring, x: f64, y: f64) -> f64 {
+    a.energy(x) * 2.0 + b.series(x, y)
+}
+
+const SPRING: Spring = Spring {
+    k: 3.0,
+    rest: 1.0,
+    hardening: 0.25,
+};
+
+type Value<'a> = &'a dyn Fn(&[f64]) -> f64;
+type Gradient<'a> = &'a dyn Fn(&[f64]) -> (f64, Vec<f64>);
+type Tangent<'a> = &'a dyn Fn(&[f64], &[f64]) -> (f64, f64);
+
+/// `grad` against central differences of `value`, `jvp` against `grad`, and the Hessian
+/// by central differences of `grad` against second differences of `value`.
+fn check_scalar(name: &str, x: &[f64], value: Value<'_>, grad: Gradient<'_>, jvp: Tangent<'_>) {
+    let (y, g) = grad(x);
+    assert_eq!(y.to_bits(), value(x).to_bits(), "{name}: grad's value");
+    let fd = central_differences(value, x);
+    for (i, (g, d)) in g.iter().zip(&fd).enumerate() {
+        assert!(close(*g, *d, 1e-6), "{name}: d/dx{i}: {g} vs {d}");
+    }
+    let direction: Vec<f64> = (0..x.len()).map(|i| 0.5 - 0.3 * i as f64).collect();
+    let (y_jvp, dot) = jvp(x, &direction);
+    assert_eq!(y_jvp.to_bits(), y.to_bits(), "{name}: jvp's value");
+    let inner: f64 = g.iter().zip(&direction).map(|(g, v)| g * v).sum();
+    assert!(
+        close(dot, inner, 1e-12),
+        "{name}: jvp {dot} vs <grad, v> {inner}"
+    );
+    let h = 1e-4;
+    for i in 0..x.len() {
+        for j in 0..x.len() {
+            let shifted = |p: &[(usize, f64)]| {
+                let mut moved = x.to_vec();
+                for &(k, d) in p {
+                    moved[k] += d;
+                }
+                moved
+            };
+            let by_grad =
+                (grad(&shifted(&[(j, h)])).1[i] - grad(&shifted(&[(j, -h)])).1[i]) / (2.0 * h);
+            let second = (value(&shifted(&[(i, h), (j, h)]))
+                - value(&shifted(&[(i, h), (j, -h)]))
+                - value(&shifted(&[(i, -h), (j, h)]))
+                + value(&shifted(&[(i, -h), (j, -h)])))
+                / (4.0 * h * h);
+            assert!(
+                close(by_grad, second, 1e-4),
+                "{name}: H[{i}][{j}] {by_grad} vs {second}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_plain_float_method_and_its_companions() {
+    let s = SPRING;
+    check_scalar(
+        "Spring::energy",
+        &[1.7],
+        &|x| s.energy(x[0]),
+        &|x| {
+            let (y, [g]) = s.energy_grad(x[0]);
+            (y, vec![g])
+        },
+        &|x, v| s.energy_jvp(x[0], v[0]),
+    );
+    // by hand: k (x - r) + 4 h (x - r)³ at x = 1.7
+    let stretch: f64 = 0.7;
+    let (_, [g]) = Spring::energy_grad(&s, 1.7);
+    assert!(close(g, 3.0 * stretch + stretch.powi(3), 1e-14));
+    // the pullback: `()` for `self`, then the float's cotangent
+    let (y, pullback) = s.energy_vjp(1.7);
+    let ((), dx) = pullback(2.0);
+    assert_eq!(y.to_bits(), s.energy(1.7).to_bits());
+    assert_eq!(dx, Some(2.0 * g));
+    assert!(Spring::ENERGY_GENERATED.contains("fn energy_vjp"));
+}
+
+#[test]
+fn a_method_calling_a_method_of_self() {
+    let s = SPRING;
+    check_scalar(
+        "Spring::series",
+        &[0.8, 2.9],
+        &|x| s.series(x[0], x[1]),
+        &|x| {
+            let (y, g) = s.series_grad(x[0], x[1]);
+            (y, g.to_vec())
+        },
+        &|x, v| s.series_jvp(x[0], x[1], v[0], v[1]),
+    );
+}
+
+#[test]
+fn a_method_with_an_array_parameter() {
+    let s = SPRING;
+    let nodes = [0.0, 1.3, 2.1, 3.6, 4.4];
+    let (y, [g]) = s.chain_grad(&nodes);
+    assert_eq!(y.to_bits(), s.chain(&nodes).to_bits());
+    let fd = central_differences(&|p: &[f64]| s.chain(p), &nodes);
+    for (i, (g, d)) in g.iter().zip(&fd).enumerate() {
+        assert!(close(*g, *d, 1e-6), "chain: d/dnode{i}: {g} vs {d}");
+    }
+    let mut into = vec![0.0; nodes.len()];
+    let y_into = s.chain_grad_into(&nodes, &mut into);
+    assert_eq!((y_into.to_bits(), into), (y.to_bits(), g));
+}
+
+#[test]
+fn a_method_taking_self_by_value() {
+    let s = SPRING;
+    // below the clip and above it (the clipped branch's derivative is zero)
+    for x in [1.9, 4.5] {
+        check_scalar(
+            "Spring::clipped",
+            &[x],
+            &|x| s.clipped(x[0]),
+            &|x| {
+                let (y, [g]) = s.clipped_grad(x[0]);
+                (y, vec![g])
+            },
+            &|x, v| s.clipped_jvp(x[0], v[0]),
+        );
+    }
+    assert_eq!(s.clipped_grad(4.5).1, [0.0]);
+}
+
+#[test]
+fn a_free_function_calling_methods() {
+    let (a, b) = (
+        SPRING,
+        Spring {
+            k: 1.5,
+            rest: 0.5,
+            hardening: 0.0,
+        },
+    );
+    check_scalar(
+        "two_springs",
+        &[1.2, 2.6],
+        &|x| two_springs(&a, &b, x[0], x[1]),
+        &|x| {
+            let (y, g) = two_springs::grad(&a, &b, x[0], x[1]);
+            (y, g.to_vec())
+        },
+        &|x, v| two_springs::jvp(&a, &b, x[0], x[1], v[0], v[1]),
+    );
+}
