@@ -103,8 +103,10 @@
 //! - `let (a, b) = if .. { (..) } else { (..) };` and the same with `match`: each branch's
 //!   tuple is assigned part by part;
 //! - calls of other annotated functions (through their `vjp`, or `jvp` in forward mode; a
-//!   tuple result may be destructured), of the function itself (recursion: its pullback is
-//!   then boxed), of any function built from the runtime's ops (in tensor mode: replayed on
+//!   tuple result may be destructured), of the function itself and of functions that call
+//!   it back (recursion, mutual recursion: a scalar-mode function whose call of another
+//!   function is conditional, in a branch or a loop, returns its pullback boxed, one
+//!   allocation per call, since a cycle of pullbacks has no finite `impl Fn` type), of any function built from the runtime's ops (in tensor mode: replayed on
 //!   a tape of its own inside the node), and of anything on constants;
 //! - float methods called by their paths, `f64::max(a, b)`, `f32::sin(x)`: they are the
 //!   method calls `a.max(b)`, `x.sin()`;
@@ -553,8 +555,7 @@
 //! (`m[i][j]`), `windows`/`chunks` other than as a `for` loop's iterator, an array passed whole to another annotated function,
 //! arrays of a generic float type; scalar-mode methods in a trait's `impl` (rustc reports
 //! that `energy_vjp` is not a member of the trait) and scalar-mode methods of a generic
-//! `impl<T: Float>` whose floats are the `impl`'s `T`; mutual recursion between two annotated functions in scalar mode (rustc reports
-//! E0720 on the pair). A call of a plain function that is not annotated, on differentiable
+//! `impl<T: Float>` whose floats are the `impl`'s `T`. A call of a plain function that is not annotated, on differentiable
 //! numbers, is rustc's error "cannot find module or crate `helper`" (the attribute calls
 //! `helper::vjp`): annotate the helper (a generic helper can be annotated as it is). The attribute has no fallback that runs such code
 //! on the tape, so there is no strict mode either: everything it accepts is transformed at

@@ -935,6 +935,53 @@ fn recursive_tree(x: f64, y: f64, n: u32) -> f64 {
     }
 }
 
+/// Regression (E0720 on the pair): mutual recursion. `descend_odd` calls `descend_even`
+/// unconditionally; `descend_even`'s call sits in a branch, so its pullback is boxed,
+/// which breaks the cycle of pullback types.
+#[differentiable]
+fn descend_even(x: f64, n: u32) -> f64 {
+    if n == 0 {
+        x * x
+    } else {
+        descend_odd(x.sin() * 1.5, n - 1) + 0.5 * x
+    }
+}
+
+#[differentiable]
+fn descend_odd(x: f64, n: u32) -> f64 {
+    descend_even(x * 0.8 + 0.1, n).cos() * x
+}
+
+/// Mutual recursion where both calls are conditional, one in a loop.
+#[differentiable]
+fn ping(x: f64, y: f64, n: u32) -> f64 {
+    let mut total = x * y;
+    for k in 0..n.min(2) {
+        total += pong(y * 0.5, x + k as f64 * 0.1, n - 1);
+    }
+    total
+}
+
+#[differentiable]
+fn pong(x: f64, y: f64, n: u32) -> f64 {
+    if n > 0 {
+        ping(x.tanh(), y, n - 1) * y
+    } else {
+        x.exp() - y
+    }
+}
+
+/// A generic function calling an annotated generic helper in a loop (its pullback boxed,
+/// `T: 'static` added to the generated code's bounds).
+#[differentiable]
+fn generic_sum_of_logistics<T: Float>(x: T, k: T) -> T {
+    let mut total = T::zero();
+    for i in 0..3 {
+        total = total + generic_logistic(x * T::from(i + 1).unwrap(), k);
+    }
+    total
+}
+
 /// Regression (E0223): float methods called by their paths, literal receivers included.
 #[differentiable]
 fn float_paths(a: f64, b: f64) -> f64 {
@@ -994,6 +1041,12 @@ fn rewritten_forms() {
     scalar!(local_function(x, y) at [0.7, 1.3], [-1.0, 0.5]);
     scalar!(power_by_recursion(x; 5) at [0.7], [-1.3]);
     scalar!(recursive_tree(x, y; 4) at [0.7, 1.3], [-0.5, 0.25]);
+    for n in [0, 1, 4] {
+        scalar!(descend_even(x; n) at [0.7], [-1.3]);
+        scalar!(descend_odd(x; n) at [0.7], [-1.3]);
+        scalar!(ping(x, y; n) at [0.7, 1.3], [-0.5, 0.25]);
+        scalar!(pong(x, y; n) at [0.7, 1.3], [-0.5, 0.25]);
+    }
     scalar!(float_paths(a, b) at [0.7, 1.3], [1.5, -0.5]);
     scalar!(tuple_from_if(x, y) at [0.7, 1.3], [1.5, -0.5]);
     for mode in 0..4 {
@@ -1058,6 +1111,7 @@ fn generic_functions() {
     scalar!(generic_horner(x, a, b) at [0.5, 2.0, 1.0], [-0.7, 0.3, 0.2]);
     scalar!(generic_newton_sqrt(a) at [2.0], [0.3]);
     scalar!(generic_caller(x, y) at [0.5, 2.0], [-1.0, 0.3]);
+    scalar!(generic_sum_of_logistics(x, k) at [0.5, 2.0], [-1.0, 0.3]);
     // the same code at f32: d/dx σ(kx) = k σ (1 − σ)
     let (value, [dx, _]) = generic_logistic::grad(0.5_f32, 2.0);
     let sigma = 1.0 / (1.0 + (-1.0_f32).exp());

@@ -386,6 +386,24 @@ impl Spring {
     }
 }
 
+impl Spring {
+    /// Mutual recursion between two methods (`settle`'s call is unconditional,
+    /// `relax`'s conditional: its pullback is boxed, which breaks the cycle of types).
+    #[differentiable]
+    fn relax(&self, x: f64, steps: u32) -> f64 {
+        if steps == 0 {
+            self.energy(x)
+        } else {
+            self.settle(x - 0.1 * self.k * (x - self.rest), steps - 1)
+        }
+    }
+
+    #[differentiable]
+    fn settle(&self, x: f64, steps: u32) -> f64 {
+        self.relax(x, steps) + 0.01 * x * x
+    }
+}
+
 /// A free annotated function calling methods on a struct parameter.
 #[differentiable]
 fn two_springs(a: &Spring, b: &Spring, x: f64, y: f64) -> f64 {
@@ -516,6 +534,23 @@ fn a_method_taking_self_by_value() {
         );
     }
     assert_eq!(s.clipped_grad(4.5).1, [0.0]);
+}
+
+#[test]
+fn mutually_recursive_methods() {
+    let s = SPRING;
+    for steps in [0, 1, 5] {
+        check_scalar(
+            "Spring::relax",
+            &[1.9],
+            &|x| s.relax(x[0], steps),
+            &|x| {
+                let (y, [g]) = s.relax_grad(x[0], steps);
+                (y, vec![g])
+            },
+            &|x, v| s.relax_jvp(x[0], steps, v[0]),
+        );
+    }
 }
 
 #[test]
