@@ -102,6 +102,12 @@
 //!   `loop`, `break` (with a value, labelled), `continue`, and `return` anywhere;
 //! - `let (a, b) = if .. { (..) } else { (..) };` and the same with `match`: each branch's
 //!   tuple is assigned part by part;
+//! - in scalar mode, `Option`s of differentiable numbers held in a local (`let mut best =
+//!   None;`, `best = Some(v);`, `Some`/`None` from branches) and read by `match` (guards
+//!   and bindings), `if let`, `let Some(v) = best else { .. }`, `unwrap_or`, `unwrap`,
+//!   `expect`, `is_some`, `is_none`, `map_or`: the local becomes a flag and a value
+//!   (`best_is_some`, `best_value`), read only where the flag is set. An option passed
+//!   on, copied or returned whole is rejected;
 //! - calls of other annotated functions (through their `vjp`, or `jvp` in forward mode; a
 //!   tuple result may be destructured), of the function itself and of functions that call
 //!   it back (recursion, mutual recursion: a scalar-mode function whose call of another

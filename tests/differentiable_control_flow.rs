@@ -1118,3 +1118,91 @@ fn generic_functions() {
     assert!((value - sigma).abs() < 1e-7);
     assert!((dx - 2.0 * sigma * (1.0 - sigma)).abs() < 1e-6);
 }
+
+// ----- 6. `Option`s of differentiable numbers (macros/src/options.rs) -----
+
+/// `Some`/`None` from a branch, then `match` with a guard and bindings.
+#[differentiable]
+fn guarded_sqrt(x: f64, y: f64) -> f64 {
+    let root = if x >= 0.0 { Some(x.sqrt() * y) } else { None };
+    match root {
+        Some(r) if r > 1.0 => r.ln() + y,
+        Some(r) => r * r - y,
+        None => -x * y,
+    }
+}
+
+/// The first element above a threshold, searched in a loop (`let mut` option assigned in
+/// the loop, `is_none`, `unwrap_or`).
+#[differentiable(constant(threshold))]
+fn first_above(x: f64, y: f64, threshold: f64) -> f64 {
+    let mut found: Option<f64> = None;
+    for k in 0..6 {
+        let v = x * k as f64 + y * y;
+        if found.is_none() && v > threshold {
+            found = Some(v.sin() + x);
+        }
+    }
+    found.unwrap_or(x * y)
+}
+
+/// `if let`, `let ... else` with an early return, and `map_or`.
+#[differentiable]
+fn option_forms(x: f64, y: f64) -> f64 {
+    let scaled = if x > y { Some(x - y) } else { None };
+    let mut total = scaled.map_or(y * 2.0, |d| d.exp());
+    if let Some(d) = scaled {
+        total += d * y;
+    }
+    let ratio = match y.abs() > 1e-3 {
+        true => Some(x / y),
+        false => None,
+    };
+    let Some(q) = ratio else {
+        return total;
+    };
+    total * q
+}
+
+/// The running best of a loop, matched on (`Some(b) if b >= v` keeps it).
+#[differentiable]
+fn running_best(x: f64, y: f64) -> f64 {
+    let mut best = None;
+    for k in 0..5 {
+        let v = (x * k as f64).cos() * y + k as f64 * 0.1;
+        best = match best {
+            Some(b) if b >= v => Some(b),
+            _ => Some(v),
+        };
+    }
+    best.unwrap() * x
+}
+
+/// `expect`, `is_some`, and an option from a block with a diverging branch.
+#[differentiable]
+fn newton_option(a: f64) -> f64 {
+    let start = {
+        let s = a * 0.5 + 0.5;
+        if s > 0.0 { Some(s) } else { return 0.0 }
+    };
+    let mut y = start.expect("a positive start");
+    for _ in 0..20 {
+        y = 0.5 * (y + a / y);
+    }
+    if start.is_some() { y } else { -y }
+}
+
+#[test]
+fn options_of_differentiable_numbers() {
+    // both branches of each `if`, every arm of each `match`
+    scalar!(guarded_sqrt(x, y) at [4.0, 2.0], [0.09, 1.5], [-0.5, 0.7]);
+    scalar!(first_above(x, y; 1.5) at [0.7, 0.4], [0.1, 0.2], [0.01, 0.01]);
+    scalar!(option_forms(x, y) at [1.5, 0.5], [0.2, 0.9], [0.3, 0.0001]);
+    scalar!(running_best(x, y) at [0.7, 1.3], [-0.4, 0.8]);
+    scalar!(newton_option(a) at [2.0], [0.3]);
+    // the found element, by hand: k = 2 gives 1.4 + 0.16 = 1.56 > 1.5
+    let (value, [dx, dy]) = first_above::grad(0.7, 0.4, 1.5);
+    assert!(close(value, 1.56_f64.sin() + 0.7, 1e-15));
+    assert!(close(dx, 2.0 * 1.56_f64.cos() + 1.0, 1e-14));
+    assert!(close(dy, 0.8 * 1.56_f64.cos(), 1e-14));
+}

@@ -1,5 +1,5 @@
 //! The pipeline, and nothing else: parse (the attribute's arguments, the signature model),
-//! validate the signature, rewrite float paths and local closures, rewrite early returns, lower the body into the IR (validating it
+//! validate the signature, rewrite float paths, local closures and `Option` locals, rewrite early returns, lower the body into the IR (validating it
 //! as it goes), analyse it, generate the code; on any error, the fallback.
 
 use proc_macro2::TokenStream;
@@ -16,6 +16,7 @@ use crate::generate::{Flavour, Generator, Tangent, ZeroD, pretty};
 use crate::iterators;
 use crate::lower;
 use crate::model::sig::{self, Mode};
+use crate::options;
 use crate::returns;
 use crate::rewrite;
 use crate::validate;
@@ -48,7 +49,11 @@ pub fn differentiable(args: TokenStream, item: ItemFn) -> TokenStream {
         }
     }
     let body = sig.as_ref().map(|sig| {
-        let mut stmts = returns::rewrite(rewrite::rewrite(item.block.stmts.clone()));
+        let mut stmts = rewrite::rewrite(item.block.stmts.clone());
+        if sig.mode == Mode::Scalar {
+            stmts = options::rewrite(stmts);
+        }
+        let mut stmts = returns::rewrite(stmts);
         if sig.mode == Mode::Scalar {
             let arrays = sig
                 .params

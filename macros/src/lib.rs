@@ -26,6 +26,7 @@ mod generate;
 mod iterators;
 mod lower;
 mod model;
+mod options;
 mod returns;
 mod rewrite;
 mod sources;

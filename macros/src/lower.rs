@@ -1805,6 +1805,12 @@ impl<'a> Lowerer<'a> {
             validate::unnamed_call(self.cx, &call.func);
             return Self::poisoned(&Expr::Call(call.clone()));
         };
+        if crate::syntax::is_constructor(&func.path) {
+            // `Some(x)`, `Point(x, y)`: the value would be stored where the adjoint
+            // cannot follow it (regression: it became a call of `Some::vjp`, E0433)
+            validate::stored_in_constructor(self.cx, &func.path, self.mode);
+            return Self::poisoned(&Expr::Call(call.clone()));
+        }
         match self.mode {
             Mode::Tensor => Some(self.build_trace(&Expr::Call(call.clone()))),
             Mode::Scalar => {

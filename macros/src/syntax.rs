@@ -32,3 +32,14 @@ pub fn single_ident(expr: &Expr) -> Option<&Ident> {
 pub fn method_companion(method: &Ident, item: &str) -> Ident {
     Ident::new(&format!("{method}_{item}"), method.span())
 }
+
+/// Whether a called path names a constructor (a tuple struct or an enum variant: `Some`,
+/// `Ok`, `Point`, `Shape::Circle`) rather than a function, by Rust's naming: its last
+/// segment starts with an uppercase letter.
+pub fn is_constructor(path: &syn::Path) -> bool {
+    path.segments.last().is_some_and(|last| {
+        last.ident
+            .to_string()
+            .starts_with(|c: char| c.is_uppercase())
+    })
+}

@@ -492,6 +492,27 @@ pub fn unknown_method(cx: &Ctxt, method: &syn::Ident, mode: Mode) {
     );
 }
 
+/// A differentiable value passed to a constructor (`Some(x)`, `Point(x, y)`).
+pub fn stored_in_constructor(cx: &Ctxt, path: &syn::Path, mode: Mode) {
+    let name = path
+        .segments
+        .last()
+        .map(|s| s.ident.to_string())
+        .unwrap_or_default();
+    let hint = match (name.as_str(), mode) {
+        ("Some", Mode::Scalar) => {
+            "an `Option` of a differentiable number is differentiated as a local read by `match`, `if let`, `let Some(..) = .. else`, `unwrap_or`, `unwrap`, `expect`, `is_some`, `is_none` or `map_or`; this one is used otherwise (passed on, copied or returned whole)"
+        }
+        _ => {
+            "the adjoint cannot follow a value stored in a struct, a tuple struct or an enum: keep the numbers in locals, or return them as a tuple"
+        }
+    };
+    cx.error_spanned_by(
+        path,
+        format_args!("a differentiable value cannot be stored in `{name}(..)`: {hint}"),
+    );
+}
+
 /// A call of something other than a named function.
 pub fn unnamed_call(cx: &Ctxt, func: &Expr) {
     cx.error_spanned_by(

@@ -1,0 +1,457 @@
+//! `Option`s of differentiable numbers (scalar mode), rewritten before lowering into what
+//! lowering differentiates: a flag and a value. It takes the body's statements and gives
+//! them rewritten.
+//!
+//! A local `let [mut] best [: Option<F>] = <option>;` whose initial value is an option
+//! expression (`Some(e)`, `None`, or an `if`/`match`/block whose every branch ends in one,
+//! or diverges) becomes two locals, `best_is_some` and `best_value`, declared and then
+//! assigned in each branch: `Some(e)` assigns `true` and `e`, `None` assigns `false` and
+//! the value type's `Default` (never read while the flag is false). Every later use must be
+//! one of these, rewritten in place:
+//!
+//! - `best = <option>;` (assigned the same way);
+//! - `match best { .. }` with arms `Some(name)`, `Some(_)`, `None`, `_` (guards too): an
+//!   `if` chain over the flag in the arms' order, `name` bound to the value inside the arm
+//!   (and inside its guard);
+//! - `if let Some(name) = best { .. } else { .. }`, `if let None = best`, and
+//!   `let Some(name) = best else { .. };`;
+//! - `best.unwrap_or(c)`, `unwrap_or_default()`, `unwrap()`, `expect(msg)` (an `assert!`
+//!   on the flag with `Option`'s message), `is_some()`, `is_none()`,
+//!   `map_or(d, |v| e)`, `map_or_else(|| d, |v| e)`.
+//!
+//! The rewrite is the same program: the value is read only where the flag says it exists,
+//! in the order the original reads the option. Where any use is another form (the option
+//! passed on, copied, returned, matched inside a tuple) or the name is bound again, the
+//! local is left as written, and lowering rejects a differentiable value inside it with its
+//! own message, as before.
+
+use quote::{format_ident, quote};
+use syn::visit::Visit;
+use syn::visit_mut::VisitMut;
+use syn::{Expr, Ident, Pat, Stmt, Type};
+
+/// The body's statements with every rewritable `Option` local rewritten, in every block.
+pub fn rewrite(stmts: Vec<Stmt>) -> Vec<Stmt> {
+    let mut block = syn::Block {
+        brace_token: Default::default(),
+        stmts,
+    };
+    Options.visit_block_mut(&mut block);
+    block.stmts
+}
+
+struct Options;
+
+impl VisitMut for Options {
+    fn visit_block_mut(&mut self, block: &mut syn::Block) {
+        // inner blocks first: a local declared inside one is rewritten there
+        syn::visit_mut::visit_block_mut(self, block);
+        let mut i = 0;
+        while i < block.stmts.len() {
+            match rewrite_local(&block.stmts[i], &block.stmts[i + 1..]) {
+                Some((declaration, rest)) => {
+                    let n = declaration.len();
+                    block.stmts.truncate(i);
+                    block.stmts.extend(declaration);
+                    block.stmts.extend(rest);
+                    i += n;
+                }
+                None => i += 1,
+            }
+        }
+    }
+
+    // a closure's own body is not the function's: leave closures and items as they are
+    fn visit_expr_closure_mut(&mut self, _: &mut syn::ExprClosure) {}
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// The flag and value locals of an option local.
+struct Parts {
+    name: Ident,
+    is_some: Ident,
+    value: Ident,
+}
+
+/// `stmt`, if it declares an option local whose every use in `rest` is rewritable: its
+/// declaration (the two locals, then the initial value assigned) and `rest` rewritten.
+fn rewrite_local(stmt: &Stmt, rest: &[Stmt]) -> Option<(Vec<Stmt>, Vec<Stmt>)> {
+    let Stmt::Local(local) = stmt else {
+        return None;
+    };
+    let init = local.init.as_ref()?;
+    if init.diverge.is_some() {
+        return None;
+    }
+    let (pat, ty) = match &local.pat {
+        Pat::Type(typed) => (&*typed.pat, Some(&*typed.ty)),
+        pat => (pat, None),
+    };
+    let Pat::Ident(pat) = pat else {
+        return None;
+    };
+    if pat.by_ref.is_some() || pat.subpat.is_some() {
+        return None;
+    }
+    let value_ty = match ty {
+        Some(ty) => Some(option_payload(ty)?),
+        None => None,
+    };
+    let parts = Parts {
+        name: pat.ident.clone(),
+        is_some: format_ident!("{}_is_some", pat.ident),
+        value: format_ident!("{}_value", pat.ident),
+    };
+    let initial = parts.assign(&init.expr)?;
+    let mut rest = rest.to_vec();
+    let mut uses = Uses {
+        parts: &parts,
+        failed: false,
+    };
+    for stmt in &mut rest {
+        uses.visit_stmt_mut(stmt);
+    }
+    if uses.failed || mentions(&rest, &parts.name) {
+        return None;
+    }
+    let (is_some, value) = (&parts.is_some, &parts.value);
+    let mutability = &pat.mutability;
+    let value_ty = value_ty.map(|ty| quote!(: #ty));
+    let declaration = vec![
+        syn::parse_quote!(let #mutability #is_some: bool;),
+        syn::parse_quote!(let #mutability #value #value_ty;),
+        Stmt::Expr(initial, Some(Default::default())),
+    ];
+    Some((declaration, rest))
+}
+
+/// `T` of `Option<T>`.
+fn option_payload(ty: &Type) -> Option<&Type> {
+    let Type::Path(path) = ty else {
+        return None;
+    };
+    let last = path.path.segments.last()?;
+    if last.ident != "Option" {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    match args.args.first()? {
+        syn::GenericArgument::Type(ty) if args.args.len() == 1 => Some(ty),
+        _ => None,
+    }
+}
+
+impl Parts {
+    /// `option` (an option expression) as statements assigning the flag and the value,
+    /// branch by branch; `None` if it is not one.
+    fn assign(&self, option: &Expr) -> Option<Expr> {
+        let (is_some, value) = (&self.is_some, &self.value);
+        match option {
+            Expr::Paren(paren) => self.assign(&paren.expr),
+            Expr::Call(call)
+                if call.args.len() == 1
+                    && matches!(&*call.func, Expr::Path(p) if p.path.is_ident("Some")) =>
+            {
+                let e = &call.args[0];
+                Some(syn::parse_quote!({ #value = #e; #is_some = true; }))
+            }
+            Expr::Path(path) if path.path.is_ident("None") => Some(syn::parse_quote!({
+                #value = ::core::default::Default::default();
+                #is_some = false;
+            })),
+            Expr::If(expr_if) => {
+                let (_, otherwise) = expr_if.else_branch.as_ref()?;
+                let mut expr_if = expr_if.clone();
+                expr_if.then_branch = self.assign_block(&expr_if.then_branch)?;
+                let otherwise = self.assign(otherwise)?;
+                expr_if.else_branch = Some((Default::default(), Box::new(otherwise)));
+                Some(Expr::If(expr_if))
+            }
+            Expr::Match(expr_match) => {
+                let mut expr_match = expr_match.clone();
+                for arm in &mut expr_match.arms {
+                    let body = self.assign(&arm.body)?;
+                    *arm.body = body;
+                    arm.comma = Some(Default::default());
+                }
+                Some(Expr::Match(expr_match))
+            }
+            Expr::Block(block) if block.label.is_none() => {
+                let mut block = block.clone();
+                block.block = self.assign_block(&block.block)?;
+                Some(Expr::Block(block))
+            }
+            // a branch that leaves (`return`, `break`, `continue`, `panic!`) assigns nothing
+            Expr::Return(_) | Expr::Break(_) | Expr::Continue(_) => Some(option.clone()),
+            Expr::Macro(mac)
+                if mac.mac.path.is_ident("panic") || mac.mac.path.is_ident("unreachable") =>
+            {
+                Some(option.clone())
+            }
+            _ => None,
+        }
+    }
+
+    /// A block whose value is an option expression, with its tail assigning instead.
+    fn assign_block(&self, block: &syn::Block) -> Option<syn::Block> {
+        let mut block = block.clone();
+        match block.stmts.pop()? {
+            Stmt::Expr(tail, None) => {
+                let assigned = self.assign(&tail)?;
+                block
+                    .stmts
+                    .push(Stmt::Expr(assigned, Some(Default::default())));
+                Some(block)
+            }
+            // `{ ..; return x; }`: diverges
+            Stmt::Expr(tail @ (Expr::Return(_) | Expr::Break(_) | Expr::Continue(_)), semi) => {
+                block.stmts.push(Stmt::Expr(tail, semi));
+                Some(block)
+            }
+            _ => None,
+        }
+    }
+
+    fn is_name(&self, expr: &Expr) -> bool {
+        matches!(crate::syntax::strip_parens(expr), Expr::Path(p) if p.path.is_ident(&self.name))
+    }
+
+    /// `let name = value;` (`let mut` as the pattern says) for a `Some(pat)` pattern, or
+    /// nothing for `Some(_)`; `None` for any other inner pattern.
+    fn bind(&self, inner: &Pat) -> Option<Option<Stmt>> {
+        let value = &self.value;
+        match inner {
+            Pat::Wild(_) => Some(None),
+            Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => {
+                Some(Some(syn::parse_quote!(let #pat = #value;)))
+            }
+            _ => None,
+        }
+    }
+
+    /// The condition an arm's pattern tests, and the binding it makes, or `None` for a
+    /// pattern outside the rewrite (`Some(1.0)`, a binding of the whole option...).
+    fn arm_test(&self, pat: &Pat) -> Option<(Option<Expr>, Option<Stmt>)> {
+        let is_some = &self.is_some;
+        match pat {
+            Pat::Wild(_) => Some((None, None)),
+            Pat::Ident(ident) if ident.ident == "None" && ident.subpat.is_none() => {
+                Some((Some(syn::parse_quote!(!#is_some)), None))
+            }
+            Pat::Path(path) if path.path.is_ident("None") => {
+                Some((Some(syn::parse_quote!(!#is_some)), None))
+            }
+            Pat::TupleStruct(tuple) if tuple.path.is_ident("Some") && tuple.elems.len() == 1 => {
+                let binding = self.bind(&tuple.elems[0])?;
+                Some((Some(syn::parse_quote!(#is_some)), binding))
+            }
+            _ => None,
+        }
+    }
+
+    /// `match name { arms }` as an `if` chain over the flag.
+    fn match_chain(&self, arms: &[syn::Arm]) -> Option<Expr> {
+        let mut tests = Vec::new();
+        for arm in arms {
+            // syn 3 keeps a guard in the pattern: `Some(x) if x > 0`
+            let (pat, guard) = match &arm.pat {
+                Pat::Guard(guarded) => (&*guarded.pat, Some(&guarded.guard)),
+                pat => (pat, None),
+            };
+            let (test, binding) = self.arm_test(pat)?;
+            let guard = guard.map(|guard| {
+                // the guard sees the arm's binding
+                let guard: Expr = match &binding {
+                    Some(binding) => syn::parse_quote!({ #binding #guard }),
+                    None => syn::parse_quote!((#guard)),
+                };
+                guard
+            });
+            let condition: Option<Expr> = match (test, guard) {
+                (Some(test), Some(guard)) => Some(syn::parse_quote!(#test && #guard)),
+                (Some(test), None) => Some(test),
+                (None, guard) => guard,
+            };
+            let body = &arm.body;
+            let body: syn::Block = match &binding {
+                Some(binding) => syn::parse_quote!({ #binding #body }),
+                None => syn::parse_quote!({ #body }),
+            };
+            let catch_all = condition.is_none();
+            tests.push((condition, body));
+            if catch_all {
+                break;
+            }
+        }
+        // The match is exhaustive (rustc checked the body as written): once the arms
+        // before it failed, the last arm matches, so it needs no test.
+        let (_, last) = tests.pop()?;
+        let mut chain: Expr = syn::parse_quote!(#last);
+        for (condition, body) in tests.into_iter().rev() {
+            let condition = condition.expect("only the last arm may be a catch-all");
+            chain = syn::parse_quote!(if #condition #body else { #chain });
+        }
+        Some(chain)
+    }
+}
+
+/// Rewrites the uses of one option local; `failed` when one is outside the rewrite.
+struct Uses<'a> {
+    parts: &'a Parts,
+    failed: bool,
+}
+
+impl VisitMut for Uses<'_> {
+    fn visit_stmt_mut(&mut self, stmt: &mut Stmt) {
+        // `let Some(x) = name else { .. };`
+        if let Stmt::Local(local) = stmt
+            && let Some(init) = &local.init
+            && let Some((_, diverge)) = &init.diverge
+            && self.parts.is_name(&init.expr)
+        {
+            let (value, is_some) = (&self.parts.value, &self.parts.is_some);
+            let rewritten = match &local.pat {
+                Pat::TupleStruct(tuple)
+                    if tuple.path.is_ident("Some") && tuple.elems.len() == 1 =>
+                {
+                    match &tuple.elems[0] {
+                        Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => {
+                            let mut diverge = diverge.clone();
+                            self.visit_expr_mut(&mut diverge);
+                            Some(
+                                syn::parse_quote!(let #pat = if #is_some { #value } else { #diverge };),
+                            )
+                        }
+                        _ => None,
+                    }
+                }
+                _ => None,
+            };
+            match rewritten {
+                Some(rewritten) => *stmt = rewritten,
+                None => self.failed = true,
+            }
+            return;
+        }
+        syn::visit_mut::visit_stmt_mut(self, stmt);
+    }
+
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        // again on the result: an assignment of a `match` on the option itself
+        // (`best = match best { .. }`) gives a `match` on it, rewritten next. Each rewrite
+        // removes the use at the top, so this ends.
+        while let Some(rewritten) = self.rewrite(expr) {
+            *expr = rewritten;
+        }
+        syn::visit_mut::visit_expr_mut(self, expr);
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+impl Uses<'_> {
+    /// `expr` rewritten if it is a use of the option (its parts then visited again for
+    /// uses inside them), `None` if it is not one.
+    fn rewrite(&mut self, expr: &Expr) -> Option<Expr> {
+        let parts = self.parts;
+        let (is_some, value) = (&parts.is_some, &parts.value);
+        match expr {
+            Expr::Assign(assign) if parts.is_name(&assign.left) => {
+                let assigned = parts.assign(&assign.right);
+                if assigned.is_none() {
+                    self.failed = true;
+                }
+                assigned
+            }
+            Expr::Match(expr_match) if parts.is_name(&expr_match.expr) => {
+                let chain = parts.match_chain(&expr_match.arms);
+                if chain.is_none() {
+                    self.failed = true;
+                }
+                chain
+            }
+            Expr::If(expr_if) => {
+                let Expr::Let(test) = &*expr_if.cond else {
+                    return None;
+                };
+                if !parts.is_name(&test.expr) {
+                    return None;
+                }
+                let Some((Some(condition), binding)) = parts.arm_test(&test.pat) else {
+                    self.failed = true;
+                    return None;
+                };
+                let mut rewritten = expr_if.clone();
+                rewritten.cond = Box::new(condition);
+                if let Some(binding) = binding {
+                    rewritten.then_branch.stmts.insert(0, binding);
+                }
+                Some(Expr::If(rewritten))
+            }
+            Expr::MethodCall(call) if parts.is_name(&call.receiver) => {
+                let args: Vec<&Expr> = call.args.iter().collect();
+                let rewritten: Option<Expr> = match (call.method.to_string().as_str(), args.as_slice()) {
+                    ("is_some", []) => Some(syn::parse_quote!(#is_some)),
+                    ("is_none", []) => Some(syn::parse_quote!((!#is_some))),
+                    ("unwrap_or", [default]) => {
+                        Some(syn::parse_quote!((if #is_some { #value } else { #default })))
+                    }
+                    ("unwrap_or_default", []) => Some(syn::parse_quote!((if #is_some { #value } else { ::core::default::Default::default() }))),
+                    ("unwrap", []) => Some(syn::parse_quote!({
+                        assert!(#is_some, "called `Option::unwrap()` on a `None` value");
+                        #value
+                    })),
+                    ("expect", [message]) => Some(syn::parse_quote!({
+                        assert!(#is_some, "{}", #message);
+                        #value
+                    })),
+                    ("map_or", [default, Expr::Closure(f)]) => {
+                        map_body(f).map(|(param, body)| syn::parse_quote!((if #is_some { let #param = #value; #body } else { #default })))
+                    }
+                    ("map_or_else", [Expr::Closure(default), Expr::Closure(f)])
+                        if default.inputs.is_empty() =>
+                    {
+                        let default = &default.body;
+                        map_body(f).map(|(param, body)| syn::parse_quote!((if #is_some { let #param = #value; #body } else { #default })))
+                    }
+                    _ => None,
+                };
+                if rewritten.is_none() {
+                    self.failed = true;
+                }
+                rewritten
+            }
+            _ => None,
+        }
+    }
+}
+
+/// A one-parameter closure's parameter and body, `|v| e` or `|v: f64| e`.
+fn map_body(f: &syn::ExprClosure) -> Option<(&Pat, &Expr)> {
+    if f.inputs.len() != 1 || f.asyncness.is_some() || f.capture.is_some() {
+        return None;
+    }
+    Some((&f.inputs[0], &f.body))
+}
+
+/// Whether `name` is still mentioned in `stmts` (a use outside the rewrite, or a binding of
+/// the same name).
+fn mentions(stmts: &[Stmt], name: &Ident) -> bool {
+    struct Finder<'a> {
+        name: &'a Ident,
+        found: bool,
+    }
+    impl<'ast> Visit<'ast> for Finder<'_> {
+        fn visit_ident(&mut self, ident: &'ast Ident) {
+            self.found |= ident == self.name;
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut finder = Finder { name, found: false };
+    for stmt in stmts {
+        finder.visit_stmt(stmt);
+    }
+    finder.found
+}
