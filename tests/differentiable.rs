@@ -151,6 +151,37 @@ fn ties_in_maximum_and_minimum_follow_the_op_by_op_tape() {
     assert_eq!(gradients(true), gradients(false));
 }
 
+#[differentiable]
+fn larger_plus_smaller_numbers(x: f64, y: f64) -> f64 {
+    x.max(y) + x.min(y) * 3.0
+}
+
+/// The same on plain numbers, where the generated code saves which operand won instead
+/// of both operands (a `bool` per `max`/`min`): ties to the first operand, and a select,
+/// so the operand that lost gets a zero even from an infinite cotangent (TensorFlow's
+/// gradient of `maximum` selects too), where a product with `[x ≥ y]` would give NaN.
+#[test]
+fn ties_in_max_and_min_of_numbers_go_to_the_first_operand() {
+    assert_eq!(larger_plus_smaller_numbers(1.0, 1.0), 4.0);
+    assert_eq!(
+        larger_plus_smaller_numbers::grad(1.0, 1.0),
+        (4.0, [4.0, 0.0])
+    );
+    assert_eq!(
+        larger_plus_smaller_numbers::grad(2.0, 0.0),
+        (2.0, [1.0, 3.0])
+    );
+    assert_eq!(
+        larger_plus_smaller_numbers::grad(3.0, 5.0),
+        (14.0, [3.0, 1.0])
+    );
+    let (_, pullback) = larger_plus_smaller_numbers::vjp(2.0, 0.0);
+    let (dx, dy) = pullback(f64::INFINITY);
+    assert_eq!((dx, dy), (Some(f64::INFINITY), Some(f64::INFINITY)));
+    let (_, pullback) = larger_plus_smaller_numbers::vjp(2.0, 2.0);
+    assert_eq!(pullback(f64::INFINITY), (Some(f64::INFINITY), Some(0.0)));
+}
+
 // ----- stop_gradient (the runtime's, imported and by path) -----
 
 #[differentiable]

@@ -353,6 +353,21 @@ impl Generator<'_> {
                 let extra = extra.iter().map(|e| quote!(, #e));
                 rules.extend(acc(x, quote!(vjp::#rule(#saved, &#g #(#extra)*))));
             }
+            Op::Binary { kind, lhs, rhs } if self.selection(kind, lhs, rhs).is_some() => {
+                // `max`/`min` of numbers: the saved comparison routes the cotangent to the
+                // operand the result is, and a zero to the other (a select, as TensorFlow's
+                // gradient of `maximum`: an infinite cotangent gives no NaN).
+                let (pop, selected) = self.recall(format!("sel{id}"), depth);
+                prologue.extend(pop);
+                let chosen = mixed("lhs_chosen");
+                rules.extend(quote!(let #chosen: bool = (#selected).clone();));
+                for (operand, wins) in [(lhs, quote!(#chosen)), (rhs, quote!(!#chosen))] {
+                    let routed = quote! {
+                        if #wins { #g.clone() } else { generated::zero_like(&#g) }
+                    };
+                    rules.extend(acc(operand, routed));
+                }
+            }
             Op::Binary { kind, lhs, rhs } => {
                 let (keep_lhs, keep_rhs) = self.binary_saves(kind, lhs, rhs);
                 let mut value_of = |operand: &Operand, keep: bool, name: String| {

@@ -480,6 +480,11 @@ impl Generator<'_> {
                     code.extend(save.keep(value));
                 }
             }
+            Op::Binary { kind, lhs, rhs } if let Some(selects) = self.selection(kind, lhs, rhs) => {
+                code.extend(self.save(format!("sel{id}"), depth).keep(selects));
+                let expr = self.op_expr(op);
+                code.extend(quote!(#prefix #expr;));
+            }
             Op::Binary { kind, lhs, rhs } => {
                 let (keep_lhs, keep_rhs) = self.binary_saves(kind, lhs, rhs);
                 if keep_lhs {
@@ -523,6 +528,41 @@ impl Generator<'_> {
             }
         }
         code
+    }
+
+    /// For `max`/`min` of plain numbers, the comparison that says which operand the
+    /// result is (`lhs >= rhs` for `max`, `rhs >= lhs` for `min`: the first operand wins
+    /// ties, as TensorFlow's rules give it the cotangent): saved as a `bool` instead of both
+    /// operands, a sixteenth of the memory in a loop. The operands must be names or
+    /// constants without effects, since the comparison reads them a second time.
+    pub(super) fn selection(
+        &self,
+        kind: &BinaryKind,
+        lhs: &Operand,
+        rhs: &Operand,
+    ) -> Option<TokenStream> {
+        if !matches!(self.flavour, Flavour::Scalar) {
+            return None;
+        }
+        let row = kind.row_name();
+        if row != "maximum" && row != "minimum" {
+            return None;
+        }
+        let pure = |operand: &Operand| {
+            matches!(
+                crate::syntax::strip_parens(operand.fwd()),
+                syn::Expr::Lit(_) | syn::Expr::Path(_)
+            )
+        };
+        if !(pure(lhs) && pure(rhs)) {
+            return None;
+        }
+        let (l, r) = (self.receiver(lhs), self.receiver(rhs));
+        Some(if row == "maximum" {
+            quote!(#l >= #r)
+        } else {
+            quote!(#r >= #l)
+        })
     }
 
     /// Which operands of a binary op the adjoint needs: those its active operands' rules

@@ -334,12 +334,19 @@ impl<'a> Generator<'a> {
     /// into them, each starting at its stack's end.
     fn stack_code(&self) -> (Vec<TokenStream>, Vec<TokenStream>) {
         let stacks = self.stacks.borrow();
-        let decls = stacks
-            .iter()
-            .map(|name| {
+        // Stacks of long loops are large: glibc would serve each from a fresh mapping and
+        // fault its pages in on every call, unless its threshold is raised first (once per
+        // process; `runtime::base::alloc`).
+        let prime = (!stacks.is_empty()).then(|| {
+            let generated = paths::generated();
+            quote!(#generated::keep_large_buffers();)
+        });
+        let decls = prime
+            .into_iter()
+            .chain(stacks.iter().map(|name| {
                 let stack = format_ident!("{}_stack", name);
                 quote!(let mut #stack = ::std::vec::Vec::new();)
-            })
+            }))
             .collect();
         let cursors = stacks
             .iter()

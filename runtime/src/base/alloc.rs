@@ -19,8 +19,11 @@ use std::sync::Once;
 /// chunk header and page rounding (the cap applies to the mapped size).
 const PRIMING_BYTES: usize = 31 << 20;
 
-/// Raises glibc's `mmap` threshold once per process (see the module docs).
-pub(crate) fn keep_large_buffers() {
+/// Raises glibc's `mmap` threshold once per process (see the module docs). Called by the
+/// first tape, and by `#[differentiable]` code that keeps stacks for its loops (whose
+/// tape-free `grad`/`grad_into` never build a tape: a gradient over 10⁵ elements would
+/// otherwise map, fault in and unmap its stacks on every call).
+pub fn keep_large_buffers() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         // black_box: an allocation that is never used may otherwise be elided

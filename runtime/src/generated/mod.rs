@@ -31,6 +31,7 @@ mod shadow;
 mod tangent;
 mod trace;
 
+pub use crate::base::alloc::keep_large_buffers;
 pub use crate::record::{any_recording, without_recording};
 pub use crate::tape::closure::record_closure;
 pub use adjoint::*;
