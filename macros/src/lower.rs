@@ -144,7 +144,12 @@ impl<'a> Lowerer<'a> {
         for param in &sig.params {
             let active = param.differentiable(sig.mode);
             let binding = lowerer.bind(&param.ident, active, None);
-            lowerer.bindings[binding].array = matches!(param.kind, Kind::Array { .. });
+            if let Kind::Array { row, .. } = &param.kind {
+                lowerer.bindings[binding].array = true;
+                lowerer.bindings[binding].row = row
+                    .as_ref()
+                    .map(|row| row.parse().expect("printed from tokens"));
+            }
             if param.is_output_array() && active {
                 lowerer.written.push(binding);
             }
@@ -174,6 +179,7 @@ impl<'a> Lowerer<'a> {
             tangent: mixed(&format!("tan_{unique}")),
             active,
             array: false,
+            row: None,
         });
         self.keys.push(key);
         self.scopes
@@ -427,6 +433,7 @@ impl<'a> Lowerer<'a> {
         if array && self.bindings.len() > bound {
             let last = self.bindings.len() - 1;
             self.bindings[last].array = true;
+            self.bindings[last].row = local_row(local);
         }
     }
 
@@ -611,11 +618,7 @@ impl<'a> Lowerer<'a> {
                 })
                 .collect(),
             Mode::Scalar => {
-                let args = call
-                    .args
-                    .iter()
-                    .map(|arg| self.lower_operand(arg))
-                    .collect();
+                let args = self.lower_call_args(call);
                 let parts: Vec<BindingId> = (0..arity).map(|_| self.temp()).collect();
                 let id = self.fresh_id();
                 self.push(Stmt::CallParts {
@@ -807,10 +810,12 @@ impl<'a> Lowerer<'a> {
     }
 
     fn lower_assign(&mut self, left: &Expr, right: &Expr, op: Option<BinaryKind>, whole: &Expr) {
-        if let Expr::Index(index) = strip_parens(left)
-            && let Some(binding) = self.array_target(&index.expr)
-        {
-            self.lower_store(binding, index, right, op, whole);
+        if let Some((binding, indices)) = self.element_place(left) {
+            self.lower_store(binding, &indices, right, op, whole);
+            return;
+        }
+        if let Some(row) = self.row_of(left) {
+            validate::whole_row(self.cx, row);
             return;
         }
         let target = single_ident(strip_parens(left)).and_then(|ident| self.lookup(ident));
@@ -908,6 +913,52 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// The element `expr` names, with its array's binding and its indices: `a[e]` of a
+    /// flat array, `m[i][j]` of an array of rows.
+    fn element_place<'e>(&self, expr: &'e Expr) -> Option<(BindingId, Vec<&'e Expr>)> {
+        let Expr::Index(index) = strip_parens(expr) else {
+            return None;
+        };
+        if let Some(binding) = self.array_target(&index.expr) {
+            // `m[i]` of an array of rows is a row, no element
+            return self.bindings[binding]
+                .row
+                .is_none()
+                .then(|| (binding, vec![&*index.index]));
+        }
+        let Expr::Index(row) = strip_parens(&index.expr) else {
+            return None;
+        };
+        let binding = self.array_target(&row.expr)?;
+        self.bindings[binding]
+            .row
+            .is_some()
+            .then(|| (binding, vec![&*row.index, &*index.index]))
+    }
+
+    /// `m[i]` of an array of rows (a row used whole), if `expr` is one.
+    fn row_of<'e>(&self, expr: &'e Expr) -> Option<&'e Expr> {
+        let Expr::Index(index) = strip_parens(expr) else {
+            return None;
+        };
+        let binding = self.array_target(&index.expr)?;
+        self.bindings[binding].row.is_some().then_some(expr)
+    }
+
+    /// The index into an array's flat shadow: `e` for `a[e]`, `i * N + j` for `m[i][j]`
+    /// (with `j < N` checked, as `m[i][j]` itself would: a column past the row must not
+    /// read the next row's element).
+    fn flat_index(&self, binding: BindingId, indices: &[&Expr]) -> TokenStream {
+        match (indices, &self.bindings[binding].row) {
+            ([i, j], Some(row)) => {
+                let generated = crate::generate::paths::generated();
+                quote!(#generated::flat_index(#i, #j, #row))
+            }
+            ([i], _) => quote!(#i),
+            _ => unreachable!("one index, or two for an array of rows"),
+        }
+    }
+
     /// The array binding `expr` names (a parameter or a local array), if any.
     fn array_target(&self, expr: &Expr) -> Option<BindingId> {
         let ident = single_ident(strip_parens(expr))?;
@@ -946,26 +997,27 @@ impl<'a> Lowerer<'a> {
     fn lower_store(
         &mut self,
         binding: BindingId,
-        index: &syn::ExprIndex,
+        indices: &[&Expr],
         right: &Expr,
         op: Option<BinaryKind>,
         whole: &Expr,
     ) {
         let value_active = self.mentions_active(right);
-        if self.mentions_active(&index.index) {
-            validate::active_index(self.cx, &index.index);
+        if let Some(active) = indices.iter().find(|i| self.mentions_active(i)) {
+            validate::active_index(self.cx, active);
             return;
         }
         if !self.bindings[binding].active {
             if value_active {
-                self.activate(binding, &index.expr);
+                let name = self.bindings[binding].name.clone();
+                self.activate(binding, &syn::parse_quote!(#name));
             }
             self.check_inactive(whole);
             self.push(Stmt::Plain(quote!(#whole;)));
             return;
         }
-        let position = &index.index;
-        let k = self.index_local(quote!(#position));
+        let position = self.flat_index(binding, indices);
+        let k = self.index_local(position);
         let op = match op {
             None => self.build(right),
             Some(kind) => {
@@ -1623,16 +1675,20 @@ impl<'a> Lowerer<'a> {
             Expr::MethodCall(call) => self.build_method(call),
             Expr::Call(call) => self.build_call(call),
             Expr::Index(index) if self.mode == Mode::Scalar => {
-                let Some(array) = self.array_target(&index.expr) else {
-                    validate::indexed_value(self.cx, &index.expr);
+                let Some((array, indices)) = self.element_place(expr) else {
+                    match self.row_of(expr) {
+                        Some(row) => validate::whole_row(self.cx, row),
+                        None => validate::indexed_value(self.cx, &index.expr),
+                    }
                     return Self::poisoned(expr);
                 };
-                if self.mentions_active(&index.index) {
-                    validate::active_index(self.cx, &index.index);
+                if let Some(active) = indices.iter().find(|i| self.mentions_active(i)) {
+                    validate::active_index(self.cx, active);
                     return Self::poisoned(expr);
                 }
-                let position = &index.index;
+                let position = self.flat_index(array, &indices);
                 let counter = single_ident(strip_parens(&index.index))
+                    .filter(|_| indices.len() == 1)
                     .filter(|ident| *ident == "gradtape_k")
                     .and_then(|_| {
                         let ctx = self.loops.iter().rev().find(|l| l.counter.is_some())?;
@@ -1641,7 +1697,7 @@ impl<'a> Lowerer<'a> {
                             reversed: ctx.counter == Some(true),
                         })
                     });
-                let k = self.index_local(quote!(#position));
+                let k = self.index_local(position);
                 Some(Op::Load {
                     array,
                     index: k,
@@ -1791,17 +1847,61 @@ impl<'a> Lowerer<'a> {
         match self.mode {
             Mode::Tensor => Some(self.build_trace(&Expr::Call(call.clone()))),
             Mode::Scalar => {
-                let args = call
-                    .args
-                    .iter()
-                    .map(|arg| self.lower_operand(arg))
-                    .collect();
+                let args = self.lower_call_args(call);
                 Some(Op::Call {
                     func: func.path.clone(),
                     args,
                 })
             }
         }
+    }
+
+    /// The arguments of a call of another annotated function (scalar mode). An active
+    /// array passed whole is an operand naming the array: the callee's pullback gives its
+    /// cotangent whole, which the adjoint adds into the shadow, and its `jvp_call` reads
+    /// the array's tangent shadow.
+    fn lower_call_args(&mut self, call: &syn::ExprCall) -> Vec<Operand> {
+        call.args
+            .iter()
+            .map(|arg| match self.whole_array_arg(arg) {
+                Some(binding) => Operand::Active {
+                    binding,
+                    fwd: arg.clone(),
+                },
+                None => self.lower_operand(arg),
+            })
+            .collect()
+    }
+
+    /// The active array an argument of an annotated call passes whole: `a`, `&a`,
+    /// `&a[..]`, `a.clone()`, `a.to_vec()`, `a.as_slice()` (in parentheses or not).
+    fn whole_array_arg(&self, arg: &Expr) -> Option<BindingId> {
+        let inner = match strip_parens(arg) {
+            Expr::Reference(reference) if reference.mutability.is_none() => {
+                strip_parens(&reference.expr)
+            }
+            other => other,
+        };
+        let inner = match inner {
+            Expr::Index(index)
+                if matches!(strip_parens(&index.index), Expr::Range(range)
+                    if range.start.is_none() && range.end.is_none()) =>
+            {
+                &index.expr
+            }
+            Expr::MethodCall(call)
+                if call.args.is_empty()
+                    && matches!(
+                        call.method.to_string().as_str(),
+                        "clone" | "to_vec" | "as_slice"
+                    ) =>
+            {
+                &call.receiver
+            }
+            other => other,
+        };
+        let binding = self.array_target(inner)?;
+        self.bindings[binding].active.then_some(binding)
     }
 
     fn build_trace(&mut self, expr: &Expr) -> Op {
@@ -2253,7 +2353,7 @@ impl<'ast> Visit<'ast> for ActiveFinder<'_, '_> {
 /// `Vec::with_capacity(..)`.
 pub fn is_array_local(local: &syn::Local) -> bool {
     if let Pat::Type(typed) = &local.pat {
-        return crate::model::sig::float_array(&typed.ty).is_some();
+        return crate::model::sig::float_array_or_rows(&typed.ty).is_some();
     }
     let Some(init) = &local.init else {
         return false;
@@ -2266,6 +2366,34 @@ pub fn is_array_local(local: &syn::Local) -> bool {
                 && path.path.segments[0].ident == "Vec"
                 && matches!(path.path.segments[1].ident.to_string().as_str(), "new" | "with_capacity")),
         _ => false,
+    }
+}
+
+/// The row length `N` of a local array of rows: typed `[[F; N]; M]` or `Vec<[F; N]>`, or
+/// zeros `[[0.0; N]; M]` or `vec![[0.0; N]; m]`.
+fn local_row(local: &syn::Local) -> Option<TokenStream> {
+    if let Pat::Type(typed) = &local.pat {
+        let (_, row, _) = crate::model::sig::float_array_or_rows(&typed.ty)?;
+        return row.map(|row| row.parse().expect("printed from tokens"));
+    }
+    let init = strip_parens(&local.init.as_ref()?.expr);
+    let repeat = match init {
+        Expr::Repeat(repeat) => repeat.clone(),
+        Expr::Macro(mac) if mac.mac.path.is_ident("vec") => {
+            let tokens = &mac.mac.tokens;
+            match syn::parse2::<Expr>(quote!([#tokens])).ok()? {
+                Expr::Repeat(repeat) => repeat,
+                _ => return None,
+            }
+        }
+        _ => return None,
+    };
+    match strip_parens(&repeat.expr) {
+        Expr::Repeat(row) => {
+            let len = &row.len;
+            Some(quote!(#len))
+        }
+        _ => None,
     }
 }
 

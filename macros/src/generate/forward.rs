@@ -311,6 +311,8 @@ impl Generator<'_> {
                 let (array, stored) = (self.name(*binding), Self::stored(id));
                 if *push {
                     quote!(#array.push(#stored);)
+                } else if let Some(row) = &self.body.bindings[*binding].row {
+                    quote!(#array[#index / (#row)][#index % (#row)] = #stored;)
                 } else {
                     quote!(#array[#index] = #stored;)
                 }
@@ -378,8 +380,13 @@ impl Generator<'_> {
                 quote!(#func(#(#args),*))
             }
             Op::Load { array, index, .. } => {
+                let row = &self.body.bindings[*array].row;
                 let array = self.name(*array);
-                quote!(#array[#index])
+                match row {
+                    // `m[i][j]` back from its flat index
+                    Some(row) => quote!(#array[#index / (#row)][#index % (#row)]),
+                    None => quote!(#array[#index]),
+                }
             }
         }
     }

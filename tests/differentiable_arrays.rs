@@ -1,0 +1,592 @@
+//! `#[differentiable]` arrays beyond one function (issue 13): float arrays passed whole to
+//! another annotated function (`dot(&x, &w)`, `norm2(&v[..])`, a local `vec!` buffer, a
+//! `[f64; 3]` by value), and arrays of rows (`[[f64; N]; M]`, `&[[f64; N]; M]`,
+//! `&[[f64; N]]`, `Vec<[f64; N]>`, local `[[0.0; N]; M]`) read and written as `m[i][j]`.
+//!
+//! Each function is checked through all its faces, as in `differentiable_slices.rs`: `f`,
+//! `f::grad`, `f::grad_into` and `f::jvp` give the value of `f::primal` to the bit; the
+//! gradient matches central differences of `f::primal`; `grad_into` gives `grad`'s
+//! gradient to the bit; the tangent along `v` is `⟨∇f, v⟩`. Second order, as scalar mode
+//! has it (no AD runs over the generated code on numbers): the Hessian taken by central
+//! differences of `f::grad` matches second differences of `f`, and the central differences
+//! of `f::jvp` along each unit vector match `e_jᵀ H v` by second differences.
+
+// The functions are written as users write them: index loops and `&Vec` included.
+#![allow(clippy::needless_range_loop, clippy::ptr_arg)]
+
+mod common;
+
+use common::{central_differences, close};
+
+use gradtape::differentiable;
+
+// ----- oracles and the check -----
+
+/// A deterministic point in `[lo, hi)` per coordinate (SplitMix64).
+fn point(n: usize, seed: u64, lo: f64, hi: f64) -> Vec<f64> {
+    let mut state = seed;
+    (0..n)
+        .map(|_| {
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^= z >> 31;
+            lo + (hi - lo) * (z >> 11) as f64 / (1u64 << 53) as f64
+        })
+        .collect()
+}
+
+type Value<'a> = &'a dyn Fn(&[f64]) -> f64;
+type Gradient<'a> = &'a dyn Fn(&[f64]) -> (f64, Vec<f64>);
+type Tangent<'a> = &'a dyn Fn(&[f64], &[f64]) -> (f64, f64);
+
+/// A function's faces on a flat vector of all its inputs (row after row for a matrix).
+struct Case<'a> {
+    name: &'a str,
+    itself: Value<'a>,
+    primal: Value<'a>,
+    grad: Gradient<'a>,
+    grad_into: Gradient<'a>,
+    jvp: Tangent<'a>,
+}
+
+impl Case<'_> {
+    fn check(&self, x: &[f64]) {
+        let name = self.name;
+        let value = (self.primal)(x);
+        assert_eq!(
+            (self.itself)(x).to_bits(),
+            value.to_bits(),
+            "{name}: itself"
+        );
+        let (by_grad, gradient) = (self.grad)(x);
+        assert_eq!(by_grad.to_bits(), value.to_bits(), "{name}: grad's value");
+        let (by_into, into) = (self.grad_into)(x);
+        assert_eq!(
+            by_into.to_bits(),
+            value.to_bits(),
+            "{name}: grad_into's value"
+        );
+        let bits = |v: &[f64]| v.iter().map(|g| g.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&gradient), bits(&into), "{name}: grad_into vs grad");
+        let expected = central_differences(self.primal, x);
+        for (k, (g, e)) in gradient.iter().zip(&expected).enumerate() {
+            assert!(
+                close(*g, *e, 1e-5),
+                "{name}: d/dx{k} = {g}, central differences {e}"
+            );
+        }
+        let v = point(x.len(), 99, -1.0, 1.0);
+        let (by_jvp, tangent) = (self.jvp)(x, &v);
+        assert_eq!(by_jvp.to_bits(), value.to_bits(), "{name}: jvp's value");
+        let dot: f64 = gradient.iter().zip(&v).map(|(g, v)| g * v).sum();
+        assert!(
+            close(tangent, dot, 1e-10),
+            "{name}: jvp {tangent} vs <grad, v> {dot}"
+        );
+        self.check_second_order(x, &v);
+    }
+
+    /// Row `i` of the Hessian by central differences of the gradient against second
+    /// differences of the value, and `d/ds jvp(x + s e_j, v)` against `e_jᵀ H v` by second
+    /// differences.
+    fn check_second_order(&self, x: &[f64], v: &[f64]) {
+        let (name, n, h) = (self.name, x.len(), 1e-4);
+        let along = |x: &[f64], d: &[f64], s: f64| -> Vec<f64> {
+            x.iter().zip(d).map(|(x, d)| x + s * d).collect()
+        };
+        let unit = |j: usize| -> Vec<f64> { (0..n).map(|k| f64::from(k == j)).collect() };
+        let f = |x: &[f64]| (self.primal)(x);
+        for j in 0..n {
+            let e = unit(j);
+            let (up, down) = (
+                (self.grad)(&along(x, &e, h)).1,
+                (self.grad)(&along(x, &e, -h)).1,
+            );
+            for i in 0..n {
+                let of_grad = (up[i] - down[i]) / (2.0 * h);
+                let ei = unit(i);
+                let at = |s: f64, t: f64| f(&along(&along(x, &ei, s), &e, t));
+                let second = (at(h, h) - at(h, -h) - at(-h, h) + at(-h, -h)) / (4.0 * h * h);
+                assert!(
+                    close(of_grad, second, 1e-4),
+                    "{name}: H[{i}][{j}] = {of_grad} by the gradient, {second} by second differences"
+                );
+            }
+            let of_jvp = ((self.jvp)(&along(x, &e, h), v).1 - (self.jvp)(&along(x, &e, -h), v).1)
+                / (2.0 * h);
+            let at = |s: f64, t: f64| f(&along(&along(x, &e, s), v, t));
+            let second = (at(h, h) - at(h, -h) - at(-h, h) + at(-h, -h)) / (4.0 * h * h);
+            assert!(
+                close(of_jvp, second, 1e-4),
+                "{name}: d/dx{j} jvp(v) = {of_jvp}, second differences {second}"
+            );
+        }
+    }
+}
+
+/// Splits a flat vector into parts of the given lengths.
+fn split(x: &[f64], lens: &[usize]) -> Vec<Vec<f64>> {
+    let mut at = 0;
+    lens.iter()
+        .map(|&n| {
+            at += n;
+            x[at - n..at].to_vec()
+        })
+        .collect()
+}
+
+/// The faces of a function whose parameters are all `&[f64]` slices, of lengths `lens`.
+macro_rules! slices {
+    ($f:ident, $lens:expr, [$($k:tt),+], $x:expr) => {{
+        let lens: &[usize] = &$lens;
+        let x: Vec<f64> = $x;
+        Case {
+            name: stringify!($f),
+            itself: &|x| { let p = split(x, lens); $f($(&p[$k]),+) },
+            primal: &|x| { let p = split(x, lens); $f::primal($(&p[$k]),+) },
+            grad: &|x| {
+                let p = split(x, lens);
+                let (value, g) = $f::grad($(&p[$k]),+);
+                (value, g.concat())
+            },
+            grad_into: &|x| {
+                let p = split(x, lens);
+                let mut d: Vec<Vec<f64>> = lens.iter().map(|&n| vec![0.0; n]).collect();
+                let value = {
+                    let mut buffers = d.iter_mut();
+                    $f::grad_into($(&p[$k]),+, $({ let _ = $k; buffers.next().unwrap() }),+)
+                };
+                (value, d.concat())
+            },
+            jvp: &|x, v| {
+                let (p, t) = (split(x, lens), split(v, lens));
+                $f::jvp($(&p[$k]),+, $(&t[$k]),+)
+            },
+        }
+        .check(&x)
+    }};
+}
+
+// ----- 1. arrays passed whole to another annotated function -----
+
+#[differentiable]
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..a.len() {
+        s += a[i] * b[i];
+    }
+    s
+}
+
+/// A slice parameter passed on as it is.
+#[differentiable]
+fn norm2(v: &[f64]) -> f64 {
+    dot(v, v).sqrt()
+}
+
+/// `&x`, `&x[..]` and the parameter itself, to two callees.
+#[differentiable]
+fn cosine(x: &[f64], w: &[f64]) -> f64 {
+    dot(&x, &w) / (norm2(&x[..]) * norm2(w))
+}
+
+#[differentiable]
+fn squared_length(p: [f64; 3]) -> f64 {
+    p[0] * p[0] + p[1] * p[1] + p[2] * p[2]
+}
+
+#[differentiable]
+fn mean(v: Vec<f64>) -> f64 {
+    let mut s = 0.0;
+    for i in 0..v.len() {
+        s += v[i];
+    }
+    s / v.len() as f64
+}
+
+/// A local `vec!` buffer handed to callees, then overwritten and handed again: the second
+/// call's cotangent reaches the buffer's new element, the first call's the old one.
+#[differentiable]
+fn through_local_buffer(x: &[f64]) -> f64 {
+    let mut buf = vec![0.0; x.len()];
+    for i in 0..x.len() {
+        buf[i] = x[i].sin();
+    }
+    let first = norm2(&buf) + dot(&buf, x);
+    buf[0] = buf[0] * 3.0 + x[1];
+    first * norm2(&buf)
+}
+
+/// A `[f64; 3]` built from numbers and passed by value, a copy made by `clone`.
+#[differentiable]
+fn by_value_arrays(x: f64, y: f64) -> f64 {
+    let p = [x, y * x, y.exp()];
+    squared_length(p) * x + squared_length(p.clone())
+}
+
+/// A `Vec` parameter passed by reference and as a clone by value.
+#[differentiable]
+fn vec_whole(v: Vec<f64>) -> f64 {
+    norm2(&v) * mean(v.clone())
+}
+
+/// A call inside a loop: its pullback goes on a stack, one per iteration.
+#[differentiable]
+fn calls_in_a_loop(x: &[f64], w: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for k in 0..3 {
+        s = s * 0.5 + dot(x, w) * (k as f64 + 1.0) + norm2(x);
+    }
+    s
+}
+
+/// A constant array (data) passed to a differentiable parameter of the callee: no
+/// cotangent for it, a zero tangent.
+#[differentiable(constant(target))]
+fn distance_to(x: &[f64], target: &[f64]) -> f64 {
+    let mut d = vec![0.0; x.len()];
+    for i in 0..x.len() {
+        d[i] = x[i] - target[i];
+    }
+    norm2(&d) + dot(&target, x)
+}
+
+#[test]
+fn arrays_passed_whole() {
+    slices!(norm2, [5], [0], point(5, 1, -1.0, 1.0));
+    slices!(cosine, [4, 4], [0, 1], point(8, 2, -1.0, 1.0));
+    slices!(through_local_buffer, [5], [0], point(5, 3, -1.0, 1.0));
+    slices!(calls_in_a_loop, [3, 3], [0, 1], point(6, 4, -1.0, 1.0));
+    Case {
+        name: "by_value_arrays",
+        itself: &|x| by_value_arrays(x[0], x[1]),
+        primal: &|x| by_value_arrays::primal(x[0], x[1]),
+        grad: &|x| {
+            let (v, g) = by_value_arrays::grad(x[0], x[1]);
+            (v, g.to_vec())
+        },
+        // float parameters only: no `grad_into`
+        grad_into: &|x| {
+            let (v, g) = by_value_arrays::grad(x[0], x[1]);
+            (v, g.to_vec())
+        },
+        jvp: &|x, t| by_value_arrays::jvp(x[0], x[1], t[0], t[1]),
+    }
+    .check(&[0.4, -0.3]);
+    Case {
+        name: "vec_whole",
+        itself: &|x| vec_whole(x.to_vec()),
+        primal: &|x| vec_whole::primal(x.to_vec()),
+        grad: &|x| {
+            let (v, [g]) = vec_whole::grad(x.to_vec());
+            (v, g)
+        },
+        grad_into: &|x| {
+            let mut d = vec![0.0; x.len()];
+            (vec_whole::grad_into(x.to_vec(), &mut d), d)
+        },
+        jvp: &|x, t| vec_whole::jvp(x.to_vec(), t),
+    }
+    .check(&point(4, 5, 0.2, 1.0));
+    let target = [0.5, -0.25, 1.0];
+    Case {
+        name: "distance_to",
+        itself: &|x| distance_to(x, &target),
+        primal: &|x| distance_to::primal(x, &target),
+        grad: &|x| {
+            let (v, [g]) = distance_to::grad(x, &target);
+            (v, g)
+        },
+        grad_into: &|x| {
+            let mut d = vec![0.0; x.len()];
+            (distance_to::grad_into(x, &target, &mut d), d)
+        },
+        jvp: &|x, t| distance_to::jvp(x, &target, t),
+    }
+    .check(&point(3, 6, -1.0, 1.0));
+}
+
+/// Hand-computed values, independent of central differences.
+#[test]
+fn arrays_passed_whole_by_hand() {
+    // ∇‖x‖ = x / ‖x‖: at (3, 4), (0.6, 0.8)
+    let (value, [g]) = norm2::grad(&[3.0, 4.0]);
+    assert_eq!(value, 5.0);
+    assert!(
+        (g[0] - 0.6).abs() < 1e-15 && (g[1] - 0.8).abs() < 1e-15,
+        "{g:?}"
+    );
+    // f = |p|² (x + 1) with |p|² = x² + x²y² + e^{2y}: at (1, 0), |p|² = 2, f = 4;
+    // df/dx = (2x + 2xy²)(x + 1) + |p|² = 6, df/dy = (2x²y + 2e^{2y})(x + 1) = 4
+    let (value, g) = by_value_arrays::grad(1.0, 0.0);
+    assert_eq!((value, g), (4.0, [6.0, 4.0]));
+}
+
+// ----- 2. arrays of rows, `m[i][j]` -----
+
+/// `|M v|²`: a 3x3 matrix-vector product into a local array.
+#[differentiable]
+fn matvec_energy(m: [[f64; 3]; 3], v: &[f64; 3]) -> f64 {
+    let mut y = [0.0; 3];
+    for i in 0..3 {
+        for j in 0..3 {
+            y[i] += m[i][j] * v[j];
+        }
+    }
+    y[0] * y[0] + y[1] * y[1] + y[2] * y[2]
+}
+
+/// The determinant by cofactors along the first row.
+#[differentiable]
+fn det3(m: &[[f64; 3]; 3]) -> f64 {
+    m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
+        - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+        + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
+}
+
+/// A dense layer `tanh(W x + b)` over `[[f64; 4]; 3]`, summed.
+#[differentiable]
+fn dense_layer(w: &[[f64; 4]; 3], b: &[f64; 3], x: &[f64; 4]) -> f64 {
+    let mut loss = 0.0;
+    for i in 0..3 {
+        let mut z = b[i];
+        for j in 0..4 {
+            z += w[i][j] * x[j];
+        }
+        loss += z.tanh();
+    }
+    loss
+}
+
+/// `‖A Aᵀ‖²` for a slice of rows: a local `[[0.0; 3]; 3]` accumulated with `+=`.
+#[differentiable]
+fn gram_energy(a: &[[f64; 2]]) -> f64 {
+    let n = a.len();
+    let mut g = [[0.0; 3]; 3];
+    for i in 0..n {
+        for j in 0..n {
+            for k in 0..2 {
+                g[i][j] += a[i][k] * a[j][k];
+            }
+        }
+    }
+    let mut s = 0.0;
+    for i in 0..n {
+        for j in 0..n {
+            s += g[i][j] * g[i][j];
+        }
+    }
+    s
+}
+
+/// A `Vec` of rows by value, overwritten in place, and a local `vec![[0.0; 2]; n]`.
+#[differentiable]
+fn rows_in_place(mut m: Vec<[f64; 2]>) -> f64 {
+    let mut scaled = vec![[0.0; 2]; m.len()];
+    for i in 0..m.len() {
+        m[i][1] = m[i][0] * m[i][1];
+        scaled[i][0] = m[i][1].sin();
+        scaled[i][1] = m[i][0] - scaled[i][0];
+    }
+    let mut s = 0.0;
+    for i in 0..m.len() {
+        s += scaled[i][0] * m[i][1] + scaled[i][1].powi(2);
+    }
+    s
+}
+
+/// An array of rows passed whole to another annotated function, and a local one built
+/// element by element and passed too.
+#[differentiable]
+fn scaled_determinants(m: [[f64; 3]; 3], s: f64) -> f64 {
+    let mut t = [[0.0; 3]; 3];
+    for i in 0..3 {
+        for j in 0..3 {
+            t[i][j] = m[j][i] * s;
+        }
+    }
+    det3(&m) * s + det3(&t)
+}
+
+/// Rows of a flat vector as `[[f64; N]; M]`.
+fn matrix<const N: usize, const M: usize>(x: &[f64]) -> [[f64; N]; M] {
+    let mut m = [[0.0; N]; M];
+    for (k, v) in x.iter().take(N * M).enumerate() {
+        m[k / N][k % N] = *v;
+    }
+    m
+}
+
+fn rows<const N: usize>(x: &[f64]) -> Vec<[f64; N]> {
+    x.chunks(N).map(|c| matrix::<N, 1>(c)[0]).collect()
+}
+
+#[test]
+fn arrays_of_rows() {
+    let fixed3 = |x: &[f64]| -> [f64; 3] { [x[0], x[1], x[2]] };
+    Case {
+        name: "matvec_energy",
+        itself: &|x| matvec_energy(matrix(x), &fixed3(&x[9..])),
+        primal: &|x| matvec_energy::primal(matrix(x), &fixed3(&x[9..])),
+        grad: &|x| {
+            // an array of rows gets its gradient in the same shape
+            let (v, (gm, gv)): (f64, ([[f64; 3]; 3], [f64; 3])) =
+                matvec_energy::grad(matrix(x), &fixed3(&x[9..]));
+            (v, [gm.as_flattened(), &gv[..]].concat())
+        },
+        grad_into: &|x| {
+            let (mut dm, mut dv) = ([[0.0; 3]; 3], [0.0; 3]);
+            let v = matvec_energy::grad_into(matrix(x), &fixed3(&x[9..]), &mut dm, &mut dv);
+            (v, [dm.as_flattened(), &dv[..]].concat())
+        },
+        jvp: &|x, t| {
+            let tm: [[f64; 3]; 3] = matrix(t);
+            matvec_energy::jvp(matrix(x), &fixed3(&x[9..]), &tm, &t[9..])
+        },
+    }
+    .check(&point(12, 51, -1.0, 1.0));
+    Case {
+        name: "det3",
+        itself: &|x| det3(&matrix(x)),
+        primal: &|x| det3::primal(&matrix(x)),
+        grad: &|x| {
+            let (v, [g]) = det3::grad(&matrix(x));
+            (v, g.as_flattened().to_vec())
+        },
+        grad_into: &|x| {
+            let mut d = [[0.0; 3]; 3];
+            let v = det3::grad_into(&matrix(x), &mut d);
+            (v, d.as_flattened().to_vec())
+        },
+        jvp: &|x, t| det3::jvp(&matrix(x), &matrix::<3, 3>(t)),
+    }
+    .check(&point(9, 52, -1.0, 1.0));
+    Case {
+        name: "dense_layer",
+        itself: &|x| {
+            dense_layer(
+                &matrix(x),
+                &matrix::<3, 1>(&x[12..])[0],
+                &matrix::<4, 1>(&x[15..])[0],
+            )
+        },
+        primal: &|x| {
+            dense_layer::primal(
+                &matrix(x),
+                &matrix::<3, 1>(&x[12..])[0],
+                &matrix::<4, 1>(&x[15..])[0],
+            )
+        },
+        grad: &|x| {
+            let (v, (gw, gb, gx)) = dense_layer::grad(
+                &matrix(x),
+                &matrix::<3, 1>(&x[12..])[0],
+                &matrix::<4, 1>(&x[15..])[0],
+            );
+            (v, [gw.as_flattened(), &gb[..], &gx[..]].concat())
+        },
+        grad_into: &|x| {
+            let (mut dw, mut db, mut dx) = ([[0.0; 4]; 3], [0.0; 3], [0.0; 4]);
+            let v = dense_layer::grad_into(
+                &matrix(x),
+                &matrix::<3, 1>(&x[12..])[0],
+                &matrix::<4, 1>(&x[15..])[0],
+                &mut dw,
+                &mut db,
+                &mut dx,
+            );
+            (v, [dw.as_flattened(), &db[..], &dx[..]].concat())
+        },
+        jvp: &|x, t| {
+            dense_layer::jvp(
+                &matrix(x),
+                &matrix::<3, 1>(&x[12..])[0],
+                &matrix::<4, 1>(&x[15..])[0],
+                &matrix::<4, 3>(t),
+                &t[12..15],
+                &t[15..],
+            )
+        },
+    }
+    .check(&point(19, 53, -1.0, 1.0));
+    Case {
+        name: "gram_energy",
+        itself: &|x| gram_energy(&rows::<2>(x)),
+        primal: &|x| gram_energy::primal(&rows::<2>(x)),
+        grad: &|x| {
+            let (v, [g]) = gram_energy::grad(&rows::<2>(x));
+            (v, g.as_flattened().to_vec())
+        },
+        grad_into: &|x| {
+            let mut d = vec![[0.0; 2]; x.len() / 2];
+            let v = gram_energy::grad_into(&rows::<2>(x), &mut d);
+            (v, d.as_flattened().to_vec())
+        },
+        jvp: &|x, t| gram_energy::jvp(&rows::<2>(x), &rows::<2>(t)),
+    }
+    .check(&point(6, 54, -1.0, 1.0));
+    Case {
+        name: "rows_in_place",
+        itself: &|x| rows_in_place(rows::<2>(x)),
+        primal: &|x| rows_in_place::primal(rows::<2>(x)),
+        grad: &|x| {
+            let (v, [g]) = rows_in_place::grad(rows::<2>(x));
+            (v, g.as_flattened().to_vec())
+        },
+        grad_into: &|x| {
+            let mut d = vec![[0.0; 2]; x.len() / 2];
+            let v = rows_in_place::grad_into(rows::<2>(x), &mut d);
+            (v, d.as_flattened().to_vec())
+        },
+        jvp: &|x, t| rows_in_place::jvp(rows::<2>(x), &rows::<2>(t)),
+    }
+    .check(&point(6, 55, -1.0, 1.0));
+    Case {
+        name: "scaled_determinants",
+        itself: &|x| scaled_determinants(matrix(x), x[9]),
+        primal: &|x| scaled_determinants::primal(matrix(x), x[9]),
+        grad: &|x| {
+            let (v, (gm, gs)) = scaled_determinants::grad(matrix(x), x[9]);
+            (v, [gm.as_flattened(), &[gs]].concat())
+        },
+        grad_into: &|x| {
+            let (mut dm, mut ds) = ([[0.0; 3]; 3], 0.0);
+            let v = scaled_determinants::grad_into(matrix(x), x[9], &mut dm, &mut ds);
+            (v, [dm.as_flattened(), &[ds]].concat())
+        },
+        jvp: &|x, t| scaled_determinants::jvp(matrix(x), x[9], &matrix::<3, 3>(t), t[9]),
+    }
+    .check(&point(10, 56, -1.0, 1.0));
+}
+
+/// Hand-computed values, independent of central differences.
+#[test]
+fn arrays_of_rows_by_hand() {
+    // d det M / dM = cofactor matrix; for M = diag(2, 3, 4): diag(12, 8, 6)
+    let m = [[2.0, 0.0, 0.0], [0.0, 3.0, 0.0], [0.0, 0.0, 4.0]];
+    let (value, [g]) = det3::grad(&m);
+    assert_eq!(value, 24.0);
+    assert_eq!(g, [[12.0, 0.0, 0.0], [0.0, 8.0, 0.0], [0.0, 0.0, 6.0]]);
+    // |M v|² with M = I, v = (1, 2, 3): d/dM_ij = 2 (Mv)_i v_j = 2 v_i v_j, d/dv = 2 v
+    let eye = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+    let (value, (gm, gv)) = matvec_energy::grad(eye, &[1.0, 2.0, 3.0]);
+    assert_eq!(value, 14.0);
+    assert_eq!(gm, [[2.0, 4.0, 6.0], [4.0, 8.0, 12.0], [6.0, 12.0, 18.0]]);
+    assert_eq!(gv, [2.0, 4.0, 6.0]);
+}
+
+#[test]
+fn a_column_past_the_row_panics_as_the_body_does() {
+    #[differentiable]
+    fn column(m: &[[f64; 2]], j: usize) -> f64 {
+        m[0][j] * 2.0
+    }
+    let m = [[1.0, 2.0], [3.0, 4.0]];
+    assert_eq!(column(&m, 1), 4.0);
+    // m[0][2] is out of bounds in the body as written, not m[1][0]
+    assert!(std::panic::catch_unwind(|| column::primal(&m, 2)).is_err());
+    assert!(std::panic::catch_unwind(|| column::grad(&m, 2)).is_err());
+    assert_eq!(column::grad(&m, 1).1, [vec![[0.0, 2.0], [0.0, 0.0]]]);
+}
