@@ -410,6 +410,35 @@ fn scaled_determinants(m: [[f64; 3]; 3], s: f64) -> f64 {
     det3(&m) * s + det3(&t)
 }
 
+/// A matrix literal of differentiable values (rows of one length), passed whole and read.
+#[differentiable]
+fn rotation_energy(a: f64, s: f64) -> f64 {
+    let r = [
+        [a.cos() * s, -a.sin(), 0.0],
+        [a.sin(), a.cos() * s, 0.0],
+        [0.0, 0.0, s],
+    ];
+    det3(&r) + r[0][1] * r[1][0]
+}
+
+/// Rows of a matrix and ranges of a slice passed to annotated functions (copied into
+/// local arrays first, whose reads carry the cotangents back).
+#[differentiable]
+fn rows_and_ranges(m: &[[f64; 3]; 2], v: &[f64]) -> f64 {
+    dot(&m[0], &v[..3]) * norm2(&v[1..]) + dot(&m[1], &v[2..=4])
+}
+
+/// `|M v|²` row by row, each row's product by `dot`, inside a loop.
+#[differentiable]
+fn matvec_by_rows(m: &[[f64; 3]], v: &[f64; 3]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..m.len() {
+        let y = dot(&m[i], v);
+        s += y * y;
+    }
+    s
+}
+
 /// Rows of a flat vector as `[[f64; N]; M]`.
 fn matrix<const N: usize, const M: usize>(x: &[f64]) -> [[f64; N]; M] {
     let mut m = [[0.0; N]; M];
@@ -559,6 +588,82 @@ fn arrays_of_rows() {
         jvp: &|x, t| scaled_determinants::jvp(matrix(x), x[9], &matrix::<3, 3>(t), t[9]),
     }
     .check(&point(10, 56, -1.0, 1.0));
+}
+
+#[test]
+fn matrix_literals() {
+    Case {
+        name: "rotation_energy",
+        itself: &|x| rotation_energy(x[0], x[1]),
+        primal: &|x| rotation_energy::primal(x[0], x[1]),
+        grad: &|x| {
+            let (v, g) = rotation_energy::grad(x[0], x[1]);
+            (v, g.to_vec())
+        },
+        // float parameters only: no `grad_into`
+        grad_into: &|x| {
+            let (v, g) = rotation_energy::grad(x[0], x[1]);
+            (v, g.to_vec())
+        },
+        jvp: &|x, t| rotation_energy::jvp(x[0], x[1], t[0], t[1]),
+    }
+    .check(&[0.7, 1.3]);
+    // at s = 1 the matrix is a rotation: det 1, and r01 r10 = -sin² a;
+    // d/da (1 - sin² a) = -2 sin a cos a = 0 at a = 0
+    let (value, [da, _]) = rotation_energy::grad(0.0, 1.0);
+    assert_eq!((value, da), (1.0, 0.0));
+}
+
+#[test]
+fn parts_of_arrays_passed() {
+    Case {
+        name: "rows_and_ranges",
+        itself: &|x| rows_and_ranges(&matrix(x), &x[6..]),
+        primal: &|x| rows_and_ranges::primal(&matrix(x), &x[6..]),
+        grad: &|x| {
+            let (v, (gm, gv)) = rows_and_ranges::grad(&matrix(x), &x[6..]);
+            (v, [gm.as_flattened(), &gv[..]].concat())
+        },
+        grad_into: &|x| {
+            let (mut dm, mut dv) = ([[0.0; 3]; 2], vec![0.0; 5]);
+            let v = rows_and_ranges::grad_into(&matrix(x), &x[6..], &mut dm, &mut dv);
+            (v, [dm.as_flattened(), &dv[..]].concat())
+        },
+        jvp: &|x, t| rows_and_ranges::jvp(&matrix(x), &x[6..], &matrix::<3, 2>(t), &t[6..]),
+    }
+    .check(&point(11, 57, -1.0, 1.0));
+    Case {
+        name: "matvec_by_rows",
+        itself: &|x| matvec_by_rows(&rows::<3>(&x[..9]), &matrix::<3, 1>(&x[9..])[0]),
+        primal: &|x| matvec_by_rows::primal(&rows::<3>(&x[..9]), &matrix::<3, 1>(&x[9..])[0]),
+        grad: &|x| {
+            let (v, (gm, gv)) =
+                matvec_by_rows::grad(&rows::<3>(&x[..9]), &matrix::<3, 1>(&x[9..])[0]);
+            (v, [gm.as_flattened(), &gv[..]].concat())
+        },
+        grad_into: &|x| {
+            let (mut dm, mut dv) = (vec![[0.0; 3]; 3], [0.0; 3]);
+            let v = matvec_by_rows::grad_into(
+                &rows::<3>(&x[..9]),
+                &matrix::<3, 1>(&x[9..])[0],
+                &mut dm,
+                &mut dv,
+            );
+            (v, [dm.as_flattened(), &dv[..]].concat())
+        },
+        jvp: &|x, t| {
+            matvec_by_rows::jvp(
+                &rows::<3>(&x[..9]),
+                &matrix::<3, 1>(&x[9..])[0],
+                &rows::<3>(&t[..9]),
+                &t[9..],
+            )
+        },
+    }
+    .check(&point(12, 58, -1.0, 1.0));
+    // a range past the end panics as the body's own `&v[2..=4]` does
+    let m = [[1.0; 3]; 2];
+    assert!(std::panic::catch_unwind(|| rows_and_ranges::grad(&m, &[1.0; 4])).is_err());
 }
 
 /// Hand-computed values, independent of central differences.

@@ -433,7 +433,10 @@ impl<'a> Lowerer<'a> {
         if array && self.bindings.len() > bound {
             let last = self.bindings.len() - 1;
             self.bindings[last].array = true;
-            self.bindings[last].row = local_row(local);
+            // (a literal of rows set its row length already)
+            if let Some(row) = local_row(local) {
+                self.bindings[last].row = Some(row);
+            }
         }
     }
 
@@ -872,14 +875,34 @@ impl<'a> Lowerer<'a> {
         expr: &Expr,
         elems: &[Expr],
     ) {
+        // `[[a, b], [c, d]]`: rows of one length, written element by element into zeros
+        // of that shape through the flat shadow.
+        let rows: Option<Vec<Vec<Expr>>> = elems
+            .iter()
+            .map(|e| match strip_parens(e) {
+                Expr::Array(row) => Some(row.elems.iter().cloned().collect()),
+                _ => None,
+            })
+            .collect();
+        let row_len = rows
+            .as_ref()
+            .and_then(|rows| rows.first().map(Vec::len))
+            .filter(|&n| rows.iter().flatten().all(|row| row.len() == n));
+        let (elems, row) = match (rows, row_len) {
+            (Some(rows), Some(n)) => (rows.concat(), Some(n)),
+            _ => (elems.to_vec(), None),
+        };
         let values: Vec<Operand> = elems.iter().map(|e| self.lower_operand(e)).collect();
         let n = elems.len();
-        let zeros: Expr = match expr {
-            Expr::Macro(_) => syn::parse_quote!(::std::vec![0.0; #n]),
-            _ => syn::parse_quote!([0.0; #n]),
+        let zeros: Expr = match (expr, row) {
+            (Expr::Macro(_), Some(row)) => syn::parse_quote!(::std::vec![[0.0; #row]; #n / #row]),
+            (_, Some(row)) => syn::parse_quote!([[0.0; #row]; #n / #row]),
+            (Expr::Macro(_), None) => syn::parse_quote!(::std::vec![0.0; #n]),
+            (_, None) => syn::parse_quote!([0.0; #n]),
         };
         let binding = self.bind(ident, true, Some(key));
         self.bindings[binding].array = true;
+        self.bindings[binding].row = row.map(|row| quote!(#row));
         let id = self.fresh_id();
         // Written element by element below: `mut` whatever the user wrote.
         let _ = mutable;
@@ -1863,14 +1886,120 @@ impl<'a> Lowerer<'a> {
     fn lower_call_args(&mut self, call: &syn::ExprCall) -> Vec<Operand> {
         call.args
             .iter()
-            .map(|arg| match self.whole_array_arg(arg) {
-                Some(binding) => Operand::Active {
-                    binding,
-                    fwd: arg.clone(),
-                },
-                None => self.lower_operand(arg),
+            .map(|arg| {
+                if let Some(binding) = self.whole_array_arg(arg) {
+                    return Operand::Active {
+                        binding,
+                        fwd: arg.clone(),
+                    };
+                }
+                if let Some(part) = self.copied_part(arg) {
+                    let name = self.bindings[part].name.clone();
+                    return Operand::Active {
+                        binding: part,
+                        fwd: syn::parse_quote!(&#name),
+                    };
+                }
+                if let Expr::Reference(reference) = strip_parens(arg)
+                    && let Some(mutability) = &reference.mutability
+                    && self.array_target(&reference.expr).is_some()
+                {
+                    validate::array_output_argument(self.cx, mutability);
+                    return Operand::Inactive(arg.clone());
+                }
+                self.lower_operand(arg)
             })
             .collect()
+    }
+
+    /// Part of an active array passed to an annotated call, a row `&m[i]` of an array of
+    /// rows or a range `&v[a..b]`: copied element by element into a local array first
+    /// (`let mut part = [0.0; N]; for j in 0..N { part[j] = m[i][j]; }`), which is then
+    /// passed whole. The copy's reads carry the callee's cotangent back into the array's
+    /// shadow at the part's offset, with no new machinery; it costs a copy of the part
+    /// (and for a range, an allocation). The part's bounds are checked first by the
+    /// user's own expression (`let _ = &v[a..b];`), so a bad range panics as it would.
+    fn copied_part(&mut self, arg: &Expr) -> Option<BindingId> {
+        let Expr::Reference(reference) = strip_parens(arg) else {
+            return None;
+        };
+        if reference.mutability.is_some() {
+            return None;
+        }
+        let Expr::Index(index) = strip_parens(&reference.expr) else {
+            return None;
+        };
+        let base = self.array_target(&index.expr)?;
+        if !self.bindings[base].active || self.mentions_active(&index.index) {
+            return None;
+        }
+        let id = self.next_index;
+        self.next_index += 1;
+        let start = format_ident!("gradtape_part_start{id}");
+        let len = format_ident!("gradtape_part_len{id}");
+        let j = format_ident!("gradtape_part_j{id}");
+        let array = &index.expr;
+        let position = &index.index;
+        let (zeros, read): (Expr, Expr) =
+            match (strip_parens(&index.index), &self.bindings[base].row) {
+                (Expr::Range(range), None) => {
+                    let from = range
+                        .start
+                        .as_ref()
+                        .map_or_else(|| quote!(0), |e| quote!(#e));
+                    let to = match (&range.end, &range.limits) {
+                        (None, _) => quote!(#array.len()),
+                        (Some(end), syn::RangeLimits::HalfOpen(_)) => quote!(#end),
+                        (Some(end), syn::RangeLimits::Closed(_)) => quote!(#end + 1),
+                    };
+                    self.push(Stmt::Plain(quote! {
+                        let _ = &#array[#position];
+                        let #start: usize = #from;
+                        let #len: usize = #to - #start;
+                    }));
+                    (
+                        syn::parse_quote!(::std::vec![0.0; #len]),
+                        syn::parse_quote!(#array[#start + #j]),
+                    )
+                }
+                (Expr::Range(_), Some(_)) => return None,
+                (_, Some(row)) => {
+                    let row = row.clone();
+                    self.push(Stmt::Plain(quote! {
+                        let _ = &#array[#position];
+                        let #start: usize = #position;
+                        let #len: usize = #row;
+                    }));
+                    (
+                        syn::parse_quote!([0.0; #row]),
+                        syn::parse_quote!(#array[#start][#j]),
+                    )
+                }
+                (_, None) => return None,
+            };
+        let ident = format_ident!("gradtape_part{id}");
+        let part = self.bind(&ident, true, None);
+        self.bindings[part].array = true;
+        let def = self.fresh_id();
+        self.push(Stmt::Def {
+            id: def,
+            target: Target::Let {
+                binding: part,
+                mutable: true,
+                ty: None,
+            },
+            op: Op::Copy {
+                value: Operand::Inactive(zeros),
+                clone: false,
+            },
+        });
+        let copy: syn::Stmt = syn::parse_quote! {
+            for #j in 0..#len {
+                #ident[#j] = #read;
+            }
+        };
+        self.lower_stmts(&[copy], Tail::Discard);
+        Some(part)
     }
 
     /// The active array an argument of an annotated call passes whole: `a`, `&a`,

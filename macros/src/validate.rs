@@ -493,3 +493,12 @@ pub fn whole_row(cx: &Ctxt, row: &Expr) {
         "a row of a differentiable array of rows is differentiated element by element: index it (`m[i][j]`) or loop over its columns (`for j in 0..m[i].len()`); it cannot be read, written or passed whole",
     );
 }
+
+/// `f(.., &mut buf)`: a call of a function writing a `&mut` float array (it has no `vjp`
+/// to call, only `grad_into`).
+pub fn array_output_argument(cx: &Ctxt, mutability: impl ToTokens) {
+    cx.error_spanned_by(
+        mutability,
+        "a function writing a `&mut` float array cannot be called from a #[differentiable] function yet: return the values instead (a float, or a tuple), or write the loop in the caller",
+    );
+}
