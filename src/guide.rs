@@ -249,7 +249,8 @@
 //! An array is passed whole to another annotated function as Rust passes it (`&x`, `x`,
 //! `&x[..]`, `x.clone()`, a local buffer, a `[F; 3]` by value): the callee's pullback
 //! gives the array's cotangent, which the caller adds into its shadow, and its forward
-//! code takes the array's tangent. Arrays of rows (`[[F; N]; M]`, `&[[F; N]; M]`,
+//! code takes the array's tangent. A part of an array (a row `&m[i]`, a range `&v[1..]`)
+//! is copied into a local array first, element by element, and that copy is passed. Arrays of rows (`[[F; N]; M]`, `&[[F; N]; M]`,
 //! `&[[F; N]]`, `Vec<[F; N]>`, a local `[[0.0; N]; M]`, `vec![[0.0; N]; m]` or
 //! `[[a, b], [c, d]]`) are read and written as `m[i][j]` (also `m[i][j] += ..`), with one
 //! flat shadow (element `i * N + j`), and get gradients of their own shape:
@@ -524,9 +525,8 @@
 //!
 //! # Limits today
 //!
-//! Not yet transformed, and so rejected with the messages above: part of an array passed
-//! to another annotated function (a row `&m[i]`, a range `&v[1..]`: pass the whole array
-//! and its offset), a call of an annotated function that writes a `&mut` float array,
+//! Not yet transformed, and so rejected with the messages above: a call of an annotated
+//! function that writes a `&mut` float array,
 //! rows of `Vec`s (`&[Vec<F>]`, `Vec<Vec<F>>`: no common row length; such a parameter is
 //! data, held constant), iterator forms over an array of rows (index it), arrays deeper
 //! than rows of floats, `windows`/`chunks` other than as a `for` loop's iterator,

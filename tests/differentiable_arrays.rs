@@ -1,7 +1,8 @@
 //! `#[differentiable]` arrays beyond one function (issue 13): float arrays passed whole to
 //! another annotated function (`dot(&x, &w)`, `norm2(&v[..])`, a local `vec!` buffer, a
-//! `[f64; 3]` by value), and arrays of rows (`[[f64; N]; M]`, `&[[f64; N]; M]`,
-//! `&[[f64; N]]`, `Vec<[f64; N]>`, local `[[0.0; N]; M]`) read and written as `m[i][j]`.
+//! `[f64; 3]` by value) or in part (a row `&m[i]`, a range `&v[a..b]`), and arrays of rows
+//! (`[[f64; N]; M]`, `&[[f64; N]; M]`, `&[[f64; N]]`, `Vec<[f64; N]>`, local
+//! `[[0.0; N]; M]`, literals `[[a, b], [c, d]]`) read and written as `m[i][j]`.
 //!
 //! Each function is checked through all its faces, as in `differentiable_slices.rs`: `f`,
 //! `f::grad`, `f::grad_into` and `f::jvp` give the value of `f::primal` to the bit; the

@@ -490,7 +490,7 @@ pub fn unnamed_call(cx: &Ctxt, func: &Expr) {
 pub fn whole_row(cx: &Ctxt, row: &Expr) {
     cx.error_spanned_by(
         row,
-        "a row of a differentiable array of rows is differentiated element by element: index it (`m[i][j]`) or loop over its columns (`for j in 0..m[i].len()`); it cannot be read, written or passed whole",
+        "a row of a differentiable array of rows is differentiated element by element: index it (`m[i][j]`), loop over its columns (`for j in 0..m[i].len()`), or pass it to another #[differentiable] function (`f(&m[i])`); it cannot be copied or written whole",
     );
 }
 
