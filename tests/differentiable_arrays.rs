@@ -12,8 +12,16 @@
 //! differences of `f::grad` matches second differences of `f`, and the central differences
 //! of `f::jvp` along each unit vector match `e_jᵀ H v` by second differences.
 
-// The functions are written as users write them: index loops and `&Vec` included.
-#![allow(clippy::needless_range_loop, clippy::ptr_arg)]
+// The functions are written as users write them, index loops, `&x` of a slice, `&v[..]`,
+// `.clone()` of an array and `x = x * ..` included: those are the forms under test.
+#![allow(
+    clippy::needless_range_loop,
+    clippy::ptr_arg,
+    clippy::needless_borrow,
+    clippy::redundant_slicing,
+    clippy::clone_on_copy,
+    clippy::assign_op_pattern
+)]
 
 mod common;
 

@@ -1917,8 +1917,9 @@ impl<'a> Lowerer<'a> {
     /// (`let mut part = [0.0; N]; for j in 0..N { part[j] = m[i][j]; }`), which is then
     /// passed whole. The copy's reads carry the callee's cotangent back into the array's
     /// shadow at the part's offset, with no new machinery; it costs a copy of the part
-    /// (and for a range, an allocation). The part's bounds are checked first by the
-    /// user's own expression (`let _ = &v[a..b];`), so a bad range panics as it would.
+    /// (and for a range, an allocation). The part's bounds are evaluated once and checked
+    /// first as the user's expression would (`let _ = &v[a..b];`), so a bad range panics
+    /// as it would.
     fn copied_part(&mut self, arg: &Expr) -> Option<BindingId> {
         let Expr::Reference(reference) = strip_parens(arg) else {
             return None;
@@ -1952,10 +1953,12 @@ impl<'a> Lowerer<'a> {
                         (Some(end), syn::RangeLimits::HalfOpen(_)) => quote!(#end),
                         (Some(end), syn::RangeLimits::Closed(_)) => quote!(#end + 1),
                     };
+                    // each bound evaluated once, then checked as `&v[a..b]` would be
                     self.push(Stmt::Plain(quote! {
-                        let _ = &#array[#position];
                         let #start: usize = #from;
-                        let #len: usize = #to - #start;
+                        let #len: usize = #to;
+                        let _ = &#array[#start..#len];
+                        let #len: usize = #len - #start;
                     }));
                     (
                         syn::parse_quote!(::std::vec![0.0; #len]),
@@ -1966,8 +1969,8 @@ impl<'a> Lowerer<'a> {
                 (_, Some(row)) => {
                     let row = row.clone();
                     self.push(Stmt::Plain(quote! {
-                        let _ = &#array[#position];
                         let #start: usize = #position;
+                        let _ = &#array[#start];
                         let #len: usize = #row;
                     }));
                     (
