@@ -253,7 +253,9 @@
 //! is copied into a local array first, element by element, and that copy is passed. Arrays of rows (`[[F; N]; M]`, `&[[F; N]; M]`,
 //! `&[[F; N]]`, `Vec<[F; N]>`, a local `[[0.0; N]; M]`, `vec![[0.0; N]; m]` or
 //! `[[a, b], [c, d]]`) are read and written as `m[i][j]` (also `m[i][j] += ..`), with one
-//! flat shadow (element `i * N + j`), and get gradients of their own shape:
+//! flat shadow (element `i * N + j`), and get gradients of their own shape. Their rows can
+//! be iterated by reference (`for row in m.iter()`, `iter_mut`, `zip`, `map` + `sum`):
+//! `row` stands for `&m[k]`, so `row[j]`, `row.len()` and `dot(row, x)` work as above.
 //!
 //! ```
 //! use gradtape::differentiable;
@@ -528,7 +530,8 @@
 //! Not yet transformed, and so rejected with the messages above: a call of an annotated
 //! function that writes a `&mut` float array,
 //! rows of `Vec`s (`&[Vec<F>]`, `Vec<Vec<F>>`: no common row length; such a parameter is
-//! data, held constant), iterator forms over an array of rows (index it), arrays deeper
+//! data, held constant), rows iterated by value (`for row in m`: iterate `m.iter()`) and
+//! iterator forms over one row (`row.iter()`: index it), arrays deeper
 //! than rows of floats, `windows`/`chunks` other than as a `for` loop's iterator,
 //! arrays of a generic float type; `&self` methods; mutual recursion between two annotated functions in scalar mode (rustc reports
 //! E0720 on the pair). A call of a plain function that is not annotated, on differentiable

@@ -448,6 +448,31 @@ fn matvec_by_rows(m: &[[f64; 3]], v: &[f64; 3]) -> f64 {
     s
 }
 
+/// Rows iterated: `for (row, bias) in w.iter().zip(b)`, `row[j]`, `row.len()`, a row
+/// passed to `dot`.
+#[differentiable]
+fn dense_by_rows(w: &[[f64; 3]; 2], b: &[f64; 2], x: &[f64; 3]) -> f64 {
+    let mut loss = 0.0;
+    for (row, bias) in w.iter().zip(b.iter()) {
+        let mut z = *bias;
+        for j in 0..row.len() {
+            z += row[j] * x[j];
+        }
+        loss += (z + dot(row, x)).tanh();
+    }
+    loss
+}
+
+/// Rows written through `iter_mut`, then a `map` + `sum` over rows.
+#[differentiable]
+fn scaled_rows(mut m: [[f64; 2]; 3], s: f64) -> f64 {
+    for row in m.iter_mut() {
+        row[0] *= s;
+        row[1] = row[0] + row[1].sin();
+    }
+    m.iter().map(|row| row[0] * row[1]).sum()
+}
+
 /// Rows of a flat vector as `[[f64; N]; M]`.
 fn matrix<const N: usize, const M: usize>(x: &[f64]) -> [[f64; N]; M] {
     let mut m = [[0.0; N]; M];
@@ -673,6 +698,74 @@ fn parts_of_arrays_passed() {
     // a range past the end panics as the body's own `&v[2..=4]` does
     let m = [[1.0; 3]; 2];
     assert!(std::panic::catch_unwind(|| rows_and_ranges::grad(&m, &[1.0; 4])).is_err());
+}
+
+#[test]
+fn rows_iterated() {
+    Case {
+        name: "dense_by_rows",
+        itself: &|x| {
+            dense_by_rows(
+                &matrix(x),
+                &x[6..8].try_into().unwrap(),
+                &x[8..].try_into().unwrap(),
+            )
+        },
+        primal: &|x| {
+            dense_by_rows::primal(
+                &matrix(x),
+                &x[6..8].try_into().unwrap(),
+                &x[8..].try_into().unwrap(),
+            )
+        },
+        grad: &|x| {
+            let (v, (gw, gb, gx)) = dense_by_rows::grad(
+                &matrix(x),
+                &x[6..8].try_into().unwrap(),
+                &x[8..].try_into().unwrap(),
+            );
+            (v, [gw.as_flattened(), &gb[..], &gx[..]].concat())
+        },
+        grad_into: &|x| {
+            let (mut dw, mut db, mut dx) = ([[0.0; 3]; 2], [0.0; 2], [0.0; 3]);
+            let v = dense_by_rows::grad_into(
+                &matrix(x),
+                &x[6..8].try_into().unwrap(),
+                &x[8..].try_into().unwrap(),
+                &mut dw,
+                &mut db,
+                &mut dx,
+            );
+            (v, [dw.as_flattened(), &db[..], &dx[..]].concat())
+        },
+        jvp: &|x, t| {
+            dense_by_rows::jvp(
+                &matrix(x),
+                &x[6..8].try_into().unwrap(),
+                &x[8..].try_into().unwrap(),
+                &matrix::<3, 2>(t),
+                &t[6..8],
+                &t[8..],
+            )
+        },
+    }
+    .check(&point(11, 59, -1.0, 1.0));
+    Case {
+        name: "scaled_rows",
+        itself: &|x| scaled_rows(matrix(x), x[6]),
+        primal: &|x| scaled_rows::primal(matrix(x), x[6]),
+        grad: &|x| {
+            let (v, (gm, gs)) = scaled_rows::grad(matrix(x), x[6]);
+            (v, [gm.as_flattened(), &[gs]].concat())
+        },
+        grad_into: &|x| {
+            let (mut dm, mut ds) = ([[0.0; 2]; 3], 0.0);
+            let v = scaled_rows::grad_into(matrix(x), x[6], &mut dm, &mut ds);
+            (v, [dm.as_flattened(), &[ds]].concat())
+        },
+        jvp: &|x, t| scaled_rows::jvp(matrix(x), x[6], &matrix::<2, 3>(t), t[6]),
+    }
+    .check(&point(7, 60, -1.0, 1.0));
 }
 
 /// Hand-computed values, independent of central differences.

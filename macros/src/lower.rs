@@ -949,7 +949,8 @@ impl<'a> Lowerer<'a> {
                 .is_none()
                 .then(|| (binding, vec![&*index.index]));
         }
-        let Expr::Index(row) = strip_parens(&index.expr) else {
+        // `(&m[i])[j]` too: a row bound by reference in an iterator form
+        let Expr::Index(row) = strip_reference(strip_parens(&index.expr)) else {
             return None;
         };
         let binding = self.array_target(&row.expr)?;
@@ -2501,9 +2502,17 @@ pub fn is_array_local(local: &syn::Local) -> bool {
     }
 }
 
+/// `e` for `&e`, `&mut e` and `(&e)`, else the expression itself.
+fn strip_reference(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Reference(reference) => strip_parens(&reference.expr),
+        other => other,
+    }
+}
+
 /// The row length `N` of a local array of rows: typed `[[F; N]; M]` or `Vec<[F; N]>`, or
 /// zeros `[[0.0; N]; M]` or `vec![[0.0; N]; m]`.
-fn local_row(local: &syn::Local) -> Option<TokenStream> {
+pub fn local_row(local: &syn::Local) -> Option<TokenStream> {
     if let Pat::Type(typed) = &local.pat {
         let (_, row, _) = crate::model::sig::float_array_or_rows(&typed.ty)?;
         return row.map(|row| row.parse().expect("printed from tokens"));
