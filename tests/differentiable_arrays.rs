@@ -262,6 +262,45 @@ fn distance_to(x: &[f64], target: &[f64]) -> f64 {
     norm2(&d) + dot(&target, x)
 }
 
+/// A tuple result from a slice function, destructured by the caller.
+#[differentiable]
+fn mean_and_spread(x: &[f64]) -> (f64, f64) {
+    let n = x.len() as f64;
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += x[i];
+    }
+    let m = s / n;
+    let mut q = 0.0;
+    for i in 0..x.len() {
+        q += (x[i] - m) * (x[i] - m);
+    }
+    (m, q / n)
+}
+
+#[differentiable]
+fn standardised_first(x: &[f64]) -> f64 {
+    let (m, v) = mean_and_spread(x);
+    (x[0] - m) / (v + 0.1).sqrt()
+}
+
+/// Single precision: a matrix of `f32` rows passed to an `f32` callee.
+#[differentiable]
+fn trace_of_square_f32(m: &[[f32; 2]; 2]) -> f32 {
+    let mut t = 0.0;
+    for i in 0..2 {
+        for k in 0..2 {
+            t += m[i][k] * m[k][i];
+        }
+    }
+    t + det2_f32(m)
+}
+
+#[differentiable]
+fn det2_f32(m: &[[f32; 2]; 2]) -> f32 {
+    m[0][0] * m[1][1] - m[0][1] * m[1][0]
+}
+
 #[test]
 fn arrays_passed_whole() {
     slices!(norm2, [5], [0], point(5, 1, -1.0, 1.0));
@@ -299,6 +338,7 @@ fn arrays_passed_whole() {
         jvp: &|x, t| vec_whole::jvp(x.to_vec(), t),
     }
     .check(&point(4, 5, 0.2, 1.0));
+    slices!(standardised_first, [5], [0], point(5, 7, -1.0, 1.0));
     let target = [0.5, -0.25, 1.0];
     Case {
         name: "distance_to",
@@ -782,6 +822,23 @@ fn arrays_of_rows_by_hand() {
     assert_eq!(value, 14.0);
     assert_eq!(gm, [[2.0, 4.0, 6.0], [4.0, 8.0, 12.0], [6.0, 12.0, 18.0]]);
     assert_eq!(gv, [2.0, 4.0, 6.0]);
+}
+
+#[test]
+fn f32_rows() {
+    // tr(M²) + det M for M = [[1, 2], [3, 4]]: tr(M²) = 1 + 6 + 6 + 16 = 29, det = -2;
+    // d tr(M²)/dM = 2 Mᵀ, d det/dM = [[m11, -m10], [-m01, m00]]
+    let m = [[1.0_f32, 2.0], [3.0, 4.0]];
+    assert_eq!(trace_of_square_f32(&m), trace_of_square_f32::primal(&m));
+    let (value, [g]) = trace_of_square_f32::grad(&m);
+    assert_eq!(value, 27.0);
+    assert_eq!(g, [[2.0 + 4.0, 6.0 - 3.0], [4.0 - 2.0, 8.0 + 1.0]]);
+    let mut d = [[0.0_f32; 2]; 2];
+    assert_eq!(trace_of_square_f32::grad_into(&m, &mut d), 27.0);
+    assert_eq!(d, g);
+    // along the identity: d/ds f(M + sI) = <g, I> = 6 + 9
+    let (_, tangent) = trace_of_square_f32::jvp(&m, &[[1.0, 0.0], [0.0, 1.0]]);
+    assert_eq!(tangent, 15.0);
 }
 
 #[test]
