@@ -250,11 +250,12 @@
 //! `&x[..]`, `x.clone()`, a local buffer, a `[F; 3]` by value): the callee's pullback
 //! gives the array's cotangent, which the caller adds into its shadow, and its forward
 //! code takes the array's tangent. A part of an array (a row `&m[i]`, a range `&v[1..]`)
-//! is copied into a local array first, element by element, and that copy is passed. Arrays of rows (`[[F; N]; M]`, `&[[F; N]; M]`,
-//! `&[[F; N]]`, `Vec<[F; N]>`, a local `[[0.0; N]; M]`, `vec![[0.0; N]; m]` or
-//! `[[a, b], [c, d]]`) are read and written as `m[i][j]` (also `m[i][j] += ..`), with one
-//! flat shadow (element `i * N + j`), and get gradients of their own shape. Their rows can
-//! be iterated by reference (`for row in m.iter()`, `iter_mut`, `zip`, `map` + `sum`):
+//! is copied into a local array first, element by element, and that copy is passed.
+//!
+//! Arrays of rows (`[[F; N]; M]`, `&[[F; N]; M]`, `&[[F; N]]`, `Vec<[F; N]>`, a local
+//! `[[0.0; N]; M]`, `vec![[0.0; N]; m]` or `[[a, b], [c, d]]`) are read and written as
+//! `m[i][j]` (also `m[i][j] += ..`), with one flat shadow (element `i * N + j`), and get
+//! gradients of their own shape. Their rows can be iterated by reference (`for row in m.iter()`, `iter_mut`, `zip`, `map` + `sum`):
 //! `row` stands for `&m[k]`, so `row[j]`, `row.len()` and `dot(row, x)` work as above.
 //!
 //! ```
@@ -528,12 +529,11 @@
 //! # Limits today
 //!
 //! Not yet transformed, and so rejected with the messages above: a call of an annotated
-//! function that writes a `&mut` float array,
-//! rows of `Vec`s (`&[Vec<F>]`, `Vec<Vec<F>>`: no common row length; such a parameter is
-//! data, held constant), rows iterated by value (`for row in m`: iterate `m.iter()`) and
-//! iterator forms over one row (`row.iter()`: index it), arrays deeper
-//! than rows of floats, `windows`/`chunks` other than as a `for` loop's iterator,
-//! arrays of a generic float type; `&self` methods; mutual recursion between two annotated functions in scalar mode (rustc reports
+//! function that writes a `&mut` float array, rows of `Vec`s (`&[Vec<F>]`, `Vec<Vec<F>>`:
+//! no common row length; such a parameter is data, held constant), rows iterated by value
+//! (`for row in m`: iterate `m.iter()`) and iterator forms over one row (`row.iter()`:
+//! index it), arrays deeper than rows of floats, `windows`/`chunks` other than as a `for`
+//! loop's iterator, arrays of a generic float type; `&self` methods; mutual recursion between two annotated functions in scalar mode (rustc reports
 //! E0720 on the pair). A call of a plain function that is not annotated, on differentiable
 //! numbers or arrays, is rustc's error "cannot find module or crate `helper`" (the attribute calls
 //! `helper::vjp`): annotate the helper (a generic helper can be annotated as it is).
