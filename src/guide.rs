@@ -254,6 +254,47 @@
 //! assert_eq!(dx, [0.5, 5.5, 5.0]);
 //! ```
 //!
+//! An array is passed whole to another annotated function as Rust passes it (`&x`, `x`,
+//! `&x[..]`, `x.clone()`, a local buffer, a `[F; 3]` by value): the callee's pullback
+//! gives the array's cotangent, which the caller adds into its shadow, and its forward
+//! code takes the array's tangent. A part of an array (a row `&m[i]`, a range `&v[1..]`)
+//! is copied into a local array first, element by element, and that copy is passed.
+//!
+//! Arrays of rows (`[[F; N]; M]`, `&[[F; N]; M]`, `&[[F; N]]`, `Vec<[F; N]>`, a local
+//! `[[0.0; N]; M]`, `vec![[0.0; N]; m]` or `[[a, b], [c, d]]`) are read and written as
+//! `m[i][j]` (also `m[i][j] += ..`), with one flat shadow (element `i * N + j`), and get
+//! gradients of their own shape. Their rows can be iterated by reference (`for row in m.iter()`, `iter_mut`, `zip`, `map` + `sum`):
+//! `row` stands for `&m[k]`, so `row[j]`, `row.len()` and `dot(row, x)` work as above.
+//!
+//! ```
+//! use gradtape::differentiable;
+//!
+//! #[differentiable]
+//! fn det3(m: &[[f64; 3]; 3]) -> f64 {
+//!     m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
+//!         - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+//!         + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
+//! }
+//!
+//! #[differentiable]
+//! fn log_det_of_scaled(m: [[f64; 3]; 3], s: f64) -> f64 {
+//!     let mut scaled = [[0.0; 3]; 3];
+//!     for i in 0..3 {
+//!         for j in 0..3 {
+//!             scaled[i][j] = s * m[i][j];
+//!         }
+//!     }
+//!     det3(&scaled).ln()
+//! }
+//!
+//! // ln det(sM) = 3 ln s + ln det M: d/ds = 3/s, d/dM = M⁻ᵀ (here M = 2I)
+//! let m = [[2.0, 0.0, 0.0], [0.0, 2.0, 0.0], [0.0, 0.0, 2.0]];
+//! let (value, (dm, ds)) = log_det_of_scaled::grad(m, 0.5);
+//! assert!((value - 0.0).abs() < 1e-15);
+//! assert!((ds - 6.0).abs() < 1e-12);
+//! assert!((dm[0][0] - 0.5).abs() < 1e-15 && dm[0][1] == 0.0);
+//! ```
+//!
 //! `#[differentiable(constant(data))]` holds a float parameter constant (data to fit, not
 //! a variable): it gets no gradient.
 //!
@@ -531,7 +572,9 @@
 //! - a `for` loop over a differentiable tensor (loop over indices instead), indexing a
 //!   tensor (it is sliced and gathered with its ops) or anything but a float array by its
 //!   name, an index computed from a differentiable value (its derivative would be lost), a
-//!   float array passed or copied whole, `&mut [F]` in a tensor function;
+//!   float array copied or returned whole (passed whole to an annotated function it is
+//!   differentiated), a row `m[i]` of an array of rows used whole, a call of a function
+//!   that writes a `&mut` float array, `&mut [F]` in a tensor function;
 //! - `?`, an `if` producing a value without an `else`;
 //! - a `&mut self` method: its mutation of `self` has no adjoint.
 //!
@@ -557,12 +600,19 @@
 //!
 //! # Limits today
 //!
-//! Not yet transformed, and so rejected with the messages above: nested arrays
-//! (`m[i][j]`), `windows`/`chunks` other than as a `for` loop's iterator, an array passed whole to another annotated function,
-//! arrays of a generic float type; scalar-mode methods in a trait's `impl` (rustc reports
-//! that `energy_vjp` is not a member of the trait) and scalar-mode methods of a generic
-//! `impl<T: Float>` whose floats are the `impl`'s `T`. A call of a plain function that is not annotated, on differentiable
-//! numbers, is rustc's error "cannot find module or crate `helper`" (the attribute calls
-//! `helper::vjp`): annotate the helper (a generic helper can be annotated as it is). The attribute has no fallback that runs such code
+//! Not yet transformed, and so rejected with the messages above: a call of an annotated
+//! function that writes a `&mut` float array, rows of `Vec`s (`&[Vec<F>]`, `Vec<Vec<F>>`:
+//! no common row length; such a parameter is data, held constant), rows iterated by value
+//! (`for row in m`: iterate `m.iter()`) and iterator forms over one row (`row.iter()`:
+//! index it), arrays deeper than rows of floats, `windows`/`chunks` other than as a `for`
+//! loop's iterator, arrays of a generic float type; scalar-mode methods in a trait's `impl`
+//! (rustc reports that `energy_vjp` is not a member of the trait) and scalar-mode methods
+//! of a generic `impl<T: Float>` whose floats are the `impl`'s `T`. A call of a plain
+//! function that is not annotated, on differentiable numbers or arrays, is rustc's error
+//! "cannot find module or crate `helper`" (the attribute calls `helper::vjp`): annotate the
+//! helper (a generic helper can be annotated as it is).
+//! Second order in scalar mode is numerical only: no derivative code runs over the
+//! generated code on numbers, so a Hessian of a slice function is taken by differences of
+//! `f::grad` or `f::jvp` (exact second order is tensor mode's, through tapes). The attribute has no fallback that runs such code
 //! on the tape, so there is no strict mode either: everything it accepts is transformed at
 //! compile time.

@@ -375,6 +375,13 @@ impl Spring {
         total
     }
 
+    /// An array passed on to a method of `self` (its cotangent comes back through the
+    /// callee's pullback into this function's shadow).
+    #[differentiable]
+    fn doubled_chain(&self, nodes: &[f64], scale: f64) -> f64 {
+        self.chain(nodes) * scale + nodes[0] * nodes[0]
+    }
+
     /// `self` by value (a `Copy` struct), and a branch on a field.
     #[differentiable]
     fn clipped(self, x: f64) -> f64 {
@@ -515,6 +522,29 @@ fn a_method_with_an_array_parameter() {
     let mut into = vec![0.0; nodes.len()];
     let y_into = s.chain_grad_into(&nodes, &mut into);
     assert_eq!((y_into.to_bits(), into), (y.to_bits(), g));
+}
+
+#[test]
+fn an_array_passed_to_a_method() {
+    let s = SPRING;
+    let point = [0.3, 1.3, 2.1, 3.6, 4.4, 0.8];
+    let (nodes, scale) = (&point[..5], point[5]);
+    let (y, (g_nodes, g_scale)) = s.doubled_chain_grad(nodes, scale);
+    assert_eq!(y.to_bits(), s.doubled_chain(nodes, scale).to_bits());
+    let fd = central_differences(&|p: &[f64]| s.doubled_chain(&p[..5], p[5]), &point);
+    let g: Vec<f64> = g_nodes.iter().copied().chain([g_scale]).collect();
+    for (i, (g, d)) in g.iter().zip(&fd).enumerate() {
+        assert!(close(*g, *d, 1e-6), "doubled_chain: d/dp{i}: {g} vs {d}");
+    }
+    let direction = [0.5, -0.2, 0.1, 0.7, -0.4];
+    let (_, dot) = s.doubled_chain_jvp(nodes, scale, &direction, 0.3);
+    let inner: f64 = g_nodes
+        .iter()
+        .zip(&direction)
+        .map(|(g, v)| g * v)
+        .sum::<f64>()
+        + g_scale * 0.3;
+    assert!(close(dot, inner, 1e-12), "jvp {dot} vs <grad, v> {inner}");
 }
 
 #[test]

@@ -11,8 +11,8 @@
 //! `&mut [f64]` output are checked through the objective `⟨w, out⟩`, `w` the output's
 //! cotangent the caller passes to `grad_into`.
 //!
-//! Second order: the gradient of a slice function is a `Vec`, which no annotated function
-//! can take whole yet, so there is no nested form to check here (see CHANGELOG).
+//! Arrays passed whole to another annotated function, arrays of rows (`m[i][j]`) and the
+//! second-order checks of slice functions are in `differentiable_arrays.rs`.
 
 // The functions are written as users write them, index loops, `&Vec`, `vec!` buffers and
 // `x = x / n` included: those are the forms under test.

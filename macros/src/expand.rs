@@ -61,7 +61,13 @@ pub fn differentiable(args: TokenStream, item: ItemFn) -> TokenStream {
                 .filter(|p| matches!(p.kind, sig::Kind::Array { .. }))
                 .map(|p| p.ident.to_string())
                 .collect();
-            stmts = iterators::desugar(stmts, arrays);
+            let rows = sig
+                .params
+                .iter()
+                .filter(|p| p.array_row().is_some())
+                .map(|p| p.ident.to_string())
+                .collect();
+            stmts = iterators::desugar(stmts, arrays, rows);
         }
         let block = syn::Block {
             brace_token: item.block.brace_token,

@@ -35,15 +35,21 @@ use crate::syntax::{mixed, single_ident, strip_parens};
 
 /// Rewrites the iterator forms over `arrays` (and the body's local float arrays) in
 /// `stmts`.
-pub fn desugar(stmts: Vec<syn::Stmt>, mut arrays: HashSet<String>) -> Vec<syn::Stmt> {
-    let mut locals = Locals(&mut arrays);
+pub fn desugar(
+    stmts: Vec<syn::Stmt>,
+    mut arrays: HashSet<String>,
+    mut rows: HashSet<String>,
+) -> Vec<syn::Stmt> {
+    let mut locals = Locals(&mut arrays, &mut rows);
     for stmt in &stmts {
         locals.visit_stmt(stmt);
     }
     let mut rewriter = Rewriter {
         arrays,
+        rows,
         next: 0,
         views: Vec::new(),
+        aliases: Vec::new(),
     };
     let mut block = syn::Block {
         brace_token: Default::default(),
@@ -53,8 +59,9 @@ pub fn desugar(stmts: Vec<syn::Stmt>, mut arrays: HashSet<String>) -> Vec<syn::S
     block.stmts
 }
 
-/// Collects the names of the body's local float arrays.
-struct Locals<'a>(&'a mut HashSet<String>);
+/// Collects the names of the body's local float arrays (and of those that are arrays of
+/// rows).
+struct Locals<'a>(&'a mut HashSet<String>, &'a mut HashSet<String>);
 
 impl<'ast> Visit<'ast> for Locals<'_> {
     fn visit_local(&mut self, local: &'ast syn::Local) {
@@ -65,6 +72,9 @@ impl<'ast> Visit<'ast> for Locals<'_> {
             };
             if let Pat::Ident(ident) = pat {
                 self.0.insert(ident.ident.to_string());
+                if crate::lower::local_row(local).is_some() {
+                    self.1.insert(ident.ident.to_string());
+                }
             }
         }
         visit::visit_local(self, local);
@@ -98,6 +108,12 @@ struct Chain {
 
 struct Rewriter {
     arrays: HashSet<String>,
+    /// The arrays of rows among `arrays`: an item of one is a row, named by its place.
+    rows: HashSet<String>,
+    /// The rows the chain being bound yields, by reference: each name stands for a
+    /// reference to its place, `(&m[k])`, in the body (`row[j]` is `m[k][j]`, which
+    /// lowering differentiates, and `dot(row, x)` passes the row `&m[k]`).
+    aliases: Vec<(String, Expr)>,
     next: usize,
     /// The windows and chunks of the loops being rewritten: a name standing for
     /// `array[offset..offset + len]`.
@@ -317,6 +333,31 @@ impl Rewriter {
                 };
                 self.bind(&reference.pat, &by_value, lets, binds, derefs)
             }
+            (
+                Pat::Ident(ident),
+                Item::Elem {
+                    array,
+                    by_ref,
+                    mutable,
+                },
+            ) if ident.by_ref.is_none()
+                && ident.subpat.is_none()
+                && *by_ref
+                && self.rows.contains(&array.to_string())
+                && self.view(array).is_none() =>
+            {
+                // A row by reference: the body cannot write the array while it is
+                // borrowed, so `m[k]` is the row's value wherever the name is read.
+                let place = self.place(array, &k);
+                let row = if *mutable {
+                    quote!((&mut #place))
+                } else {
+                    quote!((&#place))
+                };
+                self.aliases
+                    .push((ident.ident.to_string(), syn::parse2(row).ok()?));
+                Some(())
+            }
             (Pat::Ident(ident), Item::Elem { array, mutable, .. })
                 if ident.by_ref.is_none() && ident.subpat.is_none() =>
             {
@@ -383,6 +424,7 @@ impl Rewriter {
         let k = index_var();
         let mut body = for_loop.body.clone();
         Derefs(&derefs).visit_block_mut(&mut body);
+        Aliases(&std::mem::take(&mut self.aliases)).visit_block_mut(&mut body);
         let stmts = &body.stmts;
         let label = &for_loop.label;
         Some(syn::parse_quote!(#label for #k in #range { #lets #(#stmts)* }))
@@ -434,6 +476,7 @@ impl Rewriter {
                         } = self.head(&closure.inputs[1], &chain)?;
                         let mut body: Expr = (*closure.body).clone();
                         Derefs(&derefs).visit_expr_mut(&mut body);
+                        Aliases(&std::mem::take(&mut self.aliases)).visit_expr_mut(&mut body);
                         return Some(syn::parse_quote!({
                             let mut #acc = #init;
                             for #k in #range {
@@ -467,6 +510,7 @@ impl Rewriter {
         } = self.head(&pat, &chain)?;
         let mut update: Expr = syn::parse2(quote!({ #update })).ok()?;
         Derefs(&derefs).visit_expr_mut(&mut update);
+        Aliases(&std::mem::take(&mut self.aliases)).visit_expr_mut(&mut update);
         Some(syn::parse_quote!({
             let mut #acc #init;
             for #k in #range {
@@ -512,6 +556,21 @@ impl VisitMut for Derefs<'_> {
         if let Expr::Unary(unary) = expr
             && matches!(unary.op, syn::UnOp::Deref(_))
             && let Some(ident) = single_ident(strip_parens(&unary.expr))
+            && let Some((_, place)) = self.0.iter().find(|(name, _)| ident == name)
+        {
+            *expr = place.clone();
+            return;
+        }
+        visit_mut::visit_expr_mut(self, expr);
+    }
+}
+
+/// Replaces each name a row of an array of rows is bound to by the row's place `m[k]`.
+struct Aliases<'a>(&'a [(String, Expr)]);
+
+impl VisitMut for Aliases<'_> {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        if let Some(ident) = single_ident(expr)
             && let Some((_, place)) = self.0.iter().find(|(name, _)| ident == name)
         {
             *expr = place.clone();

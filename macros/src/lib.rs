@@ -91,7 +91,11 @@ use proc_macro::TokenStream;
 /// `[F; N]`) from `f::grad` and `f::vjp`; `f::grad_into` writes it into the caller's
 /// buffers instead (one `&mut [F]` per array, `&mut F` per number, after the parameters;
 /// accumulated with `+=`), and for a `&mut [F]` output takes that output's cotangent in its
-/// buffer. `f::jvp` takes an array's tangent as a slice. Data arrays are held constant by
+/// buffer. `f::jvp` takes an array's tangent as a slice. An array passed to another
+/// annotated function (`dot(&x, &w)`, a row `&m[i]`, a range `&v[1..]`) is differentiated
+/// through the call. Arrays of rows (`[[F; N]; M]`, `&[[F; N]]`, `Vec<[F; N]>`, local
+/// `[[0.0; N]; M]`) are read and written as `m[i][j]`, with gradients of the same shape and
+/// `&mut [[F; N]]` buffers and `&[[F; N]]` tangents. Data arrays are held constant by
 /// `#[differentiable(constant(xs, ys))]` (this example runs in
 /// `tests/differentiable_slices.rs`; the macro crate cannot depend on `gradtape`):
 ///

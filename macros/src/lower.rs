@@ -144,7 +144,12 @@ impl<'a> Lowerer<'a> {
         for param in &sig.params {
             let active = param.differentiable(sig.mode);
             let binding = lowerer.bind(&param.ident, active, None);
-            lowerer.bindings[binding].array = matches!(param.kind, Kind::Array { .. });
+            if let Kind::Array { row, .. } = &param.kind {
+                lowerer.bindings[binding].array = true;
+                lowerer.bindings[binding].row = row
+                    .as_ref()
+                    .map(|row| row.parse().expect("printed from tokens"));
+            }
             if param.is_output_array() && active {
                 lowerer.written.push(binding);
             }
@@ -174,6 +179,7 @@ impl<'a> Lowerer<'a> {
             tangent: mixed(&format!("tan_{unique}")),
             active,
             array: false,
+            row: None,
         });
         self.keys.push(key);
         self.scopes
@@ -427,6 +433,10 @@ impl<'a> Lowerer<'a> {
         if array && self.bindings.len() > bound {
             let last = self.bindings.len() - 1;
             self.bindings[last].array = true;
+            // (a literal of rows set its row length already)
+            if let Some(row) = local_row(local) {
+                self.bindings[last].row = Some(row);
+            }
         }
     }
 
@@ -611,11 +621,7 @@ impl<'a> Lowerer<'a> {
                 })
                 .collect(),
             Mode::Scalar => {
-                let args = call
-                    .args
-                    .iter()
-                    .map(|arg| self.lower_operand(arg))
-                    .collect();
+                let args = self.lower_call_args(&call.args);
                 let parts: Vec<BindingId> = (0..arity).map(|_| self.temp()).collect();
                 let id = self.fresh_id();
                 self.push(Stmt::CallParts {
@@ -807,10 +813,12 @@ impl<'a> Lowerer<'a> {
     }
 
     fn lower_assign(&mut self, left: &Expr, right: &Expr, op: Option<BinaryKind>, whole: &Expr) {
-        if let Expr::Index(index) = strip_parens(left)
-            && let Some(binding) = self.array_target(&index.expr)
-        {
-            self.lower_store(binding, index, right, op, whole);
+        if let Some((binding, indices)) = self.element_place(left) {
+            self.lower_store(binding, &indices, right, op, whole);
+            return;
+        }
+        if let Some(row) = self.row_of(left) {
+            validate::whole_row(self.cx, row);
             return;
         }
         let target = single_ident(strip_parens(left)).and_then(|ident| self.lookup(ident));
@@ -867,14 +875,34 @@ impl<'a> Lowerer<'a> {
         expr: &Expr,
         elems: &[Expr],
     ) {
+        // `[[a, b], [c, d]]`: rows of one length, written element by element into zeros
+        // of that shape through the flat shadow.
+        let rows: Option<Vec<Vec<Expr>>> = elems
+            .iter()
+            .map(|e| match strip_parens(e) {
+                Expr::Array(row) => Some(row.elems.iter().cloned().collect()),
+                _ => None,
+            })
+            .collect();
+        let row_len = rows
+            .as_ref()
+            .and_then(|rows| rows.first().map(Vec::len))
+            .filter(|&n| rows.iter().flatten().all(|row| row.len() == n));
+        let (elems, row) = match (rows, row_len) {
+            (Some(rows), Some(n)) => (rows.concat(), Some(n)),
+            _ => (elems.to_vec(), None),
+        };
         let values: Vec<Operand> = elems.iter().map(|e| self.lower_operand(e)).collect();
         let n = elems.len();
-        let zeros: Expr = match expr {
-            Expr::Macro(_) => syn::parse_quote!(::std::vec![0.0; #n]),
-            _ => syn::parse_quote!([0.0; #n]),
+        let zeros: Expr = match (expr, row) {
+            (Expr::Macro(_), Some(row)) => syn::parse_quote!(::std::vec![[0.0; #row]; #n / #row]),
+            (_, Some(row)) => syn::parse_quote!([[0.0; #row]; #n / #row]),
+            (Expr::Macro(_), None) => syn::parse_quote!(::std::vec![0.0; #n]),
+            (_, None) => syn::parse_quote!([0.0; #n]),
         };
         let binding = self.bind(ident, true, Some(key));
         self.bindings[binding].array = true;
+        self.bindings[binding].row = row.map(|row| quote!(#row));
         let id = self.fresh_id();
         // Written element by element below: `mut` whatever the user wrote.
         let _ = mutable;
@@ -905,6 +933,53 @@ impl<'a> Lowerer<'a> {
                     clone: false,
                 },
             });
+        }
+    }
+
+    /// The element `expr` names, with its array's binding and its indices: `a[e]` of a
+    /// flat array, `m[i][j]` of an array of rows.
+    fn element_place<'e>(&self, expr: &'e Expr) -> Option<(BindingId, Vec<&'e Expr>)> {
+        let Expr::Index(index) = strip_parens(expr) else {
+            return None;
+        };
+        if let Some(binding) = self.array_target(&index.expr) {
+            // `m[i]` of an array of rows is a row, no element
+            return self.bindings[binding]
+                .row
+                .is_none()
+                .then(|| (binding, vec![&*index.index]));
+        }
+        // `(&m[i])[j]` too: a row bound by reference in an iterator form
+        let Expr::Index(row) = strip_reference(strip_parens(&index.expr)) else {
+            return None;
+        };
+        let binding = self.array_target(&row.expr)?;
+        self.bindings[binding]
+            .row
+            .is_some()
+            .then(|| (binding, vec![&*row.index, &*index.index]))
+    }
+
+    /// `m[i]` of an array of rows (a row used whole), if `expr` is one.
+    fn row_of<'e>(&self, expr: &'e Expr) -> Option<&'e Expr> {
+        let Expr::Index(index) = strip_parens(expr) else {
+            return None;
+        };
+        let binding = self.array_target(&index.expr)?;
+        self.bindings[binding].row.is_some().then_some(expr)
+    }
+
+    /// The index into an array's flat shadow: `e` for `a[e]`, `i * N + j` for `m[i][j]`
+    /// (with `j < N` checked, as `m[i][j]` itself would: a column past the row must not
+    /// read the next row's element).
+    fn flat_index(&self, binding: BindingId, indices: &[&Expr]) -> TokenStream {
+        match (indices, &self.bindings[binding].row) {
+            ([i, j], Some(row)) => {
+                let generated = crate::generate::paths::generated();
+                quote!(#generated::flat_index(#i, #j, #row))
+            }
+            ([i], _) => quote!(#i),
+            _ => unreachable!("one index, or two for an array of rows"),
         }
     }
 
@@ -946,26 +1021,27 @@ impl<'a> Lowerer<'a> {
     fn lower_store(
         &mut self,
         binding: BindingId,
-        index: &syn::ExprIndex,
+        indices: &[&Expr],
         right: &Expr,
         op: Option<BinaryKind>,
         whole: &Expr,
     ) {
         let value_active = self.mentions_active(right);
-        if self.mentions_active(&index.index) {
-            validate::active_index(self.cx, &index.index);
+        if let Some(active) = indices.iter().find(|i| self.mentions_active(i)) {
+            validate::active_index(self.cx, active);
             return;
         }
         if !self.bindings[binding].active {
             if value_active {
-                self.activate(binding, &index.expr);
+                let name = self.bindings[binding].name.clone();
+                self.activate(binding, &syn::parse_quote!(#name));
             }
             self.check_inactive(whole);
             self.push(Stmt::Plain(quote!(#whole;)));
             return;
         }
-        let position = &index.index;
-        let k = self.index_local(quote!(#position));
+        let position = self.flat_index(binding, indices);
+        let k = self.index_local(position);
         let op = match op {
             None => self.build(right),
             Some(kind) => {
@@ -1623,16 +1699,20 @@ impl<'a> Lowerer<'a> {
             Expr::MethodCall(call) => self.build_method(call),
             Expr::Call(call) => self.build_call(call),
             Expr::Index(index) if self.mode == Mode::Scalar => {
-                let Some(array) = self.array_target(&index.expr) else {
-                    validate::indexed_value(self.cx, &index.expr);
+                let Some((array, indices)) = self.element_place(expr) else {
+                    match self.row_of(expr) {
+                        Some(row) => validate::whole_row(self.cx, row),
+                        None => validate::indexed_value(self.cx, &index.expr),
+                    }
                     return Self::poisoned(expr);
                 };
-                if self.mentions_active(&index.index) {
-                    validate::active_index(self.cx, &index.index);
+                if let Some(active) = indices.iter().find(|i| self.mentions_active(i)) {
+                    validate::active_index(self.cx, active);
                     return Self::poisoned(expr);
                 }
-                let position = &index.index;
+                let position = self.flat_index(array, &indices);
                 let counter = single_ident(strip_parens(&index.index))
+                    .filter(|_| indices.len() == 1)
                     .filter(|ident| *ident == "gradtape_k")
                     .and_then(|_| {
                         let ctx = self.loops.iter().rev().find(|l| l.counter.is_some())?;
@@ -1641,7 +1721,7 @@ impl<'a> Lowerer<'a> {
                             reversed: ctx.counter == Some(true),
                         })
                     });
-                let k = self.index_local(quote!(#position));
+                let k = self.index_local(position);
                 Some(Op::Load {
                     array,
                     index: k,
@@ -1717,7 +1797,7 @@ impl<'a> Lowerer<'a> {
                 Mode::Tensor => self.build_trace(&Expr::MethodCall(call.clone())),
                 Mode::Scalar => {
                     let receiver = Operand::Inactive((*call.receiver).clone());
-                    let args = call.args.iter().map(|arg| self.lower_operand(arg));
+                    let args = self.lower_call_args(&call.args);
                     Op::Call {
                         func: Callee::Method(call.method.clone()),
                         args: std::iter::once(receiver).chain(args).collect(),
@@ -1814,17 +1894,169 @@ impl<'a> Lowerer<'a> {
         match self.mode {
             Mode::Tensor => Some(self.build_trace(&Expr::Call(call.clone()))),
             Mode::Scalar => {
-                let args = call
-                    .args
-                    .iter()
-                    .map(|arg| self.lower_operand(arg))
-                    .collect();
+                let args = self.lower_call_args(&call.args);
                 Some(Op::Call {
                     func: Callee::Function(func.path.clone()),
                     args,
                 })
             }
         }
+    }
+
+    /// The arguments of a call of another annotated function (scalar mode). An active
+    /// array passed whole is an operand naming the array: the callee's pullback gives its
+    /// cotangent whole, which the adjoint adds into the shadow, and its `jvp_call` reads
+    /// the array's tangent shadow.
+    fn lower_call_args<'e>(&mut self, args: impl IntoIterator<Item = &'e Expr>) -> Vec<Operand> {
+        args.into_iter()
+            .map(|arg| {
+                if let Some(binding) = self.whole_array_arg(arg) {
+                    return Operand::Active {
+                        binding,
+                        fwd: arg.clone(),
+                    };
+                }
+                if let Some(part) = self.copied_part(arg) {
+                    let name = self.bindings[part].name.clone();
+                    return Operand::Active {
+                        binding: part,
+                        fwd: syn::parse_quote!(&#name),
+                    };
+                }
+                if let Expr::Reference(reference) = strip_parens(arg)
+                    && let Some(mutability) = &reference.mutability
+                    && self.array_target(&reference.expr).is_some()
+                {
+                    validate::array_output_argument(self.cx, mutability);
+                    return Operand::Inactive(arg.clone());
+                }
+                self.lower_operand(arg)
+            })
+            .collect()
+    }
+
+    /// Part of an active array passed to an annotated call, a row `&m[i]` of an array of
+    /// rows or a range `&v[a..b]`: copied element by element into a local array first
+    /// (`let mut part = [0.0; N]; for j in 0..N { part[j] = m[i][j]; }`), which is then
+    /// passed whole. The copy's reads carry the callee's cotangent back into the array's
+    /// shadow at the part's offset, with no new machinery; it costs a copy of the part
+    /// (and for a range, an allocation). The part's bounds are evaluated once and checked
+    /// first as the user's expression would (`let _ = &v[a..b];`), so a bad range panics
+    /// as it would.
+    fn copied_part(&mut self, arg: &Expr) -> Option<BindingId> {
+        let Expr::Reference(reference) = strip_parens(arg) else {
+            return None;
+        };
+        if reference.mutability.is_some() {
+            return None;
+        }
+        let Expr::Index(index) = strip_parens(&reference.expr) else {
+            return None;
+        };
+        let base = self.array_target(&index.expr)?;
+        if !self.bindings[base].active || self.mentions_active(&index.index) {
+            return None;
+        }
+        let id = self.next_index;
+        self.next_index += 1;
+        let start = format_ident!("gradtape_part_start{id}");
+        let len = format_ident!("gradtape_part_len{id}");
+        let j = format_ident!("gradtape_part_j{id}");
+        let array = &index.expr;
+        let position = &index.index;
+        let (zeros, read): (Expr, Expr) =
+            match (strip_parens(&index.index), &self.bindings[base].row) {
+                (Expr::Range(range), None) => {
+                    let from = range
+                        .start
+                        .as_ref()
+                        .map_or_else(|| quote!(0), |e| quote!(#e));
+                    let to = match (&range.end, &range.limits) {
+                        (None, _) => quote!(#array.len()),
+                        (Some(end), syn::RangeLimits::HalfOpen(_)) => quote!(#end),
+                        (Some(end), syn::RangeLimits::Closed(_)) => quote!(#end + 1),
+                    };
+                    // each bound evaluated once, then checked as `&v[a..b]` would be
+                    self.push(Stmt::Plain(quote! {
+                        let #start: usize = #from;
+                        let #len: usize = #to;
+                        let _ = &#array[#start..#len];
+                        let #len: usize = #len - #start;
+                    }));
+                    (
+                        syn::parse_quote!(::std::vec![0.0; #len]),
+                        syn::parse_quote!(#array[#start + #j]),
+                    )
+                }
+                (Expr::Range(_), Some(_)) => return None,
+                (_, Some(row)) => {
+                    let row = row.clone();
+                    self.push(Stmt::Plain(quote! {
+                        let #start: usize = #position;
+                        let _ = &#array[#start];
+                        let #len: usize = #row;
+                    }));
+                    (
+                        syn::parse_quote!([0.0; #row]),
+                        syn::parse_quote!(#array[#start][#j]),
+                    )
+                }
+                (_, None) => return None,
+            };
+        let ident = format_ident!("gradtape_part{id}");
+        let part = self.bind(&ident, true, None);
+        self.bindings[part].array = true;
+        let def = self.fresh_id();
+        self.push(Stmt::Def {
+            id: def,
+            target: Target::Let {
+                binding: part,
+                mutable: true,
+                ty: None,
+            },
+            op: Op::Copy {
+                value: Operand::Inactive(zeros),
+                clone: false,
+            },
+        });
+        let copy: syn::Stmt = syn::parse_quote! {
+            for #j in 0..#len {
+                #ident[#j] = #read;
+            }
+        };
+        self.lower_stmts(&[copy], Tail::Discard);
+        Some(part)
+    }
+
+    /// The active array an argument of an annotated call passes whole: `a`, `&a`,
+    /// `&a[..]`, `a.clone()`, `a.to_vec()`, `a.as_slice()` (in parentheses or not).
+    fn whole_array_arg(&self, arg: &Expr) -> Option<BindingId> {
+        let inner = match strip_parens(arg) {
+            Expr::Reference(reference) if reference.mutability.is_none() => {
+                strip_parens(&reference.expr)
+            }
+            other => other,
+        };
+        let inner = match inner {
+            Expr::Index(index)
+                if matches!(strip_parens(&index.index), Expr::Range(range)
+                    if range.start.is_none() && range.end.is_none()) =>
+            {
+                &index.expr
+            }
+            Expr::MethodCall(call)
+                if call.args.is_empty()
+                    && matches!(
+                        call.method.to_string().as_str(),
+                        "clone" | "to_vec" | "as_slice"
+                    ) =>
+            {
+                &call.receiver
+            }
+            other => other,
+        };
+        let binding = self.array_target(inner)?;
+        self.bindings[binding].active.then_some(binding)
     }
 
     fn build_trace(&mut self, expr: &Expr) -> Op {
@@ -2276,7 +2508,7 @@ impl<'ast> Visit<'ast> for ActiveFinder<'_, '_> {
 /// `Vec::with_capacity(..)`.
 pub fn is_array_local(local: &syn::Local) -> bool {
     if let Pat::Type(typed) = &local.pat {
-        return crate::model::sig::float_array(&typed.ty).is_some();
+        return crate::model::sig::float_array_or_rows(&typed.ty).is_some();
     }
     let Some(init) = &local.init else {
         return false;
@@ -2289,6 +2521,42 @@ pub fn is_array_local(local: &syn::Local) -> bool {
                 && path.path.segments[0].ident == "Vec"
                 && matches!(path.path.segments[1].ident.to_string().as_str(), "new" | "with_capacity")),
         _ => false,
+    }
+}
+
+/// `e` for `&e`, `&mut e` and `(&e)`, else the expression itself.
+fn strip_reference(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Reference(reference) => strip_parens(&reference.expr),
+        other => other,
+    }
+}
+
+/// The row length `N` of a local array of rows: typed `[[F; N]; M]` or `Vec<[F; N]>`, or
+/// zeros `[[0.0; N]; M]` or `vec![[0.0; N]; m]`.
+pub fn local_row(local: &syn::Local) -> Option<TokenStream> {
+    if let Pat::Type(typed) = &local.pat {
+        let (_, row, _) = crate::model::sig::float_array_or_rows(&typed.ty)?;
+        return row.map(|row| row.parse().expect("printed from tokens"));
+    }
+    let init = strip_parens(&local.init.as_ref()?.expr);
+    let repeat = match init {
+        Expr::Repeat(repeat) => repeat.clone(),
+        Expr::Macro(mac) if mac.mac.path.is_ident("vec") => {
+            let tokens = &mac.mac.tokens;
+            match syn::parse2::<Expr>(quote!([#tokens])).ok()? {
+                Expr::Repeat(repeat) => repeat,
+                _ => return None,
+            }
+        }
+        _ => return None,
+    };
+    match strip_parens(&repeat.expr) {
+        Expr::Repeat(row) => {
+            let len = &row.len;
+            Some(quote!(#len))
+        }
+        _ => None,
     }
 }
 

@@ -426,7 +426,7 @@ pub fn indexed_value(cx: &Ctxt, base: &Expr) {
 pub fn whole_array(cx: &Ctxt, expr: &Expr) {
     cx.error_spanned_by(
         expr,
-        "a differentiable array is differentiated element by element: index it (`a[i]`), loop over it (`for v in a.iter()`), or reduce it (`a.iter().sum()`); it cannot be passed, copied or returned whole (for data, hold the parameter constant: `#[differentiable(constant(name))]`)",
+        "a differentiable array is differentiated element by element: index it (`a[i]`), loop over it (`for v in a.iter()`), or reduce it (`a.iter().sum()`), or pass it whole to another #[differentiable] function (`f(&a)`); it cannot be copied or returned whole (for data, hold the parameter constant: `#[differentiable(constant(name))]`)",
     );
 }
 
@@ -518,5 +518,22 @@ pub fn unnamed_call(cx: &Ctxt, func: &Expr) {
     cx.error_spanned_by(
         func,
         "only calls of named functions are differentiated: call a function by its path",
+    );
+}
+
+/// A row `m[i]` of an array of rows used whole (read, written, or iterated).
+pub fn whole_row(cx: &Ctxt, row: &Expr) {
+    cx.error_spanned_by(
+        row,
+        "a row of a differentiable array of rows is differentiated element by element: index it (`m[i][j]`), loop over its columns (`for j in 0..m[i].len()`), or pass it to another #[differentiable] function (`f(&m[i])`); it cannot be copied or written whole",
+    );
+}
+
+/// `f(.., &mut buf)`: a call of a function writing a `&mut` float array (it has no `vjp`
+/// to call, only `grad_into`).
+pub fn array_output_argument(cx: &Ctxt, mutability: impl ToTokens) {
+    cx.error_spanned_by(
+        mutability,
+        "a function writing a `&mut` float array cannot be called from a #[differentiable] function yet: return the values instead (a float, or a tuple), or write the loop in the caller",
     );
 }

@@ -25,7 +25,11 @@ impl Generator<'_> {
                     // array's length); `vjp`: zeros of the length the forward saw.
                     let shadow = if self.into {
                         let buffer = Self::into_buffer(param);
-                        quote!(generated::Shadow::<#elem>::borrowed(&mut *#buffer))
+                        let flat = match param.array_row() {
+                            Some(_) => quote!(#buffer.as_flattened_mut()),
+                            None => quote!(&mut *#buffer),
+                        };
+                        quote!(generated::Shadow::<#elem>::borrowed(#flat))
                     } else {
                         let len = Self::array_len(param);
                         quote!(generated::Shadow::<#elem>::zeros(#len))
@@ -72,11 +76,25 @@ impl Generator<'_> {
                 Some(binding) if self.body.bindings[*binding].array && self.into => quote!(()),
                 Some(binding) if self.body.bindings[*binding].array => {
                     let slot = self.slot(*binding);
-                    match &param.kind {
-                        Kind::Array {
-                            form: ArrayForm::Fixed(_),
-                            ..
-                        } => quote!(Some(#slot.into_array())),
+                    match (&param.kind, param.array_row()) {
+                        (
+                            Kind::Array {
+                                form: ArrayForm::Fixed(_),
+                                ..
+                            },
+                            Some(_),
+                        ) => quote!(Some(#slot.into_matrix())),
+                        (_, Some(row)) => {
+                            let len = Self::array_len(param);
+                            quote!(Some(#slot.into_rows(#len / (#row))))
+                        }
+                        (
+                            Kind::Array {
+                                form: ArrayForm::Fixed(_),
+                                ..
+                            },
+                            None,
+                        ) => quote!(Some(#slot.into_array())),
                         _ => quote!(Some(#slot.into_vec())),
                     }
                 }
@@ -88,6 +106,17 @@ impl Generator<'_> {
             });
         out.extend(quote!((#(#grads,)*)));
         out
+    }
+
+    /// Adds the cotangent a callee's pullback gives for an argument into its slot: an
+    /// array passed whole gets it added into its shadow, element by element.
+    fn accumulate_argument(&self, binding: usize, grad: TokenStream) -> TokenStream {
+        let slot = self.slot(binding);
+        if self.body.bindings[binding].array {
+            quote!(generated::ArrayCotangent::add_into(#grad, &mut #slot, 0);)
+        } else {
+            quote!(generated::accumulate_option(&mut #slot, #grad);)
+        }
     }
 
     fn declare_slots(&self, block: &Block) -> TokenStream {
@@ -152,9 +181,8 @@ impl Generator<'_> {
                 });
                 let grads = mixed("grads");
                 let accumulate = args.iter().enumerate().filter_map(|(k, arg)| {
-                    let slot = self.slot(arg.binding()?);
                     let index = syn::Index::from(k);
-                    Some(quote!(generated::accumulate_option(&mut #slot, #grads.#index);))
+                    Some(self.accumulate_argument(arg.binding()?, quote!(#grads.#index)))
                 });
                 quote! {
                     #pop
@@ -458,11 +486,8 @@ impl Generator<'_> {
                 rules.extend(quote!(let #grads = (#pullback)(#g);));
                 for (k, arg) in args.iter().enumerate() {
                     if let Some(b) = arg.binding() {
-                        let slot = self.slot(b);
                         let index = syn::Index::from(k);
-                        rules.extend(
-                            quote!(generated::accumulate_option(&mut #slot, #grads.#index);),
-                        );
+                        rules.extend(self.accumulate_argument(b, quote!(#grads.#index)));
                     }
                 }
             }

@@ -312,6 +312,8 @@ impl Generator<'_> {
                 let (array, stored) = (self.name(*binding), Self::stored(id));
                 if *push {
                     quote!(#array.push(#stored);)
+                } else if let Some(row) = &self.body.bindings[*binding].row {
+                    quote!(#array[#index / (#row)][#index % (#row)] = #stored;)
                 } else {
                     quote!(#array[#index] = #stored;)
                 }
@@ -379,8 +381,13 @@ impl Generator<'_> {
                 args.iter().map(|arg| arg.fwd().to_token_stream()).collect(),
             ),
             Op::Load { array, index, .. } => {
+                let row = &self.body.bindings[*array].row;
                 let array = self.name(*array);
-                quote!(#array[#index])
+                match row {
+                    // `m[i][j]` back from its flat index
+                    Some(row) => quote!(#array[#index / (#row)][#index % (#row)]),
+                    None => quote!(#array[#index]),
+                }
             }
         }
     }

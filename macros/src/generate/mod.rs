@@ -219,7 +219,11 @@ impl<'a> Generator<'a> {
             .filter(|(_, b)| b.is_some_and(|b| self.body.bindings[b].array))
             .map(|(param, _)| {
                 let (len, ident) = (Self::array_len(param), &param.ident);
-                quote!(let #len = #ident.len();)
+                match param.array_row() {
+                    // the flat shadow's length
+                    Some(row) => quote!(let #len = #ident.len() * (#row);),
+                    None => quote!(let #len = #ident.len();),
+                }
             })
             .collect()
     }
@@ -482,7 +486,8 @@ impl<'a> Generator<'a> {
                 &param.ident,
             );
             if param.is_output_array() || matches!(param.kind, Kind::Array { .. }) {
-                buffers.push(quote!(#buffer: &mut [#elem]));
+                let item = param.array_item();
+                buffers.push(quote!(#buffer: &mut [#item]));
                 let param_name = ident.to_string();
                 checks.push(quote!(generated::check_shadow(#name, #param_name, #ident.len(), #buffer.len());));
             } else {

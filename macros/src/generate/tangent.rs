@@ -27,7 +27,7 @@ use syn::ItemFn;
 
 use super::{Generator, borrow, is_literal, paths, return_label};
 use crate::model::ir::{Block, JumpKind, LoopHead, Op, Operand, Saves, Stmt, Target};
-use crate::model::sig::Kind;
+use crate::model::sig::{Kind, Param};
 use crate::syntax::mixed;
 use crate::vocabulary;
 
@@ -89,10 +89,14 @@ impl Generator<'_> {
                         return None;
                     }
                     let tangent = self.tangent(binding);
+                    let flat = match param.array_row() {
+                        Some(_) => quote!(#tangent.as_flattened()),
+                        None => quote!(#tangent),
+                    };
                     Some(if param.is_output_array() {
                         quote!(let mut #tangent = generated::Shadow::borrowed(#tangent);)
                     } else {
-                        quote!(let mut #tangent = generated::Shadow::shared(#tangent);)
+                        quote!(let mut #tangent = generated::Shadow::shared(#flat);)
                     })
                 });
         let name = if self.tensor() {
@@ -158,14 +162,8 @@ impl Generator<'_> {
     /// tell a float parameter from a data one. A float parameter's entry is its tangent or
     /// `NoTangent` (a constant argument, tangent zero), a data parameter's `NoTangent`.
     pub fn jvp_call_fn(&self, item: &ItemFn) -> TokenStream {
-        if self
-            .body
-            .params
-            .iter()
-            .flatten()
-            .any(|&b| self.body.bindings[b].array)
-        {
-            // Arrays are never passed whole to another annotated function: no caller.
+        if self.sig.params.iter().any(Param::is_output_array) {
+            // A function writing a `&mut` array has no `vjp` either: no annotated caller.
             return quote!();
         }
         let generated = paths::generated();
@@ -176,6 +174,15 @@ impl Generator<'_> {
         for (k, (param, binding)) in self.sig.params.iter().zip(&self.body.params).enumerate() {
             let entry = mixed(&format!("t{k}"));
             match (binding, &param.elem) {
+                (Some(_), Some(elem)) if matches!(param.kind, Kind::Array { .. }) => {
+                    // The caller's tangent shadow (or `NoTangent`: zeros) as a slice.
+                    entry_types.push(quote!(impl #generated::TangentSlice<#elem>));
+                    let flat = quote!(#generated::TangentSlice::<#elem>::flat(&#entry));
+                    tangents.push(match param.array_row() {
+                        Some(row) => quote!(&*#generated::tangent_rows::<#elem, { #row }>(#flat)),
+                        None => flat,
+                    });
+                }
                 (Some(_), Some(elem)) => {
                     entry_types.push(quote!(impl #generated::TangentArg<#elem>));
                     tangents.push(quote!(#generated::TangentArg::<#elem>::tangent(#entry)));
@@ -223,7 +230,8 @@ impl Generator<'_> {
                     return Some(quote!(#tangent: &mut [#elem]));
                 }
                 if let Kind::Array { .. } = param.kind {
-                    return Some(quote!(#tangent: &[#elem]));
+                    let item = param.array_item();
+                    return Some(quote!(#tangent: &[#item]));
                 }
                 debug_assert!(matches!(param.kind, Kind::Float { .. }), "scalar mode");
                 // Assigned where the parameter is, when it is `mut`.
@@ -231,6 +239,19 @@ impl Generator<'_> {
                 Some(quote!(#mutability #tangent: #elem))
             })
             .collect()
+    }
+
+    /// The tangent entry of an argument of another annotated function's `jvp_call`: the
+    /// argument's tangent, an array's tangent shadow (read as a slice), or `NoTangent`.
+    fn call_tangent(&self, arg: &Operand) -> TokenStream {
+        match arg.binding() {
+            Some(b) if self.body.bindings[b].array => {
+                let tangent = self.tangent(b);
+                quote!(&#tangent)
+            }
+            Some(b) => self.tangent_value(b),
+            None => quote!(generated::NoTangent),
+        }
     }
 
     fn tangent(&self, binding: usize) -> &syn::Ident {
@@ -276,13 +297,7 @@ impl Generator<'_> {
             } => {
                 let value = mixed(&format!("value{id}"));
                 let dot = mixed(&format!("tan_value{id}"));
-                let tangents = args.iter().map(|arg| match arg.binding() {
-                    Some(b) => {
-                        let tangent = self.tangent(b);
-                        quote!(#tangent)
-                    }
-                    None => quote!(generated::NoTangent),
-                });
+                let tangents = args.iter().map(|arg| self.call_tangent(arg));
                 let mut call_args: Vec<TokenStream> =
                     args.iter().map(|arg| arg.fwd().to_token_stream()).collect();
                 call_args.push(quote!((#(#tangents,)*)));
@@ -609,9 +624,7 @@ impl Generator<'_> {
             Op::Call { func, args } => {
                 let value = mixed(&format!("value{id}"));
                 let dot = mixed(&format!("tan_value{id}"));
-                let tangents = args
-                    .iter()
-                    .map(|arg| tangent_of(arg).unwrap_or_else(|| quote!(generated::NoTangent)));
+                let tangents = args.iter().map(|arg| self.call_tangent(arg));
                 let mut call_args: Vec<TokenStream> =
                     args.iter().map(|arg| arg.fwd().to_token_stream()).collect();
                 call_args.push(quote!((#(#tangents,)*)));

@@ -60,6 +60,11 @@ pub struct Binding {
     /// `generated::Shadow`, its tangent a shadow too, and it is read and written only
     /// element by element ([`Op::Load`], [`Target::Element`]).
     pub array: bool,
+    /// For an array of rows (`[[F; N]; M]`, a local `[[0.0; N]; M]`): `N`, as written.
+    /// Its shadow is flat: `m[i][j]` is element `i * N + j` (the index local holds that
+    /// flat index, `generated::flat_index`), and the forward code reads it back as
+    /// `m[k / N][k % N]`.
+    pub row: Option<TokenStream>,
 }
 
 /// An operand of an operation.

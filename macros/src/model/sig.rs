@@ -33,7 +33,14 @@ pub enum Kind {
     /// An array, slice or `Vec` of `f32`/`f64` (`&[F]`, `&mut [F]`, `[F; N]`, `&[F; N]`,
     /// `Vec<F>`, `&Vec<F>`, `&mut Vec<F>`): differentiable in scalar mode, element by
     /// element through a shadow buffer; a constant in tensor mode.
-    Array { form: ArrayForm, by_mut_ref: bool },
+    ///
+    /// An array of rows (`[[F; N]; M]`, `&[[F; N]]`, `Vec<[F; N]>`) has `row` `Some(N)`:
+    /// it is read and written as `m[i][j]`, element `i * N + j` of one flat shadow.
+    Array {
+        form: ArrayForm,
+        by_mut_ref: bool,
+        row: Option<String>,
+    },
     /// Anything else (sizes, flags, integer tensors, slices of other types, parameters
     /// held by `constant(..)`): a constant.
     Constant,
@@ -93,6 +100,27 @@ impl Param {
         )
     }
 
+    /// An array parameter's item: `F`, or `[F; N]` for an array of rows (the element type
+    /// of its `grad_into` buffer and `jvp` tangent slices).
+    pub fn array_item(&self) -> TokenStream {
+        let elem = self.elem.as_ref().expect("a float array");
+        match &self.kind {
+            Kind::Array { row: Some(row), .. } => {
+                let row: TokenStream = row.parse().expect("printed from tokens");
+                quote!([#elem; #row])
+            }
+            _ => quote!(#elem),
+        }
+    }
+
+    /// The row length `N` of an array of rows, as written.
+    pub fn array_row(&self) -> Option<TokenStream> {
+        match &self.kind {
+            Kind::Array { row: Some(row), .. } => Some(row.parse().expect("printed from tokens")),
+            _ => None,
+        }
+    }
+
     /// The type of this parameter's cotangent (`Tensor<F>`, `F`, `Vec<F>` or `[F; N]`).
     pub fn cotangent_type(&self) -> proc_macro2::TokenStream {
         let elem = self
@@ -105,13 +133,23 @@ impl Param {
                 quote!(#private::Tensor<#elem>)
             }
             Kind::Array {
-                form: ArrayForm::Fixed(ref len),
-                ..
+                ref form, ref row, ..
             } => {
-                let len: TokenStream = len.parse().expect("printed from tokens");
-                quote!([#elem; #len])
+                let elem = match row {
+                    Some(row) => {
+                        let row: TokenStream = row.parse().expect("printed from tokens");
+                        quote!([#elem; #row])
+                    }
+                    None => quote!(#elem),
+                };
+                match form {
+                    ArrayForm::Fixed(len) => {
+                        let len: TokenStream = len.parse().expect("printed from tokens");
+                        quote!([#elem; #len])
+                    }
+                    ArrayForm::Slice => quote!(::std::vec::Vec<#elem>),
+                }
             }
-            Kind::Array { .. } => quote!(::std::vec::Vec<#elem>),
             _ => quote!(#elem),
         }
     }
@@ -239,11 +277,15 @@ pub fn parse(item: &ItemFn) -> Option<Signature> {
         let by_mut_ref =
             matches!(&ty, Type::Reference(reference) if reference.mutability.is_some());
         let (inner, by_ref) = strip_ref(&ty);
-        if let Some((form, elem)) = float_array(inner) {
+        if let Some((form, row, elem)) = float_array_or_rows(inner) {
             params.push(Param {
                 ident: pat.ident.clone(),
                 mutable: pat.mutability.is_some(),
-                kind: Kind::Array { form, by_mut_ref },
+                kind: Kind::Array {
+                    form,
+                    by_mut_ref,
+                    row,
+                },
                 elem: Some(elem.clone()),
                 ty,
             });
@@ -400,6 +442,31 @@ pub fn float_array(ty: &Type) -> Option<(ArrayForm, &Type)> {
             }
             _ => None,
         },
+    }
+}
+
+/// A float array (`row` `None`) or an array of rows of floats, `[[F; N]]`, `[[F; N]; M]`
+/// or `Vec<[F; N]>` (`row` `Some(N)`, the length as written): the form, the row length
+/// and `F`.
+pub fn float_array_or_rows(ty: &Type) -> Option<(ArrayForm, Option<String>, &Type)> {
+    if let Some((form, elem)) = float_array(ty) {
+        return Some((form, None, elem));
+    }
+    let (form, row) = match ty {
+        Type::Slice(slice) => (ArrayForm::Slice, &*slice.elem),
+        Type::Array(array) => (
+            ArrayForm::Fixed(array.len.to_token_stream().to_string()),
+            &*array.elem,
+        ),
+        Type::Paren(paren) => return float_array_or_rows(&paren.elem),
+        _ => match last_segment(ty) {
+            Some((ident, Some(row))) if ident == "Vec" => (ArrayForm::Slice, row),
+            _ => return None,
+        },
+    };
+    match float_array(row)? {
+        (ArrayForm::Fixed(len), elem) => Some((form, Some(len), elem)),
+        (ArrayForm::Slice, _) => None,
     }
 }
 

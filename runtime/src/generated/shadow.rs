@@ -152,6 +152,51 @@ impl<'b, F: Copy + Default + Add<Output = F>> Shadow<'b, F> {
         out
     }
 
+    /// The numbers (a tangent passed on to another annotated function). A local buffer's
+    /// shadow may be shorter than its array (it grows with the indices met): the elements
+    /// past its end are zeros, and the callee's own shadow reads them so.
+    pub fn as_slice(&self) -> &[F] {
+        self.values()
+    }
+
+    /// Adds `g` into elements `offset..offset + g.len()` (the adjoint of passing the array,
+    /// or the part of it from `offset`, to another annotated function).
+    pub fn add_slice(&mut self, offset: usize, g: &[F]) {
+        if g.is_empty() {
+            return;
+        }
+        // Grown (if owned) to the last element once, then added in place.
+        let _ = self.slot(offset + g.len() - 1);
+        let values = match &mut self.data {
+            Data::Owned(values) => &mut values[..],
+            Data::Borrowed(values) => &mut values[..],
+            Data::Shared(_) => unreachable!("copied by `slot`"),
+        };
+        for (slot, g) in values[offset..].iter_mut().zip(g) {
+            *slot = *slot + *g;
+        }
+    }
+
+    /// The numbers as `M` rows of `N` (the gradient of a `[[F; N]; M]` parameter),
+    /// zero-padded.
+    pub fn into_matrix<const N: usize, const M: usize>(self) -> [[F; N]; M] {
+        let mut out = [[F::default(); N]; M];
+        for (o, v) in out.as_flattened_mut().iter_mut().zip(self.values()) {
+            *o = *v;
+        }
+        out
+    }
+
+    /// The numbers as `len` rows of `N` (the gradient of a `&[[F; N]]` or `Vec<[F; N]>`
+    /// parameter of `len` rows), zero-padded.
+    pub fn into_rows<const N: usize>(self, len: usize) -> Vec<[F; N]> {
+        let mut out = vec![[F::default(); N]; len];
+        for (o, v) in out.as_flattened_mut().iter_mut().zip(self.values()) {
+            *o = *v;
+        }
+        out
+    }
+
     /// Copies the numbers into `out` (a tangent result the caller gave a buffer for).
     pub fn write_to(&self, out: &mut [F]) {
         for (o, v) in out.iter_mut().zip(self.values()) {
@@ -176,4 +221,138 @@ pub fn check_shadow(function: &str, param: &str, len: usize, buffer: usize) {
         len == buffer,
         "{function}::grad_into: the gradient buffer for `{param}` has length {buffer}, but `{param}` has length {len}"
     );
+}
+
+/// The cotangent an annotated callee's pullback gives for an array argument: its numbers
+/// (row after row for an array of rows), or nothing (`None`: no path; `()`: the callee
+/// holds that parameter constant). The caller adds it into the array's shadow.
+///
+/// ```
+/// use gradtape_runtime::generated::{ArrayCotangent, Shadow};
+/// let mut d = Shadow::<f64>::zeros(4);
+/// Some(vec![1.0, 2.0]).add_into(&mut d, 1);
+/// Some([[1.0, 1.0], [1.0, 1.0]]).add_into(&mut d, 0);
+/// ().add_into(&mut d, 0);
+/// assert_eq!(d.into_vec(), vec![1.0, 2.0, 3.0, 1.0]);
+/// ```
+pub trait ArrayCotangent<F> {
+    /// Adds the numbers into `shadow` from element `offset` on.
+    fn add_into(self, shadow: &mut Shadow<'_, F>, offset: usize);
+}
+
+impl<F: Copy + Default + Add<Output = F>> ArrayCotangent<F> for Option<Vec<F>> {
+    #[inline]
+    fn add_into(self, shadow: &mut Shadow<'_, F>, offset: usize) {
+        if let Some(g) = self {
+            shadow.add_slice(offset, &g);
+        }
+    }
+}
+
+impl<F: Copy + Default + Add<Output = F>, const N: usize> ArrayCotangent<F> for Option<[F; N]> {
+    #[inline]
+    fn add_into(self, shadow: &mut Shadow<'_, F>, offset: usize) {
+        if let Some(g) = self {
+            shadow.add_slice(offset, &g);
+        }
+    }
+}
+
+impl<F: Copy + Default + Add<Output = F>, const N: usize> ArrayCotangent<F>
+    for Option<Vec<[F; N]>>
+{
+    #[inline]
+    fn add_into(self, shadow: &mut Shadow<'_, F>, offset: usize) {
+        if let Some(g) = self {
+            shadow.add_slice(offset, g.as_flattened());
+        }
+    }
+}
+
+impl<F: Copy + Default + Add<Output = F>, const N: usize, const M: usize> ArrayCotangent<F>
+    for Option<[[F; N]; M]>
+{
+    #[inline]
+    fn add_into(self, shadow: &mut Shadow<'_, F>, offset: usize) {
+        if let Some(g) = self {
+            shadow.add_slice(offset, g.as_flattened());
+        }
+    }
+}
+
+impl<F> ArrayCotangent<F> for () {
+    #[inline]
+    fn add_into(self, _: &mut Shadow<'_, F>, _: usize) {}
+}
+
+/// The tangent a caller passes for an array argument of another annotated function's
+/// `jvp_call`: the array's tangent shadow, or [`NoTangent`](super::NoTangent) for a
+/// constant array (its tangent is zero: an empty slice, which the callee reads as zeros).
+///
+/// ```
+/// use gradtape_runtime::generated::{NoTangent, Shadow, TangentSlice};
+/// let t = Shadow::shared(&[1.0_f64, 2.0]);
+/// assert_eq!((&t).flat(), &[1.0, 2.0]);
+/// assert!(TangentSlice::<f64>::flat(&NoTangent).is_empty());
+/// ```
+pub trait TangentSlice<F> {
+    /// The tangent's numbers (row after row for an array of rows); possibly shorter than
+    /// the array, the rest being zeros.
+    fn flat(&self) -> &[F];
+}
+
+impl<F: Copy + Default + Add<Output = F>> TangentSlice<F> for &Shadow<'_, F> {
+    #[inline]
+    fn flat(&self) -> &[F] {
+        self.as_slice()
+    }
+}
+
+impl<F> TangentSlice<F> for super::NoTangent {
+    #[inline]
+    fn flat(&self) -> &[F] {
+        &[]
+    }
+}
+
+/// A flat tangent as rows of `N` (an array-of-rows parameter's tangent in `f::jvp`),
+/// borrowed when it is whole rows, else copied with its last row zero-padded.
+///
+/// ```
+/// use gradtape_runtime::generated::tangent_rows;
+/// assert_eq!(&*tangent_rows::<f64, 2>(&[1.0, 2.0, 3.0]), &[[1.0, 2.0], [3.0, 0.0]]);
+/// ```
+pub fn tangent_rows<F: Copy + Default, const N: usize>(
+    flat: &[F],
+) -> std::borrow::Cow<'_, [[F; N]]> {
+    let (rows, rest) = flat.as_chunks::<N>();
+    if rest.is_empty() {
+        return std::borrow::Cow::Borrowed(rows);
+    }
+    let mut padded = rows.to_vec();
+    let mut last = [F::default(); N];
+    last[..rest.len()].copy_from_slice(rest);
+    padded.push(last);
+    std::borrow::Cow::Owned(padded)
+}
+
+/// The index of `m[row][col]` in the flat shadow of an array of rows of length `len`:
+/// `row * len + col`. A column past the row is the forward code's out-of-bounds panic,
+/// as `m[row][col]` would be, not the next row's element.
+///
+/// # Panics
+///
+/// If `col >= len`.
+///
+/// ```
+/// assert_eq!(gradtape_runtime::generated::flat_index(2, 1, 3), 7);
+/// ```
+#[inline]
+#[track_caller]
+pub fn flat_index(row: usize, col: usize, len: usize) -> usize {
+    assert!(
+        col < len,
+        "index out of bounds: the len is {len} but the index is {col}"
+    );
+    row * len + col
 }

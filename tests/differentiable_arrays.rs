@@ -1,0 +1,856 @@
+//! `#[differentiable]` arrays beyond one function (issue 13): float arrays passed whole to
+//! another annotated function (`dot(&x, &w)`, `norm2(&v[..])`, a local `vec!` buffer, a
+//! `[f64; 3]` by value) or in part (a row `&m[i]`, a range `&v[a..b]`), and arrays of rows
+//! (`[[f64; N]; M]`, `&[[f64; N]; M]`, `&[[f64; N]]`, `Vec<[f64; N]>`, local
+//! `[[0.0; N]; M]`, literals `[[a, b], [c, d]]`) read and written as `m[i][j]`.
+//!
+//! Each function is checked through all its faces, as in `differentiable_slices.rs`: `f`,
+//! `f::grad`, `f::grad_into` and `f::jvp` give the value of `f::primal` to the bit; the
+//! gradient matches central differences of `f::primal`; `grad_into` gives `grad`'s
+//! gradient to the bit; the tangent along `v` is `⟨∇f, v⟩`. Second order, as scalar mode
+//! has it (no AD runs over the generated code on numbers): the Hessian taken by central
+//! differences of `f::grad` matches second differences of `f`, and the central differences
+//! of `f::jvp` along each unit vector match `e_jᵀ H v` by second differences.
+
+// The functions are written as users write them, index loops, `&x` of a slice, `&v[..]`,
+// `.clone()` of an array and `x = x * ..` included: those are the forms under test.
+#![allow(
+    clippy::needless_range_loop,
+    clippy::ptr_arg,
+    clippy::needless_borrow,
+    clippy::redundant_slicing,
+    clippy::clone_on_copy,
+    clippy::assign_op_pattern
+)]
+
+mod common;
+
+use common::{central_differences, close};
+
+use gradtape::differentiable;
+
+// ----- oracles and the check -----
+
+/// A deterministic point in `[lo, hi)` per coordinate (SplitMix64).
+fn point(n: usize, seed: u64, lo: f64, hi: f64) -> Vec<f64> {
+    let mut state = seed;
+    (0..n)
+        .map(|_| {
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^= z >> 31;
+            lo + (hi - lo) * (z >> 11) as f64 / (1u64 << 53) as f64
+        })
+        .collect()
+}
+
+type Value<'a> = &'a dyn Fn(&[f64]) -> f64;
+type Gradient<'a> = &'a dyn Fn(&[f64]) -> (f64, Vec<f64>);
+type Tangent<'a> = &'a dyn Fn(&[f64], &[f64]) -> (f64, f64);
+
+/// A function's faces on a flat vector of all its inputs (row after row for a matrix).
+struct Case<'a> {
+    name: &'a str,
+    itself: Value<'a>,
+    primal: Value<'a>,
+    grad: Gradient<'a>,
+    grad_into: Gradient<'a>,
+    jvp: Tangent<'a>,
+}
+
+impl Case<'_> {
+    fn check(&self, x: &[f64]) {
+        let name = self.name;
+        let value = (self.primal)(x);
+        assert_eq!(
+            (self.itself)(x).to_bits(),
+            value.to_bits(),
+            "{name}: itself"
+        );
+        let (by_grad, gradient) = (self.grad)(x);
+        assert_eq!(by_grad.to_bits(), value.to_bits(), "{name}: grad's value");
+        let (by_into, into) = (self.grad_into)(x);
+        assert_eq!(
+            by_into.to_bits(),
+            value.to_bits(),
+            "{name}: grad_into's value"
+        );
+        let bits = |v: &[f64]| v.iter().map(|g| g.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&gradient), bits(&into), "{name}: grad_into vs grad");
+        let expected = central_differences(self.primal, x);
+        for (k, (g, e)) in gradient.iter().zip(&expected).enumerate() {
+            assert!(
+                close(*g, *e, 1e-5),
+                "{name}: d/dx{k} = {g}, central differences {e}"
+            );
+        }
+        let v = point(x.len(), 99, -1.0, 1.0);
+        let (by_jvp, tangent) = (self.jvp)(x, &v);
+        assert_eq!(by_jvp.to_bits(), value.to_bits(), "{name}: jvp's value");
+        let dot: f64 = gradient.iter().zip(&v).map(|(g, v)| g * v).sum();
+        assert!(
+            close(tangent, dot, 1e-10),
+            "{name}: jvp {tangent} vs <grad, v> {dot}"
+        );
+        self.check_second_order(x, &v);
+    }
+
+    /// Row `i` of the Hessian by central differences of the gradient against second
+    /// differences of the value, and `d/ds jvp(x + s e_j, v)` against `e_jᵀ H v` by second
+    /// differences.
+    fn check_second_order(&self, x: &[f64], v: &[f64]) {
+        let (name, n, h) = (self.name, x.len(), 1e-4);
+        let along = |x: &[f64], d: &[f64], s: f64| -> Vec<f64> {
+            x.iter().zip(d).map(|(x, d)| x + s * d).collect()
+        };
+        let unit = |j: usize| -> Vec<f64> { (0..n).map(|k| f64::from(k == j)).collect() };
+        let f = |x: &[f64]| (self.primal)(x);
+        for j in 0..n {
+            let e = unit(j);
+            let (up, down) = (
+                (self.grad)(&along(x, &e, h)).1,
+                (self.grad)(&along(x, &e, -h)).1,
+            );
+            for i in 0..n {
+                let of_grad = (up[i] - down[i]) / (2.0 * h);
+                let ei = unit(i);
+                let at = |s: f64, t: f64| f(&along(&along(x, &ei, s), &e, t));
+                let second = (at(h, h) - at(h, -h) - at(-h, h) + at(-h, -h)) / (4.0 * h * h);
+                assert!(
+                    close(of_grad, second, 1e-4),
+                    "{name}: H[{i}][{j}] = {of_grad} by the gradient, {second} by second differences"
+                );
+            }
+            let of_jvp = ((self.jvp)(&along(x, &e, h), v).1 - (self.jvp)(&along(x, &e, -h), v).1)
+                / (2.0 * h);
+            let at = |s: f64, t: f64| f(&along(&along(x, &e, s), v, t));
+            let second = (at(h, h) - at(h, -h) - at(-h, h) + at(-h, -h)) / (4.0 * h * h);
+            assert!(
+                close(of_jvp, second, 1e-4),
+                "{name}: d/dx{j} jvp(v) = {of_jvp}, second differences {second}"
+            );
+        }
+    }
+}
+
+/// Splits a flat vector into parts of the given lengths.
+fn split(x: &[f64], lens: &[usize]) -> Vec<Vec<f64>> {
+    let mut at = 0;
+    lens.iter()
+        .map(|&n| {
+            at += n;
+            x[at - n..at].to_vec()
+        })
+        .collect()
+}
+
+/// The faces of a function whose parameters are all `&[f64]` slices, of lengths `lens`.
+macro_rules! slices {
+    ($f:ident, $lens:expr, [$($k:tt),+], $x:expr) => {{
+        let lens: &[usize] = &$lens;
+        let x: Vec<f64> = $x;
+        Case {
+            name: stringify!($f),
+            itself: &|x| { let p = split(x, lens); $f($(&p[$k]),+) },
+            primal: &|x| { let p = split(x, lens); $f::primal($(&p[$k]),+) },
+            grad: &|x| {
+                let p = split(x, lens);
+                let (value, g) = $f::grad($(&p[$k]),+);
+                (value, g.concat())
+            },
+            grad_into: &|x| {
+                let p = split(x, lens);
+                let mut d: Vec<Vec<f64>> = lens.iter().map(|&n| vec![0.0; n]).collect();
+                let value = {
+                    let mut buffers = d.iter_mut();
+                    $f::grad_into($(&p[$k]),+, $({ let _ = $k; buffers.next().unwrap() }),+)
+                };
+                (value, d.concat())
+            },
+            jvp: &|x, v| {
+                let (p, t) = (split(x, lens), split(v, lens));
+                $f::jvp($(&p[$k]),+, $(&t[$k]),+)
+            },
+        }
+        .check(&x)
+    }};
+}
+
+// ----- 1. arrays passed whole to another annotated function -----
+
+#[differentiable]
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..a.len() {
+        s += a[i] * b[i];
+    }
+    s
+}
+
+/// A slice parameter passed on as it is.
+#[differentiable]
+fn norm2(v: &[f64]) -> f64 {
+    dot(v, v).sqrt()
+}
+
+/// `&x`, `&x[..]` and the parameter itself, to two callees.
+#[differentiable]
+fn cosine(x: &[f64], w: &[f64]) -> f64 {
+    dot(&x, &w) / (norm2(&x[..]) * norm2(w))
+}
+
+#[differentiable]
+fn squared_length(p: [f64; 3]) -> f64 {
+    p[0] * p[0] + p[1] * p[1] + p[2] * p[2]
+}
+
+#[differentiable]
+fn mean(v: Vec<f64>) -> f64 {
+    let mut s = 0.0;
+    for i in 0..v.len() {
+        s += v[i];
+    }
+    s / v.len() as f64
+}
+
+/// A local `vec!` buffer handed to callees, then overwritten and handed again: the second
+/// call's cotangent reaches the buffer's new element, the first call's the old one.
+#[differentiable]
+fn through_local_buffer(x: &[f64]) -> f64 {
+    let mut buf = vec![0.0; x.len()];
+    for i in 0..x.len() {
+        buf[i] = x[i].sin();
+    }
+    let first = norm2(&buf) + dot(&buf, x);
+    buf[0] = buf[0] * 3.0 + x[1];
+    first * norm2(&buf)
+}
+
+/// A `[f64; 3]` built from numbers and passed by value, a copy made by `clone`.
+#[differentiable]
+fn by_value_arrays(x: f64, y: f64) -> f64 {
+    let p = [x, y * x, y.exp()];
+    squared_length(p) * x + squared_length(p.clone())
+}
+
+/// A `Vec` parameter passed by reference and as a clone by value.
+#[differentiable]
+fn vec_whole(v: Vec<f64>) -> f64 {
+    norm2(&v) * mean(v.clone())
+}
+
+/// A call inside a loop: its pullback goes on a stack, one per iteration.
+#[differentiable]
+fn calls_in_a_loop(x: &[f64], w: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for k in 0..3 {
+        s = s * 0.5 + dot(x, w) * (k as f64 + 1.0) + norm2(x);
+    }
+    s
+}
+
+/// A constant array (data) passed to a differentiable parameter of the callee: no
+/// cotangent for it, a zero tangent.
+#[differentiable(constant(target))]
+fn distance_to(x: &[f64], target: &[f64]) -> f64 {
+    let mut d = vec![0.0; x.len()];
+    for i in 0..x.len() {
+        d[i] = x[i] - target[i];
+    }
+    norm2(&d) + dot(&target, x)
+}
+
+/// A tuple result from a slice function, destructured by the caller.
+#[differentiable]
+fn mean_and_spread(x: &[f64]) -> (f64, f64) {
+    let n = x.len() as f64;
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += x[i];
+    }
+    let m = s / n;
+    let mut q = 0.0;
+    for i in 0..x.len() {
+        q += (x[i] - m) * (x[i] - m);
+    }
+    (m, q / n)
+}
+
+#[differentiable]
+fn standardised_first(x: &[f64]) -> f64 {
+    let (m, v) = mean_and_spread(x);
+    (x[0] - m) / (v + 0.1).sqrt()
+}
+
+/// Single precision: a matrix of `f32` rows passed to an `f32` callee.
+#[differentiable]
+fn trace_of_square_f32(m: &[[f32; 2]; 2]) -> f32 {
+    let mut t = 0.0;
+    for i in 0..2 {
+        for k in 0..2 {
+            t += m[i][k] * m[k][i];
+        }
+    }
+    t + det2_f32(m)
+}
+
+#[differentiable]
+fn det2_f32(m: &[[f32; 2]; 2]) -> f32 {
+    m[0][0] * m[1][1] - m[0][1] * m[1][0]
+}
+
+#[test]
+fn arrays_passed_whole() {
+    slices!(norm2, [5], [0], point(5, 1, -1.0, 1.0));
+    slices!(cosine, [4, 4], [0, 1], point(8, 2, -1.0, 1.0));
+    slices!(through_local_buffer, [5], [0], point(5, 3, -1.0, 1.0));
+    slices!(calls_in_a_loop, [3, 3], [0, 1], point(6, 4, -1.0, 1.0));
+    Case {
+        name: "by_value_arrays",
+        itself: &|x| by_value_arrays(x[0], x[1]),
+        primal: &|x| by_value_arrays::primal(x[0], x[1]),
+        grad: &|x| {
+            let (v, g) = by_value_arrays::grad(x[0], x[1]);
+            (v, g.to_vec())
+        },
+        // float parameters only: no `grad_into`
+        grad_into: &|x| {
+            let (v, g) = by_value_arrays::grad(x[0], x[1]);
+            (v, g.to_vec())
+        },
+        jvp: &|x, t| by_value_arrays::jvp(x[0], x[1], t[0], t[1]),
+    }
+    .check(&[0.4, -0.3]);
+    Case {
+        name: "vec_whole",
+        itself: &|x| vec_whole(x.to_vec()),
+        primal: &|x| vec_whole::primal(x.to_vec()),
+        grad: &|x| {
+            let (v, [g]) = vec_whole::grad(x.to_vec());
+            (v, g)
+        },
+        grad_into: &|x| {
+            let mut d = vec![0.0; x.len()];
+            (vec_whole::grad_into(x.to_vec(), &mut d), d)
+        },
+        jvp: &|x, t| vec_whole::jvp(x.to_vec(), t),
+    }
+    .check(&point(4, 5, 0.2, 1.0));
+    slices!(standardised_first, [5], [0], point(5, 7, -1.0, 1.0));
+    let target = [0.5, -0.25, 1.0];
+    Case {
+        name: "distance_to",
+        itself: &|x| distance_to(x, &target),
+        primal: &|x| distance_to::primal(x, &target),
+        grad: &|x| {
+            let (v, [g]) = distance_to::grad(x, &target);
+            (v, g)
+        },
+        grad_into: &|x| {
+            let mut d = vec![0.0; x.len()];
+            (distance_to::grad_into(x, &target, &mut d), d)
+        },
+        jvp: &|x, t| distance_to::jvp(x, &target, t),
+    }
+    .check(&point(3, 6, -1.0, 1.0));
+}
+
+/// Hand-computed values, independent of central differences.
+#[test]
+fn arrays_passed_whole_by_hand() {
+    // ∇‖x‖ = x / ‖x‖: at (3, 4), (0.6, 0.8)
+    let (value, [g]) = norm2::grad(&[3.0, 4.0]);
+    assert_eq!(value, 5.0);
+    assert!(
+        (g[0] - 0.6).abs() < 1e-15 && (g[1] - 0.8).abs() < 1e-15,
+        "{g:?}"
+    );
+    // f = |p|² (x + 1) with |p|² = x² + x²y² + e^{2y}: at (1, 0), |p|² = 2, f = 4;
+    // df/dx = (2x + 2xy²)(x + 1) + |p|² = 6, df/dy = (2x²y + 2e^{2y})(x + 1) = 4
+    let (value, g) = by_value_arrays::grad(1.0, 0.0);
+    assert_eq!((value, g), (4.0, [6.0, 4.0]));
+}
+
+// ----- 2. arrays of rows, `m[i][j]` -----
+
+/// `|M v|²`: a 3x3 matrix-vector product into a local array.
+#[differentiable]
+fn matvec_energy(m: [[f64; 3]; 3], v: &[f64; 3]) -> f64 {
+    let mut y = [0.0; 3];
+    for i in 0..3 {
+        for j in 0..3 {
+            y[i] += m[i][j] * v[j];
+        }
+    }
+    y[0] * y[0] + y[1] * y[1] + y[2] * y[2]
+}
+
+/// The determinant by cofactors along the first row.
+#[differentiable]
+fn det3(m: &[[f64; 3]; 3]) -> f64 {
+    m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
+        - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+        + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
+}
+
+/// A dense layer `tanh(W x + b)` over `[[f64; 4]; 3]`, summed.
+#[differentiable]
+fn dense_layer(w: &[[f64; 4]; 3], b: &[f64; 3], x: &[f64; 4]) -> f64 {
+    let mut loss = 0.0;
+    for i in 0..3 {
+        let mut z = b[i];
+        for j in 0..4 {
+            z += w[i][j] * x[j];
+        }
+        loss += z.tanh();
+    }
+    loss
+}
+
+/// `‖A Aᵀ‖²` for a slice of rows: a local `[[0.0; 3]; 3]` accumulated with `+=`.
+#[differentiable]
+fn gram_energy(a: &[[f64; 2]]) -> f64 {
+    let n = a.len();
+    let mut g = [[0.0; 3]; 3];
+    for i in 0..n {
+        for j in 0..n {
+            for k in 0..2 {
+                g[i][j] += a[i][k] * a[j][k];
+            }
+        }
+    }
+    let mut s = 0.0;
+    for i in 0..n {
+        for j in 0..n {
+            s += g[i][j] * g[i][j];
+        }
+    }
+    s
+}
+
+/// A `Vec` of rows by value, overwritten in place, and a local `vec![[0.0; 2]; n]`.
+#[differentiable]
+fn rows_in_place(mut m: Vec<[f64; 2]>) -> f64 {
+    let mut scaled = vec![[0.0; 2]; m.len()];
+    for i in 0..m.len() {
+        m[i][1] = m[i][0] * m[i][1];
+        scaled[i][0] = m[i][1].sin();
+        scaled[i][1] = m[i][0] - scaled[i][0];
+    }
+    let mut s = 0.0;
+    for i in 0..m.len() {
+        s += scaled[i][0] * m[i][1] + scaled[i][1].powi(2);
+    }
+    s
+}
+
+/// An array of rows passed whole to another annotated function, and a local one built
+/// element by element and passed too.
+#[differentiable]
+fn scaled_determinants(m: [[f64; 3]; 3], s: f64) -> f64 {
+    let mut t = [[0.0; 3]; 3];
+    for i in 0..3 {
+        for j in 0..3 {
+            t[i][j] = m[j][i] * s;
+        }
+    }
+    det3(&m) * s + det3(&t)
+}
+
+/// A matrix literal of differentiable values (rows of one length), passed whole and read.
+#[differentiable]
+fn rotation_energy(a: f64, s: f64) -> f64 {
+    let r = [
+        [a.cos() * s, -a.sin(), 0.0],
+        [a.sin(), a.cos() * s, 0.0],
+        [0.0, 0.0, s],
+    ];
+    det3(&r) + r[0][1] * r[1][0]
+}
+
+/// Rows of a matrix and ranges of a slice passed to annotated functions (copied into
+/// local arrays first, whose reads carry the cotangents back).
+#[differentiable]
+fn rows_and_ranges(m: &[[f64; 3]; 2], v: &[f64]) -> f64 {
+    dot(&m[0], &v[..3]) * norm2(&v[1..]) + dot(&m[1], &v[2..=4])
+}
+
+/// `|M v|²` row by row, each row's product by `dot`, inside a loop.
+#[differentiable]
+fn matvec_by_rows(m: &[[f64; 3]], v: &[f64; 3]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..m.len() {
+        let y = dot(&m[i], v);
+        s += y * y;
+    }
+    s
+}
+
+/// Rows iterated: `for (row, bias) in w.iter().zip(b)`, `row[j]`, `row.len()`, a row
+/// passed to `dot`.
+#[differentiable]
+fn dense_by_rows(w: &[[f64; 3]; 2], b: &[f64; 2], x: &[f64; 3]) -> f64 {
+    let mut loss = 0.0;
+    for (row, bias) in w.iter().zip(b.iter()) {
+        let mut z = *bias;
+        for j in 0..row.len() {
+            z += row[j] * x[j];
+        }
+        loss += (z + dot(row, x)).tanh();
+    }
+    loss
+}
+
+/// Rows written through `iter_mut`, then a `map` + `sum` over rows.
+#[differentiable]
+fn scaled_rows(mut m: [[f64; 2]; 3], s: f64) -> f64 {
+    for row in m.iter_mut() {
+        row[0] *= s;
+        row[1] = row[0] + row[1].sin();
+    }
+    m.iter().map(|row| row[0] * row[1]).sum()
+}
+
+/// Rows of a flat vector as `[[f64; N]; M]`.
+fn matrix<const N: usize, const M: usize>(x: &[f64]) -> [[f64; N]; M] {
+    let mut m = [[0.0; N]; M];
+    for (k, v) in x.iter().take(N * M).enumerate() {
+        m[k / N][k % N] = *v;
+    }
+    m
+}
+
+fn rows<const N: usize>(x: &[f64]) -> Vec<[f64; N]> {
+    x.chunks(N).map(|c| matrix::<N, 1>(c)[0]).collect()
+}
+
+#[test]
+fn arrays_of_rows() {
+    let fixed3 = |x: &[f64]| -> [f64; 3] { [x[0], x[1], x[2]] };
+    Case {
+        name: "matvec_energy",
+        itself: &|x| matvec_energy(matrix(x), &fixed3(&x[9..])),
+        primal: &|x| matvec_energy::primal(matrix(x), &fixed3(&x[9..])),
+        grad: &|x| {
+            // an array of rows gets its gradient in the same shape
+            let (v, (gm, gv)): (f64, ([[f64; 3]; 3], [f64; 3])) =
+                matvec_energy::grad(matrix(x), &fixed3(&x[9..]));
+            (v, [gm.as_flattened(), &gv[..]].concat())
+        },
+        grad_into: &|x| {
+            let (mut dm, mut dv) = ([[0.0; 3]; 3], [0.0; 3]);
+            let v = matvec_energy::grad_into(matrix(x), &fixed3(&x[9..]), &mut dm, &mut dv);
+            (v, [dm.as_flattened(), &dv[..]].concat())
+        },
+        jvp: &|x, t| {
+            let tm: [[f64; 3]; 3] = matrix(t);
+            matvec_energy::jvp(matrix(x), &fixed3(&x[9..]), &tm, &t[9..])
+        },
+    }
+    .check(&point(12, 51, -1.0, 1.0));
+    Case {
+        name: "det3",
+        itself: &|x| det3(&matrix(x)),
+        primal: &|x| det3::primal(&matrix(x)),
+        grad: &|x| {
+            let (v, [g]) = det3::grad(&matrix(x));
+            (v, g.as_flattened().to_vec())
+        },
+        grad_into: &|x| {
+            let mut d = [[0.0; 3]; 3];
+            let v = det3::grad_into(&matrix(x), &mut d);
+            (v, d.as_flattened().to_vec())
+        },
+        jvp: &|x, t| det3::jvp(&matrix(x), &matrix::<3, 3>(t)),
+    }
+    .check(&point(9, 52, -1.0, 1.0));
+    Case {
+        name: "dense_layer",
+        itself: &|x| {
+            dense_layer(
+                &matrix(x),
+                &matrix::<3, 1>(&x[12..])[0],
+                &matrix::<4, 1>(&x[15..])[0],
+            )
+        },
+        primal: &|x| {
+            dense_layer::primal(
+                &matrix(x),
+                &matrix::<3, 1>(&x[12..])[0],
+                &matrix::<4, 1>(&x[15..])[0],
+            )
+        },
+        grad: &|x| {
+            let (v, (gw, gb, gx)) = dense_layer::grad(
+                &matrix(x),
+                &matrix::<3, 1>(&x[12..])[0],
+                &matrix::<4, 1>(&x[15..])[0],
+            );
+            (v, [gw.as_flattened(), &gb[..], &gx[..]].concat())
+        },
+        grad_into: &|x| {
+            let (mut dw, mut db, mut dx) = ([[0.0; 4]; 3], [0.0; 3], [0.0; 4]);
+            let v = dense_layer::grad_into(
+                &matrix(x),
+                &matrix::<3, 1>(&x[12..])[0],
+                &matrix::<4, 1>(&x[15..])[0],
+                &mut dw,
+                &mut db,
+                &mut dx,
+            );
+            (v, [dw.as_flattened(), &db[..], &dx[..]].concat())
+        },
+        jvp: &|x, t| {
+            dense_layer::jvp(
+                &matrix(x),
+                &matrix::<3, 1>(&x[12..])[0],
+                &matrix::<4, 1>(&x[15..])[0],
+                &matrix::<4, 3>(t),
+                &t[12..15],
+                &t[15..],
+            )
+        },
+    }
+    .check(&point(19, 53, -1.0, 1.0));
+    Case {
+        name: "gram_energy",
+        itself: &|x| gram_energy(&rows::<2>(x)),
+        primal: &|x| gram_energy::primal(&rows::<2>(x)),
+        grad: &|x| {
+            let (v, [g]) = gram_energy::grad(&rows::<2>(x));
+            (v, g.as_flattened().to_vec())
+        },
+        grad_into: &|x| {
+            let mut d = vec![[0.0; 2]; x.len() / 2];
+            let v = gram_energy::grad_into(&rows::<2>(x), &mut d);
+            (v, d.as_flattened().to_vec())
+        },
+        jvp: &|x, t| gram_energy::jvp(&rows::<2>(x), &rows::<2>(t)),
+    }
+    .check(&point(6, 54, -1.0, 1.0));
+    Case {
+        name: "rows_in_place",
+        itself: &|x| rows_in_place(rows::<2>(x)),
+        primal: &|x| rows_in_place::primal(rows::<2>(x)),
+        grad: &|x| {
+            let (v, [g]) = rows_in_place::grad(rows::<2>(x));
+            (v, g.as_flattened().to_vec())
+        },
+        grad_into: &|x| {
+            let mut d = vec![[0.0; 2]; x.len() / 2];
+            let v = rows_in_place::grad_into(rows::<2>(x), &mut d);
+            (v, d.as_flattened().to_vec())
+        },
+        jvp: &|x, t| rows_in_place::jvp(rows::<2>(x), &rows::<2>(t)),
+    }
+    .check(&point(6, 55, -1.0, 1.0));
+    Case {
+        name: "scaled_determinants",
+        itself: &|x| scaled_determinants(matrix(x), x[9]),
+        primal: &|x| scaled_determinants::primal(matrix(x), x[9]),
+        grad: &|x| {
+            let (v, (gm, gs)) = scaled_determinants::grad(matrix(x), x[9]);
+            (v, [gm.as_flattened(), &[gs]].concat())
+        },
+        grad_into: &|x| {
+            let (mut dm, mut ds) = ([[0.0; 3]; 3], 0.0);
+            let v = scaled_determinants::grad_into(matrix(x), x[9], &mut dm, &mut ds);
+            (v, [dm.as_flattened(), &[ds]].concat())
+        },
+        jvp: &|x, t| scaled_determinants::jvp(matrix(x), x[9], &matrix::<3, 3>(t), t[9]),
+    }
+    .check(&point(10, 56, -1.0, 1.0));
+}
+
+#[test]
+fn matrix_literals() {
+    Case {
+        name: "rotation_energy",
+        itself: &|x| rotation_energy(x[0], x[1]),
+        primal: &|x| rotation_energy::primal(x[0], x[1]),
+        grad: &|x| {
+            let (v, g) = rotation_energy::grad(x[0], x[1]);
+            (v, g.to_vec())
+        },
+        // float parameters only: no `grad_into`
+        grad_into: &|x| {
+            let (v, g) = rotation_energy::grad(x[0], x[1]);
+            (v, g.to_vec())
+        },
+        jvp: &|x, t| rotation_energy::jvp(x[0], x[1], t[0], t[1]),
+    }
+    .check(&[0.7, 1.3]);
+    // at s = 1 the matrix is a rotation: det 1, and r01 r10 = -sin² a;
+    // d/da (1 - sin² a) = -2 sin a cos a = 0 at a = 0
+    let (value, [da, _]) = rotation_energy::grad(0.0, 1.0);
+    assert_eq!((value, da), (1.0, 0.0));
+}
+
+#[test]
+fn parts_of_arrays_passed() {
+    Case {
+        name: "rows_and_ranges",
+        itself: &|x| rows_and_ranges(&matrix(x), &x[6..]),
+        primal: &|x| rows_and_ranges::primal(&matrix(x), &x[6..]),
+        grad: &|x| {
+            let (v, (gm, gv)) = rows_and_ranges::grad(&matrix(x), &x[6..]);
+            (v, [gm.as_flattened(), &gv[..]].concat())
+        },
+        grad_into: &|x| {
+            let (mut dm, mut dv) = ([[0.0; 3]; 2], vec![0.0; 5]);
+            let v = rows_and_ranges::grad_into(&matrix(x), &x[6..], &mut dm, &mut dv);
+            (v, [dm.as_flattened(), &dv[..]].concat())
+        },
+        jvp: &|x, t| rows_and_ranges::jvp(&matrix(x), &x[6..], &matrix::<3, 2>(t), &t[6..]),
+    }
+    .check(&point(11, 57, -1.0, 1.0));
+    Case {
+        name: "matvec_by_rows",
+        itself: &|x| matvec_by_rows(&rows::<3>(&x[..9]), &matrix::<3, 1>(&x[9..])[0]),
+        primal: &|x| matvec_by_rows::primal(&rows::<3>(&x[..9]), &matrix::<3, 1>(&x[9..])[0]),
+        grad: &|x| {
+            let (v, (gm, gv)) =
+                matvec_by_rows::grad(&rows::<3>(&x[..9]), &matrix::<3, 1>(&x[9..])[0]);
+            (v, [gm.as_flattened(), &gv[..]].concat())
+        },
+        grad_into: &|x| {
+            let (mut dm, mut dv) = (vec![[0.0; 3]; 3], [0.0; 3]);
+            let v = matvec_by_rows::grad_into(
+                &rows::<3>(&x[..9]),
+                &matrix::<3, 1>(&x[9..])[0],
+                &mut dm,
+                &mut dv,
+            );
+            (v, [dm.as_flattened(), &dv[..]].concat())
+        },
+        jvp: &|x, t| {
+            matvec_by_rows::jvp(
+                &rows::<3>(&x[..9]),
+                &matrix::<3, 1>(&x[9..])[0],
+                &rows::<3>(&t[..9]),
+                &t[9..],
+            )
+        },
+    }
+    .check(&point(12, 58, -1.0, 1.0));
+    // a range past the end panics as the body's own `&v[2..=4]` does
+    let m = [[1.0; 3]; 2];
+    assert!(std::panic::catch_unwind(|| rows_and_ranges::grad(&m, &[1.0; 4])).is_err());
+}
+
+#[test]
+fn rows_iterated() {
+    Case {
+        name: "dense_by_rows",
+        itself: &|x| {
+            dense_by_rows(
+                &matrix(x),
+                &x[6..8].try_into().unwrap(),
+                &x[8..].try_into().unwrap(),
+            )
+        },
+        primal: &|x| {
+            dense_by_rows::primal(
+                &matrix(x),
+                &x[6..8].try_into().unwrap(),
+                &x[8..].try_into().unwrap(),
+            )
+        },
+        grad: &|x| {
+            let (v, (gw, gb, gx)) = dense_by_rows::grad(
+                &matrix(x),
+                &x[6..8].try_into().unwrap(),
+                &x[8..].try_into().unwrap(),
+            );
+            (v, [gw.as_flattened(), &gb[..], &gx[..]].concat())
+        },
+        grad_into: &|x| {
+            let (mut dw, mut db, mut dx) = ([[0.0; 3]; 2], [0.0; 2], [0.0; 3]);
+            let v = dense_by_rows::grad_into(
+                &matrix(x),
+                &x[6..8].try_into().unwrap(),
+                &x[8..].try_into().unwrap(),
+                &mut dw,
+                &mut db,
+                &mut dx,
+            );
+            (v, [dw.as_flattened(), &db[..], &dx[..]].concat())
+        },
+        jvp: &|x, t| {
+            dense_by_rows::jvp(
+                &matrix(x),
+                &x[6..8].try_into().unwrap(),
+                &x[8..].try_into().unwrap(),
+                &matrix::<3, 2>(t),
+                &t[6..8],
+                &t[8..],
+            )
+        },
+    }
+    .check(&point(11, 59, -1.0, 1.0));
+    Case {
+        name: "scaled_rows",
+        itself: &|x| scaled_rows(matrix(x), x[6]),
+        primal: &|x| scaled_rows::primal(matrix(x), x[6]),
+        grad: &|x| {
+            let (v, (gm, gs)) = scaled_rows::grad(matrix(x), x[6]);
+            (v, [gm.as_flattened(), &[gs]].concat())
+        },
+        grad_into: &|x| {
+            let (mut dm, mut ds) = ([[0.0; 2]; 3], 0.0);
+            let v = scaled_rows::grad_into(matrix(x), x[6], &mut dm, &mut ds);
+            (v, [dm.as_flattened(), &[ds]].concat())
+        },
+        jvp: &|x, t| scaled_rows::jvp(matrix(x), x[6], &matrix::<2, 3>(t), t[6]),
+    }
+    .check(&point(7, 60, -1.0, 1.0));
+}
+
+/// Hand-computed values, independent of central differences.
+#[test]
+fn arrays_of_rows_by_hand() {
+    // d det M / dM = cofactor matrix; for M = diag(2, 3, 4): diag(12, 8, 6)
+    let m = [[2.0, 0.0, 0.0], [0.0, 3.0, 0.0], [0.0, 0.0, 4.0]];
+    let (value, [g]) = det3::grad(&m);
+    assert_eq!(value, 24.0);
+    assert_eq!(g, [[12.0, 0.0, 0.0], [0.0, 8.0, 0.0], [0.0, 0.0, 6.0]]);
+    // |M v|² with M = I, v = (1, 2, 3): d/dM_ij = 2 (Mv)_i v_j = 2 v_i v_j, d/dv = 2 v
+    let eye = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+    let (value, (gm, gv)) = matvec_energy::grad(eye, &[1.0, 2.0, 3.0]);
+    assert_eq!(value, 14.0);
+    assert_eq!(gm, [[2.0, 4.0, 6.0], [4.0, 8.0, 12.0], [6.0, 12.0, 18.0]]);
+    assert_eq!(gv, [2.0, 4.0, 6.0]);
+}
+
+#[test]
+fn f32_rows() {
+    // tr(M²) + det M for M = [[1, 2], [3, 4]]: tr(M²) = 1 + 6 + 6 + 16 = 29, det = -2;
+    // d tr(M²)/dM = 2 Mᵀ, d det/dM = [[m11, -m10], [-m01, m00]]
+    let m = [[1.0_f32, 2.0], [3.0, 4.0]];
+    assert_eq!(trace_of_square_f32(&m), trace_of_square_f32::primal(&m));
+    let (value, [g]) = trace_of_square_f32::grad(&m);
+    assert_eq!(value, 27.0);
+    assert_eq!(g, [[2.0 + 4.0, 6.0 - 3.0], [4.0 - 2.0, 8.0 + 1.0]]);
+    let mut d = [[0.0_f32; 2]; 2];
+    assert_eq!(trace_of_square_f32::grad_into(&m, &mut d), 27.0);
+    assert_eq!(d, g);
+    // along the identity: d/ds f(M + sI) = <g, I> = 6 + 9
+    let (_, tangent) = trace_of_square_f32::jvp(&m, &[[1.0, 0.0], [0.0, 1.0]]);
+    assert_eq!(tangent, 15.0);
+}
+
+#[test]
+fn a_column_past_the_row_panics_as_the_body_does() {
+    #[differentiable]
+    fn column(m: &[[f64; 2]], j: usize) -> f64 {
+        m[0][j] * 2.0
+    }
+    let m = [[1.0, 2.0], [3.0, 4.0]];
+    assert_eq!(column(&m, 1), 4.0);
+    // m[0][2] is out of bounds in the body as written, not m[1][0]
+    assert!(std::panic::catch_unwind(|| column::primal(&m, 2)).is_err());
+    assert!(std::panic::catch_unwind(|| column::grad(&m, 2)).is_err());
+    assert_eq!(column::grad(&m, 1).1, [vec![[0.0, 2.0], [0.0, 0.0]]]);
+}
