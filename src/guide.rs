@@ -505,8 +505,34 @@
 //!   `energy_grad_into` with array parameters, `energy_primal` and `ENERGY_GENERATED`.
 //!   An annotated caller's `s.energy(x)` on differentiable arguments calls
 //!   `s.energy_vjp(x)` (or `s.energy_jvp(..)`), so the receiver may be any expression of
-//!   a type with such a method. An `impl` block of a trait cannot hold the extra items:
-//!   annotate an inherent method and call it from the trait's.
+//!   a type with such a method (a concrete type: a generic `P: Potential` has no such
+//!   items). An `impl` block of a trait cannot hold the extra items: put
+//!   `#[differentiable]` on the block too, and they go into an inherent `impl` of the type
+//!   beside it, `pub`:
+//!
+//! ```
+//! use gradtape::differentiable;
+//!
+//! trait Potential {
+//!     fn energy(&self, x: f64) -> f64;
+//! }
+//!
+//! struct Spring {
+//!     k: f64,
+//! }
+//!
+//! #[differentiable]
+//! impl Potential for Spring {
+//!     #[differentiable]
+//!     fn energy(&self, x: f64) -> f64 {
+//!         0.5 * self.k * x * x
+//!     }
+//! }
+//!
+//! let spring = Spring { k: 3.0 };
+//! assert_eq!(spring.energy_grad(2.0), (6.0, [6.0]));
+//! ```
+//!
 //!
 //! ```
 //! use gradtape::{GradientTape, Sources, Tensor, Variable, differentiable};
@@ -605,9 +631,10 @@
 //! no common row length; such a parameter is data, held constant), rows iterated by value
 //! (`for row in m`: iterate `m.iter()`) and iterator forms over one row (`row.iter()`:
 //! index it), arrays deeper than rows of floats, `windows`/`chunks` other than as a `for`
-//! loop's iterator, arrays of a generic float type; scalar-mode methods in a trait's `impl`
-//! (rustc reports that `energy_vjp` is not a member of the trait) and scalar-mode methods
-//! of a generic `impl<T: Float>` whose floats are the `impl`'s `T`. A call of a plain
+//! loop's iterator, arrays of a generic float type; scalar-mode methods of a generic
+//! `impl<T: Float>` whose floats are the `impl`'s `T` (the method sees no float type
+//! parameter of its own), a type's associated functions called on differentiable numbers
+//! (`Type::f(x)`: the macro's error; make it a method or a free function). A call of a plain
 //! function that is not annotated, on differentiable numbers or arrays, is rustc's error
 //! "cannot find module or crate `helper`" (the attribute calls `helper::vjp`): annotate the
 //! helper (a generic helper can be annotated as it is).

@@ -411,6 +411,38 @@ impl Spring {
     }
 }
 
+/// A potential behind a trait: `#[differentiable]` on the trait's `impl` block puts the
+/// companion items of its marked methods into an inherent `impl` of `Morse` beside it.
+trait Potential {
+    fn energy_at(&self, x: f64) -> f64;
+    fn name(&self) -> &'static str;
+}
+
+struct Morse {
+    depth: f64,
+    width: f64,
+    rest: f64,
+}
+
+#[differentiable]
+impl Potential for Morse {
+    #[differentiable]
+    fn energy_at(&self, x: f64) -> f64 {
+        let decay = (-(x - self.rest) * self.width).exp();
+        self.depth * (1.0 - decay) * (1.0 - decay)
+    }
+
+    fn name(&self) -> &'static str {
+        "Morse"
+    }
+}
+
+/// A free annotated function calling the trait's method on a concrete receiver.
+#[differentiable]
+fn bond_energy(morse: &Morse, x: f64, y: f64) -> f64 {
+    morse.energy_at(y - x) + 0.5 * x * x
+}
+
 /// A free annotated function calling methods on a struct parameter.
 #[differentiable]
 fn two_springs(a: &Spring, b: &Spring, x: f64, y: f64) -> f64 {
@@ -581,6 +613,42 @@ fn mutually_recursive_methods() {
             &|x, v| s.relax_jvp(x[0], steps, v[0]),
         );
     }
+}
+
+#[test]
+fn a_method_in_a_trait_impl_with_companion_items() {
+    let morse = Morse {
+        depth: 2.0,
+        width: 1.5,
+        rest: 1.0,
+    };
+    let potential: &dyn Potential = &morse;
+    assert_eq!(potential.name(), "Morse");
+    check_scalar(
+        "Morse::energy_at",
+        &[1.4],
+        &|x| potential.energy_at(x[0]),
+        &|x| {
+            let (y, [g]) = morse.energy_at_grad(x[0]);
+            (y, vec![g])
+        },
+        &|x, v| morse.energy_at_jvp(x[0], v[0]),
+    );
+    // by hand: 2 D w e (1 - e), e = exp(-w (x - r))
+    let e = (-1.5_f64 * 0.4).exp();
+    let (_, [g]) = Morse::energy_at_grad(&morse, 1.4);
+    assert!(close(g, 2.0 * 2.0 * 1.5 * e * (1.0 - e), 1e-14));
+    assert!(Morse::ENERGY_AT_GENERATED.contains("fn energy_at_vjp"));
+    check_scalar(
+        "bond_energy",
+        &[0.2, 1.7],
+        &|x| bond_energy(&morse, x[0], x[1]),
+        &|x| {
+            let (y, g) = bond_energy::grad(&morse, x[0], x[1]);
+            (y, g.to_vec())
+        },
+        &|x, v| bond_energy::jvp(&morse, x[0], x[1], v[0], v[1]),
+    );
 }
 
 #[test]

@@ -23,6 +23,14 @@ use crate::validate;
 
 /// The whole expansion, or the fallback with every error.
 pub fn differentiable(args: TokenStream, item: ItemFn) -> TokenStream {
+    let (item, companion) = parts(args, item);
+    quote!(#item #companion)
+}
+
+/// The expansion in two parts: the function itself (or the fallback with every error),
+/// and its companion items (a method's are associated functions, which an `impl` block of
+/// a trait cannot hold: [`impl_block`](crate::impl_block) puts them in one of their own).
+pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
     let cx = Ctxt::default();
     let args = args::parse(&cx, args);
     validate::signature(&cx, &item.sig);
@@ -81,7 +89,7 @@ pub fn differentiable(args: TokenStream, item: ItemFn) -> TokenStream {
         body
     });
     if let Err(error) = cx.check() {
-        return fallback::expand(&item, error);
+        return (fallback::expand(&item, error), TokenStream::new());
     }
     let (sig, body) = (sig.expect("checked"), body.expect("checked"));
     // The function as the generated functions declare it (scalar generics bound by the
@@ -156,7 +164,7 @@ pub fn differentiable(args: TokenStream, item: ItemFn) -> TokenStream {
         // companion items (calls of it from other annotated functions are replayed on a
         // sub-tape), and so it may live in a trait's `impl` too.
         debug_assert!(op_by_op, "`self` may hold tensors");
-        return quote!(#item);
+        return (quote!(#item), TokenStream::new());
     }
     let wrapper = match sig.mode {
         Mode::Tensor => wrapper_fn(
@@ -177,8 +185,5 @@ pub fn differentiable(args: TokenStream, item: ItemFn) -> TokenStream {
         grad_into.as_ref(),
         &source,
     );
-    quote! {
-        #wrapper
-        #companion
-    }
+    (wrapper, companion)
 }

@@ -23,6 +23,7 @@ mod ctxt;
 mod expand;
 mod fallback;
 mod generate;
+mod impl_block;
 mod iterators;
 mod lower;
 mod model;
@@ -201,10 +202,24 @@ use proc_macro::TokenStream;
 /// // 100,000 steps: the adjoint holds 100 snapshots and one segment's saves (1,000 steps)
 /// let (_, [dx0, dv0, dk]) = pendulum::grad(0.5, 0.0, 2.0, 100_000);
 /// ```
+///
+/// On methods (`&self` or `self`) the companion items are associated functions named after
+/// the method (`energy_vjp`, `energy_grad`, ...); in a trait's `impl`, which cannot hold
+/// them, put `#[differentiable]` on the `impl` block as well, and the items go into an
+/// inherent `impl` of the type beside it (see the guide's section on methods).
 #[proc_macro_attribute]
 pub fn differentiable(args: TokenStream, input: TokenStream) -> TokenStream {
-    let item = syn::parse_macro_input!(input as syn::ItemFn);
-    expand::differentiable(args.into(), item).into()
+    let item = syn::parse_macro_input!(input as syn::Item);
+    match item {
+        syn::Item::Fn(item) => expand::differentiable(args.into(), item).into(),
+        syn::Item::Impl(block) => impl_block::expand(args.into(), block).into(),
+        other => syn::Error::new_spanned(
+            other,
+            "#[differentiable] goes on a function, a method, or an `impl` block whose methods are marked #[differentiable]",
+        )
+        .into_compile_error()
+        .into(),
+    }
 }
 
 /// Makes a struct a source structure for `tape.gradient` (the trait `Sources`): its fields

@@ -1885,6 +1885,13 @@ impl<'a> Lowerer<'a> {
             validate::unnamed_call(self.cx, &call.func);
             return Self::poisoned(&Expr::Call(call.clone()));
         };
+        if self.mode == Mode::Scalar && crate::syntax::is_associated(&func.path) {
+            // `Cell::new(x)`, `Vec::from(x)`: no companion item can be reached by this
+            // path (an annotated method's are `value.f_vjp(..)`); it would be rustc's
+            // "cannot find module `new`"
+            validate::associated_call(self.cx, &func.path);
+            return Self::poisoned(&Expr::Call(call.clone()));
+        }
         if crate::syntax::is_constructor(&func.path) {
             // `Some(x)`, `Point(x, y)`: the value would be stored where the adjoint
             // cannot follow it (regression: it became a call of `Some::vjp`, E0433)

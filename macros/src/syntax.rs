@@ -43,3 +43,14 @@ pub fn is_constructor(path: &syn::Path) -> bool {
             .starts_with(|c: char| c.is_uppercase())
     })
 }
+
+/// Whether a called path names a type's associated function (`Cell::new`, `Self::helper`,
+/// `Vec::<f64>::from`): a segment before the last starts with an uppercase letter.
+pub fn is_associated(path: &syn::Path) -> bool {
+    let segments: Vec<&syn::PathSegment> = path.segments.iter().collect();
+    segments.len() >= 2
+        && segments[segments.len() - 2]
+            .ident
+            .to_string()
+            .starts_with(|c: char| c.is_uppercase())
+}

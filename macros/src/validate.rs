@@ -513,6 +513,40 @@ pub fn stored_in_constructor(cx: &Ctxt, path: &syn::Path, mode: Mode) {
     );
 }
 
+/// Interior-mutability containers: a float behind one changes without an assignment the
+/// adjoint could see.
+const INTERIOR_MUTABILITY: &[&str] = &[
+    "Cell",
+    "RefCell",
+    "OnceCell",
+    "Mutex",
+    "RwLock",
+    "AtomicU64",
+    "AtomicU32",
+];
+
+/// A type's associated function called on differentiable values (scalar mode).
+pub fn associated_call(cx: &Ctxt, path: &syn::Path) {
+    let ty = path
+        .segments
+        .iter()
+        .rev()
+        .nth(1)
+        .map(|s| s.ident.to_string())
+        .unwrap_or_default();
+    let message = if INTERIOR_MUTABILITY.contains(&ty.as_str()) {
+        format!(
+            "a differentiable value cannot be put behind `{ty}`: interior mutability changes values without an assignment the adjoint could see"
+        )
+    } else {
+        format!(
+            "`{}` is a type's associated function: #[differentiable] differentiates calls of annotated functions (`f(x)`) and methods (`value.f(x)`) on plain numbers; call an annotated function instead",
+            quote::quote!(#path).to_string().replace(' ', "")
+        )
+    };
+    cx.error_spanned_by(path, message);
+}
+
 /// A call of something other than a named function.
 pub fn unnamed_call(cx: &Ctxt, func: &Expr) {
     cx.error_spanned_by(
