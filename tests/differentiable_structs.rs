@@ -7,49 +7,12 @@
 //! loss in f64, element by element of every variable (perturbed with `assign`); one model
 //! also at second order (a Hessian-vector product against differences of gradients).
 
+mod common;
+
+use common::check_variables_against_differences;
 use gradtape::{Float, GradientTape, Sources, Tensor, Variable, differentiable};
 
 // ----- the oracle -----
-
-/// Central differences of `loss` in every element of every variable, against `grads`
-/// (one tensor per variable, in order).
-fn check_against_differences(
-    name: &str,
-    variables: &[&Variable<f64>],
-    grads: &[Tensor<f64>],
-    loss: &dyn Fn() -> f64,
-) {
-    assert_eq!(
-        variables.len(),
-        grads.len(),
-        "`{name}`: one gradient per variable"
-    );
-    let h = 1e-6;
-    for (k, (variable, grad)) in variables.iter().zip(grads).enumerate() {
-        let value = variable.value();
-        let (shape, values) = (value.shape().to_vec(), value.to_vec());
-        assert_eq!(
-            grad.shape(),
-            &shape[..],
-            "`{name}`: variable {k}'s gradient shape"
-        );
-        let at = |i: usize, delta: f64| {
-            let mut moved = values.clone();
-            moved[i] += delta;
-            variable.assign(Tensor::from_vec(moved, &shape));
-            let l = loss();
-            variable.assign(Tensor::from_vec(values.clone(), &shape));
-            l
-        };
-        for (i, g) in grad.to_vec().iter().enumerate() {
-            let fd = (at(i, h) - at(i, -h)) / (2.0 * h);
-            assert!(
-                (g - fd).abs() <= 1e-6 * (1.0 + fd.abs()),
-                "`{name}`: variable {k}, element {i}: {g} vs central differences {fd}"
-            );
-        }
-    }
-}
 
 fn v(values: &[f64], shape: &[usize]) -> Variable<f64> {
     Variable::new(Tensor::from_vec(values.to_vec(), shape))
@@ -259,7 +222,7 @@ fn structs_of_variables_get_their_gradients_in_their_own_shape() {
     let tape = GradientTape::new();
     let loss = tape.record(|| line_residual(&line, &x, &y));
     let g: LineGradients = tape.gradient(&loss, &line).unwrap();
-    check_against_differences(
+    check_variables_against_differences(
         "line_residual",
         &[&line.slope, &line.intercept],
         &[g.slope.unwrap(), g.intercept.unwrap()],
@@ -271,7 +234,7 @@ fn structs_of_variables_get_their_gradients_in_their_own_shape() {
     let tape = GradientTape::new();
     let loss = tape.record(|| mlp_loss(&model, &x, &labels));
     let g: MlpGradients = tape.gradient(&loss, &model).unwrap();
-    check_against_differences(
+    check_variables_against_differences(
         "mlp_loss",
         &[
             &model.hidden.kernel,
@@ -311,7 +274,7 @@ fn structs_of_variables_get_their_gradients_in_their_own_shape() {
         .into_iter()
         .flat_map(|l| [l.kernel.unwrap(), l.bias.unwrap()])
         .collect();
-    check_against_differences("stack_forward", &variables, &grads, &|| {
+    check_variables_against_differences("stack_forward", &variables, &grads, &|| {
         stack_forward(&stack, &x).to_scalar()
     });
 }
@@ -329,7 +292,7 @@ fn structs_with_configuration_arrays_and_tuples() {
     let tape = GradientTape::new();
     let loss = tape.record(|| recurrent_run(&cell, &x));
     let g: RecurrentGradients = tape.gradient(&loss, &cell).unwrap();
-    check_against_differences(
+    check_variables_against_differences(
         "recurrent_run",
         &[&cell.input_weights, &cell.state_weights],
         &[g.input_weights.unwrap(), g.state_weights.unwrap()],
@@ -345,7 +308,7 @@ fn structs_with_configuration_arrays_and_tuples() {
     let loss = tape.record(|| polynomial_fit(&p, &x, &y));
     let g: PolynomialGradients = tape.gradient(&loss, &p).unwrap();
     let [g0, g1, g2] = g.coefficients;
-    check_against_differences(
+    check_variables_against_differences(
         "polynomial_fit",
         &[&p.coefficients[0], &p.coefficients[1], &p.coefficients[2]],
         &[g0.unwrap(), g1.unwrap(), g2.unwrap()],
@@ -362,7 +325,7 @@ fn structs_with_configuration_arrays_and_tuples() {
     let tape = GradientTape::new();
     let loss = tape.record(|| spring_energy_after(&spring, &x0, 30));
     let g: SpringGradients = tape.gradient(&loss, &spring).unwrap();
-    check_against_differences(
+    check_variables_against_differences(
         "spring_energy_after",
         &[&spring.stiffness, &spring.damping],
         &[g.stiffness.unwrap(), g.damping.unwrap()],
@@ -375,7 +338,7 @@ fn structs_with_configuration_arrays_and_tuples() {
     let tape = GradientTape::new();
     let loss = tape.record(|| affine_softplus(&a, &x));
     let g: AffineGradients = tape.gradient(&loss, &a).unwrap();
-    check_against_differences(
+    check_variables_against_differences(
         "affine_softplus",
         &[&a.0, &a.1],
         &[g.0.unwrap(), g.1.unwrap()],
@@ -398,7 +361,7 @@ fn several_structs_tensors_inside_and_plain_configuration() {
     let loss = tape.record(|| autoencoder_loss(&encoder, &decoder, &x));
     let (ge, gd): (DenseGradients<f64>, DenseGradients<f64>) =
         tape.gradient(&loss, (&encoder, &decoder)).unwrap();
-    check_against_differences(
+    check_variables_against_differences(
         "autoencoder_loss",
         &[
             &encoder.kernel,
@@ -443,9 +406,12 @@ fn several_structs_tensors_inside_and_plain_configuration() {
     for (a, b) in got.iter().zip(table_grad) {
         assert!((a - b).abs() < 1e-12, "{a} vs {b}");
     }
-    check_against_differences("embedded_score", &[&e.scale], &[g.scale.unwrap()], &|| {
-        embedded_score(&e, &rows).to_scalar()
-    });
+    check_variables_against_differences(
+        "embedded_score",
+        &[&e.scale],
+        &[g.scale.unwrap()],
+        &|| embedded_score(&e, &rows).to_scalar(),
+    );
 
     // 11: scalar mode, the struct is data
     let schedule = Schedule {

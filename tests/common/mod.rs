@@ -614,3 +614,43 @@ pub fn central_differences(f: &dyn Fn(&[f64]) -> f64, x: &[f64]) -> Vec<f64> {
 pub fn close(a: f64, b: f64, rtol: f64) -> bool {
     (a - b).abs() <= rtol * (1.0 + b.abs())
 }
+
+/// Central differences of `loss` in every element of every variable, against `grads`
+/// (one tensor per variable, in order).
+pub fn check_variables_against_differences(
+    name: &str,
+    variables: &[&gradtape::Variable<f64>],
+    grads: &[Tensor<f64>],
+    loss: &dyn Fn() -> f64,
+) {
+    assert_eq!(
+        variables.len(),
+        grads.len(),
+        "`{name}`: one gradient per variable"
+    );
+    let h = 1e-6;
+    for (k, (variable, grad)) in variables.iter().zip(grads).enumerate() {
+        let value = variable.value();
+        let (shape, values) = (value.shape().to_vec(), value.to_vec());
+        assert_eq!(
+            grad.shape(),
+            &shape[..],
+            "`{name}`: variable {k}'s gradient shape"
+        );
+        let at = |i: usize, delta: f64| {
+            let mut moved = values.clone();
+            moved[i] += delta;
+            variable.assign(Tensor::from_vec(moved, &shape));
+            let l = loss();
+            variable.assign(Tensor::from_vec(values.clone(), &shape));
+            l
+        };
+        for (i, g) in grad.to_vec().iter().enumerate() {
+            let fd = (at(i, h) - at(i, -h)) / (2.0 * h);
+            assert!(
+                (g - fd).abs() <= 1e-6 * (1.0 + fd.abs()),
+                "`{name}`: variable {k}, element {i}: {g} vs central differences {fd}"
+            );
+        }
+    }
+}
