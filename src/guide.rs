@@ -632,8 +632,9 @@
 //! (`for row in m`: iterate `m.iter()`) and iterator forms over one row (`row.iter()`:
 //! index it), arrays deeper than rows of floats, `windows`/`chunks` other than as a `for`
 //! loop's iterator, arrays of a generic float type; scalar-mode methods of a generic
-//! `impl<T: Float>` whose floats are the `impl`'s `T` (the method sees no float type
-//! parameter of its own), a type's associated functions called on differentiable numbers
+//! `impl<T: Float>` whose floats are the `impl`'s `T`, unless the `impl` block carries
+//! `#[differentiable]` too (a method alone cannot see the block's `T: Float`; the block
+//! restates it for its marked methods), a type's associated functions called on differentiable numbers
 //! (`Type::f(x)`: the macro's error; make it a method or a free function). A call of a plain
 //! function that is not annotated, on differentiable numbers or arrays, is rustc's error
 //! "cannot find module or crate `helper`" (the attribute calls `helper::vjp`): annotate the

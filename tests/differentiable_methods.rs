@@ -393,6 +393,23 @@ fn bond_energy(morse: &Morse, x: f64, y: f64) -> f64 {
     morse.energy_at(y - x) + 0.5 * x * x
 }
 
+/// A generic parameter struct: `#[differentiable]` on the `impl<T: Float>` block tells
+/// its marked methods that `T` is a float (a method alone sees no such parameter).
+struct Pendulum<T> {
+    length: T,
+    gravity: T,
+}
+
+#[differentiable]
+impl<T: gradtape::Float> Pendulum<T> {
+    #[differentiable]
+    fn energy(&self, angle: T, speed: T) -> T {
+        let half = T::from(0.5).unwrap();
+        half * self.length * self.length * speed * speed
+            + self.gravity * self.length * (T::one() - angle.cos())
+    }
+}
+
 /// A free annotated function calling methods on a struct parameter.
 #[differentiable]
 fn two_springs(a: &Spring, b: &Spring, x: f64, y: f64) -> f64 {
@@ -599,6 +616,31 @@ fn a_method_in_a_trait_impl_with_companion_items() {
         },
         &|x, v| bond_energy::jvp(&morse, x[0], x[1], v[0], v[1]),
     );
+}
+
+#[test]
+fn a_method_of_a_generic_impl() {
+    let pendulum = Pendulum {
+        length: 1.5,
+        gravity: 9.81,
+    };
+    check_scalar(
+        "Pendulum::energy",
+        &[0.4, 1.2],
+        &|x| pendulum.energy(x[0], x[1]),
+        &|x| {
+            let (y, g) = pendulum.energy_grad(x[0], x[1]);
+            (y, g.to_vec())
+        },
+        &|x, v| pendulum.energy_jvp(x[0], x[1], v[0], v[1]),
+    );
+    // the same code at f32: ∂/∂speed = l² v
+    let small = Pendulum {
+        length: 2.0_f32,
+        gravity: 9.81,
+    };
+    let (_, [_, d_speed]) = small.energy_grad(0.3, 0.5);
+    assert!((d_speed - 2.0).abs() < 1e-6);
 }
 
 #[test]

@@ -43,11 +43,13 @@ pub fn expand(args: TokenStream, mut block: ItemImpl) -> TokenStream {
             syn::Meta::List(list) => list.tokens,
             _ => TokenStream::new(),
         };
+        let mut sig = method.sig;
+        restate_float_bounds(&block.generics, &mut sig.generics);
         let function = ItemFn {
             attrs: method.attrs,
             vis: method.vis,
             modifiers: method.modifiers,
-            sig: method.sig,
+            sig,
             block: Box::new(method.block),
         };
         let (expanded, companion) = expand::parts(args, function);
@@ -84,6 +86,32 @@ pub fn expand(args: TokenStream, mut block: ItemImpl) -> TokenStream {
         #block
         #companion_block
         #errors
+    }
+}
+
+/// The `impl`'s type parameters bound by `Float` (`impl<T: Float> Spring<T>`), restated in
+/// the method's `where` clause (`where T: Float`, a bound the method may repeat), so that
+/// the method's own expansion knows them for float types ([`impl_floats`](crate::model::sig::impl_floats)).
+fn restate_float_bounds(block: &syn::Generics, method: &mut syn::Generics) {
+    use crate::model::sig::names_float;
+    let mut predicates: Vec<syn::WherePredicate> = Vec::new();
+    for param in block.type_params() {
+        if names_float(&param.bounds) {
+            let (ident, bounds) = (&param.ident, &param.bounds);
+            predicates.push(syn::parse_quote!(#ident: #bounds));
+        }
+    }
+    if let Some(clause) = &block.where_clause {
+        for predicate in &clause.predicates {
+            if let syn::WherePredicate::Type(p) = predicate
+                && names_float(&p.bounds)
+            {
+                predicates.push(predicate.clone());
+            }
+        }
+    }
+    if !predicates.is_empty() {
+        method.make_where_clause().predicates.extend(predicates);
     }
 }
 

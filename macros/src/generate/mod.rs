@@ -376,11 +376,17 @@ impl<'a> Generator<'a> {
         let ret_ty = self.ret_type(item);
         let generics = &item.sig.generics;
         let where_clause = &generics.where_clause;
-        let captured = generics.params.iter().filter_map(|p| match p {
-            syn::GenericParam::Type(t) => Some(t.ident.clone()),
-            syn::GenericParam::Const(c) => Some(c.ident.clone()),
-            syn::GenericParam::Lifetime(_) => None,
-        });
+        // the `impl`'s float parameters too, in scope for a method (`use<..>` must name
+        // every type parameter in scope)
+        let captured = generics
+            .params
+            .iter()
+            .filter_map(|p| match p {
+                syn::GenericParam::Type(t) => Some(t.ident.clone()),
+                syn::GenericParam::Const(c) => Some(c.ident.clone()),
+                syn::GenericParam::Lifetime(_) => None,
+            })
+            .chain(crate::model::sig::impl_floats(item));
         let g = mixed("g");
         let value_name = mixed("value");
         let read_value = self.read_value_import();

@@ -367,27 +367,57 @@ pub fn parse(item: &ItemFn) -> Option<Signature> {
     })
 }
 
-/// The function's type parameters (element types bound by `Float` where it is defined).
+/// The function's type parameters (element types bound by `Float` where it is defined),
+/// and the float type parameters of an enclosing `impl` its `where` clause names
+/// ([`impl_floats`]).
 pub fn type_params(item: &ItemFn) -> Vec<Ident> {
     item.sig
         .generics
         .type_params()
         .map(|p| p.ident.clone())
+        .chain(impl_floats(item))
         .collect()
+}
+
+/// Names bound by a trait named `Float` in the `where` clause that are no type parameter
+/// of the function: an enclosing `impl<T: Float>`'s, which `#[differentiable]` on the
+/// `impl` block restates there for its methods (`impl_block.rs`).
+pub fn impl_floats(item: &ItemFn) -> Vec<Ident> {
+    let generics = &item.sig.generics;
+    let Some(clause) = &generics.where_clause else {
+        return Vec::new();
+    };
+    let declared: Vec<&Ident> = generics.type_params().map(|p| &p.ident).collect();
+    let mut floats: Vec<Ident> = Vec::new();
+    for predicate in &clause.predicates {
+        if let syn::WherePredicate::Type(p) = predicate
+            && names_float(&p.bounds)
+            && let Type::Path(ty) = &p.bounded_ty
+            && let Some(ident) = ty.path.get_ident()
+            // once each: the runtime's bound may restate the user's
+            && !declared.contains(&ident)
+            && !floats.contains(ident)
+        {
+            floats.push(ident.clone());
+        }
+    }
+    floats
+}
+
+/// Whether a bound list names a trait called `Float`.
+pub fn names_float(
+    bounds: &syn::punctuated::Punctuated<syn::TypeParamBound, syn::Token![+]>,
+) -> bool {
+    bounds.iter().any(|bound| {
+        matches!(bound, syn::TypeParamBound::Trait(t)
+            if t.path.segments.last().is_some_and(|s| s.ident == "Float"))
+    })
 }
 
 /// The type parameters bound by a trait named `Float` (`num_traits::Float`,
 /// `gradtape::Float`), inline or in the `where` clause: plain numbers in scalar mode, like
 /// `f32`/`f64` (`fn f<T: Float>(x: T) -> T`).
 pub fn float_type_params(item: &ItemFn) -> Vec<Ident> {
-    fn names_float(
-        bounds: &syn::punctuated::Punctuated<syn::TypeParamBound, syn::Token![+]>,
-    ) -> bool {
-        bounds.iter().any(|bound| {
-            matches!(bound, syn::TypeParamBound::Trait(t)
-                if t.path.segments.last().is_some_and(|s| s.ident == "Float"))
-        })
-    }
     let generics = &item.sig.generics;
     generics
         .type_params()
@@ -402,6 +432,7 @@ pub fn float_type_params(item: &ItemFn) -> Vec<Ident> {
                 })
         })
         .map(|param| param.ident.clone())
+        .chain(impl_floats(item))
         .collect()
 }
 
