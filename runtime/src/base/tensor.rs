@@ -54,11 +54,91 @@ impl TensorId {
 }
 
 /// Where a tensor's elements live. Scalars are stored inline so that scalar code, the
-/// most tape-overhead-sensitive case, allocates nothing per op.
+/// most tape-overhead-sensitive case, allocates nothing per op. A reshape of a contiguous
+/// array shares its elements ([`Reshaped`]) instead of copying them.
+///
+/// Nothing writes through a shared buffer: the two in-place writers (`owned + y` and a
+/// variable's update) take an `Arc<ArrayD>` only when it is unique (`Arc::get_mut`, or
+/// `Arc::make_mut`, which copies a shared one), and a [`Reshaped`] holds a strong count on
+/// its base, so neither an array nor any reshape of it is ever unique while the other lives.
 #[derive(Clone)]
 pub(crate) enum Data<T> {
     Scalar(Word<T>),
     Array(Arc<ArrayD<T>>),
+    Reshaped(Arc<Reshaped<T>>),
+}
+
+/// The elements of a standard-layout array under another shape of the same size, at
+/// least 1-d: what a reshape of an [`Data::Array`] makes, in O(1) instead of a copy.
+///
+/// Invariants (made by [`Reshaped::new`], the only constructor): `base` is in standard
+/// layout (so `base.as_slice()` is `Some`), `dim` has as many elements as `base` and at
+/// least one axis. A reshape of a `Reshaped` points at the same `base`, so chains of
+/// reshapes never nest.
+pub(crate) struct Reshaped<T> {
+    base: Arc<ArrayD<T>>,
+    dim: IxDyn,
+}
+
+impl<T> Reshaped<T> {
+    /// `base`'s elements under `shape`; `None` when `base` is not in standard layout
+    /// (then the elements must be copied into the new order).
+    ///
+    /// # Panics
+    /// If `shape` has no axes or another number of elements (the caller checked both).
+    pub(crate) fn new(base: &Arc<ArrayD<T>>, shape: &[usize]) -> Option<Reshaped<T>> {
+        assert!(
+            !shape.is_empty() && shape.iter().product::<usize>() == base.len(),
+            "gradtape internal: reshape of {:?} to {shape:?}",
+            base.shape()
+        );
+        base.as_slice()?;
+        Some(Reshaped {
+            base: Arc::clone(base),
+            dim: IxDyn(shape),
+        })
+    }
+
+    /// The shape.
+    pub(crate) fn shape(&self) -> &[usize] {
+        self.dim.slice()
+    }
+
+    /// The elements in row-major order.
+    pub(crate) fn as_slice(&self) -> &[T] {
+        self.base
+            .as_slice()
+            .expect("a Reshaped's base is in standard layout")
+    }
+
+    /// The elements as an array of the new shape.
+    pub(crate) fn view(&self) -> ArrayViewD<'_, T> {
+        ArrayViewD::from_shape(self.dim.clone(), self.as_slice())
+            .expect("a Reshaped's shape has its base's number of elements")
+    }
+
+    /// The base this shares, for another reshape of the same elements.
+    pub(crate) fn base(&self) -> &Arc<ArrayD<T>> {
+        &self.base
+    }
+}
+
+impl<T: Clone> Reshaped<T> {
+    /// An owned array of the new shape: the base's buffer moved when nothing else holds
+    /// it, else a copy.
+    pub(crate) fn into_array(this: Arc<Reshaped<T>>) -> ArrayD<T> {
+        let Reshaped { base, dim } = Arc::try_unwrap(this).unwrap_or_else(|shared| Reshaped {
+            base: Arc::clone(&shared.base),
+            dim: shared.dim.clone(),
+        });
+        match Arc::try_unwrap(base) {
+            // standard layout: a new shape of the same buffer, no copy
+            Ok(array) => array
+                .into_shape_with_order(dim)
+                .expect("a Reshaped's base is in standard layout"),
+            Err(shared) => array_from_vec(dim, shared.as_slice().expect("standard layout").to_vec()),
+        }
+    }
 }
 
 /// A 0-d value in a full 64-bit word: its bytes first, then zeros. Both variants of
@@ -135,6 +215,17 @@ impl<T: DType> Data<T> {
         }
     }
 
+    /// The elements in row-major order when they are stored so (always for a
+    /// [`Reshaped`]; for an array in standard layout).
+    #[inline]
+    pub(crate) fn as_slice(&self) -> Option<&[T]> {
+        match self {
+            Data::Scalar(v) => Some(std::slice::from_ref(v.as_ref())),
+            Data::Array(a) => a.as_slice(),
+            Data::Reshaped(r) => Some(r.as_slice()),
+        }
+    }
+
     /// `value` repeated over `shape`: one buffer, filled in one pass.
     ///
     /// # Panics
@@ -186,7 +277,10 @@ pub(crate) fn checked_len<T>(op: &str, shape: &[usize]) -> usize {
 /// `f` over every element of `a`: a slice loop when `a` is in standard layout, `mapv`
 /// otherwise (which keeps the layout: a transposed result stays transposed).
 #[inline]
-pub(crate) fn map_array<T: DType, U: DType>(a: &ArrayD<T>, f: impl Fn(T) -> U) -> Data<U> {
+pub(crate) fn map_array<T: DType, U: DType, S: ndarray::Data<Elem = T>>(
+    a: &ndarray::ArrayBase<S, IxDyn>,
+    f: impl Fn(T) -> U,
+) -> Data<U> {
     match a.as_slice() {
         Some(values) => Data::from_vec(a.raw_dim(), map_slice(values, f)),
         None => Data::from_array(a.mapv(f)),
@@ -357,6 +451,7 @@ impl<T: DType> Tensor<T> {
         match &self.data {
             Data::Scalar(_) => &[],
             Data::Array(a) => a.shape(),
+            Data::Reshaped(r) => r.shape(),
         }
     }
 
@@ -382,6 +477,7 @@ impl<T: DType> Tensor<T> {
         match &self.data {
             Data::Scalar(_) => 1,
             Data::Array(a) => a.len(),
+            Data::Reshaped(r) => r.as_slice().len(),
         }
     }
 
@@ -418,6 +514,7 @@ impl<T: DType> Tensor<T> {
             // `aview0` skips `from_shape`'s checks, which cost more than a scalar op.
             Data::Scalar(v) => ndarray::aview0(v.as_ref()).into_dyn(),
             Data::Array(a) => a.view(),
+            Data::Reshaped(r) => r.view(),
         }
     }
 
@@ -434,6 +531,7 @@ impl<T: DType> Tensor<T> {
         match &self.data {
             Data::Scalar(v) => vec![v.get()],
             Data::Array(a) => a.iter().copied().collect(),
+            Data::Reshaped(r) => r.as_slice().to_vec(),
         }
     }
 
@@ -448,18 +546,16 @@ impl<T: DType> Tensor<T> {
     /// If the tensor does not have exactly one element.
     #[track_caller]
     pub fn to_scalar(&self) -> T {
-        match &self.data {
-            Data::Scalar(v) => v.get(),
-            Data::Array(a) => {
-                assert!(
-                    a.len() == 1,
-                    "to_scalar: tensor of shape {:?} has {} elements, not 1",
-                    a.shape(),
-                    a.len()
-                );
-                *a.iter().next().expect("one element")
-            }
+        if let Data::Scalar(v) = &self.data {
+            return v.get();
         }
+        assert!(
+            self.len() == 1,
+            "to_scalar: tensor of shape {:?} has {} elements, not 1",
+            self.shape(),
+            self.len()
+        );
+        *self.view().iter().next().expect("one element")
     }
 
     /// The elements as an owned ndarray array (copied; the tensor is unchanged).
@@ -479,7 +575,7 @@ impl<T: DType> Tensor<T> {
     pub(crate) fn as_inline_scalar(&self) -> Option<T> {
         match self.data {
             Data::Scalar(v) => Some(v.get()),
-            Data::Array(_) => None,
+            Data::Array(_) | Data::Reshaped(_) => None,
         }
     }
 
@@ -503,6 +599,8 @@ impl<T: DType> Tensor<T> {
         let weak = match &self.data {
             Data::Scalar(_) => None,
             Data::Array(a) => Some(Arc::downgrade(a)),
+            // the elements are the base's
+            Data::Reshaped(r) => Some(Arc::downgrade(r.base())),
         };
         move || weak.as_ref().is_some_and(|w| w.strong_count() > 0)
     }
@@ -513,7 +611,8 @@ impl<T: DType> Tensor<T> {
     pub(crate) fn map_data<U: DType>(&self, f: impl Fn(T) -> U) -> Data<U> {
         match &self.data {
             Data::Scalar(v) => Data::scalar(f(v.get())),
-            Data::Array(a) => map_array(a, f),
+            Data::Array(a) => map_array(&**a, f),
+            Data::Reshaped(r) => Data::from_vec(IxDyn(r.shape()), map_slice(r.as_slice(), f)),
         }
     }
 }
@@ -666,6 +765,7 @@ impl<T: DType> From<Tensor<T>> for ArrayD<T> {
         match t.data {
             Data::Scalar(v) => ArrayD::from_elem(IxDyn(&[]), v.get()),
             Data::Array(a) => Arc::try_unwrap(a).unwrap_or_else(|shared| (*shared).clone()),
+            Data::Reshaped(r) => Reshaped::into_array(r),
         }
     }
 }

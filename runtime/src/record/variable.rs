@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard, TryLockError};
 
 use crate::base::dtype::{AnyTensor, DType, Float, is_float};
-use crate::base::tensor::{Data, Tensor};
+use crate::base::tensor::{Data, Reshaped, Tensor};
 use crate::record::{forward, stack};
 
 /// Creation order of variables, which `watched_variables` follows.
@@ -336,6 +336,17 @@ impl<T: DType> Variable<T> {
             ),
             // Copies only if some tensor still shares the storage.
             Data::Array(shared) => f(Arc::make_mut(shared).view_mut()),
+            // A reshape's elements are shared with its base: an array of its own first
+            // (the base's buffer itself if nothing else holds it).
+            Data::Reshaped(_) => {
+                let Data::Reshaped(r) = std::mem::replace(&mut slot.data, Data::scalar(T::ZERO))
+                else {
+                    unreachable!("matched above")
+                };
+                let mut own = Reshaped::into_array(r);
+                f(own.view_mut());
+                slot.data = Data::Array(Arc::new(own));
+            }
         }
         drop(mark);
         // A fresh identity, as for `assign`.
