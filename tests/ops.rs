@@ -604,7 +604,11 @@ fn reshape_shares_storage_and_writes_never_reach_an_alias() {
     let r = x.reshape(&[3, 2]);
     assert_eq!(address(&r), address(&x), "a row-major reshape shares");
     let flat = r.reshape(&[6]);
-    assert_eq!(address(&flat), address(&x), "a reshape of a reshape shares too");
+    assert_eq!(
+        address(&flat),
+        address(&x),
+        "a reshape of a reshape shares too"
+    );
     let back = flat.reshape(&[2, 3]);
     assert_eq!(address(&back), address(&x), "and so does going back");
     assert_matches(&back, &a);
@@ -614,13 +618,19 @@ fn reshape_shares_storage_and_writes_never_reach_an_alias() {
     let from_base = x.clone() + 1.0;
     let from_reshape = r.clone() + 1.0;
     assert_matches(&from_base, &(&a + 1.0));
-    assert_matches(&from_reshape, &(&a + 1.0).to_shape(IxDyn(&[3, 2])).unwrap().to_owned());
+    assert_matches(
+        &from_reshape,
+        &(&a + 1.0).to_shape(IxDyn(&[3, 2])).unwrap().to_owned(),
+    );
     assert_matches(&x, &a);
     assert_matches(&r, &a.to_shape(IxDyn(&[3, 2])).unwrap().to_owned());
     // ...also once the other alias is gone: the reshape's base is never written
     drop((x, flat, back));
     let after = r.clone() + 1.0;
-    assert_matches(&after, &(&a + 1.0).to_shape(IxDyn(&[3, 2])).unwrap().to_owned());
+    assert_matches(
+        &after,
+        &(&a + 1.0).to_shape(IxDyn(&[3, 2])).unwrap().to_owned(),
+    );
     assert_matches(&r, &a.to_shape(IxDyn(&[3, 2])).unwrap().to_owned());
 
     // a variable holding a reshape: its update leaves the tensor it shares with alone

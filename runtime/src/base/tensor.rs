@@ -136,7 +136,9 @@ impl<T: Clone> Reshaped<T> {
             Ok(array) => array
                 .into_shape_with_order(dim)
                 .expect("a Reshaped's base is in standard layout"),
-            Err(shared) => array_from_vec(dim, shared.as_slice().expect("standard layout").to_vec()),
+            Err(shared) => {
+                array_from_vec(dim, shared.as_slice().expect("standard layout").to_vec())
+            }
         }
     }
 }
