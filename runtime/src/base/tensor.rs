@@ -54,92 +54,155 @@ impl TensorId {
 }
 
 /// Where a tensor's elements live. Scalars are stored inline so that scalar code, the
-/// most tape-overhead-sensitive case, allocates nothing per op. A reshape of a contiguous
-/// array shares its elements ([`Reshaped`]) instead of copying them.
+/// most tape-overhead-sensitive case, allocates nothing per op. Arrays are shared behind an
+/// `Arc`; a reshape of a contiguous array shares its elements ([`Stored::Reshaped`])
+/// instead of copying them. (Two variants, not three: with a third, the clone and drop
+/// glue of every tensor, scalars included, grew enough to cost W2 1–4% more instructions
+/// per op.)
 ///
 /// Nothing writes through a shared buffer: the two in-place writers (`owned + y` and a
-/// variable's update) take an `Arc<ArrayD>` only when it is unique (`Arc::get_mut`, or
-/// `Arc::make_mut`, which copies a shared one), and a [`Reshaped`] holds a strong count on
-/// its base, so neither an array nor any reshape of it is ever unique while the other lives.
+/// variable's update) write only into a [`Stored::Own`] whose `Arc` is unique
+/// (`Arc::get_mut`; a variable copies a shared one first, [`Stored::into_own`]), and a
+/// reshape holds a strong count on its base, so neither an array nor any reshape of it is
+/// ever unique while the other lives.
 #[derive(Clone)]
 pub(crate) enum Data<T> {
     Scalar(Word<T>),
-    Array(Arc<ArrayD<T>>),
-    Reshaped(Arc<Reshaped<T>>),
+    Array(Arc<Stored<T>>),
+}
+
+/// An array's elements: its own, or another shape of a contiguous array's.
+pub(crate) enum Stored<T> {
+    Own(ArrayD<T>),
+    Reshaped(Reshaped<T>),
 }
 
 /// The elements of a standard-layout array under another shape of the same size, at
-/// least 1-d: what a reshape of an [`Data::Array`] makes, in O(1) instead of a copy.
+/// least 1-d: what a reshape makes, in O(1) instead of a copy.
 ///
-/// Invariants (made by [`Reshaped::new`], the only constructor): `base` is in standard
-/// layout (so `base.as_slice()` is `Some`), `dim` has as many elements as `base` and at
-/// least one axis. A reshape of a `Reshaped` points at the same `base`, so chains of
+/// Invariants (made by [`Reshaped::new`], the only constructor): `base` is a
+/// [`Stored::Own`] in standard layout (so its `as_slice()` is `Some`), and `dim` has as
+/// many elements and at least one axis. A reshape of a reshape points at the same base, so
 /// reshapes never nest.
 pub(crate) struct Reshaped<T> {
-    base: Arc<ArrayD<T>>,
+    base: Arc<Stored<T>>,
     dim: IxDyn,
 }
 
+impl<T> Stored<T> {
+    /// The array, when the elements are its own.
+    #[inline]
+    pub(crate) fn own(&self) -> Option<&ArrayD<T>> {
+        match self {
+            Stored::Own(a) => Some(a),
+            Stored::Reshaped(_) => None,
+        }
+    }
+
+    /// The array to write into, when the elements are its own.
+    #[inline]
+    pub(crate) fn own_mut(&mut self) -> Option<&mut ArrayD<T>> {
+        match self {
+            Stored::Own(a) => Some(a),
+            Stored::Reshaped(_) => None,
+        }
+    }
+
+    /// The shape.
+    #[inline]
+    pub(crate) fn shape(&self) -> &[usize] {
+        match self {
+            Stored::Own(a) => a.shape(),
+            Stored::Reshaped(r) => r.dim.slice(),
+        }
+    }
+
+    /// The number of elements.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Stored::Own(a) => a.len(),
+            Stored::Reshaped(r) => r.elements().len(),
+        }
+    }
+
+    /// The elements in row-major order when they are stored so (always for a reshape; for
+    /// an array of its own in standard layout).
+    #[inline]
+    pub(crate) fn as_slice(&self) -> Option<&[T]> {
+        match self {
+            Stored::Own(a) => a.as_slice(),
+            Stored::Reshaped(r) => Some(r.elements()),
+        }
+    }
+
+    /// The elements as an array view.
+    #[inline]
+    pub(crate) fn view(&self) -> ArrayViewD<'_, T> {
+        match self {
+            Stored::Own(a) => a.view(),
+            Stored::Reshaped(r) => ArrayViewD::from_shape(r.dim.clone(), r.elements())
+                .expect("a reshape has its base's number of elements"),
+        }
+    }
+
+    /// What a probe of the element storage watches: the array itself, or a reshape's base.
+    pub(crate) fn storage(this: &Arc<Stored<T>>) -> &Arc<Stored<T>> {
+        match &**this {
+            Stored::Own(_) => this,
+            Stored::Reshaped(r) => &r.base,
+        }
+    }
+}
+
+impl<T: Clone> Stored<T> {
+    /// An owned array of these elements and shape: the buffer itself when nothing else
+    /// holds it (a reshape's base included), else a copy (of the same layout for an array
+    /// of its own).
+    pub(crate) fn into_own(this: Arc<Stored<T>>) -> ArrayD<T> {
+        let stored = Arc::try_unwrap(this).unwrap_or_else(|shared| match &*shared {
+            Stored::Own(a) => Stored::Own(a.clone()),
+            Stored::Reshaped(r) => Stored::Reshaped(Reshaped {
+                base: Arc::clone(&r.base),
+                dim: r.dim.clone(),
+            }),
+        });
+        match stored {
+            Stored::Own(a) => a,
+            Stored::Reshaped(Reshaped { base, dim }) => Stored::into_own(base)
+                .into_shape_with_order(dim)
+                .expect("a reshape's base is in standard layout with as many elements"),
+        }
+    }
+}
+
 impl<T> Reshaped<T> {
-    /// `base`'s elements under `shape`; `None` when `base` is not in standard layout
-    /// (then the elements must be copied into the new order).
+    /// The elements of `stored` (an array of its own or a reshape, whose base is then
+    /// shared) under `shape`; `None` when they are not in standard layout (then they must
+    /// be copied into the new order).
     ///
     /// # Panics
     /// If `shape` has no axes or another number of elements (the caller checked both).
-    pub(crate) fn new(base: &Arc<ArrayD<T>>, shape: &[usize]) -> Option<Reshaped<T>> {
+    pub(crate) fn new(stored: &Arc<Stored<T>>, shape: &[usize]) -> Option<Reshaped<T>> {
         assert!(
-            !shape.is_empty() && shape.iter().product::<usize>() == base.len(),
+            !shape.is_empty() && shape.iter().product::<usize>() == stored.len(),
             "gradtape internal: reshape of {:?} to {shape:?}",
-            base.shape()
+            stored.shape()
         );
-        base.as_slice()?;
+        let base = Stored::storage(stored);
+        base.own()?.as_slice()?;
         Some(Reshaped {
             base: Arc::clone(base),
             dim: IxDyn(shape),
         })
     }
 
-    /// The shape.
-    pub(crate) fn shape(&self) -> &[usize] {
-        self.dim.slice()
-    }
-
     /// The elements in row-major order.
-    pub(crate) fn as_slice(&self) -> &[T] {
+    fn elements(&self) -> &[T] {
         self.base
-            .as_slice()
-            .expect("a Reshaped's base is in standard layout")
-    }
-
-    /// The elements as an array of the new shape.
-    pub(crate) fn view(&self) -> ArrayViewD<'_, T> {
-        ArrayViewD::from_shape(self.dim.clone(), self.as_slice())
-            .expect("a Reshaped's shape has its base's number of elements")
-    }
-
-    /// The base this shares, for another reshape of the same elements.
-    pub(crate) fn base(&self) -> &Arc<ArrayD<T>> {
-        &self.base
-    }
-}
-
-impl<T: Clone> Reshaped<T> {
-    /// An owned array of the new shape: the base's buffer moved when nothing else holds
-    /// it, else a copy.
-    pub(crate) fn into_array(this: Arc<Reshaped<T>>) -> ArrayD<T> {
-        let Reshaped { base, dim } = Arc::try_unwrap(this).unwrap_or_else(|shared| Reshaped {
-            base: Arc::clone(&shared.base),
-            dim: shared.dim.clone(),
-        });
-        match Arc::try_unwrap(base) {
-            // standard layout: a new shape of the same buffer, no copy
-            Ok(array) => array
-                .into_shape_with_order(dim)
-                .expect("a Reshaped's base is in standard layout"),
-            Err(shared) => {
-                array_from_vec(dim, shared.as_slice().expect("standard layout").to_vec())
-            }
-        }
+            .own()
+            .and_then(|a| a.as_slice())
+            .expect("a reshape's base is an array of its own in standard layout")
     }
 }
 
@@ -202,7 +265,7 @@ impl<T: DType> Data<T> {
         if array.ndim() == 0 {
             Data::scalar(*array.first().expect("a 0-d array has one element"))
         } else {
-            Data::Array(Arc::new(array))
+            Data::Array(Arc::new(Stored::Own(array)))
         }
     }
 
@@ -213,7 +276,7 @@ impl<T: DType> Data<T> {
         if dim.ndim() == 0 {
             Data::scalar(values[0])
         } else {
-            Data::Array(Arc::new(array_from_vec(dim, values)))
+            Data::Array(Arc::new(Stored::Own(array_from_vec(dim, values))))
         }
     }
 
@@ -224,7 +287,6 @@ impl<T: DType> Data<T> {
         match self {
             Data::Scalar(v) => Some(std::slice::from_ref(v.as_ref())),
             Data::Array(a) => a.as_slice(),
-            Data::Reshaped(r) => Some(r.as_slice()),
         }
     }
 
@@ -239,7 +301,10 @@ impl<T: DType> Data<T> {
             return Data::scalar(value);
         }
         let len = checked_len::<T>(op, shape);
-        Data::Array(Arc::new(array_from_vec(IxDyn(shape), vec![value; len])))
+        Data::Array(Arc::new(Stored::Own(array_from_vec(
+            IxDyn(shape),
+            vec![value; len],
+        ))))
     }
 }
 
@@ -453,7 +518,6 @@ impl<T: DType> Tensor<T> {
         match &self.data {
             Data::Scalar(_) => &[],
             Data::Array(a) => a.shape(),
-            Data::Reshaped(r) => r.shape(),
         }
     }
 
@@ -479,7 +543,6 @@ impl<T: DType> Tensor<T> {
         match &self.data {
             Data::Scalar(_) => 1,
             Data::Array(a) => a.len(),
-            Data::Reshaped(r) => r.as_slice().len(),
         }
     }
 
@@ -516,7 +579,6 @@ impl<T: DType> Tensor<T> {
             // `aview0` skips `from_shape`'s checks, which cost more than a scalar op.
             Data::Scalar(v) => ndarray::aview0(v.as_ref()).into_dyn(),
             Data::Array(a) => a.view(),
-            Data::Reshaped(r) => r.view(),
         }
     }
 
@@ -532,8 +594,10 @@ impl<T: DType> Tensor<T> {
         crate::base::cuts::note_export(self.id(), self.view().iter().copied(), self.len());
         match &self.data {
             Data::Scalar(v) => vec![v.get()],
-            Data::Array(a) => a.iter().copied().collect(),
-            Data::Reshaped(r) => r.as_slice().to_vec(),
+            Data::Array(a) => match a.as_slice() {
+                Some(values) => values.to_vec(),
+                None => a.view().iter().copied().collect(),
+            },
         }
     }
 
@@ -577,7 +641,7 @@ impl<T: DType> Tensor<T> {
     pub(crate) fn as_inline_scalar(&self) -> Option<T> {
         match self.data {
             Data::Scalar(v) => Some(v.get()),
-            Data::Array(_) | Data::Reshaped(_) => None,
+            Data::Array(_) => None,
         }
     }
 
@@ -600,9 +664,8 @@ impl<T: DType> Tensor<T> {
     pub fn storage_probe(&self) -> impl Fn() -> bool + Send + Sync + use<T> {
         let weak = match &self.data {
             Data::Scalar(_) => None,
-            Data::Array(a) => Some(Arc::downgrade(a)),
-            // the elements are the base's
-            Data::Reshaped(r) => Some(Arc::downgrade(r.base())),
+            // a reshape's elements are its base's
+            Data::Array(a) => Some(Arc::downgrade(Stored::storage(a))),
         };
         move || weak.as_ref().is_some_and(|w| w.strong_count() > 0)
     }
@@ -613,8 +676,10 @@ impl<T: DType> Tensor<T> {
     pub(crate) fn map_data<U: DType>(&self, f: impl Fn(T) -> U) -> Data<U> {
         match &self.data {
             Data::Scalar(v) => Data::scalar(f(v.get())),
-            Data::Array(a) => map_array(&**a, f),
-            Data::Reshaped(r) => Data::from_vec(IxDyn(r.shape()), map_slice(r.as_slice(), f)),
+            Data::Array(a) => match &**a {
+                Stored::Own(a) => map_array(a, f),
+                Stored::Reshaped(_) => map_array(&a.view(), f),
+            },
         }
     }
 }
@@ -766,8 +831,7 @@ impl<T: DType> From<Tensor<T>> for ArrayD<T> {
     fn from(t: Tensor<T>) -> ArrayD<T> {
         match t.data {
             Data::Scalar(v) => ArrayD::from_elem(IxDyn(&[]), v.get()),
-            Data::Array(a) => Arc::try_unwrap(a).unwrap_or_else(|shared| (*shared).clone()),
-            Data::Reshaped(r) => Reshaped::into_array(r),
+            Data::Array(a) => Stored::into_own(a),
         }
     }
 }

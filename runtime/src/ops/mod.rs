@@ -45,7 +45,7 @@ use smallvec::{SmallVec, smallvec};
 
 use crate::base::dtype::{AnyTensor, DType, Float};
 use crate::base::primal::Primal;
-use crate::base::tensor::{Data, Tensor};
+use crate::base::tensor::{Data, Stored, Tensor};
 use crate::record::forward::{Jvp, Tangents};
 use crate::record::node::{Backward, InputGrads, NumberCtx, ParamSlot, Params, Rule, RuleCtx};
 use crate::record::stack::{self, Keep, OpHead};
@@ -536,7 +536,7 @@ where
     S: Fn(&T) -> T + Copy + 'static,
 {
     if let Data::Array(shared) = &mut x.data
-        && let Some(array) = std::sync::Arc::get_mut(shared)
+        && let Some(Stored::Own(array)) = std::sync::Arc::get_mut(shared)
         && zip_into(array, y, &f)
     {
         return record_additive(x.data.clone(), &x, y, op, rules);
@@ -606,20 +606,24 @@ pub(crate) fn zip_broadcast<T: crate::DType, U: crate::DType>(
 ) -> Data<U> {
     match (&x.data, &y.data) {
         (Data::Scalar(a), Data::Scalar(b)) => Data::scalar(f(a.get(), b.get())),
+        // a reshape's elements (shared with another tensor) through a view
         (Data::Array(a), Data::Scalar(b)) => {
             let b = b.get();
-            crate::base::tensor::map_array(&**a, |v| f(v, b))
+            match a.own() {
+                Some(a) => crate::base::tensor::map_array(a, |v| f(v, b)),
+                None => crate::base::tensor::map_array(&a.view(), |v| f(v, b)),
+            }
         }
         (Data::Scalar(a), Data::Array(b)) => {
             let a = a.get();
-            crate::base::tensor::map_array(&**b, |v| f(a, v))
+            match b.own() {
+                Some(b) => crate::base::tensor::map_array(b, |v| f(a, v)),
+                None => crate::base::tensor::map_array(&b.view(), |v| f(a, v)),
+            }
         }
-        (Data::Array(a), Data::Array(b)) => zip_arrays(&**a, &**b, op, &f),
-        // a reshape's elements (shared with another tensor), through a view
-        _ => match (x.as_inline_scalar(), y.as_inline_scalar()) {
-            (None, Some(b)) => crate::base::tensor::map_array(&x.view(), |v| f(v, b)),
-            (Some(a), None) => crate::base::tensor::map_array(&y.view(), |v| f(a, v)),
-            _ => zip_arrays(&x.view(), &y.view(), op, &f),
+        (Data::Array(a), Data::Array(b)) => match (a.own(), b.own()) {
+            (Some(a), Some(b)) => zip_arrays(a, b, op, &f),
+            _ => zip_arrays(&a.view(), &b.view(), op, &f),
         },
     }
 }

@@ -46,9 +46,8 @@ impl<T: Float> Tensor<T> {
             Data::Scalar(v) => v.get(),
             Data::Array(a) => match a.as_slice() {
                 Some(values) => sum_slice(values),
-                None => a.sum(),
+                None => a.view().sum(),
             },
-            Data::Reshaped(r) => sum_slice(r.as_slice()),
         }
     }
 
@@ -311,8 +310,10 @@ impl<T: Float> Tensor<T> {
             "sum_to_shape: shape {from:?} cannot be summed to {shape:?}"
         );
         let fast = match &self.data {
-            Data::Array(a) => sum_contiguous(&**a, shape),
-            Data::Reshaped(r) => sum_contiguous(&r.view(), shape),
+            Data::Array(a) => match a.own() {
+                Some(own) => sum_contiguous(own, shape),
+                None => sum_contiguous(&a.view(), shape),
+            },
             Data::Scalar(_) => None,
         };
         // a `match`, not `unwrap_or_else`: a closure would hide the caller's line from
@@ -597,7 +598,6 @@ fn spread_contiguous<T: Float>(data: &Data<T>, shape: &[usize]) -> Option<Data<T
     let (from, xs) = match data {
         Data::Scalar(v) => return Some(Data::filled("broadcast_to", shape, v.get())),
         Data::Array(a) => (a.shape(), a.as_slice()?),
-        Data::Reshaped(r) => (r.shape(), r.as_slice()),
     };
     let len: usize = shape.iter().product();
     if xs.is_empty() || len == 0 {

@@ -10,7 +10,7 @@ use smallvec::{SmallVec, smallvec};
 use super::{check_axis, static_rule};
 use crate::base::context::{batch_rank, batched_shape};
 use crate::base::dtype::{AnyTensor, Float};
-use crate::base::tensor::{Data, Reshaped, Tensor, TensorId, same_shape};
+use crate::base::tensor::{Data, Reshaped, Stored, Tensor, TensorId, same_shape};
 use crate::record::forward::Tangents;
 use crate::record::node::{Dims, InputGrads, Params};
 use crate::record::stack::{self, NodeSpec};
@@ -18,26 +18,26 @@ use crate::record::stack::{self, NodeSpec};
 /// `data`'s elements, in row-major order, under `shape` (of the same size): sharing the
 /// buffer when it is in row-major order already, else a copy in that order.
 fn reshaped_data<T: Float>(data: &Data<T>, shape: &[usize]) -> Data<T> {
-    let base = match data {
+    let stored = match data {
         Data::Scalar(v) => return Data::from_array(ArrayD::from_elem(IxDyn(shape), v.get())),
         Data::Array(a) => a,
-        Data::Reshaped(r) => {
-            // back to the base's own shape: the base itself (it is in standard layout)
-            if same_shape(r.base().shape(), shape) {
-                return Data::Array(Arc::clone(r.base()));
-            }
-            r.base()
-        }
     };
+    // back to a reshape's base's own shape: the base itself (it is in standard layout)
+    let base = Stored::storage(stored);
+    if !Arc::ptr_eq(base, stored) && same_shape(base.shape(), shape) {
+        return Data::Array(Arc::clone(base));
+    }
     // (a 0-d result is stored inline by `from_array`, never shared)
     if !shape.is_empty()
-        && let Some(shared) = Reshaped::new(base, shape)
+        && let Some(shared) = Reshaped::new(stored, shape)
     {
-        return Data::Reshaped(Arc::new(shared));
+        return Data::Array(Arc::new(Stored::Reshaped(shared)));
     }
     Data::from_array(
-        base.as_standard_layout()
-            .to_owned()
+        stored
+            .view()
+            .as_standard_layout()
+            .into_owned()
             .into_shape_with_order(IxDyn(shape))
             .expect("count checked"),
     )
