@@ -592,6 +592,71 @@ fn reshape_keeps_row_major_order() {
     );
 }
 
+/// A reshape of row-major elements shares them (no copy, also through chains of reshapes
+/// and back to the first shape), and no write through one alias reaches another: the
+/// in-place paths (`owned + y`, a variable's update) copy a shared buffer first, and an
+/// array taken out of a reshape is the tensor's own.
+#[test]
+fn reshape_shares_storage_and_writes_never_reach_an_alias() {
+    let address = |t: &Tensor<f64>| t.view().as_ptr();
+    let (x, a) = sample(&[2, 3]);
+    let x = &x * 1.0; // a fresh temporary: nothing else holds its buffer
+    let r = x.reshape(&[3, 2]);
+    assert_eq!(address(&r), address(&x), "a row-major reshape shares");
+    let flat = r.reshape(&[6]);
+    assert_eq!(
+        address(&flat),
+        address(&x),
+        "a reshape of a reshape shares too"
+    );
+    let back = flat.reshape(&[2, 3]);
+    assert_eq!(address(&back), address(&x), "and so does going back");
+    assert_matches(&back, &a);
+    assert_matches(&r, &a.to_shape(IxDyn(&[3, 2])).unwrap().to_owned());
+
+    // `owned + 1` through either alias computes elsewhere: the other keeps its values
+    let from_base = x.clone() + 1.0;
+    let from_reshape = r.clone() + 1.0;
+    assert_matches(&from_base, &(&a + 1.0));
+    assert_matches(
+        &from_reshape,
+        &(&a + 1.0).to_shape(IxDyn(&[3, 2])).unwrap().to_owned(),
+    );
+    assert_matches(&x, &a);
+    assert_matches(&r, &a.to_shape(IxDyn(&[3, 2])).unwrap().to_owned());
+    // ...also once the other alias is gone: the reshape's base is never written
+    drop((x, flat, back));
+    let after = r.clone() + 1.0;
+    assert_matches(
+        &after,
+        &(&a + 1.0).to_shape(IxDyn(&[3, 2])).unwrap().to_owned(),
+    );
+    assert_matches(&r, &a.to_shape(IxDyn(&[3, 2])).unwrap().to_owned());
+
+    // a variable holding a reshape: its update leaves the tensor it shares with alone
+    let kept = Tensor::from_vec(vec![1.0_f64, 2.0, 3.0, 4.0], &[4]);
+    let v = Variable::new(kept.reshape(&[2, 2]));
+    v.update_each(|w| *w *= 10.0);
+    assert_eq!(kept.to_vec(), vec![1.0, 2.0, 3.0, 4.0]);
+    assert_eq!(v.value().to_vec(), vec![10.0, 20.0, 30.0, 40.0]);
+    assert_eq!(v.shape(), vec![2, 2]);
+    // ...and takes the buffer itself when nothing else holds it
+    let only = Tensor::from_vec(vec![1.0_f64, 2.0, 3.0, 4.0], &[4]);
+    let before = address(&only);
+    let v = Variable::new(only.reshape(&[2, 2]));
+    drop(only);
+    v.update_each(|w| *w += 1.0);
+    assert_eq!(address(&v.value()), before, "moved, not copied");
+    assert_eq!(v.value().to_vec(), vec![2.0, 3.0, 4.0, 5.0]);
+
+    // an array taken out of a shared reshape is a copy the tensors never see
+    let base = Tensor::from_vec(vec![1.0_f64, 2.0, 3.0, 4.0], &[2, 2]);
+    let mut out: ArrayD<f64> = base.reshape(&[4]).into();
+    out[[0]] = -1.0;
+    assert_eq!(out.shape(), &[4]);
+    assert_eq!(base.to_vec(), vec![1.0, 2.0, 3.0, 4.0]);
+}
+
 #[test]
 fn broadcast_to_and_sum_to_shape_are_transposes() {
     let (x, a) = sample(&[2, 1]);

@@ -251,7 +251,7 @@ impl<T: DType> ReadValue<T> for Tensor<T> {
 pub fn scalar_value<T: Float>(t: &Tensor<T>) -> Option<T> {
     match t.data {
         crate::base::tensor::Data::Scalar(v) => Some(v.get()),
-        crate::base::tensor::Data::Array(_) => None,
+        _ => None,
     }
 }
 

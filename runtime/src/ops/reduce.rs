@@ -46,7 +46,7 @@ impl<T: Float> Tensor<T> {
             Data::Scalar(v) => v.get(),
             Data::Array(a) => match a.as_slice() {
                 Some(values) => sum_slice(values),
-                None => a.sum(),
+                None => a.view().sum(),
             },
         }
     }
@@ -310,7 +310,10 @@ impl<T: Float> Tensor<T> {
             "sum_to_shape: shape {from:?} cannot be summed to {shape:?}"
         );
         let fast = match &self.data {
-            Data::Array(a) => sum_contiguous(a, shape),
+            Data::Array(a) => match a.own() {
+                Some(own) => sum_contiguous(own, shape),
+                None => sum_contiguous(&a.view(), shape),
+            },
             Data::Scalar(_) => None,
         };
         // a `match`, not `unwrap_or_else`: a closure would hide the caller's line from
@@ -442,8 +445,8 @@ impl<T: Float> Tensor<T> {
 pub(crate) fn dot_all<T: Float>(x: &Tensor<T>, y: &Tensor<T>) -> Tensor<T> {
     debug_assert!(same_shape(x.shape(), y.shape()), "dot_all: shapes differ");
     let slices = match (&x.data, &y.data) {
-        (Data::Array(a), Data::Array(b)) => a.as_slice().zip(b.as_slice()),
-        _ => None,
+        (Data::Scalar(_), _) | (_, Data::Scalar(_)) => None,
+        (a, b) => a.as_slice().zip(b.as_slice()),
     };
     let Some((p, q)) = slices else {
         return (x * y).sum();
@@ -560,7 +563,10 @@ fn sum_general<T: Float>(x: &Tensor<T>, shape: &[usize]) -> Data<T> {
 /// block repeated (a bias's gradient: add the blocks up) or each of whose elements covers
 /// one contiguous block (kept dimensions: sum each block), with no copy of the input.
 /// Adds in the order `sum_axis` does for one summed axis. `None` for any other case.
-fn sum_contiguous<T: Float>(a: &ndarray::ArrayD<T>, shape: &[usize]) -> Option<Data<T>> {
+fn sum_contiguous<T: Float, S: ndarray::Data<Elem = T>>(
+    a: &ndarray::ArrayBase<S, IxDyn>,
+    shape: &[usize],
+) -> Option<Data<T>> {
     let xs = a.as_slice()?;
     let block: usize = shape.iter().product();
     if xs.is_empty() || block == 0 {
@@ -589,21 +595,20 @@ fn sum_contiguous<T: Float>(a: &ndarray::ArrayD<T>, shape: &[usize]) -> Option<D
 /// a new buffer of `shape`. `None` for other layouts and shapes, and for empty results.
 #[track_caller]
 fn spread_contiguous<T: Float>(data: &Data<T>, shape: &[usize]) -> Option<Data<T>> {
-    let a = match data {
+    let (from, xs) = match data {
         Data::Scalar(v) => return Some(Data::filled("broadcast_to", shape, v.get())),
-        Data::Array(a) => a,
+        Data::Array(a) => (a.shape(), a.as_slice()?),
     };
-    let xs = a.as_slice()?;
     let len: usize = shape.iter().product();
     if xs.is_empty() || len == 0 {
         return None;
     }
     let mut out = Vec::with_capacity(len);
-    if super::is_trailing_part(a.shape(), shape) {
+    if super::is_trailing_part(from, shape) {
         for _ in 0..len / xs.len() {
             out.extend_from_slice(xs);
         }
-    } else if super::is_leading_part(a.shape(), shape) {
+    } else if super::is_leading_part(from, shape) {
         let block = len / xs.len();
         for &v in xs {
             out.extend(std::iter::repeat_n(v, block));

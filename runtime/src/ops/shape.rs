@@ -2,6 +2,7 @@
 //! `scatter_add`, gather's transpose). Their rules move cotangents back without arithmetic.
 
 use std::rc::Rc;
+use std::sync::Arc;
 
 use ndarray::{ArrayD, Axis, IxDyn, Slice};
 use smallvec::{SmallVec, smallvec};
@@ -9,18 +10,52 @@ use smallvec::{SmallVec, smallvec};
 use super::{check_axis, static_rule};
 use crate::base::context::{batch_rank, batched_shape};
 use crate::base::dtype::{AnyTensor, Float};
-use crate::base::tensor::{Data, Tensor, TensorId, same_shape};
+use crate::base::tensor::{Data, Reshaped, Stored, Tensor, TensorId, same_shape};
 use crate::record::forward::Tangents;
 use crate::record::node::{Dims, InputGrads, Params};
 use crate::record::stack::{self, NodeSpec};
 
+/// `data`'s elements, in row-major order, under `shape` (of the same size): sharing the
+/// buffer when it is in row-major order already, else a copy in that order.
+fn reshaped_data<T: Float>(data: &Data<T>, shape: &[usize]) -> Data<T> {
+    let stored = match data {
+        Data::Scalar(v) => return Data::from_array(ArrayD::from_elem(IxDyn(shape), v.get())),
+        Data::Array(a) => a,
+    };
+    // back to a reshape's base's own shape: the base itself (it is in standard layout)
+    let base = Stored::storage(stored);
+    if !Arc::ptr_eq(base, stored) && same_shape(base.shape(), shape) {
+        return Data::Array(Arc::clone(base));
+    }
+    // (a 0-d result is stored inline by `from_array`, never shared)
+    if !shape.is_empty()
+        && let Some(shared) = Reshaped::new(stored, shape)
+    {
+        return Data::Array(Arc::new(Stored::Reshaped(shared)));
+    }
+    Data::from_array(
+        stored
+            .view()
+            .as_standard_layout()
+            .into_owned()
+            .into_shape_with_order(IxDyn(shape))
+            .expect("count checked"),
+    )
+}
+
 impl<T: Float> Tensor<T> {
     /// The same elements, in row-major order, with a new shape.
+    ///
+    /// O(1) when the elements are stored in row-major order (any tensor an op computed,
+    /// except a `transpose` or `permute` of 2 or more axes): the result shares them, as
+    /// tensors are immutable. Otherwise they are copied into that order.
     ///
     /// ```
     /// use gradtape_runtime::Tensor;
     /// let x = Tensor::from_vec(vec![1.0_f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]);
-    /// assert_eq!(x.reshape(&[3, 2]).shape(), &[3, 2]);
+    /// let y = x.reshape(&[3, 2]);
+    /// assert_eq!(y.shape(), &[3, 2]);
+    /// assert_eq!(y.to_vec(), x.to_vec());
     /// ```
     ///
     /// # Panics
@@ -37,15 +72,7 @@ impl<T: Float> Tensor<T> {
             "reshape: cannot reshape a tensor of shape {from:?} ({} elements) to {shape:?} ({count} elements)",
             self.len()
         );
-        let data = match &self.data {
-            Data::Scalar(v) => Data::from_array(ArrayD::from_elem(IxDyn(shape), v.get())),
-            Data::Array(a) => Data::from_array(
-                a.as_standard_layout()
-                    .to_owned()
-                    .into_shape_with_order(IxDyn(shape))
-                    .expect("count checked"),
-            ),
-        };
+        let data = reshaped_data(&self.data, shape);
         let spec = |_: &Tensor<T>| NodeSpec {
             op: "reshape",
             // reshaping back is its own transpose

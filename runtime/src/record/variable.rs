@@ -6,8 +6,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard, TryLockError};
 
 use crate::base::dtype::{AnyTensor, DType, Float, is_float};
-use crate::base::tensor::{Data, Tensor};
+use crate::base::tensor::{Data, Stored, Tensor};
 use crate::record::{forward, stack};
+use ndarray::{ArrayD, IxDyn};
 
 /// Creation order of variables, which `watched_variables` follows.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
@@ -334,8 +335,22 @@ impl<T: DType> Variable<T> {
                     .into_shape_with_order(ndarray::IxDyn(&[]))
                     .expect("one element is a 0-d array"),
             ),
-            // Copies only if some tensor still shares the storage.
-            Data::Array(shared) => f(Arc::make_mut(shared).view_mut()),
+            Data::Array(shared) => {
+                if Arc::get_mut(shared).and_then(Stored::own_mut).is_none() {
+                    // Shared with some tensor, or a reshape: an array of the variable's own
+                    // first (a reshape's base itself when nothing else holds it), in the
+                    // slot before `f` runs, so that a panic in `f` leaves a value there.
+                    let stored = std::mem::replace(
+                        shared,
+                        Arc::new(Stored::Own(ArrayD::default(IxDyn(&[0])))),
+                    );
+                    *shared = Arc::new(Stored::Own(Stored::into_own(stored)));
+                }
+                let own = Arc::get_mut(shared)
+                    .and_then(Stored::own_mut)
+                    .expect("made unique above");
+                f(own.view_mut());
+            }
         }
         drop(mark);
         // A fresh identity, as for `assign`.
