@@ -37,8 +37,7 @@ impl Generator<'_> {
         if !self.saving {
             return quote!();
         }
-        let stack = exit.stack();
-        quote!(#stack.push(#id);)
+        exit.keep(quote!(#id))
     }
 
     pub(super) fn forward_block(&self, block: &Block) -> TokenStream {
@@ -222,7 +221,7 @@ impl Generator<'_> {
                     match ::core::iter::IntoIterator::into_iter(#iter) {
                         #iterator => {
                             let #hint = ::core::iter::Iterator::size_hint(&#iterator).0;
-                            #(#stacks.reserve(#hint);)*
+                            #(generated::reserve(&mut #stacks, #hint);)*
                             #label for #pat in #iterator { #code }
                         }
                     }

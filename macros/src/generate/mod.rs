@@ -119,8 +119,10 @@ impl Save {
         if self.depth == 0 {
             quote!(let #name = #value;)
         } else {
+            // not `Vec::push`: its growth path in the loop body keeps the loop's
+            // accumulators in memory (`generated::keep`)
             let stack = self.stack();
-            quote!(#stack.push(#value);)
+            quote!(generated::keep(&mut #stack, #value);)
         }
     }
 

@@ -129,6 +129,56 @@ pub fn exponent<T: Float>(p: T) -> f64 {
     p.to_f64()
 }
 
+/// Saves `value` on a per-iteration stack (the forward code's `Vec::push`), with the
+/// growth path out of line and cold.
+///
+/// With `stack.push(value)` in a loop, `Vec`'s growth call sits in the loop body and is
+/// given the `Vec`'s address: the compiler then keeps the length in memory, reloading and
+/// storing it on every trip (`perf annotate`, `docs/PERFORMANCE.md`, issue 13). Here the
+/// growth path takes the `Vec` by value, so the stack's address reaches no call. Room is
+/// made up front for a `for` loop ([`reserve`]), so growth normally happens only in a
+/// `while` or `loop`, or when an iterator's size hint falls short.
+///
+/// ```
+/// let mut stack = Vec::new();
+/// gradtape_runtime::generated::keep(&mut stack, 1.0_f64);
+/// gradtape_runtime::generated::keep(&mut stack, 2.0);
+/// assert_eq!(stack, [1.0, 2.0]);
+/// ```
+#[inline]
+pub fn keep<V>(stack: &mut Vec<V>, value: V) {
+    if stack.len() < stack.capacity() {
+        stack.push(value);
+    } else {
+        *stack = keep_growing(std::mem::take(stack), value);
+    }
+}
+
+/// [`keep`] when the stack is full. It takes and gives back the `Vec` by value, so that
+/// the stack's own address reaches no call: it can then live in registers across the loop.
+#[cold]
+#[inline(never)]
+fn keep_growing<V>(mut stack: Vec<V>, value: V) -> Vec<V> {
+    stack.push(value);
+    stack
+}
+
+/// Makes room for `additional` more saves on a per-iteration stack before a loop (its
+/// iterator's size hint), growing a moved-out copy so that, as in [`keep`], the stack's
+/// own address reaches no call.
+///
+/// ```
+/// let mut stack: Vec<f64> = Vec::new();
+/// gradtape_runtime::generated::reserve(&mut stack, 100);
+/// assert!(stack.capacity() >= 100 && stack.is_empty());
+/// ```
+#[inline]
+pub fn reserve<V>(stack: &mut Vec<V>, additional: usize) {
+    let mut owned = std::mem::take(stack);
+    owned.reserve(additional);
+    *stack = owned;
+}
+
 /// The value saved for the reverse sweep at `cursor - 1` of a per-iteration stack, moving
 /// the cursor back: values come off in the reverse of the order they went on.
 ///

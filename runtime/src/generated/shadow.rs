@@ -73,8 +73,33 @@ impl<'b, F: Copy + Default + Add<Output = F>> Shadow<'b, F> {
 
     /// The element `i`, grown to it if owned (a borrowed shadow has its array's length:
     /// an index beyond it was out of bounds in the forward code already).
+    ///
+    /// The common cases (the caller's buffer; an owned shadow already long enough) call
+    /// nothing: a call left in an adjoint loop's body, even one never taken, made the
+    /// compiler keep the loop's cotangent accumulators in memory (issue 13). Copying a
+    /// shared shadow and growing an owned one are out of line.
     #[inline]
     fn slot(&mut self, i: usize) -> &mut F {
+        let hot = match &self.data {
+            Data::Borrowed(_) => true,
+            Data::Owned(values) => i < values.len(),
+            Data::Shared(_) => false,
+        };
+        if !hot {
+            self.make_room(i);
+        }
+        match &mut self.data {
+            Data::Owned(values) => &mut values[i],
+            Data::Borrowed(values) => &mut values[i],
+            Data::Shared(_) => unreachable!("copied by `make_room`"),
+        }
+    }
+
+    /// [`slot`](Self::slot)'s rare cases: a shared shadow copied (it is written), an owned
+    /// one grown to hold element `i`.
+    #[cold]
+    #[inline(never)]
+    fn make_room(&mut self, i: usize) {
         if let Data::Shared(values) = &self.data {
             self.data = Data::Owned(values.to_vec());
         }
@@ -83,9 +108,8 @@ impl<'b, F: Copy + Default + Add<Output = F>> Shadow<'b, F> {
                 if i >= values.len() {
                     values.resize(i + 1, F::default());
                 }
-                &mut values[i]
             }
-            Data::Borrowed(values) => &mut values[i],
+            Data::Borrowed(_) => {}
             Data::Shared(_) => unreachable!("copied above"),
         }
     }
