@@ -913,3 +913,28 @@ mod documented_example_of_values_reached_through_a_struct {
         );
     }
 }
+
+/// Regression: a parameter array that grew gave a gradient longer than the parameter
+/// (`grad`) or panicked (`grad_into`); growing it is now the macro's error
+/// (`tests/ui/differentiable/parameter-array-grows.rs`), and a local copy grows instead.
+#[differentiable]
+#[allow(clippy::manual_memcpy, clippy::needless_range_loop)] // the form under test
+fn grown_copy(v: &[f64]) -> f64 {
+    let mut w = vec![0.0; v.len()];
+    for i in 0..v.len() {
+        w[i] = v[i];
+    }
+    let x = w[0] * 2.0;
+    w.push(x);
+    w[2] * w[1] + w[0]
+}
+
+#[test]
+fn a_local_copy_of_a_parameter_array_grows() {
+    // 2 v0 v1 + v0: ∂/∂v0 = 2 v1 + 1, ∂/∂v1 = 2 v0
+    assert_eq!(grown_copy(&[1.0, 3.0]), 7.0);
+    assert_eq!(grown_copy::grad(&[1.0, 3.0]), (7.0, [vec![7.0, 2.0]]));
+    let mut d = vec![0.0; 2];
+    assert_eq!(grown_copy::grad_into(&[1.0, 3.0], &mut d), 7.0);
+    assert_eq!(d, vec![7.0, 2.0]);
+}

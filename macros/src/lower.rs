@@ -1083,6 +1083,14 @@ impl<'a> Lowerer<'a> {
             self.push(Stmt::Plain(quote!(#whole #semi)));
             return;
         }
+        if binding < self.param_count {
+            // Parameters are bound first. A parameter's shadow has the array's length
+            // (`grad_into`'s is the caller's buffer): a gradient of a grown parameter
+            // would come back longer than the parameter (regression: `grad` gave 3 entries
+            // for a `Vec` of 2, `grad_into` panicked).
+            validate::parameter_grows(self.cx, &call.receiver);
+            return;
+        }
         let receiver = &call.receiver;
         let k = self.index_local(quote!(#receiver.len()));
         let op = self.build(value);

@@ -547,6 +547,14 @@ pub fn associated_call(cx: &Ctxt, path: &syn::Path) {
     cx.error_spanned_by(path, message);
 }
 
+/// `push` onto a differentiable parameter array.
+pub fn parameter_grows(cx: &Ctxt, receiver: &Expr) {
+    cx.error_spanned_by(
+        receiver,
+        "a differentiable parameter array cannot grow: its gradient has the parameter's length; copy it into a local buffer first (`let mut w = vec![0.0; v.len()];` and a loop `w[i] = v[i];`)",
+    );
+}
+
 /// A call of something other than a named function.
 pub fn unnamed_call(cx: &Ctxt, func: &Expr) {
     cx.error_spanned_by(

@@ -28,17 +28,22 @@ pub struct Shadow<'b, F> {
 }
 
 enum Data<'b, F> {
+    /// A local buffer's: grows with the indices it meets.
     Owned(Vec<F>),
+    /// A parameter's (`vjp`): the array's length, which no write exceeds (a parameter
+    /// array cannot grow: the macro rejects `push` on one), so an access is a plain index.
+    Fixed(Vec<F>),
     Borrowed(&'b mut [F]),
     /// A tangent given by the caller, copied on its first write.
     Shared(&'b [F]),
 }
 
 impl<'b, F: Copy + Default + Add<Output = F>> Shadow<'b, F> {
-    /// `len` zeros, owned.
+    /// `len` zeros, owned, of a fixed length (a parameter's shadow in `vjp`: indexing
+    /// past `len` panics, as the forward code's indexing of the array did).
     pub fn zeros(len: usize) -> Self {
         Shadow {
-            data: Data::Owned(vec![F::default(); len]),
+            data: Data::Fixed(vec![F::default(); len]),
         }
     }
 
@@ -65,7 +70,7 @@ impl<'b, F: Copy + Default + Add<Output = F>> Shadow<'b, F> {
 
     fn values(&self) -> &[F] {
         match &self.data {
-            Data::Owned(values) => values,
+            Data::Owned(values) | Data::Fixed(values) => values,
             Data::Borrowed(values) => values,
             Data::Shared(values) => values,
         }
@@ -81,7 +86,7 @@ impl<'b, F: Copy + Default + Add<Output = F>> Shadow<'b, F> {
     #[inline]
     fn slot(&mut self, i: usize) -> &mut F {
         let hot = match &self.data {
-            Data::Borrowed(_) => true,
+            Data::Borrowed(_) | Data::Fixed(_) => true,
             Data::Owned(values) => i < values.len(),
             Data::Shared(_) => false,
         };
@@ -89,7 +94,7 @@ impl<'b, F: Copy + Default + Add<Output = F>> Shadow<'b, F> {
             self.make_room(i);
         }
         match &mut self.data {
-            Data::Owned(values) => &mut values[i],
+            Data::Owned(values) | Data::Fixed(values) => &mut values[i],
             Data::Borrowed(values) => &mut values[i],
             Data::Shared(_) => unreachable!("copied by `make_room`"),
         }
@@ -109,7 +114,7 @@ impl<'b, F: Copy + Default + Add<Output = F>> Shadow<'b, F> {
                     values.resize(i + 1, F::default());
                 }
             }
-            Data::Borrowed(_) => {}
+            Data::Borrowed(_) | Data::Fixed(_) => {}
             Data::Shared(_) => unreachable!("copied above"),
         }
     }
@@ -152,6 +157,7 @@ impl<'b, F: Copy + Default + Add<Output = F>> Shadow<'b, F> {
     pub fn clear(&mut self) {
         match &mut self.data {
             Data::Owned(values) => values.clear(),
+            Data::Fixed(values) => values.fill(F::default()),
             Data::Borrowed(values) => values.fill(F::default()),
             Data::Shared(_) => self.data = Data::Owned(Vec::new()),
         }
@@ -160,7 +166,7 @@ impl<'b, F: Copy + Default + Add<Output = F>> Shadow<'b, F> {
     /// The numbers, owned (a parameter's gradient, a tangent result).
     pub fn into_vec(self) -> Vec<F> {
         match self.data {
-            Data::Owned(values) => values,
+            Data::Owned(values) | Data::Fixed(values) => values,
             Data::Borrowed(values) => values.to_vec(),
             Data::Shared(values) => values.to_vec(),
         }
@@ -192,7 +198,7 @@ impl<'b, F: Copy + Default + Add<Output = F>> Shadow<'b, F> {
         // Grown (if owned) to the last element once, then added in place.
         let _ = self.slot(offset + g.len() - 1);
         let values = match &mut self.data {
-            Data::Owned(values) => &mut values[..],
+            Data::Owned(values) | Data::Fixed(values) => &mut values[..],
             Data::Borrowed(values) => &mut values[..],
             Data::Shared(_) => unreachable!("copied by `slot`"),
         };
