@@ -23,160 +23,12 @@
     clippy::assign_op_pattern
 )]
 
+#[macro_use]
 mod common;
 
-use common::{central_differences, close};
+use common::faces::{Case, point};
 
 use gradtape::differentiable;
-
-// ----- oracles and the check -----
-
-/// A deterministic point in `[lo, hi)` per coordinate (SplitMix64).
-fn point(n: usize, seed: u64, lo: f64, hi: f64) -> Vec<f64> {
-    let mut state = seed;
-    (0..n)
-        .map(|_| {
-            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^= z >> 31;
-            lo + (hi - lo) * (z >> 11) as f64 / (1u64 << 53) as f64
-        })
-        .collect()
-}
-
-type Value<'a> = &'a dyn Fn(&[f64]) -> f64;
-type Gradient<'a> = &'a dyn Fn(&[f64]) -> (f64, Vec<f64>);
-type Tangent<'a> = &'a dyn Fn(&[f64], &[f64]) -> (f64, f64);
-
-/// A function's faces on a flat vector of all its inputs (row after row for a matrix).
-struct Case<'a> {
-    name: &'a str,
-    itself: Value<'a>,
-    primal: Value<'a>,
-    grad: Gradient<'a>,
-    grad_into: Gradient<'a>,
-    jvp: Tangent<'a>,
-}
-
-impl Case<'_> {
-    fn check(&self, x: &[f64]) {
-        let name = self.name;
-        let value = (self.primal)(x);
-        assert_eq!(
-            (self.itself)(x).to_bits(),
-            value.to_bits(),
-            "{name}: itself"
-        );
-        let (by_grad, gradient) = (self.grad)(x);
-        assert_eq!(by_grad.to_bits(), value.to_bits(), "{name}: grad's value");
-        let (by_into, into) = (self.grad_into)(x);
-        assert_eq!(
-            by_into.to_bits(),
-            value.to_bits(),
-            "{name}: grad_into's value"
-        );
-        let bits = |v: &[f64]| v.iter().map(|g| g.to_bits()).collect::<Vec<_>>();
-        assert_eq!(bits(&gradient), bits(&into), "{name}: grad_into vs grad");
-        let expected = central_differences(self.primal, x);
-        for (k, (g, e)) in gradient.iter().zip(&expected).enumerate() {
-            assert!(
-                close(*g, *e, 1e-5),
-                "{name}: d/dx{k} = {g}, central differences {e}"
-            );
-        }
-        let v = point(x.len(), 99, -1.0, 1.0);
-        let (by_jvp, tangent) = (self.jvp)(x, &v);
-        assert_eq!(by_jvp.to_bits(), value.to_bits(), "{name}: jvp's value");
-        let dot: f64 = gradient.iter().zip(&v).map(|(g, v)| g * v).sum();
-        assert!(
-            close(tangent, dot, 1e-10),
-            "{name}: jvp {tangent} vs <grad, v> {dot}"
-        );
-        self.check_second_order(x, &v);
-    }
-
-    /// Row `i` of the Hessian by central differences of the gradient against second
-    /// differences of the value, and `d/ds jvp(x + s e_j, v)` against `e_jᵀ H v` by second
-    /// differences.
-    fn check_second_order(&self, x: &[f64], v: &[f64]) {
-        let (name, n, h) = (self.name, x.len(), 1e-4);
-        let along = |x: &[f64], d: &[f64], s: f64| -> Vec<f64> {
-            x.iter().zip(d).map(|(x, d)| x + s * d).collect()
-        };
-        let unit = |j: usize| -> Vec<f64> { (0..n).map(|k| f64::from(k == j)).collect() };
-        let f = |x: &[f64]| (self.primal)(x);
-        for j in 0..n {
-            let e = unit(j);
-            let (up, down) = (
-                (self.grad)(&along(x, &e, h)).1,
-                (self.grad)(&along(x, &e, -h)).1,
-            );
-            for i in 0..n {
-                let of_grad = (up[i] - down[i]) / (2.0 * h);
-                let ei = unit(i);
-                let at = |s: f64, t: f64| f(&along(&along(x, &ei, s), &e, t));
-                let second = (at(h, h) - at(h, -h) - at(-h, h) + at(-h, -h)) / (4.0 * h * h);
-                assert!(
-                    close(of_grad, second, 1e-4),
-                    "{name}: H[{i}][{j}] = {of_grad} by the gradient, {second} by second differences"
-                );
-            }
-            let of_jvp = ((self.jvp)(&along(x, &e, h), v).1 - (self.jvp)(&along(x, &e, -h), v).1)
-                / (2.0 * h);
-            let at = |s: f64, t: f64| f(&along(&along(x, &e, s), v, t));
-            let second = (at(h, h) - at(h, -h) - at(-h, h) + at(-h, -h)) / (4.0 * h * h);
-            assert!(
-                close(of_jvp, second, 1e-4),
-                "{name}: d/dx{j} jvp(v) = {of_jvp}, second differences {second}"
-            );
-        }
-    }
-}
-
-/// Splits a flat vector into parts of the given lengths.
-fn split(x: &[f64], lens: &[usize]) -> Vec<Vec<f64>> {
-    let mut at = 0;
-    lens.iter()
-        .map(|&n| {
-            at += n;
-            x[at - n..at].to_vec()
-        })
-        .collect()
-}
-
-/// The faces of a function whose parameters are all `&[f64]` slices, of lengths `lens`.
-macro_rules! slices {
-    ($f:ident, $lens:expr, [$($k:tt),+], $x:expr) => {{
-        let lens: &[usize] = &$lens;
-        let x: Vec<f64> = $x;
-        Case {
-            name: stringify!($f),
-            itself: &|x| { let p = split(x, lens); $f($(&p[$k]),+) },
-            primal: &|x| { let p = split(x, lens); $f::primal($(&p[$k]),+) },
-            grad: &|x| {
-                let p = split(x, lens);
-                let (value, g) = $f::grad($(&p[$k]),+);
-                (value, g.concat())
-            },
-            grad_into: &|x| {
-                let p = split(x, lens);
-                let mut d: Vec<Vec<f64>> = lens.iter().map(|&n| vec![0.0; n]).collect();
-                let value = {
-                    let mut buffers = d.iter_mut();
-                    $f::grad_into($(&p[$k]),+, $({ let _ = $k; buffers.next().unwrap() }),+)
-                };
-                (value, d.concat())
-            },
-            jvp: &|x, v| {
-                let (p, t) = (split(x, lens), split(v, lens));
-                $f::jvp($(&p[$k]),+, $(&t[$k]),+)
-            },
-        }
-        .check(&x)
-    }};
-}
 
 // ----- 1. arrays passed whole to another annotated function -----
 
@@ -303,18 +155,18 @@ fn det2_f32(m: &[[f32; 2]; 2]) -> f32 {
 
 #[test]
 fn arrays_passed_whole() {
-    slices!(norm2, [5], [0], point(5, 1, -1.0, 1.0));
-    slices!(cosine, [4, 4], [0, 1], point(8, 2, -1.0, 1.0));
-    slices!(through_local_buffer, [5], [0], point(5, 3, -1.0, 1.0));
-    slices!(calls_in_a_loop, [3, 3], [0, 1], point(6, 4, -1.0, 1.0));
+    slices!(@second_order norm2, [5], [0], point(5, 1, -1.0, 1.0));
+    slices!(@second_order cosine, [4, 4], [0, 1], point(8, 2, -1.0, 1.0));
+    slices!(@second_order through_local_buffer, [5], [0], point(5, 3, -1.0, 1.0));
+    slices!(@second_order calls_in_a_loop, [3, 3], [0, 1], point(6, 4, -1.0, 1.0));
     Case {
         name: "by_value_arrays",
         itself: &|x| by_value_arrays(x[0], x[1]),
         primal: &|x| by_value_arrays::primal(x[0], x[1]),
-        grad: &|x| {
+        grad: Some(&|x| {
             let (v, g) = by_value_arrays::grad(x[0], x[1]);
             (v, g.to_vec())
-        },
+        }),
         // float parameters only: no `grad_into`
         grad_into: &|x| {
             let (v, g) = by_value_arrays::grad(x[0], x[1]);
@@ -322,39 +174,39 @@ fn arrays_passed_whole() {
         },
         jvp: &|x, t| by_value_arrays::jvp(x[0], x[1], t[0], t[1]),
     }
-    .check(&[0.4, -0.3]);
+    .check_with_second_order(&[0.4, -0.3]);
     Case {
         name: "vec_whole",
         itself: &|x| vec_whole(x.to_vec()),
         primal: &|x| vec_whole::primal(x.to_vec()),
-        grad: &|x| {
+        grad: Some(&|x| {
             let (v, [g]) = vec_whole::grad(x.to_vec());
             (v, g)
-        },
+        }),
         grad_into: &|x| {
             let mut d = vec![0.0; x.len()];
             (vec_whole::grad_into(x.to_vec(), &mut d), d)
         },
         jvp: &|x, t| vec_whole::jvp(x.to_vec(), t),
     }
-    .check(&point(4, 5, 0.2, 1.0));
-    slices!(standardised_first, [5], [0], point(5, 7, -1.0, 1.0));
+    .check_with_second_order(&point(4, 5, 0.2, 1.0));
+    slices!(@second_order standardised_first, [5], [0], point(5, 7, -1.0, 1.0));
     let target = [0.5, -0.25, 1.0];
     Case {
         name: "distance_to",
         itself: &|x| distance_to(x, &target),
         primal: &|x| distance_to::primal(x, &target),
-        grad: &|x| {
+        grad: Some(&|x| {
             let (v, [g]) = distance_to::grad(x, &target);
             (v, g)
-        },
+        }),
         grad_into: &|x| {
             let mut d = vec![0.0; x.len()];
             (distance_to::grad_into(x, &target, &mut d), d)
         },
         jvp: &|x, t| distance_to::jvp(x, &target, t),
     }
-    .check(&point(3, 6, -1.0, 1.0));
+    .check_with_second_order(&point(3, 6, -1.0, 1.0));
 }
 
 /// Hand-computed values, independent of central differences.
@@ -533,12 +385,12 @@ fn arrays_of_rows() {
         name: "matvec_energy",
         itself: &|x| matvec_energy(matrix(x), &fixed3(&x[9..])),
         primal: &|x| matvec_energy::primal(matrix(x), &fixed3(&x[9..])),
-        grad: &|x| {
+        grad: Some(&|x| {
             // an array of rows gets its gradient in the same shape
             let (v, (gm, gv)): (f64, ([[f64; 3]; 3], [f64; 3])) =
                 matvec_energy::grad(matrix(x), &fixed3(&x[9..]));
             (v, [gm.as_flattened(), &gv[..]].concat())
-        },
+        }),
         grad_into: &|x| {
             let (mut dm, mut dv) = ([[0.0; 3]; 3], [0.0; 3]);
             let v = matvec_energy::grad_into(matrix(x), &fixed3(&x[9..]), &mut dm, &mut dv);
@@ -549,15 +401,15 @@ fn arrays_of_rows() {
             matvec_energy::jvp(matrix(x), &fixed3(&x[9..]), &tm, &t[9..])
         },
     }
-    .check(&point(12, 51, -1.0, 1.0));
+    .check_with_second_order(&point(12, 51, -1.0, 1.0));
     Case {
         name: "det3",
         itself: &|x| det3(&matrix(x)),
         primal: &|x| det3::primal(&matrix(x)),
-        grad: &|x| {
+        grad: Some(&|x| {
             let (v, [g]) = det3::grad(&matrix(x));
             (v, g.as_flattened().to_vec())
-        },
+        }),
         grad_into: &|x| {
             let mut d = [[0.0; 3]; 3];
             let v = det3::grad_into(&matrix(x), &mut d);
@@ -565,7 +417,7 @@ fn arrays_of_rows() {
         },
         jvp: &|x, t| det3::jvp(&matrix(x), &matrix::<3, 3>(t)),
     }
-    .check(&point(9, 52, -1.0, 1.0));
+    .check_with_second_order(&point(9, 52, -1.0, 1.0));
     Case {
         name: "dense_layer",
         itself: &|x| {
@@ -582,14 +434,14 @@ fn arrays_of_rows() {
                 &matrix::<4, 1>(&x[15..])[0],
             )
         },
-        grad: &|x| {
+        grad: Some(&|x| {
             let (v, (gw, gb, gx)) = dense_layer::grad(
                 &matrix(x),
                 &matrix::<3, 1>(&x[12..])[0],
                 &matrix::<4, 1>(&x[15..])[0],
             );
             (v, [gw.as_flattened(), &gb[..], &gx[..]].concat())
-        },
+        }),
         grad_into: &|x| {
             let (mut dw, mut db, mut dx) = ([[0.0; 4]; 3], [0.0; 3], [0.0; 4]);
             let v = dense_layer::grad_into(
@@ -613,15 +465,15 @@ fn arrays_of_rows() {
             )
         },
     }
-    .check(&point(19, 53, -1.0, 1.0));
+    .check_with_second_order(&point(19, 53, -1.0, 1.0));
     Case {
         name: "gram_energy",
         itself: &|x| gram_energy(&rows::<2>(x)),
         primal: &|x| gram_energy::primal(&rows::<2>(x)),
-        grad: &|x| {
+        grad: Some(&|x| {
             let (v, [g]) = gram_energy::grad(&rows::<2>(x));
             (v, g.as_flattened().to_vec())
-        },
+        }),
         grad_into: &|x| {
             let mut d = vec![[0.0; 2]; x.len() / 2];
             let v = gram_energy::grad_into(&rows::<2>(x), &mut d);
@@ -629,15 +481,15 @@ fn arrays_of_rows() {
         },
         jvp: &|x, t| gram_energy::jvp(&rows::<2>(x), &rows::<2>(t)),
     }
-    .check(&point(6, 54, -1.0, 1.0));
+    .check_with_second_order(&point(6, 54, -1.0, 1.0));
     Case {
         name: "rows_in_place",
         itself: &|x| rows_in_place(rows::<2>(x)),
         primal: &|x| rows_in_place::primal(rows::<2>(x)),
-        grad: &|x| {
+        grad: Some(&|x| {
             let (v, [g]) = rows_in_place::grad(rows::<2>(x));
             (v, g.as_flattened().to_vec())
-        },
+        }),
         grad_into: &|x| {
             let mut d = vec![[0.0; 2]; x.len() / 2];
             let v = rows_in_place::grad_into(rows::<2>(x), &mut d);
@@ -645,15 +497,15 @@ fn arrays_of_rows() {
         },
         jvp: &|x, t| rows_in_place::jvp(rows::<2>(x), &rows::<2>(t)),
     }
-    .check(&point(6, 55, -1.0, 1.0));
+    .check_with_second_order(&point(6, 55, -1.0, 1.0));
     Case {
         name: "scaled_determinants",
         itself: &|x| scaled_determinants(matrix(x), x[9]),
         primal: &|x| scaled_determinants::primal(matrix(x), x[9]),
-        grad: &|x| {
+        grad: Some(&|x| {
             let (v, (gm, gs)) = scaled_determinants::grad(matrix(x), x[9]);
             (v, [gm.as_flattened(), &[gs]].concat())
-        },
+        }),
         grad_into: &|x| {
             let (mut dm, mut ds) = ([[0.0; 3]; 3], 0.0);
             let v = scaled_determinants::grad_into(matrix(x), x[9], &mut dm, &mut ds);
@@ -661,7 +513,7 @@ fn arrays_of_rows() {
         },
         jvp: &|x, t| scaled_determinants::jvp(matrix(x), x[9], &matrix::<3, 3>(t), t[9]),
     }
-    .check(&point(10, 56, -1.0, 1.0));
+    .check_with_second_order(&point(10, 56, -1.0, 1.0));
 }
 
 #[test]
@@ -670,10 +522,10 @@ fn matrix_literals() {
         name: "rotation_energy",
         itself: &|x| rotation_energy(x[0], x[1]),
         primal: &|x| rotation_energy::primal(x[0], x[1]),
-        grad: &|x| {
+        grad: Some(&|x| {
             let (v, g) = rotation_energy::grad(x[0], x[1]);
             (v, g.to_vec())
-        },
+        }),
         // float parameters only: no `grad_into`
         grad_into: &|x| {
             let (v, g) = rotation_energy::grad(x[0], x[1]);
@@ -681,7 +533,7 @@ fn matrix_literals() {
         },
         jvp: &|x, t| rotation_energy::jvp(x[0], x[1], t[0], t[1]),
     }
-    .check(&[0.7, 1.3]);
+    .check_with_second_order(&[0.7, 1.3]);
     // at s = 1 the matrix is a rotation: det 1, and r01 r10 = -sin² a;
     // d/da (1 - sin² a) = -2 sin a cos a = 0 at a = 0
     let (value, [da, _]) = rotation_energy::grad(0.0, 1.0);
@@ -694,10 +546,10 @@ fn parts_of_arrays_passed() {
         name: "rows_and_ranges",
         itself: &|x| rows_and_ranges(&matrix(x), &x[6..]),
         primal: &|x| rows_and_ranges::primal(&matrix(x), &x[6..]),
-        grad: &|x| {
+        grad: Some(&|x| {
             let (v, (gm, gv)) = rows_and_ranges::grad(&matrix(x), &x[6..]);
             (v, [gm.as_flattened(), &gv[..]].concat())
-        },
+        }),
         grad_into: &|x| {
             let (mut dm, mut dv) = ([[0.0; 3]; 2], vec![0.0; 5]);
             let v = rows_and_ranges::grad_into(&matrix(x), &x[6..], &mut dm, &mut dv);
@@ -705,16 +557,16 @@ fn parts_of_arrays_passed() {
         },
         jvp: &|x, t| rows_and_ranges::jvp(&matrix(x), &x[6..], &matrix::<3, 2>(t), &t[6..]),
     }
-    .check(&point(11, 57, -1.0, 1.0));
+    .check_with_second_order(&point(11, 57, -1.0, 1.0));
     Case {
         name: "matvec_by_rows",
         itself: &|x| matvec_by_rows(&rows::<3>(&x[..9]), &matrix::<3, 1>(&x[9..])[0]),
         primal: &|x| matvec_by_rows::primal(&rows::<3>(&x[..9]), &matrix::<3, 1>(&x[9..])[0]),
-        grad: &|x| {
+        grad: Some(&|x| {
             let (v, (gm, gv)) =
                 matvec_by_rows::grad(&rows::<3>(&x[..9]), &matrix::<3, 1>(&x[9..])[0]);
             (v, [gm.as_flattened(), &gv[..]].concat())
-        },
+        }),
         grad_into: &|x| {
             let (mut dm, mut dv) = (vec![[0.0; 3]; 3], [0.0; 3]);
             let v = matvec_by_rows::grad_into(
@@ -734,7 +586,7 @@ fn parts_of_arrays_passed() {
             )
         },
     }
-    .check(&point(12, 58, -1.0, 1.0));
+    .check_with_second_order(&point(12, 58, -1.0, 1.0));
     // a range past the end panics as the body's own `&v[2..=4]` does
     let m = [[1.0; 3]; 2];
     assert!(std::panic::catch_unwind(|| rows_and_ranges::grad(&m, &[1.0; 4])).is_err());
@@ -758,14 +610,14 @@ fn rows_iterated() {
                 &x[8..].try_into().unwrap(),
             )
         },
-        grad: &|x| {
+        grad: Some(&|x| {
             let (v, (gw, gb, gx)) = dense_by_rows::grad(
                 &matrix(x),
                 &x[6..8].try_into().unwrap(),
                 &x[8..].try_into().unwrap(),
             );
             (v, [gw.as_flattened(), &gb[..], &gx[..]].concat())
-        },
+        }),
         grad_into: &|x| {
             let (mut dw, mut db, mut dx) = ([[0.0; 3]; 2], [0.0; 2], [0.0; 3]);
             let v = dense_by_rows::grad_into(
@@ -789,15 +641,15 @@ fn rows_iterated() {
             )
         },
     }
-    .check(&point(11, 59, -1.0, 1.0));
+    .check_with_second_order(&point(11, 59, -1.0, 1.0));
     Case {
         name: "scaled_rows",
         itself: &|x| scaled_rows(matrix(x), x[6]),
         primal: &|x| scaled_rows::primal(matrix(x), x[6]),
-        grad: &|x| {
+        grad: Some(&|x| {
             let (v, (gm, gs)) = scaled_rows::grad(matrix(x), x[6]);
             (v, [gm.as_flattened(), &[gs]].concat())
-        },
+        }),
         grad_into: &|x| {
             let (mut dm, mut ds) = ([[0.0; 2]; 3], 0.0);
             let v = scaled_rows::grad_into(matrix(x), x[6], &mut dm, &mut ds);
@@ -805,7 +657,7 @@ fn rows_iterated() {
         },
         jvp: &|x, t| scaled_rows::jvp(matrix(x), x[6], &matrix::<2, 3>(t), t[6]),
     }
-    .check(&point(7, 60, -1.0, 1.0));
+    .check_with_second_order(&point(7, 60, -1.0, 1.0));
 }
 
 /// Hand-computed values, independent of central differences.

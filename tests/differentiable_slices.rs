@@ -25,127 +25,19 @@
     clippy::explicit_counter_loop
 )]
 
+#[macro_use]
 mod common;
 
+use common::faces::{Case, point};
 use common::{central_differences, close};
 
 use gradtape::differentiable;
 
-// ----- oracles and the check -----
+// ----- oracles and the check: `common::faces` -----
 
-/// A deterministic point in `[lo, hi)` per coordinate (SplitMix64).
-fn point(n: usize, seed: u64, lo: f64, hi: f64) -> Vec<f64> {
-    let mut state = seed;
-    (0..n)
-        .map(|_| {
-            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^= z >> 31;
-            lo + (hi - lo) * (z >> 11) as f64 / (1u64 << 53) as f64
-        })
-        .collect()
-}
-
-type Value<'a> = &'a dyn Fn(&[f64]) -> f64;
-type Gradient<'a> = &'a dyn Fn(&[f64]) -> (f64, Vec<f64>);
-type Tangent<'a> = &'a dyn Fn(&[f64], &[f64]) -> (f64, f64);
 /// `(x, out, dx or v, d_out or tangent)` of a function writing `out`.
 type Writes<'a> = &'a dyn Fn(&[f64], &mut [f64], &mut [f64], &mut [f64]);
 type WritesTangent<'a> = &'a dyn Fn(&[f64], &mut [f64], &[f64], &mut [f64]);
-
-/// A function's faces on a flat vector of all its inputs.
-struct Case<'a> {
-    name: &'a str,
-    itself: Value<'a>,
-    primal: Value<'a>,
-    grad: Option<Gradient<'a>>,
-    grad_into: Gradient<'a>,
-    jvp: Tangent<'a>,
-}
-
-impl Case<'_> {
-    fn check(&self, x: &[f64]) {
-        let name = self.name;
-        let value = (self.primal)(x);
-        assert_eq!(
-            (self.itself)(x).to_bits(),
-            value.to_bits(),
-            "{name}: itself"
-        );
-        let (by_into, into) = (self.grad_into)(x);
-        assert_eq!(
-            by_into.to_bits(),
-            value.to_bits(),
-            "{name}: grad_into's value"
-        );
-        if let Some(grad) = self.grad {
-            let (by_grad, gradient) = grad(x);
-            assert_eq!(by_grad.to_bits(), value.to_bits(), "{name}: grad's value");
-            let bits = |v: &[f64]| v.iter().map(|g| g.to_bits()).collect::<Vec<_>>();
-            assert_eq!(bits(&gradient), bits(&into), "{name}: grad_into vs grad");
-        }
-        let expected = central_differences(self.primal, x);
-        for (k, (g, e)) in into.iter().zip(&expected).enumerate() {
-            assert!(
-                close(*g, *e, 1e-5),
-                "{name}: d/dx{k} = {g}, central differences {e}"
-            );
-        }
-        let v = point(x.len(), 99, -1.0, 1.0);
-        let (by_jvp, tangent) = (self.jvp)(x, &v);
-        assert_eq!(by_jvp.to_bits(), value.to_bits(), "{name}: jvp's value");
-        let dot: f64 = into.iter().zip(&v).map(|(g, v)| g * v).sum();
-        assert!(
-            close(tangent, dot, 1e-10),
-            "{name}: jvp {tangent} vs <grad, v> {dot}"
-        );
-    }
-}
-
-/// Splits a flat vector into parts of the given lengths.
-fn split(x: &[f64], lens: &[usize]) -> Vec<Vec<f64>> {
-    let mut at = 0;
-    lens.iter()
-        .map(|&n| {
-            at += n;
-            x[at - n..at].to_vec()
-        })
-        .collect()
-}
-
-/// The faces of a function whose parameters are all `&[f64]` slices, of lengths `lens`.
-macro_rules! slices {
-    ($f:ident, $lens:expr, [$($k:tt),+], $x:expr) => {{
-        let lens: &[usize] = &$lens;
-        let x: Vec<f64> = $x;
-        Case {
-            name: stringify!($f),
-            itself: &|x| { let p = split(x, lens); $f($(&p[$k]),+) },
-            primal: &|x| { let p = split(x, lens); $f::primal($(&p[$k]),+) },
-            grad: Some(&|x| {
-                let p = split(x, lens);
-                let (value, g) = $f::grad($(&p[$k]),+);
-                (value, g.concat())
-            }),
-            grad_into: &|x| {
-                let p = split(x, lens);
-                let mut d: Vec<Vec<f64>> = lens.iter().map(|&n| vec![0.0; n]).collect();
-                let value = {
-                    let mut buffers = d.iter_mut();
-                    $f::grad_into($(&p[$k]),+, $({ let _ = $k; buffers.next().unwrap() }),+)
-                };
-                (value, d.concat())
-            },
-            jvp: &|x, v| {
-                let (p, t) = (split(x, lens), split(v, lens));
-                $f::jvp($(&p[$k]),+, $(&t[$k]),+)
-            },
-        }
-        .check(&x)
-    }};
-}
 
 // ----- 1. parameter forms -----
 

@@ -8,6 +8,9 @@
 
 #![allow(dead_code)]
 
+#[macro_use]
+pub mod faces;
+
 use std::fmt::Write;
 
 use gradtape::{
