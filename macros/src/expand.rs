@@ -46,7 +46,7 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
             Mode::Tensor => sig::type_params(&item),
             Mode::Scalar => sig::float_type_params(&item),
         };
-        validate::outputs(&cx, sig, &floats);
+        validate::outputs(&cx, sig, &floats, item.sig.receiver().is_some());
         // A parameter the signature's validation rejected (a pattern, `self`, `&mut`) is
         // left out of the model: "no differentiable parameter" would only echo that error.
         let every_param_modelled = sig.params.len() == item.sig.inputs.len();

@@ -92,7 +92,7 @@ fn receiver_mutability(receiver: &syn::Receiver) -> Option<&syn::token::Mut> {
 
 /// Each result must be a float tensor (tensor mode) or a float (scalar mode); a `&mut`
 /// float array is an output of scalar mode only.
-pub fn outputs(cx: &Ctxt, model: &Signature, type_params: &[syn::Ident]) {
+pub fn outputs(cx: &Ctxt, model: &Signature, type_params: &[syn::Ident], method: bool) {
     if model.mode == Mode::Tensor {
         for param in &model.params {
             if let Type::Reference(reference) = &param.ty
@@ -106,11 +106,11 @@ pub fn outputs(cx: &Ctxt, model: &Signature, type_params: &[syn::Ident]) {
         }
     }
     for ty in &model.outputs {
-        output(cx, ty, model.mode, type_params);
+        output(cx, ty, model.mode, type_params, method);
     }
 }
 
-fn output(cx: &Ctxt, ty: &Type, mode: Mode, type_params: &[syn::Ident]) {
+fn output(cx: &Ctxt, ty: &Type, mode: Mode, type_params: &[syn::Ident], method: bool) {
     let ok = match (sig::tensor_elem(ty), mode) {
         (Some(elem), Mode::Tensor) => {
             if sig::is_integer(elem) {
@@ -142,8 +142,21 @@ fn output(cx: &Ctxt, ty: &Type, mode: Mode, type_params: &[syn::Ident]) {
             sig::type_name(ty)
         )
     } else {
+        // A method's `T` that is no parameter of its own: the `impl`'s, which a method
+        // alone cannot see bound by `Float`.
+        let impl_param = method
+            && matches!(ty, Type::Path(path) if path.qself.is_none()
+                && path.path.get_ident().is_some_and(|ident| !type_params.contains(ident)));
+        let hint = if impl_param {
+            format!(
+                "; if `{0}` is a float type parameter of the `impl` block (`impl<{0}: Float>`), put #[differentiable] on the block as well: it tells its marked methods that `{0}` is a float",
+                sig::type_name(ty)
+            )
+        } else {
+            String::new()
+        };
         format!(
-            "`{}` cannot be the result of a #[differentiable] function: return `f32`, `f64`, a float tensor, or a tuple of them",
+            "`{}` cannot be the result of a #[differentiable] function: return `f32`, `f64`, a float tensor, or a tuple of them{hint}",
             sig::type_name(ty)
         )
     };
