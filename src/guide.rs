@@ -199,7 +199,8 @@
 //! Parameters `&[F]`, `[F; N]`, `&[F; N]`, `Vec<F>` and `&Vec<F>` of floats are
 //! differentiable in scalar mode, and `&mut [F]` is an output the function writes. The body
 //! reads and writes elements (`a[i]`, `a[i] += ..`), asks `.len()`, builds local buffers
-//! (`vec![0.0; n]`, `[0.0; 3]`, `Vec::with_capacity` and `push`), and uses the iterator
+//! (`vec![0.0; n]`, `[0.0; 3]`, `Vec::with_capacity` and `push`; `let mut w = a.to_vec();`
+//! or `a.clone()`, a local copy that may grow where the parameter may not), and uses the iterator
 //! forms people write (`iter`, `iter_mut`, `zip`, `enumerate`, `rev`, `copied`, `map` with
 //! `sum`/`product`, `fold`, and `for w in a.windows(k)`/`a.chunks(k)`), which are lowered
 //! to indexed loops. The adjoint keeps a shadow

@@ -918,15 +918,22 @@ mod documented_example_of_values_reached_through_a_struct {
 /// (`grad`) or panicked (`grad_into`); growing it is now the macro's error
 /// (`tests/ui/differentiable/parameter-array-grows.rs`), and a local copy grows instead.
 #[differentiable]
-#[allow(clippy::manual_memcpy, clippy::needless_range_loop)] // the form under test
 fn grown_copy(v: &[f64]) -> f64 {
-    let mut w = vec![0.0; v.len()];
-    for i in 0..v.len() {
-        w[i] = v[i];
-    }
+    let mut w = v.to_vec();
     let x = w[0] * 2.0;
     w.push(x);
     w[2] * w[1] + w[0]
+}
+
+/// A `Vec` parameter cloned, the copy written and read back; the parameter itself read
+/// after (its gradient gets both paths).
+#[differentiable]
+fn cloned_and_scaled(v: Vec<f64>, s: f64) -> f64 {
+    let mut w = v.clone();
+    for i in 0..w.len() {
+        w[i] *= s;
+    }
+    w.iter().sum::<f64>() * v[0]
 }
 
 #[test]
@@ -937,4 +944,9 @@ fn a_local_copy_of_a_parameter_array_grows() {
     let mut d = vec![0.0; 2];
     assert_eq!(grown_copy::grad_into(&[1.0, 3.0], &mut d), 7.0);
     assert_eq!(d, vec![7.0, 2.0]);
+    // s (v0 + v1 + v2) v0: ∂/∂v0 = s (2 v0 + v1 + v2), ∂/∂v1 = ∂/∂v2 = s v0, ∂/∂s = Σv v0
+    let (value, (dv, ds)) = cloned_and_scaled::grad(vec![1.0, 2.0, 3.0], 0.5);
+    assert_eq!(value, 3.0);
+    assert_eq!(dv, vec![3.5, 0.5, 0.5]);
+    assert_eq!(ds, 6.0);
 }

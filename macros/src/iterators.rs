@@ -13,6 +13,8 @@
 //! - `for w in a.windows(n)` / `a.chunks(n)` loops over offsets, `w` a view of `a` in the
 //!   body: `w[j]` is `a[offset + j]`, `w.len()` the view's length, and the iterator forms
 //!   over `w` read `a` at those places;
+//! - `let w = a.to_vec();` (or `a.clone()`) is a local buffer of `a`'s length filled by a
+//!   copying loop, so the copy is a local array like any other;
 //! - `.sum()`, `.product()`, `.fold(init, |acc, v| e)` (or `.fold(init, f64::max)`),
 //!   after an optional `.map(|v| e)`, are a block computing the accumulator in such a
 //!   loop: `{ let mut acc = 0.0; for k in 0..a.len() { let v = a[k]; acc = acc + e; } acc }`.
@@ -40,6 +42,7 @@ pub fn desugar(
     mut arrays: HashSet<String>,
     mut rows: HashSet<String>,
 ) -> Vec<syn::Stmt> {
+    let stmts = copies(stmts, &arrays, &rows);
     let mut locals = Locals(&mut arrays, &mut rows);
     for stmt in &stmts {
         locals.visit_stmt(stmt);
@@ -56,6 +59,80 @@ pub fn desugar(
         stmts,
     };
     rewriter.visit_block_mut(&mut block);
+    block.stmts
+}
+
+/// `let [mut] w = a.to_vec();` (or `a.clone()`) of a float array `a` (not an array of
+/// rows): a local buffer of `a`'s length, then a loop copying `a` into it element by
+/// element, `let mut w = vec![0.0; a.len()]; for k in 0..a.len() { w[k] = a[k]; }`, so
+/// that `w` is a local array like any other (it may grow; its reads and writes go through
+/// its shadow) and each element's cotangent flows back to `a`'s. In every block; a name
+/// bound this way is an array for the copies after it.
+fn copies(
+    stmts: Vec<syn::Stmt>,
+    arrays: &HashSet<String>,
+    rows: &HashSet<String>,
+) -> Vec<syn::Stmt> {
+    struct Copies<'a> {
+        arrays: HashSet<String>,
+        rows: &'a HashSet<String>,
+    }
+    impl VisitMut for Copies<'_> {
+        fn visit_block_mut(&mut self, block: &mut syn::Block) {
+            let mut out = Vec::with_capacity(block.stmts.len());
+            for mut stmt in std::mem::take(&mut block.stmts) {
+                self.visit_stmt_mut(&mut stmt);
+                match self.copy(&stmt) {
+                    Some(expanded) => out.extend(expanded),
+                    None => out.push(stmt),
+                }
+            }
+            block.stmts = out;
+        }
+        fn visit_expr_closure_mut(&mut self, _: &mut syn::ExprClosure) {}
+        fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+    }
+    impl Copies<'_> {
+        fn copy(&mut self, stmt: &syn::Stmt) -> Option<Vec<syn::Stmt>> {
+            let syn::Stmt::Local(local) = stmt else {
+                return None;
+            };
+            let init = local.init.as_ref()?;
+            if init.diverge.is_some() {
+                return None;
+            }
+            let Pat::Ident(pat) = &local.pat else {
+                return None;
+            };
+            let Expr::MethodCall(call) = strip_parens(&init.expr) else {
+                return None;
+            };
+            let source = single_ident(strip_parens(&call.receiver))?.to_string();
+            let copying = matches!(call.method.to_string().as_str(), "to_vec" | "clone")
+                && call.args.is_empty()
+                && self.arrays.contains(&source)
+                && !self.rows.contains(&source);
+            if !copying {
+                return None;
+            }
+            let (name, source) = (&pat.ident, &call.receiver);
+            let k = mixed("copy_index");
+            self.arrays.insert(name.to_string());
+            Some(vec![
+                syn::parse_quote!(let mut #name = vec![0.0; #source.len()];),
+                syn::parse_quote!(for #k in 0..#source.len() { #name[#k] = #source[#k]; }),
+            ])
+        }
+    }
+    let mut block = syn::Block {
+        brace_token: Default::default(),
+        stmts,
+    };
+    Copies {
+        arrays: arrays.clone(),
+        rows,
+    }
+    .visit_block_mut(&mut block);
     block.stmts
 }
 

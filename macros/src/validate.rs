@@ -564,7 +564,7 @@ pub fn associated_call(cx: &Ctxt, path: &syn::Path) {
 pub fn parameter_grows(cx: &Ctxt, receiver: &Expr) {
     cx.error_spanned_by(
         receiver,
-        "a differentiable parameter array cannot grow: its gradient has the parameter's length; copy it into a local buffer first (`let mut w = vec![0.0; v.len()];` and a loop `w[i] = v[i];`)",
+        "a differentiable parameter array cannot grow: its gradient has the parameter's length; copy it into a local first (`let mut w = v.to_vec();`)",
     );
 }
 
