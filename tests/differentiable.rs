@@ -930,8 +930,8 @@ fn grown_copy(v: &[f64]) -> f64 {
 #[differentiable]
 fn cloned_and_scaled(v: Vec<f64>, s: f64) -> f64 {
     let mut w = v.clone();
-    for i in 0..w.len() {
-        w[i] *= s;
+    for wi in w.iter_mut() {
+        *wi *= s;
     }
     w.iter().sum::<f64>() * v[0]
 }
@@ -945,6 +945,7 @@ fn a_local_copy_of_a_parameter_array_grows() {
     assert_eq!(grown_copy::grad_into(&[1.0, 3.0], &mut d), 7.0);
     assert_eq!(d, vec![7.0, 2.0]);
     // s (v0 + v1 + v2) v0: ∂/∂v0 = s (2 v0 + v1 + v2), ∂/∂v1 = ∂/∂v2 = s v0, ∂/∂s = Σv v0
+    assert_eq!(cloned_and_scaled(vec![1.0, 2.0, 3.0], 0.5), 3.0);
     let (value, (dv, ds)) = cloned_and_scaled::grad(vec![1.0, 2.0, 3.0], 0.5);
     assert_eq!(value, 3.0);
     assert_eq!(dv, vec![3.5, 0.5, 0.5]);
