@@ -8,16 +8,12 @@
 
 mod common;
 
+use common::faces::{Gradient, Tangent};
 use common::{Tolerance, central_differences, check_annotated, close};
 use gradtape::{Tensor, differentiable};
 use num_traits::Float;
 
 // ----- oracles -----
-
-/// The value and the gradient at a point.
-type Gradient<'a> = &'a dyn Fn(&[f64]) -> (f64, Vec<f64>);
-/// The value and the tangent at a point along a direction.
-type Tangent<'a> = &'a dyn Fn(&[f64], &[f64]) -> (f64, f64);
 
 /// A plain-float function's faces: `f` itself and `f::primal` (the body as written), `f::grad`
 /// (reverse mode) and `f::jvp` (forward mode), all at the same point.

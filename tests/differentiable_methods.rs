@@ -17,6 +17,7 @@
 
 mod common;
 
+use common::faces::{Gradient, Tangent, Value};
 use common::{central_differences, check_variables_against_differences, close};
 use gradtape::{GradientTape, Sources, Tensor, Variable, differentiable};
 
@@ -421,10 +422,6 @@ const SPRING: Spring = Spring {
     rest: 1.0,
     hardening: 0.25,
 };
-
-type Value<'a> = &'a dyn Fn(&[f64]) -> f64;
-type Gradient<'a> = &'a dyn Fn(&[f64]) -> (f64, Vec<f64>);
-type Tangent<'a> = &'a dyn Fn(&[f64], &[f64]) -> (f64, f64);
 
 /// `grad` against central differences of `value`, `jvp` against `grad`, and the Hessian
 /// by central differences of `grad` against second differences of `value`.

@@ -215,7 +215,7 @@ impl Parts {
     }
 
     fn is_name(&self, expr: &Expr) -> bool {
-        matches!(crate::syntax::strip_parens(expr), Expr::Path(p) if p.path.is_ident(&self.name))
+        crate::syntax::is_name(expr, &self.name)
     }
 
     /// `let name = value;` (`let mut` as the pattern says) for a `Some(pat)` pattern, or

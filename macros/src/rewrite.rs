@@ -32,6 +32,8 @@ use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
 use syn::{Expr, Ident, Pat, Stmt};
 
+use crate::syntax::is_name;
+
 /// The body's statements with both rewrites applied, in every block.
 pub fn rewrite(stmts: Vec<Stmt>) -> Vec<Stmt> {
     let mut block = syn::Block {
@@ -379,12 +381,6 @@ impl<'ast> Visit<'ast> for Uses<'_> {
             self.other = true;
         }
     }
-}
-
-/// `expr` is the plain name `name`.
-fn is_name(expr: &Expr, name: &Ident) -> bool {
-    matches!(crate::syntax::strip_parens(expr), Expr::Path(path)
-        if path.qself.is_none() && path.path.is_ident(name))
 }
 
 /// The plain names an expression reads (a superset of what a closure captures).

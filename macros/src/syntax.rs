@@ -33,24 +33,33 @@ pub fn method_companion(method: &Ident, item: &str) -> Ident {
     Ident::new(&format!("{method}_{item}"), method.span())
 }
 
+/// Whether a name starts with an uppercase letter: by Rust's naming, a type, a trait, a
+/// tuple struct or an enum variant rather than a function, a module or a local.
+pub fn starts_uppercase(ident: &Ident) -> bool {
+    ident.to_string().starts_with(|c: char| c.is_uppercase())
+}
+
 /// Whether a called path names a constructor (a tuple struct or an enum variant: `Some`,
-/// `Ok`, `Point`, `Shape::Circle`) rather than a function, by Rust's naming: its last
-/// segment starts with an uppercase letter.
+/// `Ok`, `Point`, `Shape::Circle`) rather than a function: its last segment starts with an
+/// uppercase letter.
 pub fn is_constructor(path: &syn::Path) -> bool {
-    path.segments.last().is_some_and(|last| {
-        last.ident
-            .to_string()
-            .starts_with(|c: char| c.is_uppercase())
-    })
+    path.segments
+        .last()
+        .is_some_and(|last| starts_uppercase(&last.ident))
 }
 
 /// Whether a called path names a type's associated function (`Cell::new`, `Self::helper`,
 /// `Vec::<f64>::from`): a segment before the last starts with an uppercase letter.
 pub fn is_associated(path: &syn::Path) -> bool {
-    let segments: Vec<&syn::PathSegment> = path.segments.iter().collect();
-    segments.len() >= 2
-        && segments[segments.len() - 2]
-            .ident
-            .to_string()
-            .starts_with(|c: char| c.is_uppercase())
+    path.segments
+        .iter()
+        .rev()
+        .nth(1)
+        .is_some_and(|segment| starts_uppercase(&segment.ident))
+}
+
+/// `expr` is the plain name `name`.
+pub fn is_name(expr: &Expr, name: &Ident) -> bool {
+    matches!(strip_parens(expr), Expr::Path(path)
+        if path.qself.is_none() && path.path.is_ident(name))
 }

@@ -36,7 +36,10 @@ pub fn signature(cx: &Ctxt, sig: &syn::Signature) {
     for input in &sig.inputs {
         let typed = match input {
             FnArg::Receiver(receiver) => {
-                if let Some(mutability) = receiver_mutability(receiver) {
+                // `&mut self`, or `self: &mut Self`
+                if let Type::Reference(reference) = sig::receiver_type(receiver)
+                    && let Some(mutability) = reference.mutability
+                {
                     cx.error_spanned_by(
                         mutability,
                         "a #[differentiable] method cannot take `&mut self`: mutation through references has no adjoint; take `&self` and return the new value instead",
@@ -75,18 +78,6 @@ pub fn signature(cx: &Ctxt, sig: &syn::Signature) {
             sig.paren_token.span.close(),
             "a #[differentiable] function must return the value to differentiate: add `-> Tensor<f32>` (or a float, or a tuple of them)",
         ));
-    }
-}
-
-/// The `mut` of a `&mut self` receiver (or `self: &mut Self`).
-fn receiver_mutability(receiver: &syn::Receiver) -> Option<&syn::token::Mut> {
-    match &receiver.kind {
-        syn::ReceiverKind::Reference(_, _, mutability) => mutability.as_ref(),
-        syn::ReceiverKind::Typed(_, ty) => match &**ty {
-            Type::Reference(reference) => reference.mutability.as_ref(),
-            _ => None,
-        },
-        _ => None,
     }
 }
 

@@ -650,27 +650,17 @@ fn boxes_pullback(item: &ItemFn, mode: Mode) -> bool {
             visit(self);
             self.conditional -= 1;
         }
-        /// A call of another function, by a path: a plain function (`helper`,
-        /// `physics::helper`), not a constructor or a type's associated function
-        /// (`Some`, `Tensor::scalar`, `f64::max`), which cannot be annotated functions.
+        /// A call of another function, by a path, that lowering takes for a call of an
+        /// annotated function (`helper`, `physics::helper`): not a constructor or a
+        /// type's associated function (`Some`, `Tensor::scalar`), which it rejects on
+        /// differentiable values, nor `stop_gradient`.
         fn may_be_annotated(path: &syn::Path) -> bool {
-            let Some(last) = path.segments.last() else {
-                return false;
-            };
-            let lowercase = |ident: &syn::Ident| {
-                ident
-                    .to_string()
-                    .trim_start_matches('_')
-                    .starts_with(|c: char| c.is_lowercase())
-            };
-            lowercase(&last.ident)
+            !crate::syntax::is_constructor(path)
+                && !crate::syntax::is_associated(path)
                 && path
                     .segments
-                    .iter()
-                    .rev()
-                    .skip(1)
-                    .all(|s| lowercase(&s.ident))
-                && last.ident != "stop_gradient"
+                    .last()
+                    .is_some_and(|last| last.ident != "stop_gradient")
         }
     }
     impl<'ast> Visit<'ast> for Finder<'_> {

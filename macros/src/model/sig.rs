@@ -233,7 +233,7 @@ fn mentions_tensor(ty: &Type) -> bool {
 }
 
 /// The type of a method's `self`: `Self`, `&Self` (with its lifetime), or as written.
-fn receiver_type(receiver: &syn::Receiver) -> Type {
+pub fn receiver_type(receiver: &syn::Receiver) -> Type {
     match &receiver.kind {
         syn::ReceiverKind::Reference(and, lifetime, mutability) => {
             syn::parse_quote!(#and #lifetime #mutability Self)
