@@ -113,7 +113,9 @@
 //!   it back (recursion, mutual recursion: a scalar-mode function whose call of another
 //!   function is conditional, in a branch or a loop, returns its pullback boxed, one
 //!   allocation per call, since a cycle of pullbacks has no finite `impl Fn` type), of any function built from the runtime's ops (in tensor mode: replayed on
-//!   a tape of its own inside the node), and of anything on constants;
+//!   a tape of its own inside the node), of plain generic helpers named in `plain(..)`
+//!   (scalar mode: run on dual numbers; see "Plain helpers" below), and of anything on
+//!   constants;
 //! - float methods called by their paths, `f64::max(a, b)`, `f32::sin(x)`: they are the
 //!   method calls `a.max(b)`, `x.sin()`;
 //! - generic code over the float type, `fn f<T: Float>(x: T) -> T` with `num_traits::Float`
@@ -580,6 +582,78 @@
 //! assert_eq!(grads.kernel.unwrap().to_vec(), vec![1.0, 2.0]);
 //! ```
 //!
+//! # Plain helpers: the fallback, and strict mode
+//!
+//! A call in an annotated body goes to the callee's generated items (`helper::vjp`,
+//! `helper::jvp_call`). A proc macro sees one item at a time, so it cannot tell whether a
+//! callee is annotated; a call of one that is not is rustc's error "cannot find module or
+//! crate `helper`". Two ways out, besides annotating the helper (a generic helper can be
+//! annotated as it is):
+//!
+//! - **Scalar mode: name it in `plain(..)`.** `#[differentiable(plain(softplus,
+//!   util::norm))]` makes each call of those functions run the helper, unchanged, on dual
+//!   numbers (`generated::Dual<T, N>`, which implements `num_traits::Float` and
+//!   `FloatConst`): one evaluation with `N` derivative lanes, one per differentiable
+//!   number passed, gives the value and every partial derivative exactly. The pullback
+//!   multiplies them by the result's cotangent, and `jvp` runs the helper once with one
+//!   lane, seeded with the arguments' tangents. The helper must be generic over
+//!   `num_traits::Float` and return that type or a tuple of it. Its constant arguments pass
+//!   through as they are (integers, slices of data, flags), a float of the caller's type
+//!   becoming a constant dual where the helper's parameter is its float type. Each
+//!   derivative follows the runtime's rule (ties of `max`/`min` to the first operand, `abs`
+//!   0 at 0, `powf`'s exponent 0 where the base is not positive, the rounding family
+//!   constant). The cost: one evaluation per call, each operation carrying `N` partials.
+//!   A helper that is not generic, or whose parameter is an array, is an error at the call.
+//! - **Tensor mode: nothing to do.** A call in a tensor function is replayed on a tape of
+//!   its own inside the node (`generated::trace`), so a plain function built from the
+//!   runtime's ops records op by op there, and its gradient is the tape's.
+//!
+//! ```
+//! use gradtape::differentiable;
+//! use num_traits::Float;
+//!
+//! // not annotated: generic over the float type, as numeric helpers are
+//! fn softplus<T: Float>(x: T) -> T {
+//!     x.exp().ln_1p()
+//! }
+//!
+//! #[differentiable(plain(softplus))]
+//! fn loss(w: f64, label: f64) -> f64 {
+//!     softplus(w * 1.5) - label * w
+//! }
+//!
+//! let (value, [dw, dlabel]) = loss::grad(0.4, 1.0);
+//! assert_eq!(value, loss(0.4, 1.0));
+//! let sigma = 1.0 / (1.0 + (-0.6_f64).exp());
+//! assert!((dw - (1.5 * sigma - 1.0)).abs() < 1e-15);
+//! assert_eq!(dlabel, -0.4);
+//! // the fallback is visible in the generated code
+//! assert!(loss::GENERATED.contains("dual_vjp"));
+//! ```
+//!
+//! **Strict mode.** `#[differentiable(strict)]` asks that nothing in the body be
+//! differentiated at run time by a fallback, and makes each one the macro's error, at the
+//! call: a plain helper; a scalar-mode call in a branch or a loop, whose pullback is boxed
+//! because it may recurse (a heap allocation per call); a tensor-mode method called on
+//! differentiable tensors, or a tensor function (or method) whose body reads tensors the
+//! fused node does not see, since both run op by op. In tensor mode every called function
+//! must be annotated: the generated code names its `GENERATED` item, so a plain one is
+//! rustc's "cannot find module or crate `helper`" at its name.
+//!
+//! ```compile_fail
+//! use gradtape::differentiable;
+//!
+//! fn softplus<T: num_traits::Float>(x: T) -> T {
+//!     x.exp().ln_1p()
+//! }
+//!
+//! // error: `strict` allows no fallback, and `softplus` is a plain helper
+//! #[differentiable(strict, plain(softplus))]
+//! fn loss(w: f64) -> f64 {
+//!     softplus(w)
+//! }
+//! ```
+//!
 //! # What is rejected, and why
 //!
 //! What cannot be differentiated is the macro's own compile error, on the offending tokens,
@@ -636,12 +710,8 @@
 //! `impl<T: Float>` whose floats are the `impl`'s `T`, unless the `impl` block carries
 //! `#[differentiable]` too (a method alone cannot see the block's `T: Float`; the block
 //! restates it for its marked methods), a type's associated functions called on differentiable numbers
-//! (`Type::f(x)`: the macro's error; make it a method or a free function). A call of a plain
-//! function that is not annotated, on differentiable numbers or arrays, is rustc's error
-//! "cannot find module or crate `helper`" (the attribute calls `helper::vjp`): annotate the
-//! helper (a generic helper can be annotated as it is).
+//! (`Type::f(x)`: the macro's error; make it a method or a free function). A plain helper
+//! (below) takes differentiable numbers, not arrays, and is a function, not a method.
 //! Second order in scalar mode is numerical only: no derivative code runs over the
 //! generated code on numbers, so a Hessian of a slice function is taken by differences of
-//! `f::grad` or `f::jvp` (exact second order is tensor mode's, through tapes). The attribute has no fallback that runs such code
-//! on the tape, so there is no strict mode either: everything it accepts is transformed at
-//! compile time.
+//! `f::grad` or `f::jvp` (exact second order is tensor mode's, through tapes).

@@ -212,3 +212,21 @@ fn a_loop_of_zero_levels_panics() {
     let x = Tensor::scalar(1.0_f64);
     gradtape::checkpointed_loop(&x, &[], 3, 0, |x, _| x.sin());
 }
+
+/// Regression: a tensor given at two positions of `checkpoint` (`&[&x, &x]`) got twice its
+/// gradient (the recomputation's tape gave the total at both positions, and the node added
+/// both).
+#[test]
+fn a_tensor_at_two_checkpoint_positions_is_credited_once() {
+    let x = Tensor::from_vec(vec![0.4_f64, -1.1, 0.7], &[3]);
+    let block = |t: &[Tensor<f64>]| (&t[0] * &t[1].sin()).sum();
+    let tape = GradientTape::new();
+    tape.watch(&x);
+    let y = tape.record(|| checkpoint(block, &[&x, &x]));
+    let g = tape.gradient(&y, &x).unwrap().unwrap();
+    // d/dx Σ x sin x = sin x + x cos x
+    for (got, x) in g.to_vec().iter().zip(x.to_vec()) {
+        let want = x.sin() + x * x.cos();
+        assert!((got - want).abs() < 1e-14, "{got} vs {want}");
+    }
+}

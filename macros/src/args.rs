@@ -1,8 +1,9 @@
 //! Parsing the attribute's arguments (the first phase, with `model::sig`): it takes the tokens
 //! of `#[differentiable(..)]` and gives [`Args`]: `#[differentiable]`,
 //! `#[differentiable(dump)]`, `#[differentiable(constant(xs, ys))]`,
-//! `#[differentiable(checkpoint)]` / `#[differentiable(checkpoint(snapshots = 200))]`, or
-//! any of them together.
+//! `#[differentiable(checkpoint)]` / `#[differentiable(checkpoint(snapshots = 200))]`,
+//! `#[differentiable(plain(helper, util::norm))]`, `#[differentiable(strict)]`, or any of them
+//! together.
 
 use proc_macro2::TokenStream;
 use syn::parse::Parser;
@@ -21,6 +22,38 @@ pub struct Args {
     pub constant: Vec<Ident>,
     /// Checkpoint the body's top-level loops (scalar mode).
     pub checkpoint: Option<Checkpoint>,
+    /// How calls are differentiated: the plain helpers named, and strict mode.
+    pub calls: Calls,
+}
+
+/// What the body's calls reach, as far as the attribute is told: a proc macro sees one item,
+/// so it cannot tell an annotated callee (whose companion items it calls) from a plain one.
+#[derive(Default)]
+pub struct Calls {
+    /// `plain(a, b::c)`: functions that are not annotated, called on differentiable numbers
+    /// anyway. In scalar mode each call runs the helper on dual numbers (it must be generic
+    /// over `num_traits::Float`); in tensor mode every call is replayed on a sub-tape, so a
+    /// plain helper over tensors needs no naming.
+    pub plain: Vec<syn::Path>,
+    /// `strict`: no part of the body is differentiated at run time by a fallback (dual
+    /// numbers, a sub-tape recording op by op, a boxed pullback); each would-be fallback is
+    /// the macro's error. The argument as written, for errors about it.
+    pub strict: Option<TokenStream>,
+}
+
+impl Calls {
+    /// The listed plain helper `path` names, compared segment by segment without generic
+    /// arguments; `None` if it is not listed.
+    pub fn plain_helper(&self, path: &syn::Path) -> Option<&syn::Path> {
+        let names = |path: &syn::Path| -> Vec<String> {
+            path.segments.iter().map(|s| s.ident.to_string()).collect()
+        };
+        let wanted = names(path);
+        self.plain.iter().find(|listed| {
+            listed.leading_colon.is_some() == path.leading_colon.is_some()
+                && names(listed) == wanted
+        })
+    }
 }
 
 /// `checkpoint` or `checkpoint(snapshots = n)`: each top-level loop keeps at most
@@ -38,7 +71,7 @@ pub struct Checkpoint {
 /// the saves of under 1% of the trips (and 200 copies of the state).
 pub const DEFAULT_SNAPSHOTS: usize = 200;
 
-const USAGE: &str = "#[differentiable] takes `dump` (print the generated code at build time), `constant(a, b, ..)` (float parameters held constant, with no gradient) and `checkpoint` or `checkpoint(snapshots = n)` (recompute top-level loops from snapshots of their state)";
+const USAGE: &str = "#[differentiable] takes `dump` (print the generated code at build time), `constant(a, b, ..)` (float parameters held constant, with no gradient), `checkpoint` or `checkpoint(snapshots = n)` (recompute top-level loops from snapshots of their state), `plain(helper, ..)` (functions that are not annotated, differentiated by running them on dual numbers) and `strict` (no such fallback anywhere in the body)";
 
 const CHECKPOINT_USAGE: &str =
     "write `checkpoint` or `checkpoint(snapshots = n)`, with n an integer of at least 2";
@@ -58,6 +91,31 @@ pub fn parse(cx: &Ctxt, tokens: TokenStream) -> Args {
                             Ok(names) => args.constant.extend(names),
                             Err(error) => cx.syn_error(error),
                         }
+                    }
+                    Meta::List(list) if list.path.is_ident("plain") => {
+                        let paths = Punctuated::<syn::Path, Token![,]>::parse_terminated;
+                        match paths.parse2(list.tokens.clone()) {
+                            Ok(paths) if paths.is_empty() => cx.error_spanned_by(
+                                list,
+                                "`plain(..)` names the helpers that are not annotated: `plain(helper, util::norm)`",
+                            ),
+                            Ok(paths) => {
+                                for path in paths {
+                                    if path.segments.iter().any(|s| !s.arguments.is_none()) {
+                                        cx.error_spanned_by(
+                                            &path,
+                                            "name a plain helper without generic arguments: its float type is the dual numbers it runs on",
+                                        );
+                                    } else {
+                                        args.calls.plain.push(path);
+                                    }
+                                }
+                            }
+                            Err(error) => cx.syn_error(error),
+                        }
+                    }
+                    Meta::Path(path) if path.is_ident("strict") => {
+                        args.calls.strict = Some(quote::quote!(#meta));
                     }
                     Meta::Path(path) if path.is_ident("checkpoint") => {
                         args.checkpoint = Some(Checkpoint {

@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::ItemFn;
 
-use crate::analyse::{checkpoint, reach, saves, zero_d};
+use crate::analyse::{checkpoint, reach, recursion, saves, zero_d};
 use crate::args;
 use crate::ctxt::Ctxt;
 use crate::fallback;
@@ -41,6 +41,10 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
     // Whether the body may read tensors or variables the fused node would not see: then
     // it runs op by op (a function of such parameters alone is fine).
     let op_by_op = sig.as_ref().is_some_and(|sig| reach::op_by_op(sig, &item));
+    let method = item.sig.receiver().is_some();
+    if op_by_op && args.calls.strict.is_some() {
+        validate::strict_op_by_op(&cx, &item.sig.ident);
+    }
     if let Some(sig) = &sig {
         let floats = match sig.mode {
             Mode::Tensor => sig::type_params(&item),
@@ -82,10 +86,15 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
             stmts,
         };
         let snapshots = args.checkpoint.as_ref().map(|c| c.snapshots);
-        let body = lower::lower(&cx, sig, &block, snapshots);
+        let mut body = lower::lower(&cx, sig, &block, snapshots, &args.calls);
         if let Some(asked) = &args.checkpoint {
             checkpoint::check(&cx, asked, sig, &item, &body);
         }
+        let boxing = recursion::boxing_call(&item, sig.mode, &args.calls);
+        if let (Some(call), Some(_)) = (&boxing, &args.calls.strict) {
+            validate::strict_boxed(&cx, call);
+        }
+        body.boxed = boxing.is_some();
         body
     });
     if let Err(error) = cx.check() {
@@ -157,7 +166,6 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
             item.sig.ident
         );
     }
-    let method = item.sig.receiver().is_some();
     if method && sig.mode == Mode::Tensor {
         // `self` may hold tensors and variables no fused node would see (`reach`), so a
         // tensor method always runs op by op, as written: it needs no wrapper and no

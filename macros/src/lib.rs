@@ -203,6 +203,17 @@ use proc_macro::TokenStream;
 /// let (_, [dx0, dv0, dk]) = pendulum::grad(0.5, 0.0, 2.0, 100_000);
 /// ```
 ///
+/// # Plain helpers and strict mode
+///
+/// `#[differentiable(plain(helper, util::norm))]` names functions that are not annotated
+/// but are called on differentiable numbers: generic over `num_traits::Float`, each call
+/// runs on dual numbers, which give the value and its partial derivatives in one
+/// evaluation (scalar mode; in tensor mode any call is replayed on a sub-tape already).
+/// `#[differentiable(strict)]` makes every such run-time fallback the macro's error: plain
+/// helpers, pullbacks boxed for recursion, tensor code that runs op by op, calls of
+/// tensor functions that are not annotated. The guide's section "Plain helpers" has the
+/// details and examples.
+///
 /// On methods (`&self` or `self`) the companion items are associated functions named after
 /// the method (`energy_vjp`, `energy_grad`, ...); in a trait's `impl`, which cannot hold
 /// them, put `#[differentiable]` on the `impl` block as well, and the items go into an

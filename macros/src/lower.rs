@@ -19,6 +19,7 @@ use quote::{ToTokens, format_ident, quote};
 use syn::visit::{self, Visit};
 use syn::{BinOp, Expr, Ident, Pat, UnOp};
 
+use crate::args::Calls;
 use crate::ctxt::Ctxt;
 use crate::model::ir::{
     Arm, BinaryKind, Binding, BindingId, Block, Body, Callee, Counter, JumpKind, LoopHead, Op,
@@ -44,11 +45,17 @@ enum Tail {
 /// `let mut` bindings is stable. Errors go to `cx`. `checkpoint` is the number of snapshots
 /// each top-level loop keeps when the attribute asked for checkpointing (recorded in the IR
 /// for generation).
-pub fn lower(cx: &Ctxt, sig: &Signature, body: &syn::Block, checkpoint: Option<usize>) -> Body {
+pub fn lower(
+    cx: &Ctxt,
+    sig: &Signature,
+    body: &syn::Block,
+    checkpoint: Option<usize>,
+    calls: &Calls,
+) -> Body {
     let mut forced = HashSet::new();
     loop {
         let round = Ctxt::default();
-        let mut lowerer = Lowerer::new(&round, sig, &forced);
+        let mut lowerer = Lowerer::new(&round, sig, &forced, calls);
         let lowered = lowerer.lower_fn_body(body);
         let newly: HashSet<usize> = lowerer.newly_forced.difference(&forced).copied().collect();
         // Activity only grows, and there are finitely many declarations: this ends.
@@ -93,6 +100,8 @@ struct Lowerer<'a> {
     written: Vec<BindingId>,
     /// For the names of the index locals of element reads and writes.
     next_index: usize,
+    /// The plain helpers named, and strict mode.
+    calls: &'a Calls,
 }
 
 /// A loop being lowered.
@@ -119,9 +128,10 @@ fn is_stop_gradient(call: &syn::ExprCall) -> bool {
 }
 
 impl<'a> Lowerer<'a> {
-    fn new(cx: &'a Ctxt, sig: &Signature, forced: &'a HashSet<usize>) -> Self {
+    fn new(cx: &'a Ctxt, sig: &Signature, forced: &'a HashSet<usize>, calls: &'a Calls) -> Self {
         let mut lowerer = Lowerer {
             cx,
+            calls,
             mode: sig.mode,
             bindings: Vec::new(),
             keys: Vec::new(),
@@ -287,6 +297,7 @@ impl<'a> Lowerer<'a> {
             returned: self.returned.take(),
             written: std::mem::take(&mut self.written),
             checkpoint: None,
+            boxed: false,
         }
     }
 
@@ -621,12 +632,18 @@ impl<'a> Lowerer<'a> {
                 })
                 .collect(),
             Mode::Scalar => {
+                let callee = self.callee(&func.path);
                 let args = self.lower_call_args(&call.args);
+                if let Callee::Plain(_) = callee
+                    && self.check_plain_arguments(&func.path, &args).is_none()
+                {
+                    validate::plain_helper_on_constants(self.cx, &func.path);
+                }
                 let parts: Vec<BindingId> = (0..arity).map(|_| self.temp()).collect();
                 let id = self.fresh_id();
                 self.push(Stmt::CallParts {
                     id,
-                    func: Callee::Function(func.path.clone()),
+                    func: callee,
                     args,
                     parts: parts.clone(),
                 });
@@ -1802,7 +1819,12 @@ impl<'a> Lowerer<'a> {
             // mode it is replayed on a sub-tape as a call is; in scalar mode its companion
             // items are called on the same receiver.
             return Some(match self.mode {
-                Mode::Tensor => self.build_trace(&Expr::MethodCall(call.clone())),
+                Mode::Tensor => {
+                    if self.calls.strict.is_some() {
+                        validate::strict_method(self.cx, &call.method);
+                    }
+                    self.build_trace(&Expr::MethodCall(call.clone()))
+                }
                 Mode::Scalar => {
                     let receiver = Operand::Inactive((*call.receiver).clone());
                     let args = self.lower_call_args(&call.args);
@@ -1907,15 +1929,69 @@ impl<'a> Lowerer<'a> {
             return Self::poisoned(&Expr::Call(call.clone()));
         }
         match self.mode {
-            Mode::Tensor => Some(self.build_trace(&Expr::Call(call.clone()))),
+            Mode::Tensor => {
+                self.strict_tensor_call(&func.path);
+                Some(self.build_trace(&Expr::Call(call.clone())))
+            }
             Mode::Scalar => {
+                let callee = self.callee(&func.path);
                 let args = self.lower_call_args(&call.args);
-                Some(Op::Call {
-                    func: Callee::Function(func.path.clone()),
-                    args,
-                })
+                if let Callee::Plain(_) = callee {
+                    self.check_plain_arguments(&func.path, &args)?;
+                }
+                Some(Op::Call { func: callee, args })
             }
         }
+    }
+
+    /// Whom a call by `path` reaches (scalar mode): a plain helper named in `plain(..)`
+    /// (the macro's error in strict mode, which allows no fallback), or else an annotated
+    /// function, whose companion items the generated code calls.
+    fn callee(&self, path: &syn::Path) -> Callee {
+        match self.calls.plain_helper(path) {
+            Some(_) => {
+                if self.calls.strict.is_some() {
+                    validate::strict_plain_helper(self.cx, path);
+                }
+                Callee::Plain(path.clone())
+            }
+            None => Callee::Function(path.clone()),
+        }
+    }
+
+    /// A plain helper's differentiable arguments must be numbers (dual numbers replace
+    /// them); with none, the call is a constant, computed as written (`None`).
+    fn check_plain_arguments(&self, path: &syn::Path, args: &[Operand]) -> Option<()> {
+        let mut active = false;
+        for arg in args {
+            if let Some(binding) = arg.binding() {
+                active = true;
+                if self.bindings[binding].array {
+                    validate::plain_helper_array(self.cx, path, arg.fwd());
+                }
+            }
+        }
+        active.then_some(())
+    }
+
+    /// In strict mode, a tensor-mode call must reach an annotated function, whose fused node
+    /// the sub-tape records: a plain one would record op by op. Checked by naming the
+    /// callee's `GENERATED` item, which only an annotated function has (a plain callee is
+    /// rustc's "cannot find `helper`" at the name); a plain helper named in `plain(..)` is
+    /// the macro's error.
+    fn strict_tensor_call(&mut self, path: &syn::Path) {
+        if self.calls.strict.is_none() {
+            return;
+        }
+        if self.calls.plain_helper(path).is_some() {
+            validate::strict_plain_helper(self.cx, path);
+            return;
+        }
+        let id = self.fresh_id();
+        let check = crate::syntax::mixed(&format!("annotated{id}"));
+        self.push(Stmt::Plain(quote::quote! {
+            let #check: &'static str = #path::GENERATED;
+        }));
     }
 
     /// The arguments of a call of another annotated function (scalar mode). An active

@@ -575,6 +575,75 @@ pub fn whole_row(cx: &Ctxt, row: &Expr) {
     );
 }
 
+/// A differentiable array passed to a plain helper: dual numbers replace numbers one for
+/// one, and an array's length is known only at run time.
+pub fn plain_helper_array(cx: &Ctxt, helper: &syn::Path, arg: &Expr) {
+    cx.error_spanned_by(
+        arg,
+        format_args!(
+            "a differentiable array cannot be passed to the plain helper `{}`: plain helpers run on dual numbers, one per differentiable number argument; annotate `{}` with #[differentiable] (it differentiates arrays), or pass it numbers",
+            path_text(helper),
+            path_text(helper),
+        ),
+    );
+}
+
+/// A plain helper whose result is destructured, called with no differentiable number.
+pub fn plain_helper_on_constants(cx: &Ctxt, helper: &syn::Path) {
+    cx.error_spanned_by(
+        helper,
+        format_args!(
+            "this call of the plain helper `{}` passes it no differentiable number (only values computed from them, such as comparisons), so its parts are constants: compute them outside the `let`, or pass the numbers",
+            path_text(helper)
+        ),
+    );
+}
+
+/// Strict mode and a plain helper: its derivative would come from dual numbers at run time.
+pub fn strict_plain_helper(cx: &Ctxt, helper: &syn::Path) {
+    cx.error_spanned_by(
+        helper,
+        format_args!(
+            "`strict` allows no fallback, and `{}` is a plain helper (named in `plain(..)`), differentiated at run time on dual numbers: annotate it with #[differentiable] and drop it from `plain(..)`",
+            path_text(helper)
+        ),
+    );
+}
+
+/// Strict mode and a tensor-mode method of a constant receiver: it runs op by op.
+pub fn strict_method(cx: &Ctxt, method: &syn::Ident) {
+    cx.error_spanned_by(
+        method,
+        format_args!(
+            "`strict` allows no fallback, and `{method}` is a method called on differentiable tensors, which is replayed op by op on a sub-tape (tensor-mode methods have no generated code): make it a #[differentiable] function taking the receiver's tensors"
+        ),
+    );
+}
+
+/// Strict mode and a body that runs op by op as written (tensor mode).
+pub fn strict_op_by_op(cx: &Ctxt, name: &syn::Ident) {
+    cx.error_spanned_by(
+        name,
+        "`strict` allows no fallback, and this function runs op by op, as written: its body reads tensors or variables that the fused node would not see as inputs (a method's `self`, a struct's fields, a global); pass them as parameters",
+    );
+}
+
+/// Strict mode and a pullback boxed for possible recursion (scalar mode).
+pub fn strict_boxed(cx: &Ctxt, call: &dyn ToTokens) {
+    cx.error_spanned_by(
+        call,
+        "`strict` allows no fallback, and this call is made in a branch, so it may recurse back into this function: its pullback is boxed (a heap allocation per call); make the call unconditional, or drop `strict`",
+    );
+}
+
+fn path_text(path: &syn::Path) -> String {
+    path.segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect::<Vec<_>>()
+        .join("::")
+}
+
 /// `f(.., &mut buf)`: a call of a function writing a `&mut` float array (it has no `vjp`
 /// to call, only `grad_into`).
 pub fn array_output_argument(cx: &Ctxt, mutability: impl ToTokens) {

@@ -2,9 +2,11 @@
 //! generated code must do, changing nothing ([`saves`]: which values the adjoint needs and
 //! whether it is batch-safe; [`zero_d`]: whether the body also runs on plain numbers;
 //! [`reach`]: whether the body reads differentiable values the fused node cannot see, so
-//! that it runs op by op; [`checkpoint`]: what a checkpointed body cannot have).
+//! that it runs op by op; [`checkpoint`]: what a checkpointed body cannot have;
+//! [`recursion`]: whether the pullback is boxed for cycles of calls).
 
 pub mod checkpoint;
 pub mod reach;
+pub mod recursion;
 pub mod saves;
 pub mod zero_d;

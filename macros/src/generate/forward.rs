@@ -4,7 +4,7 @@
 //! control flow on a stack, one entry per execution.
 
 use proc_macro2::TokenStream;
-use quote::{ToTokens, format_ident, quote};
+use quote::{format_ident, quote};
 use syn::Ident;
 
 use super::{Flavour, Generator, Save, borrow, exit_name, is_literal, paths, return_label};
@@ -105,8 +105,7 @@ impl Generator<'_> {
                 let pullback = mixed(&format!("pullback{id}"));
                 let save = self.save(format!("pullback{id}"), depth);
                 let value = mixed(&format!("value{id}"));
-                let args = args.iter().map(|arg| arg.fwd().to_token_stream()).collect();
-                let call = func.call(Some("vjp"), args);
+                let call = func.vjp(args);
                 let keep = (depth > 0 && self.saving).then(|| save.keep(quote!(#pullback)));
                 let names = parts.iter().map(|&b| self.name(b));
                 let index = (0..parts.len()).map(syn::Index::from);
@@ -375,10 +374,7 @@ impl Generator<'_> {
                 }
             }
             Op::Trace { expr, .. } => quote!(#expr),
-            Op::Call { func, args } => func.call(
-                None,
-                args.iter().map(|arg| arg.fwd().to_token_stream()).collect(),
-            ),
+            Op::Call { func, args } => func.primal(args),
             Op::Load { array, index, .. } => {
                 let row = &self.body.bindings[*array].row;
                 let array = self.name(*array);
@@ -522,8 +518,7 @@ impl Generator<'_> {
                 let save = self.save(format!("pullback{id}"), depth);
                 let value = mixed(&format!("value{id}"));
                 let pullback = mixed(&format!("pullback{id}"));
-                let args = args.iter().map(|arg| arg.fwd().to_token_stream()).collect();
-                let call = func.call(Some("vjp"), args);
+                let call = func.vjp(args);
                 code.extend(quote! {
                     let (#value, #pullback) = #call;
                 });

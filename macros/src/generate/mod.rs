@@ -33,7 +33,7 @@ use syn::{Expr, Ident, ItemFn, Lit, Type};
 use crate::analyse::saves;
 use crate::analyse::zero_d::{self, Plan};
 use crate::model::ir::{Body, Operand, RETURN_REGION};
-use crate::model::sig::{Kind, Mode, Param, Signature};
+use crate::model::sig::{Kind, Param, Signature};
 use crate::syntax::mixed;
 
 /// The tangent functions of a scalar-mode function: `jvp` and `jvp_call`.
@@ -403,7 +403,7 @@ impl<'a> Generator<'a> {
         });
         // A function on a cycle of calls keeps its own pullback inside it: as an `impl Fn`
         // that type would contain itself (rustc's E0720), so it is boxed.
-        let boxed = boxes_pullback(item, self.sig.mode);
+        let boxed = self.body.boxed;
         let (pullback_ty, pullback) = if boxed {
             (
                 quote!(::std::boxed::Box<dyn Fn(#cot_ty) -> #grads_ty>),
@@ -622,127 +622,4 @@ impl<'a> Generator<'a> {
 fn number_constant(expr: &Expr, elem: &Type) -> TokenStream {
     let value = zero_d::scalar_tensor_arg(expr).unwrap_or(expr);
     quote!(::core::convert::identity::<#elem>(#value))
-}
-
-/// Whether the function's pullback must be boxed: its type would otherwise contain itself
-/// (rustc's E0720, "cannot resolve opaque type"). That happens when the function is on a
-/// cycle of calls, since each function's pullback holds its callees' pullbacks: the
-/// function calls itself (`name(..)`, `Self::name(..)`, `self.name(..)`), or, in scalar
-/// mode, another function sits on a cycle with it (mutual recursion), which the macro
-/// cannot see from one function. A cycle that ends has a call that is conditional (in an
-/// `if`, a `match` arm, a loop's body or condition, or the right of `&&`/`||`), so every
-/// function with such a call of another function is boxed: each cycle then holds at least
-/// one boxed pullback. The cost, one allocation per call of the function, falls only on
-/// functions that call others conditionally; a function whose calls are all unconditional
-/// keeps its `impl Fn`.
-fn boxes_pullback(item: &ItemFn, mode: Mode) -> bool {
-    use syn::visit::Visit;
-    struct Finder<'a> {
-        name: &'a syn::Ident,
-        scalar: bool,
-        /// How many conditional contexts enclose the visitor.
-        conditional: usize,
-        found: bool,
-    }
-    impl Finder<'_> {
-        fn under_condition(&mut self, visit: impl FnOnce(&mut Self)) {
-            self.conditional += 1;
-            visit(self);
-            self.conditional -= 1;
-        }
-        /// A call of another function, by a path, that lowering takes for a call of an
-        /// annotated function (`helper`, `physics::helper`): not a constructor or a
-        /// type's associated function (`Some`, `Tensor::scalar`), which it rejects on
-        /// differentiable values, nor `stop_gradient`.
-        fn may_be_annotated(path: &syn::Path) -> bool {
-            !crate::syntax::is_constructor(path)
-                && !crate::syntax::is_associated(path)
-                && path
-                    .segments
-                    .last()
-                    .is_some_and(|last| last.ident != "stop_gradient")
-        }
-    }
-    impl<'ast> Visit<'ast> for Finder<'_> {
-        fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
-            if let syn::Expr::Path(path) = crate::syntax::strip_parens(&call.func) {
-                let segments: Vec<&syn::Ident> =
-                    path.path.segments.iter().map(|s| &s.ident).collect();
-                let itself = match segments.as_slice() {
-                    [name] => *name == self.name,
-                    [first, name] => *first == "Self" && *name == self.name,
-                    _ => false,
-                };
-                let conditional_call =
-                    self.scalar && self.conditional > 0 && Self::may_be_annotated(&path.path);
-                self.found |= itself || conditional_call;
-            }
-            syn::visit::visit_expr_call(self, call);
-        }
-        fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
-            // `self.name(..)`: the method itself; `self.other(..)` conditionally (scalar
-            // mode): possibly a method on a cycle with it. A float method of a field
-            // (`self.k.sin()`) is neither.
-            let on_self = matches!(
-                crate::syntax::strip_parens(&call.receiver),
-                syn::Expr::Path(path) if path.path.is_ident("self")
-            );
-            let name = call.method.to_string();
-            let float_method = crate::vocabulary::elementwise(&name).is_some()
-                || crate::vocabulary::binary_method(&name, true).is_some();
-            self.found |= on_self
-                && (call.method == *self.name
-                    || (self.scalar && self.conditional > 0 && !float_method));
-            syn::visit::visit_expr_method_call(self, call);
-        }
-        fn visit_expr_if(&mut self, expr: &'ast syn::ExprIf) {
-            self.visit_expr(&expr.cond);
-            self.under_condition(|this| {
-                this.visit_block(&expr.then_branch);
-                if let Some((_, other)) = &expr.else_branch {
-                    this.visit_expr(other);
-                }
-            });
-        }
-        fn visit_arm(&mut self, arm: &'ast syn::Arm) {
-            self.under_condition(|this| syn::visit::visit_arm(this, arm));
-        }
-        fn visit_expr_for_loop(&mut self, expr: &'ast syn::ExprForLoop) {
-            self.visit_expr(&expr.expr);
-            self.under_condition(|this| this.visit_block(&expr.body));
-        }
-        fn visit_expr_while(&mut self, expr: &'ast syn::ExprWhile) {
-            self.under_condition(|this| syn::visit::visit_expr_while(this, expr));
-        }
-        fn visit_expr_loop(&mut self, expr: &'ast syn::ExprLoop) {
-            self.under_condition(|this| syn::visit::visit_expr_loop(this, expr));
-        }
-        fn visit_expr_binary(&mut self, expr: &'ast syn::ExprBinary) {
-            if matches!(expr.op, syn::BinOp::And(_) | syn::BinOp::Or(_)) {
-                self.visit_expr(&expr.left);
-                self.under_condition(|this| this.visit_expr(&expr.right));
-            } else {
-                syn::visit::visit_expr_binary(self, expr);
-            }
-        }
-        fn visit_local(&mut self, local: &'ast syn::Local) {
-            // `let .. else { .. }`: the diverging block runs conditionally
-            self.visit_pat(&local.pat);
-            if let Some(init) = &local.init {
-                self.visit_expr(&init.expr);
-                if let Some((_, diverge)) = &init.diverge {
-                    self.under_condition(|this| this.visit_expr(diverge));
-                }
-            }
-        }
-        fn visit_item(&mut self, _: &'ast syn::Item) {}
-    }
-    let mut finder = Finder {
-        name: &item.sig.ident,
-        scalar: mode == Mode::Scalar,
-        conditional: 0,
-        found: false,
-    };
-    finder.visit_block(&item.block);
-    finder.found
 }

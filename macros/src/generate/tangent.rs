@@ -22,7 +22,7 @@
 //! [`Binding::tangent`](crate::model::ir::Binding)), declared and assigned where `x` is.
 
 use proc_macro2::TokenStream;
-use quote::{ToTokens, format_ident, quote};
+use quote::{format_ident, quote};
 use syn::ItemFn;
 
 use super::{Generator, borrow, is_literal, paths, return_label};
@@ -297,11 +297,8 @@ impl Generator<'_> {
             } => {
                 let value = mixed(&format!("value{id}"));
                 let dot = mixed(&format!("tan_value{id}"));
-                let tangents = args.iter().map(|arg| self.call_tangent(arg));
-                let mut call_args: Vec<TokenStream> =
-                    args.iter().map(|arg| arg.fwd().to_token_stream()).collect();
-                call_args.push(quote!((#(#tangents,)*)));
-                let call = func.call(Some("jvp_call"), call_args);
+                let tangents = args.iter().map(|arg| self.call_tangent(arg)).collect();
+                let call = func.jvp(args, tangents);
                 let names = parts.iter().map(|&b| self.name(b));
                 let part_tangents = parts.iter().map(|&b| self.tangent(b));
                 let index: Vec<syn::Index> = (0..parts.len()).map(syn::Index::from).collect();
@@ -624,11 +621,8 @@ impl Generator<'_> {
             Op::Call { func, args } => {
                 let value = mixed(&format!("value{id}"));
                 let dot = mixed(&format!("tan_value{id}"));
-                let tangents = args.iter().map(|arg| self.call_tangent(arg));
-                let mut call_args: Vec<TokenStream> =
-                    args.iter().map(|arg| arg.fwd().to_token_stream()).collect();
-                call_args.push(quote!((#(#tangents,)*)));
-                let call = func.call(Some("jvp_call"), call_args);
+                let tangents = args.iter().map(|arg| self.call_tangent(arg)).collect();
+                let call = func.jvp(args, tangents);
                 quote! {
                     let (#value, #dot) = #call;
                     #prefix #value;

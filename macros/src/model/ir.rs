@@ -8,22 +8,101 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{Expr, Ident, Pat, Path, Type};
 
-/// The `#[differentiable]` function a call reaches, and so where its companion items are.
+/// The function a call reaches, and so how its derivative is had.
 pub enum Callee {
-    /// `f(args)`: the items are `f::vjp`, `f::jvp_call` (the companion type beside `fn f`).
+    /// `f(args)`, an annotated function: its items are `f::vjp`, `f::jvp_call` (the
+    /// companion type beside `fn f`).
     Function(Path),
     /// `receiver.f(args)`, a `#[differentiable]` method: the items are the associated
     /// functions `f_vjp`, `f_jvp_call` beside it, called by method syntax on the same
     /// receiver (the call's first operand), so the receiver's type need not be known here.
     Method(Ident),
+    /// `helper(args)`, a plain helper named in `plain(..)`: not annotated, so it runs on
+    /// dual numbers (`generated::dual_vjp`, `generated::dual_jvp`), one evaluation giving
+    /// the value and the partials along every differentiable argument. Its differentiable
+    /// arguments are numbers (lowering rejects arrays).
+    Plain(Path),
 }
 
 impl Callee {
+    /// The call itself, on the arguments as written.
+    pub fn primal(&self, args: &[Operand]) -> TokenStream {
+        self.companion(None, forward_args(args))
+    }
+
+    /// `(value, pullback)`: the pullback takes the result's cotangent and gives one entry
+    /// per argument, an `Option` of the cotangent for a differentiable one.
+    pub fn vjp(&self, args: &[Operand]) -> TokenStream {
+        match self {
+            Callee::Plain(path) => {
+                let PlainCall {
+                    bind,
+                    actives,
+                    duals,
+                    call,
+                } = plain_call(path, args);
+                let result = crate::syntax::mixed("result");
+                let partials = crate::syntax::mixed("partials");
+                let mut k = 0;
+                let entries = args.iter().map(|arg| match arg.binding() {
+                    Some(_) => {
+                        let index = syn::Index::from(k);
+                        k += 1;
+                        quote!(::core::option::Option::Some(#partials[#index]))
+                    }
+                    None => quote!(()),
+                });
+                let span = syn::spanned::Spanned::span(path);
+                let dual_vjp = quote::quote_spanned!(span=> generated::dual_vjp);
+                quote! {{
+                    #bind
+                    let (value, #result) = #dual_vjp([#(#actives),*], |[#(#duals),*]| #call);
+                    (value, move |g| {
+                        let #partials = generated::DualResult::pullback(&#result, g);
+                        (#(#entries,)*)
+                    })
+                }}
+            }
+            _ => self.companion(Some("vjp"), forward_args(args)),
+        }
+    }
+
+    /// `(value, tangent)`, given each argument's tangent entry (`generated::NoTangent`
+    /// for a constant).
+    pub fn jvp(&self, args: &[Operand], tangents: Vec<TokenStream>) -> TokenStream {
+        match self {
+            Callee::Plain(path) => {
+                let PlainCall {
+                    bind,
+                    actives,
+                    duals,
+                    call,
+                } = plain_call(path, args);
+                let tangents = args
+                    .iter()
+                    .zip(tangents)
+                    .filter(|(arg, _)| arg.binding().is_some())
+                    .map(|(_, tangent)| tangent);
+                let span = syn::spanned::Spanned::span(path);
+                let dual_jvp = quote::quote_spanned!(span=> generated::dual_jvp);
+                quote! {{
+                    #bind
+                    #dual_jvp([#(#actives),*], [#(#tangents),*], |[#(#duals),*]| #call)
+                }}
+            }
+            _ => {
+                let mut call_args = forward_args(args);
+                call_args.push(quote!((#(#tangents,)*)));
+                self.companion(Some("jvp_call"), call_args)
+            }
+        }
+    }
+
     /// The call of the function itself (`item` `None`) or of one of its companion items,
     /// with `args` (for a method, the receiver first).
-    pub fn call(&self, item: Option<&str>, args: Vec<TokenStream>) -> TokenStream {
+    fn companion(&self, item: Option<&str>, args: Vec<TokenStream>) -> TokenStream {
         match self {
-            Callee::Function(path) => match item {
+            Callee::Function(path) | Callee::Plain(path) => match item {
                 None => quote!(#path(#(#args),*)),
                 Some(item) => {
                     let item = Ident::new(item, proc_macro2::Span::call_site());
@@ -40,6 +119,54 @@ impl Callee {
                 quote!((#receiver).#method(#(#args),*))
             }
         }
+    }
+}
+
+/// The forward expressions of a call's arguments.
+fn forward_args(args: &[Operand]) -> Vec<TokenStream> {
+    args.iter()
+        .map(|arg| quote::ToTokens::to_token_stream(arg.fwd()))
+        .collect()
+}
+
+/// A plain helper's call on dual numbers: every argument evaluated first, in order, into a
+/// local (`bind`), as the call would evaluate them; the differentiable ones' values
+/// (`actives`) become the dual variables `duals`, and `call` is the helper's call on them,
+/// each constant argument passed through `generated::IntoParameter` (a constant dual where the
+/// helper's parameter is its float type, the value itself otherwise).
+struct PlainCall {
+    bind: TokenStream,
+    actives: Vec<Ident>,
+    duals: Vec<Ident>,
+    call: TokenStream,
+}
+
+fn plain_call(path: &Path, args: &[Operand]) -> PlainCall {
+    let mut bind = TokenStream::new();
+    let (mut actives, mut duals, mut call_args) = (Vec::new(), Vec::new(), Vec::new());
+    for (k, arg) in args.iter().enumerate() {
+        let local = crate::syntax::mixed(&format!("argument{k}"));
+        let fwd = arg.fwd();
+        bind.extend(quote!(let #local = #fwd;));
+        match arg.binding() {
+            Some(_) => {
+                // at the user's argument, so that a helper whose parameter is not generic
+                // is rustc's "expected `f64`, found `Dual<f64, 1>`" there
+                let span =
+                    proc_macro2::Span::mixed_site().located_at(syn::spanned::Spanned::span(fwd));
+                let dual = Ident::new(&format!("gradtape_dual{k}"), span);
+                call_args.push(quote!(#dual));
+                actives.push(local);
+                duals.push(dual);
+            }
+            None => call_args.push(quote!(generated::IntoParameter::into_parameter(#local))),
+        }
+    }
+    PlainCall {
+        bind,
+        actives,
+        duals,
+        call: quote!(#path(#(#call_args),*)),
     }
 }
 
@@ -334,6 +461,9 @@ pub struct Body {
     /// [`Stmt::Loop`] at depth 0) keeps of its carried state; the adjoint recomputes the
     /// loop one segment between snapshots at a time (see `generate::checkpoint`).
     pub checkpoint: Option<usize>,
+    /// Whether the pullback is boxed: the function may be on a cycle of calls
+    /// (`analyse::recursion`).
+    pub boxed: bool,
 }
 
 impl Block {

@@ -8,6 +8,7 @@
 //! - `tangent`: the helpers of the tape-free tangent code (`f::jvp`) besides the rules;
 //! - `parts`: the cotangent of a tuple result from its parts;
 //! - `shadow`: the cotangent and tangent buffers of float arrays, slices and `Vec`s;
+//! - `dual`: dual numbers, on which a plain helper of `plain(..)` runs (the fallback);
 //! - `scalar`: the forward kernels on plain numbers (the 0-d path).
 
 /// Invokes `$m` once per tuple arity from 1 to 8, each element named by a type, a value
@@ -25,6 +26,7 @@ macro_rules! for_each_arity {
 }
 
 mod adjoint;
+mod dual;
 mod fused;
 mod parts;
 mod shadow;
@@ -35,6 +37,7 @@ pub use crate::base::alloc::keep_large_buffers;
 pub use crate::record::{any_recording, without_recording};
 pub use crate::tape::closure::record_closure;
 pub use adjoint::*;
+pub use dual::*;
 pub use fused::*;
 pub use parts::*;
 pub use shadow::*;

@@ -9,6 +9,13 @@ use crate::tape::{GradientOptions, GradientTape, Sources};
 pub trait TraceInputs: Sources {
     /// Starts tracking every input on `tape`.
     fn watch_on(&self, tape: &GradientTape);
+    /// Keeps each tensor's gradient at its first position only: a tensor passed at two
+    /// positions (`f(&x, &x)`) has one id on the sub-tape, whose gradient is the total
+    /// over both uses (TensorFlow's rule for a source listed twice). The generated adjoint
+    /// adds each position's cotangent to that position's binding, and bindings holding the
+    /// same tensor hold the same value, whose cotangents meet again upstream: the total
+    /// must be counted once.
+    fn credit_once(&self, grads: &mut Self::Output);
 }
 
 macro_rules! trace_inputs {
@@ -18,6 +25,20 @@ macro_rules! trace_inputs {
             fn watch_on(&self, tape: &GradientTape) {
                 let ($($name,)+) = self;
                 $(tape.watch($name);)+
+            }
+            #[allow(non_snake_case)]
+            fn credit_once(&self, grads: &mut Self::Output) {
+                let ($($name,)+) = self;
+                let ids = [$($name.id()),+];
+                let ($($name,)+) = grads;
+                let mut position = 0;
+                $(
+                    if ids[..position].contains(&ids[position]) {
+                        *$name = None;
+                    }
+                    position += 1;
+                )+
+                let _ = position;
             }
         }
     };
@@ -78,11 +99,20 @@ impl<I: TraceInputs, U: Float> Trace<I, U> {
     /// let (_, trace) = generated::trace((a.clone(), b.clone()), || &a * &b);
     /// let (da, db) = trace.vjp(&Tensor::scalar(1.0));
     /// assert_eq!((da.unwrap().to_scalar(), db.unwrap().to_scalar()), (5.0, 2.0));
+    ///
+    /// // one tensor at two positions: its total gradient, once
+    /// let (_, trace) = generated::trace((a.clone(), a.clone()), || &a * &a);
+    /// let (first, second) = trace.vjp(&Tensor::scalar(1.0));
+    /// assert_eq!(first.unwrap().to_scalar(), 4.0);
+    /// assert!(second.is_none());
     /// ```
     pub fn vjp(&self, g: &Tensor<U>) -> I::Output {
         let options = GradientOptions::new().output_gradients(g.clone());
-        self.tape
+        let mut grads = self
+            .tape
             .gradient_with(&self.output, &self.inputs, options)
-            .expect("a trace's tape is persistent and not recording")
+            .expect("a trace's tape is persistent and not recording");
+        self.inputs.credit_once(&mut grads);
+        grads
     }
 }

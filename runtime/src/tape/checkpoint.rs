@@ -105,9 +105,16 @@ where
         let (inputs, variables) = tape
             .gradient_with(&y, (&owned[..], &variables[..]), seed)
             .expect("a fresh tape computes one gradient");
+        // A tensor at two positions has one id here, and its gradient (the total over its
+        // uses) comes back at both; the node adds each position's into the same tensor, so
+        // it is kept at the first only.
         inputs
             .into_iter()
-            .map(|g| g.map(T::into_any))
+            .enumerate()
+            .map(|(k, g)| {
+                let repeated = owned[..k].iter().any(|t| t.id() == owned[k].id());
+                if repeated { None } else { g.map(T::into_any) }
+            })
             .chain(variables)
             .collect()
     };
