@@ -356,7 +356,9 @@
 //!
 //! Control flow follows Tapenade: an `if` pushes the branch it took, a `match` the arm, a
 //! loop its trip count and how each iteration ended (at its end, or by which jump); values
-//! a rule reads inside a loop go on stacks, reserved from the iterator's size hint. The
+//! a rule reads inside a loop go on stacks, reserved from the iterator's size hint, and
+//! values saved in a branch outside loops in a one-slot `generated::SavedOnce` (no
+//! allocation). The
 //! pullback pops them and replays each iteration's statements in reverse. In tensor mode an
 //! op with no elementwise rule (`matmul`, reductions, softmax, calls of plain functions) is
 //! recorded on a small tape of its own during the forward run (`generated::trace`), and the

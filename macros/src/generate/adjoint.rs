@@ -274,6 +274,7 @@ impl Generator<'_> {
         Save {
             name: mixed(&name),
             depth,
+            once: false,
         }
         .recall()
     }

@@ -18,12 +18,13 @@ impl Generator<'_> {
     /// The body's forward code. When a `return` jumps out of it, the body is a labelled
     /// block the jumps leave, after the results' declarations, and it saves how it ended.
     pub(super) fn forward_body(&self) -> TokenStream {
-        let code = self.forward_block(&self.body.block);
         let Some(results) = &self.body.returned else {
-            return code;
+            return self.forward_block(&self.body.block);
         };
-        let names = results.iter().map(|&b| self.name(b));
+        // registered before the body, whose jumps save into it too (`saved_before`)
         let exit = self.save(exit_name(RETURN_REGION), 1);
+        let code = self.forward_block(&self.body.block);
+        let names = results.iter().map(|&b| self.name(b));
         let ran_to_end = self.keep_exit(&exit, 0);
         let label = return_label();
         quote! {
@@ -122,10 +123,7 @@ impl Generator<'_> {
                 exits,
             } => {
                 let saves = exits.iter().map(|&region| {
-                    let exit = Save {
-                        name: mixed(&exit_name(region)),
-                        depth: 1,
-                    };
+                    let exit = self.saved_before(exit_name(region));
                     self.keep_exit(&exit, *id)
                 });
                 // The loops it leaves for good (all its regions but the last: the target
@@ -133,10 +131,7 @@ impl Generator<'_> {
                 // count after the loop: it is saved here.
                 let left = &exits[..exits.len() - 1];
                 let trips = left.iter().filter(|_| self.saving).map(|&region| {
-                    let trips = Save {
-                        name: mixed(&format!("trips{region}")),
-                        depth: 1,
-                    };
+                    let trips = self.saved_before(format!("trips{region}"));
                     let name = &trips.name;
                     trips.keep(quote!(#name))
                 });

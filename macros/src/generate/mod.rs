@@ -102,6 +102,9 @@ fn borrow(expr: &Expr) -> TokenStream {
 struct Save {
     name: Ident,
     depth: usize,
+    /// Saved at most once per call (in a branch, in no loop): its stack is a
+    /// `generated::SavedOnce`, one slot and no allocation, rather than a `Vec`.
+    once: bool,
 }
 
 impl Save {
@@ -122,7 +125,11 @@ impl Save {
             // not `Vec::push`: its growth path in the loop body keeps the loop's
             // accumulators in memory (`generated::keep`)
             let stack = self.stack();
-            quote!(generated::keep(&mut #stack, #value);)
+            if self.once {
+                quote!(generated::keep_once(&mut #stack, #value);)
+            } else {
+                quote!(generated::keep(&mut #stack, #value);)
+            }
         }
     }
 
@@ -160,6 +167,8 @@ pub struct Generator<'a> {
     pub useful: Vec<bool>,
     /// Saves at depth > 0 (their stacks are declared up front).
     stacks: RefCell<Vec<Ident>>,
+    /// Those of `stacks` made in no loop, so at most once per call (`Save::once`).
+    saved_once: RefCell<Vec<Ident>>,
     /// For each loop being generated, innermost last: the saves made at most once per
     /// iteration (their stacks get room for the trip count before the loop starts).
     loops: RefCell<Vec<Vec<Ident>>>,
@@ -185,6 +194,7 @@ impl<'a> Generator<'a> {
             flavour,
             useful: saves::useful(body),
             stacks: Default::default(),
+            saved_once: Default::default(),
             loops: Default::default(),
             scopes: Default::default(),
             saving: true,
@@ -253,9 +263,11 @@ impl<'a> Generator<'a> {
     }
 
     fn save(&self, name: String, depth: usize) -> Save {
+        let once = depth > 0 && self.loops.borrow().is_empty();
         let save = Save {
             name: mixed(&name),
             depth,
+            once,
         };
         if depth == 0
             && self.saving
@@ -265,11 +277,26 @@ impl<'a> Generator<'a> {
         }
         if depth > 0 && self.saving {
             self.stacks.borrow_mut().push(save.name.clone());
+            if once {
+                self.saved_once.borrow_mut().push(save.name.clone());
+            }
             if let Some(per_trip) = self.loops.borrow_mut().last_mut() {
                 per_trip.push(save.name.clone());
             }
         }
         save
+    }
+
+    /// A save registered by `save` elsewhere (a region's exit, a loop's trip count), made
+    /// here too (by a jump): on the same stack, of the same kind.
+    fn saved_before(&self, name: String) -> Save {
+        let name = mixed(&name);
+        let once = self.saved_once.borrow().contains(&name);
+        Save {
+            name,
+            depth: 1,
+            once,
+        }
     }
 
     /// An operand as the forward code reads it: the user's expression, or on the 0-d path
@@ -340,18 +367,25 @@ impl<'a> Generator<'a> {
     /// into them, each starting at its stack's end.
     fn stack_code(&self) -> (Vec<TokenStream>, Vec<TokenStream>) {
         let stacks = self.stacks.borrow();
+        let saved_once = self.saved_once.borrow();
+        let once = |name: &Ident| saved_once.contains(name);
+        let generated = paths::generated();
         // Stacks of long loops are large: glibc would serve each from a fresh mapping and
         // fault its pages in on every call, unless its threshold is raised first (once per
         // process; `runtime::base::alloc`).
-        let prime = (!stacks.is_empty()).then(|| {
-            let generated = paths::generated();
-            quote!(#generated::keep_large_buffers();)
-        });
+        let prime = stacks
+            .iter()
+            .any(|name| !once(name))
+            .then(|| quote!(#generated::keep_large_buffers();));
         let decls = prime
             .into_iter()
             .chain(stacks.iter().map(|name| {
                 let stack = format_ident!("{}_stack", name);
-                quote!(let mut #stack = ::std::vec::Vec::new();)
+                if once(name) {
+                    quote!(let mut #stack = #generated::SavedOnce::new();)
+                } else {
+                    quote!(let mut #stack = ::std::vec::Vec::new();)
+                }
             }))
             .collect();
         let cursors = stacks

@@ -154,6 +154,56 @@ pub fn keep<V>(stack: &mut Vec<V>, value: V) {
     }
 }
 
+/// The stack of a value saved at most once per call: in a branch or an arm, in no loop. One
+/// slot, so a function whose body branches allocates nothing for its saves (a `Vec` stack
+/// allocates on its first push). Read as a slice, as a `Vec` stack is, by [`pop`].
+///
+/// ```
+/// use gradtape_runtime::generated::{SavedOnce, keep_once, pop};
+/// let mut slot = SavedOnce::new();
+/// keep_once(&mut slot, 2.0_f64);
+/// let mut cursor = slot.len();
+/// assert_eq!(*pop(&slot, &mut cursor), 2.0);
+/// ```
+pub struct SavedOnce<V>(Option<V>);
+
+impl<V> SavedOnce<V> {
+    /// An empty slot.
+    #[inline]
+    pub fn new() -> Self {
+        SavedOnce(None)
+    }
+}
+
+impl<V> Default for SavedOnce<V> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<V> std::ops::Deref for SavedOnce<V> {
+    type Target = [V];
+    #[inline]
+    fn deref(&self) -> &[V] {
+        self.0.as_slice()
+    }
+}
+
+/// Saves `value` in a [`SavedOnce`].
+///
+/// # Panics
+/// If the slot is full: the macro uses a slot only where the save runs at most once per
+/// call, and a second value must not replace the first silently.
+#[inline]
+#[track_caller]
+pub fn keep_once<V>(slot: &mut SavedOnce<V>, value: V) {
+    assert!(
+        slot.0.is_none(),
+        "#[differentiable] generated code saved twice into a once-per-call slot"
+    );
+    slot.0 = Some(value);
+}
+
 /// [`keep`] when the stack is full. It takes and gives back the `Vec` by value, so that
 /// the stack's own address reaches no call: it can then live in registers across the loop.
 #[cold]
