@@ -8,61 +8,12 @@
 
 mod common;
 
-use common::faces::{Gradient, Tangent};
-use common::{Tolerance, central_differences, check_annotated, close};
+use common::faces::Scalar;
+use common::{Tolerance, check_annotated, close};
 use gradtape::{Tensor, differentiable};
 use num_traits::Float;
 
 // ----- oracles -----
-
-/// A plain-float function's faces: `f` itself and `f::primal` (the body as written), `f::grad`
-/// (reverse mode) and `f::jvp` (forward mode), all at the same point.
-struct Scalar<'a> {
-    name: &'a str,
-    itself: &'a dyn Fn(&[f64]) -> f64,
-    primal: &'a dyn Fn(&[f64]) -> f64,
-    grad: Gradient<'a>,
-    jvp: Tangent<'a>,
-}
-
-impl Scalar<'_> {
-    /// The value of `grad` and `jvp` is the body's, to the bit; the gradient matches
-    /// central differences; the tangent along a direction `v` is `⟨∇f, v⟩`.
-    fn check(&self, x: &[f64]) {
-        let name = self.name;
-        let value = (self.primal)(x);
-        assert_eq!(
-            (self.itself)(x).to_bits(),
-            value.to_bits(),
-            "`{name}` at {x:?}: itself"
-        );
-        let (by_grad, gradient) = (self.grad)(x);
-        assert_eq!(
-            by_grad.to_bits(),
-            value.to_bits(),
-            "`{name}` at {x:?}: grad's value"
-        );
-        let expected = central_differences(self.primal, x);
-        for (k, (g, e)) in gradient.iter().zip(&expected).enumerate() {
-            assert!(
-                close(*g, *e, 1e-6),
-                "`{name}` at {x:?}: ∂/∂x{k} {g} vs central differences {e}\n  {gradient:?}\n  {expected:?}"
-            );
-        }
-        let v: Vec<f64> = (0..x.len()).map(|k| 0.5 - 0.3 * k as f64).collect();
-        let (by_jvp, tangent) = (self.jvp)(x, &v);
-        assert_eq!(
-            by_jvp.to_bits(),
-            value.to_bits(),
-            "`{name}` at {x:?}: jvp's value"
-        );
-        let dot: f64 = gradient.iter().zip(&v).map(|(g, v)| g * v).sum();
-        assert!(
-            close(tangent, dot, 1e-10),
-            "`{name}` at {x:?}: jvp {tangent} vs ⟨grad, v⟩ {dot}"
-        );
-    }
-}
 
 /// Checks a plain-float function of `n` float parameters (then constants) at each point.
 macro_rules! scalar {

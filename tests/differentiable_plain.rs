@@ -11,7 +11,7 @@
 
 mod common;
 
-use common::faces::{Gradient, Tangent};
+use common::faces::Scalar;
 use common::{Tolerance, central_differences, check_annotated, close};
 use gradtape::{Tensor, differentiable};
 use num_traits::Float;
@@ -152,75 +152,47 @@ mod with_annotated {
     callers!(#[differentiable]);
 }
 
-/// A function's faces at a point.
-struct Faces<'a> {
-    name: &'a str,
-    itself: &'a dyn Fn(&[f64]) -> f64,
-    primal: &'a dyn Fn(&[f64]) -> f64,
-    grad: Gradient<'a>,
-    jvp: Tangent<'a>,
-}
-
-impl Faces<'_> {
-    /// Values to the bit; the gradient against central differences and against `oracle`
-    /// (the annotated twin's); `jvp` against `grad`; the Hessian by differences of `grad`
-    /// (symmetric) against second differences of the value.
-    fn check(&self, oracle: &Faces<'_>, x: &[f64]) {
-        let name = self.name;
-        let value = (self.primal)(x);
-        assert_eq!(
-            (self.itself)(x).to_bits(),
-            value.to_bits(),
-            "{name}: itself"
-        );
-        assert_eq!(
-            (oracle.primal)(x).to_bits(),
-            value.to_bits(),
-            "{name}: twin"
-        );
-        let (by_grad, gradient) = (self.grad)(x);
-        assert_eq!(by_grad.to_bits(), value.to_bits(), "{name}: grad's value");
-        let (_, expected) = (oracle.grad)(x);
-        let differences = central_differences(self.primal, x);
-        for k in 0..x.len() {
-            assert!(
-                close(gradient[k], expected[k], 1e-12),
-                "{name} at {x:?}: ∂/∂x{k} {} vs the annotated twin's {}",
-                gradient[k],
-                expected[k]
-            );
-            assert!(
-                close(gradient[k], differences[k], 1e-6),
-                "{name} at {x:?}: ∂/∂x{k} {} vs central differences {}",
-                gradient[k],
-                differences[k]
-            );
-        }
-        let v: Vec<f64> = (0..x.len()).map(|k| 0.7 - 0.4 * k as f64).collect();
-        let (by_jvp, tangent) = (self.jvp)(x, &v);
-        assert_eq!(by_jvp.to_bits(), value.to_bits(), "{name}: jvp's value");
-        let (_, oracle_tangent) = (oracle.jvp)(x, &v);
-        let dot: f64 = gradient.iter().zip(&v).map(|(g, v)| g * v).sum();
-        assert!(close(tangent, dot, 1e-10), "{name}: jvp {tangent} vs {dot}");
+/// The checks beyond `Scalar::check` (values to the bit, the gradient against central
+/// differences, `jvp` against `grad`): the gradient and tangent against the annotated
+/// twin's, and the Hessian by differences of the exact gradient (symmetric) against second
+/// differences of the value.
+fn check_twins(plain: &Scalar<'_>, annotated: &Scalar<'_>, x: &[f64]) {
+    plain.check(x);
+    let name = plain.name;
+    assert_eq!(
+        (annotated.primal)(x).to_bits(),
+        (plain.primal)(x).to_bits(),
+        "{name}: twin"
+    );
+    let (_, gradient) = (plain.grad)(x);
+    let (_, expected) = (annotated.grad)(x);
+    for k in 0..x.len() {
         assert!(
-            close(tangent, oracle_tangent, 1e-12),
-            "{name}: jvp {tangent} vs the twin's {oracle_tangent}"
+            close(gradient[k], expected[k], 1e-12),
+            "{name} at {x:?}: ∂/∂x{k} {} vs the annotated twin's {}",
+            gradient[k],
+            expected[k]
         );
-        // second order: differences of the exact gradient against second differences
-        let h = 1e-4;
-        for i in 0..x.len() {
-            let (mut up, mut down) = (x.to_vec(), x.to_vec());
-            up[i] += h;
-            down[i] -= h;
-            let (g_up, g_down) = ((self.grad)(&up).1, (self.grad)(&down).1);
-            for j in 0..x.len() {
-                let by_grad = (g_up[j] - g_down[j]) / (2.0 * h);
-                let second = second_difference(self.primal, x, i, j);
-                assert!(
-                    close(by_grad, second, 1e-4),
-                    "{name} at {x:?}: H[{i}][{j}] {by_grad} vs second differences {second}"
-                );
-            }
+    }
+    let v: Vec<f64> = (0..x.len()).map(|k| 0.7 - 0.4 * k as f64).collect();
+    let ((_, tangent), (_, oracle_tangent)) = ((plain.jvp)(x, &v), (annotated.jvp)(x, &v));
+    assert!(
+        close(tangent, oracle_tangent, 1e-12),
+        "{name}: jvp {tangent} vs the twin's {oracle_tangent}"
+    );
+    let h = 1e-4;
+    for i in 0..x.len() {
+        let (mut up, mut down) = (x.to_vec(), x.to_vec());
+        up[i] += h;
+        down[i] -= h;
+        let (g_up, g_down) = ((plain.grad)(&up).1, (plain.grad)(&down).1);
+        for j in 0..x.len() {
+            let by_grad = (g_up[j] - g_down[j]) / (2.0 * h);
+            let second = second_difference(plain.primal, x, i, j);
+            assert!(
+                close(by_grad, second, 1e-4),
+                "{name} at {x:?}: H[{i}][{j}] {by_grad} vs second differences {second}"
+            );
         }
     }
 }
@@ -242,7 +214,7 @@ macro_rules! twins3 {
     ($f:ident at $($x:expr),+) => {{
         macro_rules! faces {
             ($m:ident) => {
-                Faces {
+                Scalar {
                     name: stringify!($f),
                     itself: &|x: &[f64]| $m::$f(x[0], x[1], x[2]),
                     primal: &|x: &[f64]| $m::$f::primal(x[0], x[1], x[2]),
@@ -257,7 +229,7 @@ macro_rules! twins3 {
             };
         }
         let (plain, annotated) = (faces!(with_plain), faces!(with_annotated));
-        $(plain.check(&annotated, &$x);)+
+        $(check_twins(&plain, &annotated, &$x);)+
     }};
 }
 
@@ -266,7 +238,7 @@ macro_rules! twins2 {
     ($f:ident at $($x:expr),+) => {{
         macro_rules! faces {
             ($m:ident) => {
-                Faces {
+                Scalar {
                     name: stringify!($f),
                     itself: &|x: &[f64]| $m::$f(x[0], x[1]),
                     primal: &|x: &[f64]| $m::$f::primal(x[0], x[1]),
@@ -279,7 +251,7 @@ macro_rules! twins2 {
             };
         }
         let (plain, annotated) = (faces!(with_plain), faces!(with_annotated));
-        $(plain.check(&annotated, &$x);)+
+        $(check_twins(&plain, &annotated, &$x);)+
     }};
 }
 

@@ -35,12 +35,8 @@ impl Callee {
     pub fn vjp(&self, args: &[Operand]) -> TokenStream {
         match self {
             Callee::Plain(path) => {
-                let PlainCall {
-                    bind,
-                    actives,
-                    duals,
-                    call,
-                } = plain_call(path, args);
+                let plain = plain_call(path, args);
+                let (bind, run) = (&plain.bind, plain.run("dual_vjp", None));
                 let result = crate::syntax::mixed("result");
                 let partials = crate::syntax::mixed("partials");
                 let mut k = 0;
@@ -52,11 +48,9 @@ impl Callee {
                     }
                     None => quote!(()),
                 });
-                let span = syn::spanned::Spanned::span(path);
-                let dual_vjp = quote::quote_spanned!(span=> generated::dual_vjp);
                 quote! {{
                     #bind
-                    let (value, #result) = #dual_vjp([#(#actives),*], |[#(#duals),*]| #call);
+                    let (value, #result) = #run;
                     (value, move |g| {
                         let #partials = generated::DualResult::pullback(&#result, g);
                         (#(#entries,)*)
@@ -72,23 +66,15 @@ impl Callee {
     pub fn jvp(&self, args: &[Operand], tangents: Vec<TokenStream>) -> TokenStream {
         match self {
             Callee::Plain(path) => {
-                let PlainCall {
-                    bind,
-                    actives,
-                    duals,
-                    call,
-                } = plain_call(path, args);
+                let plain = plain_call(path, args);
                 let tangents = args
                     .iter()
                     .zip(tangents)
                     .filter(|(arg, _)| arg.binding().is_some())
-                    .map(|(_, tangent)| tangent);
-                let span = syn::spanned::Spanned::span(path);
-                let dual_jvp = quote::quote_spanned!(span=> generated::dual_jvp);
-                quote! {{
-                    #bind
-                    #dual_jvp([#(#actives),*], [#(#tangents),*], |[#(#duals),*]| #call)
-                }}
+                    .map(|(_, tangent)| tangent)
+                    .collect();
+                let (bind, run) = (&plain.bind, plain.run("dual_jvp", Some(tangents)));
+                quote!({ #bind #run })
             }
             _ => {
                 let mut call_args = forward_args(args);
@@ -134,14 +120,34 @@ fn forward_args(args: &[Operand]) -> Vec<TokenStream> {
 /// (`actives`) become the dual variables `duals`, and `call` is the helper's call on them,
 /// each constant argument passed through `generated::IntoParameter` (a constant dual where the
 /// helper's parameter is its float type, the value itself otherwise).
-struct PlainCall {
+struct PlainCall<'p> {
+    path: &'p Path,
     bind: TokenStream,
     actives: Vec<Ident>,
     duals: Vec<Ident>,
     call: TokenStream,
 }
 
-fn plain_call(path: &Path, args: &[Operand]) -> PlainCall {
+impl PlainCall<'_> {
+    /// `generated::<runner>([actives], [tangents], |[duals]| call)`, spanned at the helper
+    /// (a helper that is not generic is an error there).
+    fn run(&self, runner: &str, tangents: Option<Vec<TokenStream>>) -> TokenStream {
+        let Self {
+            path,
+            actives,
+            duals,
+            call,
+            ..
+        } = self;
+        let span = syn::spanned::Spanned::span(path);
+        let runner = Ident::new(runner, span);
+        let runner = quote::quote_spanned!(span=> generated::#runner);
+        let tangents = tangents.map(|tangents| quote!([#(#tangents),*],));
+        quote!(#runner([#(#actives),*], #tangents |[#(#duals),*]| #call))
+    }
+}
+
+fn plain_call<'p>(path: &'p Path, args: &[Operand]) -> PlainCall<'p> {
     let mut bind = TokenStream::new();
     let (mut actives, mut duals, mut call_args) = (Vec::new(), Vec::new(), Vec::new());
     for (k, arg) in args.iter().enumerate() {
@@ -163,6 +169,7 @@ fn plain_call(path: &Path, args: &[Operand]) -> PlainCall {
         }
     }
     PlainCall {
+        path,
         bind,
         actives,
         duals,
