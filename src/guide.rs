@@ -91,7 +91,8 @@
 //!   reads the old values), `.0`/`.1` of tuples;
 //! - arithmetic with literals on either side, and `as f32`/`as f64` between float types;
 //! - the float methods under their `f64` names (`sin`, `exp`, `ln_1p`, `powf` with a
-//!   differentiable exponent, `atan2`, `hypot`, `mul_add`, `clamp`, `max`/`min`, ...;
+//!   differentiable exponent, `atan2`, `hypot`, `mul_add`, `clamp`, `max`/`min`,
+//!   `let (s, c) = x.sin_cos();`, ...;
 //!   `signum`, `floor`, `ceil`, `round`, `trunc` and casts to integers are constants), and
 //!   on tensors every op of the runtime's vocabulary of primitives (`gradtape-primitives`:
 //!   each op's forward, VJP and JVP rules are one row, which the attribute reads, so a new

@@ -554,3 +554,112 @@ fn a_tensor_at_two_positions_is_credited_once() {
         panic!("{message}");
     }
 }
+
+// ----- more forms, as users write them -----
+
+/// Plain helpers reached by `crate::` and relative paths.
+pub mod physics {
+    use num_traits::Float;
+
+    /// Lennard-Jones energy of a distance, with its parameters.
+    pub fn lennard_jones<T: Float>(r: T, epsilon: T, sigma: T) -> T {
+        let s6 = (sigma / r).powi(6);
+        T::from(4.0).unwrap() * epsilon * (s6 * s6 - s6)
+    }
+
+    /// A rotation of a 2-d point: three results.
+    pub fn rotate<T: Float>(x: T, y: T, angle: T) -> (T, T, T) {
+        let (s, c) = angle.sin_cos();
+        (c * x - s * y, s * x + c * y, x.hypot(y))
+    }
+}
+
+/// The same number at two argument positions, an expression as an argument, a constant
+/// before a differentiable one, a `crate::` path, a helper in a `match` arm and in a loop
+/// that returns early.
+#[differentiable(plain(
+    crate::physics::lennard_jones,
+    physics::lennard_jones,
+    physics::rotate,
+    plain::huber
+))]
+fn forms(x: f64, y: f64, mode: u8) -> f64 {
+    let mut total = crate::physics::lennard_jones(x, x, 1.1) + physics::lennard_jones(1.3, y, x);
+    let (a, b, r) = physics::rotate(x * 2.0 + y, y, 0.3);
+    total += a * b + r;
+    total += match mode {
+        0 => plain::huber(x - y, 0.5),
+        1 => plain::huber(2.0, x),
+        _ => 0.0,
+    };
+    for k in 0..5 {
+        let step = plain::huber(x * k as f64, y);
+        if step > 3.0 {
+            return total + step;
+        }
+        total += step;
+    }
+    total
+}
+
+/// The same, with every helper annotated: the oracle.
+mod annotated_physics {
+    use gradtape::differentiable;
+    use num_traits::Float;
+
+    #[differentiable]
+    pub fn lennard_jones<T: Float>(r: T, epsilon: T, sigma: T) -> T {
+        let s6 = (sigma / r).powi(6);
+        T::from(4.0).unwrap() * epsilon * (s6 * s6 - s6)
+    }
+
+    #[differentiable]
+    pub fn rotate<T: Float>(x: T, y: T, angle: T) -> (T, T, T) {
+        let (s, c) = angle.sin_cos();
+        (c * x - s * y, s * x + c * y, x.hypot(y))
+    }
+}
+
+#[differentiable]
+fn forms_annotated(x: f64, y: f64, mode: u8) -> f64 {
+    use annotated_physics as physics;
+    let mut total = physics::lennard_jones(x, x, 1.1) + physics::lennard_jones(1.3, y, x);
+    let (a, b, r) = physics::rotate(x * 2.0 + y, y, 0.3);
+    total += a * b + r;
+    total += match mode {
+        0 => annotated::huber(x - y, 0.5),
+        1 => annotated::huber(2.0, x),
+        _ => 0.0,
+    };
+    for k in 0..5 {
+        let step = annotated::huber(x * k as f64, y);
+        if step > 3.0 {
+            return total + step;
+        }
+        total += step;
+    }
+    total
+}
+
+#[test]
+fn more_forms_against_the_annotated_twin() {
+    macro_rules! faces {
+        ($f:ident, $mode:expr) => {
+            Scalar {
+                name: stringify!($f),
+                itself: &|x: &[f64]| $f(x[0], x[1], $mode),
+                primal: &|x: &[f64]| $f::primal(x[0], x[1], $mode),
+                grad: &|x: &[f64]| {
+                    let (value, g) = $f::grad(x[0], x[1], $mode);
+                    (value, g.to_vec())
+                },
+                jvp: &|x: &[f64], v: &[f64]| $f::jvp(x[0], x[1], $mode, v[0], v[1]),
+            }
+        };
+    }
+    for mode in 0..3 {
+        for x in [[1.2, 0.9], [0.95, 1.7], [1.6, 0.35]] {
+            check_twins(&faces!(forms, mode), &faces!(forms_annotated, mode), &x);
+        }
+    }
+}

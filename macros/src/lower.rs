@@ -606,6 +606,29 @@ impl<'a> Lowerer<'a> {
             {
                 Some(Tree::Node(self.call_parts(call, tuple_pat.elems.len())))
             }
+            Expr::MethodCall(call)
+                if !has_rest
+                    && call.method == "sin_cos"
+                    && call.args.is_empty()
+                    && tuple_pat.elems.len() == 2
+                    && self.mode == Mode::Scalar
+                    && self.mentions_active(&call.receiver) =>
+            {
+                // `x.sin_cos()` is `(x.sin(), x.cos())`, as std computes it: one op each,
+                // on the receiver evaluated once
+                let x = self.snapshot(&call.receiver);
+                let parts = ["sin", "cos"].map(|name| {
+                    let rule = vocabulary::elementwise(name).expect("a row of the vocabulary");
+                    let op = Op::Unary {
+                        method: syn::Ident::new(name, call.method.span()),
+                        saves: rule.saves,
+                        x: x.clone(),
+                        args: Vec::new(),
+                    };
+                    Tree::Leaf(self.emit_temp(op))
+                });
+                Some(Tree::Node(parts.into()))
+            }
             _ => {
                 validate::destructured(self.cx, pat);
                 None
