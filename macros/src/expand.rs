@@ -33,7 +33,7 @@ pub fn differentiable(args: TokenStream, item: ItemFn) -> TokenStream {
 pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
     let cx = Ctxt::default();
     let args = args::parse(&cx, args);
-    validate::signature(&cx, &item.sig);
+    validate::signature(&cx, &item.sig, &sig::float_type_params(&item));
     let mut sig = sig::parse(&item);
     if let Some(sig) = &mut sig {
         sig::hold_constant(&cx, sig, &args.constant);
@@ -75,7 +75,7 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
                 .filter(|p| p.array_row().is_some())
                 .map(|p| p.ident.to_string())
                 .collect();
-            stmts = iterators::desugar(stmts, arrays, rows);
+            stmts = iterators::desugar(stmts, arrays, rows, &sig.floats);
         }
         let block = syn::Block {
             brace_token: item.block.brace_token,

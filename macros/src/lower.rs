@@ -93,6 +93,8 @@ struct Lowerer<'a> {
     written: Vec<BindingId>,
     /// For the names of the index locals of element reads and writes.
     next_index: usize,
+    /// The function's float type parameters: a local typed `Vec<T>` is an array too.
+    floats: Vec<Ident>,
 }
 
 /// A loop being lowered.
@@ -140,6 +142,7 @@ impl<'a> Lowerer<'a> {
             returned: None,
             written: Vec::new(),
             next_index: 0,
+            floats: sig.floats.clone(),
         };
         for param in &sig.params {
             let active = param.differentiable(sig.mode);
@@ -426,7 +429,7 @@ impl<'a> Lowerer<'a> {
         };
         let key = key_of(ident);
         let forced = self.forced.contains(&key);
-        let array = is_array_local(local);
+        let array = is_array_local(local, &self.floats);
         let bound = self.bindings.len();
         self.lower_local_as(local, ident, mutable, ty, key, forced, init_active);
         // The binding the `let` made (the last one: temporaries come before it).
@@ -434,7 +437,7 @@ impl<'a> Lowerer<'a> {
             let last = self.bindings.len() - 1;
             self.bindings[last].array = true;
             // (a literal of rows set its row length already)
-            if let Some(row) = local_row(local) {
+            if let Some(row) = local_row(local, &self.floats) {
                 self.bindings[last].row = Some(row);
             }
         }
@@ -467,7 +470,7 @@ impl<'a> Lowerer<'a> {
                 let expr = strip_parens(&init.expr);
                 if let Some(elems) = array_elements(expr)
                     && self.mode == Mode::Scalar
-                    && is_array_local(local)
+                    && is_array_local(local, &self.floats)
                 {
                     self.lower_array_literal(ident, mutable, key, expr, &elems);
                     return;
@@ -2521,9 +2524,9 @@ impl<'ast> Visit<'ast> for ActiveFinder<'_, '_> {
 /// Whether a `let` declares an array of floats (a buffer the body indexes): its type is
 /// written (`Vec<f64>`, `[f64; 3]`), or its value is `vec![..]`, `[..]`, `Vec::new()` or
 /// `Vec::with_capacity(..)`.
-pub fn is_array_local(local: &syn::Local) -> bool {
+pub fn is_array_local(local: &syn::Local, floats: &[Ident]) -> bool {
     if let Pat::Type(typed) = &local.pat {
-        return crate::model::sig::float_array_or_rows(&typed.ty).is_some();
+        return crate::model::sig::float_array_or_rows(&typed.ty, floats).is_some();
     }
     let Some(init) = &local.init else {
         return false;
@@ -2549,9 +2552,9 @@ fn strip_reference(expr: &Expr) -> &Expr {
 
 /// The row length `N` of a local array of rows: typed `[[F; N]; M]` or `Vec<[F; N]>`, or
 /// zeros `[[0.0; N]; M]` or `vec![[0.0; N]; m]`.
-pub fn local_row(local: &syn::Local) -> Option<TokenStream> {
+pub fn local_row(local: &syn::Local, floats: &[Ident]) -> Option<TokenStream> {
     if let Pat::Type(typed) = &local.pat {
-        let (_, row, _) = crate::model::sig::float_array_or_rows(&typed.ty)?;
+        let (_, row, _) = crate::model::sig::float_array_or_rows(&typed.ty, floats)?;
         return row.map(|row| row.parse().expect("printed from tokens"));
     }
     let init = strip_parens(&local.init.as_ref()?.expr);

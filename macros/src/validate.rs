@@ -23,7 +23,7 @@ use crate::model::sig::{self, Mode, Signature};
 
 /// What is wrong with the signature whatever the parameters' types: `async`, `unsafe`,
 /// `self`, patterns, `&mut`, no result.
-pub fn signature(cx: &Ctxt, sig: &syn::Signature) {
+pub fn signature(cx: &Ctxt, sig: &syn::Signature, floats: &[syn::Ident]) {
     if let Some(asyncness) = &sig.asyncness {
         cx.error_spanned_by(asyncness, "a #[differentiable] function cannot be async");
     }
@@ -58,7 +58,7 @@ pub fn signature(cx: &Ctxt, sig: &syn::Signature) {
         }
         if let Type::Reference(reference) = &*typed.ty
             && let Some(mutability) = &reference.mutability
-            && sig::float_array(&reference.elem).is_none()
+            && sig::float_array(&reference.elem, floats).is_none()
         {
             cx.error_spanned_by(
                 mutability,
@@ -69,7 +69,7 @@ pub fn signature(cx: &Ctxt, sig: &syn::Signature) {
     let writes_arrays = sig.inputs.iter().any(|input| {
         matches!(input, FnArg::Typed(typed) if matches!(&*typed.ty,
             Type::Reference(reference) if reference.mutability.is_some()
-                && sig::float_array(&reference.elem).is_some()))
+                && sig::float_array(&reference.elem, floats).is_some()))
     });
     if let ReturnType::Default = sig.output
         && !writes_arrays

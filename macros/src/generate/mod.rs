@@ -506,7 +506,11 @@ impl<'a> Generator<'a> {
         }
         let g = mixed("g");
         let seed = match self.sig.outputs.first() {
-            Some(ty) => quote!(let #g: #ty = 1.0;),
+            // `ONE`, not `1.0`: the result may be a generic float type
+            Some(ty) => {
+                let private = paths::private();
+                quote!(let #g: #ty = <#ty as #private::DType>::ONE;)
+            }
             None => quote!(let #g = ();),
         };
         let ret_ty = self.ret_type(item);
