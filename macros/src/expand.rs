@@ -136,12 +136,8 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
         .iter()
         .flatten()
         .any(|&b| body.bindings[b].array);
-    let writes_arrays = !body.written.is_empty();
     let grad_into = (arrays && !sig.tuple_output)
         .then(|| Generator::into_buffers(&sig, &body).grad_into_fn(&generated_item));
-    // A function writing `&mut` arrays needs their cotangents from the caller: it has
-    // `grad_into` (the buffers hold them) and no `vjp`.
-    let vjp = if writes_arrays { quote!() } else { vjp };
     // The source shown in `f::GENERATED`: every generated function but `jvp_call`.
     let zero_d_source = zero_d
         .as_ref()

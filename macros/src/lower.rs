@@ -804,6 +804,9 @@ impl<'a> Lowerer<'a> {
             {
                 self.lower_push(call, expr, semi)
             }
+            Expr::Call(call) if self.mode == Mode::Scalar && self.writes_arrays(call) => {
+                self.lower_writing_call(call, expr, semi)
+            }
             _ if self.mentions_active(expr) => {
                 // Evaluated for its effects only: lowered so it is checked, its value unused.
                 let _ = self.lower_operand(expr);
@@ -1951,6 +1954,94 @@ impl<'a> Lowerer<'a> {
                 self.lower_operand(arg)
             })
             .collect()
+    }
+
+    /// The array an argument passes whole as `&mut` (`&mut a`, `&mut a[..]`), if any.
+    fn written_array_arg(&self, arg: &Expr) -> Option<BindingId> {
+        let Expr::Reference(reference) = strip_parens(arg) else {
+            return None;
+        };
+        reference.mutability?;
+        let inner = match strip_parens(&reference.expr) {
+            Expr::Index(index)
+                if matches!(strip_parens(&index.index), Expr::Range(range)
+                    if range.start.is_none() && range.end.is_none()) =>
+            {
+                &*index.expr
+            }
+            other => other,
+        };
+        self.array_target(inner)
+    }
+
+    /// Whether a call statement passes a float array as `&mut` to a named function: a
+    /// call of an annotated function writing it (`f(&x, &mut out);`).
+    fn writes_arrays(&self, call: &syn::ExprCall) -> bool {
+        matches!(&*call.func, Expr::Path(func)
+            if !crate::syntax::is_associated(&func.path) && !crate::syntax::is_constructor(&func.path))
+            && call.args.iter().any(|arg| self.written_array_arg(arg).is_some())
+    }
+
+    /// `f(&x, &mut out);` of another annotated function writing `out` (scalar mode): a
+    /// [`Stmt::CallWrites`]. Each array it writes becomes active when anything it reads
+    /// is (the callee's writes carry derivatives into it); with nothing active, it is plain
+    /// code.
+    fn lower_writing_call(
+        &mut self,
+        call: &syn::ExprCall,
+        expr: &Expr,
+        semi: Option<syn::token::Semi>,
+    ) {
+        let Expr::Path(func) = &*call.func else {
+            unreachable!("checked by `writes_arrays`")
+        };
+        let mut args = Vec::new();
+        let mut written = Vec::new();
+        for (k, arg) in call.args.iter().enumerate() {
+            match self.written_array_arg(arg) {
+                Some(binding) => {
+                    written.push((k, binding));
+                    args.push(Operand::Active {
+                        binding,
+                        fwd: arg.clone(),
+                    });
+                }
+                None => args.extend(self.lower_call_args([arg])),
+            }
+        }
+        let reads_active = args
+            .iter()
+            .enumerate()
+            .any(|(k, arg)| !written.iter().any(|&(w, _)| w == k) && arg.binding().is_some());
+        let writes_active = written.iter().any(|&(_, b)| self.bindings[b].active);
+        if !reads_active && !writes_active {
+            self.check_inactive(expr);
+            self.push(Stmt::Plain(quote!(#expr #semi)));
+            return;
+        }
+        // An inactive array written from active values is active from its declaration on:
+        // lowered again so (the `let mut` fixed point).
+        let mut all_active = true;
+        for &(k, binding) in &written {
+            if !self.bindings[binding].active {
+                all_active = false;
+                if !self.activate(binding, &call.args[k]) {
+                    return;
+                }
+            }
+        }
+        if !all_active {
+            // this round is lowered again
+            self.push(Stmt::Plain(quote!(#expr #semi)));
+            return;
+        }
+        let id = self.fresh_id();
+        self.push(Stmt::CallWrites {
+            id,
+            func: Callee::Function(func.path.clone()),
+            args,
+            written: written.into_iter().map(|(k, _)| k).collect(),
+        });
     }
 
     /// Part of an active array passed to an annotated call, a row `&m[i]` of an array of

@@ -172,6 +172,12 @@ impl Generator<'_> {
                 }
             }
             Stmt::Scope(block) => self.forward_scope(block),
+            Stmt::CallWrites {
+                id,
+                func,
+                args,
+                written,
+            } => self.forward_call_writes(*id, func, args, written, depth),
             Stmt::Loop {
                 id,
                 label,

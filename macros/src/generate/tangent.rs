@@ -27,7 +27,7 @@ use syn::ItemFn;
 
 use super::{Generator, borrow, is_literal, paths, return_label};
 use crate::model::ir::{Block, JumpKind, LoopHead, Op, Operand, Saves, Stmt, Target};
-use crate::model::sig::{Kind, Param};
+use crate::model::sig::Kind;
 use crate::syntax::mixed;
 use crate::vocabulary;
 
@@ -162,10 +162,6 @@ impl Generator<'_> {
     /// tell a float parameter from a data one. A float parameter's entry is its tangent or
     /// `NoTangent` (a constant argument, tangent zero), a data parameter's `NoTangent`.
     pub fn jvp_call_fn(&self, item: &ItemFn) -> TokenStream {
-        if self.sig.params.iter().any(Param::is_output_array) {
-            // A function writing a `&mut` array has no `vjp` either: no annotated caller.
-            return quote!();
-        }
         let generated = paths::generated();
         let params = self.params();
         let mut entry_types = Vec::new();
@@ -174,6 +170,12 @@ impl Generator<'_> {
         for (k, (param, binding)) in self.sig.params.iter().zip(&self.body.params).enumerate() {
             let entry = mixed(&format!("t{k}"));
             match (binding, &param.elem) {
+                (Some(_), Some(elem)) if param.is_output_array() => {
+                    // The caller's tangent shadow of the array it passes `&mut`, flat and
+                    // of the array's length, updated in place as `jvp` does.
+                    entry_types.push(quote!(&mut [#elem]));
+                    tangents.push(quote!(#entry));
+                }
                 (Some(_), Some(elem)) if matches!(param.kind, Kind::Array { .. }) => {
                     // The caller's tangent shadow (or `NoTangent`: zeros) as a slice.
                     entry_types.push(quote!(impl #generated::TangentSlice<#elem>));
@@ -243,7 +245,7 @@ impl Generator<'_> {
 
     /// The tangent entry of an argument of another annotated function's `jvp_call`: the
     /// argument's tangent, an array's tangent shadow (read as a slice), or `NoTangent`.
-    fn call_tangent(&self, arg: &Operand) -> TokenStream {
+    pub(super) fn call_tangent(&self, arg: &Operand) -> TokenStream {
         match arg.binding() {
             Some(b) if self.body.bindings[b].array => {
                 let tangent = self.tangent(b);
@@ -254,7 +256,7 @@ impl Generator<'_> {
         }
     }
 
-    fn tangent(&self, binding: usize) -> &syn::Ident {
+    pub(super) fn tangent(&self, binding: usize) -> &syn::Ident {
         &self.body.bindings[binding].tangent
     }
 
@@ -280,6 +282,12 @@ impl Generator<'_> {
     fn tangent_stmt(&self, stmt: &Stmt) -> TokenStream {
         match stmt {
             Stmt::Plain(tokens) => tokens.clone(),
+            Stmt::CallWrites {
+                id,
+                func,
+                args,
+                written,
+            } => self.tangent_call_writes(*id, func, args, written),
             Stmt::Declare { binding, mutable } => {
                 let (name, tangent) = (self.name(*binding), self.tangent(*binding));
                 let mutability = mutable.then(|| quote!(mut));

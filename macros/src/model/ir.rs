@@ -291,6 +291,20 @@ pub enum Stmt {
         args: Vec<Operand>,
         parts: Vec<BindingId>,
     },
+    /// `f(&x, &mut out);`, a call of another annotated function that writes `&mut` float
+    /// arrays (scalar mode): `args` as for [`Op::Call`], the arrays written (`written`,
+    /// positions in `args`, each an active array operand) included. The forward code calls
+    /// its `vjp`, which writes the arrays; the adjoint calls the pullback with each written
+    /// array's shadow in place (Enzyme's shadow: it holds the cotangent of the array's
+    /// values after the call, and is left holding that of its values before it), then adds
+    /// the other arguments' cotangents as for a call. The tangent code passes the written
+    /// arrays' tangent shadows to `jvp_call`, which updates them in place.
+    CallWrites {
+        id: usize,
+        func: Callee,
+        args: Vec<Operand>,
+        written: Vec<usize>,
+    },
     /// `break`, `continue` or a `return` from inside a loop or an expression: it leaves
     /// `exits`, the regions (loop ids, innermost first, and [`RETURN_REGION`]) whose current
     /// iteration (or the body's run) it ends. The forward code saves `id` as each one's
@@ -374,7 +388,8 @@ impl Stmt {
             | Stmt::Declare { .. }
             | Stmt::Def { .. }
             | Stmt::Jump { .. }
-            | Stmt::CallParts { .. } => {}
+            | Stmt::CallParts { .. }
+            | Stmt::CallWrites { .. } => {}
         }
     }
 }
