@@ -139,7 +139,11 @@ fn copies(
 
 /// Collects the names of the body's local float arrays (and of those that are arrays of
 /// rows); the third field is the function's float type parameters.
-struct Locals<'a>(&'a mut HashSet<String>, &'a mut HashSet<String>, &'a [Ident]);
+struct Locals<'a>(
+    &'a mut HashSet<String>,
+    &'a mut HashSet<String>,
+    &'a [Ident],
+);
 
 impl<'ast> Visit<'ast> for Locals<'_> {
     fn visit_local(&mut self, local: &'ast syn::Local) {

@@ -1962,7 +1962,12 @@ impl<'a> Lowerer<'a> {
             return None;
         };
         reference.mutability?;
+        // `&mut *out` of a `&mut` parameter too
         let inner = match strip_parens(&reference.expr) {
+            Expr::Unary(unary) if matches!(unary.op, UnOp::Deref(_)) => strip_parens(&unary.expr),
+            other => other,
+        };
+        let inner = match inner {
             Expr::Index(index)
                 if matches!(strip_parens(&index.index), Expr::Range(range)
                     if range.start.is_none() && range.end.is_none()) =>
@@ -1979,7 +1984,10 @@ impl<'a> Lowerer<'a> {
     fn writes_arrays(&self, call: &syn::ExprCall) -> bool {
         matches!(&*call.func, Expr::Path(func)
             if !crate::syntax::is_associated(&func.path) && !crate::syntax::is_constructor(&func.path))
-            && call.args.iter().any(|arg| self.written_array_arg(arg).is_some())
+            && call
+                .args
+                .iter()
+                .any(|arg| self.written_array_arg(arg).is_some())
     }
 
     /// `f(&x, &mut out);` of another annotated function writing `out` (scalar mode): a

@@ -575,11 +575,12 @@ pub fn whole_row(cx: &Ctxt, row: &Expr) {
     );
 }
 
-/// `f(.., &mut buf)`: a call of a function writing a `&mut` float array (it has no `vjp`
-/// to call, only `grad_into`).
+/// `&mut buf` passed to a call that is not a statement of its own, or a part of an array
+/// passed `&mut` (`&mut v[1..]`): a call writing arrays is differentiated only as a
+/// statement passing whole arrays (`Stmt::CallWrites`).
 pub fn array_output_argument(cx: &Ctxt, mutability: impl ToTokens) {
     cx.error_spanned_by(
         mutability,
-        "a function writing a `&mut` float array cannot be called from a #[differentiable] function yet: return the values instead (a float, or a tuple), or write the loop in the caller",
+        "a call writing a `&mut` float array is differentiated as a statement of its own that passes whole arrays (`f(&x, &mut out);`): call it on its own line, and write into a whole local array rather than a part of one",
     );
 }

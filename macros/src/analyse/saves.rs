@@ -86,10 +86,8 @@ fn visit_call_parts(block: &Block, f: &mut impl FnMut(&[usize], &[Operand])) {
         match stmt {
             Stmt::CallParts { parts, args, .. } => f(parts, args),
             Stmt::CallWrites { args, written, .. } => {
-                let written: Vec<usize> = written
-                    .iter()
-                    .filter_map(|&k| args[k].binding())
-                    .collect();
+                let written: Vec<usize> =
+                    written.iter().filter_map(|&k| args[k].binding()).collect();
                 f(&written, args)
             }
             Stmt::If {

@@ -408,7 +408,10 @@ impl<'a> Generator<'a> {
             .iter()
             .filter(|p| p.is_output_array())
             .map(|p| {
-                let (buffer, elem) = (Self::into_buffer(p), p.elem.as_ref().expect("a float array"));
+                let (buffer, elem) = (
+                    Self::into_buffer(p),
+                    p.elem.as_ref().expect("a float array"),
+                );
                 (quote!(#buffer: &mut [#elem]), quote!(&mut [#elem]))
             })
             .unzip();
