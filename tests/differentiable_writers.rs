@@ -604,3 +604,29 @@ fn a_writers_vjp_is_its_grad_into() {
         assert!((d_u_into[i] - w[i] * (0.5 - s * u.sin() / 4.0)).abs() < 1e-15);
     }
 }
+
+// ----- 3. generic code handing parts and copies of arrays on -----
+
+/// A range of a generic array passed on (copied into a local part first), a generic
+/// `to_vec` copy, and a literal of generic values.
+#[differentiable]
+fn generic_parts<T: Float>(x: &[T]) -> T {
+    let tail = generic_dot(&x[1..], &x[1..]);
+    let mut copy = x.to_vec();
+    copy[0] = copy[0] * tail;
+    let pair = [copy[0], x[1].sin()];
+    generic_dot(&copy, x) + generic_dot(&pair, &pair)
+}
+
+#[test]
+fn generic_parts_and_copies() {
+    slices!(@second_order generic_parts, [4], [0], point(4, 51, -1.0, 1.0));
+    let x: Vec<f32> = point(4, 51, -1.0, 1.0).iter().map(|&v| v as f32).collect();
+    let (v32, [g32]) = generic_parts::grad(&x[..]);
+    let x64: Vec<f64> = x.iter().map(|&v| f64::from(v)).collect();
+    let (v64, [g64]) = generic_parts::grad(&x64[..]);
+    assert!(close(f64::from(v32), v64, 1e-5), "{v32} vs {v64}");
+    for (a, b) in g32.iter().zip(&g64) {
+        assert!(close(f64::from(*a), *b, 1e-4), "{a} vs {b}");
+    }
+}

@@ -120,7 +120,11 @@ fn copies(
             let k = mixed("copy_index");
             self.arrays.insert(name.to_string());
             Some(vec![
-                syn::parse_quote!(let mut #name = vec![0.0; #source.len()];),
+                {
+                    // not `0.0`: the elements may be of a generic float type
+                    let generated = crate::generate::paths::generated();
+                    syn::parse_quote!(let mut #name = vec![#generated::element_zero(); #source.len()];)
+                },
                 syn::parse_quote!(for #k in 0..#source.len() { #name[#k] = #source[#k]; }),
             ])
         }

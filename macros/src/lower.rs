@@ -900,11 +900,16 @@ impl<'a> Lowerer<'a> {
         };
         let values: Vec<Operand> = elems.iter().map(|e| self.lower_operand(e)).collect();
         let n = elems.len();
+        // (`element_zero()`, not `0.0`: the elements may be of a generic float type)
+        let generated = crate::generate::paths::generated();
+        let zero = quote!(#generated::element_zero());
         let zeros: Expr = match (expr, row) {
-            (Expr::Macro(_), Some(row)) => syn::parse_quote!(::std::vec![[0.0; #row]; #n / #row]),
-            (_, Some(row)) => syn::parse_quote!([[0.0; #row]; #n / #row]),
-            (Expr::Macro(_), None) => syn::parse_quote!(::std::vec![0.0; #n]),
-            (_, None) => syn::parse_quote!([0.0; #n]),
+            (Expr::Macro(_), Some(row)) => {
+                syn::parse_quote!(::std::vec![[#zero; #row]; #n / #row])
+            }
+            (_, Some(row)) => syn::parse_quote!([[#zero; #row]; #n / #row]),
+            (Expr::Macro(_), None) => syn::parse_quote!(::std::vec![#zero; #n]),
+            (_, None) => syn::parse_quote!([#zero; #n]),
         };
         let binding = self.bind(ident, true, Some(key));
         self.bindings[binding].array = true;
@@ -2081,6 +2086,8 @@ impl<'a> Lowerer<'a> {
         let j = format_ident!("gradtape_part_j{id}");
         let array = &index.expr;
         let position = &index.index;
+        // (`element_zero()`, not `0.0`: the elements may be of a generic float type)
+        let generated = crate::generate::paths::generated();
         let (zeros, read): (Expr, Expr) =
             match (strip_parens(&index.index), &self.bindings[base].row) {
                 (Expr::Range(range), None) => {
@@ -2101,7 +2108,7 @@ impl<'a> Lowerer<'a> {
                         let #len: usize = #len - #start;
                     }));
                     (
-                        syn::parse_quote!(::std::vec![0.0; #len]),
+                        syn::parse_quote!(::std::vec![#generated::element_zero(); #len]),
                         syn::parse_quote!(#array[#start + #j]),
                     )
                 }
@@ -2114,7 +2121,7 @@ impl<'a> Lowerer<'a> {
                         let #len: usize = #row;
                     }));
                     (
-                        syn::parse_quote!([0.0; #row]),
+                        syn::parse_quote!([#generated::element_zero(); #row]),
                         syn::parse_quote!(#array[#start][#j]),
                     )
                 }

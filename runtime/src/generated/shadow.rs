@@ -264,6 +264,19 @@ impl<'b, F: Copy + Default + Add<Output = F>> Shadow<'b, F> {
     }
 }
 
+/// The zero a local array the generated code builds starts from (a copy of an array or
+/// of a part of one, a literal's buffer), of whatever float type its elements get: `0.0`
+/// would be an `f64` where they are a generic `T: Float`.
+///
+/// ```
+/// let buffer: Vec<f32> = vec![gradtape_runtime::generated::element_zero(); 2];
+/// assert_eq!(buffer, [0.0, 0.0]);
+/// ```
+#[inline]
+pub fn element_zero<F: num_traits::Zero>() -> F {
+    F::zero()
+}
+
 /// Checks that the buffer `buffer` passed to `function`'s `grad_into` for the array
 /// parameter `param` has the array's length.
 ///
