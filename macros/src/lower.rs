@@ -1949,9 +1949,12 @@ impl<'a> Lowerer<'a> {
                         fwd: syn::parse_quote!(&#name),
                     };
                 }
+                // `&mut a` (or a part, `&mut a[1..]`) where no writing call is lowered
                 if let Expr::Reference(reference) = strip_parens(arg)
                     && let Some(mutability) = &reference.mutability
-                    && self.array_target(&reference.expr).is_some()
+                    && (self.array_target(&reference.expr).is_some()
+                        || matches!(strip_parens(&reference.expr), Expr::Index(index)
+                            if self.array_target(&index.expr).is_some()))
                 {
                     validate::array_output_argument(self.cx, mutability);
                     return Operand::Inactive(arg.clone());
