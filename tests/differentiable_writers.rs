@@ -678,5 +678,9 @@ fn writing_calls_in_a_checkpointed_loop() {
     let (value, [d_source, d_u0]) = relaxed::grad(&source, &u0);
     let (by_segments, [s_source, s_u0]) = relaxed_checkpointed::grad(&source, &u0);
     assert_eq!(by_segments.to_bits(), value.to_bits());
+    assert_eq!(
+        relaxed_checkpointed(&source, &u0).to_bits(),
+        value.to_bits()
+    );
     assert_eq!((s_source, s_u0), (d_source, d_u0));
 }
