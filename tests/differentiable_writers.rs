@@ -20,7 +20,7 @@
 //! initial values as inputs too (it may keep or read them).
 
 // The functions are written as users write them, index loops included.
-#![allow(clippy::needless_range_loop, clippy::ptr_arg)]
+#![allow(clippy::needless_range_loop, clippy::ptr_arg, clippy::manual_memcpy)]
 
 #[macro_use]
 mod common;
@@ -485,6 +485,11 @@ fn calls_writing_outputs() {
     slices!(@second_order normalised_moment, [4], [0], point(4, 34, 0.5, 1.5));
 }
 
+/// `(x, out, dx, d_out)` of a writer's `grad_into`.
+type Writes<'a> = &'a dyn Fn(&[f64], &mut [f64], &mut [f64], &mut [f64]);
+/// `(x, out, v, tangent of out)` of a writer's `jvp`.
+type WritesTangent<'a> = &'a dyn Fn(&[f64], &mut [f64], &[f64], &mut [f64]);
+
 /// A writer checked on its own: `x` and `out`'s initial values are its inputs (it may keep
 /// or read them), `⟨w, out⟩` its objective.
 struct Writer<'a> {
@@ -494,10 +499,10 @@ struct Writer<'a> {
     primal: &'a dyn Fn(&[f64], &mut [f64]),
     itself: &'a dyn Fn(&[f64], &mut [f64]),
     /// `grad_into(x, out, dx, d_out)`.
-    grad_into: &'a dyn Fn(&[f64], &mut [f64], &mut [f64], &mut [f64]),
+    grad_into: Writes<'a>,
     /// `jvp(x, out, v, tangent of out)`, the tangent buffer holding that of `out`'s
     /// initial values.
-    jvp: &'a dyn Fn(&[f64], &mut [f64], &[f64], &mut [f64]),
+    jvp: WritesTangent<'a>,
 }
 
 impl Writer<'_> {
