@@ -257,11 +257,11 @@
 //! assert_eq!(dx, [0.5, 5.5, 5.0]);
 //! ```
 //!
-//! Another annotated function that writes a `&mut [F]` output is called as a statement
-//! of its own, passing whole arrays (`step(&state, &mut next);`, also `&mut out[..]` and
-//! `&mut *out` of the caller's own output): its `vjp` writes the array, and its pullback
-//! takes the array's shadow in place, as `grad_into` takes its buffer. So an integrator
-//! calls its step function in a loop:
+//! Another annotated function that writes a `&mut [F]` output is called passing whole
+//! arrays (`step(&state, &mut next);`, also `&mut out[..]` and `&mut *out` of the caller's
+//! own output; `let e = step(..);` if it also returns a float): its `vjp` writes the
+//! array, and its pullback takes the array's shadow in place, as `grad_into` takes its
+//! buffer. So an integrator calls its step function in a loop:
 //!
 //! ```
 //! use gradtape::differentiable;
@@ -657,8 +657,8 @@
 //!   name, an index computed from a differentiable value (its derivative would be lost), a
 //!   float array copied or returned whole (passed whole to an annotated function it is
 //!   differentiated), a row `m[i]` of an array of rows used whole, a call writing a `&mut`
-//!   float array whose result is used (`let e = f(&x, &mut out);`) or that writes a part
-//!   of an array (`&mut v[1..]`), `&mut [F]` in a tensor function;
+//!   float array whose tuple result is destructured (`let (a, b) = f(&x, &mut out);`) or
+//!   that writes a part of an array (`&mut v[1..]`), `&mut [F]` in a tensor function;
 //! - `?`, an `if` producing a value without an `else`;
 //! - a `&mut self` method: its mutation of `self` has no adjoint.
 //!
@@ -685,8 +685,8 @@
 //! # Limits today
 //!
 //! Not yet transformed, and so rejected with the messages above: a call of an annotated
-//! function that writes a `&mut` float array other than as a statement passing whole
-//! arrays, rows of `Vec`s (`&[Vec<F>]`, `Vec<Vec<F>>`:
+//! function that writes a part of a float array, or writes a float array and returns a
+//! tuple, rows of `Vec`s (`&[Vec<F>]`, `Vec<Vec<F>>`:
 //! no common row length; such a parameter is data, held constant), rows iterated by value
 //! (`for row in m`: iterate `m.iter()`) and iterator forms over one row (`row.iter()`:
 //! index it), arrays deeper than rows of floats, `windows`/`chunks` other than as a `for`

@@ -10,7 +10,8 @@
 //!    cotangent of the values after the call in, that of the values before it out). An
 //!    explicit-Euler and an RK4 step called in loops of annotated integrators, a writer
 //!    calling writers, `matvec(m, &x, &mut y)`, an output partially written, an output
-//!    read before it is written.
+//!    read before it is written, a writer's float result used (`let n = f(&x, &mut u);`)
+//!    and dropped, writing calls in a checkpointed loop.
 //!
 //! Each function is checked as in `differentiable_slices.rs` (`common::faces`): `f`,
 //! `f::grad`, `f::grad_into` and `f::jvp` give `f::primal`'s value to the bit; the
@@ -404,6 +405,18 @@ fn normalise_into(x: &[f64], out: &mut [f64]) -> f64 {
     n
 }
 
+/// The writer's result used as well as its output.
+#[differentiable]
+fn normalised_and_scaled(x: &[f64]) -> f64 {
+    let mut u = vec![0.0; x.len()];
+    let norm = normalise_into(x, &mut u);
+    let mut s = 0.0;
+    for i in 0..u.len() {
+        s += u[i] * x[i] * x[i];
+    }
+    s * norm.ln()
+}
+
 #[differentiable]
 fn normalised_moment(x: &[f64]) -> f64 {
     let mut u = vec![0.0; x.len()];
@@ -483,6 +496,7 @@ fn calls_writing_outputs() {
     slices!(@second_order partly_overwritten, [2, 5], [0, 1], point(7, 32, -1.0, 1.0));
     slices!(@second_order relaxed, [4, 4], [0, 1], point(8, 33, -1.0, 1.0));
     slices!(@second_order normalised_moment, [4], [0], point(4, 34, 0.5, 1.5));
+    slices!(@second_order normalised_and_scaled, [4], [0], point(4, 35, 0.5, 1.5));
 }
 
 /// `(x, out, dx, d_out)` of a writer's `grad_into`.

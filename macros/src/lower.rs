@@ -1919,6 +1919,7 @@ impl<'a> Lowerer<'a> {
         }
         match self.mode {
             Mode::Tensor => Some(self.build_trace(&Expr::Call(call.clone()))),
+            Mode::Scalar if self.writes_arrays(call) => self.build_writing_call(call),
             Mode::Scalar => {
                 let args = self.lower_call_args(&call.args);
                 Some(Op::Call {
@@ -1998,16 +1999,50 @@ impl<'a> Lowerer<'a> {
                 .any(|arg| self.written_array_arg(arg).is_some())
     }
 
-    /// `f(&x, &mut out);` of another annotated function writing `out` (scalar mode): a
-    /// [`Stmt::CallWrites`]. Each array it writes becomes active when anything it reads
-    /// is (the callee's writes carry derivatives into it); with nothing active, it is plain
-    /// code.
+    /// `f(&x, &mut out);` of another annotated function writing `out` (scalar mode), as a
+    /// statement: [`writing_call`](Self::writing_call), or plain code if nothing it reads
+    /// or writes is active.
     fn lower_writing_call(
         &mut self,
         call: &syn::ExprCall,
         expr: &Expr,
         semi: Option<syn::token::Semi>,
     ) {
+        if !self.writing_call(call, false) {
+            self.check_inactive(expr);
+            self.push(Stmt::Plain(quote!(#expr #semi)));
+        }
+    }
+
+    /// `let e = f(&x, &mut out);`: the call's value, in the temporary its
+    /// [`Stmt::CallWrites`] declares (or the call as written, in a round lowered again).
+    fn build_writing_call(&mut self, call: &syn::ExprCall) -> Option<Op> {
+        if !self.writing_call(call, true) {
+            return Self::poisoned(&Expr::Call(call.clone()));
+        }
+        let Some(Stmt::CallWrites {
+            result: Some(result),
+            ..
+        }) = self.blocks.last().and_then(|b| b.stmts.last())
+        else {
+            unreachable!("pushed by `writing_call`")
+        };
+        let (binding, name) = (*result, self.bindings[*result].name.clone());
+        Some(Op::Copy {
+            value: Operand::Active {
+                binding,
+                fwd: syn::parse_quote!(#name),
+            },
+            clone: false,
+        })
+    }
+
+    /// A call of another annotated function writing arrays passed `&mut` (scalar mode): a
+    /// [`Stmt::CallWrites`], its value in a temporary if `with_result`. Each array it
+    /// writes becomes active when anything it reads is (the callee's writes carry
+    /// derivatives into it). `false` (nothing pushed) if nothing it reads or writes is
+    /// active, or the arrays it writes were just made active (the round is lowered again).
+    fn writing_call(&mut self, call: &syn::ExprCall, with_result: bool) -> bool {
         let Expr::Path(func) = &*call.func else {
             unreachable!("checked by `writes_arrays`")
         };
@@ -2031,9 +2066,7 @@ impl<'a> Lowerer<'a> {
             .any(|(k, arg)| !written.iter().any(|&(w, _)| w == k) && arg.binding().is_some());
         let writes_active = written.iter().any(|&(_, b)| self.bindings[b].active);
         if !reads_active && !writes_active {
-            self.check_inactive(expr);
-            self.push(Stmt::Plain(quote!(#expr #semi)));
-            return;
+            return false;
         }
         // An inactive array written from active values is active from its declaration on:
         // lowered again so (the `let mut` fixed point).
@@ -2041,23 +2074,23 @@ impl<'a> Lowerer<'a> {
         for &(k, binding) in &written {
             if !self.bindings[binding].active {
                 all_active = false;
-                if !self.activate(binding, &call.args[k]) {
-                    return;
-                }
+                // (a parameter that cannot be made active is reported)
+                self.activate(binding, &call.args[k]);
             }
         }
         if !all_active {
-            // this round is lowered again
-            self.push(Stmt::Plain(quote!(#expr #semi)));
-            return;
+            return false;
         }
+        let result = with_result.then(|| self.temp());
         let id = self.fresh_id();
         self.push(Stmt::CallWrites {
             id,
             func: Callee::Function(func.path.clone()),
             args,
             written: written.into_iter().map(|(k, _)| k).collect(),
+            result,
         });
+        true
     }
 
     /// Part of an active array passed to an annotated call, a row `&m[i]` of an array of

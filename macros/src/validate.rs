@@ -575,12 +575,12 @@ pub fn whole_row(cx: &Ctxt, row: &Expr) {
     );
 }
 
-/// `&mut buf` passed to a call that is not a statement of its own, or a part of an array
-/// passed `&mut` (`&mut v[1..]`): a call writing arrays is differentiated only as a
-/// statement passing whole arrays (`Stmt::CallWrites`).
+/// A part of an array passed `&mut` (`&mut v[1..]`), or `&mut buf` passed to a call whose
+/// tuple result is destructured: a call writing arrays is differentiated only when it
+/// passes whole arrays and has at most one float result (`Stmt::CallWrites`).
 pub fn array_output_argument(cx: &Ctxt, mutability: impl ToTokens) {
     cx.error_spanned_by(
         mutability,
-        "a call writing a `&mut` float array is differentiated as a statement of its own that passes whole arrays (`f(&x, &mut out);`): call it on its own line, and write into a whole local array rather than a part of one",
+        "a call writing a `&mut` float array is differentiated when it passes whole arrays and returns one float or nothing (`f(&x, &mut out);`, `let e = f(&x, &mut out);`): write into a whole local array rather than a part of one, and return a tuple only from functions that write no array",
     );
 }

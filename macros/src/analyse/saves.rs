@@ -79,16 +79,25 @@ pub fn operands(op: &Op) -> Vec<usize> {
 }
 
 /// Calls `f` with the parts and arguments of every [`Stmt::CallParts`], and with the
-/// arrays written and arguments of every [`Stmt::CallWrites`] (a written array is a result
-/// of the call, and an argument too: the values it keeps reach the result through it).
+/// arrays written (and the result) and arguments of every [`Stmt::CallWrites`] (a written
+/// array is a result of the call, and an argument too: the values it keeps reach the
+/// result through it).
 fn visit_call_parts(block: &Block, f: &mut impl FnMut(&[usize], &[Operand])) {
     for stmt in &block.stmts {
         match stmt {
             Stmt::CallParts { parts, args, .. } => f(parts, args),
-            Stmt::CallWrites { args, written, .. } => {
-                let written: Vec<usize> =
-                    written.iter().filter_map(|&k| args[k].binding()).collect();
-                f(&written, args)
+            Stmt::CallWrites {
+                args,
+                written,
+                result,
+                ..
+            } => {
+                let results: Vec<usize> = written
+                    .iter()
+                    .filter_map(|&k| args[k].binding())
+                    .chain(*result)
+                    .collect();
+                f(&results, args)
             }
             Stmt::If {
                 then_branch,

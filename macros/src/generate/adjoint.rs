@@ -198,8 +198,12 @@ impl Generator<'_> {
             }
             Stmt::Def { id, target, op } => self.reverse_def(*id, target, op, depth),
             Stmt::CallWrites {
-                id, args, written, ..
-            } => self.reverse_call_writes(*id, args, written, depth),
+                id,
+                args,
+                written,
+                result,
+                ..
+            } => self.reverse_call_writes(*id, args, written, *result, depth),
             Stmt::If {
                 id,
                 then_branch,

@@ -177,7 +177,8 @@ impl Generator<'_> {
                 func,
                 args,
                 written,
-            } => self.forward_call_writes(*id, func, args, written, depth),
+                result,
+            } => self.forward_call_writes(*id, func, args, written, *result, depth),
             Stmt::Loop {
                 id,
                 label,

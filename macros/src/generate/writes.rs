@@ -12,15 +12,22 @@ use proc_macro2::TokenStream;
 use quote::{ToTokens, quote};
 
 use super::Generator;
-use crate::model::ir::{Callee, Operand};
+use crate::model::ir::{BindingId, Callee, Operand};
 use crate::syntax::mixed;
 
 impl Generator<'_> {
-    /// Whether the adjoint needs the call: some array it writes reaches the result.
-    fn call_writes_useful(&self, args: &[Operand], written: &[usize]) -> bool {
-        written
-            .iter()
-            .any(|&k| args[k].binding().is_some_and(|b| self.useful[b]))
+    /// Whether the adjoint needs the call: its result or some array it writes reaches the
+    /// function's result.
+    fn call_writes_useful(
+        &self,
+        args: &[Operand],
+        written: &[usize],
+        result: Option<BindingId>,
+    ) -> bool {
+        result.is_some_and(|b| self.useful[b])
+            || written
+                .iter()
+                .any(|&k| args[k].binding().is_some_and(|b| self.useful[b]))
     }
 
     /// A written array's flat length, `a.len()` (times the row length for rows): the length
@@ -35,19 +42,25 @@ impl Generator<'_> {
     }
 
     /// Forward: each written array's length saved, then the callee's `vjp` (which writes
-    /// the arrays), its pullback saved. Without an adjoint to feed, the call as written.
+    /// the arrays), its pullback saved, its value bound to `result`. Without an adjoint to
+    /// feed, the call as written.
     pub(super) fn forward_call_writes(
         &self,
         id: usize,
         func: &Callee,
         args: &[Operand],
         written: &[usize],
+        result: Option<BindingId>,
         depth: usize,
     ) -> TokenStream {
         let call_args: Vec<TokenStream> = args.iter().map(|a| a.fwd().to_token_stream()).collect();
-        if !self.saving || !self.call_writes_useful(args, written) {
+        let bind = result.map(|b| {
+            let name = self.name(b);
+            quote!(let #name =)
+        });
+        if !self.saving || !self.call_writes_useful(args, written, result) {
             let call = func.call(None, call_args);
-            return quote!(#call;);
+            return quote!(#bind #call;);
         }
         let mut code = TokenStream::new();
         for (n, &k) in written.iter().enumerate() {
@@ -61,26 +74,37 @@ impl Generator<'_> {
         let save = self.save(format!("pullback{id}"), depth);
         let pullback = &save.name;
         let call = func.call(Some("vjp"), call_args);
-        code.extend(quote!(let (_, #pullback) = #call;));
+        let value = mixed(&format!("value{id}"));
+        code.extend(quote!(let (#value, #pullback) = #call;));
         if depth > 0 {
             code.extend(save.keep(quote!(#pullback)));
         }
+        code.extend(quote!(#bind #value;));
         code
     }
 
-    /// Adjoint: the pullback called with a zero cotangent for the result (the statement
-    /// drops it) and each written array's shadow, of the array's length at the call, in
-    /// place; the other arguments' cotangents added as for any call.
+    /// Adjoint: the pullback called with the result's cotangent (zero when the statement
+    /// drops the result or it reaches nothing) and each written array's shadow, of the
+    /// array's length at the call, in place; the other arguments' cotangents added as for
+    /// any call.
     pub(super) fn reverse_call_writes(
         &self,
         id: usize,
         args: &[Operand],
         written: &[usize],
+        result: Option<BindingId>,
         depth: usize,
     ) -> TokenStream {
-        if !self.call_writes_useful(args, written) {
+        if !self.call_writes_useful(args, written, result) {
             return quote!();
         }
+        let g = match result.filter(|&b| self.useful[b]) {
+            Some(b) => {
+                let slot = self.slot(b);
+                quote!(#slot.take().unwrap_or_default())
+            }
+            None => quote!(::core::default::Default::default()),
+        };
         let (mut prologue, pullback) = self.recall(format!("pullback{id}"), depth);
         let mut buffers = Vec::new();
         for (n, &k) in written.iter().enumerate() {
@@ -99,19 +123,20 @@ impl Generator<'_> {
         });
         quote! {
             #prologue
-            let #grads = (#pullback)(::core::default::Default::default() #(, #buffers)*);
+            let #grads = (#pullback)(#g #(, #buffers)*);
             #(#accumulate)*
         }
     }
 
     /// Tangent: the callee's `jvp_call` with each written array's tangent shadow, of the
-    /// array's length, which it updates in place.
+    /// array's length, which it updates in place; the result and its tangent bound.
     pub(super) fn tangent_call_writes(
         &self,
         id: usize,
         func: &Callee,
         args: &[Operand],
         written: &[usize],
+        result: Option<BindingId>,
     ) -> TokenStream {
         let mut code = TokenStream::new();
         let mut tangents = Vec::new();
@@ -131,7 +156,13 @@ impl Generator<'_> {
             args.iter().map(|arg| arg.fwd().to_token_stream()).collect();
         call_args.push(quote!((#(#tangents,)*)));
         let call = func.call(Some("jvp_call"), call_args);
-        code.extend(quote!(let _ = #call;));
+        match result {
+            Some(b) => {
+                let (name, tangent) = (self.name(b), self.tangent(b));
+                code.extend(quote!(let (#name, #tangent) = #call;));
+            }
+            None => code.extend(quote!(let _ = #call;)),
+        }
         code
     }
 }

@@ -298,12 +298,15 @@ pub enum Stmt {
     /// array's shadow in place (Enzyme's shadow: it holds the cotangent of the array's
     /// values after the call, and is left holding that of its values before it), then adds
     /// the other arguments' cotangents as for a call. The tangent code passes the written
-    /// arrays' tangent shadows to `jvp_call`, which updates them in place.
+    /// arrays' tangent shadows to `jvp_call`, which updates them in place. A call used as
+    /// a value (`let e = f(&x, &mut out);`, a float result) puts it in `result`, a
+    /// temporary this statement declares.
     CallWrites {
         id: usize,
         func: Callee,
         args: Vec<Operand>,
         written: Vec<usize>,
+        result: Option<BindingId>,
     },
     /// `break`, `continue` or a `return` from inside a loop or an expression: it leaves
     /// `exits`, the regions (loop ids, innermost first, and [`RETURN_REGION`]) whose current
