@@ -198,7 +198,7 @@
 //!
 //! Parameters `&[F]`, `[F; N]`, `&[F; N]`, `Vec<F>` and `&Vec<F>` of floats (`f32`, `f64`
 //! or a type parameter bound by `Float`, `&[T]`) are differentiable in scalar mode, and
-//! `&mut [F]` is an output the function writes. The body
+//! `&mut [F]` (or `&mut [[F; N]]`) is an output the function writes. The body
 //! reads and writes elements (`a[i]`, `a[i] += ..`), asks `.len()`, builds local buffers
 //! (`vec![0.0; n]`, `[0.0; 3]`, `Vec::with_capacity` and `push`; `let mut w = a.to_vec();`
 //! or `a.clone()`, a local copy that may grow where the parameter may not), and uses the iterator

@@ -703,3 +703,60 @@ fn writing_calls_in_a_checkpointed_loop() {
     );
     assert_eq!((s_source, s_u0), (d_source, d_u0));
 }
+
+/// A writer of an array of rows: the outer product `m[i][j] = a[i] b[j]`.
+#[differentiable]
+fn outer_into(a: &[f64], b: &[f64], m: &mut [[f64; 2]]) {
+    for i in 0..m.len() {
+        for j in 0..2 {
+            m[i][j] = a[i] * b[j];
+        }
+    }
+}
+
+#[differentiable]
+fn outer_energy(a: &[f64], b: &[f64]) -> f64 {
+    let mut m = [[0.0; 2]; 3];
+    outer_into(a, b, &mut m);
+    let mut s = 0.0;
+    for i in 0..3 {
+        s += m[i][0].sin() * m[i][1];
+    }
+    s
+}
+
+#[test]
+fn a_writer_of_rows() {
+    slices!(@second_order outer_energy, [3, 2], [0, 1], point(5, 71, -1.0, 1.0));
+    // on its own, its output's buffers in rows: `grad_into` and `jvp` against ⟨w, m⟩
+    let rows = |v: &[f64]| -> Vec<[f64; 2]> { v.chunks(2).map(|r| [r[0], r[1]]).collect() };
+    Writer {
+        name: "outer_into",
+        inputs: 5,
+        outputs: 6,
+        primal: &|x, out| {
+            let mut m = rows(out);
+            outer_into::primal(&x[..3], &x[3..], &mut m);
+            out.copy_from_slice(m.as_flattened());
+        },
+        itself: &|x, out| {
+            let mut m = rows(out);
+            outer_into(&x[..3], &x[3..], &mut m);
+            out.copy_from_slice(m.as_flattened());
+        },
+        grad_into: &|x, out, dx, d_out| {
+            let (mut m, mut d_m) = (rows(out), rows(d_out));
+            let (d_a, d_b) = dx.split_at_mut(3);
+            outer_into::grad_into(&x[..3], &x[3..], &mut m, d_a, d_b, &mut d_m);
+            out.copy_from_slice(m.as_flattened());
+            d_out.copy_from_slice(d_m.as_flattened());
+        },
+        jvp: &|x, out, v, t| {
+            let (mut m, mut t_m) = (rows(out), rows(t));
+            outer_into::jvp(&x[..3], &x[3..], &mut m, &v[..3], &v[3..], &mut t_m);
+            out.copy_from_slice(m.as_flattened());
+            t.copy_from_slice(t_m.as_flattened());
+        },
+    }
+    .check(&point(5, 72, -1.0, 1.0), &point(6, 73, -1.0, 1.0));
+}

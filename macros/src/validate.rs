@@ -58,7 +58,7 @@ pub fn signature(cx: &Ctxt, sig: &syn::Signature, floats: &[syn::Ident]) {
         }
         if let Type::Reference(reference) = &*typed.ty
             && let Some(mutability) = &reference.mutability
-            && sig::float_array(&reference.elem, floats).is_none()
+            && sig::float_array_or_rows(&reference.elem, floats).is_none()
         {
             cx.error_spanned_by(
                 mutability,
@@ -69,7 +69,7 @@ pub fn signature(cx: &Ctxt, sig: &syn::Signature, floats: &[syn::Ident]) {
     let writes_arrays = sig.inputs.iter().any(|input| {
         matches!(input, FnArg::Typed(typed) if matches!(&*typed.ty,
             Type::Reference(reference) if reference.mutability.is_some()
-                && sig::float_array(&reference.elem, floats).is_some()))
+                && sig::float_array_or_rows(&reference.elem, floats).is_some()))
     });
     if let ReturnType::Default = sig.output
         && !writes_arrays

@@ -94,7 +94,11 @@ impl Generator<'_> {
                         None => quote!(#tangent),
                     };
                     Some(if param.is_output_array() {
-                        quote!(let mut #tangent = generated::Shadow::borrowed(#tangent);)
+                        let flat = match param.array_row() {
+                            Some(_) => quote!(#tangent.as_flattened_mut()),
+                            None => quote!(#tangent),
+                        };
+                        quote!(let mut #tangent = generated::Shadow::borrowed(#flat);)
                     } else {
                         quote!(let mut #tangent = generated::Shadow::shared(#flat);)
                     })
@@ -174,7 +178,11 @@ impl Generator<'_> {
                     // The caller's tangent shadow of the array it passes `&mut`, flat and
                     // of the array's length, updated in place as `jvp` does.
                     entry_types.push(quote!(&mut [#elem]));
-                    tangents.push(quote!(#entry));
+                    tangents.push(match param.array_row() {
+                        // whole rows: the caller's shadow has the array's flat length
+                        Some(row) => quote!(#entry.as_chunks_mut::<{ #row }>().0),
+                        None => quote!(#entry),
+                    });
                 }
                 (Some(_), Some(elem)) if matches!(param.kind, Kind::Array { .. }) => {
                     // The caller's tangent shadow (or `NoTangent`: zeros) as a slice.
@@ -229,7 +237,10 @@ impl Generator<'_> {
                     );
                 }
                 if param.is_output_array() {
-                    return Some(quote!(#tangent: &mut [#elem]));
+                    // in the parameter's shape (rows for an array of rows), as `grad_into`'s
+                    // buffer
+                    let item = param.array_item();
+                    return Some(quote!(#tangent: &mut [#item]));
                 }
                 if let Kind::Array { .. } = param.kind {
                     let item = param.array_item();
