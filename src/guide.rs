@@ -658,7 +658,9 @@
 //!   float array copied or returned whole (passed whole to an annotated function it is
 //!   differentiated), a row `m[i]` of an array of rows used whole, a call writing a `&mut`
 //!   float array whose tuple result is destructured (`let (a, b) = f(&x, &mut out);`) or
-//!   that writes a part of an array (`&mut v[1..]`), `&mut [F]` in a tensor function;
+//!   that writes a part of an array (`&mut v[1..]`), a differentiable array handed `&mut`
+//!   to the standard library (`std::mem::swap(&mut state, &mut next)`: copy the elements),
+//!   `&mut [F]` in a tensor function;
 //! - `?`, an `if` producing a value without an `else`;
 //! - a `&mut self` method: its mutation of `self` has no adjoint.
 //!

@@ -2014,18 +2014,49 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// A call writing arrays of the standard library (`std::mem::swap(&mut a, &mut b)`,
+    /// `mem::take`): it has no `vjp`, and exchanging or emptying an active array would
+    /// need its shadow exchanged too. The macro's error rather than rustc's "cannot find
+    /// `vjp`".
+    fn library_writer(&self, call: &syn::ExprCall) -> bool {
+        let Expr::Path(func) = &*call.func else {
+            return false;
+        };
+        let segments: Vec<String> = func
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect();
+        let library = matches!(
+            segments.first().map(String::as_str),
+            Some("std" | "core" | "alloc")
+        ) || matches!(
+            segments.iter().rev().nth(1).map(String::as_str),
+            Some("mem" | "ptr")
+        ) || (segments.len() == 1
+            && matches!(segments[0].as_str(), "swap" | "take" | "replace"));
+        if library {
+            validate::library_array_writer(self.cx, &func.path);
+        }
+        library
+    }
+
     /// `let e = f(&x, &mut out);`: the call's value, in the temporary its
     /// [`Stmt::CallWrites`] declares (or the call as written, in a round lowered again).
     fn build_writing_call(&mut self, call: &syn::ExprCall) -> Option<Op> {
-        if !self.writing_call(call, true) {
-            return Self::poisoned(&Expr::Call(call.clone()));
-        }
+        let pushed = self.writing_call(call, true);
         let Some(Stmt::CallWrites {
             result: Some(result),
             ..
-        }) = self.blocks.last().and_then(|b| b.stmts.last())
+        }) = self
+            .blocks
+            .last()
+            .and_then(|b| b.stmts.last())
+            .filter(|_| pushed)
         else {
-            unreachable!("pushed by `writing_call`")
+            // nothing active, lowered again, or reported (a library function)
+            return Self::poisoned(&Expr::Call(call.clone()));
         };
         let (binding, name) = (*result, self.bindings[*result].name.clone());
         Some(Op::Copy {
@@ -2067,6 +2098,10 @@ impl<'a> Lowerer<'a> {
         let writes_active = written.iter().any(|&(_, b)| self.bindings[b].active);
         if !reads_active && !writes_active {
             return false;
+        }
+        if self.library_writer(call) {
+            // reported: lowered no further
+            return true;
         }
         // An inactive array written from active values is active from its declaration on:
         // lowered again so (the `let mut` fixed point).

@@ -575,6 +575,15 @@ pub fn whole_row(cx: &Ctxt, row: &Expr) {
     );
 }
 
+/// `std::mem::swap(&mut a, &mut b)` (or another function of the standard library given a
+/// differentiable array `&mut`).
+pub fn library_array_writer(cx: &Ctxt, path: &syn::Path) {
+    cx.error_spanned_by(
+        path,
+        "a differentiable array cannot be handed `&mut` to a function of the standard library (`swap`, `take`, `replace`): its adjoint would have to move the array's cotangents with it; copy element by element instead (`for i in 0..n { state[i] = next[i]; }`)",
+    );
+}
+
 /// A part of an array passed `&mut` (`&mut v[1..]`), or `&mut buf` passed to a call whose
 /// tuple result is destructured: a call writing arrays is differentiated only when it
 /// passes whole arrays and has at most one float result (`Stmt::CallWrites`).
