@@ -261,7 +261,8 @@
 //! arrays (`step(&state, &mut next);`, also `&mut out[..]` and `&mut *out` of the caller's
 //! own output; `let e = step(..);` if it also returns a float): its `vjp` writes the
 //! array, and its pullback takes the array's shadow in place, as `grad_into` takes its
-//! buffer. So an integrator calls its step function in a loop:
+//! buffer. `std::mem::swap(&mut state, &mut next);` of two float arrays swaps their
+//! shadows too. So an integrator calls its step function in a loop:
 //!
 //! ```
 //! use gradtape::differentiable;
@@ -659,8 +660,8 @@
 //!   differentiated), a row `m[i]` of an array of rows used whole, a call writing a `&mut`
 //!   float array whose tuple result is destructured (`let (a, b) = f(&x, &mut out);`) or
 //!   that writes a part of an array (`&mut v[1..]`), a differentiable array handed `&mut`
-//!   to the standard library (`std::mem::swap(&mut state, &mut next)`: copy the elements),
-//!   `&mut [F]` in a tensor function;
+//!   to the standard library (`std::mem::take(&mut next)`: copy the elements) other than
+//!   by `std::mem::swap` of two arrays, `&mut [F]` in a tensor function;
 //! - `?`, an `if` producing a value without an `else`;
 //! - a `&mut self` method: its mutation of `self` has no adjoint.
 //!

@@ -11,7 +11,8 @@
 //!    explicit-Euler and an RK4 step called in loops of annotated integrators, a writer
 //!    calling writers, `matvec(m, &x, &mut y)`, an output partially written, an output
 //!    read before it is written, a writer's float result used (`let n = f(&x, &mut u);`)
-//!    and dropped, writing calls in a checkpointed loop.
+//!    and dropped, writing calls in a checkpointed loop, a writer of rows, and the double
+//!    buffer `std::mem::swap(&mut state, &mut next)`.
 //!
 //! Each function is checked as in `differentiable_slices.rs` (`common::faces`): `f`,
 //! `f::grad`, `f::grad_into` and `f::jvp` give `f::primal`'s value to the bit; the
@@ -759,4 +760,27 @@ fn a_writer_of_rows() {
         },
     }
     .check(&point(5, 72, -1.0, 1.0), &point(6, 73, -1.0, 1.0));
+}
+
+/// The integrator's double buffer, `std::mem::swap(&mut state, &mut next)`: the shadows
+/// are swapped back in the adjoint.
+#[differentiable]
+fn euler_energy_swapping(x0: &[f64], k: f64) -> f64 {
+    let mut state = vec![x0[0], x0[1]];
+    let mut next = vec![0.0; 2];
+    for _ in 0..25 {
+        oscillator_step(&state, k, 0.05, &mut next);
+        std::mem::swap(&mut state, &mut next);
+    }
+    0.5 * (k * state[0] * state[0] + state[1] * state[1])
+}
+
+#[test]
+fn swapped_buffers() {
+    slice_and_number!(euler_energy_swapping, vec![1.0, 0.3, 2.0]);
+    // the same steps as copying the buffer back
+    let (x0, k) = ([1.0, 0.3], 2.0);
+    let (value, (dx, dk)) = euler_energy_swapping::grad(&x0, k);
+    let (copied, (cdx, cdk)) = euler_energy::grad(&x0, k);
+    assert_eq!((value, dx, dk), (copied, cdx, cdk));
 }

@@ -2014,10 +2014,55 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// A call writing arrays of the standard library (`std::mem::swap(&mut a, &mut b)`,
-    /// `mem::take`): it has no `vjp`, and exchanging or emptying an active array would
-    /// need its shadow exchanged too. The macro's error rather than rustc's "cannot find
-    /// `vjp`".
+    /// `std::mem::swap(&mut a, &mut b);` (or `mem::swap`, `swap`) of two float arrays of
+    /// which one is active: both are active from their declarations on (lowered again if
+    /// one was not), and the statement is a [`Stmt::Swap`]. `true` if it is one.
+    fn swaps(&mut self, call: &syn::ExprCall, written: &[(usize, BindingId)]) -> bool {
+        let Expr::Path(func) = &*call.func else {
+            return false;
+        };
+        let names: Vec<String> = func
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect();
+        let swap = match names.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+            ["swap"] | ["mem", "swap"] => true,
+            [root, "mem", "swap"] => matches!(root, "std" | "core"),
+            _ => false,
+        };
+        let [(0, a), (1, b)] = written[..] else {
+            return false;
+        };
+        if !swap || call.args.len() != 2 || a == b {
+            return false;
+        }
+        let row = |binding: BindingId| self.bindings[binding].row.as_ref().map(ToString::to_string);
+        if row(a) != row(b) {
+            return false;
+        }
+        let mut both = true;
+        for (k, binding) in [(0, a), (1, b)] {
+            if !self.bindings[binding].active {
+                both = false;
+                self.activate(binding, &call.args[k]);
+            }
+        }
+        if both {
+            self.push(Stmt::Swap {
+                a,
+                b,
+                code: quote!(#call;),
+            });
+        }
+        true
+    }
+
+    /// A call writing arrays of the standard library (`std::mem::take(&mut a)`,
+    /// `mem::replace`; `swap` of two arrays is [`swaps`](Self::swaps)'): it has no `vjp`,
+    /// and emptying or replacing an active array would need its shadow moved too. The
+    /// macro's error rather than rustc's "cannot find `vjp`".
     fn library_writer(&self, call: &syn::ExprCall) -> bool {
         let Expr::Path(func) = &*call.func else {
             return false;
@@ -2098,6 +2143,9 @@ impl<'a> Lowerer<'a> {
         let writes_active = written.iter().any(|&(_, b)| self.bindings[b].active);
         if !reads_active && !writes_active {
             return false;
+        }
+        if !with_result && self.swaps(call, &written) {
+            return true;
         }
         if self.library_writer(call) {
             // reported: lowered no further

@@ -575,12 +575,12 @@ pub fn whole_row(cx: &Ctxt, row: &Expr) {
     );
 }
 
-/// `std::mem::swap(&mut a, &mut b)` (or another function of the standard library given a
-/// differentiable array `&mut`).
+/// `std::mem::take(&mut a)` (or another function of the standard library given a
+/// differentiable array `&mut`, but `swap` of two float arrays, a `Stmt::Swap`).
 pub fn library_array_writer(cx: &Ctxt, path: &syn::Path) {
     cx.error_spanned_by(
         path,
-        "a differentiable array cannot be handed `&mut` to a function of the standard library (`swap`, `take`, `replace`): its adjoint would have to move the array's cotangents with it; copy element by element instead (`for i in 0..n { state[i] = next[i]; }`)",
+        "a differentiable array cannot be handed `&mut` to a function of the standard library (`take`, `replace`; `std::mem::swap` of two float arrays is differentiated): its adjoint would have to move the array's cotangents with it; copy element by element instead (`for i in 0..n { state[i] = next[i]; }`)",
     );
 }
 

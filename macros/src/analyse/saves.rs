@@ -99,6 +99,14 @@ fn visit_call_parts(block: &Block, f: &mut impl FnMut(&[usize], &[Operand])) {
                     .collect();
                 f(&results, args)
             }
+            // each array is a result of the swap and an argument of it
+            Stmt::Swap { a, b, .. } => {
+                let operand = |binding: usize| Operand::Active {
+                    binding,
+                    fwd: syn::parse_quote!(swapped),
+                };
+                f(&[*a, *b], &[operand(*a), operand(*b)])
+            }
             Stmt::If {
                 then_branch,
                 else_branch,
@@ -132,7 +140,8 @@ fn visit_defs(block: &Block, f: &mut impl FnMut(&Target, &Op)) {
             | Stmt::Declare { .. }
             | Stmt::Jump { .. }
             | Stmt::CallParts { .. }
-            | Stmt::CallWrites { .. } => {}
+            | Stmt::CallWrites { .. }
+            | Stmt::Swap { .. } => {}
         }
     }
 }

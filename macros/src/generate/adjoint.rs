@@ -197,6 +197,12 @@ impl Generator<'_> {
                 }
             }
             Stmt::Def { id, target, op } => self.reverse_def(*id, target, op, depth),
+            // the cotangents follow the values back (both useful, or neither)
+            Stmt::Swap { a, b, .. } if self.useful[*a] => {
+                let (a, b) = (self.slot(*a), self.slot(*b));
+                quote!(::core::mem::swap(&mut #a, &mut #b);)
+            }
+            Stmt::Swap { .. } => quote!(),
             Stmt::CallWrites {
                 id,
                 args,

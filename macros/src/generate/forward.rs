@@ -172,6 +172,7 @@ impl Generator<'_> {
                 }
             }
             Stmt::Scope(block) => self.forward_scope(block),
+            Stmt::Swap { code, .. } => code.clone(),
             Stmt::CallWrites {
                 id,
                 func,

@@ -293,6 +293,10 @@ impl Generator<'_> {
     fn tangent_stmt(&self, stmt: &Stmt) -> TokenStream {
         match stmt {
             Stmt::Plain(tokens) => tokens.clone(),
+            Stmt::Swap { a, b, code } => {
+                let (a, b) = (self.tangent(*a), self.tangent(*b));
+                quote!(#code ::core::mem::swap(&mut #a, &mut #b);)
+            }
             Stmt::CallWrites {
                 id,
                 func,

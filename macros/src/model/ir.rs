@@ -308,6 +308,14 @@ pub enum Stmt {
         written: Vec<usize>,
         result: Option<BindingId>,
     },
+    /// `std::mem::swap(&mut a, &mut b);` of two active arrays (scalar mode), the
+    /// double-buffer of an integrator: the forward code swaps them as written, the adjoint
+    /// swaps their shadows back, the tangent code swaps their tangents.
+    Swap {
+        a: BindingId,
+        b: BindingId,
+        code: TokenStream,
+    },
     /// `break`, `continue` or a `return` from inside a loop or an expression: it leaves
     /// `exits`, the regions (loop ids, innermost first, and [`RETURN_REGION`]) whose current
     /// iteration (or the body's run) it ends. The forward code saves `id` as each one's
@@ -392,7 +400,8 @@ impl Stmt {
             | Stmt::Def { .. }
             | Stmt::Jump { .. }
             | Stmt::CallParts { .. }
-            | Stmt::CallWrites { .. } => {}
+            | Stmt::CallWrites { .. }
+            | Stmt::Swap { .. } => {}
         }
     }
 }

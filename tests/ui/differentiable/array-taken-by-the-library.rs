@@ -12,7 +12,8 @@ fn integrate(x0: &[f64]) -> f64 {
     let mut next = vec![0.0; 2];
     for _ in 0..10 {
         step(&state, &mut next);
-        std::mem::swap(&mut state, &mut next);
+        state = std::mem::take(&mut next);
+        next = vec![0.0; 2];
     }
     state[0]
 }
