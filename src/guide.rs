@@ -77,7 +77,7 @@
 //! | item | mode | what it is |
 //! | --- | --- | --- |
 //! | `f(..)` | both | the function: the body as written when nothing records, one node on the tapes otherwise |
-//! | `f::vjp(..)` | both | `(value, pullback)`; the pullback maps the result's cotangent to one entry per parameter: `Option` of a cotangent for a differentiable one, `()` for a constant |
+//! | `f::vjp(..)` | both | `(value, pullback)`; the pullback maps the result's cotangent to one entry per parameter: `Option` of a cotangent for a differentiable one, `()` for a constant; for a function writing `&mut [F]` outputs it also takes each output's cotangent, a `&mut [F]` it updates in place (as `grad_into` does), and gives `()` for the output |
 //! | `f::grad(..)` | scalar, one result | `(value, gradient)`: an array of the float parameters' partial derivatives in order (a tuple when their types differ) |
 //! | `f::grad_into(.., buffers..)` | scalar, with array parameters | the value; each array parameter's gradient added into a buffer the caller owns, nothing allocated for it |
 //! | `f::jvp(.., tangents..)` | both | `(value, tangent)`: the directional derivative, one tangent per differentiable parameter (a `&Tensor` in tensor mode); what an annotated call's node computes under a `ForwardAccumulator` |
@@ -199,8 +199,9 @@
 //!
 //! # Arrays, slices and vectors
 //!
-//! Parameters `&[F]`, `[F; N]`, `&[F; N]`, `Vec<F>` and `&Vec<F>` of floats are
-//! differentiable in scalar mode, and `&mut [F]` is an output the function writes. The body
+//! Parameters `&[F]`, `[F; N]`, `&[F; N]`, `Vec<F>` and `&Vec<F>` of floats (`f32`, `f64`
+//! or a type parameter bound by `Float`, `&[T]`) are differentiable in scalar mode, and
+//! `&mut [F]` (or `&mut [[F; N]]`) is an output the function writes. The body
 //! reads and writes elements (`a[i]`, `a[i] += ..`), asks `.len()`, builds local buffers
 //! (`vec![0.0; n]`, `[0.0; 3]`, `Vec::with_capacity` and `push`; `let mut w = a.to_vec();`
 //! or `a.clone()`, a local copy that may grow where the parameter may not), and uses the iterator
@@ -234,7 +235,8 @@
 //! ```
 //!
 //! A function that writes a `&mut [F]` output takes that output's cotangent from the
-//! caller, in a buffer beside it (`grad_into` only: there is no result to seed):
+//! caller, in a buffer beside it (`grad_into`, and its `vjp`'s pullback takes that buffer
+//! as an argument; it has no `grad`: there is no result to seed):
 //!
 //! ```
 //! use gradtape::differentiable;
@@ -256,6 +258,61 @@
 //! moving_average::grad_into(&[1.0, 2.0, 3.0], &mut out, &mut dx, &mut d_out);
 //! assert_eq!(out, [1.5, 2.5]);
 //! assert_eq!(dx, [0.5, 5.5, 5.0]);
+//! ```
+//!
+//! Another annotated function that writes a `&mut [F]` output is called passing whole
+//! arrays (`step(&state, &mut next);`, also `&mut out[..]` and `&mut *out` of the caller's
+//! own output; `let e = step(..);` if it also returns a float): its `vjp` writes the
+//! array, and its pullback takes the array's shadow in place, as `grad_into` takes its
+//! buffer. `std::mem::swap(&mut state, &mut next);` of two float arrays swaps their
+//! shadows too. So an integrator calls its step function in a loop:
+//!
+//! ```
+//! use gradtape::differentiable;
+//!
+//! /// One explicit-Euler step of `x' = v`, `v' = -k x`.
+//! #[differentiable]
+//! fn step(state: &[f64], k: f64, dt: f64, next: &mut [f64]) {
+//!     next[0] = state[0] + dt * state[1];
+//!     next[1] = state[1] - dt * k * state[0];
+//! }
+//!
+//! #[differentiable]
+//! fn final_position(x0: f64, k: f64) -> f64 {
+//!     let mut state = [x0, 0.0];
+//!     let mut next = [0.0; 2];
+//!     for _ in 0..2 {
+//!         step(&state, k, 0.5, &mut next);
+//!         state[0] = next[0];
+//!         state[1] = next[1];
+//!     }
+//!     state[0]
+//! }
+//!
+//! // two steps of h = 1/2: x₂ = x₀ (1 − k/4), so d/dx₀ = 1 − k/4 and d/dk = −x₀/4
+//! let (x, [dx0, dk]) = final_position::grad(2.0, 1.0);
+//! assert_eq!((x, dx0, dk), (1.5, 0.75, -0.5));
+//! ```
+//!
+//! Generic code works on arrays of its float type as on `f64` arrays:
+//!
+//! ```
+//! use gradtape::differentiable;
+//! use num_traits::Float;
+//!
+//! #[differentiable]
+//! fn rms<T: Float>(x: &[T]) -> T {
+//!     let mut s = T::zero();
+//!     for v in x.iter() {
+//!         s = s + *v * *v;
+//!     }
+//!     (s / T::from(x.len()).unwrap()).sqrt()
+//! }
+//!
+//! // d rms / dxᵢ = xᵢ / (n rms)
+//! let (r, [g]) = rms::grad(&[3.0_f32, 4.0][..]);
+//! assert_eq!(r * r, 12.5);
+//! assert!((g[0] - 3.0 / (2.0 * r)).abs() < 1e-6);
 //! ```
 //!
 //! An array is passed whole to another annotated function as Rust passes it (`&x`, `x`,
@@ -677,8 +734,11 @@
 //!   tensor (it is sliced and gathered with its ops) or anything but a float array by its
 //!   name, an index computed from a differentiable value (its derivative would be lost), a
 //!   float array copied or returned whole (passed whole to an annotated function it is
-//!   differentiated), a row `m[i]` of an array of rows used whole, a call of a function
-//!   that writes a `&mut` float array, `&mut [F]` in a tensor function;
+//!   differentiated), a row `m[i]` of an array of rows used whole, a call writing a `&mut`
+//!   float array whose tuple result is destructured (`let (a, b) = f(&x, &mut out);`) or
+//!   that writes a part of an array (`&mut v[1..]`), a differentiable array handed `&mut`
+//!   to the standard library (`std::mem::take(&mut next)`: copy the elements) other than
+//!   by `std::mem::swap` of two arrays, `&mut [F]` in a tensor function;
 //! - `?`, an `if` producing a value without an `else`;
 //! - a `&mut self` method: its mutation of `self` has no adjoint.
 //!
@@ -705,11 +765,13 @@
 //! # Limits today
 //!
 //! Not yet transformed, and so rejected with the messages above: a call of an annotated
-//! function that writes a `&mut` float array, rows of `Vec`s (`&[Vec<F>]`, `Vec<Vec<F>>`:
+//! function that writes a part of a float array, or writes a float array and returns a
+//! tuple, rows of `Vec`s (`&[Vec<F>]`, `Vec<Vec<F>>`:
 //! no common row length; such a parameter is data, held constant), rows iterated by value
 //! (`for row in m`: iterate `m.iter()`) and iterator forms over one row (`row.iter()`:
 //! index it), arrays deeper than rows of floats, `windows`/`chunks` other than as a `for`
-//! loop's iterator, arrays of a generic float type; scalar-mode methods of a generic
+//! loop's iterator, `.sum()`/`.product()` over an array of a generic float type (they
+//! start from `0.0`/`1.0`: write a `fold` from `T::zero()`); scalar-mode methods of a generic
 //! `impl<T: Float>` whose floats are the `impl`'s `T`, unless the `impl` block carries
 //! `#[differentiable]` too (a method alone cannot see the block's `T: Float`; the block
 //! restates it for its marked methods), a type's associated functions called on differentiable numbers

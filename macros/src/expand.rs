@@ -33,7 +33,7 @@ pub fn differentiable(args: TokenStream, item: ItemFn) -> TokenStream {
 pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
     let cx = Ctxt::default();
     let args = args::parse(&cx, args);
-    validate::signature(&cx, &item.sig);
+    validate::signature(&cx, &item.sig, &sig::float_type_params(&item));
     let mut sig = sig::parse(&item);
     if let Some(sig) = &mut sig {
         sig::hold_constant(&cx, sig, &args.constant);
@@ -79,7 +79,7 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
                 .filter(|p| p.array_row().is_some())
                 .map(|p| p.ident.to_string())
                 .collect();
-            stmts = iterators::desugar(stmts, arrays, rows);
+            stmts = iterators::desugar(stmts, arrays, rows, &sig.floats);
         }
         let block = syn::Block {
             brace_token: item.block.brace_token,
@@ -145,12 +145,8 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
         .iter()
         .flatten()
         .any(|&b| body.bindings[b].array);
-    let writes_arrays = !body.written.is_empty();
     let grad_into = (arrays && !sig.tuple_output)
         .then(|| Generator::into_buffers(&sig, &body).grad_into_fn(&generated_item));
-    // A function writing `&mut` arrays needs their cotangents from the caller: it has
-    // `grad_into` (the buffers hold them) and no `vjp`.
-    let vjp = if writes_arrays { quote!() } else { vjp };
     // The source shown in `f::GENERATED`: every generated function but `jvp_call`.
     let zero_d_source = zero_d
         .as_ref()

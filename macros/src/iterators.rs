@@ -41,9 +41,10 @@ pub fn desugar(
     stmts: Vec<syn::Stmt>,
     mut arrays: HashSet<String>,
     mut rows: HashSet<String>,
+    floats: &[Ident],
 ) -> Vec<syn::Stmt> {
     let stmts = copies(stmts, &arrays, &rows);
-    let mut locals = Locals(&mut arrays, &mut rows);
+    let mut locals = Locals(&mut arrays, &mut rows, floats);
     for stmt in &stmts {
         locals.visit_stmt(stmt);
     }
@@ -119,7 +120,11 @@ fn copies(
             let k = mixed("copy_index");
             self.arrays.insert(name.to_string());
             Some(vec![
-                syn::parse_quote!(let mut #name = vec![0.0; #source.len()];),
+                {
+                    // not `0.0`: the elements may be of a generic float type
+                    let generated = crate::generate::paths::generated();
+                    syn::parse_quote!(let mut #name = vec![#generated::element_zero(); #source.len()];)
+                },
                 syn::parse_quote!(for #k in 0..#source.len() { #name[#k] = #source[#k]; }),
             ])
         }
@@ -137,19 +142,23 @@ fn copies(
 }
 
 /// Collects the names of the body's local float arrays (and of those that are arrays of
-/// rows).
-struct Locals<'a>(&'a mut HashSet<String>, &'a mut HashSet<String>);
+/// rows); the third field is the function's float type parameters.
+struct Locals<'a>(
+    &'a mut HashSet<String>,
+    &'a mut HashSet<String>,
+    &'a [Ident],
+);
 
 impl<'ast> Visit<'ast> for Locals<'_> {
     fn visit_local(&mut self, local: &'ast syn::Local) {
-        if crate::lower::is_array_local(local) {
+        if crate::lower::is_array_local(local, self.2) {
             let pat = match &local.pat {
                 Pat::Type(typed) => &*typed.pat,
                 other => other,
             };
             if let Pat::Ident(ident) = pat {
                 self.0.insert(ident.ident.to_string());
-                if crate::lower::local_row(local).is_some() {
+                if crate::lower::local_row(local, self.2).is_some() {
                     self.1.insert(ident.ident.to_string());
                 }
             }

@@ -102,6 +102,8 @@ struct Lowerer<'a> {
     next_index: usize,
     /// The plain helpers named, and strict mode.
     calls: &'a Calls,
+    /// The function's float type parameters: a local typed `Vec<T>` is an array too.
+    floats: Vec<Ident>,
 }
 
 /// A loop being lowered.
@@ -150,6 +152,7 @@ impl<'a> Lowerer<'a> {
             returned: None,
             written: Vec::new(),
             next_index: 0,
+            floats: sig.floats.clone(),
         };
         for param in &sig.params {
             let active = param.differentiable(sig.mode);
@@ -437,7 +440,7 @@ impl<'a> Lowerer<'a> {
         };
         let key = key_of(ident);
         let forced = self.forced.contains(&key);
-        let array = is_array_local(local);
+        let array = is_array_local(local, &self.floats);
         let bound = self.bindings.len();
         self.lower_local_as(local, ident, mutable, ty, key, forced, init_active);
         // The binding the `let` made (the last one: temporaries come before it).
@@ -445,7 +448,7 @@ impl<'a> Lowerer<'a> {
             let last = self.bindings.len() - 1;
             self.bindings[last].array = true;
             // (a literal of rows set its row length already)
-            if let Some(row) = local_row(local) {
+            if let Some(row) = local_row(local, &self.floats) {
                 self.bindings[last].row = Some(row);
             }
         }
@@ -478,7 +481,7 @@ impl<'a> Lowerer<'a> {
                 let expr = strip_parens(&init.expr);
                 if let Some(elems) = array_elements(expr)
                     && self.mode == Mode::Scalar
-                    && is_array_local(local)
+                    && is_array_local(local, &self.floats)
                 {
                     self.lower_array_literal(ident, mutable, key, expr, &elems);
                     return;
@@ -841,6 +844,9 @@ impl<'a> Lowerer<'a> {
             {
                 self.lower_push(call, expr, semi)
             }
+            Expr::Call(call) if self.mode == Mode::Scalar && self.writes_arrays(call) => {
+                self.lower_writing_call(call, expr, semi)
+            }
             _ if self.mentions_active(expr) => {
                 // Evaluated for its effects only: lowered so it is checked, its value unused.
                 let _ = self.lower_operand(expr);
@@ -934,11 +940,16 @@ impl<'a> Lowerer<'a> {
         };
         let values: Vec<Operand> = elems.iter().map(|e| self.lower_operand(e)).collect();
         let n = elems.len();
+        // (`element_zero()`, not `0.0`: the elements may be of a generic float type)
+        let generated = crate::generate::paths::generated();
+        let zero = quote!(#generated::element_zero());
         let zeros: Expr = match (expr, row) {
-            (Expr::Macro(_), Some(row)) => syn::parse_quote!(::std::vec![[0.0; #row]; #n / #row]),
-            (_, Some(row)) => syn::parse_quote!([[0.0; #row]; #n / #row]),
-            (Expr::Macro(_), None) => syn::parse_quote!(::std::vec![0.0; #n]),
-            (_, None) => syn::parse_quote!([0.0; #n]),
+            (Expr::Macro(_), Some(row)) => {
+                syn::parse_quote!(::std::vec![[#zero; #row]; #n / #row])
+            }
+            (_, Some(row)) => syn::parse_quote!([[#zero; #row]; #n / #row]),
+            (Expr::Macro(_), None) => syn::parse_quote!(::std::vec![#zero; #n]),
+            (_, None) => syn::parse_quote!([#zero; #n]),
         };
         let binding = self.bind(ident, true, Some(key));
         self.bindings[binding].array = true;
@@ -1956,6 +1967,13 @@ impl<'a> Lowerer<'a> {
                 self.strict_tensor_call(&func.path);
                 Some(self.build_trace(&Expr::Call(call.clone())))
             }
+            // a plain helper writing an array is rejected with the helpers' error
+            // (`plain_helper_array`), below
+            Mode::Scalar
+                if self.calls.plain_helper(&func.path).is_none() && self.writes_arrays(call) =>
+            {
+                self.build_writing_call(call)
+            }
             Mode::Scalar => {
                 let callee = self.callee(&func.path);
                 let args = self.lower_call_args(&call.args);
@@ -2037,9 +2055,12 @@ impl<'a> Lowerer<'a> {
                         fwd: syn::parse_quote!(&#name),
                     };
                 }
+                // `&mut a` (or a part, `&mut a[1..]`) where no writing call is lowered
                 if let Expr::Reference(reference) = strip_parens(arg)
                     && let Some(mutability) = &reference.mutability
-                    && self.array_target(&reference.expr).is_some()
+                    && (self.array_target(&reference.expr).is_some()
+                        || matches!(strip_parens(&reference.expr), Expr::Index(index)
+                            if self.array_target(&index.expr).is_some()))
                 {
                     validate::array_output_argument(self.cx, mutability);
                     return Operand::Inactive(arg.clone());
@@ -2047,6 +2068,217 @@ impl<'a> Lowerer<'a> {
                 self.lower_operand(arg)
             })
             .collect()
+    }
+
+    /// The array an argument passes whole as `&mut` (`&mut a`, `&mut a[..]`), if any.
+    fn written_array_arg(&self, arg: &Expr) -> Option<BindingId> {
+        let Expr::Reference(reference) = strip_parens(arg) else {
+            return None;
+        };
+        reference.mutability?;
+        // `&mut *out` of a `&mut` parameter too
+        let inner = match strip_parens(&reference.expr) {
+            Expr::Unary(unary) if matches!(unary.op, UnOp::Deref(_)) => strip_parens(&unary.expr),
+            other => other,
+        };
+        let inner = match inner {
+            Expr::Index(index)
+                if matches!(strip_parens(&index.index), Expr::Range(range)
+                    if range.start.is_none() && range.end.is_none()) =>
+            {
+                &*index.expr
+            }
+            other => other,
+        };
+        self.array_target(inner)
+    }
+
+    /// Whether a call statement passes a float array as `&mut` to a named function: a
+    /// call of an annotated function writing it (`f(&x, &mut out);`).
+    fn writes_arrays(&self, call: &syn::ExprCall) -> bool {
+        matches!(&*call.func, Expr::Path(func)
+            if !crate::syntax::is_associated(&func.path) && !crate::syntax::is_constructor(&func.path))
+            && call
+                .args
+                .iter()
+                .any(|arg| self.written_array_arg(arg).is_some())
+    }
+
+    /// `f(&x, &mut out);` of another annotated function writing `out` (scalar mode), as a
+    /// statement: [`writing_call`](Self::writing_call), or plain code if nothing it reads
+    /// or writes is active.
+    fn lower_writing_call(
+        &mut self,
+        call: &syn::ExprCall,
+        expr: &Expr,
+        semi: Option<syn::token::Semi>,
+    ) {
+        if !self.writing_call(call, false) {
+            self.check_inactive(expr);
+            self.push(Stmt::Plain(quote!(#expr #semi)));
+        }
+    }
+
+    /// `std::mem::swap(&mut a, &mut b);` (or `mem::swap`, `swap`) of two float arrays of
+    /// which one is active: both are active from their declarations on (lowered again if
+    /// one was not), and the statement is a [`Stmt::Swap`]. `true` if it is one.
+    fn swaps(&mut self, call: &syn::ExprCall, written: &[(usize, BindingId)]) -> bool {
+        let Expr::Path(func) = &*call.func else {
+            return false;
+        };
+        let names: Vec<String> = func
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect();
+        let swap = match names.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+            ["swap"] | ["mem", "swap"] => true,
+            [root, "mem", "swap"] => matches!(root, "std" | "core"),
+            _ => false,
+        };
+        let [(0, a), (1, b)] = written[..] else {
+            return false;
+        };
+        if !swap || call.args.len() != 2 || a == b {
+            return false;
+        }
+        let row = |binding: BindingId| self.bindings[binding].row.as_ref().map(ToString::to_string);
+        if row(a) != row(b) {
+            return false;
+        }
+        let mut both = true;
+        for (k, binding) in [(0, a), (1, b)] {
+            if !self.bindings[binding].active {
+                both = false;
+                self.activate(binding, &call.args[k]);
+            }
+        }
+        if both {
+            self.push(Stmt::Swap {
+                a,
+                b,
+                code: quote!(#call;),
+            });
+        }
+        true
+    }
+
+    /// A call writing arrays of the standard library (`std::mem::take(&mut a)`,
+    /// `mem::replace`; `swap` of two arrays is [`swaps`](Self::swaps)'): it has no `vjp`,
+    /// and emptying or replacing an active array would need its shadow moved too. The
+    /// macro's error rather than rustc's "cannot find `vjp`".
+    fn library_writer(&self, call: &syn::ExprCall) -> bool {
+        let Expr::Path(func) = &*call.func else {
+            return false;
+        };
+        let segments: Vec<String> = func
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect();
+        let library = matches!(
+            segments.first().map(String::as_str),
+            Some("std" | "core" | "alloc")
+        ) || matches!(
+            segments.iter().rev().nth(1).map(String::as_str),
+            Some("mem" | "ptr")
+        ) || (segments.len() == 1
+            && matches!(segments[0].as_str(), "swap" | "take" | "replace"));
+        if library {
+            validate::library_array_writer(self.cx, &func.path);
+        }
+        library
+    }
+
+    /// `let e = f(&x, &mut out);`: the call's value, in the temporary its
+    /// [`Stmt::CallWrites`] declares (or the call as written, in a round lowered again).
+    fn build_writing_call(&mut self, call: &syn::ExprCall) -> Option<Op> {
+        let pushed = self.writing_call(call, true);
+        let Some(Stmt::CallWrites {
+            result: Some(result),
+            ..
+        }) = self
+            .blocks
+            .last()
+            .and_then(|b| b.stmts.last())
+            .filter(|_| pushed)
+        else {
+            // nothing active, lowered again, or reported (a library function)
+            return Self::poisoned(&Expr::Call(call.clone()));
+        };
+        let (binding, name) = (*result, self.bindings[*result].name.clone());
+        Some(Op::Copy {
+            value: Operand::Active {
+                binding,
+                fwd: syn::parse_quote!(#name),
+            },
+            clone: false,
+        })
+    }
+
+    /// A call of another annotated function writing arrays passed `&mut` (scalar mode): a
+    /// [`Stmt::CallWrites`], its value in a temporary if `with_result`. Each array it
+    /// writes becomes active when anything it reads is (the callee's writes carry
+    /// derivatives into it). `false` (nothing pushed) if nothing it reads or writes is
+    /// active, or the arrays it writes were just made active (the round is lowered again).
+    fn writing_call(&mut self, call: &syn::ExprCall, with_result: bool) -> bool {
+        let Expr::Path(func) = &*call.func else {
+            unreachable!("checked by `writes_arrays`")
+        };
+        let mut args = Vec::new();
+        let mut written = Vec::new();
+        for (k, arg) in call.args.iter().enumerate() {
+            match self.written_array_arg(arg) {
+                Some(binding) => {
+                    written.push((k, binding));
+                    args.push(Operand::Active {
+                        binding,
+                        fwd: arg.clone(),
+                    });
+                }
+                None => args.extend(self.lower_call_args([arg])),
+            }
+        }
+        let reads_active = args
+            .iter()
+            .enumerate()
+            .any(|(k, arg)| !written.iter().any(|&(w, _)| w == k) && arg.binding().is_some());
+        let writes_active = written.iter().any(|&(_, b)| self.bindings[b].active);
+        if !reads_active && !writes_active {
+            return false;
+        }
+        if !with_result && self.swaps(call, &written) {
+            return true;
+        }
+        if self.library_writer(call) {
+            // reported: lowered no further
+            return true;
+        }
+        // An inactive array written from active values is active from its declaration on:
+        // lowered again so (the `let mut` fixed point).
+        let mut all_active = true;
+        for &(k, binding) in &written {
+            if !self.bindings[binding].active {
+                all_active = false;
+                // (a parameter that cannot be made active is reported)
+                self.activate(binding, &call.args[k]);
+            }
+        }
+        if !all_active {
+            return false;
+        }
+        let result = with_result.then(|| self.temp());
+        let id = self.fresh_id();
+        self.push(Stmt::CallWrites {
+            id,
+            func: Callee::Function(func.path.clone()),
+            args,
+            written: written.into_iter().map(|(k, _)| k).collect(),
+            result,
+        });
+        true
     }
 
     /// Part of an active array passed to an annotated call, a row `&m[i]` of an array of
@@ -2078,6 +2310,8 @@ impl<'a> Lowerer<'a> {
         let j = format_ident!("gradtape_part_j{id}");
         let array = &index.expr;
         let position = &index.index;
+        // (`element_zero()`, not `0.0`: the elements may be of a generic float type)
+        let generated = crate::generate::paths::generated();
         let (zeros, read): (Expr, Expr) =
             match (strip_parens(&index.index), &self.bindings[base].row) {
                 (Expr::Range(range), None) => {
@@ -2098,7 +2332,7 @@ impl<'a> Lowerer<'a> {
                         let #len: usize = #len - #start;
                     }));
                     (
-                        syn::parse_quote!(::std::vec![0.0; #len]),
+                        syn::parse_quote!(::std::vec![#generated::element_zero(); #len]),
                         syn::parse_quote!(#array[#start + #j]),
                     )
                 }
@@ -2111,7 +2345,7 @@ impl<'a> Lowerer<'a> {
                         let #len: usize = #row;
                     }));
                     (
-                        syn::parse_quote!([0.0; #row]),
+                        syn::parse_quote!([#generated::element_zero(); #row]),
                         syn::parse_quote!(#array[#start][#j]),
                     )
                 }
@@ -2620,9 +2854,9 @@ impl<'ast> Visit<'ast> for ActiveFinder<'_, '_> {
 /// Whether a `let` declares an array of floats (a buffer the body indexes): its type is
 /// written (`Vec<f64>`, `[f64; 3]`), or its value is `vec![..]`, `[..]`, `Vec::new()` or
 /// `Vec::with_capacity(..)`.
-pub fn is_array_local(local: &syn::Local) -> bool {
+pub fn is_array_local(local: &syn::Local, floats: &[Ident]) -> bool {
     if let Pat::Type(typed) = &local.pat {
-        return crate::model::sig::float_array_or_rows(&typed.ty).is_some();
+        return crate::model::sig::float_array_or_rows(&typed.ty, floats).is_some();
     }
     let Some(init) = &local.init else {
         return false;
@@ -2648,9 +2882,9 @@ fn strip_reference(expr: &Expr) -> &Expr {
 
 /// The row length `N` of a local array of rows: typed `[[F; N]; M]` or `Vec<[F; N]>`, or
 /// zeros `[[0.0; N]; M]` or `vec![[0.0; N]; m]`.
-pub fn local_row(local: &syn::Local) -> Option<TokenStream> {
+pub fn local_row(local: &syn::Local, floats: &[Ident]) -> Option<TokenStream> {
     if let Pat::Type(typed) = &local.pat {
-        let (_, row, _) = crate::model::sig::float_array_or_rows(&typed.ty)?;
+        let (_, row, _) = crate::model::sig::float_array_or_rows(&typed.ty, floats)?;
         return row.map(|row| row.parse().expect("printed from tokens"));
     }
     let init = strip_parens(&local.init.as_ref()?.expr);

@@ -23,7 +23,7 @@ use crate::model::sig::{self, Mode, Signature};
 
 /// What is wrong with the signature whatever the parameters' types: `async`, `unsafe`,
 /// `self`, patterns, `&mut`, no result.
-pub fn signature(cx: &Ctxt, sig: &syn::Signature) {
+pub fn signature(cx: &Ctxt, sig: &syn::Signature, floats: &[syn::Ident]) {
     if let Some(asyncness) = &sig.asyncness {
         cx.error_spanned_by(asyncness, "a #[differentiable] function cannot be async");
     }
@@ -58,7 +58,7 @@ pub fn signature(cx: &Ctxt, sig: &syn::Signature) {
         }
         if let Type::Reference(reference) = &*typed.ty
             && let Some(mutability) = &reference.mutability
-            && sig::float_array(&reference.elem).is_none()
+            && sig::float_array_or_rows(&reference.elem, floats).is_none()
         {
             cx.error_spanned_by(
                 mutability,
@@ -69,7 +69,7 @@ pub fn signature(cx: &Ctxt, sig: &syn::Signature) {
     let writes_arrays = sig.inputs.iter().any(|input| {
         matches!(input, FnArg::Typed(typed) if matches!(&*typed.ty,
             Type::Reference(reference) if reference.mutability.is_some()
-                && sig::float_array(&reference.elem).is_some()))
+                && sig::float_array_or_rows(&reference.elem, floats).is_some()))
     });
     if let ReturnType::Default = sig.output
         && !writes_arrays
@@ -644,11 +644,21 @@ fn path_text(path: &syn::Path) -> String {
         .join("::")
 }
 
-/// `f(.., &mut buf)`: a call of a function writing a `&mut` float array (it has no `vjp`
-/// to call, only `grad_into`).
+/// `std::mem::take(&mut a)` (or another function of the standard library given a
+/// differentiable array `&mut`, but `swap` of two float arrays, a `Stmt::Swap`).
+pub fn library_array_writer(cx: &Ctxt, path: &syn::Path) {
+    cx.error_spanned_by(
+        path,
+        "a differentiable array cannot be handed `&mut` to a function of the standard library (`take`, `replace`; `std::mem::swap` of two float arrays is differentiated): its adjoint would have to move the array's cotangents with it; copy element by element instead (`for i in 0..n { state[i] = next[i]; }`)",
+    );
+}
+
+/// A part of an array passed `&mut` (`&mut v[1..]`), or `&mut buf` passed to a call whose
+/// tuple result is destructured: a call writing arrays is differentiated only when it
+/// passes whole arrays and has at most one float result (`Stmt::CallWrites`).
 pub fn array_output_argument(cx: &Ctxt, mutability: impl ToTokens) {
     cx.error_spanned_by(
         mutability,
-        "a function writing a `&mut` float array cannot be called from a #[differentiable] function yet: return the values instead (a float, or a tuple), or write the loop in the caller",
+        "a call writing a `&mut` float array is differentiated when it passes whole arrays and returns one float or nothing (`f(&x, &mut out);`, `let e = f(&x, &mut out);`): write into a whole local array rather than a part of one, and return a tuple only from functions that write no array",
     );
 }

@@ -78,11 +78,35 @@ pub fn operands(op: &Op) -> Vec<usize> {
     }
 }
 
-/// Calls `f` with the parts and arguments of every [`Stmt::CallParts`].
+/// Calls `f` with the parts and arguments of every [`Stmt::CallParts`], and with the
+/// arrays written (and the result) and arguments of every [`Stmt::CallWrites`] (a written
+/// array is a result of the call, and an argument too: the values it keeps reach the
+/// result through it).
 fn visit_call_parts(block: &Block, f: &mut impl FnMut(&[usize], &[Operand])) {
     for stmt in &block.stmts {
         match stmt {
             Stmt::CallParts { parts, args, .. } => f(parts, args),
+            Stmt::CallWrites {
+                args,
+                written,
+                result,
+                ..
+            } => {
+                let results: Vec<usize> = written
+                    .iter()
+                    .filter_map(|&k| args[k].binding())
+                    .chain(*result)
+                    .collect();
+                f(&results, args)
+            }
+            // each array is a result of the swap and an argument of it
+            Stmt::Swap { a, b, .. } => {
+                let operand = |binding: usize| Operand::Active {
+                    binding,
+                    fwd: syn::parse_quote!(swapped),
+                };
+                f(&[*a, *b], &[operand(*a), operand(*b)])
+            }
             Stmt::If {
                 then_branch,
                 else_branch,
@@ -112,7 +136,12 @@ fn visit_defs(block: &Block, f: &mut impl FnMut(&Target, &Op)) {
             }
             Stmt::Match { arms, .. } => arms.iter().for_each(|arm| visit_defs(&arm.body, f)),
             Stmt::Loop { body, .. } | Stmt::Scope(body) => visit_defs(body, f),
-            Stmt::Plain(_) | Stmt::Declare { .. } | Stmt::Jump { .. } | Stmt::CallParts { .. } => {}
+            Stmt::Plain(_)
+            | Stmt::Declare { .. }
+            | Stmt::Jump { .. }
+            | Stmt::CallParts { .. }
+            | Stmt::CallWrites { .. }
+            | Stmt::Swap { .. } => {}
         }
     }
 }

@@ -120,7 +120,7 @@ impl Checker {
             }
             Stmt::Declare { .. } | Stmt::Jump { .. } => Some(()),
             // Scalar mode only: no 0-d path.
-            Stmt::CallParts { .. } => None,
+            Stmt::CallParts { .. } | Stmt::CallWrites { .. } | Stmt::Swap { .. } => None,
             // An active `let` needs no bookkeeping: active names are never read as
             // constants (`as_written` rejects them).
             Stmt::Def { op, .. } => self.op(op),

@@ -22,8 +22,12 @@ impl Generator<'_> {
                 if self.body.bindings[*binding].array {
                     let elem = param.elem.as_ref().expect("a float array");
                     // `grad_into`: the caller's buffer (`d_<param>`, checked against the
-                    // array's length); `vjp`: zeros of the length the forward saw.
-                    let shadow = if self.into {
+                    // array's length); `vjp`: zeros of the length the forward saw, or for a
+                    // `&mut` output the pullback's argument `d_<param>` (flat), in place.
+                    let shadow = if param.is_output_array() && !self.into {
+                        let buffer = Self::into_buffer(param);
+                        quote!(generated::Shadow::<#elem>::borrowed(#buffer))
+                    } else if self.into {
                         let buffer = Self::into_buffer(param);
                         let flat = match param.array_row() {
                             Some(_) => quote!(#buffer.as_flattened_mut()),
@@ -74,6 +78,8 @@ impl Generator<'_> {
             .zip(&self.sig.params)
             .map(|(binding, param)| match binding {
                 Some(binding) if self.body.bindings[*binding].array && self.into => quote!(()),
+                // left in the pullback's buffer
+                Some(_) if param.is_output_array() => quote!(()),
                 Some(binding) if self.body.bindings[*binding].array => {
                     let slot = self.slot(*binding);
                     match (&param.kind, param.array_row()) {
@@ -110,7 +116,7 @@ impl Generator<'_> {
 
     /// Adds the cotangent a callee's pullback gives for an argument into its slot: an
     /// array passed whole gets it added into its shadow, element by element.
-    fn accumulate_argument(&self, binding: usize, grad: TokenStream) -> TokenStream {
+    pub(super) fn accumulate_argument(&self, binding: usize, grad: TokenStream) -> TokenStream {
         let slot = self.slot(binding);
         if self.body.bindings[binding].array {
             quote!(generated::ArrayCotangent::add_into(#grad, &mut #slot, 0);)
@@ -191,6 +197,19 @@ impl Generator<'_> {
                 }
             }
             Stmt::Def { id, target, op } => self.reverse_def(*id, target, op, depth),
+            // the cotangents follow the values back (both useful, or neither)
+            Stmt::Swap { a, b, .. } if self.useful[*a] => {
+                let (a, b) = (self.slot(*a), self.slot(*b));
+                quote!(::core::mem::swap(&mut #a, &mut #b);)
+            }
+            Stmt::Swap { .. } => quote!(),
+            Stmt::CallWrites {
+                id,
+                args,
+                written,
+                result,
+                ..
+            } => self.reverse_call_writes(*id, args, written, *result, depth),
             Stmt::If {
                 id,
                 then_branch,
@@ -270,7 +289,7 @@ impl Generator<'_> {
     }
 
     /// Recalls a save made in the forward code (same name and depth).
-    fn recall(&self, name: String, depth: usize) -> (TokenStream, TokenStream) {
+    pub(super) fn recall(&self, name: String, depth: usize) -> (TokenStream, TokenStream) {
         Save {
             name: mixed(&name),
             depth,

@@ -41,7 +41,9 @@ pub fn companion(
         .then(|| grad_fn(item, sig));
     let vjp = (!vjp.is_empty()).then(|| {
         quote! {
-            /// The forward value and the pullback (the generated adjoint).
+            /// The forward value and the pullback (the generated adjoint). For a function
+            /// writing `&mut [F]` outputs, the pullback also takes each output's cotangent
+            /// (a `&mut [F]` of its length, in place, as `grad_into`'s buffer).
             #[inline]
             #[allow(unused_variables, unused_mut, unused_parens, unused_assignments, unused_braces, unreachable_code, unused_labels, non_snake_case, clippy::all)]
             #vjp

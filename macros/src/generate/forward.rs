@@ -166,6 +166,14 @@ impl Generator<'_> {
                 }
             }
             Stmt::Scope(block) => self.forward_scope(block),
+            Stmt::Swap { code, .. } => code.clone(),
+            Stmt::CallWrites {
+                id,
+                func,
+                args,
+                written,
+                result,
+            } => self.forward_call_writes(*id, func, args, written, *result, depth),
             Stmt::Loop {
                 id,
                 label,

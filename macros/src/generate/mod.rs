@@ -23,6 +23,7 @@ mod forward;
 pub mod paths;
 mod tangent;
 pub mod wrapper;
+mod writes;
 
 use std::cell::RefCell;
 
@@ -431,7 +432,24 @@ impl<'a> Generator<'a> {
             _ => format_ident!("vjp"),
         };
         let imports = paths::imports();
-        let pullback = quote!(move |#g: #cot_ty| -> #grads_ty {
+        // A `&mut` array output's shadow is the caller's, in place: one more argument of
+        // the pullback per written array, its flat numbers (`d_<param>`, of the array's
+        // length), holding the cotangent of the array's values after the call on entry
+        // and that of its values before the call on return.
+        let (written, written_tys): (Vec<TokenStream>, Vec<TokenStream>) = self
+            .sig
+            .params
+            .iter()
+            .filter(|p| p.is_output_array())
+            .map(|p| {
+                let (buffer, elem) = (
+                    Self::into_buffer(p),
+                    p.elem.as_ref().expect("a float array"),
+                );
+                (quote!(#buffer: &mut [#elem]), quote!(&mut [#elem]))
+            })
+            .unzip();
+        let pullback = quote!(move |#g: #cot_ty #(, #written)*| -> #grads_ty {
             #(#cursors)*
             #adjoint
         });
@@ -440,12 +458,12 @@ impl<'a> Generator<'a> {
         let boxed = self.body.boxed;
         let (pullback_ty, pullback) = if boxed {
             (
-                quote!(::std::boxed::Box<dyn Fn(#cot_ty) -> #grads_ty>),
+                quote!(::std::boxed::Box<dyn Fn(#cot_ty #(, #written_tys)*) -> #grads_ty>),
                 quote!(::std::boxed::Box::new(#pullback)),
             )
         } else {
             (
-                quote!(impl Fn(#cot_ty) -> #grads_ty + use<#(#captured),*>),
+                quote!(impl Fn(#cot_ty #(, #written_tys)*) -> #grads_ty + use<#(#captured),*>),
                 pullback,
             )
         };
@@ -540,7 +558,11 @@ impl<'a> Generator<'a> {
         }
         let g = mixed("g");
         let seed = match self.sig.outputs.first() {
-            Some(ty) => quote!(let #g: #ty = 1.0;),
+            // `ONE`, not `1.0`: the result may be a generic float type
+            Some(ty) => {
+                let private = paths::private();
+                quote!(let #g: #ty = <#ty as #private::DType>::ONE;)
+            }
             None => quote!(let #g = ();),
         };
         let ret_ty = self.ret_type(item);
@@ -639,7 +661,8 @@ impl<'a> Generator<'a> {
 
     fn grads_type(&self) -> TokenStream {
         let entries = self.sig.params.iter().map(|p| {
-            if p.differentiable(self.sig.mode) {
+            // a `&mut` array output's cotangent is left in the caller's buffer
+            if p.differentiable(self.sig.mode) && !p.is_output_array() {
                 let ty = self.cotangent_of(p);
                 quote!(Option<#ty>)
             } else {

@@ -27,7 +27,7 @@ use syn::ItemFn;
 
 use super::{Generator, borrow, is_literal, paths, return_label};
 use crate::model::ir::{Block, JumpKind, LoopHead, Op, Operand, Saves, Stmt, Target};
-use crate::model::sig::{Kind, Param};
+use crate::model::sig::Kind;
 use crate::syntax::mixed;
 use crate::vocabulary;
 
@@ -94,7 +94,11 @@ impl Generator<'_> {
                         None => quote!(#tangent),
                     };
                     Some(if param.is_output_array() {
-                        quote!(let mut #tangent = generated::Shadow::borrowed(#tangent);)
+                        let flat = match param.array_row() {
+                            Some(_) => quote!(#tangent.as_flattened_mut()),
+                            None => quote!(#tangent),
+                        };
+                        quote!(let mut #tangent = generated::Shadow::borrowed(#flat);)
                     } else {
                         quote!(let mut #tangent = generated::Shadow::shared(#flat);)
                     })
@@ -162,10 +166,6 @@ impl Generator<'_> {
     /// tell a float parameter from a data one. A float parameter's entry is its tangent or
     /// `NoTangent` (a constant argument, tangent zero), a data parameter's `NoTangent`.
     pub fn jvp_call_fn(&self, item: &ItemFn) -> TokenStream {
-        if self.sig.params.iter().any(Param::is_output_array) {
-            // A function writing a `&mut` array has no `vjp` either: no annotated caller.
-            return quote!();
-        }
         let generated = paths::generated();
         let params = self.params();
         let mut entry_types = Vec::new();
@@ -174,6 +174,16 @@ impl Generator<'_> {
         for (k, (param, binding)) in self.sig.params.iter().zip(&self.body.params).enumerate() {
             let entry = mixed(&format!("t{k}"));
             match (binding, &param.elem) {
+                (Some(_), Some(elem)) if param.is_output_array() => {
+                    // The caller's tangent shadow of the array it passes `&mut`, flat and
+                    // of the array's length, updated in place as `jvp` does.
+                    entry_types.push(quote!(&mut [#elem]));
+                    tangents.push(match param.array_row() {
+                        // whole rows: the caller's shadow has the array's flat length
+                        Some(row) => quote!(#entry.as_chunks_mut::<{ #row }>().0),
+                        None => quote!(#entry),
+                    });
+                }
                 (Some(_), Some(elem)) if matches!(param.kind, Kind::Array { .. }) => {
                     // The caller's tangent shadow (or `NoTangent`: zeros) as a slice.
                     entry_types.push(quote!(impl #generated::TangentSlice<#elem>));
@@ -227,7 +237,10 @@ impl Generator<'_> {
                     );
                 }
                 if param.is_output_array() {
-                    return Some(quote!(#tangent: &mut [#elem]));
+                    // in the parameter's shape (rows for an array of rows), as `grad_into`'s
+                    // buffer
+                    let item = param.array_item();
+                    return Some(quote!(#tangent: &mut [#item]));
                 }
                 if let Kind::Array { .. } = param.kind {
                     let item = param.array_item();
@@ -243,7 +256,7 @@ impl Generator<'_> {
 
     /// The tangent entry of an argument of another annotated function's `jvp_call`: the
     /// argument's tangent, an array's tangent shadow (read as a slice), or `NoTangent`.
-    fn call_tangent(&self, arg: &Operand) -> TokenStream {
+    pub(super) fn call_tangent(&self, arg: &Operand) -> TokenStream {
         match arg.binding() {
             Some(b) if self.body.bindings[b].array => {
                 let tangent = self.tangent(b);
@@ -254,7 +267,7 @@ impl Generator<'_> {
         }
     }
 
-    fn tangent(&self, binding: usize) -> &syn::Ident {
+    pub(super) fn tangent(&self, binding: usize) -> &syn::Ident {
         &self.body.bindings[binding].tangent
     }
 
@@ -280,6 +293,17 @@ impl Generator<'_> {
     fn tangent_stmt(&self, stmt: &Stmt) -> TokenStream {
         match stmt {
             Stmt::Plain(tokens) => tokens.clone(),
+            Stmt::Swap { a, b, code } => {
+                let (a, b) = (self.tangent(*a), self.tangent(*b));
+                quote!(#code ::core::mem::swap(&mut #a, &mut #b);)
+            }
+            Stmt::CallWrites {
+                id,
+                func,
+                args,
+                written,
+                result,
+            } => self.tangent_call_writes(*id, func, args, written, *result),
             Stmt::Declare { binding, mutable } => {
                 let (name, tangent) = (self.name(*binding), self.tangent(*binding));
                 let mutability = mutable.then(|| quote!(mut));

@@ -425,6 +425,31 @@ pub enum Stmt {
         args: Vec<Operand>,
         parts: Vec<BindingId>,
     },
+    /// `f(&x, &mut out);`, a call of another annotated function that writes `&mut` float
+    /// arrays (scalar mode): `args` as for [`Op::Call`], the arrays written (`written`,
+    /// positions in `args`, each an active array operand) included. The forward code calls
+    /// its `vjp`, which writes the arrays; the adjoint calls the pullback with each written
+    /// array's shadow in place (Enzyme's shadow: it holds the cotangent of the array's
+    /// values after the call, and is left holding that of its values before it), then adds
+    /// the other arguments' cotangents as for a call. The tangent code passes the written
+    /// arrays' tangent shadows to `jvp_call`, which updates them in place. A call used as
+    /// a value (`let e = f(&x, &mut out);`, a float result) puts it in `result`, a
+    /// temporary this statement declares.
+    CallWrites {
+        id: usize,
+        func: Callee,
+        args: Vec<Operand>,
+        written: Vec<usize>,
+        result: Option<BindingId>,
+    },
+    /// `std::mem::swap(&mut a, &mut b);` of two active arrays (scalar mode), the
+    /// double-buffer of an integrator: the forward code swaps them as written, the adjoint
+    /// swaps their shadows back, the tangent code swaps their tangents.
+    Swap {
+        a: BindingId,
+        b: BindingId,
+        code: TokenStream,
+    },
     /// `break`, `continue` or a `return` from inside a loop or an expression: it leaves
     /// `exits`, the regions (loop ids, innermost first, and [`RETURN_REGION`]) whose current
     /// iteration (or the body's run) it ends. The forward code saves `id` as each one's
@@ -511,7 +536,9 @@ impl Stmt {
             | Stmt::Declare { .. }
             | Stmt::Def { .. }
             | Stmt::Jump { .. }
-            | Stmt::CallParts { .. } => {}
+            | Stmt::CallParts { .. }
+            | Stmt::CallWrites { .. }
+            | Stmt::Swap { .. } => {}
         }
     }
 }

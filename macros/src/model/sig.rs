@@ -77,6 +77,9 @@ pub struct Signature {
     /// Parameters of integer types (or tensors of them), for the error when nothing is
     /// differentiable.
     pub integer_params: Vec<Type>,
+    /// The type parameters bound by `Float` ([`float_type_params`]): element types of float
+    /// arrays besides `f32`/`f64` (`&[T]`, `Vec<T>`, a local `Vec<T>`).
+    pub floats: Vec<Ident>,
 }
 
 impl Param {
@@ -277,7 +280,7 @@ pub fn parse(item: &ItemFn) -> Option<Signature> {
         let by_mut_ref =
             matches!(&ty, Type::Reference(reference) if reference.mutability.is_some());
         let (inner, by_ref) = strip_ref(&ty);
-        if let Some((form, row, elem)) = float_array_or_rows(inner) {
+        if let Some((form, row, elem)) = float_array_or_rows(inner, &float_params) {
             params.push(Param {
                 ident: pat.ident.clone(),
                 mutable: pat.mutability.is_some(),
@@ -364,6 +367,7 @@ pub fn parse(item: &ItemFn) -> Option<Signature> {
         outputs,
         tuple_output,
         integer_params,
+        floats: float_params,
     })
 }
 
@@ -458,17 +462,20 @@ pub fn with_runtime_float_bounds(item: &ItemFn, sig: &Signature) -> ItemFn {
     item
 }
 
-/// `[F]`, `[F; N]` or `Vec<F>` with `F` = `f32`/`f64`: the form and `F`.
-pub fn float_array(ty: &Type) -> Option<(ArrayForm, &Type)> {
+/// `[F]`, `[F; N]` or `Vec<F>` with `F` = `f32`/`f64` or one of `floats` (the function's
+/// type parameters bound by `Float`): the form and `F`.
+pub fn float_array<'t>(ty: &'t Type, floats: &[Ident]) -> Option<(ArrayForm, &'t Type)> {
     match ty {
-        Type::Slice(slice) if is_float(&slice.elem, &[]) => Some((ArrayForm::Slice, &slice.elem)),
-        Type::Array(array) if is_float(&array.elem, &[]) => Some((
+        Type::Slice(slice) if is_float(&slice.elem, floats) => {
+            Some((ArrayForm::Slice, &slice.elem))
+        }
+        Type::Array(array) if is_float(&array.elem, floats) => Some((
             ArrayForm::Fixed(array.len.to_token_stream().to_string()),
             &array.elem,
         )),
-        Type::Paren(paren) => float_array(&paren.elem),
+        Type::Paren(paren) => float_array(&paren.elem, floats),
         _ => match last_segment(ty) {
-            Some((ident, Some(elem))) if ident == "Vec" && is_float(elem, &[]) => {
+            Some((ident, Some(elem))) if ident == "Vec" && is_float(elem, floats) => {
                 Some((ArrayForm::Slice, elem))
             }
             _ => None,
@@ -479,8 +486,11 @@ pub fn float_array(ty: &Type) -> Option<(ArrayForm, &Type)> {
 /// A float array (`row` `None`) or an array of rows of floats, `[[F; N]]`, `[[F; N]; M]`
 /// or `Vec<[F; N]>` (`row` `Some(N)`, the length as written): the form, the row length
 /// and `F`.
-pub fn float_array_or_rows(ty: &Type) -> Option<(ArrayForm, Option<String>, &Type)> {
-    if let Some((form, elem)) = float_array(ty) {
+pub fn float_array_or_rows<'t>(
+    ty: &'t Type,
+    floats: &[Ident],
+) -> Option<(ArrayForm, Option<String>, &'t Type)> {
+    if let Some((form, elem)) = float_array(ty, floats) {
         return Some((form, None, elem));
     }
     let (form, row) = match ty {
@@ -489,13 +499,13 @@ pub fn float_array_or_rows(ty: &Type) -> Option<(ArrayForm, Option<String>, &Typ
             ArrayForm::Fixed(array.len.to_token_stream().to_string()),
             &*array.elem,
         ),
-        Type::Paren(paren) => return float_array_or_rows(&paren.elem),
+        Type::Paren(paren) => return float_array_or_rows(&paren.elem, floats),
         _ => match last_segment(ty) {
             Some((ident, Some(row))) if ident == "Vec" => (ArrayForm::Slice, row),
             _ => return None,
         },
     };
-    match float_array(row)? {
+    match float_array(row, floats)? {
         (ArrayForm::Fixed(len), elem) => Some((form, Some(len), elem)),
         (ArrayForm::Slice, _) => None,
     }

@@ -189,6 +189,35 @@ impl<'b, F: Copy + Default + Add<Output = F>> Shadow<'b, F> {
         self.values()
     }
 
+    /// The first `len` numbers, writable in place, grown with zeros to `len` if owned (a
+    /// shared tangent is copied first): the shadow of an array of length `len` passed as
+    /// `&mut` to another annotated function, whose pullback (or tangent code) reads the
+    /// cotangent of the array's new values there and leaves that of its old values.
+    ///
+    /// ```
+    /// use gradtape_runtime::generated::Shadow;
+    /// let mut d = Shadow::<f64>::growable();
+    /// d.add(0, 1.0);
+    /// d.prefix_mut(3)[2] = 2.0;
+    /// assert_eq!(d.into_vec(), vec![1.0, 0.0, 2.0]);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// If a borrowed or fixed shadow is shorter than `len` (its array's length: it is not).
+    pub fn prefix_mut(&mut self, len: usize) -> &mut [F] {
+        if len > 0 {
+            let _ = self.slot(len - 1);
+        } else if let Data::Shared(_) = self.data {
+            self.data = Data::Owned(Vec::new());
+        }
+        match &mut self.data {
+            Data::Owned(values) | Data::Fixed(values) => &mut values[..len],
+            Data::Borrowed(values) => &mut values[..len],
+            Data::Shared(_) => unreachable!("copied by `slot`"),
+        }
+    }
+
     /// Adds `g` into elements `offset..offset + g.len()` (the adjoint of passing the array,
     /// or the part of it from `offset`, to another annotated function).
     pub fn add_slice(&mut self, offset: usize, g: &[F]) {
@@ -233,6 +262,19 @@ impl<'b, F: Copy + Default + Add<Output = F>> Shadow<'b, F> {
             *o = *v;
         }
     }
+}
+
+/// The zero a local array the generated code builds starts from (a copy of an array or
+/// of a part of one, a literal's buffer), of whatever float type its elements get: `0.0`
+/// would be an `f64` where they are a generic `T: Float`.
+///
+/// ```
+/// let buffer: Vec<f32> = vec![gradtape_runtime::generated::element_zero(); 2];
+/// assert_eq!(buffer, [0.0, 0.0]);
+/// ```
+#[inline]
+pub fn element_zero<F: num_traits::Zero>() -> F {
+    F::zero()
 }
 
 /// Checks that the buffer `buffer` passed to `function`'s `grad_into` for the array

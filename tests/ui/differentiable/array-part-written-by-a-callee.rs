@@ -9,9 +9,9 @@ fn scale_into(x: &[f64], out: &mut [f64]) {
 
 #[differentiable]
 fn f(x: &[f64]) -> f64 {
-    let mut out = vec![0.0; x.len()];
-    scale_into(x, &mut out);
-    out[0] * x[1]
+    let mut out = vec![0.0; x.len() + 1];
+    scale_into(x, &mut out[1..]);
+    out[1] * x[1]
 }
 
 fn main() {}

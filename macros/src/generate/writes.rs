@@ -1,0 +1,164 @@
+//! The three phases of one statement kind, [`Stmt::CallWrites`]: a call of another
+//! annotated function that writes `&mut` float arrays of the caller (`step(&x, &mut next);`).
+//! Enzyme's convention for duplicated arguments carries the arrays' cotangents: the
+//! caller's shadow of a written array is handed to the callee in place, holding the
+//! cotangent of the array's values after the call, and the callee leaves it holding that of
+//! its values before the call (elements it overwrote zeroed, elements it read increased).
+//! So the caller needs no copy of the array's old values, and nothing is restored.
+//!
+//! [`Stmt::CallWrites`]: crate::model::ir::Stmt::CallWrites
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::Generator;
+use crate::model::ir::{BindingId, Callee, Operand};
+use crate::syntax::mixed;
+
+impl Generator<'_> {
+    /// Whether the adjoint needs the call: its result or some array it writes reaches the
+    /// function's result.
+    fn call_writes_useful(
+        &self,
+        args: &[Operand],
+        written: &[usize],
+        result: Option<BindingId>,
+    ) -> bool {
+        result.is_some_and(|b| self.useful[b])
+            || written
+                .iter()
+                .any(|&k| args[k].binding().is_some_and(|b| self.useful[b]))
+    }
+
+    /// A written array's flat length, `a.len()` (times the row length for rows): the length
+    /// of its shadow's part the callee reads and writes.
+    fn written_len(&self, arg: &Operand) -> TokenStream {
+        let binding = arg.binding().expect("a written array is active");
+        let name = self.name(binding);
+        match &self.body.bindings[binding].row {
+            Some(row) => quote!(#name.len() * (#row)),
+            None => quote!(#name.len()),
+        }
+    }
+
+    /// Forward: each written array's length saved, then the callee's `vjp` (which writes
+    /// the arrays), its pullback saved, its value bound to `result`. Without an adjoint to
+    /// feed, the call as written.
+    pub(super) fn forward_call_writes(
+        &self,
+        id: usize,
+        func: &Callee,
+        args: &[Operand],
+        written: &[usize],
+        result: Option<BindingId>,
+        depth: usize,
+    ) -> TokenStream {
+        let bind = result.map(|b| {
+            let name = self.name(b);
+            quote!(let #name =)
+        });
+        if !self.saving || !self.call_writes_useful(args, written, result) {
+            let call = func.primal(args);
+            return quote!(#bind #call;);
+        }
+        let mut code = TokenStream::new();
+        for (n, &k) in written.iter().enumerate() {
+            let save = self.save(format!("wlen{id}_{n}"), depth);
+            let (name, len) = (&save.name, self.written_len(&args[k]));
+            code.extend(quote!(let #name: usize = #len;));
+            if depth > 0 {
+                code.extend(save.keep(quote!(#name)));
+            }
+        }
+        let save = self.save(format!("pullback{id}"), depth);
+        let pullback = &save.name;
+        let call = func.vjp(args);
+        let value = mixed(&format!("value{id}"));
+        code.extend(quote!(let (#value, #pullback) = #call;));
+        if depth > 0 {
+            code.extend(save.keep(quote!(#pullback)));
+        }
+        code.extend(quote!(#bind #value;));
+        code
+    }
+
+    /// Adjoint: the pullback called with the result's cotangent (zero when the statement
+    /// drops the result or it reaches nothing) and each written array's shadow, of the
+    /// array's length at the call, in place; the other arguments' cotangents added as for
+    /// any call.
+    pub(super) fn reverse_call_writes(
+        &self,
+        id: usize,
+        args: &[Operand],
+        written: &[usize],
+        result: Option<BindingId>,
+        depth: usize,
+    ) -> TokenStream {
+        if !self.call_writes_useful(args, written, result) {
+            return quote!();
+        }
+        let g = match result.filter(|&b| self.useful[b]) {
+            Some(b) => {
+                let slot = self.slot(b);
+                quote!(#slot.take().unwrap_or_default())
+            }
+            None => quote!(::core::default::Default::default()),
+        };
+        let (mut prologue, pullback) = self.recall(format!("pullback{id}"), depth);
+        let mut buffers = Vec::new();
+        for (n, &k) in written.iter().enumerate() {
+            let (pop, len) = self.recall(format!("wlen{id}_{n}"), depth);
+            prologue.extend(pop);
+            let slot = self.slot(args[k].binding().expect("a written array is active"));
+            buffers.push(quote!(generated::Shadow::prefix_mut(&mut #slot, *#len)));
+        }
+        let grads = mixed("grads");
+        let accumulate = args.iter().enumerate().filter_map(|(k, arg)| {
+            if written.contains(&k) {
+                return None;
+            }
+            let index = syn::Index::from(k);
+            Some(self.accumulate_argument(arg.binding()?, quote!(#grads.#index)))
+        });
+        quote! {
+            #prologue
+            let #grads = (#pullback)(#g #(, #buffers)*);
+            #(#accumulate)*
+        }
+    }
+
+    /// Tangent: the callee's `jvp_call` with each written array's tangent shadow, of the
+    /// array's length, which it updates in place; the result and its tangent bound.
+    pub(super) fn tangent_call_writes(
+        &self,
+        id: usize,
+        func: &Callee,
+        args: &[Operand],
+        written: &[usize],
+        result: Option<BindingId>,
+    ) -> TokenStream {
+        let mut code = TokenStream::new();
+        let mut tangents = Vec::new();
+        for (k, arg) in args.iter().enumerate() {
+            match written.iter().position(|&w| w == k) {
+                Some(n) => {
+                    let len = mixed(&format!("wlen{id}_{n}"));
+                    let value = self.written_len(arg);
+                    code.extend(quote!(let #len: usize = #value;));
+                    let tangent = self.tangent(arg.binding().expect("a written array is active"));
+                    tangents.push(quote!(generated::Shadow::prefix_mut(&mut #tangent, #len)));
+                }
+                None => tangents.push(self.call_tangent(arg)),
+            }
+        }
+        let call = func.jvp(args, tangents);
+        match result {
+            Some(b) => {
+                let (name, tangent) = (self.name(b), self.tangent(b));
+                code.extend(quote!(let (#name, #tangent) = #call;));
+            }
+            None => code.extend(quote!(let _ = #call;)),
+        }
+        code
+    }
+}

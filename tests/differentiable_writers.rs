@@ -1,0 +1,786 @@
+//! `#[differentiable]` arrays of a generic float type, and calls of annotated functions
+//! that write a `&mut [F]` output (issue 13).
+//!
+//! 1. `fn f<T: Float>(x: &[T], ..)` with `num_traits::Float` as users write it: `&[T]`,
+//!    `Vec<T>`, `&Vec<T>`, `[T; N]`, `&mut [T]` outputs, local buffers `vec![T::zero(); n]`
+//!    and a typed `Vec<T>`, a generic helper over arrays called from a generic caller;
+//!    instantiated at f64 (checked through every face) and at f32 (against f64).
+//! 2. `step(&state, k, dt, &mut next);` inside an annotated function: the callee's `vjp`
+//!    writes `next`, its pullback takes `next`'s shadow in place (Enzyme's convention: the
+//!    cotangent of the values after the call in, that of the values before it out). An
+//!    explicit-Euler and an RK4 step called in loops of annotated integrators, a writer
+//!    calling writers, `matvec(m, &x, &mut y)`, an output partially written, an output
+//!    read before it is written, a writer's float result used (`let n = f(&x, &mut u);`)
+//!    and dropped, writing calls in a checkpointed loop, a writer of rows, and the double
+//!    buffer `std::mem::swap(&mut state, &mut next)`.
+//!
+//! Each function is checked as in `differentiable_slices.rs` (`common::faces`): `f`,
+//! `f::grad`, `f::grad_into` and `f::jvp` give `f::primal`'s value to the bit; the
+//! gradient matches central differences of `f::primal`; `grad_into` gives `grad`'s
+//! gradient to the bit; `jvp` along `v` is `⟨∇f, v⟩`; second order by differences of
+//! `f::grad` and `f::jvp`. A writer itself is checked through `⟨w, out⟩` with `out`'s
+//! initial values as inputs too (it may keep or read them).
+
+// The functions are written as users write them, index loops included.
+#![allow(clippy::needless_range_loop, clippy::ptr_arg, clippy::manual_memcpy)]
+
+#[macro_use]
+mod common;
+
+use common::faces::{Case, point, split};
+use common::{central_differences, close};
+use gradtape::differentiable;
+use num_traits::Float;
+
+// ----- 1. arrays of a generic float type -----
+
+#[differentiable]
+fn generic_dot<T: Float>(a: &[T], b: &[T]) -> T {
+    let mut s = T::zero();
+    for i in 0..a.len() {
+        s = s + a[i] * b[i];
+    }
+    s
+}
+
+/// A generic helper over arrays, called three times by a generic caller.
+#[differentiable]
+fn generic_cosine<T: Float>(x: &[T], w: &[T]) -> T {
+    generic_dot(x, w) / (generic_dot(x, x).sqrt() * generic_dot(w, w).sqrt())
+}
+
+/// Iterator forms and `max` over `&[T]`.
+#[differentiable]
+fn generic_log_sum_exp<T: Float>(x: &[T]) -> T {
+    let m = x.iter().fold(T::neg_infinity(), |acc, v| acc.max(*v));
+    let mut s = T::zero();
+    for v in x.iter() {
+        s = s + (*v - m).exp();
+    }
+    s.ln() + m
+}
+
+/// `Vec<T>` by value, `&Vec<T>`, a local `vec![T::zero(); n]` and `T::from` constants.
+#[differentiable]
+fn generic_smoothed_energy<T: Float>(x: Vec<T>, w: &Vec<T>) -> T {
+    let half = T::from(0.5).unwrap();
+    let mut smooth = vec![T::zero(); x.len()];
+    smooth[0] = x[0];
+    for i in 1..x.len() {
+        smooth[i] = half * (smooth[i - 1] + x[i]);
+    }
+    let mut e = T::zero();
+    for i in 0..x.len() {
+        e = e + w[i] * smooth[i] * smooth[i];
+    }
+    e
+}
+
+/// A typed local `Vec<T>` grown by `push`.
+#[differentiable]
+fn generic_pushed<T: Float>(x: &[T]) -> T {
+    let mut v: Vec<T> = Vec::with_capacity(x.len());
+    for i in 0..x.len() {
+        v.push(x[i].sin() * x[i]);
+    }
+    let mut p = T::one();
+    for i in 0..v.len() {
+        p = p * (T::one() + v[i] * v[i]);
+    }
+    p.ln()
+}
+
+/// `[T; 6]` by value: the squared area of a triangle, shoelace formula.
+#[differentiable]
+fn generic_triangle_area2<T: Float>(p: [T; 6]) -> T {
+    let cross = (p[2] - p[0]) * (p[5] - p[1]) - (p[4] - p[0]) * (p[3] - p[1]);
+    let quarter = T::from(0.25).unwrap();
+    quarter * cross * cross
+}
+
+/// A `&mut [T]` output.
+#[differentiable]
+fn generic_scale_into<T: Float>(x: &[T], s: T, out: &mut [T]) {
+    for i in 0..x.len() {
+        out[i] = s * x[i].tanh();
+    }
+}
+
+/// A generic writer called by a generic caller.
+#[differentiable]
+fn generic_scaled_norm<T: Float>(x: &[T], s: T) -> T {
+    let mut out = vec![T::zero(); x.len()];
+    generic_scale_into(x, s, &mut out);
+    generic_dot(&out, &out).sqrt()
+}
+
+#[test]
+fn generic_arrays_at_f64() {
+    slices!(@second_order generic_dot, [4, 4], [0, 1], point(8, 1, -1.0, 1.0));
+    slices!(@second_order generic_cosine, [4, 4], [0, 1], point(8, 2, 0.2, 1.0));
+    slices!(@second_order generic_log_sum_exp, [5], [0], point(5, 3, -2.0, 2.0));
+    slices!(@second_order generic_pushed, [4], [0], point(4, 4, -1.0, 1.0));
+    let lens = [5, 5];
+    Case {
+        name: "generic_smoothed_energy",
+        itself: &|x| {
+            let p = split(x, &lens);
+            generic_smoothed_energy(p[0].clone(), &p[1])
+        },
+        primal: &|x| {
+            let p = split(x, &lens);
+            generic_smoothed_energy::primal(p[0].clone(), &p[1])
+        },
+        grad: Some(&|x| {
+            let p = split(x, &lens);
+            let (value, g) = generic_smoothed_energy::grad(p[0].clone(), &p[1]);
+            (value, g.concat())
+        }),
+        grad_into: &|x| {
+            let p = split(x, &lens);
+            let (mut dx, mut dw) = (vec![0.0; 5], vec![0.0; 5]);
+            let value = generic_smoothed_energy::grad_into(p[0].clone(), &p[1], &mut dx, &mut dw);
+            (value, [dx, dw].concat())
+        },
+        jvp: &|x, v| {
+            let (p, t) = (split(x, &lens), split(v, &lens));
+            generic_smoothed_energy::jvp(p[0].clone(), &p[1], &t[0], &t[1])
+        },
+    }
+    .check_with_second_order(&point(10, 5, -1.0, 1.0));
+    let six = |x: &[f64]| -> [f64; 6] { x.try_into().unwrap() };
+    Case {
+        name: "generic_triangle_area2",
+        itself: &|x| generic_triangle_area2(six(x)),
+        primal: &|x| generic_triangle_area2::primal(six(x)),
+        grad: Some(&|x| {
+            let (value, [g]) = generic_triangle_area2::grad(six(x));
+            (value, g.to_vec())
+        }),
+        grad_into: &|x| {
+            let mut d = [0.0; 6];
+            let value = generic_triangle_area2::grad_into(six(x), &mut d);
+            (value, d.to_vec())
+        },
+        jvp: &|x, v| generic_triangle_area2::jvp(six(x), v),
+    }
+    .check_with_second_order(&point(6, 6, -1.0, 1.0));
+    Case {
+        name: "generic_scaled_norm",
+        itself: &|x| generic_scaled_norm(&x[1..], x[0]),
+        primal: &|x| generic_scaled_norm::primal(&x[1..], x[0]),
+        grad: Some(&|x| {
+            let (value, (dx, ds)) = generic_scaled_norm::grad(&x[1..], x[0]);
+            (value, [vec![ds], dx].concat())
+        }),
+        grad_into: &|x| {
+            let (mut dx, mut ds) = (vec![0.0; x.len() - 1], 0.0);
+            let value = generic_scaled_norm::grad_into(&x[1..], x[0], &mut dx, &mut ds);
+            (value, [vec![ds], dx].concat())
+        },
+        jvp: &|x, v| generic_scaled_norm::jvp(&x[1..], x[0], &v[1..], v[0]),
+    }
+    .check_with_second_order(&point(5, 7, 0.3, 1.5));
+    Writer {
+        name: "generic_scale_into",
+        inputs: 4,
+        outputs: 3,
+        primal: &|x, out| generic_scale_into::primal(&x[1..], x[0], out),
+        itself: &|x, out| generic_scale_into(&x[1..], x[0], out),
+        grad_into: &|x, out, dx, d_out| {
+            let (d_s, d_x) = dx.split_at_mut(1);
+            generic_scale_into::grad_into(&x[1..], x[0], out, d_x, &mut d_s[0], d_out);
+        },
+        jvp: &|x, out, v, t| {
+            generic_scale_into::jvp(&x[1..], x[0], out, &v[1..], v[0], t);
+        },
+    }
+    .check(&point(4, 8, -1.0, 1.0), &point(3, 9, -1.0, 1.0));
+}
+
+/// The same generic code at f32: values and gradients as at f64 to f32's precision, and
+/// `grad_into` equal to `grad` to the bit.
+#[test]
+fn generic_arrays_at_f32() {
+    let x64 = point(5, 11, 0.2, 1.0);
+    let w64 = point(5, 12, 0.2, 1.0);
+    let narrow = |v: &[f64]| v.iter().map(|&v| v as f32).collect::<Vec<f32>>();
+    let (x32, w32) = (narrow(&x64), narrow(&w64));
+    let agree = |name: &str, (v32, g32): (f32, Vec<f32>), (v64, g64): (f64, Vec<f64>)| {
+        assert!(close(f64::from(v32), v64, 1e-5), "{name}: {v32} vs {v64}");
+        for (k, (a, b)) in g32.iter().zip(&g64).enumerate() {
+            assert!(close(f64::from(*a), *b, 1e-4), "{name}: d/dx{k} {a} vs {b}");
+        }
+    };
+    let (v32, [dx32, dw32]) = generic_cosine::grad(&x32[..], &w32[..]);
+    let (v64, [dx64, dw64]) = generic_cosine::grad(&x64[..], &w64[..]);
+    agree(
+        "generic_cosine",
+        (v32, [dx32.clone(), dw32.clone()].concat()),
+        (v64, [dx64, dw64].concat()),
+    );
+    let (mut dx, mut dw) = (vec![0.0_f32; 5], vec![0.0_f32; 5]);
+    assert_eq!(
+        generic_cosine::grad_into(&x32, &w32, &mut dx, &mut dw).to_bits(),
+        v32.to_bits()
+    );
+    assert_eq!((dx, dw), (dx32, dw32));
+    let (v32, [g32]) = generic_log_sum_exp::grad(&x32[..]);
+    let (v64, [g64]) = generic_log_sum_exp::grad(&x64[..]);
+    agree("generic_log_sum_exp", (v32, g32), (v64, g64));
+    let (v32, (gx32, gs32)) = generic_scaled_norm::grad(&x32[..], 0.7_f32);
+    let (v64, (gx64, gs64)) = generic_scaled_norm::grad(&x64[..], 0.7_f64);
+    agree(
+        "generic_scaled_norm",
+        (v32, [vec![gs32], gx32].concat()),
+        (v64, [vec![gs64], gx64].concat()),
+    );
+    // the tangent at f32 is ⟨∇f, v⟩ at f32
+    let (_, t32) = generic_log_sum_exp::jvp(&x32[..], &w32[..]);
+    let (_, [g32]) = generic_log_sum_exp::grad(&x32[..]);
+    let dot: f32 = g32.iter().zip(&w32).map(|(g, v)| g * v).sum();
+    assert!((t32 - dot).abs() < 1e-5, "jvp {t32} vs {dot}");
+}
+
+// ----- 2. calls of annotated functions writing `&mut [f64]` -----
+
+/// One explicit-Euler step of a damped oscillator, `x' = v`, `v' = -k x - c v`.
+#[differentiable]
+fn oscillator_step(state: &[f64], k: f64, dt: f64, next: &mut [f64]) {
+    let c = 0.1;
+    next[0] = state[0] + dt * state[1];
+    next[1] = state[1] + dt * (-k * state[0] - c * state[1]);
+}
+
+/// Explicit Euler over 25 steps, the state carried in two local buffers: the energy at the
+/// end.
+#[differentiable]
+fn euler_energy(x0: &[f64], k: f64) -> f64 {
+    let mut state = vec![0.0; 2];
+    state[0] = x0[0];
+    state[1] = x0[1];
+    let mut next = vec![0.0; 2];
+    for _ in 0..25 {
+        oscillator_step(&state, k, 0.05, &mut next);
+        for i in 0..2 {
+            state[i] = next[i];
+        }
+    }
+    0.5 * (k * state[0] * state[0] + state[1] * state[1])
+}
+
+/// A pendulum's rate of change, `θ' = ω`, `ω' = -k sin θ`, into `rate`.
+#[differentiable]
+fn pendulum_rate(s: &[f64], k: f64, rate: &mut [f64]) {
+    rate[0] = s[1];
+    rate[1] = -k * s[0].sin();
+}
+
+/// One classic RK4 step: a writer calling a writer four times, with local stage buffers.
+#[differentiable]
+fn rk4_step(state: &[f64], k: f64, dt: f64, next: &mut [f64]) {
+    let mut k1 = [0.0; 2];
+    let mut k2 = [0.0; 2];
+    let mut k3 = [0.0; 2];
+    let mut k4 = [0.0; 2];
+    let mut mid = [0.0; 2];
+    pendulum_rate(state, k, &mut k1);
+    for i in 0..2 {
+        mid[i] = state[i] + 0.5 * dt * k1[i];
+    }
+    pendulum_rate(&mid, k, &mut k2);
+    for i in 0..2 {
+        mid[i] = state[i] + 0.5 * dt * k2[i];
+    }
+    pendulum_rate(&mid, k, &mut k3);
+    for i in 0..2 {
+        mid[i] = state[i] + dt * k3[i];
+    }
+    pendulum_rate(&mid, k, &mut k4);
+    for i in 0..2 {
+        next[i] = state[i] + dt / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
+    }
+}
+
+/// RK4 over 20 steps: the final angle's cosine.
+#[differentiable]
+fn rk4_final(s0: &[f64], k: f64) -> f64 {
+    let mut state = s0.to_vec();
+    let mut next = vec![0.0; 2];
+    for _ in 0..20 {
+        rk4_step(&state, k, 0.1, &mut next);
+        state[0] = next[0];
+        state[1] = next[1];
+    }
+    state[0].cos() + 0.1 * state[1]
+}
+
+/// Two Euler steps into the caller's output: a writer passing its own `&mut` output on.
+#[differentiable]
+fn two_steps(state: &[f64], k: f64, out: &mut [f64]) {
+    let mut mid = vec![0.0; 2];
+    oscillator_step(state, k, 0.1, &mut mid);
+    oscillator_step(&mid, k, 0.1, &mut *out);
+}
+
+#[differentiable]
+fn matvec(m: &[[f64; 3]], x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        let mut s = 0.0;
+        for j in 0..x.len() {
+            s += m[i][j] * x[j];
+        }
+        y[i] = s;
+    }
+}
+
+/// Two layers of the same matrix, `tanh` between them.
+#[differentiable]
+fn two_layers(m: &[[f64; 3]], x: &[f64]) -> f64 {
+    let mut h = vec![0.0; 3];
+    matvec(m, x, &mut h);
+    for i in 0..3 {
+        h[i] = h[i].tanh();
+    }
+    let mut y = [0.0; 3];
+    matvec(m, &h, &mut y);
+    y[0] * y[0] + y[1] * y[2]
+}
+
+/// Writes only the first `x.len()` elements of `out`.
+#[differentiable]
+fn overwrite_head(x: &[f64], out: &mut [f64]) {
+    for i in 0..x.len() {
+        out[i] = x[i] * x[i];
+    }
+}
+
+/// The buffer's tail keeps the values written before the call: their cotangents must pass
+/// through the callee untouched, the head's must stop there.
+#[differentiable]
+fn partly_overwritten(x: &[f64], y: &[f64]) -> f64 {
+    let mut buf = vec![0.0; y.len()];
+    for i in 0..y.len() {
+        buf[i] = y[i].sin();
+    }
+    overwrite_head(x, &mut buf);
+    let mut s = 0.0;
+    for i in 0..buf.len() {
+        s += (i as f64 + 1.0) * buf[i] * y[i];
+    }
+    s
+}
+
+/// Reads each element of `u` before overwriting it (a relaxation sweep, in place).
+#[differentiable]
+fn relax(source: &[f64], u: &mut [f64]) {
+    for i in 0..u.len() {
+        u[i] = 0.5 * u[i] + 0.25 * source[i] * u[i].cos();
+    }
+}
+
+#[differentiable]
+fn relaxed(source: &[f64], u0: &[f64]) -> f64 {
+    let mut u = u0.to_vec();
+    for _ in 0..6 {
+        relax(source, &mut u);
+    }
+    let mut s = 0.0;
+    for i in 0..u.len() {
+        s += u[i] * u[i];
+    }
+    s
+}
+
+/// A writer with a result of its own, which the caller's statement drops.
+#[differentiable]
+fn normalise_into(x: &[f64], out: &mut [f64]) -> f64 {
+    let mut n = 0.0;
+    for i in 0..x.len() {
+        n += x[i] * x[i];
+    }
+    let n = n.sqrt();
+    for i in 0..x.len() {
+        out[i] = x[i] / n;
+    }
+    n
+}
+
+/// The writer's result used as well as its output.
+#[differentiable]
+fn normalised_and_scaled(x: &[f64]) -> f64 {
+    let mut u = vec![0.0; x.len()];
+    let norm = normalise_into(x, &mut u);
+    let mut s = 0.0;
+    for i in 0..u.len() {
+        s += u[i] * x[i] * x[i];
+    }
+    s * norm.ln()
+}
+
+#[differentiable]
+fn normalised_moment(x: &[f64]) -> f64 {
+    let mut u = vec![0.0; x.len()];
+    normalise_into(x, &mut u);
+    let mut s = 0.0;
+    for i in 0..u.len() {
+        s += (i as f64 + 1.0) * u[i];
+    }
+    s
+}
+
+/// The faces of `f(x: &[f64], k: f64) -> f64` on the flat vector `[x.., k]`.
+macro_rules! slice_and_number {
+    ($f:ident, $x:expr) => {{
+        let x: Vec<f64> = $x;
+        let n = x.len() - 1;
+        Case {
+            name: stringify!($f),
+            itself: &|x| $f(&x[..n], x[n]),
+            primal: &|x| $f::primal(&x[..n], x[n]),
+            grad: Some(&|x| {
+                let (value, (dx, dk)) = $f::grad(&x[..n], x[n]);
+                (value, [dx, vec![dk]].concat())
+            }),
+            grad_into: &|x| {
+                let (mut dx, mut dk) = (vec![0.0; n], 0.0);
+                let value = $f::grad_into(&x[..n], x[n], &mut dx, &mut dk);
+                (value, [dx, vec![dk]].concat())
+            },
+            jvp: &|x, v| $f::jvp(&x[..n], x[n], &v[..n], v[n]),
+        }
+        .check_with_second_order(&x)
+    }};
+}
+
+#[test]
+fn integrators_calling_step_functions() {
+    slice_and_number!(euler_energy, vec![1.0, 0.3, 2.0]);
+    slice_and_number!(rk4_final, vec![0.8, -0.2, 1.5]);
+}
+
+#[test]
+fn calls_writing_outputs() {
+    // 3 × 3 matrix row after row, then x
+    let m_and_x = |x: &[f64]| -> (Vec<[f64; 3]>, Vec<f64>) {
+        let m = x[..9].chunks(3).map(|r| [r[0], r[1], r[2]]).collect();
+        (m, x[9..].to_vec())
+    };
+    Case {
+        name: "two_layers",
+        itself: &|x| {
+            let (m, v) = m_and_x(x);
+            two_layers(&m, &v)
+        },
+        primal: &|x| {
+            let (m, v) = m_and_x(x);
+            two_layers::primal(&m, &v)
+        },
+        grad: Some(&|x| {
+            let (m, v) = m_and_x(x);
+            let (value, (dm, dv)) = two_layers::grad(&m, &v);
+            (value, [dm.concat(), dv].concat())
+        }),
+        grad_into: &|x| {
+            let (m, v) = m_and_x(x);
+            let (mut dm, mut dv) = (vec![[0.0; 3]; 3], vec![0.0; 3]);
+            let value = two_layers::grad_into(&m, &v, &mut dm, &mut dv);
+            (value, [dm.concat(), dv].concat())
+        },
+        jvp: &|x, t| {
+            let (m, v) = m_and_x(x);
+            let (tm, tv) = m_and_x(t);
+            two_layers::jvp(&m, &v, &tm, &tv)
+        },
+    }
+    .check_with_second_order(&point(12, 31, -1.0, 1.0));
+    slices!(@second_order partly_overwritten, [2, 5], [0, 1], point(7, 32, -1.0, 1.0));
+    slices!(@second_order relaxed, [4, 4], [0, 1], point(8, 33, -1.0, 1.0));
+    slices!(@second_order normalised_moment, [4], [0], point(4, 34, 0.5, 1.5));
+    slices!(@second_order normalised_and_scaled, [4], [0], point(4, 35, 0.5, 1.5));
+}
+
+/// `(x, out, dx, d_out)` of a writer's `grad_into`.
+type Writes<'a> = &'a dyn Fn(&[f64], &mut [f64], &mut [f64], &mut [f64]);
+/// `(x, out, v, tangent of out)` of a writer's `jvp`.
+type WritesTangent<'a> = &'a dyn Fn(&[f64], &mut [f64], &[f64], &mut [f64]);
+
+/// A writer checked on its own: `x` and `out`'s initial values are its inputs (it may keep
+/// or read them), `⟨w, out⟩` its objective.
+struct Writer<'a> {
+    name: &'a str,
+    inputs: usize,
+    outputs: usize,
+    primal: &'a dyn Fn(&[f64], &mut [f64]),
+    itself: &'a dyn Fn(&[f64], &mut [f64]),
+    /// `grad_into(x, out, dx, d_out)`.
+    grad_into: Writes<'a>,
+    /// `jvp(x, out, v, tangent of out)`, the tangent buffer holding that of `out`'s
+    /// initial values.
+    jvp: WritesTangent<'a>,
+}
+
+impl Writer<'_> {
+    fn check(&self, x: &[f64], out0: &[f64]) {
+        let (name, n) = (self.name, self.inputs);
+        assert_eq!((x.len(), out0.len()), (n, self.outputs));
+        let w = point(self.outputs, 7, -1.0, 1.0);
+        let objective = |all: &[f64]| {
+            let mut out = all[n..].to_vec();
+            (self.primal)(&all[..n], &mut out);
+            out.iter().zip(&w).map(|(o, w)| o * w).sum::<f64>()
+        };
+        let all = [x, out0].concat();
+        let mut expected = out0.to_vec();
+        (self.primal)(x, &mut expected);
+        let mut out = out0.to_vec();
+        (self.itself)(x, &mut out);
+        assert_eq!(out, expected, "{name}: itself");
+        let (mut out, mut dx, mut d_out) = (out0.to_vec(), vec![0.0; n], w.clone());
+        (self.grad_into)(x, &mut out, &mut dx, &mut d_out);
+        assert_eq!(out, expected, "{name}: grad_into's output");
+        let gradient = [dx, d_out].concat();
+        let by_differences = central_differences(&objective, &all);
+        for (k, (g, e)) in gradient.iter().zip(&by_differences).enumerate() {
+            assert!(
+                close(*g, *e, 1e-5),
+                "{name}: d/d{k} = {g}, central differences {e}"
+            );
+        }
+        let v = point(all.len(), 5, -1.0, 1.0);
+        let (mut out, mut tangent) = (out0.to_vec(), v[n..].to_vec());
+        (self.jvp)(x, &mut out, &v[..n], &mut tangent);
+        assert_eq!(out, expected, "{name}: jvp's output");
+        let along: f64 = tangent.iter().zip(&w).map(|(t, w)| t * w).sum();
+        let dot: f64 = gradient.iter().zip(&v).map(|(g, v)| g * v).sum();
+        assert!(
+            close(along, dot, 1e-10),
+            "{name}: jvp {along} vs <grad, v> {dot}"
+        );
+    }
+}
+
+#[test]
+fn writers_on_their_own() {
+    Writer {
+        name: "relax",
+        inputs: 3,
+        outputs: 3,
+        primal: &|x, u| relax::primal(x, u),
+        itself: &|x, u| relax(x, u),
+        grad_into: &|x, u, dx, du| relax::grad_into(x, u, dx, du),
+        jvp: &|x, u, v, t| {
+            relax::jvp(x, u, v, t);
+        },
+    }
+    .check(&point(3, 41, -1.0, 1.0), &point(3, 42, -1.0, 1.0));
+    Writer {
+        name: "overwrite_head",
+        inputs: 2,
+        outputs: 4,
+        primal: &|x, out| overwrite_head::primal(x, out),
+        itself: &|x, out| overwrite_head(x, out),
+        grad_into: &|x, out, dx, d_out| overwrite_head::grad_into(x, out, dx, d_out),
+        jvp: &|x, out, v, t| {
+            overwrite_head::jvp(x, out, v, t);
+        },
+    }
+    .check(&point(2, 43, -1.0, 1.0), &point(4, 44, -1.0, 1.0));
+    Writer {
+        name: "rk4_step",
+        inputs: 3,
+        outputs: 2,
+        primal: &|x, out| rk4_step::primal(&x[..2], x[2], 0.1, out),
+        itself: &|x, out| rk4_step(&x[..2], x[2], 0.1, out),
+        grad_into: &|x, out, dx, d_out| {
+            let (d_state, d_k) = dx.split_at_mut(2);
+            rk4_step::grad_into(
+                &x[..2],
+                x[2],
+                0.1,
+                out,
+                d_state,
+                &mut d_k[0],
+                &mut 0.0,
+                d_out,
+            );
+        },
+        jvp: &|x, out, v, t| {
+            rk4_step::jvp(&x[..2], x[2], 0.1, out, &v[..2], v[2], 0.0, t);
+        },
+    }
+    .check(&[0.8, -0.2, 1.5], &[0.0, 0.0]);
+    Writer {
+        name: "two_steps",
+        inputs: 3,
+        outputs: 2,
+        primal: &|x, out| two_steps::primal(&x[..2], x[2], out),
+        itself: &|x, out| two_steps(&x[..2], x[2], out),
+        grad_into: &|x, out, dx, d_out| {
+            let (d_state, d_k) = dx.split_at_mut(2);
+            two_steps::grad_into(&x[..2], x[2], out, d_state, &mut d_k[0], d_out);
+        },
+        jvp: &|x, out, v, t| {
+            two_steps::jvp(&x[..2], x[2], out, &v[..2], v[2], t);
+        },
+    }
+    .check(&[1.0, 0.3, 2.0], &[0.5, -0.5]);
+}
+
+/// A writer's `vjp`, which annotated callers call: its pullback takes the output's
+/// cotangent in place and gives what `grad_into` gives.
+#[test]
+fn a_writers_vjp_is_its_grad_into() {
+    let source = [0.3, -0.7, 1.1];
+    let u0 = [0.5, 0.25, -1.0];
+    let w = [1.0, -2.0, 0.5];
+    let mut u = u0;
+    let ((), pullback) = relax::vjp(&source, &mut u);
+    let mut d_u = w;
+    let (d_source, ()) = pullback((), &mut d_u);
+    let (mut u_into, mut d_source_into, mut d_u_into) = (u0, [0.0; 3], w);
+    relax::grad_into(&source, &mut u_into, &mut d_source_into, &mut d_u_into);
+    assert_eq!(u, u_into);
+    assert_eq!(d_source.unwrap(), d_source_into.to_vec());
+    assert_eq!(d_u, d_u_into);
+    // by hand, element i: u' = u/2 + s cos(u)/4, so ∂u'/∂s = cos(u)/4, ∂u'/∂u = 1/2 - s sin(u)/4
+    for i in 0..3 {
+        let (s, u) = (source[i], u0[i]);
+        assert!((d_source_into[i] - w[i] * u.cos() / 4.0).abs() < 1e-15);
+        assert!((d_u_into[i] - w[i] * (0.5 - s * u.sin() / 4.0)).abs() < 1e-15);
+    }
+}
+
+// ----- 3. generic code handing parts and copies of arrays on -----
+
+/// A range of a generic array passed on (copied into a local part first), a generic
+/// `to_vec` copy, and a literal of generic values.
+#[differentiable]
+fn generic_parts<T: Float>(x: &[T]) -> T {
+    let tail = generic_dot(&x[1..], &x[1..]);
+    let mut copy = x.to_vec();
+    copy[0] = copy[0] * tail;
+    let pair = [copy[0], x[1].sin()];
+    generic_dot(&copy, x) + generic_dot(&pair, &pair)
+}
+
+#[test]
+fn generic_parts_and_copies() {
+    slices!(@second_order generic_parts, [4], [0], point(4, 51, -1.0, 1.0));
+    let x: Vec<f32> = point(4, 51, -1.0, 1.0).iter().map(|&v| v as f32).collect();
+    let (v32, [g32]) = generic_parts::grad(&x[..]);
+    let x64: Vec<f64> = x.iter().map(|&v| f64::from(v)).collect();
+    let (v64, [g64]) = generic_parts::grad(&x64[..]);
+    assert!(close(f64::from(v32), v64, 1e-5), "{v32} vs {v64}");
+    for (a, b) in g32.iter().zip(&g64) {
+        assert!(close(f64::from(*a), *b, 1e-4), "{a} vs {b}");
+    }
+}
+
+/// `relaxed` with its loop checkpointed: the segments rerun the writing calls from
+/// snapshots of `u`, so the gradient is the same to the bit.
+#[differentiable(checkpoint(snapshots = 2))]
+fn relaxed_checkpointed(source: &[f64], u0: &[f64]) -> f64 {
+    let mut u = u0.to_vec();
+    for _ in 0..6 {
+        relax(source, &mut u);
+    }
+    let mut s = 0.0;
+    for i in 0..u.len() {
+        s += u[i] * u[i];
+    }
+    s
+}
+
+#[test]
+fn writing_calls_in_a_checkpointed_loop() {
+    let (source, u0) = (point(4, 61, -1.0, 1.0), point(4, 62, -1.0, 1.0));
+    let (value, [d_source, d_u0]) = relaxed::grad(&source, &u0);
+    let (by_segments, [s_source, s_u0]) = relaxed_checkpointed::grad(&source, &u0);
+    assert_eq!(by_segments.to_bits(), value.to_bits());
+    assert_eq!(
+        relaxed_checkpointed(&source, &u0).to_bits(),
+        value.to_bits()
+    );
+    assert_eq!((s_source, s_u0), (d_source, d_u0));
+}
+
+/// A writer of an array of rows: the outer product `m[i][j] = a[i] b[j]`.
+#[differentiable]
+fn outer_into(a: &[f64], b: &[f64], m: &mut [[f64; 2]]) {
+    for i in 0..m.len() {
+        for j in 0..2 {
+            m[i][j] = a[i] * b[j];
+        }
+    }
+}
+
+#[differentiable]
+fn outer_energy(a: &[f64], b: &[f64]) -> f64 {
+    let mut m = [[0.0; 2]; 3];
+    outer_into(a, b, &mut m);
+    let mut s = 0.0;
+    for i in 0..3 {
+        s += m[i][0].sin() * m[i][1];
+    }
+    s
+}
+
+#[test]
+fn a_writer_of_rows() {
+    slices!(@second_order outer_energy, [3, 2], [0, 1], point(5, 71, -1.0, 1.0));
+    // on its own, its output's buffers in rows: `grad_into` and `jvp` against ⟨w, m⟩
+    let rows = |v: &[f64]| -> Vec<[f64; 2]> { v.chunks(2).map(|r| [r[0], r[1]]).collect() };
+    Writer {
+        name: "outer_into",
+        inputs: 5,
+        outputs: 6,
+        primal: &|x, out| {
+            let mut m = rows(out);
+            outer_into::primal(&x[..3], &x[3..], &mut m);
+            out.copy_from_slice(m.as_flattened());
+        },
+        itself: &|x, out| {
+            let mut m = rows(out);
+            outer_into(&x[..3], &x[3..], &mut m);
+            out.copy_from_slice(m.as_flattened());
+        },
+        grad_into: &|x, out, dx, d_out| {
+            let (mut m, mut d_m) = (rows(out), rows(d_out));
+            let (d_a, d_b) = dx.split_at_mut(3);
+            outer_into::grad_into(&x[..3], &x[3..], &mut m, d_a, d_b, &mut d_m);
+            out.copy_from_slice(m.as_flattened());
+            d_out.copy_from_slice(d_m.as_flattened());
+        },
+        jvp: &|x, out, v, t| {
+            let (mut m, mut t_m) = (rows(out), rows(t));
+            outer_into::jvp(&x[..3], &x[3..], &mut m, &v[..3], &v[3..], &mut t_m);
+            out.copy_from_slice(m.as_flattened());
+            t.copy_from_slice(t_m.as_flattened());
+        },
+    }
+    .check(&point(5, 72, -1.0, 1.0), &point(6, 73, -1.0, 1.0));
+}
+
+/// The integrator's double buffer, `std::mem::swap(&mut state, &mut next)`: the shadows
+/// are swapped back in the adjoint.
+#[differentiable]
+fn euler_energy_swapping(x0: &[f64], k: f64) -> f64 {
+    let mut state = vec![x0[0], x0[1]];
+    let mut next = vec![0.0; 2];
+    for _ in 0..25 {
+        oscillator_step(&state, k, 0.05, &mut next);
+        std::mem::swap(&mut state, &mut next);
+    }
+    0.5 * (k * state[0] * state[0] + state[1] * state[1])
+}
+
+#[test]
+fn swapped_buffers() {
+    slice_and_number!(euler_energy_swapping, vec![1.0, 0.3, 2.0]);
+    // the same steps as copying the buffer back
+    let (x0, k) = ([1.0, 0.3], 2.0);
+    let (value, (dx, dk)) = euler_energy_swapping::grad(&x0, k);
+    let (copied, (cdx, cdk)) = euler_energy::grad(&x0, k);
+    assert_eq!((value, dx, dk), (copied, cdx, cdk));
+}
