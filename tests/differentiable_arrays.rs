@@ -706,3 +706,263 @@ fn a_column_past_the_row_panics_as_the_body_does() {
     assert!(std::panic::catch_unwind(|| column::grad(&m, 2)).is_err());
     assert_eq!(column::grad(&m, 1).1, [vec![[0.0, 2.0], [0.0, 0.0]]]);
 }
+
+// ----- 3. ragged arrays of rows: `&[Vec<f64>]`, `Vec<Vec<f64>>`, `&Vec<Vec<f64>>` -----
+
+/// `Σ_i tanh((M v)_i)` for rows of different lengths (row `i` multiplies `v[..len_i]`).
+#[differentiable]
+fn ragged_matvec(m: &[Vec<f64>], v: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for i in 0..m.len() {
+        let mut s = 0.0;
+        for j in 0..m[i].len() {
+            s += m[i][j] * v[j];
+        }
+        total += s.tanh();
+    }
+    total
+}
+
+/// The k-means cost `Σ_p min_c |p - c|²`, points and centroids as `&[Vec<f64>]`, rows
+/// iterated (`for p in points`) and each distance an iterator form on two rows.
+#[differentiable]
+fn kmeans_cost(points: &[Vec<f64>], centroids: &[Vec<f64>]) -> f64 {
+    let mut cost = 0.0;
+    for p in points {
+        let mut best = f64::INFINITY;
+        for c in centroids.iter() {
+            let d: f64 = p.iter().zip(c.iter()).map(|(a, b)| (a - b) * (a - b)).sum();
+            best = best.min(d);
+        }
+        cost += best;
+    }
+    cost
+}
+
+/// `‖XᵀX‖²` for samples `x` (a `Vec<Vec<f64>>` by value): a local
+/// `vec![vec![0.0; d]; d]` accumulated with `+=`, then read back.
+#[differentiable]
+fn gram_of_samples(x: Vec<Vec<f64>>) -> f64 {
+    let d = x[0].len();
+    let mut g = vec![vec![0.0; d]; d];
+    for s in 0..x.len() {
+        for a in 0..d {
+            for b in 0..d {
+                g[a][b] += x[s][a] * x[s][b];
+            }
+        }
+    }
+    let mut total = 0.0;
+    for a in 0..d {
+        for b in 0..d {
+            total += g[a][b] * g[a][b];
+        }
+    }
+    total
+}
+
+/// The sample covariance of the columns of `x` (`&Vec<Vec<f64>>`): column means, then a
+/// local matrix of centred products; its trace plus the sum of squares off the diagonal.
+#[differentiable]
+fn covariance_energy(x: &Vec<Vec<f64>>) -> f64 {
+    let (n, d) = (x.len(), x[0].len());
+    let mut mean = vec![0.0; d];
+    for s in 0..n {
+        for a in 0..d {
+            mean[a] += x[s][a] / n as f64;
+        }
+    }
+    // Σ_s x_sa x_sb, then centred: (Σ_s x_sa x_sb - n mean_a mean_b) / (n - 1)
+    let mut c: Vec<Vec<f64>> = vec![vec![0.0; d]; d];
+    for s in 0..n {
+        for a in 0..d {
+            for b in 0..d {
+                c[a][b] += x[s][a] * x[s][b];
+            }
+        }
+    }
+    for a in 0..d {
+        for b in 0..d {
+            c[a][b] = (c[a][b] - n as f64 * mean[a] * mean[b]) / (n as f64 - 1.0);
+        }
+    }
+    let mut e = 0.0;
+    for a in 0..d {
+        for b in 0..d {
+            e += if a == b { c[a][b] } else { c[a][b] * c[a][b] };
+        }
+    }
+    e
+}
+
+/// A ragged parameter by value, written in place (`m[i][j] = ..`, `*=`), a row passed to
+/// another annotated function, and rows of each length read through `row.len()`.
+#[differentiable]
+fn ragged_in_place(mut m: Vec<Vec<f64>>, s: f64) -> f64 {
+    for i in 0..m.len() {
+        for j in 0..m[i].len() {
+            m[i][j] *= s;
+            m[i][j] = m[i][j].sin() + m[i][j];
+        }
+    }
+    let mut total = 0.0;
+    for i in 0..m.len() {
+        total += dot(&m[i], &m[i]) / (1.0 + m[i].len() as f64);
+    }
+    total
+}
+
+/// The rows of a ragged matrix of the given row lengths, from a flat vector.
+fn ragged(x: &[f64], lens: &[usize]) -> Vec<Vec<f64>> {
+    common::faces::split(x, lens)
+}
+
+#[test]
+fn ragged_rows() {
+    // rows of lengths 3, 1, 2 times a vector of 3
+    let lens = [3, 1, 2];
+    Case {
+        name: "ragged_matvec",
+        itself: &|x| ragged_matvec(&ragged(x, &lens), &x[6..]),
+        primal: &|x| ragged_matvec::primal(&ragged(x, &lens), &x[6..]),
+        grad: Some(&|x| {
+            let (v, (gm, gv)) = ragged_matvec::grad(&ragged(x, &lens), &x[6..]);
+            (v, [gm.concat(), gv].concat())
+        }),
+        grad_into: &|x| {
+            let (mut dm, mut dv) = (ragged(&[0.0; 6], &lens), vec![0.0; 3]);
+            let v = ragged_matvec::grad_into(&ragged(x, &lens), &x[6..], &mut dm, &mut dv);
+            (v, [dm.concat(), dv].concat())
+        },
+        jvp: &|x, t| ragged_matvec::jvp(&ragged(x, &lens), &x[6..], &ragged(t, &lens), &t[6..]),
+    }
+    .check_with_second_order(&point(9, 61, -1.0, 1.0));
+    // 4 points and 2 centroids in the plane
+    let (points, centroids) = ([2; 4], [2; 2]);
+    Case {
+        name: "kmeans_cost",
+        itself: &|x| kmeans_cost(&ragged(x, &points), &ragged(&x[8..], &centroids)),
+        primal: &|x| kmeans_cost::primal(&ragged(x, &points), &ragged(&x[8..], &centroids)),
+        grad: Some(&|x| {
+            let (v, [gp, gc]) =
+                kmeans_cost::grad(&ragged(x, &points), &ragged(&x[8..], &centroids));
+            (v, [gp.concat(), gc.concat()].concat())
+        }),
+        grad_into: &|x| {
+            let mut dp = ragged(&[0.0; 8], &points);
+            let mut dc = ragged(&[0.0; 4], &centroids);
+            let v = kmeans_cost::grad_into(
+                &ragged(x, &points),
+                &ragged(&x[8..], &centroids),
+                &mut dp,
+                &mut dc,
+            );
+            (v, [dp.concat(), dc.concat()].concat())
+        },
+        jvp: &|x, t| {
+            kmeans_cost::jvp(
+                &ragged(x, &points),
+                &ragged(&x[8..], &centroids),
+                &ragged(t, &points),
+                &ragged(&t[8..], &centroids),
+            )
+        },
+    }
+    .check_with_second_order(&point(12, 62, -1.0, 1.0));
+    // 3 samples of 2 features
+    let samples = [2; 3];
+    Case {
+        name: "gram_of_samples",
+        itself: &|x| gram_of_samples(ragged(x, &samples)),
+        primal: &|x| gram_of_samples::primal(ragged(x, &samples)),
+        grad: Some(&|x| {
+            let (v, [g]) = gram_of_samples::grad(ragged(x, &samples));
+            (v, g.concat())
+        }),
+        grad_into: &|x| {
+            let mut d = ragged(&[0.0; 6], &samples);
+            let v = gram_of_samples::grad_into(ragged(x, &samples), &mut d);
+            (v, d.concat())
+        },
+        jvp: &|x, t| gram_of_samples::jvp(ragged(x, &samples), &ragged(t, &samples)),
+    }
+    .check_with_second_order(&point(6, 63, -1.0, 1.0));
+    // 4 samples of 3 features
+    let samples = [3; 4];
+    Case {
+        name: "covariance_energy",
+        itself: &|x| covariance_energy(&ragged(x, &samples)),
+        primal: &|x| covariance_energy::primal(&ragged(x, &samples)),
+        grad: Some(&|x| {
+            let (v, [g]) = covariance_energy::grad(&ragged(x, &samples));
+            (v, g.concat())
+        }),
+        grad_into: &|x| {
+            let mut d = ragged(&[0.0; 12], &samples);
+            let v = covariance_energy::grad_into(&ragged(x, &samples), &mut d);
+            (v, d.concat())
+        },
+        jvp: &|x, t| covariance_energy::jvp(&ragged(x, &samples), &ragged(t, &samples)),
+    }
+    .check_with_second_order(&point(12, 64, -1.0, 1.0));
+    let lens = [2, 3, 1];
+    Case {
+        name: "ragged_in_place",
+        itself: &|x| ragged_in_place(ragged(x, &lens), x[6]),
+        primal: &|x| ragged_in_place::primal(ragged(x, &lens), x[6]),
+        grad: Some(&|x| {
+            let (v, (gm, gs)) = ragged_in_place::grad(ragged(x, &lens), x[6]);
+            (v, [gm.concat(), vec![gs]].concat())
+        }),
+        grad_into: &|x| {
+            let (mut dm, mut ds) = (ragged(&[0.0; 6], &lens), 0.0);
+            let v = ragged_in_place::grad_into(ragged(x, &lens), x[6], &mut dm, &mut ds);
+            (v, [dm.concat(), vec![ds]].concat())
+        },
+        jvp: &|x, t| ragged_in_place::jvp(ragged(x, &lens), x[6], &ragged(t, &lens), t[6]),
+    }
+    .check_with_second_order(&point(7, 65, -1.0, 1.0));
+}
+
+/// Hand-computed ragged gradients, and the shape checks of `grad_into` and `jvp`.
+#[test]
+fn ragged_rows_by_hand() {
+    // Σ_i tanh(m_i · v) at m = [[0, 0], [0]], v = (1, 2): tanh' (0) = 1, so
+    // d/dm_ij = v_j and d/dv_j = Σ_i m_ij = 0
+    let m = vec![vec![0.0, 0.0], vec![0.0]];
+    let (value, (gm, gv)) = ragged_matvec::grad(&m, &[1.0, 2.0]);
+    assert_eq!(value, 0.0);
+    assert_eq!(gm, vec![vec![1.0, 2.0], vec![1.0]]);
+    assert_eq!(gv, vec![0.0, 0.0]);
+    // one point (0, 0), centroids (1, 0) and (0, 3): the nearest is (1, 0), at distance
+    // 1; d/dp = 2 (p - c) = (-2, 0), d/dc = (2, 0) for the nearest, 0 for the other
+    let (value, [gp, gc]) = kmeans_cost::grad(&[vec![0.0, 0.0]], &[vec![1.0, 0.0], vec![0.0, 3.0]]);
+    assert_eq!(value, 1.0);
+    assert_eq!(gp, vec![vec![-2.0, 0.0]]);
+    assert_eq!(gc, vec![vec![2.0, 0.0], vec![0.0, 0.0]]);
+    // `grad_into` accumulates into the caller's rows, and checks their shape
+    let mut d = vec![vec![1.0, 1.0], vec![1.0]];
+    let mut dv = vec![0.0; 2];
+    ragged_matvec::grad_into(&m, &[1.0, 2.0], &mut d, &mut dv);
+    assert_eq!(d, vec![vec![2.0, 3.0], vec![2.0]]);
+    let wrong = std::panic::catch_unwind(|| {
+        let mut d = vec![vec![0.0, 0.0], vec![0.0, 0.0]];
+        ragged_matvec::grad_into(&m, &[1.0, 2.0], &mut d, &mut vec![0.0; 2]);
+    });
+    let message = wrong.unwrap_err().downcast::<String>().unwrap();
+    assert!(
+        message.contains("row 1 given for `m` has length 2"),
+        "{message}"
+    );
+    // a column past a short row panics as the body does, not reading the next row
+    let short = vec![vec![1.0], vec![2.0, 3.0]];
+    assert!(std::panic::catch_unwind(|| ragged_matvec::grad(&short, &[1.0, 1.0])).is_ok());
+    #[differentiable]
+    fn second(m: &[Vec<f64>]) -> f64 {
+        m[0][1] * 2.0
+    }
+    assert_eq!(second(&[vec![1.0, 2.0]]), 4.0);
+    assert!(std::panic::catch_unwind(|| second::primal(&short)).is_err());
+    assert!(std::panic::catch_unwind(|| second::grad(&short)).is_err());
+    assert_eq!(second::grad(&[vec![1.0, 2.0]]).1, [vec![vec![0.0, 2.0]]]);
+}

@@ -72,7 +72,7 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
             let rows = sig
                 .params
                 .iter()
-                .filter(|p| p.array_row().is_some())
+                .filter(|p| p.array_row().is_some() || p.is_ragged())
                 .map(|p| p.ident.to_string())
                 .collect();
             stmts = iterators::desugar(stmts, arrays, rows);

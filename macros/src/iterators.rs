@@ -149,7 +149,8 @@ impl<'ast> Visit<'ast> for Locals<'_> {
             };
             if let Pat::Ident(ident) = pat {
                 self.0.insert(ident.ident.to_string());
-                if crate::lower::local_row(local).is_some() {
+                if crate::lower::local_row(local).is_some() || crate::lower::is_ragged_local(local)
+                {
                     self.1.insert(ident.ident.to_string());
                 }
             }
@@ -204,6 +205,9 @@ struct View {
     array: Ident,
     offset: Ident,
     len: TokenStream,
+    /// A row of an array of rows (`for row in m`): `offset` is the row's index, and
+    /// element `j` is `array[offset][j]`.
+    row: bool,
 }
 
 impl Rewriter {
@@ -225,6 +229,12 @@ impl Rewriter {
     /// Element `k` of an array or a view.
     fn place(&self, name: &Ident, k: &Ident) -> TokenStream {
         match self.view(name) {
+            Some(View {
+                array,
+                offset,
+                row: true,
+                ..
+            }) => quote!(#array[#offset][#k]),
             Some(View { array, offset, .. }) => quote!(#array[#offset + #k]),
             None => quote!(#name[#k]),
         }
@@ -286,6 +296,7 @@ impl Rewriter {
             array: array.clone(),
             offset: offset.clone(),
             len: len.clone(),
+            row: false,
         });
         let mut body = for_loop.body.clone();
         // `w[j]` and `w.len()` first, then the iterator forms over `w`.
@@ -299,6 +310,103 @@ impl Rewriter {
             let #offset: usize = #start;
             #(#stmts)*
         }))
+    }
+
+    /// `for row in m` (or `&m`, `m.iter()`, `m.iter_mut()`, with `.enumerate()`,
+    /// `.zip(..)`, `.rev()`) over an array of rows `m`: each row the pattern names becomes
+    /// a *row view* in the body, its index `let rowN: usize = gradtape_k;` taken as each
+    /// iteration starts, so that `row[j]`, `row.len()` and the iterator forms over `row`
+    /// (`row.iter().zip(w)`, `.map(..).sum()`, `for x in row`) read `m[rowN][j]`, and
+    /// `row` elsewhere (`dot(row, x)`) is `(&m[rowN])`. The row's name is then `_` in the
+    /// pattern, and the loop is desugared as any other. Exact because the body cannot
+    /// write `m` while a row of it is borrowed; a row by value (`for row in m` of an owned
+    /// array) is read so only when the body never names `m` and does not declare the
+    /// row `mut`.
+    fn rows_loop(&mut self, for_loop: &mut syn::ExprForLoop) -> Option<Expr> {
+        let chain = self.chain(&for_loop.expr, true)?;
+        if chain.map.is_some() {
+            return None;
+        }
+        let mut pat = (*for_loop.pat).clone();
+        let mut rows = Vec::new();
+        self.row_names(&mut pat, &chain.item, &for_loop.body, &mut rows);
+        if rows.is_empty() {
+            return None;
+        }
+        let mut body = for_loop.body.clone();
+        let mut starts = Vec::new();
+        let mut aliases = Vec::new();
+        for (name, array, mutable) in &rows {
+            let index = self.fresh("row");
+            let k = index_var();
+            starts.push(quote!(let #index: usize = #k;));
+            let view = View {
+                name: name.to_string(),
+                array: array.clone(),
+                offset: index.clone(),
+                len: quote!(#array[#index].len()),
+                row: true,
+            };
+            ViewReads(&view).visit_block_mut(&mut body);
+            let place = if *mutable {
+                quote!((&mut #array[#index]))
+            } else {
+                quote!((&#array[#index]))
+            };
+            aliases.push((name.to_string(), syn::parse2(place).ok()?));
+            self.views.push(view);
+        }
+        self.visit_block_mut(&mut body);
+        for _ in &rows {
+            self.views.pop();
+        }
+        Aliases(&aliases).visit_block_mut(&mut body);
+        let stmts = &body.stmts;
+        for_loop.pat = Box::new(pat);
+        for_loop.body = syn::parse_quote!({ #(#starts)* #(#stmts)* });
+        self.for_loop(for_loop)
+    }
+
+    /// The names `pat` binds to rows of an array of rows in `item` (replaced by `_` in
+    /// `pat`), with the array and whether the row is mutable.
+    fn row_names(
+        &self,
+        pat: &mut Pat,
+        item: &Item,
+        body: &syn::Block,
+        out: &mut Vec<(Ident, Ident, bool)>,
+    ) {
+        match (pat, item) {
+            (Pat::Type(typed), _) => self.row_names(&mut typed.pat, item, body, out),
+            (Pat::Paren(paren), _) => self.row_names(&mut paren.pat, item, body, out),
+            (
+                pat @ Pat::Ident(_),
+                Item::Elem {
+                    array,
+                    by_ref,
+                    mutable,
+                },
+            ) if self.rows.contains(&array.to_string()) && self.view(array).is_none() => {
+                let Pat::Ident(ident) = &*pat else {
+                    unreachable!("matched")
+                };
+                if ident.by_ref.is_some() || ident.subpat.is_some() {
+                    return;
+                }
+                // a row by value: only where reading `m[k]` later is the same value
+                if !*by_ref && (ident.mutability.is_some() || names(body, array)) {
+                    return;
+                }
+                out.push((ident.ident.clone(), array.clone(), *mutable));
+                *pat = syn::parse_quote!(_);
+            }
+            (Pat::Tuple(tuple), Item::Tuple(items)) if tuple.elems.len() == items.len() => {
+                for (pat, item) in tuple.elems.iter_mut().zip(items) {
+                    self.row_names(pat, item, body, out);
+                }
+            }
+            _ => {}
+        }
     }
 
     /// A source: `a.iter()`, `a.iter_mut()`, `a.into_iter()`, `&a`, `&mut a`, and `a`
@@ -601,9 +709,16 @@ impl Rewriter {
 
 impl VisitMut for Rewriter {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
-        // A loop over windows or chunks: its body is rewritten knowing the view.
+        // A loop over windows or chunks, or over rows: its body is rewritten knowing the
+        // view.
         if let Expr::ForLoop(for_loop) = expr
             && let Some(rewritten) = self.views_loop(for_loop)
+        {
+            *expr = rewritten;
+            return;
+        }
+        if let Expr::ForLoop(for_loop) = expr
+            && let Some(rewritten) = self.rows_loop(&mut for_loop.clone())
         {
             *expr = rewritten;
             return;
@@ -657,12 +772,26 @@ impl VisitMut for Aliases<'_> {
     }
 }
 
+/// Whether `body` names `ident` anywhere.
+fn names(body: &syn::Block, ident: &Ident) -> bool {
+    struct Finder<'i>(&'i Ident, bool);
+    impl<'ast> Visit<'ast> for Finder<'_> {
+        fn visit_ident(&mut self, ident: &'ast Ident) {
+            self.1 |= ident == self.0;
+        }
+    }
+    let mut finder = Finder(ident, false);
+    finder.visit_block(body);
+    finder.1
+}
+
 /// The loop variable of a desugared loop (one per loop: inner loops shadow it).
 fn index_var() -> Ident {
     mixed("gradtape_k")
 }
 
-/// Rewrites a view's element reads `w[j]` as `a[offset + j]` and `w.len()` as its length.
+/// Rewrites a view's element reads `w[j]` as `a[offset + j]` (a row's `row[j]` as
+/// `m[row][j]`) and `w.len()` as its length.
 struct ViewReads<'v>(&'v View);
 
 impl VisitMut for ViewReads<'_> {
@@ -673,13 +802,18 @@ impl VisitMut for ViewReads<'_> {
             array,
             offset,
             len,
+            row,
         } = self.0;
         match expr {
             Expr::Index(index)
                 if single_ident(strip_parens(&index.expr)).is_some_and(|i| i == name) =>
             {
                 let position = &index.index;
-                *expr = syn::parse_quote!(#array[#offset + (#position)]);
+                *expr = if *row {
+                    syn::parse_quote!(#array[#offset][#position])
+                } else {
+                    syn::parse_quote!(#array[#offset + (#position)])
+                };
             }
             Expr::MethodCall(call)
                 if call.method == "len"

@@ -144,11 +144,14 @@ impl<'a> Lowerer<'a> {
         for param in &sig.params {
             let active = param.differentiable(sig.mode);
             let binding = lowerer.bind(&param.ident, active, None);
-            if let Kind::Array { row, .. } = &param.kind {
+            if let Kind::Array { row, ragged, .. } = &param.kind {
                 lowerer.bindings[binding].array = true;
                 lowerer.bindings[binding].row = row
                     .as_ref()
                     .map(|row| row.parse().expect("printed from tokens"));
+                if *ragged {
+                    lowerer.make_ragged(binding);
+                }
             }
             if param.is_output_array() && active {
                 lowerer.written.push(binding);
@@ -180,6 +183,7 @@ impl<'a> Lowerer<'a> {
             active,
             array: false,
             row: None,
+            ragged: false,
         });
         self.keys.push(key);
         self.scopes
@@ -190,6 +194,14 @@ impl<'a> Lowerer<'a> {
             block.declared.push(id);
         }
         id
+    }
+
+    /// Marks an array binding as a ragged array of rows: `m[i][j]` at index
+    /// `i * RAGGED_STRIDE + j` (see [`Binding::ragged`]).
+    fn make_ragged(&mut self, binding: BindingId) {
+        let generated = crate::generate::paths::generated();
+        self.bindings[binding].row = Some(quote!(#generated::RAGGED_STRIDE));
+        self.bindings[binding].ragged = true;
     }
 
     fn lookup(&self, ident: &Ident) -> Option<BindingId> {
@@ -436,6 +448,8 @@ impl<'a> Lowerer<'a> {
             // (a literal of rows set its row length already)
             if let Some(row) = local_row(local) {
                 self.bindings[last].row = Some(row);
+            } else if is_ragged_local(local) {
+                self.make_ragged(last);
             }
         }
     }
@@ -974,6 +988,13 @@ impl<'a> Lowerer<'a> {
     /// read the next row's element).
     fn flat_index(&self, binding: BindingId, indices: &[&Expr]) -> TokenStream {
         match (indices, &self.bindings[binding].row) {
+            ([i, j], Some(_)) if self.bindings[binding].ragged => {
+                // row `i`'s own length bounds `j` (`m` is the array's name in every
+                // generated function, an owned `Vec` or a slice: `&m[..]` is the rows)
+                let generated = crate::generate::paths::generated();
+                let name = &self.bindings[binding].name;
+                quote!(#generated::ragged_index(&#name[..], #i, #j))
+            }
             ([i, j], Some(row)) => {
                 let generated = crate::generate::paths::generated();
                 quote!(#generated::flat_index(#i, #j, #row))
@@ -1081,6 +1102,10 @@ impl<'a> Lowerer<'a> {
             }
             self.check_inactive(whole);
             self.push(Stmt::Plain(quote!(#whole #semi)));
+            return;
+        }
+        if self.bindings[binding].ragged {
+            validate::ragged_whole(self.cx, whole);
             return;
         }
         if binding < self.param_count {
@@ -2004,6 +2029,17 @@ impl<'a> Lowerer<'a> {
                     )
                 }
                 (Expr::Range(_), Some(_)) => return None,
+                (_, Some(_)) if self.bindings[base].ragged => {
+                    // a row of its own length, in a `Vec`
+                    self.push(Stmt::Plain(quote! {
+                        let #start: usize = #position;
+                        let #len: usize = #array[#start].len();
+                    }));
+                    (
+                        syn::parse_quote!(::std::vec![0.0; #len]),
+                        syn::parse_quote!(#array[#start][#j]),
+                    )
+                }
                 (_, Some(row)) => {
                     let row = row.clone();
                     self.push(Stmt::Plain(quote! {
@@ -2071,6 +2107,10 @@ impl<'a> Lowerer<'a> {
             other => other,
         };
         let binding = self.array_target(inner)?;
+        if self.bindings[binding].active && self.bindings[binding].ragged {
+            // reported here, the argument then passed as written: no follow-on errors
+            validate::ragged_whole(self.cx, arg);
+        }
         self.bindings[binding].active.then_some(binding)
     }
 
@@ -2523,7 +2563,8 @@ impl<'ast> Visit<'ast> for ActiveFinder<'_, '_> {
 /// `Vec::with_capacity(..)`.
 pub fn is_array_local(local: &syn::Local) -> bool {
     if let Pat::Type(typed) = &local.pat {
-        return crate::model::sig::float_array_or_rows(&typed.ty).is_some();
+        return crate::model::sig::float_array_or_rows(&typed.ty).is_some()
+            || crate::model::sig::float_ragged_rows(&typed.ty).is_some();
     }
     let Some(init) = &local.init else {
         return false;
@@ -2573,6 +2614,26 @@ pub fn local_row(local: &syn::Local) -> Option<TokenStream> {
         }
         _ => None,
     }
+}
+
+/// Whether a local is a ragged array of rows: typed `Vec<Vec<F>>`, or zeros
+/// `vec![vec![0.0; n]; m]`.
+pub fn is_ragged_local(local: &syn::Local) -> bool {
+    if let Pat::Type(typed) = &local.pat {
+        return crate::model::sig::float_ragged_rows(&typed.ty).is_some();
+    }
+    let Some(init) = &local.init else {
+        return false;
+    };
+    let Expr::Macro(mac) = strip_parens(&init.expr) else {
+        return false;
+    };
+    if !mac.mac.path.is_ident("vec") {
+        return false;
+    }
+    let tokens = &mac.mac.tokens;
+    matches!(syn::parse2::<Expr>(quote!([#tokens])), Ok(Expr::Repeat(repeat))
+        if matches!(strip_parens(&repeat.expr), Expr::Macro(row) if row.mac.path.is_ident("vec")))
 }
 
 /// The elements of `[e0, e1, ..]` or `vec![e0, e1, ..]`.

@@ -575,6 +575,16 @@ pub fn whole_row(cx: &Ctxt, row: &Expr) {
     );
 }
 
+/// A ragged array of rows (`&[Vec<F>]`, a local `vec![vec![0.0; n]; m]`) passed whole to
+/// another annotated function, or grown by a row: its shadow is a `RowShadow`, which no
+/// callee's cotangent is added into yet.
+pub fn ragged_whole(cx: &Ctxt, expr: &Expr) {
+    cx.error_spanned_by(
+        expr,
+        "a ragged array of rows (`&[Vec<f64>]`, `Vec<Vec<f64>>`) is differentiated element by element: index it (`m[i][j]`), loop over its rows (`for row in m`) or pass one row (`f(&m[i])`); it cannot be passed whole to another #[differentiable] function or grown by a row yet",
+    );
+}
+
 /// `f(.., &mut buf)`: a call of a function writing a `&mut` float array (it has no `vjp`
 /// to call, only `grad_into`).
 pub fn array_output_argument(cx: &Ctxt, mutability: impl ToTokens) {

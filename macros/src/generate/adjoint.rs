@@ -23,7 +23,16 @@ impl Generator<'_> {
                     let elem = param.elem.as_ref().expect("a float array");
                     // `grad_into`: the caller's buffer (`d_<param>`, checked against the
                     // array's length); `vjp`: zeros of the length the forward saw.
-                    let shadow = if self.into {
+                    let shadow = if param.is_ragged() {
+                        // rows of the parameter's shape: the caller's (checked), or zeros
+                        if self.into {
+                            let buffer = Self::into_buffer(param);
+                            quote!(generated::RowShadow::<#elem>::borrowed(&mut *#buffer))
+                        } else {
+                            let len = Self::array_len(param);
+                            quote!(generated::RowShadow::<#elem>::zeros(&#len))
+                        }
+                    } else if self.into {
                         let buffer = Self::into_buffer(param);
                         let flat = match param.array_row() {
                             Some(_) => quote!(#buffer.as_flattened_mut()),
@@ -76,6 +85,9 @@ impl Generator<'_> {
                 Some(binding) if self.body.bindings[*binding].array && self.into => quote!(()),
                 Some(binding) if self.body.bindings[*binding].array => {
                     let slot = self.slot(*binding);
+                    if param.is_ragged() {
+                        return quote!(Some(#slot.into_rows()));
+                    }
                     match (&param.kind, param.array_row()) {
                         (
                             Kind::Array {
@@ -126,7 +138,9 @@ impl Generator<'_> {
             .filter(|&&b| self.useful[b])
             .map(|&b| {
                 let slot = self.slot(b);
-                if self.body.bindings[b].array {
+                if self.body.bindings[b].ragged {
+                    quote!(let mut #slot = generated::RowShadow::growable();)
+                } else if self.body.bindings[b].array {
                     quote!(let mut #slot = generated::Shadow::growable();)
                 } else {
                     quote!(let mut #slot = None;)

@@ -89,6 +89,19 @@ impl Generator<'_> {
                         return None;
                     }
                     let tangent = self.tangent(binding);
+                    if param.is_ragged() {
+                        // the caller's tangent rows, of the parameter's shape (checked)
+                        let (function, param_name) =
+                            (format!("{}::jvp", item.sig.ident), param.ident.to_string());
+                        let ident = &param.ident;
+                        // (no rows at all is a zero tangent: `jvp_call`'s for a constant)
+                        return Some(quote! {
+                            if !#tangent.is_empty() {
+                                generated::check_row_shadow(#function, #param_name, &#ident[..], #tangent);
+                            }
+                            let mut #tangent = generated::RowShadow::shared(#tangent);
+                        });
+                    }
                     let flat = match param.array_row() {
                         Some(_) => quote!(#tangent.as_flattened()),
                         None => quote!(#tangent),
@@ -174,6 +187,12 @@ impl Generator<'_> {
         for (k, (param, binding)) in self.sig.params.iter().zip(&self.body.params).enumerate() {
             let entry = mixed(&format!("t{k}"));
             match (binding, &param.elem) {
+                (Some(_), Some(_)) if param.is_ragged() => {
+                    // no caller passes a differentiable ragged array whole (the macro's
+                    // error): a constant one's tangent is zero, no rows
+                    entry_types.push(quote!(#generated::NoTangent));
+                    tangents.push(quote!(&[]));
+                }
                 (Some(_), Some(elem)) if matches!(param.kind, Kind::Array { .. }) => {
                     // The caller's tangent shadow (or `NoTangent`: zeros) as a slice.
                     entry_types.push(quote!(impl #generated::TangentSlice<#elem>));
@@ -460,6 +479,10 @@ impl Generator<'_> {
             let expr = self.op_expr(op);
             let tangent = self.tangent(binding);
             return match target {
+                Target::Let { .. } if self.body.bindings[binding].ragged => quote! {
+                    #prefix #expr;
+                    let mut #tangent = generated::RowShadow::growable();
+                },
                 Target::Let { .. } => quote! {
                     #prefix #expr;
                     let mut #tangent = generated::Shadow::growable();

@@ -8,6 +8,7 @@
 //! - `tangent`: the helpers of the tape-free tangent code (`f::jvp`) besides the rules;
 //! - `parts`: the cotangent of a tuple result from its parts;
 //! - `shadow`: the cotangent and tangent buffers of float arrays, slices and `Vec`s;
+//! - `rows`: those of ragged arrays of rows (`&[Vec<F>]`), indexed by `i * RAGGED_STRIDE + j`;
 //! - `scalar`: the forward kernels on plain numbers (the 0-d path).
 
 /// Invokes `$m` once per tuple arity from 1 to 8, each element named by a type, a value
@@ -27,6 +28,7 @@ macro_rules! for_each_arity {
 mod adjoint;
 mod fused;
 mod parts;
+mod rows;
 mod shadow;
 mod tangent;
 mod trace;
@@ -37,6 +39,7 @@ pub use crate::tape::closure::record_closure;
 pub use adjoint::*;
 pub use fused::*;
 pub use parts::*;
+pub use rows::*;
 pub use shadow::*;
 pub use tangent::*;
 pub use trace::*;
