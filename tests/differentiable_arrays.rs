@@ -966,3 +966,156 @@ fn ragged_rows_by_hand() {
     assert!(std::panic::catch_unwind(|| second::grad(&short)).is_err());
     assert_eq!(second::grad(&[vec![1.0, 2.0]]).1, [vec![vec![0.0, 2.0]]]);
 }
+
+// ----- 4. rows iterated: `for row in m`, `&m`, `m.iter()`, and iterator forms on a row -----
+
+/// `Σ_i tanh(row_i · w)` with the rows of an owned `[[f64; 3]; 2]` by value, each dot
+/// product an iterator form on the row (`row.iter().zip(w).map(..).sum()`).
+#[differentiable]
+fn rows_by_value(m: [[f64; 3]; 2], w: &[f64; 3]) -> f64 {
+    let mut total = 0.0;
+    for row in m {
+        let z: f64 = row.iter().zip(w.iter()).map(|(a, b)| a * b).sum();
+        total += z.tanh();
+    }
+    for row in &m {
+        total += row[0] * row[2];
+    }
+    total
+}
+
+/// Rows by reference (`for row in m` of a slice, `.enumerate()`, `.rev()`), read by `for x in row`,
+/// `for &x in row.iter()`, `row.len()` and `row[j]`.
+#[differentiable]
+fn rows_by_reference(m: &[[f64; 2]], s: f64) -> f64 {
+    let mut total = 0.0;
+    for row in m {
+        for x in row {
+            total += x * x * s;
+        }
+    }
+    for (i, row) in m.iter().enumerate().rev() {
+        let mut p = 1.0;
+        for &x in row.iter() {
+            p *= x.sin();
+        }
+        total += p * (i as f64 + 1.0) + row[row.len() - 1];
+    }
+    total
+}
+
+/// Rows written through `iter_mut` and an `iter_mut` on each row, then `map` + `sum` of a
+/// `product` per row.
+#[differentiable]
+fn rows_scaled_in_place(mut m: Vec<[f64; 3]>, s: f64) -> f64 {
+    for row in m.iter_mut() {
+        for x in row.iter_mut() {
+            *x *= s;
+        }
+    }
+    m.iter()
+        .map(|row| row.iter().map(|x| x.cos()).product::<f64>())
+        .sum()
+}
+
+/// Ragged rows zipped with a slice of biases, each row's norm a `fold`.
+#[differentiable]
+fn ragged_rows_zipped(m: &[Vec<f64>], b: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for (row, bias) in m.iter().zip(b.iter()) {
+        let n = row.iter().fold(0.0, |acc, x| acc + x * x);
+        total += (n + bias).sqrt() + dot(row, row);
+    }
+    total
+}
+
+#[test]
+fn rows_iterated_forms() {
+    Case {
+        name: "rows_by_value",
+        itself: &|x| rows_by_value(matrix(x), &matrix::<3, 1>(&x[6..])[0]),
+        primal: &|x| rows_by_value::primal(matrix(x), &matrix::<3, 1>(&x[6..])[0]),
+        grad: Some(&|x| {
+            let (v, (gm, gw)) = rows_by_value::grad(matrix(x), &matrix::<3, 1>(&x[6..])[0]);
+            (v, [gm.as_flattened(), &gw].concat())
+        }),
+        grad_into: &|x| {
+            let (mut dm, mut dw) = ([[0.0; 3]; 2], [0.0; 3]);
+            let w = matrix::<3, 1>(&x[6..])[0];
+            let v = rows_by_value::grad_into(matrix(x), &w, &mut dm, &mut dw);
+            (v, [dm.as_flattened(), &dw].concat())
+        },
+        jvp: &|x, t| {
+            let w = matrix::<3, 1>(&x[6..])[0];
+            rows_by_value::jvp(matrix(x), &w, &matrix::<3, 2>(t), &t[6..])
+        },
+    }
+    .check_with_second_order(&point(9, 71, -1.0, 1.0));
+    Case {
+        name: "rows_by_reference",
+        itself: &|x| rows_by_reference(&rows::<2>(&x[..6]), x[6]),
+        primal: &|x| rows_by_reference::primal(&rows::<2>(&x[..6]), x[6]),
+        grad: Some(&|x| {
+            let (v, (gm, gs)) = rows_by_reference::grad(&rows::<2>(&x[..6]), x[6]);
+            (v, [gm.as_flattened(), &[gs]].concat())
+        }),
+        grad_into: &|x| {
+            let (mut dm, mut ds) = (vec![[0.0; 2]; 3], 0.0);
+            let v = rows_by_reference::grad_into(&rows::<2>(&x[..6]), x[6], &mut dm, &mut ds);
+            (v, [dm.as_flattened(), &[ds]].concat())
+        },
+        jvp: &|x, t| rows_by_reference::jvp(&rows::<2>(&x[..6]), x[6], &rows::<2>(&t[..6]), t[6]),
+    }
+    .check_with_second_order(&point(7, 72, -1.0, 1.0));
+    Case {
+        name: "rows_scaled_in_place",
+        itself: &|x| rows_scaled_in_place(rows::<3>(&x[..6]), x[6]),
+        primal: &|x| rows_scaled_in_place::primal(rows::<3>(&x[..6]), x[6]),
+        grad: Some(&|x| {
+            let (v, (gm, gs)) = rows_scaled_in_place::grad(rows::<3>(&x[..6]), x[6]);
+            (v, [gm.as_flattened(), &[gs]].concat())
+        }),
+        grad_into: &|x| {
+            let (mut dm, mut ds) = (vec![[0.0; 3]; 2], 0.0);
+            let v = rows_scaled_in_place::grad_into(rows::<3>(&x[..6]), x[6], &mut dm, &mut ds);
+            (v, [dm.as_flattened(), &[ds]].concat())
+        },
+        jvp: &|x, t| rows_scaled_in_place::jvp(rows::<3>(&x[..6]), x[6], &rows::<3>(&t[..6]), t[6]),
+    }
+    .check_with_second_order(&point(7, 73, -1.0, 1.0));
+    let lens = [2, 3];
+    Case {
+        name: "ragged_rows_zipped",
+        itself: &|x| ragged_rows_zipped(&ragged(x, &lens), &x[5..]),
+        primal: &|x| ragged_rows_zipped::primal(&ragged(x, &lens), &x[5..]),
+        grad: Some(&|x| {
+            let (v, (gm, gb)) = ragged_rows_zipped::grad(&ragged(x, &lens), &x[5..]);
+            (v, [gm.concat(), gb].concat())
+        }),
+        grad_into: &|x| {
+            let (mut dm, mut db) = (ragged(&[0.0; 5], &lens), vec![0.0; 2]);
+            let v = ragged_rows_zipped::grad_into(&ragged(x, &lens), &x[5..], &mut dm, &mut db);
+            (v, [dm.concat(), db].concat())
+        },
+        jvp: &|x, t| {
+            ragged_rows_zipped::jvp(&ragged(x, &lens), &x[5..], &ragged(t, &lens), &t[5..])
+        },
+    }
+    .check_with_second_order(&point(7, 74, 0.5, 1.5));
+}
+
+/// Iterated rows against hand-computed derivatives.
+#[test]
+fn rows_iterated_by_hand() {
+    // tanh(row · w) at m = 0: d/dm_ij = w_j (tanh'(0) = 1), d/dw = Σ_i m_i = 0
+    let (value, (gm, gw)) = rows_by_value::grad([[0.0; 3]; 2], &[1.0, 2.0, 3.0]);
+    assert_eq!(value, 0.0);
+    assert_eq!(gm, [[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]]);
+    assert_eq!(gw, [0.0; 3]);
+    // Π_j cos(s x_j) summed over rows, at x = 0: the value is the number of rows and
+    // every derivative is 0 (sin 0 = 0)
+    let (value, (gm, gs)) = rows_scaled_in_place::grad(vec![[0.0; 3]; 2], 2.0);
+    assert_eq!(value, 2.0);
+    assert_eq!(gm, vec![[0.0; 3]; 2]);
+    assert_eq!(gs, 0.0);
+}

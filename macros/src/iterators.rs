@@ -333,10 +333,55 @@ impl Rewriter {
         if rows.is_empty() {
             return None;
         }
-        let mut body = for_loop.body.clone();
+        let body = self.row_views(&rows, &for_loop.body)?;
+        for_loop.pat = Box::new(pat);
+        for_loop.body = body;
+        self.for_loop(for_loop)
+    }
+
+    /// `chain.map(|row| e).sum()` (or `.product()`, `.fold(init, f)`) over an array of
+    /// rows: the rows the closure's pattern names are row views in `e`, as in
+    /// [`rows_loop`](Self::rows_loop), then the reduction is desugared as any other.
+    fn rows_reduction(&mut self, call: &syn::ExprMethodCall) -> Option<Expr> {
+        let chain = self.chain(&call.receiver, false)?;
+        let closure = chain.map.as_ref()?;
+        let mut pat = closure.inputs[0].clone();
+        let body = &closure.body;
+        let body: syn::Block = syn::parse_quote!({ #body });
+        let mut rows = Vec::new();
+        self.row_names(&mut pat, &chain.item, &body, &mut rows);
+        if rows.is_empty() {
+            return None;
+        }
+        let body = self.row_views(&rows, &body)?;
+        let mut call = call.clone();
+        let Expr::MethodCall(map) = &mut *call.receiver else {
+            return None;
+        };
+        let Expr::Closure(closure) = &mut map.args[0] else {
+            return None;
+        };
+        closure.inputs[0] = pat;
+        closure.body = Box::new(Expr::Block(syn::ExprBlock {
+            attrs: Vec::new(),
+            label: None,
+            block: body,
+        }));
+        self.reduction(&call)
+    }
+
+    /// `body` with each of `rows` (name, array, mutable) a row view: its index taken
+    /// first (`let rowN: usize = gradtape_k;`), `row[j]` and `row.len()` read through it,
+    /// the iterator forms over it desugared, and `row` elsewhere `(&m[rowN])`.
+    fn row_views(
+        &mut self,
+        rows: &[(Ident, Ident, bool)],
+        body: &syn::Block,
+    ) -> Option<syn::Block> {
+        let mut body = body.clone();
         let mut starts = Vec::new();
         let mut aliases = Vec::new();
-        for (name, array, mutable) in &rows {
+        for (name, array, mutable) in rows {
             let index = self.fresh("row");
             let k = index_var();
             starts.push(quote!(let #index: usize = #k;));
@@ -357,14 +402,12 @@ impl Rewriter {
             self.views.push(view);
         }
         self.visit_block_mut(&mut body);
-        for _ in &rows {
+        for _ in rows {
             self.views.pop();
         }
         Aliases(&aliases).visit_block_mut(&mut body);
         let stmts = &body.stmts;
-        for_loop.pat = Box::new(pat);
-        for_loop.body = syn::parse_quote!({ #(#starts)* #(#stmts)* });
-        self.for_loop(for_loop)
+        Some(syn::parse_quote!({ #(#starts)* #(#stmts)* }))
     }
 
     /// The names `pat` binds to rows of an array of rows in `item` (replaced by `_` in
@@ -719,6 +762,12 @@ impl VisitMut for Rewriter {
         }
         if let Expr::ForLoop(for_loop) = expr
             && let Some(rewritten) = self.rows_loop(&mut for_loop.clone())
+        {
+            *expr = rewritten;
+            return;
+        }
+        if let Expr::MethodCall(call) = expr
+            && let Some(rewritten) = self.rows_reduction(call)
         {
             *expr = rewritten;
             return;
