@@ -1119,3 +1119,73 @@ fn rows_iterated_by_hand() {
     assert_eq!(gm, vec![[0.0; 3]; 2]);
     assert_eq!(gs, 0.0);
 }
+
+// ----- 5. a row copied whole: `let r = m[i];`, `m[i].clone()`, `m[i].to_vec()` -----
+
+/// A row of an owned `[[f64; 3]; 2]` copied (`let r = m[1];`), written, iterated and
+/// passed to `dot`; another row cloned.
+#[differentiable]
+fn row_copies(m: [[f64; 3]; 2], w: &[f64; 3]) -> f64 {
+    let mut r = m[1];
+    r[0] *= r[2];
+    let q = m[0].clone();
+    let s: f64 = r.iter().zip(q.iter()).map(|(a, b)| a * b.sin()).sum();
+    s + dot(&r, w)
+}
+
+/// A row of a ragged array copied into a `Vec` (`m[i].to_vec()`), then grown.
+#[differentiable]
+fn ragged_row_copy(m: &[Vec<f64>], i: usize) -> f64 {
+    let mut r = m[i].to_vec();
+    r.push(m[0][0] * 2.0);
+    let mut p = 1.0;
+    for x in r.iter() {
+        p *= 1.0 + x * x;
+    }
+    p.ln()
+}
+
+#[test]
+fn rows_copied_whole() {
+    Case {
+        name: "row_copies",
+        itself: &|x| row_copies(matrix(x), &matrix::<3, 1>(&x[6..])[0]),
+        primal: &|x| row_copies::primal(matrix(x), &matrix::<3, 1>(&x[6..])[0]),
+        grad: Some(&|x| {
+            let (v, (gm, gw)) = row_copies::grad(matrix(x), &matrix::<3, 1>(&x[6..])[0]);
+            (v, [gm.as_flattened(), &gw].concat())
+        }),
+        grad_into: &|x| {
+            let (mut dm, mut dw) = ([[0.0; 3]; 2], [0.0; 3]);
+            let w = matrix::<3, 1>(&x[6..])[0];
+            let v = row_copies::grad_into(matrix(x), &w, &mut dm, &mut dw);
+            (v, [dm.as_flattened(), &dw].concat())
+        },
+        jvp: &|x, t| {
+            let w = matrix::<3, 1>(&x[6..])[0];
+            row_copies::jvp(matrix(x), &w, &matrix::<3, 2>(t), &t[6..])
+        },
+    }
+    .check_with_second_order(&point(9, 81, -1.0, 1.0));
+    let lens = [1, 3];
+    Case {
+        name: "ragged_row_copy",
+        itself: &|x| ragged_row_copy(&ragged(x, &lens), 1),
+        primal: &|x| ragged_row_copy::primal(&ragged(x, &lens), 1),
+        grad: Some(&|x| {
+            let (v, [gm]) = ragged_row_copy::grad(&ragged(x, &lens), 1);
+            (v, gm.concat())
+        }),
+        grad_into: &|x| {
+            let mut dm = ragged(&[0.0; 4], &lens);
+            let v = ragged_row_copy::grad_into(&ragged(x, &lens), 1, &mut dm);
+            (v, dm.concat())
+        },
+        jvp: &|x, t| ragged_row_copy::jvp(&ragged(x, &lens), 1, &ragged(t, &lens)),
+    }
+    .check_with_second_order(&point(4, 82, -1.0, 1.0));
+    // ln Π (1 + x²) over row 1 = (1, 0, 0) and 2 m00 = 0: ln 2; d/dm_10 = 2x/(1+x²) = 1
+    let (value, [g]) = ragged_row_copy::grad(&[vec![0.0], vec![1.0, 0.0, 0.0]], 1);
+    assert_eq!(value, 2f64.ln());
+    assert_eq!(g, vec![vec![0.0], vec![1.0, 0.0, 0.0]]);
+}

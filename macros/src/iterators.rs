@@ -142,7 +142,12 @@ struct Locals<'a>(&'a mut HashSet<String>, &'a mut HashSet<String>);
 
 impl<'ast> Visit<'ast> for Locals<'_> {
     fn visit_local(&mut self, local: &'ast syn::Local) {
-        if crate::lower::is_array_local(local) {
+        if is_row_copy(local, self.1) {
+            // `let r = m[i];` / `m[i].clone()`: lowered as a local array (a copy of the row)
+            if let Pat::Ident(ident) = &local.pat {
+                self.0.insert(ident.ident.to_string());
+            }
+        } else if crate::lower::is_array_local(local) {
             let pat = match &local.pat {
                 Pat::Type(typed) => &*typed.pat,
                 other => other,
@@ -157,6 +162,25 @@ impl<'ast> Visit<'ast> for Locals<'_> {
         }
         visit::visit_local(self, local);
     }
+}
+
+/// `let r = m[i];`, `m[i].clone()` or `m[i].to_vec()` of an array of rows `m` among
+/// `rows`.
+fn is_row_copy(local: &syn::Local, rows: &HashSet<String>) -> bool {
+    let Some(init) = &local.init else {
+        return false;
+    };
+    let row = match strip_parens(&init.expr) {
+        Expr::MethodCall(call)
+            if call.args.is_empty()
+                && matches!(call.method.to_string().as_str(), "clone" | "to_vec") =>
+        {
+            strip_parens(&call.receiver)
+        }
+        other => other,
+    };
+    matches!(row, Expr::Index(index)
+        if single_ident(strip_parens(&index.expr)).is_some_and(|m| rows.contains(&m.to_string())))
 }
 
 /// What one step of an iterator chain yields.

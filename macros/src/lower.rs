@@ -437,6 +437,13 @@ impl<'a> Lowerer<'a> {
             return;
         };
         let key = key_of(ident);
+        if let Some(init) = &local.init
+            && init.diverge.is_none()
+            && self.mode == Mode::Scalar
+            && self.lower_row_copy(ident, key, &init.expr)
+        {
+            return;
+        }
         let forced = self.forced.contains(&key);
         let array = is_array_local(local);
         let bound = self.bindings.len();
@@ -2077,6 +2084,85 @@ impl<'a> Lowerer<'a> {
         };
         self.lower_stmts(&[copy], Tail::Discard);
         Some(part)
+    }
+
+    /// `let r = m[i];` (a row of an array of rows `[[F; N]; _]`, copied as Rust copies
+    /// it), or `m[i].clone()` / `m[i].to_vec()` (also of a ragged array): a local array
+    /// `r` filled by a lowered loop of element reads, as [`copied_part`](Self::copied_part)
+    /// fills a row passed to a call, so `r[j]`, `r.len()`, its iterator forms and `&r`
+    /// work as on any local array and each element's cotangent flows back to `m[i][j]`.
+    /// The row's index is evaluated once and checked first, as `m[i]` would be. `false`
+    /// (nothing lowered) for any other `let`.
+    fn lower_row_copy(&mut self, ident: &Ident, key: usize, init: &Expr) -> bool {
+        let (row, copied) = match strip_parens(init) {
+            Expr::MethodCall(call)
+                if call.args.is_empty()
+                    && matches!(call.method.to_string().as_str(), "clone" | "to_vec") =>
+            {
+                (strip_parens(&call.receiver), true)
+            }
+            other => (other, false),
+        };
+        let Some(row) = self.row_of(row) else {
+            return false;
+        };
+        let Expr::Index(index) = strip_parens(row) else {
+            return false;
+        };
+        let base = self.array_target(&index.expr).expect("a row's array");
+        let ragged = self.bindings[base].ragged;
+        // `let r = m[i];` of a ragged row moves a `Vec` out (rustc's error, left to it);
+        // a `let` naming the array itself would read the copy in its own loop
+        if !self.bindings[base].active
+            || (ragged && !copied)
+            || single_ident(strip_parens(&index.expr)).is_some_and(|array| array == ident)
+            || self.mentions_active(&index.index)
+        {
+            return false;
+        }
+        let id = self.next_index;
+        self.next_index += 1;
+        let start = format_ident!("gradtape_row_start{id}");
+        let len = format_ident!("gradtape_row_len{id}");
+        let j = format_ident!("gradtape_row_j{id}");
+        let (array, position) = (&index.expr, &index.index);
+        let zeros: Expr = if ragged {
+            self.push(Stmt::Plain(quote! {
+                let #start: usize = #position;
+                let #len: usize = #array[#start].len();
+            }));
+            syn::parse_quote!(::std::vec![0.0; #len])
+        } else {
+            let n = self.bindings[base].row.clone().expect("an array of rows");
+            self.push(Stmt::Plain(quote! {
+                let #start: usize = #position;
+                let _ = &#array[#start];
+                let #len: usize = #n;
+            }));
+            syn::parse_quote!([0.0; #n])
+        };
+        let binding = self.bind(ident, true, Some(key));
+        self.bindings[binding].array = true;
+        let def = self.fresh_id();
+        self.push(Stmt::Def {
+            id: def,
+            target: Target::Let {
+                binding,
+                mutable: true,
+                ty: None,
+            },
+            op: Op::Copy {
+                value: Operand::Inactive(zeros),
+                clone: false,
+            },
+        });
+        let copy: syn::Stmt = syn::parse_quote! {
+            for #j in 0..#len {
+                #ident[#j] = #array[#start][#j];
+            }
+        };
+        self.lower_stmts(&[copy], Tail::Discard);
+        true
     }
 
     /// The active array an argument of an annotated call passes whole: `a`, `&a`,
