@@ -1189,3 +1189,39 @@ fn rows_copied_whole() {
     assert_eq!(value, 2f64.ln());
     assert_eq!(g, vec![vec![0.0], vec![1.0, 0.0, 0.0]]);
 }
+
+/// An annotated function over a ragged array, called with constant rows (data) by
+/// another: the callee's gradient for the rows is dropped, the number's flows.
+#[differentiable]
+fn weighted_rows(m: &[Vec<f64>], s: f64) -> f64 {
+    let mut total = 0.0;
+    for row in m {
+        for x in row {
+            total += (x * s).sin();
+        }
+    }
+    total
+}
+
+#[differentiable(constant(data))]
+fn fit_scale(data: &[Vec<f64>], s: f64) -> f64 {
+    weighted_rows(data, s) * s
+}
+
+#[test]
+fn ragged_rows_as_data_of_a_call() {
+    let data = vec![vec![0.5, -1.0], vec![2.0]];
+    // d/ds [s Σ sin(x s)] = Σ sin(x s) + s Σ x cos(x s)
+    let s = 0.7;
+    let expected: f64 = data
+        .iter()
+        .flatten()
+        .map(|x: &f64| (x * s).sin() + s * x * (x * s).cos())
+        .sum();
+    let (value, [g]) = fit_scale::grad(&data, s);
+    assert_eq!(value.to_bits(), fit_scale::primal(&data, s).to_bits());
+    assert_eq!(value.to_bits(), fit_scale(&data, s).to_bits());
+    assert!((g - expected).abs() < 1e-14, "{g} vs {expected}");
+    let (_, tangent) = fit_scale::jvp(&data, s, 1.0);
+    assert!((tangent - expected).abs() < 1e-14);
+}

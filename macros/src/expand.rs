@@ -75,7 +75,7 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
                 .filter(|p| p.array_row().is_some() || p.is_ragged())
                 .map(|p| p.ident.to_string())
                 .collect();
-            stmts = iterators::desugar(stmts, arrays, rows);
+            stmts = iterators::desugar(&cx, stmts, arrays, rows);
         }
         let block = syn::Block {
             brace_token: item.block.brace_token,

@@ -33,11 +33,14 @@ use syn::visit::{self, Visit};
 use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, Ident, Pat};
 
+use crate::ctxt::Ctxt;
 use crate::syntax::{mixed, single_ident, strip_parens};
+use crate::validate;
 
 /// Rewrites the iterator forms over `arrays` (and the body's local float arrays) in
 /// `stmts`.
 pub fn desugar(
+    cx: &Ctxt,
     stmts: Vec<syn::Stmt>,
     mut arrays: HashSet<String>,
     mut rows: HashSet<String>,
@@ -48,6 +51,7 @@ pub fn desugar(
         locals.visit_stmt(stmt);
     }
     let mut rewriter = Rewriter {
+        cx,
         arrays,
         rows,
         next: 0,
@@ -208,7 +212,10 @@ struct Chain {
     map: Option<syn::ExprClosure>,
 }
 
-struct Rewriter {
+struct Rewriter<'c> {
+    /// For the errors only the desugaring can see (a row by value of an array the loop
+    /// writes).
+    cx: &'c Ctxt,
     arrays: HashSet<String>,
     /// The arrays of rows among `arrays`: an item of one is a row, named by its place.
     rows: HashSet<String>,
@@ -234,7 +241,7 @@ struct View {
     row: bool,
 }
 
-impl Rewriter {
+impl Rewriter<'_> {
     fn fresh(&mut self, stem: &str) -> Ident {
         self.next += 1;
         mixed(&format!("{stem}{}", self.next))
@@ -345,7 +352,7 @@ impl Rewriter {
     /// pattern, and the loop is desugared as any other. Exact because the body cannot
     /// write `m` while a row of it is borrowed; a row by value (`for row in m` of an owned
     /// array) is read so only when the body never names `m` and does not declare the
-    /// row `mut`.
+    /// row `mut` (else the macro's error).
     fn rows_loop(&mut self, for_loop: &mut syn::ExprForLoop) -> Option<Expr> {
         let chain = self.chain(&for_loop.expr, true)?;
         if chain.map.is_some() {
@@ -461,8 +468,9 @@ impl Rewriter {
                     return;
                 }
                 // a row by value: only where reading `m[k]` later is the same value
+                // (reported, then read as a view all the same: no follow-on errors)
                 if !*by_ref && (ident.mutability.is_some() || names(body, array)) {
-                    return;
+                    validate::row_by_value(self.cx, &ident.ident, array);
                 }
                 out.push((ident.ident.clone(), array.clone(), *mutable));
                 *pat = syn::parse_quote!(_);
@@ -774,7 +782,7 @@ impl Rewriter {
     }
 }
 
-impl VisitMut for Rewriter {
+impl VisitMut for Rewriter<'_> {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
         // A loop over windows or chunks, or over rows: its body is rewritten knowing the
         // view.

@@ -585,6 +585,17 @@ pub fn ragged_whole(cx: &Ctxt, expr: &Expr) {
     );
 }
 
+/// `for row in m` of an owned array of rows whose body names `m` or declares `mut row`:
+/// the row is a copy the body could make differ from `m[k]`.
+pub fn row_by_value(cx: &Ctxt, row: &syn::Ident, array: &syn::Ident) {
+    cx.error_spanned_by(
+        row,
+        format_args!(
+            "a row of `{array}` by value is read as `{array}[k]` in the loop's body, which here names `{array}` (or declares the row `mut`): loop over the indices and copy the row (`for k in 0..{array}.len() {{ let row = {array}[k]; .. }}`)"
+        ),
+    );
+}
+
 /// `f(.., &mut buf)`: a call of a function writing a `&mut` float array (it has no `vjp`
 /// to call, only `grad_into`).
 pub fn array_output_argument(cx: &Ctxt, mutability: impl ToTokens) {

@@ -13,6 +13,11 @@ use core::ops::Add;
 
 /// The stride of the index of `m[i][j]` in a ragged array of rows: `2^(usize::BITS / 2)`
 /// (`2^32` on 64-bit targets), larger than any row a ragged array may hold.
+///
+/// ```
+/// use gradtape_runtime::generated::RAGGED_STRIDE;
+/// assert_eq!(RAGGED_STRIDE, 1 << (usize::BITS / 2));
+/// ```
 pub const RAGGED_STRIDE: usize = 1 << (usize::BITS / 2);
 
 /// The index of `m[row][col]` in a ragged array of rows: `row * RAGGED_STRIDE + col`. The
