@@ -947,7 +947,7 @@ fn ragged_rows_by_hand() {
     assert_eq!(d, vec![vec![2.0, 3.0], vec![2.0]]);
     let wrong = std::panic::catch_unwind(|| {
         let mut d = vec![vec![0.0, 0.0], vec![0.0, 0.0]];
-        ragged_matvec::grad_into(&m, &[1.0, 2.0], &mut d, &mut vec![0.0; 2]);
+        ragged_matvec::grad_into(&m, &[1.0, 2.0], &mut d, &mut [0.0; 2]);
     });
     let message = wrong.unwrap_err().downcast::<String>().unwrap();
     assert!(

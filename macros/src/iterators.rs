@@ -365,7 +365,7 @@ impl Rewriter<'_> {
             return None;
         }
         let body = self.row_views(&rows, &for_loop.body)?;
-        for_loop.pat = Box::new(pat);
+        *for_loop.pat = pat;
         for_loop.body = body;
         self.for_loop(for_loop)
     }
@@ -393,11 +393,11 @@ impl Rewriter<'_> {
             return None;
         };
         closure.inputs[0] = pat;
-        closure.body = Box::new(Expr::Block(syn::ExprBlock {
+        *closure.body = Expr::Block(syn::ExprBlock {
             attrs: Vec::new(),
             label: None,
             block: body,
-        }));
+        });
         self.reduction(&call)
     }
 
