@@ -274,7 +274,8 @@
 //! *Ragged* arrays of rows, whose rows need not share a length (`&[Vec<F>]`,
 //! `Vec<Vec<F>>`, `&Vec<Vec<F>>`, a local `vec![vec![0.0; n]; m]` or a typed
 //! `Vec<Vec<F>>`), are read and written the same way (`m[i][j]`, `m[i].len()`, `m.len()`,
-//! rows iterated, a row passed as `&m[i]`). Element `m[i][j]` has the index
+//! rows iterated, a row passed as `&m[i]` or copied as `m[i].to_vec()`, the whole array
+//! passed to another annotated function). Element `m[i][j]` has the index
 //! `i * RAGGED_STRIDE + j` (`RAGGED_STRIDE` = 2³² on 64-bit targets), checked against
 //! row `i`'s own length, and the shadow is a shadow of rows, so no table of row offsets is
 //! built: `f::grad` returns a `Vec<Vec<F>>` of the parameter's shape, `f::grad_into` adds
@@ -672,9 +673,9 @@
 //! # Limits today
 //!
 //! Not yet transformed, and so rejected with the messages above: a call of an annotated
-//! function that writes a `&mut` float array, a ragged array of rows (`&[Vec<F>]`) passed
-//! whole to another annotated function or grown by a row (`m.push(row)`), a `&mut
-//! [Vec<F>]` output, a row used whole (`let r = m[i];`, `m[i].clone()`, returned), a row by
+//! function that writes a `&mut` float array, a ragged array of rows (`&[Vec<F>]`) grown
+//! by a row (`m.push(row)`), a `&mut [Vec<F>]` output, a row written whole (`m[i] = r`)
+//! or returned (a row is copied whole by `let r = m[i];`, `m[i].clone()`), a row by
 //! value (`for row in m` of an owned array) whose loop body also names `m` (iterate
 //! `&m`), arrays deeper than rows of floats, `windows`/`chunks` other than as a `for`
 //! loop's iterator, arrays of a generic float type; scalar-mode methods of a generic

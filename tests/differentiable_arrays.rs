@@ -1225,3 +1225,52 @@ fn ragged_rows_as_data_of_a_call() {
     let (_, tangent) = fit_scale::jvp(&data, s, 1.0);
     assert!((tangent - expected).abs() < 1e-14);
 }
+
+/// `Σ_i (Σ_j m_ij)²` over ragged rows.
+#[differentiable]
+fn row_sums_energy(m: &[Vec<f64>]) -> f64 {
+    let mut total = 0.0;
+    for row in m {
+        let r: f64 = row.iter().sum();
+        total += r * r;
+    }
+    total
+}
+
+/// A ragged parameter passed whole to another annotated function, and a local ragged
+/// buffer (rows of 2, its last column never written for a row of 1) passed whole too.
+#[differentiable]
+fn ragged_passed_whole(m: &[Vec<f64>], s: f64) -> f64 {
+    let mut scaled = vec![vec![0.0; 2]; m.len()];
+    for i in 0..m.len() {
+        for j in 0..m[i].len().min(2) {
+            scaled[i][j] = (m[i][j] * s).sin();
+        }
+    }
+    row_sums_energy(m) * s + row_sums_energy(&scaled)
+}
+
+#[test]
+fn ragged_rows_passed_whole() {
+    let lens = [3, 1, 2];
+    Case {
+        name: "ragged_passed_whole",
+        itself: &|x| ragged_passed_whole(&ragged(x, &lens), x[6]),
+        primal: &|x| ragged_passed_whole::primal(&ragged(x, &lens), x[6]),
+        grad: Some(&|x| {
+            let (v, (gm, gs)) = ragged_passed_whole::grad(&ragged(x, &lens), x[6]);
+            (v, [gm.concat(), vec![gs]].concat())
+        }),
+        grad_into: &|x| {
+            let (mut dm, mut ds) = (ragged(&[0.0; 6], &lens), 0.0);
+            let v = ragged_passed_whole::grad_into(&ragged(x, &lens), x[6], &mut dm, &mut ds);
+            (v, [dm.concat(), vec![ds]].concat())
+        },
+        jvp: &|x, t| ragged_passed_whole::jvp(&ragged(x, &lens), x[6], &ragged(t, &lens), t[6]),
+    }
+    .check_with_second_order(&point(7, 91, -1.0, 1.0));
+    // Σ_i (Σ_j m_ij)²: d/dm_ij = 2 Σ_j m_ij
+    let (value, [g]) = row_sums_energy::grad(&[vec![1.0, 2.0], vec![3.0]]);
+    assert_eq!(value, 18.0);
+    assert_eq!(g, vec![vec![6.0, 6.0], vec![6.0]]);
+}

@@ -1112,7 +1112,7 @@ impl<'a> Lowerer<'a> {
             return;
         }
         if self.bindings[binding].ragged {
-            validate::ragged_whole(self.cx, whole);
+            validate::ragged_grows(self.cx, whole);
             return;
         }
         if binding < self.param_count {
@@ -2193,10 +2193,6 @@ impl<'a> Lowerer<'a> {
             other => other,
         };
         let binding = self.array_target(inner)?;
-        if self.bindings[binding].active && self.bindings[binding].ragged {
-            // reported here, the argument then passed as written: no follow-on errors
-            validate::ragged_whole(self.cx, arg);
-        }
         self.bindings[binding].active.then_some(binding)
     }
 

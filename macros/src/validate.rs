@@ -575,13 +575,12 @@ pub fn whole_row(cx: &Ctxt, row: &Expr) {
     );
 }
 
-/// A ragged array of rows (`&[Vec<F>]`, a local `vec![vec![0.0; n]; m]`) passed whole to
-/// another annotated function, or grown by a row: its shadow is a `RowShadow`, which no
-/// callee's cotangent is added into yet.
-pub fn ragged_whole(cx: &Ctxt, expr: &Expr) {
+/// A ragged array of rows (`&[Vec<F>]`, a local `vec![vec![0.0; n]; m]`) grown by a row:
+/// a whole row written.
+pub fn ragged_grows(cx: &Ctxt, expr: &Expr) {
     cx.error_spanned_by(
         expr,
-        "a ragged array of rows (`&[Vec<f64>]`, `Vec<Vec<f64>>`) is differentiated element by element: index it (`m[i][j]`), loop over its rows (`for row in m`) or pass one row (`f(&m[i])`); it cannot be passed whole to another #[differentiable] function or grown by a row yet",
+        "a ragged array of rows (`&[Vec<f64>]`, `Vec<Vec<f64>>`) is written element by element (`m[i][j] = ..`): it cannot be grown by a row; start from its final shape (`vec![vec![0.0; n]; m]`) and write the elements",
     );
 }
 

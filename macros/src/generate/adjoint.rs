@@ -124,7 +124,9 @@ impl Generator<'_> {
     /// array passed whole gets it added into its shadow, element by element.
     fn accumulate_argument(&self, binding: usize, grad: TokenStream) -> TokenStream {
         let slot = self.slot(binding);
-        if self.body.bindings[binding].array {
+        if self.body.bindings[binding].ragged {
+            quote!(generated::RowsCotangent::add_rows_into(#grad, &mut #slot);)
+        } else if self.body.bindings[binding].array {
             quote!(generated::ArrayCotangent::add_into(#grad, &mut #slot, 0);)
         } else {
             quote!(generated::accumulate_option(&mut #slot, #grad);)

@@ -184,14 +184,18 @@ impl Generator<'_> {
         let mut entry_types = Vec::new();
         let mut entries = Vec::new();
         let mut tangents = Vec::new();
+        let mut shaping = Vec::new();
         for (k, (param, binding)) in self.sig.params.iter().zip(&self.body.params).enumerate() {
             let entry = mixed(&format!("t{k}"));
             match (binding, &param.elem) {
-                (Some(_), Some(_)) if param.is_ragged() => {
-                    // no caller passes a differentiable ragged array whole (the macro's
-                    // error): a constant one's tangent is zero, no rows
-                    entry_types.push(quote!(#generated::NoTangent));
-                    tangents.push(quote!(&[]));
+                (Some(_), Some(elem)) if param.is_ragged() => {
+                    // the caller's tangent shadow of rows (or `NoTangent`: no rows, zeros),
+                    // in the parameter's shape
+                    entry_types.push(quote!(impl #generated::TangentRows<#elem>));
+                    // (shaped before the call: the call may move the array)
+                    let (ident, shaped) = (&param.ident, mixed(&format!("rows{k}")));
+                    shaping.push(quote!(let #shaped = #generated::tangent_rows_like(&#ident[..], #generated::TangentRows::<#elem>::rows(&#entry));));
+                    tangents.push(quote!(&*#shaped));
                 }
                 (Some(_), Some(elem)) if matches!(param.kind, Kind::Array { .. }) => {
                     // The caller's tangent shadow (or `NoTangent`: zeros) as a slice.
@@ -222,6 +226,7 @@ impl Generator<'_> {
             #[inline]
             pub fn jvp_call #generics (#(#params,)* #tangents_name: (#(#entry_types,)*)) -> (#ret_ty, #ret_ty) #where_clause {
                 let (#(#entries,)*) = #tangents_name;
+                #(#shaping)*
                 Self::jvp(#(#args,)* #(#tangents),*)
             }
         }

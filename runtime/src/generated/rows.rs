@@ -204,6 +204,12 @@ impl<'b, F: Copy + Default + Add<Output = F>> RowShadow<'b, F> {
         }
     }
 
+    /// The rows as they are (a tangent passed on to another annotated function): an owned
+    /// shadow may have fewer or shorter rows than its array, the rest being zeros.
+    pub fn as_rows(&self) -> &[Vec<F>] {
+        self.rows()
+    }
+
     /// The rows, owned (a parameter's gradient, in the parameter's shape when made by
     /// [`zeros`](Self::zeros)).
     pub fn into_rows(self) -> Vec<Vec<F>> {
@@ -244,4 +250,99 @@ pub fn check_row_shadow<F>(function: &str, param: &str, rows: &[Vec<F>], buffer:
             row.len()
         );
     }
+}
+
+/// The cotangent an annotated callee's pullback gives for a ragged array argument: its
+/// rows, or nothing (`None`: no path; `()`: the callee holds that parameter constant). The
+/// caller adds it into the array's shadow of rows.
+///
+/// ```
+/// use gradtape_runtime::generated::{RowShadow, RowsCotangent};
+/// let mut d = RowShadow::<f64>::zeros(&[1, 2]);
+/// Some(vec![vec![1.0], vec![2.0, 3.0]]).add_rows_into(&mut d);
+/// ().add_rows_into(&mut d);
+/// assert_eq!(d.into_rows(), vec![vec![1.0], vec![2.0, 3.0]]);
+/// ```
+pub trait RowsCotangent<F> {
+    /// Adds the rows into `shadow`, element `[i][j]` into `[i][j]`.
+    fn add_rows_into(self, shadow: &mut RowShadow<'_, F>);
+}
+
+impl<F: Copy + Default + Add<Output = F>> RowsCotangent<F> for Option<Vec<Vec<F>>> {
+    fn add_rows_into(self, shadow: &mut RowShadow<'_, F>) {
+        let Some(rows) = self else { return };
+        for (i, row) in rows.iter().enumerate() {
+            for (j, g) in row.iter().enumerate() {
+                shadow.add(i * RAGGED_STRIDE + j, *g);
+            }
+        }
+    }
+}
+
+impl<F> RowsCotangent<F> for () {
+    fn add_rows_into(self, _: &mut RowShadow<'_, F>) {}
+}
+
+/// The tangent a caller passes for a ragged array argument of another annotated
+/// function's `jvp_call`: the array's tangent shadow of rows, or
+/// [`NoTangent`](super::NoTangent) for a constant array (no rows: zeros).
+///
+/// ```
+/// use gradtape_runtime::generated::{NoTangent, RowShadow, TangentRows};
+/// let given = [vec![1.0_f64], vec![2.0, 3.0]];
+/// let t = RowShadow::shared(&given);
+/// assert_eq!((&t).rows(), &given);
+/// assert!(TangentRows::<f64>::rows(&NoTangent).is_empty());
+/// ```
+pub trait TangentRows<F> {
+    /// The tangent's rows; possibly fewer or shorter than the array's, the rest zeros.
+    fn rows(&self) -> &[Vec<F>];
+}
+
+impl<F: Copy + Default + Add<Output = F>> TangentRows<F> for &RowShadow<'_, F> {
+    fn rows(&self) -> &[Vec<F>] {
+        self.as_rows()
+    }
+}
+
+impl<F> TangentRows<F> for super::NoTangent {
+    fn rows(&self) -> &[Vec<F>] {
+        &[]
+    }
+}
+
+/// A tangent of rows in the shape of `rows` (a ragged parameter's tangent in `f::jvp`,
+/// passed on by `jvp_call`): borrowed when it has that shape or has no rows (a zero
+/// tangent), else copied, zero-padded (a local's tangent shadow grows only with the
+/// elements written).
+///
+/// ```
+/// use gradtape_runtime::generated::tangent_rows_like;
+/// let m = [vec![1.0_f64, 2.0], vec![3.0]];
+/// assert_eq!(&*tangent_rows_like(&m, &[vec![5.0]]), &[vec![5.0, 0.0], vec![0.0]]);
+/// assert!(tangent_rows_like(&m, &[]).is_empty());
+/// ```
+pub fn tangent_rows_like<'t, F: Copy + Default>(
+    rows: &[Vec<F>],
+    tangent: &'t [Vec<F>],
+) -> std::borrow::Cow<'t, [Vec<F>]> {
+    let same =
+        tangent.len() == rows.len() && rows.iter().zip(tangent).all(|(r, t)| r.len() == t.len());
+    if same || tangent.is_empty() {
+        return std::borrow::Cow::Borrowed(tangent);
+    }
+    let padded = rows
+        .iter()
+        .enumerate()
+        .map(|(i, row)| {
+            let mut out = vec![F::default(); row.len()];
+            if let Some(given) = tangent.get(i) {
+                for (o, t) in out.iter_mut().zip(given) {
+                    *o = *t;
+                }
+            }
+            out
+        })
+        .collect();
+    std::borrow::Cow::Owned(padded)
 }
