@@ -575,6 +575,15 @@ pub fn whole_row(cx: &Ctxt, row: &Expr) {
     );
 }
 
+/// `f(.., &mut buf)`: a call of a function writing a `&mut` float array (it has no `vjp`
+/// to call, only `grad_into`).
+pub fn array_output_argument(cx: &Ctxt, mutability: impl ToTokens) {
+    cx.error_spanned_by(
+        mutability,
+        "a function writing a `&mut` float array cannot be called from a #[differentiable] function yet: return the values instead (a float, or a tuple), or write the loop in the caller",
+    );
+}
+
 /// A ragged array of rows (`&[Vec<F>]`, a local `vec![vec![0.0; n]; m]`) grown by a row:
 /// a whole row written.
 pub fn ragged_grows(cx: &Ctxt, expr: &Expr) {
@@ -592,14 +601,5 @@ pub fn row_by_value(cx: &Ctxt, row: &syn::Ident, array: &syn::Ident) {
         format_args!(
             "a row of `{array}` by value is read as `{array}[k]` in the loop's body, which here names `{array}` (or declares the row `mut`): loop over the indices and copy the row (`for k in 0..{array}.len() {{ let row = {array}[k]; .. }}`)"
         ),
-    );
-}
-
-/// `f(.., &mut buf)`: a call of a function writing a `&mut` float array (it has no `vjp`
-/// to call, only `grad_into`).
-pub fn array_output_argument(cx: &Ctxt, mutability: impl ToTokens) {
-    cx.error_spanned_by(
-        mutability,
-        "a function writing a `&mut` float array cannot be called from a #[differentiable] function yet: return the values instead (a float, or a tuple), or write the loop in the caller",
     );
 }
