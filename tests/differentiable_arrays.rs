@@ -1274,3 +1274,59 @@ fn ragged_rows_passed_whole() {
     assert_eq!(value, 18.0);
     assert_eq!(g, vec![vec![6.0, 6.0], vec![6.0]]);
 }
+
+/// Ragged rows of `f32`.
+#[differentiable]
+fn ragged_f32(m: &[Vec<f32>], s: f32) -> f32 {
+    let mut total = 0.0;
+    for row in m {
+        total += row.iter().map(|x| x * x * s).sum::<f32>();
+    }
+    total
+}
+
+/// A checkpointed loop over the rows of a ragged parameter and a local ragged buffer.
+#[differentiable(checkpoint)]
+fn ragged_checkpointed(m: &[Vec<f64>], s: f64) -> f64 {
+    let mut acc = vec![vec![0.0; 2]; 2];
+    let mut total = 0.0;
+    for i in 0..m.len() {
+        for j in 0..m[i].len() {
+            acc[i % 2][j % 2] += (m[i][j] * s).tanh();
+            total += acc[i % 2][j % 2] * m[i][j];
+        }
+    }
+    total
+}
+
+#[test]
+fn ragged_rows_f32_and_checkpointed() {
+    // Σ s x²: d/dx = 2 s x, d/ds = Σ x²
+    let m = vec![vec![1.0_f32, 2.0], vec![3.0]];
+    let (value, (gm, gs)) = ragged_f32::grad(&m, 0.5);
+    assert_eq!(value, 7.0);
+    assert_eq!(ragged_f32(&m, 0.5), ragged_f32::primal(&m, 0.5));
+    assert_eq!(gm, vec![vec![1.0, 2.0], vec![3.0]]);
+    assert_eq!(gs, 14.0);
+    let mut d = vec![vec![0.0_f32; 2], vec![0.0]];
+    let mut ds = 0.0;
+    assert_eq!(ragged_f32::grad_into(&m, 0.5, &mut d, &mut ds), 7.0);
+    assert_eq!((d, ds), (gm, gs));
+    let lens = [3, 1, 2];
+    Case {
+        name: "ragged_checkpointed",
+        itself: &|x| ragged_checkpointed(&ragged(x, &lens), x[6]),
+        primal: &|x| ragged_checkpointed::primal(&ragged(x, &lens), x[6]),
+        grad: Some(&|x| {
+            let (v, (gm, gs)) = ragged_checkpointed::grad(&ragged(x, &lens), x[6]);
+            (v, [gm.concat(), vec![gs]].concat())
+        }),
+        grad_into: &|x| {
+            let (mut dm, mut ds) = (ragged(&[0.0; 6], &lens), 0.0);
+            let v = ragged_checkpointed::grad_into(&ragged(x, &lens), x[6], &mut dm, &mut ds);
+            (v, [dm.concat(), vec![ds]].concat())
+        },
+        jvp: &|x, t| ragged_checkpointed::jvp(&ragged(x, &lens), x[6], &ragged(t, &lens), t[6]),
+    }
+    .check_with_second_order(&point(7, 92, -1.0, 1.0));
+}
