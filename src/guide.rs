@@ -676,8 +676,8 @@
 //! function that writes a `&mut` float array, a ragged array of rows (`&[Vec<F>]`) grown
 //! by a row (`m.push(row)`), a `&mut [Vec<F>]` output, a row written whole (`m[i] = r`)
 //! or returned (a row is copied whole by `let r = m[i];`, `m[i].clone()`), a row by
-//! value (`for row in m` of an owned array) whose loop body also names `m` (iterate
-//! `&m`), arrays deeper than rows of floats, `windows`/`chunks` other than as a `for`
+//! value (`for row in m` of an owned array) whose loop body also names `m` (loop over the
+//! indices and copy the row, `let row = m[k];`), arrays deeper than rows of floats, `windows`/`chunks` other than as a `for`
 //! loop's iterator, arrays of a generic float type; scalar-mode methods of a generic
 //! `impl<T: Float>` whose floats are the `impl`'s `T`, unless the `impl` block carries
 //! `#[differentiable]` too (a method alone cannot see the block's `T: Float`; the block
