@@ -324,8 +324,53 @@
 //! Arrays of rows (`[[F; N]; M]`, `&[[F; N]; M]`, `&[[F; N]]`, `Vec<[F; N]>`, a local
 //! `[[0.0; N]; M]`, `vec![[0.0; N]; m]` or `[[a, b], [c, d]]`) are read and written as
 //! `m[i][j]` (also `m[i][j] += ..`), with one flat shadow (element `i * N + j`), and get
-//! gradients of their own shape. Their rows can be iterated by reference (`for row in m.iter()`, `iter_mut`, `zip`, `map` + `sum`):
-//! `row` stands for `&m[k]`, so `row[j]`, `row.len()` and `dot(row, x)` work as above.
+//! gradients of their own shape. Their rows are iterated as Rust iterates them (`for row
+//! in m`, `&m`, `m.iter()`, `iter_mut`, with `enumerate`, `zip`, `rev`, and `map` + `sum`,
+//! `product` or `fold`): `row` stands for row `k` of `m` in the body, so `row[j]`,
+//! `row.len()`, `dot(row, x)` and the iterator forms on the row (`for x in row`,
+//! `row.iter().zip(w).map(|(a, b)| a * b).sum()`) read `m[k][j]`. A row by value (`for row
+//! in m` of an owned array) is read so where the body leaves `m` alone, which is exact.
+//!
+//! *Ragged* arrays of rows, whose rows need not share a length (`&[Vec<F>]`,
+//! `Vec<Vec<F>>`, `&Vec<Vec<F>>`, a local `vec![vec![0.0; n]; m]` or a typed
+//! `Vec<Vec<F>>`), are read and written the same way (`m[i][j]`, `m[i].len()`, `m.len()`,
+//! rows iterated, a row passed as `&m[i]` or copied as `m[i].to_vec()`, the whole array
+//! passed to another annotated function). Element `m[i][j]` has the index
+//! `i * RAGGED_STRIDE + j` (`RAGGED_STRIDE` = 2³² on 64-bit targets), checked against
+//! row `i`'s own length, and the shadow is a shadow of rows, so no table of row offsets is
+//! built: `f::grad` returns a `Vec<Vec<F>>` of the parameter's shape, `f::grad_into` adds
+//! into the caller's rows (`&mut [Vec<F>]`, their shape checked, nothing allocated), and
+//! `f::jvp` takes the tangent as rows (`&[Vec<F>]`).
+//!
+//! ```
+//! use gradtape::differentiable;
+//!
+//! // the k-means cost: Σ over points of the squared distance to the nearest centroid
+//! #[differentiable]
+//! fn kmeans_cost(points: &[Vec<f64>], centroids: &[Vec<f64>]) -> f64 {
+//!     let mut cost = 0.0;
+//!     for p in points {
+//!         let mut best = f64::INFINITY;
+//!         for c in centroids {
+//!             let d: f64 = p.iter().zip(c.iter()).map(|(a, b)| (a - b) * (a - b)).sum();
+//!             best = best.min(d);
+//!         }
+//!         cost += best;
+//!     }
+//!     cost
+//! }
+//!
+//! let points = vec![vec![0.0, 0.0], vec![4.0, 1.0]];
+//! let centroids = vec![vec![1.0, 0.0], vec![4.0, 3.0]];
+//! // each point's nearest centroid at distance² 1 and 4; d/dc = 2 (c - p) for the nearest
+//! let (value, [_, dc]) = kmeans_cost::grad(&points, &centroids);
+//! assert_eq!(value, 5.0);
+//! assert_eq!(dc, vec![vec![2.0, 0.0], vec![0.0, 4.0]]);
+//! // into the caller's rows, allocating nothing
+//! let (mut dp, mut dc2) = (vec![vec![0.0; 2]; 2], vec![vec![0.0; 2]; 2]);
+//! kmeans_cost::grad_into(&points, &centroids, &mut dp, &mut dc2);
+//! assert_eq!(dc2, dc);
+//! ```
 //!
 //! ```
 //! use gradtape::differentiable;
@@ -766,12 +811,12 @@
 //!
 //! Not yet transformed, and so rejected with the messages above: a call of an annotated
 //! function that writes a part of a float array, or writes a float array and returns a
-//! tuple, rows of `Vec`s (`&[Vec<F>]`, `Vec<Vec<F>>`:
-//! no common row length; such a parameter is data, held constant), rows iterated by value
-//! (`for row in m`: iterate `m.iter()`) and iterator forms over one row (`row.iter()`:
-//! index it), arrays deeper than rows of floats, `windows`/`chunks` other than as a `for`
-//! loop's iterator, `.sum()`/`.product()` over an array of a generic float type (they
-//! start from `0.0`/`1.0`: write a `fold` from `T::zero()`); scalar-mode methods of a generic
+//! tuple, a ragged array of rows (`&[Vec<F>]`) grown
+//! by a row (`m.push(row)`), a `&mut [Vec<F>]` output, a row written whole (`m[i] = r`)
+//! or returned (a row is copied whole by `let r = m[i];`, `m[i].clone()`), a row by
+//! value (`for row in m` of an owned array) whose loop body also names `m` (loop over the
+//! indices and copy the row, `let row = m[k];`), arrays deeper than rows of floats, `windows`/`chunks` other than as a `for`
+//! loop's iterator; scalar-mode methods of a generic
 //! `impl<T: Float>` whose floats are the `impl`'s `T`, unless the `impl` block carries
 //! `#[differentiable]` too (a method alone cannot see the block's `T: Float`; the block
 //! restates it for its marked methods), a type's associated functions called on differentiable numbers

@@ -706,3 +706,627 @@ fn a_column_past_the_row_panics_as_the_body_does() {
     assert!(std::panic::catch_unwind(|| column::grad(&m, 2)).is_err());
     assert_eq!(column::grad(&m, 1).1, [vec![[0.0, 2.0], [0.0, 0.0]]]);
 }
+
+// ----- 3. ragged arrays of rows: `&[Vec<f64>]`, `Vec<Vec<f64>>`, `&Vec<Vec<f64>>` -----
+
+/// `Σ_i tanh((M v)_i)` for rows of different lengths (row `i` multiplies `v[..len_i]`).
+#[differentiable]
+fn ragged_matvec(m: &[Vec<f64>], v: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for i in 0..m.len() {
+        let mut s = 0.0;
+        for j in 0..m[i].len() {
+            s += m[i][j] * v[j];
+        }
+        total += s.tanh();
+    }
+    total
+}
+
+/// The k-means cost `Σ_p min_c |p - c|²`, points and centroids as `&[Vec<f64>]`, rows
+/// iterated (`for p in points`) and each distance an iterator form on two rows.
+#[differentiable]
+fn kmeans_cost(points: &[Vec<f64>], centroids: &[Vec<f64>]) -> f64 {
+    let mut cost = 0.0;
+    for p in points {
+        let mut best = f64::INFINITY;
+        for c in centroids.iter() {
+            let d: f64 = p.iter().zip(c.iter()).map(|(a, b)| (a - b) * (a - b)).sum();
+            best = best.min(d);
+        }
+        cost += best;
+    }
+    cost
+}
+
+/// `‖XᵀX‖²` for samples `x` (a `Vec<Vec<f64>>` by value): a local
+/// `vec![vec![0.0; d]; d]` accumulated with `+=`, then read back.
+#[differentiable]
+fn gram_of_samples(x: Vec<Vec<f64>>) -> f64 {
+    let d = x[0].len();
+    let mut g = vec![vec![0.0; d]; d];
+    for s in 0..x.len() {
+        for a in 0..d {
+            for b in 0..d {
+                g[a][b] += x[s][a] * x[s][b];
+            }
+        }
+    }
+    let mut total = 0.0;
+    for a in 0..d {
+        for b in 0..d {
+            total += g[a][b] * g[a][b];
+        }
+    }
+    total
+}
+
+/// The sample covariance of the columns of `x` (`&Vec<Vec<f64>>`): column means, then a
+/// local matrix of centred products; its trace plus the sum of squares off the diagonal.
+#[differentiable]
+fn covariance_energy(x: &Vec<Vec<f64>>) -> f64 {
+    let (n, d) = (x.len(), x[0].len());
+    let mut mean = vec![0.0; d];
+    for s in 0..n {
+        for a in 0..d {
+            mean[a] += x[s][a] / n as f64;
+        }
+    }
+    // Σ_s x_sa x_sb, then centred: (Σ_s x_sa x_sb - n mean_a mean_b) / (n - 1)
+    let mut c: Vec<Vec<f64>> = vec![vec![0.0; d]; d];
+    for s in 0..n {
+        for a in 0..d {
+            for b in 0..d {
+                c[a][b] += x[s][a] * x[s][b];
+            }
+        }
+    }
+    for a in 0..d {
+        for b in 0..d {
+            c[a][b] = (c[a][b] - n as f64 * mean[a] * mean[b]) / (n as f64 - 1.0);
+        }
+    }
+    let mut e = 0.0;
+    for a in 0..d {
+        for b in 0..d {
+            e += if a == b { c[a][b] } else { c[a][b] * c[a][b] };
+        }
+    }
+    e
+}
+
+/// A ragged parameter by value, written in place (`m[i][j] = ..`, `*=`), a row passed to
+/// another annotated function, and rows of each length read through `row.len()`.
+#[differentiable]
+fn ragged_in_place(mut m: Vec<Vec<f64>>, s: f64) -> f64 {
+    for i in 0..m.len() {
+        for j in 0..m[i].len() {
+            m[i][j] *= s;
+            m[i][j] = m[i][j].sin() + m[i][j];
+        }
+    }
+    let mut total = 0.0;
+    for i in 0..m.len() {
+        total += dot(&m[i], &m[i]) / (1.0 + m[i].len() as f64);
+    }
+    total
+}
+
+/// The rows of a ragged matrix of the given row lengths, from a flat vector.
+fn ragged(x: &[f64], lens: &[usize]) -> Vec<Vec<f64>> {
+    common::faces::split(x, lens)
+}
+
+#[test]
+fn ragged_rows() {
+    // rows of lengths 3, 1, 2 times a vector of 3
+    let lens = [3, 1, 2];
+    Case {
+        name: "ragged_matvec",
+        itself: &|x| ragged_matvec(&ragged(x, &lens), &x[6..]),
+        primal: &|x| ragged_matvec::primal(&ragged(x, &lens), &x[6..]),
+        grad: Some(&|x| {
+            let (v, (gm, gv)) = ragged_matvec::grad(&ragged(x, &lens), &x[6..]);
+            (v, [gm.concat(), gv].concat())
+        }),
+        grad_into: &|x| {
+            let (mut dm, mut dv) = (ragged(&[0.0; 6], &lens), vec![0.0; 3]);
+            let v = ragged_matvec::grad_into(&ragged(x, &lens), &x[6..], &mut dm, &mut dv);
+            (v, [dm.concat(), dv].concat())
+        },
+        jvp: &|x, t| ragged_matvec::jvp(&ragged(x, &lens), &x[6..], &ragged(t, &lens), &t[6..]),
+    }
+    .check_with_second_order(&point(9, 61, -1.0, 1.0));
+    // 4 points and 2 centroids in the plane
+    let (points, centroids) = ([2; 4], [2; 2]);
+    Case {
+        name: "kmeans_cost",
+        itself: &|x| kmeans_cost(&ragged(x, &points), &ragged(&x[8..], &centroids)),
+        primal: &|x| kmeans_cost::primal(&ragged(x, &points), &ragged(&x[8..], &centroids)),
+        grad: Some(&|x| {
+            let (v, [gp, gc]) =
+                kmeans_cost::grad(&ragged(x, &points), &ragged(&x[8..], &centroids));
+            (v, [gp.concat(), gc.concat()].concat())
+        }),
+        grad_into: &|x| {
+            let mut dp = ragged(&[0.0; 8], &points);
+            let mut dc = ragged(&[0.0; 4], &centroids);
+            let v = kmeans_cost::grad_into(
+                &ragged(x, &points),
+                &ragged(&x[8..], &centroids),
+                &mut dp,
+                &mut dc,
+            );
+            (v, [dp.concat(), dc.concat()].concat())
+        },
+        jvp: &|x, t| {
+            kmeans_cost::jvp(
+                &ragged(x, &points),
+                &ragged(&x[8..], &centroids),
+                &ragged(t, &points),
+                &ragged(&t[8..], &centroids),
+            )
+        },
+    }
+    .check_with_second_order(&point(12, 62, -1.0, 1.0));
+    // 3 samples of 2 features
+    let samples = [2; 3];
+    Case {
+        name: "gram_of_samples",
+        itself: &|x| gram_of_samples(ragged(x, &samples)),
+        primal: &|x| gram_of_samples::primal(ragged(x, &samples)),
+        grad: Some(&|x| {
+            let (v, [g]) = gram_of_samples::grad(ragged(x, &samples));
+            (v, g.concat())
+        }),
+        grad_into: &|x| {
+            let mut d = ragged(&[0.0; 6], &samples);
+            let v = gram_of_samples::grad_into(ragged(x, &samples), &mut d);
+            (v, d.concat())
+        },
+        jvp: &|x, t| gram_of_samples::jvp(ragged(x, &samples), &ragged(t, &samples)),
+    }
+    .check_with_second_order(&point(6, 63, -1.0, 1.0));
+    // 4 samples of 3 features
+    let samples = [3; 4];
+    Case {
+        name: "covariance_energy",
+        itself: &|x| covariance_energy(&ragged(x, &samples)),
+        primal: &|x| covariance_energy::primal(&ragged(x, &samples)),
+        grad: Some(&|x| {
+            let (v, [g]) = covariance_energy::grad(&ragged(x, &samples));
+            (v, g.concat())
+        }),
+        grad_into: &|x| {
+            let mut d = ragged(&[0.0; 12], &samples);
+            let v = covariance_energy::grad_into(&ragged(x, &samples), &mut d);
+            (v, d.concat())
+        },
+        jvp: &|x, t| covariance_energy::jvp(&ragged(x, &samples), &ragged(t, &samples)),
+    }
+    .check_with_second_order(&point(12, 64, -1.0, 1.0));
+    let lens = [2, 3, 1];
+    Case {
+        name: "ragged_in_place",
+        itself: &|x| ragged_in_place(ragged(x, &lens), x[6]),
+        primal: &|x| ragged_in_place::primal(ragged(x, &lens), x[6]),
+        grad: Some(&|x| {
+            let (v, (gm, gs)) = ragged_in_place::grad(ragged(x, &lens), x[6]);
+            (v, [gm.concat(), vec![gs]].concat())
+        }),
+        grad_into: &|x| {
+            let (mut dm, mut ds) = (ragged(&[0.0; 6], &lens), 0.0);
+            let v = ragged_in_place::grad_into(ragged(x, &lens), x[6], &mut dm, &mut ds);
+            (v, [dm.concat(), vec![ds]].concat())
+        },
+        jvp: &|x, t| ragged_in_place::jvp(ragged(x, &lens), x[6], &ragged(t, &lens), t[6]),
+    }
+    .check_with_second_order(&point(7, 65, -1.0, 1.0));
+}
+
+/// Hand-computed ragged gradients, and the shape checks of `grad_into` and `jvp`.
+#[test]
+fn ragged_rows_by_hand() {
+    // Σ_i tanh(m_i · v) at m = [[0, 0], [0]], v = (1, 2): tanh' (0) = 1, so
+    // d/dm_ij = v_j and d/dv_j = Σ_i m_ij = 0
+    let m = vec![vec![0.0, 0.0], vec![0.0]];
+    let (value, (gm, gv)) = ragged_matvec::grad(&m, &[1.0, 2.0]);
+    assert_eq!(value, 0.0);
+    assert_eq!(gm, vec![vec![1.0, 2.0], vec![1.0]]);
+    assert_eq!(gv, vec![0.0, 0.0]);
+    // one point (0, 0), centroids (1, 0) and (0, 3): the nearest is (1, 0), at distance
+    // 1; d/dp = 2 (p - c) = (-2, 0), d/dc = (2, 0) for the nearest, 0 for the other
+    let (value, [gp, gc]) = kmeans_cost::grad(&[vec![0.0, 0.0]], &[vec![1.0, 0.0], vec![0.0, 3.0]]);
+    assert_eq!(value, 1.0);
+    assert_eq!(gp, vec![vec![-2.0, 0.0]]);
+    assert_eq!(gc, vec![vec![2.0, 0.0], vec![0.0, 0.0]]);
+    // `grad_into` accumulates into the caller's rows, and checks their shape
+    let mut d = vec![vec![1.0, 1.0], vec![1.0]];
+    let mut dv = vec![0.0; 2];
+    ragged_matvec::grad_into(&m, &[1.0, 2.0], &mut d, &mut dv);
+    assert_eq!(d, vec![vec![2.0, 3.0], vec![2.0]]);
+    let wrong = std::panic::catch_unwind(|| {
+        let mut d = vec![vec![0.0, 0.0], vec![0.0, 0.0]];
+        ragged_matvec::grad_into(&m, &[1.0, 2.0], &mut d, &mut [0.0; 2]);
+    });
+    let message = wrong.unwrap_err().downcast::<String>().unwrap();
+    assert!(
+        message.contains("row 1 given for `m` has length 2"),
+        "{message}"
+    );
+    // a column past a short row panics as the body does, not reading the next row
+    let short = vec![vec![1.0], vec![2.0, 3.0]];
+    assert!(std::panic::catch_unwind(|| ragged_matvec::grad(&short, &[1.0, 1.0])).is_ok());
+    #[differentiable]
+    fn second(m: &[Vec<f64>]) -> f64 {
+        m[0][1] * 2.0
+    }
+    assert_eq!(second(&[vec![1.0, 2.0]]), 4.0);
+    assert!(std::panic::catch_unwind(|| second::primal(&short)).is_err());
+    assert!(std::panic::catch_unwind(|| second::grad(&short)).is_err());
+    assert_eq!(second::grad(&[vec![1.0, 2.0]]).1, [vec![vec![0.0, 2.0]]]);
+}
+
+// ----- 4. rows iterated: `for row in m`, `&m`, `m.iter()`, and iterator forms on a row -----
+
+/// `Σ_i tanh(row_i · w)` with the rows of an owned `[[f64; 3]; 2]` by value, each dot
+/// product an iterator form on the row (`row.iter().zip(w).map(..).sum()`).
+#[differentiable]
+fn rows_by_value(m: [[f64; 3]; 2], w: &[f64; 3]) -> f64 {
+    let mut total = 0.0;
+    for row in m {
+        let z: f64 = row.iter().zip(w.iter()).map(|(a, b)| a * b).sum();
+        total += z.tanh();
+    }
+    for row in &m {
+        total += row[0] * row[2];
+    }
+    total
+}
+
+/// Rows by reference (`for row in m` of a slice, `.enumerate()`, `.rev()`), read by `for x in row`,
+/// `for &x in row.iter()`, `row.len()` and `row[j]`.
+#[differentiable]
+fn rows_by_reference(m: &[[f64; 2]], s: f64) -> f64 {
+    let mut total = 0.0;
+    for row in m {
+        for x in row {
+            total += x * x * s;
+        }
+    }
+    for (i, row) in m.iter().enumerate().rev() {
+        let mut p = 1.0;
+        for &x in row.iter() {
+            p *= x.sin();
+        }
+        total += p * (i as f64 + 1.0) + row[row.len() - 1];
+    }
+    total
+}
+
+/// Rows written through `iter_mut` and an `iter_mut` on each row, then `map` + `sum` of a
+/// `product` per row.
+#[differentiable]
+fn rows_scaled_in_place(mut m: Vec<[f64; 3]>, s: f64) -> f64 {
+    for row in m.iter_mut() {
+        for x in row.iter_mut() {
+            *x *= s;
+        }
+    }
+    m.iter()
+        .map(|row| row.iter().map(|x| x.cos()).product::<f64>())
+        .sum()
+}
+
+/// Ragged rows zipped with a slice of biases, each row's norm a `fold`.
+#[differentiable]
+fn ragged_rows_zipped(m: &[Vec<f64>], b: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for (row, bias) in m.iter().zip(b.iter()) {
+        let n = row.iter().fold(0.0, |acc, x| acc + x * x);
+        total += (n + bias).sqrt() + dot(row, row);
+    }
+    total
+}
+
+#[test]
+fn rows_iterated_forms() {
+    Case {
+        name: "rows_by_value",
+        itself: &|x| rows_by_value(matrix(x), &matrix::<3, 1>(&x[6..])[0]),
+        primal: &|x| rows_by_value::primal(matrix(x), &matrix::<3, 1>(&x[6..])[0]),
+        grad: Some(&|x| {
+            let (v, (gm, gw)) = rows_by_value::grad(matrix(x), &matrix::<3, 1>(&x[6..])[0]);
+            (v, [gm.as_flattened(), &gw].concat())
+        }),
+        grad_into: &|x| {
+            let (mut dm, mut dw) = ([[0.0; 3]; 2], [0.0; 3]);
+            let w = matrix::<3, 1>(&x[6..])[0];
+            let v = rows_by_value::grad_into(matrix(x), &w, &mut dm, &mut dw);
+            (v, [dm.as_flattened(), &dw].concat())
+        },
+        jvp: &|x, t| {
+            let w = matrix::<3, 1>(&x[6..])[0];
+            rows_by_value::jvp(matrix(x), &w, &matrix::<3, 2>(t), &t[6..])
+        },
+    }
+    .check_with_second_order(&point(9, 71, -1.0, 1.0));
+    Case {
+        name: "rows_by_reference",
+        itself: &|x| rows_by_reference(&rows::<2>(&x[..6]), x[6]),
+        primal: &|x| rows_by_reference::primal(&rows::<2>(&x[..6]), x[6]),
+        grad: Some(&|x| {
+            let (v, (gm, gs)) = rows_by_reference::grad(&rows::<2>(&x[..6]), x[6]);
+            (v, [gm.as_flattened(), &[gs]].concat())
+        }),
+        grad_into: &|x| {
+            let (mut dm, mut ds) = (vec![[0.0; 2]; 3], 0.0);
+            let v = rows_by_reference::grad_into(&rows::<2>(&x[..6]), x[6], &mut dm, &mut ds);
+            (v, [dm.as_flattened(), &[ds]].concat())
+        },
+        jvp: &|x, t| rows_by_reference::jvp(&rows::<2>(&x[..6]), x[6], &rows::<2>(&t[..6]), t[6]),
+    }
+    .check_with_second_order(&point(7, 72, -1.0, 1.0));
+    Case {
+        name: "rows_scaled_in_place",
+        itself: &|x| rows_scaled_in_place(rows::<3>(&x[..6]), x[6]),
+        primal: &|x| rows_scaled_in_place::primal(rows::<3>(&x[..6]), x[6]),
+        grad: Some(&|x| {
+            let (v, (gm, gs)) = rows_scaled_in_place::grad(rows::<3>(&x[..6]), x[6]);
+            (v, [gm.as_flattened(), &[gs]].concat())
+        }),
+        grad_into: &|x| {
+            let (mut dm, mut ds) = (vec![[0.0; 3]; 2], 0.0);
+            let v = rows_scaled_in_place::grad_into(rows::<3>(&x[..6]), x[6], &mut dm, &mut ds);
+            (v, [dm.as_flattened(), &[ds]].concat())
+        },
+        jvp: &|x, t| rows_scaled_in_place::jvp(rows::<3>(&x[..6]), x[6], &rows::<3>(&t[..6]), t[6]),
+    }
+    .check_with_second_order(&point(7, 73, -1.0, 1.0));
+    let lens = [2, 3];
+    Case {
+        name: "ragged_rows_zipped",
+        itself: &|x| ragged_rows_zipped(&ragged(x, &lens), &x[5..]),
+        primal: &|x| ragged_rows_zipped::primal(&ragged(x, &lens), &x[5..]),
+        grad: Some(&|x| {
+            let (v, (gm, gb)) = ragged_rows_zipped::grad(&ragged(x, &lens), &x[5..]);
+            (v, [gm.concat(), gb].concat())
+        }),
+        grad_into: &|x| {
+            let (mut dm, mut db) = (ragged(&[0.0; 5], &lens), vec![0.0; 2]);
+            let v = ragged_rows_zipped::grad_into(&ragged(x, &lens), &x[5..], &mut dm, &mut db);
+            (v, [dm.concat(), db].concat())
+        },
+        jvp: &|x, t| {
+            ragged_rows_zipped::jvp(&ragged(x, &lens), &x[5..], &ragged(t, &lens), &t[5..])
+        },
+    }
+    .check_with_second_order(&point(7, 74, 0.5, 1.5));
+}
+
+/// Iterated rows against hand-computed derivatives.
+#[test]
+fn rows_iterated_by_hand() {
+    // tanh(row · w) at m = 0: d/dm_ij = w_j (tanh'(0) = 1), d/dw = Σ_i m_i = 0
+    let (value, (gm, gw)) = rows_by_value::grad([[0.0; 3]; 2], &[1.0, 2.0, 3.0]);
+    assert_eq!(value, 0.0);
+    assert_eq!(gm, [[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]]);
+    assert_eq!(gw, [0.0; 3]);
+    // Π_j cos(s x_j) summed over rows, at x = 0: the value is the number of rows and
+    // every derivative is 0 (sin 0 = 0)
+    let (value, (gm, gs)) = rows_scaled_in_place::grad(vec![[0.0; 3]; 2], 2.0);
+    assert_eq!(value, 2.0);
+    assert_eq!(gm, vec![[0.0; 3]; 2]);
+    assert_eq!(gs, 0.0);
+}
+
+// ----- 5. a row copied whole: `let r = m[i];`, `m[i].clone()`, `m[i].to_vec()` -----
+
+/// A row of an owned `[[f64; 3]; 2]` copied (`let r = m[1];`), written, iterated and
+/// passed to `dot`; another row cloned.
+#[differentiable]
+fn row_copies(m: [[f64; 3]; 2], w: &[f64; 3]) -> f64 {
+    let mut r = m[1];
+    r[0] *= r[2];
+    let q = m[0].clone();
+    let s: f64 = r.iter().zip(q.iter()).map(|(a, b)| a * b.sin()).sum();
+    s + dot(&r, w)
+}
+
+/// A row of a ragged array copied into a `Vec` (`m[i].to_vec()`), then grown.
+#[differentiable]
+fn ragged_row_copy(m: &[Vec<f64>], i: usize) -> f64 {
+    let mut r = m[i].to_vec();
+    r.push(m[0][0] * 2.0);
+    let mut p = 1.0;
+    for x in r.iter() {
+        p *= 1.0 + x * x;
+    }
+    p.ln()
+}
+
+#[test]
+fn rows_copied_whole() {
+    Case {
+        name: "row_copies",
+        itself: &|x| row_copies(matrix(x), &matrix::<3, 1>(&x[6..])[0]),
+        primal: &|x| row_copies::primal(matrix(x), &matrix::<3, 1>(&x[6..])[0]),
+        grad: Some(&|x| {
+            let (v, (gm, gw)) = row_copies::grad(matrix(x), &matrix::<3, 1>(&x[6..])[0]);
+            (v, [gm.as_flattened(), &gw].concat())
+        }),
+        grad_into: &|x| {
+            let (mut dm, mut dw) = ([[0.0; 3]; 2], [0.0; 3]);
+            let w = matrix::<3, 1>(&x[6..])[0];
+            let v = row_copies::grad_into(matrix(x), &w, &mut dm, &mut dw);
+            (v, [dm.as_flattened(), &dw].concat())
+        },
+        jvp: &|x, t| {
+            let w = matrix::<3, 1>(&x[6..])[0];
+            row_copies::jvp(matrix(x), &w, &matrix::<3, 2>(t), &t[6..])
+        },
+    }
+    .check_with_second_order(&point(9, 81, -1.0, 1.0));
+    let lens = [1, 3];
+    Case {
+        name: "ragged_row_copy",
+        itself: &|x| ragged_row_copy(&ragged(x, &lens), 1),
+        primal: &|x| ragged_row_copy::primal(&ragged(x, &lens), 1),
+        grad: Some(&|x| {
+            let (v, [gm]) = ragged_row_copy::grad(&ragged(x, &lens), 1);
+            (v, gm.concat())
+        }),
+        grad_into: &|x| {
+            let mut dm = ragged(&[0.0; 4], &lens);
+            let v = ragged_row_copy::grad_into(&ragged(x, &lens), 1, &mut dm);
+            (v, dm.concat())
+        },
+        jvp: &|x, t| ragged_row_copy::jvp(&ragged(x, &lens), 1, &ragged(t, &lens)),
+    }
+    .check_with_second_order(&point(4, 82, -1.0, 1.0));
+    // ln Π (1 + x²) over row 1 = (1, 0, 0) and 2 m00 = 0: ln 2; d/dm_10 = 2x/(1+x²) = 1
+    let (value, [g]) = ragged_row_copy::grad(&[vec![0.0], vec![1.0, 0.0, 0.0]], 1);
+    assert_eq!(value, 2f64.ln());
+    assert_eq!(g, vec![vec![0.0], vec![1.0, 0.0, 0.0]]);
+}
+
+/// An annotated function over a ragged array, called with constant rows (data) by
+/// another: the callee's gradient for the rows is dropped, the number's flows.
+#[differentiable]
+fn weighted_rows(m: &[Vec<f64>], s: f64) -> f64 {
+    let mut total = 0.0;
+    for row in m {
+        for x in row {
+            total += (x * s).sin();
+        }
+    }
+    total
+}
+
+#[differentiable(constant(data))]
+fn fit_scale(data: &[Vec<f64>], s: f64) -> f64 {
+    weighted_rows(data, s) * s
+}
+
+#[test]
+fn ragged_rows_as_data_of_a_call() {
+    let data = vec![vec![0.5, -1.0], vec![2.0]];
+    // d/ds [s Σ sin(x s)] = Σ sin(x s) + s Σ x cos(x s)
+    let s = 0.7;
+    let expected: f64 = data
+        .iter()
+        .flatten()
+        .map(|x: &f64| (x * s).sin() + s * x * (x * s).cos())
+        .sum();
+    let (value, [g]) = fit_scale::grad(&data, s);
+    assert_eq!(value.to_bits(), fit_scale::primal(&data, s).to_bits());
+    assert_eq!(value.to_bits(), fit_scale(&data, s).to_bits());
+    assert!((g - expected).abs() < 1e-14, "{g} vs {expected}");
+    let (_, tangent) = fit_scale::jvp(&data, s, 1.0);
+    assert!((tangent - expected).abs() < 1e-14);
+}
+
+/// `Σ_i (Σ_j m_ij)²` over ragged rows.
+#[differentiable]
+fn row_sums_energy(m: &[Vec<f64>]) -> f64 {
+    let mut total = 0.0;
+    for row in m {
+        let r: f64 = row.iter().sum();
+        total += r * r;
+    }
+    total
+}
+
+/// A ragged parameter passed whole to another annotated function, and a local ragged
+/// buffer (rows of 2, its last column never written for a row of 1) passed whole too.
+#[differentiable]
+fn ragged_passed_whole(m: &[Vec<f64>], s: f64) -> f64 {
+    let mut scaled = vec![vec![0.0; 2]; m.len()];
+    for i in 0..m.len() {
+        for j in 0..m[i].len().min(2) {
+            scaled[i][j] = (m[i][j] * s).sin();
+        }
+    }
+    row_sums_energy(m) * s + row_sums_energy(&scaled)
+}
+
+#[test]
+fn ragged_rows_passed_whole() {
+    let lens = [3, 1, 2];
+    Case {
+        name: "ragged_passed_whole",
+        itself: &|x| ragged_passed_whole(&ragged(x, &lens), x[6]),
+        primal: &|x| ragged_passed_whole::primal(&ragged(x, &lens), x[6]),
+        grad: Some(&|x| {
+            let (v, (gm, gs)) = ragged_passed_whole::grad(&ragged(x, &lens), x[6]);
+            (v, [gm.concat(), vec![gs]].concat())
+        }),
+        grad_into: &|x| {
+            let (mut dm, mut ds) = (ragged(&[0.0; 6], &lens), 0.0);
+            let v = ragged_passed_whole::grad_into(&ragged(x, &lens), x[6], &mut dm, &mut ds);
+            (v, [dm.concat(), vec![ds]].concat())
+        },
+        jvp: &|x, t| ragged_passed_whole::jvp(&ragged(x, &lens), x[6], &ragged(t, &lens), t[6]),
+    }
+    .check_with_second_order(&point(7, 91, -1.0, 1.0));
+    // Σ_i (Σ_j m_ij)²: d/dm_ij = 2 Σ_j m_ij
+    let (value, [g]) = row_sums_energy::grad(&[vec![1.0, 2.0], vec![3.0]]);
+    assert_eq!(value, 18.0);
+    assert_eq!(g, vec![vec![6.0, 6.0], vec![6.0]]);
+}
+
+/// Ragged rows of `f32`.
+#[differentiable]
+fn ragged_f32(m: &[Vec<f32>], s: f32) -> f32 {
+    let mut total = 0.0;
+    for row in m {
+        total += row.iter().map(|x| x * x * s).sum::<f32>();
+    }
+    total
+}
+
+/// A checkpointed loop over the rows of a ragged parameter and a local ragged buffer.
+#[differentiable(checkpoint)]
+fn ragged_checkpointed(m: &[Vec<f64>], s: f64) -> f64 {
+    let mut acc = vec![vec![0.0; 2]; 2];
+    let mut total = 0.0;
+    for i in 0..m.len() {
+        for j in 0..m[i].len() {
+            acc[i % 2][j % 2] += (m[i][j] * s).tanh();
+            total += acc[i % 2][j % 2] * m[i][j];
+        }
+    }
+    total
+}
+
+#[test]
+fn ragged_rows_f32_and_checkpointed() {
+    // Σ s x²: d/dx = 2 s x, d/ds = Σ x²
+    let m = vec![vec![1.0_f32, 2.0], vec![3.0]];
+    let (value, (gm, gs)) = ragged_f32::grad(&m, 0.5);
+    assert_eq!(value, 7.0);
+    assert_eq!(ragged_f32(&m, 0.5), ragged_f32::primal(&m, 0.5));
+    assert_eq!(gm, vec![vec![1.0, 2.0], vec![3.0]]);
+    assert_eq!(gs, 14.0);
+    let mut d = vec![vec![0.0_f32; 2], vec![0.0]];
+    let mut ds = 0.0;
+    assert_eq!(ragged_f32::grad_into(&m, 0.5, &mut d, &mut ds), 7.0);
+    assert_eq!((d, ds), (gm, gs));
+    let lens = [3, 1, 2];
+    Case {
+        name: "ragged_checkpointed",
+        itself: &|x| ragged_checkpointed(&ragged(x, &lens), x[6]),
+        primal: &|x| ragged_checkpointed::primal(&ragged(x, &lens), x[6]),
+        grad: Some(&|x| {
+            let (v, (gm, gs)) = ragged_checkpointed::grad(&ragged(x, &lens), x[6]);
+            (v, [gm.concat(), vec![gs]].concat())
+        }),
+        grad_into: &|x| {
+            let (mut dm, mut ds) = (ragged(&[0.0; 6], &lens), 0.0);
+            let v = ragged_checkpointed::grad_into(&ragged(x, &lens), x[6], &mut dm, &mut ds);
+            (v, [dm.concat(), vec![ds]].concat())
+        },
+        jvp: &|x, t| ragged_checkpointed::jvp(&ragged(x, &lens), x[6], &ragged(t, &lens), t[6]),
+    }
+    .check_with_second_order(&point(7, 92, -1.0, 1.0));
+}

@@ -44,6 +44,15 @@ fn generic_dot<T: Float>(a: &[T], b: &[T]) -> T {
 }
 
 /// A generic helper over arrays, called three times by a generic caller.
+/// `.sum()` and `.product()` over arrays of a generic float type (they started from the
+/// literals `0.0`/`1.0`, which are not a `T`, and did not compile).
+#[differentiable]
+fn generic_sum_and_product<T: Float + std::iter::Sum + std::iter::Product>(x: &[T], w: &[T]) -> T {
+    let s: T = x.iter().zip(w).map(|(a, b)| *a * *b).sum();
+    let p: T = x.iter().map(|a| T::one() + *a * *a).product();
+    s * p
+}
+
 #[differentiable]
 fn generic_cosine<T: Float>(x: &[T], w: &[T]) -> T {
     generic_dot(x, w) / (generic_dot(x, x).sqrt() * generic_dot(w, w).sqrt())
@@ -117,6 +126,7 @@ fn generic_scaled_norm<T: Float>(x: &[T], s: T) -> T {
 #[test]
 fn generic_arrays_at_f64() {
     slices!(@second_order generic_dot, [4, 4], [0, 1], point(8, 1, -1.0, 1.0));
+    slices!(@second_order generic_sum_and_product, [4, 4], [0, 1], point(8, 5, -1.0, 1.0));
     slices!(@second_order generic_cosine, [4, 4], [0, 1], point(8, 2, 0.2, 1.0));
     slices!(@second_order generic_log_sum_exp, [5], [0], point(5, 3, -2.0, 2.0));
     slices!(@second_order generic_pushed, [4], [0], point(4, 4, -1.0, 1.0));

@@ -76,10 +76,10 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
             let rows = sig
                 .params
                 .iter()
-                .filter(|p| p.array_row().is_some())
+                .filter(|p| p.array_row().is_some() || p.is_ragged())
                 .map(|p| p.ident.to_string())
                 .collect();
-            stmts = iterators::desugar(stmts, arrays, rows, &sig.floats);
+            stmts = iterators::desugar(&cx, stmts, arrays, rows, &sig.floats);
         }
         let block = syn::Block {
             brace_token: item.block.brace_token,

@@ -33,11 +33,14 @@ use syn::visit::{self, Visit};
 use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, Ident, Pat};
 
+use crate::ctxt::Ctxt;
 use crate::syntax::{mixed, single_ident, strip_parens};
+use crate::validate;
 
 /// Rewrites the iterator forms over `arrays` (and the body's local float arrays) in
 /// `stmts`.
 pub fn desugar(
+    cx: &Ctxt,
     stmts: Vec<syn::Stmt>,
     mut arrays: HashSet<String>,
     mut rows: HashSet<String>,
@@ -49,6 +52,7 @@ pub fn desugar(
         locals.visit_stmt(stmt);
     }
     let mut rewriter = Rewriter {
+        cx,
         arrays,
         rows,
         next: 0,
@@ -151,20 +155,46 @@ struct Locals<'a>(
 
 impl<'ast> Visit<'ast> for Locals<'_> {
     fn visit_local(&mut self, local: &'ast syn::Local) {
-        if crate::lower::is_array_local(local, self.2) {
+        if is_row_copy(local, self.1) {
+            // `let r = m[i];` / `m[i].clone()`: lowered as a local array (a copy of the row)
+            if let Pat::Ident(ident) = &local.pat {
+                self.0.insert(ident.ident.to_string());
+            }
+        } else if crate::lower::is_array_local(local, self.2) {
             let pat = match &local.pat {
                 Pat::Type(typed) => &*typed.pat,
                 other => other,
             };
             if let Pat::Ident(ident) = pat {
                 self.0.insert(ident.ident.to_string());
-                if crate::lower::local_row(local, self.2).is_some() {
+                if crate::lower::local_row(local, self.2).is_some()
+                    || crate::lower::is_ragged_local(local, self.2)
+                {
                     self.1.insert(ident.ident.to_string());
                 }
             }
         }
         visit::visit_local(self, local);
     }
+}
+
+/// `let r = m[i];`, `m[i].clone()` or `m[i].to_vec()` of an array of rows `m` among
+/// `rows`.
+fn is_row_copy(local: &syn::Local, rows: &HashSet<String>) -> bool {
+    let Some(init) = &local.init else {
+        return false;
+    };
+    let row = match strip_parens(&init.expr) {
+        Expr::MethodCall(call)
+            if call.args.is_empty()
+                && matches!(call.method.to_string().as_str(), "clone" | "to_vec") =>
+        {
+            strip_parens(&call.receiver)
+        }
+        other => other,
+    };
+    matches!(row, Expr::Index(index)
+        if single_ident(strip_parens(&index.expr)).is_some_and(|m| rows.contains(&m.to_string())))
 }
 
 /// What one step of an iterator chain yields.
@@ -192,7 +222,10 @@ struct Chain {
     map: Option<syn::ExprClosure>,
 }
 
-struct Rewriter {
+struct Rewriter<'c> {
+    /// For the errors only the desugaring can see (a row by value of an array the loop
+    /// writes).
+    cx: &'c Ctxt,
     arrays: HashSet<String>,
     /// The arrays of rows among `arrays`: an item of one is a row, named by its place.
     rows: HashSet<String>,
@@ -213,9 +246,12 @@ struct View {
     array: Ident,
     offset: Ident,
     len: TokenStream,
+    /// A row of an array of rows (`for row in m`): `offset` is the row's index, and
+    /// element `j` is `array[offset][j]`.
+    row: bool,
 }
 
-impl Rewriter {
+impl Rewriter<'_> {
     fn fresh(&mut self, stem: &str) -> Ident {
         self.next += 1;
         mixed(&format!("{stem}{}", self.next))
@@ -234,6 +270,12 @@ impl Rewriter {
     /// Element `k` of an array or a view.
     fn place(&self, name: &Ident, k: &Ident) -> TokenStream {
         match self.view(name) {
+            Some(View {
+                array,
+                offset,
+                row: true,
+                ..
+            }) => quote!(#array[#offset][#k]),
             Some(View { array, offset, .. }) => quote!(#array[#offset + #k]),
             None => quote!(#name[#k]),
         }
@@ -295,6 +337,7 @@ impl Rewriter {
             array: array.clone(),
             offset: offset.clone(),
             len: len.clone(),
+            row: false,
         });
         let mut body = for_loop.body.clone();
         // `w[j]` and `w.len()` first, then the iterator forms over `w`.
@@ -308,6 +351,147 @@ impl Rewriter {
             let #offset: usize = #start;
             #(#stmts)*
         }))
+    }
+
+    /// `for row in m` (or `&m`, `m.iter()`, `m.iter_mut()`, with `.enumerate()`,
+    /// `.zip(..)`, `.rev()`) over an array of rows `m`: each row the pattern names becomes
+    /// a *row view* in the body, its index `let rowN: usize = gradtape_k;` taken as each
+    /// iteration starts, so that `row[j]`, `row.len()` and the iterator forms over `row`
+    /// (`row.iter().zip(w)`, `.map(..).sum()`, `for x in row`) read `m[rowN][j]`, and
+    /// `row` elsewhere (`dot(row, x)`) is `(&m[rowN])`. The row's name is then `_` in the
+    /// pattern, and the loop is desugared as any other. Exact because the body cannot
+    /// write `m` while a row of it is borrowed; a row by value (`for row in m` of an owned
+    /// array) is read so only when the body never names `m` and does not declare the
+    /// row `mut` (else the macro's error).
+    fn rows_loop(&mut self, for_loop: &mut syn::ExprForLoop) -> Option<Expr> {
+        let chain = self.chain(&for_loop.expr, true)?;
+        if chain.map.is_some() {
+            return None;
+        }
+        let mut pat = (*for_loop.pat).clone();
+        let mut rows = Vec::new();
+        self.row_names(&mut pat, &chain.item, &for_loop.body, &mut rows);
+        if rows.is_empty() {
+            return None;
+        }
+        let body = self.row_views(&rows, &for_loop.body)?;
+        *for_loop.pat = pat;
+        for_loop.body = body;
+        self.for_loop(for_loop)
+    }
+
+    /// `chain.map(|row| e).sum()` (or `.product()`, `.fold(init, f)`) over an array of
+    /// rows: the rows the closure's pattern names are row views in `e`, as in
+    /// [`rows_loop`](Self::rows_loop), then the reduction is desugared as any other.
+    fn rows_reduction(&mut self, call: &syn::ExprMethodCall) -> Option<Expr> {
+        let chain = self.chain(&call.receiver, false)?;
+        let closure = chain.map.as_ref()?;
+        let mut pat = closure.inputs[0].clone();
+        let body = &closure.body;
+        let body: syn::Block = syn::parse_quote!({ #body });
+        let mut rows = Vec::new();
+        self.row_names(&mut pat, &chain.item, &body, &mut rows);
+        if rows.is_empty() {
+            return None;
+        }
+        let body = self.row_views(&rows, &body)?;
+        let mut call = call.clone();
+        let Expr::MethodCall(map) = &mut *call.receiver else {
+            return None;
+        };
+        let Expr::Closure(closure) = &mut map.args[0] else {
+            return None;
+        };
+        closure.inputs[0] = pat;
+        *closure.body = Expr::Block(syn::ExprBlock {
+            attrs: Vec::new(),
+            label: None,
+            block: body,
+        });
+        self.reduction(&call)
+    }
+
+    /// `body` with each of `rows` (name, array, mutable) a row view: its index taken
+    /// first (`let rowN: usize = gradtape_k;`), `row[j]` and `row.len()` read through it,
+    /// the iterator forms over it desugared, and `row` elsewhere `(&m[rowN])`.
+    fn row_views(
+        &mut self,
+        rows: &[(Ident, Ident, bool)],
+        body: &syn::Block,
+    ) -> Option<syn::Block> {
+        let mut body = body.clone();
+        let mut starts = Vec::new();
+        let mut aliases = Vec::new();
+        for (name, array, mutable) in rows {
+            let index = self.fresh("row");
+            let k = index_var();
+            starts.push(quote!(let #index: usize = #k;));
+            let view = View {
+                name: name.to_string(),
+                array: array.clone(),
+                offset: index.clone(),
+                len: quote!(#array[#index].len()),
+                row: true,
+            };
+            ViewReads(&view).visit_block_mut(&mut body);
+            let place = if *mutable {
+                quote!((&mut #array[#index]))
+            } else {
+                quote!((&#array[#index]))
+            };
+            aliases.push((name.to_string(), syn::parse2(place).ok()?));
+            self.views.push(view);
+        }
+        self.visit_block_mut(&mut body);
+        for _ in rows {
+            self.views.pop();
+        }
+        Aliases(&aliases).visit_block_mut(&mut body);
+        let stmts = &body.stmts;
+        Some(syn::parse_quote!({ #(#starts)* #(#stmts)* }))
+    }
+
+    /// The names `pat` binds to rows of an array of rows in `item` (replaced by `_` in
+    /// `pat`), with the array and whether the row is mutable.
+    fn row_names(
+        &self,
+        pat: &mut Pat,
+        item: &Item,
+        body: &syn::Block,
+        out: &mut Vec<(Ident, Ident, bool)>,
+    ) {
+        match (pat, item) {
+            (Pat::Type(typed), _) => self.row_names(&mut typed.pat, item, body, out),
+            (Pat::Paren(paren), _) => self.row_names(&mut paren.pat, item, body, out),
+            (
+                pat @ Pat::Ident(_),
+                Item::Elem {
+                    array,
+                    by_ref,
+                    mutable,
+                },
+            ) if self.rows.contains(&array.to_string()) && self.view(array).is_none() => {
+                let Pat::Ident(ident) = &*pat else {
+                    unreachable!("matched")
+                };
+                if ident.by_ref.is_some() || ident.subpat.is_some() {
+                    return;
+                }
+                // a row by value: only where reading `m[k]` later is the same value
+                // (reported, then read as a view all the same: no follow-on errors)
+                if !*by_ref && (ident.mutability.is_some() || names(body, array)) {
+                    validate::row_by_value(self.cx, &ident.ident, array);
+                }
+                out.push((ident.ident.clone(), array.clone(), *mutable));
+                *pat = syn::parse_quote!(_);
+            }
+            (Pat::Tuple(tuple), Item::Tuple(items)) if tuple.elems.len() == items.len() => {
+                for (pat, item) in tuple.elems.iter_mut().zip(items) {
+                    self.row_names(pat, item, body, out);
+                }
+            }
+            _ => {}
+        }
     }
 
     /// A source: `a.iter()`, `a.iter_mut()`, `a.into_iter()`, `&a`, `&mut a`, and `a`
@@ -533,13 +717,15 @@ impl Rewriter {
             }
         };
         let k = index_var();
+        // not `0.0`/`1.0`: the items may be of a generic float type
+        let generated = crate::generate::paths::generated();
         let (init, update): (TokenStream, TokenStream) = match (method.as_str(), call.args.len()) {
             ("sum", 0) => (
-                typed_init(call, quote!(0.0)),
+                typed_init(call, quote!(#generated::element_zero())),
                 quote!(#acc = #acc + (#value);),
             ),
             ("product", 0) => (
-                typed_init(call, quote!(1.0)),
+                typed_init(call, quote!(#generated::element_one())),
                 quote!(#acc = #acc * (#value);),
             ),
             ("fold", 2) => {
@@ -608,11 +794,24 @@ impl Rewriter {
     }
 }
 
-impl VisitMut for Rewriter {
+impl VisitMut for Rewriter<'_> {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
-        // A loop over windows or chunks: its body is rewritten knowing the view.
+        // A loop over windows or chunks, or over rows: its body is rewritten knowing the
+        // view.
         if let Expr::ForLoop(for_loop) = expr
             && let Some(rewritten) = self.views_loop(for_loop)
+        {
+            *expr = rewritten;
+            return;
+        }
+        if let Expr::ForLoop(for_loop) = expr
+            && let Some(rewritten) = self.rows_loop(&mut for_loop.clone())
+        {
+            *expr = rewritten;
+            return;
+        }
+        if let Expr::MethodCall(call) = expr
+            && let Some(rewritten) = self.rows_reduction(call)
         {
             *expr = rewritten;
             return;
@@ -666,12 +865,26 @@ impl VisitMut for Aliases<'_> {
     }
 }
 
+/// Whether `body` names `ident` anywhere.
+fn names(body: &syn::Block, ident: &Ident) -> bool {
+    struct Finder<'i>(&'i Ident, bool);
+    impl<'ast> Visit<'ast> for Finder<'_> {
+        fn visit_ident(&mut self, ident: &'ast Ident) {
+            self.1 |= ident == self.0;
+        }
+    }
+    let mut finder = Finder(ident, false);
+    finder.visit_block(body);
+    finder.1
+}
+
 /// The loop variable of a desugared loop (one per loop: inner loops shadow it).
 fn index_var() -> Ident {
     mixed("gradtape_k")
 }
 
-/// Rewrites a view's element reads `w[j]` as `a[offset + j]` and `w.len()` as its length.
+/// Rewrites a view's element reads `w[j]` as `a[offset + j]` (a row's `row[j]` as
+/// `m[row][j]`) and `w.len()` as its length.
 struct ViewReads<'v>(&'v View);
 
 impl VisitMut for ViewReads<'_> {
@@ -682,13 +895,18 @@ impl VisitMut for ViewReads<'_> {
             array,
             offset,
             len,
+            row,
         } = self.0;
         match expr {
             Expr::Index(index)
                 if single_ident(strip_parens(&index.expr)).is_some_and(|i| i == name) =>
             {
                 let position = &index.index;
-                *expr = syn::parse_quote!(#array[#offset + (#position)]);
+                *expr = if *row {
+                    syn::parse_quote!(#array[#offset][#position])
+                } else {
+                    syn::parse_quote!(#array[#offset + (#position)])
+                };
             }
             Expr::MethodCall(call)
                 if call.method == "len"

@@ -96,7 +96,10 @@ use proc_macro::TokenStream;
 /// annotated function (`dot(&x, &w)`, a row `&m[i]`, a range `&v[1..]`) is differentiated
 /// through the call. Arrays of rows (`[[F; N]; M]`, `&[[F; N]]`, `Vec<[F; N]>`, local
 /// `[[0.0; N]; M]`) are read and written as `m[i][j]`, with gradients of the same shape and
-/// `&mut [[F; N]]` buffers and `&[[F; N]]` tangents. Data arrays are held constant by
+/// `&mut [[F; N]]` buffers and `&[[F; N]]` tangents; ragged ones (`&[Vec<F>]`,
+/// `Vec<Vec<F>>`, local `vec![vec![0.0; n]; m]`) too, with `Vec<Vec<F>>` gradients,
+/// `&mut [Vec<F>]` buffers and `&[Vec<F>]` tangents. Rows are iterated (`for row in m`)
+/// and iterator forms work on a row (`row.iter().zip(w).map(..).sum()`). Data arrays are held constant by
 /// `#[differentiable(constant(xs, ys))]` (this example runs in
 /// `tests/differentiable_slices.rs`; the macro crate cannot depend on `gradtape`):
 ///

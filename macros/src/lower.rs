@@ -157,11 +157,14 @@ impl<'a> Lowerer<'a> {
         for param in &sig.params {
             let active = param.differentiable(sig.mode);
             let binding = lowerer.bind(&param.ident, active, None);
-            if let Kind::Array { row, .. } = &param.kind {
+            if let Kind::Array { row, ragged, .. } = &param.kind {
                 lowerer.bindings[binding].array = true;
                 lowerer.bindings[binding].row = row
                     .as_ref()
                     .map(|row| row.parse().expect("printed from tokens"));
+                if *ragged {
+                    lowerer.make_ragged(binding);
+                }
             }
             if param.is_output_array() && active {
                 lowerer.written.push(binding);
@@ -193,6 +196,7 @@ impl<'a> Lowerer<'a> {
             active,
             array: false,
             row: None,
+            ragged: false,
         });
         self.keys.push(key);
         self.scopes
@@ -203,6 +207,14 @@ impl<'a> Lowerer<'a> {
             block.declared.push(id);
         }
         id
+    }
+
+    /// Marks an array binding as a ragged array of rows: `m[i][j]` at index
+    /// `i * RAGGED_STRIDE + j` (see [`Binding::ragged`]).
+    fn make_ragged(&mut self, binding: BindingId) {
+        let generated = crate::generate::paths::generated();
+        self.bindings[binding].row = Some(quote!(#generated::RAGGED_STRIDE));
+        self.bindings[binding].ragged = true;
     }
 
     fn lookup(&self, ident: &Ident) -> Option<BindingId> {
@@ -439,6 +451,13 @@ impl<'a> Lowerer<'a> {
             return;
         };
         let key = key_of(ident);
+        if let Some(init) = &local.init
+            && init.diverge.is_none()
+            && self.mode == Mode::Scalar
+            && self.lower_row_copy(ident, key, &init.expr)
+        {
+            return;
+        }
         let forced = self.forced.contains(&key);
         let array = is_array_local(local, &self.floats);
         let bound = self.bindings.len();
@@ -450,6 +469,8 @@ impl<'a> Lowerer<'a> {
             // (a literal of rows set its row length already)
             if let Some(row) = local_row(local, &self.floats) {
                 self.bindings[last].row = Some(row);
+            } else if is_ragged_local(local, &self.floats) {
+                self.make_ragged(last);
             }
         }
     }
@@ -1025,6 +1046,13 @@ impl<'a> Lowerer<'a> {
     /// read the next row's element).
     fn flat_index(&self, binding: BindingId, indices: &[&Expr]) -> TokenStream {
         match (indices, &self.bindings[binding].row) {
+            ([i, j], Some(_)) if self.bindings[binding].ragged => {
+                // row `i`'s own length bounds `j` (`m` is the array's name in every
+                // generated function, an owned `Vec` or a slice: `&m[..]` is the rows)
+                let generated = crate::generate::paths::generated();
+                let name = &self.bindings[binding].name;
+                quote!(#generated::ragged_index(&#name[..], #i, #j))
+            }
             ([i, j], Some(row)) => {
                 let generated = crate::generate::paths::generated();
                 quote!(#generated::flat_index(#i, #j, #row))
@@ -1132,6 +1160,10 @@ impl<'a> Lowerer<'a> {
             }
             self.check_inactive(whole);
             self.push(Stmt::Plain(quote!(#whole #semi)));
+            return;
+        }
+        if self.bindings[binding].ragged {
+            validate::ragged_grows(self.cx, whole);
             return;
         }
         if binding < self.param_count {
@@ -2337,6 +2369,17 @@ impl<'a> Lowerer<'a> {
                     )
                 }
                 (Expr::Range(_), Some(_)) => return None,
+                (_, Some(_)) if self.bindings[base].ragged => {
+                    // a row of its own length, in a `Vec`
+                    self.push(Stmt::Plain(quote! {
+                        let #start: usize = #position;
+                        let #len: usize = #array[#start].len();
+                    }));
+                    (
+                        syn::parse_quote!(::std::vec![#generated::element_zero(); #len]),
+                        syn::parse_quote!(#array[#start][#j]),
+                    )
+                }
                 (_, Some(row)) => {
                     let row = row.clone();
                     self.push(Stmt::Plain(quote! {
@@ -2374,6 +2417,87 @@ impl<'a> Lowerer<'a> {
         };
         self.lower_stmts(&[copy], Tail::Discard);
         Some(part)
+    }
+
+    /// `let r = m[i];` (a row of an array of rows `[[F; N]; _]`, copied as Rust copies
+    /// it), or `m[i].clone()` / `m[i].to_vec()` (also of a ragged array): a local array
+    /// `r` filled by a lowered loop of element reads, as [`copied_part`](Self::copied_part)
+    /// fills a row passed to a call, so `r[j]`, `r.len()`, its iterator forms and `&r`
+    /// work as on any local array and each element's cotangent flows back to `m[i][j]`.
+    /// The row's index is evaluated once and checked first, as `m[i]` would be. `false`
+    /// (nothing lowered) for any other `let`.
+    fn lower_row_copy(&mut self, ident: &Ident, key: usize, init: &Expr) -> bool {
+        let (row, copied) = match strip_parens(init) {
+            Expr::MethodCall(call)
+                if call.args.is_empty()
+                    && matches!(call.method.to_string().as_str(), "clone" | "to_vec") =>
+            {
+                (strip_parens(&call.receiver), true)
+            }
+            other => (other, false),
+        };
+        let Some(row) = self.row_of(row) else {
+            return false;
+        };
+        let Expr::Index(index) = strip_parens(row) else {
+            return false;
+        };
+        let base = self.array_target(&index.expr).expect("a row's array");
+        let ragged = self.bindings[base].ragged;
+        // `let r = m[i];` of a ragged row moves a `Vec` out (rustc's error, left to it);
+        // a `let` naming the array itself would read the copy in its own loop
+        if !self.bindings[base].active
+            || (ragged && !copied)
+            || single_ident(strip_parens(&index.expr)).is_some_and(|array| array == ident)
+            || self.mentions_active(&index.index)
+        {
+            return false;
+        }
+        let id = self.next_index;
+        self.next_index += 1;
+        let start = format_ident!("gradtape_row_start{id}");
+        let len = format_ident!("gradtape_row_len{id}");
+        let j = format_ident!("gradtape_row_j{id}");
+        let (array, position) = (&index.expr, &index.index);
+        // (`element_zero()`, not `0.0`: the elements may be of a generic float type)
+        let generated = crate::generate::paths::generated();
+        let zeros: Expr = if ragged {
+            self.push(Stmt::Plain(quote! {
+                let #start: usize = #position;
+                let #len: usize = #array[#start].len();
+            }));
+            syn::parse_quote!(::std::vec![#generated::element_zero(); #len])
+        } else {
+            let n = self.bindings[base].row.clone().expect("an array of rows");
+            self.push(Stmt::Plain(quote! {
+                let #start: usize = #position;
+                let _ = &#array[#start];
+                let #len: usize = #n;
+            }));
+            syn::parse_quote!([#generated::element_zero(); #n])
+        };
+        let binding = self.bind(ident, true, Some(key));
+        self.bindings[binding].array = true;
+        let def = self.fresh_id();
+        self.push(Stmt::Def {
+            id: def,
+            target: Target::Let {
+                binding,
+                mutable: true,
+                ty: None,
+            },
+            op: Op::Copy {
+                value: Operand::Inactive(zeros),
+                clone: false,
+            },
+        });
+        let copy: syn::Stmt = syn::parse_quote! {
+            for #j in 0..#len {
+                #ident[#j] = #array[#start][#j];
+            }
+        };
+        self.lower_stmts(&[copy], Tail::Discard);
+        true
     }
 
     /// The active array an argument of an annotated call passes whole: `a`, `&a`,
@@ -2856,7 +2980,8 @@ impl<'ast> Visit<'ast> for ActiveFinder<'_, '_> {
 /// `Vec::with_capacity(..)`.
 pub fn is_array_local(local: &syn::Local, floats: &[Ident]) -> bool {
     if let Pat::Type(typed) = &local.pat {
-        return crate::model::sig::float_array_or_rows(&typed.ty, floats).is_some();
+        return crate::model::sig::float_array_or_rows(&typed.ty, floats).is_some()
+            || crate::model::sig::float_ragged_rows(&typed.ty, floats).is_some();
     }
     let Some(init) = &local.init else {
         return false;
@@ -2906,6 +3031,26 @@ pub fn local_row(local: &syn::Local, floats: &[Ident]) -> Option<TokenStream> {
         }
         _ => None,
     }
+}
+
+/// Whether a local is a ragged array of rows: typed `Vec<Vec<F>>`, or zeros
+/// `vec![vec![0.0; n]; m]`.
+pub fn is_ragged_local(local: &syn::Local, floats: &[Ident]) -> bool {
+    if let Pat::Type(typed) = &local.pat {
+        return crate::model::sig::float_ragged_rows(&typed.ty, floats).is_some();
+    }
+    let Some(init) = &local.init else {
+        return false;
+    };
+    let Expr::Macro(mac) = strip_parens(&init.expr) else {
+        return false;
+    };
+    if !mac.mac.path.is_ident("vec") {
+        return false;
+    }
+    let tokens = &mac.mac.tokens;
+    matches!(syn::parse2::<Expr>(quote!([#tokens])), Ok(Expr::Repeat(repeat))
+        if matches!(strip_parens(&repeat.expr), Expr::Macro(row) if row.mac.path.is_ident("vec")))
 }
 
 /// The elements of `[e0, e1, ..]` or `vec![e0, e1, ..]`.

@@ -662,3 +662,23 @@ pub fn array_output_argument(cx: &Ctxt, mutability: impl ToTokens) {
         "a call writing a `&mut` float array is differentiated when it passes whole arrays and returns one float or nothing (`f(&x, &mut out);`, `let e = f(&x, &mut out);`): write into a whole local array rather than a part of one, and return a tuple only from functions that write no array",
     );
 }
+
+/// A ragged array of rows (`&[Vec<F>]`, a local `vec![vec![0.0; n]; m]`) grown by a row:
+/// a whole row written.
+pub fn ragged_grows(cx: &Ctxt, expr: &Expr) {
+    cx.error_spanned_by(
+        expr,
+        "a ragged array of rows (`&[Vec<f64>]`, `Vec<Vec<f64>>`) is written element by element (`m[i][j] = ..`): it cannot be grown by a row; start from its final shape (`vec![vec![0.0; n]; m]`) and write the elements",
+    );
+}
+
+/// `for row in m` of an owned array of rows whose body names `m` or declares `mut row`:
+/// the row is a copy the body could make differ from `m[k]`.
+pub fn row_by_value(cx: &Ctxt, row: &syn::Ident, array: &syn::Ident) {
+    cx.error_spanned_by(
+        row,
+        format_args!(
+            "a row of `{array}` by value is read as `{array}[k]` in the loop's body, which here names `{array}` (or declares the row `mut`): loop over the indices and copy the row (`for k in 0..{array}.len() {{ let row = {array}[k]; .. }}`)"
+        ),
+    );
+}

@@ -27,6 +27,15 @@ impl Generator<'_> {
                     let shadow = if param.is_output_array() && !self.into {
                         let buffer = Self::into_buffer(param);
                         quote!(generated::Shadow::<#elem>::borrowed(#buffer))
+                    } else if param.is_ragged() {
+                        // rows of the parameter's shape: the caller's (checked), or zeros
+                        if self.into {
+                            let buffer = Self::into_buffer(param);
+                            quote!(generated::RowShadow::<#elem>::borrowed(&mut *#buffer))
+                        } else {
+                            let len = Self::array_len(param);
+                            quote!(generated::RowShadow::<#elem>::zeros(&#len))
+                        }
                     } else if self.into {
                         let buffer = Self::into_buffer(param);
                         let flat = match param.array_row() {
@@ -82,6 +91,9 @@ impl Generator<'_> {
                 Some(_) if param.is_output_array() => quote!(()),
                 Some(binding) if self.body.bindings[*binding].array => {
                     let slot = self.slot(*binding);
+                    if param.is_ragged() {
+                        return quote!(Some(#slot.into_rows()));
+                    }
                     match (&param.kind, param.array_row()) {
                         (
                             Kind::Array {
@@ -118,7 +130,9 @@ impl Generator<'_> {
     /// array passed whole gets it added into its shadow, element by element.
     pub(super) fn accumulate_argument(&self, binding: usize, grad: TokenStream) -> TokenStream {
         let slot = self.slot(binding);
-        if self.body.bindings[binding].array {
+        if self.body.bindings[binding].ragged {
+            quote!(generated::RowsCotangent::add_rows_into(#grad, &mut #slot);)
+        } else if self.body.bindings[binding].array {
             quote!(generated::ArrayCotangent::add_into(#grad, &mut #slot, 0);)
         } else {
             quote!(generated::accumulate_option(&mut #slot, #grad);)
@@ -132,7 +146,9 @@ impl Generator<'_> {
             .filter(|&&b| self.useful[b])
             .map(|&b| {
                 let slot = self.slot(b);
-                if self.body.bindings[b].array {
+                if self.body.bindings[b].ragged {
+                    quote!(let mut #slot = generated::RowShadow::growable();)
+                } else if self.body.bindings[b].array {
                     quote!(let mut #slot = generated::Shadow::growable();)
                 } else {
                     quote!(let mut #slot = None;)

@@ -232,6 +232,10 @@ impl<'a> Generator<'a> {
             .filter(|(_, b)| b.is_some_and(|b| self.body.bindings[b].array))
             .map(|(param, _)| {
                 let (len, ident) = (Self::array_len(param), &param.ident);
+                if param.is_ragged() {
+                    // the gradient's shape: each row's length
+                    return quote!(let #len = generated::row_lengths(&#ident[..]););
+                }
                 match param.array_row() {
                     // the flat shadow's length
                     Some(row) => quote!(let #len = #ident.len() * (#row);),
@@ -549,6 +553,11 @@ impl<'a> Generator<'a> {
                 let item = param.array_item();
                 buffers.push(quote!(#buffer: &mut [#item]));
                 let param_name = ident.to_string();
+                if param.is_ragged() {
+                    let function = format!("{name}::grad_into");
+                    checks.push(quote!(generated::check_row_shadow(#function, #param_name, &#ident[..], &#buffer[..]);));
+                    continue;
+                }
                 checks.push(quote!(generated::check_shadow(#name, #param_name, #ident.len(), #buffer.len());));
             } else {
                 buffers.push(quote!(#buffer: &mut #elem));

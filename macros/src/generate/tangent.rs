@@ -89,6 +89,19 @@ impl Generator<'_> {
                         return None;
                     }
                     let tangent = self.tangent(binding);
+                    if param.is_ragged() {
+                        // the caller's tangent rows, of the parameter's shape (checked)
+                        let (function, param_name) =
+                            (format!("{}::jvp", item.sig.ident), param.ident.to_string());
+                        let ident = &param.ident;
+                        // (no rows at all is a zero tangent: `jvp_call`'s for a constant)
+                        return Some(quote! {
+                            if !#tangent.is_empty() {
+                                generated::check_row_shadow(#function, #param_name, &#ident[..], #tangent);
+                            }
+                            let mut #tangent = generated::RowShadow::shared(#tangent);
+                        });
+                    }
                     let flat = match param.array_row() {
                         Some(_) => quote!(#tangent.as_flattened()),
                         None => quote!(#tangent),
@@ -171,6 +184,7 @@ impl Generator<'_> {
         let mut entry_types = Vec::new();
         let mut entries = Vec::new();
         let mut tangents = Vec::new();
+        let mut shaping = Vec::new();
         for (k, (param, binding)) in self.sig.params.iter().zip(&self.body.params).enumerate() {
             let entry = mixed(&format!("t{k}"));
             match (binding, &param.elem) {
@@ -183,6 +197,15 @@ impl Generator<'_> {
                         Some(row) => quote!(#entry.as_chunks_mut::<{ #row }>().0),
                         None => quote!(#entry),
                     });
+                }
+                (Some(_), Some(elem)) if param.is_ragged() => {
+                    // the caller's tangent shadow of rows (or `NoTangent`: no rows, zeros),
+                    // in the parameter's shape
+                    entry_types.push(quote!(impl #generated::TangentRows<#elem>));
+                    // (shaped before the call: the call may move the array)
+                    let (ident, shaped) = (&param.ident, mixed(&format!("rows{k}")));
+                    shaping.push(quote!(let #shaped = #generated::tangent_rows_like(&#ident[..], #generated::TangentRows::<#elem>::rows(&#entry));));
+                    tangents.push(quote!(&*#shaped));
                 }
                 (Some(_), Some(elem)) if matches!(param.kind, Kind::Array { .. }) => {
                     // The caller's tangent shadow (or `NoTangent`: zeros) as a slice.
@@ -213,6 +236,7 @@ impl Generator<'_> {
             #[inline]
             pub fn jvp_call #generics (#(#params,)* #tangents_name: (#(#entry_types,)*)) -> (#ret_ty, #ret_ty) #where_clause {
                 let (#(#entries,)*) = #tangents_name;
+                #(#shaping)*
                 Self::jvp(#(#args,)* #(#tangents),*)
             }
         }
@@ -481,6 +505,10 @@ impl Generator<'_> {
             let expr = self.op_expr(op);
             let tangent = self.tangent(binding);
             return match target {
+                Target::Let { .. } if self.body.bindings[binding].ragged => quote! {
+                    #prefix #expr;
+                    let mut #tangent = generated::RowShadow::growable();
+                },
                 Target::Let { .. } => quote! {
                     #prefix #expr;
                     let mut #tangent = generated::Shadow::growable();

@@ -199,6 +199,11 @@ pub struct Binding {
     /// flat index, `generated::flat_index`), and the forward code reads it back as
     /// `m[k / N][k % N]`.
     pub row: Option<TokenStream>,
+    /// For a ragged array of rows (`&[Vec<F>]`, a local `vec![vec![0.0; n]; m]`): `row` is
+    /// `generated::RAGGED_STRIDE`, the index local holds `generated::ragged_index` (`i *
+    /// RAGGED_STRIDE + j`, bounds checked against row `i`), and the shadow is a
+    /// `generated::RowShadow`.
+    pub ragged: bool,
 }
 
 /// An operand of an operation.

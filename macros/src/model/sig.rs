@@ -36,10 +36,15 @@ pub enum Kind {
     ///
     /// An array of rows (`[[F; N]; M]`, `&[[F; N]]`, `Vec<[F; N]>`) has `row` `Some(N)`:
     /// it is read and written as `m[i][j]`, element `i * N + j` of one flat shadow.
+    ///
+    /// A *ragged* array of rows (`&[Vec<F>]`, `Vec<Vec<F>>`, `&Vec<Vec<F>>`: rows of any
+    /// lengths) has `ragged` set and `row` `None`: `m[i][j]` is index
+    /// `i * RAGGED_STRIDE + j` of a shadow of rows (`generated::RowShadow`).
     Array {
         form: ArrayForm,
         by_mut_ref: bool,
         row: Option<String>,
+        ragged: bool,
     },
     /// Anything else (sizes, flags, integer tensors, slices of other types, parameters
     /// held by `constant(..)`): a constant.
@@ -112,11 +117,17 @@ impl Param {
                 let row: TokenStream = row.parse().expect("printed from tokens");
                 quote!([#elem; #row])
             }
+            Kind::Array { ragged: true, .. } => quote!(::std::vec::Vec<#elem>),
             _ => quote!(#elem),
         }
     }
 
-    /// The row length `N` of an array of rows, as written.
+    /// Whether this is a ragged array of rows (`&[Vec<F>]`, `Vec<Vec<F>>`).
+    pub fn is_ragged(&self) -> bool {
+        matches!(self.kind, Kind::Array { ragged: true, .. })
+    }
+
+    /// The row length `N` of an array of rows, as written (`None` for a ragged one).
     pub fn array_row(&self) -> Option<TokenStream> {
         match &self.kind {
             Kind::Array { row: Some(row), .. } => Some(row.parse().expect("printed from tokens")),
@@ -136,13 +147,17 @@ impl Param {
                 quote!(#private::Tensor<#elem>)
             }
             Kind::Array {
-                ref form, ref row, ..
+                ref form,
+                ref row,
+                ragged,
+                ..
             } => {
                 let elem = match row {
                     Some(row) => {
                         let row: TokenStream = row.parse().expect("printed from tokens");
                         quote!([#elem; #row])
                     }
+                    None if ragged => quote!(::std::vec::Vec<#elem>),
                     None => quote!(#elem),
                 };
                 match form {
@@ -280,7 +295,15 @@ pub fn parse(item: &ItemFn) -> Option<Signature> {
         let by_mut_ref =
             matches!(&ty, Type::Reference(reference) if reference.mutability.is_some());
         let (inner, by_ref) = strip_ref(&ty);
-        if let Some((form, row, elem)) = float_array_or_rows(inner, &float_params) {
+        let array = float_array_or_rows(inner, &float_params)
+            .map(|(form, row, elem)| (form, row, false, elem))
+            .or_else(|| {
+                // (a `&mut [Vec<F>]` output is not differentiated: rejected as any `&mut`)
+                float_ragged_rows(inner, &float_params)
+                    .filter(|_| !by_mut_ref)
+                    .map(|elem| (ArrayForm::Slice, None, true, elem))
+            });
+        if let Some((form, row, ragged, elem)) = array {
             params.push(Param {
                 ident: pat.ident.clone(),
                 mutable: pat.mutability.is_some(),
@@ -288,6 +311,7 @@ pub fn parse(item: &ItemFn) -> Option<Signature> {
                     form,
                     by_mut_ref,
                     row,
+                    ragged,
                 },
                 elem: Some(elem.clone()),
                 ty,
@@ -508,6 +532,23 @@ pub fn float_array_or_rows<'t>(
     match float_array(row, floats)? {
         (ArrayForm::Fixed(len), elem) => Some((form, Some(len), elem)),
         (ArrayForm::Slice, _) => None,
+    }
+}
+
+/// A ragged array of rows of floats, `[Vec<F>]` or `Vec<Vec<F>>` (`F` = `f32`/`f64` or
+/// one of `floats`, the float type parameters): `F`.
+pub fn float_ragged_rows<'t>(ty: &'t Type, floats: &[Ident]) -> Option<&'t Type> {
+    let row = match ty {
+        Type::Slice(slice) => &*slice.elem,
+        Type::Paren(paren) => return float_ragged_rows(&paren.elem, floats),
+        _ => match last_segment(ty) {
+            Some((ident, Some(row))) if ident == "Vec" => row,
+            _ => return None,
+        },
+    };
+    match (last_segment(row), float_array(row, floats)) {
+        (Some((ident, _)), Some((ArrayForm::Slice, elem))) if ident == "Vec" => Some(elem),
+        _ => None,
     }
 }
 

@@ -9,6 +9,7 @@
 //! - `parts`: the cotangent of a tuple result from its parts;
 //! - `shadow`: the cotangent and tangent buffers of float arrays, slices and `Vec`s;
 //! - `dual`: dual numbers, on which a plain helper of `plain(..)` runs (the fallback);
+//! - `rows`: those of ragged arrays of rows (`&[Vec<F>]`), indexed by `i * RAGGED_STRIDE + j`;
 //! - `scalar`: the forward kernels on plain numbers (the 0-d path).
 
 /// Invokes `$m` once per tuple arity from 1 to 8, each element named by a type, a value
@@ -29,6 +30,7 @@ mod adjoint;
 mod dual;
 mod fused;
 mod parts;
+mod rows;
 mod shadow;
 mod tangent;
 mod trace;
@@ -40,6 +42,7 @@ pub use adjoint::*;
 pub use dual::*;
 pub use fused::*;
 pub use parts::*;
+pub use rows::*;
 pub use shadow::*;
 pub use tangent::*;
 pub use trace::*;

@@ -277,6 +277,18 @@ pub fn element_zero<F: num_traits::Zero>() -> F {
     F::zero()
 }
 
+/// The one a desugared `.product()` starts from, of whatever float type the items have
+/// (as [`element_zero`] is a `.sum()`'s start).
+///
+/// ```
+/// let start: f32 = gradtape_runtime::generated::element_one();
+/// assert_eq!(start, 1.0);
+/// ```
+#[inline]
+pub fn element_one<F: num_traits::One>() -> F {
+    F::one()
+}
+
 /// Checks that the buffer `buffer` passed to `function`'s `grad_into` for the array
 /// parameter `param` has the array's length.
 ///
