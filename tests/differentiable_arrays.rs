@@ -761,6 +761,27 @@ fn gram_of_samples(x: Vec<Vec<f64>>) -> f64 {
     total
 }
 
+/// Regression (rustc's E0283/E0284 "type annotations needed" on ordinary code): a local
+/// buffer (`mean`) whose values meet only generic rules, read as `x[i][a] - mean[a]`, left
+/// the element type of its tangent shadow (and of its cotangent shadow, first read before
+/// any add) to inference, which had nothing to fix it with.
+#[differentiable]
+fn centred_covariance(m: &[Vec<f64>], a: usize, b: usize) -> f64 {
+    let n = m.len() as f64;
+    let d = m[0].len();
+    let mut mean = vec![0.0; d];
+    for i in 0..m.len() {
+        for j in 0..d {
+            mean[j] += m[i][j] / n;
+        }
+    }
+    let mut c = 0.0;
+    for i in 0..m.len() {
+        c += (m[i][a] - mean[a]) * (m[i][b] - mean[b]);
+    }
+    c / n
+}
+
 /// The sample covariance of the columns of `x` (`&Vec<Vec<f64>>`): column means, then a
 /// local matrix of centred products; its trace plus the sum of squares off the diagonal.
 #[differentiable]
@@ -905,6 +926,23 @@ fn ragged_rows() {
         jvp: &|x, t| covariance_energy::jvp(&ragged(x, &samples), &ragged(t, &samples)),
     }
     .check_with_second_order(&point(12, 64, -1.0, 1.0));
+    let samples = [3; 4];
+    Case {
+        name: "centred_covariance",
+        itself: &|x| centred_covariance(&ragged(x, &samples), 0, 2),
+        primal: &|x| centred_covariance::primal(&ragged(x, &samples), 0, 2),
+        grad: Some(&|x| {
+            let (v, [g]) = centred_covariance::grad(&ragged(x, &samples), 0, 2);
+            (v, g.concat())
+        }),
+        grad_into: &|x| {
+            let mut d = ragged(&[0.0; 12], &samples);
+            let v = centred_covariance::grad_into(&ragged(x, &samples), 0, 2, &mut d);
+            (v, d.concat())
+        },
+        jvp: &|x, t| centred_covariance::jvp(&ragged(x, &samples), 0, 2, &ragged(t, &samples)),
+    }
+    .check_with_second_order(&point(12, 65, -1.0, 1.0));
     let lens = [2, 3, 1];
     Case {
         name: "ragged_in_place",

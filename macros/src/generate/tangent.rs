@@ -509,10 +509,15 @@ impl Generator<'_> {
                     #prefix #expr;
                     let mut #tangent = generated::RowShadow::growable();
                 },
-                Target::Let { .. } => quote! {
-                    #prefix #expr;
-                    let mut #tangent = generated::Shadow::growable();
-                },
+                Target::Let { .. } => {
+                    // typed by the array: where every rule its values meet is generic,
+                    // nothing else fixes the element type (rustc's E0283/E0284)
+                    let array = self.name(binding);
+                    quote! {
+                        #prefix #expr;
+                        let mut #tangent = generated::Shadow::growable_like(&#array);
+                    }
+                }
                 _ => quote!(#prefix #expr; #tangent.clear();),
             };
         }

@@ -38,19 +38,53 @@ enum Data<'b, F> {
     Shared(&'b [F]),
 }
 
-impl<'b, F: Copy + Default + Add<Output = F>> Shadow<'b, F> {
+// Only the methods that add ask for `Add<Output = F>`: a bound with a projection on the
+// constructor or on `get`/`take` has to be proven where the adjoint first names a local
+// buffer's shadow, before anything has fixed `F`, which was rustc's E0284 "type
+// annotations needed" on ordinary code (regression test
+// `a_buffer_read_before_any_add_infers_its_type`).
+impl<F> Shadow<'_, F> {
+    /// An empty owned shadow that grows with the indices it meets (a local buffer's).
+    pub fn growable() -> Self {
+        Shadow {
+            data: Data::Owned(Vec::new()),
+        }
+    }
+
+    /// [`growable`](Self::growable), of the element type of `array` (a local buffer's
+    /// tangent, declared beside the buffer): where every rule the shadow's values meet is
+    /// generic, only the array fixes that type.
+    ///
+    /// ```
+    /// use gradtape_runtime::generated::Shadow;
+    /// let buffer = vec![0.0_f32; 3];
+    /// let mut tangent = Shadow::growable_like(&buffer);
+    /// tangent.add(2, 1.5);
+    /// assert_eq!(tangent.into_vec(), vec![0.0_f32, 0.0, 1.5]);
+    /// ```
+    pub fn growable_like<A: FlatElements<F> + ?Sized>(array: &A) -> Self {
+        let _ = array;
+        Self::growable()
+    }
+}
+
+/// A float array as its shadow sees it, flat: `F` is the float type of `[F]`, `[F; N]`,
+/// `Vec<F>` and of the arrays of rows `[[F; N]]`, `[[F; N]; M]`, `Vec<[F; N]>`.
+pub trait FlatElements<F> {}
+
+impl<F: crate::Float> FlatElements<F> for [F] {}
+impl<F: crate::Float, const N: usize> FlatElements<F> for [F; N] {}
+impl<F: crate::Float> FlatElements<F> for Vec<F> {}
+impl<F: crate::Float, const N: usize> FlatElements<F> for [[F; N]] {}
+impl<F: crate::Float, const N: usize, const M: usize> FlatElements<F> for [[F; N]; M] {}
+impl<F: crate::Float, const N: usize> FlatElements<F> for Vec<[F; N]> {}
+
+impl<'b, F: Copy + Default> Shadow<'b, F> {
     /// `len` zeros, owned, of a fixed length (a parameter's shadow in `vjp`: indexing
     /// past `len` panics, as the forward code's indexing of the array did).
     pub fn zeros(len: usize) -> Self {
         Shadow {
             data: Data::Fixed(vec![F::default(); len]),
-        }
-    }
-
-    /// An empty owned shadow that grows with the indices it meets (a local buffer's).
-    pub fn growable() -> Self {
-        Shadow {
-            data: Data::Owned(Vec::new()),
         }
     }
 
@@ -121,7 +155,10 @@ impl<'b, F: Copy + Default + Add<Output = F>> Shadow<'b, F> {
 
     /// Adds `g` into element `i` (the adjoint of a read of `a[i]`).
     #[inline]
-    pub fn add(&mut self, i: usize, g: F) {
+    pub fn add(&mut self, i: usize, g: F)
+    where
+        F: Add<Output = F>,
+    {
         let slot = self.slot(i);
         *slot = *slot + g;
     }
@@ -220,7 +257,10 @@ impl<'b, F: Copy + Default + Add<Output = F>> Shadow<'b, F> {
 
     /// Adds `g` into elements `offset..offset + g.len()` (the adjoint of passing the array,
     /// or the part of it from `offset`, to another annotated function).
-    pub fn add_slice(&mut self, offset: usize, g: &[F]) {
+    pub fn add_slice(&mut self, offset: usize, g: &[F])
+    where
+        F: Add<Output = F>,
+    {
         if g.is_empty() {
             return;
         }
