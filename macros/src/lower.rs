@@ -2313,6 +2313,40 @@ impl<'a> Lowerer<'a> {
         true
     }
 
+    /// `binding` (named `ident`) made a local array of `zeros` and filled element by
+    /// element, `for j in 0..len { ident[j] = read; }`: each read carries its element's
+    /// cotangent back to where it was read (a part or a row copied whole).
+    fn fill_copy(
+        &mut self,
+        binding: BindingId,
+        zeros: Expr,
+        ident: &Ident,
+        j: &Ident,
+        len: &Ident,
+        read: &Expr,
+    ) {
+        self.bindings[binding].array = true;
+        let def = self.fresh_id();
+        self.push(Stmt::Def {
+            id: def,
+            target: Target::Let {
+                binding,
+                mutable: true,
+                ty: None,
+            },
+            op: Op::Copy {
+                value: Operand::Inactive(zeros),
+                clone: false,
+            },
+        });
+        let copy: syn::Stmt = syn::parse_quote! {
+            for #j in 0..#len {
+                #ident[#j] = #read;
+            }
+        };
+        self.lower_stmts(&[copy], Tail::Discard);
+    }
+
     /// Part of an active array passed to an annotated call, a row `&m[i]` of an array of
     /// rows or a range `&v[a..b]`: copied element by element into a local array first
     /// (`let mut part = [0.0; N]; for j in 0..N { part[j] = m[i][j]; }`), which is then
@@ -2396,26 +2430,7 @@ impl<'a> Lowerer<'a> {
             };
         let ident = format_ident!("gradtape_part{id}");
         let part = self.bind(&ident, true, None);
-        self.bindings[part].array = true;
-        let def = self.fresh_id();
-        self.push(Stmt::Def {
-            id: def,
-            target: Target::Let {
-                binding: part,
-                mutable: true,
-                ty: None,
-            },
-            op: Op::Copy {
-                value: Operand::Inactive(zeros),
-                clone: false,
-            },
-        });
-        let copy: syn::Stmt = syn::parse_quote! {
-            for #j in 0..#len {
-                #ident[#j] = #read;
-            }
-        };
-        self.lower_stmts(&[copy], Tail::Discard);
+        self.fill_copy(part, zeros, &ident, &j, &len, &read);
         Some(part)
     }
 
@@ -2477,26 +2492,8 @@ impl<'a> Lowerer<'a> {
             syn::parse_quote!([#generated::element_zero(); #n])
         };
         let binding = self.bind(ident, true, Some(key));
-        self.bindings[binding].array = true;
-        let def = self.fresh_id();
-        self.push(Stmt::Def {
-            id: def,
-            target: Target::Let {
-                binding,
-                mutable: true,
-                ty: None,
-            },
-            op: Op::Copy {
-                value: Operand::Inactive(zeros),
-                clone: false,
-            },
-        });
-        let copy: syn::Stmt = syn::parse_quote! {
-            for #j in 0..#len {
-                #ident[#j] = #array[#start][#j];
-            }
-        };
-        self.lower_stmts(&[copy], Tail::Discard);
+        let read: Expr = syn::parse_quote!(#array[#start][#j]);
+        self.fill_copy(binding, zeros, ident, &j, &len, &read);
         true
     }
 
