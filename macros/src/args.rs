@@ -45,13 +45,10 @@ impl Calls {
     /// The listed plain helper `path` names, compared segment by segment without generic
     /// arguments; `None` if it is not listed.
     pub fn plain_helper(&self, path: &syn::Path) -> Option<&syn::Path> {
-        let names = |path: &syn::Path| -> Vec<String> {
-            path.segments.iter().map(|s| s.ident.to_string()).collect()
-        };
-        let wanted = names(path);
+        let wanted = crate::syntax::segment_names(path);
         self.plain.iter().find(|listed| {
             listed.leading_colon.is_some() == path.leading_colon.is_some()
-                && names(listed) == wanted
+                && crate::syntax::segment_names(listed) == wanted
         })
     }
 }

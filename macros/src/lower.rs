@@ -2158,12 +2158,7 @@ impl<'a> Lowerer<'a> {
         let Expr::Path(func) = &*call.func else {
             return false;
         };
-        let names: Vec<String> = func
-            .path
-            .segments
-            .iter()
-            .map(|s| s.ident.to_string())
-            .collect();
+        let names = crate::syntax::segment_names(&func.path);
         let swap = match names.iter().map(String::as_str).collect::<Vec<_>>()[..] {
             ["swap"] | ["mem", "swap"] => true,
             [root, "mem", "swap"] => matches!(root, "std" | "core"),
@@ -2204,12 +2199,7 @@ impl<'a> Lowerer<'a> {
         let Expr::Path(func) = &*call.func else {
             return false;
         };
-        let segments: Vec<String> = func
-            .path
-            .segments
-            .iter()
-            .map(|s| s.ident.to_string())
-            .collect();
+        let segments = crate::syntax::segment_names(&func.path);
         let library = matches!(
             segments.first().map(String::as_str),
             Some("std" | "core" | "alloc")

@@ -63,3 +63,9 @@ pub fn is_name(expr: &Expr, name: &Ident) -> bool {
     matches!(strip_parens(expr), Expr::Path(path)
         if path.qself.is_none() && path.path.is_ident(name))
 }
+
+/// The names of a path's segments, without generic arguments (`std::mem::swap` gives
+/// `["std", "mem", "swap"]`).
+pub fn segment_names(path: &syn::Path) -> Vec<String> {
+    path.segments.iter().map(|s| s.ident.to_string()).collect()
+}

@@ -637,11 +637,7 @@ pub fn strict_boxed(cx: &Ctxt, call: &dyn ToTokens) {
 }
 
 fn path_text(path: &syn::Path) -> String {
-    path.segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect::<Vec<_>>()
-        .join("::")
+    crate::syntax::segment_names(path).join("::")
 }
 
 /// `std::mem::take(&mut a)` (or another function of the standard library given a

@@ -284,12 +284,7 @@ pub fn scalar_tensor_arg(expr: &Expr) -> Option<&Expr> {
     let Expr::Path(func) = &*call.func else {
         return None;
     };
-    let segments: Vec<String> = func
-        .path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
+    let segments = crate::syntax::segment_names(&func.path);
     let named = segments.len() >= 2
         && segments[segments.len() - 2] == "Tensor"
         && segments[segments.len() - 1] == "scalar";
