@@ -1872,7 +1872,14 @@ impl<'a> Lowerer<'a> {
                 return None;
             }
             if vocabulary::is_escape(&name) {
-                validate::escape(self.cx, &call.method);
+                // a float array's `to_vec()` is a copy (`iterators::copies`); what reaches
+                // here of an array is an array of rows, which is not copied whole
+                match self.active_binding(&call.receiver) {
+                    Some(b) if self.mode == Mode::Scalar && self.bindings[b].array => {
+                        validate::rows_copied_whole(self.cx, &call.method);
+                    }
+                    _ => validate::escape(self.cx, &call.method),
+                }
                 return Self::poisoned(&Expr::MethodCall(call.clone()));
             }
         }

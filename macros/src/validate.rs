@@ -481,6 +481,16 @@ pub fn escape(cx: &Ctxt, method: &syn::Ident) {
     );
 }
 
+/// `m.to_vec()` (or `clone`) of a differentiable array of rows: no copy of it is made.
+pub fn rows_copied_whole(cx: &Ctxt, method: &syn::Ident) {
+    cx.error_spanned_by(
+        method,
+        format_args!(
+            "an array of rows is not copied whole by `{method}` in a #[differentiable] function: read the array itself, or copy the rows you need one by one (`let r = m[i].to_vec();`) or element by element into a local `vec![vec![0.0; n]; rows]`"
+        ),
+    );
+}
+
 /// A method with no rule, on a differentiable value.
 pub fn unknown_method(cx: &Ctxt, method: &syn::Ident, mode: Mode) {
     let hint = if mode == Mode::Scalar {
