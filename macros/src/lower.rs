@@ -973,23 +973,10 @@ impl<'a> Lowerer<'a> {
             (_, None) => syn::parse_quote!([#zero; #n]),
         };
         let binding = self.bind(ident, true, Some(key));
-        self.bindings[binding].array = true;
         self.bindings[binding].row = row.map(|row| quote!(#row));
-        let id = self.fresh_id();
         // Written element by element below: `mut` whatever the user wrote.
         let _ = mutable;
-        self.push(Stmt::Def {
-            id,
-            target: Target::Let {
-                binding,
-                mutable: true,
-                ty: None,
-            },
-            op: Op::Copy {
-                value: Operand::Inactive(zeros),
-                clone: false,
-            },
-        });
+        self.declare_zeros(binding, zeros);
         for (k, value) in values.into_iter().enumerate() {
             let index = self.index_local(quote!(#k));
             let id = self.fresh_id();
@@ -2310,6 +2297,25 @@ impl<'a> Lowerer<'a> {
         true
     }
 
+    /// `let mut <binding> = <zeros>;`: a local array the lowering then fills element by
+    /// element (a literal's values, a copy's reads).
+    fn declare_zeros(&mut self, binding: BindingId, zeros: Expr) {
+        self.bindings[binding].array = true;
+        let id = self.fresh_id();
+        self.push(Stmt::Def {
+            id,
+            target: Target::Let {
+                binding,
+                mutable: true,
+                ty: None,
+            },
+            op: Op::Copy {
+                value: Operand::Inactive(zeros),
+                clone: false,
+            },
+        });
+    }
+
     /// `binding` (named `ident`) made a local array of `zeros` and filled element by
     /// element, `for j in 0..len { ident[j] = read; }`: each read carries its element's
     /// cotangent back to where it was read (a part or a row copied whole).
@@ -2322,20 +2328,7 @@ impl<'a> Lowerer<'a> {
         len: &Ident,
         read: &Expr,
     ) {
-        self.bindings[binding].array = true;
-        let def = self.fresh_id();
-        self.push(Stmt::Def {
-            id: def,
-            target: Target::Let {
-                binding,
-                mutable: true,
-                ty: None,
-            },
-            op: Op::Copy {
-                value: Operand::Inactive(zeros),
-                clone: false,
-            },
-        });
+        self.declare_zeros(binding, zeros);
         let copy: syn::Stmt = syn::parse_quote! {
             for #j in 0..#len {
                 #ident[#j] = #read;

@@ -9,7 +9,7 @@ use syn::Ident;
 
 use super::{Flavour, Generator, Save, borrow, exit_name, is_literal, paths, return_label};
 use crate::model::ir::{
-    BinaryKind, Block, JumpKind, LoopHead, Op, Operand, RETURN_REGION, Saves, Stmt, Target,
+    BinaryKind, Block, Callee, JumpKind, LoopHead, Op, Operand, RETURN_REGION, Saves, Stmt, Target,
 };
 use crate::syntax::mixed;
 use crate::vocabulary;
@@ -103,16 +103,11 @@ impl Generator<'_> {
                 args,
                 parts,
             } => {
-                let pullback = mixed(&format!("pullback{id}"));
-                let save = self.save(format!("pullback{id}"), depth);
-                let value = mixed(&format!("value{id}"));
-                let call = func.vjp(args);
-                let keep = (depth > 0 && self.saving).then(|| save.keep(quote!(#pullback)));
+                let (call, value) = self.call_vjp(*id, func, args, depth);
                 let names = parts.iter().map(|&b| self.name(b));
                 let index = (0..parts.len()).map(syn::Index::from);
                 quote! {
-                    let (#value, #pullback) = #call;
-                    #keep
+                    #call
                     #(let #names = #value.#index;)*
                 }
             }
@@ -518,20 +513,29 @@ impl Generator<'_> {
                 code.extend(quote!(#prefix #value;));
             }
             Op::Call { func, args } => {
-                let save = self.save(format!("pullback{id}"), depth);
-                let value = mixed(&format!("value{id}"));
-                let pullback = mixed(&format!("pullback{id}"));
-                let call = func.vjp(args);
-                code.extend(quote! {
-                    let (#value, #pullback) = #call;
-                });
-                if depth > 0 {
-                    code.extend(save.keep(quote!(#pullback)));
-                }
-                code.extend(quote!(#prefix #value;));
+                let (call, value) = self.call_vjp(id, func, args, depth);
+                code.extend(quote!(#call #prefix #value;));
             }
         }
         code
+    }
+
+    /// A call of another function through its `vjp` (`Op::Call`, `Stmt::CallParts`,
+    /// `Stmt::CallWrites`): `let (value{id}, pullback{id}) = ..;`, the pullback kept for
+    /// the adjoint on its stack below depth 0. The code, and the value's name.
+    pub(super) fn call_vjp(
+        &self,
+        id: usize,
+        func: &Callee,
+        args: &[Operand],
+        depth: usize,
+    ) -> (TokenStream, Ident) {
+        let save = self.save(format!("pullback{id}"), depth);
+        let pullback = &save.name;
+        let value = mixed(&format!("value{id}"));
+        let call = func.vjp(args);
+        let keep = (depth > 0 && self.saving).then(|| save.keep(quote!(#pullback)));
+        (quote!(let (#value, #pullback) = #call; #keep), value)
     }
 
     /// For `max`/`min` of plain numbers, the comparison that says which operand the

@@ -70,15 +70,8 @@ impl Generator<'_> {
                 code.extend(save.keep(quote!(#name)));
             }
         }
-        let save = self.save(format!("pullback{id}"), depth);
-        let pullback = &save.name;
-        let call = func.vjp(args);
-        let value = mixed(&format!("value{id}"));
-        code.extend(quote!(let (#value, #pullback) = #call;));
-        if depth > 0 {
-            code.extend(save.keep(quote!(#pullback)));
-        }
-        code.extend(quote!(#bind #value;));
+        let (call, value) = self.call_vjp(id, func, args, depth);
+        code.extend(quote!(#call #bind #value;));
         code
     }
 
