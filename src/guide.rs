@@ -262,9 +262,11 @@
 //!
 //! Another annotated function that writes a `&mut [F]` output is called passing whole
 //! arrays (`step(&state, &mut next);`, also `&mut out[..]` and `&mut *out` of the caller's
-//! own output; `let e = step(..);` if it also returns a float): its `vjp` writes the
-//! array, and its pullback takes the array's shadow in place, as `grad_into` takes its
-//! buffer. `std::mem::swap(&mut state, &mut next);` of two float arrays swaps their
+//! own output; `let e = step(..);` if it also returns a float) or parts of flat ones
+//! (`&mut out[2 * i..2 * i + 2]`, `&mut u[1..]`, `&mut u[..=k]`): its `vjp` writes the
+//! array, and its pullback takes the array's shadow (or the same part of it) in place, as
+//! `grad_into` takes its buffer. A part's bounds are evaluated once, before the call, and
+//! kept for the adjoint. `std::mem::swap(&mut state, &mut next);` of two float arrays swaps their
 //! shadows too. So an integrator calls its step function in a loop:
 //!
 //! ```
@@ -781,7 +783,7 @@
 //!   float array copied or returned whole (passed whole to an annotated function it is
 //!   differentiated), a row `m[i]` of an array of rows used whole, a call writing a `&mut`
 //!   float array whose tuple result is destructured (`let (a, b) = f(&x, &mut out);`) or
-//!   that writes a part of an array (`&mut v[1..]`), a differentiable array handed `&mut`
+//!   that writes a part of an array of rows (`&mut m[1..]`), a differentiable array handed `&mut`
 //!   to the standard library (`std::mem::take(&mut next)`: copy the elements) other than
 //!   by `std::mem::swap` of two arrays, `&mut [F]` in a tensor function;
 //! - `?`, an `if` producing a value without an `else`;

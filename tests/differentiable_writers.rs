@@ -794,3 +794,96 @@ fn swapped_buffers() {
     let (copied, (cdx, cdk)) = euler_energy::grad(&x0, k);
     assert_eq!((value, dx, dk), (copied, cdx, cdk));
 }
+
+// ----- 3. calls writing a part of a flat array, `f(&x, &mut out[a..b]);` -----
+
+/// A rotation of the plane applied to `p`, written into `out`.
+#[differentiable]
+fn rotate_into(angle: f64, p: &[f64], out: &mut [f64]) {
+    let (s, c) = angle.sin_cos();
+    out[0] = c * p[0] - s * p[1];
+    out[1] = s * p[0] + c * p[1];
+}
+
+/// Each pair of `points` rotated into its own part of one buffer, in a loop (the parts'
+/// bounds differ per trip, so the adjoint must reuse each trip's), and an element no call
+/// writes.
+#[differentiable]
+fn rotated_pairs(points: &[f64], angles: &[f64]) -> f64 {
+    let n = angles.len();
+    let mut out = vec![0.0; 2 * n + 1];
+    out[2 * n] = points[0] * points[1];
+    for i in 0..n {
+        rotate_into(
+            angles[i],
+            &points[2 * i..2 * i + 2],
+            &mut out[2 * i..2 * i + 2],
+        );
+    }
+    let mut s = 0.0;
+    for i in 0..out.len() {
+        s += (i as f64 + 1.0) * out[i] * out[i];
+    }
+    s
+}
+
+/// Parts relaxed in place (`relax` reads each element before overwriting it), by an
+/// open-ended and an inclusive range, and a writer's result used beside its part.
+#[differentiable]
+fn relaxed_parts(source: &[f64], u0: &[f64]) -> f64 {
+    let mut u = u0.to_vec();
+    let n = u.len();
+    for _ in 0..3 {
+        relax(source, &mut u[1..]);
+        relax(source, &mut u[..=2]);
+    }
+    let norm = normalise_into(&source[..2], &mut u[n - 2..]);
+    let mut s = norm * u[0];
+    for i in 0..n {
+        s += u[i] * u[i] * (i as f64 + 0.5);
+    }
+    s
+}
+
+#[test]
+fn calls_writing_parts_of_arrays() {
+    slices!(@second_order rotated_pairs, [6, 3], [0, 1], point(9, 36, -1.0, 1.0));
+    slices!(@second_order relaxed_parts, [4, 5], [0, 1], point(9, 37, 0.3, 1.2));
+}
+
+/// A part written by a callee leaves the rest of the array's cotangents alone, and a part
+/// taken with bounds that have side effects evaluates them once (regression for the
+/// bounds: they live in locals the adjoint reuses, not in the expressions re-evaluated).
+#[differentiable]
+fn part_with_counted_bounds(x: &[f64]) -> f64 {
+    let mut out = vec![0.0; 4];
+    for i in 0..4 {
+        out[i] = x[i] * x[i];
+    }
+    let mut next = 0;
+    let mut bump = || {
+        next += 1;
+        next
+    };
+    rotate_into(x[0], &x[1..3], &mut out[bump()..bump() + 1]);
+    out[0] + 2.0 * out[1] + 3.0 * out[2] + 4.0 * out[3] + next as f64
+}
+
+#[test]
+fn a_parts_bounds_are_evaluated_once() {
+    let x = [0.3, -0.7, 1.1, 0.4];
+    // bump() gives 1 then 2: the part is out[1..3]; `next` ends at 2
+    let (s, c) = x[0].sin_cos();
+    let (r0, r1) = (c * x[1] - s * x[2], s * x[1] + c * x[2]);
+    let expected = x[0] * x[0] + 2.0 * r0 + 3.0 * r1 + 4.0 * x[3] * x[3] + 2.0;
+    assert!((part_with_counted_bounds(&x) - expected).abs() < 1e-15);
+    let (value, [g]) = part_with_counted_bounds::grad(&x);
+    assert!((value - expected).abs() < 1e-15);
+    let by_differences = central_differences(&|x: &[f64]| part_with_counted_bounds::primal(x), &x);
+    for (k, (g, e)) in g.iter().zip(&by_differences).enumerate() {
+        assert!(
+            close(*g, *e, 1e-6),
+            "d/dx{k} = {g}, central differences {e}"
+        );
+    }
+}

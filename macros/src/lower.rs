@@ -23,7 +23,7 @@ use crate::args::Calls;
 use crate::ctxt::Ctxt;
 use crate::model::ir::{
     Arm, BinaryKind, Binding, BindingId, Block, Body, Callee, Counter, JumpKind, LoopHead, Op,
-    Operand, RETURN_REGION, Stmt, Target,
+    Operand, RETURN_REGION, Stmt, Target, Written, WrittenPart,
 };
 use crate::model::sig::{Kind, Mode, Signature};
 use crate::syntax::{mixed, single_ident, strip_parens};
@@ -2096,27 +2096,33 @@ impl<'a> Lowerer<'a> {
             .collect()
     }
 
-    /// The array an argument passes whole as `&mut` (`&mut a`, `&mut a[..]`), if any.
-    fn written_array_arg(&self, arg: &Expr) -> Option<BindingId> {
+    /// The array an argument passes `&mut`, if any: whole (`&mut a`, `&mut a[..]`, `&mut
+    /// *out` of a `&mut` parameter), or a part of a flat array given by a range (`&mut
+    /// a[i..j]`, `&mut a[i..]`, `&mut a[..j]`, `&mut a[i..=j]`), with that range. A part of
+    /// an array of rows is none (the call is rejected as its argument).
+    fn written_array_arg(&self, arg: &Expr) -> Option<(BindingId, Option<syn::ExprRange>)> {
         let Expr::Reference(reference) = strip_parens(arg) else {
             return None;
         };
         reference.mutability?;
-        // `&mut *out` of a `&mut` parameter too
         let inner = match strip_parens(&reference.expr) {
             Expr::Unary(unary) if matches!(unary.op, UnOp::Deref(_)) => strip_parens(&unary.expr),
             other => other,
         };
-        let inner = match inner {
-            Expr::Index(index)
-                if matches!(strip_parens(&index.index), Expr::Range(range)
-                    if range.start.is_none() && range.end.is_none()) =>
-            {
-                &*index.expr
-            }
-            other => other,
+        let Expr::Index(index) = inner else {
+            return Some((self.array_target(inner)?, None));
         };
-        self.array_target(inner)
+        let Expr::Range(range) = strip_parens(&index.index) else {
+            return None;
+        };
+        let binding = self.array_target(&index.expr)?;
+        if range.start.is_none() && range.end.is_none() {
+            return Some((binding, None));
+        }
+        if self.bindings[binding].row.is_some() {
+            return None;
+        }
+        Some((binding, Some(range.clone())))
     }
 
     /// Whether a call statement passes a float array as `&mut` to a named function: a
@@ -2247,8 +2253,8 @@ impl<'a> Lowerer<'a> {
         let mut written = Vec::new();
         for (k, arg) in call.args.iter().enumerate() {
             match self.written_array_arg(arg) {
-                Some(binding) => {
-                    written.push((k, binding));
+                Some((binding, range)) => {
+                    written.push((k, binding, range));
                     args.push(Operand::Active {
                         binding,
                         fwd: arg.clone(),
@@ -2260,12 +2266,17 @@ impl<'a> Lowerer<'a> {
         let reads_active = args
             .iter()
             .enumerate()
-            .any(|(k, arg)| !written.iter().any(|&(w, _)| w == k) && arg.binding().is_some());
-        let writes_active = written.iter().any(|&(_, b)| self.bindings[b].active);
+            .any(|(k, arg)| !written.iter().any(|&(w, ..)| w == k) && arg.binding().is_some());
+        let writes_active = written.iter().any(|&(_, b, _)| self.bindings[b].active);
         if !reads_active && !writes_active {
             return false;
         }
-        if !with_result && self.swaps(call, &written) {
+        let whole: Vec<(usize, BindingId)> = written
+            .iter()
+            .filter(|(.., range)| range.is_none())
+            .map(|&(k, b, _)| (k, b))
+            .collect();
+        if !with_result && whole.len() == written.len() && self.swaps(call, &whole) {
             return true;
         }
         if self.library_writer(call) {
@@ -2275,7 +2286,7 @@ impl<'a> Lowerer<'a> {
         // An inactive array written from active values is active from its declaration on:
         // lowered again so (the `let mut` fixed point).
         let mut all_active = true;
-        for &(k, binding) in &written {
+        for &(k, binding, _) in &written {
             if !self.bindings[binding].active {
                 all_active = false;
                 // (a parameter that cannot be made active is reported)
@@ -2285,13 +2296,47 @@ impl<'a> Lowerer<'a> {
         if !all_active {
             return false;
         }
+        let bounds = written.iter().filter_map(|(.., range)| range.as_ref());
+        let bounds: Vec<&Expr> = bounds
+            .flat_map(|range| [range.start.as_deref(), range.end.as_deref()])
+            .flatten()
+            .collect();
+        if let Some(active) = bounds.into_iter().find(|bound| self.mentions_active(bound)) {
+            validate::active_index(self.cx, active);
+            return true;
+        }
+        let mut parts = Vec::new();
+        for (position, binding, range) in written {
+            let part = range.map(|range| {
+                // The bounds in `usize` locals, evaluated once, before the call (as Rust
+                // evaluates them, after the arguments before them), and the part passed as
+                // their range: the adjoint and the tangent code reuse the same elements.
+                let name = self.bindings[binding].name.clone();
+                let start = range
+                    .start
+                    .as_ref()
+                    .map_or(quote!(0), |start| quote!(#start));
+                let end = match (&range.end, &range.limits) {
+                    (Some(end), syn::RangeLimits::HalfOpen(_)) => quote!(#end),
+                    (Some(end), syn::RangeLimits::Closed(_)) => quote!((#end) + 1),
+                    (None, _) => quote!(#name.len()),
+                };
+                let (start, end) = (self.index_local(start), self.index_local(end));
+                args[position] = Operand::Active {
+                    binding,
+                    fwd: syn::parse_quote!(&mut #name[#start..#end]),
+                };
+                WrittenPart { start, end }
+            });
+            parts.push(Written { position, part });
+        }
         let result = with_result.then(|| self.temp());
         let id = self.fresh_id();
         self.push(Stmt::CallWrites {
             id,
             func: Callee::Function(func.path.clone()),
             args,
-            written: written.into_iter().map(|(k, _)| k).collect(),
+            written: parts,
             result,
         });
         true

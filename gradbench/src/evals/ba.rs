@@ -8,20 +8,15 @@
 //! `i`), as in the C++ reference (`gradbench-src/cpp/gradbench/evals/ba.hpp`). The
 //! duplication is not exploited: every observation is computed.
 //!
-//! The per-observation functions are plain float functions annotated with
-//! `#[differentiable]`; the Jacobian comes from their generated adjoints with no tape. One
-//! forward sweep of [`reprojection_error`](fn@reprojection_error) (`reprojection_error::vjp`) and two reverse
-//! sweeps (its pullback with the cotangents `(1, 0)` and `(0, 1)`) give the block's two
-//! rows; [`weight_error::grad`](struct@weight_error) gives the weight row.
-//!
-//! Walls of `#[differentiable]` (issue 13) that shaped the code: a camera is eleven
-//! numbers and a point three, naturally `&[f64]` or `[f64; 11]`, but a slice or array
-//! parameter is not differentiable ("a #[differentiable] function needs a differentiable
-//! parameter: a float tensor, a variable, or an `f32`/`f64` number"), so each number is its
-//! own parameter; and a function with a tuple result cannot be called from another one (its
-//! result can be neither destructured, "a differentiable value must be bound to a plain
-//! name", nor read by field, "fields of differentiable values are not differentiated"), so
-//! the rotation, the distortion and the projection are one function rather than three.
+//! Written as a user of plain Rust would, the C++ reference's functions one for one, over
+//! slices with `&mut [f64]` outputs: [`rodrigues_rotate_point`](fn@rodrigues_rotate_point)
+//! (with [`cross`](fn@cross)), [`radial_distort`](fn@radial_distort),
+//! [`project`](fn@project) and [`reprojection_error`](fn@reprojection_error), each called
+//! by the next on its camera's and point's slices, all annotated with `#[differentiable]`.
+//! The Jacobian comes from the generated adjoints with no tape: observation `i`'s two rows
+//! are `reprojection_error::grad_into` with the output cotangents `(1, 0)` and `(0, 1)`,
+//! into buffers on the stack; [`weight_error::grad`](struct@weight_error) gives the weight
+//! row.
 
 use gradtape::differentiable;
 use serde::{Deserialize, Serialize};
@@ -52,78 +47,114 @@ struct Input {
     runs: Runs,
 }
 
-/// The reprojection error of one observation: the point `(x0, x1, x2)` seen by the camera
-/// with rotation `(r0, r1, r2)` (angle-axis), centre `(c0, c1, c2)`, focal length `f`,
-/// principal point `(u0, v0)` and radial distortion `(k1, k2)`, minus the feature
-/// `(feat_x, feat_y)`, scaled by the weight `w`.
+/// The cross product `a × b`, written into `out`; the three slices have length 3.
+///
+/// ```
+/// use gradtape_gradbench::evals::ba::cross;
+/// let mut out = [0.0; 3];
+/// cross(&[1.0, 0.0, 0.0], &[0.0, 1.0, 0.0], &mut out);
+/// assert_eq!(out, [0.0, 0.0, 1.0]);
+/// ```
+#[differentiable]
+pub fn cross(a: &[f64], b: &[f64], out: &mut [f64]) {
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/// `pt` rotated by the angle-axis vector `rot` (Rodrigues' formula; for a zero angle its
+/// first-order form `pt + rot × pt`), written into `rotated`; each slice has length 3.
+///
+/// ```
+/// use gradtape_gradbench::evals::ba::rodrigues_rotate_point;
+/// // a quarter turn about z takes x to y
+/// let mut rotated = [0.0; 3];
+/// rodrigues_rotate_point(&[0.0, 0.0, std::f64::consts::FRAC_PI_2], &[1.0, 0.0, 0.0], &mut rotated);
+/// assert!(rotated[0].abs() < 1e-15 && (rotated[1] - 1.0).abs() < 1e-15);
+/// ```
+#[differentiable]
+pub fn rodrigues_rotate_point(rot: &[f64], pt: &[f64], rotated: &mut [f64]) {
+    let sqtheta: f64 = rot.iter().map(|r| r * r).sum();
+    if sqtheta != 0.0 {
+        let theta = sqtheta.sqrt();
+        let (sin, cos) = theta.sin_cos();
+        let w = [rot[0] / theta, rot[1] / theta, rot[2] / theta];
+        let mut w_cross_pt = [0.0; 3];
+        cross(&w, pt, &mut w_cross_pt);
+        let along = (w[0] * pt[0] + w[1] * pt[1] + w[2] * pt[2]) * (1.0 - cos);
+        for i in 0..3 {
+            rotated[i] = pt[i] * cos + w_cross_pt[i] * sin + w[i] * along;
+        }
+    } else {
+        let mut rot_cross_pt = [0.0; 3];
+        cross(rot, pt, &mut rot_cross_pt);
+        for i in 0..3 {
+            rotated[i] = pt[i] + rot_cross_pt[i];
+        }
+    }
+}
+
+/// The radial distortion `proj · (1 + k₁ r² + k₂ r⁴)` (`r = |proj|`, `rad = (k₁, k₂)`), in
+/// place.
+///
+/// ```
+/// use gradtape_gradbench::evals::ba::radial_distort;
+/// let mut proj = [0.5, 0.0];
+/// radial_distort(&[0.4, 0.0], &mut proj);
+/// assert_eq!(proj, [0.55, 0.0]);
+/// ```
+#[differentiable]
+pub fn radial_distort(rad: &[f64], proj: &mut [f64]) {
+    let rsq = proj[0] * proj[0] + proj[1] * proj[1];
+    let l = 1.0 + rad[0] * rsq + rad[1] * rsq * rsq;
+    proj[0] *= l;
+    proj[1] *= l;
+}
+
+/// The point `x` seen by the camera `cam` (rotation `cam[0..3]` as an angle-axis vector,
+/// centre `cam[3..6]`, focal length `cam[6]`, principal point `cam[7..9]`, radial
+/// distortion `cam[9..11]`), written into `proj` (length 2).
+///
+/// ```
+/// use gradtape_gradbench::evals::ba::project;
+/// // no rotation, camera at the origin: the point (1, 2, 4) projects to (1/4, 1/2),
+/// // distorted by 1 + 0.1 r² (r² = 5/16), then × 2 + (0.5, 0)
+/// let cam = [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 2.0, 0.5, 0.0, 0.1, 0.0];
+/// let mut proj = [0.0; 2];
+/// project(&cam, &[1.0, 2.0, 4.0], &mut proj);
+/// let l = 1.0 + 0.1 * 5.0 / 16.0;
+/// assert!((proj[0] - (0.5 * l + 0.5)).abs() < 1e-15 && (proj[1] - l).abs() < 1e-15);
+/// ```
+#[differentiable]
+pub fn project(cam: &[f64], x: &[f64], proj: &mut [f64]) {
+    let xo = [x[0] - cam[3], x[1] - cam[4], x[2] - cam[5]];
+    let mut xcam = [0.0; 3];
+    rodrigues_rotate_point(&cam[0..3], &xo, &mut xcam);
+    proj[0] = xcam[0] / xcam[2];
+    proj[1] = xcam[1] / xcam[2];
+    radial_distort(&cam[9..11], &mut *proj);
+    proj[0] = proj[0] * cam[6] + cam[7];
+    proj[1] = proj[1] * cam[6] + cam[8];
+}
+
+/// The reprojection error of one observation, `w (project(cam, x) − feat)`, written into
+/// `err` (length 2). `feat`, the measured feature, is data: no gradient.
 ///
 /// ```
 /// use gradtape_gradbench::evals::ba::reprojection_error;
-/// // no rotation, camera at the origin: the point (1, 2, 4) projects to (1/4, 1/2),
-/// // distorted by 1 + 0.1 r² (r² = 5/16), then × 2 + (0.5, 0)
-/// let (ex, ey) = reprojection_error(
-///     0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 2.0, 0.5, 0.0, 0.1, 0.0, 1.0, 2.0, 4.0, 3.0, 0.0, 0.0,
-/// );
+/// let cam = [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 2.0, 0.5, 0.0, 0.1, 0.0];
+/// let mut err = [0.0; 2];
+/// reprojection_error(&cam, &[1.0, 2.0, 4.0], 3.0, &[0.0, 0.0], &mut err);
 /// let l = 1.0 + 0.1 * 5.0 / 16.0;
-/// assert!((ex - 3.0 * (0.5 * l + 0.5)).abs() < 1e-12);
-/// assert!((ey - 3.0 * l).abs() < 1e-12);
+/// assert!((err[0] - 3.0 * (0.5 * l + 0.5)).abs() < 1e-14);
+/// assert!((err[1] - 3.0 * l).abs() < 1e-14);
 /// ```
-#[allow(clippy::too_many_arguments)] // the wall: no slice or array parameters (module docs)
-#[differentiable]
-pub fn reprojection_error(
-    r0: f64,
-    r1: f64,
-    r2: f64,
-    c0: f64,
-    c1: f64,
-    c2: f64,
-    f: f64,
-    u0: f64,
-    v0: f64,
-    k1: f64,
-    k2: f64,
-    x0: f64,
-    x1: f64,
-    x2: f64,
-    w: f64,
-    feat_x: f64,
-    feat_y: f64,
-) -> (f64, f64) {
-    // the point relative to the camera centre
-    let p0 = x0 - c0;
-    let p1 = x1 - c1;
-    let p2 = x2 - c2;
-    // Rodrigues' rotation, and for a zero angle its first-order form `p + r × p`. Both are
-    // computed and the branch only picks one (the other's adjoint is never run): values
-    // computed inside an `if` are saved on heap stacks by the generated code, which costs
-    // more than the few flops of the unused form (see the module docs).
-    let sqtheta = r0 * r0 + r1 * r1 + r2 * r2;
-    let theta = sqtheta.sqrt();
-    let cos = theta.cos();
-    let sin = theta.sin();
-    let a0 = r0 / theta;
-    let a1 = r1 / theta;
-    let a2 = r2 / theta;
-    let along = (a0 * p0 + a1 * p1 + a2 * p2) * (1.0 - cos);
-    let rotated0 = p0 * cos + (a1 * p2 - a2 * p1) * sin + a0 * along;
-    let rotated1 = p1 * cos + (a2 * p0 - a0 * p2) * sin + a1 * along;
-    let rotated2 = p2 * cos + (a0 * p1 - a1 * p0) * sin + a2 * along;
-    let mut q0 = p0 + r1 * p2 - r2 * p1;
-    let mut q1 = p1 + r2 * p0 - r0 * p2;
-    let mut q2 = p2 + r0 * p1 - r1 * p0;
-    if sqtheta != 0.0 {
-        q0 = rotated0;
-        q1 = rotated1;
-        q2 = rotated2;
-    }
-    // the perspective division, the radial distortion, the intrinsics
-    let h0 = q0 / q2;
-    let h1 = q1 / q2;
-    let rsq = h0 * h0 + h1 * h1;
-    let distortion = 1.0 + k1 * rsq + k2 * rsq * rsq;
-    let proj_x = h0 * distortion * f + u0;
-    let proj_y = h1 * distortion * f + v0;
-    (w * (proj_x - feat_x), w * (proj_y - feat_y))
+#[differentiable(constant(feat))]
+pub fn reprojection_error(cam: &[f64], x: &[f64], w: f64, feat: &[f64], err: &mut [f64]) {
+    let mut proj = [0.0; 2];
+    project(cam, x, &mut proj);
+    err[0] = w * (proj[0] - feat[0]);
+    err[1] = w * (proj[1] - feat[1]);
 }
 
 /// The weight error of one observation, `1 − w²`.
@@ -136,37 +167,6 @@ pub fn reprojection_error(
 #[differentiable]
 pub fn weight_error(w: f64) -> f64 {
     1.0 - w * w
-}
-
-/// Calls `$function` (`reprojection_error` or its `vjp`) with observation `$i`'s camera,
-/// point, weight and feature as its 17 arguments: one place spells out their order, so the
-/// value and its adjoint read the same numbers.
-macro_rules! observation_call {
-    ($problem:expr, $i:expr, $function:path) => {{
-        let (problem, i): (&Problem, usize) = ($problem, $i);
-        let (camera, point) = problem.obs[i];
-        let c = &problem.cams[CAMERA_PARAMS * camera..CAMERA_PARAMS * (camera + 1)];
-        let x = &problem.points[3 * point..3 * point + 3];
-        $function(
-            c[0],
-            c[1],
-            c[2],
-            c[3],
-            c[4],
-            c[5],
-            c[6],
-            c[7],
-            c[8],
-            c[9],
-            c[10],
-            x[0],
-            x[1],
-            x[2],
-            problem.weights[i],
-            problem.feats[2 * i],
-            problem.feats[2 * i + 1],
-        )
-    }};
 }
 
 /// A bundle-adjustment problem with every observation spelled out.
@@ -218,11 +218,16 @@ impl Problem {
         }
     }
 
-    /// Observation `i`'s reprojection error, with the adjoint of [`reprojection_error`](fn@reprojection_error)
-    /// as its pullback.
+    /// Observation `i`'s camera, point, weight and feature.
     #[inline]
-    fn observe(&self, i: usize) -> ((f64, f64), impl Fn(ReprojectionSeed) -> ReprojectionGrads) {
-        observation_call!(self, i, reprojection_error::vjp)
+    fn observation(&self, i: usize) -> (&[f64], &[f64], f64, &[f64]) {
+        let (camera, point) = self.obs[i];
+        (
+            &self.cams[CAMERA_PARAMS * camera..CAMERA_PARAMS * (camera + 1)],
+            &self.points[3 * point..3 * point + 3],
+            self.weights[i],
+            &self.feats[2 * i..2 * i + 2],
+        )
     }
 
     /// The objective: `2p` reprojection errors (x then y per observation) and `p` weight
@@ -240,10 +245,10 @@ impl Problem {
     pub fn objective(&self, reproj: &mut Vec<f64>, weight: &mut Vec<f64>) {
         reproj.clear();
         weight.clear();
-        for i in 0..self.obs.len() {
-            let (ex, ey) = observation_call!(self, i, reprojection_error);
-            reproj.push(ex);
-            reproj.push(ey);
+        reproj.resize(2 * self.obs.len(), 0.0);
+        for (i, err) in reproj.chunks_exact_mut(2).enumerate() {
+            let (cam, x, w, feat) = self.observation(i);
+            reprojection_error(cam, x, w, feat, err);
         }
         weight.extend(self.weights.iter().map(|&w| weight_error(w)));
     }
@@ -278,33 +283,22 @@ impl Problem {
         let weight_cols = point_cols + 3 * self.m;
         for i in 0..p {
             let (camera, point) = self.obs[i];
-            let (_, pullback) = self.observe(i);
-            for seed in [(Some(1.0), None), (None, Some(1.0))] {
-                let g = pullback(seed);
+            let (cam, x, w, feat) = self.observation(i);
+            for seed in [[1.0, 0.0], [0.0, 1.0]] {
+                let (mut d_cam, mut d_x, mut d_w) = ([0.0; CAMERA_PARAMS], [0.0; 3], 0.0);
+                let (mut err, mut d_err) = ([0.0; 2], seed);
+                reprojection_error::grad_into(
+                    cam, x, w, feat, &mut err, &mut d_cam, &mut d_x, &mut d_w, &mut d_err,
+                );
                 rows.push(rows.last().copied().unwrap_or(0) + BLOCK);
                 let first = CAMERA_PARAMS * camera;
                 cols.extend(first..first + CAMERA_PARAMS);
                 let first = point_cols + 3 * point;
                 cols.extend(first..first + 3);
                 cols.push(weight_cols + i);
-                let d = |g: Option<f64>| g.unwrap_or(0.0);
-                vals.extend([
-                    d(g.0),
-                    d(g.1),
-                    d(g.2),
-                    d(g.3),
-                    d(g.4),
-                    d(g.5),
-                    d(g.6),
-                    d(g.7),
-                    d(g.8),
-                    d(g.9),
-                    d(g.10),
-                    d(g.11),
-                    d(g.12),
-                    d(g.13),
-                    d(g.14),
-                ]);
+                vals.extend(d_cam);
+                vals.extend(d_x);
+                vals.push(d_w);
             }
         }
         for i in 0..p {
@@ -315,30 +309,6 @@ impl Problem {
         }
     }
 }
-
-/// The cotangent [`reprojection_error`](fn@reprojection_error)'s pullback takes, one per result.
-type ReprojectionSeed = (Option<f64>, Option<f64>);
-
-/// The cotangents [`reprojection_error`](fn@reprojection_error)'s pullback gives, one per parameter.
-type ReprojectionGrads = (
-    Option<f64>,
-    Option<f64>,
-    Option<f64>,
-    Option<f64>,
-    Option<f64>,
-    Option<f64>,
-    Option<f64>,
-    Option<f64>,
-    Option<f64>,
-    Option<f64>,
-    Option<f64>,
-    Option<f64>,
-    Option<f64>,
-    Option<f64>,
-    Option<f64>,
-    Option<f64>,
-    Option<f64>,
-);
 
 /// A sparse matrix in compressed-row form: row `r`'s nonzeros are
 /// `cols[rows[r]..rows[r + 1]]` and `vals[rows[r]..rows[r + 1]]`.

@@ -94,7 +94,7 @@ fn visit_call_parts(block: &Block, f: &mut impl FnMut(&[usize], &[Operand])) {
             } => {
                 let results: Vec<usize> = written
                     .iter()
-                    .filter_map(|&k| args[k].binding())
+                    .filter_map(|w| args[w.position].binding())
                     .chain(*result)
                     .collect();
                 f(&results, args)

@@ -12,7 +12,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::Generator;
-use crate::model::ir::{BindingId, Callee, Operand};
+use crate::model::ir::{BindingId, Callee, Operand, Written};
 use crate::syntax::mixed;
 
 impl Generator<'_> {
@@ -21,13 +21,13 @@ impl Generator<'_> {
     fn call_writes_useful(
         &self,
         args: &[Operand],
-        written: &[usize],
+        written: &[Written],
         result: Option<BindingId>,
     ) -> bool {
         result.is_some_and(|b| self.useful[b])
             || written
                 .iter()
-                .any(|&k| args[k].binding().is_some_and(|b| self.useful[b]))
+                .any(|w| args[w.position].binding().is_some_and(|b| self.useful[b]))
     }
 
     /// A written array's flat length, `a.len()` (times the row length for rows): the length
@@ -41,15 +41,16 @@ impl Generator<'_> {
         }
     }
 
-    /// Forward: each written array's length saved, then the callee's `vjp` (which writes
-    /// the arrays), its pullback saved, its value bound to `result`. Without an adjoint to
+    /// Forward: the bounds of each written array's elements saved (its length when passed
+    /// whole; a part's `start` and `end` locals), then the callee's `vjp` (which writes the
+    /// arrays), its pullback saved, its value bound to `result`. Without an adjoint to
     /// feed, the call as written.
     pub(super) fn forward_call_writes(
         &self,
         id: usize,
         func: &Callee,
         args: &[Operand],
-        written: &[usize],
+        written: &[Written],
         result: Option<BindingId>,
         depth: usize,
     ) -> TokenStream {
@@ -62,12 +63,21 @@ impl Generator<'_> {
             return quote!(#bind #call;);
         }
         let mut code = TokenStream::new();
-        for (n, &k) in written.iter().enumerate() {
-            let save = self.save(format!("wlen{id}_{n}"), depth);
-            let (name, len) = (&save.name, self.written_len(&args[k]));
-            code.extend(quote!(let #name: usize = #len;));
-            if depth > 0 {
-                code.extend(save.keep(quote!(#name)));
+        for (n, w) in written.iter().enumerate() {
+            let (start, end) = match &w.part {
+                Some(part) => {
+                    let (start, end) = (&part.start, &part.end);
+                    (quote!(#start), quote!(#end))
+                }
+                None => (quote!(0), self.written_len(&args[w.position])),
+            };
+            for (bound, value) in [("wstart", start), ("wend", end)] {
+                let save = self.save(format!("{bound}{id}_{n}"), depth);
+                let name = &save.name;
+                code.extend(quote!(let #name: usize = #value;));
+                if depth > 0 {
+                    code.extend(save.keep(quote!(#name)));
+                }
             }
         }
         let (call, value) = self.call_vjp(id, func, args, depth);
@@ -76,14 +86,14 @@ impl Generator<'_> {
     }
 
     /// Adjoint: the pullback called with the result's cotangent (zero when the statement
-    /// drops the result or it reaches nothing) and each written array's shadow, of the
-    /// array's length at the call, in place; the other arguments' cotangents added as for
-    /// any call.
+    /// drops the result or it reaches nothing) and, in place, the elements of each written
+    /// array's shadow that the call wrote (the whole array at its length then, or the
+    /// part); the other arguments' cotangents added as for any call.
     pub(super) fn reverse_call_writes(
         &self,
         id: usize,
         args: &[Operand],
-        written: &[usize],
+        written: &[Written],
         result: Option<BindingId>,
         depth: usize,
     ) -> TokenStream {
@@ -99,15 +109,21 @@ impl Generator<'_> {
         };
         let (mut prologue, pullback) = self.recall(format!("pullback{id}"), depth);
         let mut buffers = Vec::new();
-        for (n, &k) in written.iter().enumerate() {
-            let (pop, len) = self.recall(format!("wlen{id}_{n}"), depth);
+        for (n, w) in written.iter().enumerate() {
+            let (pop, start) = self.recall(format!("wstart{id}_{n}"), depth);
             prologue.extend(pop);
-            let slot = self.slot(args[k].binding().expect("a written array is active"));
-            buffers.push(quote!(generated::Shadow::prefix_mut(&mut #slot, *#len)));
+            let (pop, end) = self.recall(format!("wend{id}_{n}"), depth);
+            prologue.extend(pop);
+            let slot = self.slot(
+                args[w.position]
+                    .binding()
+                    .expect("a written array is active"),
+            );
+            buffers.push(quote!(&mut generated::Shadow::prefix_mut(&mut #slot, *#end)[*#start..]));
         }
         let grads = mixed("grads");
         let accumulate = args.iter().enumerate().filter_map(|(k, arg)| {
-            if written.contains(&k) {
+            if written.iter().any(|w| w.position == k) {
                 return None;
             }
             let index = syn::Index::from(k);
@@ -120,26 +136,38 @@ impl Generator<'_> {
         }
     }
 
-    /// Tangent: the callee's `jvp_call` with each written array's tangent shadow, of the
-    /// array's length, which it updates in place; the result and its tangent bound.
+    /// Tangent: the callee's `jvp_call` with the written elements of each written array's
+    /// tangent shadow (the array at its length, or the part), which it updates in place;
+    /// the result and its tangent bound.
     pub(super) fn tangent_call_writes(
         &self,
         id: usize,
         func: &Callee,
         args: &[Operand],
-        written: &[usize],
+        written: &[Written],
         result: Option<BindingId>,
     ) -> TokenStream {
         let mut code = TokenStream::new();
         let mut tangents = Vec::new();
         for (k, arg) in args.iter().enumerate() {
-            match written.iter().position(|&w| w == k) {
+            match written.iter().position(|w| w.position == k) {
                 Some(n) => {
-                    let len = mixed(&format!("wlen{id}_{n}"));
-                    let value = self.written_len(arg);
-                    code.extend(quote!(let #len: usize = #value;));
                     let tangent = self.tangent(arg.binding().expect("a written array is active"));
-                    tangents.push(quote!(generated::Shadow::prefix_mut(&mut #tangent, #len)));
+                    match &written[n].part {
+                        Some(part) => {
+                            let (start, end) = (&part.start, &part.end);
+                            tangents.push(quote!(
+                                &mut generated::Shadow::prefix_mut(&mut #tangent, #end)[#start..]
+                            ));
+                        }
+                        None => {
+                            let len = mixed(&format!("wlen{id}_{n}"));
+                            let value = self.written_len(arg);
+                            code.extend(quote!(let #len: usize = #value;));
+                            tangents
+                                .push(quote!(generated::Shadow::prefix_mut(&mut #tangent, #len)));
+                        }
+                    }
                 }
                 None => tangents.push(self.call_tangent(arg)),
             }

@@ -444,7 +444,7 @@ pub enum Stmt {
         id: usize,
         func: Callee,
         args: Vec<Operand>,
-        written: Vec<usize>,
+        written: Vec<Written>,
         result: Option<BindingId>,
     },
     /// `std::mem::swap(&mut a, &mut b);` of two active arrays (scalar mode), the
@@ -469,6 +469,24 @@ pub enum Stmt {
     /// A plain block `{ .. }`: its own scope (a name it declares, shadowing or not, ends
     /// with it), at the enclosing block's depth (it runs once each time that block does).
     Scope(Block),
+}
+
+/// An array a [`Stmt::CallWrites`] writes: the argument at `position` (an active array
+/// operand), passed whole (`&mut out`, `&mut out[..]`, `&mut *out`) or as a part of a flat
+/// array (`&mut out[a..b]`, `&mut out[a..]`, `&mut out[..b]`, `&mut out[a..=b]`), whose
+/// bounds are `usize` locals bound just before the call (so the forward code, the adjoint
+/// and the tangent code all see the same elements, whatever the bound expressions do).
+#[derive(Clone)]
+pub struct Written {
+    pub position: usize,
+    pub part: Option<WrittenPart>,
+}
+
+/// The elements `start..end` of a written array: the locals holding the part's bounds.
+#[derive(Clone)]
+pub struct WrittenPart {
+    pub start: Ident,
+    pub end: Ident,
 }
 
 /// A block: its statements, how deep in control flow it is (values saved at depth 0 are
