@@ -203,7 +203,8 @@
 //! or a type parameter bound by `Float`, `&[T]`) are differentiable in scalar mode, and
 //! `&mut [F]` (or `&mut [[F; N]]`) is an output the function writes. The body
 //! reads and writes elements (`a[i]`, `a[i] += ..`), asks `.len()`, builds local buffers
-//! (`vec![0.0; n]`, `[0.0; 3]`, `Vec::with_capacity` and `push`; `let mut w = a.to_vec();`
+//! (`vec![0.0; n]`, `[0.0; 3]`, `vec![x[0]; n]` of a differentiable value,
+//! `Vec::with_capacity` and `push`; `let mut w = a.to_vec();`
 //! or `a.clone()`, a local copy that may grow where the parameter may not), and uses the iterator
 //! forms people write (`iter`, `iter_mut`, `zip`, `enumerate`, `rev`, `copied`, `map` with
 //! `sum`/`product`, `fold`, and `for w in a.windows(k)`/`a.chunks(k)`), which are lowered
@@ -266,7 +267,8 @@
 //! (`&mut out[2 * i..2 * i + 2]`, `&mut u[1..]`, `&mut u[..=k]`): its `vjp` writes the
 //! array, and its pullback takes the array's shadow (or the same part of it) in place, as
 //! `grad_into` takes its buffer. A part's bounds are evaluated once, before the call, and
-//! kept for the adjoint. `std::mem::swap(&mut state, &mut next);` of two float arrays swaps their
+//! kept for the adjoint. A writing method of a constant receiver is called the same way
+//! (`layer.apply(&x, &mut h);`, through its `apply_vjp`). `std::mem::swap(&mut state, &mut next);` of two float arrays swaps their
 //! shadows too. So an integrator calls its step function in a loop:
 //!
 //! ```

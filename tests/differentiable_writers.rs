@@ -13,6 +13,12 @@
 //!    read before it is written, a writer's float result used (`let n = f(&x, &mut u);`)
 //!    and dropped, writing calls in a checkpointed loop, a writer of rows, and the double
 //!    buffer `std::mem::swap(&mut state, &mut next)`.
+//! 3. A part of a flat array written by such a call, `f(&x, &mut out[a..b])` (also `a..`,
+//!    `..=b`), per trip of a loop, in place over overlapping parts, with a result; the
+//!    bounds evaluated once.
+//! 4. Writing methods of a constant receiver, `layer.apply(&x, &mut h);`, from a free
+//!    function and from another method, as a statement and as a value.
+//! 5. Local buffers filled with a differentiable value, `vec![x[0]; n]`, `[s; 3]`.
 //!
 //! Each function is checked as in `differentiable_slices.rs` (`common::faces`): `f`,
 //! `f::grad`, `f::grad_into` and `f::jvp` give `f::primal`'s value to the bit; the
@@ -22,7 +28,12 @@
 //! initial values as inputs too (it may keep or read them).
 
 // The functions are written as users write them, index loops included.
-#![allow(clippy::needless_range_loop, clippy::ptr_arg, clippy::manual_memcpy)]
+#![allow(
+    clippy::needless_range_loop,
+    clippy::ptr_arg,
+    clippy::manual_memcpy,
+    clippy::useless_vec
+)]
 
 #[macro_use]
 mod common;
@@ -885,5 +896,142 @@ fn a_parts_bounds_are_evaluated_once() {
             close(*g, *e, 1e-6),
             "d/dx{k} = {g}, central differences {e}"
         );
+    }
+}
+
+// ----- 4. calls of annotated methods writing `&mut [f64]` -----
+
+/// A dense layer whose parameters are data (`self` is a constant in scalar mode).
+struct Dense2 {
+    w: [[f64; 3]; 2],
+    b: [f64; 2],
+}
+
+impl Dense2 {
+    /// `out = tanh(W x + b)`.
+    #[differentiable]
+    fn apply(&self, x: &[f64], out: &mut [f64]) {
+        for i in 0..2 {
+            let mut s = self.b[i];
+            for j in 0..3 {
+                s += self.w[i][j] * x[j];
+            }
+            out[i] = s.tanh();
+        }
+    }
+
+    /// `out = scale · (W x)`, and `|W x|²` as its result.
+    #[differentiable]
+    fn apply_scaled(&self, x: &[f64], scale: f64, out: &mut [f64]) -> f64 {
+        let mut norm = 0.0;
+        for i in 0..2 {
+            let mut s = 0.0;
+            for j in 0..3 {
+                s += self.w[i][j] * x[j];
+            }
+            out[i] = scale * s;
+            norm += s * s;
+        }
+        norm
+    }
+
+    /// A method calling a writing method of `self`.
+    #[differentiable]
+    fn energy(&self, x: &[f64]) -> f64 {
+        let mut h = [0.0; 2];
+        self.apply(x, &mut h);
+        h[0] * h[0] + 3.0 * h[1]
+    }
+}
+
+/// A free function calling a layer's writing methods: as a statement, and as a value
+/// writing a part of a buffer.
+#[differentiable]
+fn layer_energy(layer: &Dense2, x: &[f64]) -> f64 {
+    let mut h = [0.0; 2];
+    layer.apply(x, &mut h);
+    let mut out = vec![x[0]; 4];
+    out[3] = x[2];
+    let n = layer.apply_scaled(x, h[0], &mut out[1..3]);
+    h[0] * h[1] + out[0] * out[1] - out[2] * n + out[3] + layer.energy(x)
+}
+
+#[test]
+fn calls_of_writing_methods() {
+    let layer = Dense2 {
+        w: [[0.3, -0.5, 0.8], [0.6, 0.2, -0.4]],
+        b: [0.1, -0.2],
+    };
+    let x = point(3, 41, -1.0, 1.0);
+    Case {
+        name: "layer_energy",
+        itself: &|x| layer_energy(&layer, x),
+        primal: &|x| layer_energy::primal(&layer, x),
+        grad: Some(&|x| {
+            let (value, [dx]) = layer_energy::grad(&layer, x);
+            (value, dx)
+        }),
+        grad_into: &|x| {
+            let mut dx = vec![0.0; 3];
+            let value = layer_energy::grad_into(&layer, x, &mut dx);
+            (value, dx)
+        },
+        jvp: &|x, v| layer_energy::jvp(&layer, x, v),
+    }
+    .check_with_second_order(&x);
+    // the method's own companion items: `energy_grad` against differences of the method
+    let (value, [dx]) = layer.energy_grad(&x);
+    assert_eq!(value, layer.energy(&x));
+    let by_differences = central_differences(&|x: &[f64]| layer.energy(x), &x);
+    for (k, (g, e)) in dx.iter().zip(&by_differences).enumerate() {
+        assert!(
+            close(*g, *e, 1e-6),
+            "energy: d/dx{k} = {g}, central differences {e}"
+        );
+    }
+}
+
+// ----- 5. local buffers filled with a differentiable value, `vec![e; n]`, `[e; N]` -----
+
+/// Buffers filled with differentiable values: at the top, inside a loop (a fresh buffer
+/// per trip), as a fixed array, and beside a fill of a constant (`f64::INFINITY`).
+#[differentiable]
+fn filled_buffers(x: &[f64], w: &[f64]) -> f64 {
+    let mut running = vec![x[0] * w[0]; x.len()];
+    for i in 1..x.len() {
+        running[i] = running[i - 1] * 0.5 + x[i] * w[i];
+    }
+    let mut best = vec![f64::INFINITY; x.len()];
+    let mut total = 0.0;
+    for i in 0..x.len() {
+        let scaled = [running[i].sin(); 3];
+        let local = vec![x[i] - w[i]; 2];
+        best[i] = best[i].min(scaled[0] * scaled[2] + local[1]);
+        total += best[i] * (i as f64 + 1.0);
+    }
+    total
+}
+
+/// The same at a generic float type.
+#[differentiable]
+fn generic_filled<T: Float>(x: &[T]) -> T {
+    let mut acc = vec![x[0]; x.len()];
+    for i in 1..x.len() {
+        acc[i] = acc[i - 1] * x[i];
+    }
+    acc[x.len() - 1]
+}
+
+#[test]
+fn buffers_filled_with_differentiable_values() {
+    slices!(@second_order filled_buffers, [4, 4], [0, 1], point(8, 43, -1.0, 1.0));
+    slices!(@second_order generic_filled, [4], [0], point(4, 44, 0.5, 1.5));
+    // the product's gradient by hand: x0 x1 x2 x3 / x_i
+    let x = [0.5, 1.5, 2.0, 0.8];
+    let (value, [g]) = generic_filled::grad(&x[..]);
+    let product: f64 = x.iter().product();
+    assert!((value - product).abs() < 1e-15);
+    for (gi, xi) in g.iter().zip(&x) {
+        assert!((gi - product / xi).abs() < 1e-14);
     }
 }

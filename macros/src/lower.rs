@@ -107,6 +107,32 @@ struct Lowerer<'a> {
 }
 
 /// A loop being lowered.
+/// A call that may write `&mut` float arrays ([`Stmt::CallWrites`]): of an annotated
+/// function, or of an annotated method of a constant receiver.
+#[derive(Clone, Copy)]
+enum Writer<'c> {
+    Function(&'c syn::ExprCall),
+    Method(&'c syn::ExprMethodCall),
+}
+
+impl Writer<'_> {
+    /// The arguments as written (a method's receiver not among them).
+    fn args(&self) -> &syn::punctuated::Punctuated<Expr, syn::Token![,]> {
+        match self {
+            Writer::Function(call) => &call.args,
+            Writer::Method(call) => &call.args,
+        }
+    }
+
+    /// The call as an expression.
+    fn expr(&self) -> Expr {
+        match self {
+            Writer::Function(call) => Expr::Call((*call).clone()),
+            Writer::Method(call) => Expr::MethodCall((*call).clone()),
+        }
+    }
+}
+
 struct LoopCtx {
     /// Its id, which names it as a region.
     id: usize,
@@ -507,6 +533,16 @@ impl<'a> Lowerer<'a> {
                     self.lower_array_literal(ident, mutable, key, expr, &elems);
                     return;
                 }
+                if let Some((value, len)) = array_repeat(expr)
+                    && self.mode == Mode::Scalar
+                    && is_array_local(local, &self.floats)
+                    && local_row(local, &self.floats).is_none()
+                    && !is_ragged_local(local, &self.floats)
+                    && self.mentions_active(&value)
+                {
+                    self.lower_array_fill(ident, key, expr, &value, &len);
+                    return;
+                }
                 if matches!(
                     expr,
                     Expr::If(_) | Expr::Match(_) | Expr::Block(_) | Expr::Loop(_)
@@ -866,7 +902,12 @@ impl<'a> Lowerer<'a> {
                 self.lower_push(call, expr, semi)
             }
             Expr::Call(call) if self.mode == Mode::Scalar && self.writes_arrays(call) => {
-                self.lower_writing_call(call, expr, semi)
+                self.lower_writing_call(Writer::Function(call), expr, semi)
+            }
+            Expr::MethodCall(call)
+                if self.mode == Mode::Scalar && self.method_writes_arrays(call) =>
+            {
+                self.lower_writing_call(Writer::Method(call), expr, semi)
             }
             _ if self.mentions_active(expr) => {
                 // Evaluated for its effects only: lowered so it is checked, its value unused.
@@ -993,6 +1034,34 @@ impl<'a> Lowerer<'a> {
                 },
             });
         }
+    }
+
+    /// `let v = vec![e; n];` (or `[e; N]`) of a differentiable `e`: `e` evaluated once into
+    /// a local (before the name exists, as any `let`'s value), zeros of that length, then
+    /// a loop writing the local into every element, lowered as the user's own loops are.
+    /// The synthesized statements introduce no `let mut` whose activity the fixed point
+    /// could force (the local is active from its value, the array is bound here, active,
+    /// under the user's `let`'s key), so lowering them again in a later round is the same.
+    fn lower_array_fill(
+        &mut self,
+        ident: &Ident,
+        key: usize,
+        expr: &Expr,
+        value: &Expr,
+        len: &Expr,
+    ) {
+        let fill = mixed("gradtape_fill");
+        self.lower_stmt(&syn::parse_quote!(let #fill = #value;));
+        let generated = crate::generate::paths::generated();
+        let zero = quote!(#generated::element_zero());
+        let zeros: Expr = match expr {
+            Expr::Macro(_) => syn::parse_quote!(::std::vec![#zero; #len]),
+            _ => syn::parse_quote!([#zero; #len]),
+        };
+        let binding = self.bind(ident, true, Some(key));
+        self.declare_zeros(binding, zeros);
+        let k = mixed("fill_index");
+        self.lower_stmt(&syn::parse_quote!(for #k in 0..#ident.len() { #ident[#k] = #fill; }));
     }
 
     /// The element `expr` names, with its array's binding and its indices: `a[e]` of a
@@ -1832,6 +1901,10 @@ impl<'a> Lowerer<'a> {
         if let Some(op) = self.build_float_method(call, &name, args_active) {
             return Some(op);
         }
+        if self.mode == Mode::Scalar && self.method_writes_arrays(call) {
+            // `let e = self.apply(&x, &mut out);`
+            return self.build_writing_call(Writer::Method(call));
+        }
         if receiver_active {
             if let Some(rule) = vocabulary::elementwise(&name)
                 && call.args.len() == rule.params.len()
@@ -1998,7 +2071,7 @@ impl<'a> Lowerer<'a> {
             Mode::Scalar
                 if self.calls.plain_helper(&func.path).is_none() && self.writes_arrays(call) =>
             {
-                self.build_writing_call(call)
+                self.build_writing_call(Writer::Function(call))
             }
             Mode::Scalar => {
                 let callee = self.callee(&func.path);
@@ -2125,6 +2198,16 @@ impl<'a> Lowerer<'a> {
         Some((binding, Some(range.clone())))
     }
 
+    /// Whether a method call passes a float array as `&mut` to a method of a constant
+    /// receiver: a call of an annotated method writing it (`self.apply(&x, &mut out);`).
+    fn method_writes_arrays(&self, call: &syn::ExprMethodCall) -> bool {
+        !self.mentions_active(&call.receiver)
+            && call
+                .args
+                .iter()
+                .any(|arg| self.written_array_arg(arg).is_some())
+    }
+
     /// Whether a call statement passes a float array as `&mut` to a named function: a
     /// call of an annotated function writing it (`f(&x, &mut out);`).
     fn writes_arrays(&self, call: &syn::ExprCall) -> bool {
@@ -2139,12 +2222,7 @@ impl<'a> Lowerer<'a> {
     /// `f(&x, &mut out);` of another annotated function writing `out` (scalar mode), as a
     /// statement: [`writing_call`](Self::writing_call), or plain code if nothing it reads
     /// or writes is active.
-    fn lower_writing_call(
-        &mut self,
-        call: &syn::ExprCall,
-        expr: &Expr,
-        semi: Option<syn::token::Semi>,
-    ) {
+    fn lower_writing_call(&mut self, call: Writer, expr: &Expr, semi: Option<syn::token::Semi>) {
         if !self.writing_call(call, false) {
             self.check_inactive(expr);
             self.push(Stmt::Plain(quote!(#expr #semi)));
@@ -2216,7 +2294,7 @@ impl<'a> Lowerer<'a> {
 
     /// `let e = f(&x, &mut out);`: the call's value, in the temporary its
     /// [`Stmt::CallWrites`] declares (or the call as written, in a round lowered again).
-    fn build_writing_call(&mut self, call: &syn::ExprCall) -> Option<Op> {
+    fn build_writing_call(&mut self, call: Writer) -> Option<Op> {
         let pushed = self.writing_call(call, true);
         let Some(Stmt::CallWrites {
             result: Some(result),
@@ -2228,7 +2306,7 @@ impl<'a> Lowerer<'a> {
             .filter(|_| pushed)
         else {
             // nothing active, lowered again, or reported (a library function)
-            return Self::poisoned(&Expr::Call(call.clone()));
+            return Self::poisoned(&call.expr());
         };
         let (binding, name) = (*result, self.bindings[*result].name.clone());
         Some(Op::Copy {
@@ -2245,16 +2323,31 @@ impl<'a> Lowerer<'a> {
     /// writes becomes active when anything it reads is (the callee's writes carry
     /// derivatives into it). `false` (nothing pushed) if nothing it reads or writes is
     /// active, or the arrays it writes were just made active (the round is lowered again).
-    fn writing_call(&mut self, call: &syn::ExprCall, with_result: bool) -> bool {
-        let Expr::Path(func) = &*call.func else {
-            unreachable!("checked by `writes_arrays`")
+    fn writing_call(&mut self, call: Writer, with_result: bool) -> bool {
+        // A method's receiver is its first operand, a constant (`self`, a struct).
+        let (func, mut args, function) = match call {
+            Writer::Function(function) => {
+                let Expr::Path(func) = &*function.func else {
+                    unreachable!("checked by `writes_arrays`")
+                };
+                (
+                    Callee::Function(func.path.clone()),
+                    Vec::new(),
+                    Some(function),
+                )
+            }
+            Writer::Method(method) => {
+                let receiver = Operand::Inactive((*method.receiver).clone());
+                (Callee::Method(method.method.clone()), vec![receiver], None)
+            }
         };
-        let mut args = Vec::new();
+        let offset = args.len();
+        let call_args = call.args();
         let mut written = Vec::new();
-        for (k, arg) in call.args.iter().enumerate() {
+        for (k, arg) in call_args.iter().enumerate() {
             match self.written_array_arg(arg) {
                 Some((binding, range)) => {
-                    written.push((k, binding, range));
+                    written.push((offset + k, binding, range));
                     args.push(Operand::Active {
                         binding,
                         fwd: arg.clone(),
@@ -2271,17 +2364,19 @@ impl<'a> Lowerer<'a> {
         if !reads_active && !writes_active {
             return false;
         }
-        let whole: Vec<(usize, BindingId)> = written
-            .iter()
-            .filter(|(.., range)| range.is_none())
-            .map(|&(k, b, _)| (k, b))
-            .collect();
-        if !with_result && whole.len() == written.len() && self.swaps(call, &whole) {
-            return true;
-        }
-        if self.library_writer(call) {
-            // reported: lowered no further
-            return true;
+        if let Some(function) = function {
+            let whole: Vec<(usize, BindingId)> = written
+                .iter()
+                .filter(|(.., range)| range.is_none())
+                .map(|&(k, b, _)| (k, b))
+                .collect();
+            if !with_result && whole.len() == written.len() && self.swaps(function, &whole) {
+                return true;
+            }
+            if self.library_writer(function) {
+                // reported: lowered no further
+                return true;
+            }
         }
         // An inactive array written from active values is active from its declaration on:
         // lowered again so (the `let mut` fixed point).
@@ -2290,7 +2385,7 @@ impl<'a> Lowerer<'a> {
             if !self.bindings[binding].active {
                 all_active = false;
                 // (a parameter that cannot be made active is reported)
-                self.activate(binding, &call.args[k]);
+                self.activate(binding, &call_args[k - offset]);
             }
         }
         if !all_active {
@@ -2334,7 +2429,7 @@ impl<'a> Lowerer<'a> {
         let id = self.fresh_id();
         self.push(Stmt::CallWrites {
             id,
-            func: Callee::Function(func.path.clone()),
+            func,
             args,
             written: parts,
             result,
@@ -3083,6 +3178,22 @@ pub fn is_ragged_local(local: &syn::Local, floats: &[Ident]) -> bool {
     let tokens = &mac.mac.tokens;
     matches!(syn::parse2::<Expr>(quote!([#tokens])), Ok(Expr::Repeat(repeat))
         if matches!(strip_parens(&repeat.expr), Expr::Macro(row) if row.mac.path.is_ident("vec")))
+}
+
+/// The value and the length of `[e; n]` or `vec![e; n]`.
+fn array_repeat(expr: &Expr) -> Option<(Expr, Expr)> {
+    let repeat = match expr {
+        Expr::Repeat(repeat) => repeat.clone(),
+        Expr::Macro(mac) if mac.mac.path.is_ident("vec") => {
+            let tokens = &mac.mac.tokens;
+            match syn::parse2::<Expr>(quote!([#tokens])).ok()? {
+                Expr::Repeat(repeat) => repeat,
+                _ => return None,
+            }
+        }
+        _ => return None,
+    };
+    Some((*repeat.expr, *repeat.len))
 }
 
 /// The elements of `[e0, e1, ..]` or `vec![e0, e1, ..]`.

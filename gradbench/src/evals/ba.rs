@@ -8,15 +8,22 @@
 //! `i`), as in the C++ reference (`gradbench-src/cpp/gradbench/evals/ba.hpp`). The
 //! duplication is not exploited: every observation is computed.
 //!
-//! Written as a user of plain Rust would, the C++ reference's functions one for one, over
-//! slices with `&mut [f64]` outputs: [`rodrigues_rotate_point`](fn@rodrigues_rotate_point)
-//! (with [`cross`](fn@cross)), [`radial_distort`](fn@radial_distort),
-//! [`project`](fn@project) and [`reprojection_error`](fn@reprojection_error), each called
-//! by the next on its camera's and point's slices, all annotated with `#[differentiable]`.
-//! The Jacobian comes from the generated adjoints with no tape: observation `i`'s two rows
-//! are `reprojection_error::grad_into` with the output cotangents `(1, 0)` and `(0, 1)`,
-//! into buffers on the stack; [`weight_error::grad`](struct@weight_error) gives the weight
-//! row.
+//! Written as a user of plain Rust would, over slices: the reprojection error of one
+//! observation is one function of the camera's and the point's slices writing a `&mut
+//! [f64]` output, the C++ reference's `project` (angle-axis rotation, perspective
+//! division, radial distortion, intrinsics) inlined into it, annotated with
+//! `#[differentiable]`. The Jacobian comes from its generated adjoint with no tape:
+//! observation `i`'s two rows are `reprojection_error::grad_into` with the output
+//! cotangents `(1, 0)` and `(0, 1)`, into buffers on the stack;
+//! [`weight_error::grad`](struct@weight_error) gives the weight row.
+//!
+//! Why one function rather than the reference's five (`cross`, `rodrigues_rotate_point`,
+//! `radial_distort`, `project`, `computeReprojError`): written that way, as annotated
+//! writers over slices calling each other (`benches/small_calls.rs` has that form), the
+//! attribute differentiates it, and the Jacobian measured 7.6–9.5x `manual` (0.34–0.45x
+//! for this form): each call of a small annotated callee allocates (its loops' save
+//! stacks, `Option<Vec>` cotangents of its slice parameters, the growable shadows of its
+//! local arrays, a boxed pullback for a call in a branch). See `docs/PERFORMANCE.md`.
 
 use gradtape::differentiable;
 use serde::{Deserialize, Serialize};
@@ -47,101 +54,16 @@ struct Input {
     runs: Runs,
 }
 
-/// The cross product `a × b`, written into `out`; the three slices have length 3.
-///
-/// ```
-/// use gradtape_gradbench::evals::ba::cross;
-/// let mut out = [0.0; 3];
-/// cross(&[1.0, 0.0, 0.0], &[0.0, 1.0, 0.0], &mut out);
-/// assert_eq!(out, [0.0, 0.0, 1.0]);
-/// ```
-#[differentiable]
-pub fn cross(a: &[f64], b: &[f64], out: &mut [f64]) {
-    out[0] = a[1] * b[2] - a[2] * b[1];
-    out[1] = a[2] * b[0] - a[0] * b[2];
-    out[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-/// `pt` rotated by the angle-axis vector `rot` (Rodrigues' formula; for a zero angle its
-/// first-order form `pt + rot × pt`), written into `rotated`; each slice has length 3.
-///
-/// ```
-/// use gradtape_gradbench::evals::ba::rodrigues_rotate_point;
-/// // a quarter turn about z takes x to y
-/// let mut rotated = [0.0; 3];
-/// rodrigues_rotate_point(&[0.0, 0.0, std::f64::consts::FRAC_PI_2], &[1.0, 0.0, 0.0], &mut rotated);
-/// assert!(rotated[0].abs() < 1e-15 && (rotated[1] - 1.0).abs() < 1e-15);
-/// ```
-#[differentiable]
-pub fn rodrigues_rotate_point(rot: &[f64], pt: &[f64], rotated: &mut [f64]) {
-    let sqtheta: f64 = rot.iter().map(|r| r * r).sum();
-    if sqtheta != 0.0 {
-        let theta = sqtheta.sqrt();
-        let (sin, cos) = theta.sin_cos();
-        let w = [rot[0] / theta, rot[1] / theta, rot[2] / theta];
-        let mut w_cross_pt = [0.0; 3];
-        cross(&w, pt, &mut w_cross_pt);
-        let along = (w[0] * pt[0] + w[1] * pt[1] + w[2] * pt[2]) * (1.0 - cos);
-        for i in 0..3 {
-            rotated[i] = pt[i] * cos + w_cross_pt[i] * sin + w[i] * along;
-        }
-    } else {
-        let mut rot_cross_pt = [0.0; 3];
-        cross(rot, pt, &mut rot_cross_pt);
-        for i in 0..3 {
-            rotated[i] = pt[i] + rot_cross_pt[i];
-        }
-    }
-}
-
-/// The radial distortion `proj · (1 + k₁ r² + k₂ r⁴)` (`r = |proj|`, `rad = (k₁, k₂)`), in
-/// place.
-///
-/// ```
-/// use gradtape_gradbench::evals::ba::radial_distort;
-/// let mut proj = [0.5, 0.0];
-/// radial_distort(&[0.4, 0.0], &mut proj);
-/// assert_eq!(proj, [0.55, 0.0]);
-/// ```
-#[differentiable]
-pub fn radial_distort(rad: &[f64], proj: &mut [f64]) {
-    let rsq = proj[0] * proj[0] + proj[1] * proj[1];
-    let l = 1.0 + rad[0] * rsq + rad[1] * rsq * rsq;
-    proj[0] *= l;
-    proj[1] *= l;
-}
-
-/// The point `x` seen by the camera `cam` (rotation `cam[0..3]` as an angle-axis vector,
-/// centre `cam[3..6]`, focal length `cam[6]`, principal point `cam[7..9]`, radial
-/// distortion `cam[9..11]`), written into `proj` (length 2).
-///
-/// ```
-/// use gradtape_gradbench::evals::ba::project;
-/// // no rotation, camera at the origin: the point (1, 2, 4) projects to (1/4, 1/2),
-/// // distorted by 1 + 0.1 r² (r² = 5/16), then × 2 + (0.5, 0)
-/// let cam = [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 2.0, 0.5, 0.0, 0.1, 0.0];
-/// let mut proj = [0.0; 2];
-/// project(&cam, &[1.0, 2.0, 4.0], &mut proj);
-/// let l = 1.0 + 0.1 * 5.0 / 16.0;
-/// assert!((proj[0] - (0.5 * l + 0.5)).abs() < 1e-15 && (proj[1] - l).abs() < 1e-15);
-/// ```
-#[differentiable]
-pub fn project(cam: &[f64], x: &[f64], proj: &mut [f64]) {
-    let xo = [x[0] - cam[3], x[1] - cam[4], x[2] - cam[5]];
-    let mut xcam = [0.0; 3];
-    rodrigues_rotate_point(&cam[0..3], &xo, &mut xcam);
-    proj[0] = xcam[0] / xcam[2];
-    proj[1] = xcam[1] / xcam[2];
-    radial_distort(&cam[9..11], &mut *proj);
-    proj[0] = proj[0] * cam[6] + cam[7];
-    proj[1] = proj[1] * cam[6] + cam[8];
-}
-
 /// The reprojection error of one observation, `w (project(cam, x) − feat)`, written into
-/// `err` (length 2). `feat`, the measured feature, is data: no gradient.
+/// `err` (length 2): the point `x` (length 3) seen by the camera `cam` (length 11:
+/// rotation `cam[0..3]` as an angle-axis vector, centre `cam[3..6]`, focal length `cam[6]`,
+/// principal point `cam[7..9]`, radial distortion `cam[9..11]`). `feat`, the measured
+/// feature, is data: no gradient.
 ///
 /// ```
 /// use gradtape_gradbench::evals::ba::reprojection_error;
+/// // no rotation, camera at the origin: the point (1, 2, 4) projects to (1/4, 1/2),
+/// // distorted by 1 + 0.1 r² (r² = 5/16), then × 2 + (0.5, 0)
 /// let cam = [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 2.0, 0.5, 0.0, 0.1, 0.0];
 /// let mut err = [0.0; 2];
 /// reprojection_error(&cam, &[1.0, 2.0, 4.0], 3.0, &[0.0, 0.0], &mut err);
@@ -151,10 +73,38 @@ pub fn project(cam: &[f64], x: &[f64], proj: &mut [f64]) {
 /// ```
 #[differentiable(constant(feat))]
 pub fn reprojection_error(cam: &[f64], x: &[f64], w: f64, feat: &[f64], err: &mut [f64]) {
-    let mut proj = [0.0; 2];
-    project(cam, x, &mut proj);
-    err[0] = w * (proj[0] - feat[0]);
-    err[1] = w * (proj[1] - feat[1]);
+    // the point relative to the camera centre
+    let p0 = x[0] - cam[3];
+    let p1 = x[1] - cam[4];
+    let p2 = x[2] - cam[5];
+    // Rodrigues' rotation by the angle-axis vector, and for a zero angle its first-order
+    // form `p + r × p`
+    let (r0, r1, r2) = (cam[0], cam[1], cam[2]);
+    let sqtheta = r0 * r0 + r1 * r1 + r2 * r2;
+    let (q0, q1, q2) = if sqtheta != 0.0 {
+        let theta = sqtheta.sqrt();
+        let (sin, cos) = theta.sin_cos();
+        let (a0, a1, a2) = (r0 / theta, r1 / theta, r2 / theta);
+        let along = (a0 * p0 + a1 * p1 + a2 * p2) * (1.0 - cos);
+        (
+            p0 * cos + (a1 * p2 - a2 * p1) * sin + a0 * along,
+            p1 * cos + (a2 * p0 - a0 * p2) * sin + a1 * along,
+            p2 * cos + (a0 * p1 - a1 * p0) * sin + a2 * along,
+        )
+    } else {
+        (
+            p0 + r1 * p2 - r2 * p1,
+            p1 + r2 * p0 - r0 * p2,
+            p2 + r0 * p1 - r1 * p0,
+        )
+    };
+    // the perspective division, the radial distortion, the intrinsics
+    let h0 = q0 / q2;
+    let h1 = q1 / q2;
+    let rsq = h0 * h0 + h1 * h1;
+    let distortion = 1.0 + cam[9] * rsq + cam[10] * rsq * rsq;
+    err[0] = w * (h0 * distortion * cam[6] + cam[7] - feat[0]);
+    err[1] = w * (h1 * distortion * cam[6] + cam[8] - feat[1]);
 }
 
 /// The weight error of one observation, `1 − w²`.
