@@ -3139,19 +3139,8 @@ pub fn local_row(local: &syn::Local, floats: &[Ident]) -> Option<TokenStream> {
         let (_, row, _) = crate::model::sig::float_array_or_rows(&typed.ty, floats)?;
         return row.map(|row| row.parse().expect("printed from tokens"));
     }
-    let init = strip_parens(&local.init.as_ref()?.expr);
-    let repeat = match init {
-        Expr::Repeat(repeat) => repeat.clone(),
-        Expr::Macro(mac) if mac.mac.path.is_ident("vec") => {
-            let tokens = &mac.mac.tokens;
-            match syn::parse2::<Expr>(quote!([#tokens])).ok()? {
-                Expr::Repeat(repeat) => repeat,
-                _ => return None,
-            }
-        }
-        _ => return None,
-    };
-    match strip_parens(&repeat.expr) {
+    let (value, _) = array_repeat(strip_parens(&local.init.as_ref()?.expr))?;
+    match strip_parens(&value) {
         Expr::Repeat(row) => {
             let len = &row.len;
             Some(quote!(#len))

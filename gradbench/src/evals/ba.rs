@@ -19,7 +19,7 @@
 //!
 //! Why one function rather than the reference's five (`cross`, `rodrigues_rotate_point`,
 //! `radial_distort`, `project`, `computeReprojError`): written that way, as annotated
-//! writers over slices calling each other (`benches/small_calls.rs` has that form), the
+//! writers over slices calling each other (`gradbench/benches/small_calls.rs` has that form), the
 //! attribute differentiates it, and the Jacobian measured 7.6–9.5x `manual` (0.34–0.45x
 //! for this form): each call of a small annotated callee allocates (its loops' save
 //! stacks, `Option<Vec>` cotangents of its slice parameters, the growable shadows of its

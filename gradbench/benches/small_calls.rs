@@ -2,8 +2,8 @@
 //! reprojection error (GradBench's `ba`), differentiated by `grad_into`, written twice:
 //! as the C++ reference writes it, five small writers over slices calling each other
 //! (`cross`, `rodrigues_rotate_point`, `radial_distort`, `project`, `reprojection_error`),
-//! and as one function with the same arithmetic (the form `gradbench/src/evals/ba.rs`
-//! uses). Both give the same Jacobian row (checked before timing); the ratio is what the
+//! and as one function with the same arithmetic (the eval's own
+//! [`reprojection_error`](gradtape_gradbench::evals::ba::reprojection_error)). Both give the same Jacobian row (checked before timing); the ratio is what the
 //! calls cost: each small callee's save stacks, the `Option<Vec>` cotangents of its slice
 //! parameters, its local arrays' growable shadows, and the boxed pullback of a call in a
 //! branch.
@@ -16,7 +16,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use gradtape::differentiable;
+use gradtape_gradbench::evals::ba::reprojection_error;
 
 mod composed {
     use gradtape::differentiable;
@@ -77,39 +77,6 @@ mod composed {
         err[0] = w * (proj[0] - feat[0]);
         err[1] = w * (proj[1] - feat[1]);
     }
-}
-
-/// The same arithmetic in one function (as `gradbench/src/evals/ba.rs`).
-#[differentiable(constant(feat))]
-fn reprojection_error(cam: &[f64], x: &[f64], w: f64, feat: &[f64], err: &mut [f64]) {
-    let p0 = x[0] - cam[3];
-    let p1 = x[1] - cam[4];
-    let p2 = x[2] - cam[5];
-    let (r0, r1, r2) = (cam[0], cam[1], cam[2]);
-    let sqtheta = r0 * r0 + r1 * r1 + r2 * r2;
-    let (q0, q1, q2) = if sqtheta != 0.0 {
-        let theta = sqtheta.sqrt();
-        let (sin, cos) = theta.sin_cos();
-        let (a0, a1, a2) = (r0 / theta, r1 / theta, r2 / theta);
-        let along = (a0 * p0 + a1 * p1 + a2 * p2) * (1.0 - cos);
-        (
-            p0 * cos + (a1 * p2 - a2 * p1) * sin + a0 * along,
-            p1 * cos + (a2 * p0 - a0 * p2) * sin + a1 * along,
-            p2 * cos + (a0 * p1 - a1 * p0) * sin + a2 * along,
-        )
-    } else {
-        (
-            p0 + r1 * p2 - r2 * p1,
-            p1 + r2 * p0 - r0 * p2,
-            p2 + r0 * p1 - r1 * p0,
-        )
-    };
-    let h0 = q0 / q2;
-    let h1 = q1 / q2;
-    let rsq = h0 * h0 + h1 * h1;
-    let distortion = 1.0 + cam[9] * rsq + cam[10] * rsq * rsq;
-    err[0] = w * (h0 * distortion * cam[6] + cam[7] - feat[0]);
-    err[1] = w * (h1 * distortion * cam[6] + cam[8] - feat[1]);
 }
 
 type Row = ([f64; 11], [f64; 3], f64);
