@@ -1153,3 +1153,41 @@ fn options_of_differentiable_numbers() {
     assert!(close(dx, 2.0 * 1.56_f64.cos() + 1.0, 1e-14));
     assert!(close(dy, 0.8 * 1.56_f64.cos(), 1e-14));
 }
+
+// ----- regression: a carried value that starts as a literal -----
+
+/// Symplectic Euler from rest: the velocity starts as the literal `0.0` and becomes
+/// differentiable in the loop. Its adjoint slot is first written at the end of the reverse
+/// loop's body, so its type is not known where the body's first statement (`v = v + ..`)
+/// copies its cotangent; a method call there (`g.clone()`) was rustc's E0282 "type
+/// annotations needed" on the attribute (found by trying integrators as users write them).
+#[differentiable]
+fn from_rest(x0: f64, k: f64) -> f64 {
+    let mut x = x0;
+    let mut v = 0.0;
+    for _ in 0..10 {
+        x += 0.1 * v;
+        v += 0.1 * (-k * x);
+    }
+    x
+}
+
+/// The same with the state in a tuple and a midpoint step (RK2).
+#[differentiable]
+fn midpoint_from_rest(x0: f64, k: f64) -> f64 {
+    let (mut x, mut v) = (x0, 0.0);
+    let dt = 0.1;
+    for _ in 0..10 {
+        let (ax, av) = (v, -k * x);
+        let (mx, mv) = (x + 0.5 * dt * ax, v + 0.5 * dt * av);
+        x += dt * mv;
+        v += dt * (-k * mx);
+    }
+    x
+}
+
+#[test]
+fn a_carried_value_starting_as_a_literal() {
+    scalar!(from_rest(x0, k) at [1.0, 2.0], [-0.5, 0.7]);
+    scalar!(midpoint_from_rest(x0, k) at [1.0, 2.0], [-0.5, 0.7]);
+}

@@ -427,7 +427,7 @@ impl Generator<'_> {
                 rules.extend(quote!(let #chosen: bool = (#selected).clone();));
                 for (operand, wins) in [(lhs, quote!(#chosen)), (rhs, quote!(!#chosen))] {
                     let routed = quote! {
-                        if #wins { #g.clone() } else { generated::zero_like(&#g) }
+                        if #wins { ::core::clone::Clone::clone(&#g) } else { generated::zero_like(&#g) }
                     };
                     rules.extend(acc(operand, routed));
                 }
@@ -454,7 +454,10 @@ impl Generator<'_> {
                 let values = [&l, &r];
                 let rule_call = |rule: &str| {
                     if rule == vocabulary::IDENTITY_RULE {
-                        return quote!(#g.clone());
+                        // a path call, not `g.clone()`: a method call needs `g`'s type
+                        // known where it is written, and a slot first written later in
+                        // the reverse sweep (`let mut v = 0.0;` carried by a loop) is not
+                        return quote!(::core::clone::Clone::clone(&#g));
                     }
                     let reads = vocabulary::rule_reads(rule);
                     let args = (0..2)
