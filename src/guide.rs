@@ -207,8 +207,9 @@
 //! `Vec::with_capacity` and `push`; `let mut w = a.to_vec();`
 //! or `a.clone()`, a local copy that may grow where the parameter may not), and uses the iterator
 //! forms people write (`iter`, `iter_mut`, `zip`, `enumerate`, `rev`, `copied`, `map` with
-//! `sum`/`product`, `fold`, and `for w in a.windows(k)`/`a.chunks(k)`), which are lowered
-//! to indexed loops. The adjoint keeps a shadow
+//! `sum`/`product`, `fold`, `for &v in a`, and `for w in a.windows(k)`/`a.chunks(k)`), also
+//! over parts of arrays (`for b in &x[i + 1..]`, `x[1..].iter().zip(&w[..n])`), which are
+//! lowered to indexed loops. The adjoint keeps a shadow
 //! buffer beside each array, as Enzyme does. Gradients come back in the parameter's shape,
 //! and `f::grad_into` adds them into buffers the caller owns, allocating nothing per call:
 //!

@@ -854,3 +854,45 @@ fn generated_code_reads_elements_through_shadows() {
     assert!(log_sum_exp::GENERATED.contains("for gradtape_k in 0..x.len()"));
     assert!(moving_average::GENERATED.contains("grad_into"));
 }
+
+// ----- parts of arrays as iterator sources, and `for &v in x` -----
+
+/// A pair potential over `i < j`: the inner loop iterates the part `&x[i + 1..]`.
+#[differentiable]
+fn pair_potential(x: &[f64]) -> f64 {
+    let mut e = 0.0;
+    for (i, a) in x.iter().enumerate() {
+        for b in &x[i + 1..] {
+            e += 1.0 / ((a - b) * (a - b) + 0.5);
+        }
+    }
+    e
+}
+
+/// `for &v in x` of a slice parameter.
+#[differentiable]
+fn smallest_square(x: &[f64]) -> f64 {
+    let mut best = f64::INFINITY;
+    for &v in x {
+        best = best.min(v * v + 0.1 * v);
+    }
+    best
+}
+
+/// Reductions over parts (`x[1..]`, `&w[..n]`, an inclusive `x[1..=2]`), zipped, with
+/// bounds read from a parameter's length.
+#[differentiable]
+fn part_reductions(x: &[f64], w: &[f64]) -> f64 {
+    let n = w.len() - 1;
+    let s: f64 = x[1..].iter().zip(&w[..n]).map(|(a, b)| a * b).sum();
+    let p = x[1..=2].iter().product::<f64>();
+    let m = w[1..].iter().fold(f64::NEG_INFINITY, |m, v| m.max(*v));
+    s + p * m
+}
+
+#[test]
+fn parts_as_iterator_sources() {
+    slices!(@second_order pair_potential, [4], [0], point(4, 51, -1.0, 1.0));
+    slices!(smallest_square, [4], [0], point(4, 52, -1.0, 1.0));
+    slices!(part_reductions, [4, 4], [0, 1], point(8, 53, -1.0, 1.0));
+}

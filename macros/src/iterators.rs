@@ -2,7 +2,7 @@
 //! (scalar mode): a rewrite of the syntax, no runtime of its own. Lowering then sees only
 //! element reads and writes (`a[k]`), which it differentiates through shadow buffers.
 //!
-//! - `for v in a.iter()` (also `for v in a`, `for v in &a`, `for &v in a.iter()`,
+//! - `for v in a.iter()` (also `for v in a`, `for v in &a`, `for &v in a.iter()`, `for &v in a`,
 //!   `.copied()`, `.cloned()`) is `for k in 0..a.len() { let v = a[k]; .. }`, with `*v`
 //!   read as `v`;
 //! - `.enumerate()` binds the position, `.zip(b)` a second array at the same index (the
@@ -13,6 +13,9 @@
 //! - `for w in a.windows(n)` / `a.chunks(n)` loops over offsets, `w` a view of `a` in the
 //!   body: `w[j]` is `a[offset + j]`, `w.len()` the view's length, and the iterator forms
 //!   over `w` read `a` at those places;
+//! - a part of an array as a source (`for b in &a[i..j]`, `a[i..].iter()`, `.zip(&b[..n])`,
+//!   in a loop or a reduction) is a view of the array like a window, its bounds bound
+//!   once before the loop;
 //! - `let w = a.to_vec();` (or `a.clone()`) is a local buffer of `a`'s length filled by a
 //!   copying loop, so the copy is a local array like any other;
 //! - `.sum()`, `.product()`, `.fold(init, |acc, v| e)` (or `.fold(init, f64::max)`),
@@ -595,7 +598,11 @@ impl Rewriter<'_> {
             (Pat::Type(typed), _) => self.bind(&typed.pat, item, lets, binds, derefs),
             (Pat::Wild(_), _) => Some(()),
             (Pat::Paren(paren), _) => self.bind(&paren.pat, item, lets, binds, derefs),
-            (Pat::Reference(reference), Item::Elem { array, by_ref, .. }) if *by_ref => {
+            // `for &v in a.iter()`, and `for &v in a` of a slice parameter (whose elements
+            // are references; for an owned array the user's own code does not compile)
+            (Pat::Reference(reference), Item::Elem { array, .. })
+                if reference.mutability.is_none() =>
+            {
                 let by_value = Item::Elem {
                     array: array.clone(),
                     by_ref: false,
@@ -794,8 +801,112 @@ impl Rewriter<'_> {
     }
 }
 
+/// Replaces each part of a flat float array in an iterator chain's sources (`&a[i..j]`,
+/// `a[i..].iter()`, `a[..j]` in a `zip`) with a fresh name, recording the part: its array,
+/// its range.
+struct Parts<'r> {
+    arrays: &'r HashSet<String>,
+    rows: &'r HashSet<String>,
+    found: Vec<(Ident, Ident, syn::ExprRange)>,
+    next: &'r mut usize,
+}
+
+impl VisitMut for Parts<'_> {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        if let Expr::Index(index) = strip_parens(expr)
+            && let Expr::Range(range) = strip_parens(&index.index)
+            && let Some(array) = single_ident(strip_parens(&index.expr))
+            && self.arrays.contains(&array.to_string())
+            && !self.rows.contains(&array.to_string())
+        {
+            *self.next += 1;
+            let name = mixed(&format!("part{}", self.next));
+            self.found
+                .push((name.clone(), array.clone(), range.clone()));
+            *expr = syn::parse_quote!(#name);
+            return;
+        }
+        // a closure's body is the map's, not a source
+        if let Expr::Closure(_) = expr {
+            return;
+        }
+        visit_mut::visit_expr_mut(self, expr);
+    }
+}
+
+impl Rewriter<'_> {
+    /// A `for` loop or a reduction whose chain iterates parts of flat float arrays
+    /// (`for b in &x[i + 1..]`, `x[1..].iter().zip(&y[..n]).map(..).sum()`): each part is a
+    /// view of its array (element `j` is `a[start + j]`), its bounds bound once before,
+    /// as Rust evaluates them, and the loop or reduction rewritten over the views as over
+    /// windows. `None` if the chain has no part.
+    fn over_parts(&mut self, expr: &mut Expr) -> Option<Expr> {
+        let source = match expr {
+            Expr::ForLoop(for_loop) => &mut *for_loop.expr,
+            Expr::MethodCall(call)
+                if matches!(call.method.to_string().as_str(), "sum" | "product" | "fold") =>
+            {
+                &mut *call.receiver
+            }
+            _ => return None,
+        };
+        let mut parts = Parts {
+            arrays: &self.arrays,
+            rows: &self.rows,
+            found: Vec::new(),
+            next: &mut self.next,
+        };
+        let mut rewritten_source = source.clone();
+        parts.visit_expr_mut(&mut rewritten_source);
+        if parts.found.is_empty() {
+            return None;
+        }
+        let found = std::mem::take(&mut parts.found);
+        let mut lets = Vec::new();
+        let depth = self.views.len();
+        for (name, array, range) in found {
+            let (start, len) = (self.fresh("start"), self.fresh("len"));
+            let first = range
+                .start
+                .as_ref()
+                .map_or(quote!(0), |start| quote!(#start));
+            let end = match (&range.end, &range.limits) {
+                (Some(end), syn::RangeLimits::HalfOpen(_)) => quote!(#end),
+                (Some(end), syn::RangeLimits::Closed(_)) => quote!((#end) + 1),
+                (None, _) => quote!(#array.len()),
+            };
+            // `&a[i..j]` checks `i <= j <= a.len()`; so does this slice, evaluated once
+            lets.push(quote! {
+                let #start: usize = #first;
+                let #len: usize = #array[#start..#end].len();
+            });
+            self.views.push(View {
+                name: name.to_string(),
+                array,
+                offset: start,
+                len: quote!(#len),
+                row: false,
+            });
+        }
+        let mut rewritten = expr.clone();
+        match &mut rewritten {
+            Expr::ForLoop(for_loop) => *for_loop.expr = rewritten_source,
+            Expr::MethodCall(call) => *call.receiver = rewritten_source,
+            _ => unreachable!("matched above"),
+        }
+        self.visit_expr_mut(&mut rewritten);
+        self.views.truncate(depth);
+        Some(syn::parse_quote!({ #(#lets)* #rewritten }))
+    }
+}
+
 impl VisitMut for Rewriter<'_> {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        // A chain over parts of arrays: rewritten over views of them.
+        if let Some(rewritten) = self.over_parts(expr) {
+            *expr = rewritten;
+            return;
+        }
         // A loop over windows or chunks, or over rows: its body is rewritten knowing the
         // view.
         if let Expr::ForLoop(for_loop) = expr
