@@ -890,8 +890,41 @@ fn part_reductions(x: &[f64], w: &[f64]) -> f64 {
     s + p * m
 }
 
+/// `skip` and `take` on a slice's iterator (also past its end: they clip), zipped with
+/// another, and after `copied` with `enumerate`.
+#[differentiable]
+fn skipped_and_taken(x: &[f64], n: usize) -> f64 {
+    let mut s: f64 = x.iter().skip(1).take(2).map(|v| v * v).sum();
+    for (a, b) in x.iter().zip(x.iter().skip(1)) {
+        s += (b - a) * (b - a).sin();
+    }
+    for (i, v) in x.iter().copied().take(n).enumerate() {
+        s += v * (i as f64 + 0.5);
+    }
+    s + x.iter().skip(n + 10).sum::<f64>()
+}
+
 #[test]
 fn parts_as_iterator_sources() {
+    for n in [2, 9] {
+        let x = point(4, 54, -1.0, 1.0);
+        let case = common::faces::Case {
+            name: "skipped_and_taken",
+            itself: &|x| skipped_and_taken(x, n),
+            primal: &|x| skipped_and_taken::primal(x, n),
+            grad: Some(&|x| {
+                let (value, [g]) = skipped_and_taken::grad(x, n);
+                (value, g)
+            }),
+            grad_into: &|x| {
+                let mut g = vec![0.0; x.len()];
+                let value = skipped_and_taken::grad_into(x, n, &mut g);
+                (value, g)
+            },
+            jvp: &|x, v| skipped_and_taken::jvp(x, n, v),
+        };
+        case.check_with_second_order(&x);
+    }
     slices!(@second_order pair_potential, [4], [0], point(4, 51, -1.0, 1.0));
     slices!(smallest_square, [4], [0], point(4, 52, -1.0, 1.0));
     slices!(part_reductions, [4, 4], [0, 1], point(8, 53, -1.0, 1.0));

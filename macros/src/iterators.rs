@@ -14,8 +14,8 @@
 //!   body: `w[j]` is `a[offset + j]`, `w.len()` the view's length, and the iterator forms
 //!   over `w` read `a` at those places;
 //! - a part of an array as a source (`for b in &a[i..j]`, `a[i..].iter()`, `.zip(&b[..n])`,
-//!   in a loop or a reduction) is a view of the array like a window, its bounds bound
-//!   once before the loop;
+//!   `a.iter().skip(i).take(n)`, in a loop or a reduction) is a view of the array like a
+//!   window, its bounds bound once before the loop;
 //! - `let w = a.to_vec();` (or `a.clone()`) is a local buffer of `a`'s length filled by a
 //!   copying loop, so the copy is a local array like any other;
 //! - `.sum()`, `.product()`, `.fold(init, |acc, v| e)` (or `.fold(init, f64::max)`),
@@ -802,27 +802,101 @@ impl Rewriter<'_> {
 }
 
 /// Replaces each part of a flat float array in an iterator chain's sources (`&a[i..j]`,
-/// `a[i..].iter()`, `a[..j]` in a `zip`) with a fresh name, recording the part: its array,
-/// its range.
+/// `a[i..].iter()`, `a[..j]` in a `zip`, `a.iter().skip(i).take(n)`) with a fresh name,
+/// recording the part: its array and the bounds of its elements.
 struct Parts<'r> {
     arrays: &'r HashSet<String>,
     rows: &'r HashSet<String>,
-    found: Vec<(Ident, Ident, syn::ExprRange)>,
+    found: Vec<Part>,
     next: &'r mut usize,
+}
+
+/// A part of `array`: elements `start..end` (bounds as written, evaluated once).
+struct Part {
+    name: Ident,
+    array: Ident,
+    start: TokenStream,
+    end: TokenStream,
+}
+
+impl Parts<'_> {
+    fn flat_array<'e>(&self, expr: &'e Expr) -> Option<&'e Ident> {
+        let array = single_ident(strip_parens(expr))?;
+        (self.arrays.contains(&array.to_string()) && !self.rows.contains(&array.to_string()))
+            .then_some(array)
+    }
+
+    /// `a.iter()` (then `.copied()`/`.cloned()`) with `.skip(n)`/`.take(n)` applied: the
+    /// array, the bounds of the elements left, whether the items are copies, and whether
+    /// any `skip` or `take` was applied.
+    fn skipped(&self, expr: &Expr) -> Option<(Ident, TokenStream, TokenStream, bool, bool)> {
+        let Expr::MethodCall(call) = strip_parens(expr) else {
+            return None;
+        };
+        match (call.method.to_string().as_str(), call.args.len()) {
+            ("iter", 0) => {
+                let array = self.flat_array(&call.receiver)?;
+                Some((array.clone(), quote!(0), quote!(#array.len()), false, false))
+            }
+            ("copied" | "cloned", 0) => {
+                let (array, start, end, _, applied) = self.skipped(&call.receiver)?;
+                Some((array, start, end, true, applied))
+            }
+            ("skip", 1) => {
+                let (array, start, end, copied, _) = self.skipped(&call.receiver)?;
+                let n = &call.args[0];
+                let start = quote!(((#start) + (#n)).min(#end));
+                Some((array, start, end, copied, true))
+            }
+            ("take", 1) => {
+                let (array, start, end, copied, _) = self.skipped(&call.receiver)?;
+                let n = &call.args[0];
+                let end = quote!((#end).min((#start) + (#n)));
+                Some((array, start, end, copied, true))
+            }
+            _ => None,
+        }
+    }
+
+    fn part(&mut self, array: Ident, start: TokenStream, end: TokenStream) -> Ident {
+        *self.next += 1;
+        let name = mixed(&format!("part{}", self.next));
+        self.found.push(Part {
+            name: name.clone(),
+            array,
+            start,
+            end,
+        });
+        name
+    }
 }
 
 impl VisitMut for Parts<'_> {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        if let Some((array, start, end, copied, true)) = self.skipped(expr) {
+            let name = self.part(array, start, end);
+            *expr = if copied {
+                syn::parse_quote!(#name.iter().copied())
+            } else {
+                syn::parse_quote!(#name.iter())
+            };
+            return;
+        }
         if let Expr::Index(index) = strip_parens(expr)
             && let Expr::Range(range) = strip_parens(&index.index)
-            && let Some(array) = single_ident(strip_parens(&index.expr))
-            && self.arrays.contains(&array.to_string())
-            && !self.rows.contains(&array.to_string())
+            && let Some(array) = self.flat_array(&index.expr)
         {
-            *self.next += 1;
-            let name = mixed(&format!("part{}", self.next));
-            self.found
-                .push((name.clone(), array.clone(), range.clone()));
+            let array = array.clone();
+            let start = range
+                .start
+                .as_ref()
+                .map_or(quote!(0), |start| quote!(#start));
+            let end = match (&range.end, &range.limits) {
+                (Some(end), syn::RangeLimits::HalfOpen(_)) => quote!(#end),
+                (Some(end), syn::RangeLimits::Closed(_)) => quote!((#end) + 1),
+                (None, _) => quote!(#array.len()),
+            };
+            let name = self.part(array, start, end);
             *expr = syn::parse_quote!(#name);
             return;
         }
@@ -836,10 +910,11 @@ impl VisitMut for Parts<'_> {
 
 impl Rewriter<'_> {
     /// A `for` loop or a reduction whose chain iterates parts of flat float arrays
-    /// (`for b in &x[i + 1..]`, `x[1..].iter().zip(&y[..n]).map(..).sum()`): each part is a
-    /// view of its array (element `j` is `a[start + j]`), its bounds bound once before,
-    /// as Rust evaluates them, and the loop or reduction rewritten over the views as over
-    /// windows. `None` if the chain has no part.
+    /// (`for b in &x[i + 1..]`, `x[1..].iter().zip(&y[..n]).map(..).sum()`,
+    /// `x.iter().skip(1).take(n)`): each part is a view of its array (element `j` is
+    /// `a[start + j]`), its bounds bound once before, as Rust evaluates them, and the loop
+    /// or reduction rewritten over the views as over windows. `None` if the chain has no
+    /// part.
     fn over_parts(&mut self, expr: &mut Expr) -> Option<Expr> {
         let source = match expr {
             Expr::ForLoop(for_loop) => &mut *for_loop.expr,
@@ -864,26 +939,24 @@ impl Rewriter<'_> {
         let found = std::mem::take(&mut parts.found);
         let mut lets = Vec::new();
         let depth = self.views.len();
-        for (name, array, range) in found {
-            let (start, len) = (self.fresh("start"), self.fresh("len"));
-            let first = range
-                .start
-                .as_ref()
-                .map_or(quote!(0), |start| quote!(#start));
-            let end = match (&range.end, &range.limits) {
-                (Some(end), syn::RangeLimits::HalfOpen(_)) => quote!(#end),
-                (Some(end), syn::RangeLimits::Closed(_)) => quote!((#end) + 1),
-                (None, _) => quote!(#array.len()),
-            };
+        for Part {
+            name,
+            array,
+            start,
+            end,
+        } in found
+        {
+            let (first, len) = (self.fresh("start"), self.fresh("len"));
             // `&a[i..j]` checks `i <= j <= a.len()`; so does this slice, evaluated once
+            // (`skip`/`take` clip their bounds, as the iterators do)
             lets.push(quote! {
-                let #start: usize = #first;
-                let #len: usize = #array[#start..#end].len();
+                let #first: usize = #start;
+                let #len: usize = #array[#first..#end].len();
             });
             self.views.push(View {
                 name: name.to_string(),
                 array,
-                offset: start,
+                offset: first,
                 len: quote!(#len),
                 row: false,
             });
