@@ -209,7 +209,7 @@
 //! forms people write (`iter`, `iter_mut`, `zip`, `enumerate`, `rev`, `copied`, `map` with
 //! `sum`/`product`, `fold`, `for &v in a`, and `for w in a.windows(k)`/`a.chunks(k)`), also
 //! over parts of arrays (`for b in &x[i + 1..]`, `x[1..].iter().zip(&w[..n])`,
-//! `x.iter().skip(1).take(n)`), which are
+//! `x.iter().skip(1).take(n)`), and `let y: Vec<f64> = x.iter().map(..).collect();`, which are
 //! lowered to indexed loops. The adjoint keeps a shadow
 //! buffer beside each array, as Enzyme does. Gradients come back in the parameter's shape,
 //! and `f::grad_into` adds them into buffers the caller owns, allocating nothing per call:

@@ -904,8 +904,23 @@ fn skipped_and_taken(x: &[f64], n: usize) -> f64 {
     s + x.iter().skip(n + 10).sum::<f64>()
 }
 
+/// Buffers collected from chains: `map(..).collect()` typed by the `let`, by a turbofish,
+/// over a zip, and `copied().collect()`; then read by index and by iterator.
+#[differentiable]
+fn collected(x: &[f64], w: &[f64]) -> f64 {
+    let squashed: Vec<f64> = x.iter().map(|v| v.tanh()).collect();
+    let products = x.iter().zip(w).map(|(a, b)| a * b).collect::<Vec<f64>>();
+    let copy: Vec<f64> = w.iter().copied().collect();
+    let mut s = 0.0;
+    for i in 0..squashed.len() {
+        s += squashed[i] * products[i] + copy[i] * copy[i] * squashed[i];
+    }
+    s + products.iter().sum::<f64>()
+}
+
 #[test]
 fn parts_as_iterator_sources() {
+    slices!(@second_order collected, [3, 3], [0, 1], point(6, 55, -1.0, 1.0));
     for n in [2, 9] {
         let x = point(4, 54, -1.0, 1.0);
         let case = common::faces::Case {

@@ -16,6 +16,8 @@
 //! - a part of an array as a source (`for b in &a[i..j]`, `a[i..].iter()`, `.zip(&b[..n])`,
 //!   `a.iter().skip(i).take(n)`, in a loop or a reduction) is a view of the array like a
 //!   window, its bounds bound once before the loop;
+//! - `let y: Vec<f64> = a.iter().map(|v| e).collect();` is a local buffer grown by a loop
+//!   over the chain, `let mut y = Vec::new(); for v in a.iter() { y.push(e); }`;
 //! - `let w = a.to_vec();` (or `a.clone()`) is a local buffer of `a`'s length filled by a
 //!   copying loop, so the copy is a local array like any other;
 //! - `.sum()`, `.product()`, `.fold(init, |acc, v| e)` (or `.fold(init, f64::max)`),
@@ -101,10 +103,75 @@ fn copies(
         fn visit_item_mut(&mut self, _: &mut syn::Item) {}
     }
     impl Copies<'_> {
+        /// `let y = a.iter().map(|v| e).collect();` (also `: Vec<F>`, `::<Vec<_>>`, a
+        /// chain of the iterator forms over `a`, `.copied()`/`.cloned()` items without a
+        /// `map`): a local buffer grown by a loop over the chain, `let mut y = Vec::new();
+        /// for v in a.iter() { y.push(e); }`, which the rewrite then desugars. `a` must be
+        /// a float array, so the items are floats.
+        fn collected(&mut self, local: &syn::Local) -> Option<Vec<syn::Stmt>> {
+            let init = local.init.as_ref()?;
+            if init.diverge.is_some() {
+                return None;
+            }
+            let (name, ty) = match &local.pat {
+                Pat::Ident(pat) => (&pat.ident, None),
+                Pat::Type(typed) => match &*typed.pat {
+                    Pat::Ident(pat) => (&pat.ident, Some(&typed.ty)),
+                    _ => return None,
+                },
+                _ => return None,
+            };
+            let Expr::MethodCall(collect) = strip_parens(&init.expr) else {
+                return None;
+            };
+            if collect.method != "collect" || !collect.args.is_empty() {
+                return None;
+            }
+            let (pat, value, source): (Pat, Expr, &Expr) = match strip_parens(&collect.receiver) {
+                Expr::MethodCall(map) if map.method == "map" && map.args.len() == 1 => {
+                    let Expr::Closure(closure) = strip_parens(&map.args[0]) else {
+                        return None;
+                    };
+                    if closure.inputs.len() != 1 {
+                        return None;
+                    }
+                    let pat = strip_pat_type(&closure.inputs[0]).clone();
+                    (pat, (*closure.body).clone(), &map.receiver)
+                }
+                Expr::MethodCall(copy)
+                    if matches!(copy.method.to_string().as_str(), "copied" | "cloned") =>
+                {
+                    let item = mixed("collected_item");
+                    (
+                        syn::parse_quote!(#item),
+                        syn::parse_quote!(#item),
+                        &collect.receiver,
+                    )
+                }
+                _ => return None,
+            };
+            let root = chain_root(source)?;
+            if !self.arrays.contains(&root.to_string()) || self.rows.contains(&root.to_string()) {
+                return None;
+            }
+            self.arrays.insert(name.to_string());
+            let declared: syn::Stmt = match ty {
+                Some(ty) => syn::parse_quote!(let mut #name: #ty = ::std::vec::Vec::new();),
+                None => syn::parse_quote!(let mut #name = ::std::vec::Vec::new();),
+            };
+            Some(vec![
+                declared,
+                syn::parse_quote!(for #pat in #source { #name.push(#value); }),
+            ])
+        }
+
         fn copy(&mut self, stmt: &syn::Stmt) -> Option<Vec<syn::Stmt>> {
             let syn::Stmt::Local(local) = stmt else {
                 return None;
             };
+            if let Some(expanded) = self.collected(local) {
+                return Some(expanded);
+            }
             let init = local.init.as_ref()?;
             if init.diverge.is_some() {
                 return None;
@@ -1114,6 +1181,16 @@ fn by_value(item: Item) -> Item {
         },
         Item::Tuple(items) => Item::Tuple(items.into_iter().map(by_value).collect()),
         other => other,
+    }
+}
+
+/// The array an iterator chain starts from: `a` of `a.iter().map(..)..`, `&a`, `a[..]`.
+fn chain_root(expr: &Expr) -> Option<&Ident> {
+    match strip_parens(expr) {
+        Expr::MethodCall(call) => chain_root(&call.receiver),
+        Expr::Reference(reference) => chain_root(&reference.expr),
+        Expr::Index(index) => chain_root(&index.expr),
+        other => single_ident(other),
     }
 }
 

@@ -3116,10 +3116,12 @@ pub fn is_array_local(local: &syn::Local, floats: &[Ident]) -> bool {
     match strip_parens(&init.expr) {
         Expr::Array(_) | Expr::Repeat(_) => true,
         Expr::Macro(mac) => mac.mac.path.is_ident("vec"),
+        // `Vec::new()`, `::std::vec::Vec::new()`, `Vec::with_capacity(n)`
         Expr::Call(call) => matches!(&*call.func, Expr::Path(path)
-            if path.path.segments.len() == 2
-                && path.path.segments[0].ident == "Vec"
-                && matches!(path.path.segments[1].ident.to_string().as_str(), "new" | "with_capacity")),
+            if path.path.segments.len() >= 2
+                && path.path.segments[path.path.segments.len() - 2].ident == "Vec"
+                && path.path.segments.last().is_some_and(|last|
+                    matches!(last.ident.to_string().as_str(), "new" | "with_capacity"))),
         _ => false,
     }
 }
