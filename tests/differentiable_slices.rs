@@ -22,7 +22,8 @@
     clippy::assign_op_pattern,
     clippy::manual_memcpy,
     clippy::useless_vec,
-    clippy::explicit_counter_loop
+    clippy::explicit_counter_loop,
+    clippy::iter_cloned_collect
 )]
 
 #[macro_use]
