@@ -207,7 +207,8 @@
 //! `Vec::with_capacity` and `push`; `let mut w = a.to_vec();`
 //! or `a.clone()`, a local copy that may grow where the parameter may not), and uses the iterator
 //! forms people write (`iter`, `iter_mut`, `zip`, `enumerate`, `rev`, `copied`, `map` with
-//! `sum`/`product`, `fold`, `for &v in a`, and `for w in a.windows(k)`/`a.chunks(k)`), also
+//! `sum`/`product`, `fold`, `for &v in a`, and `for w in a.windows(k)`/`a.chunks(k)` or
+//! `a.windows(k).map(..).sum()`), also
 //! over parts of arrays (`for b in &x[i + 1..]`, `x[1..].iter().zip(&w[..n])`,
 //! `x.iter().skip(1).take(n)`), and `let y: Vec<f64> = x.iter().map(..).collect();`, which are
 //! lowered to indexed loops. The adjoint keeps a shadow

@@ -919,8 +919,21 @@ fn collected(x: &[f64], w: &[f64]) -> f64 {
     s + products.iter().sum::<f64>()
 }
 
+/// Reductions over windows and chunks: `windows(2).map(..).sum()`, `chunks(2).map(..)
+/// .product()` with a reduction over each chunk.
+#[differentiable]
+fn window_reductions(x: &[f64]) -> f64 {
+    let roughness: f64 = x.windows(2).map(|w| (w[1] - w[0]).powi(2)).sum();
+    let blocks = x
+        .chunks(2)
+        .map(|c| c.iter().sum::<f64>() + 1.5)
+        .product::<f64>();
+    roughness + blocks
+}
+
 #[test]
 fn parts_as_iterator_sources() {
+    slices!(@second_order window_reductions, [5], [0], point(5, 56, -1.0, 1.0));
     slices!(@second_order collected, [3, 3], [0, 1], point(6, 55, -1.0, 1.0));
     for n in [2, 9] {
         let x = point(4, 54, -1.0, 1.0);

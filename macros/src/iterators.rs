@@ -12,7 +12,8 @@
 //!   and `*v += e` are element writes;
 //! - `for w in a.windows(n)` / `a.chunks(n)` loops over offsets, `w` a view of `a` in the
 //!   body: `w[j]` is `a[offset + j]`, `w.len()` the view's length, and the iterator forms
-//!   over `w` read `a` at those places;
+//!   over `w` read `a` at those places; `a.windows(n).map(|w| e).sum()` (or `product`) is
+//!   such a loop accumulating `e`;
 //! - a part of an array as a source (`for b in &a[i..j]`, `a[i..].iter()`, `.zip(&b[..n])`,
 //!   `a.iter().skip(i).take(n)`, in a loop or a reduction) is a view of the array like a
 //!   window, its bounds bound once before the loop;
@@ -1040,8 +1041,69 @@ impl Rewriter<'_> {
     }
 }
 
+impl Rewriter<'_> {
+    /// `a.windows(k).map(|w| e).sum()` (or `.product()`, or `chunks`): the accumulator in
+    /// a `for w in a.windows(k)` loop, which [`views_loop`](Self::views_loop) then
+    /// rewrites, `{ let mut acc = 0.0; for w in a.windows(k) { acc = acc + (e); } acc }`.
+    fn views_reduction(&mut self, call: &syn::ExprMethodCall) -> Option<Expr> {
+        let method = call.method.to_string();
+        if !matches!(method.as_str(), "sum" | "product") || !call.args.is_empty() {
+            return None;
+        }
+        let Expr::MethodCall(map) = strip_parens(&call.receiver) else {
+            return None;
+        };
+        let Expr::MethodCall(views) = strip_parens(&map.receiver) else {
+            return None;
+        };
+        if map.method != "map"
+            || map.args.len() != 1
+            || !matches!(views.method.to_string().as_str(), "windows" | "chunks")
+            || views.args.len() != 1
+            || single_ident(strip_parens(&views.receiver))
+                .is_none_or(|array| !self.arrays.contains(&array.to_string()))
+        {
+            return None;
+        }
+        let Expr::Closure(closure) = strip_parens(&map.args[0]) else {
+            return None;
+        };
+        let [pat] = closure.inputs.iter().collect::<Vec<_>>()[..] else {
+            return None;
+        };
+        let (pat, body) = (strip_pat_type(pat), &closure.body);
+        let acc = self.fresh("acc");
+        let generated = crate::generate::paths::generated();
+        let (init, update) = if method == "sum" {
+            (
+                typed_init(call, quote!(#generated::element_zero())),
+                quote!(#acc = #acc + (#body);),
+            )
+        } else {
+            (
+                typed_init(call, quote!(#generated::element_one())),
+                quote!(#acc = #acc * (#body);),
+            )
+        };
+        let mut rewritten: Expr = syn::parse_quote!({
+            let mut #acc #init;
+            for #pat in #views { #update }
+            #acc
+        });
+        self.visit_expr_mut(&mut rewritten);
+        Some(rewritten)
+    }
+}
+
 impl VisitMut for Rewriter<'_> {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        // A reduction over windows or chunks: a loop over them.
+        if let Expr::MethodCall(call) = expr
+            && let Some(rewritten) = self.views_reduction(call)
+        {
+            *expr = rewritten;
+            return;
+        }
         // A chain over parts of arrays: rewritten over views of them.
         if let Some(rewritten) = self.over_parts(expr) {
             *expr = rewritten;
