@@ -1368,3 +1368,316 @@ fn ragged_rows_f32_and_checkpointed() {
     }
     .check_with_second_order(&point(7, 92, -1.0, 1.0));
 }
+
+// ----- 5. indices recomputed from loop counters, values recomputed (issue 13) -----
+//
+// `grad_into` recomputes the index of a row view's read `m[rowN][gradtape_k]` from the
+// loop counters of the iteration it replays, and the operands of `(a - b) * (a - b)` from
+// the caller's arrays, instead of saving them; `grad` saves them. The faces' check holds
+// `grad_into` to `grad` bit for bit, and both to central differences.
+
+/// The k-means cost over fixed rows with jumps in both loops: a point far out is skipped
+/// (`continue`), and the search over centroids stops at the first one near enough
+/// (`break`), so that an iteration of each loop may end early.
+#[differentiable]
+fn kmeans_with_jumps(points: &[[f64; 3]], centroids: &[[f64; 3]]) -> f64 {
+    let mut cost = 0.0;
+    for p in points {
+        if p[0] > 0.6 {
+            continue;
+        }
+        let mut best = f64::INFINITY;
+        for c in centroids {
+            let d: f64 = p.iter().zip(c.iter()).map(|(a, b)| (a - b) * (a - b)).sum();
+            best = best.min(d);
+            if d < 0.8 {
+                break;
+            }
+        }
+        cost += best;
+    }
+    cost
+}
+
+/// Rows walked backwards (`.rev()`, a reversed counter) and forwards with `enumerate`, over
+/// ragged rows: `m[rowN][gradtape_k]` with `rowN` counting down.
+#[differentiable]
+fn ragged_rows_reversed(m: &[Vec<f64>], w: &[Vec<f64>]) -> f64 {
+    let mut total = 0.0;
+    for (r, q) in m.iter().zip(w.iter()).rev() {
+        let s: f64 = r.iter().zip(q.iter()).map(|(a, b)| (a - b) * (a + b)).sum();
+        total += s.sin();
+    }
+    for (k, r) in m.iter().enumerate() {
+        let s: f64 = r.iter().map(|a| a * a).sum();
+        total += s * (k as f64 + 1.0);
+    }
+    total
+}
+
+/// A reversed loop a `break` may end early: its trip count is not the number of rows,
+/// so its reads save their indices (`forget_counter`) while the inner loop's recompute
+/// theirs.
+#[differentiable]
+fn reversed_rows_with_break(m: &[[f64; 2]]) -> f64 {
+    let mut total = 0.0;
+    for r in m.iter().rev() {
+        let s: f64 = r.iter().map(|a| (a - 0.5) * (a - 0.5)).sum();
+        if s > 0.9 {
+            break;
+        }
+        total += s.exp();
+    }
+    total
+}
+
+/// Regression: a name the user spells that the desugaring also generates. The user's
+/// `gradtape_k` was taken for the iterator loop's counter (the generated counter has the
+/// same text): the adjoint added `x[gradtape_k]`'s cotangent at the loop's iteration
+/// instead of at the user's index, a silently wrong gradient.
+#[differentiable]
+fn user_named_gradtape_k(x: &[f64], gradtape_k: usize) -> f64 {
+    x.iter().map(|a| a * x[gradtape_k]).sum()
+}
+
+/// The same for a row view's index: the user's `row1` is not the desugaring's (the first
+/// row view's index is named `row1` too), though `j` is the inner loop's counter.
+#[differentiable]
+fn user_named_row1(m: &[[f64; 2]], w: &[[f64; 2]], row1: usize) -> f64 {
+    let mut total = 0.0;
+    for r in m.iter() {
+        for (j, a) in r.iter().enumerate() {
+            total += a * w[row1][j];
+        }
+    }
+    total
+}
+
+/// A checkpointed loop over rows: the recomputed indices and values count on the segment's
+/// trips (`start + t`).
+#[differentiable(checkpoint)]
+fn rows_checkpointed(points: &[[f64; 2]], centroid: &[f64; 2]) -> f64 {
+    let mut total = 0.0;
+    for p in points {
+        let d: f64 = p
+            .iter()
+            .zip(centroid.iter())
+            .map(|(a, b)| (a - b) * (a - b))
+            .sum();
+        total += d.sqrt();
+    }
+    total
+}
+
+#[test]
+fn indices_and_values_recomputed_from_counters() {
+    // 4 points and 3 centroids in 3-d: the point seed leaves some points past 0.6 and
+    // some searches ending early (checked below, so the jumps are exercised)
+    let x = point(21, 131, -1.0, 1.0);
+    let skipped = (0..4).filter(|i| x[3 * i] > 0.6).count();
+    assert!(skipped > 0 && skipped < 4, "{skipped} points skipped");
+    Case {
+        name: "kmeans_with_jumps",
+        itself: &|x| kmeans_with_jumps(&matrix::<3, 4>(x), &matrix::<3, 3>(&x[12..])),
+        primal: &|x| kmeans_with_jumps::primal(&matrix::<3, 4>(x), &matrix::<3, 3>(&x[12..])),
+        grad: Some(&|x| {
+            let (v, [gp, gc]) =
+                kmeans_with_jumps::grad(&matrix::<3, 4>(x), &matrix::<3, 3>(&x[12..]));
+            (v, [gp.concat(), gc.concat()].concat())
+        }),
+        grad_into: &|x| {
+            let (mut dp, mut dc) = ([[0.0; 3]; 4], [[0.0; 3]; 3]);
+            let v = kmeans_with_jumps::grad_into(
+                &matrix::<3, 4>(x),
+                &matrix::<3, 3>(&x[12..]),
+                &mut dp,
+                &mut dc,
+            );
+            (v, [dp.concat(), dc.concat()].concat())
+        },
+        jvp: &|x, t| {
+            kmeans_with_jumps::jvp(
+                &matrix::<3, 4>(x),
+                &matrix::<3, 3>(&x[12..]),
+                &matrix::<3, 4>(t),
+                &matrix::<3, 3>(&t[12..]),
+            )
+        },
+    }
+    .check(&x);
+    let broke = (0..4).filter(|i| x[3 * i] <= 0.6).any(|i| {
+        (0..3).any(|c| {
+            let d: f64 = (0..3)
+                .map(|j| (x[3 * i + j] - x[12 + 3 * c + j]).powi(2))
+                .sum();
+            d < 0.8
+        })
+    });
+    assert!(broke, "no centroid search ended early");
+
+    let (lens, wlens) = ([3, 1, 2], [2, 1, 3]);
+    Case {
+        name: "ragged_rows_reversed",
+        itself: &|x| ragged_rows_reversed(&ragged(x, &lens), &ragged(&x[6..], &wlens)),
+        primal: &|x| ragged_rows_reversed::primal(&ragged(x, &lens), &ragged(&x[6..], &wlens)),
+        grad: Some(&|x| {
+            let (v, [gm, gw]) =
+                ragged_rows_reversed::grad(&ragged(x, &lens), &ragged(&x[6..], &wlens));
+            (v, [gm.concat(), gw.concat()].concat())
+        }),
+        grad_into: &|x| {
+            let (mut dm, mut dw) = (ragged(&[0.0; 6], &lens), ragged(&[0.0; 6], &wlens));
+            let v = ragged_rows_reversed::grad_into(
+                &ragged(x, &lens),
+                &ragged(&x[6..], &wlens),
+                &mut dm,
+                &mut dw,
+            );
+            (v, [dm.concat(), dw.concat()].concat())
+        },
+        jvp: &|x, t| {
+            ragged_rows_reversed::jvp(
+                &ragged(x, &lens),
+                &ragged(&x[6..], &wlens),
+                &ragged(t, &lens),
+                &ragged(&t[6..], &wlens),
+            )
+        },
+    }
+    .check_with_second_order(&point(12, 132, -1.0, 1.0));
+
+    // rows (last first) (0.3, 0.5), (0.5, 0.6), then (2, 2): the loop breaks at the third
+    let rows = [0.1, 0.1, 2.0, 2.0, 0.5, 0.6, 0.3, 0.5];
+    Case {
+        name: "reversed_rows_with_break",
+        itself: &|x| reversed_rows_with_break(&matrix::<2, 4>(x)),
+        primal: &|x| reversed_rows_with_break::primal(&matrix::<2, 4>(x)),
+        grad: Some(&|x| {
+            let (v, [g]) = reversed_rows_with_break::grad(&matrix::<2, 4>(x));
+            (v, g.concat())
+        }),
+        grad_into: &|x| {
+            let mut d = [[0.0; 2]; 4];
+            let v = reversed_rows_with_break::grad_into(&matrix::<2, 4>(x), &mut d);
+            (v, d.concat())
+        },
+        jvp: &|x, t| reversed_rows_with_break::jvp(&matrix::<2, 4>(x), &matrix::<2, 4>(t)),
+    }
+    .check(&rows);
+    // the rows before the break get no gradient
+    let mut d = [[0.0; 2]; 4];
+    reversed_rows_with_break::grad_into(&matrix::<2, 4>(&rows), &mut d);
+    assert_eq!(d[0], [0.0, 0.0]);
+    assert_ne!(d[3], [0.0, 0.0]);
+
+    for at in 0..3 {
+        Case {
+            name: "user_named_gradtape_k",
+            itself: &|x| user_named_gradtape_k(x, at),
+            primal: &|x| user_named_gradtape_k::primal(x, at),
+            grad: Some(&|x| {
+                let (v, [g]) = user_named_gradtape_k::grad(x, at);
+                (v, g)
+            }),
+            grad_into: &|x| {
+                let mut d = vec![0.0; 3];
+                let v = user_named_gradtape_k::grad_into(x, at, &mut d);
+                (v, d)
+            },
+            jvp: &|x, t| user_named_gradtape_k::jvp(x, at, t),
+        }
+        .check(&point(3, 133, -1.0, 1.0));
+        Case {
+            name: "user_named_row1",
+            itself: &|x| user_named_row1(&matrix::<2, 3>(x), &matrix::<2, 3>(&x[6..]), at),
+            primal: &|x| user_named_row1::primal(&matrix::<2, 3>(x), &matrix::<2, 3>(&x[6..]), at),
+            grad: Some(&|x| {
+                let (v, [gm, gw]) =
+                    user_named_row1::grad(&matrix::<2, 3>(x), &matrix::<2, 3>(&x[6..]), at);
+                (v, [gm.concat(), gw.concat()].concat())
+            }),
+            grad_into: &|x| {
+                let (mut dm, mut dw) = ([[0.0; 2]; 3], [[0.0; 2]; 3]);
+                let v = user_named_row1::grad_into(
+                    &matrix::<2, 3>(x),
+                    &matrix::<2, 3>(&x[6..]),
+                    at,
+                    &mut dm,
+                    &mut dw,
+                );
+                (v, [dm.concat(), dw.concat()].concat())
+            },
+            jvp: &|x, t| {
+                user_named_row1::jvp(
+                    &matrix::<2, 3>(x),
+                    &matrix::<2, 3>(&x[6..]),
+                    at,
+                    &matrix::<2, 3>(t),
+                    &matrix::<2, 3>(&t[6..]),
+                )
+            },
+        }
+        .check(&point(12, 134, -1.0, 1.0));
+    }
+
+    Case {
+        name: "rows_checkpointed",
+        itself: &|x| rows_checkpointed(&matrix::<2, 5>(x), &x[10..].try_into().unwrap()),
+        primal: &|x| rows_checkpointed::primal(&matrix::<2, 5>(x), &x[10..].try_into().unwrap()),
+        grad: Some(&|x| {
+            let (v, (gp, gc)) =
+                rows_checkpointed::grad(&matrix::<2, 5>(x), &x[10..].try_into().unwrap());
+            (v, [gp.concat(), gc.to_vec()].concat())
+        }),
+        grad_into: &|x| {
+            let (mut dp, mut dc) = ([[0.0; 2]; 5], [0.0; 2]);
+            let v = rows_checkpointed::grad_into(
+                &matrix::<2, 5>(x),
+                &x[10..].try_into().unwrap(),
+                &mut dp,
+                &mut dc,
+            );
+            (v, [dp.concat(), dc.to_vec()].concat())
+        },
+        jvp: &|x, t| {
+            rows_checkpointed::jvp(
+                &matrix::<2, 5>(x),
+                &x[10..].try_into().unwrap(),
+                &matrix::<2, 5>(t),
+                &t[10..],
+            )
+        },
+    }
+    .check_with_second_order(&point(12, 135, -1.0, 1.0));
+}
+
+/// What `grad_into` saves for the k-means shape: no index and no operand per element
+/// read (only the trip counts and the `min`'s comparisons), where `vjp` still saves the
+/// operands (its pullback cannot borrow the arrays).
+#[test]
+fn row_view_reads_save_no_index() {
+    // the stacks each function declares, by the name of what they save
+    let stacks = |code: &str| -> Vec<String> {
+        code.lines()
+            .filter_map(|line| line.trim().strip_prefix("let mut "))
+            .filter_map(|rest| {
+                rest.split_once("_stack = ")
+                    .map(|(name, _)| name.to_string())
+            })
+            .collect()
+    };
+    let code = kmeans_with_jumps::GENERATED;
+    let (vjp, rest) = code.split_at(code.find("pub fn grad_into").expect("grad_into"));
+    let into = &rest[..rest.find("pub fn jvp").expect("jvp")];
+    for name in stacks(into) {
+        assert!(
+            ["trips", "sel", "exit", "branch"]
+                .iter()
+                .any(|kept| name.starts_with(kept)),
+            "grad_into saves {name}:\n{into}"
+        );
+    }
+    let in_vjp = stacks(vjp);
+    assert!(!in_vjp.iter().any(|n| n.starts_with("load")), "{in_vjp:?}");
+    assert!(in_vjp.iter().any(|n| n.starts_with("lhs")), "{in_vjp:?}");
+}

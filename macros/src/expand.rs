@@ -86,7 +86,8 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
             stmts,
         };
         let snapshots = args.checkpoint.as_ref().map(|c| c.snapshots);
-        let mut body = lower::lower(&cx, sig, &block, snapshots, &args.calls);
+        let user_names = crate::syntax::names_in(quote::ToTokens::to_token_stream(&item));
+        let mut body = lower::lower(&cx, sig, &block, snapshots, &args.calls, &user_names);
         if let Some(asked) = &args.checkpoint {
             checkpoint::check(&cx, asked, sig, &item, &body);
         }

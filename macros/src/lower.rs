@@ -23,7 +23,7 @@ use crate::args::Calls;
 use crate::ctxt::Ctxt;
 use crate::model::ir::{
     Arm, BinaryKind, Binding, BindingId, Block, Body, Callee, Counter, JumpKind, LoopHead, Op,
-    Operand, RETURN_REGION, Stmt, Target, Written, WrittenPart,
+    Operand, RETURN_REGION, Recompute, Stmt, Target, Written, WrittenPart,
 };
 use crate::model::sig::{Kind, Mode, Signature};
 use crate::syntax::{mixed, single_ident, strip_parens};
@@ -44,18 +44,21 @@ enum Tail {
 /// Lowers `body` (already through [`returns::rewrite`](crate::returns::rewrite)), iterating until the set of active
 /// `let mut` bindings is stable. Errors go to `cx`. `checkpoint` is the number of snapshots
 /// each top-level loop keeps when the attribute asked for checkpointing (recorded in the IR
-/// for generation).
+/// for generation). `user_names` are the names the user's item spells (`syntax::names_in`):
+/// a generated name among them is not trusted to be the desugaring's (see
+/// `Lowerer::counters`).
 pub fn lower(
     cx: &Ctxt,
     sig: &Signature,
     body: &syn::Block,
     checkpoint: Option<usize>,
     calls: &Calls,
+    user_names: &HashSet<String>,
 ) -> Body {
     let mut forced = HashSet::new();
     loop {
         let round = Ctxt::default();
-        let mut lowerer = Lowerer::new(&round, sig, &forced, calls);
+        let mut lowerer = Lowerer::new(&round, sig, &forced, calls, user_names);
         let lowered = lowerer.lower_fn_body(body);
         let newly: HashSet<usize> = lowerer.newly_forced.difference(&forced).copied().collect();
         // Activity only grows, and there are finitely many declarations: this ends.
@@ -104,6 +107,15 @@ struct Lowerer<'a> {
     calls: &'a Calls,
     /// The function's float type parameters: a local typed `Vec<T>` is an array too.
     floats: Vec<Ident>,
+    /// Whether reads may count on the desugaring's loop counters (`gradtape_k`): not when
+    /// the user's item spells that name itself, since names are compared by their text.
+    counters: bool,
+    /// The names the user's item spells (`lower`'s `user_names`).
+    user_names: &'a HashSet<String>,
+    /// The `usize` locals bound to a loop's counter as an iteration starts
+    /// (`let rowN: usize = gradtape_k;`, a row view's row index), with that counter: an
+    /// element read through one recomputes its index (`Recompute::Element`).
+    counter_aliases: HashMap<BindingId, Counter>,
 }
 
 /// A loop being lowered.
@@ -156,7 +168,13 @@ fn is_stop_gradient(call: &syn::ExprCall) -> bool {
 }
 
 impl<'a> Lowerer<'a> {
-    fn new(cx: &'a Ctxt, sig: &Signature, forced: &'a HashSet<usize>, calls: &'a Calls) -> Self {
+    fn new(
+        cx: &'a Ctxt,
+        sig: &Signature,
+        forced: &'a HashSet<usize>,
+        calls: &'a Calls,
+        user_names: &'a HashSet<String>,
+    ) -> Self {
         let mut lowerer = Lowerer {
             cx,
             calls,
@@ -179,6 +197,9 @@ impl<'a> Lowerer<'a> {
             written: Vec::new(),
             next_index: 0,
             floats: sig.floats.clone(),
+            counters: !user_names.contains("gradtape_k"),
+            user_names,
+            counter_aliases: HashMap::new(),
         };
         for param in &sig.params {
             let active = param.differentiable(sig.mode);
@@ -487,7 +508,21 @@ impl<'a> Lowerer<'a> {
         let forced = self.forced.contains(&key);
         let array = is_array_local(local, &self.floats);
         let bound = self.bindings.len();
+        // `let rowN: usize = gradtape_k;`, immutable: the local is the loop's counter for
+        // the whole iteration (a name the user's item does not spell is the desugaring's)
+        let alias = local
+            .init
+            .as_ref()
+            .filter(|init| init.diverge.is_none())
+            .filter(|_| !mutable && !self.user_names.contains(&ident.to_string()))
+            .filter(|_| ty.as_ref().is_some_and(is_usize))
+            .and_then(|init| self.counter_of(&init.expr));
         self.lower_local_as(local, ident, mutable, ty, key, forced, init_active);
+        if let Some(counter) = alias
+            && let Some(binding) = self.lookup(ident)
+        {
+            self.counter_aliases.insert(binding, counter);
+        }
         // The binding the `let` made (the last one: temporaries come before it).
         if array && self.bindings.len() > bound {
             let last = self.bindings.len() - 1;
@@ -1116,6 +1151,48 @@ impl<'a> Lowerer<'a> {
             ([i], _) => quote!(#i),
             _ => unreachable!("one index, or two for an array of rows"),
         }
+    }
+
+    /// How the adjoint recomputes the index of a read of `binding` at `indices` from the
+    /// loop counters, if it can: `a[k]` with `k` a counter, or `m[r][c]` of an array of
+    /// rows with `r` and `c` counters (or locals bound to counters) and a row length in
+    /// scope everywhere (a parameter's, or the ragged stride; a local's `N` may be a
+    /// `const` of an inner block).
+    fn recompute(&self, binding: BindingId, indices: &[&Expr]) -> Option<Recompute> {
+        match indices {
+            [k] => self.counter_of(k).map(Recompute::Counter),
+            [r, c] => {
+                let data = &self.bindings[binding];
+                if !(data.ragged || binding < self.param_count) {
+                    return None;
+                }
+                Some(Recompute::Element {
+                    row: self.counter_of(r)?,
+                    col: self.counter_of(c)?,
+                    stride: data.row.clone()?,
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// The loop counter `expr` is: `gradtape_k` (the innermost desugared loop's: each
+    /// shadows the one around it, and every loop of the desugaring counts from 0), or a
+    /// local bound to a counter (`counter_aliases`).
+    fn counter_of(&self, expr: &Expr) -> Option<Counter> {
+        if !self.counters {
+            return None;
+        }
+        let ident = single_ident(strip_parens(expr))?;
+        if ident == "gradtape_k" {
+            let ctx = self.loops.iter().rev().find(|l| l.counter.is_some())?;
+            return Some(Counter {
+                loop_id: ctx.id,
+                reversed: ctx.counter == Some(true),
+            });
+        }
+        let binding = self.lookup(ident)?;
+        self.counter_aliases.get(&binding).copied()
     }
 
     /// The array binding `expr` names (a parameter or a local array), if any.
@@ -1858,16 +1935,7 @@ impl<'a> Lowerer<'a> {
                     return Self::poisoned(expr);
                 }
                 let position = self.flat_index(array, &indices);
-                let counter = single_ident(strip_parens(&index.index))
-                    .filter(|_| indices.len() == 1)
-                    .filter(|ident| *ident == "gradtape_k")
-                    .and_then(|_| {
-                        let ctx = self.loops.iter().rev().find(|l| l.counter.is_some())?;
-                        Some(Counter {
-                            loop_id: ctx.id,
-                            reversed: ctx.counter == Some(true),
-                        })
-                    });
+                let counter = self.recompute(array, &indices);
                 let k = self.index_local(position);
                 Some(Op::Load {
                     array,
@@ -2739,6 +2807,12 @@ fn is_float_type(ty: &syn::Type) -> bool {
         && path.path.get_ident().is_some_and(|ident| ident == "f32" || ident == "f64"))
 }
 
+/// `usize`, as the desugaring writes a row index's type.
+fn is_usize(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Path(path) if path.qself.is_none()
+        && path.path.get_ident().is_some_and(|ident| ident == "usize"))
+}
+
 fn block_unsafety(expr: &Expr) -> Option<&syn::token::Unsafe> {
     match expr {
         Expr::Unsafe(unsafe_expr) => Some(&unsafe_expr.unsafe_token),
@@ -3222,14 +3296,15 @@ fn desugared_counter(pat: &Pat, iter: &Expr) -> Option<bool> {
     }
 }
 
-/// The reads of `block` counting on loop `id`'s counter save their indices instead.
+/// The reads of `block` counting on loop `id`'s counter (in either index of a row's
+/// element) save their indices instead.
 fn forget_counter(block: &mut Block, id: usize) {
     for stmt in &mut block.stmts {
         match stmt {
             Stmt::Def {
                 op: Op::Load { counter, .. },
                 ..
-            } if counter.is_some_and(|c| c.loop_id == id) => *counter = None,
+            } if counter.as_ref().is_some_and(|c| c.counts_on(id)) => *counter = None,
             Stmt::If {
                 then_branch,
                 else_branch,

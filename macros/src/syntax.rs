@@ -1,6 +1,8 @@
 //! Small syntax helpers every phase shares: no phase of its own.
 
-use proc_macro2::Span;
+use std::collections::HashSet;
+
+use proc_macro2::{Span, TokenStream, TokenTree};
 use syn::{Expr, Ident};
 
 /// A name of generated code, hygienic to the user's (`Span::mixed_site`): locals the
@@ -68,4 +70,24 @@ pub fn is_name(expr: &Expr, name: &Ident) -> bool {
 /// `["std", "mem", "swap"]`).
 pub fn segment_names(path: &syn::Path) -> Vec<String> {
     path.segments.iter().map(|s| s.ident.to_string()).collect()
+}
+
+/// Every identifier in `tokens`, by name, macro arguments included: the names a user's
+/// item spells, which a name of generated code compared by its text (hygiene is not
+/// visible to the macro) must not be mistaken for.
+pub fn names_in(tokens: TokenStream) -> HashSet<String> {
+    fn walk(tokens: TokenStream, out: &mut HashSet<String>) {
+        for tree in tokens {
+            match tree {
+                TokenTree::Ident(ident) => {
+                    out.insert(ident.to_string());
+                }
+                TokenTree::Group(group) => walk(group.stream(), out),
+                TokenTree::Punct(_) | TokenTree::Literal(_) => {}
+            }
+        }
+    }
+    let mut out = HashSet::new();
+    walk(tokens, &mut out);
+    out
 }

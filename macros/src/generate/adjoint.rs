@@ -8,7 +8,9 @@ use quote::{format_ident, quote};
 use syn::{Expr, Ident};
 
 use super::{Generator, Save, borrow, exit_name, is_literal, number_constant};
-use crate::model::ir::{Block, Op, Operand, RETURN_REGION, Saves, Stmt, Target};
+use crate::model::ir::{
+    Block, Counter, Op, Operand, RETURN_REGION, Recompute, Saves, Stmt, Target,
+};
 use crate::model::sig::{ArrayForm, Kind};
 use crate::syntax::mixed;
 use crate::vocabulary;
@@ -296,6 +298,27 @@ impl Generator<'_> {
         }
     }
 
+    /// The value loop counter `counter` had in the iteration being replayed (an operand,
+    /// parenthesized): `t` (or `n - 1 - t` backwards), `t` the replayed iteration and `n`
+    /// the trip count. In a checkpointed loop the adjoint replays one segment, whose trip
+    /// `t` is the loop's trip `start + t` of `total`.
+    pub(super) fn replayed_counter(&self, counter: Counter) -> TokenStream {
+        let (count, t) = Self::replay_counter(counter.loop_id);
+        let segment = self.segment.borrow().clone();
+        match segment {
+            Some(segment) if segment.loop_id == counter.loop_id => {
+                let (start, total) = (&segment.start, &segment.total);
+                if counter.reversed {
+                    quote!((#total - 1 - (#start + #t)))
+                } else {
+                    quote!((#start + #t))
+                }
+            }
+            _ if counter.reversed => quote!((#count - 1 - #t)),
+            _ => quote!(#t),
+        }
+    }
+
     /// The names of a loop's trip count and of the iteration being replayed.
     pub(super) fn replay_counter(loop_id: usize) -> (Ident, Ident) {
         (
@@ -435,6 +458,10 @@ impl Generator<'_> {
             Op::Binary { kind, lhs, rhs } => {
                 let (keep_lhs, keep_rhs) = self.binary_saves(kind, lhs, rhs);
                 let mut value_of = |operand: &Operand, keep: bool, name: String| {
+                    // recomputed rather than saved (`remat`), as the forward code decided
+                    if keep && let Some(value) = self.rematerialized(operand) {
+                        return Some(quote!(&#value));
+                    }
                     let saved = keep.then(|| {
                         let (pop, value) = self.recall(name, depth);
                         prologue.extend(pop);
@@ -491,23 +518,15 @@ impl Generator<'_> {
             }
             Op::Load { array, counter, .. } => {
                 let index = match counter {
-                    Some(counter) => {
-                        let (count, t) = Self::replay_counter(counter.loop_id);
-                        // In a checkpointed loop the adjoint replays one segment, whose
-                        // trip `t` is the loop's trip `start + t` of `total`.
-                        let segment = self.segment.borrow().clone();
-                        match segment {
-                            Some(segment) if segment.loop_id == counter.loop_id => {
-                                let (start, total) = (&segment.start, &segment.total);
-                                if counter.reversed {
-                                    quote!(&(#total - 1 - (#start + #t)))
-                                } else {
-                                    quote!(&(#start + #t))
-                                }
-                            }
-                            _ if counter.reversed => quote!(&(#count - 1 - #t)),
-                            _ => quote!(&#t),
-                        }
+                    Some(Recompute::Counter(counter)) => {
+                        let k = self.replayed_counter(*counter);
+                        quote!(&#k)
+                    }
+                    Some(Recompute::Element { row, col, stride }) => {
+                        // the flat index `flat_index`/`ragged_index` computed (and
+                        // bounds-checked) in the forward code
+                        let (r, c) = (self.replayed_counter(*row), self.replayed_counter(*col));
+                        quote!(&(#r * (#stride) + #c))
                     }
                     None => {
                         let (pop, index) = self.recall(format!("load{id}"), depth);

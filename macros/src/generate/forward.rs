@@ -487,6 +487,9 @@ impl Generator<'_> {
             }
             Op::Binary { kind, lhs, rhs } => {
                 let (keep_lhs, keep_rhs) = self.binary_saves(kind, lhs, rhs);
+                // (an operand the adjoint recomputes is not saved: `remat`)
+                let keep_lhs = keep_lhs && self.rematerialized(lhs).is_none();
+                let keep_rhs = keep_rhs && self.rematerialized(rhs).is_none();
                 if keep_lhs {
                     code.extend(self.save(format!("lhs{id}"), depth).keep(self.owned(lhs)));
                 }

@@ -21,6 +21,7 @@ mod checkpoint;
 pub mod companion;
 mod forward;
 pub mod paths;
+mod remat;
 mod tangent;
 pub mod wrapper;
 mod writes;
@@ -185,6 +186,8 @@ pub struct Generator<'a> {
     into: bool,
     /// The segment of a checkpointed loop the adjoint is replaying, if any.
     segment: RefCell<Option<checkpoint::Segment>>,
+    /// What `grad_into`'s adjoint recomputes instead of saving (empty elsewhere).
+    remat: remat::Remat<'a>,
 }
 
 impl<'a> Generator<'a> {
@@ -202,6 +205,7 @@ impl<'a> Generator<'a> {
             regions: Default::default(),
             into: false,
             segment: Default::default(),
+            remat: Default::default(),
         }
     }
 
@@ -209,6 +213,7 @@ impl<'a> Generator<'a> {
     pub fn into_buffers(sig: &'a Signature, body: &'a Body) -> Self {
         Generator {
             into: true,
+            remat: remat::Remat::plan(sig, body),
             ..Generator::new(sig, body, Flavour::Scalar)
         }
     }

@@ -302,22 +302,58 @@ pub enum Op {
     Call { func: Callee, args: Vec<Operand> },
     /// `array[index]` of an active array (scalar mode). `index` is the name of a `usize`
     /// local the lowering bound just before (a `Stmt::Plain`), so that the forward code
-    /// saves the index it read and the adjoint adds into that element of the shadow.
+    /// saves the index it read (unless `counter` says how to recompute it) and the adjoint
+    /// adds into that element of the shadow.
     Load {
         array: BindingId,
         index: Ident,
-        counter: Option<Counter>,
+        /// How the adjoint recomputes `index` instead of saving it, if it can.
+        counter: Option<Recompute>,
     },
 }
 
-/// A read whose index is the counter of the loop around it, a `for k in 0..n` or
-/// `for k in (0..n).rev()` of the iterator desugaring: the adjoint recomputes the index
-/// from the iteration it replays (`t`, or `n - 1 - t`, the trip count being `n`) instead
-/// of saving it. A reversed loop a jump may end early saves its indices as any read.
+/// The counter of a loop of the iterator desugaring, a `for k in 0..n` or
+/// `for k in (0..n).rev()`: the adjoint recomputes it from the iteration it replays (`t`,
+/// or `n - 1 - t`, the trip count being `n`) instead of saving it. A reversed loop a jump
+/// may end early has no such counter (its trip count is not `n`): its reads save their
+/// indices as any read (`lower::forget_counter`).
 #[derive(Clone, Copy)]
 pub struct Counter {
     pub loop_id: usize,
     pub reversed: bool,
+}
+
+/// A read whose index the adjoint recomputes from the loop counters of the iteration it
+/// replays rather than saving it. Exact because the index is a function of counters
+/// alone: the desugaring's counters and the row indices bound from them
+/// (`let rowN: usize = gradtape_k;`) are immutable and hygienic (no user code names them),
+/// and the replayed iteration `t` of a loop is the iteration whose counter was `t` (or
+/// `n - 1 - t`).
+#[derive(Clone)]
+pub enum Recompute {
+    /// `a[k]`: the index is a loop's counter.
+    Counter(Counter),
+    /// `m[r][c]` of an array of rows, `r` and `c` both counters (a row view's read: the row
+    /// index is the outer loop's, the column the inner loop's): the flat index
+    /// `r * stride + c`, as `generated::flat_index` (`stride` the row length `N`) or
+    /// `generated::ragged_index` (`stride` `RAGGED_STRIDE`) computed it in the forward
+    /// code, whose bounds checks passed there already. `stride` is a constant in scope in
+    /// every generated function (a parameter's `N` or `RAGGED_STRIDE`).
+    Element {
+        row: Counter,
+        col: Counter,
+        stride: TokenStream,
+    },
+}
+
+impl Recompute {
+    /// Whether the index counts on loop `id`.
+    pub fn counts_on(&self, id: usize) -> bool {
+        match self {
+            Recompute::Counter(c) => c.loop_id == id,
+            Recompute::Element { row, col, .. } => row.loop_id == id || col.loop_id == id,
+        }
+    }
 }
 
 /// Where an operation's value goes.
