@@ -958,3 +958,86 @@ fn parts_as_iterator_sources() {
     slices!(smallest_square, [4], [0], point(4, 52, -1.0, 1.0));
     slices!(part_reductions, [4, 4], [0, 1], point(8, 53, -1.0, 1.0));
 }
+
+// ----- indices recomputed from the counters of the user's range loops -----
+
+/// Reads and writes at `i`, `i - 1`, `i + 1` in loops from 0 and from 1, a compound
+/// write, an inclusive range, a reversed range, and an inner loop; the indices are
+/// recomputed by the adjoint, not saved.
+#[differentiable]
+fn stencils(x: &[f64], w: &[f64]) -> f64 {
+    let n = x.len();
+    let mut y = vec![0.0; n];
+    for i in 1..n - 1 {
+        y[i] = x[i - 1] * w[i] - 2.0 * x[i] + x[i + 1] * w[i - 1];
+    }
+    for i in 0..=n - 2 {
+        y[i + 1] += 0.5 * y[i] * x[i];
+    }
+    let mut s = 0.0;
+    for i in (1..n).rev() {
+        s = s * 0.9 + y[i] * y[i - 1];
+        for j in 0..i {
+            s += 0.01 * x[j] * y[i];
+        }
+    }
+    s
+}
+
+/// Jumps: `break` and `continue` in a forward range (its trips still count from the first
+/// value), `break` in a reversed one (which saves its indices: its trip count is not the
+/// range's length), and the loop variable shadowed in the body (then an ordinary index).
+#[differentiable]
+fn stencils_with_jumps(x: &[f64], limit: f64) -> f64 {
+    let mut s = 0.0;
+    for i in 1..x.len() {
+        if x[i] > limit {
+            continue;
+        }
+        s += x[i] * x[i - 1];
+        if s > 10.0 * limit {
+            break;
+        }
+    }
+    for i in (0..x.len()).rev() {
+        s += x[i].sin();
+        if x[i] < -limit {
+            break;
+        }
+    }
+    for i in 0..x.len() - 1 {
+        let i = x.len() - 1 - i;
+        s += 0.5 * x[i] * x[i];
+    }
+    s
+}
+
+#[test]
+fn indices_from_range_counters() {
+    slices!(@second_order stencils, [6, 6], [0, 1], point(12, 61, -1.0, 1.0));
+    for limit in [0.3, 2.0] {
+        let x = point(7, 62, -1.0, 1.0);
+        let case = common::faces::Case {
+            name: "stencils_with_jumps",
+            itself: &|x| stencils_with_jumps(x, limit),
+            primal: &|x| stencils_with_jumps::primal(x, limit),
+            grad: Some(&|x| {
+                let (value, (g, _)) = stencils_with_jumps::grad(x, limit);
+                (value, g)
+            }),
+            grad_into: &|x| {
+                let (mut g, mut dl) = (vec![0.0; x.len()], 0.0);
+                let value = stencils_with_jumps::grad_into(x, limit, &mut g, &mut dl);
+                (value, g)
+            },
+            jvp: &|x, v| stencils_with_jumps::jvp(x, limit, v, 0.0),
+        };
+        case.check_with_second_order(&x);
+    }
+    // the generated code keeps no index of the stencil loops
+    assert!(
+        !stencils::GENERATED.contains("idx"),
+        "{}",
+        stencils::GENERATED
+    );
+}

@@ -116,6 +116,10 @@ struct Lowerer<'a> {
     /// (`let rowN: usize = gradtape_k;`, a row view's row index), with that counter: an
     /// element read through one recomputes its index (`Recompute::Element`).
     counter_aliases: HashMap<BindingId, Counter>,
+    /// The variables of the user's loops over ranges from an integer literal (`for i in
+    /// 1..n`, not `mut`), with their loop's counter: a read or write at `i`, `i + 1` or
+    /// `i - 1` recomputes its index.
+    loop_counters: HashMap<BindingId, Counter>,
 }
 
 /// A loop being lowered.
@@ -200,6 +204,7 @@ impl<'a> Lowerer<'a> {
             counters: !user_names.contains("gradtape_k"),
             user_names,
             counter_aliases: HashMap::new(),
+            loop_counters: HashMap::new(),
         };
         for param in &sig.params {
             let active = param.differentiable(sig.mode);
@@ -1062,6 +1067,7 @@ impl<'a> Lowerer<'a> {
                     binding,
                     index,
                     push: false,
+                    counter: None,
                 },
                 op: Op::Copy {
                     value,
@@ -1180,19 +1186,54 @@ impl<'a> Lowerer<'a> {
     /// shadows the one around it, and every loop of the desugaring counts from 0), or a
     /// local bound to a counter (`counter_aliases`).
     fn counter_of(&self, expr: &Expr) -> Option<Counter> {
+        // `i + c`, `c + i`, `i - c` for an integer literal `c`
+        if let Expr::Binary(binary) = strip_parens(expr) {
+            let literal = |e: &Expr| match strip_parens(e) {
+                Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Int(int),
+                    ..
+                }) => int.base10_parse::<isize>().ok(),
+                _ => None,
+            };
+            let shifted = |counter: Counter, by: isize| {
+                Some(Counter {
+                    offset: counter.offset.checked_add(by)?,
+                    ..counter
+                })
+            };
+            return match binary.op {
+                BinOp::Add(_) => match (literal(&binary.left), literal(&binary.right)) {
+                    (None, Some(c)) => shifted(self.counter_of(&binary.left)?, c),
+                    (Some(c), None) => shifted(self.counter_of(&binary.right)?, c),
+                    _ => None,
+                },
+                BinOp::Sub(_) => {
+                    let c = literal(&binary.right)?;
+                    shifted(self.counter_of(&binary.left)?, c.checked_neg()?)
+                }
+                _ => None,
+            };
+        }
+        let ident = single_ident(strip_parens(expr))?;
+        // A user's loop variable (`loop_counters`) is found by its binding, so shadowing
+        // is respected; the desugaring's `gradtape_k` by its text, which is trusted only
+        // when the user's item does not spell it.
+        let binding = self.lookup(ident);
+        if let Some(counter) = binding.and_then(|b| self.loop_counters.get(&b)) {
+            return Some(*counter);
+        }
         if !self.counters {
             return None;
         }
-        let ident = single_ident(strip_parens(expr))?;
         if ident == "gradtape_k" {
             let ctx = self.loops.iter().rev().find(|l| l.counter.is_some())?;
             return Some(Counter {
                 loop_id: ctx.id,
                 reversed: ctx.counter == Some(true),
+                offset: 0,
             });
         }
-        let binding = self.lookup(ident)?;
-        self.counter_aliases.get(&binding).copied()
+        self.counter_aliases.get(&binding?).copied()
     }
 
     /// The array binding `expr` names (a parameter or a local array), if any.
@@ -1253,6 +1294,7 @@ impl<'a> Lowerer<'a> {
             return;
         }
         let position = self.flat_index(binding, indices);
+        let counter = self.recompute(binding, indices);
         let k = self.index_local(position);
         let op = match op {
             None => self.build(right),
@@ -1260,7 +1302,7 @@ impl<'a> Lowerer<'a> {
                 let lhs = self.emit_temp(Op::Load {
                     array: binding,
                     index: k.clone(),
-                    counter: None,
+                    counter: counter.clone(),
                 });
                 let rhs = self.lower_operand(right);
                 Op::Binary { kind, lhs, rhs }
@@ -1273,6 +1315,7 @@ impl<'a> Lowerer<'a> {
                 binding,
                 index: k,
                 push: false,
+                counter,
             },
             op,
         });
@@ -1317,6 +1360,7 @@ impl<'a> Lowerer<'a> {
                 binding,
                 index: k,
                 push: true,
+                counter: None,
             },
             op,
         });
@@ -1437,8 +1481,22 @@ impl<'a> Lowerer<'a> {
                     iter: (*for_loop.expr).clone(),
                 };
                 let label = for_loop.label.as_ref().map(|l| l.name.clone());
+                let range = range_counter(&for_loop.pat, &for_loop.expr);
                 self.lower_loop(label, head, None, |this| {
                     this.bind_pattern(&for_loop.pat);
+                    // `for i in 1..n`: `i` is the loop's counter plus 1 on every trip
+                    if let (Some((reversed, first)), Pat::Ident(pat)) = (range, &*for_loop.pat)
+                        && pat.ident != "gradtape_k"
+                        && let Some(binding) = this.lookup(&pat.ident)
+                        && let Some(ctx) = this.loops.last()
+                    {
+                        let counter = Counter {
+                            loop_id: ctx.id,
+                            reversed,
+                            offset: first,
+                        };
+                        this.loop_counters.insert(binding, counter);
+                    }
                     this.lower_stmts(&for_loop.body.stmts, Tail::Discard);
                 });
             }
@@ -1623,7 +1681,10 @@ impl<'a> Lowerer<'a> {
         self.enter_block();
         body(self);
         let mut block = self.exit_block();
-        if counter == Some(true) && self.loops.last().is_some_and(|l| l.exits) {
+        let reversed = counter == Some(true)
+            || matches!(&head, LoopHead::For { pat, iter }
+                if range_counter(pat, iter).is_some_and(|(reversed, _)| reversed));
+        if reversed && self.loops.last().is_some_and(|l| l.exits) {
             // a jump may end it early: its trip count is not `n`
             forget_counter(&mut block, id);
         }
@@ -3296,15 +3357,49 @@ fn desugared_counter(pat: &Pat, iter: &Expr) -> Option<bool> {
     }
 }
 
+/// A user's `for i in a..b` (or `a..=b`, `(a..b).rev()`, `(a..=b).rev()`) with `a` an
+/// integer literal and `i` a plain immutable name: whether it runs backwards, and `a`.
+fn range_counter(pat: &Pat, iter: &Expr) -> Option<(bool, isize)> {
+    let Pat::Ident(pat) = pat else { return None };
+    if pat.mutability.is_some() || pat.by_ref.is_some() || pat.subpat.is_some() {
+        return None;
+    }
+    let first = |expr: &Expr| match strip_parens(expr) {
+        Expr::Range(range) => match range.start.as_deref().map(strip_parens) {
+            Some(Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(int),
+                ..
+            })) if range.end.is_some() => int.base10_parse::<isize>().ok(),
+            _ => None,
+        },
+        _ => None,
+    };
+    match strip_parens(iter) {
+        Expr::MethodCall(call) if call.method == "rev" && call.args.is_empty() => {
+            Some((true, first(&call.receiver)?))
+        }
+        other => Some((false, first(other)?)),
+    }
+}
+
 /// The reads of `block` counting on loop `id`'s counter (in either index of a row's
 /// element) save their indices instead.
 fn forget_counter(block: &mut Block, id: usize) {
+    let forget = |counter: &mut Option<Recompute>| {
+        if counter.as_ref().is_some_and(|c| c.counts_on(id)) {
+            *counter = None;
+        }
+    };
     for stmt in &mut block.stmts {
         match stmt {
-            Stmt::Def {
-                op: Op::Load { counter, .. },
-                ..
-            } if counter.as_ref().is_some_and(|c| c.counts_on(id)) => *counter = None,
+            Stmt::Def { op, target, .. } => {
+                if let Op::Load { counter, .. } = op {
+                    forget(counter);
+                }
+                if let Target::Element { counter, .. } = target {
+                    forget(counter);
+                }
+            }
             Stmt::If {
                 then_branch,
                 else_branch,

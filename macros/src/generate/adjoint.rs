@@ -305,7 +305,7 @@ impl Generator<'_> {
     pub(super) fn replayed_counter(&self, counter: Counter) -> TokenStream {
         let (count, t) = Self::replay_counter(counter.loop_id);
         let segment = self.segment.borrow().clone();
-        match segment {
+        let trip = match segment {
             Some(segment) if segment.loop_id == counter.loop_id => {
                 let (start, total) = (&segment.start, &segment.total);
                 if counter.reversed {
@@ -316,6 +316,45 @@ impl Generator<'_> {
             }
             _ if counter.reversed => quote!((#count - 1 - #t)),
             _ => quote!(#t),
+        };
+        // The range's first value and the read's constant: the index the forward code
+        // computed, in range then, so the sum does not wrap
+        match counter.offset {
+            0 => trip,
+            offset => quote!(#trip.wrapping_add_signed(#offset)),
+        }
+    }
+
+    /// The index a read or write at `recompute` had in the forward code.
+    fn recomputed_index(&self, recompute: &Recompute) -> TokenStream {
+        match recompute {
+            Recompute::Counter(counter) => self.replayed_counter(*counter),
+            Recompute::Element { row, col, stride } => {
+                // the flat index `flat_index`/`ragged_index` computed (and bounds-checked)
+                // in the forward code
+                let (r, c) = (self.replayed_counter(*row), self.replayed_counter(*col));
+                quote!((#r * (#stride) + #c))
+            }
+        }
+    }
+
+    /// The index of an element write, as a reference: recomputed from loop counters, or
+    /// the one the forward code saved (with the code popping it).
+    fn element_index(
+        &self,
+        id: usize,
+        target: &Target,
+        depth: usize,
+    ) -> (TokenStream, TokenStream) {
+        match target {
+            Target::Element {
+                counter: Some(recompute),
+                ..
+            } => {
+                let index = self.recomputed_index(recompute);
+                (quote!(), quote!(&#index))
+            }
+            _ => self.recall(format!("idx{id}"), depth),
         }
     }
 
@@ -382,7 +421,7 @@ impl Generator<'_> {
                     // A constant overwrote the value: nothing flows back past here (for an
                     // element, its cotangent is taken and dropped).
                     if let Target::Element { .. } = target {
-                        let (pop, index) = self.recall(format!("idx{id}"), depth);
+                        let (pop, index) = self.element_index(id, target, depth);
                         return quote!(#pop let _ = #slot.take(*#index););
                     }
                     return quote!(#slot = None;);
@@ -518,15 +557,9 @@ impl Generator<'_> {
             }
             Op::Load { array, counter, .. } => {
                 let index = match counter {
-                    Some(Recompute::Counter(counter)) => {
-                        let k = self.replayed_counter(*counter);
-                        quote!(&#k)
-                    }
-                    Some(Recompute::Element { row, col, stride }) => {
-                        // the flat index `flat_index`/`ragged_index` computed (and
-                        // bounds-checked) in the forward code
-                        let (r, c) = (self.replayed_counter(*row), self.replayed_counter(*col));
-                        quote!(&(#r * (#stride) + #c))
+                    Some(recompute) => {
+                        let index = self.recomputed_index(recompute);
+                        quote!(&#index)
                     }
                     None => {
                         let (pop, index) = self.recall(format!("load{id}"), depth);
@@ -553,7 +586,7 @@ impl Generator<'_> {
         if let Target::Element { .. } = target {
             // The element's cotangent, taken: the value it held before does not reach
             // the result through it.
-            let (pop, index) = self.recall(format!("idx{id}"), depth);
+            let (pop, index) = self.element_index(id, target, depth);
             return quote! {
                 #pop
                 #prologue

@@ -304,6 +304,7 @@ impl Generator<'_> {
                 binding,
                 index,
                 push,
+                ..
             } => {
                 let (array, stored) = (self.name(*binding), Self::stored(id));
                 if *push {
@@ -409,7 +410,12 @@ impl Generator<'_> {
         let code = self.forward_def_value(id, target, op, depth);
         let suffix = self.target_suffix(target, id);
         let index = match target {
-            Target::Element { index, .. } if self.useful[target.binding()] && self.saving => {
+            // an index the adjoint recomputes from loop counters is not saved
+            Target::Element {
+                index,
+                counter: None,
+                ..
+            } if self.useful[target.binding()] && self.saving => {
                 self.save(format!("idx{id}"), depth).keep(quote!(#index))
             }
             _ => quote!(),

@@ -477,6 +477,7 @@ impl Generator<'_> {
                 binding,
                 index,
                 push,
+                ..
             } if self.body.bindings[*binding].active => {
                 let (tangent, stored) = (self.tangent(*binding), Self::tangent_stored(id));
                 if *push {

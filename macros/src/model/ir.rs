@@ -312,15 +312,19 @@ pub enum Op {
     },
 }
 
-/// The counter of a loop of the iterator desugaring, a `for k in 0..n` or
-/// `for k in (0..n).rev()`: the adjoint recomputes it from the iteration it replays (`t`,
-/// or `n - 1 - t`, the trip count being `n`) instead of saving it. A reversed loop a jump
-/// may end early has no such counter (its trip count is not `n`): its reads save their
-/// indices as any read (`lower::forget_counter`).
+/// An index that is a loop's counter plus a constant: the counter of a loop of the
+/// iterator desugaring (`for k in 0..n`, `for k in (0..n).rev()`), or a user's loop over a
+/// range from an integer literal (`for i in 1..n`, `for i in (0..=n).rev()`, `i` not
+/// `mut`), read as `i`, `i + 1` or `i - 1`. The adjoint recomputes it from the iteration it
+/// replays (`t + offset`, or `n - 1 - t + offset`, the trip count being `n`), instead of
+/// saving it; `offset` is the range's first value plus the constant. A reversed loop a
+/// jump may end early has no such counter (its trip count is not `n`): its reads and
+/// writes save their indices (`lower::forget_counter`).
 #[derive(Clone, Copy)]
 pub struct Counter {
     pub loop_id: usize,
     pub reversed: bool,
+    pub offset: isize,
 }
 
 /// A read whose index the adjoint recomputes from the loop counters of the iteration it
@@ -377,6 +381,9 @@ pub enum Target {
         binding: BindingId,
         index: Ident,
         push: bool,
+        /// How the adjoint recomputes `index` instead of saving it, if it can (as a
+        /// [`Op::Load`]'s).
+        counter: Option<Recompute>,
     },
 }
 
