@@ -168,11 +168,38 @@ pub fn has_differentiable_param(cx: &Ctxt, model: &Signature, item_sig: &syn::Si
                 sig::type_name(ty)
             ),
         ),
-        None => cx.syn_error(syn::Error::new(
-            item_sig.ident.span(),
-            "a #[differentiable] function needs a differentiable parameter: a float tensor, a variable, or an `f32`/`f64` number",
-        )),
+        None => match tuple_of_floats(item_sig) {
+            // `fn dist(a: (f64, f64), b: (f64, f64))`: the likely intent, named
+            Some(ty) => cx.error_spanned_by(
+                ty,
+                "a tuple parameter is not differentiated: pass its numbers as parameters of their own (`ax: f64, ay: f64`) or as an array (`a: [f64; 2]`, `a: &[f64]`), which are",
+            ),
+            None => cx.syn_error(syn::Error::new(
+                item_sig.ident.span(),
+                "a #[differentiable] function needs a differentiable parameter: a float tensor, a variable, an `f32`/`f64` number, or an array, slice or `Vec` of them",
+            )),
+        },
     }
+}
+
+/// The first parameter typed as a tuple of `f32`/`f64` (or a reference to one).
+fn tuple_of_floats(item_sig: &syn::Signature) -> Option<&syn::Type> {
+    item_sig.inputs.iter().find_map(|input| {
+        let syn::FnArg::Typed(typed) = input else {
+            return None;
+        };
+        let ty = match &*typed.ty {
+            syn::Type::Reference(reference) => &*reference.elem,
+            other => other,
+        };
+        let syn::Type::Tuple(tuple) = ty else {
+            return None;
+        };
+        let float = |t: &syn::Type| {
+            matches!(t, syn::Type::Path(path) if path.path.is_ident("f64") || path.path.is_ident("f32"))
+        };
+        (!tuple.elems.is_empty() && tuple.elems.iter().all(float)).then_some(&*typed.ty)
+    })
 }
 
 // ----- the body: constructs lowering meets -----
