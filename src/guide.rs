@@ -774,7 +774,8 @@
 //!
 //! - no differentiable parameter, or a result that is not a float, a float tensor or a
 //!   tuple of them (integers are data: an integer gradient does not exist), parameters
-//!   that are patterns rather than names;
+//!   that are patterns rather than names, tuple parameters (pass the numbers, or an
+//!   array);
 //! - `unsafe` functions and blocks, `async` functions: their effects have no adjoint;
 //! - `&mut` parameters of tensors or numbers, and mutation through references, fields or
 //!   indexing: the adjoint would need the overwritten values, which it cannot see;
