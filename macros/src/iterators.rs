@@ -955,15 +955,7 @@ impl VisitMut for Parts<'_> {
             && let Some(array) = self.flat_array(&index.expr)
         {
             let array = array.clone();
-            let start = range
-                .start
-                .as_ref()
-                .map_or(quote!(0), |start| quote!(#start));
-            let end = match (&range.end, &range.limits) {
-                (Some(end), syn::RangeLimits::HalfOpen(_)) => quote!(#end),
-                (Some(end), syn::RangeLimits::Closed(_)) => quote!((#end) + 1),
-                (None, _) => quote!(#array.len()),
-            };
+            let (start, end) = crate::syntax::range_bounds(range, &array);
             let name = self.part(array, start, end);
             *expr = syn::parse_quote!(#name);
             return;

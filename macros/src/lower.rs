@@ -2536,15 +2536,7 @@ impl<'a> Lowerer<'a> {
                 // evaluates them, after the arguments before them), and the part passed as
                 // their range: the adjoint and the tangent code reuse the same elements.
                 let name = self.bindings[binding].name.clone();
-                let start = range
-                    .start
-                    .as_ref()
-                    .map_or(quote!(0), |start| quote!(#start));
-                let end = match (&range.end, &range.limits) {
-                    (Some(end), syn::RangeLimits::HalfOpen(_)) => quote!(#end),
-                    (Some(end), syn::RangeLimits::Closed(_)) => quote!((#end) + 1),
-                    (None, _) => quote!(#name.len()),
-                };
+                let (start, end) = crate::syntax::range_bounds(&range, &name);
                 let (start, end) = (self.index_local(start), self.index_local(end));
                 args[position] = Operand::Active {
                     binding,

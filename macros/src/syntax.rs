@@ -91,3 +91,23 @@ pub fn names_in(tokens: TokenStream) -> HashSet<String> {
     walk(tokens, &mut out);
     out
 }
+
+/// The first and one-past-the-last positions a range selects of `array` (`a..b`,
+/// `a..=b`, `a..`, `..b`), as expressions to evaluate: `0` for an open start, `array.len()`
+/// for an open end.
+pub fn range_bounds(
+    range: &syn::ExprRange,
+    array: &impl quote::ToTokens,
+) -> (proc_macro2::TokenStream, proc_macro2::TokenStream) {
+    use quote::quote;
+    let start = range
+        .start
+        .as_ref()
+        .map_or(quote!(0), |start| quote!(#start));
+    let end = match (&range.end, &range.limits) {
+        (Some(end), syn::RangeLimits::HalfOpen(_)) => quote!(#end),
+        (Some(end), syn::RangeLimits::Closed(_)) => quote!((#end) + 1),
+        (None, _) => quote!(#array.len()),
+    };
+    (start, end)
+}
