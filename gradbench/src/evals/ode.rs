@@ -6,7 +6,7 @@
 //! (`gradbench-src/cpp/gradbench/evals/ode.hpp`) loop for loop: the right-hand side writes
 //! into a `&mut [f64]`, the solver keeps four stage buffers and a scratch state, and every
 //! function is annotated with `#[differentiable]`. The gradient is the generated adjoint of
-//! [`last_element`] (`last_element::grad_into`): no tape, the derivative of exactly the
+//! [`last_element`](fn@last_element) (`last_element::grad_into`): no tape, the derivative of exactly the
 //! function the eval names, taken through every Runge–Kutta step (the C++ `manual` tool
 //! answers the closed form of the exact solution instead, which agrees within the eval's
 //! tolerance).
@@ -86,7 +86,7 @@ pub fn solve(x: &[f64], s: usize, y: &mut [f64]) {
     }
 }
 
-/// The last element of [`solve`]'s state, `y_{n−1}(2)`: the function the eval's
+/// The last element of [`solve`](fn@solve)'s state, `y_{n−1}(2)`: the function the eval's
 /// `gradient` differentiates.
 ///
 /// ```
