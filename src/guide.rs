@@ -204,15 +204,14 @@
 //! `&mut [F]` (or `&mut [[F; N]]`) is an output the function writes. The body
 //! reads and writes elements (`a[i]`, `a[i] += ..`), asks `.len()`, builds local buffers
 //! (`vec![0.0; n]`, `[0.0; 3]`, `vec![x[0]; n]` of a differentiable value,
-//! `Vec::with_capacity` and `push`; `let mut w = a.to_vec();`
-//! or `a.clone()`, a local copy that may grow where the parameter may not), and uses the iterator
-//! forms people write (`iter`, `iter_mut`, `zip`, `enumerate`, `rev`, `copied`, `map` with
-//! `sum`/`product`, `fold`, `for &v in a`, and `for w in a.windows(k)`/`a.chunks(k)` or
-//! `a.windows(k).map(..).sum()`), also
-//! over parts of arrays (`for b in &x[i + 1..]`, `x[1..].iter().zip(&w[..n])`,
-//! `x.iter().skip(1).take(n)`), and `let y: Vec<f64> = x.iter().map(..).collect();`, which are
-//! lowered to indexed loops. The adjoint keeps a shadow
-//! buffer beside each array, as Enzyme does. Gradients come back in the parameter's shape,
+//! `Vec::with_capacity` and `push`; `let mut w = a.to_vec();` or `a.clone()`, a local copy
+//! that may grow where the parameter may not; `let y: Vec<f64> = x.iter().map(..)
+//! .collect();`), and uses the iterator forms people write (`iter`, `iter_mut`, `zip`,
+//! `enumerate`, `rev`, `copied`, `map` with `sum`/`product`, `fold`, `for &v in a`, and
+//! `for w in a.windows(k)`/`a.chunks(k)` or `a.windows(k).map(..).sum()`), also over parts
+//! of arrays (`for b in &x[i + 1..]`, `x[1..].iter().zip(&w[..n])`,
+//! `x.iter().skip(1).take(n)`, `x.iter().step_by(2)`), which are lowered to indexed loops.
+//! The adjoint keeps a shadow buffer beside each array, as Enzyme does. Gradients come back in the parameter's shape,
 //! and `f::grad_into` adds them into buffers the caller owns, allocating nothing per call:
 //!
 //! ```

@@ -931,8 +931,22 @@ fn window_reductions(x: &[f64]) -> f64 {
     roughness + blocks
 }
 
+/// Interleaved data: `step_by` alone, after `skip`, zipped, and with a stride that does
+/// not divide the length.
+#[differentiable]
+fn interleaved(x: &[f64]) -> f64 {
+    let even: f64 = x.iter().step_by(2).map(|v| v * v).sum();
+    let mut cross = 0.0;
+    for (a, b) in x.iter().step_by(2).zip(x.iter().skip(1).step_by(2)) {
+        cross += a * b.sin();
+    }
+    let third: f64 = x.iter().skip(1).step_by(3).product();
+    even + cross + third
+}
+
 #[test]
 fn parts_as_iterator_sources() {
+    slices!(@second_order interleaved, [7], [0], point(7, 57, -1.0, 1.0));
     slices!(@second_order window_reductions, [5], [0], point(5, 56, -1.0, 1.0));
     slices!(@second_order collected, [3, 3], [0, 1], point(6, 55, -1.0, 1.0));
     for n in [2, 9] {

@@ -15,8 +15,8 @@
 //!   over `w` read `a` at those places; `a.windows(n).map(|w| e).sum()` (or `product`) is
 //!   such a loop accumulating `e`;
 //! - a part of an array as a source (`for b in &a[i..j]`, `a[i..].iter()`, `.zip(&b[..n])`,
-//!   `a.iter().skip(i).take(n)`, in a loop or a reduction) is a view of the array like a
-//!   window, its bounds bound once before the loop;
+//!   `a.iter().skip(i).take(n)`, `.step_by(s)` last, in a loop or a reduction) is a view
+//!   of the array like a window, its bounds bound once before the loop;
 //! - `let y: Vec<f64> = a.iter().map(|v| e).collect();` is a local buffer grown by a loop
 //!   over the chain, `let mut y = Vec::new(); for v in a.iter() { y.push(e); }`;
 //! - `let w = a.to_vec();` (or `a.clone()`) is a local buffer of `a`'s length filled by a
@@ -320,6 +320,9 @@ struct View {
     /// A row of an array of rows (`for row in m`): `offset` is the row's index, and
     /// element `j` is `array[offset][j]`.
     row: bool,
+    /// A part taken by `step_by(s)`: element `j` is `array[offset + j * s]`, `s` a
+    /// `usize` local.
+    stride: Option<Ident>,
 }
 
 impl Rewriter<'_> {
@@ -347,6 +350,12 @@ impl Rewriter<'_> {
                 row: true,
                 ..
             }) => quote!(#array[#offset][#k]),
+            Some(View {
+                array,
+                offset,
+                stride: Some(stride),
+                ..
+            }) => quote!(#array[#offset + #k * #stride]),
             Some(View { array, offset, .. }) => quote!(#array[#offset + #k]),
             None => quote!(#name[#k]),
         }
@@ -409,6 +418,7 @@ impl Rewriter<'_> {
             offset: offset.clone(),
             len: len.clone(),
             row: false,
+            stride: None,
         });
         let mut body = for_loop.body.clone();
         // `w[j]` and `w.len()` first, then the iterator forms over `w`.
@@ -503,6 +513,7 @@ impl Rewriter<'_> {
                 offset: index.clone(),
                 len: quote!(#array[#index].len()),
                 row: true,
+                stride: None,
             };
             ViewReads(&view).visit_block_mut(&mut body);
             let place = if *mutable {
@@ -879,12 +890,25 @@ struct Parts<'r> {
     next: &'r mut usize,
 }
 
-/// A part of `array`: elements `start..end` (bounds as written, evaluated once).
+/// A part of `array`: elements `start..end` (bounds as written, evaluated once), every
+/// `stride`-th of them if `step_by` took it.
 struct Part {
     name: Ident,
     array: Ident,
     start: TokenStream,
     end: TokenStream,
+    stride: Option<TokenStream>,
+}
+
+/// What [`Parts::skipped`] found: a flat array's elements `start..end`, every
+/// `stride`-th, whether the items are copies, whether any adapter applied.
+struct Skipped {
+    array: Ident,
+    start: TokenStream,
+    end: TokenStream,
+    stride: Option<TokenStream>,
+    copied: bool,
+    applied: bool,
 }
 
 impl Parts<'_> {
@@ -894,39 +918,69 @@ impl Parts<'_> {
             .then_some(array)
     }
 
-    /// `a.iter()` (then `.copied()`/`.cloned()`) with `.skip(n)`/`.take(n)` applied: the
-    /// array, the bounds of the elements left, whether the items are copies, and whether
-    /// any `skip` or `take` was applied.
-    fn skipped(&self, expr: &Expr) -> Option<(Ident, TokenStream, TokenStream, bool, bool)> {
+    /// `a.iter()` (then `.copied()`/`.cloned()`) with `.skip(n)`/`.take(n)` and at last
+    /// `.step_by(s)` applied.
+    fn skipped(&self, expr: &Expr) -> Option<Skipped> {
         let Expr::MethodCall(call) = strip_parens(expr) else {
             return None;
         };
+        // (after a `step_by`, `skip`/`take`/`step_by` would count strided items: not a
+        // contiguous part)
+        let unstrided = || self.skipped(&call.receiver).filter(|s| s.stride.is_none());
         match (call.method.to_string().as_str(), call.args.len()) {
             ("iter", 0) => {
                 let array = self.flat_array(&call.receiver)?;
-                Some((array.clone(), quote!(0), quote!(#array.len()), false, false))
+                Some(Skipped {
+                    array: array.clone(),
+                    start: quote!(0),
+                    end: quote!(#array.len()),
+                    stride: None,
+                    copied: false,
+                    applied: false,
+                })
             }
-            ("copied" | "cloned", 0) => {
-                let (array, start, end, _, applied) = self.skipped(&call.receiver)?;
-                Some((array, start, end, true, applied))
-            }
+            ("copied" | "cloned", 0) => Some(Skipped {
+                copied: true,
+                ..self.skipped(&call.receiver)?
+            }),
             ("skip", 1) => {
-                let (array, start, end, copied, _) = self.skipped(&call.receiver)?;
-                let n = &call.args[0];
-                let start = quote!(((#start) + (#n)).min(#end));
-                Some((array, start, end, copied, true))
+                let inner = unstrided()?;
+                let (start, end, n) = (&inner.start, &inner.end, &call.args[0]);
+                Some(Skipped {
+                    start: quote!(((#start) + (#n)).min(#end)),
+                    applied: true,
+                    ..inner
+                })
             }
             ("take", 1) => {
-                let (array, start, end, copied, _) = self.skipped(&call.receiver)?;
-                let n = &call.args[0];
-                let end = quote!((#end).min((#start) + (#n)));
-                Some((array, start, end, copied, true))
+                let inner = unstrided()?;
+                let (start, end, n) = (&inner.start, &inner.end, &call.args[0]);
+                Some(Skipped {
+                    end: quote!((#end).min((#start) + (#n))),
+                    applied: true,
+                    ..inner
+                })
+            }
+            ("step_by", 1) => {
+                let inner = unstrided()?;
+                let step = &call.args[0];
+                Some(Skipped {
+                    stride: Some(quote!(#step)),
+                    applied: true,
+                    ..inner
+                })
             }
             _ => None,
         }
     }
 
-    fn part(&mut self, array: Ident, start: TokenStream, end: TokenStream) -> Ident {
+    fn part(
+        &mut self,
+        array: Ident,
+        start: TokenStream,
+        end: TokenStream,
+        stride: Option<TokenStream>,
+    ) -> Ident {
         *self.next += 1;
         let name = mixed(&format!("part{}", self.next));
         self.found.push(Part {
@@ -934,6 +988,7 @@ impl Parts<'_> {
             array,
             start,
             end,
+            stride,
         });
         name
     }
@@ -941,8 +996,16 @@ impl Parts<'_> {
 
 impl VisitMut for Parts<'_> {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
-        if let Some((array, start, end, copied, true)) = self.skipped(expr) {
-            let name = self.part(array, start, end);
+        if let Some(Skipped {
+            array,
+            start,
+            end,
+            stride,
+            copied,
+            applied: true,
+        }) = self.skipped(expr)
+        {
+            let name = self.part(array, start, end, stride);
             *expr = if copied {
                 syn::parse_quote!(#name.iter().copied())
             } else {
@@ -956,7 +1019,7 @@ impl VisitMut for Parts<'_> {
         {
             let array = array.clone();
             let (start, end) = crate::syntax::range_bounds(range, &array);
-            let name = self.part(array, start, end);
+            let name = self.part(array, start, end, None);
             *expr = syn::parse_quote!(#name);
             return;
         }
@@ -1004,6 +1067,7 @@ impl Rewriter<'_> {
             array,
             start,
             end,
+            stride,
         } in found
         {
             let (first, len) = (self.fresh("start"), self.fresh("len"));
@@ -1013,12 +1077,23 @@ impl Rewriter<'_> {
                 let #first: usize = #start;
                 let #len: usize = #array[#first..#end].len();
             });
+            // `step_by(s)` yields every `s`-th element from the first: `ceil(len / s)` of
+            // them (and, as the iterator does, panics for `s == 0`)
+            let stride = stride.map(|step| {
+                let local = self.fresh("stride");
+                lets.push(quote! {
+                    let #local: usize = #step;
+                    let #len: usize = #len.div_ceil(#local);
+                });
+                local
+            });
             self.views.push(View {
                 name: name.to_string(),
                 array,
                 offset: first,
                 len: quote!(#len),
                 row: false,
+                stride,
             });
         }
         let mut rewritten = expr.clone();
@@ -1201,16 +1276,19 @@ impl VisitMut for ViewReads<'_> {
             offset,
             len,
             row,
+            stride,
         } = self.0;
         match expr {
             Expr::Index(index)
                 if single_ident(strip_parens(&index.expr)).is_some_and(|i| i == name) =>
             {
                 let position = &index.index;
-                *expr = if *row {
-                    syn::parse_quote!(#array[#offset][#position])
-                } else {
-                    syn::parse_quote!(#array[#offset + (#position)])
+                *expr = match (row, stride) {
+                    (true, _) => syn::parse_quote!(#array[#offset][#position]),
+                    (false, Some(stride)) => {
+                        syn::parse_quote!(#array[#offset + (#position) * #stride])
+                    }
+                    (false, None) => syn::parse_quote!(#array[#offset + (#position)]),
                 };
             }
             Expr::MethodCall(call)

@@ -521,7 +521,7 @@ pub fn rows_copied_whole(cx: &Ctxt, method: &syn::Ident) {
 /// A method with no rule, on a differentiable value.
 pub fn unknown_method(cx: &Ctxt, method: &syn::Ident, mode: Mode) {
     let hint = if mode == Mode::Scalar {
-        "on plain numbers it differentiates the float methods of the vocabulary of ops (`sqrt`, `exp`, `ln`, `sin`, `tan`, `atan2`, `powf`, `hypot`, `max`, `clamp`, `mul_add`, .. as the guide lists them), and over float arrays the iterator forms `iter`, `iter_mut`, `zip`, `enumerate`, `rev`, `skip`, `take`, `copied` with `map`, `sum`, `product`, `fold` or `collect`, and `windows`/`chunks` in a `for` loop; another function's or method's call is differentiated when it is `#[differentiable]` too"
+        "on plain numbers it differentiates the float methods of the vocabulary of ops (`sqrt`, `exp`, `ln`, `sin`, `tan`, `atan2`, `powf`, `hypot`, `max`, `clamp`, `mul_add`, .. as the guide lists them), and over float arrays the iterator forms `iter`, `iter_mut`, `zip`, `enumerate`, `rev`, `skip`, `take`, `step_by`, `copied` with `map`, `sum`, `product`, `fold` or `collect`, and `windows`/`chunks` in a `for` loop; another function's or method's call is differentiated when it is `#[differentiable]` too"
     } else {
         "wrap the computation in a function taking tensors (calls are differentiated through the runtime's rules), or use the runtime's tensor ops"
     };
