@@ -1191,3 +1191,49 @@ fn a_carried_value_starting_as_a_literal() {
     scalar!(from_rest(x0, k) at [1.0, 2.0], [-0.5, 0.7]);
     scalar!(midpoint_from_rest(x0, k) at [1.0, 2.0], [-0.5, 0.7]);
 }
+
+// ----- operands a loop reads but never changes, saved once as it starts -----
+
+/// `dt` and `k` (parameters) in every trip of an integrator, a value defined before a
+/// nested loop, one defined in the outer loop and read in the inner one, one read in a
+/// loop inside a branch, and one in a loop that a `break` and a `return` may end.
+#[differentiable]
+fn loop_invariants(x0: f64, dt: f64, k: f64) -> f64 {
+    let (mut x, mut v) = (x0, 0.0);
+    for _ in 0..12 {
+        x += dt * v;
+        v -= dt * k * x;
+    }
+    let c = x0.cos();
+    let mut s = 0.0;
+    for i in 0..4 {
+        let w = (i as f64 + 1.0) * x;
+        for j in 0..3 {
+            s += c * w * (j as f64 + 0.5) + s * dt;
+        }
+    }
+    if x0 > 0.0 {
+        for _ in 0..3 {
+            s = s * c + k;
+        }
+    }
+    for i in 0..20 {
+        s += c * (i as f64);
+        if s > 1e3 {
+            break;
+        }
+        if s < -1e3 {
+            return s * k;
+        }
+    }
+    s + x * v
+}
+
+#[test]
+fn operands_saved_once_per_loop() {
+    scalar!(loop_invariants(x0, dt, k) at [0.7, 0.05, 2.0], [-0.4, 0.1, 1.5], [1.3, 0.02, 30.0]);
+    // `dt`, `k` and `c` are saved as their loops start, not on every trip: none of the
+    // integrator's products keeps its left operand per trip
+    let generated = loop_invariants::GENERATED;
+    assert!(generated.contains("inv"), "{generated}");
+}

@@ -278,7 +278,11 @@ impl Generator<'_> {
         exits: bool,
         depth: usize,
     ) -> TokenStream {
-        let (prologue, value) = self.recall(format!("trips{id}"), depth);
+        let (mut prologue, value) = self.recall(format!("trips{id}"), depth);
+        for (binding, _) in self.invariants.per_loop.get(&id).into_iter().flatten() {
+            let name = super::invariants::Invariants::name(id, *binding);
+            prologue.extend(self.recall(name, depth).0);
+        }
         let (exit_pop, region) = if exits {
             let (pop, exit) = self.recall(exit_name(id), body.depth);
             (pop, Some((id, exit)))
@@ -323,6 +327,15 @@ impl Generator<'_> {
             0 => trip,
             offset => quote!(#trip.wrapping_add_signed(#offset)),
         }
+    }
+
+    /// The value the op `id`'s operand `side` had, if its loop saved it as it started
+    /// (`invariants`): a reference to the value the loop's reverse popped.
+    fn invariant_value(&self, id: usize, side: usize) -> Option<TokenStream> {
+        let (start, binding) = *self.invariants.uses.get(&(id, side))?;
+        let depth = self.invariants.depths[&start];
+        let name = super::invariants::Invariants::name(start, binding);
+        Some(self.recall(name, depth).1)
     }
 
     /// The index a read or write at `recompute` had in the forward code.
@@ -496,10 +509,14 @@ impl Generator<'_> {
             }
             Op::Binary { kind, lhs, rhs } => {
                 let (keep_lhs, keep_rhs) = self.binary_saves(kind, lhs, rhs);
-                let mut value_of = |operand: &Operand, keep: bool, name: String| {
+                let mut value_of = |operand: &Operand, keep: bool, name: String, side: usize| {
                     // recomputed rather than saved (`remat`), as the forward code decided
                     if keep && let Some(value) = self.rematerialized(operand) {
                         return Some(quote!(&#value));
+                    }
+                    // saved once as its loop started, popped before the trips' replay
+                    if keep && let Some(value) = self.invariant_value(id, side) {
+                        return Some(value);
                     }
                     let saved = keep.then(|| {
                         let (pop, value) = self.recall(name, depth);
@@ -511,8 +528,8 @@ impl Generator<'_> {
                         None => Some(self.constant(operand.fwd(), saved)),
                     }
                 };
-                let l = value_of(lhs, keep_lhs, format!("lhs{id}"));
-                let r = value_of(rhs, keep_rhs, format!("rhs{id}"));
+                let l = value_of(lhs, keep_lhs, format!("lhs{id}"), 0);
+                let r = value_of(rhs, keep_rhs, format!("rhs{id}"), 1);
                 // Each operand has its own rule (on ties of `maximum` TensorFlow gives the
                 // whole cotangent to the first operand, so even those are not symmetric),
                 // taking the operands it reads, then the cotangent.

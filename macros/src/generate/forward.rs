@@ -195,6 +195,12 @@ impl Generator<'_> {
     ) -> TokenStream {
         let trips = self.save(format!("trips{id}"), depth);
         let name = &trips.name;
+        // the operands the trips read but never change, once (`invariants`)
+        let mut invariants = TokenStream::new();
+        for (binding, operand) in self.invariants.per_loop.get(&id).into_iter().flatten() {
+            let save = self.save(super::invariants::Invariants::name(id, *binding), depth);
+            invariants.extend(save.keep(self.owned(operand)));
+        }
         self.loops.borrow_mut().push(Vec::new());
         // Each iteration is counted as it starts (a jump may end it early) and, when
         // one may, saves how it ended.
@@ -229,6 +235,7 @@ impl Generator<'_> {
             LoopHead::Loop => quote!(#label loop { #code }),
         };
         quote! {
+            #invariants
             let mut #name: usize = 0;
             #looped
             #keep
@@ -496,6 +503,9 @@ impl Generator<'_> {
                 // (an operand the adjoint recomputes is not saved: `remat`)
                 let keep_lhs = keep_lhs && self.rematerialized(lhs).is_none();
                 let keep_rhs = keep_rhs && self.rematerialized(rhs).is_none();
+                // (nor one its loop saved as it started: `invariants`)
+                let keep_lhs = keep_lhs && !self.invariants.uses.contains_key(&(id, 0));
+                let keep_rhs = keep_rhs && !self.invariants.uses.contains_key(&(id, 1));
                 if keep_lhs {
                     code.extend(self.save(format!("lhs{id}"), depth).keep(self.owned(lhs)));
                 }

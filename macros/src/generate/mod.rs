@@ -20,6 +20,7 @@ mod adjoint;
 mod checkpoint;
 pub mod companion;
 mod forward;
+mod invariants;
 pub mod paths;
 mod remat;
 mod tangent;
@@ -188,11 +189,13 @@ pub struct Generator<'a> {
     segment: RefCell<Option<checkpoint::Segment>>,
     /// What `grad_into`'s adjoint recomputes instead of saving (empty elsewhere).
     remat: remat::Remat<'a>,
+    /// The operands loops save once as they start rather than on every trip.
+    invariants: invariants::Invariants,
 }
 
 impl<'a> Generator<'a> {
     pub fn new(sig: &'a Signature, body: &'a Body, flavour: Flavour<'a>) -> Self {
-        Generator {
+        let mut generator = Generator {
             sig,
             body,
             flavour,
@@ -206,7 +209,10 @@ impl<'a> Generator<'a> {
             into: false,
             segment: Default::default(),
             remat: Default::default(),
-        }
+            invariants: Default::default(),
+        };
+        generator.invariants = invariants::Invariants::plan(&generator);
+        generator
     }
 
     /// The generator of `grad_into` (scalar mode): gradients into the caller's buffers.

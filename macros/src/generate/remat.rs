@@ -74,7 +74,7 @@ impl<'a> Remat<'a> {
 }
 
 /// The immutable `let`s of each binding, and the bindings written any other way.
-fn collect<'a>(
+pub(super) fn collect<'a>(
     block: &'a Block,
     lets: &mut HashMap<BindingId, Vec<&'a Op>>,
     written: &mut HashSet<BindingId>,
