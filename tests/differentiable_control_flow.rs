@@ -1229,8 +1229,40 @@ fn loop_invariants(x0: f64, dt: f64, k: f64) -> f64 {
     s + x * v
 }
 
+/// Constant names: `h` (computed from a count) in every trip, and a closure inside the
+/// loop whose parameter has the name of a constant outside it (so that name is not one
+/// binding, and is saved per trip as before).
+#[allow(clippy::needless_range_loop)] // the index loop is the form under test
+#[differentiable]
+fn constant_names_in_loops(x: &[f64], s: usize) -> f64 {
+    let h = 2.0 / s as f64;
+    let scale = 0.5;
+    let mut y = 0.0;
+    for i in 0..x.len() {
+        y += h * x[i] * x[i];
+        let f = |scale: f64| scale * x[i];
+        y += f(1.5) * scale;
+    }
+    y
+}
+
 #[test]
 fn operands_saved_once_per_loop() {
+    for s in [1, 3] {
+        let x = [0.3, -0.8, 1.1];
+        let (value, [g]) = constant_names_in_loops::grad(&x, s);
+        assert_eq!(
+            value.to_bits(),
+            constant_names_in_loops::primal(&x, s).to_bits()
+        );
+        assert_eq!(value.to_bits(), constant_names_in_loops(&x, s).to_bits());
+        let by_differences =
+            common::central_differences(&|x: &[f64]| constant_names_in_loops::primal(x, s), &x);
+        for (k, (a, b)) in g.iter().zip(&by_differences).enumerate() {
+            assert!(close(*a, *b, 1e-6), "s = {s}: d/dx{k} {a} vs {b}");
+        }
+    }
+    assert!(constant_names_in_loops::GENERATED.contains("inv"));
     scalar!(loop_invariants(x0, dt, k) at [0.7, 0.05, 2.0], [-0.4, 0.1, 1.5], [1.3, 0.02, 30.0]);
     // `dt`, `k` and `c` are saved as their loops start, not on every trip: none of the
     // integrator's products keeps its left operand per trip

@@ -10,7 +10,10 @@
 //! - it is defined outside the loop (its definition's enclosing loops are a strict prefix
 //!   of the loops around the use), so it is defined before the loop starts and does not
 //!   change while the loop runs;
-//! - it is a number, not an array.
+//! - it is a number, not an array;
+//! - a constant operand (`h` in `h * k[i]`, an inactive name) qualifies the same way: a
+//!   name bound once in the whole function (so it names that binding wherever it
+//!   appears), by an immutable `let` with a value (run as written), met before the use.
 //!
 //! It is saved at the outermost loop entered after its definition (the fewest saves),
 //! where it is in scope: the use is in its scope and in that loop, and its definition is
@@ -123,6 +126,22 @@ impl Walk<'_, '_> {
                     }
                 }
                 Stmt::Scope(body) => self.block(body),
+                Stmt::Plain(tokens) => {
+                    if let Ok(syn::Stmt::Local(local)) = syn::parse2::<syn::Stmt>(tokens.clone())
+                        && local
+                            .init
+                            .as_ref()
+                            .is_some_and(|init| init.diverge.is_none())
+                        && let syn::Pat::Ident(pat) = &local.pat
+                        && pat.mutability.is_none()
+                        && pat.by_ref.is_none()
+                        && pat.subpat.is_none()
+                        && let Some(binding) = self.unique(&pat.ident)
+                    {
+                        self.defined.insert(binding, self.loops.clone());
+                        self.constant.insert(binding);
+                    }
+                }
                 Stmt::Loop { id, body, .. } => {
                     self.plan.depths.insert(*id, block.depth);
                     self.loops.push(*id);
@@ -134,11 +153,26 @@ impl Walk<'_, '_> {
         }
     }
 
+    /// The binding of a name the function binds exactly once.
+    fn unique(&self, name: &syn::Ident) -> Option<BindingId> {
+        let bindings = &self.generator.body.bindings;
+        let mut named = bindings.iter().enumerate().filter(|(_, b)| b.name == *name);
+        let (binding, _) = named.next()?;
+        named.next().is_none().then_some(binding)
+    }
+
     /// A kept operand of the op `id`: planned if it is constant and defined outside the
     /// innermost loop around the op.
     fn operand(&mut self, id: usize, side: usize, operand: &Operand) {
-        let Some(binding) = operand.binding() else {
-            return;
+        let binding = match operand.binding() {
+            Some(binding) => binding,
+            // a constant name, bound once (`Stmt::Plain` lets above)
+            None => match crate::syntax::single_ident(crate::syntax::strip_parens(operand.fwd()))
+                .and_then(|ident| self.unique(ident))
+            {
+                Some(binding) => binding,
+                None => return,
+            },
         };
         // read by its name (not through a method or a dereference): the same expression
         // at the loop's start
