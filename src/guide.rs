@@ -206,7 +206,7 @@
 //! (`vec![0.0; n]`, `[0.0; 3]`, `vec![x[0]; n]` of a differentiable value,
 //! `Vec::with_capacity` and `push`; `let mut w = a.to_vec();` or `a.clone()`, a local copy
 //! that may grow where the parameter may not; `let y: Vec<f64> = x.iter().map(..)
-//! .collect();`), and uses the iterator forms people write (`iter`, `iter_mut`, `zip`,
+//! .collect();`; `a.copy_from_slice(&b)`), and uses the iterator forms people write (`iter`, `iter_mut`, `zip`,
 //! `enumerate`, `rev`, `copied`, `map` with `sum`/`product`, `fold`, `for &v in a`, and
 //! `for w in a.windows(k)`/`a.chunks(k)` or `a.windows(k).map(..).sum()`), also over parts
 //! of arrays (`for b in &x[i + 1..]`, `x[1..].iter().zip(&w[..n])`,

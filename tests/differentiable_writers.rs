@@ -1035,3 +1035,41 @@ fn buffers_filled_with_differentiable_values() {
         assert!((gi - product / xi).abs() < 1e-14);
     }
 }
+
+// ----- 6. `copy_from_slice` between float arrays -----
+
+/// A double buffer copied back with `copy_from_slice` each step, and a part copied into a
+/// fixed array.
+#[differentiable]
+fn copied_back(x0: &[f64], k: f64) -> f64 {
+    let mut state = x0.to_vec();
+    let mut next = vec![0.0; x0.len()];
+    for _ in 0..5 {
+        for i in 0..state.len() {
+            next[i] = state[i] - 0.1 * k * state[(i + 1) % state.len()].sin();
+        }
+        state.copy_from_slice(&next);
+    }
+    let mut head = [0.0; 2];
+    head.copy_from_slice(&state[1..3]);
+    state[0] * head[0] + head[1]
+}
+
+#[test]
+fn copies_from_slices() {
+    slice_and_number!(copied_back, vec![1.0, 0.3, -0.5, 2.0]);
+}
+
+/// Slices of different lengths panic, as `copy_from_slice` does.
+#[differentiable]
+fn copied_mismatched(x: &[f64]) -> f64 {
+    let mut head = [0.0; 2];
+    head.copy_from_slice(x);
+    head[0] * head[1]
+}
+
+#[test]
+#[should_panic(expected = "copy_from_slice: the two slices have different lengths")]
+fn copies_of_different_lengths_panic() {
+    let _ = copied_mismatched::grad(&[1.0, 2.0, 3.0]);
+}

@@ -19,6 +19,8 @@
 //!   of the array like a window, its bounds bound once before the loop;
 //! - `let y: Vec<f64> = a.iter().map(|v| e).collect();` is a local buffer grown by a loop
 //!   over the chain, `let mut y = Vec::new(); for v in a.iter() { y.push(e); }`;
+//! - `a.copy_from_slice(&b)` (or `clone_from_slice`) is the lengths' check and an element
+//!   copy over `a.iter_mut().zip(b.iter())`;
 //! - `let w = a.to_vec();` (or `a.clone()`) is a local buffer of `a`'s length filled by a
 //!   copying loop, so the copy is a local array like any other;
 //! - `.sum()`, `.product()`, `.fold(init, |acc, v| e)` (or `.fold(init, f64::max)`),
@@ -1109,6 +1111,47 @@ impl Rewriter<'_> {
 }
 
 impl Rewriter<'_> {
+    /// `a.copy_from_slice(&b)` (or `clone_from_slice`, `b` an array or a part of one) of
+    /// flat float arrays: the lengths checked as the method checks them, then an element
+    /// copy over the zipped iterators, rewritten as any loop (so `a`'s elements take `b`'s
+    /// cotangents back).
+    fn copied_from(&mut self, call: &syn::ExprMethodCall) -> Option<Expr> {
+        if !matches!(
+            call.method.to_string().as_str(),
+            "copy_from_slice" | "clone_from_slice"
+        ) || call.args.len() != 1
+        {
+            return None;
+        }
+        let target = single_ident(strip_parens(&call.receiver))?;
+        let source = match strip_parens(&call.args[0]) {
+            Expr::Reference(reference) => &*reference.expr,
+            other => other,
+        };
+        let root = chain_root(source)?;
+        let flat = |name: &Ident| {
+            self.arrays.contains(&name.to_string()) && !self.rows.contains(&name.to_string())
+        };
+        if !flat(target) || !flat(root) {
+            return None;
+        }
+        let (dst, src) = (mixed("copy_dst"), mixed("copy_src"));
+        let method = call.method.to_string();
+        let mut rewritten: Expr = syn::parse_quote!({
+            assert_eq!(
+                #target.len(),
+                #source.len(),
+                "{}: the two slices have different lengths",
+                #method
+            );
+            for (#dst, #src) in #target.iter_mut().zip(#source.iter()) {
+                *#dst = *#src;
+            }
+        });
+        self.visit_expr_mut(&mut rewritten);
+        Some(rewritten)
+    }
+
     /// `a.windows(k).map(|w| e).sum()` (or `.product()`, or `chunks`): the accumulator in
     /// a `for w in a.windows(k)` loop, which [`views_loop`](Self::views_loop) then
     /// rewrites, `{ let mut acc = 0.0; for w in a.windows(k) { acc = acc + (e); } acc }`.
@@ -1167,6 +1210,13 @@ impl VisitMut for Rewriter<'_> {
         // A reduction over windows or chunks: a loop over them.
         if let Expr::MethodCall(call) = expr
             && let Some(rewritten) = self.views_reduction(call)
+        {
+            *expr = rewritten;
+            return;
+        }
+        // `a.copy_from_slice(&b)`: an element copy loop.
+        if let Expr::MethodCall(call) = expr
+            && let Some(rewritten) = self.copied_from(call)
         {
             *expr = rewritten;
             return;
