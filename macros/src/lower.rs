@@ -523,6 +523,23 @@ impl<'a> Lowerer<'a> {
             .filter(|_| ty.as_ref().is_some_and(is_usize))
             .and_then(|init| self.counter_of(&init.expr));
         self.lower_local_as(local, ident, mutable, ty, key, forced, init_active);
+        // `let mut m = *a;` of a differentiable array is reported (`whole_array`); the new
+        // name is still an array of the same shape, so its later reads (`m[i][j]`) get no
+        // follow-on errors
+        if let Some(init) = &local.init
+            && let Some(source) = self.copied_array(&init.expr)
+            && let Some(copy) = self.lookup(ident)
+            && self.bindings.len() > bound
+            && !self.bindings[copy].array
+        {
+            let (row, ragged) = (
+                self.bindings[source].row.clone(),
+                self.bindings[source].ragged,
+            );
+            let binding = &mut self.bindings[copy];
+            (binding.array, binding.row, binding.ragged, binding.active) =
+                (true, row, ragged, true);
+        }
         if let Some(counter) = alias
             && let Some(binding) = self.lookup(ident)
         {
@@ -1234,6 +1251,20 @@ impl<'a> Lowerer<'a> {
             });
         }
         self.counter_aliases.get(&binding?).copied()
+    }
+
+    /// The active array a `let`'s value copies whole (`*a`, `a`, `a.clone()`, `&a`), if any.
+    fn copied_array(&self, expr: &Expr) -> Option<BindingId> {
+        let inner = match strip_parens(expr) {
+            Expr::Unary(unary) if matches!(unary.op, UnOp::Deref(_)) => &*unary.expr,
+            Expr::Reference(reference) => &*reference.expr,
+            Expr::MethodCall(call) if call.method == "clone" && call.args.is_empty() => {
+                &*call.receiver
+            }
+            other => other,
+        };
+        let binding = self.array_target(inner)?;
+        self.bindings[binding].active.then_some(binding)
     }
 
     /// The array binding `expr` names (a parameter or a local array), if any.
