@@ -468,7 +468,12 @@
 //! a rule reads inside a loop go on stacks, reserved from the iterator's size hint, and
 //! values saved in a branch outside loops in a one-slot `generated::SavedOnce` (no
 //! allocation). The
-//! pullback pops them and replays each iteration's statements in reverse. In tensor mode an
+//! pullback pops them and replays each iteration's statements in reverse. Two kinds of value
+//! are not saved per trip: an index that is a loop's counter plus a constant (`x[i]`,
+//! `y[i - 1]` in `for i in 1..n`, and the iterator forms' own counters) is recomputed from
+//! the trip being replayed, and an operand the loop never changes (a parameter nothing
+//! writes, an immutable `let` before the loop: `dt` in `x += dt * v`) is saved once as the
+//! loop starts. In tensor mode an
 //! op with no elementwise rule (`matmul`, reductions, softmax, calls of plain functions) is
 //! recorded on a small tape of its own during the forward run (`generated::trace`), and the
 //! pullback asks that tape for its vector-Jacobian product: the runtime's own rules.
