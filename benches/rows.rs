@@ -15,33 +15,29 @@ use std::hint::black_box;
 use criterion::{Criterion, criterion_group, criterion_main};
 use gradtape::differentiable;
 
-#[differentiable]
-fn kmeans_ragged(points: &[Vec<f64>], centroids: &[Vec<f64>]) -> f64 {
-    let mut cost = 0.0;
-    for p in points {
-        let mut best = f64::INFINITY;
-        for c in centroids {
-            let d: f64 = p.iter().zip(c.iter()).map(|(a, b)| (a - b) * (a - b)).sum();
-            best = best.min(d);
+/// The same k-means cost over rows of the type written in braces, as a user writes it.
+/// (The row type goes through as tokens: a `$row:ty` fragment reaches the attribute as
+/// an opaque group, which it does not read as a type of floats.)
+macro_rules! kmeans {
+    ($name:ident, { $($row:tt)* }) => {
+        #[differentiable]
+        fn $name(points: &[$($row)*], centroids: &[$($row)*]) -> f64 {
+            let mut cost = 0.0;
+            for p in points {
+                let mut best = f64::INFINITY;
+                for c in centroids {
+                    let d: f64 = p.iter().zip(c.iter()).map(|(a, b)| (a - b) * (a - b)).sum();
+                    best = best.min(d);
+                }
+                cost += best;
+            }
+            cost
         }
-        cost += best;
-    }
-    cost
+    };
 }
 
-#[differentiable]
-fn kmeans_fixed(points: &[[f64; 4]], centroids: &[[f64; 4]]) -> f64 {
-    let mut cost = 0.0;
-    for p in points {
-        let mut best = f64::INFINITY;
-        for c in centroids {
-            let d: f64 = p.iter().zip(c.iter()).map(|(a, b)| (a - b) * (a - b)).sum();
-            best = best.min(d);
-        }
-        cost += best;
-    }
-    cost
-}
+kmeans!(kmeans_ragged, { Vec<f64> });
+kmeans!(kmeans_fixed, { [f64; 4] });
 
 /// The value and the gradients written by hand: each point gets `2 (p - c)` and its
 /// nearest centroid (the first of equal distances, as `min` keeps) `2 (c - p)`.

@@ -2663,15 +2663,7 @@ impl<'a> Lowerer<'a> {
         let (zeros, read): (Expr, Expr) =
             match (strip_parens(&index.index), &self.bindings[base].row) {
                 (Expr::Range(range), None) => {
-                    let from = range
-                        .start
-                        .as_ref()
-                        .map_or_else(|| quote!(0), |e| quote!(#e));
-                    let to = match (&range.end, &range.limits) {
-                        (None, _) => quote!(#array.len()),
-                        (Some(end), syn::RangeLimits::HalfOpen(_)) => quote!(#end),
-                        (Some(end), syn::RangeLimits::Closed(_)) => quote!(#end + 1),
-                    };
+                    let (from, to) = crate::syntax::range_bounds(range, array);
                     // each bound evaluated once, then checked as `&v[a..b]` would be
                     self.push(Stmt::Plain(quote! {
                         let #start: usize = #from;
@@ -2685,29 +2677,7 @@ impl<'a> Lowerer<'a> {
                     )
                 }
                 (Expr::Range(_), Some(_)) => return None,
-                (_, Some(_)) if self.bindings[base].ragged => {
-                    // a row of its own length, in a `Vec`
-                    self.push(Stmt::Plain(quote! {
-                        let #start: usize = #position;
-                        let #len: usize = #array[#start].len();
-                    }));
-                    (
-                        syn::parse_quote!(::std::vec![#generated::element_zero(); #len]),
-                        syn::parse_quote!(#array[#start][#j]),
-                    )
-                }
-                (_, Some(row)) => {
-                    let row = row.clone();
-                    self.push(Stmt::Plain(quote! {
-                        let #start: usize = #position;
-                        let _ = &#array[#start];
-                        let #len: usize = #row;
-                    }));
-                    (
-                        syn::parse_quote!([#generated::element_zero(); #row]),
-                        syn::parse_quote!(#array[#start][#j]),
-                    )
-                }
+                (_, Some(_)) => self.row_source(base, array, position, (&start, &len, &j)),
                 (_, None) => return None,
             };
         let ident = format_ident!("gradtape_part{id}");
@@ -2756,9 +2726,26 @@ impl<'a> Lowerer<'a> {
         let len = format_ident!("gradtape_row_len{id}");
         let j = format_ident!("gradtape_row_j{id}");
         let (array, position) = (&index.expr, &index.index);
+        let (zeros, read) = self.row_source(base, array, position, (&start, &len, &j));
+        let binding = self.bind(ident, true, Some(key));
+        self.fill_copy(binding, zeros, ident, &j, &len, &read);
+        true
+    }
+
+    /// Row `position` of the array of rows `base` (written `array`), as a copy of it reads
+    /// it: the row's index bound once to `start` and checked as `array[position]` would
+    /// be, its length bound to `len`; the zeros of the copy (a `Vec` of the row's own
+    /// length for a ragged array, `[0; N]` otherwise), and the read of its element `j`.
+    fn row_source(
+        &mut self,
+        base: BindingId,
+        array: &Expr,
+        position: &Expr,
+        (start, len, j): (&Ident, &Ident, &Ident),
+    ) -> (Expr, Expr) {
         // (`element_zero()`, not `0.0`: the elements may be of a generic float type)
         let generated = crate::generate::paths::generated();
-        let zeros: Expr = if ragged {
+        let zeros: Expr = if self.bindings[base].ragged {
             self.push(Stmt::Plain(quote! {
                 let #start: usize = #position;
                 let #len: usize = #array[#start].len();
@@ -2773,10 +2760,7 @@ impl<'a> Lowerer<'a> {
             }));
             syn::parse_quote!([#generated::element_zero(); #n])
         };
-        let binding = self.bind(ident, true, Some(key));
-        let read: Expr = syn::parse_quote!(#array[#start][#j]);
-        self.fill_copy(binding, zeros, ident, &j, &len, &read);
-        true
+        (zeros, syn::parse_quote!(#array[#start][#j]))
     }
 
     /// The active array an argument of an annotated call passes whole: `a`, `&a`,
