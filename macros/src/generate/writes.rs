@@ -42,7 +42,7 @@ impl Generator<'_> {
     }
 
     /// Forward: the bounds of each written array's elements saved (its length when passed
-    /// whole; a part's `start` and `end` locals), then the callee's `vjp` (which writes the
+    /// whole, which starts at 0; a part's `start` and `end` locals), then the callee's `vjp` (which writes the
     /// arrays), its pullback saved, its value bound to `result`. Without an adjoint to
     /// feed, the call as written.
     pub(super) fn forward_call_writes(
@@ -64,14 +64,15 @@ impl Generator<'_> {
         }
         let mut code = TokenStream::new();
         for (n, w) in written.iter().enumerate() {
-            let (start, end) = match &w.part {
+            // a whole array starts at 0: only its length is saved
+            let bounds = match &w.part {
                 Some(part) => {
                     let (start, end) = (&part.start, &part.end);
-                    (quote!(#start), quote!(#end))
+                    vec![("wstart", quote!(#start)), ("wend", quote!(#end))]
                 }
-                None => (quote!(0), self.written_len(&args[w.position])),
+                None => vec![("wend", self.written_len(&args[w.position]))],
             };
-            for (bound, value) in [("wstart", start), ("wend", end)] {
+            for (bound, value) in bounds {
                 let save = self.save(format!("{bound}{id}_{n}"), depth);
                 let name = &save.name;
                 code.extend(quote!(let #name: usize = #value;));
@@ -110,8 +111,14 @@ impl Generator<'_> {
         let (mut prologue, pullback) = self.recall(format!("pullback{id}"), depth);
         let mut buffers = Vec::new();
         for (n, w) in written.iter().enumerate() {
-            let (pop, start) = self.recall(format!("wstart{id}_{n}"), depth);
-            prologue.extend(pop);
+            let start = match &w.part {
+                Some(_) => {
+                    let (pop, start) = self.recall(format!("wstart{id}_{n}"), depth);
+                    prologue.extend(pop);
+                    start
+                }
+                None => quote!(&0usize),
+            };
             let (pop, end) = self.recall(format!("wend{id}_{n}"), depth);
             prologue.extend(pop);
             let slot = self.slot(
