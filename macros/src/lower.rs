@@ -1712,9 +1712,9 @@ impl<'a> Lowerer<'a> {
         self.enter_block();
         body(self);
         let mut block = self.exit_block();
-        let reversed = counter == Some(true)
-            || matches!(&head, LoopHead::For { pat, iter }
-                if range_counter(pat, iter).is_some_and(|(reversed, _)| reversed));
+        // (the desugaring's reversed loops are among these)
+        let reversed = matches!(&head, LoopHead::For { pat, iter }
+            if range_counter(pat, iter).is_some_and(|(reversed, _)| reversed));
         if reversed && self.loops.last().is_some_and(|l| l.exits) {
             // a jump may end it early: its trip count is not `n`
             forget_counter(&mut block, id);
@@ -3347,21 +3347,12 @@ fn array_elements(expr: &Expr) -> Option<Vec<Expr>> {
 /// Whether a loop is one of the iterator desugaring's, `for gradtape_k in 0..n` (`false`)
 /// or `for gradtape_k in (0..n).rev()` (`true`).
 fn desugared_counter(pat: &Pat, iter: &Expr) -> Option<bool> {
-    let Pat::Ident(pat) = pat else { return None };
-    if pat.ident != "gradtape_k" {
+    let Pat::Ident(ident) = pat else { return None };
+    if ident.ident != "gradtape_k" {
         return None;
     }
-    let from_zero = |expr: &Expr| {
-        matches!(strip_parens(expr), Expr::Range(range)
-            if matches!(range.limits, syn::RangeLimits::HalfOpen(_))
-                && range.start.as_deref().is_some_and(|start|
-                    matches!(start, Expr::Lit(lit) if matches!(&lit.lit, syn::Lit::Int(i) if i.base10_digits() == "0"))))
-    };
-    match strip_parens(iter) {
-        Expr::MethodCall(call) if call.method == "rev" && from_zero(&call.receiver) => Some(true),
-        other if from_zero(other) => Some(false),
-        _ => None,
-    }
+    let (reversed, first) = range_counter(pat, iter)?;
+    (first == 0).then_some(reversed)
 }
 
 /// A user's `for i in a..b` (or `a..=b`, `(a..b).rev()`, `(a..=b).rev()`) with `a` an
