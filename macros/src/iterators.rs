@@ -805,17 +805,8 @@ impl Rewriter<'_> {
             }
         };
         let k = index_var();
-        // not `0.0`/`1.0`: the items may be of a generic float type
-        let generated = crate::generate::paths::generated();
         let (init, update): (TokenStream, TokenStream) = match (method.as_str(), call.args.len()) {
-            ("sum", 0) => (
-                typed_init(call, quote!(#generated::element_zero())),
-                quote!(#acc = #acc + (#value);),
-            ),
-            ("product", 0) => (
-                typed_init(call, quote!(#generated::element_one())),
-                quote!(#acc = #acc * (#value);),
-            ),
+            ("sum" | "product", 0) => sum_or_product(call, &acc, &value),
             ("fold", 2) => {
                 let init = &call.args[0];
                 match strip_parens(&call.args[1]) {
@@ -1183,18 +1174,7 @@ impl Rewriter<'_> {
         };
         let (pat, body) = (strip_pat_type(pat), &closure.body);
         let acc = self.fresh("acc");
-        let generated = crate::generate::paths::generated();
-        let (init, update) = if method == "sum" {
-            (
-                typed_init(call, quote!(#generated::element_zero())),
-                quote!(#acc = #acc + (#body);),
-            )
-        } else {
-            (
-                typed_init(call, quote!(#generated::element_one())),
-                quote!(#acc = #acc * (#body);),
-            )
-        };
+        let (init, update) = sum_or_product(call, &acc, body);
         let mut rewritten: Expr = syn::parse_quote!({
             let mut #acc #init;
             for #pat in #views { #update }
@@ -1385,6 +1365,28 @@ fn strip_pat_type(pat: &Pat) -> &Pat {
 
 /// The accumulator's `: ty = init` (`sum::<f64>()`), or `= init` (its type inferred from
 /// the items).
+/// The accumulator `acc`'s `= init` (or `: ty = init`) and its update by `value` for a
+/// `.sum()` or `.product()` call (not `0.0`/`1.0`: the items may be of a generic float
+/// type).
+fn sum_or_product(
+    call: &syn::ExprMethodCall,
+    acc: &Ident,
+    value: &impl quote::ToTokens,
+) -> (TokenStream, TokenStream) {
+    let generated = crate::generate::paths::generated();
+    if call.method == "sum" {
+        (
+            typed_init(call, quote!(#generated::element_zero())),
+            quote!(#acc = #acc + (#value);),
+        )
+    } else {
+        (
+            typed_init(call, quote!(#generated::element_one())),
+            quote!(#acc = #acc * (#value);),
+        )
+    }
+}
+
 fn typed_init(call: &syn::ExprMethodCall, init: TokenStream) -> TokenStream {
     match &call.turbofish {
         Some(turbofish) => {
