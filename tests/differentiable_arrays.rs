@@ -1571,22 +1571,7 @@ fn indices_and_values_recomputed_from_counters() {
     assert_ne!(d[3], [0.0, 0.0]);
 
     for at in 0..3 {
-        Case {
-            name: "user_named_gradtape_k",
-            itself: &|x| user_named_gradtape_k(x, at),
-            primal: &|x| user_named_gradtape_k::primal(x, at),
-            grad: Some(&|x| {
-                let (v, [g]) = user_named_gradtape_k::grad(x, at);
-                (v, g)
-            }),
-            grad_into: &|x| {
-                let mut d = vec![0.0; 3];
-                let v = user_named_gradtape_k::grad_into(x, at, &mut d);
-                (v, d)
-            },
-            jvp: &|x, t| user_named_gradtape_k::jvp(x, at, t),
-        }
-        .check(&point(3, 133, -1.0, 1.0));
+        slice_and_constant!(user_named_gradtape_k, at, point(3, 133, -1.0, 1.0));
         Case {
             name: "user_named_row1",
             itself: &|x| user_named_row1(&matrix::<2, 3>(x), &matrix::<2, 3>(&x[6..]), at),

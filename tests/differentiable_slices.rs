@@ -950,23 +950,7 @@ fn parts_as_iterator_sources() {
     slices!(@second_order window_reductions, [5], [0], point(5, 56, -1.0, 1.0));
     slices!(@second_order collected, [3, 3], [0, 1], point(6, 55, -1.0, 1.0));
     for n in [2, 9] {
-        let x = point(4, 54, -1.0, 1.0);
-        let case = common::faces::Case {
-            name: "skipped_and_taken",
-            itself: &|x| skipped_and_taken(x, n),
-            primal: &|x| skipped_and_taken::primal(x, n),
-            grad: Some(&|x| {
-                let (value, [g]) = skipped_and_taken::grad(x, n);
-                (value, g)
-            }),
-            grad_into: &|x| {
-                let mut g = vec![0.0; x.len()];
-                let value = skipped_and_taken::grad_into(x, n, &mut g);
-                (value, g)
-            },
-            jvp: &|x, v| skipped_and_taken::jvp(x, n, v),
-        };
-        case.check_with_second_order(&x);
+        slice_and_constant!(@second_order skipped_and_taken, n, point(4, 54, -1.0, 1.0));
     }
     slices!(@second_order pair_potential, [4], [0], point(4, 51, -1.0, 1.0));
     slices!(smallest_square, [4], [0], point(4, 52, -1.0, 1.0));

@@ -134,6 +134,39 @@ pub fn split(x: &[f64], lens: &[usize]) -> Vec<Vec<f64>> {
         .collect()
 }
 
+/// The faces of `f(x: &[f64], c)` with `c` a constant (a count, an index), at the point
+/// `x`: checked (`slice_and_constant!(f, c, x)`) or checked with second order
+/// (`slice_and_constant!(@second_order f, c, x)`).
+#[allow(unused_macros)]
+macro_rules! slice_and_constant {
+    (@second_order $f:ident, $c:expr, $x:expr) => {
+        slice_and_constant!(@run check_with_second_order; $f, $c, $x)
+    };
+    ($f:ident, $c:expr, $x:expr) => {
+        slice_and_constant!(@run check; $f, $c, $x)
+    };
+    (@run $check:ident; $f:ident, $c:expr, $x:expr) => {{
+        let c = $c;
+        let x: Vec<f64> = $x;
+        common::faces::Case {
+            name: stringify!($f),
+            itself: &|x| $f(x, c),
+            primal: &|x| $f::primal(x, c),
+            grad: Some(&|x| {
+                let (value, [g]) = $f::grad(x, c);
+                (value, g)
+            }),
+            grad_into: &|x| {
+                let mut g = vec![0.0; x.len()];
+                let value = $f::grad_into(x, c, &mut g);
+                (value, g)
+            },
+            jvp: &|x, v| $f::jvp(x, c, v),
+        }
+        .$check(&x)
+    }};
+}
+
 /// The faces of a function whose parameters are all `&[f64]` slices, of lengths `lens`,
 /// checked (`slices!(f, ..)`) or checked with second order (`slices!(@second_order f, ..)`).
 #[allow(unused_macros)]
