@@ -2651,11 +2651,7 @@ impl<'a> Lowerer<'a> {
         if !self.bindings[base].active || self.mentions_active(&index.index) {
             return None;
         }
-        let id = self.next_index;
-        self.next_index += 1;
-        let start = format_ident!("gradtape_part_start{id}");
-        let len = format_ident!("gradtape_part_len{id}");
-        let j = format_ident!("gradtape_part_j{id}");
+        let (id, (start, len, j)) = self.copy_names("part");
         let array = &index.expr;
         let position = &index.index;
         // (`element_zero()`, not `0.0`: the elements may be of a generic float type)
@@ -2720,16 +2716,25 @@ impl<'a> Lowerer<'a> {
         {
             return false;
         }
-        let id = self.next_index;
-        self.next_index += 1;
-        let start = format_ident!("gradtape_row_start{id}");
-        let len = format_ident!("gradtape_row_len{id}");
-        let j = format_ident!("gradtape_row_j{id}");
+        let (_, (start, len, j)) = self.copy_names("row");
         let (array, position) = (&index.expr, &index.index);
         let (zeros, read) = self.row_source(base, array, position, (&start, &len, &j));
         let binding = self.bind(ident, true, Some(key));
         self.fill_copy(binding, zeros, ident, &j, &len, &read);
         true
+    }
+
+    /// A fresh number, and the names of a copy's first position, length and element index
+    /// (`gradtape_<stem>_start<n>`, `_len<n>`, `_j<n>`).
+    fn copy_names(&mut self, stem: &str) -> (usize, (Ident, Ident, Ident)) {
+        let id = self.next_index;
+        self.next_index += 1;
+        let names = (
+            format_ident!("gradtape_{stem}_start{id}"),
+            format_ident!("gradtape_{stem}_len{id}"),
+            format_ident!("gradtape_{stem}_j{id}"),
+        );
+        (id, names)
     }
 
     /// Row `position` of the array of rows `base` (written `array`), as a copy of it reads
