@@ -635,3 +635,53 @@ fn tangents_of_scattered_ids_survive_a_dense_run() {
     assert_eq!(acc.jvp(&early).unwrap().to_scalar(), 3.0);
     assert_eq!(acc.jvp(&late).unwrap().to_scalar(), 3.0 * 5_000.0);
 }
+
+/// A tangent kept as a number has no tensor until it is read; read twice, it is the same
+/// tensor (a tape that watches the first read tracks the second).
+#[test]
+fn a_tangent_kept_as_a_number_is_one_tensor_once_read() {
+    let x = Tensor::scalar(0.3_f64);
+    let acc = ForwardAccumulator::new(&x, Tensor::scalar(2.0_f64)).unwrap();
+    let y = acc.record(|| x.sin());
+    let first = acc.jvp(&y).unwrap();
+    let second = acc.jvp(&y).unwrap();
+    assert_eq!(first.to_scalar(), 2.0 * 0.3_f64.cos());
+    let tape = GradientTape::new();
+    tape.watch(&first);
+    let z = tape.record(|| &second * 3.0);
+    assert_eq!(tape.gradient(&z, &first).unwrap().unwrap().to_scalar(), 3.0);
+}
+
+/// Tangents kept as numbers, then read by rules that work on tensors: an op with no
+/// number form (a cast, a reduction over a stacked vector), a tape entered inside the
+/// accumulator (whose ops take the general path), and an annotated function. Each against
+/// the chain rule.
+#[test]
+fn tangents_kept_as_numbers_feed_the_tensor_rules() {
+    let x = Tensor::scalar(0.8_f64);
+    let acc = ForwardAccumulator::new(&x, Tensor::scalar(1.0_f64)).unwrap();
+    let (s, c) = acc.record(|| (x.sin(), x.cos()));
+    // an op without a number form: a cast to f32 and back
+    let widened = acc.record(|| s.cast::<f32>().cast::<f64>());
+    let dwidened = acc.jvp(&widened).unwrap().to_scalar();
+    assert!((dwidened - 0.8_f64.cos()).abs() < 1e-7, "{dwidened}");
+    // a tape inside the accumulator: its ops go the general way, and it does not record
+    // the tangent work (its gradient is the primal one)
+    let tape = GradientTape::new();
+    tape.watch(&s);
+    let q = acc.record(|| tape.record(|| &s * &c));
+    let dq = acc.jvp(&q).unwrap().to_scalar();
+    let want = 0.8_f64.cos().powi(2) - 0.8_f64.sin().powi(2);
+    assert!((dq - want).abs() < 1e-15, "{dq} vs {want}");
+    assert_eq!(
+        tape.gradient(&q, &s).unwrap().unwrap().to_scalar(),
+        c.to_scalar()
+    );
+    // an annotated function of values whose tangents are numbers
+    let z = acc.record(|| smooth_step(&s, &c));
+    let dz = acc.jvp(&z).unwrap().to_scalar();
+    let h = 1e-6;
+    let at = |x: f64| smooth_step(&Tensor::scalar(x.sin()), &Tensor::scalar(x.cos())).to_scalar();
+    let fd = (at(0.8 + h) - at(0.8 - h)) / (2.0 * h);
+    assert!((dz - fd).abs() < 1e-8, "{dz} vs {fd}");
+}

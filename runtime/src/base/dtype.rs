@@ -99,6 +99,10 @@ pub trait Float:
     // functions generic over the float type
     + crate::generated::Own<Owned = Self>
 {
+    /// Whether this is `f32` (kept beside values widened to `f64`, as a tape's 0-d
+    /// cotangents and an accumulator's 0-d tangents are).
+    #[doc(hidden)]
+    const SINGLE: bool;
     /// Wraps a typed tensor into the tape's dtype-erased form.
     #[doc(hidden)]
     fn into_any(t: Tensor<Self>) -> AnyTensor;
@@ -111,6 +115,7 @@ pub trait Float:
 }
 
 impl Float for f32 {
+    const SINGLE: bool = true;
     #[inline]
     fn into_any(t: Tensor<Self>) -> AnyTensor {
         AnyTensor::F32(t)
@@ -132,6 +137,7 @@ impl Float for f32 {
 }
 
 impl Float for f64 {
+    const SINGLE: bool = false;
     #[inline]
     fn into_any(t: Tensor<Self>) -> AnyTensor {
         AnyTensor::F64(t)

@@ -46,7 +46,7 @@ use smallvec::{SmallVec, smallvec};
 use crate::base::dtype::{AnyTensor, DType, Float};
 use crate::base::primal::Primal;
 use crate::base::tensor::{Data, Stored, Tensor};
-use crate::record::forward::{Jvp, Tangents};
+use crate::record::forward::{Jvp, NumberJvp, Tangents, tangent_by_numbers};
 use crate::record::node::{Backward, InputGrads, NumberCtx, ParamSlot, Params, Rule, RuleCtx};
 use crate::record::stack::{self, Keep, OpHead};
 
@@ -156,26 +156,34 @@ where
                 inputs: [x],
                 output: false,
             };
-            let jvp = move |t: &Tangents<'_>, _: &Tensor<T>| {
-                if let Some(([x], [dx])) = jvp_numbers(t, [x]) {
-                    return dx.map(|dx| Tensor::scalar(scalar_rule(&x, &dx)));
+            let numbers = move |_: &Tensor<T>, [dx, _]: [Option<T>; 2]| {
+                let x = x.as_inline_scalar()?;
+                Some(dx.map(|dx| scalar_rule(&x, &dx)))
+            };
+            let jvp = move |t: &Tangents<'_>, out: &Tensor<T>| {
+                if let Some(tangent) = tangent_by_numbers(t, out, numbers) {
+                    return tangent;
                 }
                 t.of::<T>(0).map(|t| rule(x, t))
             };
-            stack::record_keeping(data, &[x.id()], keep, head, &jvp)
+            stack::record_keeping(data, &[x.id()], keep, head, &jvp, numbers)
         }
         Saved::Output => {
             let keep = Keep {
                 inputs: [],
                 output: true,
             };
+            let numbers = move |out: &Tensor<T>, [dx, _]: [Option<T>; 2]| {
+                let out = out.as_inline_scalar()?;
+                Some(dx.map(|dx| scalar_rule(&out, &dx)))
+            };
             let jvp = move |t: &Tangents<'_>, out: &Tensor<T>| {
-                if let Some(([out], [dx])) = jvp_numbers(t, [out]) {
-                    return dx.map(|dx| Tensor::scalar(scalar_rule(&out, &dx)));
+                if let Some(tangent) = tangent_by_numbers(t, out, numbers) {
+                    return tangent;
                 }
                 t.of::<T>(0).map(|t| rule(out, t))
             };
-            stack::record_keeping(data, &[x.id()], keep, head, &jvp)
+            stack::record_keeping(data, &[x.id()], keep, head, &jvp, numbers)
         }
     }
 }
@@ -228,14 +236,18 @@ where
     S: Fn(&T, &T, f64) -> T + Copy + 'static,
 {
     // elementwise, so the VJP rule applied to the tangent is the JVP rule (see `unary`)
-    let jvp = move |t: &Tangents<'_>, _: &Tensor<T>| {
-        if let Some(([x], [dx])) = jvp_numbers(t, [x]) {
-            return dx.map(|dx| Tensor::scalar(scalar_rule(&x, &dx, p)));
+    let numbers = move |_: &Tensor<T>, [dx, _]: [Option<T>; 2]| {
+        let x = x.as_inline_scalar()?;
+        Some(dx.map(|dx| scalar_rule(&x, &dx, p)))
+    };
+    let jvp = move |t: &Tangents<'_>, out: &Tensor<T>| {
+        if let Some(tangent) = tangent_by_numbers(t, out, numbers) {
+            return tangent;
         }
         t.of::<T>(0).map(|t| rule(x, t, p))
     };
     let rule = UnaryParamRule(rule, scalar_rule, PhantomData);
-    elementwise_with_param(x, op, p, f, [x], rule, &jvp)
+    elementwise_with_param(x, op, p, f, [x], rule, (&jvp, numbers))
 }
 
 /// Records the elementwise op `f` of `x` with the real parameter `p`, whose `rule` keeps
@@ -249,7 +261,7 @@ fn elementwise_with_param<T: Float, const N: usize>(
     f: impl Fn(T) -> T,
     kept: [&Tensor<T>; N],
     rule: impl Backward + 'static,
-    jvp: &Jvp<'_, T>,
+    (jvp, numbers): (&Jvp<'_, T>, impl NumberJvp<T>),
 ) -> Tensor<T> {
     let data = x.map_data(f);
     let keep = Keep {
@@ -261,7 +273,7 @@ fn elementwise_with_param<T: Float, const N: usize>(
         rule: Rule::Static(leak_zero_sized(rule)),
         params: Params::Real(p),
     };
-    stack::record_keeping(data, &[x.id()], keep, head, jvp)
+    stack::record_keeping(data, &[x.id()], keep, head, jvp, numbers)
 }
 
 struct LinearRule<T, F, S>(F, S, PhantomData<fn(T)>);
@@ -301,14 +313,18 @@ where
 {
     // linear and elementwise: the op itself, applied to the tangent
     // (captures no input: every op pays for building its closure, recording or not)
+    let numbers = move |out: &Tensor<T>, [dx, _]: [Option<T>; 2]| {
+        out.as_inline_scalar()?;
+        Some(dx.map(|dx| scalar_rule(&dx, p)))
+    };
     let jvp = move |t: &Tangents<'_>, out: &Tensor<T>| {
-        if let Some([dx]) = tangent_numbers(t, out) {
-            return dx.map(|dx| Tensor::scalar(scalar_rule(&dx, p)));
+        if let Some(tangent) = tangent_by_numbers(t, out, numbers) {
+            return tangent;
         }
         t.of::<T>(0).map(|t| rule(t, p))
     };
     let rule = LinearRule(rule, scalar_rule, PhantomData);
-    elementwise_with_param(x, op, p, f, [], rule, &jvp)
+    elementwise_with_param(x, op, p, f, [], rule, (&jvp, numbers))
 }
 
 /// Cotangents of a binary op's two inputs, `None` where not needed.
@@ -369,11 +385,15 @@ where
     // Each partial derivative is diagonal (before broadcasting), so the VJP rule of an
     // operand applied to its tangent is that operand's term of the JVP; the broadcast is
     // the transpose of the VJP's un-broadcasting sum.
+    let numbers = move |_: &Tensor<T>, [da, db]: [Option<T>; 2]| {
+        let (a, b) = (x.as_inline_scalar()?, y.as_inline_scalar()?);
+        let da = da.and_then(|da| scalar_rule(&a, &b, &da, [true, false]).0);
+        let db = db.and_then(|db| scalar_rule(&a, &b, &db, [false, true]).1);
+        Some(sum_tangent_numbers(da, db))
+    };
     let jvp = move |t: &Tangents<'_>, out: &Tensor<T>| {
-        if let Some(([a, b], [da, db])) = jvp_numbers(t, [x, y]) {
-            let da = da.and_then(|da| scalar_rule(&a, &b, &da, [true, false]).0);
-            let db = db.and_then(|db| scalar_rule(&a, &b, &db, [false, true]).1);
-            return sum_tangent_numbers(da, db);
+        if let Some(tangent) = tangent_by_numbers(t, out, numbers) {
+            return tangent;
         }
         let dx = t.of::<T>(0).and_then(|t| rule(x, y, t, [true, false]).0);
         let dy = t.of::<T>(1).and_then(|t| rule(x, y, t, [false, true]).1);
@@ -384,7 +404,7 @@ where
         rule: Rule::Static(leak_zero_sized(BinaryRule(rule, scalar_rule, PhantomData))),
         params: Params::None,
     };
-    stack::record_keeping(data, &[x.id(), y.id()], keep, head, &jvp)
+    stack::record_keeping(data, &[x.id(), y.id()], keep, head, &jvp, numbers)
 }
 
 /// `dx + dy` (either may be absent), broadcast to the output's `shape`: the tangent of a
@@ -408,57 +428,12 @@ pub(crate) fn sum_tangents<T: Float>(
 
 /// [`sum_tangents`] on plain numbers (0-d operands, a 0-d output): the same additions.
 #[inline(always)]
-fn sum_tangent_numbers<T: Float>(dx: Option<T>, dy: Option<T>) -> Option<Tensor<T>> {
-    let sum = match (dx, dy) {
-        (Some(dx), Some(dy)) => dx + dy,
-        (Some(d), None) | (None, Some(d)) => d,
-        (None, None) => return None,
-    };
-    Some(Tensor::scalar(sum))
-}
-
-/// The tangents of an op's `N` inputs (`None`: no tangent) as plain numbers, for a rule
-/// that needs no input value, when it may compute on numbers: as [`jvp_numbers`], with a
-/// 0-d output standing for 0-d inputs (broadcasting never makes an output of lower rank).
-#[inline(always)]
-fn tangent_numbers<T: Float, const N: usize>(
-    t: &Tangents<'_>,
-    out: &Tensor<T>,
-) -> Option<[Option<T>; N]> {
-    if !t.unobserved() || out.as_inline_scalar().is_none() {
-        return None;
+fn sum_tangent_numbers<T: Float>(dx: Option<T>, dy: Option<T>) -> Option<T> {
+    match (dx, dy) {
+        (Some(dx), Some(dy)) => Some(dx + dy),
+        (Some(d), None) | (None, Some(d)) => Some(d),
+        (None, None) => None,
     }
-    let mut tangents = [None; N];
-    for (k, slot) in tangents.iter_mut().enumerate() {
-        if let Some(tangent) = t.of::<T>(k) {
-            *slot = Some(tangent.as_inline_scalar()?);
-        }
-    }
-    Some(tangents)
-}
-
-/// The values of `inputs` and their tangents (`None`: no tangent) as plain numbers, when a
-/// JVP rule may compute on numbers: nothing observes its work
-/// ([`Tangents::unobserved`]), and every input and every tangent present is a 0-d value
-/// stored inline. The rule is then the same generic function instantiated at `T` (as
-/// [`both!`] passes it), so the tangent is the same to the bit, with no tensor ops.
-#[inline(always)]
-fn jvp_numbers<T: Float, const N: usize>(
-    t: &Tangents<'_>,
-    inputs: [&Tensor<T>; N],
-) -> Option<([T; N], [Option<T>; N])> {
-    if !t.unobserved() {
-        return None;
-    }
-    let mut values = [T::ZERO; N];
-    let mut tangents = [None; N];
-    for (k, input) in inputs.iter().enumerate() {
-        values[k] = input.as_inline_scalar()?;
-        if let Some(tangent) = t.of::<T>(k) {
-            tangents[k] = Some(tangent.as_inline_scalar()?);
-        }
-    }
-    Some((values, tangents))
 }
 
 struct AdditiveRule<T, F, S>(F, S, PhantomData<fn(T)>);
@@ -582,9 +557,13 @@ where
     };
     // linear: `dx + rhs_rule(dy)`, broadcast to the output
     // (captures no input: every op pays for building its closure, recording or not)
+    let numbers = move |out: &Tensor<T>, [dx, dy]: [Option<T>; 2]| {
+        out.as_inline_scalar()?;
+        Some(sum_tangent_numbers(dx, dy.map(|dy| scalar_rhs_rule(&dy))))
+    };
     let jvp = move |t: &Tangents<'_>, out: &Tensor<T>| {
-        if let Some([dx, dy]) = tangent_numbers(t, out) {
-            return sum_tangent_numbers(dx, dy.map(|dy| scalar_rhs_rule(&dy)));
+        if let Some(tangent) = tangent_by_numbers(t, out, numbers) {
+            return tangent;
         }
         sum_tangents(
             t.of::<T>(0).cloned(),
@@ -592,7 +571,7 @@ where
             out.shape(),
         )
     };
-    stack::record_keeping(data, &[x.id(), y.id()], keep, head, &jvp)
+    stack::record_keeping(data, &[x.id(), y.id()], keep, head, &jvp, numbers)
 }
 
 /// Applies `f` elementwise over the broadcast of `x` and `y` (not recorded).

@@ -9,7 +9,7 @@
 //! outer accumulator computes its tangent (forward over forward), and nothing records its
 //! own tangent work. This is TensorFlow's ordering of tapes and accumulators.
 
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, RefCell, RefMut};
 use std::rc::Rc;
 
 use smallvec::SmallVec;
@@ -209,16 +209,117 @@ impl Tangents<'_> {
         self.values.len()
     }
 
-    /// Whether nothing can observe how the tangent is computed: no tape and no other
-    /// accumulator records while the rule runs (only the accumulator asking is active on
-    /// this thread, and it is paused). A rule may then compute on plain numbers (the same
-    /// generic rule instantiated at `T`, as a tape's number path does) instead of
-    /// recordable ops: its result is the same to the bit, and there is no record for the
-    /// difference to show in.
+    /// The tangents of a unary or binary op's inputs as plain numbers of dtype `T`
+    /// (`None` in a slot: no tangent), when a rule may compute on them: nothing can
+    /// observe how the tangent is computed (no tape and no other accumulator records while
+    /// the rule runs), and every tangent present is a 0-d value stored inline. The rule
+    /// then runs the same generic function instantiated at `T` instead of recordable ops:
+    /// its result is the same to the bit, and there is no record for the difference to
+    /// show in.
     #[inline]
-    pub(crate) fn unobserved(&self) -> bool {
-        self.unobserved
+    pub(crate) fn numbers<T: Float>(&self) -> Option<[Option<T>; 2]> {
+        if !self.unobserved || self.values.len() > 2 {
+            return None;
+        }
+        let mut numbers = [None; 2];
+        for (slot, tangent) in numbers.iter_mut().zip(self.values) {
+            if let Some(tangent) = tangent {
+                *slot = Some(tangent.typed::<T>().as_inline_scalar()?);
+            }
+        }
+        Some(numbers)
     }
+}
+
+/// An op's JVP rule on plain numbers, for 0-d operands stored inline: the output's tangent
+/// from the output and the tangents of the (at most two) inputs (`None` in a slot: no
+/// tangent). `None` when an operand is not such a number (the op then uses its tensor
+/// rule); `Some(None)` when the output has no tangent.
+///
+/// The same rule as the op's [`Jvp`], instantiated at `T` (see [`Tangents::numbers`]).
+pub(crate) trait NumberJvp<T>:
+    FnOnce(&Tensor<T>, [Option<T>; 2]) -> Option<Option<T>>
+{
+}
+
+impl<T, F: FnOnce(&Tensor<T>, [Option<T>; 2]) -> Option<Option<T>>> NumberJvp<T> for F {}
+
+/// The tangent a JVP rule gives from `tangents`, by its number form `numbers` when the
+/// tangents allow it (see [`Tangents::numbers`]); `None` when they do not, and the rule's
+/// tensor form must run.
+#[inline(always)]
+pub(crate) fn tangent_by_numbers<T: Float>(
+    tangents: &Tangents<'_>,
+    out: &Tensor<T>,
+    numbers: impl NumberJvp<T>,
+) -> Option<Option<Tensor<T>>> {
+    let tangent = numbers(out, tangents.numbers::<T>()?)?;
+    Some(tangent.map(Tensor::scalar))
+}
+
+/// When one accumulator is the only recorder on this thread (no tape records, no other
+/// accumulator accumulates) and the tangents of `inputs` (at most two) there are plain
+/// numbers or absent: gives `out` its tangent by `numbers`, the op's JVP rule on plain
+/// numbers, and returns `true`. Returns `false`, having done nothing, otherwise (or when
+/// `numbers` declines); the caller then takes [`push_tangents`]' general path.
+///
+/// This is [`push_tangents`]' answer in the case it serves most (a scalar program under
+/// one accumulator) without its bookkeeping: the rule runs no ops, so the accumulator
+/// need not be paused for it, and nothing else records, so nothing could see the work.
+#[inline]
+pub(crate) fn push_number_tangent<T: Float>(
+    inputs: &[TensorId],
+    out: &Tensor<T>,
+    numbers: impl NumberJvp<T>,
+) -> bool {
+    if crate::base::context::recorders() != 1 || ACCUMULATING.with(Cell::get) != 1 {
+        return false;
+    }
+    let (x, y) = match *inputs {
+        [x] => (x, None),
+        [x, y] => (x, Some(y)),
+        _ => return false,
+    };
+    let floor = FLOOR.with(Cell::get);
+    ACCUMULATORS.with(|stack| {
+        let stack = stack.borrow();
+        // The one accumulating: the only one above the floor, as a rule; else found.
+        let acc = match &stack[floor..] {
+            [acc] => acc,
+            above => match above.iter().find(|acc| acc.borrow().is_accumulating()) {
+                Some(acc) => acc,
+                None => return false,
+            },
+        };
+        // An accumulating accumulator's state is borrowed only by its own JVP work, which
+        // runs with it paused; `try_` all the same, and the general path if it were.
+        let Ok(mut state) = acc.try_borrow_mut() else {
+            return false;
+        };
+        // (straight-line, not a loop over `[x, y]`: that went through the stack)
+        let Some(dx) = state.tangents.number::<T>(x) else {
+            return false;
+        };
+        let dy = match y {
+            Some(y) => match state.tangents.number::<T>(y) {
+                Some(dy) => dy,
+                None => return false,
+            },
+            None => None,
+        };
+        let tangents = [dx, dy];
+        if tangents.iter().all(Option::is_none) {
+            // no input has a tangent here: neither has the output
+            return true;
+        }
+        let Some(tangent) = numbers(out, tangents) else {
+            return false;
+        };
+        if let Some(tangent) = tangent {
+            state.tangents.insert_number(out.id(), tangent);
+        }
+        true
+    })
 }
 
 /// An op's JVP rule: the output's tangent from its inputs' tangents (at least one present)
@@ -271,9 +372,20 @@ fn push_tangent<T: Float>(
     // the accumulator is paused, so no op records on it, and pausing, `enter`'s check and
     // variable reads take it shared (see `variable_read`).
     let tangent = {
-        let state = acc.borrow();
+        let mut state = acc.borrow();
         if !state.is_accumulating() {
             return;
+        }
+        // Rules read tensors: a tangent kept as a number gets its tensor first, for good.
+        // (A table that never kept a number, as under a tape, is not searched.)
+        if state.tangents.holds_numbers() && inputs.iter().any(|&id| state.tangents.is_number(id)) {
+            drop(state);
+            let mut tangents = RefMut::map(acc.borrow_mut(), |state| &mut state.tangents);
+            for &id in inputs {
+                tangents.tensor(id);
+            }
+            drop(tangents);
+            state = acc.borrow();
         }
         // Unary and binary ops, nearly all of them, look their inputs up into an array.
         let mut pair = [None; 2];
@@ -281,13 +393,16 @@ fn push_tangent<T: Float>(
         let found: &[Option<&AnyTensor>] = if let [x, ref rest @ ..] = *inputs
             && rest.len() <= 1
         {
-            pair[0] = state.tangents.get(x);
+            pair[0] = state.tangents.kept_tensor(x);
             if let [y] = *rest {
-                pair[1] = state.tangents.get(y);
+                pair[1] = state.tangents.kept_tensor(y);
             }
             &pair[..inputs.len()]
         } else {
-            many = inputs.iter().map(|&id| state.tangents.get(id)).collect();
+            many = inputs
+                .iter()
+                .map(|&id| state.tangents.kept_tensor(id))
+                .collect();
             &many
         };
         if found.iter().all(Option::is_none) {
@@ -456,7 +571,7 @@ pub(crate) fn with_sole_accumulator<R>(
         let state = acc.borrow();
         inputs
             .iter()
-            .map(|input| state.tangents.get(input.id()).cloned())
+            .map(|input| state.tangents.get(input.id()).map(|t| t.to_tensor()))
             .collect()
     };
     if tangents.iter().all(Option::is_none) {

@@ -11,7 +11,7 @@ use smallvec::SmallVec;
 
 use crate::base::dtype::{AnyTensor, Float};
 use crate::base::tensor::{Data, Tensor, TensorId};
-use crate::record::forward::{self, Jvp};
+use crate::record::forward::{self, Jvp, NumberJvp};
 use crate::record::node::{Inputs, NO_NODE, NodeId, Params, Rule};
 use crate::record::numerics::check_forward;
 use crate::record::state::{TapeState, push_in_place};
@@ -224,11 +224,16 @@ pub(crate) fn record<T: Float>(
         } = spec(out);
         (OpHead { op, rule, params }, saved)
     };
-    record_on_stack(data, inputs, spec, jvp)
+    record_on_stack(data, inputs, spec, jvp, None::<NoNumberJvp<T>>)
 }
 
+/// The number form of a JVP rule an op does not have (see [`record`]).
+type NoNumberJvp<T> = fn(&Tensor<T>, [Option<T>; 2]) -> Option<Option<T>>;
+
 /// [`record`] for an op whose rule keeps only some of its inputs and output (the
-/// elementwise ops): those are written into the tape's arena directly.
+/// elementwise ops): those are written into the tape's arena directly. `numbers` is its
+/// JVP rule on plain numbers (the same rule as `jvp`, see [`NumberJvp`]), which a lone
+/// forward accumulator runs on 0-d values without the general path's bookkeeping.
 #[inline(always)]
 #[track_caller]
 pub(crate) fn record_keeping<T: Float, const N: usize>(
@@ -237,11 +242,12 @@ pub(crate) fn record_keeping<T: Float, const N: usize>(
     keep: Keep<'_, T, N>,
     head: impl FnOnce() -> OpHead,
     jvp: &Jvp<'_, T>,
+    numbers: impl NumberJvp<T>,
 ) -> Tensor<T> {
     if !any_recording() {
         return Tensor::from_data(data);
     }
-    record_on_stack(data, inputs, |_| (head(), keep), jvp)
+    record_on_stack(data, inputs, |_| (head(), keep), jvp, Some(numbers))
 }
 
 /// The tapes (by stack position) that record an op, with the op's inputs' nodes there.
@@ -254,6 +260,7 @@ fn record_on_stack<T: Float, S: SaveValues<T>>(
     inputs: &[TensorId],
     spec: impl FnOnce(&Tensor<T>) -> (OpHead, S),
     jvp: &Jvp<'_, T>,
+    numbers: Option<impl NumberJvp<T>>,
 ) -> Tensor<T> {
     // The op is recorded outside the thread-local's closure: a tensor returned through
     // `LocalKey::with` goes through memory in pieces that a wider load reads back, a
@@ -271,7 +278,12 @@ fn record_on_stack<T: Float, S: SaveValues<T>>(
     // Recorded on the tapes first: a tape outside an accumulator records its tangent work
     // from this op's node on.
     if forward::accumulating() {
-        forward::push_tangents(inputs, &out, jvp);
+        // (a tape on the stack that records counts as a recorder: then the general path)
+        let by_numbers =
+            numbers.is_some_and(|numbers| forward::push_number_tangent(inputs, &out, numbers));
+        if !by_numbers {
+            forward::push_tangents(inputs, &out, jvp);
+        }
     }
     out
 }

@@ -197,23 +197,47 @@ impl ForwardAccumulator {
     pub fn jvp_with<S: Sources>(&self, targets: S, unconnected: UnconnectedGradients) -> S::Output {
         let mut keys = SourceList::default();
         targets.collect_sources(&mut keys);
-        let state = self.state.borrow();
-        let found: SmallVec<[Option<AnyTensor>; 4]> = keys
-            .iter()
-            .map(|key| {
-                let tangent = match key {
-                    SourceKey::Tensor(t) => state.tangents.get(t.id()).cloned(),
-                    SourceKey::Variable(v) => state.variable_tangent(v.id()).cloned(),
-                };
-                match (tangent, unconnected) {
-                    (Some(t), _) => Some(t),
-                    (None, UnconnectedGradients::Zero) => Some(key.value().zeros_like()),
-                    (None, UnconnectedGradients::None) => None,
-                }
-            })
-            .collect();
-        drop(state);
+        let fill = |(key, tangent): (&SourceKey, Option<AnyTensor>)| match (tangent, unconnected) {
+            (Some(t), _) => Some(t),
+            (None, UnconnectedGradients::Zero) => Some(key.value().zeros_like()),
+            (None, UnconnectedGradients::None) => None,
+        };
+        // Exclusive, so that a tangent kept as a number gets the tensor it keeps from now on
+        // (two reads give the same tensor); shared if the accumulator is busy (its own JVP
+        // work asking), and then such a tensor is a new constant each time.
+        let found: SmallVec<[Option<AnyTensor>; 4]> = match self.state.try_borrow_mut() {
+            Ok(mut state) => keys
+                .iter()
+                .map(|key| (key, kept_tangent(&mut state, key)))
+                .map(fill)
+                .collect(),
+            Err(_) => {
+                let state = self.state.borrow();
+                keys.iter()
+                    .map(|key| (key, tangent_copy(&state, key)))
+                    .map(fill)
+                    .collect()
+            }
+        };
         targets.rebuild(&mut GradientList::new(found))
+    }
+}
+
+/// The tangent of the tensor or variable `key` in `state`, if it has one; a tangent kept as
+/// a number gets the tensor it keeps from now on (see `TangentTable::tensor`).
+fn kept_tangent(state: &mut AccumulatorState, key: &SourceKey) -> Option<AnyTensor> {
+    match key {
+        SourceKey::Tensor(t) => state.tangents.tensor(t.id()).cloned(),
+        SourceKey::Variable(v) => state.variable_tangent(v.id()).cloned(),
+    }
+}
+
+/// [`kept_tangent`] through a shared borrow: a tangent kept as a number comes as a new
+/// constant tensor, not kept.
+fn tangent_copy(state: &AccumulatorState, key: &SourceKey) -> Option<AnyTensor> {
+    match key {
+        SourceKey::Tensor(t) => state.tangents.get(t.id()).map(|t| t.to_tensor()),
+        SourceKey::Variable(v) => state.variable_tangent(v.id()).cloned(),
     }
 }
 
