@@ -7,7 +7,8 @@
 //! - `macro`: the same ODE on plain floats, annotated `#[differentiable]` (scalar mode, every
 //!   step's saves on the generated code's stacks); `macro-checkpoint`:
 //!   `#[differentiable(checkpoint)]` (200 snapshots); `macro-checkpoint-1000`:
-//!   `checkpoint(snapshots = 1000)`.
+//!   `checkpoint(snapshots = 1000)`; `macro-checkpoint-3-levels`:
+//!   `checkpoint(snapshots = 100, levels = 3)` (100 + 100 states and 100 trips' saves).
 //!
 //! Each runs in a child process of its own, so that each peak resident memory (`VmHWM`,
 //! read from `/proc/self/status`) is its own; the bench prints time, peak memory and the
@@ -100,6 +101,7 @@ rk4_annotated! {
     rk4_macro: (constant(x0));
     rk4_macro_checkpoint: (constant(x0), checkpoint);
     rk4_macro_checkpoint_1000: (constant(x0), checkpoint(snapshots = 1000));
+    rk4_macro_checkpoint_3_levels: (constant(x0), checkpoint(snapshots = 100, levels = 3));
 }
 
 /// Peak resident memory of this process so far, in MB.
@@ -123,6 +125,9 @@ fn child(mode: &str, steps: usize) {
         "macro" => rk4_macro::grad(&x0, &w, steps).1[0].clone(),
         "macro-checkpoint" => rk4_macro_checkpoint::grad(&x0, &w, steps).1[0].clone(),
         "macro-checkpoint-1000" => rk4_macro_checkpoint_1000::grad(&x0, &w, steps).1[0].clone(),
+        "macro-checkpoint-3-levels" => {
+            rk4_macro_checkpoint_3_levels::grad(&x0, &w, steps).1[0].clone()
+        }
         "tape" | "tape-checkpointed" => {
             let x0 = Tensor::from_vec(x0, &[16]);
             let w = Tensor::from_vec(w, &[16]);
@@ -171,6 +176,7 @@ fn main() {
             [
                 "macro-checkpoint",
                 "macro-checkpoint-1000",
+                "macro-checkpoint-3-levels",
                 "macro",
                 "tape-checkpointed",
                 "tape",
@@ -206,7 +212,11 @@ fn main() {
     // The annotated gradients, checkpointed or not, to the bit (the recomputation repeats
     // the same operations); the tape's (another order of operations) to 1e-9.
     if let Some(plain) = results.get("macro") {
-        for mode in ["macro-checkpoint", "macro-checkpoint-1000"] {
+        for mode in [
+            "macro-checkpoint",
+            "macro-checkpoint-1000",
+            "macro-checkpoint-3-levels",
+        ] {
             if let Some(checked) = results.get(mode) {
                 assert_eq!(checked[2..], plain[2..], "{mode}: gradients differ");
                 ratios(&format!("{mode} / macro"), checked, plain);

@@ -526,10 +526,18 @@
 //! other iterators) the trip count is not known up front: snapshots start one per trip,
 //! and each time the budget is full every other one is dropped and the segments double.
 //! For `n` trips the pullback thus holds at most `snapshots` states plus the saves of
-//! `2n / snapshots` trips, and the loop runs forward twice in all (two levels,
-//! not a binomial schedule: a rerun segment is not checkpointed again). The rerun repeats
+//! `2n / snapshots` trips, and the loop runs forward twice in all.
+//!
+//! `checkpoint(levels = l)` (2 to 5; 2 is the above) checkpoints the reruns too: the
+//! pullback reruns each segment quietly, keeping up to `snapshots` snapshots within it,
+//! and so on `l` levels deep, the last level rerunning its trips with saves. For `n` trips
+//! it holds `(l - 1) · snapshots` states and the saves of `n / snapshots^(l - 1)` trips, and
+//! the loop runs forward `l` times: a million steps with `checkpoint(snapshots = 100,
+//! levels = 3)` keep 200 states and 100 steps' saves (a multi-level schedule in the manner
+//! of Griewank's: each level a uniform split, not revolve's binomial placement, which would
+//! need fewer reruns for the same memory). The rerun repeats
 //! the same float operations in the same order, so the gradient is the uncheckpointed one
-//! to the bit, `break` and `continue` included:
+//! to the bit, at every level, `break` and `continue` included:
 //!
 //! ```
 //! use gradtape::differentiable;
@@ -556,11 +564,25 @@
 //!     x * v
 //! }
 //!
+//! #[differentiable(checkpoint(snapshots = 20, levels = 3))]
+//! fn pendulum_three_levels(x0: f64, v0: f64, k: f64, steps: usize) -> f64 {
+//!     let (mut x, mut v) = (x0, v0);
+//!     for _ in 0..steps {
+//!         let a = -k * x.sin();
+//!         x += 0.01 * v;
+//!         v += 0.01 * a;
+//!     }
+//!     x * v
+//! }
+//!
 //! // 10,000 steps: 50 snapshots and one segment's saves (200 steps) instead of 10,000
 //! let (value, gradient) = pendulum::grad(0.5, 0.0, 2.0, 10_000);
 //! let (same, checkpointed) = pendulum_checkpointed::grad(0.5, 0.0, 2.0, 10_000);
 //! assert_eq!(value.to_bits(), same.to_bits());
 //! assert_eq!(gradient.map(f64::to_bits), checkpointed.map(f64::to_bits));
+//! // three levels: 20 + 20 snapshots and 25 steps' saves
+//! let (_, deeper) = pendulum_three_levels::grad(0.5, 0.0, 2.0, 10_000);
+//! assert_eq!(gradient.map(f64::to_bits), deeper.map(f64::to_bits));
 //! ```
 //!
 //! A `for` loop's iterator is built again for each rerun segment (from the values its

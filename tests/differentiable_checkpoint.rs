@@ -27,8 +27,15 @@ use common::central_differences;
 use gradtape::differentiable;
 
 /// Defines `$plain` with `#[differentiable]` (or `#[differentiable($($plain_arg)*)]`) and
-/// `$checkpointed` with `#[differentiable($($arg)*)]`, the same function.
+/// `$checkpointed` with `#[differentiable($($arg)*)]`, the same function; with `deep
+/// $deep (..)`, also `$deep`, checkpointed with more levels.
 macro_rules! twice {
+    ($plain:ident, $checkpointed:ident, ($($arg:tt)*), deep $deep:ident ($($deep_arg:tt)*), fn ($($params:tt)*) $(-> $out:ident)? { $($body:tt)* }) => {
+        twice!($plain, $checkpointed, ($($arg)*), fn ($($params)*) $(-> $out)? { $($body)* });
+        #[differentiable($($deep_arg)*)]
+        #[allow(dead_code)] // its gradient is what is checked
+        fn $deep($($params)*) $(-> $out)? { $($body)* }
+    };
     ($plain:ident, $checkpointed:ident, ($($arg:tt)*), fn ($($params:tt)*) $(-> $out:ident)? { $($body:tt)* }) => {
         twice!($plain [], $checkpointed, ($($arg)*), fn ($($params)*) $(-> $out)? { $($body)* });
     };
@@ -43,7 +50,7 @@ macro_rules! twice {
 
 // ----- the functions -----
 
-twice!(rk4_plain, rk4_checkpointed, (checkpoint(snapshots = 4)), fn (x0: f64, v0: f64, k: f64, steps: usize) -> f64 {
+twice!(rk4_plain, rk4_checkpointed, (checkpoint(snapshots = 4)), deep rk4_deep (checkpoint(snapshots = 3, levels = 3)), fn (x0: f64, v0: f64, k: f64, steps: usize) -> f64 {
     // A pendulum x'' = -k sin x by the classical Runge-Kutta scheme: two carried values,
     // eight computed in each trip.
     let h = 0.05;
@@ -63,7 +70,7 @@ twice!(rk4_plain, rk4_checkpointed, (checkpoint(snapshots = 4)), fn (x0: f64, v0
     x * v + x.cos()
 });
 
-twice!(default_plain, default_checkpointed, (checkpoint), fn (x0: f64, k: f64, steps: usize) -> f64 {
+twice!(default_plain, default_checkpointed, (checkpoint), deep default_deep (checkpoint(snapshots = 50, levels = 3)), fn (x0: f64, k: f64, steps: usize) -> f64 {
     let mut x = x0;
     for _ in 0..steps {
         x = x - 0.01 * k * x.powi(3) + 0.001 * x.cos();
@@ -71,7 +78,7 @@ twice!(default_plain, default_checkpointed, (checkpoint), fn (x0: f64, k: f64, s
     x
 });
 
-twice!(heat_plain, heat_checkpointed, (checkpoint(snapshots = 4)), fn (u0: &[f64], k: f64, steps: usize) -> f64 {
+twice!(heat_plain, heat_checkpointed, (checkpoint(snapshots = 4)), deep heat_deep (checkpoint(snapshots = 2, levels = 4)), fn (u0: &[f64], k: f64, steps: usize) -> f64 {
     // Explicit heat steps on a ring: an array carried through the loop, an inner loop over
     // its cells inside the checkpointed one, a fresh array per trip.
     let n = u0.len();
@@ -97,7 +104,7 @@ twice!(heat_plain, heat_checkpointed, (checkpoint(snapshots = 4)), fn (u0: &[f64
     total
 });
 
-twice!(series_plain, series_checkpointed, (checkpoint(snapshots = 4)), fn (a: &[f64], x: f64) -> f64 {
+twice!(series_plain, series_checkpointed, (checkpoint(snapshots = 4)), deep series_deep (checkpoint(snapshots = 3, levels = 3)), fn (a: &[f64], x: f64) -> f64 {
     // Reads indexed by the checkpointed loop's own counter, forwards and backwards: the
     // adjoint recomputes the index of a segment's trip from the segment's start.
     let mut acc = x;
@@ -110,7 +117,7 @@ twice!(series_plain, series_checkpointed, (checkpoint(snapshots = 4)), fn (a: &[
     acc
 });
 
-twice!(jumps_plain, jumps_checkpointed, (checkpoint(snapshots = 4)), fn (x0: f64, v0: f64, limit: f64, trips: usize) -> f64 {
+twice!(jumps_plain, jumps_checkpointed, (checkpoint(snapshots = 4)), deep jumps_deep (checkpoint(snapshots = 3, levels = 3)), fn (x0: f64, v0: f64, limit: f64, trips: usize) -> f64 {
     // `while` with an integer counter the loop carries, `continue` and `break`.
     let mut x = x0;
     let mut v = v0;
@@ -129,7 +136,7 @@ twice!(jumps_plain, jumps_checkpointed, (checkpoint(snapshots = 4)), fn (x0: f64
     x * v
 });
 
-twice!(loop_plain, loop_checkpointed, (checkpoint(snapshots = 4)), fn (x0: f64, r: f64) -> f64 {
+twice!(loop_plain, loop_checkpointed, (checkpoint(snapshots = 4)), deep loop_deep (checkpoint(snapshots = 2, levels = 5)), fn (x0: f64, r: f64) -> f64 {
     // `loop`, ended by a `break` with a value.
     let mut x = x0;
     let mut t = 0;
@@ -143,7 +150,7 @@ twice!(loop_plain, loop_checkpointed, (checkpoint(snapshots = 4)), fn (x0: f64, 
     y + x
 });
 
-twice!(in_place_plain, in_place_checkpointed, (checkpoint(snapshots = 4)), fn (u: &mut [f64], k: f64, steps: usize) {
+twice!(in_place_plain, in_place_checkpointed, (checkpoint(snapshots = 4)), deep in_place_deep (checkpoint(snapshots = 3, levels = 3)), fn (u: &mut [f64], k: f64, steps: usize) {
     // A `&mut` array parameter written by the loop: state the snapshots copy.
     let n = u.len();
     for _ in 0..steps {
@@ -167,7 +174,7 @@ twice!(scoped_plain, scoped_checkpointed, (checkpoint(snapshots = 2)), fn (x0: f
     y * y
 });
 
-twice!(growing_plain, growing_checkpointed, (checkpoint(snapshots = 4)), fn (x0: f64, n0: usize) -> f64 {
+twice!(growing_plain, growing_checkpointed, (checkpoint(snapshots = 4)), deep growing_deep (checkpoint(snapshots = 3, levels = 3)), fn (x0: f64, n0: usize) -> f64 {
     // The iterator reads `n` as it was before the loop; the body changes it.
     let mut x = x0;
     let mut n = n0;
@@ -200,7 +207,7 @@ twice!(fixed_plain, fixed_checkpointed, (checkpoint(snapshots = 4)), fn (mut x: 
     x + s[1] * s[2]
 });
 
-twice!(filtered_plain, filtered_checkpointed, (checkpoint(snapshots = 4)), fn (x0: f64, steps: usize) -> f64 {
+twice!(filtered_plain, filtered_checkpointed, (checkpoint(snapshots = 4)), deep filtered_deep (checkpoint(levels = 3)), fn (x0: f64, steps: usize) -> f64 {
     // A `for` over an iterator that does not know its length: the snapshots start one per
     // trip and thin out; each rerun segment skips to its first item.
     let mut x = x0;
@@ -273,6 +280,15 @@ fn an_integrator_carrying_several_values() {
             [0, 1, 2],
             steps
         );
+        let name = format!("rk4, 3 levels, {steps} steps");
+        compare!(
+            name,
+            rk4_plain,
+            rk4_deep,
+            [0.7, -0.2, 2.5],
+            [0, 1, 2],
+            steps
+        );
     }
 }
 
@@ -299,6 +315,15 @@ fn an_array_state_with_an_inner_loop() {
         let (value, (plain_u, plain_k)) = heat_plain::grad(&u0, 0.1, steps);
         let (same, (checkpointed_u, checkpointed_k)) = heat_checkpointed::grad(&u0, 0.1, steps);
         assert_eq!(value.to_bits(), same.to_bits());
+        let (deep_value, (deep_u, deep_k)) = heat_deep::grad(&u0, 0.1, steps);
+        assert_eq!(value.to_bits(), deep_value.to_bits());
+        let bits = |g: &[f64]| g.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        assert_eq!(
+            bits(&deep_u),
+            bits(&plain_u),
+            "heat, 4 levels of 2, {steps} steps"
+        );
+        assert_eq!(deep_k.to_bits(), plain_k.to_bits());
         let mut plain = plain_u.clone();
         plain.push(plain_k);
         let mut checkpointed = checkpointed_u.clone();
@@ -326,6 +351,10 @@ fn reads_indexed_by_the_loop_counter() {
         let a: Vec<f64> = (0..n).map(|i| 0.3 * (i as f64 * 0.7).sin()).collect();
         let (_, (plain_a, plain_x)) = series_plain::grad(&a, 0.4);
         let (_, (checkpointed_a, checkpointed_x)) = series_checkpointed::grad(&a, 0.4);
+        let (_, (deep_a, deep_x)) = series_deep::grad(&a, 0.4);
+        let bits = |g: &[f64]| g.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&deep_a), bits(&plain_a), "series, 3 levels, {n} terms");
+        assert_eq!(deep_x.to_bits(), plain_x.to_bits());
         let mut plain = plain_a.clone();
         plain.push(plain_x);
         let mut checkpointed = checkpointed_a.clone();
@@ -351,6 +380,8 @@ fn while_with_continue_and_break() {
             let name = format!("jumps, limit {limit}, {trips} trips");
             let x = [0.2, 0.5, limit];
             compare!(name, jumps_plain, jumps_checkpointed, x, [0, 1, 2], trips);
+            let name = format!("jumps, 3 levels, limit {limit}, {trips} trips");
+            compare!(name, jumps_plain, jumps_deep, x, [0, 1, 2], trips);
         }
     }
 }
@@ -368,6 +399,8 @@ fn an_iterator_reading_a_name_the_loop_changes() {
     for n in TRIPS {
         let name = format!("growing, {n} trips");
         compare!(name, growing_plain, growing_checkpointed, [0.6], [0], n);
+        let name = format!("growing, 3 levels, {n} trips");
+        compare!(name, growing_plain, growing_deep, [0.6], [0], n);
     }
 }
 
@@ -439,12 +472,21 @@ fn an_iterator_of_unknown_length() {
             [0],
             steps
         );
+        let name = format!("filtered, 3 levels of 200, {steps} steps");
+        compare!(name, filtered_plain, filtered_deep, [0.9], [0], steps);
     }
 }
 
 #[test]
 fn loop_with_break_value() {
     compare!("loop", loop_plain, loop_checkpointed, [0.3, 3.2], [0, 1]);
+    compare!(
+        "loop, 5 levels of 2",
+        loop_plain,
+        loop_deep,
+        [0.3, 3.2],
+        [0, 1]
+    );
 }
 
 #[test]
@@ -461,6 +503,10 @@ fn a_mut_array_parameter() {
         let (plain_after, plain_u, plain_k) = run(in_place_plain::grad_into);
         let (after, checkpointed_u, checkpointed_k) = run(in_place_checkpointed::grad_into);
         assert_eq!(plain_after, after, "the forward result");
+        let (deep_after, deep_u, deep_k) = run(in_place_deep::grad_into);
+        assert_eq!(plain_after, deep_after, "the forward result, 3 levels");
+        assert_eq!(deep_u, plain_u, "in place, 3 levels, {steps} steps");
+        assert_eq!(deep_k.to_bits(), plain_k.to_bits());
         let mut plain = plain_u.to_vec();
         plain.push(plain_k);
         let mut checkpointed = checkpointed_u.to_vec();
@@ -538,4 +584,25 @@ fn memory_holds_the_snapshots_and_one_segment() {
         "checkpointed peak {checkpointed_bytes} bytes, plain {plain_bytes} bytes"
     );
     println!("peak heap: plain {plain_bytes} bytes, checkpointed {checkpointed_bytes} bytes");
+}
+
+#[test]
+fn three_levels_hold_a_few_hundred_states() {
+    // 100,000 trips: two levels of 200 keep 200 snapshots and a segment of 500 trips'
+    // saves; three levels of 50 keep 50 + 50 snapshots and a segment of 40 trips' saves
+    // (every trip's state and saves are a few words here, so the allocations' own sizes
+    // dominate: the bound is on the ratio to the plain pullback's, and to two levels')
+    let steps = 100_000;
+    let ((_, plain), plain_bytes) = peak_bytes(|| default_plain::grad(0.4, 1.3, steps));
+    let ((_, two), two_bytes) = peak_bytes(|| default_checkpointed::grad(0.4, 1.3, steps));
+    let ((_, three), three_bytes) = peak_bytes(|| default_deep::grad(0.4, 1.3, steps));
+    assert_eq!(plain.map(f64::to_bits), three.map(f64::to_bits));
+    assert_eq!(two.map(f64::to_bits), three.map(f64::to_bits));
+    assert!(
+        three_bytes * 500 <= plain_bytes && three_bytes * 2 <= two_bytes,
+        "three levels' peak {three_bytes} bytes, two levels' {two_bytes}, plain {plain_bytes}"
+    );
+    println!(
+        "peak heap: plain {plain_bytes}, two levels {two_bytes}, three levels {three_bytes} bytes"
+    );
 }

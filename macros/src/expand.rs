@@ -85,9 +85,9 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
             brace_token: item.block.brace_token,
             stmts,
         };
-        let snapshots = args.checkpoint.as_ref().map(|c| c.snapshots);
+        let schedule = args.checkpoint.as_ref().map(|c| c.schedule);
         let user_names = crate::syntax::names_in(quote::ToTokens::to_token_stream(&item));
-        let mut body = lower::lower(&cx, sig, &block, snapshots, &args.calls, &user_names);
+        let mut body = lower::lower(&cx, sig, &block, schedule, &args.calls, &user_names);
         if let Some(asked) = &args.checkpoint {
             checkpoint::check(&cx, asked, sig, &item, &body);
         }

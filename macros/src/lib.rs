@@ -179,7 +179,10 @@ use proc_macro::TokenStream;
 /// gets segments of `ceil(n / snapshots)` trips at once; otherwise the snapshots start one
 /// per trip, and each time the budget is full every other one is dropped and the segments
 /// double, so the trip count need not be known up front (`while`, `loop`). For `n` trips the adjoint holds the snapshots plus the saves of at most
-/// `2n / snapshots` trips, and the loop runs forward twice. The rerun repeats the same float
+/// `2n / snapshots` trips, and the loop runs forward twice. `checkpoint(levels = l)` (2 to
+/// 5, default 2) checkpoints the adjoint's reruns too, `l` levels deep: it holds
+/// `(l - 1) · snapshots` states and the saves of `n / snapshots^(l - 1)` trips, and the loop
+/// runs forward `l` times. The rerun repeats the same float
 /// operations in the same order: the gradient is the uncheckpointed one to the bit.
 /// `break` and `continue` stay exact; a `return` inside a checkpointed loop, a function of
 /// tensors (use `gradtape::checkpointed_loop`) and a body with no top-level loop are

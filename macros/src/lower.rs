@@ -23,7 +23,7 @@ use crate::args::Calls;
 use crate::ctxt::Ctxt;
 use crate::model::ir::{
     Arm, BinaryKind, Binding, BindingId, Block, Body, Callee, Counter, JumpKind, LoopHead, Op,
-    Operand, RETURN_REGION, Recompute, Stmt, Target, Written, WrittenPart,
+    Operand, RETURN_REGION, Recompute, Schedule, Stmt, Target, Written, WrittenPart,
 };
 use crate::model::sig::{Kind, Mode, Signature};
 use crate::syntax::{mixed, single_ident, strip_parens};
@@ -42,16 +42,16 @@ enum Tail {
 }
 
 /// Lowers `body` (already through [`returns::rewrite`](crate::returns::rewrite)), iterating until the set of active
-/// `let mut` bindings is stable. Errors go to `cx`. `checkpoint` is the number of snapshots
-/// each top-level loop keeps when the attribute asked for checkpointing (recorded in the IR
-/// for generation). `user_names` are the names the user's item spells (`syntax::names_in`):
+/// `let mut` bindings is stable. Errors go to `cx`. `checkpoint` is how each top-level loop
+/// keeps snapshots when the attribute asked for checkpointing (recorded in the IR for
+/// generation). `user_names` are the names the user's item spells (`syntax::names_in`):
 /// a generated name among them is not trusted to be the desugaring's (see
 /// `Lowerer::counters`).
 pub fn lower(
     cx: &Ctxt,
     sig: &Signature,
     body: &syn::Block,
-    checkpoint: Option<usize>,
+    checkpoint: Option<Schedule>,
     calls: &Calls,
     user_names: &HashSet<String>,
 ) -> Body {

@@ -14,6 +14,12 @@
 //! count: for `n` trips, segments hold at most `2n / snapshots` trips. Memory: the snapshots plus one segment's saves; time: the loop
 //! runs forward twice.
 //!
+//! With `levels = l` above 2, the adjoint checkpoints its reruns too: a level reruns its
+//! segment quietly (the forward code as written, limited to the segment's trips), keeping
+//! snapshots every `ceil(len / snapshots)` trips, and the level below replays those
+//! sub-segments last to first; the last level reruns with saves and reverses, as above.
+//! Each level's names end in the level's number; the last level's are the two-level ones.
+//!
 //! The carried state is every mutable name declared before the loop (a `let mut`, a `mut`
 //! parameter, a `&mut` array parameter) that the loop mentions: it is cloned into each
 //! snapshot. The other names the loop reads (and those its `for` iterator reads, as they
@@ -29,7 +35,7 @@ use syn::Ident;
 use syn::ext::IdentExt;
 
 use super::Generator;
-use crate::model::ir::{LoopHead, Stmt, Target};
+use crate::model::ir::{LoopHead, Schedule, Stmt, Target};
 use crate::model::sig::{Param, Signature};
 use crate::syntax::mixed;
 
@@ -78,9 +84,9 @@ fn constant_name(id: usize, ident: &Ident) -> String {
 }
 
 impl<'a> Generator<'a> {
-    /// The snapshots a loop statement at this depth keeps, if it is checkpointed: the
+    /// The schedule of a loop statement at this depth, if it is checkpointed: the
     /// top-level loops of `vjp` and `grad_into` when the attribute asked for it.
-    pub(super) fn checkpointed(&self, depth: usize) -> Option<usize> {
+    pub(super) fn checkpointed(&self, depth: usize) -> Option<Schedule> {
         if depth == 0 && self.saving && !self.tensor() && self.zero_d().is_none() {
             self.body.checkpoint
         } else {
@@ -99,7 +105,8 @@ impl<'a> Generator<'a> {
 
     /// The forward code of a checkpointed loop: the loop as written, each trip that starts
     /// a segment first pushing `(trip, state)` onto the snapshots.
-    pub(super) fn forward_checkpointed(&self, stmt: &Stmt, snapshots: usize) -> TokenStream {
+    pub(super) fn forward_checkpointed(&self, stmt: &Stmt, schedule: Schedule) -> TokenStream {
+        let snapshots = schedule.snapshots;
         let Stmt::Loop {
             id,
             label,
@@ -123,13 +130,7 @@ impl<'a> Generator<'a> {
                 None => quote!(let #copy = ::core::clone::Clone::clone(&#name);),
             }
         });
-        let snapshot = carried.state.iter().map(|declared| {
-            let name = &declared.ident;
-            match declared.param.filter(|p| p.is_output_array()) {
-                Some(_) => quote!(::std::borrow::ToOwned::to_owned(&*#name)),
-                None => quote!(::core::clone::Clone::clone(&#name)),
-            }
-        });
+        let snapshot = snapshot_of(&carried);
         let segment = mixed(&format!("ck_segment{id}"));
         let snap = mixed("snap");
         let body_code = self.quiet().forward_block(body);
@@ -216,33 +217,20 @@ impl<'a> Generator<'a> {
                 },
             }
         });
-        let restores = carried.state.iter().enumerate().map(|(k, declared)| {
-            let name = &declared.ident;
-            let index = syn::Index::from(k);
-            match declared.param.filter(|p| p.is_output_array()) {
-                Some(param) => {
-                    let buffer = mixed(&format!("ck_buffer_{}", name.unraw()));
-                    let target = reference_target(param).expect("a `&mut` array");
-                    quote! {
-                        let mut #buffer = ::core::clone::Clone::clone(&#state.#index);
-                        let #name: &mut #target = ::core::borrow::BorrowMut::borrow_mut(&mut #buffer);
-                    }
-                }
-                None => quote! {
-                    #[allow(unused_mut)]
-                    let mut #name = ::core::clone::Clone::clone(&#state.#index);
-                },
-            }
-        });
-        let fresh = carried.fresh.iter().map(|declared| {
-            let name = &declared.ident;
-            let mutability = declared.mutable.then(|| quote!(mut));
-            quote!(#[allow(unused_variables, unused_mut)] let #mutability #name;)
-        });
+        let restores = |state: &Ident| restores_from(&carried, state);
+        let fresh: Vec<TokenStream> = carried
+            .fresh
+            .iter()
+            .map(|declared| {
+                let name = &declared.ident;
+                let mutability = declared.mutable.then(|| quote!(mut));
+                quote!(#[allow(unused_variables, unused_mut)] let #mutability #name;)
+            })
+            .collect();
         // The loop limited to the segment's trips: a `for` over its iterator from the
         // segment's first item, a `while`/`loop` counting on the trip counter.
         let counter = mixed(&format!("trips{id}"));
-        let (build, head) = match head {
+        let (build, segment_head) = match head {
             LoopHead::For { pat, iter } => (
                 quote! {
                     let #iterator = ::core::iter::Iterator::take(
@@ -269,7 +257,7 @@ impl<'a> Generator<'a> {
             ),
         };
         let registered = self.stacks.borrow().len();
-        let forward = self.forward_loop(*id, label.as_ref(), &head, body, *exits, 0);
+        let forward = self.forward_loop(*id, label.as_ref(), &segment_head, body, *exits, 0);
         // The segment's stacks live in its replay, not in the function.
         let stacks = self.stacks.borrow_mut().split_off(registered);
         *self.segment.borrow_mut() = Some(Segment {
@@ -290,6 +278,83 @@ impl<'a> Generator<'a> {
             );
             quote!(let mut #cursor = #stack.len();)
         });
+        let restored = restores(&state);
+        // The last level: the segment `start..start + len` rerun with saves and reversed.
+        let mut replay = quote! {
+            #build
+            #(#restored)*
+            #(#fresh)*
+            #(#declarations)*
+            #forward
+            #(#cursors)*
+            #reverse
+        };
+        // Each level above it: its segment `start..start + len` rerun quietly from its
+        // snapshot `state`, keeping snapshots of its own every `step` trips, whose
+        // segments the level below replays, last to first.
+        let schedule = self.checkpointed(0).expect("a checkpointed loop");
+        let snapshots = schedule.snapshots;
+        let (mut start, mut len, mut state) = (start, len, state);
+        for level in 2..schedule.levels {
+            let [
+                outer_start,
+                outer_len,
+                outer_state,
+                kept,
+                step,
+                at,
+                k,
+                count,
+                iterator,
+            ] = [
+                "start", "len", "state", "kept", "step", "at", "k", "count", "iter",
+            ]
+            .map(|part| mixed(&format!("ck_{part}{id}_{level}")));
+            let snapshot = snapshot_of(&carried);
+            let body_code = self.quiet().forward_block(body);
+            let label = label.as_ref().map(|label| quote!(#label:));
+            let trip = quote! {
+                if #at % #step == 0 {
+                    #kept.push((#outer_start + #at, (#(#snapshot,)*)));
+                }
+                #at += 1;
+                #body_code
+            };
+            let quiet = match head {
+                LoopHead::For { pat, iter } => quote! {
+                    let #iterator = ::core::iter::Iterator::take(
+                        ::core::iter::Iterator::skip(::core::iter::IntoIterator::into_iter(#iter), #outer_start),
+                        #outer_len,
+                    );
+                    #label for #pat in #iterator { #trip }
+                },
+                LoopHead::While { cond } => {
+                    quote!(#label while #at < #outer_len && (#cond) { #trip })
+                }
+                LoopHead::Loop => quote!(#label while #at < #outer_len { #trip }),
+            };
+            let restored = restores(&outer_state);
+            replay = quote! {
+                let #step: usize = usize::max(1, #outer_len.div_ceil(#snapshots));
+                let mut #kept = ::std::vec::Vec::new();
+                {
+                    #(#restored)*
+                    #(#fresh)*
+                    let mut #at: usize = 0;
+                    #quiet
+                }
+                let #count = #kept.len();
+                for #k in (0..#count).rev() {
+                    let #start: usize = #kept[#k].0;
+                    let #len: usize =
+                        if #k + 1 < #count { #kept[#k + 1].0 } else { #outer_start + #outer_len } - #start;
+                    #[allow(unused_variables)]
+                    let #state = &#kept[#k].1;
+                    #replay
+                }
+            };
+            (start, len, state) = (outer_start, outer_len, outer_state);
+        }
         quote! {
             let #count = #saved.len();
             for #k in (0..#count).rev() {
@@ -298,13 +363,7 @@ impl<'a> Generator<'a> {
                 #[allow(unused_variables)]
                 let #state = &#saved[#k].1;
                 #(#rebinds)*
-                #build
-                #(#restores)*
-                #(#fresh)*
-                #(#declarations)*
-                #forward
-                #(#cursors)*
-                #reverse
+                #replay
             }
         }
     }
@@ -509,6 +568,51 @@ fn let_names(tokens: &TokenStream) -> Vec<(Ident, bool)> {
         pattern(tokens.collect(), &mut names);
     }
     names
+}
+
+/// The values of a checkpointed loop's carried state, cloned into a snapshot (a `&mut`
+/// array parameter as an owned array).
+fn snapshot_of(carried: &Carried<'_>) -> Vec<TokenStream> {
+    carried
+        .state
+        .iter()
+        .map(|declared| {
+            let name = &declared.ident;
+            match declared.param.filter(|p| p.is_output_array()) {
+                Some(_) => quote!(::std::borrow::ToOwned::to_owned(&*#name)),
+                None => quote!(::core::clone::Clone::clone(&#name)),
+            }
+        })
+        .collect()
+}
+
+/// The carried state rebound from the snapshot `state` (a tuple in [`snapshot_of`]'s
+/// order), for a segment's rerun: each name a clone, a `&mut` array parameter a borrow of
+/// a buffer of its own.
+fn restores_from(carried: &Carried<'_>, state: &Ident) -> Vec<TokenStream> {
+    carried
+        .state
+        .iter()
+        .enumerate()
+        .map(|(k, declared)| {
+            let name = &declared.ident;
+            let index = syn::Index::from(k);
+            match declared.param.filter(|p| p.is_output_array()) {
+                Some(param) => {
+                    let buffer = mixed(&format!("ck_buffer_{}", name.unraw()));
+                    let target = reference_target(param).expect("a `&mut` array");
+                    quote! {
+                        let mut #buffer = ::core::clone::Clone::clone(&#state.#index);
+                        let #name: &mut #target = ::core::borrow::BorrowMut::borrow_mut(&mut #buffer);
+                    }
+                }
+                None => quote! {
+                    #[allow(unused_mut)]
+                    let mut #name = ::core::clone::Clone::clone(&#state.#index);
+                },
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]

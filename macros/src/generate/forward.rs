@@ -176,7 +176,7 @@ impl Generator<'_> {
                 body,
                 exits,
             } => match self.checkpointed(depth) {
-                Some(snapshots) => self.forward_checkpointed(stmt, snapshots),
+                Some(schedule) => self.forward_checkpointed(stmt, schedule),
                 None => self.forward_loop(*id, label.as_ref(), head, body, *exits, depth),
             },
         }

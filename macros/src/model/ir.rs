@@ -555,13 +555,25 @@ pub struct Body {
     /// The `&mut` array parameters the function writes: results too, their cotangents
     /// given by the caller.
     pub written: Vec<BindingId>,
-    /// `#[differentiable(checkpoint)]`: the most snapshots each top-level loop (a
-    /// [`Stmt::Loop`] at depth 0) keeps of its carried state; the adjoint recomputes the
-    /// loop one segment between snapshots at a time (see `generate::checkpoint`).
-    pub checkpoint: Option<usize>,
+    /// `#[differentiable(checkpoint)]`: how each top-level loop (a [`Stmt::Loop`] at
+    /// depth 0) keeps snapshots of its carried state, from which the adjoint recomputes
+    /// the loop one segment at a time (see `generate::checkpoint`).
+    pub checkpoint: Option<Schedule>,
     /// Whether the pullback is boxed: the function may be on a cycle of calls
     /// (`analyse::recursion`).
     pub boxed: bool,
+}
+
+/// A checkpointed loop's schedule: the forward pass keeps at most `snapshots` copies of
+/// the loop's state, at the starts of segments of trips; the adjoint reruns each segment
+/// quietly keeping at most `snapshots` copies within it, and so on, `levels` deep, the last
+/// level rerunning its trips with saves and reversing them. For `n` trips the adjoint holds
+/// `(levels - 1) · snapshots` states and the saves of `n / snapshots^(levels - 1)` trips,
+/// and the loop runs forward `levels` times.
+#[derive(Clone, Copy)]
+pub struct Schedule {
+    pub snapshots: usize,
+    pub levels: usize,
 }
 
 impl Block {
