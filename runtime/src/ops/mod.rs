@@ -146,7 +146,7 @@ where
     let head = || OpHead {
         op,
         rule: Rule::Static(leak_zero_sized(UnaryRule(rule, scalar_rule, PhantomData))),
-        params: Params::None,
+        params: ParamSlot::None,
     };
     // An elementwise op's jacobian is diagonal, so it is its own transpose: the JVP rule
     // is the VJP rule applied to the tangent.
@@ -271,7 +271,7 @@ fn elementwise_with_param<T: Float, const N: usize>(
     let head = || OpHead {
         op,
         rule: Rule::Static(leak_zero_sized(rule)),
-        params: Params::Real(p),
+        params: ParamSlot::Real(p),
     };
     stack::record_keeping(data, &[x.id()], keep, head, jvp, numbers)
 }
@@ -402,7 +402,7 @@ where
     let head = || OpHead {
         op,
         rule: Rule::Static(leak_zero_sized(BinaryRule(rule, scalar_rule, PhantomData))),
-        params: Params::None,
+        params: ParamSlot::None,
     };
     stack::record_keeping(data, &[x.id(), y.id()], keep, head, &jvp, numbers)
 }
@@ -541,9 +541,10 @@ where
     let head = || {
         let (xs, ys) = (x.shape(), y.shape());
         let params = if crate::base::tensor::same_shape(xs, ys) {
-            Params::None
+            ParamSlot::None
         } else {
-            Params::DimsAxis(xs.iter().chain(ys).copied().collect(), xs.len())
+            let shapes = xs.iter().chain(ys).copied().collect();
+            ParamSlot::from(Params::DimsAxis(shapes, xs.len()))
         };
         OpHead {
             op,

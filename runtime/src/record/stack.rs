@@ -12,7 +12,7 @@ use smallvec::SmallVec;
 use crate::base::dtype::{AnyTensor, Float};
 use crate::base::tensor::{Data, Tensor, TensorId};
 use crate::record::forward::{self, Jvp, NumberJvp};
-use crate::record::node::{Inputs, NO_NODE, NodeId, Params, Rule};
+use crate::record::node::{Inputs, NO_NODE, NodeId, ParamSlot, Params, Rule};
 use crate::record::numerics::check_forward;
 use crate::record::state::{TapeState, push_in_place};
 use crate::record::variable::{AnyVariable, VariableId};
@@ -155,10 +155,12 @@ pub(crate) struct NodeSpec {
 }
 
 /// An op's record without its saved values, which travel separately (see [`SaveValues`]).
+/// Handed to a tape as a closure that builds it, called where the node is written (see
+/// `TapeState::push`).
 pub(crate) struct OpHead {
     pub op: &'static str,
     pub rule: Rule,
-    pub params: Params,
+    pub params: ParamSlot,
 }
 
 /// How an op's saved values reach a tape's arena.
@@ -222,7 +224,8 @@ pub(crate) fn record<T: Float>(
             saved,
             params,
         } = spec(out);
-        (OpHead { op, rule, params }, saved)
+        let params = ParamSlot::from(params);
+        (move || OpHead { op, rule, params }, saved)
     };
     record_on_stack(data, inputs, spec, jvp, None::<NoNumberJvp<T>>)
 }
@@ -247,7 +250,7 @@ pub(crate) fn record_keeping<T: Float, const N: usize>(
     if !any_recording() {
         return Tensor::from_data(data);
     }
-    record_on_stack(data, inputs, |_| (head(), keep), jvp, Some(numbers))
+    record_on_stack(data, inputs, |_| (head, keep), jvp, Some(numbers))
 }
 
 /// The tapes (by stack position) that record an op, with the op's inputs' nodes there.
@@ -255,10 +258,10 @@ type Recorders = SmallVec<[(usize, Inputs); 2]>;
 
 #[inline(always)]
 #[track_caller]
-fn record_on_stack<T: Float, S: SaveValues<T>>(
+fn record_on_stack<T: Float, H: FnOnce() -> OpHead, S: SaveValues<T>>(
     data: Data<T>,
     inputs: &[TensorId],
-    spec: impl FnOnce(&Tensor<T>) -> (OpHead, S),
+    spec: impl FnOnce(&Tensor<T>) -> (H, S),
     jvp: &Jvp<'_, T>,
     numbers: Option<impl NumberJvp<T>>,
 ) -> Tensor<T> {
@@ -340,11 +343,11 @@ fn input_nodes(state: &TapeState, inputs: &[TensorId]) -> Option<Inputs> {
 /// The common case, one tape: no bookkeeping of which tapes record.
 #[inline(always)]
 #[track_caller]
-fn record_on_one<T: Float, S: SaveValues<T>>(
+fn record_on_one<T: Float, H: FnOnce() -> OpHead, S: SaveValues<T>>(
     tape: &TapeCell,
     data: Data<T>,
     inputs: &[TensorId],
-    spec: impl FnOnce(&Tensor<T>) -> (OpHead, S),
+    spec: impl FnOnce(&Tensor<T>) -> (H, S),
 ) -> Tensor<T> {
     let mut state = tape.borrow_mut();
     let nodes = if state.is_recording() {
@@ -358,8 +361,7 @@ fn record_on_one<T: Float, S: SaveValues<T>>(
     let id = state.next_output_id();
     let out = output(data, inputs, Some(id));
     // `spec` only clones values; it records nothing, so holding the borrow is fine.
-    let (OpHead { op, rule, params }, saved) = spec(&out);
-    let head = (op, rule, params.into());
+    let (head, saved) = spec(&out);
     let node = state.push(head, nodes, |arena| saved.save_into(&out, arena), id);
     if state.check_numerics {
         check_forward(&mut state, node, &out, Location::caller());
@@ -370,11 +372,11 @@ fn record_on_one<T: Float, S: SaveValues<T>>(
 /// Nested tapes: the op goes on every recording tape that tracks an input; the innermost
 /// one names the output.
 #[track_caller]
-fn record_on_many<T: Float, S: SaveValues<T>>(
+fn record_on_many<T: Float, H: FnOnce() -> OpHead, S: SaveValues<T>>(
     stack: &[Rc<TapeCell>],
     data: Data<T>,
     inputs: &[TensorId],
-    spec: impl FnOnce(&Tensor<T>) -> (OpHead, S),
+    spec: impl FnOnce(&Tensor<T>) -> (H, S),
 ) -> Tensor<T> {
     if stack.is_empty() {
         // only forward accumulators are active: nothing to record here
@@ -386,12 +388,17 @@ fn record_on_many<T: Float, S: SaveValues<T>>(
     };
     let id = stack[*innermost].borrow().next_output_id();
     let out = output(data, inputs, Some(id));
-    let (OpHead { op, rule, params }, saved) = spec(&out);
+    let (head, saved) = spec(&out);
+    let OpHead { op, rule, params } = head();
     // Each tape keeps its own copies (cheap: clones share storage).
     let mut values = Vec::new();
     saved.save_into(&out, &mut values);
     for (position, nodes) in recorders {
-        let head = (op, rule.clone(), params.clone().into());
+        let head = || OpHead {
+            op,
+            rule: rule.clone(),
+            params: params.clone(),
+        };
         let save = |arena: &mut Vec<AnyTensor>| arena.extend_from_slice(&values);
         let mut state = stack[position].borrow_mut();
         let node = state.push(head, nodes, save, id);

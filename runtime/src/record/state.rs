@@ -19,7 +19,7 @@ use crate::record::node::{
     Inputs, NO_NODE, Node, NodeId, ParamSlot, Rule, SavedRange, clear_nodes,
 };
 use crate::record::numerics::{Found, Site};
-use crate::record::stack::TapeCell;
+use crate::record::stack::{OpHead, TapeCell};
 use crate::record::variable::{AnyVariable, VariableId};
 
 const NODE_BITS: u32 = 24;
@@ -245,18 +245,20 @@ impl TapeState {
         }
     }
 
-    /// Appends a node (`op`, `rule`, `params`, `inputs`) as the producer of the tensor `out`;
-    /// `save` appends the values its rule keeps to the arena, where they are written once,
-    /// in place, never through intermediate buffers.
+    /// Appends a node (the op, rule and parameters `head` builds, and `inputs`) as the
+    /// producer of the tensor `out`; `save` appends the values its rule keeps to the arena,
+    /// where they are written once, in place, never through intermediate buffers.
     ///
     /// The node comes in parts and is assembled at its write into the tape, so it is never
-    /// copied whole through the stack. Parts the compiler keeps on the stack across the
-    /// arena pushes can still be read back wide just after narrow stores (the rule's tag and
-    /// pointers): smaller node records are the remedy (docs/PERFORMANCE.md).
+    /// copied whole through the stack; `head` is called there, after the arena pushes, so
+    /// that an op's constant head (a static rule, no parameters or one number) is written
+    /// straight into the node. Built before the pushes and held across them, the rule's
+    /// tag and pointers went through the stack in narrow stores and came back in one wide
+    /// load, a store-forwarding stall per op (perf, docs/PERFORMANCE.md).
     #[inline(always)]
     pub(crate) fn push(
         &mut self,
-        (op, rule, params): (&'static str, Rule, ParamSlot),
+        head: impl FnOnce() -> OpHead,
         inputs: Inputs,
         save: impl FnOnce(&mut Vec<AnyTensor>),
         out: TensorId,
@@ -267,8 +269,8 @@ impl TapeState {
         let saved = SavedRange::new(start, self.saved.len() as u32);
         // An id `next_output_id` encoded for this node finds it without the map.
         let encoded = out == self.next_output_id() && out.0 & TAPE_ENCODED_BIT != 0;
-        push_in_place!(
-            &mut self.nodes,
+        push_in_place!(&mut self.nodes, {
+            let OpHead { op, rule, params } = head();
             Node {
                 op,
                 rule,
@@ -276,7 +278,7 @@ impl TapeState {
                 saved,
                 params,
             }
-        );
+        });
         self.owning_nodes |= self.nodes[index as usize].owns_heap();
         if !encoded {
             self.tracked.insert(out, index);
@@ -298,7 +300,12 @@ impl TapeState {
     #[inline]
     pub(crate) fn push_leaf(&mut self, id: TensorId, op: &'static str) -> NodeId {
         self.leaf_count += 1;
-        self.push((op, Rule::Leaf, ParamSlot::None), Inputs::NONE, |_| {}, id)
+        let head = || OpHead {
+            op,
+            rule: Rule::Leaf,
+            params: ParamSlot::None,
+        };
+        self.push(head, Inputs::NONE, |_| {}, id)
     }
 
     /// [`TapeState::track_leaf`] of a watched value of shape `shape` (noted in anomaly
