@@ -233,6 +233,16 @@ impl<'ast> Visit<'ast> for Locals<'_> {
             if let Pat::Ident(ident) = &local.pat {
                 self.0.insert(ident.ident.to_string());
             }
+        } else if let Some((name, source)) = whole_copy(local)
+            && self.0.contains(&source)
+        {
+            // `let m = *a;` (`a.clone()`, `a`) of an array: lowered as a local array of
+            // the same shape when `a` is of fixed size (`lower`'s `lower_array_copy`);
+            // otherwise rejected there, whatever is desugared here
+            if self.1.contains(&source) {
+                self.1.insert(name.clone());
+            }
+            self.0.insert(name);
         } else if crate::lower::is_array_local(local, self.2) {
             let pat = match &local.pat {
                 Pat::Type(typed) => &*typed.pat,
@@ -249,6 +259,24 @@ impl<'ast> Visit<'ast> for Locals<'_> {
         }
         visit::visit_local(self, local);
     }
+}
+
+/// `let m = *a;`, `a.clone()` or `a`, the name `m` is bound by (typed or not), and `a`'s.
+fn whole_copy(local: &syn::Local) -> Option<(String, String)> {
+    let pat = match &local.pat {
+        Pat::Type(typed) => &*typed.pat,
+        other => other,
+    };
+    let Pat::Ident(ident) = pat else {
+        return None;
+    };
+    let source = match strip_parens(&local.init.as_ref()?.expr) {
+        Expr::Unary(unary) if matches!(unary.op, syn::UnOp::Deref(_)) => &*unary.expr,
+        Expr::MethodCall(call) if call.method == "clone" && call.args.is_empty() => &*call.receiver,
+        other => other,
+    };
+    let source = single_ident(strip_parens(source))?;
+    Some((ident.ident.to_string(), source.to_string()))
 }
 
 /// `let r = m[i];`, `m[i].clone()` or `m[i].to_vec()` of an array of rows `m` among
