@@ -217,7 +217,9 @@
 //! `enumerate`, `rev`, `copied`, `map` with `sum`/`product`, `fold`, `for &v in a`, and
 //! `for w in a.windows(k)`/`a.chunks(k)` or `a.windows(k).map(..).sum()`), also over parts
 //! of arrays (`for b in &x[i + 1..]`, `x[1..].iter().zip(&w[..n])`,
-//! `x.iter().skip(1).take(n)`, `x.iter().step_by(2)`), which are lowered to indexed loops.
+//! `x.iter().skip(1).take(n)`, `x.iter().step_by(2)`, and `skip`/`take`/`step_by` after
+//! a `step_by`, counting strided items: `x.iter().step_by(2).skip(1).take(n)`), which are
+//! lowered to indexed loops.
 //! The adjoint keeps a shadow buffer beside each array, as Enzyme does. Gradients come back in the parameter's shape,
 //! and `f::grad_into` adds them into buffers the caller owns, allocating nothing per call:
 //!

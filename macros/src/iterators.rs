@@ -15,8 +15,9 @@
 //!   over `w` read `a` at those places; `a.windows(n).map(|w| e).sum()` (or `product`) is
 //!   such a loop accumulating `e`;
 //! - a part of an array as a source (`for b in &a[i..j]`, `a[i..].iter()`, `.zip(&b[..n])`,
-//!   `a.iter().skip(i).take(n)`, `.step_by(s)` last, in a loop or a reduction) is a view
-//!   of the array like a window, its bounds bound once before the loop;
+//!   `a.iter().skip(i).take(n)`, `.step_by(s)`, and `skip`/`take`/`step_by` after it,
+//!   counting strided items, in a loop or a reduction) is a view of the array like a
+//!   window, its first element, length and stride bound once before the loop;
 //! - `let y: Vec<f64> = a.iter().map(|v| e).collect();` is a local buffer grown by a loop
 //!   over the chain, `let mut y = Vec::new(); for v in a.iter() { y.push(e); }`;
 //! - `a.copy_from_slice(&b)` (or `clone_from_slice`) is the lengths' check and an element
@@ -912,22 +913,38 @@ struct Parts<'r> {
 }
 
 /// A part of `array`: elements `start..end` (bounds as written, evaluated once), every
-/// `stride`-th of them if `step_by` took it.
+/// `stride`-th of them if `step_by` took it, then the adapters `after` applied to those
+/// strided items in order.
 struct Part {
     name: Ident,
     array: Ident,
     start: TokenStream,
     end: TokenStream,
     stride: Option<TokenStream>,
+    after: Vec<Strided>,
+}
+
+/// An adapter after a `step_by`, counting strided items: the part stays every
+/// `stride`-th element from a first one, with another first, count or stride.
+#[derive(Clone)]
+enum Strided {
+    /// `.skip(n)`: the first moves `min(n, len)` items on, the count drops by as many.
+    Skip(TokenStream),
+    /// `.take(n)`: at most `n` items.
+    Take(TokenStream),
+    /// `.step_by(s)`: every `s`-th item, the stride multiplied by `s`.
+    StepBy(TokenStream),
 }
 
 /// What [`Parts::skipped`] found: a flat array's elements `start..end`, every
-/// `stride`-th, whether the items are copies, whether any adapter applied.
+/// `stride`-th, the adapters after the first `step_by`, whether the items are copies,
+/// whether any adapter applied.
 struct Skipped {
     array: Ident,
     start: TokenStream,
     end: TokenStream,
     stride: Option<TokenStream>,
+    after: Vec<Strided>,
     copied: bool,
     applied: bool,
 }
@@ -939,14 +956,30 @@ impl Parts<'_> {
             .then_some(array)
     }
 
-    /// `a.iter()` (then `.copied()`/`.cloned()`) with `.skip(n)`/`.take(n)` and at last
-    /// `.step_by(s)` applied.
+    /// `a.iter()` (then `.copied()`/`.cloned()`) with `.skip(n)`/`.take(n)`/`.step_by(s)`
+    /// applied in any order: before the first `step_by` they narrow the contiguous
+    /// elements, after it they count strided items ([`Strided`]).
     fn skipped(&self, expr: &Expr) -> Option<Skipped> {
         let Expr::MethodCall(call) = strip_parens(expr) else {
             return None;
         };
-        // (after a `step_by`, `skip`/`take`/`step_by` would count strided items: not a
-        // contiguous part)
+        // after a `step_by`, `skip`/`take`/`step_by` count strided items: recorded in
+        // order, the part's first, count and stride computed from them as the loop starts
+        let adapter: Option<fn(TokenStream) -> Strided> =
+            match (call.method.to_string().as_str(), call.args.len()) {
+                ("skip", 1) => Some(Strided::Skip),
+                ("take", 1) => Some(Strided::Take),
+                ("step_by", 1) => Some(Strided::StepBy),
+                _ => None,
+            };
+        if let Some(adapter) = adapter {
+            let mut inner = self.skipped(&call.receiver)?;
+            if inner.stride.is_some() {
+                let n = &call.args[0];
+                inner.after.push(adapter(quote!(#n)));
+                return Some(inner);
+            }
+        }
         let unstrided = || self.skipped(&call.receiver).filter(|s| s.stride.is_none());
         match (call.method.to_string().as_str(), call.args.len()) {
             ("iter", 0) => {
@@ -956,6 +989,7 @@ impl Parts<'_> {
                     start: quote!(0),
                     end: quote!(#array.len()),
                     stride: None,
+                    after: Vec::new(),
                     copied: false,
                     applied: false,
                 })
@@ -998,9 +1032,9 @@ impl Parts<'_> {
     fn part(
         &mut self,
         array: Ident,
-        start: TokenStream,
-        end: TokenStream,
+        (start, end): (TokenStream, TokenStream),
         stride: Option<TokenStream>,
+        after: Vec<Strided>,
     ) -> Ident {
         *self.next += 1;
         let name = mixed(&format!("part{}", self.next));
@@ -1010,6 +1044,7 @@ impl Parts<'_> {
             start,
             end,
             stride,
+            after,
         });
         name
     }
@@ -1022,11 +1057,12 @@ impl VisitMut for Parts<'_> {
             start,
             end,
             stride,
+            after,
             copied,
             applied: true,
         }) = self.skipped(expr)
         {
-            let name = self.part(array, start, end, stride);
+            let name = self.part(array, (start, end), stride, after);
             *expr = if copied {
                 syn::parse_quote!(#name.iter().copied())
             } else {
@@ -1040,7 +1076,7 @@ impl VisitMut for Parts<'_> {
         {
             let array = array.clone();
             let (start, end) = crate::syntax::range_bounds(range, &array);
-            let name = self.part(array, start, end, None);
+            let name = self.part(array, (start, end), None, Vec::new());
             *expr = syn::parse_quote!(#name);
             return;
         }
@@ -1089,6 +1125,7 @@ impl Rewriter<'_> {
             start,
             end,
             stride,
+            after,
         } in found
         {
             let (first, len) = (self.fresh("start"), self.fresh("len"));
@@ -1108,6 +1145,35 @@ impl Rewriter<'_> {
                 });
                 local
             });
+            // The adapters after the `step_by`, on the strided items `first + j * stride`
+            // (`j < len`), each shadowing the locals it changes, as the iterators count:
+            // `skip(n)` passes `min(n, len)` items, `take(n)` keeps at most `n`, `step_by(s)`
+            // keeps every `s`-th from the first (`ceil(len / s)`; `s == 0` panics).
+            if let Some(stride) = &stride {
+                for adapter in after {
+                    lets.push(match adapter {
+                        Strided::Skip(n) => {
+                            let passed = self.fresh("passed");
+                            quote! {
+                                let #passed: usize = #len.min(#n);
+                                let #first: usize = #first + #passed * #stride;
+                                let #len: usize = #len - #passed;
+                            }
+                        }
+                        Strided::Take(n) => quote! {
+                            let #len: usize = #len.min(#n);
+                        },
+                        Strided::StepBy(s) => {
+                            let step = self.fresh("step");
+                            quote! {
+                                let #step: usize = #s;
+                                let #len: usize = #len.div_ceil(#step);
+                                let #stride: usize = #stride * #step;
+                            }
+                        }
+                    });
+                }
+            }
             self.views.push(View {
                 name: name.to_string(),
                 array,
