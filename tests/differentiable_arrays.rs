@@ -1789,17 +1789,22 @@ fn trace_of_cube(a: &[[f64; 2]; 2]) -> f64 {
 }
 
 /// A flat copy written in place while the original is still read: the copy is an array
-/// of its own (`a` keeps its values), and `a.clone()`, `*a` and a by-value `b` copy alike.
+/// of its own (`a` keeps its values), and `a.clone()`, `*a` and a by-value `b` copy alike
+/// (regression: an untyped `a.clone()` became a `Vec`, which `d = e;` could not take).
 #[differentiable]
 fn copies_kept_apart(a: &[f64; 3], b: [f64; 3]) -> f64 {
     let mut m = *a;
     let mut c = b;
     let mut d: [f64; 3] = a.clone();
+    let mut e = a.clone();
     for k in 0..3 {
         m[k] = m[k] * m[k] + b[k];
         c[k] = c[k].sin();
     }
     d[1] = d[1] * c[2];
+    // `a.clone()` of a fixed-size array is one too, so it can be replaced whole
+    e[0] = e[2] * b[1] + d[1];
+    d = e;
     let mut s = 0.0;
     for k in 0..3 {
         s += m[k] * a[k] + c[k] * d[k];

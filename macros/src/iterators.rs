@@ -53,9 +53,10 @@ pub fn desugar(
     stmts: Vec<syn::Stmt>,
     mut arrays: HashSet<String>,
     mut rows: HashSet<String>,
+    fixed: HashSet<String>,
     floats: &[Ident],
 ) -> Vec<syn::Stmt> {
-    let stmts = copies(stmts, &arrays, &rows);
+    let stmts = copies(stmts, &arrays, &rows, fixed, floats);
     let mut locals = Locals(&mut arrays, &mut rows, floats);
     for stmt in &stmts {
         locals.visit_stmt(stmt);
@@ -82,14 +83,23 @@ pub fn desugar(
 /// that `w` is a local array like any other (it may grow; its reads and writes go through
 /// its shadow) and each element's cotangent flows back to `a`'s. In every block; a name
 /// bound this way is an array for the copies after it.
+///
+/// Not `a.clone()` of a fixed-size array (`fixed`: the parameters `[F; N]`, `&[F; N]`,
+/// and the locals seen so far made by a literal, `[e; N]`, typed so or copied from one):
+/// that is an array of the same type, which lowering copies element by element
+/// (`lower_array_copy`), so that `m = next;` between such arrays stays possible.
 fn copies(
     stmts: Vec<syn::Stmt>,
     arrays: &HashSet<String>,
     rows: &HashSet<String>,
+    fixed: HashSet<String>,
+    floats: &[Ident],
 ) -> Vec<syn::Stmt> {
     struct Copies<'a> {
         arrays: HashSet<String>,
         rows: &'a HashSet<String>,
+        fixed: HashSet<String>,
+        floats: &'a [Ident],
     }
     impl VisitMut for Copies<'_> {
         fn visit_block_mut(&mut self, block: &mut syn::Block) {
@@ -176,6 +186,16 @@ fn copies(
             if let Some(expanded) = self.collected(local) {
                 return Some(expanded);
             }
+            // (by name, as the sets here are: a fixed-size local, or a copy of one; any
+            // other `let` of the name shadows it)
+            if let Some(name) = local_name(local) {
+                let copied = whole_copy(local).is_some_and(|(_, s)| self.fixed.contains(&s));
+                if copied || crate::lower::is_fixed_local(local, self.floats) {
+                    self.fixed.insert(name);
+                } else {
+                    self.fixed.remove(&name);
+                }
+            }
             let init = local.init.as_ref()?;
             if init.diverge.is_some() {
                 return None;
@@ -190,7 +210,8 @@ fn copies(
             let copying = matches!(call.method.to_string().as_str(), "to_vec" | "clone")
                 && call.args.is_empty()
                 && self.arrays.contains(&source)
-                && !self.rows.contains(&source);
+                && !self.rows.contains(&source)
+                && !(call.method == "clone" && self.fixed.contains(&source));
             if !copying {
                 return None;
             }
@@ -214,6 +235,8 @@ fn copies(
     Copies {
         arrays: arrays.clone(),
         rows,
+        fixed,
+        floats,
     }
     .visit_block_mut(&mut block);
     block.stmts
@@ -264,20 +287,26 @@ impl<'ast> Visit<'ast> for Locals<'_> {
 
 /// `let m = *a;`, `a.clone()` or `a`, the name `m` is bound by (typed or not), and `a`'s.
 fn whole_copy(local: &syn::Local) -> Option<(String, String)> {
-    let pat = match &local.pat {
-        Pat::Type(typed) => &*typed.pat,
-        other => other,
-    };
-    let Pat::Ident(ident) = pat else {
-        return None;
-    };
+    let name = local_name(local)?;
     let source = match strip_parens(&local.init.as_ref()?.expr) {
         Expr::Unary(unary) if matches!(unary.op, syn::UnOp::Deref(_)) => &*unary.expr,
         Expr::MethodCall(call) if call.method == "clone" && call.args.is_empty() => &*call.receiver,
         other => other,
     };
     let source = single_ident(strip_parens(source))?;
-    Some((ident.ident.to_string(), source.to_string()))
+    Some((name, source.to_string()))
+}
+
+/// The name a `let` binds, typed or not, if its pattern is a name.
+fn local_name(local: &syn::Local) -> Option<String> {
+    let pat = match &local.pat {
+        Pat::Type(typed) => &*typed.pat,
+        other => other,
+    };
+    match pat {
+        Pat::Ident(ident) => Some(ident.ident.to_string()),
+        _ => None,
+    }
 }
 
 /// `let r = m[i];`, `m[i].clone()` or `m[i].to_vec()` of an array of rows `m` among

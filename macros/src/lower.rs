@@ -3413,7 +3413,7 @@ pub fn is_array_local(local: &syn::Local, floats: &[Ident]) -> bool {
 
 /// Whether a local array is of fixed size (`[F; N]`, `[[F; N]; M]`): typed so, or made
 /// by a literal `[a, b]` or `[e; N]` (not `vec![..]`).
-fn is_fixed_local(local: &syn::Local, floats: &[Ident]) -> bool {
+pub fn is_fixed_local(local: &syn::Local, floats: &[Ident]) -> bool {
     if let Pat::Type(typed) = &local.pat {
         return matches!(
             crate::model::sig::float_array_or_rows(&typed.ty, floats),
