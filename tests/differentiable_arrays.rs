@@ -1863,6 +1863,20 @@ fn parameter_replaced(mut b: [f64; 2], s: f64) -> f64 {
     b[0] * b[1] + before * s
 }
 
+/// A constant table copied into a local that a differentiable value is then written into
+/// (`w[1] = ..`): the copy becomes active and is copied element by element; `c = w;`
+/// replaces a constant array by the active one.
+#[differentiable]
+fn from_a_table(x: f64) -> f64 {
+    let table = [1.0, 2.0, 0.5];
+    let mut w = table;
+    w[1] = w[1] * x;
+    let mut c = [0.25; 3];
+    let before = c[0] * x;
+    c = w;
+    w[0] * w[1] + w[2].sin() * x + c[1] * x + before
+}
+
 #[test]
 fn fixed_arrays_copied_whole() {
     Case {
@@ -1953,6 +1967,16 @@ fn fixed_arrays_copied_whole() {
         jvp: &|x, t| parameter_replaced::jvp([x[0], x[1]], x[2], &t[..2], t[2]),
     }
     .check_with_second_order(&point(3, 64, -1.0, 1.0));
+
+    // by hand: 2x + sin(0.5) x + 2x² + x/4, so d/dx = 2 + sin 0.5 + 4x + 1/4
+    for x in [0.3, -1.7] {
+        let (value, [d]) = from_a_table::grad(x);
+        assert_eq!(value.to_bits(), from_a_table::primal(x).to_bits());
+        assert_eq!(value.to_bits(), from_a_table(x).to_bits());
+        let expected = 2.25 + 0.5_f64.sin() + 4.0 * x;
+        assert!((d - expected).abs() < 1e-14, "{d} vs {expected}");
+        assert!((from_a_table::jvp(x, 1.0).1 - expected).abs() < 1e-14);
+    }
 
     for steps in [0, 1, 5, 8] {
         Case {

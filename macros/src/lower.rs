@@ -561,6 +561,25 @@ impl<'a> Lowerer<'a> {
             (binding.array, binding.row, binding.ragged, binding.active) =
                 (true, row, ragged, true);
         }
+        // `let mut m = table;` of a constant fixed-size array (`lower_array_copy` took the
+        // active ones): a plain local, but an array of that shape, so that an element
+        // write of a differentiable value (`m[1] = x;`) makes it active and the next round
+        // copies it element by element
+        if let Some(init) = &local.init
+            && init.diverge.is_none()
+            && self.mode == Mode::Scalar
+            && let Some(source) = self.fixed_source(&init.expr)
+            && let Some(copy) = self.lookup(ident)
+            && copy >= bound
+            && copy != source
+            && !self.bindings[copy].array
+            && !self.bindings[source].ragged
+        {
+            let row = self.bindings[source].row.clone();
+            self.bindings[copy].array = true;
+            self.bindings[copy].row = row;
+            self.fixed.insert(copy, false);
+        }
         if let Some(counter) = alias
             && let Some(binding) = self.lookup(ident)
         {
