@@ -1788,6 +1788,21 @@ fn trace_of_cube(a: &[[f64; 2]; 2]) -> f64 {
     m[0][0] + m[1][1]
 }
 
+/// A parameter shadowed by its own copy, `let mut a = *a;` (a mutable local of the same
+/// name), written and read.
+#[differentiable]
+fn shadowed_by_its_copy(a: &[[f64; 2]; 2], s: f64) -> f64 {
+    let mut a = *a;
+    a[0][1] = a[0][1] * s + a[1][0];
+    let mut total = 0.0;
+    for i in 0..2 {
+        for j in 0..2 {
+            total += a[i][j] * a[j][i] * s;
+        }
+    }
+    total
+}
+
 /// A flat copy written in place while the original is still read: the copy is an array
 /// of its own (`a` keeps its values), and `a.clone()`, `*a` and a by-value `b` copy alike
 /// (regression: an untyped `a.clone()` became a `Vec`, which `d = e;` could not take).
@@ -1967,6 +1982,23 @@ fn fixed_arrays_copied_whole() {
         jvp: &|x, t| parameter_replaced::jvp([x[0], x[1]], x[2], &t[..2], t[2]),
     }
     .check_with_second_order(&point(3, 64, -1.0, 1.0));
+
+    Case {
+        name: "shadowed_by_its_copy",
+        itself: &|x| shadowed_by_its_copy(&matrix(x), x[4]),
+        primal: &|x| shadowed_by_its_copy::primal(&matrix(x), x[4]),
+        grad: Some(&|x| {
+            let (v, (ga, gs)) = shadowed_by_its_copy::grad(&matrix(x), x[4]);
+            (v, [ga.as_flattened(), &[gs]].concat())
+        }),
+        grad_into: &|x| {
+            let (mut da, mut ds) = ([[0.0; 2]; 2], 0.0);
+            let v = shadowed_by_its_copy::grad_into(&matrix(x), x[4], &mut da, &mut ds);
+            (v, [da.as_flattened(), &[ds]].concat())
+        },
+        jvp: &|x, t| shadowed_by_its_copy::jvp(&matrix(x), x[4], &matrix::<2, 2>(t), t[4]),
+    }
+    .check_with_second_order(&point(5, 65, -1.0, 1.0));
 
     // by hand: 2x + sin(0.5) x + 2x² + x/4, so d/dx = 2 + sin 0.5 + 4x + 1/4
     for x in [0.3, -1.7] {

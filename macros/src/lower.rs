@@ -2782,28 +2782,51 @@ impl<'a> Lowerer<'a> {
     /// whose elements is then written from `a`'s ([`copy_elements`](Self::copy_elements)),
     /// so that `m` is an array of its own whose cotangents flow back to `a`. Taken when the
     /// source is active, or when `m` is (a later `m = next;` of active values forces it).
-    /// `false` (nothing lowered) for any other `let`.
+    /// `let mut a = *a;`, shadowing the source, copies through a fresh local first (the
+    /// new `a` would otherwise read itself in its copy loop). `false` (nothing lowered) for
+    /// any other `let`.
     fn lower_array_copy(&mut self, ident: &Ident, key: usize, init: &Expr) -> bool {
         let Some(source) = self.fixed_source(init) else {
             return false;
         };
         let data = &self.bindings[source];
-        // `let m = *m;` would read the new `m` in its own copy loop
-        if data.ragged || data.name == *ident || !(data.active || self.forced.contains(&key)) {
+        if data.ragged || !(data.active || self.forced.contains(&key)) {
             return false;
         }
         let row = data.row.clone();
         let source_name = data.name.clone();
-        let binding = self.bind(ident, true, Some(key));
+        let init = strip_parens(init).clone();
+        if source_name == *ident {
+            let (id, _) = self.copy_names("whole");
+            let through = format_ident!("gradtape_whole{id}");
+            self.copy_into_new(&through, None, init, &source_name, &row);
+            let init: Expr = syn::parse_quote!(#through);
+            self.copy_into_new(ident, Some(key), init, &through, &row);
+        } else {
+            self.copy_into_new(ident, Some(key), init, &source_name, &row);
+        }
+        true
+    }
+
+    /// `let mut ident = init;`, then `ident`'s elements written from `source`'s: a new
+    /// active local array of `row`'s shape (see [`lower_array_copy`](Self::lower_array_copy)).
+    fn copy_into_new(
+        &mut self,
+        ident: &Ident,
+        key: Option<usize>,
+        init: Expr,
+        source: &Ident,
+        row: &Option<TokenStream>,
+    ) {
+        let binding = self.bind(ident, true, key);
         self.bindings[binding].row = row.clone();
         // The copy Rust makes, as the starting value (a constant: every element is
         // written below), so the local has the source's very type.
-        self.declare_zeros(binding, strip_parens(init).clone());
+        self.declare_zeros(binding, init);
         self.fixed.insert(binding, false);
         let (target, source): (Expr, Expr) =
-            (syn::parse_quote!(#ident), syn::parse_quote!(#source_name));
+            (syn::parse_quote!(#ident), syn::parse_quote!(#source));
         self.copy_elements(&target, &source, row.is_some());
-        true
     }
 
     /// `m = next;` (also `m = *a;`, `m = a.clone()`) between fixed-size float arrays of the
