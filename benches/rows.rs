@@ -15,13 +15,12 @@ use std::hint::black_box;
 use criterion::{Criterion, criterion_group, criterion_main};
 use gradtape::differentiable;
 
-/// The same k-means cost over rows of the type written in braces, as a user writes it.
-/// (The row type goes through as tokens: a `$row:ty` fragment reaches the attribute as
-/// an opaque group, which it does not read as a type of floats.)
+/// The same k-means cost over rows of the type given, as a user writes it (a `$row:ty`
+/// fragment, which reaches the attribute in an invisible group it reads through).
 macro_rules! kmeans {
-    ($name:ident, { $($row:tt)* }) => {
+    ($name:ident, $row:ty) => {
         #[differentiable]
-        fn $name(points: &[$($row)*], centroids: &[$($row)*]) -> f64 {
+        fn $name(points: &[$row], centroids: &[$row]) -> f64 {
             let mut cost = 0.0;
             for p in points {
                 let mut best = f64::INFINITY;
@@ -36,8 +35,8 @@ macro_rules! kmeans {
     };
 }
 
-kmeans!(kmeans_ragged, { Vec<f64> });
-kmeans!(kmeans_fixed, { [f64; 4] });
+kmeans!(kmeans_ragged, Vec<f64>);
+kmeans!(kmeans_fixed, [f64; 4]);
 
 /// The value and the gradients written by hand: each point gets `2 (p - c)` and its
 /// nearest centroid (the first of equal distances, as `min` keeps) `2 (c - p)`.

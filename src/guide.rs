@@ -92,7 +92,7 @@
 //! - arithmetic with literals on either side, and `as f32`/`as f64` between float types;
 //! - the float methods under their `f64` names (`sin`, `exp`, `ln_1p`, `powf` with a
 //!   differentiable exponent, `atan2`, `hypot`, `mul_add`, `clamp`, `max`/`min`,
-//!   `let (s, c) = x.sin_cos();`, ...;
+//!   `to_degrees`/`to_radians`, `let (s, c) = x.sin_cos();`, ...;
 //!   `signum`, `floor`, `ceil`, `round`, `trunc` and casts to integers are constants), and
 //!   on tensors every op of the runtime's vocabulary of primitives (`gradtape-primitives`:
 //!   each op's forward, VJP and JVP rules are one row, which the attribute reads, so a new
@@ -123,6 +123,9 @@
 //!   (or `gradtape::Float`) as the bound, inline or in a `where` clause, using `T::one()`,
 //!   `T::from(0.5).unwrap()` and the like: the function keeps its bounds, and its companion
 //!   items are available where `T` is `f32` or `f64`;
+//! - functions a `macro_rules!` writes, their types given as fragments (`fn $name(x: $t,
+//!   w: &[$t]) -> $t` with `$t:ty`): such a type reaches the attribute in an invisible
+//!   group, which it reads through, as it does parentheses (`(f64)`);
 //! - local closures bound by `let` and local `fn` items, called by name: each call is
 //!   replaced by the body (arguments evaluated first, then bound to the parameters), so
 //!   what a closure captures is differentiated as if written in place;
@@ -206,11 +209,17 @@
 //! (`vec![0.0; n]`, `[0.0; 3]`, `vec![x[0]; n]` of a differentiable value,
 //! `Vec::with_capacity` and `push`; `let mut w = a.to_vec();` or `a.clone()`, a local copy
 //! that may grow where the parameter may not; `let y: Vec<f64> = x.iter().map(..)
-//! .collect();`; `a.copy_from_slice(&b)`), and uses the iterator forms people write (`iter`, `iter_mut`, `zip`,
+//! .collect();`; `a.copy_from_slice(&b)`), copies fixed-size arrays whole (`let mut m =
+//! *a;` of `a: &[f64; N]` or `&[[f64; N]; M]`, `a.clone()`, and `state = next;` between
+//! `[f64; N]` locals, as an integrator's step replaces its state: element by element, the
+//! length fixed by the type; a `Vec` assigned whole, whose length could change, is
+//! rejected), and uses the iterator forms people write (`iter`, `iter_mut`, `zip`,
 //! `enumerate`, `rev`, `copied`, `map` with `sum`/`product`, `fold`, `for &v in a`, and
 //! `for w in a.windows(k)`/`a.chunks(k)` or `a.windows(k).map(..).sum()`), also over parts
 //! of arrays (`for b in &x[i + 1..]`, `x[1..].iter().zip(&w[..n])`,
-//! `x.iter().skip(1).take(n)`, `x.iter().step_by(2)`), which are lowered to indexed loops.
+//! `x.iter().skip(1).take(n)`, `x.iter().step_by(2)`, and `skip`/`take`/`step_by` after
+//! a `step_by`, counting strided items: `x.iter().step_by(2).skip(1).take(n)`), which are
+//! lowered to indexed loops.
 //! The adjoint keeps a shadow buffer beside each array, as Enzyme does. Gradients come back in the parameter's shape,
 //! and `f::grad_into` adds them into buffers the caller owns, allocating nothing per call:
 //!
@@ -813,7 +822,7 @@
 //!   tensor (it is sliced and gathered with its ops) or anything but a float array by its
 //!   name, an index computed from a differentiable value (its derivative would be lost), a
 //!   float array copied or returned whole (passed whole to an annotated function it is
-//!   differentiated), a row `m[i]` of an array of rows used whole, a call writing a `&mut`
+//!   differentiated; a fixed-size array `[F; N]` copied into a local is), a row `m[i]` of an array of rows used whole, a call writing a `&mut`
 //!   float array whose tuple result is destructured (`let (a, b) = f(&x, &mut out);`) or
 //!   that writes a part of an array of rows (`&mut m[1..]`), a differentiable array handed `&mut`
 //!   to the standard library (`std::mem::take(&mut next)`: copy the elements) other than

@@ -1666,3 +1666,374 @@ fn row_view_reads_save_no_index() {
     assert!(!in_vjp.iter().any(|n| n.starts_with("load")), "{in_vjp:?}");
     assert!(in_vjp.iter().any(|n| n.starts_with("lhs")), "{in_vjp:?}");
 }
+
+// ----- 6. functions a `macro_rules!` writes: parameter types given as `$t:ty` -----
+
+/// Defines `fn $name(scale: $t, w: &[$t]) -> $t`: rustc hands the attribute each `$t`
+/// wrapped in an invisible group (`syn::Type::Group`), which must read as the float it
+/// holds, in the signature, in a local's annotation and in a cast (regression: `scale: $t`
+/// was taken for a constant and `&[$t]` for no float array, so the function had nothing
+/// to differentiate).
+macro_rules! weighted_energy {
+    ($name:ident, $t:ty) => {
+        #[differentiable]
+        fn $name(scale: $t, w: &[$t]) -> $t {
+            let mut s: $t = 0.0;
+            for i in 0..w.len() {
+                s += (w[i] * scale).sin() * w[i];
+            }
+            let n = w.len() as $t;
+            s * scale / n + (scale as $t).exp()
+        }
+    };
+}
+
+weighted_energy!(weighted_energy_f64, f64);
+weighted_energy!(weighted_energy_f32, f32);
+
+/// The same with every parameter a plain `$t` (and a tuple of them returned).
+macro_rules! polar_of {
+    ($name:ident, $t:ty) => {
+        #[differentiable]
+        fn $name(x: $t, y: $t) -> ($t, $t) {
+            ((x * x + y * y).sqrt(), y.atan2(x))
+        }
+    };
+}
+
+polar_of!(polar_of_f64, f64);
+
+#[test]
+fn types_from_a_macro_rules() {
+    Case {
+        name: "weighted_energy_f64",
+        itself: &|x| weighted_energy_f64(x[0], &x[1..]),
+        primal: &|x| weighted_energy_f64::primal(x[0], &x[1..]),
+        grad: Some(&|x| {
+            let (v, (ds, dw)) = weighted_energy_f64::grad(x[0], &x[1..]);
+            (v, [vec![ds], dw].concat())
+        }),
+        grad_into: &|x| {
+            let (mut ds, mut dw) = (0.0, vec![0.0; x.len() - 1]);
+            let v = weighted_energy_f64::grad_into(x[0], &x[1..], &mut ds, &mut dw);
+            (v, [vec![ds], dw].concat())
+        },
+        jvp: &|x, t| weighted_energy_f64::jvp(x[0], &x[1..], t[0], &t[1..]),
+    }
+    .check_with_second_order(&point(5, 21, -1.0, 1.0));
+
+    // the f32 instance: the same derivative, in f32
+    let x = point(5, 21, -1.0, 1.0);
+    let (v64, (ds64, dw64)) = weighted_energy_f64::grad(x[0], &x[1..]);
+    let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+    let (v32, (ds32, dw32)) = weighted_energy_f32::grad(x32[0], &x32[1..]);
+    assert_eq!(v32, weighted_energy_f32::primal(x32[0], &x32[1..]));
+    assert_eq!(v32, weighted_energy_f32(x32[0], &x32[1..]));
+    assert!((f64::from(v32) - v64).abs() < 1e-5, "{v32} vs {v64}");
+    assert!((f64::from(ds32) - ds64).abs() < 1e-4, "{ds32} vs {ds64}");
+    for (a, b) in dw32.iter().zip(&dw64) {
+        assert!((f64::from(*a) - b).abs() < 1e-4, "{a} vs {b}");
+    }
+
+    // each part of the tuple result: its pullback of the part's unit cotangent against
+    // central differences, and the tangent code against the pullback
+    let at = [0.6, -0.8];
+    for k in 0..2 {
+        let part = |p: &[f64]| {
+            let (r, theta) = polar_of_f64::primal(p[0], p[1]);
+            [r, theta][k]
+        };
+        let (_, pullback) = polar_of_f64::vjp(at[0], at[1]);
+        let seed = if k == 0 {
+            (Some(1.0), None)
+        } else {
+            (None, Some(1.0))
+        };
+        let (dx, dy) = pullback(seed);
+        let (dx, dy) = (dx.unwrap_or(0.0), dy.unwrap_or(0.0));
+        let expected = common::central_differences(&part, &at);
+        for (g, e) in [dx, dy].into_iter().zip(expected) {
+            assert!(common::close(g, e, 1e-6), "part {k}: {g} vs {e}");
+        }
+        let (values, tangents) = polar_of_f64::jvp(at[0], at[1], 0.3, -0.5);
+        assert_eq!(values, polar_of_f64(at[0], at[1]));
+        let by_pullback = 0.3 * dx - 0.5 * dy;
+        let by_jvp = [tangents.0, tangents.1][k];
+        assert!(
+            common::close(by_jvp, by_pullback, 1e-12),
+            "part {k}: {by_jvp} vs {by_pullback}"
+        );
+    }
+}
+
+// ----- 7. fixed-size arrays copied whole: `let mut m = *a;`, `state = next;` -----
+
+/// A matrix power by repeated products, double-buffered: `let mut m = *a;` copies the
+/// parameter, `m = next;` each step (formerly the trybuild case
+/// `array-copied-whole-into-a-local`, rejected on both).
+#[differentiable]
+fn trace_of_cube(a: &[[f64; 2]; 2]) -> f64 {
+    let mut m = *a;
+    for _ in 0..2 {
+        let mut next = [[0.0; 2]; 2];
+        for i in 0..2 {
+            for j in 0..2 {
+                for k in 0..2 {
+                    next[i][j] += m[i][k] * a[k][j];
+                }
+            }
+        }
+        m = next;
+    }
+    m[0][0] + m[1][1]
+}
+
+/// A parameter shadowed by its own copy, `let mut a = *a;` (a mutable local of the same
+/// name), written and read.
+#[differentiable]
+fn shadowed_by_its_copy(a: &[[f64; 2]; 2], s: f64) -> f64 {
+    let mut a = *a;
+    a[0][1] = a[0][1] * s + a[1][0];
+    let mut total = 0.0;
+    for i in 0..2 {
+        for j in 0..2 {
+            total += a[i][j] * a[j][i] * s;
+        }
+    }
+    total
+}
+
+/// A flat copy written in place while the original is still read: the copy is an array
+/// of its own (`a` keeps its values), and `a.clone()`, `*a` and a by-value `b` copy alike
+/// (regression: an untyped `a.clone()` became a `Vec`, which `d = e;` could not take).
+#[differentiable]
+fn copies_kept_apart(a: &[f64; 3], b: [f64; 3]) -> f64 {
+    let mut m = *a;
+    let mut c = b;
+    let mut d: [f64; 3] = a.clone();
+    let mut e = a.clone();
+    for k in 0..3 {
+        m[k] = m[k] * m[k] + b[k];
+        c[k] = c[k].sin();
+    }
+    d[1] = d[1] * c[2];
+    // `a.clone()` of a fixed-size array is one too, so it can be replaced whole
+    e[0] = e[2] * b[1] + d[1];
+    d = e;
+    let mut s = 0.0;
+    for k in 0..3 {
+        s += m[k] * a[k] + c[k] * d[k];
+    }
+    s
+}
+
+/// A damped oscillator by Heun's method (RK2), the state an array literal carried through
+/// the loop by `state = next;`; the energy at the end.
+#[differentiable]
+fn oscillator_rk2(x0: f64, v0: f64, k: f64, c: f64) -> f64 {
+    let dt = 0.05;
+    let mut state = [x0, v0];
+    for _ in 0..40 {
+        let slope = [state[1], -k * state[0] - c * state[1]];
+        let guess = [state[0] + dt * slope[0], state[1] + dt * slope[1]];
+        let end = [guess[1], -k * guess[0] - c * guess[1]];
+        let next = [
+            state[0] + 0.5 * dt * (slope[0] + end[0]),
+            state[1] + 0.5 * dt * (slope[1] + end[1]),
+        ];
+        state = next;
+    }
+    0.5 * k * state[0] * state[0] + 0.5 * state[1] * state[1]
+}
+
+/// Explicit Euler on a nonlinear system of three, the state copied from a parameter and
+/// replaced whole each step (`state = next;`), with `state = *initial;` resetting it once
+/// half way: the second half starts again from the parameter.
+#[differentiable]
+fn euler_restarted(initial: &[f64; 3], rates: &[f64; 3], steps: usize) -> f64 {
+    let mut state = *initial;
+    let mut first_half = 0.0;
+    for step in 0..steps {
+        if step == steps / 2 {
+            first_half = state[0] * state[1] - state[2];
+            state = *initial;
+        }
+        let mut next = [0.0; 3];
+        for i in 0..3 {
+            next[i] = state[i] + 0.1 * (rates[i] * state[(i + 1) % 3]).sin();
+        }
+        state = next;
+    }
+    let energy: f64 = state.iter().map(|s| s * s).sum();
+    first_half + energy
+}
+
+/// A by-value array parameter replaced whole (`b = next;`): its elements are written
+/// from the new array's, read before the replacement.
+#[differentiable]
+fn parameter_replaced(mut b: [f64; 2], s: f64) -> f64 {
+    let next = [b[1] * s, b[0].sin() + s];
+    let before = b[0] - b[1];
+    b = next;
+    b[0] * b[1] + before * s
+}
+
+/// A constant table copied into a local that a differentiable value is then written into
+/// (`w[1] = ..`): the copy becomes active and is copied element by element; `c = w;`
+/// replaces a constant array by the active one.
+#[differentiable]
+fn from_a_table(x: f64) -> f64 {
+    let table = [1.0, 2.0, 0.5];
+    let mut w = table;
+    w[1] = w[1] * x;
+    let mut c = [0.25; 3];
+    let before = c[0] * x;
+    c = w;
+    w[0] * w[1] + w[2].sin() * x + c[1] * x + before
+}
+
+#[test]
+fn fixed_arrays_copied_whole() {
+    Case {
+        name: "trace_of_cube",
+        itself: &|x| trace_of_cube(&matrix(x)),
+        primal: &|x| trace_of_cube::primal(&matrix(x)),
+        grad: Some(&|x| {
+            let (v, [g]) = trace_of_cube::grad(&matrix(x));
+            (v, g.as_flattened().to_vec())
+        }),
+        grad_into: &|x| {
+            let mut d = [[0.0; 2]; 2];
+            let v = trace_of_cube::grad_into(&matrix(x), &mut d);
+            (v, d.as_flattened().to_vec())
+        },
+        jvp: &|x, t| trace_of_cube::jvp(&matrix(x), &matrix::<2, 2>(t)),
+    }
+    .check_with_second_order(&point(4, 61, -1.0, 1.0));
+    // by hand: d/dA tr(A³) = 3 (A²)ᵀ
+    let a = [[1.0, 2.0], [-0.5, 0.25]];
+    let (value, [g]) = trace_of_cube::grad(&a);
+    let a2 = [
+        [
+            a[0][0] * a[0][0] + a[0][1] * a[1][0],
+            a[0][0] * a[0][1] + a[0][1] * a[1][1],
+        ],
+        [
+            a[1][0] * a[0][0] + a[1][1] * a[1][0],
+            a[1][0] * a[0][1] + a[1][1] * a[1][1],
+        ],
+    ];
+    let trace = a2[0][0] * a[0][0] + a2[0][1] * a[1][0] + a2[1][0] * a[0][1] + a2[1][1] * a[1][1];
+    assert!((value - trace).abs() < 1e-12);
+    for i in 0..2 {
+        for j in 0..2 {
+            assert!((g[i][j] - 3.0 * a2[j][i]).abs() < 1e-12, "{g:?}");
+        }
+    }
+
+    let fixed3 = |x: &[f64]| -> [f64; 3] { [x[0], x[1], x[2]] };
+    Case {
+        name: "copies_kept_apart",
+        itself: &|x| copies_kept_apart(&fixed3(x), fixed3(&x[3..])),
+        primal: &|x| copies_kept_apart::primal(&fixed3(x), fixed3(&x[3..])),
+        grad: Some(&|x| {
+            let (v, [ga, gb]) = copies_kept_apart::grad(&fixed3(x), fixed3(&x[3..]));
+            (v, [ga, gb].concat())
+        }),
+        grad_into: &|x| {
+            let (mut da, mut db) = ([0.0; 3], [0.0; 3]);
+            let v = copies_kept_apart::grad_into(&fixed3(x), fixed3(&x[3..]), &mut da, &mut db);
+            (v, [da, db].concat())
+        },
+        jvp: &|x, t| copies_kept_apart::jvp(&fixed3(x), fixed3(&x[3..]), &t[..3], &t[3..]),
+    }
+    .check_with_second_order(&point(6, 62, -1.0, 1.0));
+
+    Case {
+        name: "oscillator_rk2",
+        itself: &|x| oscillator_rk2(x[0], x[1], x[2], x[3]),
+        primal: &|x| oscillator_rk2::primal(x[0], x[1], x[2], x[3]),
+        grad: Some(&|x| {
+            let (v, g) = oscillator_rk2::grad(x[0], x[1], x[2], x[3]);
+            (v, g.to_vec())
+        }),
+        // float parameters only: no `grad_into`
+        grad_into: &|x| {
+            let (v, g) = oscillator_rk2::grad(x[0], x[1], x[2], x[3]);
+            (v, g.to_vec())
+        },
+        jvp: &|x, t| oscillator_rk2::jvp(x[0], x[1], x[2], x[3], t[0], t[1], t[2], t[3]),
+    }
+    .check_with_second_order(&[1.0, -0.3, 2.5, 0.4]);
+
+    Case {
+        name: "parameter_replaced",
+        itself: &|x| parameter_replaced([x[0], x[1]], x[2]),
+        primal: &|x| parameter_replaced::primal([x[0], x[1]], x[2]),
+        grad: Some(&|x| {
+            let (v, (gb, gs)) = parameter_replaced::grad([x[0], x[1]], x[2]);
+            (v, vec![gb[0], gb[1], gs])
+        }),
+        grad_into: &|x| {
+            let (mut db, mut ds) = ([0.0; 2], 0.0);
+            let v = parameter_replaced::grad_into([x[0], x[1]], x[2], &mut db, &mut ds);
+            (v, vec![db[0], db[1], ds])
+        },
+        jvp: &|x, t| parameter_replaced::jvp([x[0], x[1]], x[2], &t[..2], t[2]),
+    }
+    .check_with_second_order(&point(3, 64, -1.0, 1.0));
+
+    Case {
+        name: "shadowed_by_its_copy",
+        itself: &|x| shadowed_by_its_copy(&matrix(x), x[4]),
+        primal: &|x| shadowed_by_its_copy::primal(&matrix(x), x[4]),
+        grad: Some(&|x| {
+            let (v, (ga, gs)) = shadowed_by_its_copy::grad(&matrix(x), x[4]);
+            (v, [ga.as_flattened(), &[gs]].concat())
+        }),
+        grad_into: &|x| {
+            let (mut da, mut ds) = ([[0.0; 2]; 2], 0.0);
+            let v = shadowed_by_its_copy::grad_into(&matrix(x), x[4], &mut da, &mut ds);
+            (v, [da.as_flattened(), &[ds]].concat())
+        },
+        jvp: &|x, t| shadowed_by_its_copy::jvp(&matrix(x), x[4], &matrix::<2, 2>(t), t[4]),
+    }
+    .check_with_second_order(&point(5, 65, -1.0, 1.0));
+
+    // by hand: 2x + sin(0.5) x + 2x² + x/4, so d/dx = 2 + sin 0.5 + 4x + 1/4
+    for x in [0.3, -1.7] {
+        let (value, [d]) = from_a_table::grad(x);
+        assert_eq!(value.to_bits(), from_a_table::primal(x).to_bits());
+        assert_eq!(value.to_bits(), from_a_table(x).to_bits());
+        let expected = 2.25 + 0.5_f64.sin() + 4.0 * x;
+        assert!((d - expected).abs() < 1e-14, "{d} vs {expected}");
+        assert!((from_a_table::jvp(x, 1.0).1 - expected).abs() < 1e-14);
+    }
+
+    for steps in [0, 1, 5, 8] {
+        Case {
+            name: "euler_restarted",
+            itself: &|x| euler_restarted(&fixed3(x), &fixed3(&x[3..]), steps),
+            primal: &|x| euler_restarted::primal(&fixed3(x), &fixed3(&x[3..]), steps),
+            grad: Some(&|x| {
+                let (v, [gi, gr]) = euler_restarted::grad(&fixed3(x), &fixed3(&x[3..]), steps);
+                (v, [gi, gr].concat())
+            }),
+            grad_into: &|x| {
+                let (mut di, mut dr) = ([0.0; 3], [0.0; 3]);
+                let v = euler_restarted::grad_into(
+                    &fixed3(x),
+                    &fixed3(&x[3..]),
+                    steps,
+                    &mut di,
+                    &mut dr,
+                );
+                (v, [di, dr].concat())
+            },
+            jvp: &|x, t| {
+                euler_restarted::jvp(&fixed3(x), &fixed3(&x[3..]), steps, &t[..3], &t[3..])
+            },
+        }
+        .check_with_second_order(&point(6, 63, -1.0, 1.0));
+    }
+}

@@ -185,6 +185,33 @@ fn widened_exp(x: f32) -> f64 {
     (x as f64).exp()
 }
 
+// ----- scalar mode: angles in degrees -----
+
+/// The bearing (in degrees) from one point to another, given in degrees: `to_radians` on
+/// the way in, `to_degrees` on the way out (each linear, its derivative the factor π/180 or
+/// 180/π).
+#[differentiable]
+fn bearing_degrees(lat1: f64, lon1: f64, lat2: f64, lon2: f64) -> f64 {
+    let (p1, p2) = (lat1.to_radians(), lat2.to_radians());
+    let dl = (lon2 - lon1).to_radians();
+    let y = dl.sin() * p2.cos();
+    let x = p1.cos() * p2.sin() - p1.sin() * p2.cos() * dl.cos();
+    y.atan2(x).to_degrees()
+}
+
+/// The same conversions in `f32`, inside a loop (a saved value per iteration): the
+/// derivative stays in `f32`.
+#[differentiable]
+fn swept_angle_f32(start: f32, step: f32) -> f32 {
+    let mut total = 0.0;
+    let mut angle = start;
+    for _ in 0..3 {
+        total += angle.to_radians().sin().to_degrees();
+        angle += step;
+    }
+    total
+}
+
 // ----- the scalar oracles -----
 
 fn assert_close(what: &str, a: f64, b: f64, tol: f64) {
@@ -536,6 +563,56 @@ fn zero_derivative_methods_are_constants() {
 
 /// A European call's Black–Scholes price, with the normal CDF from `erf`; differentiable in
 /// the spot, strike and volatility (delta, the strike sensitivity and vega).
+#[test]
+fn degrees_and_radians() {
+    for x in [[48.85, 2.35, 40.71, -74.0], [-10.0, 30.0, 25.0, 31.5]] {
+        check_scalar(
+            "bearing_degrees",
+            &x,
+            &|x| bearing_degrees(x[0], x[1], x[2], x[3]),
+            &|x| bearing_degrees::grad(x[0], x[1], x[2], x[3]).1.to_vec(),
+            &|x, v| bearing_degrees::jvp(x[0], x[1], x[2], x[3], v[0], v[1], v[2], v[3]),
+        );
+    }
+    // by hand: d/dx to_degrees(to_radians(x)) = 1, and each factor alone
+    #[differentiable]
+    fn round_trip(x: f64) -> f64 {
+        x.to_radians().to_degrees() + 2.0 * x.to_degrees() - x.to_radians()
+    }
+    let (value, [d]) = round_trip::grad(30.0);
+    assert_eq!(value, round_trip::primal(30.0));
+    assert_eq!(value, round_trip(30.0));
+    let expected = 1.0 + 2.0 * (180.0 / PI) - PI / 180.0;
+    assert_close("round trip", d, expected, 1e-14);
+    assert_close(
+        "round trip jvp",
+        round_trip::jvp(30.0, 1.0).1,
+        expected,
+        1e-14,
+    );
+
+    // f32: the value is the body's to the bit, the gradient f32, against f64 by hand:
+    // d/dstart Σ sin(a_k)·180/π·π/180... = Σ cos(rad(a_k)), d/dstep Σ k cos(rad(a_k))
+    let (start, step) = (20.0_f32, 35.0_f32);
+    let (value, [ds, dstep]) = swept_angle_f32::grad(start, step);
+    assert_eq!(
+        value.to_bits(),
+        swept_angle_f32::primal(start, step).to_bits()
+    );
+    assert_eq!(value.to_bits(), swept_angle_f32(start, step).to_bits());
+    let (mut by_start, mut by_step) = (0.0, 0.0);
+    for k in 0..3 {
+        let a = (f64::from(start) + f64::from(k) * f64::from(step)).to_radians();
+        by_start += a.cos();
+        by_step += f64::from(k) * a.cos();
+    }
+    assert_close("f32 d/dstart", f64::from(ds), by_start, 1e-5);
+    assert_close("f32 d/dstep", f64::from(dstep), by_step, 1e-5);
+    // (the tangent sums its terms in another order: an ulp of f32 apart)
+    let (_, tangent) = swept_angle_f32::jvp(start, step, 1.0, 0.0);
+    assert_close("f32 jvp", f64::from(tangent), f64::from(ds), 1e-6);
+}
+
 #[differentiable]
 fn black_scholes_call(
     spot: &Tensor<f64>,
@@ -590,6 +667,12 @@ fn clipped(x: &Tensor<f64>, a: &Tensor<f64>, b: &Tensor<f64>) -> Tensor<f64> {
     let y = x.mul_add(a, b);
     let z = y.clamp(-0.8, 0.9) + x.clip_by_value(-1.5, 1.5);
     z + (x - x.floor()) * x.sign() + x.round() * a.ceil() + b.trunc()
+}
+
+/// Angles converted both ways on tensors (`Tensor::to_degrees`, `Tensor::to_radians`).
+#[differentiable]
+fn angles(x: &Tensor<f64>, y: &Tensor<f64>) -> Tensor<f64> {
+    x.to_radians().sin() * y.to_degrees() + (x * y).to_radians().cos().to_degrees()
 }
 
 fn t(values: &[f64], shape: &[usize]) -> Tensor<f64> {
@@ -743,4 +826,14 @@ fn casts_between_f32_and_f64() {
     // d/dx e^x at 0.5, rounded to the parameter's f32
     assert_eq!(d, 0.5_f64.exp() as f32);
     assert_eq!(widened_exp::jvp(0.5_f32, 1.0_f32).1, 0.5_f64.exp());
+}
+
+#[test]
+fn angles_on_tensors() {
+    check_tensor(
+        "angles",
+        &[t(&[30.0, -45.0, 100.0], &[3]), t(&[0.5, -1.5, 2.0], &[3])],
+        &|x| angles(&x[0], &x[1]),
+        &|x| angles::primal(&x[0], &x[1]),
+    );
 }

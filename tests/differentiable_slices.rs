@@ -944,8 +944,47 @@ fn interleaved(x: &[f64]) -> f64 {
     even + cross + third
 }
 
+/// `skip`/`take`/`step_by` after a `step_by`, counting strided items (a chain thinned,
+/// then its burn-in skipped, as an MCMC trace is read), clipped where they run past the
+/// end; formerly rejected (a `step_by` had to come last).
+#[differentiable]
+fn strided_then_narrowed(x: &[f64], n: usize) -> f64 {
+    let thinned: f64 = x.iter().step_by(2).skip(1).take(n).map(|v| v * v).sum();
+    let mut cross = 0.0;
+    for (a, b) in x
+        .iter()
+        .step_by(2)
+        .step_by(2)
+        .zip(x.iter().skip(1).step_by(3).take(n))
+    {
+        cross += a * b.sin();
+    }
+    let tail: f64 = x.iter().step_by(3).skip(n).product();
+    thinned + cross + tail
+}
+
 #[test]
 fn parts_as_iterator_sources() {
+    // (each value is the body's to the bit: the desugared chain reads the elements the
+    // iterators yield, in their order)
+    for n in [0, 1, 2, 9] {
+        slice_and_constant!(@second_order strided_then_narrowed, n, point(9, 58, -1.0, 1.0));
+    }
+    // by hand, at n = 2 on 0..9: thinned reads 2, 4; cross pairs (0, 1), (4, 4); tail
+    // reads 6
+    let x: Vec<f64> = (0..9).map(|k| 0.1 * f64::from(k) + 0.05).collect();
+    let (value, [g]) = strided_then_narrowed::grad(&x, 2);
+    let expected = x[2] * x[2] + x[4] * x[4] + x[0] * x[1].sin() + x[4] * x[4].sin() + x[6];
+    assert!((value - expected).abs() < 1e-15, "{value} vs {expected}");
+    let mut by_hand = vec![0.0; 9];
+    by_hand[2] = 2.0 * x[2];
+    by_hand[4] = 2.0 * x[4] + x[4].sin() + x[4] * x[4].cos();
+    by_hand[0] = x[1].sin();
+    by_hand[1] = x[0] * x[1].cos();
+    by_hand[6] = 1.0;
+    for (a, b) in g.iter().zip(&by_hand) {
+        assert!((a - b).abs() < 1e-14, "{g:?} vs {by_hand:?}");
+    }
     slices!(@second_order interleaved, [7], [0], point(7, 57, -1.0, 1.0));
     slices!(@second_order window_reductions, [5], [0], point(5, 56, -1.0, 1.0));
     slices!(@second_order collected, [3, 3], [0, 1], point(6, 55, -1.0, 1.0));

@@ -124,6 +124,8 @@ fn table() -> Vec<Row> {
         row("cbrt", &[(&[2, 3], AwayFromZero)], |x| x[0].cbrt(), Second),
         row("recip", &[(&[2, 3], AwayFromZero)], |x| x[0].recip(), Second),
         row("erf", &[(&[2, 3], Normal)], |x| x[0].erf(), Second),
+        row("to_degrees", &[(&[2, 3], Normal)], |x| x[0].to_degrees(), SecondIsNone),
+        row("to_radians", &[(&[2, 3], Normal)], |x| x[0].to_radians(), SecondIsNone),
         // Two-operand elementwise functions, both operands differentiable.
         row("atan2", &[(&[2, 3], Normal), (&[2, 3], AwayFromZero)], |x| x[0].atan2(&x[1]), Second),
         row("atan2 broadcast rhs", &[(&[2, 3], Normal), (&[3], AwayFromZero)], |x| x[0].atan2(&x[1]), Second),

@@ -218,6 +218,8 @@ fn float_method_set_matches_std() {
         ("log10", Tensor::log10, &[0.01, 1.0, 3.0, 1e6]),
         ("cbrt", Tensor::cbrt, &[-27.0, -0.5, 0.0, 8.0]),
         ("recip", Tensor::recip, &[-4.0, -0.5, 0.25, 8.0]),
+        ("to_degrees", Tensor::to_degrees, &[-7.0, 0.0, 3.5]),
+        ("to_radians", Tensor::to_radians, &[-720.0, 0.0, 180.0]),
     ];
     let reference = |name: &str, v: f64| match name {
         "tan" => v.tan(),
@@ -236,6 +238,8 @@ fn float_method_set_matches_std() {
         "log10" => v.log10(),
         "cbrt" => v.cbrt(),
         "recip" => v.recip(),
+        "to_degrees" => v.to_degrees(),
+        "to_radians" => v.to_radians(),
         other => unreachable!("{other}"),
     };
     for (name, op, points) in ops {

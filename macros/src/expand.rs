@@ -79,7 +79,21 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
                 .filter(|p| p.array_row().is_some() || p.is_ragged())
                 .map(|p| p.ident.to_string())
                 .collect();
-            stmts = iterators::desugar(&cx, stmts, arrays, rows, &sig.floats);
+            let fixed = sig
+                .params
+                .iter()
+                .filter(|p| {
+                    matches!(
+                        p.kind,
+                        sig::Kind::Array {
+                            form: sig::ArrayForm::Fixed(_),
+                            ..
+                        }
+                    )
+                })
+                .map(|p| p.ident.to_string())
+                .collect();
+            stmts = iterators::desugar(&cx, stmts, arrays, rows, fixed, &sig.floats);
         }
         let block = syn::Block {
             brace_token: item.block.brace_token,

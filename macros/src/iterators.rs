@@ -15,8 +15,9 @@
 //!   over `w` read `a` at those places; `a.windows(n).map(|w| e).sum()` (or `product`) is
 //!   such a loop accumulating `e`;
 //! - a part of an array as a source (`for b in &a[i..j]`, `a[i..].iter()`, `.zip(&b[..n])`,
-//!   `a.iter().skip(i).take(n)`, `.step_by(s)` last, in a loop or a reduction) is a view
-//!   of the array like a window, its bounds bound once before the loop;
+//!   `a.iter().skip(i).take(n)`, `.step_by(s)`, and `skip`/`take`/`step_by` after it,
+//!   counting strided items, in a loop or a reduction) is a view of the array like a
+//!   window, its first element, length and stride bound once before the loop;
 //! - `let y: Vec<f64> = a.iter().map(|v| e).collect();` is a local buffer grown by a loop
 //!   over the chain, `let mut y = Vec::new(); for v in a.iter() { y.push(e); }`;
 //! - `a.copy_from_slice(&b)` (or `clone_from_slice`) is the lengths' check and an element
@@ -52,9 +53,10 @@ pub fn desugar(
     stmts: Vec<syn::Stmt>,
     mut arrays: HashSet<String>,
     mut rows: HashSet<String>,
+    fixed: HashSet<String>,
     floats: &[Ident],
 ) -> Vec<syn::Stmt> {
-    let stmts = copies(stmts, &arrays, &rows);
+    let stmts = copies(stmts, &arrays, &rows, fixed, floats);
     let mut locals = Locals(&mut arrays, &mut rows, floats);
     for stmt in &stmts {
         locals.visit_stmt(stmt);
@@ -81,14 +83,23 @@ pub fn desugar(
 /// that `w` is a local array like any other (it may grow; its reads and writes go through
 /// its shadow) and each element's cotangent flows back to `a`'s. In every block; a name
 /// bound this way is an array for the copies after it.
+///
+/// Not `a.clone()` of a fixed-size array (`fixed`: the parameters `[F; N]`, `&[F; N]`,
+/// and the locals seen so far made by a literal, `[e; N]`, typed so or copied from one):
+/// that is an array of the same type, which lowering copies element by element
+/// (`lower_array_copy`), so that `m = next;` between such arrays stays possible.
 fn copies(
     stmts: Vec<syn::Stmt>,
     arrays: &HashSet<String>,
     rows: &HashSet<String>,
+    fixed: HashSet<String>,
+    floats: &[Ident],
 ) -> Vec<syn::Stmt> {
     struct Copies<'a> {
         arrays: HashSet<String>,
         rows: &'a HashSet<String>,
+        fixed: HashSet<String>,
+        floats: &'a [Ident],
     }
     impl VisitMut for Copies<'_> {
         fn visit_block_mut(&mut self, block: &mut syn::Block) {
@@ -175,6 +186,16 @@ fn copies(
             if let Some(expanded) = self.collected(local) {
                 return Some(expanded);
             }
+            // (by name, as the sets here are: a fixed-size local, or a copy of one; any
+            // other `let` of the name shadows it)
+            if let Some(name) = local_name(local) {
+                let copied = whole_copy(local).is_some_and(|(_, s)| self.fixed.contains(&s));
+                if copied || crate::lower::is_fixed_local(local, self.floats) {
+                    self.fixed.insert(name);
+                } else {
+                    self.fixed.remove(&name);
+                }
+            }
             let init = local.init.as_ref()?;
             if init.diverge.is_some() {
                 return None;
@@ -189,7 +210,8 @@ fn copies(
             let copying = matches!(call.method.to_string().as_str(), "to_vec" | "clone")
                 && call.args.is_empty()
                 && self.arrays.contains(&source)
-                && !self.rows.contains(&source);
+                && !self.rows.contains(&source)
+                && !(call.method == "clone" && self.fixed.contains(&source));
             if !copying {
                 return None;
             }
@@ -213,6 +235,8 @@ fn copies(
     Copies {
         arrays: arrays.clone(),
         rows,
+        fixed,
+        floats,
     }
     .visit_block_mut(&mut block);
     block.stmts
@@ -233,6 +257,16 @@ impl<'ast> Visit<'ast> for Locals<'_> {
             if let Pat::Ident(ident) = &local.pat {
                 self.0.insert(ident.ident.to_string());
             }
+        } else if let Some((name, source)) = whole_copy(local)
+            && self.0.contains(&source)
+        {
+            // `let m = *a;` (`a.clone()`, `a`) of an array: lowered as a local array of
+            // the same shape when `a` is of fixed size (`lower`'s `lower_array_copy`);
+            // otherwise rejected there, whatever is desugared here
+            if self.1.contains(&source) {
+                self.1.insert(name.clone());
+            }
+            self.0.insert(name);
         } else if crate::lower::is_array_local(local, self.2) {
             let pat = match &local.pat {
                 Pat::Type(typed) => &*typed.pat,
@@ -248,6 +282,30 @@ impl<'ast> Visit<'ast> for Locals<'_> {
             }
         }
         visit::visit_local(self, local);
+    }
+}
+
+/// `let m = *a;`, `a.clone()` or `a`, the name `m` is bound by (typed or not), and `a`'s.
+fn whole_copy(local: &syn::Local) -> Option<(String, String)> {
+    let name = local_name(local)?;
+    let source = match strip_parens(&local.init.as_ref()?.expr) {
+        Expr::Unary(unary) if matches!(unary.op, syn::UnOp::Deref(_)) => &*unary.expr,
+        Expr::MethodCall(call) if call.method == "clone" && call.args.is_empty() => &*call.receiver,
+        other => other,
+    };
+    let source = single_ident(strip_parens(source))?;
+    Some((name, source.to_string()))
+}
+
+/// The name a `let` binds, typed or not, if its pattern is a name.
+fn local_name(local: &syn::Local) -> Option<String> {
+    let pat = match &local.pat {
+        Pat::Type(typed) => &*typed.pat,
+        other => other,
+    };
+    match pat {
+        Pat::Ident(ident) => Some(ident.ident.to_string()),
+        _ => None,
     }
 }
 
@@ -884,22 +942,38 @@ struct Parts<'r> {
 }
 
 /// A part of `array`: elements `start..end` (bounds as written, evaluated once), every
-/// `stride`-th of them if `step_by` took it.
+/// `stride`-th of them if `step_by` took it, then the adapters `after` applied to those
+/// strided items in order.
 struct Part {
     name: Ident,
     array: Ident,
     start: TokenStream,
     end: TokenStream,
     stride: Option<TokenStream>,
+    after: Vec<Strided>,
+}
+
+/// An adapter after a `step_by`, counting strided items: the part stays every
+/// `stride`-th element from a first one, with another first, count or stride.
+#[derive(Clone)]
+enum Strided {
+    /// `.skip(n)`: the first moves `min(n, len)` items on, the count drops by as many.
+    Skip(TokenStream),
+    /// `.take(n)`: at most `n` items.
+    Take(TokenStream),
+    /// `.step_by(s)`: every `s`-th item, the stride multiplied by `s`.
+    StepBy(TokenStream),
 }
 
 /// What [`Parts::skipped`] found: a flat array's elements `start..end`, every
-/// `stride`-th, whether the items are copies, whether any adapter applied.
+/// `stride`-th, the adapters after the first `step_by`, whether the items are copies,
+/// whether any adapter applied.
 struct Skipped {
     array: Ident,
     start: TokenStream,
     end: TokenStream,
     stride: Option<TokenStream>,
+    after: Vec<Strided>,
     copied: bool,
     applied: bool,
 }
@@ -911,14 +985,30 @@ impl Parts<'_> {
             .then_some(array)
     }
 
-    /// `a.iter()` (then `.copied()`/`.cloned()`) with `.skip(n)`/`.take(n)` and at last
-    /// `.step_by(s)` applied.
+    /// `a.iter()` (then `.copied()`/`.cloned()`) with `.skip(n)`/`.take(n)`/`.step_by(s)`
+    /// applied in any order: before the first `step_by` they narrow the contiguous
+    /// elements, after it they count strided items ([`Strided`]).
     fn skipped(&self, expr: &Expr) -> Option<Skipped> {
         let Expr::MethodCall(call) = strip_parens(expr) else {
             return None;
         };
-        // (after a `step_by`, `skip`/`take`/`step_by` would count strided items: not a
-        // contiguous part)
+        // after a `step_by`, `skip`/`take`/`step_by` count strided items: recorded in
+        // order, the part's first, count and stride computed from them as the loop starts
+        let adapter: Option<fn(TokenStream) -> Strided> =
+            match (call.method.to_string().as_str(), call.args.len()) {
+                ("skip", 1) => Some(Strided::Skip),
+                ("take", 1) => Some(Strided::Take),
+                ("step_by", 1) => Some(Strided::StepBy),
+                _ => None,
+            };
+        if let Some(adapter) = adapter {
+            let mut inner = self.skipped(&call.receiver)?;
+            if inner.stride.is_some() {
+                let n = &call.args[0];
+                inner.after.push(adapter(quote!(#n)));
+                return Some(inner);
+            }
+        }
         let unstrided = || self.skipped(&call.receiver).filter(|s| s.stride.is_none());
         match (call.method.to_string().as_str(), call.args.len()) {
             ("iter", 0) => {
@@ -928,6 +1018,7 @@ impl Parts<'_> {
                     start: quote!(0),
                     end: quote!(#array.len()),
                     stride: None,
+                    after: Vec::new(),
                     copied: false,
                     applied: false,
                 })
@@ -970,9 +1061,9 @@ impl Parts<'_> {
     fn part(
         &mut self,
         array: Ident,
-        start: TokenStream,
-        end: TokenStream,
+        (start, end): (TokenStream, TokenStream),
         stride: Option<TokenStream>,
+        after: Vec<Strided>,
     ) -> Ident {
         *self.next += 1;
         let name = mixed(&format!("part{}", self.next));
@@ -982,6 +1073,7 @@ impl Parts<'_> {
             start,
             end,
             stride,
+            after,
         });
         name
     }
@@ -994,11 +1086,12 @@ impl VisitMut for Parts<'_> {
             start,
             end,
             stride,
+            after,
             copied,
             applied: true,
         }) = self.skipped(expr)
         {
-            let name = self.part(array, start, end, stride);
+            let name = self.part(array, (start, end), stride, after);
             *expr = if copied {
                 syn::parse_quote!(#name.iter().copied())
             } else {
@@ -1012,7 +1105,7 @@ impl VisitMut for Parts<'_> {
         {
             let array = array.clone();
             let (start, end) = crate::syntax::range_bounds(range, &array);
-            let name = self.part(array, start, end, None);
+            let name = self.part(array, (start, end), None, Vec::new());
             *expr = syn::parse_quote!(#name);
             return;
         }
@@ -1061,6 +1154,7 @@ impl Rewriter<'_> {
             start,
             end,
             stride,
+            after,
         } in found
         {
             let (first, len) = (self.fresh("start"), self.fresh("len"));
@@ -1080,6 +1174,35 @@ impl Rewriter<'_> {
                 });
                 local
             });
+            // The adapters after the `step_by`, on the strided items `first + j * stride`
+            // (`j < len`), each shadowing the locals it changes, as the iterators count:
+            // `skip(n)` passes `min(n, len)` items, `take(n)` keeps at most `n`, `step_by(s)`
+            // keeps every `s`-th from the first (`ceil(len / s)`; `s == 0` panics).
+            if let Some(stride) = &stride {
+                for adapter in after {
+                    lets.push(match adapter {
+                        Strided::Skip(n) => {
+                            let passed = self.fresh("passed");
+                            quote! {
+                                let #passed: usize = #len.min(#n);
+                                let #first: usize = #first + #passed * #stride;
+                                let #len: usize = #len - #passed;
+                            }
+                        }
+                        Strided::Take(n) => quote! {
+                            let #len: usize = #len.min(#n);
+                        },
+                        Strided::StepBy(s) => {
+                            let step = self.fresh("step");
+                            quote! {
+                                let #step: usize = #s;
+                                let #len: usize = #len.div_ceil(#step);
+                                let #stride: usize = #stride * #step;
+                            }
+                        }
+                    });
+                }
+            }
             self.views.push(View {
                 name: name.to_string(),
                 array,

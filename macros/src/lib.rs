@@ -226,7 +226,10 @@ use proc_macro::TokenStream;
 /// inherent `impl` of the type beside it (see the guide's section on methods).
 #[proc_macro_attribute]
 pub fn differentiable(args: TokenStream, input: TokenStream) -> TokenStream {
-    let item = syn::parse_macro_input!(input as syn::Item);
+    let mut item = syn::parse_macro_input!(input as syn::Item);
+    // `$t:ty` of a `macro_rules!` arrives as an invisible group: undone here, once, for
+    // every phase after
+    syntax::unwrap_type_groups(&mut item);
     match item {
         syn::Item::Fn(item) => expand::differentiable(args.into(), item).into(),
         syn::Item::Impl(block) => impl_block::expand(args.into(), block).into(),

@@ -25,7 +25,7 @@ use crate::model::ir::{
     Arm, BinaryKind, Binding, BindingId, Block, Body, Callee, Counter, JumpKind, LoopHead, Op,
     Operand, RETURN_REGION, Recompute, Schedule, Stmt, Target, Written, WrittenPart,
 };
-use crate::model::sig::{Kind, Mode, Signature};
+use crate::model::sig::{ArrayForm, Kind, Mode, Signature};
 use crate::syntax::{mixed, single_ident, strip_parens};
 use crate::validate;
 use crate::vocabulary;
@@ -120,6 +120,12 @@ struct Lowerer<'a> {
     /// 1..n`, not `mut`), with their loop's counter: a read or write at `i`, `i + 1` or
     /// `i - 1` recomputes its index.
     loop_counters: HashMap<BindingId, Counter>,
+    /// The fixed-size float arrays (`[F; N]`, `[[F; N]; M]`: parameters, locals of a
+    /// literal, of `[e; N]` or typed so, and whole copies of these), with whether the
+    /// binding holds it behind a reference (`a: &[F; N]`). Only these are copied whole
+    /// (`let m = *a;`, `m = next;`): their type fixes their length, so a copy element by
+    /// element is the copy Rust makes, whereas a `Vec` assigned whole may change length.
+    fixed: HashMap<BindingId, bool>,
 }
 
 /// A loop being lowered.
@@ -205,11 +211,19 @@ impl<'a> Lowerer<'a> {
             user_names,
             counter_aliases: HashMap::new(),
             loop_counters: HashMap::new(),
+            fixed: HashMap::new(),
         };
         for param in &sig.params {
             let active = param.differentiable(sig.mode);
             let binding = lowerer.bind(&param.ident, active, None);
-            if let Kind::Array { row, ragged, .. } = &param.kind {
+            if let Kind::Array {
+                row, ragged, form, ..
+            } = &param.kind
+            {
+                if matches!(form, ArrayForm::Fixed(_)) {
+                    let by_ref = matches!(param.ty, syn::Type::Reference(_));
+                    lowerer.fixed.insert(binding, by_ref);
+                }
                 lowerer.bindings[binding].array = true;
                 lowerer.bindings[binding].row = row
                     .as_ref()
@@ -510,6 +524,13 @@ impl<'a> Lowerer<'a> {
         {
             return;
         }
+        if let Some(init) = &local.init
+            && init.diverge.is_none()
+            && self.mode == Mode::Scalar
+            && self.lower_array_copy(ident, key, &init.expr)
+        {
+            return;
+        }
         let forced = self.forced.contains(&key);
         let array = is_array_local(local, &self.floats);
         let bound = self.bindings.len();
@@ -540,6 +561,25 @@ impl<'a> Lowerer<'a> {
             (binding.array, binding.row, binding.ragged, binding.active) =
                 (true, row, ragged, true);
         }
+        // `let mut m = table;` of a constant fixed-size array (`lower_array_copy` took the
+        // active ones): a plain local, but an array of that shape, so that an element
+        // write of a differentiable value (`m[1] = x;`) makes it active and the next round
+        // copies it element by element
+        if let Some(init) = &local.init
+            && init.diverge.is_none()
+            && self.mode == Mode::Scalar
+            && let Some(source) = self.fixed_source(&init.expr)
+            && let Some(copy) = self.lookup(ident)
+            && copy >= bound
+            && copy != source
+            && !self.bindings[copy].array
+            && !self.bindings[source].ragged
+        {
+            let row = self.bindings[source].row.clone();
+            self.bindings[copy].array = true;
+            self.bindings[copy].row = row;
+            self.fixed.insert(copy, false);
+        }
         if let Some(counter) = alias
             && let Some(binding) = self.lookup(ident)
         {
@@ -555,6 +595,15 @@ impl<'a> Lowerer<'a> {
             } else if is_ragged_local(local, &self.floats) {
                 self.make_ragged(last);
             }
+        }
+        // (after the flag above: the binding is an array by now)
+        if array
+            && is_fixed_local(local, &self.floats)
+            && let Some(binding) = self.lookup(ident)
+            && binding >= bound
+            && self.bindings[binding].array
+        {
+            self.fixed.insert(binding, false);
         }
     }
 
@@ -980,6 +1029,9 @@ impl<'a> Lowerer<'a> {
     fn lower_assign(&mut self, left: &Expr, right: &Expr, op: Option<BinaryKind>, whole: &Expr) {
         if let Some((binding, indices)) = self.element_place(left) {
             self.lower_store(binding, &indices, right, op, whole);
+            return;
+        }
+        if op.is_none() && self.mode == Mode::Scalar && self.lower_array_assign(left, right) {
             return;
         }
         if let Some(row) = self.row_of(left) {
@@ -2682,6 +2734,134 @@ impl<'a> Lowerer<'a> {
         Some(part)
     }
 
+    /// The fixed-size array a value copies whole, `*a`, `a.clone()`, or `a` itself when
+    /// the binding holds the array (not a reference to it, which `let m = a;` would copy
+    /// as a reference): the array's binding, whatever its activity.
+    fn fixed_source(&self, expr: &Expr) -> Option<BindingId> {
+        let (inner, through_ref) = match strip_parens(expr) {
+            Expr::Unary(unary) if matches!(unary.op, UnOp::Deref(_)) => (&*unary.expr, true),
+            Expr::MethodCall(call) if call.method == "clone" && call.args.is_empty() => {
+                (&*call.receiver, true)
+            }
+            other => (other, false),
+        };
+        let binding = self.array_target(inner)?;
+        let by_ref = *self.fixed.get(&binding)?;
+        (through_ref || !by_ref).then_some(binding)
+    }
+
+    /// Writes every element of the fixed-size array `source` into `target` (both named as
+    /// written), in lowered loops: `for j in 0..t.len() { t[j] = s[j]; }`, or over `i` and
+    /// `j` for arrays of rows. Each write is an element write, so each element's cotangent
+    /// flows back to the element it was read from, and the loops carry an integrator's
+    /// `state = next;` like any other element writes in a loop. Invariant: the two have
+    /// the same type (the body as written, `f::primal`, is compiled too), hence the same
+    /// length, so the loops copy exactly the elements Rust's copy does.
+    fn copy_elements(&mut self, target: &Expr, source: &Expr, rows: bool) {
+        let (_, (i, _, j)) = self.copy_names("copy");
+        let copy: syn::Stmt = if rows {
+            syn::parse_quote! {
+                for #i in 0..#target.len() {
+                    for #j in 0..#target[#i].len() {
+                        #target[#i][#j] = #source[#i][#j];
+                    }
+                }
+            }
+        } else {
+            syn::parse_quote! {
+                for #j in 0..#target.len() {
+                    #target[#j] = #source[#j];
+                }
+            }
+        };
+        self.lower_stmts(&[copy], Tail::Discard);
+    }
+
+    /// `let m = *a;` (also `a.clone()`, or `a` of an array held by value) of a fixed-size
+    /// float array, flat or of rows: a local array `m` starting as Rust's copy, each of
+    /// whose elements is then written from `a`'s ([`copy_elements`](Self::copy_elements)),
+    /// so that `m` is an array of its own whose cotangents flow back to `a`. Taken when the
+    /// source is active, or when `m` is (a later `m = next;` of active values forces it).
+    /// `let mut a = *a;`, shadowing the source, copies through a fresh local first (the
+    /// new `a` would otherwise read itself in its copy loop). `false` (nothing lowered) for
+    /// any other `let`.
+    fn lower_array_copy(&mut self, ident: &Ident, key: usize, init: &Expr) -> bool {
+        let Some(source) = self.fixed_source(init) else {
+            return false;
+        };
+        let data = &self.bindings[source];
+        if data.ragged || !(data.active || self.forced.contains(&key)) {
+            return false;
+        }
+        let row = data.row.clone();
+        let source_name = data.name.clone();
+        let init = strip_parens(init).clone();
+        if source_name == *ident {
+            let (id, _) = self.copy_names("whole");
+            let through = format_ident!("gradtape_whole{id}");
+            self.copy_into_new(&through, None, init, &source_name, &row);
+            let init: Expr = syn::parse_quote!(#through);
+            self.copy_into_new(ident, Some(key), init, &through, &row);
+        } else {
+            self.copy_into_new(ident, Some(key), init, &source_name, &row);
+        }
+        true
+    }
+
+    /// `let mut ident = init;`, then `ident`'s elements written from `source`'s: a new
+    /// active local array of `row`'s shape (see [`lower_array_copy`](Self::lower_array_copy)).
+    fn copy_into_new(
+        &mut self,
+        ident: &Ident,
+        key: Option<usize>,
+        init: Expr,
+        source: &Ident,
+        row: &Option<TokenStream>,
+    ) {
+        let binding = self.bind(ident, true, key);
+        self.bindings[binding].row = row.clone();
+        // The copy Rust makes, as the starting value (a constant: every element is
+        // written below), so the local has the source's very type.
+        self.declare_zeros(binding, init);
+        self.fixed.insert(binding, false);
+        let (target, source): (Expr, Expr) =
+            (syn::parse_quote!(#ident), syn::parse_quote!(#source));
+        self.copy_elements(&target, &source, row.is_some());
+    }
+
+    /// `m = next;` (also `m = *a;`, `m = a.clone()`) between fixed-size float arrays of the
+    /// same shape: element by element ([`copy_elements`](Self::copy_elements)). `false`
+    /// (nothing lowered) for any other assignment, and when neither side is active (then
+    /// it is plain data, left as written).
+    fn lower_array_assign(&mut self, left: &Expr, right: &Expr) -> bool {
+        let Some(target) = self.array_target(left) else {
+            return false;
+        };
+        let Some(source) = self.fixed_source(right) else {
+            return false;
+        };
+        if self.fixed.get(&target) != Some(&false) {
+            return false;
+        }
+        let (t, s) = (&self.bindings[target], &self.bindings[source]);
+        if t.ragged || s.ragged || t.row.is_some() != s.row.is_some() {
+            return false;
+        }
+        if !t.active && !s.active {
+            return false;
+        }
+        let rows = t.row.is_some();
+        let source_name = s.name.clone();
+        // an active array stored into an inactive local makes the local active (lowered
+        // again); reported if it is no local
+        if !self.activate(target, left) {
+            return true;
+        }
+        let source: Expr = syn::parse_quote!(#source_name);
+        self.copy_elements(strip_parens(left), &source, rows);
+        true
+    }
+
     /// `let r = m[i];` (a row of an array of rows `[[F; N]; _]`, copied as Rust copies
     /// it), or `m[i].clone()` / `m[i].to_vec()` (also of a ragged array): a local array
     /// `r` filled by a lowered loop of element reads, as [`copied_part`](Self::copied_part)
@@ -3271,6 +3451,21 @@ pub fn is_array_local(local: &syn::Local, floats: &[Ident]) -> bool {
                     matches!(last.ident.to_string().as_str(), "new" | "with_capacity"))),
         _ => false,
     }
+}
+
+/// Whether a local array is of fixed size (`[F; N]`, `[[F; N]; M]`): typed so, or made
+/// by a literal `[a, b]` or `[e; N]` (not `vec![..]`).
+pub fn is_fixed_local(local: &syn::Local, floats: &[Ident]) -> bool {
+    if let Pat::Type(typed) = &local.pat {
+        return matches!(
+            crate::model::sig::float_array_or_rows(&typed.ty, floats),
+            Some((ArrayForm::Fixed(_), _, _))
+        );
+    }
+    local
+        .init
+        .as_ref()
+        .is_some_and(|init| matches!(strip_parens(&init.expr), Expr::Array(_) | Expr::Repeat(_)))
 }
 
 /// `e` for `&e`, `&mut e` and `(&e)`, else the expression itself.

@@ -111,3 +111,60 @@ pub fn range_bounds(
     };
     (start, end)
 }
+
+/// Replaces every type wrapped in an invisible group (`Type::Group`: a `$t:ty` fragment of
+/// a `macro_rules!` that wrote the item) or in parentheses (`Type::Paren`, `(f64)`) by the
+/// type inside, throughout `item`, so that every phase that classifies types (the
+/// signature's floats and arrays, a local's annotation, a cast's target) sees `f64` and
+/// never `Group(f64)`: the one place such wrappers are undone.
+///
+/// Invariant: the item means what it meant. A wrapper is dropped only around a type whose
+/// printed tokens parse back the same wherever a type goes (a path, an array, a slice, a
+/// reference, a tuple, a pointer, `!`, `_`); around any other (`dyn A + B` behind a `&`,
+/// whose bounds the group held together) the wrapper becomes parentheses, which keep that
+/// grouping when printed, as a `None`-delimited group would not survive reparsing.
+pub fn unwrap_type_groups(item: &mut syn::Item) {
+    use syn::Type;
+    use syn::visit_mut::VisitMut;
+
+    struct Unwrap;
+
+    impl VisitMut for Unwrap {
+        fn visit_type_mut(&mut self, ty: &mut Type) {
+            // the inside first, so nested wrappers are undone from within
+            syn::visit_mut::visit_type_mut(self, ty);
+            let inner = match ty {
+                Type::Group(group) => &mut group.elem,
+                Type::Paren(paren) => &mut paren.elem,
+                _ => return,
+            };
+            let bare = matches!(
+                **inner,
+                Type::Path(_)
+                    | Type::Array(_)
+                    | Type::Slice(_)
+                    | Type::Reference(_)
+                    | Type::Tuple(_)
+                    | Type::Ptr(_)
+                    | Type::Never(_)
+                    | Type::Infer(_)
+            );
+            if bare {
+                let inner = std::mem::replace(&mut **inner, Type::Verbatim(TokenStream::new()));
+                *ty = inner;
+            } else if let Type::Group(group) = ty {
+                let elem = std::mem::replace(
+                    &mut group.elem,
+                    Box::new(Type::Verbatim(TokenStream::new())),
+                );
+                *ty = Type::Paren(syn::TypeParen {
+                    attrs: std::mem::take(&mut group.attrs),
+                    paren_token: syn::token::Paren(group.group_token.span),
+                    elem,
+                });
+            }
+        }
+    }
+
+    Unwrap.visit_item_mut(item);
+}

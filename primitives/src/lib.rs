@@ -182,6 +182,10 @@ macro_rules! elementwise_unary {
             cbrt: Output,
             recip: Output,
             erf: Input,
+            // linear (`x · 180/π`, `x · π/180`): the rule reads no value; a unary row
+            // keeps one, the input here, which the rule leaves unread
+            to_degrees: Input,
+            to_radians: Input,
         }
     };
 }

@@ -31,7 +31,6 @@ pub fn may_hold_tensors(ty: &Type, float_params: &[Ident]) -> bool {
     match ty {
         Type::Reference(reference) => may_hold_tensors(&reference.elem, float_params),
         Type::Paren(paren) => may_hold_tensors(&paren.elem, float_params),
-        Type::Group(group) => may_hold_tensors(&group.elem, float_params),
         Type::Slice(slice) => may_hold_tensors(&slice.elem, float_params),
         Type::Array(array) => may_hold_tensors(&array.elem, float_params),
         Type::Tuple(tuple) => tuple

@@ -4,6 +4,9 @@
 //! function returns. A function is in *tensor mode* when it takes or returns tensors (it is
 //! recorded on tapes as one fused node), in *scalar mode* when it works on plain `f32`/`f64`
 //! numbers (it gets a tape-free gradient).
+//!
+//! Types here are as `syntax::unwrap_type_groups` left them: no invisible group (a
+//! `macro_rules!`'s `$t:ty`) and no parentheses around a float, an array or a reference.
 
 use proc_macro2::TokenStream;
 use quote::{ToTokens, quote};
@@ -202,7 +205,6 @@ pub fn is_integer(ty: &Type) -> bool {
 fn strip_ref(ty: &Type) -> (&Type, bool) {
     match ty {
         Type::Reference(reference) => (&reference.elem, true),
-        Type::Paren(paren) => strip_ref(&paren.elem),
         other => (other, false),
     }
 }
@@ -497,7 +499,6 @@ pub fn float_array<'t>(ty: &'t Type, floats: &[Ident]) -> Option<(ArrayForm, &'t
             ArrayForm::Fixed(array.len.to_token_stream().to_string()),
             &array.elem,
         )),
-        Type::Paren(paren) => float_array(&paren.elem, floats),
         _ => match last_segment(ty) {
             Some((ident, Some(elem))) if ident == "Vec" && is_float(elem, floats) => {
                 Some((ArrayForm::Slice, elem))
@@ -523,7 +524,6 @@ pub fn float_array_or_rows<'t>(
             ArrayForm::Fixed(array.len.to_token_stream().to_string()),
             &*array.elem,
         ),
-        Type::Paren(paren) => return float_array_or_rows(&paren.elem, floats),
         _ => match last_segment(ty) {
             Some((ident, Some(row))) if ident == "Vec" => (ArrayForm::Slice, row),
             _ => return None,
@@ -540,7 +540,6 @@ pub fn float_array_or_rows<'t>(
 pub fn float_ragged_rows<'t>(ty: &'t Type, floats: &[Ident]) -> Option<&'t Type> {
     let row = match ty {
         Type::Slice(slice) => &*slice.elem,
-        Type::Paren(paren) => return float_ragged_rows(&paren.elem, floats),
         _ => match last_segment(ty) {
             Some((ident, Some(row))) if ident == "Vec" => row,
             _ => return None,

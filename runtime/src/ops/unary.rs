@@ -380,6 +380,29 @@ elementwise_unary_ops! {
     fn erf(x) = T::from_f64(libm::erf(x.to_f64()));
     /// d/dx erf x = 2/√π e^(−x²)
     rule(x, g) = g.mul_scaled(&x.square().neg().exp(), std::f64::consts::FRAC_2_SQRT_PI);
+
+    /// Radians to degrees, `x · 180/π`, elementwise (std's `to_degrees`, bit for bit: in
+    /// `f32` with its own `f32` factor).
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// let right_angle = Tensor::scalar(std::f64::consts::FRAC_PI_2).to_degrees().to_scalar();
+    /// assert!((right_angle - 90.0).abs() < 1e-13);
+    /// ```
+    fn to_degrees(x) = num_traits::Float::to_degrees(x);
+    /// d/dx (x · 180/π) = 180/π, a constant in the element type (`scale` rounds it), the saved input unread
+    rule(_x, g) = g.scale(180.0 / std::f64::consts::PI);
+
+    /// Degrees to radians, `x · π/180`, elementwise (std's `to_radians`, bit for bit).
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// let half_turn = Tensor::scalar(180.0_f64).to_radians().to_scalar();
+    /// assert!((half_turn - std::f64::consts::PI).abs() < 1e-15);
+    /// ```
+    fn to_radians(x) = num_traits::Float::to_radians(x);
+    /// d/dx (x · π/180) = π/180, a constant in the element type (`scale` rounds it), the saved input unread
+    rule(_x, g) = g.scale(std::f64::consts::PI / 180.0);
 }
 
 /// Piecewise constant ops: their derivative is zero wherever it exists. TensorFlow's

@@ -1,22 +1,23 @@
 use gradtape::differentiable;
 
-// A matrix power by repeated products: the copy `let mut m = *a;` and the double buffer
-// `m = next;` are each reported once; the reads `m[i][k]` after them are not.
+// A double buffer of `Vec`s: `state = next;` may change the length of `state` (a `Vec`'s
+// is not in its type), so it is not copied element by element as a fixed-size array's
+// `state = next;` is (`[f64; N]`: tests/differentiable_arrays.rs, `oscillator_rk2`).
+// Reported once, on the value; the reads `state[i]` after it are not.
 #[differentiable]
-fn trace_of_cube(a: &[[f64; 2]; 2]) -> f64 {
-    let mut m = *a;
-    for _ in 0..2 {
-        let mut next = [[0.0; 2]; 2];
-        for i in 0..2 {
-            for j in 0..2 {
-                for k in 0..2 {
-                    next[i][j] += m[i][k] * a[k][j];
-                }
-            }
-        }
-        m = next;
+fn relaxed(x: &[f64]) -> f64 {
+    let mut state = vec![0.0; x.len()];
+    for i in 0..x.len() {
+        state[i] = x[i];
     }
-    m[0][0] + m[1][1]
+    for _ in 0..3 {
+        let mut next = vec![0.0; state.len()];
+        for i in 0..state.len() {
+            next[i] = 0.5 * state[i];
+        }
+        state = next;
+    }
+    state[0]
 }
 
 fn main() {}
