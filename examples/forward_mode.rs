@@ -18,6 +18,7 @@ pub fn main() {
     tangent_code_of_an_annotated_function();
     one_call_transforms();
     checkpointed_simulation();
+    checkpointed_annotated_loop();
 }
 
 fn heading(title: &str) {
@@ -220,5 +221,55 @@ fn checkpointed_simulation() {
     println!(
         "ops kept by the tape: {kept_plain} without checkpoints, {kept_checked} with one every \
          {SEGMENT} steps; the gradients agree to 1e-10"
+    );
+}
+
+/// A damped pendulum of a million steps as a user writes it, over plain floats: annotated
+/// once as it is and once with `checkpoint(snapshots = 100, levels = 3)`, whose adjoint
+/// keeps 100 + 100 states and 100 steps' saves instead of a million steps' saves.
+#[differentiable]
+fn pendulum(x0: f64, k: f64, damping: f64, steps: usize) -> f64 {
+    let (mut x, mut v) = (x0, 0.0);
+    for _ in 0..steps {
+        let a = -k * x.sin() - damping * v;
+        v += 1e-5 * a;
+        x += 1e-5 * v;
+    }
+    x * x + v * v
+}
+
+#[differentiable(checkpoint(snapshots = 100, levels = 3))]
+fn pendulum_checkpointed(x0: f64, k: f64, damping: f64, steps: usize) -> f64 {
+    let (mut x, mut v) = (x0, 0.0);
+    for _ in 0..steps {
+        let a = -k * x.sin() - damping * v;
+        v += 1e-5 * a;
+        x += 1e-5 * v;
+    }
+    x * x + v * v
+}
+
+fn checkpointed_annotated_loop() {
+    heading("Checkpointing an annotated loop: a million steps, three levels");
+    const STEPS: usize = 1_000_000;
+    let (value, gradient) = pendulum::grad(1.2, 9.8, 0.1, STEPS);
+    let (same, checkpointed) = pendulum_checkpointed::grad(1.2, 9.8, 0.1, STEPS);
+    // the rerun repeats the same operations in the same order: equal to the bit
+    assert_eq!(value.to_bits(), same.to_bits());
+    assert_eq!(gradient.map(f64::to_bits), checkpointed.map(f64::to_bits));
+    // and against central differences in k
+    let h = 1e-6;
+    let by_differences =
+        (pendulum(1.2, 9.8 + h, 0.1, STEPS) - pendulum(1.2, 9.8 - h, 0.1, STEPS)) / (2.0 * h);
+    assert!(
+        (checkpointed[1] - by_differences).abs() <= 1e-5 * (1.0 + by_differences.abs()),
+        "{} vs {by_differences}",
+        checkpointed[1]
+    );
+    println!("x² + v² after 10⁶ steps of 10⁻⁵ = {value}");
+    println!("∂/∂(x0, k, damping) = {checkpointed:?}");
+    println!(
+        "(equal to the bit to the uncheckpointed gradient, and to central differences in k; \
+         the checkpointed adjoint held 200 states and 100 steps' saves)"
     );
 }
