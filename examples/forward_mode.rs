@@ -239,6 +239,7 @@ fn pendulum(x0: f64, k: f64, damping: f64, steps: usize) -> f64 {
 }
 
 #[differentiable(checkpoint(snapshots = 100, levels = 3))]
+#[allow(dead_code)] // called through its generated `grad`, compared with `pendulum`'s
 fn pendulum_checkpointed(x0: f64, k: f64, damping: f64, steps: usize) -> f64 {
     let (mut x, mut v) = (x0, 0.0);
     for _ in 0..steps {

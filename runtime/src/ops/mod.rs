@@ -84,6 +84,15 @@ pub(crate) enum Saved {
 }
 
 impl Saved {
+    /// The value kept: the op's `input` or its `output`.
+    #[inline(always)]
+    fn pick<'a, T: Float>(self, input: &'a Tensor<T>, output: &'a Tensor<T>) -> &'a Tensor<T> {
+        match self {
+            Saved::Input => input,
+            Saved::Output => output,
+        }
+    }
+
     /// What the vocabulary says the rule of the unary op `name` keeps; fails the build if
     /// the op has no row or its rule keeps anything else.
     pub(crate) const fn of(name: &str) -> Saved {
@@ -149,22 +158,23 @@ where
         params: ParamSlot::None,
     };
     // An elementwise op's jacobian is diagonal, so it is its own transpose: the JVP rule
-    // is the VJP rule applied to the tangent.
+    // is the VJP rule applied to the tangent, at the value the rule keeps.
+    let numbers = move |out: &Tensor<T>, [dx, _]: [Option<T>; 2]| {
+        let kept = saved_value.pick(x, out).as_inline_scalar()?;
+        Some(dx.map(|dx| scalar_rule(&kept, &dx)))
+    };
+    let jvp = move |t: &Tangents<'_>, out: &Tensor<T>| {
+        if let Some(tangent) = tangent_by_numbers(t, out, numbers) {
+            return tangent;
+        }
+        t.of::<T>(0).map(|t| rule(saved_value.pick(x, out), t))
+    };
+    // (two arms: what the tape keeps differs in type, an input or the output)
     match saved_value {
         Saved::Input => {
             let keep = Keep {
                 inputs: [x],
                 output: false,
-            };
-            let numbers = move |_: &Tensor<T>, [dx, _]: [Option<T>; 2]| {
-                let x = x.as_inline_scalar()?;
-                Some(dx.map(|dx| scalar_rule(&x, &dx)))
-            };
-            let jvp = move |t: &Tangents<'_>, out: &Tensor<T>| {
-                if let Some(tangent) = tangent_by_numbers(t, out, numbers) {
-                    return tangent;
-                }
-                t.of::<T>(0).map(|t| rule(x, t))
             };
             stack::record_keeping(data, &[x.id()], keep, head, &jvp, numbers)
         }
@@ -172,16 +182,6 @@ where
             let keep = Keep {
                 inputs: [],
                 output: true,
-            };
-            let numbers = move |out: &Tensor<T>, [dx, _]: [Option<T>; 2]| {
-                let out = out.as_inline_scalar()?;
-                Some(dx.map(|dx| scalar_rule(&out, &dx)))
-            };
-            let jvp = move |t: &Tangents<'_>, out: &Tensor<T>| {
-                if let Some(tangent) = tangent_by_numbers(t, out, numbers) {
-                    return tangent;
-                }
-                t.of::<T>(0).map(|t| rule(out, t))
             };
             stack::record_keeping(data, &[x.id()], keep, head, &jvp, numbers)
         }
