@@ -783,6 +783,106 @@ fn a_writer_of_rows() {
     .check(&point(5, 72, -1.0, 1.0), &point(6, 73, -1.0, 1.0));
 }
 
+/// A writer of whole rows: `m[i] = r;` from a local row and `m[0] = [..];` from a literal
+/// reading the row it replaces, into a `&mut [[f64; 2]]` output (formerly the macro's
+/// error "a row ... cannot be copied or written whole").
+#[differentiable]
+fn rows_into(a: &[f64], b: &[f64], m: &mut [[f64; 2]]) {
+    for i in 0..m.len() {
+        let r = [a[i] * b[0], a[i].sin() + b[1] * m[i][1]];
+        m[i] = r;
+    }
+    m[0] = [m[0][1] * b[1], m[0][0]];
+}
+
+/// The same into a `&mut [[f64; 2]; 3]` output.
+#[differentiable]
+fn rows_into_fixed(a: &[f64], b: &[f64], m: &mut [[f64; 2]; 3]) {
+    for i in 0..3 {
+        let r = [a[i] * b[0], a[i].sin() + b[1] * m[i][1]];
+        m[i] = r;
+    }
+    m[0] = [m[0][1] * b[1], m[0][0]];
+}
+
+#[differentiable]
+fn rows_into_energy(a: &[f64], b: &[f64]) -> f64 {
+    let mut m = [[0.0; 2]; 3];
+    rows_into(a, b, &mut m);
+    let mut n = [[0.5; 2]; 3];
+    rows_into_fixed(a, b, &mut n);
+    let mut s = 0.0;
+    for i in 0..3 {
+        s += m[i][0].sin() * m[i][1] + n[i][0] * n[i][1];
+    }
+    s
+}
+
+#[test]
+fn a_writer_of_whole_rows() {
+    slices!(@second_order rows_into_energy, [3, 2], [0, 1], point(5, 74, -1.0, 1.0));
+    let rows = |v: &[f64]| -> Vec<[f64; 2]> { v.chunks(2).map(|r| [r[0], r[1]]).collect() };
+    Writer {
+        name: "rows_into",
+        inputs: 5,
+        outputs: 6,
+        primal: &|x, out| {
+            let mut m = rows(out);
+            rows_into::primal(&x[..3], &x[3..], &mut m);
+            out.copy_from_slice(m.as_flattened());
+        },
+        itself: &|x, out| {
+            let mut m = rows(out);
+            rows_into(&x[..3], &x[3..], &mut m);
+            out.copy_from_slice(m.as_flattened());
+        },
+        grad_into: &|x, out, dx, d_out| {
+            let (mut m, mut d_m) = (rows(out), rows(d_out));
+            let (d_a, d_b) = dx.split_at_mut(3);
+            rows_into::grad_into(&x[..3], &x[3..], &mut m, d_a, d_b, &mut d_m);
+            out.copy_from_slice(m.as_flattened());
+            d_out.copy_from_slice(d_m.as_flattened());
+        },
+        jvp: &|x, out, v, t| {
+            let (mut m, mut t_m) = (rows(out), rows(t));
+            rows_into::jvp(&x[..3], &x[3..], &mut m, &v[..3], &v[3..], &mut t_m);
+            out.copy_from_slice(m.as_flattened());
+            t.copy_from_slice(t_m.as_flattened());
+        },
+    }
+    .check(&point(5, 75, -1.0, 1.0), &point(6, 76, -1.0, 1.0));
+    let fixed = |v: &[f64]| -> [[f64; 2]; 3] { [[v[0], v[1]], [v[2], v[3]], [v[4], v[5]]] };
+    Writer {
+        name: "rows_into_fixed",
+        inputs: 5,
+        outputs: 6,
+        primal: &|x, out| {
+            let mut m = fixed(out);
+            rows_into_fixed::primal(&x[..3], &x[3..], &mut m);
+            out.copy_from_slice(m.as_flattened());
+        },
+        itself: &|x, out| {
+            let mut m = fixed(out);
+            rows_into_fixed(&x[..3], &x[3..], &mut m);
+            out.copy_from_slice(m.as_flattened());
+        },
+        grad_into: &|x, out, dx, d_out| {
+            let (mut m, mut d_m) = (fixed(out), fixed(d_out));
+            let (d_a, d_b) = dx.split_at_mut(3);
+            rows_into_fixed::grad_into(&x[..3], &x[3..], &mut m, d_a, d_b, &mut d_m);
+            out.copy_from_slice(m.as_flattened());
+            d_out.copy_from_slice(d_m.as_flattened());
+        },
+        jvp: &|x, out, v, t| {
+            let (mut m, mut t_m) = (fixed(out), fixed(t));
+            rows_into_fixed::jvp(&x[..3], &x[3..], &mut m, &v[..3], &v[3..], &mut t_m);
+            out.copy_from_slice(m.as_flattened());
+            t.copy_from_slice(t_m.as_flattened());
+        },
+    }
+    .check(&point(5, 77, -1.0, 1.0), &point(6, 78, -1.0, 1.0));
+}
+
 /// The integrator's double buffer, `std::mem::swap(&mut state, &mut next)`: the shadows
 /// are swapped back in the adjoint.
 #[differentiable]

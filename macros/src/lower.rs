@@ -1034,6 +1034,9 @@ impl<'a> Lowerer<'a> {
         if op.is_none() && self.mode == Mode::Scalar && self.lower_array_assign(left, right) {
             return;
         }
+        if op.is_none() && self.mode == Mode::Scalar && self.lower_row_assign(left, right, whole) {
+            return;
+        }
         if let Some(row) = self.row_of(left) {
             validate::whole_row(self.cx, row);
             return;
@@ -2859,6 +2862,73 @@ impl<'a> Lowerer<'a> {
         }
         let source: Expr = syn::parse_quote!(#source_name);
         self.copy_elements(strip_parens(left), &source, rows);
+        true
+    }
+
+    /// `m[i] = r;` (a row of an array of fixed-size rows, `[[F; N]; M]` or `&mut [[F; N]]`,
+    /// written whole): the value first, as Rust evaluates it before the place, either a
+    /// fixed-size flat array named as it is (`r`, `*r`, `r.clone()`) or anything else a
+    /// local array can be made of (`[a, b, c]`, `m[k]`, `[e; N]`) bound to a fresh local;
+    /// then row `i` (its index evaluated once and checked, as `m[i]` would be) written
+    /// element by element from it, in a lowered loop, so each element's cotangent flows
+    /// back to what it was computed from and an overwritten element's stops. Taking the
+    /// value whole first keeps `m[i] = [m[i][1], m[i][0]];` a swap. Invariant: the two
+    /// have the same length (the body as written, `f::primal`, is compiled too, and Rust
+    /// assigns only `[F; N]` to a row `[F; N]`), so the loop writes exactly the row. A
+    /// ragged row (`Vec<F>`, which an assignment may resize) is left to `whole_row`.
+    /// `false` (nothing lowered) if `left` is no such row.
+    fn lower_row_assign(&mut self, left: &Expr, right: &Expr, whole: &Expr) -> bool {
+        let Some(row) = self.row_of(left) else {
+            return false;
+        };
+        let Expr::Index(index) = strip_parens(row) else {
+            return false;
+        };
+        let base = self.array_target(&index.expr).expect("a row's array");
+        if self.bindings[base].ragged || self.mentions_active(&index.index) {
+            return false;
+        }
+        if !self.bindings[base].active && !self.mentions_active(right) {
+            // constants into a constant array: as written
+            self.check_inactive(whole);
+            self.push(Stmt::Plain(quote!(#whole;)));
+            return true;
+        }
+        // an active row stored into an inactive local makes the local active (lowered
+        // again); reported if it is no local
+        if !self.activate(base, &index.expr) {
+            return true;
+        }
+        let (id, (start, _, j)) = self.copy_names("row_put");
+        let named = self
+            .fixed_source(right)
+            .filter(|&source| self.bindings[source].row.is_none())
+            .map(|source| self.bindings[source].name.clone());
+        let source = match named {
+            Some(name) => name,
+            None => {
+                let value = format_ident!("gradtape_row_value{id}");
+                let bind: syn::Stmt = syn::parse_quote!(let #value = #right;);
+                self.lower_stmts(&[bind], Tail::Discard);
+                let flat = self.lookup(&value).is_some_and(|binding| {
+                    let data = &self.bindings[binding];
+                    data.array && data.row.is_none() && !data.ragged
+                });
+                if !flat {
+                    validate::whole_row(self.cx, row);
+                    return true;
+                }
+                value
+            }
+        };
+        let (array, position) = (&index.expr, &index.index);
+        let put: Vec<syn::Stmt> = syn::parse_quote! {
+            let #start: usize = #position;
+            for #j in 0..#array[#start].len() {
+                #array[#start][#j] = #source[#j];
+            }
+        };
+        self.lower_stmts(&put, Tail::Discard);
         true
     }
 

@@ -168,3 +168,129 @@ pub fn unwrap_type_groups(item: &mut syn::Item) {
 
     Unwrap.visit_item_mut(item);
 }
+
+/// Splices every invisible group (`None`-delimited) whose first token is `let` into the
+/// stream around it: a `$s:stmt` fragment of a `macro_rules!` holding a `let`, which syn
+/// would otherwise read as an expression (`Expr::Let`, that cannot carry a type, `let x:
+/// f64 = ..`, nor an `else`) rather than as a statement. Run on the attribute's input
+/// before it is parsed.
+///
+/// Invariant: the tokens mean what they meant. A `let` starts a statement only (no
+/// `expr` fragment matches `let`), and a statement's group holds no trailing `;`: the
+/// statement's own tokens, spliced, are that statement.
+pub fn splice_let_fragments(tokens: TokenStream) -> TokenStream {
+    use proc_macro2::{Delimiter, Group};
+    tokens
+        .into_iter()
+        .flat_map(|tree| -> Vec<TokenTree> {
+            let TokenTree::Group(group) = tree else {
+                return vec![tree];
+            };
+            let inner = splice_let_fragments(group.stream());
+            let starts_let = matches!(
+                inner.clone().into_iter().next(),
+                Some(TokenTree::Ident(ident)) if ident == "let"
+            );
+            if group.delimiter() == Delimiter::None && starts_let {
+                inner.into_iter().collect()
+            } else {
+                let mut rebuilt = Group::new(group.delimiter(), inner);
+                rebuilt.set_span(group.span());
+                vec![TokenTree::Group(rebuilt)]
+            }
+        })
+        .collect()
+}
+
+/// Replaces every expression wrapped in an invisible group (`Expr::Group`: an `$e:expr`,
+/// `$s:stmt` or `$b:block` fragment of a `macro_rules!` that wrote the item) throughout
+/// `item`, so that every phase that matches on expressions (a binary operation, an
+/// iterator form's receiver, an index, a block) sees the expression and never
+/// `Group(..)`: the one place such groups are undone, as
+/// [`unwrap_type_groups`] does for types.
+///
+/// Invariant: the item means what it meant. The group also held its expression together
+/// (`$e * 2.0` with `$e = a + b` is `(a + b) * 2.0`), which printed tokens would lose. So a
+/// group is dropped outright where nothing outside can bind into it (a statement, a
+/// `let`'s value, an argument, an element, an index, the right side of an assignment, a
+/// `return`/`break` value, inside parentheses) or around an expression that nothing can
+/// split (a name, a literal, a call, a method call, an index, a field, a tuple, an array,
+/// parentheses, a macro); anywhere else the group becomes parentheses, spanned on the
+/// fragment.
+pub fn unwrap_expr_groups(item: &mut syn::Item) {
+    use syn::visit_mut::VisitMut;
+
+    struct Unwrap;
+
+    /// Drops every group around `expr` (a position where nothing can bind into it).
+    fn peel(expr: &mut Expr) {
+        while let Expr::Group(group) = expr {
+            let inner = std::mem::replace(&mut *group.expr, Expr::Verbatim(TokenStream::new()));
+            *expr = inner;
+        }
+    }
+
+    impl VisitMut for Unwrap {
+        fn visit_expr_mut(&mut self, expr: &mut Expr) {
+            // the free positions inside `expr` first: peeled before their groups are
+            // visited, which would otherwise turn them into parentheses
+            match expr {
+                Expr::Call(call) => call.args.iter_mut().for_each(peel),
+                Expr::MethodCall(call) => call.args.iter_mut().for_each(peel),
+                Expr::Array(array) => array.elems.iter_mut().for_each(peel),
+                Expr::Tuple(tuple) => tuple.elems.iter_mut().for_each(peel),
+                Expr::Index(index) => peel(&mut index.index),
+                Expr::Assign(assign) => peel(&mut assign.right),
+                Expr::Paren(paren) => peel(&mut paren.expr),
+                Expr::Return(ret) => ret.expr.iter_mut().for_each(|e| peel(e)),
+                Expr::Break(brk) => brk.expr.iter_mut().for_each(|e| peel(e)),
+                Expr::Repeat(repeat) => peel(&mut repeat.expr),
+                _ => {}
+            }
+            // then the inside, so nested groups are undone from within
+            syn::visit_mut::visit_expr_mut(self, expr);
+            let Expr::Group(group) = expr else {
+                return;
+            };
+            let atomic = matches!(
+                *group.expr,
+                Expr::Path(_)
+                    | Expr::Lit(_)
+                    | Expr::Call(_)
+                    | Expr::MethodCall(_)
+                    | Expr::Index(_)
+                    | Expr::Field(_)
+                    | Expr::Tuple(_)
+                    | Expr::Array(_)
+                    | Expr::Repeat(_)
+                    | Expr::Paren(_)
+                    | Expr::Macro(_)
+            );
+            let inner = std::mem::replace(&mut *group.expr, Expr::Verbatim(TokenStream::new()));
+            *expr = if atomic {
+                inner
+            } else {
+                Expr::Paren(syn::ExprParen {
+                    attrs: std::mem::take(&mut group.attrs),
+                    paren_token: syn::token::Paren(group.group_token.span),
+                    expr: Box::new(inner),
+                })
+            };
+        }
+
+        fn visit_stmt_mut(&mut self, stmt: &mut syn::Stmt) {
+            match stmt {
+                syn::Stmt::Expr(expr, _) => peel(expr),
+                syn::Stmt::Local(local) => {
+                    if let Some(init) = &mut local.init {
+                        peel(&mut init.expr);
+                    }
+                }
+                _ => {}
+            }
+            syn::visit_mut::visit_stmt_mut(self, stmt);
+        }
+    }
+
+    Unwrap.visit_item_mut(item);
+}

@@ -604,11 +604,13 @@ pub fn unnamed_call(cx: &Ctxt, func: &Expr) {
     );
 }
 
-/// A row `m[i]` of an array of rows used whole (read, written, or iterated).
+/// A row `m[i]` of an array of rows used whole (read, written, or iterated) otherwise
+/// than as a local's copy (`let r = m[i];`) or, for fixed-size rows, written whole
+/// (`m[i] = r;`).
 pub fn whole_row(cx: &Ctxt, row: &Expr) {
     cx.error_spanned_by(
         row,
-        "a row of a differentiable array of rows is differentiated element by element: index it (`m[i][j]`), loop over its columns (`for j in 0..m[i].len()`), or pass it to another #[differentiable] function (`f(&m[i])`); it cannot be copied or written whole",
+        "a row of a differentiable array of rows is differentiated element by element: index it (`m[i][j]`), loop over its columns (`for j in 0..m[i].len()`), or pass it to another #[differentiable] function (`f(&m[i])`); it is used whole only when copied into a local (`let r = m[i];`, `m[i].clone()`) or, if its rows are of fixed size (`[[f64; N]; M]`, `&mut [[f64; N]]`), written whole (`m[i] = r;`, `m[i] = [a, b];`); a row of a ragged array (`Vec<f64>`, whose length an assignment may change) is written element by element",
     );
 }
 
