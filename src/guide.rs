@@ -277,7 +277,8 @@
 //!
 //! Another annotated function that writes a `&mut [F]` output is called passing whole
 //! arrays (`step(&state, &mut next);`, also `&mut out[..]` and `&mut *out` of the caller's
-//! own output; `let e = step(..);` if it also returns a float) or parts of flat ones
+//! own output; `let e = step(..);` if it also returns a float, `let (a, b) = step(..);`
+//! if a tuple, destructured) or parts of flat ones
 //! (`&mut out[2 * i..2 * i + 2]`, `&mut u[1..]`, `&mut u[..=k]`): its `vjp` writes the
 //! array, and its pullback takes the array's shadow (or the same part of it) in place, as
 //! `grad_into` takes its buffer. A part's bounds are evaluated once, before the call, and
@@ -833,8 +834,8 @@
 //!   float array copied or returned whole (passed whole to an annotated function it is
 //!   differentiated; a fixed-size array `[F; N]` copied into a local is), a row `m[i]` of an array of rows used whole (but for a local's copy, `let r = m[i];`,
 //!   and a row of fixed size written whole, `m[i] = r;`), a call writing a `&mut`
-//!   float array whose tuple result is destructured (`let (a, b) = f(&x, &mut out);`) or
-//!   that writes a part of an array of rows (`&mut m[1..]`), a differentiable array handed `&mut`
+//!   float array that writes a part of an array of rows (`&mut m[1..]`), or whose tuple
+//!   result is kept whole rather than destructured, a differentiable array handed `&mut`
 //!   to the standard library (`std::mem::take(&mut next)`: copy the elements) other than
 //!   by `std::mem::swap` of two arrays, `&mut [F]` in a tensor function;
 //! - `?`, an `if` producing a value without an `else`;
@@ -863,8 +864,9 @@
 //! # Limits today
 //!
 //! Not yet transformed, and so rejected with the messages above: a call of an annotated
-//! function that writes a part of a float array, or writes a float array and returns a
-//! tuple, a ragged array of rows (`&[Vec<F>]`) grown
+//! function that writes a part of an array of rows, or writes a float array and returns a
+//! tuple kept whole (destructured, `let (a, b) = f(&x, &mut out);`, it is differentiated),
+//! a ragged array of rows (`&[Vec<F>]`) grown
 //! by a row (`m.push(row)`), a `&mut [Vec<F>]` output, a ragged row written whole
 //! (`m[i] = r` of a `Vec<Vec<F>>`; fixed-size rows are), a row returned (a row is copied
 //! whole by `let r = m[i];`, `m[i].clone()`), a row by

@@ -198,6 +198,31 @@ blocks!(blocks_fn(x, acc, k), 4, { x * 0.5 }, {
     acc = acc * x.sin() + k as f64 * x;
 });
 
+/// Fragments passed on by one `macro_rules!` to another (`from_statements!`,
+/// `times_two!`): each arrives in a group inside a group.
+macro_rules! passes_on {
+    (fn $name:ident($x:ident, $y:ident) { $s:stmt } => $tail:expr) => {
+        from_statements!(fn $name($x, $y) { $s } => $tail);
+    };
+    ($name:ident($a:ident, $b:ident) = $e:expr) => {
+        times_two!($name($a, $b) = $e);
+    };
+}
+
+passes_on!(fn passed_on_statement(x, y) { let z: f64 = x.sin() * y } => z * z + x);
+passes_on!(passed_on_expression(a, b) = a - b);
+
+#[test]
+fn fragments_passed_on() {
+    // (3 - 1) * 2 = 4, not 3 - 1 * 2 = 1
+    assert_eq!(passed_on_expression::grad(3.0, 1.0), (4.0, [2.0, -2.0]));
+    numbers!(passed_on_expression(0, 1)).check_with_second_order(&[0.2, 0.9]);
+    let (x, y) = (0.6f64, -1.4f64);
+    let z = x.sin() * y;
+    assert_eq!(passed_on_statement(x, y).to_bits(), (z * z + x).to_bits());
+    numbers!(passed_on_statement(0, 1)).check_with_second_order(&[x, y]);
+}
+
 #[test]
 fn pattern_statement_block_and_ident_fragments() {
     let (x, y) = (0.8f64, -0.35f64);

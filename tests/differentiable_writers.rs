@@ -1180,3 +1180,49 @@ fn copies_of_different_lengths_panic_in_the_function_itself() {
     // nothing records: the body as written, so std's own message
     let _ = copied_mismatched(&[1.0, 2.0, 3.0]);
 }
+
+// ----- 6. a writing call whose tuple result is destructured -----
+
+/// A writer returning a tuple: the norm and the largest square, besides `out` (formerly
+/// the trybuild case `writing-call-with-a-tuple-result`, rejected at the caller).
+#[differentiable]
+fn normalise_with_stats(x: &[f64], out: &mut [f64]) -> (f64, f64) {
+    let mut n = 0.0;
+    let mut largest = 0.0;
+    for i in 0..x.len() {
+        n += x[i] * x[i];
+        if x[i] * x[i] > largest {
+            largest = x[i] * x[i];
+        }
+    }
+    let n = n.sqrt();
+    for i in 0..x.len() {
+        out[i] = x[i] / n;
+    }
+    (n, largest)
+}
+
+/// `let (a, b) = f(&x, &mut out);`, both parts used, and `(c, _) = f(..);` assigned to
+/// existing locals with one part dropped, in a loop.
+#[differentiable]
+fn stats_used(x: &[f64]) -> f64 {
+    let mut u = vec![0.0; x.len()];
+    let (norm, largest) = normalise_with_stats(x, &mut u);
+    let mut s = 0.0;
+    for i in 0..u.len() {
+        s += u[i] * x[i] * largest;
+    }
+    let mut again = 0.0;
+    for _ in 0..2 {
+        let mut w = vec![0.0; u.len()];
+        (again, _) = normalise_with_stats(&u, &mut w);
+        u[0] = w[0] * again + u[1];
+    }
+    s * norm.ln() + again * u[0]
+}
+
+#[test]
+fn a_writing_call_with_a_tuple_result() {
+    slices!(@second_order stats_used, [3], [0], vec![0.7, -1.1, 0.4]);
+    slices!(stats_used, [5], [0], point(5, 79, -1.0, 1.0));
+}

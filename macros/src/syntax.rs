@@ -178,20 +178,51 @@ pub fn unwrap_type_groups(item: &mut syn::Item) {
 /// Invariant: the tokens mean what they meant. A `let` starts a statement only (no
 /// `expr` fragment matches `let`), and a statement's group holds no trailing `;`: the
 /// statement's own tokens, spliced, are that statement.
+///
+/// A group with no such fragment inside is kept as it came (a group rebuilt around new
+/// contents gets one span for both delimiters, as `proc_macro` sets no other): the
+/// spans of an item no `macro_rules!` wrote are untouched.
 pub fn splice_let_fragments(tokens: TokenStream) -> TokenStream {
     use proc_macro2::{Delimiter, Group};
+
+    // (a fragment passed on by one `macro_rules!` to another is a group in a group)
+    fn starts_let(tokens: TokenStream) -> bool {
+        match tokens.into_iter().next() {
+            Some(TokenTree::Ident(ident)) => ident == "let",
+            Some(TokenTree::Group(group)) if group.delimiter() == Delimiter::None => {
+                starts_let(group.stream())
+            }
+            _ => false,
+        }
+    }
+
+    fn is_let_fragment(group: &Group) -> bool {
+        group.delimiter() == Delimiter::None && starts_let(group.stream())
+    }
+
+    fn holds_let_fragment(tokens: &TokenStream) -> bool {
+        tokens.clone().into_iter().any(|tree| match tree {
+            TokenTree::Group(group) => {
+                is_let_fragment(&group) || holds_let_fragment(&group.stream())
+            }
+            _ => false,
+        })
+    }
+
+    if !holds_let_fragment(&tokens) {
+        return tokens;
+    }
     tokens
         .into_iter()
         .flat_map(|tree| -> Vec<TokenTree> {
             let TokenTree::Group(group) = tree else {
                 return vec![tree];
             };
+            if !holds_let_fragment(&TokenStream::from(TokenTree::Group(group.clone()))) {
+                return vec![TokenTree::Group(group)];
+            }
             let inner = splice_let_fragments(group.stream());
-            let starts_let = matches!(
-                inner.clone().into_iter().next(),
-                Some(TokenTree::Ident(ident)) if ident == "let"
-            );
-            if group.delimiter() == Delimiter::None && starts_let {
+            if is_let_fragment(&group) {
                 inner.into_iter().collect()
             } else {
                 let mut rebuilt = Group::new(group.delimiter(), inner);
