@@ -2178,3 +2178,31 @@ fn a_row_from_its_own_array() {
     let (_, (gm, _)) = row_from_its_own_array::grad(m0, s);
     assert_eq!(gm[0], [0.0, 0.0]);
 }
+
+/// Rows written whole at f32: from a by-reference parameter (`m[1] = *r;`) and from a
+/// literal mixing a constant and a differentiable value (`m[0] = [1.0, s * m[1][0]];`).
+#[differentiable]
+fn rows_written_f32(r: &[f32; 2], s: f32) -> f32 {
+    let mut m = [[0.5f32; 2]; 2];
+    m[1] = *r;
+    m[0] = [1.0, s * m[1][0]];
+    m[0][0] * m[0][1] + m[1][1].sin() * s
+}
+
+#[test]
+fn rows_written_whole_at_f32() {
+    // f = s r0 + sin(r1) s: ∂r0 = s, ∂r1 = s cos(r1), ∂s = r0 + sin(r1)
+    let (r, s) = ([0.7f32, -0.4f32], 1.3f32);
+    let (value, (dr, ds)) = rows_written_f32::grad(&r, s);
+    assert_eq!(value, rows_written_f32::primal(&r, s));
+    assert_eq!(value, rows_written_f32(&r, s));
+    let expected = [s, s * r[1].cos()];
+    for (g, e) in dr.iter().zip(expected) {
+        assert!((g - e).abs() < 1e-6, "{dr:?} vs {expected:?}");
+    }
+    assert!((ds - (r[0] + r[1].sin())).abs() < 1e-6, "{ds}");
+    let (by_jvp, tangent) = rows_written_f32::jvp(&r, s, &[0.5, -1.0], 2.0);
+    assert_eq!(by_jvp, value);
+    let dot = 0.5 * dr[0] - dr[1] + 2.0 * ds;
+    assert!((tangent - dot).abs() < 1e-6, "{tangent} vs {dot}");
+}

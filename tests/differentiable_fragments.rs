@@ -52,6 +52,8 @@ macro_rules! times_two {
 }
 
 times_two!(sum_times_two(a, b) = a + b);
+// a block-like fragment as an operand: `(if a > b { a } else { b }) * 2.0`
+times_two!(larger_times_two(a, b) = if a > b { a.sin() } else { b * b });
 
 /// The same fragment as a method's receiver (`$e.exp()` is `(-a * b).exp()`), as a
 /// unary operand (`-$e`), as a divisor, in a `let` and in a condition.
@@ -76,6 +78,13 @@ fn expression_fragments_keep_their_grouping() {
     assert_eq!(sum_times_two(1.0, 3.0), 8.0);
     assert_eq!(sum_times_two::jvp(1.0, 3.0, 1.0, 0.0), (8.0, 2.0));
     numbers!(sum_times_two(0, 1)).check_with_second_order(&[0.3, -1.2]);
+    assert_eq!(
+        larger_times_two::grad(0.5, 0.25).1,
+        [0.5f64.cos() * 2.0, 0.0]
+    );
+    let larger = numbers!(larger_times_two(0, 1));
+    larger.check_with_second_order(&[0.5, 0.25]);
+    larger.check_with_second_order(&[-0.5, 0.75]);
 
     // by hand, as rustc reads the fragments
     let (a, b) = (0.4f64, 0.7f64);

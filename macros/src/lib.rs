@@ -228,9 +228,10 @@ use proc_macro::TokenStream;
 pub fn differentiable(args: TokenStream, input: TokenStream) -> TokenStream {
     // A `macro_rules!` that wrote the item hands each fragment (`$t:ty`, `$e:expr`,
     // `$s:stmt`, `$b:block`) over in an invisible group: undone here, once, for every
-    // phase after (a `let` statement's before parsing, as syn would read it as an
-    // expression)
+    // phase after (before parsing, a `let` statement's, which syn would read as an
+    // expression, and a block-like operand's, which syn would end early)
     let input = syntax::splice_let_fragments(input.into());
+    let input = syntax::parenthesize_block_like_operands(input);
     let mut item = match syn::parse2::<syn::Item>(input) {
         Ok(item) => item,
         Err(error) => return error.into_compile_error().into(),

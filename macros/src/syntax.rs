@@ -325,3 +325,90 @@ pub fn unwrap_expr_groups(item: &mut syn::Item) {
 
     Unwrap.visit_item_mut(item);
 }
+
+/// Turns every invisible group (`None`-delimited) that holds a block-like expression
+/// (its first token `if`, `match`, `loop`, `while`, `for` or `unsafe`) and is followed by
+/// what continues an expression (an operator, `.`, `?`, `as`, an index `[..]`) into
+/// parentheses: an `$e:expr` fragment used as an operand (`$e * 2.0` with `$e = if a > b
+/// { a } else { b }`), which syn, at the start of a statement, would end after the
+/// block-like expression as rustc does not (rustc reads the fragment whole, as an
+/// operand). Run on the attribute's input before it is parsed.
+///
+/// Invariant: the tokens mean what rustc read. Parentheses around an expression used as
+/// an operand are its grouping; a group followed by `;`, `,`, a name or a block, or by
+/// nothing, is kept (a statement, an argument, a block's value). A `$s:stmt` fragment
+/// holding such an expression statement and followed by a statement that starts with an
+/// operator (`-x;`, `*p = ..;`) would be read as one expression: code that then fails to
+/// compile, not code that runs differently, as the operator's operand would be `()`.
+/// A group with no such fragment inside is kept as it came (see
+/// [`splice_let_fragments`]).
+pub fn parenthesize_block_like_operands(tokens: TokenStream) -> TokenStream {
+    use proc_macro2::{Delimiter, Group};
+
+    fn starts_block_like(tokens: TokenStream) -> bool {
+        match tokens.into_iter().next() {
+            Some(TokenTree::Ident(ident)) => {
+                matches!(
+                    ident.to_string().as_str(),
+                    "if" | "match" | "loop" | "while" | "for" | "unsafe"
+                )
+            }
+            Some(TokenTree::Group(group)) if group.delimiter() == Delimiter::None => {
+                starts_block_like(group.stream())
+            }
+            _ => false,
+        }
+    }
+
+    fn continues_expression(next: Option<&TokenTree>) -> bool {
+        match next {
+            Some(TokenTree::Punct(punct)) => !matches!(punct.as_char(), ';' | ','),
+            Some(TokenTree::Ident(ident)) => ident == "as",
+            Some(TokenTree::Group(group)) => group.delimiter() == Delimiter::Bracket,
+            _ => false,
+        }
+    }
+
+    fn is_operand(group: &Group, next: Option<&TokenTree>) -> bool {
+        group.delimiter() == Delimiter::None
+            && starts_block_like(group.stream())
+            && continues_expression(next)
+    }
+
+    fn holds_operand(tokens: &TokenStream) -> bool {
+        let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+        trees.iter().enumerate().any(|(k, tree)| match tree {
+            TokenTree::Group(group) => {
+                is_operand(group, trees.get(k + 1)) || holds_operand(&group.stream())
+            }
+            _ => false,
+        })
+    }
+
+    if !holds_operand(&tokens) {
+        return tokens;
+    }
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut out = Vec::with_capacity(trees.len());
+    for (k, tree) in trees.iter().enumerate() {
+        let TokenTree::Group(group) = tree else {
+            out.push(tree.clone());
+            continue;
+        };
+        let operand = is_operand(group, trees.get(k + 1));
+        if !operand && !holds_operand(&group.stream()) {
+            out.push(tree.clone());
+            continue;
+        }
+        let inner = parenthesize_block_like_operands(group.stream());
+        let delimiter = if operand {
+            Delimiter::Parenthesis
+        } else {
+            group.delimiter()
+        };
+        let mut rebuilt = Group::new(delimiter, inner);
+        rebuilt.set_span(group.span());
+        out.push(TokenTree::Group(rebuilt));
+    }
+    out.into_iter().collect()
+}
