@@ -232,6 +232,34 @@ fn fragments_passed_on() {
     numbers!(passed_on_statement(0, 1)).check_with_second_order(&[x, y]);
 }
 
+/// A condition and a `match` scrutinee as fragments (`if $c`, `while $w`, `match $m`).
+macro_rules! conditions {
+    ($name:ident($x:ident; $n:ident) if $c:expr, while $w:expr, match $m:expr) => {
+        #[differentiable]
+        fn $name($x: f64) -> f64 {
+            let mut y = if $c { $x * $x } else { -$x };
+            let mut $n = 0;
+            while $w {
+                y = y * 0.5 + $x;
+                $n += 1;
+            }
+            match $m {
+                0 => y,
+                _ => y * $x,
+            }
+        }
+    };
+}
+
+conditions!(conditions_fn(x; n) if x > 0.5 && x < 2.0, while n < 3, match n % 2);
+
+#[test]
+fn condition_fragments() {
+    let f = numbers!(conditions_fn(0));
+    f.check_with_second_order(&[0.8]);
+    f.check_with_second_order(&[-0.3]);
+}
+
 #[test]
 fn pattern_statement_block_and_ident_fragments() {
     let (x, y) = (0.8f64, -0.35f64);
