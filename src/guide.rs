@@ -125,7 +125,10 @@
 //!   items are available where `T` is `f32` or `f64`;
 //! - functions a `macro_rules!` writes, their types given as fragments (`fn $name(x: $t,
 //!   w: &[$t]) -> $t` with `$t:ty`): such a type reaches the attribute in an invisible
-//!   group, which it reads through, as it does parentheses (`(f64)`);
+//!   group, which it reads through, as it does parentheses (`(f64)`); so do fragments in
+//!   the body, `$e:expr`, `$s:stmt` (a `let` among them), `$b:block`, `$p:pat` and
+//!   `$i:ident`, up to a whole function from fragments. An expression's group keeps its
+//!   grouping (`$e * 2.0` with `$e = a + b` is `(a + b) * 2.0`, as rustc reads it);
 //! - local closures bound by `let` and local `fn` items, called by name: each call is
 //!   replaced by the body (arguments evaluated first, then bound to the parameters), so
 //!   what a closure captures is differentiated as if written in place;
@@ -274,7 +277,8 @@
 //!
 //! Another annotated function that writes a `&mut [F]` output is called passing whole
 //! arrays (`step(&state, &mut next);`, also `&mut out[..]` and `&mut *out` of the caller's
-//! own output; `let e = step(..);` if it also returns a float) or parts of flat ones
+//! own output; `let e = step(..);` if it also returns a float, `let (a, b) = step(..);`
+//! if a tuple, destructured) or parts of flat ones
 //! (`&mut out[2 * i..2 * i + 2]`, `&mut u[1..]`, `&mut u[..=k]`): its `vjp` writes the
 //! array, and its pullback takes the array's shadow (or the same part of it) in place, as
 //! `grad_into` takes its buffer. A part's bounds are evaluated once, before the call, and
@@ -345,6 +349,12 @@
 //! `row.len()`, `dot(row, x)` and the iterator forms on the row (`for x in row`,
 //! `row.iter().zip(w).map(|(a, b)| a * b).sum()`) read `m[k][j]`. A row by value (`for row
 //! in m` of an owned array) is read so where the body leaves `m` alone, which is exact.
+//! A row is copied whole into a local (`let r = m[i];`, `m[i].clone()`), and a row of
+//! fixed size (`[[F; N]; M]`, `&mut [[F; N]; M]`, `&mut [[F; N]]`) is written whole,
+//! `m[i] = r;` from a local `[F; N]` (or `*r`, `r.clone()`), `m[i] = [a, b, c];`,
+//! `m[i] = m[k];`: the value is taken first, as Rust evaluates it before the place (so
+//! `m[i] = [m[i][1], m[i][0]];` swaps), then written element by element, each element's
+//! cotangent flowing back to what it was computed from.
 //!
 //! *Ragged* arrays of rows, whose rows need not share a length (`&[Vec<F>]`,
 //! `Vec<Vec<F>>`, `&Vec<Vec<F>>`, a local `vec![vec![0.0; n]; m]` or a typed
@@ -822,9 +832,10 @@
 //!   tensor (it is sliced and gathered with its ops) or anything but a float array by its
 //!   name, an index computed from a differentiable value (its derivative would be lost), a
 //!   float array copied or returned whole (passed whole to an annotated function it is
-//!   differentiated; a fixed-size array `[F; N]` copied into a local is), a row `m[i]` of an array of rows used whole, a call writing a `&mut`
-//!   float array whose tuple result is destructured (`let (a, b) = f(&x, &mut out);`) or
-//!   that writes a part of an array of rows (`&mut m[1..]`), a differentiable array handed `&mut`
+//!   differentiated; a fixed-size array `[F; N]` copied into a local is), a row `m[i]` of an array of rows used whole (but for a local's copy, `let r = m[i];`,
+//!   and a row of fixed size written whole, `m[i] = r;`), a call writing a `&mut`
+//!   float array that writes a part of an array of rows (`&mut m[1..]`), or whose tuple
+//!   result is kept whole rather than destructured, a differentiable array handed `&mut`
 //!   to the standard library (`std::mem::take(&mut next)`: copy the elements) other than
 //!   by `std::mem::swap` of two arrays, `&mut [F]` in a tensor function;
 //! - `?`, an `if` producing a value without an `else`;
@@ -853,10 +864,12 @@
 //! # Limits today
 //!
 //! Not yet transformed, and so rejected with the messages above: a call of an annotated
-//! function that writes a part of a float array, or writes a float array and returns a
-//! tuple, a ragged array of rows (`&[Vec<F>]`) grown
-//! by a row (`m.push(row)`), a `&mut [Vec<F>]` output, a row written whole (`m[i] = r`)
-//! or returned (a row is copied whole by `let r = m[i];`, `m[i].clone()`), a row by
+//! function that writes a part of an array of rows, or writes a float array and returns a
+//! tuple kept whole (destructured, `let (a, b) = f(&x, &mut out);`, it is differentiated),
+//! a ragged array of rows (`&[Vec<F>]`) grown
+//! by a row (`m.push(row)`), a `&mut [Vec<F>]` output, a ragged row written whole
+//! (`m[i] = r` of a `Vec<Vec<F>>`; fixed-size rows are), a row returned (a row is copied
+//! whole by `let r = m[i];`, `m[i].clone()`), a row by
 //! value (`for row in m` of an owned array) whose loop body also names `m` (loop over the
 //! indices and copy the row, `let row = m[k];`), arrays deeper than rows of floats, `windows`/`chunks` other than as a `for`
 //! loop's iterator; scalar-mode methods of a generic

@@ -2037,3 +2037,172 @@ fn fixed_arrays_copied_whole() {
         .check_with_second_order(&point(6, 63, -1.0, 1.0));
     }
 }
+
+// ----- 8. rows written whole: `m[i] = r;`, `m[i] = [a, b, c];`, `m[i] = a[k];` -----
+
+/// Rows of a local matrix written whole from a local row (`m[i] = r;`), from a row of a
+/// parameter (`m[2] = a[1];`) and from literals, one of which reads the row it replaces
+/// (`m[1] = [m[1][2], ..]`: every new value is taken before any is written, as Rust
+/// evaluates the right side first). Formerly the macro's error "a row of a differentiable
+/// array of rows ... cannot be copied or written whole".
+#[differentiable]
+fn rows_written_whole(a: &[[f64; 3]; 2], s: f64) -> f64 {
+    let mut m = [[0.0; 3]; 3];
+    for i in 0..2 {
+        let mut r = [0.0; 3];
+        for j in 0..3 {
+            r[j] = a[i][j] * s + a[1 - i][2 - j];
+        }
+        m[i] = r;
+    }
+    m[2] = a[1];
+    m[2][0] += m[0][0] * s;
+    m[1] = [m[1][2], m[1][0] * s, m[1][1].sin()];
+    m[0] = [a[0][0] * a[1][1], s.sin(), m[0][2] - m[2][1]];
+    let mut total = 0.0;
+    for i in 0..3 {
+        for j in 0..3 {
+            total += m[i][j] * m[(i + 1) % 3][j].cos();
+        }
+    }
+    total
+}
+
+/// An owned parameter's rows replaced in a loop (`m[i] = next;`, each row computed from
+/// the one before it), then one replaced by constants (`m[0] = [1.0, 0.5];`: the cotangent
+/// of what it held stops there).
+#[differentiable]
+fn parameter_rows_replaced(mut m: [[f64; 2]; 3], k: f64) -> f64 {
+    for i in 1..3 {
+        let next = [m[i - 1][0] * k + m[i][1], (m[i - 1][1] - m[i][0]).tanh()];
+        m[i] = next;
+    }
+    let first = m[0][0] * m[0][1];
+    m[0] = [1.0, 0.5];
+    first + m[0][0] * k + m[2][0] * m[2][1] + m[1][1] * m[0][1]
+}
+
+#[test]
+fn rows_written_whole_element_by_element() {
+    // by hand, the body as Rust runs it
+    let a: [[f64; 3]; 2] = [[0.3, -0.8, 0.5], [1.1, 0.2, -0.4]];
+    let s: f64 = 0.7;
+    let mut m = [[0.0; 3]; 3];
+    for i in 0..2 {
+        for j in 0..3 {
+            m[i][j] = a[i][j] * s + a[1 - i][2 - j];
+        }
+    }
+    m[2] = a[1];
+    m[2][0] += m[0][0] * s;
+    m[1] = [m[1][2], m[1][0] * s, m[1][1].sin()];
+    m[0] = [a[0][0] * a[1][1], f64::sin(s), m[0][2] - m[2][1]];
+    let mut total = 0.0;
+    for i in 0..3 {
+        for j in 0..3 {
+            total += m[i][j] * m[(i + 1) % 3][j].cos();
+        }
+    }
+    assert_eq!(rows_written_whole(&a, s).to_bits(), total.to_bits());
+
+    Case {
+        name: "rows_written_whole",
+        itself: &|x| rows_written_whole(&matrix(x), x[6]),
+        primal: &|x| rows_written_whole::primal(&matrix(x), x[6]),
+        grad: Some(&|x| {
+            let (v, (ga, gs)) = rows_written_whole::grad(&matrix(x), x[6]);
+            (v, [ga.as_flattened(), &[gs]].concat())
+        }),
+        grad_into: &|x| {
+            let (mut da, mut ds) = ([[0.0; 3]; 2], 0.0);
+            let v = rows_written_whole::grad_into(&matrix(x), x[6], &mut da, &mut ds);
+            (v, [da.as_flattened(), &[ds]].concat())
+        },
+        jvp: &|x, t| rows_written_whole::jvp(&matrix(x), x[6], &matrix::<3, 2>(t), t[6]),
+    }
+    .check_with_second_order(&point(7, 81, -1.0, 1.0));
+
+    Case {
+        name: "parameter_rows_replaced",
+        itself: &|x| parameter_rows_replaced(matrix(x), x[6]),
+        primal: &|x| parameter_rows_replaced::primal(matrix(x), x[6]),
+        grad: Some(&|x| {
+            let (v, (gm, gk)) = parameter_rows_replaced::grad(matrix(x), x[6]);
+            (v, [gm.as_flattened(), &[gk]].concat())
+        }),
+        grad_into: &|x| {
+            let (mut dm, mut dk) = ([[0.0; 2]; 3], 0.0);
+            let v = parameter_rows_replaced::grad_into(matrix(x), x[6], &mut dm, &mut dk);
+            (v, [dm.as_flattened(), &[dk]].concat())
+        },
+        jvp: &|x, t| parameter_rows_replaced::jvp(matrix(x), x[6], &matrix::<2, 3>(t), t[6]),
+    }
+    .check_with_second_order(&point(7, 82, -1.0, 1.0));
+}
+
+/// A row written from another row of the same array, `m[0] = m[1];` (formerly the
+/// trybuild case `row-of-an-array-of-rows-written-whole`, rejected): the row is copied
+/// first, so `m[1]` then `m[0]` read the same values.
+#[differentiable]
+fn row_from_its_own_array(mut m: [[f64; 2]; 2], s: f64) -> f64 {
+    m[1][0] *= s;
+    m[0] = m[1];
+    m[1][1] = m[0][0].sin();
+    m[0][0] * m[1][1] + m[0][1] * m[1][0] * s
+}
+
+#[test]
+fn a_row_from_its_own_array() {
+    let m0: [[f64; 2]; 2] = [[0.3, -0.5], [0.9, 0.4]];
+    let s: f64 = 1.3;
+    let a = 0.9 * s;
+    let by_hand = a * a.sin() + 0.4 * a * s;
+    assert_eq!(row_from_its_own_array(m0, s).to_bits(), by_hand.to_bits());
+    Case {
+        name: "row_from_its_own_array",
+        itself: &|x| row_from_its_own_array(matrix(x), x[4]),
+        primal: &|x| row_from_its_own_array::primal(matrix(x), x[4]),
+        grad: Some(&|x| {
+            let (v, (gm, gs)) = row_from_its_own_array::grad(matrix(x), x[4]);
+            (v, [gm.as_flattened(), &[gs]].concat())
+        }),
+        grad_into: &|x| {
+            let (mut dm, mut ds) = ([[0.0; 2]; 2], 0.0);
+            let v = row_from_its_own_array::grad_into(matrix(x), x[4], &mut dm, &mut ds);
+            (v, [dm.as_flattened(), &[ds]].concat())
+        },
+        jvp: &|x, t| row_from_its_own_array::jvp(matrix(x), x[4], &matrix::<2, 2>(t), t[4]),
+    }
+    .check_with_second_order(&point(5, 83, -1.0, 1.0));
+    // the first row's old values are overwritten: no cotangent reaches them
+    let (_, (gm, _)) = row_from_its_own_array::grad(m0, s);
+    assert_eq!(gm[0], [0.0, 0.0]);
+}
+
+/// Rows written whole at f32: from a by-reference parameter (`m[1] = *r;`) and from a
+/// literal mixing a constant and a differentiable value (`m[0] = [1.0, s * m[1][0]];`).
+#[differentiable]
+fn rows_written_f32(r: &[f32; 2], s: f32) -> f32 {
+    let mut m = [[0.5f32; 2]; 2];
+    m[1] = *r;
+    m[0] = [1.0, s * m[1][0]];
+    m[0][0] * m[0][1] + m[1][1].sin() * s
+}
+
+#[test]
+fn rows_written_whole_at_f32() {
+    // f = s r0 + sin(r1) s: ∂r0 = s, ∂r1 = s cos(r1), ∂s = r0 + sin(r1)
+    let (r, s) = ([0.7f32, -0.4f32], 1.3f32);
+    let (value, (dr, ds)) = rows_written_f32::grad(&r, s);
+    assert_eq!(value, rows_written_f32::primal(&r, s));
+    assert_eq!(value, rows_written_f32(&r, s));
+    let expected = [s, s * r[1].cos()];
+    for (g, e) in dr.iter().zip(expected) {
+        assert!((g - e).abs() < 1e-6, "{dr:?} vs {expected:?}");
+    }
+    assert!((ds - (r[0] + r[1].sin())).abs() < 1e-6, "{ds}");
+    let (by_jvp, tangent) = rows_written_f32::jvp(&r, s, &[0.5, -1.0], 2.0);
+    assert_eq!(by_jvp, value);
+    let dot = 0.5 * dr[0] - dr[1] + 2.0 * ds;
+    assert!((tangent - dot).abs() < 1e-6, "{tangent} vs {dot}");
+}

@@ -783,6 +783,106 @@ fn a_writer_of_rows() {
     .check(&point(5, 72, -1.0, 1.0), &point(6, 73, -1.0, 1.0));
 }
 
+/// A writer of whole rows: `m[i] = r;` from a local row and `m[0] = [..];` from a literal
+/// reading the row it replaces, into a `&mut [[f64; 2]]` output (formerly the macro's
+/// error "a row ... cannot be copied or written whole").
+#[differentiable]
+fn rows_into(a: &[f64], b: &[f64], m: &mut [[f64; 2]]) {
+    for i in 0..m.len() {
+        let r = [a[i] * b[0], a[i].sin() + b[1] * m[i][1]];
+        m[i] = r;
+    }
+    m[0] = [m[0][1] * b[1], m[0][0]];
+}
+
+/// The same into a `&mut [[f64; 2]; 3]` output.
+#[differentiable]
+fn rows_into_fixed(a: &[f64], b: &[f64], m: &mut [[f64; 2]; 3]) {
+    for i in 0..3 {
+        let r = [a[i] * b[0], a[i].sin() + b[1] * m[i][1]];
+        m[i] = r;
+    }
+    m[0] = [m[0][1] * b[1], m[0][0]];
+}
+
+#[differentiable]
+fn rows_into_energy(a: &[f64], b: &[f64]) -> f64 {
+    let mut m = [[0.0; 2]; 3];
+    rows_into(a, b, &mut m);
+    let mut n = [[0.5; 2]; 3];
+    rows_into_fixed(a, b, &mut n);
+    let mut s = 0.0;
+    for i in 0..3 {
+        s += m[i][0].sin() * m[i][1] + n[i][0] * n[i][1];
+    }
+    s
+}
+
+#[test]
+fn a_writer_of_whole_rows() {
+    slices!(@second_order rows_into_energy, [3, 2], [0, 1], point(5, 74, -1.0, 1.0));
+    let rows = |v: &[f64]| -> Vec<[f64; 2]> { v.chunks(2).map(|r| [r[0], r[1]]).collect() };
+    Writer {
+        name: "rows_into",
+        inputs: 5,
+        outputs: 6,
+        primal: &|x, out| {
+            let mut m = rows(out);
+            rows_into::primal(&x[..3], &x[3..], &mut m);
+            out.copy_from_slice(m.as_flattened());
+        },
+        itself: &|x, out| {
+            let mut m = rows(out);
+            rows_into(&x[..3], &x[3..], &mut m);
+            out.copy_from_slice(m.as_flattened());
+        },
+        grad_into: &|x, out, dx, d_out| {
+            let (mut m, mut d_m) = (rows(out), rows(d_out));
+            let (d_a, d_b) = dx.split_at_mut(3);
+            rows_into::grad_into(&x[..3], &x[3..], &mut m, d_a, d_b, &mut d_m);
+            out.copy_from_slice(m.as_flattened());
+            d_out.copy_from_slice(d_m.as_flattened());
+        },
+        jvp: &|x, out, v, t| {
+            let (mut m, mut t_m) = (rows(out), rows(t));
+            rows_into::jvp(&x[..3], &x[3..], &mut m, &v[..3], &v[3..], &mut t_m);
+            out.copy_from_slice(m.as_flattened());
+            t.copy_from_slice(t_m.as_flattened());
+        },
+    }
+    .check(&point(5, 75, -1.0, 1.0), &point(6, 76, -1.0, 1.0));
+    let fixed = |v: &[f64]| -> [[f64; 2]; 3] { [[v[0], v[1]], [v[2], v[3]], [v[4], v[5]]] };
+    Writer {
+        name: "rows_into_fixed",
+        inputs: 5,
+        outputs: 6,
+        primal: &|x, out| {
+            let mut m = fixed(out);
+            rows_into_fixed::primal(&x[..3], &x[3..], &mut m);
+            out.copy_from_slice(m.as_flattened());
+        },
+        itself: &|x, out| {
+            let mut m = fixed(out);
+            rows_into_fixed(&x[..3], &x[3..], &mut m);
+            out.copy_from_slice(m.as_flattened());
+        },
+        grad_into: &|x, out, dx, d_out| {
+            let (mut m, mut d_m) = (fixed(out), fixed(d_out));
+            let (d_a, d_b) = dx.split_at_mut(3);
+            rows_into_fixed::grad_into(&x[..3], &x[3..], &mut m, d_a, d_b, &mut d_m);
+            out.copy_from_slice(m.as_flattened());
+            d_out.copy_from_slice(d_m.as_flattened());
+        },
+        jvp: &|x, out, v, t| {
+            let (mut m, mut t_m) = (fixed(out), fixed(t));
+            rows_into_fixed::jvp(&x[..3], &x[3..], &mut m, &v[..3], &v[3..], &mut t_m);
+            out.copy_from_slice(m.as_flattened());
+            t.copy_from_slice(t_m.as_flattened());
+        },
+    }
+    .check(&point(5, 77, -1.0, 1.0), &point(6, 78, -1.0, 1.0));
+}
+
 /// The integrator's double buffer, `std::mem::swap(&mut state, &mut next)`: the shadows
 /// are swapped back in the adjoint.
 #[differentiable]
@@ -1079,4 +1179,50 @@ fn copies_of_different_lengths_panic() {
 fn copies_of_different_lengths_panic_in_the_function_itself() {
     // nothing records: the body as written, so std's own message
     let _ = copied_mismatched(&[1.0, 2.0, 3.0]);
+}
+
+// ----- 6. a writing call whose tuple result is destructured -----
+
+/// A writer returning a tuple: the norm and the largest square, besides `out` (formerly
+/// the trybuild case `writing-call-with-a-tuple-result`, rejected at the caller).
+#[differentiable]
+fn normalise_with_stats(x: &[f64], out: &mut [f64]) -> (f64, f64) {
+    let mut n = 0.0;
+    let mut largest = 0.0;
+    for i in 0..x.len() {
+        n += x[i] * x[i];
+        if x[i] * x[i] > largest {
+            largest = x[i] * x[i];
+        }
+    }
+    let n = n.sqrt();
+    for i in 0..x.len() {
+        out[i] = x[i] / n;
+    }
+    (n, largest)
+}
+
+/// `let (a, b) = f(&x, &mut out);`, both parts used, and `(c, _) = f(..);` assigned to
+/// existing locals with one part dropped, in a loop.
+#[differentiable]
+fn stats_used(x: &[f64]) -> f64 {
+    let mut u = vec![0.0; x.len()];
+    let (norm, largest) = normalise_with_stats(x, &mut u);
+    let mut s = 0.0;
+    for i in 0..u.len() {
+        s += u[i] * x[i] * largest;
+    }
+    let mut again = 0.0;
+    for _ in 0..2 {
+        let mut w = vec![0.0; u.len()];
+        (again, _) = normalise_with_stats(&u, &mut w);
+        u[0] = w[0] * again + u[1];
+    }
+    s * norm.ln() + again * u[0]
+}
+
+#[test]
+fn a_writing_call_with_a_tuple_result() {
+    slices!(@second_order stats_used, [3], [0], vec![0.7, -1.1, 0.4]);
+    slices!(stats_used, [5], [0], point(5, 79, -1.0, 1.0));
 }

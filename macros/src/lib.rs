@@ -226,10 +226,18 @@ use proc_macro::TokenStream;
 /// inherent `impl` of the type beside it (see the guide's section on methods).
 #[proc_macro_attribute]
 pub fn differentiable(args: TokenStream, input: TokenStream) -> TokenStream {
-    let mut item = syn::parse_macro_input!(input as syn::Item);
-    // `$t:ty` of a `macro_rules!` arrives as an invisible group: undone here, once, for
-    // every phase after
+    // A `macro_rules!` that wrote the item hands each fragment (`$t:ty`, `$e:expr`,
+    // `$s:stmt`, `$b:block`) over in an invisible group: undone here, once, for every
+    // phase after (before parsing, a `let` statement's, which syn would read as an
+    // expression, and a block-like operand's, which syn would end early)
+    let input = syntax::splice_let_fragments(input.into());
+    let input = syntax::parenthesize_block_like_operands(input);
+    let mut item = match syn::parse2::<syn::Item>(input) {
+        Ok(item) => item,
+        Err(error) => return error.into_compile_error().into(),
+    };
     syntax::unwrap_type_groups(&mut item);
+    syntax::unwrap_expr_groups(&mut item);
     match item {
         syn::Item::Fn(item) => expand::differentiable(args.into(), item).into(),
         syn::Item::Impl(block) => impl_block::expand(args.into(), block).into(),

@@ -22,8 +22,8 @@ use syn::{BinOp, Expr, Ident, Pat, UnOp};
 use crate::args::Calls;
 use crate::ctxt::Ctxt;
 use crate::model::ir::{
-    Arm, BinaryKind, Binding, BindingId, Block, Body, Callee, Counter, JumpKind, LoopHead, Op,
-    Operand, RETURN_REGION, Recompute, Schedule, Stmt, Target, Written, WrittenPart,
+    Arm, BinaryKind, Binding, BindingId, Block, Body, CallResult, Callee, Counter, JumpKind,
+    LoopHead, Op, Operand, RETURN_REGION, Recompute, Schedule, Stmt, Target, Written, WrittenPart,
 };
 use crate::model::sig::{ArrayForm, Kind, Mode, Signature};
 use crate::syntax::{mixed, single_ident, strip_parens};
@@ -128,7 +128,17 @@ struct Lowerer<'a> {
     fixed: HashMap<BindingId, bool>,
 }
 
-/// A loop being lowered.
+/// What a [`Stmt::CallWrites`] is asked for of the call's value.
+#[derive(Clone, Copy)]
+enum Wanted {
+    /// Nothing (a statement).
+    Nothing,
+    /// One float.
+    Value,
+    /// The parts of a tuple of this many, destructured.
+    Parts(usize),
+}
+
 /// A call that may write `&mut` float arrays ([`Stmt::CallWrites`]): of an annotated
 /// function, or of an annotated method of a constant receiver.
 #[derive(Clone, Copy)]
@@ -155,6 +165,7 @@ impl Writer<'_> {
     }
 }
 
+/// A loop being lowered.
 struct LoopCtx {
     /// Its id, which names it as a region.
     id: usize,
@@ -820,6 +831,7 @@ impl<'a> Lowerer<'a> {
                     Tree::Leaf(self.emit_temp(Op::Trace { expr, inputs }))
                 })
                 .collect(),
+            Mode::Scalar if self.writes_arrays(call) => self.writing_call_parts(call, arity),
             Mode::Scalar => {
                 let callee = self.callee(&func.path);
                 let args = self.lower_call_args(&call.args);
@@ -848,6 +860,49 @@ impl<'a> Lowerer<'a> {
                     .collect()
             }
         }
+    }
+
+    /// The parts of a call writing `&mut` arrays whose tuple result is destructured
+    /// (`let (a, b) = f(&x, &mut out);`): one [`Stmt::CallWrites`] with a temporary per
+    /// part. When nothing it reads or writes is active (or the round is lowered again),
+    /// the call as written, once, into a temporary whose fields are the parts.
+    fn writing_call_parts(&mut self, call: &syn::ExprCall, arity: usize) -> Vec<Tree> {
+        let pushed = self.writing_call(Writer::Function(call), Wanted::Parts(arity));
+        if let Some(Stmt::CallWrites {
+            result: CallResult::Parts(parts),
+            ..
+        }) = self
+            .blocks
+            .last()
+            .and_then(|b| b.stmts.last())
+            .filter(|_| pushed)
+        {
+            return parts
+                .clone()
+                .into_iter()
+                .map(|binding| {
+                    let name = &self.bindings[binding].name;
+                    Tree::Leaf(Operand::Active {
+                        binding,
+                        fwd: syn::parse_quote!(#name),
+                    })
+                })
+                .collect();
+        }
+        let whole = Expr::Call(call.clone());
+        let name = mixed(&format!("t{}", self.next_temp));
+        self.next_temp += 1;
+        if !pushed {
+            self.check_inactive(&whole);
+        }
+        self.push(Stmt::Plain(quote!(let #name = #whole;)));
+        self.bind(&name, false, None);
+        (0..arity)
+            .map(|k| {
+                let index = syn::Index::from(k);
+                Tree::Leaf(Operand::Inactive(syn::parse_quote!(#name.#index)))
+            })
+            .collect()
     }
 
     /// `expr`'s value as it is now, in a temporary of its own.
@@ -1032,6 +1087,9 @@ impl<'a> Lowerer<'a> {
             return;
         }
         if op.is_none() && self.mode == Mode::Scalar && self.lower_array_assign(left, right) {
+            return;
+        }
+        if op.is_none() && self.mode == Mode::Scalar && self.lower_row_assign(left, right, whole) {
             return;
         }
         if let Some(row) = self.row_of(left) {
@@ -2435,7 +2493,7 @@ impl<'a> Lowerer<'a> {
     /// statement: [`writing_call`](Self::writing_call), or plain code if nothing it reads
     /// or writes is active.
     fn lower_writing_call(&mut self, call: Writer, expr: &Expr, semi: Option<syn::token::Semi>) {
-        if !self.writing_call(call, false) {
+        if !self.writing_call(call, Wanted::Nothing) {
             self.check_inactive(expr);
             self.push(Stmt::Plain(quote!(#expr #semi)));
         }
@@ -2507,9 +2565,9 @@ impl<'a> Lowerer<'a> {
     /// `let e = f(&x, &mut out);`: the call's value, in the temporary its
     /// [`Stmt::CallWrites`] declares (or the call as written, in a round lowered again).
     fn build_writing_call(&mut self, call: Writer) -> Option<Op> {
-        let pushed = self.writing_call(call, true);
+        let pushed = self.writing_call(call, Wanted::Value);
         let Some(Stmt::CallWrites {
-            result: Some(result),
+            result: CallResult::Value(result),
             ..
         }) = self
             .blocks
@@ -2531,11 +2589,11 @@ impl<'a> Lowerer<'a> {
     }
 
     /// A call of another annotated function writing arrays passed `&mut` (scalar mode): a
-    /// [`Stmt::CallWrites`], its value in a temporary if `with_result`. Each array it
+    /// [`Stmt::CallWrites`], its value as `wanted`. Each array it
     /// writes becomes active when anything it reads is (the callee's writes carry
     /// derivatives into it). `false` (nothing pushed) if nothing it reads or writes is
     /// active, or the arrays it writes were just made active (the round is lowered again).
-    fn writing_call(&mut self, call: Writer, with_result: bool) -> bool {
+    fn writing_call(&mut self, call: Writer, wanted: Wanted) -> bool {
         // A method's receiver is its first operand, a constant (`self`, a struct).
         let (func, mut args, function) = match call {
             Writer::Function(function) => {
@@ -2582,7 +2640,10 @@ impl<'a> Lowerer<'a> {
                 .filter(|(.., range)| range.is_none())
                 .map(|&(k, b, _)| (k, b))
                 .collect();
-            if !with_result && whole.len() == written.len() && self.swaps(function, &whole) {
+            if matches!(wanted, Wanted::Nothing)
+                && whole.len() == written.len()
+                && self.swaps(function, &whole)
+            {
                 return true;
             }
             if self.library_writer(function) {
@@ -2629,7 +2690,11 @@ impl<'a> Lowerer<'a> {
             });
             parts.push(Written { position, part });
         }
-        let result = with_result.then(|| self.temp());
+        let result = match wanted {
+            Wanted::Nothing => CallResult::Dropped,
+            Wanted::Value => CallResult::Value(self.temp()),
+            Wanted::Parts(arity) => CallResult::Parts((0..arity).map(|_| self.temp()).collect()),
+        };
         let id = self.fresh_id();
         self.push(Stmt::CallWrites {
             id,
@@ -2859,6 +2924,73 @@ impl<'a> Lowerer<'a> {
         }
         let source: Expr = syn::parse_quote!(#source_name);
         self.copy_elements(strip_parens(left), &source, rows);
+        true
+    }
+
+    /// `m[i] = r;` (a row of an array of fixed-size rows, `[[F; N]; M]` or `&mut [[F; N]]`,
+    /// written whole): the value first, as Rust evaluates it before the place, either a
+    /// fixed-size flat array named as it is (`r`, `*r`, `r.clone()`) or anything else a
+    /// local array can be made of (`[a, b, c]`, `m[k]`, `[e; N]`) bound to a fresh local;
+    /// then row `i` (its index evaluated once and checked, as `m[i]` would be) written
+    /// element by element from it, in a lowered loop, so each element's cotangent flows
+    /// back to what it was computed from and an overwritten element's stops. Taking the
+    /// value whole first keeps `m[i] = [m[i][1], m[i][0]];` a swap. Invariant: the two
+    /// have the same length (the body as written, `f::primal`, is compiled too, and Rust
+    /// assigns only `[F; N]` to a row `[F; N]`), so the loop writes exactly the row. A
+    /// ragged row (`Vec<F>`, which an assignment may resize) is left to `whole_row`.
+    /// `false` (nothing lowered) if `left` is no such row.
+    fn lower_row_assign(&mut self, left: &Expr, right: &Expr, whole: &Expr) -> bool {
+        let Some(row) = self.row_of(left) else {
+            return false;
+        };
+        let Expr::Index(index) = strip_parens(row) else {
+            return false;
+        };
+        let base = self.array_target(&index.expr).expect("a row's array");
+        if self.bindings[base].ragged || self.mentions_active(&index.index) {
+            return false;
+        }
+        if !self.bindings[base].active && !self.mentions_active(right) {
+            // constants into a constant array: as written
+            self.check_inactive(whole);
+            self.push(Stmt::Plain(quote!(#whole;)));
+            return true;
+        }
+        // an active row stored into an inactive local makes the local active (lowered
+        // again); reported if it is no local
+        if !self.activate(base, &index.expr) {
+            return true;
+        }
+        let (id, (start, _, j)) = self.copy_names("row_put");
+        let named = self
+            .fixed_source(right)
+            .filter(|&source| self.bindings[source].row.is_none())
+            .map(|source| self.bindings[source].name.clone());
+        let source = match named {
+            Some(name) => name,
+            None => {
+                let value = format_ident!("gradtape_row_value{id}");
+                let bind: syn::Stmt = syn::parse_quote!(let #value = #right;);
+                self.lower_stmts(&[bind], Tail::Discard);
+                let flat = self.lookup(&value).is_some_and(|binding| {
+                    let data = &self.bindings[binding];
+                    data.array && data.row.is_none() && !data.ragged
+                });
+                if !flat {
+                    validate::whole_row(self.cx, row);
+                    return true;
+                }
+                value
+            }
+        };
+        let (array, position) = (&index.expr, &index.index);
+        let put: Vec<syn::Stmt> = syn::parse_quote! {
+            let #start: usize = #position;
+            for #j in 0..#array[#start].len() {
+                #array[#start][#j] = #source[#j];
+            }
+        };
+        self.lower_stmts(&put, Tail::Discard);
         true
     }
 

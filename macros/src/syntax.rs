@@ -168,3 +168,247 @@ pub fn unwrap_type_groups(item: &mut syn::Item) {
 
     Unwrap.visit_item_mut(item);
 }
+
+/// Splices every invisible group (`None`-delimited) whose first token is `let` into the
+/// stream around it: a `$s:stmt` fragment of a `macro_rules!` holding a `let`, which syn
+/// would otherwise read as an expression (`Expr::Let`, that cannot carry a type, `let x:
+/// f64 = ..`, nor an `else`) rather than as a statement. Run on the attribute's input
+/// before it is parsed.
+///
+/// Invariant: the tokens mean what they meant. A `let` starts a statement only (no
+/// `expr` fragment matches `let`), and a statement's group holds no trailing `;`: the
+/// statement's own tokens, spliced, are that statement.
+///
+/// A group with no such fragment inside is kept as it came (a group rebuilt around new
+/// contents gets one span for both delimiters, as `proc_macro` sets no other): the
+/// spans of an item no `macro_rules!` wrote are untouched.
+pub fn splice_let_fragments(tokens: TokenStream) -> TokenStream {
+    use proc_macro2::{Delimiter, Group};
+
+    // (a fragment passed on by one `macro_rules!` to another is a group in a group)
+    fn starts_let(tokens: TokenStream) -> bool {
+        match tokens.into_iter().next() {
+            Some(TokenTree::Ident(ident)) => ident == "let",
+            Some(TokenTree::Group(group)) if group.delimiter() == Delimiter::None => {
+                starts_let(group.stream())
+            }
+            _ => false,
+        }
+    }
+
+    fn is_let_fragment(group: &Group) -> bool {
+        group.delimiter() == Delimiter::None && starts_let(group.stream())
+    }
+
+    fn holds_let_fragment(tokens: &TokenStream) -> bool {
+        tokens.clone().into_iter().any(|tree| match tree {
+            TokenTree::Group(group) => {
+                is_let_fragment(&group) || holds_let_fragment(&group.stream())
+            }
+            _ => false,
+        })
+    }
+
+    if !holds_let_fragment(&tokens) {
+        return tokens;
+    }
+    tokens
+        .into_iter()
+        .flat_map(|tree| -> Vec<TokenTree> {
+            let TokenTree::Group(group) = tree else {
+                return vec![tree];
+            };
+            if !holds_let_fragment(&TokenStream::from(TokenTree::Group(group.clone()))) {
+                return vec![TokenTree::Group(group)];
+            }
+            let inner = splice_let_fragments(group.stream());
+            if is_let_fragment(&group) {
+                inner.into_iter().collect()
+            } else {
+                let mut rebuilt = Group::new(group.delimiter(), inner);
+                rebuilt.set_span(group.span());
+                vec![TokenTree::Group(rebuilt)]
+            }
+        })
+        .collect()
+}
+
+/// Replaces every expression wrapped in an invisible group (`Expr::Group`: an `$e:expr`,
+/// `$s:stmt` or `$b:block` fragment of a `macro_rules!` that wrote the item) throughout
+/// `item`, so that every phase that matches on expressions (a binary operation, an
+/// iterator form's receiver, an index, a block) sees the expression and never
+/// `Group(..)`: the one place such groups are undone, as
+/// [`unwrap_type_groups`] does for types.
+///
+/// Invariant: the item means what it meant. The group also held its expression together
+/// (`$e * 2.0` with `$e = a + b` is `(a + b) * 2.0`), which printed tokens would lose. So a
+/// group is dropped outright where nothing outside can bind into it (a statement, a
+/// `let`'s value, an argument, an element, an index, the right side of an assignment, a
+/// `return`/`break` value, inside parentheses) or around an expression that nothing can
+/// split (a name, a literal, a call, a method call, an index, a field, a tuple, an array,
+/// parentheses, a macro); anywhere else the group becomes parentheses, spanned on the
+/// fragment.
+pub fn unwrap_expr_groups(item: &mut syn::Item) {
+    use syn::visit_mut::VisitMut;
+
+    struct Unwrap;
+
+    /// Drops every group around `expr` (a position where nothing can bind into it).
+    fn peel(expr: &mut Expr) {
+        while let Expr::Group(group) = expr {
+            let inner = std::mem::replace(&mut *group.expr, Expr::Verbatim(TokenStream::new()));
+            *expr = inner;
+        }
+    }
+
+    impl VisitMut for Unwrap {
+        fn visit_expr_mut(&mut self, expr: &mut Expr) {
+            // the free positions inside `expr` first: peeled before their groups are
+            // visited, which would otherwise turn them into parentheses
+            match expr {
+                Expr::Call(call) => call.args.iter_mut().for_each(peel),
+                Expr::MethodCall(call) => call.args.iter_mut().for_each(peel),
+                Expr::Array(array) => array.elems.iter_mut().for_each(peel),
+                Expr::Tuple(tuple) => tuple.elems.iter_mut().for_each(peel),
+                Expr::Index(index) => peel(&mut index.index),
+                Expr::Assign(assign) => peel(&mut assign.right),
+                Expr::Paren(paren) => peel(&mut paren.expr),
+                Expr::Return(ret) => ret.expr.iter_mut().for_each(|e| peel(e)),
+                Expr::Break(brk) => brk.expr.iter_mut().for_each(|e| peel(e)),
+                Expr::Repeat(repeat) => peel(&mut repeat.expr),
+                _ => {}
+            }
+            // then the inside, so nested groups are undone from within
+            syn::visit_mut::visit_expr_mut(self, expr);
+            let Expr::Group(group) = expr else {
+                return;
+            };
+            let atomic = matches!(
+                *group.expr,
+                Expr::Path(_)
+                    | Expr::Lit(_)
+                    | Expr::Call(_)
+                    | Expr::MethodCall(_)
+                    | Expr::Index(_)
+                    | Expr::Field(_)
+                    | Expr::Tuple(_)
+                    | Expr::Array(_)
+                    | Expr::Repeat(_)
+                    | Expr::Paren(_)
+                    | Expr::Macro(_)
+            );
+            let inner = std::mem::replace(&mut *group.expr, Expr::Verbatim(TokenStream::new()));
+            *expr = if atomic {
+                inner
+            } else {
+                Expr::Paren(syn::ExprParen {
+                    attrs: std::mem::take(&mut group.attrs),
+                    paren_token: syn::token::Paren(group.group_token.span),
+                    expr: Box::new(inner),
+                })
+            };
+        }
+
+        fn visit_stmt_mut(&mut self, stmt: &mut syn::Stmt) {
+            match stmt {
+                syn::Stmt::Expr(expr, _) => peel(expr),
+                syn::Stmt::Local(local) => {
+                    if let Some(init) = &mut local.init {
+                        peel(&mut init.expr);
+                    }
+                }
+                _ => {}
+            }
+            syn::visit_mut::visit_stmt_mut(self, stmt);
+        }
+    }
+
+    Unwrap.visit_item_mut(item);
+}
+
+/// Turns every invisible group (`None`-delimited) that holds a block-like expression
+/// (its first token `if`, `match`, `loop`, `while`, `for` or `unsafe`) and is followed by
+/// what continues an expression (an operator, `.`, `?`, `as`, an index `[..]`) into
+/// parentheses: an `$e:expr` fragment used as an operand (`$e * 2.0` with `$e = if a > b
+/// { a } else { b }`), which syn, at the start of a statement, would end after the
+/// block-like expression as rustc does not (rustc reads the fragment whole, as an
+/// operand). Run on the attribute's input before it is parsed.
+///
+/// Invariant: the tokens mean what rustc read. Parentheses around an expression used as
+/// an operand are its grouping; a group followed by `;`, `,`, a name or a block, or by
+/// nothing, is kept (a statement, an argument, a block's value). A `$s:stmt` fragment
+/// holding such an expression statement and followed by a statement that starts with an
+/// operator (`-x;`, `*p = ..;`) would be read as one expression: code that then fails to
+/// compile, not code that runs differently, as the operator's operand would be `()`.
+/// A group with no such fragment inside is kept as it came (see
+/// [`splice_let_fragments`]).
+pub fn parenthesize_block_like_operands(tokens: TokenStream) -> TokenStream {
+    use proc_macro2::{Delimiter, Group};
+
+    fn starts_block_like(tokens: TokenStream) -> bool {
+        match tokens.into_iter().next() {
+            Some(TokenTree::Ident(ident)) => {
+                matches!(
+                    ident.to_string().as_str(),
+                    "if" | "match" | "loop" | "while" | "for" | "unsafe"
+                )
+            }
+            Some(TokenTree::Group(group)) if group.delimiter() == Delimiter::None => {
+                starts_block_like(group.stream())
+            }
+            _ => false,
+        }
+    }
+
+    fn continues_expression(next: Option<&TokenTree>) -> bool {
+        match next {
+            Some(TokenTree::Punct(punct)) => !matches!(punct.as_char(), ';' | ','),
+            Some(TokenTree::Ident(ident)) => ident == "as",
+            Some(TokenTree::Group(group)) => group.delimiter() == Delimiter::Bracket,
+            _ => false,
+        }
+    }
+
+    fn is_operand(group: &Group, next: Option<&TokenTree>) -> bool {
+        group.delimiter() == Delimiter::None
+            && starts_block_like(group.stream())
+            && continues_expression(next)
+    }
+
+    fn holds_operand(tokens: &TokenStream) -> bool {
+        let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+        trees.iter().enumerate().any(|(k, tree)| match tree {
+            TokenTree::Group(group) => {
+                is_operand(group, trees.get(k + 1)) || holds_operand(&group.stream())
+            }
+            _ => false,
+        })
+    }
+
+    if !holds_operand(&tokens) {
+        return tokens;
+    }
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut out = Vec::with_capacity(trees.len());
+    for (k, tree) in trees.iter().enumerate() {
+        let TokenTree::Group(group) = tree else {
+            out.push(tree.clone());
+            continue;
+        };
+        let operand = is_operand(group, trees.get(k + 1));
+        if !operand && !holds_operand(&group.stream()) {
+            out.push(tree.clone());
+            continue;
+        }
+        let inner = parenthesize_block_like_operands(group.stream());
+        let delimiter = if operand {
+            Delimiter::Parenthesis
+        } else {
+            group.delimiter()
+        };
+        let mut rebuilt = Group::new(delimiter, inner);
+        rebuilt.set_span(group.span());
+        out.push(TokenTree::Group(rebuilt));
+    }
+    out.into_iter().collect()
+}

@@ -604,11 +604,13 @@ pub fn unnamed_call(cx: &Ctxt, func: &Expr) {
     );
 }
 
-/// A row `m[i]` of an array of rows used whole (read, written, or iterated).
+/// A row `m[i]` of an array of rows used whole (read, written, or iterated) otherwise
+/// than as a local's copy (`let r = m[i];`) or, for fixed-size rows, written whole
+/// (`m[i] = r;`).
 pub fn whole_row(cx: &Ctxt, row: &Expr) {
     cx.error_spanned_by(
         row,
-        "a row of a differentiable array of rows is differentiated element by element: index it (`m[i][j]`), loop over its columns (`for j in 0..m[i].len()`), or pass it to another #[differentiable] function (`f(&m[i])`); it cannot be copied or written whole",
+        "a row of a differentiable array of rows is differentiated element by element: index it (`m[i][j]`), loop over its columns (`for j in 0..m[i].len()`), or pass it to another #[differentiable] function (`f(&m[i])`); it is used whole only when copied into a local (`let r = m[i];`, `m[i].clone()`) or, if its rows are of fixed size (`[[f64; N]; M]`, `&mut [[f64; N]]`), written whole (`m[i] = r;`, `m[i] = [a, b];`); a row of a ragged array (`Vec<f64>`, whose length an assignment may change) is written element by element",
     );
 }
 
@@ -686,14 +688,14 @@ pub fn library_array_writer(cx: &Ctxt, path: &syn::Path) {
     );
 }
 
-/// `&mut buf` passed to a call whose tuple result is destructured, or a part of an array
-/// of rows passed `&mut` (`&mut m[1..]`): a call writing arrays is differentiated only when
-/// it writes whole arrays or parts of flat ones and has at most one float result
-/// (`Stmt::CallWrites`).
+/// A part of an array of rows passed `&mut` (`&mut m[1..]`), or `&mut buf` passed to a
+/// call whose tuple result is not destructured: a call writing arrays is differentiated
+/// only when it writes whole arrays or parts of flat ones and its result is dropped, one
+/// float, or a tuple destructured (`Stmt::CallWrites`).
 pub fn array_output_argument(cx: &Ctxt, mutability: impl ToTokens) {
     cx.error_spanned_by(
         mutability,
-        "a call writing a `&mut` float array is differentiated when it returns one float or nothing (`f(&x, &mut out);`, `let e = f(&x, &mut out[2..5]);`) and writes whole arrays or parts of flat ones: return a tuple only from functions that write no array, and write a part of an array of rows through a local array",
+        "a call writing a `&mut` float array is differentiated when its result is dropped, one float, or a tuple destructured (`f(&x, &mut out);`, `let e = f(&x, &mut out[2..5]);`, `let (a, b) = f(&x, &mut out);`) and it writes whole arrays or parts of flat ones: write a part of an array of rows through a local array",
     );
 }
 

@@ -95,7 +95,7 @@ fn visit_call_parts(block: &Block, f: &mut impl FnMut(&[usize], &[Operand])) {
                 let results: Vec<usize> = written
                     .iter()
                     .filter_map(|w| args[w.position].binding())
-                    .chain(*result)
+                    .chain(result.bindings().iter().copied())
                     .collect();
                 f(&results, args)
             }

@@ -227,7 +227,7 @@ impl Generator<'_> {
                 written,
                 result,
                 ..
-            } => self.reverse_call_writes(*id, args, written, *result, depth),
+            } => self.reverse_call_writes(*id, args, written, result, depth),
             Stmt::If {
                 id,
                 then_branch,

@@ -168,7 +168,7 @@ impl Generator<'_> {
                 args,
                 written,
                 result,
-            } => self.forward_call_writes(*id, func, args, written, *result, depth),
+            } => self.forward_call_writes(*id, func, args, written, result, depth),
             Stmt::Loop {
                 id,
                 label,

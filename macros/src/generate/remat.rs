@@ -105,7 +105,7 @@ pub(super) fn collect<'a>(
                 ..
             } => {
                 written.extend(arrays.iter().filter_map(|w| args[w.position].binding()));
-                written.extend(*result);
+                written.extend(result.bindings().iter().copied());
             }
             Stmt::Swap { a, b, .. } => written.extend([*a, *b]),
             Stmt::If {

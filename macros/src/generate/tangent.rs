@@ -327,7 +327,7 @@ impl Generator<'_> {
                 args,
                 written,
                 result,
-            } => self.tangent_call_writes(*id, func, args, written, *result),
+            } => self.tangent_call_writes(*id, func, args, written, result),
             Stmt::Declare { binding, mutable } => {
                 let (name, tangent) = (self.name(*binding), self.tangent(*binding));
                 let mutability = mutable.then(|| quote!(mut));

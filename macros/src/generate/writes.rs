@@ -12,7 +12,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::Generator;
-use crate::model::ir::{BindingId, Callee, Operand, Written};
+use crate::model::ir::{CallResult, Callee, Operand, Written};
 use crate::syntax::mixed;
 
 impl Generator<'_> {
@@ -22,9 +22,9 @@ impl Generator<'_> {
         &self,
         args: &[Operand],
         written: &[Written],
-        result: Option<BindingId>,
+        result: &CallResult,
     ) -> bool {
-        result.is_some_and(|b| self.useful[b])
+        result.bindings().iter().any(|&b| self.useful[b])
             || written
                 .iter()
                 .any(|w| args[w.position].binding().is_some_and(|b| self.useful[b]))
@@ -41,6 +41,23 @@ impl Generator<'_> {
         }
     }
 
+    /// The call's value, named `value`, bound to `result`'s temporaries: `let e = value;`,
+    /// each part of a tuple `let a = value.0; ..`, or nothing.
+    fn bind_call_result(&self, result: &CallResult, value: &proc_macro2::Ident) -> TokenStream {
+        match result {
+            CallResult::Dropped => quote!(),
+            CallResult::Value(b) => {
+                let name = self.name(*b);
+                quote!(let #name = #value;)
+            }
+            CallResult::Parts(parts) => {
+                let names = parts.iter().map(|&b| self.name(b));
+                let index = (0..parts.len()).map(syn::Index::from);
+                quote!(#(let #names = #value.#index;)*)
+            }
+        }
+    }
+
     /// Forward: the bounds of each written array's elements saved (its length when passed
     /// whole, which starts at 0; a part's `start` and `end` locals), then the callee's `vjp` (which writes the
     /// arrays), its pullback saved, its value bound to `result`. Without an adjoint to
@@ -51,16 +68,17 @@ impl Generator<'_> {
         func: &Callee,
         args: &[Operand],
         written: &[Written],
-        result: Option<BindingId>,
+        result: &CallResult,
         depth: usize,
     ) -> TokenStream {
-        let bind = result.map(|b| {
-            let name = self.name(b);
-            quote!(let #name =)
-        });
         if !self.saving || !self.call_writes_useful(args, written, result) {
             let call = func.primal(args);
-            return quote!(#bind #call;);
+            if let CallResult::Dropped = result {
+                return quote!(#call;);
+            }
+            let value = mixed(&format!("value{id}"));
+            let bind = self.bind_call_result(result, &value);
+            return quote!(let #value = #call; #bind);
         }
         let mut code = TokenStream::new();
         for (n, w) in written.iter().enumerate() {
@@ -82,31 +100,48 @@ impl Generator<'_> {
             }
         }
         let (call, value) = self.call_vjp(id, func, args, depth);
-        code.extend(quote!(#call #bind #value;));
+        let bind = self.bind_call_result(result, &value);
+        code.extend(quote!(#call #bind));
         code
     }
 
     /// Adjoint: the pullback called with the result's cotangent (zero when the statement
-    /// drops the result or it reaches nothing) and, in place, the elements of each written
-    /// array's shadow that the call wrote (the whole array at its length then, or the
-    /// part); the other arguments' cotangents added as for any call.
+    /// drops the result or it reaches nothing; for a tuple destructured, each part's, `None`
+    /// where the part reaches nothing, as for [`Stmt::CallParts`]) and, in place, the
+    /// elements of each written array's shadow that the call wrote (the whole array at its
+    /// length then, or the part); the other arguments' cotangents added as for any call.
+    ///
+    /// [`Stmt::CallParts`]: crate::model::ir::Stmt::CallParts
     pub(super) fn reverse_call_writes(
         &self,
         id: usize,
         args: &[Operand],
         written: &[Written],
-        result: Option<BindingId>,
+        result: &CallResult,
         depth: usize,
     ) -> TokenStream {
         if !self.call_writes_useful(args, written, result) {
             return quote!();
         }
-        let g = match result.filter(|&b| self.useful[b]) {
-            Some(b) => {
-                let slot = self.slot(b);
+        let g = match result {
+            CallResult::Value(b) if self.useful[*b] => {
+                let slot = self.slot(*b);
                 quote!(#slot.take().unwrap_or_default())
             }
-            None => quote!(::core::default::Default::default()),
+            CallResult::Parts(parts) => {
+                let cotangent = parts.iter().map(|&b| {
+                    if self.useful[b] {
+                        let slot = self.slot(b);
+                        quote!(#slot.take())
+                    } else {
+                        quote!(None)
+                    }
+                });
+                quote!(generated::FromParts::from_parts(&mut [#(#cotangent),*]))
+            }
+            CallResult::Value(_) | CallResult::Dropped => {
+                quote!(::core::default::Default::default())
+            }
         };
         let (mut prologue, pullback) = self.recall(format!("pullback{id}"), depth);
         let mut buffers = Vec::new();
@@ -152,7 +187,7 @@ impl Generator<'_> {
         func: &Callee,
         args: &[Operand],
         written: &[Written],
-        result: Option<BindingId>,
+        result: &CallResult,
     ) -> TokenStream {
         let mut code = TokenStream::new();
         let mut tangents = Vec::new();
@@ -181,11 +216,24 @@ impl Generator<'_> {
         }
         let call = func.jvp(args, tangents);
         match result {
-            Some(b) => {
-                let (name, tangent) = (self.name(b), self.tangent(b));
+            CallResult::Value(b) => {
+                let (name, tangent) = (self.name(*b), self.tangent(*b));
                 code.extend(quote!(let (#name, #tangent) = #call;));
             }
-            None => code.extend(quote!(let _ = #call;)),
+            CallResult::Parts(parts) => {
+                // as for `Stmt::CallParts`: the value and the tangent, each a tuple
+                let value = mixed(&format!("value{id}"));
+                let dot = mixed(&format!("tan_value{id}"));
+                let names = parts.iter().map(|&b| self.name(b));
+                let tangents = parts.iter().map(|&b| self.tangent(b));
+                let index: Vec<syn::Index> = (0..parts.len()).map(syn::Index::from).collect();
+                code.extend(quote! {
+                    let (#value, #dot) = #call;
+                    #(let #names = #value.#index;)*
+                    #(let #tangents = #dot.#index;)*
+                });
+            }
+            CallResult::Dropped => code.extend(quote!(let _ = #call;)),
         }
         code
     }

@@ -482,13 +482,14 @@ pub enum Stmt {
     /// the other arguments' cotangents as for a call. The tangent code passes the written
     /// arrays' tangent shadows to `jvp_call`, which updates them in place. A call used as
     /// a value (`let e = f(&x, &mut out);`, a float result) puts it in `result`, a
-    /// temporary this statement declares.
+    /// temporary this statement declares, as a tuple result destructured (`let (a, b) =
+    /// f(&x, &mut out);`) puts its parts in temporaries.
     CallWrites {
         id: usize,
         func: Callee,
         args: Vec<Operand>,
         written: Vec<Written>,
-        result: Option<BindingId>,
+        result: CallResult,
     },
     /// `std::mem::swap(&mut a, &mut b);` of two active arrays (scalar mode), the
     /// double-buffer of an integrator: the forward code swaps them as written, the adjoint
@@ -512,6 +513,29 @@ pub enum Stmt {
     /// A plain block `{ .. }`: its own scope (a name it declares, shadowing or not, ends
     /// with it), at the enclosing block's depth (it runs once each time that block does).
     Scope(Block),
+}
+
+/// What a [`Stmt::CallWrites`] does with the call's value.
+#[derive(Clone)]
+pub enum CallResult {
+    /// Dropped (`f(&x, &mut out);`).
+    Dropped,
+    /// One float, in a temporary (`let e = f(&x, &mut out);`).
+    Value(BindingId),
+    /// A tuple destructured, each part in a temporary of its own, in order (`let (a, b) =
+    /// f(&x, &mut out);`, `(a, _) = ..`).
+    Parts(Vec<BindingId>),
+}
+
+impl CallResult {
+    /// The temporaries holding the value: none, one, or one per part.
+    pub fn bindings(&self) -> &[BindingId] {
+        match self {
+            CallResult::Dropped => &[],
+            CallResult::Value(binding) => std::slice::from_ref(binding),
+            CallResult::Parts(parts) => parts,
+        }
+    }
 }
 
 /// An array a [`Stmt::CallWrites`] writes: the argument at `position` (an active array
