@@ -868,15 +868,7 @@ impl<'a> Lowerer<'a> {
     /// the call as written, once, into a temporary whose fields are the parts.
     fn writing_call_parts(&mut self, call: &syn::ExprCall, arity: usize) -> Vec<Tree> {
         let pushed = self.writing_call(Writer::Function(call), Wanted::Parts(arity));
-        if let Some(Stmt::CallWrites {
-            result: CallResult::Parts(parts),
-            ..
-        }) = self
-            .blocks
-            .last()
-            .and_then(|b| b.stmts.last())
-            .filter(|_| pushed)
-        {
+        if let Some(CallResult::Parts(parts)) = self.pushed_call_result(pushed) {
             return parts
                 .clone()
                 .into_iter()
@@ -2562,19 +2554,20 @@ impl<'a> Lowerer<'a> {
         library
     }
 
+    /// The result of the [`Stmt::CallWrites`] that `writing_call` just pushed (`pushed`), if
+    /// it pushed one: the statement is the current block's last.
+    fn pushed_call_result(&self, pushed: bool) -> Option<&CallResult> {
+        match self.blocks.last()?.stmts.last() {
+            Some(Stmt::CallWrites { result, .. }) if pushed => Some(result),
+            _ => None,
+        }
+    }
+
     /// `let e = f(&x, &mut out);`: the call's value, in the temporary its
     /// [`Stmt::CallWrites`] declares (or the call as written, in a round lowered again).
     fn build_writing_call(&mut self, call: Writer) -> Option<Op> {
         let pushed = self.writing_call(call, Wanted::Value);
-        let Some(Stmt::CallWrites {
-            result: CallResult::Value(result),
-            ..
-        }) = self
-            .blocks
-            .last()
-            .and_then(|b| b.stmts.last())
-            .filter(|_| pushed)
-        else {
+        let Some(CallResult::Value(result)) = self.pushed_call_result(pushed) else {
             // nothing active, lowered again, or reported (a library function)
             return Self::poisoned(&call.expr());
         };

@@ -195,14 +195,7 @@ impl Generator<'_> {
                     return quote!();
                 }
                 let (pop, pullback) = self.recall(format!("pullback{id}"), depth);
-                let cotangent = parts.iter().map(|&b| {
-                    if self.useful[b] {
-                        let slot = self.slot(b);
-                        quote!(#slot.take())
-                    } else {
-                        quote!(None)
-                    }
-                });
+                let cotangent = self.parts_cotangents(parts);
                 let grads = mixed("grads");
                 let accumulate = args.iter().enumerate().filter_map(|(k, arg)| {
                     let index = syn::Index::from(k);

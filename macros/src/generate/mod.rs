@@ -368,6 +368,22 @@ impl<'a> Generator<'a> {
         }
     }
 
+    /// The cotangents of a tuple result's parts, taken from their slots (`None` for a part
+    /// the adjoint does not need), in order: what `generated::FromParts` assembles.
+    fn parts_cotangents(&self, parts: &[usize]) -> Vec<TokenStream> {
+        parts
+            .iter()
+            .map(|&b| {
+                if self.useful[b] {
+                    let slot = self.slot(b);
+                    quote!(#slot.take())
+                } else {
+                    quote!(None)
+                }
+            })
+            .collect()
+    }
+
     fn slot(&self, binding: usize) -> &Ident {
         &self.body.bindings[binding].slot
     }

@@ -129,14 +129,7 @@ impl Generator<'_> {
                 quote!(#slot.take().unwrap_or_default())
             }
             CallResult::Parts(parts) => {
-                let cotangent = parts.iter().map(|&b| {
-                    if self.useful[b] {
-                        let slot = self.slot(b);
-                        quote!(#slot.take())
-                    } else {
-                        quote!(None)
-                    }
-                });
+                let cotangent = self.parts_cotangents(parts);
                 quote!(generated::FromParts::from_parts(&mut [#(#cotangent),*]))
             }
             CallResult::Value(_) | CallResult::Dropped => {
