@@ -26,7 +26,9 @@
 //!   copying loop, so the copy is a local array like any other;
 //! - `.sum()`, `.product()`, `.fold(init, |acc, v| e)` (or `.fold(init, f64::max)`),
 //!   after an optional `.map(|v| e)`, are a block computing the accumulator in such a
-//!   loop: `{ let mut acc = 0.0; for k in 0..a.len() { let v = a[k]; acc = acc + e; } acc }`.
+//!   loop: `{ let mut acc = 0.0; for k in 0..a.len() { let v = a[k]; acc = acc + e; } acc }`;
+//! - `.map(|p| e).map(|q| f)` is first fused into one `.map(|p| { let q = e; f })` (the
+//!   same calls in the same order), so that every form above takes a chain of maps.
 //!
 //! Only chains over the names of float arrays (array parameters, locals made by
 //! `vec![..]`, `[..]`, `Vec::new()`, `Vec::with_capacity(..)` or typed so) are rewritten;
@@ -56,6 +58,10 @@ pub fn desugar(
     fixed: HashSet<String>,
     floats: &[Ident],
 ) -> Vec<syn::Stmt> {
+    let mut stmts = stmts;
+    for stmt in &mut stmts {
+        FuseMaps.visit_stmt_mut(stmt);
+    }
     let stmts = copies(stmts, &arrays, &rows, fixed, floats);
     let mut locals = Locals(&mut arrays, &mut rows, floats);
     for stmt in &stmts {
@@ -75,6 +81,95 @@ pub fn desugar(
     };
     rewriter.visit_block_mut(&mut block);
     block.stmts
+}
+
+/// `recv.map(|p| e).map(|q| f)` as `recv.map(|p| { let q = e; f })`, innermost pair
+/// first, so a chain of any number of maps is one map. Exact for an iterator (and for
+/// `Option`/`Result`): each item goes through `e` then `f`, in the same order, once.
+///
+/// Only closures of one input, neither `async`, the first without `return` or `?`, whose second body does not name anything
+/// the first closure's pattern binds (unless the second pattern binds it again): fused,
+/// `f` would see `p`'s binding where it saw an outer one. The test is on `f`'s tokens, so
+/// it may refuse (a field or method of the same name) but never shadows; a refused pair
+/// stays as written.
+struct FuseMaps;
+
+impl VisitMut for FuseMaps {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        visit_mut::visit_expr_mut(self, expr);
+        let Expr::MethodCall(outer) = expr else {
+            return;
+        };
+        if outer.method != "map" || outer.args.len() != 1 || outer.turbofish.is_some() {
+            return;
+        }
+        let Expr::MethodCall(inner) = strip_parens(&outer.receiver) else {
+            return;
+        };
+        if inner.method != "map" || inner.args.len() != 1 || inner.turbofish.is_some() {
+            return;
+        }
+        let (Expr::Closure(first), Expr::Closure(second)) =
+            (strip_parens(&inner.args[0]), strip_parens(&outer.args[0]))
+        else {
+            return;
+        };
+        if first.inputs.len() != 1
+            || second.inputs.len() != 1
+            || first.asyncness.is_some()
+            || second.asyncness.is_some()
+            || leaves_early(quote::ToTokens::to_token_stream(&first.body))
+        {
+            return;
+        }
+        let mut bound = HashSet::new();
+        pattern_names(&first.inputs[0], &mut bound);
+        let mut rebound = HashSet::new();
+        pattern_names(&second.inputs[0], &mut rebound);
+        let mut named = HashSet::new();
+        token_idents(quote::ToTokens::to_token_stream(&second.body), &mut named);
+        if bound
+            .iter()
+            .any(|name| !rebound.contains(name) && named.contains(name))
+        {
+            return;
+        }
+        let (q, e, f) = (&second.inputs[0], &first.body, &second.body);
+        let mut fused = first.clone();
+        fused.body = Box::new(syn::parse_quote!({ let #q = #e; #f }));
+        let receiver = (*inner.receiver).clone();
+        *outer.receiver = receiver;
+        outer.args[0] = Expr::Closure(fused);
+    }
+}
+
+/// The names a pattern binds (conservatively: every identifier in it, its type aside).
+fn pattern_names(pat: &Pat, names: &mut HashSet<String>) {
+    token_idents(quote::ToTokens::to_token_stream(strip_pat_type(pat)), names);
+}
+
+/// A `return` or a `?` in a closure's body would leave the fused closure before the
+/// second body ran: such a pair is not fused.
+fn leaves_early(tokens: TokenStream) -> bool {
+    tokens.into_iter().any(|tree| match tree {
+        proc_macro2::TokenTree::Ident(ident) => ident == "return",
+        proc_macro2::TokenTree::Punct(punct) => punct.as_char() == '?',
+        proc_macro2::TokenTree::Group(group) => leaves_early(group.stream()),
+        proc_macro2::TokenTree::Literal(_) => false,
+    })
+}
+
+/// Every identifier in a token stream, through its groups.
+fn token_idents(tokens: TokenStream, names: &mut HashSet<String>) {
+    for tree in tokens {
+        match tree {
+            proc_macro2::TokenTree::Ident(ident) => {
+                names.insert(ident.to_string());
+            }
+            proc_macro2::TokenTree::Group(group) => token_idents(group.stream(), names),
+            _ => {}
+        }
+    }
 }
 
 /// `let [mut] w = a.to_vec();` (or `a.clone()`) of a float array `a` (not an array of
