@@ -476,6 +476,24 @@ fn log_at(x: &[f64], at: Option<usize>) -> f64 {
     }
 }
 
+/// The log of the first positive entry, found by an index loop with a `break` (the form
+/// to use where `position`/`find` are rejected).
+#[differentiable]
+fn log_first_positive(x: &[f64]) -> f64 {
+    let mut found = x.len();
+    for i in 0..x.len() {
+        if x[i] > 0.0 {
+            found = i;
+            break;
+        }
+    }
+    if found < x.len() {
+        x[found].ln() * x[0]
+    } else {
+        0.0
+    }
+}
+
 // ----- 9. generic and single precision -----
 
 /// The smooth-L1 ("soft plus" of |x|) loss, generic over the float type.
@@ -739,6 +757,12 @@ fn piecewise_and_reductions() {
     slice_and_constant!(@second_order log_at, Some(2), vec![-0.3, -1.2, 0.5, 0.9]);
     slice_and_constant!(@second_order log_at, Some(0), vec![0.7, -1.2, 0.5]);
     slice_and_constant!(@second_order log_at, None, vec![0.7, -1.2, 0.5]);
+    slices!(@second_order log_first_positive, [4], [0], vec![-0.3, -1.2, 0.5, 0.9]);
+    slices!(@second_order log_first_positive, [3], [0], vec![0.7, -1.2, 0.5]);
+    assert_eq!(
+        log_first_positive::grad(&[-1.0, -2.0]),
+        (0.0, [vec![0.0, 0.0]])
+    );
 }
 
 #[test]

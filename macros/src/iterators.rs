@@ -87,7 +87,8 @@ pub fn desugar(
 /// first, so a chain of any number of maps is one map. Exact for an iterator (and for
 /// `Option`/`Result`): each item goes through `e` then `f`, in the same order, once.
 ///
-/// Only closures of one input, neither `async`, the first without `return` or `?`, whose second body does not name anything
+/// Only closures of one input, neither `async`, both `move` or neither, the first
+/// without `return` or `?`, whose second body does not name anything
 /// the first closure's pattern binds (unless the second pattern binds it again): fused,
 /// `f` would see `p`'s binding where it saw an outer one. The test is on `f`'s tokens, so
 /// it may refuse (a field or method of the same name) but never shadows; a refused pair
@@ -119,6 +120,7 @@ impl VisitMut for FuseMaps {
             || first.asyncness.is_some()
             || second.asyncness.is_some()
             || leaves_early(quote::ToTokens::to_token_stream(&first.body))
+            || first.capture.is_some() != second.capture.is_some()
         {
             return;
         }
@@ -136,7 +138,10 @@ impl VisitMut for FuseMaps {
         }
         let (q, e, f) = (&second.inputs[0], &first.body, &second.body);
         let mut fused = first.clone();
+        // the second closure's return type (if written) is the fused one's; the first's
+        // result is only `q`'s, inferred (a typed first body is a block, kept whole)
         fused.body = Box::new(syn::parse_quote!({ let #q = #e; #f }));
+        fused.output = second.output.clone();
         let receiver = (*inner.receiver).clone();
         *outer.receiver = receiver;
         outer.args[0] = Expr::Closure(fused);
@@ -1622,4 +1627,83 @@ struct Head {
     lets: TokenStream,
     /// The rewrites of `*name` in the body.
     derefs: Vec<(String, Expr)>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The expression after [`FuseMaps`], as tokens (spacing as `quote` prints it).
+    fn fused(expr: Expr) -> String {
+        let mut expr = expr;
+        FuseMaps.visit_expr_mut(&mut expr);
+        quote!(#expr).to_string()
+    }
+
+    fn tokens(expr: Expr) -> String {
+        quote!(#expr).to_string()
+    }
+
+    #[test]
+    fn a_chain_of_maps_is_one_map() {
+        assert_eq!(
+            fused(syn::parse_quote!(
+                x.iter()
+                    .map(|v| v * k)
+                    .map(|u| u.sin())
+                    .map(|s: f64| s * s)
+                    .sum()
+            )),
+            tokens(syn::parse_quote!(
+                x.iter()
+                    .map(|v| {
+                        let s: f64 = {
+                            let u = v * k;
+                            u.sin()
+                        };
+                        s * s
+                    })
+                    .sum()
+            )),
+        );
+    }
+
+    /// Fused, `|y| y + x` would read the first closure's `x`, not the outer one.
+    #[test]
+    fn a_pair_that_would_shadow_is_kept() {
+        let expr: Expr = syn::parse_quote!(a.iter().map(|x| x * 2.0).map(|y| y + x).sum());
+        assert_eq!(fused(expr.clone()), tokens(expr));
+        // the second pattern binding the name again is no shadowing
+        assert_eq!(
+            fused(syn::parse_quote!(
+                a.iter().map(|x| x * 2.0).map(|x| x + 1.0)
+            )),
+            tokens(syn::parse_quote!(a.iter().map(|x| {
+                let x = x * 2.0;
+                x + 1.0
+            }))),
+        );
+    }
+
+    /// A `return` or `?` in the first body would skip the second; a `move` on one only
+    /// would change what the other captures.
+    #[test]
+    fn pairs_that_leave_early_or_capture_differently_are_kept() {
+        for expr in [
+            syn::parse_quote!(
+                a.map(|x| {
+                    if x > 0.0 {
+                        return 1.0;
+                    }
+                    x
+                })
+                .map(|y| y * 2.0)
+            ),
+            syn::parse_quote!(a.map(|x| x.parse::<f64>()?).map(|y| y * 2.0)),
+            syn::parse_quote!(a.map(move |x| x * k).map(|y| y * 2.0)),
+        ] {
+            let expr: Expr = expr;
+            assert_eq!(fused(expr.clone()), tokens(expr));
+        }
+    }
 }
