@@ -219,7 +219,9 @@
 //! rejected), and uses the iterator forms people write (`iter`, `iter_mut`, `zip`,
 //! `enumerate`, `rev`, `copied`, `map` with `sum`/`product`, `fold`, `for &v in a`, and
 //! `for w in a.windows(k)`/`a.chunks(k)` or `a.windows(k).map(..).sum()`; a chain of
-//! maps, `.map(f).map(g)`, is one map doing both), also over parts
+//! maps, `.map(f).map(g)`, is one map doing both; a chain over a `const` or `static`
+//! table, `NODES.iter().zip(WEIGHTS.iter())`, by its `SCREAMING_CASE` name, reads its
+//! elements as constants), also over parts
 //! of arrays (`for b in &x[i + 1..]`, `x[1..].iter().zip(&w[..n])`,
 //! `x.iter().skip(1).take(n)`, `x.iter().step_by(2)`, and `skip`/`take`/`step_by` after
 //! a `step_by`, counting strided items: `x.iter().step_by(2).skip(1).take(n)`), which are
@@ -883,7 +885,6 @@
 //! generated code on numbers, so a Hessian of a slice function is taken by differences of
 //! `f::grad` or `f::jvp` (exact second order is tensor mode's, through tapes).
 //! Also rejected today: a local struct as a state (`let mut s = State { x, v };
-//! s.v += ..`: keep the fields as locals, `let (mut x, mut v) = (x0, v0);`), the searches
-//! `find`/`position` over a differentiable array (loop over the indices), and an iterator
-//! chain rooted at a `const` or `static` item (`NODES.iter().zip(..)`: the macro does not
-//! know its type; index it in a loop, `NODES[i]`, which is a constant).
+//! s.v += ..`: keep the fields as locals, `let (mut x, mut v) = (x0, v0);`) and the
+//! searches `find`/`position` over a differentiable array (loop over the indices, with
+//! a `break`).

@@ -31,7 +31,8 @@
 //!   same calls in the same order), so that every form above takes a chain of maps.
 //!
 //! Only chains over the names of float arrays (array parameters, locals made by
-//! `vec![..]`, `[..]`, `Vec::new()`, `Vec::with_capacity(..)` or typed so) are rewritten;
+//! `vec![..]`, `[..]`, `Vec::new()`, `Vec::with_capacity(..)` or typed so) and of
+//! `SCREAMING_CASE` items (`const`/`static` arrays, read as constants) are rewritten;
 //! anything else is left for lowering (which rejects a loop over a differentiable value).
 //! The rewrite is exact: every element is read where and as often as the iterator would
 //! read it, and the body runs as written.
@@ -81,6 +82,20 @@ pub fn desugar(
     };
     rewriter.visit_block_mut(&mut block);
     block.stmts
+}
+
+/// A name in `SCREAMING_CASE` that is no array of the body's: a `const` or `static` item
+/// by Rust's naming convention (`const NODES: [f64; 3]`), an array of constants. A chain
+/// over it (`NODES.iter().zip(WEIGHTS.iter()).map(..).sum()`) is rewritten like any
+/// other, reading `NODES[k]`, which lowering takes as a constant (no shadow: nothing
+/// flows back into an item). Were the name something else, the rewritten `NAME[k]` and
+/// `NAME.len()` would not compile: never a silent change.
+fn constant_item(ident: &Ident) -> bool {
+    let name = ident.to_string();
+    name.chars().any(|c| c.is_ascii_uppercase())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
 }
 
 /// `recv.map(|p| e).map(|q| f)` as `recv.map(|p| { let q = e; f })`, innermost pair
@@ -493,8 +508,10 @@ impl Rewriter<'_> {
 
     fn array(&self, expr: &Expr) -> Option<Ident> {
         let ident = single_ident(strip_parens(expr))?;
-        (self.arrays.contains(&ident.to_string()) || self.view(ident).is_some())
-            .then(|| ident.clone())
+        (self.arrays.contains(&ident.to_string())
+            || self.view(ident).is_some()
+            || constant_item(ident))
+        .then(|| ident.clone())
     }
 
     fn view(&self, name: &Ident) -> Option<&View> {
