@@ -885,6 +885,7 @@
 //! generated code on numbers, so a Hessian of a slice function is taken by differences of
 //! `f::grad` or `f::jvp` (exact second order is tensor mode's, through tapes).
 //! Also rejected today: a local struct as a state (`let mut s = State { x, v };
-//! s.v += ..`: keep the fields as locals, `let (mut x, mut v) = (x0, v0);`) and the
-//! searches `find`/`position` over a differentiable array (loop over the indices, with
-//! a `break`).
+//! s.v += ..`: keep the fields as locals, `let (mut x, mut v) = (x0, v0);`; the macro
+//! says so on the struct literal, `tests/ui/differentiable/local-struct-state.rs`) and
+//! the searches `find`/`position` over a differentiable array (loop over the indices,
+//! with a `break`).
