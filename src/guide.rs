@@ -218,7 +218,8 @@
 //! length fixed by the type; a `Vec` assigned whole, whose length could change, is
 //! rejected), and uses the iterator forms people write (`iter`, `iter_mut`, `zip`,
 //! `enumerate`, `rev`, `copied`, `map` with `sum`/`product`, `fold`, `for &v in a`, and
-//! `for w in a.windows(k)`/`a.chunks(k)` or `a.windows(k).map(..).sum()`; a chain of
+//! `for w in a.windows(k)`/`a.chunks(k)`/`a.chunks_exact(k)` or
+//! `a.windows(k).map(..).sum()`; a chain of
 //! maps, `.map(f).map(g)`, is one map doing both; a chain over a `const` or `static`
 //! table, `NODES.iter().zip(WEIGHTS.iter())`, by its `SCREAMING_CASE` name, reads its
 //! elements as constants), also over parts

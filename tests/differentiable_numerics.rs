@@ -525,6 +525,52 @@ fn log_first_positive(x: &[f64]) -> f64 {
     }
 }
 
+/// A loop with a break value: Newton's iterate for √a once within tolerance.
+#[differentiable]
+fn loop_break_value(a: f64) -> f64 {
+    let mut x = a;
+    let mut n = 0;
+    let r = loop {
+        let next = 0.5 * (x + a / x);
+        n += 1;
+        if (next - x).abs() < 1e-13 || n > 60 {
+            break next;
+        }
+        x = next;
+    };
+    r * r.ln()
+}
+
+/// A Legendre series, each polynomial by `match` on the degree.
+#[differentiable]
+fn legendre_sum(c: &[f64], x: f64) -> f64 {
+    let mut total = 0.0;
+    for (k, ck) in c.iter().enumerate() {
+        let p = match k {
+            0 => 1.0,
+            1 => x,
+            2 => 0.5 * (3.0 * x * x - 1.0),
+            _ => 0.5 * (5.0 * x.powi(3) - 3.0 * x),
+        };
+        total += ck * p;
+    }
+    total
+}
+
+/// Points stored flat as (x, y) pairs, by `chunks_exact(2)`: the summed squared distance
+/// to (c, c). A trailing odd element is no point and is not read.
+///
+/// Regression: `chunks_exact` was rejected ("a `for` loop cannot iterate over a
+/// differentiable value"); it is now a loop over whole chunks, like `chunks`.
+#[differentiable]
+fn chunk_points(xy: &[f64], c: f64) -> f64 {
+    let mut total = 0.0;
+    for p in xy.chunks_exact(2) {
+        total += (p[0] - c).powi(2) + (p[1] - c).powi(2);
+    }
+    total
+}
+
 // ----- 9. generic and single precision -----
 
 /// The smooth-L1 ("soft plus" of |x|) loss, generic over the float type.
@@ -803,6 +849,27 @@ fn piecewise_and_reductions() {
         log_first_positive::grad(&[-1.0, -2.0]),
         (0.0, [vec![0.0, 0.0]])
     );
+}
+
+#[test]
+fn loops_matches_and_chunks() {
+    numbers!(loop_break_value(0)).check_with_second_order(&[2.5]);
+    let (value, [g]) = loop_break_value::grad(2.5);
+    // r = √a: d/da (r ln r) = (ln r + 1) / (2 √a)
+    let r = 2.5_f64.sqrt();
+    assert!((value - r * r.ln()).abs() < 1e-14);
+    assert!((g - (r.ln() + 1.0) / (2.0 * r)).abs() < 1e-12, "{g}");
+    slice_and_float!(@second_order legendre_sum, [point(5, 12, -1.0, 1.0), vec![0.4]].concat());
+    slice_and_float!(@second_order chunk_points, [point(6, 13, -1.0, 1.0), vec![0.2]].concat());
+    // odd length: the last element is not read, its derivative zero
+    let x = point(5, 14, -1.0, 1.0);
+    let (value, (g, dc)) = chunk_points::grad(&x, 0.2);
+    let by_hand: f64 = (0..4).map(|k| (x[k] - 0.2).powi(2)).sum();
+    assert!((value - by_hand).abs() < 1e-14);
+    assert_eq!(g[4], 0.0);
+    let dc_by_hand: f64 = (0..4).map(|k| -2.0 * (x[k] - 0.2)).sum();
+    assert!((dc - dc_by_hand).abs() < 1e-12);
+    slice_and_float!(@second_order chunk_points, [x, vec![0.2]].concat());
 }
 
 #[test]

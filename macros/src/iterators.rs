@@ -10,8 +10,8 @@
 //!   taken by `enumerate` before the `rev` counts from the other end);
 //! - `for v in a.iter_mut()` (or `&mut a`) reads `*v` as the place `a[k]`, so `*v = e`
 //!   and `*v += e` are element writes;
-//! - `for w in a.windows(n)` / `a.chunks(n)` loops over offsets, `w` a view of `a` in the
-//!   body: `w[j]` is `a[offset + j]`, `w.len()` the view's length, and the iterator forms
+//! - `for w in a.windows(n)` / `a.chunks(n)` / `a.chunks_exact(n)` (whole chunks only)
+//!   loops over offsets, `w` a view of `a` in the body: `w[j]` is `a[offset + j]`, `w.len()` the view's length, and the iterator forms
 //!   over `w` read `a` at those places; `a.windows(n).map(|w| e).sum()` (or `product`) is
 //!   such a loop accumulating `e`;
 //! - a part of an array as a source (`for b in &a[i..j]`, `a[i..].iter()`, `.zip(&b[..n])`,
@@ -563,7 +563,8 @@ impl Rewriter<'_> {
             return None;
         };
         let method = call.method.to_string();
-        if !matches!(method.as_str(), "windows" | "chunks") || call.args.len() != 1 {
+        if !matches!(method.as_str(), "windows" | "chunks" | "chunks_exact") || call.args.len() != 1
+        {
             return None;
         }
         let array = single_ident(strip_parens(&call.receiver))?.clone();
@@ -581,6 +582,13 @@ impl Rewriter<'_> {
                 quote!((#array.len() + 1).saturating_sub(#size)),
                 quote!(#k),
                 quote!(#size),
+            )
+        } else if method == "chunks_exact" {
+            // whole chunks only: the remainder (`len % size` elements) is not visited
+            (
+                quote!(#array.len() / (#size)),
+                quote!(#k * (#size)),
+                quote!((#size)),
             )
         } else {
             (
@@ -1399,7 +1407,10 @@ impl Rewriter<'_> {
         };
         if map.method != "map"
             || map.args.len() != 1
-            || !matches!(views.method.to_string().as_str(), "windows" | "chunks")
+            || !matches!(
+                views.method.to_string().as_str(),
+                "windows" | "chunks" | "chunks_exact"
+            )
             || views.args.len() != 1
             || single_ident(strip_parens(&views.receiver))
                 .is_none_or(|array| !self.arrays.contains(&array.to_string()))
