@@ -218,7 +218,11 @@
 //! length fixed by the type; a `Vec` assigned whole, whose length could change, is
 //! rejected), and uses the iterator forms people write (`iter`, `iter_mut`, `zip`,
 //! `enumerate`, `rev`, `copied`, `map` with `sum`/`product`, `fold`, `for &v in a`, and
-//! `for w in a.windows(k)`/`a.chunks(k)` or `a.windows(k).map(..).sum()`), also over parts
+//! `for w in a.windows(k)`/`a.chunks(k)`/`a.chunks_exact(k)` or
+//! `a.windows(k).map(..).sum()`; a chain of
+//! maps, `.map(f).map(g)`, is one map doing both; a chain over a `const` or `static`
+//! table, `NODES.iter().zip(WEIGHTS.iter())`, by its `SCREAMING_CASE` name, reads its
+//! elements as constants), also over parts
 //! of arrays (`for b in &x[i + 1..]`, `x[1..].iter().zip(&w[..n])`,
 //! `x.iter().skip(1).take(n)`, `x.iter().step_by(2)`, and `skip`/`take`/`step_by` after
 //! a `step_by`, counting strided items: `x.iter().step_by(2).skip(1).take(n)`), which are
@@ -881,3 +885,8 @@
 //! Second order in scalar mode is numerical only: no derivative code runs over the
 //! generated code on numbers, so a Hessian of a slice function is taken by differences of
 //! `f::grad` or `f::jvp` (exact second order is tensor mode's, through tapes).
+//! Also rejected today: a local struct as a state (`let mut s = State { x, v };
+//! s.v += ..`: keep the fields as locals, `let (mut x, mut v) = (x0, v0);`; the macro
+//! says so on the struct literal, `tests/ui/differentiable/local-struct-state.rs`) and
+//! the searches `find`/`position` over a differentiable array (loop over the indices,
+//! with a `break`).

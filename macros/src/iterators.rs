@@ -10,8 +10,8 @@
 //!   taken by `enumerate` before the `rev` counts from the other end);
 //! - `for v in a.iter_mut()` (or `&mut a`) reads `*v` as the place `a[k]`, so `*v = e`
 //!   and `*v += e` are element writes;
-//! - `for w in a.windows(n)` / `a.chunks(n)` loops over offsets, `w` a view of `a` in the
-//!   body: `w[j]` is `a[offset + j]`, `w.len()` the view's length, and the iterator forms
+//! - `for w in a.windows(n)` / `a.chunks(n)` / `a.chunks_exact(n)` (whole chunks only)
+//!   loops over offsets, `w` a view of `a` in the body: `w[j]` is `a[offset + j]`, `w.len()` the view's length, and the iterator forms
 //!   over `w` read `a` at those places; `a.windows(n).map(|w| e).sum()` (or `product`) is
 //!   such a loop accumulating `e`;
 //! - a part of an array as a source (`for b in &a[i..j]`, `a[i..].iter()`, `.zip(&b[..n])`,
@@ -26,10 +26,13 @@
 //!   copying loop, so the copy is a local array like any other;
 //! - `.sum()`, `.product()`, `.fold(init, |acc, v| e)` (or `.fold(init, f64::max)`),
 //!   after an optional `.map(|v| e)`, are a block computing the accumulator in such a
-//!   loop: `{ let mut acc = 0.0; for k in 0..a.len() { let v = a[k]; acc = acc + e; } acc }`.
+//!   loop: `{ let mut acc = 0.0; for k in 0..a.len() { let v = a[k]; acc = acc + e; } acc }`;
+//! - `.map(|p| e).map(|q| f)` is first fused into one `.map(|p| { let q = e; f })` (the
+//!   same calls in the same order), so that every form above takes a chain of maps.
 //!
 //! Only chains over the names of float arrays (array parameters, locals made by
-//! `vec![..]`, `[..]`, `Vec::new()`, `Vec::with_capacity(..)` or typed so) are rewritten;
+//! `vec![..]`, `[..]`, `Vec::new()`, `Vec::with_capacity(..)` or typed so) and of
+//! `SCREAMING_CASE` items (`const`/`static` arrays, read as constants) are rewritten;
 //! anything else is left for lowering (which rejects a loop over a differentiable value).
 //! The rewrite is exact: every element is read where and as often as the iterator would
 //! read it, and the body runs as written.
@@ -56,6 +59,10 @@ pub fn desugar(
     fixed: HashSet<String>,
     floats: &[Ident],
 ) -> Vec<syn::Stmt> {
+    let mut stmts = stmts;
+    for stmt in &mut stmts {
+        FuseMaps.visit_stmt_mut(stmt);
+    }
     let stmts = copies(stmts, &arrays, &rows, fixed, floats);
     let mut locals = Locals(&mut arrays, &mut rows, floats);
     for stmt in &stmts {
@@ -75,6 +82,114 @@ pub fn desugar(
     };
     rewriter.visit_block_mut(&mut block);
     block.stmts
+}
+
+/// A name in `SCREAMING_CASE` that is no array of the body's: a `const` or `static` item
+/// by Rust's naming convention (`const NODES: [f64; 3]`), an array of constants. A chain
+/// over it (`NODES.iter().zip(WEIGHTS.iter()).map(..).sum()`) is rewritten like any
+/// other, reading `NODES[k]`, which lowering takes as a constant (no shadow: nothing
+/// flows back into an item). Were the name something else, the rewritten `NAME[k]` and
+/// `NAME.len()` would not compile: never a silent change.
+fn constant_item(ident: &Ident) -> bool {
+    let name = ident.to_string();
+    name.chars().any(|c| c.is_ascii_uppercase())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+}
+
+/// `recv.map(|p| e).map(|q| f)` as `recv.map(|p| { let q = e; f })`, innermost pair
+/// first, so a chain of any number of maps is one map. Exact for an iterator (and for
+/// `Option`/`Result`): each item goes through `e` then `f`, in the same order, once.
+///
+/// Only closures of one input, neither `async`, both `move` or neither, the first
+/// without `return` or `?`, whose second body does not name anything
+/// the first closure's pattern binds (unless the second pattern binds it again): fused,
+/// `f` would see `p`'s binding where it saw an outer one. The test is on `f`'s tokens, so
+/// it may refuse (a field or method of the same name) but never shadows; a refused pair
+/// stays as written.
+struct FuseMaps;
+
+impl VisitMut for FuseMaps {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        visit_mut::visit_expr_mut(self, expr);
+        let Expr::MethodCall(outer) = expr else {
+            return;
+        };
+        if outer.method != "map" || outer.args.len() != 1 || outer.turbofish.is_some() {
+            return;
+        }
+        let Expr::MethodCall(inner) = strip_parens(&outer.receiver) else {
+            return;
+        };
+        if inner.method != "map" || inner.args.len() != 1 || inner.turbofish.is_some() {
+            return;
+        }
+        let (Expr::Closure(first), Expr::Closure(second)) =
+            (strip_parens(&inner.args[0]), strip_parens(&outer.args[0]))
+        else {
+            return;
+        };
+        if first.inputs.len() != 1
+            || second.inputs.len() != 1
+            || first.asyncness.is_some()
+            || second.asyncness.is_some()
+            || leaves_early(quote::ToTokens::to_token_stream(&first.body))
+            || first.capture.is_some() != second.capture.is_some()
+        {
+            return;
+        }
+        let mut bound = HashSet::new();
+        pattern_names(&first.inputs[0], &mut bound);
+        let mut rebound = HashSet::new();
+        pattern_names(&second.inputs[0], &mut rebound);
+        let mut named = HashSet::new();
+        token_idents(quote::ToTokens::to_token_stream(&second.body), &mut named);
+        if bound
+            .iter()
+            .any(|name| !rebound.contains(name) && named.contains(name))
+        {
+            return;
+        }
+        let (q, e, f) = (&second.inputs[0], &first.body, &second.body);
+        let mut fused = first.clone();
+        // the second closure's return type (if written) is the fused one's; the first's
+        // result is only `q`'s, inferred (a typed first body is a block, kept whole)
+        fused.body = Box::new(syn::parse_quote!({ let #q = #e; #f }));
+        fused.output = second.output.clone();
+        let receiver = (*inner.receiver).clone();
+        *outer.receiver = receiver;
+        outer.args[0] = Expr::Closure(fused);
+    }
+}
+
+/// The names a pattern binds (conservatively: every identifier in it, its type aside).
+fn pattern_names(pat: &Pat, names: &mut HashSet<String>) {
+    token_idents(quote::ToTokens::to_token_stream(strip_pat_type(pat)), names);
+}
+
+/// A `return` or a `?` in a closure's body would leave the fused closure before the
+/// second body ran: such a pair is not fused.
+fn leaves_early(tokens: TokenStream) -> bool {
+    tokens.into_iter().any(|tree| match tree {
+        proc_macro2::TokenTree::Ident(ident) => ident == "return",
+        proc_macro2::TokenTree::Punct(punct) => punct.as_char() == '?',
+        proc_macro2::TokenTree::Group(group) => leaves_early(group.stream()),
+        proc_macro2::TokenTree::Literal(_) => false,
+    })
+}
+
+/// Every identifier in a token stream, through its groups.
+fn token_idents(tokens: TokenStream, names: &mut HashSet<String>) {
+    for tree in tokens {
+        match tree {
+            proc_macro2::TokenTree::Ident(ident) => {
+                names.insert(ident.to_string());
+            }
+            proc_macro2::TokenTree::Group(group) => token_idents(group.stream(), names),
+            _ => {}
+        }
+    }
 }
 
 /// `let [mut] w = a.to_vec();` (or `a.clone()`) of a float array `a` (not an array of
@@ -393,8 +508,10 @@ impl Rewriter<'_> {
 
     fn array(&self, expr: &Expr) -> Option<Ident> {
         let ident = single_ident(strip_parens(expr))?;
-        (self.arrays.contains(&ident.to_string()) || self.view(ident).is_some())
-            .then(|| ident.clone())
+        (self.arrays.contains(&ident.to_string())
+            || self.view(ident).is_some()
+            || constant_item(ident))
+        .then(|| ident.clone())
     }
 
     fn view(&self, name: &Ident) -> Option<&View> {
@@ -446,7 +563,8 @@ impl Rewriter<'_> {
             return None;
         };
         let method = call.method.to_string();
-        if !matches!(method.as_str(), "windows" | "chunks") || call.args.len() != 1 {
+        if !matches!(method.as_str(), "windows" | "chunks" | "chunks_exact") || call.args.len() != 1
+        {
             return None;
         }
         let array = single_ident(strip_parens(&call.receiver))?.clone();
@@ -464,6 +582,13 @@ impl Rewriter<'_> {
                 quote!((#array.len() + 1).saturating_sub(#size)),
                 quote!(#k),
                 quote!(#size),
+            )
+        } else if method == "chunks_exact" {
+            // whole chunks only: the remainder (`len % size` elements) is not visited
+            (
+                quote!(#array.len() / (#size)),
+                quote!(#k * (#size)),
+                quote!((#size)),
             )
         } else {
             (
@@ -1282,7 +1407,10 @@ impl Rewriter<'_> {
         };
         if map.method != "map"
             || map.args.len() != 1
-            || !matches!(views.method.to_string().as_str(), "windows" | "chunks")
+            || !matches!(
+                views.method.to_string().as_str(),
+                "windows" | "chunks" | "chunks_exact"
+            )
             || views.args.len() != 1
             || single_ident(strip_parens(&views.receiver))
                 .is_none_or(|array| !self.arrays.contains(&array.to_string()))
@@ -1527,4 +1655,83 @@ struct Head {
     lets: TokenStream,
     /// The rewrites of `*name` in the body.
     derefs: Vec<(String, Expr)>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The expression after [`FuseMaps`], as tokens (spacing as `quote` prints it).
+    fn fused(expr: Expr) -> String {
+        let mut expr = expr;
+        FuseMaps.visit_expr_mut(&mut expr);
+        quote!(#expr).to_string()
+    }
+
+    fn tokens(expr: Expr) -> String {
+        quote!(#expr).to_string()
+    }
+
+    #[test]
+    fn a_chain_of_maps_is_one_map() {
+        assert_eq!(
+            fused(syn::parse_quote!(
+                x.iter()
+                    .map(|v| v * k)
+                    .map(|u| u.sin())
+                    .map(|s: f64| s * s)
+                    .sum()
+            )),
+            tokens(syn::parse_quote!(
+                x.iter()
+                    .map(|v| {
+                        let s: f64 = {
+                            let u = v * k;
+                            u.sin()
+                        };
+                        s * s
+                    })
+                    .sum()
+            )),
+        );
+    }
+
+    /// Fused, `|y| y + x` would read the first closure's `x`, not the outer one.
+    #[test]
+    fn a_pair_that_would_shadow_is_kept() {
+        let expr: Expr = syn::parse_quote!(a.iter().map(|x| x * 2.0).map(|y| y + x).sum());
+        assert_eq!(fused(expr.clone()), tokens(expr));
+        // the second pattern binding the name again is no shadowing
+        assert_eq!(
+            fused(syn::parse_quote!(
+                a.iter().map(|x| x * 2.0).map(|x| x + 1.0)
+            )),
+            tokens(syn::parse_quote!(a.iter().map(|x| {
+                let x = x * 2.0;
+                x + 1.0
+            }))),
+        );
+    }
+
+    /// A `return` or `?` in the first body would skip the second; a `move` on one only
+    /// would change what the other captures.
+    #[test]
+    fn pairs_that_leave_early_or_capture_differently_are_kept() {
+        for expr in [
+            syn::parse_quote!(
+                a.map(|x| {
+                    if x > 0.0 {
+                        return 1.0;
+                    }
+                    x
+                })
+                .map(|y| y * 2.0)
+            ),
+            syn::parse_quote!(a.map(|x| x.parse::<f64>()?).map(|y| y * 2.0)),
+            syn::parse_quote!(a.map(move |x| x * k).map(|y| y * 2.0)),
+        ] {
+            let expr: Expr = expr;
+            assert_eq!(fused(expr.clone()), tokens(expr));
+        }
+    }
 }

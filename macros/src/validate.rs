@@ -255,6 +255,12 @@ pub fn unsupported_expr(cx: &Ctxt, expr: &Expr) {
         Expr::Tuple(_) | Expr::Array(_) => {
             "tuples and arrays of differentiable values are supported only as the function's result: bind each value to its own name"
         }
+        // a state kept in a local struct, as an integrator's (`let mut s = State { x, v };
+        // s.v += ..`): its fields would need shadows of their own, which lowering does not
+        // keep; separate locals are differentiated
+        Expr::Struct(_) => {
+            "a struct built from differentiable values is not differentiated: keep its fields as separate locals (`let (mut x, mut v) = (x0, v0);`), or pass them to an annotated function as separate parameters"
+        }
         Expr::Try(_) => "`?` is not supported in a #[differentiable] function",
         Expr::Assign(_) => "an assignment is a statement: write it on its own line",
         _ => "this expression cannot be differentiated by #[differentiable]",
