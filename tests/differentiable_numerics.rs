@@ -933,3 +933,35 @@ fn chained_maps_are_fused() {
     let dk_expected = 1.0_f64.sin() + 2.0 * 2.0_f64.sin();
     assert!((dk - dk_expected).abs() < 1e-12, "{dk} vs {dk_expected}");
 }
+
+// A differentiable parameter named as a `const` would be (`W`, as ML code writes weight
+// matrices): the iterator rewrite takes `SCREAMING_CASE` names it does not know for
+// constant tables, so a parameter of that name must still be a differentiable array.
+#[differentiable]
+#[allow(non_snake_case)]
+fn weights_in_capitals(W: &[f64], x: f64) -> f64 {
+    W.iter()
+        .zip(GL_WEIGHTS.iter())
+        .map(|(w, c)| (w * x).sin() * c)
+        .sum::<f64>()
+}
+
+#[test]
+fn a_parameter_named_in_capitals_keeps_its_gradient() {
+    slice_and_float!(@second_order weights_in_capitals, vec![0.3, -0.7, 1.1, 0.9]);
+    // by hand: d/dW_k = x cos(W_k x) c_k, d/dx = Σ W_k cos(W_k x) c_k
+    let w = [0.3, -0.7, 1.1];
+    let (_, (g, dx)) = weights_in_capitals::grad(&w, 0.9);
+    let mut dx_expected = 0.0;
+    for k in 0..3 {
+        let c = GL_WEIGHTS[k];
+        let expected = 0.9 * (w[k] * 0.9).cos() * c;
+        assert!(
+            (g[k] - expected).abs() < 1e-14,
+            "dW{k}: {} vs {expected}",
+            g[k]
+        );
+        dx_expected += w[k] * (w[k] * 0.9).cos() * c;
+    }
+    assert!((dx - dx_expected).abs() < 1e-14, "{dx} vs {dx_expected}");
+}
