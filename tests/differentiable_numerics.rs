@@ -937,14 +937,20 @@ fn chained_maps_are_fused() {
 // A differentiable parameter named as a `const` would be (`W`, as ML code writes weight
 // matrices): the iterator rewrite takes `SCREAMING_CASE` names it does not know for
 // constant tables, so a parameter of that name must still be a differentiable array.
-#[differentiable]
-#[allow(non_snake_case)]
-fn weights_in_capitals(W: &[f64], x: f64) -> f64 {
-    W.iter()
-        .zip(GL_WEIGHTS.iter())
-        .map(|(w, c)| (w * x).sin() * c)
-        .sum::<f64>()
+mod capitals {
+    // (for the generated items too, which take the parameter's name)
+    #![allow(non_snake_case)]
+    use super::*;
+
+    #[differentiable]
+    pub fn weights_in_capitals(W: &[f64], x: f64) -> f64 {
+        W.iter()
+            .zip(GL_WEIGHTS.iter())
+            .map(|(w, c)| (w * x).sin() * c)
+            .sum::<f64>()
+    }
 }
+use capitals::weights_in_capitals;
 
 #[test]
 fn a_parameter_named_in_capitals_keeps_its_gradient() {
