@@ -12,32 +12,12 @@
 
 #![allow(clippy::needless_range_loop)]
 
+#[macro_use]
 mod common;
 
 use common::faces::{Case, point};
 use common::{Tolerance, check_annotated};
 use gradtape::{Tensor, differentiable};
-
-/// A function of plain `f64`s only (no `grad_into`): its faces on a flat point.
-macro_rules! numbers {
-    ($f:ident($($k:literal),+)) => {
-        Case {
-            name: stringify!($f),
-            itself: &|x| $f($(x[$k]),+),
-            primal: &|x| $f::primal($(x[$k]),+),
-            grad: Some(&|x| {
-                let (v, g) = $f::grad($(x[$k]),+);
-                (v, g.to_vec())
-            }),
-            // float parameters only: no `grad_into`, `grad` stands in
-            grad_into: &|x| {
-                let (v, g) = $f::grad($(x[$k]),+);
-                (v, g.to_vec())
-            },
-            jvp: &|x, t| $f::jvp($(x[$k]),+, $(t[$k]),+),
-        }
-    };
-}
 
 // ----- 1. `$e:expr`: precedence kept, and in every place an expression goes -----
 

@@ -21,58 +21,6 @@ use common::faces::{Case, point};
 use gradtape::differentiable;
 use num_traits::Float;
 
-/// A function of plain `f64`s only (no `grad_into`; `grad` stands in): its faces on a
-/// flat point.
-macro_rules! numbers {
-    ($f:ident($($k:literal),+)) => {
-        Case {
-            name: stringify!($f),
-            itself: &|x| $f($(x[$k]),+),
-            primal: &|x| $f::primal($(x[$k]),+),
-            grad: Some(&|x| {
-                let (v, g) = $f::grad($(x[$k]),+);
-                (v, g.to_vec())
-            }),
-            grad_into: &|x| {
-                let (v, g) = $f::grad($(x[$k]),+);
-                (v, g.to_vec())
-            },
-            jvp: &|x, t| $f::jvp($(x[$k]),+, $(t[$k]),+),
-        }
-    };
-}
-
-/// A function of one slice then one `f64` (the last coordinate of the flat point): its
-/// faces, checked, or checked with second order (`@second_order`).
-macro_rules! slice_and_float {
-    (@second_order $f:ident, $x:expr) => {
-        slice_and_float!(@run check_with_second_order; $f, $x)
-    };
-    ($f:ident, $x:expr) => {
-        slice_and_float!(@run check; $f, $x)
-    };
-    (@run $check:ident; $f:ident, $x:expr) => {{
-        let x: Vec<f64> = $x;
-        let n = x.len() - 1;
-        Case {
-            name: stringify!($f),
-            itself: &|x| $f(&x[..n], x[n]),
-            primal: &|x| $f::primal(&x[..n], x[n]),
-            grad: Some(&|x| {
-                let (v, (gs, gf)) = $f::grad(&x[..n], x[n]);
-                (v, [gs, vec![gf]].concat())
-            }),
-            grad_into: &|x| {
-                let (mut ds, mut df) = (vec![0.0; n], 0.0);
-                let v = $f::grad_into(&x[..n], x[n], &mut ds, &mut df);
-                (v, [ds, vec![df]].concat())
-            },
-            jvp: &|x, t| $f::jvp(&x[..n], x[n], &t[..n], t[n]),
-        }
-        .$check(&x)
-    }};
-}
-
 // ----- 1. quadrature -----
 
 /// Composite Simpson's rule for ∫ₐᵇ sin(kx) e^{-x} dx over `N` panels, an index loop with

@@ -450,34 +450,10 @@ fn normalised_moment(x: &[f64]) -> f64 {
     s
 }
 
-/// The faces of `f(x: &[f64], k: f64) -> f64` on the flat vector `[x.., k]`.
-macro_rules! slice_and_number {
-    ($f:ident, $x:expr) => {{
-        let x: Vec<f64> = $x;
-        let n = x.len() - 1;
-        Case {
-            name: stringify!($f),
-            itself: &|x| $f(&x[..n], x[n]),
-            primal: &|x| $f::primal(&x[..n], x[n]),
-            grad: Some(&|x| {
-                let (value, (dx, dk)) = $f::grad(&x[..n], x[n]);
-                (value, [dx, vec![dk]].concat())
-            }),
-            grad_into: &|x| {
-                let (mut dx, mut dk) = (vec![0.0; n], 0.0);
-                let value = $f::grad_into(&x[..n], x[n], &mut dx, &mut dk);
-                (value, [dx, vec![dk]].concat())
-            },
-            jvp: &|x, v| $f::jvp(&x[..n], x[n], &v[..n], v[n]),
-        }
-        .check_with_second_order(&x)
-    }};
-}
-
 #[test]
 fn integrators_calling_step_functions() {
-    slice_and_number!(euler_energy, vec![1.0, 0.3, 2.0]);
-    slice_and_number!(rk4_final, vec![0.8, -0.2, 1.5]);
+    slice_and_float!(@second_order euler_energy, vec![1.0, 0.3, 2.0]);
+    slice_and_float!(@second_order rk4_final, vec![0.8, -0.2, 1.5]);
 }
 
 #[test]
@@ -898,7 +874,7 @@ fn euler_energy_swapping(x0: &[f64], k: f64) -> f64 {
 
 #[test]
 fn swapped_buffers() {
-    slice_and_number!(euler_energy_swapping, vec![1.0, 0.3, 2.0]);
+    slice_and_float!(@second_order euler_energy_swapping, vec![1.0, 0.3, 2.0]);
     // the same steps as copying the buffer back
     let (x0, k) = ([1.0, 0.3], 2.0);
     let (value, (dx, dk)) = euler_energy_swapping::grad(&x0, k);
@@ -1157,7 +1133,7 @@ fn copied_back(x0: &[f64], k: f64) -> f64 {
 
 #[test]
 fn copies_from_slices() {
-    slice_and_number!(copied_back, vec![1.0, 0.3, -0.5, 2.0]);
+    slice_and_float!(@second_order copied_back, vec![1.0, 0.3, -0.5, 2.0]);
 }
 
 /// Slices of different lengths panic, as `copy_from_slice` does.

@@ -848,18 +848,23 @@ impl<'a> Lowerer<'a> {
                     args,
                     parts: parts.clone(),
                 });
-                parts
-                    .into_iter()
-                    .map(|binding| {
-                        let name = &self.bindings[binding].name;
-                        Tree::Leaf(Operand::Active {
-                            binding,
-                            fwd: syn::parse_quote!(#name),
-                        })
-                    })
-                    .collect()
+                self.part_leaves(&parts)
             }
         }
+    }
+
+    /// The leaves of a call's tuple result: each part's temporary, active.
+    fn part_leaves(&self, parts: &[BindingId]) -> Vec<Tree> {
+        parts
+            .iter()
+            .map(|&binding| {
+                let name = &self.bindings[binding].name;
+                Tree::Leaf(Operand::Active {
+                    binding,
+                    fwd: syn::parse_quote!(#name),
+                })
+            })
+            .collect()
     }
 
     /// The parts of a call writing `&mut` arrays whose tuple result is destructured
@@ -869,17 +874,7 @@ impl<'a> Lowerer<'a> {
     fn writing_call_parts(&mut self, call: &syn::ExprCall, arity: usize) -> Vec<Tree> {
         let pushed = self.writing_call(Writer::Function(call), Wanted::Parts(arity));
         if let Some(CallResult::Parts(parts)) = self.pushed_call_result(pushed) {
-            return parts
-                .clone()
-                .into_iter()
-                .map(|binding| {
-                    let name = &self.bindings[binding].name;
-                    Tree::Leaf(Operand::Active {
-                        binding,
-                        fwd: syn::parse_quote!(#name),
-                    })
-                })
-                .collect();
+            return self.part_leaves(parts);
         }
         let whole = Expr::Call(call.clone());
         let name = mixed(&format!("t{}", self.next_temp));

@@ -167,6 +167,63 @@ macro_rules! slice_and_constant {
     }};
 }
 
+/// The faces of a function of plain `f64`s only, whose parameters are the flat point's
+/// entries `k..` (no `grad_into`: `grad` stands in for it): `numbers!(f(0, 1))`, a
+/// [`Case`] to check.
+#[allow(unused_macros)]
+macro_rules! numbers {
+    ($f:ident($($k:literal),+)) => {
+        common::faces::Case {
+            name: stringify!($f),
+            itself: &|x| $f($(x[$k]),+),
+            primal: &|x| $f::primal($(x[$k]),+),
+            grad: Some(&|x| {
+                let (v, g) = $f::grad($(x[$k]),+);
+                (v, g.to_vec())
+            }),
+            // float parameters only: no `grad_into`, `grad` stands in
+            grad_into: &|x| {
+                let (v, g) = $f::grad($(x[$k]),+);
+                (v, g.to_vec())
+            },
+            jvp: &|x, t| $f::jvp($(x[$k]),+, $(t[$k]),+),
+        }
+    };
+}
+
+/// The faces of `f(x: &[f64], k: f64)` on the flat point `[x.., k]`: checked
+/// (`slice_and_float!(f, x)`) or checked with second order
+/// (`slice_and_float!(@second_order f, x)`).
+#[allow(unused_macros)]
+macro_rules! slice_and_float {
+    (@second_order $f:ident, $x:expr) => {
+        slice_and_float!(@run check_with_second_order; $f, $x)
+    };
+    ($f:ident, $x:expr) => {
+        slice_and_float!(@run check; $f, $x)
+    };
+    (@run $check:ident; $f:ident, $x:expr) => {{
+        let x: Vec<f64> = $x;
+        let n = x.len() - 1;
+        common::faces::Case {
+            name: stringify!($f),
+            itself: &|x| $f(&x[..n], x[n]),
+            primal: &|x| $f::primal(&x[..n], x[n]),
+            grad: Some(&|x| {
+                let (v, (gs, gf)) = $f::grad(&x[..n], x[n]);
+                (v, [gs, vec![gf]].concat())
+            }),
+            grad_into: &|x| {
+                let (mut ds, mut df) = (vec![0.0; n], 0.0);
+                let v = $f::grad_into(&x[..n], x[n], &mut ds, &mut df);
+                (v, [ds, vec![df]].concat())
+            },
+            jvp: &|x, t| $f::jvp(&x[..n], x[n], &t[..n], t[n]),
+        }
+        .$check(&x)
+    }};
+}
+
 /// The faces of a function whose parameters are all `&[f64]` slices, of lengths `lens`,
 /// checked (`slices!(f, ..)`) or checked with second order (`slices!(@second_order f, ..)`).
 #[allow(unused_macros)]

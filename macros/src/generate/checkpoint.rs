@@ -232,12 +232,7 @@ impl<'a> Generator<'a> {
         let counter = mixed(&format!("trips{id}"));
         let (build, segment_head) = match head {
             LoopHead::For { pat, iter } => (
-                quote! {
-                    let #iterator = ::core::iter::Iterator::take(
-                        ::core::iter::Iterator::skip(::core::iter::IntoIterator::into_iter(#iter), #start),
-                        #len,
-                    );
-                },
+                segment_iterator(&iterator, iter, &start, &len),
                 LoopHead::For {
                     pat: pat.clone(),
                     iter: syn::parse_quote!(#iterator),
@@ -295,6 +290,10 @@ impl<'a> Generator<'a> {
         let schedule = self.checkpointed(0).expect("a checkpointed loop");
         let snapshots = schedule.snapshots;
         let (mut start, mut len, mut state) = (start, len, state);
+        // the same at every level: the loop as written, saving nothing
+        let snapshot = snapshot_of(&carried);
+        let body_code = self.quiet().forward_block(body);
+        let label = label.as_ref().map(|label| quote!(#label:));
         for level in 2..schedule.levels {
             let [
                 outer_start,
@@ -310,9 +309,6 @@ impl<'a> Generator<'a> {
                 "start", "len", "state", "kept", "step", "at", "k", "count", "iter",
             ]
             .map(|part| mixed(&format!("ck_{part}{id}_{level}")));
-            let snapshot = snapshot_of(&carried);
-            let body_code = self.quiet().forward_block(body);
-            let label = label.as_ref().map(|label| quote!(#label:));
             let trip = quote! {
                 if #at % #step == 0 {
                     #kept.push((#outer_start + #at, (#(#snapshot,)*)));
@@ -321,13 +317,10 @@ impl<'a> Generator<'a> {
                 #body_code
             };
             let quiet = match head {
-                LoopHead::For { pat, iter } => quote! {
-                    let #iterator = ::core::iter::Iterator::take(
-                        ::core::iter::Iterator::skip(::core::iter::IntoIterator::into_iter(#iter), #outer_start),
-                        #outer_len,
-                    );
-                    #label for #pat in #iterator { #trip }
-                },
+                LoopHead::For { pat, iter } => {
+                    let build = segment_iterator(&iterator, iter, &outer_start, &outer_len);
+                    quote!(#build #label for #pat in #iterator { #trip })
+                }
                 LoopHead::While { cond } => {
                     quote!(#label while #at < #outer_len && (#cond) { #trip })
                 }
@@ -568,6 +561,17 @@ fn let_names(tokens: &TokenStream) -> Vec<(Ident, bool)> {
         pattern(tokens.collect(), &mut names);
     }
     names
+}
+
+/// `let iterator = ..;`: a `for` loop's iterator `iter` built again and limited to the
+/// segment of `len` trips from trip `start` (`Iterator::skip`, then `take`).
+fn segment_iterator(iterator: &Ident, iter: &syn::Expr, start: &Ident, len: &Ident) -> TokenStream {
+    quote! {
+        let #iterator = ::core::iter::Iterator::take(
+            ::core::iter::Iterator::skip(::core::iter::IntoIterator::into_iter(#iter), #start),
+            #len,
+        );
+    }
 }
 
 /// The values of a checkpointed loop's carried state, cloned into a snapshot (a `&mut`
