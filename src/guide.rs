@@ -746,10 +746,13 @@
 //! # Plain helpers: the fallback, and strict mode
 //!
 //! A call in an annotated body goes to the callee's generated items (`helper::vjp`,
-//! `helper::jvp_call`). A proc macro sees one item at a time, so it cannot tell whether a
-//! callee is annotated; a call of one that is not is rustc's error "cannot find module or
-//! crate `helper`". Two ways out, besides annotating the helper (a generic helper can be
-//! annotated as it is):
+//! `helper::jvp_call`). A proc macro sees one item at a time, so the macro cannot tell
+//! whether a callee is annotated; the generated code finds out by name resolution (the
+//! callee imported under an alias that a fallback type fills when the callee has no
+//! companion), and a call of a function that is not annotated is a compile error at its
+//! name: "this function is called from a `#[differentiable]` body but is not annotated
+//! with `#[differentiable]`". Two ways out, besides annotating the helper (a generic
+//! helper can be annotated as it is):
 //!
 //! - **Scalar mode: name it in `plain(..)`.** `#[differentiable(plain(softplus,
 //!   util::norm))]` makes each call of those functions run the helper, unchanged, on dual
@@ -798,8 +801,7 @@
 //! because it may recurse (a heap allocation per call); a tensor-mode method called on
 //! differentiable tensors, or a tensor function (or method) whose body reads tensors the
 //! fused node does not see, since both run op by op. In tensor mode every called function
-//! must be annotated: the generated code names its `GENERATED` item, so a plain one is
-//! rustc's "cannot find module or crate `helper`" at its name.
+//! must be annotated: a plain one is the "not annotated" error above, at its name.
 //!
 //! ```compile_fail
 //! use gradtape::differentiable;

@@ -2372,10 +2372,9 @@ impl<'a> Lowerer<'a> {
     }
 
     /// In strict mode, a tensor-mode call must reach an annotated function, whose fused node
-    /// the sub-tape records: a plain one would record op by op. Checked by naming the
-    /// callee's `GENERATED` item, which only an annotated function has (a plain callee is
-    /// rustc's "cannot find `helper`" at the name); a plain helper named in `plain(..)` is
-    /// the macro's error.
+    /// the sub-tape records: a plain one would record op by op. Checked as every call of a
+    /// companion item is (`ir::resolved_callee`: the runtime's "not annotated" message at
+    /// the name); a plain helper named in `plain(..)` is the macro's error.
     fn strict_tensor_call(&mut self, path: &syn::Path) {
         if self.calls.strict.is_none() {
             return;
@@ -2384,11 +2383,19 @@ impl<'a> Lowerer<'a> {
             validate::strict_plain_helper(self.cx, path);
             return;
         }
-        let id = self.fresh_id();
-        let check = crate::syntax::mixed(&format!("annotated{id}"));
-        self.push(Stmt::Plain(quote::quote! {
-            let #check: &'static str = #path::GENERATED;
-        }));
+        if path
+            .segments
+            .iter()
+            .any(|segment| !segment.arguments.is_none())
+        {
+            // a path with generic arguments cannot be imported: name an item only an
+            // annotated function has
+            self.push(Stmt::Plain(quote::quote!(let _ = #path::GENERATED;)));
+            return;
+        }
+        let alias = crate::syntax::mixed("gradtape_callee");
+        let check = crate::model::ir::resolved_callee(path, &alias, 0);
+        self.push(Stmt::Plain(quote::quote!({ #check })));
     }
 
     /// The arguments of a call of another annotated function (scalar mode). An active

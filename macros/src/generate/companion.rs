@@ -121,10 +121,14 @@ pub fn companion(
     if item.sig.receiver().is_some() {
         return method_items(item, items);
     }
+    let generated = crate::generate::paths::generated();
     quote! {
         #[doc = #doc]
         #[allow(non_camel_case_types, dead_code)]
         #vis struct #name {}
+
+        // what a caller's generated code checks before calling these items (`Callee`)
+        impl #generated::Annotated for #name {}
 
         #[allow(dead_code, clippy::all)]
         impl #name {

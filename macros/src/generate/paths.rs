@@ -17,6 +17,12 @@ pub fn generated() -> TokenStream {
     quote!(#private::generated)
 }
 
+/// [`generated`] with every token at `span`, for a check whose error should point at the
+/// user's tokens.
+pub fn generated_at(span: proc_macro2::Span) -> TokenStream {
+    quote::quote_spanned!(span=> ::gradtape::__private::generated)
+}
+
 /// The imports at the top of each generated function: the entry points as `generated` and
 /// the runtime's rules as `vjp`, the short names the generated body uses.
 pub fn imports() -> TokenStream {

@@ -91,8 +91,9 @@ impl Callee {
             Callee::Function(path) | Callee::Plain(path) => match item {
                 None => quote!(#path(#(#args),*)),
                 Some(item) => {
-                    let item = Ident::new(item, proc_macro2::Span::call_site());
-                    quote!(#path::#item(#(#args),*))
+                    // `jvp_call` takes the tangents after the call's own arguments
+                    let arity = args.len() - usize::from(item == "jvp_call");
+                    through_companion(path, item, args, arity)
                 }
             },
             Callee::Method(method) => {
@@ -105,6 +106,68 @@ impl Callee {
                 quote!((#receiver).#method(#(#args),*))
             }
         }
+    }
+}
+
+/// A call of an annotated function's companion item (`path::vjp(args)`), made only after
+/// checking that `path` is annotated at all: the callee is imported under an alias beside a
+/// glob import of a fallback type of the same alias, and the explicit import shadows the
+/// glob, so the alias is the callee's companion type if it has one and the fallback
+/// (`generated::NotAnnotated`) otherwise: name resolution is the only thing that can tell,
+/// since a proc macro sees one item. `generated::annotated` then makes a fallback the
+/// runtime's message at the callee's name, not rustc's "cannot find module or crate
+/// `path`". The fallback has items of the call's name and arity (the callee's parameters),
+/// so the check's error is the only one, and the same one in each generated function,
+/// which rustc reports once.
+///
+/// A path with generic arguments (`f::<f64>`) cannot be imported, and keeps the direct form.
+pub fn through_companion(
+    path: &Path,
+    item: &str,
+    args: Vec<TokenStream>,
+    arity: usize,
+) -> TokenStream {
+    let span = syn::spanned::Spanned::span(path);
+    let item = Ident::new(item, span);
+    if path
+        .segments
+        .iter()
+        .any(|segment| !segment.arguments.is_none())
+    {
+        return quote!(#path::#item(#(#args),*));
+    }
+    let alias = crate::syntax::mixed("gradtape_callee");
+    let checked = resolved_callee(path, &alias, arity);
+    quote!({
+        #checked
+        #alias::#item(#(#args),*)
+    })
+}
+
+/// The statements that bring `path`'s companion type into scope as `alias` (or
+/// `generated::NotAnnotated<arity>`, when it has none) and check it is one, spanned at the
+/// user's path (see [`through_companion`]).
+pub fn resolved_callee(path: &Path, alias: &Ident, arity: usize) -> TokenStream {
+    // the function's own name, not the path's first segment (`norm` in `util::norm`)
+    let span = path.segments.last().map_or_else(
+        || syn::spanned::Spanned::span(path),
+        |last| last.ident.span(),
+    );
+    let fallback = crate::syntax::mixed("gradtape_fallback");
+    let generated = crate::generate::paths::generated();
+    let generated_at = crate::generate::paths::generated_at(span);
+    let alias_at = Ident::new(&alias.to_string(), alias.span().located_at(span));
+    let arity = proc_macro2::Literal::usize_unsuffixed(arity);
+    quote! {
+        #[allow(unused_imports)]
+        use #path as #alias;
+        #[allow(unused_imports)]
+        use #fallback::*;
+        #[allow(non_camel_case_types, dead_code)]
+        mod #fallback {
+            pub type #alias = #generated::NotAnnotated<#arity>;
+        }
+        #generated_at::annotated::<#alias_at>();
     }
 }
 

@@ -8,6 +8,7 @@
 //! - `tangent`: the helpers of the tape-free tangent code (`f::jvp`) besides the rules;
 //! - `parts`: the cotangent of a tuple result from its parts;
 //! - `shadow`: the cotangent and tangent buffers of float arrays, slices and `Vec`s;
+//! - `callee`: the check that a called function is annotated;
 //! - `dual`: dual numbers, on which a plain helper of `plain(..)` runs (the fallback);
 //! - `rows`: those of ragged arrays of rows (`&[Vec<F>]`), indexed by `i * RAGGED_STRIDE + j`;
 //! - `scalar`: the forward kernels on plain numbers (the 0-d path).
@@ -27,6 +28,7 @@ macro_rules! for_each_arity {
 }
 
 mod adjoint;
+mod callee;
 mod dual;
 mod fused;
 mod parts;
@@ -39,6 +41,7 @@ pub use crate::base::alloc::keep_large_buffers;
 pub use crate::record::{any_recording, without_recording};
 pub use crate::tape::closure::record_closure;
 pub use adjoint::*;
+pub use callee::*;
 pub use dual::*;
 pub use fused::*;
 pub use parts::*;

@@ -1,0 +1,96 @@
+//! Whether a function called from an annotated body is itself annotated.
+//!
+//! A proc macro sees one item, so a caller's generated code cannot know whether the
+//! function it calls has companion items (`helper::vjp`, `helper::jvp_call`). It finds
+//! out by name resolution: each call imports the callee under a fixed alias
+//! (`use helper as gradtape_callee;`) beside a glob import of a fallback type of the same
+//! alias ([`NotAnnotated`]). An explicit import shadows a glob, so the alias names the
+//! callee's companion type when `#[differentiable]` made one, and the fallback type
+//! otherwise; the fallback does not implement [`Annotated`], and [`annotated`] turns that
+//! into this trait's message at the callee's name, instead of rustc's "cannot find module
+//! or crate `helper`".
+
+/// Implemented by the companion type `#[differentiable]` puts beside each annotated
+/// function, and by nothing else.
+///
+/// ```
+/// use gradtape_runtime::generated::{annotated, Annotated};
+///
+/// #[allow(non_camel_case_types)]
+/// struct area {}
+/// impl Annotated for area {}
+///
+/// annotated::<area>(); // compiles: `area` is a companion type
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "this function is called from a `#[differentiable]` body but is not annotated with `#[differentiable]`, so the caller cannot differentiate through it",
+    label = "not annotated with `#[differentiable]`",
+    note = "annotate the function with `#[differentiable]` (a helper generic over the float type can be annotated as it is)",
+    note = "or, in scalar mode, if it is generic over `num_traits::Float`, name it in the caller's `#[differentiable(plain(..))]` to run it on dual numbers"
+)]
+pub trait Annotated {}
+
+/// Compiles only if `T` is an annotated function's companion type: the check a caller's
+/// generated code makes, spanned at the callee's name, before it calls the callee's
+/// companion items. It does nothing at run time.
+///
+/// ```compile_fail
+/// use gradtape_runtime::generated::annotated;
+///
+/// struct NotACompanion;
+/// annotated::<NotACompanion>(); // error: not annotated with `#[differentiable]`
+/// ```
+#[inline(always)]
+pub fn annotated<T: Annotated + ?Sized>() {}
+
+/// The type a caller's generated code names in place of a callee that is not annotated
+/// (see the module docs), with companion items of the call's arity (`ARGUMENTS`
+/// arguments; `jvp_call` one more, the tangents) so that the failed check is the only
+/// error. Every use goes with a failing [`annotated`] check, so no program that compiles
+/// calls them.
+///
+/// ```compile_fail
+/// use gradtape_runtime::generated::{annotated, NotAnnotated};
+///
+/// annotated::<NotAnnotated<1>>(); // error: not annotated with `#[differentiable]`
+/// ```
+pub struct NotAnnotated<const ARGUMENTS: usize>;
+
+/// `NotAnnotated<N>`'s companion items for each arity `N` up to 16.
+macro_rules! not_annotated_items {
+    ($($arity:literal: ($($argument:ident),*);)*) => {$(
+        impl NotAnnotated<$arity> {
+            /// Never called: see [`NotAnnotated`].
+            #[allow(clippy::too_many_arguments)]
+            pub fn vjp<$($argument),*>($(_: $argument),*) -> ! {
+                unreachable!("a call of a function that is not annotated does not compile")
+            }
+
+            /// Never called: see [`NotAnnotated`].
+            #[allow(clippy::too_many_arguments)]
+            pub fn jvp_call<$($argument,)* Tangents>($(_: $argument,)* _: Tangents) -> ! {
+                unreachable!("a call of a function that is not annotated does not compile")
+            }
+        }
+    )*};
+}
+
+not_annotated_items! {
+    0: ();
+    1: (A0);
+    2: (A0, A1);
+    3: (A0, A1, A2);
+    4: (A0, A1, A2, A3);
+    5: (A0, A1, A2, A3, A4);
+    6: (A0, A1, A2, A3, A4, A5);
+    7: (A0, A1, A2, A3, A4, A5, A6);
+    8: (A0, A1, A2, A3, A4, A5, A6, A7);
+    9: (A0, A1, A2, A3, A4, A5, A6, A7, A8);
+    10: (A0, A1, A2, A3, A4, A5, A6, A7, A8, A9);
+    11: (A0, A1, A2, A3, A4, A5, A6, A7, A8, A9, A10);
+    12: (A0, A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11);
+    13: (A0, A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12);
+    14: (A0, A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12, A13);
+    15: (A0, A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12, A13, A14);
+    16: (A0, A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12, A13, A14, A15);
+}
