@@ -144,29 +144,21 @@ pub fn through_companion(
     })
 }
 
-/// The statements that bring `path`'s companion type into scope as `alias` (or
-/// `generated::NotAnnotated<arity>`, when it has none) and check it is one, spanned at the
-/// user's path (see [`through_companion`]).
+/// The statements that bring `path`'s companion type into scope as `gradtape_callee` (or
+/// `generated::NotAnnotated<arity>`, when it has none: `generated::callee!`) and check it
+/// is one, spanned at the user's path (see [`through_companion`]).
 pub fn resolved_callee(path: &Path, alias: &Ident, arity: usize) -> TokenStream {
     // the function's own name, not the path's first segment (`norm` in `util::norm`)
     let span = path.segments.last().map_or_else(
         || syn::spanned::Spanned::span(path),
         |last| last.ident.span(),
     );
-    let fallback = crate::syntax::mixed("gradtape_fallback");
     let generated = crate::generate::paths::generated();
     let generated_at = crate::generate::paths::generated_at(span);
     let alias_at = Ident::new(&alias.to_string(), alias.span().located_at(span));
     let arity = proc_macro2::Literal::usize_unsuffixed(arity);
     quote! {
-        #[allow(unused_imports)]
-        use #path as #alias;
-        #[allow(unused_imports)]
-        use #fallback::*;
-        #[allow(non_camel_case_types, dead_code)]
-        mod #fallback {
-            pub type #alias = #generated::NotAnnotated<#arity>;
-        }
+        #generated::callee!(#arity; #path);
         #generated_at::annotated::<#alias_at>();
     }
 }

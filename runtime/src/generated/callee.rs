@@ -43,6 +43,43 @@ pub trait Annotated {}
 #[inline(always)]
 pub fn annotated<T: Annotated + ?Sized>() {}
 
+/// `callee!(arity; path)`: imports `path` as `gradtape_callee`, beside a glob import of
+/// [`NotAnnotated<arity>`](NotAnnotated) under the same name, which the explicit import
+/// shadows when `path` has a companion type (see the module docs). A statement of the
+/// caller's generated code, before its [`annotated`] check and its call; the path is tokens
+/// (`util::norm`), since a `path` fragment cannot be imported.
+///
+/// ```
+/// use gradtape_runtime::generated::{self, annotated, Annotated};
+///
+/// #[allow(non_camel_case_types)]
+/// struct area {}
+/// impl Annotated for area {}
+/// fn area(w: f64, h: f64) -> f64 {
+///     w * h
+/// }
+///
+/// generated::callee!(2; area);
+/// annotated::<gradtape_callee>(); // the companion type
+/// assert_eq!(gradtape_callee(2.0, 3.0), 6.0); // the function itself
+/// ```
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __generated_callee {
+    ($arity:literal; $($path:tt)+) => {
+        #[allow(unused_imports)]
+        use $($path)+ as gradtape_callee;
+        #[allow(unused_imports)]
+        use gradtape_fallback::*;
+        #[allow(non_camel_case_types, dead_code)]
+        mod gradtape_fallback {
+            pub type gradtape_callee = $crate::generated::NotAnnotated<$arity>;
+        }
+    };
+}
+
+pub use __generated_callee as callee;
+
 /// The type a caller's generated code names in place of a callee that is not annotated
 /// (see the module docs), with companion items of the call's arity (`ARGUMENTS`
 /// arguments; `jvp_call` one more, the tangents) so that the failed check is the only
