@@ -222,7 +222,9 @@
 //! `a.windows(k).map(..).sum()`; a chain of
 //! maps, `.map(f).map(g)`, is one map doing both; a chain over a `const` or `static`
 //! table, `NODES.iter().zip(WEIGHTS.iter())`, by its `SCREAMING_CASE` name, reads its
-//! elements as constants), also over parts
+//! elements as constants, and so does a chain over a field of a struct, which is data in
+//! scalar mode: `self.w.iter().zip(x.iter())`, `x.iter().zip(&model.w)`, `for s in
+//! self.scale.iter()`), also over parts
 //! of arrays (`for b in &x[i + 1..]`, `x[1..].iter().zip(&w[..n])`,
 //! `x.iter().skip(1).take(n)`, `x.iter().step_by(2)`, and `skip`/`take`/`step_by` after
 //! a `step_by`, counting strided items: `x.iter().step_by(2).skip(1).take(n)`), which are
@@ -888,7 +890,8 @@
 //! generated code on numbers, so a Hessian of a slice function is taken by differences of
 //! `f::grad` or `f::jvp` (exact second order is tensor mode's, through tapes).
 //! Also rejected today: a local struct as a state (`let mut s = State { x, v };
-//! s.v += ..`: keep the fields as locals, `let (mut x, mut v) = (x0, v0);`; the macro
+//! s.v += ..`: keep the fields as locals, `let (mut x, mut v) = (x0, v0);`, also from
+//! constants, `let (mut x, mut v) = (0.0, 0.0);`; the macro
 //! says so on the struct literal, `tests/ui/differentiable/local-struct-state.rs`) and
 //! the searches `find`/`position` over a differentiable array (loop over the indices,
 //! with a `break`).

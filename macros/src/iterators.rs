@@ -75,6 +75,7 @@ pub fn desugar(
         next: 0,
         views: Vec::new(),
         aliases: Vec::new(),
+        fields: Vec::new(),
     };
     let mut block = syn::Block {
         brace_token: Default::default(),
@@ -483,6 +484,10 @@ struct Rewriter<'c> {
     /// The windows and chunks of the loops being rewritten: a name standing for
     /// `array[offset..offset + len]`.
     views: Vec<View>,
+    /// Fields taken as sources by the form being rewritten (`self.w.iter()`,
+    /// `zip(&model.bias)`): each a fresh name, bound by reference (`let name = &self.w;`)
+    /// in a block around the rewritten form, which reads `name[k]` and `name.len()`.
+    fields: Vec<(Ident, Expr)>,
 }
 
 /// A window or chunk `name` of `array`: its element `j` is `array[offset + j]`, `offset`
@@ -506,12 +511,52 @@ impl Rewriter<'_> {
         mixed(&format!("{stem}{}", self.next))
     }
 
-    fn array(&self, expr: &Expr) -> Option<Ident> {
-        let ident = single_ident(strip_parens(expr))?;
+    fn array(&mut self, expr: &Expr) -> Option<Ident> {
+        let expr = strip_parens(expr);
+        if let Expr::Field(field) = expr {
+            return self.field_source(field);
+        }
+        let ident = single_ident(expr)?;
         (self.arrays.contains(&ident.to_string())
             || self.view(ident).is_some()
             || constant_item(ident))
         .then(|| ident.clone())
+    }
+
+    /// A field as a source (`self.w`, `model.layer.bias`): read as constants, since a
+    /// struct is data in scalar mode (its fields get no shadow) and a differentiable
+    /// value cannot be stored in one (lowering's error). Rewritten over a fresh name bound
+    /// to the field by reference, so the loop reads it as it reads an array. The root must
+    /// be a name that is no array or view of the body (a field of one is no array).
+    fn field_source(&mut self, field: &syn::ExprField) -> Option<Ident> {
+        let mut root = &*field.base;
+        while let Expr::Field(inner) = strip_parens(root) {
+            root = &inner.base;
+        }
+        let root = single_ident(strip_parens(root))?;
+        if self.arrays.contains(&root.to_string()) || self.view(root).is_some() {
+            return None;
+        }
+        let name = self.fresh("field");
+        self.fields.push((name.clone(), Expr::Field(field.clone())));
+        Some(name)
+    }
+
+    /// `rewrite`'s result, in a block binding the fields it took as sources (if any); the
+    /// fields a failed attempt took are forgotten.
+    fn with_fields(&mut self, rewrite: impl FnOnce(&mut Self) -> Option<Expr>) -> Option<Expr> {
+        let taken = self.fields.len();
+        let rewritten = rewrite(self);
+        let fields = self.fields.split_off(taken);
+        let rewritten = rewritten?;
+        if fields.is_empty() {
+            return Some(rewritten);
+        }
+        let (names, places): (Vec<Ident>, Vec<Expr>) = fields.into_iter().unzip();
+        Some(syn::parse_quote!({
+            #(let #names = &#places;)*
+            #rewritten
+        }))
     }
 
     fn view(&self, name: &Ident) -> Option<&View> {
@@ -763,7 +808,7 @@ impl Rewriter<'_> {
 
     /// A source: `a.iter()`, `a.iter_mut()`, `a.into_iter()`, `&a`, `&mut a`, and `a`
     /// itself where `bare` allows (a `for` loop's or a `zip`'s argument).
-    fn source(&self, expr: &Expr, bare: bool) -> Option<Item> {
+    fn source(&mut self, expr: &Expr, bare: bool) -> Option<Item> {
         match strip_parens(expr) {
             Expr::MethodCall(call) if call.args.is_empty() => {
                 let array = self.array(&call.receiver)?;
@@ -793,7 +838,7 @@ impl Rewriter<'_> {
         }
     }
 
-    fn chain(&self, expr: &Expr, bare: bool) -> Option<Chain> {
+    fn chain(&mut self, expr: &Expr, bare: bool) -> Option<Chain> {
         if let Some(item) = self.source(expr, bare) {
             let Item::Elem { array, .. } = &item else {
                 unreachable!("a source is an element")
@@ -1440,50 +1485,50 @@ impl VisitMut for Rewriter<'_> {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
         // A reduction over windows or chunks: a loop over them.
         if let Expr::MethodCall(call) = expr
-            && let Some(rewritten) = self.views_reduction(call)
+            && let Some(rewritten) = self.with_fields(|this| this.views_reduction(call))
         {
             *expr = rewritten;
             return;
         }
         // `a.copy_from_slice(&b)`: an element copy loop.
         if let Expr::MethodCall(call) = expr
-            && let Some(rewritten) = self.copied_from(call)
+            && let Some(rewritten) = self.with_fields(|this| this.copied_from(call))
         {
             *expr = rewritten;
             return;
         }
         // A chain over parts of arrays: rewritten over views of them.
-        if let Some(rewritten) = self.over_parts(expr) {
+        if let Some(rewritten) = self.with_fields(|this| this.over_parts(expr)) {
             *expr = rewritten;
             return;
         }
         // A loop over windows or chunks, or over rows: its body is rewritten knowing the
         // view.
         if let Expr::ForLoop(for_loop) = expr
-            && let Some(rewritten) = self.views_loop(for_loop)
+            && let Some(rewritten) = self.with_fields(|this| this.views_loop(for_loop))
         {
             *expr = rewritten;
             return;
         }
         if let Expr::ForLoop(for_loop) = expr
-            && let Some(rewritten) = self.rows_loop(&mut for_loop.clone())
+            && let Some(rewritten) = self.with_fields(|this| this.rows_loop(&mut for_loop.clone()))
         {
             *expr = rewritten;
             return;
         }
         if let Expr::MethodCall(call) = expr
-            && let Some(rewritten) = self.rows_reduction(call)
+            && let Some(rewritten) = self.with_fields(|this| this.rows_reduction(call))
         {
             *expr = rewritten;
             return;
         }
         // Inner forms first: a closure's body or a loop's body may hold reductions.
         visit_mut::visit_expr_mut(self, expr);
-        let rewritten = match expr {
-            Expr::ForLoop(for_loop) => self.for_loop(for_loop),
-            Expr::MethodCall(call) => self.reduction(call),
+        let rewritten = self.with_fields(|this| match expr {
+            Expr::ForLoop(for_loop) => this.for_loop(for_loop),
+            Expr::MethodCall(call) => this.reduction(call),
             _ => None,
-        };
+        });
         if let Some(rewritten) = rewritten {
             *expr = rewritten;
         }

@@ -511,9 +511,12 @@ impl<'a> Lowerer<'a> {
             .as_ref()
             .is_some_and(|init| self.mentions_active(&init.expr));
         let Some(ident) = ident else {
+            // a tuple of constants into `mut` names (`let (mut x, mut y) = (0.0, 0.0);`) is
+            // bound name by name too, so that a later assignment of a differentiable value
+            // can make a name active (regression: "not a `let mut` local")
             if let Some(init) = &local.init
                 && init.diverge.is_none()
-                && init_active
+                && (init_active || mutable_names_from_tuple(&local.pat, &init.expr))
                 && is_tuple_pattern(&local.pat)
             {
                 self.lower_destructure(&local.pat, &init.expr);
@@ -3458,6 +3461,19 @@ fn is_tuple_pattern(pat: &Pat) -> bool {
 }
 
 /// A name or `_`: what a part of a call's tuple result may be bound to.
+/// `let (mut a, b) = (.., ..);`: a tuple pattern of names, one of them `mut`, bound to a
+/// tuple expression of as many parts.
+fn mutable_names_from_tuple(pat: &Pat, expr: &Expr) -> bool {
+    let (Pat::Tuple(names), Expr::Tuple(values)) = (strip_pat_type(pat), strip_parens(expr)) else {
+        return false;
+    };
+    names.elems.len() == values.elems.len()
+        && names.elems.iter().all(is_leaf_pattern)
+        && names.elems.iter().any(
+            |name| matches!(strip_pat_type(name), Pat::Ident(ident) if ident.mutability.is_some()),
+        )
+}
+
 fn is_leaf_pattern(pat: &Pat) -> bool {
     match strip_pat_type(pat) {
         Pat::Ident(pat) => pat.by_ref.is_none() && pat.subpat.is_none(),

@@ -1,0 +1,575 @@
+//! Everyday functions of five kinds, annotated as a user writes them (issue 13's hunt,
+//! session 15): geometry over fixed arrays and arrays of points, statistics and losses
+//! over slices, finance, simulations, generic code, and a model as a struct whose method
+//! reads its field arrays. Each is checked through its faces (`f`, `primal`, `grad`,
+//! `jvp`) against central differences, and at second order where it is smooth.
+//!
+//! Two of them were rejected before this session, each now a named regression test:
+//! - `let (mut x, mut v) = (0.0, 0.0);`, a tuple of constants into `mut` names later
+//!   assigned differentiable values ("this name is not a `let mut` local");
+//! - a struct's field as an iterator source (`self.w.iter().zip(x.iter())`), ("`sum` is not
+//!   a differentiable method").
+
+#![allow(clippy::excessive_precision)]
+
+#[macro_use]
+mod common;
+
+use common::faces::{Case, point};
+use gradtape::differentiable;
+use num_traits::Float;
+
+/// A `Case` of a function of a flat point, `grad` flattened the same way (and standing in
+/// for `grad_into`, as `numbers!` does).
+macro_rules! flat {
+    ($name:expr, $itself:expr, $primal:expr, $grad:expr, $jvp:expr) => {
+        Case {
+            name: $name,
+            itself: &$itself,
+            primal: &$primal,
+            grad: Some(&$grad),
+            grad_into: &$grad,
+            jvp: &$jvp,
+        }
+    };
+}
+
+fn a3(x: &[f64]) -> [f64; 3] {
+    [x[0], x[1], x[2]]
+}
+
+fn a2(x: &[f64]) -> [f64; 2] {
+    [x[0], x[1]]
+}
+
+// ----- geometry -----
+
+#[differentiable]
+fn triangle_area(a: [f64; 3], b: [f64; 3], c: [f64; 3]) -> f64 {
+    let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+    let v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
+    let cx = u[1] * v[2] - u[2] * v[1];
+    let cy = u[2] * v[0] - u[0] * v[2];
+    let cz = u[0] * v[1] - u[1] * v[0];
+    0.5 * (cx * cx + cy * cy + cz * cz).sqrt()
+}
+
+#[differentiable]
+fn shoelace(points: &[[f64; 2]]) -> f64 {
+    let n = points.len();
+    let mut area = 0.0;
+    for i in 0..n {
+        let j = (i + 1) % n;
+        area += points[i][0] * points[j][1] - points[j][0] * points[i][1];
+    }
+    area.abs() / 2.0
+}
+
+#[differentiable]
+fn point_segment_distance(p: [f64; 2], a: [f64; 2], b: [f64; 2]) -> f64 {
+    let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
+    let len2 = dx * dx + dy * dy;
+    let t = (((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / len2).clamp(0.0, 1.0);
+    let (qx, qy) = (a[0] + t * dx, a[1] + t * dy);
+    ((p[0] - qx).powi(2) + (p[1] - qy).powi(2)).sqrt()
+}
+
+#[test]
+fn geometry() {
+    let flat3 = |x: &[f64]| (a3(&x[0..3]), a3(&x[3..6]), a3(&x[6..9]));
+    let x = vec![0.1, -0.2, 0.3, 1.2, 0.1, -0.4, 0.2, 0.9, 0.5];
+    flat!(
+        "triangle_area",
+        |x: &[f64]| {
+            let (a, b, c) = flat3(x);
+            triangle_area(a, b, c)
+        },
+        |x: &[f64]| {
+            let (a, b, c) = flat3(x);
+            triangle_area::primal(a, b, c)
+        },
+        |x: &[f64]| {
+            let (a, b, c) = flat3(x);
+            let (value, [ga, gb, gc]) = triangle_area::grad(a, b, c);
+            (value, [ga, gb, gc].concat())
+        },
+        |x: &[f64], t: &[f64]| {
+            let (a, b, c) = flat3(x);
+            let (ta, tb, tc) = flat3(t);
+            triangle_area::jvp(a, b, c, &ta, &tb, &tc)
+        }
+    )
+    .check_with_second_order(&x);
+
+    let rows = |x: &[f64]| -> Vec<[f64; 2]> { x.chunks(2).map(a2).collect() };
+    // a convex-ish pentagon, counter-clockwise
+    let x = vec![0.0, 0.0, 1.1, 0.1, 1.3, 0.9, 0.6, 1.4, -0.2, 0.8];
+    flat!(
+        "shoelace",
+        |x: &[f64]| shoelace(&rows(x)),
+        |x: &[f64]| shoelace::primal(&rows(x)),
+        |x: &[f64]| {
+            let (value, [g]) = shoelace::grad(&rows(x));
+            (value, g.concat())
+        },
+        |x: &[f64], t: &[f64]| shoelace::jvp(&rows(x), &rows(t))
+    )
+    .check_with_second_order(&x);
+
+    let flat2 = |x: &[f64]| (a2(&x[0..2]), a2(&x[2..4]), a2(&x[4..6]));
+    // the projection inside the segment (t in (0, 1)) and past its end (t clamped to 1)
+    for x in [
+        vec![0.4, 0.7, 0.0, 0.0, 1.0, 0.2],
+        vec![1.6, 0.5, 0.0, 0.0, 1.0, 0.2],
+    ] {
+        flat!(
+            "point_segment_distance",
+            |x: &[f64]| {
+                let (p, a, b) = flat2(x);
+                point_segment_distance(p, a, b)
+            },
+            |x: &[f64]| {
+                let (p, a, b) = flat2(x);
+                point_segment_distance::primal(p, a, b)
+            },
+            |x: &[f64]| {
+                let (p, a, b) = flat2(x);
+                let (value, [gp, ga, gb]) = point_segment_distance::grad(p, a, b);
+                (value, [gp, ga, gb].concat())
+            },
+            |x: &[f64], t: &[f64]| {
+                let (p, a, b) = flat2(x);
+                let (tp, ta, tb) = flat2(t);
+                point_segment_distance::jvp(p, a, b, &tp, &ta, &tb)
+            }
+        )
+        .check_with_second_order(&x);
+    }
+}
+
+// ----- statistics and losses -----
+
+#[differentiable]
+fn pearson(x: &[f64], y: &[f64]) -> f64 {
+    let n = x.len() as f64;
+    let mx = x.iter().sum::<f64>() / n;
+    let my = y.iter().sum::<f64>() / n;
+    let mut sxy = 0.0;
+    let mut sxx = 0.0;
+    let mut syy = 0.0;
+    for (a, b) in x.iter().zip(y.iter()) {
+        sxy += (a - mx) * (b - my);
+        sxx += (a - mx) * (a - mx);
+        syy += (b - my) * (b - my);
+    }
+    sxy / (sxx * syy).sqrt()
+}
+
+#[differentiable]
+fn normal_log_likelihood(data: &[f64], mu: f64, log_sigma: f64) -> f64 {
+    let sigma = log_sigma.exp();
+    let mut ll = 0.0;
+    for &d in data {
+        let z = (d - mu) / sigma;
+        ll -= 0.5 * z * z + log_sigma + 0.5 * (2.0 * std::f64::consts::PI).ln();
+    }
+    ll
+}
+
+#[differentiable]
+fn weighted_variance(x: &[f64], w: &[f64]) -> f64 {
+    let total: f64 = w.iter().sum();
+    let mean = x.iter().zip(w).map(|(a, b)| a * b).sum::<f64>() / total;
+    x.iter()
+        .zip(w)
+        .map(|(a, b)| b * (a - mean).powi(2))
+        .sum::<f64>()
+        / total
+}
+
+#[differentiable]
+fn focal_loss(p: &[f64], labels: &[u8], gamma: f64) -> f64 {
+    let mut loss = 0.0;
+    for i in 0..p.len() {
+        let pt = if labels[i] == 1 { p[i] } else { 1.0 - p[i] };
+        loss -= (1.0 - pt).powf(gamma) * pt.ln();
+    }
+    loss / p.len() as f64
+}
+
+#[differentiable]
+fn smooth_l1(pred: &[f64], target: &[f64], beta: f64) -> f64 {
+    pred.iter()
+        .zip(target)
+        .map(|(p, t)| {
+            let d = (p - t).abs();
+            if d < beta {
+                0.5 * d * d / beta
+            } else {
+                d - 0.5 * beta
+            }
+        })
+        .sum()
+}
+
+#[differentiable]
+fn cosine_similarity(a: &[f64], b: &[f64]) -> f64 {
+    let dot: f64 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+    let na = a.iter().map(|x| x * x).sum::<f64>().sqrt();
+    let nb = b.iter().map(|x| x * x).sum::<f64>().sqrt();
+    dot / (na * nb)
+}
+
+/// `f(x: &[f64], y: &[f64])` of two slices of length `n`, checked with second order at the
+/// flat point `[x.., y..]`.
+macro_rules! two_slices {
+    ($f:ident, $n:expr, $x:expr) => {{
+        let n: usize = $n;
+        flat!(
+            stringify!($f),
+            |x: &[f64]| $f(&x[..n], &x[n..]),
+            |x: &[f64]| $f::primal(&x[..n], &x[n..]),
+            |x: &[f64]| {
+                let (value, [gx, gy]) = $f::grad(&x[..n], &x[n..]);
+                (value, [gx, gy].concat())
+            },
+            |x: &[f64], t: &[f64]| $f::jvp(&x[..n], &x[n..], &t[..n], &t[n..])
+        )
+        .check_with_second_order($x)
+    }};
+}
+
+#[test]
+fn statistics_and_losses() {
+    let x = point(14, 3, -1.0, 1.0);
+    two_slices!(pearson, 7, &x);
+    two_slices!(cosine_similarity, 7, &x);
+    let mut xw = point(12, 5, -1.0, 1.0);
+    for w in &mut xw[6..] {
+        *w = 0.5 + w.abs(); // positive weights
+    }
+    two_slices!(weighted_variance, 6, &xw);
+    // |pred - target| on both sides of beta = 0.4, none at the kink
+    let pt = vec![0.1, 0.9, -0.3, 0.5, 0.0, 0.2, 0.6, -0.25, 0.15, 0.3];
+    let (value, (gp, gt, _)) = smooth_l1::grad(&pt[..5], &pt[5..], 0.4);
+    assert_eq!(value, smooth_l1(&pt[..5], &pt[5..], 0.4));
+    let expected = common::central_differences(&|x| smooth_l1(&x[..5], &x[5..], 0.4), &pt);
+    for (k, (g, e)) in [gp, gt].concat().iter().zip(&expected).enumerate() {
+        assert!(
+            common::close(*g, *e, 1e-6),
+            "smooth_l1: d/dx{k} = {g}, differences {e}"
+        );
+    }
+
+    let data = point(9, 7, -2.0, 2.0);
+    let x = vec![0.3, -0.2];
+    flat!(
+        "normal_log_likelihood",
+        |x: &[f64]| normal_log_likelihood(&data, x[0], x[1]),
+        |x: &[f64]| normal_log_likelihood::primal(&data, x[0], x[1]),
+        |x: &[f64]| {
+            let (value, (_, gm, gs)) = normal_log_likelihood::grad(&data, x[0], x[1]);
+            (value, vec![gm, gs])
+        },
+        |x: &[f64], t: &[f64]| {
+            normal_log_likelihood::jvp(&data, x[0], x[1], &[0.0; 9], t[0], t[1])
+        }
+    )
+    .check_with_second_order(&x);
+
+    let labels = [1u8, 0, 1, 1, 0, 0];
+    let x = vec![0.8, 0.3, 0.55, 0.9, 0.1, 0.45, 2.0];
+    flat!(
+        "focal_loss",
+        |x: &[f64]| focal_loss(&x[..6], &labels, x[6]),
+        |x: &[f64]| focal_loss::primal(&x[..6], &labels, x[6]),
+        |x: &[f64]| {
+            let (value, (gp, gg)) = focal_loss::grad(&x[..6], &labels, x[6]);
+            (value, [gp, vec![gg]].concat())
+        },
+        |x: &[f64], t: &[f64]| focal_loss::jvp(&x[..6], &labels, x[6], &t[..6], t[6])
+    )
+    .check_with_second_order(&x);
+}
+
+// ----- finance -----
+
+/// Abramowitz and Stegun 7.1.26 (|error| < 1.5e-7), as a user writes `erf` for lack of
+/// one in std.
+#[differentiable]
+fn erf_approx(x: f64) -> f64 {
+    let sign = x.signum();
+    let x = x.abs();
+    let t = 1.0 / (1.0 + 0.3275911 * x);
+    let y = 1.0
+        - (((((1.061405429 * t - 1.453152027) * t) + 1.421413741) * t - 0.284496736) * t
+            + 0.254829592)
+            * t
+            * (-x * x).exp();
+    sign * y
+}
+
+#[differentiable]
+fn black_scholes_call(s: f64, k: f64, r: f64, sigma: f64, t: f64) -> f64 {
+    let d1 = ((s / k).ln() + (r + 0.5 * sigma * sigma) * t) / (sigma * t.sqrt());
+    let d2 = d1 - sigma * t.sqrt();
+    let n1 = 0.5 * (1.0 + erf_approx(d1 / std::f64::consts::SQRT_2));
+    let n2 = 0.5 * (1.0 + erf_approx(d2 / std::f64::consts::SQRT_2));
+    s * n1 - k * (-r * t).exp() * n2
+}
+
+#[differentiable]
+fn bond_price(face: f64, coupon: f64, rate: f64, periods: usize) -> f64 {
+    let mut price = 0.0;
+    let mut discount = 1.0;
+    for _ in 0..periods {
+        discount /= 1.0 + rate;
+        price += coupon * discount;
+    }
+    price + face * discount
+}
+
+#[test]
+fn finance() {
+    numbers!(black_scholes_call(0, 1, 2, 3, 4))
+        .check_with_second_order(&[105.0, 100.0, 0.03, 0.25, 0.75]);
+    // delta by hand: N(d1), an identity of the exact normal CDF (the terms in φ(d1) and
+    // φ(d2) cancel); through the approximation they cancel to its accuracy only (5e-6
+    // here), so this checks the value of the formula, the differences above its slope
+    let (s, k, r, sigma, t) = (105.0, 100.0, 0.03, 0.25, 0.75);
+    let d1 = ((s / k).ln() + (r + 0.5 * sigma * sigma) * t) / (sigma * f64::sqrt(t));
+    let (_, [delta, ..]) = black_scholes_call::grad(s, k, r, sigma, t);
+    let n_d1 = 0.5 * (1.0 + erf_approx(d1 / std::f64::consts::SQRT_2));
+    assert!(
+        (delta - n_d1).abs() < 2e-5,
+        "delta {delta} against N(d1) {n_d1}"
+    );
+
+    let x = vec![100.0, 4.5, 0.05];
+    flat!(
+        "bond_price",
+        |x: &[f64]| bond_price(x[0], x[1], x[2], 10),
+        |x: &[f64]| bond_price::primal(x[0], x[1], x[2], 10),
+        |x: &[f64]| {
+            let (value, [gf, gc, gr]) = bond_price::grad(x[0], x[1], x[2], 10);
+            (value, vec![gf, gc, gr])
+        },
+        |x: &[f64], t: &[f64]| bond_price::jvp(x[0], x[1], x[2], 10, t[0], t[1], t[2])
+    )
+    .check_with_second_order(&x);
+    // the price's derivative in the face value is the discount factor
+    let (_, [d_face, _, _]) = bond_price::grad(100.0, 4.5, 0.05, 10);
+    assert!((d_face - 1.05_f64.powi(-10)).abs() < 1e-14);
+}
+
+// ----- simulations -----
+
+/// A driven oscillator integrated from rest, state declared as a tuple of constants:
+/// rejected before ("this name is not a `let mut` local of the function").
+#[differentiable]
+fn driven_oscillator(k: f64, drive: f64, steps: usize) -> f64 {
+    let (mut x, mut v) = (0.0, 0.0);
+    let dt = 0.01;
+    for i in 0..steps {
+        let t = i as f64 * dt;
+        v += (drive * t.sin() - k * x) * dt;
+        x += v * dt;
+    }
+    x * x + v * v
+}
+
+#[differentiable]
+fn spring_chain(k: f64, x0: &[f64], steps: usize) -> f64 {
+    let n = x0.len();
+    let mut x = x0.to_vec();
+    let mut v = vec![0.0; n];
+    let dt = 0.01;
+    for _ in 0..steps {
+        for i in 1..n - 1 {
+            let f = k * (x[i - 1] - 2.0 * x[i] + x[i + 1]);
+            v[i] += f * dt;
+        }
+        for i in 0..n {
+            x[i] += v[i] * dt;
+        }
+    }
+    x.iter().map(|xi| xi * xi).sum()
+}
+
+#[test]
+fn a_tuple_of_constants_into_mut_names() {
+    let x = vec![2.0, 0.7];
+    flat!(
+        "driven_oscillator",
+        |x: &[f64]| driven_oscillator(x[0], x[1], 300),
+        |x: &[f64]| driven_oscillator::primal(x[0], x[1], 300),
+        |x: &[f64]| {
+            let (value, [gk, gd]) = driven_oscillator::grad(x[0], x[1], 300);
+            (value, vec![gk, gd])
+        },
+        |x: &[f64], t: &[f64]| driven_oscillator::jvp(x[0], x[1], 300, t[0], t[1])
+    )
+    .check_with_second_order(&x);
+}
+
+#[test]
+fn simulations() {
+    let x = [vec![3.0], point(6, 11, -1.0, 1.0)].concat();
+    flat!(
+        "spring_chain",
+        |x: &[f64]| spring_chain(x[0], &x[1..], 50),
+        |x: &[f64]| spring_chain::primal(x[0], &x[1..], 50),
+        |x: &[f64]| {
+            let (value, (gk, gx)) = spring_chain::grad(x[0], &x[1..], 50);
+            (value, [vec![gk], gx].concat())
+        },
+        |x: &[f64], t: &[f64]| spring_chain::jvp(x[0], &x[1..], 50, t[0], &t[1..])
+    )
+    .check_with_second_order(&x);
+}
+
+// ----- generic code -----
+
+#[differentiable]
+fn logistic<T: Float>(x: T) -> T {
+    T::one() / (T::one() + (-x).exp())
+}
+
+#[differentiable]
+fn generic_mse<T: Float>(pred: &[T], target: &[T]) -> T {
+    let mut acc = T::zero();
+    for i in 0..pred.len() {
+        let d = pred[i] - target[i];
+        acc = acc + d * d;
+    }
+    acc / T::from(pred.len()).unwrap()
+}
+
+#[differentiable]
+fn generic_caller(x: f64, y: f64) -> f64 {
+    logistic(x * y) + logistic(x)
+}
+
+#[test]
+fn generic_code() {
+    numbers!(generic_caller(0, 1)).check_with_second_order(&[0.4, -1.3]);
+    let x = point(8, 13, -1.0, 1.0);
+    two_slices!(generic_mse, 4, &x);
+    // f32 through the same function
+    let (value, [gp, gt]) = generic_mse::grad(&[1.0_f32, 2.0], &[0.5, 2.5]);
+    assert_eq!(value, 0.25);
+    assert_eq!((gp, gt), (vec![0.5, -0.5], vec![-0.5, 0.5]));
+}
+
+// ----- a model as a struct -----
+
+/// Weights as field arrays, read by iterator chains in methods: rejected before ("`sum`
+/// is not a differentiable method").
+struct Linear {
+    w: [f64; 3],
+    b: f64,
+}
+
+impl Linear {
+    #[differentiable]
+    fn predict(&self, x: [f64; 3]) -> f64 {
+        self.w.iter().zip(x.iter()).map(|(w, x)| w * x).sum::<f64>() + self.b
+    }
+}
+
+struct Mlp {
+    hidden: [Linear; 2],
+    scale: Vec<f64>,
+}
+
+impl Mlp {
+    #[differentiable]
+    fn forward(&self, x: [f64; 3]) -> f64 {
+        let h0 = self.hidden[0].predict(x).tanh();
+        let h1 = self.hidden[1].predict(x).tanh();
+        let hidden = [h0, h1];
+        let mut out = 0.0;
+        // a field as a `for` loop's source, zipped with a local array
+        for (s, h) in self.scale.iter().zip(hidden.iter()) {
+            out += s * h;
+        }
+        out
+    }
+}
+
+#[differentiable]
+fn linear_loss(model: &Linear, x: [f64; 3], y: f64) -> f64 {
+    let p = model.predict(x);
+    (p - y) * (p - y)
+}
+
+/// A field of a struct parameter as a source, zipped with a slice.
+#[differentiable]
+fn weighted_sum(model: &Linear, x: &[f64]) -> f64 {
+    x.iter().zip(&model.w).map(|(x, w)| w * x.sin()).sum()
+}
+
+#[test]
+fn struct_fields_as_iterator_sources() {
+    let model = Linear {
+        w: [0.5, -1.2, 0.8],
+        b: 0.1,
+    };
+    let x = vec![0.3, -0.7, 1.1, 0.4];
+    flat!(
+        "linear_loss",
+        |x: &[f64]| linear_loss(&model, a3(x), x[3]),
+        |x: &[f64]| linear_loss::primal(&model, a3(x), x[3]),
+        |x: &[f64]| {
+            let (value, (gx, gy)) = linear_loss::grad(&model, a3(x), x[3]);
+            (value, [gx.to_vec(), vec![gy]].concat())
+        },
+        |x: &[f64], t: &[f64]| linear_loss::jvp(&model, a3(x), x[3], &t[..3], t[3])
+    )
+    .check_with_second_order(&x);
+    // by hand: d/dx (w·x + b - y)² = 2 (p - y) w
+    let p = 0.5 * 0.3 - 1.2 * -0.7 + 0.8 * 1.1 + 0.1;
+    let (_, (gx, _)) = linear_loss::grad(&model, a3(&x), 0.4);
+    for (g, w) in gx.iter().zip(model.w) {
+        assert!((g - 2.0 * (p - 0.4) * w).abs() < 1e-14);
+    }
+
+    let x = vec![0.3, -0.7, 1.1];
+    flat!(
+        "weighted_sum",
+        |x: &[f64]| weighted_sum(&model, x),
+        |x: &[f64]| weighted_sum::primal(&model, x),
+        |x: &[f64]| {
+            let (value, [g]) = weighted_sum::grad(&model, x);
+            (value, g)
+        },
+        |x: &[f64], t: &[f64]| weighted_sum::jvp(&model, x, t)
+    )
+    .check_with_second_order(&x);
+
+    let mlp = Mlp {
+        hidden: [
+            Linear {
+                w: [0.5, -1.2, 0.8],
+                b: 0.1,
+            },
+            Linear {
+                w: [-0.3, 0.4, 0.9],
+                b: -0.2,
+            },
+        ],
+        scale: vec![1.5, -0.5],
+    };
+    let x = vec![0.3, -0.7, 1.1];
+    flat!(
+        "Mlp::forward",
+        |x: &[f64]| mlp.forward(a3(x)),
+        |x: &[f64]| mlp.forward(a3(x)),
+        |x: &[f64]| {
+            let (value, [g]) = mlp.forward_grad(a3(x));
+            (value, g.to_vec())
+        },
+        |x: &[f64], t: &[f64]| mlp.forward_jvp(a3(x), t)
+    )
+    .check_with_second_order(&x);
+}
