@@ -487,10 +487,9 @@ impl Mlp {
     fn forward(&self, x: [f64; 3]) -> f64 {
         let h0 = self.hidden[0].predict(x).tanh();
         let h1 = self.hidden[1].predict(x).tanh();
-        let hidden = [h0, h1];
         let mut out = 0.0;
-        // a field as a `for` loop's source, zipped with a local array
-        for (s, h) in self.scale.iter().zip(hidden.iter()) {
+        // a field as a `for` loop's source, zipped with an array literal
+        for (s, h) in self.scale.iter().zip([h0, h1].iter()) {
             out += s * h;
         }
         out
@@ -503,10 +502,16 @@ fn linear_loss(model: &Linear, x: [f64; 3], y: f64) -> f64 {
     (p - y) * (p - y)
 }
 
-/// A field of a struct parameter as a source, zipped with a slice.
+/// A field of a struct parameter as a source, zipped with a slice, and an array literal
+/// of differentiable values as one.
 #[differentiable]
 fn weighted_sum(model: &Linear, x: &[f64]) -> f64 {
-    x.iter().zip(&model.w).map(|(x, w)| w * x.sin()).sum()
+    let ends = [x[0], x[x.len() - 1]].iter().map(|e| e * e).sum::<f64>();
+    x.iter()
+        .zip(&model.w)
+        .map(|(x, w)| w * x.sin())
+        .sum::<f64>()
+        + ends
 }
 
 #[test]

@@ -484,9 +484,10 @@ struct Rewriter<'c> {
     /// The windows and chunks of the loops being rewritten: a name standing for
     /// `array[offset..offset + len]`.
     views: Vec<View>,
-    /// Fields taken as sources by the form being rewritten (`self.w.iter()`,
-    /// `zip(&model.bias)`): each a fresh name, bound by reference (`let name = &self.w;`)
-    /// in a block around the rewritten form, which reads `name[k]` and `name.len()`.
+    /// Sources the form being rewritten takes that are no names: fields (`self.w.iter()`,
+    /// `zip(&model.bias)`) and array literals (`[h0, h1].iter()`), each a fresh name bound
+    /// (`let name = &self.w;`, `let name = [h0, h1];`) in a block around the rewritten
+    /// form, which reads `name[k]` and `name.len()`.
     fields: Vec<(Ident, Expr)>,
 }
 
@@ -516,6 +517,13 @@ impl Rewriter<'_> {
         if let Expr::Field(field) = expr {
             return self.field_source(field);
         }
+        if let Expr::Array(_) = expr {
+            // a local array like any other once bound (its elements evaluated where the
+            // iterator would evaluate them: as the rewritten form starts)
+            let name = self.fresh("elements");
+            self.fields.push((name.clone(), expr.clone()));
+            return Some(name);
+        }
         let ident = single_ident(expr)?;
         (self.arrays.contains(&ident.to_string())
             || self.view(ident).is_some()
@@ -538,12 +546,12 @@ impl Rewriter<'_> {
             return None;
         }
         let name = self.fresh("field");
-        self.fields.push((name.clone(), Expr::Field(field.clone())));
+        self.fields.push((name.clone(), syn::parse_quote!(&#field)));
         Some(name)
     }
 
-    /// `rewrite`'s result, in a block binding the fields it took as sources (if any); the
-    /// fields a failed attempt took are forgotten.
+    /// `rewrite`'s result, in a block binding the fields and literals it took as sources
+    /// (if any); those a failed attempt took are forgotten.
     fn with_fields(&mut self, rewrite: impl FnOnce(&mut Self) -> Option<Expr>) -> Option<Expr> {
         let taken = self.fields.len();
         let rewritten = rewrite(self);
@@ -552,9 +560,9 @@ impl Rewriter<'_> {
         if fields.is_empty() {
             return Some(rewritten);
         }
-        let (names, places): (Vec<Ident>, Vec<Expr>) = fields.into_iter().unzip();
+        let (names, values): (Vec<Ident>, Vec<Expr>) = fields.into_iter().unzip();
         Some(syn::parse_quote!({
-            #(let #names = &#places;)*
+            #(let #names = #values;)*
             #rewritten
         }))
     }
