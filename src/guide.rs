@@ -109,6 +109,16 @@
 //!   `expect`, `is_some`, `is_none`, `map_or`: the local becomes a flag and a value
 //!   (`best_is_some`, `best_value`), read only where the flag is set. An option passed
 //!   on, copied or returned whole is rejected;
+//! - in scalar mode, a local struct read and written field by field, as an integrator
+//!   keeps its state (`let mut s = State { x: x0, v: 0.0 };`, `s.v -= dt * k * s.x;`,
+//!   `s.x += dt * s.v;`, `s = State { x: .., v: .. };` with every field): it is split
+//!   into one local per field before lowering, each with its own shadow. A struct passed
+//!   whole, returned, or with a method called on it is rejected (keep the fields as
+//!   locals, or pass them as separate parameters);
+//! - a condition (of an `if` or a `while`) runs as written, a constant: it may read
+//!   differentiable values and call searches (`while x.iter().any(|&v| v * s > t)`), but
+//!   an assignment of a differentiable value inside it is rejected (make it a statement
+//!   before the condition);
 //! - calls of other annotated functions (through their `vjp`, or `jvp` in forward mode; a
 //!   tuple result may be destructured), of the function itself and of functions that call
 //!   it back (recursion, mutual recursion: a scalar-mode function whose call of another
@@ -227,6 +237,16 @@
 //! `x.iter().skip(1).take(n)`, `x.iter().step_by(2)`, and `skip`/`take`/`step_by` after
 //! a `step_by`, counting strided items: `x.iter().step_by(2).skip(1).take(n)`), which are
 //! lowered to indexed loops.
+//! The searches `position`, `find`, `any` and `all` over such a chain (`a.iter()`, then
+//! `copied`, `rev`, `skip`, `take`, `step_by`), with a closure of one name, are the loop
+//! with a `break` they stand for, run just before the statement that evaluates them first
+//! (a `let`'s value, an `if`'s condition, an `if let`'s or a `match`'s scrutinee, or the
+//! receiver of a method there): `let i = x.iter().position(|&v| v > t).unwrap_or(n);` gives
+//! a constant index, `any`/`all` constant flags, and `if let Some(&v) =
+//! x.iter().find(|&&v| v > t) { .. }` the element, whose cotangent goes back to the
+//! element found. The closure's statements (`|&v| { s += v; v > t }`) run in the loop,
+//! differentiated. `find` over `a.iter()` is read as a number (`.copied()`, `Some(&v)`,
+//! `Some(v)` with `*v`); `a.iter().copied().find(..)` also gives an `Option<F>` local.
 //! The adjoint keeps a shadow buffer beside each array, as Enzyme does. Gradients come back in the parameter's shape,
 //! and `f::grad_into` adds them into buffers the caller owns, allocating nothing per call:
 //!
@@ -287,7 +307,8 @@
 //! array, and its pullback takes the array's shadow (or the same part of it) in place, as
 //! `grad_into` takes its buffer. A part's bounds are evaluated once, before the call, and
 //! kept for the adjoint. A writing method of a constant receiver is called the same way
-//! (`layer.apply(&x, &mut h);`, through its `apply_vjp`). `std::mem::swap(&mut state, &mut next);` of two float arrays swaps their
+//! (`layer.apply(&x, &mut h);`, through its `apply_vjp`; `let (a, b) = layer.stats(&x,
+//! &mut h);` and `(a, _) = ..` of a tuple result too). `std::mem::swap(&mut state, &mut next);` of two float arrays swaps their
 //! shadows too. So an integrator calls its step function in a loop:
 //!
 //! ```
@@ -842,7 +863,11 @@
 //!   result is kept whole rather than destructured, a differentiable array handed `&mut`
 //!   to the standard library (`std::mem::take(&mut next)`: copy the elements) other than
 //!   by `std::mem::swap` of two arrays, `&mut [F]` in a tensor function;
-//! - `?`, an `if` producing a value without an `else`;
+//! - `?`, an `if` producing a value without an `else`, an assignment of a differentiable
+//!   value inside a condition;
+//! - a search (`position`, `find`, `any`, `all`) that is not rewritten (over a `map` or a
+//!   `zip`, not the first thing its statement evaluates, an `Option<&F>` from `find`
+//!   passed on whole);
 //! - a `&mut self` method: its mutation of `self` has no adjoint.
 //!
 //! ```compile_fail
@@ -885,8 +910,8 @@
 //! Second order in scalar mode is numerical only: no derivative code runs over the
 //! generated code on numbers, so a Hessian of a slice function is taken by differences of
 //! `f::grad` or `f::jvp` (exact second order is tensor mode's, through tapes).
-//! Also rejected today: a local struct as a state (`let mut s = State { x, v };
-//! s.v += ..`: keep the fields as locals, `let (mut x, mut v) = (x0, v0);`; the macro
-//! says so on the struct literal, `tests/ui/differentiable/local-struct-state.rs`) and
-//! the searches `find`/`position` over a differentiable array (loop over the indices,
-//! with a `break`).
+//! Also rejected today: a local struct used whole (`s = step(s, dt);`: the macro says so
+//! on the struct literal, `tests/ui/differentiable/local-struct-state.rs`; field by field
+//! it is differentiated), and searches over chains with a `map`, `zip` or `enumerate`, or
+//! in a place their statement does not evaluate first (`tests/ui/differentiable/
+//! search-left-as-written.rs`: loop over the indices, with a `break`).

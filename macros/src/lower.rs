@@ -806,6 +806,19 @@ impl<'a> Lowerer<'a> {
                 });
                 Some(Tree::Node(parts.into()))
             }
+            // `let (a, b) = layer.apply(&x, &mut out);`: a writing method's tuple, as a
+            // writing function's (`call_parts`)
+            Expr::MethodCall(call)
+                if !has_rest
+                    && self.mode == Mode::Scalar
+                    && tuple_pat.elems.iter().all(is_leaf_pattern)
+                    && self.method_writes_arrays(call) =>
+            {
+                let arity = tuple_pat.elems.len();
+                Some(Tree::Node(
+                    self.writing_call_parts(Writer::Method(call), arity),
+                ))
+            }
             _ => {
                 validate::destructured(self.cx, pat);
                 None
@@ -831,7 +844,9 @@ impl<'a> Lowerer<'a> {
                     Tree::Leaf(self.emit_temp(Op::Trace { expr, inputs }))
                 })
                 .collect(),
-            Mode::Scalar if self.writes_arrays(call) => self.writing_call_parts(call, arity),
+            Mode::Scalar if self.writes_arrays(call) => {
+                self.writing_call_parts(Writer::Function(call), arity)
+            }
             Mode::Scalar => {
                 let callee = self.callee(&func.path);
                 let args = self.lower_call_args(&call.args);
@@ -868,15 +883,16 @@ impl<'a> Lowerer<'a> {
     }
 
     /// The parts of a call writing `&mut` arrays whose tuple result is destructured
-    /// (`let (a, b) = f(&x, &mut out);`): one [`Stmt::CallWrites`] with a temporary per
-    /// part. When nothing it reads or writes is active (or the round is lowered again),
-    /// the call as written, once, into a temporary whose fields are the parts.
-    fn writing_call_parts(&mut self, call: &syn::ExprCall, arity: usize) -> Vec<Tree> {
-        let pushed = self.writing_call(Writer::Function(call), Wanted::Parts(arity));
+    /// (`let (a, b) = f(&x, &mut out);`, or a method's, `layer.apply(&x, &mut out)`): one
+    /// [`Stmt::CallWrites`] with a temporary per part. When nothing it reads or writes is
+    /// active (or the round is lowered again), the call as written, once, into a temporary
+    /// whose fields are the parts.
+    fn writing_call_parts(&mut self, call: Writer, arity: usize) -> Vec<Tree> {
+        let whole = call.expr();
+        let pushed = self.writing_call(call, Wanted::Parts(arity));
         if let Some(CallResult::Parts(parts)) = self.pushed_call_result(pushed) {
             return self.part_leaves(parts);
         }
-        let whole = Expr::Call(call.clone());
         let name = mixed(&format!("t{}", self.next_temp));
         self.next_temp += 1;
         if !pushed {
@@ -980,6 +996,19 @@ impl<'a> Lowerer<'a> {
             }
             Expr::Call(call) if matches!(&*call.func, Expr::Path(_)) && !is_stop_gradient(call) => {
                 let parts = self.call_parts(call, targets.elems.len());
+                parts
+                    .into_iter()
+                    .map(|part| match part {
+                        Tree::Leaf(operand) => operand,
+                        Tree::Node(_) => unreachable!("a call's parts are leaves"),
+                    })
+                    .collect()
+            }
+            // `(a, _) = layer.apply(&x, &mut out);`, as in `evaluate`
+            Expr::MethodCall(call)
+                if self.mode == Mode::Scalar && self.method_writes_arrays(call) =>
+            {
+                let parts = self.writing_call_parts(Writer::Method(call), targets.elems.len());
                 parts
                     .into_iter()
                     .map(|part| match part {
@@ -1549,6 +1578,7 @@ impl<'a> Lowerer<'a> {
                 validate::let_chain(self.cx, &expr_if.cond);
             }
             Expr::If(expr_if) => {
+                self.check_condition(&expr_if.cond);
                 let then_branch = self.lower_branch(&expr_if.then_branch.stmts, tail);
                 let else_branch = match &expr_if.else_branch {
                     Some((_, else_expr)) => match &**else_expr {
@@ -1644,6 +1674,7 @@ impl<'a> Lowerer<'a> {
                 validate::let_chain(self.cx, &while_loop.cond);
             }
             Expr::While(while_loop) => {
+                self.check_condition(&while_loop.cond);
                 let head = LoopHead::While {
                     cond: (*while_loop.cond).clone(),
                 };
@@ -3167,6 +3198,12 @@ impl<'a> Lowerer<'a> {
     /// Checks code that is emitted as written (see [`validate::as_written`]).
     fn check_inactive(&self, expr: &Expr) {
         validate::as_written(self.cx, expr, &|e| self.mentions_active(e));
+    }
+
+    /// A condition runs as written (a constant): it may not write a differentiable
+    /// value, which the adjoint would never see.
+    fn check_condition(&self, cond: &Expr) {
+        validate::condition_writes(self.cx, cond, &|e| self.mentions_active(e));
     }
 
     fn check_inactive_local(&self, local: &syn::Local) {
