@@ -174,6 +174,33 @@
 //! assert!((dx0 - fd_x0).abs() < 1e-7 && (dk - fd_k).abs() < 1e-7);
 //! ```
 //!
+//! The same state kept in a local struct, updated field by field, is split into one local
+//! per field (`s_x`, `s_v` in the generated code, each with its own shadow):
+//!
+//! ```
+//! use gradtape::differentiable;
+//!
+//! struct State {
+//!     x: f64,
+//!     v: f64,
+//! }
+//!
+//! #[differentiable]
+//! fn spring(x0: f64, k: f64) -> f64 {
+//!     let mut s = State { x: x0, v: 0.0 };
+//!     for _ in 0..100 {
+//!         s.v -= 0.01 * k * s.x;
+//!         s.x += 0.01 * s.v;
+//!     }
+//!     s.x
+//! }
+//!
+//! // the result is linear in x0: d/dx0 = spring(1, k)
+//! let (value, [dx0, _dk]) = spring::grad(2.0, 3.0);
+//! assert!((value - 2.0 * spring(1.0, 3.0)).abs() < 1e-12);
+//! assert!((dx0 - spring(1.0, 3.0)).abs() < 1e-12);
+//! ```
+//!
 //! Tuples flow between annotated functions:
 //!
 //! ```
@@ -247,6 +274,32 @@
 //! element found. The closure's statements (`|&v| { s += v; v > t }`) run in the loop,
 //! differentiated. `find` over `a.iter()` is read as a number (`.copied()`, `Some(&v)`,
 //! `Some(v)` with `*v`); `a.iter().copied().find(..)` also gives an `Option<F>` local.
+//!
+//! ```
+//! use gradtape::differentiable;
+//!
+//! /// The first element above `t`, squared (or `t` if none), and the energy of the tail
+//! /// from the first element below `-t`.
+//! #[differentiable]
+//! fn first_above(x: &[f64], t: f64) -> f64 {
+//!     let i = x.iter().position(|&v| v < -t).unwrap_or(x.len());
+//!     let mut tail = 0.0;
+//!     for j in i..x.len() {
+//!         tail += x[j] * x[j];
+//!     }
+//!     if let Some(&v) = x.iter().find(|&&v| v > t) {
+//!         v * v + tail
+//!     } else {
+//!         t + tail
+//!     }
+//! }
+//!
+//! // x[1] = 0.9 is found, x[2] = -0.8 starts the tail: the cotangent goes to them alone
+//! let (value, (dx, dt)) = first_above::grad(&[0.1, 0.9, -0.8, 0.3], 0.5);
+//! assert!((value - (0.81 + 0.64 + 0.09)).abs() < 1e-12);
+//! assert_eq!(dx, vec![0.0, 1.8, -1.6, 0.6]);
+//! assert_eq!(dt, 0.0);
+//! ```
 //! The adjoint keeps a shadow buffer beside each array, as Enzyme does. Gradients come back in the parameter's shape,
 //! and `f::grad_into` adds them into buffers the caller owns, allocating nothing per call:
 //!

@@ -1321,10 +1321,10 @@ fn counted_steps(x: f64, v: f64, k: f64) -> f64 {
 /// The faces of a function of two or three floats, first and second order.
 fn check_state(
     name: &str,
-    f: &dyn Fn(&[f64]) -> f64,
-    primal: &dyn Fn(&[f64]) -> f64,
-    grad: &dyn Fn(&[f64]) -> (f64, Vec<f64>),
-    jvp: &dyn Fn(&[f64], &[f64]) -> (f64, f64),
+    f: common::faces::Value,
+    primal: common::faces::Value,
+    grad: common::faces::Gradient,
+    jvp: common::faces::Tangent,
     x: &[f64],
 ) {
     common::faces::Case {

@@ -8,6 +8,9 @@
 //! second order as scalar mode has it (`common::faces::Case`), at points away from the
 //! thresholds (where the search's answer, and so the function, jumps).
 
+// The functions are written as users write them, index loops included.
+#![allow(clippy::needless_range_loop)]
+
 #[macro_use]
 mod common;
 
@@ -91,6 +94,23 @@ fn first_large_square(x: &[f64], t: f64) -> f64 {
     v * t
 }
 
+/// Searches over parts: `skip` (positions counted from the part's start, as the iterator
+/// counts them) and `step_by` (every other element), and `find` in generic code.
+#[differentiable]
+fn searches_over_parts(x: &[f64], t: f64) -> f64 {
+    let i = x.iter().skip(1).position(|&v| v > t).map_or(0, |k| k + 1);
+    let every_other = x.iter().step_by(2).copied().find(|&v| v < t).unwrap_or(t);
+    x[i] * every_other + generic_first_above(x, t)
+}
+
+#[differentiable]
+fn generic_first_above<T: num_traits::Float>(x: &[T], t: T) -> T {
+    match x.iter().find(|&&v| v > t) {
+        Some(&v) => v * v,
+        None => t,
+    }
+}
+
 // ----- `any` and `all` -----
 
 /// `any` in an `if` condition (run as written there: a condition is a constant), `all` as
@@ -145,6 +165,23 @@ fn find_sends_the_cotangent_to_the_element_found() {
         slice_and_float!(@second_order first_large_square, f_at);
     }
     slice_and_float!(@second_order first_large_square, vec![0.1, 0.9, 0.7, -0.3, 0.05]);
+}
+
+#[test]
+fn searches_over_parts_and_generic_code() {
+    for x in [
+        vec![0.9, 0.1, 0.7, -0.3, 0.2, 0.5],
+        vec![0.1, 0.2, 0.7, 0.6, 0.2, 0.5],
+        vec![0.9, 0.1, 0.2, -0.3, 0.2, 1.5],
+    ] {
+        slice_and_float!(@second_order searches_over_parts, x);
+    }
+    // f32: the element found is a `T`
+    let (value, (dx, dt)) = generic_first_above::grad(&[0.1f32, 0.9, 0.7], 0.5);
+    assert_eq!(
+        (value, dx, dt),
+        (0.9f32 * 0.9, vec![0.0, 2.0 * 0.9, 0.0], 0.0)
+    );
 }
 
 #[test]
