@@ -115,7 +115,7 @@
 //!   into one local per field before lowering, each with its own shadow. A struct passed
 //!   whole, returned, or with a method called on it is rejected (keep the fields as
 //!   locals, or pass them as separate parameters);
-//! - a condition (of an `if` or a `while`) runs as written, a constant: it may read
+//! - a condition (of an `if` or a `while`, a match guard) runs as written, a constant: it may read
 //!   differentiable values and call searches (`while x.iter().any(|&v| v * s > t)`), but
 //!   an assignment of a differentiable value inside it is rejected (make it a statement
 //!   before the condition);

@@ -1719,6 +1719,8 @@ impl<'a> Lowerer<'a> {
             // syn 3 keeps a match guard inside the arm's pattern.
             let (pat, guard) = match &arm.pat {
                 syn::Pat::Guard(guarded) => {
+                    // a guard runs as written, as a condition does
+                    self.check_condition(&guarded.guard);
                     ((*guarded.pat).clone(), Some((*guarded.guard).clone()))
                 }
                 pat => (pat.clone(), None),

@@ -30,4 +30,20 @@ fn update_in_an_if_condition(x: f64, t: f64) -> f64 {
     }
 }
 
+// A match guard runs as written too.
+#[differentiable]
+fn update_in_a_guard(x: f64, k: i32) -> f64 {
+    let mut s = x;
+    match k {
+        n if {
+            s *= x;
+            n > 0
+        } =>
+        {
+            s + 1.0
+        }
+        _ => s,
+    }
+}
+
 fn main() {}
