@@ -264,7 +264,7 @@
 //! `x.iter().skip(1).take(n)`, `x.iter().step_by(2)`, and `skip`/`take`/`step_by` after
 //! a `step_by`, counting strided items: `x.iter().step_by(2).skip(1).take(n)`), which are
 //! lowered to indexed loops.
-//! The searches `position`, `find`, `any` and `all` over such a chain (`a.iter()`, then
+//! The searches `position` (and `rposition`), `find`, `any` and `all` over such a chain (`a.iter()`, then
 //! `copied`, `rev`, `skip`, `take`, `step_by`), with a closure of one name, are the loop
 //! with a `break` they stand for, run just before the statement that evaluates them first
 //! (a `let`'s value, an `if`'s condition, an `if let`'s or a `match`'s scrutinee, or the
@@ -273,7 +273,9 @@
 //! x.iter().find(|&&v| v > t) { .. }` the element, whose cotangent goes back to the
 //! element found. The closure's statements (`|&v| { s += v; v > t }`) run in the loop,
 //! differentiated. `find` over `a.iter()` is read as a number (`.copied()`, `Some(&v)`,
-//! `Some(v)` with `*v`); `a.iter().copied().find(..)` also gives an `Option<F>` local.
+//! `Some(v)` with `*v`, or `.is_some()`); `a.iter().copied().find(..)` also gives an
+//! `Option<F>` local. In an `if`'s or a `while`'s condition a search runs as written, as
+//! the whole condition does.
 //!
 //! ```
 //! use gradtape::differentiable;

@@ -94,6 +94,16 @@ fn first_large_square(x: &[f64], t: f64) -> f64 {
     v * t
 }
 
+/// `rposition`: the last element above `t`, its position counted from the front.
+#[differentiable]
+fn last_above_squared(x: &[f64], t: f64) -> f64 {
+    let j = x.iter().rposition(|&v| v > t);
+    match j {
+        Some(j) => x[j] * x[j] * (j + 1) as f64,
+        None => t,
+    }
+}
+
 /// Searches over parts: `skip` (positions counted from the part's start, as the iterator
 /// counts them) and `step_by` (every other element), and `find` in generic code.
 #[differentiable]
@@ -175,6 +185,16 @@ fn searches_over_parts_and_generic_code() {
         vec![0.9, 0.1, 0.2, -0.3, 0.2, 1.5],
     ] {
         slice_and_float!(@second_order searches_over_parts, x);
+    }
+    // x[2] = 0.7 is the last above 0.5: 3 x2²
+    let (value, (dx, _)) = last_above_squared::grad(&[0.1, 0.9, 0.7, -0.3], 0.5);
+    assert!((value - 3.0 * 0.49).abs() < 1e-12);
+    assert_eq!(dx, vec![0.0, 0.0, 6.0 * 0.7, 0.0]);
+    for x in [
+        vec![0.1, 0.9, 0.7, -0.3, 0.5],
+        vec![0.1, 0.2, 0.3, -0.3, 0.5],
+    ] {
+        slice_and_float!(@second_order last_above_squared, x);
     }
     // f32: the element found is a `T`
     let (value, (dx, dt)) = generic_first_above::grad(&[0.1f32, 0.9, 0.7], 0.5);

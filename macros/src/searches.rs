@@ -1,7 +1,7 @@
-//! The searches over float arrays (scalar mode), `position`, `find`, `any` and `all`,
-//! rewritten before the `Option`s are (`options`) into the loop with a `break` they are,
-//! which the iterator desugaring (`iterators`) then turns into an indexed loop like any
-//! other. It takes the body's statements and gives them rewritten.
+//! The searches over float arrays (scalar mode), `position` (and `rposition`), `find`,
+//! `any` and `all`, rewritten before the `Option`s are (`options`) into the loop with a
+//! `break` they are, which the iterator desugaring (`iterators`) then turns into an
+//! indexed loop like any other. It takes the body's statements and gives them rewritten.
 //!
 //! A search is `chain.position(|p| e)` (also `find`, `any`, `all`) whose `chain` is
 //! `a.iter()` of a flat float array `a` (a parameter or a local the iterator desugaring
@@ -75,6 +75,8 @@ struct Searches<'a> {
 #[derive(Clone, Copy, PartialEq)]
 enum Kind {
     Position,
+    /// `rposition`: the last match's position, counted from the front.
+    RPosition,
     Find,
     Any,
     All,
@@ -180,6 +182,14 @@ impl Searches<'_> {
                     quote::quote!(#at = #pos;),
                 )
             }
+            // from the back, each item's position still counted from the front
+            Kind::RPosition => {
+                before.push(syn::parse_quote!(let mut #at: usize = 0;));
+                (
+                    quote::quote!(for (#pos, #element_pat) in #chain.enumerate().rev()),
+                    quote::quote!(#at = #pos;),
+                )
+            }
             Kind::Find => {
                 // not `0.0`: the elements may be of a generic float type
                 let generated = crate::generate::paths::generated();
@@ -206,7 +216,9 @@ impl Searches<'_> {
         }));
         // the result, a local (a name is an operand in every place the search was)
         let result: Expr = match kind {
-            Kind::Position => syn::parse_quote!(if #hit { Some(#at) } else { None }),
+            Kind::Position | Kind::RPosition => {
+                syn::parse_quote!(if #hit { Some(#at) } else { None })
+            }
             Kind::Any => syn::parse_quote!(#hit),
             Kind::All => syn::parse_quote!(!#hit),
             // spanned on `find`: an option `options` cannot rewrite (passed on whole) is
@@ -282,6 +294,7 @@ impl Searches<'_> {
         };
         let kind = match call.method.to_string().as_str() {
             "position" => Kind::Position,
+            "rposition" => Kind::RPosition,
             "find" => Kind::Find,
             "any" => Kind::Any,
             "all" => Kind::All,
@@ -499,6 +512,14 @@ impl VisitMut for Uses<'_> {
             {
                 let option = self.option;
                 *expr = syn::parse_quote!(#option);
+                return;
+            }
+            // the same on an `Option<F>` as on an `Option<&F>`
+            Expr::MethodCall(call)
+                if self.is_option(&call.receiver)
+                    && call.args.is_empty()
+                    && matches!(call.method.to_string().as_str(), "is_some" | "is_none") =>
+            {
                 return;
             }
             Expr::If(expr_if) => {

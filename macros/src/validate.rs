@@ -596,7 +596,7 @@ pub fn rows_copied_whole(cx: &Ctxt, method: &syn::Ident) {
 pub fn unknown_method(cx: &Ctxt, method: &syn::Ident, mode: Mode) {
     let search = matches!(
         method.to_string().as_str(),
-        "position" | "find" | "any" | "all"
+        "position" | "rposition" | "find" | "any" | "all"
     );
     let hint = if mode == Mode::Scalar && search {
         // a search over a float array left as written by `searches`
