@@ -17,7 +17,11 @@
 //! local as written, and lowering rejects a differentiable value in it with its own
 //! message, as before. The split is the same program for a struct without a `Drop` of
 //! its own: each field is a value, read and written where the original reads and writes
-//! it.
+//! it. One difference remains, of types: a field's local takes its type from its value
+//! and its uses, as any `let`, not from the struct's declaration, so a field set by an
+//! unsuffixed literal (`v: 0.0`, `steps: 0`) that meets no typed value afterwards (only
+//! literals, then an `as` cast) would be an `f64` (`i32`) where the field was an `f32`
+//! (`usize`). An integrator's fields meet each other and the parameters, which fixes them.
 
 use syn::visit::Visit;
 use syn::visit_mut::{self, VisitMut};
