@@ -120,7 +120,7 @@
 //!   an assignment of a differentiable value inside it is rejected (make it a statement
 //!   before the condition);
 //! - calls of other annotated functions (through their `vjp`, or `jvp` in forward mode; a
-//!   tuple result may be destructured), of the function itself and of functions that call
+//!   tuple result may be destructured, a method's too: `let (f, e) = self.stats(x);`), of the function itself and of functions that call
 //!   it back (recursion, mutual recursion: a scalar-mode function whose call of another
 //!   function is conditional, in a branch or a loop, returns its pullback boxed, one
 //!   allocation per call, since a cycle of pullbacks has no finite `impl Fn` type), of any function built from the runtime's ops (in tensor mode: replayed on

@@ -806,18 +806,14 @@ impl<'a> Lowerer<'a> {
                 });
                 Some(Tree::Node(parts.into()))
             }
-            // `let (a, b) = layer.apply(&x, &mut out);`: a writing method's tuple, as a
-            // writing function's (`call_parts`)
+            // `let (a, b) = layer.apply(&x, &mut out);` or `layer.stats(x)`: a method's
+            // tuple, as a function's (`call_parts`)
             Expr::MethodCall(call)
                 if !has_rest
-                    && self.mode == Mode::Scalar
                     && tuple_pat.elems.iter().all(is_leaf_pattern)
-                    && self.method_writes_arrays(call) =>
+                    && self.is_method_with_parts(call) =>
             {
-                let arity = tuple_pat.elems.len();
-                Some(Tree::Node(
-                    self.writing_call_parts(Writer::Method(call), arity),
-                ))
+                Some(Tree::Node(self.method_parts(call, tuple_pat.elems.len())))
             }
             _ => {
                 validate::destructured(self.cx, pat);
@@ -866,6 +862,37 @@ impl<'a> Lowerer<'a> {
                 self.part_leaves(&parts)
             }
         }
+    }
+
+    /// Whether a destructured method call is another annotated method's (scalar mode): a
+    /// constant receiver, and arrays it writes or differentiable arguments, as
+    /// `build_method` takes a method's call.
+    fn is_method_with_parts(&self, call: &syn::ExprMethodCall) -> bool {
+        self.mode == Mode::Scalar
+            && (self.method_writes_arrays(call)
+                || (!self.mentions_active(&call.receiver)
+                    && call.args.iter().any(|arg| self.mentions_active(arg))
+                    && !vocabulary::stores_argument(&call.method.to_string())))
+    }
+
+    /// The parts of a method's tuple result (`is_method_with_parts`): one call of its
+    /// `vjp` on the same receiver, [`Stmt::CallWrites`] if it writes arrays, else
+    /// [`Stmt::CallParts`].
+    fn method_parts(&mut self, call: &syn::ExprMethodCall, arity: usize) -> Vec<Tree> {
+        if self.method_writes_arrays(call) {
+            return self.writing_call_parts(Writer::Method(call), arity);
+        }
+        let receiver = Operand::Inactive((*call.receiver).clone());
+        let args = self.lower_call_args(&call.args);
+        let parts: Vec<BindingId> = (0..arity).map(|_| self.temp()).collect();
+        let id = self.fresh_id();
+        self.push(Stmt::CallParts {
+            id,
+            func: Callee::Method(call.method.clone()),
+            args: std::iter::once(receiver).chain(args).collect(),
+            parts: parts.clone(),
+        });
+        self.part_leaves(&parts)
     }
 
     /// The leaves of a call's tuple result: each part's temporary, active.
@@ -1005,10 +1032,8 @@ impl<'a> Lowerer<'a> {
                     .collect()
             }
             // `(a, _) = layer.apply(&x, &mut out);`, as in `evaluate`
-            Expr::MethodCall(call)
-                if self.mode == Mode::Scalar && self.method_writes_arrays(call) =>
-            {
-                let parts = self.writing_call_parts(Writer::Method(call), targets.elems.len());
+            Expr::MethodCall(call) if self.is_method_with_parts(call) => {
+                let parts = self.method_parts(call, targets.elems.len());
                 parts
                     .into_iter()
                     .map(|part| match part {
