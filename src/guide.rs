@@ -109,8 +109,18 @@
 //!   `expect`, `is_some`, `is_none`, `map_or`: the local becomes a flag and a value
 //!   (`best_is_some`, `best_value`), read only where the flag is set. An option passed
 //!   on, copied or returned whole is rejected;
+//! - in scalar mode, a local struct read and written field by field, as an integrator
+//!   keeps its state (`let mut s = State { x: x0, v: 0.0 };`, `s.v -= dt * k * s.x;`,
+//!   `s.x += dt * s.v;`, `s = State { x: .., v: .. };` with every field): it is split
+//!   into one local per field before lowering, each with its own shadow. A struct passed
+//!   whole, returned, or with a method called on it is rejected (keep the fields as
+//!   locals, or pass them as separate parameters);
+//! - a condition (of an `if` or a `while`, a match guard) runs as written, a constant: it may read
+//!   differentiable values and call searches (`while x.iter().any(|&v| v * s > t)`), but
+//!   an assignment of a differentiable value inside it is rejected (make it a statement
+//!   before the condition);
 //! - calls of other annotated functions (through their `vjp`, or `jvp` in forward mode; a
-//!   tuple result may be destructured), of the function itself and of functions that call
+//!   tuple result may be destructured, a method's too: `let (f, e) = self.stats(x);`), of the function itself and of functions that call
 //!   it back (recursion, mutual recursion: a scalar-mode function whose call of another
 //!   function is conditional, in a branch or a loop, returns its pullback boxed, one
 //!   allocation per call, since a cycle of pullbacks has no finite `impl Fn` type), of any function built from the runtime's ops (in tensor mode: replayed on
@@ -162,6 +172,33 @@
 //! let fd_k = (settle(1.0, 0.0, 4.0 + h, 200) - settle(1.0, 0.0, 4.0 - h, 200)) / (2.0 * h);
 //! assert!(value > 0.0 && dv0.is_finite());
 //! assert!((dx0 - fd_x0).abs() < 1e-7 && (dk - fd_k).abs() < 1e-7);
+//! ```
+//!
+//! The same state kept in a local struct, updated field by field, is split into one local
+//! per field (`s_x`, `s_v` in the generated code, each with its own shadow):
+//!
+//! ```
+//! use gradtape::differentiable;
+//!
+//! struct State {
+//!     x: f64,
+//!     v: f64,
+//! }
+//!
+//! #[differentiable]
+//! fn spring(x0: f64, k: f64) -> f64 {
+//!     let mut s = State { x: x0, v: 0.0 };
+//!     for _ in 0..100 {
+//!         s.v -= 0.01 * k * s.x;
+//!         s.x += 0.01 * s.v;
+//!     }
+//!     s.x
+//! }
+//!
+//! // the result is linear in x0: d/dx0 = spring(1, k)
+//! let (value, [dx0, _dk]) = spring::grad(2.0, 3.0);
+//! assert!((value - 2.0 * spring(1.0, 3.0)).abs() < 1e-12);
+//! assert!((dx0 - spring(1.0, 3.0)).abs() < 1e-12);
 //! ```
 //!
 //! Tuples flow between annotated functions:
@@ -230,6 +267,44 @@
 //! `x.iter().skip(1).take(n)`, `x.iter().step_by(2)`, and `skip`/`take`/`step_by` after
 //! a `step_by`, counting strided items: `x.iter().step_by(2).skip(1).take(n)`), which are
 //! lowered to indexed loops.
+//! The searches `position` (and `rposition`), `find`, `any` and `all` over such a chain (`a.iter()`, then
+//! `copied`, `rev`, `skip`, `take`, `step_by`), with a closure of one name, are the loop
+//! with a `break` they stand for, run just before the statement that evaluates them first
+//! (a `let`'s value, an `if`'s condition, an `if let`'s or a `match`'s scrutinee, or the
+//! receiver of a method there): `let i = x.iter().position(|&v| v > t).unwrap_or(n);` gives
+//! a constant index, `any`/`all` constant flags, and `if let Some(&v) =
+//! x.iter().find(|&&v| v > t) { .. }` the element, whose cotangent goes back to the
+//! element found. The closure's statements (`|&v| { s += v; v > t }`) run in the loop,
+//! differentiated. `find` over `a.iter()` is read as a number (`.copied()`, `Some(&v)`,
+//! `Some(v)` with `*v`, or `.is_some()`); `a.iter().copied().find(..)` also gives an
+//! `Option<F>` local. In an `if`'s or a `while`'s condition a search runs as written, as
+//! the whole condition does.
+//!
+//! ```
+//! use gradtape::differentiable;
+//!
+//! /// The first element above `t`, squared (or `t` if none), and the energy of the tail
+//! /// from the first element below `-t`.
+//! #[differentiable]
+//! fn first_above(x: &[f64], t: f64) -> f64 {
+//!     let i = x.iter().position(|&v| v < -t).unwrap_or(x.len());
+//!     let mut tail = 0.0;
+//!     for j in i..x.len() {
+//!         tail += x[j] * x[j];
+//!     }
+//!     if let Some(&v) = x.iter().find(|&&v| v > t) {
+//!         v * v + tail
+//!     } else {
+//!         t + tail
+//!     }
+//! }
+//!
+//! // x[1] = 0.9 is found, x[2] = -0.8 starts the tail: the cotangent goes to them alone
+//! let (value, (dx, dt)) = first_above::grad(&[0.1, 0.9, -0.8, 0.3], 0.5);
+//! assert!((value - (0.81 + 0.64 + 0.09)).abs() < 1e-12);
+//! assert_eq!(dx, vec![0.0, 1.8, -1.6, 0.6]);
+//! assert_eq!(dt, 0.0);
+//! ```
 //! The adjoint keeps a shadow buffer beside each array, as Enzyme does. Gradients come back in the parameter's shape,
 //! and `f::grad_into` adds them into buffers the caller owns, allocating nothing per call:
 //!
@@ -290,7 +365,8 @@
 //! array, and its pullback takes the array's shadow (or the same part of it) in place, as
 //! `grad_into` takes its buffer. A part's bounds are evaluated once, before the call, and
 //! kept for the adjoint. A writing method of a constant receiver is called the same way
-//! (`layer.apply(&x, &mut h);`, through its `apply_vjp`). `std::mem::swap(&mut state, &mut next);` of two float arrays swaps their
+//! (`layer.apply(&x, &mut h);`, through its `apply_vjp`; `let (a, b) = layer.stats(&x,
+//! &mut h);` and `(a, _) = ..` of a tuple result too). `std::mem::swap(&mut state, &mut next);` of two float arrays swaps their
 //! shadows too. So an integrator calls its step function in a loop:
 //!
 //! ```
@@ -847,7 +923,11 @@
 //!   result is kept whole rather than destructured, a differentiable array handed `&mut`
 //!   to the standard library (`std::mem::take(&mut next)`: copy the elements) other than
 //!   by `std::mem::swap` of two arrays, `&mut [F]` in a tensor function;
-//! - `?`, an `if` producing a value without an `else`;
+//! - `?`, an `if` producing a value without an `else`, an assignment of a differentiable
+//!   value inside a condition;
+//! - a search (`position`, `find`, `any`, `all`) that is not rewritten (over a `map` or a
+//!   `zip`, not the first thing its statement evaluates, an `Option<&F>` from `find`
+//!   passed on whole);
 //! - a `&mut self` method: its mutation of `self` has no adjoint.
 //!
 //! ```compile_fail
@@ -890,9 +970,8 @@
 //! Second order in scalar mode is numerical only: no derivative code runs over the
 //! generated code on numbers, so a Hessian of a slice function is taken by differences of
 //! `f::grad` or `f::jvp` (exact second order is tensor mode's, through tapes).
-//! Also rejected today: a local struct as a state (`let mut s = State { x, v };
-//! s.v += ..`: keep the fields as locals, `let (mut x, mut v) = (x0, v0);`, also from
-//! constants, `let (mut x, mut v) = (0.0, 0.0);`; the macro
-//! says so on the struct literal, `tests/ui/differentiable/local-struct-state.rs`) and
-//! the searches `find`/`position` over a differentiable array (loop over the indices,
-//! with a `break`).
+//! Also rejected today: a local struct used whole (`s = step(s, dt);`: the macro says so
+//! on the struct literal, `tests/ui/differentiable/local-struct-state.rs`; field by field
+//! it is differentiated), and searches over chains with a `map`, `zip` or `enumerate`, or
+//! in a place their statement does not evaluate first (`tests/ui/differentiable/
+//! search-left-as-written.rs`: loop over the indices, with a `break`).

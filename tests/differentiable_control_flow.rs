@@ -1269,3 +1269,104 @@ fn operands_saved_once_per_loop() {
     let generated = loop_invariants::GENERATED;
     assert!(generated.contains("inv"), "{generated}");
 }
+
+// ----- 7. a local struct as a loop's carried state (macros/src/fields.rs) -----
+
+/// A damped spring's state, as an integrator keeps it (formerly the trybuild case
+/// `local-struct-state`, rejected at the struct literal).
+#[derive(Clone, Copy)]
+struct SpringState {
+    x: f64,
+    v: f64,
+}
+
+/// Field-by-field updates in any order, semi-implicit Euler.
+#[differentiable]
+fn spring_fields(x0: f64, v0: f64) -> f64 {
+    let mut s = SpringState { x: x0, v: v0 };
+    for _ in 0..40 {
+        let a = -3.0 * s.x - 0.4 * s.v;
+        s.v += 0.05 * a;
+        s.x += 0.05 * s.v;
+    }
+    s.x * s.x + 0.5 * s.v * s.v
+}
+
+/// A state with a counter beside the floats, the fields shorthand `State { x, v, steps }`,
+/// the whole state assigned from a literal reading the old one (explicit Euler: every new
+/// field from the old values, as the literal's temporaries keep them), and a field read
+/// in a condition.
+struct Counted {
+    x: f64,
+    v: f64,
+    steps: usize,
+}
+
+#[differentiable]
+fn counted_steps(x: f64, v: f64, k: f64) -> f64 {
+    let mut s = Counted { x, v, steps: 0 };
+    while s.steps < 25 {
+        s = Counted {
+            v: s.v - 0.04 * k * s.x,
+            x: s.x + 0.04 * s.v,
+            steps: s.steps + 1,
+        };
+        if s.x > 2.0 {
+            s.v *= 0.5;
+        }
+    }
+    s.x + s.v * s.v
+}
+
+/// The faces of a function of two or three floats, first and second order.
+fn check_state(
+    name: &str,
+    f: common::faces::Value,
+    primal: common::faces::Value,
+    grad: common::faces::Gradient,
+    jvp: common::faces::Tangent,
+    x: &[f64],
+) {
+    common::faces::Case {
+        name,
+        itself: f,
+        primal,
+        grad: Some(grad),
+        grad_into: grad,
+        jvp,
+    }
+    .check_with_second_order(x);
+}
+
+#[test]
+fn a_local_struct_as_loop_state() {
+    for x in [[0.8, -0.3], [-0.4, 1.1]] {
+        check_state(
+            "spring_fields",
+            &|x| spring_fields(x[0], x[1]),
+            &|x| spring_fields::primal(x[0], x[1]),
+            &|x| {
+                let (value, g) = spring_fields::grad(x[0], x[1]);
+                (value, g.to_vec())
+            },
+            &|x, t| spring_fields::jvp(x[0], x[1], t[0], t[1]),
+            &x,
+        );
+    }
+    for x in [[0.8, -0.3, 2.0], [1.5, 0.9, 0.7]] {
+        check_state(
+            "counted_steps",
+            &|x| counted_steps(x[0], x[1], x[2]),
+            &|x| counted_steps::primal(x[0], x[1], x[2]),
+            &|x| {
+                let (value, g) = counted_steps::grad(x[0], x[1], x[2]);
+                (value, g.to_vec())
+            },
+            &|x, t| counted_steps::jvp(x[0], x[1], x[2], t[0], t[1], t[2]),
+            &x,
+        );
+    }
+    // each field its own local in the generated code, no struct left
+    let generated = spring_fields::GENERATED;
+    assert!(!generated.contains("SpringState"), "{generated}");
+}

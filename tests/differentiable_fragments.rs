@@ -136,6 +136,62 @@ fn expression_fragments_over_slices() {
     .check(&point(6, 31, -1.0, 1.0));
 }
 
+/// `vec![$e; $n]` with fragments: a buffer of zeros (`$zero = 0.0`, its length a
+/// fragment `$n`) and one filled with a differentiable value (`$fill = w[0] * 2.0`, a
+/// sum inside the group), each then read and written by index.
+macro_rules! repeated_fragments {
+    ($name:ident($w:ident), $zero:expr, $fill:expr, $n:expr) => {
+        #[differentiable]
+        fn $name($w: &[f64]) -> f64 {
+            let mut acc = vec![$zero; $n];
+            let filled = vec![$fill; $n];
+            let mut fixed = [$zero; 3];
+            for i in 0..$w.len() {
+                acc[i] = $w[i] * filled[i] + $fill;
+                fixed[i % 3] += acc[i];
+            }
+            let mut s = 0.0;
+            for i in 0..acc.len() {
+                s += acc[i] * acc[i];
+            }
+            s + fixed[0] * fixed[1] - fixed[2]
+        }
+    };
+}
+
+repeated_fragments!(repeated_fragments_fn(w), 0.0, w[0] * 2.0 + w[1], w.len());
+
+#[test]
+fn repeated_element_fragments() {
+    let w = [0.5, -0.3, 0.8, 0.2];
+    let fill = w[0] * 2.0 + w[1];
+    let acc: Vec<f64> = w.iter().map(|v| v * fill + fill).collect();
+    let mut fixed = [0.0; 3];
+    for (i, a) in acc.iter().enumerate() {
+        fixed[i % 3] += a;
+    }
+    let by_hand = acc.iter().map(|a| a * a).sum::<f64>() + fixed[0] * fixed[1] - fixed[2];
+    assert!((repeated_fragments_fn(&w) - by_hand).abs() < 1e-14);
+    for x in [w.to_vec(), point(6, 37, -1.0, 1.0)] {
+        Case {
+            name: "repeated_fragments_fn",
+            itself: &|x| repeated_fragments_fn(x),
+            primal: &|x| repeated_fragments_fn::primal(x),
+            grad: Some(&|x| {
+                let (v, [g]) = repeated_fragments_fn::grad(x);
+                (v, g)
+            }),
+            grad_into: &|x| {
+                let mut g = vec![0.0; x.len()];
+                let v = repeated_fragments_fn::grad_into(x, &mut g);
+                (v, g)
+            },
+            jvp: &|x, t| repeated_fragments_fn::jvp(x, t),
+        }
+        .check_with_second_order(&x);
+    }
+}
+
 // ----- 2. `$p:pat`, `$s:stmt`, `$b:block`, `$i:ident` -----
 
 /// `let $p = $e;` destructuring a tuple, then `$r` reading what it bound.

@@ -1202,3 +1202,74 @@ fn a_writing_call_with_a_tuple_result() {
     slices!(@second_order stats_used, [3], [0], vec![0.7, -1.1, 0.4]);
     slices!(stats_used, [5], [0], point(5, 79, -1.0, 1.0));
 }
+
+// ----- 7. a writing method whose tuple result is destructured -----
+
+impl Dense2 {
+    /// `out = W x` and, as a tuple, `|W x|²` and `s · Σ out`.
+    #[differentiable]
+    fn project_with_stats(&self, x: &[f64], s: f64, out: &mut [f64]) -> (f64, f64) {
+        let mut norm = 0.0;
+        let mut total = 0.0;
+        for i in 0..2 {
+            let mut v = self.b[i];
+            for j in 0..3 {
+                v += self.w[i][j] * x[j];
+            }
+            out[i] = v;
+            norm += v * v;
+            total += s * v;
+        }
+        (norm, total)
+    }
+}
+
+/// `let (a, b) = layer.method(&x, &mut out);`, as a free function's tuple is (formerly
+/// rejected as a destructured method call), and `(c, _) = layer.method(..);` assigned to
+/// an existing local with one part dropped, in a loop.
+#[differentiable]
+fn method_stats_used(layer: &Dense2, x: &[f64]) -> f64 {
+    let mut h = [0.0; 2];
+    let (norm, total) = layer.project_with_stats(x, x[0], &mut h);
+    let mut again = 0.0;
+    for _ in 0..2 {
+        let mut g = [0.0; 2];
+        let input = [h[0], h[1], x[2]];
+        (again, _) = layer.project_with_stats(&input, again + 0.5, &mut g);
+        h[0] = g[1] * x[1];
+    }
+    norm.sqrt() * total + h[0] * h[1] + again
+}
+
+#[test]
+fn a_writing_method_with_a_tuple_result() {
+    let layer = Dense2 {
+        w: [[0.3, -0.5, 0.8], [0.6, 0.2, -0.4]],
+        b: [0.1, -0.2],
+    };
+    for x in [vec![0.7, -1.1, 0.4], point(3, 83, -1.0, 1.0)] {
+        Case {
+            name: "method_stats_used",
+            itself: &|x| method_stats_used(&layer, x),
+            primal: &|x| method_stats_used::primal(&layer, x),
+            grad: Some(&|x| {
+                let (value, [dx]) = method_stats_used::grad(&layer, x);
+                (value, dx)
+            }),
+            grad_into: &|x| {
+                let mut dx = vec![0.0; 3];
+                let value = method_stats_used::grad_into(&layer, x, &mut dx);
+                (value, dx)
+            },
+            jvp: &|x, v| method_stats_used::jvp(&layer, x, v),
+        }
+        .check_with_second_order(&x);
+    }
+    // one call of the method's own `vjp` per call, its tuple's parts bound from its value
+    let generated = method_stats_used::GENERATED;
+    assert!(
+        generated.contains(".project_with_stats_vjp("),
+        "{generated}"
+    );
+    assert!(!generated.contains(".project_with_stats("), "{generated}");
+}

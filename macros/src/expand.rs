@@ -1,5 +1,5 @@
 //! The pipeline, and nothing else: parse (the attribute's arguments, the signature model),
-//! validate the signature, rewrite float paths, local closures and `Option` locals, rewrite early returns, lower the body into the IR (validating it
+//! validate the signature, rewrite float paths, local closures, searches over float arrays and `Option` locals, rewrite early returns, lower the body into the IR (validating it
 //! as it goes), analyse it, generate the code; on any error, the fallback.
 
 use proc_macro2::TokenStream;
@@ -10,6 +10,7 @@ use crate::analyse::{checkpoint, reach, recursion, saves, zero_d};
 use crate::args;
 use crate::ctxt::Ctxt;
 use crate::fallback;
+use crate::fields;
 use crate::generate::companion::companion;
 use crate::generate::wrapper::wrapper_fn;
 use crate::generate::{Flavour, Generator, Tangent, ZeroD, pretty};
@@ -19,6 +20,7 @@ use crate::model::sig::{self, Mode};
 use crate::options;
 use crate::returns;
 use crate::rewrite;
+use crate::searches;
 use crate::validate;
 
 /// The whole expansion, or the fallback with every error.
@@ -63,22 +65,18 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
     let body = sig.as_ref().map(|sig| {
         let mut stmts = rewrite::rewrite(item.block.stmts.clone());
         if sig.mode == Mode::Scalar {
+            // local structs split into their fields first: the searches and options
+            // then see plain locals
+            stmts = fields::rewrite(stmts);
+            // before `options`: a `find`'s option is a local `options` rewrites
+            let (arrays, rows) =
+                iterators::with_locals(&stmts, array_params(sig), row_params(sig), &sig.floats);
+            stmts = searches::rewrite(stmts, &arrays, &rows);
             stmts = options::rewrite(stmts);
         }
         let mut stmts = returns::rewrite(stmts);
         if sig.mode == Mode::Scalar {
-            let arrays = sig
-                .params
-                .iter()
-                .filter(|p| matches!(p.kind, sig::Kind::Array { .. }))
-                .map(|p| p.ident.to_string())
-                .collect();
-            let rows = sig
-                .params
-                .iter()
-                .filter(|p| p.array_row().is_some() || p.is_ragged())
-                .map(|p| p.ident.to_string())
-                .collect();
+            let (arrays, rows) = (array_params(sig), row_params(sig));
             let fixed = sig
                 .params
                 .iter()
@@ -205,4 +203,22 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
         &source,
     );
     (wrapper, companion)
+}
+
+/// The names of a scalar function's array parameters (of floats or of rows).
+fn array_params(sig: &sig::Signature) -> std::collections::HashSet<String> {
+    sig.params
+        .iter()
+        .filter(|p| matches!(p.kind, sig::Kind::Array { .. }))
+        .map(|p| p.ident.to_string())
+        .collect()
+}
+
+/// The names of a scalar function's parameters that are arrays of rows (ragged or not).
+fn row_params(sig: &sig::Signature) -> std::collections::HashSet<String> {
+    sig.params
+        .iter()
+        .filter(|p| p.array_row().is_some() || p.is_ragged())
+        .map(|p| p.ident.to_string())
+        .collect()
 }

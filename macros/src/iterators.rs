@@ -85,6 +85,21 @@ pub fn desugar(
     block.stmts
 }
 
+/// `arrays` and `rows` (the parameters') with the body's local float arrays (and arrays of
+/// rows) added, as [`desugar`] finds them: for the rewrites before it (`searches`).
+pub fn with_locals(
+    stmts: &[syn::Stmt],
+    mut arrays: HashSet<String>,
+    mut rows: HashSet<String>,
+    floats: &[Ident],
+) -> (HashSet<String>, HashSet<String>) {
+    let mut locals = Locals(&mut arrays, &mut rows, floats);
+    for stmt in stmts {
+        locals.visit_stmt(stmt);
+    }
+    (arrays, rows)
+}
+
 /// A name in `SCREAMING_CASE` that is no array of the body's: a `const` or `static` item
 /// by Rust's naming convention (`const NODES: [f64; 3]`), an array of constants. A chain
 /// over it (`NODES.iter().zip(WEIGHTS.iter()).map(..).sum()`) is rewritten like any

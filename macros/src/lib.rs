@@ -7,7 +7,9 @@
 //! 1. parse: `args` (the attribute's arguments), `model::sig` (the signature model);
 //! 2. validate: `validate`, every rejection (errors collected in a `ctxt::Ctxt`);
 //! 3. lower: `rewrite` (float methods called by path, local closures inlined, tuples from
-//!    branches), `returns` (early returns into branches), `iterators` (the iterator forms
+//!    branches), `fields` (local structs split into one local per field, scalar mode),
+//!    `searches` (`position`/`find`/`any`/`all` over float arrays into loops
+//!    with a `break`, scalar mode), `options`, `returns` (early returns into branches), `iterators` (the iterator forms
 //!    over float arrays into indexed loops, scalar mode), then `lower` (the body into the
 //!    `model::ir`), asking `vocabulary` (read from `gradtape-primitives`) what each op is;
 //! 4. analyse: `analyse::saves` (what the adjoint needs), `analyse::zero_d` (whether the
@@ -22,6 +24,7 @@ mod args;
 mod ctxt;
 mod expand;
 mod fallback;
+mod fields;
 mod generate;
 mod impl_block;
 mod iterators;
@@ -30,6 +33,7 @@ mod model;
 mod options;
 mod returns;
 mod rewrite;
+mod searches;
 mod sources;
 mod syntax;
 mod validate;

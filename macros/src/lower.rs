@@ -809,6 +809,15 @@ impl<'a> Lowerer<'a> {
                 });
                 Some(Tree::Node(parts.into()))
             }
+            // `let (a, b) = layer.apply(&x, &mut out);` or `layer.stats(x)`: a method's
+            // tuple, as a function's (`call_parts`)
+            Expr::MethodCall(call)
+                if !has_rest
+                    && tuple_pat.elems.iter().all(is_leaf_pattern)
+                    && self.is_method_with_parts(call) =>
+            {
+                Some(Tree::Node(self.method_parts(call, tuple_pat.elems.len())))
+            }
             _ => {
                 validate::destructured(self.cx, pat);
                 None
@@ -834,7 +843,9 @@ impl<'a> Lowerer<'a> {
                     Tree::Leaf(self.emit_temp(Op::Trace { expr, inputs }))
                 })
                 .collect(),
-            Mode::Scalar if self.writes_arrays(call) => self.writing_call_parts(call, arity),
+            Mode::Scalar if self.writes_arrays(call) => {
+                self.writing_call_parts(Writer::Function(call), arity)
+            }
             Mode::Scalar => {
                 let callee = self.callee(&func.path);
                 let args = self.lower_call_args(&call.args);
@@ -856,6 +867,37 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// Whether a destructured method call is another annotated method's (scalar mode): a
+    /// constant receiver, and arrays it writes or differentiable arguments, as
+    /// `build_method` takes a method's call.
+    fn is_method_with_parts(&self, call: &syn::ExprMethodCall) -> bool {
+        self.mode == Mode::Scalar
+            && (self.method_writes_arrays(call)
+                || (!self.mentions_active(&call.receiver)
+                    && call.args.iter().any(|arg| self.mentions_active(arg))
+                    && !vocabulary::stores_argument(&call.method.to_string())))
+    }
+
+    /// The parts of a method's tuple result (`is_method_with_parts`): one call of its
+    /// `vjp` on the same receiver, [`Stmt::CallWrites`] if it writes arrays, else
+    /// [`Stmt::CallParts`].
+    fn method_parts(&mut self, call: &syn::ExprMethodCall, arity: usize) -> Vec<Tree> {
+        if self.method_writes_arrays(call) {
+            return self.writing_call_parts(Writer::Method(call), arity);
+        }
+        let receiver = Operand::Inactive((*call.receiver).clone());
+        let args = self.lower_call_args(&call.args);
+        let parts: Vec<BindingId> = (0..arity).map(|_| self.temp()).collect();
+        let id = self.fresh_id();
+        self.push(Stmt::CallParts {
+            id,
+            func: Callee::Method(call.method.clone()),
+            args: std::iter::once(receiver).chain(args).collect(),
+            parts: parts.clone(),
+        });
+        self.part_leaves(&parts)
+    }
+
     /// The leaves of a call's tuple result: each part's temporary, active.
     fn part_leaves(&self, parts: &[BindingId]) -> Vec<Tree> {
         parts
@@ -871,15 +913,16 @@ impl<'a> Lowerer<'a> {
     }
 
     /// The parts of a call writing `&mut` arrays whose tuple result is destructured
-    /// (`let (a, b) = f(&x, &mut out);`): one [`Stmt::CallWrites`] with a temporary per
-    /// part. When nothing it reads or writes is active (or the round is lowered again),
-    /// the call as written, once, into a temporary whose fields are the parts.
-    fn writing_call_parts(&mut self, call: &syn::ExprCall, arity: usize) -> Vec<Tree> {
-        let pushed = self.writing_call(Writer::Function(call), Wanted::Parts(arity));
+    /// (`let (a, b) = f(&x, &mut out);`, or a method's, `layer.apply(&x, &mut out)`): one
+    /// [`Stmt::CallWrites`] with a temporary per part. When nothing it reads or writes is
+    /// active (or the round is lowered again), the call as written, once, into a temporary
+    /// whose fields are the parts.
+    fn writing_call_parts(&mut self, call: Writer, arity: usize) -> Vec<Tree> {
+        let whole = call.expr();
+        let pushed = self.writing_call(call, Wanted::Parts(arity));
         if let Some(CallResult::Parts(parts)) = self.pushed_call_result(pushed) {
             return self.part_leaves(parts);
         }
-        let whole = Expr::Call(call.clone());
         let name = mixed(&format!("t{}", self.next_temp));
         self.next_temp += 1;
         if !pushed {
@@ -983,6 +1026,17 @@ impl<'a> Lowerer<'a> {
             }
             Expr::Call(call) if matches!(&*call.func, Expr::Path(_)) && !is_stop_gradient(call) => {
                 let parts = self.call_parts(call, targets.elems.len());
+                parts
+                    .into_iter()
+                    .map(|part| match part {
+                        Tree::Leaf(operand) => operand,
+                        Tree::Node(_) => unreachable!("a call's parts are leaves"),
+                    })
+                    .collect()
+            }
+            // `(a, _) = layer.apply(&x, &mut out);`, as in `evaluate`
+            Expr::MethodCall(call) if self.is_method_with_parts(call) => {
+                let parts = self.method_parts(call, targets.elems.len());
                 parts
                     .into_iter()
                     .map(|part| match part {
@@ -1552,6 +1606,7 @@ impl<'a> Lowerer<'a> {
                 validate::let_chain(self.cx, &expr_if.cond);
             }
             Expr::If(expr_if) => {
+                self.check_condition(&expr_if.cond);
                 let then_branch = self.lower_branch(&expr_if.then_branch.stmts, tail);
                 let else_branch = match &expr_if.else_branch {
                     Some((_, else_expr)) => match &**else_expr {
@@ -1647,6 +1702,7 @@ impl<'a> Lowerer<'a> {
                 validate::let_chain(self.cx, &while_loop.cond);
             }
             Expr::While(while_loop) => {
+                self.check_condition(&while_loop.cond);
                 let head = LoopHead::While {
                     cond: (*while_loop.cond).clone(),
                 };
@@ -1691,6 +1747,8 @@ impl<'a> Lowerer<'a> {
             // syn 3 keeps a match guard inside the arm's pattern.
             let (pat, guard) = match &arm.pat {
                 syn::Pat::Guard(guarded) => {
+                    // a guard runs as written, as a condition does
+                    self.check_condition(&guarded.guard);
                     ((*guarded.pat).clone(), Some((*guarded.guard).clone()))
                 }
                 pat => (pat.clone(), None),
@@ -3177,6 +3235,12 @@ impl<'a> Lowerer<'a> {
     /// Checks code that is emitted as written (see [`validate::as_written`]).
     fn check_inactive(&self, expr: &Expr) {
         validate::as_written(self.cx, expr, &|e| self.mentions_active(e));
+    }
+
+    /// A condition runs as written (a constant): it may not write a differentiable
+    /// value, which the adjoint would never see.
+    fn check_condition(&self, cond: &Expr) {
+        validate::condition_writes(self.cx, cond, &|e| self.mentions_active(e));
     }
 
     fn check_inactive_local(&self, local: &syn::Local) {

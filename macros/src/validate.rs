@@ -255,11 +255,11 @@ pub fn unsupported_expr(cx: &Ctxt, expr: &Expr) {
         Expr::Tuple(_) | Expr::Array(_) => {
             "tuples and arrays of differentiable values are supported only as the function's result: bind each value to its own name"
         }
-        // a state kept in a local struct, as an integrator's (`let mut s = State { x, v };
-        // s.v += ..`): its fields would need shadows of their own, which lowering does not
-        // keep; separate locals are differentiated
+        // a local struct read and written only field by field (`let mut s = State { x, v };
+        // s.v += ..`) is split into one local per field before lowering (`fields`); one
+        // used otherwise reaches here
         Expr::Struct(_) => {
-            "a struct built from differentiable values is not differentiated: keep its fields as separate locals (`let (mut x, mut v) = (x0, v0);`), or pass them to an annotated function as separate parameters"
+            "a struct built from differentiable values is differentiated only as a local read and written field by field (`let mut s = State { x: x0, v: 0.0 }; s.v -= dt * s.x;`, `s.x`, `s = State { x: .., v: .. };`); this one is used otherwise (passed whole, returned, a method called on it): keep its fields as separate locals, or pass them to an annotated function as separate parameters"
         }
         Expr::Try(_) => "`?` is not supported in a #[differentiable] function",
         Expr::Assign(_) => "an assignment is a statement: write it on its own line",
@@ -344,6 +344,74 @@ impl<'ast> Visit<'ast> for AsWritten<'_, '_> {
         }
         visit::visit_expr_reference(self, reference);
     }
+}
+
+/// An assignment inside a condition (of an `if` or a `while`, which runs as written, a
+/// constant) that writes a differentiable value, or writes a value computed from one
+/// (`while x.iter().any(|&v| { s += v * t; v > t })`): its derivative would be lost
+/// silently. Integers and flags (`n += 1`) may be updated there.
+pub fn condition_writes(cx: &Ctxt, cond: &Expr, mentions_active: &dyn Fn(&Expr) -> bool) {
+    struct Writes<'c, 'f> {
+        cx: &'c Ctxt,
+        mentions_active: &'f dyn Fn(&Expr) -> bool,
+        /// Inside a closure, whose parameters lowering does not know: any value but a
+        /// literal may be an element of a differentiable array (`|&v| { s += v; .. }`).
+        in_closure: bool,
+    }
+    impl Writes<'_, '_> {
+        fn write(&self, target: &Expr, value: &Expr, whole: &Expr) {
+            let literal = matches!(crate::syntax::strip_parens(value), Expr::Lit(_));
+            if (self.mentions_active)(target)
+                || (self.mentions_active)(value)
+                || (self.in_closure && !literal)
+            {
+                self.cx.error_spanned_by(
+                    whole,
+                    "this assignment is inside a condition, which a #[differentiable] function runs as written (its value is a constant), so it would not be differentiated: make the update a statement before the condition",
+                );
+            }
+        }
+    }
+    impl<'ast> Visit<'ast> for Writes<'_, '_> {
+        fn visit_expr_assign(&mut self, assign: &'ast syn::ExprAssign) {
+            self.write(&assign.left, &assign.right, &Expr::Assign(assign.clone()));
+            visit::visit_expr_assign(self, assign);
+        }
+        fn visit_expr_binary(&mut self, binary: &'ast syn::ExprBinary) {
+            if is_compound_assign(&binary.op) {
+                self.write(&binary.left, &binary.right, &Expr::Binary(binary.clone()));
+            }
+            visit::visit_expr_binary(self, binary);
+        }
+        fn visit_expr_closure(&mut self, closure: &'ast syn::ExprClosure) {
+            let outer = std::mem::replace(&mut self.in_closure, true);
+            visit::visit_expr_closure(self, closure);
+            self.in_closure = outer;
+        }
+    }
+    Writes {
+        cx,
+        mentions_active,
+        in_closure: false,
+    }
+    .visit_expr(cond);
+}
+
+fn is_compound_assign(op: &syn::BinOp) -> bool {
+    use syn::BinOp::*;
+    matches!(
+        op,
+        AddAssign(_)
+            | SubAssign(_)
+            | MulAssign(_)
+            | DivAssign(_)
+            | RemAssign(_)
+            | BitXorAssign(_)
+            | BitAndAssign(_)
+            | BitOrAssign(_)
+            | ShlAssign(_)
+            | ShrAssign(_)
+    )
 }
 
 /// A `break`/`continue` with no loop of that label around it (a labelled block's).
@@ -526,8 +594,15 @@ pub fn rows_copied_whole(cx: &Ctxt, method: &syn::Ident) {
 
 /// A method with no rule, on a differentiable value.
 pub fn unknown_method(cx: &Ctxt, method: &syn::Ident, mode: Mode) {
-    let hint = if mode == Mode::Scalar {
-        "on plain numbers it differentiates the float methods of the vocabulary of ops (`sqrt`, `exp`, `ln`, `sin`, `tan`, `atan2`, `powf`, `hypot`, `max`, `clamp`, `mul_add`, .. as the guide lists them), and over float arrays the iterator forms `iter`, `iter_mut`, `zip`, `enumerate`, `rev`, `skip`, `take`, `step_by`, `copied` with `map`, `sum`, `product`, `fold` or `collect`, and `windows`/`chunks` in a `for` loop; another function's or method's call is differentiated when it is `#[differentiable]` too"
+    let search = matches!(
+        method.to_string().as_str(),
+        "position" | "rposition" | "find" | "any" | "all"
+    );
+    let hint = if mode == Mode::Scalar && search {
+        // a search over a float array left as written by `searches`
+        "over a float array (`a.iter()`, then `copied`, `rev`, `skip`, `take`, `step_by`) with a closure of one name, it is the loop with a `break` it stands for where its statement evaluates it first (a `let`'s value, an `if`'s condition, an `if let`'s or a `match`'s scrutinee, or the receiver of a method there); `find` over `a.iter()` gives an `Option<&F>`, read as a number by `.copied()`, `if let Some(&v)`, `Some(v)` with `*v`, or `match` arms: for an `Option` local to pass on, write `a.iter().copied().find(..)`"
+    } else if mode == Mode::Scalar {
+        "on plain numbers it differentiates the float methods of the vocabulary of ops (`sqrt`, `exp`, `ln`, `sin`, `tan`, `atan2`, `powf`, `hypot`, `max`, `clamp`, `mul_add`, .. as the guide lists them), and over float arrays the iterator forms `iter`, `iter_mut`, `zip`, `enumerate`, `rev`, `skip`, `take`, `step_by`, `copied` with `map`, `sum`, `product`, `fold` or `collect`, `windows`/`chunks`/`chunks_exact` in a `for` loop, and `position`/`find`/`any`/`all`; another function's or method's call is differentiated when it is `#[differentiable]` too"
     } else {
         "wrap the computation in a function taking tensors (calls are differentiated through the runtime's rules), or use the runtime's tensor ops"
     };

@@ -1,0 +1,264 @@
+//! Local structs read and written field by field (scalar mode), split into one local per
+//! field before lowering, which then differentiates each as any other local (one shadow
+//! per field). It takes the body's statements and gives them rewritten.
+//!
+//! A local `let [mut] s [: Ty] = Ty { f: e, g: h };` (a struct literal naming every field
+//! it sets, no `..base`) becomes one local per field, declared in the literal's order (the
+//! order Rust evaluates the fields in), `let [mut] s_f = e; let [mut] s_g = h;`, the names
+//! the generated code's own (hygienic). Every later use of `s` must be one of these,
+//! rewritten in place:
+//!
+//! - `s.f` (read, or written: `s.f = e`, `s.f += e`), a field the literal sets;
+//! - `s = Ty { f: e, g: h };` with the same fields: every value first, into temporaries
+//!   (`s = Ty { x: s.v, v: s.x }` swaps), then each field's local assigned.
+//!
+//! Any other use (`s` passed whole, `s.method()`, a field the literal does not set, a
+//! nested field written through `s.f.g`, `s` bound again by a later pattern) leaves the
+//! local as written, and lowering rejects a differentiable value in it with its own
+//! message, as before. The split is the same program for a struct without a `Drop` of
+//! its own: each field is a value, read and written where the original reads and writes
+//! it. One difference remains, of types: a field's local takes its type from its value
+//! and its uses, as any `let`, not from the struct's declaration, so a field set by an
+//! unsuffixed literal (`v: 0.0`, `steps: 0`) that meets no typed value afterwards (only
+//! literals, then an `as` cast) would be an `f64` (`i32`) where the field was an `f32`
+//! (`usize`). An integrator's fields meet each other and the parameters, which fixes them.
+
+use syn::visit::Visit;
+use syn::visit_mut::{self, VisitMut};
+use syn::{Expr, Ident, Member, Pat, Stmt};
+
+use crate::syntax::{mixed, strip_parens};
+
+/// The body's statements with every splittable local struct split, in every block.
+pub fn rewrite(stmts: Vec<Stmt>) -> Vec<Stmt> {
+    let mut block = syn::Block {
+        brace_token: Default::default(),
+        stmts,
+    };
+    Fields { next: 0 }.visit_block_mut(&mut block);
+    block.stmts
+}
+
+struct Fields {
+    /// For the temporaries of whole assignments.
+    next: usize,
+}
+
+impl VisitMut for Fields {
+    fn visit_block_mut(&mut self, block: &mut syn::Block) {
+        // inner blocks first: a local declared inside one is split there
+        visit_mut::visit_block_mut(self, block);
+        let mut i = 0;
+        while i < block.stmts.len() {
+            match self.split(&block.stmts[i], &block.stmts[i + 1..]) {
+                Some((declaration, rest)) => {
+                    let n = declaration.len();
+                    block.stmts.truncate(i);
+                    block.stmts.extend(declaration);
+                    block.stmts.extend(rest);
+                    i += n;
+                }
+                None => i += 1,
+            }
+        }
+    }
+
+    // a closure's own body is not the function's; items have bodies of their own
+    fn visit_expr_closure_mut(&mut self, _: &mut syn::ExprClosure) {}
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+impl Fields {
+    /// `stmt`, if it declares a struct local whose every use in `rest` is a field's: the
+    /// fields' declarations and `rest` rewritten.
+    fn split(&mut self, stmt: &Stmt, rest: &[Stmt]) -> Option<(Vec<Stmt>, Vec<Stmt>)> {
+        let Stmt::Local(local) = stmt else {
+            return None;
+        };
+        let init = local.init.as_ref()?;
+        if init.diverge.is_some() {
+            return None;
+        }
+        let pat = match &local.pat {
+            Pat::Type(typed) => &*typed.pat,
+            pat => pat,
+        };
+        let Pat::Ident(pat) = pat else {
+            return None;
+        };
+        if pat.by_ref.is_some() || pat.subpat.is_some() {
+            return None;
+        }
+        let values = literal_fields(&init.expr)?;
+        let name = &pat.ident;
+        let parts: Vec<(Ident, Ident)> = values
+            .iter()
+            .map(|(field, _)| (field.clone(), mixed(&format!("{name}_{field}"))))
+            .collect();
+        let mut rest = rest.to_vec();
+        let mut uses = Uses {
+            name,
+            parts: &parts,
+            failed: false,
+            next: &mut self.next,
+        };
+        for stmt in &mut rest {
+            uses.visit_stmt_mut(stmt);
+        }
+        if uses.failed || mentions(&rest, name) {
+            return None;
+        }
+        let mutability = &pat.mutability;
+        let declaration = values
+            .iter()
+            .zip(&parts)
+            .map(|((_, value), (_, part))| syn::parse_quote!(let #mutability #part = #value;))
+            .collect();
+        Some((declaration, rest))
+    }
+}
+
+/// The fields a struct literal sets, in its order, with their values (`Ty { x }` is
+/// `Ty { x: x }`); `None` for another expression, a `..base` or a tuple struct's fields.
+fn literal_fields(expr: &Expr) -> Option<Vec<(Ident, Expr)>> {
+    let Expr::Struct(literal) = strip_parens(expr) else {
+        return None;
+    };
+    if literal.rest.is_some() || literal.dot2_token.is_some() || literal.qself.is_some() {
+        return None;
+    }
+    literal
+        .fields
+        .iter()
+        .map(|field| match &field.member {
+            Member::Named(ident) => Some((ident.clone(), field.expr.clone())),
+            Member::Unnamed(_) => None,
+        })
+        .collect()
+}
+
+/// Rewrites the uses of a split struct local; `failed` if one is of another form.
+struct Uses<'a> {
+    name: &'a Ident,
+    /// Each field and its local.
+    parts: &'a [(Ident, Ident)],
+    failed: bool,
+    next: &'a mut usize,
+}
+
+impl Uses<'_> {
+    fn is_name(&self, expr: &Expr) -> bool {
+        matches!(strip_parens(expr), Expr::Path(path)
+            if path.qself.is_none() && path.path.is_ident(self.name))
+    }
+
+    fn part(&self, field: &Ident) -> Option<&Ident> {
+        self.parts
+            .iter()
+            .find(|(f, _)| f == field)
+            .map(|(_, part)| part)
+    }
+}
+
+impl VisitMut for Uses<'_> {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        match expr {
+            Expr::Field(field) if self.is_name(&field.base) => {
+                let part = match &field.member {
+                    Member::Named(member) => self.part(member).cloned(),
+                    Member::Unnamed(_) => None,
+                };
+                match part {
+                    Some(part) => *expr = syn::parse_quote!(#part),
+                    None => self.failed = true,
+                }
+                return;
+            }
+            Expr::Assign(assign) if self.is_name(&assign.left) => {
+                let Some(mut values) = literal_fields(&assign.right) else {
+                    self.failed = true;
+                    return;
+                };
+                // the same fields, each once: then every value first, into temporaries,
+                // in the literal's order (the fields' own reads are rewritten too)
+                let mut set: Vec<String> = values.iter().map(|(f, _)| f.to_string()).collect();
+                set.sort();
+                let mut declared: Vec<String> =
+                    self.parts.iter().map(|(f, _)| f.to_string()).collect();
+                declared.sort();
+                if set != declared {
+                    self.failed = true;
+                    return;
+                }
+                for (_, value) in &mut values {
+                    self.visit_expr_mut(value);
+                }
+                *self.next += 1;
+                let mut stmts: Vec<Stmt> = Vec::new();
+                let mut assigns: Vec<Stmt> = Vec::new();
+                for (field, value) in values {
+                    let temp = mixed(&format!("field{}_{field}", *self.next));
+                    let part = self.part(&field).expect("checked above").clone();
+                    stmts.push(syn::parse_quote!(let #temp = #value;));
+                    assigns.push(syn::parse_quote!(#part = #temp;));
+                }
+                stmts.extend(assigns);
+                *expr = syn::parse_quote!({ #(#stmts)* });
+                return;
+            }
+            _ => {}
+        }
+        if self.is_name(expr) {
+            // the struct whole: passed on, moved, borrowed, matched
+            self.failed = true;
+            return;
+        }
+        visit_mut::visit_expr_mut(self, expr);
+    }
+
+    fn visit_pat_ident_mut(&mut self, pat: &mut syn::PatIdent) {
+        // bound again: later uses would be another local's
+        if &pat.ident == self.name {
+            self.failed = true;
+        }
+        visit_mut::visit_pat_ident_mut(self, pat);
+    }
+
+    fn visit_macro_mut(&mut self, mac: &mut syn::Macro) {
+        // a macro's tokens are not rewritten: one naming the struct keeps it whole
+        if names(mac.tokens.clone(), self.name) {
+            self.failed = true;
+        }
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// Whether a token stream holds the identifier `name`, through its groups.
+fn names(tokens: proc_macro2::TokenStream, name: &Ident) -> bool {
+    tokens.into_iter().any(|tree| match tree {
+        proc_macro2::TokenTree::Ident(ident) => &ident == name,
+        proc_macro2::TokenTree::Group(group) => names(group.stream(), name),
+        _ => false,
+    })
+}
+
+/// Whether any identifier of `stmts` is `name` (conservatively: a field or a method of
+/// that name counts too).
+fn mentions(stmts: &[Stmt], name: &Ident) -> bool {
+    struct Finder<'a> {
+        name: &'a Ident,
+        found: bool,
+    }
+    impl<'ast> Visit<'ast> for Finder<'_> {
+        fn visit_ident(&mut self, ident: &'ast Ident) {
+            self.found |= ident == self.name;
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut finder = Finder { name, found: false };
+    for stmt in stmts {
+        finder.visit_stmt(stmt);
+    }
+    finder.found
+}

@@ -1,0 +1,578 @@
+//! The searches over float arrays (scalar mode), `position` (and `rposition`), `find`,
+//! `any` and `all`, rewritten before the `Option`s are (`options`) into the loop with a
+//! `break` they are, which the iterator desugaring (`iterators`) then turns into an
+//! indexed loop like any other. It takes the body's statements and gives them rewritten.
+//!
+//! A search is `chain.position(|p| e)` (also `find`, `any`, `all`) whose `chain` is
+//! `a.iter()` of a flat float array `a` (a parameter or a local the iterator desugaring
+//! knows, or a part `a[i..j].iter()`), then any of `copied`, `cloned`, `rev`, `skip`,
+//! `take`, `step_by`. It is rewritten where it is the first thing its statement evaluates
+//! (a `let`'s value, an expression statement, an `if let`'s or a `match`'s scrutinee, or
+//! the receiver, left operand or operand of one of those), so that running the search just
+//! before the statement is the same program. In an `if`'s or a `while`'s condition it is
+//! left as written: a condition runs as written in the primal, its value a constant
+//! (lowering rejects one that writes a differentiable value), so the search needs no loop
+//! of its own there (and no replay in the adjoint):
+//!
+//! ```text
+//! let i = x.iter().position(|&v| v > t).unwrap_or(n);
+//! // is
+//! let mut hit = false;
+//! let mut at: usize = 0;
+//! for (pos, &v) in x.iter().enumerate() {
+//!     if v > t { hit = true; at = pos; break; }
+//! }
+//! let search = if hit { Some(at) } else { None };
+//! let i = search.unwrap_or(n);
+//! ```
+//!
+//! `any` is `hit`, `all(p)` is `!any(!p)` (each result a local, a name fitting every
+//! place the search was); `position`'s result is an integer and `any`'s a
+//! flag, constants (the comparisons they make carry no gradient). `find` keeps the element
+//! found, `found = v;` in the branch, and its `Option` is `if hit { Some(found) } else
+//! { None }`, which `options` then splits into a flag and a value: the cotangent of the
+//! result goes to the element found, through the loop's own adjoint. Over `a.iter()` the
+//! items are references, `find` gives an `Option<&F>`: only the uses that read it as a
+//! number are rewritten (`.copied()`/`.cloned()`, `if let Some(&v)`/`Some(v)`, `match`
+//! arms `Some(&v)`/`Some(v)`, `*v` read as `v` in them); any other leaves the statement as
+//! written, and lowering rejects it with its own message.
+//!
+//! The closure's parameter is a name (or `_`) behind as many `&` as the item's type allows;
+//! `*v` of a name bound behind fewer is read as `v` (the body sees the element by value,
+//! as in the desugared loops). A closure with `return` or `?` in its body (which would
+//! leave the function, not the closure), `async`, or another pattern, is left as written.
+
+use std::collections::HashSet;
+
+use quote::ToTokens;
+use syn::visit_mut::{self, VisitMut};
+use syn::{Expr, Ident, Pat, Stmt};
+
+use crate::syntax::{mixed, single_ident, strip_parens};
+
+/// The body's statements with every search over `arrays` (not `rows`) rewritten, in every
+/// block.
+pub fn rewrite(stmts: Vec<Stmt>, arrays: &HashSet<String>, rows: &HashSet<String>) -> Vec<Stmt> {
+    let mut block = syn::Block {
+        brace_token: Default::default(),
+        stmts,
+    };
+    Searches {
+        arrays,
+        rows,
+        next: 0,
+    }
+    .visit_block_mut(&mut block);
+    block.stmts
+}
+
+struct Searches<'a> {
+    arrays: &'a HashSet<String>,
+    rows: &'a HashSet<String>,
+    next: usize,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    Position,
+    /// `rposition`: the last match's position, counted from the front.
+    RPosition,
+    Find,
+    Any,
+    All,
+}
+
+/// A search, as found in a statement.
+struct Search {
+    kind: Kind,
+    /// The chain the search is called on.
+    chain: Expr,
+    /// Whether the chain's items are references (`a.iter()`, no `copied`).
+    by_ref: bool,
+    /// The name the closure binds (`None` for `_`), and whether `mut`.
+    name: Option<(Ident, bool)>,
+    /// The closure's body, its `*v` read as `v` where the name is bound by value.
+    body: Expr,
+    /// The method's name: where an error about the result points.
+    span: proc_macro2::Span,
+}
+
+impl VisitMut for Searches<'_> {
+    fn visit_block_mut(&mut self, block: &mut syn::Block) {
+        let mut out = Vec::with_capacity(block.stmts.len());
+        for mut stmt in std::mem::take(&mut block.stmts) {
+            // inner blocks first (a loop's body, a branch): their statements are theirs
+            self.visit_stmt_mut(&mut stmt);
+            match self.hoist(&stmt) {
+                Some(expanded) => out.extend(expanded),
+                None => out.push(stmt),
+            }
+        }
+        block.stmts = out;
+    }
+
+    // a closure's body is not the function's; items have bodies of their own
+    fn visit_expr_closure_mut(&mut self, _: &mut syn::ExprClosure) {}
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+impl Searches<'_> {
+    /// `stmt` with its first-evaluated search run before it, or `None`.
+    fn hoist(&mut self, stmt: &Stmt) -> Option<Vec<Stmt>> {
+        let mut stmt = stmt.clone();
+        let slot: &mut Expr = match &mut stmt {
+            Stmt::Local(local) => &mut local.init.as_mut()?.expr,
+            Stmt::Expr(expr, _) => expr,
+            _ => return None,
+        };
+        let slot = self.first_slot(slot)?;
+        let search = self.search(slot)?;
+        self.next += 1;
+        let n = self.next;
+        let hit = mixed(&format!("gradtape_hit{n}"));
+        let (at, pos) = (
+            mixed(&format!("gradtape_at{n}")),
+            mixed(&format!("gradtape_pos{n}")),
+        );
+        let found = mixed(&format!("gradtape_found{n}"));
+        let item = mixed(&format!("gradtape_item{n}"));
+        let Search {
+            kind,
+            chain,
+            by_ref,
+            name,
+            body,
+            span,
+        } = search;
+        // A block body's statements run in the loop, before the `if` on its value (in the
+        // condition they would run as written, not differentiated).
+        let (stmts, body) = match body {
+            Expr::Block(block) if block.label.is_none() && block.attrs.is_empty() => {
+                let mut stmts = block.block.stmts;
+                match stmts.pop() {
+                    Some(Stmt::Expr(tail, None)) => (stmts, tail),
+                    _ => return None,
+                }
+            }
+            body => (Vec::new(), body),
+        };
+        // the loop's element name: the closure's own if it binds one, not `mut`, and no
+        // statement of the body may bind it again (the element found must be the
+        // element, whatever the body does with its copy)
+        let (element, rebind): (Ident, Option<Stmt>) = match name {
+            Some((name, false)) if stmts.is_empty() => (name, None),
+            Some((name, false)) => (item.clone(), Some(syn::parse_quote!(let #name = #item;))),
+            Some((name, true)) => (
+                item.clone(),
+                Some(syn::parse_quote!(let mut #name = #item;)),
+            ),
+            None => (item, None),
+        };
+        let element_pat: Pat = if by_ref {
+            syn::parse_quote!(&#element)
+        } else {
+            syn::parse_quote!(#element)
+        };
+        let mut before: Vec<Stmt> = vec![syn::parse_quote!(let mut #hit = false;)];
+        let (head, found_it): (proc_macro2::TokenStream, proc_macro2::TokenStream) = match kind {
+            Kind::Position => {
+                before.push(syn::parse_quote!(let mut #at: usize = 0;));
+                (
+                    quote::quote!(for (#pos, #element_pat) in #chain.enumerate()),
+                    quote::quote!(#at = #pos;),
+                )
+            }
+            // from the back, each item's position still counted from the front
+            Kind::RPosition => {
+                before.push(syn::parse_quote!(let mut #at: usize = 0;));
+                (
+                    quote::quote!(for (#pos, #element_pat) in #chain.enumerate().rev()),
+                    quote::quote!(#at = #pos;),
+                )
+            }
+            Kind::Find => {
+                // not `0.0`: the elements may be of a generic float type
+                let generated = crate::generate::paths::generated();
+                before.push(syn::parse_quote!(let mut #found = #generated::element_zero();));
+                (
+                    quote::quote!(for #element_pat in #chain),
+                    quote::quote!(#found = #element;),
+                )
+            }
+            Kind::Any | Kind::All => (quote::quote!(for #element_pat in #chain), quote::quote!()),
+        };
+        let condition = match kind {
+            Kind::All => quote::quote!(!(#body)),
+            _ => quote::quote!(#body),
+        };
+        before.push(syn::parse_quote!(#head {
+            #rebind
+            #(#stmts)*
+            if #condition {
+                #hit = true;
+                #found_it
+                break;
+            }
+        }));
+        // the result, a local (a name is an operand in every place the search was)
+        let result: Expr = match kind {
+            Kind::Position | Kind::RPosition => {
+                syn::parse_quote!(if #hit { Some(#at) } else { None })
+            }
+            Kind::Any => syn::parse_quote!(#hit),
+            Kind::All => syn::parse_quote!(!#hit),
+            // spanned on `find`: an option `options` cannot rewrite (passed on whole) is
+            // lowering's error there
+            Kind::Find => {
+                syn::parse_quote_spanned!(span=> if #hit { Some(#found) } else { None })
+            }
+        };
+        let value = mixed(&format!("gradtape_search{n}"));
+        *slot = syn::parse_quote!(#value);
+        if kind == Kind::Find {
+            // an `Option<&F>` becomes an `Option<F>`: its uses must read it as a number
+            let mut uses = Uses {
+                option: &value,
+                by_ref,
+                unread: 0,
+            };
+            uses.visit_stmt_mut(&mut stmt);
+            if uses.unread > 0 {
+                return None;
+            }
+            // `let v = <find>;`: the option is the user's local itself, which `options`
+            // then rewrites with its uses
+            if let Stmt::Local(local) = &mut stmt
+                && let Some(init) = &mut local.init
+                && init.diverge.is_none()
+                && single_ident(strip_parens(&init.expr)).is_some_and(|i| i == &value)
+            {
+                *init.expr = result;
+                before.push(stmt);
+                return Some(before);
+            }
+        }
+        before.push(syn::parse_quote!(let #value = #result;));
+        before.push(stmt);
+        Some(before)
+    }
+
+    /// The search evaluated first in `expr`, if any: `expr` itself, or the first-evaluated
+    /// part of the receiver of a method call, the left operand of a binary operator, the
+    /// operand of a unary one, a cast, a field access, a `?`, a reference, an `if let`'s
+    /// or a `match`'s scrutinee.
+    fn first_slot<'e>(&self, expr: &'e mut Expr) -> Option<&'e mut Expr> {
+        if self.search(expr).is_some() {
+            return Some(expr);
+        }
+        match expr {
+            Expr::MethodCall(call) => self.first_slot(&mut call.receiver),
+            Expr::Binary(binary) => self.first_slot(&mut binary.left),
+            Expr::Unary(unary) => self.first_slot(&mut unary.expr),
+            Expr::Paren(paren) => self.first_slot(&mut paren.expr),
+            Expr::Group(group) => self.first_slot(&mut group.expr),
+            Expr::Cast(cast) => self.first_slot(&mut cast.expr),
+            Expr::Field(field) => self.first_slot(&mut field.base),
+            Expr::Try(try_expr) => self.first_slot(&mut try_expr.expr),
+            Expr::Reference(reference) => self.first_slot(&mut reference.expr),
+            // an `if`'s condition (not an `if let`'s) runs as written, a constant: a
+            // search there needs no loop of its own (lowering rejects a condition that
+            // writes a differentiable value)
+            Expr::If(expr_if) if matches!(strip_parens(&expr_if.cond), Expr::Let(_)) => {
+                self.first_slot(&mut expr_if.cond)
+            }
+            Expr::Let(expr_let) => self.first_slot(&mut expr_let.expr),
+            Expr::Match(expr_match) => self.first_slot(&mut expr_match.expr),
+            _ => None,
+        }
+    }
+
+    /// `expr` as a search over a flat float array.
+    fn search(&self, expr: &Expr) -> Option<Search> {
+        let Expr::MethodCall(call) = strip_parens(expr) else {
+            return None;
+        };
+        let kind = match call.method.to_string().as_str() {
+            "position" => Kind::Position,
+            "rposition" => Kind::RPosition,
+            "find" => Kind::Find,
+            "any" => Kind::Any,
+            "all" => Kind::All,
+            _ => return None,
+        };
+        if call.args.len() != 1 || call.turbofish.is_some() {
+            return None;
+        }
+        let Expr::Closure(closure) = strip_parens(&call.args[0]) else {
+            return None;
+        };
+        if closure.inputs.len() != 1
+            || closure.asyncness.is_some()
+            || closure.output != syn::ReturnType::Default
+            || leaves_early(closure.body.to_token_stream())
+        {
+            return None;
+        }
+        let by_ref = self.chain(&call.receiver)?;
+        // the closure's parameter: `find`'s is a reference to the item
+        let depth = usize::from(by_ref) + usize::from(kind == Kind::Find);
+        let (name, refs) = parameter(&closure.inputs[0])?;
+        if refs > depth {
+            return None;
+        }
+        let mut body = (*closure.body).clone();
+        if let Some((name, _)) = &name
+            && depth > refs
+        {
+            StripDerefs {
+                name,
+                levels: depth - refs,
+            }
+            .visit_expr_mut(&mut body);
+        }
+        Some(Search {
+            kind,
+            chain: (*call.receiver).clone(),
+            by_ref,
+            name,
+            body,
+            span: call.method.span(),
+        })
+    }
+
+    /// Whether `expr` is a chain over a flat float array whose items are references
+    /// (`Some(true)`) or copies (`Some(false)`).
+    fn chain(&self, expr: &Expr) -> Option<bool> {
+        let Expr::MethodCall(call) = strip_parens(expr) else {
+            return None;
+        };
+        match (call.method.to_string().as_str(), call.args.len()) {
+            ("iter", 0) => {
+                let root = match strip_parens(&call.receiver) {
+                    Expr::Index(index) if matches!(strip_parens(&index.index), Expr::Range(_)) => {
+                        &*index.expr
+                    }
+                    other => other,
+                };
+                let root = single_ident(strip_parens(root))?.to_string();
+                (self.arrays.contains(&root) && !self.rows.contains(&root)).then_some(true)
+            }
+            ("copied" | "cloned", 0) => self.chain(&call.receiver).map(|_| false),
+            ("rev", 0) | ("skip" | "take" | "step_by", 1) => self.chain(&call.receiver),
+            _ => None,
+        }
+    }
+}
+
+/// The name a closure's parameter binds (`None` for `_`), whether `mut`, and the number
+/// of `&` in front of it; `None` for another pattern.
+fn parameter(pat: &Pat) -> Option<(Option<(Ident, bool)>, usize)> {
+    match pat {
+        Pat::Type(typed) => parameter(&typed.pat),
+        Pat::Paren(paren) => parameter(&paren.pat),
+        Pat::Reference(reference) if reference.mutability.is_none() => {
+            let (name, refs) = parameter(&reference.pat)?;
+            Some((name, refs + 1))
+        }
+        Pat::Ident(ident) if ident.by_ref.is_none() && ident.subpat.is_none() => {
+            Some((Some((ident.ident.clone(), ident.mutability.is_some())), 0))
+        }
+        Pat::Wild(_) => Some((None, 0)),
+        _ => None,
+    }
+}
+
+/// A `return` or a `?` in a closure's body leaves the closure; in the loop it would leave
+/// the function.
+fn leaves_early(tokens: proc_macro2::TokenStream) -> bool {
+    tokens.into_iter().any(|tree| match tree {
+        proc_macro2::TokenTree::Ident(ident) => ident == "return",
+        proc_macro2::TokenTree::Punct(punct) => punct.as_char() == '?',
+        proc_macro2::TokenTree::Group(group) => leaves_early(group.stream()),
+        proc_macro2::TokenTree::Literal(_) => false,
+    })
+}
+
+/// Reads `*v` (up to `levels` times `*`) as `v`: the name is bound to the element by value
+/// where the closure had it behind references.
+struct StripDerefs<'n> {
+    name: &'n Ident,
+    levels: usize,
+}
+
+impl VisitMut for StripDerefs<'_> {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        let mut stars = 0;
+        let mut inner = &*expr;
+        while let Expr::Unary(unary) = inner
+            && matches!(unary.op, syn::UnOp::Deref(_))
+        {
+            stars += 1;
+            inner = strip_parens(&unary.expr);
+        }
+        if (1..=self.levels).contains(&stars) && single_ident(inner) == Some(self.name) {
+            let name = self.name;
+            *expr = syn::parse_quote!(#name);
+            return;
+        }
+        visit_mut::visit_expr_mut(self, expr);
+    }
+}
+
+/// The uses of a `find`'s option in its statement, made those of an `Option<F>`: over
+/// references, `.copied()`/`.cloned()` dropped and the patterns `Some(&v)` made
+/// `Some(v)`, `Some(v)` kept with `*v` read as `v` in what it guards. `unread` counts the
+/// uses of an `Option<&F>` left otherwise.
+struct Uses<'o> {
+    option: &'o Ident,
+    by_ref: bool,
+    unread: usize,
+}
+
+impl Uses<'_> {
+    fn is_option(&self, expr: &Expr) -> bool {
+        single_ident(strip_parens(expr)).is_some_and(|i| i == self.option)
+    }
+
+    /// `Some(&v)` as `Some(v)`; `Some(v)` with `*v` read as `v` in `guarded`. `false` for
+    /// another pattern binding the reference.
+    fn pattern(&self, pat: &mut Pat, guarded: &mut [&mut Expr]) -> bool {
+        let Pat::TupleStruct(some) = pat else {
+            // `None`, `_`
+            return matches!(pat, Pat::Wild(_) | Pat::Ident(_) | Pat::Path(_))
+                && !matches!(pat, Pat::Ident(ident) if ident.ident != "None");
+        };
+        if !some.path.is_ident("Some") || some.elems.len() != 1 {
+            return false;
+        }
+        match &mut some.elems[0] {
+            Pat::Reference(reference) if reference.mutability.is_none() => {
+                let inner = (*reference.pat).clone();
+                some.elems[0] = inner;
+                true
+            }
+            Pat::Ident(ident) if ident.by_ref.is_none() && ident.subpat.is_none() => {
+                let name = ident.ident.clone();
+                for expr in guarded {
+                    StripDerefs {
+                        name: &name,
+                        levels: 1,
+                    }
+                    .visit_expr_mut(expr);
+                }
+                true
+            }
+            Pat::Wild(_) => true,
+            _ => false,
+        }
+    }
+}
+
+impl VisitMut for Uses<'_> {
+    /// `let Some(&v) = <find> else { .. };`: the name is bound by value after it.
+    fn visit_local_mut(&mut self, local: &mut syn::Local) {
+        if self.by_ref
+            && let Some(init) = &mut local.init
+            && init.diverge.is_some()
+            && self.is_option(&init.expr)
+        {
+            let by_value = match &mut local.pat {
+                Pat::TupleStruct(some) if some.path.is_ident("Some") && some.elems.len() == 1 => {
+                    match &some.elems[0] {
+                        Pat::Reference(reference) if reference.mutability.is_none() => {
+                            let inner = (*reference.pat).clone();
+                            some.elems[0] = inner;
+                            true
+                        }
+                        _ => false,
+                    }
+                }
+                _ => false,
+            };
+            if !by_value {
+                self.unread += 1;
+            }
+            if let Some((_, diverge)) = &mut init.diverge {
+                self.visit_expr_mut(diverge);
+            }
+            return;
+        }
+        visit_mut::visit_local_mut(self, local);
+    }
+
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        if !self.by_ref {
+            return;
+        }
+        match expr {
+            Expr::MethodCall(call)
+                if self.is_option(&call.receiver)
+                    && call.args.is_empty()
+                    && matches!(call.method.to_string().as_str(), "copied" | "cloned") =>
+            {
+                let option = self.option;
+                *expr = syn::parse_quote!(#option);
+                return;
+            }
+            // the same on an `Option<F>` as on an `Option<&F>`
+            Expr::MethodCall(call)
+                if self.is_option(&call.receiver)
+                    && call.args.is_empty()
+                    && matches!(call.method.to_string().as_str(), "is_some" | "is_none") =>
+            {
+                return;
+            }
+            Expr::If(expr_if) => {
+                if let Expr::Let(expr_let) = &mut *expr_if.cond
+                    && self.is_option(&expr_let.expr)
+                {
+                    let mut then: Expr = Expr::Block(syn::ExprBlock {
+                        attrs: Vec::new(),
+                        label: None,
+                        block: expr_if.then_branch.clone(),
+                    });
+                    if self.pattern(&mut expr_let.pat, &mut [&mut then]) {
+                        let Expr::Block(then) = then else {
+                            unreachable!("built a block")
+                        };
+                        expr_if.then_branch = then.block;
+                    } else {
+                        self.unread += 1;
+                    }
+                    if let Some((_, otherwise)) = &mut expr_if.else_branch {
+                        self.visit_expr_mut(otherwise);
+                    }
+                    self.visit_block_mut(&mut expr_if.then_branch);
+                    return;
+                }
+            }
+            Expr::Match(expr_match) if self.is_option(&expr_match.expr) => {
+                for arm in &mut expr_match.arms {
+                    let mut guarded: Vec<&mut Expr> = vec![&mut arm.body];
+                    // syn 3 keeps a guard in the pattern: `Some(v) if *v > 0.0`
+                    let pat = match &mut arm.pat {
+                        Pat::Guard(with_guard) => {
+                            guarded.push(&mut with_guard.guard);
+                            &mut *with_guard.pat
+                        }
+                        pat => pat,
+                    };
+                    if !self.pattern(pat, &mut guarded) {
+                        self.unread += 1;
+                    }
+                }
+                for arm in &mut expr_match.arms {
+                    self.visit_expr_mut(&mut arm.body);
+                }
+                return;
+            }
+            _ => {}
+        }
+        if self.is_option(expr) {
+            // any other use of an `Option<&F>`
+            self.unread += 1;
+            return;
+        }
+        visit_mut::visit_expr_mut(self, expr);
+    }
+}
