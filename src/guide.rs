@@ -250,7 +250,8 @@
 //! `Vec::with_capacity` and `push`; `let mut w = a.to_vec();` or `a.clone()`, a local copy
 //! that may grow where the parameter may not; `let y: Vec<f64> = x.iter().map(..)
 //! .collect();`; `a.copy_from_slice(&b)`), copies fixed-size arrays whole (`let mut m =
-//! *a;` of `a: &[f64; N]` or `&[[f64; N]; M]`, `a.clone()`, and `state = next;` between
+//! *a;` of `a: &[f64; N]` or `&[[f64; N]; M]`, `a.clone()`, rows of fixed width
+//! `let mut p = pos.to_vec();` of `pos: &[[f64; N]]`, and `state = next;` between
 //! `[f64; N]` locals, as an integrator's step replaces its state: element by element, the
 //! length fixed by the type; a `Vec` assigned whole, whose length could change, is
 //! rejected), and uses the iterator forms people write (`iter`, `iter_mut`, `zip`,

@@ -4,11 +4,22 @@
 //! reads its field arrays. Each is checked through its faces (`f`, `primal`, `grad`,
 //! `jvp`) against central differences, and at second order where it is smooth.
 //!
-//! Two of them were rejected before this session, each now a named regression test:
+//! A second round: an n-body simulation over rows copied whole (`pos.to_vec()`), a
+//! Gaussian-process quadratic form, a product with ragged rows grown by `push`, softmax
+//! cross-entropy through a collected `Vec`, a `match` on a configuration enum, an `Option`
+//! constant, a closure capturing a differentiable value, recursion, an early `return` from
+//! a loop, a labelled `break` with a value, `let .. else`, a running maximum, a search by
+//! `while`, tuple results, a `mut` parameter and casts.
+//!
+//! Four forms were rejected before this session, each now a named regression test:
 //! - `let (mut x, mut v) = (0.0, 0.0);`, a tuple of constants into `mut` names later
-//!   assigned differentiable values ("this name is not a `let mut` local");
+//!   assigned differentiable values ("this name is not a `let mut` local"):
+//!   `a_tuple_of_constants_into_mut_names`;
 //! - a struct's field as an iterator source (`self.w.iter().zip(x.iter())`), ("`sum` is not
-//!   a differentiable method").
+//!   a differentiable method"), and an array literal as one (`[h0, h1].iter()`):
+//!   `struct_fields_as_iterator_sources`;
+//! - rows of fixed width copied whole (`let mut p = pos.to_vec();` of `pos: &[[f64; 2]]`,
+//!   "an array of rows is not copied whole"): `rows_copied_whole_and_simulated`.
 
 #![allow(clippy::excessive_precision)]
 
@@ -577,4 +588,396 @@ fn struct_fields_as_iterator_sources() {
         |x: &[f64], t: &[f64]| mlp.forward_jvp(a3(x), t)
     )
     .check_with_second_order(&x);
+}
+
+// ----- a second round: simulations over rows, kernels, searches, control flow -----
+
+#[differentiable]
+fn nbody_energy(pos: &[[f64; 2]], mass: &[f64], steps: usize) -> f64 {
+    let n = pos.len();
+    let mut p = pos.to_vec();
+    let mut v = vec![[0.0; 2]; n];
+    let dt = 0.01;
+    for _ in 0..steps {
+        for i in 0..n {
+            let mut acc = [0.0, 0.0];
+            for j in 0..n {
+                if i == j {
+                    continue;
+                }
+                let dx = p[j][0] - p[i][0];
+                let dy = p[j][1] - p[i][1];
+                let r2 = dx * dx + dy * dy + 1e-3;
+                let inv = mass[j] / (r2 * r2.sqrt());
+                acc[0] += dx * inv;
+                acc[1] += dy * inv;
+            }
+            v[i][0] += acc[0] * dt;
+            v[i][1] += acc[1] * dt;
+        }
+        for i in 0..n {
+            p[i][0] += v[i][0] * dt;
+            p[i][1] += v[i][1] * dt;
+        }
+    }
+    let mut e = 0.0;
+    for i in 0..n {
+        e += 0.5 * mass[i] * (v[i][0] * v[i][0] + v[i][1] * v[i][1]);
+    }
+    e
+}
+
+#[differentiable]
+fn gp_quadratic(x: &[f64], alpha: &[f64], length: f64) -> f64 {
+    let n = x.len();
+    let mut k = 0.0;
+    for i in 0..n {
+        for j in 0..n {
+            let d = x[i] - x[j];
+            k += (-d * d / (2.0 * length * length)).exp() * alpha[i] * alpha[j];
+        }
+    }
+    k
+}
+
+#[differentiable]
+fn matvec_norm(rows: &[Vec<f64>], x: &[f64]) -> f64 {
+    let mut y = Vec::with_capacity(rows.len());
+    for row in rows {
+        let mut s = 0.0;
+        for (a, b) in row.iter().zip(x) {
+            s += a * b;
+        }
+        y.push(s);
+    }
+    y.iter().map(|v| v * v).sum::<f64>().sqrt()
+}
+
+#[differentiable]
+fn softmax_cross_entropy(logits: &[f64], label: usize) -> f64 {
+    let m = logits.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    let exps: Vec<f64> = logits.iter().map(|z| (z - m).exp()).collect();
+    let total: f64 = exps.iter().sum();
+    -(exps[label] / total).ln()
+}
+
+/// A configuration enum, matched on (a constant).
+#[derive(Clone, Copy)]
+enum Activation {
+    Relu,
+    Tanh,
+    Softplus,
+}
+
+#[differentiable]
+fn activate(x: f64, act: Activation) -> f64 {
+    match act {
+        Activation::Relu => x.max(0.0),
+        Activation::Tanh => x.tanh(),
+        Activation::Softplus => x.exp().ln_1p(),
+    }
+}
+
+#[differentiable]
+fn clipped(x: f64, clip: Option<f64>) -> f64 {
+    let y = x * x;
+    if let Some(c) = clip { y.min(c) } else { y }
+}
+
+#[differentiable]
+fn with_closure(x: &[f64], a: f64) -> f64 {
+    let scale = |t: f64| a * t.sin();
+    x.iter().map(|&v| scale(v)).sum()
+}
+
+#[differentiable]
+fn power(x: f64, n: u32) -> f64 {
+    if n == 0 { 1.0 } else { x * power(x, n - 1) }
+}
+
+#[differentiable]
+fn first_above(x: &[f64], t: f64) -> f64 {
+    for &v in x {
+        if v > t {
+            return v * v;
+        }
+    }
+    0.0
+}
+
+#[differentiable]
+#[allow(clippy::let_and_return)] // as written: the loop's value bound, then returned
+fn labelled(x: f64) -> f64 {
+    let mut y = x;
+    let r = 'outer: loop {
+        for _ in 0..3 {
+            y = y * 0.9 + 0.1;
+            if y < 0.5 {
+                break 'outer y * 2.0;
+            }
+        }
+        if y > 3.0 {
+            break y;
+        }
+        y += 1.0;
+    };
+    r
+}
+
+#[differentiable]
+fn let_else(x: &[f64], k: Option<usize>) -> f64 {
+    let Some(i) = k else {
+        return 0.0;
+    };
+    x[i].exp()
+}
+
+#[differentiable]
+fn running_max_loss(x: &[f64]) -> f64 {
+    let mut best = f64::NEG_INFINITY;
+    let mut total = 0.0;
+    for &v in x.iter() {
+        best = best.max(v);
+        total += best;
+    }
+    total
+}
+
+#[differentiable]
+fn interp(xs: &[f64], ys: &[f64], t: f64) -> f64 {
+    let mut i = 0;
+    while i + 2 < xs.len() && xs[i + 1] < t {
+        i += 1;
+    }
+    let w = (t - xs[i]) / (xs[i + 1] - xs[i]);
+    ys[i] * (1.0 - w) + ys[i + 1] * w
+}
+
+#[differentiable]
+fn tuple_return(x: f64, y: f64) -> (f64, f64) {
+    (x * y, x + y)
+}
+
+#[differentiable]
+fn uses_tuple(x: f64, y: f64) -> f64 {
+    let (p, s) = tuple_return(x, y);
+    let pair = tuple_return(p, s);
+    pair.0 * pair.1
+}
+
+#[differentiable]
+fn mutable_param(mut x: f64, n: usize) -> f64 {
+    for _ in 0..n {
+        x = x.cos();
+    }
+    x
+}
+
+#[differentiable]
+fn casts(x: f32, y: f64) -> f64 {
+    let z = x as f64 * y;
+    let k = (z * 10.0) as i64;
+    z + k as f64
+}
+
+#[test]
+fn rows_copied_whole_and_simulated() {
+    // three bodies, positions row by row, then the masses
+    let x = vec![0.0, 0.0, 1.0, 0.2, -0.3, 0.9];
+    let mass = [1.0, 0.5, 0.8];
+    let rows = |x: &[f64]| -> Vec<[f64; 2]> { x.chunks(2).map(a2).collect() };
+    flat!(
+        "nbody_energy",
+        |x: &[f64]| nbody_energy(&rows(x), &mass, 20),
+        |x: &[f64]| nbody_energy::primal(&rows(x), &mass, 20),
+        |x: &[f64]| {
+            let (value, (g, _)) = nbody_energy::grad(&rows(x), &mass, 20);
+            (value, g.concat())
+        },
+        |x: &[f64], t: &[f64]| nbody_energy::jvp(&rows(x), &mass, 20, &rows(t), &[0.0; 3])
+    )
+    .check_with_second_order(&x);
+}
+
+#[test]
+fn kernels_and_products() {
+    let x = [point(5, 17, -1.0, 1.0), point(5, 19, -1.0, 1.0), vec![0.7]].concat();
+    flat!(
+        "gp_quadratic",
+        |x: &[f64]| gp_quadratic(&x[..5], &x[5..10], x[10]),
+        |x: &[f64]| gp_quadratic::primal(&x[..5], &x[5..10], x[10]),
+        |x: &[f64]| {
+            let (value, (gx, ga, gl)) = gp_quadratic::grad(&x[..5], &x[5..10], x[10]);
+            (value, [gx, ga, vec![gl]].concat())
+        },
+        |x: &[f64], t: &[f64]| gp_quadratic::jvp(
+            &x[..5],
+            &x[5..10],
+            x[10],
+            &t[..5],
+            &t[5..10],
+            t[10]
+        )
+    )
+    .check_with_second_order(&x);
+
+    let rows: Vec<Vec<f64>> = vec![point(3, 23, -1.0, 1.0), point(3, 29, -1.0, 1.0)];
+    let x = point(3, 31, -1.0, 1.0);
+    flat!(
+        "matvec_norm",
+        |x: &[f64]| matvec_norm(&rows, x),
+        |x: &[f64]| matvec_norm::primal(&rows, x),
+        |x: &[f64]| {
+            let (value, (_, g)) = matvec_norm::grad(&rows, x);
+            (value, g)
+        },
+        |x: &[f64], t: &[f64]| matvec_norm::jvp(&rows, x, &[vec![0.0; 3], vec![0.0; 3]], t)
+    )
+    .check_with_second_order(&x);
+
+    let x = vec![0.3, -1.2, 2.0, 0.5];
+    let (value, [g]) = softmax_cross_entropy::grad(&x, 2);
+    assert_eq!(value, softmax_cross_entropy(&x, 2));
+    // by hand: softmax(x) - one_hot(label)
+    let total: f64 = x.iter().map(|z| z.exp()).sum();
+    assert!((value - (total.ln() - 2.0)).abs() < 1e-14);
+    for (k, g) in g.iter().enumerate() {
+        let expected = x[k].exp() / total - f64::from(k == 2);
+        assert!(
+            (g - expected).abs() < 1e-14,
+            "d/dz{k} = {g}, by hand {expected}"
+        );
+    }
+}
+
+/// `grad` of a function of one differentiable number (the others fixed) against central
+/// differences of the function itself.
+fn check_number(name: &str, f: &dyn Fn(f64) -> f64, grad: &dyn Fn(f64) -> (f64, f64), x: f64) {
+    let (value, g) = grad(x);
+    assert_eq!(value.to_bits(), f(x).to_bits(), "{name}({x}): value");
+    let expected = common::central_differences(&|x: &[f64]| f(x[0]), &[x])[0];
+    assert!(
+        common::close(g, expected, 1e-6),
+        "{name}({x}): {g} against {expected}"
+    );
+}
+
+#[test]
+fn configuration_and_control_flow() {
+    for (act, x) in [
+        (Activation::Relu, 0.7),
+        (Activation::Relu, -0.7),
+        (Activation::Tanh, 0.4),
+        (Activation::Softplus, -0.3),
+    ] {
+        let grad = |x| {
+            let (value, [g]) = activate::grad(x, act);
+            (value, g)
+        };
+        check_number("activate", &|x| activate(x, act), &grad, x);
+    }
+    for (x, clip) in [(0.5, Some(1.0)), (2.0, Some(1.0)), (2.0, None)] {
+        let grad = |x| {
+            let (value, [g]) = clipped::grad(x, clip);
+            (value, g)
+        };
+        check_number("clipped", &|x| clipped(x, clip), &grad, x);
+    }
+    let grad = |x| {
+        let (value, [g]) = power::grad(x, 5);
+        (value, g)
+    };
+    check_number("power", &|x| power(x, 5), &grad, 1.3);
+    assert_eq!(power::grad(2.0, 5).1, [80.0]); // 5 x⁴
+    check_number(
+        "labelled",
+        &labelled,
+        &|x| {
+            let (value, [g]) = labelled::grad(x);
+            (value, g)
+        },
+        0.3,
+    );
+    check_number(
+        "labelled",
+        &labelled,
+        &|x| {
+            let (value, [g]) = labelled::grad(x);
+            (value, g)
+        },
+        3.0,
+    );
+    check_number(
+        "mutable_param",
+        &|x| mutable_param(x, 7),
+        &|x| {
+            let (value, [g]) = mutable_param::grad(x, 7);
+            (value, g)
+        },
+        0.4,
+    );
+    // `as f32`/`as f64` are differentiable, a cast to an integer a constant (its step)
+    let (value, (gx, gy)) = casts::grad(0.25_f32, 1.5);
+    assert_eq!(value, casts(0.25, 1.5));
+    assert_eq!((gx, gy), (1.5, 0.25));
+    let x = vec![0.7, -0.4];
+    numbers!(uses_tuple(0, 1)).check_with_second_order(&x);
+}
+
+#[test]
+fn closures_searches_and_interpolation() {
+    let x = vec![0.3, -0.8, 1.4, 0.1, 0.9];
+    flat!(
+        "with_closure",
+        |x: &[f64]| with_closure(&x[..4], x[4]),
+        |x: &[f64]| with_closure::primal(&x[..4], x[4]),
+        |x: &[f64]| {
+            let (value, (gx, ga)) = with_closure::grad(&x[..4], x[4]);
+            (value, [gx, vec![ga]].concat())
+        },
+        |x: &[f64], t: &[f64]| with_closure::jvp(&x[..4], x[4], &t[..4], t[4])
+    )
+    .check_with_second_order(&x);
+
+    let x = vec![0.3, -0.8, 1.4, 0.1];
+    for t in [1.0, 2.0] {
+        let (value, (g, gt)) = first_above::grad(&x, t);
+        assert_eq!(value, first_above(&x, t));
+        // the first element above 1.0 is x[2]; none is above 2.0
+        let expected: Vec<f64> = if t == 1.0 {
+            vec![0.0, 0.0, 2.0 * 1.4, 0.0]
+        } else {
+            vec![0.0; 4]
+        };
+        assert_eq!((g, gt), (expected, 0.0));
+    }
+    let x = vec![0.5, 0.2, 0.9, 0.4];
+    flat!(
+        "running_max_loss",
+        |x: &[f64]| running_max_loss(x),
+        |x: &[f64]| running_max_loss::primal(x),
+        |x: &[f64]| {
+            let (value, [g]) = running_max_loss::grad(x);
+            (value, g)
+        },
+        |x: &[f64], t: &[f64]| running_max_loss::jvp(x, t)
+    )
+    .check(&x);
+    let (_, [g]) = running_max_loss::grad(&x);
+    // the running maximum is x[0] twice, then x[2] twice
+    assert_eq!(g, vec![2.0, 0.0, 2.0, 0.0]);
+
+    let (xs, ys) = (vec![0.0, 1.0, 2.5, 4.0], point(4, 37, -1.0, 1.0));
+    for t in [0.4, 1.7, 3.2] {
+        let grad = |t| {
+            let (value, (_, _, t)) = interp::grad(&xs, &ys, t);
+            (value, t)
+        };
+        check_number("interp", &|t| interp(&xs, &ys, t), &grad, t);
+    }
+    let (value, g) = let_else::grad(&[0.5, 1.0], Some(1));
+    assert_eq!(value, let_else(&[0.5, 1.0], Some(1)));
+    assert_eq!(g, [vec![0.0, 1.0_f64.exp()]]);
+    let (value, g) = let_else::grad(&[0.5, 1.0], None);
+    assert_eq!((value, g), (0.0, [vec![0.0, 0.0]]));
 }

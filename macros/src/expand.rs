@@ -91,7 +91,12 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
                 })
                 .map(|p| p.ident.to_string())
                 .collect();
-            stmts = iterators::desugar(&cx, stmts, arrays, rows, fixed, &sig.floats);
+            let widths = sig
+                .params
+                .iter()
+                .filter_map(|p| Some((p.ident.to_string(), p.array_row()?)))
+                .collect();
+            stmts = iterators::desugar(&cx, stmts, arrays, rows, fixed, &widths, &sig.floats);
         }
         let block = syn::Block {
             brace_token: item.block.brace_token,

@@ -37,7 +37,7 @@
 //! The rewrite is exact: every element is read where and as often as the iterator would
 //! read it, and the body runs as written.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -57,13 +57,14 @@ pub fn desugar(
     mut arrays: HashSet<String>,
     mut rows: HashSet<String>,
     fixed: HashSet<String>,
+    widths: &HashMap<String, TokenStream>,
     floats: &[Ident],
 ) -> Vec<syn::Stmt> {
     let mut stmts = stmts;
     for stmt in &mut stmts {
         FuseMaps.visit_stmt_mut(stmt);
     }
-    let stmts = copies(stmts, &arrays, &rows, fixed, floats);
+    let stmts = copies(stmts, &arrays, &rows, fixed, widths, floats);
     let mut locals = Locals(&mut arrays, &mut rows, floats);
     for stmt in &stmts {
         locals.visit_stmt(stmt);
@@ -224,12 +225,15 @@ fn copies(
     arrays: &HashSet<String>,
     rows: &HashSet<String>,
     fixed: HashSet<String>,
+    widths: &HashMap<String, TokenStream>,
     floats: &[Ident],
 ) -> Vec<syn::Stmt> {
     struct Copies<'a> {
         arrays: HashSet<String>,
         rows: &'a HashSet<String>,
         fixed: HashSet<String>,
+        /// The row width `N` of each parameter of fixed-width rows (`&[[F; N]]`).
+        widths: &'a HashMap<String, TokenStream>,
         floats: &'a [Ident],
     }
     impl VisitMut for Copies<'_> {
@@ -338,6 +342,22 @@ fn copies(
                 return None;
             };
             let source = single_ident(strip_parens(&call.receiver))?.to_string();
+            if let Some(width) = self.widths.get(&source)
+                && matches!(call.method.to_string().as_str(), "to_vec" | "clone")
+                && call.args.is_empty()
+                && !(call.method == "clone" && self.fixed.contains(&source))
+            {
+                // `let mut p = pos.to_vec();` of rows of fixed width (`pos: &[[F; N]]`): a
+                // local array of rows `vec![[0; N]; len]` filled element by element
+                let (name, source) = (&pat.ident, &call.receiver);
+                let (k, j) = (mixed("copy_index"), mixed("copy_column"));
+                self.arrays.insert(name.to_string());
+                let generated = crate::generate::paths::generated();
+                return Some(vec![
+                    syn::parse_quote!(let mut #name = vec![[#generated::element_zero(); #width]; #source.len()];),
+                    syn::parse_quote!(for #k in 0..#source.len() { for #j in 0..#width { #name[#k][#j] = #source[#k][#j]; } }),
+                ]);
+            }
             let copying = matches!(call.method.to_string().as_str(), "to_vec" | "clone")
                 && call.args.is_empty()
                 && self.arrays.contains(&source)
@@ -367,6 +387,7 @@ fn copies(
         arrays: arrays.clone(),
         rows,
         fixed,
+        widths,
         floats,
     }
     .visit_block_mut(&mut block);
