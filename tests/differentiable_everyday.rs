@@ -19,7 +19,10 @@
 //!   a differentiable method"), and an array literal as one (`[h0, h1].iter()`):
 //!   `struct_fields_as_iterator_sources`;
 //! - rows of fixed width copied whole (`let mut p = pos.to_vec();` of `pos: &[[f64; 2]]`,
-//!   "an array of rows is not copied whole"): `rows_copied_whole_and_simulated`.
+//!   "an array of rows is not copied whole"): `rows_copied_whole_and_simulated`;
+//! - from the third round (ranges and element methods), `(0..n).map(|i| x[i] * y[i])
+//!   .sum()` and `.collect()` over a range, `*x.first().unwrap()`, `x.last().unwrap()`
+//!   and `v.swap(i, j)` ("not a differentiable method"): `ranges_ends_swaps_and_strides`.
 
 #![allow(clippy::excessive_precision)]
 
@@ -980,4 +983,193 @@ fn closures_searches_and_interpolation() {
     assert_eq!(g, [vec![0.0, 1.0_f64.exp()]]);
     let (value, g) = let_else::grad(&[0.5, 1.0], None);
     assert_eq!((value, g), (0.0, [vec![0.0, 0.0]]));
+}
+
+// ----- a third round: ranges, ends, swaps and strides -----
+
+#[differentiable]
+fn range_dot(x: &[f64], y: &[f64]) -> f64 {
+    (0..x.len()).map(|i| x[i] * y[i]).sum::<f64>()
+}
+
+#[differentiable]
+fn range_collect(x: &[f64], w: f64) -> f64 {
+    let v: Vec<f64> = (0..x.len()).map(|i| x[i] * w).collect();
+    v.iter().sum()
+}
+
+#[differentiable]
+fn enumerate_weighted(x: &[f64]) -> f64 {
+    x.iter().enumerate().map(|(i, v)| v * i as f64).sum()
+}
+
+#[differentiable]
+fn tv(x: &[f64]) -> f64 {
+    x.windows(2).map(|w| (w[1] - w[0]).powi(2)).sum()
+}
+
+#[differentiable]
+fn spread(x: &[f64]) -> f64 {
+    let m = x.iter().cloned().fold(f64::MIN, f64::max);
+    let s = x.iter().cloned().fold(f64::MAX, f64::min);
+    m - s
+}
+
+#[differentiable]
+fn first_last(x: &[f64]) -> f64 {
+    let a = x[0];
+    let b = x[x.len() - 1];
+    let c = *x.first().unwrap();
+    let d = *x.last().unwrap();
+    a * b + c - d
+}
+
+#[differentiable]
+fn stepped(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in (0..x.len()).step_by(2) {
+        s += x[i].sin();
+    }
+    s
+}
+
+#[differentiable]
+fn swapped(x: &[f64]) -> f64 {
+    let mut v = x.to_vec();
+    v.swap(0, 1);
+    v[0] * 2.0 + v[1]
+}
+
+#[differentiable]
+fn nan_guard(x: f64) -> f64 {
+    let y = (x * x - 1.0).sqrt();
+    if y.is_nan() { 0.0 } else { y }
+}
+
+#[differentiable]
+fn sum_sq_range(x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut total = 0.0;
+    for i in (1..n).rev() {
+        total += (x[i] - x[i - 1]).abs();
+    }
+    total
+}
+
+#[differentiable]
+fn powi_var(x: f64, n: u32) -> f64 {
+    x.powi(n as i32) / (n as f64)
+}
+
+#[differentiable]
+fn zip3(a: &[f64], b: &[f64], c: &[f64]) -> f64 {
+    a.iter().zip(b).zip(c).map(|((x, y), z)| x * y * z).sum()
+}
+
+#[differentiable]
+fn mean_std(x: &[f64]) -> (f64, f64) {
+    let n = x.len() as f64;
+    let mean = x.iter().sum::<f64>() / n;
+    let var = x.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    (mean, var.sqrt())
+}
+
+#[differentiable]
+fn zscore_sum(x: &[f64]) -> f64 {
+    let (m, s) = mean_std(x);
+    x.iter().map(|v| ((v - m) / s).powi(3)).sum()
+}
+
+#[differentiable]
+fn iter_mut_scale(x: &[f64], a: f64) -> f64 {
+    let mut v = x.to_vec();
+    for e in v.iter_mut() {
+        *e *= a;
+    }
+    v.iter().sum()
+}
+
+#[differentiable]
+fn f32_model(w: &[f32], x: &[f32]) -> f32 {
+    let z: f32 = w.iter().zip(x).map(|(a, b)| a * b).sum();
+    1.0 / (1.0 + (-z).exp())
+}
+
+/// `f(x: &[f64])` checked with second order at `x` (`order1` for first order only, where
+/// the function has kinks).
+macro_rules! one_slice {
+    ($f:ident, $x:expr) => {
+        one_slice!(@ $f, $x).check_with_second_order(&$x)
+    };
+    (order1 $f:ident, $x:expr) => {
+        one_slice!(@ $f, $x).check(&$x)
+    };
+    (@ $f:ident, $x:expr) => {
+        flat!(
+            stringify!($f),
+            |x: &[f64]| $f(x),
+            |x: &[f64]| $f::primal(x),
+            |x: &[f64]| {
+                let (value, [g]) = $f::grad(x);
+                (value, g)
+            },
+            |x: &[f64], t: &[f64]| $f::jvp(x, t)
+        )
+    };
+}
+
+#[test]
+fn ranges_ends_swaps_and_strides() {
+    let x = point(10, 41, -1.0, 1.0);
+    two_slices!(range_dot, 5, &x);
+    two_slices!(zip3_first_two, 5, &x);
+    let x = point(6, 43, -1.0, 1.0);
+    one_slice!(enumerate_weighted, x);
+    one_slice!(tv, x);
+    one_slice!(first_last, x);
+    one_slice!(stepped, x);
+    one_slice!(swapped, x);
+    one_slice!(zscore_sum, x);
+    one_slice!(order1 spread, x);
+    one_slice!(order1 sum_sq_range, x);
+    // `swap` exchanges the first two elements: d/dx0 = 1, d/dx1 = 2
+    let (_, [g]) = swapped::grad(&x);
+    assert_eq!(&g[..2], &[1.0, 2.0]);
+    // the first and last elements, by hand
+    let (_, [g]) = first_last::grad(&[2.0, 5.0, 3.0]);
+    assert_eq!(g, vec![3.0 + 1.0, 0.0, 2.0 - 1.0]);
+
+    let x = [point(4, 47, -1.0, 1.0), vec![1.7]].concat();
+    slice_and_float!(@second_order range_collect, x.clone());
+    slice_and_float!(@second_order iter_mut_scale, x);
+    let grad = |x| {
+        let (value, [g]) = nan_guard::grad(x);
+        (value, g)
+    };
+    check_number("nan_guard", &nan_guard, &grad, 1.5);
+    // inside (-1, 1) the root is NaN and the guard gives the constant 0
+    assert_eq!(nan_guard::grad(0.5), (0.0, [0.0]));
+    let grad = |x| {
+        let (value, [g]) = powi_var::grad(x, 3);
+        (value, g)
+    };
+    check_number("powi_var", &|x| powi_var(x, 3), &grad, 1.2);
+
+    let (w, x) = ([0.5_f32, -0.25, 1.0], [1.0_f32, 2.0, -0.5]);
+    let (value, [gw, gx]) = f32_model::grad(&w, &x);
+    let z: f32 = -0.5; // 0.5 - 0.5 - 0.5
+    let sigma = 1.0 / (1.0 + (-z).exp());
+    assert!((value - sigma).abs() < 1e-7);
+    assert_eq!(value, f32_model(&w, &x));
+    for k in 0..3 {
+        assert!((gw[k] - sigma * (1.0 - sigma) * x[k]).abs() < 1e-6);
+        assert!((gx[k] - sigma * (1.0 - sigma) * w[k]).abs() < 1e-6);
+    }
+}
+
+/// `zip3` with its third slice fixed, as `two_slices!` takes two.
+#[differentiable]
+fn zip3_first_two(a: &[f64], b: &[f64]) -> f64 {
+    let c = [0.5, -1.0, 2.0, 0.25, 1.5];
+    zip3(a, b, &c)
 }

@@ -299,9 +299,14 @@ fn copies(
                 }
                 _ => return None,
             };
-            let root = chain_root(source)?;
-            if !self.arrays.contains(&root.to_string()) || self.rows.contains(&root.to_string()) {
-                return None;
+            // over a range (`(0..n).map(|i| x[i] * w).collect()`), the items are its
+            // integers and the loop is the range's, as written
+            if range_map(&collect.receiver).is_none() {
+                let root = chain_root(source)?;
+                if !self.arrays.contains(&root.to_string()) || self.rows.contains(&root.to_string())
+                {
+                    return None;
+                }
             }
             self.arrays.insert(name.to_string());
             let declared: syn::Stmt = match ty {
@@ -624,6 +629,73 @@ impl Rewriter<'_> {
             }) => quote!(#array[#offset + #k * #stride]),
             Some(View { array, offset, .. }) => quote!(#array[#offset + #k]),
             None => quote!(#name[#k]),
+        }
+    }
+
+    /// Element accesses written through methods, on a float array of the body: `a.first()`
+    /// or `a.last()` then `.unwrap()` (or `.copied().unwrap()`, and `*` before it) is the
+    /// element `a[0]` or `a[a.len() - 1]` (an empty array panics either way, by index
+    /// rather than by `unwrap`); `a.swap(i, j)` is the exchange of two elements through a
+    /// temporary, each index evaluated once, as `swap` evaluates them.
+    fn element_access(&mut self, expr: &Expr) -> Option<Expr> {
+        let unwrapped = |expr: &Expr| -> Option<(Ident, bool)> {
+            let Expr::MethodCall(unwrap) = strip_parens(expr) else {
+                return None;
+            };
+            if unwrap.method != "unwrap" || !unwrap.args.is_empty() {
+                return None;
+            }
+            let mut inner = strip_parens(&unwrap.receiver);
+            if let Expr::MethodCall(copied) = inner
+                && matches!(copied.method.to_string().as_str(), "copied" | "cloned")
+                && copied.args.is_empty()
+            {
+                inner = strip_parens(&copied.receiver);
+            }
+            let Expr::MethodCall(end) = inner else {
+                return None;
+            };
+            let first = match end.method.to_string().as_str() {
+                "first" => true,
+                "last" => false,
+                _ => return None,
+            };
+            let array = single_ident(strip_parens(&end.receiver))?;
+            (end.args.is_empty() && self.arrays.contains(&array.to_string()))
+                .then(|| (array.clone(), first))
+        };
+        let element = |(array, first): (Ident, bool)| -> Expr {
+            if first {
+                syn::parse_quote!(#array[0])
+            } else {
+                syn::parse_quote!(#array[#array.len() - 1])
+            }
+        };
+        match strip_parens(expr) {
+            Expr::Unary(deref) if matches!(deref.op, syn::UnOp::Deref(_)) => {
+                unwrapped(&deref.expr).map(element)
+            }
+            Expr::MethodCall(swap)
+                if swap.method == "swap"
+                    && swap.args.len() == 2
+                    && single_ident(strip_parens(&swap.receiver))
+                        .is_some_and(|a| self.arrays.contains(&a.to_string())) =>
+            {
+                let array = &swap.receiver;
+                let (i, j) = (&swap.args[0], &swap.args[1]);
+                let (a, b, t) = (
+                    self.fresh("swap_i"),
+                    self.fresh("swap_j"),
+                    self.fresh("swap_t"),
+                );
+                Some(syn::parse_quote!({
+                    let (#a, #b): (usize, usize) = (#i, #j);
+                    let #t = #array[#a];
+                    #array[#a] = #array[#b];
+                    #array[#b] = #t;
+                }))
+            }
+            other => unwrapped(other).map(element),
         }
     }
 
@@ -1063,6 +1135,9 @@ impl Rewriter<'_> {
     /// `chain.sum()`, `.product()`, `.fold(..)` as a block computing the accumulator.
     fn reduction(&mut self, call: &syn::ExprMethodCall) -> Option<Expr> {
         let method = call.method.to_string();
+        if let Some(rewritten) = range_reduction(call) {
+            return Some(rewritten);
+        }
         let chain = self.chain(&call.receiver, false)?;
         let acc = self.fresh("acc");
         // The item's value in the loop (the closure's body after its pattern's `let`s).
@@ -1527,6 +1602,12 @@ impl Rewriter<'_> {
 
 impl VisitMut for Rewriter<'_> {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        // `*a.first().unwrap()`, `a.last().unwrap()`, `a.swap(i, j)`: element accesses.
+        if let Some(rewritten) = self.element_access(expr) {
+            *expr = rewritten;
+            visit_mut::visit_expr_mut(self, expr);
+            return;
+        }
         // A reduction over windows or chunks: a loop over them.
         if let Expr::MethodCall(call) = expr
             && let Some(rewritten) = self.with_fields(|this| this.views_reduction(call))
@@ -1708,6 +1789,56 @@ fn strip_pat_type(pat: &Pat) -> &Pat {
 /// The accumulator `acc`'s `= init` (or `: ty = init`) and its update by `value` for a
 /// `.sum()` or `.product()` call (not `0.0`/`1.0`: the items may be of a generic float
 /// type).
+/// `range.map(|i| e)`, the range a range expression (`0..n`, `(1..=n).rev()`), and the
+/// closure (of one input).
+fn range_map(expr: &Expr) -> Option<(&Expr, &syn::ExprClosure)> {
+    let Expr::MethodCall(map) = strip_parens(expr) else {
+        return None;
+    };
+    if map.method != "map" || map.args.len() != 1 {
+        return None;
+    }
+    let Expr::Closure(closure) = strip_parens(&map.args[0]) else {
+        return None;
+    };
+    let is_range = |expr: &Expr| matches!(strip_parens(expr), Expr::Range(range) if range.start.is_some() && range.end.is_some());
+    let range = match strip_parens(&map.receiver) {
+        range if is_range(range) => range,
+        Expr::MethodCall(rev)
+            if rev.method == "rev" && rev.args.is_empty() && is_range(&rev.receiver) =>
+        {
+            &map.receiver
+        }
+        _ => return None,
+    };
+    (closure.inputs.len() == 1).then_some((range, closure))
+}
+
+/// `(a..b).map(|i| e).sum()` (or `.product()`, a reversed range too): the loop over the
+/// range as written, `{ let mut acc = 0; for i in a..b { acc = acc + e; } acc }`, whose
+/// counter lowering knows. The items are the range's integers, so `e` reads the arrays by
+/// index (`x[i] * y[i]`).
+fn range_reduction(call: &syn::ExprMethodCall) -> Option<Expr> {
+    if !matches!(call.method.to_string().as_str(), "sum" | "product") || !call.args.is_empty() {
+        return None;
+    }
+    let (range, closure) = range_map(&call.receiver)?;
+    if closure.asyncness.is_some() || closure.capture.is_some() {
+        return None;
+    }
+    let acc = mixed("gradtape_range_acc");
+    let pat = &closure.inputs[0];
+    let body = &closure.body;
+    let (init, update) = sum_or_product(call, &acc, body);
+    Some(syn::parse_quote!({
+        let mut #acc #init;
+        for #pat in #range {
+            #update
+        }
+        #acc
+    }))
+}
+
 fn sum_or_product(
     call: &syn::ExprMethodCall,
     acc: &Ident,
