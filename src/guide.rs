@@ -973,6 +973,10 @@
 //! Second order in scalar mode is numerical only: no derivative code runs over the
 //! generated code on numbers, so a Hessian of a slice function is taken by differences of
 //! `f::grad` or `f::jvp` (exact second order is tensor mode's, through tapes).
+//! A closure or function pointer passed in and called on differentiable values (`f(x)`
+//! with `f: &dyn Fn(f64) -> f64`) is rejected in scalar mode: its body is not the macro's
+//! to see (`tests/ui/differentiable/call-of-a-closure-parameter.rs`); in tensor mode the
+//! call is replayed op by op on the node's sub-tape.
 //! Also rejected today: a local struct used whole (`s = step(s, dt);`: the macro says so
 //! on the struct literal, `tests/ui/differentiable/local-struct-state.rs`; field by field
 //! it is differentiated), and searches over chains with a `map`, `zip` or `enumerate`, or

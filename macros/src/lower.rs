@@ -843,6 +843,14 @@ impl<'a> Lowerer<'a> {
                     Tree::Leaf(self.emit_temp(Op::Trace { expr, inputs }))
                 })
                 .collect(),
+            Mode::Scalar if self.calls_a_value(&func.path) => {
+                validate::call_of_a_value(self.cx, &func.path, false);
+                (0..arity)
+                    .map(|_| {
+                        Tree::Leaf(Operand::Inactive(syn::parse_quote!(::core::unreachable!())))
+                    })
+                    .collect()
+            }
             Mode::Scalar if self.writes_arrays(call) => {
                 self.writing_call_parts(Writer::Function(call), arity)
             }
@@ -2366,6 +2374,10 @@ impl<'a> Lowerer<'a> {
             validate::unnamed_call(self.cx, &call.func);
             return Self::poisoned(&Expr::Call(call.clone()));
         };
+        if self.mode == Mode::Scalar && self.calls_a_value(&func.path) {
+            validate::call_of_a_value(self.cx, &func.path, false);
+            return Self::poisoned(&Expr::Call(call.clone()));
+        }
         if self.mode == Mode::Scalar && crate::syntax::is_associated(&func.path) {
             // `Cell::new(x)`, `Vec::from(x)`: no companion item can be reached by this
             // path (an annotated method's are `value.f_vjp(..)`); it would be rustc's
@@ -2400,6 +2412,13 @@ impl<'a> Lowerer<'a> {
                 Some(Op::Call { func: callee, args })
             }
         }
+    }
+
+    /// Whether `path` names a value of the body (a parameter or a local: a closure or a
+    /// function pointer), which shadows any function of that name, rather than a function.
+    fn calls_a_value(&self, path: &syn::Path) -> bool {
+        path.get_ident()
+            .is_some_and(|ident| self.lookup(ident).is_some())
     }
 
     /// Whom a call by `path` reaches (scalar mode): a plain helper named in `plain(..)`
@@ -2438,6 +2457,10 @@ impl<'a> Lowerer<'a> {
     /// the name); a plain helper named in `plain(..)` is the macro's error.
     fn strict_tensor_call(&mut self, path: &syn::Path) {
         if self.calls.strict.is_none() {
+            return;
+        }
+        if self.calls_a_value(path) {
+            validate::call_of_a_value(self.cx, path, true);
             return;
         }
         if self.calls.plain_helper(path).is_some() {

@@ -647,6 +647,24 @@ const INTERIOR_MUTABILITY: &[&str] = &[
     "AtomicU32",
 ];
 
+/// A call of a value (a parameter or local holding a closure or a function pointer, `f(x)`)
+/// on differentiable values: its body is not the macro's to see. In scalar mode there is
+/// nothing to differentiate it with; in tensor mode it would run op by op, which `strict`
+/// refuses.
+pub fn call_of_a_value(cx: &Ctxt, path: &syn::Path, strict: bool) {
+    let name = path.to_token_stream().to_string();
+    let message = if strict {
+        format!(
+            "`{name}` is a value (a closure or function the caller passes), so its call runs op by op on the node's sub-tape, which `strict` does not allow: call a #[differentiable] function by name"
+        )
+    } else {
+        format!(
+            "`{name}` is a value (a closure or function the caller passes), not a function item: #[differentiable] cannot see its body, so its call on differentiable values cannot be differentiated in scalar mode; call a #[differentiable] function by name (or a generic helper named in `plain(..)`), or compute the call on constants only"
+        )
+    };
+    cx.error_spanned_by(path, message);
+}
+
 /// A type's associated function called on differentiable values (scalar mode).
 pub fn associated_call(cx: &Ctxt, path: &syn::Path) {
     let ty = path
