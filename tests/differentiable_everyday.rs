@@ -22,7 +22,11 @@
 //!   "an array of rows is not copied whole"): `rows_copied_whole_and_simulated`;
 //! - from the third round (ranges and element methods), `(0..n).map(|i| x[i] * y[i])
 //!   .sum()` and `.collect()` over a range, `*x.first().unwrap()`, `x.last().unwrap()`
-//!   and `v.swap(i, j)` ("not a differentiable method"): `ranges_ends_swaps_and_strides`.
+//!   and `v.swap(i, j)` ("not a differentiable method"): `ranges_ends_swaps_and_strides`;
+//! - from the fourth round (methods calling methods, generic helpers, a `match` on a
+//!   `bool`, a 3x3 product, Newton by `while`, a writer), an array destructured by a
+//!   pattern, `let [w, x, y, z] = q;` ("must be bound to a plain name"):
+//!   `methods_generics_and_array_patterns`.
 
 #![allow(clippy::excessive_precision)]
 
@@ -1172,4 +1176,206 @@ fn ranges_ends_swaps_and_strides() {
 fn zip3_first_two(a: &[f64], b: &[f64]) -> f64 {
     let c = [0.5, -1.0, 2.0, 0.25, 1.5];
     zip3(a, b, &c)
+}
+
+// ----- a fourth round: methods calling methods, generic helpers, array patterns -----
+
+struct Pendulum {
+    g: f64,
+    l: f64,
+}
+
+impl Pendulum {
+    #[differentiable]
+    fn accel(&self, theta: f64) -> f64 {
+        -self.g / self.l * theta.sin()
+    }
+
+    #[differentiable]
+    fn simulate(&self, theta0: f64, omega0: f64, steps: usize) -> f64 {
+        let (mut th, mut om) = (theta0, omega0);
+        let dt = 0.01;
+        for _ in 0..steps {
+            om += self.accel(th) * dt;
+            th += om * dt;
+        }
+        th
+    }
+}
+
+#[differentiable]
+fn generic_norm<T: Float>(v: &[T]) -> T {
+    v.iter().fold(T::zero(), |acc, &x| acc + x * x).sqrt()
+}
+
+#[differentiable]
+fn generic_poly<T: Float>(coeffs: &[T], x: T) -> T {
+    let mut acc = T::zero();
+    for &c in coeffs.iter().rev() {
+        acc = acc * x + c;
+    }
+    acc
+}
+
+#[differentiable]
+fn calls_generic(v: &[f64], x: f64) -> f64 {
+    generic_norm(v) + generic_poly(v, x)
+}
+
+#[differentiable]
+fn huber_total(r: &[f64], delta: f64) -> f64 {
+    let mut total = 0.0;
+    for &ri in r {
+        let a = ri.abs();
+        total += match a <= delta {
+            true => 0.5 * ri * ri,
+            false => delta * (a - 0.5 * delta),
+        };
+    }
+    total
+}
+
+#[differentiable]
+fn matmul_trace(a: &[[f64; 3]; 3], b: &[[f64; 3]; 3]) -> f64 {
+    let mut c = [[0.0; 3]; 3];
+    for i in 0..3 {
+        for j in 0..3 {
+            for k in 0..3 {
+                c[i][j] += a[i][k] * b[k][j];
+            }
+        }
+    }
+    c[0][0] + c[1][1] + c[2][2]
+}
+
+#[differentiable]
+fn quaternion_rotate(q: [f64; 4], v: [f64; 3]) -> f64 {
+    let [w, x, y, z] = q;
+    let n = (w * w + x * x + y * y + z * z).sqrt();
+    let (w, x, y, z) = (w / n, x / n, y / n, z / n);
+    let r0 = (1.0 - 2.0 * (y * y + z * z)) * v[0]
+        + 2.0 * (x * y - w * z) * v[1]
+        + 2.0 * (x * z + w * y) * v[2];
+    r0
+}
+
+#[differentiable]
+fn while_newton(a: f64) -> f64 {
+    let mut x = a;
+    let mut it = 0;
+    while it < 20 {
+        let fx = x * x - a;
+        if fx.abs() < 1e-14 {
+            break;
+        }
+        x -= fx / (2.0 * x);
+        it += 1;
+    }
+    x
+}
+
+#[differentiable]
+fn log_softmax_at(z: &[f64], k: usize) -> f64 {
+    let m = z.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let lse = m + z.iter().map(|v| (v - m).exp()).sum::<f64>().ln();
+    z[k] - lse
+}
+
+#[differentiable]
+fn elementwise_out(x: &[f64], out: &mut [f64]) -> f64 {
+    for i in 0..x.len() {
+        out[i] = x[i].tanh();
+    }
+    out.iter().sum()
+}
+
+#[test]
+fn methods_generics_and_array_patterns() {
+    let pendulum = Pendulum { g: 9.81, l: 1.5 };
+    let x = vec![0.4, -0.2];
+    flat!(
+        "Pendulum::simulate",
+        |x: &[f64]| pendulum.simulate(x[0], x[1], 100),
+        |x: &[f64]| pendulum.simulate(x[0], x[1], 100),
+        |x: &[f64]| {
+            let (value, [g0, g1]) = pendulum.simulate_grad(x[0], x[1], 100);
+            (value, vec![g0, g1])
+        },
+        |x: &[f64], t: &[f64]| pendulum.simulate_jvp(x[0], x[1], 100, t[0], t[1])
+    )
+    .check_with_second_order(&x);
+
+    let x = [point(4, 53, -1.0, 1.0), vec![0.6]].concat();
+    slice_and_float!(@second_order calls_generic, x);
+
+    let x = [vec![0.3, -2.0, 0.8, 1.5, -0.1], vec![1.0]].concat();
+    slice_and_float!(huber_total, x);
+
+    let rows = |x: &[f64]| -> [[f64; 3]; 3] { [a3(&x[0..3]), a3(&x[3..6]), a3(&x[6..9])] };
+    let x = point(18, 59, -1.0, 1.0);
+    flat!(
+        "matmul_trace",
+        |x: &[f64]| matmul_trace(&rows(&x[..9]), &rows(&x[9..])),
+        |x: &[f64]| matmul_trace::primal(&rows(&x[..9]), &rows(&x[9..])),
+        |x: &[f64]| {
+            let (value, [ga, gb]) = matmul_trace::grad(&rows(&x[..9]), &rows(&x[9..]));
+            (value, [ga.concat(), gb.concat()].concat())
+        },
+        |x: &[f64], t: &[f64]| matmul_trace::jvp(
+            &rows(&x[..9]),
+            &rows(&x[9..]),
+            &rows(&t[..9]),
+            &rows(&t[9..])
+        )
+    )
+    .check_with_second_order(&x);
+    // tr(AB): d/dA = Bᵀ
+    let (_, [ga, _]) = matmul_trace::grad(&rows(&x[..9]), &rows(&x[9..]));
+    for i in 0..3 {
+        for j in 0..3 {
+            assert_eq!(ga[i][j], x[9 + 3 * j + i]);
+        }
+    }
+
+    let x = vec![0.9, 0.1, -0.3, 0.2, 1.0, -0.5, 0.25];
+    flat!(
+        "quaternion_rotate",
+        |x: &[f64]| quaternion_rotate([x[0], x[1], x[2], x[3]], a3(&x[4..])),
+        |x: &[f64]| quaternion_rotate::primal([x[0], x[1], x[2], x[3]], a3(&x[4..])),
+        |x: &[f64]| {
+            let (value, (gq, gv)) = quaternion_rotate::grad([x[0], x[1], x[2], x[3]], a3(&x[4..]));
+            (value, [gq.to_vec(), gv.to_vec()].concat())
+        },
+        |x: &[f64], t: &[f64]| quaternion_rotate::jvp(
+            [x[0], x[1], x[2], x[3]],
+            a3(&x[4..]),
+            &t[..4],
+            &t[4..]
+        )
+    )
+    .check_with_second_order(&x);
+
+    // Newton's square root, differentiated through its iterations: 1 / (2 sqrt(a))
+    let (value, [g]) = while_newton::grad(2.0);
+    assert!((value - 2.0_f64.sqrt()).abs() < 1e-15);
+    assert!((g - 0.5 / 2.0_f64.sqrt()).abs() < 1e-12);
+
+    let x = point(5, 61, -1.0, 1.0);
+    slice_and_constant!(@second_order log_softmax_at, 3, x);
+
+    let x = point(4, 67, -1.0, 1.0);
+    let mut out = vec![0.0; 4];
+    let value = elementwise_out(&x, &mut out);
+    let mut gx = vec![0.0; 4];
+    let mut d_out = vec![0.0; 4]; // the result's own cotangent only
+    let by_grad = elementwise_out::grad_into(&x, &mut out, &mut gx, &mut d_out);
+    assert_eq!(value, by_grad);
+    for k in 0..4 {
+        let expected = 1.0 - x[k].tanh().powi(2);
+        assert!(
+            (gx[k] - expected).abs() < 1e-14,
+            "d/dx{k} = {}, by hand {expected}",
+            gx[k]
+        );
+    }
 }

@@ -510,6 +510,23 @@ impl<'a> Lowerer<'a> {
             .init
             .as_ref()
             .is_some_and(|init| self.mentions_active(&init.expr));
+        // `let [a, b, c] = q;` of an array by name: one `let` per element, `let a = q[0];`
+        if let Pat::Slice(slice) = &local.pat
+            && let Some(init) = &local.init
+            && init.diverge.is_none()
+            && single_ident(strip_parens(&init.expr)).is_some()
+            && slice.elems.iter().all(is_leaf_pattern)
+        {
+            let array = &init.expr;
+            for (k, pat) in slice.elems.iter().enumerate() {
+                let index = syn::Index::from(k);
+                let element: syn::Stmt = syn::parse_quote!(let #pat = #array[#index];);
+                if let syn::Stmt::Local(element) = element {
+                    self.lower_local(&element);
+                }
+            }
+            return;
+        }
         let Some(ident) = ident else {
             // a tuple of constants into `mut` names (`let (mut x, mut y) = (0.0, 0.0);`) is
             // bound name by name too, so that a later assignment of a differentiable value
