@@ -1253,10 +1253,9 @@ fn quaternion_rotate(q: [f64; 4], v: [f64; 3]) -> f64 {
     let [w, x, y, z] = q;
     let n = (w * w + x * x + y * y + z * z).sqrt();
     let (w, x, y, z) = (w / n, x / n, y / n, z / n);
-    let r0 = (1.0 - 2.0 * (y * y + z * z)) * v[0]
+    (1.0 - 2.0 * (y * y + z * z)) * v[0]
         + 2.0 * (x * y - w * z) * v[1]
-        + 2.0 * (x * z + w * y) * v[2];
-    r0
+        + 2.0 * (x * z + w * y) * v[2]
 }
 
 #[differentiable]
@@ -1357,6 +1356,7 @@ fn methods_generics_and_array_patterns() {
 
     // Newton's square root, differentiated through its iterations: 1 / (2 sqrt(a))
     let (value, [g]) = while_newton::grad(2.0);
+    assert_eq!(value, while_newton(2.0));
     assert!((value - 2.0_f64.sqrt()).abs() < 1e-15);
     assert!((g - 0.5 / 2.0_f64.sqrt()).abs() < 1e-12);
 
