@@ -230,8 +230,17 @@ impl Helper {
                 continue;
             }
             spins = spins.wrapping_add(1);
-            if !spins.is_multiple_of(64) || idle_since.elapsed() < IDLE_SPIN {
+            if !spins.is_multiple_of(64) {
                 std::hint::spin_loop();
+                continue;
+            }
+            if idle_since.elapsed() < IDLE_SPIN {
+                // Every 64 spins the core is offered to any other runnable thread: on a
+                // loaded machine a helper spinning through its idle time took the calling
+                // thread's share of the cores (W8, which hands it a job every few hundred
+                // µs: step 21 → 23-40 ms beside one busy process, 17.5-19 ms with the
+                // yield; session 10). On an idle machine the yield returns at once.
+                std::thread::yield_now();
                 continue;
             }
             self.sleeping.store(true, Ordering::SeqCst);
