@@ -425,6 +425,86 @@ fn a_reused_im2col_buffer_holds_no_stale_values() {
     );
 }
 
+/// Large batches are cut into blocks of images shared by two threads (im2col, col2im, max
+/// pooling and its routing; session 10): an odd batch (7 images) whose passes are over the
+/// split threshold (2¹⁵ elements) must give what each image gives alone, to the bit
+/// (an image's values never depend on where the batch was cut), the direct definition's
+/// values, and filter gradients that are the sums of the per-image ones.
+#[test]
+fn batches_split_over_two_threads_match_image_by_image() {
+    let image = |t: &Tensor<f64>, b: usize| t.slice(0, b, 1);
+    let cat = |parts: Vec<Tensor<f64>>| Tensor::concat(&parts.iter().collect::<Vec<_>>(), 0);
+    for options in [
+        Conv2dOptions::new(),
+        Conv2dOptions::new().strides(2, 1).padding(Padding::Same),
+    ] {
+        // 7 · 14 · 14 positions · 36 taps = 49,392 im2col elements (valid)
+        let x = Tensor::<f64>::random_normal(&[7, 16, 16, 4], 0.0, 1.0, 71);
+        let w = Tensor::<f64>::random_normal(&[3, 3, 4, 8], 0.0, 0.5, 72);
+        let y = x.conv2d(&w, options);
+        let (shape, want) = direct_conv(&x, &w, options);
+        assert_eq!(y.shape(), &shape[..]);
+        close(&y.to_vec(), &want, 1e-12);
+        let by_image = cat((0..7).map(|b| image(&x, b).conv2d(&w, options)).collect());
+        assert_eq!(y.to_vec(), by_image.to_vec(), "forward, {options:?}");
+        let g = Tensor::<f64>::random_normal(y.shape(), 0.0, 1.0, 73);
+        let dx = g.conv2d_backprop_input(&w, x.shape(), options);
+        let mut one = x.shape().to_vec();
+        one[0] = 1;
+        let dx_by_image = cat((0..7)
+            .map(|b| image(&g, b).conv2d_backprop_input(&w, &one, options))
+            .collect());
+        assert_eq!(
+            dx.to_vec(),
+            dx_by_image.to_vec(),
+            "input gradient, {options:?}"
+        );
+        let dw = x.conv2d_backprop_filter(&g, w.shape(), options);
+        let mut dw_sum = vec![0.0; w.to_vec().len()];
+        for b in 0..7 {
+            let part = image(&x, b).conv2d_backprop_filter(&image(&g, b), w.shape(), options);
+            for (s, v) in dw_sum.iter_mut().zip(part.to_vec()) {
+                *s += v;
+            }
+        }
+        close(&dw.to_vec(), &dw_sum, 1e-12);
+    }
+    // max pooling: 9 · 20 · 20 · 16 = 57,600 outputs; its gradient (scatter) and the
+    // gradient's own rule (gather, second order) image by image
+    let x = Tensor::<f64>::random_normal(&[9, 40, 40, 16], 0.0, 1.0, 74);
+    let pool = |x: &Tensor<f64>| x.max_pool2d((2, 2), (2, 2), Padding::Valid);
+    let y = pool(&x);
+    let y_by_image = cat((0..9).map(|b| pool(&image(&x, b))).collect());
+    assert_eq!(y.to_vec(), y_by_image.to_vec());
+    let seed = Tensor::<f64>::random_normal(y.shape(), 0.0, 1.0, 75);
+    let h = Tensor::<f64>::random_normal(x.shape(), 0.0, 1.0, 76);
+    // dx = the seed routed to the maxima; d⟨dx, h⟩/d seed = h gathered from them
+    let routes = |x: &Tensor<f64>, seed: &Tensor<f64>, h: &Tensor<f64>| {
+        let outer = GradientTape::new();
+        outer.watch(seed);
+        let (dx, inner_product) = outer.record(|| {
+            let inner = GradientTape::new();
+            inner.watch(x);
+            let y = inner.record(|| pool(x));
+            let options = GradientOptions::new().output_gradients(seed);
+            let dx = inner.gradient_with(&y, x, options).unwrap().unwrap();
+            let product = (&dx * h).sum();
+            (dx, product)
+        });
+        let gathered = outer.gradient(&inner_product, seed).unwrap().unwrap();
+        (dx.to_vec(), gathered.to_vec())
+    };
+    let (dx, gathered) = routes(&x, &seed, &h);
+    let (mut dx_by_image, mut gathered_by_image) = (Vec::new(), Vec::new());
+    for b in 0..9 {
+        let (d, g) = routes(&image(&x, b), &image(&seed, b), &image(&h, b));
+        dx_by_image.extend(d);
+        gathered_by_image.extend(g);
+    }
+    assert_eq!(dx, dx_by_image);
+    assert_eq!(gathered, gathered_by_image);
+}
+
 #[test]
 fn avg_pool_by_hand_counts_only_real_positions() {
     let x = counting(&[1, 3, 3, 1]);

@@ -1525,3 +1525,55 @@ fn gradients_flow_through_owned_temporaries() {
         max_relative = 1e-12
     );
 }
+
+/// Elementwise passes over at least 2¹⁷ elements are cut in two halves, one per thread
+/// (session 10, for W8's activations): a map, a zip of equal shapes, and the in-place adds
+/// of an owned temporary (equal shapes, a bias row, a kept-dimension column, a number),
+/// odd and even lengths, must equal the same arithmetic done one element at a time, to the
+/// bit; and so must a ReLU's gradient (a mask and a product, both split).
+#[test]
+fn long_elementwise_passes_split_over_two_threads_match_one_element_at_a_time() {
+    let values = |n: usize, seed: u64| Tensor::<f32>::random_normal(&[n], 0.0, 1.0, seed);
+    for n in [(1 << 17) + 1, 1 << 18] {
+        let (x, y) = (values(n, 1), values(n, 2));
+        let (xs, ys) = (x.to_vec(), y.to_vec());
+        let relu: Vec<f32> = xs.iter().map(|&v| v.max(0.0)).collect();
+        assert_eq!(x.relu().to_vec(), relu, "map, {n}");
+        let product: Vec<f32> = xs.iter().zip(&ys).map(|(a, b)| a * b).collect();
+        assert_eq!((&x * &y).to_vec(), product, "zip, {n}");
+        // `&x * 2.0` is a temporary no other tensor holds: the add is done in its buffer
+        let sum: Vec<f32> = xs.iter().zip(&ys).map(|(a, b)| a * 2.0 + b).collect();
+        assert_eq!(((&x * 2.0) + &y).to_vec(), sum, "in place, {n}");
+        let plus_one: Vec<f32> = xs.iter().map(|a| a * 2.0 + 1.0).collect();
+        assert_eq!(((&x * 2.0) + 1.0).to_vec(), plus_one, "a number, {n}");
+        // the ReLU's gradient for the cotangent y: y where x > 0
+        let tape = GradientTape::new();
+        tape.watch(&x);
+        let z = tape.record(|| (x.relu() * &y).sum());
+        let dx = tape.gradient(&z, &x).unwrap().unwrap();
+        let want: Vec<f32> = xs
+            .iter()
+            .zip(&ys)
+            .map(|(&a, &b)| if a > 0.0 { b } else { 0.0 })
+            .collect();
+        assert_eq!(dx.to_vec(), want, "relu gradient, {n}");
+    }
+    // a bias row against a [4096, 64] batch, and a [64, 1] column against [64, 4096]
+    let x = Tensor::<f32>::random_normal(&[4096, 64], 0.0, 1.0, 3);
+    let row = Tensor::<f32>::random_normal(&[64], 0.0, 1.0, 4);
+    let (xs, rs) = (x.to_vec(), row.to_vec());
+    let want: Vec<f32> = xs
+        .iter()
+        .enumerate()
+        .map(|(i, a)| a * 2.0 + rs[i % 64])
+        .collect();
+    assert_eq!(((&x * 2.0) + &row).to_vec(), want, "bias row");
+    let x = x.reshape(&[64, 4096]);
+    let column = row.reshape(&[64, 1]);
+    let want: Vec<f32> = xs
+        .iter()
+        .enumerate()
+        .map(|(i, a)| a * 2.0 + rs[i / 4096])
+        .collect();
+    assert_eq!(((&x * 2.0) + &column).to_vec(), want, "column");
+}

@@ -13,8 +13,9 @@
 
 use std::any::Any;
 use std::cell::UnsafeCell;
+use std::mem::MaybeUninit;
 use std::ptr;
-use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::Thread;
 use std::time::{Duration, Instant};
@@ -229,8 +230,17 @@ impl Helper {
                 continue;
             }
             spins = spins.wrapping_add(1);
-            if !spins.is_multiple_of(64) || idle_since.elapsed() < IDLE_SPIN {
+            if !spins.is_multiple_of(64) {
                 std::hint::spin_loop();
+                continue;
+            }
+            if idle_since.elapsed() < IDLE_SPIN {
+                // Every 64 spins the core is offered to any other runnable thread: on a
+                // loaded machine a helper spinning through its idle time took the calling
+                // thread's share of the cores (W8, which hands it a job every few hundred
+                // µs: step 21 → 23-40 ms beside one busy process, 17.5-19 ms with the
+                // yield; session 10). On an idle machine the yield returns at once.
+                std::thread::yield_now();
                 continue;
             }
             self.sleeping.store(true, Ordering::SeqCst);
@@ -255,9 +265,192 @@ impl Helper {
     }
 }
 
+/// From this many elements an elementwise pass ([`map_collect`], [`zip_collect`],
+/// [`filled`], [`chunks_in_place`]) is shared between two threads: 2¹⁷ f32 (512 KB) take
+/// ~30 µs on one core, far above a hand-over's cost, and below it (W4's and W6's arrays, at
+/// most 64 K elements) nothing changes. W8's activations are 0.2–2.8 M elements (session
+/// 10).
+pub(crate) const SPLIT_ELEMENTWISE: usize = 1 << 17;
+
+/// How many parts a shared pass is cut into ([`for_each_part`]).
+pub(crate) const PARTS: usize = 8;
+
+/// `f(i, part)` for each of `parts` (`i` its index), the parts claimed one at a time by
+/// this thread and, if it is free, the helper: each runs at most once, and all have run
+/// when this returns.
+///
+/// Why claimed parts and not two fixed halves (W8's memory-bound passes, session 10): on a
+/// loaded machine the helper can be descheduled half-way through a half, and the caller,
+/// done with its own, then waited for it; W8's step measured 21 ms with halves against 25
+/// with another process spinning on the second core. With eight claimed parts the caller
+/// takes over whatever the helper has not started, and waits at most for the one part it
+/// is in.
+pub(crate) fn for_each_part<P: Send>(parts: Vec<P>, f: impl Fn(usize, P) + Sync) {
+    if parts.len() < 2 || !can_split() {
+        for (i, part) in parts.into_iter().enumerate() {
+            f(i, part);
+        }
+        return;
+    }
+    let slots: Vec<Mutex<Option<P>>> = parts.into_iter().map(|p| Mutex::new(Some(p))).collect();
+    let next = AtomicUsize::new(0);
+    let work = || {
+        loop {
+            // each index is handed out once, so each slot is taken once
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(slot) = slots.get(i) else { break };
+            let part = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
+            f(i, part.expect("each part is claimed once"));
+        }
+    };
+    // (the closure holds only shared references, so it is `Copy`: both threads run it)
+    join_halves(work, work);
+}
+
+/// `out` cut into at most [`PARTS`] consecutive pieces, each a multiple of `block`
+/// elements long (`block` must divide `out.len()`), with the offset of each.
+fn pieces<T>(out: &mut [T], block: usize) -> Vec<(usize, &mut [T])> {
+    let blocks = out.len() / block.max(1);
+    let per_piece = blocks.div_ceil(PARTS).max(1) * block.max(1);
+    out.chunks_mut(per_piece)
+        .enumerate()
+        .map(|(i, piece)| (i * per_piece, piece))
+        .collect()
+}
+
+/// Writes `f(x)` into each slot of `out` for the `x` of `xs` at the same place.
+#[inline]
+fn write_map<A, U>(out: &mut [MaybeUninit<U>], xs: &[A], f: &impl Fn(&A) -> U) {
+    for (o, x) in out.iter_mut().zip(xs) {
+        o.write(f(x));
+    }
+}
+
+/// `xs.iter().map(f).collect()`, shared with the helper ([`for_each_part`]) when `xs` is
+/// long (at least [`SPLIT_ELEMENTWISE`]). Each element is `f` of its own operand alone, so
+/// the result is the same to the bit either way.
+pub(crate) fn map_collect<A: Sync, U: Send>(xs: &[A], f: impl Fn(&A) -> U + Sync) -> Vec<U> {
+    if xs.len() < SPLIT_ELEMENTWISE || !can_split() {
+        return xs.iter().map(f).collect();
+    }
+    let mut out = Vec::with_capacity(xs.len());
+    let parts = pieces(&mut out.spare_capacity_mut()[..xs.len()], 1);
+    for_each_part(parts, |_, (at, o)| write_map(o, &xs[at..at + o.len()], &f));
+    // SAFETY: `for_each_part` returned (it resumes a panic of any part instead), so every
+    // part ran and wrote its slots: all of the first `xs.len()`.
+    unsafe { out.set_len(xs.len()) };
+    out
+}
+
+/// `xs.iter().zip(ys).map(|(x, y)| f(x, y)).collect()` for two slices of the same length,
+/// shared with the helper when long, as [`map_collect`].
+pub(crate) fn zip_collect<A: Sync, B: Sync, U: Send>(
+    xs: &[A],
+    ys: &[B],
+    f: impl Fn(&A, &B) -> U + Sync,
+) -> Vec<U> {
+    assert_eq!(xs.len(), ys.len(), "zip_collect: equal lengths");
+    if xs.len() < SPLIT_ELEMENTWISE || !can_split() {
+        return xs.iter().zip(ys).map(|(x, y)| f(x, y)).collect();
+    }
+    let mut out = Vec::with_capacity(xs.len());
+    let parts = pieces(&mut out.spare_capacity_mut()[..xs.len()], 1);
+    for_each_part(parts, |_, (at, o)| {
+        let (xs, ys) = (&xs[at..at + o.len()], &ys[at..at + o.len()]);
+        for ((o, x), y) in o.iter_mut().zip(xs).zip(ys) {
+            o.write(f(x, y));
+        }
+    });
+    // SAFETY: as in `map_collect`: every one of the first `xs.len()` slots was written.
+    unsafe { out.set_len(xs.len()) };
+    out
+}
+
+/// `vec![value; len]`, shared with the helper when long (as [`map_collect`]): W8's max
+/// pooling and input gradients start from 3–11 MB of zeros, which one thread's `memset`
+/// wrote while the other core waited.
+pub(crate) fn filled<T: Copy + Send + Sync>(len: usize, value: T) -> Vec<T> {
+    if len < SPLIT_ELEMENTWISE || !can_split() {
+        return vec![value; len];
+    }
+    let mut out = Vec::with_capacity(len);
+    let parts = pieces(&mut out.spare_capacity_mut()[..len], 1);
+    for_each_part(parts, |_, (_, o)| {
+        o.iter_mut().for_each(|o| _ = o.write(value));
+    });
+    // SAFETY: as in `map_collect`: every one of the first `len` slots was written.
+    unsafe { out.set_len(len) };
+    out
+}
+
+/// `f(i, chunk)` over `xs` in place, for the `xs.len() / block` consecutive chunks of
+/// `block` elements (`i` the chunk's index), shared with the helper when `xs` is long (at
+/// least [`SPLIT_ELEMENTWISE`]). `block` must divide `xs.len()`.
+pub(crate) fn chunks_in_place<T: Send>(
+    xs: &mut [T],
+    block: usize,
+    f: impl Fn(usize, &mut [T]) + Sync,
+) {
+    debug_assert!(block > 0 && xs.len().is_multiple_of(block), "whole chunks");
+    let each = |first: usize, xs: &mut [T]| {
+        for (i, chunk) in xs.chunks_exact_mut(block).enumerate() {
+            f(first + i, chunk);
+        }
+    };
+    if xs.len() < SPLIT_ELEMENTWISE || xs.len() / block < 2 || !can_split() {
+        return each(0, xs);
+    }
+    for_each_part(pieces(xs, block), |_, (at, part)| each(at / block, part));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The split elementwise passes at, around and far above the threshold, odd and even
+    /// lengths, against the plain loops; and a panic in a half leaves no half-written
+    /// vector behind (the unwinding reaches the caller).
+    #[test]
+    fn split_elementwise_passes_equal_the_plain_loops() {
+        for len in [
+            0,
+            1,
+            SPLIT_ELEMENTWISE - 1,
+            SPLIT_ELEMENTWISE,
+            SPLIT_ELEMENTWISE + 1,
+            3 * SPLIT_ELEMENTWISE + 7,
+        ] {
+            let xs: Vec<u64> = (0..len as u64)
+                .map(|i| i * 2_654_435_761 % 1_000_003)
+                .collect();
+            let ys: Vec<u64> = xs.iter().rev().copied().collect();
+            let mapped: Vec<u64> = xs.iter().map(|x| x * 3 + 1).collect();
+            assert_eq!(map_collect(&xs, |x| x * 3 + 1), mapped, "{len}");
+            let zipped: Vec<u64> = xs.iter().zip(&ys).map(|(x, y)| x ^ y).collect();
+            assert_eq!(zip_collect(&xs, &ys, |x, y| x ^ y), zipped, "{len}");
+            assert_eq!(filled(len, 7_u64), vec![7_u64; len], "{len}");
+            for block in [1, 7] {
+                let whole = len / block * block;
+                let mut chunked = xs[..whole].to_vec();
+                chunks_in_place(&mut chunked, block, |i, c| {
+                    c.iter_mut().for_each(|v| *v += i as u64)
+                });
+                let want: Vec<u64> = (0..whole).map(|j| xs[j] + (j / block) as u64).collect();
+                assert_eq!(chunked, want, "{len}, block {block}");
+            }
+        }
+        let xs = vec![1_u32; 2 * SPLIT_ELEMENTWISE];
+        let result = std::panic::catch_unwind(|| {
+            map_collect(&xs, |&x| {
+                assert!(x == 1, "never");
+                x
+            })
+            .len()
+        });
+        assert_eq!(result.ok(), Some(2 * SPLIT_ELEMENTWISE));
+        let result = std::panic::catch_unwind(|| map_collect(&xs, |_| -> u32 { panic!("a half") }));
+        assert!(result.is_err());
+    }
 
     #[test]
     fn both_parts_run_before_the_call_returns() {

@@ -346,7 +346,7 @@ pub(crate) fn checked_len<T>(op: &str, shape: &[usize]) -> usize {
 #[inline]
 pub(crate) fn map_array<T: DType, U: DType, S: ndarray::Data<Elem = T>>(
     a: &ndarray::ArrayBase<S, IxDyn>,
-    f: impl Fn(T) -> U,
+    f: impl Fn(T) -> U + Sync,
 ) -> Data<U> {
     match a.as_slice() {
         Some(values) => Data::from_vec(a.raw_dim(), map_slice(values, f)),
@@ -354,10 +354,14 @@ pub(crate) fn map_array<T: DType, U: DType, S: ndarray::Data<Elem = T>>(
     }
 }
 
-/// `f` over contiguous `values`, collected: a plain slice loop the compiler vectorises.
+/// `f` over contiguous `values`, collected: a plain slice loop the compiler vectorises,
+/// over two threads for a long slice (`parallel::map_collect`).
 #[inline]
-pub(crate) fn map_slice<T: Copy, U>(values: &[T], f: impl Fn(T) -> U) -> Vec<U> {
-    values.iter().map(|&v| f(v)).collect()
+pub(crate) fn map_slice<T: Copy + Sync, U: Send>(
+    values: &[T],
+    f: impl Fn(T) -> U + Sync,
+) -> Vec<U> {
+    crate::base::parallel::map_collect(values, |&v| f(v))
 }
 
 /// An immutable n-dimensional array of `T`, cheap to clone (clones share storage and
@@ -673,7 +677,7 @@ impl<T: DType> Tensor<T> {
     /// Applies `f` to every element; not recorded on any tape (used for constant masks and
     /// by recordable ops for their forward values).
     #[inline]
-    pub(crate) fn map_data<U: DType>(&self, f: impl Fn(T) -> U) -> Data<U> {
+    pub(crate) fn map_data<U: DType>(&self, f: impl Fn(T) -> U + Sync) -> Data<U> {
         match &self.data {
             Data::Scalar(v) => Data::scalar(f(v.get())),
             Data::Array(a) => match &**a {

@@ -54,7 +54,10 @@ fn cast_float(x: &AnyTensor, target: &str) -> Option<AnyTensor> {
 }
 
 #[track_caller]
-fn recorded_cast<T: crate::Float, U: crate::Float>(x: &Tensor<T>, f: impl Fn(T) -> U) -> Tensor<U> {
+fn recorded_cast<T: crate::Float, U: crate::Float>(
+    x: &Tensor<T>,
+    f: impl Fn(T) -> U + Sync,
+) -> Tensor<U> {
     let data = x.map_data(f);
     let spec = |_: &Tensor<U>| NodeSpec {
         op: "cast",

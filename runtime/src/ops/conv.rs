@@ -448,6 +448,68 @@ fn with_scratch<T: Float, R>(len: usize, f: impl FnOnce(&mut [T]) -> R) -> R {
     result
 }
 
+/// From this many elements written, a pass over the images (im2col, col2im, max pooling
+/// and its routing) is shared between two threads: 2¹⁵ f32 take ~10 µs on one core, well
+/// above a hand-over's cost. W8's passes are 0.3–17.8 M elements, and with the products
+/// the only two-thread work, the helper thread was idle through them (37% of its samples
+/// spinning in the profile of session 10).
+const SPLIT_IMAGES: usize = 1 << 15;
+
+/// `f(part, images, out_part)` for consecutive blocks of the images of `g`'s batch, where
+/// `part` is `g` with `n = images.len()` and `out_part` the slice of `out` those images own
+/// (`out` holds `g.n` equal blocks, one per image): the blocks shared with the helper
+/// thread (`parallel::for_each_part`) when `out` is large enough, else once over the whole
+/// batch.
+///
+/// Invariant that makes the split exact: each image's block of `out` is computed only from
+/// that image's inputs, in the same order whichever thread does it, so the result is the
+/// same to the bit as one pass (the tests compare them).
+fn over_image_blocks<T: Float>(
+    g: &Geometry,
+    out: &mut [T],
+    f: impl Fn(&Geometry, std::ops::Range<usize>, &mut [T]) + Sync,
+) {
+    use crate::base::parallel::{PARTS, can_split, for_each_part};
+    if g.n < 2 || out.len() < SPLIT_IMAGES || !can_split() {
+        return f(g, 0..g.n, out);
+    }
+    debug_assert!(out.len().is_multiple_of(g.n), "one equal block per image");
+    let per_block = g.n.div_ceil(PARTS);
+    let blocks: Vec<&mut [T]> = out.chunks_mut(per_block * (out.len() / g.n)).collect();
+    for_each_part(blocks, |i, block| {
+        let images = i * per_block..((i + 1) * per_block).min(g.n);
+        f(
+            &Geometry {
+                n: images.len(),
+                ..*g
+            },
+            images,
+            block,
+        );
+    });
+}
+
+/// The elements of images `images` of an NHWC array whose images are `per_image` long.
+fn images_of<'a, T>(values: &'a [T], images: &std::ops::Range<usize>, per_image: usize) -> &'a [T] {
+    &values[images.start * per_image..images.end * per_image]
+}
+
+/// [`im2col`] of the whole batch, on two threads when large (see [`over_image_blocks`]).
+fn im2col_batch<T: Float>(cols: &mut [T], x: &[T], g: &Geometry, group: usize) {
+    let per_image = g.h * g.w * g.c_in;
+    over_image_blocks(g, cols, |part, images, cols| {
+        im2col(cols, images_of(x, &images, per_image), part, group);
+    });
+}
+
+/// [`col2im_add`] of the whole batch, on two threads when large.
+fn col2im_add_batch<T: Float>(dx: &mut [T], cols: &[T], g: &Geometry, group: usize) {
+    let per_image = g.oh * g.ow * g.kh * g.kw * (g.c_in / g.groups);
+    over_image_blocks(g, dx, |part, images, dx| {
+        col2im_add(dx, images_of(cols, &images, per_image), part, group);
+    });
+}
+
 /// Writes the im2col matrix of channel group `group` into `cols` (every element): one row
 /// per output position, holding its receptive field as `[kh, kw, c_in / groups]` (the
 /// filter's row order), zeros where the window is in the padding.
@@ -563,12 +625,12 @@ fn conv_values<T: Float>(x: &Tensor<T>, f: &Tensor<T>, g: &Geometry) -> ArrayD<T
     let p = g.positions();
     let out = with_scratch(p * k, |cols: &mut [T]| {
         if g.groups == 1 {
-            im2col(cols, &xs, g, 0);
+            im2col_batch(cols, &xs, g, 0);
             return gemm_product(&ArrayView2::from_shape((p, k), &*cols).expect("p x k"), &fm);
         }
         let mut out = Array2::<T>::zeros((p, g.c_out));
         for group in 0..g.groups {
-            im2col(cols, &xs, g, group);
+            im2col_batch(cols, &xs, g, group);
             let a = ArrayView2::from_shape((p, k), &*cols).expect("p x k");
             let range = group_columns(g, group);
             let product = gemm_product(&a, &fm.slice(s![.., range.clone()]));
@@ -586,7 +648,7 @@ fn backprop_input_values<T: Float>(grad: &Tensor<T>, f: &Tensor<T>, g: &Geometry
     let (gs, fs) = (row_major(grad), row_major(f));
     let fm = filter_matrix(&fs, g);
     let gm = ArrayView2::from_shape((g.positions(), g.c_out), &gs).expect("output size checked");
-    let mut dx = vec![T::ZERO; g.input_shape().iter().product()];
+    let mut dx = crate::base::parallel::filled(g.input_shape().iter().product(), T::ZERO);
     with_scratch(g.positions() * fm.nrows(), |cols: &mut [T]| {
         let mut cm = ndarray::ArrayViewMut2::from_shape((g.positions(), fm.nrows()), &mut *cols)
             .expect("p x k");
@@ -598,7 +660,7 @@ fn backprop_input_values<T: Float>(grad: &Tensor<T>, f: &Tensor<T>, g: &Geometry
                 &mut cm,
                 false,
             );
-            col2im_add(&mut dx, cm.as_slice().expect("row-major scratch"), g, group);
+            col2im_add_batch(&mut dx, cm.as_slice().expect("row-major scratch"), g, group);
         }
     });
     ArrayD::from_shape_vec(IxDyn(&g.input_shape()), dx).expect("input size")
@@ -612,13 +674,13 @@ fn backprop_filter_values<T: Float>(x: &Tensor<T>, grad: &Tensor<T>, g: &Geometr
     let gm = ArrayView2::from_shape((p, g.c_out), &gs).expect("output size checked");
     let out = with_scratch(p * k, |cols: &mut [T]| {
         if g.groups == 1 {
-            im2col(cols, &xs, g, 0);
+            im2col_batch(cols, &xs, g, 0);
             let a = ArrayView2::from_shape((p, k), &*cols).expect("p x k");
             return gemm_product(&a.t(), &gm);
         }
         let mut out = Array2::<T>::zeros((k, g.c_out));
         for group in 0..g.groups {
-            im2col(cols, &xs, g, group);
+            im2col_batch(cols, &xs, g, group);
             let a = ArrayView2::from_shape((p, k), &*cols).expect("p x k");
             let range = group_columns(g, group);
             let product = gemm_product(&a.t(), &gm.slice(s![.., range.clone()]));
@@ -1087,44 +1149,75 @@ fn max_pool_route<T: Float>(
         Route::Gather => (x_len, y_len, g.output_shape()),
     };
     let count: usize = lead.iter().product();
-    let mut out = vec![T::ZERO; count * to_len];
-    let ch = g.c_in;
-    if from_len > 0 && to_len > 0 && ch > 0 {
-        // per channel, the part of the window's cotangent not yet routed (Scatter)
-        let mut pending = vec![T::ZERO; ch];
+    let mut out = crate::base::parallel::filled(count * to_len, T::ZERO);
+    if from_len > 0 && to_len > 0 && g.c_in > 0 {
+        let (x_image, y_image) = (g.h * g.w * g.c_in, g.oh * g.ow * g.c_in);
+        let (from_image, _) = match route {
+            Route::Scatter => (y_image, x_image),
+            Route::Gather => (x_image, y_image),
+        };
         for (to, from) in out.chunks_exact_mut(to_len).zip(cs.chunks_exact(from_len)) {
-            // Selects over contiguous channel rows, not branches (which tap holds the
-            // maximum is a coin toss on real data) and not a flag per channel: one vector
-            // compare and blend per row.
-            match route {
-                Route::Scatter => each_window(g, |o, taps| {
-                    let top = &ys[o..o + ch];
-                    pending.copy_from_slice(&from[o..o + ch]);
-                    for &at in taps {
-                        let (d, v) = (&mut to[at..at + ch], &xs[at..at + ch]);
-                        for (((d, &v), &top), p) in d.iter_mut().zip(v).zip(top).zip(&mut pending) {
-                            // routed once: what is added is taken out of `pending`
-                            let hit = is_the_max(v, top);
-                            *d += if hit { *p } else { T::ZERO };
-                            *p = if hit { T::ZERO } else { *p };
-                        }
-                    }
-                }),
-                Route::Gather => each_window(g, |o, taps| {
-                    let (d, top) = (&mut to[o..o + ch], &ys[o..o + ch]);
-                    // the last tap first, so that the first maximum's value is the one kept
-                    for &at in taps.iter().rev() {
-                        let (v, h) = (&xs[at..at + ch], &from[at..at + ch]);
-                        for (((d, &v), &top), &h) in d.iter_mut().zip(v).zip(top).zip(h) {
-                            *d = if is_the_max(v, top) { h } else { *d };
-                        }
-                    }
-                }),
-            }
+            over_image_blocks(g, to, |part, images, to| {
+                let xs = images_of(&xs, &images, x_image);
+                let ys = images_of(&ys, &images, y_image);
+                route_images(
+                    to,
+                    images_of(from, &images, from_image),
+                    xs,
+                    ys,
+                    part,
+                    route,
+                );
+            });
         }
     }
     let shape: Vec<usize> = lead.iter().chain(&to_shape).copied().collect();
     ArrayD::from_shape_vec(IxDyn(&shape), out).expect("routed size")
+}
+
+/// [`max_pool_route`]'s pass over the images `g` describes: `from` routed into `to` (which
+/// holds zeros for `Scatter`), the pooling's input `xs` and output `ys` saying where.
+fn route_images<T: Float>(
+    to: &mut [T],
+    from: &[T],
+    xs: &[T],
+    ys: &[T],
+    g: &Geometry,
+    route: Route,
+) {
+    let ch = g.c_in;
+    // Selects over contiguous channel rows, not branches (which tap holds the maximum is
+    // a coin toss on real data) and not a flag per channel: one vector compare and blend
+    // per row.
+    match route {
+        Route::Scatter => {
+            // per channel, the part of the window's cotangent not yet routed
+            let mut pending = vec![T::ZERO; ch];
+            each_window(g, |o, taps| {
+                let top = &ys[o..o + ch];
+                pending.copy_from_slice(&from[o..o + ch]);
+                for &at in taps {
+                    let (d, v) = (&mut to[at..at + ch], &xs[at..at + ch]);
+                    for (((d, &v), &top), p) in d.iter_mut().zip(v).zip(top).zip(&mut pending) {
+                        // routed once: what is added is taken out of `pending`
+                        let hit = is_the_max(v, top);
+                        *d += if hit { *p } else { T::ZERO };
+                        *p = if hit { T::ZERO } else { *p };
+                    }
+                }
+            })
+        }
+        Route::Gather => each_window(g, |o, taps| {
+            let (d, top) = (&mut to[o..o + ch], &ys[o..o + ch]);
+            // the last tap first, so that the first maximum's value is the one kept
+            for &at in taps.iter().rev() {
+                let (v, h) = (&xs[at..at + ch], &from[at..at + ch]);
+                for (((d, &v), &top), &h) in d.iter_mut().zip(v).zip(top).zip(h) {
+                    *d = if is_the_max(v, top) { h } else { *d };
+                }
+            }
+        }),
+    }
 }
 
 /// Calls `visit(o, taps)` for each pooling window in output order: `o` the flat output
@@ -1156,31 +1249,42 @@ fn each_window(g: &Geometry, mut visit: impl FnMut(usize, &[usize])) {
 /// replaced only by a strictly greater one (so a NaN is kept only as the first tap).
 fn max_pool_values<T: Float>(x: &Tensor<T>, g: &Geometry) -> ArrayD<T> {
     let xs = row_major(x);
+    let mut values = crate::base::parallel::filled(g.positions() * g.c_in, T::ZERO);
+    let per_image = g.h * g.w * g.c_in;
+    over_image_blocks(g, &mut values, |part, images, values| {
+        max_pool_values_into(values, images_of(&xs, &images, per_image), part);
+    });
+    ArrayD::from_shape_vec(IxDyn(&g.output_shape()), values).expect("output size")
+}
+
+/// [`max_pool_values`]' pass: the maxima of the images of `xs` (as `g` describes them)
+/// written into `values`.
+fn max_pool_values_into<T: Float>(values: &mut [T], xs: &[T], g: &Geometry) {
     let c = g.c_in;
-    let mut values = vec![T::ZERO; g.positions() * c];
-    if c > 0 {
-        let mut windows = values.chunks_exact_mut(c);
-        for b in 0..g.n {
-            for oy in 0..g.oh {
-                for ox in 0..g.ow {
-                    let top = windows.next().expect("one row of channels per position");
-                    // a window always has a real position (SAME pads less than a window)
-                    let mut first = true;
-                    for ky in 0..g.kh {
-                        for kx in 0..g.kw {
-                            let Some((iy, ix)) = g.tap(oy, ox, ky, kx) else {
-                                continue;
-                            };
-                            let base = ((b * g.h + iy) * g.w + ix) * c;
-                            let row = &xs[base..base + c];
-                            if first {
-                                top.copy_from_slice(row);
-                                first = false;
-                            } else {
-                                // a select over contiguous channels: one vector max each
-                                for (t, &v) in top.iter_mut().zip(row) {
-                                    *t = if v > *t { v } else { *t };
-                                }
+    if c == 0 {
+        return;
+    }
+    let mut windows = values.chunks_exact_mut(c);
+    for b in 0..g.n {
+        for oy in 0..g.oh {
+            for ox in 0..g.ow {
+                let top = windows.next().expect("one row of channels per position");
+                // a window always has a real position (SAME pads less than a window)
+                let mut first = true;
+                for ky in 0..g.kh {
+                    for kx in 0..g.kw {
+                        let Some((iy, ix)) = g.tap(oy, ox, ky, kx) else {
+                            continue;
+                        };
+                        let base = ((b * g.h + iy) * g.w + ix) * c;
+                        let row = &xs[base..base + c];
+                        if first {
+                            top.copy_from_slice(row);
+                            first = false;
+                        } else {
+                            // a select over contiguous channels: one vector max each
+                            for (t, &v) in top.iter_mut().zip(row) {
+                                *t = if v > *t { v } else { *t };
                             }
                         }
                     }
@@ -1188,7 +1292,6 @@ fn max_pool_values<T: Float>(x: &Tensor<T>, g: &Geometry) -> ArrayD<T> {
             }
         }
     }
-    ArrayD::from_shape_vec(IxDyn(&g.output_shape()), values).expect("output size")
 }
 
 impl<T: Float> Tensor<T> {
@@ -1355,7 +1458,7 @@ fn avg_pool_values<T: Float>(x: &Tensor<T>, g: &Geometry) -> ArrayD<T> {
 fn avg_pool_backprop_values<T: Float>(grad: &Tensor<T>, g: &Geometry) -> ArrayD<T> {
     let gs = row_major(grad);
     let c = g.c_in;
-    let mut dx = vec![T::ZERO; g.input_shape().iter().product()];
+    let mut dx = crate::base::parallel::filled(g.input_shape().iter().product(), T::ZERO);
     let mut rows = gs.chunks_exact(c.max(1));
     for b in 0..g.n {
         for oy in 0..g.oh {

@@ -144,7 +144,7 @@ pub(crate) fn unary<T: Float, R, S>(
     x: &Tensor<T>,
     op: &'static str,
     saved_value: Saved,
-    f: impl Fn(T) -> T,
+    f: impl Fn(T) -> T + Sync,
     (rule, scalar_rule): (R, S),
 ) -> Tensor<T>
 where
@@ -228,7 +228,7 @@ pub(crate) fn unary_with_param<T: Float, R, S>(
     x: &Tensor<T>,
     op: &'static str,
     p: f64,
-    f: impl Fn(T) -> T,
+    f: impl Fn(T) -> T + Sync,
     (rule, scalar_rule): (R, S),
 ) -> Tensor<T>
 where
@@ -258,7 +258,7 @@ fn elementwise_with_param<T: Float, const N: usize>(
     x: &Tensor<T>,
     op: &'static str,
     p: f64,
-    f: impl Fn(T) -> T,
+    f: impl Fn(T) -> T + Sync,
     kept: [&Tensor<T>; N],
     rule: impl Backward + 'static,
     (jvp, numbers): (&Jvp<'_, T>, impl NumberJvp<T>),
@@ -304,7 +304,7 @@ pub(crate) fn linear<T: Float, R, S>(
     x: &Tensor<T>,
     op: &'static str,
     p: f64,
-    f: impl Fn(T) -> T,
+    f: impl Fn(T) -> T + Sync,
     (rule, scalar_rule): (R, S),
 ) -> Tensor<T>
 where
@@ -370,7 +370,7 @@ pub(crate) fn binary<T: Float, R, S>(
     x: &Tensor<T>,
     y: &Tensor<T>,
     op: &'static str,
-    f: impl Fn(T, T) -> T,
+    f: impl Fn(T, T) -> T + Sync,
     (rule, scalar_rule): (R, S),
 ) -> Tensor<T>
 where
@@ -483,7 +483,7 @@ pub(crate) fn additive<T: Float, R, S>(
     x: &Tensor<T>,
     y: &Tensor<T>,
     op: &'static str,
-    f: impl Fn(T, T) -> T,
+    f: impl Fn(T, T) -> T + Sync,
     (rhs_rule, scalar_rhs_rule): (R, S),
 ) -> Tensor<T>
 where
@@ -503,7 +503,7 @@ pub(crate) fn additive_owned<T: Float, R, S>(
     mut x: Tensor<T>,
     y: &Tensor<T>,
     op: &'static str,
-    f: impl Fn(T, T) -> T,
+    f: impl Fn(T, T) -> T + Sync,
     rules: (R, S),
 ) -> Tensor<T>
 where
@@ -582,7 +582,7 @@ pub(crate) fn zip_broadcast<T: crate::DType, U: crate::DType>(
     x: &Tensor<T>,
     y: &Tensor<T>,
     op: &str,
-    f: impl Fn(T, T) -> U,
+    f: impl Fn(T, T) -> U + Sync,
 ) -> Data<U> {
     match (&x.data, &y.data) {
         (Data::Scalar(a), Data::Scalar(b)) => Data::scalar(f(a.get(), b.get())),
@@ -615,7 +615,7 @@ fn zip_arrays<T: crate::DType, U: crate::DType, S: ndarray::Data<Elem = T>, R>(
     a: &ArrayBase<S, IxDyn>,
     b: &ArrayBase<R, IxDyn>,
     op: &str,
-    f: &impl Fn(T, T) -> U,
+    f: &(impl Fn(T, T) -> U + Sync),
 ) -> Data<U>
 where
     R: ndarray::Data<Elem = T>,
@@ -643,7 +643,7 @@ where
 fn zip_trailing<T: crate::DType, U: crate::DType, S: ndarray::Data<Elem = T>, R>(
     a: &ArrayBase<S, IxDyn>,
     b: &ArrayBase<R, IxDyn>,
-    f: &impl Fn(T, T) -> U,
+    f: &(impl Fn(T, T) -> U + Sync),
 ) -> Option<ArrayD<U>>
 where
     R: ndarray::Data<Elem = T>,
@@ -653,8 +653,9 @@ where
         return None;
     }
     if crate::base::tensor::same_shape(a.shape(), b.shape()) {
-        // the common case first: one zipped pass, no block analysis
-        let out = xs.iter().zip(ys).map(|(&p, &q)| f(p, q)).collect();
+        // the common case first: one zipped pass, no block analysis (shared with the helper
+        // thread when long: each element is `f` of its own pair, so the values are the same)
+        let out = crate::base::parallel::zip_collect(xs, ys, |&p, &q| f(p, q));
         return Some(crate::base::tensor::array_from_vec(a.raw_dim(), out));
     }
     let mut out = Vec::with_capacity(xs.len().max(ys.len()));
@@ -688,13 +689,23 @@ where
 /// in standard layout and `y` is a number or a contiguous array that broadcasts to `a`
 /// without growing it (the layouts [`zip_trailing`] handles, in its order of operations, so
 /// the values are the same). Returns whether it did.
-fn zip_into<T: crate::DType>(a: &mut ArrayD<T>, y: &Tensor<T>, f: &impl Fn(T, T) -> T) -> bool {
+fn zip_into<T: crate::DType>(
+    a: &mut ArrayD<T>,
+    y: &Tensor<T>,
+    f: &(impl Fn(T, T) -> T + Sync),
+) -> bool {
+    use crate::base::parallel::chunks_in_place;
     if let Data::Scalar(q) = &y.data {
         let Some(xs) = a.as_slice_mut() else {
             return false;
         };
         let q = q.get();
-        xs.iter_mut().for_each(|p| *p = f(*p, q));
+        if !xs.is_empty() {
+            // (shared with the helper thread when long; each element is `f` of its own pair)
+            chunks_in_place(xs, parts_block(xs.len()), |_, c| {
+                c.iter_mut().for_each(|p| *p = f(*p, q));
+            });
+        }
         return true;
     }
     let (whole, part) = (a.shape(), y.shape());
@@ -712,17 +723,38 @@ fn zip_into<T: crate::DType>(a: &mut ArrayD<T>, y: &Tensor<T>, f: &impl Fn(T, T)
     if xs.is_empty() || ys.is_empty() {
         return false;
     }
-    if same || trailing {
-        for chunk in xs.chunks_exact_mut(ys.len()) {
-            chunk.iter_mut().zip(ys).for_each(|(p, &q)| *p = f(*p, q));
-        }
+    // Each element is `f` of its own pair, in the order of one pass; `chunks_in_place` runs
+    // its parts of the chunks with the helper thread when `xs` is long (W8's bias adds).
+    if same {
+        let block = parts_block(xs.len());
+        chunks_in_place(xs, block, |i, c| {
+            let ys = &ys[i * block..(i + 1) * block];
+            c.iter_mut().zip(ys).for_each(|(p, &q)| *p = f(*p, q));
+        });
+    } else if trailing {
+        chunks_in_place(xs, ys.len(), |_, c| {
+            c.iter_mut().zip(ys).for_each(|(p, &q)| *p = f(*p, q));
+        });
     } else {
         let block = xs.len() / ys.len();
-        for (chunk, &q) in xs.chunks_exact_mut(block).zip(ys) {
-            chunk.iter_mut().for_each(|p| *p = f(*p, q));
-        }
+        chunks_in_place(xs, block, |i, c| {
+            let q = ys[i];
+            c.iter_mut().for_each(|p| *p = f(*p, q));
+        });
     }
     true
+}
+
+/// The chunk length `parallel::chunks_in_place` may share out for `len` elements
+/// (non-zero) of an elementwise pass: one of its parts when `len` is long and divisible
+/// into them, else all of it (one chunk, one thread).
+fn parts_block(len: usize) -> usize {
+    use crate::base::parallel::{PARTS, SPLIT_ELEMENTWISE};
+    if len >= SPLIT_ELEMENTWISE && len.is_multiple_of(PARTS) {
+        len / PARTS
+    } else {
+        len
+    }
 }
 
 /// Whether `part`, without its leading 1s, is a suffix of `whole` and has no more axes: then
@@ -801,7 +833,7 @@ pub(crate) fn check_axis(op: &str, axis: usize, shape: &[usize]) -> usize {
 pub(crate) fn piecewise_constant<T: Float>(
     x: &Tensor<T>,
     op: &'static str,
-    f: impl Fn(T) -> T,
+    f: impl Fn(T) -> T + Sync,
 ) -> Tensor<T> {
     // the factor 0 is kept as `linear`'s parameter: the rule is `g · 0`
     linear(x, op, 0.0, f, both!(|g, c| Primal::scale(g, c)))
