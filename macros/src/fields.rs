@@ -48,19 +48,7 @@ impl VisitMut for Fields {
     fn visit_block_mut(&mut self, block: &mut syn::Block) {
         // inner blocks first: a local declared inside one is split there
         visit_mut::visit_block_mut(self, block);
-        let mut i = 0;
-        while i < block.stmts.len() {
-            match self.split(&block.stmts[i], &block.stmts[i + 1..]) {
-                Some((declaration, rest)) => {
-                    let n = declaration.len();
-                    block.stmts.truncate(i);
-                    block.stmts.extend(declaration);
-                    block.stmts.extend(rest);
-                    i += n;
-                }
-                None => i += 1,
-            }
-        }
+        crate::syntax::rewrite_with_rest(block, |stmt, rest| self.split(stmt, rest));
     }
 
     // a closure's own body is not the function's; items have bodies of their own

@@ -1050,25 +1050,11 @@ impl<'a> Lowerer<'a> {
                 return;
             }
             Expr::Call(call) if matches!(&*call.func, Expr::Path(_)) && !is_stop_gradient(call) => {
-                let parts = self.call_parts(call, targets.elems.len());
-                parts
-                    .into_iter()
-                    .map(|part| match part {
-                        Tree::Leaf(operand) => operand,
-                        Tree::Node(_) => unreachable!("a call's parts are leaves"),
-                    })
-                    .collect()
+                leaves(self.call_parts(call, targets.elems.len()))
             }
             // `(a, _) = layer.apply(&x, &mut out);`, as in `evaluate`
             Expr::MethodCall(call) if self.is_method_with_parts(call) => {
-                let parts = self.method_parts(call, targets.elems.len());
-                parts
-                    .into_iter()
-                    .map(|part| match part {
-                        Tree::Leaf(operand) => operand,
-                        Tree::Node(_) => unreachable!("a call's parts are leaves"),
-                    })
-                    .collect()
+                leaves(self.method_parts(call, targets.elems.len()))
             }
             other => {
                 validate::destructured_assignment(self.cx, other);
@@ -3576,6 +3562,17 @@ fn mutable_names_from_tuple(pat: &Pat, expr: &Expr) -> bool {
         && names.elems.iter().any(
             |name| matches!(strip_pat_type(name), Pat::Ident(ident) if ident.mutability.is_some()),
         )
+}
+
+/// A call's parts, each a leaf.
+fn leaves(parts: Vec<Tree>) -> Vec<Operand> {
+    parts
+        .into_iter()
+        .map(|part| match part {
+            Tree::Leaf(operand) => operand,
+            Tree::Node(_) => unreachable!("a call's parts are leaves"),
+        })
+        .collect()
 }
 
 fn is_leaf_pattern(pat: &Pat) -> bool {

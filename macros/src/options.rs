@@ -46,19 +46,7 @@ impl VisitMut for Options {
     fn visit_block_mut(&mut self, block: &mut syn::Block) {
         // inner blocks first: a local declared inside one is rewritten there
         syn::visit_mut::visit_block_mut(self, block);
-        let mut i = 0;
-        while i < block.stmts.len() {
-            match rewrite_local(&block.stmts[i], &block.stmts[i + 1..]) {
-                Some((declaration, rest)) => {
-                    let n = declaration.len();
-                    block.stmts.truncate(i);
-                    block.stmts.extend(declaration);
-                    block.stmts.extend(rest);
-                    i += n;
-                }
-                None => i += 1,
-            }
-        }
+        crate::syntax::rewrite_with_rest(block, rewrite_local);
     }
 
     // a closure's own body is not the function's: leave closures and items as they are

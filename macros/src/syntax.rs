@@ -11,6 +11,29 @@ pub fn mixed(name: &str) -> Ident {
     Ident::new(name, Span::mixed_site())
 }
 
+/// Rewrites `block`'s statements one at a time: `rewrite(stmt, rest)` may replace a
+/// statement and everything after it (`Some((replacement, new_rest))`, as a local split
+/// into several rewrites its later uses), and the scan resumes after the replacement. The
+/// passes that turn one local into several (`options`, `fields`) share it.
+pub fn rewrite_with_rest(
+    block: &mut syn::Block,
+    mut rewrite: impl FnMut(&syn::Stmt, &[syn::Stmt]) -> Option<(Vec<syn::Stmt>, Vec<syn::Stmt>)>,
+) {
+    let mut i = 0;
+    while i < block.stmts.len() {
+        match rewrite(&block.stmts[i], &block.stmts[i + 1..]) {
+            Some((replacement, rest)) => {
+                let n = replacement.len();
+                block.stmts.truncate(i);
+                block.stmts.extend(replacement);
+                block.stmts.extend(rest);
+                i += n;
+            }
+            None => i += 1,
+        }
+    }
+}
+
 /// `expr` without the parentheses and invisible groups around it.
 pub fn strip_parens(expr: &Expr) -> &Expr {
     match expr {
