@@ -1379,3 +1379,143 @@ fn methods_generics_and_array_patterns() {
         );
     }
 }
+
+// ----- names the generated code also uses (silent wrong gradients before this session) -----
+//
+// Lowering's scopes are keyed by spelling, so a user's `t0` (a temporary's name), `acc3`
+// (a desugared accumulator's) or `best_value` (an `Option`'s part's) was one name with the
+// generated one: the value stayed right and the gradient went wrong, with no error
+// (`locals_spelled_like_temporaries`, `locals_spelled_like_desugared_names`). Generated
+// names now skip what the user's item spells (`Lowerer::temp_name`, `syntax::unspelled`).
+
+/// A helper spelled like the lowering's temporaries.
+#[differentiable]
+fn t0(x: f64) -> f64 {
+    x * x
+}
+
+#[differentiable]
+fn t1(x: f64) -> f64 {
+    x.sin()
+}
+
+#[differentiable]
+fn calls_t(x: f64, y: f64) -> f64 {
+    let a = x * y + x.exp();
+    t0(a) + t1(a * 2.0) + t0(y)
+}
+
+#[test]
+fn helpers_spelled_like_temporaries() {
+    let (v, [gx, gy]) = calls_t::grad(0.3, 0.7);
+    assert_eq!(v, calls_t(0.3, 0.7));
+    let a = 0.3 * 0.7 + 0.3_f64.exp();
+    let da = 2.0 * a + 2.0 * (2.0 * a).cos();
+    assert!((gx - da * (0.7 + 0.3_f64.exp())).abs() < 1e-12);
+    assert!((gy - (da * 0.3 + 2.0 * 0.7)).abs() < 1e-12);
+}
+
+/// Locals spelled like the lowering's temporaries.
+#[differentiable]
+fn locals_like_temporaries(x: f64, y: f64) -> f64 {
+    let t0 = x * y;
+    let t1 = t0.sin() + x;
+    let t2 = t1 * t0 + y.exp();
+    t2 * t1 - t0
+}
+
+#[test]
+fn locals_spelled_like_temporaries() {
+    let f = |x: f64, y: f64| {
+        let t0 = x * y;
+        let t1 = t0.sin() + x;
+        let t2 = t1 * t0 + y.exp();
+        t2 * t1 - t0
+    };
+    let (v, [gx, gy]) = locals_like_temporaries::grad(0.3, 0.7);
+    assert_eq!(v, f(0.3, 0.7));
+    assert_eq!(v, locals_like_temporaries(0.3, 0.7));
+    let h = 1e-6;
+    let dx = (f(0.3 + h, 0.7) - f(0.3 - h, 0.7)) / (2.0 * h);
+    let dy = (f(0.3, 0.7 + h) - f(0.3, 0.7 - h)) / (2.0 * h);
+    assert!((gx - dx).abs() < 1e-6, "{gx} {dx}");
+    assert!((gy - dy).abs() < 1e-6, "{gy} {dy}");
+}
+
+/// A local spelled like the desugaring's accumulator, read inside the chain.
+#[differentiable]
+fn reads_acc_inside(x: &[f64], s: f64) -> f64 {
+    let acc3 = s * 2.0;
+    let item6 = s.sin();
+    x.iter().map(|v| v * acc3 + item6).sum::<f64>() + x.iter().sum::<f64>() * acc3
+}
+
+#[test]
+fn locals_spelled_like_desugared_names() {
+    let x = [0.5, -1.0, 2.0];
+    let f = |x: &[f64], s: f64| {
+        let acc3 = s * 2.0;
+        let item6 = s.sin();
+        x.iter().map(|v| v * acc3 + item6).sum::<f64>() + x.iter().sum::<f64>() * acc3
+    };
+    let (v, (gx, gs)) = reads_acc_inside::grad(&x, 0.3);
+    assert_eq!(v, f(&x, 0.3));
+    assert_eq!(v, reads_acc_inside(&x, 0.3));
+    let h = 1e-6;
+    let ds = (f(&x, 0.3 + h) - f(&x, 0.3 - h)) / (2.0 * h);
+    assert!((gs - ds).abs() < 1e-6, "{gs} {ds}");
+    for k in 0..3 {
+        let mut up = x;
+        up[k] += h;
+        let mut down = x;
+        down[k] -= h;
+        let d = (f(&up, 0.3) - f(&down, 0.3)) / (2.0 * h);
+        assert!((gx[k] - d).abs() < 1e-6, "{k}: {} {d}", gx[k]);
+    }
+}
+
+struct State {
+    x: f64,
+    v: f64,
+}
+
+/// Locals spelled like the names the `Option` and struct passes give their parts.
+#[differentiable]
+fn parts_spelled_like_users(x: &[f64], s: f64) -> f64 {
+    let best_value = s * 3.0;
+    let mut best: Option<f64> = None;
+    for &v in x {
+        if v > 0.0 {
+            best = Some(v * s);
+        }
+    }
+    let st_x = s.cos();
+    let mut st = State { x: s, v: 0.0 };
+    for _ in 0..3 {
+        st.v += st.x * 0.1;
+        st.x += st.v;
+    }
+    best.unwrap_or(0.0) * best_value + st.x * st_x
+}
+
+#[test]
+fn parts_spelled_like_user_locals() {
+    let x = [0.5, -1.0, 2.0];
+    let f = |s: f64| {
+        let best_value = s * 3.0;
+        let best = 2.0 * s;
+        let st_x = s.cos();
+        let (mut px, mut pv) = (s, 0.0);
+        for _ in 0..3 {
+            pv += px * 0.1;
+            px += pv;
+        }
+        best * best_value + px * st_x
+    };
+    let (v, (_, gs)) = parts_spelled_like_users::grad(&x, 0.3);
+    assert_eq!(v, parts_spelled_like_users(&x, 0.3));
+    assert!((v - f(0.3)).abs() < 1e-14, "{v} {}", f(0.3));
+    let h = 1e-6;
+    let ds = (f(0.3 + h) - f(0.3 - h)) / (2.0 * h);
+    assert!((gs - ds).abs() < 1e-6, "{gs} {ds}");
+}

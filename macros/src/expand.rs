@@ -34,6 +34,10 @@ pub fn differentiable(args: TokenStream, item: ItemFn) -> TokenStream {
 /// a trait cannot hold: [`impl_block`](crate::impl_block) puts them in one of their own).
 pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
     let cx = Ctxt::default();
+    // before any pass names a local of its own (`syntax::unspelled`)
+    crate::syntax::set_spelled(crate::syntax::names_in(quote::ToTokens::to_token_stream(
+        &item,
+    )));
     let args = args::parse(&cx, args);
     validate::signature(&cx, &item.sig, &sig::float_type_params(&item));
     let mut sig = sig::parse(&item);

@@ -81,7 +81,12 @@ impl Fields {
         let name = &pat.ident;
         let parts: Vec<(Ident, Ident)> = values
             .iter()
-            .map(|(field, _)| (field.clone(), mixed(&format!("{name}_{field}"))))
+            .map(|(field, _)| {
+                (
+                    field.clone(),
+                    mixed(&crate::syntax::unspelled(format!("{name}_{field}"))),
+                )
+            })
             .collect();
         let mut rest = rest.to_vec();
         let mut uses = Uses {
@@ -185,7 +190,10 @@ impl VisitMut for Uses<'_> {
                 let mut stmts: Vec<Stmt> = Vec::new();
                 let mut assigns: Vec<Stmt> = Vec::new();
                 for (field, value) in values {
-                    let temp = mixed(&format!("field{}_{field}", *self.next));
+                    let temp = mixed(&crate::syntax::unspelled(format!(
+                        "field{}_{field}",
+                        *self.next
+                    )));
                     let part = self.part(&field).expect("checked above").clone();
                     stmts.push(syn::parse_quote!(let #temp = #value;));
                     assigns.push(syn::parse_quote!(#part = #temp;));

@@ -290,7 +290,7 @@ fn copies(
                 Expr::MethodCall(copy)
                     if matches!(copy.method.to_string().as_str(), "copied" | "cloned") =>
                 {
-                    let item = mixed("collected_item");
+                    let item = mixed(&crate::syntax::unspelled("collected_item".into()));
                     (
                         syn::parse_quote!(#item),
                         syn::parse_quote!(#item),
@@ -355,7 +355,10 @@ fn copies(
                 // `let mut p = pos.to_vec();` of rows of fixed width (`pos: &[[F; N]]`): a
                 // local array of rows `vec![[0; N]; len]` filled element by element
                 let (name, source) = (&pat.ident, &call.receiver);
-                let (k, j) = (mixed("copy_index"), mixed("copy_column"));
+                let (k, j) = (
+                    mixed(&crate::syntax::unspelled("copy_index".into())),
+                    mixed(&crate::syntax::unspelled("copy_column".into())),
+                );
                 self.arrays.insert(name.to_string());
                 let generated = crate::generate::paths::generated();
                 return Some(vec![
@@ -372,7 +375,7 @@ fn copies(
                 return None;
             }
             let (name, source) = (&pat.ident, &call.receiver);
-            let k = mixed("copy_index");
+            let k = mixed(&crate::syntax::unspelled("copy_index".into()));
             self.arrays.insert(name.to_string());
             Some(vec![
                 {
@@ -550,7 +553,7 @@ struct View {
 impl Rewriter<'_> {
     fn fresh(&mut self, stem: &str) -> Ident {
         self.next += 1;
-        mixed(&format!("{stem}{}", self.next))
+        mixed(&crate::syntax::unspelled(format!("{stem}{}", self.next)))
     }
 
     fn array(&mut self, expr: &Expr) -> Option<Ident> {
@@ -1355,7 +1358,7 @@ impl Parts<'_> {
         after: Vec<Strided>,
     ) -> Ident {
         *self.next += 1;
-        let name = mixed(&format!("part{}", self.next));
+        let name = mixed(&crate::syntax::unspelled(format!("part{}", self.next)));
         self.found.push(Part {
             name: name.clone(),
             array,
@@ -1538,7 +1541,10 @@ impl Rewriter<'_> {
         if !flat(target) || !flat(root) {
             return None;
         }
-        let (dst, src) = (mixed("copy_dst"), mixed("copy_src"));
+        let (dst, src) = (
+            mixed(&crate::syntax::unspelled("copy_dst".into())),
+            mixed(&crate::syntax::unspelled("copy_src".into())),
+        );
         let method = call.method.to_string();
         let mut rewritten: Expr = syn::parse_quote!({
             assert_eq!(
@@ -1826,7 +1832,7 @@ fn range_reduction(call: &syn::ExprMethodCall) -> Option<Expr> {
     if closure.asyncness.is_some() || closure.capture.is_some() {
         return None;
     }
-    let acc = mixed("gradtape_range_acc");
+    let acc = mixed(&crate::syntax::unspelled("gradtape_range_acc".into()));
     let pat = &closure.inputs[0];
     let body = &closure.body;
     let (init, update) = sum_or_product(call, &acc, body);

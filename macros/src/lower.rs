@@ -305,9 +305,22 @@ impl<'a> Lowerer<'a> {
         self.bindings[id].active.then_some(id)
     }
 
+    /// A fresh temporary's name, `t{n}`, never one the user's item spells: the scopes are
+    /// keyed by spelling, so a user's local `t0` and a temporary `t0` would be one name
+    /// to `lookup` (regression: locals named `t0`, `t1`, `t2` got a silently wrong
+    /// gradient, `tests/differentiable_everyday.rs`, `locals_spelled_like_temporaries`).
+    fn temp_name(&mut self) -> Ident {
+        loop {
+            let name = format!("t{}", self.next_temp);
+            self.next_temp += 1;
+            if !self.user_names.contains(&name) {
+                return mixed(&name);
+            }
+        }
+    }
+
     fn temp(&mut self) -> BindingId {
-        let name = mixed(&format!("t{}", self.next_temp));
-        self.next_temp += 1;
+        let name = self.temp_name();
         self.bind(&name, true, None)
     }
 
@@ -739,8 +752,7 @@ impl<'a> Lowerer<'a> {
             Some(init) if escapes(&init.expr) => {
                 // A constant computed by code that may jump (`match o { Some(v) => v, None
                 // => continue }`): the jump must be lowered, the value stays a constant.
-                let temp = mixed(&format!("t{}", self.next_temp));
-                self.next_temp += 1;
+                let temp = self.temp_name();
                 let temp = self.bind(&temp, false, None);
                 self.push(Stmt::Declare {
                     binding: temp,
@@ -948,8 +960,7 @@ impl<'a> Lowerer<'a> {
         if let Some(CallResult::Parts(parts)) = self.pushed_call_result(pushed) {
             return self.part_leaves(parts);
         }
-        let name = mixed(&format!("t{}", self.next_temp));
-        self.next_temp += 1;
+        let name = self.temp_name();
         if !pushed {
             self.check_inactive(&whole);
         }
@@ -980,8 +991,7 @@ impl<'a> Lowerer<'a> {
                 self.emit_temp(Op::Copy { value, clone })
             }
             Operand::Inactive(expr) => {
-                let name = mixed(&format!("t{}", self.next_temp));
-                self.next_temp += 1;
+                let name = self.temp_name();
                 self.push(Stmt::Plain(quote!(let #name = #expr;)));
                 self.bind(&name, false, None);
                 Operand::Inactive(syn::parse_quote!(#name))
@@ -1460,8 +1470,14 @@ impl<'a> Lowerer<'a> {
     /// `let k: usize = index;` before an element read or write: the index the forward code
     /// uses and saves for the adjoint.
     fn index_local(&mut self, index: TokenStream) -> Ident {
-        let name = mixed(&format!("k{}", self.next_index));
-        self.next_index += 1;
+        // never a name the user's item spells, as for temporaries (`temp_name`)
+        let name = loop {
+            let name = format!("k{}", self.next_index);
+            self.next_index += 1;
+            if !self.user_names.contains(&name) {
+                break mixed(&name);
+            }
+        };
         self.push(Stmt::Plain(quote!(let #name: usize = #index;)));
         name
     }
@@ -2417,11 +2433,15 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// Whether `path` names a value of the body (a parameter or a local: a closure or a
-    /// function pointer), which shadows any function of that name, rather than a function.
+    /// Whether `path` names a value of the body (a parameter or a user's local: a closure
+    /// or a function pointer), which shadows any function of that name, rather than a
+    /// function. The lowering's own temporaries (`t0`, bound with no key) do not count: a
+    /// user's function may share their spelling (regression: `t0(a)` was taken for a
+    /// value).
     fn calls_a_value(&self, path: &syn::Path) -> bool {
         path.get_ident()
-            .is_some_and(|ident| self.lookup(ident).is_some())
+            .and_then(|ident| self.lookup(ident))
+            .is_some_and(|id| id < self.param_count || self.keys[id].is_some())
     }
 
     /// Whom a call by `path` reaches (scalar mode): a plain helper named in `plain(..)`

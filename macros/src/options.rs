@@ -87,8 +87,8 @@ fn rewrite_local(stmt: &Stmt, rest: &[Stmt]) -> Option<(Vec<Stmt>, Vec<Stmt>)> {
     };
     let parts = Parts {
         name: pat.ident.clone(),
-        is_some: format_ident!("{}_is_some", pat.ident),
-        value: format_ident!("{}_value", pat.ident),
+        is_some: spelled_apart(format_ident!("{}_is_some", pat.ident)),
+        value: spelled_apart(format_ident!("{}_value", pat.ident)),
     };
     let initial = parts.assign(&init.expr)?;
     let mut rest = rest.to_vec();
@@ -442,4 +442,9 @@ fn mentions(stmts: &[Stmt], name: &Ident) -> bool {
         finder.visit_stmt(stmt);
     }
     finder.found
+}
+
+/// `ident` respelled, if the user's item spells it (`syntax::unspelled`), at its span.
+fn spelled_apart(ident: Ident) -> Ident {
+    Ident::new(&crate::syntax::unspelled(ident.to_string()), ident.span())
 }

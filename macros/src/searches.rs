@@ -129,13 +129,13 @@ impl Searches<'_> {
         let search = self.search(slot)?;
         self.next += 1;
         let n = self.next;
-        let hit = mixed(&format!("gradtape_hit{n}"));
+        let hit = mixed(&crate::syntax::unspelled(format!("gradtape_hit{n}")));
         let (at, pos) = (
-            mixed(&format!("gradtape_at{n}")),
-            mixed(&format!("gradtape_pos{n}")),
+            mixed(&crate::syntax::unspelled(format!("gradtape_at{n}"))),
+            mixed(&crate::syntax::unspelled(format!("gradtape_pos{n}"))),
         );
-        let found = mixed(&format!("gradtape_found{n}"));
-        let item = mixed(&format!("gradtape_item{n}"));
+        let found = mixed(&crate::syntax::unspelled(format!("gradtape_found{n}")));
+        let item = mixed(&crate::syntax::unspelled(format!("gradtape_item{n}")));
         let Search {
             kind,
             chain,
@@ -227,7 +227,7 @@ impl Searches<'_> {
                 syn::parse_quote_spanned!(span=> if #hit { Some(#found) } else { None })
             }
         };
-        let value = mixed(&format!("gradtape_search{n}"));
+        let value = mixed(&crate::syntax::unspelled(format!("gradtape_search{n}")));
         *slot = syn::parse_quote!(#value);
         if kind == Kind::Find {
             // an `Option<&F>` becomes an `Option<F>`: its uses must read it as a number

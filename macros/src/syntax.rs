@@ -11,6 +11,33 @@ pub fn mixed(name: &str) -> Ident {
     Ident::new(name, Span::mixed_site())
 }
 
+thread_local! {
+    /// The names the item being expanded spells (`set_spelled`, once per expansion).
+    static SPELLED: std::cell::RefCell<HashSet<String>> = std::cell::RefCell::new(HashSet::new());
+}
+
+/// Records the names the user's item spells, for [`unspelled`]: called as an expansion
+/// starts, before the passes that name locals of their own.
+pub fn set_spelled(names: HashSet<String>) {
+    SPELLED.with(|spelled| *spelled.borrow_mut() = names);
+}
+
+/// `name`, or `name` with `_g` appended until the user's item does not spell it. The passes
+/// before lowering (`iterators`, `fields`, `options`, `rewrite`) write locals of their own
+/// into the body, and lowering's scopes are keyed by spelling: a user's `acc3` and a
+/// desugared accumulator `acc3` would be one name to it, and the gradient silently wrong
+/// (regression: `differentiable_everyday::locals_spelled_like_generated_names`).
+pub fn unspelled(name: String) -> String {
+    SPELLED.with(|spelled| {
+        let spelled = spelled.borrow();
+        let mut name = name;
+        while spelled.contains(&name) {
+            name.push_str("_g");
+        }
+        name
+    })
+}
+
 /// Rewrites `block`'s statements one at a time: `rewrite(stmt, rest)` may replace a
 /// statement and everything after it (`Some((replacement, new_rest))`, as a local split
 /// into several rewrites its later uses), and the scan resumes after the replacement. The
