@@ -23,7 +23,6 @@
 //! literals, then an `as` cast) would be an `f64` (`i32`) where the field was an `f32`
 //! (`usize`). An integrator's fields meet each other and the parameters, which fixes them.
 
-use syn::visit::Visit;
 use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, Ident, Member, Pat, Stmt};
 
@@ -98,7 +97,7 @@ impl Fields {
         for stmt in &mut rest {
             uses.visit_stmt_mut(stmt);
         }
-        if uses.failed || mentions(&rest, name) {
+        if uses.failed || crate::syntax::mentions(&rest, name) {
             return None;
         }
         let mutability = &pat.mutability;
@@ -237,24 +236,4 @@ fn names(tokens: proc_macro2::TokenStream, name: &Ident) -> bool {
         proc_macro2::TokenTree::Group(group) => names(group.stream(), name),
         _ => false,
     })
-}
-
-/// Whether any identifier of `stmts` is `name` (conservatively: a field or a method of
-/// that name counts too).
-fn mentions(stmts: &[Stmt], name: &Ident) -> bool {
-    struct Finder<'a> {
-        name: &'a Ident,
-        found: bool,
-    }
-    impl<'ast> Visit<'ast> for Finder<'_> {
-        fn visit_ident(&mut self, ident: &'ast Ident) {
-            self.found |= ident == self.name;
-        }
-        fn visit_item(&mut self, _: &'ast syn::Item) {}
-    }
-    let mut finder = Finder { name, found: false };
-    for stmt in stmts {
-        finder.visit_stmt(stmt);
-    }
-    finder.found
 }

@@ -26,7 +26,6 @@
 //! own message, as before.
 
 use quote::{format_ident, quote};
-use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
 use syn::{Expr, Ident, Pat, Stmt, Type};
 
@@ -99,7 +98,7 @@ fn rewrite_local(stmt: &Stmt, rest: &[Stmt]) -> Option<(Vec<Stmt>, Vec<Stmt>)> {
     for stmt in &mut rest {
         uses.visit_stmt_mut(stmt);
     }
-    if uses.failed || mentions(&rest, &parts.name) {
+    if uses.failed || crate::syntax::mentions(&rest, &parts.name) {
         return None;
     }
     let (is_some, value) = (&parts.is_some, &parts.value);
@@ -422,26 +421,6 @@ fn map_body(f: &syn::ExprClosure) -> Option<(&Pat, &Expr)> {
         return None;
     }
     Some((&f.inputs[0], &f.body))
-}
-
-/// Whether `name` is still mentioned in `stmts` (a use outside the rewrite, or a binding of
-/// the same name).
-fn mentions(stmts: &[Stmt], name: &Ident) -> bool {
-    struct Finder<'a> {
-        name: &'a Ident,
-        found: bool,
-    }
-    impl<'ast> Visit<'ast> for Finder<'_> {
-        fn visit_ident(&mut self, ident: &'ast Ident) {
-            self.found |= ident == self.name;
-        }
-        fn visit_item(&mut self, _: &'ast syn::Item) {}
-    }
-    let mut finder = Finder { name, found: false };
-    for stmt in stmts {
-        finder.visit_stmt(stmt);
-    }
-    finder.found
 }
 
 /// `ident` respelled, if the user's item spells it (`syntax::unspelled`), at its span.

@@ -462,3 +462,25 @@ pub fn parenthesize_block_like_operands(tokens: TokenStream) -> TokenStream {
     }
     out.into_iter().collect()
 }
+
+/// Whether any identifier of `stmts` is `name`, items' bodies aside (conservatively: a
+/// field or a method of that name counts too). The passes that split a local (`options`,
+/// `fields`) ask it whether the local is still mentioned after their rewrite.
+pub fn mentions(stmts: &[syn::Stmt], name: &Ident) -> bool {
+    use syn::visit::Visit;
+    struct Finder<'a> {
+        name: &'a Ident,
+        found: bool,
+    }
+    impl<'ast> Visit<'ast> for Finder<'_> {
+        fn visit_ident(&mut self, ident: &'ast Ident) {
+            self.found |= ident == self.name;
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut finder = Finder { name, found: false };
+    for stmt in stmts {
+        finder.visit_stmt(stmt);
+    }
+    finder.found
+}
