@@ -1519,3 +1519,23 @@ fn parts_spelled_like_user_locals() {
     let ds = (f(0.3 + h) - f(0.3 - h)) / (2.0 * h);
     assert!((gs - ds).abs() < 1e-6, "{gs} {ds}");
 }
+
+/// Locals spelled like `grad_into`'s buffers (`d_<param>`) and like other generated names
+/// (`value`, `pullback0`): a local `Vec` named `d_x` shadowed the buffer of `x`'s gradient,
+/// and the adjoint added into the local: `grad_into` gave a silently zero gradient for `x`.
+#[differentiable]
+fn locals_like_buffers(x: &[f64], g: f64) -> f64 {
+    let mut d_x = vec![0.0; x.len()];
+    let mut total = 0.0;
+    for (k, v) in x.iter().enumerate() {
+        total += v * g * (k as f64 + 1.0);
+        d_x[k] = v * v;
+    }
+    let value = d_x.iter().map(|pullback0| pullback0 * g).sum::<f64>();
+    total + value
+}
+
+#[test]
+fn locals_spelled_like_buffers() {
+    slice_and_float!(@second_order locals_like_buffers, vec![0.5, -1.0, 2.0, 0.6]);
+}

@@ -30,7 +30,7 @@
 use std::collections::HashSet;
 
 use proc_macro2::{TokenStream, TokenTree};
-use quote::{format_ident, quote};
+use quote::quote;
 use syn::Ident;
 use syn::ext::IdentExt;
 
@@ -263,13 +263,13 @@ impl<'a> Generator<'a> {
         let reverse = self.reverse_loop(*id, body, *exits, 0);
         *self.segment.borrow_mut() = None;
         let declarations = stacks.iter().map(|name| {
-            let stack = format_ident!("{}_stack", name);
+            let stack = crate::syntax::mixed(&format!("{}_stack", name));
             quote!(let mut #stack = ::std::vec::Vec::new();)
         });
         let cursors = stacks.iter().map(|name| {
             let (stack, cursor) = (
-                format_ident!("{}_stack", name),
-                format_ident!("{}_at", name),
+                crate::syntax::mixed(&format!("{}_stack", name)),
+                crate::syntax::mixed(&format!("{}_at", name)),
             );
             quote!(let mut #cursor = #stack.len();)
         });

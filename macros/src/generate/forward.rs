@@ -219,7 +219,9 @@ impl Generator<'_> {
                 // loop runs copies it over and over. `match` keeps the iterator
                 // expression's temporaries alive through the loop, as `for` does.
                 let (iterator, hint) = (mixed(&format!("iter{id}")), mixed("hint"));
-                let stacks = per_trip.iter().map(|save| format_ident!("{}_stack", save));
+                let stacks = per_trip
+                    .iter()
+                    .map(|save| crate::syntax::mixed(&format!("{}_stack", save)));
                 quote! {
                     match ::core::iter::IntoIterator::into_iter(#iter) {
                         #iterator => {

@@ -112,10 +112,10 @@ struct Save {
 
 impl Save {
     fn stack(&self) -> Ident {
-        format_ident!("{}_stack", self.name)
+        crate::syntax::mixed(&format!("{}_stack", self.name))
     }
     fn cursor(&self) -> Ident {
-        format_ident!("{}_at", self.name)
+        crate::syntax::mixed(&format!("{}_at", self.name))
     }
 
     /// Forward: keep `value` (at depth 0 as a local the pullback captures, deeper on a
@@ -229,9 +229,12 @@ impl<'a> Generator<'a> {
         mixed(&format!("len_{}", param.ident))
     }
 
-    /// The name of `grad_into`'s buffer for a parameter's gradient: `d_<param>`.
+    /// The name of `grad_into`'s buffer for a parameter's gradient: `d_<param>`, at the
+    /// mixed site, so that a user's local of that spelling in the body (`let mut d_x =
+    /// 0.0;`) does not shadow it (regression: the adjoint wrote into the user's local,
+    /// `differentiable_everyday::locals_spelled_like_buffers`).
     fn into_buffer(param: &Param) -> Ident {
-        format_ident!("d_{}", param.ident)
+        mixed(&format!("d_{}", param.ident))
     }
 
     /// `let len_a = a.len();` for each array parameter (its gradient's length).
@@ -412,7 +415,7 @@ impl<'a> Generator<'a> {
         let decls = prime
             .into_iter()
             .chain(stacks.iter().map(|name| {
-                let stack = format_ident!("{}_stack", name);
+                let stack = crate::syntax::mixed(&format!("{}_stack", name));
                 if once(name) {
                     quote!(let mut #stack = #generated::SavedOnce::new();)
                 } else {
@@ -424,8 +427,8 @@ impl<'a> Generator<'a> {
             .iter()
             .map(|name| {
                 let (stack, cursor) = (
-                    format_ident!("{}_stack", name),
-                    format_ident!("{}_at", name),
+                    crate::syntax::mixed(&format!("{}_stack", name)),
+                    crate::syntax::mixed(&format!("{}_at", name)),
                 );
                 quote!(let mut #cursor = #stack.len();)
             })
