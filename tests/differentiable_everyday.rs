@@ -1539,3 +1539,54 @@ fn locals_like_buffers(x: &[f64], g: f64) -> f64 {
 fn locals_spelled_like_buffers() {
     slice_and_float!(@second_order locals_like_buffers, vec![0.5, -1.0, 2.0, 0.6]);
 }
+
+// Parameters and locals spelled like the generated code's own names (the pullback's `g`,
+// `value`, `grads`, `pullback0`, `value0`, the slots `d_g` and tangents `tan_g`): a guard,
+// these were already kept apart by hygiene.
+
+#[differentiable]
+fn names_like_generated(g: f64, value: f64, grads: f64) -> f64 {
+    let d_g = g * value;
+    let tan_g = d_g.sin() * grads;
+    let pullback0 = tan_g * g;
+    let value0 = pullback0 + value * value;
+    value0 * g + d_g
+}
+
+#[differentiable]
+fn slice_g(x: &[f64], g: f64) -> f64 {
+    let mut s = 0.1_f64;
+    for v in x {
+        s += v * g * s.cos();
+    }
+    s * g
+}
+
+#[test]
+fn parameters_spelled_like_generated_code_names() {
+    let f = |a: f64, b: f64, c: f64| names_like_generated(a, b, c);
+    let (v, [ga, gb, gc]) = names_like_generated::grad(0.3, 0.7, -0.4);
+    assert_eq!(v, f(0.3, 0.7, -0.4));
+    let h = 1e-6;
+    let d = |k: usize| {
+        let mut up = [0.3, 0.7, -0.4];
+        let mut down = up;
+        up[k] += h;
+        down[k] -= h;
+        (f(up[0], up[1], up[2]) - f(down[0], down[1], down[2])) / (2.0 * h)
+    };
+    for (k, g) in [ga, gb, gc].into_iter().enumerate() {
+        assert!((g - d(k)).abs() < 1e-6, "{k}: {g} {}", d(k));
+    }
+    let (_, t) = names_like_generated::jvp(0.3, 0.7, -0.4, 1.0, 0.0, 0.0);
+    assert!((t - d(0)).abs() < 1e-6);
+    let x = [0.5, -1.0, 2.0];
+    let (v, (gx, gg)) = slice_g::grad(&x, 0.6);
+    assert_eq!(v, slice_g(&x, 0.6));
+    let dg = (slice_g(&x, 0.6 + h) - slice_g(&x, 0.6 - h)) / (2.0 * h);
+    assert!((gg - dg).abs() < 1e-6, "{gg} {dg}");
+    let mut into = vec![0.0; 3];
+    let mut into_g = 0.0;
+    slice_g::grad_into(&x, 0.6, &mut into, &mut into_g);
+    assert_eq!((into, into_g), (gx, gg));
+}
