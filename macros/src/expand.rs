@@ -34,10 +34,10 @@ pub fn differentiable(args: TokenStream, item: ItemFn) -> TokenStream {
 /// a trait cannot hold: [`impl_block`](crate::impl_block) puts them in one of their own).
 pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
     let cx = Ctxt::default();
-    // before any pass names a local of its own (`syntax::unspelled`)
-    crate::syntax::set_spelled(crate::syntax::names_in(quote::ToTokens::to_token_stream(
-        &item,
-    )));
+    // the names the user's item spells: before any pass names a local of its own
+    // (`syntax::unspelled`), and for lowering's desugared names
+    let user_names = crate::syntax::names_in(quote::ToTokens::to_token_stream(&item));
+    crate::syntax::set_spelled(user_names.clone());
     let args = args::parse(&cx, args);
     validate::signature(&cx, &item.sig, &sig::float_type_params(&item));
     let mut sig = sig::parse(&item);
@@ -107,7 +107,6 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
             stmts,
         };
         let schedule = args.checkpoint.as_ref().map(|c| c.schedule);
-        let user_names = crate::syntax::names_in(quote::ToTokens::to_token_stream(&item));
         let mut body = lower::lower(&cx, sig, &block, schedule, &args.calls, &user_names);
         if let Some(asked) = &args.checkpoint {
             checkpoint::check(&cx, asked, sig, &item, &body);

@@ -26,7 +26,7 @@
 use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, Ident, Member, Pat, Stmt};
 
-use crate::syntax::{mixed, strip_parens};
+use crate::syntax::strip_parens;
 
 /// The body's statements with every splittable local struct split, in every block.
 pub fn rewrite(stmts: Vec<Stmt>) -> Vec<Stmt> {
@@ -83,7 +83,7 @@ impl Fields {
             .map(|(field, _)| {
                 (
                     field.clone(),
-                    mixed(&crate::syntax::unspelled(format!("{name}_{field}"))),
+                    crate::syntax::fresh_local(format!("{name}_{field}")),
                 )
             })
             .collect();
@@ -189,10 +189,7 @@ impl VisitMut for Uses<'_> {
                 let mut stmts: Vec<Stmt> = Vec::new();
                 let mut assigns: Vec<Stmt> = Vec::new();
                 for (field, value) in values {
-                    let temp = mixed(&crate::syntax::unspelled(format!(
-                        "field{}_{field}",
-                        *self.next
-                    )));
+                    let temp = crate::syntax::fresh_local(format!("field{}_{field}", *self.next));
                     let part = self.part(&field).expect("checked above").clone();
                     stmts.push(syn::parse_quote!(let #temp = #value;));
                     assigns.push(syn::parse_quote!(#part = #temp;));

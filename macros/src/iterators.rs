@@ -290,7 +290,7 @@ fn copies(
                 Expr::MethodCall(copy)
                     if matches!(copy.method.to_string().as_str(), "copied" | "cloned") =>
                 {
-                    let item = mixed(&crate::syntax::unspelled("collected_item".into()));
+                    let item = crate::syntax::fresh_local("collected_item");
                     (
                         syn::parse_quote!(#item),
                         syn::parse_quote!(#item),
@@ -356,8 +356,8 @@ fn copies(
                 // local array of rows `vec![[0; N]; len]` filled element by element
                 let (name, source) = (&pat.ident, &call.receiver);
                 let (k, j) = (
-                    mixed(&crate::syntax::unspelled("copy_index".into())),
-                    mixed(&crate::syntax::unspelled("copy_column".into())),
+                    crate::syntax::fresh_local("copy_index"),
+                    crate::syntax::fresh_local("copy_column"),
                 );
                 self.arrays.insert(name.to_string());
                 let generated = crate::generate::paths::generated();
@@ -375,7 +375,7 @@ fn copies(
                 return None;
             }
             let (name, source) = (&pat.ident, &call.receiver);
-            let k = mixed(&crate::syntax::unspelled("copy_index".into()));
+            let k = crate::syntax::fresh_local("copy_index");
             self.arrays.insert(name.to_string());
             Some(vec![
                 {
@@ -553,7 +553,7 @@ struct View {
 impl Rewriter<'_> {
     fn fresh(&mut self, stem: &str) -> Ident {
         self.next += 1;
-        mixed(&crate::syntax::unspelled(format!("{stem}{}", self.next)))
+        crate::syntax::fresh_local(format!("{stem}{}", self.next))
     }
 
     fn array(&mut self, expr: &Expr) -> Option<Ident> {
@@ -1358,7 +1358,7 @@ impl Parts<'_> {
         after: Vec<Strided>,
     ) -> Ident {
         *self.next += 1;
-        let name = mixed(&crate::syntax::unspelled(format!("part{}", self.next)));
+        let name = crate::syntax::fresh_local(format!("part{}", self.next));
         self.found.push(Part {
             name: name.clone(),
             array,
@@ -1542,8 +1542,8 @@ impl Rewriter<'_> {
             return None;
         }
         let (dst, src) = (
-            mixed(&crate::syntax::unspelled("copy_dst".into())),
-            mixed(&crate::syntax::unspelled("copy_src".into())),
+            crate::syntax::fresh_local("copy_dst"),
+            crate::syntax::fresh_local("copy_src"),
         );
         let method = call.method.to_string();
         let mut rewritten: Expr = syn::parse_quote!({
@@ -1832,7 +1832,7 @@ fn range_reduction(call: &syn::ExprMethodCall) -> Option<Expr> {
     if closure.asyncness.is_some() || closure.capture.is_some() {
         return None;
     }
-    let acc = mixed(&crate::syntax::unspelled("gradtape_range_acc".into()));
+    let acc = crate::syntax::fresh_local("gradtape_range_acc");
     let pat = &closure.inputs[0];
     let body = &closure.body;
     let (init, update) = sum_or_product(call, &acc, body);

@@ -305,18 +305,15 @@ impl<'a> Lowerer<'a> {
         self.bindings[id].active.then_some(id)
     }
 
-    /// A fresh temporary's name, `t{n}`, never one the user's item spells: the scopes are
-    /// keyed by spelling, so a user's local `t0` and a temporary `t0` would be one name
-    /// to `lookup` (regression: locals named `t0`, `t1`, `t2` got a silently wrong
-    /// gradient, `tests/differentiable_everyday.rs`, `locals_spelled_like_temporaries`).
+    /// A fresh temporary's name, `t{n}`, never one the user's item spells
+    /// (`syntax::fresh_local`): the scopes are keyed by spelling, so a user's local `t0`
+    /// and a temporary `t0` would be one name to `lookup` (regression: locals named `t0`,
+    /// `t1`, `t2` got a silently wrong gradient, `tests/differentiable_everyday.rs`,
+    /// `locals_spelled_like_temporaries`).
     fn temp_name(&mut self) -> Ident {
-        loop {
-            let name = format!("t{}", self.next_temp);
-            self.next_temp += 1;
-            if !self.user_names.contains(&name) {
-                return mixed(&name);
-            }
-        }
+        let name = crate::syntax::fresh_local(format!("t{}", self.next_temp));
+        self.next_temp += 1;
+        name
     }
 
     fn temp(&mut self) -> BindingId {
@@ -1471,13 +1468,8 @@ impl<'a> Lowerer<'a> {
     /// uses and saves for the adjoint.
     fn index_local(&mut self, index: TokenStream) -> Ident {
         // never a name the user's item spells, as for temporaries (`temp_name`)
-        let name = loop {
-            let name = format!("k{}", self.next_index);
-            self.next_index += 1;
-            if !self.user_names.contains(&name) {
-                break mixed(&name);
-            }
-        };
+        let name = crate::syntax::fresh_local(format!("k{}", self.next_index));
+        self.next_index += 1;
         self.push(Stmt::Plain(quote!(let #name: usize = #index;)));
         name
     }
@@ -2490,19 +2482,13 @@ impl<'a> Lowerer<'a> {
             validate::strict_plain_helper(self.cx, path);
             return;
         }
-        if path
-            .segments
-            .iter()
-            .any(|segment| !segment.arguments.is_none())
-        {
+        let check = match crate::model::ir::resolved_callee(path, 0) {
+            Some((check, _)) => quote::quote!({ #check }),
             // a path with generic arguments cannot be imported: name an item only an
             // annotated function has
-            self.push(Stmt::Plain(quote::quote!(let _ = #path::GENERATED;)));
-            return;
-        }
-        let alias = crate::syntax::mixed("gradtape_callee");
-        let check = crate::model::ir::resolved_callee(path, &alias, 0);
-        self.push(Stmt::Plain(quote::quote!({ #check })));
+            None => quote::quote!(let _ = #path::GENERATED;),
+        };
+        self.push(Stmt::Plain(check));
     }
 
     /// The arguments of a call of another annotated function (scalar mode). An active
@@ -3570,7 +3556,6 @@ fn is_tuple_pattern(pat: &Pat) -> bool {
     matches!(strip_pat_type(pat), Pat::Tuple(_))
 }
 
-/// A name or `_`: what a part of a call's tuple result may be bound to.
 /// `let (mut a, b) = (.., ..);`: a tuple pattern of names, one of them `mut`, bound to a
 /// tuple expression of as many parts.
 fn mutable_names_from_tuple(pat: &Pat, expr: &Expr) -> bool {
@@ -3595,6 +3580,7 @@ fn leaves(parts: Vec<Tree>) -> Vec<Operand> {
         .collect()
 }
 
+/// A name or `_`: what a part of a call's tuple result may be bound to.
 fn is_leaf_pattern(pat: &Pat) -> bool {
     match strip_pat_type(pat) {
         Pat::Ident(pat) => pat.by_ref.is_none() && pat.subpat.is_none(),

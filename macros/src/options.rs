@@ -86,8 +86,8 @@ fn rewrite_local(stmt: &Stmt, rest: &[Stmt]) -> Option<(Vec<Stmt>, Vec<Stmt>)> {
     };
     let parts = Parts {
         name: pat.ident.clone(),
-        is_some: spelled_apart(format_ident!("{}_is_some", pat.ident)),
-        value: spelled_apart(format_ident!("{}_value", pat.ident)),
+        is_some: crate::syntax::unspelled_ident(format_ident!("{}_is_some", pat.ident)),
+        value: crate::syntax::unspelled_ident(format_ident!("{}_value", pat.ident)),
     };
     let initial = parts.assign(&init.expr)?;
     let mut rest = rest.to_vec();
@@ -421,9 +421,4 @@ fn map_body(f: &syn::ExprClosure) -> Option<(&Pat, &Expr)> {
         return None;
     }
     Some((&f.inputs[0], &f.body))
-}
-
-/// `ident` respelled, if the user's item spells it (`syntax::unspelled`), at its span.
-fn spelled_apart(ident: Ident) -> Ident {
-    Ident::new(&crate::syntax::unspelled(ident.to_string()), ident.span())
 }

@@ -430,7 +430,7 @@ impl VisitMut for Inliner<'_> {
         let call_id = self.calls;
         self.calls += 1;
         let temporaries: Vec<Ident> = (0..call.args.len())
-            .map(|k| respelled(format_ident!("closure_arg{k}_{call_id}")))
+            .map(|k| crate::syntax::unspelled_ident(format_ident!("closure_arg{k}_{call_id}")))
             .collect();
         let args = call.args.iter();
         let params = self.closure.params.iter().map(|param| match param {
@@ -468,7 +468,9 @@ impl VisitMut for TupleBranches {
                     let id = self.next;
                     self.next += 1;
                     let parts: Vec<Ident> = (0..arity)
-                        .map(|k| respelled(format_ident!("tuple_part{k}_{id}")))
+                        .map(|k| {
+                            crate::syntax::unspelled_ident(format_ident!("tuple_part{k}_{id}"))
+                        })
                         .collect();
                     for part in &parts {
                         rewritten.push(syn::parse_quote!(let #part;));
@@ -551,7 +553,7 @@ fn assign_parts(expr: Expr, parts: &[Ident], id: usize) -> Expr {
         }
         // any other tuple-valued expression (a call, a name): its parts by field
         other => {
-            let whole = respelled(format_ident!("tuple_value_{id}"));
+            let whole = crate::syntax::unspelled_ident(format_ident!("tuple_value_{id}"));
             let fields = (0..parts.len()).map(syn::Index::from);
             syn::parse_quote!({
                 let #whole = #other;
@@ -573,9 +575,4 @@ fn assign_block(mut block: syn::Block, parts: &[Ident], id: usize) -> syn::Block
         None => {}
     }
     block
-}
-
-/// `ident` respelled, if the user's item spells it (`syntax::unspelled`), at its span.
-fn respelled(ident: syn::Ident) -> syn::Ident {
-    syn::Ident::new(&crate::syntax::unspelled(ident.to_string()), ident.span())
 }

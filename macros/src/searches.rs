@@ -48,7 +48,7 @@ use quote::ToTokens;
 use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, Ident, Pat, Stmt};
 
-use crate::syntax::{mixed, single_ident, strip_parens};
+use crate::syntax::{single_ident, strip_parens};
 
 /// The body's statements with every search over `arrays` (not `rows`) rewritten, in every
 /// block.
@@ -129,13 +129,13 @@ impl Searches<'_> {
         let search = self.search(slot)?;
         self.next += 1;
         let n = self.next;
-        let hit = mixed(&crate::syntax::unspelled(format!("gradtape_hit{n}")));
+        let hit = crate::syntax::fresh_local(format!("gradtape_hit{n}"));
         let (at, pos) = (
-            mixed(&crate::syntax::unspelled(format!("gradtape_at{n}"))),
-            mixed(&crate::syntax::unspelled(format!("gradtape_pos{n}"))),
+            crate::syntax::fresh_local(format!("gradtape_at{n}")),
+            crate::syntax::fresh_local(format!("gradtape_pos{n}")),
         );
-        let found = mixed(&crate::syntax::unspelled(format!("gradtape_found{n}")));
-        let item = mixed(&crate::syntax::unspelled(format!("gradtape_item{n}")));
+        let found = crate::syntax::fresh_local(format!("gradtape_found{n}"));
+        let item = crate::syntax::fresh_local(format!("gradtape_item{n}"));
         let Search {
             kind,
             chain,
@@ -227,7 +227,7 @@ impl Searches<'_> {
                 syn::parse_quote_spanned!(span=> if #hit { Some(#found) } else { None })
             }
         };
-        let value = mixed(&crate::syntax::unspelled(format!("gradtape_search{n}")));
+        let value = crate::syntax::fresh_local(format!("gradtape_search{n}"));
         *slot = syn::parse_quote!(#value);
         if kind == Kind::Find {
             // an `Option<&F>` becomes an `Option<F>`: its uses must read it as a number

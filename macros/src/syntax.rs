@@ -23,10 +23,11 @@ pub fn set_spelled(names: HashSet<String>) {
 }
 
 /// `name`, or `name` with `_g` appended until the user's item does not spell it. The passes
-/// before lowering (`iterators`, `fields`, `options`, `rewrite`) write locals of their own
-/// into the body, and lowering's scopes are keyed by spelling: a user's `acc3` and a
-/// desugared accumulator `acc3` would be one name to it, and the gradient silently wrong
-/// (regression: `differentiable_everyday::locals_spelled_like_generated_names`).
+/// before lowering (`iterators`, `fields`, `options`, `rewrite`) and lowering itself write
+/// locals of their own into the body, and lowering's scopes are keyed by spelling: a
+/// user's `acc3` and a desugared accumulator `acc3` would be one name to it, and the
+/// gradient silently wrong (regressions: `differentiable_everyday::
+/// {locals_spelled_like_temporaries, locals_spelled_like_desugared_names}`).
 pub fn unspelled(name: String) -> String {
     SPELLED.with(|spelled| {
         let spelled = spelled.borrow();
@@ -36,6 +37,17 @@ pub fn unspelled(name: String) -> String {
         }
         name
     })
+}
+
+/// A local the expansion writes into the body, named `name` unless the user's item spells
+/// that ([`unspelled`]), at the mixed site.
+pub fn fresh_local(name: impl Into<String>) -> Ident {
+    mixed(&unspelled(name.into()))
+}
+
+/// `ident` respelled if the user's item spells it ([`unspelled`]), at its own span.
+pub fn unspelled_ident(ident: Ident) -> Ident {
+    Ident::new(&unspelled(ident.to_string()), ident.span())
 }
 
 /// Rewrites `block`'s statements one at a time: `rewrite(stmt, rest)` may replace a

@@ -110,44 +110,46 @@ impl Callee {
 }
 
 /// A call of an annotated function's companion item (`path::vjp(args)`), made only after
-/// checking that `path` is annotated at all: the callee is imported under an alias beside a
-/// glob import of a fallback type of the same alias, and the explicit import shadows the
-/// glob, so the alias is the callee's companion type if it has one and the fallback
-/// (`generated::NotAnnotated`) otherwise: name resolution is the only thing that can tell,
-/// since a proc macro sees one item. `generated::annotated` then makes a fallback the
-/// runtime's message at the callee's name, not rustc's "cannot find module or crate
-/// `path`". The fallback has items of the call's name and arity (the callee's parameters),
-/// so the check's error is the only one, and the same one in each generated function,
-/// which rustc reports once.
-///
-/// A path with generic arguments (`f::<f64>`) cannot be imported, and keeps the direct form.
+/// checking that `path` is annotated at all ([`resolved_callee`]). A path with generic
+/// arguments (`f::<f64>`) cannot be imported, and keeps the direct form.
 pub fn through_companion(
     path: &Path,
     item: &str,
     args: Vec<TokenStream>,
     arity: usize,
 ) -> TokenStream {
-    let span = syn::spanned::Spanned::span(path);
-    let item = Ident::new(item, span);
+    let item = Ident::new(item, syn::spanned::Spanned::span(path));
+    match resolved_callee(path, arity) {
+        Some((checked, alias)) => quote!({
+            #checked
+            #alias::#item(#(#args),*)
+        }),
+        None => quote!(#path::#item(#(#args),*)),
+    }
+}
+
+/// The statements that bring `path`'s companion type into scope and check it is one, and
+/// the alias it then has; `None` for a path with generic arguments, which cannot be
+/// imported.
+///
+/// The callee is imported under an alias beside a glob import of a fallback type of the
+/// same alias (`generated::callee!`), and the explicit import shadows the glob, so the
+/// alias is the callee's companion type if it has one and `generated::NotAnnotated<arity>`
+/// otherwise: name resolution is the only thing that can tell, since a proc macro sees one
+/// item. `generated::annotated`, spanned at the function's name, then makes a fallback the
+/// runtime's message there, not rustc's "cannot find module or crate `path`". The fallback
+/// has items of the call's name and arity (the callee's parameters), so the check's error
+/// is the only one, and the same one in each generated function, which rustc reports once.
+pub fn resolved_callee(path: &Path, arity: usize) -> Option<(TokenStream, Ident)> {
     if path
         .segments
         .iter()
         .any(|segment| !segment.arguments.is_none())
     {
-        return quote!(#path::#item(#(#args),*));
+        return None;
     }
+    // the alias `generated::callee!` declares
     let alias = crate::syntax::mixed("gradtape_callee");
-    let checked = resolved_callee(path, &alias, arity);
-    quote!({
-        #checked
-        #alias::#item(#(#args),*)
-    })
-}
-
-/// The statements that bring `path`'s companion type into scope as `gradtape_callee` (or
-/// `generated::NotAnnotated<arity>`, when it has none: `generated::callee!`) and check it
-/// is one, spanned at the user's path (see [`through_companion`]).
-pub fn resolved_callee(path: &Path, alias: &Ident, arity: usize) -> TokenStream {
     // the function's own name, not the path's first segment (`norm` in `util::norm`)
     let span = path.segments.last().map_or_else(
         || syn::spanned::Spanned::span(path),
@@ -157,10 +159,11 @@ pub fn resolved_callee(path: &Path, alias: &Ident, arity: usize) -> TokenStream 
     let generated_at = crate::generate::paths::generated_at(span);
     let alias_at = Ident::new(&alias.to_string(), alias.span().located_at(span));
     let arity = proc_macro2::Literal::usize_unsuffixed(arity);
-    quote! {
+    let checked = quote! {
         #generated::callee!(#arity; #path);
         #generated_at::annotated::<#alias_at>();
-    }
+    };
+    Some((checked, alias))
 }
 
 /// The forward expressions of a call's arguments.
