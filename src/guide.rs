@@ -735,6 +735,77 @@
 //! assert_eq!(grads.intercept.unwrap().to_scalar(), 4.0);
 //! ```
 //!
+//! ## Structs of floats (scalar mode)
+//!
+//! A parameter set or a model of plain floats (`f32`/`f64` fields, `Vec`s and arrays of
+//! them, nested such structs) derives [`Differentiable`](derive@crate::Differentiable), and
+//! a parameter of its type marked `#[differentiable]` gets its gradient back as a value of
+//! the same struct: every float field holds its partial derivative, every array its gradient
+//! of the same length. Fields of an integer, `bool`, `char` or `String` type, references,
+//! and fields marked `#[constant]` are constants: the gradient holds a copy. Unmarked, a
+//! struct parameter stays a constant, as before.
+//!
+//! ```
+//! use gradtape::{Differentiable, differentiable};
+//!
+//! #[derive(Differentiable, Debug, Clone, PartialEq)]
+//! struct Line {
+//!     w: Vec<f64>,
+//!     b: f64,
+//!     #[constant]
+//!     name: String,
+//! }
+//!
+//! #[differentiable]
+//! fn squared_error(#[differentiable] line: &Line, x: &[f64], y: f64) -> f64 {
+//!     let mut z = line.b;
+//!     for i in 0..x.len() {
+//!         z += line.w[i] * x[i];
+//!     }
+//!     (z - y) * (z - y)
+//! }
+//!
+//! let line = Line { w: vec![1.0, 2.0], b: 0.5, name: "fit".into() };
+//! // z = 1·3 + 2·1 + 0.5 = 5.5, z − y = 1.5: ∂/∂w = 2·1.5·x, ∂/∂b = 2·1.5, ∂/∂x = 2·1.5·w
+//! let (value, (d_line, d_x, d_y)) = squared_error::grad(&line, &[3.0, 1.0], 4.0);
+//! assert_eq!(value, 2.25);
+//! assert_eq!(d_line, Line { w: vec![9.0, 3.0], b: 3.0, name: "fit".into() });
+//! assert_eq!((d_x, d_y), (vec![3.0, 6.0], -3.0));
+//!
+//! // tape-free into the caller's buffers (`+=`): a struct's buffer is a value of the struct
+//! let (mut d_line, mut d_x, mut d_y) = (line.zero_like(), [0.0; 2], 0.0);
+//! squared_error::grad_into(&line, &[3.0, 1.0], 4.0, &mut d_line, &mut d_x, &mut d_y);
+//! assert_eq!(d_line.w, vec![9.0, 3.0]);
+//!
+//! // forward mode: a struct's tangent is a value of the struct
+//! let t_line = Line { w: vec![0.0, 0.0], b: 1.0, name: String::new() };
+//! assert_eq!(squared_error::jvp(&line, &[3.0, 1.0], 4.0, &t_line, &[0.0; 2], 0.0), (2.25, 3.0));
+//! ```
+//!
+//! **How.** A proc macro sees no types, so the fields are found by how the body reads
+//! them: a field path indexed, iterated, measured (`len`) or borrowed whole (`&p.w`) is an
+//! array; one read in arithmetic, as a call's argument, by a `let` with no type or a float
+//! method is a float; one read only where a constant goes (an index, a range, a condition
+//! or comparison, an integer cast, a `let` typed with an integer, `println!`) is a
+//! constant. The function is then differentiated through a hidden twin that takes each
+//! float and array path as a parameter of its own (`line_b: f64`, `line_w: &[f64]`), which
+//! every form above already differentiates; `f::GENERATED` shows the twin's code. The
+//! companion items take and give the struct: `vjp`'s pullback gives `Option<Line>`, `grad`
+//! a `Line`, `grad_into` accumulates into a `&mut Line`, `jvp` takes a `&Line` tangent. A
+//! wrong guess is never a gradient of the wrong thing: each lifted path's value is read
+//! through a check of its type spanned at the field (`p.n` of a `usize` read in arithmetic
+//! is a compile error there, naming the fix; so is a float field read only through `as`,
+//! whose gradient would be lost).
+//!
+//! **Rejected, with the macro's message at the user's tokens:** the marked parameter used
+//! whole (passed on, a method's receiver, copied: read the fields and pass those), a field
+//! written (copy it into a local), a binding shadowing the parameter, a field read both as
+//! an array and as a float, a field read inside a macro other than the printing and
+//! assertion ones, a marked parameter that is no struct (floats and arrays need no mark)
+//! or taken by `&mut`, and a result that is no float. Arrays of rows or of structs inside
+//! the struct are not differentiable fields yet (mark them `#[constant]` to read them as
+//! data). Without the derive, the type is "not `Differentiable`", at the parameter's type.
+//!
 //! # Methods
 //!
 //! `#[differentiable]` works on methods taking `&self` (or `self`) in an `impl` block.

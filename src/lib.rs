@@ -2,7 +2,7 @@
 //! `GradientTape` semantics.
 #![doc = include_str!("../README.md")]
 
-pub use gradtape_macros::{Sources, differentiable};
+pub use gradtape_macros::{Differentiable, Sources, differentiable};
 pub use gradtape_runtime::*;
 
 pub mod guide;

@@ -22,6 +22,7 @@
 mod analyse;
 mod args;
 mod ctxt;
+mod derive_differentiable;
 mod expand;
 mod fallback;
 mod fields;
@@ -31,6 +32,7 @@ mod iterators;
 mod lower;
 mod model;
 mod options;
+mod params;
 mod returns;
 mod rewrite;
 mod searches;
@@ -293,6 +295,46 @@ pub fn differentiable(args: TokenStream, input: TokenStream) -> TokenStream {
 pub fn derive_sources(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
     match sources::derive(&input) {
+        Ok(tokens) => tokens.into(),
+        Err(errors) => errors.into_compile_error().into(),
+    }
+}
+
+/// Makes a struct of floats a differentiable parameter of `#[differentiable]` functions
+/// (the trait `Differentiable`): a function's parameter of this type marked
+/// `#[differentiable]` gets its gradient back as a value of the same struct, every float
+/// field holding its partial derivative and every array its gradient. Fields of an integer,
+/// `bool`, `char` or `String` type, references, and fields marked `#[constant]` are
+/// constants: the gradient holds a clone. Every other field's type must be `Differentiable`
+/// itself (`f32`, `f64`, a `Vec` or array of them, a nested derived struct). This example
+/// runs in `tests/differentiable_struct_params.rs` (the macro crate cannot depend on
+/// `gradtape`):
+///
+/// ```ignore
+/// use gradtape::{Differentiable, differentiable};
+///
+/// #[derive(Differentiable)]
+/// struct Gaussian {
+///     mu: f64,
+///     log_sigma: f64,
+///     samples: usize, // a constant: the gradient holds a copy
+/// }
+///
+/// #[differentiable]
+/// fn log_density(#[differentiable] p: &Gaussian, x: f64) -> f64 {
+///     let z = (x - p.mu) / p.log_sigma.exp();
+///     -0.5 * z * z - p.log_sigma
+/// }
+///
+/// let p = Gaussian { mu: 1.0, log_sigma: 0.0, samples: 10 };
+/// let (value, [d_p, _]) = log_density::grad(&p, 3.0);
+/// ```
+///
+/// Enums and unions are rejected (their gradients have no single shape).
+#[proc_macro_derive(Differentiable, attributes(constant))]
+pub fn derive_differentiable(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    match derive_differentiable::derive(&input) {
         Ok(tokens) => tokens.into(),
         Err(errors) => errors.into_compile_error().into(),
     }

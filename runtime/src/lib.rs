@@ -30,6 +30,7 @@ mod base;
 #[doc(hidden)]
 pub mod generated;
 mod ops;
+mod params;
 mod record;
 mod tape;
 mod variable;
@@ -55,6 +56,7 @@ pub use ops::binary::Operand;
 pub use ops::conv::{Conv2dOptions, Padding};
 pub use ops::linalg::TensorRef;
 pub use ops::shape::GatherIndices;
+pub use params::Differentiable;
 pub use record::variable::{AnyVariable, Variable, VariableId};
 pub use record::{any_recording, without_recording};
 pub use tape::checkpoint::{checkpoint, checkpointed_loop, recompute_grad};

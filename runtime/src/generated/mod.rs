@@ -30,6 +30,7 @@ macro_rules! for_each_arity {
 mod adjoint;
 mod callee;
 mod dual;
+mod fields;
 mod fused;
 mod parts;
 mod rows;
@@ -43,6 +44,7 @@ pub use crate::tape::closure::record_closure;
 pub use adjoint::*;
 pub use callee::*;
 pub use dual::*;
+pub use fields::*;
 pub use fused::*;
 pub use parts::*;
 pub use rows::*;

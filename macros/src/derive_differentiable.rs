@@ -1,0 +1,115 @@
+//! `#[derive(Differentiable)]`: a struct of floats, arrays of floats and nested such structs
+//! becomes a differentiable parameter of `#[differentiable]` functions, its gradient a value
+//! of the same struct (`Differentiable::zero_like`, field by field). Reading the struct and
+//! every rejection come first, then the impl.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::{Data, DeriveInput, Member, Type};
+
+use crate::ctxt::Ctxt;
+
+/// The derive's expansion, or its errors (all of them at once).
+pub fn derive(input: &DeriveInput) -> Result<TokenStream, syn::Error> {
+    let cx = Ctxt::default();
+    let fields = match &input.data {
+        Data::Struct(data) => Some(&data.fields),
+        Data::Enum(data) => {
+            cx.error_spanned_by(
+                data.enum_token,
+                "#[derive(Differentiable)] needs a struct: an enum's variants hold different \
+                 fields, so its gradient has no single shape",
+            );
+            None
+        }
+        Data::Union(data) => {
+            cx.error_spanned_by(
+                data.union_token,
+                "#[derive(Differentiable)] needs a struct: a union's fields overlap, and only one holds a value",
+            );
+            None
+        }
+    };
+    let mut zeros = Vec::new();
+    let mut bounds = Vec::new();
+    if let Some(fields) = fields {
+        for (index, field) in fields.iter().enumerate() {
+            let member = match &field.ident {
+                Some(ident) => Member::Named(ident.clone()),
+                None => Member::Unnamed(index.into()),
+            };
+            let marked = constant_mark(&cx, field);
+            let ty = &field.ty;
+            if marked || is_constant_type(ty) {
+                zeros.push(quote!(#member: ::core::clone::Clone::clone(&self.#member)));
+            } else {
+                zeros.push(quote!(#member: ::gradtape::Differentiable::zero_like(&self.#member)));
+                bounds.push(quote!(#ty: ::gradtape::Differentiable));
+            }
+        }
+    }
+    cx.check()?;
+    let name = &input.ident;
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let predicates = where_clause.map(|w| &w.predicates);
+    let comma = predicates
+        .filter(|p| !p.empty_or_trailing())
+        .map(|_| quote!(,));
+    Ok(quote! {
+        impl #impl_generics ::gradtape::Differentiable for #name #ty_generics
+        where #predicates #comma #(#bounds,)*
+        {
+            fn zero_like(&self) -> Self {
+                #name { #(#zeros),* }
+            }
+        }
+    })
+}
+
+/// Whether the field is marked `#[constant]` (a bare attribute: anything else is an error).
+fn constant_mark(cx: &Ctxt, field: &syn::Field) -> bool {
+    let mut marked = false;
+    for attr in &field.attrs {
+        if attr.path().is_ident("constant") {
+            if let syn::Meta::Path(_) = attr.meta {
+                marked = true;
+            } else {
+                cx.error_spanned_by(
+                    attr,
+                    "`#[constant]` takes no arguments: it marks a field whose gradient is a copy of its value",
+                );
+            }
+        }
+    }
+    marked
+}
+
+/// A type that holds no float by its spelling: an integer, `bool`, `char`, `String`, a
+/// reference (data the struct borrows) or a function pointer. Its gradient field is a clone.
+fn is_constant_type(ty: &Type) -> bool {
+    match ty {
+        Type::Reference(_) | Type::FnPtr(_) => true,
+        Type::Group(group) => is_constant_type(&group.elem),
+        Type::Paren(paren) => is_constant_type(&paren.elem),
+        Type::Path(path) if path.qself.is_none() => path.path.get_ident().is_some_and(|ident| {
+            matches!(
+                ident.to_string().as_str(),
+                "u8" | "u16"
+                    | "u32"
+                    | "u64"
+                    | "u128"
+                    | "usize"
+                    | "i8"
+                    | "i16"
+                    | "i32"
+                    | "i64"
+                    | "i128"
+                    | "isize"
+                    | "bool"
+                    | "char"
+                    | "String"
+            )
+        }),
+        _ => false,
+    }
+}

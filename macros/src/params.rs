@@ -1,0 +1,1289 @@
+//! Struct parameters marked `#[differentiable]` (scalar mode): `fn nll(#[differentiable] p:
+//! &Gaussian, data: &[f64]) -> f64`, the gradient with respect to `p` a value of the same
+//! struct (`Differentiable::zero_like`, filled field by field).
+//!
+//! A proc macro sees no types, so the fields are found by how the body reads them, and the
+//! function is differentiated through a hidden twin that takes them as parameters of their
+//! own, which every later phase already differentiates:
+//!
+//! 1. **Read** ([`read`]): the marked parameters, the function's float type (its result's),
+//!    and every read of a field path of a marked parameter (`p.mu`, `p.layer.w[i]`), each
+//!    classified by where it stands: an *array* read (indexed, iterated, `len`, borrowed
+//!    whole), a *float* read (arithmetic, a call's argument, a `let` with no type, a float
+//!    method), or a *constant* read (inside an index, a range, a condition or comparison, an
+//!    integer cast, a `let` typed with an integer, a printing or assertion macro). Every
+//!    rejection of this pass is here: a marked parameter used whole, written, shadowed, or
+//!    read inside another macro; a marked parameter that is no struct; a result that is no
+//!    float.
+//! 2. **Lift**: a path read as a float becomes a parameter `p_mu: F`, one read as an array a
+//!    parameter `p_w: &[F]`, appended after the user's; the twin's body reads them instead.
+//!    A path read only as a constant stays a read of `p`, which the twin still takes (as a
+//!    constant, as every struct parameter is). A path read as a float only through `as`
+//!    (`p.n as f64`) stays constant too, and the generated code checks that it is no float
+//!    (a float's gradient through the cast would be lost).
+//! 3. **Expand** the twin (`__gradtape_fields_{name}`) through the whole pipeline.
+//! 4. **Forward** ([`companion`]): the user's companion items (`vjp`, `grad`, `jvp`,
+//!    `jvp_call`, `grad_into`, `primal`, `GENERATED`) call the twin's with each lifted
+//!    path's value (through `generated::float_field`/`float_array_field`, spanned at the
+//!    user's field, so a wrong guess is a compile error there, never a gradient of the wrong
+//!    thing) and gather the lifted paths' cotangents into the struct.
+
+use std::collections::{BTreeMap, HashSet};
+
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::visit::{self, Visit};
+use syn::visit_mut::{self, VisitMut};
+use syn::{
+    BinOp, Expr, FnArg, GenericArgument, ImplItem, ItemFn, Member, Pat, PathArguments, ReturnType,
+    Type,
+};
+
+use crate::ctxt::Ctxt;
+use crate::syntax::{mixed, strip_parens};
+
+/// Whether the function has a parameter marked `#[differentiable]` (the item this pass
+/// expands; any other goes straight to the pipeline).
+pub fn has_marked(item: &ItemFn) -> bool {
+    item.sig.inputs.iter().any(|input| match input {
+        FnArg::Typed(typed) => typed.attrs.iter().any(is_mark),
+        FnArg::Receiver(receiver) => receiver.attrs.iter().any(is_mark),
+    })
+}
+
+fn is_mark(attr: &syn::Attribute) -> bool {
+    attr.path().is_ident("differentiable")
+}
+
+/// The whole expansion of a function with marked struct parameters.
+pub fn expand(args: TokenStream, item: ItemFn) -> TokenStream {
+    let cx = Ctxt::default();
+    let user_item = stripped(&item);
+    let model = read(&cx, &item);
+    if let Err(error) = cx.check() {
+        return crate::fallback::expand(&user_item, error);
+    }
+    let model = model.expect("checked");
+    let twin = twin(&item, &model);
+    let (twin_fn, twin_companion) = crate::expand::parts(args, twin);
+    let Some(twin_items) = companion_items(&twin_companion) else {
+        // the twin's expansion failed: its fallback carries the errors
+        return quote!(#user_item #twin_fn);
+    };
+    let companion = companion(&user_item, &model, &twin_items);
+    quote! {
+        #user_item
+        #[doc(hidden)]
+        #[allow(dead_code, non_snake_case, clippy::all)]
+        #twin_fn
+        #twin_companion
+        #companion
+    }
+}
+
+/// The user's item without the marks (the function as written runs the body as it is).
+pub fn stripped(item: &ItemFn) -> ItemFn {
+    let mut item = item.clone();
+    for input in &mut item.sig.inputs {
+        match input {
+            FnArg::Typed(typed) => typed.attrs.retain(|attr| !is_mark(attr)),
+            FnArg::Receiver(receiver) => receiver.attrs.retain(|attr| !is_mark(attr)),
+        }
+    }
+    item
+}
+
+/// What the pass read: the marked parameters, their lifted paths, the float type.
+struct Model {
+    /// The function's float type (its result's), as written.
+    float: Type,
+    /// Per parameter of the user's signature, in order: `Some` when marked.
+    params: Vec<Option<Marked>>,
+    /// Paths read as floats only through `as`: checked to be no float.
+    cast_only: Vec<(syn::Ident, Vec<Member>, Span)>,
+}
+
+struct Marked {
+    ident: syn::Ident,
+    /// The struct's type (`Gaussian` for `&Gaussian` or `Gaussian`).
+    ty: Type,
+    /// Taken by reference (`&Gaussian`) rather than by value.
+    by_ref: bool,
+    /// The lifted paths, in the order of their first read.
+    lifted: Vec<Lifted>,
+}
+
+struct Lifted {
+    path: Vec<Member>,
+    array: bool,
+    /// The twin's parameter.
+    name: syn::Ident,
+    /// The first read's span: where a check of its type points.
+    span: Span,
+}
+
+/// How one read of a path stands.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+enum Read {
+    Constant,
+    Cast,
+    Float,
+    Array,
+}
+
+fn read(cx: &Ctxt, item: &ItemFn) -> Option<Model> {
+    if let Some(receiver) = item.sig.receiver()
+        && receiver.attrs.iter().any(is_mark)
+    {
+        cx.error_spanned_by(
+            receiver,
+            "`#[differentiable]` on `self` is not supported yet: take the struct as a parameter \
+             (`fn energy(#[differentiable] s: &Spring, x: f64)`), or read `self`'s fields into a \
+             function taking them",
+        );
+    }
+    let float = float_type(cx, item);
+    let mut params = Vec::new();
+    let mut marked_names = HashSet::new();
+    for input in &item.sig.inputs {
+        let FnArg::Typed(typed) = input else {
+            params.push(None);
+            continue;
+        };
+        let Some(mark) = typed.attrs.iter().find(|attr| is_mark(attr)) else {
+            params.push(None);
+            continue;
+        };
+        if !matches!(mark.meta, syn::Meta::Path(_)) {
+            cx.error_spanned_by(
+                mark,
+                "`#[differentiable]` on a parameter takes no arguments",
+            );
+        }
+        let ident = match &*typed.pat {
+            Pat::Ident(pat) if pat.subpat.is_none() && pat.by_ref.is_none() => pat.ident.clone(),
+            other => {
+                cx.error_spanned_by(
+                    other,
+                    "a differentiable struct parameter needs a plain name (`p: &Gaussian`): its fields are read through it",
+                );
+                params.push(None);
+                continue;
+            }
+        };
+        let (ty, by_ref) = match &*typed.ty {
+            Type::Reference(reference) if reference.mutability.is_some() => {
+                cx.error_spanned_by(
+                    &typed.ty,
+                    "a differentiable struct parameter is read, not written: take it by `&` or by value",
+                );
+                params.push(None);
+                continue;
+            }
+            Type::Reference(reference) => ((*reference.elem).clone(), true),
+            other => (other.clone(), false),
+        };
+        if !is_struct_type(&ty, &crate::model::sig::float_type_params(item)) {
+            cx.error_spanned_by(
+                &typed.ty,
+                "`#[differentiable]` on a parameter marks a struct of floats (with \
+                 `#[derive(Differentiable)]`); float, array and slice parameters are \
+                 differentiable without it",
+            );
+            params.push(None);
+            continue;
+        }
+        marked_names.insert(ident.to_string());
+        params.push(Some(Marked {
+            ident,
+            ty,
+            by_ref,
+            lifted: Vec::new(),
+        }));
+    }
+    let mut finder = Finder {
+        cx,
+        marked: &marked_names,
+        constant_depth: 0,
+        floats: float_names(item, float.as_ref()),
+        reads: BTreeMap::new(),
+        erred: HashSet::new(),
+        order: Vec::new(),
+    };
+    finder.visit_block(&item.block);
+    let (reads, order, mut erred) = (finder.reads, finder.order, finder.erred);
+    let mut cast_only = Vec::new();
+    let user_names = crate::syntax::names_in(item.to_token_stream());
+    let mut taken = user_names.clone();
+    for (key, path) in order {
+        let (kinds, span) = &reads[&key];
+        let param = &key.0;
+        let path = &path;
+        let arrays = kinds.contains(&Read::Array);
+        let floats = kinds.contains(&Read::Float);
+        if arrays && floats {
+            erred.insert(param.clone());
+            cx.syn_error(syn::Error::new(
+                *span,
+                format!(
+                    "`{param}.{}` is read both as an array (indexed, iterated or borrowed) and as a \
+                     float: a differentiable struct's field is one or the other",
+                    path_text(path)
+                ),
+            ));
+            continue;
+        }
+        if !(arrays || floats) {
+            if kinds.contains(&Read::Cast) {
+                let ident = syn::Ident::new(param, *span);
+                cast_only.push((ident, path.clone(), *span));
+            }
+            continue;
+        }
+        let mut name = format!("{param}_{}", path_text(path).replace('.', "_"));
+        while taken.contains(&name) {
+            name.push_str("_g");
+        }
+        taken.insert(name.clone());
+        let marked = params
+            .iter_mut()
+            .flatten()
+            .find(|m| m.ident == param.as_str())
+            .expect("a marked parameter");
+        marked.lifted.push(Lifted {
+            path: path.clone(),
+            array: arrays,
+            name: syn::Ident::new(&name, Span::call_site()),
+            span: *span,
+        });
+    }
+    for marked in params.iter().flatten() {
+        if marked.lifted.is_empty() && !erred.contains(&marked.ident.to_string()) {
+            cx.error_spanned_by(
+                &marked.ident,
+                format!(
+                    "the body reads no field of `{}` as a float or an array, so it has no gradient: \
+                     drop `#[differentiable]` from it",
+                    marked.ident
+                ),
+            );
+        }
+    }
+    Some(Model {
+        float: float?,
+        params,
+        cast_only,
+    })
+}
+
+/// The function's float type: its result's, a float type or a float type parameter.
+fn float_type(cx: &Ctxt, item: &ItemFn) -> Option<Type> {
+    let floats = crate::model::sig::float_type_params(item);
+    if let ReturnType::Type(_, ty) = &item.sig.output
+        && let Type::Path(path) = &**ty
+        && let Some(ident) = path.path.get_ident()
+        && (ident == "f32" || ident == "f64" || floats.contains(ident))
+    {
+        return Some((**ty).clone());
+    }
+    cx.error_spanned_by(
+        &item.sig.output,
+        "a function with a differentiable struct parameter returns a float (`f64`, `f32`, or its \
+         float type parameter): the struct's gradient is taken of that value",
+    );
+    None
+}
+
+/// The names that spell a float type in this function: `f32`, `f64`, its float type
+/// parameters (a `let` typed with one reads a field as a float).
+fn float_names(item: &ItemFn, float: Option<&Type>) -> HashSet<String> {
+    let mut names: HashSet<String> = ["f32", "f64"].map(String::from).into();
+    names.extend(
+        crate::model::sig::float_type_params(item)
+            .iter()
+            .map(ToString::to_string),
+    );
+    if let Some(float) = float {
+        names.insert(float.to_token_stream().to_string());
+    }
+    names
+}
+
+/// A type that may be a struct: a path, not a float (nor a float type parameter), an
+/// integer, `bool` or a known container.
+fn is_struct_type(ty: &Type, float_params: &[syn::Ident]) -> bool {
+    let Type::Path(path) = ty else {
+        return false;
+    };
+    let Some(last) = path.path.segments.last() else {
+        return false;
+    };
+    !matches!(
+        last.ident.to_string().as_str(),
+        "f32"
+            | "f64"
+            | "u8"
+            | "u16"
+            | "u32"
+            | "u64"
+            | "u128"
+            | "usize"
+            | "i8"
+            | "i16"
+            | "i32"
+            | "i64"
+            | "i128"
+            | "isize"
+            | "bool"
+            | "Vec"
+            | "Tensor"
+            | "Variable"
+            | "Option"
+            | "Box"
+    ) && path
+        .path
+        .get_ident()
+        .is_none_or(|ident| !float_params.contains(ident))
+}
+
+fn path_text(path: &[Member]) -> String {
+    path.iter()
+        .map(|member| match member {
+            Member::Named(ident) => ident.to_string(),
+            Member::Unnamed(index) => index.index.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+/// The marked parameter and field path `expr` reads (`p.layer.w` gives `p`, `[layer, w]`).
+fn field_chain(expr: &Expr, marked: &HashSet<String>) -> Option<(String, Vec<Member>)> {
+    let mut path = Vec::new();
+    let mut expr = strip_parens(expr);
+    while let Expr::Field(field) = expr {
+        path.push(field.member.clone());
+        expr = strip_parens(&field.base);
+    }
+    if path.is_empty() {
+        return None;
+    }
+    let ident = crate::syntax::single_ident(expr)?;
+    let name = ident.to_string();
+    if !marked.contains(&name) {
+        return None;
+    }
+    path.reverse();
+    Some((name, path))
+}
+
+/// The methods of a float array that read it (a receiver of one is an array).
+const ARRAY_METHODS: &[&str] = &[
+    "iter",
+    "len",
+    "is_empty",
+    "windows",
+    "chunks",
+    "chunks_exact",
+    "first",
+    "last",
+    "to_vec",
+    "as_slice",
+    "into_iter",
+];
+
+/// Methods whose arguments are counts or indices: a field read there is a constant read.
+const INTEGER_ARGUMENT_METHODS: &[&str] = &[
+    "powi",
+    "take",
+    "skip",
+    "step_by",
+    "nth",
+    "get",
+    "windows",
+    "chunks",
+    "chunks_exact",
+    "swap",
+    "truncate",
+    "reserve",
+    "resize",
+    "split_at",
+    "rotate_left",
+    "rotate_right",
+];
+
+/// Macros that only read their arguments: a field read inside one is a constant read.
+const READING_MACROS: &[&str] = &[
+    "println",
+    "print",
+    "eprintln",
+    "eprint",
+    "format",
+    "write",
+    "writeln",
+    "assert",
+    "assert_eq",
+    "assert_ne",
+    "debug_assert",
+    "debug_assert_eq",
+    "debug_assert_ne",
+    "panic",
+    "unreachable",
+    "todo",
+    "unimplemented",
+];
+
+/// A marked parameter's name and a path's text (`p`, `layer.w`).
+type Key = (String, String);
+
+struct Finder<'a> {
+    cx: &'a Ctxt,
+    marked: &'a HashSet<String>,
+    /// Above 0 inside an index, a range, a condition, a comparison, an integer cast or a
+    /// `let` typed with a non-float.
+    constant_depth: usize,
+    floats: HashSet<String>,
+    reads: BTreeMap<Key, (Vec<Read>, Span)>,
+    /// The marked parameters an error was reported about (no second "reads no field").
+    erred: HashSet<String>,
+    /// The keys in the order of their first read, with their paths.
+    order: Vec<(Key, Vec<Member>)>,
+}
+
+impl Finder<'_> {
+    fn note(&mut self, (param, path): (String, Vec<Member>), read: Read, span: Span) {
+        let key = (param, path_text(&path));
+        let read = if self.constant_depth > 0 && read != Read::Array {
+            Read::Constant
+        } else {
+            read
+        };
+        let entry = self.reads.entry(key.clone()).or_insert_with(|| {
+            self.order.push((key, path));
+            (Vec::new(), span)
+        });
+        // the span a check points at: the first read that decides the kind
+        if read > Read::Constant && !entry.0.iter().any(|r| *r > Read::Constant) {
+            entry.1 = span;
+        }
+        entry.0.push(read);
+    }
+
+    fn constant<T>(&mut self, visit: impl FnOnce(&mut Self) -> T) -> T {
+        self.constant_depth += 1;
+        let result = visit(self);
+        self.constant_depth -= 1;
+        result
+    }
+
+    /// A field read at `expr` (`Some`), noted as `read`.
+    fn field(&mut self, expr: &Expr, read: Read) -> bool {
+        match field_chain(expr, self.marked) {
+            Some(key) => {
+                self.note(key, read, expr.span());
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// A write to `target` (an assignment's left side): rejected if it is a marked
+    /// parameter's field or element.
+    fn check_write(&mut self, target: &Expr) {
+        let mut place = strip_parens(target);
+        while let Expr::Index(index) = place {
+            place = strip_parens(&index.expr);
+        }
+        if let Some((param, path)) = field_chain(place, self.marked) {
+            self.erred.insert(param.clone());
+            self.cx.error_spanned_by(
+                target,
+                format!(
+                    "`{param}.{}` is a differentiable struct parameter's field, which the body \
+                     reads but may not write: copy it into a local first",
+                    path_text(&path)
+                ),
+            );
+        }
+    }
+
+    fn is_float_type(&self, ty: &Type) -> bool {
+        self.floats.contains(&ty.to_token_stream().to_string())
+    }
+}
+
+impl<'ast> Visit<'ast> for Finder<'_> {
+    fn visit_expr(&mut self, expr: &'ast Expr) {
+        match expr {
+            Expr::Field(_) if self.field(expr, Read::Float) => {}
+            Expr::Field(field)
+                if matches!(strip_parens(&field.base), Expr::MethodCall(call)
+                    if field_chain(&call.receiver, self.marked).is_some()) =>
+            {
+                // `p.inner.clone().b`: a part of the struct used whole
+                let Expr::MethodCall(call) = strip_parens(&field.base) else {
+                    unreachable!("matched above");
+                };
+                let (param, path) = field_chain(&call.receiver, self.marked).expect("matched");
+                self.erred.insert(param.clone());
+                self.cx.error_spanned_by(
+                    &call.receiver,
+                    format!(
+                        "`{param}.{}` is used whole (a method call whose result's field is read): \
+                         read the fields of a differentiable struct parameter directly \
+                         (`{param}.{}.field`)",
+                        path_text(&path),
+                        path_text(&path)
+                    ),
+                );
+            }
+            Expr::Path(path) => {
+                if let Some(ident) = path.path.get_ident()
+                    && path.qself.is_none()
+                    && self.marked.contains(&ident.to_string())
+                {
+                    self.erred.insert(ident.to_string());
+                    self.cx.error_spanned_by(
+                        expr,
+                        format!(
+                            "`{ident}` is a differentiable struct parameter: the body reads it by \
+                             field (`{ident}.mu`, `{ident}.w[i]`), not whole (a call's argument, a \
+                             method's receiver, a copy), whose gradient the generated code could \
+                             not follow; read the fields it needs and pass those"
+                        ),
+                    );
+                }
+            }
+            Expr::Index(index) => {
+                if !self.field(&index.expr, Read::Array) {
+                    self.visit_expr(&index.expr);
+                }
+                self.constant(|this| this.visit_expr(&index.index));
+            }
+            Expr::MethodCall(call) => {
+                let name = call.method.to_string();
+                let read = if ARRAY_METHODS.contains(&name.as_str()) {
+                    Read::Array
+                } else {
+                    Read::Float
+                };
+                if !self.field(&call.receiver, read) {
+                    self.visit_expr(&call.receiver);
+                }
+                let counts = INTEGER_ARGUMENT_METHODS.contains(&name.as_str());
+                for arg in &call.args {
+                    if counts {
+                        self.constant(|this| this.visit_expr(arg));
+                    } else {
+                        self.visit_expr(arg);
+                    }
+                }
+            }
+            Expr::Reference(reference) => {
+                if !self.field(&reference.expr, Read::Array) {
+                    self.visit_expr(&reference.expr);
+                }
+            }
+            Expr::Range(_) => self.constant(|this| visit::visit_expr(this, expr)),
+            Expr::Repeat(repeat) => {
+                self.visit_expr(&repeat.expr);
+                self.constant(|this| this.visit_expr(&repeat.len));
+            }
+            Expr::Call(call)
+                if matches!(&*call.func, Expr::Path(path)
+                    if path.path.segments.last().is_some_and(|s| s.ident == "with_capacity")) =>
+            {
+                self.constant(|this| visit::visit_expr(this, expr));
+            }
+            Expr::Cast(cast) => {
+                if self.is_float_type(&cast.ty) {
+                    if !self.field(&cast.expr, Read::Cast) {
+                        self.visit_expr(&cast.expr);
+                    }
+                } else {
+                    self.constant(|this| this.visit_expr(&cast.expr));
+                }
+            }
+            Expr::Binary(binary) if is_comparison(&binary.op) => {
+                self.constant(|this| visit::visit_expr(this, expr));
+            }
+            Expr::Binary(binary) if is_compound_assign(&binary.op) => {
+                self.check_write(&binary.left);
+                visit::visit_expr(self, expr);
+            }
+            Expr::Assign(assign) => {
+                self.check_write(&assign.left);
+                visit::visit_expr(self, expr);
+            }
+            Expr::If(expr_if) => {
+                self.constant(|this| this.visit_expr(&expr_if.cond));
+                self.visit_block(&expr_if.then_branch);
+                if let Some((_, otherwise)) = &expr_if.else_branch {
+                    self.visit_expr(otherwise);
+                }
+            }
+            Expr::While(expr_while) => {
+                self.constant(|this| this.visit_expr(&expr_while.cond));
+                self.visit_block(&expr_while.body);
+            }
+            Expr::Match(expr_match) => {
+                self.constant(|this| this.visit_expr(&expr_match.expr));
+                for arm in &expr_match.arms {
+                    match &arm.pat {
+                        Pat::Guard(guarded) => {
+                            self.visit_pat(&guarded.pat);
+                            self.constant(|this| this.visit_expr(&guarded.guard));
+                        }
+                        pat => self.visit_pat(pat),
+                    }
+                    self.visit_expr(&arm.body);
+                }
+            }
+            _ => visit::visit_expr(self, expr),
+        }
+    }
+
+    fn visit_local(&mut self, local: &'ast syn::Local) {
+        self.visit_pat(&local.pat);
+        let Some(init) = &local.init else {
+            return;
+        };
+        let constant = matches!(&local.pat, Pat::Type(typed) if !self.is_float_type(&typed.ty));
+        if constant {
+            self.constant(|this| this.visit_expr(&init.expr));
+        } else {
+            self.visit_expr(&init.expr);
+        }
+        if let Some((_, diverge)) = &init.diverge {
+            self.visit_expr(diverge);
+        }
+    }
+
+    fn visit_pat_ident(&mut self, pat: &'ast syn::PatIdent) {
+        if self.marked.contains(&pat.ident.to_string()) {
+            self.cx.error_spanned_by(
+                &pat.ident,
+                format!(
+                    "this binding shadows the differentiable struct parameter `{}`: give it another name",
+                    pat.ident
+                ),
+            );
+        }
+        visit::visit_pat_ident(self, pat);
+    }
+
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        let name = mac
+            .path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
+        if name == "vec" {
+            // `vec![p.mu; n]`, `vec![p.a, p.b]`: an array expression, as lowering reads it
+            let tokens = &mac.tokens;
+            if let Ok(array) = syn::parse2::<Expr>(quote!([#tokens])) {
+                self.visit_expr(&array);
+                return;
+            }
+        }
+        let mentions = crate::syntax::names_in(mac.tokens.clone());
+        if let Some(param) = self.marked.iter().find(|name| mentions.contains(*name)) {
+            if READING_MACROS.contains(&name.as_str()) {
+                // reads only: its fields' values are constants there, and the twin still
+                // takes the parameter
+                return;
+            }
+            self.erred.insert(param.clone());
+            self.cx.error_spanned_by(
+                mac,
+                format!(
+                    "a differentiable struct parameter's fields are read inside `{name}!`, whose \
+                     arguments the macro cannot follow: bind them first (`let mu = {param}.mu;`) \
+                     and pass the local"
+                ),
+            );
+        }
+    }
+
+    // a nested item is its own scope
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+fn is_comparison(op: &BinOp) -> bool {
+    matches!(
+        op,
+        BinOp::Eq(_) | BinOp::Ne(_) | BinOp::Lt(_) | BinOp::Le(_) | BinOp::Gt(_) | BinOp::Ge(_)
+    )
+}
+
+fn is_compound_assign(op: &BinOp) -> bool {
+    matches!(
+        op,
+        BinOp::AddAssign(_)
+            | BinOp::SubAssign(_)
+            | BinOp::MulAssign(_)
+            | BinOp::DivAssign(_)
+            | BinOp::RemAssign(_)
+            | BinOp::BitXorAssign(_)
+            | BinOp::BitAndAssign(_)
+            | BinOp::BitOrAssign(_)
+            | BinOp::ShlAssign(_)
+            | BinOp::ShrAssign(_)
+    )
+}
+
+/// The twin's name: `__gradtape_fields_{name}`.
+fn twin_name(item: &ItemFn) -> syn::Ident {
+    format_ident!("__gradtape_fields_{}", item.sig.ident)
+}
+
+/// The twin: the user's parameters (a marked one by reference, unmarked), then one per
+/// lifted path, and the body reading those.
+fn twin(item: &ItemFn, model: &Model) -> ItemFn {
+    let mut twin = stripped(item);
+    twin.sig.ident = twin_name(item);
+    twin.vis = syn::Visibility::Inherited;
+    twin.attrs
+        .retain(|attr| !attr.path().is_ident("doc") && !attr.path().is_ident("must_use"));
+    let float = &model.float;
+    for (input, marked) in twin.sig.inputs.iter_mut().zip(&model.params) {
+        if let (FnArg::Typed(typed), Some(_)) = (&mut *input, marked) {
+            // every read of it may be lifted
+            typed
+                .attrs
+                .push(syn::parse_quote!(#[allow(unused_variables)]));
+        }
+        if let (FnArg::Typed(typed), Some(marked)) = (input, marked)
+            && !marked.by_ref
+        {
+            let ty = &marked.ty;
+            *typed.ty = syn::parse_quote!(&#ty);
+            // `mut p: S` taken by reference: nothing is written through it
+            if let Pat::Ident(pat) = &mut *typed.pat {
+                pat.mutability = None;
+            }
+        }
+    }
+    for marked in model.params.iter().flatten() {
+        for lifted in &marked.lifted {
+            let name = &lifted.name;
+            let input: FnArg = if lifted.array {
+                syn::parse_quote!(#name: &[#float])
+            } else {
+                syn::parse_quote!(#name: #float)
+            };
+            twin.sig.inputs.push(input);
+        }
+    }
+    let mut lifted = BTreeMap::new();
+    for marked in model.params.iter().flatten() {
+        for path in &marked.lifted {
+            lifted.insert(
+                (marked.ident.to_string(), path_text(&path.path)),
+                path.name.clone(),
+            );
+        }
+    }
+    let marked = model
+        .params
+        .iter()
+        .flatten()
+        .map(|m| m.ident.to_string())
+        .collect();
+    Replace {
+        lifted: &lifted,
+        marked: &marked,
+    }
+    .visit_block_mut(&mut twin.block);
+    twin
+}
+
+struct Replace<'a> {
+    lifted: &'a BTreeMap<Key, syn::Ident>,
+    marked: &'a HashSet<String>,
+}
+
+impl VisitMut for Replace<'_> {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        if let Some((param, path)) = field_chain(expr, self.marked)
+            && let Some(name) = self.lifted.get(&(param, path_text(&path)))
+        {
+            // the user's span: an error about the value (a type, a borrow) points at the field
+            let name = syn::Ident::new(&name.to_string(), expr.span());
+            *expr = syn::parse_quote!(#name);
+            return;
+        }
+        visit_mut::visit_expr_mut(self, expr);
+    }
+
+    fn visit_macro_mut(&mut self, mac: &mut syn::Macro) {
+        if mac.path.is_ident("vec") {
+            let tokens = &mac.tokens;
+            if let Ok(Expr::Array(mut array)) = syn::parse2::<Expr>(quote!([#tokens])) {
+                self.visit_expr_array_mut(&mut array);
+                mac.tokens = array.elems.to_token_stream();
+            } else if let Ok(Expr::Repeat(mut repeat)) = syn::parse2::<Expr>(quote!([#tokens])) {
+                self.visit_expr_mut(&mut repeat.expr);
+                let (value, len) = (&repeat.expr, &repeat.len);
+                mac.tokens = quote!(#value; #len);
+            }
+        }
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// The twin's companion items, by name, from its expansion (`None` if it failed).
+fn companion_items(tokens: &TokenStream) -> Option<BTreeMap<String, syn::ImplItemFn>> {
+    let file: syn::File = syn::parse2(tokens.clone()).ok()?;
+    let mut items = BTreeMap::new();
+    for item in file.items {
+        if let syn::Item::Impl(block) = item
+            && block.trait_.is_none()
+        {
+            for item in block.items {
+                if let ImplItem::Fn(f) = item {
+                    items.insert(f.sig.ident.to_string(), f);
+                }
+            }
+        }
+    }
+    items.contains_key("vjp").then_some(items)
+}
+
+/// The user's companion type and items, each forwarding to the twin's.
+fn companion(
+    item: &ItemFn,
+    model: &Model,
+    twin: &BTreeMap<String, syn::ImplItemFn>,
+) -> TokenStream {
+    let vis = &item.vis;
+    let name = &item.sig.ident;
+    let twin_name = twin_name(item);
+    // the twin's generics: a float type parameter bound by the runtime's `Float`, as every
+    // generated function has it; each struct `Differentiable` (its zero is the gradient's start)
+    let mut generics = twin["vjp"].sig.generics.clone();
+    let type_params: HashSet<String> = generics
+        .type_params()
+        .map(|param| param.ident.to_string())
+        .collect();
+    for marked in model.params.iter().flatten() {
+        let ty = &marked.ty;
+        // a concrete struct's impl is checked at its `zero_like` call, spanned at the type
+        // (a bound on a concrete type would be reported at the attribute)
+        let mentions = crate::syntax::names_in(ty.to_token_stream());
+        if mentions.iter().any(|name| type_params.contains(name)) {
+            generics
+                .make_where_clause()
+                .predicates
+                .push(syn::parse_quote!(#ty: ::gradtape::__private::Differentiable));
+        }
+    }
+    let generics = &generics;
+    let where_clause = &generics.where_clause;
+    let float = &model.float;
+    let generated = crate::generate::paths::generated();
+    let private = crate::generate::paths::private();
+    let params: Vec<&syn::PatType> = item
+        .sig
+        .inputs
+        .iter()
+        .filter_map(|input| match input {
+            FnArg::Typed(typed) => Some(typed),
+            FnArg::Receiver(_) => None,
+        })
+        .collect();
+    let declared: Vec<TokenStream> = params
+        .iter()
+        .map(|typed| {
+            let (pat, ty) = (&typed.pat, &typed.ty);
+            quote!(#pat: #ty)
+        })
+        .collect();
+    let idents: Vec<syn::Ident> = params
+        .iter()
+        .map(|typed| match &*typed.pat {
+            Pat::Ident(pat) => pat.ident.clone(),
+            _ => unreachable!("the signature's validation rejects patterns in scalar mode"),
+        })
+        .collect();
+    // the twin's arguments: the user's (a marked one by reference), then the lifted values
+    let struct_ref = |k: usize| -> TokenStream {
+        let ident = &idents[k];
+        match &model.params[k] {
+            Some(marked) if !marked.by_ref => quote!(&#ident),
+            _ => quote!(#ident),
+        }
+    };
+    let user_args: Vec<TokenStream> = (0..idents.len()).map(struct_ref).collect();
+    let lifted_of = |source: &TokenStream| {
+        let source = source.clone();
+        move |lifted: &Lifted| lifted_value(&source, lifted, float)
+    };
+    let lifted_args: Vec<TokenStream> = model
+        .params
+        .iter()
+        .zip(&idents)
+        .filter_map(|(marked, ident)| Some((marked.as_ref()?, ident)))
+        .flat_map(|(marked, ident)| {
+            let source = quote!(#ident);
+            marked
+                .lifted
+                .iter()
+                .map(lifted_of(&source))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let lifted_count = lifted_args.len();
+    let n = idents.len();
+    let checks = model.cast_only.iter().map(|(param, path, span)| {
+        let at = generated_at(*span);
+        quote_spanned!(*span=> #at::constant_field(&#param.#(#path).*);)
+    });
+    let checks = quote!(#(#checks)*);
+
+    // vjp: the twin's, its pullback's entries for the lifted paths gathered into the structs
+    let vjp = {
+        let twin_vjp = &twin["vjp"];
+        let mut output = twin_vjp.sig.output.clone();
+        let entries = pullback_entries(&mut output).expect("`vjp` returns a pullback");
+        let mut user_entries: Vec<Type> = entries.iter().take(n).cloned().collect();
+        for (k, marked) in model.params.iter().enumerate() {
+            if let Some(marked) = marked {
+                let ty = &marked.ty;
+                user_entries[k] = syn::parse_quote!(::core::option::Option<#ty>);
+            }
+        }
+        set_pullback_entries(&mut output, &user_entries);
+        let [value, pullback, grads, g] = ["value", "pullback", "grads", "g"].map(mixed);
+        let mut zeros = Vec::new();
+        let mut gathers = Vec::new();
+        let mut next = n;
+        let mut results = Vec::new();
+        for (k, marked) in model.params.iter().enumerate() {
+            let index = syn::Index::from(k);
+            let Some(marked) = marked else {
+                results.push(quote!(#grads.#index));
+                continue;
+            };
+            let (zero, d) = (mixed(&format!("zero{k}")), mixed(&format!("d{k}")));
+            let source = &user_args[k];
+            let ty = &marked.ty;
+            zeros.push(quote_spanned!(ty.span()=> let #zero = <#ty as #private::Differentiable>::zero_like(#source);));
+            gathers.push(quote_spanned!(ty.span()=> let mut #d = <#ty as #private::Differentiable>::zero_like(&#zero);));
+            for lifted in &marked.lifted {
+                let (path, entry) = (&lifted.path, syn::Index::from(next));
+                next += 1;
+                // spanned at the field, as its read's check: one diagnostic if it is no float
+                let at = generated_at(lifted.span);
+                gathers.push(if lifted.array {
+                    quote_spanned!(lifted.span=> #at::add_float_array_field::<#float, _>(&mut #d.#(#path).*, #grads.#entry);)
+                } else {
+                    quote_spanned!(lifted.span=> #at::add_float_field::<#float, _>(&mut #d.#(#path).*, #grads.#entry);)
+                });
+            }
+            results.push(quote!(::core::option::Option::Some(#d)));
+        }
+        quote! {
+            /// The forward value and the pullback: one entry per parameter, `Option` of a
+            /// cotangent for a differentiable one (a differentiable struct's is a value of
+            /// the struct), `()` for a constant.
+            #[inline]
+            pub fn vjp #generics (#(#declared),*) #output #where_clause {
+                #checks
+                #(#zeros)*
+                let (#value, #pullback) = #twin_name::vjp(#(#user_args,)* #(#lifted_args),*);
+                (#value, move |#g| {
+                    let #grads = #pullback(#g);
+                    #(#gathers)*
+                    (#(#results,)*)
+                })
+            }
+        }
+    };
+
+    // grad: from vjp, as the twin's, with the structs' entries as they are
+    let grad = twin.get("grad").map(|_| {
+        let twin_vjp = &twin["vjp"];
+        let mut output = twin_vjp.sig.output.clone();
+        let entries = pullback_entries(&mut output).expect("`vjp` returns a pullback");
+        let [value, pullback, grads] = ["value", "pullback", "grads"].map(mixed);
+        let mut tys = Vec::new();
+        let mut values = Vec::new();
+        for (k, marked) in model.params.iter().enumerate() {
+            let index = syn::Index::from(k);
+            if let Some(marked) = marked {
+                tys.push(marked.ty.to_token_stream());
+                values.push(quote!(#grads.#index.unwrap_or_else(|| unreachable!("a struct's gradient is always gathered"))));
+                continue;
+            }
+            let Some(inner) = option_inner(&entries[k]) else {
+                continue; // `()`: a constant
+            };
+            let is_float = matches!(&inner, Type::Path(path)
+                if path.path.get_ident().is_some() && inner.to_token_stream().to_string() == float.to_token_stream().to_string());
+            values.push(if is_float {
+                quote!(#grads.#index.unwrap_or_default())
+            } else {
+                quote!(#grads.#index.unwrap_or_else(|| unreachable!("an array's gradient is always computed")))
+            });
+            tys.push(inner.to_token_stream());
+        }
+        let texts: Vec<String> = tys.iter().map(ToString::to_string).collect();
+        let (grads_ty, grads_value) = if texts.windows(2).all(|w| w[0] == w[1]) {
+            let (ty, count) = (&tys[0], tys.len());
+            (quote!([#ty; #count]), quote!([#(#values),*]))
+        } else {
+            (quote!((#(#tys,)*)), quote!((#(#values,)*)))
+        };
+        quote! {
+            /// The value and the gradient (one entry per differentiable parameter, in
+            /// order: a differentiable struct's is a value of the struct), by the generated
+            /// adjoint, with no tape.
+            #[inline]
+            pub fn grad #generics (#(#declared),*) -> (#float, #grads_ty) #where_clause {
+                let (#value, #pullback) = Self::vjp(#(#idents),*);
+                let #grads = #pullback(<#float as #private::DType>::ONE);
+                (#value, #grads_value)
+            }
+        }
+    });
+
+    // jvp: a differentiable struct's tangent is a value of the struct
+    let jvp = twin.get("jvp").map(|twin_jvp| {
+        let twin_params = typed_params(&twin_jvp.sig);
+        let tangents = &twin_params[n + lifted_count..];
+        let by_name = |name: &str| tangents.iter().find(|t| pat_name(t) == name);
+        let mut declared_tangents = Vec::new();
+        let mut user_tangents = Vec::new();
+        let mut lifted_tangents = Vec::new();
+        for (k, marked) in model.params.iter().enumerate() {
+            if let Some(marked) = marked {
+                let (tangent, ty) = (mixed(&format!("tan_{}", idents[k])), &marked.ty);
+                declared_tangents.push(quote!(#tangent: &#ty));
+                let source = quote!(#tangent);
+                lifted_tangents.extend(marked.lifted.iter().map(lifted_of(&source)));
+            } else if let Some(tangent) = by_name(&format!("tan_{}", idents[k])) {
+                declared_tangents.push(tangent.to_token_stream());
+                let tangent = pat_ident(tangent);
+                user_tangents.push(quote!(#tangent));
+            }
+        }
+        let output = &twin_jvp.sig.output;
+        quote! {
+            /// The value and its directional derivative: one tangent per differentiable
+            /// parameter, in order, after all the parameters (a differentiable struct's is a
+            /// value of the struct, `&S`), in one forward pass.
+            #[inline]
+            pub fn jvp #generics (#(#declared,)* #(#declared_tangents),*) #output #where_clause {
+                #twin_name::jvp(#(#user_args,)* #(#lifted_args,)* #(#user_tangents,)* #(#lifted_tangents),*)
+            }
+        }
+    });
+
+    // jvp_call: what an annotated caller calls, with the struct as a constant (`NoTangent`)
+    let jvp_call = twin.get("jvp_call").map(|twin_call| {
+        // `jvp_call(params.., tangents: (E0, E1, ..))`, an entry per parameter: the user's
+        // entries as the twin declares them, `NoTangent` for the lifted paths
+        let twin_params = typed_params(&twin_call.sig);
+        let Type::Tuple(entry_types) = &*twin_params[n + lifted_count].ty else {
+            unreachable!("`jvp_call` takes its tangents as one tuple");
+        };
+        let user_types = entry_types.elems.iter().take(n);
+        let entries: Vec<syn::Ident> = (0..n).map(|k| mixed(&format!("t{k}"))).collect();
+        let tangents = mixed("tangents");
+        let no_tangents = (0..lifted_count).map(|_| quote!(#generated::NoTangent));
+        let output = &twin_call.sig.output;
+        quote! {
+            #[doc(hidden)]
+            #[inline]
+            pub fn jvp_call #generics (#(#declared,)* #tangents: (#(#user_types,)*)) #output #where_clause {
+                let (#(#entries,)*) = #tangents;
+                #twin_name::jvp_call(#(#user_args,)* #(#lifted_args,)* (#(#entries,)* #(#no_tangents,)*))
+            }
+        }
+    });
+
+    // grad_into: a differentiable struct's buffer is a value of the struct (`&mut S`)
+    let grad_into = twin.get("grad_into").map(|twin_into| {
+        let twin_params = typed_params(&twin_into.sig);
+        let buffers = &twin_params[n + lifted_count..];
+        let by_name = |name: &str| buffers.iter().find(|b| pat_name(b) == name);
+        let mut declared_buffers = Vec::new();
+        let mut user_buffers = Vec::new();
+        let mut lifted_buffers = Vec::new();
+        for (k, marked) in model.params.iter().enumerate() {
+            if let Some(marked) = marked {
+                let (buffer, ty) = (mixed(&format!("d_{}", idents[k])), &marked.ty);
+                declared_buffers.push(quote!(#buffer: &mut #ty));
+                for lifted in &marked.lifted {
+                    let path = &lifted.path;
+                    lifted_buffers.push(if lifted.array {
+                        quote!(#generated::float_array_field_mut::<#float, _>(&mut #buffer.#(#path).*))
+                    } else {
+                        quote!(&mut #buffer.#(#path).*)
+                    });
+                }
+            } else if let Some(buffer) = by_name(&format!("d_{}", idents[k])) {
+                declared_buffers.push(buffer.to_token_stream());
+                let buffer = pat_ident(buffer);
+                user_buffers.push(quote!(#buffer));
+            }
+        }
+        let output = &twin_into.sig.output;
+        quote! {
+            /// The value, with the gradient accumulated (`+=`) into the caller's buffers, one
+            /// per differentiable parameter after all the parameters, in order: `&mut S` for
+            /// a differentiable struct (its floats and arrays accumulated), `&mut [F]` of the
+            /// array's length for an array, `&mut F` for a float. No tape.
+            ///
+            /// # Panics
+            ///
+            /// If a buffer's length is not its array's.
+            #[inline]
+            #[track_caller]
+            pub fn grad_into #generics (#(#declared,)* #(#declared_buffers),*) #output #where_clause {
+                #twin_name::grad_into(#(#user_args,)* #(#lifted_args,)* #(#user_buffers,)* #(#lifted_buffers),*)
+            }
+        }
+    });
+
+    let block = &item.block;
+    let output = &item.sig.output;
+    let doc = format!(
+        "What `#[differentiable]` generated for [`{name}`](fn@{name}), whose differentiable \
+         struct parameters are differentiated through their fields: `{name}::vjp`, \
+         `{name}::grad`, `{name}::jvp` and `{name}::grad_into` take and give a struct's \
+         gradient and tangent as values of the struct. `{name}::GENERATED` shows the code, \
+         written for the fields as parameters of their own."
+    );
+    quote! {
+        #[doc = #doc]
+        #[allow(non_camel_case_types, dead_code)]
+        #vis struct #name {}
+
+        impl #generated::Annotated for #name {}
+
+        #[allow(dead_code, unused_variables, unused_mut, non_snake_case, clippy::all)]
+        impl #name {
+            /// The generated forward and adjoint code, as readable source (the fields read as
+            /// floats and arrays are parameters of their own).
+            pub const GENERATED: &'static str = #twin_name::GENERATED;
+
+            /// The original body, run as written.
+            #[inline]
+            #[allow(unused_mut)]
+            pub fn primal #generics (#(#declared),*) #output #where_clause #block
+
+            #vjp
+
+            #grad
+
+            #jvp
+
+            #jvp_call
+
+            #grad_into
+        }
+    }
+}
+
+/// A lifted path's value read from `source` (the struct, or its tangent), through the check
+/// of its type spanned at the user's first read of it.
+fn lifted_value(source: &TokenStream, lifted: &Lifted, float: &Type) -> TokenStream {
+    let path = &lifted.path;
+    let at = generated_at(lifted.span);
+    if lifted.array {
+        quote_spanned!(lifted.span=> #at::float_array_field::<#float, _>(&#source.#(#path).*))
+    } else {
+        quote_spanned!(lifted.span=> #at::float_field::<#float, _>(&#source.#(#path).*))
+    }
+}
+
+fn generated_at(span: Span) -> TokenStream {
+    crate::generate::paths::generated_at(span)
+}
+
+/// The typed parameters of a signature, in order.
+fn typed_params(sig: &syn::Signature) -> Vec<syn::PatType> {
+    sig.inputs
+        .iter()
+        .filter_map(|input| match input {
+            FnArg::Typed(typed) => Some(typed.clone()),
+            FnArg::Receiver(_) => None,
+        })
+        .collect()
+}
+
+fn pat_ident(typed: &syn::PatType) -> syn::Ident {
+    match &*typed.pat {
+        Pat::Ident(pat) => pat.ident.clone(),
+        _ => unreachable!("generated parameters are names"),
+    }
+}
+
+fn pat_name(typed: &syn::PatType) -> String {
+    pat_ident(typed).to_string()
+}
+
+/// `T` of `Option<T>` (the pullback's entry of a differentiable parameter), `None` for `()`.
+fn option_inner(ty: &Type) -> Option<Type> {
+    let Type::Path(path) = ty else {
+        return None;
+    };
+    let last = path.path.segments.last()?;
+    if last.ident != "Option" {
+        return None;
+    }
+    let PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    match args.args.first()? {
+        GenericArgument::Type(inner) => Some(inner.clone()),
+        _ => None,
+    }
+}
+
+/// The entries of the pullback's result in `vjp`'s return type
+/// `(R, impl Fn(G) -> (E0, E1, ..) + use<..>)`.
+fn pullback_entries(output: &mut ReturnType) -> Option<Vec<Type>> {
+    pullback_result(output).map(|tuple| tuple.elems.iter().cloned().collect())
+}
+
+fn set_pullback_entries(output: &mut ReturnType, entries: &[Type]) {
+    if let Some(tuple) = pullback_result(output) {
+        tuple.elems = entries.iter().cloned().collect();
+        if entries.len() == 1 {
+            tuple.elems.push_punct(Default::default());
+        }
+    }
+}
+
+fn pullback_result(output: &mut ReturnType) -> Option<&mut syn::TypeTuple> {
+    let ReturnType::Type(_, ty) = output else {
+        return None;
+    };
+    let Type::Tuple(pair) = &mut **ty else {
+        return None;
+    };
+    let Type::ImplTrait(pullback) = pair.elems.iter_mut().nth(1)? else {
+        return None;
+    };
+    pullback.bounds.iter_mut().find_map(|bound| match bound {
+        syn::TypeParamBound::Trait(bound) => {
+            let last = bound.path.segments.last_mut()?;
+            let PathArguments::Parenthesized(args) = &mut last.arguments else {
+                return None;
+            };
+            match &mut args.output {
+                ReturnType::Type(_, result) => match &mut **result {
+                    Type::Tuple(tuple) => Some(tuple),
+                    _ => None,
+                },
+                ReturnType::Default => None,
+            }
+        }
+        _ => None,
+    })
+}

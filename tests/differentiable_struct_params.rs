@@ -1,0 +1,718 @@
+//! Structs of floats as differentiable parameters (issue 13, "Structs and methods"): a
+//! parameter marked `#[differentiable]` whose type derives `Differentiable` gets its
+//! gradient back as a value of the same struct, through every face (`f`, `primal`, `grad`,
+//! `grad_into`, `jvp`), checked against central differences (and at second order where
+//! smooth), and to the bit against the same body written over the fields as parameters of
+//! their own (the form the attribute differentiated before).
+//!
+//! The kinds: a parameter set (a Gaussian), a model of nested layers with integer sizes and
+//! a constant name, a physical model taken by value and simulated, a generic parameter set,
+//! a tuple struct, an iterator over a field, two structs at once, a yield curve, a spring
+//! chain, a robust loss with a flag and a threshold, and Kepler's equation by Newton.
+
+#![allow(clippy::excessive_precision, clippy::needless_range_loop)]
+
+#[macro_use]
+mod common;
+
+use common::faces::{Case, point};
+use gradtape::{Differentiable, differentiable};
+use num_traits::Float;
+
+/// A struct's floats, in order, and back.
+trait Flat: Sized {
+    fn to_flat(&self) -> Vec<f64>;
+    /// The struct from the first floats of `x`, its constants from `like`.
+    fn from_flat(x: &[f64], like: &Self) -> Self;
+}
+
+// ----- a parameter set -----
+
+#[derive(Differentiable, Debug, Clone)]
+struct Gaussian {
+    mu: f64,
+    log_sigma: f64,
+    /// a constant, read only through `as`
+    count: usize,
+}
+
+impl Flat for Gaussian {
+    fn to_flat(&self) -> Vec<f64> {
+        vec![self.mu, self.log_sigma]
+    }
+    fn from_flat(x: &[f64], like: &Self) -> Self {
+        Gaussian {
+            mu: x[0],
+            log_sigma: x[1],
+            count: like.count,
+        }
+    }
+}
+
+#[differentiable]
+fn gaussian_nll(#[differentiable] p: &Gaussian, data: &[f64]) -> f64 {
+    let sigma = p.log_sigma.exp();
+    let mut total = 0.0;
+    for x in data {
+        let z = (x - p.mu) / sigma;
+        total += 0.5 * z * z + p.log_sigma;
+    }
+    total / p.count as f64
+}
+
+/// The same body over the fields as parameters of their own.
+#[differentiable]
+fn gaussian_nll_fields(mu: f64, log_sigma: f64, count: usize, data: &[f64]) -> f64 {
+    let sigma = log_sigma.exp();
+    let mut total = 0.0;
+    for x in data {
+        let z = (x - mu) / sigma;
+        total += 0.5 * z * z + log_sigma;
+    }
+    total / count as f64
+}
+
+#[test]
+fn a_parameter_set() {
+    let like = Gaussian {
+        mu: 0.0,
+        log_sigma: 0.0,
+        count: 5,
+    };
+    let split = |x: &[f64]| (Gaussian::from_flat(x, &like), x[2..].to_vec());
+    let flat = |d: &Gaussian, rest: &[f64]| {
+        let mut out = d.to_flat();
+        out.extend_from_slice(rest);
+        out
+    };
+    let case = Case {
+        name: "gaussian_nll",
+        itself: &|x| {
+            let (p, d) = split(x);
+            gaussian_nll(&p, &d)
+        },
+        primal: &|x| {
+            let (p, d) = split(x);
+            gaussian_nll::primal(&p, &d)
+        },
+        grad: Some(&|x| {
+            let (p, d) = split(x);
+            let (value, (d_p, d_d)) = gaussian_nll::grad(&p, &d);
+            assert_eq!(d_p.count, 5, "a constant field is a copy");
+            (value, flat(&d_p, &d_d))
+        }),
+        grad_into: &|x| {
+            let (p, d) = split(x);
+            let (mut d_p, mut d_d) = (p.zero_like(), vec![0.0; d.len()]);
+            let value = gaussian_nll::grad_into(&p, &d, &mut d_p, &mut d_d);
+            (value, flat(&d_p, &d_d))
+        },
+        jvp: &|x, t| {
+            let (p, d) = split(x);
+            let (t_p, t_d) = split(t);
+            gaussian_nll::jvp(&p, &d, &t_p, &t_d)
+        },
+    };
+    let x = point(7, 1, -1.0, 1.0);
+    case.check_with_second_order(&x);
+    // to the bit against the fields as parameters
+    let p = Gaussian::from_flat(&x, &like);
+    let (value, (d_p, d_data)) = gaussian_nll::grad(&p, &x[2..]);
+    let (by_fields, (d_mu, d_log_sigma, d_data_by_fields)) =
+        gaussian_nll_fields::grad(p.mu, p.log_sigma, p.count, &x[2..]);
+    assert_eq!(value.to_bits(), by_fields.to_bits());
+    assert_eq!(
+        gaussian_nll_fields(p.mu, p.log_sigma, p.count, &x[2..]).to_bits(),
+        value.to_bits()
+    );
+    assert_eq!(d_p.mu.to_bits(), d_mu.to_bits());
+    assert_eq!(d_p.log_sigma.to_bits(), d_log_sigma.to_bits());
+    assert_eq!(d_data, d_data_by_fields);
+    // by hand: ∂/∂mu = −Σ z / (σ count)
+    let sigma = p.log_sigma.exp();
+    let by_hand: f64 = -x[2..].iter().map(|x| (x - p.mu) / sigma).sum::<f64>() / sigma / 5.0;
+    assert!(common::close(d_p.mu, by_hand, 1e-12));
+}
+
+// ----- a model of nested layers -----
+
+#[derive(Differentiable, Debug, Clone)]
+struct Layer {
+    w: Vec<f64>,
+    b: Vec<f64>,
+    inputs: usize,
+    outputs: usize,
+}
+
+#[derive(Differentiable, Debug, Clone)]
+struct Mlp {
+    hidden: Layer,
+    out: Layer,
+    #[constant]
+    name: String,
+}
+
+impl Flat for Mlp {
+    fn to_flat(&self) -> Vec<f64> {
+        [&self.hidden.w, &self.hidden.b, &self.out.w, &self.out.b]
+            .into_iter()
+            .flatten()
+            .copied()
+            .collect()
+    }
+    fn from_flat(x: &[f64], like: &Self) -> Self {
+        let mut at = 0;
+        let mut take = |n: usize| {
+            at += n;
+            x[at - n..at].to_vec()
+        };
+        let hidden = Layer {
+            w: take(like.hidden.w.len()),
+            b: take(like.hidden.b.len()),
+            ..like.hidden.clone()
+        };
+        let out = Layer {
+            w: take(like.out.w.len()),
+            b: take(like.out.b.len()),
+            ..like.out.clone()
+        };
+        Mlp {
+            hidden,
+            out,
+            name: like.name.clone(),
+        }
+    }
+}
+
+#[differentiable]
+fn mlp_loss(#[differentiable] m: &Mlp, x: &[f64], y: f64) -> f64 {
+    let mut h = vec![0.0; m.hidden.outputs];
+    for j in 0..m.hidden.outputs {
+        let mut s = m.hidden.b[j];
+        for i in 0..m.hidden.inputs {
+            s += m.hidden.w[j * m.hidden.inputs + i] * x[i];
+        }
+        h[j] = s.tanh();
+    }
+    let mut o = m.out.b[0];
+    for j in 0..m.out.inputs {
+        o += m.out.w[j] * h[j];
+    }
+    (o - y) * (o - y)
+}
+
+#[test]
+fn a_model_of_nested_layers() {
+    let like = Mlp {
+        hidden: Layer {
+            w: vec![0.0; 6],
+            b: vec![0.0; 3],
+            inputs: 2,
+            outputs: 3,
+        },
+        out: Layer {
+            w: vec![0.0; 3],
+            b: vec![0.0; 1],
+            inputs: 3,
+            outputs: 1,
+        },
+        name: "tiny".into(),
+    };
+    let n = like.to_flat().len();
+    let split = |x: &[f64]| (Mlp::from_flat(x, &like), [x[n], x[n + 1]], x[n + 2]);
+    let flat = |d: &Mlp, dx: &[f64], dy: f64| {
+        let mut out = d.to_flat();
+        out.extend_from_slice(dx);
+        out.push(dy);
+        out
+    };
+    let case = Case {
+        name: "mlp_loss",
+        itself: &|x| {
+            let (m, input, y) = split(x);
+            mlp_loss(&m, &input, y)
+        },
+        primal: &|x| {
+            let (m, input, y) = split(x);
+            mlp_loss::primal(&m, &input, y)
+        },
+        grad: Some(&|x| {
+            let (m, input, y) = split(x);
+            let (value, (d_m, d_x, d_y)) = mlp_loss::grad(&m, &input, y);
+            assert_eq!(d_m.name, "tiny");
+            assert_eq!((d_m.hidden.inputs, d_m.out.outputs), (2, 1));
+            (value, flat(&d_m, &d_x, d_y))
+        }),
+        grad_into: &|x| {
+            let (m, input, y) = split(x);
+            let (mut d_m, mut d_x, mut d_y) = (m.zero_like(), [0.0; 2], 0.0);
+            let value = mlp_loss::grad_into(&m, &input, y, &mut d_m, &mut d_x, &mut d_y);
+            (value, flat(&d_m, &d_x, d_y))
+        },
+        jvp: &|x, t| {
+            let (m, input, y) = split(x);
+            let (t_m, t_x, t_y) = split(t);
+            mlp_loss::jvp(&m, &input, y, &t_m, &t_x, t_y)
+        },
+    };
+    case.check_with_second_order(&point(n + 3, 2, -1.0, 1.0));
+}
+
+// ----- a physical model, by value, simulated -----
+
+#[derive(Differentiable, Debug, Clone, Copy)]
+struct Pendulum {
+    length: f64,
+    damping: f64,
+}
+
+#[differentiable]
+fn swing(#[differentiable] p: Pendulum, theta0: f64, steps: usize) -> f64 {
+    let (mut theta, mut omega) = (theta0, 0.0);
+    let dt = 0.01;
+    for _ in 0..steps {
+        let alpha = -9.81 / p.length * theta.sin() - p.damping * omega;
+        omega += dt * alpha;
+        theta += dt * omega;
+    }
+    theta
+}
+
+#[test]
+fn a_physical_model_by_value() {
+    let split = |x: &[f64]| {
+        (
+            Pendulum {
+                length: x[0],
+                damping: x[1],
+            },
+            x[2],
+        )
+    };
+    let case = Case {
+        name: "swing",
+        itself: &|x| {
+            let (p, theta) = split(x);
+            swing(p, theta, 60)
+        },
+        primal: &|x| {
+            let (p, theta) = split(x);
+            swing::primal(p, theta, 60)
+        },
+        grad: Some(&|x| {
+            let (p, theta) = split(x);
+            let (value, (d_p, d_theta)) = swing::grad(p, theta, 60);
+            (value, vec![d_p.length, d_p.damping, d_theta])
+        }),
+        grad_into: &|x| {
+            let (p, theta) = split(x);
+            let (value, (d_p, d_theta)) = swing::grad(p, theta, 60);
+            (value, vec![d_p.length, d_p.damping, d_theta])
+        },
+        jvp: &|x, t| {
+            let (p, theta) = split(x);
+            let (t_p, t_theta) = split(t);
+            swing::jvp(p, theta, 60, &t_p, t_theta)
+        },
+    };
+    case.check_with_second_order(&[1.2, 0.3, 0.4]);
+}
+
+// ----- generic code -----
+
+#[derive(Differentiable, Debug, Clone)]
+struct Quadratic<T> {
+    a: T,
+    b: [T; 2],
+}
+
+#[differentiable]
+fn quadratic<T: Float>(#[differentiable] p: &Quadratic<T>, x: T) -> T {
+    // a closure capturing a field
+    let square = |t: T| p.a * t * t;
+    square(x) + p.b[0] * x + p.b[1]
+}
+
+#[test]
+fn generic_code_at_both_precisions() {
+    let split = |x: &[f64]| {
+        (
+            Quadratic {
+                a: x[0],
+                b: [x[1], x[2]],
+            },
+            x[3],
+        )
+    };
+    let grad = |x: &[f64]| {
+        let (p, x) = split(x);
+        let (value, (d_p, d_x)) = quadratic::grad(&p, x);
+        (value, vec![d_p.a, d_p.b[0], d_p.b[1], d_x])
+    };
+    let case = Case {
+        name: "quadratic",
+        itself: &|x| {
+            let (p, x) = split(x);
+            quadratic(&p, x)
+        },
+        primal: &|x| {
+            let (p, x) = split(x);
+            quadratic::primal(&p, x)
+        },
+        grad: Some(&grad),
+        grad_into: &grad,
+        jvp: &|x, t| {
+            let (p, x) = split(x);
+            let (t_p, t_x) = split(t);
+            quadratic::jvp(&p, x, &t_p, t_x)
+        },
+    };
+    case.check_with_second_order(&[0.7, -0.2, 0.5, 1.3]);
+    // f32: a x² + b0 x + b1 at x = 2, by hand
+    let p = Quadratic {
+        a: 2.0_f32,
+        b: [1.0, 3.0],
+    };
+    let (value, (d_p, d_x)) = quadratic::grad(&p, 2.0);
+    assert_eq!(value, 13.0);
+    assert_eq!((d_p.a, d_p.b, d_x), (4.0, [2.0, 1.0], 9.0));
+}
+
+// ----- a tuple struct, iterators over fields, two structs -----
+
+#[derive(Differentiable, Debug, Clone)]
+struct Coeffs(f64, f64, f64);
+
+#[differentiable]
+fn polynomial_sum(#[differentiable] c: &Coeffs, xs: &[f64]) -> f64 {
+    xs.iter().map(|x| c.0 + c.1 * x + c.2 * x * x).sum()
+}
+
+#[derive(Differentiable, Debug, Clone)]
+struct Linear {
+    w: Vec<f64>,
+    b: f64,
+}
+
+#[differentiable]
+fn squared_response(#[differentiable] l: &Linear, x: &[f64]) -> f64 {
+    let z: f64 = l.w.iter().zip(x.iter()).map(|(w, x)| w * x).sum::<f64>() + l.b;
+    z * z
+}
+
+#[differentiable]
+fn two_structs(#[differentiable] l: &Linear, #[differentiable] c: &Coeffs, x: f64) -> f64 {
+    (l.b * c.0 + l.w[0] * x * c.2).sin() + l.w[1] * c.1
+}
+
+#[test]
+fn tuple_structs_field_iterators_and_two_structs() {
+    let poly_grad = |x: &[f64]| {
+        let c = Coeffs(x[0], x[1], x[2]);
+        let (value, (d_c, d_xs)) = polynomial_sum::grad(&c, &x[3..]);
+        let mut g = vec![d_c.0, d_c.1, d_c.2];
+        g.extend(d_xs);
+        (value, g)
+    };
+    Case {
+        name: "polynomial_sum",
+        itself: &|x| polynomial_sum(&Coeffs(x[0], x[1], x[2]), &x[3..]),
+        primal: &|x| polynomial_sum::primal(&Coeffs(x[0], x[1], x[2]), &x[3..]),
+        grad: Some(&poly_grad),
+        grad_into: &|x| {
+            let c = Coeffs(x[0], x[1], x[2]);
+            let (mut d_c, mut d_xs) = (c.zero_like(), vec![0.0; x.len() - 3]);
+            let value = polynomial_sum::grad_into(&c, &x[3..], &mut d_c, &mut d_xs);
+            let mut g = vec![d_c.0, d_c.1, d_c.2];
+            g.extend(d_xs);
+            (value, g)
+        },
+        jvp: &|x, t| {
+            polynomial_sum::jvp(
+                &Coeffs(x[0], x[1], x[2]),
+                &x[3..],
+                &Coeffs(t[0], t[1], t[2]),
+                &t[3..],
+            )
+        },
+    }
+    .check_with_second_order(&point(6, 3, -1.0, 1.0));
+
+    let linear = |x: &[f64]| Linear {
+        w: x[..2].to_vec(),
+        b: x[2],
+    };
+    let linear_grad = |x: &[f64]| {
+        let (value, (d_l, d_x)) = squared_response::grad(&linear(x), &x[3..]);
+        let mut g = d_l.w.clone();
+        g.push(d_l.b);
+        g.extend(d_x);
+        (value, g)
+    };
+    Case {
+        name: "squared_response",
+        itself: &|x| squared_response(&linear(x), &x[3..]),
+        primal: &|x| squared_response::primal(&linear(x), &x[3..]),
+        grad: Some(&linear_grad),
+        grad_into: &linear_grad,
+        jvp: &|x, t| squared_response::jvp(&linear(x), &x[3..], &linear(t), &t[3..]),
+    }
+    .check_with_second_order(&point(5, 4, -1.0, 1.0));
+
+    let both_grad = |x: &[f64]| {
+        let (l, c) = (linear(x), Coeffs(x[3], x[4], x[5]));
+        let (value, (d_l, d_c, d_x)) = two_structs::grad(&l, &c, x[6]);
+        (
+            value,
+            vec![d_l.w[0], d_l.w[1], d_l.b, d_c.0, d_c.1, d_c.2, d_x],
+        )
+    };
+    Case {
+        name: "two_structs",
+        itself: &|x| two_structs(&linear(x), &Coeffs(x[3], x[4], x[5]), x[6]),
+        primal: &|x| two_structs::primal(&linear(x), &Coeffs(x[3], x[4], x[5]), x[6]),
+        grad: Some(&both_grad),
+        grad_into: &both_grad,
+        jvp: &|x, t| {
+            two_structs::jvp(
+                &linear(x),
+                &Coeffs(x[3], x[4], x[5]),
+                x[6],
+                &linear(t),
+                &Coeffs(t[3], t[4], t[5]),
+                t[6],
+            )
+        },
+    }
+    .check_with_second_order(&point(7, 5, -1.0, 1.0));
+}
+
+// ----- finance: a yield curve fitted to observations -----
+
+#[derive(Differentiable, Debug, Clone)]
+struct NelsonSiegel {
+    level: f64,
+    slope: f64,
+    curvature: f64,
+    decay: f64,
+}
+
+#[differentiable]
+fn curve_misfit(#[differentiable] c: &NelsonSiegel, maturities: &[f64], observed: &[f64]) -> f64 {
+    let mut misfit = 0.0;
+    for (m, y) in maturities.iter().zip(observed.iter()) {
+        let x = m / c.decay;
+        let loading = (1.0 - (-x).exp()) / x;
+        let model = c.level + c.slope * loading + c.curvature * (loading - (-x).exp());
+        misfit += (model - y) * (model - y);
+    }
+    misfit
+}
+
+// ----- physics: a chain of springs with per-spring stiffness -----
+
+#[derive(Differentiable, Debug, Clone)]
+struct SpringChain {
+    stiffness: Vec<f64>,
+    rest: f64,
+}
+
+#[differentiable]
+fn chain_energy(#[differentiable] s: &SpringChain, positions: &[f64]) -> f64 {
+    let mut energy = 0.0;
+    for i in 0..s.stiffness.len() {
+        let stretch = positions[i + 1] - positions[i] - s.rest;
+        energy += 0.5 * s.stiffness[i] * stretch * stretch;
+    }
+    energy
+}
+
+// ----- a robust loss: a threshold compared and used, a flag -----
+
+#[derive(Differentiable, Debug, Clone)]
+struct Robust {
+    delta: f64,
+    scale: f64,
+    squared: bool,
+}
+
+#[differentiable]
+fn robust_loss(#[differentiable] h: &Robust, residuals: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for r in residuals {
+        let a = r.abs();
+        let term = if a <= h.delta {
+            0.5 * a * a
+        } else {
+            h.delta * (a - 0.5 * h.delta)
+        };
+        total += term;
+    }
+    if h.squared {
+        h.scale * total * total
+    } else {
+        h.scale * total
+    }
+}
+
+// ----- geometry: Kepler's equation by Newton -----
+
+#[derive(Differentiable, Debug, Clone)]
+struct Orbit {
+    eccentricity: f64,
+    mean_motion: f64,
+    iterations: u32,
+}
+
+#[differentiable]
+fn eccentric_anomaly(#[differentiable] o: &Orbit, t: f64) -> f64 {
+    let m = o.mean_motion * t;
+    let mut e = m;
+    let mut k = 0;
+    while k < o.iterations {
+        e -= (e - o.eccentricity * e.sin() - m) / (1.0 - o.eccentricity * e.cos());
+        k += 1;
+    }
+    e
+}
+
+#[test]
+fn finance_physics_robust_losses_and_newton() {
+    let curve = |x: &[f64]| NelsonSiegel {
+        level: x[0],
+        slope: x[1],
+        curvature: x[2],
+        decay: x[3],
+    };
+    let maturities = [0.5, 1.0, 2.0, 5.0, 10.0];
+    let curve_grad = |x: &[f64]| {
+        let (value, (d_c, d_m, d_y)) = curve_misfit::grad(&curve(x), &maturities, &x[4..]);
+        let mut g = vec![d_c.level, d_c.slope, d_c.curvature, d_c.decay];
+        assert!(d_m.iter().all(|d| d.is_finite()));
+        g.extend(d_y);
+        (value, g)
+    };
+    Case {
+        name: "curve_misfit",
+        itself: &|x| curve_misfit(&curve(x), &maturities, &x[4..]),
+        primal: &|x| curve_misfit::primal(&curve(x), &maturities, &x[4..]),
+        grad: Some(&curve_grad),
+        grad_into: &curve_grad,
+        jvp: &|x, t| {
+            curve_misfit::jvp(
+                &curve(x),
+                &maturities,
+                &x[4..],
+                &curve(t),
+                &[0.0; 5],
+                &t[4..],
+            )
+        },
+    }
+    .check_with_second_order(&[0.03, -0.01, 0.02, 1.5, 0.02, 0.025, 0.03, 0.035, 0.04]);
+
+    let chain = |x: &[f64]| SpringChain {
+        stiffness: x[..3].to_vec(),
+        rest: x[3],
+    };
+    let chain_grad = |x: &[f64]| {
+        let (value, (d_s, d_p)) = chain_energy::grad(&chain(x), &x[4..]);
+        let mut g = d_s.stiffness.clone();
+        g.push(d_s.rest);
+        g.extend(d_p);
+        (value, g)
+    };
+    Case {
+        name: "chain_energy",
+        itself: &|x| chain_energy(&chain(x), &x[4..]),
+        primal: &|x| chain_energy::primal(&chain(x), &x[4..]),
+        grad: Some(&chain_grad),
+        grad_into: &|x| {
+            let s = chain(x);
+            let (mut d_s, mut d_p) = (s.zero_like(), vec![0.0; 4]);
+            let value = chain_energy::grad_into(&s, &x[4..], &mut d_s, &mut d_p);
+            let mut g = d_s.stiffness.clone();
+            g.push(d_s.rest);
+            g.extend(d_p);
+            (value, g)
+        },
+        jvp: &|x, t| chain_energy::jvp(&chain(x), &x[4..], &chain(t), &t[4..]),
+    }
+    .check_with_second_order(&[1.0, 2.0, 0.5, 0.3, 0.0, 0.7, 1.1, 1.9]);
+
+    for squared in [false, true] {
+        let robust = |x: &[f64]| Robust {
+            delta: x[0],
+            scale: x[1],
+            squared,
+        };
+        let robust_grad = |x: &[f64]| {
+            let (value, (d_h, d_r)) = robust_loss::grad(&robust(x), &x[2..]);
+            assert_eq!(d_h.squared, squared);
+            let mut g = vec![d_h.delta, d_h.scale];
+            g.extend(d_r);
+            (value, g)
+        };
+        // residuals on both sides of the threshold, none at a kink
+        Case {
+            name: "robust_loss",
+            itself: &|x| robust_loss(&robust(x), &x[2..]),
+            primal: &|x| robust_loss::primal(&robust(x), &x[2..]),
+            grad: Some(&robust_grad),
+            grad_into: &robust_grad,
+            jvp: &|x, t| robust_loss::jvp(&robust(x), &x[2..], &robust(t), &t[2..]),
+        }
+        .check(&[1.0, 0.8, 0.3, -2.5, 1.7, -0.6]);
+    }
+
+    let orbit = |x: &[f64]| Orbit {
+        eccentricity: x[0],
+        mean_motion: x[1],
+        iterations: 30,
+    };
+    let orbit_grad = |x: &[f64]| {
+        let (value, (d_o, d_t)) = eccentric_anomaly::grad(&orbit(x), x[2]);
+        assert_eq!(d_o.iterations, 30);
+        (value, vec![d_o.eccentricity, d_o.mean_motion, d_t])
+    };
+    Case {
+        name: "eccentric_anomaly",
+        itself: &|x| eccentric_anomaly(&orbit(x), x[2]),
+        primal: &|x| eccentric_anomaly::primal(&orbit(x), x[2]),
+        grad: Some(&orbit_grad),
+        grad_into: &orbit_grad,
+        jvp: &|x, t| eccentric_anomaly::jvp(&orbit(x), x[2], &orbit(t), t[2]),
+    }
+    .check_with_second_order(&[0.3, 0.9, 1.4]);
+    // by hand: E − e sin E = M, so ∂E/∂e = sin E / (1 − e cos E)
+    let (e, (d_o, _)) = eccentric_anomaly::grad(&orbit(&[0.3, 0.9, 1.4]), 1.4);
+    assert!(common::close(
+        d_o.eccentricity,
+        e.sin() / (1.0 - 0.3 * e.cos()),
+        1e-12
+    ));
+}
+
+/// An annotated caller calling a function with a differentiable struct parameter, the
+/// struct a constant of the caller: the float arguments still get their gradients.
+#[differentiable]
+fn caller_of_a_struct_function(l: &Linear, scale: f64, x: &[f64]) -> f64 {
+    scale * squared_response(l, x)
+}
+
+#[test]
+fn called_from_an_annotated_function_with_the_struct_constant() {
+    let l = Linear {
+        w: vec![0.5, -1.0],
+        b: 0.25,
+    };
+    let x = [1.5, 0.5];
+    let (value, (d_scale, d_x)) = caller_of_a_struct_function::grad(&l, 2.0, &x);
+    let (inner, (_, d_x_inner)) = squared_response::grad(&l, &x);
+    assert_eq!(value, 2.0 * inner);
+    assert_eq!(caller_of_a_struct_function(&l, 2.0, &x), value);
+    assert_eq!(d_scale, inner);
+    assert_eq!(d_x, d_x_inner.iter().map(|d| 2.0 * d).collect::<Vec<_>>());
+    let (_, tangent) = caller_of_a_struct_function::jvp(&l, 2.0, &x, 1.0, &[0.0, 0.0]);
+    assert_eq!(tangent, inner);
+}
