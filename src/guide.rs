@@ -809,7 +809,9 @@
 //! # Methods
 //!
 //! `#[differentiable]` works on methods taking `&self` (or `self`) in an `impl` block.
-//! `self` is a constant parameter, as a struct parameter is.
+//! `self` is a constant parameter, as an unmarked struct parameter is; marked
+//! `#[differentiable] &self` (or `self`) in scalar mode, it is differentiated as a struct of
+//! floats (above): a layer's or a model's own weights get their gradient.
 //!
 //! - **Tensor mode** (a layer's or model's `forward`): `self` may hold variables, so the
 //!   method runs op by op on the caller's tapes, as written, and its gradients reach the
@@ -848,6 +850,38 @@
 //!
 //! let spring = Spring { k: 3.0 };
 //! assert_eq!(spring.energy_grad(2.0), (6.0, [6.0]));
+//! ```
+//!
+//! With `self` marked, `self`'s gradient comes first, a value of the struct (the type
+//! derives [`Differentiable`](derive@crate::Differentiable)); `{method}_vjp`'s pullback
+//! gives `Option<Self>` for it, `{method}_jvp` takes a `&Self` tangent after the others,
+//! `{method}_grad_into` a `&mut Self` buffer. An annotated caller's `n.activation(x)`
+//! treats the receiver as a constant, as before. `self` is read by field: a method called
+//! on it (`self.rest()`) is the macro's error, since the gradient through that method's
+//! reads could not be followed.
+//!
+//! ```
+//! use gradtape::{Differentiable, differentiable};
+//!
+//! #[derive(Differentiable, Debug, PartialEq)]
+//! struct Neuron {
+//!     w: [f64; 2],
+//!     b: f64,
+//! }
+//!
+//! impl Neuron {
+//!     #[differentiable]
+//!     fn activation(#[differentiable] &self, x: &[f64]) -> f64 {
+//!         (self.w[0] * x[0] + self.w[1] * x[1] + self.b).tanh()
+//!     }
+//! }
+//!
+//! let neuron = Neuron { w: [0.5, -0.5], b: 0.0 };
+//! // w·x + b = 0: tanh' = 1, so ∂/∂w = x, ∂/∂b = 1, ∂/∂x = w
+//! let (value, (d_neuron, d_x)) = neuron.activation_grad(&[1.0, 1.0]);
+//! assert_eq!(value, 0.0);
+//! assert_eq!(d_neuron, Neuron { w: [1.0, 1.0], b: 1.0 });
+//! assert_eq!(d_x, vec![0.5, -0.5]);
 //! ```
 //!
 //!

@@ -25,10 +25,6 @@ use crate::validate;
 
 /// The whole expansion, or the fallback with every error.
 pub fn differentiable(args: TokenStream, item: ItemFn) -> TokenStream {
-    // a struct parameter marked `#[differentiable]`: through a twin taking its fields
-    if crate::params::has_marked(&item) && item.sig.receiver().is_none() {
-        return crate::params::expand(args, item);
-    }
     let (item, companion) = parts(args, item);
     quote!(#item #companion)
 }
@@ -37,14 +33,12 @@ pub fn differentiable(args: TokenStream, item: ItemFn) -> TokenStream {
 /// and its companion items (a method's are associated functions, which an `impl` block of
 /// a trait cannot hold: [`impl_block`](crate::impl_block) puts them in one of their own).
 pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
+    // a struct parameter (or `self`) marked `#[differentiable]`: through a twin taking its
+    // fields, which this function expands
+    if crate::params::has_marked(&item) {
+        return crate::params::parts(args, item);
+    }
     let cx = Ctxt::default();
-    let item = if crate::params::has_marked(&item) {
-        validate::marked_param_of_a_method(&cx, &item);
-        // the marks are the macro's: the fallback's item must not carry them to rustc
-        crate::params::stripped(&item)
-    } else {
-        item
-    };
     // the names the user's item spells: before any pass names a local of its own
     // (`syntax::unspelled`), and for lowering's desugared names
     let user_names = crate::syntax::names_in(quote::ToTokens::to_token_stream(&item));

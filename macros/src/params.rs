@@ -27,6 +27,10 @@
 //!    path's value (through `generated::float_field`/`float_array_field`, spanned at the
 //!    user's field, so a wrong guess is a compile error there, never a gradient of the wrong
 //!    thing) and gather the lifted paths' cotangents into the struct.
+//!
+//! A method's `self` marked `#[differentiable]` is one more such parameter, of type `Self`:
+//! the twin is then a method (`&self`), its items associated functions named after it, and
+//! the user's items (`energy_vjp`, ..) call them as `Self::__gradtape_fields_energy_vjp`.
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -41,7 +45,7 @@ use syn::{
 };
 
 use crate::ctxt::Ctxt;
-use crate::syntax::{mixed, strip_parens};
+use crate::syntax::{method_companion, mixed, strip_parens};
 
 /// Whether the function has a parameter marked `#[differentiable]` (the item this pass
 /// expands; any other goes straight to the pipeline).
@@ -56,30 +60,36 @@ fn is_mark(attr: &syn::Attribute) -> bool {
     attr.path().is_ident("differentiable")
 }
 
-/// The whole expansion of a function with marked struct parameters.
-pub fn expand(args: TokenStream, item: ItemFn) -> TokenStream {
+/// The item and its companion of a function or method with marked struct parameters
+/// (for a method, both are `impl` items: the companion holds the twin method too).
+pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
     let cx = Ctxt::default();
     let user_item = stripped(&item);
     let model = read(&cx, &item);
     if let Err(error) = cx.check() {
-        return crate::fallback::expand(&user_item, error);
+        return (
+            crate::fallback::expand(&user_item, error),
+            TokenStream::new(),
+        );
     }
     let model = model.expect("checked");
     let twin = twin(&item, &model);
     let (twin_fn, twin_companion) = crate::expand::parts(args, twin);
-    let Some(twin_items) = companion_items(&twin_companion) else {
+    let Some(twin_items) = companion_items(&twin_companion, &model) else {
         // the twin's expansion failed: its fallback carries the errors
-        return quote!(#user_item #twin_fn);
+        return (quote!(#user_item), twin_fn);
     };
     let companion = companion(&user_item, &model, &twin_items);
-    quote! {
-        #user_item
-        #[doc(hidden)]
-        #[allow(dead_code, non_snake_case, clippy::all)]
-        #twin_fn
-        #twin_companion
-        #companion
-    }
+    (
+        quote!(#user_item),
+        quote! {
+            #[doc(hidden)]
+            #[allow(dead_code, non_snake_case, clippy::all)]
+            #twin_fn
+            #twin_companion
+            #companion
+        },
+    )
 }
 
 /// The user's item without the marks (the function as written runs the body as it is).
@@ -102,6 +112,8 @@ struct Model {
     params: Vec<Option<Marked>>,
     /// Paths read as floats only through `as`: checked to be no float.
     cast_only: Vec<(syn::Ident, Vec<Member>, Span)>,
+    /// A method's name (its companion items are associated functions named after it).
+    method: Option<syn::Ident>,
 }
 
 struct Marked {
@@ -133,23 +145,19 @@ enum Read {
 }
 
 fn read(cx: &Ctxt, item: &ItemFn) -> Option<Model> {
-    if let Some(receiver) = item.sig.receiver()
-        && receiver.attrs.iter().any(is_mark)
-    {
-        cx.error_spanned_by(
-            receiver,
-            "`#[differentiable]` on `self` is not supported yet: take the struct as a parameter \
-             (`fn energy(#[differentiable] s: &Spring, x: f64)`), or read `self`'s fields into a \
-             function taking them",
-        );
-    }
     let float = float_type(cx, item);
     let mut params = Vec::new();
     let mut marked_names = HashSet::new();
     for input in &item.sig.inputs {
-        let FnArg::Typed(typed) = input else {
-            params.push(None);
-            continue;
+        let typed = match input {
+            FnArg::Typed(typed) => typed,
+            FnArg::Receiver(receiver) => {
+                params.push(marked_receiver(cx, receiver));
+                if let Some(marked) = params.last().and_then(Option::as_ref) {
+                    marked_names.insert(marked.ident.to_string());
+                }
+                continue;
+            }
         };
         let Some(mark) = typed.attrs.iter().find(|attr| is_mark(attr)) else {
             params.push(None);
@@ -274,6 +282,40 @@ fn read(cx: &Ctxt, item: &ItemFn) -> Option<Model> {
         float: float?,
         params,
         cast_only,
+        method: item.sig.receiver().map(|_| item.sig.ident.clone()),
+    })
+}
+
+/// A method's `self` marked `#[differentiable]` (`&self` or `self`, of the `impl`'s type),
+/// or `None` when unmarked (a constant, as in every method) or rejected.
+fn marked_receiver(cx: &Ctxt, receiver: &syn::Receiver) -> Option<Marked> {
+    let mark = receiver.attrs.iter().find(|attr| is_mark(attr))?;
+    if !matches!(mark.meta, syn::Meta::Path(_)) {
+        cx.error_spanned_by(mark, "`#[differentiable]` on `self` takes no arguments");
+    }
+    let by_ref = match &receiver.kind {
+        syn::ReceiverKind::Reference(_, _, Some(_)) => {
+            cx.error_spanned_by(
+                receiver,
+                "a differentiable `self` is read, not written: take it by `&self` or `self`",
+            );
+            return None;
+        }
+        syn::ReceiverKind::Reference(_, _, None) => true,
+        syn::ReceiverKind::Value => false,
+        _ => {
+            cx.error_spanned_by(
+                receiver,
+                "a differentiable `self` is written `&self` or `self` (its type is the `impl`'s)",
+            );
+            return None;
+        }
+    };
+    Some(Marked {
+        ident: syn::Ident::from(receiver.self_token),
+        ty: syn::parse_quote_spanned!(receiver.self_token.span=> Self),
+        by_ref,
+        lifted: Vec::new(),
     })
 }
 
@@ -735,7 +777,11 @@ fn is_compound_assign(op: &BinOp) -> bool {
 
 /// The twin's name: `__gradtape_fields_{name}`.
 fn twin_name(item: &ItemFn) -> syn::Ident {
-    format_ident!("__gradtape_fields_{}", item.sig.ident)
+    twin_ident(&item.sig.ident)
+}
+
+fn twin_ident(name: &syn::Ident) -> syn::Ident {
+    format_ident!("__gradtape_fields_{}", name)
 }
 
 /// The twin: the user's parameters (a marked one by reference, unmarked), then one per
@@ -748,6 +794,15 @@ fn twin(item: &ItemFn, model: &Model) -> ItemFn {
         .retain(|attr| !attr.path().is_ident("doc") && !attr.path().is_ident("must_use"));
     let float = &model.float;
     for (input, marked) in twin.sig.inputs.iter_mut().zip(&model.params) {
+        if let (FnArg::Receiver(receiver), Some(_)) = (&mut *input, marked) {
+            // `self` by value taken by reference, as a struct parameter is: nothing is
+            // written through it
+            if matches!(receiver.kind, syn::ReceiverKind::Value) {
+                receiver.kind = syn::ReceiverKind::Reference(Default::default(), None, None);
+                receiver.mutability = None;
+            }
+            continue;
+        }
         if let (FnArg::Typed(typed), Some(_)) = (&mut *input, marked) {
             // every read of it may be lifted
             typed
@@ -834,17 +889,34 @@ impl VisitMut for Replace<'_> {
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
 
-/// The twin's companion items, by name, from its expansion (`None` if it failed).
-fn companion_items(tokens: &TokenStream) -> Option<BTreeMap<String, syn::ImplItemFn>> {
-    let file: syn::File = syn::parse2(tokens.clone()).ok()?;
+/// The twin's companion items, by name (`vjp`, `grad`, ..), from its expansion (`None` if it
+/// failed): a function's are in its companion type's `impl`, a method's are `impl` items
+/// named after the twin (`__gradtape_fields_energy_vjp`).
+fn companion_items(
+    tokens: &TokenStream,
+    model: &Model,
+) -> Option<BTreeMap<String, syn::ImplItemFn>> {
     let mut items = BTreeMap::new();
-    for item in file.items {
-        if let syn::Item::Impl(block) = item
-            && block.trait_.is_none()
-        {
-            for item in block.items {
-                if let ImplItem::Fn(f) = item {
-                    items.insert(f.sig.ident.to_string(), f);
+    if let Some(method) = &model.method {
+        let block: syn::ItemImpl = syn::parse2(quote!(impl Companion { #tokens })).ok()?;
+        let prefix = format!("{}_", twin_ident(method));
+        for item in block.items {
+            if let ImplItem::Fn(f) = item
+                && let Some(name) = f.sig.ident.to_string().strip_prefix(&prefix)
+            {
+                items.insert(name.to_string(), f);
+            }
+        }
+    } else {
+        let file: syn::File = syn::parse2(tokens.clone()).ok()?;
+        for item in file.items {
+            if let syn::Item::Impl(block) = item
+                && block.trait_.is_none()
+            {
+                for item in block.items {
+                    if let ImplItem::Fn(f) = item {
+                        items.insert(f.sig.ident.to_string(), f);
+                    }
                 }
             }
         }
@@ -880,34 +952,65 @@ fn companion(
                 .push(syn::parse_quote!(#ty: ::gradtape::__private::Differentiable));
         }
     }
+    if let Some(marked) = model.params.iter().flatten().find(|m| m.ident == "self") {
+        // a method sees no `impl` generics: its `Self` is bound wherever it is generic,
+        // and the message of a type without the derive points at `self`
+        let ty = &marked.ty;
+        generics
+            .make_where_clause()
+            .predicates
+            .push(syn::parse_quote_spanned!(marked.ident.span()=> #ty: ::gradtape::__private::Differentiable));
+    }
     let generics = &generics;
     let where_clause = &generics.where_clause;
     let float = &model.float;
     let generated = crate::generate::paths::generated();
     let private = crate::generate::paths::private();
-    let params: Vec<&syn::PatType> = item
+    // every parameter, `self` included: as declared, and its name
+    let declared: Vec<TokenStream> = item
         .sig
         .inputs
         .iter()
-        .filter_map(|input| match input {
-            FnArg::Typed(typed) => Some(typed),
-            FnArg::Receiver(_) => None,
+        .map(|input| match input {
+            FnArg::Typed(typed) => {
+                let (pat, ty) = (&typed.pat, &typed.ty);
+                quote!(#pat: #ty)
+            }
+            FnArg::Receiver(receiver) => receiver.to_token_stream(),
         })
         .collect();
-    let declared: Vec<TokenStream> = params
+    let idents: Vec<syn::Ident> = item
+        .sig
+        .inputs
         .iter()
-        .map(|typed| {
-            let (pat, ty) = (&typed.pat, &typed.ty);
-            quote!(#pat: #ty)
+        .map(|input| match input {
+            FnArg::Typed(typed) => match &*typed.pat {
+                Pat::Ident(pat) => pat.ident.clone(),
+                _ => unreachable!("the signature's validation rejects patterns in scalar mode"),
+            },
+            FnArg::Receiver(receiver) => syn::Ident::from(receiver.self_token),
         })
         .collect();
-    let idents: Vec<syn::Ident> = params
-        .iter()
-        .map(|typed| match &*typed.pat {
-            Pat::Ident(pat) => pat.ident.clone(),
-            _ => unreachable!("the signature's validation rejects patterns in scalar mode"),
-        })
-        .collect();
+    // the typed parameters (a method's generated functions declare `self` apart)
+    let typed_count = typed_params(&item.sig).len();
+    // an item of the twin (`Twin::vjp`, or `Self::__gradtape_fields_energy_vjp`), and
+    // one of the user's own companion (`Self::vjp`, or `Self::energy_vjp`)
+    let twin_item = |name: &str| -> TokenStream {
+        let name = syn::Ident::new(name, Span::call_site());
+        match &model.method {
+            Some(method) => {
+                let twin = method_companion(&twin_ident(method), &name.to_string());
+                quote!(Self::#twin)
+            }
+            None => quote!(#twin_name::#name),
+        }
+    };
+    let own_name = |name: &str| -> syn::Ident {
+        match &model.method {
+            Some(method) => method_companion(method, name),
+            None => syn::Ident::new(name, Span::call_site()),
+        }
+    };
     // the twin's arguments: the user's (a marked one by reference), then the lifted values
     let struct_ref = |k: usize| -> TokenStream {
         let ident = &idents[k];
@@ -936,6 +1039,16 @@ fn companion(
         })
         .collect();
     let lifted_count = lifted_args.len();
+    let [
+        vjp_name,
+        grad_name,
+        jvp_name,
+        jvp_call_name,
+        grad_into_name,
+        primal_name,
+    ] = ["vjp", "grad", "jvp", "jvp_call", "grad_into", "primal"].map(own_name);
+    let [call_vjp, call_jvp, call_jvp_call, call_grad_into] =
+        ["vjp", "jvp", "jvp_call", "grad_into"].map(twin_item);
     let n = idents.len();
     let checks = model.cast_only.iter().map(|(param, path, span)| {
         let at = generated_at(*span);
@@ -990,10 +1103,10 @@ fn companion(
             /// cotangent for a differentiable one (a differentiable struct's is a value of
             /// the struct), `()` for a constant.
             #[inline]
-            pub fn vjp #generics (#(#declared),*) #output #where_clause {
+            pub fn #vjp_name #generics (#(#declared),*) #output #where_clause {
                 #checks
                 #(#zeros)*
-                let (#value, #pullback) = #twin_name::vjp(#(#user_args,)* #(#lifted_args),*);
+                let (#value, #pullback) = #call_vjp(#(#user_args,)* #(#lifted_args),*);
                 (#value, move |#g| {
                     let #grads = #pullback(#g);
                     #(#gathers)*
@@ -1042,8 +1155,8 @@ fn companion(
             /// order: a differentiable struct's is a value of the struct), by the generated
             /// adjoint, with no tape.
             #[inline]
-            pub fn grad #generics (#(#declared),*) -> (#float, #grads_ty) #where_clause {
-                let (#value, #pullback) = Self::vjp(#(#idents),*);
+            pub fn #grad_name #generics (#(#declared),*) -> (#float, #grads_ty) #where_clause {
+                let (#value, #pullback) = Self::#vjp_name(#(#idents),*);
                 let #grads = #pullback(<#float as #private::DType>::ONE);
                 (#value, #grads_value)
             }
@@ -1053,7 +1166,7 @@ fn companion(
     // jvp: a differentiable struct's tangent is a value of the struct
     let jvp = twin.get("jvp").map(|twin_jvp| {
         let twin_params = typed_params(&twin_jvp.sig);
-        let tangents = &twin_params[n + lifted_count..];
+        let tangents = &twin_params[typed_count + lifted_count..];
         let by_name = |name: &str| tangents.iter().find(|t| pat_name(t) == name);
         let mut declared_tangents = Vec::new();
         let mut user_tangents = Vec::new();
@@ -1076,8 +1189,8 @@ fn companion(
             /// parameter, in order, after all the parameters (a differentiable struct's is a
             /// value of the struct, `&S`), in one forward pass.
             #[inline]
-            pub fn jvp #generics (#(#declared,)* #(#declared_tangents),*) #output #where_clause {
-                #twin_name::jvp(#(#user_args,)* #(#lifted_args,)* #(#user_tangents,)* #(#lifted_tangents),*)
+            pub fn #jvp_name #generics (#(#declared,)* #(#declared_tangents),*) #output #where_clause {
+                #call_jvp(#(#user_args,)* #(#lifted_args,)* #(#user_tangents,)* #(#lifted_tangents),*)
             }
         }
     });
@@ -1087,7 +1200,7 @@ fn companion(
         // `jvp_call(params.., tangents: (E0, E1, ..))`, an entry per parameter: the user's
         // entries as the twin declares them, `NoTangent` for the lifted paths
         let twin_params = typed_params(&twin_call.sig);
-        let Type::Tuple(entry_types) = &*twin_params[n + lifted_count].ty else {
+        let Type::Tuple(entry_types) = &*twin_params[typed_count + lifted_count].ty else {
             unreachable!("`jvp_call` takes its tangents as one tuple");
         };
         let user_types = entry_types.elems.iter().take(n);
@@ -1098,9 +1211,9 @@ fn companion(
         quote! {
             #[doc(hidden)]
             #[inline]
-            pub fn jvp_call #generics (#(#declared,)* #tangents: (#(#user_types,)*)) #output #where_clause {
+            pub fn #jvp_call_name #generics (#(#declared,)* #tangents: (#(#user_types,)*)) #output #where_clause {
                 let (#(#entries,)*) = #tangents;
-                #twin_name::jvp_call(#(#user_args,)* #(#lifted_args,)* (#(#entries,)* #(#no_tangents,)*))
+                #call_jvp_call(#(#user_args,)* #(#lifted_args,)* (#(#entries,)* #(#no_tangents,)*))
             }
         }
     });
@@ -1108,7 +1221,7 @@ fn companion(
     // grad_into: a differentiable struct's buffer is a value of the struct (`&mut S`)
     let grad_into = twin.get("grad_into").map(|twin_into| {
         let twin_params = typed_params(&twin_into.sig);
-        let buffers = &twin_params[n + lifted_count..];
+        let buffers = &twin_params[typed_count + lifted_count..];
         let by_name = |name: &str| buffers.iter().find(|b| pat_name(b) == name);
         let mut declared_buffers = Vec::new();
         let mut user_buffers = Vec::new();
@@ -1143,14 +1256,57 @@ fn companion(
             /// If a buffer's length is not its array's.
             #[inline]
             #[track_caller]
-            pub fn grad_into #generics (#(#declared,)* #(#declared_buffers),*) #output #where_clause {
-                #twin_name::grad_into(#(#user_args,)* #(#lifted_args,)* #(#user_buffers,)* #(#lifted_buffers),*)
+            pub fn #grad_into_name #generics (#(#declared,)* #(#declared_buffers),*) #output #where_clause {
+                #call_grad_into(#(#user_args,)* #(#lifted_args,)* #(#user_buffers,)* #(#lifted_buffers),*)
             }
         }
     });
 
     let block = &item.block;
     let output = &item.sig.output;
+    let primal = quote! {
+        /// The original body, run as written.
+        #[inline]
+        #[allow(unused_mut)]
+        pub fn #primal_name #generics (#(#declared),*) #output #where_clause #block
+    };
+    if let Some(method) = &model.method {
+        // associated functions beside the method, with its visibility, named after it
+        let generated_name = format_ident!("{}_GENERATED", method.to_string().to_uppercase());
+        let twin_generated = format_ident!(
+            "{}_GENERATED",
+            twin_ident(method).to_string().to_uppercase()
+        );
+        let items = [primal, vjp]
+            .into_iter()
+            .chain(grad)
+            .chain(jvp)
+            .chain(jvp_call)
+            .chain(grad_into)
+            .map(|tokens| {
+                let mut f: syn::ImplItemFn = syn::parse2(tokens).expect("a generated function");
+                f.vis = vis.clone();
+                f
+            });
+        let doc = format!(
+            "What `#[differentiable]` generated for the method [`{method}`](Self::{method}), \
+             whose differentiable struct parameters (`self` among them when marked) are \
+             differentiated through their fields, written for the fields as parameters of their \
+             own. Beside the method: `{method}_vjp`, `{method}_grad`, `{method}_jvp` and \
+             `{method}_grad_into`, which take and give a struct's gradient and tangent as values \
+             of the struct."
+        );
+        return quote! {
+            #[doc = #doc]
+            #[allow(dead_code)]
+            #vis const #generated_name: &'static str = Self::#twin_generated;
+
+            #(
+                #[allow(dead_code, unused_variables, unused_mut, non_snake_case, clippy::all)]
+                #items
+            )*
+        };
+    }
     let doc = format!(
         "What `#[differentiable]` generated for [`{name}`](fn@{name}), whose differentiable \
          struct parameters are differentiated through their fields: `{name}::vjp`, \
@@ -1171,10 +1327,7 @@ fn companion(
             /// floats and arrays are parameters of their own).
             pub const GENERATED: &'static str = #twin_name::GENERATED;
 
-            /// The original body, run as written.
-            #[inline]
-            #[allow(unused_mut)]
-            pub fn primal #generics (#(#declared),*) #output #where_clause #block
+            #primal
 
             #vjp
 

@@ -817,23 +817,3 @@ pub fn row_by_value(cx: &Ctxt, row: &syn::Ident, array: &syn::Ident) {
         ),
     );
 }
-
-/// A method with a parameter marked `#[differentiable]`: struct parameters are
-/// differentiated through a twin function (`params.rs`), which an `impl` block's companion
-/// items do not forward to yet.
-pub fn marked_param_of_a_method(cx: &Ctxt, item: &syn::ItemFn) {
-    for input in &item.sig.inputs {
-        let attrs = match input {
-            syn::FnArg::Typed(typed) => &typed.attrs,
-            syn::FnArg::Receiver(receiver) => &receiver.attrs,
-        };
-        for attr in attrs.iter().filter(|a| a.path().is_ident("differentiable")) {
-            cx.error_spanned_by(
-                attr,
-                "a differentiable struct parameter of a method is not supported yet: write the \
-                 method's body as a function taking the struct (`fn energy(#[differentiable] s: \
-                 &Spring, x: f64)`) and call it from the method",
-            );
-        }
-    }
-}

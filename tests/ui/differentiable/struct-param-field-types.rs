@@ -41,4 +41,11 @@ fn without_the_derive(#[differentiable] p: &NotDerived, x: f64) -> f64 {
     p.c * x
 }
 
+impl NotDerived {
+    #[differentiable]
+    fn scaled(#[differentiable] &self, x: f64) -> f64 {
+        self.c * x
+    }
+}
+
 fn main() {}

@@ -1,5 +1,6 @@
 // `#[differentiable]` on a parameter marks a struct of floats taken by `&` or by value, in a
-// function returning a float; anything else is the macro's own error.
+// function returning a float, and a method's `self` marked is `&self` or `self`; anything
+// else is the macro's own error.
 use gradtape::{Differentiable, differentiable};
 
 #[derive(Differentiable, Clone)]
@@ -27,14 +28,29 @@ fn nothing_read(#[differentiable] p: &Params, x: f64) -> f64 {
     x * x
 }
 
+#[derive(Differentiable, Clone)]
 struct Spring {
     k: f64,
 }
 
 impl Spring {
     #[differentiable]
-    fn energy(#[differentiable] &self, x: f64) -> f64 {
+    fn stretched(#[differentiable] &mut self, x: f64) -> f64 {
         0.5 * self.k * x * x
+    }
+
+    #[differentiable]
+    fn boxed(#[differentiable] self: Box<Self>, x: f64) -> f64 {
+        0.5 * self.k * x * x
+    }
+
+    fn rest(&self) -> f64 {
+        1.0
+    }
+
+    #[differentiable]
+    fn used_whole(#[differentiable] &self, x: f64) -> f64 {
+        0.5 * self.k * (x - self.rest()) * (x - self.rest())
     }
 }
 
