@@ -786,8 +786,10 @@
 //! them: a field path indexed, iterated, measured (`len`) or borrowed whole (`&p.w`) is an
 //! array; one read in arithmetic, as a call's argument, by a `let` with no type or a float
 //! method is a float; one read only where a constant goes (an index, a range, a condition
-//! or comparison, an integer cast, a `let` typed with an integer, `println!`) is a
-//! constant. The function is then differentiated through a hidden twin that takes each
+//! or comparison, a `match` whose patterns bind nothing, an integer cast, a `let` typed
+//! with an integer, `println!`) is a constant. Where a value may flow on (a `match` or
+//! `if let` whose pattern binds it, a `let` typed with an alias or a tuple), the read is a
+//! value's. The function is then differentiated through a hidden twin that takes each
 //! float and array path as a parameter of its own (`line_b: f64`, `line_w: &[f64]`), which
 //! every form above already differentiates; `f::GENERATED` shows the twin's code. The
 //! companion items take and give the struct: `vjp`'s pullback gives `Option<Line>`, `grad`

@@ -716,3 +716,414 @@ fn called_from_an_annotated_function_with_the_struct_constant() {
     let (_, tangent) = caller_of_a_struct_function::jvp(&l, 2.0, &x, 1.0, &[0.0, 0.0]);
     assert_eq!(tangent, inner);
 }
+
+// ----- methods: `#[differentiable] &self`, `self` by value, a trait's impl, generic impls -----
+
+#[derive(Differentiable, Debug, Clone, PartialEq)]
+struct Neuron {
+    w: Vec<f64>,
+    b: f64,
+    /// a constant: the gradient holds a copy
+    inputs: usize,
+}
+
+impl Neuron {
+    /// A layer's forward, its gradient with respect to its own weights.
+    #[differentiable]
+    fn activation(#[differentiable] &self, x: &[f64]) -> f64 {
+        let mut z = self.b;
+        for i in 0..self.inputs {
+            z += self.w[i] * x[i];
+        }
+        z.tanh()
+    }
+
+    /// `self` marked with a marked struct parameter beside it.
+    #[differentiable]
+    fn regularised(#[differentiable] &self, #[differentiable] prior: &Neuron, x: &[f64]) -> f64 {
+        let mut penalty = 0.0;
+        for (w, m) in self.w.iter().zip(prior.w.iter()) {
+            penalty += (w - m) * (w - m);
+        }
+        let mut z = self.b;
+        for i in 0..self.inputs {
+            z += self.w[i] * x[i];
+        }
+        z.tanh() + 0.1 * penalty + prior.b * prior.b
+    }
+
+    /// `self` unmarked (a constant), a marked struct parameter.
+    #[differentiable]
+    fn distance(&self, #[differentiable] other: &Neuron) -> f64 {
+        let mut total = (self.b - other.b).powi(2);
+        for i in 0..self.inputs {
+            total += (self.w[i] - other.w[i]).powi(2);
+        }
+        total.sqrt()
+    }
+}
+
+impl Flat for Neuron {
+    fn to_flat(&self) -> Vec<f64> {
+        let mut out = self.w.clone();
+        out.push(self.b);
+        out
+    }
+    fn from_flat(x: &[f64], like: &Self) -> Self {
+        let n = like.w.len();
+        Neuron {
+            w: x[..n].to_vec(),
+            b: x[n],
+            inputs: like.inputs,
+        }
+    }
+}
+
+#[test]
+fn a_method_differentiated_with_respect_to_self() {
+    let like = Neuron {
+        w: vec![0.0; 3],
+        b: 0.0,
+        inputs: 3,
+    };
+    let split = |x: &[f64]| (Neuron::from_flat(x, &like), x[4..].to_vec());
+    let flat = |d: &Neuron, dx: &[f64]| {
+        let mut out = d.to_flat();
+        out.extend_from_slice(dx);
+        out
+    };
+    let grad = |x: &[f64]| {
+        let (n, input) = split(x);
+        let (value, (d_n, d_x)) = n.activation_grad(&input);
+        assert_eq!(d_n.inputs, 3, "a constant field is a copy");
+        (value, flat(&d_n, &d_x))
+    };
+    let case = Case {
+        name: "activation",
+        itself: &|x| {
+            let (n, input) = split(x);
+            n.activation(&input)
+        },
+        primal: &|x| {
+            let (n, input) = split(x);
+            n.activation_primal(&input)
+        },
+        grad: Some(&grad),
+        grad_into: &|x| {
+            let (n, input) = split(x);
+            let (mut d_n, mut d_x) = (n.zero_like(), vec![0.0; 3]);
+            let value = n.activation_grad_into(&input, &mut d_n, &mut d_x);
+            (value, flat(&d_n, &d_x))
+        },
+        jvp: &|x, t| {
+            let (n, input) = split(x);
+            let (t_n, t_x) = split(t);
+            n.activation_jvp(&input, &t_n, &t_x)
+        },
+    };
+    let x = point(7, 3, -1.0, 1.0);
+    case.check_with_second_order(&x);
+    // by hand: ∂/∂w = (1 − tanh²) x, ∂/∂b = 1 − tanh²
+    let (n, input) = split(&x);
+    let (value, (d_n, _)) = n.activation_grad(&input);
+    let slope = 1.0 - value * value;
+    for i in 0..3 {
+        assert!(common::close(d_n.w[i], slope * input[i], 1e-14));
+    }
+    assert!(common::close(d_n.b, slope, 1e-14));
+    // the pullback: `Option` of the struct for `self`
+    let (_, pullback) = n.activation_vjp(&input);
+    let (d_self, _) = pullback(2.0);
+    assert_eq!(d_self.unwrap().b, 2.0 * slope);
+    assert!(Neuron::ACTIVATION_GENERATED.contains("self_w"));
+}
+
+#[test]
+fn a_method_with_self_and_a_struct_parameter_marked() {
+    let like = Neuron {
+        w: vec![0.0; 2],
+        b: 0.0,
+        inputs: 2,
+    };
+    let split = |x: &[f64]| {
+        (
+            Neuron::from_flat(&x[..3], &like),
+            Neuron::from_flat(&x[3..6], &like),
+            x[6..].to_vec(),
+        )
+    };
+    let flat = |a: &Neuron, b: &Neuron, dx: &[f64]| {
+        let mut out = a.to_flat();
+        out.extend(b.to_flat());
+        out.extend_from_slice(dx);
+        out
+    };
+    let grad = |x: &[f64]| {
+        let (n, prior, input) = split(x);
+        let (value, (d_n, d_prior, d_x)) = n.regularised_grad(&prior, &input);
+        (value, flat(&d_n, &d_prior, &d_x))
+    };
+    let case = Case {
+        name: "regularised",
+        itself: &|x| {
+            let (n, prior, input) = split(x);
+            n.regularised(&prior, &input)
+        },
+        primal: &|x| {
+            let (n, prior, input) = split(x);
+            n.regularised_primal(&prior, &input)
+        },
+        grad: Some(&grad),
+        grad_into: &|x| {
+            let (n, prior, input) = split(x);
+            let (mut d_n, mut d_prior, mut d_x) = (n.zero_like(), prior.zero_like(), vec![0.0; 2]);
+            let value = n.regularised_grad_into(&prior, &input, &mut d_n, &mut d_prior, &mut d_x);
+            (value, flat(&d_n, &d_prior, &d_x))
+        },
+        jvp: &|x, t| {
+            let (n, prior, input) = split(x);
+            let (t_n, t_prior, t_x) = split(t);
+            n.regularised_jvp(&prior, &input, &t_n, &t_prior, &t_x)
+        },
+    };
+    case.check_with_second_order(&point(8, 4, -1.0, 1.0));
+
+    // `self` a constant, the parameter marked: only the parameter's gradient
+    let a = Neuron {
+        w: vec![1.0, 2.0],
+        b: 0.0,
+        inputs: 2,
+    };
+    let b = Neuron {
+        w: vec![4.0, 6.0],
+        b: 0.0,
+        inputs: 2,
+    };
+    let (value, [d_b]) = a.distance_grad(&b);
+    // |b − a| = 5: ∂/∂b = (b − a) / 5
+    assert_eq!(value, 5.0);
+    assert_eq!(a.distance(&b), value);
+    assert!(common::close(d_b.w[0], 0.6, 1e-15) && common::close(d_b.w[1], 0.8, 1e-15));
+    assert_eq!(d_b.b, 0.0);
+}
+
+#[derive(Differentiable, Debug, Clone, Copy)]
+struct Oscillator {
+    stiffness: f64,
+    damping: f64,
+}
+
+impl Oscillator {
+    /// `self` by value, simulated.
+    #[differentiable]
+    fn displacement(#[differentiable] self, x0: f64, steps: usize) -> f64 {
+        let (mut x, mut v) = (x0, 0.0);
+        let dt = 0.02;
+        for _ in 0..steps {
+            let a = -self.stiffness * x - self.damping * v;
+            v += dt * a;
+            x += dt * v;
+        }
+        x
+    }
+}
+
+trait Potential {
+    fn energy(&self, x: f64) -> f64;
+}
+
+#[derive(Differentiable, Debug, Clone)]
+struct Morse {
+    depth: f64,
+    width: f64,
+    rest: f64,
+}
+
+#[differentiable]
+impl Potential for Morse {
+    #[differentiable]
+    fn energy(#[differentiable] &self, x: f64) -> f64 {
+        let e = 1.0 - (-self.width * (x - self.rest)).exp();
+        self.depth * e * e
+    }
+}
+
+#[derive(Differentiable, Debug, Clone)]
+struct Poly<T> {
+    c: [T; 3],
+}
+
+#[differentiable]
+impl<T: Float> Poly<T> {
+    #[differentiable]
+    fn eval(#[differentiable] &self, x: T) -> T {
+        (self.c[2] * x + self.c[1]) * x + self.c[0]
+    }
+}
+
+#[test]
+fn self_by_value_in_a_trait_impl_and_generic() {
+    let split = |x: &[f64]| {
+        (
+            Oscillator {
+                stiffness: x[0],
+                damping: x[1],
+            },
+            x[2],
+        )
+    };
+    let grad = |x: &[f64]| {
+        let (o, x0) = split(x);
+        let (value, (d_o, d_x0)) = o.displacement_grad(x0, 80);
+        (value, vec![d_o.stiffness, d_o.damping, d_x0])
+    };
+    let case = Case {
+        name: "displacement",
+        itself: &|x| {
+            let (o, x0) = split(x);
+            o.displacement(x0, 80)
+        },
+        primal: &|x| {
+            let (o, x0) = split(x);
+            o.displacement_primal(x0, 80)
+        },
+        grad: Some(&grad),
+        grad_into: &grad,
+        jvp: &|x, t| {
+            let (o, x0) = split(x);
+            let (t_o, t_x0) = split(t);
+            o.displacement_jvp(x0, 80, &t_o, t_x0)
+        },
+    };
+    case.check_with_second_order(&[2.0, 0.3, 0.8]);
+
+    let split = |x: &[f64]| {
+        (
+            Morse {
+                depth: x[0],
+                width: x[1],
+                rest: x[2],
+            },
+            x[3],
+        )
+    };
+    let grad = |x: &[f64]| {
+        let (m, r) = split(x);
+        let (value, (d_m, d_r)) = m.energy_grad(r);
+        (value, vec![d_m.depth, d_m.width, d_m.rest, d_r])
+    };
+    let case = Case {
+        name: "morse energy",
+        itself: &|x| {
+            let (m, r) = split(x);
+            Potential::energy(&m, r)
+        },
+        primal: &|x| {
+            let (m, r) = split(x);
+            m.energy_primal(r)
+        },
+        grad: Some(&grad),
+        grad_into: &grad,
+        jvp: &|x, t| {
+            let (m, r) = split(x);
+            let (t_m, t_r) = split(t);
+            m.energy_jvp(r, &t_m, t_r)
+        },
+    };
+    case.check_with_second_order(&[1.5, 0.8, 1.0, 1.4]);
+
+    // generic, at both precisions: c0 + c1 x + c2 x², by hand at x = 2
+    let p = Poly {
+        c: [1.0_f32, 3.0, 2.0],
+    };
+    let (value, (d_p, d_x)) = p.eval_grad(2.0);
+    assert_eq!(value, 15.0);
+    assert_eq!(p.eval(2.0), value);
+    assert_eq!((d_p.c, d_x), ([1.0, 2.0, 4.0], 11.0));
+    let p = Poly {
+        c: [0.5_f64, -1.0, 0.25],
+    };
+    let (value, (d_p, d_x)) = p.eval_grad(3.0);
+    assert_eq!(value, 0.5 - 3.0 + 2.25);
+    assert_eq!((d_p.c, d_x), ([1.0, 3.0, 9.0], -1.0 + 1.5));
+}
+
+/// An annotated caller of methods whose `self` is marked: the receiver a constant there.
+#[differentiable]
+fn caller_of_marked_methods(n: &Neuron, m: &Morse, x: &[f64], r: f64) -> f64 {
+    n.activation(x) * m.energy(r)
+}
+
+#[test]
+fn marked_methods_called_from_an_annotated_function() {
+    let n = Neuron {
+        w: vec![0.3, -0.2],
+        b: 0.1,
+        inputs: 2,
+    };
+    let m = Morse {
+        depth: 1.5,
+        width: 0.8,
+        rest: 1.0,
+    };
+    let (x, r) = ([0.7, -0.4], 1.3);
+    let (value, (d_x, d_r)) = caller_of_marked_methods::grad(&n, &m, &x, r);
+    let (a, (_, d_x_inner)) = n.activation_grad(&x);
+    let (e, (_, d_r_inner)) = m.energy_grad(r);
+    assert_eq!(value, a * e);
+    assert_eq!(caller_of_marked_methods(&n, &m, &x, r), value);
+    assert!(common::close(d_r, a * d_r_inner, 1e-14));
+    for i in 0..2 {
+        assert!(common::close(d_x[i], e * d_x_inner[i], 1e-14));
+    }
+    let (_, tangent) = caller_of_marked_methods::jvp(&n, &m, &x, r, &[0.0, 0.0], 1.0);
+    assert!(common::close(tangent, d_r, 1e-14));
+}
+
+// ----- regression: reads that bind a value are never taken for constants -----
+//
+// A first version took a field read in a `match` scrutinee, a
+// `let` typed with a type it did not know for a float (an alias, a tuple, an array) or an
+// `as` cast to such a type, and `resize`'s fill value, for a constant read, as a
+// condition's or an index's are: the gradient through them was silently zero. (`resize`
+// with a differentiable fill value, and a cast of a differentiable value to an alias, are
+// now the macro's errors: trybuild `struct-param-misuse`, `cast-to-an-alias`.)
+
+type Real = f64;
+
+#[derive(Differentiable, Debug, Clone)]
+struct Pair {
+    a: f64,
+    b: f64,
+}
+
+#[differentiable]
+fn read_by_match(#[differentiable] p: &Pair, x: f64) -> f64 {
+    let y = match (p.a, x) {
+        (a, x) if x > 0.0 => a * x,
+        (_, x) => x,
+    };
+    y + p.b
+}
+
+#[differentiable]
+fn read_by_typed_lets(#[differentiable] p: &Pair, x: f64) -> f64 {
+    let a: Real = p.a;
+    let c: [f64; 2] = [x, p.a];
+    let e: f64 = p.a;
+    a * x + c[0] * c[1] + e * p.b
+}
+
+#[test]
+fn reads_that_bind_values_are_differentiated() {
+    let p = Pair { a: 1.5, b: -0.5 };
+    // x > 0: a x + b
+    let (value, (d_p, d_x)) = read_by_match::grad(&p, 2.0);
+    assert_eq!(value, read_by_match(&p, 2.0));
+    assert_eq!((d_p.a, d_p.b, d_x), (2.0, 1.0, 1.5));
+
+    // a x + x a + a b
+    let (value, (d_p, d_x)) = read_by_typed_lets::grad(&p, 2.0);
+    assert_eq!(value, read_by_typed_lets(&p, 2.0));
+    assert_eq!((d_p.a, d_p.b, d_x), (4.0 - 0.5, 1.5, 3.0));
+}

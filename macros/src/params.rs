@@ -45,7 +45,7 @@ use syn::{
 };
 
 use crate::ctxt::Ctxt;
-use crate::syntax::{method_companion, mixed, strip_parens};
+use crate::syntax::{holds_no_float, method_companion, mixed, strip_parens};
 
 /// Whether the function has a parameter marked `#[differentiable]` (the item this pass
 /// expands; any other goes straight to the pipeline).
@@ -448,7 +448,6 @@ const INTEGER_ARGUMENT_METHODS: &[&str] = &[
     "swap",
     "truncate",
     "reserve",
-    "resize",
     "split_at",
     "rotate_left",
     "rotate_right",
@@ -552,6 +551,42 @@ impl Finder<'_> {
     fn is_float_type(&self, ty: &Type) -> bool {
         self.floats.contains(&ty.to_token_stream().to_string())
     }
+
+    /// An `if`'s or `while`'s condition: a constant, but for a `let` in it whose pattern
+    /// binds a value (`if let Some(v) = ..`), which is read as any value is.
+    fn condition(&mut self, cond: &Expr) {
+        match strip_parens(cond) {
+            Expr::Let(expr_let) if pattern_binds(&expr_let.pat) => {
+                self.visit_pat(&expr_let.pat);
+                self.visit_expr(&expr_let.expr);
+            }
+            Expr::Binary(binary) if matches!(binary.op, BinOp::And(_)) => {
+                // a chain of `let`s and conditions
+                self.condition(&binary.left);
+                self.condition(&binary.right);
+            }
+            cond => self.constant(|this| this.visit_expr(cond)),
+        }
+    }
+}
+
+/// Whether a pattern binds a name (a value flows out of what it matches): an identifier
+/// that is no constant or unit variant (those start uppercase: `None`, `MAX`), anywhere in it.
+fn pattern_binds(pat: &Pat) -> bool {
+    struct Binds(bool);
+    impl<'ast> Visit<'ast> for Binds {
+        fn visit_pat_ident(&mut self, pat: &'ast syn::PatIdent) {
+            if !crate::syntax::starts_uppercase(&pat.ident) || pat.subpat.is_some() {
+                self.0 = true;
+            }
+            visit::visit_pat_ident(self, pat);
+        }
+        // a range's or literal's expressions bind nothing
+        fn visit_expr(&mut self, _: &'ast Expr) {}
+    }
+    let mut binds = Binds(false);
+    binds.visit_pat(pat);
+    binds.0
 }
 
 impl<'ast> Visit<'ast> for Finder<'_> {
@@ -642,8 +677,12 @@ impl<'ast> Visit<'ast> for Finder<'_> {
                     if !self.field(&cast.expr, Read::Cast) {
                         self.visit_expr(&cast.expr);
                     }
-                } else {
+                } else if holds_no_float(&cast.ty) {
                     self.constant(|this| this.visit_expr(&cast.expr));
+                } else {
+                    // a type it cannot tell from a float's by its spelling (an alias):
+                    // read as a value, which the field's check keeps honest
+                    self.visit_expr(&cast.expr);
                 }
             }
             Expr::Binary(binary) if is_comparison(&binary.op) => {
@@ -658,18 +697,23 @@ impl<'ast> Visit<'ast> for Finder<'_> {
                 visit::visit_expr(self, expr);
             }
             Expr::If(expr_if) => {
-                self.constant(|this| this.visit_expr(&expr_if.cond));
+                self.condition(&expr_if.cond);
                 self.visit_block(&expr_if.then_branch);
                 if let Some((_, otherwise)) = &expr_if.else_branch {
                     self.visit_expr(otherwise);
                 }
             }
             Expr::While(expr_while) => {
-                self.constant(|this| this.visit_expr(&expr_while.cond));
+                self.condition(&expr_while.cond);
                 self.visit_block(&expr_while.body);
             }
             Expr::Match(expr_match) => {
-                self.constant(|this| this.visit_expr(&expr_match.expr));
+                // compared with the arms' patterns, a constant; bound by one, a value
+                if expr_match.arms.iter().any(|arm| pattern_binds(&arm.pat)) {
+                    self.visit_expr(&expr_match.expr);
+                } else {
+                    self.constant(|this| this.visit_expr(&expr_match.expr));
+                }
                 for arm in &expr_match.arms {
                     match &arm.pat {
                         Pat::Guard(guarded) => {
@@ -690,7 +734,9 @@ impl<'ast> Visit<'ast> for Finder<'_> {
         let Some(init) = &local.init else {
             return;
         };
-        let constant = matches!(&local.pat, Pat::Type(typed) if !self.is_float_type(&typed.ty));
+        // only a type that holds no float by its spelling makes the value a constant (an
+        // alias, a tuple or an array of floats would not)
+        let constant = matches!(&local.pat, Pat::Type(typed) if holds_no_float(&typed.ty));
         if constant {
             self.constant(|this| this.visit_expr(&init.expr));
         } else {

@@ -496,3 +496,39 @@ pub fn mentions(stmts: &[syn::Stmt], name: &Ident) -> bool {
     }
     finder.found
 }
+
+/// A type that holds no float by its spelling: an integer, `bool`, `char`, `str`, `String`,
+/// or references, arrays, slices and tuples of those. An alias or a struct may hold one.
+pub fn holds_no_float(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Reference(reference) => holds_no_float(&reference.elem),
+        syn::Type::Array(array) => holds_no_float(&array.elem),
+        syn::Type::Slice(slice) => holds_no_float(&slice.elem),
+        syn::Type::Tuple(tuple) => tuple.elems.iter().all(holds_no_float),
+        syn::Type::Paren(paren) => holds_no_float(&paren.elem),
+        syn::Type::Group(group) => holds_no_float(&group.elem),
+        syn::Type::Path(path) if path.qself.is_none() => {
+            path.path.get_ident().is_some_and(|ident| {
+                matches!(
+                    ident.to_string().as_str(),
+                    "u8" | "u16"
+                        | "u32"
+                        | "u64"
+                        | "u128"
+                        | "usize"
+                        | "i8"
+                        | "i16"
+                        | "i32"
+                        | "i64"
+                        | "i128"
+                        | "isize"
+                        | "bool"
+                        | "char"
+                        | "str"
+                        | "String"
+                )
+            })
+        }
+        _ => false,
+    }
+}

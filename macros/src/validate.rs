@@ -322,6 +322,22 @@ struct AsWritten<'c, 'f> {
 }
 
 impl<'ast> Visit<'ast> for AsWritten<'_, '_> {
+    fn visit_expr_cast(&mut self, cast: &'ast syn::ExprCast) {
+        // `x as f64` is differentiated, `x as usize` a constant: a type that is neither
+        // by its spelling (an alias) would make the gradient through it silently zero
+        if !crate::syntax::holds_no_float(&cast.ty) && (self.mentions_active)(&cast.expr) {
+            let ty = quote::ToTokens::to_token_stream(&cast.ty);
+            self.cx.error_spanned_by(
+                &cast.ty,
+                format!(
+                    "a cast of a differentiable value to `{ty}`: #[differentiable] tells a float \
+                     cast (differentiated) from an integer's (a constant) by the type's spelling, \
+                     and `{ty}` is neither; write `as f64` or `as f32` (or the integer type)"
+                ),
+            );
+        }
+        visit::visit_expr_cast(self, cast);
+    }
     fn visit_expr_unsafe(&mut self, expr: &'ast syn::ExprUnsafe) {
         unsafe_block(self.cx, expr.unsafe_token);
     }

@@ -14,7 +14,7 @@ use crate::base::dtype::Float;
     message = "`#[differentiable]` reads this field of a differentiable struct parameter as a differentiable `{F}`, but it is a `{Self}`",
     label = "read as a `{F}` here",
     note = "a field read in arithmetic, or bound by a `let` with no type, is taken for a float of the function's float type",
-    note = "an integer or other constant field: read it where only a constant can go (a range, an index, an `as` cast), or bind it with its type (`let n: usize = p.n;`)",
+    note = "an integer or other constant field: read it where only a constant can go (a range, an index, an `as` cast to an integer, a comparison, a `match` whose patterns bind nothing), or bind it with its integer type (`let n: usize = p.n;`)",
     note = "a struct field used whole (a method call on it, an argument): read its own fields instead"
 )]
 pub trait FloatField<F> {

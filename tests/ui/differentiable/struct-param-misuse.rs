@@ -1,6 +1,7 @@
 // A differentiable struct parameter is read by field: used whole, written, shadowed, read
 // both as an array and a float, or read inside a macro the attribute cannot follow, it is
-// the macro's own error at the user's tokens, all at once.
+// the macro's own error at the user's tokens, all at once. A field as `resize`'s fill
+// value is a value (once taken for a constant, its gradient silently zero).
 use gradtape::{Differentiable, differentiable};
 
 #[derive(Differentiable, Clone)]
@@ -46,6 +47,17 @@ fn array_and_float(#[differentiable] p: &Params, x: f64) -> f64 {
 #[differentiable]
 fn inside_a_macro(#[differentiable] p: &Params, x: f64) -> f64 {
     double!(p.a) * x
+}
+
+#[differentiable]
+fn fill_value(#[differentiable] p: &Params, x: &[f64]) -> f64 {
+    let mut v = Vec::new();
+    v.resize(x.len(), p.a);
+    let mut total = 0.0;
+    for i in 0..x.len() {
+        total += v[i] * x[i];
+    }
+    total
 }
 
 fn main() {}
