@@ -793,7 +793,8 @@
 //! float and array path as a parameter of its own (`line_b: f64`, `line_w: &[f64]`), which
 //! every form above already differentiates; `f::GENERATED` shows the twin's code. The
 //! companion items take and give the struct: `vjp`'s pullback gives `Option<Line>`, `grad`
-//! a `Line`, `grad_into` accumulates into a `&mut Line`, `jvp` takes a `&Line` tangent. A
+//! a `Line`, `grad_into` accumulates into a `&mut Line` (also for a function with no array
+//! parameter, built on `grad`: no allocation), `jvp` takes a `&Line` tangent. A
 //! wrong guess is never a gradient of the wrong thing: each lifted path's value is read
 //! through a check of its type spanned at the field (`p.n` of a `usize` read in arithmetic
 //! is a compile error there, naming the fix; so is a float field read only through `as`,

@@ -305,8 +305,10 @@ fn a_physical_model_by_value() {
             (value, vec![d_p.length, d_p.damping, d_theta])
         }),
         grad_into: &|x| {
+            // no array: built on the twin's `grad`, into a struct and a float buffer
             let (p, theta) = split(x);
-            let (value, (d_p, d_theta)) = swing::grad(p, theta, 60);
+            let (mut d_p, mut d_theta) = (p.zero_like(), 0.0);
+            let value = swing::grad_into(p, theta, 60, &mut d_p, &mut d_theta);
             (value, vec![d_p.length, d_p.damping, d_theta])
         },
         jvp: &|x, t| {
@@ -1023,7 +1025,12 @@ fn self_by_value_in_a_trait_impl_and_generic() {
             m.energy_primal(r)
         },
         grad: Some(&grad),
-        grad_into: &grad,
+        grad_into: &|x| {
+            let (m, r) = split(x);
+            let (mut d_r, mut d_m) = (0.0, m.zero_like());
+            let value = m.energy_grad_into(r, &mut d_m, &mut d_r);
+            (value, vec![d_m.depth, d_m.width, d_m.rest, d_r])
+        },
         jvp: &|x, t| {
             let (m, r) = split(x);
             let (t_m, t_r) = split(t);

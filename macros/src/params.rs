@@ -1308,6 +1308,51 @@ fn companion(
         }
     });
 
+    // with no array among the twin's parameters it has no `grad_into`: the struct's is
+    // built on its allocation-free `grad`, its entries added into the buffers
+    let grad_into = grad_into.or_else(|| {
+        twin.get("grad")?;
+        let mut output = twin["vjp"].sig.output.clone();
+        let entries = pullback_entries(&mut output).expect("`vjp` returns a pullback");
+        let [value, grads] = ["value", "grads"].map(mixed);
+        // the twin's gradient: its float parameters' entries in order (the user's floats),
+        // then the lifted paths'
+        let is_float = |k: usize| model.params[k].is_none() && option_inner(&entries[k]).is_some();
+        let float_count = (0..model.params.len()).filter(|&k| is_float(k)).count();
+        let (mut next_float, mut next_lifted) = (0_usize, float_count);
+        let mut declared_buffers = Vec::new();
+        let mut adds = Vec::new();
+        for (k, marked) in model.params.iter().enumerate() {
+            let buffer = mixed(&format!("d_{}", idents[k]));
+            if let Some(marked) = marked {
+                let ty = &marked.ty;
+                declared_buffers.push(quote!(#buffer: &mut #ty));
+                for lifted in &marked.lifted {
+                    let (path, at) = (&lifted.path, generated_at(lifted.span));
+                    adds.push(quote_spanned!(lifted.span=> #at::add_float_field::<#float, _>(&mut #buffer.#(#path).*, ::core::option::Option::Some(#grads[#next_lifted]));));
+                    next_lifted += 1;
+                }
+            } else if is_float(k) {
+                declared_buffers.push(quote!(#buffer: &mut #float));
+                adds.push(quote!(*#buffer += #grads[#next_float];));
+                next_float += 1;
+            }
+        }
+        let call_grad = twin_item("grad");
+        Some(quote! {
+            /// The value, with the gradient accumulated (`+=`) into the caller's buffers, one
+            /// per differentiable parameter after all the parameters, in order: `&mut S` for
+            /// a differentiable struct (its floats accumulated), `&mut F` for a float. No
+            /// tape, no allocation.
+            #[inline]
+            pub fn #grad_into_name #generics (#(#declared,)* #(#declared_buffers),*) -> #float #where_clause {
+                let (#value, #grads) = #call_grad(#(#user_args,)* #(#lifted_args),*);
+                #(#adds)*
+                #value
+            }
+        })
+    });
+
     let block = &item.block;
     let output = &item.sig.output;
     let primal = quote! {
