@@ -91,25 +91,10 @@ fn is_constant_type(ty: &Type) -> bool {
         Type::Reference(_) | Type::FnPtr(_) => true,
         Type::Group(group) => is_constant_type(&group.elem),
         Type::Paren(paren) => is_constant_type(&paren.elem),
-        Type::Path(path) if path.qself.is_none() => path.path.get_ident().is_some_and(|ident| {
-            matches!(
-                ident.to_string().as_str(),
-                "u8" | "u16"
-                    | "u32"
-                    | "u64"
-                    | "u128"
-                    | "usize"
-                    | "i8"
-                    | "i16"
-                    | "i32"
-                    | "i64"
-                    | "i128"
-                    | "isize"
-                    | "bool"
-                    | "char"
-                    | "String"
-            )
-        }),
+        Type::Path(path) if path.qself.is_none() => path
+            .path
+            .get_ident()
+            .is_some_and(crate::syntax::names_no_float),
         _ => false,
     }
 }

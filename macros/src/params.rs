@@ -361,32 +361,15 @@ fn is_struct_type(ty: &Type, float_params: &[syn::Ident]) -> bool {
     let Some(last) = path.path.segments.last() else {
         return false;
     };
-    !matches!(
-        last.ident.to_string().as_str(),
-        "f32"
-            | "f64"
-            | "u8"
-            | "u16"
-            | "u32"
-            | "u64"
-            | "u128"
-            | "usize"
-            | "i8"
-            | "i16"
-            | "i32"
-            | "i64"
-            | "i128"
-            | "isize"
-            | "bool"
-            | "Vec"
-            | "Tensor"
-            | "Variable"
-            | "Option"
-            | "Box"
-    ) && path
-        .path
-        .get_ident()
-        .is_none_or(|ident| !float_params.contains(ident))
+    !(crate::syntax::names_no_float(&last.ident)
+        || matches!(
+            last.ident.to_string().as_str(),
+            "f32" | "f64" | "Vec" | "Tensor" | "Variable" | "Option" | "Box"
+        ))
+        && path
+            .path
+            .get_ident()
+            .is_none_or(|ident| !float_params.contains(ident))
 }
 
 fn path_text(path: &[Member]) -> String {
@@ -451,27 +434,6 @@ const INTEGER_ARGUMENT_METHODS: &[&str] = &[
     "split_at",
     "rotate_left",
     "rotate_right",
-];
-
-/// Macros that only read their arguments: a field read inside one is a constant read.
-const READING_MACROS: &[&str] = &[
-    "println",
-    "print",
-    "eprintln",
-    "eprint",
-    "format",
-    "write",
-    "writeln",
-    "assert",
-    "assert_eq",
-    "assert_ne",
-    "debug_assert",
-    "debug_assert_eq",
-    "debug_assert_ne",
-    "panic",
-    "unreachable",
-    "todo",
-    "unimplemented",
 ];
 
 /// A marked parameter's name and a path's text (`p`, `layer.w`).
@@ -688,7 +650,7 @@ impl<'ast> Visit<'ast> for Finder<'_> {
             Expr::Binary(binary) if is_comparison(&binary.op) => {
                 self.constant(|this| visit::visit_expr(this, expr));
             }
-            Expr::Binary(binary) if is_compound_assign(&binary.op) => {
+            Expr::Binary(binary) if crate::syntax::is_compound_assign(&binary.op) => {
                 self.check_write(&binary.left);
                 visit::visit_expr(self, expr);
             }
@@ -777,7 +739,7 @@ impl<'ast> Visit<'ast> for Finder<'_> {
         }
         let mentions = crate::syntax::names_in(mac.tokens.clone());
         if let Some(param) = self.marked.iter().find(|name| mentions.contains(*name)) {
-            if READING_MACROS.contains(&name.as_str()) {
+            if crate::validate::HARMLESS_MACROS.contains(&name.as_str()) {
                 // reads only: its fields' values are constants there, and the twin still
                 // takes the parameter
                 return;
@@ -802,22 +764,6 @@ fn is_comparison(op: &BinOp) -> bool {
     matches!(
         op,
         BinOp::Eq(_) | BinOp::Ne(_) | BinOp::Lt(_) | BinOp::Le(_) | BinOp::Gt(_) | BinOp::Ge(_)
-    )
-}
-
-fn is_compound_assign(op: &BinOp) -> bool {
-    matches!(
-        op,
-        BinOp::AddAssign(_)
-            | BinOp::SubAssign(_)
-            | BinOp::MulAssign(_)
-            | BinOp::DivAssign(_)
-            | BinOp::RemAssign(_)
-            | BinOp::BitXorAssign(_)
-            | BinOp::BitAndAssign(_)
-            | BinOp::BitOrAssign(_)
-            | BinOp::ShlAssign(_)
-            | BinOp::ShrAssign(_)
     )
 }
 

@@ -497,8 +497,30 @@ pub fn mentions(stmts: &[syn::Stmt], name: &Ident) -> bool {
     finder.found
 }
 
-/// A type that holds no float by its spelling: an integer, `bool`, `char`, `str`, `String`,
-/// or references, arrays, slices and tuples of those. An alias or a struct may hold one.
+/// The names of the types that hold no float: the integers, `bool`, `char`, `str`, `String`.
+pub fn names_no_float(ident: &Ident) -> bool {
+    matches!(
+        ident.to_string().as_str(),
+        "u8" | "u16"
+            | "u32"
+            | "u64"
+            | "u128"
+            | "usize"
+            | "i8"
+            | "i16"
+            | "i32"
+            | "i64"
+            | "i128"
+            | "isize"
+            | "bool"
+            | "char"
+            | "str"
+            | "String"
+    )
+}
+
+/// A type that holds no float by its spelling: one [`names_no_float`] names, or references,
+/// arrays, slices and tuples of those. An alias or a struct may hold one.
 pub fn holds_no_float(ty: &syn::Type) -> bool {
     match ty {
         syn::Type::Reference(reference) => holds_no_float(&reference.elem),
@@ -508,27 +530,26 @@ pub fn holds_no_float(ty: &syn::Type) -> bool {
         syn::Type::Paren(paren) => holds_no_float(&paren.elem),
         syn::Type::Group(group) => holds_no_float(&group.elem),
         syn::Type::Path(path) if path.qself.is_none() => {
-            path.path.get_ident().is_some_and(|ident| {
-                matches!(
-                    ident.to_string().as_str(),
-                    "u8" | "u16"
-                        | "u32"
-                        | "u64"
-                        | "u128"
-                        | "usize"
-                        | "i8"
-                        | "i16"
-                        | "i32"
-                        | "i64"
-                        | "i128"
-                        | "isize"
-                        | "bool"
-                        | "char"
-                        | "str"
-                        | "String"
-                )
-            })
+            path.path.get_ident().is_some_and(names_no_float)
         }
         _ => false,
     }
+}
+
+/// `+=`, `-=`, .. : the compound assignments.
+pub fn is_compound_assign(op: &syn::BinOp) -> bool {
+    use syn::BinOp::*;
+    matches!(
+        op,
+        AddAssign(_)
+            | SubAssign(_)
+            | MulAssign(_)
+            | DivAssign(_)
+            | RemAssign(_)
+            | BitXorAssign(_)
+            | BitAndAssign(_)
+            | BitOrAssign(_)
+            | ShlAssign(_)
+            | ShrAssign(_)
+    )
 }

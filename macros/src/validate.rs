@@ -209,8 +209,9 @@ const UNSAFE: &str = "`unsafe` code cannot be differentiated: move it into a fun
 const MUTABLE_BORROW: &str =
     "a differentiable value cannot be borrowed mutably: mutation through references has no adjoint";
 
-/// Macros that only read values.
-const HARMLESS_MACROS: &[&str] = &[
+/// Macros that only read values (a differentiable struct parameter's fields read inside
+/// one are constants there: `params.rs`).
+pub const HARMLESS_MACROS: &[&str] = &[
     "assert",
     "assert_eq",
     "assert_ne",
@@ -222,6 +223,8 @@ const HARMLESS_MACROS: &[&str] = &[
     "print",
     "eprint",
     "format",
+    "write",
+    "writeln",
     "dbg",
     "panic",
     "unreachable",
@@ -394,7 +397,7 @@ pub fn condition_writes(cx: &Ctxt, cond: &Expr, mentions_active: &dyn Fn(&Expr) 
             visit::visit_expr_assign(self, assign);
         }
         fn visit_expr_binary(&mut self, binary: &'ast syn::ExprBinary) {
-            if is_compound_assign(&binary.op) {
+            if crate::syntax::is_compound_assign(&binary.op) {
                 self.write(&binary.left, &binary.right, &Expr::Binary(binary.clone()));
             }
             visit::visit_expr_binary(self, binary);
@@ -411,23 +414,6 @@ pub fn condition_writes(cx: &Ctxt, cond: &Expr, mentions_active: &dyn Fn(&Expr) 
         in_closure: false,
     }
     .visit_expr(cond);
-}
-
-fn is_compound_assign(op: &syn::BinOp) -> bool {
-    use syn::BinOp::*;
-    matches!(
-        op,
-        AddAssign(_)
-            | SubAssign(_)
-            | MulAssign(_)
-            | DivAssign(_)
-            | RemAssign(_)
-            | BitXorAssign(_)
-            | BitAndAssign(_)
-            | BitOrAssign(_)
-            | ShlAssign(_)
-            | ShrAssign(_)
-    )
 }
 
 /// A `break`/`continue` with no loop of that label around it (a labelled block's).
