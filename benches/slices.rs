@@ -150,6 +150,11 @@ fn bench_struct(c: &mut Criterion) {
     let mut by_hand = p.zero_like();
     let value = nll_by_hand(&p, &data, &mut by_hand);
     println!("by hand:          value {value:.9}, gradient {by_hand:?}");
+    println!(
+        "itself:           value {:.9} (fields as parameters {:.9})",
+        nll(&p, &data),
+        nll_fields(p.mu, p.log_sigma, &data)
+    );
 
     let mut group = c.benchmark_group("Gaussian nll over 10^5, struct parameter");
     group.bench_function("grad_into (struct parameter)", |b| {
