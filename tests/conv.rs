@@ -5,7 +5,7 @@
 
 mod common;
 
-use gradtape::{Conv2dOptions, GradientOptions, GradientTape, Padding, Tensor};
+use gradtape::{Conv2dOptions, Float, GradientOptions, GradientTape, Padding, Tensor};
 
 /// `1, 2, …` in an NHWC tensor of `shape`.
 fn counting(shape: &[usize]) -> Tensor<f64> {
@@ -505,6 +505,78 @@ fn batches_split_over_two_threads_match_image_by_image() {
     assert_eq!(gathered, gathered_by_image);
 }
 
+/// A tensor's elements as bits (through an exact cast to f64): equal only if every element
+/// is, signed zeros and NaNs included.
+fn bits<T: Float>(t: &Tensor<T>) -> Vec<u64> {
+    t.cast::<f64>()
+        .to_vec()
+        .iter()
+        .map(|v| v.to_bits())
+        .collect()
+}
+
+/// `y` of `x`, `w`, `b` and the gradients of ⟨y, seed⟩ with respect to all three, as bits.
+fn value_and_gradients<T: Float>(
+    f: impl Fn(&Tensor<T>, &Tensor<T>, &Tensor<T>) -> Tensor<T>,
+    x: &Tensor<T>,
+    w: &Tensor<T>,
+    b: &Tensor<T>,
+    seed: &Tensor<T>,
+) -> [Vec<u64>; 4] {
+    let tape = GradientTape::new();
+    for v in [x, w, b] {
+        tape.watch(v);
+    }
+    let y = tape.record(|| f(x, w, b));
+    let options = GradientOptions::new().output_gradients(seed);
+    let grads = tape.gradient_with(&y, &[x, w, b], options).unwrap();
+    let grad = |i: usize| bits(grads[i].as_ref().expect("connected"));
+    [bits(&y), grad(0), grad(1), grad(2)]
+}
+
+/// `conv2d_bias_relu` against `conv2d`, `+ bias` and `relu` recorded one by one: the same
+/// arithmetic in the same order (the bias added to each product, then ReLU's select; ReLU's
+/// cotangent product; the bias gradient summed row after row as `sum_to_shape` does), so
+/// the same bits for the value and all three gradients. In f32 at W8's first layer's shapes
+/// (passes long enough to be split over two threads) and in f64 under other options, with
+/// pre-activations of exactly zero (ReLU passes nothing there) in the f64 case.
+#[test]
+fn fused_conv_bias_relu_equals_the_composition_to_the_bit() {
+    fn check<T: Float>(x: &Tensor<T>, w: &Tensor<T>, b: &Tensor<T>, options: Conv2dOptions) {
+        let y = x.conv2d(w, options);
+        let seed = Tensor::<T>::random_normal(y.shape(), T::ZERO, T::ONE, 93);
+        let fused =
+            value_and_gradients(|x, w, b| x.conv2d_bias_relu(w, b, options), x, w, b, &seed);
+        let composed =
+            value_and_gradients(|x, w, b| (x.conv2d(w, options) + b).relu(), x, w, b, &seed);
+        for (i, what) in ["value", "x̄", "w̄", "b̄"].iter().enumerate() {
+            assert!(fused[i] == composed[i], "{what} differs, {options:?}");
+        }
+    }
+    // W8's first layer at batch 16: 346,112 outputs
+    let x = Tensor::<f32>::random_uniform(&[16, 28, 28, 1], 0.0, 1.0, 91);
+    let w = Tensor::<f32>::random_uniform(&[3, 3, 1, 32], -0.5, 0.5, 92);
+    let b = Tensor::<f32>::random_uniform(&[32], -0.3, 0.3, 94);
+    check(&x, &w, &b, Conv2dOptions::new());
+    // integers: the window sums of a ones filter are exact, so a bias of minus one of them
+    // makes some pre-activations exactly zero
+    let x = Tensor::from_vec((0..50).map(|v| f64::from(v % 7)).collect(), &[2, 5, 5, 1]);
+    let w = Tensor::ones(&[2, 2, 1, 2]);
+    let sums = x.conv2d(&w, Conv2dOptions::new()).to_vec();
+    let b = Tensor::from_vec(vec![-sums[0], -sums[3]], &[2]);
+    let pre = (x.conv2d(&w, Conv2dOptions::new()) + &b).to_vec();
+    assert!(pre.contains(&0.0), "the case has zero pre-activations");
+    check(&x, &w, &b, Conv2dOptions::new());
+    let x = Tensor::<f64>::random_normal(&[3, 7, 6, 4], 0.0, 1.0, 95);
+    let w = Tensor::<f64>::random_normal(&[3, 3, 2, 6], 0.0, 1.0, 96);
+    let b = Tensor::<f64>::random_normal(&[6], 0.0, 1.0, 97);
+    let options = Conv2dOptions::new()
+        .groups(2)
+        .strides(2, 1)
+        .padding(Padding::Same);
+    check(&x, &w, &b, options);
+}
+
 #[test]
 fn avg_pool_by_hand_counts_only_real_positions() {
     let x = counting(&[1, 3, 3, 1]);
@@ -609,6 +681,7 @@ fn jacobians_through_batched_rules_match_row_by_row() {
     let options = Conv2dOptions::new().padding(Padding::Same).strides(1, 2);
     let x = Tensor::<f64>::random_normal(&[2, 3, 4, 2], 0.0, 1.0, 21);
     let w = Tensor::<f64>::random_normal(&[2, 2, 2, 3], 0.0, 1.0, 22);
+    let b = Tensor::<f64>::random_normal(&[3], 0.0, 1.0, 23);
     type F<'a> = Box<dyn Fn(&Tensor<f64>) -> Tensor<f64> + 'a>;
     let grad_x = |w: &Tensor<f64>| {
         let tape = GradientTape::new();
@@ -625,6 +698,21 @@ fn jacobians_through_batched_rules_match_row_by_row() {
     let cases: Vec<(&str, &Tensor<f64>, F<'_>)> = vec![
         ("conv by x", &x, Box::new(|x| x.conv2d(&w, options))),
         ("conv by w", &w, Box::new(|w| x.conv2d(w, options))),
+        (
+            "conv bias relu by x",
+            &x,
+            Box::new(|x| x.conv2d_bias_relu(&w, &b, options)),
+        ),
+        (
+            "conv bias relu by w",
+            &w,
+            Box::new(|w| x.conv2d_bias_relu(w, &b, options)),
+        ),
+        (
+            "conv bias relu by b",
+            &b,
+            Box::new(|b| x.conv2d_bias_relu(&w, b, options)),
+        ),
         ("∂L/∂x by w", &w, Box::new(grad_x)),
         ("∂L/∂w by x", &x, Box::new(grad_w)),
         (
@@ -702,6 +790,18 @@ fn bad_input_panics_name_the_op_and_the_shapes() {
                 drop(x.conv2d_backprop_filter(&Tensor::zeros(&[1, 3, 3, 2]), &[2, 2, 2, 1], o()))
             }),
             "conv2d_backprop_filter: the output gradient has shape [1, 3, 3, 2]",
+        ),
+        (
+            Box::new(|| {
+                drop(x.conv2d_bias_relu(&Tensor::zeros(&[2, 2, 2, 3]), &Tensor::zeros(&[2]), o()))
+            }),
+            "conv2d_bias_relu: the bias must be [3], one per output channel, got shape [2] (input [1, 4, 4, 2], filter [2, 2, 2, 3])",
+        ),
+        (
+            Box::new(|| {
+                drop(x.conv2d_bias_relu(&Tensor::zeros(&[2, 2, 3, 1]), &Tensor::zeros(&[1]), o()))
+            }),
+            "conv2d_bias_relu: the filter's input channels times the groups (3 · 1) must equal the input's 2 channels",
         ),
         (
             Box::new(|| drop(x.max_pool2d((2, 2), (2, 0), Padding::Valid))),

@@ -330,6 +330,17 @@ fn table() -> Vec<Row> {
             let options = Conv2dOptions::new().groups(2).strides(2, 2).padding(Padding::Same);
             x[0].conv2d_backprop_filter(&x[1], &[3, 3, 1, 2], options)
         }, Second),
+        // relu(conv2d(x, w) + b) as one op (a Conv2D layer with a ReLU)
+        row("conv2d_bias_relu valid", &[(&[2, 4, 4, 2], Normal), (&[2, 2, 2, 3], Normal), (&[3], Normal)], |x| {
+            x[0].conv2d_bias_relu(&x[1], &x[2], Conv2dOptions::new())
+        }, Second),
+        row("conv2d_bias_relu groups 2 stride 2 same", &[(&[1, 5, 5, 2], Normal), (&[3, 3, 1, 2], Normal), (&[2], Normal)], |x| {
+            let options = Conv2dOptions::new().groups(2).strides(2, 2).padding(Padding::Same);
+            x[0].conv2d_bias_relu(&x[1], &x[2], options)
+        }, Second),
+        row("conv2d_bias_relu then max_pool2d", &[(&[2, 5, 5, 1], Normal), (&[2, 2, 1, 2], Normal), (&[2], Normal)], |x| {
+            x[0].conv2d_bias_relu(&x[1], &x[2], Conv2dOptions::new()).max_pool2d((2, 2), (2, 2), Padding::Valid)
+        }, Second),
         row("max_pool2d 2x2 stride 2", &[(&[1, 4, 4, 2], Normal)], |x| {
             x[0].max_pool2d((2, 2), (2, 2), Padding::Valid)
         }, SecondIsNone),

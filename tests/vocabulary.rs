@@ -97,6 +97,11 @@ fn node_of(p: &Primitive) -> RecordedNode {
                 drop(x[0].conv2d_backprop_filter(&x[1], &[2, 2, 2, 2], Conv2dOptions::new()))
             })
         }
+        "conv2d_bias_relu" => record(
+            name,
+            &[m(1, &[1, 3, 3, 2]), m(2, &[2, 2, 2, 2]), m(3, &[2])],
+            |x| drop(x[0].conv2d_bias_relu(&x[1], &x[2], Conv2dOptions::new())),
+        ),
         "max_pool2d" => record(name, &[m(1, &[1, 4, 4, 1])], |x| {
             drop(x[0].max_pool2d((2, 2), (2, 2), Padding::Valid))
         }),

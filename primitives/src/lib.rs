@@ -420,6 +420,16 @@ pub const OTHER_PRIMITIVES: &[Primitive] = &[
         Tensor,
         &[],
     ),
+    // relu(conv2d(x, w) + b) in one op (a Conv2D layer with a ReLU): its rule needs the
+    // convolution's operands and, for ReLU's mask, the output
+    row(
+        "conv2d_bias_relu",
+        3,
+        &[Structure],
+        &[Input(0), Input(1), Output],
+        Tensor,
+        &[],
+    ),
     // max pooling's rule finds each window's maximum again from its input and output; its
     // gradient and that gradient's rule (the positions' gather) keep the two as constants
     row(

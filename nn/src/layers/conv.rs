@@ -298,8 +298,14 @@ impl<T: Float> Layer<T> for Conv2D<T> {
             format.describe(),
             x.shape()
         );
-        let y = format.layout_to_nhwc(x).conv2d(&kernel, self.options) + self.bias.value();
-        format.nhwc_to_layout(self.activation.apply(&y))
+        let x = format.layout_to_nhwc(x);
+        let y = match self.activation {
+            // one op: the bias and the ReLU in the product's output pass, and ReLU's mask
+            // taken from the output in the rule (the same values as the composition)
+            Activation::Relu => x.conv2d_bias_relu(&kernel, &self.bias.value(), self.options),
+            activation => activation.apply(&(x.conv2d(&kernel, self.options) + self.bias.value())),
+        };
+        format.nhwc_to_layout(y)
     }
 
     fn trainable_variables(&self) -> Vec<Variable<T>> {

@@ -23,6 +23,7 @@ use super::linalg::{gemm_product, gemm_store};
 use super::{static_rule, sum_tangents};
 use crate::base::context::batch_rank;
 use crate::base::dtype::{AnyTensor, Float};
+use crate::base::primal::{PrimalOps, positive_mask_of, relu_value};
 use crate::base::tensor::{Data, Dims, Tensor};
 use crate::record::forward::Tangents;
 use crate::record::node::{InputGrads, Params, RuleCtx};
@@ -918,9 +919,166 @@ impl<T: Float> Tensor<T> {
     }
 }
 
+impl<T: Float> Tensor<T> {
+    /// `relu(conv2d(self, filter) + bias)` as one op: a convolution layer with a `[c_out]`
+    /// bias and a ReLU (Keras' `Conv2D(activation="relu")`). The same values, to the bit, as
+    /// [`conv2d`](Self::conv2d), `+ bias` and [`relu`](Self::relu) one after the other, and
+    /// the same gradients, with two passes over the output and one output-sized array fewer
+    /// each way: the bias and the ReLU are applied in place in one pass over the product,
+    /// and the rule takes ReLU's mask from the output it keeps.
+    ///
+    /// Differentiable in all three operands, to any order (its rule is written in
+    /// `conv2d`'s gradient ops and recorded masks and sums).
+    ///
+    /// ```
+    /// use gradtape_runtime::{Conv2dOptions, Tensor};
+    /// // a 3x3 image and a 2x2 filter of ones: block sums 12, 16, 24, 28
+    /// let x = Tensor::from_vec((1..=9).map(f64::from).collect(), &[1, 3, 3, 1]);
+    /// let w = Tensor::ones(&[2, 2, 1, 1]);
+    /// let b = Tensor::from_vec(vec![-20.0], &[1]);
+    /// let y = x.conv2d_bias_relu(&w, &b, Conv2dOptions::new());
+    /// assert_eq!(y.to_vec(), vec![0.0, 0.0, 4.0, 8.0]);
+    /// assert_eq!(y.to_vec(), (x.conv2d(&w, Conv2dOptions::new()) + &b).relu().to_vec());
+    /// ```
+    ///
+    /// # Panics
+    /// As [`conv2d`](Self::conv2d), and if `bias` is not `[c_out]` (the filter's last
+    /// axis); the message names the op and the shapes.
+    #[track_caller]
+    pub fn conv2d_bias_relu(
+        &self,
+        filter: &Tensor<T>,
+        bias: &Tensor<T>,
+        options: Conv2dOptions,
+    ) -> Tensor<T> {
+        const OP: &str = "conv2d_bias_relu";
+        let g = Geometry::conv(OP, self.shape(), filter.shape(), options);
+        assert!(
+            bias.shape() == [g.c_out],
+            "{OP}: the bias must be [{}], one per output channel, got shape {:?} (input {:?}, filter {:?})",
+            g.c_out,
+            bias.shape(),
+            self.shape(),
+            filter.shape()
+        );
+        let mut values = conv_values(self, filter, &g);
+        add_bias_relu(
+            values.as_slice_mut().expect("conv2d's output is row-major"),
+            &row_major(bias),
+        );
+        let data = Data::from_array(values);
+        let spec = |out: &Tensor<T>| NodeSpec {
+            op: OP,
+            rule: static_rule(|ctx, g| match g {
+                AnyTensor::F32(g) => conv2d_bias_relu_rule(ctx, g),
+                AnyTensor::F64(g) => conv2d_bias_relu_rule(ctx, g),
+            }),
+            saved: smallvec![
+                T::into_any(self.clone()),
+                T::into_any(filter.clone()),
+                T::into_any(out.clone())
+            ],
+            params: g.params(),
+        };
+        // d relu(conv(x, w) + b) = [y > 0] · (conv(dx, w) + conv(x, dw) + db)
+        let jvp = |t: &Tangents<'_>, out: &Tensor<T>| {
+            let dx = t.of::<T>(0).map(|dx| dx.conv2d(filter, options));
+            let dw = t.of::<T>(1).map(|dw| self.conv2d(dw, options));
+            let linear = sum_tangents(dx, dw, out.shape());
+            sum_tangents(linear, t.of::<T>(2).cloned(), out.shape())
+                .map(|d| d.mul(&out.positive_mask()))
+        };
+        stack::record(data, &[self.id(), filter.id(), bias.id()], spec, &jvp)
+    }
+}
+
+/// `relu(v + bias[c])` for each element `v` of channel `c` in `values`, an NHWC output
+/// whose rows are `bias.len()` channels long, in place: the arithmetic of `+ bias` then
+/// `relu` (one rounding, then the select), each element alone, so the two-thread split
+/// changes no bit.
+fn add_bias_relu<T: Float>(values: &mut [T], bias: &[T]) {
+    if bias.is_empty() || values.is_empty() {
+        return;
+    }
+    crate::base::parallel::chunks_in_place(values, bias.len(), |_, row| {
+        for (v, &b) in row.iter_mut().zip(bias) {
+            *v = relu_value(*v + b);
+        }
+    });
+}
+
+/// y = relu(conv(x, w) + b): with m = ḡ·[y > 0] (ReLU's rule, its mask read from y),
+/// x̄ = conv2d_backprop_input(m, w), w̄ = conv2d_backprop_filter(x, m) and b̄ = m summed
+/// over the images and positions.
+///
+/// When nothing records and there is no jacobian batch, m and b̄ are computed directly (one
+/// pass for m, one for b̄, the products and the summation order of `mul` and
+/// `sum_to_shape`, so the same bits); otherwise with those recorded ops, which is what
+/// makes second order and batched sweeps work.
+fn conv2d_bias_relu_rule<T: Float>(ctx: &RuleCtx<'_>, g: &Tensor<T>) -> InputGrads {
+    let (x, w, y) = (
+        ctx.saved[0].typed::<T>(),
+        ctx.saved[1].typed::<T>(),
+        ctx.saved[2].typed::<T>(),
+    );
+    let channels = w.shape()[3];
+    let (masked, gb) = if ctx.unrecorded && batch_rank() == 0 {
+        let masked = relu_masked(g, y);
+        let gb = ctx.needs[2].then(|| channel_sums(&masked, channels));
+        (masked, gb)
+    } else {
+        let masked = g.mul(&y.positive_mask());
+        let gb = ctx.needs[2].then(|| masked.sum_to_batched(&[channels]));
+        (masked, gb)
+    };
+    let (gx, gw) = conv_grads(ctx, x, w, &masked);
+    smallvec![gx, gw, gb.map(T::into_any)]
+}
+
+/// ReLU's share of the cotangent `g`, `g · [y > 0]` for the ReLU's output `y` (the same
+/// shape), unrecorded: the product `relu`'s rule records, on two threads when long.
+fn relu_masked<T: Float>(g: &Tensor<T>, y: &Tensor<T>) -> Tensor<T> {
+    let (gs, ys) = (row_major(g), row_major(y));
+    let values = crate::base::parallel::zip_collect(&gs, &ys, |&g, &y| g * positive_mask_of(y));
+    super::constant(ArrayD::from_shape_vec(IxDyn(y.shape()), values).expect("output size"))
+}
+
+/// The sums over every position of an NHWC cotangent with `channels` channels,
+/// unrecorded, in `sum_to_shape`'s order (the first row, then each next row added), so the
+/// same bits as the bias add's rule.
+fn channel_sums<T: Float>(m: &Tensor<T>, channels: usize) -> Tensor<T> {
+    let ms = row_major(m);
+    let sums = match ms.split_at_checked(channels) {
+        Some((first, rest)) if channels > 0 => {
+            let mut total = first.to_vec();
+            for row in rest.chunks_exact(channels) {
+                for (sum, &v) in total.iter_mut().zip(row) {
+                    *sum += v;
+                }
+            }
+            total
+        }
+        _ => vec![T::ZERO; channels],
+    };
+    super::constant(ArrayD::from_shape_vec(IxDyn(&[channels]), sums).expect("channels"))
+}
+
 /// y = conv(x, w): x̄ = conv2d_backprop_input(ḡ, w), w̄ = conv2d_backprop_filter(x, ḡ).
 fn conv2d_rule<T: Float>(ctx: &RuleCtx<'_>, g: &Tensor<T>) -> InputGrads {
     let (x, w) = (ctx.saved[0].typed::<T>(), ctx.saved[1].typed::<T>());
+    let (gx, gw) = conv_grads(ctx, x, w, g);
+    smallvec![gx, gw]
+}
+
+/// The convolution's two cotangents for the cotangent `g` of its output (with a jacobian
+/// sweep's leading batch axes), each only where `ctx.needs` asks: x̄ =
+/// conv2d_backprop_input(ḡ, w), w̄ = conv2d_backprop_filter(x, ḡ).
+fn conv_grads<T: Float>(
+    ctx: &RuleCtx<'_>,
+    x: &Tensor<T>,
+    w: &Tensor<T>,
+    g: &Tensor<T>,
+) -> (Option<AnyTensor>, Option<AnyTensor>) {
     let (x_shape, w_shape, options) = conv_params(ctx.params);
     let k = batch_rank();
     let gx = ctx.needs[0].then(|| {
@@ -933,7 +1091,7 @@ fn conv2d_rule<T: Float>(ctx: &RuleCtx<'_>, g: &Tensor<T>) -> InputGrads {
             x.conv2d_backprop_filter(g, &w_shape, options)
         }))
     });
-    smallvec![gx, gw]
+    (gx, gw)
 }
 
 /// z = B(ḡ, w) with ⟨B(ḡ, w), h⟩ = ⟨conv(h, w), ḡ⟩: for a cotangent h of z,
