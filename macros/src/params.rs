@@ -723,12 +723,7 @@ impl<'ast> Visit<'ast> for Finder<'_> {
     }
 
     fn visit_macro(&mut self, mac: &'ast syn::Macro) {
-        let name = mac
-            .path
-            .segments
-            .last()
-            .map(|s| s.ident.to_string())
-            .unwrap_or_default();
+        let name = crate::syntax::last_segment(&mac.path);
         if name == "vec" {
             // `vec![p.mu; n]`, `vec![p.a, p.b]`: an array expression, as lowering reads it
             let tokens = &mac.tokens;

@@ -553,3 +553,12 @@ pub fn is_compound_assign(op: &syn::BinOp) -> bool {
             | ShrAssign(_)
     )
 }
+
+/// A path's last segment, as text (`""` for an empty path): a macro's or a constructor's
+/// name however it is qualified (`std::println`, `Option::Some`).
+pub fn last_segment(path: &syn::Path) -> String {
+    path.segments
+        .last()
+        .map(|s| s.ident.to_string())
+        .unwrap_or_default()
+}

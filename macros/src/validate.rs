@@ -273,12 +273,7 @@ pub fn unsupported_expr(cx: &Ctxt, expr: &Expr) {
 
 /// A macro other than the ones that only read values.
 pub fn macro_call(cx: &Ctxt, mac: &syn::Macro) {
-    let name = mac
-        .path
-        .segments
-        .last()
-        .map(|s| s.ident.to_string())
-        .unwrap_or_default();
+    let name = crate::syntax::last_segment(&mac.path);
     if !HARMLESS_MACROS.contains(&name.as_str()) {
         cx.error_spanned_by(
             mac,
@@ -618,11 +613,7 @@ pub fn unknown_method(cx: &Ctxt, method: &syn::Ident, mode: Mode) {
 
 /// A differentiable value passed to a constructor (`Some(x)`, `Point(x, y)`).
 pub fn stored_in_constructor(cx: &Ctxt, path: &syn::Path, mode: Mode) {
-    let name = path
-        .segments
-        .last()
-        .map(|s| s.ident.to_string())
-        .unwrap_or_default();
+    let name = crate::syntax::last_segment(path);
     let hint = match (name.as_str(), mode) {
         ("Some", Mode::Scalar) => {
             "an `Option` of a differentiable number is differentiated as a local read by `match`, `if let`, `let Some(..) = .. else`, `unwrap_or`, `unwrap`, `expect`, `is_some`, `is_none` or `map_or`; this one is used otherwise (passed on, copied or returned whole)"
