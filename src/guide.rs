@@ -741,7 +741,8 @@
 //! them, nested such structs) derives [`Differentiable`](derive@crate::Differentiable), and
 //! a parameter of its type marked `#[differentiable]` gets its gradient back as a value of
 //! the same struct: every float field holds its partial derivative, every array its gradient
-//! of the same length. Fields of an integer, `bool`, `char` or `String` type, references,
+//! of the same length. Fields of an integer, `bool`, `char` or `String` type (or arrays and
+//! tuples of those), references,
 //! and fields marked `#[constant]` are constants: the gradient holds a copy. Unmarked, a
 //! struct parameter stays a constant, as before.
 //!

@@ -142,6 +142,9 @@ struct Layer {
     b: Vec<f64>,
     inputs: usize,
     outputs: usize,
+    /// an array of integers: a constant the derive clones (it asked `[usize; 2]` to be
+    /// `Differentiable` before)
+    shape: [usize; 2],
 }
 
 #[derive(Differentiable, Debug, Clone)]
@@ -209,12 +212,14 @@ fn a_model_of_nested_layers() {
             b: vec![0.0; 3],
             inputs: 2,
             outputs: 3,
+            shape: [3, 2],
         },
         out: Layer {
             w: vec![0.0; 3],
             b: vec![0.0; 1],
             inputs: 3,
             outputs: 1,
+            shape: [1, 3],
         },
         name: "tiny".into(),
     };
@@ -241,6 +246,7 @@ fn a_model_of_nested_layers() {
             let (value, (d_m, d_x, d_y)) = mlp_loss::grad(&m, &input, y);
             assert_eq!(d_m.name, "tiny");
             assert_eq!((d_m.hidden.inputs, d_m.out.outputs), (2, 1));
+            assert_eq!((d_m.hidden.shape, d_m.out.shape), ([3, 2], [1, 3]));
             (value, flat(&d_m, &d_x, d_y))
         }),
         grad_into: &|x| {

@@ -84,17 +84,16 @@ fn constant_mark(cx: &Ctxt, field: &syn::Field) -> bool {
     marked
 }
 
-/// A type that holds no float by its spelling: an integer, `bool`, `char`, `String`, a
-/// reference (data the struct borrows) or a function pointer. Its gradient field is a clone.
+/// A field whose gradient is a clone: a reference (data the struct borrows), a function
+/// pointer, or a type that holds no float by its spelling ([`holds_no_float`]: integers,
+/// `bool`, `char`, `String`, and arrays and tuples of them).
+///
+/// [`holds_no_float`]: crate::syntax::holds_no_float
 fn is_constant_type(ty: &Type) -> bool {
     match ty {
         Type::Reference(_) | Type::FnPtr(_) => true,
         Type::Group(group) => is_constant_type(&group.elem),
         Type::Paren(paren) => is_constant_type(&paren.elem),
-        Type::Path(path) if path.qself.is_none() => path
-            .path
-            .get_ident()
-            .is_some_and(crate::syntax::names_no_float),
-        _ => false,
+        _ => crate::syntax::holds_no_float(ty),
     }
 }

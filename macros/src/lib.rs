@@ -304,7 +304,7 @@ pub fn derive_sources(input: TokenStream) -> TokenStream {
 /// (the trait `Differentiable`): a function's parameter of this type marked
 /// `#[differentiable]` gets its gradient back as a value of the same struct, every float
 /// field holding its partial derivative and every array its gradient. Fields of an integer,
-/// `bool`, `char` or `String` type, references, and fields marked `#[constant]` are
+/// `bool`, `char` or `String` type (or arrays and tuples of those), references, and fields marked `#[constant]` are
 /// constants: the gradient holds a clone. Every other field's type must be `Differentiable`
 /// itself (`f32`, `f64`, a `Vec` or array of them, a nested derived struct). This example
 /// runs in `tests/differentiable_struct_params.rs` (the macro crate cannot depend on
