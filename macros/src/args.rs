@@ -26,6 +26,10 @@ pub struct Args {
     pub checkpoint: Option<Checkpoint>,
     /// How calls are differentiated: the plain helpers named, and strict mode.
     pub calls: Calls,
+    /// `__whole(a, b)`: not for users; the struct pass (`params.rs`) names its twin's
+    /// parameters that are structs passed on whole to other annotated functions
+    /// ([`Kind::Struct`](crate::model::sig::Kind::Struct)).
+    pub whole: Vec<Ident>,
 }
 
 /// What the body's calls reach, as far as the attribute is told: a proc macro sees one item,
@@ -96,6 +100,13 @@ pub fn parse(cx: &Ctxt, tokens: TokenStream) -> Args {
                         let names = Punctuated::<Ident, Token![,]>::parse_terminated;
                         match names.parse2(list.tokens.clone()) {
                             Ok(names) => args.constant.extend(names),
+                            Err(error) => cx.syn_error(error),
+                        }
+                    }
+                    Meta::List(list) if list.path.is_ident("__whole") => {
+                        let names = Punctuated::<Ident, Token![,]>::parse_terminated;
+                        match names.parse2(list.tokens.clone()) {
+                            Ok(names) => args.whole.extend(names),
                             Err(error) => cx.syn_error(error),
                         }
                     }

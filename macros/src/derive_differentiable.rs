@@ -31,7 +31,9 @@ pub fn derive(input: &DeriveInput) -> Result<TokenStream, syn::Error> {
         }
     };
     let mut zeros = Vec::new();
+    let mut adds = Vec::new();
     let mut bounds = Vec::new();
+    let mut field_types = Vec::new();
     if let Some(fields) = fields {
         for (index, field) in fields.iter().enumerate() {
             let member = match &field.ident {
@@ -40,10 +42,12 @@ pub fn derive(input: &DeriveInput) -> Result<TokenStream, syn::Error> {
             };
             let marked = constant_mark(&cx, field);
             let ty = &field.ty;
+            field_types.push((crate::syntax::field_key(&member), ty));
             if marked || is_constant_type(ty) {
                 zeros.push(quote!(#member: ::core::clone::Clone::clone(&self.#member)));
             } else {
                 zeros.push(quote!(#member: ::gradtape::Differentiable::zero_like(&self.#member)));
+                adds.push(quote!(::gradtape::Differentiable::accumulate(&mut self.#member, &gradient.#member);));
                 bounds.push(quote!(#ty: ::gradtape::Differentiable));
             }
         }
@@ -55,6 +59,14 @@ pub fn derive(input: &DeriveInput) -> Result<TokenStream, syn::Error> {
     let comma = predicates
         .filter(|p| !p.empty_or_trailing())
         .map(|_| quote!(,));
+    // each field's type, for code that passes the field on whole (`dense(&m.hidden, x)`)
+    let field_types = field_types.iter().map(|(key, ty)| {
+        quote! {
+            impl #impl_generics ::gradtape::__private::FieldType<#key> for #name #ty_generics #where_clause {
+                type Type = #ty;
+            }
+        }
+    });
     Ok(quote! {
         impl #impl_generics ::gradtape::Differentiable for #name #ty_generics
         where #predicates #comma #(#bounds,)*
@@ -62,7 +74,12 @@ pub fn derive(input: &DeriveInput) -> Result<TokenStream, syn::Error> {
             fn zero_like(&self) -> Self {
                 #name { #(#zeros),* }
             }
+            #[allow(unused_variables)]
+            fn accumulate(&mut self, gradient: &Self) {
+                #(#adds)*
+            }
         }
+        #(#field_types)*
     })
 }
 

@@ -48,6 +48,7 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
     let mut sig = sig::parse(&item);
     if let Some(sig) = &mut sig {
         sig::hold_constant(&cx, sig, &args.constant);
+        sig::pass_whole(sig, &args.whole);
     }
     // Whether the body may read tensors or variables the fused node would not see: then
     // it runs op by op (a function of such parameters alone is fine).
@@ -166,11 +167,13 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
         }
     };
     // Array parameters (scalar mode): `grad_into`, gradients into the caller's buffers.
+    // (and structs passed on whole, whose buffers are `&mut S`)
     let arrays = body
         .params
         .iter()
         .flatten()
-        .any(|&b| body.bindings[b].array);
+        .any(|&b| body.bindings[b].array)
+        || sig.params.iter().any(sig::Param::is_whole);
     let grad_into = (arrays && !sig.tuple_output)
         .then(|| Generator::into_buffers(&sig, &body).grad_into_fn(&generated_item));
     // The source shown in `f::GENERATED`: every generated function but `jvp_call`.

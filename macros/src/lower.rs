@@ -249,6 +249,9 @@ impl<'a> Lowerer<'a> {
             if param.kind == Kind::Variable {
                 lowerer.variables.push(binding);
             }
+            if param.is_whole() {
+                lowerer.bindings[binding].whole = true;
+            }
         }
         lowerer
     }
@@ -274,6 +277,7 @@ impl<'a> Lowerer<'a> {
             array: false,
             row: None,
             ragged: false,
+            whole: false,
         });
         self.keys.push(key);
         self.scopes
@@ -2093,6 +2097,10 @@ impl<'a> Lowerer<'a> {
                     validate::whole_array(self.cx, expr);
                     Operand::Inactive(expr.clone())
                 }
+                Some(binding) if self.bindings[binding].whole => {
+                    validate::whole_struct(self.cx, expr);
+                    Operand::Inactive(expr.clone())
+                }
                 Some(binding) => Operand::Active {
                     binding,
                     fwd: expr.clone(),
@@ -2235,6 +2243,21 @@ impl<'a> Lowerer<'a> {
         let name = call.method.to_string();
         let receiver_active = self.mentions_active(&call.receiver);
         let args_active = call.args.iter().any(|arg| self.mentions_active(arg));
+        if self.mode == Mode::Scalar
+            && let Some(receiver) = self.whole_struct_arg(&call.receiver)
+        {
+            // `m.hidden.forward(x)`: a struct passed on whole as the receiver of another
+            // annotated method, whose `self` is differentiable
+            let receiver = Operand::Active {
+                binding: receiver,
+                fwd: (*call.receiver).clone(),
+            };
+            let args = self.lower_call_args(&call.args);
+            return Some(Op::Call {
+                func: Callee::Method(call.method.clone()),
+                args: std::iter::once(receiver).chain(args).collect(),
+            });
+        }
         if let Some(op) = self.build_float_method(call, &name, args_active) {
             return Some(op);
         }
@@ -2498,6 +2521,12 @@ impl<'a> Lowerer<'a> {
     fn lower_call_args<'e>(&mut self, args: impl IntoIterator<Item = &'e Expr>) -> Vec<Operand> {
         args.into_iter()
             .map(|arg| {
+                if let Some(binding) = self.whole_struct_arg(arg) {
+                    return Operand::Active {
+                        binding,
+                        fwd: arg.clone(),
+                    };
+                }
                 if let Some(binding) = self.whole_array_arg(arg) {
                     return Operand::Active {
                         binding,
@@ -3170,6 +3199,18 @@ impl<'a> Lowerer<'a> {
 
     /// The active array an argument of an annotated call passes whole: `a`, `&a`,
     /// `&a[..]`, `a.clone()`, `a.to_vec()`, `a.as_slice()` (in parentheses or not).
+    /// The struct passed on whole an argument passes (`s`, `&s`), if any.
+    fn whole_struct_arg(&self, arg: &Expr) -> Option<BindingId> {
+        let inner = match strip_parens(arg) {
+            Expr::Reference(reference) if reference.mutability.is_none() => {
+                strip_parens(&reference.expr)
+            }
+            other => other,
+        };
+        let binding = self.active_binding(inner)?;
+        self.bindings[binding].whole.then_some(binding)
+    }
+
     fn whole_array_arg(&self, arg: &Expr) -> Option<BindingId> {
         let inner = match strip_parens(arg) {
             Expr::Reference(reference) if reference.mutability.is_none() => {

@@ -74,6 +74,21 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
     }
     let model = model.expect("checked");
     let twin = twin(&item, &model);
+    // the twin's parameters that are structs passed on whole, for the pipeline
+    let whole: Vec<syn::Ident> = model
+        .params
+        .iter()
+        .flatten()
+        .flat_map(|marked| {
+            let lifted = marked.lifted.iter().filter(|l| l.whole).map(|l| l.name.clone());
+            marked.whole.then(|| marked.ident.clone()).into_iter().chain(lifted)
+        })
+        .collect();
+    let args = match (whole.is_empty(), args.is_empty()) {
+        (true, _) => args,
+        (false, true) => quote!(__whole(#(#whole),*)),
+        (false, false) => quote!(#args, __whole(#(#whole),*)),
+    };
     let (twin_fn, twin_companion) = crate::expand::parts(args, twin);
     let Some(twin_items) = companion_items(&twin_companion, &model) else {
         // the twin's expansion failed: its fallback carries the errors
@@ -122,6 +137,9 @@ struct Marked {
     ty: Type,
     /// Taken by reference (`&Gaussian`) rather than by value.
     by_ref: bool,
+    /// Passed on whole to another annotated function (`dense(layer, x)`): the twin takes
+    /// it as a struct passed whole, with a cotangent of its own.
+    whole: bool,
     /// The lifted paths, in the order of their first read.
     lifted: Vec<Lifted>,
 }
@@ -129,6 +147,10 @@ struct Marked {
 struct Lifted {
     path: Vec<Member>,
     array: bool,
+    /// A sub-struct (or any field) passed on whole to another annotated function
+    /// (`dense(&model.hidden, x)`): the twin's parameter is `&T`, `T` the field's type
+    /// named through `FieldType`, and its cotangent a value of `T`.
+    whole: bool,
     /// The twin's parameter.
     name: syn::Ident,
     /// The first read's span: where a check of its type points.
@@ -142,6 +164,8 @@ enum Read {
     Cast,
     Float,
     Array,
+    /// Passed whole as an argument of a function call (`dense(&m.hidden, x)`, `f(p)`).
+    Whole,
 }
 
 fn read(cx: &Ctxt, item: &ItemFn) -> Option<Model> {
@@ -207,6 +231,7 @@ fn read(cx: &Ctxt, item: &ItemFn) -> Option<Model> {
             ident,
             ty,
             by_ref,
+            whole: false,
             lifted: Vec::new(),
         }));
     }
@@ -230,6 +255,34 @@ fn read(cx: &Ctxt, item: &ItemFn) -> Option<Model> {
         let path = &path;
         let arrays = kinds.contains(&Read::Array);
         let floats = kinds.contains(&Read::Float);
+        let whole = kinds.contains(&Read::Whole);
+        if path.is_empty() {
+            // the parameter itself, passed on whole (its only use besides its fields')
+            if let Some(marked) = params
+                .iter_mut()
+                .flatten()
+                .find(|m| m.ident == param.as_str())
+            {
+                marked.whole = true;
+            }
+            continue;
+        }
+        if whole && floats {
+            erred.insert(param.clone());
+            cx.syn_error(syn::Error::new(
+                *span,
+                format!(
+                    "`{param}.{}` is passed whole to a function and read as a float: a \
+                     differentiable struct's field is one or the other (pass `{param}.{}` by \
+                     value to a float parameter)",
+                    path_text(path),
+                    path_text(path)
+                ),
+            ));
+            continue;
+        }
+        // passed whole and also indexed or iterated: an array, passed as one
+        let whole = whole && !arrays;
         if arrays && floats {
             erred.insert(param.clone());
             cx.syn_error(syn::Error::new(
@@ -242,7 +295,7 @@ fn read(cx: &Ctxt, item: &ItemFn) -> Option<Model> {
             ));
             continue;
         }
-        if !(arrays || floats) {
+        if !(arrays || floats || whole) {
             if kinds.contains(&Read::Cast) {
                 let ident = syn::Ident::new(param, *span);
                 cast_only.push((ident, path.clone(), *span));
@@ -262,12 +315,16 @@ fn read(cx: &Ctxt, item: &ItemFn) -> Option<Model> {
         marked.lifted.push(Lifted {
             path: path.clone(),
             array: arrays,
+            whole,
             name: syn::Ident::new(&name, Span::call_site()),
             span: *span,
         });
     }
     for marked in params.iter().flatten() {
-        if marked.lifted.is_empty() && !erred.contains(&marked.ident.to_string()) {
+        if marked.lifted.is_empty()
+            && !marked.whole
+            && !erred.contains(&marked.ident.to_string())
+        {
             cx.error_spanned_by(
                 &marked.ident,
                 format!(
@@ -315,6 +372,7 @@ fn marked_receiver(cx: &Ctxt, receiver: &syn::Receiver) -> Option<Marked> {
         ident: syn::Ident::from(receiver.self_token),
         ty: syn::parse_quote_spanned!(receiver.self_token.span=> Self),
         by_ref,
+        whole: false,
         lifted: Vec::new(),
     })
 }
@@ -417,6 +475,27 @@ const ARRAY_METHODS: &[&str] = &[
     "into_iter",
 ];
 
+/// Whether a method of a float (or of a value of the body) reads its receiver as a value:
+/// the float methods with rules (`exp`, `max`, `mul_add`, the rounding family), `clone`,
+/// and the methods the lowering knows as metadata, escapes or stores. Any other method of
+/// a field is another annotated method's call, its receiver passed on whole.
+fn is_value_method(name: &str) -> bool {
+    use crate::vocabulary;
+    vocabulary::elementwise(name).is_some()
+        || vocabulary::binary_method(name, true).is_some()
+        || vocabulary::binary_method(name, false).is_some()
+        || vocabulary::has_no_gradient(name)
+        || vocabulary::is_metadata(name)
+        || vocabulary::is_escape(name)
+        || vocabulary::stores_argument(name)
+        || INTEGER_ARGUMENT_METHODS.contains(&name)
+        || matches!(
+            name,
+            "mul_add" | "clamp" | "clone" | "to_owned" | "into" | "is_nan" | "is_finite"
+                | "is_sign_negative" | "is_sign_positive" | "to_bits"
+        )
+}
+
 /// Methods whose arguments are counts or indices: a field read there is a constant read.
 const INTEGER_ARGUMENT_METHODS: &[&str] = &[
     "powi",
@@ -508,6 +587,28 @@ impl Finder<'_> {
                 ),
             );
         }
+    }
+
+    /// A call's argument that passes a marked parameter whole (`p`, `&p`) or a field path by
+    /// reference (`&p.layer`), noted as such (`true`). A field passed by value (`f(p.mu)`)
+    /// is a float's read, as in arithmetic.
+    fn whole_argument(&mut self, arg: &Expr) -> bool {
+        let (inner, borrowed) = match strip_parens(arg) {
+            Expr::Reference(reference) if reference.mutability.is_none() => {
+                (strip_parens(&reference.expr), true)
+            }
+            other => (other, false),
+        };
+        if let Some(ident) = crate::syntax::single_ident(inner)
+            && self.marked.contains(&ident.to_string())
+        {
+            if self.constant_depth > 0 {
+                return false; // the "used whole" error, from the path's visit
+            }
+            self.note((ident.to_string(), Vec::new()), Read::Whole, arg.span());
+            return true;
+        }
+        borrowed && self.field(inner, Read::Whole)
     }
 
     fn is_float_type(&self, ty: &Type) -> bool {
@@ -603,10 +704,22 @@ impl<'ast> Visit<'ast> for Finder<'_> {
                 let name = call.method.to_string();
                 let read = if ARRAY_METHODS.contains(&name.as_str()) {
                     Read::Array
-                } else {
+                } else if is_value_method(&name) {
                     Read::Float
+                } else {
+                    // `m.hidden.forward(x)`: another annotated method's receiver
+                    Read::Whole
                 };
-                if !self.field(&call.receiver, read) {
+                let receiver_is_marked = read == Read::Whole
+                    && self.constant_depth == 0
+                    && crate::syntax::single_ident(strip_parens(&call.receiver))
+                        .is_some_and(|ident| self.marked.contains(&ident.to_string()));
+                if receiver_is_marked {
+                    // `layer.forward(x)`: the marked parameter itself passed on whole
+                    let ident = crate::syntax::single_ident(strip_parens(&call.receiver))
+                        .expect("checked");
+                    self.note((ident.to_string(), Vec::new()), Read::Whole, call.receiver.span());
+                } else if !self.field(&call.receiver, read) {
                     self.visit_expr(&call.receiver);
                 }
                 let counts = INTEGER_ARGUMENT_METHODS.contains(&name.as_str());
@@ -633,6 +746,18 @@ impl<'ast> Visit<'ast> for Finder<'_> {
                     if path.path.segments.last().is_some_and(|s| s.ident == "with_capacity")) =>
             {
                 self.constant(|this| visit::visit_expr(this, expr));
+            }
+            Expr::Call(call)
+                if matches!(&*call.func, Expr::Path(path)
+                    if !crate::syntax::is_constructor(&path.path)) =>
+            {
+                // a struct (or a field of one) passed whole to another annotated function
+                self.visit_expr(&call.func);
+                for arg in &call.args {
+                    if !self.whole_argument(arg) {
+                        self.visit_expr(arg);
+                    }
+                }
             }
             Expr::Cast(cast) => {
                 if self.is_float_type(&cast.ty) {
@@ -810,7 +935,10 @@ fn twin(item: &ItemFn, model: &Model) -> ItemFn {
     for marked in model.params.iter().flatten() {
         for lifted in &marked.lifted {
             let name = &lifted.name;
-            let input: FnArg = if lifted.array {
+            let input: FnArg = if lifted.whole {
+                let ty = field_type(&marked.ty, &lifted.path);
+                syn::parse_quote!(#name: &#ty)
+            } else if lifted.array {
                 syn::parse_quote!(#name: &[#float])
             } else {
                 syn::parse_quote!(#name: #float)
@@ -819,12 +947,14 @@ fn twin(item: &ItemFn, model: &Model) -> ItemFn {
         }
     }
     let mut lifted = BTreeMap::new();
+    let mut whole = BTreeMap::new();
     for marked in model.params.iter().flatten() {
         for path in &marked.lifted {
-            lifted.insert(
-                (marked.ident.to_string(), path_text(&path.path)),
-                path.name.clone(),
-            );
+            let key = (marked.ident.to_string(), path_text(&path.path));
+            if path.whole {
+                whole.insert(key.clone(), path.name.clone());
+            }
+            lifted.insert(key, path.name.clone());
         }
     }
     let marked = model
@@ -835,19 +965,43 @@ fn twin(item: &ItemFn, model: &Model) -> ItemFn {
         .collect();
     Replace {
         lifted: &lifted,
+        whole: &whole,
         marked: &marked,
     }
     .visit_block_mut(&mut twin.block);
     twin
 }
 
+/// The type of the field at `path` of a struct of type `ty`, named through the derive's
+/// `FieldType` impls: `<<M as FieldType<K1>>::Type as FieldType<K2>>::Type` for `m.a.b`.
+fn field_type(ty: &Type, path: &[Member]) -> Type {
+    let private = crate::generate::paths::private();
+    path.iter().fold(ty.clone(), |ty, member| {
+        let key = crate::syntax::field_key(member);
+        syn::parse_quote!(<#ty as #private::FieldType<#key>>::Type)
+    })
+}
+
 struct Replace<'a> {
     lifted: &'a BTreeMap<Key, syn::Ident>,
+    /// The lifted paths passed on whole.
+    whole: &'a BTreeMap<Key, syn::Ident>,
     marked: &'a HashSet<String>,
 }
 
 impl VisitMut for Replace<'_> {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        // `&m.hidden` passed whole: the lifted parameter is the reference itself (a
+        // `&[F; N]` field then unsizes to a slice parameter, which `&&[F; N]` would not)
+        if let Expr::Reference(reference) = &*expr
+            && reference.mutability.is_none()
+            && let Some((param, path)) = field_chain(&reference.expr, self.marked)
+            && let Some(name) = self.whole.get(&(param, path_text(&path)))
+        {
+            let name = syn::Ident::new(&name.to_string(), expr.span());
+            *expr = syn::parse_quote!(#name);
+            return;
+        }
         if let Some((param, path)) = field_chain(expr, self.marked)
             && let Some(name) = self.lifted.get(&(param, path_text(&path)))
         {
@@ -1072,12 +1226,17 @@ fn companion(
             let ty = &marked.ty;
             zeros.push(quote_spanned!(ty.span()=> let #zero = <#ty as #private::Differentiable>::zero_like(#source);));
             gathers.push(quote_spanned!(ty.span()=> let mut #d = <#ty as #private::Differentiable>::zero_like(&#zero);));
+            if marked.whole {
+                gathers.push(quote!(#generated::add_whole(&mut #d, #grads.#index);));
+            }
             for lifted in &marked.lifted {
                 let (path, entry) = (&lifted.path, syn::Index::from(next));
                 next += 1;
                 // spanned at the field, as its read's check: one diagnostic if it is no float
                 let at = generated_at(lifted.span);
-                gathers.push(if lifted.array {
+                gathers.push(if lifted.whole {
+                    quote_spanned!(lifted.span=> #at::add_whole(&mut #d.#(#path).*, #grads.#entry);)
+                } else if lifted.array {
                     quote_spanned!(lifted.span=> #at::add_float_array_field::<#float, _>(&mut #d.#(#path).*, #grads.#entry);)
                 } else {
                     quote_spanned!(lifted.span=> #at::add_float_field::<#float, _>(&mut #d.#(#path).*, #grads.#entry);)
@@ -1162,6 +1321,10 @@ fn companion(
             if let Some(marked) = marked {
                 let (tangent, ty) = (mixed(&format!("tan_{}", idents[k])), &marked.ty);
                 declared_tangents.push(quote!(#tangent: &#ty));
+                if marked.whole {
+                    // the twin's own tangent of the struct passed on whole
+                    user_tangents.push(quote!(#tangent));
+                }
                 let source = quote!(#tangent);
                 lifted_tangents.extend(marked.lifted.iter().map(lifted_of(&source)));
             } else if let Some(tangent) = by_name(&format!("tan_{}", idents[k])) {
@@ -1190,17 +1353,50 @@ fn companion(
         let Type::Tuple(entry_types) = &*twin_params[typed_count + lifted_count].ty else {
             unreachable!("`jvp_call` takes its tangents as one tuple");
         };
-        let user_types = entry_types.elems.iter().take(n);
         let entries: Vec<syn::Ident> = (0..n).map(|k| mixed(&format!("t{k}"))).collect();
+        // a struct's entry: its tangent (`&S`) or `NoTangent`, read as a zero of its shape
+        // (the lifted paths' tangents are read from it)
+        let mut user_types = Vec::new();
+        let mut shaping = Vec::new();
+        let mut twin_entries = Vec::new();
+        let mut lifted_entries = Vec::new();
+        for (k, (marked, entry_type)) in model.params.iter().zip(&entry_types.elems).enumerate() {
+            let entry = &entries[k];
+            let Some(marked) = marked else {
+                user_types.push(entry_type.to_token_stream());
+                twin_entries.push(quote!(#entry));
+                continue;
+            };
+            let (ty, source) = (&marked.ty, &user_args[k]);
+            user_types.push(quote!(impl #generated::TangentStruct<#ty>));
+            let (zero, tangent) = (mixed(&format!("zero{k}")), mixed(&format!("struct{k}")));
+            shaping.push(quote! {
+                let #zero;
+                let #tangent: &#ty = match #generated::TangentStruct::<#ty>::get(&#entry) {
+                    ::core::option::Option::Some(tangent) => tangent,
+                    ::core::option::Option::None => {
+                        #zero = <#ty as #private::Differentiable>::zero_like(#source);
+                        &#zero
+                    }
+                };
+            });
+            twin_entries.push(if marked.whole {
+                quote!(#tangent)
+            } else {
+                quote!(#generated::NoTangent)
+            });
+            let source = quote!(#tangent);
+            lifted_entries.extend(marked.lifted.iter().map(lifted_of(&source)));
+        }
         let tangents = mixed("tangents");
-        let no_tangents = (0..lifted_count).map(|_| quote!(#generated::NoTangent));
         let output = &twin_call.sig.output;
         quote! {
             #[doc(hidden)]
             #[inline]
             pub fn #jvp_call_name #generics (#(#declared,)* #tangents: (#(#user_types,)*)) #output #where_clause {
                 let (#(#entries,)*) = #tangents;
-                #call_jvp_call(#(#user_args,)* #(#lifted_args,)* (#(#entries,)* #(#no_tangents,)*))
+                #(#shaping)*
+                #call_jvp_call(#(#user_args,)* #(#lifted_args,)* (#(#twin_entries,)* #(#lifted_entries,)*))
             }
         }
     });
@@ -1213,13 +1409,40 @@ fn companion(
         let mut declared_buffers = Vec::new();
         let mut user_buffers = Vec::new();
         let mut lifted_buffers = Vec::new();
+        // a struct passed on whole gets its gradient in a buffer of its own (the lifted
+        // paths' buffers borrow the caller's), added into the caller's after the call
+        let mut whole_buffers = Vec::new();
+        let mut whole_adds = Vec::new();
         for (k, marked) in model.params.iter().enumerate() {
             if let Some(marked) = marked {
                 let (buffer, ty) = (mixed(&format!("d_{}", idents[k])), &marked.ty);
+                let source_of_k = &idents[k];
                 declared_buffers.push(quote!(#buffer: &mut #ty));
-                for lifted in &marked.lifted {
+                if marked.whole {
+                    let (whole, source) = (mixed(&format!("whole{k}")), &user_args[k]);
+                    whole_buffers.push(quote!(let mut #whole = <#ty as #private::Differentiable>::zero_like(#source);));
+                    user_buffers.push(quote!(&mut #whole));
+                    whole_adds.push(quote!(<#ty as #private::Differentiable>::accumulate(#buffer, &#whole);));
+                }
+                for (j, lifted) in marked.lifted.iter().enumerate() {
                     let path = &lifted.path;
-                    lifted_buffers.push(if lifted.array {
+                    // a path passed whole that holds another lifted path (`&m.hidden` and
+                    // `m.hidden.b`): a buffer of its own, as the struct's
+                    let overlaps = lifted.whole
+                        && marked.lifted.iter().any(|other| {
+                            other.path.len() > path.len() && other.path.starts_with(path)
+                        });
+                    if overlaps {
+                        let whole = mixed(&format!("whole{k}_{j}"));
+                        let field_ty = field_type(ty, path);
+                        whole_buffers.push(quote!(let mut #whole = <#field_ty as #private::Differentiable>::zero_like(&#source_of_k.#(#path).*);));
+                        lifted_buffers.push(quote!(&mut #whole));
+                        whole_adds.push(quote!(<#field_ty as #private::Differentiable>::accumulate(&mut #buffer.#(#path).*, &#whole);));
+                        continue;
+                    }
+                    lifted_buffers.push(if lifted.whole {
+                        quote!(&mut #buffer.#(#path).*)
+                    } else if lifted.array {
                         quote!(#generated::float_array_field_mut::<#float, _>(&mut #buffer.#(#path).*))
                     } else {
                         quote!(&mut #buffer.#(#path).*)
@@ -1232,6 +1455,7 @@ fn companion(
             }
         }
         let output = &twin_into.sig.output;
+        let value_name = mixed("value");
         quote! {
             /// The value, with the gradient accumulated (`+=`) into the caller's buffers, one
             /// per differentiable parameter after all the parameters, in order: `&mut S` for
@@ -1244,7 +1468,10 @@ fn companion(
             #[inline]
             #[track_caller]
             pub fn #grad_into_name #generics (#(#declared,)* #(#declared_buffers),*) #output #where_clause {
-                #call_grad_into(#(#user_args,)* #(#lifted_args,)* #(#user_buffers,)* #(#lifted_buffers),*)
+                #(#whole_buffers)*
+                let #value_name = #call_grad_into(#(#user_args,)* #(#lifted_args,)* #(#user_buffers,)* #(#lifted_buffers),*);
+                #(#whole_adds)*
+                #value_name
             }
         }
     });
@@ -1379,7 +1606,10 @@ fn companion(
 fn lifted_value(source: &TokenStream, lifted: &Lifted, float: &Type) -> TokenStream {
     let path = &lifted.path;
     let at = generated_at(lifted.span);
-    if lifted.array {
+    if lifted.whole {
+        // its type is the field's, named through `FieldType`: no check needed
+        quote_spanned!(lifted.span=> &#source.#(#path).*)
+    } else if lifted.array {
         quote_spanned!(lifted.span=> #at::float_array_field::<#float, _>(&#source.#(#path).*))
     } else {
         quote_spanned!(lifted.span=> #at::float_field::<#float, _>(&#source.#(#path).*))

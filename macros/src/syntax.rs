@@ -562,3 +562,20 @@ pub fn last_segment(path: &syn::Path) -> String {
         .map(|s| s.ident.to_string())
         .unwrap_or_default()
 }
+
+/// The key that names a struct's field in `FieldType<KEY>` (the runtime's): the 64-bit
+/// FNV-1a hash of its name (`w`, or a tuple struct's index, `0`), as a `u64` literal. The
+/// derive implements `FieldType<KEY>` for each field, and a function's macro names the
+/// type of a field it passes on whole through it, both computing the key here.
+pub fn field_key(member: &syn::Member) -> proc_macro2::Literal {
+    let name = match member {
+        syn::Member::Named(ident) => ident.to_string(),
+        syn::Member::Unnamed(index) => index.index.to_string(),
+    };
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in name.bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    proc_macro2::Literal::u64_suffixed(hash)
+}

@@ -532,6 +532,16 @@ pub fn whole_array(cx: &Ctxt, expr: &Expr) {
     );
 }
 
+/// A differentiable struct (or a field of one) passed on whole, used otherwise than as an
+/// argument of another annotated function. The struct pass allows no other use, so this is
+/// its backstop: the core would not know how to differentiate the use.
+pub fn whole_struct(cx: &Ctxt, expr: &Expr) {
+    cx.error_spanned_by(
+        expr,
+        "a differentiable struct is used whole only as an argument of another #[differentiable] function (`f(&s, x)`); read its fields for anything else",
+    );
+}
+
 /// An assignment of a differentiable value to a name that is no `let mut` local.
 pub fn assignment_to_non_local(cx: &Ctxt, left: &Expr) {
     cx.error_spanned_by(

@@ -57,6 +57,8 @@ pub use ops::conv::{Conv2dOptions, Padding};
 pub use ops::linalg::TensorRef;
 pub use ops::shape::GatherIndices;
 pub use params::Differentiable;
+#[doc(hidden)]
+pub use params::FieldType;
 pub use record::variable::{AnyVariable, Variable, VariableId};
 pub use record::{any_recording, without_recording};
 pub use tape::checkpoint::{checkpoint, checkpointed_loop, recompute_grad};

@@ -136,6 +136,8 @@ impl Generator<'_> {
             quote!(generated::RowsCotangent::add_rows_into(#grad, &mut #slot);)
         } else if self.body.bindings[binding].array {
             quote!(generated::ArrayCotangent::add_into(#grad, &mut #slot, 0);)
+        } else if self.body.bindings[binding].whole {
+            quote!(generated::accumulate_whole(&mut #slot, #grad);)
         } else {
             quote!(generated::accumulate_option(&mut #slot, #grad);)
         }

@@ -244,9 +244,13 @@ fn grad_fn(item: &ItemFn, sig: &Signature) -> TokenStream {
         .enumerate()
         .filter(|(_, p)| p.differentiable(sig.mode))
         .collect();
+    let generated = crate::generate::paths::generated();
     let entries = differentiable.iter().map(|(i, p)| {
         let index = syn::Index::from(*i);
+        let ident = &p.ident;
         match p.kind {
+            // a struct's zero is of its shape
+            Kind::Struct => quote!(#generated::whole_or_zero(#grads_name.#index, #ident)),
             // always computed: `[F; N]` has no `Default` for every `N`
             Kind::Array { .. } => quote!(#grads_name.#index.unwrap_or_else(|| unreachable!("an array's gradient is always computed"))),
             _ => quote!(#grads_name.#index.unwrap_or_default()),

@@ -589,6 +589,11 @@ impl<'a> Generator<'a> {
                     continue;
                 }
                 checks.push(quote!(generated::check_shadow(#name, #param_name, #ident.len(), #buffer.len());));
+            } else if param.is_whole() {
+                // `elem` is the struct's type
+                buffers.push(quote!(#buffer: &mut #elem));
+                let index = syn::Index::from(k);
+                scalars.extend(quote!(generated::add_whole(#buffer, #grads.#index);));
             } else {
                 buffers.push(quote!(#buffer: &mut #elem));
                 let index = syn::Index::from(k);

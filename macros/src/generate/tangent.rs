@@ -207,6 +207,25 @@ impl Generator<'_> {
                     shaping.push(quote!(let #shaped = #generated::tangent_rows_like(&#ident[..], #generated::TangentRows::<#elem>::rows(&#entry));));
                     tangents.push(quote!(&*#shaped));
                 }
+                (Some(_), Some(elem)) if param.is_whole() => {
+                    // The caller's tangent of the struct (or `NoTangent`: a zero of its
+                    // shape), `elem` being the struct's type.
+                    entry_types.push(quote!(impl #generated::TangentStruct<#elem>));
+                    let (ident, zero, tangent) =
+                        (&param.ident, mixed(&format!("zero{k}")), mixed(&format!("struct{k}")));
+                    let private = paths::private();
+                    shaping.push(quote! {
+                        let #zero;
+                        let #tangent: &#elem = match #generated::TangentStruct::<#elem>::get(&#entry) {
+                            ::core::option::Option::Some(tangent) => tangent,
+                            ::core::option::Option::None => {
+                                #zero = <#elem as #private::Differentiable>::zero_like(#ident);
+                                &#zero
+                            }
+                        };
+                    });
+                    tangents.push(quote!(#tangent));
+                }
                 (Some(_), Some(elem)) if matches!(param.kind, Kind::Array { .. }) => {
                     // The caller's tangent shadow (or `NoTangent`: zeros) as a slice.
                     entry_types.push(quote!(impl #generated::TangentSlice<#elem>));
@@ -269,6 +288,10 @@ impl Generator<'_> {
                 if let Kind::Array { .. } = param.kind {
                     let item = param.array_item();
                     return Some(quote!(#tangent: &[#item]));
+                }
+                if param.is_whole() {
+                    // a value of the struct, `elem`
+                    return Some(quote!(#tangent: &#elem));
                 }
                 debug_assert!(matches!(param.kind, Kind::Float { .. }), "scalar mode");
                 // Assigned where the parameter is, when it is `mut`.

@@ -262,6 +262,9 @@ pub struct Binding {
     /// RAGGED_STRIDE + j`, bounds checked against row `i`), and the shadow is a
     /// `generated::RowShadow`.
     pub ragged: bool,
+    /// A struct passed on whole ([`Kind::Struct`](crate::model::sig::Kind::Struct)): its
+    /// slot an `Option<S>`, its tangent a `&S`, its only use a call's argument.
+    pub whole: bool,
 }
 
 /// An operand of an operation.

@@ -49,6 +49,12 @@ pub enum Kind {
         row: Option<String>,
         ragged: bool,
     },
+    /// A struct of floats passed on whole to other annotated functions (scalar mode): a
+    /// struct parameter marked `#[differentiable]` or a field of one, as the struct pass
+    /// (`params.rs`) hands it to its twin (`&S`, named in the hidden `__whole(..)`
+    /// argument). Its cotangent is a value of `S` (the parameter's `elem`), summed with
+    /// `Differentiable::accumulate`; its only use is as a call's argument.
+    Struct,
     /// Anything else (sizes, flags, integer tensors, slices of other types, parameters
     /// held by `constant(..)`): a constant.
     Constant,
@@ -95,7 +101,7 @@ impl Param {
     pub fn differentiable(&self, mode: Mode) -> bool {
         match self.kind {
             Kind::Tensor { .. } | Kind::Variable => true,
-            Kind::Float { .. } | Kind::Array { .. } => mode == Mode::Scalar,
+            Kind::Float { .. } | Kind::Array { .. } | Kind::Struct => mode == Mode::Scalar,
             Kind::Constant => false,
         }
     }
@@ -553,6 +559,30 @@ pub fn float_ragged_rows<'t>(ty: &'t Type, floats: &[Ident]) -> Option<&'t Type>
 
 /// Holds the parameters `names` constant (`#[differentiable(constant(..))]`): data, with
 /// no gradient. A name that is no parameter is an error.
+/// Makes the parameters `names` (each `&S`) structs passed on whole ([`Kind::Struct`]):
+/// the struct pass's hidden `__whole(..)` argument of a twin.
+pub fn pass_whole(sig: &mut Signature, names: &[Ident]) {
+    for name in names {
+        let param = sig
+            .params
+            .iter_mut()
+            .find(|p| &p.ident == name)
+            .expect("the struct pass names its twin's own parameters");
+        let Type::Reference(reference) = &param.ty else {
+            unreachable!("the struct pass passes a whole struct by reference");
+        };
+        param.elem = Some((*reference.elem).clone());
+        param.kind = Kind::Struct;
+    }
+}
+
+impl Param {
+    /// Whether this is a struct passed on whole ([`Kind::Struct`]).
+    pub fn is_whole(&self) -> bool {
+        self.kind == Kind::Struct
+    }
+}
+
 pub fn hold_constant(cx: &crate::ctxt::Ctxt, sig: &mut Signature, names: &[Ident]) {
     for name in names {
         match sig.params.iter_mut().find(|p| &p.ident == name) {

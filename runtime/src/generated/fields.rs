@@ -189,3 +189,139 @@ constant_fields!(
 /// ```
 #[inline(always)]
 pub fn constant_field<V: ConstantField + ?Sized>(_field: &V) {}
+
+/// The cotangent a callee's pullback gives for a struct (or a whole field) passed on to it,
+/// added into the caller's slot of that value (`None`: nothing reached it yet). A value of
+/// the same type is added with [`Differentiable::accumulate`]; an array field passed to a
+/// slice parameter (`&[F]`) gets a `Vec<F>` of its length.
+///
+/// [`Differentiable::accumulate`]: crate::Differentiable::accumulate
+#[diagnostic::on_unimplemented(
+    message = "a `{Self}` cotangent cannot be added into a `{S}` passed on to another annotated function",
+    label = "passed whole here",
+    note = "a differentiable struct, or a field of one, passed whole to another `#[differentiable]` function takes the gradient of that function's parameter: it must be the same type (or an array passed to a slice parameter)"
+)]
+pub trait WholeCotangent<S> {
+    /// Adds `self` into `slot`.
+    fn add_into(self, slot: &mut Option<S>);
+}
+
+impl<S: crate::Differentiable> WholeCotangent<S> for S {
+    #[inline]
+    fn add_into(self, slot: &mut Option<S>) {
+        match slot {
+            Some(sum) => sum.accumulate(&self),
+            None => *slot = Some(self),
+        }
+    }
+}
+
+impl<F: Float + crate::Differentiable, const N: usize> WholeCotangent<[F; N]> for Vec<F> {
+    #[track_caller]
+    fn add_into(self, slot: &mut Option<[F; N]>) {
+        let len = self.len();
+        let array: [F; N] = self.try_into().unwrap_or_else(|_| {
+            panic!("a slice's gradient of {len} elements for an array of {N}")
+        });
+        array.add_into(slot);
+    }
+}
+
+/// A callee's pullback entry for an argument that is a struct passed on whole: `Option` of
+/// its cotangent. A callee that holds that parameter constant gives `()`, which has no
+/// impl: its message says to mark the parameter.
+#[diagnostic::on_unimplemented(
+    message = "a differentiable struct is passed whole here, but the called function gives no gradient for it (`{Self}`)",
+    label = "passed whole to a parameter the callee holds constant",
+    note = "mark the callee's parameter `#[differentiable]` (or its `self`: `fn forward(#[differentiable] &self, ..)`), so that it gives the struct's gradient; otherwise the gradient through this call would be lost"
+)]
+pub trait WholeEntry<S> {
+    /// Adds the entry's cotangent, if any, into `slot`.
+    fn add_into(self, slot: &mut Option<S>);
+}
+
+impl<S, G: WholeCotangent<S>> WholeEntry<S> for Option<G> {
+    #[inline]
+    #[track_caller]
+    fn add_into(self, slot: &mut Option<S>) {
+        if let Some(cotangent) = self {
+            cotangent.add_into(slot);
+        }
+    }
+}
+
+/// Adds a callee's cotangent for a struct passed on whole (`None`: a symbolic zero) into
+/// the caller's slot of it.
+///
+/// ```
+/// use gradtape_runtime::generated::accumulate_whole;
+/// let mut slot: Option<[f64; 2]> = None;
+/// accumulate_whole(&mut slot, Some(vec![1.0, 2.0]));
+/// accumulate_whole(&mut slot, Some([0.5, 0.5]));
+/// accumulate_whole(&mut slot, None::<[f64; 2]>);
+/// assert_eq!(slot, Some([1.5, 2.5]));
+/// ```
+#[inline]
+#[track_caller]
+pub fn accumulate_whole<S, E: WholeEntry<S>>(slot: &mut Option<S>, entry: E) {
+    entry.add_into(slot);
+}
+
+/// A whole value's gradient, or its zero when nothing reached it (a struct's `grad`).
+///
+/// ```
+/// use gradtape_runtime::generated::whole_or_zero;
+/// assert_eq!(whole_or_zero(None, &vec![3.0_f64, 4.0]), vec![0.0, 0.0]);
+/// assert_eq!(whole_or_zero(Some(1.5), &2.0_f64), 1.5);
+/// ```
+#[inline]
+pub fn whole_or_zero<S: crate::Differentiable>(gradient: Option<S>, like: &S) -> S {
+    gradient.unwrap_or_else(|| like.zero_like())
+}
+
+/// Adds a whole value's gradient (`None`: none reached it) into a caller's buffer
+/// (`grad_into`).
+///
+/// ```
+/// use gradtape_runtime::generated::add_whole;
+/// let mut d = [1.0_f64, 1.0];
+/// add_whole(&mut d, Some([0.5, 2.0]));
+/// add_whole(&mut d, None);
+/// assert_eq!(d, [1.5, 3.0]);
+/// ```
+#[inline]
+#[track_caller]
+pub fn add_whole<S: crate::Differentiable>(buffer: &mut S, gradient: Option<S>) {
+    if let Some(gradient) = gradient {
+        buffer.accumulate(&gradient);
+    }
+}
+
+/// The tangent a caller passes for a struct parameter of another annotated function's
+/// `jvp_call`: the struct's tangent (`&S`), or [`NoTangent`](super::NoTangent) for a
+/// struct the caller holds constant.
+///
+/// ```
+/// use gradtape_runtime::generated::{NoTangent, TangentStruct};
+/// let t = [1.0_f64, 2.0];
+/// assert_eq!(TangentStruct::<[f64; 2]>::get(&&t), Some(&t));
+/// assert_eq!(TangentStruct::<[f64; 2]>::get(&NoTangent), None);
+/// ```
+pub trait TangentStruct<S> {
+    /// The tangent, `None` for a constant (zero).
+    fn get(&self) -> Option<&S>;
+}
+
+impl<S> TangentStruct<S> for &S {
+    #[inline]
+    fn get(&self) -> Option<&S> {
+        Some(self)
+    }
+}
+
+impl<S> TangentStruct<S> for super::NoTangent {
+    #[inline]
+    fn get(&self) -> Option<&S> {
+        None
+    }
+}

@@ -432,6 +432,30 @@ impl<F: Copy + Default + Add<Output = F>> TangentSlice<F> for &Shadow<'_, F> {
     }
 }
 
+// A struct's array field's tangent, read from the struct's tangent (`jvp_call` of a
+// function with a differentiable struct parameter).
+impl<F> TangentSlice<F> for &[F] {
+    #[inline]
+    fn flat(&self) -> &[F] {
+        self
+    }
+}
+
+// A whole field's tangent passed on to a slice parameter (`sum_sq(&model.w)`).
+impl<F> TangentSlice<F> for &Vec<F> {
+    #[inline]
+    fn flat(&self) -> &[F] {
+        self
+    }
+}
+
+impl<F, const N: usize> TangentSlice<F> for &[F; N] {
+    #[inline]
+    fn flat(&self) -> &[F] {
+        &self[..]
+    }
+}
+
 impl<F> TangentSlice<F> for super::NoTangent {
     #[inline]
     fn flat(&self) -> &[F] {

@@ -210,6 +210,14 @@ impl<T: Float> TangentArg<T> for T {
     }
 }
 
+// A whole `&F` field's tangent passed on to a float parameter.
+impl<T: Float> TangentArg<T> for &T {
+    #[inline]
+    fn tangent(self) -> T {
+        *self
+    }
+}
+
 impl<T: Float> TangentArg<T> for NoTangent {
     #[inline]
     fn tangent(self) -> T {
