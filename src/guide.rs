@@ -801,8 +801,69 @@
 //! is a compile error there, naming the fix; so is a float field read only through `as`,
 //! whose gradient would be lost).
 //!
+//! **Passed on whole.** A model is built of layers: the marked struct, or a field of it
+//! holding a struct or an array, may be handed whole to another annotated function
+//! (`dense(&m.hidden, x)`, `dense(layer, x)`, `sum_of_squares(&m.w)`) or be the receiver
+//! of another annotated method whose `self` is marked (`self.first.forward(x)`,
+//! `layer.forward(x)`). The callee's own gradient of that struct (its pullback's
+//! `Option<S>`) is added into the caller's gradient, so a model's gradient is gathered from
+//! its layers' functions as written. The field's type is named through the derive (a
+//! struct whose `Differentiable` is written by hand names none: a compile error at the
+//! parameter); a callee that holds the struct constant (an unmarked parameter or `self`)
+//! would lose its gradient, and is a compile error at the argument.
+//!
+//! ```
+//! use gradtape::{Differentiable, differentiable};
+//!
+//! #[derive(Differentiable, Clone)]
+//! struct Dense {
+//!     w: Vec<f64>,
+//!     b: f64,
+//! }
+//!
+//! impl Dense {
+//!     #[differentiable]
+//!     fn forward(#[differentiable] &self, x: &[f64]) -> f64 {
+//!         let mut z = self.b;
+//!         for i in 0..x.len() {
+//!             z += self.w[i] * x[i];
+//!         }
+//!         z.tanh()
+//!     }
+//! }
+//!
+//! #[derive(Differentiable, Clone)]
+//! struct TwoLayer {
+//!     hidden: Dense,
+//!     out: Dense,
+//! }
+//!
+//! #[differentiable]
+//! fn loss(#[differentiable] m: &TwoLayer, x: &[f64], y: f64) -> f64 {
+//!     let h = m.hidden.forward(x);
+//!     let features = [h, h * h];
+//!     let o = m.out.forward(&features);
+//!     (o - y) * (o - y)
+//! }
+//!
+//! let m = TwoLayer {
+//!     hidden: Dense { w: vec![0.5, -0.3], b: 0.1 },
+//!     out: Dense { w: vec![1.2, 0.4], b: 0.0 },
+//! };
+//! let (value, (d_m, _, _)) = loss::grad(&m, &[1.0, 2.0], 0.5);
+//! // the hidden layer's bias, against a central difference
+//! let h = 1e-6;
+//! let (mut up, mut down) = (m.clone(), m.clone());
+//! up.hidden.b += h;
+//! down.hidden.b -= h;
+//! let fd = (loss(&up, &[1.0, 2.0], 0.5) - loss(&down, &[1.0, 2.0], 0.5)) / (2.0 * h);
+//! assert_eq!(value, loss(&m, &[1.0, 2.0], 0.5));
+//! assert!((d_m.hidden.b - fd).abs() < 1e-8);
+//! ```
+//!
 //! **Rejected, with the macro's message at the user's tokens:** the marked parameter used
-//! whole (passed on, a method's receiver, copied: read the fields and pass those), a field
+//! whole other than passed on (copied, returned, `self` passed on: read the fields and
+//! pass those), a field passed whole and also read as a float, a field
 //! written (copy it into a local), a binding shadowing the parameter, a field read both as
 //! an array and as a float, a field read inside a macro other than the printing and
 //! assertion ones, a marked parameter that is no struct (floats and arrays need no mark)

@@ -80,8 +80,16 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
         .iter()
         .flatten()
         .flat_map(|marked| {
-            let lifted = marked.lifted.iter().filter(|l| l.whole).map(|l| l.name.clone());
-            marked.whole.then(|| marked.ident.clone()).into_iter().chain(lifted)
+            let lifted = marked
+                .lifted
+                .iter()
+                .filter(|l| l.whole)
+                .map(|l| l.name.clone());
+            marked
+                .whole
+                .then(|| marked.ident.clone())
+                .into_iter()
+                .chain(lifted)
         })
         .collect();
     let args = match (whole.is_empty(), args.is_empty()) {
@@ -321,10 +329,7 @@ fn read(cx: &Ctxt, item: &ItemFn) -> Option<Model> {
         });
     }
     for marked in params.iter().flatten() {
-        if marked.lifted.is_empty()
-            && !marked.whole
-            && !erred.contains(&marked.ident.to_string())
-        {
+        if marked.lifted.is_empty() && !marked.whole && !erred.contains(&marked.ident.to_string()) {
             cx.error_spanned_by(
                 &marked.ident,
                 format!(
@@ -491,8 +496,16 @@ fn is_value_method(name: &str) -> bool {
         || INTEGER_ARGUMENT_METHODS.contains(&name)
         || matches!(
             name,
-            "mul_add" | "clamp" | "clone" | "to_owned" | "into" | "is_nan" | "is_finite"
-                | "is_sign_negative" | "is_sign_positive" | "to_bits"
+            "mul_add"
+                | "clamp"
+                | "clone"
+                | "to_owned"
+                | "into"
+                | "is_nan"
+                | "is_finite"
+                | "is_sign_negative"
+                | "is_sign_positive"
+                | "to_bits"
         )
 }
 
@@ -602,7 +615,9 @@ impl Finder<'_> {
         if let Some(ident) = crate::syntax::single_ident(inner)
             && self.marked.contains(&ident.to_string())
         {
-            if self.constant_depth > 0 {
+            // `self` passed on whole is not supported yet: the "used whole" error, from the
+            // path's visit, as in a condition
+            if self.constant_depth > 0 || ident == "self" {
                 return false; // the "used whole" error, from the path's visit
             }
             self.note((ident.to_string(), Vec::new()), Read::Whole, arg.span());
@@ -712,13 +727,18 @@ impl<'ast> Visit<'ast> for Finder<'_> {
                 };
                 let receiver_is_marked = read == Read::Whole
                     && self.constant_depth == 0
-                    && crate::syntax::single_ident(strip_parens(&call.receiver))
-                        .is_some_and(|ident| self.marked.contains(&ident.to_string()));
+                    && crate::syntax::single_ident(strip_parens(&call.receiver)).is_some_and(
+                        |ident| ident != "self" && self.marked.contains(&ident.to_string()),
+                    );
                 if receiver_is_marked {
                     // `layer.forward(x)`: the marked parameter itself passed on whole
-                    let ident = crate::syntax::single_ident(strip_parens(&call.receiver))
-                        .expect("checked");
-                    self.note((ident.to_string(), Vec::new()), Read::Whole, call.receiver.span());
+                    let ident =
+                        crate::syntax::single_ident(strip_parens(&call.receiver)).expect("checked");
+                    self.note(
+                        (ident.to_string(), Vec::new()),
+                        Read::Whole,
+                        call.receiver.span(),
+                    );
                 } else if !self.field(&call.receiver, read) {
                     self.visit_expr(&call.receiver);
                 }
@@ -944,6 +964,37 @@ fn twin(item: &ItemFn, model: &Model) -> ItemFn {
                 syn::parse_quote!(#name: #float)
             };
             twin.sig.inputs.push(input);
+        }
+    }
+    // a struct passed on whole in generic code: its gradient is summed, so its type is
+    // `Differentiable` (the user's items are bound so too)
+    let type_params: HashSet<String> = twin
+        .sig
+        .generics
+        .type_params()
+        .map(|param| param.ident.to_string())
+        .collect();
+    for marked in model.params.iter().flatten() {
+        let whole_types = marked.whole.then(|| marked.ty.clone()).into_iter().chain(
+            marked
+                .lifted
+                .iter()
+                .filter(|l| l.whole)
+                .map(|l| field_type(&marked.ty, &l.path)),
+        );
+        for ty in whole_types {
+            let mentions = crate::syntax::names_in(ty.to_token_stream());
+            if mentions
+                .iter()
+                .any(|name| type_params.contains(name) || name == "Self")
+            {
+                let private = crate::generate::paths::private();
+                twin.sig
+                    .generics
+                    .make_where_clause()
+                    .predicates
+                    .push(syn::parse_quote!(#ty: #private::Differentiable));
+            }
         }
     }
     let mut lifted = BTreeMap::new();
@@ -1244,6 +1295,14 @@ fn companion(
             }
             results.push(quote!(::core::option::Option::Some(#d)));
         }
+        let mut pullback_fn = quote!(move |#g| {
+            let #grads = #pullback(#g);
+            #(#gathers)*
+            (#(#results,)*)
+        });
+        if boxed_pullback(&output) {
+            pullback_fn = quote!(::std::boxed::Box::new(#pullback_fn));
+        }
         quote! {
             /// The forward value and the pullback: one entry per parameter, `Option` of a
             /// cotangent for a differentiable one (a differentiable struct's is a value of
@@ -1253,11 +1312,7 @@ fn companion(
                 #checks
                 #(#zeros)*
                 let (#value, #pullback) = #call_vjp(#(#user_args,)* #(#lifted_args),*);
-                (#value, move |#g| {
-                    let #grads = #pullback(#g);
-                    #(#gathers)*
-                    (#(#results,)*)
-                })
+                (#value, #pullback_fn)
             }
         }
     };
@@ -1660,6 +1715,13 @@ fn option_inner(ty: &Type) -> Option<Type> {
     }
 }
 
+/// Whether `vjp`'s pullback is boxed (`Box<dyn Fn(..)>`): the user's `vjp` boxes its own.
+fn boxed_pullback(output: &ReturnType) -> bool {
+    matches!(output, ReturnType::Type(_, ty)
+        if matches!(&**ty, Type::Tuple(pair)
+            if matches!(pair.elems.iter().nth(1), Some(Type::Path(_)))))
+}
+
 /// The entries of the pullback's result in `vjp`'s return type
 /// `(R, impl Fn(G) -> (E0, E1, ..) + use<..>)`.
 fn pullback_entries(output: &mut ReturnType) -> Option<Vec<Type>> {
@@ -1682,10 +1744,22 @@ fn pullback_result(output: &mut ReturnType) -> Option<&mut syn::TypeTuple> {
     let Type::Tuple(pair) = &mut **ty else {
         return None;
     };
-    let Type::ImplTrait(pullback) = pair.elems.iter_mut().nth(1)? else {
-        return None;
+    let bounds = match pair.elems.iter_mut().nth(1)? {
+        Type::ImplTrait(pullback) => &mut pullback.bounds,
+        // `Box<dyn Fn(G) -> (..)>`: a boxed pullback (a call in a loop or a branch)
+        Type::Path(boxed) => {
+            let last = boxed.path.segments.last_mut()?;
+            let PathArguments::AngleBracketed(args) = &mut last.arguments else {
+                return None;
+            };
+            match args.args.first_mut()? {
+                GenericArgument::Type(Type::TraitObject(object)) => &mut object.bounds,
+                _ => return None,
+            }
+        }
+        _ => return None,
     };
-    pullback.bounds.iter_mut().find_map(|bound| match bound {
+    bounds.iter_mut().find_map(|bound| match bound {
         syn::TypeParamBound::Trait(bound) => {
             let last = bound.path.segments.last_mut()?;
             let PathArguments::Parenthesized(args) = &mut last.arguments else {

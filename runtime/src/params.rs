@@ -162,7 +162,11 @@ impl<T: Differentiable> Differentiable for Option<T> {
             (None, None) => {}
             (sum, _) => panic!(
                 "Differentiable::accumulate: a gradient {} added into an `Option` that is {}",
-                if gradient.is_some() { "`Some`" } else { "`None`" },
+                if gradient.is_some() {
+                    "`Some`"
+                } else {
+                    "`None`"
+                },
                 if sum.is_some() { "`Some`" } else { "`None`" },
             ),
         }

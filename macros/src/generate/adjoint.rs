@@ -590,6 +590,15 @@ impl Generator<'_> {
                 for (k, arg) in args.iter().enumerate() {
                     if let Some(b) = arg.binding() {
                         let index = syn::Index::from(k);
+                        if self.body.bindings[b].whole {
+                            // spanned at the argument: a callee that gives no gradient
+                            // for the struct is an error there
+                            let slot = self.slot(b);
+                            let span = syn::spanned::Spanned::span(arg.fwd());
+                            let at = super::paths::generated_at(span);
+                            rules.extend(quote::quote_spanned!(span=> #at::accumulate_whole(&mut #slot, #grads.#index);));
+                            continue;
+                        }
                         rules.extend(self.accumulate_argument(b, quote!(#grads.#index)));
                     }
                 }

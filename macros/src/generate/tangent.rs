@@ -211,8 +211,11 @@ impl Generator<'_> {
                     // The caller's tangent of the struct (or `NoTangent`: a zero of its
                     // shape), `elem` being the struct's type.
                     entry_types.push(quote!(impl #generated::TangentStruct<#elem>));
-                    let (ident, zero, tangent) =
-                        (&param.ident, mixed(&format!("zero{k}")), mixed(&format!("struct{k}")));
+                    let (ident, zero, tangent) = (
+                        &param.ident,
+                        mixed(&format!("zero{k}")),
+                        mixed(&format!("struct{k}")),
+                    );
                     let private = paths::private();
                     shaping.push(quote! {
                         let #zero;

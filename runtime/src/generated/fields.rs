@@ -220,9 +220,9 @@ impl<F: Float + crate::Differentiable, const N: usize> WholeCotangent<[F; N]> fo
     #[track_caller]
     fn add_into(self, slot: &mut Option<[F; N]>) {
         let len = self.len();
-        let array: [F; N] = self.try_into().unwrap_or_else(|_| {
-            panic!("a slice's gradient of {len} elements for an array of {N}")
-        });
+        let array: [F; N] = self
+            .try_into()
+            .unwrap_or_else(|_| panic!("a slice's gradient of {len} elements for an array of {N}"));
         array.add_into(slot);
     }
 }

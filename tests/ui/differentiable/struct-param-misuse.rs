@@ -1,6 +1,7 @@
-// A differentiable struct parameter is read by field: used whole, written, shadowed, read
-// both as an array and a float, or read inside a macro the attribute cannot follow, it is
-// the macro's own error at the user's tokens, all at once. A field as `resize`'s fill
+// A differentiable struct parameter is read by field: written, shadowed, read both as an
+// array and a float, or read inside a macro the attribute cannot follow, it is the macro's
+// own error at the user's tokens, all at once; passed whole to a function that is not
+// annotated, it is the "not annotated" error at the function's name. A field as `resize`'s fill
 // value is a value (once taken for a constant, its gradient silently zero).
 use gradtape::{Differentiable, differentiable};
 
