@@ -2481,7 +2481,7 @@ impl<'a> Lowerer<'a> {
         for arg in args {
             if let Some(binding) = arg.binding() {
                 active = true;
-                if self.bindings[binding].array {
+                if self.bindings[binding].array || self.bindings[binding].whole {
                     validate::plain_helper_array(self.cx, path, arg.fwd());
                 }
             }

@@ -1425,15 +1425,14 @@ fn companion(
             let (ty, source) = (&marked.ty, &user_args[k]);
             user_types.push(quote!(impl #generated::TangentStruct<#ty>));
             let (zero, tangent) = (mixed(&format!("zero{k}")), mixed(&format!("struct{k}")));
-            shaping.push(quote! {
-                let #zero;
-                let #tangent: &#ty = match #generated::TangentStruct::<#ty>::get(&#entry) {
-                    ::core::option::Option::Some(tangent) => tangent,
-                    ::core::option::Option::None => {
-                        #zero = <#ty as #private::Differentiable>::zero_like(#source);
-                        &#zero
-                    }
-                };
+            // spanned at the type, as the struct's other `zero_like`s: one diagnostic if it
+            // is not `Differentiable`
+            let at = generated_at(ty.span());
+            shaping.push(quote_spanned! {ty.span()=>
+                let mut #zero = ::core::option::Option::None;
+                let #tangent: &#ty = #at::struct_tangent(&#entry, &mut #zero, || {
+                    <#ty as #private::Differentiable>::zero_like(#source)
+                });
             });
             twin_entries.push(if marked.whole {
                 quote!(#tangent)

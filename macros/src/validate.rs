@@ -722,7 +722,7 @@ pub fn plain_helper_array(cx: &Ctxt, helper: &syn::Path, arg: &Expr) {
     cx.error_spanned_by(
         arg,
         format_args!(
-            "a differentiable array cannot be passed to the plain helper `{}`: plain helpers run on dual numbers, one per differentiable number argument; annotate `{}` with #[differentiable] (it differentiates arrays), or pass it numbers",
+            "a differentiable array or struct cannot be passed to the plain helper `{}`: plain helpers run on dual numbers, one per differentiable number argument; annotate `{}` with #[differentiable] (it differentiates arrays and structs), or pass it numbers",
             path_text(helper),
             path_text(helper),
         ),

@@ -591,8 +591,8 @@ impl Generator<'_> {
                     if let Some(b) = arg.binding() {
                         let index = syn::Index::from(k);
                         if self.body.bindings[b].whole {
-                            // spanned at the argument: a callee that gives no gradient
-                            // for the struct is an error there
+                            // the call spanned at the argument: a callee that gives no
+                            // gradient for the struct is an error that points there
                             let slot = self.slot(b);
                             let span = syn::spanned::Spanned::span(arg.fwd());
                             let at = super::paths::generated_at(span);

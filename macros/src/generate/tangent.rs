@@ -218,14 +218,10 @@ impl Generator<'_> {
                     );
                     let private = paths::private();
                     shaping.push(quote! {
-                        let #zero;
-                        let #tangent: &#elem = match #generated::TangentStruct::<#elem>::get(&#entry) {
-                            ::core::option::Option::Some(tangent) => tangent,
-                            ::core::option::Option::None => {
-                                #zero = <#elem as #private::Differentiable>::zero_like(#ident);
-                                &#zero
-                            }
-                        };
+                        let mut #zero = ::core::option::Option::None;
+                        let #tangent: &#elem = #generated::struct_tangent(&#entry, &mut #zero, || {
+                            <#elem as #private::Differentiable>::zero_like(#ident)
+                        });
                     });
                     tangents.push(quote!(#tangent));
                 }

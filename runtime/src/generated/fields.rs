@@ -325,3 +325,29 @@ impl<S> TangentStruct<S> for super::NoTangent {
         None
     }
 }
+
+/// A struct's tangent from a `jvp_call` entry: the caller's (`&S`), or for
+/// [`NoTangent`](super::NoTangent) the zero `zero_like` builds (of the struct's shape),
+/// kept in `zero`.
+///
+/// ```
+/// use gradtape_runtime::Differentiable;
+/// use gradtape_runtime::generated::{NoTangent, struct_tangent};
+/// let like = vec![1.0_f64, 2.0];
+/// let given = vec![0.5, 0.5];
+/// let mut zero = None;
+/// assert_eq!(struct_tangent(&&given, &mut zero, || like.zero_like()), &given);
+/// let mut zero = None;
+/// assert_eq!(struct_tangent(&NoTangent, &mut zero, || like.zero_like()), &vec![0.0, 0.0]);
+/// ```
+#[inline]
+pub fn struct_tangent<'a, S, T: TangentStruct<S>>(
+    entry: &'a T,
+    zero: &'a mut Option<S>,
+    zero_like: impl FnOnce() -> S,
+) -> &'a S {
+    match entry.get() {
+        Some(tangent) => tangent,
+        None => zero.insert(zero_like()),
+    }
+}

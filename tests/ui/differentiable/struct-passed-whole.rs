@@ -2,8 +2,8 @@
 // function gets its gradient from that function's own gradient of the struct: a callee
 // that holds the parameter constant, or a method whose `self` is not marked, would lose
 // it, so each is a compile error at the argument, as is a field passed whole and read as
-// a float, and a struct whose `Differentiable` is written by hand (it names no field
-// types).
+// a float, a struct whose `Differentiable` is written by hand (it names no field types),
+// and a field passed to a plain helper (which runs on dual numbers, one per float).
 use gradtape::{Differentiable, differentiable};
 
 #[derive(Differentiable, Clone)]
@@ -73,6 +73,15 @@ impl Differentiable for ByHand {
 #[differentiable]
 fn field_of_a_struct_by_hand(#[differentiable] h: &ByHand, x: f64) -> f64 {
     dense(&h.inner, x)
+}
+
+fn plain_sum<T: num_traits::Float>(v: &[T]) -> T {
+    v.iter().fold(T::zero(), |a, b| a + *b)
+}
+
+#[differentiable(plain(plain_sum))]
+fn field_to_a_plain_helper(#[differentiable] m: &Model, x: f64) -> f64 {
+    plain_sum(&m.layer.w) * x + m.scale
 }
 
 fn main() {}
