@@ -11,7 +11,7 @@ use crate::args;
 use crate::ctxt::Ctxt;
 use crate::fallback;
 use crate::fields;
-use crate::generate::companion::companion;
+use crate::generate::companion::{Functions, companion};
 use crate::generate::wrapper::wrapper_fn;
 use crate::generate::{Flavour, Generator, Tangent, ZeroD, pretty};
 use crate::iterators;
@@ -176,6 +176,11 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
         || sig.params.iter().any(sig::Param::is_whole);
     let grad_into = (arrays && !sig.tuple_output)
         .then(|| Generator::into_buffers(&sig, &body).grad_into_fn(&generated_item));
+    // What a caller's adjoint calls in joint mode (`Generator::joint_call`): every scalar
+    // function a call (`Op::Call`) can reach, one float result and no written array.
+    let writes_arrays = sig.params.iter().any(sig::Param::is_output_array);
+    let vjp_now = (sig.mode == Mode::Scalar && !sig.tuple_output && !writes_arrays)
+        .then(|| Generator::now(&sig, &body).vjp_now_fn(&generated_item));
     // The source shown in `f::GENERATED`: every generated function but `jvp_call`.
     let zero_d_source = zero_d
         .as_ref()
@@ -209,15 +214,14 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
         ),
         Mode::Scalar => quote!(#item),
     };
-    let companion = companion(
-        &generated_item,
-        &sig,
-        &vjp,
-        zero_d.as_ref(),
-        &tangent,
-        grad_into.as_ref(),
-        &source,
-    );
+    let functions = Functions {
+        vjp: &vjp,
+        zero_d: zero_d.as_ref(),
+        tangent: &tangent,
+        grad_into: grad_into.as_ref(),
+        vjp_now: vjp_now.as_ref(),
+    };
+    let companion = companion(&generated_item, &sig, functions, &source);
     (wrapper, companion)
 }
 

@@ -1249,7 +1249,7 @@ fn companion(
     let checks = quote!(#(#checks)*);
 
     // vjp: the twin's, its pullback's entries for the lifted paths gathered into the structs
-    let vjp = {
+    let (vjp, vjp_now) = {
         let twin_vjp = &twin["vjp"];
         let mut output = twin_vjp.sig.output.clone();
         let entries = pullback_entries(&mut output).expect("`vjp` returns a pullback");
@@ -1303,18 +1303,45 @@ fn companion(
         if boxed_pullback(&output) {
             pullback_fn = quote!(::std::boxed::Box::new(#pullback_fn));
         }
-        quote! {
-            /// The forward value and the pullback: one entry per parameter, `Option` of a
-            /// cotangent for a differentiable one (a differentiable struct's is a value of
-            /// the struct), `()` for a constant.
-            #[inline]
-            pub fn #vjp_name #generics (#(#declared),*) #output #where_clause {
-                #checks
-                #(#zeros)*
-                let (#value, #pullback) = #call_vjp(#(#user_args,)* #(#lifted_args),*);
-                (#value, #pullback_fn)
+        // `vjp_now`: the twin's, its entries gathered at once (a struct's zero built from
+        // the struct itself: nothing outlives the call)
+        let vjp_now = twin.get("vjp_now").map(|_| {
+            let call_vjp_now = twin_item("vjp_now");
+            let vjp_now_name = own_name("vjp_now");
+            let entries = &user_entries;
+            let now_gathers = &gathers;
+            let now_zeros = model.params.iter().enumerate().filter_map(|(k, marked)| {
+                let marked = marked.as_ref()?;
+                let (zero, ty, source) = (mixed(&format!("zero{k}")), &marked.ty, &user_args[k]);
+                Some(quote_spanned!(ty.span()=> let #zero: &#ty = #source;))
+            });
+            quote! {
+                #[doc(hidden)]
+                #[inline]
+                pub fn #vjp_now_name #generics (#(#declared,)* #g: #float) -> (#float, (#(#entries,)*)) #where_clause {
+                    #checks
+                    #(#now_zeros)*
+                    let (#value, #grads) = #call_vjp_now(#(#user_args,)* #(#lifted_args,)* #g);
+                    #(#now_gathers)*
+                    (#value, (#(#results,)*))
+                }
             }
-        }
+        });
+        (
+            quote! {
+                /// The forward value and the pullback: one entry per parameter, `Option` of a
+                /// cotangent for a differentiable one (a differentiable struct's is a value of
+                /// the struct), `()` for a constant.
+                #[inline]
+                pub fn #vjp_name #generics (#(#declared),*) #output #where_clause {
+                    #checks
+                    #(#zeros)*
+                    let (#value, #pullback) = #call_vjp(#(#user_args,)* #(#lifted_args),*);
+                    (#value, #pullback_fn)
+                }
+            },
+            vjp_now,
+        )
     };
 
     // grad: from vjp, as the twin's, with the structs' entries as they are
@@ -1592,6 +1619,7 @@ fn companion(
         );
         let items = [primal, vjp]
             .into_iter()
+            .chain(vjp_now)
             .chain(grad)
             .chain(jvp)
             .chain(jvp_call)
@@ -1643,6 +1671,8 @@ fn companion(
             #primal
 
             #vjp
+
+            #vjp_now
 
             #grad
 

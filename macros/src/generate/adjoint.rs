@@ -582,11 +582,17 @@ impl Generator<'_> {
                 let shadow = self.slot(*array);
                 rules.extend(quote!(#shadow.add(*#index, #g);));
             }
-            Op::Call { args, .. } => {
-                let (pop, pullback) = self.recall(format!("pullback{id}"), depth);
-                prologue.extend(pop);
+            Op::Call { func, args } => {
                 let grads = mixed("grads");
-                rules.extend(quote!(let #grads = (#pullback)(#g);));
+                if self.joint_call(func, args, depth) {
+                    let (_, joint) = self.joint_args(id, args);
+                    let call = func.vjp_now(&joint, quote!(#g));
+                    rules.extend(quote!(let (_, #grads) = #call;));
+                } else {
+                    let (pop, pullback) = self.recall(format!("pullback{id}"), depth);
+                    prologue.extend(pop);
+                    rules.extend(quote!(let #grads = (#pullback)(#g);));
+                }
                 for (k, arg) in args.iter().enumerate() {
                     if let Some(b) = arg.binding() {
                         let index = syn::Index::from(k);

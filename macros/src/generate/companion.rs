@@ -10,15 +10,30 @@ use super::{Tangent, ZeroD};
 use crate::model::sig::{Kind, Mode, Param, Signature};
 use crate::syntax::{method_companion, mixed};
 
+/// The generated functions a companion holds.
+pub struct Functions<'a> {
+    pub vjp: &'a TokenStream,
+    pub zero_d: Option<&'a ZeroD>,
+    pub tangent: &'a Tangent,
+    /// With array (or whole struct) parameters.
+    pub grad_into: Option<&'a TokenStream>,
+    /// What a caller calls in joint mode: one float result, no written array.
+    pub vjp_now: Option<&'a TokenStream>,
+}
+
 pub fn companion(
     item: &ItemFn,
     sig: &Signature,
-    vjp: &TokenStream,
-    zero_d: Option<&ZeroD>,
-    tangent: &Tangent,
-    grad_into: Option<&TokenStream>,
+    functions: Functions<'_>,
     source: &str,
 ) -> TokenStream {
+    let Functions {
+        vjp,
+        zero_d,
+        tangent,
+        grad_into,
+        vjp_now,
+    } = functions;
     let vis = &item.vis;
     let name = &item.sig.ident;
     let fn_sig = &item.sig;
@@ -65,6 +80,17 @@ pub fn companion(
             #[inline]
             #[allow(unused_variables, unused_mut, unused_parens, unused_assignments, unused_braces, unreachable_code, unused_labels, non_snake_case, clippy::all)]
             #grad_into
+        }
+    });
+    let vjp_now = vjp_now.map(|vjp_now| {
+        quote! {
+            /// `vjp` with its pullback applied to `g` at once: what an annotated caller's
+            /// adjoint calls for a call in straight-line code (joint mode), reading the
+            /// arguments in place instead of saving copies for a pullback.
+            #[doc(hidden)]
+            #[inline]
+            #[allow(unused_variables, unused_mut, unused_parens, unused_assignments, unused_braces, unreachable_code, unused_labels, non_snake_case, clippy::all)]
+            #vjp_now
         }
     });
     let zero_d = zero_d.map(|ZeroD { vjp, primal }| {
@@ -115,6 +141,8 @@ pub fn companion(
         #grad
 
         #grad_into
+
+        #vjp_now
 
         #tangent
     };

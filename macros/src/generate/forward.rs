@@ -533,6 +533,12 @@ impl Generator<'_> {
                 }
                 code.extend(quote!(#prefix #value;));
             }
+            Op::Call { func, args } if self.joint_call(func, args, depth) => {
+                // the value alone: the adjoint calls `vjp_now` on the same arguments
+                let (borrows, args) = self.joint_args(id, args);
+                let call = func.primal(&args);
+                code.extend(quote!(#borrows #prefix #call;));
+            }
             Op::Call { func, args } => {
                 let (call, value) = self.call_vjp(id, func, args, depth);
                 code.extend(quote!(#call #prefix #value;));

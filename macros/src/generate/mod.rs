@@ -35,7 +35,7 @@ use syn::{Expr, Ident, ItemFn, Lit, Type};
 
 use crate::analyse::saves;
 use crate::analyse::zero_d::{self, Plan};
-use crate::model::ir::{Body, Operand, RETURN_REGION};
+use crate::model::ir::{Body, Callee, Operand, RETURN_REGION};
 use crate::model::sig::{Kind, Param, Signature};
 use crate::syntax::mixed;
 
@@ -185,6 +185,9 @@ pub struct Generator<'a> {
     regions: RefCell<Vec<Option<(usize, TokenStream)>>>,
     /// Writing `grad_into`: array parameters' shadows are the caller's buffers.
     into: bool,
+    /// Writing `vjp_now`: the adjoint runs in the same body as the forward code, seeded
+    /// with the caller's cotangent, and returns the pullback's entries.
+    now: bool,
     /// The segment of a checkpointed loop the adjoint is replaying, if any.
     segment: RefCell<Option<checkpoint::Segment>>,
     /// What `grad_into`'s adjoint recomputes instead of saving (empty elsewhere).
@@ -207,6 +210,7 @@ impl<'a> Generator<'a> {
             saving: true,
             regions: Default::default(),
             into: false,
+            now: false,
             segment: Default::default(),
             remat: Default::default(),
             invariants: Default::default(),
@@ -221,6 +225,107 @@ impl<'a> Generator<'a> {
             into: true,
             remat: remat::Remat::plan(sig, body),
             ..Generator::new(sig, body, Flavour::Scalar)
+        }
+    }
+
+    /// The generator of `vjp_now` (scalar mode): forward and adjoint in one body, as
+    /// `grad_into`'s (so it recomputes what `grad_into` recomputes), with the pullback's
+    /// zeroed shadows and entries.
+    pub fn now(sig: &'a Signature, body: &'a Body) -> Self {
+        Generator {
+            now: true,
+            remat: remat::Remat::plan(sig, body),
+            ..Generator::new(sig, body, Flavour::Scalar)
+        }
+    }
+
+    /// Whether the adjoint runs in the same body as the forward code (`grad_into`,
+    /// `vjp_now`): the parameters are still borrowed there, unchanged.
+    fn same_body(&self) -> bool {
+        self.into || self.now
+    }
+
+    /// Whether a call runs in *joint* mode (Tapenade's term): the forward code calls the
+    /// callee's primal, and the adjoint its `vjp_now`, which recomputes the callee's
+    /// forward and its adjoint at once, reading its arguments in place, instead of the
+    /// callee's `vjp` saving copies of what its pullback will read. Only where the
+    /// adjoint runs in the same body (`same_body`), for a call in straight-line code
+    /// (depth 0: run exactly once), of an annotated function or method (not a plain
+    /// helper), whose arguments are all literals or parameters the body cannot change
+    /// (not `mut`, not `&mut` outputs), borrowed (`&p`) or of a type that is `Copy` by its
+    /// spelling (a reference, a float, an integer), so that the adjoint's call sees the
+    /// forward's. The forward code borrows each argument into a local of its own
+    /// ([`joint_args`](Self::joint_args)), which both calls read: a later `let` shadowing
+    /// a parameter's name cannot change what the adjoint passes.
+    pub(super) fn joint_call(&self, func: &Callee, args: &[Operand], depth: usize) -> bool {
+        if !self.same_body() || depth > 0 || matches!(func, Callee::Plain(_)) {
+            return false;
+        }
+        let stable_param = |ident: &Ident, borrowed: bool| {
+            self.sig.params.iter().any(|p| {
+                &p.ident == ident
+                    && !p.mutable
+                    && !p.is_output_array()
+                    && (borrowed || copied_by_spelling(&p.ty, &self.sig.floats))
+            })
+        };
+        args.iter().all(|arg| {
+            let (expr, borrowed) = match crate::syntax::strip_parens(arg.fwd()) {
+                syn::Expr::Reference(reference) if reference.mutability.is_none() => {
+                    (crate::syntax::strip_parens(&reference.expr), true)
+                }
+                other => (other, false),
+            };
+            is_literal(expr)
+                || crate::syntax::single_ident(expr)
+                    .is_some_and(|ident| stable_param(ident, borrowed))
+        })
+    }
+
+    /// A joint call's arguments as the forward code borrows them (`let joint3_0 =
+    /// &(x);`), and as both calls then read them (`*joint3_0`).
+    pub(super) fn joint_args(&self, id: usize, args: &[Operand]) -> (TokenStream, Vec<Operand>) {
+        let mut borrows = TokenStream::new();
+        let read = args
+            .iter()
+            .enumerate()
+            .map(|(k, arg)| {
+                let name = mixed(&format!("joint{id}_{k}"));
+                let fwd = arg.fwd();
+                borrows.extend(quote!(let #name = &(#fwd);));
+                Operand::Inactive(syn::parse_quote!(*#name))
+            })
+            .collect();
+        (borrows, read)
+    }
+
+    /// `vjp_now(params.., g) -> (value, entries)`: `vjp` and its pullback applied to `g` at
+    /// once, in one body, what a caller's adjoint calls in joint mode
+    /// ([`joint_call`](Self::joint_call)). No pullback is built, and what `grad_into`
+    /// recomputes is read in place rather than saved.
+    pub fn vjp_now_fn(&self, item: &ItemFn) -> TokenStream {
+        let forward = self.forward_body();
+        let adjoint = self.adjoint_fn_body();
+        let (stack_decls, cursors) = self.stack_code();
+        let value = self.value();
+        let lens = self.array_lens();
+        let params = self.params();
+        let (cot_ty, grads_ty) = (self.cotangent_type(), self.grads_type());
+        let ret_ty = self.ret_type(item);
+        let generics = &item.sig.generics;
+        let where_clause = &generics.where_clause;
+        let (g, value_name) = (mixed("g"), mixed("value"));
+        let imports = paths::imports();
+        quote! {
+            pub fn vjp_now #generics (#(#params,)* #g: #cot_ty) -> (#ret_ty, #grads_ty) #where_clause {
+                #imports
+                #(#stack_decls)*
+                #lens
+                #forward
+                let #value_name = #value;
+                #(#cursors)*
+                (#value_name, { #adjoint })
+            }
         }
     }
 
@@ -723,4 +828,20 @@ impl<'a> Generator<'a> {
 fn number_constant(expr: &Expr, elem: &Type) -> TokenStream {
     let value = zero_d::scalar_tensor_arg(expr).unwrap_or(expr);
     quote!(::core::convert::identity::<#elem>(#value))
+}
+
+/// Whether a parameter of this type is `Copy` by its spelling: a shared reference, a float
+/// or integer type, `bool`, or a float type parameter (`floats`, bound by `Float`, which is
+/// `Copy`).
+fn copied_by_spelling(ty: &Type, floats: &[Ident]) -> bool {
+    match ty {
+        Type::Reference(reference) => reference.mutability.is_none(),
+        Type::Path(path) => path.path.get_ident().is_some_and(|ident| {
+            crate::syntax::names_no_float(ident)
+                || ident == "f32"
+                || ident == "f64"
+                || floats.contains(ident)
+        }),
+        _ => false,
+    }
 }

@@ -132,7 +132,7 @@ impl Generator<'_> {
     /// adjoint can recompute it (see the module docs); the forward code then does not save
     /// it. The same answer in the forward code and the adjoint: it depends on the IR only.
     pub(super) fn rematerialized(&self, operand: &Operand) -> Option<TokenStream> {
-        if !self.into {
+        if !self.same_body() {
             return None;
         }
         let mut ops = 0;

@@ -61,6 +61,14 @@ impl Callee {
         }
     }
 
+    /// `(value, entries)`: the callee's `vjp_now`, its forward and adjoint at once on the
+    /// cotangent `g` (joint mode, in a caller's `grad_into` or `vjp_now`).
+    pub fn vjp_now(&self, args: &[Operand], g: TokenStream) -> TokenStream {
+        let mut call_args = forward_args(args);
+        call_args.push(g);
+        self.companion(Some("vjp_now"), call_args)
+    }
+
     /// `(value, tangent)`, given each argument's tangent entry (`generated::NoTangent`
     /// for a constant).
     pub fn jvp(&self, args: &[Operand], tangents: Vec<TokenStream>) -> TokenStream {
@@ -91,8 +99,9 @@ impl Callee {
             Callee::Function(path) | Callee::Plain(path) => match item {
                 None => quote!(#path(#(#args),*)),
                 Some(item) => {
-                    // `jvp_call` takes the tangents after the call's own arguments
-                    let arity = args.len() - usize::from(item == "jvp_call");
+                    // `jvp_call` takes the tangents after the call's own arguments, and
+                    // `vjp_now` the cotangent
+                    let arity = args.len() - usize::from(item == "jvp_call" || item == "vjp_now");
                     through_companion(path, item, args, arity)
                 }
             },
