@@ -805,7 +805,8 @@
 //! holding a struct or an array, may be handed whole to another annotated function
 //! (`dense(&m.hidden, x)`, `dense(layer, x)`, `sum_of_squares(&m.w)`) or be the receiver
 //! of another annotated method whose `self` is marked (`self.first.forward(x)`,
-//! `layer.forward(x)`). The callee's own gradient of that struct (its pullback's
+//! `layer.forward(x)`, and `self.predict(x)` in a method whose `self` is marked: a model's
+//! `loss` calling its own `predict`). The callee's own gradient of that struct (its pullback's
 //! `Option<S>`) is added into the caller's gradient, so a model's gradient is gathered from
 //! its layers' functions as written. The field's type is named through the derive (a
 //! struct whose `Differentiable` is written by hand names none: a compile error at the
@@ -862,8 +863,8 @@
 //! ```
 //!
 //! **Rejected, with the macro's message at the user's tokens:** the marked parameter used
-//! whole other than passed on (copied, returned, `self` passed on: read the fields and
-//! pass those), a field passed whole and also read as a float, a field
+//! whole other than passed on (copied, returned: read the fields and pass those), a field
+//! passed whole and also read as a float, a field
 //! written (copy it into a local), a binding shadowing the parameter, a field read both as
 //! an array and as a float, a field read inside a macro other than the printing and
 //! assertion ones, a marked parameter that is no struct (floats and arrays need no mark)

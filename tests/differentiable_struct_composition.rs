@@ -785,3 +785,95 @@ fn an_annotated_caller_holding_the_struct_constant() {
     let (_, dot) = scaled_model::jvp(&m, &x, 2.0, &t, 0.0);
     assert!((dot - d_x[0]).abs() < 1e-14);
 }
+
+// ----- `self` passed on whole, and constant fields of a struct passed on -----
+
+#[derive(Differentiable, Debug, Clone)]
+struct Regression {
+    w: Vec<f64>,
+    b: f64,
+    /// a constant, read as a loop bound beside the struct passed on whole
+    used: usize,
+}
+
+impl Flat for Regression {
+    fn to_flat(&self) -> Vec<f64> {
+        let mut out = self.w.clone();
+        out.push(self.b);
+        out
+    }
+    fn from_flat(x: &[f64], like: &Self) -> (Self, usize) {
+        let n = like.w.len();
+        let r = Regression {
+            w: x[..n].to_vec(),
+            b: x[n],
+            used: like.used,
+        };
+        (r, n + 1)
+    }
+}
+
+impl Regression {
+    #[differentiable]
+    fn predict(#[differentiable] &self, x: &[f64]) -> f64 {
+        let mut s = self.b;
+        for i in 0..self.used {
+            s += self.w[i] * x[i];
+        }
+        s.tanh()
+    }
+
+    #[differentiable]
+    fn loss(#[differentiable] &self, x: &[f64], y: f64) -> f64 {
+        // `self` itself the receiver of another marked method, and a field read here too
+        let p = self.predict(x);
+        (p - y) * (p - y) + 0.01 * self.b * self.b
+    }
+}
+
+#[differentiable]
+fn scaled_by_count(#[differentiable] r: &Regression, x: &[f64]) -> f64 {
+    // a constant field of a struct that is also passed on whole
+    let used: usize = r.used;
+    r.predict(x) * used as f64
+}
+
+#[test]
+fn self_passed_on_and_constant_fields_of_a_struct_passed_on() {
+    let like = Regression {
+        w: vec![0.5, 0.2, -0.4],
+        b: 0.1,
+        used: 2,
+    };
+    let x = [1.0, 2.0, 3.0];
+    Faces {
+        name: "Regression::loss",
+        like: &like,
+        itself: &|r| r.loss(&x, 0.3),
+        primal: &|r| Regression::loss_primal(r, &x, 0.3),
+        grad: &|r| {
+            let (value, (d_r, _, _)) = r.loss_grad(&x, 0.3);
+            assert_eq!(d_r.used, 2);
+            (value, d_r)
+        },
+        grad_into: &|r, d| r.loss_grad_into(&x, 0.3, d, &mut [0.0; 3], &mut 0.0),
+        jvp: &|r, t| r.loss_jvp(&x, 0.3, t, &[0.0; 3], 0.0),
+    }
+    .check(10, true);
+    Faces {
+        name: "scaled_by_count",
+        like: &like,
+        itself: &|r| scaled_by_count(r, &x),
+        primal: &|r| scaled_by_count::primal(r, &x),
+        grad: &|r| {
+            let (value, (d_r, _)) = scaled_by_count::grad(r, &x);
+            (value, d_r)
+        },
+        grad_into: &|r, d| scaled_by_count::grad_into(r, &x, d, &mut [0.0; 3]),
+        jvp: &|r, t| scaled_by_count::jvp(r, &x, t, &[0.0; 3]),
+    }
+    .check(11, true);
+    // the unused weight gets no gradient
+    let (_, (d, _)) = scaled_by_count::grad(&like, &x);
+    assert_eq!(d.w[2], 0.0);
+}

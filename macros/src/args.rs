@@ -104,7 +104,13 @@ pub fn parse(cx: &Ctxt, tokens: TokenStream) -> Args {
                         }
                     }
                     Meta::List(list) if list.path.is_ident("__whole") => {
-                        let names = Punctuated::<Ident, Token![,]>::parse_terminated;
+                        // `self` among them: any identifier, keywords too
+                        let names = |input: syn::parse::ParseStream| {
+                            Punctuated::<Ident, Token![,]>::parse_terminated_with(
+                                input,
+                                syn::ext::IdentExt::parse_any,
+                            )
+                        };
                         match names.parse2(list.tokens.clone()) {
                             Ok(names) => args.whole.extend(names),
                             Err(error) => cx.syn_error(error),

@@ -3661,6 +3661,22 @@ struct ActiveFinder<'n, 'a> {
 }
 
 impl<'ast> Visit<'ast> for ActiveFinder<'_, '_> {
+    fn visit_expr_field(&mut self, field: &'ast syn::ExprField) {
+        // A field of a struct passed on whole (`layer.n`): the struct pass lifted every
+        // read of its floats and arrays, so what is left reads a constant (a size, a
+        // flag), as the pass classified it.
+        let mut base = strip_parens(&field.base);
+        while let Expr::Field(inner) = base {
+            base = strip_parens(&inner.base);
+        }
+        if let Some(ident) = crate::syntax::single_ident(base)
+            && let Some(id) = self.lowerer.lookup(ident)
+            && self.lowerer.bindings[id].whole
+        {
+            return;
+        }
+        visit::visit_expr_field(self, field);
+    }
     fn visit_expr_path(&mut self, path: &'ast syn::ExprPath) {
         if let Some(ident) = path.path.get_ident()
             && let Some(id) = self.lowerer.lookup(ident)

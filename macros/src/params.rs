@@ -615,9 +615,8 @@ impl Finder<'_> {
         if let Some(ident) = crate::syntax::single_ident(inner)
             && self.marked.contains(&ident.to_string())
         {
-            // `self` passed on whole is not supported yet: the "used whole" error, from the
-            // path's visit, as in a condition
-            if self.constant_depth > 0 || ident == "self" {
+            // in a condition: the "used whole" error, from the path's visit
+            if self.constant_depth > 0 {
                 return false; // the "used whole" error, from the path's visit
             }
             self.note((ident.to_string(), Vec::new()), Read::Whole, arg.span());
@@ -727,9 +726,8 @@ impl<'ast> Visit<'ast> for Finder<'_> {
                 };
                 let receiver_is_marked = read == Read::Whole
                     && self.constant_depth == 0
-                    && crate::syntax::single_ident(strip_parens(&call.receiver)).is_some_and(
-                        |ident| ident != "self" && self.marked.contains(&ident.to_string()),
-                    );
+                    && crate::syntax::single_ident(strip_parens(&call.receiver))
+                        .is_some_and(|ident| self.marked.contains(&ident.to_string()));
                 if receiver_is_marked {
                     // `layer.forward(x)`: the marked parameter itself passed on whole
                     let ident =
