@@ -1,7 +1,8 @@
 //! A walk through `#[differentiable]`: the seed function recorded as one fused node, its
 //! generated adjoint printed, a plain float function with a tape-free gradient, a
-//! second derivative through nested tapes, and a model written as a struct of floats
-//! fitted through its method's gradient, which comes back as the same struct.
+//! second derivative through nested tapes, a model written as a struct of floats fitted
+//! through its method's gradient, which comes back as the same struct, and a network of
+//! such structs whose methods call their parts' methods, as a user writes layers.
 //!
 //! Run with `cargo run --example differentiable`.
 
@@ -47,6 +48,68 @@ impl Decay {
             total += r * r;
         }
         total / t.len() as f64
+    }
+}
+
+/// One neuron: `tanh(w x + b)`.
+#[derive(Differentiable, Debug, Clone)]
+struct Neuron {
+    w: f64,
+    b: f64,
+}
+
+impl Neuron {
+    #[differentiable]
+    fn forward(#[differentiable] &self, x: f64) -> f64 {
+        (self.w * x + self.b).tanh()
+    }
+}
+
+/// Three neurons and a linear read-out: a network of structs.
+#[derive(Differentiable, Debug, Clone)]
+struct Network {
+    a: Neuron,
+    b: Neuron,
+    c: Neuron,
+    out: [f64; 3],
+    bias: f64,
+}
+
+impl Network {
+    /// The prediction: each neuron's `forward` called on the network's own parts.
+    #[differentiable]
+    fn predict(#[differentiable] &self, x: f64) -> f64 {
+        self.out[0] * self.a.forward(x)
+            + self.out[1] * self.b.forward(x)
+            + self.out[2] * self.c.forward(x)
+            + self.bias
+    }
+
+    /// The mean squared error, through `predict` on `self`.
+    #[differentiable(constant(xs, ys))]
+    fn loss(#[differentiable] &self, xs: &[f64], ys: &[f64]) -> f64 {
+        let mut total = 0.0;
+        for i in 0..xs.len() {
+            let r = self.predict(xs[i]) - ys[i];
+            total += r * r;
+        }
+        total / xs.len() as f64
+    }
+
+    /// One step of gradient descent with the gradient `d` (a `Network` too).
+    fn descend(&mut self, d: &Network, rate: f64) {
+        for (neuron, grad) in [
+            (&mut self.a, &d.a),
+            (&mut self.b, &d.b),
+            (&mut self.c, &d.c),
+        ] {
+            neuron.w -= rate * grad.w;
+            neuron.b -= rate * grad.b;
+        }
+        for (w, g) in self.out.iter_mut().zip(&d.out) {
+            *w -= rate * g;
+        }
+        self.bias -= rate * d.bias;
     }
 }
 
@@ -107,4 +170,30 @@ pub fn main() {
         model.amplitude, model.rate
     );
     assert!((model.amplitude - 2.0).abs() < 1e-3 && (model.rate - 0.7).abs() < 1e-3);
+
+    // 6. A network of structs: `loss` calls `self.predict`, which calls each neuron's
+    // `forward`; the gradient of every part comes back inside one `Network`.
+    let xs: Vec<f64> = (0..41).map(|i| -2.0 + 0.1 * i as f64).collect();
+    let ys: Vec<f64> = xs.iter().map(|x| x.sin()).collect();
+    let neuron = |w: f64, b: f64| Neuron { w, b };
+    let mut net = Network {
+        a: neuron(0.5, 0.1),
+        b: neuron(-0.3, 0.2),
+        c: neuron(0.8, -0.1),
+        out: [0.3, -0.2, 0.4],
+        bias: 0.0,
+    };
+    let first = net.loss(&xs, &ys);
+    let mut d_net = net.zero_like();
+    for _ in 0..5000 {
+        d_net = d_net.zero_like();
+        net.loss_grad_into(&xs, &ys, &mut d_net);
+        net.descend(&d_net, 0.3);
+    }
+    let last = net.loss(&xs, &ys);
+    println!("Network fit of sin on [-2, 2]: loss {first:.4} -> {last:.2e}");
+    assert!(
+        last < 0.01 * first,
+        "the network's fit: loss {first} -> {last}"
+    );
 }
