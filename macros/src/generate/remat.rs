@@ -12,7 +12,12 @@
 //!   `&[Vec<F>]`, ...: nothing writes it during the call, and it outlives the adjoint,
 //!   which `grad_into` runs in the same function), whose name no binding shadows;
 //! - each index is recomputed from the loop counters (`Recompute`), as the read itself
-//!   would be in the adjoint.
+//!   would be in the adjoint;
+//! - a name read as it is (`names`) holds the same value wherever the adjoint reads it: a
+//!   float parameter taken by value and never written, or a binding of an immutable `let`
+//!   in the body's top block (straight-line code, before every loop's adjoint runs), whose
+//!   scope is the function's, so the adjoint (after the forward code, in the same
+//!   function) sees it; in both cases no other binding has its name (nothing shadows it).
 //!
 //! Only `grad_into`: `vjp`'s pullback is a `'static` closure (`+ use<>`) that cannot
 //! borrow the arrays.
@@ -38,6 +43,9 @@ pub(super) struct Remat<'a> {
     defs: HashMap<BindingId, &'a Op>,
     /// The array parameters the adjoint may read again.
     arrays: HashSet<BindingId>,
+    /// The bindings the adjoint may read by name: float parameters by value never
+    /// written, and immutable `let`s of the top block, none of them shadowed.
+    names: HashSet<BindingId>,
 }
 
 impl<'a> Remat<'a> {
@@ -45,10 +53,46 @@ impl<'a> Remat<'a> {
         let mut lets: HashMap<BindingId, Vec<&'a Op>> = HashMap::new();
         let mut written = HashSet::new();
         collect(&body.block, &mut lets, &mut written);
-        let defs = lets
+        let defs: HashMap<BindingId, &'a Op> = lets
             .into_iter()
             .filter(|(b, ops)| ops.len() == 1 && !written.contains(b))
             .map(|(b, ops)| (b, ops[0]))
+            .collect();
+        let unshadowed = |binding: BindingId| {
+            let name = &body.bindings[binding].name;
+            body.bindings.iter().filter(|b| &b.name == name).count() == 1
+        };
+        let scalar_params = sig
+            .params
+            .iter()
+            .zip(&body.params)
+            .filter_map(|(param, binding)| {
+                let binding = (*binding)?;
+                let by_value = param.kind == Kind::Float { by_ref: false } && !param.mutable;
+                (by_value && !written.contains(&binding)).then_some(binding)
+            });
+        // the top block runs once, in straight line, when its depth is 0 (a body a jump
+        // may leave runs at depth 1, inside a labelled block)
+        let top_lets = body
+            .block
+            .stmts
+            .iter()
+            .filter(|_| body.block.depth == 0)
+            .filter_map(|stmt| match stmt {
+                Stmt::Def {
+                    target:
+                        Target::Let {
+                            binding,
+                            mutable: false,
+                            ..
+                        },
+                    ..
+                } if defs.contains_key(binding) => Some(*binding),
+                _ => None,
+            });
+        let names = scalar_params
+            .chain(top_lets)
+            .filter(|&binding| unshadowed(binding))
             .collect();
         let arrays = sig
             .params
@@ -69,7 +113,11 @@ impl<'a> Remat<'a> {
                 (borrowed && array && unshadowed && !written.contains(&binding)).then_some(binding)
             })
             .collect();
-        Remat { defs, arrays }
+        Remat {
+            defs,
+            arrays,
+            names,
+        }
     }
 }
 
@@ -142,6 +190,11 @@ impl Generator<'_> {
     }
 
     fn recompute_binding(&self, binding: BindingId, ops: &mut usize) -> Option<TokenStream> {
+        if self.remat.names.contains(&binding) {
+            // read as it is: no operation
+            let name = self.name(binding);
+            return Some(quote!(#name));
+        }
         let op = *self.remat.defs.get(&binding)?;
         let operand = |operand: &Operand, ops: &mut usize| match operand {
             Operand::Active { binding, .. } => self.recompute_binding(*binding, ops),
