@@ -1347,7 +1347,8 @@ fn companion(
         let twin_vjp = &twin["vjp"];
         let mut output = twin_vjp.sig.output.clone();
         let entries = pullback_entries(&mut output).expect("`vjp` returns a pullback");
-        let [value, pullback, grads] = ["value", "pullback", "grads"].map(mixed);
+        let [value, grads] = ["value", "grads"].map(mixed);
+        let vjp_now_name = own_name("vjp_now");
         let mut tys = Vec::new();
         let mut values = Vec::new();
         for (k, marked) in model.params.iter().enumerate() {
@@ -1382,8 +1383,7 @@ fn companion(
             /// adjoint, with no tape.
             #[inline]
             pub fn #grad_name #generics (#(#declared),*) -> (#float, #grads_ty) #where_clause {
-                let (#value, #pullback) = Self::#vjp_name(#(#idents),*);
-                let #grads = #pullback(<#float as #private::DType>::ONE);
+                let (#value, #grads) = Self::#vjp_now_name(#(#idents,)* <#float as #private::DType>::ONE);
                 (#value, #grads_value)
             }
         }

@@ -264,7 +264,7 @@ fn grad_fn(item: &ItemFn, sig: &Signature) -> TokenStream {
     });
     let args = sig.params.iter().map(|p| &p.ident);
     let out = &sig.outputs[0];
-    let [value, pullback, grads_name] = ["value", "pullback", "grads"].map(mixed);
+    let [value, grads_name] = ["value", "grads"].map(mixed);
     let private = crate::generate::paths::private();
     let differentiable: Vec<(usize, &Param)> = sig
         .params
@@ -302,8 +302,9 @@ fn grad_fn(item: &ItemFn, sig: &Signature) -> TokenStream {
         /// by the generated adjoint with no tape.
         #[inline]
         pub fn grad #generics (#(#params),*) -> (#out, #grads_ty) #where_clause {
-            let (#value, #pullback) = Self::vjp(#(#args),*);
-            let #grads_name = #pullback(<#out as #private::DType>::ONE);
+            // forward and adjoint in one body: what `grad_into` recomputes is not saved,
+            // and calls in straight-line code are joint
+            let (#value, #grads_name) = Self::vjp_now(#(#args,)* <#out as #private::DType>::ONE);
             (#value, #grads_value)
         }
     }
