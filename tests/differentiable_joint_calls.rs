@@ -10,7 +10,9 @@
 //! shadowed after the call (the adjoint must pass the value the forward passed), a `mut`
 //! parameter written after the call (not joint), a chain of joint calls three deep, a
 //! method of a constant receiver, a generic callee, literal arguments, a struct parameter
-//! taken by value and passed by reference, and a call inside a loop (not joint).
+//! taken by value and passed by reference, and a call inside a loop (not joint). Last, the
+//! same hazard for what `grad_into` recomputes by name (a top-level `let` shadowed after
+//! the loop that reads it: the test fails if the recomputation ignores shadowing).
 
 #![allow(clippy::needless_range_loop)]
 
@@ -303,4 +305,33 @@ fn a_call_in_a_loop_is_not_joint() {
     );
     // each trip's call goes through `vjp`, its pullback kept on a stack
     assert!(!in_a_loop::GENERATED.contains("vjp_now"));
+}
+
+// ----- what `grad_into` recomputes by name -----
+
+#[differentiable]
+fn shift_then_shadow(xs: &[f64], s: f64) -> f64 {
+    // `k` and `s` are read again by name in the adjoint's recomputation of `t`, unless
+    // shadowed: the second `k` below must not be the one the adjoint reads
+    let k = s * 2.0;
+    let mut total = 0.0;
+    for x in xs {
+        let t = (x - k) * s;
+        total += t * t;
+    }
+    let k = 7.0;
+    total + k
+}
+
+#[test]
+fn recomputation_reads_names_only_where_nothing_shadows_them() {
+    check_w_x(
+        "shift_then_shadow",
+        3,
+        &shift_then_shadow,
+        &shift_then_shadow::primal,
+        &shift_then_shadow::grad,
+        &shift_then_shadow::grad_into,
+        &shift_then_shadow::jvp,
+    );
 }
