@@ -299,19 +299,43 @@ impl<'a> Generator<'a> {
         (borrows, read)
     }
 
+    /// What `vjp` and `vjp_now` are built from, generated in the order the stacks need:
+    /// the bodies first, which register the stacks `stack_code` then declares.
+    fn pieces(&self, item: &ItemFn) -> Pieces {
+        let forward = self.forward_body();
+        let adjoint = self.adjoint_fn_body();
+        let (stack_decls, cursors) = self.stack_code();
+        Pieces {
+            forward,
+            adjoint,
+            stack_decls,
+            cursors,
+            value: self.value(),
+            lens: self.array_lens(),
+            params: self.params(),
+            cot_ty: self.cotangent_type(),
+            grads_ty: self.grads_type(),
+            ret_ty: self.ret_type(item),
+        }
+    }
+
     /// `vjp_now(params.., g) -> (value, entries)`: `vjp` and its pullback applied to `g` at
     /// once, in one body, what a caller's adjoint calls in joint mode
     /// ([`joint_call`](Self::joint_call)). No pullback is built, and what `grad_into`
     /// recomputes is read in place rather than saved.
     pub fn vjp_now_fn(&self, item: &ItemFn) -> TokenStream {
-        let forward = self.forward_body();
-        let adjoint = self.adjoint_fn_body();
-        let (stack_decls, cursors) = self.stack_code();
-        let value = self.value();
-        let lens = self.array_lens();
-        let params = self.params();
-        let (cot_ty, grads_ty) = (self.cotangent_type(), self.grads_type());
-        let ret_ty = self.ret_type(item);
+        let Pieces {
+            forward,
+            adjoint,
+            stack_decls,
+            cursors,
+            value,
+            lens,
+            params,
+            cot_ty,
+            grads_ty,
+            ret_ty,
+        } = self.pieces(item);
         let generics = &item.sig.generics;
         let where_clause = &generics.where_clause;
         let (g, value_name) = (mixed("g"), mixed("value"));
@@ -542,14 +566,18 @@ impl<'a> Generator<'a> {
     }
 
     pub fn vjp_fn(&self, item: &ItemFn) -> TokenStream {
-        let forward = self.forward_body();
-        let adjoint = self.adjoint_fn_body();
-        let (stack_decls, cursors) = self.stack_code();
-        let value = self.value();
-        let lens = self.array_lens();
-        let params = self.params();
-        let (cot_ty, grads_ty) = (self.cotangent_type(), self.grads_type());
-        let ret_ty = self.ret_type(item);
+        let Pieces {
+            forward,
+            adjoint,
+            stack_decls,
+            cursors,
+            value,
+            lens,
+            params,
+            cot_ty,
+            grads_ty,
+            ret_ty,
+        } = self.pieces(item);
         let generics = &item.sig.generics;
         let where_clause = &generics.where_clause;
         // the `impl`'s float parameters too, in scope for a method (`use<..>` must name
@@ -844,4 +872,19 @@ fn copied_by_spelling(ty: &Type, floats: &[Ident]) -> bool {
         }),
         _ => false,
     }
+}
+
+/// The pieces of a function holding the forward code and the adjoint
+/// ([`Generator::pieces`]).
+struct Pieces {
+    forward: TokenStream,
+    adjoint: TokenStream,
+    stack_decls: Vec<TokenStream>,
+    cursors: Vec<TokenStream>,
+    value: TokenStream,
+    lens: TokenStream,
+    params: Vec<TokenStream>,
+    cot_ty: TokenStream,
+    grads_ty: TokenStream,
+    ret_ty: TokenStream,
 }
