@@ -11,8 +11,9 @@
 //! weight decay over a `Vec` and an array field passed to a slice function, a network whose
 //! `&self` method calls its layers' methods, a model three structs deep (a sub-struct
 //! passed whole and one of its floats read too), generic layers at `f32` and `f64`, two
-//! springs of a system, a recurrent cell called in a loop, and annotated callers holding
-//! the struct constant.
+//! springs of a system, a recurrent cell called in a loop, annotated callers holding the
+//! struct constant, a model's `loss` passing its own `self` on, and layers passed on in
+//! branches (one of them twice on a path, its two gradients summed).
 
 #![allow(clippy::needless_range_loop)]
 
@@ -876,4 +877,77 @@ fn self_passed_on_and_constant_fields_of_a_struct_passed_on() {
     // the unused weight gets no gradient
     let (_, (d, _)) = scaled_by_count::grad(&like, &x);
     assert_eq!(d.w[2], 0.0);
+}
+
+// ----- passed on in branches, and the same struct passed twice -----
+
+#[derive(Differentiable, Debug, Clone)]
+struct Pair {
+    left: Dense,
+    right: Dense,
+}
+
+impl Flat for Pair {
+    fn to_flat(&self) -> Vec<f64> {
+        let mut out = self.left.to_flat();
+        out.extend(self.right.to_flat());
+        out
+    }
+    fn from_flat(x: &[f64], like: &Self) -> (Self, usize) {
+        let (left, a) = Dense::from_flat(x, &like.left);
+        let (right, b) = Dense::from_flat(&x[a..], &like.right);
+        (Pair { left, right }, a + b)
+    }
+}
+
+#[differentiable]
+fn branchy(#[differentiable] p: &Pair, x: &[f64], pick_left: bool) -> f64 {
+    // each layer passed on in a branch (its pullback kept once), and `left` twice on
+    // one path: its two cotangents are summed
+    let first = if pick_left {
+        dense(&p.left, x) + dense(&p.left, x) * 0.5
+    } else {
+        dense(&p.right, x)
+    };
+    match x.len() {
+        0 => first,
+        _ => first * dense(&p.right, x),
+    }
+}
+
+#[test]
+fn passed_on_in_branches_and_twice() {
+    let like = Pair {
+        left: Dense {
+            w: vec![0.3, -0.6],
+            b: 0.2,
+        },
+        right: Dense {
+            w: vec![-0.1, 0.8],
+            b: -0.4,
+        },
+    };
+    let x = [0.7, 1.1];
+    for pick_left in [true, false] {
+        Faces {
+            name: if pick_left {
+                "branchy, left"
+            } else {
+                "branchy, right"
+            },
+            like: &like,
+            itself: &|p| branchy(p, &x, pick_left),
+            primal: &|p| branchy::primal(p, &x, pick_left),
+            grad: &|p| {
+                let (value, (d_p, _)) = branchy::grad(p, &x, pick_left);
+                (value, d_p)
+            },
+            grad_into: &|p, d| branchy::grad_into(p, &x, pick_left, d, &mut [0.0; 2]),
+            jvp: &|p, t| branchy::jvp(p, &x, pick_left, t, &[0.0; 2]),
+        }
+        .check(12, true);
+    }
+    // the path not taken gets no gradient
+    let (_, (d, _)) = branchy::grad(&like, &x, false);
+    assert_eq!((d.left.w.clone(), d.left.b), (vec![0.0, 0.0], 0.0));
 }
