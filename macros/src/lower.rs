@@ -3197,28 +3197,16 @@ impl<'a> Lowerer<'a> {
         (zeros, syn::parse_quote!(#array[#start][#j]))
     }
 
-    /// The active array an argument of an annotated call passes whole: `a`, `&a`,
-    /// `&a[..]`, `a.clone()`, `a.to_vec()`, `a.as_slice()` (in parentheses or not).
     /// The struct passed on whole an argument passes (`s`, `&s`), if any.
     fn whole_struct_arg(&self, arg: &Expr) -> Option<BindingId> {
-        let inner = match strip_parens(arg) {
-            Expr::Reference(reference) if reference.mutability.is_none() => {
-                strip_parens(&reference.expr)
-            }
-            other => other,
-        };
-        let binding = self.active_binding(inner)?;
+        let binding = self.active_binding(crate::syntax::strip_shared_borrow(arg).0)?;
         self.bindings[binding].whole.then_some(binding)
     }
 
+    /// The active array an argument of an annotated call passes whole: `a`, `&a`,
+    /// `&a[..]`, `a.clone()`, `a.to_vec()`, `a.as_slice()` (in parentheses or not).
     fn whole_array_arg(&self, arg: &Expr) -> Option<BindingId> {
-        let inner = match strip_parens(arg) {
-            Expr::Reference(reference) if reference.mutability.is_none() => {
-                strip_parens(&reference.expr)
-            }
-            other => other,
-        };
-        let inner = match inner {
+        let inner = match crate::syntax::strip_shared_borrow(arg).0 {
             Expr::Index(index)
                 if matches!(strip_parens(&index.index), Expr::Range(range)
                     if range.start.is_none() && range.end.is_none()) =>

@@ -79,18 +79,8 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
         .params
         .iter()
         .flatten()
-        .flat_map(|marked| {
-            let lifted = marked
-                .lifted
-                .iter()
-                .filter(|l| l.whole)
-                .map(|l| l.name.clone());
-            marked
-                .whole
-                .then(|| marked.ident.clone())
-                .into_iter()
-                .chain(lifted)
-        })
+        .flat_map(Marked::passed_whole)
+        .map(|(name, _)| name)
         .collect();
     let args = match (whole.is_empty(), args.is_empty()) {
         (true, _) => args,
@@ -150,6 +140,21 @@ struct Marked {
     whole: bool,
     /// The lifted paths, in the order of their first read.
     lifted: Vec<Lifted>,
+}
+
+impl Marked {
+    /// What the twin takes as structs passed on whole, each its parameter's name and the
+    /// struct's type: the parameter itself if it is passed on, then each lifted path that
+    /// is (its type named through `FieldType`).
+    fn passed_whole(&self) -> Vec<(syn::Ident, Type)> {
+        let itself = self.whole.then(|| (self.ident.clone(), self.ty.clone()));
+        let paths = self
+            .lifted
+            .iter()
+            .filter(|l| l.whole)
+            .map(|l| (l.name.clone(), field_type(&self.ty, &l.path)));
+        itself.into_iter().chain(paths).collect()
+    }
 }
 
 struct Lifted {
@@ -602,27 +607,23 @@ impl Finder<'_> {
         }
     }
 
-    /// A call's argument that passes a marked parameter whole (`p`, `&p`) or a field path by
-    /// reference (`&p.layer`), noted as such (`true`). A field passed by value (`f(p.mu)`)
-    /// is a float's read, as in arithmetic.
-    fn whole_argument(&mut self, arg: &Expr) -> bool {
-        let (inner, borrowed) = match strip_parens(arg) {
-            Expr::Reference(reference) if reference.mutability.is_none() => {
-                (strip_parens(&reference.expr), true)
-            }
-            other => (other, false),
-        };
+    /// A value passed on whole, noted as such (`true`): a marked parameter (`p`, `&p`, as a
+    /// call's argument or another method's receiver), or a field path passed by reference
+    /// (`&p.layer`) or as a receiver (`p.layer.forward(x)`). A field passed by value
+    /// (`f(p.mu)`) is a float's read, as in arithmetic.
+    fn passed_whole(&mut self, value: &Expr, receiver: bool) -> bool {
+        let (inner, borrowed) = crate::syntax::strip_shared_borrow(value);
         if let Some(ident) = crate::syntax::single_ident(inner)
             && self.marked.contains(&ident.to_string())
         {
             // in a condition: the "used whole" error, from the path's visit
             if self.constant_depth > 0 {
-                return false; // the "used whole" error, from the path's visit
+                return false;
             }
-            self.note((ident.to_string(), Vec::new()), Read::Whole, arg.span());
+            self.note((ident.to_string(), Vec::new()), Read::Whole, value.span());
             return true;
         }
-        borrowed && self.field(inner, Read::Whole)
+        (borrowed || receiver) && self.field(inner, Read::Whole)
     }
 
     fn is_float_type(&self, ty: &Type) -> bool {
@@ -724,20 +725,12 @@ impl<'ast> Visit<'ast> for Finder<'_> {
                     // `m.hidden.forward(x)`: another annotated method's receiver
                     Read::Whole
                 };
-                let receiver_is_marked = read == Read::Whole
-                    && self.constant_depth == 0
-                    && crate::syntax::single_ident(strip_parens(&call.receiver))
-                        .is_some_and(|ident| self.marked.contains(&ident.to_string()));
-                if receiver_is_marked {
-                    // `layer.forward(x)`: the marked parameter itself passed on whole
-                    let ident =
-                        crate::syntax::single_ident(strip_parens(&call.receiver)).expect("checked");
-                    self.note(
-                        (ident.to_string(), Vec::new()),
-                        Read::Whole,
-                        call.receiver.span(),
-                    );
-                } else if !self.field(&call.receiver, read) {
+                let noted = if read == Read::Whole {
+                    self.passed_whole(&call.receiver, true)
+                } else {
+                    self.field(&call.receiver, read)
+                };
+                if !noted {
                     self.visit_expr(&call.receiver);
                 }
                 let counts = INTEGER_ARGUMENT_METHODS.contains(&name.as_str());
@@ -772,7 +765,7 @@ impl<'ast> Visit<'ast> for Finder<'_> {
                 // a struct (or a field of one) passed whole to another annotated function
                 self.visit_expr(&call.func);
                 for arg in &call.args {
-                    if !self.whole_argument(arg) {
+                    if !self.passed_whole(arg, false) {
                         self.visit_expr(arg);
                     }
                 }
@@ -973,14 +966,7 @@ fn twin(item: &ItemFn, model: &Model) -> ItemFn {
         .map(|param| param.ident.to_string())
         .collect();
     for marked in model.params.iter().flatten() {
-        let whole_types = marked.whole.then(|| marked.ty.clone()).into_iter().chain(
-            marked
-                .lifted
-                .iter()
-                .filter(|l| l.whole)
-                .map(|l| field_type(&marked.ty, &l.path)),
-        );
-        for ty in whole_types {
+        for (_, ty) in marked.passed_whole() {
             let mentions = crate::syntax::names_in(ty.to_token_stream());
             if mentions
                 .iter()
@@ -1306,8 +1292,6 @@ fn companion(
         let vjp_now = twin.get("vjp_now").map(|_| {
             let call_vjp_now = twin_item("vjp_now");
             let vjp_now_name = own_name("vjp_now");
-            let entries = &user_entries;
-            let now_gathers = &gathers;
             let now_zeros = model.params.iter().enumerate().filter_map(|(k, marked)| {
                 let marked = marked.as_ref()?;
                 let (zero, ty, source) = (mixed(&format!("zero{k}")), &marked.ty, &user_args[k]);
@@ -1316,11 +1300,11 @@ fn companion(
             quote! {
                 #[doc(hidden)]
                 #[inline]
-                pub fn #vjp_now_name #generics (#(#declared,)* #g: #float) -> (#float, (#(#entries,)*)) #where_clause {
+                pub fn #vjp_now_name #generics (#(#declared,)* #g: #float) -> (#float, (#(#user_entries,)*)) #where_clause {
                     #checks
                     #(#now_zeros)*
                     let (#value, #grads) = #call_vjp_now(#(#user_args,)* #(#lifted_args,)* #g);
-                    #(#now_gathers)*
+                    #(#gathers)*
                     (#value, (#(#results,)*))
                 }
             }

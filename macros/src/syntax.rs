@@ -82,6 +82,17 @@ pub fn strip_parens(expr: &Expr) -> &Expr {
     }
 }
 
+/// `expr` without its parentheses and a shared borrow (`&x`, `(&x)`, `x`), and whether it
+/// was borrowed: how an argument passes a value on (`&mut x` is not a shared borrow).
+pub fn strip_shared_borrow(expr: &Expr) -> (&Expr, bool) {
+    match strip_parens(expr) {
+        Expr::Reference(reference) if reference.mutability.is_none() => {
+            (strip_parens(&reference.expr), true)
+        }
+        other => (other, false),
+    }
+}
+
 /// The name `expr` is, if it is a lone identifier.
 pub fn single_ident(expr: &Expr) -> Option<&Ident> {
     match expr {

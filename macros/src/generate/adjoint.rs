@@ -128,19 +128,29 @@ impl Generator<'_> {
         out
     }
 
-    /// Adds the cotangent a callee's pullback gives for an argument into its slot: an
-    /// array passed whole gets it added into its shadow, element by element.
-    pub(super) fn accumulate_argument(&self, binding: usize, grad: TokenStream) -> TokenStream {
+    /// Adds the cotangent a callee's pullback gives for an argument into its slot (`None`
+    /// for a constant argument): an array passed whole gets it added into its shadow,
+    /// element by element.
+    pub(super) fn accumulate_argument(
+        &self,
+        arg: &Operand,
+        grad: TokenStream,
+    ) -> Option<TokenStream> {
+        let binding = arg.binding()?;
         let slot = self.slot(binding);
-        if self.body.bindings[binding].ragged {
+        Some(if self.body.bindings[binding].ragged {
             quote!(generated::RowsCotangent::add_rows_into(#grad, &mut #slot);)
         } else if self.body.bindings[binding].array {
             quote!(generated::ArrayCotangent::add_into(#grad, &mut #slot, 0);)
         } else if self.body.bindings[binding].whole {
-            quote!(generated::accumulate_whole(&mut #slot, #grad);)
+            // the call spanned at the argument: a callee that gives no gradient for the
+            // struct is an error that points there
+            let span = syn::spanned::Spanned::span(arg.fwd());
+            let at = super::paths::generated_at(span);
+            quote::quote_spanned!(span=> #at::accumulate_whole(&mut #slot, #grad);)
         } else {
             quote!(generated::accumulate_option(&mut #slot, #grad);)
-        }
+        })
     }
 
     fn declare_slots(&self, block: &Block) -> TokenStream {
@@ -201,7 +211,7 @@ impl Generator<'_> {
                 let grads = mixed("grads");
                 let accumulate = args.iter().enumerate().filter_map(|(k, arg)| {
                     let index = syn::Index::from(k);
-                    Some(self.accumulate_argument(arg.binding()?, quote!(#grads.#index)))
+                    self.accumulate_argument(arg, quote!(#grads.#index))
                 });
                 quote! {
                     #pop
@@ -594,19 +604,8 @@ impl Generator<'_> {
                     rules.extend(quote!(let #grads = (#pullback)(#g);));
                 }
                 for (k, arg) in args.iter().enumerate() {
-                    if let Some(b) = arg.binding() {
-                        let index = syn::Index::from(k);
-                        if self.body.bindings[b].whole {
-                            // the call spanned at the argument: a callee that gives no
-                            // gradient for the struct is an error that points there
-                            let slot = self.slot(b);
-                            let span = syn::spanned::Spanned::span(arg.fwd());
-                            let at = super::paths::generated_at(span);
-                            rules.extend(quote::quote_spanned!(span=> #at::accumulate_whole(&mut #slot, #grads.#index);));
-                            continue;
-                        }
-                        rules.extend(self.accumulate_argument(b, quote!(#grads.#index)));
-                    }
+                    let index = syn::Index::from(k);
+                    rules.extend(self.accumulate_argument(arg, quote!(#grads.#index)));
                 }
             }
         }

@@ -270,12 +270,7 @@ impl<'a> Generator<'a> {
             })
         };
         args.iter().all(|arg| {
-            let (expr, borrowed) = match crate::syntax::strip_parens(arg.fwd()) {
-                syn::Expr::Reference(reference) if reference.mutability.is_none() => {
-                    (crate::syntax::strip_parens(&reference.expr), true)
-                }
-                other => (other, false),
-            };
+            let (expr, borrowed) = crate::syntax::strip_shared_borrow(arg.fwd());
             is_literal(expr)
                 || crate::syntax::single_ident(expr)
                     .is_some_and(|ident| stable_param(ident, borrowed))

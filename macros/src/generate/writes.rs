@@ -162,7 +162,7 @@ impl Generator<'_> {
                 return None;
             }
             let index = syn::Index::from(k);
-            Some(self.accumulate_argument(arg.binding()?, quote!(#grads.#index)))
+            self.accumulate_argument(arg, quote!(#grads.#index))
         });
         quote! {
             #prologue

@@ -106,6 +106,11 @@ impl Param {
         }
     }
 
+    /// Whether this is a struct passed on whole ([`Kind::Struct`]).
+    pub fn is_whole(&self) -> bool {
+        self.kind == Kind::Struct
+    }
+
     /// Whether this is an array parameter the function writes (`&mut [F]`).
     pub fn is_output_array(&self) -> bool {
         matches!(
@@ -557,8 +562,6 @@ pub fn float_ragged_rows<'t>(ty: &'t Type, floats: &[Ident]) -> Option<&'t Type>
     }
 }
 
-/// Holds the parameters `names` constant (`#[differentiable(constant(..))]`): data, with
-/// no gradient. A name that is no parameter is an error.
 /// Makes the parameters `names` (each `&S`) structs passed on whole ([`Kind::Struct`]):
 /// the struct pass's hidden `__whole(..)` argument of a twin.
 pub fn pass_whole(sig: &mut Signature, names: &[Ident]) {
@@ -576,13 +579,8 @@ pub fn pass_whole(sig: &mut Signature, names: &[Ident]) {
     }
 }
 
-impl Param {
-    /// Whether this is a struct passed on whole ([`Kind::Struct`]).
-    pub fn is_whole(&self) -> bool {
-        self.kind == Kind::Struct
-    }
-}
-
+/// Holds the parameters `names` constant (`#[differentiable(constant(..))]`): data, with
+/// no gradient. A name that is no parameter is an error.
 pub fn hold_constant(cx: &crate::ctxt::Ctxt, sig: &mut Signature, names: &[Ident]) {
     for name in names {
         match sig.params.iter_mut().find(|p| &p.ident == name) {
