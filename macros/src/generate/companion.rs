@@ -7,7 +7,7 @@ use quote::quote;
 use syn::ItemFn;
 
 use super::{Tangent, ZeroD};
-use crate::model::sig::{Kind, Mode, Param, Signature};
+use crate::model::sig::{Kind, Param, Signature};
 use crate::syntax::{method_companion, mixed};
 
 /// The generated functions a companion holds.
@@ -51,9 +51,9 @@ pub fn companion(
          `{name}::grad_into` (the gradient into the caller's buffers).\n\n\
          The generated code:\n\n```text\n{source}```"
     );
-    let writes_arrays = sig.params.iter().any(Param::is_output_array);
-    let grad = (sig.mode == Mode::Scalar && !sig.tuple_output && !writes_arrays)
-        .then(|| grad_fn(item, sig));
+    // `grad` is built on `vjp_now`, which exists exactly for the functions `grad` serves
+    // (scalar mode, one float result, no written array)
+    let grad = vjp_now.is_some().then(|| grad_fn(item, sig));
     let vjp = (!vjp.is_empty()).then(|| {
         quote! {
             /// The forward value and the pullback (the generated adjoint). For a function
