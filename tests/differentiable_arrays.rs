@@ -153,9 +153,31 @@ fn det2_f32(m: &[[f32; 2]; 2]) -> f32 {
     m[0][0] * m[1][1] - m[0][1] * m[1][0]
 }
 
+/// Local arrays declared in a loop's body (their shadows held in place) and a local `Vec`
+/// pushed to well past that in-place capacity (its shadow moved to the heap mid-loop):
+/// the regression test of the in-place shadows (GradBench's `ht`, issue 14).
+#[differentiable]
+fn local_arrays_in_a_loop(x: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for i in 0..x.len() {
+        let mut small = [0.0; 3];
+        small[0] = x[i];
+        small[1] = x[i] * small[0];
+        small[2] = small[1].sin() + small[0];
+        total += small[2] * small[1];
+    }
+    let mut grown = vec![x[0]; 2];
+    for i in 0..20 {
+        let next = grown[i] * 0.5 + x[i % x.len()] * grown[i + 1];
+        grown.push(next.tanh());
+    }
+    total + grown[21]
+}
+
 #[test]
 fn arrays_passed_whole() {
     slices!(@second_order norm2, [5], [0], point(5, 1, -1.0, 1.0));
+    slices!(@second_order local_arrays_in_a_loop, [4], [0], point(4, 8, -1.0, 1.0));
     slices!(@second_order cosine, [4, 4], [0, 1], point(8, 2, -1.0, 1.0));
     slices!(@second_order through_local_buffer, [5], [0], point(5, 3, -1.0, 1.0));
     slices!(@second_order calls_in_a_loop, [3, 3], [0, 1], point(6, 4, -1.0, 1.0));

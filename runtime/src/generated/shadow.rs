@@ -27,9 +27,19 @@ pub struct Shadow<'b, F> {
     data: Data<'b, F>,
 }
 
+/// How many floats a local array's shadow holds in itself, with no allocation: a small
+/// local array (`[0.0; 3]`, a `3 × 3` rotation, a `4 × 4` transform) is often declared in
+/// a loop's body, where a heap shadow would be an allocation per trip (see
+/// `docs/PERFORMANCE.md`, GradBench's `ht`).
+const INLINE: usize = 16;
+
 enum Data<'b, F> {
     /// A local buffer's: grows with the indices it meets.
     Owned(Vec<F>),
+    /// A small local buffer's, in place: the first `len` of the values are the shadow's
+    /// (it grows with the indices it meets, to the heap past [`INLINE`]). Invariant: the
+    /// values from `len` on are zero, so growing within them is setting `len`.
+    Inline([F; INLINE], usize),
     /// A parameter's (`vjp`): the array's length, which no write exceeds (a parameter
     /// array cannot grow: the macro rejects `push` on one), so an access is a plain index.
     Fixed(Vec<F>),
@@ -51,33 +61,75 @@ impl<F> Shadow<'_, F> {
         }
     }
 
-    /// [`growable`](Self::growable), of the element type of `array` (a local buffer's
-    /// tangent, declared beside the buffer): where every rule the shadow's values meet is
-    /// generic, only the array fixes that type.
+    /// The shadow of a local array (its tangent, declared beside it): zeros of the
+    /// array's length, owned and growing past it as [`growable`](Self::growable) does (the
+    /// array may grow by `push`), of the array's element type (where every rule the
+    /// shadow's values meet is generic, only the array fixes that type). Sized up front,
+    /// a write anywhere in the array is a plain store (grown element by element, each
+    /// first write of an array being filled went through the out-of-line growth); a small
+    /// array's shadow (16 floats at most) is held in place, so a local array declared in a
+    /// loop's body costs no allocation per trip.
     ///
     /// ```
     /// use gradtape_runtime::generated::Shadow;
     /// let buffer = vec![0.0_f32; 3];
     /// let mut tangent = Shadow::growable_like(&buffer);
     /// tangent.add(2, 1.5);
-    /// assert_eq!(tangent.into_vec(), vec![0.0_f32, 0.0, 1.5]);
+    /// assert_eq!(tangent.as_slice(), [0.0_f32, 0.0, 1.5]);
+    /// tangent.set(4, 2.0); // past the array's end: the array has grown by `push`
+    /// assert_eq!(tangent.into_vec(), vec![0.0, 0.0, 1.5, 0.0, 2.0]);
     /// ```
-    pub fn growable_like<A: FlatElements<F> + ?Sized>(array: &A) -> Self {
-        let _ = array;
-        Self::growable()
+    pub fn growable_like<A: FlatElements<F> + ?Sized>(array: &A) -> Self
+    where
+        F: Copy + Default,
+    {
+        let len = array.flat_len();
+        let data = if len <= INLINE {
+            Data::Inline([F::default(); INLINE], len)
+        } else {
+            Data::Owned(vec![F::default(); len])
+        };
+        Shadow { data }
     }
 }
 
 /// A float array as its shadow sees it, flat: `F` is the float type of `[F]`, `[F; N]`,
 /// `Vec<F>` and of the arrays of rows `[[F; N]]`, `[[F; N]; M]`, `Vec<[F; N]>`.
-pub trait FlatElements<F> {}
+pub trait FlatElements<F> {
+    /// The number of floats, rows times their length for an array of rows.
+    fn flat_len(&self) -> usize;
+}
 
-impl<F: crate::Float> FlatElements<F> for [F] {}
-impl<F: crate::Float, const N: usize> FlatElements<F> for [F; N] {}
-impl<F: crate::Float> FlatElements<F> for Vec<F> {}
-impl<F: crate::Float, const N: usize> FlatElements<F> for [[F; N]] {}
-impl<F: crate::Float, const N: usize, const M: usize> FlatElements<F> for [[F; N]; M] {}
-impl<F: crate::Float, const N: usize> FlatElements<F> for Vec<[F; N]> {}
+impl<F: crate::Float> FlatElements<F> for [F] {
+    fn flat_len(&self) -> usize {
+        self.len()
+    }
+}
+impl<F: crate::Float, const N: usize> FlatElements<F> for [F; N] {
+    fn flat_len(&self) -> usize {
+        N
+    }
+}
+impl<F: crate::Float> FlatElements<F> for Vec<F> {
+    fn flat_len(&self) -> usize {
+        self.len()
+    }
+}
+impl<F: crate::Float, const N: usize> FlatElements<F> for [[F; N]] {
+    fn flat_len(&self) -> usize {
+        N * self.len()
+    }
+}
+impl<F: crate::Float, const N: usize, const M: usize> FlatElements<F> for [[F; N]; M] {
+    fn flat_len(&self) -> usize {
+        N * M
+    }
+}
+impl<F: crate::Float, const N: usize> FlatElements<F> for Vec<[F; N]> {
+    fn flat_len(&self) -> usize {
+        N * self.len()
+    }
+}
 
 impl<'b, F: Copy + Default> Shadow<'b, F> {
     /// `len` zeros, owned, of a fixed length (a parameter's shadow in `vjp`: indexing
@@ -105,8 +157,20 @@ impl<'b, F: Copy + Default> Shadow<'b, F> {
     fn values(&self) -> &[F] {
         match &self.data {
             Data::Owned(values) | Data::Fixed(values) => values,
+            Data::Inline(values, len) => &values[..*len],
             Data::Borrowed(values) => values,
             Data::Shared(values) => values,
+        }
+    }
+
+    /// The values, writable; a shared shadow has been copied (by `slot`) before this is
+    /// asked.
+    fn values_mut(&mut self) -> &mut [F] {
+        match &mut self.data {
+            Data::Owned(values) | Data::Fixed(values) => values,
+            Data::Inline(values, len) => &mut values[..*len],
+            Data::Borrowed(values) => values,
+            Data::Shared(_) => unreachable!("copied by `slot`"),
         }
     }
 
@@ -122,16 +186,13 @@ impl<'b, F: Copy + Default> Shadow<'b, F> {
         let hot = match &self.data {
             Data::Borrowed(_) | Data::Fixed(_) => true,
             Data::Owned(values) => i < values.len(),
+            Data::Inline(_, len) => i < *len,
             Data::Shared(_) => false,
         };
         if !hot {
             self.make_room(i);
         }
-        match &mut self.data {
-            Data::Owned(values) | Data::Fixed(values) => &mut values[i],
-            Data::Borrowed(values) => &mut values[i],
-            Data::Shared(_) => unreachable!("copied by `make_room`"),
-        }
+        &mut self.values_mut()[i]
     }
 
     /// [`slot`](Self::slot)'s rare cases: a shared shadow copied (it is written), an owned
@@ -147,6 +208,13 @@ impl<'b, F: Copy + Default> Shadow<'b, F> {
                 if i >= values.len() {
                     values.resize(i + 1, F::default());
                 }
+            }
+            // the values past `len` are zeros (the invariant)
+            Data::Inline(_, len) if i < INLINE => *len = (*len).max(i + 1),
+            Data::Inline(values, len) => {
+                let mut owned = values[..*len].to_vec();
+                owned.resize(i + 1, F::default());
+                self.data = Data::Owned(owned);
             }
             Data::Borrowed(_) | Data::Fixed(_) => {}
             Data::Shared(_) => unreachable!("copied above"),
@@ -194,6 +262,10 @@ impl<'b, F: Copy + Default> Shadow<'b, F> {
     pub fn clear(&mut self) {
         match &mut self.data {
             Data::Owned(values) => values.clear(),
+            Data::Inline(values, len) => {
+                values.fill(F::default());
+                *len = 0;
+            }
             Data::Fixed(values) => values.fill(F::default()),
             Data::Borrowed(values) => values.fill(F::default()),
             Data::Shared(_) => self.data = Data::Owned(Vec::new()),
@@ -204,6 +276,7 @@ impl<'b, F: Copy + Default> Shadow<'b, F> {
     pub fn into_vec(self) -> Vec<F> {
         match self.data {
             Data::Owned(values) | Data::Fixed(values) => values,
+            Data::Inline(values, len) => values[..len].to_vec(),
             Data::Borrowed(values) => values.to_vec(),
             Data::Shared(values) => values.to_vec(),
         }
@@ -248,11 +321,7 @@ impl<'b, F: Copy + Default> Shadow<'b, F> {
         } else if let Data::Shared(_) = self.data {
             self.data = Data::Owned(Vec::new());
         }
-        match &mut self.data {
-            Data::Owned(values) | Data::Fixed(values) => &mut values[..len],
-            Data::Borrowed(values) => &mut values[..len],
-            Data::Shared(_) => unreachable!("copied by `slot`"),
-        }
+        &mut self.values_mut()[..len]
     }
 
     /// Adds `g` into elements `offset..offset + g.len()` (the adjoint of passing the array,
@@ -266,12 +335,7 @@ impl<'b, F: Copy + Default> Shadow<'b, F> {
         }
         // Grown (if owned) to the last element once, then added in place.
         let _ = self.slot(offset + g.len() - 1);
-        let values = match &mut self.data {
-            Data::Owned(values) | Data::Fixed(values) => &mut values[..],
-            Data::Borrowed(values) => &mut values[..],
-            Data::Shared(_) => unreachable!("copied by `slot`"),
-        };
-        for (slot, g) in values[offset..].iter_mut().zip(g) {
+        for (slot, g) in self.values_mut()[offset..].iter_mut().zip(g) {
             *slot = *slot + *g;
         }
     }
@@ -503,4 +567,54 @@ pub fn flat_index(row: usize, col: usize, len: usize) -> usize {
         "index out of bounds: the len is {len} but the index is {col}"
     );
     row * len + col
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Shadow;
+
+    /// A small local array's shadow, held in place, grows past its array (a `Vec` that
+    /// was pushed to) and past the inline capacity onto the heap, keeping every value;
+    /// cleared, it reads zeros again wherever it grows back to.
+    #[test]
+    fn an_inline_shadow_grows_to_the_heap_and_clears_to_zeros() {
+        let buffer = vec![0.0_f64; 3];
+        let mut d = Shadow::growable_like(&buffer);
+        d.set(1, 1.0);
+        d.set(5, 5.0);
+        assert_eq!(d.as_slice(), [0.0, 1.0, 0.0, 0.0, 0.0, 5.0]);
+        d.clear();
+        assert_eq!(d.as_slice(), [] as [f64; 0]);
+        d.set(2, 2.0);
+        assert_eq!(d.as_slice(), [0.0, 0.0, 2.0]);
+        for i in 0..20 {
+            d.add(i, i as f64);
+        }
+        let expected: Vec<f64> = (0..20)
+            .map(|i| if i == 2 { 4.0 } else { i as f64 })
+            .collect();
+        assert_eq!(d.as_slice(), expected);
+        assert_eq!(d.take(19), 19.0);
+        assert_eq!(d.get(19), 0.0);
+        assert_eq!(d.get(40), 0.0);
+        d.add_slice(18, &[1.0, 1.0, 1.0]);
+        assert_eq!(d.into_vec()[18..], [19.0, 1.0, 1.0]);
+    }
+
+    #[test]
+    fn an_inline_shadow_reads_and_writes_in_place() {
+        let rows = [[0.0_f32; 4]; 4];
+        let mut d = Shadow::growable_like(&rows);
+        assert_eq!(d.as_slice().len(), 16);
+        d.prefix_mut(16)[15] = 3.0;
+        d.add(15, 1.0);
+        assert_eq!(d.take(15), 4.0);
+        assert_eq!(d.as_slice(), [0.0; 16]);
+        let mut write = [9.0; 16];
+        d.write_to(&mut write);
+        assert_eq!(write, [0.0; 16]);
+        // a larger array's shadow is on the heap from the start, of the array's length
+        let large = vec![0.0_f64; 40];
+        assert_eq!(Shadow::growable_like(&large).into_vec(), vec![0.0; 40]);
+    }
 }
