@@ -7,38 +7,24 @@
 //! differences, `jacobian` their derivatives with respect to the 26 pose parameters
 //! `theta` (and, complicated, the two `us` of each point's own row, in two columns first).
 //!
-//! Written as a user with tensors would, the C++ reference
-//! (`gradbench-src/cpp/gradbench/evals/ht.hpp`) op for op, vectorised over the bones (one
-//! batched matmul per step of the pose) and over the vertices. The skinning
-//! `Σ_b w_vb (T_b x_v)` is one matrix product `K T` of the skinning matrix
-//! `K[v, 4b + j] = w_vb x_vj` (model data, built from plain numbers in every run) with the
-//! bone transforms `T[4b + j, l] = T_b[l, j]`. The hand points are picked from the
-//! positions flattened to one axis: gradtape's `gather` on more than one axis goes through
-//! `ndarray::select`, which concatenates one view per index (15 ms for 51 200 rows of 3,
-//! against 0.5 ms for the same numbers on one axis).
+//! Written as a user of plain Rust would, over slices and small arrays, the C++ reference
+//! (`gradbench-src/cpp/gradbench/evals/ht.hpp`) step for step: [`posed_vertices()`] poses
+//! the bones down the chain of parents and skins the vertices, [`simple_error()`] and
+//! [`complicated_error()`] compare them with the points, all three annotated with
+//! `#[differentiable]`. Two choices of data layout, made once when the input is read, keep
+//! the work to what the objective needs: each vertex keeps only the bones that weigh it
+//! (the reference multiplies every vertex by every bone, most weights being zero), and
+//! only the vertices the points use are skinned (the reference skins all of them, then
+//! picks).
 //!
-//! Derivatives, all from the tape:
-//! - with respect to `theta`, the Jacobian has `3N` rows (up to 153 600) and 26 columns,
-//!   so forward mode is the efficient direction. gradtape has reverse mode only, so the
-//!   Jacobian is taken as the transpose of a reverse-mode one (the "double backward"
-//!   trick): an inner tape gives `∇θ⟨err(θ), s⟩ = Jᵀ s`, recorded on an outer tape that
-//!   watches the seed `s`, and the outer tape's gradient of column `c` of that (linear)
-//!   gradient computation with respect to `s` is column `c` of `J`: one sweep per column.
-//!   The vectorised `outer.jacobian` (one sweep of 26 rows) is 4-6 times slower here: its
-//!   leading batch axis sends every gather and scatter to `ndarray`'s per-index slow path
-//!   and the skinning matmul to a broadcast matmul (`[V, 88] @ [26, 88, 3]`: 285 ms);
-//! - with respect to `us`, row `i` depends only on point `i`'s own `u`, so
-//!   `batch_jacobian` (three rows per sweep, all points at once) gives them.
-//!
-//! Why the tape rather than `#[differentiable]` (issue 13): the pose is a chain over the
-//! bones (`absolutes[i] = absolutes[parents[i]] @ relatives[i]`), naturally a `Vec` of
-//! tensors indexed by the parent, and the attribute rejects it ("`push` is not a
-//! differentiable method known to #\[differentiable\]"); the model is also a struct of
-//! tensors, for which an annotated function runs op by op on the tape anyway (its
-//! documented fallback for values reached through other parameters). The tape records the
-//! same code as written.
+//! Derivatives, with no tape: the Jacobian has `3N` rows (up to 153 600) and 26 columns,
+//! so forward mode is the efficient direction. Column `c` is the error function's
+//! generated tangent code (`simple_error::jvp`) along the unit vector `e_c` of `theta`;
+//! the `us` columns are two more, along `us` tangents of one in every point's first (or
+//! second) coordinate: row `i` depends only on point `i`'s own `u`, so one sweep gives
+//! that column for every point at once. The columns are split over the machine's threads.
 
-use gradtape::{GradientOptions, GradientTape, Tensor};
+use gradtape::differentiable;
 use serde::ser::SerializeSeq;
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
@@ -84,33 +70,249 @@ struct ModelInput {
     is_mirrored: bool,
 }
 
-/// The hand model and the measured points: everything but the parameters.
-pub struct Problem {
+/// The hand model, data of the objective (never differentiated): the bones, and the
+/// vertices the measured points use with the bones that weigh them.
+pub struct Model {
     /// Each bone's parent (an earlier bone), `None` for the root.
     pub parents: Vec<Option<usize>>,
-    /// `[B, 4, 4]`: each bone's rest transform relative to its parent.
-    pub base_relatives: Tensor<f64>,
-    /// `[B, 4, 4]`: the inverses of the bones' absolute rest transforms.
-    pub inverse_base_absolutes: Tensor<f64>,
-    /// `[V, 4]`: the rest positions of the vertices, homogeneous.
-    pub base_positions: Tensor<f64>,
-    /// `[V, B]`: each vertex's skinning weight per bone.
-    pub weights: Tensor<f64>,
+    /// Each bone's rest transform relative to its parent, `4 × 4` row-major.
+    pub base_relatives: Vec<[f64; 16]>,
+    /// The inverses of the bones' absolute rest transforms, `4 × 4` row-major.
+    pub inverse_base_absolutes: Vec<[f64; 16]>,
     /// Whether the model is a mirrored (left) hand: x is negated before the global pose.
     pub is_mirrored: bool,
-    /// `[N, 3]`: the measured points.
-    pub points: Tensor<f64>,
-    /// Which hand points the measured points correspond to: one vertex each (simple), or
-    /// the three vertices of a triangle (complicated).
-    pub targets: Targets,
-    /// For each bone, where its three Euler angles are in `theta` (extended by a zero).
-    bone_angles: Vec<usize>,
-    /// The targets' vertices as indices into the flattened positions `[3V]`, three per
-    /// point (`3v + k`): one list (simple) or three (complicated).
-    flat: Vec<Vec<usize>>,
+    /// The rest positions (homogeneous) of the vertices the points use.
+    pub vertices: Vec<[f64; 4]>,
+    /// Vertex `v`'s bones are `bones[starts[v]..starts[v + 1]]`, `weights` alike
+    /// (`vertices.len() + 1` entries).
+    pub starts: Vec<usize>,
+    /// The bones weighing each vertex, vertex after vertex.
+    pub bones: Vec<usize>,
+    /// Their skinning weights (nonzero).
+    pub weights: Vec<f64>,
 }
 
-/// The hand points the measured points correspond to.
+/// The measured points and the hand points they correspond to, as indices into
+/// [`Model::vertices`]: vertex `first[i]` for point `i` (simple), or the point of the
+/// triangle `(first[i], second[i], third[i])` at barycentric coordinates `us[2i..2i + 2]`
+/// (complicated; then `second` and `third` have a vertex per point).
+pub struct Correspondences {
+    /// The measured points.
+    pub points: Vec<[f64; 3]>,
+    /// The vertex of each point (simple) or its triangle's first vertex (weight `u₀`).
+    pub first: Vec<usize>,
+    /// The triangle's second vertex (weight `u₁`); empty for a simple problem.
+    pub second: Vec<usize>,
+    /// The triangle's third vertex (weight `1 − u₀ − u₁`); empty for a simple problem.
+    pub third: Vec<usize>,
+}
+
+/// The positions of the model's vertices posed by `theta` (length [`THETA`]), written
+/// into `positions` (one per vertex of the model): each bone rotated by its Euler angles
+/// after its rest transform, down the chain of parents; each vertex the weighted sum of
+/// its bones' transforms of it; then the global rotation (angle-axis, `theta[0..3]`) and
+/// translation (`theta[3..6]`).
+///
+/// ```
+/// use gradtape_gradbench::evals::ht::{posed_vertices, Problem, THETA};
+/// let problem = Problem::example(false);
+/// // the rest pose moved by (0, 0, 1): every vertex where the model has it, one higher
+/// let mut theta = [0.0; THETA];
+/// theta[5] = 1.0;
+/// let mut positions = vec![[0.0; 3]; problem.model.vertices.len()];
+/// posed_vertices(&theta, &problem.model, &mut positions);
+/// // (the simple example's points use vertices 1 and 2 of the model, kept in that order)
+/// assert_eq!(positions, vec![[1.5, 0.5, 1.0], [2.0, 0.0, 1.5]]);
+/// ```
+#[differentiable]
+pub fn posed_vertices(theta: &[f64], model: &Model, positions: &mut [[f64; 3]]) {
+    let bones = model.parents.len();
+    // each bone's Euler angles (x, z, y), C++'s `to_pose_params`: finger f's base joint
+    // (bone 4f + 2) has two angles, its next two joints one each, the other bones none
+    let mut pose = vec![0.0; 3 * bones];
+    let mut next = 6;
+    for finger in 0..5 {
+        for joint in 0..3 {
+            let bone = 4 * finger + 2 + joint;
+            pose[3 * bone] = theta[next];
+            next += 1;
+            if joint == 0 {
+                pose[3 * bone + 1] = theta[next];
+                next += 1;
+            }
+        }
+    }
+    // down the chain of parents: a bone's absolute transform is its parent's times its
+    // rest transform relative to the parent times its rotation; the skinning transform
+    // is that times the inverse of its absolute rest transform (its last row stays
+    // (0, 0, 0, 1), so only the first three rows are kept)
+    let mut absolutes = vec![[0.0; 16]; bones];
+    let mut transforms = vec![[0.0; 12]; bones];
+    for bone in 0..bones {
+        let (cx, sx) = (pose[3 * bone].cos(), pose[3 * bone].sin());
+        let (cz, sz) = (pose[3 * bone + 1].cos(), pose[3 * bone + 1].sin());
+        let (cy, sy) = (pose[3 * bone + 2].cos(), pose[3 * bone + 2].sin());
+        // Rz Ry Rx, row-major
+        let rotation = [
+            cz * cy,
+            cz * sy * sx - sz * cx,
+            cz * sy * cx + sz * sx,
+            sz * cy,
+            sz * sy * sx + cz * cx,
+            sz * sy * cx - cz * sx,
+            -sy,
+            cy * sx,
+            cy * cx,
+        ];
+        let mut relative = [0.0; 16];
+        for i in 0..4 {
+            for j in 0..3 {
+                let mut sum = 0.0;
+                for k in 0..3 {
+                    sum += model.base_relatives[bone][4 * i + k] * rotation[3 * k + j];
+                }
+                relative[4 * i + j] = sum;
+            }
+            relative[4 * i + 3] = model.base_relatives[bone][4 * i + 3];
+        }
+        if let Some(parent) = model.parents[bone] {
+            for i in 0..4 {
+                for j in 0..4 {
+                    let mut sum = 0.0;
+                    for k in 0..4 {
+                        sum += absolutes[parent][4 * i + k] * relative[4 * k + j];
+                    }
+                    absolutes[bone][4 * i + j] = sum;
+                }
+            }
+        } else {
+            absolutes[bone] = relative;
+        }
+        for i in 0..3 {
+            for j in 0..4 {
+                let mut sum = 0.0;
+                for k in 0..4 {
+                    sum +=
+                        absolutes[bone][4 * i + k] * model.inverse_base_absolutes[bone][4 * k + j];
+                }
+                transforms[bone][4 * i + j] = sum;
+            }
+        }
+    }
+    // the global rotation from its angle-axis vector (the identity below an angle of
+    // 10⁻⁴, as the reference), row-major
+    let angle = (theta[0] * theta[0] + theta[1] * theta[1] + theta[2] * theta[2]).sqrt();
+    let mut global = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
+    if angle >= 1e-4 {
+        let (x, y, z) = (theta[0] / angle, theta[1] / angle, theta[2] / angle);
+        let (s, c) = (angle.sin(), angle.cos());
+        // (array literals are assigned element by element: #[differentiable] takes a
+        // whole-array assignment only from another array)
+        global[0] = x * x + (1.0 - x * x) * c;
+        global[1] = x * y * (1.0 - c) - z * s;
+        global[2] = x * z * (1.0 - c) + y * s;
+        global[3] = x * y * (1.0 - c) + z * s;
+        global[4] = y * y + (1.0 - y * y) * c;
+        global[5] = y * z * (1.0 - c) - x * s;
+        global[6] = x * z * (1.0 - c) - y * s;
+        global[7] = z * y * (1.0 - c) + x * s;
+        global[8] = z * z + (1.0 - z * z) * c;
+    }
+    // linear blend skinning, then the global pose
+    for (v, position) in positions.iter_mut().enumerate() {
+        let mut skinned = [0.0; 3];
+        for e in model.starts[v]..model.starts[v + 1] {
+            let bone = model.bones[e];
+            let weight = model.weights[e];
+            for i in 0..3 {
+                let mut sum = 0.0;
+                for j in 0..4 {
+                    sum += transforms[bone][4 * i + j] * model.vertices[v][j];
+                }
+                skinned[i] += weight * sum;
+            }
+        }
+        if model.is_mirrored {
+            skinned[0] = -skinned[0];
+        }
+        for i in 0..3 {
+            position[i] = global[3 * i] * skinned[0]
+                + global[3 * i + 1] * skinned[1]
+                + global[3 * i + 2] * skinned[2]
+                + theta[3 + i];
+        }
+    }
+}
+
+/// The simple objective: `err[3i + k]` is coordinate `k` of point `i` minus that of its
+/// vertex posed by `theta`.
+///
+/// ```
+/// use gradtape_gradbench::evals::ht::{simple_error, Problem, THETA};
+/// let problem = Problem::example(false);
+/// let mut err = [0.0; 6];
+/// simple_error(&[0.0; THETA], &problem.model, &problem.correspondences, &mut err);
+/// // the points (2, 0.1, 0.4) and (1.4, 0.6, −0.1) against the rest vertices
+/// // (2, 0, 0.5) and (1.5, 0.5, 0)
+/// let expected = [0.0, 0.1, -0.1, -0.1, 0.1, -0.1];
+/// assert!(err.iter().zip(expected).all(|(a, b)| (a - b).abs() < 1e-15));
+/// ```
+#[differentiable]
+pub fn simple_error(theta: &[f64], model: &Model, data: &Correspondences, err: &mut [f64]) {
+    let mut positions = vec![[0.0; 3]; model.vertices.len()];
+    posed_vertices(theta, model, &mut positions);
+    for i in 0..data.points.len() {
+        let v = data.first[i];
+        for k in 0..3 {
+            err[3 * i + k] = data.points[i][k] - positions[v][k];
+        }
+    }
+}
+
+/// The complicated objective: `err[3i + k]` is coordinate `k` of point `i` minus that of
+/// the point of its triangle at barycentric coordinates `(us[2i], us[2i + 1])`.
+///
+/// ```
+/// use gradtape_gradbench::evals::ht::{complicated_error, Problem, THETA};
+/// let problem = Problem::example(true);
+/// let mut err = [0.0; 6];
+/// // u = (0, 0): the triangles' third vertices, the simple example's vertices
+/// let us = [0.0; 4];
+/// complicated_error(&[0.0; THETA], &us, &problem.model, &problem.correspondences, &mut err);
+/// let expected = [0.0, 0.1, -0.1, -0.1, 0.1, -0.1];
+/// assert!(err.iter().zip(expected).all(|(a, b)| (a - b).abs() < 1e-15));
+/// ```
+#[differentiable]
+pub fn complicated_error(
+    theta: &[f64],
+    us: &[f64],
+    model: &Model,
+    data: &Correspondences,
+    err: &mut [f64],
+) {
+    let mut positions = vec![[0.0; 3]; model.vertices.len()];
+    posed_vertices(theta, model, &mut positions);
+    for i in 0..data.points.len() {
+        let (a, b, c) = (data.first[i], data.second[i], data.third[i]);
+        let (u0, u1) = (us[2 * i], us[2 * i + 1]);
+        for k in 0..3 {
+            let hand =
+                u0 * positions[a][k] + u1 * positions[b][k] + (1.0 - u0 - u1) * positions[c][k];
+            err[3 * i + k] = data.points[i][k] - hand;
+        }
+    }
+}
+
+/// The problem: the hand model and the measured points, everything but the parameters.
+pub struct Problem {
+    /// The bones, and the vertices the points use.
+    pub model: Model,
+    /// The measured points and their hand points.
+    pub correspondences: Correspondences,
+}
+
+/// The hand points the measured points correspond to, as the input names them (vertices
+/// of the whole model).
 pub enum Targets {
     /// Vertex `vertices[i]` for point `i`.
     Vertices(Vec<usize>),
@@ -125,201 +327,221 @@ pub enum Targets {
     },
 }
 
+/// The Jacobian of the objective by columns: with respect to each `us` coordinate (two
+/// columns, complicated only: entry `3i + k` of column `j` is ∂err[3i + k]/∂us[2i + j])
+/// and to each parameter of `theta` (entry `3i + k` of column `c` is
+/// ∂err[3i + k]/∂θ_c). It serialises as the eval's dense `[3N][columns]` rows, the `us`
+/// columns first, outside the timings (as the reference's `to_json`).
+pub struct Jacobian {
+    /// The two `us` columns (complicated), or `None`.
+    pub by_us: Option<[Vec<f64>; 2]>,
+    /// The [`THETA`] columns of `theta`.
+    pub by_theta: Vec<Vec<f64>>,
+}
+
 impl Problem {
-    /// Number of measured points.
-    pub fn points(&self) -> usize {
-        self.points.shape()[0]
-    }
-
-    /// Number of bones.
-    pub fn bones(&self) -> usize {
-        self.parents.len()
-    }
-
-    /// Each bone's three Euler angles `[B, 3]` (x, z, y), read from `theta` (C++'s
-    /// `to_pose_params`: bone `i` is pose column `i + 3`; finger `f`'s base joint, bone
-    /// `4f + 2`, has two angles, its next two joints one each, the others none).
-    fn bone_angles(&self, theta: &Tensor<f64>) -> Tensor<f64> {
-        let padded = Tensor::concat(&[theta, &Tensor::zeros(&[1])], 0);
-        padded
-            .gather(0, &self.bone_angles)
-            .reshape(&[self.bones(), 3])
-    }
-
-    /// The vertex positions `[V, 3]` posed by `theta`.
+    /// Builds a problem from the model as the input gives it (dense skinning weights,
+    /// `[V][B]`, and rest positions of every vertex) and the points' targets, keeping only
+    /// the vertices the targets use (in increasing order) and each one's nonzero weights.
     ///
-    /// ```
-    /// use gradtape::Tensor;
-    /// use gradtape_gradbench::evals::ht::Problem;
-    /// let problem = Problem::example(false);
-    /// let theta = Tensor::zeros(&[26]);
-    /// // the rest pose: every vertex where the model has it
-    /// let rest = problem.vertex_positions(&theta).to_vec();
-    /// assert_eq!(rest, vec![1.0, 0.0, 0.0, 1.5, 0.5, 0.0, 2.0, 0.0, 0.5]);
-    /// ```
-    pub fn vertex_positions(&self, theta: &Tensor<f64>) -> Tensor<f64> {
-        let bones = self.bones();
-        // each bone's rotation, Rz Ry Rx from its Euler angles
-        let angles = self.bone_angles(theta);
-        let (tx, tz, ty) = (
-            angles.slice(1, 0, 1),
-            angles.slice(1, 1, 1),
-            angles.slice(1, 2, 1),
+    /// # Panics
+    /// If a target names a vertex the model does not have, or the weights' rows do not
+    /// match the vertices.
+    #[allow(clippy::too_many_arguments)] // the model's parts, as the input has them
+    fn build(
+        parents: Vec<Option<usize>>,
+        base_relatives: Vec<[f64; 16]>,
+        inverse_base_absolutes: Vec<[f64; 16]>,
+        base_positions: &[[f64; 4]],
+        weights: &[Vec<f64>],
+        is_mirrored: bool,
+        points: Vec<[f64; 3]>,
+        targets: &Targets,
+    ) -> Problem {
+        assert_eq!(
+            weights.len(),
+            base_positions.len(),
+            "ht: a weight row per vertex"
         );
-        let (zero, one) = (Tensor::zeros(&[bones, 1]), Tensor::ones(&[bones, 1]));
-        let matrix =
-            |entries: [&Tensor<f64>; 9]| Tensor::concat(&entries, 1).reshape(&[bones, 3, 3]);
-        let (cx, sx) = (tx.cos(), tx.sin());
-        let (cy, sy) = (ty.cos(), ty.sin());
-        let (cz, sz) = (tz.cos(), tz.sin());
-        let rx = matrix([&one, &zero, &zero, &zero, &cx, &-&sx, &zero, &sx, &cx]);
-        let ry = matrix([&cy, &zero, &sy, &zero, &one, &zero, &-&sy, &zero, &cy]);
-        let rz = matrix([&cz, &-&sz, &zero, &sz, &cz, &zero, &zero, &zero, &one]);
-        let rotation = rz.matmul(&ry).matmul(&rx);
-        // as 4×4 transforms, after each bone's rest transform relative to its parent
-        let corner = Tensor::from_vec([0.0, 0.0, 0.0, 1.0].repeat(bones), &[bones, 1, 4]);
-        let posed = Tensor::concat(&[&rotation, &Tensor::zeros(&[bones, 3, 1])], 2);
-        let posed = Tensor::concat(&[&posed, &corner], 1);
-        let relatives = self.base_relatives.matmul(&posed);
-        // down the chain of parents
-        let mut absolutes: Vec<Tensor<f64>> = Vec::with_capacity(bones);
-        for (bone, parent) in self.parents.iter().enumerate() {
-            let relative = relatives.slice(0, bone, 1);
-            let absolute = match parent {
-                Some(parent) => absolutes[*parent].matmul(&relative),
-                None => relative,
-            };
-            absolutes.push(absolute);
+        let lists: Vec<&[usize]> = match targets {
+            Targets::Vertices(v) => vec![v],
+            Targets::Triangles { a, b, c } => vec![a, b, c],
+        };
+        // the vertices used, and each one's index among them
+        let mut index = vec![usize::MAX; base_positions.len()];
+        for &v in lists.iter().copied().flatten() {
+            index[v] = 0;
         }
-        let absolutes = Tensor::concat(&absolutes.iter().collect::<Vec<_>>(), 0);
-        let transforms = absolutes.matmul(&self.inverse_base_absolutes);
-        // linear blend skinning, Σ_b w_vb (T_b x_v) for every vertex v, as one product
-        let stacked = transforms
-            .slice(1, 0, 3)
-            .transpose()
-            .reshape(&[4 * bones, 3]);
-        let skinning = self.skinning_matrix();
-        let mut positions = skinning.matmul(&stacked);
-        if self.is_mirrored {
-            positions = positions * Tensor::from_vec(vec![-1.0, 1.0, 1.0], &[1, 3]);
-        }
-        // the global pose (its scale is fixed at 1)
-        let rotation = angle_axis_to_rotation_matrix(&theta.slice(0, 0, 3));
-        let translation = theta.slice(0, 3, 3).reshape(&[1, 3]);
-        positions.matmul(&rotation.transpose()) + translation
-    }
-
-    /// The skinning matrix `K[v, 4b + j] = w_vb x_vj`, `[V, 4B]`: data of the model, not
-    /// differentiated (built from plain numbers, as the model is read).
-    fn skinning_matrix(&self) -> Tensor<f64> {
-        let (weights, base) = (self.weights.view(), self.base_positions.view());
-        let bones = weights.shape()[1];
-        let (weights, base) = (
-            weights.as_slice().expect("built row-major"),
-            base.as_slice().expect("built row-major"),
-        );
-        let vertices = base.len() / 4;
-        let mut k = Vec::with_capacity(vertices * bones * 4);
-        for (w, x) in weights.chunks_exact(bones).zip(base.chunks_exact(4)) {
-            for &w in w {
-                k.extend(x.iter().map(|&x| w * x));
+        let mut vertices = Vec::new();
+        let (mut starts, mut bones, mut kept) = (vec![0], Vec::new(), Vec::new());
+        for (v, slot) in index.iter_mut().enumerate() {
+            if *slot == usize::MAX {
+                continue;
             }
+            *slot = vertices.len();
+            vertices.push(base_positions[v]);
+            for (bone, &w) in weights[v].iter().enumerate() {
+                if w != 0.0 {
+                    bones.push(bone);
+                    kept.push(w);
+                }
+            }
+            starts.push(bones.len());
         }
-        Tensor::from_vec(k, &[vertices, 4 * bones])
+        let relabel = |list: &[usize]| list.iter().map(|&v| index[v]).collect::<Vec<_>>();
+        let mut relabelled = lists.iter().map(|list| relabel(list));
+        let first = relabelled.next().expect("one list of targets at least");
+        let second = relabelled.next().unwrap_or_default();
+        let third = relabelled.next().unwrap_or_default();
+        Problem {
+            model: Model {
+                parents,
+                base_relatives,
+                inverse_base_absolutes,
+                is_mirrored,
+                vertices,
+                starts,
+                bones,
+                weights: kept,
+            },
+            correspondences: Correspondences {
+                points,
+                first,
+                second,
+                third,
+            },
+        }
     }
 
-    /// The objective `[N, 3]`: each measured point minus its hand point, with `us`
-    /// (`[N, 2]`) the barycentric coordinates for a complicated problem.
+    /// Number of measured points.
     ///
     /// ```
-    /// use gradtape::Tensor;
     /// use gradtape_gradbench::evals::ht::Problem;
+    /// assert_eq!(Problem::example(true).points(), 2);
+    /// ```
+    pub fn points(&self) -> usize {
+        self.correspondences.points.len()
+    }
+
+    /// Whether the points correspond to triangles (and the objective takes `us`).
+    ///
+    /// ```
+    /// use gradtape_gradbench::evals::ht::Problem;
+    /// assert!(Problem::example(true).is_complicated());
+    /// assert!(!Problem::example(false).is_complicated());
+    /// ```
+    pub fn is_complicated(&self) -> bool {
+        !self.correspondences.second.is_empty()
+    }
+
+    /// The objective, `3N` numbers: [`complicated_error()`] at `us` (`2N` numbers) for a
+    /// complicated problem, [`simple_error()`] otherwise.
+    ///
+    /// ```
+    /// use gradtape_gradbench::evals::ht::{Problem, THETA};
     /// let problem = Problem::example(false);
-    /// let err = problem.objective(&Tensor::zeros(&[26]), None);
-    /// assert_eq!(err.shape(), &[2, 3]);
+    /// let err = problem.objective(&[0.0; THETA], None);
+    /// assert_eq!(err.len(), 6);
     /// ```
     ///
     /// # Panics
-    /// If `us` is missing for a complicated problem.
-    pub fn objective(&self, theta: &Tensor<f64>, us: Option<&Tensor<f64>>) -> Tensor<f64> {
-        // the positions flattened, `3v + k`, so that picking the targets is a gather of
-        // single numbers (see the module docs)
-        let positions = self
-            .vertex_positions(theta)
-            .reshape(&[3 * self.weights.shape()[0]]);
-        let n = self.points();
-        let pick = |which: usize| positions.gather(0, &self.flat[which]).reshape(&[n, 3]);
-        let hand = match &self.targets {
-            Targets::Vertices(_) => pick(0),
-            Targets::Triangles { .. } => {
-                let us = us.expect("a complicated problem has barycentric coordinates");
-                // each point's u repeated for its three coordinates
-                let repeat = |u: &Tensor<f64>| Tensor::concat(&[u, u, u], 1);
-                let (u0, u1) = (repeat(&us.slice(1, 0, 1)), repeat(&us.slice(1, 1, 1)));
-                let rest = 1.0 - &u0 - &u1;
-                &u0 * pick(0) + &u1 * pick(1) + rest * pick(2)
-            }
-        };
-        &self.points - hand
+    /// If `us` is missing for a complicated problem, or given for a simple one.
+    pub fn objective(&self, theta: &[f64], us: Option<&[f64]>) -> Vec<f64> {
+        let mut err = vec![0.0; 3 * self.points()];
+        let (model, data) = (&self.model, &self.correspondences);
+        match self.us(us) {
+            Some(us) => complicated_error(theta, us, model, data, &mut err),
+            None => simple_error(theta, model, data, &mut err),
+        }
+        err
     }
 
-    /// The Jacobian of [`objective`](Problem::objective): with respect to `theta`, one
-    /// `[N, 3]` tensor per parameter `c` (entry `[i, k]` is ∂err[i, k]/∂θ_c), and, complicated, to each
-    /// point's own `us` (`[N, 3, 2]`: entry `[i, k, j]` is ∂err[i, k]/∂us[i, j]).
-    pub fn jacobian(
-        &self,
-        theta: &Tensor<f64>,
-        us: Option<&Tensor<f64>>,
-    ) -> (Vec<Tensor<f64>>, Option<Tensor<f64>>) {
-        let seed = Tensor::ones(&[self.points(), 3]);
-        let outer = GradientTape::persistent();
-        outer.watch(&seed);
-        let inner = GradientTape::persistent();
-        inner.watch(theta);
-        if let Some(us) = us {
-            inner.watch(us);
+    /// `us` checked against the problem's variant.
+    fn us<'a>(&self, us: Option<&'a [f64]>) -> Option<&'a [f64]> {
+        assert_eq!(
+            us.is_some(),
+            self.is_complicated(),
+            "ht: barycentric coordinates are given exactly for a complicated problem"
+        );
+        us
+    }
+
+    /// The Jacobian of [`objective`](Problem::objective), a column per sweep of the error
+    /// function's tangent code (`jvp`): along each unit vector of `theta`, and,
+    /// complicated, along `us` tangents of one in every point's first (then second)
+    /// coordinate. The columns are split over the machine's threads (at most two here).
+    ///
+    /// ```
+    /// use gradtape_gradbench::evals::ht::{Problem, THETA};
+    /// let problem = Problem::example(false);
+    /// let mut theta = [0.0; THETA];
+    /// theta[0] = 0.5; // a global rotation about x
+    /// let jacobian = problem.jacobian(&theta, None);
+    /// // ∂err/∂t = −I for every point: the translation's columns
+    /// assert_eq!(jacobian.by_theta[3], vec![-1.0, 0.0, 0.0, -1.0, 0.0, 0.0]);
+    /// assert!(jacobian.by_us.is_none());
+    /// ```
+    ///
+    /// # Panics
+    /// If `us` is missing for a complicated problem, or given for a simple one.
+    pub fn jacobian(&self, theta: &[f64], us: Option<&[f64]>) -> Jacobian {
+        let us = self.us(us);
+        let rows = 3 * self.points();
+        let (model, data) = (&self.model, &self.correspondences);
+        // sweep `s`: the us columns first (complicated), then theta's
+        let offset = if us.is_some() { 2 } else { 0 };
+        let sweep = |s: usize| -> Vec<f64> {
+            let (mut err, mut tangent) = (vec![0.0; rows], vec![0.0; rows]);
+            let mut tan_theta = [0.0; THETA];
+            if s >= offset {
+                tan_theta[s - offset] = 1.0;
+            }
+            match us {
+                Some(us) => {
+                    let tan_us: Vec<f64> = (0..us.len())
+                        .map(|i| if i % 2 == s && s < offset { 1.0 } else { 0.0 })
+                        .collect();
+                    complicated_error::jvp(
+                        theta,
+                        us,
+                        model,
+                        data,
+                        &mut err,
+                        &tan_theta,
+                        &tan_us,
+                        &mut tangent,
+                    );
+                }
+                None => {
+                    simple_error::jvp(theta, model, data, &mut err, &tan_theta, &mut tangent);
+                }
+            }
+            tangent
+        };
+        let mut columns = columns_in_parallel(offset + THETA, sweep).into_iter();
+        let by_us = us.map(|_| {
+            let first = columns.next().expect("a column per sweep");
+            [first, columns.next().expect("a column per sweep")]
+        });
+        Jacobian {
+            by_us,
+            by_theta: columns.collect(),
         }
-        let (err, pulled) = outer.record(|| {
-            let err = inner.record(|| self.objective(theta, us));
-            let options = GradientOptions::new().output_gradients(seed.clone());
-            let pulled = inner
-                .gradient_with(&err, theta, options)
-                .expect("a persistent tape gives its gradients");
-            (err, pulled)
-        });
-        let pulled = pulled.expect("the objective depends on theta");
-        // one sweep per column: the batched sweep (`outer.jacobian`) carries a leading batch
-        // axis, and gradtape's gather and scatter kernels take a slow path on more than one
-        // axis (see the module docs), so 26 plain sweeps are faster
-        let by_theta = (0..THETA)
-            .map(|column| {
-                let mut pick = vec![0.0; THETA];
-                pick[column] = 1.0;
-                let options =
-                    GradientOptions::new().output_gradients(Tensor::from_vec(pick, &[THETA]));
-                outer
-                    .gradient_with(&pulled, &seed, options)
-                    .expect("a persistent tape gives its gradients")
-                    .expect("Jᵀ s depends on s")
-            })
-            .collect();
-        let by_us = us.map(|us| {
-            inner
-                .batch_jacobian(&err, us)
-                .expect("a persistent tape gives its jacobians")
-                .expect("a complicated objective depends on us")
-        });
-        (by_theta, by_us)
     }
 
     /// A two-bone hand with three vertices and two measured points (one per vertex or
     /// triangle), too small to be a hand but enough to run every step: bone 0 the root,
     /// bone 1 its child; the other bones of the 22 the parameters address are copies of
     /// bone 1 weighting no vertex. For examples and tests.
+    ///
+    /// ```
+    /// use gradtape_gradbench::evals::ht::Problem;
+    /// assert_eq!(Problem::example(false).model.parents.len(), 22);
+    /// ```
     pub fn example(complicated: bool) -> Problem {
         let bones = MIN_BONES;
         let identity = |shift: f64| {
-            let mut m = vec![0.0; 16];
+            let mut m = [0.0; 16];
             for k in 0..4 {
                 m[5 * k] = 1.0;
             }
@@ -327,22 +549,18 @@ impl Problem {
             m
         };
         // bone 1 sits at x = 1 from bone 0, the others at x = 1 from bone 1
-        let mut relatives = identity(0.0);
-        let mut inverses = identity(0.0);
-        for bone in 1..bones {
-            relatives.extend(identity(1.0));
-            inverses.extend(identity(-(bone.min(2) as f64)));
-        }
-        let base = vec![
-            1.0, 0.0, 0.0, 1.0, //
-            1.5, 0.5, 0.0, 1.0, //
-            2.0, 0.0, 0.5, 1.0,
+        let relatives = (0..bones).map(|b| identity(if b == 0 { 0.0 } else { 1.0 }));
+        let inverses = (0..bones).map(|b| identity(-(b.min(2) as f64)));
+        let base = [
+            [1.0, 0.0, 0.0, 1.0],
+            [1.5, 0.5, 0.0, 1.0],
+            [2.0, 0.0, 0.5, 1.0],
         ];
-        let mut weights = vec![0.0; 3 * bones];
-        weights[0] = 1.0; // vertex 0: bone 0
-        weights[bones] = 0.5; // vertex 1: halfway
-        weights[bones + 2] = 0.5;
-        weights[2 * bones + 2] = 1.0; // vertex 2: bone 2 (the first finger's base)
+        let mut weights = vec![vec![0.0; bones]; 3];
+        weights[0][0] = 1.0; // vertex 0: bone 0
+        weights[1][0] = 0.5; // vertex 1: halfway
+        weights[1][2] = 0.5;
+        weights[2][2] = 1.0; // vertex 2: bone 2 (the first finger's base)
         let targets = if complicated {
             Targets::Triangles {
                 a: vec![0, 2],
@@ -352,110 +570,56 @@ impl Problem {
         } else {
             Targets::Vertices(vec![2, 1])
         };
-        Problem {
-            parents: (0..bones)
+        Problem::build(
+            (0..bones)
                 .map(|b| if b == 0 { None } else { Some(b.min(2) - 1) })
                 .collect(),
-            base_relatives: Tensor::from_vec(relatives, &[bones, 4, 4]),
-            inverse_base_absolutes: Tensor::from_vec(inverses, &[bones, 4, 4]),
-            base_positions: Tensor::from_vec(base, &[3, 4]),
-            weights: Tensor::from_vec(weights, &[3, bones]),
-            is_mirrored: false,
-            points: Tensor::from_vec(vec![2.0, 0.1, 0.4, 1.4, 0.6, -0.1], &[2, 3]),
-            flat: flat_indices(&targets),
-            targets,
-            bone_angles: pose_layout(bones),
-        }
+            relatives.collect(),
+            inverses.collect(),
+            &base,
+            &weights,
+            false,
+            vec![[2.0, 0.1, 0.4], [1.4, 0.6, -0.1]],
+            &targets,
+        )
     }
 }
 
-/// The rotation matrix `[3, 3]` of an angle-axis vector `[3]` (the identity below an
-/// angle of 10⁻⁴, as the reference).
-pub fn angle_axis_to_rotation_matrix(angle_axis: &Tensor<f64>) -> Tensor<f64> {
-    let norm = angle_axis.square().sum().sqrt();
-    if norm.to_scalar() < 1e-4 {
-        return Tensor::from_vec(vec![1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0], &[3, 3]);
+/// `sweep(0)`, …, `sweep(count − 1)` in order, computed on up to two threads (the
+/// machine's parallelism, at most), each taking every other sweep.
+fn columns_in_parallel(count: usize, sweep: impl Fn(usize) -> Vec<f64> + Sync) -> Vec<Vec<f64>> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(2));
+    if threads < 2 {
+        return (0..count).map(sweep).collect();
     }
-    let axis = angle_axis / &norm;
-    let (x, y, z) = (
-        axis.slice(0, 0, 1),
-        axis.slice(0, 1, 1),
-        axis.slice(0, 2, 1),
-    );
-    let (s, c) = (norm.sin(), norm.cos());
-    let one_c = 1.0 - &c;
-    let entries = [
-        &x * &x + (1.0 - &x * &x) * &c,
-        &x * &y * &one_c - &z * &s,
-        &x * &z * &one_c + &y * &s,
-        &x * &y * &one_c + &z * &s,
-        &y * &y + (1.0 - &y * &y) * &c,
-        &y * &z * &one_c - &x * &s,
-        &x * &z * &one_c - &y * &s,
-        &z * &y * &one_c + &x * &s,
-        &z * &z + (1.0 - &z * &z) * &c,
-    ];
-    Tensor::concat(&entries.iter().collect::<Vec<_>>(), 0).reshape(&[3, 3])
-}
-
-/// The targets' vertices as indices into the flattened positions: `3v + k` for each
-/// point's `k`-th coordinate.
-fn flat_indices(targets: &Targets) -> Vec<Vec<usize>> {
-    let flat = |vertices: &[usize]| -> Vec<usize> {
-        vertices
-            .iter()
-            .flat_map(|&v| (0..3).map(move |k| 3 * v + k))
-            .collect()
-    };
-    match targets {
-        Targets::Vertices(vertices) => vec![flat(vertices)],
-        Targets::Triangles { a, b, c } => vec![flat(a), flat(b), flat(c)],
+    let sweep = &sweep;
+    let (even, odd) = std::thread::scope(|scope| {
+        let odd = scope.spawn(move || (1..count).step_by(2).map(sweep).collect::<Vec<_>>());
+        let even: Vec<_> = (0..count).step_by(2).map(sweep).collect();
+        (even, odd.join().expect("a sweep does not panic"))
+    });
+    let mut columns = Vec::with_capacity(count);
+    let mut odd = odd.into_iter();
+    for column in even {
+        columns.push(column);
+        columns.extend(odd.next());
     }
+    columns
 }
 
-/// Where each bone's three Euler angles are in `theta` extended by one zero (index
-/// [`THETA`]): C++'s `to_pose_params` as an index map, `[bones × 3]`.
-fn pose_layout(bones: usize) -> Vec<usize> {
-    let mut layout = vec![THETA; 3 * bones];
-    let mut next = 6;
-    for finger in 0..5 {
-        for joint in 0..3 {
-            let bone = 4 * finger + 2 + joint;
-            layout[3 * bone] = next;
-            next += 1;
-            if joint == 0 {
-                layout[3 * bone + 1] = next;
-                next += 1;
-            }
-        }
-    }
-    layout
-}
-
-/// The Jacobian as the eval wants it, `[3N][columns]`, read from the two parts when
-/// serialised (outside the timings, as the reference's `to_json`).
-struct Dense {
-    by_theta: Vec<Tensor<f64>>,
-    by_us: Option<Tensor<f64>>,
-}
-
-impl Serialize for Dense {
+impl Serialize for Jacobian {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let theta: Vec<_> = self.by_theta.iter().map(Tensor::view).collect();
-        let points = theta.first().map_or(0, |t| t.shape()[0]);
-        let us = self.by_us.as_ref().map(Tensor::view);
-        let mut rows = serializer.serialize_seq(Some(3 * points))?;
-        for i in 0..points {
-            for k in 0..3 {
-                let mut row = Vec::with_capacity(theta.len() + 2);
-                if let Some(us) = &us {
-                    row.extend([us[[i, k, 0]], us[[i, k, 1]]]);
-                }
-                row.extend(theta.iter().map(|t| t[[i, k]]));
-                rows.serialize_element(&row)?;
+        let rows = self.by_theta.first().map_or(0, Vec::len);
+        let mut out = serializer.serialize_seq(Some(rows))?;
+        for r in 0..rows {
+            let mut row = Vec::with_capacity(self.by_theta.len() + 2);
+            if let Some(us) = &self.by_us {
+                row.extend([us[0][r], us[1][r]]);
             }
+            row.extend(self.by_theta.iter().map(|column| column[r]));
+            out.serialize_element(&row)?;
         }
-        rows.end()
+        out.end()
     }
 }
 
@@ -481,19 +645,28 @@ fn flat(field: &str, rows: &[Vec<f64>], width: usize) -> Result<Vec<f64>, Failur
     Ok(out)
 }
 
-/// `4 × 4` matrices, checked, flattened.
-fn matrices(field: &str, all: &[Vec<Vec<f64>>], bones: usize) -> Result<Tensor<f64>, Failure> {
+/// `4 × 4` matrices, checked, each flattened row-major.
+fn matrices(field: &str, all: &[Vec<Vec<f64>>], bones: usize) -> Result<Vec<[f64; 16]>, Failure> {
     require("ht", all.len() == bones, || {
         format!("{field} has {} matrices for {bones} bones", all.len())
     })?;
-    let mut out = Vec::with_capacity(16 * bones);
+    let mut out = Vec::with_capacity(bones);
     for (b, m) in all.iter().enumerate() {
         require("ht", m.len() == 4, || {
             format!("{field}[{b}] has {} rows, expected 4", m.len())
         })?;
-        out.extend(flat(&format!("{field}[{b}]"), m, 4)?);
+        let flat = flat(&format!("{field}[{b}]"), m, 4)?;
+        out.push(flat.try_into().expect("4 rows of 4"));
     }
-    Ok(Tensor::from_vec(out, &[bones, 4, 4]))
+    Ok(out)
+}
+
+/// Rows of `N` numbers each, checked.
+fn rows<const N: usize>(field: &str, rows: &[Vec<f64>]) -> Result<Vec<[f64; N]>, Failure> {
+    Ok(flat(field, rows, N)?
+        .chunks_exact(N)
+        .map(|row| row.try_into().expect("chunks of N"))
+        .collect())
 }
 
 impl TryFrom<(DataInput, bool)> for Problem {
@@ -535,19 +708,23 @@ impl TryFrom<(DataInput, bool)> for Problem {
             });
         }
         let vertices = model.base_positions.len();
-        let base_positions = flat("base_positions", &model.base_positions, 4)?;
+        let base_positions = rows::<4>("base_positions", &model.base_positions)?;
         require("ht", model.weights.len() == vertices, || {
             format!(
                 "weights has {} rows for {vertices} vertices",
                 model.weights.len()
             )
         })?;
-        let weights = flat("weights", &model.weights, bones)?;
+        for (v, row) in model.weights.iter().enumerate() {
+            require("ht", row.len() == bones, || {
+                format!("weights[{v}] has {} numbers, expected {bones}", row.len())
+            })?;
+        }
         let n = correspondences.len();
         require("ht", points.len() == n, || {
             format!("{} points for {n} correspondences", points.len())
         })?;
-        let points = flat("points", &points, 3)?;
+        let points = rows::<3>("points", &points)?;
         let vertex = |v: usize, what: &str| {
             require("ht", v < vertices, || {
                 format!("{what} names vertex {v}, the model has {vertices}")
@@ -579,22 +756,20 @@ impl TryFrom<(DataInput, bool)> for Problem {
             }
             Targets::Vertices(correspondences)
         };
-        Ok(Problem {
-            base_relatives: matrices("base_relatives", &model.base_relatives, bones)?,
-            inverse_base_absolutes: matrices(
+        Ok(Problem::build(
+            parents,
+            matrices("base_relatives", &model.base_relatives, bones)?,
+            matrices(
                 "inverse_base_absolutes",
                 &model.inverse_base_absolutes,
                 bones,
             )?,
-            base_positions: Tensor::from_vec(base_positions, &[vertices, 4]),
-            weights: Tensor::from_vec(weights, &[vertices, bones]),
-            is_mirrored: model.is_mirrored,
-            points: Tensor::from_vec(points, &[n, 3]),
-            flat: flat_indices(&targets),
-            targets,
-            parents,
-            bone_angles: pose_layout(bones),
-        })
+            &base_positions,
+            &model.weights,
+            model.is_mirrored,
+            points,
+            &targets,
+        ))
     }
 }
 
@@ -620,17 +795,11 @@ pub fn evaluate(function: &str, input: Value) -> Result<Evaluation, Failure> {
     require("ht", !complicated || us.len() == n, || {
         format!("us has {} rows for {n} correspondences", us.len())
     })?;
-    let us = complicated
-        .then(|| flat("us", &us, 2).map(|us| Tensor::from_vec(us, &[n, 2])))
-        .transpose()?;
+    let us = complicated.then(|| flat("us", &us, 2)).transpose()?;
     let problem = Problem::try_from((data, complicated))?;
-    let theta = Tensor::from_vec(theta, &[THETA]);
     match function {
-        "objective" => Ok(runs.evaluate(|| problem.objective(&theta, us.as_ref()).to_vec())),
-        "jacobian" => Ok(runs.evaluate(|| {
-            let (by_theta, by_us) = problem.jacobian(&theta, us.as_ref());
-            Dense { by_theta, by_us }
-        })),
+        "objective" => Ok(runs.evaluate(|| problem.objective(&theta, us.as_deref()))),
+        "jacobian" => Ok(runs.evaluate(|| problem.jacobian(&theta, us.as_deref()))),
         _ => Err(Failure::UnknownFunction {
             module: "ht",
             function: function.to_owned(),
