@@ -3,8 +3,9 @@
 
 mod common;
 
+use gradtape::Tensor;
 use gradtape_gradbench::Failure;
-use gradtape_gradbench::evals::kmeans::evaluate;
+use gradtape_gradbench::evals::kmeans::{self, evaluate};
 use serde_json::{Value, json};
 
 fn input(points: &[Vec<f64>], centroids: &[Vec<f64>]) -> Value {
@@ -64,6 +65,39 @@ fn direction_matches_central_differences() {
                 );
             }
         }
+    }
+}
+
+/// The direction and the cost summed over blocks of points equal those of one block, up to
+/// the order of the sums.
+#[test]
+fn blocks_of_points_give_the_whole_direction() {
+    let (n, k, d) = (23, 4, 3);
+    let (points, centroids) = problem(n, k, d);
+    let points = Tensor::from_vec(points.concat(), &[n, d]);
+    let centroids = Tensor::from_vec(centroids.concat(), &[k, d]);
+    let whole = kmeans::direction(&centroids, &kmeans::blocks(&points, n)).to_vec();
+    let whole_cost = kmeans::cost(
+        &centroids,
+        &kmeans::Points {
+            points: points.clone(),
+        },
+    );
+    for size in [1, 5, 22] {
+        let blocks = kmeans::blocks(&points, size);
+        assert_eq!(blocks.len(), n.div_ceil(size));
+        let by_blocks = kmeans::direction(&centroids, &blocks).to_vec();
+        for (a, b) in by_blocks.iter().zip(&whole) {
+            assert!(
+                (a - b).abs() <= 1e-12 * (1.0 + b.abs()),
+                "{size}: {a} vs {b}"
+            );
+        }
+        let cost: f64 = blocks
+            .iter()
+            .map(|b| kmeans::cost(&centroids, b).to_scalar())
+            .sum();
+        assert!((cost - whole_cost.to_scalar()).abs() <= 1e-12 * whole_cost.to_scalar());
     }
 }
 

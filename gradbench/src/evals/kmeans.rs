@@ -13,6 +13,11 @@
 //! is the Hessian-vector product `H 1`. `H` is diagonal (the cost is a sum over centroids of
 //! sums of squares in each centroid's own coordinates, with the assignment piecewise
 //! constant), so `H 1` is exactly its diagonal, with no `kd × kd` matrix formed.
+//!
+//! The points go in blocks (as a user sums a loss over mini-batches): the cost, its gradient
+//! and the Hessian's diagonal are sums over the points, so each block's are summed, and
+//! each block's `[k, block]` temporaries stay small enough for the allocator to reuse
+//! ([`points_per_block`]).
 
 use gradtape::{GradientTape, Tensor, differentiable};
 use serde::Deserialize;
@@ -56,9 +61,10 @@ pub fn cost(centroids: &Tensor<f64>, data: &Points) -> Tensor<f64> {
     closest.sum()
 }
 
-/// The Newton direction `J / diag(H)` of [`cost()`] at `centroids`, shape `[k, d]`: the
-/// gradient from an inner tape, and the Hessian's diagonal as the outer tape's gradient of
-/// `J · 1` (see the module's documentation).
+/// The Newton direction `J / diag(H)` of the cost summed over blocks of points (each
+/// block's [`cost()`]) at `centroids`, shape `[k, d]`: for each block, the gradient from an
+/// inner tape, and the Hessian's diagonal as the outer tape's gradient of `J · 1` (see the
+/// module's documentation), both summed over the blocks.
 ///
 /// ```
 /// use gradtape::Tensor;
@@ -66,9 +72,30 @@ pub fn cost(centroids: &Tensor<f64>, data: &Points) -> Tensor<f64> {
 /// let data = Points { points: Tensor::from_vec(vec![0.0, 2.0, 10.0], &[3, 1]) };
 /// let centroids = Tensor::from_vec(vec![0.5, 9.0], &[2, 1]);
 /// // J = 2 (c − mean of its points)·count, H = 2 count: c − mean = (0.5 − 1, 9 − 10)
-/// assert_eq!(direction(&centroids, &data).to_vec(), vec![-0.5, -1.0]);
+/// assert_eq!(direction(&centroids, &[data]).to_vec(), vec![-0.5, -1.0]);
 /// ```
-pub fn direction(centroids: &Tensor<f64>, data: &Points) -> Tensor<f64> {
+///
+/// # Panics
+/// If `blocks` is empty.
+pub fn direction(centroids: &Tensor<f64>, blocks: &[Points]) -> Tensor<f64> {
+    let mut sums: Option<(Tensor<f64>, Tensor<f64>)> = None;
+    for data in blocks {
+        let (gradient, hessian_diagonal) = gradient_and_hessian_diagonal(centroids, data);
+        sums = Some(match sums {
+            None => (gradient, hessian_diagonal),
+            Some((g, h)) => (g + gradient, h + hessian_diagonal),
+        });
+    }
+    let (gradient, hessian_diagonal) = sums.expect("kmeans: at least one block of points");
+    gradient / hessian_diagonal
+}
+
+/// The gradient `J` of [`cost()`] for one block of points, and the Hessian's diagonal
+/// `H 1`, by nested tapes.
+fn gradient_and_hessian_diagonal(
+    centroids: &Tensor<f64>,
+    data: &Points,
+) -> (Tensor<f64>, Tensor<f64>) {
     let outer = GradientTape::new();
     outer.watch(centroids);
     let gradient = outer.record(|| {
@@ -86,7 +113,50 @@ pub fn direction(centroids: &Tensor<f64>, data: &Points) -> Tensor<f64> {
         .gradient(&along_ones, centroids)
         .expect("a fresh tape")
         .expect("the gradient depends on the centroids");
-    gradient / hessian_diagonal
+    (gradient, hessian_diagonal)
+}
+
+/// Numbers in one `[k, block]` temporary of the cost: 2²⁰ (8 MB in `f64`). Larger ones
+/// are above the 32 MiB up to which glibc reuses freed blocks (after
+/// `keep_large_buffers`), so each is mapped and faulted in afresh on every run: at k =
+/// 1000 and n = 10⁴ that was most of `dir`'s time (docs/PERFORMANCE.md).
+const BLOCK_NUMBERS: usize = 1 << 20;
+
+/// How many points go in one block for `k` centroids: the most whose `[k, block]`
+/// temporaries hold 2²⁰ numbers, 8 MB (at least one point).
+///
+/// ```
+/// use gradtape_gradbench::evals::kmeans::points_per_block;
+/// assert_eq!(points_per_block(1000), 1048);
+/// assert_eq!(points_per_block(1 << 21), 1);
+/// ```
+pub fn points_per_block(k: usize) -> usize {
+    (BLOCK_NUMBERS / k.max(1)).max(1)
+}
+
+/// The points `[n, d]` in blocks of `size` rows (the last one shorter), each the constant
+/// data of one [`cost()`].
+///
+/// ```
+/// use gradtape::Tensor;
+/// use gradtape_gradbench::evals::kmeans::blocks;
+/// let points = Tensor::from_vec((0..10).map(f64::from).collect(), &[5, 2]);
+/// let blocks = blocks(&points, 2);
+/// assert_eq!(blocks.len(), 3);
+/// assert_eq!(blocks[2].points.to_vec(), vec![8.0, 9.0]);
+/// ```
+///
+/// # Panics
+/// If `size` is zero.
+pub fn blocks(points: &Tensor<f64>, size: usize) -> Vec<Points> {
+    assert!(size > 0, "kmeans: blocks of at least one point");
+    let n = points.shape()[0];
+    (0..n)
+        .step_by(size)
+        .map(|start| Points {
+            points: points.slice(0, start, size.min(n - start)),
+        })
+        .collect()
 }
 
 /// Rows of equal length `d ≥ 1`, flattened row-major.
@@ -133,11 +203,14 @@ pub fn evaluate(function: &str, input: Value) -> Result<Evaluation, Failure> {
     require("kmeans", d == dc, || {
         format!("the points have {d} coordinates, the centroids {dc}")
     })?;
-    let data = Points { points };
+    let blocks = blocks(&points, points_per_block(centroids.shape()[0]));
     match function {
-        "cost" => Ok(runs.evaluate(|| cost(&centroids, &data).to_scalar())),
+        "cost" => Ok(runs.evaluate(|| {
+            let costs = blocks.iter().map(|data| cost(&centroids, data).to_scalar());
+            costs.sum::<f64>()
+        })),
         "dir" => Ok(runs.evaluate(|| {
-            let dir = direction(&centroids, &data).to_vec();
+            let dir = direction(&centroids, &blocks).to_vec();
             dir.chunks(d).map(<[f64]>::to_vec).collect::<Vec<_>>()
         })),
         _ => Err(Failure::UnknownFunction {
