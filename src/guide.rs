@@ -252,9 +252,12 @@
 //! .collect();`; `a.copy_from_slice(&b)`), copies fixed-size arrays whole (`let mut m =
 //! *a;` of `a: &[f64; N]` or `&[[f64; N]; M]`, `a.clone()`, rows of fixed width
 //! `let mut p = pos.to_vec();` of `pos: &[[f64; N]]`, and `state = next;` between
-//! `[f64; N]` locals, as an integrator's step replaces its state: element by element, the
-//! length fixed by the type; a `Vec` assigned whole, whose length could change, is
-//! rejected), and uses the iterator forms people write (`iter`, `iter_mut`, `zip`,
+//! `[f64; N]` locals, as an integrator's step replaces its state, or `m = [a, b, c];` of
+//! an array literal, its value taken before the place as Rust does: element by element,
+//! the length fixed by the type; a `Vec` assigned whole, whose length could change, is
+//! rejected; a local whose value does not show its type, `let mut r = model.rows[b];`, is
+//! written element by element once its type is spelled, `let mut r: [f64; 4] = ..`),
+//! and uses the iterator forms people write (`iter`, `iter_mut`, `zip`,
 //! `enumerate`, `rev`, `copied`, `map` with `sum`/`product`, `fold`, `for &v in a`, and
 //! `for w in a.windows(k)`/`a.chunks(k)`/`a.chunks_exact(k)` or
 //! `a.windows(k).map(..).sum()`; a chain of

@@ -174,10 +174,33 @@ fn local_arrays_in_a_loop(x: &[f64]) -> f64 {
     total + grown[21]
 }
 
+/// Array literals assigned to local arrays that already exist (`m = [..];` in a branch,
+/// `m = [m[1], m[0], ..];` reading the array it replaces, rows `r = [[..], [..]];`):
+/// the value taken first, then written element by element (issue 13; GradBench's `ht`
+/// had to write its rotation entry by entry before).
+#[differentiable]
+fn literals_assigned_whole(x: &[f64]) -> f64 {
+    let a = x[4];
+    let mut m = [1.0, 0.0, 0.0, 1.0];
+    if a.abs() > 1e-4 {
+        m = [a.cos(), -a.sin(), a.sin(), a.cos()];
+    }
+    m = [m[1], m[0], m[3] * x[0], m[2]];
+    let mut rows = [[x[1], 0.5], [0.25, x[1]]];
+    let before = rows[0][0] * rows[1][1];
+    rows = [[m[0], m[1]], [m[2], 2.0]];
+    let mut total = before;
+    for i in 0..4 {
+        total += m[i] * x[i];
+    }
+    total + rows[1][0] * rows[0][1]
+}
+
 #[test]
 fn arrays_passed_whole() {
     slices!(@second_order norm2, [5], [0], point(5, 1, -1.0, 1.0));
     slices!(@second_order local_arrays_in_a_loop, [4], [0], point(4, 8, -1.0, 1.0));
+    slices!(@second_order literals_assigned_whole, [5], [0], point(5, 9, -1.0, 1.0));
     slices!(@second_order cosine, [4, 4], [0, 1], point(8, 2, -1.0, 1.0));
     slices!(@second_order through_local_buffer, [5], [0], point(5, 3, -1.0, 1.0));
     slices!(@second_order calls_in_a_loop, [3, 3], [0, 1], point(6, 4, -1.0, 1.0));
@@ -229,6 +252,45 @@ fn arrays_passed_whole() {
         jvp: &|x, t| distance_to::jvp(x, &target, t),
     }
     .check_with_second_order(&point(3, 6, -1.0, 1.0));
+}
+
+/// Constant rows a function copies out of its data and then modifies with differentiable
+/// values: spelled `let mut r: [f64; 4] = model.rel[b];`, as the compile error for the
+/// untyped copy (trybuild `element-write-of-an-untyped-local`) says to.
+pub struct Rows {
+    rel: Vec<[f64; 4]>,
+}
+
+#[differentiable]
+fn typed_copy_of_a_constant_row(theta: &[f64], model: &Rows) -> f64 {
+    let mut total = 0.0;
+    for b in 0..model.rel.len() {
+        let mut r: [f64; 4] = model.rel[b];
+        r[0] = r[0] * theta[b].cos();
+        r[1] += theta[b] * r[3];
+        total += r[0] * r[1] + r[2];
+    }
+    total
+}
+
+#[test]
+fn a_constant_row_copied_into_a_typed_local() {
+    let model = Rows {
+        rel: vec![[1.0, 2.0, 3.0, 4.0], [0.5, 0.25, 2.0, 1.0]],
+    };
+    let theta = [0.3, -0.2];
+    let (value, [gradient]) = typed_copy_of_a_constant_row::grad(&theta, &model);
+    assert_eq!(value, typed_copy_of_a_constant_row(&theta, &model));
+    // Σ_b r0 cos θ_b (r1 + θ_b r3) + r2: d/dθ = −r0 sin θ (r1 + θ r3) + r0 cos θ r3
+    for (b, row) in model.rel.iter().enumerate() {
+        let (t, [r0, r1, _, r3]) = (theta[b], *row);
+        let expected = -r0 * t.sin() * (r1 + t * r3) + r0 * t.cos() * r3;
+        assert!((gradient[b] - expected).abs() < 1e-14, "{b}");
+        let mut unit = [0.0; 2];
+        unit[b] = 1.0;
+        let (_, tangent) = typed_copy_of_a_constant_row::jvp(&theta, &model, &unit);
+        assert!((tangent - expected).abs() < 1e-14, "{b}: jvp");
+    }
 }
 
 /// Hand-computed values, independent of central differences.

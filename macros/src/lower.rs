@@ -1165,7 +1165,14 @@ impl<'a> Lowerer<'a> {
         let target = single_ident(strip_parens(left)).and_then(|ident| self.lookup(ident));
         let value_active = self.mentions_active(right);
         let Some(binding) = target else {
-            if value_active || self.mentions_active(left) {
+            let untyped = match strip_parens(left) {
+                Expr::Index(index) => single_ident(strip_parens(&index.expr))
+                    .filter(|local| self.lookup(local).is_some_and(|b| self.keys[b].is_some())),
+                _ => None,
+            };
+            if let (Some(local), true) = (untyped, value_active) {
+                validate::element_of_untyped_local(self.cx, left, local);
+            } else if value_active || self.mentions_active(left) {
                 validate::assignment_target(self.cx, left);
             } else {
                 self.check_inactive(whole);
@@ -3012,19 +3019,38 @@ impl<'a> Lowerer<'a> {
     }
 
     /// `m = next;` (also `m = *a;`, `m = a.clone()`) between fixed-size float arrays of the
-    /// same shape: element by element ([`copy_elements`](Self::copy_elements)). `false`
-    /// (nothing lowered) for any other assignment, and when neither side is active (then
-    /// it is plain data, left as written).
+    /// same shape: element by element ([`copy_elements`](Self::copy_elements)). `m = [a,
+    /// b, c];` (or `[e; N]`, rows `[[a, b], [c, d]]`) into a fixed-size local array: the
+    /// literal bound to a fresh local first, as Rust evaluates the value before the place
+    /// (so `m = [m[1], m[0]];` swaps), then copied so. `false` (nothing lowered) for any
+    /// other assignment, and when neither side is active (then it is plain data, left as
+    /// written).
     fn lower_array_assign(&mut self, left: &Expr, right: &Expr) -> bool {
         let Some(target) = self.array_target(left) else {
-            return false;
-        };
-        let Some(source) = self.fixed_source(right) else {
             return false;
         };
         if self.fixed.get(&target) != Some(&false) {
             return false;
         }
+        if matches!(strip_parens(right), Expr::Array(_) | Expr::Repeat(_)) {
+            if !self.bindings[target].active && !self.mentions_active(right) {
+                return false;
+            }
+            if !self.activate(target, left) {
+                return true;
+            }
+            let (id, _) = self.copy_names("literal");
+            let value = format_ident!("gradtape_literal{id}");
+            let bind: syn::Stmt = syn::parse_quote!(let #value = #right;);
+            self.lower_stmts(&[bind], Tail::Discard);
+            let rows = self.bindings[target].row.is_some();
+            let source: Expr = syn::parse_quote!(#value);
+            self.copy_elements(strip_parens(left), &source, rows);
+            return true;
+        }
+        let Some(source) = self.fixed_source(right) else {
+            return false;
+        };
         let (t, s) = (&self.bindings[target], &self.bindings[source]);
         if t.ragged || s.ragged || t.row.is_some() != s.row.is_some() {
             return false;

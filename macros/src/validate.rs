@@ -508,6 +508,18 @@ pub fn assignment_target(cx: &Ctxt, left: &Expr) {
     );
 }
 
+/// `r[i] = value;` of a differentiable value, where `r` is a local whose value's type the
+/// macro cannot see (a copy of a field or of a call's result, `let mut r = model.rel[b];`):
+/// it is not known to be a float array, so it has no shadow.
+pub fn element_of_untyped_local(cx: &Ctxt, left: &Expr, local: &syn::Ident) {
+    cx.error_spanned_by(
+        left,
+        format!(
+            "`{local}` is written element by element with a differentiable value, but its type is not known to #[differentiable] (the value it starts from does not show it): spell it, `let mut {local}: [f64; N] = ...;` (or `Vec<f64>`), so that it is differentiated as a float array"
+        ),
+    );
+}
+
 /// An index that depends on a differentiable value.
 pub fn active_index(cx: &Ctxt, index: &Expr) {
     cx.error_spanned_by(

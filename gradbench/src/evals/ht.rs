@@ -206,17 +206,17 @@ pub fn posed_vertices(theta: &[f64], model: &Model, positions: &mut [[f64; 3]]) 
     if angle >= 1e-4 {
         let (x, y, z) = (theta[0] / angle, theta[1] / angle, theta[2] / angle);
         let (s, c) = (angle.sin(), angle.cos());
-        // (array literals are assigned element by element: #[differentiable] takes a
-        // whole-array assignment only from another array)
-        global[0] = x * x + (1.0 - x * x) * c;
-        global[1] = x * y * (1.0 - c) - z * s;
-        global[2] = x * z * (1.0 - c) + y * s;
-        global[3] = x * y * (1.0 - c) + z * s;
-        global[4] = y * y + (1.0 - y * y) * c;
-        global[5] = y * z * (1.0 - c) - x * s;
-        global[6] = x * z * (1.0 - c) - y * s;
-        global[7] = z * y * (1.0 - c) + x * s;
-        global[8] = z * z + (1.0 - z * z) * c;
+        global = [
+            x * x + (1.0 - x * x) * c,
+            x * y * (1.0 - c) - z * s,
+            x * z * (1.0 - c) + y * s,
+            x * y * (1.0 - c) + z * s,
+            y * y + (1.0 - y * y) * c,
+            y * z * (1.0 - c) - x * s,
+            x * z * (1.0 - c) - y * s,
+            z * y * (1.0 - c) + x * s,
+            z * z + (1.0 - z * z) * c,
+        ];
     }
     // linear blend skinning, then the global pose
     for (v, position) in positions.iter_mut().enumerate() {
