@@ -143,11 +143,18 @@ impl Generator<'_> {
         } else if self.body.bindings[binding].array {
             quote!(generated::ArrayCotangent::add_into(#grad, &mut #slot, 0);)
         } else if self.body.bindings[binding].whole {
-            // the call spanned at the argument: a callee that gives no gradient for the
-            // struct is an error that points there
+            // the call and the entry it is given spanned at the argument: a callee that
+            // gives no gradient for the struct is an error whose primary span is there
+            // (the entry's own tokens carry the attribute's span)
             let span = syn::spanned::Spanned::span(arg.fwd());
             let at = super::paths::generated_at(span);
-            quote::quote_spanned!(span=> #at::accumulate_whole(&mut #slot, #grad);)
+            let entry = quote::format_ident!("gradtape_entry", span = span);
+            quote::quote_spanned! {span=>
+                {
+                    let #entry = #grad;
+                    #at::accumulate_whole(&mut #slot, #entry);
+                }
+            }
         } else {
             quote!(generated::accumulate_option(&mut #slot, #grad);)
         })
