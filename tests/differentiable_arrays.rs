@@ -153,9 +153,9 @@ fn det2_f32(m: &[[f32; 2]; 2]) -> f32 {
     m[0][0] * m[1][1] - m[0][1] * m[1][0]
 }
 
-/// Local arrays declared in a loop's body (their shadows held in place) and a local `Vec`
-/// pushed to well past that in-place capacity (its shadow moved to the heap mid-loop):
-/// the regression test of the in-place shadows (GradBench's `ht`, issue 14).
+/// Local arrays declared in a loop's body (their tangents sized to them at each trip) and a
+/// local `Vec` pushed to well past its starting length (its tangent growing with it): the
+/// regression test of the sized local shadows (GradBench's `ht`, issue 14).
 #[differentiable]
 fn local_arrays_in_a_loop(x: &[f64]) -> f64 {
     let mut total = 0.0;

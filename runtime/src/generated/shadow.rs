@@ -27,19 +27,9 @@ pub struct Shadow<'b, F> {
     data: Data<'b, F>,
 }
 
-/// How many floats a local array's shadow holds in itself, with no allocation: a small
-/// local array (`[0.0; 3]`, a `3 × 3` rotation, a `4 × 4` transform) is often declared in
-/// a loop's body, where a heap shadow would be an allocation per trip (see
-/// `docs/PERFORMANCE.md`, GradBench's `ht`).
-const INLINE: usize = 16;
-
 enum Data<'b, F> {
     /// A local buffer's: grows with the indices it meets.
     Owned(Vec<F>),
-    /// A small local buffer's, in place: the first `len` of the values are the shadow's
-    /// (it grows with the indices it meets, to the heap past [`INLINE`]). Invariant: the
-    /// values from `len` on are zero, so growing within them is setting `len`.
-    Inline([F; INLINE], usize),
     /// A parameter's (`vjp`): the array's length, which no write exceeds (a parameter
     /// array cannot grow: the macro rejects `push` on one), so an access is a plain index.
     Fixed(Vec<F>),
@@ -66,9 +56,10 @@ impl<F> Shadow<'_, F> {
     /// array may grow by `push`), of the array's element type (where every rule the
     /// shadow's values meet is generic, only the array fixes that type). Sized up front,
     /// a write anywhere in the array is a plain store (grown element by element, each
-    /// first write of an array being filled went through the out-of-line growth); a small
-    /// array's shadow (16 floats at most) is held in place, so a local array declared in a
-    /// loop's body costs no allocation per trip.
+    /// first write of an array being filled went through the out-of-line growth). It is
+    /// on the heap: a small local array declared in a loop's body allocates its tangent on
+    /// every trip (holding up to 16 floats inside the shadow saved that, but the larger
+    /// `Shadow` slowed adjoint code that moves shadows: docs/PERFORMANCE.md, session 18).
     ///
     /// ```
     /// use gradtape_runtime::generated::Shadow;
@@ -83,13 +74,9 @@ impl<F> Shadow<'_, F> {
     where
         F: Copy + Default,
     {
-        let len = array.flat_len();
-        let data = if len <= INLINE {
-            Data::Inline([F::default(); INLINE], len)
-        } else {
-            Data::Owned(vec![F::default(); len])
-        };
-        Shadow { data }
+        Shadow {
+            data: Data::Owned(vec![F::default(); array.flat_len()]),
+        }
     }
 }
 
@@ -157,7 +144,6 @@ impl<'b, F: Copy + Default> Shadow<'b, F> {
     fn values(&self) -> &[F] {
         match &self.data {
             Data::Owned(values) | Data::Fixed(values) => values,
-            Data::Inline(values, len) => &values[..*len],
             Data::Borrowed(values) => values,
             Data::Shared(values) => values,
         }
@@ -168,7 +154,6 @@ impl<'b, F: Copy + Default> Shadow<'b, F> {
     fn values_mut(&mut self) -> &mut [F] {
         match &mut self.data {
             Data::Owned(values) | Data::Fixed(values) => values,
-            Data::Inline(values, len) => &mut values[..*len],
             Data::Borrowed(values) => values,
             Data::Shared(_) => unreachable!("copied by `slot`"),
         }
@@ -186,7 +171,6 @@ impl<'b, F: Copy + Default> Shadow<'b, F> {
         let hot = match &self.data {
             Data::Borrowed(_) | Data::Fixed(_) => true,
             Data::Owned(values) => i < values.len(),
-            Data::Inline(_, len) => i < *len,
             Data::Shared(_) => false,
         };
         if !hot {
@@ -208,13 +192,6 @@ impl<'b, F: Copy + Default> Shadow<'b, F> {
                 if i >= values.len() {
                     values.resize(i + 1, F::default());
                 }
-            }
-            // the values past `len` are zeros (the invariant)
-            Data::Inline(_, len) if i < INLINE => *len = (*len).max(i + 1),
-            Data::Inline(values, len) => {
-                let mut owned = values[..*len].to_vec();
-                owned.resize(i + 1, F::default());
-                self.data = Data::Owned(owned);
             }
             Data::Borrowed(_) | Data::Fixed(_) => {}
             Data::Shared(_) => unreachable!("copied above"),
@@ -262,10 +239,6 @@ impl<'b, F: Copy + Default> Shadow<'b, F> {
     pub fn clear(&mut self) {
         match &mut self.data {
             Data::Owned(values) => values.clear(),
-            Data::Inline(values, len) => {
-                values.fill(F::default());
-                *len = 0;
-            }
             Data::Fixed(values) => values.fill(F::default()),
             Data::Borrowed(values) => values.fill(F::default()),
             Data::Shared(_) => self.data = Data::Owned(Vec::new()),
@@ -276,7 +249,6 @@ impl<'b, F: Copy + Default> Shadow<'b, F> {
     pub fn into_vec(self) -> Vec<F> {
         match self.data {
             Data::Owned(values) | Data::Fixed(values) => values,
-            Data::Inline(values, len) => values[..len].to_vec(),
             Data::Borrowed(values) => values.to_vec(),
             Data::Shared(values) => values.to_vec(),
         }
@@ -573,11 +545,10 @@ pub fn flat_index(row: usize, col: usize, len: usize) -> usize {
 mod tests {
     use super::Shadow;
 
-    /// A small local array's shadow, held in place, grows past its array (a `Vec` that
-    /// was pushed to) and past the inline capacity onto the heap, keeping every value;
-    /// cleared, it reads zeros again wherever it grows back to.
+    /// A local array's shadow, sized to its array, grows past it (a `Vec` that was pushed
+    /// to), keeping every value; cleared, it reads zeros again wherever it grows back to.
     #[test]
-    fn an_inline_shadow_grows_to_the_heap_and_clears_to_zeros() {
+    fn a_local_shadow_grows_past_its_array_and_clears_to_zeros() {
         let buffer = vec![0.0_f64; 3];
         let mut d = Shadow::growable_like(&buffer);
         d.set(1, 1.0);
@@ -602,7 +573,7 @@ mod tests {
     }
 
     #[test]
-    fn an_inline_shadow_reads_and_writes_in_place() {
+    fn a_local_shadow_of_rows_is_sized_to_them() {
         let rows = [[0.0_f32; 4]; 4];
         let mut d = Shadow::growable_like(&rows);
         assert_eq!(d.as_slice().len(), 16);
@@ -613,7 +584,6 @@ mod tests {
         let mut write = [9.0; 16];
         d.write_to(&mut write);
         assert_eq!(write, [0.0; 16]);
-        // a larger array's shadow is on the heap from the start, of the array's length
         let large = vec![0.0_f64; 40];
         assert_eq!(Shadow::growable_like(&large).into_vec(), vec![0.0; 40]);
     }
