@@ -57,9 +57,10 @@ impl<F> Shadow<'_, F> {
     /// shadow's values meet is generic, only the array fixes that type). Sized up front,
     /// a write anywhere in the array is a plain store (grown element by element, each
     /// first write of an array being filled went through the out-of-line growth). It is
-    /// on the heap: a small local array declared in a loop's body allocates its tangent on
-    /// every trip (holding up to 16 floats inside the shadow saved that, but the larger
-    /// `Shadow` slowed adjoint code that moves shadows: docs/PERFORMANCE.md, session 18).
+    /// on the heap, so a small local array declared in a loop's body allocates its tangent
+    /// on every trip: storage inside `Shadow` would avoid that, but makes every shadow
+    /// larger, which slows the adjoint code that moves shadows (measured in
+    /// docs/PERFORMANCE.md, GradBench's `ht`).
     ///
     /// ```
     /// use gradtape_runtime::generated::Shadow;
