@@ -430,7 +430,9 @@
 //! is copied into a local array first, element by element, and that copy is passed.
 //!
 //! Arrays of rows (`[[F; N]; M]`, `&[[F; N]; M]`, `&[[F; N]]`, `Vec<[F; N]>`, a local
-//! `[[0.0; N]; M]`, `vec![[0.0; N]; m]` or `[[a, b], [c, d]]`) are read and written as
+//! `[[0.0; N]; M]`, `vec![[0.0; N]; m]` or `[[a, b], [c, d]]`, and rows repeated from
+//! differentiable values, `[[x; N]; M]`, `[[a, b]; M]`, `vec![vec![x; n]; m]`, each value
+//! evaluated once as Rust evaluates it) are read and written as
 //! `m[i][j]` (also `m[i][j] += ..`), with one flat shadow (element `i * N + j`), and get
 //! gradients of their own shape. Their rows are iterated as Rust iterates them (`for row
 //! in m`, `&m`, `m.iter()`, `iter_mut`, with `enumerate`, `zip`, `rev`, and `map` + `sum`,

@@ -196,8 +196,31 @@ fn literals_assigned_whole(x: &[f64]) -> f64 {
     total + rows[1][0] * rows[0][1]
 }
 
+/// Arrays of rows made by repeating a row of differentiable values: `[[e; N]; M]`,
+/// `[[a, b]; M]`, `vec![[e; N]; m]`, `vec![vec![e; n]; m]`, and the same assigned to a
+/// local that exists (issue 13: "this expression cannot be differentiated" before). Each
+/// row's values are evaluated once, so `e` with a call in it runs once, as in Rust.
+#[differentiable]
+fn rows_repeated(x: &[f64]) -> f64 {
+    let m = [[x[0]; 2]; 3];
+    let pairs = [[x[1], x[0] * x[2], 0.5]; 2];
+    let grid = vec![[x[3].sin(); 2]; x.len()];
+    let ragged = vec![vec![x[1] * x[3]; 3]; 2];
+    let mut n = [[0.0; 2]; 2];
+    n[1][0] = x[1] * x[1];
+    let kept = n[1][0];
+    n = [[x[2]; 2]; 2];
+    n[0][1] += m[1][1] * x[3];
+    let mut total = m[0][1] * m[2][0] + pairs[1][1] * pairs[0][0] + pairs[0][2];
+    for i in 0..grid.len() {
+        total += grid[i][1] * x[i];
+    }
+    total + ragged[1][2] * ragged[0][0] + n[1][1] * n[0][1] + n[1][0] * kept
+}
+
 #[test]
 fn arrays_passed_whole() {
+    slices!(@second_order rows_repeated, [4], [0], point(4, 10, -1.0, 1.0));
     slices!(@second_order norm2, [5], [0], point(5, 1, -1.0, 1.0));
     slices!(@second_order local_arrays_in_a_loop, [4], [0], point(4, 8, -1.0, 1.0));
     slices!(@second_order literals_assigned_whole, [5], [0], point(5, 9, -1.0, 1.0));

@@ -630,15 +630,18 @@ impl<'a> Lowerer<'a> {
         {
             self.counter_aliases.insert(binding, counter);
         }
-        // The binding the `let` made (the last one: temporaries come before it).
-        if array && self.bindings.len() > bound {
-            let last = self.bindings.len() - 1;
-            self.bindings[last].array = true;
+        // The binding the `let` made (by its name: temporaries come before it, and a fill's
+        // loops after it).
+        if array
+            && let Some(made) = self.lookup(ident)
+            && made >= bound
+        {
+            self.bindings[made].array = true;
             // (a literal of rows set its row length already)
             if let Some(row) = local_row(local, &self.floats) {
-                self.bindings[last].row = Some(row);
-            } else if is_ragged_local(local, &self.floats) {
-                self.make_ragged(last);
+                self.bindings[made].row = Some(row);
+            } else if is_ragged_local(local, &self.floats) && !self.bindings[made].ragged {
+                self.make_ragged(made);
             }
         }
         // (after the flag above: the binding is an array by now)
@@ -682,6 +685,15 @@ impl<'a> Lowerer<'a> {
                     && is_array_local(local, &self.floats)
                 {
                     self.lower_array_literal(ident, mutable, key, expr, &elems);
+                    return;
+                }
+                if let Some((row, count)) = array_repeat(expr)
+                    && self.mode == Mode::Scalar
+                    && is_array_local(local, &self.floats)
+                    && self.mentions_active(&row)
+                    && let Some(row) = RowFill::of(strip_parens(&row))
+                {
+                    self.lower_rows_fill(ident, key, expr, row, &count);
                     return;
                 }
                 if let Some((value, len)) = array_repeat(expr)
@@ -1303,6 +1315,60 @@ impl<'a> Lowerer<'a> {
         self.declare_zeros(binding, zeros);
         let k = mixed("fill_index");
         self.lower_stmt(&syn::parse_quote!(for #k in 0..#ident.len() { #ident[#k] = #fill; }));
+    }
+
+    /// `let m = [[e; N]; M];` (also `[[a, b]; M]`, `vec![[e; N]; m]`, `vec![vec![e; n];
+    /// m]`) of differentiable values: each of the row's values evaluated once into a local
+    /// (in the row's order, before the name exists, as Rust evaluates them), zeros of the
+    /// shape, then loops writing the locals into every row, lowered as the user's own
+    /// loops are. As for [`lower_array_fill`](Self::lower_array_fill), the synthesized
+    /// statements bind the array here, active, under the user's `let`'s key, so lowering
+    /// them again in a later round is the same.
+    fn lower_rows_fill(
+        &mut self,
+        ident: &Ident,
+        key: usize,
+        expr: &Expr,
+        row: RowFill,
+        count: &Expr,
+    ) {
+        let generated = crate::generate::paths::generated();
+        let zero = quote!(#generated::element_zero());
+        let (i, j) = (mixed("fill_row"), mixed("fill_column"));
+        let (zero_row, row_len, write): (TokenStream, Option<TokenStream>, TokenStream) = match row
+        {
+            RowFill::Repeat { value, len, ragged } => {
+                let fill = mixed("gradtape_fill");
+                self.lower_stmt(&syn::parse_quote!(let #fill = #value;));
+                let write = quote!(for #j in 0..#ident[#i].len() { #ident[#i][#j] = #fill; });
+                if ragged {
+                    (quote!(::std::vec![#zero; #len]), None, write)
+                } else {
+                    (quote!([#zero; #len]), Some(quote!(#len)), write)
+                }
+            }
+            RowFill::Elements(values) => {
+                let n = values.len();
+                let mut writes = TokenStream::new();
+                for (k, value) in values.iter().enumerate() {
+                    let fill = mixed(&format!("gradtape_fill{k}"));
+                    self.lower_stmt(&syn::parse_quote!(let #fill = #value;));
+                    writes.extend(quote!(#ident[#i][#k] = #fill;));
+                }
+                (quote!([#zero; #n]), Some(quote!(#n)), writes)
+            }
+        };
+        let zeros: Expr = match expr {
+            Expr::Macro(_) => syn::parse_quote!(::std::vec![#zero_row; #count]),
+            _ => syn::parse_quote!([#zero_row; #count]),
+        };
+        let binding = self.bind(ident, true, Some(key));
+        match row_len {
+            Some(len) => self.bindings[binding].row = Some(len),
+            None => self.make_ragged(binding),
+        }
+        self.declare_zeros(binding, zeros);
+        self.lower_stmt(&syn::parse_quote!(for #i in 0..#ident.len() { #write }));
     }
 
     /// The element `expr` names, with its array's binding and its indices: `a[e]` of a
@@ -3798,7 +3864,7 @@ fn strip_reference(expr: &Expr) -> &Expr {
 }
 
 /// The row length `N` of a local array of rows: typed `[[F; N]; M]` or `Vec<[F; N]>`, or
-/// zeros `[[0.0; N]; M]` or `vec![[0.0; N]; m]`.
+/// made by repeating a row `[[0.0; N]; M]`, `[[a, b]; M]` or `vec![[0.0; N]; m]`.
 pub fn local_row(local: &syn::Local, floats: &[Ident]) -> Option<TokenStream> {
     if let Pat::Type(typed) = &local.pat {
         let (_, row, _) = crate::model::sig::float_array_or_rows(&typed.ty, floats)?;
@@ -3808,6 +3874,10 @@ pub fn local_row(local: &syn::Local, floats: &[Ident]) -> Option<TokenStream> {
     match strip_parens(&value) {
         Expr::Repeat(row) => {
             let len = &row.len;
+            Some(quote!(#len))
+        }
+        Expr::Array(row) => {
+            let len = row.elems.len();
             Some(quote!(#len))
         }
         _ => None,
@@ -3832,6 +3902,34 @@ pub fn is_ragged_local(local: &syn::Local, floats: &[Ident]) -> bool {
     let tokens = &mac.mac.tokens;
     matches!(syn::parse2::<Expr>(quote!([#tokens])), Ok(Expr::Repeat(repeat))
         if matches!(strip_parens(&repeat.expr), Expr::Macro(row) if row.mac.path.is_ident("vec")))
+}
+
+/// The row of a local array of rows made by repeating one (`[[e; N]; M]`, `[[a, b]; M]`,
+/// `vec![vec![e; n]; m]`): how each of its elements is made.
+enum RowFill {
+    /// `[e; N]`, or `vec![e; n]` (`ragged`).
+    Repeat {
+        value: Box<Expr>,
+        len: Box<Expr>,
+        ragged: bool,
+    },
+    /// `[a, b, ..]`.
+    Elements(Vec<Expr>),
+}
+
+impl RowFill {
+    /// The row `row` is, if it is one of these forms.
+    fn of(row: &Expr) -> Option<RowFill> {
+        if let Expr::Array(array) = row {
+            return Some(RowFill::Elements(array.elems.iter().cloned().collect()));
+        }
+        let (value, len) = array_repeat(row)?;
+        Some(RowFill::Repeat {
+            value: Box::new(value),
+            len: Box::new(len),
+            ragged: matches!(row, Expr::Macro(_)),
+        })
+    }
 }
 
 /// The value and the length of `[e; n]` or `vec![e; n]`.
