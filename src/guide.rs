@@ -923,6 +923,44 @@
 //! assert_eq!(spring.energy_grad(2.0), (6.0, [6.0]));
 //! ```
 //!
+//! **Associated functions** (no `self`, scalar mode): mark the function and put
+//! `#[differentiable]` on its `impl` block too, and its companion items are associated
+//! functions beside it, as a method's (`Integrator::rate_grad`, `rate_vjp`, `rate_jvp`,
+//! `rate_grad_into`, `RATE_GENERATED`). An annotated caller's `Self::rate(k, x)` or
+//! `Integrator::rate(k, x)` calls them, straight-line, in loops and recursively; a type of
+//! the standard library (`Vec::from`, `Box::new`) is not taken for one. Annotated alone,
+//! an associated function cannot place its items (a macro on it cannot see the block):
+//! one that names `Self` is the macro's error saying so; a call of one that is not
+//! annotated is an error at its name ("has no companion items").
+//!
+//! ```
+//! use gradtape::differentiable;
+//!
+//! struct Integrator {
+//!     k: f64,
+//!     dt: f64,
+//! }
+//!
+//! #[differentiable]
+//! impl Integrator {
+//!     #[differentiable]
+//!     fn rate(k: f64, x: f64) -> f64 {
+//!         -k * x * x * x
+//!     }
+//!
+//!     #[differentiable]
+//!     fn step(&self, x: f64) -> f64 {
+//!         x + self.dt * Self::rate(self.k, x)
+//!     }
+//! }
+//!
+//! // d/dk = −x³, d/dx = −3 k x²
+//! assert_eq!(Integrator::rate_grad(2.0, 0.5), (-0.25, [-0.125, -1.5]));
+//! let integrator = Integrator { k: 2.0, dt: 0.1 };
+//! let (_, [d_x]) = integrator.step_grad(0.5);
+//! assert!((d_x - (1.0 - 0.1 * 1.5)).abs() < 1e-15);
+//! ```
+//!
 //! With `self` marked, `self`'s gradient comes first, a value of the struct (the type
 //! derives [`Differentiable`](derive@crate::Differentiable)); `{method}_vjp`'s pullback
 //! gives `Option<Self>` for it, `{method}_jvp` takes a `&Self` tangent after the others,
@@ -1148,7 +1186,8 @@
 //! `impl<T: Float>` whose floats are the `impl`'s `T`, unless the `impl` block carries
 //! `#[differentiable]` too (a method alone cannot see the block's `T: Float`; the block
 //! restates it for its marked methods), a type's associated functions called on differentiable numbers
-//! (`Type::f(x)`: the macro's error; make it a method or a free function). A plain helper
+//! of the standard library (`Vec::from(x)`: the macro's error), and an associated function
+//! annotated without its `impl` block (see "Methods"). A plain helper
 //! (below) takes differentiable numbers, not arrays, and is a function, not a method.
 //! Second order in scalar mode is numerical only: no derivative code runs over the
 //! generated code on numbers, so a Hessian of a slice function is taken by differences of

@@ -15,6 +15,7 @@
 //!   callee's generated code, and the Hessian by differences of `grad` against second
 //!   differences of the method.
 
+#[macro_use]
 mod common;
 
 use common::faces::{Gradient, Tangent, Value};
@@ -725,4 +726,120 @@ fn a_method_with_a_tuple_result() {
     );
     // one call of the method's `vjp` per destructuring, its parts from its value
     assert!(spring_work::GENERATED.contains(".force_and_energy_vjp("));
+}
+
+// ----- scalar mode: associated functions (no `self`) -----
+
+/// An integrator whose helpers are associated functions: `#[differentiable]` on the `impl`
+/// block gives each marked associated function its companion items beside it
+/// (`Integrator::rate_vjp`, `rate_grad`, ...), as a method's, and annotated callers reach
+/// them by `Self::rate(..)` or `Integrator::rate(..)` (issue 13: rejected before as "a
+/// type's associated function", and the attribute on such a function made rustc's "struct
+/// is not supported in `impl`s").
+struct Integrator {
+    k: f64,
+    dt: f64,
+}
+
+#[differentiable]
+impl Integrator {
+    /// The right-hand side `x′ = -k x³`.
+    #[differentiable]
+    fn rate(k: f64, x: f64) -> f64 {
+        -k * x * x * x
+    }
+
+    /// `x^n` by recursion on `n`, through `Self::power`.
+    #[differentiable]
+    fn power(x: f64, n: u32) -> f64 {
+        if n == 0 {
+            1.0
+        } else {
+            x * Self::power(x, n - 1)
+        }
+    }
+
+    /// Squares of `x` into `out`.
+    #[differentiable]
+    fn squares(x: &[f64], out: &mut [f64]) {
+        for i in 0..x.len() {
+            out[i] = x[i] * x[i];
+        }
+    }
+
+    /// `Σ xᵢ²`.
+    #[differentiable]
+    fn norm2(x: &[f64]) -> f64 {
+        let mut total = 0.0;
+        for v in x {
+            total += v * v;
+        }
+        total
+    }
+
+    /// One explicit midpoint step of `x′ = rate(k, x)`, through `Self::rate` twice.
+    #[differentiable]
+    fn step(&self, x: f64) -> f64 {
+        let half = x + 0.5 * self.dt * Self::rate(self.k, x);
+        x + self.dt * Self::rate(self.k, half) + Self::power(half, 3) * 1e-3
+    }
+}
+
+/// A free function calling the associated functions by the type's name, in straight-line
+/// code and in a loop, one of them writing an array.
+#[differentiable]
+fn associated_calls(y: &[f64], x: f64) -> f64 {
+    let mut squared = vec![0.0; y.len()];
+    Integrator::squares(y, &mut squared);
+    let mut total = Integrator::norm2(&squared);
+    for i in 0..y.len() {
+        total += Integrator::rate(x, squared[i]) + Integrator::power(y[i] * x, 2);
+    }
+    total
+}
+
+#[test]
+fn associated_functions_and_their_companions() {
+    check_scalar(
+        "Integrator::rate",
+        &[1.5, 0.7],
+        &|x| Integrator::rate(x[0], x[1]),
+        &|x| {
+            let (v, g) = Integrator::rate_grad(x[0], x[1]);
+            (v, g.to_vec())
+        },
+        &|x, t| Integrator::rate_jvp(x[0], x[1], t[0], t[1]),
+    );
+    // by hand: d/dk = -x³, d/dx = -3 k x²
+    let (_, [dk, dx]) = Integrator::rate_grad(1.5, 0.7);
+    assert!(close(dk, -0.343, 1e-14) && close(dx, -3.0 * 1.5 * 0.49, 1e-14));
+    check_scalar(
+        "Integrator::power",
+        &[1.3],
+        &|x| Integrator::power(x[0], 4),
+        &|x| {
+            let (v, [g]) = Integrator::power_grad(x[0], 4);
+            (v, vec![g])
+        },
+        &|x, t| Integrator::power_jvp(x[0], 4, t[0]),
+    );
+    let integrator = Integrator { k: 0.8, dt: 0.1 };
+    check_scalar(
+        "Integrator::step",
+        &[0.9],
+        &|x| integrator.step(x[0]),
+        &|x| {
+            let (v, [g]) = integrator.step_grad(x[0]);
+            (v, vec![g])
+        },
+        &|x, t| integrator.step_jvp(x[0], t[0]),
+    );
+    assert!(Integrator::STEP_GENERATED.contains("Self::rate_vjp"));
+    assert!(Integrator::NORM2_GENERATED.contains("fn norm2_grad_into"));
+}
+
+#[test]
+fn associated_functions_called_by_the_types_name() {
+    slice_and_float!(@second_order associated_calls, vec![0.3, -1.1, 0.8, 0.6]);
+    assert!(associated_calls::GENERATED.contains("Integrator::rate_vjp"));
 }

@@ -44,6 +44,7 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
     let user_names = crate::syntax::names_in(quote::ToTokens::to_token_stream(&item));
     crate::syntax::set_spelled(user_names.clone());
     let args = args::parse(&cx, args);
+    validate::associated_function_alone(&cx, &item);
     validate::signature(&cx, &item.sig, &sig::float_type_params(&item));
     let mut sig = sig::parse(&item);
     if let Some(sig) = &mut sig {

@@ -2485,7 +2485,10 @@ impl<'a> Lowerer<'a> {
             validate::call_of_a_value(self.cx, &func.path, false);
             return Self::poisoned(&Expr::Call(call.clone()));
         }
-        if self.mode == Mode::Scalar && crate::syntax::is_associated(&func.path) {
+        if self.mode == Mode::Scalar
+            && crate::syntax::is_associated(&func.path)
+            && !crate::syntax::is_annotated_associated(&func.path)
+        {
             // `Cell::new(x)`, `Vec::from(x)`: no companion item can be reached by this
             // path (an annotated method's are `value.f_vjp(..)`); it would be rustc's
             // "cannot find module `new`"
@@ -2542,6 +2545,9 @@ impl<'a> Lowerer<'a> {
                     validate::strict_plain_helper(self.cx, path);
                 }
                 Callee::Plain(path.clone())
+            }
+            None if crate::syntax::is_annotated_associated(path) => {
+                Callee::Associated(path.clone())
             }
             None => Callee::Function(path.clone()),
         }
@@ -2671,7 +2677,9 @@ impl<'a> Lowerer<'a> {
     /// call of an annotated function writing it (`f(&x, &mut out);`).
     fn writes_arrays(&self, call: &syn::ExprCall) -> bool {
         matches!(&*call.func, Expr::Path(func)
-            if !crate::syntax::is_associated(&func.path) && !crate::syntax::is_constructor(&func.path))
+            if (!crate::syntax::is_associated(&func.path)
+                || crate::syntax::is_annotated_associated(&func.path))
+                && !crate::syntax::is_constructor(&func.path))
             && call
                 .args
                 .iter()
@@ -2790,11 +2798,12 @@ impl<'a> Lowerer<'a> {
                 let Expr::Path(func) = &*function.func else {
                     unreachable!("checked by `writes_arrays`")
                 };
-                (
-                    Callee::Function(func.path.clone()),
-                    Vec::new(),
-                    Some(function),
-                )
+                let callee = if crate::syntax::is_annotated_associated(&func.path) {
+                    Callee::Associated(func.path.clone())
+                } else {
+                    Callee::Function(func.path.clone())
+                };
+                (callee, Vec::new(), Some(function))
             }
             Writer::Method(method) => {
                 let receiver = Operand::Inactive((*method.receiver).clone());

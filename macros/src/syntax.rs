@@ -14,6 +14,27 @@ pub fn mixed(name: &str) -> Ident {
 thread_local! {
     /// The names the item being expanded spells (`set_spelled`, once per expansion).
     static SPELLED: std::cell::RefCell<HashSet<String>> = std::cell::RefCell::new(HashSet::new());
+    /// Whether the function being expanded is an item of an `impl` block
+    /// ([`in_impl_block`]).
+    static IN_IMPL_BLOCK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `expand` with the function it expands known to be an item of an `impl` block
+/// (`#[differentiable]` on the block): an associated function without `self` then gets
+/// its companion items as associated functions named after it, as a method does, since
+/// an `impl` block can hold no companion type. A proc macro on a function cannot see
+/// where the function is; the block's expansion tells it this way.
+pub fn in_impl_block<T>(expand: impl FnOnce() -> T) -> T {
+    IN_IMPL_BLOCK.with(|flag| flag.set(true));
+    let expanded = expand();
+    IN_IMPL_BLOCK.with(|flag| flag.set(false));
+    expanded
+}
+
+/// Whether the function being expanded is an item of an `impl` block (see
+/// [`in_impl_block`]).
+pub fn is_in_impl_block() -> bool {
+    IN_IMPL_BLOCK.with(std::cell::Cell::get)
 }
 
 /// Records the names the user's item spells, for [`unspelled`]: called as an expansion
@@ -131,6 +152,55 @@ pub fn is_associated(path: &syn::Path) -> bool {
         .rev()
         .nth(1)
         .is_some_and(|segment| starts_uppercase(&segment.ident))
+}
+
+/// Whether a called path names an associated function an annotated `impl` block may have
+/// given companion items (`Self::helper`, `Spring::energy_of`: `Self` or a type by its
+/// own name, then a function's lowercase name, no generic arguments): a caller reaches
+/// them as `Self::helper_vjp(..)`. The standard library's types (`Vec::from`, `Box::new`,
+/// `Cell::new`) have none, and keep the macro's error for a type's associated function.
+pub fn is_annotated_associated(path: &syn::Path) -> bool {
+    const STANDARD: &[&str] = &[
+        "Vec",
+        "Box",
+        "Rc",
+        "Arc",
+        "Cell",
+        "RefCell",
+        "OnceCell",
+        "Mutex",
+        "RwLock",
+        "String",
+        "Option",
+        "Result",
+        "HashMap",
+        "HashSet",
+        "BTreeMap",
+        "BTreeSet",
+        "VecDeque",
+        "BinaryHeap",
+        "Iterator",
+        "IntoIterator",
+        "Default",
+        "From",
+        "Into",
+        "Clone",
+        "Float",
+        "FloatConst",
+        "NumCast",
+        "ToPrimitive",
+        "Tensor",
+        "Variable",
+    ];
+    let [ty, function] = path.segments.iter().collect::<Vec<_>>()[..] else {
+        return false;
+    };
+    path.leading_colon.is_none()
+        && ty.arguments.is_none()
+        && function.arguments.is_none()
+        && starts_uppercase(&ty.ident)
+        && !STANDARD.contains(&ty.ident.to_string().as_str())
+        && !starts_uppercase(&function.ident)
 }
 
 /// `expr` is the plain name `name`.

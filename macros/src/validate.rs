@@ -21,6 +21,30 @@ use crate::model::sig::{self, Mode, Signature};
 
 // ----- the signature -----
 
+/// A function without `self` that names `Self` is an associated function of an `impl`
+/// block, annotated on its own: its companion items would be a type beside it, which an
+/// `impl` block cannot hold (rustc's "struct is not supported in `impl`s"). The block's
+/// own `#[differentiable]` puts them beside it as associated functions. (One that does not
+/// name `Self` cannot be told from a free function by a macro that sees only it.)
+pub fn associated_function_alone(cx: &Ctxt, item: &syn::ItemFn) {
+    fn names_self(tokens: proc_macro2::TokenStream) -> bool {
+        tokens.into_iter().any(|token| match token {
+            proc_macro2::TokenTree::Ident(ident) => ident == "Self",
+            proc_macro2::TokenTree::Group(group) => names_self(group.stream()),
+            _ => false,
+        })
+    }
+    if item.sig.receiver().is_none()
+        && !crate::syntax::is_in_impl_block()
+        && names_self(quote::ToTokens::to_token_stream(item))
+    {
+        cx.error_spanned_by(
+            &item.sig.ident,
+            "an associated function (no `self`) annotated on its own: put #[differentiable] on its `impl` block as well, which then gives it companion items beside it (`Type::f_vjp`, `Type::f_grad`, ...), as a method has",
+        );
+    }
+}
+
 /// What is wrong with the signature whatever the parameters' types: `async`, `unsafe`,
 /// `self`, patterns, `&mut`, no result.
 pub fn signature(cx: &Ctxt, sig: &syn::Signature, floats: &[syn::Ident]) {

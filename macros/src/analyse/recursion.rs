@@ -43,7 +43,8 @@ pub fn boxing_call(item: &ItemFn, mode: Mode, calls: &Calls) -> Option<TokenStre
         fn may_be_annotated(&self, path: &syn::Path) -> bool {
             self.calls.plain_helper(path).is_none()
                 && !crate::syntax::is_constructor(path)
-                && !crate::syntax::is_associated(path)
+                && (!crate::syntax::is_associated(path)
+                    || crate::syntax::is_annotated_associated(path))
                 && path
                     .segments
                     .last()

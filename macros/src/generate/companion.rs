@@ -146,7 +146,9 @@ pub fn companion(
 
         #tangent
     };
-    if item.sig.receiver().is_some() {
+    // a method, or an associated function of an annotated `impl` block: no companion type
+    // can sit in an `impl` block
+    if item.sig.receiver().is_some() || crate::syntax::is_in_impl_block() {
         return method_items(item, items);
     }
     let generated = crate::generate::paths::generated();

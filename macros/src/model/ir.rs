@@ -17,6 +17,11 @@ pub enum Callee {
     /// functions `f_vjp`, `f_jvp_call` beside it, called by method syntax on the same
     /// receiver (the call's first operand), so the receiver's type need not be known here.
     Method(Ident),
+    /// `Type::f(args)` or `Self::f(args)`, an associated function (no `self`) of an `impl`
+    /// block annotated with `#[differentiable]`: the items are the associated functions
+    /// `Type::f_vjp`, `Type::f_jvp_call` beside it, as a method's
+    /// ([`is_annotated_associated`](crate::syntax::is_annotated_associated)).
+    Associated(Path),
     /// `helper(args)`, a plain helper named in `plain(..)`: not annotated, so it runs on
     /// dual numbers (`generated::dual_vjp`, `generated::dual_jvp`), one evaluation giving
     /// the value and the partials along every differentiable argument. Its differentiable
@@ -105,6 +110,42 @@ impl Callee {
                     through_companion(path, item, args, arity)
                 }
             },
+            Callee::Associated(path) => {
+                let Some(item) = item else {
+                    return quote!(#path(#(#args),*));
+                };
+                let mut path = path.clone();
+                let last = path
+                    .segments
+                    .last_mut()
+                    .expect("`Type::f` has two segments");
+                let span = last.ident.span();
+                last.ident = crate::syntax::method_companion(&last.ident, item);
+                // a fallback of the item's name and arity for every type, which the type's
+                // own (inherent) item shadows: without one, the fallback's unmet bound is
+                // the error, at the function's name (`AnnotatedAssociated`)
+                let name = &last.ident;
+                let generated = crate::generate::paths::generated();
+                let generated_at = crate::generate::paths::generated_at(span);
+                let fallback = crate::syntax::mixed("gradtape_not_annotated");
+                let types: Vec<Ident> = (0..args.len())
+                    .map(|k| quote::format_ident!("A{k}"))
+                    .collect();
+                let bound = quote::quote_spanned!(span=> #generated_at::AnnotatedAssociated);
+                quote!({
+                    #[allow(non_camel_case_types, dead_code, clippy::all)]
+                    trait #fallback {
+                        fn #name<#(#types),*>(#(_: #types),*) -> ! where Self: #bound;
+                    }
+                    #[allow(clippy::all)]
+                    impl<T: ?Sized> #fallback for T {
+                        fn #name<#(#types),*>(#(_: #types),*) -> ! where Self: #generated::AnnotatedAssociated {
+                            unreachable!("a call of an associated function that is not annotated does not compile")
+                        }
+                    }
+                    #path(#(#args),*)
+                })
+            }
             Callee::Method(method) => {
                 let mut args = args.into_iter();
                 let receiver = args.next().expect("a method call has a receiver");

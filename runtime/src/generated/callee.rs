@@ -30,6 +30,26 @@
 )]
 pub trait Annotated {}
 
+/// Implemented by no type: the bound of the fallback that a caller's generated code puts
+/// in scope for an associated function it calls (`Spring::energy_of(k, x)` becomes
+/// `Spring::energy_of_vjp(k, x)`). A type's inherent associated functions come before a
+/// trait's in a path (`Type::f`), so an annotated `impl` block's companion items are
+/// called when they exist, and otherwise the fallback, whose unmet bound is this
+/// message, at the function's name, once for all of the call's generated uses.
+///
+/// ```compile_fail
+/// use gradtape_runtime::generated::AnnotatedAssociated;
+///
+/// fn check<T: AnnotatedAssociated>() {}
+/// check::<f64>(); // error: not annotated with `#[differentiable]`
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "this associated function is called from a `#[differentiable]` body but has no companion items: it is not annotated, or its `impl` block is not",
+    label = "not annotated with `#[differentiable]`, in an `impl` block annotated too",
+    note = "annotate the function with `#[differentiable]`, and its `impl` block as well: the block's attribute puts the companion items (`f_vjp`, `f_grad`, ...) beside it"
+)]
+pub trait AnnotatedAssociated {}
+
 /// Compiles only if `T` is an annotated function's companion type: the check a caller's
 /// generated code makes, spanned at the callee's name, before it calls the callee's
 /// companion items. It does nothing at run time.
