@@ -123,6 +123,7 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
             validate::strict_boxed(&cx, call);
         }
         body.boxed = boxing.is_some();
+        body.item_names = crate::syntax::item_names(&item.block);
         body
     });
     if let Err(error) = cx.check() {
@@ -182,6 +183,10 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
     let writes_arrays = sig.params.iter().any(sig::Param::is_output_array);
     let vjp_now = (sig.mode == Mode::Scalar && !sig.tuple_output && !writes_arrays)
         .then(|| Generator::now(&sig, &body).vjp_now_fn(&generated_item));
+    // What a caller's adjoint calls for a replayed call (`Generator::replayed_call`): every
+    // scalar function with one result (or none, writing arrays).
+    let vjp_into = (sig.mode == Mode::Scalar && !sig.tuple_output)
+        .then(|| Generator::into_sinks(&sig, &body).vjp_into_fn(&generated_item));
     // The source shown in `f::GENERATED`: every generated function but `jvp_call`.
     let zero_d_source = zero_d
         .as_ref()
@@ -221,6 +226,7 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
         tangent: &tangent,
         grad_into: grad_into.as_ref(),
         vjp_now: vjp_now.as_ref(),
+        vjp_into: vjp_into.as_ref(),
     };
     let companion = companion(&generated_item, &sig, functions, &source);
     (wrapper, companion)

@@ -404,6 +404,7 @@ impl<'a> Lowerer<'a> {
             written: std::mem::take(&mut self.written),
             checkpoint: None,
             boxed: false,
+            item_names: None,
         }
     }
 

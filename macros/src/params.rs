@@ -1326,6 +1326,96 @@ fn companion(
         )
     };
 
+    // vjp_into (functions, not methods: a caller replays only calls by path): the twin's,
+    // with one sink per user parameter, a lifted array's sink the field of the struct's
+    // gradient, built before the call, and the other entries gathered after it as
+    // `vjp_now` gathers them
+    let vjp_into = twin
+        .get("vjp_into")
+        .filter(|_| model.method.is_none())
+        .map(|twin_into| {
+            let call_vjp_into = twin_item("vjp_into");
+            let [value, grads, g] = ["value", "grads", "g"].map(mixed);
+            let ReturnType::Type(_, twin_output) = &twin_into.sig.output else {
+                unreachable!("`vjp_into` returns the value and the entries")
+            };
+            let Type::Tuple(pair) = &**twin_output else {
+                unreachable!("`vjp_into` returns a pair")
+            };
+            let Some(Type::Tuple(twin_entries)) = pair.elems.iter().nth(1) else {
+                unreachable!("`vjp_into`'s entries are a tuple")
+            };
+            // the user's sinks: the twin's own bounds for the user's parameters
+            let mut into_generics = generics.clone();
+            let sink_params: Vec<syn::TypeParam> = twin_into
+                .sig
+                .generics
+                .type_params()
+                .filter(|param| param.ident.to_string().starts_with("GradtapeSink"))
+                .take(n)
+                .cloned()
+                .collect();
+            let sink_names: Vec<syn::Ident> =
+                (0..n).map(|k| mixed(&format!("sink{k}"))).collect();
+            let sink_types = sink_params.iter().map(|param| &param.ident);
+            into_generics
+                .params
+                .extend(sink_params.iter().cloned().map(syn::GenericParam::Type));
+            let mut builds = Vec::new();
+            let mut user_sinks = Vec::new();
+            let mut lifted_sinks = Vec::new();
+            let mut gathers = Vec::new();
+            let mut results = Vec::new();
+            let mut entries = Vec::new();
+            let mut next = n;
+            for (k, marked) in model.params.iter().enumerate() {
+                let index = syn::Index::from(k);
+                let Some(marked) = marked else {
+                    let sink = &sink_names[k];
+                    user_sinks.push(quote!(#sink));
+                    results.push(quote!(#grads.#index));
+                    entries.push(twin_entries.elems[k].to_token_stream());
+                    continue;
+                };
+                user_sinks.push(quote!(#generated::NoSink));
+                let (d, ty, source) = (mixed(&format!("d{k}")), &marked.ty, &user_args[k]);
+                builds.push(quote_spanned!(ty.span()=> let mut #d = <#ty as #private::Differentiable>::zero_like(#source);));
+                if marked.whole {
+                    gathers.push(quote!(#generated::add_whole(&mut #d, #grads.#index);));
+                }
+                for lifted in &marked.lifted {
+                    let (path, entry) = (&lifted.path, syn::Index::from(next));
+                    next += 1;
+                    let at = generated_at(lifted.span);
+                    if lifted.array && !lifted.whole {
+                        lifted_sinks.push(quote_spanned!(lifted.span=> #at::float_array_field_mut::<#float, _>(&mut #d.#(#path).*)));
+                        continue;
+                    }
+                    lifted_sinks.push(quote!(#generated::NoSink));
+                    gathers.push(if lifted.whole {
+                        quote_spanned!(lifted.span=> #at::add_whole(&mut #d.#(#path).*, #grads.#entry);)
+                    } else {
+                        quote_spanned!(lifted.span=> #at::add_float_field::<#float, _>(&mut #d.#(#path).*, #grads.#entry);)
+                    });
+                }
+                results.push(quote!(::core::option::Option::Some(#d)));
+                entries.push(quote!(::core::option::Option<#ty>));
+            }
+            let vjp_into_name = own_name("vjp_into");
+            let into_where = &into_generics.where_clause;
+            quote! {
+                #[doc(hidden)]
+                #[inline]
+                pub fn #vjp_into_name #into_generics (#(#declared,)* #g: #float, (#(#sink_names,)*): (#(#sink_types,)*)) -> (#float, (#(#entries,)*)) #into_where {
+                    #checks
+                    #(#builds)*
+                    let (#value, #grads) = #call_vjp_into(#(#user_args,)* #(#lifted_args,)* #g, (#(#user_sinks,)* #(#lifted_sinks,)*));
+                    #(#gathers)*
+                    (#value, (#(#results,)*))
+                }
+            }
+        });
+
     // grad: from vjp, as the twin's, with the structs' entries as they are
     let grad = twin.get("grad").map(|_| {
         let twin_vjp = &twin["vjp"];
@@ -1655,6 +1745,8 @@ fn companion(
             #vjp
 
             #vjp_now
+
+            #vjp_into
 
             #grad
 

@@ -203,6 +203,56 @@ pub fn is_annotated_associated(path: &syn::Path) -> bool {
         && !starts_uppercase(&function.ident)
 }
 
+/// The names the items inside a body bind (`use` declarations' names and renames, nested
+/// functions, modules, types, constants, macros), at any depth; `None` if one is a glob
+/// import, which may bind any name.
+pub fn item_names(block: &syn::Block) -> Option<HashSet<String>> {
+    use syn::visit::Visit;
+    struct Items {
+        names: HashSet<String>,
+        glob: bool,
+    }
+    impl<'ast> Visit<'ast> for Items {
+        fn visit_item(&mut self, item: &'ast syn::Item) {
+            let ident = match item {
+                syn::Item::Fn(f) => Some(&f.sig.ident),
+                syn::Item::Mod(m) => Some(&m.ident),
+                syn::Item::Struct(s) => Some(&s.ident),
+                syn::Item::Enum(e) => Some(&e.ident),
+                syn::Item::Union(u) => Some(&u.ident),
+                syn::Item::Type(t) => Some(&t.ident),
+                syn::Item::Const(c) => Some(&c.ident),
+                syn::Item::Static(s) => Some(&s.ident),
+                syn::Item::Trait(t) => Some(&t.ident),
+                syn::Item::Macro(m) => m.ident.as_ref(),
+                _ => None,
+            };
+            if let Some(ident) = ident {
+                self.names.insert(ident.to_string());
+            }
+            if let syn::Item::Use(item) = item {
+                self.visit_use_tree(&item.tree);
+            }
+            // the items' own bodies are not this body's
+        }
+        fn visit_use_name(&mut self, name: &'ast syn::UseName) {
+            self.names.insert(name.ident.to_string());
+        }
+        fn visit_use_rename(&mut self, rename: &'ast syn::UseRename) {
+            self.names.insert(rename.rename.to_string());
+        }
+        fn visit_use_glob(&mut self, _: &'ast syn::UseGlob) {
+            self.glob = true;
+        }
+    }
+    let mut items = Items {
+        names: HashSet::new(),
+        glob: false,
+    };
+    items.visit_block(block);
+    (!items.glob).then_some(items.names)
+}
+
 /// `expr` is the plain name `name`.
 pub fn is_name(expr: &Expr, name: &Ident) -> bool {
     matches!(strip_parens(expr), Expr::Path(path)

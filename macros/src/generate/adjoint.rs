@@ -26,7 +26,12 @@ impl Generator<'_> {
                     // `grad_into`: the caller's buffer (`d_<param>`, checked against the
                     // array's length); `vjp`: zeros of the length the forward saw, or for a
                     // `&mut` output the pullback's argument `d_<param>` (flat), in place.
-                    let shadow = if param.is_output_array() && !self.into {
+                    let shadow = if self.sinks && !param.is_ragged() {
+                        // `vjp_into`: the caller's sink (its shadow of the array passed,
+                        // flat, or zeros when it has none)
+                        let (sink, len) = (Self::sink(param), Self::array_len(param));
+                        quote!(generated::Sink::<#elem>::shadow(#sink, #len))
+                    } else if param.is_output_array() && !self.into {
                         let buffer = Self::into_buffer(param);
                         quote!(generated::Shadow::<#elem>::borrowed(#buffer))
                     } else if param.is_ragged() {
@@ -89,6 +94,12 @@ impl Generator<'_> {
             .zip(&self.sig.params)
             .map(|(binding, param)| match binding {
                 Some(binding) if self.body.bindings[*binding].array && self.into => quote!(()),
+                // left in `vjp_into`'s sink
+                Some(binding)
+                    if self.body.bindings[*binding].array && self.sinks && !param.is_ragged() =>
+                {
+                    quote!(())
+                }
                 // left in the pullback's buffer
                 Some(_) if param.is_output_array() => quote!(()),
                 Some(binding) if self.body.bindings[*binding].array => {
@@ -235,11 +246,11 @@ impl Generator<'_> {
             Stmt::Swap { .. } => quote!(),
             Stmt::CallWrites {
                 id,
+                func,
                 args,
                 written,
                 result,
-                ..
-            } => self.reverse_call_writes(*id, args, written, result, depth),
+            } => self.reverse_call_writes(*id, func, args, written, result, depth),
             Stmt::If {
                 id,
                 then_branch,
@@ -600,6 +611,16 @@ impl Generator<'_> {
                 rules.extend(quote!(#shadow.add(*#index, #g);));
             }
             Op::Call { func, args } => {
+                if let Some(passed) = self.replayed_call(func, args, &[], depth) {
+                    let (pop, call) =
+                        self.reverse_replayed(id, func, args, &passed, quote!(#g), depth);
+                    prologue.extend(pop);
+                    rules.extend(call);
+                    return quote! {
+                        #prologue
+                        if let Some(#g) = #slot.take() { #rules }
+                    };
+                }
                 let grads = mixed("grads");
                 if self.joint_call(func, args, depth) {
                     let (_, joint) = self.joint_args(id, args);

@@ -19,6 +19,8 @@ pub struct Functions<'a> {
     pub grad_into: Option<&'a TokenStream>,
     /// What a caller calls in joint mode: one float result, no written array.
     pub vjp_now: Option<&'a TokenStream>,
+    /// What a caller's adjoint calls for a replayed call: scalar mode, no tuple result.
+    pub vjp_into: Option<&'a TokenStream>,
 }
 
 pub fn companion(
@@ -33,6 +35,7 @@ pub fn companion(
         tangent,
         grad_into,
         vjp_now,
+        vjp_into,
     } = functions;
     let vis = &item.vis;
     let name = &item.sig.ident;
@@ -93,6 +96,17 @@ pub fn companion(
             #vjp_now
         }
     });
+    let vjp_into = vjp_into.map(|vjp_into| {
+        quote! {
+            /// `vjp_now` with each array parameter's cotangent added into the sink after
+            /// `g` (the caller's shadow, or `generated::NoSink`): what an annotated caller's
+            /// adjoint calls for a replayed call (`generated`'s `replay`), on copies of the
+            /// arguments the caller saved.
+            #[doc(hidden)]
+            #[allow(unused_variables, unused_mut, unused_parens, unused_assignments, unused_braces, unreachable_code, unused_labels, non_snake_case, clippy::all)]
+            #vjp_into
+        }
+    });
     let zero_d = zero_d.map(|ZeroD { vjp, primal }| {
         quote! {
             /// The forward value and the pullback on plain numbers, for calls whose
@@ -143,6 +157,8 @@ pub fn companion(
         #grad_into
 
         #vjp_now
+
+        #vjp_into
 
         #tangent
     };

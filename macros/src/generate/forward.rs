@@ -540,8 +540,17 @@ impl Generator<'_> {
                 code.extend(quote!(#borrows #prefix #call;));
             }
             Op::Call { func, args } => {
-                let (call, value) = self.call_vjp(id, func, args, depth);
-                code.extend(quote!(#call #prefix #value;));
+                match self.replayed_call(func, args, &[], depth) {
+                    Some(passed) => {
+                        // the call as written, its arguments saved for `vjp_into`
+                        let (saves, call) = self.forward_replayed(id, func, args, &passed, depth);
+                        code.extend(quote!(#saves #prefix #call;));
+                    }
+                    None => {
+                        let (call, value) = self.call_vjp(id, func, args, depth);
+                        code.extend(quote!(#call #prefix #value;));
+                    }
+                }
             }
         }
         code

@@ -23,6 +23,7 @@ mod forward;
 mod invariants;
 pub mod paths;
 mod remat;
+mod replay;
 mod tangent;
 pub mod wrapper;
 mod writes;
@@ -188,6 +189,9 @@ pub struct Generator<'a> {
     /// Writing `vjp_now`: the adjoint runs in the same body as the forward code, seeded
     /// with the caller's cotangent, and returns the pullback's entries.
     now: bool,
+    /// Writing `vjp_into`: as `vjp_now`, but each array parameter's cotangent is added
+    /// into the sink the caller hands over (`generated::Sink`), not returned.
+    sinks: bool,
     /// The segment of a checkpointed loop the adjoint is replaying, if any.
     segment: RefCell<Option<checkpoint::Segment>>,
     /// What `grad_into`'s adjoint recomputes instead of saving (empty elsewhere).
@@ -211,6 +215,7 @@ impl<'a> Generator<'a> {
             regions: Default::default(),
             into: false,
             now: false,
+            sinks: false,
             segment: Default::default(),
             remat: Default::default(),
             invariants: Default::default(),
@@ -239,10 +244,21 @@ impl<'a> Generator<'a> {
         }
     }
 
+    /// The generator of `vjp_into` (scalar mode): `vjp_now`'s, with the array parameters'
+    /// cotangents added into the caller's sinks (what a replayed call's adjoint calls,
+    /// [`replayed_call`](Self::replayed_call)).
+    pub fn into_sinks(sig: &'a Signature, body: &'a Body) -> Self {
+        Generator {
+            sinks: true,
+            remat: remat::Remat::plan(sig, body),
+            ..Generator::new(sig, body, Flavour::Scalar)
+        }
+    }
+
     /// Whether the adjoint runs in the same body as the forward code (`grad_into`,
-    /// `vjp_now`): the parameters are still borrowed there, unchanged.
+    /// `vjp_now`, `vjp_into`): the parameters are still borrowed there, unchanged.
     fn same_body(&self) -> bool {
-        self.into || self.now
+        self.into || self.now || self.sinks
     }
 
     /// Whether a call runs in *joint* mode (Tapenade's term): the forward code calls the
@@ -261,19 +277,23 @@ impl<'a> Generator<'a> {
         if !self.same_body() || depth > 0 || matches!(func, Callee::Plain(_)) {
             return false;
         }
-        let stable_param = |ident: &Ident, borrowed: bool| {
-            self.sig.params.iter().any(|p| {
-                &p.ident == ident
-                    && !p.mutable
-                    && !p.is_output_array()
-                    && (borrowed || copied_by_spelling(&p.ty, &self.sig.floats))
-            })
-        };
         args.iter().all(|arg| {
             let (expr, borrowed) = crate::syntax::strip_shared_borrow(arg.fwd());
             is_literal(expr)
                 || crate::syntax::single_ident(expr)
-                    .is_some_and(|ident| stable_param(ident, borrowed))
+                    .is_some_and(|ident| self.stable_param(ident, borrowed))
+        })
+    }
+
+    /// Whether `ident` is a parameter the body cannot change (not `mut`, not a `&mut`
+    /// output), passed borrowed (`&p`) or of a type `Copy` by its spelling: an argument
+    /// the adjoint may read again as it is.
+    fn stable_param(&self, ident: &Ident, borrowed: bool) -> bool {
+        self.sig.params.iter().any(|p| {
+            &p.ident == ident
+                && !p.mutable
+                && !p.is_output_array()
+                && (borrowed || copied_by_spelling(&p.ty, &self.sig.floats))
         })
     }
 
@@ -346,6 +366,61 @@ impl<'a> Generator<'a> {
                 (#value_name, { #adjoint })
             }
         }
+    }
+
+    /// `vjp_into(params.., g, (sinks..)) -> (value, entries)`: `vjp_now` with a tuple of one
+    /// sink per parameter after the cotangent (`generated::Sink` of the element type
+    /// for a differentiable array, whose cotangent is added there and whose entry is `()`;
+    /// only `generated::NoSink` for any other parameter). Hidden: what a caller's adjoint
+    /// calls for a replayed call.
+    pub fn vjp_into_fn(&self, item: &ItemFn) -> TokenStream {
+        let Pieces {
+            forward,
+            adjoint,
+            stack_decls,
+            cursors,
+            value,
+            lens,
+            params,
+            cot_ty,
+            grads_ty,
+            ret_ty,
+        } = self.pieces(item);
+        let generated = paths::generated();
+        let mut generics = item.sig.generics.clone();
+        let (mut sinks, mut sink_types) = (Vec::new(), Vec::new());
+        for (k, (param, binding)) in self.sig.params.iter().zip(&self.body.params).enumerate() {
+            let ty = format_ident!("GradtapeSink{k}");
+            let array = binding.is_some_and(|b| self.body.bindings[b].array) && !param.is_ragged();
+            let bound: syn::TypeParam = if array {
+                let elem = param.elem.as_ref().expect("a float array");
+                syn::parse_quote!(#ty: #generated::Sink<#elem>)
+            } else {
+                syn::parse_quote!(#ty: #generated::NoArraySink)
+            };
+            generics.params.push(syn::GenericParam::Type(bound));
+            sinks.push(Self::sink(param));
+            sink_types.push(ty);
+        }
+        let where_clause = &generics.where_clause;
+        let (g, value_name) = (mixed("g"), mixed("value"));
+        let imports = paths::imports();
+        quote! {
+            pub fn vjp_into #generics (#(#params,)* #g: #cot_ty, (#(#sinks,)*): (#(#sink_types,)*)) -> (#ret_ty, #grads_ty) #where_clause {
+                #imports
+                #(#stack_decls)*
+                #lens
+                #forward
+                let #value_name = #value;
+                #(#cursors)*
+                (#value_name, { #adjoint })
+            }
+        }
+    }
+
+    /// The name of `vjp_into`'s sink for a parameter's cotangent.
+    fn sink(param: &Param) -> Ident {
+        mixed(&format!("sink_{}", param.ident))
     }
 
     /// The name of an array parameter's length, saved by the forward code of `vjp`.
@@ -833,8 +908,10 @@ impl<'a> Generator<'a> {
 
     fn grads_type(&self) -> TokenStream {
         let entries = self.sig.params.iter().map(|p| {
-            // a `&mut` array output's cotangent is left in the caller's buffer
-            if p.differentiable(self.sig.mode) && !p.is_output_array() {
+            // a `&mut` array output's cotangent is left in the caller's buffer, an array's
+            // in `vjp_into`'s sink
+            let sunk = self.sinks && matches!(p.kind, Kind::Array { .. }) && !p.is_ragged();
+            if p.differentiable(self.sig.mode) && !p.is_output_array() && !sunk {
                 let ty = self.cotangent_of(p);
                 quote!(Option<#ty>)
             } else {

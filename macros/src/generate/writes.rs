@@ -30,6 +30,22 @@ impl Generator<'_> {
                 .any(|w| args[w.position].binding().is_some_and(|b| self.useful[b]))
     }
 
+    /// How the call's arguments reach `vjp_into`, if it is replayed
+    /// ([`replayed_call`](Self::replayed_call)); a callee returning a tuple has none.
+    fn replayed_writer(
+        &self,
+        func: &Callee,
+        args: &[Operand],
+        written: &[Written],
+        result: &CallResult,
+        depth: usize,
+    ) -> Option<Vec<super::replay::Passed>> {
+        if let CallResult::Parts(_) = result {
+            return None;
+        }
+        self.replayed_call(func, args, written, depth)
+    }
+
     /// A written array's flat length, `a.len()` (times the row length for rows): the length
     /// of its shadow's part the callee reads and writes.
     fn written_len(&self, arg: &Operand) -> TokenStream {
@@ -80,6 +96,14 @@ impl Generator<'_> {
             let bind = self.bind_call_result(result, &value);
             return quote!(let #value = #call; #bind);
         }
+        if let Some(passed) = self.replayed_writer(func, args, written, result, depth) {
+            // the call as written, its arguments (the written arrays' old values among
+            // them) saved for `vjp_into`
+            let (saves, call) = self.forward_replayed(id, func, args, &passed, depth);
+            let value = mixed(&format!("value{id}"));
+            let bind = self.bind_call_result(result, &value);
+            return quote!(#saves let #value = #call; #bind);
+        }
         let mut code = TokenStream::new();
         for (n, w) in written.iter().enumerate() {
             // a whole array starts at 0: only its length is saved
@@ -115,6 +139,7 @@ impl Generator<'_> {
     pub(super) fn reverse_call_writes(
         &self,
         id: usize,
+        func: &Callee,
         args: &[Operand],
         written: &[Written],
         result: &CallResult,
@@ -136,6 +161,12 @@ impl Generator<'_> {
                 quote!(::core::default::Default::default())
             }
         };
+        if let Some(passed) = self.replayed_writer(func, args, written, result, depth) {
+            // `vjp_into` adds every array's cotangent into its shadow, the written ones'
+            // elements taken as the pullback takes them
+            let (prologue, call) = self.reverse_replayed(id, func, args, &passed, g, depth);
+            return quote!(#prologue #call);
+        }
         let (mut prologue, pullback) = self.recall(format!("pullback{id}"), depth);
         let mut buffers = Vec::new();
         for (n, w) in written.iter().enumerate() {

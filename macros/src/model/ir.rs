@@ -74,6 +74,22 @@ impl Callee {
         self.companion(Some("vjp_now"), call_args)
     }
 
+    /// `(value, entries)`: the callee's `vjp_into`, its forward and adjoint at once on the
+    /// cotangent `g`, each array argument's cotangent added into its sink in `sinks` (a
+    /// tuple, one per argument), for a replayed call in a caller's `grad_into`, `grad` or
+    /// `vjp_now` (see `generated`'s `replay`).
+    pub fn vjp_into(
+        &self,
+        args: Vec<TokenStream>,
+        g: TokenStream,
+        sinks: Vec<TokenStream>,
+    ) -> TokenStream {
+        let mut call_args = args;
+        call_args.push(g);
+        call_args.push(quote!((#(#sinks,)*)));
+        self.companion(Some("vjp_into"), call_args)
+    }
+
     /// `(value, tangent)`, given each argument's tangent entry (`generated::NoTangent`
     /// for a constant).
     pub fn jvp(&self, args: &[Operand], tangents: Vec<TokenStream>) -> TokenStream {
@@ -106,7 +122,12 @@ impl Callee {
                 Some(item) => {
                     // `jvp_call` takes the tangents after the call's own arguments, and
                     // `vjp_now` the cotangent
-                    let arity = args.len() - usize::from(item == "jvp_call" || item == "vjp_now");
+                    let arity = args.len()
+                        - match item {
+                            "jvp_call" | "vjp_now" => 1,
+                            "vjp_into" => 2,
+                            _ => 0,
+                        };
                     through_companion(path, item, args, arity)
                 }
             },
@@ -697,6 +718,11 @@ pub struct Body {
     /// Whether the pullback is boxed: the function may be on a cycle of calls
     /// (`analyse::recursion`).
     pub boxed: bool,
+    /// The names the body's own items bind (`use` declarations, nested `fn`s, `mod`s,
+    /// types), `None` if one is a glob import (`use m::*;`): the generated code may run the
+    /// forward code in a block of its own, so a call by such a name is not repeated in the
+    /// adjoint, outside that block (`generate::replay`).
+    pub item_names: Option<std::collections::HashSet<String>>,
 }
 
 /// A checkpointed loop's schedule: the forward pass keeps at most `snapshots` copies of

@@ -134,6 +134,12 @@ macro_rules! not_annotated_items {
             pub fn vjp_now<$($argument,)* Cotangent>($(_: $argument,)* _: Cotangent) -> ! {
                 unreachable!("a call of a function that is not annotated does not compile")
             }
+
+            /// Never called: see [`NotAnnotated`].
+            #[allow(clippy::too_many_arguments)]
+            pub fn vjp_into<$($argument,)* Cotangent, Sinks>($(_: $argument,)* _: Cotangent, _: Sinks) -> ! {
+                unreachable!("a call of a function that is not annotated does not compile")
+            }
         }
     )*};
 }

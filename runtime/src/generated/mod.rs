@@ -9,6 +9,7 @@
 //! - `parts`: the cotangent of a tuple result from its parts;
 //! - `shadow`: the cotangent and tangent buffers of float arrays, slices and `Vec`s;
 //! - `callee`: the check that a called function is annotated;
+//! - `replay`: calls replayed in the adjoint (joint mode), their saved arguments and sinks;
 //! - `dual`: dual numbers, on which a plain helper of `plain(..)` runs (the fallback);
 //! - `rows`: those of ragged arrays of rows (`&[Vec<F>]`), indexed by `i * RAGGED_STRIDE + j`;
 //! - `scalar`: the forward kernels on plain numbers (the 0-d path).
@@ -33,6 +34,7 @@ mod dual;
 mod fields;
 mod fused;
 mod parts;
+mod replay;
 mod rows;
 mod shadow;
 mod tangent;
@@ -47,6 +49,7 @@ pub use dual::*;
 pub use fields::*;
 pub use fused::*;
 pub use parts::*;
+pub use replay::*;
 pub use rows::*;
 pub use shadow::*;
 pub use tangent::*;

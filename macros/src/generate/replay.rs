@@ -1,0 +1,300 @@
+//! Replayed calls (Tapenade's joint mode, extended to calls in loops and to calls writing
+//! arrays): where the adjoint runs in the same body as the forward code (`grad_into`,
+//! `grad`'s `vjp_now`, `vjp_into`), a call of another annotated function that is not joint
+//! ([`joint_call`](Generator::joint_call): straight-line, arguments the body cannot
+//! change) runs as written, and the forward code saves copies of the arguments the body may
+//! change afterwards. The adjoint calls the callee's `vjp_into` on those copies: the
+//! callee's forward code and adjoint at once, reading its arguments in place and adding
+//! each array's cotangent straight into the caller's shadow (its sink). A pullback would
+//! instead save, per call, every operand its adjoint reads, and return each array's
+//! cotangent as a `Vec` to be added in (what `vjp`, whose adjoint outlives the function's
+//! borrows, still does).
+//!
+//! The phases of the one feature: [`replayed_call`](Generator::replayed_call) decides and
+//! plans, [`forward_replayed`](Generator::forward_replayed) saves and calls,
+//! [`reverse_replayed`](Generator::reverse_replayed) calls `vjp_into`.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::{Expr, Ident};
+
+use super::{Flavour, Generator, is_literal};
+use crate::model::ir::{BindingId, Callee, Operand, Written};
+use crate::syntax::{mixed, single_ident, strip_parens};
+
+/// How a replayed call's argument reaches the callee's `vjp_into`.
+pub(super) enum Passed {
+    /// As written: a literal, or a parameter the body cannot change.
+    AsIs,
+    /// A differentiable number, saved by value.
+    Number,
+    /// A constant by value (a counter, a length), saved by `Clone`.
+    Constant,
+    /// A float array, saved as a copy of its elements and given back in the form the call
+    /// passes it (`&a`, `&mut a`, `a`).
+    Array { name: Ident, form: Form },
+}
+
+/// How a call passes an array.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Form {
+    Shared,
+    Mut,
+    Owned,
+}
+
+impl Generator<'_> {
+    /// How each argument of the call reaches the callee's `vjp_into`, if the call is
+    /// replayed: only where the adjoint runs in the same body (the copies are locals and
+    /// stacks of this body, and a parameter passed as it is is still borrowed), in scalar
+    /// mode without checkpointing, for a call by path (a function, or an associated
+    /// function of an annotated `impl` block) that is not joint, writing whole arrays only,
+    /// each of whose arguments is a literal, a parameter the body cannot change, a
+    /// differentiable number or a constant named by value, or a flat float array named
+    /// (`a`, `&a`, `&mut a`) and passed once. Anything else keeps the callee's `vjp`.
+    pub(super) fn replayed_call(
+        &self,
+        func: &Callee,
+        args: &[Operand],
+        written: &[Written],
+        depth: usize,
+    ) -> Option<Vec<Passed>> {
+        if !self.same_body()
+            || !matches!(self.flavour, Flavour::Scalar)
+            || self.body.checkpoint.is_some()
+            || !matches!(func, Callee::Function(_) | Callee::Associated(_))
+            || self.joint_call(func, args, depth)
+            || written.iter().any(|w| w.part.is_some())
+            || !self.reachable_from_the_adjoint(func)
+        {
+            return None;
+        }
+        let mut arrays: Vec<BindingId> = Vec::new();
+        let mut passed = Vec::with_capacity(args.len());
+        for (k, arg) in args.iter().enumerate() {
+            let expr = strip_parens(arg.fwd());
+            let is_written = written.iter().any(|w| w.position == k);
+            let array = arg.binding().filter(|&b| self.body.bindings[b].array);
+            if let Some(binding) = array {
+                let b = &self.body.bindings[binding];
+                if b.row.is_some() || b.ragged || b.whole || arrays.contains(&binding) {
+                    return None;
+                }
+                arrays.push(binding);
+            }
+            if is_literal(expr) {
+                passed.push(Passed::AsIs);
+                continue;
+            }
+            if self.stable_argument(expr) && !is_written {
+                passed.push(Passed::AsIs);
+                continue;
+            }
+            let plan = match (arg.binding(), array) {
+                (Some(_), Some(_)) => {
+                    let (name, form) = self.array_form(expr, is_written)?;
+                    Passed::Array { name, form }
+                }
+                (Some(binding), None) if !self.body.bindings[binding].whole => {
+                    single_ident(expr)?;
+                    Passed::Number
+                }
+                (Some(_), None) => return None,
+                (None, _) => {
+                    single_ident(expr)?;
+                    Passed::Constant
+                }
+            };
+            if is_written
+                && !matches!(
+                    plan,
+                    Passed::Array {
+                        form: Form::Mut,
+                        ..
+                    }
+                )
+            {
+                return None;
+            }
+            passed.push(plan);
+        }
+        Some(passed)
+    }
+
+    /// Whether the callee's path means the same in the adjoint as in the forward code: its
+    /// first segment is no name an item inside the body binds (`use m as physics;`, a nested
+    /// `fn`), which the forward code's own block may hide from the adjoint.
+    fn reachable_from_the_adjoint(&self, func: &Callee) -> bool {
+        let (Callee::Function(path) | Callee::Associated(path)) = func else {
+            return false;
+        };
+        let Some(names) = &self.body.item_names else {
+            return false;
+        };
+        path.segments
+            .first()
+            .is_some_and(|first| first.ident != "self" && !names.contains(&first.ident.to_string()))
+    }
+
+    /// Whether `expr` (`p` or `&p`) is a parameter the body cannot change, as a joint
+    /// call's arguments are.
+    fn stable_argument(&self, expr: &Expr) -> bool {
+        let (inner, borrowed) = crate::syntax::strip_shared_borrow(expr);
+        single_ident(inner).is_some_and(|ident| self.stable_param(ident, borrowed))
+    }
+
+    /// The array an argument names, and how it is passed: `&a` (or `&a[..]`), `&mut a` (or
+    /// `&mut a[..]`), or `a` itself, a reference parameter's (shared or, written by the
+    /// call, `&mut`) or an owned array moved or copied.
+    fn array_form(&self, expr: &Expr, written: bool) -> Option<(Ident, Form)> {
+        let whole = |expr: &Expr| -> Option<Ident> {
+            match strip_parens(expr) {
+                Expr::Index(index)
+                    if matches!(strip_parens(&index.index), Expr::Range(range)
+                        if range.start.is_none() && range.end.is_none()) =>
+                {
+                    single_ident(strip_parens(&index.expr)).cloned()
+                }
+                other => single_ident(other).cloned(),
+            }
+        };
+        match expr {
+            Expr::Reference(reference) => {
+                let name = whole(&reference.expr)?;
+                let form = if reference.mutability.is_some() {
+                    Form::Mut
+                } else {
+                    Form::Shared
+                };
+                Some((name, form))
+            }
+            other => {
+                let name = single_ident(other)?.clone();
+                let param = self.sig.params.iter().find(|p| p.ident == name);
+                let form = match param.map(|p| &p.ty) {
+                    Some(syn::Type::Reference(reference)) => {
+                        if written && reference.mutability.is_some() {
+                            Form::Mut
+                        } else {
+                            Form::Shared
+                        }
+                    }
+                    _ => Form::Owned,
+                };
+                Some((name, form))
+            }
+        }
+    }
+
+    /// The name of a replayed call's saved argument.
+    fn replay_save_name(id: usize, k: usize) -> String {
+        format!("argument{id}_{k}")
+    }
+
+    /// Forward: each argument the body may change saved (a number as it is, a constant
+    /// cloned, an array's elements copied), then the call as written. The code, and the
+    /// call's expression.
+    pub(super) fn forward_replayed(
+        &self,
+        id: usize,
+        func: &Callee,
+        args: &[Operand],
+        passed: &[Passed],
+        depth: usize,
+    ) -> (TokenStream, TokenStream) {
+        let mut code = TokenStream::new();
+        for (k, (arg, plan)) in args.iter().zip(passed).enumerate() {
+            let value = match plan {
+                Passed::AsIs => continue,
+                Passed::Number => {
+                    let expr = arg.fwd();
+                    quote!(#expr)
+                }
+                Passed::Constant => {
+                    let expr = arg.fwd();
+                    quote!(::core::clone::Clone::clone(&#expr))
+                }
+                Passed::Array { name, .. } => quote!(generated::snapshot(&#name[..])),
+            };
+            code.extend(self.save(Self::replay_save_name(id, k), depth).keep(value));
+        }
+        (code, func.primal(args))
+    }
+
+    /// Adjoint: the saved arguments recalled (before any condition, so every stack's
+    /// cursor moves once per run), and the code calling the callee's `vjp_into` on them with
+    /// the cotangent `g`, each differentiable array's shadow as its sink, then adding the
+    /// numbers' cotangents as for any call. The recalls, and the call.
+    pub(super) fn reverse_replayed(
+        &self,
+        id: usize,
+        func: &Callee,
+        args: &[Operand],
+        passed: &[Passed],
+        g: TokenStream,
+        depth: usize,
+    ) -> (TokenStream, TokenStream) {
+        let mut prologue = TokenStream::new();
+        let mut code = TokenStream::new();
+        let mut call_args = Vec::with_capacity(args.len());
+        let mut sinks = Vec::with_capacity(args.len());
+        for (k, (arg, plan)) in args.iter().zip(passed).enumerate() {
+            let saved = match plan {
+                Passed::AsIs => None,
+                _ => {
+                    let (pop, saved) = self.recall(Self::replay_save_name(id, k), depth);
+                    prologue.extend(pop);
+                    Some(saved)
+                }
+            };
+            let (value, len) = match (plan, &saved) {
+                (Passed::AsIs, _) => {
+                    let expr = arg.fwd();
+                    (quote!(#expr), quote!((#expr).len()))
+                }
+                (Passed::Number, Some(saved)) => (quote!(*(#saved)), TokenStream::new()),
+                (Passed::Constant, Some(saved)) => (
+                    quote!(::core::clone::Clone::clone(#saved)),
+                    TokenStream::new(),
+                ),
+                (Passed::Array { form, .. }, Some(saved)) => {
+                    let value = match form {
+                        Form::Shared => quote!(generated::Restore::restore(#saved)),
+                        Form::Mut => {
+                            // the callee writes it again: a scratch copy of what it held
+                            let scratch = mixed(&format!("scratch{id}_{k}"));
+                            code.extend(
+                                quote!(let mut #scratch = ::core::clone::Clone::clone(#saved);),
+                            );
+                            quote!(generated::RestoreMut::restore_mut(&mut #scratch))
+                        }
+                        Form::Owned => {
+                            quote!(generated::RestoreOwned::restore_owned(&(#saved)[..]))
+                        }
+                    };
+                    (value, quote!((#saved).len()))
+                }
+                _ => unreachable!("every argument but one passed as it is is saved"),
+            };
+            call_args.push(value);
+            sinks.push(match arg.binding() {
+                Some(binding) if self.body.bindings[binding].array => {
+                    let slot = self.slot(binding);
+                    quote!(generated::Shadow::prefix_mut(&mut #slot, #len))
+                }
+                _ => quote!(generated::NoSink),
+            });
+        }
+        let grads = mixed("grads");
+        let call = func.vjp_into(call_args, g, sinks);
+        code.extend(quote!(let (_, #grads) = #call;));
+        for (k, arg) in args.iter().enumerate() {
+            if arg.binding().is_some_and(|b| self.body.bindings[b].array) {
+                continue;
+            }
+            let index = syn::Index::from(k);
+            code.extend(self.accumulate_argument(arg, quote!(#grads.#index)));
+        }
+        (prologue, code)
+    }
+}

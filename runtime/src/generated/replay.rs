@@ -1,0 +1,194 @@
+//! Calls replayed in the adjoint (Tapenade's *joint* mode, inside loops too): a caller's
+//! `grad_into`, `grad` or `vjp_now` runs a call of an annotated function as written, saving
+//! copies of the arguments the body may change afterwards, and in the adjoint calls the
+//! callee's hidden `vjp_into` on the copies. That recomputes the callee's forward code and
+//! runs its adjoint at once, reading its arguments in place and adding the cotangents of
+//! its arrays straight into the caller's shadows (the [`Sink`]s), instead of saving, per
+//! call, what a pullback would read and returning the arrays' cotangents as `Vec`s.
+//!
+//! The copies are taken as slices (`snapshot`) and given back in the type the callee's
+//! parameter has ([`Restore`], [`RestoreMut`], [`RestoreOwned`]): a slice, a `Vec` or a
+//! fixed-size array, inferred from the call.
+
+use super::Shadow;
+
+/// Where a callee's `vjp_into` adds the cotangent of one array parameter: the caller's
+/// shadow of the array passed (`&mut [F]`, its elements at the call), or [`NoSink`] for an
+/// argument the caller differentiates nothing through (the callee then starts from zeros,
+/// and the cotangent is dropped).
+///
+/// ```
+/// use gradtape_runtime::generated::{NoSink, Sink};
+/// let mut buffer = [1.0, 2.0];
+/// let mut shadow = Sink::shadow(&mut buffer[..], 2);
+/// shadow.add(1, 0.5);
+/// drop(shadow);
+/// assert_eq!(buffer, [1.0, 2.5]);
+/// assert_eq!(Sink::<f64>::shadow(NoSink, 3).into_vec(), vec![0.0; 3]);
+/// ```
+pub trait Sink<F> {
+    /// The shadow the callee's adjoint adds into, of the array's flat length `len`.
+    fn shadow<'a>(self, len: usize) -> Shadow<'a, F>
+    where
+        Self: 'a;
+}
+
+/// No shadow: the argument is a constant to the caller (see [`Sink`]).
+pub struct NoSink;
+
+impl<F: Copy + Default> Sink<F> for &mut [F] {
+    /// # Panics
+    ///
+    /// If the buffer's length is not `len` (the caller passes its shadow's part of the
+    /// array's length at the call, which the callee's parameter has).
+    #[inline]
+    fn shadow<'a>(self, len: usize) -> Shadow<'a, F>
+    where
+        Self: 'a,
+    {
+        assert_eq!(
+            self.len(),
+            len,
+            "a replayed call's shadow has the array's length"
+        );
+        Shadow::borrowed(self)
+    }
+}
+
+impl<F: Copy + Default> Sink<F> for NoSink {
+    #[inline]
+    fn shadow<'a>(self, len: usize) -> Shadow<'a, F>
+    where
+        Self: 'a,
+    {
+        Shadow::zeros(len)
+    }
+}
+
+/// The sink of a parameter the callee gives no array cotangent for (a float, whose
+/// cotangent it returns; an integer; a struct): only [`NoSink`], so a caller's shadow
+/// handed there is a compile error rather than a cotangent dropped.
+///
+/// ```compile_fail
+/// use gradtape_runtime::generated::NoArraySink;
+/// fn takes<S: NoArraySink>(_: S) {}
+/// takes(&mut [0.0][..]); // error: a shadow where no array cotangent goes
+/// ```
+pub trait NoArraySink {}
+
+impl NoArraySink for NoSink {}
+
+/// A copy of an array argument's elements as the call saw them.
+///
+/// ```
+/// let y = vec![1.0, 2.0];
+/// assert_eq!(gradtape_runtime::generated::snapshot(&y[..]), vec![1.0, 2.0]);
+/// ```
+#[inline]
+pub fn snapshot<F: Clone>(elements: &[F]) -> Vec<F> {
+    elements.to_vec()
+}
+
+/// A saved copy lent as the shared array argument the callee takes: `&[F]`, `&Vec<F>` or
+/// `&[F; N]`.
+///
+/// ```
+/// use gradtape_runtime::generated::Restore;
+/// let saved = vec![1.0, 2.0];
+/// let slice: &[f64] = Restore::restore(&saved);
+/// let fixed: &[f64; 2] = Restore::restore(&saved);
+/// assert_eq!(slice, fixed);
+/// ```
+pub trait Restore<'a, F> {
+    /// The copy as the argument. (A `&Vec`, not a slice: a callee may take `&Vec<F>`.)
+    #[allow(clippy::ptr_arg)]
+    fn restore(saved: &'a Vec<F>) -> Self;
+}
+
+impl<'a, F> Restore<'a, F> for &'a [F] {
+    #[inline]
+    fn restore(saved: &'a Vec<F>) -> Self {
+        saved
+    }
+}
+
+impl<'a, F> Restore<'a, F> for &'a Vec<F> {
+    #[inline]
+    fn restore(saved: &'a Vec<F>) -> Self {
+        saved
+    }
+}
+
+impl<'a, F, const N: usize> Restore<'a, F> for &'a [F; N] {
+    #[inline]
+    fn restore(saved: &'a Vec<F>) -> Self {
+        saved[..].try_into().expect("a copy has its array's length")
+    }
+}
+
+/// A scratch copy lent as the `&mut` array argument the callee writes: `&mut [F]`,
+/// `&mut Vec<F>` or `&mut [F; N]`.
+///
+/// ```
+/// use gradtape_runtime::generated::RestoreMut;
+/// let mut scratch = vec![1.0, 2.0];
+/// let fixed: &mut [f64; 2] = RestoreMut::restore_mut(&mut scratch);
+/// fixed[0] = 3.0;
+/// assert_eq!(scratch, [3.0, 2.0]);
+/// ```
+pub trait RestoreMut<'a, F> {
+    /// The scratch copy as the argument.
+    fn restore_mut(scratch: &'a mut Vec<F>) -> Self;
+}
+
+impl<'a, F> RestoreMut<'a, F> for &'a mut [F] {
+    #[inline]
+    fn restore_mut(scratch: &'a mut Vec<F>) -> Self {
+        scratch
+    }
+}
+
+impl<'a, F> RestoreMut<'a, F> for &'a mut Vec<F> {
+    #[inline]
+    fn restore_mut(scratch: &'a mut Vec<F>) -> Self {
+        scratch
+    }
+}
+
+impl<'a, F, const N: usize> RestoreMut<'a, F> for &'a mut [F; N] {
+    #[inline]
+    fn restore_mut(scratch: &'a mut Vec<F>) -> Self {
+        (&mut scratch[..])
+            .try_into()
+            .expect("a copy has its array's length")
+    }
+}
+
+/// A saved copy given as the owned array argument the callee takes by value: `Vec<F>` or
+/// `[F; N]`.
+///
+/// ```
+/// use gradtape_runtime::generated::RestoreOwned;
+/// let saved = vec![1.0, 2.0];
+/// let fixed: [f64; 2] = RestoreOwned::restore_owned(&saved);
+/// let owned: Vec<f64> = RestoreOwned::restore_owned(&saved);
+/// assert_eq!(fixed[..], owned[..]);
+/// ```
+pub trait RestoreOwned<F> {
+    /// A copy of the saved elements as the argument.
+    fn restore_owned(saved: &[F]) -> Self;
+}
+
+impl<F: Clone> RestoreOwned<F> for Vec<F> {
+    #[inline]
+    fn restore_owned(saved: &[F]) -> Self {
+        saved.to_vec()
+    }
+}
+
+impl<F: Copy, const N: usize> RestoreOwned<F> for [F; N] {
+    #[inline]
+    fn restore_owned(saved: &[F]) -> Self {
+        saved.try_into().expect("a copy has its array's length")
+    }
+}

@@ -1,0 +1,205 @@
+//! Replayed calls (joint mode beyond straight-line code): in `grad_into` and `grad` (and a
+//! caller's own `vjp_into`), a call of an annotated function that is not joint (in a loop
+//! or a branch, or on arguments the body changes) runs as written, the forward code saving
+//! copies of the arguments the body may change, and the adjoint calls the callee's
+//! `vjp_into` on the copies, which adds the arrays' cotangents straight into the caller's
+//! shadows. `f::vjp` keeps the split form (the callee's pullbacks), so each case is
+//! checked through every face and, in addition, the replayed gradient (`grad_into`)
+//! against the split one (`vjp`'s pullback).
+//!
+//! The cases are the ones a copy could get wrong: an argument overwritten after the call
+//! (an integrator's state), a written array whose old values the callee reads, fixed-size
+//! arrays by value, by reference and by `&mut`, an owned `Vec` moved into the call, a
+//! constant counter passed by value, and a call in a branch of a loop.
+
+#![allow(clippy::needless_range_loop)]
+
+#[macro_use]
+mod common;
+
+use common::close;
+use common::faces::{Gradient, point};
+use gradtape::differentiable;
+
+/// `y′ = f(x, y)`: `f₀ = x₀`, `fᵢ = xᵢ sin(yᵢ₋₁)`.
+#[differentiable]
+fn rate(x: &[f64], y: &[f64], out: &mut [f64]) {
+    out[0] = x[0];
+    for i in 1..x.len() {
+        out[i] = x[i] * y[i - 1].sin();
+    }
+}
+
+/// Explicit midpoint steps: the state `y` and the stage are overwritten after each call
+/// that read them, so the adjoint must see the copies.
+#[differentiable]
+fn integrator(x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut y = vec![0.5; n];
+    let mut k = vec![0.0; n];
+    let mut stage = vec![0.0; n];
+    for _ in 0..6 {
+        rate(x, &y, &mut k);
+        for i in 0..n {
+            stage[i] = y[i] + 0.05 * k[i];
+        }
+        rate(x, &stage, &mut k);
+        for i in 0..n {
+            y[i] += 0.1 * k[i];
+        }
+    }
+    let mut total = 0.0;
+    for i in 0..n {
+        total += y[i] * y[i];
+    }
+    total
+}
+
+/// `out[i] += s · a[i] · out[i]`: reads the old values of the array it writes.
+#[differentiable]
+fn grow(a: &[f64], s: f64, out: &mut [f64]) {
+    for i in 0..a.len() {
+        out[i] += s * a[i] * out[i];
+    }
+}
+
+#[differentiable]
+fn accumulating(x: &[f64]) -> f64 {
+    let mut out = vec![1.0; x.len()];
+    for k in 0..4 {
+        let s = 0.3 + 0.1 * k as f64;
+        grow(x, s, &mut out);
+        out[0] = out[0] * 0.5 + x[k % x.len()];
+    }
+    out[0] + out[1] * out[x.len() - 1]
+}
+
+/// A point rotated by an angle: a fixed-size array by value.
+#[differentiable]
+fn rotated_x(p: [f64; 2], angle: f64) -> f64 {
+    p[0] * angle.cos() - p[1] * angle.sin()
+}
+
+/// `v ← m v` for a 2x2 matrix in a flat fixed-size array.
+#[differentiable]
+fn apply(m: &[f64; 4], v: &mut [f64; 2]) {
+    let (a, b) = (v[0], v[1]);
+    v[0] = m[0] * a + m[1] * b;
+    v[1] = m[2] * a + m[3] * b;
+}
+
+#[differentiable]
+fn fixed_arrays(x: &[f64]) -> f64 {
+    let mut m = [x[0], x[1], x[2], x[3]];
+    let mut v = [1.0, x[1]];
+    let mut total = 0.0;
+    for k in 0..3 {
+        apply(&m, &mut v);
+        total += rotated_x(v, x[k]);
+        m[k] = m[k] * 0.9 + v[0] * 0.1;
+    }
+    total
+}
+
+/// The mean of an owned `Vec`, moved into the call.
+#[differentiable]
+fn mean(v: Vec<f64>) -> f64 {
+    let mut total = 0.0;
+    for i in 0..v.len() {
+        total += v[i];
+    }
+    total / v.len() as f64
+}
+
+/// `x^n` for a constant exponent.
+#[differentiable]
+fn power(x: f64, n: u32) -> f64 {
+    let mut p = 1.0;
+    for _ in 0..n {
+        p *= x;
+    }
+    p
+}
+
+#[differentiable]
+fn moved_and_counted(x: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for i in 0..x.len() {
+        let pair = vec![x[i], x[i] * x[0]];
+        total += mean(pair);
+        let n = (i % 3) as u32 + 1;
+        if x[i] > -0.5 {
+            total += power(x[i], n);
+        } else {
+            total -= power(x[0], n) * 0.5;
+        }
+    }
+    total
+}
+
+/// The replayed gradient (`grad_into`) against the split one (`vjp`'s pullback), close
+/// (the sums may run in another order), and every call replayed in the code: `calls`
+/// calls of `vjp_into` (in `grad_into`) beside as many of the callees' `vjp` (in `vjp`).
+fn against_the_split_form(
+    name: &str,
+    x: &[f64],
+    grad_into: &dyn Fn(&[f64], &mut [f64]) -> f64,
+    split: Gradient<'_>,
+    (generated, calls): (&str, usize),
+) {
+    let mut replayed = vec![0.0; x.len()];
+    let value = grad_into(x, &mut replayed);
+    let (split_value, split_gradient) = split(x);
+    assert_eq!(value.to_bits(), split_value.to_bits(), "{name}: value");
+    for (k, (r, s)) in replayed.iter().zip(&split_gradient).enumerate() {
+        assert!(
+            close(*r, *s, 1e-12),
+            "{name}: d/dx{k} replayed {r}, split {s}"
+        );
+    }
+    assert_eq!(
+        (
+            generated.matches("vjp_into(").count(),
+            generated.matches("::vjp(").count()
+        ),
+        (calls, calls),
+        "{name}: `grad_into` replays every call"
+    );
+}
+
+macro_rules! replayed {
+    ($f:ident, $n:expr, $seed:expr, $calls:expr) => {{
+        let x = point($n, $seed, -1.0, 1.0);
+        slices!(@second_order $f, [$n], [0], x.clone());
+        against_the_split_form(
+            stringify!($f),
+            &x,
+            &|x, d| $f::grad_into(x, d),
+            &|x| {
+                let (value, pullback) = $f::vjp(x);
+                (value, pullback(1.0).0.expect("a gradient"))
+            },
+            ($f::GENERATED, $calls),
+        );
+    }};
+}
+
+#[test]
+fn an_integrators_state_overwritten_after_each_call() {
+    replayed!(integrator, 4, 21, 2);
+}
+
+#[test]
+fn a_written_array_whose_old_values_the_callee_reads() {
+    replayed!(accumulating, 3, 22, 1);
+}
+
+#[test]
+fn fixed_size_arrays_by_value_by_reference_and_by_mut() {
+    replayed!(fixed_arrays, 4, 23, 2);
+}
+
+#[test]
+fn an_owned_vec_moved_in_and_a_constant_counter() {
+    replayed!(moved_and_counted, 5, 24, 3);
+}
