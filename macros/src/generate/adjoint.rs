@@ -624,6 +624,14 @@ impl Generator<'_> {
                 let grads = mixed("grads");
                 if self.joint_call(func, args, depth) {
                     let (_, joint) = self.joint_args(id, args);
+                    if let Some(call) = self.joint_into_sinks(func, args, &joint, quote!(#g)) {
+                        // the arrays' cotangents added into their shadows by the callee
+                        rules.extend(call);
+                        return quote! {
+                            #prologue
+                            if let Some(#g) = #slot.take() { #rules }
+                        };
+                    }
                     let call = func.vjp_now(&joint, quote!(#g));
                     rules.extend(quote!(let (_, #grads) = #call;));
                 } else {

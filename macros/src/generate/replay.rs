@@ -136,6 +136,59 @@ impl Generator<'_> {
             .is_some_and(|first| first.ident != "self" && !names.contains(&first.ident.to_string()))
     }
 
+    /// A joint call's adjoint through the callee's `vjp_into` rather than its `vjp_now`,
+    /// where the callee has one reachable by path (a function or an associated function)
+    /// and every differentiable array passed is flat: each array's cotangent is added into
+    /// the caller's shadow by the callee (no `Vec` returned and added in), and a constant
+    /// array's is not asked for. The joint arguments are `joint` (what the forward code
+    /// borrowed); `None` keeps `vjp_now`.
+    pub(super) fn joint_into_sinks(
+        &self,
+        func: &Callee,
+        args: &[Operand],
+        joint: &[Operand],
+        g: TokenStream,
+    ) -> Option<TokenStream> {
+        if !self.reachable_from_the_adjoint(func) {
+            return None;
+        }
+        let mut sinks = Vec::with_capacity(args.len());
+        let mut arrays = Vec::new();
+        for (arg, read) in args.iter().zip(joint) {
+            // a struct (or an array field) passed whole gets its gradient as an entry
+            if arg.binding().is_some_and(|b| self.body.bindings[b].whole) {
+                return None;
+            }
+            match arg.binding().filter(|&b| self.body.bindings[b].array) {
+                Some(binding) => {
+                    let b = &self.body.bindings[binding];
+                    if b.row.is_some() || b.ragged || b.whole || arrays.contains(&binding) {
+                        return None;
+                    }
+                    arrays.push(binding);
+                    let (slot, read) = (self.slot(binding), read.fwd());
+                    sinks.push(quote!(generated::Shadow::prefix_mut(&mut #slot, (#read).len())));
+                }
+                None => sinks.push(quote!(generated::NoSink)),
+            }
+        }
+        let reads = joint.iter().map(|read| {
+            let read = read.fwd();
+            quote!(#read)
+        });
+        let grads = mixed("grads");
+        let call = func.vjp_into(reads.collect(), g, sinks);
+        let mut code = quote!(let (_, #grads) = #call;);
+        for (k, arg) in args.iter().enumerate() {
+            if arg.binding().is_some_and(|b| self.body.bindings[b].array) {
+                continue;
+            }
+            let index = syn::Index::from(k);
+            code.extend(self.accumulate_argument(arg, quote!(#grads.#index)));
+        }
+        Some(code)
+    }
+
     /// Whether `expr` (`p` or `&p`) is a parameter the body cannot change, as a joint
     /// call's arguments are.
     fn stable_argument(&self, expr: &Expr) -> bool {
