@@ -1042,11 +1042,14 @@
 //! # Plain helpers: the fallback, and strict mode
 //!
 //! A call in an annotated body goes to the callee's generated items (`helper::vjp`,
-//! `helper::jvp_call`; in `grad_into` and `grad`, a call in straight-line code on the
-//! caller's parameters goes to the hidden `helper::vjp_now`, which recomputes the callee's
-//! forward pass in the adjoint and reads its arguments in place instead of keeping copies
-//! for a pullback: the callee's body then runs twice, which matters only to a body with
-//! side effects, such as a `println!`). A proc macro sees one item at a time, so the macro cannot tell
+//! `helper::jvp_call`). In `grad_into` and `grad`, the call runs as written and the adjoint
+//! calls the hidden `helper::vjp_into` (or `vjp_now`), which recomputes the callee's
+//! forward pass and reads its arguments in place instead of keeping copies of every
+//! operand for a pullback: on the caller's parameters as they are in straight-line code
+//! (*joint*), and on copies the forward code saved of the arguments the body may change in
+//! a loop or a branch (*replayed*), each array's cotangent added straight into the
+//! caller's. The callee's body then runs twice, which matters only to a body with side
+//! effects, such as a `println!`. A proc macro sees one item at a time, so the macro cannot tell
 //! whether a callee is annotated; the generated code finds out by name resolution (the
 //! callee imported under an alias that a fallback type fills when the callee has no
 //! companion), and a call of a function that is not annotated is a compile error at its
