@@ -339,6 +339,18 @@ impl<'a> Generator<'a> {
     /// ([`joint_call`](Self::joint_call)). No pullback is built, and what `grad_into`
     /// recomputes is read in place rather than saved.
     pub fn vjp_now_fn(&self, item: &ItemFn) -> TokenStream {
+        self.one_body_fn(item, "vjp_now", &item.sig.generics, None)
+    }
+
+    /// `name(params.., g[, sinks]) -> (value, entries)`: the forward code and the adjoint
+    /// seeded with `g` in one body (`vjp_now`, and `vjp_into` with its sinks' parameter).
+    fn one_body_fn(
+        &self,
+        item: &ItemFn,
+        name: &str,
+        generics: &syn::Generics,
+        sinks: Option<TokenStream>,
+    ) -> TokenStream {
         let Pieces {
             forward,
             adjoint,
@@ -351,12 +363,13 @@ impl<'a> Generator<'a> {
             grads_ty,
             ret_ty,
         } = self.pieces(item);
-        let generics = &item.sig.generics;
+        let name = Ident::new(name, proc_macro2::Span::call_site());
         let where_clause = &generics.where_clause;
         let (g, value_name) = (mixed("g"), mixed("value"));
         let imports = paths::imports();
+        let sinks = sinks.map(|sinks| quote!(, #sinks));
         quote! {
-            pub fn vjp_now #generics (#(#params,)* #g: #cot_ty) -> (#ret_ty, #grads_ty) #where_clause {
+            pub fn #name #generics (#(#params,)* #g: #cot_ty #sinks) -> (#ret_ty, #grads_ty) #where_clause {
                 #imports
                 #(#stack_decls)*
                 #lens
@@ -374,18 +387,6 @@ impl<'a> Generator<'a> {
     /// only `generated::NoSink` for any other parameter). Hidden: what a caller's adjoint
     /// calls for a replayed call.
     pub fn vjp_into_fn(&self, item: &ItemFn) -> TokenStream {
-        let Pieces {
-            forward,
-            adjoint,
-            stack_decls,
-            cursors,
-            value,
-            lens,
-            params,
-            cot_ty,
-            grads_ty,
-            ret_ty,
-        } = self.pieces(item);
         let generated = paths::generated();
         let mut generics = item.sig.generics.clone();
         let (mut sinks, mut sink_types) = (Vec::new(), Vec::new());
@@ -402,20 +403,8 @@ impl<'a> Generator<'a> {
             sinks.push(Self::sink(param));
             sink_types.push(ty);
         }
-        let where_clause = &generics.where_clause;
-        let (g, value_name) = (mixed("g"), mixed("value"));
-        let imports = paths::imports();
-        quote! {
-            pub fn vjp_into #generics (#(#params,)* #g: #cot_ty, (#(#sinks,)*): (#(#sink_types,)*)) -> (#ret_ty, #grads_ty) #where_clause {
-                #imports
-                #(#stack_decls)*
-                #lens
-                #forward
-                let #value_name = #value;
-                #(#cursors)*
-                (#value_name, { #adjoint })
-            }
-        }
+        let sinks = quote!((#(#sinks,)*): (#(#sink_types,)*));
+        self.one_body_fn(item, "vjp_into", &generics, Some(sinks))
     }
 
     /// The name of `vjp_into`'s sink for a parameter's cotangent.
