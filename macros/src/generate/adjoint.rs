@@ -29,11 +29,14 @@ impl Generator<'_> {
                     let shadow = if self.sinks && !param.is_ragged() {
                         // `vjp_into`: the caller's sink (its shadow of the array passed,
                         // flat, or zeros when it has none)
+                        // (zeros in a buffer of the callee's own when it has none)
                         let (sink, len) = (Self::sink(param), Self::array_len(param));
-                        quote!(generated::Sink::<#elem>::shadow(#sink, #len))
+                        let zeros = mixed(&format!("{slot}_zeros"));
+                        out.extend(quote!(let mut #zeros = ::std::vec::Vec::new();));
+                        quote!(generated::Sink::<#elem>::shadow(#sink, #len, &mut #zeros))
                     } else if param.is_output_array() && !self.into {
                         let buffer = Self::into_buffer(param);
-                        quote!(generated::Shadow::<#elem>::borrowed(#buffer))
+                        quote!(generated::FixedShadow::<#elem, &mut [#elem]>::borrowed(#buffer))
                     } else if param.is_ragged() {
                         // rows of the parameter's shape: the caller's (checked), or zeros
                         if self.into {
@@ -49,10 +52,10 @@ impl Generator<'_> {
                             Some(_) => quote!(#buffer.as_flattened_mut()),
                             None => quote!(&mut *#buffer),
                         };
-                        quote!(generated::Shadow::<#elem>::borrowed(#flat))
+                        quote!(generated::FixedShadow::<#elem, &mut [#elem]>::borrowed(#flat))
                     } else {
                         let len = Self::array_len(param);
-                        quote!(generated::Shadow::<#elem>::zeros(#len))
+                        quote!(generated::FixedShadow::<#elem, ::std::vec::Vec<#elem>>::zeros(#len))
                     };
                     out.extend(quote!(let mut #slot = #shadow;));
                 } else {

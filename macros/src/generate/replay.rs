@@ -167,7 +167,9 @@ impl Generator<'_> {
                     }
                     arrays.push(binding);
                     let (slot, read) = (self.slot(binding), read.fwd());
-                    sinks.push(quote!(generated::Shadow::prefix_mut(&mut #slot, (#read).len())));
+                    sinks.push(
+                        quote!(generated::ArrayShadow::prefix_mut(&mut #slot, (#read).len())),
+                    );
                 }
                 None => sinks.push(quote!(generated::NoSink)),
             }
@@ -333,7 +335,7 @@ impl Generator<'_> {
             sinks.push(match arg.binding() {
                 Some(binding) if self.body.bindings[binding].array => {
                     let slot = self.slot(binding);
-                    quote!(generated::Shadow::prefix_mut(&mut #slot, #len))
+                    quote!(generated::ArrayShadow::prefix_mut(&mut #slot, #len))
                 }
                 _ => quote!(generated::NoSink),
             });

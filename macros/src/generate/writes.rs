@@ -185,7 +185,9 @@ impl Generator<'_> {
                     .binding()
                     .expect("a written array is active"),
             );
-            buffers.push(quote!(&mut generated::Shadow::prefix_mut(&mut #slot, *#end)[*#start..]));
+            buffers.push(
+                quote!(&mut generated::ArrayShadow::prefix_mut(&mut #slot, *#end)[*#start..]),
+            );
         }
         let grads = mixed("grads");
         let accumulate = args.iter().enumerate().filter_map(|(k, arg)| {

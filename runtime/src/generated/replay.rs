@@ -10,25 +10,26 @@
 //! parameter has ([`Restore`], [`RestoreMut`], [`RestoreOwned`]): a slice, a `Vec` or a
 //! fixed-size array, inferred from the call.
 
-use super::Shadow;
+use super::FixedShadow;
 
 /// Where a callee's `vjp_into` adds the cotangent of one array parameter: the caller's
 /// shadow of the array passed (`&mut [F]`, its elements at the call), or [`NoSink`] for an
-/// argument the caller differentiates nothing through (the callee then starts from zeros,
-/// and the cotangent is dropped).
+/// argument the caller differentiates nothing through (the callee then starts from zeros
+/// in a buffer of its own, `zeros`, and the cotangent is dropped).
 ///
 /// ```
 /// use gradtape_runtime::generated::{NoSink, Sink};
-/// let mut buffer = [1.0, 2.0];
-/// let mut shadow = Sink::shadow(&mut buffer[..], 2);
+/// let (mut buffer, mut unused) = ([1.0, 2.0], Vec::new());
+/// let mut shadow = Sink::shadow(&mut buffer[..], 2, &mut unused);
 /// shadow.add(1, 0.5);
-/// drop(shadow);
 /// assert_eq!(buffer, [1.0, 2.5]);
-/// assert_eq!(Sink::<f64>::shadow(NoSink, 3).into_vec(), vec![0.0; 3]);
+/// let mut zeros = Vec::new();
+/// assert_eq!(Sink::<f64>::shadow(NoSink, 3, &mut zeros).as_slice(), [0.0; 3]);
 /// ```
 pub trait Sink<F> {
-    /// The shadow the callee's adjoint adds into, of the array's flat length `len`.
-    fn shadow<'a>(self, len: usize) -> Shadow<'a, F>
+    /// The shadow the callee's adjoint adds into, of the array's flat length `len`:
+    /// the caller's buffer, or `zeros` filled with `len` zeros.
+    fn shadow<'a>(self, len: usize, zeros: &'a mut Vec<F>) -> FixedShadow<F, &'a mut [F]>
     where
         Self: 'a;
 }
@@ -42,7 +43,7 @@ impl<F: Copy + Default> Sink<F> for &mut [F] {
     /// If the buffer's length is not `len` (the caller passes its shadow's part of the
     /// array's length at the call, which the callee's parameter has).
     #[inline]
-    fn shadow<'a>(self, len: usize) -> Shadow<'a, F>
+    fn shadow<'a>(self, len: usize, _: &'a mut Vec<F>) -> FixedShadow<F, &'a mut [F]>
     where
         Self: 'a,
     {
@@ -51,17 +52,19 @@ impl<F: Copy + Default> Sink<F> for &mut [F] {
             len,
             "a replayed call's shadow has the array's length"
         );
-        Shadow::borrowed(self)
+        FixedShadow::borrowed(self)
     }
 }
 
 impl<F: Copy + Default> Sink<F> for NoSink {
     #[inline]
-    fn shadow<'a>(self, len: usize) -> Shadow<'a, F>
+    fn shadow<'a>(self, len: usize, zeros: &'a mut Vec<F>) -> FixedShadow<F, &'a mut [F]>
     where
         Self: 'a,
     {
-        Shadow::zeros(len)
+        zeros.clear();
+        zeros.resize(len, F::default());
+        FixedShadow::borrowed(zeros)
     }
 }
 
