@@ -81,15 +81,21 @@ impl Generator<'_> {
             let slot = self.slot(binding);
             out.extend(quote!(generated::accumulate(&mut #slot, #g);));
         }
+        let mut reverse = TokenStream::new();
         if self.body.returned.is_some() {
             let (pop, exit) = self.recall(exit_name(RETURN_REGION), 1);
-            out.extend(pop);
+            reverse.extend(pop);
             self.regions.borrow_mut().push(Some((RETURN_REGION, exit)));
-            out.extend(self.reverse_stmts(&self.body.block));
+            reverse.extend(self.reverse_stmts(&self.body.block));
             self.regions.borrow_mut().pop();
         } else {
-            out.extend(self.reverse_stmts(&self.body.block));
+            reverse.extend(self.reverse_stmts(&self.body.block));
         }
+        // the replayed calls' scratch buffers, named by the reverse statements just made
+        for scratch in self.scratches.borrow_mut().drain(..) {
+            out.extend(quote!(let mut #scratch = ::std::vec::Vec::new();));
+        }
+        out.extend(reverse);
         let grads = self
             .body
             .params

@@ -196,6 +196,10 @@ pub struct Generator<'a> {
     segment: RefCell<Option<checkpoint::Segment>>,
     /// What `grad_into`'s adjoint recomputes instead of saving (empty elsewhere).
     remat: remat::Remat<'a>,
+    /// The adjoint's scratch buffers for arrays a replayed call writes, one per call site
+    /// and argument, declared where the adjoint starts so every replay reuses one
+    /// allocation.
+    scratches: RefCell<Vec<Ident>>,
     /// The operands loops save once as they start rather than on every trip.
     invariants: invariants::Invariants,
 }
@@ -219,6 +223,7 @@ impl<'a> Generator<'a> {
             segment: Default::default(),
             remat: Default::default(),
             invariants: Default::default(),
+            scratches: Default::default(),
         };
         generator.invariants = invariants::Invariants::plan(&generator);
         generator

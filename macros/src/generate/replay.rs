@@ -316,11 +316,11 @@ impl Generator<'_> {
                     let value = match form {
                         Form::Shared => quote!(generated::Restore::restore(#saved)),
                         Form::Mut => {
-                            // the callee writes it again: a scratch copy of what it held
+                            // the callee writes it again: a copy of what it held, in the
+                            // call site's scratch (declared where the adjoint starts)
                             let scratch = mixed(&format!("scratch{id}_{k}"));
-                            code.extend(
-                                quote!(let mut #scratch = ::core::clone::Clone::clone(#saved);),
-                            );
+                            code.extend(quote!(generated::refill(&mut #scratch, #saved);));
+                            self.scratches.borrow_mut().push(scratch.clone());
                             quote!(generated::RestoreMut::restore_mut(&mut #scratch))
                         }
                         Form::Owned => {

@@ -81,6 +81,22 @@ pub trait NoArraySink {}
 
 impl NoArraySink for NoSink {}
 
+/// `scratch` made a copy of `saved` (a written array's elements before a replayed call),
+/// keeping its allocation: one scratch per call site serves every replay of it.
+///
+/// ```
+/// let mut scratch = Vec::new();
+/// gradtape_runtime::generated::refill(&mut scratch, &vec![1.0, 2.0]);
+/// scratch[0] = 5.0;
+/// gradtape_runtime::generated::refill(&mut scratch, &vec![3.0]);
+/// assert_eq!(scratch, [3.0]);
+/// ```
+#[inline]
+pub fn refill<F: Clone>(scratch: &mut Vec<F>, saved: &[F]) {
+    scratch.clear();
+    scratch.extend_from_slice(saved);
+}
+
 /// A copy of an array argument's elements as the call saw them.
 ///
 /// ```
