@@ -1101,6 +1101,49 @@ fn companion_items(
 }
 
 /// The user's companion type and items, each forwarding to the twin's.
+/// The statements adding the entries of marked parameter `k` into its gradient `d`: the
+/// twin's entry `grads.k` for the struct passed whole, then one entry per lifted field
+/// (`grads.next`, `next` counting on). With `sinks` (the twin's `vjp_into`), a lifted
+/// array field is not gathered after the call: the field of `d` is handed to the call as
+/// its sink, pushed there (every other lifted field's sink is `NoSink`).
+fn gather_marked(
+    marked: &Marked,
+    k: usize,
+    d: &syn::Ident,
+    grads: &syn::Ident,
+    next: &mut usize,
+    float: &Type,
+    mut sinks: Option<&mut Vec<TokenStream>>,
+) -> Vec<TokenStream> {
+    let generated = crate::generate::paths::generated();
+    let mut gathers = Vec::new();
+    if marked.whole {
+        let index = syn::Index::from(k);
+        gathers.push(quote!(#generated::add_whole(&mut #d, #grads.#index);));
+    }
+    for lifted in &marked.lifted {
+        let (path, entry) = (&lifted.path, syn::Index::from(*next));
+        *next += 1;
+        // spanned at the field, as its read's check: one diagnostic if it is no float
+        let at = generated_at(lifted.span);
+        if let Some(sinks) = sinks.as_deref_mut() {
+            if lifted.array && !lifted.whole {
+                sinks.push(quote_spanned!(lifted.span=> #at::float_array_field_mut::<#float, _>(&mut #d.#(#path).*)));
+                continue;
+            }
+            sinks.push(quote!(#generated::NoSink));
+        }
+        gathers.push(if lifted.whole {
+            quote_spanned!(lifted.span=> #at::add_whole(&mut #d.#(#path).*, #grads.#entry);)
+        } else if lifted.array {
+            quote_spanned!(lifted.span=> #at::add_float_array_field::<#float, _>(&mut #d.#(#path).*, #grads.#entry);)
+        } else {
+            quote_spanned!(lifted.span=> #at::add_float_field::<#float, _>(&mut #d.#(#path).*, #grads.#entry);)
+        });
+    }
+    gathers
+}
+
 fn companion(
     item: &ItemFn,
     model: &Model,
@@ -1261,22 +1304,7 @@ fn companion(
             let ty = &marked.ty;
             zeros.push(quote_spanned!(ty.span()=> let #zero = <#ty as #private::Differentiable>::zero_like(#source);));
             gathers.push(quote_spanned!(ty.span()=> let mut #d = <#ty as #private::Differentiable>::zero_like(&#zero);));
-            if marked.whole {
-                gathers.push(quote!(#generated::add_whole(&mut #d, #grads.#index);));
-            }
-            for lifted in &marked.lifted {
-                let (path, entry) = (&lifted.path, syn::Index::from(next));
-                next += 1;
-                // spanned at the field, as its read's check: one diagnostic if it is no float
-                let at = generated_at(lifted.span);
-                gathers.push(if lifted.whole {
-                    quote_spanned!(lifted.span=> #at::add_whole(&mut #d.#(#path).*, #grads.#entry);)
-                } else if lifted.array {
-                    quote_spanned!(lifted.span=> #at::add_float_array_field::<#float, _>(&mut #d.#(#path).*, #grads.#entry);)
-                } else {
-                    quote_spanned!(lifted.span=> #at::add_float_field::<#float, _>(&mut #d.#(#path).*, #grads.#entry);)
-                });
-            }
+            gathers.extend(gather_marked(marked, k, &d, &grads, &mut next, float, None));
             results.push(quote!(::core::option::Option::Some(#d)));
         }
         let mut pullback_fn = quote!(move |#g| {
@@ -1380,24 +1408,15 @@ fn companion(
                 user_sinks.push(quote!(#generated::NoSink));
                 let (d, ty, source) = (mixed(&format!("d{k}")), &marked.ty, &user_args[k]);
                 builds.push(quote_spanned!(ty.span()=> let mut #d = <#ty as #private::Differentiable>::zero_like(#source);));
-                if marked.whole {
-                    gathers.push(quote!(#generated::add_whole(&mut #d, #grads.#index);));
-                }
-                for lifted in &marked.lifted {
-                    let (path, entry) = (&lifted.path, syn::Index::from(next));
-                    next += 1;
-                    let at = generated_at(lifted.span);
-                    if lifted.array && !lifted.whole {
-                        lifted_sinks.push(quote_spanned!(lifted.span=> #at::float_array_field_mut::<#float, _>(&mut #d.#(#path).*)));
-                        continue;
-                    }
-                    lifted_sinks.push(quote!(#generated::NoSink));
-                    gathers.push(if lifted.whole {
-                        quote_spanned!(lifted.span=> #at::add_whole(&mut #d.#(#path).*, #grads.#entry);)
-                    } else {
-                        quote_spanned!(lifted.span=> #at::add_float_field::<#float, _>(&mut #d.#(#path).*, #grads.#entry);)
-                    });
-                }
+                gathers.extend(gather_marked(
+                    marked,
+                    k,
+                    &d,
+                    &grads,
+                    &mut next,
+                    float,
+                    Some(&mut lifted_sinks),
+                ));
                 results.push(quote!(::core::option::Option::Some(#d)));
                 entries.push(quote!(::core::option::Option<#ty>));
             }
