@@ -1100,7 +1100,6 @@ fn companion_items(
     items.contains_key("vjp").then_some(items)
 }
 
-/// The user's companion type and items, each forwarding to the twin's.
 /// The statements adding the entries of marked parameter `k` into its gradient `d`: the
 /// twin's entry `grads.k` for the struct passed whole, then one entry per lifted field
 /// (`grads.next`, `next` counting on). With `sinks` (the twin's `vjp_into`), a lifted
@@ -1144,6 +1143,7 @@ fn gather_marked(
     gathers
 }
 
+/// The user's companion type and items, each forwarding to the twin's.
 fn companion(
     item: &ItemFn,
     model: &Model,

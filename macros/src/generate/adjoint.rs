@@ -28,8 +28,7 @@ impl Generator<'_> {
                     // `&mut` output the pullback's argument `d_<param>` (flat), in place.
                     let shadow = if self.sinks && !param.is_ragged() {
                         // `vjp_into`: the caller's sink (its shadow of the array passed,
-                        // flat, or zeros when it has none)
-                        // (zeros in a buffer of the callee's own when it has none)
+                        // flat), or zeros in a buffer of the callee's own when it has none
                         let (sink, len) = (Self::sink(param), Self::array_len(param));
                         let zeros = mixed(&format!("{slot}_zeros"));
                         out.extend(quote!(let mut #zeros = ::std::vec::Vec::new();));

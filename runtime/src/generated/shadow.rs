@@ -259,11 +259,7 @@ impl<'b, F: Copy + Default> Shadow<'b, F> {
     /// The numbers as an array of length `N` (the gradient of a `[F; N]` parameter),
     /// zero-padded.
     pub fn into_array<const N: usize>(self) -> [F; N] {
-        let mut out = [F::default(); N];
-        for (o, v) in out.iter_mut().zip(self.values()) {
-            *o = *v;
-        }
-        out
+        padded_array(self.values())
     }
 
     /// The numbers (a tangent passed on to another annotated function). A local buffer's
@@ -309,29 +305,19 @@ impl<'b, F: Copy + Default> Shadow<'b, F> {
         }
         // Grown (if owned) to the last element once, then added in place.
         let _ = self.slot(offset + g.len() - 1);
-        for (slot, g) in self.values_mut()[offset..].iter_mut().zip(g) {
-            *slot = *slot + *g;
-        }
+        add_elementwise(&mut self.values_mut()[offset..], g);
     }
 
     /// The numbers as `M` rows of `N` (the gradient of a `[[F; N]; M]` parameter),
     /// zero-padded.
     pub fn into_matrix<const N: usize, const M: usize>(self) -> [[F; N]; M] {
-        let mut out = [[F::default(); N]; M];
-        for (o, v) in out.as_flattened_mut().iter_mut().zip(self.values()) {
-            *o = *v;
-        }
-        out
+        padded_matrix(self.values())
     }
 
     /// The numbers as `len` rows of `N` (the gradient of a `&[[F; N]]` or `Vec<[F; N]>`
     /// parameter of `len` rows), zero-padded.
     pub fn into_rows<const N: usize>(self, len: usize) -> Vec<[F; N]> {
-        let mut out = vec![[F::default(); N]; len];
-        for (o, v) in out.as_flattened_mut().iter_mut().zip(self.values()) {
-            *o = *v;
-        }
-        out
+        padded_rows(self.values(), len)
     }
 
     /// Copies the numbers into `out` (a tangent result the caller gave a buffer for).
@@ -459,10 +445,7 @@ impl<F: Copy + Default, S: AsRef<[F]> + AsMut<[F]>> FixedShadow<F, S> {
         if g.is_empty() {
             return;
         }
-        let values = &mut self.values.as_mut()[offset..offset + g.len()];
-        for (slot, g) in values.iter_mut().zip(g) {
-            *slot = *slot + *g;
-        }
+        add_elementwise(&mut self.values.as_mut()[offset..offset + g.len()], g);
     }
 
     /// The numbers, owned (a parameter's gradient).
@@ -476,30 +459,52 @@ impl<F: Copy + Default, S: AsRef<[F]> + AsMut<[F]>> FixedShadow<F, S> {
     /// The numbers as an array of length `N` (the gradient of a `[F; N]` parameter),
     /// zero-padded.
     pub fn into_array<const N: usize>(self) -> [F; N] {
-        let mut out = [F::default(); N];
-        for (o, v) in out.iter_mut().zip(self.values.as_ref()) {
-            *o = *v;
-        }
-        out
+        padded_array(self.values.as_ref())
     }
 
     /// The numbers as `M` rows of `N` (the gradient of a `[[F; N]; M]` parameter).
     pub fn into_matrix<const N: usize, const M: usize>(self) -> [[F; N]; M] {
-        let mut out = [[F::default(); N]; M];
-        for (o, v) in out.as_flattened_mut().iter_mut().zip(self.values.as_ref()) {
-            *o = *v;
-        }
-        out
+        padded_matrix(self.values.as_ref())
     }
 
     /// The numbers as `len` rows of `N` (the gradient of a `&[[F; N]]` or `Vec<[F; N]>`
     /// parameter of `len` rows).
     pub fn into_rows<const N: usize>(self, len: usize) -> Vec<[F; N]> {
-        let mut out = vec![[F::default(); N]; len];
-        for (o, v) in out.as_flattened_mut().iter_mut().zip(self.values.as_ref()) {
-            *o = *v;
-        }
-        out
+        padded_rows(self.values.as_ref(), len)
+    }
+}
+
+// The conversions and the sum both shadow types share: a shadow's numbers as the
+// parameter's shape (zero-padded: an owned local shadow may be shorter than its array),
+// and a cotangent added element by element.
+
+fn padded_array<F: Copy + Default, const N: usize>(values: &[F]) -> [F; N] {
+    let mut out = [F::default(); N];
+    for (o, v) in out.iter_mut().zip(values) {
+        *o = *v;
+    }
+    out
+}
+
+fn padded_matrix<F: Copy + Default, const N: usize, const M: usize>(values: &[F]) -> [[F; N]; M] {
+    let mut out = [[F::default(); N]; M];
+    for (o, v) in out.as_flattened_mut().iter_mut().zip(values) {
+        *o = *v;
+    }
+    out
+}
+
+fn padded_rows<F: Copy + Default, const N: usize>(values: &[F], len: usize) -> Vec<[F; N]> {
+    let mut out = vec![[F::default(); N]; len];
+    for (o, v) in out.as_flattened_mut().iter_mut().zip(values) {
+        *o = *v;
+    }
+    out
+}
+
+fn add_elementwise<F: Copy + Add<Output = F>>(values: &mut [F], g: &[F]) {
+    for (slot, g) in values.iter_mut().zip(g) {
+        *slot = *slot + *g;
     }
 }
 
