@@ -505,6 +505,76 @@ fn batches_split_over_two_threads_match_image_by_image() {
     assert_eq!(gathered, gathered_by_image);
 }
 
+/// The convolutions walk the batch in parts (claimed by two threads) and each part in
+/// blocks of images whose im2col matrix stays in cache (session 21: 512 KB). A batch whose
+/// parts hold two or three images, in blocks of two (so a part ends with a block of one),
+/// with groups, strides and SAME padding: the forward against the direct definition and
+/// image by image (to the bit: an image's output never depends on its block), the input
+/// gradient image by image (to the bit) and both gradients against the transposes' identity
+/// `⟨conv(x, w), ḡ⟩ = ⟨x, x̄⟩ = ⟨w, w̄⟩`, the filter gradient also against the sum of the
+/// images' own.
+#[test]
+fn blocked_passes_with_partial_blocks_match_the_definitions() {
+    let dot = |a: &Tensor<f64>, b: &Tensor<f64>| -> f64 {
+        a.to_vec().iter().zip(b.to_vec()).map(|(p, q)| p * q).sum()
+    };
+    let image = |t: &Tensor<f64>, b: usize| t.slice(0, b, 1);
+    // 18 · 18 positions · 72 taps · 8 bytes = 187 KB of im2col per image: blocks of two
+    for (x_shape, w_shape, options) in [
+        ([21, 20, 20, 8], [3, 3, 8, 6], Conv2dOptions::new()),
+        (
+            [21, 20, 20, 8],
+            [3, 3, 4, 6],
+            Conv2dOptions::new()
+                .groups(2)
+                .strides(2, 1)
+                .padding(Padding::Same),
+        ),
+    ] {
+        let x = Tensor::<f64>::random_normal(&x_shape, 0.0, 1.0, 91);
+        let w = Tensor::<f64>::random_normal(&w_shape, 0.0, 0.5, 92);
+        let y = x.conv2d(&w, options);
+        let (shape, want) = direct_conv(&x, &w, options);
+        assert_eq!(y.shape(), &shape[..]);
+        close(&y.to_vec(), &want, 1e-12);
+        let g = Tensor::<f64>::random_normal(y.shape(), 0.0, 1.0, 93);
+        let dx = g.conv2d_backprop_input(&w, &x_shape, options);
+        let dw = x.conv2d_backprop_filter(&g, &w_shape, options);
+        let lhs = dot(&y, &g);
+        assert!(
+            (lhs - dot(&x, &dx)).abs() < 1e-10 * (1.0 + lhs.abs()),
+            "{options:?}: input"
+        );
+        assert!(
+            (lhs - dot(&w, &dw)).abs() < 1e-10 * (1.0 + lhs.abs()),
+            "{options:?}: filter"
+        );
+        let mut one = x_shape;
+        one[0] = 1;
+        let mut dw_sum = vec![0.0; dw.to_vec().len()];
+        for b in 0..x_shape[0] {
+            let (xb, gb) = (image(&x, b), image(&g, b));
+            assert_eq!(
+                xb.conv2d(&w, options).to_vec(),
+                image(&y, b).to_vec(),
+                "forward {b}"
+            );
+            assert_eq!(
+                gb.conv2d_backprop_input(&w, &one, options).to_vec(),
+                image(&dx, b).to_vec(),
+                "input gradient {b}"
+            );
+            for (s, v) in dw_sum
+                .iter_mut()
+                .zip(xb.conv2d_backprop_filter(&gb, &w_shape, options).to_vec())
+            {
+                *s += v;
+            }
+        }
+        close(&dw.to_vec(), &dw_sum, 1e-12);
+    }
+}
+
 /// A tensor's elements as bits (through an exact cast to f64): equal only if every element
 /// is, signed zeros and NaNs included.
 fn bits<T: Float>(t: &Tensor<T>) -> Vec<u64> {

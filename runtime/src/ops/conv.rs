@@ -3,7 +3,9 @@
 //! `tf.nn.max_pool2d` / `tf.nn.avg_pool2d`.
 //!
 //! A convolution is an im2col copy (each output position's receptive field as one row) and
-//! one `gemm` product per group, the kernel `matmul` uses; its two gradients are ops of their
+//! one `gemm` product per group, the kernel `matmul` uses, block by block of images so that
+//! each block's im2col matrix is still in cache when its product reads it (the parts of the
+//! batch shared by the two threads; `image_parts`); its two gradients are ops of their
 //! own (`conv2d_backprop_input`, `conv2d_backprop_filter`, as in TensorFlow), each recorded
 //! with a rule written in these three ops, so a gradient of a gradient (a gradient penalty)
 //! is as exact as the first. All three are bilinear, so each JVP is the op applied to one
@@ -16,10 +18,10 @@
 //! pooling is linear; it and its transpose `avg_pool2d_backprop` are each other's rules. Under `SAME` padding the padded positions
 //! take no part: never a maximum, not counted in an average (as TensorFlow).
 
-use ndarray::{Array2, ArrayD, ArrayView2, IxDyn, s};
+use ndarray::{ArrayD, ArrayView2, IxDyn, s};
 use smallvec::smallvec;
 
-use super::linalg::{gemm_product, gemm_store};
+use super::linalg::{gemm_into, gemm_store};
 use super::{static_rule, sum_tangents};
 use crate::base::context::batch_rank;
 use crate::base::dtype::{AnyTensor, Float};
@@ -414,9 +416,10 @@ fn row_major<T: Float>(t: &Tensor<T>) -> std::borrow::Cow<'_, [T]> {
     }
 }
 
-/// The largest scratch matrix (bytes) a thread keeps between convolutions: W8's largest,
-/// conv 2's im2col matrix, is 17.8 MB in f32. Bounded so that one huge convolution does not
-/// hold its memory until the thread exits.
+/// The largest scratch matrix (bytes) a thread keeps between convolutions: a block's is
+/// about [`BLOCK_BYTES`], but a single image's can be larger (one image is the smallest
+/// block). Bounded so that one huge convolution does not hold its memory until the thread
+/// exits.
 const MAX_SCRATCH_BYTES: usize = 64 << 20;
 
 thread_local! {
@@ -495,20 +498,73 @@ fn images_of<'a, T>(values: &'a [T], images: &std::ops::Range<usize>, per_image:
     &values[images.start * per_image..images.end * per_image]
 }
 
-/// [`im2col`] of the whole batch, on two threads when large (see [`over_image_blocks`]).
-fn im2col_batch<T: Float>(cols: &mut [T], x: &[T], g: &Geometry, group: usize) {
-    let per_image = g.h * g.w * g.c_in;
-    over_image_blocks(g, cols, |part, images, cols| {
-        im2col(cols, images_of(x, &images, per_image), part, group);
-    });
+/// The bytes of im2col matrix a convolution builds and consumes at a time on each thread:
+/// small enough to stay in a core's L2 cache (1 MB on the project's AMD host, 2 MB on its
+/// Intel one) between im2col writing it and the product reading it, large enough that each
+/// product (a block's rows by the filter) is big enough for gemm's blocking. The whole
+/// batch's matrix, W8's conv 2 at 17.8 MB, went through memory twice per op.
+const BLOCK_BYTES: usize = 512 << 10;
+
+/// How a convolution pass (forward, or either gradient) cuts the batch `g` describes: into
+/// at most [`PARTS`](crate::base::parallel::PARTS) consecutive ranges of images (the
+/// parts two threads claim, when the pass is large), each walked in blocks of at most the
+/// returned number of images, whose im2col matrix is at most [`BLOCK_BYTES`].
+///
+/// Invariant: the cut depends on the geometry and the element size alone, never on how
+/// many threads run, so every result (the filter gradient's sums of parts included) is the
+/// same to the bit with one thread or two.
+fn image_parts(g: &Geometry, elem_bytes: usize) -> (Vec<std::ops::Range<usize>>, usize) {
+    use crate::base::parallel::PARTS;
+    let k = g.kh * g.kw * (g.c_in / g.groups);
+    let per_image = (g.oh * g.ow * k).max(1);
+    let per_block = (BLOCK_BYTES / (per_image * elem_bytes)).clamp(1, g.n.max(1));
+    let count = if g.n * per_image < SPLIT_IMAGES {
+        1
+    } else {
+        PARTS.min(g.n)
+    };
+    let parts = (0..count)
+        .map(|i| i * g.n / count..(i + 1) * g.n / count)
+        .filter(|r| !r.is_empty())
+        .collect();
+    (parts, per_block)
 }
 
-/// [`col2im_add`] of the whole batch, on two threads when large.
-fn col2im_add_batch<T: Float>(dx: &mut [T], cols: &[T], g: &Geometry, group: usize) {
-    let per_image = g.oh * g.ow * g.kh * g.kw * (g.c_in / g.groups);
-    over_image_blocks(g, dx, |part, images, dx| {
-        col2im_add(dx, images_of(cols, &images, per_image), part, group);
-    });
+/// `images` in consecutive blocks of at most `per_block` images.
+fn blocks_of(
+    images: std::ops::Range<usize>,
+    per_block: usize,
+) -> impl Iterator<Item = std::ops::Range<usize>> {
+    images
+        .clone()
+        .step_by(per_block)
+        .map(move |start| start..(start + per_block).min(images.end))
+}
+
+/// `values` cut into the pieces `parts` own, `per_image` elements per image.
+fn pieces_of<'a, T>(
+    values: &'a mut [T],
+    parts: &[std::ops::Range<usize>],
+    per_image: usize,
+) -> Vec<(std::ops::Range<usize>, &'a mut [T])> {
+    let mut rest = values;
+    let mut pieces = Vec::with_capacity(parts.len());
+    for images in parts {
+        let (piece, after) = std::mem::take(&mut rest).split_at_mut(images.len() * per_image);
+        pieces.push((images.clone(), piece));
+        rest = after;
+    }
+    pieces
+}
+
+/// `slots` as the initialised values they now hold.
+///
+/// # Safety
+/// Every element of `slots` must have been written.
+unsafe fn assume_written<T>(slots: &mut [std::mem::MaybeUninit<T>]) -> &mut [T] {
+    // SAFETY: `MaybeUninit<T>` has `T`'s layout, and the caller promises every element is
+    // initialised.
+    unsafe { &mut *(std::ptr::from_mut(slots) as *mut [T]) }
 }
 
 /// Writes the im2col matrix of channel group `group` into `cols` (every element): one row
@@ -617,80 +673,162 @@ fn group_columns(g: &Geometry, group: usize) -> std::ops::Range<usize> {
     group * cog..(group + 1) * cog
 }
 
-/// `conv2d`'s value: per group, `im2col(x) @ filter` written into that group's output
-/// channels; `[positions, c_out]` is the NHWC output, no reordering.
+/// `conv2d`'s value: per block of images and group, `im2col(block) @ filter` written into
+/// that group's output channels of the block's rows; `[positions, c_out]` is the NHWC
+/// output, no reordering.
 fn conv_values<T: Float>(x: &Tensor<T>, f: &Tensor<T>, g: &Geometry) -> ArrayD<T> {
+    conv_values_then(x, f, g, |_| {})
+}
+
+/// [`conv_values`], with `finish` applied to each block's output rows (whole rows of
+/// `c_out` channels, every element written) while they are still in cache: the fused
+/// bias and ReLU.
+fn conv_values_then<T: Float>(
+    x: &Tensor<T>,
+    f: &Tensor<T>,
+    g: &Geometry,
+    finish: impl Fn(&mut [T]) + Sync,
+) -> ArrayD<T> {
     let (xs, fs) = (row_major(x), row_major(f));
     let fm = filter_matrix(&fs, g);
     let k = fm.nrows();
-    let p = g.positions();
-    let out = with_scratch(p * k, |cols: &mut [T]| {
-        if g.groups == 1 {
-            im2col_batch(cols, &xs, g, 0);
-            return gemm_product(&ArrayView2::from_shape((p, k), &*cols).expect("p x k"), &fm);
+    let (in_image, out_image) = (g.h * g.w * g.c_in, g.oh * g.ow * g.c_out);
+    let len = g.n * out_image;
+    let mut out: Vec<T> = Vec::with_capacity(len);
+    let (parts, per_block) = image_parts(g, std::mem::size_of::<T>());
+    // a lone part runs on this thread, whose products may then use the second one
+    let split = parts.len() < 2;
+    let pieces = pieces_of(&mut out.spare_capacity_mut()[..len], &parts, out_image);
+    crate::base::parallel::for_each_part(pieces, |_, (images, piece)| {
+        for block in blocks_of(images.clone(), per_block) {
+            let bg = Geometry {
+                n: block.len(),
+                ..*g
+            };
+            let rows = bg.positions();
+            let at = (block.start - images.start) * out_image;
+            let slots = &mut piece[at..at + block.len() * out_image];
+            let mut o =
+                ndarray::ArrayViewMut2::from_shape((rows, g.c_out), &mut *slots).expect("rows");
+            with_scratch(rows * k, |cols: &mut [T]| {
+                for group in 0..g.groups {
+                    im2col(cols, images_of(&xs, &block, in_image), &bg, group);
+                    let a = ArrayView2::from_shape((rows, k), &*cols).expect("rows x k");
+                    let range = group_columns(g, group);
+                    gemm_into(
+                        &a,
+                        &fm.slice(s![.., range.clone()]),
+                        &mut o.slice_mut(s![.., range]),
+                        split,
+                    );
+                }
+            });
+            // SAFETY: the groups' column ranges cover all `c_out` columns, and `gemm_into`
+            // wrote every element of each.
+            finish(unsafe { assume_written(slots) });
         }
-        let mut out = Array2::<T>::zeros((p, g.c_out));
-        for group in 0..g.groups {
-            im2col_batch(cols, &xs, g, group);
-            let a = ArrayView2::from_shape((p, k), &*cols).expect("p x k");
-            let range = group_columns(g, group);
-            let product = gemm_product(&a, &fm.slice(s![.., range.clone()]));
-            out.slice_mut(s![.., range]).assign(&product);
-        }
-        out
     });
-    out.into_shape_with_order(IxDyn(&g.output_shape()))
-        .expect("positions x channels")
+    // SAFETY: the parts cover every image and `for_each_part` returned (it resumes a
+    // panic of any part instead), so every block of every part was written.
+    unsafe { out.set_len(len) };
+    ArrayD::from_shape_vec(IxDyn(&g.output_shape()), out).expect("positions x channels")
 }
 
-/// `conv2d_backprop_input`'s value: per group, `ḡ @ filterᵀ` (one row per output position)
-/// added back onto the input positions each row came from.
+/// `conv2d_backprop_input`'s value: per block of images and group, `ḡ @ filterᵀ` (one row
+/// per output position) added back onto the input positions each row came from, into the
+/// block's images (zeroed by their part first).
 fn backprop_input_values<T: Float>(grad: &Tensor<T>, f: &Tensor<T>, g: &Geometry) -> ArrayD<T> {
     let (gs, fs) = (row_major(grad), row_major(f));
     let fm = filter_matrix(&fs, g);
-    let gm = ArrayView2::from_shape((g.positions(), g.c_out), &gs).expect("output size checked");
-    let mut dx = crate::base::parallel::filled(g.input_shape().iter().product(), T::ZERO);
-    with_scratch(g.positions() * fm.nrows(), |cols: &mut [T]| {
-        let mut cm = ndarray::ArrayViewMut2::from_shape((g.positions(), fm.nrows()), &mut *cols)
-            .expect("p x k");
-        for group in 0..g.groups {
-            let range = group_columns(g, group);
-            gemm_store(
-                &gm.slice(s![.., range.clone()]),
-                &fm.slice(s![.., range]).t(),
-                &mut cm,
-                false,
-            );
-            col2im_add_batch(&mut dx, cm.as_slice().expect("row-major scratch"), g, group);
+    let k = fm.nrows();
+    let (in_image, out_image) = (g.h * g.w * g.c_in, g.oh * g.ow * g.c_out);
+    let len = g.n * in_image;
+    let mut dx: Vec<T> = Vec::with_capacity(len);
+    let (parts, per_block) = image_parts(g, std::mem::size_of::<T>());
+    let split = parts.len() < 2;
+    let pieces = pieces_of(&mut dx.spare_capacity_mut()[..len], &parts, in_image);
+    crate::base::parallel::for_each_part(pieces, |_, (images, piece)| {
+        piece.fill(std::mem::MaybeUninit::new(T::ZERO));
+        // SAFETY: just filled.
+        let piece = unsafe { assume_written(piece) };
+        for block in blocks_of(images.clone(), per_block) {
+            let bg = Geometry {
+                n: block.len(),
+                ..*g
+            };
+            let rows = bg.positions();
+            let gm = ArrayView2::from_shape((rows, g.c_out), images_of(&gs, &block, out_image))
+                .expect("output size checked");
+            let at = (block.start - images.start) * in_image;
+            let dx_block = &mut piece[at..at + block.len() * in_image];
+            with_scratch(rows * k, |cols: &mut [T]| {
+                for group in 0..g.groups {
+                    let range = group_columns(g, group);
+                    let mut cm = ndarray::ArrayViewMut2::from_shape((rows, k), &mut *cols)
+                        .expect("rows x k");
+                    gemm_store(
+                        &gm.slice(s![.., range.clone()]),
+                        &fm.slice(s![.., range]).t(),
+                        &mut cm,
+                        false,
+                        split,
+                    );
+                    col2im_add(dx_block, cols, &bg, group);
+                }
+            });
         }
     });
+    // SAFETY: as in `conv_values_then`: every part filled its piece.
+    unsafe { dx.set_len(len) };
     ArrayD::from_shape_vec(IxDyn(&g.input_shape()), dx).expect("input size")
 }
 
-/// `conv2d_backprop_filter`'s value: per group, `im2col(x)ᵀ @ ḡ` in that group's columns.
+/// `conv2d_backprop_filter`'s value: per group, `im2col(x)ᵀ @ ḡ` in that group's columns,
+/// summed block by block into one sum per part of the batch, the parts' sums then added in
+/// order (see [`image_parts`]: the same order whatever the thread count).
 fn backprop_filter_values<T: Float>(x: &Tensor<T>, grad: &Tensor<T>, g: &Geometry) -> ArrayD<T> {
     let (xs, gs) = (row_major(x), row_major(grad));
-    let p = g.positions();
     let k = g.kh * g.kw * (g.c_in / g.groups);
-    let gm = ArrayView2::from_shape((p, g.c_out), &gs).expect("output size checked");
-    let out = with_scratch(p * k, |cols: &mut [T]| {
-        if g.groups == 1 {
-            im2col_batch(cols, &xs, g, 0);
-            let a = ArrayView2::from_shape((p, k), &*cols).expect("p x k");
-            return gemm_product(&a.t(), &gm);
+    let (in_image, out_image) = (g.h * g.w * g.c_in, g.oh * g.ow * g.c_out);
+    let (parts, per_block) = image_parts(g, std::mem::size_of::<T>());
+    let split = parts.len() < 2;
+    let mut sums: Vec<Vec<T>> = parts.iter().map(|_| vec![T::ZERO; k * g.c_out]).collect();
+    let jobs: Vec<_> = parts.iter().cloned().zip(sums.iter_mut()).collect();
+    crate::base::parallel::for_each_part(jobs, |_, (images, sum)| {
+        let mut sm =
+            ndarray::ArrayViewMut2::from_shape((k, g.c_out), &mut sum[..]).expect("k x c_out");
+        for block in blocks_of(images, per_block) {
+            let bg = Geometry {
+                n: block.len(),
+                ..*g
+            };
+            let rows = bg.positions();
+            let gm = ArrayView2::from_shape((rows, g.c_out), images_of(&gs, &block, out_image))
+                .expect("output size checked");
+            with_scratch(rows * k, |cols: &mut [T]| {
+                for group in 0..g.groups {
+                    im2col(cols, images_of(&xs, &block, in_image), &bg, group);
+                    let a = ArrayView2::from_shape((rows, k), &*cols).expect("rows x k");
+                    let range = group_columns(g, group);
+                    gemm_store(
+                        &a.t(),
+                        &gm.slice(s![.., range.clone()]),
+                        &mut sm.slice_mut(s![.., range]),
+                        true,
+                        split,
+                    );
+                }
+            });
         }
-        let mut out = Array2::<T>::zeros((k, g.c_out));
-        for group in 0..g.groups {
-            im2col_batch(cols, &xs, g, group);
-            let a = ArrayView2::from_shape((p, k), &*cols).expect("p x k");
-            let range = group_columns(g, group);
-            let product = gemm_product(&a.t(), &gm.slice(s![.., range.clone()]));
-            out.slice_mut(s![.., range]).assign(&product);
-        }
-        out
     });
-    out.into_shape_with_order(IxDyn(&g.filter_shape()))
-        .expect("filter size")
+    let mut sums = sums.into_iter();
+    let mut total = sums.next().unwrap_or_else(|| vec![T::ZERO; k * g.c_out]);
+    for sum in sums {
+        for (t, v) in total.iter_mut().zip(sum) {
+            *t += v;
+        }
+    }
+    ArrayD::from_shape_vec(IxDyn(&g.filter_shape()), total).expect("filter size")
 }
 
 /// `f` applied to a cotangent whose first axis is the batch of images, with a jacobian
@@ -961,11 +1099,8 @@ impl<T: Float> Tensor<T> {
             self.shape(),
             filter.shape()
         );
-        let mut values = conv_values(self, filter, &g);
-        add_bias_relu(
-            values.as_slice_mut().expect("conv2d's output is row-major"),
-            &row_major(bias),
-        );
+        let bias_values = row_major(bias);
+        let values = conv_values_then(self, filter, &g, |rows| add_bias_relu(rows, &bias_values));
         let data = Data::from_array(values);
         let spec = |out: &Tensor<T>| NodeSpec {
             op: OP,
@@ -992,19 +1127,19 @@ impl<T: Float> Tensor<T> {
     }
 }
 
-/// `relu(v + bias[c])` for each element `v` of channel `c` in `values`, an NHWC output
-/// whose rows are `bias.len()` channels long, in place: the arithmetic of `+ bias` then
-/// `relu` (one rounding, then the select), each element alone, so the two-thread split
-/// changes no bit.
+/// `relu(v + bias[c])` for each element `v` of channel `c` in `values`, whole NHWC rows of
+/// `bias.len()` channels, in place: the arithmetic of `+ bias` then `relu` (one rounding,
+/// then the select), each element alone. Called on each block of the product as it is
+/// written ([`conv_values_then`]), while the block is in cache.
 fn add_bias_relu<T: Float>(values: &mut [T], bias: &[T]) {
-    if bias.is_empty() || values.is_empty() {
+    if bias.is_empty() {
         return;
     }
-    crate::base::parallel::chunks_in_place(values, bias.len(), |_, row| {
+    for row in values.chunks_exact_mut(bias.len()) {
         for (v, &b) in row.iter_mut().zip(bias) {
             *v = relu_value(*v + b);
         }
-    });
+    }
 }
 
 /// y = relu(conv(x, w) + b): with m = ḡ·[y > 0] (ReLU's rule, its mask read from y),

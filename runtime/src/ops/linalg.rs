@@ -174,6 +174,7 @@ impl<T: Float> Tensor<T> {
             &wv.into_dimensionality::<Ix2>().expect("rank 2"),
             &mut out.view_mut(),
             true,
+            true,
         );
         let data = Data::from_array(out.into_dyn());
         let inputs = [self.id(), weights.id(), biases.id()];
@@ -472,7 +473,7 @@ fn matmul_values<T: Float>(x: &Tensor<T>, y: &Tensor<T>, tx: bool, ty: bool) -> 
             .index_axis_mut(ndarray::Axis(0), b)
             .into_dimensionality::<Ix2>()
             .expect("rank 2");
-        gemm_into(&a, &c, &mut o);
+        gemm_into(&a, &c, &mut o, true);
     }
     // SAFETY: every matrix of the batch was written by `gemm_into`.
     let out = unsafe { out.assume_init() };
@@ -484,16 +485,18 @@ fn matmul_values<T: Float>(x: &Tensor<T>, y: &Tensor<T>, tx: bool, ty: bool) -> 
 /// kernel gradient of W4's first layer that pass was a 400 KB memset per step).
 pub(super) fn gemm_product<T: Float>(a: &ArrayView2<'_, T>, b: &ArrayView2<'_, T>) -> Array2<T> {
     let mut out = Array2::<T>::uninit((a.nrows(), b.ncols()));
-    gemm_into(a, b, &mut out.view_mut());
+    gemm_into(a, b, &mut out.view_mut(), true);
     // SAFETY: `gemm_into` writes every element of `out`.
     unsafe { out.assume_init() }
 }
 
-/// `out = a @ b`, every element of `out` written (none read). See [`gemm_raw`].
-fn gemm_into<T: Float>(
+/// `out = a @ b`, every element of `out` written (none read). See [`gemm_raw`] (and for
+/// `split`).
+pub(super) fn gemm_into<T: Float>(
     a: &ArrayView2<'_, T>,
     b: &ArrayView2<'_, T>,
     out: &mut ArrayViewMut2<'_, MaybeUninit<T>>,
+    split: bool,
 ) {
     let (m, k) = a.dim();
     let n = b.ncols();
@@ -509,17 +512,18 @@ fn gemm_into<T: Float>(
     // so `out`'s uninitialised contents are never read (later depth blocks read only what
     // the first block stored); gemm does not document this, so runtime/Cargo.toml pins the
     // version it was checked in. `MaybeUninit<T>` has `T`'s layout.
-    unsafe { gemm_raw(a, b, out.as_mut_ptr().cast::<T>(), strides, false) }
+    unsafe { gemm_raw(a, b, out.as_mut_ptr().cast::<T>(), strides, false, split) }
 }
 
 /// `out += a @ b` (`add`: one pass over `out`, so a bias already in it costs no separate
 /// add) or `out = a @ b` (an initialised buffer reused, its old values never read: the
-/// convolutions' scratch matrices).
+/// convolutions' scratch matrices). See [`gemm_raw`] for `split`.
 pub(super) fn gemm_store<T: Float>(
     a: &ArrayView2<'_, T>,
     b: &ArrayView2<'_, T>,
     out: &mut ArrayViewMut2<'_, T>,
     add: bool,
+    split: bool,
 ) {
     let (m, k) = a.dim();
     let n = b.ncols();
@@ -534,13 +538,15 @@ pub(super) fn gemm_store<T: Float>(
     let strides = (out.strides()[0], out.strides()[1]);
     // SAFETY: `out` is a live, mutably borrowed, initialised m x n view aliasing neither
     // input.
-    unsafe { gemm_raw(a, b, out.as_mut_ptr(), strides, add) }
+    unsafe { gemm_raw(a, b, out.as_mut_ptr(), strides, add, split) }
 }
 
 /// `out = a @ b` (`read_dst` false) or `out = out + a @ b` (true) with the `gemm` crate:
 /// cache-blocked kernels for the widest SIMD the CPU has (chosen at run time, AVX-512
-/// included) that read any strides (transposed views too). A product big enough to pay
-/// for a second thread is cut in two halves along its larger side (see [`SPLIT_WORK`]).
+/// included) that read any strides (transposed views too). With `split`, a product big
+/// enough to pay for a second thread is cut in two halves along its larger side (see
+/// [`SPLIT_WORK`]); without, it runs on the calling thread (a part of a pass that is
+/// already shared between the two threads, as the convolutions' blocks are).
 ///
 /// # Safety
 /// `out` must point to an m x n matrix (m = rows of `a`, n = columns of `b`, all non-zero)
@@ -552,6 +558,7 @@ unsafe fn gemm_raw<T: Float>(
     out: *mut T,
     (o_rs, o_cs): (isize, isize),
     read_dst: bool,
+    split: bool,
 ) {
     let (m, k) = a.dim();
     let n = b.ncols();
@@ -568,7 +575,10 @@ unsafe fn gemm_raw<T: Float>(
     // the caller promises; the halves address disjoint parts of it, and whichever thread
     // claims the second half runs it before `join_halves` returns, also when the first
     // half unwinds.
-    if m.saturating_mul(n).saturating_mul(k) < SPLIT_WORK || !crate::base::parallel::can_split() {
+    if !split
+        || m.saturating_mul(n).saturating_mul(k) < SPLIT_WORK
+        || !crate::base::parallel::can_split()
+    {
         unsafe { product.run() };
         return;
     }
