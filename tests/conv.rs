@@ -349,6 +349,65 @@ fn max_pool_gradient_goes_to_the_first_maximum() {
     assert_eq!(g, vec![0.0, 1.0, 1.0, 0.0]);
 }
 
+/// Max pooling's gradient where the windows tile the input (each input element written
+/// once, no zeros first) against the same windows in an input one row and one column
+/// larger, which no window reaches (the general path: zeros, then each share added): the
+/// same bits on the shared positions, zeros on the others, and a `-0.0` cotangent routed
+/// as `+0.0` by both (the general path adds it onto a zero). Regression for the tiled
+/// scatter of session 22.
+#[test]
+fn max_pool_gradient_where_windows_tile_the_input_equals_the_general_path() {
+    let tiled = Tensor::<f64>::random_normal(&[2, 4, 4, 3], 0.0, 1.0, 81);
+    let t = tiled.to_vec();
+    // the same images with a fifth row and column of large values no window reaches
+    let mut wider = vec![9.0; 2 * 5 * 5 * 3];
+    for b in 0..2 {
+        for i in 0..4 {
+            for j in 0..4 {
+                for c in 0..3 {
+                    wider[((b * 5 + i) * 5 + j) * 3 + c] = t[((b * 4 + i) * 4 + j) * 3 + c];
+                }
+            }
+        }
+    }
+    let wider = Tensor::from_vec(wider, &[2, 5, 5, 3]);
+    let mut seed = Tensor::<f64>::random_normal(&[2, 2, 2, 3], 0.0, 1.0, 82).to_vec();
+    seed[4] = -0.0;
+    let seed = Tensor::from_vec(seed, &[2, 2, 2, 3]);
+    let routed = |x: &Tensor<f64>| {
+        let tape = GradientTape::new();
+        tape.watch(x);
+        let y = tape.record(|| x.max_pool2d((2, 2), (2, 2), Padding::Valid));
+        assert_eq!(y.shape(), &[2, 2, 2, 3]);
+        let options = GradientOptions::new().output_gradients(&seed);
+        tape.gradient_with(&y, x, options).unwrap().unwrap()
+    };
+    let (d_tiled, d_wider) = (bits(&routed(&tiled)), bits(&routed(&wider)));
+    for b in 0..2 {
+        for i in 0..5 {
+            for j in 0..5 {
+                for c in 0..3 {
+                    let at = ((b * 5 + i) * 5 + j) * 3 + c;
+                    if i < 4 && j < 4 {
+                        assert_eq!(d_tiled[((b * 4 + i) * 4 + j) * 3 + c], d_wider[at]);
+                    } else {
+                        assert_eq!(d_wider[at], 0.0f64.to_bits());
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        !d_tiled.contains(&(-0.0f64).to_bits()),
+        "-0.0 routed as +0.0"
+    );
+    let dense = routed(&tiled).to_vec();
+    assert_eq!(
+        dense.iter().filter(|v| **v != 0.0).count(),
+        2 * 2 * 2 * 3 - 1
+    );
+}
+
 /// The gradient finds each window's maximum again from the input and the output (no argmax
 /// is kept): a NaN pools only as a window's first element, and then takes the gradient;
 /// a later NaN is never the maximum, so neither its value nor its gradient is taken.

@@ -360,6 +360,24 @@ impl Geometry {
         (iy < self.h && ix < self.w).then_some((iy, ix))
     }
 
+    /// Whether each image's windows are disjoint and together cover every input position
+    /// (W8's 2x2 pooling of a 26x26 map): then routing a cotangent back writes each input
+    /// element exactly once. Disjoint: a stride at least the (dilated) window's span, on
+    /// each axis; covering: every input row and column is some window's tap.
+    fn tiles_input(&self) -> bool {
+        let covered =
+            |out: usize, stride: usize, taps: usize, dilation: usize, pad: usize, len: usize| {
+                let span = (taps.max(1) - 1) * dilation + 1;
+                let hits = (0..out)
+                    .flat_map(|o| (0..taps).map(move |k| o * stride + k * dilation))
+                    .filter(|&at| at.checked_sub(pad).is_some_and(|i| i < len))
+                    .count();
+                stride >= span && hits == len
+            };
+        covered(self.oh, self.sh, self.kh, self.dh, self.pad_top, self.h)
+            && covered(self.ow, self.sw, self.kw, self.dw, self.pad_left, self.w)
+    }
+
     /// The sizes a node keeps: the input and filter shapes and the options.
     fn params(&self) -> Params {
         let [n, h, w, c] = self.input_shape();
@@ -468,10 +486,10 @@ const SPLIT_IMAGES: usize = 1 << 15;
 /// Invariant that makes the split exact: each image's block of `out` is computed only from
 /// that image's inputs, in the same order whichever thread does it, so the result is the
 /// same to the bit as one pass (the tests compare them).
-fn over_image_blocks<T: Float>(
+fn over_image_blocks<E: Send>(
     g: &Geometry,
-    out: &mut [T],
-    f: impl Fn(&Geometry, std::ops::Range<usize>, &mut [T]) + Sync,
+    out: &mut [E],
+    f: impl Fn(&Geometry, std::ops::Range<usize>, &mut [E]) + Sync,
 ) {
     use crate::base::parallel::{PARTS, can_split, for_each_part};
     if g.n < 2 || out.len() < SPLIT_IMAGES || !can_split() {
@@ -479,7 +497,7 @@ fn over_image_blocks<T: Float>(
     }
     debug_assert!(out.len().is_multiple_of(g.n), "one equal block per image");
     let per_block = g.n.div_ceil(PARTS);
-    let blocks: Vec<&mut [T]> = out.chunks_mut(per_block * (out.len() / g.n)).collect();
+    let blocks: Vec<&mut [E]> = out.chunks_mut(per_block * (out.len() / g.n)).collect();
     for_each_part(blocks, |i, block| {
         let images = i * per_block..((i + 1) * per_block).min(g.n);
         f(
@@ -530,15 +548,22 @@ fn image_parts(g: &Geometry, elem_bytes: usize) -> (Vec<std::ops::Range<usize>>,
     (parts, per_block)
 }
 
-/// `images` in consecutive blocks of at most `per_block` images.
+/// `images` of the batch `g` describes in consecutive blocks of at most `per_block` images,
+/// each with its geometry (`g` with `n` the block's image count).
 fn blocks_of(
     images: std::ops::Range<usize>,
     per_block: usize,
-) -> impl Iterator<Item = std::ops::Range<usize>> {
-    images
-        .clone()
-        .step_by(per_block)
-        .map(move |start| start..(start + per_block).min(images.end))
+    g: &Geometry,
+) -> impl Iterator<Item = (std::ops::Range<usize>, Geometry)> {
+    let g = *g;
+    images.clone().step_by(per_block).map(move |start| {
+        let block = start..(start + per_block).min(images.end);
+        let geometry = Geometry {
+            n: block.len(),
+            ..g
+        };
+        (block, geometry)
+    })
 }
 
 /// `values` cut into the pieces `parts` own, `per_image` elements per image.
@@ -700,11 +725,7 @@ fn conv_values_then<T: Float>(
     let split = parts.len() < 2;
     let pieces = pieces_of(&mut out.spare_capacity_mut()[..len], &parts, out_image);
     crate::base::parallel::for_each_part(pieces, |_, (images, piece)| {
-        for block in blocks_of(images.clone(), per_block) {
-            let bg = Geometry {
-                n: block.len(),
-                ..*g
-            };
+        for (block, bg) in blocks_of(images.clone(), per_block, g) {
             let rows = bg.positions();
             let at = (block.start - images.start) * out_image;
             let slots = &mut piece[at..at + block.len() * out_image];
@@ -751,11 +772,7 @@ fn backprop_input_values<T: Float>(grad: &Tensor<T>, f: &Tensor<T>, g: &Geometry
         piece.fill(std::mem::MaybeUninit::new(T::ZERO));
         // SAFETY: just filled.
         let piece = unsafe { assume_written(piece) };
-        for block in blocks_of(images.clone(), per_block) {
-            let bg = Geometry {
-                n: block.len(),
-                ..*g
-            };
+        for (block, bg) in blocks_of(images.clone(), per_block, g) {
             let rows = bg.positions();
             let gm = ArrayView2::from_shape((rows, g.c_out), images_of(&gs, &block, out_image))
                 .expect("output size checked");
@@ -797,11 +814,7 @@ fn backprop_filter_values<T: Float>(x: &Tensor<T>, grad: &Tensor<T>, g: &Geometr
     crate::base::parallel::for_each_part(jobs, |_, (images, sum)| {
         let mut sm =
             ndarray::ArrayViewMut2::from_shape((k, g.c_out), &mut sum[..]).expect("k x c_out");
-        for block in blocks_of(images, per_block) {
-            let bg = Geometry {
-                n: block.len(),
-                ..*g
-            };
+        for (block, bg) in blocks_of(images, per_block, g) {
             let rows = bg.positions();
             let gm = ArrayView2::from_shape((rows, g.c_out), images_of(&gs, &block, out_image))
                 .expect("output size checked");
@@ -1442,75 +1455,102 @@ fn max_pool_route<T: Float>(
         Route::Gather => (x_len, y_len, g.output_shape()),
     };
     let count: usize = lead.iter().product();
-    let mut out = crate::base::parallel::filled(count * to_len, T::ZERO);
-    if from_len > 0 && to_len > 0 && g.c_in > 0 {
-        let (x_image, y_image) = (g.h * g.w * g.c_in, g.oh * g.ow * g.c_in);
-        let (from_image, _) = match route {
-            Route::Scatter => (y_image, x_image),
-            Route::Gather => (x_image, y_image),
-        };
-        for (to, from) in out.chunks_exact_mut(to_len).zip(cs.chunks_exact(from_len)) {
+    let (x_image, y_image) = (g.h * g.w * g.c_in, g.oh * g.ow * g.c_in);
+    let from_image = match route {
+        Route::Scatter => y_image,
+        Route::Gather => x_image,
+    };
+    let out = if route == Route::Scatter && from_len > 0 && to_len > 0 && g.tiles_input() {
+        // every element written once: no zeros first (an 11 MB fill per step in W8)
+        let mut out: Vec<T> = Vec::with_capacity(count * to_len);
+        let slots = &mut out.spare_capacity_mut()[..count * to_len];
+        for (to, from) in slots
+            .chunks_exact_mut(to_len)
+            .zip(cs.chunks_exact(from_len))
+        {
             over_image_blocks(g, to, |part, images, to| {
-                let xs = images_of(&xs, &images, x_image);
-                let ys = images_of(&ys, &images, y_image);
-                route_images(
-                    to,
-                    images_of(from, &images, from_image),
-                    xs,
-                    ys,
-                    part,
-                    route,
+                let (xs, ys) = (
+                    images_of(&xs, &images, x_image),
+                    images_of(&ys, &images, y_image),
                 );
+                let from = images_of(from, &images, from_image);
+                scatter(to, from, xs, ys, part, |d, share| {
+                    _ = d.write(T::ZERO + share)
+                });
             });
         }
-    }
+        // SAFETY: the windows tile each image (`tiles_input`: disjoint, covering every
+        // position), so `scatter` wrote every element of every image of every lead index.
+        unsafe { out.set_len(count * to_len) };
+        out
+    } else {
+        let mut out = crate::base::parallel::filled(count * to_len, T::ZERO);
+        if from_len > 0 && to_len > 0 && g.c_in > 0 {
+            for (to, from) in out.chunks_exact_mut(to_len).zip(cs.chunks_exact(from_len)) {
+                over_image_blocks(g, to, |part, images, to| {
+                    let xs = images_of(&xs, &images, x_image);
+                    let ys = images_of(&ys, &images, y_image);
+                    let from = images_of(from, &images, from_image);
+                    match route {
+                        Route::Scatter => scatter(to, from, xs, ys, part, |d, share| *d += share),
+                        Route::Gather => gather(to, from, xs, ys, part),
+                    }
+                });
+            }
+        }
+        out
+    };
     let shape: Vec<usize> = lead.iter().chain(&to_shape).copied().collect();
     ArrayD::from_shape_vec(IxDyn(&shape), out).expect("routed size")
 }
 
-/// [`max_pool_route`]'s pass over the images `g` describes: `from` routed into `to` (which
-/// holds zeros for `Scatter`), the pooling's input `xs` and output `ys` saying where.
-fn route_images<T: Float>(
-    to: &mut [T],
+/// [`max_pool_route`]'s scatter over the images `g` describes: each window's cotangent in
+/// `from` handed to `store` at the window's first maximum, and zero at its other taps, the
+/// pooling's input `xs` and output `ys` saying where. `store` adds onto zeros, or, where
+/// the windows tile the input, writes (`0 + share`: the same bits as the addition, a
+/// `-0.0` share included).
+fn scatter<T: Float, S>(
+    to: &mut [S],
     from: &[T],
     xs: &[T],
     ys: &[T],
     g: &Geometry,
-    route: Route,
+    store: impl Fn(&mut S, T),
 ) {
     let ch = g.c_in;
     // Selects over contiguous channel rows, not branches (which tap holds the maximum is
     // a coin toss on real data) and not a flag per channel: one vector compare and blend
-    // per row.
-    match route {
-        Route::Scatter => {
-            // per channel, the part of the window's cotangent not yet routed
-            let mut pending = vec![T::ZERO; ch];
-            each_window(g, |o, taps| {
-                let top = &ys[o..o + ch];
-                pending.copy_from_slice(&from[o..o + ch]);
-                for &at in taps {
-                    let (d, v) = (&mut to[at..at + ch], &xs[at..at + ch]);
-                    for (((d, &v), &top), p) in d.iter_mut().zip(v).zip(top).zip(&mut pending) {
-                        // routed once: what is added is taken out of `pending`
-                        let hit = is_the_max(v, top);
-                        *d += if hit { *p } else { T::ZERO };
-                        *p = if hit { T::ZERO } else { *p };
-                    }
-                }
-            })
-        }
-        Route::Gather => each_window(g, |o, taps| {
-            let (d, top) = (&mut to[o..o + ch], &ys[o..o + ch]);
-            // the last tap first, so that the first maximum's value is the one kept
-            for &at in taps.iter().rev() {
-                let (v, h) = (&xs[at..at + ch], &from[at..at + ch]);
-                for (((d, &v), &top), &h) in d.iter_mut().zip(v).zip(top).zip(h) {
-                    *d = if is_the_max(v, top) { h } else { *d };
-                }
+    // per row. Per channel, the part of the window's cotangent not yet routed:
+    let mut pending = vec![T::ZERO; ch];
+    each_window(g, |o, taps| {
+        let top = &ys[o..o + ch];
+        pending.copy_from_slice(&from[o..o + ch]);
+        for &at in taps {
+            let (d, v) = (&mut to[at..at + ch], &xs[at..at + ch]);
+            for (((d, &v), &top), p) in d.iter_mut().zip(v).zip(top).zip(&mut pending) {
+                // routed once: what is stored is taken out of `pending`
+                let hit = is_the_max(v, top);
+                store(d, if hit { *p } else { T::ZERO });
+                *p = if hit { T::ZERO } else { *p };
             }
-        }),
-    }
+        }
+    })
+}
+
+/// [`max_pool_route`]'s gather over the images `g` describes: into `to` (zeros) the
+/// element of `from` at each window's first maximum.
+fn gather<T: Float>(to: &mut [T], from: &[T], xs: &[T], ys: &[T], g: &Geometry) {
+    let ch = g.c_in;
+    each_window(g, |o, taps| {
+        let (d, top) = (&mut to[o..o + ch], &ys[o..o + ch]);
+        // the last tap first, so that the first maximum's value is the one kept
+        for &at in taps.iter().rev() {
+            let (v, h) = (&xs[at..at + ch], &from[at..at + ch]);
+            for (((d, &v), &top), &h) in d.iter_mut().zip(v).zip(top).zip(h) {
+                *d = if is_the_max(v, top) { h } else { *d };
+            }
+        }
+    })
 }
 
 /// Calls `visit(o, taps)` for each pooling window in output order: `o` the flat output
