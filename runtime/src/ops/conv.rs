@@ -755,11 +755,64 @@ fn conv_values_then<T: Float>(
     ArrayD::from_shape_vec(IxDyn(&g.output_shape()), out).expect("positions x channels")
 }
 
+/// The output cotangent a gradient pass reads: `ḡ` itself, or, in the fused
+/// `conv2d_bias_relu`'s rule, ReLU's share of it, `ḡ · [y > 0]` for the op's output `y`,
+/// built block by block in a scratch buffer just before the block's product reads it (so
+/// never an output-sized array of its own).
+#[derive(Clone, Copy)]
+struct Cotangent<'a, T> {
+    grad: &'a [T],
+    relu_output: Option<&'a [T]>,
+}
+
+impl<'a, T: Float> Cotangent<'a, T> {
+    /// `ḡ` as it is.
+    fn plain(grad: &'a [T]) -> Self {
+        Cotangent {
+            grad,
+            relu_output: None,
+        }
+    }
+
+    /// How much scratch [`rows`](Self::rows) needs for `len` elements.
+    fn scratch_len(&self, len: usize) -> usize {
+        if self.relu_output.is_some() { len } else { 0 }
+    }
+
+    /// The cotangent's elements for `images` (`per_image` each): `ḡ`'s own, or ReLU's
+    /// share of them written into `scratch` (the product ReLU's rule records, `ḡ ·
+    /// positive_mask(y)`, element by element, so the same values).
+    fn rows<'s>(
+        &self,
+        images: &std::ops::Range<usize>,
+        per_image: usize,
+        scratch: &'s mut [T],
+    ) -> &'s [T]
+    where
+        'a: 's,
+    {
+        let grad = images_of(self.grad, images, per_image);
+        let Some(y) = self.relu_output else {
+            return grad;
+        };
+        let masked = &mut scratch[..grad.len()];
+        let y = images_of(y, images, per_image);
+        for ((m, &g), &y) in masked.iter_mut().zip(grad).zip(y) {
+            *m = g * positive_mask_of(y);
+        }
+        masked
+    }
+}
+
 /// `conv2d_backprop_input`'s value: per block of images and group, `ḡ @ filterᵀ` (one row
 /// per output position) added back onto the input positions each row came from, into the
 /// block's images (zeroed by their part first).
-fn backprop_input_values<T: Float>(grad: &Tensor<T>, f: &Tensor<T>, g: &Geometry) -> ArrayD<T> {
-    let (gs, fs) = (row_major(grad), row_major(f));
+fn backprop_input_values<T: Float>(
+    cotangent: Cotangent<'_, T>,
+    f: &Tensor<T>,
+    g: &Geometry,
+) -> ArrayD<T> {
+    let fs = row_major(f);
     let fm = filter_matrix(&fs, g);
     let k = fm.nrows();
     let (in_image, out_image) = (g.h * g.w * g.c_in, g.oh * g.ow * g.c_out);
@@ -774,11 +827,16 @@ fn backprop_input_values<T: Float>(grad: &Tensor<T>, f: &Tensor<T>, g: &Geometry
         let piece = unsafe { assume_written(piece) };
         for (block, bg) in blocks_of(images.clone(), per_block, g) {
             let rows = bg.positions();
-            let gm = ArrayView2::from_shape((rows, g.c_out), images_of(&gs, &block, out_image))
-                .expect("output size checked");
             let at = (block.start - images.start) * in_image;
             let dx_block = &mut piece[at..at + block.len() * in_image];
-            with_scratch(rows * k, |cols: &mut [T]| {
+            let masked = cotangent.scratch_len(rows * g.c_out);
+            with_scratch(rows * k + masked, |scratch: &mut [T]| {
+                let (cols, masked) = scratch.split_at_mut(rows * k);
+                let gm = ArrayView2::from_shape(
+                    (rows, g.c_out),
+                    cotangent.rows(&block, out_image, masked),
+                )
+                .expect("output size checked");
                 for group in 0..g.groups {
                     let range = group_columns(g, group);
                     let mut cm = ndarray::ArrayViewMut2::from_shape((rows, k), &mut *cols)
@@ -802,23 +860,45 @@ fn backprop_input_values<T: Float>(grad: &Tensor<T>, f: &Tensor<T>, g: &Geometry
 
 /// `conv2d_backprop_filter`'s value: per group, `im2col(x)ᵀ @ ḡ` in that group's columns,
 /// summed block by block into one sum per part of the batch, the parts' sums then added in
-/// order (see [`image_parts`]: the same order whatever the thread count).
-fn backprop_filter_values<T: Float>(x: &Tensor<T>, grad: &Tensor<T>, g: &Geometry) -> ArrayD<T> {
-    let (xs, gs) = (row_major(x), row_major(grad));
+/// order (see [`image_parts`]: the same order whatever the thread count). With
+/// `bias_sums`, also the cotangent summed over every position (the gradient of a bias
+/// added per channel), in the same order: row after row within a part, then the parts'
+/// sums in order.
+fn backprop_filter_values<T: Float>(
+    x: &Tensor<T>,
+    cotangent: Cotangent<'_, T>,
+    g: &Geometry,
+    bias_sums: bool,
+) -> (ArrayD<T>, Option<Vec<T>>) {
+    let xs = row_major(x);
     let k = g.kh * g.kw * (g.c_in / g.groups);
     let (in_image, out_image) = (g.h * g.w * g.c_in, g.oh * g.ow * g.c_out);
     let (parts, per_block) = image_parts(g, std::mem::size_of::<T>());
     let split = parts.len() < 2;
-    let mut sums: Vec<Vec<T>> = parts.iter().map(|_| vec![T::ZERO; k * g.c_out]).collect();
+    let bias_len = if bias_sums { g.c_out } else { 0 };
+    let mut sums: Vec<(Vec<T>, Vec<T>)> = parts
+        .iter()
+        .map(|_| (vec![T::ZERO; k * g.c_out], vec![T::ZERO; bias_len]))
+        .collect();
     let jobs: Vec<_> = parts.iter().cloned().zip(sums.iter_mut()).collect();
-    crate::base::parallel::for_each_part(jobs, |_, (images, sum)| {
+    crate::base::parallel::for_each_part(jobs, |_, (images, (sum, bias_sum))| {
         let mut sm =
             ndarray::ArrayViewMut2::from_shape((k, g.c_out), &mut sum[..]).expect("k x c_out");
         for (block, bg) in blocks_of(images, per_block, g) {
             let rows = bg.positions();
-            let gm = ArrayView2::from_shape((rows, g.c_out), images_of(&gs, &block, out_image))
-                .expect("output size checked");
-            with_scratch(rows * k, |cols: &mut [T]| {
+            let masked = cotangent.scratch_len(rows * g.c_out);
+            with_scratch(rows * k + masked, |scratch: &mut [T]| {
+                let (cols, masked) = scratch.split_at_mut(rows * k);
+                let block_rows = cotangent.rows(&block, out_image, masked);
+                if !bias_sum.is_empty() {
+                    for row in block_rows.chunks_exact(g.c_out) {
+                        for (b, &v) in bias_sum.iter_mut().zip(row) {
+                            *b += v;
+                        }
+                    }
+                }
+                let gm = ArrayView2::from_shape((rows, g.c_out), block_rows)
+                    .expect("output size checked");
                 for group in 0..g.groups {
                     im2col(cols, images_of(&xs, &block, in_image), &bg, group);
                     let a = ArrayView2::from_shape((rows, k), &*cols).expect("rows x k");
@@ -835,13 +915,19 @@ fn backprop_filter_values<T: Float>(x: &Tensor<T>, grad: &Tensor<T>, g: &Geometr
         }
     });
     let mut sums = sums.into_iter();
-    let mut total = sums.next().unwrap_or_else(|| vec![T::ZERO; k * g.c_out]);
-    for sum in sums {
+    let (mut total, mut bias_total) = sums
+        .next()
+        .unwrap_or_else(|| (vec![T::ZERO; k * g.c_out], vec![T::ZERO; bias_len]));
+    for (sum, bias_sum) in sums {
         for (t, v) in total.iter_mut().zip(sum) {
             *t += v;
         }
+        for (t, v) in bias_total.iter_mut().zip(bias_sum) {
+            *t += v;
+        }
     }
-    ArrayD::from_shape_vec(IxDyn(&g.filter_shape()), total).expect("filter size")
+    let filter = ArrayD::from_shape_vec(IxDyn(&g.filter_shape()), total).expect("filter size");
+    (filter, bias_sums.then_some(bias_total))
 }
 
 /// `f` applied to a cotangent whose first axis is the batch of images, with a jacobian
@@ -990,7 +1076,8 @@ impl<T: Float> Tensor<T> {
             filter.shape(),
             g.output_shape()
         );
-        let data = Data::from_array(backprop_input_values(self, filter, &g));
+        let gs = row_major(self);
+        let data = Data::from_array(backprop_input_values(Cotangent::plain(&gs), filter, &g));
         let spec = |_: &Tensor<T>| NodeSpec {
             op: OP,
             rule: static_rule(|ctx, g| match g {
@@ -1046,7 +1133,9 @@ impl<T: Float> Tensor<T> {
             self.shape(),
             g.output_shape()
         );
-        let data = Data::from_array(backprop_filter_values(self, grad, &g));
+        let gs = row_major(grad);
+        let (values, _) = backprop_filter_values(self, Cotangent::plain(&gs), &g, false);
+        let data = Data::from_array(values);
         let spec = |_: &Tensor<T>| NodeSpec {
             op: OP,
             rule: static_rule(|ctx, g| match g {
@@ -1074,9 +1163,11 @@ impl<T: Float> Tensor<T> {
     /// `relu(conv2d(self, filter) + bias)` as one op: a convolution layer with a `[c_out]`
     /// bias and a ReLU (Keras' `Conv2D(activation="relu")`). The same values, to the bit, as
     /// [`conv2d`](Self::conv2d), `+ bias` and [`relu`](Self::relu) one after the other, and
-    /// the same gradients, with two passes over the output and one output-sized array fewer
-    /// each way: the bias and the ReLU are applied in place in one pass over the product,
-    /// and the rule takes ReLU's mask from the output it keeps.
+    /// the same gradients (those of `self` and `filter` to the bit, the bias's summed in
+    /// another order, so within rounding), with fewer passes over the output and no
+    /// output-sized temporaries: the bias and the ReLU are applied to each block of the
+    /// product as it is written, and the rule takes ReLU's mask from the output it keeps and
+    /// applies it block by block inside the gradients' own passes.
     ///
     /// Differentiable in all three operands, to any order (its rule is written in
     /// `conv2d`'s gradient ops and recorded masks and sums).
@@ -1159,56 +1250,47 @@ fn add_bias_relu<T: Float>(values: &mut [T], bias: &[T]) {
 /// x̄ = conv2d_backprop_input(m, w), w̄ = conv2d_backprop_filter(x, m) and b̄ = m summed
 /// over the images and positions.
 ///
-/// When nothing records and there is no jacobian batch, m and b̄ are computed directly (one
-/// pass for m, one for b̄, the products and the summation order of `mul` and
-/// `sum_to_shape`, so the same bits); otherwise with those recorded ops, which is what
-/// makes second order and batched sweeps work.
+/// When nothing records and there is no jacobian batch, directly: m is never an array of
+/// its own but built block by block inside the two gradient passes ([`Cotangent`]), and b̄
+/// summed in the filter gradient's pass. x̄ and w̄ are then the same bits as through the
+/// recorded ops; b̄ is summed by part of the batch (rows in order within a part, the parts'
+/// sums in order: the same bits with one thread or two), not in `sum_to_shape`'s order, so
+/// it matches the composition within rounding. Otherwise with those recorded ops, which is
+/// what makes second order and batched sweeps work.
 fn conv2d_bias_relu_rule<T: Float>(ctx: &RuleCtx<'_>, g: &Tensor<T>) -> InputGrads {
     let (x, w, y) = (
         ctx.saved[0].typed::<T>(),
         ctx.saved[1].typed::<T>(),
         ctx.saved[2].typed::<T>(),
     );
+    if ctx.unrecorded && batch_rank() == 0 {
+        let (x_shape, w_shape, options) = conv_params(ctx.params);
+        let geometry = Geometry::conv("conv2d_bias_relu", &x_shape, &w_shape, options);
+        let (gs, ys) = (row_major(g), row_major(y));
+        let m = Cotangent {
+            grad: &gs,
+            relu_output: Some(&ys),
+        };
+        let gx = ctx.needs[0]
+            .then(|| T::into_any(super::constant(backprop_input_values(m, w, &geometry))));
+        // b̄ comes from the filter gradient's pass, run (and w̄ dropped) if only b̄ is needed
+        let (gw, gb) = if ctx.needs[1] || ctx.needs[2] {
+            let (gw, gb) = backprop_filter_values(x, m, &geometry, ctx.needs[2]);
+            let gb = gb.map(|sums| {
+                let sums = ArrayD::from_shape_vec(IxDyn(&[w_shape[3]]), sums).expect("c_out");
+                T::into_any(super::constant(sums))
+            });
+            (ctx.needs[1].then(|| T::into_any(super::constant(gw))), gb)
+        } else {
+            (None, None)
+        };
+        return smallvec![gx, gw, gb];
+    }
     let channels = w.shape()[3];
-    let (masked, gb) = if ctx.unrecorded && batch_rank() == 0 {
-        let masked = relu_masked(g, y);
-        let gb = ctx.needs[2].then(|| channel_sums(&masked, channels));
-        (masked, gb)
-    } else {
-        let masked = g.mul(&y.positive_mask());
-        let gb = ctx.needs[2].then(|| masked.sum_to_batched(&[channels]));
-        (masked, gb)
-    };
+    let masked = g.mul(&y.positive_mask());
+    let gb = ctx.needs[2].then(|| masked.sum_to_batched(&[channels]));
     let (gx, gw) = conv_grads(ctx, x, w, &masked);
     smallvec![gx, gw, gb.map(T::into_any)]
-}
-
-/// ReLU's share of the cotangent `g`, `g · [y > 0]` for the ReLU's output `y` (the same
-/// shape), unrecorded: the product `relu`'s rule records, on two threads when long.
-fn relu_masked<T: Float>(g: &Tensor<T>, y: &Tensor<T>) -> Tensor<T> {
-    let (gs, ys) = (row_major(g), row_major(y));
-    let values = crate::base::parallel::zip_collect(&gs, &ys, |&g, &y| g * positive_mask_of(y));
-    super::constant(ArrayD::from_shape_vec(IxDyn(y.shape()), values).expect("output size"))
-}
-
-/// The sums over every position of an NHWC cotangent with `channels` channels,
-/// unrecorded, in `sum_to_shape`'s order (the first row, then each next row added), so the
-/// same bits as the bias add's rule.
-fn channel_sums<T: Float>(m: &Tensor<T>, channels: usize) -> Tensor<T> {
-    let ms = row_major(m);
-    let sums = match ms.split_at_checked(channels) {
-        Some((first, rest)) if channels > 0 => {
-            let mut total = first.to_vec();
-            for row in rest.chunks_exact(channels) {
-                for (sum, &v) in total.iter_mut().zip(row) {
-                    *sum += v;
-                }
-            }
-            total
-        }
-        _ => vec![T::ZERO; channels],
-    };
-    super::constant(ArrayD::from_shape_vec(IxDyn(&[channels]), sums).expect("channels"))
 }
 
 /// y = conv(x, w): x̄ = conv2d_backprop_input(ḡ, w), w̄ = conv2d_backprop_filter(x, ḡ).
