@@ -739,6 +739,43 @@ fn fused_conv_bias_relu_equals_the_composition() {
     check(&x, &w, &b, options);
 }
 
+/// The fused rule's direct path computes only the gradients asked for (b̄ from the filter
+/// gradient's pass, which then runs without w̄ being asked): each operand's gradient alone,
+/// and each pair, the same bits as all three at once. Regression for the direct path of
+/// session 22.
+#[test]
+fn fused_conv_bias_relu_gradients_asked_alone_equal_those_asked_together() {
+    let x = Tensor::<f32>::random_uniform(&[16, 28, 28, 1], 0.0, 1.0, 101);
+    let w = Tensor::<f32>::random_uniform(&[3, 3, 1, 8], -0.5, 0.5, 102);
+    let b = Tensor::<f32>::random_uniform(&[8], -0.3, 0.3, 103);
+    let options = Conv2dOptions::new();
+    let seed = Tensor::<f32>::random_normal(&[16, 26, 26, 8], 0.0, 1.0, 104);
+    let operands = [&x, &w, &b];
+    let gradients = |asked: &[usize]| {
+        let tape = GradientTape::new();
+        for &i in asked {
+            tape.watch(operands[i]);
+        }
+        let y = tape.record(|| x.conv2d_bias_relu(&w, &b, options));
+        let sources: Vec<&Tensor<f32>> = asked.iter().map(|&i| operands[i]).collect();
+        let gradient_options = GradientOptions::new().output_gradients(&seed);
+        let grads = tape
+            .gradient_with(&y, &sources[..], gradient_options)
+            .unwrap();
+        grads
+            .iter()
+            .map(|g| bits(g.as_ref().expect("connected")))
+            .collect::<Vec<_>>()
+    };
+    let all = gradients(&[0, 1, 2]);
+    for asked in [&[0][..], &[1], &[2], &[0, 1], &[0, 2], &[1, 2]] {
+        let some = gradients(asked);
+        for (got, &i) in some.iter().zip(asked) {
+            assert!(*got == all[i], "operand {i} asked with {asked:?}");
+        }
+    }
+}
+
 #[test]
 fn avg_pool_by_hand_counts_only_real_positions() {
     let x = counting(&[1, 3, 3, 1]);
