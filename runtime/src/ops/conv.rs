@@ -477,16 +477,16 @@ fn with_scratch<T: Float, R>(len: usize, f: impl FnOnce(&mut [T]) -> R) -> R {
 /// spinning in the profile of session 10).
 const SPLIT_IMAGES: usize = 1 << 15;
 
-/// `f(part, images, out_part)` for consecutive blocks of the images of `g`'s batch, where
-/// `part` is `g` with `n = images.len()` and `out_part` the slice of `out` those images own
-/// (`out` holds `g.n` equal blocks, one per image): the blocks shared with the helper
-/// thread (`parallel::for_each_part`) when `out` is large enough, else once over the whole
-/// batch.
+/// `f(part, images, out_part)` for consecutive parts of the images of `g`'s batch
+/// ([`batch_parts`]), where `part` is `g` with `n = images.len()` and `out_part` the slice
+/// of `out` those images own (`out` holds `g.n` equal pieces, one per image): the parts
+/// shared with the helper thread (`parallel::for_each_part`) when `out` is large enough,
+/// else once over the whole batch.
 ///
-/// Invariant that makes the split exact: each image's block of `out` is computed only from
+/// Invariant that makes the split exact: each image's piece of `out` is computed only from
 /// that image's inputs, in the same order whichever thread does it, so the result is the
 /// same to the bit as one pass (the tests compare them).
-fn over_image_blocks<E: Send>(
+fn over_image_parts<E: Send>(
     g: &Geometry,
     out: &mut [E],
     f: impl Fn(&Geometry, std::ops::Range<usize>, &mut [E]) + Sync,
@@ -495,20 +495,25 @@ fn over_image_blocks<E: Send>(
     if g.n < 2 || out.len() < SPLIT_IMAGES || !can_split() {
         return f(g, 0..g.n, out);
     }
-    debug_assert!(out.len().is_multiple_of(g.n), "one equal block per image");
-    let per_block = g.n.div_ceil(PARTS);
-    let blocks: Vec<&mut [E]> = out.chunks_mut(per_block * (out.len() / g.n)).collect();
-    for_each_part(blocks, |i, block| {
-        let images = i * per_block..((i + 1) * per_block).min(g.n);
-        f(
-            &Geometry {
-                n: images.len(),
-                ..*g
-            },
-            images,
-            block,
-        );
+    debug_assert!(out.len().is_multiple_of(g.n), "one equal piece per image");
+    let per_image = out.len() / g.n;
+    let pieces = pieces_of(out, &batch_parts(g.n, PARTS), per_image);
+    for_each_part(pieces, |_, (images, piece)| {
+        let part = Geometry {
+            n: images.len(),
+            ..*g
+        };
+        f(&part, images, piece);
     });
+}
+
+/// `0..n` cut into at most `count` consecutive, non-empty ranges of nearly equal length:
+/// the parts of a batch of `n` images that the two threads claim.
+fn batch_parts(n: usize, count: usize) -> Vec<std::ops::Range<usize>> {
+    (0..count)
+        .map(|i| i * n / count..(i + 1) * n / count)
+        .filter(|r| !r.is_empty())
+        .collect()
 }
 
 /// The elements of images `images` of an NHWC array whose images are `per_image` long.
@@ -539,13 +544,9 @@ fn image_parts(g: &Geometry, elem_bytes: usize) -> (Vec<std::ops::Range<usize>>,
     let count = if g.n * per_image < SPLIT_IMAGES {
         1
     } else {
-        PARTS.min(g.n)
+        PARTS
     };
-    let parts = (0..count)
-        .map(|i| i * g.n / count..(i + 1) * g.n / count)
-        .filter(|r| !r.is_empty())
-        .collect();
-    (parts, per_block)
+    (batch_parts(g.n, count), per_block)
 }
 
 /// `images` of the batch `g` describes in consecutive blocks of at most `per_block` images,
@@ -1536,54 +1537,73 @@ fn max_pool_route<T: Float>(
         Route::Scatter => (y_len, x_len, g.input_shape()),
         Route::Gather => (x_len, y_len, g.output_shape()),
     };
-    let count: usize = lead.iter().product();
-    let (x_image, y_image) = (g.h * g.w * g.c_in, g.oh * g.ow * g.c_in);
-    let from_image = match route {
-        Route::Scatter => y_image,
-        Route::Gather => x_image,
-    };
+    let len = lead.iter().product::<usize>() * to_len;
     let out = if route == Route::Scatter && from_len > 0 && to_len > 0 && g.tiles_input() {
         // every element written once: no zeros first (an 11 MB fill per step in W8)
-        let mut out: Vec<T> = Vec::with_capacity(count * to_len);
-        let slots = &mut out.spare_capacity_mut()[..count * to_len];
-        for (to, from) in slots
-            .chunks_exact_mut(to_len)
-            .zip(cs.chunks_exact(from_len))
-        {
-            over_image_blocks(g, to, |part, images, to| {
-                let (xs, ys) = (
-                    images_of(&xs, &images, x_image),
-                    images_of(&ys, &images, y_image),
-                );
-                let from = images_of(from, &images, from_image);
+        let mut out: Vec<T> = Vec::with_capacity(len);
+        over_routed_parts(
+            &mut out.spare_capacity_mut()[..len],
+            (&cs, &xs, &ys),
+            g,
+            route,
+            |part, to, [from, xs, ys]| {
                 scatter(to, from, xs, ys, part, |d, share| {
                     _ = d.write(T::ZERO + share)
                 });
-            });
-        }
+            },
+        );
         // SAFETY: the windows tile each image (`tiles_input`: disjoint, covering every
         // position), so `scatter` wrote every element of every image of every lead index.
-        unsafe { out.set_len(count * to_len) };
+        unsafe { out.set_len(len) };
         out
     } else {
-        let mut out = crate::base::parallel::filled(count * to_len, T::ZERO);
-        if from_len > 0 && to_len > 0 && g.c_in > 0 {
-            for (to, from) in out.chunks_exact_mut(to_len).zip(cs.chunks_exact(from_len)) {
-                over_image_blocks(g, to, |part, images, to| {
-                    let xs = images_of(&xs, &images, x_image);
-                    let ys = images_of(&ys, &images, y_image);
-                    let from = images_of(from, &images, from_image);
-                    match route {
-                        Route::Scatter => scatter(to, from, xs, ys, part, |d, share| *d += share),
-                        Route::Gather => gather(to, from, xs, ys, part),
-                    }
-                });
-            }
-        }
+        let mut out = crate::base::parallel::filled(len, T::ZERO);
+        over_routed_parts(
+            &mut out,
+            (&cs, &xs, &ys),
+            g,
+            route,
+            |part, to, [from, xs, ys]| match route {
+                Route::Scatter => scatter(to, from, xs, ys, part, |d, share| *d += share),
+                Route::Gather => gather(to, from, xs, ys, part),
+            },
+        );
         out
     };
     let shape: Vec<usize> = lead.iter().chain(&to_shape).copied().collect();
     ArrayD::from_shape_vec(IxDyn(&shape), out).expect("routed size")
+}
+
+/// `visit(part, to, [from, xs, ys])` for [`max_pool_route`]: per lead index, its `to` in
+/// `out` and its `from` in `cs` (images of the pooling's input or output, as `route` says),
+/// part by part of the images ([`over_image_parts`]), beside the slices of the pooling's
+/// input `xs` and output `ys` those images own. Nothing to visit when either side is empty.
+fn over_routed_parts<T: Float, E: Send>(
+    out: &mut [E],
+    (cs, xs, ys): (&[T], &[T], &[T]),
+    g: &Geometry,
+    route: Route,
+    visit: impl Fn(&Geometry, &mut [E], [&[T]; 3]) + Sync,
+) {
+    let (x_image, y_image) = (g.h * g.w * g.c_in, g.oh * g.ow * g.c_in);
+    let (from_image, to_image) = match route {
+        Route::Scatter => (y_image, x_image),
+        Route::Gather => (x_image, y_image),
+    };
+    let (from_len, to_len) = (g.n * from_image, g.n * to_image);
+    if from_len == 0 || to_len == 0 {
+        return;
+    }
+    for (to, from) in out.chunks_exact_mut(to_len).zip(cs.chunks_exact(from_len)) {
+        over_image_parts(g, to, |part, images, to| {
+            let from = images_of(from, &images, from_image);
+            let (xs, ys) = (
+                images_of(xs, &images, x_image),
+                images_of(ys, &images, y_image),
+            );
+            visit(part, to, [from, xs, ys]);
+        });
+    }
 }
 
 /// [`max_pool_route`]'s scatter over the images `g` describes: each window's cotangent in
@@ -1666,7 +1686,7 @@ fn max_pool_values<T: Float>(x: &Tensor<T>, g: &Geometry) -> ArrayD<T> {
     let xs = row_major(x);
     let mut values = crate::base::parallel::filled(g.positions() * g.c_in, T::ZERO);
     let per_image = g.h * g.w * g.c_in;
-    over_image_blocks(g, &mut values, |part, images, values| {
+    over_image_parts(g, &mut values, |part, images, values| {
         max_pool_values_into(values, images_of(&xs, &images, per_image), part);
     });
     ArrayD::from_shape_vec(IxDyn(&g.output_shape()), values).expect("output size")
