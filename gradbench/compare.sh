@@ -13,12 +13,19 @@
 #                    GRADBENCH_TOOL_PYTHON has them
 #   EVAL_OPTIONS     passed to every eval, e.g. `-- --min-runs 10 --min-seconds 0` or
 #                    sizes (`-- -n 1000`); default: the evals' default sizes
-# GRADBENCH_TOOL_PYTHON=/path/to/python with torch and/or jax adds pytorch and/or jax.
+# GRADBENCH_TOOL_PYTHON=/path/to/python with torch and/or jax adds pytorch and/or jax;
+# GRADBENCH_PYTORCH_PYTHON and GRADBENCH_JAX_PYTHON name one for each, where they differ.
+# Every tool runs as GradBench runs it by default, on one thread: gradtape-gradbench
+# without `--multithreaded`, manual compiled without OpenMP, JAX pinned to one core
+# (PyTorch's tool sets no thread count, so it may use more). JAX runs through
+# benches/peers/gradbench_jax.py: the vendored tool, timed to the end of its asynchronous
+# computation (`block_until_ready`), which the vendored one is not.
 # Logs go to target/gradbench-compare/ (GRADBENCH_COMPARE_OUT to change).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 gradbench="${GRADBENCH_DIR:-../shared/gradbench}"
+gradbench="$(cd "$gradbench" && pwd)"
 rounds=1
 evals=()
 tools=()
@@ -35,14 +42,18 @@ if [ ${#evals[@]} -eq 0 ]; then
     evals=(llsq lse gmm ode lstm det ba ht kmeans particle saddle)
 fi
 
+pytorch_python="${GRADBENCH_PYTORCH_PYTHON:-${GRADBENCH_TOOL_PYTHON:-}}"
+jax_python="${GRADBENCH_JAX_PYTHON:-${GRADBENCH_TOOL_PYTHON:-}}"
 cargo build --release -p gradtape-gradbench
 "$gradbench/run.sh" setup
 
 if [ ${#tools[@]} -eq 0 ]; then
     tools=(gradtape manual)
-    if [ -n "${GRADBENCH_TOOL_PYTHON:-}" ]; then
-        "$GRADBENCH_TOOL_PYTHON" -c 'import torch' 2>/dev/null && tools+=(pytorch)
-        "$GRADBENCH_TOOL_PYTHON" -c 'import jax' 2>/dev/null && tools+=(jax)
+    if [ -n "$pytorch_python" ] && "$pytorch_python" -c 'import torch' 2>/dev/null; then
+        tools+=(pytorch)
+    fi
+    if [ -n "$jax_python" ] && "$jax_python" -c 'import jax' 2>/dev/null; then
+        tools+=(jax)
     fi
 fi
 
@@ -57,6 +68,14 @@ for eval in "${evals[@]}"; do
             if [ "$tool" = gradtape ]; then
                 "$gradbench/run.sh" eval "$eval" -q --log "$log" "${options[@]}" \
                     -- "$PWD/target/release/gradtape-gradbench" >&2 || true
+            elif [ "$tool" = jax ]; then
+                "$gradbench/run.sh" eval "$eval" -q --log "$log" "${options[@]}" \
+                    -- env PYTHONDONTWRITEBYTECODE=1 \
+                    PYTHONPATH="$gradbench/gradbench-src/python/gradbench" \
+                    "$jax_python" "$PWD/benches/peers/gradbench_jax.py" >&2 || true
+            elif [ "$tool" = pytorch ]; then
+                "$gradbench/run.sh" eval "$eval" -q --log "$log" "${options[@]}" \
+                    --tool pytorch --tool-python "$pytorch_python" >&2 || true
             else
                 "$gradbench/run.sh" eval "$eval" -q --log "$log" "${options[@]}" \
                     --tool "$tool" >&2 || true

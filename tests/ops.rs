@@ -7,7 +7,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use approx::assert_relative_eq;
 use gradtape::{GradientTape, Primal, Tensor, Variable, vjp};
-use ndarray::{ArrayD, Axis, IxDyn};
+use ndarray::{ArrayD, Axis, IxDyn, ShapeBuilder};
 
 /// A tensor of `shape` with distinct, non-round entries, and the same as an ndarray array.
 fn sample(shape: &[usize]) -> (Tensor<f64>, ArrayD<f64>) {
@@ -716,6 +716,56 @@ fn concat_slice_gather_scatter_match_ndarray() {
         g.scatter_add(0, &[1, 3, 1], 4).to_vec(),
         vec![0.0, 0.0, 6.0, 8.0, 0.0, 0.0, 3.0, 4.0]
     );
+}
+
+/// `gather` and `scatter_add` copy and add whole blocks of row-major data; checked on
+/// every axis of a rank-3 tensor, with repeated and omitted indices, against element-by-
+/// element definitions, in row-major and column-major storage (the latter takes ndarray's
+/// view-by-view path), exactly: each output element is one input element, or a sum taken
+/// in the order of the indices.
+#[test]
+fn gather_and_scatter_add_by_blocks_match_their_definitions() {
+    let shape = [3, 4, 5];
+    let (_, a) = sample(&shape);
+    let mut column_major = ArrayD::zeros(IxDyn(&shape).f());
+    column_major.assign(&a);
+    assert!(column_major.as_slice().is_none() && column_major == a);
+    for storage in [a.clone(), column_major] {
+        let x = Tensor::from(storage);
+        for axis in 0..3 {
+            let len = shape[axis];
+            let indices: Vec<usize> = vec![len - 1, 0, len - 1, 1];
+            let picked = x.gather(axis, &indices);
+            let mut picked_shape = shape.to_vec();
+            picked_shape[axis] = indices.len();
+            let want = ArrayD::from_shape_fn(IxDyn(&picked_shape), |at| {
+                let mut from = at.clone();
+                from[axis] = indices[at[axis]];
+                a[from]
+            });
+            assert_eq!(picked.shape(), want.shape(), "gather axis {axis}");
+            assert_eq!(picked.to_vec(), want.iter().copied().collect::<Vec<_>>());
+
+            // scatter the gathered values back into an axis of length len + 1 (the last
+            // entry receives nothing)
+            let scattered = picked.scatter_add(axis, &indices, len + 1);
+            let mut out_shape = shape.to_vec();
+            out_shape[axis] = len + 1;
+            let want = ArrayD::from_shape_fn(IxDyn(&out_shape), |at| {
+                let mut sum = 0.0;
+                for (k, &index) in indices.iter().enumerate() {
+                    if index == at[axis] {
+                        let mut from = at.clone();
+                        from[axis] = k;
+                        sum += picked.to_ndarray()[from];
+                    }
+                }
+                sum
+            });
+            assert_eq!(scattered.shape(), want.shape(), "scatter_add axis {axis}");
+            assert_eq!(scattered.to_vec(), want.iter().copied().collect::<Vec<_>>());
+        }
+    }
 }
 
 // ---------------------------------------------------------------- reductions

@@ -136,3 +136,45 @@ fn runs_honour_both_the_count_and_the_time() {
     let total: u64 = timed.timings.iter().map(|t| t.nanoseconds).sum();
     assert!(total >= 10_000_000 && timed.timings.len() > 1);
 }
+
+/// The binary takes GradBench's `--multithreaded` and nothing else: an unknown argument
+/// is refused with a message on stderr, before any message is read.
+#[test]
+fn the_binary_takes_multithreaded_and_refuses_other_arguments() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let tool = env!("CARGO_BIN_EXE_gradtape-gradbench");
+    for (args, ok) in [
+        (&[][..], true),
+        (&["--multithreaded"][..], true),
+        (&["-j2"][..], false),
+    ] {
+        let mut child = Command::new(tool)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the tool starts");
+        // a closed stdin after one message: the tool answers it and ends
+        let start = "{\"id\":0,\"kind\":\"start\",\"eval\":\"hello\"}\n";
+        let _ = child
+            .stdin
+            .take()
+            .expect("piped")
+            .write_all(start.as_bytes());
+        let out = child.wait_with_output().expect("the tool ends");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.success(), ok, "{args:?}: {stderr}");
+        if ok {
+            assert!(
+                stdout.contains("\"tool\":\"gradtape\""),
+                "{args:?}: {stdout}"
+            );
+        } else {
+            assert!(stdout.is_empty(), "{args:?}: {stdout}");
+            assert!(stderr.contains("unknown argument `-j2`"), "{stderr}");
+        }
+    }
+}

@@ -50,6 +50,7 @@ mod variable;
 pub use ndarray;
 
 pub use base::dtype::{AnyTensor, DType, Float};
+pub use base::parallel::{ThreadCountFixed, num_threads, set_num_threads};
 pub use base::primal::{Elementary, Primal};
 pub use base::tensor::Tensor;
 pub use ops::binary::Operand;

@@ -585,11 +585,11 @@ impl Problem {
     }
 }
 
-/// `sweep(0)`, …, `sweep(count − 1)` in order, computed on up to two threads (the
-/// machine's parallelism, at most), each taking every other sweep.
+/// `sweep(0)`, …, `sweep(count − 1)` in order, computed on as many threads as gradtape
+/// uses ([`gradtape::num_threads`]: one unless the tool was started `--multithreaded`),
+/// each taking every other sweep.
 fn columns_in_parallel(count: usize, sweep: impl Fn(usize) -> Vec<f64> + Sync) -> Vec<Vec<f64>> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(2));
-    if threads < 2 {
+    if gradtape::num_threads() < 2 {
         return (0..count).map(sweep).collect();
     }
     let sweep = &sweep;

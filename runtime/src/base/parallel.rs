@@ -9,7 +9,8 @@
 //! each job before it parks, as OpenMP runtimes do by default. (What rayon cost here is in
 //! docs/PERFORMANCE.md.)
 //!
-//! `GRADTAPE_NUM_THREADS=1` turns splitting off (one thread does everything).
+//! `GRADTAPE_NUM_THREADS=1`, or [`set_num_threads`]`(1)` before the first operation, turns
+//! splitting off (one thread does everything).
 
 use std::any::Any;
 use std::cell::UnsafeCell;
@@ -151,20 +152,92 @@ struct Helper {
     thread: Thread,
 }
 
-/// The helper, started on first use; `None` with one core, with `GRADTAPE_NUM_THREADS=1`,
-/// or if the thread could not be started.
+/// The helper, started on first use (or fixed by [`set_num_threads`]); `None` with one
+/// core, with `GRADTAPE_NUM_THREADS=1`, after `set_num_threads(1)`, or if the thread could
+/// not be started.
+static HELPER: OnceLock<Option<&'static Helper>> = OnceLock::new();
+
 fn helper() -> Option<&'static Helper> {
-    static HELPER: OnceLock<Option<&'static Helper>> = OnceLock::new();
-    *HELPER.get_or_init(start_helper)
+    *HELPER.get_or_init(|| start_helper(threads_from_environment()))
 }
 
-fn start_helper() -> Option<&'static Helper> {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let wanted = std::env::var("GRADTAPE_NUM_THREADS")
+/// `GRADTAPE_NUM_THREADS` if it is set to a number, else the machine's cores.
+fn threads_from_environment() -> usize {
+    std::env::var("GRADTAPE_NUM_THREADS")
         .ok()
         .and_then(|v| v.trim().parse::<usize>().ok())
-        .unwrap_or(cores);
-    if wanted < 2 || cores < 2 {
+        .unwrap_or_else(cores)
+}
+
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// How many threads gradtape's operations use: 2 when the largest of them split their
+/// work with a helper thread, 1 when everything runs on the calling thread (one core,
+/// `GRADTAPE_NUM_THREADS=1`, or [`set_num_threads`]`(1)`). Asking fixes the count, as the
+/// first operation that could split does.
+///
+/// ```
+/// use gradtape_runtime::num_threads;
+/// assert!(matches!(num_threads(), 1 | 2));
+/// ```
+pub fn num_threads() -> usize {
+    if helper().is_some() { 2 } else { 1 }
+}
+
+/// Sets how many threads gradtape's operations may use, overriding `GRADTAPE_NUM_THREADS`:
+/// 1 keeps every operation on the calling thread (as a benchmark comparing single-threaded
+/// tools needs), 2 or more lets the largest ones (products, convolutions, weight updates)
+/// split their work in two. The count is fixed once an operation that could split has run
+/// (or [`num_threads`] was asked), because the helper thread is started then: a later call
+/// asking for a different count returns [`ThreadCountFixed`] and changes nothing.
+///
+/// ```
+/// use gradtape_runtime::{num_threads, set_num_threads};
+/// set_num_threads(1).unwrap();
+/// assert_eq!(num_threads(), 1);
+/// // asking again for what is in force is no error; asking for more is
+/// assert!(set_num_threads(1).is_ok());
+/// # if std::thread::available_parallelism().map_or(1, |n| n.get()) > 1 {
+/// assert_eq!(set_num_threads(2).unwrap_err().in_force, 1);
+/// # }
+/// ```
+pub fn set_num_threads(threads: usize) -> Result<(), ThreadCountFixed> {
+    let mut fixed_now = false;
+    let helper = *HELPER.get_or_init(|| {
+        fixed_now = true;
+        start_helper(threads)
+    });
+    let in_force = if helper.is_some() { 2 } else { 1 };
+    // What `threads` would have given had it been first: two threads need two cores.
+    let asked = if threads >= 2 && cores() >= 2 { 2 } else { 1 };
+    if fixed_now || asked == in_force {
+        Ok(())
+    } else {
+        Err(ThreadCountFixed {
+            asked: threads,
+            in_force,
+        })
+    }
+}
+
+/// [`set_num_threads`] was called after the thread count had been fixed, asking for
+/// another count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "set_num_threads({asked}): gradtape already runs on {in_force} thread(s); the count is \
+     fixed by the first operation that could split, so set it before any"
+)]
+pub struct ThreadCountFixed {
+    /// The count asked for.
+    pub asked: usize,
+    /// The count in force (1 or 2).
+    pub in_force: usize,
+}
+
+fn start_helper(wanted: usize) -> Option<&'static Helper> {
+    if wanted < 2 || cores() < 2 {
         return None;
     }
     let (sender, receiver) = std::sync::mpsc::channel::<&'static Helper>();

@@ -451,28 +451,16 @@ fn matmul_values<T: Float>(x: &Tensor<T>, y: &Tensor<T>, tx: bool, ty: bool) -> 
         .broadcast(IxDyn(&full(k, n)))
         .expect("batch axes broadcast");
     let count: usize = batch.iter().product();
-    let xb = xb
-        .to_shape(IxDyn(&[count, m, k]))
-        .expect("same size")
-        .into_owned();
-    let yb = yb
-        .to_shape(IxDyn(&[count, k, n]))
-        .expect("same size")
-        .into_owned();
+    // A view where the batch axes merge into one (a copy only where they do not: a
+    // broadcast axis, a transposed batch), of static rank 3 so that taking each matrix
+    // builds no dynamic shape.
+    let xb = xb.to_shape((count, m, k)).expect("same size");
+    let yb = yb.to_shape((count, k, n)).expect("same size");
     let mut out = ndarray::Array3::<T>::uninit((count, m, n));
     for b in 0..count {
-        let a = xb
-            .index_axis(ndarray::Axis(0), b)
-            .into_dimensionality::<Ix2>()
-            .expect("rank 2");
-        let c = yb
-            .index_axis(ndarray::Axis(0), b)
-            .into_dimensionality::<Ix2>()
-            .expect("rank 2");
-        let mut o = out
-            .index_axis_mut(ndarray::Axis(0), b)
-            .into_dimensionality::<Ix2>()
-            .expect("rank 2");
+        let a = xb.index_axis(ndarray::Axis(0), b);
+        let c = yb.index_axis(ndarray::Axis(0), b);
+        let mut o = out.index_axis_mut(ndarray::Axis(0), b);
         gemm_into(&a, &c, &mut o, true);
     }
     // SAFETY: every matrix of the batch was written by `gemm_into`.

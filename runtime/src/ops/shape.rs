@@ -355,7 +355,9 @@ impl<T: Float> Tensor<T> {
         if let Some(&bad) = indices.iter().find(|&&i| i >= shape[axis]) {
             panic!("gather: index {bad} is out of range for axis {axis} of shape {shape:?}");
         }
-        let picked = self.view().select(Axis(axis), indices);
+        let view = self.view();
+        let picked =
+            gather_blocks(&view, axis, indices).unwrap_or_else(|| view.select(Axis(axis), indices));
         let params = Params::Gather {
             indices: Rc::from(indices),
             axis,
@@ -411,16 +413,20 @@ impl<T: Float> Tensor<T> {
         );
         let mut out_shape: Dims = shape.into();
         out_shape[axis] = len;
-        let mut out = ArrayD::<T>::zeros(IxDyn(&out_shape));
-        let view = self.view();
-        for (k, &index) in indices.iter().enumerate() {
-            assert!(
-                index < len,
+        if let Some(&index) = indices.iter().find(|&&i| i >= len) {
+            panic!(
                 "scatter_add: index {index} is out of range for an output of shape {out_shape:?} (axis {axis}), from shape {shape:?}"
             );
-            let mut target = out.index_axis_mut(Axis(axis), index);
-            target += &view.index_axis(Axis(axis), k);
         }
+        let view = self.view();
+        let out = scatter_add_blocks(&view, axis, indices, len).unwrap_or_else(|| {
+            let mut out = ArrayD::<T>::zeros(IxDyn(&out_shape));
+            for (k, &index) in indices.iter().enumerate() {
+                let mut target = out.index_axis_mut(Axis(axis), index);
+                target += &view.index_axis(Axis(axis), k);
+            }
+            out
+        });
         let params = Params::Gather {
             indices: Rc::from(indices),
             axis,
@@ -468,6 +474,64 @@ fn slice_blocks<T: Clone>(
     if row > 0 {
         for chunk in data.chunks_exact(row) {
             out.extend_from_slice(&chunk[start * inner..start * inner + block]);
+        }
+    }
+    let mut out_shape: Dims = shape.into();
+    out_shape[axis] = len;
+    Some(ArrayD::from_shape_vec(IxDyn(&out_shape), out).expect("sizes match"))
+}
+
+/// Entries `indices` along `axis` of a row-major array (every index checked in range), as
+/// one contiguous block copy per index and index of the axes before `axis`: ndarray's
+/// `select` builds a view per index and concatenates them (det's gathers of many short
+/// rows spent most of their time there; docs/PERFORMANCE.md). `None` if the array is not
+/// in row-major layout.
+fn gather_blocks<T: Clone>(
+    view: &ndarray::ArrayViewD<'_, T>,
+    axis: usize,
+    indices: &[usize],
+) -> Option<ArrayD<T>> {
+    let data = view.as_slice()?;
+    let shape = view.shape();
+    let inner: usize = shape[axis + 1..].iter().product();
+    let outer: usize = shape[..axis].iter().product();
+    let row = shape[axis] * inner;
+    let mut out = Vec::with_capacity(outer * indices.len() * inner);
+    for o in 0..outer {
+        let chunk = &data[o * row..(o + 1) * row];
+        for &index in indices {
+            out.extend_from_slice(&chunk[index * inner..(index + 1) * inner]);
+        }
+    }
+    let mut out_shape: Dims = shape.into();
+    out_shape[axis] = indices.len();
+    Some(ArrayD::from_shape_vec(IxDyn(&out_shape), out).expect("sizes match"))
+}
+
+/// [`Tensor::scatter_add`] of a row-major array (every index checked below `len`) by
+/// contiguous blocks, see [`gather_blocks`]. Each output element receives its addends in
+/// the order of `indices`, starting from zero, as the view-by-view loop it replaces, so the
+/// sums are the same to the bit. `None` if the array is not in row-major layout.
+fn scatter_add_blocks<T: Float>(
+    view: &ndarray::ArrayViewD<'_, T>,
+    axis: usize,
+    indices: &[usize],
+    len: usize,
+) -> Option<ArrayD<T>> {
+    let data = view.as_slice()?;
+    let shape = view.shape();
+    let inner: usize = shape[axis + 1..].iter().product();
+    let outer: usize = shape[..axis].iter().product();
+    let (row_in, row_out) = (indices.len() * inner, len * inner);
+    let mut out = vec![T::zero(); outer * row_out];
+    for o in 0..outer {
+        let from = &data[o * row_in..(o + 1) * row_in];
+        let to = &mut out[o * row_out..(o + 1) * row_out];
+        for (k, &index) in indices.iter().enumerate() {
+            let target = &mut to[index * inner..(index + 1) * inner];
+            for (t, &f) in target.iter_mut().zip(&from[k * inner..(k + 1) * inner]) {
+                *t += f;
+            }
         }
     }
     let mut out_shape: Dims = shape.into();
