@@ -140,6 +140,28 @@ pub fn matrix(
     count: usize,
     len: usize,
 ) -> Result<Tensor<f64>, Failure> {
+    Ok(Tensor::from_vec(
+        flat(module, field, rows, count, len)?,
+        &[count, len],
+    ))
+}
+
+/// `rows` as one row-major `Vec` of `count` rows of `len` numbers each, checked as
+/// [`matrix`] checks them.
+///
+/// ```
+/// use gradtape_gradbench::runs::flat;
+/// let m = flat("demo", "m", vec![vec![1.0, 2.0], vec![3.0, 4.0]], 2, 2).unwrap();
+/// assert_eq!(m, vec![1.0, 2.0, 3.0, 4.0]);
+/// assert!(flat("demo", "m", vec![vec![1.0]], 2, 1).is_err());
+/// ```
+pub fn flat(
+    module: &'static str,
+    field: &str,
+    rows: Vec<Vec<f64>>,
+    count: usize,
+    len: usize,
+) -> Result<Vec<f64>, Failure> {
     require(module, rows.len() == count, || {
         format!("`{field}` has {} rows, expected {count}", rows.len())
     })?;
@@ -149,5 +171,5 @@ pub fn matrix(
             reason: format!("`{field}[{i}]` has {} numbers, expected {len}", row.len()),
         });
     }
-    Ok(Tensor::from_vec(rows.concat(), &[count, len]))
+    Ok(rows.concat())
 }

@@ -2,27 +2,24 @@
 //! (`objective`), and the gradient of the loss with respect to the main and extra parameters
 //! (`jacobian`).
 //!
-//! Written with tensors over the layers of a *wave* (the wavefront schedule of stacked
-//! recurrent networks): wave `w` runs step `w − i` of every layer `i`, whose input, layer
-//! `i − 1`'s hidden state at that step, the wave before produced. Each op then updates the
-//! `[l, b]` states of all layers at once instead of one layer's `[1, b]`: the same arithmetic
-//! element for element as the C++ reference's loop over steps and layers, in about `l` times
-//! fewer (tiny) ops. The last layer's hidden states are collected, and the predictions and
-//! the loss computed for all steps at once.
+//! Written as a user of plain Rust would, the C++ reference
+//! (`gradbench-src/cpp/gradbench/evals/lstm.hpp`) loop for loop over flat slices: a copy
+//! of the state updated in place, layer by layer and step by step, a sigmoid helper, and
+//! the log-sum-exp of each step's prediction. [`loss`](fn@loss) and [`sigmoid`](fn@sigmoid)
+//! are annotated with `#[differentiable]`; the jacobian is the generated adjoint
+//! (`loss::grad_into`), no tape. The initial state and the sequence are held constant
+//! (`constant(..)`): the eval asks for no derivative of them.
 //!
-//! The gradient comes from the tape op by op (`GradientTape::record` over the same function,
-//! then `gradient`), not from `#[differentiable]`: the attribute cannot yet express a `Vec`
-//! of tensors built in a loop (issue 13). The reference's own layout, a `Vec` of per-layer
-//! states, is rejected at `hidden[layer] = …` ("a `#[differentiable]` function can assign
-//! only to its own `let mut` locals: mutation through references, fields or indexing has no
-//! adjoint"), and collecting the outputs at `outputs.push(…)` ("`push` is not a
-//! differentiable method known to `#[differentiable]`").
+//! (Until session 23 the loss was written with tensors over the layers of a wavefront and
+//! differentiated op by op on the tape, because the attribute could not yet take a state
+//! updated in place through indexing; on one thread that was 1.6–3.7x manual's time at
+//! l = 2, against 0.5–1.0x for this form: docs/PERFORMANCE.md.)
 
-use gradtape::{GradientTape, Tensor};
+use gradtape::differentiable;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::runs::{matrix, parse, require};
+use crate::runs::{flat, parse, require};
 use crate::{Evaluation, Failure, Runs};
 
 /// The eval's input.
@@ -36,148 +33,127 @@ struct Input {
     runs: Runs,
 }
 
-/// What the loss does not differentiate: the initial state and the sequence.
-pub struct Problem {
-    /// `[2l, b]`: row `2i` is layer `i`'s hidden state, row `2i + 1` its cell state.
-    pub state: Tensor<f64>,
-    /// `[c, b]`: the characters, one row of bits each.
-    pub sequence: Tensor<f64>,
+/// The logistic function `1 / (1 + e⁻ˣ)`.
+///
+/// ```
+/// use gradtape_gradbench::evals::lstm::sigmoid;
+/// assert_eq!(sigmoid(0.0), 0.5);
+/// ```
+#[differentiable]
+pub fn sigmoid(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
 }
 
-/// The loss at `main` (`[2l, 4b]`: row `2i` layer `i`'s weights, row `2i + 1` its biases, each
-/// in the order forget, ingate, outgate, change) and `extra` (`[3, b]`: the input weights,
-/// the output weights and the output biases): the mean over the sequence's steps and bits of
+/// The loss for `b` bits per character: the mean over the sequence's steps and bits of
 /// `−gold · (prediction − log(Σ exp(prediction) + 2))`, the next character being the gold.
 ///
-/// ```
-/// use gradtape::Tensor;
-/// use gradtape_gradbench::evals::lstm::{Problem, objective};
-/// // one layer, one bit, zero parameters: every gate is ½ or 0, the prediction 0, and the
-/// // loss −1·(0 − log(1 + 2)) over one step and bit
-/// let problem = Problem {
-///     state: Tensor::from_vec(vec![0.0, 0.0], &[2, 1]),
-///     sequence: Tensor::from_vec(vec![1.0, 1.0], &[2, 1]),
-/// };
-/// let main = Tensor::from_vec(vec![0.0; 8], &[2, 4]);
-/// let extra = Tensor::from_vec(vec![0.0; 3], &[3, 1]);
-/// let loss = objective(&main, &extra, &problem).to_scalar();
-/// assert!((loss - 3f64.ln()).abs() < 1e-15);
-/// ```
-pub fn objective(main: &Tensor<f64>, extra: &Tensor<f64>, problem: &Problem) -> Tensor<f64> {
-    let (c, b) = (problem.sequence.shape()[0], problem.sequence.shape()[1]);
-    let (layers, steps) = (main.shape()[0] / 2, c - 1);
-    let even: Vec<usize> = (0..layers).map(|i| 2 * i).collect();
-    let odd: Vec<usize> = (0..layers).map(|i| 2 * i + 1).collect();
-    // each gate's weights and biases for all layers, [l, b]
-    let (weights, biases) = (main.gather(0, &even), main.gather(0, &odd));
-    let gate = |g: usize| Gate {
-        weight: weights.slice(1, g * b, b),
-        bias: biases.slice(1, g * b, b),
-    };
-    let gates = [gate(0), gate(1), gate(2), gate(3)];
-    let mut hidden = problem.state.gather(0, &even);
-    let mut cell = problem.state.gather(0, &odd);
-    let in_weight = extra.slice(0, 0, 1);
-    let mut outputs = Vec::with_capacity(steps);
-    // wave w runs step w − i of every layer i that has one: layer i's input is what layer
-    // i − 1 produced in the wave before, so the layers of a wave are independent
-    for wave in 0..steps + layers - 1 {
-        let (lo, hi) = ((wave + 1).saturating_sub(steps), (wave + 1).min(layers));
-        // (the first layer's input is made here rather than sliced from all steps' inputs
-        // made at once: a slice's cotangent is padded to its source's size, so slicing a
-        // [steps, b] tensor at every step would make the gradient quadratic in the steps)
-        let input = if lo > 0 {
-            hidden.slice(0, lo - 1, hi - lo)
-        } else if hi > 1 {
-            let first = problem.sequence.slice(0, wave, 1) * &in_weight;
-            Tensor::concat(&[&first, &hidden.slice(0, 0, hi - 1)], 0)
-        } else {
-            problem.sequence.slice(0, wave, 1) * &in_weight
-        };
-        let active = |t: &Tensor<f64>| {
-            if hi - lo == layers {
-                t.clone()
-            } else {
-                t.slice(0, lo, hi - lo)
-            }
-        };
-        let g = |k: usize, x: &Tensor<f64>| x * active(&gates[k].weight) + active(&gates[k].bias);
-        let forget = g(0, &input).sigmoid();
-        let ingate = g(1, &active(&hidden)).sigmoid();
-        let outgate = g(2, &input).sigmoid();
-        let change = g(3, &active(&hidden)).tanh();
-        let new_cell = active(&cell) * forget + ingate * change;
-        let new_hidden = outgate * new_cell.tanh();
-        if hi == layers {
-            outputs.push(new_hidden.slice(0, hi - lo - 1, 1));
-        }
-        (hidden, cell) = if hi - lo == layers {
-            (new_hidden, new_cell)
-        } else {
-            (
-                splice(&hidden, lo, &new_hidden),
-                splice(&cell, lo, &new_cell),
-            )
-        };
-    }
-    // the last layer's hidden states, [steps, b], give every step's prediction at once
-    let outputs: Vec<&Tensor<f64>> = outputs.iter().collect();
-    let prediction = Tensor::concat(&outputs, 0) * extra.slice(0, 1, 1) + extra.slice(0, 2, 1);
-    let lse = (prediction.exp().sum_axis(1, true) + 2.0).ln();
-    let gold = problem.sequence.slice(0, 1, steps);
-    -(gold * (prediction - lse)).sum() / (steps * b) as f64
-}
-
-/// One gate's weights and biases for all layers, `[l, b]` each.
-struct Gate {
-    weight: Tensor<f64>,
-    bias: Tensor<f64>,
-}
-
-/// `all` with the rows from `start` on replaced by `rows`.
-fn splice(all: &Tensor<f64>, start: usize, rows: &Tensor<f64>) -> Tensor<f64> {
-    let (n, len) = (all.shape()[0], rows.shape()[0]);
-    let mut pieces = Vec::with_capacity(3);
-    let before = all.slice(0, 0, start);
-    let after = all.slice(0, start + len, n - start - len);
-    if start > 0 {
-        pieces.push(&before);
-    }
-    pieces.push(rows);
-    if start + len < n {
-        pieces.push(&after);
-    }
-    Tensor::concat(&pieces, 0)
-}
-
-/// The gradient of [`objective`]: the main parameters' then the extra parameters',
-/// each flattened row by row.
+/// - `main`: for each layer `i`, `8b` numbers from `8bi`: the weights of the forget,
+///   input, output and change gates (`b` each), then their biases;
+/// - `extra`: the input weights, the output weights and the output biases (`b` each);
+/// - `state`: for each layer, its hidden state then its cell state (`b` each), from
+///   `2bi`; not changed (the loss runs on a copy);
+/// - `sequence`: the characters, `b` bits each, at least two.
 ///
 /// ```
-/// use gradtape::Tensor;
+/// use gradtape_gradbench::evals::lstm::loss;
+/// // one layer, one bit, zero parameters: every gate is ½ or 0, the prediction 0, and the
+/// // loss −1·(0 − log(1 + 2)) over one step and bit
+/// let value = loss(&[0.0; 8], &[0.0; 3], &[0.0, 0.0], &[1.0, 1.0], 1);
+/// assert!((value - 3f64.ln()).abs() < 1e-15);
+/// ```
+#[differentiable(constant(state, sequence))]
+pub fn loss(main: &[f64], extra: &[f64], state: &[f64], sequence: &[f64], b: usize) -> f64 {
+    let layers = state.len() / (2 * b);
+    let characters = sequence.len() / b;
+    let mut current = vec![0.0; state.len()];
+    for i in 0..state.len() {
+        current[i] = state[i];
+    }
+    // a step's input to the layer being run: the weighted character for the first, the
+    // hidden state of the layer below for the others
+    let mut input = vec![0.0; b];
+    let mut total = 0.0;
+    let mut count = 0;
+    for t in 0..characters - 1 {
+        for i in 0..b {
+            input[i] = sequence[t * b + i] * extra[i];
+        }
+        for layer in 0..layers {
+            let p = 8 * b * layer;
+            let s = 2 * b * layer;
+            for i in 0..b {
+                let forget = sigmoid(input[i] * main[p + i] + main[p + 4 * b + i]);
+                let ingate = sigmoid(current[s + i] * main[p + b + i] + main[p + 5 * b + i]);
+                let outgate = sigmoid(input[i] * main[p + 2 * b + i] + main[p + 6 * b + i]);
+                let change = (current[s + i] * main[p + 3 * b + i] + main[p + 7 * b + i]).tanh();
+                current[s + b + i] = current[s + b + i] * forget + ingate * change;
+                current[s + i] = outgate * current[s + b + i].tanh();
+            }
+            for i in 0..b {
+                input[i] = current[s + i];
+            }
+        }
+        // the prediction is `input · out_weight + out_bias`, bit by bit
+        let mut sum = 0.0;
+        for i in 0..b {
+            sum += (input[i] * extra[b + i] + extra[2 * b + i]).exp();
+        }
+        let lse = (sum + 2.0).ln();
+        for i in 0..b {
+            let prediction = input[i] * extra[b + i] + extra[2 * b + i];
+            total += sequence[(t + 1) * b + i] * (prediction - lse);
+        }
+        count += b;
+    }
+    -total / count as f64
+}
+
+/// What the loss does not differentiate: the initial state (`2l` rows of `b`, flattened)
+/// and the sequence (`c` rows of `b`), and `b`.
+pub struct Problem {
+    /// For each layer, its hidden state then its cell state.
+    pub state: Vec<f64>,
+    /// The characters, one row of bits each.
+    pub sequence: Vec<f64>,
+    /// Bits per character, `b`.
+    pub bits: usize,
+}
+
+/// The loss at `main` (`2l` rows of `4b`: row `2i` layer `i`'s weights, row `2i + 1` its
+/// biases, flattened) and `extra` (`3b`): [`loss`](fn@loss) on the problem's data.
+///
+/// ```
+/// use gradtape_gradbench::evals::lstm::{Problem, objective};
+/// let problem = Problem { state: vec![0.0, 0.0], sequence: vec![1.0, 1.0], bits: 1 };
+/// assert!((objective(&[0.0; 8], &[0.0; 3], &problem) - 3f64.ln()).abs() < 1e-15);
+/// ```
+pub fn objective(main: &[f64], extra: &[f64], problem: &Problem) -> f64 {
+    loss(main, extra, &problem.state, &problem.sequence, problem.bits)
+}
+
+/// The gradient of [`objective`]: the main parameters' then the extra parameters', in
+/// their flattened order, from the generated adjoint (`loss::grad_into`).
+///
+/// ```
 /// use gradtape_gradbench::evals::lstm::{Problem, gradient};
-/// let problem = Problem {
-///     state: Tensor::from_vec(vec![0.0, 0.0], &[2, 1]),
-///     sequence: Tensor::from_vec(vec![1.0, 1.0], &[2, 1]),
-/// };
-/// let main = Tensor::from_vec(vec![0.0; 8], &[2, 4]);
-/// let extra = Tensor::from_vec(vec![0.0; 3], &[3, 1]);
-/// let g = gradient(&main, &extra, &problem);
+/// let problem = Problem { state: vec![0.0, 0.0], sequence: vec![1.0, 1.0], bits: 1 };
+/// let g = gradient(&[0.0; 8], &[0.0; 3], &problem);
 /// assert_eq!(g.len(), 8 + 3);
 /// // ∂/∂out_bias of −(p − log(eᵖ + 2)) at p = 0: −(1 − 1/3)
 /// assert!((g[10] + 2.0 / 3.0).abs() < 1e-15);
 /// ```
-pub fn gradient(main: &Tensor<f64>, extra: &Tensor<f64>, problem: &Problem) -> Vec<f64> {
-    let tape = GradientTape::new();
-    tape.watch(main);
-    tape.watch(extra);
-    let loss = tape.record(|| objective(main, extra, problem));
-    let [d_main, d_extra] = tape
-        .gradient(&loss, [main, extra])
-        .expect("a fresh tape computes one gradient");
-    let expect = "the loss depends on every parameter";
-    let mut out = d_main.expect(expect).to_vec();
-    out.extend(d_extra.expect(expect).to_vec());
+pub fn gradient(main: &[f64], extra: &[f64], problem: &Problem) -> Vec<f64> {
+    let mut out = vec![0.0; main.len() + extra.len()];
+    let (d_main, d_extra) = out.split_at_mut(main.len());
+    loss::grad_into(
+        main,
+        extra,
+        &problem.state,
+        &problem.sequence,
+        problem.bits,
+        d_main,
+        d_extra,
+    );
     out
 }
 
@@ -219,14 +195,15 @@ pub fn evaluate(function: &str, input: Value) -> Result<Evaluation, Failure> {
     require("lstm", c >= 2, || {
         format!("`sequence` has {c} characters: the loss needs at least two")
     })?;
-    let main = matrix("lstm", "main_params", main_params, 2 * layers, 4 * b)?;
-    let extra = matrix("lstm", "extra_params", extra_params, 3, b)?;
+    let main = flat("lstm", "main_params", main_params, 2 * layers, 4 * b)?;
+    let extra = flat("lstm", "extra_params", extra_params, 3, b)?;
     let problem = Problem {
-        state: matrix("lstm", "state", state, 2 * layers, b)?,
-        sequence: matrix("lstm", "sequence", sequence, c, b)?,
+        state: flat("lstm", "state", state, 2 * layers, b)?,
+        sequence: flat("lstm", "sequence", sequence, c, b)?,
+        bits: b,
     };
     match function {
-        "objective" => Ok(runs.evaluate(|| objective(&main, &extra, &problem).to_scalar())),
+        "objective" => Ok(runs.evaluate(|| objective(&main, &extra, &problem))),
         "jacobian" => Ok(runs.evaluate(|| gradient(&main, &extra, &problem))),
         _ => Err(Failure::UnknownFunction {
             module: "lstm",
