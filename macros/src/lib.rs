@@ -33,6 +33,7 @@ mod lower;
 mod model;
 mod options;
 mod params;
+mod results;
 mod returns;
 mod rewrite;
 mod searches;
