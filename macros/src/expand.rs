@@ -91,6 +91,10 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
             stmts = options::rewrite(stmts);
         }
         let mut stmts = returns::rewrite(stmts);
+        if sig.tuple_output {
+            // a tail that branches, as `returns` may leave it: into parts assigned per branch
+            stmts = rewrite::tuple_tail(stmts, sig.outputs.len());
+        }
         if sig.mode == Mode::Scalar {
             let (arrays, rows) = (array_params(sig), row_params(sig));
             let fixed = sig
