@@ -1,3 +1,22 @@
+//! Structs of floats as results (issue 13, "#[differentiable] on real Rust"): an annotated
+//! function returning a struct (deriving `Differentiable`) built by a literal, its `vjp`'s
+//! pullback taking the result's cotangent as a value of the struct and its `jvp` giving
+//! the tangent as one; and annotated callers reading such a result by its fields (`let s =
+//! step(..);`, then `s.x`), differentiated through the call.
+//!
+//! Every face is checked against central differences (the whole Jacobian: each row by the
+//! pullback of a unit cotangent, each column by `jvp` along a unit tangent), at second
+//! order as scalar mode has it (the gradient of `⟨w, f(x)⟩` for a fixed cotangent `w`
+//! differenced against second differences), and to the bit against the same body
+//! returning a tuple (the form differentiated before, which the struct's twin is).
+
+#![allow(clippy::needless_range_loop)]
+
+#[macro_use]
+mod common;
+
+use common::faces::{Case, point};
+use common::{central_differences, close};
 use gradtape::{Differentiable, differentiable};
 
 #[derive(Differentiable, Debug, Clone, Copy, PartialEq)]
@@ -6,6 +25,90 @@ struct State {
     v: f64,
 }
 
+impl State {
+    fn flat(&self) -> Vec<f64> {
+        vec![self.x, self.v]
+    }
+    fn from(x: &[f64]) -> State {
+        State { x: x[0], v: x[1] }
+    }
+}
+
+/// A vector-valued function's faces on flat vectors: the function, its primal, the
+/// pullback of a cotangent (value, gradient) and `jvp` (value, tangent).
+struct Faces<'a> {
+    name: &'a str,
+    itself: &'a dyn Fn(&[f64]) -> Vec<f64>,
+    primal: &'a dyn Fn(&[f64]) -> Vec<f64>,
+    vjp: &'a dyn Fn(&[f64], &[f64]) -> (Vec<f64>, Vec<f64>),
+    jvp: &'a dyn Fn(&[f64], &[f64]) -> (Vec<f64>, Vec<f64>),
+}
+
+impl Faces<'_> {
+    /// Values to the bit, each Jacobian row (pullback of a unit cotangent) against central
+    /// differences, each column (`jvp` along a unit tangent) against the rows, then second
+    /// order through `⟨w, f(x)⟩`.
+    fn check(&self, x: &[f64]) {
+        let name = self.name;
+        let bits = |v: &[f64]| v.iter().map(|g| g.to_bits()).collect::<Vec<_>>();
+        let value = (self.primal)(x);
+        let (n, m) = (x.len(), value.len());
+        assert_eq!(bits(&(self.itself)(x)), bits(&value), "{name}: itself");
+        let unit =
+            |k: usize, len: usize| -> Vec<f64> { (0..len).map(|i| f64::from(i == k)).collect() };
+        let mut rows = Vec::new();
+        for i in 0..m {
+            let (by_vjp, row) = (self.vjp)(x, &unit(i, m));
+            assert_eq!(bits(&by_vjp), bits(&value), "{name}: vjp's value");
+            let expected = central_differences(&|x| (self.primal)(x)[i], x);
+            for j in 0..n {
+                assert!(
+                    close(row[j], expected[j], 1e-6),
+                    "{name}: d out{i} / d in{j} = {}, central differences {}",
+                    row[j],
+                    expected[j]
+                );
+            }
+            rows.push(row);
+        }
+        for j in 0..n {
+            let (by_jvp, column) = (self.jvp)(x, &unit(j, n));
+            assert_eq!(bits(&by_jvp), bits(&value), "{name}: jvp's value");
+            for i in 0..m {
+                assert!(
+                    close(column[i], rows[i][j], 1e-12),
+                    "{name}: jvp's d out{i} / d in{j} = {}, the pullback's {}",
+                    column[i],
+                    rows[i][j]
+                );
+            }
+        }
+        // second order: the scalar ⟨w, f(x)⟩, its gradient the pullback of w
+        let w = point(m, 7, -1.0, 1.0);
+        let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(a, b)| a * b).sum::<f64>();
+        let scalar = |x: &[f64]| dot(&w, &(self.primal)(x));
+        let gradient = |x: &[f64]| {
+            let (value, g) = (self.vjp)(x, &w);
+            (dot(&w, &value), g)
+        };
+        Case {
+            name,
+            itself: &|x| dot(&w, &(self.itself)(x)),
+            primal: &scalar,
+            grad: Some(&gradient),
+            grad_into: &gradient,
+            jvp: &|x, t| {
+                let (value, tangent) = (self.jvp)(x, t);
+                (dot(&w, &value), dot(&w, &tangent))
+            },
+        }
+        .check_with_second_order(x);
+    }
+}
+
+// ----- floats in, a struct out -----
+
+/// One explicit-Euler step of a pendulum, the state built from the floats.
 #[differentiable]
 fn euler(x: f64, v: f64, dt: f64) -> State {
     State {
@@ -14,23 +117,350 @@ fn euler(x: f64, v: f64, dt: f64) -> State {
     }
 }
 
+/// The same body returning a tuple: what the struct's twin differentiates.
+#[differentiable]
+fn euler_tuple(x: f64, v: f64, dt: f64) -> (f64, f64) {
+    (x + dt * v, v - dt * x.sin())
+}
+
+#[test]
+fn floats_in_a_struct_out() {
+    Faces {
+        name: "euler",
+        itself: &|p| euler(p[0], p[1], p[2]).flat(),
+        primal: &|p| euler::primal(p[0], p[1], p[2]).flat(),
+        vjp: &|p, w| {
+            let (value, pullback) = euler::vjp(p[0], p[1], p[2]);
+            let (dx, dv, ddt) = pullback(State::from(w));
+            (value.flat(), vec![dx.unwrap(), dv.unwrap(), ddt.unwrap()])
+        },
+        jvp: &|p, t| {
+            let (value, tangent) = euler::jvp(p[0], p[1], p[2], t[0], t[1], t[2]);
+            (value.flat(), tangent.flat())
+        },
+    }
+    .check(&[0.7, -0.3, 0.1]);
+}
+
+#[test]
+fn a_struct_result_is_its_tuple_to_the_bit() {
+    let (x, v, dt) = (1.3, 0.4, 0.05);
+    let (value, pullback) = euler::vjp(x, v, dt);
+    let (tuple, tuple_pullback) = euler_tuple::vjp(x, v, dt);
+    assert_eq!((value.x, value.v), tuple);
+    for w in [[1.0, 0.0], [0.0, 1.0], [0.3, -2.0]] {
+        let by_struct = pullback(State::from(&w));
+        let by_tuple = tuple_pullback((Some(w[0]), Some(w[1])));
+        assert_eq!(by_struct, by_tuple);
+    }
+    let (value, tangent) = euler::jvp(x, v, dt, 0.5, -1.0, 2.0);
+    let (tuple, tuple_tangent) = euler_tuple::jvp(x, v, dt, 0.5, -1.0, 2.0);
+    assert_eq!(
+        ((value.x, value.v), (tangent.x, tangent.v)),
+        (tuple, tuple_tangent)
+    );
+    // the function and its primal are the body as written
+    assert_eq!(euler(x, v, dt), euler::primal(x, v, dt));
+    assert_eq!((value.x, value.v), euler_tuple(x, v, dt));
+    assert!(euler::GENERATED.contains("pub fn vjp"));
+}
+
+// ----- a marked struct in, a struct out -----
+
+/// One step of a harmonic oscillator, the state taken as a struct of floats.
 #[differentiable]
 fn step(#[differentiable] s: &State, dt: f64) -> State {
     State {
         x: s.x + dt * s.v,
-        v: s.v - dt * s.x,
+        v: s.v - dt * s.x * s.x.cos(),
     }
 }
 
 #[test]
-fn smoke() {
-    let (value, pullback) = euler::vjp(0.5, 0.25, 0.1);
-    assert_eq!(value, euler(0.5, 0.25, 0.1));
-    let g = pullback(State { x: 1.0, v: 0.0 });
-    println!("{g:?} {}", euler::GENERATED);
-    let (v, t) = euler::jvp(0.5, 0.25, 0.1, 1.0, 0.0, 0.0);
-    println!("{v:?} {t:?}");
-    let s = State { x: 0.5, v: 0.25 };
-    let (value, pullback) = step::vjp(&s, 0.1);
-    println!("{value:?} {:?}", pullback(State { x: 1.0, v: 0.0 }));
+fn a_struct_in_a_struct_out() {
+    Faces {
+        name: "step",
+        itself: &|p| step(&State::from(p), p[2]).flat(),
+        primal: &|p| step::primal(&State::from(p), p[2]).flat(),
+        vjp: &|p, w| {
+            let (value, pullback) = step::vjp(&State::from(p), p[2]);
+            let (d_s, d_dt) = pullback(State::from(w));
+            let d_s = d_s.unwrap();
+            (value.flat(), vec![d_s.x, d_s.v, d_dt.unwrap()])
+        },
+        jvp: &|p, t| {
+            let (value, tangent) = step::jvp(&State::from(p), p[2], &State::from(t), t[2]);
+            (value.flat(), tangent.flat())
+        },
+    }
+    .check(&[0.9, 0.2, 0.1]);
+}
+
+// ----- control flow: early returns, branches, match -----
+
+/// A ball bouncing off the floor at 0 and a wall at `wall`: three literals, one behind a
+/// `return`, one in a `match` arm.
+#[differentiable]
+fn bounce(x: f64, v: f64, wall: f64, mode: u8) -> State {
+    if x < 0.0 {
+        return State { x: -x, v: -0.9 * v };
+    }
+    match mode {
+        0 => State {
+            x: x + 0.1 * v,
+            v: v * wall.tanh(),
+        },
+        _ => {
+            let over = x - wall;
+            if over > 0.0 {
+                State {
+                    x: wall - over,
+                    v: -v,
+                }
+            } else {
+                State {
+                    x: x + 0.1 * v * wall,
+                    v,
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn returns_branches_and_arms() {
+    // every path: the early return, the `match`'s first arm, the inner `if`'s two branches
+    for (point, mode) in [
+        ([-0.4, 0.3, 1.5], 1),
+        ([0.4, 0.3, 1.5], 0),
+        ([1.8, 0.3, 1.5], 1),
+        ([0.4, -0.7, 1.5], 1),
+    ] {
+        Faces {
+            name: "bounce",
+            itself: &|p| bounce(p[0], p[1], p[2], mode).flat(),
+            primal: &|p| bounce::primal(p[0], p[1], p[2], mode).flat(),
+            vjp: &|p, w| {
+                let (value, pullback) = bounce::vjp(p[0], p[1], p[2], mode);
+                let (dx, dv, dw, ()) = pullback(State::from(w));
+                (
+                    value.flat(),
+                    vec![dx.unwrap_or(0.0), dv.unwrap_or(0.0), dw.unwrap_or(0.0)],
+                )
+            },
+            jvp: &|p, t| {
+                let (value, tangent) = bounce::jvp(p[0], p[1], p[2], mode, t[0], t[1], t[2]);
+                (value.flat(), tangent.flat())
+            },
+        }
+        .check(&point);
+    }
+}
+
+// ----- one field -----
+
+#[derive(Differentiable, Debug, Clone, PartialEq)]
+struct Energy {
+    total: f64,
+}
+
+#[differentiable]
+fn energy(x: f64, v: f64, k: f64) -> Energy {
+    Energy {
+        total: 0.5 * v * v + 0.5 * k * x * x,
+    }
+}
+
+#[test]
+fn a_struct_of_one_field() {
+    Faces {
+        name: "energy",
+        itself: &|p| vec![energy(p[0], p[1], p[2]).total],
+        primal: &|p| vec![energy::primal(p[0], p[1], p[2]).total],
+        vjp: &|p, w| {
+            let (value, pullback) = energy::vjp(p[0], p[1], p[2]);
+            let (dx, dv, dk) = pullback(Energy { total: w[0] });
+            (
+                vec![value.total],
+                vec![dx.unwrap(), dv.unwrap(), dk.unwrap()],
+            )
+        },
+        jvp: &|p, t| {
+            let (value, tangent) = energy::jvp(p[0], p[1], p[2], t[0], t[1], t[2]);
+            (vec![value.total], vec![tangent.total])
+        },
+    }
+    .check(&[0.6, -1.1, 2.5]);
+}
+
+// ----- generic over the float type -----
+
+#[derive(Differentiable, Debug, Clone, Copy, PartialEq)]
+struct Polar<T> {
+    r: T,
+    theta: T,
+}
+
+#[differentiable]
+fn to_polar<T: num_traits::Float>(x: T, y: T) -> Polar<T> {
+    Polar {
+        r: (x * x + y * y).sqrt(),
+        theta: y.atan2(x),
+    }
+}
+
+#[test]
+fn generic_over_the_float_type() {
+    Faces {
+        name: "to_polar",
+        itself: &|p| {
+            let q = to_polar(p[0], p[1]);
+            vec![q.r, q.theta]
+        },
+        primal: &|p| {
+            let q = to_polar::primal(p[0], p[1]);
+            vec![q.r, q.theta]
+        },
+        vjp: &|p, w| {
+            let (q, pullback) = to_polar::vjp(p[0], p[1]);
+            let (dx, dy) = pullback(Polar {
+                r: w[0],
+                theta: w[1],
+            });
+            (vec![q.r, q.theta], vec![dx.unwrap(), dy.unwrap()])
+        },
+        jvp: &|p, t| {
+            let (q, dq) = to_polar::jvp(p[0], p[1], t[0], t[1]);
+            (vec![q.r, q.theta], vec![dq.r, dq.theta])
+        },
+    }
+    .check(&[0.8, -0.6]);
+    // at f32 too: d r / dx = x / r
+    let (q, pullback) = to_polar::vjp(3.0_f32, 4.0);
+    assert_eq!(q.r, 5.0);
+    let (dx, _) = pullback(Polar { r: 1.0, theta: 0.0 });
+    assert!((dx.unwrap() - 0.6).abs() < 1e-6);
+}
+
+// ----- annotated callers reading a struct result by its fields -----
+
+/// The integrator: the state a struct local, replaced by each step's struct result.
+#[differentiable]
+fn simulate(x0: f64, v0: f64, dt: f64) -> f64 {
+    let mut s = State { x: x0, v: v0 };
+    for _ in 0..40 {
+        s = euler(s.x, s.v, dt);
+    }
+    s.x * s.x + 0.5 * s.v * s.v
+}
+
+/// The same with the tuple result, destructured: the form differentiated before.
+#[differentiable]
+fn simulate_tuple(x0: f64, v0: f64, dt: f64) -> f64 {
+    let (mut x, mut v) = (x0, v0);
+    for _ in 0..40 {
+        (x, v) = euler_tuple(x, v, dt);
+    }
+    x * x + 0.5 * v * v
+}
+
+/// A result bound by `let` and read by field, one field only, in straight-line code and
+/// in a branch; a marked struct passed on whole to `step` and its result read by field.
+#[differentiable]
+fn caller_forms(x: f64, v: f64, dt: f64) -> f64 {
+    let first = euler(x, v, dt);
+    let mut total = first.x * first.v;
+    if first.x > 0.0 {
+        let second = euler(first.v, first.x, dt);
+        total += second.v.exp();
+    }
+    let only_x = euler(v, x, dt);
+    let mut moved = euler(only_x.x, x, dt);
+    moved.v += 2.0 * x;
+    total + only_x.x * moved.v
+}
+
+#[differentiable]
+fn after_two_steps(#[differentiable] s0: &State, dt: f64) -> f64 {
+    let s1 = step(s0, dt);
+    let s2 = euler(s1.x, s1.v, dt);
+    s2.x * s2.v + s1.v
+}
+
+#[test]
+fn an_integrator_of_struct_results() {
+    let case = Case {
+        name: "simulate",
+        itself: &|p| simulate(p[0], p[1], p[2]),
+        primal: &|p| simulate::primal(p[0], p[1], p[2]),
+        grad: Some(&|p| {
+            let (value, g) = simulate::grad(p[0], p[1], p[2]);
+            (value, g.to_vec())
+        }),
+        grad_into: &|p| {
+            let (value, g) = simulate::grad(p[0], p[1], p[2]);
+            (value, g.to_vec())
+        },
+        jvp: &|p, t| simulate::jvp(p[0], p[1], p[2], t[0], t[1], t[2]),
+    };
+    let p = [0.8, -0.2, 0.05];
+    case.check_with_second_order(&p);
+    // to the bit against the tuple form
+    let (value, g) = simulate::grad(p[0], p[1], p[2]);
+    let (tuple_value, tuple_g) = simulate_tuple::grad(p[0], p[1], p[2]);
+    assert_eq!(value.to_bits(), tuple_value.to_bits());
+    assert_eq!(simulate(p[0], p[1], p[2]), simulate_tuple(p[0], p[1], p[2]));
+    assert_eq!(g.map(f64::to_bits), tuple_g.map(f64::to_bits));
+    let by_jvp = simulate::jvp(p[0], p[1], p[2], 0.3, -0.7, 1.1);
+    let tuple_jvp = simulate_tuple::jvp(p[0], p[1], p[2], 0.3, -0.7, 1.1);
+    assert_eq!(by_jvp, tuple_jvp);
+}
+
+#[test]
+fn callers_read_struct_results_by_field() {
+    // both sides of the branch
+    for p in [[0.7, 0.4, 0.1], [-0.6, 0.3, 0.2]] {
+        Case {
+            name: "caller_forms",
+            itself: &|p| caller_forms(p[0], p[1], p[2]),
+            primal: &|p| caller_forms::primal(p[0], p[1], p[2]),
+            grad: Some(&|p| {
+                let (value, g) = caller_forms::grad(p[0], p[1], p[2]);
+                (value, g.to_vec())
+            }),
+            grad_into: &|p| {
+                let (value, pullback) = caller_forms::vjp(p[0], p[1], p[2]);
+                let (dx, dv, ddt) = pullback(1.0);
+                (value, vec![dx.unwrap(), dv.unwrap(), ddt.unwrap()])
+            },
+            jvp: &|p, t| caller_forms::jvp(p[0], p[1], p[2], t[0], t[1], t[2]),
+        }
+        .check_with_second_order(&p);
+    }
+    Case {
+        name: "after_two_steps",
+        itself: &|p| after_two_steps(&State::from(p), p[2]),
+        primal: &|p| after_two_steps::primal(&State::from(p), p[2]),
+        grad: Some(&|p| {
+            let (value, (d_s, d_dt)) = after_two_steps::grad(&State::from(p), p[2]);
+            (value, vec![d_s.x, d_s.v, d_dt])
+        }),
+        grad_into: &|p| {
+            let (mut d_s, mut d_dt) = (State { x: 0.0, v: 0.0 }, 0.0);
+            let value = after_two_steps::grad_into(&State::from(p), p[2], &mut d_s, &mut d_dt);
+            (value, vec![d_s.x, d_s.v, d_dt])
+        },
+        jvp: &|p, t| after_two_steps::jvp(&State::from(p), p[2], &State::from(t), t[2]),
+    }
+    .check_with_second_order(&[0.5, -0.4, 0.1]);
+}
+
+#[test]
+fn generated_code_reads_the_parts_by_field() {
+    // the caller's forward code takes the struct result's fields as the call's parts, and
+    // its adjoint hands the callee's pullback a zero of the struct with their cotangents
+    let code = simulate::GENERATED;
+    assert!(code.contains("(value.x, value.v)"), "{code}");
+    assert!(code.contains("cotangent.x = part"), "{code}");
+    assert!(code.contains("cotangent.v = part"), "{code}");
 }

@@ -10,7 +10,10 @@
 //!
 //! - `s.f` (read, or written: `s.f = e`, `s.f += e`), a field the literal sets;
 //! - `s = Ty { f: e, g: h };` with the same fields: every value first, into temporaries
-//!   (`s = Ty { x: s.v, v: s.x }` swaps), then each field's local assigned.
+//!   (`s = Ty { x: s.v, v: s.x }` swaps), then each field's local assigned;
+//! - `s = f(..);`, a call of a function returning the struct (`results`): the call into a
+//!   temporary, `let t = f(..);`, then each field's local assigned from it, `s_f = t.f;`
+//!   (lowering splits `t`, read only by field, into the call's parts).
 //!
 //! Any other use (`s` passed whole, `s.method()`, a field the literal does not set, a
 //! nested field written through `s.f.g`, `s` bound again by a later pattern) leaves the
@@ -164,6 +167,25 @@ impl VisitMut for Uses<'_> {
                     Some(part) => *expr = syn::parse_quote!(#part),
                     None => self.failed = true,
                 }
+                return;
+            }
+            // `s = f(..);` of a function returning the struct (`results`): the call's
+            // value first, into a temporary read by field (which lowering splits into the
+            // call's parts), then each field's local assigned
+            Expr::Assign(assign)
+                if self.is_name(&assign.left)
+                    && matches!(strip_parens(&assign.right), Expr::Call(call)
+                        if matches!(&*call.func, Expr::Path(_))) =>
+            {
+                self.visit_expr_mut(&mut assign.right);
+                *self.next += 1;
+                let temp = crate::syntax::fresh_local(format!("result{}", *self.next));
+                let call = &assign.right;
+                let assigns = self
+                    .parts
+                    .iter()
+                    .map(|(field, part)| -> Stmt { syn::parse_quote!(#part = #temp.#field;) });
+                *expr = syn::parse_quote!({ let #temp = #call; #(#assigns)* });
                 return;
             }
             Expr::Assign(assign) if self.is_name(&assign.left) => {

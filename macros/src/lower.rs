@@ -95,6 +95,9 @@ struct Lowerer<'a> {
     variables: Vec<BindingId>,
     tuple_output: bool,
     output_count: usize,
+    /// The fields of a struct result a `let` being lowered destructures
+    /// ([`STRUCT_PARTS`]), for its [`Stmt::CallParts`].
+    struct_fields: Option<Vec<syn::Member>>,
     /// The loops being lowered, innermost last: the targets of `break` and `continue`.
     loops: Vec<LoopCtx>,
     /// When `return` is a jump: the bindings that hold the results.
@@ -213,6 +216,7 @@ impl<'a> Lowerer<'a> {
             variables: Vec::new(),
             tuple_output: sig.tuple_output,
             output_count: sig.outputs.len(),
+            struct_fields: None,
             loops: Vec::new(),
             returned: None,
             written: Vec::new(),
@@ -507,6 +511,20 @@ impl<'a> Lowerer<'a> {
     }
 
     fn lower_local(&mut self, local: &syn::Local) {
+        // a struct result split into its fields (`split_tuple_local`): the fields go to the
+        // call's `CallParts`, and no further (taken there, or dropped here)
+        if let Some(fields) = struct_parts_mark(local) {
+            let mut local = local.clone();
+            local
+                .attrs
+                .retain(|attr| !attr.path().is_ident(STRUCT_PARTS));
+            self.struct_fields = Some(fields);
+            self.lower_local(&local);
+            if self.struct_fields.take().is_some() {
+                validate::struct_result_not_a_call(self.cx, &local);
+            }
+            return;
+        }
         let (ident, mutable, ty) = match &local.pat {
             Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => {
                 (Some(&pat.ident), pat.mutability.is_some(), None)
@@ -905,6 +923,10 @@ impl<'a> Lowerer<'a> {
                 {
                     validate::plain_helper_on_constants(self.cx, &func.path);
                 }
+                let fields = self.struct_fields.take();
+                if fields.is_some() && !matches!(callee, Callee::Function(_)) {
+                    validate::struct_result_of_a_plain_helper(self.cx, &func.path);
+                }
                 let parts: Vec<BindingId> = (0..arity).map(|_| self.temp()).collect();
                 let id = self.fresh_id();
                 self.push(Stmt::CallParts {
@@ -912,6 +934,7 @@ impl<'a> Lowerer<'a> {
                     func: callee,
                     args,
                     parts: parts.clone(),
+                    fields,
                 });
                 self.part_leaves(&parts)
             }
@@ -945,6 +968,7 @@ impl<'a> Lowerer<'a> {
             func: Callee::Method(call.method.clone()),
             args: std::iter::once(receiver).chain(args).collect(),
             parts: parts.clone(),
+            fields: None,
         });
         self.part_leaves(&parts)
     }
@@ -3557,15 +3581,23 @@ fn split_tuple_local(local: &syn::Local, rest: &[syn::Stmt]) -> Option<Vec<syn::
     struct Uses<'p> {
         name: &'p Ident,
         fields: Vec<u32>,
+        /// Named fields read (`s.x`): a struct result's, in the order first read.
+        named: Vec<Ident>,
         whole: bool,
     }
     impl<'ast> Visit<'ast> for Uses<'_> {
         fn visit_expr_field(&mut self, field: &'ast syn::ExprField) {
-            if let (Some(base), syn::Member::Unnamed(index)) =
-                (single_ident(&field.base), &field.member)
+            if let Some(base) = single_ident(&field.base)
                 && base == self.name
             {
-                self.fields.push(index.index);
+                match &field.member {
+                    syn::Member::Unnamed(index) => self.fields.push(index.index),
+                    syn::Member::Named(named) => {
+                        if !self.named.contains(named) {
+                            self.named.push(named.clone());
+                        }
+                    }
+                }
                 return;
             }
             visit::visit_expr_field(self, field);
@@ -3591,12 +3623,23 @@ fn split_tuple_local(local: &syn::Local, rest: &[syn::Stmt]) -> Option<Vec<syn::
     let mut uses = Uses {
         name: &pat.ident,
         fields: Vec::new(),
+        named: Vec::new(),
         whole: false,
     };
     for stmt in rest {
         uses.visit_stmt(stmt);
     }
-    if uses.whole || uses.fields.is_empty() {
+    if uses.whole || !(uses.fields.is_empty() || uses.named.is_empty()) {
+        return None;
+    }
+    if !uses.named.is_empty() {
+        // a struct result of a call read by field: `s.x` the part `s__x`; only a call's
+        // (a struct literal's local is `fields.rs`'s)
+        return arity_of_tuple
+            .is_none()
+            .then(|| split_struct_local(pat, &init.expr, &uses.named, rest));
+    }
+    if uses.fields.is_empty() {
         return None;
     }
     let arity = arity_of_tuple.unwrap_or(*uses.fields.iter().max().expect("nonempty") as usize + 1);
@@ -4044,4 +4087,75 @@ fn forget_counter(block: &mut Block, id: usize) {
             _ => {}
         }
     }
+}
+
+/// The mark `split_tuple_local` puts on the `let` of a struct result split into its
+/// fields, `#[gradtape_struct_parts(x, v)] let (s__x, s__v) = step(..);`: the fields, in
+/// the parts' order. Read (and removed) by `lower_local`; never emitted.
+const STRUCT_PARTS: &str = "gradtape_struct_parts";
+
+fn struct_parts_mark(local: &syn::Local) -> Option<Vec<syn::Member>> {
+    let attr = local
+        .attrs
+        .iter()
+        .find(|attr| attr.path().is_ident(STRUCT_PARTS))?;
+    let fields = attr
+        .parse_args_with(
+            syn::punctuated::Punctuated::<syn::Member, syn::Token![,]>::parse_terminated,
+        )
+        .expect("written by split_tuple_local");
+    Some(fields.into_iter().collect())
+}
+
+/// `let s = f(..); rest` where `rest` reads `s` only by its named fields (`s.x`, `s.v`,
+/// a struct result of another annotated function): `#[gradtape_struct_parts(x, v)] let
+/// (s__x, s__v) = f(..);`, `rest` reading the parts ([`split_tuple_local`]'s scalar
+/// replacement, the fields passed on to the call's [`Stmt::CallParts`] by the mark).
+fn split_struct_local(
+    pat: &syn::PatIdent,
+    expr: &Expr,
+    fields: &[Ident],
+    rest: &[syn::Stmt],
+) -> Vec<syn::Stmt> {
+    use syn::visit_mut::VisitMut;
+
+    let part = |field: &Ident| {
+        let name = crate::syntax::unspelled(format!("{}__{}", pat.ident, field));
+        Ident::new(&name, pat.ident.span())
+    };
+    let mutability = &pat.mutability;
+    let names = fields.iter().map(|field| {
+        let name = part(field);
+        quote!(#mutability #name)
+    });
+    let mut split: Vec<syn::Stmt> =
+        vec![syn::parse_quote!(#[gradtape_struct_parts(#(#fields),*)] let (#(#names,)*) = #expr;)];
+    struct Rename<'p> {
+        name: &'p Ident,
+        part: &'p dyn Fn(&Ident) -> Ident,
+    }
+    impl VisitMut for Rename<'_> {
+        fn visit_expr_mut(&mut self, expr: &mut Expr) {
+            if let Expr::Field(field) = expr
+                && let (Some(base), syn::Member::Named(member)) =
+                    (single_ident(&field.base), &field.member)
+                && base == self.name
+            {
+                let name = (self.part)(member);
+                *expr = syn::parse_quote!(#name);
+                return;
+            }
+            syn::visit_mut::visit_expr_mut(self, expr);
+        }
+    }
+    let mut rename = Rename {
+        name: &pat.ident,
+        part: &part,
+    };
+    for stmt in rest {
+        let mut stmt = stmt.clone();
+        rename.visit_stmt_mut(&mut stmt);
+        split.push(stmt);
+    }
+    split
 }

@@ -402,7 +402,8 @@ fn float_type(cx: &Ctxt, item: &ItemFn) -> Option<Type> {
         if let Type::Tuple(tuple) = &**ty
             && let Some(first) = tuple.elems.first()
             && tuple.elems.iter().all(|part| {
-                is_float(part) && part.to_token_stream().to_string() == first.to_token_stream().to_string()
+                is_float(part)
+                    && part.to_token_stream().to_string() == first.to_token_stream().to_string()
             })
         {
             return Some(first.clone());

@@ -29,7 +29,7 @@
 
 use std::collections::BTreeMap;
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote};
 use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, FnArg, ImplItem, ItemFn, Member, Pat, PathArguments, ReturnType, Type};
@@ -385,24 +385,35 @@ fn companion(
         }
     };
 
-    // jvp: the value and the tangent, each a value of the struct
-    let jvp = twin.get("jvp").map(|twin_jvp| {
-        let sig = &twin_jvp.sig;
-        let (inputs, generics) = (&sig.inputs, &sig.generics);
-        let where_clause = &generics.where_clause;
-        let args = arg_names(sig);
-        let (value_of, tangent_of) = (build(&value), build(&tangent));
+    // jvp (and the hidden `jvp_call` an annotated caller's tangent code calls, its
+    // tangents one tuple of entries): the value and the tangent, each a value of the struct
+    let tangent_item = |item: &str, doc: TokenStream| {
+        twin.get(item).map(|twin_item| {
+            let sig = &twin_item.sig;
+            let (inputs, generics) = (&sig.inputs, &sig.generics);
+            let where_clause = &generics.where_clause;
+            let args = arg_names(sig);
+            let (value_of, tangent_of) = (build(&value), build(&tangent));
+            let name = syn::Ident::new(item, Span::call_site());
+            quote! {
+                #doc
+                #[inline]
+                pub fn #name #generics (#inputs) -> (#result, #result) #where_clause {
+                    let (#value, #tangent) = #twin_name::#name(#(#args),*);
+                    (#value_of, #tangent_of)
+                }
+            }
+        })
+    };
+    let jvp = tangent_item(
+        "jvp",
         quote! {
             /// The value and its directional derivative, each a value of the struct: one
             /// tangent per differentiable parameter, in order, after all the parameters, in
             /// one forward pass.
-            #[inline]
-            pub fn jvp #generics (#inputs) -> (#result, #result) #where_clause {
-                let (#value, #tangent) = #twin_name::jvp(#(#args),*);
-                (#value_of, #tangent_of)
-            }
-        }
-    });
+        },
+    );
+    let jvp_call = tangent_item("jvp_call", quote!(#[doc(hidden)]));
 
     // primal: the body as written, with the twin's generics (its float bounds)
     let primal = {
@@ -442,6 +453,8 @@ fn companion(
             #vjp
 
             #jvp
+
+            #jvp_call
         }
     }
 }
@@ -500,4 +513,45 @@ fn set_vjp_types(output: &mut ReturnType, result: &Type) -> bool {
         }
     }
     boxed
+}
+
+/// A caller's call of a function with a struct result read by its fields (`let s =
+/// step(..);`, then `s.x`, `s.v`: `Stmt::CallParts` with `fields`): the callee's `vjp`
+/// call `call`, `(S, impl Fn(S) -> E)`, made a tuple result's, `((s.x, s.v), impl
+/// Fn((Option<F>, Option<F>)) -> E)`, so the caller's code is a tuple result's. The
+/// pullback's struct cotangent is a zero of the struct (`Differentiable::zero_like`, from
+/// the value) with each read field's cotangent in it: a field the caller does not read
+/// has none, exactly.
+pub fn parts_vjp(call: &TokenStream, fields: &[Member]) -> TokenStream {
+    let private = crate::generate::paths::private();
+    let [value, pullback, zero, g, cotangent, part] =
+        ["value", "pullback", "zero", "g", "cotangent", "part"].map(mixed);
+    let index: Vec<syn::Index> = (0..fields.len()).map(syn::Index::from).collect();
+    let options = fields.iter().map(|_| quote!(::core::option::Option<_>));
+    quote!({
+        let (#value, #pullback) = #call;
+        let #zero = #private::Differentiable::zero_like(&#value);
+        (
+            (#(#value.#fields,)*),
+            move |#g: (#(#options,)*)| {
+                let mut #cotangent = #private::Differentiable::zero_like(&#zero);
+                #(
+                    if let ::core::option::Option::Some(#part) = #g.#index {
+                        #cotangent.#fields = #part;
+                    }
+                )*
+                #pullback(#cotangent)
+            },
+        )
+    })
+}
+
+/// [`parts_vjp`] for the tangent code: the callee's `jvp_call` call `call`, `(S, S)`, made
+/// `((s.x, s.v), (ṡ.x, ṡ.v))`.
+pub fn parts_jvp(call: &TokenStream, fields: &[Member]) -> TokenStream {
+    let [value, tangent] = ["value", "tangent"].map(mixed);
+    quote!({
+        let (#value, #tangent) = #call;
+        ((#(#value.#fields,)*), (#(#tangent.#fields,)*))
+    })
 }

@@ -500,6 +500,29 @@ pub fn tuple_tail(cx: &Ctxt, expr: &Expr) {
     );
 }
 
+/// `let s = helper(..);` read by named fields (`s.x`) where `helper` is no annotated
+/// function of a path (a plain helper, an associated function): only an annotated
+/// function's struct result is read so (`results::parts_vjp`).
+pub fn struct_result_of_a_plain_helper(cx: &Ctxt, path: &syn::Path) {
+    cx.error_spanned_by(
+        path,
+        "a value read by its fields (`s.x`) is a struct result of another #[differentiable] \
+         function called by its name; this call is not one (a plain helper, or an \
+         associated function): return the fields as a tuple, or annotate a free function",
+    );
+}
+
+/// `let s = ..;` read by named fields whose value is not the call `split_tuple_local`
+/// takes it for (`stop_gradient(f(..))`).
+pub fn struct_result_not_a_call(cx: &Ctxt, local: &syn::Local) {
+    cx.error_spanned_by(
+        local,
+        "a value read by its fields (`s.x`) is a struct result of a call of another \
+         #[differentiable] function, bound by `let s = f(..);`: bind the call's result \
+         first, then read its fields",
+    );
+}
+
 /// A differentiable value bound by a pattern.
 pub fn destructured(cx: &Ctxt, pat: &Pat) {
     cx.error_spanned_by(

@@ -604,6 +604,11 @@ pub enum Stmt {
         func: Callee,
         args: Vec<Operand>,
         parts: Vec<BindingId>,
+        /// A struct result read by its fields (`let s = step(..);` then `s.x`, `s.v`):
+        /// the fields the parts are, in order. The call then goes through
+        /// `results::parts_vjp`/`parts_jvp`, which make the callee's struct (value,
+        /// tangent, cotangent) this tuple of parts, so the rest is a tuple result's.
+        fields: Option<Vec<syn::Member>>,
     },
     /// `f(&x, &mut out);`, a call of another annotated function that writes `&mut` float
     /// arrays (scalar mode): `args` as for [`Op::Call`], the arrays written (`written`,
