@@ -196,6 +196,47 @@ fn a_struct_in_a_struct_out() {
     .check(&[0.9, 0.2, 0.1]);
 }
 
+/// The same step returning a tuple: a marked struct with a tuple result, which the struct
+/// result's twin is.
+#[differentiable]
+fn step_tuple(#[differentiable] s: &State, dt: f64) -> (f64, f64) {
+    (s.x + dt * s.v, s.v - dt * s.x * s.x.cos())
+}
+
+#[test]
+fn a_struct_in_a_tuple_out() {
+    Faces {
+        name: "step_tuple",
+        itself: &|p| {
+            let (x, v) = step_tuple(&State::from(p), p[2]);
+            vec![x, v]
+        },
+        primal: &|p| {
+            let (x, v) = step_tuple::primal(&State::from(p), p[2]);
+            vec![x, v]
+        },
+        vjp: &|p, w| {
+            let ((x, v), pullback) = step_tuple::vjp(&State::from(p), p[2]);
+            let (d_s, d_dt) = pullback((Some(w[0]), Some(w[1])));
+            let d_s = d_s.unwrap();
+            (vec![x, v], vec![d_s.x, d_s.v, d_dt.unwrap()])
+        },
+        jvp: &|p, t| {
+            let ((x, v), (tx, tv)) = step_tuple::jvp(&State::from(p), p[2], &State::from(t), t[2]);
+            (vec![x, v], vec![tx, tv])
+        },
+    }
+    .check(&[0.9, 0.2, 0.1]);
+    // the struct result is this tuple, to the bit
+    let s = State { x: 0.9, v: 0.2 };
+    let (value, pullback) = step::vjp(&s, 0.1);
+    let (tuple, tuple_pullback) = step_tuple::vjp(&s, 0.1);
+    assert_eq!((value.x, value.v), tuple);
+    let (d_s, d_dt) = pullback(State { x: 0.3, v: -1.2 });
+    let (t_s, t_dt) = tuple_pullback((Some(0.3), Some(-1.2)));
+    assert_eq!((d_s, d_dt), (t_s, t_dt));
+}
+
 // ----- control flow: early returns, branches, match -----
 
 /// A ball bouncing off the floor at 0 and a wall at `wall`: three literals, one behind a
@@ -380,6 +421,15 @@ fn caller_forms(x: f64, v: f64, dt: f64) -> f64 {
     total + only_x.x * moved.v
 }
 
+/// A field of the call itself, and a struct pattern binding the fields (one left out).
+#[differentiable]
+fn caller_patterns(x: f64, v: f64, dt: f64) -> f64 {
+    let ahead = euler(x, v, dt).x * euler(v, x, dt).v;
+    let State { x: a, v: b } = euler(x, ahead, dt);
+    let State { v, .. } = euler(a, b, dt);
+    ahead + a * b + v
+}
+
 #[differentiable]
 fn after_two_steps(#[differentiable] s0: &State, dt: f64) -> f64 {
     let s1 = step(s0, dt);
@@ -437,6 +487,22 @@ fn callers_read_struct_results_by_field() {
         }
         .check_with_second_order(&p);
     }
+    Case {
+        name: "caller_patterns",
+        itself: &|p| caller_patterns(p[0], p[1], p[2]),
+        primal: &|p| caller_patterns::primal(p[0], p[1], p[2]),
+        grad: Some(&|p| {
+            let (value, g) = caller_patterns::grad(p[0], p[1], p[2]);
+            (value, g.to_vec())
+        }),
+        grad_into: &|p| {
+            let (value, pullback) = caller_patterns::vjp(p[0], p[1], p[2]);
+            let (dx, dv, ddt) = pullback(1.0);
+            (value, vec![dx.unwrap(), dv.unwrap(), ddt.unwrap()])
+        },
+        jvp: &|p, t| caller_patterns::jvp(p[0], p[1], p[2], t[0], t[1], t[2]),
+    }
+    .check_with_second_order(&[0.3, 0.6, 0.1]);
     Case {
         name: "after_two_steps",
         itself: &|p| after_two_steps(&State::from(p), p[2]),

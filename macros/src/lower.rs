@@ -513,6 +513,12 @@ impl<'a> Lowerer<'a> {
     fn lower_local(&mut self, local: &syn::Local) {
         // a struct result split into its fields (`split_tuple_local`): the fields go to the
         // call's `CallParts`, and no further (taken there, or dropped here)
+        // `let State { x: a, v: b } = step(..);`: the struct result's fields, the call's
+        // parts, bound as a tuple of them would be
+        if let Some(split) = struct_pattern_local(local) {
+            self.lower_local(&split);
+            return;
+        }
         if let Some(fields) = struct_parts_mark(local) {
             let mut local = local.clone();
             local
@@ -2227,6 +2233,20 @@ impl<'a> Lowerer<'a> {
                 Operand::Inactive(expr.clone())
             }
             Expr::Lit(_) => Operand::Inactive(expr.clone()),
+            // `step(..).x`: a field of another annotated function's struct result, the
+            // call's one part (`results::parts_vjp`)
+            Expr::Field(field) if self.mode == Mode::Scalar && field_of_call(field).is_some() => {
+                let call = field_of_call(field).expect("checked");
+                self.struct_fields = Some(vec![field.member.clone()]);
+                let parts = self.call_parts(call, 1);
+                if self.struct_fields.take().is_some() {
+                    validate::struct_result_of_a_plain_helper(self.cx, &func_path(call));
+                }
+                match parts.into_iter().next() {
+                    Some(Tree::Leaf(operand)) => operand,
+                    _ => unreachable!("one part"),
+                }
+            }
             other => {
                 validate::unsupported_expr(self.cx, other);
                 Operand::Inactive(expr.clone())
@@ -4128,8 +4148,9 @@ fn split_struct_local(
         let name = part(field);
         quote!(#mutability #name)
     });
+    let mark = format_ident!("{}", STRUCT_PARTS);
     let mut split: Vec<syn::Stmt> =
-        vec![syn::parse_quote!(#[gradtape_struct_parts(#(#fields),*)] let (#(#names,)*) = #expr;)];
+        vec![syn::parse_quote!(#[#mark(#(#fields),*)] let (#(#names,)*) = #expr;)];
     struct Rename<'p> {
         name: &'p Ident,
         part: &'p dyn Fn(&Ident) -> Ident,
@@ -4158,4 +4179,64 @@ fn split_struct_local(
         split.push(stmt);
     }
     split
+}
+
+/// The call whose struct result `field` reads by name (`step(..).x`), if it is one: a
+/// call of a function by its path.
+fn field_of_call(field: &syn::ExprField) -> Option<&syn::ExprCall> {
+    let syn::Member::Named(_) = &field.member else {
+        return None;
+    };
+    match strip_parens(&field.base) {
+        Expr::Call(call) if matches!(&*call.func, Expr::Path(_)) && !is_stop_gradient(call) => {
+            Some(call)
+        }
+        _ => None,
+    }
+}
+
+/// The path a call calls (checked to be one).
+fn func_path(call: &syn::ExprCall) -> syn::Path {
+    match &*call.func {
+        Expr::Path(path) => path.path.clone(),
+        _ => unreachable!("a call by path"),
+    }
+}
+
+/// `let S { x: a, v: b, .. } = f(..);` (each field bound to a name) as
+/// `#[gradtape_struct_parts(x, v)] let (a, b) = f(..);`: the struct result's parts.
+fn struct_pattern_local(local: &syn::Local) -> Option<syn::Local> {
+    let Pat::Struct(pattern) = strip_pat_type(&local.pat) else {
+        return None;
+    };
+    let init = local.init.as_ref()?;
+    if init.diverge.is_some() || pattern.qself.is_some() {
+        return None;
+    }
+    let Expr::Call(call) = strip_parens(&init.expr) else {
+        return None;
+    };
+    if !matches!(&*call.func, Expr::Path(_)) || is_stop_gradient(call) {
+        return None;
+    }
+    let mut members = Vec::new();
+    let mut names = Vec::new();
+    for field in &pattern.fields {
+        match &*field.pat {
+            Pat::Ident(ident) if ident.by_ref.is_none() && ident.subpat.is_none() => {
+                members.push(field.member.clone());
+                names.push(ident.clone());
+            }
+            _ => return None,
+        }
+    }
+    if members.is_empty() {
+        return None;
+    }
+    let value = &init.expr;
+    let mark = format_ident!("{}", STRUCT_PARTS);
+    match syn::parse_quote!(#[#mark(#(#members),*)] let (#(#names,)*) = #value;) {
+        syn::Stmt::Local(split) => Some(split),
+        _ => unreachable!("a `let`"),
+    }
 }

@@ -99,6 +99,8 @@ struct Model {
     path: syn::Path,
     /// The fields, in the order the first literal names them: the twin's tuple's order.
     fields: Vec<Member>,
+    /// Where the first literal names each field: its type's check is spanned there.
+    spans: Vec<Span>,
     /// The function's float type (its first float or float array parameter's).
     float: Type,
 }
@@ -131,7 +133,7 @@ fn read(cx: &Ctxt, item: &ItemFn) -> Option<Model> {
             ),
         );
     }
-    let mut first: Option<(syn::Path, Vec<Member>)> = None;
+    let mut first: Option<(syn::Path, Vec<Member>, Vec<Span>)> = None;
     let mut block = item.block.clone();
     each_result(&mut block, &mut |expr| {
         let Expr::Struct(literal) = strip_parens(expr) else {
@@ -140,8 +142,8 @@ fn read(cx: &Ctxt, item: &ItemFn) -> Option<Model> {
                 format_args!(
                     "a #[differentiable] function returning a struct (`{}`) returns a \
                      struct literal naming every field (`{} {{ a: .., b: .. }}`) at its end \
-                     and at each `return`: this result is computed otherwise (build the \
-                     literal here from the values)",
+                     and at each `return`: this result is computed otherwise (bind it first, \
+                     `let s = ..;`, and return the literal of its fields, `a: s.a`)",
                     sig::type_name(result),
                     sig::type_name(result)
                 ),
@@ -157,13 +159,18 @@ fn read(cx: &Ctxt, item: &ItemFn) -> Option<Model> {
             return;
         }
         let members: Vec<Member> = literal.fields.iter().map(|f| f.member.clone()).collect();
+        let spans = literal
+            .fields
+            .iter()
+            .map(|f| syn::spanned::Spanned::span(&f.member))
+            .collect();
         match &first {
-            None => first = Some((literal.path.clone(), members)),
-            Some((_, fields)) if *fields != members => cx.error_spanned_by(
+            None => first = Some((literal.path.clone(), members, spans)),
+            Some((_, fields, _)) if *fields != members => cx.error_spanned_by(
                 &literal.path,
                 format_args!(
-                    "every literal of a struct result names its fields in the same order (here \
-                     `{}`): the order is the order the values are computed in",
+                    "every literal of a struct result names its fields in the same order, the \
+                     first one's (`{}`): the order is the order the values are computed in",
                     fields
                         .iter()
                         .map(|m| m.to_token_stream().to_string())
@@ -174,10 +181,11 @@ fn read(cx: &Ctxt, item: &ItemFn) -> Option<Model> {
             Some(_) => {}
         }
     });
-    let (path, fields) = first?;
+    let (path, fields, spans) = first?;
     Some(Model {
         path,
         fields,
+        spans,
         float: float?,
     })
 }
@@ -368,6 +376,13 @@ fn companion(
         let where_clause = &generics.where_clause;
         let args = arg_names(&twin_vjp.sig);
         let (value_of, cotangent_of) = (build(&value), cotangent(&g));
+        // each field a float of the function's float type, or the macro's message at the
+        // user's field (the conversions above would fail with rustc's alone)
+        let float = &model.float;
+        let checks = fields.iter().zip(&model.spans).map(|(field, span)| {
+            let at = crate::generate::paths::generated_at(*span);
+            quote::quote_spanned!(*span=> #at::result_field::<#float, _>(&#value.#field);)
+        });
         let mut pullback_fn = quote!(move |#g: #result| #pullback(#cotangent_of));
         if boxed {
             pullback_fn = quote!(::std::boxed::Box::new(#pullback_fn));
@@ -380,7 +395,9 @@ fn companion(
             #[inline]
             pub fn vjp #generics (#inputs) #output #where_clause {
                 let (#value, #pullback) = #twin_name::vjp(#(#args),*);
-                (#value_of, #pullback_fn)
+                let #value = #value_of;
+                #(#checks)*
+                (#value, #pullback_fn)
             }
         }
     };

@@ -171,7 +171,7 @@ fn output(cx: &Ctxt, ty: &Type, mode: Mode, type_params: &[syn::Ident], method: 
             String::new()
         };
         format!(
-            "`{}` cannot be the result of a #[differentiable] function: return `f32`, `f64`, a float tensor, or a tuple of them{hint}",
+            "`{}` cannot be the result of a #[differentiable] function: return `f32`, `f64`, a float tensor, a tuple of them, or a struct of floats built by a literal (`State {{ x: .., v: .. }}`){hint}",
             sig::type_name(ty)
         )
     };
@@ -277,7 +277,7 @@ pub fn unsupported_expr(cx: &Ctxt, expr: &Expr) {
             "indexing a differentiable value is not differentiated: use `slice` or `gather` on tensors"
         }
         Expr::Field(_) => {
-            "fields of differentiable values are not differentiated: pass the values as separate parameters"
+            "fields of differentiable values are not differentiated, but for a struct or tuple result of a call bound by `let` and read only by its fields (`let s = step(..);`, then `s.x`; `step(..).x`) and a local struct read and written field by field: pass the values as separate parameters, or read the result's fields where the call is bound"
         }
         Expr::Tuple(_) | Expr::Array(_) => {
             "tuples and arrays of differentiable values are supported only as the function's result: bind each value to its own name"
@@ -286,7 +286,7 @@ pub fn unsupported_expr(cx: &Ctxt, expr: &Expr) {
         // s.v += ..`) is split into one local per field before lowering (`fields`); one
         // used otherwise reaches here
         Expr::Struct(_) => {
-            "a struct built from differentiable values is differentiated only as a local read and written field by field (`let mut s = State { x: x0, v: 0.0 }; s.v -= dt * s.x;`, `s.x`, `s = State { x: .., v: .. };`); this one is used otherwise (passed whole, returned, a method called on it): keep its fields as separate locals, or pass them to an annotated function as separate parameters"
+            "a struct built from differentiable values is differentiated only as a local read and written field by field (`let mut s = State { x: x0, v: 0.0 }; s.v -= dt * s.x;`, `s.x`, `s = State { x: .., v: .. };`); this one is used otherwise (passed whole, returned, a method called on it): keep its fields as separate locals, or pass them to an annotated function as separate parameters (one returning the struct may replace it: `s = step(s.x, s.v, dt);`)"
         }
         Expr::Try(_) => "`?` is not supported in a #[differentiable] function",
         Expr::Assign(_) => "an assignment is a statement: write it on its own line",

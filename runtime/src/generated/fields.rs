@@ -46,6 +46,28 @@ pub fn float_field<F, V: FloatField<F> + ?Sized>(field: &V) -> F {
     field.float()
 }
 
+/// A field of a struct result (`results` in the macro): the function's twin returns the
+/// fields as a tuple of its float type `F`, so each must be one.
+#[diagnostic::on_unimplemented(
+    message = "`#[differentiable]` returns this field of a struct result as a differentiable `{F}`, but it is a `{Self}`",
+    label = "returned as a `{F}` here",
+    note = "a struct result's fields are floats of the function's float type (its float parameters'): the result is differentiated as the tuple of them",
+    note = "return an integer or other constant beside the floats some other way (a second function), or make the field a float"
+)]
+pub trait ResultField<F> {}
+
+impl<F: Float> ResultField<F> for F {}
+
+/// Checks at compile time that a struct result's field is a float of type `F` (never
+/// called: the macro names it in a closure it does not run).
+///
+/// ```
+/// use gradtape_runtime::generated::result_field;
+/// result_field::<f64, _>(&2.5);
+/// ```
+#[inline(always)]
+pub fn result_field<F, V: ResultField<F> + ?Sized>(_field: &V) {}
+
 /// A field the body reads as an array of floats of the function's float type `F`.
 #[diagnostic::on_unimplemented(
     message = "`#[differentiable]` reads this field of a differentiable struct parameter as an array of `{F}`, but it is a `{Self}`",
