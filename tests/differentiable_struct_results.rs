@@ -34,14 +34,18 @@ impl State {
     }
 }
 
+/// A face at a point and a direction (a cotangent or a tangent): the value and what the
+/// direction gives (the gradient, the tangent), on flat vectors.
+type Directed<'a> = &'a dyn Fn(&[f64], &[f64]) -> (Vec<f64>, Vec<f64>);
+
 /// A vector-valued function's faces on flat vectors: the function, its primal, the
 /// pullback of a cotangent (value, gradient) and `jvp` (value, tangent).
 struct Faces<'a> {
     name: &'a str,
     itself: &'a dyn Fn(&[f64]) -> Vec<f64>,
     primal: &'a dyn Fn(&[f64]) -> Vec<f64>,
-    vjp: &'a dyn Fn(&[f64], &[f64]) -> (Vec<f64>, Vec<f64>),
-    jvp: &'a dyn Fn(&[f64], &[f64]) -> (Vec<f64>, Vec<f64>),
+    vjp: Directed<'a>,
+    jvp: Directed<'a>,
 }
 
 impl Faces<'_> {

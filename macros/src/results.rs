@@ -285,11 +285,11 @@ fn twin(item: &ItemFn, model: &Model) -> ItemFn {
         unreachable!("a struct result")
     };
     let floats = model.fields.iter().map(|_| float);
-    *result = Box::new(if model.fields.len() == 1 {
+    **result = if model.fields.len() == 1 {
         float.clone()
     } else {
         syn::parse_quote!((#(#floats),*))
-    });
+    };
     let one = model.fields.len() == 1;
     each_result(&mut twin.block, &mut |expr| {
         let Expr::Struct(literal) = strip_parens(expr) else {
