@@ -438,7 +438,8 @@ impl<'a> Lowerer<'a> {
             if let syn::Stmt::Local(local) = stmt
                 && let Some(init) = &local.init
                 && self.mentions_active(&init.expr)
-                && let Some(split) = split_tuple_local(local, &stmts[i + 1..])
+                && let Some(split) =
+                    split_tuple_local(local, &stmts[i + 1..], self.mode == Mode::Scalar)
             {
                 self.lower_stmts(&split, tail);
                 return;
@@ -515,7 +516,9 @@ impl<'a> Lowerer<'a> {
         // call's `CallParts`, and no further (taken there, or dropped here)
         // `let State { x: a, v: b } = step(..);`: the struct result's fields, the call's
         // parts, bound as a tuple of them would be
-        if let Some(split) = struct_pattern_local(local) {
+        if self.mode == Mode::Scalar
+            && let Some(split) = struct_pattern_local(local)
+        {
             self.lower_local(&split);
             return;
         }
@@ -3583,7 +3586,14 @@ fn has_let(cond: &Expr) -> bool {
 /// and `rest` reads those (scalar replacement of aggregates), so each part is
 /// differentiated as any local. `None` when `p` is used whole, rebound, or named in a
 /// macro's tokens.
-fn split_tuple_local(local: &syn::Local, rest: &[syn::Stmt]) -> Option<Vec<syn::Stmt>> {
+///
+/// With `structs` (scalar mode), a call's result read only by named fields (`s.x`) is a
+/// struct result's, split the same way ([`split_struct_local`]).
+fn split_tuple_local(
+    local: &syn::Local,
+    rest: &[syn::Stmt],
+    structs: bool,
+) -> Option<Vec<syn::Stmt>> {
     use syn::visit_mut::VisitMut;
 
     let Pat::Ident(pat) = &local.pat else {
@@ -3654,9 +3664,8 @@ fn split_tuple_local(local: &syn::Local, rest: &[syn::Stmt]) -> Option<Vec<syn::
     }
     if !uses.named.is_empty() {
         // a struct result of a call read by field: `s.x` the part `s__x`; only a call's
-        // (a struct literal's local is `fields.rs`'s)
-        return arity_of_tuple
-            .is_none()
+        // (a struct literal's local is `fields.rs`'s), in scalar mode
+        return (structs && arity_of_tuple.is_none())
             .then(|| split_struct_local(pat, &init.expr, &uses.named, rest));
     }
     if uses.fields.is_empty() {
