@@ -112,10 +112,11 @@
 //! - in scalar mode, a local struct read and written field by field, as an integrator
 //!   keeps its state (`let mut s = State { x: x0, v: 0.0 };`, `s.v -= dt * k * s.x;`,
 //!   `s.x += dt * s.v;`, `s = State { x: .., v: .. };` with every field, or `s =
-//!   step(s.x, s.v, dt);` of an annotated function returning the struct, see [Structs as
-//!   results](#structs-as-results)): it is split into one local per field before lowering,
-//!   each with its own shadow. A struct passed whole, returned, or with a method called on
-//!   it is rejected (keep the fields as locals, or pass them as separate parameters);
+//!   step(&s, dt);` passing it whole to an annotated function returning the struct, see
+//!   [Structs as results](#structs-as-results)): it is split into one local per field
+//!   before lowering, each with its own shadow. A struct returned, passed whole to a
+//!   function that is not annotated or a method, or with a method called on it is rejected
+//!   (keep the fields as locals, or pass them as separate parameters);
 //! - a condition (of an `if` or a `while`, a match guard) runs as written, a constant: it may read
 //!   differentiable values and call searches (`while x.iter().any(|&v| v * s > t)`), but
 //!   an assignment of a differentiable value inside it is rejected (make it a statement
@@ -889,7 +890,8 @@
 //! is: `vjp`'s pullback takes the result's cotangent as a value of the struct (every field
 //! its cotangent) and `jvp` gives the tangent as one. An annotated caller reads the result
 //! by its fields (`let s = step(..);` then `s.x`, `step(..).x`, `let State { x, v } =
-//! step(..);`), and a local struct may be replaced by it, `s = step(s.x, s.v, dt);`:
+//! step(..);`), and a local struct may be replaced by it and passed whole, as an
+//! integrator does, `s = step(&s, dt);`:
 //!
 //! ```
 //! use gradtape::{Differentiable, differentiable};
@@ -920,20 +922,13 @@
 //! let (_, tangent) = step::jvp(&s, 2.0, 0.1, &State { x: 0.0, v: 0.0 }, 1.0, 0.0);
 //! assert_eq!(tangent, State { x: 0.0, v: -0.1 });
 //!
-//! #[differentiable]
-//! fn euler(x: f64, v: f64, k: f64, dt: f64) -> State {
-//!     State {
-//!         x: x + dt * v,
-//!         v: v - dt * k * x,
-//!     }
-//! }
-//!
-//! /// The energy after `n` steps, the state a local struct replaced by each step's result.
+//! /// The energy after `n` steps, the state a local struct passed to each step and
+//! /// replaced by its result.
 //! #[differentiable]
 //! fn energy_after(x0: f64, k: f64, n: usize) -> f64 {
 //!     let mut s = State { x: x0, v: 0.0 };
 //!     for _ in 0..n {
-//!         s = euler(s.x, s.v, k, 0.01);
+//!         s = step(&s, k, 0.01);
 //!     }
 //!     0.5 * s.v * s.v + 0.5 * k * s.x * s.x
 //! }
@@ -952,15 +947,21 @@
 //! type (its float parameters'); `f::GENERATED` shows the twin's code. A caller reading
 //! the result by its fields calls the callee's `vjp` and takes the fields it reads as the
 //! call's parts, a tuple result's; its adjoint gives the callee's pullback a zero of the
-//! struct (`Differentiable::zero_like`) holding the read fields' cotangents. A field that
-//! is no float of that type is a compile error at the field, in the macro's words.
+//! struct (`Differentiable::zero_like`) holding the read fields' cotangents. A local struct
+//! passed whole (`step(&s, dt)`, `norm(&s)`) is built again from its fields' locals, which
+//! the call takes one by one: the callee's gradient of the struct (its pullback's
+//! `Option<S>`, so the parameter must be marked `#[differentiable]`) gives each field's,
+//! and its tangent is the struct of the fields' tangents. A field that is no float of
+//! that type is a compile error at the field, in the macro's words.
 //!
 //! **Rejected, with the macro's message at the user's tokens:** a result that is no literal
 //! at one of its places (a call's value returned: bind it, `let s = ..;`, and return
 //! `State { x: s.x, v: s.v }`), a literal with `..base`, literals naming the fields in two
 //! orders, a method or an associated function returning a struct, a function with no
-//! float or float-array parameter (its float type would be unknown), and a caller's struct
-//! result used whole while its fields are read (copied, passed on).
+//! float or float-array parameter (its float type would be unknown), a caller's struct
+//! result used whole while its fields are read (copied, passed on: a local struct built
+//! by a literal is passed whole, a result is read by field), and a local struct passed to
+//! a parameter its callee holds constant.
 //!
 //! # Methods
 //!
@@ -1285,15 +1286,13 @@
 //! with `f: &dyn Fn(f64) -> f64`) is rejected in scalar mode: its body is not the macro's
 //! to see (`tests/ui/differentiable/call-of-a-closure-parameter.rs`); in tensor mode the
 //! call is replayed op by op on the node's sub-tape.
-//! Also rejected today: a struct of differentiable values passed whole to another
-//! function, a local one (`s = step(&s, dt);`: the macro says so on the struct literal,
-//! `tests/ui/differentiable/local-struct-state.rs`; `s = step(s.x, s.v, dt);` of a
-//! function taking the fields is differentiated) or another function's struct result
-//! (`norm(&step(..))`: read its fields, `tests/ui/differentiable/struct-result-used-whole.rs`;
-//! one whose fields are never read is not seen by the macro, and rustc rejects the call's
-//! generated code instead); a struct result of a method or an associated function, or of
-//! a function with no float parameter to name its float type
-//! (`tests/ui/differentiable/struct-result-misuse.rs`); and searches over chains with a
-//! `map`, `zip` or `enumerate`, or
+//! Also rejected today: another function's struct result held whole (`let s = step(..);
+//! norm(&s)`, `norm(&step(..))`: read its fields, or build a local struct of them,
+//! `tests/ui/differentiable/struct-result-used-whole.rs`; one whose fields are never read
+//! is not seen by the macro, and rustc rejects the call's generated code instead: a
+//! `State: Primal` bound); a local struct passed whole to a method or a plain helper; a
+//! struct result of a method or an associated function, or of a function with no float
+//! parameter to name its float type (`tests/ui/differentiable/struct-result-misuse.rs`);
+//! and searches over chains with a `map`, `zip` or `enumerate`, or
 //! in a place their statement does not evaluate first (`tests/ui/differentiable/
 //! search-left-as-written.rs`: loop over the indices, with a `break`).

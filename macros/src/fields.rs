@@ -13,7 +13,10 @@
 //!   (`s = Ty { x: s.v, v: s.x }` swaps), then each field's local assigned;
 //! - `s = f(..);`, a call of a function returning the struct (`results`): the call into a
 //!   temporary, `let t = f(..);`, then each field's local assigned from it, `s_f = t.f;`
-//!   (lowering splits `t`, read only by field, into the call's parts).
+//!   (lowering splits `t`, read only by field, into the call's parts);
+//! - `f(&s, ..)` or `f(s, ..)`, the struct passed whole to a function: built again from
+//!   the fields' locals, `f(&Ty { f: s_f, g: s_g }, ..)`, which lowering passes field by
+//!   field (`Callee::Gathered`).
 //!
 //! Any other use (`s` passed whole, `s.method()`, a field the literal does not set, a
 //! nested field written through `s.f.g`, `s` bound again by a later pattern) leaves the
@@ -80,6 +83,9 @@ impl Fields {
             return None;
         }
         let values = literal_fields(&init.expr)?;
+        let Expr::Struct(literal) = strip_parens(&init.expr) else {
+            unreachable!("literal_fields: a struct literal")
+        };
         let name = &pat.ident;
         let parts: Vec<(Ident, Ident)> = values
             .iter()
@@ -93,6 +99,7 @@ impl Fields {
         let mut rest = rest.to_vec();
         let mut uses = Uses {
             name,
+            path: &literal.path,
             parts: &parts,
             failed: false,
             next: &mut self.next,
@@ -135,6 +142,8 @@ fn literal_fields(expr: &Expr) -> Option<Vec<(Ident, Expr)>> {
 /// Rewrites the uses of a split struct local; `failed` if one is of another form.
 struct Uses<'a> {
     name: &'a Ident,
+    /// The struct's path as its literal spells it: passed whole, it is built again.
+    path: &'a syn::Path,
     /// Each field and its local.
     parts: &'a [(Ident, Ident)],
     failed: bool,
@@ -186,6 +195,29 @@ impl VisitMut for Uses<'_> {
                     .iter()
                     .map(|(field, part)| -> Stmt { syn::parse_quote!(#part = #temp.#field;) });
                 *expr = syn::parse_quote!({ let #temp = #call; #(#assigns)* });
+                return;
+            }
+            // `step(&s, dt)`: the struct passed whole to a function, built again from its
+            // fields' locals (lowering gives the call the fields one by one, and adds the
+            // callee's gradient of the struct into them: `Callee::Gathered`)
+            Expr::Call(call) if matches!(&*call.func, Expr::Path(_)) => {
+                for arg in &mut call.args {
+                    let (whole, by_ref) = match strip_parens(arg) {
+                        Expr::Reference(reference) if reference.mutability.is_none() => {
+                            (self.is_name(&reference.expr), true)
+                        }
+                        other => (self.is_name(other), false),
+                    };
+                    if whole {
+                        let path = self.path;
+                        let fields = self.parts.iter().map(|(field, _)| field);
+                        let parts = self.parts.iter().map(|(_, part)| part);
+                        let by_ref = by_ref.then(|| quote::quote!(&));
+                        *arg = syn::parse_quote!(#by_ref #path { #(#fields: #parts),* });
+                    } else {
+                        self.visit_expr_mut(arg);
+                    }
+                }
                 return;
             }
             Expr::Assign(assign) if self.is_name(&assign.left) => {

@@ -22,8 +22,9 @@ use syn::{BinOp, Expr, Ident, Pat, UnOp};
 use crate::args::Calls;
 use crate::ctxt::Ctxt;
 use crate::model::ir::{
-    Arm, BinaryKind, Binding, BindingId, Block, Body, CallResult, Callee, Counter, JumpKind,
-    LoopHead, Op, Operand, RETURN_REGION, Recompute, Schedule, Stmt, Target, Written, WrittenPart,
+    ArgShape, Arm, BinaryKind, Binding, BindingId, Block, Body, CallResult, Callee, Counter,
+    JumpKind, LoopHead, Op, Operand, RETURN_REGION, Recompute, Schedule, Stmt, Target, Written,
+    WrittenPart,
 };
 use crate::model::sig::{ArrayForm, Kind, Mode, Signature};
 use crate::syntax::{mixed, single_ident, strip_parens};
@@ -926,14 +927,16 @@ impl<'a> Lowerer<'a> {
             }
             Mode::Scalar => {
                 let callee = self.callee(&func.path);
-                let args = self.lower_call_args(&call.args);
+                let (callee, args) = self.lower_gathered_args(callee, &call.args);
                 if let Callee::Plain(_) = callee
                     && self.check_plain_arguments(&func.path, &args).is_none()
                 {
                     validate::plain_helper_on_constants(self.cx, &func.path);
                 }
                 let fields = self.struct_fields.take();
-                if fields.is_some() && !matches!(callee, Callee::Function(_)) {
+                if fields.is_some()
+                    && !matches!(&callee, Callee::Function(_) | Callee::Gathered(..))
+                {
                     validate::struct_result_of_a_plain_helper(self.cx, &func.path);
                 }
                 let parts: Vec<BindingId> = (0..arity).map(|_| self.temp()).collect();
@@ -2563,7 +2566,7 @@ impl<'a> Lowerer<'a> {
             }
             Mode::Scalar => {
                 let callee = self.callee(&func.path);
-                let args = self.lower_call_args(&call.args);
+                let (callee, args) = self.lower_gathered_args(callee, &call.args);
                 if let Callee::Plain(_) = callee {
                     self.check_plain_arguments(&func.path, &args)?;
                 }
@@ -2645,6 +2648,69 @@ impl<'a> Lowerer<'a> {
     /// array passed whole is an operand naming the array: the callee's pullback gives its
     /// cotangent whole, which the adjoint adds into the shadow, and its `jvp_call` reads
     /// the array's tangent shadow.
+    /// A call's operands, a struct literal of differentiable values among its arguments
+    /// (`step(&State { x: a, v: b }, dt)`) given field by field: the callee then rebuilds
+    /// the struct from them ([`Callee::Gathered`]). Only an annotated function's call (a
+    /// plain helper, a method or an associated function keeps its arguments, and the
+    /// literal is rejected as any struct of differentiable values).
+    fn lower_gathered_args(
+        &mut self,
+        callee: Callee,
+        args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>,
+    ) -> (Callee, Vec<Operand>) {
+        let gathered = matches!(callee, Callee::Function(_))
+            && args
+                .iter()
+                .any(|arg| self.active_struct_literal(arg).is_some());
+        if !gathered {
+            return (callee, self.lower_call_args(args));
+        }
+        let mut shapes = Vec::new();
+        let mut operands = Vec::new();
+        for arg in args {
+            match self.active_struct_literal(arg) {
+                Some((literal, by_ref)) => {
+                    shapes.push(ArgShape::Struct {
+                        path: literal.path.clone(),
+                        members: literal.fields.iter().map(|f| f.member.clone()).collect(),
+                        by_ref,
+                    });
+                    // in the literal's order, as Rust evaluates its fields
+                    for field in &literal.fields {
+                        operands.push(self.lower_operand(&field.expr));
+                    }
+                }
+                None => {
+                    shapes.push(ArgShape::One);
+                    operands.extend(self.lower_call_args([arg]));
+                }
+            }
+        }
+        (Callee::Gathered(Box::new(callee), shapes), operands)
+    }
+
+    /// A call's argument that is a struct literal naming its every field (no `..base`),
+    /// reading differentiable values, by value or borrowed (`&S { .. }`): the literal and
+    /// whether it is borrowed.
+    fn active_struct_literal<'e>(&self, arg: &'e Expr) -> Option<(&'e syn::ExprStruct, bool)> {
+        let (expr, by_ref) = match strip_parens(arg) {
+            Expr::Reference(reference) if reference.mutability.is_none() => {
+                (strip_parens(&reference.expr), true)
+            }
+            other => (other, false),
+        };
+        match expr {
+            Expr::Struct(literal)
+                if literal.rest.is_none()
+                    && literal.qself.is_none()
+                    && self.mentions_active(expr) =>
+            {
+                Some((literal, by_ref))
+            }
+            _ => None,
+        }
+    }
+
     fn lower_call_args<'e>(&mut self, args: impl IntoIterator<Item = &'e Expr>) -> Vec<Operand> {
         args.into_iter()
             .map(|arg| {

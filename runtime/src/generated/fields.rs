@@ -373,3 +373,64 @@ pub fn struct_tangent<'a, S, T: TangentStruct<S>>(
         None => zero.insert(zero_like()),
     }
 }
+
+/// A caller's struct argument built by a literal of its differentiable values
+/// (`step(&State { x: a, v: b }, dt)`, `Callee::Gathered` in the macro): the callee's
+/// pullback entry of the struct, read field by field into the literal's values'
+/// cotangents. Only `Option<S>`, a differentiable struct parameter's entry: a callee that
+/// holds the struct constant (`()`) would lose the fields' gradients.
+///
+/// ```
+/// use gradtape_runtime::generated::StructEntry;
+/// let entry = Some((1.0_f64, 2.0_f64));
+/// assert_eq!(StructEntry::field(&entry, |s: &(f64, f64)| s.1), Some(2.0));
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "this struct of differentiable values is passed to a parameter the called function holds constant",
+    label = "its fields' gradients would be lost here",
+    note = "mark the callee's parameter `#[differentiable]` (its type deriving `Differentiable`), or pass the fields as separate parameters"
+)]
+pub trait StructEntry<S> {
+    /// The cotangent of one field, read by `get` (`None` where the struct has none).
+    fn field<F>(&self, get: impl Fn(&S) -> F) -> Option<F>;
+}
+
+impl<S> StructEntry<S> for Option<S> {
+    #[inline]
+    fn field<F>(&self, get: impl Fn(&S) -> F) -> Option<F> {
+        self.as_ref().map(get)
+    }
+}
+
+/// A field's tangent in a struct argument built by a literal (`Callee::Gathered`): the
+/// field's own tangent, or a zero where the caller gives `NoTangent` (a constant field).
+///
+/// ```
+/// use gradtape_runtime::generated::{NoTangent, field_tangent};
+/// assert_eq!(field_tangent::<f64, _>(1.5), 1.5);
+/// assert_eq!(field_tangent::<f64, _>(NoTangent), 0.0);
+/// ```
+#[inline(always)]
+pub fn field_tangent<F: Float, T: FieldTangent<F>>(tangent: T) -> F {
+    tangent.tangent()
+}
+
+/// What [`field_tangent`] takes: a float's tangent, or `NoTangent`.
+pub trait FieldTangent<F> {
+    /// The tangent, zero for `NoTangent`.
+    fn tangent(self) -> F;
+}
+
+impl<F: Float> FieldTangent<F> for F {
+    #[inline(always)]
+    fn tangent(self) -> F {
+        self
+    }
+}
+
+impl<F: Float> FieldTangent<F> for super::NoTangent {
+    #[inline(always)]
+    fn tangent(self) -> F {
+        F::ZERO
+    }
+}
