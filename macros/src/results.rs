@@ -19,11 +19,16 @@
 //!    ..)` (`F` for one field) and each literal the tuple of its fields' values, in order;
 //!    expanded through the whole pipeline (a twin with marked struct parameters goes on to
 //!    `params`).
-//! 3. **Companion**: the user's `vjp`, `jvp`, `primal` and `GENERATED` call the twin's,
-//!    building the struct from the tuple (the value, the tangent) and the tuple's cotangent
-//!    from the struct (`vjp`'s pullback takes a value of the struct, every field its
-//!    cotangent). Invariant: the twin's tuple and the companion's conversions use the one
-//!    field order [`read`] returns, so each field's value, tangent and cotangent is its own.
+//! 3. **Companion**: the user's `vjp`, `jvp`, `jvp_call`, `primal` and `GENERATED` call
+//!    the twin's, building the struct from the tuple (the value, the tangent) and the
+//!    tuple's cotangent from the struct (`vjp`'s pullback takes a value of the struct, every
+//!    field its cotangent). Invariant: the twin's tuple and the companion's conversions use
+//!    the one field order [`read`] returns, so each field's value, tangent and cotangent is
+//!    its own.
+//! 4. **Callers** ([`parts_vjp`], [`parts_jvp`]): an annotated caller reading the result
+//!    by its fields (`lower` splits `let s = step(..);` into the call's parts) makes the
+//!    call a tuple result's of the fields it reads, so the rest of its code is a tuple
+//!    result's. The caller cannot know the twin's order, and needs not: it names fields.
 //!
 //! `fn f` itself is the user's item as written.
 
@@ -112,7 +117,8 @@ fn read(cx: &Ctxt, item: &ItemFn) -> Option<Model> {
     };
     // An `impl` block holds no companion type, and its functions' items are named after
     // them (`step_vjp`): not written for struct results yet.
-    if item.sig.receiver().is_some() || crate::syntax::is_in_impl_block() {
+    let names_self = crate::syntax::names_in(result.to_token_stream()).contains("Self");
+    if item.sig.receiver().is_some() || crate::syntax::is_in_impl_block() || names_self {
         cx.error_spanned_by(
             result,
             "a struct result is differentiated for a free function only: a method or an \

@@ -57,4 +57,12 @@ impl Sim {
     }
 }
 
+impl State {
+    // an associated function returning `Self`, annotated without its block
+    #[differentiable]
+    fn scaled(x: f64, v: f64) -> Self {
+        Self { x: 2.0 * x, v }
+    }
+}
+
 fn main() {}
