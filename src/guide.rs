@@ -1288,9 +1288,9 @@
 //! call is replayed op by op on the node's sub-tape.
 //! Also rejected today: another function's struct result held whole (`let s = step(..);
 //! norm(&s)`, `norm(&step(..))`: read its fields, or build a local struct of them,
-//! `tests/ui/differentiable/struct-result-used-whole.rs`; one whose fields are never read
-//! is not seen by the macro, and rustc rejects the call's generated code instead: a
-//! `State: Primal` bound); a local struct passed whole to a method or a plain helper; a
+//! `tests/ui/differentiable/struct-result-used-whole.rs`; held whole with no field read,
+//! it is the runtime's message at the callee's name, beside rustc's errors in the code
+//! that took it for a float); a local struct passed whole to a method or a plain helper; a
 //! struct result of a method or an associated function, or of a function with no float
 //! parameter to name its float type (`tests/ui/differentiable/struct-result-misuse.rs`);
 //! and searches over chains with a `map`, `zip` or `enumerate`, or

@@ -1766,6 +1766,8 @@ fn companion(
 
         impl #generated::Annotated for #name {}
 
+        impl #generated::ValueResult for #name {}
+
         #[allow(dead_code, unused_variables, unused_mut, non_snake_case, clippy::all)]
         impl #name {
             /// The generated forward and adjoint code, as readable source (the fields read as

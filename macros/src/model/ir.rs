@@ -148,6 +148,39 @@ impl Callee {
         }
     }
 
+    /// [`vjp`](Self::vjp) of a call whose result is taken whole, as one value (`Op::Call`):
+    /// a function's call first checks that the callee returns no struct
+    /// (`generated::value_result`, at its name), whose result a caller reads by its fields
+    /// (`Stmt::CallParts` with `fields`), so that a struct result held whole is the
+    /// runtime's message rather than rustc's errors in the generated code alone.
+    pub fn vjp_value(&self, args: &[Operand]) -> TokenStream {
+        let (path, arity) = match self {
+            Callee::Function(path) => (path, args.len()),
+            Callee::Gathered(inner, shapes) => match &**inner {
+                Callee::Function(path) => (path, shapes.len()),
+                _ => return self.vjp(args),
+            },
+            _ => return self.vjp(args),
+        };
+        let Some((checked, alias)) = resolved_callee(path, arity) else {
+            return self.vjp(args);
+        };
+        let span = path.segments.last().map_or_else(
+            || syn::spanned::Spanned::span(path),
+            |last| last.ident.span(),
+        );
+        let generated_at = crate::generate::paths::generated_at(span);
+        let alias_at = Ident::new(&alias.to_string(), alias.span().located_at(span));
+        let vjp = self.vjp(args);
+        quote!({
+            {
+                #checked
+                #generated_at::value_result::<#alias_at>();
+            }
+            #vjp
+        })
+    }
+
     /// `(value, entries)`: the callee's `vjp_now`, its forward and adjoint at once on the
     /// cotangent `g` (joint mode, in a caller's `grad_into` or `vjp_now`).
     pub fn vjp_now(&self, args: &[Operand], g: TokenStream) -> TokenStream {
