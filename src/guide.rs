@@ -954,10 +954,16 @@
 //! and its tangent is the struct of the fields' tangents. A field that is no float of
 //! that type is a compile error at the field, in the macro's words.
 //!
+//! A method returns a struct the same way (its `self` constant, or marked), and an
+//! associated function of an `impl` block carrying `#[differentiable]` too: their items
+//! are `step_vjp`, `step_jvp` and `step_primal` beside them, and a caller reads
+//! `sim.step(..)` or `Sim::start(..)` by its fields as a function's.
+//!
 //! **Rejected, with the macro's message at the user's tokens:** a result that is no literal
 //! at one of its places (a call's value returned: bind it, `let s = ..;`, and return
 //! `State { x: s.x, v: s.v }`), a literal with `..base`, literals naming the fields in two
-//! orders, a method or an associated function returning a struct, a function with no
+//! orders, an associated function returning a struct annotated without its `impl` block
+//! (it cannot place its items there), a function with no
 //! float or float-array parameter (its float type would be unknown), a caller's struct
 //! result used whole while its fields are read (copied, passed on: a local struct built
 //! by a literal is passed whole, a result is read by field), and a local struct passed to
@@ -1291,8 +1297,8 @@
 //! `tests/ui/differentiable/struct-result-used-whole.rs`; held whole with no field read,
 //! it is the runtime's message at the callee's name, beside rustc's errors in the code
 //! that took it for a float); a local struct passed whole to a method or a plain helper; a
-//! struct result of a method or an associated function, or of a function with no float
-//! parameter to name its float type (`tests/ui/differentiable/struct-result-misuse.rs`);
+//! struct result of a function with no float parameter to name its float type
+//! (`tests/ui/differentiable/struct-result-misuse.rs`);
 //! and searches over chains with a `map`, `zip` or `enumerate`, or
 //! in a place their statement does not evaluate first (`tests/ui/differentiable/
 //! search-left-as-written.rs`: loop over the indices, with a `break`).

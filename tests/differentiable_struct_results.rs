@@ -667,3 +667,131 @@ fn a_local_struct_passed_whole() {
         assert!(close(*a, *b, 1e-12), "{a} vs {b}");
     }
 }
+
+// ----- methods and associated functions returning a struct -----
+
+/// A damped oscillator's constants, held by the methods (`self` constant or marked).
+#[derive(Differentiable, Debug, Clone, PartialEq)]
+struct Oscillator {
+    k: f64,
+    damping: f64,
+}
+
+#[differentiable]
+impl Oscillator {
+    /// One step, `self` constant.
+    #[differentiable]
+    fn step(&self, x: f64, v: f64, dt: f64) -> State {
+        State {
+            x: x + dt * v,
+            v: v - dt * (self.k * x + self.damping * v),
+        }
+    }
+
+    /// One step, `self` differentiable: its constants get their gradient.
+    #[differentiable]
+    fn step_marked(#[differentiable] &self, x: f64, v: f64, dt: f64) -> State {
+        State {
+            x: x + dt * v,
+            v: v - dt * (self.k * x.sin() + self.damping * v),
+        }
+    }
+
+    /// The state at rest displaced by `x`: an associated function returning `Self`'s
+    /// sibling struct.
+    #[differentiable]
+    fn displaced(x: f64, scale: f64) -> State {
+        State {
+            x: x * scale,
+            v: 0.0 * x,
+        }
+    }
+}
+
+/// Callers of the methods: by field, a field of the call, a local struct replaced.
+#[differentiable]
+fn oscillate(x0: f64, v0: f64, dt: f64) -> f64 {
+    let sim = Oscillator {
+        k: 2.0,
+        damping: 0.1,
+    };
+    let start = Oscillator::displaced(x0, 1.5);
+    let mut s = State {
+        x: start.x,
+        v: v0 + start.v,
+    };
+    for _ in 0..20 {
+        s = sim.step(s.x, s.v, dt);
+    }
+    let next = sim.step(s.x, s.v, dt);
+    s.x * next.v + sim.step(next.x, s.x, dt).v
+}
+
+#[test]
+fn methods_returning_a_struct() {
+    let sim = Oscillator {
+        k: 2.0,
+        damping: 0.1,
+    };
+    Faces {
+        name: "Oscillator::step",
+        itself: &|p| sim.step(p[0], p[1], p[2]).flat(),
+        primal: &|p| sim.step_primal(p[0], p[1], p[2]).flat(),
+        vjp: &|p, w| {
+            let (value, pullback) = sim.step_vjp(p[0], p[1], p[2]);
+            let ((), dx, dv, ddt) = pullback(State::from(w));
+            (value.flat(), vec![dx.unwrap(), dv.unwrap(), ddt.unwrap()])
+        },
+        jvp: &|p, t| {
+            let (value, tangent) = sim.step_jvp(p[0], p[1], p[2], t[0], t[1], t[2]);
+            (value.flat(), tangent.flat())
+        },
+    }
+    .check(&[0.6, -0.2, 0.1]);
+    // `self` marked: its gradient a value of the struct, against central differences
+    let (x, v, dt) = (0.6, -0.2, 0.1);
+    let (value, pullback) = sim.step_marked_vjp(x, v, dt);
+    assert_eq!(value, sim.step_marked(x, v, dt));
+    let (d_self, _, _, _) = pullback(State { x: 0.0, v: 1.0 });
+    let d_self = d_self.unwrap();
+    let h = 1e-6;
+    let at = |k: f64, damping: f64| Oscillator { k, damping }.step_marked(x, v, dt).v;
+    let fd_k = (at(2.0 + h, 0.1) - at(2.0 - h, 0.1)) / (2.0 * h);
+    let fd_damping = (at(2.0, 0.1 + h) - at(2.0, 0.1 - h)) / (2.0 * h);
+    assert!(close(d_self.k, fd_k, 1e-7) && close(d_self.damping, fd_damping, 1e-7));
+    let (_, tangent) = sim.step_marked_jvp(
+        x,
+        v,
+        dt,
+        &Oscillator {
+            k: 1.0,
+            damping: 0.0,
+        },
+        0.0,
+        0.0,
+        0.0,
+    );
+    assert!(close(tangent.v, fd_k, 1e-7));
+    // the associated function
+    let (value, pullback) = Oscillator::displaced_vjp(0.4, 1.5);
+    assert_eq!(value, Oscillator::displaced(0.4, 1.5));
+    assert_eq!(pullback(State { x: 1.0, v: 0.0 }), (Some(1.5), Some(0.4)));
+    assert!(Oscillator::STEP_GENERATED.contains("fn __gradtape_result_step_vjp"));
+    // an annotated caller of all three
+    Case {
+        name: "oscillate",
+        itself: &|p| oscillate(p[0], p[1], p[2]),
+        primal: &|p| oscillate::primal(p[0], p[1], p[2]),
+        grad: Some(&|p| {
+            let (value, g) = oscillate::grad(p[0], p[1], p[2]);
+            (value, g.to_vec())
+        }),
+        grad_into: &|p| {
+            let (value, pullback) = oscillate::vjp(p[0], p[1], p[2]);
+            let (dx, dv, ddt) = pullback(1.0);
+            (value, vec![dx.unwrap(), dv.unwrap(), ddt.unwrap()])
+        },
+        jvp: &|p, t| oscillate::jvp(p[0], p[1], p[2], t[0], t[1], t[2]),
+    }
+    .check_with_second_order(&[0.7, 0.2, 0.05]);
+}

@@ -178,13 +178,18 @@ impl VisitMut for Uses<'_> {
                 }
                 return;
             }
-            // `s = f(..);` of a function returning the struct (`results`): the call's
+            // `s = f(..);` (or `s = sim.step(..);`) of a function or method returning the
+            // struct (`results`): the call's
             // value first, into a temporary read by field (which lowering splits into the
             // call's parts), then each field's local assigned
             Expr::Assign(assign)
                 if self.is_name(&assign.left)
-                    && matches!(strip_parens(&assign.right), Expr::Call(call)
-                        if matches!(&*call.func, Expr::Path(_))) =>
+                    && matches!(
+                        strip_parens(&assign.right),
+                        Expr::MethodCall(_) | Expr::Call(_)
+                    )
+                    && !matches!(strip_parens(&assign.right), Expr::Call(call)
+                        if !matches!(&*call.func, Expr::Path(_))) =>
             {
                 self.visit_expr_mut(&mut assign.right);
                 *self.next += 1;

@@ -935,7 +935,10 @@ impl<'a> Lowerer<'a> {
                 }
                 let fields = self.struct_fields.take();
                 if fields.is_some()
-                    && !matches!(&callee, Callee::Function(_) | Callee::Gathered(..))
+                    && !matches!(
+                        &callee,
+                        Callee::Function(_) | Callee::Gathered(..) | Callee::Associated(_)
+                    )
                 {
                     validate::struct_result_of_a_plain_helper(self.cx, &func.path);
                 }
@@ -975,12 +978,14 @@ impl<'a> Lowerer<'a> {
         let args = self.lower_call_args(&call.args);
         let parts: Vec<BindingId> = (0..arity).map(|_| self.temp()).collect();
         let id = self.fresh_id();
+        // a struct result read by its fields (`split_tuple_local`)
+        let fields = self.struct_fields.take();
         self.push(Stmt::CallParts {
             id,
             func: Callee::Method(call.method.clone()),
             args: std::iter::once(receiver).chain(args).collect(),
             parts: parts.clone(),
-            fields: None,
+            fields,
         });
         self.part_leaves(&parts)
     }
@@ -2241,6 +2246,24 @@ impl<'a> Lowerer<'a> {
             Expr::Lit(_) => Operand::Inactive(expr.clone()),
             // `step(..).x`: a field of another annotated function's struct result, the
             // call's one part (`results::parts_vjp`)
+            // `sim.step(..).x`: the same of an annotated method's struct result
+            Expr::Field(field)
+                if self.mode == Mode::Scalar
+                    && matches!(&field.member, syn::Member::Named(_))
+                    && matches!(strip_parens(&field.base), Expr::MethodCall(call)
+                        if self.is_method_with_parts(call) && !self.method_writes_arrays(call)) =>
+            {
+                let Expr::MethodCall(call) = strip_parens(&field.base) else {
+                    unreachable!("checked")
+                };
+                self.struct_fields = Some(vec![field.member.clone()]);
+                let parts = self.method_parts(call, 1);
+                self.struct_fields = None;
+                match parts.into_iter().next() {
+                    Some(Tree::Leaf(operand)) => operand,
+                    _ => unreachable!("one part"),
+                }
+            }
             Expr::Field(field) if self.mode == Mode::Scalar && field_of_call(field).is_some() => {
                 let call = field_of_call(field).expect("checked");
                 self.struct_fields = Some(vec![field.member.clone()]);
@@ -3669,9 +3692,12 @@ fn split_tuple_local(
     if pat.by_ref.is_some() || pat.subpat.is_some() || init.diverge.is_some() {
         return None;
     }
+    // a method's call is split only for a struct result (`let s = sim.step(x);`, `s.x`)
+    let method_call = matches!(strip_parens(&init.expr), Expr::MethodCall(_));
     let arity_of_tuple = match strip_parens(&init.expr) {
         Expr::Tuple(tuple) => Some(tuple.elems.len()),
         Expr::Call(call) if matches!(&*call.func, Expr::Path(_)) => None,
+        Expr::MethodCall(_) => None,
         _ => return None,
     };
     struct Uses<'p> {
@@ -3734,7 +3760,7 @@ fn split_tuple_local(
         return (structs && arity_of_tuple.is_none())
             .then(|| split_struct_local(pat, &init.expr, &uses.named, rest));
     }
-    if uses.fields.is_empty() {
+    if uses.fields.is_empty() || method_call {
         return None;
     }
     let arity = arity_of_tuple.unwrap_or(*uses.fields.iter().max().expect("nonempty") as usize + 1);
@@ -4288,11 +4314,10 @@ fn struct_pattern_local(local: &syn::Local) -> Option<syn::Local> {
     if init.diverge.is_some() || pattern.qself.is_some() {
         return None;
     }
-    let Expr::Call(call) = strip_parens(&init.expr) else {
-        return None;
-    };
-    if !matches!(&*call.func, Expr::Path(_)) || is_stop_gradient(call) {
-        return None;
+    match strip_parens(&init.expr) {
+        Expr::Call(call) if matches!(&*call.func, Expr::Path(_)) && !is_stop_gradient(call) => {}
+        Expr::MethodCall(_) => {}
+        _ => return None,
     }
     let mut members = Vec::new();
     let mut names = Vec::new();

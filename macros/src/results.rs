@@ -13,8 +13,8 @@
 //!    `match` arms, and each `return`), the fields in the order the first literal names
 //!    them, and the function's float type (its float parameters'). Every rejection of the
 //!    form is here, at the user's tokens: a result position that is no literal, a literal
-//!    with `..base` or naming the fields in another order, a method or an `impl` block's
-//!    function, no float parameter to name the float type.
+//!    with `..base` or naming the fields in another order, an associated function
+//!    annotated without its `impl` block, no float parameter to name the float type.
 //! 2. **Twin** (`__gradtape_result_{name}`): the user's item with the result type `(F, F,
 //!    ..)` (`F` for one field) and each literal the tuple of its fields' values, in order;
 //!    expanded through the whole pipeline (a twin with marked struct parameters goes on to
@@ -29,6 +29,9 @@
 //!    by its fields (`lower` splits `let s = step(..);` into the call's parts) makes the
 //!    call a tuple result's of the fields it reads, so the rest of its code is a tuple
 //!    result's. The caller cannot know the twin's order, and needs not: it names fields.
+//!
+//! A method (or an associated function of an annotated `impl` block) has a twin method
+//! and companion items beside it, named after it (`step_vjp`), as `params` writes them.
 //!
 //! `fn f` itself is the user's item as written.
 
@@ -79,12 +82,21 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
     let model = model.expect("checked");
     let twin = twin(&item, &model);
     let (twin_fn, twin_companion) = crate::expand::parts(args, twin);
-    let Some(twin_items) = companion_items(&twin_companion) else {
+    let method = model.method.then(|| twin_name(&item));
+    let Some(twin_items) = companion_items(&twin_companion, method.as_ref()) else {
         // the twin's expansion failed: its fallback carries the errors, at the user's
         // tokens (the twin is the user's item but for its result)
         return (quote!(#user_item), twin_fn);
     };
     let companion = companion(&user_item, &model, &twin_items);
+    // a method's twin items are `impl` items named after the twin: with a marked `self`,
+    // `params`' twin of this twin names its own `__gradtape_fields___gradtape_result_f_..`,
+    // which rustc's snake-case lint flags for the `___`
+    let twin_companion = if model.method {
+        allow_non_snake_case(twin_companion)
+    } else {
+        twin_companion
+    };
     (
         quote!(#user_item),
         quote! {
@@ -95,6 +107,20 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
             #companion
         },
     )
+}
+
+/// `impl` items with `#[allow(non_snake_case)]` each (as they are if they do not parse).
+fn allow_non_snake_case(items: TokenStream) -> TokenStream {
+    let Ok(mut block) = syn::parse2::<syn::ItemImpl>(quote!(impl Companion { #items })) else {
+        return items;
+    };
+    for item in &mut block.items {
+        if let ImplItem::Fn(f) = item {
+            f.attrs.push(syn::parse_quote!(#[allow(non_snake_case)]));
+        }
+    }
+    let items = &block.items;
+    quote!(#(#items)*)
 }
 
 /// What the pass read.
@@ -108,6 +134,9 @@ struct Model {
     spans: Vec<Span>,
     /// The function's float type (its first float or float array parameter's).
     float: Type,
+    /// A method, or an associated function of an annotated `impl` block: its companion
+    /// items are associated functions named after it (`step_vjp`), as a method's are.
+    method: bool,
 }
 
 /// Reads the struct result, reporting every rejection of the form.
@@ -115,15 +144,17 @@ fn read(cx: &Ctxt, item: &ItemFn) -> Option<Model> {
     let ReturnType::Type(_, result) = &item.sig.output else {
         unreachable!("has_struct_result: a result type")
     };
-    // An `impl` block holds no companion type, and its functions' items are named after
-    // them (`step_vjp`): not written for struct results yet.
+    // An `impl` block holds no companion type: a method's items, or an associated
+    // function's of an annotated block, are associated functions beside it. An associated
+    // function annotated alone cannot place them (`Self` says it is one).
+    let method = item.sig.receiver().is_some() || crate::syntax::is_in_impl_block();
     let names_self = crate::syntax::names_in(result.to_token_stream()).contains("Self");
-    if item.sig.receiver().is_some() || crate::syntax::is_in_impl_block() || names_self {
+    if !method && names_self {
         cx.error_spanned_by(
             result,
-            "a struct result is differentiated for a free function only: a method or an \
-             associated function returning a struct is not yet (write a function taking \
-             the struct as a `#[differentiable]` parameter)",
+            "an associated function returning a struct places its companion items beside it \
+             in its `impl` block, which a macro on the function alone cannot see: put \
+             #[differentiable] on the `impl` block as well",
         );
         return None;
     }
@@ -193,6 +224,7 @@ fn read(cx: &Ctxt, item: &ItemFn) -> Option<Model> {
         fields,
         spans,
         float: float?,
+        method,
     })
 }
 
@@ -314,10 +346,27 @@ fn twin(item: &ItemFn, model: &Model) -> ItemFn {
     twin
 }
 
-/// The twin's companion items by name (`vjp`, `jvp`, ..), `None` if its expansion failed.
-fn companion_items(tokens: &TokenStream) -> Option<BTreeMap<String, syn::ImplItemFn>> {
-    let file: syn::File = syn::parse2(tokens.clone()).ok()?;
+/// The twin's companion items by name (`vjp`, `jvp`, ..), `None` if its expansion failed:
+/// a function's are in its companion type's `impl`, a method's (`method`, the twin's name)
+/// are `impl` items named after the twin (`__gradtape_result_step_vjp`).
+fn companion_items(
+    tokens: &TokenStream,
+    method: Option<&syn::Ident>,
+) -> Option<BTreeMap<String, syn::ImplItemFn>> {
     let mut items = BTreeMap::new();
+    if let Some(method) = method {
+        let block: syn::ItemImpl = syn::parse2(quote!(impl Companion { #tokens })).ok()?;
+        let prefix = format!("{method}_");
+        for item in block.items {
+            if let ImplItem::Fn(f) = item
+                && let Some(name) = f.sig.ident.to_string().strip_prefix(&prefix)
+            {
+                items.insert(name.to_string(), f);
+            }
+        }
+        return items.contains_key("vjp").then_some(items);
+    }
+    let file: syn::File = syn::parse2(tokens.clone()).ok()?;
     for item in file.items {
         if let syn::Item::Impl(block) = item
             && block.trait_.is_none()
@@ -371,6 +420,24 @@ fn companion(
         }
     };
     let [value, pullback, g, tangent] = ["value", "pullback", "g", "tangent"].map(mixed);
+    // an item of the twin (`Twin::vjp`, or `Self::__gradtape_result_step_vjp`), and the
+    // name of one of the user's (`vjp`, or `step_vjp`)
+    let twin_item = |item: &str| -> TokenStream {
+        if model.method {
+            let twin = crate::syntax::method_companion(&twin_name, item);
+            quote!(Self::#twin)
+        } else {
+            let item = syn::Ident::new(item, Span::call_site());
+            quote!(#twin_name::#item)
+        }
+    };
+    let own_name = |item: &str| -> syn::Ident {
+        if model.method {
+            crate::syntax::method_companion(name, item)
+        } else {
+            syn::Ident::new(item, Span::call_site())
+        }
+    };
 
     // vjp: the pullback takes a value of the struct
     let vjp = {
@@ -390,6 +457,7 @@ fn companion(
             quote::quote_spanned!(*span=> #at::result_field::<#float, _>(&#value.#field);)
         });
         let mut pullback_fn = quote!(move |#g: #result| #pullback(#cotangent_of));
+        let (call_vjp, vjp_name) = (twin_item("vjp"), own_name("vjp"));
         if boxed {
             pullback_fn = quote!(::std::boxed::Box::new(#pullback_fn));
         }
@@ -399,8 +467,8 @@ fn companion(
             /// gives one entry per parameter, `Option` of a cotangent for a differentiable
             /// one, `()` for a constant.
             #[inline]
-            pub fn vjp #generics (#inputs) #output #where_clause {
-                let (#value, #pullback) = #twin_name::vjp(#(#args),*);
+            pub fn #vjp_name #generics (#inputs) #output #where_clause {
+                let (#value, #pullback) = #call_vjp(#(#args),*);
                 let #value = #value_of;
                 #(#checks)*
                 (#value, #pullback_fn)
@@ -411,18 +479,18 @@ fn companion(
     // jvp (and the hidden `jvp_call` an annotated caller's tangent code calls, its
     // tangents one tuple of entries): the value and the tangent, each a value of the struct
     let tangent_item = |item: &str, doc: TokenStream| {
-        twin.get(item).map(|twin_item| {
-            let sig = &twin_item.sig;
+        twin.get(item).map(|twin_fn| {
+            let sig = &twin_fn.sig;
             let (inputs, generics) = (&sig.inputs, &sig.generics);
             let where_clause = &generics.where_clause;
             let args = arg_names(sig);
             let (value_of, tangent_of) = (build(&value), build(&tangent));
-            let name = syn::Ident::new(item, Span::call_site());
+            let (call, name) = (twin_item(item), own_name(item));
             quote! {
                 #doc
                 #[inline]
                 pub fn #name #generics (#inputs) -> (#result, #result) #where_clause {
-                    let (#value, #tangent) = #twin_name::#name(#(#args),*);
+                    let (#value, #tangent) = #call(#(#args),*);
                     (#value_of, #tangent_of)
                 }
             }
@@ -444,11 +512,12 @@ fn companion(
         let (inputs, generics) = (&sig.inputs, &sig.generics);
         let where_clause = &generics.where_clause;
         let block = &item.block;
+        let primal_name = own_name("primal");
         quote! {
             /// The original body, run as written.
             #[inline]
             #[allow(unused_mut)]
-            pub fn primal #generics (#inputs) -> #result #where_clause #block
+            pub fn #primal_name #generics (#inputs) -> #result #where_clause #block
         }
     };
     let doc = format!(
@@ -458,6 +527,35 @@ fn companion(
          struct. `{name}::GENERATED` shows the code, written for the struct's fields as a \
          tuple."
     );
+    if model.method {
+        // associated functions beside the method, with its visibility, named after it
+        let generated_name = format_ident!("{}_GENERATED", name.to_string().to_uppercase());
+        let twin_generated = format_ident!("{}_GENERATED", twin_name.to_string().to_uppercase());
+        let items = [Some(primal), Some(vjp), jvp, jvp_call]
+            .into_iter()
+            .flatten()
+            .map(|tokens| {
+                let mut f: syn::ImplItemFn = syn::parse2(tokens).expect("a generated function");
+                f.vis = vis.clone();
+                f
+            });
+        let doc = format!(
+            "What `#[differentiable]` generated for [`{name}`](Self::{name}), whose result \
+             is a struct of floats, written for the struct's fields as a tuple. Beside it: \
+             `{name}_vjp`, whose pullback takes the result's cotangent as a value of the \
+             struct, and `{name}_jvp`, which gives the value and the tangent as values of it."
+        );
+        return quote! {
+            #[doc = #doc]
+            #[allow(dead_code)]
+            #vis const #generated_name: &'static str = Self::#twin_generated;
+
+            #(
+                #[allow(dead_code, unused_variables, unused_mut, non_snake_case, clippy::all)]
+                #items
+            )*
+        };
+    }
     quote! {
         #[doc = #doc]
         #[allow(non_camel_case_types, dead_code)]

@@ -500,15 +500,15 @@ pub fn tuple_tail(cx: &Ctxt, expr: &Expr) {
     );
 }
 
-/// `let s = helper(..);` read by named fields (`s.x`) where `helper` is no annotated
-/// function of a path (a plain helper, an associated function): only an annotated
-/// function's struct result is read so (`results::parts_vjp`).
+/// `let s = helper(..);` read by named fields (`s.x`) where `helper` is a plain helper
+/// named in `plain(..)`: only an annotated function's struct result is read so
+/// (`results::parts_vjp`).
 pub fn struct_result_of_a_plain_helper(cx: &Ctxt, path: &syn::Path) {
     cx.error_spanned_by(
         path,
         "a value read by its fields (`s.x`) is a struct result of another #[differentiable] \
-         function called by its name; this call is not one (a plain helper, or an \
-         associated function): return the fields as a tuple, or annotate a free function",
+         function; this call is of a plain helper (`plain(..)`), which runs on dual numbers \
+         and returns floats: return the fields as a tuple, or annotate the helper",
     );
 }
 

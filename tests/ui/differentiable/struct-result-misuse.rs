@@ -45,18 +45,6 @@ fn no_float(#[differentiable] s: &State) -> State {
     State { x: s.v, v: s.x }
 }
 
-struct Sim {
-    dt: f64,
-}
-
-impl Sim {
-    // a method returning a struct
-    #[differentiable]
-    fn step(&self, x: f64, v: f64) -> State {
-        State { x: x + self.dt * v, v }
-    }
-}
-
 impl State {
     // an associated function returning `Self`, annotated without its block
     #[differentiable]
