@@ -115,7 +115,7 @@
 //!   step(&s, dt);` passing it whole to an annotated function returning the struct, see
 //!   [Structs as results](#structs-as-results)): it is split into one local per field
 //!   before lowering, each with its own shadow. A struct returned, passed whole to a
-//!   function that is not annotated or a method, or with a method called on it is rejected
+//!   function or method that is not annotated, or with a method called on it is rejected
 //!   (keep the fields as locals, or pass them as separate parameters);
 //! - a condition (of an `if` or a `while`, a match guard) runs as written, a constant: it may read
 //!   differentiable values and call searches (`while x.iter().any(|&v| v * s > t)`), but
@@ -948,11 +948,11 @@
 //! the result by its fields calls the callee's `vjp` and takes the fields it reads as the
 //! call's parts, a tuple result's; its adjoint gives the callee's pullback a zero of the
 //! struct (`Differentiable::zero_like`) holding the read fields' cotangents. A local struct
-//! passed whole (`step(&s, dt)`, `norm(&s)`) is built again from its fields' locals, which
-//! the call takes one by one: the callee's gradient of the struct (its pullback's
-//! `Option<S>`, so the parameter must be marked `#[differentiable]`) gives each field's,
-//! and its tangent is the struct of the fields' tangents. A field that is no float of
-//! that type is a compile error at the field, in the macro's words.
+//! passed whole (`step(&s, dt)`, `norm(&s)`, `sim.advance(&s)`) is built again from its
+//! fields' locals, which the call takes one by one: the callee's gradient of the struct
+//! (its pullback's `Option<S>`, so the parameter must be marked `#[differentiable]`) gives
+//! each field's, and its tangent is the struct of the fields' tangents. A field that is
+//! no float of that type is a compile error at the field, in the macro's words.
 //!
 //! A method returns a struct the same way (its `self` constant, or marked), and an
 //! associated function of an `impl` block carrying `#[differentiable]` too: their items
@@ -1296,7 +1296,7 @@
 //! norm(&s)`, `norm(&step(..))`: read its fields, or build a local struct of them,
 //! `tests/ui/differentiable/struct-result-used-whole.rs`; held whole with no field read,
 //! it is the runtime's message at the callee's name, beside rustc's errors in the code
-//! that took it for a float); a local struct passed whole to a method or a plain helper; a
+//! that took it for a float); a local struct passed whole to a plain helper; a
 //! struct result of a function with no float parameter to name its float type
 //! (`tests/ui/differentiable/struct-result-misuse.rs`);
 //! and searches over chains with a `map`, `zip` or `enumerate`, or

@@ -14,9 +14,9 @@
 //! - `s = f(..);`, a call of a function returning the struct (`results`): the call into a
 //!   temporary, `let t = f(..);`, then each field's local assigned from it, `s_f = t.f;`
 //!   (lowering splits `t`, read only by field, into the call's parts);
-//! - `f(&s, ..)` or `f(s, ..)`, the struct passed whole to a function: built again from
-//!   the fields' locals, `f(&Ty { f: s_f, g: s_g }, ..)`, which lowering passes field by
-//!   field (`Callee::Gathered`).
+//! - `f(&s, ..)` or `f(s, ..)` (or `x.m(&s, ..)`), the struct passed whole to a function
+//!   or a method: built again from the fields' locals, `f(&Ty { f: s_f, g: s_g }, ..)`,
+//!   which lowering passes field by field (`Callee::Gathered`).
 //!
 //! Any other use (`s` passed whole, `s.method()`, a field the literal does not set, a
 //! nested field written through `s.f.g`, `s` bound again by a later pattern) leaves the
@@ -202,11 +202,22 @@ impl VisitMut for Uses<'_> {
                 *expr = syn::parse_quote!({ let #temp = #call; #(#assigns)* });
                 return;
             }
-            // `step(&s, dt)`: the struct passed whole to a function, built again from its
-            // fields' locals (lowering gives the call the fields one by one, and adds the
-            // callee's gradient of the struct into them: `Callee::Gathered`)
-            Expr::Call(call) if matches!(&*call.func, Expr::Path(_)) => {
-                for arg in &mut call.args {
+            // `step(&s, dt)` (or `sim.step(&s)`): the struct passed whole to a function or
+            // a method, built again from its fields' locals (lowering gives the call the
+            // fields one by one, and adds the callee's gradient of the struct into them:
+            // `Callee::Gathered`)
+            Expr::Call(_) | Expr::MethodCall(_) if !matches!(expr, Expr::Call(call) if !matches!(&*call.func, Expr::Path(_))) =>
+            {
+                let args = match expr {
+                    Expr::Call(call) => &mut call.args,
+                    Expr::MethodCall(call) => {
+                        // the receiver is no argument: `s.method()` keeps it whole
+                        self.visit_expr_mut(&mut call.receiver);
+                        &mut call.args
+                    }
+                    _ => unreachable!("matched"),
+                };
+                for arg in args {
                     let (whole, by_ref) = match strip_parens(arg) {
                         Expr::Reference(reference) if reference.mutability.is_none() => {
                             (self.is_name(&reference.expr), true)

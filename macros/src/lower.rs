@@ -974,16 +974,15 @@ impl<'a> Lowerer<'a> {
         if self.method_writes_arrays(call) {
             return self.writing_call_parts(Writer::Method(call), arity);
         }
-        let receiver = Operand::Inactive((*call.receiver).clone());
-        let args = self.lower_call_args(&call.args);
+        let (func, args) = self.method_callee_args(call);
         let parts: Vec<BindingId> = (0..arity).map(|_| self.temp()).collect();
         let id = self.fresh_id();
         // a struct result read by its fields (`split_tuple_local`)
         let fields = self.struct_fields.take();
         self.push(Stmt::CallParts {
             id,
-            func: Callee::Method(call.method.clone()),
-            args: std::iter::once(receiver).chain(args).collect(),
+            func,
+            args,
             parts: parts.clone(),
             fields,
         });
@@ -2466,12 +2465,8 @@ impl<'a> Lowerer<'a> {
                     self.build_trace(&Expr::MethodCall(call.clone()))
                 }
                 Mode::Scalar => {
-                    let receiver = Operand::Inactive((*call.receiver).clone());
-                    let args = self.lower_call_args(&call.args);
-                    Op::Call {
-                        func: Callee::Method(call.method.clone()),
-                        args: std::iter::once(receiver).chain(args).collect(),
-                    }
+                    let (func, args) = self.method_callee_args(call);
+                    Op::Call { func, args }
                 }
             });
         }
@@ -2688,6 +2683,40 @@ impl<'a> Lowerer<'a> {
         if !gathered {
             return (callee, self.lower_call_args(args));
         }
+        let (shapes, operands) = self.gather_args(args);
+        (Callee::Gathered(Box::new(callee), shapes), operands)
+    }
+
+    /// A method's call of a constant receiver (another annotated method): the receiver
+    /// first (a constant operand), then the arguments, a struct literal among them given
+    /// field by field as a function's ([`lower_gathered_args`](Self::lower_gathered_args)).
+    fn method_callee_args(&mut self, call: &syn::ExprMethodCall) -> (Callee, Vec<Operand>) {
+        let receiver = Operand::Inactive((*call.receiver).clone());
+        let callee = Callee::Method(call.method.clone());
+        if !call
+            .args
+            .iter()
+            .any(|arg| self.active_struct_literal(arg).is_some())
+        {
+            let args = self.lower_call_args(&call.args);
+            return (callee, std::iter::once(receiver).chain(args).collect());
+        }
+        let (shapes, operands) = self.gather_args(&call.args);
+        (
+            Callee::Gathered(
+                Box::new(callee),
+                std::iter::once(ArgShape::One).chain(shapes).collect(),
+            ),
+            std::iter::once(receiver).chain(operands).collect(),
+        )
+    }
+
+    /// The shapes and operands of a call's arguments, each struct literal of
+    /// differentiable values given field by field.
+    fn gather_args(
+        &mut self,
+        args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>,
+    ) -> (Vec<ArgShape>, Vec<Operand>) {
         let mut shapes = Vec::new();
         let mut operands = Vec::new();
         for arg in args {
@@ -2709,7 +2738,7 @@ impl<'a> Lowerer<'a> {
                 }
             }
         }
-        (Callee::Gathered(Box::new(callee), shapes), operands)
+        (shapes, operands)
     }
 
     /// A call's argument that is a struct literal naming its every field (no `..base`),
