@@ -426,13 +426,15 @@ fn caller_forms(x: f64, v: f64, dt: f64) -> f64 {
     total + only_x.x * moved.v
 }
 
-/// A field of the call itself, and a struct pattern binding the fields (one left out).
+/// A field of the call itself, a struct pattern binding the fields (one left out), and a
+/// struct of one field.
 #[differentiable]
 fn caller_patterns(x: f64, v: f64, dt: f64) -> f64 {
     let ahead = euler(x, v, dt).x * euler(v, x, dt).v;
     let State { x: a, v: b } = euler(x, ahead, dt);
     let State { v, .. } = euler(a, b, dt);
-    ahead + a * b + v
+    // a struct of one field: the call's one part
+    ahead + a * b + v + energy(a, v, 2.0).total
 }
 
 #[differentiable]
