@@ -944,7 +944,9 @@
 //! literal names (each `return` and the body's end give one, through `if`/`else` and
 //! `match` arms, all naming the fields in the same order), and the function is
 //! differentiated through a hidden twin returning them as a tuple of the function's float
-//! type (its float parameters'); `f::GENERATED` shows the twin's code. A caller reading
+//! type (its first float or float-array parameter's, else its float type parameter's,
+//! else `f64`: `fn rhs(#[differentiable] s: &State) -> State` names none); `f::GENERATED`
+//! shows the twin's code. A caller reading
 //! the result by its fields calls the callee's `vjp` and takes the fields it reads as the
 //! call's parts, a tuple result's; its adjoint gives the callee's pullback a zero of the
 //! struct (`Differentiable::zero_like`) holding the read fields' cotangents. A local struct
@@ -963,8 +965,7 @@
 //! at one of its places (a call's value returned: bind it, `let s = ..;`, and return
 //! `State { x: s.x, v: s.v }`), a literal with `..base`, literals naming the fields in two
 //! orders, an associated function returning a struct annotated without its `impl` block
-//! (it cannot place its items there), a function with no
-//! float or float-array parameter (its float type would be unknown), a caller's struct
+//! (it cannot place its items there), a caller's struct
 //! result used whole while its fields are read (copied, passed on: a local struct built
 //! by a literal is passed whole, a result is read by field), and a local struct passed to
 //! a parameter its callee holds constant.
@@ -1296,8 +1297,7 @@
 //! norm(&s)`, `norm(&step(..))`: read its fields, or build a local struct of them,
 //! `tests/ui/differentiable/struct-result-used-whole.rs`; held whole with no field read,
 //! it is the runtime's message at the callee's name, beside rustc's errors in the code
-//! that took it for a float); a local struct passed whole to a plain helper; a
-//! struct result of a function with no float parameter to name its float type
+//! that took it for a float); a local struct passed whole to a plain helper
 //! (`tests/ui/differentiable/struct-result-misuse.rs`);
 //! and searches over chains with a `map`, `zip` or `enumerate`, or
 //! in a place their statement does not evaluate first (`tests/ui/differentiable/

@@ -807,3 +807,69 @@ fn methods_returning_a_struct() {
     }
     .check_with_second_order(&[0.7, 0.2, 0.05]);
 }
+
+// ----- a marked struct alone: the float type `f64` -----
+
+/// The right-hand side of `x' = v`, `v' = -x³`: no float parameter names the float type,
+/// which is then `f64` (the struct's, checked at each field).
+#[differentiable]
+fn rhs(#[differentiable] s: &State) -> State {
+    State {
+        x: s.v,
+        v: -s.x * s.x * s.x,
+    }
+}
+
+/// The same generic over the float type: its type parameter is the float type.
+#[differentiable]
+fn rhs_polar<T: num_traits::Float>(#[differentiable] q: &Polar<T>) -> Polar<T> {
+    Polar {
+        r: q.r * q.theta.cos(),
+        theta: q.theta * q.r,
+    }
+}
+
+#[test]
+fn a_marked_struct_alone() {
+    Faces {
+        name: "rhs",
+        itself: &|p| rhs(&State::from(p)).flat(),
+        primal: &|p| rhs::primal(&State::from(p)).flat(),
+        vjp: &|p, w| {
+            let (value, pullback) = rhs::vjp(&State::from(p));
+            let (d_s,) = pullback(State::from(w));
+            (value.flat(), d_s.unwrap().flat())
+        },
+        jvp: &|p, t| {
+            let (value, tangent) = rhs::jvp(&State::from(p), &State::from(t));
+            (value.flat(), tangent.flat())
+        },
+    }
+    .check(&[0.8, -0.5]);
+    let polar = |p: &[f64]| Polar {
+        r: p[0],
+        theta: p[1],
+    };
+    let flat = |q: Polar<f64>| vec![q.r, q.theta];
+    Faces {
+        name: "rhs_polar",
+        itself: &|p| flat(rhs_polar(&polar(p))),
+        primal: &|p| flat(rhs_polar::primal(&polar(p))),
+        vjp: &|p, w| {
+            let (value, pullback) = rhs_polar::vjp(&polar(p));
+            let (d_q,) = pullback(polar(w));
+            (flat(value), flat(d_q.unwrap()))
+        },
+        jvp: &|p, t| {
+            let (value, tangent) = rhs_polar::jvp(&polar(p), &polar(t));
+            (flat(value), flat(tangent))
+        },
+    }
+    .check(&[1.2, 0.4]);
+    // at f32 through the type parameter
+    let (value, _) = rhs_polar::vjp(&Polar {
+        r: 2.0_f32,
+        theta: 0.0,
+    });
+    assert_eq!(value, Polar { r: 2.0, theta: 0.0 });
+}

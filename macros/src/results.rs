@@ -11,10 +11,10 @@
 //! 1. **Read** ([`read`]): whether the result is a struct ([`has_struct_result`]), the
 //!    literal at each result position (the body's tail, through blocks, `if`/`else` and
 //!    `match` arms, and each `return`), the fields in the order the first literal names
-//!    them, and the function's float type (its float parameters'). Every rejection of the
+//!    them, and the function's float type ([`float_type`]). Every rejection of the
 //!    form is here, at the user's tokens: a result position that is no literal, a literal
 //!    with `..base` or naming the fields in another order, an associated function
-//!    annotated without its `impl` block, no float parameter to name the float type.
+//!    annotated without its `impl` block.
 //! 2. **Twin** (`__gradtape_result_{name}`): the user's item with the result type `(F, F,
 //!    ..)` (`F` for one field) and each literal the tuple of its fields' values, in order;
 //!    expanded through the whole pipeline (a twin with marked struct parameters goes on to
@@ -132,7 +132,7 @@ struct Model {
     fields: Vec<Member>,
     /// Where the first literal names each field: its type's check is spanned there.
     spans: Vec<Span>,
-    /// The function's float type (its first float or float array parameter's).
+    /// The function's float type ([`float_type`]).
     float: Type,
     /// A method, or an associated function of an annotated `impl` block: its companion
     /// items are associated functions named after it (`step_vjp`), as a method's are.
@@ -159,17 +159,6 @@ fn read(cx: &Ctxt, item: &ItemFn) -> Option<Model> {
         return None;
     }
     let float = float_type(item);
-    if float.is_none() {
-        cx.error_spanned_by(
-            result,
-            format_args!(
-                "a function returning a struct of floats (`{}`) names its float type by a \
-                 float parameter: take a `f64`, `f32` or float-array parameter (a struct \
-                 parameter's fields are not seen by the macro)",
-                sig::type_name(result)
-            ),
-        );
-    }
     let mut first: Option<(syn::Path, Vec<Member>, Vec<Span>)> = None;
     let mut block = item.block.clone();
     each_result(&mut block, &mut |expr| {
@@ -223,20 +212,32 @@ fn read(cx: &Ctxt, item: &ItemFn) -> Option<Model> {
         path,
         fields,
         spans,
-        float: float?,
+        float,
         method,
     })
 }
 
 /// The function's float type: its first float or float array parameter's element type
-/// (`f64`, `f32` or a float type parameter). A struct result's fields have that type (the
-/// companion's conversions between the twin's tuple and the struct fail to compile if not).
-fn float_type(item: &ItemFn) -> Option<Type> {
-    let sig = sig::parse(item)?;
-    sig.params.iter().find_map(|param| match param.kind {
-        Kind::Float { .. } | Kind::Array { .. } => param.elem.clone(),
-        _ => None,
-    })
+/// (`f64`, `f32` or a float type parameter), else its first float type parameter (`fn
+/// rhs<T: Float>(#[differentiable] s: &State<T>) -> State<T>`), else `f64` (a function of
+/// a marked struct alone, whose fields the macro does not see). A struct result's fields
+/// have that type, and so do a marked struct's fields read as floats (`params` lifts them
+/// at the result's type): a field of another type is a compile error at the field
+/// (`generated::ResultField`, `FloatField`), never a conversion.
+fn float_type(item: &ItemFn) -> Type {
+    let from_params = sig::parse(item).and_then(|sig| {
+        sig.params.iter().find_map(|param| match param.kind {
+            Kind::Float { .. } | Kind::Array { .. } => param.elem.clone(),
+            _ => None,
+        })
+    });
+    from_params
+        .or_else(|| {
+            sig::float_type_params(item)
+                .first()
+                .map(|param| syn::parse_quote!(#param))
+        })
+        .unwrap_or_else(|| syn::parse_quote!(f64))
 }
 
 /// Calls `f` on each result position of the body: the tail (through blocks, `if`/`else`

@@ -51,8 +51,9 @@ pub fn float_field<F, V: FloatField<F> + ?Sized>(field: &V) -> F {
 #[diagnostic::on_unimplemented(
     message = "`#[differentiable]` returns this field of a struct result as a differentiable `{F}`, but it is a `{Self}`",
     label = "returned as a `{F}` here",
-    note = "a struct result's fields are floats of the function's float type (its float parameters'): the result is differentiated as the tuple of them",
-    note = "return an integer or other constant beside the floats some other way (a second function), or make the field a float"
+    note = "a struct result's fields are floats of the function's float type, the tuple of which is differentiated: its first float (or float array) parameter's, else its float type parameter, else `f64`",
+    note = "a float of another type: take a parameter of that type, or make the function generic over it (`fn f<T: Float>(..)`)",
+    note = "an integer or other constant: return it beside the floats some other way (a second function), or make the field a float"
 )]
 pub trait ResultField<F> {}
 

@@ -39,12 +39,6 @@ fn reordered(x: f64, v: f64) -> State {
     }
 }
 
-// no float parameter names the float type
-#[differentiable]
-fn no_float(#[differentiable] s: &State) -> State {
-    State { x: s.v, v: s.x }
-}
-
 impl State {
     // an associated function returning `Self`, annotated without its block
     #[differentiable]
