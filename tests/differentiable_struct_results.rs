@@ -426,6 +426,37 @@ fn caller_forms(x: f64, v: f64, dt: f64) -> f64 {
     total + only_x.x * moved.v
 }
 
+/// A struct result shadowed by the next step's, which reads it, and a tuple result the
+/// same way (`let s = f(s.x, s.v);`: the parts of the first are read up to the new `let`).
+#[differentiable]
+fn shadowed_steps(x: f64, v: f64, dt: f64) -> f64 {
+    let s = euler(x, v, dt);
+    let s = euler(s.x, s.v * s.x, dt);
+    let p = euler_tuple(s.v, s.x, dt);
+    let p = euler_tuple(p.1, p.0, dt);
+    s.x * s.v + p.0 * p.1
+}
+
+#[test]
+fn shadowed_results() {
+    Case {
+        name: "shadowed_steps",
+        itself: &|p| shadowed_steps(p[0], p[1], p[2]),
+        primal: &|p| shadowed_steps::primal(p[0], p[1], p[2]),
+        grad: Some(&|p| {
+            let (value, g) = shadowed_steps::grad(p[0], p[1], p[2]);
+            (value, g.to_vec())
+        }),
+        grad_into: &|p| {
+            let (value, pullback) = shadowed_steps::vjp(p[0], p[1], p[2]);
+            let (dx, dv, ddt) = pullback(1.0);
+            (value, vec![dx.unwrap(), dv.unwrap(), ddt.unwrap()])
+        },
+        jvp: &|p, t| shadowed_steps::jvp(p[0], p[1], p[2], t[0], t[1], t[2]),
+    }
+    .check_with_second_order(&[0.5, 0.9, 0.2]);
+}
+
 /// A field of the call itself, a struct pattern binding the fields (one left out), and a
 /// struct of one field.
 #[differentiable]

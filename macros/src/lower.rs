@@ -3702,8 +3702,9 @@ fn has_let(cond: &Expr) -> bool {
 /// `let p = (a, b); rest` or `let p = f(..); rest` where `rest` reads `p` only by its
 /// fields (`p.0`, `p.1`): the parts become locals of their own, `let (p__0, p__1) = ..;`,
 /// and `rest` reads those (scalar replacement of aggregates), so each part is
-/// differentiated as any local. `None` when `p` is used whole, rebound, or named in a
-/// macro's tokens.
+/// differentiated as any local. `None` when `p` is used whole, rebound in a nested scope,
+/// or named in a macro's tokens; a later `let` of the same name in this block ends its
+/// scope (`let p = f(p.0, p.1);` reads the parts, the statements after it the new `p`).
 ///
 /// With `structs` (scalar mode), a call's result read only by named fields (`s.x`) is a
 /// struct result's, split the same way ([`split_struct_local`]).
@@ -3777,8 +3778,13 @@ fn split_tuple_local(
         named: Vec::new(),
         whole: false,
     };
-    for stmt in rest {
+    // a later `let` binding the name again ends the local's scope; its value still reads it
+    let shadow = shadowed_at(rest, &pat.ident);
+    for stmt in &rest[..shadow.unwrap_or(rest.len())] {
         uses.visit_stmt(stmt);
+    }
+    if let Some(k) = shadow {
+        for_each_init_expr(&rest[k], |expr| uses.visit_expr(expr));
     }
     if uses.whole || !(uses.fields.is_empty() || uses.named.is_empty()) {
         return None;
@@ -3787,7 +3793,7 @@ fn split_tuple_local(
         // a struct result of a call read by field: `s.x` the part `s__x`; only a call's
         // (a struct literal's local is `fields.rs`'s), in scalar mode
         return (structs && arity_of_tuple.is_none())
-            .then(|| split_struct_local(pat, &init.expr, &uses.named, rest));
+            .then(|| split_struct_local(pat, &init.expr, &uses.named, rest, shadow));
     }
     if uses.fields.is_empty() || method_call {
         return None;
@@ -3823,12 +3829,77 @@ fn split_tuple_local(
         name: &pat.ident,
         part: &part,
     };
-    for stmt in rest {
-        let mut stmt = stmt.clone();
-        rename.visit_stmt_mut(&mut stmt);
-        split.push(stmt);
-    }
+    split.extend(renamed_in_scope(rest, shadow, &mut rename));
     Some(split)
+}
+
+/// The first statement of `rest` that binds `name` again (`let s = f(s.x);`), which ends
+/// the scope of the local of that name declared before `rest`: its value is the last
+/// place that local is read.
+fn shadowed_at(rest: &[syn::Stmt], name: &Ident) -> Option<usize> {
+    struct Binds<'n> {
+        name: &'n Ident,
+        found: bool,
+    }
+    impl<'ast> Visit<'ast> for Binds<'_> {
+        fn visit_pat_ident(&mut self, pat: &'ast syn::PatIdent) {
+            self.found |= pat.ident == *self.name;
+            visit::visit_pat_ident(self, pat);
+        }
+    }
+    rest.iter().position(|stmt| {
+        let syn::Stmt::Local(local) = stmt else {
+            return false;
+        };
+        let mut binds = Binds { name, found: false };
+        binds.visit_pat(&local.pat);
+        binds.found
+    })
+}
+
+/// Calls `f` on the expressions a `let` evaluates (its value, its `else` block).
+fn for_each_init_expr(stmt: &syn::Stmt, mut f: impl FnMut(&Expr)) {
+    if let syn::Stmt::Local(local) = stmt
+        && let Some(init) = &local.init
+    {
+        f(&init.expr);
+        if let Some((_, diverge)) = &init.diverge {
+            f(diverge);
+        }
+    }
+}
+
+/// `rest` with `rename` applied where the local is in scope: every statement before the
+/// shadowing `let` at `shadow` ([`shadowed_at`]), and that `let`'s value; the statements
+/// after it read the new binding, as written.
+fn renamed_in_scope(
+    rest: &[syn::Stmt],
+    shadow: Option<usize>,
+    rename: &mut impl syn::visit_mut::VisitMut,
+) -> Vec<syn::Stmt> {
+    let end = shadow.unwrap_or(rest.len());
+    let mut out: Vec<syn::Stmt> = rest[..end]
+        .iter()
+        .map(|stmt| {
+            let mut stmt = stmt.clone();
+            rename.visit_stmt_mut(&mut stmt);
+            stmt
+        })
+        .collect();
+    if let Some(k) = shadow {
+        let mut stmt = rest[k].clone();
+        if let syn::Stmt::Local(local) = &mut stmt
+            && let Some(init) = &mut local.init
+        {
+            rename.visit_expr_mut(&mut init.expr);
+            if let Some((_, diverge)) = &mut init.diverge {
+                rename.visit_expr_mut(diverge);
+            }
+        }
+        out.push(stmt);
+        out.extend(rest[k + 1..].iter().cloned());
+    }
+    out
 }
 
 /// Whether a pattern binds a name.
@@ -4266,6 +4337,7 @@ fn split_struct_local(
     expr: &Expr,
     fields: &[Ident],
     rest: &[syn::Stmt],
+    shadow: Option<usize>,
 ) -> Vec<syn::Stmt> {
     use syn::visit_mut::VisitMut;
 
@@ -4303,11 +4375,7 @@ fn split_struct_local(
         name: &pat.ident,
         part: &part,
     };
-    for stmt in rest {
-        let mut stmt = stmt.clone();
-        rename.visit_stmt_mut(&mut stmt);
-        split.push(stmt);
-    }
+    split.extend(renamed_in_scope(rest, shadow, &mut rename));
     split
 }
 
