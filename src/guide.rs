@@ -890,8 +890,8 @@
 //! is: `vjp`'s pullback takes the result's cotangent as a value of the struct (every field
 //! its cotangent) and `jvp` gives the tangent as one. An annotated caller reads the result
 //! by its fields (`let s = step(..);` then `s.x`, `step(..).x`, `let State { x, v } =
-//! step(..);`), and a local struct may be replaced by it and passed whole, as an
-//! integrator does, `s = step(&s, dt);`:
+//! step(..);`, and `s = step(..);` again of a `let mut s = step(..);`), and a local struct
+//! may be replaced by it and passed whole, as an integrator does, `s = step(&s, dt);`:
 //!
 //! ```
 //! use gradtape::{Differentiable, differentiable};

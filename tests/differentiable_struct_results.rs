@@ -437,6 +437,35 @@ fn shadowed_steps(x: f64, v: f64, dt: f64) -> f64 {
     s.x * s.v + p.0 * p.1
 }
 
+/// The state a struct result replaced by each step's (`let mut s = euler(..);`, then `s =
+/// euler(s.x, s.v, dt);`): the same steps as [`simulate`]'s with one more.
+#[differentiable]
+fn simulate_from_a_call(x0: f64, v0: f64, dt: f64) -> f64 {
+    let mut s = euler(x0, v0, dt);
+    for _ in 0..39 {
+        s = euler(s.x, s.v, dt);
+    }
+    s.x * s.x + 0.5 * s.v * s.v
+}
+
+#[test]
+fn a_struct_result_replaced_by_another() {
+    let p = [0.8, -0.2, 0.05];
+    // 40 steps either way: the same operations, so the same bits
+    let (value, g) = simulate_from_a_call::grad(p[0], p[1], p[2]);
+    let (same, expected) = simulate::grad(p[0], p[1], p[2]);
+    assert_eq!(value.to_bits(), same.to_bits());
+    assert_eq!(g.map(f64::to_bits), expected.map(f64::to_bits));
+    assert_eq!(
+        simulate_from_a_call::jvp(p[0], p[1], p[2], 0.3, 0.2, -1.0),
+        simulate::jvp(p[0], p[1], p[2], 0.3, 0.2, -1.0)
+    );
+    assert_eq!(
+        simulate_from_a_call(p[0], p[1], p[2]).to_bits(),
+        value.to_bits()
+    );
+}
+
 #[test]
 fn shadowed_results() {
     Case {

@@ -3735,9 +3735,21 @@ fn split_tuple_local(
         fields: Vec<u32>,
         /// Named fields read (`s.x`): a struct result's, in the order first read.
         named: Vec<Ident>,
+        /// Replaced whole by a call's value (`s = step(s.x, s.v, dt);`): a struct result's.
+        assigned: bool,
         whole: bool,
     }
     impl<'ast> Visit<'ast> for Uses<'_> {
+        fn visit_expr_assign(&mut self, assign: &'ast syn::ExprAssign) {
+            if single_ident(&assign.left).is_some_and(|left| left == self.name)
+                && is_call_by_name(&assign.right)
+            {
+                self.assigned = true;
+                self.visit_expr(&assign.right);
+                return;
+            }
+            visit::visit_expr_assign(self, assign);
+        }
         fn visit_expr_field(&mut self, field: &'ast syn::ExprField) {
             if let Some(base) = single_ident(&field.base)
                 && base == self.name
@@ -3776,6 +3788,7 @@ fn split_tuple_local(
         name: &pat.ident,
         fields: Vec::new(),
         named: Vec::new(),
+        assigned: false,
         whole: false,
     };
     // a later `let` binding the name again ends the local's scope; its value still reads it
@@ -3795,7 +3808,7 @@ fn split_tuple_local(
         return (structs && arity_of_tuple.is_none())
             .then(|| split_struct_local(pat, &init.expr, &uses.named, rest, shadow));
     }
-    if uses.fields.is_empty() || method_call {
+    if uses.fields.is_empty() || method_call || uses.assigned {
         return None;
     }
     let arity = arity_of_tuple.unwrap_or(*uses.fields.iter().max().expect("nonempty") as usize + 1);
@@ -4331,7 +4344,10 @@ fn struct_parts_mark(local: &syn::Local) -> Option<Vec<syn::Member>> {
 /// `let s = f(..); rest` where `rest` reads `s` only by its named fields (`s.x`, `s.v`,
 /// a struct result of another annotated function): `#[gradtape_struct_parts(x, v)] let
 /// (s__x, s__v) = f(..);`, `rest` reading the parts ([`split_tuple_local`]'s scalar
-/// replacement, the fields passed on to the call's [`Stmt::CallParts`] by the mark).
+/// replacement, the fields passed on to the call's [`Stmt::CallParts`] by the mark). A
+/// call's value assigned whole, `s = g(..);`, sets every part from a temporary read by
+/// field, `{ let s__value = g(..); s__x = s__value.x; .. }`: the fields never read are no
+/// part, and nothing reads them.
 fn split_struct_local(
     pat: &syn::PatIdent,
     expr: &Expr,
@@ -4356,6 +4372,8 @@ fn split_struct_local(
     struct Rename<'p> {
         name: &'p Ident,
         part: &'p dyn Fn(&Ident) -> Ident,
+        /// The fields read: the parts a whole assignment sets.
+        fields: &'p [Ident],
     }
     impl VisitMut for Rename<'_> {
         fn visit_expr_mut(&mut self, expr: &mut Expr) {
@@ -4368,15 +4386,41 @@ fn split_struct_local(
                 *expr = syn::parse_quote!(#name);
                 return;
             }
+            // `s = step(..);`: the call's value into a temporary read by field (split in
+            // turn), then each part assigned from it
+            if let Expr::Assign(assign) = expr
+                && single_ident(&assign.left).is_some_and(|left| left == self.name)
+                && is_call_by_name(&assign.right)
+            {
+                self.visit_expr_mut(&mut assign.right);
+                let value = &assign.right;
+                let temp = mixed(&crate::syntax::unspelled(format!("{}__value", self.name)));
+                let assigns = self.fields.iter().map(|field| {
+                    let part = (self.part)(field);
+                    quote!(#part = #temp.#field;)
+                });
+                *expr = syn::parse_quote!({ let #temp = #value; #(#assigns)* });
+                return;
+            }
             syn::visit_mut::visit_expr_mut(self, expr);
         }
     }
     let mut rename = Rename {
         name: &pat.ident,
         part: &part,
+        fields,
     };
     split.extend(renamed_in_scope(rest, shadow, &mut rename));
     split
+}
+
+/// A call of a function by its path or of a method: what may return a struct result.
+fn is_call_by_name(expr: &Expr) -> bool {
+    match strip_parens(expr) {
+        Expr::Call(call) => matches!(&*call.func, Expr::Path(_)) && !is_stop_gradient(call),
+        Expr::MethodCall(_) => true,
+        _ => false,
+    }
 }
 
 /// The call whose struct result `field` reads by name (`step(..).x`), if it is one: a
