@@ -111,16 +111,20 @@
 //!   on, copied or returned whole is rejected;
 //! - in scalar mode, a local struct read and written field by field, as an integrator
 //!   keeps its state (`let mut s = State { x: x0, v: 0.0 };`, `s.v -= dt * k * s.x;`,
-//!   `s.x += dt * s.v;`, `s = State { x: .., v: .. };` with every field): it is split
-//!   into one local per field before lowering, each with its own shadow. A struct passed
-//!   whole, returned, or with a method called on it is rejected (keep the fields as
-//!   locals, or pass them as separate parameters);
+//!   `s.x += dt * s.v;`, `s = State { x: .., v: .. };` with every field, or `s =
+//!   step(&s, dt);` passing it whole to an annotated function returning the struct, see
+//!   [Structs as results](#structs-as-results)): it is split into one local per field
+//!   before lowering, each with its own shadow. A struct returned, passed whole to a
+//!   function or method that is not annotated, or with a method called on it is rejected
+//!   (keep the fields as locals, or pass them as separate parameters);
 //! - a condition (of an `if` or a `while`, a match guard) runs as written, a constant: it may read
 //!   differentiable values and call searches (`while x.iter().any(|&v| v * s > t)`), but
 //!   an assignment of a differentiable value inside it is rejected (make it a statement
 //!   before the condition);
 //! - calls of other annotated functions (through their `vjp`, or `jvp` in forward mode; a
-//!   tuple result may be destructured, a method's too: `let (f, e) = self.stats(x);`), of the function itself and of functions that call
+//!   tuple result may be destructured, a method's too: `let (f, e) = self.stats(x);`, and
+//!   a struct result read by its fields: `let s = step(..);` then `s.x`, `step(..).x`,
+//!   `let State { x, v } = step(..);`), of the function itself and of functions that call
 //!   it back (recursion, mutual recursion: a scalar-mode function whose call of another
 //!   function is conditional, in a branch or a loop, returns its pullback boxed, one
 //!   allocation per call, since a cycle of pullbacks has no finite `impl Fn` type), of any function built from the runtime's ops (in tensor mode: replayed on
@@ -873,9 +877,98 @@
 //! written (copy it into a local), a binding shadowing the parameter, a field read both as
 //! an array and as a float, a field read inside a macro other than the printing and
 //! assertion ones, a marked parameter that is no struct (floats and arrays need no mark)
-//! or taken by `&mut`, and a result that is no float. Arrays of rows or of structs inside
+//! or taken by `&mut`, and a result that is no float, tuple of floats or struct of floats
+//! (below). Arrays of rows or of structs inside
 //! the struct are not differentiable fields yet (mark them `#[constant]` to read them as
 //! data). Without the derive, the type is "not `Differentiable`", at the parameter's type.
+//!
+//! ## Structs as results
+//!
+//! A function may return a struct of floats (deriving
+//! [`Differentiable`](derive@crate::Differentiable)) built by a literal: an integrator's
+//! step returning the new state. It is a vector-valued function, as one returning a tuple
+//! is: `vjp`'s pullback takes the result's cotangent as a value of the struct (every field
+//! its cotangent) and `jvp` gives the tangent as one. An annotated caller reads the result
+//! by its fields (`let s = step(..);` then `s.x`, `step(..).x`, `let State { x, v } =
+//! step(..);`, and `s = step(..);` again of a `let mut s = step(..);`), and a local struct
+//! may be replaced by it and passed whole, as an integrator does, `s = step(&s, dt);`:
+//!
+//! ```
+//! use gradtape::{Differentiable, differentiable};
+//!
+//! #[derive(Differentiable, Debug, Clone, Copy, PartialEq)]
+//! struct State {
+//!     x: f64,
+//!     v: f64,
+//! }
+//!
+//! /// One explicit-Euler step of `x' = v`, `v' = -k x`.
+//! #[differentiable]
+//! fn step(#[differentiable] s: &State, k: f64, dt: f64) -> State {
+//!     State {
+//!         x: s.x + dt * s.v,
+//!         v: s.v - dt * k * s.x,
+//!     }
+//! }
+//!
+//! let s = State { x: 1.0, v: 0.5 };
+//! let (next, pullback) = step::vjp(&s, 2.0, 0.1);
+//! assert_eq!(next, step(&s, 2.0, 0.1));
+//! // the cotangent of the result's `x`: ∂x'/∂s = (1, dt), ∂x'/∂k = 0, ∂x'/∂dt = v
+//! let (d_s, d_k, d_dt) = pullback(State { x: 1.0, v: 0.0 });
+//! assert_eq!(d_s, Some(State { x: 1.0, v: 0.1 }));
+//! assert_eq!((d_k, d_dt), (Some(0.0), Some(0.5)));
+//! // forward mode: along k, the tangent of the result is a state
+//! let (_, tangent) = step::jvp(&s, 2.0, 0.1, &State { x: 0.0, v: 0.0 }, 1.0, 0.0);
+//! assert_eq!(tangent, State { x: 0.0, v: -0.1 });
+//!
+//! /// The energy after `n` steps, the state a local struct passed to each step and
+//! /// replaced by its result.
+//! #[differentiable]
+//! fn energy_after(x0: f64, k: f64, n: usize) -> f64 {
+//!     let mut s = State { x: x0, v: 0.0 };
+//!     for _ in 0..n {
+//!         s = step(&s, k, 0.01);
+//!     }
+//!     0.5 * s.v * s.v + 0.5 * k * s.x * s.x
+//! }
+//!
+//! let (value, [d_x0, d_k]) = energy_after::grad(1.0, 4.0, 100);
+//! let h = 1e-6;
+//! let fd = (energy_after(1.0 + h, 4.0, 100) - energy_after(1.0 - h, 4.0, 100)) / (2.0 * h);
+//! assert!(value > 0.0 && d_k.is_finite());
+//! assert!((d_x0 - fd).abs() < 1e-6);
+//! ```
+//!
+//! **How.** As for a struct parameter, the macro sees no types: the fields are the ones the
+//! literal names (each `return` and the body's end give one, through `if`/`else` and
+//! `match` arms, all naming the fields in the same order), and the function is
+//! differentiated through a hidden twin returning them as a tuple of the function's float
+//! type (its first float or float-array parameter's, else its float type parameter's,
+//! else `f64`: `fn rhs(#[differentiable] s: &State) -> State` names none); `f::GENERATED`
+//! shows the twin's code. A caller reading
+//! the result by its fields calls the callee's `vjp` and takes the fields it reads as the
+//! call's parts, a tuple result's; its adjoint gives the callee's pullback a zero of the
+//! struct (`Differentiable::zero_like`) holding the read fields' cotangents. A local struct
+//! passed whole (`step(&s, dt)`, `norm(&s)`, `sim.advance(&s)`) is built again from its
+//! fields' locals, which the call takes one by one: the callee's gradient of the struct
+//! (its pullback's `Option<S>`, so the parameter must be marked `#[differentiable]`) gives
+//! each field's, and its tangent is the struct of the fields' tangents. A field that is
+//! no float of that type is a compile error at the field, in the macro's words.
+//!
+//! A method returns a struct the same way (its `self` constant, or marked), and an
+//! associated function of an `impl` block carrying `#[differentiable]` too: their items
+//! are `step_vjp`, `step_jvp` and `step_primal` beside them, and a caller reads
+//! `sim.step(..)` or `Sim::start(..)` by its fields as a function's.
+//!
+//! **Rejected, with the macro's message at the user's tokens:** a result that is no literal
+//! at one of its places (a call's value returned: bind it, `let s = ..;`, and return
+//! `State { x: s.x, v: s.v }`), a literal with `..base`, literals naming the fields in two
+//! orders, an associated function returning a struct annotated without its `impl` block
+//! (it cannot place its items there), a caller's struct
+//! result used whole while its fields are read (copied, passed on: a local struct built
+//! by a literal is passed whole, a result is read by field), and a local struct passed to
+//! a parameter its callee holds constant.
 //!
 //! # Methods
 //!
@@ -1126,8 +1219,9 @@
 //! all of them reported at once; never a silently wrong gradient. Each case below has a
 //! compile-fail test in `tests/ui/differentiable/`:
 //!
-//! - no differentiable parameter, or a result that is not a float, a float tensor or a
-//!   tuple of them (integers are data: an integer gradient does not exist), parameters
+//! - no differentiable parameter, or a result that is not a float, a float tensor, a
+//!   tuple of them or a struct of floats built by a literal (integers are data: an
+//!   integer gradient does not exist), parameters
 //!   that are patterns rather than names, tuple parameters (pass the numbers, or an
 //!   array);
 //! - `unsafe` functions and blocks, `async` functions: their effects have no adjoint;
@@ -1199,8 +1293,12 @@
 //! with `f: &dyn Fn(f64) -> f64`) is rejected in scalar mode: its body is not the macro's
 //! to see (`tests/ui/differentiable/call-of-a-closure-parameter.rs`); in tensor mode the
 //! call is replayed op by op on the node's sub-tape.
-//! Also rejected today: a local struct used whole (`s = step(s, dt);`: the macro says so
-//! on the struct literal, `tests/ui/differentiable/local-struct-state.rs`; field by field
-//! it is differentiated), and searches over chains with a `map`, `zip` or `enumerate`, or
+//! Also rejected today: another function's struct result held whole (`let s = step(..);
+//! norm(&s)`, `norm(&step(..))`: read its fields, or build a local struct of them,
+//! `tests/ui/differentiable/struct-result-used-whole.rs`; held whole with no field read,
+//! it is the runtime's message at the callee's name, beside rustc's errors in the code
+//! that took it for a float); a local struct passed whole to a plain helper
+//! (`tests/ui/differentiable/struct-result-misuse.rs`);
+//! and searches over chains with a `map`, `zip` or `enumerate`, or
 //! in a place their statement does not evaluate first (`tests/ui/differentiable/
 //! search-left-as-written.rs`: loop over the indices, with a `break`).

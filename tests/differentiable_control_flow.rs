@@ -590,8 +590,35 @@ fn pendulum(x0: f64, v0: f64) -> f64 {
     x + v * 0.5
 }
 
+/// A tuple result whose early `return` ends a branch and whose tail is a `match`: `returns`
+/// makes the body one branching tail, whose tuples are assigned part by part.
+#[differentiable]
+fn reflect(x: f64, v: f64, k: u8) -> (f64, f64) {
+    if x < 0.0 {
+        return (-x, -0.5 * v);
+    }
+    match k {
+        0 => (x * v, v),
+        _ => {
+            if v > 0.0 {
+                (v.sin(), x)
+            } else {
+                (x, v * v)
+            }
+        }
+    }
+}
+
+#[differentiable]
+fn reflected(x: f64, v: f64) -> f64 {
+    let (a, b) = reflect(x, v, 1);
+    let (c, d) = reflect(b, a, 0);
+    a * d + b * c.exp()
+}
+
 #[test]
 fn patterns_on_plain_numbers() {
+    scalar!(reflected(x, v) at [0.6, 0.8], [-0.6, 0.8], [0.6, -0.8], [-0.6, -0.8]);
     scalar!(rotate(x, y, a) at [0.3, -0.8, 0.5], [1.2, 0.4, 2.0]);
     scalar!(polar_energy(x, y) at [0.6, 0.8], [1.5, -0.3]);
     scalar!(polar_by_field(x, y) at [0.6, 0.8], [1.5, -0.3]);

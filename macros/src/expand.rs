@@ -33,6 +33,11 @@ pub fn differentiable(args: TokenStream, item: ItemFn) -> TokenStream {
 /// and its companion items (a method's are associated functions, which an `impl` block of
 /// a trait cannot hold: [`impl_block`](crate::impl_block) puts them in one of their own).
 pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
+    // a struct result built by a literal: through a twin returning its fields as a tuple,
+    // which this function expands (a marked struct parameter of it then goes to `params`)
+    if crate::results::has_struct_result(&item) {
+        return crate::results::parts(args, item);
+    }
     // a struct parameter (or `self`) marked `#[differentiable]`: through a twin taking its
     // fields, which this function expands
     if crate::params::has_marked(&item) {
@@ -86,6 +91,10 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
             stmts = options::rewrite(stmts);
         }
         let mut stmts = returns::rewrite(stmts);
+        if sig.tuple_output {
+            // a tail that branches, as `returns` may leave it: into parts assigned per branch
+            stmts = rewrite::tuple_tail(stmts, sig.outputs.len());
+        }
         if sig.mode == Mode::Scalar {
             let (arrays, rows) = (array_params(sig), row_params(sig));
             let fixed = sig

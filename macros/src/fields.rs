@@ -10,7 +10,13 @@
 //!
 //! - `s.f` (read, or written: `s.f = e`, `s.f += e`), a field the literal sets;
 //! - `s = Ty { f: e, g: h };` with the same fields: every value first, into temporaries
-//!   (`s = Ty { x: s.v, v: s.x }` swaps), then each field's local assigned.
+//!   (`s = Ty { x: s.v, v: s.x }` swaps), then each field's local assigned;
+//! - `s = f(..);`, a call of a function returning the struct (`results`): the call into a
+//!   temporary, `let t = f(..);`, then each field's local assigned from it, `s_f = t.f;`
+//!   (lowering splits `t`, read only by field, into the call's parts);
+//! - `f(&s, ..)` or `f(s, ..)` (or `x.m(&s, ..)`), the struct passed whole to a function
+//!   or a method: built again from the fields' locals, `f(&Ty { f: s_f, g: s_g }, ..)`,
+//!   which lowering passes field by field (`Callee::Gathered`).
 //!
 //! Any other use (`s` passed whole, `s.method()`, a field the literal does not set, a
 //! nested field written through `s.f.g`, `s` bound again by a later pattern) leaves the
@@ -77,6 +83,9 @@ impl Fields {
             return None;
         }
         let values = literal_fields(&init.expr)?;
+        let Expr::Struct(literal) = strip_parens(&init.expr) else {
+            unreachable!("literal_fields: a struct literal")
+        };
         let name = &pat.ident;
         let parts: Vec<(Ident, Ident)> = values
             .iter()
@@ -90,6 +99,7 @@ impl Fields {
         let mut rest = rest.to_vec();
         let mut uses = Uses {
             name,
+            path: &literal.path,
             parts: &parts,
             failed: false,
             next: &mut self.next,
@@ -132,6 +142,8 @@ fn literal_fields(expr: &Expr) -> Option<Vec<(Ident, Expr)>> {
 /// Rewrites the uses of a split struct local; `failed` if one is of another form.
 struct Uses<'a> {
     name: &'a Ident,
+    /// The struct's path as its literal spells it: passed whole, it is built again.
+    path: &'a syn::Path,
     /// Each field and its local.
     parts: &'a [(Ident, Ident)],
     failed: bool,
@@ -163,6 +175,64 @@ impl VisitMut for Uses<'_> {
                 match part {
                     Some(part) => *expr = syn::parse_quote!(#part),
                     None => self.failed = true,
+                }
+                return;
+            }
+            // `s = f(..);` (or `s = sim.step(..);`) of a function or method returning the
+            // struct (`results`): the call's
+            // value first, into a temporary read by field (which lowering splits into the
+            // call's parts), then each field's local assigned
+            Expr::Assign(assign)
+                if self.is_name(&assign.left)
+                    && matches!(
+                        strip_parens(&assign.right),
+                        Expr::MethodCall(_) | Expr::Call(_)
+                    )
+                    && !matches!(strip_parens(&assign.right), Expr::Call(call)
+                        if !matches!(&*call.func, Expr::Path(_))) =>
+            {
+                self.visit_expr_mut(&mut assign.right);
+                *self.next += 1;
+                let temp = crate::syntax::fresh_local(format!("result{}", *self.next));
+                let call = &assign.right;
+                let assigns = self
+                    .parts
+                    .iter()
+                    .map(|(field, part)| -> Stmt { syn::parse_quote!(#part = #temp.#field;) });
+                *expr = syn::parse_quote!({ let #temp = #call; #(#assigns)* });
+                return;
+            }
+            // `step(&s, dt)` (or `sim.step(&s)`): the struct passed whole to a function or
+            // a method, built again from its fields' locals (lowering gives the call the
+            // fields one by one, and adds the callee's gradient of the struct into them:
+            // `Callee::Gathered`)
+            Expr::Call(_) | Expr::MethodCall(_) if !matches!(expr, Expr::Call(call) if !matches!(&*call.func, Expr::Path(_))) =>
+            {
+                let args = match expr {
+                    Expr::Call(call) => &mut call.args,
+                    Expr::MethodCall(call) => {
+                        // the receiver is no argument: `s.method()` keeps it whole
+                        self.visit_expr_mut(&mut call.receiver);
+                        &mut call.args
+                    }
+                    _ => unreachable!("matched"),
+                };
+                for arg in args {
+                    let (whole, by_ref) = match strip_parens(arg) {
+                        Expr::Reference(reference) if reference.mutability.is_none() => {
+                            (self.is_name(&reference.expr), true)
+                        }
+                        other => (self.is_name(other), false),
+                    };
+                    if whole {
+                        let path = self.path;
+                        let fields = self.parts.iter().map(|(field, _)| field);
+                        let parts = self.parts.iter().map(|(_, part)| part);
+                        let by_ref = by_ref.then(|| quote::quote!(&));
+                        *arg = syn::parse_quote!(#by_ref #path { #(#fields: #parts),* });
+                    } else {
+                        self.visit_expr_mut(arg);
+                    }
                 }
                 return;
             }

@@ -4,6 +4,10 @@
 //!
 //! A pipeline of phases, one module each (private), run by `expand`:
 //!
+//! 0. struct parameters and struct results go through a hidden twin first: `params`
+//!    (marked struct parameters lifted into one parameter per field) and `results` (a
+//!    struct result returned as the tuple of its fields), each expanding its twin through
+//!    the phases below and writing the user's companion items around the twin's;
 //! 1. parse: `args` (the attribute's arguments), `model::sig` (the signature model);
 //! 2. validate: `validate`, every rejection (errors collected in a `ctxt::Ctxt`);
 //! 3. lower: `rewrite` (float methods called by path, local closures inlined, tuples from
@@ -33,6 +37,7 @@ mod lower;
 mod model;
 mod options;
 mod params;
+mod results;
 mod returns;
 mod rewrite;
 mod searches;

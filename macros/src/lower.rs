@@ -22,8 +22,9 @@ use syn::{BinOp, Expr, Ident, Pat, UnOp};
 use crate::args::Calls;
 use crate::ctxt::Ctxt;
 use crate::model::ir::{
-    Arm, BinaryKind, Binding, BindingId, Block, Body, CallResult, Callee, Counter, JumpKind,
-    LoopHead, Op, Operand, RETURN_REGION, Recompute, Schedule, Stmt, Target, Written, WrittenPart,
+    ArgShape, Arm, BinaryKind, Binding, BindingId, Block, Body, CallResult, Callee, Counter,
+    JumpKind, LoopHead, Op, Operand, RETURN_REGION, Recompute, Schedule, Stmt, Target, Written,
+    WrittenPart,
 };
 use crate::model::sig::{ArrayForm, Kind, Mode, Signature};
 use crate::syntax::{mixed, single_ident, strip_parens};
@@ -95,6 +96,9 @@ struct Lowerer<'a> {
     variables: Vec<BindingId>,
     tuple_output: bool,
     output_count: usize,
+    /// The fields of a struct result a `let` being lowered destructures
+    /// ([`STRUCT_PARTS`]), for its [`Stmt::CallParts`].
+    struct_fields: Option<Vec<syn::Member>>,
     /// The loops being lowered, innermost last: the targets of `break` and `continue`.
     loops: Vec<LoopCtx>,
     /// When `return` is a jump: the bindings that hold the results.
@@ -213,6 +217,7 @@ impl<'a> Lowerer<'a> {
             variables: Vec::new(),
             tuple_output: sig.tuple_output,
             output_count: sig.outputs.len(),
+            struct_fields: None,
             loops: Vec::new(),
             returned: None,
             written: Vec::new(),
@@ -434,7 +439,8 @@ impl<'a> Lowerer<'a> {
             if let syn::Stmt::Local(local) = stmt
                 && let Some(init) = &local.init
                 && self.mentions_active(&init.expr)
-                && let Some(split) = split_tuple_local(local, &stmts[i + 1..])
+                && let Some(split) =
+                    split_tuple_local(local, &stmts[i + 1..], self.mode == Mode::Scalar)
             {
                 self.lower_stmts(&split, tail);
                 return;
@@ -507,6 +513,28 @@ impl<'a> Lowerer<'a> {
     }
 
     fn lower_local(&mut self, local: &syn::Local) {
+        // a struct result split into its fields (`split_tuple_local`): the fields go to the
+        // call's `CallParts`, and no further (taken there, or dropped here)
+        // `let State { x: a, v: b } = step(..);`: the struct result's fields, the call's
+        // parts, bound as a tuple of them would be
+        if self.mode == Mode::Scalar
+            && let Some(split) = struct_pattern_local(local)
+        {
+            self.lower_local(&split);
+            return;
+        }
+        if let Some(fields) = struct_parts_mark(local) {
+            let mut local = local.clone();
+            local
+                .attrs
+                .retain(|attr| !attr.path().is_ident(STRUCT_PARTS));
+            self.struct_fields = Some(fields);
+            self.lower_local(&local);
+            if self.struct_fields.take().is_some() {
+                validate::struct_result_not_a_call(self.cx, &local);
+            }
+            return;
+        }
         let (ident, mutable, ty) = match &local.pat {
             Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => {
                 (Some(&pat.ident), pat.mutability.is_some(), None)
@@ -899,11 +927,20 @@ impl<'a> Lowerer<'a> {
             }
             Mode::Scalar => {
                 let callee = self.callee(&func.path);
-                let args = self.lower_call_args(&call.args);
+                let (callee, args) = self.lower_gathered_args(callee, &call.args);
                 if let Callee::Plain(_) = callee
                     && self.check_plain_arguments(&func.path, &args).is_none()
                 {
                     validate::plain_helper_on_constants(self.cx, &func.path);
+                }
+                let fields = self.struct_fields.take();
+                if fields.is_some()
+                    && !matches!(
+                        &callee,
+                        Callee::Function(_) | Callee::Gathered(..) | Callee::Associated(_)
+                    )
+                {
+                    validate::struct_result_of_a_plain_helper(self.cx, &func.path);
                 }
                 let parts: Vec<BindingId> = (0..arity).map(|_| self.temp()).collect();
                 let id = self.fresh_id();
@@ -912,6 +949,7 @@ impl<'a> Lowerer<'a> {
                     func: callee,
                     args,
                     parts: parts.clone(),
+                    fields,
                 });
                 self.part_leaves(&parts)
             }
@@ -936,15 +974,17 @@ impl<'a> Lowerer<'a> {
         if self.method_writes_arrays(call) {
             return self.writing_call_parts(Writer::Method(call), arity);
         }
-        let receiver = Operand::Inactive((*call.receiver).clone());
-        let args = self.lower_call_args(&call.args);
+        let (func, args) = self.method_callee_args(call);
         let parts: Vec<BindingId> = (0..arity).map(|_| self.temp()).collect();
         let id = self.fresh_id();
+        // a struct result read by its fields (`split_tuple_local`)
+        let fields = self.struct_fields.take();
         self.push(Stmt::CallParts {
             id,
-            func: Callee::Method(call.method.clone()),
-            args: std::iter::once(receiver).chain(args).collect(),
+            func,
+            args,
             parts: parts.clone(),
+            fields,
         });
         self.part_leaves(&parts)
     }
@@ -2203,6 +2243,38 @@ impl<'a> Lowerer<'a> {
                 Operand::Inactive(expr.clone())
             }
             Expr::Lit(_) => Operand::Inactive(expr.clone()),
+            // `step(..).x`: a field of another annotated function's struct result, the
+            // call's one part (`results::parts_vjp`)
+            // `sim.step(..).x`: the same of an annotated method's struct result
+            Expr::Field(field)
+                if self.mode == Mode::Scalar
+                    && matches!(&field.member, syn::Member::Named(_))
+                    && matches!(strip_parens(&field.base), Expr::MethodCall(call)
+                        if self.is_method_with_parts(call) && !self.method_writes_arrays(call)) =>
+            {
+                let Expr::MethodCall(call) = strip_parens(&field.base) else {
+                    unreachable!("checked")
+                };
+                self.struct_fields = Some(vec![field.member.clone()]);
+                let parts = self.method_parts(call, 1);
+                self.struct_fields = None;
+                match parts.into_iter().next() {
+                    Some(Tree::Leaf(operand)) => operand,
+                    _ => unreachable!("one part"),
+                }
+            }
+            Expr::Field(field) if self.mode == Mode::Scalar && field_of_call(field).is_some() => {
+                let call = field_of_call(field).expect("checked");
+                self.struct_fields = Some(vec![field.member.clone()]);
+                let parts = self.call_parts(call, 1);
+                if self.struct_fields.take().is_some() {
+                    validate::struct_result_of_a_plain_helper(self.cx, &func_path(call));
+                }
+                match parts.into_iter().next() {
+                    Some(Tree::Leaf(operand)) => operand,
+                    _ => unreachable!("one part"),
+                }
+            }
             other => {
                 validate::unsupported_expr(self.cx, other);
                 Operand::Inactive(expr.clone())
@@ -2393,12 +2465,8 @@ impl<'a> Lowerer<'a> {
                     self.build_trace(&Expr::MethodCall(call.clone()))
                 }
                 Mode::Scalar => {
-                    let receiver = Operand::Inactive((*call.receiver).clone());
-                    let args = self.lower_call_args(&call.args);
-                    Op::Call {
-                        func: Callee::Method(call.method.clone()),
-                        args: std::iter::once(receiver).chain(args).collect(),
-                    }
+                    let (func, args) = self.method_callee_args(call);
+                    Op::Call { func, args }
                 }
             });
         }
@@ -2516,7 +2584,7 @@ impl<'a> Lowerer<'a> {
             }
             Mode::Scalar => {
                 let callee = self.callee(&func.path);
-                let args = self.lower_call_args(&call.args);
+                let (callee, args) = self.lower_gathered_args(callee, &call.args);
                 if let Callee::Plain(_) = callee {
                     self.check_plain_arguments(&func.path, &args)?;
                 }
@@ -2598,6 +2666,103 @@ impl<'a> Lowerer<'a> {
     /// array passed whole is an operand naming the array: the callee's pullback gives its
     /// cotangent whole, which the adjoint adds into the shadow, and its `jvp_call` reads
     /// the array's tangent shadow.
+    /// A call's operands, a struct literal of differentiable values among its arguments
+    /// (`step(&State { x: a, v: b }, dt)`) given field by field: the callee then rebuilds
+    /// the struct from them ([`Callee::Gathered`]). Only an annotated function's call (a
+    /// plain helper, a method or an associated function keeps its arguments, and the
+    /// literal is rejected as any struct of differentiable values).
+    fn lower_gathered_args(
+        &mut self,
+        callee: Callee,
+        args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>,
+    ) -> (Callee, Vec<Operand>) {
+        let gathered = matches!(callee, Callee::Function(_))
+            && args
+                .iter()
+                .any(|arg| self.active_struct_literal(arg).is_some());
+        if !gathered {
+            return (callee, self.lower_call_args(args));
+        }
+        let (shapes, operands) = self.gather_args(args);
+        (Callee::Gathered(Box::new(callee), shapes), operands)
+    }
+
+    /// A method's call of a constant receiver (another annotated method): the receiver
+    /// first (a constant operand), then the arguments, a struct literal among them given
+    /// field by field as a function's ([`lower_gathered_args`](Self::lower_gathered_args)).
+    fn method_callee_args(&mut self, call: &syn::ExprMethodCall) -> (Callee, Vec<Operand>) {
+        let receiver = Operand::Inactive((*call.receiver).clone());
+        let callee = Callee::Method(call.method.clone());
+        if !call
+            .args
+            .iter()
+            .any(|arg| self.active_struct_literal(arg).is_some())
+        {
+            let args = self.lower_call_args(&call.args);
+            return (callee, std::iter::once(receiver).chain(args).collect());
+        }
+        let (shapes, operands) = self.gather_args(&call.args);
+        (
+            Callee::Gathered(
+                Box::new(callee),
+                std::iter::once(ArgShape::One).chain(shapes).collect(),
+            ),
+            std::iter::once(receiver).chain(operands).collect(),
+        )
+    }
+
+    /// The shapes and operands of a call's arguments, each struct literal of
+    /// differentiable values given field by field.
+    fn gather_args(
+        &mut self,
+        args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>,
+    ) -> (Vec<ArgShape>, Vec<Operand>) {
+        let mut shapes = Vec::new();
+        let mut operands = Vec::new();
+        for arg in args {
+            match self.active_struct_literal(arg) {
+                Some((literal, by_ref)) => {
+                    shapes.push(ArgShape::Struct {
+                        path: literal.path.clone(),
+                        members: literal.fields.iter().map(|f| f.member.clone()).collect(),
+                        by_ref,
+                    });
+                    // in the literal's order, as Rust evaluates its fields
+                    for field in &literal.fields {
+                        operands.push(self.lower_operand(&field.expr));
+                    }
+                }
+                None => {
+                    shapes.push(ArgShape::One);
+                    operands.extend(self.lower_call_args([arg]));
+                }
+            }
+        }
+        (shapes, operands)
+    }
+
+    /// A call's argument that is a struct literal naming its every field (no `..base`),
+    /// reading differentiable values, by value or borrowed (`&S { .. }`): the literal and
+    /// whether it is borrowed.
+    fn active_struct_literal<'e>(&self, arg: &'e Expr) -> Option<(&'e syn::ExprStruct, bool)> {
+        let (expr, by_ref) = match strip_parens(arg) {
+            Expr::Reference(reference) if reference.mutability.is_none() => {
+                (strip_parens(&reference.expr), true)
+            }
+            other => (other, false),
+        };
+        match expr {
+            Expr::Struct(literal)
+                if literal.rest.is_none()
+                    && literal.qself.is_none()
+                    && self.mentions_active(expr) =>
+            {
+                Some((literal, by_ref))
+            }
+            _ => None,
+        }
+    }
+
     fn lower_call_args<'e>(&mut self, args: impl IntoIterator<Item = &'e Expr>) -> Vec<Operand> {
         args.into_iter()
             .map(|arg| {
@@ -3537,9 +3702,17 @@ fn has_let(cond: &Expr) -> bool {
 /// `let p = (a, b); rest` or `let p = f(..); rest` where `rest` reads `p` only by its
 /// fields (`p.0`, `p.1`): the parts become locals of their own, `let (p__0, p__1) = ..;`,
 /// and `rest` reads those (scalar replacement of aggregates), so each part is
-/// differentiated as any local. `None` when `p` is used whole, rebound, or named in a
-/// macro's tokens.
-fn split_tuple_local(local: &syn::Local, rest: &[syn::Stmt]) -> Option<Vec<syn::Stmt>> {
+/// differentiated as any local. `None` when `p` is used whole, rebound in a nested scope,
+/// or named in a macro's tokens; a later `let` of the same name in this block ends its
+/// scope (`let p = f(p.0, p.1);` reads the parts, the statements after it the new `p`).
+///
+/// With `structs` (scalar mode), a call's result read only by named fields (`s.x`) is a
+/// struct result's, split the same way ([`split_struct_local`]).
+fn split_tuple_local(
+    local: &syn::Local,
+    rest: &[syn::Stmt],
+    structs: bool,
+) -> Option<Vec<syn::Stmt>> {
     use syn::visit_mut::VisitMut;
 
     let Pat::Ident(pat) = &local.pat else {
@@ -3549,23 +3722,46 @@ fn split_tuple_local(local: &syn::Local, rest: &[syn::Stmt]) -> Option<Vec<syn::
     if pat.by_ref.is_some() || pat.subpat.is_some() || init.diverge.is_some() {
         return None;
     }
+    // a method's call is split only for a struct result (`let s = sim.step(x);`, `s.x`)
+    let method_call = matches!(strip_parens(&init.expr), Expr::MethodCall(_));
     let arity_of_tuple = match strip_parens(&init.expr) {
         Expr::Tuple(tuple) => Some(tuple.elems.len()),
         Expr::Call(call) if matches!(&*call.func, Expr::Path(_)) => None,
+        Expr::MethodCall(_) => None,
         _ => return None,
     };
     struct Uses<'p> {
         name: &'p Ident,
         fields: Vec<u32>,
+        /// Named fields read (`s.x`): a struct result's, in the order first read.
+        named: Vec<Ident>,
+        /// Replaced whole by a call's value (`s = step(s.x, s.v, dt);`): a struct result's.
+        assigned: bool,
         whole: bool,
     }
     impl<'ast> Visit<'ast> for Uses<'_> {
+        fn visit_expr_assign(&mut self, assign: &'ast syn::ExprAssign) {
+            if single_ident(&assign.left).is_some_and(|left| left == self.name)
+                && is_call_by_name(&assign.right)
+            {
+                self.assigned = true;
+                self.visit_expr(&assign.right);
+                return;
+            }
+            visit::visit_expr_assign(self, assign);
+        }
         fn visit_expr_field(&mut self, field: &'ast syn::ExprField) {
-            if let (Some(base), syn::Member::Unnamed(index)) =
-                (single_ident(&field.base), &field.member)
+            if let Some(base) = single_ident(&field.base)
                 && base == self.name
             {
-                self.fields.push(index.index);
+                match &field.member {
+                    syn::Member::Unnamed(index) => self.fields.push(index.index),
+                    syn::Member::Named(named) => {
+                        if !self.named.contains(named) {
+                            self.named.push(named.clone());
+                        }
+                    }
+                }
                 return;
             }
             visit::visit_expr_field(self, field);
@@ -3591,12 +3787,28 @@ fn split_tuple_local(local: &syn::Local, rest: &[syn::Stmt]) -> Option<Vec<syn::
     let mut uses = Uses {
         name: &pat.ident,
         fields: Vec::new(),
+        named: Vec::new(),
+        assigned: false,
         whole: false,
     };
-    for stmt in rest {
+    // a later `let` binding the name again ends the local's scope; its value still reads it
+    let shadow = shadowed_at(rest, &pat.ident);
+    for stmt in &rest[..shadow.unwrap_or(rest.len())] {
         uses.visit_stmt(stmt);
     }
-    if uses.whole || uses.fields.is_empty() {
+    if let Some(k) = shadow {
+        for_each_init_expr(&rest[k], |expr| uses.visit_expr(expr));
+    }
+    if uses.whole || !(uses.fields.is_empty() || uses.named.is_empty()) {
+        return None;
+    }
+    if !uses.named.is_empty() {
+        // a struct result of a call read by field: `s.x` the part `s__x`; only a call's
+        // (a struct literal's local is `fields.rs`'s), in scalar mode
+        return (structs && arity_of_tuple.is_none())
+            .then(|| split_struct_local(pat, &init.expr, &uses.named, rest, shadow));
+    }
+    if uses.fields.is_empty() || method_call || uses.assigned {
         return None;
     }
     let arity = arity_of_tuple.unwrap_or(*uses.fields.iter().max().expect("nonempty") as usize + 1);
@@ -3630,12 +3842,77 @@ fn split_tuple_local(local: &syn::Local, rest: &[syn::Stmt]) -> Option<Vec<syn::
         name: &pat.ident,
         part: &part,
     };
-    for stmt in rest {
-        let mut stmt = stmt.clone();
-        rename.visit_stmt_mut(&mut stmt);
-        split.push(stmt);
-    }
+    split.extend(renamed_in_scope(rest, shadow, &mut rename));
     Some(split)
+}
+
+/// The first statement of `rest` that binds `name` again (`let s = f(s.x);`), which ends
+/// the scope of the local of that name declared before `rest`: its value is the last
+/// place that local is read.
+fn shadowed_at(rest: &[syn::Stmt], name: &Ident) -> Option<usize> {
+    struct Binds<'n> {
+        name: &'n Ident,
+        found: bool,
+    }
+    impl<'ast> Visit<'ast> for Binds<'_> {
+        fn visit_pat_ident(&mut self, pat: &'ast syn::PatIdent) {
+            self.found |= pat.ident == *self.name;
+            visit::visit_pat_ident(self, pat);
+        }
+    }
+    rest.iter().position(|stmt| {
+        let syn::Stmt::Local(local) = stmt else {
+            return false;
+        };
+        let mut binds = Binds { name, found: false };
+        binds.visit_pat(&local.pat);
+        binds.found
+    })
+}
+
+/// Calls `f` on the expressions a `let` evaluates (its value, its `else` block).
+fn for_each_init_expr(stmt: &syn::Stmt, mut f: impl FnMut(&Expr)) {
+    if let syn::Stmt::Local(local) = stmt
+        && let Some(init) = &local.init
+    {
+        f(&init.expr);
+        if let Some((_, diverge)) = &init.diverge {
+            f(diverge);
+        }
+    }
+}
+
+/// `rest` with `rename` applied where the local is in scope: every statement before the
+/// shadowing `let` at `shadow` ([`shadowed_at`]), and that `let`'s value; the statements
+/// after it read the new binding, as written.
+fn renamed_in_scope(
+    rest: &[syn::Stmt],
+    shadow: Option<usize>,
+    rename: &mut impl syn::visit_mut::VisitMut,
+) -> Vec<syn::Stmt> {
+    let end = shadow.unwrap_or(rest.len());
+    let mut out: Vec<syn::Stmt> = rest[..end]
+        .iter()
+        .map(|stmt| {
+            let mut stmt = stmt.clone();
+            rename.visit_stmt_mut(&mut stmt);
+            stmt
+        })
+        .collect();
+    if let Some(k) = shadow {
+        let mut stmt = rest[k].clone();
+        if let syn::Stmt::Local(local) = &mut stmt
+            && let Some(init) = &mut local.init
+        {
+            rename.visit_expr_mut(&mut init.expr);
+            if let Some((_, diverge)) = &mut init.diverge {
+                rename.visit_expr_mut(diverge);
+            }
+        }
+        out.push(stmt);
+        out.extend(rest[k + 1..].iter().cloned());
+    }
+    out
 }
 
 /// Whether a pattern binds a name.
@@ -4043,5 +4320,164 @@ fn forget_counter(block: &mut Block, id: usize) {
             Stmt::Loop { body, .. } | Stmt::Scope(body) => forget_counter(body, id),
             _ => {}
         }
+    }
+}
+
+/// The mark `split_tuple_local` puts on the `let` of a struct result split into its
+/// fields, `#[gradtape_struct_parts(x, v)] let (s__x, s__v) = step(..);`: the fields, in
+/// the parts' order. Read (and removed) by `lower_local`; never emitted.
+const STRUCT_PARTS: &str = "gradtape_struct_parts";
+
+fn struct_parts_mark(local: &syn::Local) -> Option<Vec<syn::Member>> {
+    let attr = local
+        .attrs
+        .iter()
+        .find(|attr| attr.path().is_ident(STRUCT_PARTS))?;
+    let fields = attr
+        .parse_args_with(
+            syn::punctuated::Punctuated::<syn::Member, syn::Token![,]>::parse_terminated,
+        )
+        .expect("written by split_tuple_local");
+    Some(fields.into_iter().collect())
+}
+
+/// `let s = f(..); rest` where `rest` reads `s` only by its named fields (`s.x`, `s.v`,
+/// a struct result of another annotated function): `#[gradtape_struct_parts(x, v)] let
+/// (s__x, s__v) = f(..);`, `rest` reading the parts ([`split_tuple_local`]'s scalar
+/// replacement, the fields passed on to the call's [`Stmt::CallParts`] by the mark). A
+/// call's value assigned whole, `s = g(..);`, sets every part from a temporary read by
+/// field, `{ let s__value = g(..); s__x = s__value.x; .. }`: the fields never read are no
+/// part, and nothing reads them.
+fn split_struct_local(
+    pat: &syn::PatIdent,
+    expr: &Expr,
+    fields: &[Ident],
+    rest: &[syn::Stmt],
+    shadow: Option<usize>,
+) -> Vec<syn::Stmt> {
+    use syn::visit_mut::VisitMut;
+
+    let part = |field: &Ident| {
+        let name = crate::syntax::unspelled(format!("{}__{}", pat.ident, field));
+        Ident::new(&name, pat.ident.span())
+    };
+    let mutability = &pat.mutability;
+    let names = fields.iter().map(|field| {
+        let name = part(field);
+        quote!(#mutability #name)
+    });
+    let mark = format_ident!("{}", STRUCT_PARTS);
+    let mut split: Vec<syn::Stmt> =
+        vec![syn::parse_quote!(#[#mark(#(#fields),*)] let (#(#names,)*) = #expr;)];
+    struct Rename<'p> {
+        name: &'p Ident,
+        part: &'p dyn Fn(&Ident) -> Ident,
+        /// The fields read: the parts a whole assignment sets.
+        fields: &'p [Ident],
+    }
+    impl VisitMut for Rename<'_> {
+        fn visit_expr_mut(&mut self, expr: &mut Expr) {
+            if let Expr::Field(field) = expr
+                && let (Some(base), syn::Member::Named(member)) =
+                    (single_ident(&field.base), &field.member)
+                && base == self.name
+            {
+                let name = (self.part)(member);
+                *expr = syn::parse_quote!(#name);
+                return;
+            }
+            // `s = step(..);`: the call's value into a temporary read by field (split in
+            // turn), then each part assigned from it
+            if let Expr::Assign(assign) = expr
+                && single_ident(&assign.left).is_some_and(|left| left == self.name)
+                && is_call_by_name(&assign.right)
+            {
+                self.visit_expr_mut(&mut assign.right);
+                let value = &assign.right;
+                let temp = mixed(&crate::syntax::unspelled(format!("{}__value", self.name)));
+                let assigns = self.fields.iter().map(|field| {
+                    let part = (self.part)(field);
+                    quote!(#part = #temp.#field;)
+                });
+                *expr = syn::parse_quote!({ let #temp = #value; #(#assigns)* });
+                return;
+            }
+            syn::visit_mut::visit_expr_mut(self, expr);
+        }
+    }
+    let mut rename = Rename {
+        name: &pat.ident,
+        part: &part,
+        fields,
+    };
+    split.extend(renamed_in_scope(rest, shadow, &mut rename));
+    split
+}
+
+/// A call of a function by its path or of a method: what may return a struct result.
+fn is_call_by_name(expr: &Expr) -> bool {
+    match strip_parens(expr) {
+        Expr::Call(call) => matches!(&*call.func, Expr::Path(_)) && !is_stop_gradient(call),
+        Expr::MethodCall(_) => true,
+        _ => false,
+    }
+}
+
+/// The call whose struct result `field` reads by name (`step(..).x`), if it is one: a
+/// call of a function by its path.
+fn field_of_call(field: &syn::ExprField) -> Option<&syn::ExprCall> {
+    let syn::Member::Named(_) = &field.member else {
+        return None;
+    };
+    match strip_parens(&field.base) {
+        Expr::Call(call) if matches!(&*call.func, Expr::Path(_)) && !is_stop_gradient(call) => {
+            Some(call)
+        }
+        _ => None,
+    }
+}
+
+/// The path a call calls (checked to be one).
+fn func_path(call: &syn::ExprCall) -> syn::Path {
+    match &*call.func {
+        Expr::Path(path) => path.path.clone(),
+        _ => unreachable!("a call by path"),
+    }
+}
+
+/// `let S { x: a, v: b, .. } = f(..);` (each field bound to a name) as
+/// `#[gradtape_struct_parts(x, v)] let (a, b) = f(..);`: the struct result's parts.
+fn struct_pattern_local(local: &syn::Local) -> Option<syn::Local> {
+    let Pat::Struct(pattern) = strip_pat_type(&local.pat) else {
+        return None;
+    };
+    let init = local.init.as_ref()?;
+    if init.diverge.is_some() || pattern.qself.is_some() {
+        return None;
+    }
+    match strip_parens(&init.expr) {
+        Expr::Call(call) if matches!(&*call.func, Expr::Path(_)) && !is_stop_gradient(call) => {}
+        Expr::MethodCall(_) => {}
+        _ => return None,
+    }
+    let mut members = Vec::new();
+    let mut names = Vec::new();
+    for field in &pattern.fields {
+        match &*field.pat {
+            Pat::Ident(ident) if ident.by_ref.is_none() && ident.subpat.is_none() => {
+                members.push(field.member.clone());
+                names.push(ident.clone());
+            }
+            _ => return None,
+        }
+    }
+    if members.is_empty() {
+        return None;
+    }
+    let value = &init.expr;
+    let mark = format_ident!("{}", STRUCT_PARTS);
+    match syn::parse_quote!(#[#mark(#(#members),*)] let (#(#names,)*) = #value;) {
+        syn::Stmt::Local(split) => Some(split),
+        _ => unreachable!("a `let`"),
     }
 }

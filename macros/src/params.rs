@@ -387,20 +387,33 @@ fn marked_receiver(cx: &Ctxt, receiver: &syn::Receiver) -> Option<Marked> {
     })
 }
 
-/// The function's float type: its result's, a float type or a float type parameter.
+/// The function's float type: its result's, a float type or a float type parameter, or
+/// that of every part of a tuple result (a struct result's twin returns one, `results`).
 fn float_type(cx: &Ctxt, item: &ItemFn) -> Option<Type> {
     let floats = crate::model::sig::float_type_params(item);
-    if let ReturnType::Type(_, ty) = &item.sig.output
-        && let Type::Path(path) = &**ty
-        && let Some(ident) = path.path.get_ident()
-        && (ident == "f32" || ident == "f64" || floats.contains(ident))
-    {
-        return Some((**ty).clone());
+    let is_float = |ty: &Type| {
+        matches!(ty, Type::Path(path) if path.path.get_ident()
+            .is_some_and(|ident| ident == "f32" || ident == "f64" || floats.contains(ident)))
+    };
+    if let ReturnType::Type(_, ty) = &item.sig.output {
+        if is_float(ty) {
+            return Some((**ty).clone());
+        }
+        if let Type::Tuple(tuple) = &**ty
+            && let Some(first) = tuple.elems.first()
+            && tuple.elems.iter().all(|part| {
+                is_float(part)
+                    && part.to_token_stream().to_string() == first.to_token_stream().to_string()
+            })
+        {
+            return Some(first.clone());
+        }
     }
     cx.error_spanned_by(
         &item.sig.output,
         "a function with a differentiable struct parameter returns a float (`f64`, `f32`, or its \
-         float type parameter): the struct's gradient is taken of that value",
+         float type parameter), a tuple of that float, or a struct of floats: the struct's \
+         gradient is taken of that value",
     );
     None
 }
@@ -422,7 +435,7 @@ fn float_names(item: &ItemFn, float: Option<&Type>) -> HashSet<String> {
 
 /// A type that may be a struct: a path, not a float (nor a float type parameter), an
 /// integer, `bool` or a known container.
-fn is_struct_type(ty: &Type, float_params: &[syn::Ident]) -> bool {
+pub fn is_struct_type(ty: &Type, float_params: &[syn::Ident]) -> bool {
     let Type::Path(path) = ty else {
         return false;
     };
@@ -1752,6 +1765,8 @@ fn companion(
         #vis struct #name {}
 
         impl #generated::Annotated for #name {}
+
+        impl #generated::ValueResult for #name {}
 
         #[allow(dead_code, unused_variables, unused_mut, non_snake_case, clippy::all)]
         impl #name {

@@ -489,6 +489,41 @@ impl VisitMut for TupleBranches {
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
 
+/// A tuple result's tail that branches (`if`/`else`, `match`, a block), as `returns`
+/// leaves a body whose early `return`s end branches (`if c { return (a, b); } (x, y)`
+/// becomes `if c { (a, b) } else { (x, y) }`): the parts declared first, each branch
+/// assigning them (as [`TupleBranches`] does for a `let`), then the tuple of the parts, the
+/// tail lowering takes. Any other tail is left as it is.
+pub fn tuple_tail(mut stmts: Vec<Stmt>, arity: usize) -> Vec<Stmt> {
+    let Some(Stmt::Expr(tail, None)) = stmts.last() else {
+        return stmts;
+    };
+    let branches = match crate::syntax::strip_parens(tail) {
+        Expr::If(expr_if) if expr_if.else_branch.is_some() => true,
+        Expr::Match(_) => true,
+        Expr::Block(block) => block.label.is_none(),
+        _ => false,
+    };
+    if !branches {
+        return stmts;
+    }
+    let Some(Stmt::Expr(tail, None)) = stmts.pop() else {
+        unreachable!("checked")
+    };
+    let parts: Vec<Ident> = (0..arity)
+        .map(|k| crate::syntax::unspelled_ident(format_ident!("tail_part{k}")))
+        .collect();
+    for part in &parts {
+        stmts.push(syn::parse_quote!(let #part;));
+    }
+    // the id names a whole tuple held by a branch (`tuple_value_{id}`): one [`TupleBranches`]
+    // never reaches, counting from 0
+    let assigned = assign_parts(tail, &parts, usize::MAX);
+    stmts.push(Stmt::Expr(assigned, Some(Default::default())));
+    stmts.push(Stmt::Expr(syn::parse_quote!((#(#parts,)*)), None));
+    stmts
+}
+
 /// `let <tuple pattern> = <if or match>;`: the pattern, its arity and the branching
 /// expression.
 fn tuple_branch(stmt: &Stmt) -> Option<(Pat, usize, Expr)> {

@@ -171,7 +171,7 @@ fn output(cx: &Ctxt, ty: &Type, mode: Mode, type_params: &[syn::Ident], method: 
             String::new()
         };
         format!(
-            "`{}` cannot be the result of a #[differentiable] function: return `f32`, `f64`, a float tensor, or a tuple of them{hint}",
+            "`{}` cannot be the result of a #[differentiable] function: return `f32`, `f64`, a float tensor, a tuple of them, or a struct of floats built by a literal (`State {{ x: .., v: .. }}`){hint}",
             sig::type_name(ty)
         )
     };
@@ -277,7 +277,7 @@ pub fn unsupported_expr(cx: &Ctxt, expr: &Expr) {
             "indexing a differentiable value is not differentiated: use `slice` or `gather` on tensors"
         }
         Expr::Field(_) => {
-            "fields of differentiable values are not differentiated: pass the values as separate parameters"
+            "fields of differentiable values are not differentiated, but for a struct or tuple result of a call bound by `let` and read only by its fields (`let s = step(..);`, then `s.x`; `step(..).x`) and a local struct read and written field by field: pass the values as separate parameters, or read the result's fields where the call is bound"
         }
         Expr::Tuple(_) | Expr::Array(_) => {
             "tuples and arrays of differentiable values are supported only as the function's result: bind each value to its own name"
@@ -286,7 +286,7 @@ pub fn unsupported_expr(cx: &Ctxt, expr: &Expr) {
         // s.v += ..`) is split into one local per field before lowering (`fields`); one
         // used otherwise reaches here
         Expr::Struct(_) => {
-            "a struct built from differentiable values is differentiated only as a local read and written field by field (`let mut s = State { x: x0, v: 0.0 }; s.v -= dt * s.x;`, `s.x`, `s = State { x: .., v: .. };`); this one is used otherwise (passed whole, returned, a method called on it): keep its fields as separate locals, or pass them to an annotated function as separate parameters"
+            "a struct built from differentiable values is differentiated as a local read and written field by field (`let mut s = State { x: x0, v: 0.0 }; s.v -= dt * s.x;`, `s.x`, `s = State { x: .., v: .. };`) or passed whole to another annotated function (`s = step(&s, dt);`); this one is used otherwise (returned, passed to a plain helper, a method called on it): keep its fields as separate locals, or pass it to an annotated function"
         }
         Expr::Try(_) => "`?` is not supported in a #[differentiable] function",
         Expr::Assign(_) => "an assignment is a statement: write it on its own line",
@@ -497,6 +497,29 @@ pub fn tuple_tail(cx: &Ctxt, expr: &Expr) {
     cx.error_spanned_by(
         expr,
         "a #[differentiable] function with a tuple result must end with a tuple expression `(a, b)`",
+    );
+}
+
+/// `let s = helper(..);` read by named fields (`s.x`) where `helper` is a plain helper
+/// named in `plain(..)`: only an annotated function's struct result is read so
+/// (`results::parts_vjp`).
+pub fn struct_result_of_a_plain_helper(cx: &Ctxt, path: &syn::Path) {
+    cx.error_spanned_by(
+        path,
+        "a value read by its fields (`s.x`) is a struct result of another #[differentiable] \
+         function; this call is of a plain helper (`plain(..)`), which runs on dual numbers \
+         and returns floats: return the fields as a tuple, or annotate the helper",
+    );
+}
+
+/// `let s = ..;` read by named fields whose value is not the call `split_tuple_local`
+/// takes it for (`stop_gradient(f(..))`).
+pub fn struct_result_not_a_call(cx: &Ctxt, local: &syn::Local) {
+    cx.error_spanned_by(
+        local,
+        "a value read by its fields (`s.x`) is a struct result of a call of another \
+         #[differentiable] function, bound by `let s = f(..);`: bind the call's result \
+         first, then read its fields",
     );
 }
 

@@ -102,8 +102,13 @@ impl Generator<'_> {
                 func,
                 args,
                 parts,
+                fields,
             } => {
-                let (call, value) = self.call_vjp(*id, func, args, depth);
+                let call = match fields {
+                    Some(fields) => crate::results::parts_vjp(&func.vjp(args), fields),
+                    None => func.vjp(args),
+                };
+                let (call, value) = self.call_vjp_of(*id, call, depth);
                 let names = parts.iter().map(|&b| self.name(b));
                 let index = (0..parts.len()).map(syn::Index::from);
                 quote! {
@@ -547,7 +552,7 @@ impl Generator<'_> {
                         code.extend(quote!(#saves #prefix #call;));
                     }
                     None => {
-                        let (call, value) = self.call_vjp(id, func, args, depth);
+                        let (call, value) = self.call_vjp_of(id, func.vjp_value(args), depth);
                         code.extend(quote!(#call #prefix #value;));
                     }
                 }
@@ -566,10 +571,20 @@ impl Generator<'_> {
         args: &[Operand],
         depth: usize,
     ) -> (TokenStream, Ident) {
+        self.call_vjp_of(id, func.vjp(args), depth)
+    }
+
+    /// [`call_vjp`](Self::call_vjp) of the call `call` (a callee's `vjp`, or a struct
+    /// result's made a tuple's).
+    pub(super) fn call_vjp_of(
+        &self,
+        id: usize,
+        call: TokenStream,
+        depth: usize,
+    ) -> (TokenStream, Ident) {
         let save = self.save(format!("pullback{id}"), depth);
         let pullback = &save.name;
         let value = mixed(&format!("value{id}"));
-        let call = func.vjp(args);
         let keep = (depth > 0 && self.saving).then(|| save.keep(quote!(#pullback)));
         (quote!(let (#value, #pullback) = #call; #keep), value)
     }

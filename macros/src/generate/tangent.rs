@@ -364,11 +364,16 @@ impl Generator<'_> {
                 func,
                 args,
                 parts,
+                fields,
             } => {
                 let value = mixed(&format!("value{id}"));
                 let dot = mixed(&format!("tan_value{id}"));
                 let tangents = args.iter().map(|arg| self.call_tangent(arg)).collect();
                 let call = func.jvp(args, tangents);
+                let call = match fields {
+                    Some(fields) => crate::results::parts_jvp(&call, fields),
+                    None => call,
+                };
                 let names = parts.iter().map(|&b| self.name(b));
                 let part_tangents = parts.iter().map(|&b| self.tangent(b));
                 let index: Vec<syn::Index> = (0..parts.len()).map(syn::Index::from).collect();

@@ -27,6 +27,59 @@ pub enum Callee {
     /// the value and the partials along every differentiable argument. Its differentiable
     /// arguments are numbers (lowering rejects arrays).
     Plain(Path),
+    /// A call of another callee (a function, by its path) given a struct of differentiable
+    /// values built by a literal (`step(&State { x: a, v: b }, dt)`, as `fields.rs` makes
+    /// `step(&s, dt)` of a local struct): the call's operands are the literal's fields,
+    /// one each (`a, b, dt`), and `shapes` says how to put them back into the callee's
+    /// arguments. The callee's pullback entry of the struct (`Option<S>`) gives each
+    /// field's cotangent, its tangent entry is the struct of the fields' tangents.
+    Gathered(Box<Callee>, Vec<ArgShape>),
+}
+
+/// How a [`Callee::Gathered`] call's operands make one of its arguments.
+#[derive(Clone, Debug)]
+pub enum ArgShape {
+    /// One operand, the argument as written.
+    One,
+    /// A struct literal (borrowed, `&S { .. }`, or by value), one operand per field, in the
+    /// literal's order.
+    Struct {
+        path: Path,
+        members: Vec<syn::Member>,
+        by_ref: bool,
+    },
+}
+
+/// The callee's arguments from a [`Callee::Gathered`] call's operands (`flat`, one per
+/// operand, then anything after them: a cotangent, the tangents), each struct built
+/// again by its literal; `field` maps a field's operand (its value, or its tangent).
+fn regroup(
+    shapes: &[ArgShape],
+    flat: Vec<TokenStream>,
+    field: impl Fn(TokenStream) -> TokenStream,
+) -> Vec<TokenStream> {
+    let mut flat = flat.into_iter();
+    let mut args = Vec::new();
+    for shape in shapes {
+        match shape {
+            ArgShape::One => args.extend(flat.next()),
+            ArgShape::Struct {
+                path,
+                members,
+                by_ref,
+            } => {
+                let values: Vec<TokenStream> = members
+                    .iter()
+                    .filter_map(|_| flat.next())
+                    .map(&field)
+                    .collect();
+                let by_ref = by_ref.then(|| quote!(&));
+                args.push(quote!(#by_ref #path { #(#members: #values),* }));
+            }
+        }
+    }
+    args.extend(flat);
+    args
 }
 
 impl Callee {
@@ -62,8 +115,70 @@ impl Callee {
                     })
                 }}
             }
+            Callee::Gathered(inner, shapes) => {
+                // the struct's entry (`Option<S>`) read field by field: one entry per operand
+                let [value, pullback, g, entries] =
+                    ["value", "pullback", "g", "entries"].map(crate::syntax::mixed);
+                let call = inner.companion(Some("vjp"), regroup(shapes, forward_args(args), |v| v));
+                let mut flat = Vec::new();
+                for (k, shape) in shapes.iter().enumerate() {
+                    let index = syn::Index::from(k);
+                    match shape {
+                        ArgShape::One => flat.push(quote!(#entries.#index)),
+                        ArgShape::Struct { path, members, .. } => {
+                            // at the user's literal: a callee holding it constant is the
+                            // runtime's message there
+                            let span = syn::spanned::Spanned::span(path);
+                            let at = crate::generate::paths::generated_at(span);
+                            for member in members {
+                                flat.push(quote::quote_spanned!(span=> #at::StructEntry::field(&#entries.#index, |s| s.#member)));
+                            }
+                        }
+                    }
+                }
+                quote!({
+                    let (#value, #pullback) = #call;
+                    (#value, move |#g| {
+                        let #entries = #pullback(#g);
+                        (#(#flat,)*)
+                    })
+                })
+            }
             _ => self.companion(Some("vjp"), forward_args(args)),
         }
+    }
+
+    /// [`vjp`](Self::vjp) of a call whose result is taken whole, as one value (`Op::Call`):
+    /// a function's call first checks that the callee returns no struct
+    /// (`generated::value_result`, at its name), whose result a caller reads by its fields
+    /// (`Stmt::CallParts` with `fields`), so that a struct result held whole is the
+    /// runtime's message rather than rustc's errors in the generated code alone.
+    pub fn vjp_value(&self, args: &[Operand]) -> TokenStream {
+        let (path, arity) = match self {
+            Callee::Function(path) => (path, args.len()),
+            Callee::Gathered(inner, shapes) => match &**inner {
+                Callee::Function(path) => (path, shapes.len()),
+                _ => return self.vjp(args),
+            },
+            _ => return self.vjp(args),
+        };
+        let Some((checked, alias)) = resolved_callee(path, arity) else {
+            return self.vjp(args);
+        };
+        let span = path.segments.last().map_or_else(
+            || syn::spanned::Spanned::span(path),
+            |last| last.ident.span(),
+        );
+        let generated_at = crate::generate::paths::generated_at(span);
+        let alias_at = Ident::new(&alias.to_string(), alias.span().located_at(span));
+        let vjp = self.vjp(args);
+        quote!({
+            {
+                #checked
+                #generated_at::value_result::<#alias_at>();
+            }
+            #vjp
+        })
     }
 
     /// `(value, entries)`: the callee's `vjp_now`, its forward and adjoint at once on the
@@ -105,6 +220,15 @@ impl Callee {
                 let (bind, run) = (&plain.bind, plain.run("dual_jvp", Some(tangents)));
                 quote!({ #bind #run })
             }
+            Callee::Gathered(inner, shapes) => {
+                // a struct's tangent entry is the struct of its fields' tangents (a zero for
+                // a constant field's `NoTangent`)
+                let generated = crate::generate::paths::generated();
+                let tangents = regroup(shapes, tangents, |t| quote!(#generated::field_tangent(#t)));
+                let mut call_args = regroup(shapes, forward_args(args), |v| v);
+                call_args.push(quote!((#(#tangents,)*)));
+                inner.companion(Some("jvp_call"), call_args)
+            }
             _ => {
                 let mut call_args = forward_args(args);
                 call_args.push(quote!((#(#tangents,)*)));
@@ -117,6 +241,9 @@ impl Callee {
     /// with `args` (for a method, the receiver first).
     fn companion(&self, item: Option<&str>, args: Vec<TokenStream>) -> TokenStream {
         match self {
+            // the call as written (its pullback and tangents are `vjp`'s and `jvp`'s; never
+            // joint nor replayed, `joint_call`, `replayed_call`)
+            Callee::Gathered(inner, shapes) => inner.companion(item, regroup(shapes, args, |v| v)),
             Callee::Function(path) | Callee::Plain(path) => match item {
                 None => quote!(#path(#(#args),*)),
                 Some(item) => {
@@ -604,6 +731,11 @@ pub enum Stmt {
         func: Callee,
         args: Vec<Operand>,
         parts: Vec<BindingId>,
+        /// A struct result read by its fields (`let s = step(..);` then `s.x`, `s.v`):
+        /// the fields the parts are, in order. The call then goes through
+        /// `results::parts_vjp`/`parts_jvp`, which make the callee's struct (value,
+        /// tangent, cotangent) this tuple of parts, so the rest is a tuple result's.
+        fields: Option<Vec<syn::Member>>,
     },
     /// `f(&x, &mut out);`, a call of another annotated function that writes `&mut` float
     /// arrays (scalar mode): `args` as for [`Op::Call`], the arrays written (`written`,

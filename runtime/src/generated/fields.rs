@@ -46,6 +46,29 @@ pub fn float_field<F, V: FloatField<F> + ?Sized>(field: &V) -> F {
     field.float()
 }
 
+/// A field of a struct result (`results` in the macro): the function's twin returns the
+/// fields as a tuple of its float type `F`, so each must be one.
+#[diagnostic::on_unimplemented(
+    message = "`#[differentiable]` returns this field of a struct result as a differentiable `{F}`, but it is a `{Self}`",
+    label = "returned as a `{F}` here",
+    note = "a struct result's fields are floats of the function's float type, the tuple of which is differentiated: its first float (or float array) parameter's, else its float type parameter, else `f64`",
+    note = "a float of another type: take a parameter of that type, or make the function generic over it (`fn f<T: Float>(..)`)",
+    note = "an integer or other constant: return it beside the floats some other way (a second function), or make the field a float"
+)]
+pub trait ResultField<F> {}
+
+impl<F: Float> ResultField<F> for F {}
+
+/// Checks at compile time that a struct result's field is a float of type `F` (never
+/// called: the macro names it in a closure it does not run).
+///
+/// ```
+/// use gradtape_runtime::generated::result_field;
+/// result_field::<f64, _>(&2.5);
+/// ```
+#[inline(always)]
+pub fn result_field<F, V: ResultField<F> + ?Sized>(_field: &V) {}
+
 /// A field the body reads as an array of floats of the function's float type `F`.
 #[diagnostic::on_unimplemented(
     message = "`#[differentiable]` reads this field of a differentiable struct parameter as an array of `{F}`, but it is a `{Self}`",
@@ -349,5 +372,66 @@ pub fn struct_tangent<'a, S, T: TangentStruct<S>>(
     match entry.get() {
         Some(tangent) => tangent,
         None => zero.insert(zero_like()),
+    }
+}
+
+/// A caller's struct argument built by a literal of its differentiable values
+/// (`step(&State { x: a, v: b }, dt)`, `Callee::Gathered` in the macro): the callee's
+/// pullback entry of the struct, read field by field into the literal's values'
+/// cotangents. Only `Option<S>`, a differentiable struct parameter's entry: a callee that
+/// holds the struct constant (`()`) would lose the fields' gradients.
+///
+/// ```
+/// use gradtape_runtime::generated::StructEntry;
+/// let entry = Some((1.0_f64, 2.0_f64));
+/// assert_eq!(StructEntry::field(&entry, |s: &(f64, f64)| s.1), Some(2.0));
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "this struct of differentiable values is passed to a parameter the called function holds constant",
+    label = "its fields' gradients would be lost here",
+    note = "mark the callee's parameter `#[differentiable]` (its type deriving `Differentiable`), or pass the fields as separate parameters"
+)]
+pub trait StructEntry<S> {
+    /// The cotangent of one field, read by `get` (`None` where the struct has none).
+    fn field<F>(&self, get: impl Fn(&S) -> F) -> Option<F>;
+}
+
+impl<S> StructEntry<S> for Option<S> {
+    #[inline]
+    fn field<F>(&self, get: impl Fn(&S) -> F) -> Option<F> {
+        self.as_ref().map(get)
+    }
+}
+
+/// A field's tangent in a struct argument built by a literal (`Callee::Gathered`): the
+/// field's own tangent, or a zero where the caller gives `NoTangent` (a constant field).
+///
+/// ```
+/// use gradtape_runtime::generated::{NoTangent, field_tangent};
+/// assert_eq!(field_tangent::<f64, _>(1.5), 1.5);
+/// assert_eq!(field_tangent::<f64, _>(NoTangent), 0.0);
+/// ```
+#[inline(always)]
+pub fn field_tangent<F: Float, T: FieldTangent<F>>(tangent: T) -> F {
+    tangent.tangent()
+}
+
+/// What [`field_tangent`] takes: a float's tangent, or `NoTangent`.
+pub trait FieldTangent<F> {
+    /// The tangent, zero for `NoTangent`.
+    fn tangent(self) -> F;
+}
+
+impl<F: Float> FieldTangent<F> for F {
+    #[inline(always)]
+    fn tangent(self) -> F {
+        self
+    }
+}
+
+impl<F: Float> FieldTangent<F> for super::NoTangent {
+    #[inline(always)]
+    fn tangent(self) -> F {
+        F::ZERO
     }
 }

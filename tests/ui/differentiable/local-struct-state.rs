@@ -1,8 +1,11 @@
 use gradtape::differentiable;
 
 // A state in a local struct is differentiated when it is read and written field by field
-// (`tests/differentiable_control_flow.rs`, `a_local_struct_as_loop_state`); one passed
-// whole to a function is not split, and its literal is rejected with its own message.
+// (`tests/differentiable_control_flow.rs`, `a_local_struct_as_loop_state`) and when it is
+// passed whole to, or replaced by the struct result of, another annotated function
+// (`tests/differentiable_struct_results.rs`, `a_local_struct_passed_whole`): the issue's
+// integrator below is rejected only because its `step` is not annotated (annotate it,
+// with the state `#[differentiable]`, and it is differentiated).
 #[derive(Clone, Copy)]
 struct State {
     x: f64,

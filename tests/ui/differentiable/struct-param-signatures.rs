@@ -1,5 +1,5 @@
 // `#[differentiable]` on a parameter marks a struct of floats taken by `&` or by value, in a
-// function returning a float, and a method's `self` marked is `&self` or `self`; anything
+// function returning a float (or a tuple of floats, or a struct of floats), and a method's `self` marked is `&self` or `self`; anything
 // else is the macro's own error. A marked `self` passed on to a method that is not
 // annotated (`self.rest()`) is rustc's "no method named `rest_vjp`" at the method's name,
 // as for any call of a method that is not annotated (a proc macro cannot see the method).
@@ -21,8 +21,9 @@ fn written_through(#[differentiable] p: &mut Params, x: f64) -> f64 {
 }
 
 #[differentiable]
-fn tuple_result(#[differentiable] p: &Params, x: f64) -> (f64, f64) {
-    (p.a * x, x)
+fn integer_result(#[differentiable] p: &Params, x: f64) -> usize {
+    let y = p.a * x;
+    y as usize
 }
 
 #[differentiable]

@@ -1,0 +1,679 @@
+//! Struct results (scalar mode): a function returning a struct of floats built by a
+//! literal, `fn step(x: f64, v: f64, dt: f64) -> State { State { x: x + dt * v, v: v - dt
+//! * x } }`, is differentiated as the tuple of its fields that it is.
+//!
+//! A proc macro sees no types, so the struct's fields are read from the literals the body
+//! returns, and the function is differentiated through a hidden twin that returns them as
+//! a tuple, which every later phase already differentiates (a tuple result), the way
+//! [`params`](crate::params) differentiates a struct parameter through a twin taking its
+//! fields:
+//!
+//! 1. **Read** ([`read`]): whether the result is a struct ([`has_struct_result`]), the
+//!    literal at each result position (the body's tail, through blocks, `if`/`else` and
+//!    `match` arms, and each `return`), the fields in the order the first literal names
+//!    them, and the function's float type ([`float_type`]). Every rejection of the
+//!    form is here, at the user's tokens: a result position that is no literal, a literal
+//!    with `..base` or naming the fields in another order, an associated function
+//!    annotated without its `impl` block.
+//! 2. **Twin** (`__gradtape_result_{name}`): the user's item with the result type `(F, F,
+//!    ..)` (`F` for one field) and each literal the tuple of its fields' values, in order;
+//!    expanded through the whole pipeline (a twin with marked struct parameters goes on to
+//!    `params`).
+//! 3. **Companion**: the user's `vjp`, `jvp`, `jvp_call`, `primal` and `GENERATED` call
+//!    the twin's, building the struct from the tuple (the value, the tangent) and the
+//!    tuple's cotangent from the struct (`vjp`'s pullback takes a value of the struct, every
+//!    field its cotangent). Invariant: the twin's tuple and the companion's conversions use
+//!    the one field order [`read`] returns, so each field's value, tangent and cotangent is
+//!    its own.
+//! 4. **Callers** ([`parts_vjp`], [`parts_jvp`]): an annotated caller reading the result
+//!    by its fields (`lower` splits `let s = step(..);` into the call's parts) makes the
+//!    call a tuple result's of the fields it reads, so the rest of its code is a tuple
+//!    result's. The caller cannot know the twin's order, and needs not: it names fields.
+//!
+//! A method (or an associated function of an annotated `impl` block) has a twin method
+//! and companion items beside it, named after it (`step_vjp`), as `params` writes them.
+//!
+//! `fn f` itself is the user's item as written.
+
+use std::collections::BTreeMap;
+
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, format_ident, quote};
+use syn::visit_mut::{self, VisitMut};
+use syn::{Expr, FnArg, ImplItem, ItemFn, Member, Pat, PathArguments, ReturnType, Type};
+
+use crate::ctxt::Ctxt;
+use crate::model::sig::{self, Kind, Mode};
+use crate::syntax::{mixed, strip_parens};
+
+/// Whether the function returns a struct built by a literal (scalar mode): the item this
+/// pass expands. A result type that may be a struct (a path that is no float, integer or
+/// known container) with a struct literal at a result position; any other result goes on
+/// to the pipeline, whose errors say what a result may be.
+pub fn has_struct_result(item: &ItemFn) -> bool {
+    let ReturnType::Type(_, ty) = &item.sig.output else {
+        return false;
+    };
+    if !crate::params::is_struct_type(ty, &sig::float_type_params(item)) {
+        return false;
+    }
+    if sig::parse(item).is_some_and(|sig| sig.mode == Mode::Tensor) {
+        return false;
+    }
+    let mut block = item.block.clone();
+    let mut found = false;
+    each_result(&mut block, &mut |expr| {
+        found |= matches!(strip_parens(expr), Expr::Struct(_));
+    });
+    found
+}
+
+/// The item and its companion.
+pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
+    let cx = Ctxt::default();
+    let user_item = crate::params::stripped(&item);
+    let model = read(&cx, &item);
+    if let Err(error) = cx.check() {
+        return (
+            crate::fallback::expand(&user_item, error),
+            TokenStream::new(),
+        );
+    }
+    let model = model.expect("checked");
+    let twin = twin(&item, &model);
+    let (twin_fn, twin_companion) = crate::expand::parts(args, twin);
+    let method = model.method.then(|| twin_name(&item));
+    let Some(twin_items) = companion_items(&twin_companion, method.as_ref()) else {
+        // the twin's expansion failed: its fallback carries the errors, at the user's
+        // tokens (the twin is the user's item but for its result)
+        return (quote!(#user_item), twin_fn);
+    };
+    let companion = companion(&user_item, &model, &twin_items);
+    // a method's twin items are `impl` items named after the twin: with a marked `self`,
+    // `params`' twin of this twin names its own `__gradtape_fields___gradtape_result_f_..`,
+    // which rustc's snake-case lint flags for the `___`
+    let twin_companion = if model.method {
+        allow_non_snake_case(twin_companion)
+    } else {
+        twin_companion
+    };
+    (
+        quote!(#user_item),
+        quote! {
+            #[doc(hidden)]
+            #[allow(dead_code, non_snake_case, clippy::all)]
+            #twin_fn
+            #twin_companion
+            #companion
+        },
+    )
+}
+
+/// `impl` items with `#[allow(non_snake_case)]` each (as they are if they do not parse).
+fn allow_non_snake_case(items: TokenStream) -> TokenStream {
+    let Ok(mut block) = syn::parse2::<syn::ItemImpl>(quote!(impl Companion { #items })) else {
+        return items;
+    };
+    for item in &mut block.items {
+        if let ImplItem::Fn(f) = item {
+            f.attrs.push(syn::parse_quote!(#[allow(non_snake_case)]));
+        }
+    }
+    let items = &block.items;
+    quote!(#(#items)*)
+}
+
+/// What the pass read.
+struct Model {
+    /// The struct's path as the first literal spells it (`State`): the companion builds
+    /// values of the struct with it.
+    path: syn::Path,
+    /// The fields, in the order the first literal names them: the twin's tuple's order.
+    fields: Vec<Member>,
+    /// Where the first literal names each field: its type's check is spanned there.
+    spans: Vec<Span>,
+    /// The function's float type ([`float_type`]).
+    float: Type,
+    /// A method, or an associated function of an annotated `impl` block: its companion
+    /// items are associated functions named after it (`step_vjp`), as a method's are.
+    method: bool,
+}
+
+/// Reads the struct result, reporting every rejection of the form.
+fn read(cx: &Ctxt, item: &ItemFn) -> Option<Model> {
+    let ReturnType::Type(_, result) = &item.sig.output else {
+        unreachable!("has_struct_result: a result type")
+    };
+    // An `impl` block holds no companion type: a method's items, or an associated
+    // function's of an annotated block, are associated functions beside it. An associated
+    // function annotated alone cannot place them (`Self` says it is one).
+    let method = item.sig.receiver().is_some() || crate::syntax::is_in_impl_block();
+    let names_self = crate::syntax::names_in(result.to_token_stream()).contains("Self");
+    if !method && names_self {
+        cx.error_spanned_by(
+            result,
+            "an associated function returning a struct places its companion items beside it \
+             in its `impl` block, which a macro on the function alone cannot see: put \
+             #[differentiable] on the `impl` block as well",
+        );
+        return None;
+    }
+    let float = float_type(item);
+    let mut first: Option<(syn::Path, Vec<Member>, Vec<Span>)> = None;
+    let mut block = item.block.clone();
+    each_result(&mut block, &mut |expr| {
+        let Expr::Struct(literal) = strip_parens(expr) else {
+            cx.error_spanned_by(
+                &*expr,
+                format_args!(
+                    "a #[differentiable] function returning a struct (`{}`) returns a \
+                     struct literal naming every field (`{} {{ a: .., b: .. }}`) at its end \
+                     and at each `return`: this result is computed otherwise (bind it first, \
+                     `let s = ..;`, and return the literal of its fields, `a: s.a`)",
+                    sig::type_name(result),
+                    sig::type_name(result)
+                ),
+            );
+            return;
+        };
+        if let Some(rest) = &literal.rest {
+            cx.error_spanned_by(
+                rest,
+                "a struct result names every field: `..base` would take fields from a value \
+                 whose derivative the macro cannot follow",
+            );
+            return;
+        }
+        let members: Vec<Member> = literal.fields.iter().map(|f| f.member.clone()).collect();
+        let spans = literal
+            .fields
+            .iter()
+            .map(|f| syn::spanned::Spanned::span(&f.member))
+            .collect();
+        match &first {
+            None => first = Some((literal.path.clone(), members, spans)),
+            Some((_, fields, _)) if *fields != members => cx.error_spanned_by(
+                &literal.path,
+                format_args!(
+                    "every literal of a struct result names its fields in the same order, the \
+                     first one's (`{}`): the order is the order the values are computed in",
+                    fields
+                        .iter()
+                        .map(|m| m.to_token_stream().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ),
+            Some(_) => {}
+        }
+    });
+    let (path, fields, spans) = first?;
+    Some(Model {
+        path,
+        fields,
+        spans,
+        float,
+        method,
+    })
+}
+
+/// The function's float type: its first float or float array parameter's element type
+/// (`f64`, `f32` or a float type parameter), else its first float type parameter (`fn
+/// rhs<T: Float>(#[differentiable] s: &State<T>) -> State<T>`), else `f64` (a function of
+/// a marked struct alone, whose fields the macro does not see). A struct result's fields
+/// have that type, and so do a marked struct's fields read as floats (`params` lifts them
+/// at the result's type): a field of another type is a compile error at the field
+/// (`generated::ResultField`, `FloatField`), never a conversion.
+fn float_type(item: &ItemFn) -> Type {
+    let from_params = sig::parse(item).and_then(|sig| {
+        sig.params.iter().find_map(|param| match param.kind {
+            Kind::Float { .. } | Kind::Array { .. } => param.elem.clone(),
+            _ => None,
+        })
+    });
+    from_params
+        .or_else(|| {
+            sig::float_type_params(item)
+                .first()
+                .map(|param| syn::parse_quote!(#param))
+        })
+        .unwrap_or_else(|| syn::parse_quote!(f64))
+}
+
+/// Calls `f` on each result position of the body: the tail (through blocks, `if`/`else`
+/// and `match` arms) and each `return`'s value, outside closures and nested items.
+fn each_result(block: &mut syn::Block, f: &mut dyn FnMut(&mut Expr)) {
+    Returns { f: &mut *f }.visit_block_mut(block);
+    block_tail(block, f);
+}
+
+fn block_tail(block: &mut syn::Block, f: &mut dyn FnMut(&mut Expr)) {
+    if let Some(syn::Stmt::Expr(tail, None)) = block.stmts.last_mut() {
+        tail_positions(tail, f);
+    }
+}
+
+fn tail_positions(expr: &mut Expr, f: &mut dyn FnMut(&mut Expr)) {
+    match expr {
+        Expr::If(branch) => {
+            block_tail(&mut branch.then_branch, f);
+            if let Some((_, otherwise)) = &mut branch.else_branch {
+                tail_positions(otherwise, f);
+            }
+        }
+        Expr::Match(choice) => {
+            for arm in &mut choice.arms {
+                tail_positions(&mut arm.body, f);
+            }
+        }
+        Expr::Block(block) if block.label.is_none() => block_tail(&mut block.block, f),
+        Expr::Paren(paren) => tail_positions(&mut paren.expr, f),
+        Expr::Group(group) => tail_positions(&mut group.expr, f),
+        // its value is a result position of its own ([`Returns`]); the others diverge
+        Expr::Return(_) | Expr::Continue(_) | Expr::Break(_) => {}
+        Expr::Macro(mac) if diverges(&mac.mac) => {}
+        _ => f(expr),
+    }
+}
+
+/// A macro that never returns (a branch's tail may be one).
+fn diverges(mac: &syn::Macro) -> bool {
+    ["panic", "unreachable", "todo", "unimplemented"]
+        .iter()
+        .any(|name| mac.path.is_ident(name))
+}
+
+/// Each `return`'s value, outside closures and nested items (whose `return`s are theirs).
+struct Returns<'a> {
+    f: &'a mut dyn FnMut(&mut Expr),
+}
+
+impl VisitMut for Returns<'_> {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        match expr {
+            Expr::Return(ret) => {
+                if let Some(value) = &mut ret.expr {
+                    // a `return` inside the value is the same function's: seen first
+                    visit_mut::visit_expr_mut(self, value);
+                    tail_positions(value, self.f);
+                }
+            }
+            Expr::Closure(_) => {}
+            _ => visit_mut::visit_expr_mut(self, expr),
+        }
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// The twin's name: `__gradtape_result_{name}`.
+fn twin_name(item: &ItemFn) -> syn::Ident {
+    format_ident!("__gradtape_result_{}", item.sig.ident)
+}
+
+/// The twin: the user's item (its marks kept, for `params`) returning the tuple of the
+/// struct's fields, each literal the tuple of its values in [`Model::fields`]' order.
+fn twin(item: &ItemFn, model: &Model) -> ItemFn {
+    let mut twin = item.clone();
+    twin.sig.ident = twin_name(item);
+    twin.vis = syn::Visibility::Inherited;
+    twin.attrs
+        .retain(|attr| !attr.path().is_ident("doc") && !attr.path().is_ident("must_use"));
+    let float = &model.float;
+    let ReturnType::Type(_, result) = &mut twin.sig.output else {
+        unreachable!("a struct result")
+    };
+    let floats = model.fields.iter().map(|_| float);
+    **result = if model.fields.len() == 1 {
+        float.clone()
+    } else {
+        syn::parse_quote!((#(#floats),*))
+    };
+    let one = model.fields.len() == 1;
+    each_result(&mut twin.block, &mut |expr| {
+        let Expr::Struct(literal) = strip_parens(expr) else {
+            unreachable!("read: every result position is a literal")
+        };
+        // the literal's order is the model's (read checks it): the values are computed
+        // in the order the user wrote them
+        let values: Vec<&Expr> = literal.fields.iter().map(|f| &f.expr).collect();
+        *expr = if one {
+            let value = values[0];
+            syn::parse_quote!((#value))
+        } else {
+            syn::parse_quote!((#(#values),*))
+        };
+    });
+    twin
+}
+
+/// The twin's companion items by name (`vjp`, `jvp`, ..), `None` if its expansion failed:
+/// a function's are in its companion type's `impl`, a method's (`method`, the twin's name)
+/// are `impl` items named after the twin (`__gradtape_result_step_vjp`).
+fn companion_items(
+    tokens: &TokenStream,
+    method: Option<&syn::Ident>,
+) -> Option<BTreeMap<String, syn::ImplItemFn>> {
+    let mut items = BTreeMap::new();
+    if let Some(method) = method {
+        let block: syn::ItemImpl = syn::parse2(quote!(impl Companion { #tokens })).ok()?;
+        let prefix = format!("{method}_");
+        for item in block.items {
+            if let ImplItem::Fn(f) = item
+                && let Some(name) = f.sig.ident.to_string().strip_prefix(&prefix)
+            {
+                items.insert(name.to_string(), f);
+            }
+        }
+        return items.contains_key("vjp").then_some(items);
+    }
+    let file: syn::File = syn::parse2(tokens.clone()).ok()?;
+    for item in file.items {
+        if let syn::Item::Impl(block) = item
+            && block.trait_.is_none()
+            && matches!(&*block.self_ty, Type::Path(path) if path.path.segments.last()
+                .is_some_and(|last| last.ident.to_string().starts_with("__gradtape_result_")))
+        {
+            for item in block.items {
+                if let ImplItem::Fn(f) = item {
+                    items.insert(f.sig.ident.to_string(), f);
+                }
+            }
+        }
+    }
+    items.contains_key("vjp").then_some(items)
+}
+
+/// The user's companion: the twin's items, the struct built from the tuple and the
+/// tuple's cotangent from the struct.
+fn companion(
+    item: &ItemFn,
+    model: &Model,
+    twin: &BTreeMap<String, syn::ImplItemFn>,
+) -> TokenStream {
+    let vis = &item.vis;
+    let name = &item.sig.ident;
+    let twin_name = twin_name(item);
+    let ReturnType::Type(_, result) = &item.sig.output else {
+        unreachable!("a struct result")
+    };
+    let generated = crate::generate::paths::generated();
+    let path = &model.path;
+    let fields = &model.fields;
+    let one = fields.len() == 1;
+    // the struct from a tuple of its fields' values (or tangents)
+    let build = |tuple: &syn::Ident| -> TokenStream {
+        if one {
+            let field = &fields[0];
+            quote!(#path { #field: #tuple })
+        } else {
+            let indices = (0..fields.len()).map(syn::Index::from);
+            quote!(#path { #(#fields: #tuple.#indices),* })
+        }
+    };
+    // the tuple's cotangent from the struct's: every field's cotangent is given
+    let cotangent = |g: &syn::Ident| -> TokenStream {
+        if one {
+            let field = &fields[0];
+            quote!(#g.#field)
+        } else {
+            quote!((#(::core::option::Option::Some(#g.#fields)),*))
+        }
+    };
+    let [value, pullback, g, tangent] = ["value", "pullback", "g", "tangent"].map(mixed);
+    // an item of the twin (`Twin::vjp`, or `Self::__gradtape_result_step_vjp`), and the
+    // name of one of the user's (`vjp`, or `step_vjp`)
+    let twin_item = |item: &str| -> TokenStream {
+        if model.method {
+            let twin = crate::syntax::method_companion(&twin_name, item);
+            quote!(Self::#twin)
+        } else {
+            let item = syn::Ident::new(item, Span::call_site());
+            quote!(#twin_name::#item)
+        }
+    };
+    let own_name = |item: &str| -> syn::Ident {
+        if model.method {
+            crate::syntax::method_companion(name, item)
+        } else {
+            syn::Ident::new(item, Span::call_site())
+        }
+    };
+
+    // vjp: the pullback takes a value of the struct
+    let vjp = {
+        let twin_vjp = &twin["vjp"];
+        let mut sig = twin_vjp.sig.clone();
+        let boxed = set_vjp_types(&mut sig.output, result);
+        let inputs = &sig.inputs;
+        let (generics, output) = (&sig.generics, &sig.output);
+        let where_clause = &generics.where_clause;
+        let args = arg_names(&twin_vjp.sig);
+        let (value_of, cotangent_of) = (build(&value), cotangent(&g));
+        // each field a float of the function's float type, or the macro's message at the
+        // user's field (the conversions above would fail with rustc's alone)
+        let float = &model.float;
+        let checks = fields.iter().zip(&model.spans).map(|(field, span)| {
+            let at = crate::generate::paths::generated_at(*span);
+            quote::quote_spanned!(*span=> #at::result_field::<#float, _>(&#value.#field);)
+        });
+        let mut pullback_fn = quote!(move |#g: #result| #pullback(#cotangent_of));
+        let (call_vjp, vjp_name) = (twin_item("vjp"), own_name("vjp"));
+        if boxed {
+            pullback_fn = quote!(::std::boxed::Box::new(#pullback_fn));
+        }
+        quote! {
+            /// The forward value (a value of the struct) and the pullback: it takes the
+            /// result's cotangent as a value of the struct (every field its cotangent) and
+            /// gives one entry per parameter, `Option` of a cotangent for a differentiable
+            /// one, `()` for a constant.
+            #[inline]
+            pub fn #vjp_name #generics (#inputs) #output #where_clause {
+                let (#value, #pullback) = #call_vjp(#(#args),*);
+                let #value = #value_of;
+                #(#checks)*
+                (#value, #pullback_fn)
+            }
+        }
+    };
+
+    // jvp (and the hidden `jvp_call` an annotated caller's tangent code calls, its
+    // tangents one tuple of entries): the value and the tangent, each a value of the struct
+    let tangent_item = |item: &str, doc: TokenStream| {
+        twin.get(item).map(|twin_fn| {
+            let sig = &twin_fn.sig;
+            let (inputs, generics) = (&sig.inputs, &sig.generics);
+            let where_clause = &generics.where_clause;
+            let args = arg_names(sig);
+            let (value_of, tangent_of) = (build(&value), build(&tangent));
+            let (call, name) = (twin_item(item), own_name(item));
+            quote! {
+                #doc
+                #[inline]
+                pub fn #name #generics (#inputs) -> (#result, #result) #where_clause {
+                    let (#value, #tangent) = #call(#(#args),*);
+                    (#value_of, #tangent_of)
+                }
+            }
+        })
+    };
+    let jvp = tangent_item(
+        "jvp",
+        quote! {
+            /// The value and its directional derivative, each a value of the struct: one
+            /// tangent per differentiable parameter, in order, after all the parameters, in
+            /// one forward pass.
+        },
+    );
+    let jvp_call = tangent_item("jvp_call", quote!(#[doc(hidden)]));
+
+    // primal: the body as written, with the twin's generics (its float bounds)
+    let primal = {
+        let sig = &twin["vjp"].sig;
+        let (inputs, generics) = (&sig.inputs, &sig.generics);
+        let where_clause = &generics.where_clause;
+        let block = &item.block;
+        let primal_name = own_name("primal");
+        quote! {
+            /// The original body, run as written.
+            #[inline]
+            #[allow(unused_mut)]
+            pub fn #primal_name #generics (#inputs) -> #result #where_clause #block
+        }
+    };
+    let doc = format!(
+        "What `#[differentiable]` generated for [`{name}`](fn@{name}), whose result is a \
+         struct of floats: `{name}::vjp`'s pullback takes the result's cotangent as a value \
+         of the struct, `{name}::jvp` gives the value and the tangent as values of the \
+         struct. `{name}::GENERATED` shows the code, written for the struct's fields as a \
+         tuple."
+    );
+    if model.method {
+        // associated functions beside the method, with its visibility, named after it
+        let generated_name = format_ident!("{}_GENERATED", name.to_string().to_uppercase());
+        let twin_generated = format_ident!("{}_GENERATED", twin_name.to_string().to_uppercase());
+        let items = [Some(primal), Some(vjp), jvp, jvp_call]
+            .into_iter()
+            .flatten()
+            .map(|tokens| {
+                let mut f: syn::ImplItemFn = syn::parse2(tokens).expect("a generated function");
+                f.vis = vis.clone();
+                f
+            });
+        let doc = format!(
+            "What `#[differentiable]` generated for [`{name}`](Self::{name}), whose result \
+             is a struct of floats, written for the struct's fields as a tuple. Beside it: \
+             `{name}_vjp`, whose pullback takes the result's cotangent as a value of the \
+             struct, and `{name}_jvp`, which gives the value and the tangent as values of it."
+        );
+        return quote! {
+            #[doc = #doc]
+            #[allow(dead_code)]
+            #vis const #generated_name: &'static str = Self::#twin_generated;
+
+            #(
+                #[allow(dead_code, unused_variables, unused_mut, non_snake_case, clippy::all)]
+                #items
+            )*
+        };
+    }
+    quote! {
+        #[doc = #doc]
+        #[allow(non_camel_case_types, dead_code)]
+        #vis struct #name {}
+
+        impl #generated::Annotated for #name {}
+
+        #[allow(dead_code, unused_variables, unused_mut, non_snake_case, clippy::all)]
+        impl #name {
+            /// The generated forward and adjoint code, as readable source (the struct's
+            /// fields a tuple).
+            pub const GENERATED: &'static str = #twin_name::GENERATED;
+
+            #primal
+
+            #vjp
+
+            #jvp
+
+            #jvp_call
+        }
+    }
+}
+
+/// The parameters' names, in order, to pass them on.
+fn arg_names(sig: &syn::Signature) -> Vec<TokenStream> {
+    sig.inputs
+        .iter()
+        .map(|input| match input {
+            FnArg::Typed(typed) => match &*typed.pat {
+                Pat::Ident(pat) => pat.ident.to_token_stream(),
+                _ => unreachable!("generated parameters are names"),
+            },
+            FnArg::Receiver(receiver) => receiver.self_token.to_token_stream(),
+        })
+        .collect()
+}
+
+/// `vjp`'s return type `(R, impl Fn(G) -> E + use<..>)` (or `Box<dyn Fn(G) -> E>`) with
+/// the struct for `R` and `G`; whether the pullback is boxed.
+fn set_vjp_types(output: &mut ReturnType, result: &Type) -> bool {
+    let ReturnType::Type(_, ty) = output else {
+        unreachable!("`vjp` returns the value and the pullback")
+    };
+    let Type::Tuple(pair) = &mut **ty else {
+        unreachable!("`vjp` returns a pair")
+    };
+    let mut elems = pair.elems.iter_mut();
+    *elems.next().expect("the value") = result.clone();
+    let pullback = elems.next().expect("the pullback");
+    let (bounds, boxed) = match pullback {
+        Type::ImplTrait(pullback) => (&mut pullback.bounds, false),
+        Type::Path(boxed) => {
+            let last = boxed.path.segments.last_mut().expect("`Box`");
+            let PathArguments::AngleBracketed(args) = &mut last.arguments else {
+                unreachable!("`Box<dyn Fn(..)>`")
+            };
+            match args.args.first_mut() {
+                Some(syn::GenericArgument::Type(Type::TraitObject(object))) => {
+                    (&mut object.bounds, true)
+                }
+                _ => unreachable!("`Box<dyn Fn(..)>`"),
+            }
+        }
+        _ => unreachable!("the pullback is `impl Fn` or boxed"),
+    };
+    for bound in bounds {
+        if let syn::TypeParamBound::Trait(bound) = bound
+            && let Some(last) = bound.path.segments.last_mut()
+            && let PathArguments::Parenthesized(args) = &mut last.arguments
+        {
+            // one input, the tuple's cotangent
+            if let Some(input) = args.inputs.first_mut() {
+                input.ty = result.clone();
+            }
+        }
+    }
+    boxed
+}
+
+/// A caller's call of a function with a struct result read by its fields (`let s =
+/// step(..);`, then `s.x`, `s.v`: `Stmt::CallParts` with `fields`): the callee's `vjp`
+/// call `call`, `(S, impl Fn(S) -> E)`, made a tuple result's, `((s.x, s.v), impl
+/// Fn((Option<F>, Option<F>)) -> E)`, so the caller's code is a tuple result's. The
+/// pullback's struct cotangent is a zero of the struct (`Differentiable::zero_like`, from
+/// the value) with each read field's cotangent in it: a field the caller does not read
+/// has none, exactly.
+pub fn parts_vjp(call: &TokenStream, fields: &[Member]) -> TokenStream {
+    let private = crate::generate::paths::private();
+    let [value, pullback, zero, g, cotangent, part] =
+        ["value", "pullback", "zero", "g", "cotangent", "part"].map(mixed);
+    let index: Vec<syn::Index> = (0..fields.len()).map(syn::Index::from).collect();
+    let options = fields.iter().map(|_| quote!(::core::option::Option<_>));
+    quote!({
+        let (#value, #pullback) = #call;
+        let #zero = #private::Differentiable::zero_like(&#value);
+        (
+            (#(#value.#fields,)*),
+            move |#g: (#(#options,)*)| {
+                let mut #cotangent = #private::Differentiable::zero_like(&#zero);
+                #(
+                    if let ::core::option::Option::Some(#part) = #g.#index {
+                        #cotangent.#fields = #part;
+                    }
+                )*
+                #pullback(#cotangent)
+            },
+        )
+    })
+}
+
+/// [`parts_vjp`] for the tangent code: the callee's `jvp_call` call `call`, `(S, S)`, made
+/// `((s.x, s.v), (ṡ.x, ṡ.v))`.
+pub fn parts_jvp(call: &TokenStream, fields: &[Member]) -> TokenStream {
+    let [value, tangent] = ["value", "tangent"].map(mixed);
+    quote!({
+        let (#value, #tangent) = #call;
+        ((#(#value.#fields,)*), (#(#tangent.#fields,)*))
+    })
+}
