@@ -1085,10 +1085,24 @@ fn companion_items(
     tokens: &TokenStream,
     model: &Model,
 ) -> Option<BTreeMap<String, syn::ImplItemFn>> {
+    let method = model.method.as_ref().map(twin_ident);
+    twin_companion_items(tokens, method.as_ref(), |_| true)
+}
+
+/// The companion items of a twin (the struct parameters' here, the struct results' in
+/// `results`) by name, from the twin's expansion; `None` if it failed. A twin method's
+/// (`method`, the twin's name) are the `impl` items named after it (`{method}_vjp`); a twin
+/// function's are the items of the inherent `impl` blocks whose type `companion_type`
+/// accepts. The one reading of a twin's expansion both passes share.
+pub(crate) fn twin_companion_items(
+    tokens: &TokenStream,
+    method: Option<&syn::Ident>,
+    companion_type: impl Fn(&syn::Type) -> bool,
+) -> Option<BTreeMap<String, syn::ImplItemFn>> {
     let mut items = BTreeMap::new();
-    if let Some(method) = &model.method {
+    if let Some(method) = method {
         let block: syn::ItemImpl = syn::parse2(quote!(impl Companion { #tokens })).ok()?;
-        let prefix = format!("{}_", twin_ident(method));
+        let prefix = format!("{method}_");
         for item in block.items {
             if let ImplItem::Fn(f) = item
                 && let Some(name) = f.sig.ident.to_string().strip_prefix(&prefix)
@@ -1101,6 +1115,7 @@ fn companion_items(
         for item in file.items {
             if let syn::Item::Impl(block) = item
                 && block.trait_.is_none()
+                && companion_type(&block.self_ty)
             {
                 for item in block.items {
                     if let ImplItem::Fn(f) = item {

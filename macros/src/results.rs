@@ -348,40 +348,17 @@ fn twin(item: &ItemFn, model: &Model) -> ItemFn {
 }
 
 /// The twin's companion items by name (`vjp`, `jvp`, ..), `None` if its expansion failed:
-/// a function's are in its companion type's `impl`, a method's (`method`, the twin's name)
-/// are `impl` items named after the twin (`__gradtape_result_step_vjp`).
+/// a function's are in its companion type's `impl` (the type named after the twin), a
+/// method's (`method`, the twin's name) are `impl` items named after the twin
+/// (`__gradtape_result_step_vjp`).
 fn companion_items(
     tokens: &TokenStream,
     method: Option<&syn::Ident>,
 ) -> Option<BTreeMap<String, syn::ImplItemFn>> {
-    let mut items = BTreeMap::new();
-    if let Some(method) = method {
-        let block: syn::ItemImpl = syn::parse2(quote!(impl Companion { #tokens })).ok()?;
-        let prefix = format!("{method}_");
-        for item in block.items {
-            if let ImplItem::Fn(f) = item
-                && let Some(name) = f.sig.ident.to_string().strip_prefix(&prefix)
-            {
-                items.insert(name.to_string(), f);
-            }
-        }
-        return items.contains_key("vjp").then_some(items);
-    }
-    let file: syn::File = syn::parse2(tokens.clone()).ok()?;
-    for item in file.items {
-        if let syn::Item::Impl(block) = item
-            && block.trait_.is_none()
-            && matches!(&*block.self_ty, Type::Path(path) if path.path.segments.last()
-                .is_some_and(|last| last.ident.to_string().starts_with("__gradtape_result_")))
-        {
-            for item in block.items {
-                if let ImplItem::Fn(f) = item {
-                    items.insert(f.sig.ident.to_string(), f);
-                }
-            }
-        }
-    }
-    items.contains_key("vjp").then_some(items)
+    crate::params::twin_companion_items(tokens, method, |ty| {
+        matches!(ty, Type::Path(path) if path.path.segments.last()
+            .is_some_and(|last| last.ident.to_string().starts_with("__gradtape_result_")))
+    })
 }
 
 /// The user's companion: the twin's items, the struct built from the tuple and the
