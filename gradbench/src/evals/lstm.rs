@@ -65,10 +65,7 @@ pub fn sigmoid(x: f64) -> f64 {
 pub fn loss(main: &[f64], extra: &[f64], state: &[f64], sequence: &[f64], b: usize) -> f64 {
     let layers = state.len() / (2 * b);
     let characters = sequence.len() / b;
-    let mut current = vec![0.0; state.len()];
-    for i in 0..state.len() {
-        current[i] = state[i];
-    }
+    let mut current: Vec<f64> = state.to_vec();
     // a step's input to the layer being run: the weighted character for the first, the
     // hidden state of the layer below for the others
     let mut input = vec![0.0; b];
@@ -89,9 +86,7 @@ pub fn loss(main: &[f64], extra: &[f64], state: &[f64], sequence: &[f64], b: usi
                 current[s + b + i] = current[s + b + i] * forget + ingate * change;
                 current[s + i] = outgate * current[s + b + i].tanh();
             }
-            for i in 0..b {
-                input[i] = current[s + i];
-            }
+            input.copy_from_slice(&current[s..s + b]);
         }
         // the prediction is `input · out_weight + out_bias`, bit by bit
         let mut sum = 0.0;
