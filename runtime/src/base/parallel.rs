@@ -187,8 +187,8 @@ pub fn num_threads() -> usize {
 }
 
 /// Sets how many threads gradtape's operations may use, overriding `GRADTAPE_NUM_THREADS`:
-/// 1 keeps every operation on the calling thread (as a benchmark comparing single-threaded
-/// tools needs), 2 or more lets the largest ones (products, convolutions, weight updates)
+/// 1 (or 0) keeps every operation on the calling thread (as a benchmark comparing
+/// single-threaded tools needs), 2 or more lets the largest ones (products, convolutions, weight updates)
 /// split their work in two. The count is fixed once an operation that could split has run
 /// (or [`num_threads`] was asked), because the helper thread is started then: a later call
 /// asking for a different count returns [`ThreadCountFixed`] and changes nothing.
@@ -224,6 +224,16 @@ pub fn set_num_threads(threads: usize) -> Result<(), ThreadCountFixed> {
 
 /// [`set_num_threads`] was called after the thread count had been fixed, asking for
 /// another count.
+///
+/// ```
+/// use gradtape_runtime::{ThreadCountFixed, set_num_threads};
+/// set_num_threads(1).unwrap();
+/// # if std::thread::available_parallelism().map_or(1, |n| n.get()) > 1 {
+/// let error: ThreadCountFixed = set_num_threads(4).unwrap_err();
+/// assert_eq!((error.asked, error.in_force), (4, 1));
+/// assert!(error.to_string().starts_with("set_num_threads(4): gradtape already runs on 1"));
+/// # }
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error(
     "set_num_threads({asked}): gradtape already runs on {in_force} thread(s); the count is \
