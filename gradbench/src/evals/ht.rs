@@ -22,7 +22,8 @@
 //! generated tangent code (`simple_error::jvp`) along the unit vector `e_c` of `theta`;
 //! the `us` columns are two more, along `us` tangents of one in every point's first (or
 //! second) coordinate: row `i` depends only on point `i`'s own `u`, so one sweep gives
-//! that column for every point at once. The columns are split over the machine's threads.
+//! that column for every point at once. The columns are split over gradtape's threads
+//! ([`gradtape::num_threads`]: one, unless the tool runs `--multithreaded`).
 
 use gradtape::differentiable;
 use serde::ser::SerializeSeq;
@@ -469,7 +470,7 @@ impl Problem {
     /// The Jacobian of [`objective`](Problem::objective), a column per sweep of the error
     /// function's tangent code (`jvp`): along each unit vector of `theta`, and,
     /// complicated, along `us` tangents of one in every point's first (then second)
-    /// coordinate. The columns are split over the machine's threads (at most two here).
+    /// coordinate. The columns are split over gradtape's threads (at most two).
     ///
     /// ```
     /// use gradtape_gradbench::evals::ht::{Problem, THETA};
