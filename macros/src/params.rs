@@ -1729,81 +1729,120 @@ fn companion(
         #[allow(unused_mut)]
         pub fn #primal_name #generics (#(#declared),*) #output #where_clause #block
     };
-    if let Some(method) = &model.method {
-        // associated functions beside the method, with its visibility, named after it
-        let generated_name = format_ident!("{}_GENERATED", method.to_string().to_uppercase());
-        let twin_generated = format_ident!(
-            "{}_GENERATED",
-            twin_ident(method).to_string().to_uppercase()
-        );
-        let items = [primal, vjp]
-            .into_iter()
-            .chain(vjp_now)
-            .chain(grad)
-            .chain(jvp)
-            .chain(jvp_call)
-            .chain(grad_into)
-            .map(|tokens| {
-                let mut f: syn::ImplItemFn = syn::parse2(tokens).expect("a generated function");
-                f.vis = vis.clone();
-                f
-            });
-        let doc = format!(
+    let doc = match &model.method {
+        Some(method) => format!(
             "What `#[differentiable]` generated for the method [`{method}`](Self::{method}), \
              whose differentiable struct parameters (`self` among them when marked) are \
              differentiated through their fields, written for the fields as parameters of their \
              own. Beside the method: `{method}_vjp`, `{method}_grad`, `{method}_jvp` and \
              `{method}_grad_into`, which take and give a struct's gradient and tangent as values \
              of the struct."
-        );
-        return quote! {
-            #[doc = #doc]
-            #[allow(dead_code)]
-            #vis const #generated_name: &'static str = Self::#twin_generated;
-
-            #(
-                #[allow(dead_code, unused_variables, unused_mut, non_snake_case, clippy::all)]
-                #items
-            )*
-        };
+        ),
+        None => format!(
+            "What `#[differentiable]` generated for [`{name}`](fn@{name}), whose differentiable \
+             struct parameters are differentiated through their fields: `{name}::vjp`, \
+             `{name}::grad`, `{name}::jvp` and `{name}::grad_into` take and give a struct's \
+             gradient and tangent as values of the struct. `{name}::GENERATED` shows the code, \
+             written for the fields as parameters of their own."
+        ),
+    };
+    TwinCompanion {
+        vis,
+        name,
+        twin_name: &twin_name,
+        method: model.method.is_some(),
+        doc,
+        generated_doc: "The generated forward and adjoint code, as readable source (the fields \
+                        read as floats and arrays are parameters of their own).",
+        value_result: true,
     }
-    let doc = format!(
-        "What `#[differentiable]` generated for [`{name}`](fn@{name}), whose differentiable \
-         struct parameters are differentiated through their fields: `{name}::vjp`, \
-         `{name}::grad`, `{name}::jvp` and `{name}::grad_into` take and give a struct's \
-         gradient and tangent as values of the struct. `{name}::GENERATED` shows the code, \
-         written for the fields as parameters of their own."
-    );
-    quote! {
-        #[doc = #doc]
-        #[allow(non_camel_case_types, dead_code)]
-        #vis struct #name {}
+    .place(
+        [
+            Some(primal),
+            Some(vjp),
+            vjp_now,
+            vjp_into,
+            grad,
+            jvp,
+            jvp_call,
+            grad_into,
+        ]
+        .into_iter()
+        .flatten(),
+    )
+}
 
-        impl #generated::Annotated for #name {}
+/// Where a function differentiated through a twin puts its companion items (struct
+/// parameters here, struct results in `results`). A method's go beside it, with its
+/// visibility: the items named after it (`step_vjp`, as given) and `{NAME}_GENERATED`,
+/// the twin method's. A function's go in a companion type named after it, `Annotated`
+/// (and `ValueResult` where `value_result`: a caller may hold its value whole), whose
+/// `GENERATED` is the twin's.
+pub(crate) struct TwinCompanion<'a> {
+    pub vis: &'a syn::Visibility,
+    /// The user's function or method.
+    pub name: &'a syn::Ident,
+    /// The twin function's companion type, or the twin method.
+    pub twin_name: &'a syn::Ident,
+    pub method: bool,
+    /// The doc of the companion type, or of the method's `{NAME}_GENERATED`.
+    pub doc: String,
+    /// The doc of the companion type's `GENERATED`.
+    pub generated_doc: &'static str,
+    pub value_result: bool,
+}
 
-        impl #generated::ValueResult for #name {}
+impl TwinCompanion<'_> {
+    /// The companion holding `items` (generated functions, `pub`, in order).
+    pub(crate) fn place(self, items: impl IntoIterator<Item = TokenStream>) -> TokenStream {
+        let TwinCompanion {
+            vis,
+            name,
+            twin_name,
+            method,
+            doc,
+            generated_doc,
+            value_result,
+        } = self;
+        if method {
+            let generated_name = format_ident!("{}_GENERATED", name.to_string().to_uppercase());
+            let twin_generated =
+                format_ident!("{}_GENERATED", twin_name.to_string().to_uppercase());
+            let items = items.into_iter().map(|tokens| {
+                let mut f: syn::ImplItemFn = syn::parse2(tokens).expect("a generated function");
+                f.vis = vis.clone();
+                f
+            });
+            return quote! {
+                #[doc = #doc]
+                #[allow(dead_code)]
+                #vis const #generated_name: &'static str = Self::#twin_generated;
 
-        #[allow(dead_code, unused_variables, unused_mut, non_snake_case, clippy::all)]
-        impl #name {
-            /// The generated forward and adjoint code, as readable source (the fields read as
-            /// floats and arrays are parameters of their own).
-            pub const GENERATED: &'static str = #twin_name::GENERATED;
+                #(
+                    #[allow(dead_code, unused_variables, unused_mut, non_snake_case, clippy::all)]
+                    #items
+                )*
+            };
+        }
+        let generated = crate::generate::paths::generated();
+        let value_result = value_result.then(|| quote!(impl #generated::ValueResult for #name {}));
+        let items = items.into_iter();
+        quote! {
+            #[doc = #doc]
+            #[allow(non_camel_case_types, dead_code)]
+            #vis struct #name {}
 
-            #primal
+            impl #generated::Annotated for #name {}
 
-            #vjp
+            #value_result
 
-            #vjp_now
+            #[allow(dead_code, unused_variables, unused_mut, non_snake_case, clippy::all)]
+            impl #name {
+                #[doc = #generated_doc]
+                pub const GENERATED: &'static str = #twin_name::GENERATED;
 
-            #vjp_into
-
-            #grad
-
-            #jvp
-
-            #jvp_call
-
-            #grad_into
+                #(#items)*
+            }
         }
     }
 }

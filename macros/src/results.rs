@@ -374,7 +374,6 @@ fn companion(
     let ReturnType::Type(_, result) = &item.sig.output else {
         unreachable!("a struct result")
     };
-    let generated = crate::generate::paths::generated();
     let path = &model.path;
     let fields = &model.fields;
     let one = fields.len() == 1;
@@ -498,64 +497,37 @@ fn companion(
             pub fn #primal_name #generics (#inputs) -> #result #where_clause #block
         }
     };
-    let doc = format!(
-        "What `#[differentiable]` generated for [`{name}`](fn@{name}), whose result is a \
-         struct of floats: `{name}::vjp`'s pullback takes the result's cotangent as a value \
-         of the struct, `{name}::jvp` gives the value and the tangent as values of the \
-         struct. `{name}::GENERATED` shows the code, written for the struct's fields as a \
-         tuple."
-    );
-    if model.method {
-        // associated functions beside the method, with its visibility, named after it
-        let generated_name = format_ident!("{}_GENERATED", name.to_string().to_uppercase());
-        let twin_generated = format_ident!("{}_GENERATED", twin_name.to_string().to_uppercase());
-        let items = [Some(primal), Some(vjp), jvp, jvp_call]
-            .into_iter()
-            .flatten()
-            .map(|tokens| {
-                let mut f: syn::ImplItemFn = syn::parse2(tokens).expect("a generated function");
-                f.vis = vis.clone();
-                f
-            });
-        let doc = format!(
+    let doc = if model.method {
+        format!(
             "What `#[differentiable]` generated for [`{name}`](Self::{name}), whose result \
              is a struct of floats, written for the struct's fields as a tuple. Beside it: \
              `{name}_vjp`, whose pullback takes the result's cotangent as a value of the \
              struct, and `{name}_jvp`, which gives the value and the tangent as values of it."
-        );
-        return quote! {
-            #[doc = #doc]
-            #[allow(dead_code)]
-            #vis const #generated_name: &'static str = Self::#twin_generated;
-
-            #(
-                #[allow(dead_code, unused_variables, unused_mut, non_snake_case, clippy::all)]
-                #items
-            )*
-        };
+        )
+    } else {
+        format!(
+            "What `#[differentiable]` generated for [`{name}`](fn@{name}), whose result is a \
+             struct of floats: `{name}::vjp`'s pullback takes the result's cotangent as a value \
+             of the struct, `{name}::jvp` gives the value and the tangent as values of the \
+             struct. `{name}::GENERATED` shows the code, written for the struct's fields as a \
+             tuple."
+        )
+    };
+    crate::params::TwinCompanion {
+        vis,
+        name,
+        twin_name: &twin_name,
+        method: model.method,
+        doc,
+        generated_doc: "The generated forward and adjoint code, as readable source (the \
+                        struct's fields a tuple).",
+        value_result: false,
     }
-    quote! {
-        #[doc = #doc]
-        #[allow(non_camel_case_types, dead_code)]
-        #vis struct #name {}
-
-        impl #generated::Annotated for #name {}
-
-        #[allow(dead_code, unused_variables, unused_mut, non_snake_case, clippy::all)]
-        impl #name {
-            /// The generated forward and adjoint code, as readable source (the struct's
-            /// fields a tuple).
-            pub const GENERATED: &'static str = #twin_name::GENERATED;
-
-            #primal
-
-            #vjp
-
-            #jvp
-
-            #jvp_call
-        }
-    }
+    .place(
+        [Some(primal), Some(vjp), jvp, jvp_call]
+            .into_iter()
+            .flatten(),
+    )
 }
 
 /// The parameters' names, in order, to pass them on.
