@@ -65,21 +65,16 @@ for eval in "${evals[@]}"; do
         for tool in "${tools[@]}"; do
             log="$out/$eval-$tool-$round.jsonl"
             echo "== $eval, $tool, round $round" >&2
-            if [ "$tool" = gradtape ]; then
-                "$gradbench/run.sh" eval "$eval" -q --log "$log" "${options[@]}" \
-                    -- "$PWD/target/release/gradtape-gradbench" >&2 || true
-            elif [ "$tool" = jax ]; then
-                "$gradbench/run.sh" eval "$eval" -q --log "$log" "${options[@]}" \
-                    -- env PYTHONDONTWRITEBYTECODE=1 \
-                    PYTHONPATH="$gradbench/gradbench-src/python/gradbench" \
-                    "$jax_python" "$PWD/benches/peers/gradbench_jax.py" >&2 || true
-            elif [ "$tool" = pytorch ]; then
-                "$gradbench/run.sh" eval "$eval" -q --log "$log" "${options[@]}" \
-                    --tool pytorch --tool-python "$pytorch_python" >&2 || true
-            else
-                "$gradbench/run.sh" eval "$eval" -q --log "$log" "${options[@]}" \
-                    --tool "$tool" >&2 || true
-            fi
+            case "$tool" in
+                gradtape) how=(-- "$PWD/target/release/gradtape-gradbench") ;;
+                jax) how=(-- env PYTHONDONTWRITEBYTECODE=1
+                          PYTHONPATH="$gradbench/gradbench-src/python/gradbench"
+                          "$jax_python" "$PWD/benches/peers/gradbench_jax.py") ;;
+                pytorch) how=(--tool pytorch --tool-python "$pytorch_python") ;;
+                *) how=(--tool "$tool") ;;
+            esac
+            "$gradbench/run.sh" eval "$eval" -q --log "$log" "${options[@]}" "${how[@]}" \
+                >&2 || true
         done
     done
 done
