@@ -9,11 +9,6 @@
 //! are annotated with `#[differentiable]`; the jacobian is the generated adjoint
 //! (`loss::grad_into`), no tape. The initial state and the sequence are held constant
 //! (`constant(..)`): the eval asks for no derivative of them.
-//!
-//! (Until session 23 the loss was written with tensors over the layers of a wavefront and
-//! differentiated op by op on the tape, because the attribute could not yet take a state
-//! updated in place through indexing; on one thread that was 1.6–3.7x manual's time at
-//! l = 2, against 0.5–1.0x for this form: docs/PERFORMANCE.md.)
 
 use gradtape::differentiable;
 use serde::Deserialize;
@@ -69,6 +64,7 @@ pub fn loss(main: &[f64], extra: &[f64], state: &[f64], sequence: &[f64], b: usi
     // a step's input to the layer being run: the weighted character for the first, the
     // hidden state of the layer below for the others
     let mut input = vec![0.0; b];
+    let mut prediction = vec![0.0; b];
     let mut total = 0.0;
     let mut count = 0;
     for t in 0..characters - 1 {
@@ -89,14 +85,13 @@ pub fn loss(main: &[f64], extra: &[f64], state: &[f64], sequence: &[f64], b: usi
             input.copy_from_slice(&current[s..s + b]);
         }
         // the prediction is `input · out_weight + out_bias`, bit by bit
-        let mut sum = 0.0;
         for i in 0..b {
-            sum += (input[i] * extra[b + i] + extra[2 * b + i]).exp();
+            prediction[i] = input[i] * extra[b + i] + extra[2 * b + i];
         }
+        let sum: f64 = prediction.iter().map(|p| p.exp()).sum();
         let lse = (sum + 2.0).ln();
         for i in 0..b {
-            let prediction = input[i] * extra[b + i] + extra[2 * b + i];
-            total += sequence[(t + 1) * b + i] * (prediction - lse);
+            total += sequence[(t + 1) * b + i] * (prediction[i] - lse);
         }
         count += b;
     }
