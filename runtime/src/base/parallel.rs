@@ -183,7 +183,12 @@ fn cores() -> usize {
 /// assert!(matches!(num_threads(), 1 | 2));
 /// ```
 pub fn num_threads() -> usize {
-    if helper().is_some() { 2 } else { 1 }
+    thread_count(helper())
+}
+
+/// The threads at work with `helper` (or without one).
+fn thread_count(helper: Option<&Helper>) -> usize {
+    if helper.is_some() { 2 } else { 1 }
 }
 
 /// Sets how many threads gradtape's operations may use, overriding `GRADTAPE_NUM_THREADS`:
@@ -209,7 +214,7 @@ pub fn set_num_threads(threads: usize) -> Result<(), ThreadCountFixed> {
         fixed_now = true;
         start_helper(threads)
     });
-    let in_force = if helper.is_some() { 2 } else { 1 };
+    let in_force = thread_count(helper);
     // What `threads` would have given had it been first: two threads need two cores.
     let asked = if threads >= 2 && cores() >= 2 { 2 } else { 1 };
     if fixed_now || asked == in_force {
