@@ -1149,8 +1149,12 @@
 //! callee imported under an alias that a fallback type fills when the callee has no
 //! companion), and a call of a function that is not annotated is a compile error at its
 //! name: "this function is called from a `#[differentiable]` body but is not annotated
-//! with `#[differentiable]`". Two ways out, besides annotating the helper (a generic
-//! helper can be annotated as it is):
+//! with `#[differentiable]`". A method called on a differentiable struct is found the
+//! same way (a fallback method that the struct's own annotated method shadows), and one
+//! that is not annotated is the error "this method is called from a `#[differentiable]`
+//! body on a differentiable receiver but has no companion items", at its name. Two ways
+//! out for a function, besides annotating the helper (a generic helper can be annotated as
+//! it is):
 //!
 //! - **Scalar mode: name it in `plain(..)`.** `#[differentiable(plain(softplus,
 //!   util::norm))]` makes each call of those functions run the helper, unchanged, on dual

@@ -68,6 +68,9 @@ pub fn derive(input: &DeriveInput) -> Result<TokenStream, syn::Error> {
         }
     });
     Ok(quote! {
+        // the receivers a caller's fallback for a method that is not annotated is for
+        // (`generated::AnnotatedMethod`)
+        impl #impl_generics ::gradtape::__private::generated::DerivedStruct for #name #ty_generics #where_clause {}
         impl #impl_generics ::gradtape::Differentiable for #name #ty_generics
         where #predicates #comma #(#bounds,)*
         {

@@ -297,11 +297,55 @@ impl Callee {
             Callee::Method(method) => {
                 let mut args = args.into_iter();
                 let receiver = args.next().expect("a method call has a receiver");
-                let method = match item {
-                    None => method.clone(),
-                    Some(item) => crate::syntax::method_companion(method, item),
+                let args: Vec<TokenStream> = args.collect();
+                let Some(item) = item else {
+                    return quote!((#receiver).#method(#(#args),*));
                 };
-                quote!((#receiver).#method(#(#args),*))
+                let name = crate::syntax::method_companion(method, item);
+                let fallback = method_fallback(&name, args.len(), method.span());
+                quote!({
+                    #fallback
+                    (#receiver).#name(#(#args),*)
+                })
+            }
+        }
+    }
+}
+
+/// A fallback of a method `name` of `arity` arguments besides `self`, in scope for one
+/// call, for every struct deriving `Differentiable` (`generated::DerivedStruct`; a
+/// differentiable receiver is one): an annotated `impl` block's own (inherent) method
+/// shadows it, and without one the call reaches the fallback, whose bound `AnnotatedMethod` (spanned at
+/// the user's method name) is unmet, and that is the error.
+///
+/// The fallback returns its bound's associated type rather than `!`: unmet, it is rustc's
+/// error type, which ends the checking of what the call's result flows into, and the
+/// error names no generated function, so the copies of it that `vjp`, `vjp_now` and `jvp`
+/// make are one diagnostic, which rustc reports once. (A path call, as of an associated
+/// function, also reports the where-clause with the item's path, once per generated
+/// function: that fallback keeps its `!`.)
+///
+/// It takes `&mut self`: method lookup tries each receiver type by value, then `&`, then
+/// `&mut`, inherent methods first at each step, so an annotated method taken by value,
+/// `&self` or `&mut self` is found at the same step as the fallback or an earlier one (a
+/// `&self` fallback came before a `&mut self` method called on a local).
+fn method_fallback(name: &Ident, arity: usize, span: proc_macro2::Span) -> TokenStream {
+    let generated = crate::generate::paths::generated();
+    let generated_at = crate::generate::paths::generated_at(span);
+    let fallback = crate::syntax::mixed("gradtape_not_annotated");
+    let types: Vec<Ident> = (0..arity).map(|k| quote::format_ident!("A{k}")).collect();
+    let marker = Ident::new("AnnotatedMethod", span);
+    let bound = quote::quote_spanned!(span=> Self: #generated_at::#marker);
+    let never = quote::quote_spanned!(span=> <Self as #generated_at::#marker>::Never);
+    quote! {
+        #[allow(non_camel_case_types, dead_code, clippy::all)]
+        trait #fallback {
+            fn #name<#(#types),*>(&mut self, #(_: #types),*) -> #never where #bound;
+        }
+        #[allow(clippy::all)]
+        impl<T: ?Sized + #generated::DerivedStruct> #fallback for T {
+            fn #name<#(#types),*>(&mut self, #(_: #types),*) -> #never where #bound {
+                unreachable!("a call of a method that is not annotated does not compile")
             }
         }
     }

@@ -88,6 +88,49 @@ pub fn value_result<T: ValueResult + ?Sized>() {}
 )]
 pub trait AnnotatedAssociated {}
 
+/// Implemented by no type: the bound of the fallback that a caller's generated code puts
+/// in scope for a method it calls on a differentiable receiver (`self.rest()` becomes
+/// `self.rest_vjp()`). A type's inherent methods come before a trait's at each step of
+/// method lookup, so an annotated `impl` block's companion methods are called when they
+/// exist, and otherwise the fallback, whose unmet bound is this message, at the method's
+/// name (rustc's own answer was E0599, "no method named `rest_vjp`", once per generated
+/// function).
+///
+/// ```compile_fail
+/// use gradtape_runtime::generated::AnnotatedMethod;
+///
+/// fn check<T: AnnotatedMethod>() {}
+/// check::<f64>(); // error: not annotated with `#[differentiable]`
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "this method is called from a `#[differentiable]` body on a differentiable receiver but has no companion items: it is not annotated, or its `impl` block is not",
+    label = "not annotated with `#[differentiable]`, in an `impl` block annotated too",
+    note = "annotate the method with `#[differentiable]` (marking `self` `#[differentiable]` if it reads the receiver's differentiable fields), and its `impl` block as well: the block's attribute puts the companion items (`f_vjp`, `f_grad`, ...) beside it"
+)]
+pub trait AnnotatedMethod {
+    /// The fallback's result type: a projection of the unmet bound is rustc's error type,
+    /// so nothing the call's result flows into is checked further (no second error).
+    type Never;
+}
+
+/// Implemented by every struct that derives `Differentiable` (by the derive, for the
+/// struct itself: not for a `Box` or a reference of it), and by nothing else: the types
+/// the [`AnnotatedMethod`] fallback is for. A fallback for every type would be found
+/// before an annotated method of a struct behind a `Box` (method lookup tries `&mut
+/// Box<S>` before it derefs to `S`); for other receivers a missing method stays rustc's
+/// E0599.
+///
+/// ```
+/// use gradtape_runtime::generated::DerivedStruct;
+///
+/// struct Spring;
+/// impl DerivedStruct for Spring {} // as `#[derive(Differentiable)]` writes it
+///
+/// fn derived<T: DerivedStruct>() {}
+/// derived::<Spring>();
+/// ```
+pub trait DerivedStruct {}
+
 /// Compiles only if `T` is an annotated function's companion type: the check a caller's
 /// generated code makes, spanned at the callee's name, before it calls the callee's
 /// companion items. It does nothing at run time.

@@ -1,8 +1,8 @@
 // `#[differentiable]` on a parameter marks a struct of floats taken by `&` or by value, in a
 // function returning a float (or a tuple of floats, or a struct of floats), and a method's `self` marked is `&self` or `self`; anything
 // else is the macro's own error. A marked `self` passed on to a method that is not
-// annotated (`self.rest()`) is rustc's "no method named `rest_vjp`" at the method's name,
-// as for any call of a method that is not annotated (a proc macro cannot see the method).
+// annotated (`self.rest()`) is the runtime's message at the method's name, once per call
+// (a proc macro cannot see the method; `method-not-annotated.rs`).
 use gradtape::{Differentiable, differentiable};
 
 #[derive(Differentiable, Clone)]
