@@ -1149,10 +1149,10 @@
 //! callee imported under an alias that a fallback type fills when the callee has no
 //! companion), and a call of a function that is not annotated is a compile error at its
 //! name: "this function is called from a `#[differentiable]` body but is not annotated
-//! with `#[differentiable]`". A method called on a differentiable struct is found the
+//! with `#[differentiable]`". A method of a struct deriving `Differentiable` is found the
 //! same way (a fallback method that the struct's own annotated method shadows), and one
-//! that is not annotated is the error "this method is called from a `#[differentiable]`
-//! body on a differentiable receiver but has no companion items", at its name. Two ways
+//! that is not annotated is the error "this method of a struct deriving `Differentiable`
+//! is called from a `#[differentiable]` body but has no companion items", at its name. Two ways
 //! out for a function, besides annotating the helper (a generic helper can be annotated as
 //! it is):
 //!

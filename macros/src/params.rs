@@ -1382,14 +1382,10 @@ fn companion(
         )
     };
 
-    // vjp_into (functions, not methods: a caller replays only calls by path): the twin's,
-    // with one sink per user parameter, a lifted array's sink the field of the struct's
-    // gradient, built before the call, and the other entries gathered after it as
-    // `vjp_now` gathers them
-    let vjp_into = twin
-        .get("vjp_into")
-        .filter(|_| model.method.is_none())
-        .map(|twin_into| {
+    // vjp_into: the twin's, with one sink per user parameter, a lifted array's sink the
+    // field of the struct's gradient, built before the call, and the other entries
+    // gathered after it as `vjp_now` gathers them
+    let vjp_into = twin.get("vjp_into").map(|twin_into| {
             let call_vjp_into = twin_item("vjp_into");
             let [value, grads, g] = ["value", "grads", "g"].map(mixed);
             let ReturnType::Type(_, twin_output) = &twin_into.sig.output else {

@@ -48,8 +48,10 @@ impl Generator<'_> {
     /// replayed: only where the adjoint runs in the same body (the copies are locals and
     /// stacks of this body, and a parameter passed as it is is still borrowed), in scalar
     /// mode without checkpointing, for a call by path (a function, or an associated
-    /// function of an annotated `impl` block) that is not joint, writing whole arrays only,
-    /// each of whose arguments is a literal, a parameter the body cannot change, a
+    /// function of an annotated `impl` block) or of a method on a constant receiver that
+    /// the body cannot change (a parameter, or a field path of one: `self.stepper.rate(..)`)
+    /// given no differentiable struct, that is not joint, writing whole arrays only, each
+    /// of whose arguments is a literal, a parameter the body cannot change, a
     /// differentiable number or a constant named by value, or a flat float array named
     /// (`a`, `&a`, `&mut a`) and passed once. Anything else keeps the callee's `vjp`.
     pub(super) fn replayed_call(
@@ -62,10 +64,24 @@ impl Generator<'_> {
         if !self.same_body()
             || !matches!(self.flavour, Flavour::Scalar)
             || self.body.checkpoint.is_some()
-            || !matches!(func, Callee::Function(_) | Callee::Associated(_))
+            || !matches!(
+                func,
+                Callee::Function(_) | Callee::Associated(_) | Callee::Method(_)
+            )
             || self.joint_call(func, args, depth)
             || written.iter().any(|w| w.part.is_some())
             || !self.reachable_from_the_adjoint(func)
+        {
+            return None;
+        }
+        // A method taking a differentiable struct (its `self` or another parameter) has no
+        // `vjp_into` (`params.rs`: its items come from a hidden twin, which a method's
+        // cannot call by path): only a method of a constant receiver whose arguments are
+        // numbers and arrays is replayed.
+        if matches!(func, Callee::Method(_))
+            && args
+                .iter()
+                .any(|arg| arg.binding().is_some_and(|b| self.body.bindings[b].whole))
         {
             return None;
         }
@@ -89,6 +105,16 @@ impl Generator<'_> {
             if self.stable_argument(expr) && !is_written {
                 passed.push(Passed::AsIs);
                 continue;
+            }
+            if k == 0 && matches!(func, Callee::Method(_)) {
+                // a method's receiver is passed as it is, never saved (a copy would be a
+                // clone of a whole model per call): a constant field of a parameter the
+                // body cannot change (`self.hidden.forward(..)`)
+                if !is_written && self.stable_field_path(expr) {
+                    passed.push(Passed::AsIs);
+                    continue;
+                }
+                return None;
             }
             let plan = match (arg.binding(), array) {
                 (Some(_), Some(_)) => {
@@ -125,8 +151,11 @@ impl Generator<'_> {
     /// first segment is no name an item inside the body binds (`use m as physics;`, a nested
     /// `fn`), which the forward code's own block may hide from the adjoint.
     fn reachable_from_the_adjoint(&self, func: &Callee) -> bool {
-        let (Callee::Function(path) | Callee::Associated(path)) = func else {
-            return false;
+        let path = match func {
+            Callee::Function(path) | Callee::Associated(path) => path,
+            // found by the receiver's type, which the adjoint's receiver has too
+            Callee::Method(_) => return true,
+            Callee::Plain(_) | Callee::Gathered(..) => return false,
         };
         let Some(names) = &self.body.item_names else {
             return false;
@@ -196,6 +225,16 @@ impl Generator<'_> {
     fn stable_argument(&self, expr: &Expr) -> bool {
         let (inner, borrowed) = crate::syntax::strip_shared_borrow(expr);
         single_ident(inner).is_some_and(|ident| self.stable_param(ident, borrowed))
+    }
+
+    /// Whether `expr` is a field path of a parameter the body cannot change (`self.hidden`,
+    /// `&model.layer`), which means the same in the adjoint as in the forward code.
+    fn stable_field_path(&self, expr: &Expr) -> bool {
+        let mut inner = strip_parens(crate::syntax::strip_shared_borrow(expr).0);
+        while let Expr::Field(field) = inner {
+            inner = strip_parens(&field.base);
+        }
+        single_ident(inner).is_some_and(|ident| self.stable_param(ident, true))
     }
 
     /// The array an argument names, and how it is passed: `&a` (or `&a[..]`), `&mut a` (or

@@ -89,7 +89,7 @@ pub fn value_result<T: ValueResult + ?Sized>() {}
 pub trait AnnotatedAssociated {}
 
 /// Implemented by no type: the bound of the fallback that a caller's generated code puts
-/// in scope for a method it calls on a differentiable receiver (`self.rest()` becomes
+/// in scope for a method it calls on a struct deriving `Differentiable` (`self.rest()` becomes
 /// `self.rest_vjp()`). A type's inherent methods come before a trait's at each step of
 /// method lookup, so an annotated `impl` block's companion methods are called when they
 /// exist, and otherwise the fallback, whose unmet bound is this message, at the method's
@@ -103,7 +103,7 @@ pub trait AnnotatedAssociated {}
 /// check::<f64>(); // error: not annotated with `#[differentiable]`
 /// ```
 #[diagnostic::on_unimplemented(
-    message = "this method is called from a `#[differentiable]` body on a differentiable receiver but has no companion items: it is not annotated, or its `impl` block is not",
+    message = "this method of a struct deriving `Differentiable` is called from a `#[differentiable]` body but has no companion items: it is not annotated, or its `impl` block is not",
     label = "not annotated with `#[differentiable]`, in an `impl` block annotated too",
     note = "annotate the method with `#[differentiable]` (marking `self` `#[differentiable]` if it reads the receiver's differentiable fields), and its `impl` block as well: the block's attribute puts the companion items (`f_vjp`, `f_grad`, ...) beside it"
 )]
