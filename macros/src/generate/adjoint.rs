@@ -189,7 +189,7 @@ impl Generator<'_> {
                 if self.body.bindings[b].ragged {
                     quote!(let mut #slot = generated::RowShadow::growable();)
                 } else if self.body.bindings[b].array {
-                    quote!(let mut #slot = generated::Shadow::growable();)
+                    quote!(let mut #slot = generated::LocalShadow::growable();)
                 } else {
                     quote!(let mut #slot = None;)
                 }

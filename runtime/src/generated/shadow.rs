@@ -328,6 +328,117 @@ impl<'b, F: Copy + Default> Shadow<'b, F> {
     }
 }
 
+/// The cotangent of a local array in an adjoint (`let mut k = vec![0.0; n];`): numbers it
+/// owns, growing with the indices met (the array may have grown by `push`, or by a callee
+/// that took `&mut Vec`), zero past their end. [`Shadow`]'s adjoint methods with the same
+/// meaning.
+///
+/// Why a type of its own: a `Vec` alone, grown by a call that takes it by value and gives
+/// it back, so that nothing takes the shadow's address. [`Shadow`]'s variants made every
+/// access re-read which one it holds, and its growth, taking `&mut self` out of line, let
+/// the shadow's address escape: an adjoint loop then reloaded the numbers' pointer and
+/// length from memory after each store (perf on GradBench's `ode`, where the solver's stage
+/// buffers are such locals; docs/PERFORMANCE.md).
+///
+/// ```
+/// use gradtape_runtime::generated::LocalShadow;
+/// let mut d = LocalShadow::<f64>::growable();
+/// d.add(2, 1.5);
+/// d.add(2, 0.5);
+/// assert_eq!(d.take(2), 2.0);
+/// assert_eq!(d.take(7), 0.0); // past the end: no cotangent reached it
+/// assert_eq!(d.as_slice(), [0.0, 0.0, 0.0]);
+/// ```
+pub struct LocalShadow<F> {
+    values: Vec<F>,
+}
+
+impl<F> LocalShadow<F> {
+    /// Empty: no element has a cotangent yet.
+    #[inline]
+    pub fn growable() -> Self {
+        LocalShadow { values: Vec::new() }
+    }
+}
+
+impl<F: Copy + Default> LocalShadow<F> {
+    /// Element `i`, grown to it.
+    #[inline]
+    fn slot(&mut self, i: usize) -> &mut F {
+        if i >= self.values.len() {
+            self.values = grown(core::mem::take(&mut self.values), i + 1);
+        }
+        &mut self.values[i]
+    }
+
+    /// Adds `g` into element `i` (the adjoint of a read of `a[i]`).
+    #[inline]
+    pub fn add(&mut self, i: usize, g: F)
+    where
+        F: Add<Output = F>,
+    {
+        let slot = self.slot(i);
+        *slot = *slot + g;
+    }
+
+    /// Element `i`, zeroed (the adjoint of a write to `a[i]`); zero beyond the end.
+    #[inline]
+    pub fn take(&mut self, i: usize) -> F {
+        self.values
+            .get_mut(i)
+            .map(core::mem::take)
+            .unwrap_or_default()
+    }
+
+    /// Element `i` (zero beyond the end).
+    #[inline]
+    pub fn get(&self, i: usize) -> F {
+        self.values.get(i).copied().unwrap_or_default()
+    }
+
+    /// Every element zeroed: the array got a new value made of constants.
+    #[inline]
+    pub fn clear(&mut self) {
+        self.values.clear();
+    }
+
+    /// The numbers held (zeros past them).
+    #[inline]
+    pub fn as_slice(&self) -> &[F] {
+        &self.values
+    }
+
+    /// The first `len` numbers, writable in place, grown with zeros to `len` (see
+    /// [`Shadow::prefix_mut`]).
+    #[inline]
+    pub fn prefix_mut(&mut self, len: usize) -> &mut [F] {
+        if len > self.values.len() {
+            self.values = grown(core::mem::take(&mut self.values), len);
+        }
+        &mut self.values[..len]
+    }
+
+    /// Adds `g` into elements `offset..offset + g.len()`.
+    #[inline]
+    pub fn add_slice(&mut self, offset: usize, g: &[F])
+    where
+        F: Add<Output = F>,
+    {
+        if g.is_empty() {
+            return;
+        }
+        add_elementwise(&mut self.prefix_mut(offset + g.len())[offset..], g);
+    }
+}
+
+/// `values` grown with zeros to `len`: by value, out of line (see [`LocalShadow`]).
+#[cold]
+#[inline(never)]
+fn grown<F: Copy + Default>(mut values: Vec<F>, len: usize) -> Vec<F> {
+    values.resize(len, F::default());
+    values
+}
+
 /// The shadow of a parameter's array, of the array's length for the whole sweep: the
 /// caller's buffer (`S = &mut [F]`: `f::grad_into`, a replayed call's sink) or zeros the
 /// shadow owns (`S = Vec<F>`: `f::vjp`'s pullback). [`Shadow`]'s methods with the same
@@ -508,8 +619,8 @@ fn add_elementwise<F: Copy + Add<Output = F>>(values: &mut [F], g: &[F]) {
     }
 }
 
-/// What the generated code does to a shadow whichever kind it is ([`Shadow`] of a local
-/// or a tangent, [`FixedShadow`] of a parameter), written as a path call
+/// What the generated code does to a shadow whichever kind it is ([`LocalShadow`] of a
+/// local, [`Shadow`] of a tangent, [`FixedShadow`] of a parameter), written as a path call
 /// (`generated::ArrayShadow::prefix_mut(&mut d_a, n)`), which names no type: a local's
 /// shadow may not have its element type inferred yet where it is first used.
 ///
@@ -540,6 +651,18 @@ impl<F: Copy + Default + Add<Output = F>> ArrayShadow for Shadow<'_, F> {
     #[inline]
     fn add_slice(&mut self, offset: usize, g: &[F]) {
         Shadow::add_slice(self, offset, g);
+    }
+}
+
+impl<F: Copy + Default + Add<Output = F>> ArrayShadow for LocalShadow<F> {
+    type Elem = F;
+    #[inline]
+    fn prefix_mut(&mut self, len: usize) -> &mut [F] {
+        LocalShadow::prefix_mut(self, len)
+    }
+    #[inline]
+    fn add_slice(&mut self, offset: usize, g: &[F]) {
+        LocalShadow::add_slice(self, offset, g);
     }
 }
 
