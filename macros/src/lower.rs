@@ -2275,11 +2275,35 @@ impl<'a> Lowerer<'a> {
                     _ => unreachable!("one part"),
                 }
             }
+            // `s.x` of a value held whole (a struct result bound by `let` and used otherwise
+            // too, `let s = step(..); norm(&s) + s.x`): the field read as a call of `s`
+            // (`Callee::Field`), whose pullback puts the field's cotangent into a zero of
+            // the struct. Only a named field: a tuple's element reads its part.
+            Expr::Field(field)
+                if self.mode == Mode::Scalar
+                    && matches!(&field.member, syn::Member::Named(_))
+                    && let Some(binding) = self.held_whole(&field.base) =>
+            {
+                let base = strip_parens(&field.base).clone();
+                self.emit_temp(Op::Call {
+                    func: Callee::Field(field.member.clone()),
+                    args: vec![Operand::Active { binding, fwd: base }],
+                })
+            }
             other => {
                 validate::unsupported_expr(self.cx, other);
                 Operand::Inactive(expr.clone())
             }
         }
+    }
+
+    /// The binding `expr` names if it is a value held whole: an active local that is no
+    /// float array and no struct parameter passed on whole (whose fields `params` lifted),
+    /// so one whose fields are read is a struct (a float has none).
+    fn held_whole(&self, expr: &Expr) -> Option<BindingId> {
+        let binding = self.active_binding(strip_parens(expr))?;
+        let b = &self.bindings[binding];
+        (!b.array && !b.whole && b.row.is_none() && !b.ragged).then_some(binding)
     }
 
     fn wrap(&mut self, inner: &Expr, rebuild: impl FnOnce(Expr) -> Expr) -> Operand {
@@ -3722,11 +3746,13 @@ fn split_tuple_local(
     if pat.by_ref.is_some() || pat.subpat.is_some() || init.diverge.is_some() {
         return None;
     }
-    // a method's call is split only for a struct result (`let s = sim.step(x);`, `s.x`)
+    // a method's call is split only for a struct result (`let s = sim.step(x);`, `s.x`);
+    // `let c = s.clone();` is a copy of a value held whole, read by field as it is
     let method_call = matches!(strip_parens(&init.expr), Expr::MethodCall(_));
     let arity_of_tuple = match strip_parens(&init.expr) {
         Expr::Tuple(tuple) => Some(tuple.elems.len()),
         Expr::Call(call) if matches!(&*call.func, Expr::Path(_)) => None,
+        Expr::MethodCall(call) if call.method == "clone" && call.args.is_empty() => return None,
         Expr::MethodCall(_) => None,
         _ => return None,
     };

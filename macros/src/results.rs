@@ -453,6 +453,85 @@ fn companion(
         }
     };
 
+    // vjp_now and vjp_into, hidden: what an annotated caller's `grad`, `grad_into` and
+    // `vjp_now` call for a call whose struct result it holds as one value (`let s =
+    // step(..); norm(&s)`), joint or replayed (`generate::replay`), as for a float
+    // result. Built on the twin's `vjp` (a tuple result has neither of its own): the
+    // pullback applied at once to the struct's cotangent; `vjp_into` adds each
+    // differentiable array's cotangent into its sink, its entry then `()`.
+    let (vjp_now, vjp_into) = {
+        let twin_vjp = &twin["vjp"];
+        let sig = &twin_vjp.sig;
+        let (inputs, generics) = (&sig.inputs, &sig.generics);
+        let where_clause = &generics.where_clause;
+        let args = arg_names(sig);
+        let entries = pullback_output(&sig.output);
+        let value_of = build(&value);
+        let cotangent_of = cotangent(&g);
+        let call_vjp = twin_item("vjp");
+        let vjp_now_name = own_name("vjp_now");
+        let vjp_now = quote! {
+            #[doc(hidden)]
+            #[inline]
+            pub fn #vjp_now_name #generics (#inputs, #g: #result) -> (#result, #entries) #where_clause {
+                let (#value, #pullback) = #call_vjp(#(#args),*);
+                (#value_of, #pullback(#cotangent_of))
+            }
+        };
+        // one sink per parameter, as `generate::vjp_into_fn` takes them: an array's is
+        // `Sink` of its element type, every other's `NoArraySink`
+        let (params, mode) =
+            sig::parse(item).map_or((Vec::new(), Mode::Scalar), |sig| (sig.params, sig.mode));
+        // the entries' types, an array's `()` (its cotangent is in its sink)
+        let mut entry_types: Vec<Type> = match &entries {
+            Type::Tuple(tuple) => tuple.elems.iter().cloned().collect(),
+            _ => unreachable!("the entries are a tuple"),
+        };
+        let generated = crate::generate::paths::generated();
+        let mut generics = generics.clone();
+        let (mut sinks, mut sink_types, mut entries_out) = (Vec::new(), Vec::new(), Vec::new());
+        let [grads] = ["grads"].map(mixed);
+        for (k, arg) in args.iter().enumerate() {
+            let ty = format_ident!("GradtapeSink{k}");
+            let sink = mixed(&format!("sink{k}"));
+            let index = syn::Index::from(k);
+            let array = params.iter().find(|param| {
+                param.ident == arg.to_string()
+                    && param.differentiable(mode)
+                    && matches!(param.kind, Kind::Array { .. })
+                    && !param.is_ragged()
+                    && !param.is_output_array()
+            });
+            let bound: syn::TypeParam = match array.and_then(|param| param.elem.as_ref()) {
+                Some(elem) => {
+                    entries_out.push(quote!({
+                        #generated::entry_into_sink(#grads.#index, #sink);
+                    }));
+                    entry_types[k] = syn::parse_quote!(());
+                    syn::parse_quote!(#ty: #generated::Sink<#elem>)
+                }
+                None => {
+                    entries_out.push(quote!(#grads.#index));
+                    syn::parse_quote!(#ty: #generated::NoArraySink)
+                }
+            };
+            generics.params.push(syn::GenericParam::Type(bound));
+            sinks.push(sink);
+            sink_types.push(ty);
+        }
+        let vjp_into_name = own_name("vjp_into");
+        let vjp_into = quote! {
+            #[doc(hidden)]
+            #[inline]
+            pub fn #vjp_into_name #generics (#inputs, #g: #result, (#(#sinks,)*): (#(#sink_types,)*)) -> (#result, (#(#entry_types,)*)) #where_clause {
+                let (#value, #pullback) = #call_vjp(#(#args),*);
+                let #grads = #pullback(#cotangent_of);
+                (#value_of, (#(#entries_out,)*))
+            }
+        };
+        (vjp_now, vjp_into)
+    };
+
     // jvp (and the hidden `jvp_call` an annotated caller's tangent code calls, its
     // tangents one tuple of entries): the value and the tangent, each a value of the struct
     let tangent_item = |item: &str, doc: TokenStream| {
@@ -521,13 +600,54 @@ fn companion(
         doc,
         generated_doc: "The generated forward and adjoint code, as readable source (the \
                         struct's fields a tuple).",
-        value_result: false,
     }
     .place(
-        [Some(primal), Some(vjp), jvp, jvp_call]
-            .into_iter()
-            .flatten(),
+        [
+            Some(primal),
+            Some(vjp),
+            Some(vjp_now),
+            Some(vjp_into),
+            jvp,
+            jvp_call,
+        ]
+        .into_iter()
+        .flatten(),
     )
+}
+
+/// The entries a `vjp`'s pullback gives: `E` in its return type `(R, impl Fn(G) -> E + ..)`
+/// (or `Box<dyn Fn(G) -> E>`).
+fn pullback_output(output: &ReturnType) -> Type {
+    let ReturnType::Type(_, ty) = output else {
+        unreachable!("`vjp` returns the value and the pullback")
+    };
+    let Type::Tuple(pair) = &**ty else {
+        unreachable!("`vjp` returns a pair")
+    };
+    let bounds = match pair.elems.iter().nth(1).expect("the pullback") {
+        Type::ImplTrait(pullback) => &pullback.bounds,
+        Type::Path(boxed) => match &boxed.path.segments.last().expect("`Box`").arguments {
+            PathArguments::AngleBracketed(args) => match args.args.first() {
+                Some(syn::GenericArgument::Type(Type::TraitObject(object))) => &object.bounds,
+                _ => unreachable!("`Box<dyn Fn(..)>`"),
+            },
+            _ => unreachable!("`Box<dyn Fn(..)>`"),
+        },
+        _ => unreachable!("the pullback is `impl Fn` or boxed"),
+    };
+    bounds
+        .iter()
+        .find_map(|bound| match bound {
+            syn::TypeParamBound::Trait(bound) => match &bound.path.segments.last()?.arguments {
+                PathArguments::Parenthesized(args) => match &args.output {
+                    ReturnType::Type(_, out) => Some((**out).clone()),
+                    ReturnType::Default => None,
+                },
+                _ => None,
+            },
+            _ => None,
+        })
+        .expect("the pullback's `Fn(G) -> E` bound")
 }
 
 /// The parameters' names, in order, to pass them on.

@@ -176,8 +176,6 @@ pub fn companion(
         // what a caller's generated code checks before calling these items (`Callee`)
         impl #generated::Annotated for #name {}
 
-        impl #generated::ValueResult for #name {}
-
         #[allow(dead_code, clippy::all)]
         impl #name {
             #items

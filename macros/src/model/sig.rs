@@ -479,7 +479,10 @@ pub fn float_type_params(item: &ItemFn) -> Vec<Ident> {
 
 /// The item as the generated functions declare it: in scalar mode each float type
 /// parameter also bound by the runtime's `Float` (f32 or f64), which the rules the
-/// generated code calls require; the function itself keeps the user's bounds.
+/// generated code calls require, and by `Differentiable`, which a struct of it (`State<T>`,
+/// deriving `Differentiable` with the bound `T: Differentiable`) needs to be passed to a
+/// marked parameter or held whole (`Float` does not imply it); the function itself keeps
+/// the user's bounds.
 pub fn with_runtime_float_bounds(item: &ItemFn, sig: &Signature) -> ItemFn {
     let mut item = item.clone();
     if sig.mode != Mode::Scalar {
@@ -494,7 +497,7 @@ pub fn with_runtime_float_bounds(item: &ItemFn, sig: &Signature) -> ItemFn {
     for param in floats {
         clause
             .predicates
-            .push(syn::parse_quote!(#param: #private::Float));
+            .push(syn::parse_quote!(#param: #private::Float + #private::Differentiable));
     }
     item
 }

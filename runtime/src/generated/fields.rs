@@ -321,13 +321,15 @@ pub fn add_whole<S: crate::Differentiable>(buffer: &mut S, gradient: Option<S>) 
 }
 
 /// The tangent a caller passes for a struct parameter of another annotated function's
-/// `jvp_call`: the struct's tangent (`&S`), or [`NoTangent`](super::NoTangent) for a
-/// struct the caller holds constant.
+/// `jvp_call`: the struct's tangent (`&S`, or `S` for a struct the caller holds as one
+/// value, a call's struct result), or [`NoTangent`](super::NoTangent) for a struct the
+/// caller holds constant.
 ///
 /// ```
 /// use gradtape_runtime::generated::{NoTangent, TangentStruct};
 /// let t = [1.0_f64, 2.0];
 /// assert_eq!(TangentStruct::<[f64; 2]>::get(&&t), Some(&t));
+/// assert_eq!(TangentStruct::<[f64; 2]>::get(&t), Some(&t));
 /// assert_eq!(TangentStruct::<[f64; 2]>::get(&NoTangent), None);
 /// ```
 pub trait TangentStruct<S> {
@@ -336,6 +338,15 @@ pub trait TangentStruct<S> {
 }
 
 impl<S> TangentStruct<S> for &S {
+    #[inline]
+    fn get(&self) -> Option<&S> {
+        Some(self)
+    }
+}
+
+// A struct held whole by the caller (a call's struct result, `let s = step(..);`): its
+// tangent is a value of the struct, passed by value as a float's is.
+impl<S: crate::Differentiable> TangentStruct<S> for S {
     #[inline]
     fn get(&self) -> Option<&S> {
         Some(self)

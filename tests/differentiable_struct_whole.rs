@@ -1,0 +1,510 @@
+//! Struct results held whole (issue 13, "#[differentiable] on real Rust"): an annotated
+//! caller binds another function's struct result by `let` and uses it as one value,
+//! passed on to a function taking the struct (`let s = euler(..); norm(&s)`), copied
+//! (`let t = s;`), read by field beside that (`norm(&s) + s.x`), replaced in a loop by
+//! each step's (`s = step(&s, dt)`), chosen by a branch. The caller's macro knows nothing
+//! of the struct's fields: the struct is one differentiable value whose cotangent is a
+//! value of it (`generated::Accumulate`, from `#[derive(Differentiable)]`).
+//!
+//! Every form is checked against central differences (`grad`, the pullback of `vjp`,
+//! `jvp`), at second order (differences of the gradient), and to the bit against the same
+//! body written with the fields, the form differentiated before.
+
+#[macro_use]
+mod common;
+
+use common::faces::Case;
+use gradtape::{Differentiable, differentiable};
+
+#[derive(Differentiable, Debug, Clone, Copy, PartialEq)]
+struct State {
+    x: f64,
+    v: f64,
+}
+
+/// One explicit-Euler step of a pendulum from the floats.
+#[differentiable]
+fn euler(x: f64, v: f64, dt: f64) -> State {
+    State {
+        x: x + dt * v,
+        v: v - dt * x.sin(),
+    }
+}
+
+/// One step of a state passed whole.
+#[differentiable]
+fn step(#[differentiable] s: &State, dt: f64) -> State {
+    State {
+        x: s.x + dt * s.v,
+        v: s.v - dt * s.x.sin(),
+    }
+}
+
+#[differentiable]
+fn norm(#[differentiable] s: &State) -> f64 {
+    (s.x * s.x + s.v * s.v).sqrt()
+}
+
+/// The faces of an annotated `f(a, b, c)` of three floats, the point's entries: `grad`,
+/// and `vjp`'s pullback of 1 for `grad_into`.
+macro_rules! three {
+    ($f:ident) => {
+        Case {
+            name: stringify!($f),
+            itself: &|p| $f(p[0], p[1], p[2]),
+            primal: &|p| $f::primal(p[0], p[1], p[2]),
+            grad: Some(&|p| {
+                let (value, g) = $f::grad(p[0], p[1], p[2]);
+                (value, g.to_vec())
+            }),
+            grad_into: &|p| {
+                let (value, pullback) = $f::vjp(p[0], p[1], p[2]);
+                let (a, b, c) = pullback(1.0);
+                (value, vec![a.unwrap(), b.unwrap(), c.unwrap()])
+            },
+            jvp: &|p, t| $f::jvp(p[0], p[1], p[2], t[0], t[1], t[2]),
+        }
+    };
+}
+
+/// `f` and `fields` (the same body written with the fields) give the same bits: value,
+/// gradient, tangent.
+fn same_bits(
+    f: &dyn Fn(&[f64]) -> (f64, Vec<f64>, f64),
+    fields: &dyn Fn(&[f64]) -> (f64, Vec<f64>, f64),
+    p: &[f64],
+) {
+    let (value, g, tangent) = f(p);
+    let (same, expected, same_tangent) = fields(p);
+    assert_eq!(value.to_bits(), same.to_bits(), "value");
+    let bits = |v: &[f64]| v.iter().map(|g| g.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&g), bits(&expected), "gradient");
+    assert_eq!(tangent.to_bits(), same_tangent.to_bits(), "tangent");
+}
+
+/// Value, gradient and tangent along `(0.3, -0.2, 0.5)` of an annotated `f(a, b, c)`.
+macro_rules! faces {
+    ($f:ident) => {
+        &|p: &[f64]| {
+            let (value, g) = $f::grad(p[0], p[1], p[2]);
+            let (_, tangent) = $f::jvp(p[0], p[1], p[2], 0.3, -0.2, 0.5);
+            (value, g.to_vec(), tangent)
+        }
+    };
+}
+
+const P: [f64; 3] = [0.8, -0.3, 0.1];
+
+// ----- passed on whole -----
+
+/// A struct result held whole and passed on to a function taking the struct.
+#[differentiable]
+fn held_whole(x: f64, v: f64, dt: f64) -> f64 {
+    let s = euler(x, v, dt);
+    norm(&s)
+}
+
+/// The same through the struct's fields (read by field, then a local struct of them).
+#[differentiable]
+fn held_by_fields(x: f64, v: f64, dt: f64) -> f64 {
+    let s = euler(x, v, dt);
+    let t = State { x: s.x, v: s.v };
+    norm(&t)
+}
+
+#[test]
+fn a_struct_result_passed_on_whole() {
+    three!(held_whole).check_with_second_order(&P);
+    same_bits(faces!(held_whole), faces!(held_by_fields), &P);
+    // the caller holds the struct whole: its `vjp` value, no field of it
+    assert!(!held_whole::GENERATED.contains("parts_vjp"));
+}
+
+// ----- copied, and read by field beside -----
+
+/// A struct result copied, the copy read by field.
+#[differentiable]
+fn copied(x: f64, v: f64, dt: f64) -> f64 {
+    let s = euler(x, v, dt);
+    let t = s;
+    t.x * t.v
+}
+
+#[differentiable]
+fn copied_fields(x: f64, v: f64, dt: f64) -> f64 {
+    let s = euler(x, v, dt);
+    s.x * s.v
+}
+
+/// A struct result passed on whole and read by field.
+#[differentiable]
+fn both(x: f64, v: f64, dt: f64) -> f64 {
+    let s = euler(x, v, dt);
+    norm(&s) + s.x * dt
+}
+
+#[differentiable]
+fn both_fields(x: f64, v: f64, dt: f64) -> f64 {
+    let s = euler(x, v, dt);
+    let t = State { x: s.x, v: s.v };
+    norm(&t) + s.x * dt
+}
+
+#[test]
+fn a_struct_result_copied_and_read_by_field() {
+    three!(copied).check_with_second_order(&P);
+    three!(both).check_with_second_order(&P);
+    same_bits(faces!(copied), faces!(copied_fields), &P);
+    same_bits(faces!(both), faces!(both_fields), &P);
+}
+
+// ----- the integrator -----
+
+/// The state a struct result replaced in a loop by each step's, then passed on whole.
+#[differentiable]
+fn orbit(x0: f64, v0: f64, dt: f64) -> f64 {
+    let mut s = euler(x0, v0, dt);
+    for _ in 0..25 {
+        s = step(&s, dt);
+    }
+    norm(&s)
+}
+
+/// The same from a local struct of the first step's fields (the form differentiated
+/// before: the local split into its fields, passed whole as a literal of them).
+#[differentiable]
+fn orbit_fields(x0: f64, v0: f64, dt: f64) -> f64 {
+    let first = euler(x0, v0, dt);
+    let mut s = State {
+        x: first.x,
+        v: first.v,
+    };
+    for _ in 0..25 {
+        s = step(&s, dt);
+    }
+    norm(&s)
+}
+
+/// Each step's result bound inside the loop, then the state replaced by it.
+#[differentiable]
+fn orbit_by_let(x0: f64, v0: f64, dt: f64) -> f64 {
+    let mut s = euler(x0, v0, dt);
+    let mut path = 0.0;
+    for _ in 0..25 {
+        let next = step(&s, dt);
+        path += norm(&next) * dt;
+        s = next;
+    }
+    path + s.v
+}
+
+#[differentiable]
+fn orbit_by_let_fields(x0: f64, v0: f64, dt: f64) -> f64 {
+    let first = euler(x0, v0, dt);
+    let mut s = State {
+        x: first.x,
+        v: first.v,
+    };
+    let mut path = 0.0;
+    for _ in 0..25 {
+        let next = step(&s, dt);
+        let t = State {
+            x: next.x,
+            v: next.v,
+        };
+        path += norm(&t) * dt;
+        s = State {
+            x: next.x,
+            v: next.v,
+        };
+    }
+    path + s.v
+}
+
+#[test]
+fn an_integrator_holding_the_state_whole() {
+    three!(orbit).check_with_second_order(&P);
+    three!(orbit_by_let).check_with_second_order(&P);
+    same_bits(faces!(orbit), faces!(orbit_fields), &P);
+    same_bits(faces!(orbit_by_let), faces!(orbit_by_let_fields), &P);
+}
+
+// ----- chosen by a branch, and held whole inside a struct result -----
+
+/// A struct result chosen by a branch, then passed on whole.
+#[differentiable]
+fn branched(x: f64, v: f64, dt: f64) -> f64 {
+    let s = if x > 0.0 {
+        euler(x, v, dt)
+    } else {
+        euler(v, x, dt)
+    };
+    norm(&s) * s.v
+}
+
+#[differentiable]
+fn branched_fields(x: f64, v: f64, dt: f64) -> f64 {
+    let (a, b) = if x > 0.0 { (x, v) } else { (v, x) };
+    let s = euler(a, b, dt);
+    let t = State { x: s.x, v: s.v };
+    norm(&t) * s.v
+}
+
+/// Two steps, the first's result held whole (passed to `step`, read by field), the
+/// result a literal of both: a struct result computed from one held whole.
+#[differentiable]
+fn two_steps(x: f64, v: f64, dt: f64) -> State {
+    let s = euler(x, v, dt);
+    let t = step(&s, dt);
+    State {
+        x: t.x + s.x * dt,
+        v: t.v,
+    }
+}
+
+#[differentiable]
+fn two_steps_fields(x: f64, v: f64, dt: f64) -> State {
+    let s = euler(x, v, dt);
+    let t = step(&State { x: s.x, v: s.v }, dt);
+    State {
+        x: t.x + s.x * dt,
+        v: t.v,
+    }
+}
+
+#[test]
+fn a_struct_result_chosen_by_a_branch() {
+    three!(branched).check_with_second_order(&P);
+    three!(branched).check_with_second_order(&[-0.4, 0.7, 0.2]);
+    same_bits(faces!(branched), faces!(branched_fields), &P);
+    same_bits(faces!(branched), faces!(branched_fields), &[-0.4, 0.7, 0.2]);
+}
+
+#[test]
+fn a_struct_result_from_one_held_whole() {
+    // the whole Jacobian: each row by the pullback of a unit cotangent against central
+    // differences, each column by `jvp` against the rows, to the bit against the fields
+    let flat = |s: State| [s.x, s.v];
+    let primal = |p: &[f64]| flat(two_steps::primal(p[0], p[1], p[2]));
+    for (i, w) in [State { x: 1.0, v: 0.0 }, State { x: 0.0, v: 1.0 }]
+        .into_iter()
+        .enumerate()
+    {
+        let (value, pullback) = two_steps::vjp(P[0], P[1], P[2]);
+        assert_eq!(flat(value), primal(&P));
+        let (a, b, c) = pullback(w);
+        let row = [a.unwrap(), b.unwrap(), c.unwrap()];
+        let expected = common::central_differences(&|p| primal(p)[i], &P);
+        for j in 0..3 {
+            assert!(
+                common::close(row[j], expected[j], 1e-6),
+                "d out{i} / d in{j} = {}, central differences {}",
+                row[j],
+                expected[j]
+            );
+        }
+        let (same_value, fields_pullback) = two_steps_fields::vjp(P[0], P[1], P[2]);
+        assert_eq!(
+            flat(same_value).map(f64::to_bits),
+            flat(value).map(f64::to_bits)
+        );
+        let (fa, fb, fc) = fields_pullback(w);
+        assert_eq!(
+            [fa.unwrap(), fb.unwrap(), fc.unwrap()].map(f64::to_bits),
+            row.map(f64::to_bits)
+        );
+        for j in 0..3 {
+            let t: Vec<f64> = (0..3).map(|k| f64::from(k == j)).collect();
+            let (_, tangent) = two_steps::jvp(P[0], P[1], P[2], t[0], t[1], t[2]);
+            assert!(common::close(flat(tangent)[i], row[j], 1e-12));
+        }
+    }
+    // second order: the gradient of ⟨w, two_steps(p)⟩, through a caller holding it whole
+    three!(weighted_two_steps).check_with_second_order(&P);
+}
+
+/// ⟨(0.7, -1.3), two_steps(x, v, dt)⟩: a caller of [`two_steps`] holding its result
+/// whole and reading it by field.
+#[differentiable]
+fn weighted_two_steps(x: f64, v: f64, dt: f64) -> f64 {
+    let s = two_steps(x, v, dt);
+    let t = s;
+    0.7 * t.x - 1.3 * t.v
+}
+
+// ----- generic over the float type, f32, a struct that is not `Copy` -----
+
+#[derive(Differentiable, Debug, Clone, Copy, PartialEq)]
+struct Polar<T> {
+    r: T,
+    theta: T,
+}
+
+#[differentiable]
+fn to_polar<T: num_traits::Float>(x: T, y: T) -> Polar<T> {
+    Polar {
+        r: (x * x + y * y).sqrt(),
+        theta: y.atan2(x),
+    }
+}
+
+#[differentiable]
+fn arc<T: num_traits::Float>(#[differentiable] q: &Polar<T>) -> T {
+    q.r * q.theta
+}
+
+/// A generic struct result held whole: passed on, and read by field.
+#[differentiable]
+fn spiral<T: num_traits::Float>(x: T, y: T, k: T) -> T {
+    let q = to_polar(x, y);
+    arc(&q) + k * q.r
+}
+
+#[differentiable]
+fn spiral_fields<T: num_traits::Float>(x: T, y: T, k: T) -> T {
+    let q = to_polar(x, y);
+    let p = Polar {
+        r: q.r,
+        theta: q.theta,
+    };
+    arc(&p) + k * q.r
+}
+
+#[test]
+fn generic_over_the_float_type() {
+    three!(spiral).check_with_second_order(&[0.8, 0.6, 1.5]);
+    same_bits(faces!(spiral), faces!(spiral_fields), &[0.8, 0.6, 1.5]);
+    // at f32: d/dk = r, d/dx = theta x / r - r y / r² + k x / r
+    let (value, g) = spiral::grad(3.0_f32, 4.0, 0.5);
+    let theta = 4.0_f32.atan2(3.0);
+    assert!((value - (5.0 * theta + 2.5)).abs() < 1e-5);
+    assert!((g[2] - 5.0).abs() < 1e-5);
+    let dx = theta * 3.0 / 5.0 - 5.0 * 4.0 / 25.0 + 0.5 * 3.0 / 5.0;
+    assert!((g[0] - dx).abs() < 1e-5, "{} vs {dx}", g[0]);
+}
+
+#[derive(Differentiable, Debug, Clone, Copy, PartialEq)]
+struct State32 {
+    x: f32,
+    v: f32,
+}
+
+#[differentiable]
+fn euler32(x: f32, v: f32, dt: f32) -> State32 {
+    State32 {
+        x: x + dt * v,
+        v: v - dt * x,
+    }
+}
+
+#[differentiable]
+fn energy32(#[differentiable] s: &State32) -> f32 {
+    0.5 * (s.x * s.x + s.v * s.v)
+}
+
+#[differentiable]
+fn energy_after32(x: f32, v: f32, dt: f32) -> f32 {
+    let s = euler32(x, v, dt);
+    energy32(&s) + s.v
+}
+
+#[test]
+fn at_f32() {
+    // s = (x + dt v, v - dt x); d/dx = s.x - dt s.v - dt, d/dv = dt s.x + s.v + 1
+    let (x, v, dt) = (0.5_f32, -0.25, 0.1);
+    let (sx, sv) = (x + dt * v, v - dt * x);
+    let (value, g) = energy_after32::grad(x, v, dt);
+    assert_eq!(value, energy_after32::primal(x, v, dt));
+    assert!((g[0] - (sx - dt * sv - dt)).abs() < 1e-6, "{}", g[0]);
+    assert!((g[1] - (dt * sx + sv + 1.0)).abs() < 1e-6, "{}", g[1]);
+    let (_, tangent) = energy_after32::jvp(x, v, dt, 1.0, 0.0, 0.0);
+    assert!((tangent - g[0]).abs() < 1e-6);
+}
+
+/// A struct that is only `Clone`: held whole, borrowed, cloned, read by field.
+#[derive(Differentiable, Debug, Clone, PartialEq)]
+struct Body {
+    position: f64,
+    momentum: f64,
+}
+
+#[differentiable]
+fn kick(x: f64, p: f64, dt: f64) -> Body {
+    Body {
+        position: x + dt * p,
+        momentum: p - dt * x * x,
+    }
+}
+
+#[differentiable]
+fn hamiltonian(#[differentiable] b: &Body) -> f64 {
+    0.5 * b.momentum * b.momentum + b.position.cos()
+}
+
+#[differentiable]
+fn kicked(x: f64, p: f64, dt: f64) -> f64 {
+    let b = kick(x, p, dt);
+    let c = b.clone();
+    hamiltonian(&b) + c.position * b.momentum
+}
+
+#[differentiable]
+fn kicked_fields(x: f64, p: f64, dt: f64) -> f64 {
+    let b = kick(x, p, dt);
+    let whole = Body {
+        position: b.position,
+        momentum: b.momentum,
+    };
+    hamiltonian(&whole) + b.position * b.momentum
+}
+
+#[test]
+fn a_struct_that_is_not_copy() {
+    three!(kicked).check_with_second_order(&P);
+    same_bits(faces!(kicked), faces!(kicked_fields), &P);
+}
+
+// ----- methods -----
+
+#[derive(Differentiable, Debug, Clone, PartialEq)]
+struct Spring {
+    k: f64,
+}
+
+#[differentiable]
+impl Spring {
+    #[differentiable]
+    fn step(&self, x: f64, v: f64, dt: f64) -> State {
+        State {
+            x: x + dt * v,
+            v: v - dt * self.k * x,
+        }
+    }
+
+    #[differentiable]
+    fn energy(&self, #[differentiable] s: &State) -> f64 {
+        0.5 * (self.k * s.x * s.x + s.v * s.v)
+    }
+}
+
+/// A method's struct result held whole and passed on to another method.
+#[differentiable]
+fn spring_energy(x: f64, v: f64, dt: f64) -> f64 {
+    let spring = Spring { k: 3.0 };
+    let s = spring.step(x, v, dt);
+    spring.energy(&s) * s.x
+}
+
+#[differentiable]
+fn spring_energy_fields(x: f64, v: f64, dt: f64) -> f64 {
+    let spring = Spring { k: 3.0 };
+    let s = spring.step(x, v, dt);
+    let t = State { x: s.x, v: s.v };
+    spring.energy(&t) * s.x
+}
+
+#[test]
+fn methods_returning_a_struct_held_whole() {
+    three!(spring_energy).check_with_second_order(&P);
+    same_bits(faces!(spring_energy), faces!(spring_energy_fields), &P);
+}
