@@ -508,3 +508,205 @@ fn methods_returning_a_struct_held_whole() {
     three!(spring_energy).check_with_second_order(&P);
     same_bits(faces!(spring_energy), faces!(spring_energy_fields), &P);
 }
+
+// ----- returned on -----
+
+/// A struct result returned on whole, bound first.
+#[differentiable]
+fn relay(x: f64, v: f64, dt: f64) -> State {
+    let s = euler(x, v, dt);
+    s
+}
+
+/// A struct result returned on as the call itself.
+#[differentiable]
+fn relay_call(x: f64, v: f64, dt: f64) -> State {
+    euler(x, v, dt)
+}
+
+/// Steps in a loop, the state returned on.
+#[differentiable]
+fn advance(x: f64, v: f64, dt: f64) -> State {
+    let mut s = euler(x, v, dt);
+    for _ in 0..10 {
+        s = step(&s, dt);
+    }
+    s
+}
+
+/// The same returned as a literal of its fields (the form differentiated before).
+#[differentiable]
+fn advance_fields(x: f64, v: f64, dt: f64) -> State {
+    let mut s = euler(x, v, dt);
+    for _ in 0..10 {
+        s = step(&s, dt);
+    }
+    State { x: s.x, v: s.v }
+}
+
+/// A caller of [`advance`] reading its result by field.
+#[differentiable]
+fn advanced_energy(x: f64, v: f64, dt: f64) -> f64 {
+    let s = advance(x, v, dt);
+    s.x * s.x + 0.5 * s.v * s.v
+}
+
+#[differentiable]
+fn advanced_energy_fields(x: f64, v: f64, dt: f64) -> f64 {
+    let s = advance_fields(x, v, dt);
+    s.x * s.x + 0.5 * s.v * s.v
+}
+
+/// The whole Jacobian of a struct-valued `f(a, b, c)` of three floats: each row (the
+/// pullback of a unit cotangent) against central differences, each column (`jvp`) against
+/// the rows, and to the bit against `same`.
+macro_rules! jacobian_of_a_state {
+    ($f:ident, $same:ident, $p:expr) => {{
+        let p: [f64; 3] = $p;
+        let flat = |s: State| [s.x, s.v];
+        let primal = |p: &[f64]| flat($f::primal(p[0], p[1], p[2]));
+        assert_eq!(flat($f(p[0], p[1], p[2])), primal(&p));
+        for (i, w) in [State { x: 1.0, v: 0.0 }, State { x: 0.0, v: 1.0 }]
+            .into_iter()
+            .enumerate()
+        {
+            let (value, pullback) = $f::vjp(p[0], p[1], p[2]);
+            assert_eq!(flat(value), primal(&p));
+            let (a, b, c) = pullback(w);
+            let row = [a.unwrap(), b.unwrap(), c.unwrap()];
+            let expected = common::central_differences(&|p| primal(p)[i], &p);
+            for j in 0..3 {
+                assert!(
+                    common::close(row[j], expected[j], 1e-6),
+                    "{}: d out{i} / d in{j} = {}, central differences {}",
+                    stringify!($f),
+                    row[j],
+                    expected[j]
+                );
+            }
+            let (same_value, same_pullback) = $same::vjp(p[0], p[1], p[2]);
+            assert_eq!(
+                flat(same_value).map(f64::to_bits),
+                flat(value).map(f64::to_bits)
+            );
+            let (sa, sb, sc) = same_pullback(w);
+            assert_eq!(
+                [sa.unwrap(), sb.unwrap(), sc.unwrap()].map(f64::to_bits),
+                row.map(f64::to_bits)
+            );
+            for j in 0..3 {
+                let t: Vec<f64> = (0..3).map(|k| f64::from(k == j)).collect();
+                let (value, tangent) = $f::jvp(p[0], p[1], p[2], t[0], t[1], t[2]);
+                assert_eq!(flat(value), primal(&p));
+                assert!(common::close(flat(tangent)[i], row[j], 1e-12));
+            }
+        }
+    }};
+}
+
+#[test]
+fn a_struct_result_returned_on() {
+    jacobian_of_a_state!(relay, euler, P);
+    jacobian_of_a_state!(relay_call, euler, P);
+    jacobian_of_a_state!(advance, advance_fields, P);
+    // second order through a caller, and to the bit against the literal's
+    three!(advanced_energy).check_with_second_order(&P);
+    same_bits(faces!(advanced_energy), faces!(advanced_energy_fields), &P);
+}
+
+// ----- a struct of `f32` from marked structs alone -----
+
+#[derive(Differentiable, Debug, Clone, Copy, PartialEq)]
+struct Narrow {
+    x: f32,
+    v: f32,
+}
+
+/// No parameter names the float type: it is the struct's own (`f32`), not `f64`.
+#[differentiable]
+fn swapped(#[differentiable] s: &Narrow) -> Narrow {
+    Narrow {
+        x: s.v * 2.0,
+        v: s.x * s.v,
+    }
+}
+
+/// A caller of it holding the result whole and passing it on.
+#[differentiable]
+fn swapped_twice(x: f32, v: f32) -> f32 {
+    let s = swapped(&Narrow { x, v });
+    let t = swapped(&s);
+    t.x + t.v
+}
+
+#[test]
+fn the_float_type_of_a_struct_alone() {
+    let s = Narrow { x: 1.5, v: -0.5 };
+    let (value, pullback) = swapped::vjp(&s);
+    assert_eq!(value, swapped(&s));
+    assert_eq!(value, Narrow { x: -1.0, v: -0.75 });
+    // the Jacobian [[0, 2], [v, x]], row by row
+    let row_x = pullback(Narrow { x: 1.0, v: 0.0 }).0.unwrap();
+    assert_eq!(row_x, Narrow { x: 0.0, v: 2.0 });
+    let row_v = pullback(Narrow { x: 0.0, v: 1.0 }).0.unwrap();
+    assert_eq!(row_v, Narrow { x: -0.5, v: 1.5 });
+    let (same, tangent) = swapped::jvp(&s, &Narrow { x: 1.0, v: 0.0 });
+    assert_eq!(same, value);
+    assert_eq!(tangent, Narrow { x: 0.0, v: -0.5 });
+    // the caller: t = swapped(s), s = swapped((x, v)); t.x + t.v = 2 s.v + s.x s.v with
+    // s = (2v, x v): 2 x v + 2 x v² ; d/dx = 2v + 2v², d/dv = 2x + 4 x v
+    let (x, v) = (0.75_f32, -1.25_f32);
+    let (value, g) = swapped_twice::grad(x, v);
+    assert!((value - (2.0 * x * v + 2.0 * x * v * v)).abs() < 1e-5);
+    assert!((g[0] - (2.0 * v + 2.0 * v * v)).abs() < 1e-5, "{}", g[0]);
+    assert!((g[1] - (2.0 * x + 4.0 * x * v)).abs() < 1e-5, "{}", g[1]);
+    let (_, tangent) = swapped_twice::jvp(x, v, 0.0, 1.0);
+    assert!((tangent - g[1]).abs() < 1e-5);
+}
+
+/// A struct of `f32` from an `f64` parameter: its float type is the struct's own, the
+/// parameter's value cast to it (a differentiable cast).
+#[differentiable]
+fn narrowed(x: f64, k: f32) -> Narrow {
+    Narrow {
+        x: (x * x) as f32,
+        v: k * x as f32,
+    }
+}
+
+#[test]
+fn a_struct_of_another_float_type_than_a_parameter() {
+    let (x, k) = (0.75_f64, 2.5_f32);
+    let (value, pullback) = narrowed::vjp(x, k);
+    assert_eq!(value, narrowed(x, k));
+    // x: d/dx = 2x (as f64), d/dk = 0; v: d/dx = k, d/dk = x
+    let (dx, dk) = pullback(Narrow { x: 1.0, v: 0.0 });
+    assert!((dx.unwrap() - 1.5).abs() < 1e-12);
+    assert_eq!(dk, Some(0.0));
+    let (dx, dk) = pullback(Narrow { x: 0.0, v: 1.0 });
+    assert!((dx.unwrap() - 2.5).abs() < 1e-12);
+    assert_eq!(dk, Some(0.75));
+    let (_, tangent) = narrowed::jvp(x, k, 1.0, 0.0);
+    assert_eq!(tangent, Narrow { x: 1.5, v: 2.5 });
+}
+
+// ----- a call passed on whole without a binding -----
+
+#[differentiable]
+fn norm_of_a_call(x: f64, v: f64, dt: f64) -> f64 {
+    norm(&euler(x, v, dt)) + norm(&step(&euler(v, x, dt), dt))
+}
+
+#[differentiable]
+fn norm_of_a_call_fields(x: f64, v: f64, dt: f64) -> f64 {
+    let s = euler(x, v, dt);
+    let r = euler(v, x, dt);
+    let t = step(&State { x: r.x, v: r.v }, dt);
+    norm(&State { x: s.x, v: s.v }) + norm(&State { x: t.x, v: t.v })
+}
+
+#[test]
+fn a_call_passed_on_whole() {
+    three!(norm_of_a_call).check_with_second_order(&P);
+    same_bits(faces!(norm_of_a_call), faces!(norm_of_a_call_fields), &P);
+}

@@ -2191,6 +2191,13 @@ impl<'a> Lowerer<'a> {
             self.check_inactive(expr);
             return Operand::Inactive(expr.clone());
         }
+        // a struct result's twin returns each field's value through `ResultField`
+        // (`results::result_part`): a differentiable value is the value itself
+        if let Expr::Call(call) = strip_parens(expr)
+            && let Some(value) = crate::results::result_part_value(call)
+        {
+            return self.lower_operand(value);
+        }
         if let Some(op) = self.build_op(expr) {
             return self.emit_temp(op);
         }
@@ -2341,6 +2348,12 @@ impl<'a> Lowerer<'a> {
         let expr = strip_parens(expr);
         if !self.mentions_active(expr) {
             return None;
+        }
+        // a struct result's twin's field conversion: the value's own op (`lower_operand`)
+        if let Expr::Call(call) = expr
+            && let Some(value) = crate::results::result_part_value(call)
+        {
+            return self.build_op(value);
         }
         match expr {
             Expr::Binary(binary) => {

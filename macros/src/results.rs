@@ -68,6 +68,24 @@ pub fn has_struct_result(item: &ItemFn) -> bool {
     found
 }
 
+/// Whether every result position of the body (as [`has_struct_result`] reads them) is a
+/// value that may be a struct held whole: a name (`s`), a call (`step(..)`), a method's
+/// call, a field (`pair.state`): what a function returning a struct it does not build by
+/// a literal returns (`Signature::whole_output`). Arithmetic is a float's (a method whose
+/// `T` is the `impl`'s, unseen, keeps the result type's message).
+pub fn returns_values(item: &ItemFn) -> bool {
+    let mut block = item.block.clone();
+    let (mut any, mut all) = (false, true);
+    each_result(&mut block, &mut |expr| {
+        any = true;
+        all &= matches!(
+            strip_parens(expr),
+            Expr::Path(_) | Expr::Call(_) | Expr::MethodCall(_) | Expr::Field(_)
+        );
+    });
+    any && all
+}
+
 /// The item and its companion.
 pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
     let cx = Ctxt::default();
@@ -97,9 +115,11 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
     } else {
         twin_companion
     };
+    let float_alias = model.float_alias.as_ref().map(|(_, declared)| declared);
     (
         quote!(#user_item),
         quote! {
+            #float_alias
             #[doc(hidden)]
             #[allow(dead_code, non_snake_case, clippy::all)]
             #twin_fn
@@ -132,8 +152,13 @@ struct Model {
     fields: Vec<Member>,
     /// Where the first literal names each field: its type's check is spanned there.
     spans: Vec<Span>,
-    /// The function's float type ([`float_type`]).
+    /// The function's float type ([`float_type`]), or the alias of the struct's own.
     float: Type,
+    /// When no parameter names the float type (a function of marked structs alone, not a
+    /// method): `type __gradtape_float_f = <S as FieldType<..>>::Type;`, the struct's first
+    /// field's type, declared beside the twin, whose float type it is (a `where` bound
+    /// `__gradtape_float_f: Float` on the twin tells every later phase it is a float).
+    float_alias: Option<(syn::Ident, TokenStream)>,
     /// A method, or an associated function of an annotated `impl` block: its companion
     /// items are associated functions named after it (`step_vjp`), as a method's are.
     method: bool,
@@ -158,7 +183,20 @@ fn read(cx: &Ctxt, item: &ItemFn) -> Option<Model> {
         );
         return None;
     }
-    let float = float_type(item);
+    let named_float = float_type(item, method);
+    // the float type as the messages name it
+    let float_named = named_float.as_ref().map_or_else(
+        || "the struct's own".to_string(),
+        |float| format!("`{}`", float.to_token_stream()),
+    );
+    // the parameters of a type that holds no float (`n: usize`), by name
+    let constants: Vec<(syn::Ident, Type)> = sig::parse(item)
+        .map(|sig| sig.params)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|param| crate::syntax::holds_no_float(&param.ty))
+        .map(|param| (param.ident, param.ty))
+        .collect();
     let mut first: Option<(syn::Path, Vec<Member>, Vec<Span>)> = None;
     let mut block = item.block.clone();
     each_result(&mut block, &mut |expr| {
@@ -166,10 +204,11 @@ fn read(cx: &Ctxt, item: &ItemFn) -> Option<Model> {
             cx.error_spanned_by(
                 &*expr,
                 format_args!(
-                    "a #[differentiable] function returning a struct (`{}`) returns a \
-                     struct literal naming every field (`{} {{ a: .., b: .. }}`) at its end \
-                     and at each `return`: this result is computed otherwise (bind it first, \
-                     `let s = ..;`, and return the literal of its fields, `a: s.a`)",
+                    "a #[differentiable] function returning a struct (`{}`) returns at its \
+                     end and at each `return` a struct literal naming every field (`{} {{ \
+                     a: .., b: .. }}`), or at each of them a value of the struct held whole \
+                     (`s`, `step(..)`): this result is no literal where another is one \
+                     (bind it, `let s = ..;`, and return the literal of its fields, `a: s.a`)",
                     sig::type_name(result),
                     sig::type_name(result)
                 ),
@@ -183,6 +222,22 @@ fn read(cx: &Ctxt, item: &ItemFn) -> Option<Model> {
                  whose derivative the macro cannot follow",
             );
             return;
+        }
+        // a value that is no float by its spelling: the macro's message at it, before the
+        // twin's tuple of floats would meet it as rustc's type errors
+        for field in &literal.fields {
+            if let Some(what) = no_float(&field.expr, &constants) {
+                cx.error_spanned_by(
+                    &field.expr,
+                    format_args!(
+                        "a struct result's fields are floats of the function's float type \
+                         ({float_named}), the tuple of which is differentiated: `{}` is \
+                         {what} (return it beside the floats some other way, a second \
+                         function, or make the field a float)",
+                        field.member.to_token_stream()
+                    ),
+                );
+            }
         }
         let members: Vec<Member> = literal.fields.iter().map(|f| f.member.clone()).collect();
         let spans = literal
@@ -208,23 +263,96 @@ fn read(cx: &Ctxt, item: &ItemFn) -> Option<Model> {
         }
     });
     let (path, fields, spans) = first?;
+    // a function (not generic, not a method): the struct's first field's type (a method's
+    // items sit in an `impl` block, where no alias can)
+    let float_alias = named_float.is_none().then(|| {
+        let alias = format_ident!("{}{}", sig::FLOAT_ALIAS, item.sig.ident);
+        let private = crate::generate::paths::private();
+        let key = crate::syntax::field_key(&fields[0]);
+        let declared = quote! {
+            #[doc(hidden)]
+            #[allow(non_camel_case_types)]
+            type #alias = <#result as #private::FieldType<#key>>::Type;
+        };
+        (alias, declared)
+    });
+    let float = match (&float_alias, named_float) {
+        (Some((alias, _)), _) => syn::parse_quote!(#alias),
+        (None, Some(float)) => float,
+        (None, None) => unreachable!("an alias where no float type is named"),
+    };
     Some(Model {
         path,
         fields,
         spans,
         float,
+        float_alias,
         method,
     })
 }
 
-/// The function's float type: its first float or float array parameter's element type
-/// (`f64`, `f32` or a float type parameter), else its first float type parameter (`fn
-/// rhs<T: Float>(#[differentiable] s: &State<T>) -> State<T>`), else `f64` (a function of
-/// a marked struct alone, whose fields the macro does not see). A struct result's fields
-/// have that type, and so do a marked struct's fields read as floats (`params` lifts them
-/// at the result's type): a field of another type is a compile error at the field
-/// (`generated::ResultField`, `FloatField`), never a conversion.
-fn float_type(item: &ItemFn) -> Type {
+/// What a struct literal's field value is when its spelling says it is no float (`None`
+/// when it may be one): an integer, `bool`, character or string literal, a comparison or
+/// logical operation, a cast to a type that holds no float, or a parameter of such a type
+/// (`constants`). The rest (an integer local, an integer function's call) the twin's types
+/// check, at rustc's errors.
+fn no_float(expr: &Expr, constants: &[(syn::Ident, Type)]) -> Option<String> {
+    match strip_parens(expr) {
+        Expr::Lit(lit) => match &lit.lit {
+            syn::Lit::Int(int) if !matches!(int.suffix(), "f32" | "f64") => {
+                Some("an integer".into())
+            }
+            syn::Lit::Bool(_) => Some("a `bool`".into()),
+            syn::Lit::Char(_) | syn::Lit::Byte(_) => Some("a character".into()),
+            syn::Lit::Str(_) | syn::Lit::ByteStr(_) | syn::Lit::CStr(_) => Some("a string".into()),
+            _ => None,
+        },
+        Expr::Binary(binary)
+            if matches!(
+                binary.op,
+                syn::BinOp::Eq(_)
+                    | syn::BinOp::Ne(_)
+                    | syn::BinOp::Lt(_)
+                    | syn::BinOp::Le(_)
+                    | syn::BinOp::Gt(_)
+                    | syn::BinOp::Ge(_)
+                    | syn::BinOp::And(_)
+                    | syn::BinOp::Or(_)
+            ) =>
+        {
+            Some("a `bool`".into())
+        }
+        Expr::Cast(cast) if crate::syntax::holds_no_float(&cast.ty) => Some(format!(
+            "a `{}`",
+            cast.ty.to_token_stream().to_string().replace(' ', "")
+        )),
+        Expr::Path(path) => {
+            let ident = path.path.get_ident()?;
+            let (_, ty) = constants.iter().find(|(name, _)| name == ident)?;
+            Some(format!(
+                "a `{}` parameter",
+                ty.to_token_stream().to_string().replace(' ', "")
+            ))
+        }
+        _ => None,
+    }
+}
+
+/// The function's float type as its signature names it: for a function generic over the
+/// float type, its first float or float array parameter's element type, else its first
+/// float type parameter (`fn rhs<T: Float>(#[differentiable] s: &State<T>) ->
+/// State<T>`); for a method, its first float or float array parameter's, else `f64`.
+/// `None` for any other function: the struct's own (`Model::float_alias`, its first
+/// field's type), whatever its parameters are (`fn narrowed(x: f64) -> Narrow { Narrow {
+/// x: x as f32 } }`). A struct result's fields have that type, and so do a marked
+/// struct's fields read as floats (`params` lifts them at the result's type): a field of
+/// another type is a compile error at the field (`generated::ResultField`, `FloatField`),
+/// never a conversion.
+fn float_type(item: &ItemFn, method: bool) -> Option<Type> {
+    let type_params = sig::float_type_params(item);
+    if type_params.is_empty() && !method {
+        return None;
+    }
     let from_params = sig::parse(item).and_then(|sig| {
         sig.params.iter().find_map(|param| match param.kind {
             Kind::Float { .. } | Kind::Array { .. } => param.elem.clone(),
@@ -232,12 +360,8 @@ fn float_type(item: &ItemFn) -> Type {
         })
     });
     from_params
-        .or_else(|| {
-            sig::float_type_params(item)
-                .first()
-                .map(|param| syn::parse_quote!(#param))
-        })
-        .unwrap_or_else(|| syn::parse_quote!(f64))
+        .or_else(|| type_params.first().map(|param| syn::parse_quote!(#param)))
+        .or_else(|| Some(syn::parse_quote!(f64)))
 }
 
 /// Calls `f` on each result position of the body: the tail (through blocks, `if`/`else`
@@ -323,6 +447,15 @@ fn twin(item: &ItemFn, model: &Model) -> ItemFn {
     let ReturnType::Type(_, result) = &mut twin.sig.output else {
         unreachable!("a struct result")
     };
+    if let Some((alias, _)) = &model.float_alias {
+        // the struct's float type, a float to every later phase (`sig::float_type_params`)
+        let private = crate::generate::paths::private();
+        twin.sig
+            .generics
+            .make_where_clause()
+            .predicates
+            .push(syn::parse_quote!(#alias: #private::Float));
+    }
     let floats = model.fields.iter().map(|_| float);
     **result = if model.fields.len() == 1 {
         float.clone()
@@ -335,16 +468,56 @@ fn twin(item: &ItemFn, model: &Model) -> ItemFn {
             unreachable!("read: every result position is a literal")
         };
         // the literal's order is the model's (read checks it): the values are computed
-        // in the order the user wrote them
-        let values: Vec<&Expr> = literal.fields.iter().map(|f| &f.expr).collect();
+        // in the order the user wrote them, each through `ResultField` at its field
+        // ([`result_part`]: a constant of another type is that message, not rustc's
+        // mismatch in the tuple)
+        let values: Vec<Expr> = literal
+            .fields
+            .iter()
+            .zip(&model.spans)
+            .map(|(f, span)| result_part(*span, float, &f.expr))
+            .collect();
         *expr = if one {
-            let value = values[0];
+            let value = &values[0];
             syn::parse_quote!((#value))
         } else {
             syn::parse_quote!((#(#values),*))
         };
     });
     twin
+}
+
+/// A struct literal's field value as the twin returns it: `value` converted to the float
+/// type through `generated::ResultField`, spanned at the field, as the companion converts
+/// it back. A constant of another type (`n: count`, an integer) is then the trait's
+/// message at the field, the same one the companion's conversion gives (rustc reports it
+/// once), rather than a mismatch in the twin's tuple. Lowering reads an active value
+/// through it as the value itself ([`result_part_value`]): a differentiable value is a
+/// float, of that type or rustc's error at the user's value.
+fn result_part(span: Span, float: &Type, value: &Expr) -> Expr {
+    let at = crate::generate::paths::generated_at(span);
+    syn::parse_quote_spanned!(span=> #at::ResultField::<#float>::to_float(#value))
+}
+
+/// The value a twin's [`result_part`] converts, if `call` is one.
+pub fn result_part_value(call: &syn::ExprCall) -> Option<&Expr> {
+    let Expr::Path(func) = strip_parens(&call.func) else {
+        return None;
+    };
+    let names: Vec<String> = func
+        .path
+        .segments
+        .iter()
+        .map(|segment| segment.ident.to_string())
+        .collect();
+    let shape = [
+        "gradtape",
+        "__private",
+        "generated",
+        "ResultField",
+        "to_float",
+    ];
+    (names == shape && call.args.len() == 1).then(|| &call.args[0])
 }
 
 /// The twin's companion items by name (`vjp`, `jvp`, ..), `None` if its expansion failed:
@@ -377,23 +550,46 @@ fn companion(
     let path = &model.path;
     let fields = &model.fields;
     let one = fields.len() == 1;
+    let float = &model.float;
+    // Each field converted through `generated::ResultField<F>`, spanned at the user's
+    // field: it is a float of the function's float type `F`, or that trait's message there,
+    // the one error (a plain conversion would be rustc's type errors at the attribute, one
+    // per generated function)
+    let from_float = |k: usize, part: TokenStream| -> TokenStream {
+        let span = model.spans[k];
+        let at = crate::generate::paths::generated_at(span);
+        quote::quote_spanned!(span=> #at::ResultField::<#float>::from_float(#part))
+    };
+    let to_float = |k: usize, field: TokenStream| -> TokenStream {
+        let span = model.spans[k];
+        let at = crate::generate::paths::generated_at(span);
+        quote::quote_spanned!(span=> #at::ResultField::<#float>::to_float(#field))
+    };
     // the struct from a tuple of its fields' values (or tangents)
     let build = |tuple: &syn::Ident| -> TokenStream {
         if one {
             let field = &fields[0];
-            quote!(#path { #field: #tuple })
+            let value = from_float(0, quote!(#tuple));
+            quote!(#path { #field: #value })
         } else {
-            let indices = (0..fields.len()).map(syn::Index::from);
-            quote!(#path { #(#fields: #tuple.#indices),* })
+            let values = (0..fields.len()).map(|k| {
+                let index = syn::Index::from(k);
+                from_float(k, quote!(#tuple.#index))
+            });
+            quote!(#path { #(#fields: #values),* })
         }
     };
     // the tuple's cotangent from the struct's: every field's cotangent is given
     let cotangent = |g: &syn::Ident| -> TokenStream {
         if one {
             let field = &fields[0];
-            quote!(#g.#field)
+            to_float(0, quote!(#g.#field))
         } else {
-            quote!((#(::core::option::Option::Some(#g.#fields)),*))
+            let parts = fields
+                .iter()
+                .enumerate()
+                .map(|(k, field)| to_float(k, quote!(#g.#field)));
+            quote!((#(::core::option::Option::Some(#parts)),*))
         }
     };
     let [value, pullback, g, tangent] = ["value", "pullback", "g", "tangent"].map(mixed);
@@ -426,13 +622,6 @@ fn companion(
         let where_clause = &generics.where_clause;
         let args = arg_names(&twin_vjp.sig);
         let (value_of, cotangent_of) = (build(&value), cotangent(&g));
-        // each field a float of the function's float type, or the macro's message at the
-        // user's field (the conversions above would fail with rustc's alone)
-        let float = &model.float;
-        let checks = fields.iter().zip(&model.spans).map(|(field, span)| {
-            let at = crate::generate::paths::generated_at(*span);
-            quote::quote_spanned!(*span=> #at::result_field::<#float, _>(&#value.#field);)
-        });
         let mut pullback_fn = quote!(move |#g: #result| #pullback(#cotangent_of));
         let (call_vjp, vjp_name) = (twin_item("vjp"), own_name("vjp"));
         if boxed {
@@ -447,7 +636,6 @@ fn companion(
             pub fn #vjp_name #generics (#inputs) #output #where_clause {
                 let (#value, #pullback) = #call_vjp(#(#args),*);
                 let #value = #value_of;
-                #(#checks)*
                 (#value, #pullback_fn)
             }
         }

@@ -120,6 +120,11 @@ pub fn outputs(cx: &Ctxt, model: &Signature, type_params: &[syn::Ident], method:
             }
         }
     }
+    // a struct held whole and returned on: its own type's `Accumulate` says whether it is
+    // a struct of floats
+    if model.whole_output {
+        return;
+    }
     for ty in &model.outputs {
         output(cx, ty, model.mode, type_params, method);
     }

@@ -61,8 +61,11 @@ pub fn boxing_call(item: &ItemFn, mode: Mode, calls: &Calls) -> Option<TokenStre
                     [first, name] => *first == "Self" && *name == self.name,
                     _ => false,
                 };
-                let conditional_call =
-                    self.scalar && self.conditional > 0 && self.may_be_annotated(&path.path);
+                // (a struct result's twin's conversion of a field is no call of a function)
+                let conditional_call = self.scalar
+                    && self.conditional > 0
+                    && self.may_be_annotated(&path.path)
+                    && crate::results::result_part_value(call).is_none();
                 if (itself || conditional_call) && self.found.is_none() {
                     self.found = Some(call.to_token_stream());
                 }

@@ -175,7 +175,17 @@ impl Generator<'_> {
                 }
             }
         } else {
-            quote!(generated::accumulate_option(&mut #slot, #grad);)
+            // spanned at the argument: a callee holding the parameter constant (its entry
+            // `()`) is `generated::Entry`'s message there
+            let span = syn::spanned::Spanned::span(arg.fwd());
+            let at = super::paths::generated_at(span);
+            let entry = quote::format_ident!("gradtape_entry", span = span);
+            quote::quote_spanned! {span=>
+                {
+                    let #entry = #grad;
+                    #at::accumulate_entry(&mut #slot, #entry);
+                }
+            }
         })
     }
 

@@ -238,7 +238,7 @@ impl Generator<'_> {
                     entry_types.push(quote!(impl #generated::TangentArg<#elem>));
                     tangents.push(quote!(#generated::TangentArg::<#elem>::tangent(#entry)));
                 }
-                _ => entry_types.push(quote!(#generated::NoTangent)),
+                _ => entry_types.push(quote!(impl #generated::ConstantTangent)),
             }
             entries.push(entry);
         }

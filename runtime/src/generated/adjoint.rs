@@ -346,6 +346,44 @@ pub fn accumulate_option<V: Accumulate>(slot: &mut Option<V>, g: Option<V>) {
     }
 }
 
+/// A callee's pullback entry for a differentiable argument of a scalar-mode call: `Option`
+/// of its cotangent. A callee that holds that parameter constant gives `()`, which has no
+/// impl: its message, at the caller's argument, says to mark the parameter.
+///
+/// ```
+/// use gradtape_runtime::generated::Entry;
+/// assert_eq!(Entry::<f64>::cotangent(Some(2.0_f64)), Some(2.0));
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "a differentiable value is passed here to a parameter the called function holds constant (`{Self}`)",
+    label = "its gradient would be lost here",
+    note = "mark the callee's parameter `#[differentiable]` (a struct deriving `Differentiable`, a float left out of `constant(..)`): the caller differentiates this value, so it needs the callee's gradient for it"
+)]
+pub trait Entry<V> {
+    /// The cotangent, `None` a symbolic zero.
+    fn cotangent(self) -> Option<V>;
+}
+
+impl<V> Entry<V> for Option<V> {
+    #[inline(always)]
+    fn cotangent(self) -> Option<V> {
+        self
+    }
+}
+
+/// [`accumulate_option`] of a callee's pullback entry for a differentiable argument
+/// ([`Entry`]: a parameter the callee holds constant is the message at the argument).
+///
+/// ```
+/// let mut slot = Some(1.0_f64);
+/// gradtape_runtime::generated::accumulate_entry(&mut slot, Some(2.0));
+/// assert_eq!(slot, Some(3.0));
+/// ```
+#[inline]
+pub fn accumulate_entry<V: Accumulate, E: Entry<V>>(slot: &mut Option<V>, entry: E) {
+    accumulate_option(slot, entry.cotangent());
+}
+
 /// `.value()` on a tensor, for generated code: in a `#[differentiable]` function's `vjp`, a
 /// [`Variable`](crate::Variable) parameter is the tensor the call read from it, so code
 /// that reads it again (`stop_gradient(&w.value())`) gets that same tensor.

@@ -47,27 +47,40 @@ pub fn float_field<F, V: FloatField<F> + ?Sized>(field: &V) -> F {
 }
 
 /// A field of a struct result (`results` in the macro): the function's twin returns the
-/// fields as a tuple of its float type `F`, so each must be one.
+/// fields as a tuple of its float type `F`, so each must be one. The companion converts
+/// each field through it, spanned at the field, so that a field of another type is this
+/// message there and no other error.
 #[diagnostic::on_unimplemented(
     message = "`#[differentiable]` returns this field of a struct result as a differentiable `{F}`, but it is a `{Self}`",
     label = "returned as a `{F}` here",
-    note = "a struct result's fields are floats of the function's float type, the tuple of which is differentiated: its first float (or float array) parameter's, else its float type parameter, else `f64`",
+    note = "a struct result's fields are floats of the function's float type, the tuple of which is differentiated: its first float (or float array) parameter's, else its float type parameter, else the struct's own (its first field's type; `f64` for a method)",
     note = "a float of another type: take a parameter of that type, or make the function generic over it (`fn f<T: Float>(..)`)",
     note = "an integer or other constant: return it beside the floats some other way (a second function), or make the field a float"
 )]
-pub trait ResultField<F> {}
+pub trait ResultField<F>: Sized {
+    /// The field from the twin's part (a value or a tangent).
+    ///
+    /// ```
+    /// use gradtape_runtime::generated::ResultField;
+    /// let x: f64 = ResultField::<f64>::from_float(2.5);
+    /// assert_eq!(x, 2.5);
+    /// ```
+    fn from_float(part: F) -> Self;
+    /// The part of the twin's cotangent from the field's.
+    fn to_float(self) -> F;
+}
 
-impl<F: Float> ResultField<F> for F {}
-
-/// Checks at compile time that a struct result's field is a float of type `F` (never
-/// called: the macro names it in a closure it does not run).
-///
-/// ```
-/// use gradtape_runtime::generated::result_field;
-/// result_field::<f64, _>(&2.5);
-/// ```
-#[inline(always)]
-pub fn result_field<F, V: ResultField<F> + ?Sized>(_field: &V) {}
+// (no `Float` bound: the twin's own item keeps the user's bounds, `T: num_traits::Float`)
+impl<F> ResultField<F> for F {
+    #[inline(always)]
+    fn from_float(part: F) -> F {
+        part
+    }
+    #[inline(always)]
+    fn to_float(self) -> F {
+        self
+    }
+}
 
 /// A field the body reads as an array of floats of the function's float type `F`.
 #[diagnostic::on_unimplemented(

@@ -1,8 +1,9 @@
 use gradtape::{Differentiable, differentiable};
 
 // A struct result is differentiated as the tuple of its fields, floats of the function's
-// float type: an integer field is the macro's message at the field (beside rustc's own
-// type errors in the tuple the twin returns), and so is a float field of another type.
+// float type: an integer field is the macro's message at the value (when its spelling
+// says so: a literal, a comparison, an integer cast or parameter), and a float field of
+// another type than the one a parameter names is the runtime's message at the field.
 #[derive(Differentiable, Clone, Copy)]
 struct Counted {
     x: f64,
@@ -10,21 +11,24 @@ struct Counted {
 }
 
 #[differentiable]
-fn counted(x: f64) -> Counted {
-    Counted { x: x * 2.0, n: 3 }
+fn counted(x: f64, k: usize) -> Counted {
+    if x > 0.0 {
+        Counted { x: x * 2.0, n: 3 }
+    } else {
+        Counted { x, n: k }
+    }
 }
 
-// a struct of `f32` from a function naming no float type: it is differentiated at `f64`
-// (or its float type parameter), and each field is the macro's message at the field
 #[derive(Differentiable, Clone, Copy)]
 struct Narrow {
     x: f32,
     v: f32,
 }
 
+// `x: f64` names the float type: the `f32` fields are not it
 #[differentiable]
-fn swapped(#[differentiable] s: &Narrow) -> Narrow {
-    Narrow { x: s.v, v: s.x }
+fn widened(x: f64) -> Narrow {
+    Narrow { x, v: x * 2.0 }
 }
 
 fn main() {}
