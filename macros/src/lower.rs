@@ -2193,7 +2193,7 @@ impl<'a> Lowerer<'a> {
         }
         // a struct result's twin returns each field's value through `ResultField`
         // (`results::result_part`): a differentiable value is the value itself
-        if let Expr::Call(call) = strip_parens(expr)
+        if let Expr::MethodCall(call) = strip_parens(expr)
             && let Some(value) = crate::results::result_part_value(call)
         {
             return self.lower_operand(value);
@@ -2350,7 +2350,7 @@ impl<'a> Lowerer<'a> {
             return None;
         }
         // a struct result's twin's field conversion: the value's own op (`lower_operand`)
-        if let Expr::Call(call) = expr
+        if let Expr::MethodCall(call) = expr
             && let Some(value) = crate::results::result_part_value(call)
         {
             return self.build_op(value);

@@ -463,6 +463,8 @@ fn twin(item: &ItemFn, model: &Model) -> ItemFn {
         syn::parse_quote!((#(#floats),*))
     };
     let one = model.fields.len() == 1;
+    let cast = model.method
+        && matches!(float, Type::Path(path) if path.path.is_ident("f32") || path.path.is_ident("f64"));
     each_result(&mut twin.block, &mut |expr| {
         let Expr::Struct(literal) = strip_parens(expr) else {
             unreachable!("read: every result position is a literal")
@@ -475,7 +477,7 @@ fn twin(item: &ItemFn, model: &Model) -> ItemFn {
             .fields
             .iter()
             .zip(&model.spans)
-            .map(|(f, span)| result_part(*span, float, &f.expr))
+            .map(|(f, span)| result_part(*span, float, &f.expr, cast))
             .collect();
         *expr = if one {
             let value = &values[0];
@@ -494,14 +496,52 @@ fn twin(item: &ItemFn, model: &Model) -> ItemFn {
 /// once), rather than a mismatch in the twin's tuple. Lowering reads an active value
 /// through it as the value itself ([`result_part_value`]): a differentiable value is a
 /// float, of that type or rustc's error at the user's value.
-fn result_part(span: Span, float: &Type, value: &Expr) -> Expr {
+///
+/// With `cast` (a method's twin, whose float type is a parameter's `f32` or `f64`, not the
+/// struct's own), the value is cast to it first, `(value) as F`: a float field of the other
+/// float type is then the companion's `ResultField` message alone, not also a mismatch in
+/// the twin's tuple (a field of the float type casts to itself, the same bits).
+fn result_part(span: Span, float: &Type, value: &Expr, cast: bool) -> Expr {
+    let conversion = result_conversion(span, float);
+    if cast {
+        return syn::parse_quote_spanned!(span=> #conversion.to_float((#value) as #float));
+    }
+    syn::parse_quote_spanned!(span=> #conversion.to_float(#value))
+}
+
+/// `generated::result_field::<F, _>()`, a field's conversions, at the field: the one
+/// diagnostic of a field of another type (every generated function makes the same, which
+/// rustc reports once).
+fn result_conversion(span: Span, float: &Type) -> TokenStream {
     let at = crate::generate::paths::generated_at(span);
-    syn::parse_quote_spanned!(span=> #at::ResultField::<#float>::to_float(#value))
+    let float = respanned(float.to_token_stream(), span);
+    quote::quote_spanned!(span=> #at::result_field::<#float, _>())
+}
+
+/// `tokens` with every token at `span`.
+fn respanned(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut tree| {
+            if let proc_macro2::TokenTree::Group(group) = &tree {
+                let mut rebuilt =
+                    proc_macro2::Group::new(group.delimiter(), respanned(group.stream(), span));
+                rebuilt.set_span(span);
+                tree = proc_macro2::TokenTree::Group(rebuilt);
+            } else {
+                tree.set_span(span);
+            }
+            tree
+        })
+        .collect()
 }
 
 /// The value a twin's [`result_part`] converts, if `call` is one.
-pub fn result_part_value(call: &syn::ExprCall) -> Option<&Expr> {
-    let Expr::Path(func) = strip_parens(&call.func) else {
+pub fn result_part_value(call: &syn::ExprMethodCall) -> Option<&Expr> {
+    let Expr::Call(made) = strip_parens(&call.receiver) else {
+        return None;
+    };
+    let Expr::Path(func) = strip_parens(&made.func) else {
         return None;
     };
     let names: Vec<String> = func
@@ -510,14 +550,9 @@ pub fn result_part_value(call: &syn::ExprCall) -> Option<&Expr> {
         .iter()
         .map(|segment| segment.ident.to_string())
         .collect();
-    let shape = [
-        "gradtape",
-        "__private",
-        "generated",
-        "ResultField",
-        "to_float",
-    ];
-    (names == shape && call.args.len() == 1).then(|| &call.args[0])
+    let shape = ["gradtape", "__private", "generated", "result_field"];
+    (names == shape && made.args.is_empty() && call.method == "to_float" && call.args.len() == 1)
+        .then(|| &call.args[0])
 }
 
 /// The twin's companion items by name (`vjp`, `jvp`, ..), `None` if its expansion failed:
@@ -556,14 +591,12 @@ fn companion(
     // the one error (a plain conversion would be rustc's type errors at the attribute, one
     // per generated function)
     let from_float = |k: usize, part: TokenStream| -> TokenStream {
-        let span = model.spans[k];
-        let at = crate::generate::paths::generated_at(span);
-        quote::quote_spanned!(span=> #at::ResultField::<#float>::from_float(#part))
+        let conversion = result_conversion(model.spans[k], float);
+        quote!(#conversion.from_float(#part))
     };
     let to_float = |k: usize, field: TokenStream| -> TokenStream {
-        let span = model.spans[k];
-        let at = crate::generate::paths::generated_at(span);
-        quote::quote_spanned!(span=> #at::ResultField::<#float>::to_float(#field))
+        let conversion = result_conversion(model.spans[k], float);
+        quote!(#conversion.to_float(#field))
     };
     // the struct from a tuple of its fields' values (or tangents)
     let build = |tuple: &syn::Ident| -> TokenStream {

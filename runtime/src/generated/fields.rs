@@ -47,9 +47,11 @@ pub fn float_field<F, V: FloatField<F> + ?Sized>(field: &V) -> F {
 }
 
 /// A field of a struct result (`results` in the macro): the function's twin returns the
-/// fields as a tuple of its float type `F`, so each must be one. The companion converts
-/// each field through it, spanned at the field, so that a field of another type is this
-/// message there and no other error.
+/// fields as a tuple of its float type `F`, so each must be one. The twin and the
+/// companion convert each field through [`result_field`]'s conversions, made once per
+/// generated function and spanned at the field, so that a field of another type is this
+/// message there (the same diagnostic at each, which rustc reports once) and no other
+/// error.
 #[diagnostic::on_unimplemented(
     message = "`#[differentiable]` returns this field of a struct result as a differentiable `{F}`, but it is a `{Self}`",
     label = "returned as a `{F}` here",
@@ -79,6 +81,43 @@ impl<F> ResultField<F> for F {
     #[inline(always)]
     fn to_float(self) -> F {
         self
+    }
+}
+
+/// The conversions of one struct result field of type `V` ([`ResultField`]), made by
+/// [`result_field`]: no bound of their own, so that a field of another type is the one
+/// error at `result_field`'s call.
+pub struct ResultConversion<F, V> {
+    from: fn(F) -> V,
+    to: fn(V) -> F,
+}
+
+impl<F, V> ResultConversion<F, V> {
+    /// The field from the twin's part (a value or a tangent).
+    #[inline(always)]
+    pub fn from_float(&self, part: F) -> V {
+        (self.from)(part)
+    }
+    /// The twin's part (a value, or a cotangent) from the field.
+    #[inline(always)]
+    pub fn to_float(&self, field: V) -> F {
+        (self.to)(field)
+    }
+}
+
+/// A struct result field's conversions, checking at compile time that the field (of type
+/// `V`) is a float of the function's float type `F`.
+///
+/// ```
+/// use gradtape_runtime::generated::result_field;
+/// let conversion = result_field::<f64, f64>();
+/// assert_eq!(conversion.to_float(conversion.from_float(2.5)), 2.5);
+/// ```
+#[inline(always)]
+pub fn result_field<F, V: ResultField<F>>() -> ResultConversion<F, V> {
+    ResultConversion {
+        from: V::from_float,
+        to: V::to_float,
     }
 }
 

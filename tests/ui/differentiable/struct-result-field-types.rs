@@ -1,9 +1,10 @@
 use gradtape::{Differentiable, differentiable};
 
 // A struct result is differentiated as the tuple of its fields, floats of the function's
-// float type: an integer field is the macro's message at the value (when its spelling
-// says so: a literal, a comparison, an integer cast or parameter), and a float field of
-// another type than the one a parameter names is the runtime's message at the field.
+// float type: a value that is no float by its spelling (a literal, a comparison, an
+// integer cast or parameter) is the macro's message at the value; any other constant of
+// another type, and a float field of another type than a method's float parameter (a
+// method's float type is its parameter's), the runtime's message at the field.
 #[derive(Differentiable, Clone, Copy)]
 struct Counted {
     x: f64,
@@ -19,16 +20,25 @@ fn counted(x: f64, k: usize) -> Counted {
     }
 }
 
+#[differentiable]
+fn counted_by_a_local(x: f64, k: usize) -> Counted {
+    let n = k + 1;
+    Counted { x: x * 2.0, n }
+}
+
 #[derive(Differentiable, Clone, Copy)]
 struct Narrow {
     x: f32,
     v: f32,
 }
 
-// `x: f64` names the float type: the `f32` fields are not it
-#[differentiable]
-fn widened(x: f64) -> Narrow {
-    Narrow { x, v: x * 2.0 }
+struct Scale;
+
+impl Scale {
+    #[differentiable]
+    fn narrowed(&self, x: f64) -> Narrow {
+        Narrow { x: x as f32, v: 2.0 }
+    }
 }
 
 fn main() {}
