@@ -943,10 +943,12 @@
 //! ```
 //!
 //! A caller may also hold the result whole, as one value: pass it on to a function taking
-//! the struct (`norm(&s)`, `norm(&step(..))`), copy or clone it (`let t = s;`), read its
-//! fields beside that (`norm(&s) + s.x`), replace it by the next step's in a loop (`let
-//! mut s = step(..); for .. { s = step(&s, k, dt); }`), choose it by a branch, and return
-//! it (`fn run(..) -> State { let s = step(..); s }`, or `step(..)` as the result itself):
+//! the struct (`norm(&s)`, `norm(&step(..))`), call an annotated method of it whose
+//! `self` is marked (`s.energy(k)`), copy or clone it (`let t = s;`), read its fields
+//! beside that (`norm(&s) + s.x`), replace it by the next step's in a loop (`let mut s =
+//! step(..); for .. { s = step(&s, k, dt); }`, checkpointed too), choose it by a branch,
+//! and return it (`fn run(..) -> State { let s = step(..); s }`, or `step(..)` as the
+//! result itself):
 //!
 //! ```
 //! # use gradtape::{Differentiable, differentiable};

@@ -89,6 +89,11 @@ struct Lowerer<'a> {
     blocks: Vec<Block>,
     next_id: usize,
     next_temp: usize,
+    /// Locals bound by `let` to a call's result (or a copy of one): the only locals that
+    /// may be a struct held whole (a float's is arithmetic, a parameter), so a method
+    /// outside the vocabulary called on one is an annotated method's (`s.energy(k)`, its
+    /// `self` marked), not the macro's message.
+    call_results: HashSet<BindingId>,
     outputs: Vec<Operand>,
     param_count: usize,
     /// Parameters that are variables: `.value()` on them reads the value the fused node
@@ -212,6 +217,7 @@ impl<'a> Lowerer<'a> {
             blocks: Vec::new(),
             next_id: 0,
             next_temp: 0,
+            call_results: HashSet::new(),
             outputs: Vec::new(),
             param_count: sig.params.len(),
             variables: Vec::new(),
@@ -783,6 +789,16 @@ impl<'a> Lowerer<'a> {
                 }
                 let op = self.build(&init.expr);
                 let binding = self.bind(ident, true, Some(key));
+                let call_result = match &op {
+                    Op::Call { func, .. } => !matches!(func, Callee::Field(_)),
+                    Op::Copy { value, .. } => value
+                        .binding()
+                        .is_some_and(|b| self.call_results.contains(&b)),
+                    _ => false,
+                };
+                if call_result {
+                    self.call_results.insert(binding);
+                }
                 let target = Target::Let {
                     binding,
                     mutable,
@@ -2505,6 +2521,23 @@ impl<'a> Lowerer<'a> {
                     let (func, args) = self.method_callee_args(call);
                     Op::Call { func, args }
                 }
+            });
+        }
+        // `s.energy(k)` of a struct result held whole (a call's result, `call_results`):
+        // an annotated method whose `self` is marked, as of a struct passed on whole
+        if self.mode == Mode::Scalar
+            && let Some(receiver) = self.active_binding(strip_parens(&call.receiver))
+            && self.call_results.contains(&receiver)
+            && self.held_whole(&call.receiver).is_some()
+        {
+            let receiver = Operand::Active {
+                binding: receiver,
+                fwd: (*call.receiver).clone(),
+            };
+            let args = self.lower_call_args(&call.args);
+            return Some(Op::Call {
+                func: Callee::Method(call.method.clone()),
+                args: std::iter::once(receiver).chain(args).collect(),
             });
         }
         validate::unknown_method(self.cx, &call.method, self.mode);

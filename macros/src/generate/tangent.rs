@@ -728,10 +728,21 @@ impl Generator<'_> {
             Op::Call { func, args } => {
                 let value = mixed(&format!("value{id}"));
                 let dot = mixed(&format!("tan_value{id}"));
-                let tangents = args
+                let mut tangents: Vec<TokenStream> = args
                     .iter()
                     .map(|arg| self.call_tangent(func, arg))
                     .collect();
+                // a method's receiver is borrowed by method syntax (`s.energy(k)`): its
+                // tangent too, a struct held whole (as `call_tangent` of `&s`)
+                if let (Callee::Method(_), Some(receiver)) = (func, args.first())
+                    && let Some(b) = receiver.binding()
+                    && !self.tensor()
+                    && !self.body.bindings[b].whole
+                    && !self.body.bindings[b].array
+                {
+                    let tangent = self.tangent(b);
+                    tangents[0] = quote!(&#tangent);
+                }
                 let call = func.jvp(args, tangents);
                 quote! {
                     let (#value, #dot) = #call;
