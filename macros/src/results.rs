@@ -11,24 +11,33 @@
 //! 1. **Read** ([`read`]): whether the result is a struct ([`has_struct_result`]), the
 //!    literal at each result position (the body's tail, through blocks, `if`/`else` and
 //!    `match` arms, and each `return`), the fields in the order the first literal names
-//!    them, and the function's float type ([`float_type`]). Every rejection of the
-//!    form is here, at the user's tokens: a result position that is no literal, a literal
-//!    with `..base` or naming the fields in another order, an associated function
-//!    annotated without its `impl` block.
+//!    them, and the function's float type ([`float_type`], or the struct's own through an
+//!    alias, `Model::float_alias`). Every rejection of the form is here, at the user's
+//!    tokens: a result position that is no literal where another is one, a literal with
+//!    `..base` or naming the fields in another order, a field whose value is no float by
+//!    its spelling ([`no_float`]), an associated function annotated without its `impl`
+//!    block.
 //! 2. **Twin** (`__gradtape_result_{name}`): the user's item with the result type `(F, F,
-//!    ..)` (`F` for one field) and each literal the tuple of its fields' values, in order;
-//!    expanded through the whole pipeline (a twin with marked struct parameters goes on to
-//!    `params`).
-//! 3. **Companion**: the user's `vjp`, `jvp`, `jvp_call`, `primal` and `GENERATED` call
-//!    the twin's, building the struct from the tuple (the value, the tangent) and the
-//!    tuple's cotangent from the struct (`vjp`'s pullback takes a value of the struct, every
-//!    field its cotangent). Invariant: the twin's tuple and the companion's conversions use
-//!    the one field order [`read`] returns, so each field's value, tangent and cotangent is
-//!    its own.
+//!    ..)` (`F` for one field) and each literal the tuple of its fields' values, in order,
+//!    each through [`result_part`]; expanded through the whole pipeline (a twin with
+//!    marked struct parameters goes on to `params`).
+//! 3. **Companion**: the user's `vjp`, `jvp`, `jvp_call`, `vjp_now`, `vjp_into`, `primal`
+//!    and `GENERATED` call the twin's, building the struct from the tuple (the value, the
+//!    tangent) and the tuple's cotangent from the struct (`vjp`'s pullback takes a value of
+//!    the struct, every field its cotangent), each field through `generated::result_field`
+//!    at the field (a field of another type is its one message there). Invariant: the
+//!    twin's tuple and the companion's conversions use the one field order [`read`]
+//!    returns, so each field's value, tangent and cotangent is its own.
 //! 4. **Callers** ([`parts_vjp`], [`parts_jvp`]): an annotated caller reading the result
 //!    by its fields (`lower` splits `let s = step(..);` into the call's parts) makes the
 //!    call a tuple result's of the fields it reads, so the rest of its code is a tuple
 //!    result's. The caller cannot know the twin's order, and needs not: it names fields.
+//!    A caller holding the result whole (`norm(&s)`, `let t = s;`, returned) needs no
+//!    field either: the struct is one value of the call, as a float result is, its
+//!    cotangent a value of the struct (`generated::Accumulate`, which the derive
+//!    implements), and a field read of it is `Callee::Field`. A function returning such
+//!    a value (no literal: [`returns_values`]) is no struct result of this pass but one
+//!    value (`Signature::whole_output`).
 //!
 //! A method (or an associated function of an annotated `impl` block) has a twin method
 //! and companion items beside it, named after it (`step_vjp`), as `params` writes them.
