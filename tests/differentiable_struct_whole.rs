@@ -10,6 +10,8 @@
 //! `jvp`), at second order (differences of the gradient), and to the bit against the same
 //! body written with the fields, the form differentiated before.
 
+#![allow(clippy::needless_range_loop)]
+
 #[macro_use]
 mod common;
 
@@ -69,13 +71,12 @@ macro_rules! three {
     };
 }
 
+/// A function's value, gradient and tangent at a point ([`faces!`]).
+type ValueGradientTangent = dyn Fn(&[f64]) -> (f64, Vec<f64>, f64);
+
 /// `f` and `fields` (the same body written with the fields) give the same bits: value,
 /// gradient, tangent.
-fn same_bits(
-    f: &dyn Fn(&[f64]) -> (f64, Vec<f64>, f64),
-    fields: &dyn Fn(&[f64]) -> (f64, Vec<f64>, f64),
-    p: &[f64],
-) {
+fn same_bits(f: &ValueGradientTangent, fields: &ValueGradientTangent, p: &[f64]) {
     let (value, g, tangent) = f(p);
     let (same, expected, same_tangent) = fields(p);
     assert_eq!(value.to_bits(), same.to_bits(), "value");
@@ -84,11 +85,18 @@ fn same_bits(
     assert_eq!(tangent.to_bits(), same_tangent.to_bits(), "tangent");
 }
 
-/// Value, gradient and tangent along `(0.3, -0.2, 0.5)` of an annotated `f(a, b, c)`.
+/// Value, gradient and tangent along `(0.3, -0.2, 0.5)` of an annotated `f(a, b, c)`
+/// (the value `grad`'s, to the bit the function's own).
 macro_rules! faces {
     ($f:ident) => {
         &|p: &[f64]| {
             let (value, g) = $f::grad(p[0], p[1], p[2]);
+            assert_eq!(
+                value.to_bits(),
+                $f(p[0], p[1], p[2]).to_bits(),
+                "{}: itself",
+                stringify!($f)
+            );
             let (_, tangent) = $f::jvp(p[0], p[1], p[2], 0.3, -0.2, 0.5);
             (value, g.to_vec(), tangent)
         }
@@ -305,6 +313,7 @@ fn a_struct_result_from_one_held_whole() {
                 expected[j]
             );
         }
+        assert_eq!(two_steps_fields(P[0], P[1], P[2]), value);
         let (same_value, fields_pullback) = two_steps_fields::vjp(P[0], P[1], P[2]);
         assert_eq!(
             flat(same_value).map(f64::to_bits),
@@ -417,6 +426,7 @@ fn at_f32() {
     let (sx, sv) = (x + dt * v, v - dt * x);
     let (value, g) = energy_after32::grad(x, v, dt);
     assert_eq!(value, energy_after32::primal(x, v, dt));
+    assert_eq!(value, energy_after32(x, v, dt));
     assert!((g[0] - (sx - dt * sv - dt)).abs() < 1e-6, "{}", g[0]);
     assert!((g[1] - (dt * sx + sv + 1.0)).abs() < 1e-6, "{}", g[1]);
     let (_, tangent) = energy_after32::jvp(x, v, dt, 1.0, 0.0, 0.0);
@@ -513,8 +523,9 @@ fn methods_returning_a_struct_held_whole() {
 
 // ----- returned on -----
 
-/// A struct result returned on whole, bound first.
+/// A struct result returned on whole, bound first (the form under test, as written).
 #[differentiable]
+#[allow(clippy::let_and_return)]
 fn relay(x: f64, v: f64, dt: f64) -> State {
     let s = euler(x, v, dt);
     s
@@ -568,6 +579,7 @@ macro_rules! jacobian_of_a_state {
         let flat = |s: State| [s.x, s.v];
         let primal = |p: &[f64]| flat($f::primal(p[0], p[1], p[2]));
         assert_eq!(flat($f(p[0], p[1], p[2])), primal(&p));
+        assert_eq!(flat($same(p[0], p[1], p[2])), primal(&p));
         for (i, w) in [State { x: 1.0, v: 0.0 }, State { x: 0.0, v: 1.0 }]
             .into_iter()
             .enumerate()
@@ -659,6 +671,7 @@ fn the_float_type_of_a_struct_alone() {
     // s = (2v, x v): 2 x v + 2 x v² ; d/dx = 2v + 2v², d/dv = 2x + 4 x v
     let (x, v) = (0.75_f32, -1.25_f32);
     let (value, g) = swapped_twice::grad(x, v);
+    assert_eq!(value, swapped_twice(x, v));
     assert!((value - (2.0 * x * v + 2.0 * x * v * v)).abs() < 1e-5);
     assert!((g[0] - (2.0 * v + 2.0 * v * v)).abs() < 1e-5, "{}", g[0]);
     assert!((g[1] - (2.0 * x + 4.0 * x * v)).abs() < 1e-5, "{}", g[1]);

@@ -65,11 +65,11 @@ pub fn boxing_call(item: &ItemFn, mode: Mode, calls: &Calls) -> Option<TokenStre
                 let conditional_call = self.scalar
                     && self.conditional > 0
                     && self.may_be_annotated(&path.path)
-                    && !path
+                    && path
                         .path
                         .segments
                         .last()
-                        .is_some_and(|last| last.ident == "result_field");
+                        .is_none_or(|last| last.ident != "result_field");
                 if (itself || conditional_call) && self.found.is_none() {
                     self.found = Some(call.to_token_stream());
                 }
