@@ -843,3 +843,49 @@ fn checkpointed_a_method_and_constants() {
     assert_eq!(value, norm(&rest) * P[1]);
     assert_eq!(g, [0.0, norm(&rest), 0.0]);
 }
+
+// ----- a marked `self` read only by the result's literal -----
+
+#[derive(Differentiable, Debug, Clone, Copy, PartialEq)]
+struct Phase {
+    x: f64,
+    v: f64,
+}
+
+#[differentiable]
+impl Phase {
+    /// The fields swapped, one scaled: `self.v` is read by the literal alone (each field
+    /// goes through the twin's conversion, which must still take it for a float read).
+    #[differentiable]
+    fn swapped(#[differentiable] &self, k: f64) -> Phase {
+        Phase {
+            x: self.v,
+            v: self.x * k,
+        }
+    }
+}
+
+/// The same of a marked parameter, in a function.
+#[differentiable]
+fn swapped_phase(#[differentiable] s: &Phase, k: f64) -> Phase {
+    Phase { x: s.v, v: s.x * k }
+}
+
+#[test]
+fn a_marked_self_read_by_the_literal_alone() {
+    let s = Phase { x: 1.5, v: -0.5 };
+    let (value, pullback) = swapped_phase::vjp(&s, 3.0);
+    assert_eq!(value, swapped_phase(&s, 3.0));
+    let (d_s, d_k) = pullback(Phase { x: 1.0, v: 1.0 });
+    assert_eq!((d_s, d_k), (Some(Phase { x: 3.0, v: 1.0 }), Some(1.5)));
+    let (value, pullback) = s.swapped_vjp(3.0);
+    assert_eq!(value, s.swapped(3.0));
+    assert_eq!(value, Phase { x: -0.5, v: 4.5 });
+    // the Jacobian in (self.x, self.v, k): x' = v, v' = x k
+    let (d_self, d_k) = pullback(Phase { x: 1.0, v: 0.0 });
+    assert_eq!((d_self, d_k), (Some(Phase { x: 0.0, v: 1.0 }), Some(0.0)));
+    let (d_self, d_k) = pullback(Phase { x: 0.0, v: 1.0 });
+    assert_eq!((d_self, d_k), (Some(Phase { x: 3.0, v: 0.0 }), Some(1.5)));
+    let (_, tangent) = s.swapped_jvp(3.0, &Phase { x: 1.0, v: 0.0 }, 0.0);
+    assert_eq!(tangent, Phase { x: 0.0, v: 3.0 });
+}

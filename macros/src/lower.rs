@@ -2210,9 +2210,15 @@ impl<'a> Lowerer<'a> {
         // a struct result's twin returns each field's value through `ResultField`
         // (`results::result_part`): a differentiable value is the value itself
         if let Expr::MethodCall(call) = strip_parens(expr)
-            && let Some(value) = crate::results::result_part_value(call)
+            && let Some((value, cast)) = crate::results::result_part_value(call)
         {
-            return self.lower_operand(value);
+            return match cast {
+                Some(ty) => {
+                    let x = self.lower_operand(value);
+                    self.emit_temp(Op::Cast { x, ty })
+                }
+                None => self.lower_operand(value),
+            };
         }
         if let Some(op) = self.build_op(expr) {
             return self.emit_temp(op);
@@ -2367,9 +2373,15 @@ impl<'a> Lowerer<'a> {
         }
         // a struct result's twin's field conversion: the value's own op (`lower_operand`)
         if let Expr::MethodCall(call) = expr
-            && let Some(value) = crate::results::result_part_value(call)
+            && let Some((value, cast)) = crate::results::result_part_value(call)
         {
-            return self.build_op(value);
+            return match cast {
+                Some(ty) => {
+                    let x = self.lower_operand(value);
+                    Some(Op::Cast { x, ty })
+                }
+                None => self.build_op(value),
+            };
         }
         match expr {
             Expr::Binary(binary) => {

@@ -507,13 +507,16 @@ fn twin(item: &ItemFn, model: &Model) -> ItemFn {
 /// float, of that type or rustc's error at the user's value.
 ///
 /// With `cast` (a method's twin, whose float type is a parameter's `f32` or `f64`, not the
-/// struct's own), the value is cast to it first, `(value) as F`: a float field of the other
-/// float type is then the companion's `ResultField` message alone, not also a mismatch in
-/// the twin's tuple (a field of the float type casts to itself, the same bits).
+/// struct's own), `cast_to_float`: lowering casts a differentiable value to the float type
+/// (`Op::Cast`, `value as F`), so that a float field of the other float type is the
+/// companion's `ResultField` message alone, not also a mismatch in the twin's tuple (a
+/// field of the float type casts to itself, the same bits). The cast is lowering's, not
+/// written here: `params` takes a marked struct's field read only through `as` for a
+/// constant's, and a constant keeps the conversion's check.
 fn result_part(span: Span, float: &Type, value: &Expr, cast: bool) -> Expr {
     let conversion = result_conversion(span, float);
     if cast {
-        return syn::parse_quote_spanned!(span=> #conversion.to_float((#value) as #float));
+        return syn::parse_quote_spanned!(span=> #conversion.cast_to_float(#value));
     }
     syn::parse_quote_spanned!(span=> #conversion.to_float(#value))
 }
@@ -545,8 +548,9 @@ fn respanned(tokens: TokenStream, span: Span) -> TokenStream {
         .collect()
 }
 
-/// The value a twin's [`result_part`] converts, if `call` is one.
-pub fn result_part_value(call: &syn::ExprMethodCall) -> Option<&Expr> {
+/// The value a twin's [`result_part`] converts, if `call` is one, and the float type a
+/// differentiable value is cast to (`cast_to_float`, a method's twin).
+pub fn result_part_value(call: &syn::ExprMethodCall) -> Option<(&Expr, Option<Type>)> {
     let Expr::Call(made) = strip_parens(&call.receiver) else {
         return None;
     };
@@ -560,8 +564,25 @@ pub fn result_part_value(call: &syn::ExprMethodCall) -> Option<&Expr> {
         .map(|segment| segment.ident.to_string())
         .collect();
     let shape = ["gradtape", "__private", "generated", "result_field"];
-    (names == shape && made.args.is_empty() && call.method == "to_float" && call.args.len() == 1)
-        .then(|| &call.args[0])
+    if names != shape || !made.args.is_empty() || call.args.len() != 1 {
+        return None;
+    }
+    let value = &call.args[0];
+    if call.method == "to_float" {
+        return Some((value, None));
+    }
+    if call.method != "cast_to_float" {
+        return None;
+    }
+    // `result_field::<F, _>`: `F`
+    let last = func.path.segments.last()?;
+    let PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    match args.args.first()? {
+        syn::GenericArgument::Type(float) => Some((value, Some(float.clone()))),
+        _ => None,
+    }
 }
 
 /// The twin's companion items by name (`vjp`, `jvp`, ..), `None` if its expansion failed:

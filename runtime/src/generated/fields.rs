@@ -103,6 +103,12 @@ impl<F, V> ResultConversion<F, V> {
     pub fn to_float(&self, field: V) -> F {
         (self.to)(field)
     }
+    /// [`to_float`](Self::to_float) in a method's twin: there the macro casts a
+    /// differentiable value to `F` (`as F`) before it, and only a constant reaches this.
+    #[inline(always)]
+    pub fn cast_to_float(&self, field: V) -> F {
+        (self.to)(field)
+    }
 }
 
 /// A struct result field's conversions, checking at compile time that the field (of type
