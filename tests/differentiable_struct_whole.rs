@@ -538,6 +538,67 @@ fn spring_twice_fields(x: f64, v: f64, dt: f64) -> f64 {
     spring.energy(&State { x: s.x, v: s.v })
 }
 
+/// The receiver a parameter (calls of its methods are replayed in `grad`, `grad_into`),
+/// the struct result held whole passed to another of its methods, and used in a loop.
+#[differentiable]
+fn spring_of_a_parameter(spring: &Spring, x: f64, v: f64, dt: f64) -> f64 {
+    let mut s = spring.step(x, v, dt);
+    let mut total = spring.energy(&s);
+    for _ in 0..5 {
+        s = spring.twice(s.x, s.v, dt);
+        total += spring.energy(&s) * dt;
+    }
+    total + s.x
+}
+
+#[differentiable]
+fn spring_of_a_parameter_fields(spring: &Spring, x: f64, v: f64, dt: f64) -> f64 {
+    let first = spring.step(x, v, dt);
+    let mut s = State {
+        x: first.x,
+        v: first.v,
+    };
+    let mut total = spring.energy(&s);
+    for _ in 0..5 {
+        let next = spring.twice(s.x, s.v, dt);
+        s = State {
+            x: next.x,
+            v: next.v,
+        };
+        total += spring.energy(&s) * dt;
+    }
+    total + s.x
+}
+
+#[test]
+fn methods_of_a_parameter_receiver() {
+    let spring = Spring { k: 2.5 };
+    let case = Case {
+        name: "spring_of_a_parameter",
+        itself: &|p| spring_of_a_parameter(&spring, p[0], p[1], p[2]),
+        primal: &|p| spring_of_a_parameter::primal(&spring, p[0], p[1], p[2]),
+        grad: Some(&|p| {
+            let (value, g) = spring_of_a_parameter::grad(&spring, p[0], p[1], p[2]);
+            (value, g.to_vec())
+        }),
+        grad_into: &|p| {
+            let (value, pullback) = spring_of_a_parameter::vjp(&spring, p[0], p[1], p[2]);
+            let (_, a, b, c) = pullback(1.0);
+            (value, vec![a.unwrap(), b.unwrap(), c.unwrap()])
+        },
+        jvp: &|p, t| spring_of_a_parameter::jvp(&spring, p[0], p[1], p[2], t[0], t[1], t[2]),
+    };
+    case.check_with_second_order(&P);
+    let (value, g) = spring_of_a_parameter::grad(&spring, P[0], P[1], P[2]);
+    let (same, expected) = spring_of_a_parameter_fields::grad(&spring, P[0], P[1], P[2]);
+    assert_eq!(value.to_bits(), same.to_bits());
+    assert_eq!(g.map(f64::to_bits), expected.map(f64::to_bits));
+    assert_eq!(
+        spring_of_a_parameter_fields(&spring, P[0], P[1], P[2]).to_bits(),
+        value.to_bits()
+    );
+}
+
 #[test]
 fn methods_returning_a_struct_held_whole() {
     three!(spring_energy).check_with_second_order(&P);
