@@ -41,4 +41,21 @@ impl Scale {
     }
 }
 
+#[derive(Differentiable, Clone, Copy)]
+struct Swapped {
+    x: f32,
+    v: f32,
+}
+
+// a method naming no float type is differentiated at `f64` (its items sit in the `impl`
+// block, where the struct's own float type cannot be named): a struct of `f32` is the
+// runtime's message at each field it reads and returns
+#[differentiable]
+impl Swapped {
+    #[differentiable]
+    fn swapped(#[differentiable] &self) -> Swapped {
+        Swapped { x: self.v, v: self.x }
+    }
+}
+
 fn main() {}
