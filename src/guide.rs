@@ -942,13 +942,78 @@
 //! assert!((d_x0 - fd_x0).abs() < 1e-6 && (d_k - fd_k).abs() < 1e-6);
 //! ```
 //!
+//! A caller may also hold the result whole, as one value: pass it on to a function taking
+//! the struct (`norm(&s)`, `norm(&step(..))`), call an annotated method of it whose
+//! `self` is marked (`s.energy(k)`), copy or clone it (`let t = s;`), read its fields
+//! beside that (`norm(&s) + s.x`), replace it by the next step's in a loop (`let mut s =
+//! step(..); for .. { s = step(&s, k, dt); }`, checkpointed too), choose it by a branch,
+//! and return it (`fn run(..) -> State { let s = step(..); s }`, or `step(..)` as the
+//! result itself):
+//!
+//! ```
+//! # use gradtape::{Differentiable, differentiable};
+//! # #[derive(Differentiable, Debug, Clone, Copy, PartialEq)]
+//! # struct State {
+//! #     x: f64,
+//! #     v: f64,
+//! # }
+//! # #[differentiable]
+//! # fn step(#[differentiable] s: &State, k: f64, dt: f64) -> State {
+//! #     State {
+//! #         x: s.x + dt * s.v,
+//! #         v: s.v - dt * k * s.x,
+//! #     }
+//! # }
+//! #[differentiable]
+//! fn norm(#[differentiable] s: &State) -> f64 {
+//!     (s.x * s.x + s.v * s.v).sqrt()
+//! }
+//!
+//! /// The state after `n` steps from `(x0, 0)`, returned whole.
+//! #[differentiable]
+//! fn run(x0: f64, k: f64, n: usize) -> State {
+//!     let mut s = step(&State { x: x0, v: 0.0 }, k, 0.01);
+//!     for _ in 1..n {
+//!         s = step(&s, k, 0.01);
+//!     }
+//!     s
+//! }
+//!
+//! /// The distance from the origin after `n` steps, plus the position.
+//! #[differentiable]
+//! fn reach(x0: f64, k: f64, n: usize) -> f64 {
+//!     let s = run(x0, k, n);
+//!     norm(&s) + s.x
+//! }
+//!
+//! let (value, [d_x0, d_k]) = reach::grad(1.0, 4.0, 50);
+//! assert_eq!(value, reach(1.0, 4.0, 50));
+//! let h = 1e-6;
+//! let fd_x0 = (reach(1.0 + h, 4.0, 50) - reach(1.0 - h, 4.0, 50)) / (2.0 * h);
+//! let fd_k = (reach(1.0, 4.0 + h, 50) - reach(1.0, 4.0 - h, 50)) / (2.0 * h);
+//! assert!((d_x0 - fd_x0).abs() < 1e-6 && (d_k - fd_k).abs() < 1e-6);
+//! // `run` returns the struct on: its pullback takes a value of it
+//! let (end, pullback) = run::vjp(1.0, 4.0, 50);
+//! assert_eq!(end, run(1.0, 4.0, 50));
+//! let (d_x0_of_x, _, _) = pullback(State { x: 1.0, v: 0.0 });
+//! let fd = (run(1.0 + h, 4.0, 50).x - run(1.0 - h, 4.0, 50).x) / (2.0 * h);
+//! assert!((d_x0_of_x.unwrap() - fd).abs() < 1e-6);
+//! ```
+//!
 //! **How.** As for a struct parameter, the macro sees no types: the fields are the ones the
 //! literal names (each `return` and the body's end give one, through `if`/`else` and
 //! `match` arms, all naming the fields in the same order), and the function is
 //! differentiated through a hidden twin returning them as a tuple of the function's float
-//! type (its first float or float-array parameter's, else its float type parameter's,
-//! else `f64`: `fn rhs(#[differentiable] s: &State) -> State` names none); `f::GENERATED`
-//! shows the twin's code. A caller reading
+//! type: for a function generic over it, its float parameter's or type parameter's; for a
+//! method, its first float parameter's, else `f64`; for any other function the struct's
+//! own (its first field's type, so `fn rhs(#[differentiable] s: &Narrow) -> Narrow` of a
+//! struct of `f32` is differentiated at `f32`); `f::GENERATED`
+//! shows the twin's code. A caller holding the result whole knows nothing of its fields
+//! and needs not: the struct is one differentiable value, its cotangent a value of the
+//! struct (the derive makes it summable, `generated::Accumulate`), passed to the callee's
+//! pullback, given by a pullback taking the struct, and added field by field; a field read
+//! of it (`s.x`) gives the pullback a zero of the struct holding the field's cotangent.
+//! A caller reading
 //! the result by its fields calls the callee's `vjp` and takes the fields it reads as the
 //! call's parts, a tuple result's; its adjoint gives the callee's pullback a zero of the
 //! struct (`Differentiable::zero_like`) holding the read fields' cotangents. A local struct
@@ -963,14 +1028,15 @@
 //! are `step_vjp`, `step_jvp` and `step_primal` beside them, and a caller reads
 //! `sim.step(..)` or `Sim::start(..)` by its fields as a function's.
 //!
-//! **Rejected, with the macro's message at the user's tokens:** a result that is no literal
-//! at one of its places (a call's value returned: bind it, `let s = ..;`, and return
-//! `State { x: s.x, v: s.v }`), a literal with `..base`, literals naming the fields in two
-//! orders, an associated function returning a struct annotated without its `impl` block
-//! (it cannot place its items there), a caller's struct
-//! result used whole while its fields are read (copied, passed on: a local struct built
-//! by a literal is passed whole, a result is read by field), and a local struct passed to
-//! a parameter its callee holds constant.
+//! **Rejected, with the macro's message at the user's tokens:** a result that is a literal
+//! at one of its places and a value held whole at another (return the literal of its
+//! fields, `State { x: s.x, v: s.v }`, at both), a literal with `..base`, literals naming
+//! the fields in two orders, an associated function returning a struct annotated without
+//! its `impl` block (it cannot place its items there), a field whose value is no float by
+//! its spelling (an integer or `bool` literal, a comparison, an integer cast or parameter);
+//! with the runtime's message there: a field of another type than the float type (at the
+//! field), and a struct (or any differentiable value) passed to a parameter its callee
+//! holds constant (at the argument).
 //!
 //! # Methods
 //!
@@ -1299,12 +1365,10 @@
 //! with `f: &dyn Fn(f64) -> f64`) is rejected in scalar mode: its body is not the macro's
 //! to see (`tests/ui/differentiable/call-of-a-closure-parameter.rs`); in tensor mode the
 //! call is replayed op by op on the node's sub-tape.
-//! Also rejected today: another function's struct result held whole (`let s = step(..);
-//! norm(&s)`, `norm(&step(..))`: read its fields, or build a local struct of them,
-//! `tests/ui/differentiable/struct-result-used-whole.rs`; held whole with no field read,
-//! it is the runtime's message at the callee's name, beside rustc's errors in the code
-//! that took it for a float); a local struct passed whole to a plain helper
-//! (`tests/ui/differentiable/struct-result-misuse.rs`);
+//! Also rejected today: a struct result held whole given to a function that is not
+//! annotated, or to a parameter its callee holds constant
+//! (`tests/ui/differentiable/struct-result-used-whole.rs`); a local struct passed whole
+//! to a plain helper (`tests/ui/differentiable/struct-result-misuse.rs`);
 //! and searches over chains with a `map`, `zip` or `enumerate`, or
 //! in a place their statement does not evaluate first (`tests/ui/differentiable/
 //! search-left-as-written.rs`: loop over the indices, with a `break`).

@@ -1,6 +1,7 @@
 //! `#[derive(Differentiable)]`: a struct of floats, arrays of floats and nested such structs
 //! becomes a differentiable parameter of `#[differentiable]` functions, its gradient a value
-//! of the same struct (`Differentiable::zero_like`, field by field). Reading the struct and
+//! of the same struct (`Differentiable::zero_like`, field by field), and a value generated
+//! code may hold whole (`generated::Accumulate`: a call's struct result bound by `let`). Reading the struct and
 //! every rejection come first, then the impl.
 
 use proc_macro2::TokenStream;
@@ -80,6 +81,26 @@ pub fn derive(input: &DeriveInput) -> Result<TokenStream, syn::Error> {
             #[allow(unused_variables)]
             fn accumulate(&mut self, gradient: &Self) {
                 #(#adds)*
+            }
+        }
+        // the struct held as one differentiable value by generated code (a call's struct
+        // result bound whole, `let s = step(..);`): its cotangent slot sums values of it
+        impl #impl_generics ::gradtape::__private::generated::Accumulate for #name #ty_generics
+        where #predicates #comma #name #ty_generics: ::gradtape::Differentiable
+        {
+            #[inline]
+            fn sum(mut sum: Self, gradient: &Self) -> Self {
+                ::gradtape::Differentiable::accumulate(&mut sum, gradient);
+                sum
+            }
+        }
+        // and its tangent's zero, where generated tangent code needs one
+        impl #impl_generics ::gradtape::__private::generated::ZeroTangent for #name #ty_generics
+        where #predicates #comma #name #ty_generics: ::gradtape::Differentiable
+        {
+            #[inline]
+            fn zero_tangent(&self) -> Self {
+                ::gradtape::Differentiable::zero_like(self)
             }
         }
         #(#field_types)*

@@ -185,7 +185,7 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
         .flatten()
         .any(|&b| body.bindings[b].array)
         || sig.params.iter().any(sig::Param::is_whole);
-    let grad_into = (arrays && !sig.tuple_output)
+    let grad_into = (arrays && !sig.tuple_output && !sig.whole_output)
         .then(|| Generator::into_buffers(&sig, &body).grad_into_fn(&generated_item));
     // What a caller's adjoint calls in joint mode (`Generator::joint_call`): every scalar
     // function a call (`Op::Call`) can reach, one float result and no written array.

@@ -89,6 +89,11 @@ struct Lowerer<'a> {
     blocks: Vec<Block>,
     next_id: usize,
     next_temp: usize,
+    /// Locals bound by `let` to a call's result (or a copy of one): the only locals that
+    /// may be a struct held whole (a float's is arithmetic, a parameter), so a method
+    /// outside the vocabulary called on one is an annotated method's (`s.energy(k)`, its
+    /// `self` marked), not the macro's message.
+    call_results: HashSet<BindingId>,
     outputs: Vec<Operand>,
     param_count: usize,
     /// Parameters that are variables: `.value()` on them reads the value the fused node
@@ -212,6 +217,7 @@ impl<'a> Lowerer<'a> {
             blocks: Vec::new(),
             next_id: 0,
             next_temp: 0,
+            call_results: HashSet::new(),
             outputs: Vec::new(),
             param_count: sig.params.len(),
             variables: Vec::new(),
@@ -783,6 +789,16 @@ impl<'a> Lowerer<'a> {
                 }
                 let op = self.build(&init.expr);
                 let binding = self.bind(ident, true, Some(key));
+                let call_result = match &op {
+                    Op::Call { func, .. } => !matches!(func, Callee::Field(_)),
+                    Op::Copy { value, .. } => value
+                        .binding()
+                        .is_some_and(|b| self.call_results.contains(&b)),
+                    _ => false,
+                };
+                if call_result {
+                    self.call_results.insert(binding);
+                }
                 let target = Target::Let {
                     binding,
                     mutable,
@@ -2191,6 +2207,19 @@ impl<'a> Lowerer<'a> {
             self.check_inactive(expr);
             return Operand::Inactive(expr.clone());
         }
+        // a struct result's twin returns each field's value through `ResultField`
+        // (`results::result_part`): a differentiable value is the value itself
+        if let Expr::MethodCall(call) = strip_parens(expr)
+            && let Some((value, cast)) = crate::results::result_part_value(call)
+        {
+            return match cast {
+                Some(ty) => {
+                    let x = self.lower_operand(value);
+                    self.emit_temp(Op::Cast { x, ty })
+                }
+                None => self.lower_operand(value),
+            };
+        }
         if let Some(op) = self.build_op(expr) {
             return self.emit_temp(op);
         }
@@ -2275,11 +2304,35 @@ impl<'a> Lowerer<'a> {
                     _ => unreachable!("one part"),
                 }
             }
+            // `s.x` of a value held whole (a struct result bound by `let` and used otherwise
+            // too, `let s = step(..); norm(&s) + s.x`): the field read as a call of `s`
+            // (`Callee::Field`), whose pullback puts the field's cotangent into a zero of
+            // the struct. Only a named field: a tuple's element reads its part.
+            Expr::Field(field)
+                if self.mode == Mode::Scalar
+                    && matches!(&field.member, syn::Member::Named(_))
+                    && let Some(binding) = self.held_whole(&field.base) =>
+            {
+                let base = strip_parens(&field.base).clone();
+                self.emit_temp(Op::Call {
+                    func: Callee::Field(field.member.clone()),
+                    args: vec![Operand::Active { binding, fwd: base }],
+                })
+            }
             other => {
                 validate::unsupported_expr(self.cx, other);
                 Operand::Inactive(expr.clone())
             }
         }
+    }
+
+    /// The binding `expr` names if it is a value held whole: an active local that is no
+    /// float array and no struct parameter passed on whole (whose fields `params` lifted),
+    /// so one whose fields are read is a struct (a float has none).
+    fn held_whole(&self, expr: &Expr) -> Option<BindingId> {
+        let binding = self.active_binding(strip_parens(expr))?;
+        let b = &self.bindings[binding];
+        (!b.array && !b.whole && b.row.is_none() && !b.ragged).then_some(binding)
     }
 
     fn wrap(&mut self, inner: &Expr, rebuild: impl FnOnce(Expr) -> Expr) -> Operand {
@@ -2317,6 +2370,18 @@ impl<'a> Lowerer<'a> {
         let expr = strip_parens(expr);
         if !self.mentions_active(expr) {
             return None;
+        }
+        // a struct result's twin's field conversion: the value's own op (`lower_operand`)
+        if let Expr::MethodCall(call) = expr
+            && let Some((value, cast)) = crate::results::result_part_value(call)
+        {
+            return match cast {
+                Some(ty) => {
+                    let x = self.lower_operand(value);
+                    Some(Op::Cast { x, ty })
+                }
+                None => self.build_op(value),
+            };
         }
         match expr {
             Expr::Binary(binary) => {
@@ -2468,6 +2533,23 @@ impl<'a> Lowerer<'a> {
                     let (func, args) = self.method_callee_args(call);
                     Op::Call { func, args }
                 }
+            });
+        }
+        // `s.energy(k)` of a struct result held whole (a call's result, `call_results`):
+        // an annotated method whose `self` is marked, as of a struct passed on whole
+        if self.mode == Mode::Scalar
+            && let Some(receiver) = self.active_binding(strip_parens(&call.receiver))
+            && self.call_results.contains(&receiver)
+            && self.held_whole(&call.receiver).is_some()
+        {
+            let receiver = Operand::Active {
+                binding: receiver,
+                fwd: (*call.receiver).clone(),
+            };
+            let args = self.lower_call_args(&call.args);
+            return Some(Op::Call {
+                func: Callee::Method(call.method.clone()),
+                args: std::iter::once(receiver).chain(args).collect(),
             });
         }
         validate::unknown_method(self.cx, &call.method, self.mode);
@@ -3722,11 +3804,13 @@ fn split_tuple_local(
     if pat.by_ref.is_some() || pat.subpat.is_some() || init.diverge.is_some() {
         return None;
     }
-    // a method's call is split only for a struct result (`let s = sim.step(x);`, `s.x`)
+    // a method's call is split only for a struct result (`let s = sim.step(x);`, `s.x`);
+    // `let c = s.clone();` is a copy of a value held whole, read by field as it is
     let method_call = matches!(strip_parens(&init.expr), Expr::MethodCall(_));
     let arity_of_tuple = match strip_parens(&init.expr) {
         Expr::Tuple(tuple) => Some(tuple.elems.len()),
         Expr::Call(call) if matches!(&*call.func, Expr::Path(_)) => None,
+        Expr::MethodCall(call) if call.method == "clone" && call.args.is_empty() => return None,
         Expr::MethodCall(_) => None,
         _ => return None,
     };

@@ -1750,7 +1750,6 @@ fn companion(
         doc,
         generated_doc: "The generated forward and adjoint code, as readable source (the fields \
                         read as floats and arrays are parameters of their own).",
-        value_result: true,
     }
     .place(
         [
@@ -1771,9 +1770,8 @@ fn companion(
 /// Where a function differentiated through a twin puts its companion items (struct
 /// parameters here, struct results in `results`). A method's go beside it, with its
 /// visibility: the items named after it (`step_vjp`, as given) and `{NAME}_GENERATED`,
-/// the twin method's. A function's go in a companion type named after it, `Annotated`
-/// (and `ValueResult` where `value_result`: a caller may hold its value whole), whose
-/// `GENERATED` is the twin's.
+/// the twin method's. A function's go in a companion type named after it, `Annotated`,
+/// whose `GENERATED` is the twin's.
 pub(crate) struct TwinCompanion<'a> {
     pub vis: &'a syn::Visibility,
     /// The user's function or method.
@@ -1785,7 +1783,6 @@ pub(crate) struct TwinCompanion<'a> {
     pub doc: String,
     /// The doc of the companion type's `GENERATED`.
     pub generated_doc: &'static str,
-    pub value_result: bool,
 }
 
 impl TwinCompanion<'_> {
@@ -1798,7 +1795,6 @@ impl TwinCompanion<'_> {
             method,
             doc,
             generated_doc,
-            value_result,
         } = self;
         if method {
             let generated_name = format_ident!("{}_GENERATED", name.to_string().to_uppercase());
@@ -1821,7 +1817,6 @@ impl TwinCompanion<'_> {
             };
         }
         let generated = crate::generate::paths::generated();
-        let value_result = value_result.then(|| quote!(impl #generated::ValueResult for #name {}));
         let items = items.into_iter();
         quote! {
             #[doc = #doc]
@@ -1829,8 +1824,6 @@ impl TwinCompanion<'_> {
             #vis struct #name {}
 
             impl #generated::Annotated for #name {}
-
-            #value_result
 
             #[allow(dead_code, unused_variables, unused_mut, non_snake_case, clippy::all)]
             impl #name {

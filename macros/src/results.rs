@@ -11,24 +11,33 @@
 //! 1. **Read** ([`read`]): whether the result is a struct ([`has_struct_result`]), the
 //!    literal at each result position (the body's tail, through blocks, `if`/`else` and
 //!    `match` arms, and each `return`), the fields in the order the first literal names
-//!    them, and the function's float type ([`float_type`]). Every rejection of the
-//!    form is here, at the user's tokens: a result position that is no literal, a literal
-//!    with `..base` or naming the fields in another order, an associated function
-//!    annotated without its `impl` block.
+//!    them, and the function's float type ([`float_type`], or the struct's own through an
+//!    alias, `Model::float_alias`). Every rejection of the form is here, at the user's
+//!    tokens: a result position that is no literal where another is one, a literal with
+//!    `..base` or naming the fields in another order, a field whose value is no float by
+//!    its spelling ([`no_float`]), an associated function annotated without its `impl`
+//!    block.
 //! 2. **Twin** (`__gradtape_result_{name}`): the user's item with the result type `(F, F,
-//!    ..)` (`F` for one field) and each literal the tuple of its fields' values, in order;
-//!    expanded through the whole pipeline (a twin with marked struct parameters goes on to
-//!    `params`).
-//! 3. **Companion**: the user's `vjp`, `jvp`, `jvp_call`, `primal` and `GENERATED` call
-//!    the twin's, building the struct from the tuple (the value, the tangent) and the
-//!    tuple's cotangent from the struct (`vjp`'s pullback takes a value of the struct, every
-//!    field its cotangent). Invariant: the twin's tuple and the companion's conversions use
-//!    the one field order [`read`] returns, so each field's value, tangent and cotangent is
-//!    its own.
+//!    ..)` (`F` for one field) and each literal the tuple of its fields' values, in order,
+//!    each through [`result_part`]; expanded through the whole pipeline (a twin with
+//!    marked struct parameters goes on to `params`).
+//! 3. **Companion**: the user's `vjp`, `jvp`, `jvp_call`, `vjp_now`, `vjp_into`, `primal`
+//!    and `GENERATED` call the twin's, building the struct from the tuple (the value, the
+//!    tangent) and the tuple's cotangent from the struct (`vjp`'s pullback takes a value of
+//!    the struct, every field its cotangent), each field through `generated::result_field`
+//!    at the field (a field of another type is its one message there). Invariant: the
+//!    twin's tuple and the companion's conversions use the one field order [`read`]
+//!    returns, so each field's value, tangent and cotangent is its own.
 //! 4. **Callers** ([`parts_vjp`], [`parts_jvp`]): an annotated caller reading the result
 //!    by its fields (`lower` splits `let s = step(..);` into the call's parts) makes the
 //!    call a tuple result's of the fields it reads, so the rest of its code is a tuple
 //!    result's. The caller cannot know the twin's order, and needs not: it names fields.
+//!    A caller holding the result whole (`norm(&s)`, `let t = s;`, returned) needs no
+//!    field either: the struct is one value of the call, as a float result is, its
+//!    cotangent a value of the struct (`generated::Accumulate`, which the derive
+//!    implements), and a field read of it is `Callee::Field`. A function returning such
+//!    a value (no literal: [`returns_values`]) is no struct result of this pass but one
+//!    value (`Signature::whole_output`).
 //!
 //! A method (or an associated function of an annotated `impl` block) has a twin method
 //! and companion items beside it, named after it (`step_vjp`), as `params` writes them.
@@ -68,6 +77,24 @@ pub fn has_struct_result(item: &ItemFn) -> bool {
     found
 }
 
+/// Whether every result position of the body (as [`has_struct_result`] reads them) is a
+/// value that may be a struct held whole: a name (`s`), a call (`step(..)`), a method's
+/// call, a field (`pair.state`): what a function returning a struct it does not build by
+/// a literal returns (`Signature::whole_output`). Arithmetic is a float's (a method whose
+/// `T` is the `impl`'s, unseen, keeps the result type's message).
+pub fn returns_values(item: &ItemFn) -> bool {
+    let mut block = item.block.clone();
+    let (mut any, mut all) = (false, true);
+    each_result(&mut block, &mut |expr| {
+        any = true;
+        all &= matches!(
+            strip_parens(expr),
+            Expr::Path(_) | Expr::Call(_) | Expr::MethodCall(_) | Expr::Field(_)
+        );
+    });
+    any && all
+}
+
 /// The item and its companion.
 pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
     let cx = Ctxt::default();
@@ -97,9 +124,11 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
     } else {
         twin_companion
     };
+    let float_alias = model.float_alias.as_ref().map(|(_, declared)| declared);
     (
         quote!(#user_item),
         quote! {
+            #float_alias
             #[doc(hidden)]
             #[allow(dead_code, non_snake_case, clippy::all)]
             #twin_fn
@@ -132,8 +161,13 @@ struct Model {
     fields: Vec<Member>,
     /// Where the first literal names each field: its type's check is spanned there.
     spans: Vec<Span>,
-    /// The function's float type ([`float_type`]).
+    /// The function's float type ([`float_type`]), or the alias of the struct's own.
     float: Type,
+    /// When no parameter names the float type (a function of marked structs alone, not a
+    /// method): `type __gradtape_float_f = <S as FieldType<..>>::Type;`, the struct's first
+    /// field's type, declared beside the twin, whose float type it is (a `where` bound
+    /// `__gradtape_float_f: Float` on the twin tells every later phase it is a float).
+    float_alias: Option<(syn::Ident, TokenStream)>,
     /// A method, or an associated function of an annotated `impl` block: its companion
     /// items are associated functions named after it (`step_vjp`), as a method's are.
     method: bool,
@@ -158,7 +192,20 @@ fn read(cx: &Ctxt, item: &ItemFn) -> Option<Model> {
         );
         return None;
     }
-    let float = float_type(item);
+    let named_float = float_type(item, method);
+    // the float type as the messages name it
+    let float_named = named_float.as_ref().map_or_else(
+        || "the struct's own".to_string(),
+        |float| format!("`{}`", float.to_token_stream()),
+    );
+    // the parameters of a type that holds no float (`n: usize`), by name
+    let constants: Vec<(syn::Ident, Type)> = sig::parse(item)
+        .map(|sig| sig.params)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|param| crate::syntax::holds_no_float(&param.ty))
+        .map(|param| (param.ident, param.ty))
+        .collect();
     let mut first: Option<(syn::Path, Vec<Member>, Vec<Span>)> = None;
     let mut block = item.block.clone();
     each_result(&mut block, &mut |expr| {
@@ -166,10 +213,11 @@ fn read(cx: &Ctxt, item: &ItemFn) -> Option<Model> {
             cx.error_spanned_by(
                 &*expr,
                 format_args!(
-                    "a #[differentiable] function returning a struct (`{}`) returns a \
-                     struct literal naming every field (`{} {{ a: .., b: .. }}`) at its end \
-                     and at each `return`: this result is computed otherwise (bind it first, \
-                     `let s = ..;`, and return the literal of its fields, `a: s.a`)",
+                    "a #[differentiable] function returning a struct (`{}`) returns at its \
+                     end and at each `return` a struct literal naming every field (`{} {{ \
+                     a: .., b: .. }}`), or at each of them a value of the struct held whole \
+                     (`s`, `step(..)`): this result is no literal where another is one \
+                     (bind it, `let s = ..;`, and return the literal of its fields, `a: s.a`)",
                     sig::type_name(result),
                     sig::type_name(result)
                 ),
@@ -183,6 +231,22 @@ fn read(cx: &Ctxt, item: &ItemFn) -> Option<Model> {
                  whose derivative the macro cannot follow",
             );
             return;
+        }
+        // a value that is no float by its spelling: the macro's message at it, before the
+        // twin's tuple of floats would meet it as rustc's type errors
+        for field in &literal.fields {
+            if let Some(what) = no_float(&field.expr, &constants) {
+                cx.error_spanned_by(
+                    &field.expr,
+                    format_args!(
+                        "a struct result's fields are floats of the function's float type \
+                         ({float_named}), the tuple of which is differentiated: `{}` is \
+                         {what} (return it beside the floats some other way, a second \
+                         function, or make the field a float)",
+                        field.member.to_token_stream()
+                    ),
+                );
+            }
         }
         let members: Vec<Member> = literal.fields.iter().map(|f| f.member.clone()).collect();
         let spans = literal
@@ -208,23 +272,96 @@ fn read(cx: &Ctxt, item: &ItemFn) -> Option<Model> {
         }
     });
     let (path, fields, spans) = first?;
+    // a function (not generic, not a method): the struct's first field's type (a method's
+    // items sit in an `impl` block, where no alias can)
+    let float_alias = named_float.is_none().then(|| {
+        let alias = format_ident!("{}{}", sig::FLOAT_ALIAS, item.sig.ident);
+        let private = crate::generate::paths::private();
+        let key = crate::syntax::field_key(&fields[0]);
+        let declared = quote! {
+            #[doc(hidden)]
+            #[allow(non_camel_case_types)]
+            type #alias = <#result as #private::FieldType<#key>>::Type;
+        };
+        (alias, declared)
+    });
+    let float = match (&float_alias, named_float) {
+        (Some((alias, _)), _) => syn::parse_quote!(#alias),
+        (None, Some(float)) => float,
+        (None, None) => unreachable!("an alias where no float type is named"),
+    };
     Some(Model {
         path,
         fields,
         spans,
         float,
+        float_alias,
         method,
     })
 }
 
-/// The function's float type: its first float or float array parameter's element type
-/// (`f64`, `f32` or a float type parameter), else its first float type parameter (`fn
-/// rhs<T: Float>(#[differentiable] s: &State<T>) -> State<T>`), else `f64` (a function of
-/// a marked struct alone, whose fields the macro does not see). A struct result's fields
-/// have that type, and so do a marked struct's fields read as floats (`params` lifts them
-/// at the result's type): a field of another type is a compile error at the field
-/// (`generated::ResultField`, `FloatField`), never a conversion.
-fn float_type(item: &ItemFn) -> Type {
+/// What a struct literal's field value is when its spelling says it is no float (`None`
+/// when it may be one): an integer, `bool`, character or string literal, a comparison or
+/// logical operation, a cast to a type that holds no float, or a parameter of such a type
+/// (`constants`). The rest (an integer local, an integer function's call) the twin's types
+/// check, at rustc's errors.
+fn no_float(expr: &Expr, constants: &[(syn::Ident, Type)]) -> Option<String> {
+    match strip_parens(expr) {
+        Expr::Lit(lit) => match &lit.lit {
+            syn::Lit::Int(int) if !matches!(int.suffix(), "f32" | "f64") => {
+                Some("an integer".into())
+            }
+            syn::Lit::Bool(_) => Some("a `bool`".into()),
+            syn::Lit::Char(_) | syn::Lit::Byte(_) => Some("a character".into()),
+            syn::Lit::Str(_) | syn::Lit::ByteStr(_) | syn::Lit::CStr(_) => Some("a string".into()),
+            _ => None,
+        },
+        Expr::Binary(binary)
+            if matches!(
+                binary.op,
+                syn::BinOp::Eq(_)
+                    | syn::BinOp::Ne(_)
+                    | syn::BinOp::Lt(_)
+                    | syn::BinOp::Le(_)
+                    | syn::BinOp::Gt(_)
+                    | syn::BinOp::Ge(_)
+                    | syn::BinOp::And(_)
+                    | syn::BinOp::Or(_)
+            ) =>
+        {
+            Some("a `bool`".into())
+        }
+        Expr::Cast(cast) if crate::syntax::holds_no_float(&cast.ty) => Some(format!(
+            "a `{}`",
+            cast.ty.to_token_stream().to_string().replace(' ', "")
+        )),
+        Expr::Path(path) => {
+            let ident = path.path.get_ident()?;
+            let (_, ty) = constants.iter().find(|(name, _)| name == ident)?;
+            Some(format!(
+                "a `{}` parameter",
+                ty.to_token_stream().to_string().replace(' ', "")
+            ))
+        }
+        _ => None,
+    }
+}
+
+/// The function's float type as its signature names it: for a function generic over the
+/// float type, its first float or float array parameter's element type, else its first
+/// float type parameter (`fn rhs<T: Float>(#[differentiable] s: &State<T>) ->
+/// State<T>`); for a method, its first float or float array parameter's, else `f64`.
+/// `None` for any other function: the struct's own (`Model::float_alias`, its first
+/// field's type), whatever its parameters are (`fn narrowed(x: f64) -> Narrow { Narrow {
+/// x: x as f32 } }`). A struct result's fields have that type, and so do a marked
+/// struct's fields read as floats (`params` lifts them at the result's type): a field of
+/// another type is a compile error at the field (`generated::ResultField`, `FloatField`),
+/// never a conversion.
+fn float_type(item: &ItemFn, method: bool) -> Option<Type> {
+    let type_params = sig::float_type_params(item);
+    if type_params.is_empty() && !method {
+        return None;
+    }
     let from_params = sig::parse(item).and_then(|sig| {
         sig.params.iter().find_map(|param| match param.kind {
             Kind::Float { .. } | Kind::Array { .. } => param.elem.clone(),
@@ -232,12 +369,8 @@ fn float_type(item: &ItemFn) -> Type {
         })
     });
     from_params
-        .or_else(|| {
-            sig::float_type_params(item)
-                .first()
-                .map(|param| syn::parse_quote!(#param))
-        })
-        .unwrap_or_else(|| syn::parse_quote!(f64))
+        .or_else(|| type_params.first().map(|param| syn::parse_quote!(#param)))
+        .or_else(|| Some(syn::parse_quote!(f64)))
 }
 
 /// Calls `f` on each result position of the body: the tail (through blocks, `if`/`else`
@@ -323,6 +456,15 @@ fn twin(item: &ItemFn, model: &Model) -> ItemFn {
     let ReturnType::Type(_, result) = &mut twin.sig.output else {
         unreachable!("a struct result")
     };
+    if let Some((alias, _)) = &model.float_alias {
+        // the struct's float type, a float to every later phase (`sig::float_type_params`)
+        let private = crate::generate::paths::private();
+        twin.sig
+            .generics
+            .make_where_clause()
+            .predicates
+            .push(syn::parse_quote!(#alias: #private::Float));
+    }
     let floats = model.fields.iter().map(|_| float);
     **result = if model.fields.len() == 1 {
         float.clone()
@@ -330,21 +472,117 @@ fn twin(item: &ItemFn, model: &Model) -> ItemFn {
         syn::parse_quote!((#(#floats),*))
     };
     let one = model.fields.len() == 1;
+    let cast = model.method
+        && matches!(float, Type::Path(path) if path.path.is_ident("f32") || path.path.is_ident("f64"));
     each_result(&mut twin.block, &mut |expr| {
         let Expr::Struct(literal) = strip_parens(expr) else {
             unreachable!("read: every result position is a literal")
         };
         // the literal's order is the model's (read checks it): the values are computed
-        // in the order the user wrote them
-        let values: Vec<&Expr> = literal.fields.iter().map(|f| &f.expr).collect();
+        // in the order the user wrote them, each through `ResultField` at its field
+        // ([`result_part`]: a constant of another type is that message, not rustc's
+        // mismatch in the tuple)
+        let values: Vec<Expr> = literal
+            .fields
+            .iter()
+            .zip(&model.spans)
+            .map(|(f, span)| result_part(*span, float, &f.expr, cast))
+            .collect();
         *expr = if one {
-            let value = values[0];
+            let value = &values[0];
             syn::parse_quote!((#value))
         } else {
             syn::parse_quote!((#(#values),*))
         };
     });
     twin
+}
+
+/// A struct literal's field value as the twin returns it: `value` converted to the float
+/// type through `generated::ResultField`, spanned at the field, as the companion converts
+/// it back. A constant of another type (`n: count`, an integer) is then the trait's
+/// message at the field, the same one the companion's conversion gives (rustc reports it
+/// once), rather than a mismatch in the twin's tuple. Lowering reads an active value
+/// through it as the value itself ([`result_part_value`]): a differentiable value is a
+/// float, of that type or rustc's error at the user's value.
+///
+/// With `cast` (a method's twin, whose float type is a parameter's `f32` or `f64`, not the
+/// struct's own), `cast_to_float`: lowering casts a differentiable value to the float type
+/// (`Op::Cast`, `value as F`), so that a float field of the other float type is the
+/// companion's `ResultField` message alone, not also a mismatch in the twin's tuple (a
+/// field of the float type casts to itself, the same bits). The cast is lowering's, not
+/// written here: `params` takes a marked struct's field read only through `as` for a
+/// constant's, and a constant keeps the conversion's check.
+fn result_part(span: Span, float: &Type, value: &Expr, cast: bool) -> Expr {
+    let conversion = result_conversion(span, float);
+    if cast {
+        return syn::parse_quote_spanned!(span=> #conversion.cast_to_float(#value));
+    }
+    syn::parse_quote_spanned!(span=> #conversion.to_float(#value))
+}
+
+/// `generated::result_field::<F, _>()`, a field's conversions, at the field: the one
+/// diagnostic of a field of another type (every generated function makes the same, which
+/// rustc reports once).
+fn result_conversion(span: Span, float: &Type) -> TokenStream {
+    let at = crate::generate::paths::generated_at(span);
+    let float = respanned(float.to_token_stream(), span);
+    quote::quote_spanned!(span=> #at::result_field::<#float, _>())
+}
+
+/// `tokens` with every token at `span`.
+fn respanned(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut tree| {
+            if let proc_macro2::TokenTree::Group(group) = &tree {
+                let mut rebuilt =
+                    proc_macro2::Group::new(group.delimiter(), respanned(group.stream(), span));
+                rebuilt.set_span(span);
+                tree = proc_macro2::TokenTree::Group(rebuilt);
+            } else {
+                tree.set_span(span);
+            }
+            tree
+        })
+        .collect()
+}
+
+/// The value a twin's [`result_part`] converts, if `call` is one, and the float type a
+/// differentiable value is cast to (`cast_to_float`, a method's twin).
+pub fn result_part_value(call: &syn::ExprMethodCall) -> Option<(&Expr, Option<Type>)> {
+    let Expr::Call(made) = strip_parens(&call.receiver) else {
+        return None;
+    };
+    let Expr::Path(func) = strip_parens(&made.func) else {
+        return None;
+    };
+    let names: Vec<String> = func
+        .path
+        .segments
+        .iter()
+        .map(|segment| segment.ident.to_string())
+        .collect();
+    let shape = ["gradtape", "__private", "generated", "result_field"];
+    if names != shape || !made.args.is_empty() || call.args.len() != 1 {
+        return None;
+    }
+    let value = &call.args[0];
+    if call.method == "to_float" {
+        return Some((value, None));
+    }
+    if call.method != "cast_to_float" {
+        return None;
+    }
+    // `result_field::<F, _>`: `F`
+    let last = func.path.segments.last()?;
+    let PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    match args.args.first()? {
+        syn::GenericArgument::Type(float) => Some((value, Some(float.clone()))),
+        _ => None,
+    }
 }
 
 /// The twin's companion items by name (`vjp`, `jvp`, ..), `None` if its expansion failed:
@@ -377,23 +615,44 @@ fn companion(
     let path = &model.path;
     let fields = &model.fields;
     let one = fields.len() == 1;
+    let float = &model.float;
+    // Each field converted through `generated::ResultField<F>`, spanned at the user's
+    // field: it is a float of the function's float type `F`, or that trait's message there,
+    // the one error (a plain conversion would be rustc's type errors at the attribute, one
+    // per generated function)
+    let from_float = |k: usize, part: TokenStream| -> TokenStream {
+        let conversion = result_conversion(model.spans[k], float);
+        quote!(#conversion.from_float(#part))
+    };
+    let to_float = |k: usize, field: TokenStream| -> TokenStream {
+        let conversion = result_conversion(model.spans[k], float);
+        quote!(#conversion.to_float(#field))
+    };
     // the struct from a tuple of its fields' values (or tangents)
     let build = |tuple: &syn::Ident| -> TokenStream {
         if one {
             let field = &fields[0];
-            quote!(#path { #field: #tuple })
+            let value = from_float(0, quote!(#tuple));
+            quote!(#path { #field: #value })
         } else {
-            let indices = (0..fields.len()).map(syn::Index::from);
-            quote!(#path { #(#fields: #tuple.#indices),* })
+            let values = (0..fields.len()).map(|k| {
+                let index = syn::Index::from(k);
+                from_float(k, quote!(#tuple.#index))
+            });
+            quote!(#path { #(#fields: #values),* })
         }
     };
     // the tuple's cotangent from the struct's: every field's cotangent is given
     let cotangent = |g: &syn::Ident| -> TokenStream {
         if one {
             let field = &fields[0];
-            quote!(#g.#field)
+            to_float(0, quote!(#g.#field))
         } else {
-            quote!((#(::core::option::Option::Some(#g.#fields)),*))
+            let parts = fields
+                .iter()
+                .enumerate()
+                .map(|(k, field)| to_float(k, quote!(#g.#field)));
+            quote!((#(::core::option::Option::Some(#parts)),*))
         }
     };
     let [value, pullback, g, tangent] = ["value", "pullback", "g", "tangent"].map(mixed);
@@ -426,13 +685,6 @@ fn companion(
         let where_clause = &generics.where_clause;
         let args = arg_names(&twin_vjp.sig);
         let (value_of, cotangent_of) = (build(&value), cotangent(&g));
-        // each field a float of the function's float type, or the macro's message at the
-        // user's field (the conversions above would fail with rustc's alone)
-        let float = &model.float;
-        let checks = fields.iter().zip(&model.spans).map(|(field, span)| {
-            let at = crate::generate::paths::generated_at(*span);
-            quote::quote_spanned!(*span=> #at::result_field::<#float, _>(&#value.#field);)
-        });
         let mut pullback_fn = quote!(move |#g: #result| #pullback(#cotangent_of));
         let (call_vjp, vjp_name) = (twin_item("vjp"), own_name("vjp"));
         if boxed {
@@ -447,10 +699,88 @@ fn companion(
             pub fn #vjp_name #generics (#inputs) #output #where_clause {
                 let (#value, #pullback) = #call_vjp(#(#args),*);
                 let #value = #value_of;
-                #(#checks)*
                 (#value, #pullback_fn)
             }
         }
+    };
+
+    // vjp_now and vjp_into, hidden: what an annotated caller's `grad`, `grad_into` and
+    // `vjp_now` call for a call whose struct result it holds as one value (`let s =
+    // step(..); norm(&s)`), joint or replayed (`generate::replay`), as for a float
+    // result. Built on the twin's `vjp` (a tuple result has neither of its own): the
+    // pullback applied at once to the struct's cotangent; `vjp_into` adds each
+    // differentiable array's cotangent into its sink, its entry then `()`.
+    let (vjp_now, vjp_into) = {
+        let twin_vjp = &twin["vjp"];
+        let sig = &twin_vjp.sig;
+        let (inputs, generics) = (&sig.inputs, &sig.generics);
+        let where_clause = &generics.where_clause;
+        let args = arg_names(sig);
+        let entries = pullback_output(&sig.output);
+        let value_of = build(&value);
+        let cotangent_of = cotangent(&g);
+        let call_vjp = twin_item("vjp");
+        let vjp_now_name = own_name("vjp_now");
+        let vjp_now = quote! {
+            #[doc(hidden)]
+            #[inline]
+            pub fn #vjp_now_name #generics (#inputs, #g: #result) -> (#result, #entries) #where_clause {
+                let (#value, #pullback) = #call_vjp(#(#args),*);
+                (#value_of, #pullback(#cotangent_of))
+            }
+        };
+        // one sink per parameter, as `generate::vjp_into_fn` takes them: an array's is
+        // `Sink` of its element type, every other's `NoArraySink`
+        let (params, mode) =
+            sig::parse(item).map_or((Vec::new(), Mode::Scalar), |sig| (sig.params, sig.mode));
+        // the entries' types, an array's `()` (its cotangent is in its sink)
+        let mut entry_types: Vec<Type> = match &entries {
+            Type::Tuple(tuple) => tuple.elems.iter().cloned().collect(),
+            _ => unreachable!("the entries are a tuple"),
+        };
+        let generated = crate::generate::paths::generated();
+        let mut generics = generics.clone();
+        let (mut sinks, mut sink_types, mut entries_out) = (Vec::new(), Vec::new(), Vec::new());
+        let [grads] = ["grads"].map(mixed);
+        for (k, arg) in args.iter().enumerate() {
+            let ty = format_ident!("GradtapeSink{k}");
+            let sink = mixed(&format!("sink{k}"));
+            let index = syn::Index::from(k);
+            let array = params.iter().find(|param| {
+                param.ident == arg.to_string()
+                    && param.differentiable(mode)
+                    && matches!(param.kind, Kind::Array { .. })
+                    && !param.is_ragged()
+                    && !param.is_output_array()
+            });
+            let bound: syn::TypeParam = match array.and_then(|param| param.elem.as_ref()) {
+                Some(elem) => {
+                    entries_out.push(quote!({
+                        #generated::entry_into_sink(#grads.#index, #sink);
+                    }));
+                    entry_types[k] = syn::parse_quote!(());
+                    syn::parse_quote!(#ty: #generated::Sink<#elem>)
+                }
+                None => {
+                    entries_out.push(quote!(#grads.#index));
+                    syn::parse_quote!(#ty: #generated::NoArraySink)
+                }
+            };
+            generics.params.push(syn::GenericParam::Type(bound));
+            sinks.push(sink);
+            sink_types.push(ty);
+        }
+        let vjp_into_name = own_name("vjp_into");
+        let vjp_into = quote! {
+            #[doc(hidden)]
+            #[inline]
+            pub fn #vjp_into_name #generics (#inputs, #g: #result, (#(#sinks,)*): (#(#sink_types,)*)) -> (#result, (#(#entry_types,)*)) #where_clause {
+                let (#value, #pullback) = #call_vjp(#(#args),*);
+                let #grads = #pullback(#cotangent_of);
+                (#value_of, (#(#entries_out,)*))
+            }
+        };
+        (vjp_now, vjp_into)
     };
 
     // jvp (and the hidden `jvp_call` an annotated caller's tangent code calls, its
@@ -521,13 +851,54 @@ fn companion(
         doc,
         generated_doc: "The generated forward and adjoint code, as readable source (the \
                         struct's fields a tuple).",
-        value_result: false,
     }
     .place(
-        [Some(primal), Some(vjp), jvp, jvp_call]
-            .into_iter()
-            .flatten(),
+        [
+            Some(primal),
+            Some(vjp),
+            Some(vjp_now),
+            Some(vjp_into),
+            jvp,
+            jvp_call,
+        ]
+        .into_iter()
+        .flatten(),
     )
+}
+
+/// The entries a `vjp`'s pullback gives: `E` in its return type `(R, impl Fn(G) -> E + ..)`
+/// (or `Box<dyn Fn(G) -> E>`).
+fn pullback_output(output: &ReturnType) -> Type {
+    let ReturnType::Type(_, ty) = output else {
+        unreachable!("`vjp` returns the value and the pullback")
+    };
+    let Type::Tuple(pair) = &**ty else {
+        unreachable!("`vjp` returns a pair")
+    };
+    let bounds = match pair.elems.iter().nth(1).expect("the pullback") {
+        Type::ImplTrait(pullback) => &pullback.bounds,
+        Type::Path(boxed) => match &boxed.path.segments.last().expect("`Box`").arguments {
+            PathArguments::AngleBracketed(args) => match args.args.first() {
+                Some(syn::GenericArgument::Type(Type::TraitObject(object))) => &object.bounds,
+                _ => unreachable!("`Box<dyn Fn(..)>`"),
+            },
+            _ => unreachable!("`Box<dyn Fn(..)>`"),
+        },
+        _ => unreachable!("the pullback is `impl Fn` or boxed"),
+    };
+    bounds
+        .iter()
+        .find_map(|bound| match bound {
+            syn::TypeParamBound::Trait(bound) => match &bound.path.segments.last()?.arguments {
+                PathArguments::Parenthesized(args) => match &args.output {
+                    ReturnType::Type(_, out) => Some((**out).clone()),
+                    ReturnType::Default => None,
+                },
+                _ => None,
+            },
+            _ => None,
+        })
+        .expect("the pullback's `Fn(G) -> E` bound")
 }
 
 /// The parameters' names, in order, to pass them on.

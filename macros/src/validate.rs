@@ -120,6 +120,11 @@ pub fn outputs(cx: &Ctxt, model: &Signature, type_params: &[syn::Ident], method:
             }
         }
     }
+    // a struct held whole and returned on: its own type's `Accumulate` says whether it is
+    // a struct of floats
+    if model.whole_output {
+        return;
+    }
     for ty in &model.outputs {
         output(cx, ty, model.mode, type_params, method);
     }
@@ -277,7 +282,7 @@ pub fn unsupported_expr(cx: &Ctxt, expr: &Expr) {
             "indexing a differentiable value is not differentiated: use `slice` or `gather` on tensors"
         }
         Expr::Field(_) => {
-            "fields of differentiable values are not differentiated, but for a struct or tuple result of a call bound by `let` and read only by its fields (`let s = step(..);`, then `s.x`; `step(..).x`) and a local struct read and written field by field: pass the values as separate parameters, or read the result's fields where the call is bound"
+            "fields of differentiable values are not differentiated, but for a struct or tuple result of a call bound by `let` and read only by its fields (`let s = step(..);`, then `s.x`; `step(..).x`), a named field of a struct result held whole (`norm(&s) + s.x`) and a local struct read and written field by field: a tuple result is read by its parts where the call is bound, not held whole (pass the values as separate parameters, or read the result's parts where the call is bound)"
         }
         Expr::Tuple(_) | Expr::Array(_) => {
             "tuples and arrays of differentiable values are supported only as the function's result: bind each value to its own name"

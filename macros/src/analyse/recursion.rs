@@ -61,8 +61,15 @@ pub fn boxing_call(item: &ItemFn, mode: Mode, calls: &Calls) -> Option<TokenStre
                     [first, name] => *first == "Self" && *name == self.name,
                     _ => false,
                 };
-                let conditional_call =
-                    self.scalar && self.conditional > 0 && self.may_be_annotated(&path.path);
+                // (a struct result's twin's conversion of a field is no call of a function)
+                let conditional_call = self.scalar
+                    && self.conditional > 0
+                    && self.may_be_annotated(&path.path)
+                    && path
+                        .path
+                        .segments
+                        .last()
+                        .is_none_or(|last| last.ident != "result_field");
                 if (itself || conditional_call) && self.found.is_none() {
                     self.found = Some(call.to_token_stream());
                 }

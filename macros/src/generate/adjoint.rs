@@ -15,6 +15,13 @@ use crate::model::sig::{ArrayForm, Kind};
 use crate::syntax::mixed;
 use crate::vocabulary;
 
+/// Where a call's argument is in the user's code: the value a shared borrow takes (`s` in
+/// `&s`), since lowering writes the `&` again (its span the attribute's, which a span of
+/// the whole borrow would fall back to).
+fn argument_span(arg: &Operand) -> proc_macro2::Span {
+    syn::spanned::Spanned::span(crate::syntax::strip_shared_borrow(arg.fwd()).0)
+}
+
 impl Generator<'_> {
     pub(super) fn adjoint_fn_body(&self) -> TokenStream {
         let mut out = TokenStream::new();
@@ -165,7 +172,7 @@ impl Generator<'_> {
             // the call and the entry it is given spanned at the argument: a callee that
             // gives no gradient for the struct is an error whose primary span is there
             // (the entry's own tokens carry the attribute's span)
-            let span = syn::spanned::Spanned::span(arg.fwd());
+            let span = argument_span(arg);
             let at = super::paths::generated_at(span);
             let entry = quote::format_ident!("gradtape_entry", span = span);
             quote::quote_spanned! {span=>
@@ -175,7 +182,17 @@ impl Generator<'_> {
                 }
             }
         } else {
-            quote!(generated::accumulate_option(&mut #slot, #grad);)
+            // spanned at the argument: a callee holding the parameter constant (its entry
+            // `()`) is `generated::Entry`'s message there
+            let span = argument_span(arg);
+            let at = super::paths::generated_at(span);
+            let entry = quote::format_ident!("gradtape_entry", span = span);
+            quote::quote_spanned! {span=>
+                {
+                    let #entry = #grad;
+                    #at::accumulate_entry(&mut #slot, #entry);
+                }
+            }
         })
     }
 

@@ -55,8 +55,9 @@ pub fn companion(
          The generated code:\n\n```text\n{source}```"
     );
     // `grad` is built on `vjp_now`, which exists exactly for the functions `grad` serves
-    // (scalar mode, one float result, no written array)
-    let grad = vjp_now.is_some().then(|| grad_fn(item, sig));
+    // (scalar mode, one float result, no written array), and for a struct result held
+    // whole (`Signature::whole_output`), whose cotangent no `1` seeds
+    let grad = (vjp_now.is_some() && !sig.whole_output).then(|| grad_fn(item, sig));
     let vjp = (!vjp.is_empty()).then(|| {
         quote! {
             /// The forward value and the pullback (the generated adjoint). For a function
@@ -175,8 +176,6 @@ pub fn companion(
 
         // what a caller's generated code checks before calling these items (`Callee`)
         impl #generated::Annotated for #name {}
-
-        impl #generated::ValueResult for #name {}
 
         #[allow(dead_code, clippy::all)]
         impl #name {

@@ -552,7 +552,7 @@ impl Generator<'_> {
                         code.extend(quote!(#saves #prefix #call;));
                     }
                     None => {
-                        let (call, value) = self.call_vjp_of(id, func.vjp_value(args), depth);
+                        let (call, value) = self.call_vjp(id, func, args, depth);
                         code.extend(quote!(#call #prefix #value;));
                     }
                 }

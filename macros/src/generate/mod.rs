@@ -279,7 +279,12 @@ impl<'a> Generator<'a> {
     /// ([`joint_args`](Self::joint_args)), which both calls read: a later `let` shadowing
     /// a parameter's name cannot change what the adjoint passes.
     pub(super) fn joint_call(&self, func: &Callee, args: &[Operand], depth: usize) -> bool {
-        if !self.same_body() || depth > 0 || matches!(func, Callee::Plain(_) | Callee::Gathered(..))
+        if !self.same_body()
+            || depth > 0
+            || matches!(
+                func,
+                Callee::Plain(_) | Callee::Gathered(..) | Callee::Field(_)
+            )
         {
             return false;
         }

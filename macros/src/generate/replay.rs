@@ -155,7 +155,7 @@ impl Generator<'_> {
             Callee::Function(path) | Callee::Associated(path) => path,
             // found by the receiver's type, which the adjoint's receiver has too
             Callee::Method(_) => return true,
-            Callee::Plain(_) | Callee::Gathered(..) => return false,
+            Callee::Plain(_) | Callee::Gathered(..) | Callee::Field(_) => return false,
         };
         let Some(names) = &self.body.item_names else {
             return false;

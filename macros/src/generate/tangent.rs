@@ -26,7 +26,7 @@ use quote::{format_ident, quote};
 use syn::ItemFn;
 
 use super::{Generator, borrow, is_literal, paths, return_label};
-use crate::model::ir::{Block, JumpKind, LoopHead, Op, Operand, Saves, Stmt, Target};
+use crate::model::ir::{Block, Callee, JumpKind, LoopHead, Op, Operand, Saves, Stmt, Target};
 use crate::model::sig::Kind;
 use crate::syntax::mixed;
 use crate::vocabulary;
@@ -238,7 +238,7 @@ impl Generator<'_> {
                     entry_types.push(quote!(impl #generated::TangentArg<#elem>));
                     tangents.push(quote!(#generated::TangentArg::<#elem>::tangent(#entry)));
                 }
-                _ => entry_types.push(quote!(#generated::NoTangent)),
+                _ => entry_types.push(quote!(impl #generated::ConstantTangent)),
             }
             entries.push(entry);
         }
@@ -302,9 +302,23 @@ impl Generator<'_> {
 
     /// The tangent entry of an argument of another annotated function's `jvp_call`: the
     /// argument's tangent, an array's tangent shadow (read as a slice), or `NoTangent`.
-    pub(super) fn call_tangent(&self, arg: &Operand) -> TokenStream {
+    /// An argument the call borrows (`norm(&s)`) has its tangent borrowed too
+    /// (`generated::TangentArg`, `TangentStruct` take `&T`): a struct the caller holds
+    /// whole need not be `Copy`, and its tangent is read again after the call.
+    pub(super) fn call_tangent(&self, func: &Callee, arg: &Operand) -> TokenStream {
         match arg.binding() {
             Some(b) if self.body.bindings[b].array => {
+                let tangent = self.tangent(b);
+                quote!(&#tangent)
+            }
+            // (a plain helper's tangents are the numbers its dual numbers start from)
+            Some(b)
+                if !self.tensor()
+                    && !self.body.bindings[b].whole
+                    && !matches!(func, Callee::Plain(_))
+                    && matches!(crate::syntax::strip_parens(arg.fwd()),
+                        syn::Expr::Reference(reference) if reference.mutability.is_none()) =>
+            {
                 let tangent = self.tangent(b);
                 quote!(&#tangent)
             }
@@ -368,7 +382,10 @@ impl Generator<'_> {
             } => {
                 let value = mixed(&format!("value{id}"));
                 let dot = mixed(&format!("tan_value{id}"));
-                let tangents = args.iter().map(|arg| self.call_tangent(arg)).collect();
+                let tangents = args
+                    .iter()
+                    .map(|arg| self.call_tangent(func, arg))
+                    .collect();
                 let call = func.jvp(args, tangents);
                 let call = match fields {
                     Some(fields) => crate::results::parts_jvp(&call, fields),
@@ -570,9 +587,14 @@ impl Generator<'_> {
         let tangent_of = |operand: &Operand| operand.binding().map(|b| self.tangent_value(b));
         let tangent_name = |operand: &Operand| operand.binding().map(|b| self.tangent(b));
         match op {
-            Op::Copy { value, .. } => {
+            Op::Copy { value, clone } => {
                 let expr = self.op_expr(op);
                 match tangent_of(value) {
+                    // `let c = s.clone();` of a struct held whole: the tangent cloned as
+                    // the value is (a struct need not be `Copy`)
+                    Some(tangent) if *clone && !self.tensor() => {
+                        quote!(#prefix #expr; #tangent_prefix ::core::clone::Clone::clone(&#tangent);)
+                    }
                     Some(tangent) => quote!(#prefix #expr; #tangent_prefix #tangent;),
                     None => quote!(#prefix #expr; #zero),
                 }
@@ -706,7 +728,21 @@ impl Generator<'_> {
             Op::Call { func, args } => {
                 let value = mixed(&format!("value{id}"));
                 let dot = mixed(&format!("tan_value{id}"));
-                let tangents = args.iter().map(|arg| self.call_tangent(arg)).collect();
+                let mut tangents: Vec<TokenStream> = args
+                    .iter()
+                    .map(|arg| self.call_tangent(func, arg))
+                    .collect();
+                // a method's receiver is borrowed by method syntax (`s.energy(k)`): its
+                // tangent too, a struct held whole (as `call_tangent` of `&s`)
+                if let (Callee::Method(_), Some(receiver)) = (func, args.first())
+                    && let Some(b) = receiver.binding()
+                    && !self.tensor()
+                    && !self.body.bindings[b].whole
+                    && !self.body.bindings[b].array
+                {
+                    let tangent = self.tangent(b);
+                    tangents[0] = quote!(&#tangent);
+                }
                 let call = func.jvp(args, tangents);
                 quote! {
                     let (#value, #dot) = #call;

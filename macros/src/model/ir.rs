@@ -34,6 +34,13 @@ pub enum Callee {
     /// arguments. The callee's pullback entry of the struct (`Option<S>`) gives each
     /// field's cotangent, its tangent entry is the struct of the fields' tangents.
     Gathered(Box<Callee>, Vec<ArgShape>),
+    /// `s.x`, a named field of a value the caller holds whole (a struct result bound by
+    /// `let` and used otherwise than by its fields, `let s = step(..); norm(&s) + s.x`):
+    /// read as a call of one operand, `s`, whose pullback gives the struct's cotangent, a
+    /// zero of it (`Differentiable::zero_like`) with the field's cotangent in the field,
+    /// and whose tangent is the field of the struct's tangent. The macro need not know the
+    /// struct's other fields: the zero has them all.
+    Field(syn::Member),
 }
 
 /// How a [`Callee::Gathered`] call's operands make one of its arguments.
@@ -85,6 +92,10 @@ fn regroup(
 impl Callee {
     /// The call itself, on the arguments as written.
     pub fn primal(&self, args: &[Operand]) -> TokenStream {
+        if let Callee::Field(member) = self {
+            let whole = args[0].fwd();
+            return quote!((#whole).#member);
+        }
         self.companion(None, forward_args(args))
     }
 
@@ -144,41 +155,23 @@ impl Callee {
                     })
                 })
             }
+            Callee::Field(member) => {
+                let private = crate::generate::paths::private();
+                let [whole, zero, g, cotangent] =
+                    ["whole", "zero", "g", "cotangent"].map(crate::syntax::mixed);
+                let fwd = args[0].fwd();
+                quote!({
+                    let #whole = &(#fwd);
+                    let #zero = #private::Differentiable::zero_like(#whole);
+                    (#whole.#member, move |#g| {
+                        let mut #cotangent = #private::Differentiable::zero_like(&#zero);
+                        #cotangent.#member = #g;
+                        (::core::option::Option::Some(#cotangent),)
+                    })
+                })
+            }
             _ => self.companion(Some("vjp"), forward_args(args)),
         }
-    }
-
-    /// [`vjp`](Self::vjp) of a call whose result is taken whole, as one value (`Op::Call`):
-    /// a function's call first checks that the callee returns no struct
-    /// (`generated::value_result`, at its name), whose result a caller reads by its fields
-    /// (`Stmt::CallParts` with `fields`), so that a struct result held whole is the
-    /// runtime's message rather than rustc's errors in the generated code alone.
-    pub fn vjp_value(&self, args: &[Operand]) -> TokenStream {
-        let (path, arity) = match self {
-            Callee::Function(path) => (path, args.len()),
-            Callee::Gathered(inner, shapes) => match &**inner {
-                Callee::Function(path) => (path, shapes.len()),
-                _ => return self.vjp(args),
-            },
-            _ => return self.vjp(args),
-        };
-        let Some((checked, alias)) = resolved_callee(path, arity) else {
-            return self.vjp(args);
-        };
-        let span = path.segments.last().map_or_else(
-            || syn::spanned::Spanned::span(path),
-            |last| last.ident.span(),
-        );
-        let generated_at = crate::generate::paths::generated_at(span);
-        let alias_at = Ident::new(&alias.to_string(), alias.span().located_at(span));
-        let vjp = self.vjp(args);
-        quote!({
-            {
-                #checked
-                #generated_at::value_result::<#alias_at>();
-            }
-            #vjp
-        })
     }
 
     /// `(value, entries)`: the callee's `vjp_now`, its forward and adjoint at once on the
@@ -220,6 +213,11 @@ impl Callee {
                 let (bind, run) = (&plain.bind, plain.run("dual_jvp", Some(tangents)));
                 quote!({ #bind #run })
             }
+            Callee::Field(member) => {
+                // the struct's tangent, a value of it (its operand is active)
+                let (whole, tangent) = (args[0].fwd(), &tangents[0]);
+                quote!(((#whole).#member, (#tangent).#member))
+            }
             Callee::Gathered(inner, shapes) => {
                 // a struct's tangent entry is the struct of its fields' tangents (a zero for
                 // a constant field's `NoTangent`)
@@ -241,6 +239,9 @@ impl Callee {
     /// with `args` (for a method, the receiver first).
     fn companion(&self, item: Option<&str>, args: Vec<TokenStream>) -> TokenStream {
         match self {
+            Callee::Field(_) => unreachable!(
+                "a field read is never joint nor replayed (`joint_call`, `replayed_call`)"
+            ),
             // the call as written (its pullback and tangents are `vjp`'s and `jvp`'s; never
             // joint nor replayed, `joint_call`, `replayed_call`)
             Callee::Gathered(inner, shapes) => inner.companion(item, regroup(shapes, args, |v| v)),

@@ -88,6 +88,12 @@ pub struct Signature {
     /// The result types: one, or the elements of a tuple.
     pub outputs: Vec<Type>,
     pub tuple_output: bool,
+    /// Scalar mode, one result of a type that may be a struct (a path that is no float,
+    /// integer or container; `results` took every body returning a literal of it): a
+    /// struct result held whole and returned on (`let s = step(..); s`, `step(..)`), one
+    /// value whose cotangent is a value of it (`generated::Accumulate`). No `grad` nor
+    /// `grad_into`, which seed a float result with 1.
+    pub whole_output: bool,
     /// Parameters of integer types (or tensors of them), for the error when nothing is
     /// differentiable.
     pub integer_params: Vec<Type>,
@@ -398,11 +404,16 @@ pub fn parse(item: &ItemFn) -> Option<Signature> {
             }
         }
     }
+    let whole_output = mode == Mode::Scalar
+        && !tuple_output
+        && matches!(&outputs[..], [ty] if crate::params::is_struct_type(ty, &float_params))
+        && crate::results::returns_values(item);
     Some(Signature {
         mode,
         params,
         outputs,
         tuple_output,
+        whole_output,
         integer_params,
         floats: float_params,
     })
@@ -438,6 +449,8 @@ pub fn impl_floats(item: &ItemFn) -> Vec<Ident> {
             // once each: the runtime's bound may restate the user's
             && !declared.contains(&ident)
             && !floats.contains(ident)
+            // a struct result's float alias is a type, not a parameter (`float_aliases`)
+            && !ident.to_string().starts_with(FLOAT_ALIAS)
         {
             floats.push(ident.clone());
         }
@@ -474,12 +487,43 @@ pub fn float_type_params(item: &ItemFn) -> Vec<Ident> {
         })
         .map(|param| param.ident.clone())
         .chain(impl_floats(item))
+        .chain(float_aliases(item))
+        .collect()
+}
+
+/// The prefix of a struct result's float alias (`results::Model::float_alias`).
+pub const FLOAT_ALIAS: &str = "__gradtape_float_";
+
+/// The float type a struct result's twin names when no parameter does
+/// (`results::Model::float_alias`): `__gradtape_float_f` bound by `Float` in its `where`
+/// clause, an alias of the struct's own float type, a float like a type parameter.
+fn float_aliases(item: &ItemFn) -> Vec<Ident> {
+    let Some(clause) = &item.sig.generics.where_clause else {
+        return Vec::new();
+    };
+    clause
+        .predicates
+        .iter()
+        .filter_map(|predicate| match predicate {
+            syn::WherePredicate::Type(p) if names_float(&p.bounds) => match &p.bounded_ty {
+                Type::Path(ty) => ty
+                    .path
+                    .get_ident()
+                    .filter(|ident| ident.to_string().starts_with(FLOAT_ALIAS))
+                    .cloned(),
+                _ => None,
+            },
+            _ => None,
+        })
         .collect()
 }
 
 /// The item as the generated functions declare it: in scalar mode each float type
 /// parameter also bound by the runtime's `Float` (f32 or f64), which the rules the
-/// generated code calls require; the function itself keeps the user's bounds.
+/// generated code calls require, and by `Differentiable`, which a struct of it (`State<T>`,
+/// deriving `Differentiable` with the bound `T: Differentiable`) needs to be passed to a
+/// marked parameter or held whole (`Float` does not imply it); the function itself keeps
+/// the user's bounds.
 pub fn with_runtime_float_bounds(item: &ItemFn, sig: &Signature) -> ItemFn {
     let mut item = item.clone();
     if sig.mode != Mode::Scalar {
@@ -494,7 +538,7 @@ pub fn with_runtime_float_bounds(item: &ItemFn, sig: &Signature) -> ItemFn {
     for param in floats {
         clause
             .predicates
-            .push(syn::parse_quote!(#param: #private::Float));
+            .push(syn::parse_quote!(#param: #private::Float + #private::Differentiable));
     }
     item
 }

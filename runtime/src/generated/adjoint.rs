@@ -14,11 +14,40 @@ use crate::base::tensor::Tensor;
 /// assert_eq!(slot, Some(5.0));
 /// ```
 #[inline]
-pub fn accumulate<V: Primal>(slot: &mut Option<V>, g: V) {
+pub fn accumulate<V: Accumulate>(slot: &mut Option<V>, g: V) {
     *slot = Some(match slot.take() {
         None => g,
-        Some(sum) => sum.add(&g),
+        Some(sum) => Accumulate::sum(sum, &g),
     });
+}
+
+/// A value whose cotangent generated code sums in a slot (`Option<V>`, `None` a symbolic
+/// zero): every [`Primal`] (a float, a tensor: the sum a recorded `add`, so that higher
+/// order sees it), and a struct deriving `Differentiable`, whose cotangent is a value of
+/// the struct summed field by field (`Differentiable::accumulate`). The derive implements
+/// it, so that an annotated caller may hold another function's struct result as one value
+/// (`let s = step(..); norm(&s)`) without knowing its fields: the slot, the callee's
+/// pullback and the entries it gives are all of the struct's type.
+///
+/// ```
+/// use gradtape_runtime::generated::Accumulate;
+/// assert_eq!(Accumulate::sum(2.0_f64, &3.0), 5.0);
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is held by `#[differentiable]` code as one differentiable value, but it is no float, tensor or struct deriving `Differentiable`",
+    label = "held as one differentiable value",
+    note = "a call's result held whole (`let s = step(..);`) is a float, a tensor, or a struct of floats deriving `Differentiable`"
+)]
+pub trait Accumulate: Sized {
+    /// `sum + g`.
+    fn sum(sum: Self, g: &Self) -> Self;
+}
+
+impl<V: Primal> Accumulate for V {
+    #[inline]
+    fn sum(sum: Self, g: &Self) -> Self {
+        sum.add(g)
+    }
 }
 
 /// A cotangent computed at a broadcast shape, summed back to the shape of `like` (the
@@ -311,10 +340,48 @@ pub fn own<X: Own + ?Sized>(x: &X) -> X::Owned {
 /// assert_eq!(slot, Some(3.0));
 /// ```
 #[inline]
-pub fn accumulate_option<V: Primal>(slot: &mut Option<V>, g: Option<V>) {
+pub fn accumulate_option<V: Accumulate>(slot: &mut Option<V>, g: Option<V>) {
     if let Some(g) = g {
         accumulate(slot, g);
     }
+}
+
+/// A callee's pullback entry for a differentiable argument of a scalar-mode call: `Option`
+/// of its cotangent. A callee that holds that parameter constant gives `()`, which has no
+/// impl: its message, at the caller's argument, says to mark the parameter.
+///
+/// ```
+/// use gradtape_runtime::generated::Entry;
+/// assert_eq!(Entry::<f64>::cotangent(Some(2.0_f64)), Some(2.0));
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "a differentiable value is passed here to a parameter the called function holds constant (`{Self}`)",
+    label = "its gradient would be lost here",
+    note = "mark the callee's parameter `#[differentiable]` (a struct deriving `Differentiable`, a float left out of `constant(..)`): the caller differentiates this value, so it needs the callee's gradient for it"
+)]
+pub trait Entry<V> {
+    /// The cotangent, `None` a symbolic zero.
+    fn cotangent(self) -> Option<V>;
+}
+
+impl<V> Entry<V> for Option<V> {
+    #[inline(always)]
+    fn cotangent(self) -> Option<V> {
+        self
+    }
+}
+
+/// [`accumulate_option`] of a callee's pullback entry for a differentiable argument
+/// ([`Entry`]: a parameter the callee holds constant is the message at the argument).
+///
+/// ```
+/// let mut slot = Some(1.0_f64);
+/// gradtape_runtime::generated::accumulate_entry(&mut slot, Some(2.0));
+/// assert_eq!(slot, Some(3.0));
+/// ```
+#[inline]
+pub fn accumulate_entry<V: Accumulate, E: Entry<V>>(slot: &mut Option<V>, entry: E) {
+    accumulate_option(slot, entry.cotangent());
 }
 
 /// `.value()` on a tensor, for generated code: in a `#[differentiable]` function's `vjp`, a

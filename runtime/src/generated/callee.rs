@@ -30,44 +30,6 @@
 )]
 pub trait Annotated {}
 
-/// Implemented by the companion type of every annotated function whose result a caller
-/// takes as one value (a float, a tensor, a tuple), and by the fallback [`NotAnnotated`]
-/// (whose own check is the error there): not by a function returning a struct, whose
-/// result a caller reads by its fields. [`value_result`] turns that into this message at
-/// the callee's name.
-///
-/// ```
-/// use gradtape_runtime::generated::{value_result, ValueResult};
-///
-/// #[allow(non_camel_case_types)]
-/// struct area {}
-/// impl ValueResult for area {}
-///
-/// value_result::<area>(); // compiles: `area`'s result is one value
-/// ```
-#[diagnostic::on_unimplemented(
-    message = "this function returns a struct, which an annotated caller reads by its fields, not whole",
-    label = "its struct result is held whole here",
-    note = "read its fields where the call is bound: `let s = step(..);` then `s.x`, `step(..).x`, or `let State {{ x, v }} = step(..);`",
-    note = "to pass it on whole, build a local struct of its fields (`let mut s = State {{ x: r.x, v: r.v }};`): a local struct built by a literal is passed whole to annotated functions"
-)]
-pub trait ValueResult {}
-
-impl<const ARGUMENTS: usize> ValueResult for NotAnnotated<ARGUMENTS> {}
-
-/// Compiles only if `T`'s result is one value ([`ValueResult`]): the check a caller's
-/// generated code makes, spanned at the callee's name, where it takes a call's result
-/// whole. It does nothing at run time.
-///
-/// ```compile_fail
-/// use gradtape_runtime::generated::value_result;
-///
-/// struct StructResult;
-/// value_result::<StructResult>(); // error: its struct result is held whole
-/// ```
-#[inline(always)]
-pub fn value_result<T: ValueResult + ?Sized>() {}
-
 /// Implemented by no type: the bound of the fallback that a caller's generated code puts
 /// in scope for an associated function it calls (`Spring::energy_of(k, x)` becomes
 /// `Spring::energy_of_vjp(k, x)`). A type's inherent associated functions come before a

@@ -47,27 +47,85 @@ pub fn float_field<F, V: FloatField<F> + ?Sized>(field: &V) -> F {
 }
 
 /// A field of a struct result (`results` in the macro): the function's twin returns the
-/// fields as a tuple of its float type `F`, so each must be one.
+/// fields as a tuple of its float type `F`, so each must be one. The twin and the
+/// companion convert each field through [`result_field`]'s conversions, made once per
+/// generated function and spanned at the field, so that a field of another type is this
+/// message there (the same diagnostic at each, which rustc reports once) and no other
+/// error.
 #[diagnostic::on_unimplemented(
     message = "`#[differentiable]` returns this field of a struct result as a differentiable `{F}`, but it is a `{Self}`",
     label = "returned as a `{F}` here",
-    note = "a struct result's fields are floats of the function's float type, the tuple of which is differentiated: its first float (or float array) parameter's, else its float type parameter, else `f64`",
+    note = "a struct result's fields are floats of the function's float type, the tuple of which is differentiated: its first float (or float array) parameter's, else its float type parameter, else the struct's own (its first field's type; `f64` for a method)",
     note = "a float of another type: take a parameter of that type, or make the function generic over it (`fn f<T: Float>(..)`)",
     note = "an integer or other constant: return it beside the floats some other way (a second function), or make the field a float"
 )]
-pub trait ResultField<F> {}
+pub trait ResultField<F>: Sized {
+    /// The field from the twin's part (a value or a tangent).
+    ///
+    /// ```
+    /// use gradtape_runtime::generated::ResultField;
+    /// let x: f64 = ResultField::<f64>::from_float(2.5);
+    /// assert_eq!(x, 2.5);
+    /// ```
+    fn from_float(part: F) -> Self;
+    /// The part of the twin's cotangent from the field's.
+    fn to_float(self) -> F;
+}
 
-impl<F: Float> ResultField<F> for F {}
+// (no `Float` bound: the twin's own item keeps the user's bounds, `T: num_traits::Float`)
+impl<F> ResultField<F> for F {
+    #[inline(always)]
+    fn from_float(part: F) -> F {
+        part
+    }
+    #[inline(always)]
+    fn to_float(self) -> F {
+        self
+    }
+}
 
-/// Checks at compile time that a struct result's field is a float of type `F` (never
-/// called: the macro names it in a closure it does not run).
+/// The conversions of one struct result field of type `V` ([`ResultField`]), made by
+/// [`result_field`]: no bound of their own, so that a field of another type is the one
+/// error at `result_field`'s call.
+pub struct ResultConversion<F, V> {
+    from: fn(F) -> V,
+    to: fn(V) -> F,
+}
+
+impl<F, V> ResultConversion<F, V> {
+    /// The field from the twin's part (a value or a tangent).
+    #[inline(always)]
+    pub fn from_float(&self, part: F) -> V {
+        (self.from)(part)
+    }
+    /// The twin's part (a value, or a cotangent) from the field.
+    #[inline(always)]
+    pub fn to_float(&self, field: V) -> F {
+        (self.to)(field)
+    }
+    /// [`to_float`](Self::to_float) in a method's twin: there the macro casts a
+    /// differentiable value to `F` (`as F`) before it, and only a constant reaches this.
+    #[inline(always)]
+    pub fn cast_to_float(&self, field: V) -> F {
+        (self.to)(field)
+    }
+}
+
+/// A struct result field's conversions, checking at compile time that the field (of type
+/// `V`) is a float of the function's float type `F`.
 ///
 /// ```
 /// use gradtape_runtime::generated::result_field;
-/// result_field::<f64, _>(&2.5);
+/// let conversion = result_field::<f64, f64>();
+/// assert_eq!(conversion.to_float(conversion.from_float(2.5)), 2.5);
 /// ```
 #[inline(always)]
-pub fn result_field<F, V: ResultField<F> + ?Sized>(_field: &V) {}
+pub fn result_field<F, V: ResultField<F>>() -> ResultConversion<F, V> {
+    ResultConversion {
+        from: V::from_float,
+        to: V::to_float,
+    }
+}
 
 /// A field the body reads as an array of floats of the function's float type `F`.
 #[diagnostic::on_unimplemented(
@@ -321,13 +379,15 @@ pub fn add_whole<S: crate::Differentiable>(buffer: &mut S, gradient: Option<S>) 
 }
 
 /// The tangent a caller passes for a struct parameter of another annotated function's
-/// `jvp_call`: the struct's tangent (`&S`), or [`NoTangent`](super::NoTangent) for a
-/// struct the caller holds constant.
+/// `jvp_call`: the struct's tangent (`&S`, or `S` for a struct the caller holds as one
+/// value, a call's struct result), or [`NoTangent`](super::NoTangent) for a struct the
+/// caller holds constant.
 ///
 /// ```
 /// use gradtape_runtime::generated::{NoTangent, TangentStruct};
 /// let t = [1.0_f64, 2.0];
 /// assert_eq!(TangentStruct::<[f64; 2]>::get(&&t), Some(&t));
+/// assert_eq!(TangentStruct::<[f64; 2]>::get(&t), Some(&t));
 /// assert_eq!(TangentStruct::<[f64; 2]>::get(&NoTangent), None);
 /// ```
 pub trait TangentStruct<S> {
@@ -336,6 +396,15 @@ pub trait TangentStruct<S> {
 }
 
 impl<S> TangentStruct<S> for &S {
+    #[inline]
+    fn get(&self) -> Option<&S> {
+        Some(self)
+    }
+}
+
+// A struct held whole by the caller (a call's struct result, `let s = step(..);`): its
+// tangent is a value of the struct, passed by value as a float's is.
+impl<S: crate::Differentiable> TangentStruct<S> for S {
     #[inline]
     fn get(&self) -> Option<&S> {
         Some(self)

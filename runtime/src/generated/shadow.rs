@@ -738,6 +738,8 @@ pub fn check_shadow(function: &str, param: &str, len: usize, buffer: usize) {
 pub trait ArrayCotangent<F> {
     /// Adds the numbers into `shadow` from element `offset` on.
     fn add_into<S: ArrayShadow<Elem = F>>(self, shadow: &mut S, offset: usize);
+    /// How many numbers it holds, `None` when it holds none (no path, a constant).
+    fn flat_len(&self) -> Option<usize>;
 }
 
 impl<F: Copy + Default + Add<Output = F>> ArrayCotangent<F> for Option<Vec<F>> {
@@ -747,6 +749,10 @@ impl<F: Copy + Default + Add<Output = F>> ArrayCotangent<F> for Option<Vec<F>> {
             shadow.add_slice(offset, &g);
         }
     }
+    #[inline]
+    fn flat_len(&self) -> Option<usize> {
+        self.as_ref().map(Vec::len)
+    }
 }
 
 impl<F: Copy + Default + Add<Output = F>, const N: usize> ArrayCotangent<F> for Option<[F; N]> {
@@ -755,6 +761,10 @@ impl<F: Copy + Default + Add<Output = F>, const N: usize> ArrayCotangent<F> for 
         if let Some(g) = self {
             shadow.add_slice(offset, &g);
         }
+    }
+    #[inline]
+    fn flat_len(&self) -> Option<usize> {
+        self.as_ref().map(|_| N)
     }
 }
 
@@ -767,6 +777,10 @@ impl<F: Copy + Default + Add<Output = F>, const N: usize> ArrayCotangent<F>
             shadow.add_slice(offset, g.as_flattened());
         }
     }
+    #[inline]
+    fn flat_len(&self) -> Option<usize> {
+        self.as_ref().map(|g| g.len() * N)
+    }
 }
 
 impl<F: Copy + Default + Add<Output = F>, const N: usize, const M: usize> ArrayCotangent<F>
@@ -778,11 +792,48 @@ impl<F: Copy + Default + Add<Output = F>, const N: usize, const M: usize> ArrayC
             shadow.add_slice(offset, g.as_flattened());
         }
     }
+    #[inline]
+    fn flat_len(&self) -> Option<usize> {
+        self.as_ref().map(|_| N * M)
+    }
 }
 
 impl<F> ArrayCotangent<F> for () {
     #[inline]
     fn add_into<S: ArrayShadow<Elem = F>>(self, _: &mut S, _: usize) {}
+    #[inline]
+    fn flat_len(&self) -> Option<usize> {
+        None
+    }
+}
+
+/// Adds an array argument's cotangent, given as a pullback's entry, into a replayed
+/// call's sink (the caller's shadow of the array, checked against its length, or nothing
+/// for [`NoSink`](super::NoSink)): `vjp_into` of a function built on its `vjp` (a struct
+/// result's), whose entries hold the arrays' cotangents.
+///
+/// ```
+/// use gradtape_runtime::generated::entry_into_sink;
+/// let mut shadow = vec![1.0_f64, 1.0];
+/// entry_into_sink(Some(vec![0.5, 2.0]), &mut shadow[..]);
+/// entry_into_sink(None::<Vec<f64>>, &mut shadow[..]);
+/// assert_eq!(shadow, [1.5, 3.0]);
+/// ```
+#[inline]
+#[track_caller]
+pub fn entry_into_sink<
+    F: Copy + Default + Add<Output = F>,
+    C: ArrayCotangent<F>,
+    S: super::Sink<F>,
+>(
+    entry: C,
+    sink: S,
+) {
+    if let Some(len) = entry.flat_len() {
+        let mut zeros = Vec::new();
+        let mut shadow = sink.shadow(len, &mut zeros);
+        entry.add_into(&mut shadow, 0);
+    }
 }
 
 /// The tangent a caller passes for an array argument of another annotated function's

@@ -189,6 +189,20 @@ for_each_arity!(trace_tangents);
 #[derive(Clone, Copy, Debug, Default)]
 pub struct NoTangent;
 
+/// What `f::jvp_call` takes for a parameter `f` holds constant: anything, ignored. A
+/// caller gives [`NoTangent`], or, passing a differentiable value there, its tangent: that
+/// caller's adjoint is then [`Entry`](super::Entry)'s message at the argument (the
+/// gradient would be lost), so the tangent dropped here is never a result.
+///
+/// ```
+/// use gradtape_runtime::generated::{ConstantTangent, NoTangent};
+/// fn takes(_: impl ConstantTangent) {}
+/// takes(NoTangent);
+/// ```
+pub trait ConstantTangent {}
+
+impl<T: ?Sized> ConstantTangent for T {}
+
 /// A tangent argument of `f::jvp_call` for a float parameter of element type `T`: the
 /// tangent itself, or [`NoTangent`] for a constant argument.
 ///

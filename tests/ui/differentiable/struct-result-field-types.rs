@@ -1,8 +1,10 @@
 use gradtape::{Differentiable, differentiable};
 
 // A struct result is differentiated as the tuple of its fields, floats of the function's
-// float type: an integer field is the macro's message at the field (beside rustc's own
-// type errors in the tuple the twin returns), and so is a float field of another type.
+// float type: a value that is no float by its spelling (a literal, a comparison, an
+// integer cast or parameter) is the macro's message at the value; any other constant of
+// another type, and a float field of another type than a method's float parameter (a
+// method's float type is its parameter's), the runtime's message at the field.
 #[derive(Differentiable, Clone, Copy)]
 struct Counted {
     x: f64,
@@ -10,21 +12,50 @@ struct Counted {
 }
 
 #[differentiable]
-fn counted(x: f64) -> Counted {
-    Counted { x: x * 2.0, n: 3 }
+fn counted(x: f64, k: usize) -> Counted {
+    if x > 0.0 {
+        Counted { x: x * 2.0, n: 3 }
+    } else {
+        Counted { x, n: k }
+    }
 }
 
-// a struct of `f32` from a function naming no float type: it is differentiated at `f64`
-// (or its float type parameter), and each field is the macro's message at the field
+#[differentiable]
+fn counted_by_a_local(x: f64, k: usize) -> Counted {
+    let n = k + 1;
+    Counted { x: x * 2.0, n }
+}
+
 #[derive(Differentiable, Clone, Copy)]
 struct Narrow {
     x: f32,
     v: f32,
 }
 
+struct Scale;
+
+impl Scale {
+    #[differentiable]
+    fn narrowed(&self, x: f64) -> Narrow {
+        Narrow { x: x as f32, v: 2.0 }
+    }
+}
+
+#[derive(Differentiable, Clone, Copy)]
+struct Swapped {
+    x: f32,
+    v: f32,
+}
+
+// a method naming no float type is differentiated at `f64` (its items sit in the `impl`
+// block, where the struct's own float type cannot be named): a struct of `f32` is the
+// runtime's message at each field it reads and returns
 #[differentiable]
-fn swapped(#[differentiable] s: &Narrow) -> Narrow {
-    Narrow { x: s.v, v: s.x }
+impl Swapped {
+    #[differentiable]
+    fn swapped(#[differentiable] &self) -> Swapped {
+        Swapped { x: self.v, v: self.x }
+    }
 }
 
 fn main() {}

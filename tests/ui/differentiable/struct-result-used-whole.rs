@@ -1,10 +1,11 @@
 use gradtape::{Differentiable, differentiable};
 
-// An annotated caller reads another function's struct result by its fields (`let s =
-// step(..);`, then `s.x`; `step(..).x`; `let State { x, v } = step(..);`). Used whole (a
-// copy, an argument), it is not split, and its fields' reads are rejected; held whole
-// with no field read, the call is the runtime's message at the callee's name (beside
-// rustc's errors in the generated code that takes it for a float).
+// An annotated caller holds another function's struct result whole (`let s = step(..);`
+// passed on, copied, returned, read by field). What stays rejected is the macro's or the
+// runtime's message at the user's tokens: a result that is a literal at one position and
+// a value held whole at another, a struct passed to a parameter the callee holds
+// constant, a struct held whole given to a function that is not annotated, a tuple result
+// held whole.
 #[derive(Differentiable, Clone, Copy)]
 struct State {
     x: f64,
@@ -16,28 +17,49 @@ fn euler(x: f64, v: f64, dt: f64) -> State {
     State { x: x + dt * v, v: v - dt * x }
 }
 
+// the callee's parameter is not marked: the struct's gradient would be lost
 #[differentiable]
-fn norm(#[differentiable] s: &State) -> f64 {
+fn scaled_time(s: &State, dt: f64) -> f64 {
+    dt * 2.0 + s.x.signum()
+}
+
+fn plain_norm(s: &State) -> f64 {
     s.x * s.x + s.v * s.v
 }
 
 #[differentiable]
-fn copied(x: f64, v: f64) -> f64 {
-    let s = euler(x, v, 0.1);
-    let t = s;
-    t.x
+fn mixed(x: f64, v: f64) -> State {
+    if x > 0.0 {
+        euler(x, v, 0.1)
+    } else {
+        State { x: v, v: x }
+    }
 }
 
 #[differentiable]
-fn passed_on(x: f64, v: f64) -> f64 {
+fn to_a_constant_parameter(x: f64, v: f64) -> f64 {
     let s = euler(x, v, 0.1);
-    norm(&s) + s.x
+    scaled_time(&s, x)
 }
 
 #[differentiable]
-fn held_whole(x: f64, v: f64) -> f64 {
+fn to_a_plain_function(x: f64, v: f64) -> f64 {
     let s = euler(x, v, 0.1);
-    norm(&s)
+    plain_norm(&s)
+}
+
+#[differentiable]
+fn pair(x: f64) -> (f64, f64) {
+    (x * 2.0, x + 1.0)
+}
+
+// a tuple result is read by its parts where the call is bound: held whole (copied) and
+// read by `.0`, it is the macro's message at the part
+#[differentiable]
+fn tuple_held_whole(x: f64) -> f64 {
+    let p = pair(x);
+    let q = p;
+    q.0 * p.1
 }
 
 fn main() {}
