@@ -2450,6 +2450,20 @@ impl<'a> Lowerer<'a> {
         })
     }
 
+    /// The call of an annotated method on a struct the body holds whole (`receiver`, its
+    /// binding), which the method takes as its differentiable `self`.
+    fn method_on_whole(&mut self, receiver: BindingId, call: &syn::ExprMethodCall) -> Op {
+        let receiver = Operand::Active {
+            binding: receiver,
+            fwd: (*call.receiver).clone(),
+        };
+        let args = self.lower_call_args(&call.args);
+        Op::Call {
+            func: Callee::Method(call.method.clone()),
+            args: std::iter::once(receiver).chain(args).collect(),
+        }
+    }
+
     fn build_method(&mut self, call: &syn::ExprMethodCall) -> Option<Op> {
         let name = call.method.to_string();
         let receiver_active = self.mentions_active(&call.receiver);
@@ -2459,15 +2473,7 @@ impl<'a> Lowerer<'a> {
         {
             // `m.hidden.forward(x)`: a struct passed on whole as the receiver of another
             // annotated method, whose `self` is differentiable
-            let receiver = Operand::Active {
-                binding: receiver,
-                fwd: (*call.receiver).clone(),
-            };
-            let args = self.lower_call_args(&call.args);
-            return Some(Op::Call {
-                func: Callee::Method(call.method.clone()),
-                args: std::iter::once(receiver).chain(args).collect(),
-            });
+            return Some(self.method_on_whole(receiver, call));
         }
         if let Some(op) = self.build_float_method(call, &name, args_active) {
             return Some(op);
@@ -2542,15 +2548,7 @@ impl<'a> Lowerer<'a> {
             && self.call_results.contains(&receiver)
             && self.held_whole(&call.receiver).is_some()
         {
-            let receiver = Operand::Active {
-                binding: receiver,
-                fwd: (*call.receiver).clone(),
-            };
-            let args = self.lower_call_args(&call.args);
-            return Some(Op::Call {
-                func: Callee::Method(call.method.clone()),
-                args: std::iter::once(receiver).chain(args).collect(),
-            });
+            return Some(self.method_on_whole(receiver, call));
         }
         validate::unknown_method(self.cx, &call.method, self.mode);
         Self::poisoned(&Expr::MethodCall(call.clone()))
