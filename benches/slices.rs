@@ -21,6 +21,12 @@
 //! `run_grad_into`, against the same body with the rate a free function taking the
 //! model's constant as an argument. Both calls are replayed (the callee's `vjp_into` on
 //! saved copies); a method's call once kept a boxed pullback per call instead.
+//!
+//! Fifth group: struct results held whole, a pendulum's state `State { x, v }` replaced by
+//! each step's in a loop of 10⁴ steps (`s = step(&s, dt)`), the gradient of the final
+//! energy with respect to the initial state, through `grad` (the struct held whole), the
+//! same loop over a local struct of the fields (`State { x: .., v: .. }` passed whole), and
+//! the derivative by hand (the trajectory kept, the step's Jacobian transposed backwards).
 
 // `criterion_group!` generates an undocumented function; the layers index their
 // weights and inputs together, as a user writes a dot product.
@@ -444,5 +450,124 @@ fn bench_methods(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench, bench_struct, bench_layers, bench_methods);
+#[derive(Differentiable, Clone, Copy, Debug)]
+struct State {
+    x: f64,
+    v: f64,
+}
+
+/// The first semi-implicit Euler step of a pendulum, from the floats.
+#[differentiable]
+fn first_step(x: f64, v: f64, dt: f64) -> State {
+    let v = v - dt * x.sin();
+    State { x: x + dt * v, v }
+}
+
+/// One semi-implicit Euler step of a state passed whole.
+#[differentiable]
+fn pendulum_step(#[differentiable] s: &State, dt: f64) -> State {
+    let v = s.v - dt * s.x.sin();
+    State { x: s.x + dt * v, v }
+}
+
+#[differentiable]
+fn energy(#[differentiable] s: &State) -> f64 {
+    0.5 * s.v * s.v + 1.0 - s.x.cos()
+}
+
+const PENDULUM_STEPS: usize = 10_000;
+
+/// The final energy, the state a struct result held whole.
+#[differentiable(constant(dt))]
+fn final_energy(x0: f64, v0: f64, dt: f64) -> f64 {
+    let mut s = first_step(x0, v0, dt);
+    for _ in 1..PENDULUM_STEPS {
+        s = pendulum_step(&s, dt);
+    }
+    energy(&s)
+}
+
+/// The same over a local struct of the first step's fields.
+#[differentiable(constant(dt))]
+fn final_energy_local(x0: f64, v0: f64, dt: f64) -> f64 {
+    let first = first_step(x0, v0, dt);
+    let mut s = State {
+        x: first.x,
+        v: first.v,
+    };
+    for _ in 1..PENDULUM_STEPS {
+        s = pendulum_step(&s, dt);
+    }
+    energy(&s)
+}
+
+/// The gradient by hand: the states kept forward, then `(∂E/∂x, ∂E/∂v)` carried back
+/// through each step's Jacobian, transposed (`v' = v − dt sin x`, `x' = x + dt v'`).
+fn final_energy_by_hand(x0: f64, v0: f64, dt: f64, xs: &mut Vec<f64>) -> (f64, [f64; 2]) {
+    xs.clear();
+    let (mut x, mut v) = (x0, v0);
+    for _ in 0..PENDULUM_STEPS {
+        xs.push(x);
+        v -= dt * x.sin();
+        x += dt * v;
+    }
+    let value = 0.5 * v * v + 1.0 - x.cos();
+    let (mut gx, mut gv) = (x.sin(), v);
+    for &x in xs.iter().rev() {
+        // x' = x + dt v', v' = v − dt sin x: first through x' (gv' += dt gx'), then v'
+        gv += dt * gx;
+        gx -= dt * x.cos() * gv;
+    }
+    (value, [gx, gv])
+}
+
+fn bench_struct_results(c: &mut Criterion) {
+    let (x0, v0, dt) = (1.1, -0.3, 1e-3);
+    let (value, [dx, dv]) = final_energy::grad(x0, v0, dt);
+    let (local_value, [local_dx, local_dv]) = final_energy_local::grad(x0, v0, dt);
+    let mut xs = Vec::with_capacity(PENDULUM_STEPS);
+    let (hand_value, [hand_dx, hand_dv]) = final_energy_by_hand(x0, v0, dt, &mut xs);
+    assert_eq!(value.to_bits(), final_energy(x0, v0, dt).to_bits());
+    assert_eq!(
+        (value.to_bits(), dx.to_bits(), dv.to_bits()),
+        (
+            local_value.to_bits(),
+            local_dx.to_bits(),
+            local_dv.to_bits()
+        )
+    );
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-10 * (1.0 + b.abs());
+    assert!(close(value, hand_value) && close(dx, hand_dx) && close(dv, hand_dv));
+    println!("pendulum: energy {value}, gradient ({dx}, {dv}); by hand ({hand_dx}, {hand_dv})");
+    let mut group = c.benchmark_group("struct results, a pendulum over 10^4 steps");
+    group.bench_function("grad (state held whole)", |b| {
+        b.iter(|| black_box(final_energy::grad(black_box(x0), black_box(v0), dt)))
+    });
+    group.bench_function("grad (local struct of the fields)", |b| {
+        b.iter(|| black_box(final_energy_local::grad(black_box(x0), black_box(v0), dt)))
+    });
+    group.bench_function("by hand", |b| {
+        b.iter(|| {
+            black_box(final_energy_by_hand(
+                black_box(x0),
+                black_box(v0),
+                dt,
+                &mut xs,
+            ))
+        })
+    });
+    group.bench_function("primal", |b| {
+        b.iter(|| black_box(final_energy::primal(black_box(x0), black_box(v0), dt)))
+    });
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    bench,
+    bench_struct,
+    bench_layers,
+    bench_methods,
+    bench_struct_results
+);
 criterion_main!(benches);
