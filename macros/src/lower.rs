@@ -2208,17 +2208,12 @@ impl<'a> Lowerer<'a> {
             return Operand::Inactive(expr.clone());
         }
         // a struct result's twin returns each field's value through `ResultField`
-        // (`results::result_part`): a differentiable value is the value itself
+        // (`results::result_part`): a differentiable value is the value itself (a cast of
+        // it is `build_op`'s)
         if let Expr::MethodCall(call) = strip_parens(expr)
-            && let Some((value, cast)) = crate::results::result_part_value(call)
+            && let Some((value, None)) = crate::results::result_part_value(call)
         {
-            return match cast {
-                Some(ty) => {
-                    let x = self.lower_operand(value);
-                    self.emit_temp(Op::Cast { x, ty })
-                }
-                None => self.lower_operand(value),
-            };
+            return self.lower_operand(value);
         }
         if let Some(op) = self.build_op(expr) {
             return self.emit_temp(op);
@@ -2544,9 +2539,8 @@ impl<'a> Lowerer<'a> {
         // `s.energy(k)` of a struct result held whole (a call's result, `call_results`):
         // an annotated method whose `self` is marked, as of a struct passed on whole
         if self.mode == Mode::Scalar
-            && let Some(receiver) = self.active_binding(strip_parens(&call.receiver))
+            && let Some(receiver) = self.held_whole(&call.receiver)
             && self.call_results.contains(&receiver)
-            && self.held_whole(&call.receiver).is_some()
         {
             return Some(self.method_on_whole(receiver, call));
         }

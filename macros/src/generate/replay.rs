@@ -74,10 +74,10 @@ impl Generator<'_> {
         {
             return None;
         }
-        // A method taking a differentiable struct (its `self` or another parameter) has no
-        // `vjp_into` (`params.rs`: its items come from a hidden twin, which a method's
-        // cannot call by path): only a method of a constant receiver whose arguments are
-        // numbers and arrays is replayed.
+        // A method given a differentiable struct (as its receiver or an argument) keeps its
+        // `vjp`: its `vjp_into` exists (`params.rs`), but the struct's gradient would come
+        // back as an entry of a replayed method call, a path no test covers; only a method
+        // of a constant receiver whose arguments are numbers and arrays is replayed.
         if matches!(func, Callee::Method(_))
             && args
                 .iter()

@@ -4,10 +4,12 @@
 //! the adjoint of a write `a[i] = e` takes it (reads and zeroes: the old value of `a[i]`
 //! does not reach the result through this element any more).
 //!
-//! A shadow either owns its numbers (a parameter's gradient in `f::vjp`, a local buffer's
-//! cotangent, which grows as indices beyond its end are met: the buffer may have grown by
-//! `push`) or borrows the caller's buffer (`f::grad_into`, which then allocates nothing
-//! for it). A borrowed shadow has the length of its array, checked up front.
+//! A shadow either owns its numbers (a parameter's gradient in `f::vjp`; a local buffer's
+//! cotangent, [`LocalShadow`], which grows as indices beyond its end are met: the buffer
+//! may have grown by `push`) or borrows the caller's buffer (`f::grad_into`, which then
+//! allocates nothing for it). A borrowed shadow has the length of its array, checked up
+//! front. [`Shadow`] is a tangent's (forward mode), [`FixedShadow`] a parameter's
+//! cotangent.
 
 use core::marker::PhantomData;
 use core::ops::Add;
@@ -39,22 +41,10 @@ enum Data<'b, F> {
     Shared(&'b [F]),
 }
 
-// Only the methods that add ask for `Add<Output = F>`: a bound with a projection on the
-// constructor or on `get`/`take` has to be proven where the adjoint first names a local
-// buffer's shadow, before anything has fixed `F`, which was rustc's E0284 "type
-// annotations needed" on ordinary code (regression test
-// `a_buffer_read_before_any_add_infers_its_type`).
 impl<F> Shadow<'_, F> {
-    /// An empty owned shadow that grows with the indices it meets (a local buffer's).
-    pub fn growable() -> Self {
-        Shadow {
-            data: Data::Owned(Vec::new()),
-        }
-    }
-
     /// The shadow of a local array (its tangent, declared beside it): zeros of the
-    /// array's length, owned and growing past it as [`growable`](Self::growable) does (the
-    /// array may grow by `push`), of the array's element type (where every rule the
+    /// array's length, owned and growing past it with the indices met (the array may grow
+    /// by `push`), of the array's element type (where every rule the
     /// shadow's values meet is generic, only the array fixes that type). Sized up front,
     /// a write anywhere in the array is a plain store (grown element by element, each
     /// first write of an array being filled went through the out-of-line growth). It is
@@ -276,7 +266,7 @@ impl<'b, F: Copy + Default> Shadow<'b, F> {
     ///
     /// ```
     /// use gradtape_runtime::generated::Shadow;
-    /// let mut d = Shadow::<f64>::growable();
+    /// let mut d = Shadow::growable_like(&[0.0_f64][..]);
     /// d.add(0, 1.0);
     /// d.prefix_mut(3)[2] = 2.0;
     /// assert_eq!(d.into_vec(), vec![1.0, 0.0, 2.0]);
@@ -347,12 +337,17 @@ impl<'b, F: Copy + Default> Shadow<'b, F> {
 /// d.add(2, 0.5);
 /// assert_eq!(d.take(2), 2.0);
 /// assert_eq!(d.take(7), 0.0); // past the end: no cotangent reached it
-/// assert_eq!(d.as_slice(), [0.0, 0.0, 0.0]);
+/// assert_eq!(d.prefix_mut(3), [0.0, 0.0, 0.0]);
 /// ```
 pub struct LocalShadow<F> {
     values: Vec<F>,
 }
 
+// Only the methods that add ask for `Add<Output = F>`, and the constructor asks for
+// nothing: a bound with a projection on it or on `take` has to be proven where the adjoint
+// first names a local buffer's shadow, before anything has fixed `F`, which was rustc's
+// E0284 "type annotations needed" on ordinary code (regression test
+// `a_buffer_read_before_any_add_infers_its_type`).
 impl<F> LocalShadow<F> {
     /// Empty: no element has a cotangent yet.
     #[inline]
@@ -390,22 +385,10 @@ impl<F: Copy + Default> LocalShadow<F> {
             .unwrap_or_default()
     }
 
-    /// Element `i` (zero beyond the end).
-    #[inline]
-    pub fn get(&self, i: usize) -> F {
-        self.values.get(i).copied().unwrap_or_default()
-    }
-
     /// Every element zeroed: the array got a new value made of constants.
     #[inline]
     pub fn clear(&mut self) {
         self.values.clear();
-    }
-
-    /// The numbers held (zeros past them).
-    #[inline]
-    pub fn as_slice(&self) -> &[F] {
-        &self.values
     }
 
     /// The first `len` numbers, writable in place, grown with zeros to `len` (see
@@ -625,12 +608,12 @@ fn add_elementwise<F: Copy + Add<Output = F>>(values: &mut [F], g: &[F]) {
 /// shadow may not have its element type inferred yet where it is first used.
 ///
 /// ```
-/// use gradtape_runtime::generated::{ArrayShadow, FixedShadow, Shadow};
-/// let mut local = Shadow::<f64>::growable();
+/// use gradtape_runtime::generated::{ArrayShadow, FixedShadow, LocalShadow};
+/// let mut local = LocalShadow::<f64>::growable();
 /// ArrayShadow::prefix_mut(&mut local, 2)[1] = 1.0;
 /// let mut param = FixedShadow::<f64, Vec<f64>>::zeros(2);
 /// ArrayShadow::add_slice(&mut param, 0, &[1.0, 2.0]);
-/// assert_eq!(local.into_vec(), vec![0.0, 1.0]);
+/// assert_eq!(local.take(1), 1.0);
 /// assert_eq!(param.into_vec(), vec![1.0, 2.0]);
 /// ```
 pub trait ArrayShadow {
