@@ -47,7 +47,7 @@ impl TensorId {
                 (start, start + ID_BLOCK)
             };
             range.set((next + 1, end));
-            debug_assert!(next & TAPE_ENCODED_BIT == 0, "plain tensor ids exhausted");
+            debug_assert!(next < ARRAY_BIT, "plain tensor ids exhausted");
             TensorId(next)
         })
     }
@@ -214,7 +214,10 @@ impl<T> Reshaped<T> {
 ///
 /// The field is private to this module, so every `Word<T>` comes from [`Word::new`] and
 /// holds a valid `T` at its start; `as_mut` writes only `T`s there.
+///
+/// Transparent, so that a tensor holds it as a plain `u64` (see [`Tensor`]).
 #[derive(Clone, Copy)]
+#[repr(transparent)]
 pub(crate) struct Word<T>(u64, PhantomData<fn() -> T>);
 
 impl<T: DType> Word<T> {
@@ -277,16 +280,6 @@ impl<T: DType> Data<T> {
             Data::scalar(values[0])
         } else {
             Data::Array(Arc::new(Stored::Own(array_from_vec(dim, values))))
-        }
-    }
-
-    /// The elements in row-major order when they are stored so (always for a
-    /// [`Reshaped`]; for an array in standard layout).
-    #[inline]
-    pub(crate) fn as_slice(&self) -> Option<&[T]> {
-        match self {
-            Data::Scalar(v) => Some(std::slice::from_ref(v.as_ref())),
-            Data::Array(a) => a.as_slice(),
         }
     }
 
@@ -378,26 +371,202 @@ pub(crate) fn map_slice<T: Copy + Sync, U: Send>(
 /// assert_eq!(y.to_vec(), vec![3.0, 5.0, 7.0, 9.0]);
 /// assert_eq!(Tensor::scalar(6.0_f32).to_string(), "Tensor(6.0, shape=[], dtype=f32)");
 /// ```
-#[derive(Clone)]
 pub struct Tensor<T: DType> {
-    id: TensorId,
-    pub(crate) data: Data<T>,
+    /// The id's bits, with [`ARRAY_BIT`] set when `word` holds an array.
+    tagged_id: u64,
+    /// With [`ARRAY_BIT`] clear in `tagged_id`: the bits of a [`Word<T>`], the 0-d value.
+    /// With it set: the exposed address of an `Arc<Stored<T>>` (`Arc::into_raw`) of which
+    /// this tensor owns one strong count, taken when it was made or cloned and given back
+    /// when it drops.
+    word: u64,
+    /// The `Arc` that `word` may hold, for the auto traits (`Send`, `Sync`) and drop check.
+    owns: PhantomData<Arc<Stored<T>>>,
+}
+
+/// Set in a tensor's `tagged_id` when it holds an array. No [`TensorId`] has it: plain ids
+/// stay below it (`TensorId::fresh`), and a tape's encoded ids leave it clear
+/// (`record::state`).
+///
+/// Why a tensor is two words, the kind folded into the id: a `Tensor` of an id and a
+/// [`Data`] took three words, which Rust returns through memory, and every op's 0-d output
+/// was written there in narrow stores and copied on with a wide load, a store-forwarding
+/// stall per op (docs/PERFORMANCE.md); two integer words are returned in two registers.
+const ARRAY_BIT: u64 = 1 << 62;
+
+impl<T: DType> Clone for Tensor<T> {
+    #[inline(always)]
+    fn clone(&self) -> Tensor<T> {
+        if self.is_array() {
+            // SAFETY: `word` is the address of a live `Arc` allocation of which this tensor
+            // owns a count (the invariant of `word`), so incrementing its count is valid; the
+            // clone owns the new count.
+            unsafe { Arc::increment_strong_count(self.array_ptr()) };
+        }
+        Tensor {
+            tagged_id: self.tagged_id,
+            word: self.word,
+            owns: PhantomData,
+        }
+    }
+}
+
+impl<T: DType> Drop for Tensor<T> {
+    #[inline(always)]
+    fn drop(&mut self) {
+        if self.is_array() {
+            // SAFETY: `word` came from `Arc::into_raw` and this tensor owns one count of it
+            // (the invariant of `word`), which it gives back here, once: the tensor is gone.
+            drop(unsafe { Arc::from_raw(self.array_ptr()) });
+        }
+    }
+}
+
+/// A tensor's elements, borrowed: [`Tensor::data`].
+pub(crate) enum DataRef<'a, T> {
+    Scalar(&'a Word<T>),
+    Array(&'a Stored<T>),
+}
+
+impl<'a, T: DType> DataRef<'a, T> {
+    /// The elements in row-major order when they are stored so (always for a 0-d value and
+    /// a [`Reshaped`]; for an array in standard layout).
+    #[inline]
+    pub(crate) fn as_slice(&self) -> Option<&'a [T]> {
+        match *self {
+            DataRef::Scalar(v) => Some(std::slice::from_ref(v.as_ref())),
+            DataRef::Array(a) => a.as_slice(),
+        }
+    }
 }
 
 impl<T: DType> Tensor<T> {
     /// Wraps computed data under a new identity (a constant as far as any tape knows).
     #[inline]
     pub(crate) fn from_data(data: Data<T>) -> Tensor<T> {
-        Tensor {
-            id: TensorId::fresh(),
-            data,
-        }
+        Tensor::with_id(TensorId::fresh(), data)
     }
 
     /// Wraps data under an identity the tape chose for it.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn with_id(id: TensorId, data: Data<T>) -> Tensor<T> {
-        Tensor { id, data }
+        debug_assert!(id.0 & ARRAY_BIT == 0, "a tensor id never has ARRAY_BIT");
+        match data {
+            Data::Scalar(value) => Tensor {
+                tagged_id: id.0,
+                word: value.0,
+                owns: PhantomData,
+            },
+            Data::Array(array) => Tensor {
+                tagged_id: id.0 | ARRAY_BIT,
+                // the count `array` held passes to the tensor
+                word: Arc::into_raw(array).expose_provenance() as u64,
+                owns: PhantomData,
+            },
+        }
+    }
+
+    /// Whether `word` holds an array (else a 0-d value).
+    #[inline(always)]
+    fn is_array(&self) -> bool {
+        self.tagged_id & ARRAY_BIT != 0
+    }
+
+    /// The array's address, when `word` holds one.
+    #[inline(always)]
+    fn array_ptr(&self) -> *const Stored<T> {
+        debug_assert!(self.is_array());
+        // (an address on a 64-bit target, so the cast is exact there; on a 32-bit one it
+        // was widened from a `usize` in `with_id`, and narrows back losslessly)
+        std::ptr::with_exposed_provenance(self.word as usize)
+    }
+
+    /// The elements, borrowed.
+    #[inline(always)]
+    pub(crate) fn data(&self) -> DataRef<'_, T> {
+        if self.is_array() {
+            // SAFETY: the allocation is live while this tensor owns its count (the
+            // invariant of `word`), and the tensor is borrowed for the reference's life;
+            // nothing writes through a shared array (see `Data`).
+            DataRef::Array(unsafe { &*self.array_ptr() })
+        } else {
+            // SAFETY: `Word<T>` is a transparent `u64` and `word` holds a `Word<T>`'s bits
+            // (the invariant of `word`), so this is a valid `Word<T>`, borrowed with `self`.
+            DataRef::Scalar(unsafe { &*(&raw const self.word).cast::<Word<T>>() })
+        }
+    }
+
+    /// The elements, owned: the tensor's identity is dropped, its storage kept.
+    #[inline(always)]
+    pub(crate) fn into_data(self) -> Data<T> {
+        let this = std::mem::ManuallyDrop::new(self);
+        if this.is_array() {
+            // SAFETY: the tensor's count passes to the returned `Arc` (`this` is never
+            // dropped, so the count is not given back twice).
+            Data::Array(unsafe { Arc::from_raw(this.array_ptr()) })
+        } else {
+            Data::Scalar(Word(this.word, PhantomData))
+        }
+    }
+
+    /// The elements, as a new handle (an array's storage shared).
+    #[inline]
+    pub(crate) fn data_clone(&self) -> Data<T> {
+        self.clone().into_data()
+    }
+
+    /// The array's storage, shared, when this is not 0-d.
+    pub(crate) fn shared_array(&self) -> Option<Arc<Stored<T>>> {
+        match self.data_clone() {
+            Data::Array(array) => Some(array),
+            Data::Scalar(_) => None,
+        }
+    }
+
+    /// The array's storage to write into, when no other handle (tensor, reshape or probe)
+    /// holds it: the condition under which `Arc::get_mut` gives it.
+    pub(crate) fn unique_array_mut(&mut self) -> Option<&mut Stored<T>> {
+        if !self.is_array() {
+            return None;
+        }
+        // SAFETY: `word` came from `Arc::into_raw` (the invariant of `word`); the `Arc`
+        // rebuilt here is never dropped, so this tensor's count stays as it was.
+        let mut array = std::mem::ManuallyDrop::new(unsafe { Arc::from_raw(self.array_ptr()) });
+        let stored: *mut Stored<T> = Arc::get_mut(&mut array)?;
+        // SAFETY: `get_mut` found this the only handle to the allocation, which lives while
+        // this tensor does; borrowing the tensor mutably for the reference's life keeps any
+        // other handle from being made (cloning needs the tensor), so the access is unique.
+        Some(unsafe { &mut *stored })
+    }
+
+    /// The elements to write into, in place: made the tensor's own first, a copy when
+    /// another handle shares them or they are a reshape's (a variable's update). The
+    /// identity is kept.
+    pub(crate) fn elements_mut(&mut self) -> ndarray::ArrayViewMutD<'_, T> {
+        if !self.is_array() {
+            // SAFETY: as in `data`, mutably: through `&mut T` only a valid `T` is written,
+            // so `word` still holds a `Word<T>`'s bits afterwards.
+            let word = unsafe { &mut *(&raw mut self.word).cast::<Word<T>>() };
+            return ndarray::ArrayViewMut::from(std::slice::from_mut(word.as_mut()))
+                .into_shape_with_order(IxDyn(&[]))
+                .expect("one element is a 0-d array");
+        }
+        if self.unique_array_mut().and_then(Stored::own_mut).is_none() {
+            // The `Arc` moved out, not cloned, so that `into_own` takes a reshape's base
+            // itself when nothing else holds it.
+            let id = self.id();
+            let taken = std::mem::replace(self, Tensor::with_id(id, Data::scalar(T::ZERO)));
+            let Data::Array(array) = taken.into_data() else {
+                unreachable!("an array, checked above")
+            };
+            *self = Tensor::with_id(
+                id,
+                Data::Array(Arc::new(Stored::Own(Stored::into_own(array)))),
+            );
+        }
+        self.unique_array_mut()
+            .and_then(Stored::own_mut)
+            .expect("made unique above")
+            .view_mut()
     }
 
     /// Whether the tensor has shape `shape`: a cheaper test than comparing `shape()` with
@@ -417,7 +586,7 @@ impl<T: DType> Tensor<T> {
     /// This value's identity on the tape.
     #[inline]
     pub(crate) fn id(&self) -> TensorId {
-        self.id
+        TensorId(self.tagged_id & !ARRAY_BIT)
     }
 
     /// A 0-d tensor holding `value`.
@@ -519,9 +688,9 @@ impl<T: DType> Tensor<T> {
     /// ```
     #[inline]
     pub fn shape(&self) -> &[usize] {
-        match &self.data {
-            Data::Scalar(_) => &[],
-            Data::Array(a) => a.shape(),
+        match self.data() {
+            DataRef::Scalar(_) => &[],
+            DataRef::Array(a) => a.shape(),
         }
     }
 
@@ -544,9 +713,9 @@ impl<T: DType> Tensor<T> {
     /// ```
     #[inline]
     pub fn len(&self) -> usize {
-        match &self.data {
-            Data::Scalar(_) => 1,
-            Data::Array(a) => a.len(),
+        match self.data() {
+            DataRef::Scalar(_) => 1,
+            DataRef::Array(a) => a.len(),
         }
     }
 
@@ -579,10 +748,10 @@ impl<T: DType> Tensor<T> {
     /// assert_eq!(t.view()[[1]], 2.0);
     /// ```
     pub fn view(&self) -> ArrayViewD<'_, T> {
-        match &self.data {
+        match self.data() {
             // `aview0` skips `from_shape`'s checks, which cost more than a scalar op.
-            Data::Scalar(v) => ndarray::aview0(v.as_ref()).into_dyn(),
-            Data::Array(a) => a.view(),
+            DataRef::Scalar(v) => ndarray::aview0(v.as_ref()).into_dyn(),
+            DataRef::Array(a) => a.view(),
         }
     }
 
@@ -596,9 +765,9 @@ impl<T: DType> Tensor<T> {
     /// ```
     pub fn to_vec(&self) -> Vec<T> {
         crate::base::cuts::note_export(self.id(), self.view().iter().copied(), self.len());
-        match &self.data {
-            Data::Scalar(v) => vec![v.get()],
-            Data::Array(a) => match a.as_slice() {
+        match self.data() {
+            DataRef::Scalar(v) => vec![v.get()],
+            DataRef::Array(a) => match a.as_slice() {
                 Some(values) => values.to_vec(),
                 None => a.view().iter().copied().collect(),
             },
@@ -616,7 +785,7 @@ impl<T: DType> Tensor<T> {
     /// If the tensor does not have exactly one element.
     #[track_caller]
     pub fn to_scalar(&self) -> T {
-        if let Data::Scalar(v) = &self.data {
+        if let DataRef::Scalar(v) = self.data() {
             return v.get();
         }
         assert!(
@@ -643,9 +812,9 @@ impl<T: DType> Tensor<T> {
     /// The inline scalar, if this tensor is 0-d.
     #[inline]
     pub(crate) fn as_inline_scalar(&self) -> Option<T> {
-        match self.data {
-            Data::Scalar(v) => Some(v.get()),
-            Data::Array(_) => None,
+        match self.data() {
+            DataRef::Scalar(v) => Some(v.get()),
+            DataRef::Array(_) => None,
         }
     }
 
@@ -666,11 +835,10 @@ impl<T: DType> Tensor<T> {
     /// ```
     #[doc(hidden)]
     pub fn storage_probe(&self) -> impl Fn() -> bool + Send + Sync + use<T> {
-        let weak = match &self.data {
-            Data::Scalar(_) => None,
-            // a reshape's elements are its base's
-            Data::Array(a) => Some(Arc::downgrade(Stored::storage(a))),
-        };
+        // a reshape's elements are its base's
+        let weak = self
+            .shared_array()
+            .map(|array| Arc::downgrade(Stored::storage(&array)));
         move || weak.as_ref().is_some_and(|w| w.strong_count() > 0)
     }
 
@@ -678,9 +846,9 @@ impl<T: DType> Tensor<T> {
     /// by recordable ops for their forward values).
     #[inline]
     pub(crate) fn map_data<U: DType>(&self, f: impl Fn(T) -> U + Sync) -> Data<U> {
-        match &self.data {
-            Data::Scalar(v) => Data::scalar(f(v.get())),
-            Data::Array(a) => match &**a {
+        match self.data() {
+            DataRef::Scalar(v) => Data::scalar(f(v.get())),
+            DataRef::Array(a) => match a {
                 Stored::Own(a) => map_array(a, f),
                 Stored::Reshaped(_) => map_array(&a.view(), f),
             },
@@ -833,7 +1001,7 @@ impl<T: DType> From<Tensor<T>> for ArrayD<T> {
     /// assert_eq!(a.shape(), &[2]);
     /// ```
     fn from(t: Tensor<T>) -> ArrayD<T> {
-        match t.data {
+        match t.into_data() {
             Data::Scalar(v) => ArrayD::from_elem(IxDyn(&[]), v.get()),
             Data::Array(a) => Stored::into_own(a),
         }
@@ -932,5 +1100,55 @@ mod tests {
         assert_eq!(Word::new(nan).get().to_bits(), 0x7fc0_1234);
         let nan = f64::from_bits(0x7ff8_0000_dead_beef);
         assert_eq!(Word::new(nan).get().to_bits(), 0x7ff8_0000_dead_beef);
+    }
+
+    /// The two-word handle's ownership, every way a count is taken and given back: run
+    /// under Miri (`cargo +nightly miri test -p gradtape-runtime --lib handle`), which
+    /// reports a leak, a double free or a use after free that this test alone could not
+    /// see.
+    #[test]
+    fn a_handle_owns_exactly_one_count_of_its_array() {
+        use super::{Arc, Data, DataRef, Tensor};
+        let array = Tensor::from_vec(vec![1.0_f64, 2.0, 3.0, 4.0], &[2, 2]);
+        let count = |t: &Tensor<f64>| Arc::strong_count(&t.shared_array().unwrap()) - 1;
+        assert_eq!(count(&array), 1);
+        let copy = array.clone();
+        assert_eq!((count(&array), copy.id()), (2, array.id()));
+        drop(copy);
+        assert_eq!(count(&array), 1);
+        // borrowed, owned, shared, and written in place only while unique
+        assert!(matches!(array.data(), DataRef::Array(a) if a.len() == 4));
+        let mut unique = array.clone();
+        assert!(unique.unique_array_mut().is_none(), "shared with `array`");
+        drop(array);
+        let stored = unique.unique_array_mut().expect("unique now");
+        stored.own_mut().unwrap()[[0, 0]] = -1.0;
+        assert_eq!(unique.to_vec(), vec![-1.0, 2.0, 3.0, 4.0]);
+        let Data::Array(taken) = unique.clone().into_data() else {
+            panic!("an array")
+        };
+        assert_eq!(Arc::strong_count(&taken), 2);
+        drop(unique);
+        assert_eq!(Arc::strong_count(&taken), 1);
+        // a shared reshape written through `elements_mut` is copied first
+        let base = Tensor::from_vec(vec![1.0_f32, 2.0, 3.0, 4.0], &[4]);
+        let mut view = base.reshape(&[2, 2]);
+        let id = view.id();
+        view.elements_mut()[[1, 1]] = 9.0;
+        assert_eq!(
+            (base.to_vec(), view.to_vec()),
+            (vec![1.0, 2.0, 3.0, 4.0], vec![1.0, 2.0, 3.0, 9.0])
+        );
+        assert_eq!(view.id(), id, "the identity is kept");
+        // 0-d values hold no count, and their word is written in place
+        let mut scalar = Tensor::scalar(2.5_f32);
+        assert!(scalar.shared_array().is_none() && scalar.unique_array_mut().is_none());
+        scalar.elements_mut()[[]] = 4.0;
+        assert_eq!(
+            (scalar.clone().to_scalar(), scalar.as_inline_scalar()),
+            (4.0, Some(4.0))
+        );
+        let probe = Tensor::<f64>::zeros(&[3]).storage_probe();
+        assert!(!probe());
     }
 }

@@ -416,10 +416,7 @@ impl<T: DType> ReadValue<T> for Tensor<T> {
 /// ```
 #[inline]
 pub fn scalar_value<T: Float>(t: &Tensor<T>) -> Option<T> {
-    match t.data {
-        crate::base::tensor::Data::Scalar(v) => Some(v.get()),
-        _ => None,
-    }
+    t.as_inline_scalar()
 }
 
 /// A cotangent computed on plain numbers as the 0-d tensor a tape takes.

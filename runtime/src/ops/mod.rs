@@ -45,7 +45,7 @@ use smallvec::{SmallVec, smallvec};
 
 use crate::base::dtype::{AnyTensor, DType, Float};
 use crate::base::primal::Primal;
-use crate::base::tensor::{Data, Stored, Tensor};
+use crate::base::tensor::{Data, DataRef, Stored, Tensor};
 use crate::record::forward::{Jvp, NumberJvp, Tangents, tangent_by_numbers};
 use crate::record::node::{Backward, InputGrads, NumberCtx, ParamSlot, Params, Rule, RuleCtx};
 use crate::record::stack::{self, Keep, OpHead};
@@ -510,11 +510,10 @@ where
     R: Fn(&Tensor<T>) -> Tensor<T> + Copy + 'static,
     S: Fn(&T) -> T + Copy + 'static,
 {
-    if let Data::Array(shared) = &mut x.data
-        && let Some(Stored::Own(array)) = std::sync::Arc::get_mut(shared)
+    if let Some(Stored::Own(array)) = x.unique_array_mut()
         && zip_into(array, y, &f)
     {
-        return record_additive(x.data.clone(), &x, y, op, rules);
+        return record_additive(x.data_clone(), &x, y, op, rules);
     }
     additive(&x, y, op, f, rules)
 }
@@ -584,24 +583,24 @@ pub(crate) fn zip_broadcast<T: crate::DType, U: crate::DType>(
     op: &str,
     f: impl Fn(T, T) -> U + Sync,
 ) -> Data<U> {
-    match (&x.data, &y.data) {
-        (Data::Scalar(a), Data::Scalar(b)) => Data::scalar(f(a.get(), b.get())),
+    match (x.data(), y.data()) {
+        (DataRef::Scalar(a), DataRef::Scalar(b)) => Data::scalar(f(a.get(), b.get())),
         // a reshape's elements (shared with another tensor) through a view
-        (Data::Array(a), Data::Scalar(b)) => {
+        (DataRef::Array(a), DataRef::Scalar(b)) => {
             let b = b.get();
             match a.own() {
                 Some(a) => crate::base::tensor::map_array(a, |v| f(v, b)),
                 None => crate::base::tensor::map_array(&a.view(), |v| f(v, b)),
             }
         }
-        (Data::Scalar(a), Data::Array(b)) => {
+        (DataRef::Scalar(a), DataRef::Array(b)) => {
             let a = a.get();
             match b.own() {
                 Some(b) => crate::base::tensor::map_array(b, |v| f(a, v)),
                 None => crate::base::tensor::map_array(&b.view(), |v| f(a, v)),
             }
         }
-        (Data::Array(a), Data::Array(b)) => match (a.own(), b.own()) {
+        (DataRef::Array(a), DataRef::Array(b)) => match (a.own(), b.own()) {
             (Some(a), Some(b)) => zip_arrays(a, b, op, &f),
             _ => zip_arrays(&a.view(), &b.view(), op, &f),
         },
@@ -695,7 +694,7 @@ fn zip_into<T: crate::DType>(
     f: &(impl Fn(T, T) -> T + Sync),
 ) -> bool {
     use crate::base::parallel::chunks_in_place;
-    if let Data::Scalar(q) = &y.data {
+    if let DataRef::Scalar(q) = y.data() {
         let Some(xs) = a.as_slice_mut() else {
             return false;
         };
@@ -714,7 +713,7 @@ fn zip_into<T: crate::DType>(
         is_trailing_part(part, whole),
     );
     let leading = !same && !trailing && is_leading_part(part, whole);
-    let (Some(ys), true) = (y.data.as_slice(), same || trailing || leading) else {
+    let (Some(ys), true) = (y.data().as_slice(), same || trailing || leading) else {
         return false;
     };
     let Some(xs) = a.as_slice_mut() else {

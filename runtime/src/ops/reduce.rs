@@ -10,7 +10,7 @@ use super::{check_axis, constant, static_rule, sum_tangents};
 use crate::base::context::{batch_rank, batched_shape};
 use crate::base::dtype::{AnyTensor, Float};
 use crate::base::primal::Primal;
-use crate::base::tensor::{Data, Tensor, same_shape};
+use crate::base::tensor::{Data, DataRef, Tensor, same_shape};
 use crate::record::forward::Tangents;
 use crate::record::node::{Dims, Params};
 use crate::record::stack::{self, NodeSpec};
@@ -42,9 +42,9 @@ impl<T: Float> Tensor<T> {
 
     /// The sum of all elements, on a contiguous slice when there is one (no allocation).
     fn sum_all(&self) -> T {
-        match &self.data {
-            Data::Scalar(v) => v.get(),
-            Data::Array(a) => match a.as_slice() {
+        match self.data() {
+            DataRef::Scalar(v) => v.get(),
+            DataRef::Array(a) => match a.as_slice() {
                 Some(values) => sum_slice(values),
                 None => a.view().sum(),
             },
@@ -253,7 +253,7 @@ impl<T: Float> Tensor<T> {
         if same_shape(self.shape(), shape) {
             return self.clone();
         }
-        let data = match spread_contiguous(&self.data, shape) {
+        let data = match spread_contiguous(self.data(), shape) {
             Some(data) => data,
             None => {
                 let view = self.view();
@@ -309,12 +309,12 @@ impl<T: Float> Tensor<T> {
             from.len() >= shape.len(),
             "sum_to_shape: shape {from:?} cannot be summed to {shape:?}"
         );
-        let fast = match &self.data {
-            Data::Array(a) => match a.own() {
+        let fast = match self.data() {
+            DataRef::Array(a) => match a.own() {
                 Some(own) => sum_contiguous(own, shape),
                 None => sum_contiguous(&a.view(), shape),
             },
-            Data::Scalar(_) => None,
+            DataRef::Scalar(_) => None,
         };
         // a `match`, not `unwrap_or_else`: a closure would hide the caller's line from
         // `sum_general`'s panic
@@ -444,8 +444,8 @@ impl<T: Float> Tensor<T> {
 #[track_caller]
 pub(crate) fn dot_all<T: Float>(x: &Tensor<T>, y: &Tensor<T>) -> Tensor<T> {
     debug_assert!(same_shape(x.shape(), y.shape()), "dot_all: shapes differ");
-    let slices = match (&x.data, &y.data) {
-        (Data::Scalar(_), _) | (_, Data::Scalar(_)) => None,
+    let slices = match (x.data(), y.data()) {
+        (DataRef::Scalar(_), _) | (_, DataRef::Scalar(_)) => None,
         (a, b) => a.as_slice().zip(b.as_slice()),
     };
     let Some((p, q)) = slices else {
@@ -594,10 +594,10 @@ fn sum_contiguous<T: Float, S: ndarray::Data<Elem = T>>(
 /// (a bias row) or whose elements each cover one contiguous block (kept dimensions), into
 /// a new buffer of `shape`. `None` for other layouts and shapes, and for empty results.
 #[track_caller]
-fn spread_contiguous<T: Float>(data: &Data<T>, shape: &[usize]) -> Option<Data<T>> {
+fn spread_contiguous<T: Float>(data: DataRef<'_, T>, shape: &[usize]) -> Option<Data<T>> {
     let (from, xs) = match data {
-        Data::Scalar(v) => return Some(Data::filled("broadcast_to", shape, v.get())),
-        Data::Array(a) => (a.shape(), a.as_slice()?),
+        DataRef::Scalar(v) => return Some(Data::filled("broadcast_to", shape, v.get())),
+        DataRef::Array(a) => (a.shape(), a.as_slice()?),
     };
     let len: usize = shape.iter().product();
     if xs.is_empty() || len == 0 {

@@ -15,21 +15,21 @@ use crate::record::forward::Tangents;
 use crate::record::node::{Dims, InputGrads, Params};
 use crate::record::stack::{self, NodeSpec};
 
-/// `data`'s elements, in row-major order, under `shape` (of the same size): sharing the
+/// `x`'s elements, in row-major order, under `shape` (of the same size): sharing the
 /// buffer when it is in row-major order already, else a copy in that order.
-fn reshaped_data<T: Float>(data: &Data<T>, shape: &[usize]) -> Data<T> {
-    let stored = match data {
+fn reshaped_data<T: Float>(x: &Tensor<T>, shape: &[usize]) -> Data<T> {
+    let stored = match x.data_clone() {
         Data::Scalar(v) => return Data::from_array(ArrayD::from_elem(IxDyn(shape), v.get())),
         Data::Array(a) => a,
     };
     // back to a reshape's base's own shape: the base itself (it is in standard layout)
-    let base = Stored::storage(stored);
-    if !Arc::ptr_eq(base, stored) && same_shape(base.shape(), shape) {
+    let base = Stored::storage(&stored);
+    if !Arc::ptr_eq(base, &stored) && same_shape(base.shape(), shape) {
         return Data::Array(Arc::clone(base));
     }
     // (a 0-d result is stored inline by `from_array`, never shared)
     if !shape.is_empty()
-        && let Some(shared) = Reshaped::new(stored, shape)
+        && let Some(shared) = Reshaped::new(&stored, shape)
     {
         return Data::Array(Arc::new(Stored::Reshaped(shared)));
     }
@@ -72,7 +72,7 @@ impl<T: Float> Tensor<T> {
             "reshape: cannot reshape a tensor of shape {from:?} ({} elements) to {shape:?} ({count} elements)",
             self.len()
         );
-        let data = reshaped_data(&self.data, shape);
+        let data = reshaped_data(self, shape);
         let spec = |_: &Tensor<T>| NodeSpec {
             op: "reshape",
             // reshaping back is its own transpose

@@ -2,7 +2,7 @@
 //! watches, and its flags.
 //!
 //! Tracking is by tensor id. A tensor born on a tape carries its node in its id
-//! (`1 | tape uid (39 bits) | node (24 bits)`), so the common lookup, an intermediate of the
+//! (`1 | 0 | tape uid (38 bits) | node (24 bits)`), so the common lookup, an intermediate of the
 //! innermost tape, is a compare and a mask with no hashing. Everything else (watched
 //! leaves, outputs recorded on outer tapes of a nest) goes through a hash map.
 
@@ -24,11 +24,13 @@ use crate::record::variable::{AnyVariable, VariableId};
 
 const NODE_BITS: u32 = 24;
 const NODE_MASK: u64 = (1 << NODE_BITS) - 1;
-const UID_BITS: u32 = 39;
+/// 38 bits, not the 39 left below the encoded bit: bit 62 is `base::tensor`'s
+/// `ARRAY_BIT`, which no id may have.
+const UID_BITS: u32 = 38;
 const UID_MASK: u64 = (1 << UID_BITS) - 1;
 
-/// 2³⁹ tape uids: at one new tape per nanosecond that lasts 9 minutes, in practice never
-/// wraps; a wrap could only confuse a tensor with a node of a tape 2³⁹ tapes younger.
+/// 2³⁸ tape uids: at one new tape per nanosecond that lasts 4.5 minutes, in practice never
+/// wraps; a wrap could only confuse a tensor with a node of a tape 2³⁸ tapes younger.
 static NEXT_TAPE_UID: AtomicU64 = AtomicU64::new(1);
 
 /// The id prefix of a tape with a new uid: the encoded bit and the uid, above the node

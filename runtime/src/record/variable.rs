@@ -6,9 +6,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard, TryLockError};
 
 use crate::base::dtype::{AnyTensor, DType, Float, is_float};
-use crate::base::tensor::{Data, Stored, Tensor};
+use crate::base::tensor::Tensor;
 use crate::record::{forward, stack};
-use ndarray::{ArrayD, IxDyn};
 
 /// Creation order of variables, which `watched_variables` follows.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
@@ -179,7 +178,7 @@ impl<T: DType> Variable<T> {
     /// assert_eq!(tape.gradient(&y, &v).unwrap().unwrap().to_scalar(), 2.0);
     /// ```
     pub fn value(&self) -> Tensor<T> {
-        let data = self.peek().data;
+        let data = self.peek().into_data();
         if stack::any_recording() && is_float::<T>() {
             // Each read is a new tensor (TensorFlow's `ReadVariableOp`); the innermost tape
             // that tracks it names it, so finding it later needs no hashing.
@@ -267,7 +266,7 @@ impl<T: DType> Variable<T> {
     pub fn assign(&self, value: impl Into<Tensor<T>>) {
         let value = value.into();
         let mut slot = self.write_slot();
-        let fresh = Tensor::from_data(value.data);
+        let fresh = Tensor::from_data(value.into_data());
         assert!(
             crate::base::tensor::same_shape(slot.shape(), fresh.shape()),
             "Variable::assign: variable '{}' has shape {:?}, the new value has shape {:?}",
@@ -329,32 +328,13 @@ impl<T: DType> Variable<T> {
         // Until `f` returns (or unwinds), a use of this variable on this thread is a misuse
         // that would deadlock: `check_not_updating` finds this mark.
         let mark = UpdateMark::enter(self.slot_key(), method);
-        match &mut slot.data {
-            Data::Scalar(v) => f(
-                ndarray::ArrayViewMut::from(std::slice::from_mut(v.as_mut()))
-                    .into_shape_with_order(ndarray::IxDyn(&[]))
-                    .expect("one element is a 0-d array"),
-            ),
-            Data::Array(shared) => {
-                if Arc::get_mut(shared).and_then(Stored::own_mut).is_none() {
-                    // Shared with some tensor, or a reshape: an array of the variable's own
-                    // first (a reshape's base itself when nothing else holds it), in the
-                    // slot before `f` runs, so that a panic in `f` leaves a value there.
-                    let stored = std::mem::replace(
-                        shared,
-                        Arc::new(Stored::Own(ArrayD::default(IxDyn(&[0])))),
-                    );
-                    *shared = Arc::new(Stored::Own(Stored::into_own(stored)));
-                }
-                let own = Arc::get_mut(shared)
-                    .and_then(Stored::own_mut)
-                    .expect("made unique above");
-                f(own.view_mut());
-            }
-        }
+        // Shared with some tensor, or a reshape: the slot gets an array of the variable's
+        // own first (a reshape's base itself when nothing else holds it), before `f` runs,
+        // so that a panic in `f` leaves a value there.
+        f(slot.elements_mut());
         drop(mark);
         // A fresh identity, as for `assign`.
-        *slot = Tensor::from_data(slot.data.clone());
+        *slot = Tensor::from_data(slot.data_clone());
         drop(slot);
         self.notify();
     }

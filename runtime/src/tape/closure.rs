@@ -111,12 +111,12 @@ where
         params: Params::None,
     };
     match jvp {
-        Some(jvp) => stack::record(value.data, &ids, spec, jvp),
+        Some(jvp) => stack::record(value.into_data(), &ids, spec, jvp),
         None => {
             // A closure rule is a pullback and nothing else: its JVP is its transpose.
             let transposed =
                 |t: &Tangents<'_>, out: &Tensor<T>| Some(jvp_by_transposition(&*rule, t, out));
-            stack::record(value.data, &ids, spec, &transposed)
+            stack::record(value.into_data(), &ids, spec, &transposed)
         }
     }
 }

@@ -125,7 +125,7 @@ impl<T: Float> StopGradient for &Tensor<T> {
     type Output = Tensor<T>;
     fn stopped(self) -> Tensor<T> {
         // A fresh identity over the same storage: no tape tracks it.
-        Tensor::from_data(self.data.clone())
+        Tensor::from_data(self.data_clone())
     }
 }
 
