@@ -204,6 +204,19 @@ impl Inputs {
         }
     }
 
+    /// Whether there are none (a leaf's): read from the fields, without building the slice.
+    #[inline(always)]
+    pub(crate) fn is_none(&self) -> bool {
+        self.len == 0 && self.many.is_none()
+    }
+
+    /// The one or two inputs of a unary or binary op, the second [`NO_NODE`] for a unary
+    /// one; `None` for a leaf and for more than two.
+    #[inline(always)]
+    pub(crate) fn pair(&self) -> Option<[NodeId; 2]> {
+        (self.len != 0 && self.many.is_none()).then_some(self.few)
+    }
+
     /// Any number of inputs.
     pub(crate) fn from_list(ids: Vec<NodeId>) -> Inputs {
         match *ids {

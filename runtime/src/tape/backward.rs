@@ -427,13 +427,15 @@ fn push_nodes_of_source(state: &TapeState, k: u32, source: &SourceKey, out: &mut
 
 /// Marks which nodes below `end` lie downstream of a source (or are one): only those need
 /// cotangents. Everything else is skipped. `leaf_count`: how many leaves the tape has.
+/// Returns whether every node is, so that the sweep can read no marks
+/// ([`Relevant::Every`]).
 fn mark_relevant(
     nodes: &[Node],
     source_nodes: &SourceNodes,
     end: usize,
     leaf_count: usize,
     scratch: &mut Scratch,
-) {
+) -> bool {
     // (both lists are empty, as given back; `extend` fills them in one pass, where
     // `resize` went through an out-of-line call)
     let is_source = &mut scratch.is_source;
@@ -452,7 +454,7 @@ fn mark_relevant(
         // inputs was tracked, so descends from a leaf: all are relevant (the usual case,
         // a gradient w.r.t. everything the tape watched), no walk needed.
         relevant.extend(std::iter::repeat_n(true, end));
-        return;
+        return true;
     }
     let first = is_source.iter().position(|&s| s).unwrap_or(end);
     relevant.extend_from_slice(is_source);
@@ -463,6 +465,38 @@ fn mark_relevant(
                 .iter()
                 .any(|&j| j != NO_NODE && relevant[j as usize]);
         }
+    }
+    false
+}
+
+/// Which nodes lie on a path to a source (see [`mark_relevant`]).
+#[derive(Clone, Copy)]
+enum Relevant<'a> {
+    /// All of them: the usual gradient, with respect to everything the tape watched.
+    Every,
+    /// Those marked `true`, by node.
+    Marked(&'a [bool]),
+}
+
+impl<'a> Relevant<'a> {
+    /// [`Relevant::Every`] if `every`, else the marks `relevant`.
+    #[inline]
+    fn of(every: bool, relevant: &'a [bool]) -> Relevant<'a> {
+        if every {
+            Relevant::Every
+        } else {
+            Relevant::Marked(relevant)
+        }
+    }
+
+    /// Whether the input node `j` needs a cotangent: it is tracked and relevant.
+    #[inline(always)]
+    fn needs(self, j: NodeId) -> bool {
+        j != NO_NODE
+            && match self {
+                Relevant::Every => true,
+                Relevant::Marked(relevant) => relevant[j as usize],
+            }
     }
 }
 
@@ -498,15 +532,17 @@ fn sweep_nodes<const CHECK: bool>(
     if recording {
         // A persistent tape differentiating inside its own scope: its rules record onto it,
         // so the records must stay in place; each node is cloned out before its rule runs.
-        {
+        let every = {
             let state = tape.borrow();
-            mark_relevant(&state.nodes, sources, end, state.leaf_count, scratch);
-        }
+            mark_relevant(&state.nodes, sources, end, state.leaf_count, scratch)
+        };
         let Scratch {
             grads,
             relevant,
             is_source,
+            ..
         } = scratch;
+        let relevance = Relevant::of(every, relevant);
         for i in (0..end).rev() {
             if relevant[i] {
                 let (node, saved) = {
@@ -521,7 +557,7 @@ fn sweep_nodes<const CHECK: bool>(
                     &saved,
                     i,
                     grads,
-                    (relevant, is_source[i], unrecorded),
+                    (relevance, is_source[i], unrecorded),
                     finding,
                 );
             }
@@ -537,18 +573,20 @@ fn sweep_nodes<const CHECK: bool>(
             state.owning_nodes,
         )
     };
-    mark_relevant(&nodes, sources, end, leaf_count, scratch);
+    let every = mark_relevant(&nodes, sources, end, leaf_count, scratch);
     let Scratch {
         grads,
         relevant,
         is_source,
+        ..
     } = scratch;
+    let relevance = Relevant::of(every, relevant);
     if persistent {
         for i in (0..end).rev() {
             if relevant[i] {
                 let node = &nodes[i];
                 let values = &saved[node.saved.as_range()];
-                let flags = (relevant.as_slice(), is_source[i], unrecorded);
+                let flags = (relevance, is_source[i], unrecorded);
                 step::<CHECK>(node, values, i, grads, flags, finding);
             }
         }
@@ -560,19 +598,21 @@ fn sweep_nodes<const CHECK: bool>(
         saved.truncate(nodes[end - 1].saved.end());
         let marks = relevant[..end].iter().zip(&is_source[..end]);
         for (i, (node, (&relevant_i, &source_i))) in nodes.iter_mut().zip(marks).enumerate().rev() {
-            if node.inputs.is_empty() {
+            if node.inputs.is_none() {
                 // A leaf: nothing to run, save or drop; its cotangent is read where the
                 // sources are gathered.
                 continue;
             }
             if relevant_i {
                 let values = &saved[node.saved.as_range()];
-                let flags = (relevant.as_slice(), source_i, unrecorded);
+                let flags = (relevance, source_i, unrecorded);
                 step::<CHECK>(node, values, i, grads, flags, finding);
             }
-            // (most nodes of scalar code save nothing: skip the call)
-            if saved.len() > node.saved.start() {
-                saved.truncate(node.saved.start());
+            // One by one, each drop inline: scalar code's nodes save none or one or two
+            // values, for which `truncate`'s out-of-line slice drop cost more.
+            let start = node.saved.start();
+            while saved.len() > start {
+                drop(saved.pop());
             }
             if matches!(node.rule, Rule::Boxed(_)) {
                 node.rule = Rule::Leaf;
@@ -597,11 +637,11 @@ fn step<const CHECK: bool>(
     saved: &[AnyTensor],
     i: usize,
     grads: &mut [Cot],
-    flags: (&[bool], bool, bool),
+    flags: (Relevant<'_>, bool, bool),
     finding: &mut Option<Finding>,
 ) {
     let (relevant, keep, unrecorded) = flags;
-    if node.inputs.is_empty() {
+    if node.inputs.is_none() {
         // A leaf: its cotangent is read where the sources are gathered.
         return;
     }
@@ -633,12 +673,8 @@ fn step<const CHECK: bool>(
         }
     };
     // The plain-number path: unary and binary ops on 0-d values, the bulk of scalar code.
-    if let [first, ref rest @ ..] = node.inputs[..]
-        && rest.len() <= 1
-    {
-        let second = rest.first().copied().unwrap_or(NO_NODE);
-        let need = |j: NodeId| j != NO_NODE && relevant[j as usize];
-        let needs = [need(first), need(second)];
+    if let Some([first, second]) = node.inputs.pair() {
+        let needs = [relevant.needs(first), relevant.needs(second)];
         if let Some(cotangents) = node.run_rule_numbers(saved, number, needs) {
             for ((need, j), v) in needs.into_iter().zip([first, second]).zip(cotangents) {
                 if need {
@@ -670,11 +706,8 @@ fn step<const CHECK: bool>(
 }
 
 /// Which of `node`'s inputs need a cotangent: those on a path to a source.
-fn needs_of(node: &Node, relevant: &[bool]) -> SmallVec<[bool; 4]> {
-    node.inputs
-        .iter()
-        .map(|&j| j != NO_NODE && relevant[j as usize])
-        .collect()
+fn needs_of(node: &Node, relevant: Relevant<'_>) -> SmallVec<[bool; 4]> {
+    node.inputs.iter().map(|&j| relevant.needs(j)).collect()
 }
 
 /// [`step`] with a tensor cotangent `g` of node `i`: the rule's general form.
