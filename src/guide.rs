@@ -815,7 +815,9 @@
 //! (`dense(&m.hidden, x)`, `dense(layer, x)`, `sum_of_squares(&m.w)`) or be the receiver
 //! of another annotated method whose `self` is marked (`self.first.forward(x)`,
 //! `layer.forward(x)`, and `self.predict(x)` in a method whose `self` is marked: a model's
-//! `loss` calling its own `predict`). The callee's own gradient of that struct (its pullback's
+//! `loss` calling its own `predict`), or be given whole to another annotated method whose
+//! parameter is marked (`well.energy(&state, x)`, `well.energy(&m.state, x)`; in a loop
+//! and a checkpointed loop too). The callee's own gradient of that struct (its pullback's
 //! `Option<S>`) is added into the caller's gradient, so a model's gradient is gathered from
 //! its layers' functions as written. The field's type is named through the derive (a
 //! struct whose `Differentiable` is written by hand names none: a compile error at the

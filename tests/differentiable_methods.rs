@@ -844,13 +844,14 @@ fn associated_functions_called_by_the_types_name() {
     assert!(associated_calls::GENERATED.contains("Integrator::rate_vjp"));
 }
 
-// ----- scalar mode: receivers that are differentiable structs -----
+// ----- scalar mode: receivers and arguments that are differentiable structs -----
 //
-// The struct a method is called on is one differentiable value: a marked parameter (its
-// tangent a `&S`, its gradient a value of `S`) or a struct result held whole (its tangent
-// a value of `S` the caller owns, which the call borrows as method syntax borrows the
-// receiver). None of these structs is `Copy` and two hold their floats in a `Vec` or an
-// array: a tangent moved into the call instead would not compile where it is read again.
+// The struct a method is called on, or given, is one differentiable value: a marked
+// parameter (its tangent a `&S`, its gradient a value of `S`) or a struct result held
+// whole (its tangent a value of `S` the caller owns, which the call borrows as method
+// syntax borrows the receiver). None of these structs is `Copy` and two hold their floats
+// in a `Vec` or an array: a tangent moved into the call instead would not compile where
+// it is read again.
 
 /// Weights in a `Vec`, and a float.
 #[derive(Differentiable, Debug, Clone, PartialEq)]
@@ -912,6 +913,31 @@ impl Particle {
     #[differentiable]
     fn energy(#[differentiable] &self, k: f64) -> f64 {
         0.5 * (self.p * self.p + k * self.x * self.x)
+    }
+}
+
+/// A constant receiver whose methods take a marked struct (`Clone`: a checkpointed loop
+/// copies the names it only reads for its pullback).
+#[derive(Clone)]
+struct Well {
+    strength: f64,
+}
+
+impl Well {
+    /// A marked parameter holding a `Vec`: its gradient a value of `Chain`.
+    #[differentiable]
+    fn of_chain(&self, #[differentiable] c: &Chain, x: f64) -> f64 {
+        let mut total = c.bias * x;
+        for i in 0..c.w.len() {
+            total += self.strength * (c.w[i] - x) * (c.w[i] - x);
+        }
+        total
+    }
+
+    /// A marked parameter of floats that is not `Copy`.
+    #[differentiable]
+    fn of_particle(&self, #[differentiable] s: &Particle, x: f64) -> f64 {
+        self.strength * (s.x - x).cos() + 0.5 * s.p * s.p
     }
 }
 
@@ -988,6 +1014,80 @@ fn particle_path_checkpointed(x: f64, p: f64, k: f64) -> f64 {
     total + s.energy(k)
 }
 
+// callers: a method given a marked parameter struct (once, in a loop, checkpointed)
+
+#[differentiable]
+fn well_chain_once(well: &Well, #[differentiable] c: &Chain, x: f64) -> f64 {
+    well.of_chain(c, x) * x
+}
+
+// `&c` of a `&Chain` as users write it, beside `c`
+#[allow(clippy::needless_borrow)]
+#[differentiable]
+fn well_chain_looped(well: &Well, #[differentiable] c: &Chain, x: f64) -> f64 {
+    let mut total = 0.0;
+    let mut s = x;
+    for _ in 0..3 {
+        total += well.of_chain(&c, s);
+        s = 0.5 * s + 0.01 * total;
+    }
+    total
+}
+
+// `&c` of a `&Chain` as users write it, beside `c`
+#[allow(clippy::needless_borrow)]
+#[differentiable(checkpoint)]
+fn well_chain_checkpointed(well: &Well, #[differentiable] c: &Chain, x: f64) -> f64 {
+    let mut total = 0.0;
+    let mut s = x;
+    for _ in 0..3 {
+        total += well.of_chain(&c, s);
+        s = 0.5 * s + 0.01 * total;
+    }
+    total
+}
+
+// `&state` of a `&Particle` as users write it, beside `state`
+#[allow(clippy::needless_borrow)]
+#[differentiable]
+fn well_particle_looped(well: &Well, #[differentiable] state: &Particle, x: f64) -> f64 {
+    // a constant receiver of the body's own beside the parameter's
+    let local = Well { strength: 0.5 };
+    let mut total = 0.0;
+    for i in 0..3 {
+        total += well.of_particle(state, x * i as f64) + local.of_particle(&state, x);
+    }
+    total
+}
+
+// `&state` of a `&Particle` as users write it, beside `state`
+#[allow(clippy::needless_borrow)]
+#[differentiable(checkpoint)]
+fn well_particle_checkpointed(well: &Well, #[differentiable] state: &Particle, x: f64) -> f64 {
+    let local = Well { strength: 0.5 };
+    let mut total = 0.0;
+    for i in 0..3 {
+        total += well.of_particle(state, x * i as f64) + local.of_particle(&state, x);
+    }
+    total
+}
+
+/// A struct holding a `Chain`, which a method is given as a field path.
+#[derive(Differentiable, Debug, Clone, PartialEq)]
+struct Layered {
+    first: Chain,
+    scale: f64,
+}
+
+#[differentiable]
+fn well_field_looped(well: &Well, #[differentiable] n: &Layered, x: f64) -> f64 {
+    let mut total = 0.0;
+    for i in 0..3 {
+        total += well.of_chain(&n.first, x + 0.1 * i as f64) * n.scale;
+    }
+    total
+}
+
 /// A struct's floats, in order, and back.
 trait Flat: Sized {
     fn to_flat(&self) -> Vec<f64>;
@@ -1006,6 +1106,21 @@ impl Flat for Chain {
         Chain {
             w: x[..n].to_vec(),
             bias: x[n],
+        }
+    }
+}
+
+impl Flat for Layered {
+    fn to_flat(&self) -> Vec<f64> {
+        let mut out = self.first.to_flat();
+        out.push(self.scale);
+        out
+    }
+    fn from_flat(x: &[f64], like: &Self) -> Self {
+        let n = like.first.w.len() + 1;
+        Layered {
+            first: Chain::from_flat(x, &like.first),
+            scale: x[n],
         }
     }
 }
@@ -1032,9 +1147,9 @@ impl Flat for Particle {
 }
 
 /// The value and the gradients of `vjp`'s pullback of 1 at `(s, x)`.
-type Pulled<S> = dyn Fn(&S, f64) -> (f64, Option<S>, Option<f64>);
+type Pulled<'a, S> = dyn Fn(&S, f64) -> (f64, Option<S>, Option<f64>) + 'a;
 /// The value and the tangent at `(s, x)` along `(t_s, t_x)`.
-type Pushed<S> = dyn Fn(&S, f64, &S, f64) -> (f64, f64);
+type Pushed<'a, S> = dyn Fn(&S, f64, &S, f64) -> (f64, f64) + 'a;
 
 /// The faces of an annotated `f(s, x)` of a marked struct `s` and a float `x`, each
 /// taking the struct and the float.
@@ -1045,11 +1160,11 @@ struct StructAndFloat<'a, S> {
     /// `grad`: the value, the struct's gradient and the float's.
     grad: &'a dyn Fn(&S, f64) -> (f64, S, f64),
     /// `vjp`'s pullback of 1 (`None`, no path: a zero).
-    vjp: &'a Pulled<S>,
+    vjp: &'a Pulled<'a, S>,
     /// `grad_into`: the gradients added into the buffers, the value returned.
     grad_into: &'a dyn Fn(&S, f64, &mut S, &mut f64) -> f64,
     /// `jvp` along the struct's tangent and the float's.
-    jvp: &'a Pushed<S>,
+    jvp: &'a Pushed<'a, S>,
 }
 
 impl<S: Flat + Differentiable> StructAndFloat<'_, S> {
@@ -1118,7 +1233,7 @@ impl<S: Flat + Differentiable> StructAndFloat<'_, S> {
     }
 }
 
-/// The [`StructAndFloat`] faces of an annotated `f(s, x)`.
+/// The [`StructAndFloat`] faces of an annotated `f(s, x)`, or `f(constant, s, x)`.
 macro_rules! struct_and_float {
     ($f:ident) => {
         StructAndFloat {
@@ -1136,6 +1251,24 @@ macro_rules! struct_and_float {
             },
             grad_into: &|s, x, d_s, d_x| $f::grad_into(s, x, d_s, d_x),
             jvp: &|s, x, t_s, t_x| $f::jvp(s, x, t_s, t_x),
+        }
+    };
+    ($f:ident, $constant:expr) => {
+        StructAndFloat {
+            name: stringify!($f),
+            itself: &|s, x| $f($constant, s, x),
+            primal: &|s, x| $f::primal($constant, s, x),
+            grad: &|s, x| {
+                let (value, (d_s, d_x)) = $f::grad($constant, s, x);
+                (value, d_s, d_x)
+            },
+            vjp: &|s, x| {
+                let (value, pullback) = $f::vjp($constant, s, x);
+                let (_, d_s, d_x) = pullback(1.0);
+                (value, d_s, d_x)
+            },
+            grad_into: &|s, x, d_s, d_x| $f::grad_into($constant, s, x, d_s, d_x),
+            jvp: &|s, x, t_s, t_x| $f::jvp($constant, s, x, t_s, t_x),
         }
     };
 }
@@ -1209,4 +1342,26 @@ fn a_method_on_a_struct_result_that_is_not_copy() {
     let (same, expected) = particle_path::grad(0.8, -0.3, 1.5);
     assert_eq!(value.to_bits(), same.to_bits());
     assert_eq!(g.map(f64::to_bits), expected.map(f64::to_bits));
+}
+
+#[test]
+fn a_method_given_a_marked_parameter_struct() {
+    let well = Well { strength: 0.8 };
+    let chain = a_chain();
+    struct_and_float!(well_chain_once, &well).check(&chain, 0.25);
+    struct_and_float!(well_chain_looped, &well).check(&chain, 0.25);
+    struct_and_float!(well_chain_checkpointed, &well).check(&chain, 0.25);
+    let layered = Layered {
+        first: a_chain(),
+        scale: 1.3,
+    };
+    struct_and_float!(well_field_looped, &well).check(&layered, 0.25);
+    let state = Particle { x: 0.9, p: -0.4 };
+    struct_and_float!(well_particle_looped, &well).check(&state, 0.35);
+    struct_and_float!(well_particle_checkpointed, &well).check(&state, 0.35);
+    let (value, (d_s, d_x)) = well_particle_checkpointed::grad(&well, &state, 0.35);
+    let (same, (expected_s, expected_x)) = well_particle_looped::grad(&well, &state, 0.35);
+    assert_eq!(value.to_bits(), same.to_bits());
+    assert_eq!(d_s, expected_s);
+    assert_eq!(d_x.to_bits(), expected_x.to_bits());
 }

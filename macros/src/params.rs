@@ -527,6 +527,12 @@ fn is_value_method(name: &str) -> bool {
         )
 }
 
+/// Methods of the standard library that take an array as an argument (`a.iter().zip(&p.w)`,
+/// `out.copy_from_slice(&p.w)`): a field given to one is an array read, not a struct (or
+/// array) passed on whole to another annotated method. (Those that store their argument,
+/// `extend_from_slice`, are value methods.)
+const SLICE_ARGUMENT_METHODS: &[&str] = &["zip", "chain", "copy_from_slice", "clone_from_slice"];
+
 /// Methods whose arguments are counts or indices: a field read there is a constant read.
 const INTEGER_ARGUMENT_METHODS: &[&str] = &[
     "powi",
@@ -747,10 +753,14 @@ impl<'ast> Visit<'ast> for Finder<'_> {
                     self.visit_expr(&call.receiver);
                 }
                 let counts = INTEGER_ARGUMENT_METHODS.contains(&name.as_str());
+                // `well.energy(&p, x)`, `well.energy(&p.state, x)`: a struct (or a field
+                // of one) given whole to another annotated method, as to a function
+                let passes_on =
+                    read == Read::Whole && !SLICE_ARGUMENT_METHODS.contains(&name.as_str());
                 for arg in &call.args {
                     if counts {
                         self.constant(|this| this.visit_expr(arg));
-                    } else {
+                    } else if !(passes_on && self.passed_whole(arg, false)) {
                         self.visit_expr(arg);
                     }
                 }
