@@ -948,7 +948,8 @@
 //! the struct (`norm(&s)`, `norm(&step(..))`), call an annotated method of it whose
 //! `self` is marked (`s.energy(k)`), copy or clone it (`let t = s;`), read its fields
 //! beside that (`norm(&s) + s.x`), replace it by the next step's in a loop (`let mut s =
-//! step(..); for .. { s = step(&s, k, dt); }`, checkpointed too), choose it by a branch,
+//! step(..); for .. { s = step(&s, k, dt); }`, checkpointed too), choose it by a branch
+//! (`let s = if c { a.kick(..) } else { step(..) };`, a `match`, then `s.energy(k)` too),
 //! and return it (`fn run(..) -> State { let s = step(..); s }`, or `step(..)` as the
 //! result itself):
 //!
