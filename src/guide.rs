@@ -1038,8 +1038,10 @@
 //! its `impl` block (it cannot place its items there), a field whose value is no float by
 //! its spelling (an integer or `bool` literal, a comparison, an integer cast or parameter);
 //! with the runtime's message there: a field of another type than the float type (at the
-//! field), and a struct (or any differentiable value) passed to a parameter its callee
-//! holds constant (at the argument).
+//! field; so a struct mixing `f32` and `f64` fields is that message at each field of the
+//! other type, `tests/ui/differentiable/struct-mixing-float-types.rs`), and a struct (or
+//! any differentiable value) passed to a parameter its callee holds constant (at the
+//! argument).
 //!
 //! # Methods
 //!
