@@ -1223,7 +1223,14 @@
 //! with `#[differentiable]`". A method of a struct deriving `Differentiable` is found the
 //! same way (a fallback method that the struct's own annotated method shadows), and one
 //! that is not annotated is the error "this method of a struct deriving `Differentiable`
-//! is called from a `#[differentiable]` body but has no companion items", at its name. Two ways
+//! is called from a `#[differentiable]` body but has no companion items", at its name. On
+//! a receiver whose type derives nothing (a configuration struct, `spring.energy(x)` of
+//! `spring: &Spring`), a method that is not annotated is rustc's "the method
+//! `energy_vjp` exists .. but its trait bounds were not satisfied" (E0599), at its name,
+//! once per generated function: a fallback for every type would be chosen before an
+//! annotated method reached through a `Box`, an `Rc` or a second reference, turning valid
+//! calls into errors (`generated::DerivedStruct` says why no bound can tell those types
+//! apart). Two ways
 //! out for a function, besides annotating the helper (a generic helper can be annotated as
 //! it is):
 //!
