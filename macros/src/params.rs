@@ -1009,7 +1009,8 @@ fn twin(item: &ItemFn, model: &Model) -> ItemFn {
     for marked in model.params.iter().flatten() {
         for path in &marked.lifted {
             let key = (marked.ident.to_string(), path_text(&path.path));
-            if path.whole {
+            // an array's parameter is a reference already (`&[F]`), as is one passed whole
+            if path.whole || path.array {
                 whole.insert(key.clone(), path.name.clone());
             }
             lifted.insert(key, path.name.clone());
@@ -1042,15 +1043,18 @@ fn field_type(ty: &Type, path: &[Member]) -> Type {
 
 struct Replace<'a> {
     lifted: &'a BTreeMap<Key, syn::Ident>,
-    /// The lifted paths passed on whole.
+    /// The lifted paths whose parameter is a reference: those passed on whole, and arrays
+    /// (`&[F]`), so that `&p.w` is the parameter itself, not a `&&[F]` (which is no
+    /// iterator: `x.iter().zip(&p.w)`).
     whole: &'a BTreeMap<Key, syn::Ident>,
     marked: &'a HashSet<String>,
 }
 
 impl VisitMut for Replace<'_> {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
-        // `&m.hidden` passed whole: the lifted parameter is the reference itself (a
-        // `&[F; N]` field then unsizes to a slice parameter, which `&&[F; N]` would not)
+        // `&m.hidden` passed whole, or `&p.w` of an array: the lifted parameter is the
+        // reference itself (a `&[F; N]` field then unsizes to a slice parameter, which
+        // `&&[F; N]` would not)
         if let Expr::Reference(reference) = &*expr
             && reference.mutability.is_none()
             && let Some((param, path)) = field_chain(&reference.expr, self.marked)
