@@ -946,7 +946,8 @@
 //!
 //! A caller may also hold the result whole, as one value: pass it on to a function taking
 //! the struct (`norm(&s)`, `norm(&step(..))`), call an annotated method of it whose
-//! `self` is marked (`s.energy(k)`), copy or clone it (`let t = s;`), read its fields
+//! `self` is marked (`s.energy(k)`; one returning a struct or a tuple read by its parts,
+//! `let t = s.advance(dt); t.x`, `let (a, b) = s.stats(k);`), copy or clone it (`let t = s;`), read its fields
 //! beside that (`norm(&s) + s.x`), replace it by the next step's in a loop (`let mut s =
 //! step(..); for .. { s = step(&s, k, dt); }`, checkpointed too), choose it by a branch
 //! (`let s = if c { a.kick(..) } else { step(..) };`, a `match`, then `s.energy(k)` too),

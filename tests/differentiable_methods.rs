@@ -909,10 +909,26 @@ fn drift(#[differentiable] s: &Particle, dt: f64) -> Particle {
     }
 }
 
+#[differentiable]
 impl Particle {
     #[differentiable]
     fn energy(#[differentiable] &self, k: f64) -> f64 {
         0.5 * (self.p * self.p + k * self.x * self.x)
+    }
+
+    /// A struct result of the marked `self`, which a caller reads by its fields.
+    #[differentiable]
+    fn pushed(#[differentiable] &self, dt: f64) -> Particle {
+        Particle {
+            x: self.x + dt * self.p,
+            p: self.p - dt * self.x.sin(),
+        }
+    }
+
+    /// A tuple result of the marked `self`, which a caller destructures.
+    #[differentiable]
+    fn moments(#[differentiable] &self, k: f64) -> (f64, f64) {
+        (k * self.x * self.p, self.p.exp())
     }
 }
 
@@ -1012,6 +1028,30 @@ fn particle_path_checkpointed(x: f64, p: f64, k: f64) -> f64 {
         s = drift(&s, 0.1);
     }
     total + s.energy(k)
+}
+
+// callers: a method's struct and tuple results on a held struct that is not `Copy`, read
+// by their parts (`Stmt::CallParts`, whose receiver's tangent is borrowed as `Op::Call`'s)
+
+#[differentiable]
+fn particle_parts(x: f64, p: f64, k: f64) -> f64 {
+    let s = launch(x, p, 0.1);
+    let t = s.pushed(0.2);
+    let (a, b) = s.moments(k);
+    t.x * t.p + a * b + s.energy(k)
+}
+
+#[differentiable]
+fn particle_parts_looped(x: f64, p: f64, k: f64) -> f64 {
+    let mut s = launch(x, p, 0.1);
+    let mut total = 0.0;
+    for _ in 0..3 {
+        let (a, b) = s.moments(k);
+        let t = s.pushed(0.1);
+        total += a * b + t.x;
+        s = drift(&s, 0.1);
+    }
+    total
 }
 
 // callers: a method given a marked parameter struct (once, in a loop, checkpointed)
@@ -1338,6 +1378,8 @@ fn a_method_on_a_struct_result_that_is_not_copy() {
     check_three!(particle_energy, [0.8, -0.3, 1.5]);
     check_three!(particle_path, [0.8, -0.3, 1.5]);
     check_three!(particle_path_checkpointed, [0.8, -0.3, 1.5]);
+    check_three!(particle_parts, [0.8, -0.3, 1.5]);
+    check_three!(particle_parts_looped, [0.8, -0.3, 1.5]);
     let (value, g) = particle_path_checkpointed::grad(0.8, -0.3, 1.5);
     let (same, expected) = particle_path::grad(0.8, -0.3, 1.5);
     assert_eq!(value.to_bits(), same.to_bits());

@@ -1034,23 +1034,46 @@ impl<'a> Lowerer<'a> {
 
     /// Whether a destructured method call is another annotated method's (scalar mode): a
     /// constant receiver, and arrays it writes or differentiable arguments, as
-    /// `build_method` takes a method's call.
+    /// `build_method` takes a method's call; or a differentiable struct's receiver
+    /// ([`Self::struct_receiver`]).
     fn is_method_with_parts(&self, call: &syn::ExprMethodCall) -> bool {
         self.mode == Mode::Scalar
             && (self.method_writes_arrays(call)
+                || self.struct_receiver(call).is_some()
                 || (!self.mentions_active(&call.receiver)
                     && call.args.iter().any(|arg| self.mentions_active(arg))
                     && !vocabulary::stores_argument(&call.method.to_string())))
     }
 
+    /// The binding of a method call's receiver that is a differentiable struct, whose
+    /// `self` the (annotated) method marks: a struct parameter passed on whole
+    /// (`m.hidden.forward(x)`, `s.advance(dt)` of a marked `s`) or a struct result held
+    /// whole (`let s = kick(..); s.advance(dt)`), as `build_method` takes them.
+    fn struct_receiver(&self, call: &syn::ExprMethodCall) -> Option<BindingId> {
+        if self.mode != Mode::Scalar {
+            return None;
+        }
+        self.whole_struct_arg(&call.receiver).or_else(|| {
+            self.held_whole(&call.receiver)
+                .filter(|receiver| self.call_results.contains(receiver))
+        })
+    }
+
     /// The parts of a method's tuple result (`is_method_with_parts`): one call of its
     /// `vjp` on the same receiver, [`Stmt::CallWrites`] if it writes arrays, else
-    /// [`Stmt::CallParts`].
+    /// [`Stmt::CallParts`] (its receiver a differentiable operand if it is a struct's,
+    /// [`Self::method_on_whole`]).
     fn method_parts(&mut self, call: &syn::ExprMethodCall, arity: usize) -> Vec<Tree> {
         if self.method_writes_arrays(call) {
             return self.writing_call_parts(Writer::Method(call), arity);
         }
-        let (func, args) = self.method_callee_args(call);
+        let (func, args) = match self.struct_receiver(call) {
+            Some(receiver) => match self.method_on_whole(receiver, call) {
+                Op::Call { func, args } => (func, args),
+                _ => unreachable!("a method's call"),
+            },
+            None => self.method_callee_args(call),
+        };
         let parts: Vec<BindingId> = (0..arity).map(|_| self.temp()).collect();
         let id = self.fresh_id();
         // a struct result read by its fields (`split_tuple_local`)
