@@ -1059,6 +1059,19 @@ fn stats_in_a_loop(x: f64, v: f64, k: f64) -> f64 {
     total
 }
 
+/// [`stats_in_a_loop`] checkpointed: the held receiver is the snapshots' carried state.
+#[differentiable(checkpoint)]
+fn stats_checkpointed(x: f64, v: f64, k: f64) -> f64 {
+    let mut s = kick_oscillator(x, v, 0.1);
+    let mut total = 0.0;
+    for _ in 0..3 {
+        let (a, b) = s.stats(k);
+        total += a * b;
+        s = s.advance(0.1);
+    }
+    total
+}
+
 #[differentiable]
 fn stats_in_a_loop_written_out(x: f64, v: f64, k: f64) -> f64 {
     let s = kick_oscillator(x, v, 0.1);
@@ -1098,6 +1111,8 @@ fn marked_oscillator_written_out(x: f64, v: f64, k: f64) -> f64 {
 fn a_methods_parts_on_a_differentiable_struct() {
     three!(advanced_by_fields).check_with_second_order(&P);
     three!(stats_in_a_loop).check_with_second_order(&P);
+    three!(stats_checkpointed).check_with_second_order(&P);
+    same_bits(faces!(stats_checkpointed), faces!(stats_in_a_loop), &P);
     three!(marked_oscillator_caller).check_with_second_order(&P);
     // against the bodies written out, to rounding: the struct's cotangent is summed field
     // by field before it reaches the fields, which the written-out forms sum read by read
@@ -1135,6 +1150,12 @@ fn a_methods_parts_on_a_differentiable_struct() {
     let (_, tangent) = of_a_marked_oscillator::jvp(&s, 1.5, &Oscillator { x: 0.3, v: -0.2 }, 0.5);
     let dot = 0.3 * d_s.x - 0.2 * d_s.v + 0.5 * d_k;
     assert!(common::close(tangent, dot, 1e-12), "{tangent} vs {dot}");
+    let (mut into_s, mut into_k) = (Oscillator { x: 0.0, v: 0.0 }, 0.0);
+    let by_into = of_a_marked_oscillator::grad_into(&s, 1.5, &mut into_s, &mut into_k);
+    assert_eq!(by_into.to_bits(), value.to_bits());
+    for (a, b) in [into_s.x, into_s.v, into_k].iter().zip([d_s.x, d_s.v, d_k]) {
+        assert!(common::close(*a, b, 1e-14), "grad_into {a} vs grad {b}");
+    }
     let (_, pullback) = of_a_marked_oscillator::vjp(&s, 1.5);
     let (by_vjp, by_vjp_k) = pullback(1.0);
     let by_vjp = by_vjp.expect("a path from the struct");
