@@ -815,7 +815,9 @@
 //! (`dense(&m.hidden, x)`, `dense(layer, x)`, `sum_of_squares(&m.w)`) or be the receiver
 //! of another annotated method whose `self` is marked (`self.first.forward(x)`,
 //! `layer.forward(x)`, and `self.predict(x)` in a method whose `self` is marked: a model's
-//! `loss` calling its own `predict`). The callee's own gradient of that struct (its pullback's
+//! `loss` calling its own `predict`), or be given whole to another annotated method whose
+//! parameter is marked (`well.energy(&state, x)`, `well.energy(&m.state, x)`; in a loop
+//! and a checkpointed loop too). The callee's own gradient of that struct (its pullback's
 //! `Option<S>`) is added into the caller's gradient, so a model's gradient is gathered from
 //! its layers' functions as written. The field's type is named through the derive (a
 //! struct whose `Differentiable` is written by hand names none: a compile error at the
@@ -944,9 +946,11 @@
 //!
 //! A caller may also hold the result whole, as one value: pass it on to a function taking
 //! the struct (`norm(&s)`, `norm(&step(..))`), call an annotated method of it whose
-//! `self` is marked (`s.energy(k)`), copy or clone it (`let t = s;`), read its fields
+//! `self` is marked (`s.energy(k)`; one returning a struct or a tuple read by its parts,
+//! `let t = s.advance(dt); t.x`, `let (a, b) = s.stats(k);`), copy or clone it (`let t = s;`), read its fields
 //! beside that (`norm(&s) + s.x`), replace it by the next step's in a loop (`let mut s =
-//! step(..); for .. { s = step(&s, k, dt); }`, checkpointed too), choose it by a branch,
+//! step(..); for .. { s = step(&s, k, dt); }`, checkpointed too), choose it by a branch
+//! (`let s = if c { a.kick(..) } else { step(..) };`, a `match`, then `s.energy(k)` too),
 //! and return it (`fn run(..) -> State { let s = step(..); s }`, or `step(..)` as the
 //! result itself):
 //!
@@ -1035,8 +1039,10 @@
 //! its `impl` block (it cannot place its items there), a field whose value is no float by
 //! its spelling (an integer or `bool` literal, a comparison, an integer cast or parameter);
 //! with the runtime's message there: a field of another type than the float type (at the
-//! field), and a struct (or any differentiable value) passed to a parameter its callee
-//! holds constant (at the argument).
+//! field; so a struct mixing `f32` and `f64` fields is that message at each field of the
+//! other type, `tests/ui/differentiable/struct-mixing-float-types.rs`), and a struct (or
+//! any differentiable value) passed to a parameter its callee holds constant (at the
+//! argument).
 //!
 //! # Methods
 //!
@@ -1218,7 +1224,14 @@
 //! with `#[differentiable]`". A method of a struct deriving `Differentiable` is found the
 //! same way (a fallback method that the struct's own annotated method shadows), and one
 //! that is not annotated is the error "this method of a struct deriving `Differentiable`
-//! is called from a `#[differentiable]` body but has no companion items", at its name. Two ways
+//! is called from a `#[differentiable]` body but has no companion items", at its name. On
+//! a receiver whose type derives nothing (a configuration struct, `spring.energy(x)` of
+//! `spring: &Spring`), a method that is not annotated is rustc's "the method
+//! `energy_vjp` exists .. but its trait bounds were not satisfied" (E0599), at its name,
+//! once per generated function: a fallback for every type would be chosen before an
+//! annotated method reached through a `Box`, an `Rc` or a second reference, turning valid
+//! calls into errors (`generated::DerivedStruct` says why no bound can tell those types
+//! apart). Two ways
 //! out for a function, besides annotating the helper (a generic helper can be annotated as
 //! it is):
 //!

@@ -20,7 +20,7 @@ mod common;
 
 use common::faces::{Gradient, Tangent, Value};
 use common::{central_differences, check_variables_against_differences, close};
-use gradtape::{GradientTape, Sources, Tensor, Variable, differentiable};
+use gradtape::{Differentiable, GradientTape, Sources, Tensor, Variable, differentiable};
 
 // ----- tensor mode: layers and models -----
 
@@ -842,4 +842,568 @@ fn associated_functions_and_their_companions() {
 fn associated_functions_called_by_the_types_name() {
     slice_and_float!(@second_order associated_calls, vec![0.3, -1.1, 0.8, 0.6]);
     assert!(associated_calls::GENERATED.contains("Integrator::rate_vjp"));
+}
+
+// ----- scalar mode: receivers and arguments that are differentiable structs -----
+//
+// The struct a method is called on, or given, is one differentiable value: a marked
+// parameter (its tangent a `&S`, its gradient a value of `S`) or a struct result held
+// whole (its tangent a value of `S` the caller owns, which the call borrows as method
+// syntax borrows the receiver). None of these structs is `Copy` and two hold their floats
+// in a `Vec` or an array: a tangent moved into the call instead would not compile where
+// it is read again.
+
+/// Weights in a `Vec`, and a float.
+#[derive(Differentiable, Debug, Clone, PartialEq)]
+struct Chain {
+    w: Vec<f64>,
+    bias: f64,
+}
+
+impl Chain {
+    /// `self` marked: its gradient is a value of `Chain`.
+    #[differentiable]
+    fn energy(#[differentiable] &self, k: f64) -> f64 {
+        let mut total = self.bias * k;
+        for i in 0..self.w.len() {
+            total += (self.w[i] * k).sin();
+        }
+        total
+    }
+}
+
+/// Weights in an array, and a float.
+#[derive(Differentiable, Debug, Clone, PartialEq)]
+struct Triple {
+    w: [f64; 3],
+    scale: f64,
+}
+
+impl Triple {
+    #[differentiable]
+    fn energy(#[differentiable] &self, k: f64) -> f64 {
+        self.scale * (self.w[0] * k + self.w[1] * k * k + self.w[2] * k * k * k).tanh()
+    }
+}
+
+/// A state of two floats that is only `Clone`, the result of annotated functions.
+#[derive(Differentiable, Debug, Clone, PartialEq)]
+struct Particle {
+    x: f64,
+    p: f64,
+}
+
+#[differentiable]
+fn launch(x: f64, p: f64, dt: f64) -> Particle {
+    Particle {
+        x: x + dt * p,
+        p: p - dt * x.sin(),
+    }
+}
+
+#[differentiable]
+fn drift(#[differentiable] s: &Particle, dt: f64) -> Particle {
+    Particle {
+        x: s.x + dt * s.p,
+        p: s.p - dt * s.x.sin(),
+    }
+}
+
+#[differentiable]
+impl Particle {
+    #[differentiable]
+    fn energy(#[differentiable] &self, k: f64) -> f64 {
+        0.5 * (self.p * self.p + k * self.x * self.x)
+    }
+
+    /// A struct result of the marked `self`, which a caller reads by its fields.
+    #[differentiable]
+    fn pushed(#[differentiable] &self, dt: f64) -> Particle {
+        Particle {
+            x: self.x + dt * self.p,
+            p: self.p - dt * self.x.sin(),
+        }
+    }
+
+    /// A tuple result of the marked `self`, which a caller destructures.
+    #[differentiable]
+    fn moments(#[differentiable] &self, k: f64) -> (f64, f64) {
+        (k * self.x * self.p, self.p.exp())
+    }
+}
+
+/// A constant receiver whose methods take a marked struct (`Clone`: a checkpointed loop
+/// copies the names it only reads for its pullback).
+#[derive(Clone)]
+struct Well {
+    strength: f64,
+}
+
+impl Well {
+    /// A marked parameter holding a `Vec`: its gradient a value of `Chain`.
+    #[differentiable]
+    fn of_chain(&self, #[differentiable] c: &Chain, x: f64) -> f64 {
+        let mut total = c.bias * x;
+        for i in 0..c.w.len() {
+            total += self.strength * (c.w[i] - x) * (c.w[i] - x);
+        }
+        total
+    }
+
+    /// A marked parameter of floats that is not `Copy`.
+    #[differentiable]
+    fn of_particle(&self, #[differentiable] s: &Particle, x: f64) -> f64 {
+        self.strength * (s.x - x).cos() + 0.5 * s.p * s.p
+    }
+}
+
+// callers: a method on a marked parameter (once, in a loop, in a checkpointed loop)
+
+#[differentiable]
+fn chain_once(#[differentiable] c: &Chain, k: f64) -> f64 {
+    c.energy(k) * c.bias
+}
+
+#[differentiable]
+fn chain_looped(#[differentiable] c: &Chain, k: f64) -> f64 {
+    let mut total = 0.0;
+    let mut s = k;
+    for _ in 0..3 {
+        total += c.energy(s);
+        s = 0.5 * s + 0.1 * total;
+    }
+    total
+}
+
+#[differentiable(checkpoint)]
+fn chain_checkpointed(#[differentiable] c: &Chain, k: f64) -> f64 {
+    let mut total = 0.0;
+    let mut s = k;
+    for _ in 0..3 {
+        total += c.energy(s);
+        s = 0.5 * s + 0.1 * total;
+    }
+    total
+}
+
+#[differentiable]
+fn triple_once(#[differentiable] t: &Triple, k: f64) -> f64 {
+    t.energy(k) + t.w[1] * k
+}
+
+#[differentiable]
+fn triple_looped(#[differentiable] t: &Triple, k: f64) -> f64 {
+    let mut s = k;
+    for _ in 0..3 {
+        s = t.energy(s) + 0.5 * s;
+    }
+    s
+}
+
+// callers: a method on a struct result held whole (once, in a loop, checkpointed)
+
+#[differentiable]
+fn particle_energy(x: f64, p: f64, k: f64) -> f64 {
+    let s = launch(x, p, 0.1);
+    s.energy(k) * s.p + s.energy(2.0 * k)
+}
+
+#[differentiable]
+fn particle_path(x: f64, p: f64, k: f64) -> f64 {
+    let mut s = launch(x, p, 0.1);
+    let mut total = 0.0;
+    for _ in 0..4 {
+        total += s.energy(k);
+        s = drift(&s, 0.1);
+    }
+    total + s.energy(k)
+}
+
+#[differentiable(checkpoint)]
+fn particle_path_checkpointed(x: f64, p: f64, k: f64) -> f64 {
+    let mut s = launch(x, p, 0.1);
+    let mut total = 0.0;
+    for _ in 0..4 {
+        total += s.energy(k);
+        s = drift(&s, 0.1);
+    }
+    total + s.energy(k)
+}
+
+// callers: a method's struct and tuple results on a held struct that is not `Copy`, read
+// by their parts (`Stmt::CallParts`, whose receiver's tangent is borrowed as `Op::Call`'s)
+
+#[differentiable]
+fn particle_parts(x: f64, p: f64, k: f64) -> f64 {
+    let s = launch(x, p, 0.1);
+    let t = s.pushed(0.2);
+    let (a, b) = s.moments(k);
+    t.x * t.p + a * b + s.energy(k)
+}
+
+#[differentiable]
+fn particle_parts_looped(x: f64, p: f64, k: f64) -> f64 {
+    let mut s = launch(x, p, 0.1);
+    let mut total = 0.0;
+    for _ in 0..3 {
+        let (a, b) = s.moments(k);
+        let t = s.pushed(0.1);
+        total += a * b + t.x;
+        s = drift(&s, 0.1);
+    }
+    total
+}
+
+// callers: a method given a marked parameter struct (once, in a loop, checkpointed)
+
+#[differentiable]
+fn well_chain_once(well: &Well, #[differentiable] c: &Chain, x: f64) -> f64 {
+    well.of_chain(c, x) * x
+}
+
+// `&c` of a `&Chain` as users write it, beside `c`
+#[allow(clippy::needless_borrow)]
+#[differentiable]
+fn well_chain_looped(well: &Well, #[differentiable] c: &Chain, x: f64) -> f64 {
+    let mut total = 0.0;
+    let mut s = x;
+    for _ in 0..3 {
+        total += well.of_chain(&c, s);
+        s = 0.5 * s + 0.01 * total;
+    }
+    total
+}
+
+// `&c` of a `&Chain` as users write it, beside `c`
+#[allow(clippy::needless_borrow)]
+#[differentiable(checkpoint)]
+fn well_chain_checkpointed(well: &Well, #[differentiable] c: &Chain, x: f64) -> f64 {
+    let mut total = 0.0;
+    let mut s = x;
+    for _ in 0..3 {
+        total += well.of_chain(&c, s);
+        s = 0.5 * s + 0.01 * total;
+    }
+    total
+}
+
+// `&state` of a `&Particle` as users write it, beside `state`
+#[allow(clippy::needless_borrow)]
+#[differentiable]
+fn well_particle_looped(well: &Well, #[differentiable] state: &Particle, x: f64) -> f64 {
+    // a constant receiver of the body's own beside the parameter's
+    let local = Well { strength: 0.5 };
+    let mut total = 0.0;
+    for i in 0..3 {
+        total += well.of_particle(state, x * i as f64) + local.of_particle(&state, x);
+    }
+    total
+}
+
+// `&state` of a `&Particle` as users write it, beside `state`
+#[allow(clippy::needless_borrow)]
+#[differentiable(checkpoint)]
+fn well_particle_checkpointed(well: &Well, #[differentiable] state: &Particle, x: f64) -> f64 {
+    let local = Well { strength: 0.5 };
+    let mut total = 0.0;
+    for i in 0..3 {
+        total += well.of_particle(state, x * i as f64) + local.of_particle(&state, x);
+    }
+    total
+}
+
+/// A struct holding a `Chain`, which a method is given as a field path.
+#[derive(Differentiable, Debug, Clone, PartialEq)]
+struct Layered {
+    first: Chain,
+    scale: f64,
+}
+
+#[differentiable]
+fn well_field_looped(well: &Well, #[differentiable] n: &Layered, x: f64) -> f64 {
+    let mut total = 0.0;
+    for i in 0..3 {
+        total += well.of_chain(&n.first, x + 0.1 * i as f64) * n.scale;
+    }
+    total
+}
+
+/// A struct's floats, in order, and back.
+trait Flat: Sized {
+    fn to_flat(&self) -> Vec<f64>;
+    /// The struct from the first floats of `x`, its shape from `like`.
+    fn from_flat(x: &[f64], like: &Self) -> Self;
+}
+
+impl Flat for Chain {
+    fn to_flat(&self) -> Vec<f64> {
+        let mut out = self.w.clone();
+        out.push(self.bias);
+        out
+    }
+    fn from_flat(x: &[f64], like: &Self) -> Self {
+        let n = like.w.len();
+        Chain {
+            w: x[..n].to_vec(),
+            bias: x[n],
+        }
+    }
+}
+
+impl Flat for Layered {
+    fn to_flat(&self) -> Vec<f64> {
+        let mut out = self.first.to_flat();
+        out.push(self.scale);
+        out
+    }
+    fn from_flat(x: &[f64], like: &Self) -> Self {
+        let n = like.first.w.len() + 1;
+        Layered {
+            first: Chain::from_flat(x, &like.first),
+            scale: x[n],
+        }
+    }
+}
+
+impl Flat for Triple {
+    fn to_flat(&self) -> Vec<f64> {
+        vec![self.w[0], self.w[1], self.w[2], self.scale]
+    }
+    fn from_flat(x: &[f64], _: &Self) -> Self {
+        Triple {
+            w: [x[0], x[1], x[2]],
+            scale: x[3],
+        }
+    }
+}
+
+impl Flat for Particle {
+    fn to_flat(&self) -> Vec<f64> {
+        vec![self.x, self.p]
+    }
+    fn from_flat(x: &[f64], _: &Self) -> Self {
+        Particle { x: x[0], p: x[1] }
+    }
+}
+
+/// The value and the gradients of `vjp`'s pullback of 1 at `(s, x)`.
+type Pulled<'a, S> = dyn Fn(&S, f64) -> (f64, Option<S>, Option<f64>) + 'a;
+/// The value and the tangent at `(s, x)` along `(t_s, t_x)`.
+type Pushed<'a, S> = dyn Fn(&S, f64, &S, f64) -> (f64, f64) + 'a;
+
+/// The faces of an annotated `f(s, x)` of a marked struct `s` and a float `x`, each
+/// taking the struct and the float.
+struct StructAndFloat<'a, S> {
+    name: &'a str,
+    itself: &'a dyn Fn(&S, f64) -> f64,
+    primal: &'a dyn Fn(&S, f64) -> f64,
+    /// `grad`: the value, the struct's gradient and the float's.
+    grad: &'a dyn Fn(&S, f64) -> (f64, S, f64),
+    /// `vjp`'s pullback of 1 (`None`, no path: a zero).
+    vjp: &'a Pulled<'a, S>,
+    /// `grad_into`: the gradients added into the buffers, the value returned.
+    grad_into: &'a dyn Fn(&S, f64, &mut S, &mut f64) -> f64,
+    /// `jvp` along the struct's tangent and the float's.
+    jvp: &'a Pushed<'a, S>,
+}
+
+impl<S: Flat + Differentiable> StructAndFloat<'_, S> {
+    /// On the flat vector of the struct's floats then `x`: `grad` against central
+    /// differences, `jvp` against it, the Hessian by differences of `grad` against second
+    /// differences (`check_scalar`); `vjp`'s and `grad_into`'s gradients against `grad`'s,
+    /// and every value to the bit the function's own.
+    fn check(&self, like: &S, x: f64) {
+        let name = self.name;
+        let n = like.to_flat().len();
+        let split = |p: &[f64]| (S::from_flat(p, like), p[n]);
+        let join = |s: &S, x: f64| {
+            let mut out = s.to_flat();
+            out.push(x);
+            out
+        };
+        let mut point = like.to_flat();
+        point.push(x);
+        let value = |p: &[f64]| {
+            let (s, x) = split(p);
+            let value = (self.primal)(&s, x);
+            assert_eq!(
+                value.to_bits(),
+                (self.itself)(&s, x).to_bits(),
+                "{name}: itself"
+            );
+            value
+        };
+        let grad = |p: &[f64]| {
+            let (s, x) = split(p);
+            let (value, d_s, d_x) = (self.grad)(&s, x);
+            (value, join(&d_s, d_x))
+        };
+        let jvp = |p: &[f64], t: &[f64]| {
+            let ((s, x), (t_s, t_x)) = (split(p), split(t));
+            (self.jvp)(&s, x, &t_s, t_x)
+        };
+        check_scalar(name, &point, &value, &grad, &jvp);
+        let (s, x) = split(&point);
+        let (value, d_s, d_x) = (self.vjp)(&s, x);
+        assert_eq!(
+            value.to_bits(),
+            (self.primal)(&s, x).to_bits(),
+            "{name}: vjp's value"
+        );
+        let by_vjp = join(&d_s.unwrap_or_else(|| s.zero_like()), d_x.unwrap_or(0.0));
+        let (mut into_s, mut into_x) = (s.zero_like(), 0.0);
+        let by_into = (self.grad_into)(&s, x, &mut into_s, &mut into_x);
+        assert_eq!(
+            by_into.to_bits(),
+            value.to_bits(),
+            "{name}: grad_into's value"
+        );
+        let by_into = join(&into_s, into_x);
+        let by_grad = grad(&point).1;
+        for (k, ((a, b), c)) in by_vjp.iter().zip(&by_into).zip(&by_grad).enumerate() {
+            assert!(
+                close(*a, *c, 1e-12),
+                "{name}: vjp d/dp{k} {a} vs grad's {c}"
+            );
+            assert!(
+                close(*b, *c, 1e-12),
+                "{name}: grad_into d/dp{k} {b} vs grad's {c}"
+            );
+        }
+    }
+}
+
+/// The [`StructAndFloat`] faces of an annotated `f(s, x)`, or `f(constant, s, x)`.
+macro_rules! struct_and_float {
+    ($f:ident) => {
+        StructAndFloat {
+            name: stringify!($f),
+            itself: &|s, x| $f(s, x),
+            primal: &|s, x| $f::primal(s, x),
+            grad: &|s, x| {
+                let (value, (d_s, d_x)) = $f::grad(s, x);
+                (value, d_s, d_x)
+            },
+            vjp: &|s, x| {
+                let (value, pullback) = $f::vjp(s, x);
+                let (d_s, d_x) = pullback(1.0);
+                (value, d_s, d_x)
+            },
+            grad_into: &|s, x, d_s, d_x| $f::grad_into(s, x, d_s, d_x),
+            jvp: &|s, x, t_s, t_x| $f::jvp(s, x, t_s, t_x),
+        }
+    };
+    ($f:ident, $constant:expr) => {
+        StructAndFloat {
+            name: stringify!($f),
+            itself: &|s, x| $f($constant, s, x),
+            primal: &|s, x| $f::primal($constant, s, x),
+            grad: &|s, x| {
+                let (value, (d_s, d_x)) = $f::grad($constant, s, x);
+                (value, d_s, d_x)
+            },
+            vjp: &|s, x| {
+                let (value, pullback) = $f::vjp($constant, s, x);
+                let (_, d_s, d_x) = pullback(1.0);
+                (value, d_s, d_x)
+            },
+            grad_into: &|s, x, d_s, d_x| $f::grad_into($constant, s, x, d_s, d_x),
+            jvp: &|s, x, t_s, t_x| $f::jvp($constant, s, x, t_s, t_x),
+        }
+    };
+}
+
+fn a_chain() -> Chain {
+    Chain {
+        w: vec![0.4, -0.7, 1.1],
+        bias: 0.3,
+    }
+}
+
+#[test]
+fn a_method_on_a_marked_parameter_holding_an_array() {
+    let chain = a_chain();
+    struct_and_float!(chain_once).check(&chain, 0.6);
+    struct_and_float!(chain_looped).check(&chain, 0.6);
+    struct_and_float!(chain_checkpointed).check(&chain, 0.6);
+    let triple = Triple {
+        w: [0.5, -0.3, 0.2],
+        scale: 1.4,
+    };
+    struct_and_float!(triple_once).check(&triple, 0.7);
+    struct_and_float!(triple_looped).check(&triple, 0.7);
+    // checkpointed: the same operations in the same order, to the bit
+    let (value, (d_c, d_k)) = chain_checkpointed::grad(&chain, 0.6);
+    let (same, (expected_c, expected_k)) = chain_looped::grad(&chain, 0.6);
+    assert_eq!(value.to_bits(), same.to_bits());
+    assert_eq!(d_c, expected_c);
+    assert_eq!(d_k.to_bits(), expected_k.to_bits());
+}
+
+/// The faces of an annotated `f(x, p, k)` of three floats, as closures for
+/// `check_scalar`, and `vjp`'s gradient against `grad`'s.
+macro_rules! check_three {
+    ($f:ident, $at:expr) => {{
+        let at: [f64; 3] = $at;
+        check_scalar(
+            stringify!($f),
+            &at,
+            &|p| {
+                let value = $f::primal(p[0], p[1], p[2]);
+                assert_eq!(value.to_bits(), $f(p[0], p[1], p[2]).to_bits());
+                value
+            },
+            &|p| {
+                let (value, g) = $f::grad(p[0], p[1], p[2]);
+                (value, g.to_vec())
+            },
+            &|p, t| $f::jvp(p[0], p[1], p[2], t[0], t[1], t[2]),
+        );
+        let (_, g) = $f::grad(at[0], at[1], at[2]);
+        let (_, pullback) = $f::vjp(at[0], at[1], at[2]);
+        let (a, b, c) = pullback(1.0);
+        for (k, (by_vjp, by_grad)) in [a, b, c].iter().zip(g).enumerate() {
+            let by_vjp = by_vjp.unwrap_or(0.0);
+            assert!(
+                close(by_vjp, by_grad, 1e-12),
+                "{}: vjp d/dp{k} {by_vjp} vs grad's {by_grad}",
+                stringify!($f)
+            );
+        }
+    }};
+}
+
+#[test]
+fn a_method_on_a_struct_result_that_is_not_copy() {
+    check_three!(particle_energy, [0.8, -0.3, 1.5]);
+    check_three!(particle_path, [0.8, -0.3, 1.5]);
+    check_three!(particle_path_checkpointed, [0.8, -0.3, 1.5]);
+    check_three!(particle_parts, [0.8, -0.3, 1.5]);
+    check_three!(particle_parts_looped, [0.8, -0.3, 1.5]);
+    let (value, g) = particle_path_checkpointed::grad(0.8, -0.3, 1.5);
+    let (same, expected) = particle_path::grad(0.8, -0.3, 1.5);
+    assert_eq!(value.to_bits(), same.to_bits());
+    assert_eq!(g.map(f64::to_bits), expected.map(f64::to_bits));
+}
+
+#[test]
+fn a_method_given_a_marked_parameter_struct() {
+    let well = Well { strength: 0.8 };
+    let chain = a_chain();
+    struct_and_float!(well_chain_once, &well).check(&chain, 0.25);
+    struct_and_float!(well_chain_looped, &well).check(&chain, 0.25);
+    struct_and_float!(well_chain_checkpointed, &well).check(&chain, 0.25);
+    let layered = Layered {
+        first: a_chain(),
+        scale: 1.3,
+    };
+    struct_and_float!(well_field_looped, &well).check(&layered, 0.25);
+    let state = Particle { x: 0.9, p: -0.4 };
+    struct_and_float!(well_particle_looped, &well).check(&state, 0.35);
+    struct_and_float!(well_particle_checkpointed, &well).check(&state, 0.35);
+    let (value, (d_s, d_x)) = well_particle_checkpointed::grad(&well, &state, 0.35);
+    let (same, (expected_s, expected_x)) = well_particle_looped::grad(&well, &state, 0.35);
+    assert_eq!(value.to_bits(), same.to_bits());
+    assert_eq!(d_s, expected_s);
+    assert_eq!(d_x.to_bits(), expected_x.to_bits());
 }

@@ -495,6 +495,59 @@ fn tuple_structs_field_iterators_and_two_structs() {
     .check_with_second_order(&point(7, 5, -1.0, 1.0));
 }
 
+// ----- an array field borrowed whole: an iterator's argument, a slice function's -----
+
+#[differentiable]
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for i in 0..a.len() {
+        total += a[i] * b[i];
+    }
+    total
+}
+
+/// `&l.w` as `zip`'s argument (it was a `&&[f64]` in the twin, no iterator: rustc's
+/// E0277) and as an annotated function's.
+#[differentiable]
+fn borrowed_field(#[differentiable] l: &Linear, x: &[f64]) -> f64 {
+    let mut z = l.b;
+    for (x, w) in x.iter().zip(&l.w) {
+        z += (x * w).sin();
+    }
+    z * dot(&l.w, x)
+}
+
+#[test]
+fn an_array_field_borrowed_whole() {
+    let linear = |x: &[f64]| Linear {
+        w: x[..2].to_vec(),
+        b: x[2],
+    };
+    let flat = |value: f64, d_l: &Linear, d_x: &[f64]| {
+        let mut g = d_l.w.clone();
+        g.push(d_l.b);
+        g.extend(d_x);
+        (value, g)
+    };
+    Case {
+        name: "borrowed_field",
+        itself: &|x| borrowed_field(&linear(x), &x[3..]),
+        primal: &|x| borrowed_field::primal(&linear(x), &x[3..]),
+        grad: Some(&|x| {
+            let (value, (d_l, d_x)) = borrowed_field::grad(&linear(x), &x[3..]);
+            flat(value, &d_l, &d_x)
+        }),
+        grad_into: &|x| {
+            let l = linear(x);
+            let (mut d_l, mut d_x) = (l.zero_like(), vec![0.0; 2]);
+            let value = borrowed_field::grad_into(&l, &x[3..], &mut d_l, &mut d_x);
+            flat(value, &d_l, &d_x)
+        },
+        jvp: &|x, t| borrowed_field::jvp(&linear(x), &x[3..], &linear(t), &t[3..]),
+    }
+    .check_with_second_order(&point(5, 6, -1.0, 1.0));
+}
+
 // ----- finance: a yield curve fitted to observations -----
 
 #[derive(Differentiable, Debug, Clone)]

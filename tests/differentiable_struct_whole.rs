@@ -905,6 +905,268 @@ fn checkpointed_a_method_and_constants() {
     assert_eq!(g, [0.0, norm(&rest), 0.0]);
 }
 
+// ----- a method on a struct result chosen by a branch -----
+
+/// A constant receiver whose method returns the struct.
+struct Kicker {
+    strength: f64,
+}
+
+#[differentiable]
+impl Kicker {
+    #[differentiable]
+    fn kick(&self, x: f64, v: f64, dt: f64) -> Oscillator {
+        Oscillator {
+            x: x + dt * v,
+            v: v - dt * self.strength * x,
+        }
+    }
+}
+
+/// A struct result chosen by an `if`, then the receiver of the struct's method.
+#[differentiable]
+fn method_on_a_branch(x: f64, v: f64, k: f64) -> f64 {
+    let s = if x > 0.0 {
+        kick_oscillator(x, v, 0.1)
+    } else {
+        kick_oscillator(v, x, 0.2)
+    };
+    s.energy(k) * s.v
+}
+
+/// The same with the method's body written out on the result's fields.
+#[differentiable]
+fn method_on_a_branch_fields(x: f64, v: f64, k: f64) -> f64 {
+    let s = if x > 0.0 {
+        kick_oscillator(x, v, 0.1)
+    } else {
+        kick_oscillator(v, x, 0.2)
+    };
+    0.5 * (k * s.x * s.x + s.v * s.v) * s.v
+}
+
+/// Methods' struct results chosen by a `match`, one through a copy of a held result, then
+/// the receiver of the struct's method in a loop.
+#[differentiable]
+fn method_on_a_match(x: f64, v: f64, k: f64) -> f64 {
+    let (soft, stiff) = (Kicker { strength: 0.5 }, Kicker { strength: 3.0 });
+    let first = soft.kick(v, x, 0.3);
+    let s = match (k * 10.0) as i64 % 3 {
+        0 => soft.kick(x, v, 0.1),
+        1 => stiff.kick(x, v, 0.1),
+        _ => first,
+    };
+    let mut total = 0.0;
+    for i in 0..3 {
+        total += s.energy(k + i as f64);
+    }
+    total
+}
+
+#[differentiable]
+fn method_on_a_match_fields(x: f64, v: f64, k: f64) -> f64 {
+    let (soft, stiff) = (Kicker { strength: 0.5 }, Kicker { strength: 3.0 });
+    let first = soft.kick(v, x, 0.3);
+    let s = match (k * 10.0) as i64 % 3 {
+        0 => soft.kick(x, v, 0.1),
+        1 => stiff.kick(x, v, 0.1),
+        _ => first,
+    };
+    let mut total = 0.0;
+    for i in 0..3 {
+        let k = k + i as f64;
+        total += 0.5 * (k * s.x * s.x + s.v * s.v);
+    }
+    total
+}
+
+#[test]
+fn a_method_on_a_result_chosen_by_a_branch() {
+    // both branches of the `if`, each arm of the `match`
+    for p in [P, [-0.4, 0.7, 0.2]] {
+        three!(method_on_a_branch).check_with_second_order(&p);
+        same_bits(
+            faces!(method_on_a_branch),
+            faces!(method_on_a_branch_fields),
+            &p,
+        );
+    }
+    for p in [[0.8, -0.3, 0.05], [0.8, -0.3, 0.12], [0.8, -0.3, 0.25]] {
+        three!(method_on_a_match).check_with_second_order(&p);
+        // the same value; the gradient to rounding only, since the struct's cotangent
+        // from the three calls is summed field by field before it reaches the fields,
+        // which the written-out body sums read by read
+        let (value, g, tangent) = faces!(method_on_a_match)(&p);
+        let (same, expected, same_tangent) = faces!(method_on_a_match_fields)(&p);
+        assert_eq!(value.to_bits(), same.to_bits());
+        for (g, e) in g
+            .iter()
+            .chain([&tangent])
+            .zip(expected.iter().chain([&same_tangent]))
+        {
+            assert!(common::close(*g, *e, 1e-14), "{g} vs {e}");
+        }
+    }
+}
+
+// ----- a method's struct or tuple result on a differentiable struct, read by its parts -----
+
+#[differentiable]
+impl Oscillator {
+    /// One step, `self` marked, the struct returned.
+    #[differentiable]
+    fn advance(#[differentiable] &self, dt: f64) -> Oscillator {
+        Oscillator {
+            x: self.x + dt * self.v,
+            v: self.v - dt * self.x,
+        }
+    }
+
+    /// Two values of the state, `self` marked.
+    #[differentiable]
+    fn stats(#[differentiable] &self, k: f64) -> (f64, f64) {
+        (k * self.x, self.v * self.v)
+    }
+}
+
+/// A struct result held whole, the receiver of a method whose struct result is read by
+/// its fields (the call's parts).
+#[differentiable]
+fn advanced_by_fields(x: f64, v: f64, dt: f64) -> f64 {
+    let s = kick_oscillator(x, v, 0.1);
+    let t = s.advance(dt);
+    t.x * t.v + s.advance(2.0 * dt).x
+}
+
+#[differentiable]
+fn advanced_by_fields_written_out(x: f64, v: f64, dt: f64) -> f64 {
+    let s = kick_oscillator(x, v, 0.1);
+    let (tx, tv) = (s.x + dt * s.v, s.v - dt * s.x);
+    tx * tv + (s.x + 2.0 * dt * s.v)
+}
+
+/// A method's tuple result destructured, of a held receiver, in a loop that replaces the
+/// receiver by another method's result.
+#[differentiable]
+fn stats_in_a_loop(x: f64, v: f64, k: f64) -> f64 {
+    let mut s = kick_oscillator(x, v, 0.1);
+    let mut total = 0.0;
+    for _ in 0..3 {
+        let (a, b) = s.stats(k);
+        total += a * b;
+        s = s.advance(0.1);
+    }
+    total
+}
+
+/// [`stats_in_a_loop`] checkpointed: the held receiver is the snapshots' carried state.
+#[differentiable(checkpoint)]
+fn stats_checkpointed(x: f64, v: f64, k: f64) -> f64 {
+    let mut s = kick_oscillator(x, v, 0.1);
+    let mut total = 0.0;
+    for _ in 0..3 {
+        let (a, b) = s.stats(k);
+        total += a * b;
+        s = s.advance(0.1);
+    }
+    total
+}
+
+#[differentiable]
+fn stats_in_a_loop_written_out(x: f64, v: f64, k: f64) -> f64 {
+    let s = kick_oscillator(x, v, 0.1);
+    let (mut sx, mut sv) = (s.x, s.v);
+    let mut total = 0.0;
+    for _ in 0..3 {
+        let (a, b) = (k * sx, sv * sv);
+        total += a * b;
+        (sx, sv) = (sx + 0.1 * sv, sv - 0.1 * sx);
+    }
+    total
+}
+
+/// The same calls on a marked parameter.
+#[differentiable]
+fn of_a_marked_oscillator(#[differentiable] s: &Oscillator, k: f64) -> f64 {
+    let t = s.advance(0.2);
+    let (a, b) = s.stats(k);
+    t.x * t.v + a * b
+}
+
+/// [`of_a_marked_oscillator`] called on a held result (through its every face).
+#[differentiable]
+fn marked_oscillator_caller(x: f64, v: f64, k: f64) -> f64 {
+    let s = kick_oscillator(x, v, 0.1);
+    of_a_marked_oscillator(&s, k)
+}
+
+#[differentiable]
+fn marked_oscillator_written_out(x: f64, v: f64, k: f64) -> f64 {
+    let s = kick_oscillator(x, v, 0.1);
+    let (tx, tv) = (s.x + 0.2 * s.v, s.v - 0.2 * s.x);
+    tx * tv + k * s.x * (s.v * s.v)
+}
+
+#[test]
+fn a_methods_parts_on_a_differentiable_struct() {
+    three!(advanced_by_fields).check_with_second_order(&P);
+    three!(stats_in_a_loop).check_with_second_order(&P);
+    three!(stats_checkpointed).check_with_second_order(&P);
+    same_bits(faces!(stats_checkpointed), faces!(stats_in_a_loop), &P);
+    three!(marked_oscillator_caller).check_with_second_order(&P);
+    // against the bodies written out, to rounding: the struct's cotangent is summed field
+    // by field before it reaches the fields, which the written-out forms sum read by read
+    for (f, written_out) in [
+        (
+            faces!(advanced_by_fields) as &ValueGradientTangent,
+            faces!(advanced_by_fields_written_out) as &ValueGradientTangent,
+        ),
+        (faces!(stats_in_a_loop), faces!(stats_in_a_loop_written_out)),
+        (
+            faces!(marked_oscillator_caller),
+            faces!(marked_oscillator_written_out),
+        ),
+    ] {
+        let (value, g, tangent) = f(&P);
+        let (same, expected, same_tangent) = written_out(&P);
+        assert!(common::close(value, same, 1e-14), "{value} vs {same}");
+        for (g, e) in g
+            .iter()
+            .chain([&tangent])
+            .zip(expected.iter().chain([&same_tangent]))
+        {
+            assert!(common::close(*g, *e, 1e-13), "{g} vs {e}");
+        }
+    }
+    // the marked parameter's own gradient, a value of the struct, against differences
+    let s = Oscillator { x: 0.6, v: -0.4 };
+    let (value, (d_s, d_k)) = of_a_marked_oscillator::grad(&s, 1.5);
+    assert_eq!(value, of_a_marked_oscillator(&s, 1.5));
+    let at = |x: f64, v: f64, k: f64| of_a_marked_oscillator(&Oscillator { x, v }, k);
+    let expected = common::central_differences(&|p| at(p[0], p[1], p[2]), &[0.6, -0.4, 1.5]);
+    for (g, e) in [d_s.x, d_s.v, d_k].iter().zip(&expected) {
+        assert!(common::close(*g, *e, 1e-6), "{g} vs {e}");
+    }
+    let (_, tangent) = of_a_marked_oscillator::jvp(&s, 1.5, &Oscillator { x: 0.3, v: -0.2 }, 0.5);
+    let dot = 0.3 * d_s.x - 0.2 * d_s.v + 0.5 * d_k;
+    assert!(common::close(tangent, dot, 1e-12), "{tangent} vs {dot}");
+    let (mut into_s, mut into_k) = (Oscillator { x: 0.0, v: 0.0 }, 0.0);
+    let by_into = of_a_marked_oscillator::grad_into(&s, 1.5, &mut into_s, &mut into_k);
+    assert_eq!(by_into.to_bits(), value.to_bits());
+    for (a, b) in [into_s.x, into_s.v, into_k].iter().zip([d_s.x, d_s.v, d_k]) {
+        assert!(common::close(*a, b, 1e-14), "grad_into {a} vs grad {b}");
+    }
+    let (_, pullback) = of_a_marked_oscillator::vjp(&s, 1.5);
+    let (by_vjp, by_vjp_k) = pullback(1.0);
+    let by_vjp = by_vjp.expect("a path from the struct");
+    for (a, b) in [by_vjp.x, by_vjp.v, by_vjp_k.unwrap()]
+        .iter()
+        .zip([d_s.x, d_s.v, d_k])
+    {
+        assert!(common::close(*a, b, 1e-14), "{a} vs {b}");
+    }
+}
+
 // ----- a marked `self` read only by the result's literal -----
 
 #[derive(Differentiable, Debug, Clone, Copy, PartialEq)]

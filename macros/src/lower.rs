@@ -752,13 +752,21 @@ impl<'a> Lowerer<'a> {
                         binding: temp,
                         mutable: false,
                     });
+                    let start = self.blocks.last().expect("a block").stmts.len();
                     self.lower_control(expr, Tail::Assign(temp));
+                    // `let s = if c { f(..) } else { g(..) };`: a call's result on every
+                    // path, held whole as one bound by `let s = f(..);` is
+                    let branches = &self.blocks.last().expect("a block").stmts[start..];
+                    let call_result = self.assigns_call_results_only(branches, temp);
                     let name = &self.bindings[temp].name;
                     let value = Operand::Active {
                         binding: temp,
                         fwd: syn::parse_quote!(#name),
                     };
                     let binding = self.bind(ident, true, Some(key));
+                    if call_result {
+                        self.call_results.insert(binding);
+                    }
                     let target = Target::Let {
                         binding,
                         mutable,
@@ -789,13 +797,7 @@ impl<'a> Lowerer<'a> {
                 }
                 let op = self.build(&init.expr);
                 let binding = self.bind(ident, true, Some(key));
-                let call_result = match &op {
-                    Op::Call { func, .. } => !matches!(func, Callee::Field(_)),
-                    Op::Copy { value, .. } => value
-                        .binding()
-                        .is_some_and(|b| self.call_results.contains(&b)),
-                    _ => false,
-                };
+                let call_result = self.is_call_result(&op);
                 if call_result {
                     self.call_results.insert(binding);
                 }
@@ -839,6 +841,64 @@ impl<'a> Lowerer<'a> {
                 self.push(Stmt::Plain(local.to_token_stream()));
             }
         }
+    }
+
+    /// Whether `op` gives a call's result (`f(..)`, `s.step(..)`, but not a field read
+    /// `s.x`), or a copy of a local bound to one: what a local it binds holds may be a
+    /// struct held whole (`call_results`), whose annotated methods it may call.
+    fn is_call_result(&self, op: &Op) -> bool {
+        match op {
+            Op::Call { func, .. } => !matches!(func, Callee::Field(_)),
+            Op::Copy { value, .. } => value
+                .binding()
+                .is_some_and(|b| self.call_results.contains(&b)),
+            _ => false,
+        }
+    }
+
+    /// Whether `stmts` (the branches, arms or loop a `let` computes its value in) assign
+    /// `binding` at least once, and every time a call's result ([`Self::is_call_result`]).
+    /// Any other statement that could set it (a writing call's result) counts as another
+    /// value, so the answer errs towards `false`: a method on the local is then the
+    /// macro's "unknown method" error, never a call on a float.
+    fn assigns_call_results_only(&self, stmts: &[Stmt], binding: BindingId) -> bool {
+        fn walk(lowerer: &Lowerer, stmts: &[Stmt], binding: BindingId, seen: &mut bool) -> bool {
+            stmts.iter().all(|stmt| match stmt {
+                Stmt::Def { target, op, .. } => match target {
+                    Target::Assign { binding: b } | Target::Let { binding: b, .. }
+                        if *b == binding =>
+                    {
+                        *seen = true;
+                        lowerer.is_call_result(op)
+                    }
+                    _ => true,
+                },
+                Stmt::If {
+                    then_branch,
+                    else_branch,
+                    ..
+                } => {
+                    walk(lowerer, &then_branch.stmts, binding, seen)
+                        && walk(lowerer, &else_branch.stmts, binding, seen)
+                }
+                Stmt::Match { arms, .. } => arms
+                    .iter()
+                    .all(|arm| walk(lowerer, &arm.body.stmts, binding, seen)),
+                Stmt::Loop { body, .. } | Stmt::Scope(body) => {
+                    walk(lowerer, &body.stmts, binding, seen)
+                }
+                Stmt::CallParts { parts, .. } => !parts.contains(&binding),
+                Stmt::CallWrites { result, .. } => match result {
+                    CallResult::Value(b) => *b != binding,
+                    CallResult::Parts(parts) => !parts.contains(&binding),
+                    CallResult::Dropped => true,
+                },
+                Stmt::Swap { a, b, .. } => *a != binding && *b != binding,
+                Stmt::Plain(_) | Stmt::Declare { .. } | Stmt::Jump { .. } => true,
+            })
+        }
+        let mut seen = false;
+        walk(self, stmts, binding, &mut seen) && seen
     }
 
     // ----- tuples -----
@@ -974,23 +1034,46 @@ impl<'a> Lowerer<'a> {
 
     /// Whether a destructured method call is another annotated method's (scalar mode): a
     /// constant receiver, and arrays it writes or differentiable arguments, as
-    /// `build_method` takes a method's call.
+    /// `build_method` takes a method's call; or a differentiable struct's receiver
+    /// ([`Self::struct_receiver`]).
     fn is_method_with_parts(&self, call: &syn::ExprMethodCall) -> bool {
         self.mode == Mode::Scalar
             && (self.method_writes_arrays(call)
+                || self.struct_receiver(call).is_some()
                 || (!self.mentions_active(&call.receiver)
                     && call.args.iter().any(|arg| self.mentions_active(arg))
                     && !vocabulary::stores_argument(&call.method.to_string())))
     }
 
+    /// The binding of a method call's receiver that is a differentiable struct, whose
+    /// `self` the (annotated) method marks: a struct parameter passed on whole
+    /// (`m.hidden.forward(x)`, `s.advance(dt)` of a marked `s`) or a struct result held
+    /// whole (`let s = kick(..); s.advance(dt)`), as `build_method` takes them.
+    fn struct_receiver(&self, call: &syn::ExprMethodCall) -> Option<BindingId> {
+        if self.mode != Mode::Scalar {
+            return None;
+        }
+        self.whole_struct_arg(&call.receiver).or_else(|| {
+            self.held_whole(&call.receiver)
+                .filter(|receiver| self.call_results.contains(receiver))
+        })
+    }
+
     /// The parts of a method's tuple result (`is_method_with_parts`): one call of its
     /// `vjp` on the same receiver, [`Stmt::CallWrites`] if it writes arrays, else
-    /// [`Stmt::CallParts`].
+    /// [`Stmt::CallParts`] (its receiver a differentiable operand if it is a struct's,
+    /// [`Self::method_on_whole`]).
     fn method_parts(&mut self, call: &syn::ExprMethodCall, arity: usize) -> Vec<Tree> {
         if self.method_writes_arrays(call) {
             return self.writing_call_parts(Writer::Method(call), arity);
         }
-        let (func, args) = self.method_callee_args(call);
+        let (func, args) = match self.struct_receiver(call) {
+            Some(receiver) => match self.method_on_whole(receiver, call) {
+                Op::Call { func, args } => (func, args),
+                _ => unreachable!("a method's call"),
+            },
+            None => self.method_callee_args(call),
+        };
         let parts: Vec<BindingId> = (0..arity).map(|_| self.temp()).collect();
         let id = self.fresh_id();
         // a struct result read by its fields (`split_tuple_local`)

@@ -527,6 +527,12 @@ fn is_value_method(name: &str) -> bool {
         )
 }
 
+/// Methods of the standard library that take an array as an argument (`a.iter().zip(&p.w)`,
+/// `out.copy_from_slice(&p.w)`): a field given to one is an array read, not a struct (or
+/// array) passed on whole to another annotated method. (Those that store their argument,
+/// `extend_from_slice`, are value methods.)
+const SLICE_ARGUMENT_METHODS: &[&str] = &["zip", "chain", "copy_from_slice", "clone_from_slice"];
+
 /// Methods whose arguments are counts or indices: a field read there is a constant read.
 const INTEGER_ARGUMENT_METHODS: &[&str] = &[
     "powi",
@@ -747,10 +753,14 @@ impl<'ast> Visit<'ast> for Finder<'_> {
                     self.visit_expr(&call.receiver);
                 }
                 let counts = INTEGER_ARGUMENT_METHODS.contains(&name.as_str());
+                // `well.energy(&p, x)`, `well.energy(&p.state, x)`: a struct (or a field
+                // of one) given whole to another annotated method, as to a function
+                let passes_on =
+                    read == Read::Whole && !SLICE_ARGUMENT_METHODS.contains(&name.as_str());
                 for arg in &call.args {
                     if counts {
                         self.constant(|this| this.visit_expr(arg));
-                    } else {
+                    } else if !(passes_on && self.passed_whole(arg, false)) {
                         self.visit_expr(arg);
                     }
                 }
@@ -999,7 +1009,8 @@ fn twin(item: &ItemFn, model: &Model) -> ItemFn {
     for marked in model.params.iter().flatten() {
         for path in &marked.lifted {
             let key = (marked.ident.to_string(), path_text(&path.path));
-            if path.whole {
+            // an array's parameter is a reference already (`&[F]`), as is one passed whole
+            if path.whole || path.array {
                 whole.insert(key.clone(), path.name.clone());
             }
             lifted.insert(key, path.name.clone());
@@ -1032,15 +1043,18 @@ fn field_type(ty: &Type, path: &[Member]) -> Type {
 
 struct Replace<'a> {
     lifted: &'a BTreeMap<Key, syn::Ident>,
-    /// The lifted paths passed on whole.
+    /// The lifted paths whose parameter is a reference: those passed on whole, and arrays
+    /// (`&[F]`), so that `&p.w` is the parameter itself, not a `&&[F]` (which is no
+    /// iterator: `x.iter().zip(&p.w)`).
     whole: &'a BTreeMap<Key, syn::Ident>,
     marked: &'a HashSet<String>,
 }
 
 impl VisitMut for Replace<'_> {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
-        // `&m.hidden` passed whole: the lifted parameter is the reference itself (a
-        // `&[F; N]` field then unsizes to a slice parameter, which `&&[F; N]` would not)
+        // `&m.hidden` passed whole, or `&p.w` of an array: the lifted parameter is the
+        // reference itself (a `&[F; N]` field then unsizes to a slice parameter, which
+        // `&&[F; N]` would not)
         if let Expr::Reference(reference) = &*expr
             && reference.mutability.is_none()
             && let Some((param, path)) = field_chain(&reference.expr, self.marked)

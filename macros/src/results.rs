@@ -472,8 +472,11 @@ fn twin(item: &ItemFn, model: &Model) -> ItemFn {
         syn::parse_quote!((#(#floats),*))
     };
     let one = model.fields.len() == 1;
-    let cast = model.method
-        && matches!(float, Type::Path(path) if path.path.is_ident("f32") || path.path.is_ident("f64"));
+    // a concrete float type (not a type parameter, which `as` cannot name): a method's
+    // parameter's `f32` or `f64`, or the struct's own through its alias
+    let cast = model.float_alias.is_some()
+        || (model.method
+            && matches!(float, Type::Path(path) if path.path.is_ident("f32") || path.path.is_ident("f64")));
     each_result(&mut twin.block, &mut |expr| {
         let Expr::Struct(literal) = strip_parens(expr) else {
             unreachable!("read: every result position is a literal")
@@ -506,11 +509,14 @@ fn twin(item: &ItemFn, model: &Model) -> ItemFn {
 /// through it as the value itself ([`result_part_value`]): a differentiable value is a
 /// float, of that type or rustc's error at the user's value.
 ///
-/// With `cast` (a method's twin, whose float type is a parameter's `f32` or `f64`, not the
-/// struct's own), `cast_to_float`: lowering casts a differentiable value to the float type
-/// (`Op::Cast`, `value as F`), so that a float field of the other float type is the
-/// companion's `ResultField` message alone, not also a mismatch in the twin's tuple (a
-/// field of the float type casts to itself, the same bits). The cast is lowering's, not
+/// With `cast` (a concrete float type: a method's twin's, a parameter's `f32` or `f64`, or
+/// a function's that is the struct's own through its alias), `cast_to_float`: lowering
+/// casts a differentiable value to the float type (`Op::Cast`, `value as F`), so that a
+/// float field of the other float type (a method's struct of `f32`, or a struct mixing
+/// `f32` and `f64` fields) is the companion's `ResultField` message alone, not also
+/// rustc's mismatches in the twin's tuple and adjoint (a field of the float type casts to
+/// itself, the same bits). A type parameter `T` cannot be named by `as`: a generic
+/// function's field of another type keeps those mismatches beside the message. The cast is lowering's, not
 /// written here: `params` takes a marked struct's field read only through `as` for a
 /// constant's, and a constant keeps the conversion's check.
 fn result_part(span: Span, float: &Type, value: &Expr, cast: bool) -> Expr {

@@ -300,24 +300,44 @@ impl Generator<'_> {
             .collect()
     }
 
-    /// The tangent entry of an argument of another annotated function's `jvp_call`: the
-    /// argument's tangent, an array's tangent shadow (read as a slice), or `NoTangent`.
-    /// An argument the call borrows (`norm(&s)`) has its tangent borrowed too
+    /// The tangent entries of another annotated function's `jvp_call`, one per argument
+    /// ([`Self::call_tangent`]).
+    pub(super) fn call_tangents(&self, func: &Callee, args: &[Operand]) -> Vec<TokenStream> {
+        args.iter()
+            .enumerate()
+            .map(|(position, arg)| self.call_tangent(func, position, arg))
+            .collect()
+    }
+
+    /// The tangent entry of argument `position` of another annotated function's
+    /// `jvp_call`: the argument's tangent, an array's tangent shadow (read as a slice), or
+    /// `NoTangent`. An argument the call borrows has its tangent borrowed too
     /// (`generated::TangentArg`, `TangentStruct` take `&T`): a struct the caller holds
-    /// whole need not be `Copy`, and its tangent is read again after the call.
-    pub(super) fn call_tangent(&self, func: &Callee, arg: &Operand) -> TokenStream {
+    /// whole need not be `Copy`, and its tangent is read again after the call. The call
+    /// borrows an argument written `&s` (`norm(&s)`), and a method's receiver, which
+    /// method syntax borrows (`s.energy(k)`, the callee's `self: &Self`). The one rule for
+    /// every call form (`Op::Call`, `Stmt::CallParts`, `Stmt::CallWrites`).
+    pub(super) fn call_tangent(
+        &self,
+        func: &Callee,
+        position: usize,
+        arg: &Operand,
+    ) -> TokenStream {
+        let receiver = position == 0 && matches!(func, Callee::Method(_));
         match arg.binding() {
             Some(b) if self.body.bindings[b].array => {
                 let tangent = self.tangent(b);
                 quote!(&#tangent)
             }
-            // (a plain helper's tangents are the numbers its dual numbers start from)
+            // (a plain helper's tangents are the numbers its dual numbers start from; a
+            // struct parameter passed on whole has a `&S` tangent already)
             Some(b)
                 if !self.tensor()
                     && !self.body.bindings[b].whole
                     && !matches!(func, Callee::Plain(_))
-                    && matches!(crate::syntax::strip_parens(arg.fwd()),
-                        syn::Expr::Reference(reference) if reference.mutability.is_none()) =>
+                    && (receiver
+                        || matches!(crate::syntax::strip_parens(arg.fwd()),
+                            syn::Expr::Reference(reference) if reference.mutability.is_none())) =>
             {
                 let tangent = self.tangent(b);
                 quote!(&#tangent)
@@ -382,10 +402,7 @@ impl Generator<'_> {
             } => {
                 let value = mixed(&format!("value{id}"));
                 let dot = mixed(&format!("tan_value{id}"));
-                let tangents = args
-                    .iter()
-                    .map(|arg| self.call_tangent(func, arg))
-                    .collect();
+                let tangents = self.call_tangents(func, args);
                 let call = func.jvp(args, tangents);
                 let call = match fields {
                     Some(fields) => crate::results::parts_jvp(&call, fields),
@@ -728,21 +745,7 @@ impl Generator<'_> {
             Op::Call { func, args } => {
                 let value = mixed(&format!("value{id}"));
                 let dot = mixed(&format!("tan_value{id}"));
-                let mut tangents: Vec<TokenStream> = args
-                    .iter()
-                    .map(|arg| self.call_tangent(func, arg))
-                    .collect();
-                // a method's receiver is borrowed by method syntax (`s.energy(k)`): its
-                // tangent too, a struct held whole (as `call_tangent` of `&s`)
-                if let (Callee::Method(_), Some(receiver)) = (func, args.first())
-                    && let Some(b) = receiver.binding()
-                    && !self.tensor()
-                    && !self.body.bindings[b].whole
-                    && !self.body.bindings[b].array
-                {
-                    let tangent = self.tangent(b);
-                    tangents[0] = quote!(&#tangent);
-                }
+                let tangents = self.call_tangents(func, args);
                 let call = func.jvp(args, tangents);
                 quote! {
                     let (#value, #dot) = #call;

@@ -237,7 +237,7 @@ impl Generator<'_> {
                         }
                     }
                 }
-                None => tangents.push(self.call_tangent(func, arg)),
+                None => tangents.push(self.call_tangent(func, k, arg)),
             }
         }
         let call = func.jvp(args, tangents);

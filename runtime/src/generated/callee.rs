@@ -77,10 +77,26 @@ pub trait AnnotatedMethod {
 
 /// Implemented by every struct that derives `Differentiable` (by the derive, for the
 /// struct itself: not for a `Box` or a reference of it), and by nothing else: the types
-/// the [`AnnotatedMethod`] fallback is for. A fallback for every type would be found
-/// before an annotated method of a struct behind a `Box` (method lookup tries `&mut
-/// Box<S>` before it derefs to `S`); for other receivers a missing method stays rustc's
-/// E0599.
+/// the [`AnnotatedMethod`] fallback is for.
+///
+/// Why not every type, so that a method that is not annotated on any receiver (a
+/// configuration struct deriving nothing, `spring.energy(x)` of `spring: &Spring`) is the
+/// fallback's message rather than rustc's E0599 ("the method `energy_vjp` exists for
+/// reference `&Spring`, but its trait bounds were not satisfied", once per generated
+/// function): method lookup tries the receiver's type by value, then `&`, then `&mut`,
+/// and only then dereferences it and tries again; an inherent method comes first only
+/// among the candidates of one step. A fallback (`&mut self`) for every type is a
+/// candidate at the receiver's own type, so wherever the annotated method is reached only
+/// through a dereference it is chosen before the method, and a valid call is the
+/// fallback's error: a receiver `Box<S>`, `Rc<S>`, `&&S`, `&Box<S>` or `&mut S` (checked
+/// with a blanket fallback: each of these resolves to it; `S` and `&S` to the method).
+/// Lookup filters candidates by their impl's bounds only (the fallback method's own
+/// `where` clause is the error, checked after it is chosen), and no bound holds of
+/// exactly the types that dereference no further (that needs negative bounds or
+/// specialization); a bound the user's own types must implement is one only a derive or
+/// an attribute on the type can write, which this one is. The macro sees no types to
+/// write one per call either: a receiver's spelled parameter type may be an alias of a
+/// `Box`, and a local's or a field's type is not spelled at all.
 ///
 /// ```
 /// use gradtape_runtime::generated::DerivedStruct;
