@@ -82,6 +82,7 @@ pub(crate) fn run(tape: &Rc<TapeCell>, sweep: Sweep<'_>, out: &mut Gradients) ->
             None => Cot::ones_like(target, unrecorded),
         };
         if node != NO_NODE {
+            scratch.tensors |= matches!(seed, Cot::Tensor(_));
             // by reference: see `add_from`
             scratch.grads[node as usize].add_from(&seed);
             continue;
@@ -230,6 +231,7 @@ fn gather(
 /// plain numbers: scalar code then pays for no tensor, and no fresh id, per cotangent.
 /// A recorded sweep keeps tensors only, so that every sum it makes is recorded.
 #[derive(Clone, Default)]
+#[repr(u8)]
 enum Cot {
     /// No cotangent yet: a symbolic zero, never materialised.
     #[default]
@@ -375,6 +377,11 @@ struct Scratch {
     relevant: Vec<bool>,
     /// Whether each node is a source.
     is_source: Vec<bool>,
+    /// Whether `grads` may hold a tensor: set where one can be put there (a tensor seed,
+    /// a rule's general form). When it is not, every slot is a number or a zero, which owns
+    /// nothing, and `give_back` forgets them instead of checking each (for scalar code, a
+    /// scan of the whole buffer per gradient).
+    tensors: bool,
 }
 
 thread_local! {
@@ -391,13 +398,23 @@ impl Scratch {
                 grads: Vec::new(),
                 relevant: Vec::new(),
                 is_source: Vec::new(),
+                tensors: false,
             })
     }
 
     fn give_back(mut self) {
         // Cleared, and no larger than a spare tape's records (see `MAX_SPARE_RECORDS`).
         let most = crate::record::state::MAX_SPARE_RECORDS;
-        self.grads.clear();
+        if self.tensors {
+            self.grads.clear();
+        } else {
+            // SAFETY: a length of 0 claims nothing about any element. The slots are
+            // forgotten, not dropped, which is always memory-safe, and leaks nothing here:
+            // with `tensors` unset no slot holds a tensor (see the field), and `Cot::Zero`
+            // and `Cot::Number` own no memory.
+            unsafe { self.grads.set_len(0) };
+        }
+        self.tensors = false;
         self.grads.shrink_to(most);
         self.relevant.clear();
         self.relevant.shrink_to(most);
@@ -540,7 +557,7 @@ fn sweep_nodes<const CHECK: bool>(
             grads,
             relevant,
             is_source,
-            ..
+            tensors,
         } = scratch;
         let relevance = Relevant::of(every, relevant);
         for i in (0..end).rev() {
@@ -552,7 +569,7 @@ fn sweep_nodes<const CHECK: bool>(
                         state.saved[node.saved.as_range()].iter().cloned().collect();
                     (node, saved)
                 };
-                step::<CHECK>(
+                *tensors |= step::<CHECK>(
                     &node,
                     &saved,
                     i,
@@ -578,7 +595,7 @@ fn sweep_nodes<const CHECK: bool>(
         grads,
         relevant,
         is_source,
-        ..
+        tensors,
     } = scratch;
     let relevance = Relevant::of(every, relevant);
     if persistent {
@@ -587,7 +604,7 @@ fn sweep_nodes<const CHECK: bool>(
                 let node = &nodes[i];
                 let values = &saved[node.saved.as_range()];
                 let flags = (relevance, is_source[i], unrecorded);
-                step::<CHECK>(node, values, i, grads, flags, finding);
+                *tensors |= step::<CHECK>(node, values, i, grads, flags, finding);
             }
         }
     } else {
@@ -606,7 +623,7 @@ fn sweep_nodes<const CHECK: bool>(
             if relevant_i {
                 let values = &saved[node.saved.as_range()];
                 let flags = (relevance, source_i, unrecorded);
-                step::<CHECK>(node, values, i, grads, flags, finding);
+                *tensors |= step::<CHECK>(node, values, i, grads, flags, finding);
             }
             // One by one, each drop inline: scalar code's nodes save none or one or two
             // values, for which `truncate`'s out-of-line slice drop cost more.
@@ -630,7 +647,8 @@ fn sweep_nodes<const CHECK: bool>(
 }
 
 /// Pushes node `i`'s cotangent through its rule into its inputs' cotangents. `unrecorded`: no
-/// tape records the sweep, so rules may compute on raw values.
+/// tape records the sweep, so rules may compute on raw values. Returns whether the rule's
+/// general form ran, which may have put tensors into `grads` (see `Scratch::tensors`).
 #[inline(always)]
 fn step<const CHECK: bool>(
     node: &Node,
@@ -639,17 +657,17 @@ fn step<const CHECK: bool>(
     grads: &mut [Cot],
     flags: (Relevant<'_>, bool, bool),
     finding: &mut Option<Finding>,
-) {
+) -> bool {
     let (relevant, keep, unrecorded) = flags;
     if node.inputs.is_none() {
         // A leaf: its cotangent is read where the sources are gathered.
-        return;
+        return false;
     }
     // A number is read in place, field by field, and left there (nothing reads it again,
     // and it holds no memory): moving the whole slot out would read back wide what the
     // last `add_number` wrote narrowly.
     let (number, single) = match grads[i] {
-        Cot::Zero => return,
+        Cot::Zero => return false,
         Cot::Number { value, single } => (value, single),
         Cot::Tensor(_) => {
             // Taken unless kept, so a large cotangent is freed as soon as it is used.
@@ -661,7 +679,7 @@ fn step<const CHECK: bool>(
             let Cot::Tensor(g) = g else {
                 unreachable!("the slot holds a tensor")
             };
-            return step_tensor::<CHECK>(
+            step_tensor::<CHECK>(
                 node,
                 saved,
                 (i, &g),
@@ -670,6 +688,7 @@ fn step<const CHECK: bool>(
                 unrecorded,
                 finding,
             );
+            return true;
         }
     };
     // The plain-number path: unary and binary ops on 0-d values, the bulk of scalar code.
@@ -688,7 +707,7 @@ fn step<const CHECK: bool>(
                     }
                 }
             }
-            return;
+            return false;
         }
     }
     let g = Cot::number(number, single)
@@ -703,6 +722,7 @@ fn step<const CHECK: bool>(
         unrecorded,
         finding,
     );
+    true
 }
 
 /// Which of `node`'s inputs need a cotangent: those on a path to a source.
