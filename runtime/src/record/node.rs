@@ -273,7 +273,7 @@ impl SavedRange {
 }
 
 /// Empties `nodes`; `owning`: whether any of them may own heap memory (see
-/// [`Node::owns_heap`]). When none does, their destructors would do nothing, and they are
+/// [`Node::parts_own_heap`]). When none does, their destructors would do nothing, and they are
 /// forgotten in one step instead of being dropped one by one (a call and a check of each
 /// field per node: for scalar code, about as much as its backward rule).
 #[inline]
@@ -289,13 +289,13 @@ pub(crate) fn clear_nodes(nodes: &mut Vec<Node>, owning: bool) {
 }
 
 impl Node {
-    /// Whether dropping this node frees anything: a closure rule, boxed parameters, or a
-    /// list of more than two inputs.
+    /// Whether dropping a node of these parts frees anything: a closure rule, boxed
+    /// parameters, or a list of more than two inputs.
     #[inline(always)]
-    pub(crate) fn owns_heap(&self) -> bool {
-        matches!(self.rule, Rule::Boxed(_))
-            || matches!(self.params, ParamSlot::Boxed(_))
-            || self.inputs.many.is_some()
+    pub(crate) fn parts_own_heap(rule: &Rule, inputs: &Inputs, params: &ParamSlot) -> bool {
+        matches!(rule, Rule::Boxed(_))
+            || matches!(params, ParamSlot::Boxed(_))
+            || inputs.many.is_some()
     }
 
     /// The rule's view of this node, with its saved values `saved`.

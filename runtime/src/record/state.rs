@@ -271,8 +271,11 @@ impl TapeState {
         let saved = SavedRange::new(start, self.saved.len() as u32);
         // An id `next_output_id` encoded for this node finds it without the map.
         let encoded = out == self.next_output_id() && out.0 & TAPE_ENCODED_BIT != 0;
+        // (decided on the parts, in registers, not read back from the written node)
+        let owns_heap;
         push_in_place!(&mut self.nodes, {
             let OpHead { op, rule, params } = head();
+            owns_heap = Node::parts_own_heap(&rule, &inputs, &params);
             Node {
                 op,
                 rule,
@@ -281,7 +284,7 @@ impl TapeState {
                 params,
             }
         });
-        self.owning_nodes |= self.nodes[index as usize].owns_heap();
+        self.owning_nodes |= owns_heap;
         if !encoded {
             self.tracked.insert(out, index);
             let (low, high) = self.tracked_span;
