@@ -201,6 +201,69 @@ fn a_struct_in_a_struct_out() {
     .check(&[0.9, 0.2, 0.1]);
 }
 
+/// A field of the marked struct returned as it is (`v: s.v`): its read is checked through
+/// the result's conversion at the result's field (one message for a field of another
+/// type, `tests/ui/differentiable/struct-mixing-float-types.rs`), and differentiated as
+/// any read is.
+#[differentiable]
+fn drift(#[differentiable] s: &State, dt: f64) -> State {
+    State {
+        x: s.x + dt * s.v * s.x.cos(),
+        v: s.v,
+    }
+}
+
+/// [`drift`] with that field read in arithmetic (`s.v * 1.0`, the same bits), checked
+/// at the read as any float field is.
+#[differentiable]
+#[allow(dead_code)] // its companion items are what is compared
+fn drift_read(#[differentiable] s: &State, dt: f64) -> State {
+    State {
+        x: s.x + dt * s.v * s.x.cos(),
+        v: s.v * 1.0,
+    }
+}
+
+#[test]
+fn a_field_returned_as_it_is() {
+    Faces {
+        name: "drift",
+        itself: &|p| drift(&State::from(p), p[2]).flat(),
+        primal: &|p| drift::primal(&State::from(p), p[2]).flat(),
+        vjp: &|p, w| {
+            let (value, pullback) = drift::vjp(&State::from(p), p[2]);
+            let (d_s, d_dt) = pullback(State::from(w));
+            let d_s = d_s.unwrap();
+            (value.flat(), vec![d_s.x, d_s.v, d_dt.unwrap()])
+        },
+        jvp: &|p, t| {
+            let (value, tangent) = drift::jvp(&State::from(p), p[2], &State::from(t), t[2]);
+            (value.flat(), tangent.flat())
+        },
+    }
+    .check(&[0.9, 0.2, 0.1]);
+    // to the bit the same field read in arithmetic: values, pullbacks and tangents
+    let (p, t) = ([0.9, 0.2, 0.1], [0.3, -0.7, 0.5]);
+    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    for w in [[1.0, 0.0], [0.0, 1.0], [0.25, -1.5]] {
+        let (value, pullback) = drift::vjp(&State::from(&p), p[2]);
+        let (same, read_pullback) = drift_read::vjp(&State::from(&p), p[2]);
+        assert_eq!(bits(&value.flat()), bits(&same.flat()));
+        let (d_s, d_dt) = pullback(State::from(&w));
+        let (read_s, read_dt) = read_pullback(State::from(&w));
+        let (d_s, read_s) = (d_s.unwrap(), read_s.unwrap());
+        assert_eq!(
+            bits(&[d_s.x, d_s.v, d_dt.unwrap()]),
+            bits(&[read_s.x, read_s.v, read_dt.unwrap()]),
+            "the pullback of {w:?}"
+        );
+    }
+    let (value, tangent) = drift::jvp(&State::from(&p), p[2], &State::from(&t), t[2]);
+    let (same, read_tangent) = drift_read::jvp(&State::from(&p), p[2], &State::from(&t), t[2]);
+    assert_eq!(bits(&value.flat()), bits(&same.flat()));
+    assert_eq!(bits(&tangent.flat()), bits(&read_tangent.flat()));
+}
+
 /// The same step returning a tuple: a marked struct with a tuple result, which the struct
 /// result's twin is.
 #[differentiable]
