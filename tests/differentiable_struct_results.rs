@@ -451,6 +451,69 @@ fn generic_over_the_float_type() {
     assert!((dx.unwrap() - 0.6).abs() < 1e-6);
 }
 
+/// [`to_polar`] at `f32` and at `f64`, not generic: a generic function's fields are
+/// converted to its float type `T` (`generated::float_cast`, which `as` cannot name), the
+/// same bits as these, whose fields need no conversion.
+#[differentiable]
+#[allow(dead_code)] // its companion items are what is compared
+fn to_polar_f32(x: f32, y: f32) -> Polar<f32> {
+    Polar {
+        r: (x * x + y * y).sqrt(),
+        theta: y.atan2(x),
+    }
+}
+
+#[differentiable]
+#[allow(dead_code)] // its companion items are what is compared
+fn to_polar_f64(x: f64, y: f64) -> Polar<f64> {
+    Polar {
+        r: (x * x + y * y).sqrt(),
+        theta: y.atan2(x),
+    }
+}
+
+#[test]
+fn generic_fields_are_the_concrete_ones_to_the_bit() {
+    let (q, pullback) = to_polar::vjp(0.3_f32, -1.7);
+    let (same, same_pullback) = to_polar_f32::vjp(0.3, -1.7);
+    assert_eq!(q, same);
+    let w = Polar {
+        r: 0.7_f32,
+        theta: -1.3,
+    };
+    let (dx, dy) = pullback(w);
+    let (sx, sy) = same_pullback(w);
+    assert_eq!(
+        (dx.unwrap().to_bits(), dy.unwrap().to_bits()),
+        (sx.unwrap().to_bits(), sy.unwrap().to_bits())
+    );
+    let (_, tangent) = to_polar::jvp(0.3_f32, -1.7, 0.4, 0.9);
+    let (_, same_tangent) = to_polar_f32::jvp(0.3, -1.7, 0.4, 0.9);
+    assert_eq!(
+        (tangent.r.to_bits(), tangent.theta.to_bits()),
+        (same_tangent.r.to_bits(), same_tangent.theta.to_bits())
+    );
+    let (q, pullback) = to_polar::vjp(0.3_f64, -1.7);
+    let (same, same_pullback) = to_polar_f64::vjp(0.3, -1.7);
+    assert_eq!(q, same);
+    let w = Polar {
+        r: 0.7_f64,
+        theta: -1.3,
+    };
+    let (dx, dy) = pullback(w);
+    let (sx, sy) = same_pullback(w);
+    assert_eq!(
+        (dx.unwrap().to_bits(), dy.unwrap().to_bits()),
+        (sx.unwrap().to_bits(), sy.unwrap().to_bits())
+    );
+    let (_, tangent) = to_polar::jvp(0.3_f64, -1.7, 0.4, 0.9);
+    let (_, same_tangent) = to_polar_f64::jvp(0.3, -1.7, 0.4, 0.9);
+    assert_eq!(
+        (tangent.r.to_bits(), tangent.theta.to_bits()),
+        (same_tangent.r.to_bits(), same_tangent.theta.to_bits())
+    );
+}
+
 // ----- annotated callers reading a struct result by its fields -----
 
 /// The integrator: the state a struct local, replaced by each step's struct result.

@@ -456,6 +456,30 @@ fn twin(item: &ItemFn, model: &Model) -> ItemFn {
     let ReturnType::Type(_, result) = &mut twin.sig.output else {
         unreachable!("a struct result")
     };
+    // A generic twin's `where` clause is never empty: rustc words the suggestion of a
+    // field's failed conversion (`result_field`'s message) after the item's clause
+    // ("extending" one, or "introducing" one), so with a clause in every item made from
+    // the twin (its own, its companion's, the user's companion's, which copy it) those
+    // messages are one diagnostic, which rustc reports once.
+    if let Some(first) = twin
+        .sig
+        .generics
+        .type_params()
+        .next()
+        .map(|p| p.ident.clone())
+        && twin
+            .sig
+            .generics
+            .where_clause
+            .as_ref()
+            .is_none_or(|c| c.predicates.is_empty())
+    {
+        twin.sig
+            .generics
+            .make_where_clause()
+            .predicates
+            .push(syn::parse_quote!(#first: ::core::marker::Sized));
+    }
     if let Some((alias, _)) = &model.float_alias {
         // the struct's float type, a float to every later phase (`sig::float_type_params`)
         let private = crate::generate::paths::private();
@@ -472,11 +496,15 @@ fn twin(item: &ItemFn, model: &Model) -> ItemFn {
         syn::parse_quote!((#(#floats),*))
     };
     let one = model.fields.len() == 1;
-    // a concrete float type (not a type parameter, which `as` cannot name): a method's
-    // parameter's `f32` or `f64`, or the struct's own through its alias
+    // a method's parameter's `f32` or `f64`, the struct's own through its alias, or a
+    // generic function's float type parameter `T` (which `as` cannot name: the cast's
+    // code converts through `generated::float_cast`, `Generator::cast_to`)
+    let type_params = sig::float_type_params(item);
     let cast = model.float_alias.is_some()
         || (model.method
-            && matches!(float, Type::Path(path) if path.path.is_ident("f32") || path.path.is_ident("f64")));
+            && matches!(float, Type::Path(path) if path.path.is_ident("f32") || path.path.is_ident("f64")))
+        || matches!(float, Type::Path(path)
+            if path.path.get_ident().is_some_and(|ident| type_params.contains(ident)));
     let own_type = marked_of_the_result_type(item);
     each_result(&mut twin.block, &mut |expr| {
         let Expr::Struct(literal) = strip_parens(expr) else {
@@ -513,14 +541,18 @@ fn twin(item: &ItemFn, model: &Model) -> ItemFn {
 /// through it as the value itself ([`result_part_value`]): a differentiable value is a
 /// float, of that type or rustc's error at the user's value.
 ///
-/// With `cast` (a concrete float type: a method's twin's, a parameter's `f32` or `f64`, or
-/// a function's that is the struct's own through its alias), `cast_to_float`: lowering
-/// casts a differentiable value to the float type (`Op::Cast`, `value as F`), so that a
-/// float field of the other float type (a method's struct of `f32`, or a struct mixing
-/// `f32` and `f64` fields) is the companion's `ResultField` message alone, not also
-/// rustc's mismatches in the twin's tuple and adjoint (a field of the float type casts to
-/// itself, the same bits). A type parameter `T` cannot be named by `as`: a generic
-/// function's field of another type keeps those mismatches beside the message. The cast is lowering's, not
+/// With `cast` (a method's twin's float type, a parameter's `f32` or `f64`, a function's
+/// that is the struct's own through its alias, or a generic function's float type
+/// parameter `T`), `cast_to_float`: lowering casts a differentiable value to the float
+/// type (`Op::Cast`: `value as F`, or `generated::float_cast::<T, _>(value)` for a type
+/// parameter, which `as` cannot name, `Generator::cast_to`), so that a float field of the
+/// other float type (a method's struct of `f32`, a struct mixing `f32` and `f64` fields,
+/// `energy: f64` in a generic function's `Observed<T>`) is the companion's `ResultField`
+/// message alone, not also rustc's mismatches in the twin's tuple and adjoint (a field of
+/// the float type casts to itself, the same bits). For a type parameter rustc adds to
+/// that message a suggestion of a `where` bound (`f64: ResultField<T>`), worded after the
+/// item's `where` clause: [`twin`] gives every generic twin one, so that the items made
+/// from it say the same and the message is reported once. The cast is lowering's, not
 /// written here: `params` takes a marked struct's field read only through `as` for a
 /// constant's, and a constant keeps the conversion's check.
 ///

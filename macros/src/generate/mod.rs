@@ -542,6 +542,20 @@ impl<'a> Generator<'a> {
         }
     }
 
+    /// `value as ty`, or `generated::float_cast::<T, _>(value)` when `ty` is one of the
+    /// function's float type parameters, which `as` cannot name (the same value: a cast
+    /// between `f32` and `f64`).
+    fn cast_to(&self, value: TokenStream, ty: &syn::Type) -> TokenStream {
+        let type_param = matches!(ty, syn::Type::Path(path)
+            if path.qself.is_none()
+                && path.path.get_ident().is_some_and(|ident| self.sig.floats.contains(ident)));
+        if type_param {
+            quote!(generated::float_cast::<#ty, _>(#value))
+        } else {
+            quote!(#value as #ty)
+        }
+    }
+
     /// An owned copy of an operand's value, to save for the adjoint (on the 0-d path the
     /// number itself).
     fn owned(&self, operand: &Operand) -> TokenStream {
