@@ -271,6 +271,38 @@ twice!(well_slice_plain, well_slice_checkpointed, (checkpoint(snapshots = 4)), f
     s
 });
 
+/// What a generic checkpointed loop reads through a borrow of a type parameter.
+trait Pull {
+    fn pull(&self) -> f64;
+}
+
+impl Pull for Well {
+    fn pull(&self) -> f64 {
+        self.k
+    }
+}
+
+/// A borrowed constant of a type parameter `W` (bounded by no `Clone`), read by a
+/// checkpointed loop: `vjp`'s bound on it is `W`'s own, and `grad` reads it in place.
+#[differentiable(checkpoint(snapshots = 3))]
+#[allow(dead_code)] // its gradient is what is checked
+fn pulled_checkpointed<W: Pull>(x0: f64, well: &W, steps: usize) -> f64 {
+    let mut x = x0;
+    for _ in 0..steps {
+        x = x - 0.1 * well.pull() * x.sin();
+    }
+    x
+}
+
+#[differentiable]
+fn pulled_plain<W: Pull>(x0: f64, well: &W, steps: usize) -> f64 {
+    let mut x = x0;
+    for _ in 0..steps {
+        x = x - 0.1 * well.pull() * x.sin();
+    }
+    x
+}
+
 // ----- the checks -----
 
 /// The checkpointed gradient equals the plain one to the bit, and both the finite
@@ -713,6 +745,36 @@ fn a_borrowed_constant_that_is_not_clone() {
             &checkpointed,
             &|x| well_slice_plain(x, &well, steps),
             &xs,
+        );
+    }
+}
+
+#[test]
+fn a_borrowed_constant_of_a_type_parameter() {
+    let well = Well {
+        k: 2.5,
+        centre: 0.0,
+    };
+    for steps in TRIPS {
+        let name = format!("pulled, {steps} steps");
+        let (value, plain) = pulled_plain::grad(0.7, &well, steps);
+        let (same, checkpointed) = pulled_checkpointed::grad(0.7, &well, steps);
+        assert_eq!(value.to_bits(), same.to_bits(), "{name}: the value");
+        check(
+            &name,
+            &plain,
+            &checkpointed,
+            &|x| pulled_plain(x[0], &well, steps),
+            &[0.7],
+        );
+        let plain = |x: &[f64]| pulled_plain::grad(x[0], &well, steps).1.to_vec();
+        let checkpointed = |x: &[f64]| pulled_checkpointed::grad(x[0], &well, steps).1.to_vec();
+        second_order(
+            &name,
+            &plain,
+            &checkpointed,
+            &|x| pulled_plain(x[0], &well, steps),
+            &[0.7],
         );
     }
 }
