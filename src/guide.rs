@@ -704,10 +704,15 @@
 //! `Iterator::skip`: free on ranges, one `next` per skipped item on other iterators, so it
 //! must give the same items again (no `drain`).
 //!
-//! The names the loop only reads are copied once before it, so that the pullback (which
-//! outlives the call's borrows) can rerun it: a borrowed parameter (`&[f64]`) as an owned
-//! copy, anything else by `Clone` (so a local borrow the loop reads is a borrow error in
-//! `vjp`: read through the parameter instead). Rejected with an error: a `return` inside a
+//! The names the loop only reads are copied once before it, so that the adjoint can rerun
+//! it: a local by `Clone`. A shared borrow parameter (`well: &Well`) is read in place by
+//! `grad` and `grad_into`, whose adjoint reruns the loop within the call (the borrow cannot
+//! change there), so what it points to need not be `Clone`; `vjp`'s pullback outlives the
+//! borrow and reruns the loop on an owned copy (`to_owned`), so `f::vjp` alone asks for
+//! `Well: Clone` (a use of it with a `Well` that is not is the macro's message at the
+//! argument). A local borrow the loop reads is a borrow error in `vjp`: read through the
+//! parameter instead. What the loop changes is snapshotted, so it must be `Clone` too.
+//! Rejected with an error: a `return` inside a
 //! checkpointed loop (`break` out and return after it), a body with no top-level loop, and
 //! tensor functions, whose loops record on the tape: `gradtape::checkpointed_loop`
 //! checkpoints those. `benches/checkpoint.rs` measures both on a 10⁶-step RK4

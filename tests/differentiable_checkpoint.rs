@@ -232,6 +232,77 @@ twice!(ring_plain [constant(x0)], ring_checkpointed, (constant(x0), checkpoint(s
     x[0] * x[1] + x[2]
 });
 
+/// A constant of the loop behind a shared borrow, deriving nothing (not `Clone`): the
+/// adjoint of `grad` and `grad_into` reruns the loop on the borrow itself, which cannot
+/// change during the call, so nothing copies it (only `vjp`, whose pullback outlives the
+/// borrow, would need a copy: `tests/ui/differentiable/checkpoint-vjp-of-a-borrow-not-clone.rs`).
+struct Well {
+    k: f64,
+    centre: f64,
+}
+
+impl Well {
+    /// A method of the constant receiver, called by the checkpointed loop.
+    #[differentiable]
+    fn force(&self, x: f64) -> f64 {
+        -self.k * (x - self.centre).sin()
+    }
+}
+
+twice!(well_plain, well_checkpointed, (checkpoint(snapshots = 4)), deep well_deep (checkpoint(snapshots = 3, levels = 3)), fn (x0: f64, v0: f64, well: &Well, steps: usize) -> f64 {
+    // a pendulum in the well: its field read and its method called on each trip
+    let h = 0.05;
+    let mut x = x0;
+    let mut v = v0;
+    for _ in 0..steps {
+        let a = well.force(x) - 0.1 * well.k * v;
+        x += h * v;
+        v += h * a + 0.01 * well.centre;
+    }
+    x * v + well.k
+});
+
+twice!(well_slice_plain, well_slice_checkpointed, (checkpoint(snapshots = 4)), fn (xs: &[f64], well: &Well, steps: usize) -> f64 {
+    // the borrowed constant beside a borrowed array, in `grad_into` (an array parameter)
+    let mut s = 0.0;
+    for t in 0..steps {
+        s = 0.5 * s + 0.1 * well.force(xs[t % xs.len()] + 0.2 * s);
+    }
+    s
+});
+
+/// What a generic checkpointed loop reads through a borrow of a type parameter.
+trait Pull {
+    fn pull(&self) -> f64;
+}
+
+impl Pull for Well {
+    fn pull(&self) -> f64 {
+        self.k
+    }
+}
+
+/// A borrowed constant of a type parameter `W` (bounded by no `Clone`), read by a
+/// checkpointed loop: `vjp`'s bound on it is `W`'s own, and `grad` reads it in place.
+#[differentiable(checkpoint(snapshots = 3))]
+#[allow(dead_code)] // its gradient is what is checked
+fn pulled_checkpointed<W: Pull>(x0: f64, well: &W, steps: usize) -> f64 {
+    let mut x = x0;
+    for _ in 0..steps {
+        x = x - 0.1 * well.pull() * x.sin();
+    }
+    x
+}
+
+#[differentiable]
+fn pulled_plain<W: Pull>(x0: f64, well: &W, steps: usize) -> f64 {
+    let mut x = x0;
+    for _ in 0..steps {
+        x = x - 0.1 * well.pull() * x.sin();
+    }
+    x
+}
+
 // ----- the checks -----
 
 /// The checkpointed gradient equals the plain one to the bit, and both the finite
@@ -605,4 +676,148 @@ fn three_levels_hold_a_few_hundred_states() {
     println!(
         "peak heap: plain {plain_bytes}, two levels {two_bytes}, three levels {three_bytes} bytes"
     );
+}
+
+#[test]
+fn a_borrowed_constant_that_is_not_clone() {
+    let well = Well {
+        k: 2.5,
+        centre: 0.3,
+    };
+    for steps in TRIPS {
+        let x = [0.7, -0.2];
+        let name = format!("well, {steps} steps");
+        compare!(name, well_plain, well_checkpointed, x, [0, 1], &well, steps);
+        let name = format!("well, 3 levels, {steps} steps");
+        compare!(name, well_plain, well_deep, x, [0, 1], &well, steps);
+        // second order: the checkpointed gradient is the plain one to the bit at every
+        // point, so its differences are too; both against second differences of the value
+        let plain = |x: &[f64]| well_plain::grad(x[0], x[1], &well, steps).1.to_vec();
+        let checkpointed = |x: &[f64]| well_checkpointed::grad(x[0], x[1], &well, steps).1.to_vec();
+        let deep = |x: &[f64]| well_deep::grad(x[0], x[1], &well, steps).1.to_vec();
+        second_order(
+            &name,
+            &plain,
+            &checkpointed,
+            &|x| well_plain(x[0], x[1], &well, steps),
+            &x,
+        );
+        second_order(
+            &name,
+            &plain,
+            &deep,
+            &|x| well_plain(x[0], x[1], &well, steps),
+            &x,
+        );
+    }
+    for steps in [0, 1, 13, 64] {
+        let xs = [0.4, -0.9, 1.3];
+        let name = format!("well and a slice, {steps} steps");
+        let (value, [plain]) = well_slice_plain::grad(&xs, &well, steps);
+        let (same, [checkpointed]) = well_slice_checkpointed::grad(&xs, &well, steps);
+        assert_eq!(value.to_bits(), same.to_bits(), "{name}: the value");
+        let mut into = [0.0; 3];
+        let by_into = well_slice_checkpointed::grad_into(&xs, &well, steps, &mut into);
+        assert_eq!(
+            by_into.to_bits(),
+            value.to_bits(),
+            "{name}: grad_into's value"
+        );
+        check(
+            &name,
+            &plain,
+            &into,
+            &|x| well_slice_plain(x, &well, steps),
+            &xs,
+        );
+        check(
+            &name,
+            &plain,
+            &checkpointed,
+            &|x| well_slice_plain(x, &well, steps),
+            &xs,
+        );
+        let plain = |x: &[f64]| well_slice_plain::grad(x, &well, steps).1[0].clone();
+        let checkpointed = |x: &[f64]| well_slice_checkpointed::grad(x, &well, steps).1[0].clone();
+        second_order(
+            &name,
+            &plain,
+            &checkpointed,
+            &|x| well_slice_plain(x, &well, steps),
+            &xs,
+        );
+    }
+}
+
+#[test]
+fn a_borrowed_constant_of_a_type_parameter() {
+    let well = Well {
+        k: 2.5,
+        centre: 0.0,
+    };
+    for steps in TRIPS {
+        let name = format!("pulled, {steps} steps");
+        let (value, plain) = pulled_plain::grad(0.7, &well, steps);
+        let (same, checkpointed) = pulled_checkpointed::grad(0.7, &well, steps);
+        assert_eq!(value.to_bits(), same.to_bits(), "{name}: the value");
+        check(
+            &name,
+            &plain,
+            &checkpointed,
+            &|x| pulled_plain(x[0], &well, steps),
+            &[0.7],
+        );
+        let plain = |x: &[f64]| pulled_plain::grad(x[0], &well, steps).1.to_vec();
+        let checkpointed = |x: &[f64]| pulled_checkpointed::grad(x[0], &well, steps).1.to_vec();
+        second_order(
+            &name,
+            &plain,
+            &checkpointed,
+            &|x| pulled_plain(x[0], &well, steps),
+            &[0.7],
+        );
+    }
+}
+
+/// The Hessian by central differences of the gradients `plain` and `checkpointed` (equal
+/// to the bit at each point) against second differences of `f`.
+fn second_order(
+    name: &str,
+    plain: &dyn Fn(&[f64]) -> Vec<f64>,
+    checkpointed: &dyn Fn(&[f64]) -> Vec<f64>,
+    f: &dyn Fn(&[f64]) -> f64,
+    x: &[f64],
+) {
+    let h = 1e-4;
+    let moved = |i: usize, s: f64, j: usize, t: f64| {
+        let mut y = x.to_vec();
+        y[i] += s;
+        y[j] += t;
+        y
+    };
+    let bits = |g: &[f64]| g.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    for j in 0..x.len() {
+        let (up, down) = (moved(j, h, j, 0.0), moved(j, -h, j, 0.0));
+        let (plain_up, plain_down) = (plain(&up), plain(&down));
+        let (up, down) = (checkpointed(&up), checkpointed(&down));
+        assert_eq!(
+            bits(&plain_up),
+            bits(&up),
+            "{name}: the gradient at x + h e{j}"
+        );
+        assert_eq!(
+            bits(&plain_down),
+            bits(&down),
+            "{name}: the gradient at x - h e{j}"
+        );
+        for i in 0..x.len() {
+            let of_gradient = (up[i] - down[i]) / (2.0 * h);
+            let at = |s: f64, t: f64| f(&moved(i, s, j, t));
+            let second = (at(h, h) - at(h, -h) - at(-h, h) + at(-h, -h)) / (4.0 * h * h);
+            assert!(
+                (of_gradient - second).abs() <= 1e-4 * (1.0 + second.abs()),
+                "{name}: H[{i}][{j}] = {of_gradient} by the gradient, {second} by second differences"
+            );
+        }
+    }
 }

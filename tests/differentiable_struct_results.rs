@@ -201,6 +201,69 @@ fn a_struct_in_a_struct_out() {
     .check(&[0.9, 0.2, 0.1]);
 }
 
+/// A field of the marked struct returned as it is (`v: s.v`): its read is checked through
+/// the result's conversion at the result's field (one message for a field of another
+/// type, `tests/ui/differentiable/struct-mixing-float-types.rs`), and differentiated as
+/// any read is.
+#[differentiable]
+fn drift(#[differentiable] s: &State, dt: f64) -> State {
+    State {
+        x: s.x + dt * s.v * s.x.cos(),
+        v: s.v,
+    }
+}
+
+/// [`drift`] with that field read in arithmetic (`s.v * 1.0`, the same bits), checked
+/// at the read as any float field is.
+#[differentiable]
+#[allow(dead_code)] // its companion items are what is compared
+fn drift_read(#[differentiable] s: &State, dt: f64) -> State {
+    State {
+        x: s.x + dt * s.v * s.x.cos(),
+        v: s.v * 1.0,
+    }
+}
+
+#[test]
+fn a_field_returned_as_it_is() {
+    Faces {
+        name: "drift",
+        itself: &|p| drift(&State::from(p), p[2]).flat(),
+        primal: &|p| drift::primal(&State::from(p), p[2]).flat(),
+        vjp: &|p, w| {
+            let (value, pullback) = drift::vjp(&State::from(p), p[2]);
+            let (d_s, d_dt) = pullback(State::from(w));
+            let d_s = d_s.unwrap();
+            (value.flat(), vec![d_s.x, d_s.v, d_dt.unwrap()])
+        },
+        jvp: &|p, t| {
+            let (value, tangent) = drift::jvp(&State::from(p), p[2], &State::from(t), t[2]);
+            (value.flat(), tangent.flat())
+        },
+    }
+    .check(&[0.9, 0.2, 0.1]);
+    // to the bit the same field read in arithmetic: values, pullbacks and tangents
+    let (p, t) = ([0.9, 0.2, 0.1], [0.3, -0.7, 0.5]);
+    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    for w in [[1.0, 0.0], [0.0, 1.0], [0.25, -1.5]] {
+        let (value, pullback) = drift::vjp(&State::from(&p), p[2]);
+        let (same, read_pullback) = drift_read::vjp(&State::from(&p), p[2]);
+        assert_eq!(bits(&value.flat()), bits(&same.flat()));
+        let (d_s, d_dt) = pullback(State::from(&w));
+        let (read_s, read_dt) = read_pullback(State::from(&w));
+        let (d_s, read_s) = (d_s.unwrap(), read_s.unwrap());
+        assert_eq!(
+            bits(&[d_s.x, d_s.v, d_dt.unwrap()]),
+            bits(&[read_s.x, read_s.v, read_dt.unwrap()]),
+            "the pullback of {w:?}"
+        );
+    }
+    let (value, tangent) = drift::jvp(&State::from(&p), p[2], &State::from(&t), t[2]);
+    let (same, read_tangent) = drift_read::jvp(&State::from(&p), p[2], &State::from(&t), t[2]);
+    assert_eq!(bits(&value.flat()), bits(&same.flat()));
+    assert_eq!(bits(&tangent.flat()), bits(&read_tangent.flat()));
+}
+
 /// The same step returning a tuple: a marked struct with a tuple result, which the struct
 /// result's twin is.
 #[differentiable]
@@ -386,6 +449,69 @@ fn generic_over_the_float_type() {
     assert_eq!(q.r, 5.0);
     let (dx, _) = pullback(Polar { r: 1.0, theta: 0.0 });
     assert!((dx.unwrap() - 0.6).abs() < 1e-6);
+}
+
+/// [`to_polar`] at `f32` and at `f64`, not generic: a generic function's fields are
+/// converted to its float type `T` (`generated::float_cast`, which `as` cannot name), the
+/// same bits as these, whose fields need no conversion.
+#[differentiable]
+#[allow(dead_code)] // its companion items are what is compared
+fn to_polar_f32(x: f32, y: f32) -> Polar<f32> {
+    Polar {
+        r: (x * x + y * y).sqrt(),
+        theta: y.atan2(x),
+    }
+}
+
+#[differentiable]
+#[allow(dead_code)] // its companion items are what is compared
+fn to_polar_f64(x: f64, y: f64) -> Polar<f64> {
+    Polar {
+        r: (x * x + y * y).sqrt(),
+        theta: y.atan2(x),
+    }
+}
+
+#[test]
+fn generic_fields_are_the_concrete_ones_to_the_bit() {
+    let (q, pullback) = to_polar::vjp(0.3_f32, -1.7);
+    let (same, same_pullback) = to_polar_f32::vjp(0.3, -1.7);
+    assert_eq!(q, same);
+    let w = Polar {
+        r: 0.7_f32,
+        theta: -1.3,
+    };
+    let (dx, dy) = pullback(w);
+    let (sx, sy) = same_pullback(w);
+    assert_eq!(
+        (dx.unwrap().to_bits(), dy.unwrap().to_bits()),
+        (sx.unwrap().to_bits(), sy.unwrap().to_bits())
+    );
+    let (_, tangent) = to_polar::jvp(0.3_f32, -1.7, 0.4, 0.9);
+    let (_, same_tangent) = to_polar_f32::jvp(0.3, -1.7, 0.4, 0.9);
+    assert_eq!(
+        (tangent.r.to_bits(), tangent.theta.to_bits()),
+        (same_tangent.r.to_bits(), same_tangent.theta.to_bits())
+    );
+    let (q, pullback) = to_polar::vjp(0.3_f64, -1.7);
+    let (same, same_pullback) = to_polar_f64::vjp(0.3, -1.7);
+    assert_eq!(q, same);
+    let w = Polar {
+        r: 0.7_f64,
+        theta: -1.3,
+    };
+    let (dx, dy) = pullback(w);
+    let (sx, sy) = same_pullback(w);
+    assert_eq!(
+        (dx.unwrap().to_bits(), dy.unwrap().to_bits()),
+        (sx.unwrap().to_bits(), sy.unwrap().to_bits())
+    );
+    let (_, tangent) = to_polar::jvp(0.3_f64, -1.7, 0.4, 0.9);
+    let (_, same_tangent) = to_polar_f64::jvp(0.3, -1.7, 0.4, 0.9);
+    assert_eq!(
+        (tangent.r.to_bits(), tangent.theta.to_bits()),
+        (same_tangent.r.to_bits(), same_tangent.theta.to_bits())
+    );
 }
 
 // ----- annotated callers reading a struct result by its fields -----

@@ -32,7 +32,7 @@
 //! the twin is then a method (`&self`), its items associated functions named after it, and
 //! the user's items (`energy_vjp`, ..) call them as `Self::__gradtape_fields_energy_vjp`.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
@@ -168,6 +168,13 @@ struct Lifted {
     name: syn::Ident,
     /// The first read's span: where a check of its type points.
     span: Span,
+    /// A float path returned as the same field of a struct result of its struct's type
+    /// (`Mixed { v: s.v }`, `s: &Mixed`), that field's span: its value is read and its
+    /// gradient added through the result's conversion there (`generated::result_field`),
+    /// not through `FloatField` at the read. The two checks hold for the same types, and
+    /// the result's companion makes the same one at the same span, so a field of another
+    /// type is one message, not one at the read and one at the result's field.
+    returned: Option<Span>,
 }
 
 /// How one read of a path stands.
@@ -254,11 +261,13 @@ fn read(cx: &Ctxt, item: &ItemFn) -> Option<Model> {
         constant_depth: 0,
         floats: float_names(item, float.as_ref()),
         reads: BTreeMap::new(),
+        returned: HashMap::new(),
         erred: HashSet::new(),
         order: Vec::new(),
     };
     finder.visit_block(&item.block);
-    let (reads, order, mut erred) = (finder.reads, finder.order, finder.erred);
+    let (reads, order, mut erred, returned) =
+        (finder.reads, finder.order, finder.erred, finder.returned);
     let mut cast_only = Vec::new();
     let user_names = crate::syntax::names_in(item.to_token_stream());
     let mut taken = user_names.clone();
@@ -331,6 +340,7 @@ fn read(cx: &Ctxt, item: &ItemFn) -> Option<Model> {
             whole,
             name: syn::Ident::new(&name, Span::call_site()),
             span: *span,
+            returned: returned.get(&key).copied().filter(|_| !arrays && !whole),
         });
     }
     for marked in params.iter().flatten() {
@@ -563,6 +573,10 @@ struct Finder<'a> {
     constant_depth: usize,
     floats: HashSet<String>,
     reads: BTreeMap<Key, (Vec<Read>, Span)>,
+    /// The paths returned as the same field of a struct result of their struct's type
+    /// (`v: s.v`, `results::result_read_value`), with that field's span: their check is
+    /// the result's conversion there (`Lifted::returned`).
+    returned: HashMap<Key, Span>,
     /// The marked parameters an error was reported about (no second "reads no field").
     erred: HashSet<String>,
     /// The keys in the order of their first read, with their paths.
@@ -688,6 +702,13 @@ fn pattern_binds(pat: &Pat) -> bool {
 
 impl<'ast> Visit<'ast> for Finder<'_> {
     fn visit_expr(&mut self, expr: &'ast Expr) {
+        if let Expr::MethodCall(call) = expr
+            && let Some((value, span)) = crate::results::result_read_value(call)
+            && let Some((param, path)) = field_chain(strip_parens(value), self.marked)
+        {
+            let key = (param, path_text(&path));
+            self.returned.entry(key).or_insert(span);
+        }
         match expr {
             Expr::Field(_) if self.field(expr, Read::Float) => {}
             Expr::Field(field)
@@ -1176,6 +1197,9 @@ fn gather_marked(
         }
         gathers.push(if lifted.whole {
             quote_spanned!(lifted.span=> #at::add_whole(&mut #d.#(#path).*, #grads.#entry);)
+        } else if let Some(span) = lifted.returned {
+            let conversion = returned_conversion(span, float);
+            quote_spanned!(span=> #conversion.add_to(&mut #d.#(#path).*, #grads.#entry);)
         } else if lifted.array {
             quote_spanned!(lifted.span=> #at::add_float_array_field::<#float, _>(&mut #d.#(#path).*, #grads.#entry);)
         } else {
@@ -1707,7 +1731,13 @@ fn companion(
                 declared_buffers.push(quote!(#buffer: &mut #ty));
                 for lifted in &marked.lifted {
                     let (path, at) = (&lifted.path, generated_at(lifted.span));
-                    adds.push(quote_spanned!(lifted.span=> #at::add_float_field::<#float, _>(&mut #buffer.#(#path).*, ::core::option::Option::Some(#grads[#next_lifted]));));
+                    adds.push(match lifted.returned {
+                        Some(span) => {
+                            let conversion = returned_conversion(span, float);
+                            quote_spanned!(span=> #conversion.add_to(&mut #buffer.#(#path).*, ::core::option::Option::Some(#grads[#next_lifted]));)
+                        }
+                        None => quote_spanned!(lifted.span=> #at::add_float_field::<#float, _>(&mut #buffer.#(#path).*, ::core::option::Option::Some(#grads[#next_lifted]));),
+                    });
                     next_lifted += 1;
                 }
             } else if is_float(k) {
@@ -1860,9 +1890,19 @@ fn lifted_value(source: &TokenStream, lifted: &Lifted, float: &Type) -> TokenStr
         quote_spanned!(lifted.span=> &#source.#(#path).*)
     } else if lifted.array {
         quote_spanned!(lifted.span=> #at::float_array_field::<#float, _>(&#source.#(#path).*))
+    } else if let Some(span) = lifted.returned {
+        let conversion = returned_conversion(span, float);
+        quote_spanned!(span=> #conversion.to_float(#source.#(#path).*))
     } else {
         quote_spanned!(lifted.span=> #at::float_field::<#float, _>(&#source.#(#path).*))
     }
+}
+
+/// The result's conversion of a field returned as it is (`Lifted::returned`): the same
+/// tokens at the same span as the result's companion makes (`results::result_conversion`),
+/// so that a field of another type is one diagnostic, which rustc reports once.
+fn returned_conversion(span: Span, float: &Type) -> TokenStream {
+    crate::results::result_conversion(span, float)
 }
 
 fn generated_at(span: Span) -> TokenStream {

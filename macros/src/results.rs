@@ -456,6 +456,30 @@ fn twin(item: &ItemFn, model: &Model) -> ItemFn {
     let ReturnType::Type(_, result) = &mut twin.sig.output else {
         unreachable!("a struct result")
     };
+    // A generic twin's `where` clause is never empty: rustc words the suggestion of a
+    // field's failed conversion (`result_field`'s message) after the item's clause
+    // ("extending" one, or "introducing" one), so with a clause in every item made from
+    // the twin (its own, its companion's, the user's companion's, which copy it) those
+    // messages are one diagnostic, which rustc reports once.
+    if let Some(first) = twin
+        .sig
+        .generics
+        .type_params()
+        .next()
+        .map(|p| p.ident.clone())
+        && twin
+            .sig
+            .generics
+            .where_clause
+            .as_ref()
+            .is_none_or(|c| c.predicates.is_empty())
+    {
+        twin.sig
+            .generics
+            .make_where_clause()
+            .predicates
+            .push(syn::parse_quote!(#first: ::core::marker::Sized));
+    }
     if let Some((alias, _)) = &model.float_alias {
         // the struct's float type, a float to every later phase (`sig::float_type_params`)
         let private = crate::generate::paths::private();
@@ -472,11 +496,16 @@ fn twin(item: &ItemFn, model: &Model) -> ItemFn {
         syn::parse_quote!((#(#floats),*))
     };
     let one = model.fields.len() == 1;
-    // a concrete float type (not a type parameter, which `as` cannot name): a method's
-    // parameter's `f32` or `f64`, or the struct's own through its alias
+    // a method's parameter's `f32` or `f64`, the struct's own through its alias, or a
+    // generic function's float type parameter `T` (which `as` cannot name: the cast's
+    // code converts through `generated::float_cast`, `Generator::cast_to`)
+    let type_params = sig::float_type_params(item);
     let cast = model.float_alias.is_some()
         || (model.method
-            && matches!(float, Type::Path(path) if path.path.is_ident("f32") || path.path.is_ident("f64")));
+            && matches!(float, Type::Path(path) if path.path.is_ident("f32") || path.path.is_ident("f64")))
+        || matches!(float, Type::Path(path)
+            if path.path.get_ident().is_some_and(|ident| type_params.contains(ident)));
+    let own_type = marked_of_the_result_type(item);
     each_result(&mut twin.block, &mut |expr| {
         let Expr::Struct(literal) = strip_parens(expr) else {
             unreachable!("read: every result position is a literal")
@@ -489,7 +518,10 @@ fn twin(item: &ItemFn, model: &Model) -> ItemFn {
             .fields
             .iter()
             .zip(&model.spans)
-            .map(|(f, span)| result_part(*span, float, &f.expr, cast))
+            .map(|(f, span)| {
+                let read = same_field_read(&f.member, &f.expr, &own_type);
+                result_part(*span, float, &f.expr, cast, read)
+            })
             .collect();
         *expr = if one {
             let value = &values[0];
@@ -509,28 +541,89 @@ fn twin(item: &ItemFn, model: &Model) -> ItemFn {
 /// through it as the value itself ([`result_part_value`]): a differentiable value is a
 /// float, of that type or rustc's error at the user's value.
 ///
-/// With `cast` (a concrete float type: a method's twin's, a parameter's `f32` or `f64`, or
-/// a function's that is the struct's own through its alias), `cast_to_float`: lowering
-/// casts a differentiable value to the float type (`Op::Cast`, `value as F`), so that a
-/// float field of the other float type (a method's struct of `f32`, or a struct mixing
-/// `f32` and `f64` fields) is the companion's `ResultField` message alone, not also
-/// rustc's mismatches in the twin's tuple and adjoint (a field of the float type casts to
-/// itself, the same bits). A type parameter `T` cannot be named by `as`: a generic
-/// function's field of another type keeps those mismatches beside the message. The cast is lowering's, not
+/// With `cast` (a method's twin's float type, a parameter's `f32` or `f64`, a function's
+/// that is the struct's own through its alias, or a generic function's float type
+/// parameter `T`), `cast_to_float`: lowering casts a differentiable value to the float
+/// type (`Op::Cast`: `value as F`, or `generated::float_cast::<T, _>(value)` for a type
+/// parameter, which `as` cannot name, `Generator::cast_to`), so that a float field of the
+/// other float type (a method's struct of `f32`, a struct mixing `f32` and `f64` fields,
+/// `energy: f64` in a generic function's `Observed<T>`) is the companion's `ResultField`
+/// message alone, not also rustc's mismatches in the twin's tuple and adjoint (a field of
+/// the float type casts to itself, the same bits). For a type parameter rustc adds to
+/// that message a suggestion of a `where` bound (`f64: ResultField<T>`), worded after the
+/// item's `where` clause: [`twin`] gives every generic twin one, so that the items made
+/// from it say the same and the message is reported once. The cast is lowering's, not
 /// written here: `params` takes a marked struct's field read only through `as` for a
 /// constant's, and a constant keeps the conversion's check.
-fn result_part(span: Span, float: &Type, value: &Expr, cast: bool) -> Expr {
+///
+/// With `read` (the value is the same field of a marked parameter of the result's own
+/// struct type, `v: s.v`: [`same_field_read`]), `read_to_float` (`read_cast_to_float`):
+/// the same conversion, by a name `params` recognises, which then checks that read
+/// through the result's conversion at this field, so that a field of another type is one
+/// message (the result's) rather than one more at the read.
+fn result_part(span: Span, float: &Type, value: &Expr, cast: bool, read: bool) -> Expr {
     let conversion = result_conversion(span, float);
-    if cast {
-        return syn::parse_quote_spanned!(span=> #conversion.cast_to_float(#value));
-    }
-    syn::parse_quote_spanned!(span=> #conversion.to_float(#value))
+    let method = match (read, cast) {
+        (false, false) => "to_float",
+        (false, true) => "cast_to_float",
+        (true, false) => "read_to_float",
+        (true, true) => "read_cast_to_float",
+    };
+    let method = syn::Ident::new(method, span);
+    syn::parse_quote_spanned!(span=> #conversion.#method(#value))
+}
+
+/// The marked parameters (`#[differentiable]`) whose type is the result's struct type, as
+/// spelled (`s: &Mixed` of `-> Mixed`, a marked `&self` of `-> Self`): a field of theirs
+/// returned as the same field of the result has the result field's type.
+fn marked_of_the_result_type(item: &ItemFn) -> Vec<String> {
+    let ReturnType::Type(_, result) = &item.sig.output else {
+        return Vec::new();
+    };
+    let spelled = |ty: &Type| {
+        let mut ty = ty;
+        while let Type::Reference(reference) = ty {
+            ty = &reference.elem;
+        }
+        ty.to_token_stream().to_string()
+    };
+    let result = spelled(result);
+    let marked =
+        |attrs: &[syn::Attribute]| attrs.iter().any(|a| a.path().is_ident("differentiable"));
+    item.sig
+        .inputs
+        .iter()
+        .filter_map(|input| match input {
+            FnArg::Receiver(receiver) if marked(&receiver.attrs) && result == "Self" => {
+                Some("self".to_string())
+            }
+            FnArg::Typed(typed) if marked(&typed.attrs) && spelled(&typed.ty) == result => {
+                match &*typed.pat {
+                    Pat::Ident(pat) => Some(pat.ident.to_string()),
+                    _ => None,
+                }
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Whether a literal's field `member` has as its value the same field of one of `params`
+/// (`v: s.v`), read as it is.
+fn same_field_read(member: &Member, value: &Expr, params: &[String]) -> bool {
+    let Expr::Field(field) = strip_parens(value) else {
+        return false;
+    };
+    field.member == *member
+        && matches!(strip_parens(&field.base), Expr::Path(path)
+            if path.qself.is_none()
+                && path.path.get_ident().is_some_and(|ident| params.contains(&ident.to_string())))
 }
 
 /// `generated::result_field::<F, _>()`, a field's conversions, at the field: the one
 /// diagnostic of a field of another type (every generated function makes the same, which
 /// rustc reports once).
-fn result_conversion(span: Span, float: &Type) -> TokenStream {
+pub(crate) fn result_conversion(span: Span, float: &Type) -> TokenStream {
     let at = crate::generate::paths::generated_at(span);
     let float = respanned(float.to_token_stream(), span);
     quote::quote_spanned!(span=> #at::result_field::<#float, _>())
@@ -574,10 +667,10 @@ pub fn result_part_value(call: &syn::ExprMethodCall) -> Option<(&Expr, Option<Ty
         return None;
     }
     let value = &call.args[0];
-    if call.method == "to_float" {
+    if call.method == "to_float" || call.method == "read_to_float" {
         return Some((value, None));
     }
-    if call.method != "cast_to_float" {
+    if call.method != "cast_to_float" && call.method != "read_cast_to_float" {
         return None;
     }
     // `result_field::<F, _>`: `F`
@@ -589,6 +682,15 @@ pub fn result_part_value(call: &syn::ExprMethodCall) -> Option<(&Expr, Option<Ty
         syn::GenericArgument::Type(float) => Some((value, Some(float.clone()))),
         _ => None,
     }
+}
+
+/// The value of a twin's [`result_part`] made with `read` (`read_to_float`: the same
+/// field of a marked parameter of the result's type), and the result field's span, where
+/// `params` checks that read.
+pub fn result_read_value(call: &syn::ExprMethodCall) -> Option<(&Expr, Span)> {
+    let (value, _) = result_part_value(call)?;
+    let read = call.method == "read_to_float" || call.method == "read_cast_to_float";
+    read.then(|| (value, call.method.span()))
 }
 
 /// The twin's companion items by name (`vjp`, `jvp`, ..), `None` if its expansion failed:

@@ -22,21 +22,27 @@
 //!
 //! The carried state is every mutable name declared before the loop (a `let mut`, a `mut`
 //! parameter, a `&mut` array parameter) that the loop mentions: it is cloned into each
-//! snapshot. The other names the loop reads (and those its `for` iterator reads, as they
-//! were before the loop) are copied once before it, so that the adjoint (the pullback
-//! closure, which outlives borrowed parameters) can rerun it: a borrowed parameter as an
-//! owned copy (`to_owned`), anything else by `Clone`.
+//! snapshot (`generated::LoopSnapshot`). The other names the loop reads (and those its
+//! `for` iterator reads, as they were before the loop) are copied once before it, so that
+//! the adjoint can rerun it: a local by `Clone` (`generated::LoopCopy`). A shared borrow
+//! parameter is the one case with a choice. Where the adjoint runs in the same body as
+//! the forward code (`grad_into`, `vjp_now`, `vjp_into`: `same_body`), the borrow outlives
+//! the rerun and the parameter cannot change during the call, so the reference itself is
+//! copied and what it points to need not be `Clone`. `vjp`'s pullback outlives the borrow:
+//! it keeps an owned copy (`to_owned` of a float array, `LoopCopy` of anything else,
+//! under a bound of `vjp`'s, `referents_copied`).
 
 use std::collections::HashSet;
 
 use proc_macro2::{TokenStream, TokenTree};
-use quote::quote;
+use quote::{quote, quote_spanned};
 use syn::Ident;
 use syn::ext::IdentExt;
+use syn::visit::Visit;
 
-use super::Generator;
+use super::{Generator, paths};
 use crate::model::ir::{LoopHead, Schedule, Stmt, Target};
-use crate::model::sig::{Param, Signature};
+use crate::model::sig::{Kind, Param, Signature};
 use crate::syntax::mixed;
 
 /// The segment of a checkpointed loop the adjoint replays: its first trip and the loop's
@@ -125,9 +131,25 @@ impl<'a> Generator<'a> {
         let copies = carried.constants.iter().map(|declared| {
             let copy = self.save(constant_name(*id, &declared.ident), 0).name;
             let name = &declared.ident;
+            let generated = paths::generated_at(name.span());
             match declared.param.filter(|p| shared_reference(p)) {
-                Some(_) => quote!(let #copy = ::std::borrow::ToOwned::to_owned(#name);),
-                None => quote!(let #copy = ::core::clone::Clone::clone(&#name);),
+                // The adjoint runs in this body, while the borrow lasts, and a shared
+                // borrow of a parameter the body cannot rebind is the same value for the
+                // rerun as for the loop: the reference is copied, not what it points to
+                // (which need not be `Clone`).
+                Some(_) if self.same_body() => quote!(let #copy = #name;),
+                // A float array's owned copy: its elements are `Copy`.
+                Some(param) if matches!(param.kind, Kind::Array { .. }) => {
+                    quote!(let #copy = ::std::borrow::ToOwned::to_owned(#name);)
+                }
+                // `vjp`'s pullback outlives the borrow: it reruns the loop on a copy of
+                // what the parameter points to (`vjp` asks for it, `referents_copied`).
+                Some(_) => quote_spanned!(name.span()=> let #copy = #generated::LoopCopy::loop_copy(#name);),
+                // a local (or a parameter by value): copied again for each rerun
+                None => {
+                    let borrow = borrow_outside(name);
+                    quote_spanned!(name.span()=> let #copy = #generated::LoopCopy::loop_copies(#borrow);)
+                }
             }
         });
         let snapshot = snapshot_of(&carried);
@@ -204,17 +226,22 @@ impl<'a> Generator<'a> {
             ["count", "k", "start", "len", "state", "iter"]
                 .map(|part| mixed(&format!("ck_{part}{id}")));
         let rebinds = carried.constants.iter().map(|declared| {
-            let copy = mixed(&constant_name(*id, &declared.ident));
             let name = &declared.ident;
+            let copy = mixed(&constant_name(*id, name));
             match declared.param.and_then(reference_target) {
                 Some(target) if !declared.param.is_some_and(Param::is_output_array) => quote! {
                     #[allow(unused_variables)]
                     let #name: &#target = ::core::borrow::Borrow::borrow(&#copy);
                 },
-                _ => quote! {
-                    #[allow(unused_variables)]
-                    let #name = ::core::clone::Clone::clone(&#copy);
-                },
+                // `Copies::copy`, with no bound to fail again if the copy before the
+                // loop did
+                _ => {
+                    let generated = paths::generated();
+                    quote! {
+                        #[allow(unused_variables)]
+                        let #name = #generated::Copies::copy(&#copy);
+                    }
+                }
             }
         });
         let restores = |state: &Ident| restores_from(&carried, state);
@@ -361,6 +388,38 @@ impl<'a> Generator<'a> {
         }
     }
 
+    /// The bounds `vjp` states on what its checkpointed loops' shared borrow parameters
+    /// (other than float arrays) point to: `for<'gradtape_copy> T: generated::LoopCopy`.
+    /// Its pullback outlives the call's borrows (its type captures no lifetime), so it
+    /// reruns the loop on a copy of `T`, which needs `Clone`; `grad`, `grad_into` and the
+    /// hidden joint forms rerun it on the borrow itself. Stated as a bound of `vjp` alone,
+    /// a `T` that is not `Clone` leaves the function and its other items compiling, and
+    /// only a use of `vjp` is the error (`LoopCopy`'s message, at that call). The bound is
+    /// higher-ranked so that rustc does not reject it where it names no type parameter
+    /// (`Well: LoopCopy` with `Well` not `Clone` would be a trivially false bound, an
+    /// error at the definition). A referent naming an anonymous lifetime or an `impl
+    /// Trait` cannot be spelled in a `where` clause: it has no bound, and its copy in the
+    /// body is the message if it is not `Clone`.
+    pub(super) fn referents_copied(&self) -> Vec<TokenStream> {
+        if self.same_body() || self.checkpointed(0).is_none() {
+            return Vec::new();
+        }
+        let mut loops = Vec::new();
+        top_level_loops(&self.body.block.stmts, &mut loops);
+        let mut seen = HashSet::new();
+        let generated = paths::generated();
+        loops
+            .into_iter()
+            .flat_map(|stmt| self.carried(stmt).constants)
+            .filter_map(|declared| declared.param)
+            .filter(|param| shared_reference(param) && !matches!(param.kind, Kind::Array { .. }))
+            .filter_map(reference_target)
+            .filter(|target| nameable(target))
+            .filter(|target| seen.insert(quote!(#target).to_string()))
+            .map(|target| quote!(for<'gradtape_copy> #target: #generated::LoopCopy))
+            .collect()
+    }
+
     /// The loop's carried state and the names it only reads, among those declared before
     /// it (a later declaration of a name shadowing an earlier one).
     fn carried(&self, stmt: &Stmt) -> Carried<'a> {
@@ -480,6 +539,40 @@ fn parameters(sig: &Signature) -> Vec<Declared<'_>> {
         .collect()
 }
 
+/// The checkpointed loops: the loops at the top level of `stmts`, and of plain blocks in
+/// them.
+fn top_level_loops<'s>(stmts: &'s [Stmt], found: &mut Vec<&'s Stmt>) {
+    for stmt in stmts {
+        match stmt {
+            Stmt::Loop { .. } => found.push(stmt),
+            Stmt::Scope(block) => top_level_loops(&block.stmts, found),
+            _ => {}
+        }
+    }
+}
+
+/// Whether a type can be named in a `where` clause: no anonymous lifetime (`'_`), no
+/// `impl Trait`.
+fn nameable(ty: &syn::Type) -> bool {
+    struct Unnameable(bool);
+    impl<'ast> Visit<'ast> for Unnameable {
+        fn visit_lifetime(&mut self, lifetime: &'ast syn::Lifetime) {
+            self.0 |= lifetime.ident == "_";
+        }
+        fn visit_type_impl_trait(&mut self, _: &'ast syn::TypeImplTrait) {
+            self.0 = true;
+        }
+        fn visit_type_reference(&mut self, reference: &'ast syn::TypeReference) {
+            // an elided lifetime
+            self.0 |= reference.lifetime.is_none();
+            syn::visit::visit_type_reference(self, reference);
+        }
+    }
+    let mut found = Unnameable(false);
+    found.visit_type(ty);
+    !found.0
+}
+
 /// Whether a parameter is a shared borrow (`&[F]`, `&T`): the adjoint keeps an owned copy.
 fn shared_reference(param: &Param) -> bool {
     matches!(&param.ty, syn::Type::Reference(r) if r.mutability.is_none())
@@ -574,6 +667,15 @@ fn segment_iterator(iterator: &Ident, iter: &syn::Expr, start: &Ident, len: &Ide
     }
 }
 
+/// `&name` with the `&` outside the user's tokens: a copy's or snapshot's argument whose
+/// bound fails is then reported at the name with the trait's message, where an `&` at the
+/// name's span reads to rustc as a value passed unborrowed (it suggests `&name` instead,
+/// since `&T` is `Clone`, and drops the message's label and note).
+fn borrow_outside(name: &Ident) -> TokenStream {
+    let borrow = syn::Token![&](proc_macro2::Span::mixed_site());
+    quote!(#borrow #name)
+}
+
 /// The values of a checkpointed loop's carried state, cloned into a snapshot (a `&mut`
 /// array parameter as an owned array).
 fn snapshot_of(carried: &Carried<'_>) -> Vec<TokenStream> {
@@ -582,9 +684,13 @@ fn snapshot_of(carried: &Carried<'_>) -> Vec<TokenStream> {
         .iter()
         .map(|declared| {
             let name = &declared.ident;
+            let generated = paths::generated_at(name.span());
             match declared.param.filter(|p| p.is_output_array()) {
                 Some(_) => quote!(::std::borrow::ToOwned::to_owned(&*#name)),
-                None => quote!(::core::clone::Clone::clone(&#name)),
+                None => {
+                    let borrow = borrow_outside(name);
+                    quote_spanned!(name.span()=> #generated::LoopSnapshot::loop_snapshot(#borrow))
+                }
             }
         })
         .collect()
@@ -610,10 +716,14 @@ fn restores_from(carried: &Carried<'_>, state: &Ident) -> Vec<TokenStream> {
                         let #name: &mut #target = ::core::borrow::BorrowMut::borrow_mut(&mut #buffer);
                     }
                 }
-                None => quote! {
-                    #[allow(unused_mut)]
-                    let mut #name = ::core::clone::Clone::clone(&#state.#index);
-                },
+                // `Copies::copy`, with no bound to fail again if the snapshot did
+                None => {
+                    let generated = paths::generated();
+                    quote! {
+                        #[allow(unused_mut)]
+                        let mut #name = #generated::Copies::copy(&#state.#index);
+                    }
+                }
             }
         })
         .collect()

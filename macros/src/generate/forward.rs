@@ -363,7 +363,7 @@ impl Generator<'_> {
             }
             Op::Cast { x, ty } => {
                 let x = self.receiver(x);
-                quote!(#x as #ty)
+                self.cast_to(x, ty)
             }
             Op::Unary {
                 method, x, args, ..

@@ -542,6 +542,20 @@ impl<'a> Generator<'a> {
         }
     }
 
+    /// `value as ty`, or `generated::float_cast::<T, _>(value)` when `ty` is one of the
+    /// function's float type parameters, which `as` cannot name (the same value: a cast
+    /// between `f32` and `f64`).
+    fn cast_to(&self, value: TokenStream, ty: &syn::Type) -> TokenStream {
+        let type_param = matches!(ty, syn::Type::Path(path)
+            if path.qself.is_none()
+                && path.path.get_ident().is_some_and(|ident| self.sig.floats.contains(ident)));
+        if type_param {
+            quote!(generated::float_cast::<#ty, _>(#value))
+        } else {
+            quote!(#value as #ty)
+        }
+    }
+
     /// An owned copy of an operand's value, to save for the adjoint (on the 0-d path the
     /// number itself).
     fn owned(&self, operand: &Operand) -> TokenStream {
@@ -691,8 +705,13 @@ impl<'a> Generator<'a> {
             #adjoint
         });
         // A function on a cycle of calls keeps its own pullback inside it: as an `impl Fn`
-        // that type would contain itself (rustc's E0720), so it is boxed.
-        let boxed = self.body.boxed;
+        // that type would contain itself (rustc's E0720), so it is boxed. So is one whose
+        // `vjp` bounds what a checkpointed loop's borrowed constants point to
+        // (`referents_copied`): an `impl Fn` carries `vjp`'s bounds, so a type that fails
+        // them would be reported again at each use of the pullback, in rustc's words; a box
+        // is checked once, at the call (one allocation per call, beside the snapshots').
+        let referents_copied = self.referents_copied();
+        let boxed = self.body.boxed || !referents_copied.is_empty();
         let (pullback_ty, pullback) = if boxed {
             (
                 quote!(::std::boxed::Box<dyn Fn(#cot_ty #(, #written_tys)*) -> #grads_ty>),
@@ -714,6 +733,9 @@ impl<'a> Generator<'a> {
                     let ident = &t.ident;
                     clause.predicates.push(syn::parse_quote!(#ident: 'static));
                 }
+            }
+            for bound in referents_copied {
+                clause.predicates.push(syn::parse_quote!(#bound));
             }
             generics.where_clause.map(|clause| quote!(#clause))
         } else {

@@ -632,7 +632,10 @@ impl Generator<'_> {
                 let expr = self.op_expr(op);
                 match tangent_of(x) {
                     // d(x as U) = dx as U
-                    Some(tangent) => quote!(#tangent_prefix #tangent as #ty; #prefix #expr;),
+                    Some(tangent) => {
+                        let cast = self.cast_to(quote!(#tangent), ty);
+                        quote!(#tangent_prefix #cast; #prefix #expr;)
+                    }
                     None => quote!(#prefix #expr; #zero),
                 }
             }

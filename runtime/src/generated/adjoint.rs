@@ -447,6 +447,22 @@ pub fn scalar_value_option<T: Float>(t: &Option<Tensor<T>>) -> Option<Option<T>>
     }
 }
 
+/// `x as B` where `B` is a float type parameter, which `as` cannot name: the forward and
+/// tangent code of a cast to one (a generic function's struct result field, converted to
+/// its float type `T` so that a field of another float type is `ResultField`'s message
+/// alone). The same value as `as` between `f32` and `f64` (through `f64`, exact from
+/// `f32`, rounded to nearest into `f32`).
+///
+/// ```
+/// use gradtape_runtime::generated::float_cast;
+/// assert_eq!(float_cast::<f32, _>(0.1_f64), 0.1_f64 as f32);
+/// assert_eq!(float_cast::<f64, _>(0.1_f32), 0.1_f32 as f64);
+/// ```
+#[inline(always)]
+pub fn float_cast<B: crate::Float, A: crate::Float>(x: A) -> B {
+    <B as DType>::from_f64(DType::to_f64(x))
+}
+
 /// The cotangent of `x as U` for the float `x`: `g`, converted back to `x`'s type (`like`
 /// is `x`'s value, which names the type; a float-to-float cast's derivative is 1).
 ///

@@ -103,6 +103,44 @@ impl<F, V> ResultConversion<F, V> {
     pub fn to_float(&self, field: V) -> F {
         (self.to)(field)
     }
+    /// [`to_float`](Self::to_float) of a field whose value is the same field of a marked
+    /// parameter of the result's own struct type, read as it is (`Mixed { v: s.v, .. }`,
+    /// `s: &Mixed`): a name of its own, so that the marked parameter's pass (`params` in
+    /// the macro) checks that read through [`result_field`] too, at this field, rather
+    /// than through [`FloatField`] at the read. The two checks hold for the same types
+    /// (`V` is the function's float type `F`, a float, for either) and the field's and the
+    /// read's types are one, so a field of another type is one message (the result's, the
+    /// same at every place it is made, which rustc reports once), not one more at the read.
+    #[inline(always)]
+    pub fn read_to_float(&self, field: V) -> F {
+        (self.to)(field)
+    }
+    /// [`read_to_float`](Self::read_to_float) where the macro casts a differentiable
+    /// value first ([`cast_to_float`](Self::cast_to_float)).
+    #[inline(always)]
+    pub fn read_cast_to_float(&self, field: V) -> F {
+        (self.to)(field)
+    }
+    /// Adds a cotangent of the twin's part (`None`: none reached it) into the field (a
+    /// marked parameter's gradient), its read's check made through the result's
+    /// conversion ([`read_to_float`](Self::read_to_float)).
+    ///
+    /// ```
+    /// use gradtape_runtime::generated::result_field;
+    /// let mut d = 1.0_f64;
+    /// result_field::<f64, f64>().add_to(&mut d, Some(2.0));
+    /// assert_eq!(d, 3.0);
+    /// ```
+    #[inline(always)]
+    pub fn add_to(&self, field: &mut V, cotangent: Option<F>)
+    where
+        F: core::ops::Add<Output = F>,
+        V: Copy,
+    {
+        if let Some(cotangent) = cotangent {
+            *field = (self.from)((self.to)(*field) + cotangent);
+        }
+    }
     /// [`to_float`](Self::to_float) in a method's twin: there the macro casts a
     /// differentiable value to `F` (`as F`) before it, and only a constant reaches this.
     #[inline(always)]

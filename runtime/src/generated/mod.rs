@@ -9,6 +9,7 @@
 //! - `parts`: the cotangent of a tuple result from its parts;
 //! - `shadow`: the cotangent and tangent buffers of float arrays, slices and `Vec`s;
 //! - `callee`: the check that a called function is annotated;
+//! - `checkpoint`: the copies and snapshots a checkpointed loop makes for its rerun;
 //! - `replay`: calls replayed in the adjoint (joint mode), their saved arguments and sinks;
 //! - `dual`: dual numbers, on which a plain helper of `plain(..)` runs (the fallback);
 //! - `rows`: those of ragged arrays of rows (`&[Vec<F>]`), indexed by `i * RAGGED_STRIDE + j`;
@@ -30,6 +31,7 @@ macro_rules! for_each_arity {
 
 mod adjoint;
 mod callee;
+mod checkpoint;
 mod dual;
 mod fields;
 mod fused;
@@ -45,6 +47,7 @@ pub use crate::record::{any_recording, without_recording};
 pub use crate::tape::closure::record_closure;
 pub use adjoint::*;
 pub use callee::*;
+pub use checkpoint::*;
 pub use dual::*;
 pub use fields::*;
 pub use fused::*;

@@ -20,7 +20,8 @@ fn from_floats(x: f64) -> Mixed {
 }
 
 // a marked parameter of the same struct: its `f64` field is read as the `f32` the
-// function computes in, and returned as one (the message at each place)
+// function computes in and returned as the same field, so the read is checked through the
+// result's conversion: one message, at the result's field
 #[differentiable]
 fn from_a_struct(#[differentiable] s: &Mixed) -> Mixed {
     Mixed { x: s.x * 2.0, v: s.v }
