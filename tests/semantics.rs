@@ -719,6 +719,31 @@ fn second_gradient_on_a_non_persistent_tape_is_an_error() {
     );
 }
 
+/// A sweep keeps its cotangents in a reused scratch, which forgets its slots without
+/// dropping them when none can hold a tensor. A tensor cotangent that a rule's general form
+/// put there (a scalar seed, then `sum`'s rule spreading it to an array) must still be
+/// released once the gradient is taken: here, the returned gradient's storage, of which
+/// the scratch's slot held a clone. Regression guard for that flag (`Scratch::tensors`).
+#[test]
+fn a_gradients_scratch_releases_every_tensor_cotangent() {
+    let x = Tensor::from_vec(vec![1.0_f64, 2.0, 3.0], &[3]);
+    let tape = GradientTape::new();
+    tape.watch(&x);
+    let y = tape.record(|| (&x * 3.0).sum());
+    let gx = tape.gradient(&y, &x).unwrap().unwrap();
+    assert_eq!(gx.to_vec(), vec![3.0; 3]);
+    let alive = gx.storage_probe();
+    drop((gx, tape));
+    assert!(!alive(), "the scratch kept a tensor cotangent alive");
+    // and a scalar gradient after it, reusing the scratch with numbers only
+    let s = Tensor::scalar(2.0_f64);
+    let tape = GradientTape::new();
+    tape.watch(&s);
+    let z = tape.record(|| s.sin() * 2.0);
+    let dz = tape.gradient(&z, &s).unwrap().unwrap().to_scalar();
+    assert_eq!(dz, 2.0_f64.cos() * 2.0);
+}
+
 /// A recording whose only large value is an intermediate saved by one rule.
 struct BigRecord {
     tape: GradientTape,
