@@ -19,7 +19,8 @@ use core::ops::Add;
 ///
 /// ```
 /// use gradtape_runtime::generated::Shadow;
-/// let mut d = Shadow::<f64>::zeros(3);
+/// let mut buffer = [0.0_f64; 3];
+/// let mut d = Shadow::borrowed(&mut buffer);
 /// d.add(1, 2.0);
 /// d.add(1, 0.5);
 /// assert_eq!(d.take(1), 2.5);
@@ -33,9 +34,6 @@ pub struct Shadow<'b, F> {
 enum Data<'b, F> {
     /// A local buffer's: grows with the indices it meets.
     Owned(Vec<F>),
-    /// A parameter's (`vjp`): the array's length, which no write exceeds (a parameter
-    /// array cannot grow: the macro rejects `push` on one), so an access is a plain index.
-    Fixed(Vec<F>),
     Borrowed(&'b mut [F]),
     /// A tangent given by the caller, copied on its first write.
     Shared(&'b [F]),
@@ -111,14 +109,6 @@ impl<F: crate::Float, const N: usize> FlatElements<F> for Vec<[F; N]> {
 }
 
 impl<'b, F: Copy + Default> Shadow<'b, F> {
-    /// `len` zeros, owned, of a fixed length (a parameter's shadow in `vjp`: indexing
-    /// past `len` panics, as the forward code's indexing of the array did).
-    pub fn zeros(len: usize) -> Self {
-        Shadow {
-            data: Data::Fixed(vec![F::default(); len]),
-        }
-    }
-
     /// The caller's buffer as the shadow: the adjoint accumulates into it in place.
     pub fn borrowed(buffer: &'b mut [F]) -> Self {
         Shadow {
@@ -135,7 +125,7 @@ impl<'b, F: Copy + Default> Shadow<'b, F> {
 
     fn values(&self) -> &[F] {
         match &self.data {
-            Data::Owned(values) | Data::Fixed(values) => values,
+            Data::Owned(values) => values,
             Data::Borrowed(values) => values,
             Data::Shared(values) => values,
         }
@@ -145,7 +135,7 @@ impl<'b, F: Copy + Default> Shadow<'b, F> {
     /// asked.
     fn values_mut(&mut self) -> &mut [F] {
         match &mut self.data {
-            Data::Owned(values) | Data::Fixed(values) => values,
+            Data::Owned(values) => values,
             Data::Borrowed(values) => values,
             Data::Shared(_) => unreachable!("copied by `slot`"),
         }
@@ -161,7 +151,7 @@ impl<'b, F: Copy + Default> Shadow<'b, F> {
     #[inline]
     fn slot(&mut self, i: usize) -> &mut F {
         let hot = match &self.data {
-            Data::Borrowed(_) | Data::Fixed(_) => true,
+            Data::Borrowed(_) => true,
             Data::Owned(values) => i < values.len(),
             Data::Shared(_) => false,
         };
@@ -185,7 +175,7 @@ impl<'b, F: Copy + Default> Shadow<'b, F> {
                     values.resize(i + 1, F::default());
                 }
             }
-            Data::Borrowed(_) | Data::Fixed(_) => {}
+            Data::Borrowed(_) => {}
             Data::Shared(_) => unreachable!("copied above"),
         }
     }
@@ -231,7 +221,6 @@ impl<'b, F: Copy + Default> Shadow<'b, F> {
     pub fn clear(&mut self) {
         match &mut self.data {
             Data::Owned(values) => values.clear(),
-            Data::Fixed(values) => values.fill(F::default()),
             Data::Borrowed(values) => values.fill(F::default()),
             Data::Shared(_) => self.data = Data::Owned(Vec::new()),
         }
@@ -240,7 +229,7 @@ impl<'b, F: Copy + Default> Shadow<'b, F> {
     /// The numbers, owned (a parameter's gradient, a tangent result).
     pub fn into_vec(self) -> Vec<F> {
         match self.data {
-            Data::Owned(values) | Data::Fixed(values) => values,
+            Data::Owned(values) => values,
             Data::Borrowed(values) => values.to_vec(),
             Data::Shared(values) => values.to_vec(),
         }
@@ -711,8 +700,8 @@ pub fn check_shadow(function: &str, param: &str, len: usize, buffer: usize) {
 /// holds that parameter constant). The caller adds it into the array's shadow.
 ///
 /// ```
-/// use gradtape_runtime::generated::{ArrayCotangent, Shadow};
-/// let mut d = Shadow::<f64>::zeros(4);
+/// use gradtape_runtime::generated::{ArrayCotangent, FixedShadow};
+/// let mut d = FixedShadow::<f64, Vec<f64>>::zeros(4);
 /// Some(vec![1.0, 2.0]).add_into(&mut d, 1);
 /// Some([[1.0, 1.0], [1.0, 1.0]]).add_into(&mut d, 0);
 /// ().add_into(&mut d, 0);
