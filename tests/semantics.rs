@@ -744,6 +744,48 @@ fn a_gradients_scratch_releases_every_tensor_cotangent() {
     assert_eq!(dz, 2.0_f64.cos() * 2.0);
 }
 
+/// An op finds the tape it records on through the thread's one-tape pointer, which follows
+/// every change of the tape stack: a nested tape entering (two tapes: both record) and
+/// leaving (one again: the outer records alone), and the outer leaving (none records).
+/// Regression guard for that pointer (`record::stack`'s `SOLE`).
+#[test]
+fn the_tape_an_op_records_on_follows_tapes_entering_and_leaving() {
+    let x = Tensor::scalar(0.5_f64);
+    let outer = GradientTape::builder().persistent(true).build();
+    outer.watch(&x);
+    let inner = GradientTape::builder().persistent(true).build();
+    let (before, nested, after) = outer.record(|| {
+        let before = x.sin();
+        let nested = inner.record(|| {
+            inner.watch(&x);
+            x.exp()
+        });
+        let after = &before * 3.0;
+        (before, nested, after)
+    });
+    // recorded after the nested tape left: on the outer tape only
+    let d_after = outer.gradient(&after, &x).unwrap().unwrap().to_scalar();
+    assert_eq!(d_after, 0.5_f64.cos() * 3.0);
+    // recorded while both were active: on both
+    let d_nested = outer.gradient(&nested, &x).unwrap().unwrap().to_scalar();
+    assert_eq!(d_nested, 0.5_f64.exp());
+    assert_eq!(inner.recorded_ops(), vec!["exp"]);
+    assert_eq!(
+        outer
+            .recorded_ops()
+            .iter()
+            .filter(|op| **op != "watch")
+            .count(),
+        3,
+        "{:?}",
+        outer.recorded_ops()
+    );
+    assert!(inner.gradient(&before, &x).unwrap().is_none());
+    // after both left, nothing records
+    let late = x.cos();
+    assert!(outer.gradient(&late, &x).unwrap().is_none());
+}
+
 /// A recording whose only large value is an intermediate saved by one rule.
 struct BigRecord {
     tape: GradientTape,

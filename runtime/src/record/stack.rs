@@ -21,10 +21,93 @@ pub(crate) type TapeCell = RefCell<TapeState>;
 
 thread_local! {
     /// Active tapes, outermost first.
-    static STACK: RefCell<Vec<Rc<TapeCell>>> = const { RefCell::new(Vec::new()) };
+    static STACK: RefCell<TapeStack> = const { RefCell::new(TapeStack(Vec::new())) };
     /// Tapes below this position of `STACK` are suspended by `without_any`, also while a
     /// tape opened inside it records.
     static FLOOR: Cell<usize> = const { Cell::new(0) };
+    /// The tape `STACK` holds when it holds exactly one; null when it holds none, and
+    /// [`SEVERAL`] when it holds more: what an op reads to find the tapes it records on
+    /// (see [`tapes`]).
+    ///
+    /// Invariant: anything but null and `SEVERAL` only while `STACK` holds exactly one
+    /// tape, and then that tape's `Rc::as_ptr`. [`TapeStack::set_sole`] restores it after every change of `STACK`
+    /// (`enter` and `ActiveGuard::drop`, the only two), and `TapeStack`'s destructor nulls
+    /// it when the thread's `STACK` is destroyed. A `Cell` of a raw pointer has no
+    /// destructor, so it stays readable during thread teardown.
+    static SOLE: Cell<*const TapeCell> = const { Cell::new(std::ptr::null()) };
+}
+
+/// The active tapes of this thread, outermost first.
+struct TapeStack(Vec<Rc<TapeCell>>);
+
+impl TapeStack {
+    /// Restores `SOLE`'s invariant after a change of the stack.
+    fn set_sole(&self) {
+        let sole = match &self.0[..] {
+            [] => std::ptr::null(),
+            [tape] => Rc::as_ptr(tape),
+            _ => SEVERAL,
+        };
+        SOLE.with(|cell| cell.set(sole));
+    }
+}
+
+impl Drop for TapeStack {
+    fn drop(&mut self) {
+        // The tapes are released with the vector after this: `SOLE` must not name one.
+        SOLE.with(|cell| cell.set(std::ptr::null()));
+    }
+}
+
+impl std::ops::Deref for TapeStack {
+    type Target = [Rc<TapeCell>];
+
+    fn deref(&self) -> &[Rc<TapeCell>] {
+        &self.0
+    }
+}
+
+/// `SOLE` when the stack holds several tapes: an address no allocation has (that of a
+/// zero-sized value, aligned like a `TapeCell`), so it is never a tape's.
+const SEVERAL: *const TapeCell = std::ptr::dangling();
+
+/// The tapes on this thread's stack.
+enum Tapes<'frame> {
+    None,
+    /// The only one (the usual case).
+    One(&'frame TapeCell),
+    Several,
+}
+
+/// The tapes on this thread's stack, the one tape borrowed for the caller's frame: `frame`
+/// is any local of the caller, whose lifetime bounds the reference.
+///
+/// Reading one thread-local pointer, where cloning the `Rc` out of `STACK` followed two
+/// dependent loads with a read-modify-write of the count, and a second one to drop it: a
+/// tenth of a scalar op's recording time (perf, docs/PERFORMANCE.md). (Not a closure
+/// taking the tape: `#[track_caller]` does not pass through a closure, and an op's record
+/// notes its caller's line.)
+#[inline(always)]
+fn tapes<'frame>(frame: &'frame ()) -> Tapes<'frame> {
+    let _ = frame;
+    let sole = SOLE.with(Cell::get);
+    // (one comparison in the usual case: a tape's address is above both markers)
+    if sole.addr() <= SEVERAL.addr() {
+        return if sole.is_null() {
+            Tapes::None
+        } else {
+            Tapes::Several
+        };
+    }
+    // SAFETY: by `SOLE`'s invariant, any other pointer is `Rc::as_ptr` of the one tape on
+    // `STACK`, so it was alive when read. It stays alive for the caller's frame: a tape is
+    // on `STACK` only between `enter` and the drop of the `ActiveGuard` that holds an `Rc`
+    // of it, and that guard lives in a frame of `GradientTape::record` (the only caller of
+    // `enter`), an ancestor of every frame that runs while the tape is on the stack, so it
+    // outlives the caller's frame (also when unwinding). Thread teardown nulls the pointer
+    // before `STACK` releases its `Rc`s. The reference is shared, like every other
+    // reference to a tape; the `RefCell` inside arbitrates mutation.
+    Tapes::One(unsafe { &*sole })
 }
 
 /// The active tapes that may record now: those above the floor, with their positions.
@@ -69,7 +152,8 @@ pub(crate) fn enter(tape: &Rc<TapeCell>) -> ActiveGuard {
         if stack.is_empty() {
             crate::base::cuts::new_epoch();
         }
-        stack.push(Rc::clone(tape));
+        stack.0.push(Rc::clone(tape));
+        stack.set_sole();
     });
     ActiveGuard {
         tape: Rc::clone(tape),
@@ -86,8 +170,9 @@ impl Drop for ActiveGuard {
         STACK.with(|stack| {
             let mut stack = stack.borrow_mut();
             if let Some(pos) = stack.iter().rposition(|t| Rc::ptr_eq(t, &self.tape)) {
-                stack.remove(pos);
+                stack.0.remove(pos);
             }
+            stack.set_sole();
         });
         let mut state = self.tape.borrow_mut();
         state.active = false;
@@ -268,15 +353,12 @@ fn record_on_stack<T: Float, H: FnOnce() -> OpHead, S: SaveValues<T>>(
     // The op is recorded outside the thread-local's closure: a tensor returned through
     // `LocalKey::with` goes through memory in pieces that a wider load reads back, a
     // store-forwarding stall (docs/PERFORMANCE.md, "Store forwarding").
-    let out = match tapes() {
-        Tapes::One(tape) => record_on_one(&tape, data, inputs, spec),
-        Tapes::Many => STACK.with(|stack| record_on_many(&stack.borrow(), data, inputs, spec)),
+    let frame = ();
+    let out = match tapes(&frame) {
+        Tapes::One(tape) => record_on_one(tape, data, inputs, spec),
+        Tapes::Several => STACK.with(|stack| record_on_many(&stack.borrow(), data, inputs, spec)),
         // only forward accumulators are active: nothing to record here
-        Tapes::None => {
-            let out = Tensor::from_data(data);
-            crate::base::cuts::propagate(inputs, out.id());
-            out
-        }
+        Tapes::None => output(data, inputs, None),
     };
     // Recorded on the tapes first: a tape outside an accumulator records its tangent work
     // from this op's node on.
@@ -289,31 +371,6 @@ fn record_on_stack<T: Float, H: FnOnce() -> OpHead, S: SaveValues<T>>(
         }
     }
     out
-}
-
-/// The active tape if it is the only one on this thread's stack (the usual case).
-#[inline(always)]
-fn sole_tape() -> Option<Rc<TapeCell>> {
-    match tapes() {
-        Tapes::One(tape) => Some(tape),
-        Tapes::None | Tapes::Many => None,
-    }
-}
-
-/// How many tapes are on this thread's stack, and the tape when it is one.
-enum Tapes {
-    None,
-    One(Rc<TapeCell>),
-    Many,
-}
-
-#[inline(always)]
-fn tapes() -> Tapes {
-    STACK.with(|stack| match &stack.borrow()[..] {
-        [] => Tapes::None,
-        [tape] => Tapes::One(Rc::clone(tape)),
-        _ => Tapes::Many,
-    })
 }
 
 /// This tape's node of each input, or `None` if it tracks none of them.
@@ -378,10 +435,6 @@ fn record_on_many<T: Float, H: FnOnce() -> OpHead, S: SaveValues<T>>(
     inputs: &[TensorId],
     spec: impl FnOnce(&Tensor<T>) -> (H, S),
 ) -> Tensor<T> {
-    if stack.is_empty() {
-        // only forward accumulators are active: nothing to record here
-        return output(data, inputs, None);
-    }
     let recorders = tapes_tracking(stack, inputs);
     let Some((innermost, _)) = recorders.first() else {
         return output(data, inputs, None);
@@ -466,7 +519,8 @@ pub(crate) fn variable_read(
 ) -> Option<TensorId> {
     // One tape (the usual case, and then it is above the floor: a caller checked that some
     // tape records) needs no walk down the stack.
-    if let Some(tape) = sole_tape() {
+    let frame = ();
+    if let Tapes::One(tape) = tapes(&frame) {
         let mut state = tape.borrow_mut();
         if !state.is_recording() {
             return None;

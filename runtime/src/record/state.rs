@@ -269,8 +269,9 @@ impl TapeState {
         let start = self.saved.len() as u32;
         save(&mut self.saved);
         let saved = SavedRange::new(start, self.saved.len() as u32);
-        // An id `next_output_id` encoded for this node finds it without the map.
-        let encoded = out == self.next_output_id() && out.0 & TAPE_ENCODED_BIT != 0;
+        // An id `next_output_id` encoded for this node finds it without the map. (Compared
+        // here rather than by calling it: past the encodable nodes it takes a fresh id.)
+        let encoded = u64::from(index) <= NODE_MASK && out.0 == self.id_base | u64::from(index);
         // (decided on the parts, in registers, not read back from the written node)
         let owns_heap;
         push_in_place!(&mut self.nodes, {
