@@ -26,6 +26,11 @@
 //! reference tracks its rows and columns in every run. The function is annotated with
 //! `#[differentiable]` and the gradient is its generated adjoint (`determinant::vjp`): the
 //! derivative of this expansion, not of a determinant formula.
+//!
+//! Small matrices (`ℓ ≤` [`SLICE_MAX_ELL`]) take the same breadth-first expansion on plain
+//! numbers ([`determinant_of_slice`]: loops over a slice into one buffer of minors, its
+//! gradient `determinant_of_slice::grad_into`): there a level is a few dozen numbers, and
+//! a tensor op's fixed cost would dominate.
 
 use gradtape::{Tensor, differentiable};
 use serde::Deserialize;
@@ -48,6 +53,12 @@ struct Input {
 /// gradient holds a few batches of up to `ℓ!` numbers (under 2 GB); `ℓ = 12` would need
 /// twelve times that.
 pub const MAX_ELL: usize = 11;
+
+/// The largest `ℓ` computed on plain numbers ([`determinant_of_slice`]); larger matrices
+/// go through tensors ([`determinant`]). Measured (docs/PERFORMANCE.md, session 26): at
+/// `ℓ ≤ 6` a level is a few dozen numbers, and the tensor path's fixed cost per op makes
+/// its gradient 2–8x the slice one's; from `ℓ = 7` the batched products win.
+pub const SLICE_MAX_ELL: usize = 6;
 
 /// The index tables of the breadth-first expansion of an `ℓ × ℓ` matrix.
 ///
@@ -196,6 +207,83 @@ pub fn determinant(a: &Tensor<f64>, plan: &Expansion) -> Tensor<f64> {
     minors.sum()
 }
 
+/// Where each level's minors sit in one flat buffer, for [`determinant_of_slice`].
+pub struct FlatPlan {
+    /// `offsets[m]`: where the minors of size `m` start (`m = 2..=ℓ`), each level laid out
+    /// `[sets, occurrences]`; `offsets[ℓ + 1]` is the total.
+    pub offsets: Vec<usize>,
+}
+
+impl FlatPlan {
+    /// The layout of `plan`'s levels.
+    pub fn new(plan: &Expansion) -> FlatPlan {
+        let mut offsets = vec![0; plan.ell + 2];
+        let mut end = 0;
+        for (offset, level) in offsets.iter_mut().zip(&plan.levels).skip(2) {
+            *offset = end;
+            end += level.sets * level.occurrences;
+        }
+        offsets[plan.ell + 1] = end;
+        FlatPlan { offsets }
+    }
+}
+
+/// [`determinant`] on plain numbers: the same breadth-first expansion (every occurrence of
+/// every minor, each minor's sum in column order with the reference's additions and
+/// subtractions), level after level into one buffer.
+///
+/// The formulation for small matrices, where a level is a few dozen numbers and the
+/// tensor path's fixed cost per op dominates (see [`evaluate`]).
+///
+/// ```
+/// use gradtape_gradbench::evals::det::{Expansion, FlatPlan, determinant_of_slice};
+/// let a = [2.0, 0.0, 1.0, 1.0, 3.0, 2.0, 1.0, 1.0, 1.0];
+/// let plan = Expansion::new(3);
+/// // 2(3 − 2) − 0 + 1(1 − 3) = 0
+/// assert_eq!(determinant_of_slice(&a, &plan, &FlatPlan::new(&plan)), 0.0);
+/// // ∂det/∂a₀₀ is the cofactor det [[3, 2], [1, 1]] = 1
+/// let mut da = [0.0; 9];
+/// determinant_of_slice::grad_into(&a, &plan, &FlatPlan::new(&plan), &mut da);
+/// assert_eq!(da[0], 1.0);
+/// ```
+#[differentiable]
+pub fn determinant_of_slice(a: &[f64], plan: &Expansion, flat: &FlatPlan) -> f64 {
+    let ell = plan.ell;
+    if ell == 1 {
+        return a[0];
+    }
+    let mut minors = vec![0.0; flat.offsets[ell + 1]];
+    // size 2: `A[ℓ−2, c₀] A[ℓ−1, c₁] − A[ℓ−2, c₁] A[ℓ−1, c₀]` in each occurrence
+    let level = &plan.levels[2];
+    for s in 0..level.sets {
+        for o in 0..level.occurrences {
+            let first = a[level.first_row[2 * s]] * a[plan.last_row[2 * s]];
+            let second = a[level.first_row[2 * s + 1]] * a[plan.last_row[2 * s + 1]];
+            minors[s * level.occurrences + o] = first - second;
+        }
+    }
+    for m in 3..=ell {
+        let level = &plan.levels[m];
+        let occurrences = level.occurrences;
+        let (here, below) = (flat.offsets[m], flat.offsets[m - 1]);
+        for s in 0..level.sets {
+            for o in 0..occurrences {
+                let mut det = 0.0;
+                for j in 0..m {
+                    let sub = below + level.sub_minors[s * m + j] * occurrences + o;
+                    let term = a[level.first_row[s * m + j]] * minors[sub];
+                    // `det ± term` as the reference has it, bit for bit: `x − y` is `x + (−y)`
+                    // in IEEE arithmetic, and `±1 · term` is exact
+                    let sign = (1 - 2 * (j % 2) as i32) as f64;
+                    det += sign * term;
+                }
+                minors[here + s * occurrences + o] = det;
+            }
+        }
+    }
+    minors[flat.offsets[ell]]
+}
+
 /// `(−1)ʲ M₀ⱼ` for each set of size `m` of `level`, shape `[sets, 1, m]`.
 #[differentiable]
 fn signed_first_row(a: &Tensor<f64>, level: &Level, m: usize) -> Tensor<f64> {
@@ -237,6 +325,21 @@ pub fn evaluate(function: &str, input: Value) -> Result<Evaluation, Failure> {
             function: function.to_owned(),
             reason: "the breadth-first expansion by minors holds batches of ℓ! minors; \
                      this tool stops at ℓ = 11",
+        });
+    }
+    if ell <= SLICE_MAX_ELL {
+        return Ok(if gradient {
+            runs.evaluate(|| {
+                let plan = Expansion::new(ell);
+                let mut da = vec![0.0; ell * ell];
+                determinant_of_slice::grad_into(&a, &plan, &FlatPlan::new(&plan), &mut da);
+                da
+            })
+        } else {
+            runs.evaluate(|| {
+                let plan = Expansion::new(ell);
+                determinant_of_slice(&a, &plan, &FlatPlan::new(&plan))
+            })
         });
     }
     let a = Tensor::from_vec(a, &[ell * ell]);
