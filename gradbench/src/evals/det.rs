@@ -28,7 +28,7 @@
 //! derivative of this expansion, not of a determinant formula.
 //!
 //! Small matrices (`ℓ ≤` [`SLICE_MAX_ELL`]) take the same breadth-first expansion on plain
-//! numbers ([`determinant_of_slice`]: loops over a slice into one buffer of minors, its
+//! numbers ([`determinant_of_slice()`]: loops over a slice into one buffer of minors, its
 //! gradient `determinant_of_slice::grad_into`): there a level is a few dozen numbers, and
 //! a tensor op's fixed cost would dominate.
 
@@ -54,8 +54,8 @@ struct Input {
 /// twelve times that.
 pub const MAX_ELL: usize = 11;
 
-/// The largest `ℓ` computed on plain numbers ([`determinant_of_slice`]); larger matrices
-/// go through tensors ([`determinant`]). Measured (docs/PERFORMANCE.md, session 26): at
+/// The largest `ℓ` computed on plain numbers ([`determinant_of_slice()`]); larger matrices
+/// go through tensors ([`determinant()`]). Measured (docs/PERFORMANCE.md, session 26): at
 /// `ℓ ≤ 6` a level is a few dozen numbers, and the tensor path's fixed cost per op makes
 /// its gradient 2–8x the slice one's; from `ℓ = 7` the batched products win.
 pub const SLICE_MAX_ELL: usize = 6;
@@ -207,7 +207,7 @@ pub fn determinant(a: &Tensor<f64>, plan: &Expansion) -> Tensor<f64> {
     minors.sum()
 }
 
-/// Where each level's minors sit in one flat buffer, for [`determinant_of_slice`].
+/// Where each level's minors sit in one flat buffer, for [`determinant_of_slice()`].
 pub struct FlatPlan {
     /// `offsets[m]`: where the minors of size `m` start (`m = 2..=ℓ`), each level laid out
     /// `[sets, occurrences]`; `offsets[ℓ + 1]` is the total.
@@ -228,7 +228,7 @@ impl FlatPlan {
     }
 }
 
-/// [`determinant`] on plain numbers: the same breadth-first expansion (every occurrence of
+/// [`determinant()`] on plain numbers: the same breadth-first expansion (every occurrence of
 /// every minor, each minor's sum in column order with the reference's additions and
 /// subtractions), level after level into one buffer.
 ///
