@@ -153,8 +153,9 @@ impl<'a> Generator<'a> {
                 Some(_) => quote_spanned!(name.span()=> let #copy = #generated::LoopCopy::loop_copy(#name);),
                 // a local (or a parameter by value): copied again for each rerun
                 None => {
-                    let borrow = borrow_outside(name);
-                    quote_spanned!(name.span()=> let #copy = #generated::LoopCopy::loop_copies(#borrow);)
+                    let copier = copier_at(name, quote!(LoopCopy::loop_copy));
+                    let copies = paths::generated();
+                    quote!(let #copy = #copies::Copies::new(&#name, #copier);)
                 }
             }
         });
@@ -747,13 +748,25 @@ fn rename_self(tokens: TokenStream, name: &Ident) -> TokenStream {
     renamed.into_iter().collect()
 }
 
-/// `&name` with the `&` outside the user's tokens: a copy's or snapshot's argument whose
-/// bound fails is then reported at the name with the trait's message, where an `&` at the
-/// name's span reads to rustc as a value passed unborrowed (it suggests `&name` instead,
-/// since `&T` is `Clone`, and drops the message's label and note).
-fn borrow_outside(name: &Ident) -> TokenStream {
-    let borrow = syn::Token![&](proc_macro2::Span::mixed_site());
-    quote!(#borrow #name)
+/// The path of a copying function (`generated::LoopCopy::loop_copy`), every token at the
+/// user's `name`: its trait's bound is checked where the path names the function, so a type
+/// that is not `Clone` is the trait's message under the name (`runtime`'s
+/// `generated/checkpoint.rs` says why not at an argument).
+fn copier_at(name: &Ident, function: TokenStream) -> TokenStream {
+    let generated = paths::generated_at(name.span());
+    let function = syntax_at(function, name.span());
+    quote!(#generated::#function)
+}
+
+/// `tokens` with every token at `span`.
+fn syntax_at(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut token| {
+            token.set_span(span);
+            token
+        })
+        .collect()
 }
 
 /// The values of a checkpointed loop's carried state, cloned into a snapshot (a `&mut`
@@ -764,12 +777,12 @@ fn snapshot_of(carried: &Carried<'_>) -> Vec<TokenStream> {
         .iter()
         .map(|declared| {
             let name = &declared.ident;
-            let generated = paths::generated_at(name.span());
             match declared.param.filter(|p| p.is_output_array()) {
                 Some(_) => quote!(::std::borrow::ToOwned::to_owned(&*#name)),
                 None => {
-                    let borrow = borrow_outside(name);
-                    quote_spanned!(name.span()=> #generated::LoopSnapshot::loop_snapshot(#borrow))
+                    let copier = copier_at(name, quote!(LoopSnapshot::loop_snapshot));
+                    let copies = paths::generated();
+                    quote!(#copies::Copies::new(&#name, #copier))
                 }
             }
         })
