@@ -168,8 +168,9 @@ struct Lifted {
     name: syn::Ident,
     /// The first read's span: where a check of its type points.
     span: Span,
-    /// A float path returned as the same field of a struct result of its struct's type
-    /// (`Mixed { v: s.v }`, `s: &Mixed`), that field's span: its value is read and its
+    /// A float path returned as a field of a struct result of its struct's type
+    /// (`Mixed { v: s.v }`, `s: &Mixed`, or crossed, `Mixed { x: s.v, .. }`), the span of
+    /// the result's field of its name (`v`), of its type: its value is read and its
     /// gradient added through the result's conversion there (`generated::result_field`),
     /// not through `FloatField` at the read. The two checks hold for the same types, and
     /// the result's companion makes the same one at the same span, so a field of another
@@ -573,8 +574,9 @@ struct Finder<'a> {
     constant_depth: usize,
     floats: HashSet<String>,
     reads: BTreeMap<Key, (Vec<Read>, Span)>,
-    /// The paths returned as the same field of a struct result of their struct's type
-    /// (`v: s.v`, `results::result_read_value`), with that field's span: their check is
+    /// The paths returned as a field of a struct result of their struct's type (`v: s.v`,
+    /// `x: s.v`, `results::result_read_value`), with the span of the result's field of
+    /// their name: their check is
     /// the result's conversion there (`Lifted::returned`).
     returned: HashMap<Key, Span>,
     /// The marked parameters an error was reported about (no second "reads no field").
