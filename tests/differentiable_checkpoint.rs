@@ -359,6 +359,7 @@ impl Oscillator {
     }
 
     #[differentiable(checkpoint(snapshots = 4))]
+    #[allow(dead_code)] // its gradient is what is checked
     fn relaxed_checkpointed(mut self, x0: f64, steps: usize) -> f64 {
         let mut x = x0;
         for _ in 0..steps {
@@ -388,6 +389,7 @@ impl Decay {
     }
 
     #[differentiable(checkpoint(snapshots = 4))]
+    #[allow(dead_code)] // its gradient is what is checked
     fn decayed_checkpointed(#[differentiable] &self, x0: f64, steps: usize) -> f64 {
         let mut x = x0;
         for _ in 0..steps {
@@ -397,6 +399,7 @@ impl Decay {
     }
 
     #[differentiable(checkpoint(snapshots = 3, levels = 3))]
+    #[allow(dead_code)] // its gradient is what is checked
     fn decayed_deep(#[differentiable] &self, x0: f64, steps: usize) -> f64 {
         let mut x = x0;
         for _ in 0..steps {
