@@ -303,6 +303,112 @@ fn pulled_plain<W: Pull>(x0: f64, well: &W, steps: usize) -> f64 {
     x
 }
 
+/// A method's checkpointed loop reading `self` (its float fields, and an annotated method
+/// of it): `grad` and `grad_into` rerun the loop on the same `&self` borrow, `vjp`'s
+/// pullback on a copy of `*self` (hence `Clone`) under a name of its own, since the rerun
+/// cannot rebind `self`.
+#[derive(Clone, Copy)]
+struct Oscillator {
+    k: f64,
+    damping: f64,
+    centre: f64,
+}
+
+impl Oscillator {
+    #[differentiable]
+    fn force(&self, x: f64) -> f64 {
+        -self.k * (x - self.centre).sin()
+    }
+
+    twice!(settle_plain, settle_checkpointed, (checkpoint(snapshots = 4)), deep settle_deep (checkpoint(snapshots = 3, levels = 3)), fn (&self, x0: f64, v0: f64, steps: usize) -> f64 {
+        // a damped pendulum: `self`'s fields read, and its method called, on each trip
+        let h = 0.05;
+        let mut x = x0;
+        let mut v = v0;
+        for _ in 0..steps {
+            let a = self.force(x) - self.damping * v;
+            x += h * v;
+            v += h * a + 0.01 * self.centre;
+        }
+        x * v + self.k
+    });
+
+    twice!(driven_plain, driven_checkpointed, (checkpoint(snapshots = 4)), fn (&self, drive: &[f64], steps: usize) -> f64 {
+        // `&self` beside a borrowed array: `grad_into`
+        let mut x = 0.0;
+        for t in 0..steps {
+            x = x + 0.1 * self.force(x) + self.damping * drive[t % drive.len()];
+        }
+        x
+    });
+}
+
+#[differentiable]
+impl Oscillator {
+    // `self` by value, its field changed by the loop (by constants: a field assigned a
+    // differentiable value is rejected): carried state, snapshotted and restored under a
+    // name of its own, which each segment's rerun must read as it was
+    #[differentiable]
+    fn relaxed_plain(mut self, x0: f64, steps: usize) -> f64 {
+        let mut x = x0;
+        for _ in 0..steps {
+            x = x + 0.1 * self.force(x);
+            self.k = 0.9 * self.k + 0.05;
+        }
+        x + self.k
+    }
+
+    #[differentiable(checkpoint(snapshots = 4))]
+    #[allow(dead_code)] // its gradient is what is checked
+    fn relaxed_checkpointed(mut self, x0: f64, steps: usize) -> f64 {
+        let mut x = x0;
+        for _ in 0..steps {
+            x = x + 0.1 * self.force(x);
+            self.k = 0.9 * self.k + 0.05;
+        }
+        x + self.k
+    }
+}
+
+/// A struct of floats marked `#[differentiable]` as `self`: the loop reads its fields,
+/// whose gradient is a value of the struct.
+#[derive(gradtape::Differentiable, Clone, Debug)]
+struct Decay {
+    rate: f64,
+    floor: f64,
+}
+
+impl Decay {
+    #[differentiable]
+    fn decayed_plain(#[differentiable] &self, x0: f64, steps: usize) -> f64 {
+        let mut x = x0;
+        for _ in 0..steps {
+            x = x - 0.1 * self.rate * (x - self.floor).sin();
+        }
+        x * self.rate
+    }
+
+    #[differentiable(checkpoint(snapshots = 4))]
+    #[allow(dead_code)] // its gradient is what is checked
+    fn decayed_checkpointed(#[differentiable] &self, x0: f64, steps: usize) -> f64 {
+        let mut x = x0;
+        for _ in 0..steps {
+            x = x - 0.1 * self.rate * (x - self.floor).sin();
+        }
+        x * self.rate
+    }
+
+    #[differentiable(checkpoint(snapshots = 3, levels = 3))]
+    #[allow(dead_code)] // its gradient is what is checked
+    fn decayed_deep(#[differentiable] &self, x0: f64, steps: usize) -> f64 {
+        let mut x = x0;
+        for _ in 0..steps {
+            x = x - 0.1 * self.rate * (x - self.floor).sin();
+        }
+        x * self.rate
+    }
+}
+
 // ----- the checks -----
 
 /// The checkpointed gradient equals the plain one to the bit, and both the finite
@@ -819,5 +925,212 @@ fn second_order(
                 "{name}: H[{i}][{j}] = {of_gradient} by the gradient, {second} by second differences"
             );
         }
+    }
+}
+
+#[test]
+fn a_method_reading_self() {
+    let oscillator = Oscillator {
+        k: 2.5,
+        damping: 0.1,
+        centre: 0.3,
+    };
+    let of = |x: &[f64]| Oscillator {
+        k: x[2],
+        damping: x[3],
+        centre: x[4],
+    };
+    for steps in TRIPS {
+        let x = [0.7, -0.2];
+        let name = format!("settle, {steps} steps");
+        let (value, plain) = oscillator.settle_plain_grad(x[0], x[1], steps);
+        let (same, checkpointed) = oscillator.settle_checkpointed_grad(x[0], x[1], steps);
+        assert_eq!(value.to_bits(), same.to_bits(), "{name}: the value");
+        check(
+            &name,
+            &plain,
+            &checkpointed,
+            &|x| oscillator.settle_plain(x[0], x[1], steps),
+            &x,
+        );
+        let (deep_value, deep) = oscillator.settle_deep_grad(x[0], x[1], steps);
+        assert_eq!(
+            value.to_bits(),
+            deep_value.to_bits(),
+            "{name}: 3 levels' value"
+        );
+        check(
+            &name,
+            &plain,
+            &deep,
+            &|x| oscillator.settle_plain(x[0], x[1], steps),
+            &x,
+        );
+        // `vjp`'s pullback reruns the loop on its copy of `*self`: the same bits
+        for by_vjp in [
+            oscillator.settle_checkpointed_vjp(x[0], x[1], steps),
+            oscillator.settle_deep_vjp(x[0], x[1], steps),
+        ] {
+            let (vjp_value, pullback) = by_vjp;
+            assert_eq!(vjp_value.to_bits(), value.to_bits(), "{name}: vjp's value");
+            let (_, d_x0, d_v0, _) = pullback(1.0);
+            assert_eq!(
+                [d_x0.unwrap().to_bits(), d_v0.unwrap().to_bits()],
+                [plain[0].to_bits(), plain[1].to_bits()],
+                "{name}: vjp's gradient"
+            );
+        }
+        // the receiver's fields are constants of the method: their effect, by differences
+        // of the method as written, is no part of the gradient, but the value follows them
+        let moved = [x[0], x[1], 2.5 + 1e-3, 0.1, 0.3];
+        assert_eq!(
+            of(&moved)
+                .settle_checkpointed_grad(x[0], x[1], steps)
+                .0
+                .to_bits(),
+            of(&moved).settle_plain(x[0], x[1], steps).to_bits(),
+            "{name}: the value of another receiver"
+        );
+        let plain = |x: &[f64]| oscillator.settle_plain_grad(x[0], x[1], steps).1.to_vec();
+        let checkpointed = |x: &[f64]| {
+            oscillator
+                .settle_checkpointed_grad(x[0], x[1], steps)
+                .1
+                .to_vec()
+        };
+        let deep = |x: &[f64]| oscillator.settle_deep_grad(x[0], x[1], steps).1.to_vec();
+        let f = |x: &[f64]| oscillator.settle_plain(x[0], x[1], steps);
+        second_order(&name, &plain, &checkpointed, &f, &x);
+        second_order(&name, &plain, &deep, &f, &x);
+    }
+    for steps in [0, 1, 13, 64] {
+        let drive = [0.4, -0.9, 1.3];
+        let name = format!("driven, {steps} steps");
+        let (value, [plain]) = oscillator.driven_plain_grad(&drive, steps);
+        let (same, [checkpointed]) = oscillator.driven_checkpointed_grad(&drive, steps);
+        assert_eq!(value.to_bits(), same.to_bits(), "{name}: the value");
+        let f = |x: &[f64]| oscillator.driven_plain(x, steps);
+        check(&name, &plain, &checkpointed, &f, &drive);
+        let mut into = [0.0; 3];
+        let by_into = oscillator.driven_checkpointed_grad_into(&drive, steps, &mut into);
+        assert_eq!(
+            by_into.to_bits(),
+            value.to_bits(),
+            "{name}: grad_into's value"
+        );
+        check(&name, &plain, &into, &f, &drive);
+        let (vjp_value, pullback) = oscillator.driven_checkpointed_vjp(&drive, steps);
+        assert_eq!(vjp_value.to_bits(), value.to_bits(), "{name}: vjp's value");
+        let (_, by_vjp, _) = pullback(1.0);
+        check(
+            &name,
+            &plain,
+            &by_vjp.expect("the array's cotangent"),
+            &f,
+            &drive,
+        );
+        let plain = |x: &[f64]| oscillator.driven_plain_grad(x, steps).1[0].clone();
+        let checkpointed = |x: &[f64]| oscillator.driven_checkpointed_grad(x, steps).1[0].clone();
+        second_order(&name, &plain, &checkpointed, &f, &drive);
+    }
+    for steps in TRIPS {
+        let name = format!("relaxed, {steps} steps");
+        let (value, plain) = oscillator.relaxed_plain_grad(0.7, steps);
+        let (same, checkpointed) = oscillator.relaxed_checkpointed_grad(0.7, steps);
+        assert_eq!(value.to_bits(), same.to_bits(), "{name}: the value");
+        let f = |x: &[f64]| oscillator.relaxed_plain(x[0], steps);
+        check(&name, &plain, &checkpointed, &f, &[0.7]);
+        let (vjp_value, pullback) = oscillator.relaxed_checkpointed_vjp(0.7, steps);
+        assert_eq!(vjp_value.to_bits(), value.to_bits(), "{name}: vjp's value");
+        let (_, d_x0, _) = pullback(1.0);
+        assert_eq!(
+            d_x0.unwrap().to_bits(),
+            plain[0].to_bits(),
+            "{name}: vjp's gradient"
+        );
+    }
+}
+
+#[test]
+fn a_marked_self_whose_fields_the_loop_reads() {
+    let decay = Decay {
+        rate: 0.8,
+        floor: -0.4,
+    };
+    // the floats: x0, then the struct's fields
+    let f = |x: &[f64]| {
+        Decay {
+            rate: x[1],
+            floor: x[2],
+        }
+        .decayed_plain(x[0], steps_of(x))
+    };
+    fn steps_of(x: &[f64]) -> usize {
+        x[3] as usize
+    }
+    for steps in TRIPS {
+        let x = [0.6, decay.rate, decay.floor, steps as f64];
+        let name = format!("decayed, {steps} steps");
+        let flat = |(value, (d_self, d_x0)): (f64, (Decay, f64))| {
+            (value, vec![d_x0, d_self.rate, d_self.floor])
+        };
+        let (value, plain) = flat(decay.decayed_plain_grad(x[0], steps));
+        for (level, by) in [
+            (
+                "2 levels",
+                flat(decay.decayed_checkpointed_grad(x[0], steps)),
+            ),
+            ("3 levels", flat(decay.decayed_deep_grad(x[0], steps))),
+        ] {
+            let name = format!("{name}, {level}");
+            assert_eq!(by.0.to_bits(), value.to_bits(), "{name}: the value");
+            let bits = |g: &[f64]| g.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&by.1), bits(&plain), "{name}: against the plain loop");
+            let numeric = central_differences(&|y: &[f64]| f(&[y[0], y[1], y[2], x[3]]), &x[..3]);
+            for (k, (g, n)) in by.1.iter().zip(&numeric).enumerate() {
+                assert!(
+                    (g - n).abs() <= 1e-5 * (1.0 + n.abs()),
+                    "{name}: d/dx{k} = {g}, finite differences {n}"
+                );
+            }
+        }
+        let (vjp_value, pullback) = decay.decayed_checkpointed_vjp(x[0], steps);
+        assert_eq!(vjp_value.to_bits(), value.to_bits(), "{name}: vjp's value");
+        let (d_self, d_x0, _) = pullback(1.0);
+        let d_self = d_self.expect("the receiver's gradient");
+        assert_eq!(
+            [d_x0.unwrap(), d_self.rate, d_self.floor]
+                .map(f64::to_bits)
+                .to_vec(),
+            plain.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            "{name}: vjp's gradient"
+        );
+        let plain = |y: &[f64]| {
+            flat(
+                Decay {
+                    rate: y[1],
+                    floor: y[2],
+                }
+                .decayed_plain_grad(y[0], steps),
+            )
+            .1
+        };
+        let checkpointed = |y: &[f64]| {
+            flat(
+                Decay {
+                    rate: y[1],
+                    floor: y[2],
+                }
+                .decayed_checkpointed_grad(y[0], steps),
+            )
+            .1
+        };
+        second_order(
+            &name,
+            &plain,
+            &checkpointed,
+            &|y| f(&[y[0], y[1], y[2], x[3]]),
+            &x[..3],
+        );
     }
 }

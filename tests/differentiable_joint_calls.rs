@@ -341,3 +341,56 @@ fn recomputation_reads_names_only_where_nothing_shadows_them() {
         &shift_then_shadow::jvp,
     );
 }
+
+/// A tuple result of an array and a float: a caller reads it by its parts (through
+/// `vjp`), and it has `vjp_now` and `vjp_into` too, built on `vjp`, for a caller holding
+/// it as one value.
+#[differentiable]
+fn spread(w: &[f64], x: f64) -> (f64, f64) {
+    let mut s = 0.0;
+    for i in 0..w.len() {
+        s += w[i] * (x * (i as f64 + 1.0)).sin();
+    }
+    (s, s * x + w[0] * w[1])
+}
+
+#[test]
+fn a_tuple_results_vjp_now_and_vjp_into_are_its_pullback_at_once() {
+    use gradtape::__private::generated::NoSink;
+    let (w, x) = ([0.3, -0.2, 0.5], 0.4);
+    let g = (Some(0.7), Some(-1.3));
+    let (value, pullback) = spread::vjp(&w, x);
+    let (d_w, d_x) = pullback(g);
+    let (d_w, d_x) = (d_w.unwrap(), d_x.unwrap());
+    // the pullback against central differences of ⟨g, f⟩
+    let dot = |p: &[f64]| {
+        let (s, t) = spread(&p[..3], p[3]);
+        0.7 * s - 1.3 * t
+    };
+    let numeric = common::central_differences(&dot, &[w[0], w[1], w[2], x]);
+    for (k, (a, n)) in d_w.iter().chain([&d_x]).zip(&numeric).enumerate() {
+        assert!(
+            common::close(*a, *n, 1e-6),
+            "d/dp{k} {a} vs differences {n}"
+        );
+    }
+    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    let (now_value, (now_w, now_x)) = spread::vjp_now(&w, x, g);
+    assert_eq!(bits(&[value.0, value.1]), bits(&[now_value.0, now_value.1]));
+    assert_eq!(bits(&d_w), bits(&now_w.unwrap()));
+    assert_eq!(d_x.to_bits(), now_x.unwrap().to_bits());
+    // `vjp_into` adds the array's cotangent into the sink, its entry `()`
+    let mut sink = [1.0, 2.0, 3.0];
+    let (into_value, ((), into_x)) = spread::vjp_into(&w, x, g, (&mut sink[..], NoSink));
+    assert_eq!(
+        bits(&[value.0, value.1]),
+        bits(&[into_value.0, into_value.1])
+    );
+    let added: Vec<f64> = [1.0, 2.0, 3.0]
+        .iter()
+        .zip(&d_w)
+        .map(|(s, d)| s + d)
+        .collect();
+    assert_eq!(bits(&sink), bits(&added));
+    assert_eq!(d_x.to_bits(), into_x.unwrap().to_bits());
+}

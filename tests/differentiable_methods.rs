@@ -1407,3 +1407,169 @@ fn a_method_given_a_marked_parameter_struct() {
     assert_eq!(d_s, expected_s);
     assert_eq!(d_x.to_bits(), expected_x.to_bits());
 }
+
+// ----- annotated methods named like the standard library's slice methods -----
+//
+// `zip`, `chain`, `copy_from_slice` and `clone_from_slice` take an array in the standard
+// library (`a.iter().zip(&p.w)`, `out.copy_from_slice(&p.w)`), and a field of a marked
+// struct given to one is read as an array. A user's annotated method of that name is the
+// user's where no slice method could be called: on a differentiable struct, on a
+// parameter taken by shared borrow, on a local holding a function's result (`zip` and
+// `chain` need an iterator, `copy_from_slice` a `mut` binding), or given a marked struct
+// itself; there the struct or field it is given is passed on whole, beside the standard
+// methods still reading arrays in the same functions.
+
+/// Two floats, whose methods are named like slice methods.
+#[derive(Differentiable, Debug, Clone, PartialEq)]
+struct Pair {
+    a: f64,
+    b: f64,
+}
+
+#[differentiable]
+impl Pair {
+    #[differentiable]
+    fn zip(#[differentiable] &self, #[differentiable] other: &Pair) -> f64 {
+        self.a * other.b + self.b.sin() * other.a
+    }
+
+    #[differentiable]
+    fn chain(#[differentiable] &self, k: f64) -> f64 {
+        self.a * k + (self.b * k).cos()
+    }
+
+    #[differentiable]
+    fn clone_from_slice(#[differentiable] &self, #[differentiable] other: &Pair) -> f64 {
+        (self.a - other.a) * (self.b + other.b)
+    }
+}
+
+/// A pair started from a float: a struct result a caller holds.
+#[differentiable]
+fn started(x: f64) -> Pair {
+    Pair { a: x, b: x * x }
+}
+
+/// Two pairs and an array.
+#[derive(Differentiable, Debug, Clone, PartialEq)]
+struct Twin {
+    pair: Pair,
+    other: Pair,
+    w: [f64; 2],
+}
+
+/// A constant receiver whose methods, named like slice methods, take a marked struct.
+#[derive(Clone, Copy)]
+struct Gauge {
+    gain: f64,
+}
+
+impl Gauge {
+    #[differentiable]
+    fn zip(&self, #[differentiable] p: &Pair, x: f64) -> f64 {
+        self.gain * p.a * x + p.b.exp()
+    }
+
+    #[differentiable]
+    fn copy_from_slice(&self, #[differentiable] p: &Pair) -> f64 {
+        self.gain * p.a * p.b
+    }
+}
+
+/// On the marked struct's fields (`m.pair.zip(&m.other)`), beside the standard `zip`
+/// over its array field.
+#[differentiable]
+fn named_on_a_marked_struct(#[differentiable] m: &Twin, x: f64) -> f64 {
+    let dot: f64 = m.w.iter().zip(&m.w).map(|(a, b)| a * b).sum();
+    m.pair.zip(&m.other) * x + m.other.chain(x) + dot
+}
+
+/// On a parameter taken by shared borrow (`gauge.zip(&m.pair, x)`), beside the standard
+/// `copy_from_slice` of its array field into a local.
+#[differentiable]
+fn named_on_a_borrow(gauge: &Gauge, #[differentiable] m: &Twin, x: f64) -> f64 {
+    let mut buffer = [0.0; 2];
+    buffer.copy_from_slice(&m.w);
+    gauge.zip(&m.pair, x) + gauge.copy_from_slice(&m.other) + buffer[0] * buffer[1] * x
+}
+
+/// On a local holding a function's result, and a copy of it.
+#[differentiable]
+fn named_on_a_result(#[differentiable] m: &Twin, x: f64) -> f64 {
+    let s = started(x);
+    let t = s.clone();
+    s.zip(&m.pair) + t.clone_from_slice(&m.other) * m.w[1]
+}
+
+/// On a local holding a function's result, given the marked struct itself.
+#[differentiable]
+fn named_given_a_marked_struct(#[differentiable] q: &Pair, x: f64) -> f64 {
+    let s = started(x);
+    s.zip(q) + q.chain(x)
+}
+
+/// On a `mut` local a loop replaces (`zip` needs an iterator, which a function's result
+/// held by name is not).
+#[differentiable]
+fn named_on_a_state(#[differentiable] m: &Twin, x: f64) -> f64 {
+    let mut s = started(x);
+    for _ in 0..2 {
+        s = started(0.5 * s.a + 0.1 * s.b);
+    }
+    s.zip(&m.pair) + s.chain(x)
+}
+
+/// On a parameter taken by value, not `mut`, of a type that is no iterator.
+#[differentiable]
+fn named_on_a_value(gauge: Gauge, #[differentiable] m: &Twin, x: f64) -> f64 {
+    gauge.zip(&m.other, x) * gauge.copy_from_slice(&m.pair)
+}
+
+impl Flat for Pair {
+    fn to_flat(&self) -> Vec<f64> {
+        vec![self.a, self.b]
+    }
+    fn from_flat(x: &[f64], _: &Self) -> Self {
+        Pair { a: x[0], b: x[1] }
+    }
+}
+
+impl Flat for Twin {
+    fn to_flat(&self) -> Vec<f64> {
+        let mut out = self.pair.to_flat();
+        out.extend(self.other.to_flat());
+        out.extend(self.w);
+        out
+    }
+    fn from_flat(x: &[f64], _: &Self) -> Self {
+        Twin {
+            pair: Pair { a: x[0], b: x[1] },
+            other: Pair { a: x[2], b: x[3] },
+            w: [x[4], x[5]],
+        }
+    }
+}
+
+#[test]
+fn methods_named_like_slice_methods() {
+    let twin = Twin {
+        pair: Pair { a: 0.3, b: 0.7 },
+        other: Pair { a: -0.2, b: 1.1 },
+        w: [0.5, -0.25],
+    };
+    struct_and_float!(named_on_a_marked_struct).check(&twin, 0.4);
+    let gauge = Gauge { gain: 1.5 };
+    struct_and_float!(named_on_a_borrow, &gauge).check(&twin, 0.4);
+    struct_and_float!(named_on_a_result).check(&twin, 0.4);
+    struct_and_float!(named_given_a_marked_struct).check(&twin.pair, 0.4);
+    struct_and_float!(named_on_a_state).check(&twin, 0.4);
+    struct_and_float!(named_on_a_value, gauge).check(&twin, 0.4);
+    // d/dpair.a of named_on_a_marked_struct = other.b x, d/dw0 = 2 w0 (the standard zip)
+    let (_, (d_m, _)) = named_on_a_marked_struct::grad(&twin, 0.4);
+    assert!(close(d_m.pair.a, 1.1 * 0.4, 1e-12), "{d_m:?}");
+    assert!(close(d_m.w[0], 2.0 * 0.5, 1e-12), "{d_m:?}");
+    // d/dw0 of named_on_a_borrow = w1 x (the standard copy_from_slice)
+    let (_, d_m, _) = named_on_a_borrow::vjp(&gauge, &twin, 0.4).1(1.0);
+    let d_m = d_m.expect("the struct's gradient");
+    assert!(close(d_m.w[0], -0.25 * 0.4, 1e-12), "{d_m:?}");
+}

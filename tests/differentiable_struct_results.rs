@@ -264,6 +264,130 @@ fn a_field_returned_as_it_is() {
     assert_eq!(bits(&tangent.flat()), bits(&read_tangent.flat()));
 }
 
+/// Fields of the marked struct returned crossed (`x: s.v`, a plain read, and `v` from
+/// `s.x`): each read is checked through the result's conversion at the result's field of
+/// its name (one message for a field of another type,
+/// `tests/ui/differentiable/struct-result-crossed-fields.rs`), and differentiated as any
+/// read is; to the bit the same reads in arithmetic.
+#[differentiable]
+fn swap(#[differentiable] s: &State, dt: f64) -> State {
+    State {
+        x: s.v,
+        v: s.x - dt * s.v,
+    }
+}
+
+#[differentiable]
+#[allow(dead_code)] // its companion items are what is compared
+fn swap_read(#[differentiable] s: &State, dt: f64) -> State {
+    State {
+        x: s.v * 1.0,
+        v: s.x - dt * s.v,
+    }
+}
+
+/// The same crossing on a marked `self`: a method of an annotated `impl` block returning
+/// `Self` by name (`-> Turned`), and one annotated alone (its block is not).
+#[derive(Differentiable, Debug, Clone, Copy, PartialEq)]
+struct Turned {
+    x: f64,
+    v: f64,
+}
+
+#[differentiable]
+impl Turned {
+    #[differentiable]
+    fn turned(#[differentiable] &self, k: f64) -> Turned {
+        Turned {
+            x: self.v,
+            v: self.x * k,
+        }
+    }
+}
+
+impl Turned {
+    #[differentiable]
+    fn turned_alone(#[differentiable] &self, k: f64) -> Turned {
+        Turned {
+            x: self.v * k,
+            v: self.x,
+        }
+    }
+}
+
+#[test]
+fn fields_returned_crossed() {
+    Faces {
+        name: "swap",
+        itself: &|p| swap(&State::from(p), p[2]).flat(),
+        primal: &|p| swap::primal(&State::from(p), p[2]).flat(),
+        vjp: &|p, w| {
+            let (value, pullback) = swap::vjp(&State::from(p), p[2]);
+            let (d_s, d_dt) = pullback(State::from(w));
+            let d_s = d_s.unwrap();
+            (value.flat(), vec![d_s.x, d_s.v, d_dt.unwrap()])
+        },
+        jvp: &|p, t| {
+            let (value, tangent) = swap::jvp(&State::from(p), p[2], &State::from(t), t[2]);
+            (value.flat(), tangent.flat())
+        },
+    }
+    .check(&[0.9, 0.2, 0.1]);
+    let (p, t) = ([0.9, 0.2, 0.1], [0.3, -0.7, 0.5]);
+    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    for w in [[1.0, 0.0], [0.0, 1.0], [0.25, -1.5]] {
+        let (value, pullback) = swap::vjp(&State::from(&p), p[2]);
+        let (same, read_pullback) = swap_read::vjp(&State::from(&p), p[2]);
+        assert_eq!(bits(&value.flat()), bits(&same.flat()));
+        let (d_s, d_dt) = pullback(State::from(&w));
+        let (read_s, read_dt) = read_pullback(State::from(&w));
+        let (d_s, read_s) = (d_s.unwrap(), read_s.unwrap());
+        assert_eq!(
+            bits(&[d_s.x, d_s.v, d_dt.unwrap()]),
+            bits(&[read_s.x, read_s.v, read_dt.unwrap()]),
+            "the pullback of {w:?}"
+        );
+    }
+    let (value, tangent) = swap::jvp(&State::from(&p), p[2], &State::from(&t), t[2]);
+    let (same, read_tangent) = swap_read::jvp(&State::from(&p), p[2], &State::from(&t), t[2]);
+    assert_eq!(bits(&value.flat()), bits(&same.flat()));
+    assert_eq!(bits(&tangent.flat()), bits(&read_tangent.flat()));
+    // a marked `self`, in an annotated block and alone
+    let turned = |p: &[f64]| Turned { x: p[0], v: p[1] };
+    let flat = |t: Turned| vec![t.x, t.v];
+    Faces {
+        name: "turned",
+        itself: &|p| flat(turned(p).turned(p[2])),
+        primal: &|p| flat(turned(p).turned(p[2])),
+        vjp: &|p, w| {
+            let (value, pullback) = turned(p).turned_vjp(p[2]);
+            let (d_s, d_k) = pullback(turned(w));
+            let d_s = d_s.unwrap();
+            (flat(value), vec![d_s.x, d_s.v, d_k.unwrap()])
+        },
+        jvp: &|p, t| {
+            let (value, tangent) = turned(p).turned_jvp(p[2], &turned(t), t[2]);
+            (flat(value), flat(tangent))
+        },
+    }
+    .check(&[0.9, 0.2, 1.3]);
+    Faces {
+        name: "turned_alone",
+        itself: &|p| flat(turned(p).turned_alone(p[2])),
+        primal: &|p| flat(turned(p).turned_alone(p[2])),
+        vjp: &|p, w| {
+            let (value, pullback) = turned(p).turned_alone_vjp(p[2]);
+            let (d_s, d_k) = pullback(turned(w));
+            let d_s = d_s.unwrap();
+            (flat(value), vec![d_s.x, d_s.v, d_k.unwrap()])
+        },
+        jvp: &|p, t| {
+            let (value, tangent) = turned(p).turned_alone_jvp(p[2], &turned(t), t[2]);
+            (flat(value), flat(tangent))
+        },
+    }
+    .check(&[0.9, 0.2, 1.3]);
+}
 /// The same step returning a tuple: a marked struct with a tuple result, which the struct
 /// result's twin is.
 #[differentiable]

@@ -196,6 +196,19 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
     // scalar function with one result (or none, writing arrays).
     let vjp_into = (sig.mode == Mode::Scalar && !sig.tuple_output)
         .then(|| Generator::into_sinks(&sig, &body).vjp_into_fn(&generated_item));
+    // A tuple result's, built on `vjp` (`Generator::tuple_by_pullback_fns`): what a caller
+    // holding it as one value calls (`grad` is not built on it: its seed is no tuple). Not
+    // a hidden twin's (`params`, `results`): the user's items built on a twin's take its
+    // `vjp_now` for a float result's.
+    let twin = item.sig.ident.to_string().starts_with("__gradtape_");
+    let (vjp_now, vjp_into) = match (vjp_now, vjp_into) {
+        (None, None) if sig.mode == Mode::Scalar && sig.tuple_output && !writes_arrays && !twin => {
+            let (now, into) =
+                Generator::new(&sig, &body, Flavour::Scalar).tuple_by_pullback_fns(&generated_item);
+            (Some(now), Some(into))
+        }
+        other => other,
+    };
     // The source shown in `f::GENERATED`: every generated function but `jvp_call`.
     let zero_d_source = zero_d
         .as_ref()

@@ -52,7 +52,8 @@ pub fn expand(args: TokenStream, mut block: ItemImpl) -> TokenStream {
             sig,
             block: Box::new(method.block),
         };
-        let (expanded, companion) = crate::syntax::in_impl_block(|| expand::parts(args, function));
+        let (expanded, companion) =
+            crate::syntax::in_impl_block(&block.self_ty, || expand::parts(args, function));
         items.extend(impl_items(expanded));
         companions.extend(impl_items(companion));
     }

@@ -168,8 +168,9 @@ struct Lifted {
     name: syn::Ident,
     /// The first read's span: where a check of its type points.
     span: Span,
-    /// A float path returned as the same field of a struct result of its struct's type
-    /// (`Mixed { v: s.v }`, `s: &Mixed`), that field's span: its value is read and its
+    /// A float path returned as a field of a struct result of its struct's type
+    /// (`Mixed { v: s.v }`, `s: &Mixed`, or crossed, `Mixed { x: s.v, .. }`), the span of
+    /// the result's field of its name (`v`), of its type: its value is read and its
     /// gradient added through the result's conversion there (`generated::result_field`),
     /// not through `FloatField` at the read. The two checks hold for the same types, and
     /// the result's companion makes the same one at the same span, so a field of another
@@ -258,6 +259,8 @@ fn read(cx: &Ctxt, item: &ItemFn) -> Option<Model> {
     let mut finder = Finder {
         cx,
         marked: &marked_names,
+        struct_params: struct_params(item),
+        held: HashMap::new(),
         constant_depth: 0,
         floats: float_names(item, float.as_ref()),
         reads: BTreeMap::new(),
@@ -430,6 +433,51 @@ fn float_type(cx: &Ctxt, item: &ItemFn) -> Option<Type> {
 
 /// The names that spell a float type in this function: `f32`, `f64`, its float type
 /// parameters (a `let` typed with one reads a field as a float).
+/// The name a place is rooted at: `s` of `s`, `s.a.b`, `(s.a)`.
+fn place_root(expr: &Expr) -> Option<&syn::Ident> {
+    let mut expr = strip_parens(expr);
+    while let Expr::Field(field) = expr {
+        expr = strip_parens(&field.base);
+    }
+    crate::syntax::single_ident(expr)
+}
+
+/// The parameters no slice method taking an array can be called on (`Finder::struct_params`),
+/// marked or not.
+fn struct_params(item: &ItemFn) -> HashSet<String> {
+    let type_params = crate::model::sig::type_params(item);
+    // a type that may be an iterator: a type parameter, an `impl Trait`, the standard
+    // library's iterators by their names
+    let may_iterate = |ty: &Type| match ty {
+        Type::Path(path) => path.path.segments.last().is_some_and(|last| {
+            type_params.contains(&last.ident)
+                || ITERATOR_TYPES.contains(&last.ident.to_string().as_str())
+        }),
+        _ => true,
+    };
+    item.sig
+        .inputs
+        .iter()
+        .filter_map(|input| match input {
+            FnArg::Receiver(receiver) => {
+                let by_value = receiver.mutability.is_none()
+                    && matches!(crate::model::sig::receiver_type(receiver), Type::Path(_));
+                let shared = matches!(crate::model::sig::receiver_type(receiver), Type::Reference(r) if r.mutability.is_none());
+                (shared || by_value).then(|| "self".to_string())
+            }
+            FnArg::Typed(typed) => match (&*typed.pat, &*typed.ty) {
+                (Pat::Ident(pat), Type::Reference(r)) if r.mutability.is_none() => {
+                    Some(pat.ident.to_string())
+                }
+                (Pat::Ident(pat), ty) if pat.mutability.is_none() && !may_iterate(ty) => {
+                    Some(pat.ident.to_string())
+                }
+                _ => None,
+            },
+        })
+        .collect()
+}
+
 fn float_names(item: &ItemFn, float: Option<&Type>) -> HashSet<String> {
     let mut names: HashSet<String> = ["f32", "f64"].map(String::from).into();
     names.extend(
@@ -539,9 +587,74 @@ fn is_value_method(name: &str) -> bool {
 
 /// Methods of the standard library that take an array as an argument (`a.iter().zip(&p.w)`,
 /// `out.copy_from_slice(&p.w)`): a field given to one is an array read, not a struct (or
-/// array) passed on whole to another annotated method. (Those that store their argument,
-/// `extend_from_slice`, are value methods.)
+/// array) passed on whole to another annotated method, unless the receiver is a
+/// differentiable struct or the argument a marked struct itself (then the method is the
+/// user's, `Finder::visit_expr`). (Those that store their argument, `extend_from_slice`,
+/// are value methods.)
 const SLICE_ARGUMENT_METHODS: &[&str] = &["zip", "chain", "copy_from_slice", "clone_from_slice"];
+
+/// Functions whose result is an iterator (`std::iter::repeat(x)`): a local bound to one may
+/// be given to a slice method (`SLICE_ARGUMENT_METHODS`), and is not `Finder::held`.
+const ITERATOR_SOURCES: &[&str] = &[
+    "repeat",
+    "repeat_n",
+    "repeat_with",
+    "successors",
+    "from_fn",
+    "once",
+    "once_with",
+    "empty",
+    "zip",
+    "chain",
+];
+
+/// The standard library's iterator types by name (`Range<usize>`): a parameter of one may
+/// be given to `zip` or `chain`.
+const ITERATOR_TYPES: &[&str] = &[
+    "Range",
+    "RangeInclusive",
+    "RangeFrom",
+    "Iter",
+    "IterMut",
+    "IntoIter",
+    "Map",
+    "Zip",
+    "Chain",
+    "Rev",
+    "Take",
+    "Skip",
+    "StepBy",
+    "Enumerate",
+    "Copied",
+    "Cloned",
+    "Repeat",
+    "Windows",
+    "Chunks",
+];
+
+/// Methods whose result is an iterator (beside `ARRAY_METHODS`): not `Finder::held`.
+const ITERATOR_METHODS: &[&str] = &[
+    "iter_mut",
+    "map",
+    "rev",
+    "skip",
+    "take",
+    "step_by",
+    "cycle",
+    "copied",
+    "cloned",
+    "enumerate",
+    "zip",
+    "chain",
+    "filter",
+    "filter_map",
+    "flat_map",
+    "scan",
+    "take_while",
+    "skip_while",
+    "peekable",
+    "by_ref",
+];
 
 /// Methods whose arguments are counts or indices: a field read there is a constant read.
 const INTEGER_ARGUMENT_METHODS: &[&str] = &[
@@ -568,13 +681,25 @@ type Key = (String, String);
 struct Finder<'a> {
     cx: &'a Ctxt,
     marked: &'a HashSet<String>,
+    /// The parameters no slice method taking an array (`SLICE_ARGUMENT_METHODS`) can be
+    /// called on, nor on a field of one: taken by shared borrow (`well: &Well`, `&self`:
+    /// `zip` and `chain` take their iterator by value, `copy_from_slice` writes), or by
+    /// value, not `mut`, of a type that is no iterator (`s: Pair`).
+    struct_params: HashSet<String>,
+    /// The locals bound to what `zip` and `chain` (which need an iterator) cannot be called
+    /// on: a function's result that is no iterator source (`let s = step(x)`), a method's
+    /// of such a value or of a differentiable struct (`let t = s.advance(dt)`), a copy of
+    /// one; and whether the binding is `mut` (`copy_from_slice` can only be called on
+    /// one: a `mut` local may be a `Vec` a function returned).
+    held: HashMap<String, bool>,
     /// Above 0 inside an index, a range, a condition, a comparison, an integer cast or a
     /// `let` typed with a non-float.
     constant_depth: usize,
     floats: HashSet<String>,
     reads: BTreeMap<Key, (Vec<Read>, Span)>,
-    /// The paths returned as the same field of a struct result of their struct's type
-    /// (`v: s.v`, `results::result_read_value`), with that field's span: their check is
+    /// The paths returned as a field of a struct result of their struct's type (`v: s.v`,
+    /// `x: s.v`, `results::result_read_value`), with the span of the result's field of
+    /// their name: their check is
     /// the result's conversion there (`Lifted::returned`).
     returned: HashMap<Key, Span>,
     /// The marked parameters an error was reported about (no second "reads no field").
@@ -638,6 +763,48 @@ impl Finder<'_> {
                 ),
             );
         }
+    }
+
+    /// Whether `receiver` is a place the slice method `method` cannot be called on: a
+    /// parameter of `struct_params` or a field of one, a marked struct, a local `held`
+    /// (not `mut`, for a method that writes, `copy_from_slice`).
+    fn on_a_struct_value(&self, receiver: &Expr, method: &str) -> bool {
+        let writes = !matches!(method, "zip" | "chain");
+        place_root(receiver).is_some_and(|ident| {
+            let name = ident.to_string();
+            self.struct_params.contains(&name)
+                || self.marked.contains(&name)
+                || self
+                    .held
+                    .get(&name)
+                    .is_some_and(|&mutable| !(writes && mutable))
+        })
+    }
+
+    /// Whether a `let`'s value is one a local is `held` for.
+    fn struct_value(&self, value: &Expr) -> bool {
+        match strip_parens(value) {
+            Expr::Call(call) => matches!(&*call.func, Expr::Path(path)
+            if path.path.segments.last().is_some_and(|last| {
+                !ITERATOR_SOURCES.contains(&last.ident.to_string().as_str())
+            })),
+            Expr::MethodCall(call) => {
+                let name = call.method.to_string();
+                !ARRAY_METHODS.contains(&name.as_str())
+                    && !ITERATOR_METHODS.contains(&name.as_str())
+                    && self.on_a_struct_value(&call.receiver, "zip")
+            }
+            value => {
+                place_root(value).is_some_and(|ident| self.held.contains_key(&ident.to_string()))
+            }
+        }
+    }
+
+    /// Whether `value` is a marked parameter itself (`p`, `&p`), not a field of one.
+    fn is_marked(&self, value: &Expr) -> bool {
+        let (inner, _) = crate::syntax::strip_shared_borrow(value);
+        crate::syntax::single_ident(inner)
+            .is_some_and(|ident| self.marked.contains(&ident.to_string()))
     }
 
     /// A value passed on whole, noted as such (`true`): a marked parameter (`p`, `&p`, as a
@@ -775,10 +942,20 @@ impl<'ast> Visit<'ast> for Finder<'_> {
                 }
                 let counts = INTEGER_ARGUMENT_METHODS.contains(&name.as_str());
                 // `well.energy(&p, x)`, `well.energy(&p.state, x)`: a struct (or a field
-                // of one) given whole to another annotated method, as to a function
-                let passes_on =
-                    read == Read::Whole && !SLICE_ARGUMENT_METHODS.contains(&name.as_str());
+                // of one) given whole to another annotated method, as to a function. A
+                // method named like a slice method taking an array (`zip`, ..) is the
+                // user's where no slice method could be: on a differentiable struct (the
+                // receiver passed whole, `p.zip(&q)`), on a shared borrow parameter
+                // (`well.zip(&m.pair)`), or on a name given a marked struct itself (`s.zip(
+                // &q)`, `s` a struct result: no slice method takes one; an iterator chain
+                // given one, `a.iter().zip(q)`, stays a struct used whole).
+                let slice_named = SLICE_ARGUMENT_METHODS.contains(&name.as_str());
+                let users = read == Read::Whole
+                    && (noted || !slice_named || self.on_a_struct_value(&call.receiver, &name));
+                let on_a_place = place_root(&call.receiver).is_some();
                 for arg in &call.args {
+                    let passes_on =
+                        users || (read == Read::Whole && on_a_place && self.is_marked(arg));
                     if counts {
                         self.constant(|this| this.visit_expr(arg));
                     } else if !(passes_on && self.passed_whole(arg, false)) {
@@ -886,6 +1063,18 @@ impl<'ast> Visit<'ast> for Finder<'_> {
         }
         if let Some((_, diverge)) = &init.diverge {
             self.visit_expr(diverge);
+        }
+        let bound = match &local.pat {
+            Pat::Type(typed) => &*typed.pat,
+            pat => pat,
+        };
+        if let Pat::Ident(pat) = bound {
+            let name = pat.ident.to_string();
+            if pat.by_ref.is_none() && self.struct_value(&init.expr) {
+                self.held.insert(name, pat.mutability.is_some());
+            } else {
+                self.held.remove(&name);
+            }
         }
     }
 

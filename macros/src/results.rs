@@ -519,7 +519,15 @@ fn twin(item: &ItemFn, model: &Model) -> ItemFn {
             .iter()
             .zip(&model.spans)
             .map(|(f, span)| {
-                let read = same_field_read(&f.member, &f.expr, &own_type);
+                let read = own_field_read(&f.expr, &own_type).map(|(member, known)| {
+                    // checked at the result's field of that name, of the read's type; a
+                    // receiver whose type is unknown, where it is returned
+                    model
+                        .fields
+                        .iter()
+                        .position(|field| known && *field == member)
+                        .map_or(*span, |k| model.spans[k])
+                });
                 result_part(*span, float, &f.expr, cast, read)
             })
             .collect();
@@ -556,27 +564,32 @@ fn twin(item: &ItemFn, model: &Model) -> ItemFn {
 /// written here: `params` takes a marked struct's field read only through `as` for a
 /// constant's, and a constant keeps the conversion's check.
 ///
-/// With `read` (the value is the same field of a marked parameter of the result's own
-/// struct type, `v: s.v`: [`same_field_read`]), `read_to_float` (`read_cast_to_float`):
-/// the same conversion, by a name `params` recognises, which then checks that read
-/// through the result's conversion at this field, so that a field of another type is one
-/// message (the result's) rather than one more at the read.
-fn result_part(span: Span, float: &Type, value: &Expr, cast: bool, read: bool) -> Expr {
+/// With `read` (the value is a field of a marked parameter of the result's own struct
+/// type, `v: s.v`, or crossed, `x: s.v`: [`own_field_read`]), `read_to_float`
+/// (`read_cast_to_float`): the same conversion, by a name `params` recognises, which then
+/// checks that read through the result's conversion at the span `read` holds, the
+/// result's field of the read's name (`v`'s), whose type the read has: a field of another
+/// type is then one message (the result's, at that field) rather than one more at the
+/// read. The method's name carries that span.
+fn result_part(span: Span, float: &Type, value: &Expr, cast: bool, read: Option<Span>) -> Expr {
     let conversion = result_conversion(span, float);
-    let method = match (read, cast) {
+    let method = match (read.is_some(), cast) {
         (false, false) => "to_float",
         (false, true) => "cast_to_float",
         (true, false) => "read_to_float",
         (true, true) => "read_cast_to_float",
     };
-    let method = syn::Ident::new(method, span);
+    let method = syn::Ident::new(method, read.unwrap_or(span));
     syn::parse_quote_spanned!(span=> #conversion.#method(#value))
 }
 
 /// The marked parameters (`#[differentiable]`) whose type is the result's struct type, as
-/// spelled (`s: &Mixed` of `-> Mixed`, a marked `&self` of `-> Self`): a field of theirs
-/// returned as the same field of the result has the result field's type.
-fn marked_of_the_result_type(item: &ItemFn) -> Vec<String> {
+/// spelled (`s: &Mixed` of `-> Mixed`, a marked `&self` of `-> Self`, or of `-> Swapped`
+/// in an annotated `impl Swapped` block, `syntax::impl_self_type`): a field of theirs
+/// has the type of the result's field of the same name (`true`). A marked `self` of a
+/// method returning a type spelled by name outside an annotated block may be of another
+/// type (`false`): a field of it returned has the type of the field it is returned as.
+fn marked_of_the_result_type(item: &ItemFn) -> Vec<(String, bool)> {
     let ReturnType::Type(_, result) = &item.sig.output else {
         return Vec::new();
     };
@@ -594,12 +607,14 @@ fn marked_of_the_result_type(item: &ItemFn) -> Vec<String> {
         .inputs
         .iter()
         .filter_map(|input| match input {
-            FnArg::Receiver(receiver) if marked(&receiver.attrs) && result == "Self" => {
-                Some("self".to_string())
+            FnArg::Receiver(receiver) if marked(&receiver.attrs) => {
+                let known = result == "Self"
+                    || crate::syntax::impl_self_type().is_some_and(|ty| ty == result);
+                Some(("self".to_string(), known))
             }
             FnArg::Typed(typed) if marked(&typed.attrs) && spelled(&typed.ty) == result => {
                 match &*typed.pat {
-                    Pat::Ident(pat) => Some(pat.ident.to_string()),
+                    Pat::Ident(pat) => Some((pat.ident.to_string(), true)),
                     _ => None,
                 }
             }
@@ -608,16 +623,19 @@ fn marked_of_the_result_type(item: &ItemFn) -> Vec<String> {
         .collect()
 }
 
-/// Whether a literal's field `member` has as its value the same field of one of `params`
-/// (`v: s.v`), read as it is.
-fn same_field_read(member: &Member, value: &Expr, params: &[String]) -> bool {
+/// The field of one of `params` a literal's field value is, read as it is (`s.v` of `v:
+/// s.v`, or of `x: s.v`, the fields crossed), and whether the parameter is known to be of
+/// the result's type (then the result's field of that name has its type).
+fn own_field_read(value: &Expr, params: &[(String, bool)]) -> Option<(Member, bool)> {
     let Expr::Field(field) = strip_parens(value) else {
-        return false;
+        return None;
     };
-    field.member == *member
-        && matches!(strip_parens(&field.base), Expr::Path(path)
-            if path.qself.is_none()
-                && path.path.get_ident().is_some_and(|ident| params.contains(&ident.to_string())))
+    let Expr::Path(path) = strip_parens(&field.base) else {
+        return None;
+    };
+    let ident = path.path.get_ident().filter(|_| path.qself.is_none())?;
+    let (_, known) = params.iter().find(|(param, _)| ident == param)?;
+    Some((field.member.clone(), *known))
 }
 
 /// `generated::result_field::<F, _>()`, a field's conversions, at the field: the one
@@ -684,9 +702,9 @@ pub fn result_part_value(call: &syn::ExprMethodCall) -> Option<(&Expr, Option<Ty
     }
 }
 
-/// The value of a twin's [`result_part`] made with `read` (`read_to_float`: the same
-/// field of a marked parameter of the result's type), and the result field's span, where
-/// `params` checks that read.
+/// The value of a twin's [`result_part`] made with `read` (`read_to_float`: a field of a
+/// marked parameter of the result's type), and the span of the result's field of the
+/// read's name, where `params` checks that read.
 pub fn result_read_value(call: &syn::ExprMethodCall) -> Option<(&Expr, Span)> {
     let (value, _) = result_part_value(call)?;
     let read = call.method == "read_to_float" || call.method == "read_cast_to_float";

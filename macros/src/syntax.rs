@@ -17,18 +17,31 @@ thread_local! {
     /// Whether the function being expanded is an item of an `impl` block
     /// ([`in_impl_block`]).
     static IN_IMPL_BLOCK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// The type of that block, as spelled (`Swapped`, `Particle<T>`).
+    static IMPL_SELF_TYPE: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
 }
 
 /// Runs `expand` with the function it expands known to be an item of an `impl` block
 /// (`#[differentiable]` on the block): an associated function without `self` then gets
 /// its companion items as associated functions named after it, as a method does, since
 /// an `impl` block can hold no companion type. A proc macro on a function cannot see
-/// where the function is; the block's expansion tells it this way.
-pub fn in_impl_block<T>(expand: impl FnOnce() -> T) -> T {
+/// where the function is; the block's expansion tells it this way, and the block's type
+/// (`self_ty`, [`impl_self_type`]).
+pub fn in_impl_block<T>(self_ty: &syn::Type, expand: impl FnOnce() -> T) -> T {
     IN_IMPL_BLOCK.with(|flag| flag.set(true));
+    IMPL_SELF_TYPE
+        .with(|ty| *ty.borrow_mut() = Some(quote::ToTokens::to_token_stream(self_ty).to_string()));
     let expanded = expand();
     IN_IMPL_BLOCK.with(|flag| flag.set(false));
+    IMPL_SELF_TYPE.with(|ty| *ty.borrow_mut() = None);
     expanded
+}
+
+/// The type of the annotated `impl` block the function being expanded is an item of, as
+/// its tokens spell it (see [`in_impl_block`]): what `Self` is, where a signature spells
+/// the type by name.
+pub fn impl_self_type() -> Option<String> {
+    IMPL_SELF_TYPE.with(|ty| ty.borrow().clone())
 }
 
 /// Whether the function being expanded is an item of an `impl` block (see

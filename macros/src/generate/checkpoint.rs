@@ -31,6 +31,12 @@
 //! copied and what it points to need not be `Clone`. `vjp`'s pullback outlives the borrow:
 //! it keeps an owned copy (`to_owned` of a float array, `LoopCopy` of anything else,
 //! under a bound of `vjp`'s, `referents_copied`).
+//!
+//! A method's `self` is such a name too, but `let` cannot bind it: where the adjoint runs
+//! in the same body a `&self` is read in place (`reads_self_in_place`: the body cannot
+//! rebind it, so the rerun's `self` is the loop's), and wherever the rerun does rebind it
+//! (`vjp`'s copy of `*self`, a `self` by value, a `mut self` restored from a snapshot)
+//! every `self` of the rerun is one hygienic name instead (`rename_self`).
 
 use std::collections::HashSet;
 
@@ -128,7 +134,7 @@ impl<'a> Generator<'a> {
         // loop hands them out.
         let saved = self.save(snapshots_name(*id), 0).name;
         let trips = self.save(trips_name(*id), 0).name;
-        let copies = carried.constants.iter().map(|declared| {
+        let copies = carried.constants.iter().filter(|declared| !self.reads_self_in_place(declared)).map(|declared| {
             let copy = self.save(constant_name(*id, &declared.ident), 0).name;
             let name = &declared.ident;
             let generated = paths::generated_at(name.span());
@@ -147,8 +153,9 @@ impl<'a> Generator<'a> {
                 Some(_) => quote_spanned!(name.span()=> let #copy = #generated::LoopCopy::loop_copy(#name);),
                 // a local (or a parameter by value): copied again for each rerun
                 None => {
-                    let borrow = borrow_outside(name);
-                    quote_spanned!(name.span()=> let #copy = #generated::LoopCopy::loop_copies(#borrow);)
+                    let copier = copier_at(name, quote!(LoopCopy::loop_copy));
+                    let copies = paths::generated();
+                    quote!(let #copy = #copies::Copies::new(&#name, #copier);)
                 }
             }
         });
@@ -225,25 +232,29 @@ impl<'a> Generator<'a> {
         let [count, k, start, len, state, iterator] =
             ["count", "k", "start", "len", "state", "iter"]
                 .map(|part| mixed(&format!("ck_{part}{id}")));
-        let rebinds = carried.constants.iter().map(|declared| {
-            let name = &declared.ident;
-            let copy = mixed(&constant_name(*id, name));
-            match declared.param.and_then(reference_target) {
-                Some(target) if !declared.param.is_some_and(Param::is_output_array) => quote! {
-                    #[allow(unused_variables)]
-                    let #name: &#target = ::core::borrow::Borrow::borrow(&#copy);
-                },
-                // `Copies::copy`, with no bound to fail again if the copy before the
-                // loop did
-                _ => {
-                    let generated = paths::generated();
-                    quote! {
+        let rebinds = carried
+            .constants
+            .iter()
+            .filter(|declared| !self.reads_self_in_place(declared))
+            .map(|declared| {
+                let name = &declared.ident;
+                let copy = mixed(&constant_name(*id, name));
+                match declared.param.and_then(reference_target) {
+                    Some(target) if !declared.param.is_some_and(Param::is_output_array) => quote! {
                         #[allow(unused_variables)]
-                        let #name = #generated::Copies::copy(&#copy);
+                        let #name: &#target = ::core::borrow::Borrow::borrow(&#copy);
+                    },
+                    // `Copies::copy`, with no bound to fail again if the copy before the
+                    // loop did
+                    _ => {
+                        let generated = paths::generated();
+                        quote! {
+                            #[allow(unused_variables)]
+                            let #name = #generated::Copies::copy(&#copy);
+                        }
                     }
                 }
-            }
-        });
+            });
         let restores = |state: &Ident| restores_from(&carried, state);
         let fresh: Vec<TokenStream> = carried
             .fresh
@@ -375,6 +386,18 @@ impl<'a> Generator<'a> {
             };
             (start, len, state) = (outer_start, outer_len, outer_state);
         }
+        // `self` cannot be bound by `let`: where the rerun rebinds it (a copy, or a
+        // snapshot), every `self` of the rerun is one hygienic name instead.
+        let mut rerun = quote!(#(#rebinds)* #replay);
+        let rebound = |declared: &Declared<'_>| declared.ident == "self";
+        if carried
+            .constants
+            .iter()
+            .any(|d| rebound(d) && !self.reads_self_in_place(d))
+            || carried.state.iter().any(rebound)
+        {
+            rerun = rename_self(rerun, &mixed(&format!("ck_self{id}")));
+        }
         quote! {
             let #count = #saved.len();
             for #k in (0..#count).rev() {
@@ -382,10 +405,17 @@ impl<'a> Generator<'a> {
                 let #len: usize = if #k + 1 < #count { #saved[#k + 1].0 } else { #trips } - #start;
                 #[allow(unused_variables)]
                 let #state = &#saved[#k].1;
-                #(#rebinds)*
-                #replay
+                #rerun
             }
         }
+    }
+
+    /// Whether the rerun reads this constant of the loop in place, with no copy before
+    /// the loop: a method's `&self` where the adjoint runs in the same body, the same
+    /// borrow for the rerun as for the loop (the body cannot rebind `self`, so nothing
+    /// needs restoring either).
+    fn reads_self_in_place(&self, declared: &Declared<'_>) -> bool {
+        declared.ident == "self" && self.same_body() && declared.param.is_some_and(shared_reference)
     }
 
     /// The bounds `vjp` states on what its checkpointed loops' shared borrow parameters
@@ -667,13 +697,76 @@ fn segment_iterator(iterator: &Ident, iter: &syn::Expr, start: &Ident, len: &Ide
     }
 }
 
-/// `&name` with the `&` outside the user's tokens: a copy's or snapshot's argument whose
-/// bound fails is then reported at the name with the trait's message, where an `&` at the
-/// name's span reads to rustc as a value passed unborrowed (it suggests `&name` instead,
-/// since `&T` is `Clone`, and drops the message's label and note).
-fn borrow_outside(name: &Ident) -> TokenStream {
-    let borrow = syn::Token![&](proc_macro2::Span::mixed_site());
-    quote!(#borrow #name)
+/// `tokens` with each `self` that is a value (not a path's `self::`) the hygienic `name`,
+/// at the `self`'s place, so that a rerun may bind it. Items (a `fn`, `trait` or `impl`
+/// the generated code declares, such as a call's fallback trait) are left as they are:
+/// a `self` in one is that item's own.
+fn rename_self(tokens: TokenStream, name: &Ident) -> TokenStream {
+    let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+    let punct = |at: usize, c: char| matches!(tokens.get(at), Some(TokenTree::Punct(p)) if p.as_char() == c);
+    let item_start = |at: usize| match &tokens[at] {
+        TokenTree::Ident(ident) if ident == "trait" || ident == "impl" => true,
+        TokenTree::Ident(ident) if ident == "fn" => {
+            matches!(tokens.get(at + 1), Some(TokenTree::Ident(_)))
+        }
+        _ => false,
+    };
+    let mut renamed = Vec::with_capacity(tokens.len());
+    let mut at = 0;
+    while at < tokens.len() {
+        if item_start(at) {
+            // through the item's body, or its `;`
+            while at < tokens.len() {
+                let end = matches!(&tokens[at], TokenTree::Group(g) if g.delimiter() == proc_macro2::Delimiter::Brace)
+                    || punct(at, ';');
+                renamed.push(tokens[at].clone());
+                at += 1;
+                if end {
+                    break;
+                }
+            }
+            continue;
+        }
+        renamed.push(match &tokens[at] {
+            TokenTree::Ident(ident)
+                if ident == "self" && !(punct(at + 1, ':') && punct(at + 2, ':')) =>
+            {
+                let mut ident = name.clone();
+                ident.set_span(name.span().located_at(tokens[at].span()));
+                TokenTree::Ident(ident)
+            }
+            TokenTree::Group(group) => {
+                let mut inner =
+                    proc_macro2::Group::new(group.delimiter(), rename_self(group.stream(), name));
+                inner.set_span(group.span());
+                TokenTree::Group(inner)
+            }
+            other => other.clone(),
+        });
+        at += 1;
+    }
+    renamed.into_iter().collect()
+}
+
+/// The path of a copying function (`generated::LoopCopy::loop_copy`), every token at the
+/// user's `name`: its trait's bound is checked where the path names the function, so a type
+/// that is not `Clone` is the trait's message under the name (`runtime`'s
+/// `generated/checkpoint.rs` says why not at an argument).
+fn copier_at(name: &Ident, function: TokenStream) -> TokenStream {
+    let generated = paths::generated_at(name.span());
+    let function = syntax_at(function, name.span());
+    quote!(#generated::#function)
+}
+
+/// `tokens` with every token at `span`.
+fn syntax_at(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut token| {
+            token.set_span(span);
+            token
+        })
+        .collect()
 }
 
 /// The values of a checkpointed loop's carried state, cloned into a snapshot (a `&mut`
@@ -684,12 +777,12 @@ fn snapshot_of(carried: &Carried<'_>) -> Vec<TokenStream> {
         .iter()
         .map(|declared| {
             let name = &declared.ident;
-            let generated = paths::generated_at(name.span());
             match declared.param.filter(|p| p.is_output_array()) {
                 Some(_) => quote!(::std::borrow::ToOwned::to_owned(&*#name)),
                 None => {
-                    let borrow = borrow_outside(name);
-                    quote_spanned!(name.span()=> #generated::LoopSnapshot::loop_snapshot(#borrow))
+                    let copier = copier_at(name, quote!(LoopSnapshot::loop_snapshot));
+                    let copies = paths::generated();
+                    quote!(#copies::Copies::new(&#name, #copier))
                 }
             }
         })

@@ -56,8 +56,9 @@ pub fn companion(
     );
     // `grad` is built on `vjp_now`, which exists exactly for the functions `grad` serves
     // (scalar mode, one float result, no written array), and for a struct result held
-    // whole (`Signature::whole_output`), whose cotangent no `1` seeds
-    let grad = (vjp_now.is_some() && !sig.whole_output).then(|| grad_fn(item, sig));
+    // whole (`Signature::whole_output`) and a tuple result, whose cotangents no `1` seeds
+    let grad =
+        (vjp_now.is_some() && !sig.whole_output && !sig.tuple_output).then(|| grad_fn(item, sig));
     let vjp = (!vjp.is_empty()).then(|| {
         quote! {
             /// The forward value and the pullback (the generated adjoint). For a function

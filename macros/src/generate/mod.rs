@@ -418,6 +418,77 @@ impl<'a> Generator<'a> {
         self.one_body_fn(item, "vjp_into", &generics, Some(sinks))
     }
 
+    /// A tuple result's `vjp_now` and `vjp_into` (which `one_body_fn` does not write):
+    /// `vjp` and its pullback applied to `g` at once, `vjp_into` adding each differentiable
+    /// array's cotangent into its sink (`generated::entry_into_sink`), as a struct result's
+    /// companion builds them on its twin's `vjp`. A caller reads a tuple result by its
+    /// parts (`Stmt::CallParts`, through `vjp`); it calls these only for one it holds as
+    /// one value, which it can pass on only to a callee that cannot take it (no annotated
+    /// function has a tuple parameter): that callee's message is then the one error, not
+    /// also rustc's E0599 for these items.
+    pub fn tuple_by_pullback_fns(&self, item: &ItemFn) -> (TokenStream, TokenStream) {
+        let generated = paths::generated();
+        let (params, cot_ty, ret_ty) = (self.params(), self.cotangent_type(), self.ret_type(item));
+        let args: Vec<&Ident> = self.sig.params.iter().map(|p| &p.ident).collect();
+        let (g, value, pullback, grads) = (
+            mixed("g"),
+            mixed("value"),
+            mixed("pullback"),
+            mixed("grads"),
+        );
+        let generics = &item.sig.generics;
+        let where_clause = &generics.where_clause;
+        let now_grads = Generator {
+            sinks: false,
+            ..Generator::new(self.sig, self.body, Flavour::Scalar)
+        }
+        .grads_type();
+        let vjp_now = quote! {
+            pub fn vjp_now #generics (#(#params,)* #g: #cot_ty) -> (#ret_ty, #now_grads) #where_clause {
+                let (#value, #pullback) = Self::vjp(#(#args),*);
+                (#value, #pullback(#g))
+            }
+        };
+        let mut into_generics = generics.clone();
+        let (mut sinks, mut sink_types, mut entries, mut entry_types) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for (k, (param, binding)) in self.sig.params.iter().zip(&self.body.params).enumerate() {
+            let ty = format_ident!("GradtapeSink{k}");
+            let sink = Self::sink(param);
+            let index = syn::Index::from(k);
+            let array = binding.is_some_and(|b| self.body.bindings[b].array) && !param.is_ragged();
+            let bound: syn::TypeParam = if array {
+                let elem = param.elem.as_ref().expect("a float array");
+                entries.push(quote!({ #generated::entry_into_sink(#grads.#index, #sink); }));
+                entry_types.push(quote!(()));
+                syn::parse_quote!(#ty: #generated::Sink<#elem>)
+            } else {
+                entries.push(quote!(#grads.#index));
+                entry_types.push(
+                    if param.differentiable(self.sig.mode) && !param.is_output_array() {
+                        let cotangent = self.cotangent_of(param);
+                        quote!(Option<#cotangent>)
+                    } else {
+                        quote!(())
+                    },
+                );
+                syn::parse_quote!(#ty: #generated::NoArraySink)
+            };
+            into_generics.params.push(syn::GenericParam::Type(bound));
+            sinks.push(sink);
+            sink_types.push(ty);
+        }
+        let into_where = &into_generics.where_clause;
+        let vjp_into = quote! {
+            pub fn vjp_into #into_generics (#(#params,)* #g: #cot_ty, (#(#sinks,)*): (#(#sink_types,)*)) -> (#ret_ty, (#(#entry_types,)*)) #into_where {
+                let (#value, #pullback) = Self::vjp(#(#args),*);
+                let #grads = #pullback(#g);
+                (#value, (#(#entries,)*))
+            }
+        };
+        (vjp_now, vjp_into)
+    }
+
     /// The name of `vjp_into`'s sink for a parameter's cotangent.
     fn sink(param: &Param) -> Ident {
         mixed(&format!("sink_{}", param.ident))

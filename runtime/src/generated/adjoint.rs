@@ -32,6 +32,11 @@ pub fn accumulate<V: Accumulate>(slot: &mut Option<V>, g: V) {
 /// ```
 /// use gradtape_runtime::generated::Accumulate;
 /// assert_eq!(Accumulate::sum(2.0_f64, &3.0), 5.0);
+/// // a tuple result's cotangent, part by part (`None` a zero)
+/// assert_eq!(
+///     Accumulate::sum((Some(2.0_f64), None), &(Some(3.0), Some(1.5))),
+///     (Some(5.0), Some(1.5))
+/// );
 /// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is held by `#[differentiable]` code as one differentiable value, but it is no float, tensor or struct deriving `Differentiable`",
@@ -49,6 +54,27 @@ impl<V: Primal> Accumulate for V {
         sum.add(g)
     }
 }
+
+/// A tuple result's cotangent, `Option` of each part's (`None` a symbolic zero): summed
+/// part by part, as a struct's field by field. An annotated caller holding a tuple result
+/// as one value passes it on only to a callee that cannot take it (no annotated function
+/// has a tuple parameter), whose message is then the only one, not also this trait's.
+macro_rules! accumulate_tuples {
+    ($(($($part:ident $index:tt),+)),+) => {$(
+        impl<$($part: Accumulate + Clone),+> Accumulate for ($(Option<$part>,)+) {
+            #[inline]
+            fn sum(sum: Self, g: &Self) -> Self {
+                ($(match (sum.$index, &g.$index) {
+                    (Some(sum), Some(g)) => Some(Accumulate::sum(sum, g)),
+                    (sum, None) => sum,
+                    (None, g) => g.clone(),
+                },)+)
+            }
+        }
+    )+};
+}
+
+accumulate_tuples!((A 0, B 1), (A 0, B 1, C 2), (A 0, B 1, C 2, D 3));
 
 /// A cotangent computed at a broadcast shape, summed back to the shape of `like` (the
 /// operand it belongs to); the identity on plain numbers.

@@ -49,7 +49,8 @@ struct Swapped {
 
 // a method naming no float type is differentiated at `f64` (its items sit in the `impl`
 // block, where the struct's own float type cannot be named): a struct of `f32` is the
-// runtime's message at each field it reads and returns
+// runtime's message once at each field of the result (a field of `self` returned crossed,
+// `x: self.v`, is checked at the result's field of its name, `v`, whose type it has)
 #[differentiable]
 impl Swapped {
     #[differentiable]
