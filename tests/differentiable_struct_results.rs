@@ -224,6 +224,32 @@ fn drift_read(#[differentiable] s: &State, dt: f64) -> State {
     }
 }
 
+/// `$f` and `$read` (`fn(&State, f64) -> State`, the same arithmetic written two ways)
+/// agree to the bit: values, pullbacks of three cotangents, and tangents.
+macro_rules! assert_same_bits {
+    ($f:ident, $read:ident) => {{
+        let (p, t) = ([0.9, 0.2, 0.1], [0.3, -0.7, 0.5]);
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        for w in [[1.0, 0.0], [0.0, 1.0], [0.25, -1.5]] {
+            let (value, pullback) = $f::vjp(&State::from(&p), p[2]);
+            let (same, read_pullback) = $read::vjp(&State::from(&p), p[2]);
+            assert_eq!(bits(&value.flat()), bits(&same.flat()));
+            let (d_s, d_dt) = pullback(State::from(&w));
+            let (read_s, read_dt) = read_pullback(State::from(&w));
+            let (d_s, read_s) = (d_s.unwrap(), read_s.unwrap());
+            assert_eq!(
+                bits(&[d_s.x, d_s.v, d_dt.unwrap()]),
+                bits(&[read_s.x, read_s.v, read_dt.unwrap()]),
+                "the pullback of {w:?}"
+            );
+        }
+        let (value, tangent) = $f::jvp(&State::from(&p), p[2], &State::from(&t), t[2]);
+        let (same, read_tangent) = $read::jvp(&State::from(&p), p[2], &State::from(&t), t[2]);
+        assert_eq!(bits(&value.flat()), bits(&same.flat()));
+        assert_eq!(bits(&tangent.flat()), bits(&read_tangent.flat()));
+    }};
+}
+
 #[test]
 fn a_field_returned_as_it_is() {
     Faces {
@@ -243,25 +269,7 @@ fn a_field_returned_as_it_is() {
     }
     .check(&[0.9, 0.2, 0.1]);
     // to the bit the same field read in arithmetic: values, pullbacks and tangents
-    let (p, t) = ([0.9, 0.2, 0.1], [0.3, -0.7, 0.5]);
-    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-    for w in [[1.0, 0.0], [0.0, 1.0], [0.25, -1.5]] {
-        let (value, pullback) = drift::vjp(&State::from(&p), p[2]);
-        let (same, read_pullback) = drift_read::vjp(&State::from(&p), p[2]);
-        assert_eq!(bits(&value.flat()), bits(&same.flat()));
-        let (d_s, d_dt) = pullback(State::from(&w));
-        let (read_s, read_dt) = read_pullback(State::from(&w));
-        let (d_s, read_s) = (d_s.unwrap(), read_s.unwrap());
-        assert_eq!(
-            bits(&[d_s.x, d_s.v, d_dt.unwrap()]),
-            bits(&[read_s.x, read_s.v, read_dt.unwrap()]),
-            "the pullback of {w:?}"
-        );
-    }
-    let (value, tangent) = drift::jvp(&State::from(&p), p[2], &State::from(&t), t[2]);
-    let (same, read_tangent) = drift_read::jvp(&State::from(&p), p[2], &State::from(&t), t[2]);
-    assert_eq!(bits(&value.flat()), bits(&same.flat()));
-    assert_eq!(bits(&tangent.flat()), bits(&read_tangent.flat()));
+    assert_same_bits!(drift, drift_read);
 }
 
 /// Fields of the marked struct returned crossed (`x: s.v`, a plain read, and `v` from
@@ -333,25 +341,7 @@ fn fields_returned_crossed() {
         },
     }
     .check(&[0.9, 0.2, 0.1]);
-    let (p, t) = ([0.9, 0.2, 0.1], [0.3, -0.7, 0.5]);
-    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-    for w in [[1.0, 0.0], [0.0, 1.0], [0.25, -1.5]] {
-        let (value, pullback) = swap::vjp(&State::from(&p), p[2]);
-        let (same, read_pullback) = swap_read::vjp(&State::from(&p), p[2]);
-        assert_eq!(bits(&value.flat()), bits(&same.flat()));
-        let (d_s, d_dt) = pullback(State::from(&w));
-        let (read_s, read_dt) = read_pullback(State::from(&w));
-        let (d_s, read_s) = (d_s.unwrap(), read_s.unwrap());
-        assert_eq!(
-            bits(&[d_s.x, d_s.v, d_dt.unwrap()]),
-            bits(&[read_s.x, read_s.v, read_dt.unwrap()]),
-            "the pullback of {w:?}"
-        );
-    }
-    let (value, tangent) = swap::jvp(&State::from(&p), p[2], &State::from(&t), t[2]);
-    let (same, read_tangent) = swap_read::jvp(&State::from(&p), p[2], &State::from(&t), t[2]);
-    assert_eq!(bits(&value.flat()), bits(&same.flat()));
-    assert_eq!(bits(&tangent.flat()), bits(&read_tangent.flat()));
+    assert_same_bits!(swap, swap_read);
     // a marked `self`, in an annotated block and alone
     let turned = |p: &[f64]| Turned { x: p[0], v: p[1] };
     let flat = |t: Turned| vec![t.x, t.v];
