@@ -18,7 +18,7 @@
 //!
 //! 1. **Range.** `x` is first clamped to `[-746, 710]`: below, `eˣ < 2⁻¹⁰⁷⁵` rounds to 0
 //!    as `e⁻⁷⁴⁶` does; above, `eˣ > e⁷¹⁰ > f64::MAX` overflows to ∞ as `e⁷¹⁰` does. NaN
-//!    fails both comparisons and stays NaN through every step; ±∞ become the bounds,
+//!    stays NaN (`f64::clamp`) through every step; ±∞ become the bounds,
 //!    hence 0 and ∞.
 //! 2. **`k`** is `x · log₂e` rounded to the nearest integer by adding and subtracting
 //!    `1.5 · 2⁵²` (an `f64` of that size has unit spacing), `|k| ≤ 1077`.
@@ -107,14 +107,8 @@ fn pow2(k: f64) -> f64 {
 /// `eˣ`, within 0.87 ulp (module docs), branch-free so that a loop over it vectorises.
 #[inline(always)]
 pub(crate) fn exp_f64(x: f64) -> f64 {
-    // 1. (comparisons, not min/max: NaN must stay NaN)
-    let x = if x > CLAMP_HIGH {
-        CLAMP_HIGH
-    } else if x < CLAMP_LOW {
-        CLAMP_LOW
-    } else {
-        x
-    };
+    // 1. (`clamp` keeps a NaN a NaN, where `max`/`min` would drop it)
+    let x = x.clamp(CLAMP_LOW, CLAMP_HIGH);
     // 2.
     let k = (x * std::f64::consts::LOG2_E + SHIFT) - SHIFT;
     // 3.
