@@ -63,6 +63,8 @@
 //! ulp of `y · 2ᵏ` (`y · 2ᵏ < 2⁻¹⁰²²`), so it is within 0.5 + 0.87/2 < 1 ulp of the grid.
 //! glibc's `exp` (std's) is within 0.52 ulp, so the two differ by at most 1 ulp; the test
 //! below checks that on 10⁶ random and every edge input, and how often they differ.
+//! Measured against 40-digit values (`benches/exp/ulp.py`, this kernel step for step in
+//! Python doubles): at most 0.749 ulp on 4·10⁵ random inputs. The fit: `benches/exp/remez.py`.
 //!
 //! Only `+ − ×` and comparisons, no fused multiply-add, so every CPU and every instruction
 //! set computes the same bits: an element's value does not depend on the array's length,
