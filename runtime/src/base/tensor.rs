@@ -347,6 +347,23 @@ pub(crate) fn map_array<T: DType, U: DType, S: ndarray::Data<Elem = T>>(
     }
 }
 
+/// [`map_array`] for an `f` that vectorises (branch-free, and the same bits in every
+/// instruction set): the slice loop is compiled for the best instruction set the CPU has
+/// (`parallel::map_collect_vectorised`).
+#[inline]
+pub(crate) fn map_array_vectorised<T: DType, S: ndarray::Data<Elem = T>>(
+    a: &ndarray::ArrayBase<S, IxDyn>,
+    f: impl Fn(T) -> T + Sync,
+) -> Data<T> {
+    match a.as_slice() {
+        Some(values) => Data::from_vec(
+            a.raw_dim(),
+            crate::base::parallel::map_collect_vectorised(values, |&v| f(v)),
+        ),
+        None => Data::from_array(a.mapv(f)),
+    }
+}
+
 /// `f` over contiguous `values`, collected: a plain slice loop the compiler vectorises,
 /// over two threads for a long slice (`parallel::map_collect`).
 #[inline]
@@ -840,6 +857,24 @@ impl<T: DType> Tensor<T> {
             .shared_array()
             .map(|array| Arc::downgrade(Stored::storage(&array)));
         move || weak.as_ref().is_some_and(|w| w.strong_count() > 0)
+    }
+
+    /// Applies `scalar` to a 0-d tensor's value and `element` to each element of an array
+    /// (`element` vectorises: [`map_array_vectorised`]); not recorded on any tape. For the
+    /// ops whose arrays have a kernel of their own (`exp`).
+    #[inline]
+    pub(crate) fn map_data_vectorised(
+        &self,
+        scalar: impl Fn(T) -> T,
+        element: impl Fn(T) -> T + Sync,
+    ) -> Data<T> {
+        match self.data() {
+            DataRef::Scalar(v) => Data::scalar(scalar(v.get())),
+            DataRef::Array(a) => match a {
+                Stored::Own(a) => map_array_vectorised(a, element),
+                Stored::Reshaped(_) => map_array_vectorised(&a.view(), element),
+            },
+        }
     }
 
     /// Applies `f` to every element; not recorded on any tape (used for constant masks and

@@ -135,23 +135,23 @@ where
     }
 }
 
-/// An elementwise op `f` with backward rule `rule(saved, g)`, where `saved` is the input or
-/// the output as `saved_value` says. `rule` is one generic `vjp` function, passed twice: at
-/// `Tensor<T>` for the general case and at `T` for the number path.
+/// An elementwise op whose forward value `data` is computed from `x`, with backward rule
+/// `rule(saved, g)`, where `saved` is the input or the output as `saved_value` says. `rule`
+/// is one generic `vjp` function, passed twice: at `Tensor<T>` for the general case and at
+/// `T` for the number path.
 #[inline]
 #[track_caller]
 pub(crate) fn unary<T: Float, R, S>(
     x: &Tensor<T>,
     op: &'static str,
     saved_value: Saved,
-    f: impl Fn(T) -> T + Sync,
+    data: Data<T>,
     (rule, scalar_rule): (R, S),
 ) -> Tensor<T>
 where
     R: Fn(&Tensor<T>, &Tensor<T>) -> Tensor<T> + Copy + 'static,
     S: Fn(&T, &T) -> T + Copy + 'static,
 {
-    let data = x.map_data(f);
     let head = || OpHead {
         op,
         rule: Rule::Static(leak_zero_sized(UnaryRule(rule, scalar_rule, PhantomData))),
