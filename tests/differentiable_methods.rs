@@ -1573,3 +1573,241 @@ fn methods_named_like_slice_methods() {
     let d_m = d_m.expect("the struct's gradient");
     assert!(close(d_m.w[0], -0.25 * 0.4, 1e-12), "{d_m:?}");
 }
+
+// ----- methods and functions a `macro_rules!` writes -----
+//
+// A user's declarative macro may write an annotated method whose marked `self` its caller
+// names (`leak_methods!(self, rate, w)`, a common way past `self`'s hygiene) or whose
+// body its caller gives, or a free function whose marked parameter its caller names. The
+// fields lifted into the twin's parameters (`self_rate`, `p_w`) resolve as the marked
+// parameter's own name does, which the attribute's span may not: they once took the
+// attribute's, and rustc answered E0425 "cannot find value `self_rate` in this scope".
+// Each is checked bit for bit against the same written by hand, and against central
+// differences.
+
+/// A leaky response: a decay rate and weights in a `Vec`.
+#[derive(Differentiable, Debug, Clone, PartialEq)]
+struct Leak {
+    rate: f64,
+    w: Vec<f64>,
+}
+
+// the loops read as the macros' below, index by index
+#[allow(clippy::needless_range_loop)]
+impl Leak {
+    /// `&self` marked, an array parameter.
+    #[differentiable]
+    fn response(#[differentiable] &self, x: &[f64], t: f64) -> f64 {
+        let mut total = 0.0;
+        for i in 0..x.len() {
+            total += self.w[i] * x[i];
+        }
+        (-self.rate * t).exp() * total.tanh()
+    }
+
+    /// `self` by value marked.
+    #[differentiable]
+    fn settled(#[differentiable] self, t: f64) -> f64 {
+        self.w[0] * (-self.rate * t).exp() + self.w[1] * self.rate * self.rate
+    }
+}
+
+/// `response` again, the receiver and the field names given by the caller.
+macro_rules! leak_methods {
+    ($s:ident, $rate:ident, $w:ident) => {
+        #[differentiable]
+        fn response_by_macro(#[differentiable] &$s, x: &[f64], t: f64) -> f64 {
+            let mut total = 0.0;
+            for i in 0..x.len() {
+                total += $s.$w[i] * x[i];
+            }
+            (-$s.$rate * t).exp() * total.tanh()
+        }
+    };
+}
+
+impl Leak {
+    leak_methods!(self, rate, w);
+}
+
+/// A method whose receiver, parameter and body the caller gives.
+macro_rules! method_with_body {
+    ($name:ident, $s:ident, $t:ident, $body:block) => {
+        #[differentiable]
+        fn $name(#[differentiable] $s, $t: f64) -> f64 $body
+    };
+}
+
+impl Leak {
+    method_with_body!(settled_by_macro, self, t, {
+        self.w[0] * (-self.rate * t).exp() + self.w[1] * self.rate * self.rate
+    });
+}
+
+/// `response` as a free function, by hand and with the parameter named by the caller.
+#[allow(clippy::needless_range_loop)]
+#[differentiable]
+fn leak_response(#[differentiable] p: &Leak, x: &[f64], t: f64) -> f64 {
+    let mut total = 0.0;
+    for i in 0..x.len() {
+        total += p.w[i] * x[i];
+    }
+    (-p.rate * t).exp() * total.tanh()
+}
+
+macro_rules! leak_function {
+    ($name:ident, $p:ident) => {
+        #[differentiable]
+        fn $name(#[differentiable] $p: &Leak, x: &[f64], t: f64) -> f64 {
+            let mut total = 0.0;
+            for i in 0..x.len() {
+                total += $p.w[i] * x[i];
+            }
+            (-$p.rate * t).exp() * total.tanh()
+        }
+    };
+}
+
+leak_function!(leak_response_by_macro, p);
+
+/// The point `[rate, w.., x.., t]`, and back.
+fn leak_point(x: &[f64]) -> (Leak, Vec<f64>, f64) {
+    let n = (x.len() - 2) / 2;
+    let leak = Leak {
+        rate: x[0],
+        w: x[1..1 + n].to_vec(),
+    };
+    (leak, x[1 + n..1 + 2 * n].to_vec(), x[1 + 2 * n])
+}
+
+fn leak_flat(d: &Leak, dx: &[f64], dt: f64) -> Vec<f64> {
+    let mut out = vec![d.rate];
+    out.extend(&d.w);
+    out.extend(dx);
+    out.push(dt);
+    out
+}
+
+fn bits(v: &[f64]) -> Vec<u64> {
+    v.iter().map(|x| x.to_bits()).collect()
+}
+
+/// The gradient of `value` at `x` against central differences.
+fn leak_against_differences(name: &str, value: Value<'_>, x: &[f64], g: &[f64]) {
+    let fd = central_differences(value, x);
+    assert_eq!(g.len(), fd.len(), "{name}");
+    for (i, (g, d)) in g.iter().zip(&fd).enumerate() {
+        assert!(close(*g, *d, 1e-6), "{name}: d/dp{i}: {g} vs {d}");
+    }
+}
+
+/// A pullback's value and its cotangents of 2 (flat).
+fn pulled<P>((value, pullback): (f64, P)) -> (f64, Vec<f64>)
+where
+    P: FnOnce(f64) -> (Option<Leak>, Option<Vec<f64>>, Option<f64>),
+{
+    let (d_s, d_x, d_t) = pullback(2.0);
+    let flat = leak_flat(&d_s.unwrap(), &d_x.unwrap(), d_t.unwrap());
+    (value, flat)
+}
+
+#[test]
+fn methods_and_functions_a_macro_rules_writes() {
+    let point = [0.7, 0.4, -0.3, 0.9, 1.2, 0.5, -0.8, 0.6];
+    let (leak, x, t) = leak_point(&point);
+    // `&self` marked, by hand and by the macro: value, grad, vjp, grad_into
+    let (y, (d_s, d_x, d_t)) = leak.response_grad(&x, t);
+    let (y_m, (d_s_m, d_x_m, d_t_m)) = leak.response_by_macro_grad(&x, t);
+    assert_eq!(y.to_bits(), leak.response(&x, t).to_bits());
+    assert_eq!(y_m.to_bits(), leak.response_by_macro(&x, t).to_bits());
+    assert_eq!(y.to_bits(), y_m.to_bits());
+    let g = leak_flat(&d_s, &d_x, d_t);
+    assert_eq!(bits(&g), bits(&leak_flat(&d_s_m, &d_x_m, d_t_m)));
+    leak_against_differences(
+        "response",
+        &|p| {
+            let (leak, x, t) = leak_point(p);
+            leak.response_by_macro(&x, t)
+        },
+        &point,
+        &g,
+    );
+    let (v, by_hand) = pulled(leak.response_vjp(&x, t));
+    let (v_m, by_macro) = pulled(leak.response_by_macro_vjp(&x, t));
+    assert_eq!((v.to_bits(), v_m.to_bits()), (y.to_bits(), y.to_bits()));
+    assert_eq!(bits(&by_hand), bits(&by_macro));
+    let twice: Vec<f64> = g.iter().map(|g| 2.0 * g).collect();
+    assert_eq!(bits(&by_macro), bits(&twice));
+    let into = |f: &dyn Fn(&mut Leak, &mut [f64], &mut f64) -> f64| {
+        let (mut d_s, mut d_x, mut d_t) = (leak.zero_like(), vec![0.0; x.len()], 0.0);
+        let value = f(&mut d_s, &mut d_x, &mut d_t);
+        (value.to_bits(), bits(&leak_flat(&d_s, &d_x, d_t)))
+    };
+    let by_hand = into(&|d_s, d_x, d_t| leak.response_grad_into(&x, t, d_s, d_x, d_t));
+    let by_macro = into(&|d_s, d_x, d_t| leak.response_by_macro_grad_into(&x, t, d_s, d_x, d_t));
+    assert_eq!(by_hand, by_macro);
+    assert_eq!(by_macro, (y.to_bits(), bits(&g)));
+
+    // `self` by value marked, the body the caller's
+    let (y, (d_s, d_t)) = leak.clone().settled_grad(t);
+    let (y_m, (d_s_m, d_t_m)) = leak.clone().settled_by_macro_grad(t);
+    assert_eq!(y.to_bits(), leak.clone().settled(t).to_bits());
+    assert_eq!(y.to_bits(), y_m.to_bits());
+    let g = leak_flat(&d_s, &[], d_t);
+    assert_eq!(bits(&g), bits(&leak_flat(&d_s_m, &[], d_t_m)));
+    let short = [point[0], point[1], point[2], point[3], t];
+    let settled_at = |p: &[f64]| {
+        Leak {
+            rate: p[0],
+            w: p[1..4].to_vec(),
+        }
+        .settled_by_macro(p[4])
+    };
+    leak_against_differences("settled", &settled_at, &short, &g);
+    // by hand: d/dw1 = rate², d/drate = -t w0 e^(-rate t) + 2 w1 rate
+    assert!(close(d_s_m.w[1], leak.rate * leak.rate, 1e-15));
+    let decay = (-leak.rate * t).exp();
+    let d_rate = -t * leak.w[0] * decay + 2.0 * leak.w[1] * leak.rate;
+    assert!(
+        close(d_s_m.rate, d_rate, 1e-14),
+        "{} vs {d_rate}",
+        d_s_m.rate
+    );
+    let (_, pullback) = leak.clone().settled_vjp(t);
+    let (_, pullback_m) = leak.clone().settled_by_macro_vjp(t);
+    let (d_s, d_t) = pullback(1.0);
+    let (d_s_m, d_t_m) = pullback_m(1.0);
+    let (d_s, d_s_m) = (d_s.unwrap(), d_s_m.unwrap());
+    assert_eq!(
+        bits(&leak_flat(&d_s, &[], d_t.unwrap())),
+        bits(&leak_flat(&d_s_m, &[], d_t_m.unwrap()))
+    );
+    assert_eq!(bits(&leak_flat(&d_s_m, &[], d_t_m.unwrap())), bits(&g));
+
+    // a free function, its marked parameter named by the caller
+    let (y, (d_p, d_x, d_t)) = leak_response::grad(&leak, &x, t);
+    let (y_m, (d_p_m, d_x_m, d_t_m)) = leak_response_by_macro::grad(&leak, &x, t);
+    assert_eq!(y.to_bits(), leak_response(&leak, &x, t).to_bits());
+    assert_eq!(y.to_bits(), y_m.to_bits());
+    let g = leak_flat(&d_p, &d_x, d_t);
+    assert_eq!(bits(&g), bits(&leak_flat(&d_p_m, &d_x_m, d_t_m)));
+    leak_against_differences(
+        "leak_response",
+        &|p| {
+            let (leak, x, t) = leak_point(p);
+            leak_response_by_macro(&leak, &x, t)
+        },
+        &point,
+        &g,
+    );
+    let (_, by_hand) = pulled(leak_response::vjp(&leak, &x, t));
+    let (_, by_macro) = pulled(leak_response_by_macro::vjp(&leak, &x, t));
+    assert_eq!(bits(&by_hand), bits(&by_macro));
+    let twice: Vec<f64> = g.iter().map(|g| 2.0 * g).collect();
+    assert_eq!(bits(&by_macro), bits(&twice));
+    let by_hand = into(&|d_p, d_x, d_t| leak_response::grad_into(&leak, &x, t, d_p, d_x, d_t));
+    let by_macro =
+        into(&|d_p, d_x, d_t| leak_response_by_macro::grad_into(&leak, &x, t, d_p, d_x, d_t));
+    assert_eq!(by_hand, by_macro);
+    assert_eq!(by_macro, (y.to_bits(), bits(&g)));
+}

@@ -322,7 +322,14 @@ fn read(cx: &Ctxt, item: &ItemFn) -> Option<Model> {
         }
         if !(arrays || floats || whole) {
             if kinds.contains(&Read::Cast) {
-                let ident = syn::Ident::new(param, *span);
+                // at the read, resolved as the parameter is declared (the read's first
+                // token may be another's: `(p).n`, a field a macro wrote)
+                let hygiene = params
+                    .iter()
+                    .flatten()
+                    .find(|m| m.ident == param.as_str())
+                    .map_or(*span, |m| m.ident.span());
+                let ident = syn::Ident::new(param, span.resolved_at(hygiene));
                 cast_only.push((ident, path.clone(), *span));
             }
             continue;
@@ -337,11 +344,23 @@ fn read(cx: &Ctxt, item: &ItemFn) -> Option<Model> {
             .flatten()
             .find(|m| m.ident == param.as_str())
             .expect("a marked parameter");
+        // At the attribute (where a message about the parameter points), resolved as the
+        // marked parameter's own name is, as the body's reads of it are (`read_of`): a
+        // `macro_rules!` whose caller names `self` or `p`, or gives the body, gives those
+        // the caller's hygiene and the attribute the macro's (rustc E0425 "cannot find
+        // value `self_rate` in this scope"). A field passed on whole keeps the attribute's
+        // hygiene: the generated code's many uses of it would each be a message of their
+        // own where a struct names no field types (`FieldType`), not one (see `read_of`).
+        let declared = if whole {
+            Span::call_site()
+        } else {
+            Span::call_site().resolved_at(marked.ident.span())
+        };
         marked.lifted.push(Lifted {
             path: path.clone(),
             array: arrays,
             whole,
-            name: syn::Ident::new(&name, Span::call_site()),
+            name: syn::Ident::new(&name, declared),
             span: *span,
             returned: returned.get(&key).copied().filter(|_| !arrays && !whole),
         });
@@ -1232,9 +1251,16 @@ fn twin(item: &ItemFn, model: &Model) -> ItemFn {
         .flatten()
         .map(|m| m.ident.to_string())
         .collect();
+    let structs: HashSet<syn::Ident> = model
+        .params
+        .iter()
+        .flatten()
+        .flat_map(|m| m.lifted.iter().filter(|l| l.whole).map(|l| l.name.clone()))
+        .collect();
     Replace {
         lifted: &lifted,
         whole: &whole,
+        structs: &structs,
         marked: &marked,
     }
     .visit_block_mut(&mut twin.block);
@@ -1251,12 +1277,29 @@ fn field_type(ty: &Type, path: &[Member]) -> Type {
     })
 }
 
+/// A read of the lifted parameter `name` in place of the user's field read at `at`: at the
+/// user's span (an error about the value, a type or a borrow, points at the field), and
+/// resolved as the parameter is declared (`read`): as the marked parameter's own name.
+/// A field passed on whole (`struct_whole`) is read at the user's span alone, as before,
+/// so that an error there carries no note of the attribute's expansion; it is not yet
+/// seen from a body a `macro_rules!` caller gives (the one case left of E0425).
+fn read_of(name: &syn::Ident, at: Span, struct_whole: bool) -> syn::Ident {
+    let span = if struct_whole {
+        at
+    } else {
+        at.resolved_at(name.span())
+    };
+    syn::Ident::new(&name.to_string(), span)
+}
+
 struct Replace<'a> {
     lifted: &'a BTreeMap<Key, syn::Ident>,
     /// The lifted paths whose parameter is a reference: those passed on whole, and arrays
     /// (`&[F]`), so that `&p.w` is the parameter itself, not a `&&[F]` (which is no
     /// iterator: `x.iter().zip(&p.w)`).
     whole: &'a BTreeMap<Key, syn::Ident>,
+    /// The lifted paths passed on whole as structs (their reads keep the user's span).
+    structs: &'a HashSet<syn::Ident>,
     marked: &'a HashSet<String>,
 }
 
@@ -1270,15 +1313,14 @@ impl VisitMut for Replace<'_> {
             && let Some((param, path)) = field_chain(&reference.expr, self.marked)
             && let Some(name) = self.whole.get(&(param, path_text(&path)))
         {
-            let name = syn::Ident::new(&name.to_string(), expr.span());
+            let name = read_of(name, expr.span(), self.structs.contains(name));
             *expr = syn::parse_quote!(#name);
             return;
         }
         if let Some((param, path)) = field_chain(expr, self.marked)
             && let Some(name) = self.lifted.get(&(param, path_text(&path)))
         {
-            // the user's span: an error about the value (a type, a borrow) points at the field
-            let name = syn::Ident::new(&name.to_string(), expr.span());
+            let name = read_of(name, expr.span(), self.structs.contains(name));
             *expr = syn::parse_quote!(#name);
             return;
         }
