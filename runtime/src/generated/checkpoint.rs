@@ -12,7 +12,7 @@
 //! argument, where it suggests borrowing the name (a reference is `Clone`) and drops the
 //! message's label and note.
 
-/// A value and how to copy it again: what [`LoopCopy::loop_copies`] and
+/// A value and how to copy it again: what [`LoopCopy::loop_copy`] and
 /// [`LoopSnapshot::loop_snapshot`] keep. Its copies need no `Clone` bound (the function
 /// was taken where the bound held), so a failed first copy is the only error.
 ///
