@@ -181,24 +181,31 @@ fn step(#[differentiable] s: &State, dt: f64) -> State {
     }
 }
 
+/// The [`Faces`] of `$f`, an annotated `fn(&State, f64) -> State`: the state and the step
+/// as one flat input `[x, v, dt]`.
+macro_rules! step_faces {
+    ($f:ident) => {
+        Faces {
+            name: stringify!($f),
+            itself: &|p| $f(&State::from(p), p[2]).flat(),
+            primal: &|p| $f::primal(&State::from(p), p[2]).flat(),
+            vjp: &|p, w| {
+                let (value, pullback) = $f::vjp(&State::from(p), p[2]);
+                let (d_s, d_dt) = pullback(State::from(w));
+                let d_s = d_s.unwrap();
+                (value.flat(), vec![d_s.x, d_s.v, d_dt.unwrap()])
+            },
+            jvp: &|p, t| {
+                let (value, tangent) = $f::jvp(&State::from(p), p[2], &State::from(t), t[2]);
+                (value.flat(), tangent.flat())
+            },
+        }
+    };
+}
+
 #[test]
 fn a_struct_in_a_struct_out() {
-    Faces {
-        name: "step",
-        itself: &|p| step(&State::from(p), p[2]).flat(),
-        primal: &|p| step::primal(&State::from(p), p[2]).flat(),
-        vjp: &|p, w| {
-            let (value, pullback) = step::vjp(&State::from(p), p[2]);
-            let (d_s, d_dt) = pullback(State::from(w));
-            let d_s = d_s.unwrap();
-            (value.flat(), vec![d_s.x, d_s.v, d_dt.unwrap()])
-        },
-        jvp: &|p, t| {
-            let (value, tangent) = step::jvp(&State::from(p), p[2], &State::from(t), t[2]);
-            (value.flat(), tangent.flat())
-        },
-    }
-    .check(&[0.9, 0.2, 0.1]);
+    step_faces!(step).check(&[0.9, 0.2, 0.1]);
 }
 
 /// A field of the marked struct returned as it is (`v: s.v`): its read is checked through
@@ -252,22 +259,7 @@ macro_rules! assert_same_bits {
 
 #[test]
 fn a_field_returned_as_it_is() {
-    Faces {
-        name: "drift",
-        itself: &|p| drift(&State::from(p), p[2]).flat(),
-        primal: &|p| drift::primal(&State::from(p), p[2]).flat(),
-        vjp: &|p, w| {
-            let (value, pullback) = drift::vjp(&State::from(p), p[2]);
-            let (d_s, d_dt) = pullback(State::from(w));
-            let d_s = d_s.unwrap();
-            (value.flat(), vec![d_s.x, d_s.v, d_dt.unwrap()])
-        },
-        jvp: &|p, t| {
-            let (value, tangent) = drift::jvp(&State::from(p), p[2], &State::from(t), t[2]);
-            (value.flat(), tangent.flat())
-        },
-    }
-    .check(&[0.9, 0.2, 0.1]);
+    step_faces!(drift).check(&[0.9, 0.2, 0.1]);
     // to the bit the same field read in arithmetic: values, pullbacks and tangents
     assert_same_bits!(drift, drift_read);
 }
@@ -325,22 +317,7 @@ impl Turned {
 
 #[test]
 fn fields_returned_crossed() {
-    Faces {
-        name: "swap",
-        itself: &|p| swap(&State::from(p), p[2]).flat(),
-        primal: &|p| swap::primal(&State::from(p), p[2]).flat(),
-        vjp: &|p, w| {
-            let (value, pullback) = swap::vjp(&State::from(p), p[2]);
-            let (d_s, d_dt) = pullback(State::from(w));
-            let d_s = d_s.unwrap();
-            (value.flat(), vec![d_s.x, d_s.v, d_dt.unwrap()])
-        },
-        jvp: &|p, t| {
-            let (value, tangent) = swap::jvp(&State::from(p), p[2], &State::from(t), t[2]);
-            (value.flat(), tangent.flat())
-        },
-    }
-    .check(&[0.9, 0.2, 0.1]);
+    step_faces!(swap).check(&[0.9, 0.2, 0.1]);
     assert_same_bits!(swap, swap_read);
     // a marked `self`, in an annotated block and alone
     let turned = |p: &[f64]| Turned { x: p[0], v: p[1] };
