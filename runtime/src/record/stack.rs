@@ -30,10 +30,10 @@ thread_local! {
     /// (see [`tapes`]).
     ///
     /// Invariant: anything but null and `SEVERAL` only while `STACK` holds exactly one
-    /// tape, and then that tape's `Rc::as_ptr`. [`TapeStack::set_sole`] restores it after every change of `STACK`
-    /// (`enter` and `ActiveGuard::drop`, the only two), and `TapeStack`'s destructor nulls
-    /// it when the thread's `STACK` is destroyed. A `Cell` of a raw pointer has no
-    /// destructor, so it stays readable during thread teardown.
+    /// tape, and then that tape's `Rc::as_ptr`. [`TapeStack::set_sole`] restores it after
+    /// every change of `STACK` (`enter` and `ActiveGuard::drop`, the only two), and
+    /// `TapeStack`'s destructor nulls it when the thread's `STACK` is destroyed. A `Cell`
+    /// of a raw pointer has no destructor, so it stays readable during thread teardown.
     static SOLE: Cell<*const TapeCell> = const { Cell::new(std::ptr::null()) };
 }
 

@@ -239,12 +239,16 @@ impl TapeState {
     /// The id the next pushed node's output gets when this is the innermost recording tape.
     #[inline]
     pub(crate) fn next_output_id(&self) -> TensorId {
-        let node = self.nodes.len() as u64;
-        if node <= NODE_MASK {
-            TensorId(self.id_base | node)
-        } else {
-            TensorId::fresh()
-        }
+        self.encoded_id(self.nodes.len())
+            .unwrap_or_else(TensorId::fresh)
+    }
+
+    /// The id that names `node` of this tape, which `lookup` finds without the map; `None`
+    /// past the first 2²⁴ nodes, whose outputs take fresh ids.
+    #[inline(always)]
+    fn encoded_id(&self, node: usize) -> Option<TensorId> {
+        let node = node as u64;
+        (node <= NODE_MASK).then_some(TensorId(self.id_base | node))
     }
 
     /// Appends a node (the op, rule and parameters `head` builds, and `inputs`) as the
@@ -270,8 +274,9 @@ impl TapeState {
         save(&mut self.saved);
         let saved = SavedRange::new(start, self.saved.len() as u32);
         // An id `next_output_id` encoded for this node finds it without the map. (Compared
-        // here rather than by calling it: past the encodable nodes it takes a fresh id.)
-        let encoded = u64::from(index) <= NODE_MASK && out.0 == self.id_base | u64::from(index);
+        // with the encoding, not with `next_output_id`: past the encodable nodes that takes
+        // a fresh id.)
+        let encoded = self.encoded_id(index as usize) == Some(out);
         // (decided on the parts, in registers, not read back from the written node)
         let owns_heap;
         push_in_place!(&mut self.nodes, {
