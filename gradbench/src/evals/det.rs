@@ -72,6 +72,10 @@ pub struct Expansion {
     pub last_row: Vec<usize>,
     /// `levels[m]` for `m = 2..=ℓ` (entries 0 and 1 empty).
     pub levels: Vec<Level>,
+    /// Where each level's minors sit in one flat buffer, for [`determinant_of_slice()`]:
+    /// `offsets[m]` where the minors of size `m` start (`m = 2..=ℓ`), each level laid out
+    /// `[sets, occurrences]`; `offsets[ℓ + 1]` is the total.
+    pub offsets: Vec<usize>,
 }
 
 /// The minors of size `m ≥ 2`.
@@ -122,7 +126,7 @@ impl Expansion {
         }
         let columns = |mask: u32| (0..ell).filter(move |&c| mask & (1 << c) != 0);
         let full = (1u32 << ell) - 1;
-        let levels = (0..=ell)
+        let levels: Vec<Level> = (0..=ell)
             .map(|m| {
                 let sets = &by_size[m];
                 let row = ell - m;
@@ -162,10 +166,18 @@ impl Expansion {
                 [(ell - 1) * ell + c1, (ell - 1) * ell + c0]
             })
             .collect();
+        let mut offsets = vec![0; ell + 2];
+        let mut end = 0;
+        for (offset, level) in offsets.iter_mut().zip(&levels).skip(2) {
+            *offset = end;
+            end += level.sets * level.occurrences;
+        }
+        offsets[ell + 1] = end;
         Expansion {
             ell,
             last_row,
             levels,
+            offsets,
         }
     }
 }
@@ -207,27 +219,6 @@ pub fn determinant(a: &Tensor<f64>, plan: &Expansion) -> Tensor<f64> {
     minors.sum()
 }
 
-/// Where each level's minors sit in one flat buffer, for [`determinant_of_slice()`].
-pub struct FlatPlan {
-    /// `offsets[m]`: where the minors of size `m` start (`m = 2..=ℓ`), each level laid out
-    /// `[sets, occurrences]`; `offsets[ℓ + 1]` is the total.
-    pub offsets: Vec<usize>,
-}
-
-impl FlatPlan {
-    /// The layout of `plan`'s levels.
-    pub fn new(plan: &Expansion) -> FlatPlan {
-        let mut offsets = vec![0; plan.ell + 2];
-        let mut end = 0;
-        for (offset, level) in offsets.iter_mut().zip(&plan.levels).skip(2) {
-            *offset = end;
-            end += level.sets * level.occurrences;
-        }
-        offsets[plan.ell + 1] = end;
-        FlatPlan { offsets }
-    }
-}
-
 /// [`determinant()`] on plain numbers: the same breadth-first expansion (every occurrence of
 /// every minor, each minor's sum in column order with the reference's additions and
 /// subtractions), level after level into one buffer.
@@ -236,23 +227,23 @@ impl FlatPlan {
 /// tensor path's fixed cost per op dominates (see [`evaluate`]).
 ///
 /// ```
-/// use gradtape_gradbench::evals::det::{Expansion, FlatPlan, determinant_of_slice};
+/// use gradtape_gradbench::evals::det::{Expansion, determinant_of_slice};
 /// let a = [2.0, 0.0, 1.0, 1.0, 3.0, 2.0, 1.0, 1.0, 1.0];
 /// let plan = Expansion::new(3);
 /// // 2(3 − 2) − 0 + 1(1 − 3) = 0
-/// assert_eq!(determinant_of_slice(&a, &plan, &FlatPlan::new(&plan)), 0.0);
+/// assert_eq!(determinant_of_slice(&a, &plan), 0.0);
 /// // ∂det/∂a₀₀ is the cofactor det [[3, 2], [1, 1]] = 1
 /// let mut da = [0.0; 9];
-/// determinant_of_slice::grad_into(&a, &plan, &FlatPlan::new(&plan), &mut da);
+/// determinant_of_slice::grad_into(&a, &plan, &mut da);
 /// assert_eq!(da[0], 1.0);
 /// ```
 #[differentiable]
-pub fn determinant_of_slice(a: &[f64], plan: &Expansion, flat: &FlatPlan) -> f64 {
+pub fn determinant_of_slice(a: &[f64], plan: &Expansion) -> f64 {
     let ell = plan.ell;
     if ell == 1 {
         return a[0];
     }
-    let mut minors = vec![0.0; flat.offsets[ell + 1]];
+    let mut minors = vec![0.0; plan.offsets[ell + 1]];
     // size 2: `A[ℓ−2, c₀] A[ℓ−1, c₁] − A[ℓ−2, c₁] A[ℓ−1, c₀]` in each occurrence
     let level = &plan.levels[2];
     for s in 0..level.sets {
@@ -265,7 +256,7 @@ pub fn determinant_of_slice(a: &[f64], plan: &Expansion, flat: &FlatPlan) -> f64
     for m in 3..=ell {
         let level = &plan.levels[m];
         let occurrences = level.occurrences;
-        let (here, below) = (flat.offsets[m], flat.offsets[m - 1]);
+        let (here, below) = (plan.offsets[m], plan.offsets[m - 1]);
         for s in 0..level.sets {
             for o in 0..occurrences {
                 let mut det = 0.0;
@@ -281,7 +272,7 @@ pub fn determinant_of_slice(a: &[f64], plan: &Expansion, flat: &FlatPlan) -> f64
             }
         }
     }
-    minors[flat.offsets[ell]]
+    minors[plan.offsets[ell]]
 }
 
 /// `(−1)ʲ M₀ⱼ` for each set of size `m` of `level`, shape `[sets, 1, m]`.
@@ -332,13 +323,13 @@ pub fn evaluate(function: &str, input: Value) -> Result<Evaluation, Failure> {
             runs.evaluate(|| {
                 let plan = Expansion::new(ell);
                 let mut da = vec![0.0; ell * ell];
-                determinant_of_slice::grad_into(&a, &plan, &FlatPlan::new(&plan), &mut da);
+                determinant_of_slice::grad_into(&a, &plan, &mut da);
                 da
             })
         } else {
             runs.evaluate(|| {
                 let plan = Expansion::new(ell);
-                determinant_of_slice(&a, &plan, &FlatPlan::new(&plan))
+                determinant_of_slice(&a, &plan)
             })
         });
     }
