@@ -268,6 +268,7 @@ impl<T: DType> Data<T> {
         if array.ndim() == 0 {
             Data::scalar(*array.first().expect("a 0-d array has one element"))
         } else {
+            crate::base::alloc::note_array::<T>(array.len());
             Data::Array(Arc::new(Stored::Own(array)))
         }
     }
@@ -279,6 +280,7 @@ impl<T: DType> Data<T> {
         if dim.ndim() == 0 {
             Data::scalar(values[0])
         } else {
+            crate::base::alloc::note_array::<T>(values.len());
             Data::Array(Arc::new(Stored::Own(array_from_vec(dim, values))))
         }
     }
@@ -294,6 +296,7 @@ impl<T: DType> Data<T> {
             return Data::scalar(value);
         }
         let len = checked_len::<T>(op, shape);
+        crate::base::alloc::note_array::<T>(len);
         Data::Array(Arc::new(Stored::Own(array_from_vec(
             IxDyn(shape),
             vec![value; len],

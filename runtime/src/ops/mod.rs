@@ -518,8 +518,9 @@ where
     additive(&x, y, op, f, rules)
 }
 
-/// Records an additive op of `x` and `y` whose value is `data`.
-#[inline]
+/// Records an additive op of `x` and `y` whose value is `data`. Inlined into its two
+/// callers: a call with a frame of its own cost about a tenth of recording a 0-d `+`.
+#[inline(always)]
 #[track_caller]
 fn record_additive<T: Float, R, S>(
     data: Data<T>,

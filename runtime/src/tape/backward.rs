@@ -613,28 +613,15 @@ fn sweep_nodes<const CHECK: bool>(
         // node order, so passing a node truncates them.
         nodes.truncate(end);
         saved.truncate(nodes[end - 1].saved.end());
-        let marks = relevant[..end].iter().zip(&is_source[..end]);
-        for (i, (node, (&relevant_i, &source_i))) in nodes.iter_mut().zip(marks).enumerate().rev() {
-            if node.inputs.is_none() {
-                // A leaf: nothing to run, save or drop; its cotangent is read where the
-                // sources are gathered.
-                continue;
-            }
-            if relevant_i {
-                let values = &saved[node.saved.as_range()];
-                let flags = (relevance, source_i, unrecorded);
-                *tensors |= step::<CHECK>(node, values, i, grads, flags, finding);
-            }
-            // One by one, each drop inline: scalar code's nodes save none or one or two
-            // values, for which `truncate`'s out-of-line slice drop cost more.
-            let start = node.saved.start();
-            while saved.len() > start {
-                drop(saved.pop());
-            }
-            if matches!(node.rule, Rule::Boxed(_)) {
-                node.rule = Rule::Leaf;
-            }
-        }
+        let marks = (&relevant[..end], &is_source[..end]);
+        let consumed = (&mut nodes[..], &mut saved);
+        // Two instances: with every node relevant (the usual gradient) no mark is read,
+        // and an input needs a cotangent exactly when it is tracked.
+        *tensors |= if every {
+            sweep_consuming::<CHECK, true>(consumed, marks, grads, unrecorded, finding)
+        } else {
+            sweep_consuming::<CHECK, false>(consumed, marks, grads, unrecorded, finding)
+        };
         // The emptied buffers go back for reuse; `gradient` then releases the rest.
         clear_nodes(&mut nodes, owning);
     }
@@ -644,6 +631,48 @@ fn sweep_nodes<const CHECK: bool>(
     }
     state.nodes = nodes;
     state.saved = saved;
+}
+
+/// The sweep of a tape that is not kept: node by node from the last, each node's rule run
+/// (where it is relevant) and then its saved values and captured state dropped. `EVERY`:
+/// every node is relevant (`marks.0` is not read). Returns whether a rule's general form
+/// ran (see [`step`]).
+#[inline(always)]
+fn sweep_consuming<const CHECK: bool, const EVERY: bool>(
+    (nodes, saved): (&mut [Node], &mut Vec<AnyTensor>),
+    (relevant, is_source): (&[bool], &[bool]),
+    grads: &mut [Cot],
+    unrecorded: bool,
+    finding: &mut Option<Finding>,
+) -> bool {
+    let relevance = if EVERY {
+        Relevant::Every
+    } else {
+        Relevant::Marked(relevant)
+    };
+    let mut tensors = false;
+    for (i, node) in nodes.iter_mut().enumerate().rev() {
+        if node.inputs.is_none() {
+            // A leaf: nothing to run, save or drop; its cotangent is read where the
+            // sources are gathered.
+            continue;
+        }
+        if EVERY || relevant[i] {
+            let values = &saved[node.saved.as_range()];
+            let flags = (relevance, is_source[i], unrecorded);
+            tensors |= step::<CHECK>(node, values, i, grads, flags, finding);
+        }
+        // One by one, each drop inline: scalar code's nodes save none or one or two
+        // values, for which `truncate`'s out-of-line slice drop cost more.
+        let start = node.saved.start();
+        while saved.len() > start {
+            drop(saved.pop());
+        }
+        if matches!(node.rule, Rule::Boxed(_)) {
+            node.rule = Rule::Leaf;
+        }
+    }
+    tensors
 }
 
 /// Pushes node `i`'s cotangent through its rule into its inputs' cotangents. `unrecorded`: no
