@@ -2,14 +2,21 @@
 //! `t = 2` with `s` steps of classical fourth-order Runge–Kutta, and the gradient of the
 //! final state's last element `y_{n−1}(2)` with respect to every `xᵢ`.
 //!
-//! Written as a user of plain Rust would, the C++ reference
-//! (`gradbench-src/cpp/gradbench/evals/ode.hpp`) loop for loop: the right-hand side writes
-//! into a `&mut [f64]`, the solver keeps four stage buffers and a scratch state, and every
-//! function is annotated with `#[differentiable]`. The gradient is the generated adjoint of
-//! [`last_element`](fn@last_element) (`last_element::grad_into`): no tape, the derivative of exactly the
-//! function the eval names, taken through every Runge–Kutta step (the C++ `manual` tool
-//! answers the closed form of the exact solution instead, which agrees within the eval's
-//! tolerance).
+//! Written as a user of plain Rust would, every function annotated with
+//! `#[differentiable]`. The C++ reference (`gradbench-src/cpp/gradbench/evals/ode.hpp`)
+//! takes each Runge–Kutta stage as a pass over the whole state (the right-hand side into
+//! `k1`, the stage state, the right-hand side into `k2`, ...); here a [`step`](fn@step)
+//! takes the four stages element by element in one pass, since element `i` of a stage
+//! needs only element `i − 1` of the one before, carried from the previous element (the
+//! stage sums written as JAX's tool writes them, `y + h/2 · k` and `y + h/6 · (k₁ + 2k₂ +
+//! 2k₃ + k₄)`). The gradient is the generated adjoint of
+//! [`last_element`](fn@last_element) (`last_element::grad_into`): no tape, the derivative
+//! of exactly the function the eval names, taken through every Runge–Kutta step (the C++
+//! `manual` tool answers the closed form of the exact solution instead, which agrees
+//! within the eval's tolerance). Each step is a replayed call: the forward code keeps a
+//! copy of the state it started from, and the adjoint reruns that one step from it, so
+//! what the adjoint saves per element lives one step at a time (docs/PERFORMANCE.md,
+//! "ode's gradient").
 
 use gradtape::differentiable;
 use serde::Deserialize;
@@ -27,20 +34,45 @@ struct Input {
     runs: Runs,
 }
 
-/// The right-hand side `y′ = f(x, y)`, written into `rate`: `f₀ = x₀`, `fᵢ = xᵢ yᵢ₋₁`.
-/// The three slices have the same length `n ≥ 1`.
+/// One classical Runge–Kutta step of length `h = 2/s` of `y′ = f(x, y)`, `f₀ = x₀`,
+/// `fᵢ = xᵢ yᵢ₋₁`, in place; `x` and `y` have the same length `n ≥ 1`.
+///
+/// The stage states `y + h/2 · k₁`, `y + h/2 · k₂`, `y + h · k₃` are needed at `i − 1`
+/// only (`kⱼ` at `i` is `xᵢ` times the stage state at `i − 1`), so one pass carries them
+/// from one element to the next, with the old `yᵢ₋₁` for `k₁`.
 ///
 /// ```
-/// use gradtape_gradbench::evals::ode::rate;
-/// let mut z = [0.0; 3];
-/// rate(&[1.0, 2.0, 3.0], &[4.0, 5.0, 6.0], &mut z);
-/// assert_eq!(z, [1.0, 8.0, 15.0]);
+/// use gradtape_gradbench::evals::ode::step;
+/// // from y = 0 one step of length 2 gives y₀ = 2 x₀ and y₁ = 2 x₀ x₁ (exact)
+/// let mut y = [0.0; 2];
+/// step(&[0.5, 3.0], 1, &mut y);
+/// assert_eq!(y, [1.0, 3.0]);
 /// ```
 #[differentiable]
-pub fn rate(x: &[f64], y: &[f64], rate: &mut [f64]) {
-    rate[0] = x[0];
-    for i in 1..x.len() {
-        rate[i] = x[i] * y[i - 1];
+pub fn step(x: &[f64], s: usize, y: &mut [f64]) {
+    let h = 2.0 / s as f64;
+    let half = h / 2.0;
+    let sixth = h / 6.0;
+    // the indices below stay under both lengths, so no access is checked in the loop
+    let n = x.len().min(y.len());
+    let k = x[0];
+    let mut before = y[0];
+    let mut stage1 = y[0] + half * k;
+    let mut stage2 = y[0] + half * k;
+    let mut stage3 = y[0] + h * k;
+    y[0] += sixth * (k + 2.0 * k + 2.0 * k + k);
+    for i in 1..n {
+        let xi = x[i];
+        let yi = y[i];
+        let k1 = xi * before;
+        let k2 = xi * stage1;
+        let k3 = xi * stage2;
+        let k4 = xi * stage3;
+        before = yi;
+        stage1 = yi + half * k1;
+        stage2 = yi + half * k2;
+        stage3 = yi + h * k3;
+        y[i] = yi + sixth * (k1 + 2.0 * k2 + 2.0 * k3 + k4);
     }
 }
 
@@ -55,39 +87,24 @@ pub fn rate(x: &[f64], y: &[f64], rate: &mut [f64]) {
 /// assert!((y[0] - 1.0).abs() < 1e-15 && (y[1] - 3.0).abs() < 1e-14);
 /// ```
 #[differentiable]
-pub fn solve(x: &[f64], s: usize, y: &mut [f64]) {
-    let n = x.len();
-    let h = 2.0 / s as f64;
-    let mut k1 = vec![0.0; n];
-    let mut k2 = vec![0.0; n];
-    let mut k3 = vec![0.0; n];
-    let mut k4 = vec![0.0; n];
-    let mut stage = vec![0.0; n];
+// `&mut y` (a reborrow through `mut y`): `step(x, s, y)` does not compile under the
+// attribute yet (its replayed call restores a bare `y` as a shared array).
+#[allow(clippy::needless_borrow)]
+pub fn solve(x: &[f64], s: usize, mut y: &mut [f64]) {
     for v in y.iter_mut() {
         *v = 0.0;
     }
     for _ in 0..s {
-        rate(x, y, &mut k1);
-        for i in 0..n {
-            stage[i] = y[i] + h * k1[i] / 2.0;
-        }
-        rate(x, &stage, &mut k2);
-        for i in 0..n {
-            stage[i] = y[i] + h * k2[i] / 2.0;
-        }
-        rate(x, &stage, &mut k3);
-        for i in 0..n {
-            stage[i] = y[i] + h * k3[i];
-        }
-        rate(x, &stage, &mut k4);
-        for i in 0..n {
-            y[i] += h * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]) / 6.0;
-        }
+        step(x, s, &mut y);
     }
 }
 
 /// The last element of [`solve`](fn@solve)'s state, `y_{n−1}(2)`: the function the eval's
 /// `gradient` differentiates.
+///
+/// Its loop is `solve`'s, written out rather than called: a call of `solve` would be
+/// replayed whole in the adjoint, so the gradient would run every step forward once more
+/// (the joint-mode price, 15–30% of the gradient here).
 ///
 /// ```
 /// use gradtape_gradbench::evals::ode::last_element;
@@ -100,7 +117,9 @@ pub fn solve(x: &[f64], s: usize, y: &mut [f64]) {
 #[differentiable]
 pub fn last_element(x: &[f64], s: usize) -> f64 {
     let mut y = vec![0.0; x.len()];
-    solve(x, s, &mut y);
+    for _ in 0..s {
+        step(x, s, &mut y);
+    }
     y[x.len() - 1]
 }
 
