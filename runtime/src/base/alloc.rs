@@ -26,7 +26,7 @@ const PRIMING_BYTES: usize = 31 << 20;
 const FIRST_MMAP_THRESHOLD: usize = 128 << 10;
 
 /// Raises glibc's `mmap` threshold once per process (see the module docs). Called by the
-/// first tape, by the first tensor of at least 128 KiB ([`note_array`]), and by
+/// first tape, by the first tensor of at least 128 KiB (`note_array`), and by
 /// `#[differentiable]` code that keeps stacks for its loops (whose tape-free
 /// `grad`/`grad_into` never build a tape: a gradient over 10⁵ elements would otherwise map,
 /// fault in and unmap its stacks on every call).
