@@ -344,15 +344,18 @@ fn read(cx: &Ctxt, item: &ItemFn) -> Option<Model> {
             .flatten()
             .find(|m| m.ident == param.as_str())
             .expect("a marked parameter");
-        // At the attribute (where a message about the parameter points), resolved as the
-        // marked parameter's own name is, as the body's reads of it are (`read_of`): a
-        // `macro_rules!` whose caller names `self` or `p`, or gives the body, gives those
-        // the caller's hygiene and the attribute the macro's (rustc E0425 "cannot find
-        // value `self_rate` in this scope"). A field passed on whole keeps the attribute's
-        // hygiene: the generated code's many uses of it would each be a message of their
-        // own where a struct names no field types (`FieldType`), not one (see `read_of`).
+        // Declared where its reads can see it. A `macro_rules!` whose caller names `self`
+        // or `p`, or gives the body, gives those the caller's hygiene and the attribute the
+        // macro's (rustc E0425 "cannot find value `self_rate` in this scope"), so every
+        // read of a lifted path resolves as the path is declared (`read_of`). A float or an
+        // array is declared at the attribute (where a message about the parameter points),
+        // resolved as the marked parameter's own name. A field passed on whole is declared
+        // at the marked parameter's type: the generated code's uses of it name the field's
+        // type (`FieldType`), and where the struct names none their messages are then the
+        // one already at that type, not one more at the attribute (with another hygiene)
+        // or at the read.
         let declared = if whole {
-            Span::call_site()
+            marked.ty.span()
         } else {
             Span::call_site().resolved_at(marked.ident.span())
         };
@@ -1251,16 +1254,9 @@ fn twin(item: &ItemFn, model: &Model) -> ItemFn {
         .flatten()
         .map(|m| m.ident.to_string())
         .collect();
-    let structs: HashSet<syn::Ident> = model
-        .params
-        .iter()
-        .flatten()
-        .flat_map(|m| m.lifted.iter().filter(|l| l.whole).map(|l| l.name.clone()))
-        .collect();
     Replace {
         lifted: &lifted,
         whole: &whole,
-        structs: &structs,
         marked: &marked,
     }
     .visit_block_mut(&mut twin.block);
@@ -1279,17 +1275,10 @@ fn field_type(ty: &Type, path: &[Member]) -> Type {
 
 /// A read of the lifted parameter `name` in place of the user's field read at `at`: at the
 /// user's span (an error about the value, a type or a borrow, points at the field), and
-/// resolved as the parameter is declared (`read`): as the marked parameter's own name.
-/// A field passed on whole (`struct_whole`) is read at the user's span alone, as before,
-/// so that an error there carries no note of the attribute's expansion; it is not yet
-/// seen from a body a `macro_rules!` caller gives (the one case left of E0425).
-fn read_of(name: &syn::Ident, at: Span, struct_whole: bool) -> syn::Ident {
-    let span = if struct_whole {
-        at
-    } else {
-        at.resolved_at(name.span())
-    };
-    syn::Ident::new(&name.to_string(), span)
+/// resolved as the parameter is declared (`read`): for a float or an array, as the marked
+/// parameter's own name; for a field passed on whole, as the parameter's type.
+fn read_of(name: &syn::Ident, at: Span) -> syn::Ident {
+    syn::Ident::new(&name.to_string(), at.resolved_at(name.span()))
 }
 
 struct Replace<'a> {
@@ -1298,8 +1287,6 @@ struct Replace<'a> {
     /// (`&[F]`), so that `&p.w` is the parameter itself, not a `&&[F]` (which is no
     /// iterator: `x.iter().zip(&p.w)`).
     whole: &'a BTreeMap<Key, syn::Ident>,
-    /// The lifted paths passed on whole as structs (their reads keep the user's span).
-    structs: &'a HashSet<syn::Ident>,
     marked: &'a HashSet<String>,
 }
 
@@ -1313,14 +1300,14 @@ impl VisitMut for Replace<'_> {
             && let Some((param, path)) = field_chain(&reference.expr, self.marked)
             && let Some(name) = self.whole.get(&(param, path_text(&path)))
         {
-            let name = read_of(name, expr.span(), self.structs.contains(name));
+            let name = read_of(name, expr.span());
             *expr = syn::parse_quote!(#name);
             return;
         }
         if let Some((param, path)) = field_chain(expr, self.marked)
             && let Some(name) = self.lifted.get(&(param, path_text(&path)))
         {
-            let name = read_of(name, expr.span(), self.structs.contains(name));
+            let name = read_of(name, expr.span());
             *expr = syn::parse_quote!(#name);
             return;
         }
