@@ -67,10 +67,8 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
     let user_item = stripped(&item);
     let model = read(&cx, &item);
     if let Err(error) = cx.check() {
-        return (
-            crate::fallback::expand(&user_item, error),
-            TokenStream::new(),
-        );
+        let rejected = crate::fallback::rejected(&user_item, &error);
+        return (crate::fallback::expand(&user_item, error), rejected);
     }
     let model = model.expect("checked");
     let twin = twin(&item, &model);
@@ -89,8 +87,10 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
     };
     let (twin_fn, twin_companion) = crate::expand::parts(args, twin);
     let Some(twin_items) = companion_items(&twin_companion, &model) else {
-        // the twin's expansion failed: its fallback carries the errors
-        return (quote!(#user_item), twin_fn);
+        // the twin's expansion failed: its fallback carries the errors, and its stand-in
+        // companion (`fallback::rejected`) stands for the user's function's
+        let rejected = crate::fallback::rejected_twin(&user_item, &twin_companion);
+        return (quote!(#user_item), quote!(#twin_fn #rejected));
     };
     let companion = companion(&user_item, &model, &twin_items);
     (
@@ -848,6 +848,36 @@ impl Finder<'_> {
         (borrowed || receiver) && self.field(inner, Read::Whole)
     }
 
+    /// An element of an array field used as a struct, the receiver of a method that is no
+    /// float's (`m.layers[i].forward(h)`, `layer.forward(h)` of `for layer in &m.layers`):
+    /// an array of structs inside the struct, which is not differentiated (its lifted
+    /// parameter would be a float array's). The macro's message at `at`, the array's read,
+    /// not rustc's "no method named `forward` found for `f64`" in the twin.
+    fn struct_elements(&mut self, (param, path): (String, Vec<Member>), at: &Expr) {
+        self.erred.insert(param.clone());
+        self.cx.error_spanned_by(
+            at,
+            format!(
+                "`{param}.{}` holds structs (its element is a method's receiver): \
+                 #[differentiable] does not differentiate arrays or `Vec`s of structs \
+                 inside a differentiable struct; give each struct a field of its own \
+                 (`first: Layer, second: Layer`, or `Box<Layer>`)",
+                path_text(&path)
+            ),
+        );
+    }
+
+    /// The array field a `for` loop's source iterates (`&m.layers`, `m.layers.iter()`).
+    fn iterated_field(&self, source: &Expr) -> Option<(String, Vec<Member>)> {
+        let (inner, _) = crate::syntax::strip_shared_borrow(source);
+        match strip_parens(inner) {
+            Expr::MethodCall(call) if call.method == "iter" && call.args.is_empty() => {
+                field_chain(&call.receiver, self.marked)
+            }
+            inner => field_chain(inner, self.marked),
+        }
+    }
+
     fn is_float_type(&self, ty: &Type) -> bool {
         self.floats.contains(&ty.to_token_stream().to_string())
     }
@@ -868,6 +898,27 @@ impl Finder<'_> {
             cond => self.constant(|this| this.visit_expr(cond)),
         }
     }
+}
+
+/// Whether `name` is the receiver of a method that is no float's in `block`
+/// (`layer.forward(h)`): a struct, not a float.
+fn receives_a_method(block: &syn::Block, name: &syn::Ident) -> bool {
+    struct Receives<'n>(&'n syn::Ident, bool);
+    impl<'ast> Visit<'ast> for Receives<'_> {
+        fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+            if !is_value_method(&call.method.to_string())
+                && !ARRAY_METHODS.contains(&call.method.to_string().as_str())
+                && crate::syntax::single_ident(strip_parens(&call.receiver))
+                    .is_some_and(|ident| ident == self.0)
+            {
+                self.1 = true;
+            }
+            visit::visit_expr_method_call(self, call);
+        }
+    }
+    let mut receives = Receives(name, false);
+    receives.visit_block(block);
+    receives.1
 }
 
 /// Whether a pattern binds a name (a value flows out of what it matches): an identifier
@@ -954,7 +1005,16 @@ impl<'ast> Visit<'ast> for Finder<'_> {
                     // `m.hidden.forward(x)`: another annotated method's receiver
                     Read::Whole
                 };
-                let noted = if read == Read::Whole {
+                let element = match strip_parens(&call.receiver) {
+                    Expr::Index(index) if read == Read::Whole => {
+                        field_chain(&index.expr, self.marked)
+                    }
+                    _ => None,
+                };
+                let noted = if let Some(array) = element {
+                    self.struct_elements(array, &call.receiver);
+                    true
+                } else if read == Read::Whole {
                     self.passed_whole(&call.receiver, true)
                 } else {
                     self.field(&call.receiver, read)
@@ -988,6 +1048,21 @@ impl<'ast> Visit<'ast> for Finder<'_> {
             Expr::Reference(reference) => {
                 if !self.field(&reference.expr, Read::Array) {
                     self.visit_expr(&reference.expr);
+                }
+            }
+            Expr::ForLoop(for_loop)
+                if matches!(&*for_loop.pat, Pat::Ident(_))
+                    && self.iterated_field(&for_loop.expr).is_some() =>
+            {
+                let Pat::Ident(pat) = &*for_loop.pat else {
+                    unreachable!("matched above");
+                };
+                if receives_a_method(&for_loop.body, &pat.ident) {
+                    let array = self.iterated_field(&for_loop.expr).expect("matched above");
+                    self.struct_elements(array, &for_loop.expr);
+                    self.visit_block(&for_loop.body);
+                } else {
+                    visit::visit_expr(self, expr);
                 }
             }
             Expr::Range(_) => self.constant(|this| visit::visit_expr(this, expr)),
@@ -1352,6 +1427,9 @@ pub(crate) fn twin_companion_items(
     method: Option<&syn::Ident>,
     companion_type: impl Fn(&syn::Type) -> bool,
 ) -> Option<BTreeMap<String, syn::ImplItemFn>> {
+    if crate::fallback::is_stand_in(tokens) {
+        return None;
+    }
     let mut items = BTreeMap::new();
     if let Some(method) = method {
         let block: syn::ItemImpl = syn::parse2(quote!(impl Companion { #tokens })).ok()?;
