@@ -1954,12 +1954,13 @@ fn a_sub_struct_passed_on_whole_in_what_a_macro_rules_writes() {
     // each written by a macro, to the bit against it
     type Grad = (f64, (Gained, Vec<f64>, f64));
     type Pullback = Box<dyn FnOnce(f64) -> (Option<Gained>, Option<Vec<f64>>, Option<f64>)>;
-    let ways: [(
-        &str,
-        &dyn Fn() -> f64,
-        &dyn Fn() -> Grad,
-        &dyn Fn() -> (f64, Pullback),
-    ); 3] = [
+    type Way<'a> = (
+        &'a str,
+        &'a dyn Fn() -> f64,
+        &'a dyn Fn() -> Grad,
+        &'a dyn Fn() -> (f64, Pullback),
+    );
+    let ways: [Way<'_>; 3] = [
         (
             "out_by_impl",
             &|| g.out_by_impl(&x, t),

@@ -1247,3 +1247,59 @@ fn a_generic_boxed_layer_at_both_precisions() {
         assert!((f64::from(a) - b).abs() < 1e-5, "{a} vs {b}");
     }
 }
+
+// ----- float methods on the elements of a float array field -----
+//
+// The struct pass tells an array of structs inside a struct (`m.layers[i].forward(h)`,
+// rejected) from a float array by the method its element receives: a float's method that
+// is no op of the vocabulary (`sin_cos`, rewritten before lowering) still marks a float
+// array, indexed or iterated. Regression test for that check.
+
+#[differentiable]
+fn sin_cos_of_weights(#[differentiable] layer: &Dense, x: &[f64]) -> f64 {
+    let mut total = layer.b;
+    for i in 0..x.len() {
+        let (s, c) = layer.w[i].sin_cos();
+        total += s * x[i] + c * c;
+    }
+    for w in &layer.w {
+        let (s, _) = w.sin_cos();
+        total += s * layer.b;
+    }
+    total
+}
+
+#[test]
+fn float_methods_on_a_float_array_fields_elements() {
+    let like = Dense {
+        w: vec![0.4, -0.6, 1.1],
+        b: 0.2,
+    };
+    let x = [1.5, 0.5, -0.7];
+    let grad = |l: &Dense| {
+        let (value, (d_l, _)) = sin_cos_of_weights::grad(l, &x);
+        (value, d_l)
+    };
+    Faces {
+        name: "sin_cos_of_weights",
+        like: &like,
+        itself: &|l| sin_cos_of_weights(l, &x),
+        primal: &|l| sin_cos_of_weights::primal(l, &x),
+        grad: &grad,
+        grad_into: &|l, d| sin_cos_of_weights::grad_into(l, &x, d, &mut [0.0; 3]),
+        jvp: &|l, t| sin_cos_of_weights::jvp(l, &x, t, &[0.0; 3]),
+    }
+    .check(17, true);
+    // the flat point: w0, w1, w2, b
+    against_tape("sin_cos_of_weights", &like, &grad, &|p| {
+        let mut total = p[3].clone();
+        for i in 0..3 {
+            let (s, c) = (p[i].sin(), p[i].cos());
+            total = &(&total + &(&s * &Tensor::scalar(x[i]))) + &(&c * &c);
+        }
+        for w in &p[..3] {
+            total = &total + &(&w.sin() * &p[3]);
+        }
+        total
+    });
+}

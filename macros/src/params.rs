@@ -607,6 +607,16 @@ fn is_value_method(name: &str) -> bool {
         )
 }
 
+/// Whether `name` is a method of `f32`/`f64` (`sin_cos`, `total_cmp`): a receiver of one
+/// is a float, never a struct.
+fn is_float_method(name: &str) -> bool {
+    crate::rewrite::FLOAT_METHODS.contains(&name)
+        || matches!(
+            name,
+            "total_cmp" | "partial_cmp" | "to_string" | "eq" | "ne" | "lt" | "le" | "gt" | "ge"
+        )
+}
+
 /// Methods of the standard library that take an array as an argument (`a.iter().zip(&p.w)`,
 /// `out.copy_from_slice(&p.w)`): a field given to one is an array read, not a struct (or
 /// array) passed on whole to another annotated method, unless the receiver is a
@@ -906,8 +916,10 @@ fn receives_a_method(block: &syn::Block, name: &syn::Ident) -> bool {
     struct Receives<'n>(&'n syn::Ident, bool);
     impl<'ast> Visit<'ast> for Receives<'_> {
         fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
-            if !is_value_method(&call.method.to_string())
-                && !ARRAY_METHODS.contains(&call.method.to_string().as_str())
+            let name = call.method.to_string();
+            if !is_value_method(&name)
+                && !ARRAY_METHODS.contains(&name.as_str())
+                && !is_float_method(&name)
                 && crate::syntax::single_ident(strip_parens(&call.receiver))
                     .is_some_and(|ident| ident == self.0)
             {
@@ -1006,7 +1018,11 @@ impl<'ast> Visit<'ast> for Finder<'_> {
                     Read::Whole
                 };
                 let element = match strip_parens(&call.receiver) {
-                    Expr::Index(index) if read == Read::Whole => {
+                    Expr::Index(index)
+                        if read == Read::Whole
+                            && self.constant_depth == 0
+                            && !is_float_method(&name) =>
+                    {
                         field_chain(&index.expr, self.marked)
                     }
                     _ => None,
