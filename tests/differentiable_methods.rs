@@ -1811,3 +1811,210 @@ fn methods_and_functions_a_macro_rules_writes() {
     assert_eq!(by_hand, by_macro);
     assert_eq!(by_macro, (y.to_bits(), bits(&g)));
 }
+
+// ----- a sub-struct passed on whole in methods and functions a `macro_rules!` writes -----
+//
+// The same, with a sub-struct field passed on whole (`leak_response(&self.leak, x, t)`,
+// `self.leak.response(x, t)`): its lifted parameter (`self_leak`) was declared at the
+// attribute with the attribute's hygiene while the reads of a body the caller gives have
+// the caller's, and rustc answered E0425 "cannot find value `self_leak` in this scope". A
+// field passed on whole is now declared at its first read, location and hygiene, and
+// every read of it resolves as declared. Three ways: an `impl` block the macro writes
+// whole, a method whose receiver and body the caller gives, and a free function whose
+// parameter and body the caller gives; each bit for bit against the same written by hand
+// (value, `grad`, `vjp`'s pullback, `grad_into`), which is checked against central
+// differences and against the same recorded op by op on a tape.
+
+/// A leak behind a gain: a sub-struct.
+#[derive(Differentiable, Debug, Clone, PartialEq)]
+struct Gained {
+    leak: Leak,
+    gain: f64,
+}
+
+impl Gained {
+    /// The leak passed on to a function and called as a receiver, and its rate read too.
+    #[differentiable]
+    fn out(#[differentiable] &self, x: &[f64], t: f64) -> f64 {
+        leak_response(&self.leak, x, t) * self.gain + self.leak.response(x, t) * self.leak.rate
+    }
+}
+
+/// `out`, the whole `impl` block written by the macro (`self` its own).
+macro_rules! gained_impl {
+    ($ty:ty) => {
+        impl $ty {
+            #[differentiable]
+            fn out_by_impl(#[differentiable] &self, x: &[f64], t: f64) -> f64 {
+                leak_response(&self.leak, x, t) * self.gain
+                    + self.leak.response(x, t) * self.leak.rate
+            }
+        }
+    };
+}
+
+gained_impl!(Gained);
+
+/// A method whose receiver, parameters and body the caller gives.
+macro_rules! method_of_a_slice_and_time {
+    ($name:ident, $s:ident, $x:ident, $t:ident, $body:block) => {
+        #[differentiable]
+        fn $name(#[differentiable] &$s, $x: &[f64], $t: f64) -> f64 $body
+    };
+}
+
+impl Gained {
+    method_of_a_slice_and_time!(out_by_body, self, x, t, {
+        leak_response(&self.leak, x, t) * self.gain + self.leak.response(x, t) * self.leak.rate
+    });
+}
+
+/// `out` as a free function, its parameter and body given by the caller.
+macro_rules! gained_function {
+    ($name:ident, $g:ident, $x:ident, $t:ident, $body:block) => {
+        #[differentiable]
+        fn $name(#[differentiable] $g: &Gained, $x: &[f64], $t: f64) -> f64 $body
+    };
+}
+
+gained_function!(gained_by_body, g, x, t, {
+    leak_response(&g.leak, x, t) * g.gain + g.leak.response(x, t) * g.leak.rate
+});
+
+/// The point `[rate, w.., gain, x.., t]`, and back.
+fn gained_point(p: &[f64]) -> (Gained, Vec<f64>, f64) {
+    let n = (p.len() - 3) / 2;
+    let leak = Leak {
+        rate: p[0],
+        w: p[1..1 + n].to_vec(),
+    };
+    let gained = Gained {
+        leak,
+        gain: p[1 + n],
+    };
+    (gained, p[2 + n..2 + 2 * n].to_vec(), p[2 + 2 * n])
+}
+
+fn gained_flat(d: &Gained, dx: &[f64], dt: f64) -> Vec<f64> {
+    let mut out = vec![d.leak.rate];
+    out.extend(&d.leak.w);
+    out.push(d.gain);
+    out.extend(dx);
+    out.push(dt);
+    out
+}
+
+/// `out` recorded op by op on a tape, at the point `[rate, w.., gain, x.., t]`: value and
+/// gradient.
+fn gained_on_tape(p: &[f64]) -> (f64, Vec<f64>) {
+    let n = (p.len() - 3) / 2;
+    let ps: Vec<Tensor<f64>> = p.iter().map(|&v| Tensor::scalar(v)).collect();
+    let tape = GradientTape::new();
+    for q in &ps {
+        tape.watch(q);
+    }
+    let y = tape.record(|| {
+        let (rate, w, gain) = (&ps[0], &ps[1..1 + n], &ps[1 + n]);
+        let (x, t) = (&ps[2 + n..2 + 2 * n], &ps[2 + 2 * n]);
+        let mut total = Tensor::scalar(0.0);
+        for i in 0..n {
+            total = &total + &(&w[i] * &x[i]);
+        }
+        // e^(-rate t) tanh(Σ wᵢ xᵢ), times the gain plus the rate
+        let response = &(-(rate * t)).exp() * &total.tanh();
+        &(&response * gain) + &(&response * rate)
+    });
+    let g = tape.gradient(&y, &ps).expect("a gradient");
+    let g = g.into_iter().map(|g| g.map_or(0.0, |g| g.to_scalar()));
+    (y.to_scalar(), g.collect())
+}
+
+#[test]
+fn a_sub_struct_passed_on_whole_in_what_a_macro_rules_writes() {
+    let point = [0.7, 0.4, -0.3, 0.9, 1.3, 1.2, 0.5, -0.8, 0.6];
+    let (g, x, t) = gained_point(&point);
+    // by hand: against a tape and central differences
+    let (y, (d_g, d_x, d_t)) = g.out_grad(&x, t);
+    assert_eq!(y.to_bits(), g.out(&x, t).to_bits());
+    let grad = gained_flat(&d_g, &d_x, d_t);
+    let (by_tape, on_tape) = gained_on_tape(&point);
+    assert!(close(y, by_tape, 1e-14), "{y} vs {by_tape}");
+    for (k, (a, b)) in grad.iter().zip(&on_tape).enumerate() {
+        assert!(close(*a, *b, 1e-12), "d/dp{k}: {a}, on a tape {b}");
+    }
+    leak_against_differences(
+        "Gained::out",
+        &|p| {
+            let (g, x, t) = gained_point(p);
+            g.out(&x, t)
+        },
+        &point,
+        &grad,
+    );
+    // each written by a macro, to the bit against it
+    type Grad = (f64, (Gained, Vec<f64>, f64));
+    type Pullback = Box<dyn FnOnce(f64) -> (Option<Gained>, Option<Vec<f64>>, Option<f64>)>;
+    type Way<'a> = (
+        &'a str,
+        &'a dyn Fn() -> f64,
+        &'a dyn Fn() -> Grad,
+        &'a dyn Fn() -> (f64, Pullback),
+    );
+    let ways: [Way<'_>; 3] = [
+        (
+            "out_by_impl",
+            &|| g.out_by_impl(&x, t),
+            &|| g.out_by_impl_grad(&x, t),
+            &|| {
+                let (value, pullback) = g.out_by_impl_vjp(&x, t);
+                (value, Box::new(pullback))
+            },
+        ),
+        (
+            "out_by_body",
+            &|| g.out_by_body(&x, t),
+            &|| g.out_by_body_grad(&x, t),
+            &|| {
+                let (value, pullback) = g.out_by_body_vjp(&x, t);
+                (value, Box::new(pullback))
+            },
+        ),
+        (
+            "gained_by_body",
+            &|| gained_by_body(&g, &x, t),
+            &|| gained_by_body::grad(&g, &x, t),
+            &|| {
+                let (value, pullback) = gained_by_body::vjp(&g, &x, t);
+                (value, Box::new(pullback))
+            },
+        ),
+    ];
+    let (_, by_hand) = g.out_vjp(&x, t);
+    let (d_g, d_x, d_t) = by_hand(2.0);
+    let pulled = bits(&gained_flat(&d_g.unwrap(), &d_x.unwrap(), d_t.unwrap()));
+    for (name, itself, grad_of, vjp) in ways {
+        assert_eq!(itself().to_bits(), y.to_bits(), "{name}");
+        let (y_m, (d_g, d_x, d_t)) = grad_of();
+        assert_eq!(y_m.to_bits(), y.to_bits(), "{name}");
+        assert_eq!(bits(&gained_flat(&d_g, &d_x, d_t)), bits(&grad), "{name}");
+        let (y_m, pullback) = vjp();
+        assert_eq!(y_m.to_bits(), y.to_bits(), "{name}");
+        let (d_g, d_x, d_t) = pullback(2.0);
+        let by_macro = gained_flat(&d_g.unwrap(), &d_x.unwrap(), d_t.unwrap());
+        assert_eq!(bits(&by_macro), pulled, "{name}");
+    }
+    // grad_into, by hand and by each macro
+    let into = |f: &dyn Fn(&mut Gained, &mut [f64], &mut f64) -> f64| {
+        let (mut d_g, mut d_x, mut d_t) = (g.zero_like(), vec![0.0; x.len()], 0.0);
+        let value = f(&mut d_g, &mut d_x, &mut d_t);
+        (value.to_bits(), bits(&gained_flat(&d_g, &d_x, d_t)))
+    };
+    let by_hand = into(&|d_g, d_x, d_t| g.out_grad_into(&x, t, d_g, d_x, d_t));
+    assert_eq!(by_hand, (y.to_bits(), bits(&grad)));
+    let by_impl = into(&|d_g, d_x, d_t| g.out_by_impl_grad_into(&x, t, d_g, d_x, d_t));
+    let by_body = into(&|d_g, d_x, d_t| g.out_by_body_grad_into(&x, t, d_g, d_x, d_t));
+    let by_function = into(&|d_g, d_x, d_t| gained_by_body::grad_into(&g, &x, t, d_g, d_x, d_t));
+    assert_eq!(by_impl, by_hand);
+    assert_eq!(by_body, by_hand);
+    assert_eq!(by_function, by_hand);
+}

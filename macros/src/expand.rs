@@ -136,7 +136,8 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
         body
     });
     if let Err(error) = cx.check() {
-        return (fallback::expand(&item, error), TokenStream::new());
+        let rejected = fallback::rejected(&item, &error);
+        return (fallback::expand(&item, error), rejected);
     }
     let (sig, body) = (sig.expect("checked"), body.expect("checked"));
     // The function as the generated functions declare it (scalar generics bound by the

@@ -67,10 +67,8 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
     let user_item = stripped(&item);
     let model = read(&cx, &item);
     if let Err(error) = cx.check() {
-        return (
-            crate::fallback::expand(&user_item, error),
-            TokenStream::new(),
-        );
+        let rejected = crate::fallback::rejected(&user_item, &error);
+        return (crate::fallback::expand(&user_item, error), rejected);
     }
     let model = model.expect("checked");
     let twin = twin(&item, &model);
@@ -89,8 +87,10 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
     };
     let (twin_fn, twin_companion) = crate::expand::parts(args, twin);
     let Some(twin_items) = companion_items(&twin_companion, &model) else {
-        // the twin's expansion failed: its fallback carries the errors
-        return (quote!(#user_item), twin_fn);
+        // the twin's expansion failed: its fallback carries the errors, and its stand-in
+        // companion (`fallback::rejected`) stands for the user's function's
+        let rejected = crate::fallback::rejected_twin(&user_item, &twin_companion);
+        return (quote!(#user_item), quote!(#twin_fn #rejected));
     };
     let companion = companion(&user_item, &model, &twin_items);
     (
@@ -344,15 +344,18 @@ fn read(cx: &Ctxt, item: &ItemFn) -> Option<Model> {
             .flatten()
             .find(|m| m.ident == param.as_str())
             .expect("a marked parameter");
-        // At the attribute (where a message about the parameter points), resolved as the
-        // marked parameter's own name is, as the body's reads of it are (`read_of`): a
-        // `macro_rules!` whose caller names `self` or `p`, or gives the body, gives those
-        // the caller's hygiene and the attribute the macro's (rustc E0425 "cannot find
-        // value `self_rate` in this scope"). A field passed on whole keeps the attribute's
-        // hygiene: the generated code's many uses of it would each be a message of their
-        // own where a struct names no field types (`FieldType`), not one (see `read_of`).
+        // Declared where its reads can see it. A `macro_rules!` whose caller names `self`
+        // or `p`, or gives the body, gives those the caller's hygiene and the attribute the
+        // macro's (rustc E0425 "cannot find value `self_rate` in this scope"), so every
+        // read of a lifted path resolves as the path is declared (`read_of`). A float or an
+        // array is declared at the attribute (where a message about the parameter points),
+        // resolved as the marked parameter's own name. A field passed on whole is declared
+        // at the marked parameter's type: the generated code's uses of it name the field's
+        // type (`FieldType`), and where the struct names none their messages are then the
+        // one already at that type, not one more at the attribute (with another hygiene)
+        // or at the read.
         let declared = if whole {
-            Span::call_site()
+            marked.ty.span()
         } else {
             Span::call_site().resolved_at(marked.ident.span())
         };
@@ -604,6 +607,16 @@ fn is_value_method(name: &str) -> bool {
         )
 }
 
+/// Whether `name` is a method of `f32`/`f64` (`sin_cos`, `total_cmp`): a receiver of one
+/// is a float, never a struct.
+fn is_float_method(name: &str) -> bool {
+    crate::rewrite::FLOAT_METHODS.contains(&name)
+        || matches!(
+            name,
+            "total_cmp" | "partial_cmp" | "to_string" | "eq" | "ne" | "lt" | "le" | "gt" | "ge"
+        )
+}
+
 /// Methods of the standard library that take an array as an argument (`a.iter().zip(&p.w)`,
 /// `out.copy_from_slice(&p.w)`): a field given to one is an array read, not a struct (or
 /// array) passed on whole to another annotated method, unless the receiver is a
@@ -845,6 +858,36 @@ impl Finder<'_> {
         (borrowed || receiver) && self.field(inner, Read::Whole)
     }
 
+    /// An element of an array field used as a struct, the receiver of a method that is no
+    /// float's (`m.layers[i].forward(h)`, `layer.forward(h)` of `for layer in &m.layers`):
+    /// an array of structs inside the struct, which is not differentiated (its lifted
+    /// parameter would be a float array's). The macro's message at `at`, the array's read,
+    /// not rustc's "no method named `forward` found for `f64`" in the twin.
+    fn struct_elements(&mut self, (param, path): (String, Vec<Member>), at: &Expr) {
+        self.erred.insert(param.clone());
+        self.cx.error_spanned_by(
+            at,
+            format!(
+                "`{param}.{}` holds structs (its element is a method's receiver): \
+                 #[differentiable] does not differentiate arrays or `Vec`s of structs \
+                 inside a differentiable struct; give each struct a field of its own \
+                 (`first: Layer, second: Layer`, or `Box<Layer>`)",
+                path_text(&path)
+            ),
+        );
+    }
+
+    /// The array field a `for` loop's source iterates (`&m.layers`, `m.layers.iter()`).
+    fn iterated_field(&self, source: &Expr) -> Option<(String, Vec<Member>)> {
+        let (inner, _) = crate::syntax::strip_shared_borrow(source);
+        match strip_parens(inner) {
+            Expr::MethodCall(call) if call.method == "iter" && call.args.is_empty() => {
+                field_chain(&call.receiver, self.marked)
+            }
+            inner => field_chain(inner, self.marked),
+        }
+    }
+
     fn is_float_type(&self, ty: &Type) -> bool {
         self.floats.contains(&ty.to_token_stream().to_string())
     }
@@ -865,6 +908,29 @@ impl Finder<'_> {
             cond => self.constant(|this| this.visit_expr(cond)),
         }
     }
+}
+
+/// Whether `name` is the receiver of a method that is no float's in `block`
+/// (`layer.forward(h)`): a struct, not a float.
+fn receives_a_method(block: &syn::Block, name: &syn::Ident) -> bool {
+    struct Receives<'n>(&'n syn::Ident, bool);
+    impl<'ast> Visit<'ast> for Receives<'_> {
+        fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+            let name = call.method.to_string();
+            if !is_value_method(&name)
+                && !ARRAY_METHODS.contains(&name.as_str())
+                && !is_float_method(&name)
+                && crate::syntax::single_ident(strip_parens(&call.receiver))
+                    .is_some_and(|ident| ident == self.0)
+            {
+                self.1 = true;
+            }
+            visit::visit_expr_method_call(self, call);
+        }
+    }
+    let mut receives = Receives(name, false);
+    receives.visit_block(block);
+    receives.1
 }
 
 /// Whether a pattern binds a name (a value flows out of what it matches): an identifier
@@ -951,7 +1017,20 @@ impl<'ast> Visit<'ast> for Finder<'_> {
                     // `m.hidden.forward(x)`: another annotated method's receiver
                     Read::Whole
                 };
-                let noted = if read == Read::Whole {
+                let element = match strip_parens(&call.receiver) {
+                    Expr::Index(index)
+                        if read == Read::Whole
+                            && self.constant_depth == 0
+                            && !is_float_method(&name) =>
+                    {
+                        field_chain(&index.expr, self.marked)
+                    }
+                    _ => None,
+                };
+                let noted = if let Some(array) = element {
+                    self.struct_elements(array, &call.receiver);
+                    true
+                } else if read == Read::Whole {
                     self.passed_whole(&call.receiver, true)
                 } else {
                     self.field(&call.receiver, read)
@@ -985,6 +1064,21 @@ impl<'ast> Visit<'ast> for Finder<'_> {
             Expr::Reference(reference) => {
                 if !self.field(&reference.expr, Read::Array) {
                     self.visit_expr(&reference.expr);
+                }
+            }
+            Expr::ForLoop(for_loop)
+                if matches!(&*for_loop.pat, Pat::Ident(_))
+                    && self.iterated_field(&for_loop.expr).is_some() =>
+            {
+                let Pat::Ident(pat) = &*for_loop.pat else {
+                    unreachable!("matched above");
+                };
+                if receives_a_method(&for_loop.body, &pat.ident) {
+                    let array = self.iterated_field(&for_loop.expr).expect("matched above");
+                    self.struct_elements(array, &for_loop.expr);
+                    self.visit_block(&for_loop.body);
+                } else {
+                    visit::visit_expr(self, expr);
                 }
             }
             Expr::Range(_) => self.constant(|this| visit::visit_expr(this, expr)),
@@ -1251,16 +1345,9 @@ fn twin(item: &ItemFn, model: &Model) -> ItemFn {
         .flatten()
         .map(|m| m.ident.to_string())
         .collect();
-    let structs: HashSet<syn::Ident> = model
-        .params
-        .iter()
-        .flatten()
-        .flat_map(|m| m.lifted.iter().filter(|l| l.whole).map(|l| l.name.clone()))
-        .collect();
     Replace {
         lifted: &lifted,
         whole: &whole,
-        structs: &structs,
         marked: &marked,
     }
     .visit_block_mut(&mut twin.block);
@@ -1279,17 +1366,10 @@ fn field_type(ty: &Type, path: &[Member]) -> Type {
 
 /// A read of the lifted parameter `name` in place of the user's field read at `at`: at the
 /// user's span (an error about the value, a type or a borrow, points at the field), and
-/// resolved as the parameter is declared (`read`): as the marked parameter's own name.
-/// A field passed on whole (`struct_whole`) is read at the user's span alone, as before,
-/// so that an error there carries no note of the attribute's expansion; it is not yet
-/// seen from a body a `macro_rules!` caller gives (the one case left of E0425).
-fn read_of(name: &syn::Ident, at: Span, struct_whole: bool) -> syn::Ident {
-    let span = if struct_whole {
-        at
-    } else {
-        at.resolved_at(name.span())
-    };
-    syn::Ident::new(&name.to_string(), span)
+/// resolved as the parameter is declared (`read`): for a float or an array, as the marked
+/// parameter's own name; for a field passed on whole, as the parameter's type.
+fn read_of(name: &syn::Ident, at: Span) -> syn::Ident {
+    syn::Ident::new(&name.to_string(), at.resolved_at(name.span()))
 }
 
 struct Replace<'a> {
@@ -1298,8 +1378,6 @@ struct Replace<'a> {
     /// (`&[F]`), so that `&p.w` is the parameter itself, not a `&&[F]` (which is no
     /// iterator: `x.iter().zip(&p.w)`).
     whole: &'a BTreeMap<Key, syn::Ident>,
-    /// The lifted paths passed on whole as structs (their reads keep the user's span).
-    structs: &'a HashSet<syn::Ident>,
     marked: &'a HashSet<String>,
 }
 
@@ -1313,14 +1391,14 @@ impl VisitMut for Replace<'_> {
             && let Some((param, path)) = field_chain(&reference.expr, self.marked)
             && let Some(name) = self.whole.get(&(param, path_text(&path)))
         {
-            let name = read_of(name, expr.span(), self.structs.contains(name));
+            let name = read_of(name, expr.span());
             *expr = syn::parse_quote!(#name);
             return;
         }
         if let Some((param, path)) = field_chain(expr, self.marked)
             && let Some(name) = self.lifted.get(&(param, path_text(&path)))
         {
-            let name = read_of(name, expr.span(), self.structs.contains(name));
+            let name = read_of(name, expr.span());
             *expr = syn::parse_quote!(#name);
             return;
         }
@@ -1365,6 +1443,9 @@ pub(crate) fn twin_companion_items(
     method: Option<&syn::Ident>,
     companion_type: impl Fn(&syn::Type) -> bool,
 ) -> Option<BTreeMap<String, syn::ImplItemFn>> {
+    if crate::fallback::is_stand_in(tokens) {
+        return None;
+    }
     let mut items = BTreeMap::new();
     if let Some(method) = method {
         let block: syn::ItemImpl = syn::parse2(quote!(impl Companion { #tokens })).ok()?;

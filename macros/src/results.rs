@@ -101,10 +101,8 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
     let user_item = crate::params::stripped(&item);
     let model = read(&cx, &item);
     if let Err(error) = cx.check() {
-        return (
-            crate::fallback::expand(&user_item, error),
-            TokenStream::new(),
-        );
+        let rejected = crate::fallback::rejected(&user_item, &error);
+        return (crate::fallback::expand(&user_item, error), rejected);
     }
     let model = model.expect("checked");
     let twin = twin(&item, &model);
@@ -112,8 +110,10 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
     let method = model.method.then(|| twin_name(&item));
     let Some(twin_items) = companion_items(&twin_companion, method.as_ref()) else {
         // the twin's expansion failed: its fallback carries the errors, at the user's
-        // tokens (the twin is the user's item but for its result)
-        return (quote!(#user_item), twin_fn);
+        // tokens (the twin is the user's item but for its result), and its stand-in
+        // companion (`fallback::rejected`) stands for the user's function's
+        let rejected = crate::fallback::rejected_twin(&user_item, &twin_companion);
+        return (quote!(#user_item), quote!(#twin_fn #rejected));
     };
     let companion = companion(&user_item, &model, &twin_items);
     // a method's twin items are `impl` items named after the twin: with a marked `self`,

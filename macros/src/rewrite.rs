@@ -50,7 +50,7 @@ pub fn rewrite(stmts: Vec<Stmt>) -> Vec<Stmt> {
 
 /// The methods of `f32`/`f64` that take `self` (std's, as of Rust 1.95): a call by path
 /// with the receiver first is the method call.
-const FLOAT_METHODS: &[&str] = &[
+pub(crate) const FLOAT_METHODS: &[&str] = &[
     "abs",
     "acos",
     "acosh",

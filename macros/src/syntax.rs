@@ -44,6 +44,15 @@ pub fn impl_self_type() -> Option<String> {
     IMPL_SELF_TYPE.with(|ty| ty.borrow().clone())
 }
 
+/// Whether the tokens name `Self` (an item that does is an `impl`'s or a trait's).
+pub fn names_self(tokens: proc_macro2::TokenStream) -> bool {
+    tokens.into_iter().any(|token| match token {
+        proc_macro2::TokenTree::Ident(ident) => ident == "Self",
+        proc_macro2::TokenTree::Group(group) => names_self(group.stream()),
+        _ => false,
+    })
+}
+
 /// Whether the function being expanded is an item of an `impl` block (see
 /// [`in_impl_block`]).
 pub fn is_in_impl_block() -> bool {

@@ -27,16 +27,9 @@ use crate::model::sig::{self, Mode, Signature};
 /// own `#[differentiable]` puts them beside it as associated functions. (One that does not
 /// name `Self` cannot be told from a free function by a macro that sees only it.)
 pub fn associated_function_alone(cx: &Ctxt, item: &syn::ItemFn) {
-    fn names_self(tokens: proc_macro2::TokenStream) -> bool {
-        tokens.into_iter().any(|token| match token {
-            proc_macro2::TokenTree::Ident(ident) => ident == "Self",
-            proc_macro2::TokenTree::Group(group) => names_self(group.stream()),
-            _ => false,
-        })
-    }
     if item.sig.receiver().is_none()
         && !crate::syntax::is_in_impl_block()
-        && names_self(quote::ToTokens::to_token_stream(item))
+        && crate::syntax::names_self(quote::ToTokens::to_token_stream(item))
     {
         cx.error_spanned_by(
             &item.sig.ident,

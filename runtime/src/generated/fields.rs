@@ -335,6 +335,19 @@ impl<S: crate::Differentiable> WholeCotangent<S> for S {
     }
 }
 
+// A field `Box<S>` passed on where the callee takes `&S` (`dense(&m.sub, x)`, `m.sub.
+// forward(x)`: deref coercion and autoderef reach `S`): the callee's cotangent is an `S`,
+// added inside the slot's box. (No overlap with the impl above: `S` is never `Box<S>`.)
+impl<S: crate::Differentiable> WholeCotangent<Box<S>> for S {
+    #[inline]
+    fn add_into(self, slot: &mut Option<Box<S>>) {
+        match slot {
+            Some(sum) => sum.accumulate(&self),
+            None => *slot = Some(Box::new(self)),
+        }
+    }
+}
+
 impl<F: Float + crate::Differentiable, const N: usize> WholeCotangent<[F; N]> for Vec<F> {
     #[track_caller]
     fn add_into(self, slot: &mut Option<[F; N]>) {
@@ -379,6 +392,11 @@ impl<S, G: WholeCotangent<S>> WholeEntry<S> for Option<G> {
 /// accumulate_whole(&mut slot, Some([0.5, 0.5]));
 /// accumulate_whole(&mut slot, None::<[f64; 2]>);
 /// assert_eq!(slot, Some([1.5, 2.5]));
+/// // a boxed field's slot takes the callee's cotangent of its content
+/// let mut boxed: Option<Box<[f64; 2]>> = None;
+/// accumulate_whole(&mut boxed, Some([1.0, 2.0]));
+/// accumulate_whole(&mut boxed, Some([0.5, 0.5]));
+/// assert_eq!(boxed, Some(Box::new([1.5, 2.5])));
 /// ```
 #[inline]
 #[track_caller]
@@ -427,6 +445,9 @@ pub fn add_whole<S: crate::Differentiable>(buffer: &mut S, gradient: Option<S>) 
 /// assert_eq!(TangentStruct::<[f64; 2]>::get(&&t), Some(&t));
 /// assert_eq!(TangentStruct::<[f64; 2]>::get(&t), Some(&t));
 /// assert_eq!(TangentStruct::<[f64; 2]>::get(&NoTangent), None);
+/// // a boxed field passed on to a callee taking the box's content
+/// let boxed = Box::new(t);
+/// assert_eq!(TangentStruct::<[f64; 2]>::get(&&boxed), Some(&t));
 /// ```
 pub trait TangentStruct<S> {
     /// The tangent, `None` for a constant (zero).
@@ -434,6 +455,14 @@ pub trait TangentStruct<S> {
 }
 
 impl<S> TangentStruct<S> for &S {
+    #[inline]
+    fn get(&self) -> Option<&S> {
+        Some(self)
+    }
+}
+
+// A field `Box<S>` passed on to a callee taking `&S`: the tangent is the box's content.
+impl<S> TangentStruct<S> for &Box<S> {
     #[inline]
     fn get(&self) -> Option<&S> {
         Some(self)
