@@ -1273,3 +1273,305 @@ fn a_writing_method_with_a_tuple_result() {
     );
     assert!(!generated.contains(".project_with_stats("), "{generated}");
 }
+
+// ----- 8. a `&mut` parameter passed straight on, `step(x, s, y);` -----
+
+/// `y₀ ← y₀ + h x₀ cos y₀`, `yᵢ ← yᵢ + h xᵢ sin yᵢ₋₁` (the new `yᵢ₋₁`), in place: a writer
+/// reading the old values it overwrites.
+#[differentiable]
+fn nudge(x: &[f64], s: usize, y: &mut [f64]) {
+    let h = 1.0 / s as f64;
+    let first = y[0];
+    y[0] = first + h * x[0] * first.cos();
+    for i in 1..y.len() {
+        y[i] += h * x[i] * y[i - 1].sin();
+    }
+}
+
+/// `y` (its initial values kept in part) stepped `s` times, the caller's own `&mut`
+/// parameter passed on as it is (Rust reborrows it): a replayed call in a loop. This
+/// failed with rustc's E0308 under the attribute (the call was taken for one reading `y`,
+/// replayed with a shared copy and given a shared tangent).
+#[differentiable]
+fn nudged_in_a_loop(x: &[f64], s: usize, y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] = 0.5 * y[i] + 0.1;
+    }
+    for _ in 0..s {
+        nudge(x, s, y);
+    }
+}
+
+/// [`nudged_in_a_loop`] with the reborrow `&mut y` spelled out (the form that compiled):
+/// the oracle.
+#[differentiable]
+#[allow(clippy::needless_borrow)]
+fn nudged_in_a_loop_reborrowed(x: &[f64], s: usize, mut y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] = 0.5 * y[i] + 0.1;
+    }
+    for _ in 0..s {
+        nudge(x, s, &mut y);
+    }
+}
+
+/// Straight-line code: passed on twice in a row, written, passed on again.
+#[differentiable]
+fn nudged_twice(x: &[f64], s: usize, y: &mut [f64]) {
+    nudge(x, s, y);
+    nudge(x, s, y);
+    y[0] *= x[1];
+    nudge(x, s, y);
+}
+
+#[differentiable]
+#[allow(clippy::needless_borrow)]
+fn nudged_twice_reborrowed(x: &[f64], s: usize, mut y: &mut [f64]) {
+    nudge(x, s, &mut y);
+    nudge(x, s, &mut y);
+    y[0] *= x[1];
+    nudge(x, s, &mut y);
+}
+
+/// Outside any loop, in a branch.
+#[differentiable]
+fn nudged_in_a_branch(x: &[f64], s: usize, y: &mut [f64]) {
+    if x[0] > 0.0 {
+        nudge(x, s, y);
+    } else {
+        nudge(x, s + 1, y);
+        nudge(x, s, y);
+    }
+}
+
+#[differentiable]
+#[allow(clippy::needless_borrow)]
+fn nudged_in_a_branch_reborrowed(x: &[f64], s: usize, mut y: &mut [f64]) {
+    if x[0] > 0.0 {
+        nudge(x, s, &mut y);
+    } else {
+        nudge(x, s + 1, &mut y);
+        nudge(x, s, &mut y);
+    }
+}
+
+#[differentiable]
+fn sum_of_squares(a: &[f64]) -> f64 {
+    let mut t = 0.0;
+    for i in 0..a.len() {
+        t += a[i] * a[i];
+    }
+    t
+}
+
+/// A writer with a value: `y` passed on as it is to writers (statements), then to a reader
+/// whose value is used (`sum_of_squares(y)`, a shared parameter: still a read).
+#[differentiable]
+fn nudged_energy(x: &[f64], y: &mut [f64]) -> f64 {
+    nudged_in_a_loop(x, 3, y);
+    nudge(x, 2, y);
+    sum_of_squares(y) * x[2]
+}
+
+#[differentiable]
+#[allow(clippy::needless_borrow)]
+fn nudged_energy_reborrowed(x: &[f64], mut y: &mut [f64]) -> f64 {
+    nudged_in_a_loop_reborrowed(x, 3, &mut y);
+    nudge(x, 2, &mut y);
+    sum_of_squares(y) * x[2]
+}
+
+/// [`nudged_energy`] from a copy of `y0`: a function with `grad` and a `vjp` of one result.
+#[differentiable]
+fn nudged_energy_of(x: &[f64], y0: &[f64]) -> f64 {
+    let mut y = y0.to_vec();
+    nudged_energy(x, &mut y)
+}
+
+#[differentiable]
+fn nudged_energy_of_reborrowed(x: &[f64], y0: &[f64]) -> f64 {
+    let mut y = y0.to_vec();
+    nudged_energy_reborrowed(x, &mut y)
+}
+
+/// `(x, s, y)` of a writer.
+type Passes = fn(&[f64], usize, &mut [f64]);
+/// `(x, s, y, d_x, d_y)` of a writer's `grad_into`.
+type PassesInto = fn(&[f64], usize, &mut [f64], &mut [f64], &mut [f64]);
+/// `(x, s, y, tangent of x, tangent of y)` of a writer's `jvp`.
+type PassesTangent = fn(&[f64], usize, &mut [f64], &[f64], &mut [f64]);
+/// `(x, s, y, d_y)` of a writer's `vjp` and its pullback: `d_x`, `d_y` in place.
+type PassesPullback = fn(&[f64], usize, &mut [f64], &mut [f64]) -> Vec<f64>;
+
+/// One form of a writer passing its `y` on: `f`, `f::primal`, `f::grad_into`, `f::jvp`,
+/// `f::vjp`.
+type PassingForm = (Passes, Passes, PassesInto, PassesTangent, PassesPullback);
+
+macro_rules! passing_form {
+    ($f:ident) => {
+        (
+            |x, s, y| $f(x, s, y),
+            |x, s, y| $f::primal(x, s, y),
+            |x, s, y, dx, dy| $f::grad_into(x, s, y, dx, dy),
+            |x, s, y, v, t| {
+                $f::jvp(x, s, y, v, t);
+            },
+            |x, s, y, dy| {
+                let ((), pullback) = $f::vjp(x, s, y);
+                pullback((), dy).0.expect("a gradient")
+            },
+        )
+    };
+}
+
+/// The bare form checked on its own (its output, `grad_into` against central differences,
+/// `jvp` against `⟨∇, v⟩`), then against the reborrow form: the same output, gradient
+/// (`grad_into`, and `vjp`'s pullback) and tangent, to the bit.
+fn check_passed_on(name: &str, bare: PassingForm, reborrowed: PassingForm) {
+    let x = point(4, 91, -1.0, 1.0);
+    // both signs of `x₀`: both branches of `nudged_in_a_branch`
+    check_passed_on_at(name, &x, bare, reborrowed);
+    check_passed_on_at(name, &[-x[0], x[1], x[2], x[3]], bare, reborrowed);
+}
+
+fn check_passed_on_at(name: &str, x: &[f64], bare: PassingForm, reborrowed: PassingForm) {
+    let s = 3;
+    let (x, y0) = (x.to_vec(), point(4, 92, -1.0, 1.0));
+    let (itself, primal, grad_into, jvp, vjp) = bare;
+    let (_, re_primal, re_grad_into, re_jvp, re_vjp) = reborrowed;
+    Writer {
+        name,
+        inputs: 4,
+        outputs: 4,
+        primal: &|x, y| primal(x, s, y),
+        itself: &|x, y| itself(x, s, y),
+        grad_into: &|x, y, dx, dy| grad_into(x, s, y, dx, dy),
+        jvp: &|x, y, v, t| jvp(x, s, y, v, t),
+    }
+    .check(&x, &y0);
+    let w = point(4, 93, -1.0, 1.0);
+    let run_into = |f: PassesInto| {
+        let (mut y, mut dx, mut dy) = (y0.clone(), vec![0.0; 4], w.clone());
+        f(&x, s, &mut y, &mut dx, &mut dy);
+        (y, dx, dy)
+    };
+    let by_grad_into = run_into(grad_into);
+    assert_eq!(by_grad_into, run_into(re_grad_into), "{name}: grad_into");
+    let run_vjp = |f: PassesPullback| {
+        let (mut y, mut dy) = (y0.clone(), w.clone());
+        let dx = f(&x, s, &mut y, &mut dy);
+        (y, dx, dy)
+    };
+    let by_vjp = run_vjp(vjp);
+    assert_eq!(by_vjp, run_vjp(re_vjp), "{name}: vjp");
+    assert_eq!(by_vjp.0, by_grad_into.0, "{name}: vjp's output");
+    for (k, (a, b)) in [&by_vjp.1[..], &by_vjp.2]
+        .concat()
+        .iter()
+        .zip([&by_grad_into.1[..], &by_grad_into.2].concat())
+        .enumerate()
+    {
+        assert!(close(*a, b, 1e-12), "{name}: d/d{k} vjp {a}, grad_into {b}");
+    }
+    let (mut y, mut re_y) = (y0.clone(), y0.clone());
+    primal(&x, s, &mut y);
+    re_primal(&x, s, &mut re_y);
+    assert_eq!(y, re_y, "{name}: primal");
+    let v = point(8, 94, -1.0, 1.0);
+    let run_jvp = |f: PassesTangent| {
+        let (mut y, mut t) = (y0.clone(), v[4..].to_vec());
+        f(&x, s, &mut y, &v[..4], &mut t);
+        (y, t)
+    };
+    assert_eq!(run_jvp(jvp), run_jvp(re_jvp), "{name}: jvp");
+}
+
+/// `step(x, s, y);` of a `y: &mut [f64]` parameter (which Rust reborrows), in a loop, in
+/// straight-line code twice in a row, and in a branch: the gradients of `&mut y`.
+#[test]
+fn a_mut_parameter_passed_straight_on() {
+    check_passed_on(
+        "nudged_in_a_loop",
+        passing_form!(nudged_in_a_loop),
+        passing_form!(nudged_in_a_loop_reborrowed),
+    );
+    check_passed_on(
+        "nudged_twice",
+        passing_form!(nudged_twice),
+        passing_form!(nudged_twice_reborrowed),
+    );
+    check_passed_on(
+        "nudged_in_a_branch",
+        passing_form!(nudged_in_a_branch),
+        passing_form!(nudged_in_a_branch_reborrowed),
+    );
+    // each call replayed (`vjp_into`) as the reborrow's is
+    for (bare, reborrowed) in [
+        (
+            nudged_in_a_loop::GENERATED,
+            nudged_in_a_loop_reborrowed::GENERATED,
+        ),
+        (nudged_twice::GENERATED, nudged_twice_reborrowed::GENERATED),
+        (
+            nudged_in_a_branch::GENERATED,
+            nudged_in_a_branch_reborrowed::GENERATED,
+        ),
+    ] {
+        let calls = |generated: &str| {
+            let into = generated.matches("vjp_into(").count();
+            (into, generated.matches("::vjp(").count())
+        };
+        assert_eq!(calls(bare), calls(reborrowed), "{bare}");
+        assert!(calls(bare).0 > 0, "{bare}");
+    }
+}
+
+/// `(x, y, d_x, d_y) -> value` of a writer with a value's `grad_into`.
+type ValueInto = fn(&[f64], &mut [f64], &mut [f64], &mut [f64]) -> f64;
+
+/// A writer with a value passing its `y` on to writers and then to a reader
+/// (`sum_of_squares(y)`), called on a copy: `grad`, `grad_into`, `vjp` and `jvp` against
+/// central differences and the reborrow form; the writer's own `grad_into` and `vjp` too.
+#[test]
+fn a_mut_parameter_passed_straight_on_then_read() {
+    let at = point(8, 95, -1.0, 1.0);
+    slices!(@second_order nudged_energy_of, [4, 4], [0, 1], at.clone());
+    let (x, y0) = (&at[..4], &at[4..]);
+    let (value, [dx, dy]) = nudged_energy_of::grad(x, y0);
+    let (re_value, [re_dx, re_dy]) = nudged_energy_of_reborrowed::grad(x, y0);
+    assert_eq!(value.to_bits(), re_value.to_bits());
+    assert_eq!(
+        nudged_energy_of_reborrowed(x, y0).to_bits(),
+        value.to_bits()
+    );
+    assert_eq!((&dx, &dy), (&re_dx, &re_dy));
+    let (by_vjp, pullback) = nudged_energy_of::vjp(x, y0);
+    let (re_by_vjp, re_pullback) = nudged_energy_of_reborrowed::vjp(x, y0);
+    assert_eq!(by_vjp.to_bits(), re_by_vjp.to_bits());
+    let (vdx, vdy) = pullback(1.0);
+    assert_eq!((vdx.clone(), vdy.clone()), re_pullback(1.0));
+    for (a, b) in [vdx.unwrap(), vdy.unwrap()]
+        .concat()
+        .iter()
+        .zip([dx, dy].concat())
+    {
+        assert!(close(*a, b, 1e-12), "vjp {a}, grad {b}");
+    }
+    // the writer itself: `grad_into` and `vjp` of the bare form are the reborrow's
+    let into = |f: ValueInto| {
+        let (mut y, mut dx, mut dy) = (y0.to_vec(), vec![0.0; 4], vec![0.5; 4]);
+        let value = f(x, &mut y, &mut dx, &mut dy);
+        (value.to_bits(), y, dx, dy)
+    };
+    assert_eq!(
+        into(|x, y, dx, dy| nudged_energy::grad_into(x, y, dx, dy)),
+        into(|x, y, dx, dy| nudged_energy_reborrowed::grad_into(x, y, dx, dy)),
+    );
+    let (mut y, mut re_y) = (y0.to_vec(), y0.to_vec());
+    let (value, pullback) = nudged_energy::vjp(x, &mut y);
+    let (re_value, re_pullback) = nudged_energy_reborrowed::vjp(x, &mut re_y);
+    assert_eq!((value.to_bits(), &y), (re_value.to_bits(), &re_y));
+    let (mut dy, mut re_dy) = (vec![0.5; 4], vec![0.5; 4]);
+    assert_eq!(pullback(1.0, &mut dy), re_pullback(1.0, &mut re_dy));
+    assert_eq!(dy, re_dy);
+}

@@ -1280,7 +1280,10 @@ impl<'a> Lowerer<'a> {
             {
                 self.lower_push(call, expr, semi)
             }
-            Expr::Call(call) if self.mode == Mode::Scalar && self.writes_arrays(call) => {
+            Expr::Call(call)
+                if self.mode == Mode::Scalar
+                    && (self.writes_arrays(call) || self.passes_on_written(call)) =>
+            {
                 self.lower_writing_call(Writer::Function(call), expr, semi)
             }
             Expr::MethodCall(call)
@@ -3009,6 +3012,30 @@ impl<'a> Lowerer<'a> {
                 .any(|arg| self.written_array_arg(arg).is_some())
     }
 
+    /// The `&mut` float array parameter an argument names as it is (`y`, which Rust
+    /// reborrows implicitly: `step(x, s, y);` of `y: &mut [f64]`), if any.
+    fn passed_on_written(&self, arg: &Expr) -> Option<BindingId> {
+        let binding = self.lookup(single_ident(strip_parens(arg))?)?;
+        self.written.contains(&binding).then_some(binding)
+    }
+
+    /// Whether a call statement of a named function passes on a `&mut` float array
+    /// parameter as it is (`step(x, s, y);`): a call of an annotated function writing it,
+    /// as `&mut y` would be. Only as a statement, whose value is dropped: a call whose value
+    /// is used may read the array through a shared parameter (`total(y)`), which the
+    /// caller's macro cannot tell from a writer's (it sees no callee's signature).
+    fn passes_on_written(&self, call: &syn::ExprCall) -> bool {
+        matches!(&*call.func, Expr::Path(func)
+            if (!crate::syntax::is_associated(&func.path)
+                || crate::syntax::is_annotated_associated(&func.path))
+                && !crate::syntax::is_constructor(&func.path)
+                && self.calls.plain_helper(&func.path).is_none())
+            && call
+                .args
+                .iter()
+                .any(|arg| self.passed_on_written(arg).is_some())
+    }
+
     /// `f(&x, &mut out);` of another annotated function writing `out` (scalar mode), as a
     /// statement: [`writing_call`](Self::writing_call), or plain code if nothing it reads
     /// or writes is active.
@@ -3137,7 +3164,13 @@ impl<'a> Lowerer<'a> {
         let call_args = call.args();
         let mut written = Vec::new();
         for (k, arg) in call_args.iter().enumerate() {
-            match self.written_array_arg(arg) {
+            // (a `&mut` parameter passed on as it is: written, in a call statement)
+            let passed_on = || {
+                matches!((&call, wanted), (Writer::Function(_), Wanted::Nothing))
+                    .then(|| self.passed_on_written(arg).map(|binding| (binding, None)))
+                    .flatten()
+            };
+            match self.written_array_arg(arg).or_else(passed_on) {
                 Some((binding, range)) => {
                     written.push((offset + k, binding, range));
                     args.push(Operand::Active {

@@ -87,15 +87,12 @@ pub fn step(x: &[f64], s: usize, y: &mut [f64]) {
 /// assert!((y[0] - 1.0).abs() < 1e-15 && (y[1] - 3.0).abs() < 1e-14);
 /// ```
 #[differentiable]
-// `&mut y` (a reborrow through `mut y`): `step(x, s, y)` does not compile under the
-// attribute yet (its replayed call restores a bare `y` as a shared array).
-#[allow(clippy::needless_borrow)]
-pub fn solve(x: &[f64], s: usize, mut y: &mut [f64]) {
+pub fn solve(x: &[f64], s: usize, y: &mut [f64]) {
     for v in y.iter_mut() {
         *v = 0.0;
     }
     for _ in 0..s {
-        step(x, s, &mut y);
+        step(x, s, y);
     }
 }
 
