@@ -3002,10 +3002,7 @@ impl<'a> Lowerer<'a> {
     /// Whether a call statement passes a float array as `&mut` to a named function: a
     /// call of an annotated function writing it (`f(&x, &mut out);`).
     fn writes_arrays(&self, call: &syn::ExprCall) -> bool {
-        matches!(&*call.func, Expr::Path(func)
-            if (!crate::syntax::is_associated(&func.path)
-                || crate::syntax::is_annotated_associated(&func.path))
-                && !crate::syntax::is_constructor(&func.path))
+        callee_path(call).is_some()
             && call
                 .args
                 .iter()
@@ -3025,11 +3022,7 @@ impl<'a> Lowerer<'a> {
     /// is used may read the array through a shared parameter (`total(y)`), which the
     /// caller's macro cannot tell from a writer's (it sees no callee's signature).
     fn passes_on_written(&self, call: &syn::ExprCall) -> bool {
-        matches!(&*call.func, Expr::Path(func)
-            if (!crate::syntax::is_associated(&func.path)
-                || crate::syntax::is_annotated_associated(&func.path))
-                && !crate::syntax::is_constructor(&func.path)
-                && self.calls.plain_helper(&func.path).is_none())
+        callee_path(call).is_some_and(|path| self.calls.plain_helper(path).is_none())
             && call
                 .args
                 .iter()
@@ -4671,5 +4664,21 @@ fn struct_pattern_local(local: &syn::Local) -> Option<syn::Local> {
     match syn::parse_quote!(#[#mark(#(#members),*)] let (#(#names,)*) = #value;) {
         syn::Stmt::Local(split) => Some(split),
         _ => unreachable!("a `let`"),
+    }
+}
+
+/// The path of a call's function when it may be another annotated function writing a
+/// `&mut` array argument: a free function's, or an associated function of an annotated
+/// `impl` block; not a tuple struct's or variant's constructor.
+fn callee_path(call: &syn::ExprCall) -> Option<&syn::Path> {
+    match &*call.func {
+        Expr::Path(func)
+            if (!crate::syntax::is_associated(&func.path)
+                || crate::syntax::is_annotated_associated(&func.path))
+                && !crate::syntax::is_constructor(&func.path) =>
+        {
+            Some(&func.path)
+        }
+        _ => None,
     }
 }

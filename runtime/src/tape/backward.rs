@@ -645,11 +645,7 @@ fn sweep_consuming<const CHECK: bool, const EVERY: bool>(
     unrecorded: bool,
     finding: &mut Option<Finding>,
 ) -> bool {
-    let relevance = if EVERY {
-        Relevant::Every
-    } else {
-        Relevant::Marked(relevant)
-    };
+    let relevance = Relevant::of(EVERY, relevant);
     let mut tensors = false;
     for (i, node) in nodes.iter_mut().enumerate().rev() {
         if node.inputs.is_none() {
