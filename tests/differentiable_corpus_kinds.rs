@@ -782,6 +782,99 @@ fn normal_map_objective(model: &Normal, data: &Tensor<f64>, prior_weight: f64) -
     model.nll(data) + prior
 }
 
+/// A damped pendulum's constants: a struct of floats.
+struct Pendulum {
+    length: f64,
+    damping: f64,
+}
+
+impl Pendulum {
+    /// The angle after a semi-implicit Euler run from `(theta, omega)`: a `&self` method
+    /// reading float fields as constants, two carried tensors.
+    #[differentiable]
+    fn swing(&self, theta0: &Tensor<f64>, omega0: &Tensor<f64>, dt: f64) -> Tensor<f64> {
+        let mut theta = theta0.clone();
+        let mut omega = omega0.clone();
+        for _ in 0..25 {
+            omega = &omega - (theta.sin() * (9.81 / self.length) + &omega * self.damping) * dt;
+            theta = &theta + &omega * dt;
+        }
+        theta
+    }
+}
+
+/// The squared miss of a pendulum's swing against a target angle: a free caller of a
+/// method on a struct of constants.
+#[differentiable]
+fn pendulum_miss(p: &Pendulum, theta0: &Tensor<f64>, omega0: &Tensor<f64>) -> Tensor<f64> {
+    (p.swing(theta0, omega0, 0.04) - 0.3).square()
+}
+
+/// A one-dimensional Kalman filter's noise settings.
+struct Kalman {
+    process_noise: f64,
+    measurement_noise: f64,
+}
+
+impl Kalman {
+    /// The filtered state after a run of measurements, from a differentiable initial
+    /// estimate and variance: a method over a slice of constants.
+    #[differentiable]
+    fn filter(&self, estimate0: &Tensor<f64>, variance0: &Tensor<f64>, zs: &[f64]) -> Tensor<f64> {
+        let mut estimate = estimate0.clone();
+        let mut variance = variance0.clone();
+        for z in zs {
+            let predicted = &variance + self.process_noise;
+            let gain = &predicted / (&predicted + self.measurement_noise);
+            estimate = &estimate + (*z - &estimate) * &gain;
+            variance = (1.0 - &gain) * predicted;
+        }
+        estimate + variance
+    }
+}
+
+/// The filter's output against a reference value (a free caller of the method).
+#[differentiable]
+fn kalman_error(filter: &Kalman, estimate0: &Tensor<f64>, variance0: &Tensor<f64>) -> Tensor<f64> {
+    (filter.filter(estimate0, variance0, &[1.1, 0.9, 1.3, 1.0]) - 1.05).square()
+}
+
+/// An Elman recurrent cell: its weights as tensor fields, a method run over a sequence.
+struct Elman {
+    input: Tensor<f64>,
+    recurrent: Tensor<f64>,
+}
+
+impl Elman {
+    #[differentiable]
+    fn run(&self, xs: &[f64], h0: &Tensor<f64>) -> Tensor<f64> {
+        let mut h = h0.clone();
+        for x in xs {
+            h = (h.matmul(&self.recurrent) + &self.input * *x).tanh();
+        }
+        h
+    }
+}
+
+/// The last hidden state's squared norm: a free caller of the cell's method.
+#[differentiable]
+fn elman_energy(cell: &Elman, h0: &Tensor<f64>) -> Tensor<f64> {
+    cell.run(&[0.5, -1.0, 0.25, 0.8], h0).square().sum()
+}
+
+/// A standardiser holding a mean and a scale, generic over the float type.
+struct Scaler<T: Float> {
+    mean: Tensor<T>,
+    scale: Tensor<T>,
+}
+
+/// The mean squared standardised residual, generic over the float type of a generic
+/// struct parameter.
+#[differentiable]
+fn scaled_residual<T: Float>(scaler: &Scaler<T>, x: &Tensor<T>) -> Tensor<T> {
+    ((x - &scaler.mean) / &scaler.scale).square().mean()
+}
+
 #[test]
 fn structs_and_methods() {
     let model = |x: &[Tensor<f64>]| TwoLayer {
@@ -828,6 +921,60 @@ fn structs_and_methods() {
         &[vec![s(0.4), s(-0.2)], vec![s(-0.3), s(0.5)]],
         &|x| normal_map_objective(&normal(x), &data, 0.1),
         &|x| normal_map_objective::primal(&normal(x), &data, 0.1),
+    );
+    let pendulum = Pendulum {
+        length: 1.2,
+        damping: 0.3,
+    };
+    check(
+        "pendulum_miss",
+        &[
+            vec![v(&[0.5, -0.2, 1.0]), v(&[0.0, 0.4, -0.3])],
+            vec![s(0.7), s(0.1)],
+        ],
+        &|x| pendulum_miss(&pendulum, &x[0], &x[1]),
+        &|x| pendulum_miss::primal(&pendulum, &x[0], &x[1]),
+    );
+    let kalman = Kalman {
+        process_noise: 0.01,
+        measurement_noise: 0.2,
+    };
+    check(
+        "kalman_error",
+        &[
+            vec![v(&[0.0, 0.8, 2.0]), v(&[1.0, 0.5, 2.0])],
+            vec![s(0.3), s(0.9)],
+        ],
+        &|x| kalman_error(&kalman, &x[0], &x[1]),
+        &|x| kalman_error::primal(&kalman, &x[0], &x[1]),
+    );
+    let elman = |x: &[Tensor<f64>]| Elman {
+        input: x[0].clone(),
+        recurrent: x[1].clone(),
+    };
+    check(
+        "elman_energy",
+        &[vec![
+            v(&[0.4, -0.3]),
+            Tensor::from_vec(vec![0.5, -0.2, 0.3, 0.6], &[2, 2]),
+            Tensor::from_vec(vec![0.1, -0.2], &[1, 2]),
+        ]],
+        &|x| elman_energy(&elman(x), &x[2]),
+        &|x| elman_energy::primal(&elman(x), &x[2]),
+    );
+    let scaler = |x: &[Tensor<f64>]| Scaler {
+        mean: x[0].clone(),
+        scale: x[1].clone(),
+    };
+    check(
+        "scaled_residual",
+        &[vec![
+            v(&[0.2, -0.1, 0.4]),
+            v(&[1.5, 0.8, 2.0]),
+            v(&[0.3, -1.2, 2.0]),
+        ]],
+        &|x| scaled_residual(&scaler(x), &x[2]),
+        &|x| scaled_residual::primal(&scaler(x), &x[2]),
     );
 }
 
