@@ -1,0 +1,487 @@
+//! The corpus of issue 13 in scalar mode, over float arrays: functions whose differentiable
+//! values are the entries of `&[T]`, `[T; N]`, `[[T; N]; M]` and local `Vec<T>` buffers,
+//! checked against two oracles although nothing records plain-float arithmetic on a tape.
+//!
+//! Each body is written once (`twice!`) and compiled twice: annotated (`#[differentiable]`,
+//! generic over `gradtape::Float`) and plain, generic over `num_traits::Float`. The plain
+//! copy runs on dual numbers (`gradtape::generated::Dual`, one direction per input): the
+//! same body differentiated op by op, by each float operation's forward rule, with no
+//! source transformation. Checked:
+//! - the value of `f`, `f::primal` and `f::grad` against the body on numbers;
+//! - order one: `f::grad` against the dual numbers' partials and against central
+//!   differences of `f::primal`;
+//! - order two: each Hessian column, by central differences of `f::grad`, against central
+//!   differences of the dual numbers' gradient and against second differences of the
+//!   value.
+
+mod common;
+
+use common::{central_differences, close};
+use gradtape::differentiable;
+use gradtape::generated::Dual;
+
+/// The body twice: `$name`, annotated, and `$on_duals`, plain, both generic over the float
+/// type.
+macro_rules! twice {
+    ($(#[$doc:meta])* fn $name:ident / $on_duals:ident <T> ($($arg:ident : $ty:ty),* $(,)?) -> T $body:block) => {
+        $(#[$doc])*
+        #[differentiable]
+        fn $name<T: gradtape::Float>($($arg: $ty),*) -> T $body
+
+        #[allow(clippy::needless_range_loop)]
+        fn $on_duals<T: num_traits::Float>($($arg: $ty),*) -> T $body
+    };
+    // one `mut` parameter
+    ($(#[$doc:meta])* fn $name:ident / $on_duals:ident <T> (mut $arg:ident : $ty:ty) -> T $body:block) => {
+        $(#[$doc])*
+        #[differentiable]
+        fn $name<T: gradtape::Float>(mut $arg: $ty) -> T $body
+
+        #[allow(clippy::needless_range_loop)]
+        fn $on_duals<T: num_traits::Float>(mut $arg: $ty) -> T $body
+    };
+}
+
+/// The differentiable inputs of a function, flattened, and its faces on them.
+struct Twice<'a, const N: usize> {
+    name: &'a str,
+    itself: &'a dyn Fn(&[f64]) -> f64,
+    primal: &'a dyn Fn(&[f64]) -> f64,
+    grad: &'a dyn Fn(&[f64]) -> (f64, Vec<f64>),
+    on_duals: &'a dyn Fn(&[Dual<f64, N>]) -> Dual<f64, N>,
+}
+
+impl<const N: usize> Twice<'_, N> {
+    /// The dual numbers' value and gradient at `x`.
+    fn by_duals(&self, x: &[f64]) -> (f64, Vec<f64>) {
+        let duals: Vec<Dual<f64, N>> = x
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| Dual::variable(v, i))
+            .collect();
+        let y = (self.on_duals)(&duals);
+        (y.value, y.partials.to_vec())
+    }
+
+    fn check(&self, x: [f64; N]) {
+        let name = self.name;
+        let value = (self.primal)(&x);
+        assert_eq!((self.itself)(&x).to_bits(), value.to_bits(), "{name}: f");
+        let (by_grad, gradient) = (self.grad)(&x);
+        assert_eq!(by_grad.to_bits(), value.to_bits(), "{name}: grad's value");
+        let (by_duals, dual_gradient) = self.by_duals(&x);
+        assert!(
+            close(by_duals, value, 1e-12),
+            "{name}: {by_duals} on duals, {value}"
+        );
+        let differences = central_differences(self.primal, &x);
+        for k in 0..N {
+            assert!(
+                close(gradient[k], dual_gradient[k], 1e-10),
+                "{name}: ∂/∂x{k} {} vs dual numbers {}\n  {gradient:?}\n  {dual_gradient:?}",
+                gradient[k],
+                dual_gradient[k]
+            );
+            assert!(
+                close(gradient[k], differences[k], 1e-6),
+                "{name}: ∂/∂x{k} {} vs central differences {}",
+                gradient[k],
+                differences[k]
+            );
+        }
+
+        // order two, column j of the Hessian three ways
+        let h = 1e-4;
+        let moved = |j: usize, by: f64| {
+            let mut p = x;
+            p[j] += by;
+            p
+        };
+        for j in 0..N {
+            let (up, down) = ((self.grad)(&moved(j, h)).1, (self.grad)(&moved(j, -h)).1);
+            let (dual_up, dual_down) = (
+                self.by_duals(&moved(j, h)).1,
+                self.by_duals(&moved(j, -h)).1,
+            );
+            for i in 0..N {
+                let of_grad = (up[i] - down[i]) / (2.0 * h);
+                let of_duals = (dual_up[i] - dual_down[i]) / (2.0 * h);
+                let at = |s: f64, t: f64| {
+                    let mut p = moved(j, t);
+                    p[i] += s;
+                    (self.primal)(&p)
+                };
+                let second = (at(h, h) - at(h, -h) - at(-h, h) + at(-h, -h)) / (4.0 * h * h);
+                assert!(
+                    close(of_grad, of_duals, 1e-7),
+                    "{name}: H[{i}][{j}] {of_grad} by the gradient, {of_duals} by dual numbers"
+                );
+                assert!(
+                    close(of_grad, second, 1e-4),
+                    "{name}: H[{i}][{j}] {of_grad} by the gradient, {second} by second differences"
+                );
+            }
+        }
+    }
+}
+
+fn duals<const N: usize>(x: &[Dual<f64, N>]) -> Vec<Dual<f64, N>> {
+    x.to_vec()
+}
+
+// ----- statistics and losses over slices -----
+
+twice! {
+    /// The weighted variance of a sample: `iter().zip()`, `fold`, `.len()`.
+    fn weighted_variance / weighted_variance_on_duals<T>(x: &[T], w: &[T]) -> T {
+        let total = w.iter().fold(T::zero(), |acc, v| acc + *v);
+        let mut mean = T::zero();
+        for (xi, wi) in x.iter().zip(w.iter()) {
+            mean = mean + *xi * *wi;
+        }
+        mean = mean / total;
+        let mut spread = T::zero();
+        for (xi, wi) in x.iter().zip(w.iter()) {
+            spread = spread + *wi * (*xi - mean) * (*xi - mean);
+        }
+        spread / total * T::from(x.len()).unwrap() / T::from(x.len() - 1).unwrap()
+    }
+}
+
+twice! {
+    /// Log-sum-exp shifted by the maximum: a running maximum, `map` and a sum.
+    fn log_sum_exp / log_sum_exp_on_duals<T>(x: &[T]) -> T {
+        let mut m = x[0];
+        for v in x.iter() {
+            m = m.max(*v);
+        }
+        let mut total = T::zero();
+        for v in x.iter() {
+            total = total + (*v - m).exp();
+        }
+        total.ln() + m
+    }
+}
+
+twice! {
+    /// Softmax cross-entropy of logits against a label: `enumerate`, a constant index.
+    fn softmax_cross_entropy / softmax_cross_entropy_on_duals<T>(logits: &[T], label: usize) -> T {
+        let mut m = logits[0];
+        for v in logits.iter() {
+            m = m.max(*v);
+        }
+        let mut total = T::zero();
+        let mut picked = T::zero();
+        for (k, v) in logits.iter().enumerate() {
+            total = total + (*v - m).exp();
+            if k == label {
+                picked = *v - m;
+            }
+        }
+        total.ln() - picked
+    }
+}
+
+// ----- numerical methods over buffers -----
+
+twice! {
+    /// The trapezoid rule over samples: `windows(2)`.
+    fn trapezoid / trapezoid_on_duals<T>(y: &[T], dx: T) -> T {
+        let half = T::from(0.5).unwrap();
+        let mut total = T::zero();
+        for pair in y.windows(2) {
+            total = total + (pair[0] + pair[1]) * half * dx;
+        }
+        total
+    }
+}
+
+twice! {
+    /// The Thomas algorithm for a symmetric tridiagonal system (diagonal `d`, off-diagonal
+    /// a constant), then a weighted sum of the solution: local `vec![..; n]` buffers
+    /// written by index, a reversed loop.
+    fn tridiagonal_solve / tridiagonal_solve_on_duals<T>(d: &[T], rhs: &[T]) -> T {
+        let n = d.len();
+        let off = T::from(-1.0).unwrap();
+        let mut c = vec![T::zero(); n];
+        let mut r = vec![T::zero(); n];
+        c[0] = off / d[0];
+        r[0] = rhs[0] / d[0];
+        for i in 1..n {
+            let pivot = d[i] - off * c[i - 1];
+            c[i] = off / pivot;
+            r[i] = (rhs[i] - off * r[i - 1]) / pivot;
+        }
+        let mut x = vec![T::zero(); n];
+        x[n - 1] = r[n - 1];
+        for i in (0..n - 1).rev() {
+            x[i] = r[i] - c[i] * x[i + 1];
+        }
+        let mut total = T::zero();
+        for i in 0..n {
+            total = total + x[i] * T::from(i + 1).unwrap();
+        }
+        total
+    }
+}
+
+twice! {
+    /// Explicit finite differences for the heat equation on a rod with fixed ends: the
+    /// state a local `Vec` copied from the slice, the update read from a copy of the
+    /// previous step.
+    fn heat_rod / heat_rod_on_duals<T>(u0: &[T], alpha: T) -> T {
+        let n = u0.len();
+        let mut u = u0.to_vec();
+        for _ in 0..10 {
+            let previous = u.clone();
+            for i in 1..n - 1 {
+                u[i] = previous[i] + alpha * (previous[i - 1] - previous[i] * T::from(2.0).unwrap() + previous[i + 1]);
+            }
+        }
+        let mut energy = T::zero();
+        for v in u.iter() {
+            energy = energy + *v * *v;
+        }
+        energy
+    }
+}
+
+twice! {
+    /// A moving average of window 3 pushed into a local `Vec`, against the sample.
+    fn moving_average_residual / moving_average_residual_on_duals<T>(x: &[T]) -> T {
+        let third = T::from(3.0).unwrap();
+        let mut smooth = Vec::new();
+        for i in 1..x.len() - 1 {
+            smooth.push((x[i - 1] + x[i] + x[i + 1]) / third);
+        }
+        let mut total = T::zero();
+        for (k, s) in smooth.iter().enumerate() {
+            total = total + (x[k + 1] - *s) * (x[k + 1] - *s);
+        }
+        total / T::from(smooth.len()).unwrap()
+    }
+}
+
+// ----- geometry over arrays of points -----
+
+twice! {
+    /// A polyline's length: rows of a slice of points, `hypot`.
+    fn polyline_length / polyline_length_on_duals<T>(points: &[[T; 2]]) -> T {
+        let mut total = T::zero();
+        for i in 1..points.len() {
+            let dx = points[i][0] - points[i - 1][0];
+            let dy = points[i][1] - points[i - 1][1];
+            total = total + dx.hypot(dy);
+        }
+        total
+    }
+}
+
+twice! {
+    /// A quadratic form `xᵀ M x` over a fixed-size matrix, read as `m[i][j]`.
+    fn quadratic_form / quadratic_form_on_duals<T>(m: &[[T; 3]; 3], x: &[T; 3]) -> T {
+        let mut total = T::zero();
+        for i in 0..3 {
+            for j in 0..3 {
+                total = total + x[i] * m[i][j] * x[j];
+            }
+        }
+        total
+    }
+}
+
+twice! {
+    /// The norms of consecutive pairs (`chunks(2)`), softly maximised.
+    fn pair_norms / pair_norms_on_duals<T>(x: &[T]) -> T {
+        let mut total = T::zero();
+        for pair in x.chunks(2) {
+            total = total + (pair[0] * pair[0] + pair[1] * pair[1]).sqrt().exp();
+        }
+        total.ln()
+    }
+}
+
+twice! {
+    /// A polynomial by Horner's rule, coefficients highest first, over `iter()`, with a
+    /// differentiable point.
+    fn horner / horner_on_duals<T>(coefficients: &[T], x: T) -> T {
+        let mut total = T::zero();
+        for c in coefficients.iter() {
+            total = total * x + *c;
+        }
+        total
+    }
+}
+
+twice! {
+    /// A unit vector from a `mut` parameter normalised in place, projected on a fixed axis.
+    fn normalised_projection / normalised_projection_on_duals<T>(mut v: Vec<T>) -> T {
+        let mut norm = T::zero();
+        for e in v.iter() {
+            norm = norm + *e * *e;
+        }
+        norm = norm.sqrt();
+        for i in 0..v.len() {
+            v[i] = v[i] / norm;
+        }
+        v[0] * T::from(0.6).unwrap() + v[1] * T::from(0.8).unwrap()
+    }
+}
+
+// ----- the checks -----
+
+#[test]
+fn statistics_and_losses() {
+    Twice::<6> {
+        name: "weighted_variance",
+        itself: &|p| weighted_variance(&p[..3], &p[3..]),
+        primal: &|p| weighted_variance::primal(&p[..3], &p[3..]),
+        grad: &|p| {
+            let (value, [dx, dw]) = weighted_variance::grad(&p[..3], &p[3..]);
+            (value, [dx, dw].concat())
+        },
+        on_duals: &|d| weighted_variance_on_duals(&d[..3], &d[3..]),
+    }
+    .check([0.3, -1.2, 2.0, 0.5, 1.5, 0.8]);
+    Twice::<4> {
+        name: "log_sum_exp",
+        itself: &|p| log_sum_exp(p),
+        primal: &|p| log_sum_exp::primal(p),
+        grad: &|p| {
+            let (value, [g]) = log_sum_exp::grad(p);
+            (value, g)
+        },
+        on_duals: &|d| log_sum_exp_on_duals(d),
+    }
+    .check([0.3, -1.2, 2.0, 1.1]);
+    for label in [0, 2] {
+        Twice::<4> {
+            name: "softmax_cross_entropy",
+            itself: &|p| softmax_cross_entropy(p, label),
+            primal: &|p| softmax_cross_entropy::primal(p, label),
+            grad: &|p| {
+                let (value, [g]) = softmax_cross_entropy::grad(p, label);
+                (value, g)
+            },
+            on_duals: &|d| softmax_cross_entropy_on_duals(d, label),
+        }
+        .check([0.3, -1.2, 2.0, 1.1]);
+    }
+}
+
+#[test]
+fn numerical_methods() {
+    Twice::<6> {
+        name: "trapezoid",
+        itself: &|p| trapezoid(&p[..5], p[5]),
+        primal: &|p| trapezoid::primal(&p[..5], p[5]),
+        grad: &|p| {
+            let (value, (dy, ddx)) = trapezoid::grad(&p[..5], p[5]);
+            (value, [dy, vec![ddx]].concat())
+        },
+        on_duals: &|d| trapezoid_on_duals(&d[..5], d[5]),
+    }
+    .check([0.3, 0.9, 1.4, 1.2, 0.6, 0.25]);
+    Twice::<8> {
+        name: "tridiagonal_solve",
+        itself: &|p| tridiagonal_solve(&p[..4], &p[4..]),
+        primal: &|p| tridiagonal_solve::primal(&p[..4], &p[4..]),
+        grad: &|p| {
+            let (value, [dd, dr]) = tridiagonal_solve::grad(&p[..4], &p[4..]);
+            (value, [dd, dr].concat())
+        },
+        on_duals: &|d| tridiagonal_solve_on_duals(&d[..4], &d[4..]),
+    }
+    .check([2.5, 3.0, 2.2, 2.8, 1.0, -0.5, 0.8, 0.3]);
+    Twice::<6> {
+        name: "heat_rod",
+        itself: &|p| heat_rod(&p[..5], p[5]),
+        primal: &|p| heat_rod::primal(&p[..5], p[5]),
+        grad: &|p| {
+            let (value, (du, da)) = heat_rod::grad(&p[..5], p[5]);
+            (value, [du, vec![da]].concat())
+        },
+        on_duals: &|d| heat_rod_on_duals(&d[..5], d[5]),
+    }
+    .check([0.0, 0.8, 1.0, 0.4, 0.0, 0.2]);
+    Twice::<5> {
+        name: "moving_average_residual",
+        itself: &|p| moving_average_residual(p),
+        primal: &|p| moving_average_residual::primal(p),
+        grad: &|p| {
+            let (value, [g]) = moving_average_residual::grad(p);
+            (value, g)
+        },
+        on_duals: &|d| moving_average_residual_on_duals(d),
+    }
+    .check([0.3, -1.2, 2.0, 1.1, 0.4]);
+    Twice::<4> {
+        name: "horner",
+        itself: &|p| horner(&p[..3], p[3]),
+        primal: &|p| horner::primal(&p[..3], p[3]),
+        grad: &|p| {
+            let (value, (dc, dx)) = horner::grad(&p[..3], p[3]);
+            (value, [dc, vec![dx]].concat())
+        },
+        on_duals: &|d| horner_on_duals(&d[..3], d[3]),
+    }
+    .check([0.5, -1.0, 2.0, 1.3]);
+    Twice::<3> {
+        name: "normalised_projection",
+        itself: &|p| normalised_projection(p.to_vec()),
+        primal: &|p| normalised_projection::primal(p.to_vec()),
+        grad: &|p| {
+            let (value, [g]) = normalised_projection::grad(p.to_vec());
+            (value, g)
+        },
+        on_duals: &|d| normalised_projection_on_duals(duals(d)),
+    }
+    .check([0.3, -1.2, 2.0]);
+}
+
+#[test]
+fn geometry() {
+    let rows = |p: &[f64]| -> Vec<[f64; 2]> { p.chunks(2).map(|c| [c[0], c[1]]).collect() };
+    Twice::<8> {
+        name: "polyline_length",
+        itself: &|p| polyline_length(&rows(p)),
+        primal: &|p| polyline_length::primal(&rows(p)),
+        grad: &|p| {
+            let (value, [g]) = polyline_length::grad(&rows(p));
+            (value, g.concat())
+        },
+        on_duals: &|d| {
+            let points: Vec<[Dual<f64, 8>; 2]> = d.chunks(2).map(|c| [c[0], c[1]]).collect();
+            polyline_length_on_duals(&points)
+        },
+    }
+    .check([0.0, 0.0, 1.0, 0.5, 1.5, 2.0, 3.0, 2.2]);
+    let matrix = |p: &[f64]| [[p[0], p[1], p[2]], [p[3], p[4], p[5]], [p[6], p[7], p[8]]];
+    Twice::<12> {
+        name: "quadratic_form",
+        itself: &|p| quadratic_form(&matrix(p), &[p[9], p[10], p[11]]),
+        primal: &|p| quadratic_form::primal(&matrix(p), &[p[9], p[10], p[11]]),
+        grad: &|p| {
+            let (value, (dm, dx)) = quadratic_form::grad(&matrix(p), &[p[9], p[10], p[11]]);
+            (value, [dm.concat(), dx.to_vec()].concat())
+        },
+        on_duals: &|d| {
+            let m = [[d[0], d[1], d[2]], [d[3], d[4], d[5]], [d[6], d[7], d[8]]];
+            quadratic_form_on_duals(&m, &[d[9], d[10], d[11]])
+        },
+    }
+    .check([
+        2.0, 0.3, -0.1, 0.3, 1.5, 0.2, -0.1, 0.2, 1.0, 0.5, -1.2, 0.8,
+    ]);
+    Twice::<6> {
+        name: "pair_norms",
+        itself: &|p| pair_norms(p),
+        primal: &|p| pair_norms::primal(p),
+        grad: &|p| {
+            let (value, [g]) = pair_norms::grad(p);
+            (value, g)
+        },
+        on_duals: &|d| pair_norms_on_duals(d),
+    }
+    .check([0.3, -1.2, 2.0, 1.1, 0.4, 0.9]);
+}
