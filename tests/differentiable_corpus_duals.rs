@@ -29,7 +29,7 @@ macro_rules! twice {
         fn $name<T: gradtape::Float>($($arg: $ty),*) -> T $body
 
         #[allow(clippy::needless_range_loop)]
-        fn $on_duals<T: num_traits::Float>($($arg: $ty),*) -> T $body
+        fn $on_duals<T: num_traits::Float + std::iter::Sum>($($arg: $ty),*) -> T $body
     };
     // one `mut` parameter
     ($(#[$doc:meta])* fn $name:ident / $on_duals:ident <T> (mut $arg:ident : $ty:ty) -> T $body:block) => {
@@ -38,7 +38,7 @@ macro_rules! twice {
         fn $name<T: gradtape::Float>(mut $arg: $ty) -> T $body
 
         #[allow(clippy::needless_range_loop)]
-        fn $on_duals<T: num_traits::Float>(mut $arg: $ty) -> T $body
+        fn $on_duals<T: num_traits::Float + std::iter::Sum>(mut $arg: $ty) -> T $body
     };
 }
 
@@ -328,6 +328,124 @@ twice! {
     }
 }
 
+// ----- iterator forms, integrators and iterative solvers -----
+
+twice! {
+    /// The geometric mean: `map` then `sum`.
+    fn geometric_mean / geometric_mean_on_duals<T>(x: &[T]) -> T {
+        (x.iter().map(|v| v.ln()).sum::<T>() / T::from(x.len()).unwrap()).exp()
+    }
+}
+
+twice! {
+    /// A discounted return, the rewards folded from the last: `rev().fold()` with a
+    /// differentiable discount captured.
+    fn discounted_return / discounted_return_on_duals<T>(rewards: &[T], gamma: T) -> T {
+        rewards.iter().rev().fold(T::zero(), |acc, r| *r + gamma * acc)
+    }
+}
+
+twice! {
+    /// A layer of softplus units computed in place over a copy: `iter_mut`.
+    fn softplus_layer / softplus_layer_on_duals<T>(x: &[T], w: T) -> T {
+        let mut h = x.to_vec();
+        for v in h.iter_mut() {
+            *v = (T::one() + (*v * w).exp()).ln();
+        }
+        h.iter().copied().sum::<T>()
+    }
+}
+
+twice! {
+    /// Products of interleaved pairs: `step_by`, `skip`, `zip`, `map`, `sum`.
+    fn interleaved_products / interleaved_products_on_duals<T>(x: &[T]) -> T {
+        x.iter()
+            .step_by(2)
+            .zip(x.iter().skip(1).step_by(2))
+            .map(|(a, b)| *a * *b)
+            .sum::<T>()
+    }
+}
+
+twice! {
+    /// Kahan's compensated sum of squares: two carried values updated in order.
+    fn kahan_sum_of_squares / kahan_sum_of_squares_on_duals<T>(x: &[T]) -> T {
+        let mut sum = T::zero();
+        let mut compensation = T::zero();
+        for v in x.iter() {
+            let y = *v * *v - compensation;
+            let t = sum + y;
+            compensation = (t - sum) - y;
+            sum = t;
+        }
+        sum
+    }
+}
+
+twice! {
+    /// The dominant eigenvalue of a 2x2 matrix by power iteration: a local `[T; 2]`
+    /// carried through the loop, normalised each step, a Rayleigh quotient at the end.
+    fn power_iteration / power_iteration_on_duals<T>(m: &[[T; 2]; 2]) -> T {
+        let mut v = [T::one(), T::from(0.5).unwrap()];
+        for _ in 0..30 {
+            let w = [m[0][0] * v[0] + m[0][1] * v[1], m[1][0] * v[0] + m[1][1] * v[1]];
+            let norm = (w[0] * w[0] + w[1] * w[1]).sqrt();
+            v = [w[0] / norm, w[1] / norm];
+        }
+        let mv = [m[0][0] * v[0] + m[0][1] * v[1], m[1][0] * v[0] + m[1][1] * v[1]];
+        v[0] * mv[0] + v[1] * mv[1]
+    }
+}
+
+twice! {
+    /// A harmonic oscillator by classical Runge–Kutta, the state and each stage a local
+    /// `[T; 2]`.
+    fn oscillator_rk4 / oscillator_rk4_on_duals<T>(y0: &[T; 2], k: T) -> T {
+        let dt = T::from(0.1).unwrap();
+        let half = T::from(0.5).unwrap();
+        let sixth = T::from(1.0 / 6.0).unwrap();
+        let two = T::from(2.0).unwrap();
+        let mut y = *y0;
+        for _ in 0..10 {
+            let k1 = [y[1], -k * y[0]];
+            let y2 = [y[0] + half * dt * k1[0], y[1] + half * dt * k1[1]];
+            let k2 = [y2[1], -k * y2[0]];
+            let y3 = [y[0] + half * dt * k2[0], y[1] + half * dt * k2[1]];
+            let k3 = [y3[1], -k * y3[0]];
+            let y4 = [y[0] + dt * k3[0], y[1] + dt * k3[1]];
+            let k4 = [y4[1], -k * y4[0]];
+            y = [
+                y[0] + sixth * dt * (k1[0] + two * k2[0] + two * k3[0] + k4[0]),
+                y[1] + sixth * dt * (k1[1] + two * k2[1] + two * k3[1] + k4[1]),
+            ];
+        }
+        k * y[0] * y[0] + y[1] * y[1]
+    }
+}
+
+twice! {
+    /// Least squares `min |A x - b|²` by twenty steps of gradient descent from zero: local
+    /// arrays written by index in nested loops.
+    fn least_squares_descent / least_squares_descent_on_duals<T>(a: &[[T; 2]; 3], b: &[T; 3]) -> T {
+        let lr = T::from(0.1).unwrap();
+        let mut x = [T::zero(); 2];
+        for _ in 0..20 {
+            let mut r = [T::zero(); 3];
+            for i in 0..3 {
+                r[i] = a[i][0] * x[0] + a[i][1] * x[1] - b[i];
+            }
+            for j in 0..2 {
+                let mut g = T::zero();
+                for i in 0..3 {
+                    g = g + a[i][j] * r[i];
+                }
+                x[j] = x[j] - lr * g;
+            }
+        }
+        x[0] + x[1]
+    }
+}
+
 // ----- the checks -----
 
 #[test]
@@ -484,4 +602,101 @@ fn geometry() {
         on_duals: &|d| pair_norms_on_duals(d),
     }
     .check([0.3, -1.2, 2.0, 1.1, 0.4, 0.9]);
+}
+
+#[test]
+fn iterator_forms_integrators_and_solvers() {
+    Twice::<4> {
+        name: "geometric_mean",
+        itself: &|p| geometric_mean(p),
+        primal: &|p| geometric_mean::primal(p),
+        grad: &|p| {
+            let (value, [g]) = geometric_mean::grad(p);
+            (value, g)
+        },
+        on_duals: &|d| geometric_mean_on_duals(d),
+    }
+    .check([0.3, 1.2, 2.0, 0.7]);
+    Twice::<5> {
+        name: "discounted_return",
+        itself: &|p| discounted_return(&p[..4], p[4]),
+        primal: &|p| discounted_return::primal(&p[..4], p[4]),
+        grad: &|p| {
+            let (value, (dr, dg)) = discounted_return::grad(&p[..4], p[4]);
+            (value, [dr, vec![dg]].concat())
+        },
+        on_duals: &|d| discounted_return_on_duals(&d[..4], d[4]),
+    }
+    .check([1.0, -0.5, 0.3, 2.0, 0.9]);
+    Twice::<4> {
+        name: "softplus_layer",
+        itself: &|p| softplus_layer(&p[..3], p[3]),
+        primal: &|p| softplus_layer::primal(&p[..3], p[3]),
+        grad: &|p| {
+            let (value, (dx, dw)) = softplus_layer::grad(&p[..3], p[3]);
+            (value, [dx, vec![dw]].concat())
+        },
+        on_duals: &|d| softplus_layer_on_duals(&d[..3], d[3]),
+    }
+    .check([0.3, -1.2, 2.0, 0.8]);
+    Twice::<6> {
+        name: "interleaved_products",
+        itself: &|p| interleaved_products(p),
+        primal: &|p| interleaved_products::primal(p),
+        grad: &|p| {
+            let (value, [g]) = interleaved_products::grad(p);
+            (value, g)
+        },
+        on_duals: &|d| interleaved_products_on_duals(d),
+    }
+    .check([0.3, -1.2, 2.0, 1.1, 0.4, 0.9]);
+    Twice::<5> {
+        name: "kahan_sum_of_squares",
+        itself: &|p| kahan_sum_of_squares(p),
+        primal: &|p| kahan_sum_of_squares::primal(p),
+        grad: &|p| {
+            let (value, [g]) = kahan_sum_of_squares::grad(p);
+            (value, g)
+        },
+        on_duals: &|d| kahan_sum_of_squares_on_duals(d),
+    }
+    .check([0.3, -1.2, 2.0, 1.1, 0.4]);
+    let matrix = |p: &[f64]| [[p[0], p[1]], [p[2], p[3]]];
+    Twice::<4> {
+        name: "power_iteration",
+        itself: &|p| power_iteration(&matrix(p)),
+        primal: &|p| power_iteration::primal(&matrix(p)),
+        grad: &|p| {
+            let (value, [g]) = power_iteration::grad(&matrix(p));
+            (value, g.concat())
+        },
+        on_duals: &|d| power_iteration_on_duals(&[[d[0], d[1]], [d[2], d[3]]]),
+    }
+    .check([2.0, 0.5, 0.3, 1.0]);
+    Twice::<3> {
+        name: "oscillator_rk4",
+        itself: &|p| oscillator_rk4(&[p[0], p[1]], p[2]),
+        primal: &|p| oscillator_rk4::primal(&[p[0], p[1]], p[2]),
+        grad: &|p| {
+            let (value, (dy, dk)) = oscillator_rk4::grad(&[p[0], p[1]], p[2]);
+            (value, [dy.to_vec(), vec![dk]].concat())
+        },
+        on_duals: &|d| oscillator_rk4_on_duals(&[d[0], d[1]], d[2]),
+    }
+    .check([1.0, 0.2, 2.0]);
+    let system = |p: &[f64]| [[p[0], p[1]], [p[2], p[3]], [p[4], p[5]]];
+    Twice::<9> {
+        name: "least_squares_descent",
+        itself: &|p| least_squares_descent(&system(p), &[p[6], p[7], p[8]]),
+        primal: &|p| least_squares_descent::primal(&system(p), &[p[6], p[7], p[8]]),
+        grad: &|p| {
+            let (value, (da, db)) = least_squares_descent::grad(&system(p), &[p[6], p[7], p[8]]);
+            (value, [da.concat(), db.to_vec()].concat())
+        },
+        on_duals: &|d| {
+            let a = [[d[0], d[1]], [d[2], d[3]], [d[4], d[5]]];
+            least_squares_descent_on_duals(&a, &[d[6], d[7], d[8]])
+        },
+    }
+    .check([1.0, 0.2, 0.3, 0.9, -0.4, 0.5, 1.0, -0.5, 0.8]);
 }
