@@ -16,28 +16,33 @@
 
 mod common;
 
+use common::faces::{Gradient, Value};
 use common::{central_differences, close};
 use gradtape::differentiable;
 use gradtape::generated::Dual;
 
 /// The body twice: `$name`, annotated, and `$on_duals`, plain, both generic over the float
-/// type.
+/// type. The bodies write `a = a + b`, not `a += b`, and index their loops: the plain copy
+/// is bounded by `num_traits::Float` alone, which has no `+=`, and both copies must be the
+/// same tokens.
 macro_rules! twice {
     ($(#[$doc:meta])* fn $name:ident / $on_duals:ident <T> ($($arg:ident : $ty:ty),* $(,)?) -> T $body:block) => {
         $(#[$doc])*
         #[differentiable]
+        #[allow(clippy::assign_op_pattern, clippy::needless_range_loop)]
         fn $name<T: gradtape::Float>($($arg: $ty),*) -> T $body
 
-        #[allow(clippy::needless_range_loop)]
+        #[allow(clippy::assign_op_pattern, clippy::needless_range_loop)]
         fn $on_duals<T: num_traits::Float + std::iter::Sum>($($arg: $ty),*) -> T $body
     };
     // one `mut` parameter
     ($(#[$doc:meta])* fn $name:ident / $on_duals:ident <T> (mut $arg:ident : $ty:ty) -> T $body:block) => {
         $(#[$doc])*
         #[differentiable]
+        #[allow(clippy::assign_op_pattern, clippy::needless_range_loop)]
         fn $name<T: gradtape::Float>(mut $arg: $ty) -> T $body
 
-        #[allow(clippy::needless_range_loop)]
+        #[allow(clippy::assign_op_pattern, clippy::needless_range_loop)]
         fn $on_duals<T: num_traits::Float + std::iter::Sum>(mut $arg: $ty) -> T $body
     };
 }
@@ -45,9 +50,9 @@ macro_rules! twice {
 /// The differentiable inputs of a function, flattened, and its faces on them.
 struct Twice<'a, const N: usize> {
     name: &'a str,
-    itself: &'a dyn Fn(&[f64]) -> f64,
-    primal: &'a dyn Fn(&[f64]) -> f64,
-    grad: &'a dyn Fn(&[f64]) -> (f64, Vec<f64>),
+    itself: Value<'a>,
+    primal: Value<'a>,
+    grad: Gradient<'a>,
     on_duals: &'a dyn Fn(&[Dual<f64, N>]) -> Dual<f64, N>,
 }
 

@@ -1,15 +1,16 @@
 //! The corpus of issue 13, continued: annotated tensor functions of the kinds users write
 //! (integrators, quadrature, statistics, geometry, finance, losses, small models), added
 //! where the per-bullet recount (`docs/CORPUS.md`) found fewer than ten functions checked
-//! against both oracles: patterns and aggregates, arrays and vectors, generic code, and
-//! `mut` and constant parameters.
+//! against both oracles: patterns and aggregates, arrays and vectors, generic code,
+//! structs and methods, and `mut` and constant parameters.
 //!
 //! Every function goes through `common::check_annotated`: its value and its derivatives
 //! against the same body recorded op by op (`f::primal` on a tape) and against central
 //! differences in f64, at orders one and two, and its forward mode (`f::jvp` under an
 //! accumulator, also nested with a tape and with a second accumulator) against the
-//! op-by-op accumulator. Each is checked on arrays and on 0-d inputs (the plain-number
-//! path), at points away from the kinks of any piecewise function.
+//! op-by-op accumulator. Each is checked on arrays and, where its body is elementwise, on
+//! 0-d inputs too (the plain-number path), at points away from the kinks of any piecewise
+//! function.
 
 mod common;
 
