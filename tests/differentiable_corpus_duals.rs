@@ -451,6 +451,114 @@ twice! {
     }
 }
 
+// ----- the float method set, in functions of the kinds that use it -----
+
+twice! {
+    /// The great-circle distance between two points (radians) by the haversine formula:
+    /// `sin`, `cos`, `asin`, `sqrt`, `powi`.
+    fn haversine / haversine_on_duals<T>(lat1: T, lon1: T, lat2: T, lon2: T) -> T {
+        let half = T::from(0.5).unwrap();
+        let a = ((lat2 - lat1) * half).sin().powi(2)
+            + lat1.cos() * lat2.cos() * ((lon2 - lon1) * half).sin().powi(2);
+        T::from(2.0 * 6371.0).unwrap() * a.sqrt().asin()
+    }
+}
+
+twice! {
+    /// The initial bearing from one point to another: `atan2`.
+    fn initial_bearing / initial_bearing_on_duals<T>(lat1: T, lon1: T, lat2: T, lon2: T) -> T {
+        let y = (lon2 - lon1).sin() * lat2.cos();
+        let x = lat1.cos() * lat2.sin() - lat1.sin() * lat2.cos() * (lon2 - lon1).cos();
+        y.atan2(x)
+    }
+}
+
+twice! {
+    /// The angle between two plane vectors: `acos` of the normalised dot product, `hypot`.
+    fn angle_between / angle_between_on_duals<T>(ax: T, ay: T, bx: T, by: T) -> T {
+        ((ax * bx + ay * by) / (ax.hypot(ay) * bx.hypot(by))).acos()
+    }
+}
+
+twice! {
+    /// The Gudermannian and its inverse composed with a scaling: `sinh`, `atan`, `tan`,
+    /// `asinh`.
+    fn gudermannian_round_trip / gudermannian_round_trip_on_duals<T>(x: T, s: T) -> T {
+        let gd = x.sinh().atan();
+        (gd * s).tan().asinh() + gd
+    }
+}
+
+twice! {
+    /// A catenary's arc length over `[0, x]` and the height at which it reaches a span:
+    /// `cosh`, `sinh`, `acosh`.
+    fn catenary / catenary_on_duals<T>(a: T, x: T, h: T) -> T {
+        let length = a * (x / a).sinh();
+        let sag = a * (x / a).cosh() - a;
+        length + a * ((h + a) / a).acosh() + sag
+    }
+}
+
+twice! {
+    /// Power gain in decibels, the bits of information of a ratio, and a logarithm in a
+    /// differentiable base: `log10`, `log2`, `log`, `ln`.
+    fn decibels / decibels_on_duals<T>(power: T, reference: T, base: T) -> T {
+        let ratio = power / reference;
+        T::from(10.0).unwrap() * ratio.log10() + ratio.log2() + ratio.log(base) - ratio.ln()
+    }
+}
+
+twice! {
+    /// The power mean of two values with a differentiable exponent, and half-life decay
+    /// through `exp2`: `powf` with both operands differentiable, `recip`, `exp2`.
+    fn power_mean_decay / power_mean_decay_on_duals<T>(a: T, b: T, p: T, t: T) -> T {
+        let half = T::from(0.5).unwrap();
+        let mean = ((a.powf(p) + b.powf(p)) * half).powf(p.recip());
+        mean * (-t / b).exp2()
+    }
+}
+
+twice! {
+    /// The exponential linear unit and softplus, by their accurate forms: `exp_m1`,
+    /// `ln_1p`, a branch on the sign.
+    fn elu_softplus / elu_softplus_on_duals<T>(x: T, alpha: T) -> T {
+        let elu = if x > T::zero() { x } else { alpha * x.exp_m1() };
+        elu + x.exp().ln_1p()
+    }
+}
+
+twice! {
+    /// A confidence interval for a correlation through Fisher's transformation: `atanh`,
+    /// `tanh`.
+    fn fisher_upper / fisher_upper_on_duals<T>(r: T, half_width: T) -> T {
+        (r.atanh() + half_width).tanh()
+    }
+}
+
+twice! {
+    /// CIE lightness from relative luminance: `cbrt` above the threshold, linear below.
+    fn cie_lightness / cie_lightness_on_duals<T>(y: T, white: T) -> T {
+        let t = y / white;
+        let f = if t > T::from(216.0 / 24389.0).unwrap() {
+            t.cbrt()
+        } else {
+            t * T::from(841.0 / 108.0).unwrap() + T::from(4.0 / 29.0).unwrap()
+        };
+        T::from(116.0).unwrap() * f - T::from(16.0).unwrap()
+    }
+}
+
+twice! {
+    /// A cubic by fused multiply-adds, clamped, with its fractional part: `mul_add`, `clamp`,
+    /// `max`, `min`, and the zero-derivative `floor`, `ceil`, `round`, `trunc`, `signum`.
+    fn clamped_cubic / clamped_cubic_on_duals<T>(x: T, a: T, b: T) -> T {
+        let cubic = x.mul_add(x, a).mul_add(x, b);
+        let clamped = cubic.clamp(T::from(-2.0).unwrap(), T::from(2.0).unwrap());
+        let pieces = x.floor() + x.ceil() + x.round() + x.trunc() + x.signum();
+        clamped + (x - x.floor()) * a.max(b) + a.min(b) * pieces
+    }
+}
+
 // ----- the checks -----
 
 #[test]
@@ -704,4 +812,72 @@ fn iterator_forms_integrators_and_solvers() {
         },
     }
     .check([1.0, 0.2, 0.3, 0.9, -0.4, 0.5, 1.0, -0.5, 0.8]);
+}
+
+/// The faces of a function of `N` plain floats.
+macro_rules! numbers {
+    ($f:ident, $on_duals:ident, $n:literal, [$($k:literal),+], $x:expr) => {
+        Twice::<$n> {
+            name: stringify!($f),
+            itself: &|p| $f($(p[$k]),+),
+            primal: &|p| $f::primal($(p[$k]),+),
+            grad: &|p| {
+                let (value, g) = $f::grad($(p[$k]),+);
+                (value, g.to_vec())
+            },
+            on_duals: &|d| $on_duals($(d[$k]),+),
+        }
+        .check($x)
+    };
+}
+
+#[test]
+fn the_float_method_set() {
+    // Paris to New York, and a shorter hop, in radians
+    for x in [[0.8527, 0.0410, 0.7101, -1.2915], [0.1, 0.2, -0.3, 0.5]] {
+        numbers!(haversine, haversine_on_duals, 4, [0, 1, 2, 3], x);
+        numbers!(
+            initial_bearing,
+            initial_bearing_on_duals,
+            4,
+            [0, 1, 2, 3],
+            x
+        );
+    }
+    numbers!(
+        angle_between,
+        angle_between_on_duals,
+        4,
+        [0, 1, 2, 3],
+        [1.0, 0.5, -0.3, 1.2]
+    );
+    numbers!(
+        gudermannian_round_trip,
+        gudermannian_round_trip_on_duals,
+        2,
+        [0, 1],
+        [0.4, 0.7]
+    );
+    numbers!(catenary, catenary_on_duals, 3, [0, 1, 2], [1.5, 2.0, 0.8]);
+    numbers!(decibels, decibels_on_duals, 3, [0, 1, 2], [5.0, 2.0, 3.0]);
+    numbers!(
+        power_mean_decay,
+        power_mean_decay_on_duals,
+        4,
+        [0, 1, 2, 3],
+        [1.5, 2.5, 1.7, 3.0]
+    );
+    // both sides of the ELU's branch
+    for x in [[0.6, 1.2], [-0.8, 1.2]] {
+        numbers!(elu_softplus, elu_softplus_on_duals, 2, [0, 1], x);
+    }
+    numbers!(fisher_upper, fisher_upper_on_duals, 2, [0, 1], [0.45, 0.3]);
+    // above and below the linear segment's threshold
+    for x in [[0.5, 1.0], [0.004, 1.0]] {
+        numbers!(cie_lightness, cie_lightness_on_duals, 2, [0, 1], x);
+    }
+    // inside the clamp, and clamped; away from integers (the pieces' jumps)
+    for x in [[0.3, 0.5, -0.2], [1.4, 0.7, 0.9], [-1.7, 0.4, 0.2]] {
+        numbers!(clamped_cubic, clamped_cubic_on_duals, 3, [0, 1, 2], x);
+    }
 }
