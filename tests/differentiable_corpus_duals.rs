@@ -35,6 +35,16 @@ macro_rules! twice {
         #[allow(clippy::assign_op_pattern, clippy::needless_range_loop)]
         fn $on_duals<T: num_traits::Float + std::iter::Sum>($($arg: $ty),*) -> T $body
     };
+    // a writer: its result is what it writes into a `&mut [T]`
+    ($(#[$doc:meta])* fn $name:ident / $on_duals:ident <T> ($($arg:ident : $ty:ty),* $(,)?) $body:block) => {
+        $(#[$doc])*
+        #[differentiable]
+        #[allow(clippy::assign_op_pattern, clippy::needless_range_loop)]
+        fn $name<T: gradtape::Float>($($arg: $ty),*) $body
+
+        #[allow(clippy::assign_op_pattern, clippy::needless_range_loop)]
+        fn $on_duals<T: num_traits::Float + std::iter::Sum>($($arg: $ty),*) $body
+    };
     // one `mut` parameter
     ($(#[$doc:meta])* fn $name:ident / $on_duals:ident <T> (mut $arg:ident : $ty:ty) -> T $body:block) => {
         $(#[$doc])*
@@ -559,6 +569,46 @@ twice! {
     }
 }
 
+// ----- writers: results written into a caller's `&mut [T]` -----
+
+twice! {
+    /// Softmax probabilities written into the caller's buffer.
+    fn softmax_into / softmax_into_on_duals<T>(logits: &[T], out: &mut [T]) {
+        let mut m = logits[0];
+        for v in logits.iter() {
+            m = m.max(*v);
+        }
+        let mut total = T::zero();
+        for i in 0..logits.len() {
+            out[i] = (logits[i] - m).exp();
+            total = total + out[i];
+        }
+        for i in 0..logits.len() {
+            out[i] = out[i] / total;
+        }
+    }
+}
+
+twice! {
+    /// One semi-implicit Euler step of a pendulum, the new state written out.
+    fn pendulum_step_into / pendulum_step_into_on_duals<T>(state: &[T], dt: T, out: &mut [T]) {
+        let omega = state[1] - dt * T::from(9.81).unwrap() * state[0].sin();
+        out[0] = state[0] + dt * omega;
+        out[1] = omega;
+    }
+}
+
+twice! {
+    /// The growth of one unit through a series of returns, each entry read back from the
+    /// output written before it.
+    fn compounded_into / compounded_into_on_duals<T>(returns: &[T], out: &mut [T]) {
+        out[0] = T::one() + returns[0];
+        for i in 1..returns.len() {
+            out[i] = out[i - 1] * (T::one() + returns[i]);
+        }
+    }
+}
+
 // ----- the checks -----
 
 #[test]
@@ -880,4 +930,104 @@ fn the_float_method_set() {
     for x in [[0.3, 0.5, -0.2], [1.4, 0.7, 0.9], [-1.7, 0.4, 0.2]] {
         numbers!(clamped_cubic, clamped_cubic_on_duals, 3, [0, 1, 2], x);
     }
+}
+
+/// Weights of the objective `Σ w_k out_k` through which a writer is checked.
+const WEIGHTS: [f64; 4] = [0.7, -0.4, 1.1, 0.3];
+
+fn weighted(out: &[f64]) -> f64 {
+    out.iter().zip(WEIGHTS).map(|(o, w)| o * w).sum()
+}
+
+fn weighted_duals<const N: usize>(out: &[Dual<f64, N>]) -> Dual<f64, N> {
+    let mut total = Dual::constant(0.0);
+    for (o, w) in out.iter().zip(WEIGHTS) {
+        total = total + *o * Dual::constant(w);
+    }
+    total
+}
+
+#[test]
+fn writers_into_a_callers_buffer() {
+    // the objective is ⟨w, out⟩; `grad_into` takes w as `out`'s cotangent
+    Twice::<4> {
+        name: "softmax_into",
+        itself: &|p| {
+            let mut out = [0.0; 4];
+            softmax_into(p, &mut out);
+            weighted(&out)
+        },
+        primal: &|p| {
+            let mut out = [0.0; 4];
+            softmax_into::primal(p, &mut out);
+            weighted(&out)
+        },
+        grad: &|p| {
+            let (mut out, mut d_logits, mut d_out) = ([0.0; 4], vec![0.0; 4], WEIGHTS);
+            softmax_into::grad_into(p, &mut out, &mut d_logits, &mut d_out);
+            (weighted(&out), d_logits)
+        },
+        on_duals: &|d| {
+            let mut out = [Dual::constant(0.0); 4];
+            softmax_into_on_duals(d, &mut out);
+            weighted_duals(&out)
+        },
+    }
+    .check([0.3, -1.2, 2.0, 1.1]);
+    Twice::<3> {
+        name: "pendulum_step_into",
+        itself: &|p| {
+            let mut out = [0.0; 2];
+            pendulum_step_into(&p[..2], p[2], &mut out);
+            weighted(&out)
+        },
+        primal: &|p| {
+            let mut out = [0.0; 2];
+            pendulum_step_into::primal(&p[..2], p[2], &mut out);
+            weighted(&out)
+        },
+        grad: &|p| {
+            let (mut out, mut d_state, mut d_dt) = ([0.0; 2], vec![0.0; 2], 0.0);
+            let mut d_out = [WEIGHTS[0], WEIGHTS[1]];
+            pendulum_step_into::grad_into(
+                &p[..2],
+                p[2],
+                &mut out,
+                &mut d_state,
+                &mut d_dt,
+                &mut d_out,
+            );
+            (weighted(&out), [d_state, vec![d_dt]].concat())
+        },
+        on_duals: &|d| {
+            let mut out = [Dual::constant(0.0); 2];
+            pendulum_step_into_on_duals(&d[..2], d[2], &mut out);
+            weighted_duals(&out)
+        },
+    }
+    .check([0.6, -0.3, 0.05]);
+    Twice::<4> {
+        name: "compounded_into",
+        itself: &|p| {
+            let mut out = [0.0; 4];
+            compounded_into(p, &mut out);
+            weighted(&out)
+        },
+        primal: &|p| {
+            let mut out = [0.0; 4];
+            compounded_into::primal(p, &mut out);
+            weighted(&out)
+        },
+        grad: &|p| {
+            let (mut out, mut d_returns, mut d_out) = ([0.0; 4], vec![0.0; 4], WEIGHTS);
+            compounded_into::grad_into(p, &mut out, &mut d_returns, &mut d_out);
+            (weighted(&out), d_returns)
+        },
+        on_duals: &|d| {
+            let mut out = [Dual::constant(0.0); 4];
+            compounded_into_on_duals(d, &mut out);
+            weighted_duals(&out)
+        },
+    }
+    .check([0.02, -0.05, 0.1, 0.03]);
 }
