@@ -942,7 +942,7 @@ fn weighted(out: &[f64]) -> f64 {
 fn weighted_duals<const N: usize>(out: &[Dual<f64, N>]) -> Dual<f64, N> {
     let mut total = Dual::constant(0.0);
     for (o, w) in out.iter().zip(WEIGHTS) {
-        total = total + *o * Dual::constant(w);
+        total += *o * Dual::constant(w);
     }
     total
 }
