@@ -18,19 +18,20 @@ mod common;
 
 use common::faces::{Gradient, Value};
 use common::{central_differences, close};
-use gradtape::differentiable;
 use gradtape::generated::Dual;
+use gradtape::{Differentiable, differentiable};
 
 /// The body twice: `$name`, annotated, and `$on_duals`, plain, both generic over the float
-/// type. The bodies write `a = a + b`, not `a += b`, and index their loops: the plain copy
+/// type (a parameter's `#[differentiable]` mark, for a struct, goes on the annotated copy
+/// only). The bodies write `a = a + b`, not `a += b`, and index their loops: the plain copy
 /// is bounded by `num_traits::Float` alone, which has no `+=`, and both copies must be the
 /// same tokens.
 macro_rules! twice {
-    ($(#[$doc:meta])* fn $name:ident / $on_duals:ident <T> ($($arg:ident : $ty:ty),* $(,)?) -> T $body:block) => {
+    ($(#[$doc:meta])* fn $name:ident / $on_duals:ident <T> ($($(#[$marks:meta])* $arg:ident : $ty:ty),* $(,)?) -> T $body:block) => {
         $(#[$doc])*
         #[differentiable]
         #[allow(clippy::assign_op_pattern, clippy::needless_range_loop)]
-        fn $name<T: gradtape::Float>($($arg: $ty),*) -> T $body
+        fn $name<T: gradtape::Float>($($(#[$marks])* $arg: $ty),*) -> T $body
 
         #[allow(clippy::assign_op_pattern, clippy::needless_range_loop)]
         fn $on_duals<T: num_traits::Float + std::iter::Sum>($($arg: $ty),*) -> T $body
@@ -569,6 +570,79 @@ twice! {
     }
 }
 
+// ----- structs of floats (`#[derive(Differentiable)]`), generic over the float type -----
+
+/// A normal distribution's parameters, the scale by its logarithm.
+#[derive(Differentiable, Clone)]
+struct Gaussian<T> {
+    mu: T,
+    log_sigma: T,
+}
+
+/// A damped spring's constants.
+#[derive(Differentiable, Clone)]
+struct Spring<T> {
+    stiffness: T,
+    damping: T,
+    rest: T,
+}
+
+/// A neuron: two weights (an array field) and a bias.
+#[derive(Differentiable, Clone)]
+struct Neuron<T> {
+    w: [T; 2],
+    b: T,
+}
+
+/// Two hidden neurons and an output one: nested structs.
+#[derive(Differentiable, Clone)]
+struct Net<T> {
+    first: Neuron<T>,
+    second: Neuron<T>,
+    output: Neuron<T>,
+}
+
+twice! {
+    /// The negative log-likelihood of a sample under a normal distribution: a struct
+    /// parameter (its gradient a `Gaussian`) beside a differentiable slice.
+    fn gaussian_nll / gaussian_nll_on_duals<T>(#[differentiable] p: &Gaussian<T>, data: &[T]) -> T {
+        let sigma = p.log_sigma.exp();
+        let half = T::from(0.5).unwrap();
+        let mut total = T::zero();
+        for x in data.iter() {
+            let z = (*x - p.mu) / sigma;
+            total = total + half * z * z + p.log_sigma;
+        }
+        total / T::from(data.len()).unwrap()
+    }
+}
+
+twice! {
+    /// A damped spring released from `x0`, simulated by semi-implicit Euler; its fields read
+    /// in the loop.
+    fn spring_release / spring_release_on_duals<T>(#[differentiable] s: &Spring<T>, x0: T) -> T {
+        let dt = T::from(0.05).unwrap();
+        let mut x = x0;
+        let mut v = T::zero();
+        for _ in 0..30 {
+            v = v - dt * (s.stiffness * (x - s.rest) + s.damping * v);
+            x = x + dt * v;
+        }
+        x
+    }
+}
+
+twice! {
+    /// A 2-2-1 network of tanh neurons and its squared error: nested structs, array fields
+    /// read by index.
+    fn net_loss / net_loss_on_duals<T>(#[differentiable] net: &Net<T>, x: &[T; 2], y: T) -> T {
+        let h1 = (net.first.w[0] * x[0] + net.first.w[1] * x[1] + net.first.b).tanh();
+        let h2 = (net.second.w[0] * x[0] + net.second.w[1] * x[1] + net.second.b).tanh();
+        let out = net.output.w[0] * h1 + net.output.w[1] * h2 + net.output.b;
+        (out - y) * (out - y)
+    }
+}
+
 // ----- writers: results written into a caller's `&mut [T]` -----
 
 twice! {
@@ -1030,4 +1104,78 @@ fn writers_into_a_callers_buffer() {
         },
     }
     .check([0.02, -0.05, 0.1, 0.03]);
+}
+
+#[test]
+fn structs_of_floats() {
+    let gaussian = |p: &[f64]| Gaussian {
+        mu: p[0],
+        log_sigma: p[1],
+    };
+    Twice::<6> {
+        name: "gaussian_nll",
+        itself: &|p| gaussian_nll(&gaussian(p), &p[2..]),
+        primal: &|p| gaussian_nll::primal(&gaussian(p), &p[2..]),
+        grad: &|p| {
+            let (value, (d_p, d_data)) = gaussian_nll::grad(&gaussian(p), &p[2..]);
+            (value, [vec![d_p.mu, d_p.log_sigma], d_data].concat())
+        },
+        on_duals: &|d| {
+            let p = Gaussian {
+                mu: d[0],
+                log_sigma: d[1],
+            };
+            gaussian_nll_on_duals(&p, &d[2..])
+        },
+    }
+    .check([0.4, -0.2, 0.3, -1.2, 2.0, 0.7]);
+    let spring = |p: &[f64]| Spring {
+        stiffness: p[0],
+        damping: p[1],
+        rest: p[2],
+    };
+    Twice::<4> {
+        name: "spring_release",
+        itself: &|p| spring_release(&spring(p), p[3]),
+        primal: &|p| spring_release::primal(&spring(p), p[3]),
+        grad: &|p| {
+            let (value, (d_s, d_x0)) = spring_release::grad(&spring(p), p[3]);
+            (value, vec![d_s.stiffness, d_s.damping, d_s.rest, d_x0])
+        },
+        on_duals: &|d| {
+            let s = Spring {
+                stiffness: d[0],
+                damping: d[1],
+                rest: d[2],
+            };
+            spring_release_on_duals(&s, d[3])
+        },
+    }
+    .check([4.0, 0.5, 1.0, 1.6]);
+    fn net_of<F: Copy>(p: &[F]) -> Net<F> {
+        let neuron = |k: usize| Neuron {
+            w: [p[k], p[k + 1]],
+            b: p[k + 2],
+        };
+        Net {
+            first: neuron(0),
+            second: neuron(3),
+            output: neuron(6),
+        }
+    }
+    let flat = |n: &Neuron<f64>| vec![n.w[0], n.w[1], n.b];
+    Twice::<12> {
+        name: "net_loss",
+        itself: &|p| net_loss(&net_of(p), &[p[9], p[10]], p[11]),
+        primal: &|p| net_loss::primal(&net_of(p), &[p[9], p[10]], p[11]),
+        grad: &|p| {
+            let (value, (d_net, d_x, d_y)) = net_loss::grad(&net_of(p), &[p[9], p[10]], p[11]);
+            let weights = [flat(&d_net.first), flat(&d_net.second), flat(&d_net.output)].concat();
+            (value, [weights, d_x.to_vec(), vec![d_y]].concat())
+        },
+        on_duals: &|d| net_loss_on_duals(&net_of(d), &[d[9], d[10]], d[11]),
+    }
+    .check([
+        0.5, -0.3, 0.1, 0.2, 0.8, -0.2, 1.1, -0.7, 0.05, 0.9, -0.4, 0.3,
+    ]);
 }
