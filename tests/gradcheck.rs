@@ -11,7 +11,9 @@
 mod common;
 
 use common::{Domain, Order, Tolerance, check_grads, sample};
-use gradtape::{Conv2dOptions, GradientTape, Padding, Primal, Tensor};
+use gradtape::{
+    Conv2dOptions, GradientOptions, GradientTape, Padding, Primal, Tensor, UnconnectedGradients,
+};
 
 use Domain::{AwayFromZero, Normal, Positive, Uniform};
 use Order::{Second, SecondIsNone, SecondIsZero};
@@ -399,6 +401,141 @@ fn every_op_to_second_order() {
 }
 
 /// The table has one row per op: a new op without a row fails here.
+/// The elementwise rows (everything before the matrix products), with their operands made
+/// 0-d: on one tape, ops on 0-d values are recorded as compact records with their partial
+/// derivatives (Jacobian taping), not as general nodes, so each elementwise op's partials
+/// are checked here as its general rule is above.
+fn elementwise_rows_at_0d() -> Vec<(String, Vec<Tensor<f64>>, F, Order)> {
+    table()
+        .into_iter()
+        .enumerate()
+        .take_while(|(_, row)| row.name != "matmul")
+        // (a 0-d tensor has no axes to transpose)
+        .filter(|(_, row)| !row.name.contains("transposed"))
+        .map(|(index, row)| {
+            let inputs = row
+                .inputs
+                .iter()
+                .enumerate()
+                .map(|(k, &(_, domain))| sample(&[], domain, 7000 + 1000 * index as u64 + k as u64))
+                .collect();
+            (format!("{} at 0-d", row.name), inputs, row.f, row.order)
+        })
+        .collect()
+}
+
+/// The gradient of `Σ f(x)` by `tape`, every input watched: `None` where unconnected.
+fn gradient_on(tape: GradientTape, f: F, inputs: &[Tensor<f64>]) -> Vec<Option<Tensor<f64>>> {
+    for x in inputs {
+        tape.watch(x);
+    }
+    let y = tape.record(|| f(inputs).sum());
+    tape.gradient(&y, inputs.to_vec()).expect("one gradient")
+}
+
+/// Every elementwise op on 0-d operands: first and second order against central
+/// differences (`check_grads`, whose second order nests the tapes: general nodes), the
+/// compact records' gradient against the general rules' (a tape in anomaly mode records
+/// general nodes only), and a second order taken by a tape entered after the first one
+/// recorded, so that the compact records' sweep is recorded (each record then runs its
+/// general rule, on the values it kept with their ids), against the same with general
+/// nodes. (The later tape tracks the inputs only, not the values computed before it was
+/// entered, as in TensorFlow: for a composed row that is not the whole second derivative,
+/// so the oracle is the general path, not `check_grads`.)
+#[test]
+fn every_elementwise_op_at_0d_through_compact_records() {
+    let rows = elementwise_rows_at_0d();
+    assert!(
+        rows.iter().any(|(name, ..)| name == "sin at 0-d"),
+        "the elementwise rows"
+    );
+    let mut failures = Vec::new();
+    for (index, (name, inputs, f, order)) in rows.into_iter().enumerate() {
+        let seed = 7000 + index as u64;
+        if let Err(e) = check_grads(&name, &inputs, &f, order, Tolerance::F64, seed) {
+            failures.push(e);
+        }
+        let compact = gradient_on(GradientTape::new(), f, &inputs);
+        let general = gradient_on(
+            GradientTape::builder().check_numerics(true).build(),
+            f,
+            &inputs,
+        );
+        // (a few ulps: a compact record computes `g · ∂` where a rule may compute
+        // `g · a / b`, the same derivative rounded in another order)
+        if !same_within(&compact, &general, 1e-14) {
+            failures.push(format!(
+                "row `{name}`: compact records give {compact:?}, general nodes {general:?}"
+            ));
+        }
+        let directions: Vec<Tensor<f64>> = (0..inputs.len())
+            .map(|k| Tensor::scalar(0.3 + 0.2 * k as f64))
+            .collect();
+        let later =
+            second_order_by_a_later_tape(GradientTape::persistent(), f, &inputs, &directions);
+        let general = GradientTape::builder()
+            .persistent(true)
+            .check_numerics(true)
+            .build();
+        let general = second_order_by_a_later_tape(general, f, &inputs, &directions);
+        if !same_within(&later, &general, 1e-12) {
+            failures.push(format!(
+                "row `{name}`: second order through compact records {later:?}, \
+                 through general nodes {general:?}"
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// `∇ₓ⟨∇ₓ f(x), u⟩` where `f` is recorded first, on the persistent tape `first` alone on
+/// the stack, and a second tape, entered only afterwards, watches `x` and records the first
+/// tape's gradient.
+fn second_order_by_a_later_tape(
+    first: GradientTape,
+    f: F,
+    inputs: &[Tensor<f64>],
+    directions: &[Tensor<f64>],
+) -> Vec<Option<Tensor<f64>>> {
+    for x in inputs {
+        first.watch(x);
+    }
+    let y = first.record(|| f(inputs));
+    let second = GradientTape::new();
+    for x in inputs {
+        second.watch(x);
+    }
+    let along = second.record(|| {
+        let grads = first.gradient(&y, inputs.to_vec()).expect("one gradient");
+        grads
+            .iter()
+            .zip(directions)
+            .filter_map(|(g, u)| g.as_ref().map(|g| g * u))
+            .fold(Tensor::scalar(0.0), |acc, term| acc + term)
+    });
+    let options = GradientOptions::new().unconnected(UnconnectedGradients::None);
+    second
+        .gradient_with(&along, inputs.to_vec(), options)
+        .expect("one gradient")
+}
+
+/// Whether two lists of gradients agree: the same ones `None`, the others of one shape and
+/// equal to `rtol` relative (absolute below magnitude 1).
+fn same_within(a: &[Option<Tensor<f64>>], b: &[Option<Tensor<f64>>], rtol: f64) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(a, b)| match (a, b) {
+            (None, None) => true,
+            (Some(a), Some(b)) => {
+                a.shape() == b.shape()
+                    && a.to_vec()
+                        .iter()
+                        .zip(b.to_vec())
+                        .all(|(a, b)| (a - b).abs() <= rtol * a.abs().max(b.abs()).max(1.0))
+            }
+            _ => false,
+        })
+}
+
 #[test]
 fn table_names_are_unique() {
     let rows = table();

@@ -162,15 +162,17 @@ pub struct RecordedNode {
 /// assert_eq!(nodes[0].saved, [Saved::Output]); // d/dx eˣ = eˣ: the output is kept
 /// ```
 pub fn recorded_nodes(tape: &crate::GradientTape) -> Vec<RecordedNode> {
-    use crate::record::node::{NO_NODE, Rule};
+    use crate::record::node::NO_NODE;
     tape.with_state(|state| {
         state
             .nodes
             .iter()
             .enumerate()
-            .filter(|(_, node)| !matches!(node.rule, Rule::Leaf))
-            .map(|(index, node)| {
-                let saved = state.saved[node.saved.as_range()]
+            .filter(|(_, record)| !record.is_leaf())
+            .map(|(index, record)| {
+                // (a compact record is seen as the general node it stands for)
+                let (node, saved) = record.to_general(&state.saved);
+                let saved = saved
                     .iter()
                     .map(|value| {
                         let found = state.lookup(value.id());

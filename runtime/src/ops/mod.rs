@@ -48,7 +48,7 @@ use crate::base::primal::Primal;
 use crate::base::tensor::{Data, DataRef, Stored, Tensor};
 use crate::record::forward::{Jvp, NumberJvp, Tangents, tangent_by_numbers};
 use crate::record::node::{Backward, InputGrads, NumberCtx, ParamSlot, Params, Rule, RuleCtx};
-use crate::record::stack::{self, Keep, OpHead};
+use crate::record::stack::{self, ElementwiseHead, Keep};
 
 /// Wraps a rule closure so that it implements [`Backward`].
 struct FnRule<F>(F);
@@ -152,10 +152,10 @@ where
     R: Fn(&Tensor<T>, &Tensor<T>) -> Tensor<T> + Copy + 'static,
     S: Fn(&T, &T) -> T + Copy + 'static,
 {
-    let head = || OpHead {
+    let head = ElementwiseHead {
         op,
-        rule: Rule::Static(leak_zero_sized(UnaryRule(rule, scalar_rule, PhantomData))),
-        params: ParamSlot::None,
+        rule: leak_zero_sized(UnaryRule(rule, scalar_rule, PhantomData)),
+        params: || ParamSlot::None,
     };
     // An elementwise op's jacobian is diagonal, so it is its own transpose: the JVP rule
     // is the VJP rule applied to the tangent, at the value the rule keeps.
@@ -261,17 +261,17 @@ fn elementwise_with_param<T: Float, const N: usize>(
     f: impl Fn(T) -> T + Sync,
     kept: [&Tensor<T>; N],
     rule: impl Backward + 'static,
-    (jvp, numbers): (&Jvp<'_, T>, impl NumberJvp<T>),
+    (jvp, numbers): (&Jvp<'_, T>, impl NumberJvp<T> + Copy),
 ) -> Tensor<T> {
     let data = x.map_data(f);
     let keep = Keep {
         inputs: kept,
         output: false,
     };
-    let head = || OpHead {
+    let head = ElementwiseHead {
         op,
-        rule: Rule::Static(leak_zero_sized(rule)),
-        params: ParamSlot::Real(p),
+        rule: leak_zero_sized(rule),
+        params: || ParamSlot::Real(p),
     };
     stack::record_keeping(data, &[x.id()], keep, head, jvp, numbers)
 }
@@ -399,10 +399,10 @@ where
         let dy = t.of::<T>(1).and_then(|t| rule(x, y, t, [false, true]).1);
         sum_tangents(dx, dy, out.shape())
     };
-    let head = || OpHead {
+    let head = ElementwiseHead {
         op,
-        rule: Rule::Static(leak_zero_sized(BinaryRule(rule, scalar_rule, PhantomData))),
-        params: ParamSlot::None,
+        rule: leak_zero_sized(BinaryRule(rule, scalar_rule, PhantomData)),
+        params: || ParamSlot::None,
     };
     stack::record_keeping(data, &[x.id(), y.id()], keep, head, &jvp, numbers)
 }
@@ -477,7 +477,7 @@ where
 ///
 /// # Panics
 /// If the shapes do not broadcast, naming `op` and both shapes.
-#[inline]
+#[inline(always)]
 #[track_caller]
 pub(crate) fn additive<T: Float, R, S>(
     x: &Tensor<T>,
@@ -538,23 +538,17 @@ where
         inputs: [],
         output: false,
     };
-    let head = || {
-        let (xs, ys) = (x.shape(), y.shape());
-        let params = if crate::base::tensor::same_shape(xs, ys) {
-            ParamSlot::None
-        } else {
-            let shapes = xs.iter().chain(ys).copied().collect();
-            ParamSlot::from(Params::DimsAxis(shapes, xs.len()))
-        };
-        OpHead {
-            op,
-            rule: Rule::Static(leak_zero_sized(AdditiveRule(
-                rhs_rule,
-                scalar_rhs_rule,
-                PhantomData,
-            ))),
-            params,
-        }
+    let head = ElementwiseHead {
+        op,
+        rule: leak_zero_sized(AdditiveRule(rhs_rule, scalar_rhs_rule, PhantomData)),
+        params: || {
+            let (xs, ys) = (x.shape(), y.shape());
+            if crate::base::tensor::same_shape(xs, ys) {
+                ParamSlot::None
+            } else {
+                both_shapes(xs, ys)
+            }
+        },
     };
     // linear: `dx + rhs_rule(dy)`, broadcast to the output
     // (captures no input: every op pays for building its closure, recording or not)
@@ -573,6 +567,16 @@ where
         )
     };
     stack::record_keeping(data, &[x.id(), y.id()], keep, head, &jvp, numbers)
+}
+
+/// The parameters of an additive op whose operands' shapes differ: both shapes, kept for
+/// its rule to un-broadcast. Out of line, so the head of the usual op (same shapes, no
+/// parameters) stays small enough to inline.
+#[cold]
+#[inline(never)]
+fn both_shapes(xs: &[usize], ys: &[usize]) -> ParamSlot {
+    let shapes = xs.iter().chain(ys).copied().collect();
+    ParamSlot::from(Params::DimsAxis(shapes, xs.len()))
 }
 
 /// Applies `f` elementwise over the broadcast of `x` and `y` (not recorded).

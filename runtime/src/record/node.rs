@@ -7,7 +7,7 @@ use std::rc::Rc;
 use smallvec::SmallVec;
 
 use crate::base::dtype::AnyTensor;
-use crate::base::tensor::Tensor;
+use crate::base::tensor::{Data, Tensor, TensorId};
 
 /// Tape-local index of a node. Dense, so gradients live in a `Vec` indexed by it.
 pub(crate) type NodeId = u32;
@@ -158,6 +158,142 @@ pub(crate) struct Node {
     pub params: ParamSlot,
 }
 
+/// What a tape stores per recorded op: a general [`Node`], or the compact record of a 0-d
+/// elementwise op ([`ScalarNode`]).
+///
+/// Node ids index one list of records, so a sweep meets both kinds in recording order.
+pub(crate) enum Record {
+    General(Node),
+    Scalar(ScalarNode),
+}
+
+/// A unary or binary elementwise op on 0-d `f32` or `f64` values, recorded with its local
+/// partial derivatives (CoDiPack's Jacobian taping): a sweep that nothing records adds
+/// `partials[k] · g` into input `k`'s cotangent, with no rule call and no saved value read.
+///
+/// The record keeps what its general rule needs too (the rule, its saved values with their
+/// ids, its parameter), so that a sweep an outer tape records, a jacobian's batched sweep
+/// and every reader of nodes see the same [`Node`] the general path would have written
+/// ([`ScalarNode::general`]): the partials are an evaluation of that rule, never a second
+/// one.
+///
+/// Invariant: written only by `TapeState::push_scalar`, for an op whose inputs and output
+/// are 0-d, whose rule is [`Rule::Static`] and whose parameter is none or one real number.
+#[derive(Clone)]
+pub(crate) struct ScalarNode {
+    pub op: &'static str,
+    pub rule: &'static dyn Backward,
+    /// This tape's node of each input, or [`NO_NODE`]; the second is [`NO_NODE`] for a
+    /// unary op.
+    pub inputs: [NodeId; 2],
+    /// `∂ output / ∂ input k`, computed in the op's dtype and widened to `f64` (exact for
+    /// `f32`); 0 where the op has no second input.
+    pub partials: [f64; 2],
+    /// The values the general rule keeps, in its order (the first `saved_len`): each
+    /// value's id and the value, widened to `f64`.
+    pub saved: [(TensorId, f64); 2],
+    /// The op's real parameter, when `has_param`.
+    pub param: f64,
+    /// The arena's length when the op was recorded: where a general node's saved span would
+    /// start and end (the arena holds nothing of this node).
+    pub arena: u32,
+    /// Whether the op is binary.
+    pub binary: bool,
+    pub saved_len: u8,
+    pub has_param: bool,
+    /// Whether the dtype is `f32` (else `f64`).
+    pub single: bool,
+}
+
+impl ScalarNode {
+    /// The general node the general path would have recorded for this op, with the values
+    /// its rule saved (the same ids and values, so a sweep an outer tape records stays
+    /// connected to it).
+    pub(crate) fn general(&self) -> (Node, SmallVec<[AnyTensor; 2]>) {
+        let saved = self.saved[..usize::from(self.saved_len)]
+            .iter()
+            .map(|&(id, value)| {
+                if self.single {
+                    // exact: the value is an `f32` widened
+                    AnyTensor::F32(Tensor::with_id(id, Data::scalar(value as f32)))
+                } else {
+                    AnyTensor::F64(Tensor::with_id(id, Data::scalar(value)))
+                }
+            })
+            .collect();
+        let inputs = if self.binary {
+            Inputs::two(self.inputs[0], self.inputs[1])
+        } else {
+            Inputs::one(self.inputs[0])
+        };
+        let node = Node {
+            op: self.op,
+            rule: Rule::Static(self.rule),
+            inputs,
+            saved: SavedRange::new(self.arena, self.arena),
+            params: if self.has_param {
+                ParamSlot::Real(self.param)
+            } else {
+                ParamSlot::None
+            },
+        };
+        (node, saved)
+    }
+}
+
+impl Record {
+    /// The op's name.
+    #[inline]
+    pub(crate) fn op(&self) -> &'static str {
+        match self {
+            Record::General(node) => node.op,
+            Record::Scalar(node) => node.op,
+        }
+    }
+
+    /// This tape's node of each input, in order ([`NO_NODE`] where untracked).
+    #[inline]
+    pub(crate) fn inputs(&self) -> &[NodeId] {
+        match self {
+            Record::General(node) => &node.inputs,
+            Record::Scalar(node) => &node.inputs[..1 + usize::from(node.binary)],
+        }
+    }
+
+    /// Whether this is a watched value (a leaf: the sweep stops here).
+    #[inline]
+    pub(crate) fn is_leaf(&self) -> bool {
+        matches!(
+            self,
+            Record::General(Node {
+                rule: Rule::Leaf,
+                ..
+            })
+        )
+    }
+
+    /// Where the values the rule saved end in the arena.
+    #[inline]
+    pub(crate) fn saved_end(&self) -> usize {
+        match self {
+            Record::General(node) => node.saved.end(),
+            Record::Scalar(node) => node.arena as usize,
+        }
+    }
+
+    /// The general node of this record and the values its rule saved (`arena`: the tape's
+    /// saved values), cloned out of the tape.
+    pub(crate) fn to_general(&self, arena: &[AnyTensor]) -> (Node, SmallVec<[AnyTensor; 2]>) {
+        match self {
+            Record::General(node) => (
+                node.clone(),
+                arena[node.saved.as_range()].iter().cloned().collect(),
+            ),
+            Record::Scalar(node) => node.general(),
+        }
+    }
+}
+
 /// The tape-local ids of a node's inputs, in order ([`NO_NODE`] for an input the tape does
 /// not track): up to two inline (nearly every op), more in a list of their own.
 ///
@@ -273,11 +409,11 @@ impl SavedRange {
 }
 
 /// Empties `nodes`; `owning`: whether any of them may own heap memory (see
-/// [`Node::parts_own_heap`]). When none does, their destructors would do nothing, and they are
+/// [`Node::parts_own_heap`]; a [`ScalarNode`] owns none). When none does, their destructors would do nothing, and they are
 /// forgotten in one step instead of being dropped one by one (a call and a check of each
 /// field per node: for scalar code, about as much as its backward rule).
 #[inline]
-pub(crate) fn clear_nodes(nodes: &mut Vec<Node>, owning: bool) {
+pub(crate) fn clear_nodes(nodes: &mut Vec<Record>, owning: bool) {
     if owning {
         nodes.clear();
     } else {
@@ -344,5 +480,18 @@ impl Node {
             needs,
         };
         rule.backward_numbers(ctx, g)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The sizes ARCHITECTURE.md quotes: every recorded op writes one `Record`.
+    #[test]
+    fn record_sizes() {
+        assert_eq!(size_of::<Node>(), 88);
+        assert_eq!(size_of::<ScalarNode>(), 104);
+        assert_eq!(size_of::<Record>(), 104);
     }
 }

@@ -193,8 +193,8 @@ pub(crate) fn check_forward<T: Float>(
     }
     if let Some(value) = NonFiniteValue::first_in(out) {
         let recorded = &state.nodes[node as usize];
-        let inputs: SmallVec<[NodeId; 4]> = recorded.inputs.iter().copied().collect();
-        let found = state.found(node, &inputs, recorded.op, AnomalyPhase::Forward, value);
+        let inputs: SmallVec<[NodeId; 4]> = recorded.inputs().iter().copied().collect();
+        let found = state.found(node, &inputs, recorded.op(), AnomalyPhase::Forward, value);
         state.non_finite = Some(found);
     }
 }

@@ -9,10 +9,10 @@ use std::rc::Rc;
 
 use smallvec::SmallVec;
 
-use crate::base::dtype::{AnyTensor, Float};
+use crate::base::dtype::{AnyTensor, DType, Float};
 use crate::base::tensor::{Data, Tensor, TensorId};
 use crate::record::forward::{self, Jvp, NumberJvp};
-use crate::record::node::{Inputs, NO_NODE, NodeId, ParamSlot, Params, Rule};
+use crate::record::node::{Backward, Inputs, NO_NODE, NodeId, ParamSlot, Params, Rule, ScalarNode};
 use crate::record::numerics::check_forward;
 use crate::record::state::{TapeState, push_in_place};
 use crate::record::variable::{AnyVariable, VariableId};
@@ -270,6 +270,15 @@ pub(crate) struct Keep<'a, T: Float, const N: usize> {
     pub output: bool,
 }
 
+// (by hand: a derive would ask `T: Copy` of the element type's tensors)
+impl<T: Float, const N: usize> Clone for Keep<'_, T, N> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T: Float, const N: usize> Copy for Keep<'_, T, N> {}
+
 impl<T: Float, const N: usize> SaveValues<T> for Keep<'_, T, N> {
     #[inline(always)]
     fn save_into(self, out: &Tensor<T>, arena: &mut Vec<AnyTensor>) {
@@ -318,24 +327,151 @@ pub(crate) fn record<T: Float>(
 /// The number form of a JVP rule an op does not have (see [`record`]).
 type NoNumberJvp<T> = fn(&Tensor<T>, [Option<T>; 2]) -> Option<Option<T>>;
 
+/// What an elementwise op records besides its inputs and saved values: its name, its
+/// static rule, and `params` to build its parameters, called only if a general node is
+/// written (an additive op compares its operands' shapes there).
+pub(crate) struct ElementwiseHead<P> {
+    pub op: &'static str,
+    pub rule: &'static dyn Backward,
+    pub params: P,
+}
+
 /// [`record`] for an op whose rule keeps only some of its inputs and output (the
 /// elementwise ops): those are written into the tape's arena directly. `numbers` is its
 /// JVP rule on plain numbers (the same rule as `jvp`, see [`NumberJvp`]), which a lone
-/// forward accumulator runs on 0-d values without the general path's bookkeeping.
+/// forward accumulator runs on 0-d values without the general path's bookkeeping, and
+/// which gives a 0-d op's partial derivatives (see [`record_scalar`]).
 #[inline(always)]
 #[track_caller]
 pub(crate) fn record_keeping<T: Float, const N: usize>(
     data: Data<T>,
     inputs: &[TensorId],
     keep: Keep<'_, T, N>,
-    head: impl FnOnce() -> OpHead,
+    head: ElementwiseHead<impl FnOnce() -> ParamSlot>,
     jvp: &Jvp<'_, T>,
-    numbers: impl NumberJvp<T>,
+    numbers: impl NumberJvp<T> + Copy,
 ) -> Tensor<T> {
     if !any_recording() {
         return Tensor::from_data(data);
     }
+    let ElementwiseHead { op, rule, params } = head;
+    // 0-d values on one tape, the bulk of scalar code: a compact record (see
+    // `ScalarNode`). A forward accumulator takes the general path, which gives it tangents.
+    let frame = ();
+    let mut params = params;
+    if let (Tapes::One(tape), Data::Scalar(value)) = (tapes(&frame), &data)
+        && !forward::accumulating()
+    {
+        let head = ElementwiseHead { op, rule, params };
+        match record_scalar(tape, value.get(), inputs, keep, head, numbers) {
+            Ok(out) => return out,
+            Err(unused) => params = unused,
+        }
+    }
+    let head = move || OpHead {
+        op,
+        rule: Rule::Static(rule),
+        params: params(),
+    };
     record_on_stack(data, inputs, |_| (head, keep), jvp, Some(numbers))
+}
+
+/// Records a 0-d elementwise op `op` with value `value` and rule `rule` on `tape` as a
+/// [`ScalarNode`], its partial derivatives evaluated by `numbers` (its JVP rule on
+/// numbers: an elementwise op's Jacobian is diagonal, so its JVP and VJP rules are the
+/// same function, and at a unit tangent of one input they give that input's partial
+/// derivative).
+///
+/// `Err(params)` when the op does not fit that form (the tape is in anomaly mode, an
+/// input the rule keeps is an array, past the encodable nodes): nothing is recorded then,
+/// and the caller takes the general path.
+#[inline(always)]
+fn record_scalar<T: Float, const N: usize, P: FnOnce() -> ParamSlot>(
+    tape: &TapeCell,
+    value: T,
+    inputs: &[TensorId],
+    keep: Keep<'_, T, N>,
+    head: ElementwiseHead<P>,
+    numbers: impl NumberJvp<T> + Copy,
+) -> Result<Tensor<T>, P> {
+    let ElementwiseHead { op, rule, params } = head;
+    let mut state = tape.borrow_mut();
+    if !state.is_recording() || state.check_numerics {
+        return Err(params);
+    }
+    let (first, second) = match *inputs {
+        [x] => (state.lookup(x), NO_NODE),
+        [x, y] => (state.lookup(x), state.lookup(y)),
+        _ => return Err(params),
+    };
+    if first == NO_NODE && second == NO_NODE {
+        // No input tracked here: a constant, as the general path finds too.
+        return Ok(output(Data::scalar(value), inputs, None));
+    }
+    let Some(id) = state.encoded_id(state.nodes.len()) else {
+        return Err(params);
+    };
+    let out = Tensor::with_id(id, Data::scalar(value));
+    // The values the rule keeps, in its order: the kept inputs, then the output.
+    let mut saved = [(id, 0.0); 2];
+    let mut saved_len = 0;
+    for input in keep.inputs.into_iter().chain(keep.output.then_some(&out)) {
+        let (Some(slot), Some(v)) = (saved.get_mut(saved_len), input.as_inline_scalar()) else {
+            return Err(params);
+        };
+        *slot = (input.id(), v.to_f64());
+        saved_len += 1;
+    }
+    // ∂ out / ∂ input k: the JVP at a unit tangent of input k alone (0 for an untracked
+    // input, whose cotangent no sweep reads)
+    let partial = |node: NodeId, tangents: [Option<T>; 2]| -> Option<f64> {
+        if node == NO_NODE {
+            return Some(0.0);
+        }
+        Some(numbers(&out, tangents)?.map_or(0.0, DType::to_f64))
+    };
+    let (Some(first_partial), Some(second_partial)) = (
+        partial(first, [Some(T::ONE), None]),
+        partial(second, [None, Some(T::ONE)]),
+    ) else {
+        return Err(params);
+    };
+    let param = match params() {
+        ParamSlot::None => None,
+        ParamSlot::Real(p) => Some(p),
+        boxed @ ParamSlot::Boxed(_) => {
+            // (no 0-d elementwise op has other parameters: kept general all the same)
+            let nodes = match *inputs {
+                [_] => Inputs::one(first),
+                _ => Inputs::two(first, second),
+            };
+            let head = move || OpHead {
+                op,
+                rule: Rule::Static(rule),
+                params: boxed,
+            };
+            state.push(head, nodes, |arena| keep.save_into(&out, arena), id);
+            drop(state);
+            crate::base::cuts::propagate(inputs, id);
+            return Ok(out);
+        }
+    };
+    state.push_scalar(ScalarNode {
+        op,
+        rule,
+        inputs: [first, second],
+        partials: [first_partial, second_partial],
+        saved,
+        param: param.unwrap_or(0.0),
+        arena: 0,
+        binary: inputs.len() == 2,
+        saved_len: saved_len as u8,
+        has_param: param.is_some(),
+        single: T::SINGLE,
+    });
+    drop(state);
+    crate::base::cuts::propagate(inputs, id);
+    Ok(out)
 }
 
 /// The tapes (by stack position) that record an op, with the op's inputs' nodes there.

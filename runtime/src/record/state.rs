@@ -16,7 +16,7 @@ use smallvec::SmallVec;
 use crate::base::dtype::AnyTensor;
 use crate::base::tensor::{TAPE_ENCODED_BIT, TensorId};
 use crate::record::node::{
-    Inputs, NO_NODE, Node, NodeId, ParamSlot, Rule, SavedRange, clear_nodes,
+    Inputs, NO_NODE, Node, NodeId, ParamSlot, Record, Rule, SavedRange, ScalarNode, clear_nodes,
 };
 use crate::record::numerics::{Found, Site};
 use crate::record::stack::{OpHead, TapeCell};
@@ -107,7 +107,8 @@ pub struct TapeState {
     /// A sweep panicked (a rule did) and its records were released: every later gradient
     /// is refused until `reset` (`TapeError::Poisoned`).
     pub(crate) poisoned: bool,
-    pub(crate) nodes: Vec<Node>,
+    /// The records, by node id.
+    pub(crate) nodes: Vec<Record>,
     /// The values the nodes' rules saved, in node order; each node knows its span. Node
     /// order is what lets a non-persistent sweep free them as it passes, by truncating.
     pub(crate) saved: Vec<AnyTensor>,
@@ -246,7 +247,7 @@ impl TapeState {
     /// The id that names `node` of this tape, which `lookup` finds without the map; `None`
     /// past the first 2²⁴ nodes, whose outputs take fresh ids.
     #[inline(always)]
-    fn encoded_id(&self, node: usize) -> Option<TensorId> {
+    pub(crate) fn encoded_id(&self, node: usize) -> Option<TensorId> {
         let node = node as u64;
         (node <= NODE_MASK).then_some(TensorId(self.id_base | node))
     }
@@ -282,13 +283,13 @@ impl TapeState {
         push_in_place!(&mut self.nodes, {
             let OpHead { op, rule, params } = head();
             owns_heap = Node::parts_own_heap(&rule, &inputs, &params);
-            Node {
+            Record::General(Node {
                 op,
                 rule,
                 inputs,
                 saved,
                 params,
-            }
+            })
         });
         self.owning_nodes |= owns_heap;
         if !encoded {
@@ -296,6 +297,49 @@ impl TapeState {
             let (low, high) = self.tracked_span;
             self.tracked_span = (low.min(out.0), high.max(out.0));
         }
+        index
+    }
+
+    /// Appends the compact record of a 0-d op (see [`ScalarNode`]), as the producer of the
+    /// tensor whose id `encoded_id` gives for the node it becomes (so `lookup` finds it
+    /// without the map: the caller checked that there is one). `node` is the record but
+    /// for its `arena` field, which is set here.
+    ///
+    /// Taken whole and written into the list field by field: a record built by a closure
+    /// (or moved in) was assembled on the stack and copied.
+    #[inline(always)]
+    pub(crate) fn push_scalar(&mut self, node: ScalarNode) -> NodeId {
+        let index = self.nodes.len() as NodeId;
+        let arena = self.saved.len() as u32;
+        let ScalarNode {
+            op,
+            rule,
+            inputs,
+            partials,
+            saved,
+            param,
+            arena: _,
+            binary,
+            saved_len,
+            has_param,
+            single,
+        } = node;
+        push_in_place!(
+            &mut self.nodes,
+            Record::Scalar(ScalarNode {
+                op,
+                rule,
+                inputs,
+                partials,
+                saved,
+                param,
+                arena,
+                binary,
+                saved_len,
+                has_param,
+                single,
+            })
+        );
         index
     }
 

@@ -8,7 +8,9 @@ use smallvec::SmallVec;
 use super::structure::SourceKey;
 use crate::base::dtype::{AnyTensor, Float};
 use crate::base::tensor::Tensor;
-use crate::record::node::{InputGrads, NO_NODE, Node, NodeId, Rule, clear_nodes};
+use crate::record::node::{
+    InputGrads, NO_NODE, Node, NodeId, Record, Rule, ScalarNode, clear_nodes,
+};
 use crate::record::numerics::{AnomalyPhase, Found, NonFiniteValue};
 use crate::record::stack::TapeCell;
 use crate::record::state::TapeState;
@@ -447,7 +449,7 @@ fn push_nodes_of_source(state: &TapeState, k: u32, source: &SourceKey, out: &mut
 /// Returns whether every node is, so that the sweep can read no marks
 /// ([`Relevant::Every`]).
 fn mark_relevant(
-    nodes: &[Node],
+    nodes: &[Record],
     source_nodes: &SourceNodes,
     end: usize,
     leaf_count: usize,
@@ -462,7 +464,7 @@ fn mark_relevant(
         let node = node as usize;
         if node < end && !is_source[node] {
             is_source[node] = true;
-            source_leaves += usize::from(matches!(nodes[node].rule, Rule::Leaf));
+            source_leaves += usize::from(nodes[node].is_leaf());
         }
     }
     let relevant = &mut scratch.relevant;
@@ -478,7 +480,7 @@ fn mark_relevant(
     for i in first..end {
         if !relevant[i] {
             relevant[i] = nodes[i]
-                .inputs
+                .inputs()
                 .iter()
                 .any(|&j| j != NO_NODE && relevant[j as usize]);
         }
@@ -564,10 +566,7 @@ fn sweep_nodes<const CHECK: bool>(
             if relevant[i] {
                 let (node, saved) = {
                     let state = tape.borrow();
-                    let node = state.nodes[i].clone();
-                    let saved: SmallVec<[AnyTensor; 2]> =
-                        state.saved[node.saved.as_range()].iter().cloned().collect();
-                    (node, saved)
+                    state.nodes[i].to_general(&state.saved)
                 };
                 *tensors |= step::<CHECK>(
                     &node,
@@ -601,10 +600,14 @@ fn sweep_nodes<const CHECK: bool>(
     if persistent {
         for i in (0..end).rev() {
             if relevant[i] {
-                let node = &nodes[i];
-                let values = &saved[node.saved.as_range()];
                 let flags = (relevance, is_source[i], unrecorded);
-                *tensors |= step::<CHECK>(node, values, i, grads, flags, finding);
+                *tensors |= match &nodes[i] {
+                    Record::General(node) => {
+                        let values = &saved[node.saved.as_range()];
+                        step::<CHECK>(node, values, i, grads, flags, finding)
+                    }
+                    Record::Scalar(node) => step_scalar::<CHECK>(node, i, grads, flags, finding),
+                };
             }
         }
     } else {
@@ -612,7 +615,7 @@ fn sweep_nodes<const CHECK: bool>(
         // captured) are dropped as soon as the sweep has passed it. Saved values sit in
         // node order, so passing a node truncates them.
         nodes.truncate(end);
-        saved.truncate(nodes[end - 1].saved.end());
+        saved.truncate(nodes[end - 1].saved_end());
         let marks = (&relevant[..end], &is_source[..end]);
         let consumed = (&mut nodes[..], &mut saved);
         // Two instances: with every node relevant (the usual gradient) no mark is read,
@@ -639,7 +642,7 @@ fn sweep_nodes<const CHECK: bool>(
 /// ran (see [`step`]).
 #[inline(always)]
 fn sweep_consuming<const CHECK: bool, const EVERY: bool>(
-    (nodes, saved): (&mut [Node], &mut Vec<AnyTensor>),
+    (nodes, saved): (&mut [Record], &mut Vec<AnyTensor>),
     (relevant, is_source): (&[bool], &[bool]),
     grads: &mut [Cot],
     unrecorded: bool,
@@ -647,7 +650,18 @@ fn sweep_consuming<const CHECK: bool, const EVERY: bool>(
 ) -> bool {
     let relevance = Relevant::of(EVERY, relevant);
     let mut tensors = false;
-    for (i, node) in nodes.iter_mut().enumerate().rev() {
+    for (i, record) in nodes.iter_mut().enumerate().rev() {
+        let node = match record {
+            Record::General(node) => node,
+            Record::Scalar(node) => {
+                // Nothing in the arena, nothing owned: only the partials to apply.
+                if EVERY || relevant[i] {
+                    let flags = (relevance, is_source[i], unrecorded);
+                    tensors |= step_scalar::<CHECK>(node, i, grads, flags, finding);
+                }
+                continue;
+            }
+        };
         if node.inputs.is_none() {
             // A leaf: nothing to run, save or drop; its cotangent is read where the
             // sources are gathered.
@@ -748,6 +762,50 @@ fn step<const CHECK: bool>(
         finding,
     );
     true
+}
+
+/// [`step`] for a compact record: a number cotangent goes through the partials, which
+/// only a sweep that nothing records meets (a recorded sweep and a jacobian's batched one
+/// hold tensors); anything else runs the general rule, on the general node the record
+/// stands for.
+#[inline(always)]
+fn step_scalar<const CHECK: bool>(
+    node: &ScalarNode,
+    i: usize,
+    grads: &mut [Cot],
+    flags: (Relevant<'_>, bool, bool),
+    finding: &mut Option<Finding>,
+) -> bool {
+    let (relevant, _, _) = flags;
+    let g = match grads[i] {
+        Cot::Zero => return false,
+        Cot::Number { value, .. } if !CHECK => value,
+        _ => {
+            let (node, saved) = node.general();
+            return step::<CHECK>(&node, &saved, i, grads, flags, finding);
+        }
+    };
+    let single = node.single;
+    let inputs = if node.binary { 2 } else { 1 };
+    for k in 0..inputs {
+        let j = node.inputs[k];
+        if relevant.needs(j) {
+            // In the dtype's arithmetic, as the rule computes `g · ∂`: an `f32` product
+            // (exact in `f64`) is rounded here, since a slot holding no cotangent yet
+            // takes the number as it is.
+            let v = in_dtype(single, node.partials[k] * g);
+            grads[j as usize].add_number(v, single);
+        }
+    }
+    false
+}
+
+/// `v` rounded to `f32` if `single` (the dtype of a compact record's values), else as it
+/// is. A sum or product of two `f32` values computed in `f64` and rounded once is the
+/// `f32` operation's result.
+#[inline(always)]
+fn in_dtype(single: bool, v: f64) -> f64 {
+    if single { f64::from(v as f32) } else { v }
 }
 
 /// Which of `node`'s inputs need a cotangent: those on a path to a source.

@@ -271,7 +271,7 @@ impl GradientTape {
             };
         }
         if target_node < first_source {
-            let is_leaf = state.nodes[first_source as usize].inputs.is_empty();
+            let is_leaf = state.nodes[first_source as usize].inputs().is_empty();
             return if is_leaf {
                 Explanation::WatchedAfterTarget
             } else {
@@ -279,7 +279,7 @@ impl GradientTape {
             };
         }
         Explanation::NoPath {
-            target_op: state.nodes[target_node as usize].op,
+            target_op: state.nodes[target_node as usize].op(),
         }
     }
 }
@@ -326,7 +326,7 @@ fn reachable(state: &TapeState, sources: &[NodeId]) -> Vec<bool> {
     for i in first..state.nodes.len() {
         if !reached[i] {
             reached[i] = state.nodes[i]
-                .inputs
+                .inputs()
                 .iter()
                 .any(|&j| j != NO_NODE && reached[j as usize]);
         }

@@ -312,7 +312,7 @@ impl Drop for GradientTape {
 impl std::fmt::Debug for GradientTape {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let state = self.cell.borrow();
-        let ops: Vec<&str> = state.nodes.iter().map(|node| node.op).collect();
+        let ops: Vec<&str> = state.nodes.iter().map(|node| node.op()).collect();
         f.debug_struct("GradientTape")
             .field("persistent", &state.persistent)
             .field("watch_accessed_variables", &state.watch_accessed_variables)
@@ -903,8 +903,8 @@ impl GradientTape {
         state
             .nodes
             .iter()
-            .filter(|node| !matches!(node.rule, crate::record::node::Rule::Leaf))
-            .map(|node| node.op)
+            .filter(|node| !node.is_leaf())
+            .map(|node| node.op())
             .collect()
     }
 }
