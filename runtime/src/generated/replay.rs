@@ -146,7 +146,9 @@ impl<'a, F, const N: usize> Restore<'a, F> for &'a [F; N] {
 }
 
 /// A scratch copy lent as the `&mut` array argument the callee writes: `&mut [F]`,
-/// `&mut Vec<F>` or `&mut [F; N]`.
+/// `&mut Vec<F>` or `&mut [F; N]`; or as `&[F]`, where the caller passed on a `&mut [F]`
+/// parameter of its own as it is (`r(x, y)`) to a callee that only reads it (see
+/// [`PassedOn`]).
 ///
 /// ```
 /// use gradtape_runtime::generated::RestoreMut;
@@ -161,6 +163,13 @@ pub trait RestoreMut<'a, F> {
 }
 
 impl<'a, F> RestoreMut<'a, F> for &'a mut [F] {
+    #[inline]
+    fn restore_mut(scratch: &'a mut Vec<F>) -> Self {
+        scratch
+    }
+}
+
+impl<'a, F> RestoreMut<'a, F> for &'a [F] {
     #[inline]
     fn restore_mut(scratch: &'a mut Vec<F>) -> Self {
         scratch
@@ -209,5 +218,101 @@ impl<F: Copy, const N: usize> RestoreOwned<F> for [F; N] {
     #[inline]
     fn restore_owned(saved: &[F]) -> Self {
         saved.try_into().expect("a copy has its array's length")
+    }
+}
+
+/// The pullback of a call passing on one of the caller's own `&mut [F]` parameters as it
+/// is (`w(x, y)`, which Rust reborrows), called with that array's shadow: the caller's
+/// macro cannot tell a callee writing it (`y: &mut [F]`, whose pullback takes the shadow in
+/// place, Enzyme's convention) from one only reading it (`a: &[F]`, whose pullback returns
+/// the array's cotangent among its entries), since it sees no callee's signature. The
+/// pullback's own type tells: the marker `M` is inferred, [`ShadowInPlace`] for a
+/// pullback taking the shadow, [`CotangentReturned`] for one that does not. The caller then
+/// hands the array's entry of the result to [`Absorb`], which adds a reader's cotangent
+/// into the shadow (a writer's entry is `()`). Either way the shadow ends holding the
+/// cotangent of the array's values before the call: a read leaves the values as they were,
+/// so theirs is the one after the call plus the read's.
+///
+/// ```
+/// use gradtape_runtime::generated::{Absorb, PassedOn};
+/// let mut shadow = [1.0, 2.0];
+/// // a writer's pullback: the shadow in place, `()` for the array
+/// let writer = |g: f64, d: &mut [f64]| {
+///     d[0] *= g;
+///     (Some(3.0), ())
+/// };
+/// let grads = PassedOn::pull(writer, 2.0, &mut shadow[..]);
+/// Absorb::absorb(grads.1, &mut shadow[..]);
+/// assert_eq!((grads.0, shadow), (Some(3.0), [2.0, 2.0]));
+/// // a reader's: the array's cotangent returned, added in
+/// let reader = |g: f64| (Some(g), Some(vec![g, 2.0 * g]));
+/// let grads = PassedOn::pull(reader, 0.5, &mut shadow[..]);
+/// Absorb::absorb(grads.1, &mut shadow[..]);
+/// assert_eq!((grads.0, shadow), (Some(0.5), [2.5, 3.0]));
+/// ```
+pub trait PassedOn<G, F, M> {
+    /// The pullback's entries, one per parameter.
+    type Grads;
+    /// The pullback called with the result's cotangent `g`, and `shadow` if it takes it.
+    fn pull(self, g: G, shadow: &mut [F]) -> Self::Grads;
+}
+
+/// [`PassedOn`]'s marker for a pullback that takes the array's shadow in place.
+pub struct ShadowInPlace;
+
+/// [`PassedOn`]'s marker for a pullback that returns the array's cotangent.
+pub struct CotangentReturned;
+
+impl<P, G, F, R> PassedOn<G, F, ShadowInPlace> for P
+where
+    P: FnOnce(G, &mut [F]) -> R,
+{
+    type Grads = R;
+    #[inline]
+    fn pull(self, g: G, shadow: &mut [F]) -> R {
+        self(g, shadow)
+    }
+}
+
+impl<P, G, F, R> PassedOn<G, F, CotangentReturned> for P
+where
+    P: FnOnce(G) -> R,
+{
+    type Grads = R;
+    #[inline]
+    fn pull(self, g: G, _: &mut [F]) -> R {
+        self(g)
+    }
+}
+
+/// A pullback's entry for an array passed on as [`PassedOn`] says, taken into the array's
+/// shadow: a reader's cotangent (`Option<Vec<F>>`) added in, a writer's `()` (its
+/// pullback updated the shadow in place) nothing; a callee holding the array constant
+/// gives `()` too.
+pub trait Absorb<F> {
+    /// Adds the entry's cotangent, if any, into `shadow`.
+    fn absorb(self, shadow: &mut [F]);
+}
+
+impl<F> Absorb<F> for () {
+    #[inline]
+    fn absorb(self, _: &mut [F]) {}
+}
+
+impl<F: Copy + core::ops::Add<Output = F>> Absorb<F> for Option<Vec<F>> {
+    /// # Panics
+    ///
+    /// If the cotangent is longer than the shadow (the callee's array is the caller's).
+    #[inline]
+    fn absorb(self, shadow: &mut [F]) {
+        if let Some(cotangent) = self {
+            assert!(
+                cotangent.len() <= shadow.len(),
+                "a cotangent has its array's length"
+            );
+            for (d, g) in shadow.iter_mut().zip(cotangent) {
+                *d = *d + g;
+            }
+        }
     }
 }
