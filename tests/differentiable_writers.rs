@@ -19,6 +19,13 @@
 //! 4. Writing methods of a constant receiver, `layer.apply(&x, &mut h);`, from a free
 //!    function and from another method, as a statement and as a value.
 //! 5. Local buffers filled with a differentiable value, `vec![x[0]; n]`, `[s; 3]`.
+//! 6. `copy_from_slice` between float arrays; (6., 7.) writing calls whose tuple result
+//!    is destructured, of functions and of methods.
+//! 8. The caller's own `&mut [f64]` parameter passed on as it is (`step(x, s, y);`, which
+//!    Rust reborrows), then (9.) to calls whose value is used (`let e = w(x, y);`, in
+//!    expressions, returned, in loops, checkpointed, generic), (10.) to a reader as a
+//!    statement (`check(y);`), and (11.) to a reader returning a struct: each against the
+//!    form spelling `&mut y` (or `&y` for a reader), to the bit.
 //!
 //! Each function is checked as in `differentiable_slices.rs` (`common::faces`): `f`,
 //! `f::grad`, `f::grad_into` and `f::jvp` give `f::primal`'s value to the bit; the
