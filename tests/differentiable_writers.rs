@@ -1958,6 +1958,92 @@ fn a_reader_called_as_a_statement_with_a_mut_parameter() {
     slices!(@second_order read_and_dropped_of, [4, 4], [0, 1], point(8, 101, -1.0, 1.0));
 }
 
+/// `√a₀ + a₁`: an infinite derivative at `a₀ = 0`.
+#[differentiable]
+fn root_sum(a: &[f64]) -> f64 {
+    a[0].sqrt() + a[1]
+}
+
+/// A reader's value dropped where its derivative is infinite (`y₀ = 0`), at the top and
+/// in a loop: the call carries no cotangent (the tape never sweeps a dropped value, nor
+/// does the `&y` form). The first form of the fix ran the reader's adjoint with a zero
+/// cotangent, adding `0 · ∞`, NaN, into `y₀`'s.
+#[differentiable]
+fn root_dropped(x: &[f64], y: &mut [f64]) -> f64 {
+    root_sum(y);
+    for _ in 0..2 {
+        root_sum(y);
+        y[1] *= x[0];
+    }
+    y[1] * x[1]
+}
+
+#[differentiable]
+#[allow(clippy::needless_borrow)]
+fn root_dropped_shared(x: &[f64], y: &mut [f64]) -> f64 {
+    root_sum(&y);
+    for _ in 0..2 {
+        root_sum(&y);
+        y[1] *= x[0];
+    }
+    y[1] * x[1]
+}
+
+#[test]
+fn a_reader_dropped_where_its_derivative_is_infinite() {
+    let (x, y0, w) = ([0.7, -1.3], [0.0, 0.5], [0.25, -0.5]);
+    // x₁ x₀² y₁ + ⟨w, y⟩ after, y₁ ← x₀² y₁: by hand
+    let expected_dx = [2.0 * x[0] * y0[1] * (x[1] + w[1]), x[0] * x[0] * y0[1]];
+    let expected_dy = [w[0], x[0] * x[0] * (x[1] + w[1])];
+    let into = |f: ValueInto| {
+        let (mut y, mut dx, mut dy) = (y0.to_vec(), vec![0.0; 2], w.to_vec());
+        let value = f(&x, &mut y, &mut dx, &mut dy);
+        (value.to_bits(), y, dx, dy)
+    };
+    let by_grad_into = into(|x, y, dx, dy| root_dropped::grad_into(x, y, dx, dy));
+    assert_eq!(
+        by_grad_into,
+        into(|x, y, dx, dy| root_dropped_shared::grad_into(x, y, dx, dy))
+    );
+    let pulled = |f: ValuedPullback| {
+        let (mut y, mut dy) = (y0.to_vec(), w.to_vec());
+        let (value, dx) = f(&x, &mut y, &mut dy);
+        (value.to_bits(), y, dx, dy)
+    };
+    let by_vjp = pulled(|x, y, dy| {
+        let (value, pullback) = root_dropped::vjp(x, y);
+        let (dx, ()) = pullback(1.0, dy);
+        (value, dx.expect("a gradient"))
+    });
+    assert_eq!(
+        by_vjp,
+        pulled(|x, y, dy| {
+            let (value, pullback) = root_dropped_shared::vjp(x, y);
+            let (dx, ()) = pullback(1.0, dy);
+            (value, dx.expect("a gradient"))
+        })
+    );
+    let mut y = y0.to_vec();
+    assert_eq!(by_grad_into.0, root_dropped::primal(&x, &mut y).to_bits());
+    let mut y = y0.to_vec();
+    assert_eq!(by_grad_into.0, root_dropped(&x, &mut y).to_bits());
+    let mut y = y0.to_vec();
+    assert_eq!(by_grad_into.0, root_dropped_shared(&x, &mut y).to_bits());
+    for (gradient, dx, dy) in [
+        (&by_grad_into, &by_grad_into.2, &by_grad_into.3),
+        (&by_vjp, &by_vjp.2, &by_vjp.3),
+    ] {
+        assert_eq!(gradient.1, [0.0, x[0] * x[0] * y0[1]]);
+        for (a, b) in dx
+            .iter()
+            .chain(dy)
+            .zip(expected_dx.iter().chain(&expected_dy))
+        {
+            assert!(close(*a, *b, 1e-14), "{a} vs {b}: {dx:?} {dy:?}");
+        }
+    }
+}
+
 // ----- 11. a struct result of a call passed a `&mut` parameter as it is -----
 
 #[derive(gradtape::Differentiable, Debug, Clone, Copy, PartialEq)]

@@ -208,6 +208,15 @@ impl Generator<'_> {
         if let Some(passed) = self.replayed_writer(func, args, written, result, depth) {
             // `vjp_into` adds every array's cotangent into its shadow, the written ones'
             // elements taken as the pullback takes them
+            let mut passed = passed;
+            if let ([w], CallResult::Dropped) = (written, result)
+                && w.passed_on
+                && let super::replay::Passed::Array { form, .. } = &mut passed[w.position]
+            {
+                // a reader of a `&mut` parameter passed on as it is, its value dropped:
+                // skipped
+                *form = super::replay::Form::UnlessRead;
+            }
             let (prologue, call) = self.reverse_replayed(id, func, args, &passed, g, depth);
             return quote!(#zero_pop #prologue #call);
         }
@@ -250,6 +259,19 @@ impl Generator<'_> {
             let buffer = &buffers[0];
             let shadow = mixed(&format!("passed{id}"));
             let index = syn::Index::from(w.position);
+            if let CallResult::Dropped = result {
+                // a reader's dropped value carries no cotangent: its pullback not called
+                return quote! {
+                    #prologue
+                    let #shadow: &mut [_] = #buffer;
+                    if let Some(#grads) =
+                        generated::PassedOn::pull_unless_read(#pullback, #g, &mut *#shadow)
+                    {
+                        generated::Absorb::absorb(#grads.#index, #shadow);
+                        #(#accumulate)*
+                    }
+                };
+            }
             return quote! {
                 #prologue
                 let #shadow: &mut [_] = #buffer;

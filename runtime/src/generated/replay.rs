@@ -157,7 +157,9 @@ impl<'a, F, const N: usize> Restore<'a, F> for &'a [F; N] {
 /// fixed[0] = 3.0;
 /// assert_eq!(scratch, [3.0, 2.0]);
 /// ```
-pub trait RestoreMut<'a, F> {
+pub trait RestoreMut<'a, F>: Sized {
+    /// Whether the callee's parameter is `&mut`: `false` for `&[F]` alone.
+    const WRITTEN: bool = true;
     /// The scratch copy as the argument.
     fn restore_mut(scratch: &'a mut Vec<F>) -> Self;
 }
@@ -170,6 +172,7 @@ impl<'a, F> RestoreMut<'a, F> for &'a mut [F] {
 }
 
 impl<'a, F> RestoreMut<'a, F> for &'a [F] {
+    const WRITTEN: bool = false;
     #[inline]
     fn restore_mut(scratch: &'a mut Vec<F>) -> Self {
         scratch
@@ -255,6 +258,38 @@ pub trait PassedOn<G, F, M> {
     type Grads;
     /// The pullback called with the result's cotangent `g`, and `shadow` if it takes it.
     fn pull(self, g: G, shadow: &mut [F]) -> Self::Grads;
+    /// [`pull`](Self::pull) for a call statement dropping the value (`g` a zero): `None`,
+    /// the pullback not called, for a reader, whose dropped value carries no cotangent
+    /// anywhere (see [`replay_unless_read`]).
+    fn pull_unless_read(self, g: G, shadow: &mut [F]) -> Option<Self::Grads>;
+}
+
+/// The replayed call `call` of a statement dropping the value of a callee passed the
+/// caller's own `&mut [F]` parameter as it is ([`PassedOn`]), run on the scratch copy
+/// lent as the callee's parameter takes it, unless the callee only reads it (`&[F]`): a
+/// read whose value is dropped carries no cotangent anywhere (its adjoint would add
+/// `0 · ∂`, which is NaN where a partial is infinite), as the tape, which never sweeps a
+/// dropped value, and a read spelled `&y` have it.
+///
+/// ```
+/// use gradtape_runtime::generated::replay_unless_read;
+/// let mut scratch = vec![1.0_f64, 2.0];
+/// let mut runs = 0;
+/// replay_unless_read(&mut scratch, |y: &mut [f64]| {
+///     y[0] = 3.0;
+///     runs += 1;
+/// });
+/// replay_unless_read(&mut scratch, |_: &[f64]| runs += 10);
+/// assert_eq!((runs, scratch), (1, vec![3.0, 2.0]));
+/// ```
+#[inline]
+pub fn replay_unless_read<'a, F, A: RestoreMut<'a, F>>(
+    scratch: &'a mut Vec<F>,
+    call: impl FnOnce(A),
+) {
+    if A::WRITTEN {
+        call(A::restore_mut(scratch));
+    }
 }
 
 /// [`PassedOn`]'s marker for a pullback that takes the array's shadow in place.
@@ -272,6 +307,10 @@ where
     fn pull(self, g: G, shadow: &mut [F]) -> R {
         self(g, shadow)
     }
+    #[inline]
+    fn pull_unless_read(self, g: G, shadow: &mut [F]) -> Option<R> {
+        Some(self(g, shadow))
+    }
 }
 
 impl<P, G, F, R> PassedOn<G, F, CotangentReturned> for P
@@ -282,6 +321,10 @@ where
     #[inline]
     fn pull(self, g: G, _: &mut [F]) -> R {
         self(g)
+    }
+    #[inline]
+    fn pull_unless_read(self, _: G, _: &mut [F]) -> Option<R> {
+        None
     }
 }
 
