@@ -374,9 +374,16 @@
 //! (`&mut out[2 * i..2 * i + 2]`, `&mut u[1..]`, `&mut u[..=k]`): its `vjp` writes the
 //! array, and its pullback takes the array's shadow (or the same part of it) in place, as
 //! `grad_into` takes its buffer. A part's bounds are evaluated once, before the call, and
-//! kept for the adjoint. A writing method of a constant receiver is called the same way
+//! kept for the adjoint. The caller's own `&mut [F]` parameter may be passed on as it is
+//! (`step(x, y);`, `let e = w(x, y);`, `w(x, y) * 2.0`, `return w(x, y);`, which Rust
+//! reborrows): the macro cannot tell from the call whether the callee writes it (`&mut
+//! [F]`) or only reads it (`&[F]`), so the generated code serves both, the callee's types
+//! choosing (a read leaves the array's cotangent as it was, plus the read's). Where the
+//! call also passes another array `&mut` or another such parameter, a call statement
+//! takes each for written and a call whose value is used for read: spell `&mut *y` or
+//! `&y` there. A writing method of a constant receiver is called the same way
 //! (`layer.apply(&x, &mut h);`, through its `apply_vjp`; `let (a, b) = layer.stats(&x,
-//! &mut h);` and `(a, _) = ..` of a tuple result too). `std::mem::swap(&mut state, &mut next);` of two float arrays swaps their
+//! &mut h);` and `(a, _) = ..` of a tuple result too), `&mut` spelled out. `std::mem::swap(&mut state, &mut next);` of two float arrays swaps their
 //! shadows too. So an integrator calls its step function in a loop:
 //!
 //! ```

@@ -1193,3 +1193,42 @@ fn reads_that_bind_values_are_differentiated() {
     assert_eq!(value, read_by_typed_lets(&p, 2.0));
     assert_eq!((d_p.a, d_p.b, d_x), (4.0 - 0.5, 1.5, 3.0));
 }
+
+// ----- regression: a local named `compile_error` is no failed expansion -----
+//
+// The struct pass told a failed expansion of its twin (the fallback's stand-in companion)
+// by any `compile_error` identifier in the twin's companion, which copies the body
+// (`primal`): a local of that name made a correct function the twin's "rejection". The
+// stand-in is now told by a marker item only the fallback emits.
+
+#[differentiable]
+fn local_named_compile_error(#[differentiable] p: &Pair, x: f64) -> f64 {
+    let compile_error = p.a * x;
+    compile_error * compile_error + p.b
+}
+
+#[test]
+fn a_local_named_compile_error() {
+    let p = Pair { a: 1.5, b: -0.5 };
+    let x = 2.0;
+    let (value, (d_p, d_x)) = local_named_compile_error::grad(&p, x);
+    assert_eq!(value, local_named_compile_error(&p, x));
+    assert_eq!(value, local_named_compile_error::primal(&p, x));
+    // (a x)² + b: d/da = 2 a x², d/db = 1, d/dx = 2 a² x
+    assert_eq!(
+        (d_p.a, d_p.b, d_x),
+        (2.0 * 1.5 * 4.0, 1.0, 2.0 * 1.5 * 1.5 * 2.0)
+    );
+    let at = |a: f64, b: f64, x: f64| local_named_compile_error(&Pair { a, b }, x);
+    let h = 1e-6;
+    let by_differences = [
+        (at(1.5 + h, -0.5, x) - at(1.5 - h, -0.5, x)) / (2.0 * h),
+        (at(1.5, -0.5 + h, x) - at(1.5, -0.5 - h, x)) / (2.0 * h),
+        (at(1.5, -0.5, x + h) - at(1.5, -0.5, x - h)) / (2.0 * h),
+    ];
+    for (derivative, by_difference) in [d_p.a, d_p.b, d_x].into_iter().zip(by_differences) {
+        assert!(common::close(derivative, by_difference, 1e-8));
+    }
+    let (_, tangent) = local_named_compile_error::jvp(&p, x, &Pair { a: 0.0, b: 0.0 }, 1.0);
+    assert!(common::close(tangent, d_x, 1e-14));
+}

@@ -19,6 +19,13 @@
 //! 4. Writing methods of a constant receiver, `layer.apply(&x, &mut h);`, from a free
 //!    function and from another method, as a statement and as a value.
 //! 5. Local buffers filled with a differentiable value, `vec![x[0]; n]`, `[s; 3]`.
+//! 6. `copy_from_slice` between float arrays; (6., 7.) writing calls whose tuple result
+//!    is destructured, of functions and of methods.
+//! 8. The caller's own `&mut [f64]` parameter passed on as it is (`step(x, s, y);`, which
+//!    Rust reborrows), then (9.) to calls whose value is used (`let e = w(x, y);`, in
+//!    expressions, returned, in loops, checkpointed, generic), (10.) to a reader as a
+//!    statement (`check(y);`), and (11.) to a reader returning a struct: each against the
+//!    form spelling `&mut y` (or `&y` for a reader), to the bit.
 //!
 //! Each function is checked as in `differentiable_slices.rs` (`common::faces`): `f`,
 //! `f::grad`, `f::grad_into` and `f::jvp` give `f::primal`'s value to the bit; the
@@ -1574,4 +1581,628 @@ fn a_mut_parameter_passed_straight_on_then_read() {
     let (mut dy, mut re_dy) = (vec![0.5; 4], vec![0.5; 4]);
     assert_eq!(pullback(1.0, &mut dy), re_pullback(1.0, &mut re_dy));
     assert_eq!(dy, re_dy);
+}
+
+// ----- 9. a `&mut` parameter passed straight on to a call whose value is used -----
+
+/// A writer with a value: `y` nudged in place, and an energy of its new values returned.
+#[differentiable]
+fn nudge_energy(x: &[f64], y: &mut [f64]) -> f64 {
+    let mut e = 0.0;
+    for i in 0..y.len() {
+        y[i] += 0.5 * x[i] * y[i].sin();
+        e += y[i] * y[i] * x[i];
+    }
+    e
+}
+
+/// `let e = w(x, y);` of the caller's own `y: &mut [f64]`, passed on as it is (Rust
+/// reborrows it). This failed with rustc's E0308: a call whose value is used was taken for
+/// one reading `y`.
+#[differentiable]
+fn energy_in_a_let(x: &[f64], y: &mut [f64]) -> f64 {
+    let e = nudge_energy(x, y);
+    e * x[0] + y[1]
+}
+
+/// [`energy_in_a_let`] with the reborrow `&mut y` spelled out (the form that compiled):
+/// the oracle, as the other `_reborrowed` forms below.
+#[differentiable]
+#[allow(clippy::needless_borrow)]
+fn energy_in_a_let_reborrowed(x: &[f64], mut y: &mut [f64]) -> f64 {
+    let e = nudge_energy(x, &mut y);
+    e * x[0] + y[1]
+}
+
+/// Inside an expression, `y` read after the call (Rust evaluates left to right).
+#[differentiable]
+fn energy_in_an_expression(x: &[f64], y: &mut [f64]) -> f64 {
+    x[1] * nudge_energy(x, y) + y[0] * y[2]
+}
+
+#[differentiable]
+#[allow(clippy::needless_borrow)]
+fn energy_in_an_expression_reborrowed(x: &[f64], mut y: &mut [f64]) -> f64 {
+    x[1] * nudge_energy(x, &mut y) + y[0] * y[2]
+}
+
+/// As the tail, and returned early from a branch.
+#[differentiable]
+fn energy_returned(x: &[f64], y: &mut [f64]) -> f64 {
+    if x[0] > 0.0 {
+        return nudge_energy(x, y);
+    }
+    y[0] *= x[1];
+    nudge_energy(x, y)
+}
+
+#[differentiable]
+#[allow(clippy::needless_borrow)]
+fn energy_returned_reborrowed(x: &[f64], mut y: &mut [f64]) -> f64 {
+    if x[0] > 0.0 {
+        return nudge_energy(x, &mut y);
+    }
+    y[0] *= x[1];
+    nudge_energy(x, &mut y)
+}
+
+/// In a loop, the values summed.
+#[differentiable]
+fn energy_in_a_loop(x: &[f64], y: &mut [f64]) -> f64 {
+    let mut total = 0.0;
+    for _ in 0..3 {
+        total += nudge_energy(x, y);
+    }
+    total
+}
+
+#[differentiable]
+#[allow(clippy::needless_borrow)]
+fn energy_in_a_loop_reborrowed(x: &[f64], mut y: &mut [f64]) -> f64 {
+    let mut total = 0.0;
+    for _ in 0..3 {
+        total += nudge_energy(x, &mut y);
+    }
+    total
+}
+
+/// A reader's value used the same way (`sum_of_squares(y)`, a shared parameter), beside
+/// a writer's: the oracle passes `&y`.
+#[differentiable]
+fn read_in_a_let(x: &[f64], y: &mut [f64]) -> f64 {
+    let before = sum_of_squares(y);
+    let e = nudge_energy(x, y);
+    before * e + x[3] * sum_of_squares(y)
+}
+
+#[differentiable]
+#[allow(clippy::needless_borrow)]
+fn read_in_a_let_shared(x: &[f64], mut y: &mut [f64]) -> f64 {
+    let before = sum_of_squares(&y);
+    let e = nudge_energy(x, &mut y);
+    before * e + x[3] * sum_of_squares(&y)
+}
+
+/// In a checkpointed loop, a writer's value and a reader's.
+#[differentiable(checkpoint(snapshots = 2))]
+fn energy_checkpointed(x: &[f64], y: &mut [f64]) -> f64 {
+    let mut total = 0.0;
+    for _ in 0..4 {
+        total += nudge_energy(x, y) * sum_of_squares(y);
+    }
+    total
+}
+
+/// (`&mut *y`: a checkpointed function's `mut y: &mut [f64]` parameter loses its `mut` in
+/// the generated code, rustc's E0596 at `&mut y`)
+#[differentiable(checkpoint(snapshots = 2))]
+#[allow(clippy::needless_borrow)]
+fn energy_checkpointed_reborrowed(x: &[f64], y: &mut [f64]) -> f64 {
+    let mut total = 0.0;
+    for _ in 0..4 {
+        total += nudge_energy(x, &mut *y) * sum_of_squares(&y);
+    }
+    total
+}
+
+/// Generic over the float type: a generic writer's value and a generic reader's
+/// (`generic_dot(y, x)`).
+#[differentiable]
+fn generic_nudge_energy<T: Float>(x: &[T], y: &mut [T]) -> T {
+    let mut e = T::zero();
+    for i in 0..y.len() {
+        y[i] = y[i] + x[i] * y[i].sin();
+        e = e + y[i] * y[i];
+    }
+    e
+}
+
+#[differentiable]
+fn generic_energy_in_a_let<T: Float>(x: &[T], y: &mut [T]) -> T {
+    let e = generic_nudge_energy(x, y);
+    e * x[0] + generic_dot(y, x)
+}
+
+#[differentiable]
+#[allow(clippy::needless_borrow)]
+fn generic_energy_in_a_let_reborrowed<T: Float>(x: &[T], mut y: &mut [T]) -> T {
+    let e = generic_nudge_energy(x, &mut y);
+    e * x[0] + generic_dot(&y, x)
+}
+
+/// `(x, y) -> value` of a writer with a value.
+type Valued = fn(&[f64], &mut [f64]) -> f64;
+/// `(x, y, tangent of x, tangent of y) -> (value, its tangent)` of its `jvp`.
+type ValuedTangent = fn(&[f64], &mut [f64], &[f64], &mut [f64]) -> (f64, f64);
+/// `(x, y, d_y) -> (value, d_x)` of its `vjp` and the pullback of `1`, `d_y` in place.
+type ValuedPullback = fn(&[f64], &mut [f64], &mut [f64]) -> (f64, Vec<f64>);
+
+/// One form of a writer with a value passing its `y` on: `f`, `f::primal`,
+/// `f::grad_into`, `f::jvp`, `f::vjp`.
+type ValuedForm = (Valued, Valued, ValueInto, ValuedTangent, ValuedPullback);
+
+macro_rules! valued_form {
+    ($f:ident) => {
+        (
+            |x, y| $f(x, y),
+            |x, y| $f::primal(x, y),
+            |x, y, dx, dy| $f::grad_into(x, y, dx, dy),
+            |x, y, v, t| $f::jvp(x, y, v, t),
+            |x, y, dy| {
+                let (value, pullback) = $f::vjp(x, y);
+                let (dx, ()) = pullback(1.0, dy);
+                (value, dx.expect("a gradient"))
+            },
+        )
+    };
+}
+
+/// The bare form checked on its own, `value + ⟨w, y⟩` its objective (`y`'s initial values
+/// inputs too): its value and output against `f::primal`'s, to the bit; `grad_into`
+/// against central differences; `vjp`'s pullback against `grad_into`; `jvp` against
+/// `⟨∇, v⟩`. Then against the oracle form: the same value, output, gradient (`grad_into`,
+/// and `vjp`'s pullback) and tangent, to the bit.
+fn check_valued(name: &str, bare: ValuedForm, oracle: ValuedForm) {
+    let x = point(4, 96, -1.0, 1.0);
+    // both signs of `x₀`: both branches of `energy_returned`
+    check_valued_at(name, &x, bare, oracle);
+    check_valued_at(name, &[-x[0], x[1], x[2], x[3]], bare, oracle);
+}
+
+fn check_valued_at(name: &str, x: &[f64], bare: ValuedForm, oracle: ValuedForm) {
+    let (y0, w) = (point(4, 97, -1.0, 1.0), point(4, 98, -1.0, 1.0));
+    let (itself, primal, grad_into, jvp, vjp) = bare;
+    let (_, o_primal, o_grad_into, o_jvp, o_vjp) = oracle;
+    let run = |f: Valued| {
+        let mut y = y0.clone();
+        let value = f(x, &mut y);
+        (value.to_bits(), y)
+    };
+    let expected = run(primal);
+    assert_eq!(run(itself), expected, "{name}: itself");
+    assert_eq!(run(o_primal), expected, "{name}: the oracle's primal");
+    let objective = |all: &[f64]| {
+        let mut y = all[4..].to_vec();
+        let value = primal(&all[..4], &mut y);
+        value + y.iter().zip(&w).map(|(y, w)| y * w).sum::<f64>()
+    };
+    let all = [x, &y0[..]].concat();
+    let run_into = |f: ValueInto| {
+        let (mut y, mut dx, mut dy) = (y0.clone(), vec![0.0; 4], w.clone());
+        let value = f(x, &mut y, &mut dx, &mut dy);
+        (value.to_bits(), y, dx, dy)
+    };
+    let by_grad_into = run_into(grad_into);
+    assert_eq!(
+        (by_grad_into.0, &by_grad_into.1),
+        (expected.0, &expected.1),
+        "{name}: grad_into's value and output"
+    );
+    assert_eq!(by_grad_into, run_into(o_grad_into), "{name}: grad_into");
+    let gradient = [&by_grad_into.2[..], &by_grad_into.3].concat();
+    let by_differences = central_differences(&objective, &all);
+    for (k, (g, e)) in gradient.iter().zip(&by_differences).enumerate() {
+        assert!(
+            close(*g, *e, 1e-6),
+            "{name}: d/d{k} = {g}, central differences {e}"
+        );
+    }
+    let run_vjp = |f: ValuedPullback| {
+        let (mut y, mut dy) = (y0.clone(), w.clone());
+        let (value, dx) = f(x, &mut y, &mut dy);
+        (value.to_bits(), y, dx, dy)
+    };
+    let by_vjp = run_vjp(vjp);
+    assert_eq!(by_vjp, run_vjp(o_vjp), "{name}: vjp");
+    assert_eq!(
+        (by_vjp.0, &by_vjp.1),
+        (expected.0, &expected.1),
+        "{name}: vjp's value"
+    );
+    for (k, (a, b)) in [&by_vjp.2[..], &by_vjp.3]
+        .concat()
+        .iter()
+        .zip(&gradient)
+        .enumerate()
+    {
+        assert!(
+            close(*a, *b, 1e-12),
+            "{name}: d/d{k} vjp {a}, grad_into {b}"
+        );
+    }
+    let v = point(8, 99, -1.0, 1.0);
+    let run_jvp = |f: ValuedTangent| {
+        let (mut y, mut t) = (y0.clone(), v[4..].to_vec());
+        let (value, tangent) = f(x, &mut y, &v[..4], &mut t);
+        (value.to_bits(), tangent.to_bits(), y, t)
+    };
+    let by_jvp = run_jvp(jvp);
+    assert_eq!(by_jvp, run_jvp(o_jvp), "{name}: jvp");
+    assert_eq!(
+        (by_jvp.0, &by_jvp.2),
+        (expected.0, &expected.1),
+        "{name}: jvp's value"
+    );
+    let along = f64::from_bits(by_jvp.1) + by_jvp.3.iter().zip(&w).map(|(t, w)| t * w).sum::<f64>();
+    let dot: f64 = gradient.iter().zip(&v).map(|(g, v)| g * v).sum();
+    assert!(
+        close(along, dot, 1e-10),
+        "{name}: jvp {along} vs <grad, v> {dot}"
+    );
+}
+
+/// `[energy_in_a_let]` and `[energy_in_a_loop]` on a copy of `y0`: functions with `grad`,
+/// for second order.
+#[differentiable]
+fn energy_in_a_let_of(x: &[f64], y0: &[f64]) -> f64 {
+    let mut y = y0.to_vec();
+    energy_in_a_let(x, &mut y)
+}
+
+#[differentiable]
+fn energy_in_a_loop_of(x: &[f64], y0: &[f64]) -> f64 {
+    let mut y = y0.to_vec();
+    energy_in_a_loop(x, &mut y) + y[0]
+}
+
+/// `let e = w(x, y);`, `a * w(x, y) + ..`, `return w(x, y);`, a tail `w(x, y)`, and
+/// `total += w(x, y);` in a loop (also checkpointed), generic, of a writer with a value and
+/// the caller's own `y: &mut [f64]`: each against the `&mut y` form to the bit, central differences, `jvp`, and a
+/// reader's value used beside them against the `&y` form. Second order through copies.
+#[test]
+fn a_mut_parameter_passed_straight_on_to_a_call_whose_value_is_used() {
+    check_valued(
+        "energy_in_a_let",
+        valued_form!(energy_in_a_let),
+        valued_form!(energy_in_a_let_reborrowed),
+    );
+    check_valued(
+        "energy_in_an_expression",
+        valued_form!(energy_in_an_expression),
+        valued_form!(energy_in_an_expression_reborrowed),
+    );
+    check_valued(
+        "energy_returned",
+        valued_form!(energy_returned),
+        valued_form!(energy_returned_reborrowed),
+    );
+    check_valued(
+        "energy_in_a_loop",
+        valued_form!(energy_in_a_loop),
+        valued_form!(energy_in_a_loop_reborrowed),
+    );
+    check_valued(
+        "read_in_a_let",
+        valued_form!(read_in_a_let),
+        valued_form!(read_in_a_let_shared),
+    );
+    check_valued(
+        "energy_checkpointed",
+        valued_form!(energy_checkpointed),
+        valued_form!(energy_checkpointed_reborrowed),
+    );
+    check_valued(
+        "generic_energy_in_a_let",
+        valued_form!(generic_energy_in_a_let),
+        valued_form!(generic_energy_in_a_let_reborrowed),
+    );
+    let at = point(8, 100, -1.0, 1.0);
+    slices!(@second_order energy_in_a_let_of, [4, 4], [0, 1], at.clone());
+    slices!(@second_order energy_in_a_loop_of, [4, 4], [0, 1], at);
+    // the caller's `vjp` chooses the callee's pullback by its type
+    assert!(energy_in_a_let::GENERATED.contains("PassedOn"));
+    assert!(!energy_in_a_let_reborrowed::GENERATED.contains("PassedOn"));
+}
+
+// ----- 10. regression: a reader called as a statement, `check(y);` -----
+
+/// A reader called with the caller's own `y: &mut [f64]` as a statement, its value
+/// dropped, at the top and in a loop, beside a writer. The fix of `step(x, s, y);` (section
+/// 8) took every such call for a writer, and this failed with rustc's E0308 (the reader's
+/// pullback takes no shadow, nor its `vjp_into` a `&mut` copy).
+#[differentiable]
+fn read_and_dropped(x: &[f64], y: &mut [f64]) -> f64 {
+    sum_of_squares(y);
+    for _ in 0..2 {
+        nudge(x, 2, y);
+        sum_of_squares(y);
+    }
+    y[0] * x[1] + y[3]
+}
+
+/// [`read_and_dropped`] with `&y` for the reader: the oracle.
+#[differentiable]
+#[allow(clippy::needless_borrow)]
+fn read_and_dropped_shared(x: &[f64], mut y: &mut [f64]) -> f64 {
+    sum_of_squares(&y);
+    for _ in 0..2 {
+        nudge(x, 2, &mut y);
+        sum_of_squares(&y);
+    }
+    y[0] * x[1] + y[3]
+}
+
+#[differentiable]
+fn read_and_dropped_of(x: &[f64], y0: &[f64]) -> f64 {
+    let mut y = y0.to_vec();
+    read_and_dropped(x, &mut y)
+}
+
+#[test]
+fn a_reader_called_as_a_statement_with_a_mut_parameter() {
+    check_valued(
+        "read_and_dropped",
+        valued_form!(read_and_dropped),
+        valued_form!(read_and_dropped_shared),
+    );
+    slices!(@second_order read_and_dropped_of, [4, 4], [0, 1], point(8, 101, -1.0, 1.0));
+}
+
+/// `√a₀ + a₁`: an infinite derivative at `a₀ = 0`.
+#[differentiable]
+fn root_sum(a: &[f64]) -> f64 {
+    a[0].sqrt() + a[1]
+}
+
+/// A reader's value dropped where its derivative is infinite (`y₀ = 0`), at the top and
+/// in a loop: the call carries no cotangent (the tape never sweeps a dropped value, nor
+/// does the `&y` form). The first form of the fix ran the reader's adjoint with a zero
+/// cotangent, adding `0 · ∞`, NaN, into `y₀`'s.
+#[differentiable]
+fn root_dropped(x: &[f64], y: &mut [f64]) -> f64 {
+    root_sum(y);
+    for _ in 0..2 {
+        root_sum(y);
+        y[1] *= x[0];
+    }
+    y[1] * x[1]
+}
+
+#[differentiable]
+#[allow(clippy::needless_borrow)]
+fn root_dropped_shared(x: &[f64], y: &mut [f64]) -> f64 {
+    root_sum(&y);
+    for _ in 0..2 {
+        root_sum(&y);
+        y[1] *= x[0];
+    }
+    y[1] * x[1]
+}
+
+#[test]
+fn a_reader_dropped_where_its_derivative_is_infinite() {
+    let (x, y0, w) = ([0.7, -1.3], [0.0, 0.5], [0.25, -0.5]);
+    // x₁ x₀² y₁ + ⟨w, y⟩ after, y₁ ← x₀² y₁: by hand
+    let expected_dx = [2.0 * x[0] * y0[1] * (x[1] + w[1]), x[0] * x[0] * y0[1]];
+    let expected_dy = [w[0], x[0] * x[0] * (x[1] + w[1])];
+    let into = |f: ValueInto| {
+        let (mut y, mut dx, mut dy) = (y0.to_vec(), vec![0.0; 2], w.to_vec());
+        let value = f(&x, &mut y, &mut dx, &mut dy);
+        (value.to_bits(), y, dx, dy)
+    };
+    let by_grad_into = into(|x, y, dx, dy| root_dropped::grad_into(x, y, dx, dy));
+    assert_eq!(
+        by_grad_into,
+        into(|x, y, dx, dy| root_dropped_shared::grad_into(x, y, dx, dy))
+    );
+    let pulled = |f: ValuedPullback| {
+        let (mut y, mut dy) = (y0.to_vec(), w.to_vec());
+        let (value, dx) = f(&x, &mut y, &mut dy);
+        (value.to_bits(), y, dx, dy)
+    };
+    let by_vjp = pulled(|x, y, dy| {
+        let (value, pullback) = root_dropped::vjp(x, y);
+        let (dx, ()) = pullback(1.0, dy);
+        (value, dx.expect("a gradient"))
+    });
+    assert_eq!(
+        by_vjp,
+        pulled(|x, y, dy| {
+            let (value, pullback) = root_dropped_shared::vjp(x, y);
+            let (dx, ()) = pullback(1.0, dy);
+            (value, dx.expect("a gradient"))
+        })
+    );
+    let mut y = y0.to_vec();
+    assert_eq!(by_grad_into.0, root_dropped::primal(&x, &mut y).to_bits());
+    let mut y = y0.to_vec();
+    assert_eq!(by_grad_into.0, root_dropped(&x, &mut y).to_bits());
+    let mut y = y0.to_vec();
+    assert_eq!(by_grad_into.0, root_dropped_shared(&x, &mut y).to_bits());
+    for (gradient, dx, dy) in [
+        (&by_grad_into, &by_grad_into.2, &by_grad_into.3),
+        (&by_vjp, &by_vjp.2, &by_vjp.3),
+    ] {
+        assert_eq!(gradient.1, [0.0, x[0] * x[0] * y0[1]]);
+        for (a, b) in dx
+            .iter()
+            .chain(dy)
+            .zip(expected_dx.iter().chain(&expected_dy))
+        {
+            assert!(close(*a, *b, 1e-14), "{a} vs {b}: {dx:?} {dy:?}");
+        }
+    }
+}
+
+// ----- 11. a struct result of a call passed a `&mut` parameter as it is -----
+
+#[derive(gradtape::Differentiable, Debug, Clone, Copy, PartialEq)]
+struct Phase {
+    x: f64,
+    v: f64,
+}
+
+#[differentiable]
+fn phase_of(y: &[f64], dt: f64) -> Phase {
+    Phase {
+        x: y[0] + dt * y[1],
+        v: y[1] - dt * y[0].sin(),
+    }
+}
+
+#[differentiable]
+fn phase_norm(#[differentiable] s: &Phase) -> f64 {
+    (s.x * s.x + s.v * s.v).sqrt()
+}
+
+#[differentiable]
+fn phase_weighed(#[differentiable] s: &Phase, a: &[f64]) -> f64 {
+    s.x * a[0] + s.v * a[1]
+}
+
+/// A reader's struct result read by field, `let s = phase_of(y, dt);` of the caller's own
+/// `y: &mut [f64]`, and (below) held whole and passed on, read by `.x` at the call, and
+/// `y` passed beside a struct literal passed whole. A call passing `y` on as it is may
+/// write it, so its value is the call's of a writer: one held whole, a struct, has no
+/// `Default` for the zero cotangent a writer's pullback takes when the value gets none
+/// (rustc's E0277 in the first form of the fix: a zero of the value's shape is saved).
+#[differentiable]
+fn phase_by_field(y: &mut [f64], dt: f64) -> f64 {
+    let s = phase_of(y, dt);
+    s.x * s.v
+}
+
+#[differentiable]
+#[allow(clippy::needless_borrow)]
+fn phase_by_field_shared(y: &mut [f64], dt: f64) -> f64 {
+    let s = phase_of(&y, dt);
+    s.x * s.v
+}
+
+#[differentiable]
+fn phase_held_whole(y: &mut [f64], dt: f64) -> f64 {
+    let s = phase_of(y, dt);
+    phase_norm(&s)
+}
+
+#[differentiable]
+#[allow(clippy::needless_borrow)]
+fn phase_held_whole_shared(y: &mut [f64], dt: f64) -> f64 {
+    let s = phase_of(&y, dt);
+    phase_norm(&s)
+}
+
+#[differentiable]
+fn phase_dotted(y: &mut [f64], dt: f64) -> f64 {
+    phase_of(y, dt).x * 2.0
+}
+
+#[differentiable]
+#[allow(clippy::needless_borrow)]
+fn phase_dotted_shared(y: &mut [f64], dt: f64) -> f64 {
+    phase_of(&y, dt).x * 2.0
+}
+
+#[differentiable]
+fn phase_beside_a_literal(y: &mut [f64], dt: f64) -> f64 {
+    let s = Phase {
+        x: y[0] * dt,
+        v: y[1],
+    };
+    phase_weighed(&s, y)
+}
+
+#[differentiable]
+#[allow(clippy::needless_borrow)]
+fn phase_beside_a_literal_shared(y: &mut [f64], dt: f64) -> f64 {
+    let s = Phase {
+        x: y[0] * dt,
+        v: y[1],
+    };
+    phase_weighed(&s, &y)
+}
+
+/// `(y, dt) -> value`.
+type PhaseValue = fn(&mut [f64], f64) -> f64;
+/// `(y, dt, d_y, d_dt) -> value` of `grad_into`.
+type PhaseInto = fn(&mut [f64], f64, &mut [f64], &mut f64) -> f64;
+
+#[test]
+fn struct_results_of_calls_passed_a_mut_parameter() {
+    let forms: [(&str, [PhaseValue; 3], PhaseInto, PhaseInto); 4] = [
+        (
+            "phase_by_field",
+            [
+                phase_by_field::primal,
+                phase_by_field,
+                phase_by_field_shared,
+            ],
+            phase_by_field::grad_into,
+            phase_by_field_shared::grad_into,
+        ),
+        (
+            "phase_held_whole",
+            [
+                phase_held_whole::primal,
+                phase_held_whole,
+                phase_held_whole_shared,
+            ],
+            phase_held_whole::grad_into,
+            phase_held_whole_shared::grad_into,
+        ),
+        (
+            "phase_dotted",
+            [phase_dotted::primal, phase_dotted, phase_dotted_shared],
+            phase_dotted::grad_into,
+            phase_dotted_shared::grad_into,
+        ),
+        (
+            "phase_beside_a_literal",
+            [
+                phase_beside_a_literal::primal,
+                phase_beside_a_literal,
+                phase_beside_a_literal_shared,
+            ],
+            phase_beside_a_literal::grad_into,
+            phase_beside_a_literal_shared::grad_into,
+        ),
+    ];
+    let at = [0.3, 0.7, 0.1];
+    for (name, [primal, itself, itself_shared], bare, shared) in forms {
+        let run = |f: PhaseInto| {
+            let (mut y, mut dy, mut d_dt) = (at[..2].to_vec(), vec![0.0; 2], 0.0);
+            let value = f(&mut y, at[2], &mut dy, &mut d_dt);
+            (value.to_bits(), y, dy, d_dt)
+        };
+        let by_bare = run(bare);
+        assert_eq!(by_bare, run(shared), "{name}");
+        let mut y = at[..2].to_vec();
+        assert_eq!(by_bare.0, primal(&mut y, at[2]).to_bits(), "{name}: value");
+        for f in [itself, itself_shared] {
+            let mut y = at[..2].to_vec();
+            assert_eq!(by_bare.0, f(&mut y, at[2]).to_bits(), "{name}: itself");
+        }
+        let objective = |p: &[f64]| primal(&mut p[..2].to_vec(), p[2]);
+        let gradient = [by_bare.2[0], by_bare.2[1], by_bare.3];
+        for (k, (g, e)) in gradient
+            .iter()
+            .zip(central_differences(&objective, &at))
+            .enumerate()
+        {
+            assert!(
+                close(*g, e, 1e-6),
+                "{name}: d/d{k} = {g}, central differences {e}"
+            );
+        }
+    }
 }

@@ -136,7 +136,7 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
         body
     });
     if let Err(error) = cx.check() {
-        let rejected = fallback::rejected(&item, &error);
+        let rejected = fallback::rejected(&item, &error, sig.as_ref());
         return (fallback::expand(&item, error), rejected);
     }
     let (sig, body) = (sig.expect("checked"), body.expect("checked"));

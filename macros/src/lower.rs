@@ -998,7 +998,7 @@ impl<'a> Lowerer<'a> {
                     })
                     .collect()
             }
-            Mode::Scalar if self.writes_arrays(call) => {
+            Mode::Scalar if self.writes_arrays(call) || self.passed_on_alone(call).is_some() => {
                 self.writing_call_parts(Writer::Function(call), arity)
             }
             Mode::Scalar => {
@@ -2738,7 +2738,8 @@ impl<'a> Lowerer<'a> {
             // a plain helper writing an array is rejected with the helpers' error
             // (`plain_helper_array`), below
             Mode::Scalar
-                if self.calls.plain_helper(&func.path).is_none() && self.writes_arrays(call) =>
+                if self.calls.plain_helper(&func.path).is_none()
+                    && (self.writes_arrays(call) || self.passed_on_alone(call).is_some()) =>
             {
                 self.build_writing_call(Writer::Function(call))
             }
@@ -3016,11 +3017,37 @@ impl<'a> Lowerer<'a> {
         self.written.contains(&binding).then_some(binding)
     }
 
+    /// The one array a call of a named function may write, if it passes nothing `&mut`
+    /// (`&mut a`) and exactly one flat `&mut` float array parameter as it is (`w(x, y)`,
+    /// `r(y)`): the callee may write it or only read it, which the caller's macro cannot
+    /// tell (it sees no callee's signature), so the call is a [`Stmt::CallWrites`] whose
+    /// generated code serves both ([`Written::passed_on`]), its value used or not.
+    fn passed_on_alone(&self, call: &syn::ExprCall) -> Option<BindingId> {
+        callee_path(call).filter(|path| self.calls.plain_helper(path).is_none())?;
+        // (a struct result read by field, `f(x, y).v`, and a struct literal passed whole
+        // keep their own forms, which read `y`)
+        if self.struct_fields.is_some()
+            || call.args.iter().any(|arg| {
+                self.written_array_arg(arg).is_some() || self.active_struct_literal(arg).is_some()
+            })
+        {
+            return None;
+        }
+        let mut passed = call
+            .args
+            .iter()
+            .filter_map(|arg| self.passed_on_written(arg));
+        let binding = passed.next()?;
+        let flat = self.bindings[binding].row.is_none() && !self.bindings[binding].ragged;
+        (passed.next().is_none() && flat).then_some(binding)
+    }
+
     /// Whether a call statement of a named function passes on a `&mut` float array
     /// parameter as it is (`step(x, s, y);`): a call of an annotated function writing it,
-    /// as `&mut y` would be. Only as a statement, whose value is dropped: a call whose value
-    /// is used may read the array through a shared parameter (`total(y)`), which the
-    /// caller's macro cannot tell from a writer's (it sees no callee's signature).
+    /// as `&mut y` would be, or reading it ([`passed_on_alone`](Self::passed_on_alone)).
+    /// Beside other such arrays or `&mut a`, a statement's are taken as written (the
+    /// callee's pullback takes each one's shadow, in order); a call whose value is used
+    /// then reads them (`total(y, z)`).
     fn passes_on_written(&self, call: &syn::ExprCall) -> bool {
         callee_path(call).is_some_and(|path| self.calls.plain_helper(path).is_none())
             && call
@@ -3155,15 +3182,26 @@ impl<'a> Lowerer<'a> {
         };
         let offset = args.len();
         let call_args = call.args();
+        // a `&mut` parameter passed on as it is: written or read, the only one the call may
+        // write ([`Written::passed_on`]); beside others, written in a call statement
+        let alone = match call {
+            Writer::Function(function) => self.passed_on_alone(function),
+            Writer::Method(_) => None,
+        };
+        let statement = matches!((&call, wanted), (Writer::Function(_), Wanted::Nothing));
         let mut written = Vec::new();
+        let mut passed_on = None;
         for (k, arg) in call_args.iter().enumerate() {
-            // (a `&mut` parameter passed on as it is: written, in a call statement)
-            let passed_on = || {
-                matches!((&call, wanted), (Writer::Function(_), Wanted::Nothing))
+            let bare = || {
+                (alone.is_some() || statement)
                     .then(|| self.passed_on_written(arg).map(|binding| (binding, None)))
                     .flatten()
             };
-            match self.written_array_arg(arg).or_else(passed_on) {
+            let explicit = self.written_array_arg(arg);
+            if explicit.is_none() && alone.is_some() && bare().is_some() {
+                passed_on = Some(offset + k);
+            }
+            match explicit.or_else(bare) {
                 Some((binding, range)) => {
                     written.push((offset + k, binding, range));
                     args.push(Operand::Active {
@@ -3236,7 +3274,11 @@ impl<'a> Lowerer<'a> {
                 };
                 WrittenPart { start, end }
             });
-            parts.push(Written { position, part });
+            parts.push(Written {
+                position,
+                part,
+                passed_on: passed_on == Some(position),
+            });
         }
         let result = match wanted {
             Wanted::Nothing => CallResult::Dropped,

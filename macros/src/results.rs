@@ -101,7 +101,7 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
     let user_item = crate::params::stripped(&item);
     let model = read(&cx, &item);
     if let Err(error) = cx.check() {
-        let rejected = crate::fallback::rejected(&user_item, &error);
+        let rejected = crate::fallback::rejected(&item, &error, None);
         return (crate::fallback::expand(&user_item, error), rejected);
     }
     let model = model.expect("checked");
@@ -112,7 +112,7 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
         // the twin's expansion failed: its fallback carries the errors, at the user's
         // tokens (the twin is the user's item but for its result), and its stand-in
         // companion (`fallback::rejected`) stands for the user's function's
-        let rejected = crate::fallback::rejected_twin(&user_item, &twin_companion);
+        let rejected = crate::fallback::rejected_twin(&item, &twin_companion);
         return (quote!(#user_item), quote!(#twin_fn #rejected));
     };
     let companion = companion(&user_item, &model, &twin_items);

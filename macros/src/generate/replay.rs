@@ -41,6 +41,10 @@ pub(super) enum Form {
     Shared,
     Mut,
     Owned,
+    /// `Mut`, of a `&mut` parameter passed on as it is by a statement dropping the value
+    /// (`check(y);`): the call is skipped if the callee only reads it
+    /// (`generated::replay_unless_read`).
+    UnlessRead,
 }
 
 impl Generator<'_> {
@@ -330,6 +334,7 @@ impl Generator<'_> {
     ) -> (TokenStream, TokenStream) {
         let mut prologue = TokenStream::new();
         let mut code = TokenStream::new();
+        let mut lent = None;
         let mut call_args = Vec::with_capacity(args.len());
         let mut sinks = Vec::with_capacity(args.len());
         for (k, (arg, plan)) in args.iter().zip(passed).enumerate() {
@@ -354,13 +359,19 @@ impl Generator<'_> {
                 (Passed::Array { form, .. }, Some(saved)) => {
                     let value = match form {
                         Form::Shared => quote!(generated::Restore::restore(#saved)),
-                        Form::Mut => {
+                        Form::Mut | Form::UnlessRead => {
                             // the callee writes it again: a copy of what it held, in the
                             // call site's scratch (declared where the adjoint starts)
                             let scratch = mixed(&format!("scratch{id}_{k}"));
                             code.extend(quote!(generated::refill(&mut #scratch, #saved);));
                             self.scratches.borrow_mut().push(scratch.clone());
-                            quote!(generated::RestoreMut::restore_mut(&mut #scratch))
+                            if *form == Form::UnlessRead {
+                                let name = mixed(&format!("lent{id}"));
+                                lent = Some((scratch, name.clone()));
+                                quote!(#name)
+                            } else {
+                                quote!(generated::RestoreMut::restore_mut(&mut #scratch))
+                            }
                         }
                         Form::Owned => {
                             quote!(generated::RestoreOwned::restore_owned(&(#saved)[..]))
@@ -381,13 +392,19 @@ impl Generator<'_> {
         }
         let grads = mixed("grads");
         let call = func.vjp_into(call_args, g, sinks);
-        code.extend(quote!(let (_, #grads) = #call;));
+        let mut replay = quote!(let (_, #grads) = #call;);
         for (k, arg) in args.iter().enumerate() {
             if arg.binding().is_some_and(|b| self.body.bindings[b].array) {
                 continue;
             }
             let index = syn::Index::from(k);
-            code.extend(self.accumulate_argument(arg, quote!(#grads.#index)));
+            replay.extend(self.accumulate_argument(arg, quote!(#grads.#index)));
+        }
+        match lent {
+            Some((scratch, name)) => code.extend(quote! {
+                generated::replay_unless_read(&mut #scratch, |#name| { #replay });
+            }),
+            None => code.extend(replay),
         }
         (prologue, code)
     }

@@ -12,7 +12,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::Generator;
-use crate::model::ir::{CallResult, Callee, Operand, Written};
+use crate::model::ir::{BindingId, CallResult, Callee, Operand, Written};
 use crate::syntax::mixed;
 
 impl Generator<'_> {
@@ -44,6 +44,36 @@ impl Generator<'_> {
             return None;
         }
         self.replayed_call(func, args, written, depth)
+    }
+
+    /// The temporary holding the call's value when it is one value and the call passes on
+    /// a `&mut` parameter as it is ([`Written::passed_on`]): the forward code saves a zero
+    /// of it (`ZeroTangent`: a float's or a struct's, of its shape), the result's cotangent
+    /// when it gets none, which a writer's pullback needs (a struct result has no
+    /// `Default`; the callee may be a reader returning one, `let s = f(y); norm(&s)`).
+    fn passed_on_value(written: &[Written], result: &CallResult) -> Option<BindingId> {
+        match result {
+            CallResult::Value(b) if written.iter().any(|w| w.passed_on) => Some(*b),
+            _ => None,
+        }
+    }
+
+    /// The forward code saving [`passed_on_value`](Self::passed_on_value)'s zero.
+    fn save_passed_on_zero(
+        &self,
+        id: usize,
+        written: &[Written],
+        result: &CallResult,
+        depth: usize,
+    ) -> TokenStream {
+        match Self::passed_on_value(written, result) {
+            Some(b) => {
+                let name = self.name(b);
+                self.save(format!("zero{id}"), depth)
+                    .keep(quote!(generated::ZeroTangent::zero_tangent(&#name)))
+            }
+            None => quote!(),
+        }
     }
 
     /// A written array's flat length, `a.len()` (times the row length for rows): the length
@@ -102,7 +132,8 @@ impl Generator<'_> {
             let (saves, call) = self.forward_replayed(id, func, args, &passed, depth);
             let value = mixed(&format!("value{id}"));
             let bind = self.bind_call_result(result, &value);
-            return quote!(#saves let #value = #call; #bind);
+            let zero = self.save_passed_on_zero(id, written, result, depth);
+            return quote!(#saves let #value = #call; #bind #zero);
         }
         let mut code = TokenStream::new();
         for (n, w) in written.iter().enumerate() {
@@ -126,6 +157,7 @@ impl Generator<'_> {
         let (call, value) = self.call_vjp(id, func, args, depth);
         let bind = self.bind_call_result(result, &value);
         code.extend(quote!(#call #bind));
+        code.extend(self.save_passed_on_zero(id, written, result, depth));
         code
     }
 
@@ -148,26 +180,48 @@ impl Generator<'_> {
         if !self.call_writes_useful(args, written, result) {
             return quote!();
         }
-        let g = match result {
-            CallResult::Value(b) if self.useful[*b] => {
+        let (zero_pop, zero) = match Self::passed_on_value(written, result) {
+            Some(_) => {
+                let (pop, zero) = self.recall(format!("zero{id}"), depth);
+                (pop, Some(quote!(::core::clone::Clone::clone(#zero))))
+            }
+            None => (quote!(), None),
+        };
+        let g = match (result, zero) {
+            (CallResult::Value(b), Some(zero)) if self.useful[*b] => {
+                let slot = self.slot(*b);
+                quote!(#slot.take().unwrap_or_else(|| #zero))
+            }
+            (CallResult::Value(_), Some(zero)) => zero,
+            (CallResult::Value(b), None) if self.useful[*b] => {
                 let slot = self.slot(*b);
                 quote!(#slot.take().unwrap_or_default())
             }
-            CallResult::Parts(parts) => {
+            (CallResult::Parts(parts), _) => {
                 let cotangent = self.parts_cotangents(parts);
                 quote!(generated::FromParts::from_parts(&mut [#(#cotangent),*]))
             }
-            CallResult::Value(_) | CallResult::Dropped => {
+            (CallResult::Value(_) | CallResult::Dropped, _) => {
                 quote!(::core::default::Default::default())
             }
         };
         if let Some(passed) = self.replayed_writer(func, args, written, result, depth) {
             // `vjp_into` adds every array's cotangent into its shadow, the written ones'
             // elements taken as the pullback takes them
+            let mut passed = passed;
+            if let ([w], CallResult::Dropped) = (written, result)
+                && w.passed_on
+                && let super::replay::Passed::Array { form, .. } = &mut passed[w.position]
+            {
+                // a reader of a `&mut` parameter passed on as it is, its value dropped:
+                // skipped
+                *form = super::replay::Form::UnlessRead;
+            }
             let (prologue, call) = self.reverse_replayed(id, func, args, &passed, g, depth);
-            return quote!(#prologue #call);
+            return quote!(#zero_pop #prologue #call);
         }
         let (mut prologue, pullback) = self.recall(format!("pullback{id}"), depth);
+        prologue = quote!(#zero_pop #prologue);
         let mut buffers = Vec::new();
         for (n, w) in written.iter().enumerate() {
             let start = match &w.part {
@@ -197,6 +251,35 @@ impl Generator<'_> {
             let index = syn::Index::from(k);
             self.accumulate_argument(arg, quote!(#grads.#index))
         });
+        if let [w] = written
+            && w.passed_on
+        {
+            // a `&mut` parameter passed on as it is (`w(x, y)`): the pullback takes its
+            // shadow if the callee writes it, else returns its cotangent, added in
+            let buffer = &buffers[0];
+            let shadow = mixed(&format!("passed{id}"));
+            let index = syn::Index::from(w.position);
+            if let CallResult::Dropped = result {
+                // a reader's dropped value carries no cotangent: its pullback not called
+                return quote! {
+                    #prologue
+                    let #shadow: &mut [_] = #buffer;
+                    if let Some(#grads) =
+                        generated::PassedOn::pull_unless_read(#pullback, #g, &mut *#shadow)
+                    {
+                        generated::Absorb::absorb(#grads.#index, #shadow);
+                        #(#accumulate)*
+                    }
+                };
+            }
+            return quote! {
+                #prologue
+                let #shadow: &mut [_] = #buffer;
+                let #grads = generated::PassedOn::pull(#pullback, #g, &mut *#shadow);
+                generated::Absorb::absorb(#grads.#index, #shadow);
+                #(#accumulate)*
+            };
+        }
         quote! {
             #prologue
             let #grads = (#pullback)(#g #(, #buffers)*);

@@ -146,7 +146,9 @@ impl<'a, F, const N: usize> Restore<'a, F> for &'a [F; N] {
 }
 
 /// A scratch copy lent as the `&mut` array argument the callee writes: `&mut [F]`,
-/// `&mut Vec<F>` or `&mut [F; N]`.
+/// `&mut Vec<F>` or `&mut [F; N]`; or as `&[F]`, where the caller passed on a `&mut [F]`
+/// parameter of its own as it is (`r(x, y)`) to a callee that only reads it (see
+/// [`PassedOn`]).
 ///
 /// ```
 /// use gradtape_runtime::generated::RestoreMut;
@@ -155,12 +157,22 @@ impl<'a, F, const N: usize> Restore<'a, F> for &'a [F; N] {
 /// fixed[0] = 3.0;
 /// assert_eq!(scratch, [3.0, 2.0]);
 /// ```
-pub trait RestoreMut<'a, F> {
+pub trait RestoreMut<'a, F>: Sized {
+    /// Whether the callee's parameter is `&mut`: `false` for `&[F]` alone.
+    const WRITTEN: bool = true;
     /// The scratch copy as the argument.
     fn restore_mut(scratch: &'a mut Vec<F>) -> Self;
 }
 
 impl<'a, F> RestoreMut<'a, F> for &'a mut [F] {
+    #[inline]
+    fn restore_mut(scratch: &'a mut Vec<F>) -> Self {
+        scratch
+    }
+}
+
+impl<'a, F> RestoreMut<'a, F> for &'a [F] {
+    const WRITTEN: bool = false;
     #[inline]
     fn restore_mut(scratch: &'a mut Vec<F>) -> Self {
         scratch
@@ -209,5 +221,141 @@ impl<F: Copy, const N: usize> RestoreOwned<F> for [F; N] {
     #[inline]
     fn restore_owned(saved: &[F]) -> Self {
         saved.try_into().expect("a copy has its array's length")
+    }
+}
+
+/// The pullback of a call passing on one of the caller's own `&mut [F]` parameters as it
+/// is (`w(x, y)`, which Rust reborrows), called with that array's shadow: the caller's
+/// macro cannot tell a callee writing it (`y: &mut [F]`, whose pullback takes the shadow in
+/// place, Enzyme's convention) from one only reading it (`a: &[F]`, whose pullback returns
+/// the array's cotangent among its entries), since it sees no callee's signature. The
+/// pullback's own type tells: the marker `M` is inferred, [`ShadowInPlace`] for a
+/// pullback taking the shadow, [`CotangentReturned`] for one that does not. The caller then
+/// hands the array's entry of the result to [`Absorb`], which adds a reader's cotangent
+/// into the shadow (a writer's entry is `()`). Either way the shadow ends holding the
+/// cotangent of the array's values before the call: a read leaves the values as they were,
+/// so theirs is the one after the call plus the read's.
+///
+/// ```
+/// use gradtape_runtime::generated::{Absorb, PassedOn};
+/// let mut shadow = [1.0, 2.0];
+/// // a writer's pullback: the shadow in place, `()` for the array
+/// let writer = |g: f64, d: &mut [f64]| {
+///     d[0] *= g;
+///     (Some(3.0), ())
+/// };
+/// let grads = PassedOn::pull(writer, 2.0, &mut shadow[..]);
+/// Absorb::absorb(grads.1, &mut shadow[..]);
+/// assert_eq!((grads.0, shadow), (Some(3.0), [2.0, 2.0]));
+/// // a reader's: the array's cotangent returned, added in
+/// let reader = |g: f64| (Some(g), Some(vec![g, 2.0 * g]));
+/// let grads = PassedOn::pull(reader, 0.5, &mut shadow[..]);
+/// Absorb::absorb(grads.1, &mut shadow[..]);
+/// assert_eq!((grads.0, shadow), (Some(0.5), [2.5, 3.0]));
+/// ```
+pub trait PassedOn<G, F, M> {
+    /// The pullback's entries, one per parameter.
+    type Grads;
+    /// The pullback called with the result's cotangent `g`, and `shadow` if it takes it.
+    fn pull(self, g: G, shadow: &mut [F]) -> Self::Grads;
+    /// [`pull`](Self::pull) for a call statement dropping the value (`g` a zero): `None`,
+    /// the pullback not called, for a reader, whose dropped value carries no cotangent
+    /// anywhere (see [`replay_unless_read`]).
+    fn pull_unless_read(self, g: G, shadow: &mut [F]) -> Option<Self::Grads>;
+}
+
+/// The replayed call `call` of a statement dropping the value of a callee passed the
+/// caller's own `&mut [F]` parameter as it is ([`PassedOn`]), run on the scratch copy
+/// lent as the callee's parameter takes it, unless the callee only reads it (`&[F]`): a
+/// read whose value is dropped carries no cotangent anywhere (its adjoint would add
+/// `0 · ∂`, which is NaN where a partial is infinite), as the tape, which never sweeps a
+/// dropped value, and a read spelled `&y` have it.
+///
+/// ```
+/// use gradtape_runtime::generated::replay_unless_read;
+/// let mut scratch = vec![1.0_f64, 2.0];
+/// let mut runs = 0;
+/// replay_unless_read(&mut scratch, |y: &mut [f64]| {
+///     y[0] = 3.0;
+///     runs += 1;
+/// });
+/// replay_unless_read(&mut scratch, |_: &[f64]| runs += 10);
+/// assert_eq!((runs, scratch), (1, vec![3.0, 2.0]));
+/// ```
+#[inline]
+pub fn replay_unless_read<'a, F, A: RestoreMut<'a, F>>(
+    scratch: &'a mut Vec<F>,
+    call: impl FnOnce(A),
+) {
+    if A::WRITTEN {
+        call(A::restore_mut(scratch));
+    }
+}
+
+/// [`PassedOn`]'s marker for a pullback that takes the array's shadow in place.
+pub struct ShadowInPlace;
+
+/// [`PassedOn`]'s marker for a pullback that returns the array's cotangent.
+pub struct CotangentReturned;
+
+impl<P, G, F, R> PassedOn<G, F, ShadowInPlace> for P
+where
+    P: FnOnce(G, &mut [F]) -> R,
+{
+    type Grads = R;
+    #[inline]
+    fn pull(self, g: G, shadow: &mut [F]) -> R {
+        self(g, shadow)
+    }
+    #[inline]
+    fn pull_unless_read(self, g: G, shadow: &mut [F]) -> Option<R> {
+        Some(self(g, shadow))
+    }
+}
+
+impl<P, G, F, R> PassedOn<G, F, CotangentReturned> for P
+where
+    P: FnOnce(G) -> R,
+{
+    type Grads = R;
+    #[inline]
+    fn pull(self, g: G, _: &mut [F]) -> R {
+        self(g)
+    }
+    #[inline]
+    fn pull_unless_read(self, _: G, _: &mut [F]) -> Option<R> {
+        None
+    }
+}
+
+/// A pullback's entry for an array passed on as [`PassedOn`] says, taken into the array's
+/// shadow: a reader's cotangent (`Option<Vec<F>>`) added in, a writer's `()` (its
+/// pullback updated the shadow in place) nothing; a callee holding the array constant
+/// gives `()` too.
+pub trait Absorb<F> {
+    /// Adds the entry's cotangent, if any, into `shadow`.
+    fn absorb(self, shadow: &mut [F]);
+}
+
+impl<F> Absorb<F> for () {
+    #[inline]
+    fn absorb(self, _: &mut [F]) {}
+}
+
+impl<F: Copy + core::ops::Add<Output = F>> Absorb<F> for Option<Vec<F>> {
+    /// # Panics
+    ///
+    /// If the cotangent is longer than the shadow (the callee's array is the caller's).
+    #[inline]
+    fn absorb(self, shadow: &mut [F]) {
+        if let Some(cotangent) = self {
+            assert!(
+                cotangent.len() <= shadow.len(),
+                "a cotangent has its array's length"
+            );
+            for (d, g) in shadow.iter_mut().zip(cotangent) {
+                *d = *d + g;
+            }
+        }
     }
 }

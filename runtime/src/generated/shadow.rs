@@ -841,6 +841,16 @@ impl<F> TangentSlice<F> for &[F] {
 }
 
 // A whole field's tangent passed on to a slice parameter (`sum_sq(&model.w)`).
+// A caller's `&mut [F]` parameter's tangent, passed on as it is (`r(x, y)`) to a callee
+// reading it (`a: &[F]`): the caller cannot tell it from a writer's, whose tangent it
+// updates in place (`replay::PassedOn`).
+impl<F> TangentSlice<F> for &mut [F] {
+    #[inline]
+    fn flat(&self) -> &[F] {
+        self
+    }
+}
+
 impl<F> TangentSlice<F> for &Vec<F> {
     #[inline]
     fn flat(&self) -> &[F] {
