@@ -1345,7 +1345,7 @@ fn move_capture_in_loop(x: f64, r: f64) -> f64 {
     for _ in 0..4 {
         v = grow(v);
         total += v;
-        rate = rate * x;
+        rate *= x;
     }
     total + rate
 }
