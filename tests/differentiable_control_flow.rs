@@ -1372,6 +1372,22 @@ fn two_closures_one_capture(x: f64) -> f64 {
     f(2.0) + g(1.0) * y
 }
 
+/// A `move` closure with a mutable local of its own, assigned in its body: no capture, so
+/// not the copy a `move` closure may not assign (UI test `move-closure-assigning-its-copy`).
+#[differentiable]
+fn move_closure_with_its_own_local(x: f64, w: f64) -> f64 {
+    let mut scale = w;
+    let series = move |v: f64| {
+        let mut acc = 0.0;
+        for k in 1..4 {
+            acc += (v * k as f64).sin() * scale;
+        }
+        acc
+    };
+    scale = w * w;
+    series(x) + scale
+}
+
 /// Not `move`, and the capture written only after the last call (the borrow has ended):
 /// already right, and must stay so.
 #[differentiable]
@@ -1397,6 +1413,7 @@ fn closures_keep_what_they_captured() {
     scalar!(move_capture_in_loop(x, r) at [0.7, 0.3], [1.1, -0.2]);
     scalar!(move_capture_in_branch(x, y) at [0.7, 1.3], [-0.4, 0.9]);
     scalar!(two_closures_one_capture(x) at [0.7], [-1.3]);
+    scalar!(move_closure_with_its_own_local(x, w) at [0.7, 1.3], [-0.4, 0.9]);
     scalar!(borrowed_capture_then_written(x) at [0.7], [-1.3]);
 }
 

@@ -808,8 +808,9 @@ fn snapshot_captures(
     for stmt in scope {
         writes.visit_stmt(stmt);
     }
-    // what the body itself assigns: a `move` closure assigning its copy (`FnMut` over
-    // it) keeps that copy from one call to the next, and the outer variable never sees it
+    // what the body itself assigns of a name it does not bind (its own `let mut acc` is
+    // no capture): a `move` closure assigning its copy (`FnMut` over it) keeps that copy
+    // from one call to the next, and the outer variable never sees it
     let moves = writes.moves;
     let mut stale: HashSet<Ident> = writes.before_a_call;
     let mut written_inside = Writes {
@@ -823,6 +824,7 @@ fn snapshot_captures(
     let written_inside: HashSet<Ident> = written_inside
         .written
         .intersection(&captured)
+        .filter(|name| !bound_inside.0.contains(*name))
         .cloned()
         .collect();
     if moves {
