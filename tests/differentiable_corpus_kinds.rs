@@ -979,14 +979,14 @@ fn structs_and_methods() {
     );
 }
 
-// ----- a wrong gradient: a `move` closure's capture replaced after the closure is made -----
+// ----- a closure's capture replaced after the closure is made -----
 //
 // A `move` closure copies (or moves) what it captures when it is made; the attribute
 // inlines a closure's body at each call, where the captured name may by then hold another
-// value. The body as written (`f`, `f::primal`) uses the captured copy; the generated
-// derivative code uses the later value: `f::grad`'s value and gradient, and a fused tensor
-// call's gradient, are wrong. Ignored until the attribute is fixed (see `docs/CORPUS.md`);
-// run with `cargo test --test differentiable_corpus_kinds -- --ignored`.
+// value. This was a wrong gradient the recount found (`f::grad`'s value and gradient, a
+// fused tensor call's gradient, read the later value, see `docs/CORPUS.md`); the inlined
+// body now reads a copy taken where the closure was made (`rewrite::snapshot_captures`).
+// The scalar forms (an element, a field, a loop) are in `differentiable_control_flow.rs`.
 
 /// A hardening spring: the force law captured (by `move`) with the stiffness before it
 /// hardens; the energy is read with the hardened stiffness.
@@ -1019,8 +1019,28 @@ fn hardening_spring_tensor(x0: &Tensor<f64>, k0: &Tensor<f64>) -> Tensor<f64> {
     &k * &x * &x * 0.5 + &v * &v * 0.5
 }
 
+/// The recount's case on tensors: `y` moved into the closure as 2x, then assigned sin x.
+/// The fused call's value was right and its gradient read the later `y`.
+#[differentiable]
+fn move_capture_tensor(x: &Tensor<f64>) -> Tensor<f64> {
+    let mut y = x * 2.0;
+    let f = move |v: Tensor<f64>| v * &y;
+    y = x.sin();
+    f(x.clone()) + &y
+}
+
+/// Not `move`, but the body consumes `y` (`v * y`), so the closure takes it; `y` is then
+/// assigned again. Valid Rust whose expansion was E0382 ("borrow of moved value `y`"):
+/// the inlined body moved `y` at the call, after the assignment.
+#[differentiable]
+fn consuming_capture_tensor(x: &Tensor<f64>) -> Tensor<f64> {
+    let mut y = x * 2.0;
+    let f = |v: Tensor<f64>| v * y;
+    y = x.sin();
+    f(x.clone()) + &y
+}
+
 #[test]
-#[ignore = "wrong gradient: the inlined `move` closure reads the capture's later value"]
 fn a_move_closure_whose_capture_is_replaced() {
     let (x0, k0) = (0.8, 2.0);
     // the function as written keeps the captured stiffness: its value is the body's
@@ -1046,6 +1066,40 @@ fn a_move_closure_whose_capture_is_replaced() {
         &|x| hardening_spring_tensor(&x[0], &x[1]),
         &|x| hardening_spring_tensor::primal(&x[0], &x[1]),
     );
+}
+
+#[test]
+fn a_tensor_closure_keeps_its_capture() {
+    let points = [vec![v(&[0.7, -1.3, 0.2])], vec![s(0.7)]];
+    check(
+        "move_capture_tensor",
+        &points,
+        &|x| move_capture_tensor(&x[0]),
+        &|x| move_capture_tensor::primal(&x[0]),
+    );
+    check(
+        "consuming_capture_tensor",
+        &points,
+        &|x| consuming_capture_tensor(&x[0]),
+        &|x| consuming_capture_tensor::primal(&x[0]),
+    );
+    // 2x² + sin x, elementwise: the value is the copy's, 2x, times x
+    let x = v(&[0.7, -1.3, 0.2]);
+    for (f, name) in [
+        (
+            move_capture_tensor as fn(&Tensor<f64>) -> Tensor<f64>,
+            "move",
+        ),
+        (consuming_capture_tensor, "consuming"),
+    ] {
+        for (got, x) in f(&x).to_vec().iter().zip(x.to_vec()) {
+            let expected = 2.0 * x * x + x.sin();
+            assert!(
+                (got - expected).abs() < 1e-12,
+                "{name}: {got} vs {expected}"
+            );
+        }
+    }
 }
 
 // ----- forms the attribute rejects (issue 13, bullets 3 and 5) -----

@@ -79,7 +79,7 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
         }
     }
     let body = sig.as_ref().map(|sig| {
-        let mut stmts = rewrite::rewrite(item.block.stmts.clone());
+        let mut stmts = rewrite::rewrite(&cx, item.block.stmts.clone());
         if sig.mode == Mode::Scalar {
             // local structs split into their fields first: the searches and options
             // then see plain locals

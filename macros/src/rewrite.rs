@@ -24,6 +24,16 @@
 //! bound again, its body has no `return` (which would leave the function instead), and no
 //! name it reads is bound again after it (the call would read the new binding). Otherwise
 //! it is left as written, and lowering says why it cannot be differentiated.
+//!
+//! A closure sees what it captures as it was when the closure was made: a `move` closure
+//! holds its own copy, and any other holds a borrow, under which the variable cannot change
+//! until its last call, or has taken the value (a body that consumes it). The inlined body
+//! reads the variable at the call instead, so where a captured variable may be written
+//! between the closure and one of its calls, each place the body reads of it (`y`, `s.x`;
+//! what Rust captures) is copied into a fresh local where the closure was, and the inlined
+//! body reads that local ([`snapshot_captures`]). Where that cannot be done (the body binds
+//! the name again, writes it, or reads it in a macro), it is the macro's error at the
+//! closure, never a body reading the later value.
 
 use std::collections::HashSet;
 
@@ -32,16 +42,18 @@ use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
 use syn::{Expr, Ident, Pat, Stmt};
 
+use crate::ctxt::Ctxt;
 use crate::syntax::is_name;
 
-/// The body's statements with both rewrites applied, in every block.
-pub fn rewrite(stmts: Vec<Stmt>) -> Vec<Stmt> {
+/// The body's statements with both rewrites applied, in every block; a closure whose
+/// captures cannot be kept as they were when it was made is an error in `cx`.
+pub fn rewrite(cx: &Ctxt, stmts: Vec<Stmt>) -> Vec<Stmt> {
     let mut block = syn::Block {
         brace_token: Default::default(),
         stmts,
     };
     FloatPaths.visit_block_mut(&mut block);
-    Closures.visit_block_mut(&mut block);
+    Closures { cx, next: 0 }.visit_block_mut(&mut block);
     TupleBranches { next: 0 }.visit_block_mut(&mut block);
     block.stmts
 }
@@ -179,9 +191,14 @@ fn typed_receiver(receiver: Expr, float: &Ident) -> Expr {
 
 // ----- local closures -----
 
-struct Closures;
+struct Closures<'a> {
+    cx: &'a Ctxt,
+    /// The next id for a closure's snapshots' names: two closures of one block may both
+    /// capture `y`, and each call must read its own closure's copy.
+    next: usize,
+}
 
-impl VisitMut for Closures {
+impl VisitMut for Closures<'_> {
     fn visit_block_mut(&mut self, block: &mut syn::Block) {
         // inner blocks first: a closure defined and called inside one is inlined there
         syn::visit_mut::visit_block_mut(self, block);
@@ -203,8 +220,20 @@ impl VisitMut for Closures {
         while i < block.stmts.len() {
             let found = inlinable(&block.stmts[i], &[&block.stmts[i + 1..]]);
             match found {
-                Some(closure) => {
-                    block.stmts.remove(i);
+                Some((mut closure, expr)) => {
+                    // the closure's `let` becomes the copies of what it captured, taken
+                    // where the closure took them
+                    let snapshots = snapshot_captures(
+                        self.cx,
+                        &mut closure,
+                        expr,
+                        &block.stmts[i + 1..],
+                        self.next,
+                    );
+                    self.next += 1;
+                    let taken = snapshots.len();
+                    block.stmts.splice(i..=i, snapshots);
+                    i += taken;
                     inline_calls(&closure, &mut block.stmts[i..]);
                 }
                 None => i += 1,
@@ -232,8 +261,9 @@ fn inline_calls(closure: &LocalClosure, stmts: &mut [Stmt]) {
     }
 }
 
-/// The closure `stmt` binds, if it can be inlined into `scope`, the statements after it.
-fn inlinable(stmt: &Stmt, scope: &[&[Stmt]]) -> Option<LocalClosure> {
+/// The closure `stmt` binds, if it can be inlined into `scope`, the statements after it,
+/// and the closure expression as written.
+fn inlinable(stmt: &Stmt, scope: &[&[Stmt]]) -> Option<(LocalClosure, syn::ExprClosure)> {
     let Stmt::Local(local) = stmt else {
         return None;
     };
@@ -251,7 +281,8 @@ fn inlinable(stmt: &Stmt, scope: &[&[Stmt]]) -> Option<LocalClosure> {
         return None;
     }
     let params: Vec<Pat> = closure.inputs.iter().cloned().collect();
-    inlinable_parts(pat.ident.clone(), params, (*closure.body).clone(), scope)
+    let parts = inlinable_parts(pat.ident.clone(), params, (*closure.body).clone(), scope)?;
+    Some((parts, closure.clone()))
 }
 
 /// The closure (or function) `name` with `params` and `body`, if it can be inlined into
@@ -448,6 +479,443 @@ impl VisitMut for Inliner<'_> {
             #(let #params = #temporaries;)*
             (#body)
         });
+    }
+}
+
+// ----- what a closure captured, as it was when it was made -----
+
+/// A place a closure's body reads from outside it: a name and the fields after it (`y`,
+/// `s.x`, `p.0.w`), what Rust 2021 captures for it (indexing, a method call and a deref
+/// end the place: `a[i]` captures `a`).
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct Place {
+    root: Ident,
+    fields: Vec<syn::Member>,
+}
+
+impl Place {
+    /// Whether `self` is `other` or a place inside it (`s.x` inside `s`).
+    fn within(&self, other: &Place) -> bool {
+        self.root == other.root && self.fields.starts_with(&other.fields)
+    }
+}
+
+/// The place `expr` names, if it is a name followed by fields.
+fn place_of(expr: &Expr) -> Option<Place> {
+    match expr {
+        Expr::Path(path) if path.qself.is_none() => Some(Place {
+            root: path.path.get_ident()?.clone(),
+            fields: Vec::new(),
+        }),
+        Expr::Field(field) => {
+            let mut place = place_of(&field.base)?;
+            place.fields.push(field.member.clone());
+            Some(place)
+        }
+        Expr::Paren(paren) => place_of(&paren.expr),
+        _ => None,
+    }
+}
+
+/// The name a written place starts from (`a` of `a[i].x`, `*a`, `(a)`).
+fn root_of(expr: &Expr) -> Option<&Ident> {
+    match expr {
+        Expr::Path(path) if path.qself.is_none() => path.path.get_ident(),
+        Expr::Field(field) => root_of(&field.base),
+        Expr::Index(index) => root_of(&index.expr),
+        Expr::Paren(paren) => root_of(&paren.expr),
+        Expr::Group(group) => root_of(&group.expr),
+        Expr::Unary(unary) if matches!(unary.op, syn::UnOp::Deref(_)) => root_of(&unary.expr),
+        Expr::Reference(reference) => root_of(&reference.expr),
+        _ => None,
+    }
+}
+
+/// The places a closure's body reads from outside (a superset of what it captures: a
+/// constant's or a unit struct's name too, which nothing writes), and the names its
+/// macros' tokens mention.
+#[derive(Default)]
+struct Reads {
+    places: HashSet<Place>,
+    in_macros: HashSet<Ident>,
+}
+
+impl<'ast> Visit<'ast> for Reads {
+    fn visit_expr(&mut self, expr: &'ast Expr) {
+        if let Some(place) = place_of(expr) {
+            self.places.insert(place);
+            return;
+        }
+        // a called name is a function's or a closure's, not a value the body computes with
+        if let Expr::Call(call) = expr
+            && matches!(crate::syntax::strip_parens(&call.func), Expr::Path(_))
+        {
+            for arg in &call.args {
+                self.visit_expr(arg);
+            }
+            return;
+        }
+        syn::visit::visit_expr(self, expr);
+    }
+
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        collect_idents(mac.tokens.clone(), &mut self.in_macros);
+    }
+}
+
+fn collect_idents(tokens: proc_macro2::TokenStream, into: &mut HashSet<Ident>) {
+    for token in tokens {
+        match token {
+            proc_macro2::TokenTree::Ident(ident) => {
+                into.insert(ident);
+            }
+            proc_macro2::TokenTree::Group(group) => collect_idents(group.stream(), into),
+            _ => {}
+        }
+    }
+}
+
+/// Methods that only read their receiver: a float's own (each takes `self`), a tensor
+/// op's (a row of the primitives' table), and slices' and arrays' reads. Any other method
+/// on a name may take `&mut self`.
+fn reads_only(method: &Ident) -> bool {
+    let name = method.to_string();
+    FLOAT_METHODS.contains(&name.as_str())
+        || gradtape_primitives::method(&name).is_some()
+        || [
+            "clone",
+            "len",
+            "is_empty",
+            "iter",
+            "to_vec",
+            "first",
+            "last",
+            "get",
+            "contains",
+            "to_scalar",
+            "shape",
+            "sum",
+            "mean",
+        ]
+        .contains(&name.as_str())
+}
+
+/// Finds the captured names that may be written after the closure is made and before one
+/// of its calls, by walking the statements after it in the order they run: both branches
+/// of an `if` or `match` from the same state, a loop's body twice (a write late in one
+/// trip comes before a call early in the next).
+struct Writes<'a> {
+    closure: &'a Ident,
+    /// The names the closure's body reads.
+    captured: &'a HashSet<Ident>,
+    /// A `move` closure: its copy of a `Copy` value outlives any write to the variable
+    /// (an assignment, a compound one, `&mut`, a method that may take `&mut self`, a
+    /// `ref mut` binding, a macro). Any other closure borrows what it reads, which nothing
+    /// can write until its last call, or has taken it, after which only assigning it
+    /// again is allowed: only assignments count.
+    moves: bool,
+    /// The names written on some path to here.
+    written: HashSet<Ident>,
+    /// The captured names written before some call.
+    before_a_call: HashSet<Ident>,
+}
+
+impl Writes<'_> {
+    fn write(&mut self, place: &Expr) {
+        if let Some(root) = root_of(place) {
+            self.written.insert(root.clone());
+        }
+    }
+}
+
+fn has_ref_mut(pat: &Pat) -> bool {
+    struct RefMut(bool);
+    impl<'ast> Visit<'ast> for RefMut {
+        fn visit_pat_ident(&mut self, pat: &'ast syn::PatIdent) {
+            self.0 |= pat.by_ref.is_some() && pat.mutability.is_some();
+            syn::visit::visit_pat_ident(self, pat);
+        }
+    }
+    let mut found = RefMut(false);
+    found.visit_pat(pat);
+    found.0
+}
+
+fn is_compound_assign(op: &syn::BinOp) -> bool {
+    use syn::BinOp::*;
+    matches!(
+        op,
+        AddAssign(_)
+            | SubAssign(_)
+            | MulAssign(_)
+            | DivAssign(_)
+            | RemAssign(_)
+            | BitXorAssign(_)
+            | BitAndAssign(_)
+            | BitOrAssign(_)
+            | ShlAssign(_)
+            | ShrAssign(_)
+    )
+}
+
+impl<'ast> Visit<'ast> for Writes<'_> {
+    fn visit_expr(&mut self, expr: &'ast Expr) {
+        match expr {
+            Expr::Call(call) if is_name(&call.func, self.closure) => {
+                // the arguments run first; then the body, which reads the copies
+                for arg in &call.args {
+                    self.visit_expr(arg);
+                }
+                let written = self.written.intersection(self.captured).cloned();
+                self.before_a_call.extend(written.collect::<Vec<_>>());
+            }
+            // the right side runs first, then the place is written
+            Expr::Assign(assign) => {
+                self.visit_expr(&assign.right);
+                self.visit_expr(&assign.left);
+                self.write(&assign.left);
+            }
+            Expr::Binary(binary) if is_compound_assign(&binary.op) => {
+                self.visit_expr(&binary.right);
+                self.visit_expr(&binary.left);
+                self.write(&binary.left);
+            }
+            Expr::Reference(reference) if self.moves && reference.mutability.is_some() => {
+                self.visit_expr(&reference.expr);
+                self.write(&reference.expr);
+            }
+            Expr::MethodCall(call) if self.moves => {
+                syn::visit::visit_expr_method_call(self, call);
+                if !reads_only(&call.method) {
+                    self.write(&call.receiver);
+                }
+            }
+            Expr::Let(binding) => {
+                self.visit_expr(&binding.expr);
+                if self.moves && has_ref_mut(&binding.pat) {
+                    self.write(&binding.expr);
+                }
+            }
+            // each branch from the state before it; after them, what any of them wrote
+            Expr::If(expr_if) => {
+                self.visit_expr(&expr_if.cond);
+                let start = self.written.clone();
+                self.visit_block(&expr_if.then_branch);
+                let after_then = std::mem::replace(&mut self.written, start);
+                if let Some((_, otherwise)) = &expr_if.else_branch {
+                    self.visit_expr(otherwise);
+                }
+                self.written.extend(after_then);
+            }
+            Expr::Match(expr_match) => {
+                self.visit_expr(&expr_match.expr);
+                if self.moves && expr_match.arms.iter().any(|arm| has_ref_mut(&arm.pat)) {
+                    self.write(&expr_match.expr);
+                }
+                let start = self.written.clone();
+                let mut after = start.clone();
+                for arm in &expr_match.arms {
+                    self.written = start.clone();
+                    // a guard is part of the pattern
+                    self.visit_pat(&arm.pat);
+                    self.visit_expr(&arm.body);
+                    after.extend(self.written.drain());
+                }
+                self.written = after;
+            }
+            Expr::While(expr_while) => {
+                for _ in 0..2 {
+                    self.visit_expr(&expr_while.cond);
+                    self.visit_block(&expr_while.body);
+                }
+            }
+            Expr::ForLoop(expr_for) => {
+                self.visit_expr(&expr_for.expr);
+                for _ in 0..2 {
+                    self.visit_block(&expr_for.body);
+                }
+            }
+            Expr::Loop(expr_loop) => {
+                for _ in 0..2 {
+                    self.visit_block(&expr_loop.body);
+                }
+            }
+            _ => syn::visit::visit_expr(self, expr),
+        }
+    }
+
+    fn visit_local(&mut self, local: &'ast syn::Local) {
+        syn::visit::visit_local(self, local);
+        if let Some(init) = &local.init
+            && self.moves
+            && has_ref_mut(&local.pat)
+        {
+            self.write(&init.expr);
+        }
+    }
+
+    // a macro's tokens may write any name they mention
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        if self.moves {
+            let mut mentioned = HashSet::new();
+            collect_idents(mac.tokens.clone(), &mut mentioned);
+            self.written.extend(mentioned);
+        }
+    }
+
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+/// Makes `closure`'s inlined body read what it captured as it was where it was made: each
+/// place it reads of a name that may be written between `expr` (the closure as written)
+/// and a call of it in `scope` gets a copy, `let <fresh> = <place>;`, and the body reads
+/// the copy. Returns the copies' statements, in place of the closure's `let`.
+///
+/// The copy is what Rust does: a `move` closure copies a `Copy` place or takes the value,
+/// and any other closure can only meet a write before its call if it took the value (its
+/// body consumes it), which the copy takes too. Copying a place Rust captures whole (the
+/// place, not its root: `s.x` leaves `s.y` usable after) keeps every program that compiled
+/// compiling.
+fn snapshot_captures(
+    cx: &Ctxt,
+    closure: &mut LocalClosure,
+    expr: syn::ExprClosure,
+    scope: &[Stmt],
+    id: usize,
+) -> Vec<Stmt> {
+    let mut reads = Reads::default();
+    reads.visit_expr(&closure.body);
+    let mut own = Bindings::default();
+    for param in &closure.params {
+        own.visit_pat(param);
+    }
+    let mut bound_inside = Bindings::default();
+    bound_inside.visit_expr(&closure.body);
+    let captured: HashSet<Ident> = reads
+        .places
+        .iter()
+        .map(|place| place.root.clone())
+        .chain(reads.in_macros.iter().cloned())
+        .filter(|name| !own.0.contains(name))
+        .collect();
+    let mut writes = Writes {
+        closure: &closure.name,
+        captured: &captured,
+        moves: expr.capture.is_some(),
+        written: HashSet::new(),
+        before_a_call: HashSet::new(),
+    };
+    for stmt in scope {
+        writes.visit_stmt(stmt);
+    }
+    // what the body itself assigns of a name it does not bind (its own `let mut acc` is
+    // no capture): a `move` closure assigning its copy (`FnMut` over it) keeps that copy
+    // from one call to the next, and the outer variable never sees it
+    let moves = writes.moves;
+    let mut stale: HashSet<Ident> = writes.before_a_call;
+    let mut written_inside = Writes {
+        closure: &closure.name,
+        captured: &captured,
+        moves: false,
+        written: HashSet::new(),
+        before_a_call: HashSet::new(),
+    };
+    written_inside.visit_expr(&closure.body);
+    let written_inside: HashSet<Ident> = written_inside
+        .written
+        .intersection(&captured)
+        .filter(|name| !bound_inside.0.contains(*name))
+        .cloned()
+        .collect();
+    if moves {
+        stale.extend(written_inside.iter().cloned());
+    }
+    if stale.is_empty() {
+        return Vec::new();
+    }
+    let mut stale: Vec<Ident> = stale.into_iter().collect();
+    stale.sort_by_key(|name| name.to_string());
+    // a copy the body writes (it would have to live, mutable, from call to call), a
+    // binding of the name inside the body (which the rewrite of its reads does not see),
+    // or a macro reading it (whose tokens it does not rewrite): the macro's error, not a
+    // body reading the later value
+    for name in &stale {
+        let message = if written_inside.contains(name) {
+            format!(
+                "this `move` closure assigns its own copy of `{name}`, which it keeps from one call to the next; the closure is inlined at each call, where that copy has no place: pass `{name}` to the closure as a parameter and return the new value"
+            )
+        } else if bound_inside.0.contains(name) || reads.in_macros.contains(name) {
+            let how = if bound_inside.0.contains(name) {
+                "binds it again inside its body"
+            } else {
+                "reads it inside a macro"
+            };
+            format!(
+                "this closure captures `{name}`, which is written after the closure is made and before a call of it, and it {how}: the closure is inlined at each call, and the value it captured cannot be kept for it; pass `{name}` as a parameter of the closure, or bind the value the closure needs to a new local before making it"
+            )
+        } else {
+            continue;
+        };
+        cx.error_spanned_by(&expr, message);
+        return Vec::new();
+    }
+    // each place read of a stale name, but those inside another (Rust captures `s` for
+    // `s.x` and `s`)
+    let mut places: Vec<Place> = reads
+        .places
+        .into_iter()
+        .filter(|place| stale.contains(&place.root))
+        .collect();
+    let all = places.clone();
+    places.retain(|place| {
+        !all.iter()
+            .any(|other| other != place && place.within(other))
+    });
+    places.sort_by_key(|place| {
+        let fields = &place.fields;
+        format!("{} {}", place.root, quote!(#(#fields)*))
+    });
+    let copies: Vec<(Place, Ident)> = places
+        .into_iter()
+        .enumerate()
+        .map(|(k, place)| {
+            let name = format_ident!("closure_capture{k}_{id}", span = place.root.span());
+            (place, crate::syntax::unspelled_ident(name))
+        })
+        .collect();
+    let stmts: Vec<Stmt> = copies
+        .iter()
+        .map(|(place, copy)| {
+            let (root, fields) = (&place.root, &place.fields);
+            syn::parse_quote!(let #copy = #root #(.#fields)*;)
+        })
+        .collect();
+    ReadCopies { copies: &copies }.visit_expr_mut(&mut closure.body);
+    stmts
+}
+
+/// Replaces each copied place the body reads by its copy.
+struct ReadCopies<'a> {
+    copies: &'a [(Place, Ident)],
+}
+
+impl VisitMut for ReadCopies<'_> {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        if let Some(place) = place_of(expr)
+            && let Some((_, copy)) = self.copies.iter().find(|(p, _)| *p == place)
+        {
+            *expr = syn::parse_quote!(#copy);
+            return;
+        }
+        syn::visit_mut::visit_expr_mut(self, expr);
+    }
+
+    // `S { y }` names the field and reads `y`: the read becomes `S { y: <copy> }`
+    fn visit_field_value_mut(&mut self, field: &mut syn::FieldValue) {
+        if field.colon_token.is_none() {
+            field.colon_token = Some(Default::default());
+        }
+        syn::visit_mut::visit_field_value_mut(self, field);
     }
 }
 
