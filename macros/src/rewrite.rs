@@ -43,7 +43,7 @@ use syn::visit_mut::VisitMut;
 use syn::{Expr, Ident, Pat, Stmt};
 
 use crate::ctxt::Ctxt;
-use crate::syntax::is_name;
+use crate::syntax::{is_compound_assign, is_name};
 
 /// The body's statements with both rewrites applied, in every block; a closure whose
 /// captures cannot be kept as they were when it was made is an error in `cx`.
@@ -639,23 +639,6 @@ fn has_ref_mut(pat: &Pat) -> bool {
     let mut found = RefMut(false);
     found.visit_pat(pat);
     found.0
-}
-
-fn is_compound_assign(op: &syn::BinOp) -> bool {
-    use syn::BinOp::*;
-    matches!(
-        op,
-        AddAssign(_)
-            | SubAssign(_)
-            | MulAssign(_)
-            | DivAssign(_)
-            | RemAssign(_)
-            | BitXorAssign(_)
-            | BitAndAssign(_)
-            | BitOrAssign(_)
-            | ShlAssign(_)
-            | ShrAssign(_)
-    )
 }
 
 impl<'ast> Visit<'ast> for Writes<'_> {

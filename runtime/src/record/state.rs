@@ -304,41 +304,13 @@ impl TapeState {
     /// tensor whose id `encoded_id` gives for the node it becomes (so `lookup` finds it
     /// without the map: the caller checked that there is one). `node` is the record but
     /// for its `arena` field, which is set here.
-    ///
-    /// Taken whole and written into the list field by field: a record built by a closure
-    /// (or moved in) was assembled on the stack and copied.
     #[inline(always)]
     pub(crate) fn push_scalar(&mut self, node: ScalarNode) -> NodeId {
         let index = self.nodes.len() as NodeId;
         let arena = self.saved.len() as u32;
-        let ScalarNode {
-            op,
-            rule,
-            inputs,
-            partials,
-            saved,
-            param,
-            arena: _,
-            binary,
-            saved_len,
-            has_param,
-            single,
-        } = node;
         push_in_place!(
             &mut self.nodes,
-            Record::Scalar(ScalarNode {
-                op,
-                rule,
-                inputs,
-                partials,
-                saved,
-                param,
-                arena,
-                binary,
-                saved_len,
-                has_param,
-                single,
-            })
+            Record::Scalar(ScalarNode { arena, ..node })
         );
         index
     }

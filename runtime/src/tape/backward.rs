@@ -313,12 +313,14 @@ impl Cot {
         }
     }
 
-    /// Adds the number `v` (of dtype `f32` if `single`, widened to `f64`) into this slot.
+    /// Adds the number `v` into this slot: of dtype `f32` if `single` (widened to `f64`),
+    /// or, from a compact record, the `f64` product of two such numbers, exact, which is
+    /// rounded here to the `f32` product.
     #[inline(always)]
     fn add_number(&mut self, v: f64, single: bool) {
         match self {
-            // In the dtype's own arithmetic: `f32` sums round as `f32` (the narrowings are
-            // exact, both values hold `f32` values).
+            // In the dtype's own arithmetic: `f32` sums round as `f32` (the slot's value is
+            // an `f32` value; `v`'s narrowing is exact, or rounds the product once).
             Cot::Number {
                 value,
                 single: true,
@@ -327,8 +329,10 @@ impl Cot {
                 value,
                 single: false,
             } => *value += v,
-            Cot::Zero => *self = Cot::number(v, single),
-            Cot::Tensor(_) => self.add_tensors(Cot::number(v, single)),
+            // (rounded to the dtype here: a compact record's product `∂ · g` comes
+            // unrounded, as the sums above round it anyway)
+            Cot::Zero => *self = Cot::number(in_dtype(single, v), single),
+            Cot::Tensor(_) => self.add_tensors(Cot::number(in_dtype(single, v), single)),
         }
     }
 
@@ -791,10 +795,8 @@ fn step_scalar<const CHECK: bool>(
         let j = node.inputs[k];
         if relevant.needs(j) {
             // In the dtype's arithmetic, as the rule computes `g · ∂`: an `f32` product
-            // (exact in `f64`) is rounded here, since a slot holding no cotangent yet
-            // takes the number as it is.
-            let v = in_dtype(single, node.partials[k] * g);
-            grads[j as usize].add_number(v, single);
+            // is exact in `f64`, and `add_number` rounds it (once: the `f32` product).
+            grads[j as usize].add_number(node.partials[k] * g, single);
         }
     }
     false
