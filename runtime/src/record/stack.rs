@@ -380,7 +380,9 @@ pub(crate) fn record_keeping<T: Float, const N: usize>(
 /// [`ScalarNode`], its partial derivatives evaluated by `numbers` (its JVP rule on
 /// numbers: an elementwise op's Jacobian is diagonal, so its JVP and VJP rules are the
 /// same function, and at a unit tangent of one input they give that input's partial
-/// derivative).
+/// derivative). Each input's is evaluated alone, which gives what the rule gives with both
+/// inputs needed because a binary rule computes each input's cotangent by a function of
+/// its own (`nx.then(..)`, `ny.then(..)`: the other's need only gates it).
 ///
 /// `Err(params)` when the op does not fit that form (the tape is in anomaly mode, an
 /// input the rule keeps is an array, past the encodable nodes): nothing is recorded then,
