@@ -8,8 +8,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
 use gradtape::{
-    AnyTensor, GradientOptions, GradientTape, Sources, TapeError, Targets, Tensor,
-    UnconnectedGradients, Variable, Watch, any_recording, generated, without_recording,
+    AnyTensor, ForwardAccumulator, GradientOptions, GradientTape, Sources, TapeError, Targets,
+    Tensor, UnconnectedGradients, Variable, Watch, any_recording, generated, without_recording,
 };
 
 fn names(tape: &GradientTape) -> Vec<String> {
@@ -1051,6 +1051,45 @@ fn without_recording_holds_when_a_tape_is_paused_inside() {
     assert!(!any_recording());
     assert!(outer.gradient(&y, &x).unwrap().is_none());
     assert!(other.gradient(&y, &x).unwrap().is_none());
+}
+
+/// Regression: a forward accumulator opened inside `without_recording` keeps a count of
+/// recorders above zero, and the one tape on the stack was then found by every op (0-d or
+/// not) and every variable read as if it recorded: the suspended tape recorded `sin` and
+/// gave a gradient through it.
+#[test]
+fn without_recording_holds_for_an_accumulator_opened_inside() {
+    for shape in [vec![], vec![2]] {
+        let x = Tensor::from_vec(vec![0.5_f64; shape.iter().product()], &shape);
+        let v = Variable::new(Tensor::from_vec(
+            vec![0.7_f64; shape.iter().product()],
+            &shape,
+        ));
+        let tape = GradientTape::persistent();
+        tape.watch(&x);
+        let (y, tangent) = tape.record(|| {
+            without_recording(|| {
+                let acc = ForwardAccumulator::new(&x, Tensor::<f64>::ones(&shape)).unwrap();
+                let y = acc.record(|| x.sin() * v.value());
+                let tangent = acc.jvp(&y).unwrap();
+                (y, tangent)
+            })
+        });
+        // the accumulator works as usual: d/dx sin(x) v = cos(x) v
+        let want = 0.5_f64.cos() * 0.7;
+        assert!(
+            tangent.to_vec().iter().all(|t| (t - want).abs() < 1e-15),
+            "{tangent}"
+        );
+        // the tape saw nothing: neither the op nor the read
+        assert!(
+            names(&tape).is_empty(),
+            "shape {shape:?}: {:?}",
+            names(&tape)
+        );
+        assert!(tape.gradient(&y, &x).unwrap().is_none());
+        assert!(tape.gradient(&y, &v).unwrap().is_none());
+    }
 }
 
 /// Every read of a variable is a new tensor (TensorFlow's `ReadVariableOp`): a value read

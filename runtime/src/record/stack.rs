@@ -25,15 +25,18 @@ thread_local! {
     /// Tapes below this position of `STACK` are suspended by `without_any`, also while a
     /// tape opened inside it records.
     static FLOOR: Cell<usize> = const { Cell::new(0) };
-    /// The tape `STACK` holds when it holds exactly one; null when it holds none, and
-    /// [`SEVERAL`] when it holds more: what an op reads to find the tapes it records on
-    /// (see [`tapes`]).
+    /// The tape `STACK` holds above `FLOOR` when it holds exactly one there; null when it
+    /// holds none, and [`SEVERAL`] when it holds more: what an op reads to find the tapes
+    /// it records on (see [`tapes`]). Tapes below the floor are suspended, so they count
+    /// as none: an op under a forward accumulator inside `without_any` (which keeps the
+    /// recording count above 0) must not find the suspended tape here.
     ///
     /// Invariant: anything but null and `SEVERAL` only while `STACK` holds exactly one
-    /// tape, and then that tape's `Rc::as_ptr`. [`TapeStack::set_sole`] restores it after
-    /// every change of `STACK` (`enter` and `ActiveGuard::drop`, the only two), and
-    /// `TapeStack`'s destructor nulls it when the thread's `STACK` is destroyed. A `Cell`
-    /// of a raw pointer has no destructor, so it stays readable during thread teardown.
+    /// tape above `FLOOR`, and then that tape's `Rc::as_ptr`. [`TapeStack::set_sole`]
+    /// restores it after every change of `STACK` (`enter` and `ActiveGuard::drop`) and of
+    /// `FLOOR` (`without_any`, entering and leaving), the only ones, and `TapeStack`'s
+    /// destructor nulls it when the thread's `STACK` is destroyed. A `Cell` of a raw
+    /// pointer has no destructor, so it stays readable during thread teardown.
     static SOLE: Cell<*const TapeCell> = const { Cell::new(std::ptr::null()) };
 }
 
@@ -41,9 +44,10 @@ thread_local! {
 struct TapeStack(Vec<Rc<TapeCell>>);
 
 impl TapeStack {
-    /// Restores `SOLE`'s invariant after a change of the stack.
+    /// Restores `SOLE`'s invariant after a change of the stack or of the floor.
     fn set_sole(&self) {
-        let sole = match &self.0[..] {
+        let floor = FLOOR.with(Cell::get);
+        let sole = match self.0.get(floor..).unwrap_or_default() {
             [] => std::ptr::null(),
             [tape] => Rc::as_ptr(tape),
             _ => SEVERAL,
@@ -100,7 +104,7 @@ fn tapes<'frame>(frame: &'frame ()) -> Tapes<'frame> {
         };
     }
     // SAFETY: by `SOLE`'s invariant, any other pointer is `Rc::as_ptr` of the one tape on
-    // `STACK`, so it was alive when read. It stays alive for the caller's frame: a tape is
+    // `STACK` above the floor, so it was alive when read. It stays alive for the caller's frame: a tape is
     // on `STACK` only between `enter` and the drop of the `ActiveGuard` that holds an `Rc`
     // of it, and that guard lives in a frame of `GradientTape::record` (the only caller of
     // `enter`), an ancestor of every frame that runs while the tape is on the stack, so it
@@ -752,12 +756,15 @@ pub(crate) fn without_any<R>(f: impl FnOnce() -> R) -> R {
             // own counts, so the saved values are current again.
             replace_recording(self.recording);
             FLOOR.with(|floor| floor.set(self.floor));
+            // (during thread teardown the stack may be gone, and `SOLE` nulled with it)
+            let _ = STACK.try_with(|stack| stack.borrow().set_sole());
         }
     }
     let _restore = Restore {
         recording: replace_recording(0),
         floor: FLOOR.with(|floor| floor.replace(STACK.with(|stack| stack.borrow().len()))),
     };
+    STACK.with(|stack| stack.borrow().set_sole());
     // Forward accumulators are suspended alike (their count is part of the recording count
     // just replaced).
     let _accumulators = forward::suspend_all();
