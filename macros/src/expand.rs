@@ -79,7 +79,25 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
         }
     }
     let body = sig.as_ref().map(|sig| {
-        let mut stmts = rewrite::rewrite(&cx, item.block.stmts.clone());
+        let borrowed: Vec<syn::Ident> = item
+            .sig
+            .inputs
+            .iter()
+            .filter_map(|input| match input {
+                syn::FnArg::Typed(typed)
+                    if matches!(&*typed.ty, syn::Type::Reference(r) if r.mutability.is_none()) =>
+                {
+                    match &*typed.pat {
+                        syn::Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => {
+                            Some(pat.ident.clone())
+                        }
+                        _ => None,
+                    }
+                }
+                _ => None,
+            })
+            .collect();
+        let mut stmts = rewrite::rewrite(&cx, item.block.stmts.clone(), &borrowed);
         if sig.mode == Mode::Scalar {
             // local structs split into their fields first: the searches and options
             // then see plain locals

@@ -9,7 +9,8 @@
 //!   shorter length wins), `.rev()` runs the indices backwards (`(0..n).rev()`; a position
 //!   taken by `enumerate` before the `rev` counts from the other end);
 //! - `for v in a.iter_mut()` (or `&mut a`) reads `*v` as the place `a[k]`, so `*v = e`
-//!   and `*v += e` are element writes;
+//!   and `*v += e` are element writes, and `v` as a float method's receiver (`v.sin()`,
+//!   auto-deref of `&mut f64`) the same place, unless the body binds `v` again;
 //! - `for w in a.windows(n)` / `a.chunks(n)` / `a.chunks_exact(n)` (whole chunks only)
 //!   loops over offsets, `w` a view of `a` in the body: `w[j]` is `a[offset + j]`, `w.len()` the view's length, and the iterator forms
 //!   over `w` read `a` at those places; `a.windows(n).map(|w| e).sum()` (or `product`) is
@@ -1128,7 +1129,7 @@ impl Rewriter<'_> {
         } = self.head(&for_loop.pat, &chain)?;
         let k = index_var();
         let mut body = for_loop.body.clone();
-        Derefs(&derefs).visit_block_mut(&mut body);
+        Derefs::block(&derefs, &mut body);
         Aliases(&std::mem::take(&mut self.aliases)).visit_block_mut(&mut body);
         let stmts = &body.stmts;
         let label = &for_loop.label;
@@ -1176,7 +1177,7 @@ impl Rewriter<'_> {
                             derefs,
                         } = self.head(&closure.inputs[1], &chain)?;
                         let mut body: Expr = (*closure.body).clone();
-                        Derefs(&derefs).visit_expr_mut(&mut body);
+                        Derefs::expr(&derefs, &mut body);
                         Aliases(&std::mem::take(&mut self.aliases)).visit_expr_mut(&mut body);
                         return Some(syn::parse_quote!({
                             let mut #acc = #init;
@@ -1210,7 +1211,7 @@ impl Rewriter<'_> {
             derefs,
         } = self.head(&pat, &chain)?;
         let mut update: Expr = syn::parse2(quote!({ #update })).ok()?;
-        Derefs(&derefs).visit_expr_mut(&mut update);
+        Derefs::expr(&derefs, &mut update);
         Aliases(&std::mem::take(&mut self.aliases)).visit_expr_mut(&mut update);
         Some(syn::parse_quote!({
             let mut #acc #init;
@@ -1670,20 +1671,80 @@ impl VisitMut for Rewriter<'_> {
 }
 
 /// Rewrites `*name` for the names an iteration binds: to the name (read by value) or to
-/// the element's place (a mutable element).
-struct Derefs<'d>(&'d [(String, Expr)]);
+/// the element's place (a mutable element). A float method called on the name itself,
+/// `v.sin()` (auto-deref of `&mut f64`: the same call as `(*v).sin()`), gets the place as
+/// its receiver too, unless the body binds the name again anywhere (`let v = ..`, a
+/// closure's `|v|`), where `v` may be another value.
+struct Derefs<'d> {
+    items: &'d [(String, Expr)],
+    rebound: HashSet<String>,
+}
+
+impl<'d> Derefs<'d> {
+    /// Applies the rewrites to a loop's body.
+    fn block(items: &'d [(String, Expr)], body: &mut syn::Block) {
+        let mut bound = PatNames::default();
+        bound.visit_block(body);
+        Derefs {
+            items,
+            rebound: bound.0,
+        }
+        .visit_block_mut(body);
+    }
+
+    /// Applies the rewrites to an expression (a closure's body, an update).
+    fn expr(items: &'d [(String, Expr)], body: &mut Expr) {
+        let mut bound = PatNames::default();
+        bound.visit_expr(body);
+        Derefs {
+            items,
+            rebound: bound.0,
+        }
+        .visit_expr_mut(body);
+    }
+
+    fn place(&self, ident: &Ident) -> Option<&Expr> {
+        self.items
+            .iter()
+            .find(|(name, _)| ident == name)
+            .map(|(_, place)| place)
+    }
+}
 
 impl VisitMut for Derefs<'_> {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
         if let Expr::Unary(unary) = expr
             && matches!(unary.op, syn::UnOp::Deref(_))
             && let Some(ident) = single_ident(strip_parens(&unary.expr))
-            && let Some((_, place)) = self.0.iter().find(|(name, _)| ident == name)
+            && let Some(place) = self.place(ident)
         {
             *expr = place.clone();
             return;
         }
+        if let Expr::MethodCall(call) = expr
+            && crate::rewrite::FLOAT_METHODS.contains(&call.method.to_string().as_str())
+            && let Some(ident) = single_ident(strip_parens(&call.receiver))
+            && !self.rebound.contains(&ident.to_string())
+            && let Some(place) = self.place(ident)
+        {
+            *call.receiver = place.clone();
+            for arg in &mut call.args {
+                self.visit_expr_mut(arg);
+            }
+            return;
+        }
         visit_mut::visit_expr_mut(self, expr);
+    }
+}
+
+/// The names the patterns of a body bind (`let`, `for`, `match` arms, closure parameters).
+#[derive(Default)]
+struct PatNames(HashSet<String>);
+
+impl<'ast> Visit<'ast> for PatNames {
+    fn visit_pat_ident(&mut self, pat: &'ast syn::PatIdent) {
+        self.0.insert(pat.ident.to_string());
+        visit::visit_pat_ident(self, pat);
     }
 }
 

@@ -8,6 +8,10 @@
 //! - a local closure bound by `let` and only ever called, `let sq = |v: f64| v * v;`,
 //!   is inlined at each call: `sq(x)` becomes `{ let arg0 = x; let v: f64 = arg0; v * v }`,
 //!   so what it computes, and what it captures, is differentiated as if written in place.
+//!   A shared-reference parameter (`v: &Tensor<F>`, `v: &f64`) is bound untyped, as
+//!   `let v = &y;` is (lowering gives a `let`'s type to the tangent too), and `&x` of the
+//!   function's own `&T` parameter passed for it is `x` (the reference the call's
+//!   coercion of `&&T` makes).
 //!   Its arguments are evaluated first, in order, as a call evaluates them, before any
 //!   parameter is bound (a parameter named like a variable an argument reads cannot change
 //!   what the argument reads).
@@ -46,14 +50,29 @@ use crate::ctxt::Ctxt;
 use crate::syntax::{is_compound_assign, is_name};
 
 /// The body's statements with both rewrites applied, in every block; a closure whose
-/// captures cannot be kept as they were when it was made is an error in `cx`.
-pub fn rewrite(cx: &Ctxt, stmts: Vec<Stmt>) -> Vec<Stmt> {
+/// captures cannot be kept as they were when it was made is an error in `cx`. `borrowed`
+/// are the function's parameters taken by shared reference (`x: &Tensor<F>`).
+pub fn rewrite(cx: &Ctxt, stmts: Vec<Stmt>, borrowed: &[Ident]) -> Vec<Stmt> {
     let mut block = syn::Block {
         brace_token: Default::default(),
         stmts,
     };
     FloatPaths.visit_block_mut(&mut block);
-    Closures { cx, next: 0 }.visit_block_mut(&mut block);
+    // the borrowed parameters the body never binds again: `&x` of one is a reference to a
+    // reference wherever it appears
+    let mut bound = Bindings::default();
+    bound.visit_block(&block);
+    let borrowed: HashSet<Ident> = borrowed
+        .iter()
+        .filter(|name| !bound.0.contains(*name))
+        .cloned()
+        .collect();
+    Closures {
+        cx,
+        next: 0,
+        borrowed: &borrowed,
+    }
+    .visit_block_mut(&mut block);
     TupleBranches { next: 0 }.visit_block_mut(&mut block);
     block.stmts
 }
@@ -196,6 +215,8 @@ struct Closures<'a> {
     /// The next id for a closure's snapshots' names: two closures of one block may both
     /// capture `y`, and each call must read its own closure's copy.
     next: usize,
+    /// The parameters taken by shared reference that the body never binds again.
+    borrowed: &'a HashSet<Ident>,
 }
 
 impl VisitMut for Closures<'_> {
@@ -210,7 +231,7 @@ impl VisitMut for Closures<'_> {
             match found {
                 Some(function) => {
                     block.stmts.remove(i);
-                    inline_calls(&function, &mut block.stmts);
+                    inline_calls(&function, &mut block.stmts, self.borrowed);
                 }
                 None => i += 1,
             }
@@ -234,7 +255,7 @@ impl VisitMut for Closures<'_> {
                     let taken = snapshots.len();
                     block.stmts.splice(i..=i, snapshots);
                     i += taken;
-                    inline_calls(&closure, &mut block.stmts[i..]);
+                    inline_calls(&closure, &mut block.stmts[i..], self.borrowed);
                 }
                 None => i += 1,
             }
@@ -254,8 +275,12 @@ struct LocalClosure {
 }
 
 /// Replaces each call of `closure` in `stmts` by its body.
-fn inline_calls(closure: &LocalClosure, stmts: &mut [Stmt]) {
-    let mut inliner = Inliner { closure, calls: 0 };
+fn inline_calls(closure: &LocalClosure, stmts: &mut [Stmt], borrowed: &HashSet<Ident>) {
+    let mut inliner = Inliner {
+        closure,
+        calls: 0,
+        borrowed,
+    };
     for stmt in stmts {
         inliner.visit_stmt_mut(stmt);
     }
@@ -449,6 +474,7 @@ impl<'ast> Visit<'ast> for Bindings {
 struct Inliner<'a> {
     closure: &'a LocalClosure,
     calls: usize,
+    borrowed: &'a HashSet<Ident>,
 }
 
 impl VisitMut for Inliner<'_> {
@@ -463,8 +489,39 @@ impl VisitMut for Inliner<'_> {
         let temporaries: Vec<Ident> = (0..call.args.len())
             .map(|k| crate::syntax::unspelled_ident(format_ident!("closure_arg{k}_{call_id}")))
             .collect();
-        let args = call.args.iter();
+        // `&x` of a parameter `x: &T` passed for a reference parameter `v: &T`: the call
+        // coerces `&&T` to `&T`, which the untyped binding below would not, so the
+        // argument is `x` itself (the same reference)
+        let args = call
+            .args
+            .iter()
+            .zip(&self.closure.params)
+            .map(|(arg, param)| {
+                if let Pat::Type(typed) = param
+                    && matches!(&*typed.ty, syn::Type::Reference(r)
+                    if r.mutability.is_none() && !matches!(&*r.elem, syn::Type::Reference(_)))
+                    && let Expr::Reference(reference) = crate::syntax::strip_parens(arg)
+                    && reference.mutability.is_none()
+                    && let Some(name) =
+                        crate::syntax::single_ident(crate::syntax::strip_parens(&reference.expr))
+                    && self.borrowed.contains(name)
+                {
+                    quote!(#name)
+                } else {
+                    quote!(#arg)
+                }
+            });
         let params = self.closure.params.iter().map(|param| match param {
+            // a shared reference, `v: &Tensor<F>` or `v: &f64`: bound without its type, as
+            // `let v = &y;` is (lowering keeps a `let`'s type for the value's tangent,
+            // which a reference is not); the argument's type is checked where the body is
+            // compiled as written (`f::primal`)
+            Pat::Type(typed)
+                if matches!(&*typed.ty, syn::Type::Reference(r) if r.mutability.is_none()) =>
+            {
+                let pat = &typed.pat;
+                quote!(#pat)
+            }
             Pat::Type(typed) => {
                 let (pat, ty) = (&typed.pat, &typed.ty);
                 quote!(#pat: #ty)
