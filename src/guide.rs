@@ -381,7 +381,7 @@
 //! choosing (a read leaves the array's cotangent as it was, plus the read's). Where the
 //! call also passes another array `&mut` or another such parameter, a call statement
 //! takes each for written and a call whose value is used for read: spell `&mut *y` or
-//! `&y` there. A writing method of a constant receiver is called the same way
+//! `&y` (or `&*y`, the same borrow) there. A writing method of a constant receiver is called the same way
 //! (`layer.apply(&x, &mut h);`, through its `apply_vjp`; `let (a, b) = layer.stats(&x,
 //! &mut h);` and `(a, _) = ..` of a tuple result too), `&mut` spelled out. `std::mem::swap(&mut state, &mut next);` of two float arrays swaps their
 //! shadows too. So an integrator calls its step function in a loop:

@@ -3698,7 +3698,12 @@ impl<'a> Lowerer<'a> {
     /// The active array an argument of an annotated call passes whole: `a`, `&a`,
     /// `&a[..]`, `a.clone()`, `a.to_vec()`, `a.as_slice()` (in parentheses or not).
     fn whole_array_arg(&self, arg: &Expr) -> Option<BindingId> {
-        let inner = match crate::syntax::strip_shared_borrow(arg).0 {
+        let (borrowed, shared) = crate::syntax::strip_shared_borrow(arg);
+        let inner = match borrowed {
+            // `&*y`: the same borrow as `&y` (a `&mut [F]` parameter reborrowed shared)
+            Expr::Unary(unary) if shared && matches!(unary.op, UnOp::Deref(_)) => {
+                strip_parens(&unary.expr)
+            }
             Expr::Index(index)
                 if matches!(strip_parens(&index.index), Expr::Range(range)
                     if range.start.is_none() && range.end.is_none()) =>

@@ -804,9 +804,12 @@ fn restores_from(carried: &Carried<'_>, state: &Ident) -> Vec<TokenStream> {
                 Some(param) => {
                     let buffer = mixed(&format!("ck_buffer_{}", name.unraw()));
                     let target = reference_target(param).expect("a `&mut` array");
+                    // `mut y: &mut [F]` keeps its `mut` (the body may write `&mut y`)
+                    let mutability = param.mutable.then(|| quote!(mut));
                     quote! {
                         let mut #buffer = ::core::clone::Clone::clone(&#state.#index);
-                        let #name: &mut #target = ::core::borrow::BorrowMut::borrow_mut(&mut #buffer);
+                        #[allow(unused_mut)]
+                        let #mutability #name: &mut #target = ::core::borrow::BorrowMut::borrow_mut(&mut #buffer);
                     }
                 }
                 // `Copies::copy`, with no bound to fail again if the snapshot did

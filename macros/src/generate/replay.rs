@@ -257,6 +257,20 @@ impl Generator<'_> {
             }
         };
         match expr {
+            // `&*y`: the same borrow as `&y`
+            Expr::Reference(reference)
+                if reference.mutability.is_none()
+                    && matches!(strip_parens(&reference.expr), Expr::Unary(unary)
+                        if matches!(unary.op, syn::UnOp::Deref(_))) =>
+            {
+                let Expr::Unary(unary) = strip_parens(&reference.expr) else {
+                    unreachable!("a dereference")
+                };
+                Some((
+                    single_ident(strip_parens(&unary.expr))?.clone(),
+                    Form::Shared,
+                ))
+            }
             Expr::Reference(reference) => {
                 let name = whole(&reference.expr)?;
                 let form = if reference.mutability.is_some() {
