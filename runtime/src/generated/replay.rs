@@ -345,13 +345,17 @@ impl<F> Absorb<F> for () {
 impl<F: Copy + core::ops::Add<Output = F>> Absorb<F> for Option<Vec<F>> {
     /// # Panics
     ///
-    /// If the cotangent is longer than the shadow (the callee's array is the caller's).
+    /// If the cotangent's length is not the shadow's (the callee's array is the caller's).
     #[inline]
     fn absorb(self, shadow: &mut [F]) {
         if let Some(cotangent) = self {
+            // (equal, not at most: a shorter cotangent would update a prefix and leave
+            // the rest of the gradient silently short)
             assert!(
-                cotangent.len() <= shadow.len(),
-                "a cotangent has its array's length"
+                cotangent.len() == shadow.len(),
+                "gradtape internal: a cotangent of {} values for an array of {}",
+                cotangent.len(),
+                shadow.len()
             );
             for (d, g) in shadow.iter_mut().zip(cotangent) {
                 *d = *d + g;
