@@ -2445,6 +2445,20 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// `operand` as a name or a literal, which the forward code may read twice: bound to
+    /// a temporary first if it is any other expression (a call, an element read).
+    fn named(&mut self, operand: Operand) -> Operand {
+        let pure = matches!(strip_parens(operand.fwd()), Expr::Lit(_) | Expr::Path(_));
+        if pure {
+            operand
+        } else {
+            self.emit_temp(Op::Copy {
+                value: operand,
+                clone: false,
+            })
+        }
+    }
+
     /// The op for an active operator, method call or function call; `None` for anything
     /// else (atoms, control flow, inactive expressions).
     fn build_op(&mut self, expr: &Expr) -> Option<Op> {
@@ -2659,16 +2673,30 @@ impl<'a> Lowerer<'a> {
                 })
             }
             ("mul_add", [a, b]) => {
-                let (x, a) = (self.lower_operand(&call.receiver), self.lower_operand(a));
-                let kind = BinaryKind::Mul;
+                let (mut x, mut a) = (self.lower_operand(&call.receiver), self.lower_operand(a));
+                // On numbers the sum's value is the fused one, which reads `x` and `a`
+                // again: each is a name or a constant, or bound to one first.
+                let fused = matches!(self.mode, Mode::Scalar);
+                if fused {
+                    x = self.named(x);
+                    a = self.named(a);
+                }
                 let product = self.emit_temp(Op::Binary {
-                    kind,
-                    lhs: x,
-                    rhs: a,
+                    kind: BinaryKind::Mul,
+                    lhs: x.clone(),
+                    rhs: a.clone(),
                 });
                 let rhs = self.lower_operand(b);
-                let (kind, lhs) = (BinaryKind::Add, product);
-                Some(Op::Binary { kind, lhs, rhs })
+                let kind = if fused {
+                    BinaryKind::FusedMulAdd { x, a }
+                } else {
+                    BinaryKind::Add
+                };
+                Some(Op::Binary {
+                    kind,
+                    lhs: product,
+                    rhs,
+                })
             }
             ("clamp" | "clip_by_value", [lo, hi]) => {
                 // f64 has `min`/`max`, tensors `minimum`/`maximum`

@@ -322,7 +322,9 @@ fn inlinable_parts(
     if crate::returns::contains_return(&Stmt::Expr(body.clone(), None)) {
         return None;
     }
-    // every use of the name is a call with one argument per parameter
+    // every use of the name is a call with one argument per parameter (none at all: a
+    // closure never called is inlined nowhere, its `let` kept as the copies of what it
+    // captured, which nothing reads; as a value, the lowering would reject it)
     let mut uses = Uses {
         name: &name,
         arity: params.len(),
@@ -332,7 +334,7 @@ fn inlinable_parts(
     for stmt in scope() {
         uses.visit_stmt(stmt);
     }
-    if uses.other || uses.calls == 0 {
+    if uses.other {
         return None;
     }
     // neither the name nor what the body reads from outside is bound again after the

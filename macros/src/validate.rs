@@ -8,6 +8,7 @@
 //! these functions where it meets the construct; none of them decides anything else.
 //! Messages are lowercase, with no trailing period, and say what to write instead.
 
+use std::collections::HashSet;
 use std::fmt::Display;
 
 use proc_macro2::Span;
@@ -393,9 +394,42 @@ pub fn condition_writes(cx: &Ctxt, cond: &Expr, mentions_active: &dyn Fn(&Expr) 
         /// Inside a closure, whose parameters lowering does not know: any value but a
         /// literal may be an element of a differentiable array (`|&v| { s += v; .. }`).
         in_closure: bool,
+        /// The names bound inside the condition (by `let`, a closure's parameters, a `for`
+        /// pattern), innermost scope last. Rebinding such a name writes nothing outside
+        /// the condition (`x.iter().fold(..)`'s accumulator, as the iterator rewrite spells
+        /// it out, or a user's `{ let mut t = ..; t = t * 2.0; t } > 1.0`), so it loses
+        /// no derivative; a write through one (`*v = ..`, `r[0] = ..`) may, and is checked.
+        declared: Vec<HashSet<String>>,
     }
     impl Writes<'_, '_> {
+        /// Whether `target` is a name bound inside the condition (the name itself, not a
+        /// place reached through it).
+        fn local_to_condition(&self, target: &Expr) -> bool {
+            let Expr::Path(path) = crate::syntax::strip_parens(target) else {
+                return false;
+            };
+            let Some(name) = path.path.get_ident().map(ToString::to_string) else {
+                return false;
+            };
+            path.qself.is_none() && self.declared.iter().any(|scope| scope.contains(&name))
+        }
+
+        fn bind(&mut self, pat: &syn::Pat) {
+            struct Names<'n>(&'n mut HashSet<String>);
+            impl<'ast> Visit<'ast> for Names<'_> {
+                fn visit_pat_ident(&mut self, ident: &'ast syn::PatIdent) {
+                    self.0.insert(ident.ident.to_string());
+                    visit::visit_pat_ident(self, ident);
+                }
+            }
+            let scope = self.declared.last_mut().expect("a scope is open");
+            Names(scope).visit_pat(pat);
+        }
+
         fn write(&self, target: &Expr, value: &Expr, whole: &Expr) {
+            if self.local_to_condition(target) {
+                return;
+            }
             let literal = matches!(crate::syntax::strip_parens(value), Expr::Lit(_));
             if (self.mentions_active)(target)
                 || (self.mentions_active)(value)
@@ -421,14 +455,42 @@ pub fn condition_writes(cx: &Ctxt, cond: &Expr, mentions_active: &dyn Fn(&Expr) 
         }
         fn visit_expr_closure(&mut self, closure: &'ast syn::ExprClosure) {
             let outer = std::mem::replace(&mut self.in_closure, true);
-            visit::visit_expr_closure(self, closure);
+            self.declared.push(HashSet::new());
+            for input in &closure.inputs {
+                self.bind(input);
+            }
+            self.visit_expr(&closure.body);
+            self.declared.pop();
             self.in_closure = outer;
+        }
+        fn visit_block(&mut self, block: &'ast syn::Block) {
+            self.declared.push(HashSet::new());
+            visit::visit_block(self, block);
+            self.declared.pop();
+        }
+        fn visit_local(&mut self, local: &'ast syn::Local) {
+            // the initialiser runs before the name is bound
+            if let Some(init) = &local.init {
+                self.visit_expr(&init.expr);
+                if let Some((_, diverge)) = &init.diverge {
+                    self.visit_expr(diverge);
+                }
+            }
+            self.bind(&local.pat);
+        }
+        fn visit_expr_for_loop(&mut self, for_loop: &'ast syn::ExprForLoop) {
+            self.visit_expr(&for_loop.expr);
+            self.declared.push(HashSet::new());
+            self.bind(&for_loop.pat);
+            self.visit_block(&for_loop.body);
+            self.declared.pop();
         }
     }
     Writes {
         cx,
         mentions_active,
         in_closure: false,
+        declared: vec![HashSet::new()],
     }
     .visit_expr(cond);
 }

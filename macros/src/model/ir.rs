@@ -558,13 +558,22 @@ pub enum BinaryKind {
         method: Ident,
         row: &'static str,
     },
+    /// On plain numbers, the sum that ends `x.mul_add(a, b)`, `lhs` the product `x * a`
+    /// just before it: recorded and differentiated as `+`, but its value is Rust's fused
+    /// `x.mul_add(a, b)`, rounded once, as the user's function computes it (the two ops'
+    /// `x * a + b` rounds twice, and the gradient's value would differ from the
+    /// function's in the last bit). `x` and `a` are names or constants (read again here).
+    FusedMulAdd {
+        x: Operand,
+        a: Operand,
+    },
 }
 
 impl BinaryKind {
     /// The op's row in `gradtape-primitives`.
     pub fn row_name(&self) -> &'static str {
         match self {
-            BinaryKind::Add => "add",
+            BinaryKind::Add | BinaryKind::FusedMulAdd { .. } => "add",
             BinaryKind::Sub => "sub",
             BinaryKind::Mul => "mul",
             BinaryKind::Div => "div",
