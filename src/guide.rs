@@ -1345,6 +1345,14 @@
 //!   passed on whole);
 //! - a `&mut self` method: its mutation of `self` has no adjoint.
 //!
+//! A rejected function's errors are the whole answer: its companion items still exist,
+//! as stand-ins whose results hold its first error, so the user's own calls of them
+//! (`f::grad(x)`, `f::jvp(..)`) and annotated callers of the function add no errors of
+//! their own. So do a rejected method's (`s.energy_grad(x)`, `Spring::energy_grad(&s,
+//! x)`, an annotated caller's `s.energy(x)`) and a rejected associated function's of an
+//! annotated `impl` block (`Integrator::rate_grad(k, x)`), in scalar mode (a tensor
+//! method has no companion items).
+//!
 //! ```compile_fail
 //! use gradtape::differentiable;
 //!
