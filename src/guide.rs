@@ -145,7 +145,10 @@
 //!   grouping (`$e * 2.0` with `$e = a + b` is `(a + b) * 2.0`, as rustc reads it);
 //! - local closures bound by `let` and local `fn` items, called by name: each call is
 //!   replaced by the body (arguments evaluated first, then bound to the parameters), so
-//!   what a closure captures is differentiated as if written in place;
+//!   what a closure captures is differentiated as if written in place; a parameter taking
+//!   a slice (`|v: &[f64]|`, `&[f64; N]`, `&Vec<f64>`) given a differentiable array by
+//!   name (`norm(&x)`, `norm(x)` of a slice `x`) reads that array element by element (a
+//!   range of one, `norm(&x[1..])`, is rejected as a copy);
 //! - `stop_gradient(..)`, and macros that only read values (`assert!`, `println!`, ...).
 //!
 //! A control-flow example: the branch taken and the trip count are part of the forward

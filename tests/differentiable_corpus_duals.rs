@@ -344,6 +344,65 @@ twice! {
     }
 }
 
+// ----- local closures taking a slice of a differentiable array -----
+
+twice! {
+    /// A closure taking `&[T]` called on the slice parameter itself (`norm(x)`) and on a
+    /// local buffer (`norm(&y)`), and one of two slices (`dot(x, &y)`): each call reads the
+    /// array it is given, element by element (issue 13: rejected as a copy of a
+    /// differentiable array, `let v = &x;`).
+    fn closure_over_slices / closure_over_slices_on_duals<T>(x: &[T]) -> T {
+        let norm = |v: &[T]| v.iter().map(|a| *a * *a).sum::<T>().sqrt();
+        let dot = |a: &[T], b: &[T]| {
+            let mut total = T::zero();
+            for i in 0..a.len() {
+                total = total + a[i] * b[i];
+            }
+            total
+        };
+        let mut y = vec![T::zero(); x.len()];
+        for i in 0..x.len() {
+            y[i] = x[i].sin() * x[0];
+        }
+        norm(x) * dot(x, &y) + norm(&y)
+    }
+}
+
+twice! {
+    /// A closure taking `&[T]` called on a fixed-size array parameter (`norm(&x)`), whose
+    /// body loops over it by value (`for a in v`) and reads its length.
+    fn closure_over_an_array / closure_over_an_array_on_duals<T>(x: [T; 3], s: T) -> T {
+        let spread = |v: &[T]| {
+            let mut mean = T::zero();
+            for a in v {
+                mean = mean + *a;
+            }
+            mean = mean / T::from(v.len()).unwrap();
+            let mut total = T::zero();
+            for a in v {
+                total = total + (*a - mean) * (*a - mean);
+            }
+            total
+        };
+        spread(&x) * s + x[1] * spread(&x)
+    }
+}
+
+twice! {
+    /// A closure taking `&[T]` called on a `Vec` parameter (`norm(&x)`), with a
+    /// differentiable number captured and a number parameter of its own.
+    fn closure_over_a_vec / closure_over_a_vec_on_duals<T>(x: Vec<T>, w: T) -> T {
+        let softplus_sum = |v: &[T], shift: T| {
+            let mut total = T::zero();
+            for i in 0..v.len() {
+                total = total + (T::one() + (v[i] * w - shift).exp()).ln();
+            }
+            total
+        };
+        softplus_sum(&x, x[0]) + softplus_sum(&x, T::from(0.5).unwrap()) * w
+    }
+}
+
 // ----- iterator forms, integrators and iterative solvers -----
 
 twice! {
@@ -792,6 +851,43 @@ fn numerical_methods() {
         on_duals: &|d| normalised_projection_on_duals(duals(d)),
     }
     .check([0.3, -1.2, 2.0]);
+}
+
+#[test]
+fn closures_taking_slices() {
+    Twice::<4> {
+        name: "closure_over_slices",
+        itself: &|p| closure_over_slices(p),
+        primal: &|p| closure_over_slices::primal(p),
+        grad: &|p| {
+            let (value, [g]) = closure_over_slices::grad(p);
+            (value, g)
+        },
+        on_duals: &|d| closure_over_slices_on_duals(d),
+    }
+    .check([0.3, -1.2, 2.0, 1.1]);
+    Twice::<4> {
+        name: "closure_over_an_array",
+        itself: &|p| closure_over_an_array([p[0], p[1], p[2]], p[3]),
+        primal: &|p| closure_over_an_array::primal([p[0], p[1], p[2]], p[3]),
+        grad: &|p| {
+            let (value, (dx, ds)) = closure_over_an_array::grad([p[0], p[1], p[2]], p[3]);
+            (value, [dx.to_vec(), vec![ds]].concat())
+        },
+        on_duals: &|d| closure_over_an_array_on_duals([d[0], d[1], d[2]], d[3]),
+    }
+    .check([0.3, -1.2, 2.0, 0.7]);
+    Twice::<4> {
+        name: "closure_over_a_vec",
+        itself: &|p| closure_over_a_vec(p[..3].to_vec(), p[3]),
+        primal: &|p| closure_over_a_vec::primal(p[..3].to_vec(), p[3]),
+        grad: &|p| {
+            let (value, (dx, dw)) = closure_over_a_vec::grad(p[..3].to_vec(), p[3]);
+            (value, [dx, vec![dw]].concat())
+        },
+        on_duals: &|d| closure_over_a_vec_on_duals(duals(&d[..3]), d[3]),
+    }
+    .check([0.3, -1.2, 2.0, 0.7]);
 }
 
 #[test]
