@@ -386,7 +386,9 @@
 //! takes each for written and a call whose value is used for read: spell `&mut *y` or
 //! `&y` (or `&*y`, the same borrow) there. A writing method of a constant receiver is called the same way
 //! (`layer.apply(&x, &mut h);`, through its `apply_vjp`; `let (a, b) = layer.stats(&x,
-//! &mut h);` and `(a, _) = ..` of a tuple result too), `&mut` spelled out. `std::mem::swap(&mut state, &mut next);` of two float arrays swaps their
+//! &mut h);` and `(a, _) = ..` of a tuple result too), and so is a method of a constant
+//! receiver given the caller's own `&mut [F]` parameter as it is (`self.relax(x, y);`,
+//! `let e = r.energy(x, y);`), as a function is. `std::mem::swap(&mut state, &mut next);` of two float arrays swaps their
 //! shadows too. So an integrator calls its step function in a loop:
 //!
 //! ```

@@ -403,6 +403,43 @@ twice! {
     }
 }
 
+// ----- a `&mut` parameter passed on as it is to a method -----
+
+/// A damper whose rate is data: its `self` a constant.
+struct Damper<T> {
+    rate: T,
+}
+
+#[differentiable]
+impl<T: num_traits::Float> Damper<T> {
+    /// `yᵢ ← rate · yᵢ + sin yᵢ`, in place.
+    #[differentiable]
+    #[allow(clippy::needless_range_loop)]
+    fn damp(&self, y: &mut [T]) {
+        for i in 0..y.len() {
+            y[i] = y[i] * self.rate + y[i].sin();
+        }
+    }
+
+    /// Its own `&mut` parameter passed on as it is to `damp`, twice (issue 13: rustc's
+    /// E0308 under the attribute, the call taken for one reading `y`).
+    #[differentiable]
+    fn damp_twice(&self, y: &mut [T]) {
+        self.damp(y);
+        self.damp(y);
+    }
+}
+
+twice! {
+    /// A method passing its `&mut` parameter on as it is, called on a copy of `x`.
+    fn damped / damped_on_duals<T>(x: &[T]) -> T {
+        let damper = Damper { rate: T::from(0.5).unwrap() };
+        let mut y = x.to_vec();
+        damper.damp_twice(&mut y);
+        y[0] * y[1] + y[2] * x[0]
+    }
+}
+
 // ----- iterator forms, integrators and iterative solvers -----
 
 twice! {
@@ -888,6 +925,21 @@ fn closures_taking_slices() {
         on_duals: &|d| closure_over_a_vec_on_duals(duals(&d[..3]), d[3]),
     }
     .check([0.3, -1.2, 2.0, 0.7]);
+}
+
+#[test]
+fn a_method_passed_a_mut_parameter() {
+    Twice::<3> {
+        name: "damped",
+        itself: &|p| damped(p),
+        primal: &|p| damped::primal(p),
+        grad: &|p| {
+            let (value, [g]) = damped::grad(p);
+            (value, g)
+        },
+        on_duals: &|d| damped_on_duals(d),
+    }
+    .check([0.3, -1.2, 2.0]);
 }
 
 #[test]

@@ -28,7 +28,9 @@
 //!    form spelling `&mut y` (or `&y` for a reader), to the bit.
 //! 12. A writer's value dropped where its derivative is infinite (a known defect, the
 //!     tests ignored: NaN); (13.) `&mut y` of a `mut y` parameter in a checkpointed
-//!     function; (14.) `&*y` passed to a reader, against `&y` to the bit.
+//!     function; (14.) `&*y` passed to a reader, against `&y` to the bit; (15.) the
+//!     caller's own `&mut [f64]` parameter passed as it is to an annotated method
+//!     (`self.relax(x, y);`, `r.relaxed(x, s, y);`), against `&mut *y` to the bit.
 //!
 //! Each function is checked as in `differentiable_slices.rs` (`common::faces`): `f`,
 //! `f::grad`, `f::grad_into` and `f::jvp` give `f::primal`'s value to the bit; the
@@ -2464,4 +2466,182 @@ fn a_mut_parameter_reborrowed_shared_to_a_reader() {
     let mut y = y0.to_vec();
     assert_eq!(by_deref.0, root_dropped_deref(&x, &mut y).to_bits());
     assert_eq!(by_deref.1, y);
+}
+
+// ----- 15. a `&mut` parameter passed as it is to an annotated method -----
+
+/// A relaxation whose rate is data (`self` a constant in scalar mode).
+struct Relaxation {
+    rate: f64,
+}
+
+impl Relaxation {
+    /// `yᵢ ← yᵢ + rate · xᵢ sin yᵢ`, in place: a writing method.
+    #[differentiable]
+    fn relax(&self, x: &[f64], y: &mut [f64]) {
+        for i in 0..y.len() {
+            y[i] += self.rate * x[i] * y[i].sin();
+        }
+    }
+
+    /// `Σ yᵢ² xᵢ`: a reading method of a `&[f64]` (given a `&mut` parameter, coerced).
+    #[differentiable]
+    fn weighted(&self, x: &[f64], y: &[f64]) -> f64 {
+        let mut total = 0.0;
+        for i in 0..y.len() {
+            total += y[i] * y[i] * x[i] * self.rate;
+        }
+        total
+    }
+
+    /// `self.relax(x, y);` of a `y: &mut [f64]` parameter (which Rust reborrows), twice, in
+    /// a loop, in a branch. This failed with rustc's E0308 under the attribute: the call
+    /// was taken for one reading `y`.
+    #[differentiable]
+    fn relaxed(&self, x: &[f64], s: usize, y: &mut [f64]) {
+        self.relax(x, y);
+        for _ in 0..s {
+            self.relax(x, y);
+        }
+        if x[0] > 0.0 {
+            self.relax(x, y);
+        }
+    }
+
+    /// [`Relaxation::relaxed`] with the reborrow `&mut *y` spelled out: the oracle.
+    #[differentiable]
+    fn relaxed_reborrowed(&self, x: &[f64], s: usize, y: &mut [f64]) {
+        self.relax(x, &mut *y);
+        for _ in 0..s {
+            self.relax(x, &mut *y);
+        }
+        if x[0] > 0.0 {
+            self.relax(x, &mut *y);
+        }
+    }
+
+    /// The method's value used: a writer's (`let e = ..`) and a reader's of the same
+    /// parameter passed as it is.
+    #[differentiable]
+    fn relaxed_weight(&self, x: &[f64], y: &mut [f64]) -> f64 {
+        self.relax(x, y);
+        let w = self.weighted(x, y);
+        w * x[1] + y[0]
+    }
+
+    #[differentiable]
+    fn relaxed_weight_reborrowed(&self, x: &[f64], y: &mut [f64]) -> f64 {
+        self.relax(x, &mut *y);
+        let w = self.weighted(x, &*y);
+        w * x[1] + y[0]
+    }
+}
+
+/// A free function passing its `&mut` parameter to a method of a constant receiver.
+#[differentiable]
+fn relaxed_by(r: &Relaxation, x: &[f64], s: usize, y: &mut [f64]) {
+    r.relaxed(x, s, y);
+}
+
+#[differentiable]
+fn relaxed_by_reborrowed(r: &Relaxation, x: &[f64], s: usize, y: &mut [f64]) {
+    r.relaxed_reborrowed(x, s, &mut *y);
+}
+
+/// [`relaxed_by`] from a copy of `y0`, its result `Σ yᵢ²`: a function with `grad`.
+#[differentiable]
+fn relaxed_energy(x: &[f64], y0: &[f64]) -> f64 {
+    let r = Relaxation { rate: 0.3 };
+    let mut y = y0.to_vec();
+    relaxed_by(&r, x, 2, &mut y);
+    let e = r.relaxed_weight(x, &mut y);
+    e + y[1] * y[2]
+}
+
+#[test]
+fn a_mut_parameter_passed_to_a_method() {
+    let r = Relaxation { rate: 0.3 };
+    let bare: PassingForm = (
+        |x, s, y| Relaxation { rate: 0.3 }.relaxed(x, s, y),
+        |x, s, y| Relaxation { rate: 0.3 }.relaxed_primal(x, s, y),
+        |x, s, y, dx, dy| Relaxation { rate: 0.3 }.relaxed_grad_into(x, s, y, dx, dy),
+        |x, s, y, v, t| {
+            Relaxation { rate: 0.3 }.relaxed_jvp(x, s, y, v, t);
+        },
+        |x, s, y, dy| {
+            let r = Relaxation { rate: 0.3 };
+            let ((), pullback) = r.relaxed_vjp(x, s, y);
+            pullback((), dy).1.expect("a gradient")
+        },
+    );
+    let reborrowed: PassingForm = (
+        |x, s, y| Relaxation { rate: 0.3 }.relaxed_reborrowed(x, s, y),
+        |x, s, y| Relaxation { rate: 0.3 }.relaxed_reborrowed_primal(x, s, y),
+        |x, s, y, dx, dy| Relaxation { rate: 0.3 }.relaxed_reborrowed_grad_into(x, s, y, dx, dy),
+        |x, s, y, v, t| {
+            Relaxation { rate: 0.3 }.relaxed_reborrowed_jvp(x, s, y, v, t);
+        },
+        |x, s, y, dy| {
+            let r = Relaxation { rate: 0.3 };
+            let ((), pullback) = r.relaxed_reborrowed_vjp(x, s, y);
+            pullback((), dy).1.expect("a gradient")
+        },
+    );
+    check_passed_on("Relaxation::relaxed", bare, reborrowed);
+    check_passed_on(
+        "relaxed_by",
+        (
+            |x, s, y| relaxed_by(&Relaxation { rate: 0.3 }, x, s, y),
+            |x, s, y| relaxed_by::primal(&Relaxation { rate: 0.3 }, x, s, y),
+            |x, s, y, dx, dy| relaxed_by::grad_into(&Relaxation { rate: 0.3 }, x, s, y, dx, dy),
+            |x, s, y, v, t| {
+                relaxed_by::jvp(&Relaxation { rate: 0.3 }, x, s, y, v, t);
+            },
+            |x, s, y, dy| {
+                let r = Relaxation { rate: 0.3 };
+                let ((), pullback) = relaxed_by::vjp(&r, x, s, y);
+                pullback((), dy).1.expect("a gradient")
+            },
+        ),
+        (
+            |x, s, y| relaxed_by_reborrowed(&Relaxation { rate: 0.3 }, x, s, y),
+            |x, s, y| relaxed_by_reborrowed::primal(&Relaxation { rate: 0.3 }, x, s, y),
+            |x, s, y, dx, dy| {
+                relaxed_by_reborrowed::grad_into(&Relaxation { rate: 0.3 }, x, s, y, dx, dy)
+            },
+            |x, s, y, v, t| {
+                relaxed_by_reborrowed::jvp(&Relaxation { rate: 0.3 }, x, s, y, v, t);
+            },
+            |x, s, y, dy| {
+                let r = Relaxation { rate: 0.3 };
+                let ((), pullback) = relaxed_by_reborrowed::vjp(&r, x, s, y);
+                pullback((), dy).1.expect("a gradient")
+            },
+        ),
+    );
+    // a value used: against the reborrow form to the bit, and central differences
+    let (x, y0, w) = (
+        point(4, 96, -1.0, 1.0),
+        point(4, 97, -1.0, 1.0),
+        point(4, 98, -1.0, 1.0),
+    );
+    let into = |f: ValueInto| {
+        let (mut y, mut dx, mut dy) = (y0.clone(), vec![0.0; 4], w.clone());
+        let value = f(&x, &mut y, &mut dx, &mut dy);
+        (value.to_bits(), y, dx, dy)
+    };
+    let bare = into(|x, y, dx, dy| Relaxation { rate: 0.3 }.relaxed_weight_grad_into(x, y, dx, dy));
+    assert_eq!(
+        bare,
+        into(|x, y, dx, dy| {
+            Relaxation { rate: 0.3 }.relaxed_weight_reborrowed_grad_into(x, y, dx, dy)
+        })
+    );
+    let (mut y, mut re_y) = (y0.clone(), y0.clone());
+    assert_eq!(bare.0, r.relaxed_weight(&x, &mut y).to_bits());
+    assert_eq!(bare.0, r.relaxed_weight_reborrowed(&x, &mut re_y).to_bits());
+    assert_eq!((&bare.1, &bare.1), (&y, &re_y));
+    // the whole: every face against central differences, second order by differences
+    let at = [x.clone(), y0.clone()].concat();
+    slices!(@second_order relaxed_energy, [4, 4], [0, 1], at);
 }

@@ -1039,6 +1039,7 @@ impl<'a> Lowerer<'a> {
     fn is_method_with_parts(&self, call: &syn::ExprMethodCall) -> bool {
         self.mode == Mode::Scalar
             && (self.method_writes_arrays(call)
+                || self.method_passed_on_alone(call).is_some()
                 || self.struct_receiver(call).is_some()
                 || (!self.mentions_active(&call.receiver)
                     && call.args.iter().any(|arg| self.mentions_active(arg))
@@ -1064,7 +1065,7 @@ impl<'a> Lowerer<'a> {
     /// [`Stmt::CallParts`] (its receiver a differentiable operand if it is a struct's,
     /// [`Self::method_on_whole`]).
     fn method_parts(&mut self, call: &syn::ExprMethodCall, arity: usize) -> Vec<Tree> {
-        if self.method_writes_arrays(call) {
+        if self.method_writes_arrays(call) || self.method_passed_on_alone(call).is_some() {
             return self.writing_call_parts(Writer::Method(call), arity);
         }
         let (func, args) = match self.struct_receiver(call) {
@@ -1287,7 +1288,8 @@ impl<'a> Lowerer<'a> {
                 self.lower_writing_call(Writer::Function(call), expr, semi)
             }
             Expr::MethodCall(call)
-                if self.mode == Mode::Scalar && self.method_writes_arrays(call) =>
+                if self.mode == Mode::Scalar
+                    && (self.method_writes_arrays(call) || self.method_passes_on_written(call)) =>
             {
                 self.lower_writing_call(Writer::Method(call), expr, semi)
             }
@@ -2559,8 +2561,10 @@ impl<'a> Lowerer<'a> {
         if let Some(op) = self.build_float_method(call, &name, args_active) {
             return Some(op);
         }
-        if self.mode == Mode::Scalar && self.method_writes_arrays(call) {
-            // `let e = self.apply(&x, &mut out);`
+        if self.mode == Mode::Scalar
+            && (self.method_writes_arrays(call) || self.method_passed_on_alone(call).is_some())
+        {
+            // `let e = self.apply(&x, &mut out);`, `let e = self.apply(&x, y);`
             return self.build_writing_call(Writer::Method(call));
         }
         if receiver_active {
@@ -3042,6 +3046,51 @@ impl<'a> Lowerer<'a> {
         (passed.next().is_none() && flat).then_some(binding)
     }
 
+    /// [`passed_on_alone`](Self::passed_on_alone) of a method call (`self.update(y)`,
+    /// `layer.apply(&x, y)`): the receiver a constant that is no array (an annotated
+    /// method's, as [`is_method_with_parts`](Self::is_method_with_parts) takes a constant
+    /// receiver's), the method none that stores its argument (`push`, ..), and no
+    /// differentiable struct's (`struct_receiver`).
+    fn method_passed_on_alone(&self, call: &syn::ExprMethodCall) -> Option<BindingId> {
+        if !self.method_passes_on(call)
+            || self.struct_fields.is_some()
+            || call.args.iter().any(|arg| {
+                self.written_array_arg(arg).is_some() || self.active_struct_literal(arg).is_some()
+            })
+        {
+            return None;
+        }
+        let mut passed = call
+            .args
+            .iter()
+            .filter_map(|arg| self.passed_on_written(arg));
+        let binding = passed.next()?;
+        let flat = self.bindings[binding].row.is_none() && !self.bindings[binding].ragged;
+        (passed.next().is_none() && flat).then_some(binding)
+    }
+
+    /// [`passes_on_written`](Self::passes_on_written) of a method call statement
+    /// (`self.update(y);`), under [`method_passed_on_alone`](Self::method_passed_on_alone)'s
+    /// conditions on the receiver and the method.
+    fn method_passes_on_written(&self, call: &syn::ExprMethodCall) -> bool {
+        self.method_passes_on(call)
+            && call
+                .args
+                .iter()
+                .any(|arg| self.passed_on_written(arg).is_some())
+    }
+
+    /// Whether a method call may be an annotated method's given a `&mut` parameter as it
+    /// is: scalar mode, a constant receiver that is no array, and a method that stores no
+    /// argument.
+    fn method_passes_on(&self, call: &syn::ExprMethodCall) -> bool {
+        self.mode == Mode::Scalar
+            && !self.mentions_active(&call.receiver)
+            && self.array_target(&call.receiver).is_none()
+            && self.struct_receiver(call).is_none()
+            && !vocabulary::stores_argument(&call.method.to_string())
+    }
+
     /// Whether a call statement of a named function passes on a `&mut` float array
     /// parameter as it is (`step(x, s, y);`): a call of an annotated function writing it,
     /// as `&mut y` would be, or reading it ([`passed_on_alone`](Self::passed_on_alone)).
@@ -3186,9 +3235,9 @@ impl<'a> Lowerer<'a> {
         // write ([`Written::passed_on`]); beside others, written in a call statement
         let alone = match call {
             Writer::Function(function) => self.passed_on_alone(function),
-            Writer::Method(_) => None,
+            Writer::Method(method) => self.method_passed_on_alone(method),
         };
-        let statement = matches!((&call, wanted), (Writer::Function(_), Wanted::Nothing));
+        let statement = matches!(wanted, Wanted::Nothing);
         let mut written = Vec::new();
         let mut passed_on = None;
         for (k, arg) in call_args.iter().enumerate() {
