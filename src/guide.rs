@@ -381,10 +381,12 @@
 //! (`step(x, y);`, `let e = w(x, y);`, `w(x, y) * 2.0`, `return w(x, y);`, which Rust
 //! reborrows): the macro cannot tell from the call whether the callee writes it (`&mut
 //! [F]`) or only reads it (`&[F]`), so the generated code serves both, the callee's types
-//! choosing (a read leaves the array's cotangent as it was, plus the read's). Where the
-//! call also passes another array `&mut` or another such parameter, a call statement
-//! takes each for written and a call whose value is used for read: spell `&mut *y` or
-//! `&y` (or `&*y`, the same borrow) there. A writing method of a constant receiver is called the same way
+//! choosing (a read leaves the array's cotangent as it was, plus the read's), also
+//! beside another array passed `&mut` or other such parameters (`kick(pos, vel, dt);`
+//! of a callee reading `pos` and writing `vel`, `let e = step(pos, vel, dt);`): the
+//! forward code records which ones the callee writes, and the pullback takes their
+//! shadows. Parameters of rows passed on so keep a guess (a call statement writes them,
+//! a call whose value is used reads them): spell `&mut *m` or `&*m` there. A writing method of a constant receiver is called the same way
 //! (`layer.apply(&x, &mut h);`, through its `apply_vjp`; `let (a, b) = layer.stats(&x,
 //! &mut h);` and `(a, _) = ..` of a tuple result too), and so is a method of a constant
 //! receiver given the caller's own `&mut [F]` parameter as it is (`self.relax(x, y);`,

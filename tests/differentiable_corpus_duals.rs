@@ -440,6 +440,48 @@ twice! {
     }
 }
 
+// ----- several `&mut` parameters passed on as they are -----
+
+/// Reads `pos`, writes `vel`.
+#[differentiable]
+#[allow(clippy::needless_range_loop)]
+fn kick_of<T: num_traits::Float>(pos: &[T], vel: &mut [T], dt: T) {
+    for i in 0..vel.len() {
+        vel[i] = vel[i] - dt * pos[i].sin();
+    }
+}
+
+/// Writes `pos`, reads `vel`.
+#[differentiable]
+#[allow(clippy::needless_range_loop)]
+fn drift_of<T: num_traits::Float>(pos: &mut [T], vel: &[T], dt: T) {
+    for i in 0..pos.len() {
+        pos[i] = pos[i] + dt * vel[i];
+    }
+}
+
+/// Its two `&mut` parameters passed on as they are to a reader of the first and writer
+/// of the second, and the other way round (issue 13: rustc's E0057 under the attribute,
+/// a statement took both for written).
+#[differentiable(constant(dt))]
+fn leapfrog_of<T: num_traits::Float>(pos: &mut [T], vel: &mut [T], dt: T, steps: usize) {
+    kick_of(pos, vel, dt / (T::one() + T::one()));
+    for _ in 0..steps {
+        drift_of(pos, vel, dt);
+        kick_of(pos, vel, dt);
+    }
+}
+
+twice! {
+    /// A leapfrog integrator passing its `&mut` parameters on as they are, from copies.
+    fn leapfrogged / leapfrogged_on_duals<T>(x: &[T]) -> T {
+        let mut pos = [x[0], x[1]];
+        let mut vel = [x[2], x[3]];
+        leapfrog_of(&mut pos, &mut vel, T::from(0.1).unwrap(), 3);
+        pos[0] * vel[1] + pos[1] * pos[1]
+    }
+}
+
 // ----- iterator forms, integrators and iterative solvers -----
 
 twice! {
@@ -940,6 +982,44 @@ fn a_method_passed_a_mut_parameter() {
         on_duals: &|d| damped_on_duals(d),
     }
     .check([0.3, -1.2, 2.0]);
+}
+
+#[test]
+fn several_mut_parameters_passed_on() {
+    Twice::<4> {
+        name: "leapfrogged",
+        itself: &|p| leapfrogged(p),
+        primal: &|p| leapfrogged::primal(p),
+        grad: &|p| {
+            let (value, [g]) = leapfrogged::grad(p);
+            (value, g)
+        },
+        on_duals: &|d| leapfrogged_on_duals(d),
+    }
+    .check([0.3, -1.2, 0.5, 0.8]);
+    // `leapfrog_of`'s own pullback (`vjp`, `PassedOnMany`) against its `grad_into`
+    let (mut pos, mut vel) = ([0.3, -1.2], [0.5, 0.8]);
+    let (mut dpos, mut dvel) = ([0.7, 0.2], [-0.4, 1.1]);
+    let ((), pullback) = leapfrog_of::vjp(&mut pos, &mut vel, 0.1, 3);
+    pullback((), &mut dpos, &mut dvel);
+    let (mut into_pos, mut into_vel) = ([0.3, -1.2], [0.5, 0.8]);
+    let (mut into_dpos, mut into_dvel) = ([0.7, 0.2], [-0.4, 1.1]);
+    leapfrog_of::grad_into(
+        &mut into_pos,
+        &mut into_vel,
+        0.1,
+        3,
+        &mut into_dpos,
+        &mut into_dvel,
+    );
+    assert_eq!((pos, vel), (into_pos, into_vel));
+    for (a, b) in dpos
+        .iter()
+        .chain(&dvel)
+        .zip(into_dpos.iter().chain(&into_dvel))
+    {
+        assert!(close(*a, *b, 1e-12), "vjp {a}, grad_into {b}");
+    }
 }
 
 #[test]

@@ -857,12 +857,15 @@ pub struct Written {
     pub position: usize,
     pub part: Option<WrittenPart>,
     /// A `&mut` float array parameter of the caller passed on as it is (`w(x, y)`, Rust
-    /// reborrowing it), the call's only written array: the callee may write it (`y: &mut
-    /// [F]`) or only read it (`a: &[F]`), which the caller cannot tell without its
-    /// signature. The generated code is the same for both, the callee's types choosing
-    /// (`generated::PassedOn`, `Absorb`, `RestoreMut` and `TangentSlice` of `&[F]` and
-    /// `&mut [F]`): a read leaves the array as it was, so the cotangent of its values
-    /// before the call is the one after it plus the read's, as a writer's shadow holds.
+    /// reborrowing it): the callee may write it (`y: &mut [F]`) or only read it (`a:
+    /// &[F]`), which the caller cannot tell without its signature. The generated code is
+    /// the same for both, the callee's types choosing (`generated::PassedOn`, `Absorb`,
+    /// `RestoreMut` and `TangentSlice` of `&[F]` and `&mut [F]`): a read leaves the array
+    /// as it was, so the cotangent of its values before the call is the one after it plus
+    /// the read's, as a writer's shadow holds. Beside other written arrays (`step(pos,
+    /// vel, dt)`, `w(y, &mut out)`) the forward code lends it through `generated::lend`,
+    /// which records whether the callee writes it, and the pullback takes the shadows the
+    /// flags say (`generated::PassedOnMany`).
     pub passed_on: bool,
 }
 
