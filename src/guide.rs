@@ -1239,8 +1239,9 @@
 //! whether a callee is annotated; the generated code finds out by name resolution (the
 //! callee imported under an alias that a fallback type fills when the callee has no
 //! companion), and a call of a function that is not annotated is a compile error at its
-//! name: "this function is called from a `#[differentiable]` body but is not annotated
-//! with `#[differentiable]`". A method of a struct deriving `Differentiable` is found the
+//! name: "this function is called from a `#[differentiable]` body on plain numbers but is
+//! neither annotated with `#[differentiable]` nor named in `plain(..)`" (in tensor mode
+//! under `strict`, "but is not annotated with `#[differentiable]`"). A method of a struct deriving `Differentiable` is found the
 //! same way (a fallback method that the struct's own annotated method shadows), and one
 //! that is not annotated is the error "this method of a struct deriving `Differentiable`
 //! is called from a `#[differentiable]` body but has no companion items", at its name. On

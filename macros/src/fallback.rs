@@ -170,6 +170,8 @@ fn stand_in(
         // not among the companions rustc lists in another caller's "not annotated"
         #[diagnostic::do_not_recommend]
         impl #generated::Annotated for #name {}
+        #[diagnostic::do_not_recommend]
+        impl #generated::AnnotatedOnNumbers for #name {}
         #[allow(dead_code, non_upper_case_globals, clippy::all)]
         impl #name {
             #(#items)*

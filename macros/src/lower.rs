@@ -2818,7 +2818,7 @@ impl<'a> Lowerer<'a> {
             validate::strict_plain_helper(self.cx, path);
             return;
         }
-        let check = match crate::model::ir::resolved_callee(path, 0) {
+        let check = match crate::model::ir::resolved_callee(path, 0, false) {
             Some((check, _)) => quote::quote!({ #check }),
             // a path with generic arguments cannot be imported: name an item only an
             // annotated function has

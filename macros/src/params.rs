@@ -2182,6 +2182,7 @@ impl TwinCompanion<'_> {
             #vis struct #name {}
 
             impl #generated::Annotated for #name {}
+            impl #generated::AnnotatedOnNumbers for #name {}
 
             #[allow(dead_code, unused_variables, unused_mut, non_snake_case, clippy::all)]
             impl #name {
