@@ -145,7 +145,10 @@
 //!   grouping (`$e * 2.0` with `$e = a + b` is `(a + b) * 2.0`, as rustc reads it);
 //! - local closures bound by `let` and local `fn` items, called by name: each call is
 //!   replaced by the body (arguments evaluated first, then bound to the parameters), so
-//!   what a closure captures is differentiated as if written in place;
+//!   what a closure captures is differentiated as if written in place; a parameter taking
+//!   a slice (`|v: &[f64]|`, `&[f64; N]`, `&Vec<f64>`) given a differentiable array by
+//!   name (`norm(&x)`, `norm(x)` of a slice `x`) reads that array element by element (a
+//!   range of one, `norm(&x[1..])`, is rejected as a copy);
 //! - `stop_gradient(..)`, and macros that only read values (`assert!`, `println!`, ...).
 //!
 //! A control-flow example: the branch taken and the trip count are part of the forward
@@ -378,12 +381,16 @@
 //! (`step(x, y);`, `let e = w(x, y);`, `w(x, y) * 2.0`, `return w(x, y);`, which Rust
 //! reborrows): the macro cannot tell from the call whether the callee writes it (`&mut
 //! [F]`) or only reads it (`&[F]`), so the generated code serves both, the callee's types
-//! choosing (a read leaves the array's cotangent as it was, plus the read's). Where the
-//! call also passes another array `&mut` or another such parameter, a call statement
-//! takes each for written and a call whose value is used for read: spell `&mut *y` or
-//! `&y` (or `&*y`, the same borrow) there. A writing method of a constant receiver is called the same way
+//! choosing (a read leaves the array's cotangent as it was, plus the read's), also
+//! beside another array passed `&mut` or other such parameters (`kick(pos, vel, dt);`
+//! of a callee reading `pos` and writing `vel`, `let e = step(pos, vel, dt);`): the
+//! forward code records which ones the callee writes, and the pullback takes their
+//! shadows. Parameters of rows passed on so keep a guess (a call statement writes them,
+//! a call whose value is used reads them): spell `&mut *m` or `&*m` there. A writing method of a constant receiver is called the same way
 //! (`layer.apply(&x, &mut h);`, through its `apply_vjp`; `let (a, b) = layer.stats(&x,
-//! &mut h);` and `(a, _) = ..` of a tuple result too), `&mut` spelled out. `std::mem::swap(&mut state, &mut next);` of two float arrays swaps their
+//! &mut h);` and `(a, _) = ..` of a tuple result too), and so is a method of a constant
+//! receiver given the caller's own `&mut [F]` parameter as it is (`self.relax(x, y);`,
+//! `let e = r.energy(x, y);`), as a function is. `std::mem::swap(&mut state, &mut next);` of two float arrays swaps their
 //! shadows too. So an integrator calls its step function in a loop:
 //!
 //! ```
@@ -1232,8 +1239,9 @@
 //! whether a callee is annotated; the generated code finds out by name resolution (the
 //! callee imported under an alias that a fallback type fills when the callee has no
 //! companion), and a call of a function that is not annotated is a compile error at its
-//! name: "this function is called from a `#[differentiable]` body but is not annotated
-//! with `#[differentiable]`". A method of a struct deriving `Differentiable` is found the
+//! name: "this function is called from a `#[differentiable]` body on plain numbers but is
+//! neither annotated with `#[differentiable]` nor named in `plain(..)`" (in tensor mode
+//! under `strict`, "but is not annotated with `#[differentiable]`"). A method of a struct deriving `Differentiable` is found the
 //! same way (a fallback method that the struct's own annotated method shadows), and one
 //! that is not annotated is the error "this method of a struct deriving `Differentiable`
 //! is called from a `#[differentiable]` body but has no companion items", at its name. On
@@ -1344,6 +1352,14 @@
 //!   `zip`, not the first thing its statement evaluates, an `Option<&F>` from `find`
 //!   passed on whole);
 //! - a `&mut self` method: its mutation of `self` has no adjoint.
+//!
+//! A rejected function's errors are the whole answer: its companion items still exist,
+//! as stand-ins whose results hold its first error, so the user's own calls of them
+//! (`f::grad(x)`, `f::jvp(..)`) and annotated callers of the function add no errors of
+//! their own. So do a rejected method's (`s.energy_grad(x)`, `Spring::energy_grad(&s,
+//! x)`, an annotated caller's `s.energy(x)`) and a rejected associated function's of an
+//! annotated `impl` block (`Integrator::rate_grad(k, x)`), in scalar mode (a tensor
+//! method has no companion items).
 //!
 //! ```compile_fail
 //! use gradtape::differentiable;

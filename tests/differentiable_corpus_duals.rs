@@ -344,6 +344,144 @@ twice! {
     }
 }
 
+// ----- local closures taking a slice of a differentiable array -----
+
+twice! {
+    /// A closure taking `&[T]` called on the slice parameter itself (`norm(x)`) and on a
+    /// local buffer (`norm(&y)`), and one of two slices (`dot(x, &y)`): each call reads the
+    /// array it is given, element by element (issue 13: rejected as a copy of a
+    /// differentiable array, `let v = &x;`).
+    fn closure_over_slices / closure_over_slices_on_duals<T>(x: &[T]) -> T {
+        let norm = |v: &[T]| v.iter().map(|a| *a * *a).sum::<T>().sqrt();
+        let dot = |a: &[T], b: &[T]| {
+            let mut total = T::zero();
+            for i in 0..a.len() {
+                total = total + a[i] * b[i];
+            }
+            total
+        };
+        let mut y = vec![T::zero(); x.len()];
+        for i in 0..x.len() {
+            y[i] = x[i].sin() * x[0];
+        }
+        norm(x) * dot(x, &y) + norm(&y)
+    }
+}
+
+twice! {
+    /// A closure taking `&[T]` called on a fixed-size array parameter (`norm(&x)`), whose
+    /// body loops over it by value (`for a in v`) and reads its length.
+    fn closure_over_an_array / closure_over_an_array_on_duals<T>(x: [T; 3], s: T) -> T {
+        let spread = |v: &[T]| {
+            let mut mean = T::zero();
+            for a in v {
+                mean = mean + *a;
+            }
+            mean = mean / T::from(v.len()).unwrap();
+            let mut total = T::zero();
+            for a in v {
+                total = total + (*a - mean) * (*a - mean);
+            }
+            total
+        };
+        spread(&x) * s + x[1] * spread(&x)
+    }
+}
+
+twice! {
+    /// A closure taking `&[T]` called on a `Vec` parameter (`norm(&x)`), with a
+    /// differentiable number captured and a number parameter of its own.
+    fn closure_over_a_vec / closure_over_a_vec_on_duals<T>(x: Vec<T>, w: T) -> T {
+        let softplus_sum = |v: &[T], shift: T| {
+            let mut total = T::zero();
+            for i in 0..v.len() {
+                total = total + (T::one() + (v[i] * w - shift).exp()).ln();
+            }
+            total
+        };
+        softplus_sum(&x, x[0]) + softplus_sum(&x, T::from(0.5).unwrap()) * w
+    }
+}
+
+// ----- a `&mut` parameter passed on as it is to a method -----
+
+/// A damper whose rate is data: its `self` a constant.
+struct Damper<T> {
+    rate: T,
+}
+
+#[differentiable]
+impl<T: num_traits::Float> Damper<T> {
+    /// `yᵢ ← rate · yᵢ + sin yᵢ`, in place.
+    #[differentiable]
+    #[allow(clippy::needless_range_loop)]
+    fn damp(&self, y: &mut [T]) {
+        for i in 0..y.len() {
+            y[i] = y[i] * self.rate + y[i].sin();
+        }
+    }
+
+    /// Its own `&mut` parameter passed on as it is to `damp`, twice (issue 13: rustc's
+    /// E0308 under the attribute, the call taken for one reading `y`).
+    #[differentiable]
+    fn damp_twice(&self, y: &mut [T]) {
+        self.damp(y);
+        self.damp(y);
+    }
+}
+
+twice! {
+    /// A method passing its `&mut` parameter on as it is, called on a copy of `x`.
+    fn damped / damped_on_duals<T>(x: &[T]) -> T {
+        let damper = Damper { rate: T::from(0.5).unwrap() };
+        let mut y = x.to_vec();
+        damper.damp_twice(&mut y);
+        y[0] * y[1] + y[2] * x[0]
+    }
+}
+
+// ----- several `&mut` parameters passed on as they are -----
+
+/// Reads `pos`, writes `vel`.
+#[differentiable]
+#[allow(clippy::needless_range_loop)]
+fn kick_of<T: num_traits::Float>(pos: &[T], vel: &mut [T], dt: T) {
+    for i in 0..vel.len() {
+        vel[i] = vel[i] - dt * pos[i].sin();
+    }
+}
+
+/// Writes `pos`, reads `vel`.
+#[differentiable]
+#[allow(clippy::needless_range_loop)]
+fn drift_of<T: num_traits::Float>(pos: &mut [T], vel: &[T], dt: T) {
+    for i in 0..pos.len() {
+        pos[i] = pos[i] + dt * vel[i];
+    }
+}
+
+/// Its two `&mut` parameters passed on as they are to a reader of the first and writer
+/// of the second, and the other way round (issue 13: rustc's E0057 under the attribute,
+/// a statement took both for written).
+#[differentiable(constant(dt))]
+fn leapfrog_of<T: num_traits::Float>(pos: &mut [T], vel: &mut [T], dt: T, steps: usize) {
+    kick_of(pos, vel, dt / (T::one() + T::one()));
+    for _ in 0..steps {
+        drift_of(pos, vel, dt);
+        kick_of(pos, vel, dt);
+    }
+}
+
+twice! {
+    /// A leapfrog integrator passing its `&mut` parameters on as they are, from copies.
+    fn leapfrogged / leapfrogged_on_duals<T>(x: &[T]) -> T {
+        let mut pos = [x[0], x[1]];
+        let mut vel = [x[2], x[3]];
+        leapfrog_of(&mut pos, &mut vel, T::from(0.1).unwrap(), 3);
+        pos[0] * vel[1] + pos[1] * pos[1]
+    }
+}
+
 // ----- iterator forms, integrators and iterative solvers -----
 
 twice! {
@@ -792,6 +930,96 @@ fn numerical_methods() {
         on_duals: &|d| normalised_projection_on_duals(duals(d)),
     }
     .check([0.3, -1.2, 2.0]);
+}
+
+#[test]
+fn closures_taking_slices() {
+    Twice::<4> {
+        name: "closure_over_slices",
+        itself: &|p| closure_over_slices(p),
+        primal: &|p| closure_over_slices::primal(p),
+        grad: &|p| {
+            let (value, [g]) = closure_over_slices::grad(p);
+            (value, g)
+        },
+        on_duals: &|d| closure_over_slices_on_duals(d),
+    }
+    .check([0.3, -1.2, 2.0, 1.1]);
+    Twice::<4> {
+        name: "closure_over_an_array",
+        itself: &|p| closure_over_an_array([p[0], p[1], p[2]], p[3]),
+        primal: &|p| closure_over_an_array::primal([p[0], p[1], p[2]], p[3]),
+        grad: &|p| {
+            let (value, (dx, ds)) = closure_over_an_array::grad([p[0], p[1], p[2]], p[3]);
+            (value, [dx.to_vec(), vec![ds]].concat())
+        },
+        on_duals: &|d| closure_over_an_array_on_duals([d[0], d[1], d[2]], d[3]),
+    }
+    .check([0.3, -1.2, 2.0, 0.7]);
+    Twice::<4> {
+        name: "closure_over_a_vec",
+        itself: &|p| closure_over_a_vec(p[..3].to_vec(), p[3]),
+        primal: &|p| closure_over_a_vec::primal(p[..3].to_vec(), p[3]),
+        grad: &|p| {
+            let (value, (dx, dw)) = closure_over_a_vec::grad(p[..3].to_vec(), p[3]);
+            (value, [dx, vec![dw]].concat())
+        },
+        on_duals: &|d| closure_over_a_vec_on_duals(duals(&d[..3]), d[3]),
+    }
+    .check([0.3, -1.2, 2.0, 0.7]);
+}
+
+#[test]
+fn a_method_passed_a_mut_parameter() {
+    Twice::<3> {
+        name: "damped",
+        itself: &|p| damped(p),
+        primal: &|p| damped::primal(p),
+        grad: &|p| {
+            let (value, [g]) = damped::grad(p);
+            (value, g)
+        },
+        on_duals: &|d| damped_on_duals(d),
+    }
+    .check([0.3, -1.2, 2.0]);
+}
+
+#[test]
+fn several_mut_parameters_passed_on() {
+    Twice::<4> {
+        name: "leapfrogged",
+        itself: &|p| leapfrogged(p),
+        primal: &|p| leapfrogged::primal(p),
+        grad: &|p| {
+            let (value, [g]) = leapfrogged::grad(p);
+            (value, g)
+        },
+        on_duals: &|d| leapfrogged_on_duals(d),
+    }
+    .check([0.3, -1.2, 0.5, 0.8]);
+    // `leapfrog_of`'s own pullback (`vjp`, `PassedOnMany`) against its `grad_into`
+    let (mut pos, mut vel) = ([0.3, -1.2], [0.5, 0.8]);
+    let (mut dpos, mut dvel) = ([0.7, 0.2], [-0.4, 1.1]);
+    let ((), pullback) = leapfrog_of::vjp(&mut pos, &mut vel, 0.1, 3);
+    pullback((), &mut dpos, &mut dvel);
+    let (mut into_pos, mut into_vel) = ([0.3, -1.2], [0.5, 0.8]);
+    let (mut into_dpos, mut into_dvel) = ([0.7, 0.2], [-0.4, 1.1]);
+    leapfrog_of::grad_into(
+        &mut into_pos,
+        &mut into_vel,
+        0.1,
+        3,
+        &mut into_dpos,
+        &mut into_dvel,
+    );
+    assert_eq!((pos, vel), (into_pos, into_vel));
+    for (a, b) in dpos
+        .iter()
+        .chain(&dvel)
+        .zip(into_dpos.iter().chain(&into_dvel))
+    {
+        assert!(close(*a, *b, 1e-12), "vjp {a}, grad_into {b}");
+    }
 }
 
 #[test]

@@ -154,7 +154,7 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
         body
     });
     if let Err(error) = cx.check() {
-        let rejected = fallback::rejected(&item, &error, sig.as_ref());
+        let rejected = fallback::rejected(&item, &error, sig.as_ref(), &args.constant);
         return (fallback::expand(&item, error), rejected);
     }
     let (sig, body) = (sig.expect("checked"), body.expect("checked"));

@@ -185,6 +185,7 @@ pub fn companion(
 
         // what a caller's generated code checks before calling these items (`Callee`)
         impl #generated::Annotated for #name {}
+        impl #generated::AnnotatedOnNumbers for #name {}
 
         #[allow(dead_code, clippy::all)]
         impl #name {
