@@ -34,7 +34,7 @@ macro_rules! twice {
         fn $name<T: gradtape::Float>($($(#[$marks])* $arg: $ty),*) -> T $body
 
         #[allow(clippy::assign_op_pattern, clippy::needless_range_loop)]
-        fn $on_duals<T: num_traits::Float + std::iter::Sum>($($arg: $ty),*) -> T $body
+        fn $on_duals<T: num_traits::Float + std::iter::Sum + std::iter::Product + for<'a> std::iter::Product<&'a T>>($($arg: $ty),*) -> T $body
     };
     // a writer: its result is what it writes into a `&mut [T]`
     ($(#[$doc:meta])* fn $name:ident / $on_duals:ident <T> ($($arg:ident : $ty:ty),* $(,)?) $body:block) => {
@@ -44,7 +44,7 @@ macro_rules! twice {
         fn $name<T: gradtape::Float>($($arg: $ty),*) $body
 
         #[allow(clippy::assign_op_pattern, clippy::needless_range_loop)]
-        fn $on_duals<T: num_traits::Float + std::iter::Sum>($($arg: $ty),*) $body
+        fn $on_duals<T: num_traits::Float + std::iter::Sum + std::iter::Product + for<'a> std::iter::Product<&'a T>>($($arg: $ty),*) $body
     };
     // one `mut` parameter
     ($(#[$doc:meta])* fn $name:ident / $on_duals:ident <T> (mut $arg:ident : $ty:ty) -> T $body:block) => {
@@ -54,7 +54,7 @@ macro_rules! twice {
         fn $name<T: gradtape::Float>(mut $arg: $ty) -> T $body
 
         #[allow(clippy::assign_op_pattern, clippy::needless_range_loop)]
-        fn $on_duals<T: num_traits::Float + std::iter::Sum>(mut $arg: $ty) -> T $body
+        fn $on_duals<T: num_traits::Float + std::iter::Sum + std::iter::Product + for<'a> std::iter::Product<&'a T>>(mut $arg: $ty) -> T $body
     };
 }
 
@@ -350,6 +350,27 @@ twice! {
     /// The geometric mean: `map` then `sum`.
     fn geometric_mean / geometric_mean_on_duals<T>(x: &[T]) -> T {
         (x.iter().map(|v| v.ln()).sum::<T>() / T::from(x.len()).unwrap()).exp()
+    }
+}
+
+twice! {
+    /// Compound growth over a run of period returns, annualised: `.product()` over a
+    /// mapped iterator (`gradtape::Float` had no `Product` bound, so a generic body calling
+    /// it did not compile).
+    fn compound_growth / compound_growth_on_duals<T>(returns: &[T], years: T) -> T {
+        let growth: T = returns.iter().map(|r| T::one() + *r).product();
+        growth.powf(T::one() / years) - T::one()
+    }
+}
+
+twice! {
+    /// The probability that every independent stage succeeds, each a logistic of its
+    /// score, against the product of the raw scores: `.product()` over references
+    /// (`Product<&T>`) and over values.
+    fn stage_reliability / stage_reliability_on_duals<T>(scores: &[T]) -> T {
+        let raw: T = scores.iter().product();
+        let survival: T = scores.iter().map(|s| T::one() / (T::one() + (-*s).exp())).product();
+        survival.ln() + raw
     }
 }
 
@@ -698,6 +719,28 @@ fn statistics_and_losses() {
         on_duals: &|d| weighted_variance_on_duals(&d[..3], &d[3..]),
     }
     .check([0.3, -1.2, 2.0, 0.5, 1.5, 0.8]);
+    Twice::<4> {
+        name: "compound_growth",
+        itself: &|p| compound_growth(&p[..3], p[3]),
+        primal: &|p| compound_growth::primal(&p[..3], p[3]),
+        grad: &|p| {
+            let (value, (dr, dy)) = compound_growth::grad(&p[..3], p[3]);
+            (value, [dr, vec![dy]].concat())
+        },
+        on_duals: &|d| compound_growth_on_duals(&d[..3], d[3]),
+    }
+    .check([0.05, -0.12, 0.3, 2.5]);
+    Twice::<3> {
+        name: "stage_reliability",
+        itself: &|p| stage_reliability(p),
+        primal: &|p| stage_reliability::primal(p),
+        grad: &|p| {
+            let (value, [g]) = stage_reliability::grad(p);
+            (value, g)
+        },
+        on_duals: &|d| stage_reliability_on_duals(d),
+    }
+    .check([1.2, -0.4, 2.1]);
     Twice::<4> {
         name: "log_sum_exp",
         itself: &|p| log_sum_exp(p),
