@@ -851,7 +851,7 @@ fn mixed_precision_dot(x: &[f64], w: &[f64]) -> f64 {
     let mut total = 0.0;
     for i in 0..x.len() {
         let product = x[i] as f32 * w[i] as f32;
-        total = total + product as f64;
+        total += product as f64;
     }
     total
 }
@@ -863,7 +863,7 @@ fn mixed_precision_dot_on_duals<const N: usize>(
     let mut total = Dual::constant(0.0);
     for i in 0..x.len() {
         let product = narrowed(x[i]) * narrowed(w[i]);
-        total = total + widened(product);
+        total += widened(product);
     }
     total
 }

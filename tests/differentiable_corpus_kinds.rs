@@ -1366,25 +1366,4 @@ mod not_yet_accepted {
         }
         total
     }
-
-    // Rejected: `fold` with a closure over tensors ("this closure is not differentiated").
-    /// A polynomial by Horner's rule, its coefficients (lowest degree first) folded in reverse.
-    #[differentiable]
-    fn horner_reversed(x: &Tensor<f64>, coefficients: &[f64]) -> Tensor<f64> {
-        coefficients
-            .iter()
-            .rev()
-            .fold(x * 0.0, |acc, c| acc * x + *c)
-    }
-
-    // Rejected: `fold` over tensors ("`fold` is not a differentiable method").
-    /// The monic polynomial with given roots, `Π (x - r)`, as a `map` then a `fold` of
-    /// products over a slice.
-    #[differentiable]
-    fn from_roots(x: &Tensor<f64>, roots: &[f64]) -> Tensor<f64> {
-        roots
-            .iter()
-            .map(|r| x - *r)
-            .fold(x * 0.0 + 1.0, |acc, factor| acc * factor)
-    }
 }

@@ -14,7 +14,7 @@
 mod common;
 
 use common::{Tolerance, check_annotated};
-use gradtape::{Tensor, differentiable};
+use gradtape::{GradientTape, Tensor, differentiable, generated};
 
 /// Checks `fused` (an annotated call) against `plain` (its `primal`) at each set of inputs.
 fn check(name: &str, points: &[Vec<Tensor<f64>>], fused: common::Op<'_>, plain: common::Op<'_>) {
@@ -151,6 +151,107 @@ fn attention_pool(q: &Tensor<f64>, keys: &[Tensor<f64>], values: &[Tensor<f64>])
     (numerator / denominator).sum()
 }
 
+/// The hidden states of a recurrence over a sequence, kept in a local `Vec` built by
+/// `push` and read back by index: a plain helper, which an annotated caller runs on a
+/// sub-tape inside its own node (a fused body keeps no collection of tensors itself).
+fn hidden_states(inputs: &[Tensor<f64>], w: &Tensor<f64>) -> Vec<Tensor<f64>> {
+    let mut states = Vec::new();
+    let mut h = &inputs[0] * 0.0;
+    for x in inputs {
+        h = (&h * w + x).tanh();
+        states.push(h.clone());
+    }
+    states
+}
+
+/// Self-attention of the last hidden state over all of them: the local vector of a plain
+/// helper, its elements read back by index (`states[i]`, `states[states.len() - 1]`).
+// reading the vector back by index is the form under test
+#[allow(clippy::needless_range_loop)]
+fn attend_last(inputs: &[Tensor<f64>], w: &Tensor<f64>) -> Tensor<f64> {
+    let states = hidden_states(inputs, w);
+    let last = &states[states.len() - 1];
+    let mut score = last.sum() * 0.0;
+    for i in 0..states.len() {
+        score = score + (&states[i] * last).sum().exp();
+    }
+    score.ln()
+}
+
+/// A fused function of three tensors passing them to the helper as a slice built in the
+/// call (`&[x0.clone(), ..]`): the call runs on a sub-tape, the rest of the body is
+/// differentiated by the generated adjoint.
+#[differentiable]
+fn sequence_attention(
+    x0: &Tensor<f64>,
+    x1: &Tensor<f64>,
+    x2: &Tensor<f64>,
+    w: &Tensor<f64>,
+) -> Tensor<f64> {
+    let pooled = attend_last(&[x0.clone(), x1.clone(), x2.clone()], w);
+    pooled * w.sum().sigmoid()
+}
+
+/// A local vector of layer outputs (`Vec::with_capacity`, `push`, `iter().rev()`, `fold`)
+/// in a plain helper: a skip-connected stack.
+fn skip_stack(x: &Tensor<f64>, layers: &[Tensor<f64>]) -> Tensor<f64> {
+    let mut outputs: Vec<Tensor<f64>> = Vec::with_capacity(layers.len());
+    let mut h = x.clone();
+    for w in layers {
+        h = h.matmul(w).tanh();
+        outputs.push(h.clone());
+    }
+    outputs.iter().rev().fold(x * 0.0, |acc, o| acc * 0.5 + o)
+}
+
+#[differentiable]
+fn skip_connected(x: &Tensor<f64>, w1: &Tensor<f64>, w2: &Tensor<f64>) -> Tensor<f64> {
+    let out = skip_stack(x, &[w1.clone(), w2.clone()]);
+    (&out * &out).mean()
+}
+
+/// A polynomial by Horner's rule, its coefficients (lowest degree first, constants)
+/// folded in reverse into a tensor accumulator: a fused node, the `fold` differentiated as
+/// the loop it stands for.
+#[differentiable]
+fn horner_folded(x: &Tensor<f64>, coefficients: &[f64]) -> Tensor<f64> {
+    coefficients
+        .iter()
+        .rev()
+        .fold(x * 0.0, |acc, c| acc * x + *c)
+}
+
+/// The monic polynomial with given roots, `Π (x - r)`: `map` then a `fold` of products.
+#[differentiable]
+fn product_of_factors(x: &Tensor<f64>, roots: &[f64]) -> Tensor<f64> {
+    roots
+        .iter()
+        .map(|r| x - *r)
+        .fold(x * 0.0 + 1.0, |acc, factor| acc * factor)
+}
+
+/// A truncated series `Σ_{k=1..4} (x·s)^k / k` folded over a range, a differentiable
+/// scale captured, the item typed (`k: i32`).
+#[differentiable]
+fn log_series(x: &Tensor<f64>, s: &Tensor<f64>) -> Tensor<f64> {
+    let z = x * s;
+    let total = (1..5).fold(x * 0.0, |acc, k: i32| acc + z.powi(k) / f64::from(k));
+    total.sum()
+}
+
+/// A weighted ensemble of constant-weighted nonlinear terms, two maps then a fold over
+/// `zip` of two constant slices.
+#[differentiable]
+fn weighted_terms(x: &Tensor<f64>, centres: &[f64], widths: &[f64]) -> Tensor<f64> {
+    centres
+        .iter()
+        .zip(widths)
+        .map(|(c, w)| (x - *c) / *w)
+        .map(|z| (&z * &z * -0.5).exp())
+        .fold(x * 0.0, |acc, bump| acc + bump)
+        .ln()
+}
+
 #[test]
 fn slices_of_tensors() {
     let x = m(2, 3, &[0.3, -0.5, 0.8, 0.1, 0.7, -0.2]);
@@ -244,4 +345,75 @@ fn slices_of_tensors() {
         &|t| attention_pool(&t[0], &t[1..3], &t[3..]),
         &|t| attention_pool::primal(&t[0], &t[1..3], &t[3..]),
     );
+    check(
+        "sequence_attention",
+        &[vec![
+            v(&[0.3, -0.6, 1.1]),
+            v(&[0.8, 0.1, -0.4]),
+            v(&[-0.5, 1.2, 0.6]),
+            v(&[0.7, -0.3, 0.5]),
+        ]],
+        &|t| sequence_attention(&t[0], &t[1], &t[2], &t[3]),
+        &|t| sequence_attention::primal(&t[0], &t[1], &t[2], &t[3]),
+    );
+    check(
+        "skip_connected",
+        &[vec![x.clone(), w1.clone(), w2.clone()]],
+        &|t| skip_connected(&t[0], &t[1], &t[2]),
+        &|t| skip_connected::primal(&t[0], &t[1], &t[2]),
+    );
+    let points = vec![v(&[-0.8, 0.1, 0.65, 1.7])];
+    let coefficients = [0.5, -1.0, 0.25, 0.75, -0.3];
+    check(
+        "horner_folded",
+        std::slice::from_ref(&points),
+        &|t| horner_folded(&t[0], &coefficients),
+        &|t| horner_folded::primal(&t[0], &coefficients),
+    );
+    let roots = [-1.0, 0.5, 2.0];
+    check(
+        "product_of_factors",
+        std::slice::from_ref(&points),
+        &|t| product_of_factors(&t[0], &roots),
+        &|t| product_of_factors::primal(&t[0], &roots),
+    );
+    check(
+        "log_series",
+        &[vec![v(&[-0.4, 0.1, 0.3]), v(&[0.9, -1.2, 0.5])]],
+        &|t| log_series(&t[0], &t[1]),
+        &|t| log_series::primal(&t[0], &t[1]),
+    );
+    let (centres, widths) = ([-1.0, 0.0, 1.5], [0.8, 1.2, 0.6]);
+    check(
+        "weighted_terms",
+        std::slice::from_ref(&points),
+        &|t| weighted_terms(&t[0], &centres, &widths),
+        &|t| weighted_terms::primal(&t[0], &centres, &widths),
+    );
+}
+
+/// The static transformation took the folds and the helper call: each such function is
+/// one node on the caller's tape (its adjoint generated), where a function taking a slice
+/// of tensors is its body's ops, one node each.
+#[test]
+fn folds_are_one_fused_node() {
+    let nodes = |f: &dyn Fn(&Tensor<f64>) -> Tensor<f64>| {
+        let x = v(&[-0.8, 0.1, 0.65]);
+        let tape = GradientTape::persistent();
+        tape.watch(&x);
+        tape.record(|| f(&x));
+        generated::recorded_nodes(&tape).len()
+    };
+    let coefficients = [0.5, -1.0, 0.25, 0.75, -0.3];
+    assert_eq!(nodes(&|x| horner_folded(x, &coefficients)), 1);
+    assert_eq!(nodes(&|x| product_of_factors(x, &[-1.0, 0.5, 2.0])), 1);
+    assert_eq!(nodes(&|x| log_series(x, x)), 1);
+    assert_eq!(
+        nodes(&|x| weighted_terms(x, &[-1.0, 0.0, 1.5], &[0.8, 1.2, 0.6])),
+        1
+    );
+    assert_eq!(nodes(&|x| sequence_attention(x, x, x, x)), 1);
+    // op by op: `x * 0.0`, then per frame a subtraction, a product and a sum, an add
+    let frames = [v(&[0.3, -0.6, 1.1]), v(&[0.8, 0.1, -0.4])];
+    assert!(nodes(&|x| smoothness(&[x.clone(), frames[0].clone(), frames[1].clone()])) > 3);
 }
