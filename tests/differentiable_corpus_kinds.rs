@@ -1366,4 +1366,22 @@ mod not_yet_accepted {
         }
         total
     }
+
+    // A rustc error in the expansion (E0308, "expected `&Tensor<f64>`, found `&f64`"), a
+    // known defect: a constant local in an inner block (`let x = item;`) shadowing the
+    // tensor parameter `x` is read as the parameter by the generated code. Found writing
+    // the `fold` rewrite (`iterators::tensor_folds`), which leaves such folds as written.
+    /// A polynomial whose coefficients are doubled in an inner block naming them `x`.
+    #[differentiable]
+    fn shadow_in_block(x: &Tensor<f64>, cs: &[f64]) -> Tensor<f64> {
+        let mut acc = x * 0.0;
+        for item in cs.iter() {
+            let c = {
+                let x = item;
+                *x * 2.0
+            };
+            acc = acc * x + c;
+        }
+        acc.sum()
+    }
 }
