@@ -538,6 +538,70 @@
 //! `#[differentiable(constant(data))]` holds a float parameter constant (data to fit, not
 //! a variable): it gets no gradient.
 //!
+//! ## Collections of tensors (tensor mode)
+//!
+//! A parameter holding tensors (`&[Tensor<f64>]`, `Vec<Tensor<f64>>`, `&Vec<..>`,
+//! `[Tensor<f64>; N]`) is no input a fused node could see, so the function runs op by op,
+//! as written, on the caller's tapes (as a struct of tensors does; `strict` rejects it).
+//! The body reads the tensors as any Rust code does: `xs[i]`, `.len()`, `iter()`, `zip`,
+//! `enumerate`, `map` then `fold`; each tensor's gradient comes from the tape, one per
+//! element (`tape.gradient(&y, xs.to_vec())`).
+//!
+//! In a fused body, `chain.fold(init, |acc, v| e)` over an iterator (a constant array's
+//! `iter()`, a range; `map` calls before it are fused in) with a tensor accumulator is
+//! the loop it stands for, `{ let mut acc = init; for v in chain { acc = e; } acc }`,
+//! differentiated as any loop-carried value (not when a closure may `return`, is `move`,
+//! or binds a name the function spells elsewhere: rename it). A fused body keeps no
+//! collection of differentiable tensors of its own: `vec![..]` of them, `push` onto a
+//! `Vec` and indexing one are rejected; take the tensors as a slice parameter, or build
+//! and read the vector in a plain helper the body calls with the tensors
+//! (`helper(&[a.clone(), b.clone()])`), which runs on a sub-tape inside the node.
+//!
+//! ```
+//! use gradtape::{GradientTape, Tensor, differentiable};
+//!
+//! /// A polynomial by Horner's rule, the coefficients constants, the accumulator a tensor.
+//! #[differentiable]
+//! fn horner(x: &Tensor<f64>, coefficients: &[f64]) -> Tensor<f64> {
+//!     coefficients.iter().rev().fold(x * 0.0, |acc, c| acc * x + *c)
+//! }
+//!
+//! /// The layers of an MLP given as a slice: run op by op on the caller's tape.
+//! #[differentiable]
+//! fn mlp(weights: &[Tensor<f64>], x: &Tensor<f64>) -> Tensor<f64> {
+//!     let mut h = x.clone();
+//!     for w in weights {
+//!         h = h.matmul(w).tanh();
+//!     }
+//!     h.sum()
+//! }
+//!
+//! let x = Tensor::scalar(2.0);
+//! let tape = GradientTape::new();
+//! tape.watch(&x);
+//! let y = tape.record(|| horner(&x, &[1.0, -3.0, 0.5]));
+//! // d/dx (1 - 3x + x²/2) = -3 + x
+//! let dx = tape.gradient(&y, &x).unwrap().unwrap();
+//! assert!((dx.to_scalar() - (-1.0)).abs() < 1e-12);
+//!
+//! let weights = vec![
+//!     Tensor::from_vec(vec![0.5, -0.3, 0.2, 0.4], &[2, 2]),
+//!     Tensor::from_vec(vec![-0.1, 0.6, 0.3, 0.2], &[2, 2]),
+//! ];
+//! let input = Tensor::from_vec(vec![1.0, -1.0], &[1, 2]);
+//! let tape = GradientTape::new();
+//! for w in &weights {
+//!     tape.watch(w);
+//! }
+//! let y = tape.record(|| mlp(&weights, &input));
+//! let grads = tape.gradient(&y, weights.to_vec()).unwrap();
+//! // one gradient per layer, each of its layer's shape
+//! assert_eq!(grads.len(), 2);
+//! for (g, w) in grads.iter().zip(&weights) {
+//!     assert_eq!(g.as_ref().unwrap().shape(), w.shape());
+//! }
+//! ```
+//!
 //! # How it is differentiated: the generated code
 //!
 //! The body is lowered to one primitive operation per statement, with its control flow

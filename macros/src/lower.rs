@@ -825,7 +825,7 @@ impl<'a> Lowerer<'a> {
                 ) {
                     self.lower_control(expr, Tail::Assign(temp));
                 } else {
-                    validate::unsupported_expr(self.cx, expr);
+                    self.reject(expr);
                 }
                 let name = self.bindings[temp].name.clone();
                 let mut local = local.clone();
@@ -2403,7 +2403,7 @@ impl<'a> Lowerer<'a> {
                 })
             }
             other => {
-                validate::unsupported_expr(self.cx, other);
+                self.reject(other);
                 Operand::Inactive(expr.clone())
             }
         }
@@ -3849,6 +3849,18 @@ impl<'a> Lowerer<'a> {
                 }
                 Operand::Inactive(expr) => expr,
             },
+        }
+    }
+
+    /// An expression reading a differentiable value with no adjoint: `vec![..]` of
+    /// tensors in tensor mode is a collection the body would keep, the rest
+    /// `validate::unsupported_expr`'s.
+    fn reject(&self, expr: &Expr) {
+        match strip_parens(expr) {
+            Expr::Macro(mac) if self.mode == Mode::Tensor && mac.mac.path.is_ident("vec") => {
+                validate::collection_of_tensors(self.cx, mac)
+            }
+            _ => validate::unsupported_expr(self.cx, expr),
         }
     }
 

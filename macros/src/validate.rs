@@ -273,7 +273,7 @@ pub fn unsupported_expr(cx: &Ctxt, expr: &Expr) {
             "casts of differentiable values are not differentiated: keep the value's float type, or use `stop_gradient(..)` before casting"
         }
         Expr::Index(_) => {
-            "indexing a differentiable value is not differentiated: use `slice` or `gather` on tensors"
+            "indexing a differentiable value is not differentiated: take a tensor's elements by `slice` or `gather`; a collection of tensors is indexed as a slice parameter (`xs[i]` of `xs: &[Tensor<f64>]`) or in a plain helper called with the tensors"
         }
         Expr::Field(_) => {
             "fields of differentiable values are not differentiated, but for a struct or tuple result of a call bound by `let` and read only by its fields (`let s = step(..);`, then `s.x`; `step(..).x`), a named field of a struct result held whole (`norm(&s) + s.x`) and a local struct read and written field by field: a tuple result is read by its parts where the call is bound, not held whole (pass the values as separate parameters, or read the result's parts where the call is bound)"
@@ -292,6 +292,22 @@ pub fn unsupported_expr(cx: &Ctxt, expr: &Expr) {
         _ => "this expression cannot be differentiated by #[differentiable]",
     };
     cx.error_spanned_by(expr, message);
+}
+
+/// What a tensor-mode body does instead of keeping differentiable tensors in a local
+/// collection: the fused node's bindings are single tensors, so a `Vec` of them has no
+/// adjoint of its own.
+const TENSOR_COLLECTION_HINT: &str = "take the tensors as a slice parameter (`xs: &[Tensor<f64>]`, read by `xs[i]`, `iter()`, `zip`, `fold`; the function then runs op by op on the caller's tape), or build and read the vector in a plain helper called with the tensors (`helper(&[a.clone(), b.clone()])`, run on a sub-tape inside this function's node)";
+
+/// A local collection of differentiable tensors in a tensor-mode body: `vec![..]` of
+/// them, or one pushed (`push`, `insert`, `extend`).
+pub fn collection_of_tensors(cx: &Ctxt, tokens: impl ToTokens) {
+    cx.error_spanned_by(
+        tokens,
+        format_args!(
+            "a #[differentiable] tensor function keeps no collection of differentiable tensors of its own: {TENSOR_COLLECTION_HINT}"
+        ),
+    );
 }
 
 /// A macro other than the ones that only read values.
@@ -729,6 +745,14 @@ pub fn unknown_method(cx: &Ctxt, method: &syn::Ident, mode: Mode) {
         "over a float array (`a.iter()`, then `copied`, `rev`, `skip`, `take`, `step_by`) with a closure of one name, it is the loop with a `break` it stands for where its statement evaluates it first (a `let`'s value, an `if`'s condition, an `if let`'s or a `match`'s scrutinee, or the receiver of a method there); `find` over `a.iter()` gives an `Option<&F>`, read as a number by `.copied()`, `if let Some(&v)`, `Some(v)` with `*v`, or `match` arms: for an `Option` local to pass on, write `a.iter().copied().find(..)`"
     } else if mode == Mode::Scalar {
         "on plain numbers it differentiates the float methods of the vocabulary of ops (`sqrt`, `exp`, `ln`, `sin`, `tan`, `atan2`, `powf`, `hypot`, `max`, `clamp`, `mul_add`, .. as the guide lists them), and over float arrays the iterator forms `iter`, `iter_mut`, `zip`, `enumerate`, `rev`, `skip`, `take`, `step_by`, `copied` with `map`, `sum`, `product`, `fold` or `collect`, `windows`/`chunks`/`chunks_exact` in a `for` loop, and `position`/`find`/`any`/`all`; another function's or method's call is differentiated when it is `#[differentiable]` too"
+    } else if matches!(
+        method.to_string().as_str(),
+        "push" | "insert" | "extend" | "push_back" | "push_front"
+    ) {
+        return collection_of_tensors(cx, method);
+    } else if method == "fold" {
+        // `iterators::tensor_folds` left it as written
+        "a `fold` over an iterator (`a.iter()`, a range, after any `map`s) is differentiated as the loop it stands for when no closure of it may `return` or use `?`, none is `move`, and none binds a name the function spells elsewhere: rename the closure's argument, or write the loop"
     } else {
         "wrap the computation in a function taking tensors (calls are differentiated through the runtime's rules), or use the runtime's tensor ops"
     };
