@@ -28,11 +28,11 @@ fn local_rebound_in_a_condition(x: &[f64], s: f64) -> f64 {
     let mut y = x[0] * s;
     while {
         let mut t = y;
-        t = t * 2.0;
+        t *= 2.0;
         t
     } < 1.0
     {
-        y = y + 0.5;
+        y += 0.5;
     }
     y * y
 }
@@ -161,4 +161,75 @@ fn the_gradient_of_mul_add_carries_the_fused_value() {
     assert!(close(dx[0], 2.0 * x[1].sin(), 1e-15));
     assert!(close(dx[1], x[0] * 2.0 * x[1].cos(), 1e-15));
     assert!(close(db, 2.0 * b, 1e-15));
+}
+
+// ----- a closure calling another was not inlined -----
+
+/// `g` calls `f`, and `f` is also called after `g`: `f`'s inlined body binds its
+/// parameter `u` in the statements after `g`, and `g`'s body (holding `f`'s inlined body,
+/// which binds `u` in a block of its own) counted as reading that `u`, so `g` was not
+/// inlined and its call was rejected ("`g` is a value").
+#[differentiable]
+fn closure_calling_a_closure(x: &[f64], s: f64) -> f64 {
+    let c = x[0] * s;
+    let f = |u: f64, w: f64| (u * c - w).tanh();
+    let g = |v: f64| f(v, v * v) + c;
+    f(x[1], s) + g(s)
+}
+
+#[test]
+fn a_closure_calling_another_is_inlined() {
+    let (x, s) = ([0.3, -0.4], 0.7);
+    let (value, (dx, ds)) = closure_calling_a_closure::grad(&x, s);
+    let f = |u: f64, w: f64, c: f64| (u * c - w).tanh();
+    let whole = |p: &[f64]| {
+        let c = p[0] * p[2];
+        f(p[1], p[2], c) + f(p[2], p[2] * p[2], c) + c
+    };
+    let p = [x[0], x[1], s];
+    assert!(close(value, whole(&p), 1e-15));
+    assert_eq!(closure_calling_a_closure(&x, s), value);
+    let differences = central_differences(&whole, &p);
+    for (k, g) in dx.iter().chain([&ds]).enumerate() {
+        assert!(
+            close(*g, differences[k], 1e-8),
+            "∂/∂p{k}: {g} vs {}",
+            differences[k]
+        );
+    }
+}
+
+// ----- `if let Some(v) = a.first()` was rejected -----
+
+/// `if let` on `first()`, `last()` and `get(i)` of a float slice, binding the element by
+/// reference (`Some(v)`) or by copy (`Some(&v)`), as a statement and as a value, with an
+/// index past the end (the `else` branch).
+#[differentiable]
+fn ends_by_if_let(x: &[f64], s: f64) -> f64 {
+    let mut a = s;
+    if let Some(v) = x.first() {
+        a = a * 0.5 + (*v).sin();
+    }
+    let b = if let Some(&w) = x.last() { w * s } else { 0.0 };
+    let c = if let Some(u) = x.get(1) { *u * *u } else { s };
+    let d = if let Some(u) = x.get(7) { *u } else { s * 3.0 };
+    a + b + c + d
+}
+
+#[test]
+fn if_let_on_the_ends_of_a_slice_reads_the_element() {
+    let (x, s) = ([0.1, 0.2, 0.4], 0.3);
+    let (value, (dx, ds)) = ends_by_if_let::grad(&x, s);
+    let want = s * 0.5 + x[0].sin() + x[2] * s + x[1] * x[1] + s * 3.0;
+    assert!(close(value, want, 1e-15));
+    assert_eq!(ends_by_if_let(&x, s), value);
+    assert!(close(dx[0], x[0].cos(), 1e-15));
+    assert!(close(dx[1], 2.0 * x[1], 1e-15));
+    assert!(close(dx[2], s, 1e-15));
+    assert!(close(ds, 0.5 + x[2] + 3.0, 1e-15));
+    // an empty slice takes every `else`
+    let (value, (dx, ds)) = ends_by_if_let::grad(&[], s);
+    assert!(close(value, s + 0.0 + s + s * 3.0, 1e-15));
+    assert!(dx.is_empty());
+    assert!(close(ds, 1.0 + 1.0 + 3.0, 1e-15));
 }

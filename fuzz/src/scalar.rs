@@ -803,6 +803,7 @@ fn on_f64(body: &str) -> String {
         .replace("T::one()", "1.0")
         .replace("::<T>", "::<f64>")
         .replace(": T|", ": f64|")
+        .replace(": T,", ": f64,")
 }
 
 pub const HEADER: &str = r#"//! Scalar-mode programs written by `gradtape-fuzz --scalar` (fuzz/src/scalar.rs): each

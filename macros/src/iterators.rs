@@ -716,6 +716,68 @@ impl Rewriter<'_> {
         }
     }
 
+    /// `if let Some(v) = a.first() { then } else { other }` on a float array of the body
+    /// (also `a.last()`, `a.get(i)`, and `Some(&v)`): the same program with the element
+    /// read by index, `if 0 < a.len() { let v = &a[0]; then } else { other }` (`&v`:
+    /// `let v = a[0];`), `get`'s index evaluated once, before the test, as the call
+    /// evaluates it. Any other pattern is left as written (the lowering's to judge).
+    fn element_if_let(&mut self, expr: &Expr) -> Option<Expr> {
+        let Expr::If(branch) = expr else {
+            return None;
+        };
+        let Expr::Let(test) = &*branch.cond else {
+            return None;
+        };
+        let Expr::MethodCall(call) = strip_parens(&test.expr) else {
+            return None;
+        };
+        let array = single_ident(strip_parens(&call.receiver))?.clone();
+        if !self.arrays.contains(&array.to_string()) {
+            return None;
+        }
+        let index = self.fresh("element_index");
+        let at: Expr = match (call.method.to_string().as_str(), call.args.len()) {
+            ("first", 0) => syn::parse_quote!(0),
+            ("last", 0) => syn::parse_quote!(#array.len().wrapping_sub(1)),
+            ("get", 1) => {
+                let i = &call.args[0];
+                syn::parse_quote!(#i)
+            }
+            _ => return None,
+        };
+        // `Some(v)` binds a reference to the element, `Some(&v)` a copy of it
+        let Pat::TupleStruct(some) = &*test.pat else {
+            return None;
+        };
+        if !some.path.is_ident("Some") || some.elems.len() != 1 {
+            return None;
+        }
+        let binding = match &some.elems[0] {
+            Pat::Ident(name) if name.by_ref.is_none() && name.subpat.is_none() => {
+                quote!(let #name = &#array[#index];)
+            }
+            Pat::Reference(reference) if reference.mutability.is_none() => match &*reference.pat {
+                Pat::Ident(name) if name.by_ref.is_none() && name.subpat.is_none() => {
+                    quote!(let #name = #array[#index];)
+                }
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let then = &branch.then_branch.stmts;
+        let otherwise = branch
+            .else_branch
+            .as_ref()
+            .map(|(_, other)| quote!(else #other));
+        Some(syn::parse_quote!({
+            let #index: usize = #at;
+            if #index < #array.len() {
+                #binding
+                #(#then)*
+            } #otherwise
+        }))
+    }
+
     /// The loop's length: the shortest array's (or view's).
     fn length(&self, names: &[Ident]) -> TokenStream {
         let len = |name: &Ident| match self.view(name) {
@@ -1622,6 +1684,13 @@ impl Rewriter<'_> {
 
 impl VisitMut for Rewriter<'_> {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        // `if let Some(v) = a.first() { .. }` (`last`, `get(i)`): a test of the index and
+        // the element.
+        if let Some(rewritten) = self.element_if_let(expr) {
+            *expr = rewritten;
+            visit_mut::visit_expr_mut(self, expr);
+            return;
+        }
         // `*a.first().unwrap()`, `a.last().unwrap()`, `a.swap(i, j)`: element accesses.
         if let Some(rewritten) = self.element_access(expr) {
             *expr = rewritten;

@@ -2692,7 +2692,7 @@ impl<'a> Lowerer<'a> {
                 });
                 let rhs = self.lower_operand(b);
                 let kind = if fused {
-                    BinaryKind::FusedMulAdd { x, a }
+                    BinaryKind::FusedMulAdd(Box::new((x, a)))
                 } else {
                     BinaryKind::Add
                 };

@@ -445,8 +445,9 @@ impl<'ast> Visit<'ast> for Uses<'_> {
 }
 
 /// The plain names an expression reads (a superset of what a closure captures), but for
-/// those an inner closure's parameters or a `for` loop's pattern bind, read inside it (an
-/// iterator's `map(|a| ..)` reads its own `a`, not one the statements after may bind).
+/// those an inner closure's parameters, a `for` loop's pattern or a block's `let` bind,
+/// read inside it (an iterator's `map(|a| ..)` reads its own `a`, not one the statements
+/// after may bind).
 #[derive(Default)]
 struct Names(HashSet<Ident>);
 
@@ -476,6 +477,32 @@ impl<'ast> Visit<'ast> for Names {
     fn visit_expr_for_loop(&mut self, for_loop: &'ast syn::ExprForLoop) {
         self.visit_expr(&for_loop.expr);
         self.scoped([&*for_loop.pat], |inner| inner.visit_block(&for_loop.body));
+    }
+
+    // A name a block's `let` binds, read after it in the block, is the block's own (an
+    // inlined closure's body binds its parameters so: a closure calling another reads
+    // the other's parameter names, not ones the statements after it may bind).
+    fn visit_block(&mut self, block: &'ast syn::Block) {
+        let mut bound = Bindings::default();
+        for stmt in &block.stmts {
+            let mut inner = Names::default();
+            match stmt {
+                Stmt::Local(local) => {
+                    if let Some(init) = &local.init {
+                        inner.visit_expr(&init.expr);
+                        if let Some((_, diverge)) = &init.diverge {
+                            inner.visit_expr(diverge);
+                        }
+                    }
+                }
+                other => inner.visit_stmt(other),
+            }
+            self.0
+                .extend(inner.0.into_iter().filter(|name| !bound.0.contains(name)));
+            if let Stmt::Local(local) = stmt {
+                bound.visit_pat(&local.pat);
+            }
+        }
     }
 
     fn visit_expr_path(&mut self, path: &'ast syn::ExprPath) {

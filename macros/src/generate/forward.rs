@@ -384,7 +384,8 @@ impl Generator<'_> {
                         let l = self.receiver(lhs);
                         quote!(#l.#method(#r))
                     }
-                    BinaryKind::FusedMulAdd { x, a } => {
+                    BinaryKind::FusedMulAdd(operands) => {
+                        let (x, a) = &**operands;
                         let (x, a) = (self.receiver(x), self.operand(a));
                         quote!(#x.mul_add(#a, #r))
                     }

@@ -215,7 +215,7 @@ impl Generator<'_> {
                     BinaryKind::Mul => quote!(*),
                     BinaryKind::Div => quote!(/),
                     // (a fused sum is not `+`: its value is saved, never recomputed)
-                    BinaryKind::Method { .. } | BinaryKind::FusedMulAdd { .. } => return None,
+                    BinaryKind::Method { .. } | BinaryKind::FusedMulAdd(_) => return None,
                 };
                 *ops += 1;
                 let (l, r) = (operand(lhs, ops)?, operand(rhs, ops)?);

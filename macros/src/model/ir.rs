@@ -576,17 +576,15 @@ pub enum BinaryKind {
     /// `x.mul_add(a, b)`, rounded once, as the user's function computes it (the two ops'
     /// `x * a + b` rounds twice, and the gradient's value would differ from the
     /// function's in the last bit). `x` and `a` are names or constants (read again here).
-    FusedMulAdd {
-        x: Operand,
-        a: Operand,
-    },
+    /// (Boxed: two operands inline would make every op as large.)
+    FusedMulAdd(Box<(Operand, Operand)>),
 }
 
 impl BinaryKind {
     /// The op's row in `gradtape-primitives`.
     pub fn row_name(&self) -> &'static str {
         match self {
-            BinaryKind::Add | BinaryKind::FusedMulAdd { .. } => "add",
+            BinaryKind::Add | BinaryKind::FusedMulAdd(_) => "add",
             BinaryKind::Sub => "sub",
             BinaryKind::Mul => "mul",
             BinaryKind::Div => "div",
