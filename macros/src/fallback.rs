@@ -21,7 +21,7 @@ pub fn expand(item: &ItemFn, error: syn::Error) -> TokenStream {
 /// answer, not also each annotated caller's nor the user's own calls of its items: a
 /// caller's generated code checks that the callee has a companion
 /// (`generated::annotated`, "not annotated" otherwise) and calls its items (`vjp`,
-/// `jvp_call`, `vjp_now`, `vjp_into`), and users call the others (`grad`, `grad_into`,
+/// `vjp_partial`, `jvp_call`, `vjp_now`, `vjp_into`), and users call the others (`grad`, `grad_into`,
 /// `jvp`, `primal`, `GENERATED`..). This one passes the check and has every item a
 /// companion type may have, each taking as many arguments as the real one would (of any
 /// types) and returning a type holding the function's first error (`[(); compile_error!(..)]`,
@@ -110,6 +110,7 @@ fn stand_in(item: &ItemFn, never: TokenStream, sig: Option<&Signature>) -> Token
     let items = [
         item("primal", 0),
         item("vjp", 0),
+        item("vjp_partial", 0),
         item("grad", 0),
         item("grad_into", differentiable),
         item("jvp", differentiable),
