@@ -690,14 +690,15 @@ twice! {
     /// (`let r = &x[0]; d(&r)`; `let r = s; d(&r)` of a borrowed reference): the call
     /// coerces `&&T` to `&T`. The inlined closure bound its parameter to `&r` itself, a
     /// `&&T`, and the expansion failed with rustc E0369 (`&&f64 * f64`). Also `let q = &r;
-    /// **q` as written, and `d(&u)` of `let u = &x[2];`.
+    /// **q` as written, and `d(&u)` of `let u: &T = &x[2];` (the type spelled: rustc E0308
+    /// in the tangent code, which gave the tangent, a number, the reference's type).
     fn reference_locals / reference_locals_on_duals<T>(x: &[T], w: T) -> T {
         let d = |v: &T| *v * w + v.sin();
         let r = &x[0];
         let s = &x[1];
         let t = s;
         let q = &r;
-        let u = &x[2];
+        let u: &T = &x[2];
         let mut total = d(&r) + d(&t) + d(r) + **q * x[2] + d(&u);
         for i in 0..x.len() {
             let e = &x[i];

@@ -1129,14 +1129,14 @@ fn reference_closure_arguments(x: &Tensor<f64>) -> Tensor<f64> {
 }
 
 /// `d(&r)` of locals that hold a reference (`let r = x;` of a `&Tensor` parameter, `let
-/// q = &y;`), chained (`let s = r;`), and `d(q)`: the call coerces `&&Tensor` to `&Tensor`.
-/// The expansion failed with rustc E0369 (`&&Tensor<f64> * {float}`): the inlined closure
-/// bound its parameter to `&r` itself.
+/// q = &y;`), chained (`let s: &Tensor<f64> = r;`, the type spelled), and `d(q)`: the call
+/// coerces `&&Tensor` to `&Tensor`. The expansion failed with rustc E0369 (`&&Tensor<f64>
+/// * {float}`): the inlined closure bound its parameter to `&r` itself.
 #[differentiable]
 fn reference_local_arguments(x: &Tensor<f64>) -> Tensor<f64> {
     let d = |v: &Tensor<f64>| v * 2.0 + v.sin();
     let r = x;
-    let s = r;
+    let s: &Tensor<f64> = r;
     let y = x * x;
     let q = &y;
     d(&r) * d(&s) + d(&q) + d(q)

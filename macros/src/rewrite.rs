@@ -61,8 +61,9 @@ pub fn rewrite(cx: &Ctxt, stmts: Vec<Stmt>, borrowed: &[Ident], parameters: &[Id
     FloatPaths.visit_block_mut(&mut block);
     // the names that hold a shared reference wherever they appear, so that `&x` of one is
     // a reference to a reference: the borrowed parameters the body never binds again, and
-    // the locals it binds once, by `let`, to a shared borrow or to another such name
-    // (`let r = &x[0];`, `let r = x;`), which shadow no parameter
+    // the locals it binds once, by `let`, to a shared borrow or to another such name, or
+    // typed a shared reference (`let r = &x[0];`, `let r = x;`, `let r: &T = ..;`), which
+    // shadow no parameter
     let mut bound = Bindings::default();
     bound.visit_block(&block);
     let mut borrowed: HashSet<Ident> = borrowed
@@ -76,9 +77,12 @@ pub fn rewrite(cx: &Ctxt, stmts: Vec<Stmt>, borrowed: &[Ident], parameters: &[Id
         let before = borrowed.len();
         for (name, init) in &lets.0 {
             let once = bound.0.get(name) == Some(&1) && !parameters.contains(name);
-            let reference = match crate::syntax::strip_parens(init) {
-                Expr::Reference(reference) => reference.mutability.is_none(),
-                other => crate::syntax::single_ident(other).is_some_and(|n| borrowed.contains(n)),
+            let reference = match init.as_ref().map(crate::syntax::strip_parens) {
+                None => true,
+                Some(Expr::Reference(reference)) => reference.mutability.is_none(),
+                Some(other) => {
+                    crate::syntax::single_ident(other).is_some_and(|n| borrowed.contains(n))
+                }
             };
             if once && reference {
                 borrowed.insert(name.clone());
@@ -492,19 +496,28 @@ impl<'ast> Visit<'ast> for Bindings {
 }
 
 /// The body's `let name = init;` statements binding one name (`mut` or not), with their
-/// initialisers.
+/// initialisers, `None` for one whose type is spelled a shared reference (`let s: &T =
+/// ..;`, which holds one whatever its initialiser).
 #[derive(Default)]
-struct ReferenceLets(Vec<(Ident, Expr)>);
+struct ReferenceLets(Vec<(Ident, Option<Expr>)>);
 
 impl<'ast> Visit<'ast> for ReferenceLets {
     fn visit_local(&mut self, local: &'ast syn::Local) {
-        if let Pat::Ident(pat) = &local.pat
+        let (pat, typed_shared) = match &local.pat {
+            Pat::Type(typed) => (
+                &*typed.pat,
+                matches!(&*typed.ty, syn::Type::Reference(r) if r.mutability.is_none()),
+            ),
+            pat => (pat, false),
+        };
+        if let Pat::Ident(pat) = pat
             && pat.by_ref.is_none()
             && pat.subpat.is_none()
             && let Some(init) = &local.init
             && init.diverge.is_none()
         {
-            self.0.push((pat.ident.clone(), (*init.expr).clone()));
+            let init = (!typed_shared).then(|| (*init.expr).clone());
+            self.0.push((pat.ident.clone(), init));
         }
         syn::visit::visit_local(self, local);
     }
