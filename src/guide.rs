@@ -145,8 +145,11 @@
 //!   grouping (`$e * 2.0` with `$e = a + b` is `(a + b) * 2.0`, as rustc reads it);
 //! - local closures bound by `let` and local `fn` items, called by name: each call is
 //!   replaced by the body (arguments evaluated first, then bound to the parameters), so
-//!   what a closure captures is differentiated as if written in place; a parameter taken
-//!   by reference (`|v: &Tensor<f64>|`, `|v: &f64|`) is given `&r` of a local holding a
+//!   what a closure captures is differentiated as if written in place; a parameter taking
+//!   a slice (`|v: &[f64]|`, `&[f64; N]`, `&Vec<f64>`) given a differentiable array by
+//!   name (`norm(&x)`, `norm(x)` of a slice `x`) reads that array element by element (a
+//!   range of one, `norm(&x[1..])`, is rejected as a copy); a parameter taken by
+//!   reference (`|v: &Tensor<f64>|`, `|v: &f64|`) is given `&r` of a local holding a
 //!   reference (`let r = &x[0]; d(&r)`) as the call's coercion gives it, `r`;
 //! - `stop_gradient(..)`, and macros that only read values (`assert!`, `println!`, ...).
 //!
@@ -381,12 +384,16 @@
 //! (`step(x, y);`, `let e = w(x, y);`, `w(x, y) * 2.0`, `return w(x, y);`, which Rust
 //! reborrows): the macro cannot tell from the call whether the callee writes it (`&mut
 //! [F]`) or only reads it (`&[F]`), so the generated code serves both, the callee's types
-//! choosing (a read leaves the array's cotangent as it was, plus the read's). Where the
-//! call also passes another array `&mut` or another such parameter, a call statement
-//! takes each for written and a call whose value is used for read: spell `&mut *y` or
-//! `&y` (or `&*y`, the same borrow) there. A writing method of a constant receiver is called the same way
+//! choosing (a read leaves the array's cotangent as it was, plus the read's), also
+//! beside another array passed `&mut` or other such parameters (`kick(pos, vel, dt);`
+//! of a callee reading `pos` and writing `vel`, `let e = step(pos, vel, dt);`): the
+//! forward code records which ones the callee writes, and the pullback takes their
+//! shadows. Parameters of rows passed on so keep a guess (a call statement writes them,
+//! a call whose value is used reads them): spell `&mut *m` or `&*m` there. A writing method of a constant receiver is called the same way
 //! (`layer.apply(&x, &mut h);`, through its `apply_vjp`; `let (a, b) = layer.stats(&x,
-//! &mut h);` and `(a, _) = ..` of a tuple result too), `&mut` spelled out. `std::mem::swap(&mut state, &mut next);` of two float arrays swaps their
+//! &mut h);` and `(a, _) = ..` of a tuple result too), and so is a method of a constant
+//! receiver given the caller's own `&mut [F]` parameter as it is (`self.relax(x, y);`,
+//! `let e = r.energy(x, y);`), as a function is. `std::mem::swap(&mut state, &mut next);` of two float arrays swaps their
 //! shadows too. So an integrator calls its step function in a loop:
 //!
 //! ```
@@ -533,6 +540,70 @@
 //!
 //! `#[differentiable(constant(data))]` holds a float parameter constant (data to fit, not
 //! a variable): it gets no gradient.
+//!
+//! ## Collections of tensors (tensor mode)
+//!
+//! A parameter holding tensors (`&[Tensor<f64>]`, `Vec<Tensor<f64>>`, `&Vec<..>`,
+//! `[Tensor<f64>; N]`) is no input a fused node could see, so the function runs op by op,
+//! as written, on the caller's tapes (as a struct of tensors does; `strict` rejects it).
+//! The body reads the tensors as any Rust code does: `xs[i]`, `.len()`, `iter()`, `zip`,
+//! `enumerate`, `map` then `fold`; each tensor's gradient comes from the tape, one per
+//! element (`tape.gradient(&y, xs.to_vec())`).
+//!
+//! In a fused body, `chain.fold(init, |acc, v| e)` over an iterator (a constant array's
+//! `iter()`, a range; `map` calls before it are fused in) with a tensor accumulator is
+//! the loop it stands for, `{ let mut acc = init; for v in chain { acc = e; } acc }`,
+//! differentiated as any loop-carried value (not when a closure may `return`, is `move`,
+//! or binds a name the function spells elsewhere: rename it). A fused body keeps no
+//! collection of differentiable tensors of its own: `vec![..]` of them, `push` onto a
+//! `Vec` and indexing one are rejected; take the tensors as a slice parameter, or build
+//! and read the vector in a plain helper the body calls with the tensors
+//! (`helper(&[a.clone(), b.clone()])`), which runs on a sub-tape inside the node.
+//!
+//! ```
+//! use gradtape::{GradientTape, Tensor, differentiable};
+//!
+//! /// A polynomial by Horner's rule, the coefficients constants, the accumulator a tensor.
+//! #[differentiable]
+//! fn horner(x: &Tensor<f64>, coefficients: &[f64]) -> Tensor<f64> {
+//!     coefficients.iter().rev().fold(x * 0.0, |acc, c| acc * x + *c)
+//! }
+//!
+//! /// The layers of an MLP given as a slice: run op by op on the caller's tape.
+//! #[differentiable]
+//! fn mlp(weights: &[Tensor<f64>], x: &Tensor<f64>) -> Tensor<f64> {
+//!     let mut h = x.clone();
+//!     for w in weights {
+//!         h = h.matmul(w).tanh();
+//!     }
+//!     h.sum()
+//! }
+//!
+//! let x = Tensor::scalar(2.0);
+//! let tape = GradientTape::new();
+//! tape.watch(&x);
+//! let y = tape.record(|| horner(&x, &[1.0, -3.0, 0.5]));
+//! // d/dx (1 - 3x + x²/2) = -3 + x
+//! let dx = tape.gradient(&y, &x).unwrap().unwrap();
+//! assert!((dx.to_scalar() - (-1.0)).abs() < 1e-12);
+//!
+//! let weights = vec![
+//!     Tensor::from_vec(vec![0.5, -0.3, 0.2, 0.4], &[2, 2]),
+//!     Tensor::from_vec(vec![-0.1, 0.6, 0.3, 0.2], &[2, 2]),
+//! ];
+//! let input = Tensor::from_vec(vec![1.0, -1.0], &[1, 2]);
+//! let tape = GradientTape::new();
+//! for w in &weights {
+//!     tape.watch(w);
+//! }
+//! let y = tape.record(|| mlp(&weights, &input));
+//! let grads = tape.gradient(&y, weights.to_vec()).unwrap();
+//! // one gradient per layer, each of its layer's shape
+//! assert_eq!(grads.len(), 2);
+//! for (g, w) in grads.iter().zip(&weights) {
+//!     assert_eq!(g.as_ref().unwrap().shape(), w.shape());
+//! }
+//! ```
 //!
 //! # How it is differentiated: the generated code
 //!
@@ -1252,8 +1323,9 @@
 //! whether a callee is annotated; the generated code finds out by name resolution (the
 //! callee imported under an alias that a fallback type fills when the callee has no
 //! companion), and a call of a function that is not annotated is a compile error at its
-//! name: "this function is called from a `#[differentiable]` body but is not annotated
-//! with `#[differentiable]`". A method of a struct deriving `Differentiable` is found the
+//! name: "this function is called from a `#[differentiable]` body on plain numbers but is
+//! neither annotated with `#[differentiable]` nor named in `plain(..)`" (in tensor mode
+//! under `strict`, "but is not annotated with `#[differentiable]`"). A method of a struct deriving `Differentiable` is found the
 //! same way (a fallback method that the struct's own annotated method shadows), and one
 //! that is not annotated is the error "this method of a struct deriving `Differentiable`
 //! is called from a `#[differentiable]` body but has no companion items", at its name. On
@@ -1364,6 +1436,14 @@
 //!   `zip`, not the first thing its statement evaluates, an `Option<&F>` from `find`
 //!   passed on whole);
 //! - a `&mut self` method: its mutation of `self` has no adjoint.
+//!
+//! A rejected function's errors are the whole answer: its companion items still exist,
+//! as stand-ins whose results hold its first error, so the user's own calls of them
+//! (`f::grad(x)`, `f::jvp(..)`) and annotated callers of the function add no errors of
+//! their own. So do a rejected method's (`s.energy_grad(x)`, `Spring::energy_grad(&s,
+//! x)`, an annotated caller's `s.energy(x)`) and a rejected associated function's of an
+//! annotated `impl` block (`Integrator::rate_grad(k, x)`), in scalar mode (a tensor
+//! method has no companion items).
 //!
 //! ```compile_fail
 //! use gradtape::differentiable;

@@ -17,7 +17,7 @@
 mod common;
 
 use common::faces::{Gradient, Value};
-use common::{central_differences, close};
+use common::{central_differences, central_differences_step, close};
 use gradtape::generated::Dual;
 use gradtape::{Differentiable, differentiable};
 
@@ -34,7 +34,7 @@ macro_rules! twice {
         fn $name<T: gradtape::Float>($($(#[$marks])* $arg: $ty),*) -> T $body
 
         #[allow(clippy::assign_op_pattern, clippy::needless_range_loop, clippy::needless_borrow)]
-        fn $on_duals<T: num_traits::Float + std::iter::Sum>($($arg: $ty),*) -> T $body
+        fn $on_duals<T: num_traits::Float + std::iter::Sum + std::iter::Product + for<'a> std::iter::Product<&'a T>>($($arg: $ty),*) -> T $body
     };
     // a writer: its result is what it writes into a `&mut [T]`
     ($(#[$doc:meta])* fn $name:ident / $on_duals:ident <T> ($($arg:ident : $ty:ty),* $(,)?) $body:block) => {
@@ -44,7 +44,7 @@ macro_rules! twice {
         fn $name<T: gradtape::Float>($($arg: $ty),*) $body
 
         #[allow(clippy::assign_op_pattern, clippy::needless_range_loop)]
-        fn $on_duals<T: num_traits::Float + std::iter::Sum>($($arg: $ty),*) $body
+        fn $on_duals<T: num_traits::Float + std::iter::Sum + std::iter::Product + for<'a> std::iter::Product<&'a T>>($($arg: $ty),*) $body
     };
     // one `mut` parameter
     ($(#[$doc:meta])* fn $name:ident / $on_duals:ident <T> (mut $arg:ident : $ty:ty) -> T $body:block) => {
@@ -54,7 +54,51 @@ macro_rules! twice {
         fn $name<T: gradtape::Float>(mut $arg: $ty) -> T $body
 
         #[allow(clippy::assign_op_pattern, clippy::needless_range_loop)]
-        fn $on_duals<T: num_traits::Float + std::iter::Sum>(mut $arg: $ty) -> T $body
+        fn $on_duals<T: num_traits::Float + std::iter::Sum + std::iter::Product + for<'a> std::iter::Product<&'a T>>(mut $arg: $ty) -> T $body
+    };
+}
+
+/// How close `Twice::check_within` asks each comparison to be (relative, as
+/// `common::close`), and the steps of its differences.
+struct Tolerances {
+    /// The value against the dual numbers'.
+    value: f64,
+    /// The gradient against the dual numbers' partials.
+    duals: f64,
+    /// The step of the first-order central differences, and the gradient against them.
+    step: f64,
+    differences: f64,
+    /// The step moving the point for a Hessian column, and that column by differences of
+    /// the gradient against differences of the dual numbers' gradient and against second
+    /// differences of the value.
+    hessian_step: f64,
+    hessian_duals: f64,
+    hessian_second: f64,
+}
+
+impl Tolerances {
+    /// A body in f64 throughout.
+    const F64: Tolerances = Tolerances {
+        value: 1e-12,
+        duals: 1e-10,
+        step: 1e-6,
+        differences: 1e-6,
+        hessian_step: 1e-4,
+        hessian_duals: 1e-7,
+        hessian_second: 1e-4,
+    };
+    /// A body computing part of its value in f32 (`as f32`, ε ≈ 1.2e-7): the dual twin
+    /// runs those parts on `Dual<f32, N>`, whose partials round differently from the
+    /// adjoint's, and differences with an f64 step would drown in the f32 rounding of the
+    /// value (about ε·|f|/h), so larger steps and looser tolerances.
+    const THROUGH_F32: Tolerances = Tolerances {
+        value: 1e-7,
+        duals: 1e-5,
+        step: 1e-3,
+        differences: 1e-3,
+        hessian_step: 1e-2,
+        hessian_duals: 1e-3,
+        hessian_second: 2e-2,
     };
 }
 
@@ -80,6 +124,10 @@ impl<const N: usize> Twice<'_, N> {
     }
 
     fn check(&self, x: [f64; N]) {
+        self.check_within(x, &Tolerances::F64);
+    }
+
+    fn check_within(&self, x: [f64; N], tol: &Tolerances) {
         let name = self.name;
         let value = (self.primal)(&x);
         assert_eq!((self.itself)(&x).to_bits(), value.to_bits(), "{name}: f");
@@ -87,19 +135,19 @@ impl<const N: usize> Twice<'_, N> {
         assert_eq!(by_grad.to_bits(), value.to_bits(), "{name}: grad's value");
         let (by_duals, dual_gradient) = self.by_duals(&x);
         assert!(
-            close(by_duals, value, 1e-12),
+            close(by_duals, value, tol.value),
             "{name}: {by_duals} on duals, {value}"
         );
-        let differences = central_differences(self.primal, &x);
+        let differences = central_differences_step(self.primal, &x, tol.step);
         for k in 0..N {
             assert!(
-                close(gradient[k], dual_gradient[k], 1e-10),
+                close(gradient[k], dual_gradient[k], tol.duals),
                 "{name}: ∂/∂x{k} {} vs dual numbers {}\n  {gradient:?}\n  {dual_gradient:?}",
                 gradient[k],
                 dual_gradient[k]
             );
             assert!(
-                close(gradient[k], differences[k], 1e-6),
+                close(gradient[k], differences[k], tol.differences),
                 "{name}: ∂/∂x{k} {} vs central differences {}",
                 gradient[k],
                 differences[k]
@@ -107,7 +155,7 @@ impl<const N: usize> Twice<'_, N> {
         }
 
         // order two, column j of the Hessian three ways
-        let h = 1e-4;
+        let h = tol.hessian_step;
         let moved = |j: usize, by: f64| {
             let mut p = x;
             p[j] += by;
@@ -129,11 +177,11 @@ impl<const N: usize> Twice<'_, N> {
                 };
                 let second = (at(h, h) - at(h, -h) - at(-h, h) + at(-h, -h)) / (4.0 * h * h);
                 assert!(
-                    close(of_grad, of_duals, 1e-7),
+                    close(of_grad, of_duals, tol.hessian_duals),
                     "{name}: H[{i}][{j}] {of_grad} by the gradient, {of_duals} by dual numbers"
                 );
                 assert!(
-                    close(of_grad, second, 1e-4),
+                    close(of_grad, second, tol.hessian_second),
                     "{name}: H[{i}][{j}] {of_grad} by the gradient, {second} by second differences"
                 );
             }
@@ -344,12 +392,171 @@ twice! {
     }
 }
 
+// ----- local closures taking a slice of a differentiable array -----
+
+twice! {
+    /// A closure taking `&[T]` called on the slice parameter itself (`norm(x)`) and on a
+    /// local buffer (`norm(&y)`), and one of two slices (`dot(x, &y)`): each call reads the
+    /// array it is given, element by element (issue 13: rejected as a copy of a
+    /// differentiable array, `let v = &x;`).
+    fn closure_over_slices / closure_over_slices_on_duals<T>(x: &[T]) -> T {
+        let norm = |v: &[T]| v.iter().map(|a| *a * *a).sum::<T>().sqrt();
+        let dot = |a: &[T], b: &[T]| {
+            let mut total = T::zero();
+            for i in 0..a.len() {
+                total = total + a[i] * b[i];
+            }
+            total
+        };
+        let mut y = vec![T::zero(); x.len()];
+        for i in 0..x.len() {
+            y[i] = x[i].sin() * x[0];
+        }
+        norm(x) * dot(x, &y) + norm(&y)
+    }
+}
+
+twice! {
+    /// A closure taking `&[T]` called on a fixed-size array parameter (`norm(&x)`), whose
+    /// body loops over it by value (`for a in v`) and reads its length.
+    fn closure_over_an_array / closure_over_an_array_on_duals<T>(x: [T; 3], s: T) -> T {
+        let spread = |v: &[T]| {
+            let mut mean = T::zero();
+            for a in v {
+                mean = mean + *a;
+            }
+            mean = mean / T::from(v.len()).unwrap();
+            let mut total = T::zero();
+            for a in v {
+                total = total + (*a - mean) * (*a - mean);
+            }
+            total
+        };
+        spread(&x) * s + x[1] * spread(&x)
+    }
+}
+
+twice! {
+    /// A closure taking `&[T]` called on a `Vec` parameter (`norm(&x)`), with a
+    /// differentiable number captured and a number parameter of its own.
+    fn closure_over_a_vec / closure_over_a_vec_on_duals<T>(x: Vec<T>, w: T) -> T {
+        let softplus_sum = |v: &[T], shift: T| {
+            let mut total = T::zero();
+            for i in 0..v.len() {
+                total = total + (T::one() + (v[i] * w - shift).exp()).ln();
+            }
+            total
+        };
+        softplus_sum(&x, x[0]) + softplus_sum(&x, T::from(0.5).unwrap()) * w
+    }
+}
+
+// ----- a `&mut` parameter passed on as it is to a method -----
+
+/// A damper whose rate is data: its `self` a constant.
+struct Damper<T> {
+    rate: T,
+}
+
+#[differentiable]
+impl<T: num_traits::Float> Damper<T> {
+    /// `yᵢ ← rate · yᵢ + sin yᵢ`, in place.
+    #[differentiable]
+    #[allow(clippy::needless_range_loop)]
+    fn damp(&self, y: &mut [T]) {
+        for i in 0..y.len() {
+            y[i] = y[i] * self.rate + y[i].sin();
+        }
+    }
+
+    /// Its own `&mut` parameter passed on as it is to `damp`, twice (issue 13: rustc's
+    /// E0308 under the attribute, the call taken for one reading `y`).
+    #[differentiable]
+    fn damp_twice(&self, y: &mut [T]) {
+        self.damp(y);
+        self.damp(y);
+    }
+}
+
+twice! {
+    /// A method passing its `&mut` parameter on as it is, called on a copy of `x`.
+    fn damped / damped_on_duals<T>(x: &[T]) -> T {
+        let damper = Damper { rate: T::from(0.5).unwrap() };
+        let mut y = x.to_vec();
+        damper.damp_twice(&mut y);
+        y[0] * y[1] + y[2] * x[0]
+    }
+}
+
+// ----- several `&mut` parameters passed on as they are -----
+
+/// Reads `pos`, writes `vel`.
+#[differentiable]
+#[allow(clippy::needless_range_loop)]
+fn kick_of<T: num_traits::Float>(pos: &[T], vel: &mut [T], dt: T) {
+    for i in 0..vel.len() {
+        vel[i] = vel[i] - dt * pos[i].sin();
+    }
+}
+
+/// Writes `pos`, reads `vel`.
+#[differentiable]
+#[allow(clippy::needless_range_loop)]
+fn drift_of<T: num_traits::Float>(pos: &mut [T], vel: &[T], dt: T) {
+    for i in 0..pos.len() {
+        pos[i] = pos[i] + dt * vel[i];
+    }
+}
+
+/// Its two `&mut` parameters passed on as they are to a reader of the first and writer
+/// of the second, and the other way round (issue 13: rustc's E0057 under the attribute,
+/// a statement took both for written).
+#[differentiable(constant(dt))]
+fn leapfrog_of<T: num_traits::Float>(pos: &mut [T], vel: &mut [T], dt: T, steps: usize) {
+    kick_of(pos, vel, dt / (T::one() + T::one()));
+    for _ in 0..steps {
+        drift_of(pos, vel, dt);
+        kick_of(pos, vel, dt);
+    }
+}
+
+twice! {
+    /// A leapfrog integrator passing its `&mut` parameters on as they are, from copies.
+    fn leapfrogged / leapfrogged_on_duals<T>(x: &[T]) -> T {
+        let mut pos = [x[0], x[1]];
+        let mut vel = [x[2], x[3]];
+        leapfrog_of(&mut pos, &mut vel, T::from(0.1).unwrap(), 3);
+        pos[0] * vel[1] + pos[1] * pos[1]
+    }
+}
+
 // ----- iterator forms, integrators and iterative solvers -----
 
 twice! {
     /// The geometric mean: `map` then `sum`.
     fn geometric_mean / geometric_mean_on_duals<T>(x: &[T]) -> T {
         (x.iter().map(|v| v.ln()).sum::<T>() / T::from(x.len()).unwrap()).exp()
+    }
+}
+
+twice! {
+    /// Compound growth over a run of period returns, annualised: `.product()` over a
+    /// mapped iterator (`gradtape::Float` had no `Product` bound, so a generic body calling
+    /// it did not compile).
+    fn compound_growth / compound_growth_on_duals<T>(returns: &[T], years: T) -> T {
+        let growth: T = returns.iter().map(|r| T::one() + *r).product();
+        growth.powf(T::one() / years) - T::one()
+    }
+}
+
+twice! {
+    /// The probability that every independent stage succeeds, each a logistic of its
+    /// score, against the product of the raw scores: `.product()` over references
+    /// (`Product<&T>`) and over values.
+    fn stage_reliability / stage_reliability_on_duals<T>(scores: &[T]) -> T {
+        let raw: T = scores.iter().product();
+        let survival: T = scores.iter().map(|s| T::one() / (T::one() + (-*s).exp())).product();
+        survival.ln() + raw
     }
 }
 
@@ -761,6 +968,171 @@ fn iter_mut_item_bits_indexed(x: &[f64], w: f64) -> f64 {
     a.iter().sum::<f64>()
 }
 
+// ----- `as` casts -----
+//
+// A body generic over the float type cannot write `as` (it casts primitives only), so
+// `twice!` does not apply: each function below is written in f64 (and f32), and its twin
+// on dual numbers beside it, statement for statement, each cast spelled for duals. A cast
+// to an integer is a constant: the twin casts the dual's value (`d.value as usize`). A cast
+// between f32 and f64 is differentiable with derivative one: the twin converts the value
+// and every partial (`narrowed`, `widened`), and runs the f32 part on `Dual<f32, N>`, so
+// its values round as the function's do.
+
+/// `d` as `Dual<f32, N>`: the value and each partial rounded to f32 (`as f32`).
+fn narrowed<const N: usize>(d: Dual<f64, N>) -> Dual<f32, N> {
+    Dual {
+        value: d.value as f32,
+        partials: d.partials.map(|p| p as f32),
+    }
+}
+
+/// `d` as `Dual<f64, N>` (`as f64`, exact).
+fn widened<const N: usize>(d: Dual<f32, N>) -> Dual<f64, N> {
+    Dual {
+        value: f64::from(d.value),
+        partials: d.partials.map(f64::from),
+    }
+}
+
+/// Piecewise-linear interpolation in a table of samples over `[0, 1]`: the segment's
+/// index computed from the float position, `(t * n as f64) as usize`, a constant.
+#[differentiable]
+fn table_lookup(t: f64, table: &[f64]) -> f64 {
+    let n = table.len() - 1;
+    let position = t * n as f64;
+    let i = (position as usize).min(n - 1);
+    let fraction = position - i as f64;
+    table[i] * (1.0 - fraction) + table[i + 1] * fraction
+}
+
+fn table_lookup_on_duals<const N: usize>(t: Dual<f64, N>, table: &[Dual<f64, N>]) -> Dual<f64, N> {
+    let n = table.len() - 1;
+    let position = t * Dual::constant(n as f64);
+    let i = (position.value as usize).min(n - 1);
+    let fraction = position - Dual::constant(i as f64);
+    table[i] * (Dual::constant(1.0) - fraction) + table[i + 1] * fraction
+}
+
+/// Snapping to a histogram's bin centre, with a penalty per bin index: `floor() as i32`
+/// (a constant) and the index back to a float, `bin as f64`.
+#[differentiable]
+fn histogram_snap(x: f64, low: f64, width: f64) -> f64 {
+    let bin = ((x - low) / width).floor() as i32;
+    let centre = low + (bin as f64 + 0.5) * width;
+    let miss = x - centre;
+    miss * miss + 0.1 * width * bin as f64
+}
+
+fn histogram_snap_on_duals<const N: usize>(
+    x: Dual<f64, N>,
+    low: Dual<f64, N>,
+    width: Dual<f64, N>,
+) -> Dual<f64, N> {
+    let bin = ((x - low) / width).value.floor() as i32;
+    let centre = low + Dual::constant(bin as f64 + 0.5) * width;
+    let miss = x - centre;
+    miss * miss + Dual::constant(0.1) * width * Dual::constant(bin as f64)
+}
+
+/// A time-stepped decay whose number of steps follows from the horizon,
+/// `(horizon * 20.0).ceil() as usize`, and whose step is `horizon / steps as f64`.
+#[differentiable]
+fn stepped_decay(rate: f64, horizon: f64) -> f64 {
+    let steps = (horizon * 20.0).ceil() as usize;
+    let dt = horizon / steps as f64;
+    let mut y = 1.0;
+    for _ in 0..steps {
+        y = y - rate * y * dt;
+    }
+    y
+}
+
+fn stepped_decay_on_duals<const N: usize>(
+    rate: Dual<f64, N>,
+    horizon: Dual<f64, N>,
+) -> Dual<f64, N> {
+    let steps = (horizon.value * 20.0).ceil() as usize;
+    let dt = horizon / Dual::constant(steps as f64);
+    let mut y = Dual::constant(1.0);
+    for _ in 0..steps {
+        y = y - rate * y * dt;
+    }
+    y
+}
+
+/// A dot product in mixed precision: each product in f32 (`x[i] as f32 * w[i] as f32`),
+/// accumulated in f64 (`as f64`).
+#[differentiable]
+fn mixed_precision_dot(x: &[f64], w: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for i in 0..x.len() {
+        let product = x[i] as f32 * w[i] as f32;
+        total += product as f64;
+    }
+    total
+}
+
+fn mixed_precision_dot_on_duals<const N: usize>(
+    x: &[Dual<f64, N>],
+    w: &[Dual<f64, N>],
+) -> Dual<f64, N> {
+    let mut total = Dual::constant(0.0);
+    for i in 0..x.len() {
+        let product = narrowed(x[i]) * narrowed(w[i]);
+        total += widened(product);
+    }
+    total
+}
+
+/// sRGB encoding of an exposed linear intensity, computed in f32 as a renderer does:
+/// `(linear * exposure) as f32`, the gamma curve in f32, back `as f64`.
+#[differentiable]
+fn srgb_encode(linear: f64, exposure: f64) -> f64 {
+    let l = (linear * exposure) as f32;
+    let encoded = if l <= 0.003_130_8 {
+        12.92 * l
+    } else {
+        1.055 * l.powf(1.0 / 2.4) - 0.055
+    };
+    encoded as f64
+}
+
+fn srgb_encode_on_duals<const N: usize>(
+    linear: Dual<f64, N>,
+    exposure: Dual<f64, N>,
+) -> Dual<f64, N> {
+    use num_traits::Float as _;
+    let l = narrowed(linear * exposure);
+    let encoded = if l.value <= 0.003_130_8 {
+        Dual::constant(12.92) * l
+    } else {
+        Dual::constant(1.055) * l.powf(Dual::constant(1.0 / 2.4)) - Dual::constant(0.055)
+    };
+    widened(encoded)
+}
+
+/// A phase-indexed wavetable oscillator in f32: the table's slot from the phase,
+/// `(phase * n as f32) as usize % n`, and the output widened, `as f64`.
+#[differentiable]
+fn wavetable(phase: f32, gain: f64, table: &[f64]) -> f64 {
+    let n = table.len();
+    let slot = (phase.abs() * n as f32) as usize % n;
+    let shaped = (phase * 6.283_185_5).sin() * phase;
+    gain * (shaped as f64) * table[slot]
+}
+
+fn wavetable_on_duals<const N: usize>(
+    phase: Dual<f32, N>,
+    gain: Dual<f64, N>,
+    table: &[Dual<f64, N>],
+) -> Dual<f64, N> {
+    use num_traits::Float as _;
+    let n = table.len();
+    let slot = (phase.value.abs() * n as f32) as usize % n;
+    let shaped = (phase * Dual::constant(6.283_185_5)).sin() * phase;
+    gain * widened(shaped) * table[slot]
+}
+
 // ----- the checks -----
 
 #[test]
@@ -776,6 +1148,28 @@ fn statistics_and_losses() {
         on_duals: &|d| weighted_variance_on_duals(&d[..3], &d[3..]),
     }
     .check([0.3, -1.2, 2.0, 0.5, 1.5, 0.8]);
+    Twice::<4> {
+        name: "compound_growth",
+        itself: &|p| compound_growth(&p[..3], p[3]),
+        primal: &|p| compound_growth::primal(&p[..3], p[3]),
+        grad: &|p| {
+            let (value, (dr, dy)) = compound_growth::grad(&p[..3], p[3]);
+            (value, [dr, vec![dy]].concat())
+        },
+        on_duals: &|d| compound_growth_on_duals(&d[..3], d[3]),
+    }
+    .check([0.05, -0.12, 0.3, 2.5]);
+    Twice::<3> {
+        name: "stage_reliability",
+        itself: &|p| stage_reliability(p),
+        primal: &|p| stage_reliability::primal(p),
+        grad: &|p| {
+            let (value, [g]) = stage_reliability::grad(p);
+            (value, g)
+        },
+        on_duals: &|d| stage_reliability_on_duals(d),
+    }
+    .check([1.2, -0.4, 2.1]);
     Twice::<4> {
         name: "log_sum_exp",
         itself: &|p| log_sum_exp(p),
@@ -870,6 +1264,96 @@ fn numerical_methods() {
         on_duals: &|d| normalised_projection_on_duals(duals(d)),
     }
     .check([0.3, -1.2, 2.0]);
+}
+
+#[test]
+fn closures_taking_slices() {
+    Twice::<4> {
+        name: "closure_over_slices",
+        itself: &|p| closure_over_slices(p),
+        primal: &|p| closure_over_slices::primal(p),
+        grad: &|p| {
+            let (value, [g]) = closure_over_slices::grad(p);
+            (value, g)
+        },
+        on_duals: &|d| closure_over_slices_on_duals(d),
+    }
+    .check([0.3, -1.2, 2.0, 1.1]);
+    Twice::<4> {
+        name: "closure_over_an_array",
+        itself: &|p| closure_over_an_array([p[0], p[1], p[2]], p[3]),
+        primal: &|p| closure_over_an_array::primal([p[0], p[1], p[2]], p[3]),
+        grad: &|p| {
+            let (value, (dx, ds)) = closure_over_an_array::grad([p[0], p[1], p[2]], p[3]);
+            (value, [dx.to_vec(), vec![ds]].concat())
+        },
+        on_duals: &|d| closure_over_an_array_on_duals([d[0], d[1], d[2]], d[3]),
+    }
+    .check([0.3, -1.2, 2.0, 0.7]);
+    Twice::<4> {
+        name: "closure_over_a_vec",
+        itself: &|p| closure_over_a_vec(p[..3].to_vec(), p[3]),
+        primal: &|p| closure_over_a_vec::primal(p[..3].to_vec(), p[3]),
+        grad: &|p| {
+            let (value, (dx, dw)) = closure_over_a_vec::grad(p[..3].to_vec(), p[3]);
+            (value, [dx, vec![dw]].concat())
+        },
+        on_duals: &|d| closure_over_a_vec_on_duals(duals(&d[..3]), d[3]),
+    }
+    .check([0.3, -1.2, 2.0, 0.7]);
+}
+
+#[test]
+fn a_method_passed_a_mut_parameter() {
+    Twice::<3> {
+        name: "damped",
+        itself: &|p| damped(p),
+        primal: &|p| damped::primal(p),
+        grad: &|p| {
+            let (value, [g]) = damped::grad(p);
+            (value, g)
+        },
+        on_duals: &|d| damped_on_duals(d),
+    }
+    .check([0.3, -1.2, 2.0]);
+}
+
+#[test]
+fn several_mut_parameters_passed_on() {
+    Twice::<4> {
+        name: "leapfrogged",
+        itself: &|p| leapfrogged(p),
+        primal: &|p| leapfrogged::primal(p),
+        grad: &|p| {
+            let (value, [g]) = leapfrogged::grad(p);
+            (value, g)
+        },
+        on_duals: &|d| leapfrogged_on_duals(d),
+    }
+    .check([0.3, -1.2, 0.5, 0.8]);
+    // `leapfrog_of`'s own pullback (`vjp`, `PassedOnMany`) against its `grad_into`
+    let (mut pos, mut vel) = ([0.3, -1.2], [0.5, 0.8]);
+    let (mut dpos, mut dvel) = ([0.7, 0.2], [-0.4, 1.1]);
+    let ((), pullback) = leapfrog_of::vjp(&mut pos, &mut vel, 0.1, 3);
+    pullback((), &mut dpos, &mut dvel);
+    let (mut into_pos, mut into_vel) = ([0.3, -1.2], [0.5, 0.8]);
+    let (mut into_dpos, mut into_dvel) = ([0.7, 0.2], [-0.4, 1.1]);
+    leapfrog_of::grad_into(
+        &mut into_pos,
+        &mut into_vel,
+        0.1,
+        3,
+        &mut into_dpos,
+        &mut into_dvel,
+    );
+    assert_eq!((pos, vel), (into_pos, into_vel));
+    for (a, b) in dpos
+        .iter()
+        .chain(&dvel)
+        .zip(into_dpos.iter().chain(&into_dvel))
+    {
+        assert!(close(*a, *b, 1e-12), "vjp {a}, grad_into {b}");
+    }
 }
 
 #[test]
@@ -1082,6 +1566,77 @@ fn the_float_method_set() {
     for x in [[0.3, 0.5, -0.2], [1.4, 0.7, 0.9], [-1.7, 0.4, 0.2]] {
         numbers!(clamped_cubic, clamped_cubic_on_duals, 3, [0, 1, 2], x);
     }
+}
+
+#[test]
+fn as_casts() {
+    let table = [0.0, 0.8, 1.1, 0.7, -0.2];
+    // inside the second segment, and the last (the index clamped to `n - 1` at `t = 1`
+    // is not reached: a point inside it)
+    for t in [0.37, 0.91] {
+        let mut x = [0.0; 6];
+        x[0] = t;
+        x[1..].copy_from_slice(&table);
+        Twice::<6> {
+            name: "table_lookup",
+            itself: &|p| table_lookup(p[0], &p[1..]),
+            primal: &|p| table_lookup::primal(p[0], &p[1..]),
+            grad: &|p| {
+                let (value, (dt, dtable)) = table_lookup::grad(p[0], &p[1..]);
+                (value, [vec![dt], dtable].concat())
+            },
+            on_duals: &|d| table_lookup_on_duals(d[0], &d[1..]),
+        }
+        .check(x);
+    }
+    // bins 2 and -3, away from their edges
+    for x in [[1.37, 0.2, 0.5], [-1.1, 0.4, 0.6]] {
+        numbers!(histogram_snap, histogram_snap_on_duals, 3, [0, 1, 2], x);
+    }
+    // 25 and 9 steps
+    for x in [[0.7, 1.23], [1.3, 0.41]] {
+        numbers!(stepped_decay, stepped_decay_on_duals, 2, [0, 1], x);
+    }
+    Twice::<6> {
+        name: "mixed_precision_dot",
+        itself: &|p| mixed_precision_dot(&p[..3], &p[3..]),
+        primal: &|p| mixed_precision_dot::primal(&p[..3], &p[3..]),
+        grad: &|p| {
+            let (value, [dx, dw]) = mixed_precision_dot::grad(&p[..3], &p[3..]);
+            (value, [dx, dw].concat())
+        },
+        on_duals: &|d| mixed_precision_dot_on_duals(&d[..3], &d[3..]),
+    }
+    .check_within([0.3, -1.2, 2.0, 0.5, 1.5, 0.8], &Tolerances::THROUGH_F32);
+    // on the gamma curve (the linear toe, below 0.0031, is narrower than the Hessian's
+    // step of 1e-2 through f32)
+    for x in [[0.4, 0.8], [0.9, 0.3]] {
+        Twice::<2> {
+            name: "srgb_encode",
+            itself: &|p| srgb_encode(p[0], p[1]),
+            primal: &|p| srgb_encode::primal(p[0], p[1]),
+            grad: &|p| {
+                let (value, g) = srgb_encode::grad(p[0], p[1]);
+                (value, g.to_vec())
+            },
+            on_duals: &|d| srgb_encode_on_duals(d[0], d[1]),
+        }
+        .check_within(x, &Tolerances::THROUGH_F32);
+    }
+    Twice::<7> {
+        name: "wavetable",
+        itself: &|p| wavetable(p[0] as f32, p[1], &p[2..]),
+        primal: &|p| wavetable::primal(p[0] as f32, p[1], &p[2..]),
+        grad: &|p| {
+            let (value, (dphase, dgain, dtable)) = wavetable::grad(p[0] as f32, p[1], &p[2..]);
+            (value, [vec![f64::from(dphase), dgain], dtable].concat())
+        },
+        on_duals: &|d| wavetable_on_duals(narrowed(d[0]), d[1], &d[2..]),
+    }
+    .check_within(
+        [0.3, 1.5, 0.2, -0.6, 0.9, 0.4, -0.1],
+        &Tolerances::THROUGH_F32,
+    );
 }
 
 /// Weights of the objective `Σ w_k out_k` through which a writer is checked.

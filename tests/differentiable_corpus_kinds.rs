@@ -1401,24 +1401,21 @@ mod not_yet_accepted {
         total
     }
 
-    // Rejected: `fold` with a closure over tensors ("this closure is not differentiated").
-    /// A polynomial by Horner's rule, its coefficients (lowest degree first) folded in reverse.
+    // A rustc error in the expansion (E0308, "expected `&Tensor<f64>`, found `&f64`"), a
+    // known defect: a constant local in an inner block (`let x = item;`) shadowing the
+    // tensor parameter `x` is read as the parameter by the generated code. Found writing
+    // the `fold` rewrite (`iterators::tensor_folds`), which leaves such folds as written.
+    /// A polynomial whose coefficients are doubled in an inner block naming them `x`.
     #[differentiable]
-    fn horner_reversed(x: &Tensor<f64>, coefficients: &[f64]) -> Tensor<f64> {
-        coefficients
-            .iter()
-            .rev()
-            .fold(x * 0.0, |acc, c| acc * x + *c)
-    }
-
-    // Rejected: `fold` over tensors ("`fold` is not a differentiable method").
-    /// The monic polynomial with given roots, `Π (x - r)`, as a `map` then a `fold` of
-    /// products over a slice.
-    #[differentiable]
-    fn from_roots(x: &Tensor<f64>, roots: &[f64]) -> Tensor<f64> {
-        roots
-            .iter()
-            .map(|r| x - *r)
-            .fold(x * 0.0 + 1.0, |acc, factor| acc * factor)
+    fn shadow_in_block(x: &Tensor<f64>, cs: &[f64]) -> Tensor<f64> {
+        let mut acc = x * 0.0;
+        for item in cs.iter() {
+            let c = {
+                let x = item;
+                *x * 2.0
+            };
+            acc = acc * x + c;
+        }
+        acc.sum()
     }
 }

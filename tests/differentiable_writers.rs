@@ -29,7 +29,11 @@
 //! 12. A writer's value dropped where its derivative is infinite (was NaN: the callee's
 //!     pullback met a zero cotangent; it now takes none, `vjp_partial`'s `None`); (13.)
 //!     `&mut y` of a `mut y` parameter in a checkpointed function; (14.) `&*y` passed to
-//!     a reader, against `&y` to the bit; (15.) a value bound and unread, read on a branch
+//!     a reader, against `&y` to the bit; (15.) the caller's own `&mut [f64]` parameter
+//!     passed as it is to an annotated method (`self.relax(x, y);`, `r.relaxed(x, s,
+//!     y);`), against `&mut *y` to the bit; (16.) several passed on in one call
+//!     (`kick(pos, vel, dt)`), to writers of both, of one, and to readers, against the
+//!     spelled form (`&*pos, &mut *vel`); (17.) a value bound and unread, read on a branch
 //!     not taken, a tuple's part dropped, readers' values unread, and struct results'
 //!     fields unread (a zero field of a struct's cotangent is none), each where the
 //!     derivative is infinite.
@@ -2472,7 +2476,341 @@ fn a_mut_parameter_reborrowed_shared_to_a_reader() {
     assert_eq!(by_deref.1, y);
 }
 
-// ----- 15. regression: a call's value that gets no cotangent where its derivative is
+// ----- 15. a `&mut` parameter passed as it is to an annotated method -----
+
+/// A relaxation whose rate is data (`self` a constant in scalar mode).
+struct Relaxation {
+    rate: f64,
+}
+
+impl Relaxation {
+    /// `yᵢ ← yᵢ + rate · xᵢ sin yᵢ`, in place: a writing method.
+    #[differentiable]
+    fn relax(&self, x: &[f64], y: &mut [f64]) {
+        for i in 0..y.len() {
+            y[i] += self.rate * x[i] * y[i].sin();
+        }
+    }
+
+    /// `Σ yᵢ² xᵢ`: a reading method of a `&[f64]` (given a `&mut` parameter, coerced).
+    #[differentiable]
+    fn weighted(&self, x: &[f64], y: &[f64]) -> f64 {
+        let mut total = 0.0;
+        for i in 0..y.len() {
+            total += y[i] * y[i] * x[i] * self.rate;
+        }
+        total
+    }
+
+    /// `self.relax(x, y);` of a `y: &mut [f64]` parameter (which Rust reborrows), twice, in
+    /// a loop, in a branch. This failed with rustc's E0308 under the attribute: the call
+    /// was taken for one reading `y`.
+    #[differentiable]
+    fn relaxed(&self, x: &[f64], s: usize, y: &mut [f64]) {
+        self.relax(x, y);
+        for _ in 0..s {
+            self.relax(x, y);
+        }
+        if x[0] > 0.0 {
+            self.relax(x, y);
+        }
+    }
+
+    /// [`Relaxation::relaxed`] with the reborrow `&mut *y` spelled out: the oracle.
+    #[differentiable]
+    fn relaxed_reborrowed(&self, x: &[f64], s: usize, y: &mut [f64]) {
+        self.relax(x, &mut *y);
+        for _ in 0..s {
+            self.relax(x, &mut *y);
+        }
+        if x[0] > 0.0 {
+            self.relax(x, &mut *y);
+        }
+    }
+
+    /// The method's value used: a writer's (`let e = ..`) and a reader's of the same
+    /// parameter passed as it is.
+    #[differentiable]
+    fn relaxed_weight(&self, x: &[f64], y: &mut [f64]) -> f64 {
+        self.relax(x, y);
+        let w = self.weighted(x, y);
+        w * x[1] + y[0]
+    }
+
+    #[differentiable]
+    fn relaxed_weight_reborrowed(&self, x: &[f64], y: &mut [f64]) -> f64 {
+        self.relax(x, &mut *y);
+        let w = self.weighted(x, &*y);
+        w * x[1] + y[0]
+    }
+}
+
+/// A free function passing its `&mut` parameter to a method of a constant receiver.
+#[differentiable]
+fn relaxed_by(r: &Relaxation, x: &[f64], s: usize, y: &mut [f64]) {
+    r.relaxed(x, s, y);
+}
+
+#[differentiable]
+fn relaxed_by_reborrowed(r: &Relaxation, x: &[f64], s: usize, y: &mut [f64]) {
+    r.relaxed_reborrowed(x, s, &mut *y);
+}
+
+/// [`relaxed_by`] from a copy of `y0`, its result `Σ yᵢ²`: a function with `grad`.
+#[differentiable]
+fn relaxed_energy(x: &[f64], y0: &[f64]) -> f64 {
+    let r = Relaxation { rate: 0.3 };
+    let mut y = y0.to_vec();
+    relaxed_by(&r, x, 2, &mut y);
+    let e = r.relaxed_weight(x, &mut y);
+    e + y[1] * y[2]
+}
+
+#[test]
+fn a_mut_parameter_passed_to_a_method() {
+    let r = Relaxation { rate: 0.3 };
+    let bare: PassingForm = (
+        |x, s, y| Relaxation { rate: 0.3 }.relaxed(x, s, y),
+        |x, s, y| Relaxation { rate: 0.3 }.relaxed_primal(x, s, y),
+        |x, s, y, dx, dy| Relaxation { rate: 0.3 }.relaxed_grad_into(x, s, y, dx, dy),
+        |x, s, y, v, t| {
+            Relaxation { rate: 0.3 }.relaxed_jvp(x, s, y, v, t);
+        },
+        |x, s, y, dy| {
+            let r = Relaxation { rate: 0.3 };
+            let ((), pullback) = r.relaxed_vjp(x, s, y);
+            pullback((), dy).1.expect("a gradient")
+        },
+    );
+    let reborrowed: PassingForm = (
+        |x, s, y| Relaxation { rate: 0.3 }.relaxed_reborrowed(x, s, y),
+        |x, s, y| Relaxation { rate: 0.3 }.relaxed_reborrowed_primal(x, s, y),
+        |x, s, y, dx, dy| Relaxation { rate: 0.3 }.relaxed_reborrowed_grad_into(x, s, y, dx, dy),
+        |x, s, y, v, t| {
+            Relaxation { rate: 0.3 }.relaxed_reborrowed_jvp(x, s, y, v, t);
+        },
+        |x, s, y, dy| {
+            let r = Relaxation { rate: 0.3 };
+            let ((), pullback) = r.relaxed_reborrowed_vjp(x, s, y);
+            pullback((), dy).1.expect("a gradient")
+        },
+    );
+    check_passed_on("Relaxation::relaxed", bare, reborrowed);
+    check_passed_on(
+        "relaxed_by",
+        (
+            |x, s, y| relaxed_by(&Relaxation { rate: 0.3 }, x, s, y),
+            |x, s, y| relaxed_by::primal(&Relaxation { rate: 0.3 }, x, s, y),
+            |x, s, y, dx, dy| relaxed_by::grad_into(&Relaxation { rate: 0.3 }, x, s, y, dx, dy),
+            |x, s, y, v, t| {
+                relaxed_by::jvp(&Relaxation { rate: 0.3 }, x, s, y, v, t);
+            },
+            |x, s, y, dy| {
+                let r = Relaxation { rate: 0.3 };
+                let ((), pullback) = relaxed_by::vjp(&r, x, s, y);
+                pullback((), dy).1.expect("a gradient")
+            },
+        ),
+        (
+            |x, s, y| relaxed_by_reborrowed(&Relaxation { rate: 0.3 }, x, s, y),
+            |x, s, y| relaxed_by_reborrowed::primal(&Relaxation { rate: 0.3 }, x, s, y),
+            |x, s, y, dx, dy| {
+                relaxed_by_reborrowed::grad_into(&Relaxation { rate: 0.3 }, x, s, y, dx, dy)
+            },
+            |x, s, y, v, t| {
+                relaxed_by_reborrowed::jvp(&Relaxation { rate: 0.3 }, x, s, y, v, t);
+            },
+            |x, s, y, dy| {
+                let r = Relaxation { rate: 0.3 };
+                let ((), pullback) = relaxed_by_reborrowed::vjp(&r, x, s, y);
+                pullback((), dy).1.expect("a gradient")
+            },
+        ),
+    );
+    // a value used: against the reborrow form to the bit, and central differences
+    let (x, y0, w) = (
+        point(4, 96, -1.0, 1.0),
+        point(4, 97, -1.0, 1.0),
+        point(4, 98, -1.0, 1.0),
+    );
+    let into = |f: ValueInto| {
+        let (mut y, mut dx, mut dy) = (y0.clone(), vec![0.0; 4], w.clone());
+        let value = f(&x, &mut y, &mut dx, &mut dy);
+        (value.to_bits(), y, dx, dy)
+    };
+    let bare = into(|x, y, dx, dy| Relaxation { rate: 0.3 }.relaxed_weight_grad_into(x, y, dx, dy));
+    assert_eq!(
+        bare,
+        into(|x, y, dx, dy| {
+            Relaxation { rate: 0.3 }.relaxed_weight_reborrowed_grad_into(x, y, dx, dy)
+        })
+    );
+    let (mut y, mut re_y) = (y0.clone(), y0.clone());
+    assert_eq!(bare.0, r.relaxed_weight(&x, &mut y).to_bits());
+    assert_eq!(bare.0, r.relaxed_weight_reborrowed(&x, &mut re_y).to_bits());
+    assert_eq!((&bare.1, &bare.1), (&y, &re_y));
+    // the whole: every face against central differences, second order by differences
+    let at = [x.clone(), y0.clone()].concat();
+    slices!(@second_order relaxed_energy, [4, 4], [0, 1], at);
+}
+
+// ----- 16. several `&mut` parameters passed on as they are, `step(pos, vel, dt)` -----
+
+/// Writes `pos` and `vel` (a symplectic Euler step of `x″ = -sin x`).
+#[differentiable]
+fn step_both(pos: &mut [f64], vel: &mut [f64], dt: f64) {
+    for i in 0..pos.len() {
+        vel[i] -= dt * pos[i].sin();
+        pos[i] += dt * vel[i];
+    }
+}
+
+/// Writes `pos`, reads `vel`.
+#[differentiable]
+fn drift(pos: &mut [f64], vel: &[f64], dt: f64) {
+    for i in 0..pos.len() {
+        pos[i] += dt * vel[i] * (1.0 + 0.1 * vel[i]);
+    }
+}
+
+/// Reads `pos`, writes `vel`: the second array the written one.
+#[differentiable]
+fn kick(pos: &[f64], vel: &mut [f64], dt: f64) {
+    for i in 0..vel.len() {
+        vel[i] -= dt * (pos[i].sin() + 0.2 * pos[i] * vel[i]);
+    }
+}
+
+/// Reads both.
+#[differentiable]
+fn pair_energy(pos: &[f64], vel: &[f64]) -> f64 {
+    let mut e = 0.0;
+    for i in 0..pos.len() {
+        e += 0.5 * vel[i] * vel[i] + 1.0 - pos[i].cos();
+    }
+    e
+}
+
+/// Writes both and returns a value.
+#[differentiable]
+fn step_energy(pos: &mut [f64], vel: &mut [f64], dt: f64) -> f64 {
+    step_both(pos, vel, dt);
+    pos[0] * vel[1]
+}
+
+/// Reads `a` and `b`, writes `out`.
+#[differentiable]
+fn mix_into(a: &[f64], b: &[f64], out: &mut [f64]) {
+    for i in 0..out.len() {
+        out[i] += a[i] * b[i];
+    }
+}
+
+/// Its two `&mut` parameters passed on as they are to writers of both, of one (the first
+/// or the second) and to readers, as statements and as values, in straight-line code and
+/// in a loop, and beside a spelled `&mut buf`. Each such call was rustc's error under the
+/// attribute (E0057, E0308, E0277): a statement took every such parameter for written and
+/// a call whose value is used for read.
+#[differentiable(constant(dt))]
+fn leapfrog(pos: &mut [f64], vel: &mut [f64], dt: f64, steps: usize) -> f64 {
+    kick(pos, vel, 0.5 * dt);
+    for _ in 0..steps {
+        drift(pos, vel, dt);
+        kick(pos, vel, dt);
+    }
+    step_both(pos, vel, dt);
+    let e = step_energy(pos, vel, dt);
+    let mut buf = vec![0.5; pos.len()];
+    mix_into(pos, vel, &mut buf);
+    pair_energy(pos, vel) * e + buf[0] + kick_energy(pos, vel, dt)
+}
+
+/// A writer of `vel` whose value is used, the second array the written one.
+#[differentiable]
+fn kick_energy(pos: &[f64], vel: &mut [f64], dt: f64) -> f64 {
+    kick(pos, vel, dt);
+    vel[0] * pos[1]
+}
+
+/// [`leapfrog`] with each argument spelled as the callee takes it (`&mut *pos`, `&*vel`):
+/// the oracle.
+#[differentiable(constant(dt))]
+fn leapfrog_spelled(pos: &mut [f64], vel: &mut [f64], dt: f64, steps: usize) -> f64 {
+    kick(&*pos, &mut *vel, 0.5 * dt);
+    for _ in 0..steps {
+        drift(&mut *pos, &*vel, dt);
+        kick(&*pos, &mut *vel, dt);
+    }
+    step_both(&mut *pos, &mut *vel, dt);
+    let e = step_energy(&mut *pos, &mut *vel, dt);
+    let mut buf = vec![0.5; pos.len()];
+    mix_into(&*pos, &*vel, &mut buf);
+    pair_energy(&*pos, &*vel) * e + buf[0] + kick_energy(&*pos, &mut *vel, dt)
+}
+
+/// [`leapfrog`] from copies, `Σ` of what it leaves: a function with `grad`.
+#[differentiable]
+fn leapfrog_objective(x: &[f64], v0: &[f64]) -> f64 {
+    let mut pos = x.to_vec();
+    let mut vel = v0.to_vec();
+    let e = leapfrog(&mut pos, &mut vel, 0.1, 3);
+    e + pos[0] * vel[1] + pos[1]
+}
+
+#[test]
+fn several_mut_parameters_passed_on() {
+    // every face against central differences, second order by differences
+    let at = point(4, 99, -1.0, 1.0);
+    slices!(@second_order leapfrog_objective, [2, 2], [0, 1], at.clone());
+    // the writer itself against the spelled form: `grad_into` (replayed calls), `vjp` (the
+    // pullbacks, `PassedOnMany`) and `jvp`; values and outputs to the bit, derivatives to
+    // rounding (a read's cotangent is added into the shadow, where the spelled read's
+    // reaches it in another order)
+    let (pos0, vel0, w) = (&at[..2], &at[2..], [0.3, -0.7, 0.5, 0.2]);
+    type Face = fn(&mut [f64], &mut [f64], &mut [f64], &mut [f64]) -> f64;
+    let run = |f: Face| {
+        let (mut pos, mut vel) = (pos0.to_vec(), vel0.to_vec());
+        let (mut dpos, mut dvel) = (w[..2].to_vec(), w[2..].to_vec());
+        let value = f(&mut pos, &mut vel, &mut dpos, &mut dvel);
+        (value.to_bits(), [pos, vel].concat(), [dpos, dvel].concat())
+    };
+    let same = |name: &str, a: &(u64, Vec<f64>, Vec<f64>), b: &(u64, Vec<f64>, Vec<f64>)| {
+        assert_eq!((a.0, &a.1), (b.0, &b.1), "{name}: value and output");
+        for (k, (x, y)) in a.2.iter().zip(&b.2).enumerate() {
+            assert!(close(*x, *y, 1e-12), "{name}: d{k} {x} vs {y}");
+        }
+    };
+    let bare = run(|p, v, dp, dv| leapfrog::grad_into(p, v, 0.1, 3, dp, dv));
+    let spelled = run(|p, v, dp, dv| leapfrog_spelled::grad_into(p, v, 0.1, 3, dp, dv));
+    same("grad_into", &bare, &spelled);
+    let (mut pos, mut vel) = (pos0.to_vec(), vel0.to_vec());
+    assert_eq!(bare.0, leapfrog(&mut pos, &mut vel, 0.1, 3).to_bits());
+    assert_eq!(bare.1, [pos, vel].concat());
+    let (mut pos, mut vel) = (pos0.to_vec(), vel0.to_vec());
+    assert_eq!(
+        bare.0,
+        leapfrog_spelled(&mut pos, &mut vel, 0.1, 3).to_bits()
+    );
+    // the pullbacks take the shadows the callee's parameters write
+    assert!(leapfrog::GENERATED.contains("PassedOnMany"));
+    let by_vjp = run(|p, v, dp, dv| {
+        let (value, pullback) = leapfrog::vjp(p, v, 0.1, 3);
+        pullback(1.0, dp, dv);
+        value
+    });
+    let spelled_vjp = run(|p, v, dp, dv| {
+        let (value, pullback) = leapfrog_spelled::vjp(p, v, 0.1, 3);
+        pullback(1.0, dp, dv);
+        value
+    });
+    same("vjp", &by_vjp, &spelled_vjp);
+    same("vjp against grad_into", &by_vjp, &bare);
+    let by_jvp = run(|p, v, tp, tv| leapfrog::jvp(p, v, 0.1, 3, tp, tv).1);
+    let spelled_jvp = run(|p, v, tp, tv| leapfrog_spelled::jvp(p, v, 0.1, 3, tp, tv).1);
+    same("jvp", &by_jvp, &spelled_jvp);
+}
+
+// ----- 17. regression: a call's value that gets no cotangent where its derivative is
 // infinite -----
 
 /// [`root_nudge_dropped`] binding the value and never reading it (`let _e = w(x, y);`),

@@ -16,6 +16,8 @@
 //!
 //! `fuzz/hunt.sh` runs the second with the worktree's target directory.
 
+mod scalar;
+
 use std::fmt::Write as _;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -27,7 +29,7 @@ const COMMON: &str = include_str!("../../tests/common/mod.rs");
 const PER_FILE: u64 = 200;
 
 /// SplitMix64: a small, seedable, dependency-free generator.
-struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
     fn next(&mut self) -> u64 {
@@ -458,16 +460,28 @@ fn program_and_test(seed: u64) -> String {
     )
 }
 
-fn test_file(seeds: Range<u64>) -> String {
-    let mut file = HEADER.to_string();
+/// Which programs to write: over tensors ([`Program`]) or plain floats
+/// ([`scalar::ScalarProgram`]).
+#[derive(Clone, Copy)]
+enum Mode {
+    Tensor,
+    Scalar,
+}
+
+fn test_file(seeds: Range<u64>, mode: Mode) -> String {
+    let (header, program): (&str, fn(u64) -> String) = match mode {
+        Mode::Tensor => (HEADER, program_and_test),
+        Mode::Scalar => (scalar::HEADER, scalar::program_and_test),
+    };
+    let mut file = header.to_string();
     for seed in seeds {
-        file.push_str(&program_and_test(seed));
+        file.push_str(&program(seed));
     }
     file
 }
 
 /// A scratch crate that depends on gradtape by path, its programs split over test files.
-fn scratch_crate(out: &Path, seeds: Range<u64>) -> std::io::Result<()> {
+fn scratch_crate(out: &Path, seeds: Range<u64>, mode: Mode) -> std::io::Result<()> {
     let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .expect("fuzz/ is in the workspace")
@@ -476,7 +490,7 @@ fn scratch_crate(out: &Path, seeds: Range<u64>) -> std::io::Result<()> {
     std::fs::create_dir_all(out.join("src"))?;
     let manifest = format!(
         "[package]\nname = \"gradtape-hunt\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
-         [dependencies]\ngradtape = {{ path = {:?} }}\n\n[workspace]\n\n\
+         [dependencies]\ngradtape = {{ path = {:?} }}\nnum-traits = \"0.2\"\n\n[workspace]\n\n\
          [profile.dev.package.\"*\"]\nopt-level = 3\n\n[profile.dev]\nopt-level = 1\n",
         repo.display().to_string()
     );
@@ -496,7 +510,7 @@ fn scratch_crate(out: &Path, seeds: Range<u64>) -> std::io::Result<()> {
         let end = (start + PER_FILE).min(seeds.end);
         std::fs::write(
             out.join(format!("tests/programs_{start}.rs")),
-            test_file(start..end),
+            test_file(start..end, mode),
         )?;
         start = end;
     }
@@ -512,8 +526,14 @@ fn main() -> std::io::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut seeds = 0..40;
     let (mut test_file_path, mut out, mut print) = (None, None, None);
+    let mut mode = Mode::Tensor;
     let mut i = 0;
     while i < args.len() {
+        if args[i] == "--scalar" {
+            mode = Mode::Scalar;
+            i += 1;
+            continue;
+        }
         let value = args.get(i + 1).cloned();
         match (args[i].as_str(), value) {
             ("--seeds", Some(v)) => seeds = parse_range(&v).expect("--seeds A..B"),
@@ -522,7 +542,7 @@ fn main() -> std::io::Result<()> {
             ("--print", Some(v)) => print = Some(v.parse::<u64>().expect("--print SEED")),
             _ => {
                 eprintln!(
-                    "usage: gradtape-fuzz [--seeds A..B] (--test-file FILE | --out DIR | --print SEED)"
+                    "usage: gradtape-fuzz [--scalar] [--seeds A..B] (--test-file FILE | --out DIR | --print SEED)"
                 );
                 std::process::exit(2);
             }
@@ -530,10 +550,13 @@ fn main() -> std::io::Result<()> {
         i += 2;
     }
     if let Some(seed) = print {
-        print!("{}", Program::function(seed));
+        match mode {
+            Mode::Tensor => print!("{}", Program::function(seed)),
+            Mode::Scalar => print!("{}", scalar::ScalarProgram::functions(seed)),
+        }
     }
     if let Some(path) = test_file_path {
-        std::fs::write(&path, test_file(seeds.clone()))?;
+        std::fs::write(&path, test_file(seeds.clone(), mode))?;
         // Checked in: formatted as the rest of the workspace is.
         let formatted = std::process::Command::new("rustfmt")
             .args(["--edition", "2024"])
@@ -544,7 +567,7 @@ fn main() -> std::io::Result<()> {
         }
     }
     if let Some(out) = out {
-        scratch_crate(&out, seeds)?;
+        scratch_crate(&out, seeds, mode)?;
     }
     Ok(())
 }

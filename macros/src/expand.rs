@@ -111,6 +111,11 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
             })
             .collect();
         let mut stmts = rewrite::rewrite(&cx, item.block.stmts.clone(), &borrowed, &parameters);
+        if sig.mode == Mode::Tensor {
+            // a tensor accumulator folded over an iterator: the loop it stands for
+            let params = sig.params.iter().map(|p| p.ident.to_string()).collect();
+            stmts = iterators::tensor_folds(stmts, &params);
+        }
         if sig.mode == Mode::Scalar {
             // local structs split into their fields first: the searches and options
             // then see plain locals
@@ -167,7 +172,7 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
         body
     });
     if let Err(error) = cx.check() {
-        let rejected = fallback::rejected(&item, &error, sig.as_ref());
+        let rejected = fallback::rejected(&item, &error, sig.as_ref(), &args.constant);
         return (fallback::expand(&item, error), rejected);
     }
     let (sig, body) = (sig.expect("checked"), body.expect("checked"));

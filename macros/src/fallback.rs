@@ -6,7 +6,8 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use syn::ItemFn;
 
-use crate::model::sig::Signature;
+use crate::model::sig::{Mode, Signature};
+use crate::syntax::method_companion;
 
 /// The original item and the errors.
 pub fn expand(item: &ItemFn, error: syn::Error) -> TokenStream {
@@ -28,31 +29,50 @@ pub fn expand(item: &ItemFn, error: syn::Error) -> TokenStream {
 /// the same message at the same span: a diagnostic rustc has already emitted for the
 /// fallback, and does not emit twice), so nothing a caller computes from them is checked
 /// further (no "type annotations needed", which items returning `!` gave, nor
-/// mismatches, which a type's `compile_error!`, `()`, gave). Only where a companion type
-/// would stand: beside a function that is no method nor an item of an annotated `impl`
-/// block (those have companion items in an `impl`, no type). `sig` is the signature model
-/// as the pipeline held it (`constant(..)` applied), if it got that far: it counts the
-/// differentiable parameters, whose tangents and gradient buffers `jvp` and `grad_into`
-/// take after the arguments; without it they are counted from the item.
-pub fn rejected(item: &ItemFn, error: &syn::Error, sig: Option<&Signature>) -> TokenStream {
+/// mismatches, which a type's `compile_error!`, `()`, gave). A method's, or an associated
+/// function's of an annotated `impl` block, are the same items as `impl` items named after
+/// it (`energy_grad`, `ENERGY_GENERATED`, with its receiver), where its companion items
+/// would stand ([`method_stand_in`]). `sig` is the signature model as the pipeline held it
+/// (`constant(..)` applied), if it got that far: it counts the differentiable parameters,
+/// whose tangents and gradient buffers `jvp` and `grad_into` take after the arguments;
+/// without it they are counted from the item, less the parameters `constant` names (the
+/// attribute's `constant(..)`, which a pass before the pipeline has not applied).
+pub fn rejected(
+    item: &ItemFn,
+    error: &syn::Error,
+    sig: Option<&Signature>,
+    constant: &[syn::Ident],
+) -> TokenStream {
     match error.clone().into_iter().next() {
-        Some(first) => stand_in(item, first.into_compile_error(), sig),
+        Some(first) => stand_in(item, first.into_compile_error(), sig, constant),
         None => TokenStream::new(),
     }
 }
 
-/// The number of `item`'s differentiable parameters: by its signature model `sig`, else
-/// by the model of its signature as written (a parameter marked `#[differentiable]`, a
-/// struct's, counted as one).
-fn differentiable_params(item: &ItemFn, sig: Option<&Signature>) -> usize {
+/// The parameters the attribute's arguments `args` hold constant (`constant(..)`), for
+/// [`rejected`] where the pipeline did not read them (a pass before it failed, or its twin):
+/// an argument's own error is the pipeline's to report, so none is kept here.
+pub fn constant_names(args: &TokenStream) -> Vec<syn::Ident> {
+    crate::args::parse(&crate::ctxt::Ctxt::default(), args.clone()).constant
+}
+
+/// The number of `item`'s differentiable parameters and whether it runs in tensor mode:
+/// by its signature model `sig`, else by the model of its signature as written (a
+/// parameter marked `#[differentiable]`, a struct's, counted as one), less the parameters
+/// held constant (`constant`); `None` where neither model exists.
+fn differentiable_params(
+    item: &ItemFn,
+    sig: Option<&Signature>,
+    constant: &[syn::Ident],
+) -> (usize, Option<Mode>) {
     let count = |sig: &Signature| {
         sig.params
             .iter()
-            .filter(|p| p.differentiable(sig.mode))
+            .filter(|p| p.differentiable(sig.mode) && !constant.contains(&p.ident))
             .count()
     };
     if let Some(sig) = sig {
-        return count(sig);
+        return (count(sig), Some(sig.mode));
     }
     let marked = |attrs: &[syn::Attribute]| {
         attrs
@@ -62,43 +82,79 @@ fn differentiable_params(item: &ItemFn, sig: Option<&Signature>) -> usize {
     let mut plain = crate::params::stripped(item);
     let mut marks = 0;
     for (input, original) in plain.sig.inputs.iter_mut().zip(&item.sig.inputs) {
-        let attrs = match original {
-            syn::FnArg::Typed(typed) => &typed.attrs,
-            syn::FnArg::Receiver(receiver) => &receiver.attrs,
+        let (attrs, name) = match original {
+            syn::FnArg::Typed(typed) => (
+                &typed.attrs,
+                match &*typed.pat {
+                    syn::Pat::Ident(pat) => Some(pat.ident.clone()),
+                    _ => None,
+                },
+            ),
+            syn::FnArg::Receiver(receiver) => {
+                (&receiver.attrs, Some(syn::Ident::from(receiver.self_token)))
+            }
         };
         if marked(attrs) {
-            marks += 1;
+            if !name.is_some_and(|name| constant.contains(&name)) {
+                marks += 1;
+            }
             // counted here, not again by its type
             if let syn::FnArg::Typed(typed) = input {
                 *typed.ty = syn::parse_quote!(());
             }
         }
     }
-    marks + crate::model::sig::parse(&plain).map_or(0, |sig| count(&sig))
+    match crate::model::sig::parse(&plain) {
+        Some(sig) => (marks + count(&sig), Some(sig.mode)),
+        None => (marks, None),
+    }
 }
 
-/// The ident of the item only [`rejected`]'s stand-in has ([`is_stand_in`]).
+/// The prefix of the item only [`rejected`]'s stand-in has ([`is_stand_in`]), a method's
+/// followed by its name (one per method of a block).
 const STAND_IN_MARK: &str = "__gradtape_stand_in";
+
+/// The stand-in's items (a companion type's: [`rejected`]) with their number of arguments
+/// past the call's own: `jvp_call`'s tangents, `vjp_now`'s cotangent, `vjp_into`'s
+/// cotangent and sinks, `jvp`'s tangents or `grad_into`'s buffers (one per differentiable
+/// parameter).
+fn stand_in_items(differentiable: usize) -> [(&'static str, usize); 11] {
+    [
+        ("primal", 0),
+        ("vjp", 0),
+        ("vjp_partial", 0),
+        ("grad", 0),
+        ("grad_into", differentiable),
+        ("jvp", differentiable),
+        ("vjp_scalar", 0),
+        ("primal_scalar", 0),
+        ("jvp_call", 1),
+        ("vjp_now", 1),
+        ("vjp_into", 2),
+    ]
+}
 
 /// [`rejected`]'s stand-in, `never` the `compile_error!` its items return (in an array
 /// length: an expression's, so the type holds the error, where a type's would be `()`).
-fn stand_in(item: &ItemFn, never: TokenStream, sig: Option<&Signature>) -> TokenStream {
-    // a method, an item of an annotated block, or one naming `Self` (in an `impl` block
-    // the attribute is not on: `validate::associated_function_alone`)
-    if item.sig.receiver().is_some()
-        || crate::syntax::is_in_impl_block()
-        || crate::syntax::names_self(quote::ToTokens::to_token_stream(item))
-    {
+fn stand_in(
+    item: &ItemFn,
+    never: TokenStream,
+    sig: Option<&Signature>,
+    constant: &[syn::Ident],
+) -> TokenStream {
+    let (differentiable, mode) = differentiable_params(item, sig, constant);
+    if item.sig.receiver().is_some() || crate::syntax::is_in_impl_block() {
+        return method_stand_in(item, never, differentiable, mode);
+    }
+    // one naming `Self` in an `impl` block the attribute is not on
+    // (`validate::associated_function_alone`): no companion items stand there
+    if crate::syntax::names_self(quote::ToTokens::to_token_stream(item)) {
         return TokenStream::new();
     }
     let (vis, name) = (&item.vis, &item.sig.ident);
     let generated = crate::generate::paths::generated();
     let arity = item.sig.inputs.len();
-    let differentiable = differentiable_params(item, sig);
-    // each item's arguments: the call's, then `jvp_call`'s tangents, `vjp_now`'s
-    // cotangent, `vjp_into`'s cotangent and sinks, `jvp`'s tangents or `grad_into`'s
-    // buffers (one per differentiable parameter)
-    let item = |item: &str, extra: usize| {
+    let items = stand_in_items(differentiable).map(|(item, extra)| {
         let item = format_ident!("{item}");
         let types: Vec<syn::Ident> = (0..arity + extra).map(|k| format_ident!("A{k}")).collect();
         quote! {
@@ -106,20 +162,7 @@ fn stand_in(item: &ItemFn, never: TokenStream, sig: Option<&Signature>) -> Token
                 ::core::unreachable!("a rejected function's items are never called")
             }
         }
-    };
-    let items = [
-        item("primal", 0),
-        item("vjp", 0),
-        item("vjp_partial", 0),
-        item("grad", 0),
-        item("grad_into", differentiable),
-        item("jvp", differentiable),
-        item("vjp_scalar", 0),
-        item("primal_scalar", 0),
-        item("jvp_call", 1),
-        item("vjp_now", 1),
-        item("vjp_into", 2),
-    ];
+    });
     let mark = format_ident!("{STAND_IN_MARK}");
     quote! {
         #[doc(hidden)]
@@ -128,6 +171,8 @@ fn stand_in(item: &ItemFn, never: TokenStream, sig: Option<&Signature>) -> Token
         // not among the companions rustc lists in another caller's "not annotated"
         #[diagnostic::do_not_recommend]
         impl #generated::Annotated for #name {}
+        #[diagnostic::do_not_recommend]
+        impl #generated::AnnotatedOnNumbers for #name {}
         #[allow(dead_code, non_upper_case_globals, clippy::all)]
         impl #name {
             #(#items)*
@@ -137,12 +182,67 @@ fn stand_in(item: &ItemFn, never: TokenStream, sig: Option<&Signature>) -> Token
     }
 }
 
+/// The stand-in of a rejected method, or associated function of an annotated `impl` block:
+/// the items of [`stand_in`]'s companion type as `impl` items named after it
+/// (`energy_grad`, `ENERGY_GENERATED`, as `generate::companion`'s `method_items` names the
+/// real ones), a method's taking its receiver (by method syntax, `s.energy_grad(x)`, or by
+/// path, `Spring::energy_grad(&s, x)`, as annotated callers reach them), with the method's
+/// visibility. None for a method in tensor mode, which has no companion items (it runs op
+/// by op, and may stand in a trait's `impl` annotated alone, which could hold none), nor
+/// where the signature has no model to tell the mode (`mode`).
+fn method_stand_in(
+    item: &ItemFn,
+    never: TokenStream,
+    differentiable: usize,
+    mode: Option<Mode>,
+) -> TokenStream {
+    let receiver = item.sig.receiver().map(|receiver| {
+        let mut receiver = receiver.clone();
+        receiver.attrs.clear();
+        // the stand-in never binds it: `mut self` would be an unused `mut`
+        receiver.mutability = None;
+        receiver
+    });
+    match mode {
+        Some(Mode::Scalar) => {}
+        Some(Mode::Tensor) if receiver.is_none() => {}
+        _ => return TokenStream::new(),
+    }
+    let (vis, method) = (&item.vis, &item.sig.ident);
+    // the arguments past the receiver
+    let arity = item.sig.inputs.len() - usize::from(receiver.is_some());
+    let receiver = receiver.map(|receiver| quote!(#receiver,));
+    let items = stand_in_items(differentiable).map(|(item, extra)| {
+        let item = method_companion(method, item);
+        let types: Vec<syn::Ident> = (0..arity + extra).map(|k| format_ident!("A{k}")).collect();
+        quote! {
+            #[allow(dead_code, clippy::all)]
+            #vis fn #item<#(#types),*>(#receiver #(_: #types),*) -> [(); #never] {
+                ::core::unreachable!("a rejected method's items are never called")
+            }
+        }
+    });
+    let generated = format_ident!("{}_GENERATED", method.to_string().to_uppercase());
+    let mark = format_ident!("{STAND_IN_MARK}_{method}");
+    quote! {
+        #(#items)*
+        #[allow(dead_code, clippy::all)]
+        #vis const #generated: [(); #never] = [];
+        #[allow(dead_code, non_upper_case_globals, clippy::all)]
+        const #mark: () = ();
+    }
+}
+
 /// The stand-in ([`rejected`]) of the user's function `item` whose twin's expansion
 /// failed, from the twin's own stand-in `companion` (its first error; nothing if it has
-/// none, a method's).
-pub fn rejected_twin(item: &ItemFn, companion: &TokenStream) -> TokenStream {
+/// none), with the parameters the attribute holds constant (`constant`).
+pub fn rejected_twin(
+    item: &ItemFn,
+    companion: &TokenStream,
+    constant: &[syn::Ident],
+) -> TokenStream {
     match first_compile_error(companion) {
-        Some(never) => stand_in(item, never, None),
+        Some(never) => stand_in(item, never, None, constant),
         None => TokenStream::new(),
     }
 }
@@ -174,7 +274,7 @@ fn first_compile_error(tokens: &TokenStream) -> Option<TokenStream> {
 /// may be anywhere: in a user's body that a real companion's `primal` copies).
 pub fn is_stand_in(companion: &TokenStream) -> bool {
     companion.clone().into_iter().any(|token| match token {
-        proc_macro2::TokenTree::Ident(ident) => ident == STAND_IN_MARK,
+        proc_macro2::TokenTree::Ident(ident) => ident.to_string().starts_with(STAND_IN_MARK),
         proc_macro2::TokenTree::Group(group) => is_stand_in(&group.stream()),
         _ => false,
     })

@@ -197,6 +197,19 @@ fn leaves_early(tokens: TokenStream) -> bool {
     })
 }
 
+/// How often each identifier occurs in a token stream, through its groups.
+fn count_idents(tokens: TokenStream, counts: &mut HashMap<String, usize>) {
+    for tree in tokens {
+        match tree {
+            proc_macro2::TokenTree::Ident(ident) => {
+                *counts.entry(ident.to_string()).or_default() += 1
+            }
+            proc_macro2::TokenTree::Group(group) => count_idents(group.stream(), counts),
+            _ => {}
+        }
+    }
+}
+
 /// Every identifier in a token stream, through its groups.
 fn token_idents(tokens: TokenStream, names: &mut HashSet<String>) {
     for tree in tokens {
@@ -1958,6 +1971,161 @@ struct Head {
     derefs: Vec<(String, Expr)>,
 }
 
+/// Tensor mode: `chain.fold(init, |acc, v| e)`, after any `.map(|p| e)` calls, over an
+/// iterator the body reads as written (a constant array's `iter()`, a range, a slice of
+/// tensors' `iter()`), is the loop it stands for, so that an accumulator holding a
+/// differentiable tensor is differentiated as any loop-carried value:
+/// `{ let mut acc = init; for item in chain { let v = { let p = item; m }; let acc = acc;
+/// acc = e; } acc }`. Each closure's pattern is bound by `let` in the order the iterator
+/// would call them, in a block of its own, and each body evaluated once per item, as the
+/// iterator would. A closure that may leave
+/// early (`return`, `?`) is left as written (the loop would leave the function instead),
+/// as is a `move` closure, a chain that does not visibly start from an iterator (a user
+/// type's own `fold`), and a fold whose closures bind a name the function spells
+/// elsewhere (`params`, the parameters', among them).
+pub fn tensor_folds(stmts: Vec<syn::Stmt>, params: &HashSet<String>) -> Vec<syn::Stmt> {
+    struct Folds {
+        next: usize,
+        /// Every identifier of the body, counted (the closures' own among them).
+        spelled: HashMap<String, usize>,
+        params: HashSet<String>,
+    }
+    impl VisitMut for Folds {
+        fn visit_expr_mut(&mut self, expr: &mut Expr) {
+            // inner folds first: a fold in a closure's body is rewritten before the body is
+            // moved into the loop
+            visit_mut::visit_expr_mut(self, expr);
+            if let Expr::MethodCall(call) = expr
+                && let Some(rewritten) = self.fold(call)
+            {
+                *expr = rewritten;
+            }
+        }
+    }
+    impl Folds {
+        fn fold(&mut self, call: &syn::ExprMethodCall) -> Option<Expr> {
+            if call.method != "fold" || call.args.len() != 2 {
+                return None;
+            }
+            let Expr::Closure(closure) = strip_parens(&call.args[1]) else {
+                return None;
+            };
+            if closure.inputs.len() != 2
+                || !matches!(strip_pat_type(&closure.inputs[0]), Pat::Ident(_))
+            {
+                return None;
+            }
+            // the maps, innermost first, each a closure of one argument
+            let mut maps = Vec::new();
+            let mut source = &*call.receiver;
+            while let Expr::MethodCall(map) = strip_parens(source)
+                && map.method == "map"
+                && map.args.len() == 1
+                && let Expr::Closure(inner) = strip_parens(&map.args[0])
+                && inner.inputs.len() == 1
+            {
+                maps.push(inner);
+                source = &map.receiver;
+            }
+            maps.reverse();
+            let closures = maps.iter().copied().chain([closure]);
+            // a `move` closure owns its captures, which a loop body would move again on
+            // each pass
+            if closures.clone().any(|c| {
+                c.asyncness.is_some()
+                    || c.capture.is_some()
+                    || leaves_early(quote::ToTokens::to_token_stream(&c.body))
+            }) || !starts_an_iterator(source)
+            {
+                return None;
+            }
+            // A closure's name spelled elsewhere in the function (a parameter, another
+            // local): the loop would bind it where lowering takes a shadowing name for the
+            // one it shadows (an inner block's constant `x` read as the tensor parameter
+            // `x`, a rustc error in the expansion), so such a fold is left as written.
+            let mut own = HashMap::new();
+            for c in closures.clone() {
+                count_idents(quote::ToTokens::to_token_stream(c), &mut own);
+            }
+            let mut bound = HashSet::new();
+            for c in closures.clone() {
+                for pat in &c.inputs {
+                    pattern_names(pat, &mut bound);
+                }
+            }
+            if bound.iter().any(|name| {
+                self.params.contains(name)
+                    || self.spelled.get(name).copied().unwrap_or(0)
+                        > own.get(name).copied().unwrap_or(0)
+            }) {
+                return None;
+            }
+            self.next += 1;
+            let acc = crate::syntax::fresh_local(format!("fold_acc{}", self.next));
+            let item = crate::syntax::fresh_local(format!("fold_item{}", self.next));
+            // each closure's argument is the previous closure's value (the first's, the
+            // item), its pattern bound in a block of its own: a later closure's body sees
+            // none of an earlier one's names, as with the closures (a map's `|x| ..` does
+            // not shadow an `x` the fold's body reads)
+            let mut value: Expr = syn::parse_quote!(#item);
+            for map in &maps {
+                let pat = &map.inputs[0];
+                let body = &map.body;
+                value = syn::parse_quote!({ let #pat = #value; #body });
+            }
+            let (acc_pat, item_pat, body) = (&closure.inputs[0], &closure.inputs[1], &closure.body);
+            let init = &call.args[0];
+            Some(syn::parse_quote!({
+                let mut #acc = #init;
+                for #item in #source {
+                    let #item_pat = #value;
+                    let #acc_pat = #acc;
+                    #acc = #body;
+                }
+                #acc
+            }))
+        }
+    }
+    /// Whether `expr` is visibly an iterator: a range, or a chain of adaptors on
+    /// `iter()`, `into_iter()`, `windows(n)`, `chunks(n)` or `chunks_exact(n)`.
+    fn starts_an_iterator(expr: &Expr) -> bool {
+        match strip_parens(expr) {
+            Expr::Range(_) => true,
+            Expr::MethodCall(call) => {
+                matches!(
+                    call.method.to_string().as_str(),
+                    "iter" | "into_iter" | "windows" | "chunks" | "chunks_exact"
+                ) || (matches!(
+                    call.method.to_string().as_str(),
+                    "rev"
+                        | "enumerate"
+                        | "zip"
+                        | "skip"
+                        | "take"
+                        | "step_by"
+                        | "copied"
+                        | "cloned"
+                        | "chain"
+                ) && starts_an_iterator(&call.receiver))
+            }
+            _ => false,
+        }
+    }
+    let mut block = syn::Block {
+        brace_token: Default::default(),
+        stmts,
+    };
+    let mut spelled = HashMap::new();
+    count_idents(quote::ToTokens::to_token_stream(&block), &mut spelled);
+    let mut folds = Folds {
+        next: 0,
+        spelled,
+        params: params.clone(),
+    };
+    folds.visit_block_mut(&mut block);
+    block.stmts
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -2033,6 +2201,65 @@ mod tests {
         ] {
             let expr: Expr = expr;
             assert_eq!(fused(expr.clone()), tokens(expr));
+        }
+    }
+
+    /// The tail expression of `stmts` after [`tensor_folds`], as tokens.
+    fn folded(expr: Expr) -> String {
+        let stmts = tensor_folds(
+            vec![syn::Stmt::Expr(expr, None)],
+            &HashSet::from(["x".to_string()]),
+        );
+        let block = syn::Block {
+            brace_token: Default::default(),
+            stmts,
+        };
+        quote!(#block).to_string()
+    }
+
+    #[test]
+    fn a_tensor_fold_is_the_loop_it_stands_for() {
+        let rewritten = folded(syn::parse_quote!(
+            c.iter()
+                .rev()
+                .map(|r| x - *r)
+                .fold(x * 0.0, |acc, f| acc * f)
+        ));
+        // the source as written, each closure's pattern bound in the order of its call,
+        // the accumulator carried by the loop
+        for part in [
+            "for fold_item1 in c . iter () . rev ()",
+            "let f = { let r = fold_item1 ; x - * r } ;",
+            "let acc = fold_acc1 ;",
+            "fold_acc1 = acc * f ;",
+        ] {
+            assert!(rewritten.contains(part), "{part} in {rewritten}");
+        }
+    }
+
+    /// A closure that may leave early, a `move` closure, a receiver that is no visible
+    /// iterator (a user type's own `fold`) and a closure's name spelled outside the
+    /// closures are left as written.
+    #[test]
+    fn folds_that_are_no_plain_loop_are_kept() {
+        for expr in [
+            syn::parse_quote!(c.iter().fold(x * 0.0, |acc, v| {
+                if *v > 1.0 {
+                    return acc;
+                }
+                acc + *v
+            })),
+            syn::parse_quote!(c.iter().fold(x * 0.0, move |acc, v| acc * y + *v)),
+            syn::parse_quote!(tree.fold(x * 0.0, |acc, v| acc + v)),
+            // a map's name that is a parameter's
+            syn::parse_quote!(
+                c.iter()
+                    .map(|x| *x * 2.0)
+                    .fold(y * 0.0, |acc, v| acc * y + v)
+            ),
+        ] {
+            let expr: Expr = expr;
+            assert_eq!(folded(expr.clone()), tokens(syn::parse_quote!({ #expr })));
         }
     }
 }

@@ -825,7 +825,7 @@ impl<'a> Lowerer<'a> {
                 ) {
                     self.lower_control(expr, Tail::Assign(temp));
                 } else {
-                    validate::unsupported_expr(self.cx, expr);
+                    self.reject(expr);
                 }
                 let name = self.bindings[temp].name.clone();
                 let mut local = local.clone();
@@ -998,7 +998,7 @@ impl<'a> Lowerer<'a> {
                     })
                     .collect()
             }
-            Mode::Scalar if self.writes_arrays(call) || self.passed_on_alone(call).is_some() => {
+            Mode::Scalar if self.writes_arrays(call) || self.function_passes_on_flat(call) => {
                 self.writing_call_parts(Writer::Function(call), arity)
             }
             Mode::Scalar => {
@@ -1039,6 +1039,7 @@ impl<'a> Lowerer<'a> {
     fn is_method_with_parts(&self, call: &syn::ExprMethodCall) -> bool {
         self.mode == Mode::Scalar
             && (self.method_writes_arrays(call)
+                || self.method_passes_on_flat(call)
                 || self.struct_receiver(call).is_some()
                 || (!self.mentions_active(&call.receiver)
                     && call.args.iter().any(|arg| self.mentions_active(arg))
@@ -1064,7 +1065,7 @@ impl<'a> Lowerer<'a> {
     /// [`Stmt::CallParts`] (its receiver a differentiable operand if it is a struct's,
     /// [`Self::method_on_whole`]).
     fn method_parts(&mut self, call: &syn::ExprMethodCall, arity: usize) -> Vec<Tree> {
-        if self.method_writes_arrays(call) {
+        if self.method_writes_arrays(call) || self.method_passes_on_flat(call) {
             return self.writing_call_parts(Writer::Method(call), arity);
         }
         let (func, args) = match self.struct_receiver(call) {
@@ -1287,7 +1288,8 @@ impl<'a> Lowerer<'a> {
                 self.lower_writing_call(Writer::Function(call), expr, semi)
             }
             Expr::MethodCall(call)
-                if self.mode == Mode::Scalar && self.method_writes_arrays(call) =>
+                if self.mode == Mode::Scalar
+                    && (self.method_writes_arrays(call) || self.method_passes_on_written(call)) =>
             {
                 self.lower_writing_call(Writer::Method(call), expr, semi)
             }
@@ -2401,7 +2403,7 @@ impl<'a> Lowerer<'a> {
                 })
             }
             other => {
-                validate::unsupported_expr(self.cx, other);
+                self.reject(other);
                 Operand::Inactive(expr.clone())
             }
         }
@@ -2442,6 +2444,20 @@ impl<'a> Lowerer<'a> {
         Operand::Active {
             binding,
             fwd: syn::parse_quote!(#name),
+        }
+    }
+
+    /// `operand` as a name or a literal, which the forward code may read twice: bound to
+    /// a temporary first if it is any other expression (a call, an element read).
+    fn named(&mut self, operand: Operand) -> Operand {
+        let pure = matches!(strip_parens(operand.fwd()), Expr::Lit(_) | Expr::Path(_));
+        if pure {
+            operand
+        } else {
+            self.emit_temp(Op::Copy {
+                value: operand,
+                clone: false,
+            })
         }
     }
 
@@ -2559,8 +2575,10 @@ impl<'a> Lowerer<'a> {
         if let Some(op) = self.build_float_method(call, &name, args_active) {
             return Some(op);
         }
-        if self.mode == Mode::Scalar && self.method_writes_arrays(call) {
-            // `let e = self.apply(&x, &mut out);`
+        if self.mode == Mode::Scalar
+            && (self.method_writes_arrays(call) || self.method_passes_on_flat(call))
+        {
+            // `let e = self.apply(&x, &mut out);`, `let e = self.apply(&x, y);`
             return self.build_writing_call(Writer::Method(call));
         }
         if receiver_active {
@@ -2659,16 +2677,30 @@ impl<'a> Lowerer<'a> {
                 })
             }
             ("mul_add", [a, b]) => {
-                let (x, a) = (self.lower_operand(&call.receiver), self.lower_operand(a));
-                let kind = BinaryKind::Mul;
+                let (mut x, mut a) = (self.lower_operand(&call.receiver), self.lower_operand(a));
+                // On numbers the sum's value is the fused one, which reads `x` and `a`
+                // again: each is a name or a constant, or bound to one first.
+                let fused = matches!(self.mode, Mode::Scalar);
+                if fused {
+                    x = self.named(x);
+                    a = self.named(a);
+                }
                 let product = self.emit_temp(Op::Binary {
-                    kind,
-                    lhs: x,
-                    rhs: a,
+                    kind: BinaryKind::Mul,
+                    lhs: x.clone(),
+                    rhs: a.clone(),
                 });
                 let rhs = self.lower_operand(b);
-                let (kind, lhs) = (BinaryKind::Add, product);
-                Some(Op::Binary { kind, lhs, rhs })
+                let kind = if fused {
+                    BinaryKind::FusedMulAdd { x, a }
+                } else {
+                    BinaryKind::Add
+                };
+                Some(Op::Binary {
+                    kind,
+                    lhs: product,
+                    rhs,
+                })
             }
             ("clamp" | "clip_by_value", [lo, hi]) => {
                 // f64 has `min`/`max`, tensors `minimum`/`maximum`
@@ -2739,7 +2771,7 @@ impl<'a> Lowerer<'a> {
             // (`plain_helper_array`), below
             Mode::Scalar
                 if self.calls.plain_helper(&func.path).is_none()
-                    && (self.writes_arrays(call) || self.passed_on_alone(call).is_some()) =>
+                    && (self.writes_arrays(call) || self.function_passes_on_flat(call)) =>
             {
                 self.build_writing_call(Writer::Function(call))
             }
@@ -2814,7 +2846,7 @@ impl<'a> Lowerer<'a> {
             validate::strict_plain_helper(self.cx, path);
             return;
         }
-        let check = match crate::model::ir::resolved_callee(path, 0) {
+        let check = match crate::model::ir::resolved_callee(path, 0, false) {
             Some((check, _)) => quote::quote!({ #check }),
             // a path with generic arguments cannot be imported: name an item only an
             // annotated function has
@@ -3017,37 +3049,63 @@ impl<'a> Lowerer<'a> {
         self.written.contains(&binding).then_some(binding)
     }
 
-    /// The one array a call of a named function may write, if it passes nothing `&mut`
-    /// (`&mut a`) and exactly one flat `&mut` float array parameter as it is (`w(x, y)`,
-    /// `r(y)`): the callee may write it or only read it, which the caller's macro cannot
-    /// tell (it sees no callee's signature), so the call is a [`Stmt::CallWrites`] whose
-    /// generated code serves both ([`Written::passed_on`]), its value used or not.
-    fn passed_on_alone(&self, call: &syn::ExprCall) -> Option<BindingId> {
-        callee_path(call).filter(|path| self.calls.plain_helper(path).is_none())?;
-        // (a struct result read by field, `f(x, y).v`, and a struct literal passed whole
-        // keep their own forms, which read `y`)
-        if self.struct_fields.is_some()
-            || call.args.iter().any(|arg| {
-                self.written_array_arg(arg).is_some() || self.active_struct_literal(arg).is_some()
-            })
-        {
-            return None;
-        }
-        let mut passed = call
-            .args
-            .iter()
-            .filter_map(|arg| self.passed_on_written(arg));
-        let binding = passed.next()?;
-        let flat = self.bindings[binding].row.is_none() && !self.bindings[binding].ragged;
-        (passed.next().is_none() && flat).then_some(binding)
+    /// Whether a binding is a flat array (no rows, not ragged).
+    fn is_flat(&self, binding: BindingId) -> bool {
+        self.bindings[binding].row.is_none() && !self.bindings[binding].ragged
+    }
+
+    /// Whether a call whose value is used passes on one of the caller's flat `&mut [F]`
+    /// parameters as it is (`let e = w(x, y);`, `total(y, z)`, `w(x, y, &mut out)`): a
+    /// writing call ([`Written::passed_on`]), each such parameter written or read as the
+    /// callee's types say. Not for a struct result read by field (`f(x, y).v`) nor a
+    /// struct literal passed whole, which keep their own forms (reading `y`).
+    fn passes_on_flat<'e>(&self, mut args: impl Iterator<Item = &'e Expr> + Clone) -> bool {
+        self.struct_fields.is_none()
+            && !args
+                .clone()
+                .any(|arg| self.active_struct_literal(arg).is_some())
+            && args.any(|arg| self.passed_on_written(arg).is_some_and(|b| self.is_flat(b)))
+    }
+
+    /// [`passes_on_flat`](Self::passes_on_flat) of a call of a named function (no plain
+    /// helper).
+    fn function_passes_on_flat(&self, call: &syn::ExprCall) -> bool {
+        callee_path(call).is_some_and(|path| self.calls.plain_helper(path).is_none())
+            && self.passes_on_flat(call.args.iter())
+    }
+
+    /// [`passes_on_flat`](Self::passes_on_flat) of a method call, under
+    /// [`method_passes_on`](Self::method_passes_on)'s conditions.
+    fn method_passes_on_flat(&self, call: &syn::ExprMethodCall) -> bool {
+        self.method_passes_on(call) && self.passes_on_flat(call.args.iter())
+    }
+
+    /// [`passes_on_written`](Self::passes_on_written) of a method call statement
+    /// (`self.update(y);`), under [`method_passes_on`](Self::method_passes_on)'s
+    /// conditions on the receiver and the method.
+    fn method_passes_on_written(&self, call: &syn::ExprMethodCall) -> bool {
+        self.method_passes_on(call)
+            && call
+                .args
+                .iter()
+                .any(|arg| self.passed_on_written(arg).is_some())
+    }
+
+    /// Whether a method call may be an annotated method's given a `&mut` parameter as it
+    /// is: scalar mode, a constant receiver that is no array, and a method that stores no
+    /// argument.
+    fn method_passes_on(&self, call: &syn::ExprMethodCall) -> bool {
+        self.mode == Mode::Scalar
+            && !self.mentions_active(&call.receiver)
+            && self.array_target(&call.receiver).is_none()
+            && self.struct_receiver(call).is_none()
+            && !vocabulary::stores_argument(&call.method.to_string())
     }
 
     /// Whether a call statement of a named function passes on a `&mut` float array
     /// parameter as it is (`step(x, s, y);`): a call of an annotated function writing it,
-    /// as `&mut y` would be, or reading it ([`passed_on_alone`](Self::passed_on_alone)).
-    /// Beside other such arrays or `&mut a`, a statement's are taken as written (the
-    /// callee's pullback takes each one's shadow, in order); a call whose value is used
-    /// then reads them (`total(y, z)`).
+    /// as `&mut y` would be, or reading it ([`Written::passed_on`]), beside other written
+    /// arrays too. (One of rows is taken for written by a statement.)
     fn passes_on_written(&self, call: &syn::ExprCall) -> bool {
         callee_path(call).is_some_and(|path| self.calls.plain_helper(path).is_none())
             && call
@@ -3182,26 +3240,30 @@ impl<'a> Lowerer<'a> {
         };
         let offset = args.len();
         let call_args = call.args();
-        // a `&mut` parameter passed on as it is: written or read, the only one the call may
-        // write ([`Written::passed_on`]); beside others, written in a call statement
-        let alone = match call {
-            Writer::Function(function) => self.passed_on_alone(function),
-            Writer::Method(_) => None,
-        };
-        let statement = matches!((&call, wanted), (Writer::Function(_), Wanted::Nothing));
+        // a `&mut` parameter passed on as it is: written or read ([`Written::passed_on`]),
+        // the callee's types choosing; beside other written arrays too, its pullback then
+        // taking the shadows the flags `generated::lend` records say (`PassedOnMany`)
+        // (one of rows keeps the older guess: written by a statement, else read)
+        // (a struct result read by field, `f(x, y).v`, and a struct literal passed whole
+        // keep their own forms, which read it, or a statement writes it)
+        let statement = matches!(wanted, Wanted::Nothing);
+        let may_pass_on = self.struct_fields.is_none()
+            && !call_args
+                .iter()
+                .any(|arg| self.active_struct_literal(arg).is_some());
         let mut written = Vec::new();
-        let mut passed_on = None;
+        let mut passed_on = Vec::new();
         for (k, arg) in call_args.iter().enumerate() {
-            let bare = || {
-                (alone.is_some() || statement)
-                    .then(|| self.passed_on_written(arg).map(|binding| (binding, None)))
-                    .flatten()
-            };
             let explicit = self.written_array_arg(arg);
-            if explicit.is_none() && alone.is_some() && bare().is_some() {
-                passed_on = Some(offset + k);
+            let bare = self.passed_on_written(arg);
+            let flat = may_pass_on && bare.is_some_and(|b| self.is_flat(b));
+            if explicit.is_none() && flat {
+                passed_on.push(offset + k);
             }
-            match explicit.or_else(bare) {
+            let bare = bare
+                .filter(|_| flat || statement)
+                .map(|binding| (binding, None));
+            match explicit.or(bare) {
                 Some((binding, range)) => {
                     written.push((offset + k, binding, range));
                     args.push(Operand::Active {
@@ -3277,7 +3339,7 @@ impl<'a> Lowerer<'a> {
             parts.push(Written {
                 position,
                 part,
-                passed_on: passed_on == Some(position),
+                passed_on: passed_on.contains(&position),
             });
         }
         let result = match wanted {
@@ -3787,6 +3849,18 @@ impl<'a> Lowerer<'a> {
                 }
                 Operand::Inactive(expr) => expr,
             },
+        }
+    }
+
+    /// An expression reading a differentiable value with no adjoint: `vec![..]` of
+    /// tensors in tensor mode is a collection the body would keep, the rest
+    /// `validate::unsupported_expr`'s.
+    fn reject(&self, expr: &Expr) {
+        match strip_parens(expr) {
+            Expr::Macro(mac) if self.mode == Mode::Tensor && mac.mac.path.is_ident("vec") => {
+                validate::collection_of_tensors(self.cx, mac)
+            }
+            _ => validate::unsupported_expr(self.cx, expr),
         }
     }
 

@@ -64,10 +64,12 @@ fn is_mark(attr: &syn::Attribute) -> bool {
 /// (for a method, both are `impl` items: the companion holds the twin method too).
 pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
     let cx = Ctxt::default();
+    // the parameters held constant, which a stand-in's items take no tangent for
+    let constant = crate::fallback::constant_names(&args);
     let user_item = stripped(&item);
     let model = read(&cx, &item);
     if let Err(error) = cx.check() {
-        let rejected = crate::fallback::rejected(&item, &error, None);
+        let rejected = crate::fallback::rejected(&item, &error, None, &constant);
         return (crate::fallback::expand(&user_item, error), rejected);
     }
     let model = model.expect("checked");
@@ -89,7 +91,7 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
     let Some(twin_items) = companion_items(&twin_companion, &model) else {
         // the twin's expansion failed: its fallback carries the errors, and its stand-in
         // companion (`fallback::rejected`) stands for the user's function's
-        let rejected = crate::fallback::rejected_twin(&item, &twin_companion);
+        let rejected = crate::fallback::rejected_twin(&item, &twin_companion, &constant);
         return (quote!(#user_item), quote!(#twin_fn #rejected));
     };
     let companion = companion(&user_item, &model, &twin_items);
@@ -2199,6 +2201,7 @@ impl TwinCompanion<'_> {
             #vis struct #name {}
 
             impl #generated::Annotated for #name {}
+            impl #generated::AnnotatedOnNumbers for #name {}
 
             #[allow(dead_code, unused_variables, unused_mut, non_snake_case, clippy::all)]
             impl #name {

@@ -98,10 +98,12 @@ pub fn returns_values(item: &ItemFn) -> bool {
 /// The item and its companion.
 pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
     let cx = Ctxt::default();
+    // the parameters held constant, which a stand-in's items take no tangent for
+    let constant = crate::fallback::constant_names(&args);
     let user_item = crate::params::stripped(&item);
     let model = read(&cx, &item);
     if let Err(error) = cx.check() {
-        let rejected = crate::fallback::rejected(&item, &error, None);
+        let rejected = crate::fallback::rejected(&item, &error, None, &constant);
         return (crate::fallback::expand(&user_item, error), rejected);
     }
     let model = model.expect("checked");
@@ -112,7 +114,7 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
         // the twin's expansion failed: its fallback carries the errors, at the user's
         // tokens (the twin is the user's item but for its result), and its stand-in
         // companion (`fallback::rejected`) stands for the user's function's
-        let rejected = crate::fallback::rejected_twin(&item, &twin_companion);
+        let rejected = crate::fallback::rejected_twin(&item, &twin_companion, &constant);
         return (quote!(#user_item), quote!(#twin_fn #rejected));
     };
     let companion = companion(&user_item, &model, &twin_items);

@@ -11,7 +11,10 @@
 //!   A shared-reference parameter (`v: &Tensor<F>`, `v: &f64`) is bound untyped, as
 //!   `let v = &y;` is (lowering gives a `let`'s type to the tangent too), and `&x` of the
 //!   function's own `&T` parameter passed for it is `x` (the reference the call's
-//!   coercion of `&&T` makes).
+//!   coercion of `&&T` makes). A parameter taking a slice, an array or a `Vec` by shared
+//!   reference (`v: &[F]`) given an array by name (`&x`) is not bound at all: the body
+//!   reads `x` where it reads `v` ([`ArrayAlias`]), since lowering differentiates arrays by
+//!   name and rejects a copy of one.
 //!   Its arguments are evaluated first, in order, as a call evaluates them, before any
 //!   parameter is bound (a parameter named like a variable an argument reads cannot change
 //!   what the argument reads).
@@ -347,7 +350,9 @@ fn inlinable_parts(
     if crate::returns::contains_return(&Stmt::Expr(body.clone(), None)) {
         return None;
     }
-    // every use of the name is a call with one argument per parameter
+    // every use of the name is a call with one argument per parameter (none at all: a
+    // closure never called is inlined nowhere, its `let` kept as the copies of what it
+    // captured, which nothing reads; as a value, the lowering would reject it)
     let mut uses = Uses {
         name: &name,
         arity: params.len(),
@@ -357,7 +362,7 @@ fn inlinable_parts(
     for stmt in scope() {
         uses.visit_stmt(stmt);
     }
-    if uses.other || uses.calls == 0 {
+    if uses.other {
         return None;
     }
     // neither the name nor what the body reads from outside is bound again after the
@@ -464,11 +469,44 @@ impl<'ast> Visit<'ast> for Uses<'_> {
     }
 }
 
-/// The plain names an expression reads (a superset of what a closure captures).
+/// The plain names an expression reads (a superset of what a closure captures), but for
+/// those an inner closure's parameters or a `for` loop's pattern bind, read inside it (an
+/// iterator's `map(|a| ..)` reads its own `a`, not one the statements after may bind).
 #[derive(Default)]
 struct Names(HashSet<Ident>);
 
+impl Names {
+    /// The names `visit` reads, less those `patterns` bind.
+    fn scoped<'ast>(
+        &mut self,
+        patterns: impl IntoIterator<Item = &'ast Pat>,
+        visit: impl FnOnce(&mut Names),
+    ) {
+        let mut inner = Names::default();
+        visit(&mut inner);
+        let mut bound = Bindings::default();
+        for pat in patterns {
+            bound.visit_pat(pat);
+        }
+        self.0.extend(
+            inner
+                .0
+                .into_iter()
+                .filter(|name| !bound.0.contains_key(name)),
+        );
+    }
+}
+
 impl<'ast> Visit<'ast> for Names {
+    fn visit_expr_closure(&mut self, closure: &'ast syn::ExprClosure) {
+        self.scoped(&closure.inputs, |inner| inner.visit_expr(&closure.body));
+    }
+
+    fn visit_expr_for_loop(&mut self, for_loop: &'ast syn::ExprForLoop) {
+        self.visit_expr(&for_loop.expr);
+        self.scoped([&*for_loop.pat], |inner| inner.visit_block(&for_loop.body));
+    }
+
     fn visit_expr_path(&mut self, path: &'ast syn::ExprPath) {
         if let Some(ident) = path.path.get_ident() {
             self.0.insert(ident.clone());
@@ -539,6 +577,15 @@ impl VisitMut for Inliner<'_> {
         }
         let call_id = self.calls;
         self.calls += 1;
+        // an array parameter given an array by name is read as that array (`ArrayAlias`)
+        let mut body = self.closure.body.clone();
+        let mut aliased = vec![false; call.args.len()];
+        for (k, (arg, param)) in call.args.iter().zip(&self.closure.params).enumerate() {
+            if let Some(alias) = ArrayAlias::of(param, arg, self.closure, self.borrowed) {
+                alias.apply(&mut body);
+                aliased[k] = true;
+            }
+        }
         let temporaries: Vec<Ident> = (0..call.args.len())
             .map(|k| crate::syntax::unspelled_ident(format_ident!("closure_arg{k}_{call_id}")))
             .collect();
@@ -549,7 +596,9 @@ impl VisitMut for Inliner<'_> {
             .args
             .iter()
             .zip(&self.closure.params)
-            .map(|(arg, param)| {
+            .zip(&aliased)
+            .filter(|(_, aliased)| !**aliased)
+            .map(|((arg, param), _)| {
                 if let Pat::Type(typed) = param
                     && matches!(&*typed.ty, syn::Type::Reference(r)
                     if r.mutability.is_none() && !matches!(&*r.elem, syn::Type::Reference(_)))
@@ -564,7 +613,13 @@ impl VisitMut for Inliner<'_> {
                     quote!(#arg)
                 }
             });
-        let params = self.closure.params.iter().map(|param| match param {
+        let temporaries: Vec<Ident> = temporaries
+            .into_iter()
+            .zip(&aliased)
+            .filter(|(_, aliased)| !**aliased)
+            .map(|(temporary, _)| temporary)
+            .collect();
+        let params = self.closure.params.iter().zip(&aliased).filter(|(_, aliased)| !**aliased).map(|(param, _)| match param {
             // a shared reference, `v: &Tensor<F>` or `v: &f64`: bound without its type, as
             // `let v = &y;` is (lowering keeps a `let`'s type for the value's tangent,
             // which a reference is not); the argument's type is checked where the body is
@@ -583,12 +638,139 @@ impl VisitMut for Inliner<'_> {
         });
         // parenthesised: a body starting with a block (`{ .. } + w`) would otherwise end
         // the block's statements there
-        let body = &self.closure.body;
         *expr = syn::parse_quote!({
             #(let #temporaries = #args;)*
             #(let #params = #temporaries;)*
             (#body)
         });
+    }
+}
+
+/// A closure's array parameter (`v: &[F]`, `&[F; N]`, `&Vec<F>`, any shared reference to a
+/// slice, an array or a `Vec`) given an array by name (`norm(&x)`, `norm(x)` of `x: &[F]`):
+/// the inlined body reads `x` where it reads `v`, since lowering differentiates arrays by
+/// name and a `let v = &x;` would be a copy of a differentiable array, which it rejects.
+/// The same program: `v` is `&x`, through which nothing can be written, and while it lives
+/// `x` cannot be written either (the body as written, `f::primal`, is borrow-checked). `v`
+/// indexed or a method's receiver becomes `x` (`v[i]` is `x[i]`, `v.iter()` is `x.iter()`,
+/// auto-referenced alike); anywhere else (`for a in v`, `dot(v, w)`) the reference itself:
+/// `x` if `x` is a borrowed parameter (a reference already), else `&x`. Only where no name
+/// can change its meaning: the body binds neither `v` nor `x` again (nor does another
+/// parameter name `x`) and names neither in a macro, whose tokens this does not rewrite.
+struct ArrayAlias {
+    param: Ident,
+    array: Ident,
+    /// Whether `array` is a reference itself (a borrowed parameter of the function).
+    borrowed: bool,
+}
+
+impl ArrayAlias {
+    fn of(
+        param: &Pat,
+        arg: &Expr,
+        closure: &LocalClosure,
+        borrowed: &HashSet<Ident>,
+    ) -> Option<ArrayAlias> {
+        let Pat::Type(typed) = param else {
+            return None;
+        };
+        let Pat::Ident(pat) = &*typed.pat else {
+            return None;
+        };
+        if pat.by_ref.is_some() || pat.mutability.is_some() || pat.subpat.is_some() {
+            return None;
+        }
+        let syn::Type::Reference(reference) = &*typed.ty else {
+            return None;
+        };
+        let is_array = match &*reference.elem {
+            syn::Type::Slice(_) | syn::Type::Array(_) => true,
+            syn::Type::Path(path) => path
+                .path
+                .segments
+                .last()
+                .is_some_and(|last| last.ident == "Vec"),
+            _ => false,
+        };
+        if reference.mutability.is_some() || !is_array {
+            return None;
+        }
+        let (arg, by_reference) = match crate::syntax::strip_parens(arg) {
+            Expr::Reference(r) if r.mutability.is_none() => {
+                (crate::syntax::strip_parens(&r.expr), true)
+            }
+            arg => (arg, false),
+        };
+        let array = crate::syntax::single_ident(arg)?.clone();
+        let is_borrowed = borrowed.contains(&array);
+        // `norm(x)` of an owned array would move it, no call of a `&[F]` parameter
+        if !by_reference && !is_borrowed {
+            return None;
+        }
+        let mut bound = Bindings::default();
+        bound.visit_expr(&closure.body);
+        for other in &closure.params {
+            bound.visit_pat(other);
+        }
+        bound.0.remove(&pat.ident);
+        let mut in_macros = HashSet::new();
+        let mut macros = MacroTokens(&mut in_macros);
+        macros.visit_expr(&closure.body);
+        let mut body_bound = Bindings::default();
+        body_bound.visit_expr(&closure.body);
+        if bound.0.contains_key(&array)
+            || body_bound.0.contains_key(&pat.ident)
+            || in_macros.contains(&pat.ident)
+            || in_macros.contains(&array)
+        {
+            return None;
+        }
+        Some(ArrayAlias {
+            param: pat.ident.clone(),
+            array,
+            // `&x` of a borrowed `x` is `x` (the call's coercion of `&&[F]`)
+            borrowed: is_borrowed,
+        })
+    }
+
+    fn apply(&self, body: &mut Expr) {
+        let mut alias = self;
+        alias.visit_expr_mut(body);
+    }
+}
+
+impl VisitMut for &ArrayAlias {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        let array = &self.array;
+        match expr {
+            Expr::Index(index) if is_name(&index.expr, &self.param) => {
+                *index.expr = syn::parse_quote!(#array);
+                self.visit_expr_mut(&mut index.index);
+            }
+            Expr::MethodCall(call) if is_name(&call.receiver, &self.param) => {
+                *call.receiver = syn::parse_quote!(#array);
+                for arg in &mut call.args {
+                    self.visit_expr_mut(arg);
+                }
+            }
+            expr if is_name(expr, &self.param) => {
+                *expr = if self.borrowed {
+                    syn::parse_quote!(#array)
+                } else {
+                    syn::parse_quote!(&#array)
+                };
+            }
+            expr => syn::visit_mut::visit_expr_mut(self, expr),
+        }
+    }
+}
+
+/// The identifiers in the macros an expression holds.
+struct MacroTokens<'a>(&'a mut HashSet<Ident>);
+
+impl<'ast> Visit<'ast> for MacroTokens<'_> {
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        collect_idents(mac.tokens.clone(), self.0);
     }
 }
 

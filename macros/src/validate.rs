@@ -8,6 +8,7 @@
 //! these functions where it meets the construct; none of them decides anything else.
 //! Messages are lowercase, with no trailing period, and say what to write instead.
 
+use std::collections::HashSet;
 use std::fmt::Display;
 
 use proc_macro2::Span;
@@ -272,7 +273,7 @@ pub fn unsupported_expr(cx: &Ctxt, expr: &Expr) {
             "casts of differentiable values are not differentiated: keep the value's float type, or use `stop_gradient(..)` before casting"
         }
         Expr::Index(_) => {
-            "indexing a differentiable value is not differentiated: use `slice` or `gather` on tensors"
+            "indexing a differentiable value is not differentiated: take a tensor's elements by `slice` or `gather`; a collection of tensors is indexed as a slice parameter (`xs[i]` of `xs: &[Tensor<f64>]`) or in a plain helper called with the tensors"
         }
         Expr::Field(_) => {
             "fields of differentiable values are not differentiated, but for a struct or tuple result of a call bound by `let` and read only by its fields (`let s = step(..);`, then `s.x`; `step(..).x`), a named field of a struct result held whole (`norm(&s) + s.x`) and a local struct read and written field by field: a tuple result is read by its parts where the call is bound, not held whole (pass the values as separate parameters, or read the result's parts where the call is bound)"
@@ -291,6 +292,22 @@ pub fn unsupported_expr(cx: &Ctxt, expr: &Expr) {
         _ => "this expression cannot be differentiated by #[differentiable]",
     };
     cx.error_spanned_by(expr, message);
+}
+
+/// What a tensor-mode body does instead of keeping differentiable tensors in a local
+/// collection: the fused node's bindings are single tensors, so a `Vec` of them has no
+/// adjoint of its own.
+const TENSOR_COLLECTION_HINT: &str = "take the tensors as a slice parameter (`xs: &[Tensor<f64>]`, read by `xs[i]`, `iter()`, `zip`, `fold`; the function then runs op by op on the caller's tape), or build and read the vector in a plain helper called with the tensors (`helper(&[a.clone(), b.clone()])`, run on a sub-tape inside this function's node)";
+
+/// A local collection of differentiable tensors in a tensor-mode body: `vec![..]` of
+/// them, or one pushed (`push`, `insert`, `extend`).
+pub fn collection_of_tensors(cx: &Ctxt, tokens: impl ToTokens) {
+    cx.error_spanned_by(
+        tokens,
+        format_args!(
+            "a #[differentiable] tensor function keeps no collection of differentiable tensors of its own: {TENSOR_COLLECTION_HINT}"
+        ),
+    );
 }
 
 /// A macro other than the ones that only read values.
@@ -393,9 +410,42 @@ pub fn condition_writes(cx: &Ctxt, cond: &Expr, mentions_active: &dyn Fn(&Expr) 
         /// Inside a closure, whose parameters lowering does not know: any value but a
         /// literal may be an element of a differentiable array (`|&v| { s += v; .. }`).
         in_closure: bool,
+        /// The names bound inside the condition (by `let`, a closure's parameters, a `for`
+        /// pattern), innermost scope last. Rebinding such a name writes nothing outside
+        /// the condition (`x.iter().fold(..)`'s accumulator, as the iterator rewrite spells
+        /// it out, or a user's `{ let mut t = ..; t = t * 2.0; t } > 1.0`), so it loses
+        /// no derivative; a write through one (`*v = ..`, `r[0] = ..`) may, and is checked.
+        declared: Vec<HashSet<String>>,
     }
     impl Writes<'_, '_> {
+        /// Whether `target` is a name bound inside the condition (the name itself, not a
+        /// place reached through it).
+        fn local_to_condition(&self, target: &Expr) -> bool {
+            let Expr::Path(path) = crate::syntax::strip_parens(target) else {
+                return false;
+            };
+            let Some(name) = path.path.get_ident().map(ToString::to_string) else {
+                return false;
+            };
+            path.qself.is_none() && self.declared.iter().any(|scope| scope.contains(&name))
+        }
+
+        fn bind(&mut self, pat: &syn::Pat) {
+            struct Names<'n>(&'n mut HashSet<String>);
+            impl<'ast> Visit<'ast> for Names<'_> {
+                fn visit_pat_ident(&mut self, ident: &'ast syn::PatIdent) {
+                    self.0.insert(ident.ident.to_string());
+                    visit::visit_pat_ident(self, ident);
+                }
+            }
+            let scope = self.declared.last_mut().expect("a scope is open");
+            Names(scope).visit_pat(pat);
+        }
+
         fn write(&self, target: &Expr, value: &Expr, whole: &Expr) {
+            if self.local_to_condition(target) {
+                return;
+            }
             let literal = matches!(crate::syntax::strip_parens(value), Expr::Lit(_));
             if (self.mentions_active)(target)
                 || (self.mentions_active)(value)
@@ -421,14 +471,42 @@ pub fn condition_writes(cx: &Ctxt, cond: &Expr, mentions_active: &dyn Fn(&Expr) 
         }
         fn visit_expr_closure(&mut self, closure: &'ast syn::ExprClosure) {
             let outer = std::mem::replace(&mut self.in_closure, true);
-            visit::visit_expr_closure(self, closure);
+            self.declared.push(HashSet::new());
+            for input in &closure.inputs {
+                self.bind(input);
+            }
+            self.visit_expr(&closure.body);
+            self.declared.pop();
             self.in_closure = outer;
+        }
+        fn visit_block(&mut self, block: &'ast syn::Block) {
+            self.declared.push(HashSet::new());
+            visit::visit_block(self, block);
+            self.declared.pop();
+        }
+        fn visit_local(&mut self, local: &'ast syn::Local) {
+            // the initialiser runs before the name is bound
+            if let Some(init) = &local.init {
+                self.visit_expr(&init.expr);
+                if let Some((_, diverge)) = &init.diverge {
+                    self.visit_expr(diverge);
+                }
+            }
+            self.bind(&local.pat);
+        }
+        fn visit_expr_for_loop(&mut self, for_loop: &'ast syn::ExprForLoop) {
+            self.visit_expr(&for_loop.expr);
+            self.declared.push(HashSet::new());
+            self.bind(&for_loop.pat);
+            self.visit_block(&for_loop.body);
+            self.declared.pop();
         }
     }
     Writes {
         cx,
         mentions_active,
         in_closure: false,
+        declared: vec![HashSet::new()],
     }
     .visit_expr(cond);
 }
@@ -667,6 +745,14 @@ pub fn unknown_method(cx: &Ctxt, method: &syn::Ident, mode: Mode) {
         "over a float array (`a.iter()`, then `copied`, `rev`, `skip`, `take`, `step_by`) with a closure of one name, it is the loop with a `break` it stands for where its statement evaluates it first (a `let`'s value, an `if`'s condition, an `if let`'s or a `match`'s scrutinee, or the receiver of a method there); `find` over `a.iter()` gives an `Option<&F>`, read as a number by `.copied()`, `if let Some(&v)`, `Some(v)` with `*v`, or `match` arms: for an `Option` local to pass on, write `a.iter().copied().find(..)`"
     } else if mode == Mode::Scalar {
         "on plain numbers it differentiates the float methods of the vocabulary of ops (`sqrt`, `exp`, `ln`, `sin`, `tan`, `atan2`, `powf`, `hypot`, `max`, `clamp`, `mul_add`, .. as the guide lists them), and over float arrays the iterator forms `iter`, `iter_mut`, `zip`, `enumerate`, `rev`, `skip`, `take`, `step_by`, `copied` with `map`, `sum`, `product`, `fold` or `collect`, `windows`/`chunks`/`chunks_exact` in a `for` loop, and `position`/`find`/`any`/`all`; another function's or method's call is differentiated when it is `#[differentiable]` too"
+    } else if matches!(
+        method.to_string().as_str(),
+        "push" | "insert" | "extend" | "push_back" | "push_front"
+    ) {
+        return collection_of_tensors(cx, method);
+    } else if method == "fold" {
+        // `iterators::tensor_folds` left it as written
+        "a `fold` over an iterator (`a.iter()`, a range, after any `map`s) is differentiated as the loop it stands for when no closure of it may `return` or use `?`, none is `move`, and none binds a name the function spells elsewhere: rename the closure's argument, or write the loop"
     } else {
         "wrap the computation in a function taking tensors (calls are differentiated through the runtime's rules), or use the runtime's tensor ops"
     };

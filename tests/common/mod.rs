@@ -602,7 +602,11 @@ fn within(a: f64, b: f64, rtol: f64) -> bool {
 /// Central differences of a function of plain numbers at `x`, in every coordinate (step
 /// 10⁻⁶): the oracle of the scalar-mode tests.
 pub fn central_differences(f: &dyn Fn(&[f64]) -> f64, x: &[f64]) -> Vec<f64> {
-    let h = 1e-6;
+    central_differences_step(f, x, 1e-6)
+}
+
+/// [`central_differences`] with step `h` (larger for a function rounded to f32 inside).
+pub fn central_differences_step(f: &dyn Fn(&[f64]) -> f64, x: &[f64], h: f64) -> Vec<f64> {
     (0..x.len())
         .map(|k| {
             let (mut up, mut down) = (x.to_vec(), x.to_vec());

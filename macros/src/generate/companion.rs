@@ -38,6 +38,13 @@ pub fn companion(
         vjp_into,
     } = functions;
     let vis = &item.vis;
+    // The user's lint levels (`#[allow(unused_variables)]`..), for `primal`, the same body:
+    // it warns where the function does, and only there.
+    let lints = item.attrs.iter().filter(|attr| {
+        ["allow", "warn", "deny", "forbid", "expect"]
+            .iter()
+            .any(|level| attr.path().is_ident(level))
+    });
     let name = &item.sig.ident;
     let fn_sig = &item.sig;
     let block = &item.block;
@@ -163,6 +170,7 @@ pub fn companion(
 
         /// The original body, run as written.
         #[inline]
+        #(#lints)*
         #[allow(unused_mut)]
         pub fn primal #generics (#(#params),*) #output #where_clause #block
 
@@ -193,6 +201,7 @@ pub fn companion(
 
         // what a caller's generated code checks before calling these items (`Callee`)
         impl #generated::Annotated for #name {}
+        impl #generated::AnnotatedOnNumbers for #name {}
 
         #[allow(dead_code, clippy::all)]
         impl #name {

@@ -384,6 +384,10 @@ impl Generator<'_> {
                         let l = self.receiver(lhs);
                         quote!(#l.#method(#r))
                     }
+                    BinaryKind::FusedMulAdd { x, a } => {
+                        let (x, a) = (self.receiver(x), self.operand(a));
+                        quote!(#x.mul_add(#a, #r))
+                    }
                 }
             }
             Op::Trace { expr, .. } => quote!(#expr),

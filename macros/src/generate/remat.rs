@@ -214,7 +214,8 @@ impl Generator<'_> {
                     BinaryKind::Sub => quote!(-),
                     BinaryKind::Mul => quote!(*),
                     BinaryKind::Div => quote!(/),
-                    BinaryKind::Method { .. } => return None,
+                    // (a fused sum is not `+`: its value is saved, never recomputed)
+                    BinaryKind::Method { .. } | BinaryKind::FusedMulAdd { .. } => return None,
                 };
                 *ops += 1;
                 let (l, r) = (operand(lhs, ops)?, operand(rhs, ops)?);

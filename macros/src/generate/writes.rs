@@ -123,11 +123,38 @@ impl Generator<'_> {
                 }
             }
         }
+        // several written arrays, some passed on as they are: each of those lent as the
+        // callee's parameter takes it, the flag saying which kept for the pullback
+        let mut lent = args.to_vec();
+        let mut flags = Vec::new();
+        if Self::passed_on_beside_others(written) {
+            for (n, w) in written.iter().enumerate().filter(|(_, w)| w.passed_on) {
+                let save = self.save(format!("written{id}_{n}"), depth);
+                let flag = save.name.clone();
+                code.extend(quote!(let mut #flag: bool = true;));
+                let Operand::Active { binding, fwd } = &args[w.position] else {
+                    unreachable!("a written array is active")
+                };
+                lent[w.position] = Operand::Active {
+                    binding: *binding,
+                    fwd: syn::parse_quote!(generated::lend(#fwd, &mut #flag)),
+                };
+                if depth > 0 {
+                    flags.push(save.keep(quote!(#flag)));
+                }
+            }
+        }
         // `vjp_partial`: the pullback takes `Option` of the value's cotangent
-        let (call, value) = self.call_vjp_of(id, func.vjp_partial(args), depth);
+        let (call, value) = self.call_vjp_of(id, func.vjp_partial(&lent), depth);
         let bind = self.bind_call_result(result, &value);
-        code.extend(quote!(#call #bind));
+        code.extend(quote!(#call #bind #(#flags)*));
         code
+    }
+
+    /// Whether the call passes on a `&mut` parameter as it is beside other written arrays
+    /// ([`Written::passed_on`]): its pullback then goes through `generated::PassedOnMany`.
+    fn passed_on_beside_others(written: &[Written]) -> bool {
+        written.len() > 1 && written.iter().any(|w| w.passed_on)
     }
 
     /// Adjoint: the pullback (`vjp_partial`'s, or `vjp_into` for a replayed call) called
@@ -236,6 +263,44 @@ impl Generator<'_> {
                 generated::Absorb::absorb(#grads.#index, #shadow);
                 #(#accumulate)*
             };
+        }
+        if Self::passed_on_beside_others(written) {
+            // each written array's shadow, and whether the callee writes it (a spelled
+            // `&mut a` always; one passed on as it is as `generated::lend` recorded): the
+            // pullback takes those it writes, and the others' entries are their cotangents
+            let mut flags = Vec::new();
+            let mut shadows = Vec::new();
+            let mut absorbs = Vec::new();
+            for (n, (w, buffer)) in written.iter().zip(&buffers).enumerate() {
+                let shadow = mixed(&format!("passed{id}_{n}"));
+                prologue.extend(quote!(let #shadow: &mut [_] = #buffer;));
+                shadows.push(quote!(&mut *#shadow));
+                if w.passed_on {
+                    let (pop, flag) = self.recall(format!("written{id}_{n}"), depth);
+                    prologue.extend(pop);
+                    flags.push(quote!(*#flag));
+                    let index = syn::Index::from(w.position);
+                    absorbs.push(quote!(generated::Absorb::absorb(#grads.#index, #shadow);));
+                } else {
+                    flags.push(quote!(true));
+                }
+            }
+            let pull = quote! {
+                let #grads = generated::PassedOnMany::pull(#pullback, #g, [#(#flags),*], [#(#shadows),*]);
+                #(#absorbs)*
+                #(#accumulate)*
+            };
+            if let CallResult::Dropped = result {
+                // a reader's dropped value carries no cotangent: its pullback not called
+                // where the callee writes none of the arrays
+                return quote! {
+                    #prologue
+                    if [#(#flags),*].contains(&true) {
+                        #pull
+                    }
+                };
+            }
+            return quote!(#prologue #pull);
         }
         quote! {
             #prologue

@@ -402,7 +402,8 @@ pub fn through_companion(
     arity: usize,
 ) -> TokenStream {
     let item = Ident::new(item, syn::spanned::Spanned::span(path));
-    match resolved_callee(path, arity) {
+    // (a companion item is called on plain numbers only: scalar mode)
+    match resolved_callee(path, arity, true) {
         Some((checked, alias)) => quote!({
             #checked
             #alias::#item(#(#args),*)
@@ -423,7 +424,14 @@ pub fn through_companion(
 /// runtime's message there, not rustc's "cannot find module or crate `path`". The fallback
 /// has items of the call's name and arity (the callee's parameters), so the check's error
 /// is the only one, and the same one in each generated function, which rustc reports once.
-pub fn resolved_callee(path: &Path, arity: usize) -> Option<(TokenStream, Ident)> {
+///
+/// On plain numbers (`on_numbers`, scalar mode) the check is `generated::annotated_on_numbers`,
+/// whose message names `plain(..)` too, the other way out there.
+pub fn resolved_callee(
+    path: &Path,
+    arity: usize,
+    on_numbers: bool,
+) -> Option<(TokenStream, Ident)> {
     if path
         .segments
         .iter()
@@ -442,9 +450,14 @@ pub fn resolved_callee(path: &Path, arity: usize) -> Option<(TokenStream, Ident)
     let generated_at = crate::generate::paths::generated_at(span);
     let alias_at = Ident::new(&alias.to_string(), alias.span().located_at(span));
     let arity = proc_macro2::Literal::usize_unsuffixed(arity);
+    let check = if on_numbers {
+        quote::format_ident!("annotated_on_numbers")
+    } else {
+        quote::format_ident!("annotated")
+    };
     let checked = quote! {
         #generated::callee!(#arity; #path);
-        #generated_at::annotated::<#alias_at>();
+        #generated_at::#check::<#alias_at>();
     };
     Some((checked, alias))
 }
@@ -586,6 +599,7 @@ pub enum Saves {
 
 /// An arithmetic operator or a two-operand elementwise method.
 #[derive(Clone)]
+#[allow(clippy::large_enum_variant)] // `FusedMulAdd`'s two operands; built once per op
 pub enum BinaryKind {
     Add,
     Sub,
@@ -598,13 +612,22 @@ pub enum BinaryKind {
         method: Ident,
         row: &'static str,
     },
+    /// On plain numbers, the sum that ends `x.mul_add(a, b)`, `lhs` the product `x * a`
+    /// just before it: recorded and differentiated as `+`, but its value is Rust's fused
+    /// `x.mul_add(a, b)`, rounded once, as the user's function computes it (the two ops'
+    /// `x * a + b` rounds twice, and the gradient's value would differ from the
+    /// function's in the last bit). `x` and `a` are names or constants (read again here).
+    FusedMulAdd {
+        x: Operand,
+        a: Operand,
+    },
 }
 
 impl BinaryKind {
     /// The op's row in `gradtape-primitives`.
     pub fn row_name(&self) -> &'static str {
         match self {
-            BinaryKind::Add => "add",
+            BinaryKind::Add | BinaryKind::FusedMulAdd { .. } => "add",
             BinaryKind::Sub => "sub",
             BinaryKind::Mul => "mul",
             BinaryKind::Div => "div",
@@ -614,6 +637,7 @@ impl BinaryKind {
 }
 
 /// One primitive operation of the forward code.
+#[allow(clippy::large_enum_variant)] // `Binary` holds a `BinaryKind`; built once per op
 pub enum Op {
     /// The value of an operand, as written (`let b = a;`, `y = a.clone();`, constants).
     Copy { value: Operand, clone: bool },
@@ -897,12 +921,15 @@ pub struct Written {
     pub position: usize,
     pub part: Option<WrittenPart>,
     /// A `&mut` float array parameter of the caller passed on as it is (`w(x, y)`, Rust
-    /// reborrowing it), the call's only written array: the callee may write it (`y: &mut
-    /// [F]`) or only read it (`a: &[F]`), which the caller cannot tell without its
-    /// signature. The generated code is the same for both, the callee's types choosing
-    /// (`generated::PassedOn`, `Absorb`, `RestoreMut` and `TangentSlice` of `&[F]` and
-    /// `&mut [F]`): a read leaves the array as it was, so the cotangent of its values
-    /// before the call is the one after it plus the read's, as a writer's shadow holds.
+    /// reborrowing it): the callee may write it (`y: &mut [F]`) or only read it (`a:
+    /// &[F]`), which the caller cannot tell without its signature. The generated code is
+    /// the same for both, the callee's types choosing (`generated::PassedOn`, `Absorb`,
+    /// `RestoreMut` and `TangentSlice` of `&[F]` and `&mut [F]`): a read leaves the array
+    /// as it was, so the cotangent of its values before the call is the one after it plus
+    /// the read's, as a writer's shadow holds. Beside other written arrays (`step(pos,
+    /// vel, dt)`, `w(y, &mut out)`) the forward code lends it through `generated::lend`,
+    /// which records whether the callee writes it, and the pullback takes the shadows the
+    /// flags say (`generated::PassedOnMany`).
     pub passed_on: bool,
 }
 

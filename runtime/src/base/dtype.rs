@@ -89,7 +89,12 @@ pub trait Float:
     + num_traits::FloatConst
     + ndarray::ScalarOperand
     + ndarray::LinalgScalar
+    // `iter().sum()` / `.product()` over values or references, so that a body generic
+    // over the float type compiles as the same body on `f64` does
     + std::iter::Sum
+    + for<'a> std::iter::Sum<&'a Self>
+    + std::iter::Product
+    + for<'a> std::iter::Product<&'a Self>
     + std::ops::AddAssign
     + std::ops::SubAssign
     + std::ops::MulAssign

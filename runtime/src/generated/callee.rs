@@ -122,6 +122,39 @@ pub trait DerivedStruct {}
 #[inline(always)]
 pub fn annotated<T: Annotated + ?Sized>() {}
 
+/// [`Annotated`] where the caller runs on plain numbers (scalar mode), where a helper that
+/// is not annotated may also be named in `plain(..)` (a generic one runs on dual numbers):
+/// implemented by the same companion types, its message names both ways out.
+///
+/// ```
+/// use gradtape_runtime::generated::{annotated_on_numbers, AnnotatedOnNumbers};
+///
+/// #[allow(non_camel_case_types)]
+/// struct area {}
+/// impl AnnotatedOnNumbers for area {}
+///
+/// annotated_on_numbers::<area>(); // compiles: `area` is a companion type
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "this function is called from a `#[differentiable]` body on plain numbers but is neither annotated with `#[differentiable]` nor named in `plain(..)`, so the caller cannot differentiate through it",
+    label = "neither annotated with `#[differentiable]` nor named in `plain(..)`",
+    note = "annotate the function with `#[differentiable]` (a helper generic over the float type can be annotated as it is)",
+    note = "or, if it is generic over `num_traits::Float`, name it in the caller's `#[differentiable(plain(..))]` to run it on dual numbers"
+)]
+pub trait AnnotatedOnNumbers {}
+
+/// [`annotated`] in scalar mode: compiles only if `T` is an annotated function's companion
+/// type, else [`AnnotatedOnNumbers`]' message at the callee's name.
+///
+/// ```compile_fail
+/// use gradtape_runtime::generated::annotated_on_numbers;
+///
+/// struct NotACompanion;
+/// annotated_on_numbers::<NotACompanion>(); // error: neither annotated nor named in `plain(..)`
+/// ```
+#[inline(always)]
+pub fn annotated_on_numbers<T: AnnotatedOnNumbers + ?Sized>() {}
+
 /// `callee!(arity; path)`: imports `path` as `gradtape_callee`, beside a glob import of
 /// [`NotAnnotated<arity>`](NotAnnotated) under the same name, which the explicit import
 /// shadows when `path` has a companion type (see the module docs). A statement of the

@@ -364,3 +364,115 @@ impl<F: Copy + core::ops::Add<Output = F>> Absorb<F> for Option<Vec<F>> {
         }
     }
 }
+
+/// How a call's `vjp` is lent one of the caller's own `&mut [F]` parameters passed on as
+/// it is beside other written arrays (`step(pos, vel, dt)`, `f(y, &mut out)`), for
+/// [`PassedOnMany`]: as the callee's parameter takes it, `&mut [F]` (it writes the array)
+/// or `&[F]` (it only reads it), the type inferred from the callee's signature, which the
+/// caller's macro does not see. [`lend`] records which.
+pub trait Lend<'a, F>: Sized {
+    /// Whether the callee's parameter writes the array (`&mut [F]`).
+    const WRITTEN: bool;
+    /// The array as the callee's parameter.
+    fn lend(array: &'a mut [F]) -> Self;
+}
+
+impl<'a, F> Lend<'a, F> for &'a mut [F] {
+    const WRITTEN: bool = true;
+    #[inline]
+    fn lend(array: &'a mut [F]) -> Self {
+        array
+    }
+}
+
+impl<'a, F> Lend<'a, F> for &'a [F] {
+    const WRITTEN: bool = false;
+    #[inline]
+    fn lend(array: &'a mut [F]) -> Self {
+        array
+    }
+}
+
+/// `array` lent as the callee's parameter takes it ([`Lend`]), `written` set to whether
+/// that parameter writes it: the forward code keeps the flag for [`PassedOnMany`].
+///
+/// ```
+/// use gradtape_runtime::generated::lend;
+/// fn writer(a: &mut [f64]) { a[0] = 2.0; }
+/// fn reader(a: &[f64]) -> f64 { a[0] }
+/// let (mut y, mut written) = (vec![1.0], false);
+/// writer(lend(&mut y, &mut written));
+/// assert!(written);
+/// assert_eq!(reader(lend(&mut y, &mut written)), 2.0);
+/// assert!(!written);
+/// ```
+#[inline]
+pub fn lend<'a, F, A: Lend<'a, F>>(array: &'a mut [F], written: &mut bool) -> A {
+    *written = A::WRITTEN;
+    A::lend(array)
+}
+
+/// [`PassedOn`] of a call with several written arrays, some of them the caller's own `&mut
+/// [F]` parameters passed on as they are: the pullback takes the shadows of the arrays the
+/// callee writes, in order, and returns the others' cotangents. Which ones it writes is
+/// `written` (a spelled `&mut a` always; a parameter passed on as [`lend`] recorded it),
+/// the pullback's arity being only their number; the marker `M` (the arity) is inferred
+/// from the pullback's type. The caller then hands each passed-on array's entry to
+/// [`Absorb`].
+///
+/// ```
+/// use gradtape_runtime::generated::{Absorb, PassedOnMany};
+/// let (mut a, mut b) = ([1.0], [10.0]);
+/// // a callee writing its second array and reading its first
+/// let pullback = |g: f64, d: &mut [f64]| {
+///     d[0] *= g;
+///     (Some(vec![g]), ())
+/// };
+/// let grads = PassedOnMany::pull(pullback, 3.0, [false, true], [&mut a[..], &mut b[..]]);
+/// Absorb::absorb(grads.0, &mut a[..]);
+/// Absorb::absorb(grads.1, &mut b[..]);
+/// assert_eq!((a, b), ([4.0], [30.0]));
+/// ```
+pub trait PassedOnMany<G, F, const N: usize, M> {
+    /// The pullback's entries, one per parameter.
+    type Grads;
+    /// The pullback called with the result's cotangent `g` and the shadows of the arrays
+    /// `written` says the callee writes, in order.
+    ///
+    /// # Panics
+    ///
+    /// If `written` names fewer arrays than the pullback takes (the flags are the callee's
+    /// own parameter types, so they agree).
+    fn pull(self, g: G, written: [bool; N], shadows: [&mut [F]; N]) -> Self::Grads;
+}
+
+/// [`PassedOnMany`]'s markers: the number of shadows the pullback takes.
+pub struct Shadows<const K: usize>;
+
+macro_rules! passed_on_many {
+    ($k:literal; $($shadow:ident),*) => {
+        impl<P, G, F, R, const N: usize> PassedOnMany<G, F, N, Shadows<$k>> for P
+        where
+            P: FnOnce(G $(, passed_on_many!(@ty $shadow, F))*) -> R,
+        {
+            type Grads = R;
+            #[inline]
+            #[allow(unused_mut, unused_variables)]
+            fn pull(self, g: G, written: [bool; N], shadows: [&mut [F]; N]) -> R {
+                let mut taken = shadows
+                    .into_iter()
+                    .zip(written)
+                    .filter_map(|(shadow, written)| written.then_some(shadow));
+                $(let $shadow = taken.next().expect("a shadow per written array");)*
+                self(g $(, $shadow)*)
+            }
+        }
+    };
+    (@ty $shadow:ident, $f:ident) => { &mut [$f] };
+}
+
+passed_on_many!(0;);
+passed_on_many!(1; a);
+passed_on_many!(2; a, b);
+passed_on_many!(3; a, b, c);
+passed_on_many!(4; a, b, c, d);

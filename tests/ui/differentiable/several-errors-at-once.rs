@@ -4,7 +4,8 @@ use gradtape::{Tensor, differentiable};
 fn f(x: &Tensor<f32>) -> Tensor<f32> {
     let _values = x.to_vec();
     let _copies = vec![x.clone()];
-    let _scaled = |y: &Tensor<f32>| y * x;
+    let scaled = |y: &Tensor<f32>| y * x;
+    let _kept = scaled;
     x * 2.0
 }
 

@@ -1,0 +1,165 @@
+//! What the scalar-mode program generator (`gradtape-fuzz --scalar`, fuzz/src/scalar.rs)
+//! found, each kept as a named regression test: the smallest function showing it, checked
+//! against analytic derivatives and central differences.
+
+mod common;
+
+use common::{central_differences, close};
+use gradtape::differentiable;
+
+// ----- a fold inside a condition was rejected, its error on the attribute -----
+
+/// `fold` in an `if` condition: the iterator rewrite spells the fold out as a loop
+/// assigning its accumulator, and the check that a condition writes no differentiable
+/// value took that assignment (of a local of the condition) for the user's, rejecting the
+/// function with "this assignment is inside a condition" on the attribute.
+#[differentiable]
+fn fold_in_a_condition(x: &[f64], s: f64) -> f64 {
+    if x.iter().fold(0.0, |acc, v| acc * 0.5 + *v * s) > 0.0 {
+        x[0] * s
+    } else {
+        x[1] * s * s
+    }
+}
+
+/// The same with a block of the user's own in the condition, rebinding its local.
+#[differentiable]
+#[allow(clippy::assign_op_pattern)] // as the fuzzer wrote it
+fn local_rebound_in_a_condition(x: &[f64], s: f64) -> f64 {
+    let mut y = x[0] * s;
+    while {
+        let mut t = y;
+        t = t * 2.0;
+        t
+    } < 1.0
+    {
+        y = y + 0.5;
+    }
+    y * y
+}
+
+#[test]
+fn a_fold_inside_a_condition_is_run_as_written() {
+    for (x, s) in [([0.3, -0.2], 0.7), ([-0.3, 0.2], 0.7)] {
+        let (value, (dx, ds)) = fold_in_a_condition::grad(&x, s);
+        // fold = (x0 * s) * 0.5 + x1 * s
+        let first = (x[0] * 0.5 + x[1]) * s > 0.0;
+        let (want_value, want_dx, want_ds) = if first {
+            (x[0] * s, vec![s, 0.0], x[0])
+        } else {
+            (x[1] * s * s, vec![0.0, s * s], 2.0 * x[1] * s)
+        };
+        assert_eq!(value, want_value);
+        assert_eq!(fold_in_a_condition(&x, s), value);
+        assert_eq!(dx, want_dx);
+        assert!(close(ds, want_ds, 1e-15));
+        let p = [x[0], x[1], s];
+        let differences =
+            central_differences(&|p: &[f64]| fold_in_a_condition::primal(&p[..2], p[2]), &p);
+        for (k, g) in dx.iter().chain([&ds]).enumerate() {
+            assert!(
+                close(*g, differences[k], 1e-7),
+                "∂/∂p{k}: {g} vs {}",
+                differences[k]
+            );
+        }
+    }
+}
+
+#[test]
+fn a_local_rebound_inside_a_condition_is_run_as_written() {
+    let (x, s) = ([0.1, 0.0], 0.5);
+    // y = 0.05 → 0.55 (one step: 2 · 0.55 > 1), so y = x0 s + 0.5
+    let (value, (dx, ds)) = local_rebound_in_a_condition::grad(&x, s);
+    let y = x[0] * s + 0.5;
+    assert_eq!(local_rebound_in_a_condition(&x, s), value);
+    assert!(close(value, y * y, 1e-15));
+    assert!(close(dx[0], 2.0 * y * s, 1e-15));
+    assert!(close(ds, 2.0 * y * x[0], 1e-15));
+}
+
+// ----- a closure never called was rejected -----
+
+/// A closure bound by `let` and never called (left over, or called on one branch of a
+/// `cfg`): it was not inlined (no call), and lowering then met it as a value and rejected
+/// the function ("this closure is not differentiated").
+#[differentiable]
+#[allow(unused_variables)]
+fn closure_never_called(x: f64, y: f64) -> f64 {
+    let unused = move |v: f64| v * y;
+    x * y + x.sin()
+}
+
+#[test]
+fn a_closure_never_called_changes_nothing() {
+    let (x, y) = (0.4, -1.3);
+    let (value, [dx, dy]) = closure_never_called::grad(x, y);
+    assert_eq!(value, x * y + x.sin());
+    assert_eq!(closure_never_called(x, y), value);
+    assert_eq!(dx, y + x.cos());
+    assert_eq!(dy, x);
+}
+
+// ----- `mul_add`'s value in `grad` was rounded twice -----
+
+/// `x.mul_add(a, b)` on numbers: `grad` recorded it as `x * a + b` and computed that,
+/// rounded twice, so its value differed from the function's (Rust's fused `mul_add`,
+/// rounded once) in the last bit for about a third of all inputs.
+#[differentiable]
+fn fused(x: f64, a: f64, b: f64) -> f64 {
+    x.mul_add(a, b)
+}
+
+/// The same with operands that are not names (an element, a call): each is read once.
+#[differentiable]
+fn fused_of_expressions(x: &[f64], b: f64) -> f64 {
+    (x[0] * 2.0).mul_add(x[1].sin(), b * b)
+}
+
+/// Generic over the float type.
+#[differentiable]
+fn fused_generic<T: gradtape::Float>(x: T, a: T) -> T {
+    x.mul_add(a, T::from(0.25).unwrap())
+}
+
+#[test]
+fn the_gradient_of_mul_add_carries_the_fused_value() {
+    let mut differing = 0;
+    for k in 0..500 {
+        let x = (k as f64 * 0.7317).sin();
+        let a = (k as f64 * 1.3).cos() * 1.7;
+        let b = (k as f64 * 0.11).sin();
+        let exact = x.mul_add(a, b);
+        if exact != x * a + b {
+            differing += 1;
+        }
+        let (value, [dx, da, db]) = fused::grad(x, a, b);
+        assert_eq!(value.to_bits(), exact.to_bits(), "fused at {x}, {a}, {b}");
+        assert_eq!(fused(x, a, b).to_bits(), exact.to_bits());
+        assert_eq!((dx, da, db), (a, x, 1.0));
+        let (value, _) = fused_generic::grad(x, a);
+        assert_eq!(fused_generic(x, a).to_bits(), value.to_bits());
+        assert_eq!(value.to_bits(), x.mul_add(a, 0.25).to_bits());
+        let value32 = fused_generic::grad(x as f32, a as f32).0;
+        assert_eq!(
+            value32.to_bits(),
+            (x as f32).mul_add(a as f32, 0.25).to_bits()
+        );
+    }
+    // the inputs do exercise the difference
+    assert!(
+        differing > 100,
+        "only {differing} inputs tell the roundings apart"
+    );
+
+    let (x, b) = ([0.3, -1.1], 0.6);
+    let (value, (dx, db)) = fused_of_expressions::grad(&x, b);
+    assert_eq!(fused_of_expressions(&x, b).to_bits(), value.to_bits());
+    assert_eq!(
+        value.to_bits(),
+        (x[0] * 2.0).mul_add(x[1].sin(), b * b).to_bits()
+    );
+    assert!(close(dx[0], 2.0 * x[1].sin(), 1e-15));
+    assert!(close(dx[1], x[0] * 2.0 * x[1].cos(), 1e-15));
+    assert!(close(db, 2.0 * b, 1e-15));
+}
