@@ -148,7 +148,9 @@
 //!   what a closure captures is differentiated as if written in place; a parameter taking
 //!   a slice (`|v: &[f64]|`, `&[f64; N]`, `&Vec<f64>`) given a differentiable array by
 //!   name (`norm(&x)`, `norm(x)` of a slice `x`) reads that array element by element (a
-//!   range of one, `norm(&x[1..])`, is rejected as a copy);
+//!   range of one, `norm(&x[1..])`, is rejected as a copy); a parameter taken by
+//!   reference (`|v: &Tensor<f64>|`, `|v: &f64|`) is given `&r` of a local holding a
+//!   reference (`let r = &x[0]; d(&r)`) as the call's coercion gives it, `r`;
 //! - `stop_gradient(..)`, and macros that only read values (`assert!`, `println!`, ...).
 //!
 //! A control-flow example: the branch taken and the trip count are part of the forward
@@ -264,7 +266,8 @@
 //! the length fixed by the type; a `Vec` assigned whole, whose length could change, is
 //! rejected; a local whose value does not show its type, `let mut r = model.rows[b];`, is
 //! written element by element once its type is spelled, `let mut r: [f64; 4] = ..`),
-//! and uses the iterator forms people write (`iter`, `iter_mut`, `zip`,
+//! and uses the iterator forms people write (`iter`, `iter_mut`, whose item's methods,
+//! `v.sin()` or `v.is_nan()`, are the element's, `zip`,
 //! `enumerate`, `rev`, `copied`, `map` with `sum`/`product`, `fold`, `for &v in a`, and
 //! `for w in a.windows(k)`/`a.chunks(k)`/`a.chunks_exact(k)` or
 //! `a.windows(k).map(..).sum()`; a chain of
@@ -610,10 +613,27 @@
 //! each operation's share of the cotangent into its operands' slots (`d_x`), with the same
 //! rule functions (`vjp::sin`, `vjp::mul_lhs`, ...) the tape uses, so each rule exists
 //! once. The forward derivative (`jvp`) carries a tangent beside each value through the
-//! same rules. For `scaled_sin` above, `scaled_sin::GENERATED` is:
+//! same rules. The body is `vjp_partial`, whose pullback takes `Option` of the result's
+//! cotangent: an annotated caller passes `None` for a value that reaches nothing (a call
+//! whose value is dropped, `w(x, y);`), and the pullback then skips the value's share
+//! rather than multiply a zero by the partials (`0 · ∞` is NaN where a partial is
+//! infinite, as `√y` is at 0), as a tape skips an output no target depends on; `vjp`
+//! passes its cotangent as `Some`. For `scaled_sin` above, `scaled_sin::GENERATED` is:
 //!
 //! ```text
 //! pub fn vjp(x: f64, a: f64) -> (f64, impl Fn(f64) -> (Option<f64>, Option<f64>) + use<>) {
+//!     let (value, pullback) = Self::vjp_partial(x, a);
+//!     (
+//!         value,
+//!         move |g: f64| -> (Option<f64>, Option<f64>) {
+//!             pullback(::core::option::Option::Some(g))
+//!         },
+//!     )
+//! }
+//! pub fn vjp_partial(
+//!     x: f64,
+//!     a: f64,
+//! ) -> (f64, impl Fn(::core::option::Option<f64>) -> (Option<f64>, Option<f64>) + use<>) {
 //!     use ::gradtape::__private::{generated, vjp};
 //!     let x0 = generated::own(&x);
 //!     let t0 = x.sin();
@@ -623,12 +643,12 @@
 //!     let value = t1;
 //!     (
 //!         value,
-//!         move |g: f64| -> (Option<f64>, Option<f64>) {
+//!         move |g: ::core::option::Option<f64>| -> (Option<f64>, Option<f64>) {
 //!             let mut d_x: Option<f64> = None;
 //!             let mut d_a: Option<f64> = None;
 //!             let mut d_t0 = None;
 //!             let mut d_t1 = None;
-//!             generated::accumulate(&mut d_t1, g);
+//!             generated::accumulate_option(&mut d_t1, g);
 //!             if let Some(g) = d_t1.take() {
 //!                 generated::accumulate(&mut d_a, vjp::mul_lhs(&rhs1, &g));
 //!                 generated::accumulate(&mut d_t0, vjp::mul_rhs(&lhs1, &g));

@@ -17,7 +17,7 @@
 mod common;
 
 use common::faces::{Gradient, Value};
-use common::{central_differences_step, close};
+use common::{central_differences, central_differences_step, close};
 use gradtape::generated::Dual;
 use gradtape::{Differentiable, differentiable};
 
@@ -30,10 +30,10 @@ macro_rules! twice {
     ($(#[$doc:meta])* fn $name:ident / $on_duals:ident <T> ($($(#[$marks:meta])* $arg:ident : $ty:ty),* $(,)?) -> T $body:block) => {
         $(#[$doc])*
         #[differentiable]
-        #[allow(clippy::assign_op_pattern, clippy::needless_range_loop)]
+        #[allow(clippy::assign_op_pattern, clippy::needless_range_loop, clippy::needless_borrow)]
         fn $name<T: gradtape::Float>($($(#[$marks])* $arg: $ty),*) -> T $body
 
-        #[allow(clippy::assign_op_pattern, clippy::needless_range_loop)]
+        #[allow(clippy::assign_op_pattern, clippy::needless_range_loop, clippy::needless_borrow)]
         fn $on_duals<T: num_traits::Float + std::iter::Sum + std::iter::Product + for<'a> std::iter::Product<&'a T>>($($arg: $ty),*) -> T $body
     };
     // a writer: its result is what it writes into a `&mut [T]`
@@ -890,6 +890,84 @@ twice! {
     }
 }
 
+// ----- references to references, and non-float methods on `iter_mut` items -----
+
+twice! {
+    /// `&r` of a local holding a reference passed to a local closure's `&T` parameter
+    /// (`let r = &x[0]; d(&r)`; `let r = s; d(&r)` of a borrowed reference): the call
+    /// coerces `&&T` to `&T`. The inlined closure bound its parameter to `&r` itself, a
+    /// `&&T`, and the expansion failed with rustc E0369 (`&&f64 * f64`). Also `let q = &r;
+    /// **q` as written, and `d(&u)` of `let u: &T = &x[2];` (the type spelled: rustc E0308
+    /// in the tangent code, which gave the tangent, a number, the reference's type).
+    fn reference_locals / reference_locals_on_duals<T>(x: &[T], w: T) -> T {
+        let d = |v: &T| *v * w + v.sin();
+        let r = &x[0];
+        let s = &x[1];
+        let t = s;
+        let q = &r;
+        let u: &T = &x[2];
+        let mut total = d(&r) + d(&t) + d(r) + **q * x[2] + d(&u);
+        for i in 0..x.len() {
+            let e = &x[i];
+            total = total + d(&e) * *e;
+        }
+        total
+    }
+}
+
+twice! {
+    /// Methods of a float that are not differentiable (constants for differentiation) on
+    /// an `iter_mut` item, `v.is_nan()`, `v.is_sign_negative()`, `v.is_finite()`,
+    /// `(*v).partial_cmp(&w)` and `v.lt(&&mut c)` (`PartialOrd` for `&mut T`, its
+    /// argument a reference to a `&mut T`): each failed with rustc E0425 (`v` not found)
+    /// where a float method (`v.sin()`) compiled.
+    fn iter_mut_item_predicates / iter_mut_item_predicates_on_duals<T>(x: &[T], w: T) -> T {
+        let mut a = x.to_vec();
+        for v in a.iter_mut() {
+            if v.is_nan() || !v.is_finite() {
+                *v = T::zero();
+            }
+            if v.is_sign_negative() {
+                *v = -*v * w;
+            }
+            if (*v).partial_cmp(&w) == Some(core::cmp::Ordering::Greater) {
+                *v = v.sqrt();
+            }
+            let mut c = w * w;
+            if v.lt(&&mut c) {
+                *v = *v * *v + w;
+            }
+        }
+        a.iter().fold(T::zero(), |acc, v| acc + *v)
+    }
+}
+
+/// `to_bits` (of `f64`, no `num_traits::Float` method) on an `iter_mut` item: the sign
+/// bit read off the item, a constant for differentiation.
+#[differentiable]
+fn iter_mut_item_bits(x: &[f64], w: f64) -> f64 {
+    let mut a = x.to_vec();
+    for v in a.iter_mut() {
+        if v.to_bits() >> 63 == 1 {
+            *v *= w;
+        }
+    }
+    a.iter().sum::<f64>()
+}
+
+/// [`iter_mut_item_bits`] indexed, `a[i].to_bits()`: the oracle.
+#[differentiable]
+#[allow(clippy::needless_range_loop)]
+fn iter_mut_item_bits_indexed(x: &[f64], w: f64) -> f64 {
+    let mut a = x.to_vec();
+    for i in 0..a.len() {
+        if a[i].to_bits() >> 63 == 1 {
+            a[i] *= w;
+        }
+    }
+    a.iter().sum::<f64>()
+}
+
 // ----- `as` casts -----
 //
 // A body generic over the float type cannot write `as` (it casts primitives only), so
@@ -1733,4 +1811,72 @@ fn structs_of_floats() {
     .check([
         0.5, -0.3, 0.1, 0.2, 0.8, -0.2, 1.1, -0.7, 0.05, 0.9, -0.4, 0.3,
     ]);
+}
+
+#[test]
+fn a_reference_to_a_reference_local() {
+    for p in [[0.3, -1.2, 0.8, 0.7], [1.1, 0.4, -0.6, -0.9]] {
+        Twice::<4> {
+            name: "reference_locals",
+            itself: &|p| reference_locals(&p[..3], p[3]),
+            primal: &|p| reference_locals::primal(&p[..3], p[3]),
+            grad: &|p| {
+                let (value, (dx, dw)) = reference_locals::grad(&p[..3], p[3]);
+                (value, [dx, vec![dw]].concat())
+            },
+            on_duals: &|d| reference_locals_on_duals(&d[..3], d[3]),
+        }
+        .check(p);
+    }
+    // d(v) = v w + sin v: d(x₀) twice, d(x₁), x₀ x₂, d(x₂), and Σ d(xᵢ) xᵢ, by hand
+    let (x, w) = ([0.3, -1.2, 0.8], 0.7);
+    let d = |v: f64| v * w + v.sin();
+    let expected =
+        2.0 * d(x[0]) + d(x[1]) + x[0] * x[2] + d(x[2]) + x.iter().map(|&v| d(v) * v).sum::<f64>();
+    assert!(close(reference_locals(&x, w), expected, 1e-14));
+}
+
+#[test]
+fn non_float_methods_on_an_iter_mut_item() {
+    // every branch taken somewhere: negative items, one above w, one below w²
+    for p in [[0.3, -1.2, 0.8, 0.02, 0.7], [1.5, 0.4, -0.6, 0.1, 0.9]] {
+        Twice::<5> {
+            name: "iter_mut_item_predicates",
+            itself: &|p| iter_mut_item_predicates(&p[..4], p[4]),
+            primal: &|p| iter_mut_item_predicates::primal(&p[..4], p[4]),
+            grad: &|p| {
+                let (value, (dx, dw)) = iter_mut_item_predicates::grad(&p[..4], p[4]);
+                (value, [dx, vec![dw]].concat())
+            },
+            on_duals: &|d| iter_mut_item_predicates_on_duals(&d[..4], d[4]),
+        }
+        .check(p);
+    }
+    // the same decisions, by hand at one point
+    let (x, w): ([f64; 4], f64) = ([0.3, -1.2, 0.8, 0.02], 0.7);
+    let expected: f64 = x
+        .iter()
+        .map(|&v| {
+            let v = if v < 0.0 { -v * w } else { v };
+            let v = if v > w { v.sqrt() } else { v };
+            if v < w * w { v * v + w } else { v }
+        })
+        .sum();
+    assert!(close(iter_mut_item_predicates(&x, w), expected, 1e-14));
+    // `to_bits`: against the indexed form to the bit, and central differences
+    for p in [[0.3, -1.2, 0.8, -0.1, 0.7], [-1.5, 0.4, -0.6, 0.1, 0.9]] {
+        let (x, w) = (&p[..4], p[4]);
+        let (value, (dx, dw)) = iter_mut_item_bits::grad(x, w);
+        let (indexed, (ix, iw)) = iter_mut_item_bits_indexed::grad(x, w);
+        assert_eq!(value.to_bits(), indexed.to_bits());
+        assert_eq!(value.to_bits(), iter_mut_item_bits::primal(x, w).to_bits());
+        assert_eq!(value.to_bits(), iter_mut_item_bits(x, w).to_bits());
+        assert_eq!(value.to_bits(), iter_mut_item_bits_indexed(x, w).to_bits());
+        let gradient = [dx, vec![dw]].concat();
+        assert_eq!(gradient, [ix, vec![iw]].concat());
+        let differences = central_differences(&|p| iter_mut_item_bits::primal(&p[..4], p[4]), &p);
+        for (g, e) in gradient.iter().zip(&differences) {
+            assert!(close(*g, *e, 1e-6), "{gradient:?} vs {differences:?}");
+        }
+    }
 }

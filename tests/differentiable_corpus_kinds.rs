@@ -1128,6 +1128,20 @@ fn reference_closure_arguments(x: &Tensor<f64>) -> Tensor<f64> {
     d(x) * d(&x) + d(&y)
 }
 
+/// `d(&r)` of locals that hold a reference (`let r = x;` of a `&Tensor` parameter, `let
+/// q = &y;`), chained (`let s: &Tensor<f64> = r;`, the type spelled), and `d(q)`: the call
+/// coerces `&&Tensor` to `&Tensor`. The expansion failed with rustc E0369 (`&&Tensor<f64>
+/// * {float}`): the inlined closure bound its parameter to `&r` itself.
+#[differentiable]
+fn reference_local_arguments(x: &Tensor<f64>) -> Tensor<f64> {
+    let d = |v: &Tensor<f64>| v * 2.0 + v.sin();
+    let r = x;
+    let s: &Tensor<f64> = r;
+    let y = x * x;
+    let q = &y;
+    d(&r) * d(&s) + d(&q) + d(q)
+}
+
 /// A closure with a `&f64` parameter on plain numbers.
 #[differentiable]
 fn reference_float_closure(x: f64, w: f64) -> f64 {
@@ -1254,6 +1268,26 @@ fn a_closure_taking_a_reference() {
         assert_eq!(at.to_bits(), primal.to_bits());
         let along = gradient[0] * 0.3 - gradient[1] * 0.5;
         assert!(common::close(tangent, along, 1e-12), "{tangent} vs {along}");
+    }
+}
+
+#[test]
+fn a_reference_local_passed_to_a_closure() {
+    check(
+        "reference_local_arguments",
+        &[vec![v(&[0.3, -1.2, 0.8])], vec![s(0.7)]],
+        &|x| reference_local_arguments(&x[0]),
+        &|x| reference_local_arguments::primal(&x[0]),
+    );
+    // d(x)² + 2 d(x²), elementwise, d(v) = 2v + sin v
+    let x = v(&[0.3, -1.2, 0.8]);
+    for (got, x) in reference_local_arguments(&x)
+        .to_vec()
+        .iter()
+        .zip(x.to_vec())
+    {
+        let d = |v: f64| 2.0 * v + v.sin();
+        assert!((got - (d(x) * d(x) + 2.0 * d(x * x))).abs() < 1e-12);
     }
 }
 

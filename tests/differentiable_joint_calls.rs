@@ -379,9 +379,10 @@ fn a_tuple_results_vjp_now_and_vjp_into_are_its_pullback_at_once() {
     assert_eq!(bits(&[value.0, value.1]), bits(&[now_value.0, now_value.1]));
     assert_eq!(bits(&d_w), bits(&now_w.unwrap()));
     assert_eq!(d_x.to_bits(), now_x.unwrap().to_bits());
-    // `vjp_into` adds the array's cotangent into the sink, its entry `()`
+    // `vjp_into` (its cotangent an `Option`, `None` for a value that got none) adds the
+    // array's cotangent into the sink, its entry `()`
     let mut sink = [1.0, 2.0, 3.0];
-    let (into_value, ((), into_x)) = spread::vjp_into(&w, x, g, (&mut sink[..], NoSink));
+    let (into_value, ((), into_x)) = spread::vjp_into(&w, x, Some(g), (&mut sink[..], NoSink));
     assert_eq!(
         bits(&[value.0, value.1]),
         bits(&[into_value.0, into_value.1])

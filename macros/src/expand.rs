@@ -97,7 +97,20 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
                 _ => None,
             })
             .collect();
-        let mut stmts = rewrite::rewrite(&cx, item.block.stmts.clone(), &borrowed);
+        // every parameter's name: a local of the same name shadows one only from its `let`
+        let parameters: Vec<syn::Ident> = item
+            .sig
+            .inputs
+            .iter()
+            .filter_map(|input| match input {
+                syn::FnArg::Typed(typed) => match &*typed.pat {
+                    syn::Pat::Ident(pat) => Some(pat.ident.clone()),
+                    _ => None,
+                },
+                syn::FnArg::Receiver(_) => None,
+            })
+            .collect();
+        let mut stmts = rewrite::rewrite(&cx, item.block.stmts.clone(), &borrowed, &parameters);
         if sig.mode == Mode::Tensor {
             // a tensor accumulator folded over an iterator: the loop it stands for
             let params = sig.params.iter().map(|p| p.ident.to_string()).collect();

@@ -22,7 +22,7 @@ pub fn expand(item: &ItemFn, error: syn::Error) -> TokenStream {
 /// answer, not also each annotated caller's nor the user's own calls of its items: a
 /// caller's generated code checks that the callee has a companion
 /// (`generated::annotated`, "not annotated" otherwise) and calls its items (`vjp`,
-/// `jvp_call`, `vjp_now`, `vjp_into`), and users call the others (`grad`, `grad_into`,
+/// `vjp_partial`, `jvp_call`, `vjp_now`, `vjp_into`), and users call the others (`grad`, `grad_into`,
 /// `jvp`, `primal`, `GENERATED`..). This one passes the check and has every item a
 /// companion type may have, each taking as many arguments as the real one would (of any
 /// types) and returning a type holding the function's first error (`[(); compile_error!(..)]`,
@@ -118,10 +118,11 @@ const STAND_IN_MARK: &str = "__gradtape_stand_in";
 /// past the call's own: `jvp_call`'s tangents, `vjp_now`'s cotangent, `vjp_into`'s
 /// cotangent and sinks, `jvp`'s tangents or `grad_into`'s buffers (one per differentiable
 /// parameter).
-fn stand_in_items(differentiable: usize) -> [(&'static str, usize); 10] {
+fn stand_in_items(differentiable: usize) -> [(&'static str, usize); 11] {
     [
         ("primal", 0),
         ("vjp", 0),
+        ("vjp_partial", 0),
         ("grad", 0),
         ("grad_into", differentiable),
         ("jvp", differentiable),

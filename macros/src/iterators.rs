@@ -1753,9 +1753,10 @@ impl VisitMut for Rewriter<'_> {
 }
 
 /// Rewrites `*name` for the names an iteration binds: to the name (read by value) or to
-/// the element's place (a mutable element). A float method called on the name itself,
-/// `v.sin()` (auto-deref of `&mut f64`: the same call as `(*v).sin()`), gets the place as
-/// its receiver too, unless the body binds the name again anywhere (`let v = ..`, a
+/// the element's place (a mutable element). A method called on the name itself, `v.sin()`
+/// or `v.is_nan()` (auto-deref of `&mut f64`: the same call as `(*v).sin()`), gets the
+/// place as its receiver too (a comparison resolved on the reference, `v.lt(&w)`, the
+/// place borrowed `&mut`), unless the body binds the name again anywhere (`let v = ..`, a
 /// closure's `|v|`), where `v` may be another value.
 struct Derefs<'d> {
     items: &'d [(String, Expr)],
@@ -1804,12 +1805,20 @@ impl VisitMut for Derefs<'_> {
             return;
         }
         if let Expr::MethodCall(call) = expr
-            && crate::rewrite::FLOAT_METHODS.contains(&call.method.to_string().as_str())
             && let Some(ident) = single_ident(strip_parens(&call.receiver))
             && !self.rebound.contains(&ident.to_string())
             && let Some(place) = self.place(ident)
         {
-            *call.receiver = place.clone();
+            // Rust finds these on the reference itself (`PartialOrd for &mut f64`: `v.lt(&w)`
+            // takes `w: &&mut f64`), every other method of a float on the float it
+            // dereferences to (`v.is_nan()`, `v.to_bits()`)
+            let on_the_reference =
+                REFERENCE_COMPARISONS.contains(&call.method.to_string().as_str());
+            *call.receiver = if on_the_reference && place != &syn::parse_quote!(#ident) {
+                syn::parse_quote!((&mut #place))
+            } else {
+                place.clone()
+            };
             for arg in &mut call.args {
                 self.visit_expr_mut(arg);
             }
@@ -1818,6 +1827,11 @@ impl VisitMut for Derefs<'_> {
         visit_mut::visit_expr_mut(self, expr);
     }
 }
+
+/// The comparison methods a `&mut f64` receiver resolves to the reference's own impl of
+/// (`PartialEq`, `PartialOrd` and `Ord` for `&mut A`), whose argument is then a reference
+/// to a `&mut f64`.
+const REFERENCE_COMPARISONS: &[&str] = &["eq", "ne", "lt", "le", "gt", "ge", "partial_cmp", "cmp"];
 
 /// The names the patterns of a body bind (`let`, `for`, `match` arms, closure parameters).
 #[derive(Default)]

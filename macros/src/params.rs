@@ -1656,7 +1656,7 @@ fn companion(
     let checks = quote!(#(#checks)*);
 
     // vjp: the twin's, its pullback's entries for the lifted paths gathered into the structs
-    let (vjp, vjp_now) = {
+    let (vjp, vjp_partial, vjp_now) = {
         let twin_vjp = &twin["vjp"];
         let mut output = twin_vjp.sig.output.clone();
         let entries = pullback_entries(&mut output).expect("`vjp` returns a pullback");
@@ -1717,6 +1717,14 @@ fn companion(
                 }
             }
         });
+        // `vjp_partial`: the twin's, its pullback taking `Option` of the cotangent, what a
+        // caller's forward code calls for a call passing on a `&mut` parameter
+        let mut partial_output = output.clone();
+        optional_pullback_cotangent(&mut partial_output);
+        let [call_vjp_partial, vjp_partial_name] = [
+            twin_item("vjp_partial"),
+            own_name("vjp_partial").to_token_stream(),
+        ];
         (
             quote! {
                 /// The forward value and the pullback: one entry per parameter, `Option` of a
@@ -1727,6 +1735,16 @@ fn companion(
                     #checks
                     #(#zeros)*
                     let (#value, #pullback) = #call_vjp(#(#user_args,)* #(#lifted_args),*);
+                    (#value, #pullback_fn)
+                }
+            },
+            quote! {
+                #[doc(hidden)]
+                #[inline]
+                pub fn #vjp_partial_name #generics (#(#declared),*) #partial_output #where_clause {
+                    #checks
+                    #(#zeros)*
+                    let (#value, #pullback) = #call_vjp_partial(#(#user_args,)* #(#lifted_args),*);
                     (#value, #pullback_fn)
                 }
             },
@@ -1801,7 +1819,7 @@ fn companion(
             quote! {
                 #[doc(hidden)]
                 #[inline]
-                pub fn #vjp_into_name #into_generics (#(#declared,)* #g: #float, (#(#sink_names,)*): (#(#sink_types,)*)) -> (#float, (#(#entries,)*)) #into_where {
+                pub fn #vjp_into_name #into_generics (#(#declared,)* #g: ::core::option::Option<#float>, (#(#sink_names,)*): (#(#sink_types,)*)) -> (#float, (#(#entries,)*)) #into_where {
                     #checks
                     #(#builds)*
                     let (#value, #grads) = #call_vjp_into(#(#user_args,)* #(#lifted_args,)* #g, (#(#user_sinks,)* #(#lifted_sinks,)*));
@@ -2113,6 +2131,7 @@ fn companion(
         [
             Some(primal),
             Some(vjp),
+            Some(vjp_partial),
             vjp_now,
             vjp_into,
             grad,
@@ -2287,6 +2306,27 @@ fn set_pullback_entries(output: &mut ReturnType, entries: &[Type]) {
 }
 
 fn pullback_result(output: &mut ReturnType) -> Option<&mut syn::TypeTuple> {
+    match &mut pullback_signature(output)?.output {
+        ReturnType::Type(_, result) => match &mut **result {
+            Type::Tuple(tuple) => Some(tuple),
+            _ => None,
+        },
+        ReturnType::Default => None,
+    }
+}
+
+/// The pullback's cotangent `G` (its first input) in `vjp`'s return type made
+/// `Option<G>`: `vjp_partial`'s.
+fn optional_pullback_cotangent(output: &mut ReturnType) {
+    if let Some(input) = pullback_signature(output).and_then(|args| args.inputs.first_mut()) {
+        let ty = &input.ty;
+        input.ty = syn::parse_quote!(::core::option::Option<#ty>);
+    }
+}
+
+/// `(G) -> E` of the pullback's `Fn` bound in `vjp`'s return type
+/// `(R, impl Fn(G) -> E + use<..>)` (or `Box<dyn Fn(G) -> E>`).
+fn pullback_signature(output: &mut ReturnType) -> Option<&mut syn::ParenthesizedGenericArguments> {
     let ReturnType::Type(_, ty) = output else {
         return None;
     };
@@ -2311,15 +2351,9 @@ fn pullback_result(output: &mut ReturnType) -> Option<&mut syn::TypeTuple> {
     bounds.iter_mut().find_map(|bound| match bound {
         syn::TypeParamBound::Trait(bound) => {
             let last = bound.path.segments.last_mut()?;
-            let PathArguments::Parenthesized(args) = &mut last.arguments else {
-                return None;
-            };
-            match &mut args.output {
-                ReturnType::Type(_, result) => match &mut **result {
-                    Type::Tuple(tuple) => Some(tuple),
-                    _ => None,
-                },
-                ReturnType::Default => None,
+            match &mut last.arguments {
+                PathArguments::Parenthesized(args) => Some(args),
+                _ => None,
             }
         }
         _ => None,

@@ -770,8 +770,9 @@ fn companion(
             quote!(#path { #(#fields: #values),* })
         }
     };
-    // the tuple's cotangent from the struct's: every field's cotangent is given
-    let cotangent = |g: &syn::Ident| -> TokenStream {
+    // the tuple's cotangent from the struct's, every field's given: what the twin's `vjp`
+    // takes, for the user's `vjp` (whose caller gives the whole cotangent)
+    let exact_cotangent = |g: &syn::Ident| -> TokenStream {
         if one {
             let field = &fields[0];
             to_float(0, quote!(#g.#field))
@@ -781,6 +782,25 @@ fn companion(
                 .enumerate()
                 .map(|(k, field)| to_float(k, quote!(#g.#field)));
             quote!((#(::core::option::Option::Some(#parts)),*))
+        }
+    };
+    // the twin's cotangent (what its `vjp_partial`'s pullback takes: `Option` of a float,
+    // or of a tuple of them) from the struct's: a struct's cotangent is a value of it,
+    // zero in a field that got none (`zero_like` where the caller read other fields), so
+    // a zero field is none (`generated::field_cotangent`), never a zero that would meet
+    // an infinite partial of the field (`0 · ∞`, NaN)
+    let generated = crate::generate::paths::generated();
+    let cotangent = |g: &syn::Ident| -> TokenStream {
+        if one {
+            let field = &fields[0];
+            let part = to_float(0, quote!(#g.#field));
+            quote!(#generated::field_cotangent(#part))
+        } else {
+            let parts = fields
+                .iter()
+                .enumerate()
+                .map(|(k, field)| to_float(k, quote!(#g.#field)));
+            quote!(::core::option::Option::Some((#(#generated::field_cotangent(#parts)),*)))
         }
     };
     let [value, pullback, g, tangent] = ["value", "pullback", "g", "tangent"].map(mixed);
@@ -807,12 +827,12 @@ fn companion(
     let vjp = {
         let twin_vjp = &twin["vjp"];
         let mut sig = twin_vjp.sig.clone();
-        let boxed = set_vjp_types(&mut sig.output, result);
+        let boxed = set_vjp_types(&mut sig.output, result, result);
         let inputs = &sig.inputs;
         let (generics, output) = (&sig.generics, &sig.output);
         let where_clause = &generics.where_clause;
         let args = arg_names(&twin_vjp.sig);
-        let (value_of, cotangent_of) = (build(&value), cotangent(&g));
+        let (value_of, cotangent_of) = (build(&value), exact_cotangent(&g));
         let mut pullback_fn = quote!(move |#g: #result| #pullback(#cotangent_of));
         let (call_vjp, vjp_name) = (twin_item("vjp"), own_name("vjp"));
         if boxed {
@@ -823,6 +843,36 @@ fn companion(
             /// result's cotangent as a value of the struct (every field its cotangent) and
             /// gives one entry per parameter, `Option` of a cotangent for a differentiable
             /// one, `()` for a constant.
+            #[inline]
+            pub fn #vjp_name #generics (#inputs) #output #where_clause {
+                let (#value, #pullback) = #call_vjp(#(#args),*);
+                let #value = #value_of;
+                (#value, #pullback_fn)
+            }
+        }
+    };
+
+    // vjp_partial, hidden: `vjp` whose pullback takes `Option` of the struct's cotangent
+    // (`None`: none, the twin's `None`), what a caller's forward code calls for a call
+    // passing on a `&mut` parameter (`Stmt::CallWrites`; `phase_of(y, dt)`)
+    let vjp_partial = {
+        let twin_vjp = &twin["vjp"];
+        let mut sig = twin_vjp.sig.clone();
+        let optional: Type = syn::parse_quote!(::core::option::Option<#result>);
+        let boxed = set_vjp_types(&mut sig.output, result, &optional);
+        let inputs = &sig.inputs;
+        let (generics, output) = (&sig.generics, &sig.output);
+        let where_clause = &generics.where_clause;
+        let args = arg_names(&twin_vjp.sig);
+        let (value_of, cotangent_of) = (build(&value), cotangent(&g));
+        let mut pullback_fn =
+            quote!(move |#g: #optional| #pullback(#g.and_then(|#g| #cotangent_of)));
+        let (call_vjp, vjp_name) = (twin_item("vjp_partial"), own_name("vjp_partial"));
+        if boxed {
+            pullback_fn = quote!(::std::boxed::Box::new(#pullback_fn));
+        }
+        quote! {
+            #[doc(hidden)]
             #[inline]
             pub fn #vjp_name #generics (#inputs) #output #where_clause {
                 let (#value, #pullback) = #call_vjp(#(#args),*);
@@ -847,7 +897,7 @@ fn companion(
         let entries = pullback_output(&sig.output);
         let value_of = build(&value);
         let cotangent_of = cotangent(&g);
-        let call_vjp = twin_item("vjp");
+        let call_vjp = twin_item("vjp_partial");
         let vjp_now_name = own_name("vjp_now");
         let vjp_now = quote! {
             #[doc(hidden)]
@@ -902,9 +952,9 @@ fn companion(
         let vjp_into = quote! {
             #[doc(hidden)]
             #[inline]
-            pub fn #vjp_into_name #generics (#inputs, #g: #result, (#(#sinks,)*): (#(#sink_types,)*)) -> (#result, (#(#entry_types,)*)) #where_clause {
+            pub fn #vjp_into_name #generics (#inputs, #g: ::core::option::Option<#result>, (#(#sinks,)*): (#(#sink_types,)*)) -> (#result, (#(#entry_types,)*)) #where_clause {
                 let (#value, #pullback) = #call_vjp(#(#args),*);
-                let #grads = #pullback(#cotangent_of);
+                let #grads = #pullback(#g.and_then(|#g| #cotangent_of));
                 (#value_of, (#(#entries_out,)*))
             }
         };
@@ -984,6 +1034,7 @@ fn companion(
         [
             Some(primal),
             Some(vjp),
+            Some(vjp_partial),
             Some(vjp_now),
             Some(vjp_into),
             jvp,
@@ -1044,8 +1095,9 @@ fn arg_names(sig: &syn::Signature) -> Vec<TokenStream> {
 }
 
 /// `vjp`'s return type `(R, impl Fn(G) -> E + use<..>)` (or `Box<dyn Fn(G) -> E>`) with
-/// the struct for `R` and `G`; whether the pullback is boxed.
-fn set_vjp_types(output: &mut ReturnType, result: &Type) -> bool {
+/// the struct `result` for `R` and `cotangent` for `G` (the struct, or `Option` of it for
+/// `vjp_partial`); whether the pullback is boxed.
+fn set_vjp_types(output: &mut ReturnType, result: &Type, cotangent: &Type) -> bool {
     let ReturnType::Type(_, ty) = output else {
         unreachable!("`vjp` returns the value and the pullback")
     };
@@ -1078,7 +1130,7 @@ fn set_vjp_types(output: &mut ReturnType, result: &Type) -> bool {
         {
             // one input, the tuple's cotangent
             if let Some(input) = args.inputs.first_mut() {
-                input.ty = result.clone();
+                input.ty = cotangent.clone();
             }
         }
     }
@@ -1086,12 +1138,13 @@ fn set_vjp_types(output: &mut ReturnType, result: &Type) -> bool {
 }
 
 /// A caller's call of a function with a struct result read by its fields (`let s =
-/// step(..);`, then `s.x`, `s.v`: `Stmt::CallParts` with `fields`): the callee's `vjp`
-/// call `call`, `(S, impl Fn(S) -> E)`, made a tuple result's, `((s.x, s.v), impl
-/// Fn((Option<F>, Option<F>)) -> E)`, so the caller's code is a tuple result's. The
-/// pullback's struct cotangent is a zero of the struct (`Differentiable::zero_like`, from
-/// the value) with each read field's cotangent in it: a field the caller does not read
-/// has none, exactly.
+/// step(..);`, then `s.x`, `s.v`: `Stmt::CallParts` with `fields`): the callee's
+/// `vjp_partial` call `call`, `(S, impl Fn(Option<S>) -> E)`, made a tuple result's,
+/// `((s.x, s.v), impl Fn((Option<F>, Option<F>)) -> E)`, so the caller's code is a tuple
+/// result's. The pullback's struct cotangent is a zero of the struct
+/// (`Differentiable::zero_like`, from the value) with each read field's cotangent in it:
+/// a field the caller does not read is zero, which `vjp_partial` takes for none
+/// (`generated::field_cotangent`), so it meets none of the field's partials.
 pub fn parts_vjp(call: &TokenStream, fields: &[Member]) -> TokenStream {
     let private = crate::generate::paths::private();
     let [value, pullback, zero, g, cotangent, part] =
@@ -1110,7 +1163,7 @@ pub fn parts_vjp(call: &TokenStream, fields: &[Member]) -> TokenStream {
                         #cotangent.#fields = #part;
                     }
                 )*
-                #pullback(#cotangent)
+                #pullback(::core::option::Option::Some(#cotangent))
             },
         )
     })

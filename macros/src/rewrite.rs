@@ -54,22 +54,47 @@ use crate::syntax::{is_compound_assign, is_name};
 
 /// The body's statements with both rewrites applied, in every block; a closure whose
 /// captures cannot be kept as they were when it was made is an error in `cx`. `borrowed`
-/// are the function's parameters taken by shared reference (`x: &Tensor<F>`).
-pub fn rewrite(cx: &Ctxt, stmts: Vec<Stmt>, borrowed: &[Ident]) -> Vec<Stmt> {
+/// are the function's parameters taken by shared reference (`x: &Tensor<F>`),
+/// `parameters` every parameter's name.
+pub fn rewrite(cx: &Ctxt, stmts: Vec<Stmt>, borrowed: &[Ident], parameters: &[Ident]) -> Vec<Stmt> {
     let mut block = syn::Block {
         brace_token: Default::default(),
         stmts,
     };
     FloatPaths.visit_block_mut(&mut block);
-    // the borrowed parameters the body never binds again: `&x` of one is a reference to a
-    // reference wherever it appears
+    // the names that hold a shared reference wherever they appear, so that `&x` of one is
+    // a reference to a reference: the borrowed parameters the body never binds again, and
+    // the locals it binds once, by `let`, to a shared borrow or to another such name, or
+    // typed a shared reference (`let r = &x[0];`, `let r = x;`, `let r: &T = ..;`), which
+    // shadow no parameter
     let mut bound = Bindings::default();
     bound.visit_block(&block);
-    let borrowed: HashSet<Ident> = borrowed
+    let mut borrowed: HashSet<Ident> = borrowed
         .iter()
-        .filter(|name| !bound.0.contains(*name))
+        .filter(|name| !bound.0.contains_key(*name))
         .cloned()
         .collect();
+    let mut lets = ReferenceLets::default();
+    lets.visit_block(&block);
+    loop {
+        let before = borrowed.len();
+        for (name, init) in &lets.0 {
+            let once = bound.0.get(name) == Some(&1) && !parameters.contains(name);
+            let reference = match init.as_ref().map(crate::syntax::strip_parens) {
+                None => true,
+                Some(Expr::Reference(reference)) => reference.mutability.is_none(),
+                Some(other) => {
+                    crate::syntax::single_ident(other).is_some_and(|n| borrowed.contains(n))
+                }
+            };
+            if once && reference {
+                borrowed.insert(name.clone());
+            }
+        }
+        if borrowed.len() == before {
+            break;
+        }
+    }
     Closures {
         cx,
         next: 0,
@@ -348,12 +373,12 @@ fn inlinable_parts(
     for param in &params {
         own.visit_pat(param);
     }
-    read.0.retain(|n| !own.0.contains(n));
+    read.0.retain(|n| !own.0.contains_key(n));
     let mut bound = Bindings::default();
     for stmt in scope() {
         bound.visit_stmt(stmt);
     }
-    if bound.0.contains(&name) || read.0.iter().any(|n| bound.0.contains(n)) {
+    if bound.0.contains_key(&name) || read.0.iter().any(|n| bound.0.contains_key(n)) {
         return None;
     }
     Some(LocalClosure { name, params, body })
@@ -464,8 +489,12 @@ impl Names {
         for pat in patterns {
             bound.visit_pat(pat);
         }
-        self.0
-            .extend(inner.0.into_iter().filter(|name| !bound.0.contains(name)));
+        self.0.extend(
+            inner
+                .0
+                .into_iter()
+                .filter(|name| !bound.0.contains_key(name)),
+        );
     }
 }
 
@@ -522,12 +551,40 @@ impl<'ast> Visit<'ast> for Names {
 
 /// The names patterns bind (`let`, `for`, `match` arms, closure parameters, `if let`).
 #[derive(Default)]
-struct Bindings(HashSet<Ident>);
+struct Bindings(std::collections::HashMap<Ident, usize>);
 
 impl<'ast> Visit<'ast> for Bindings {
     fn visit_pat_ident(&mut self, pat: &'ast syn::PatIdent) {
-        self.0.insert(pat.ident.clone());
+        *self.0.entry(pat.ident.clone()).or_default() += 1;
         syn::visit::visit_pat_ident(self, pat);
+    }
+}
+
+/// The body's `let name = init;` statements binding one name (`mut` or not), with their
+/// initialisers, `None` for one whose type is spelled a shared reference (`let s: &T =
+/// ..;`, which holds one whatever its initialiser).
+#[derive(Default)]
+struct ReferenceLets(Vec<(Ident, Option<Expr>)>);
+
+impl<'ast> Visit<'ast> for ReferenceLets {
+    fn visit_local(&mut self, local: &'ast syn::Local) {
+        let (pat, typed_shared) = match &local.pat {
+            Pat::Type(typed) => (
+                &*typed.pat,
+                matches!(&*typed.ty, syn::Type::Reference(r) if r.mutability.is_none()),
+            ),
+            pat => (pat, false),
+        };
+        if let Pat::Ident(pat) = pat
+            && pat.by_ref.is_none()
+            && pat.subpat.is_none()
+            && let Some(init) = &local.init
+            && init.diverge.is_none()
+        {
+            let init = (!typed_shared).then(|| (*init.expr).clone());
+            self.0.push((pat.ident.clone(), init));
+        }
+        syn::visit::visit_local(self, local);
     }
 }
 
@@ -688,8 +745,8 @@ impl ArrayAlias {
         macros.visit_expr(&closure.body);
         let mut body_bound = Bindings::default();
         body_bound.visit_expr(&closure.body);
-        if bound.0.contains(&array)
-            || body_bound.0.contains(&pat.ident)
+        if bound.0.contains_key(&array)
+            || body_bound.0.contains_key(&pat.ident)
             || in_macros.contains(&pat.ident)
             || in_macros.contains(&array)
         {
@@ -1041,7 +1098,7 @@ fn snapshot_captures(
         .iter()
         .map(|place| place.root.clone())
         .chain(reads.in_macros.iter().cloned())
-        .filter(|name| !own.0.contains(name))
+        .filter(|name| !own.0.contains_key(name))
         .collect();
     let mut writes = Writes {
         closure: &closure.name,
@@ -1069,7 +1126,7 @@ fn snapshot_captures(
     let written_inside: HashSet<Ident> = written_inside
         .written
         .intersection(&captured)
-        .filter(|name| !bound_inside.0.contains(*name))
+        .filter(|name| !bound_inside.0.contains_key(*name))
         .cloned()
         .collect();
     if moves {
@@ -1089,8 +1146,8 @@ fn snapshot_captures(
             format!(
                 "this `move` closure assigns its own copy of `{name}`, which it keeps from one call to the next; the closure is inlined at each call, where that copy has no place: pass `{name}` to the closure as a parameter and return the new value"
             )
-        } else if bound_inside.0.contains(name) || reads.in_macros.contains(name) {
-            let how = if bound_inside.0.contains(name) {
+        } else if bound_inside.0.contains_key(name) || reads.in_macros.contains(name) {
+            let how = if bound_inside.0.contains_key(name) {
                 "binds it again inside its body"
             } else {
                 "reads it inside a macro"

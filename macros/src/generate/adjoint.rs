@@ -76,7 +76,12 @@ impl Generator<'_> {
             let parts: Vec<Ident> = (0..self.body.outputs.len())
                 .map(|i| mixed(&format!("g{i}")))
                 .collect();
-            out.extend(quote!(let (#(#parts),*) = #g;));
+            if self.seed_optional() {
+                // no cotangent: every part's `None`
+                out.extend(quote!(let (#(#parts),*) = #g.unwrap_or_default();));
+            } else {
+                out.extend(quote!(let (#(#parts),*) = #g;));
+            }
             for (part, output) in parts.iter().zip(&self.body.outputs) {
                 if let Some(binding) = output.binding() {
                     let slot = self.slot(binding);
@@ -85,7 +90,11 @@ impl Generator<'_> {
             }
         } else if let Some(binding) = self.body.outputs.first().and_then(Operand::binding) {
             let slot = self.slot(binding);
-            out.extend(quote!(generated::accumulate(&mut #slot, #g);));
+            if self.seed_optional() {
+                out.extend(quote!(generated::accumulate_option(&mut #slot, #g);));
+            } else {
+                out.extend(quote!(generated::accumulate(&mut #slot, #g);));
+            }
         }
         let mut reverse = TokenStream::new();
         if self.body.returned.is_some() {
@@ -637,8 +646,14 @@ impl Generator<'_> {
             }
             Op::Call { func, args } => {
                 if let Some(passed) = self.replayed_call(func, args, &[], depth) {
-                    let (pop, call) =
-                        self.reverse_replayed(id, func, args, &passed, quote!(#g), depth);
+                    let (pop, call) = self.reverse_replayed(
+                        id,
+                        func,
+                        args,
+                        &passed,
+                        quote!(::core::option::Option::Some(#g)),
+                        depth,
+                    );
                     prologue.extend(pop);
                     rules.extend(call);
                     return quote! {
@@ -662,7 +677,14 @@ impl Generator<'_> {
                 } else {
                     let (pop, pullback) = self.recall(format!("pullback{id}"), depth);
                     prologue.extend(pop);
-                    rules.extend(quote!(let #grads = (#pullback)(#g);));
+                    if self.partial_call(func) {
+                        // `vjp_partial`'s pullback
+                        rules.extend(
+                            quote!(let #grads = (#pullback)(::core::option::Option::Some(#g));),
+                        );
+                    } else {
+                        rules.extend(quote!(let #grads = (#pullback)(#g);));
+                    }
                 }
                 for (k, arg) in args.iter().enumerate() {
                     let index = syn::Index::from(k);

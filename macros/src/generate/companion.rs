@@ -67,13 +67,29 @@ pub fn companion(
     let grad =
         (vjp_now.is_some() && !sig.whole_output && !sig.tuple_output).then(|| grad_fn(item, sig));
     let vjp = (!vjp.is_empty()).then(|| {
+        // `vjp`, then in scalar mode `vjp_partial` (hidden: what annotated callers call)
+        let mut functions = syn::parse2::<syn::File>(vjp.clone())
+            .expect("generated functions")
+            .items
+            .into_iter();
+        let public = functions.next();
         quote! {
             /// The forward value and the pullback (the generated adjoint). For a function
             /// writing `&mut [F]` outputs, the pullback also takes each output's cotangent
             /// (a `&mut [F]` of its length, in place, as `grad_into`'s buffer).
             #[inline]
             #[allow(unused_variables, unused_mut, unused_parens, unused_assignments, unused_braces, unreachable_code, unused_labels, non_snake_case, clippy::all)]
-            #vjp
+            #public
+            #(
+                /// `vjp` whose pullback takes `Option` of the result's cotangent: `None`
+                /// for a value that reaches nothing, whose contribution is skipped rather
+                /// than multiplied by a zero (`0 · ∞` is NaN where a partial is infinite).
+                /// What an annotated caller's code calls.
+                #[doc(hidden)]
+                #[inline]
+                #[allow(unused_variables, unused_mut, unused_parens, unused_assignments, unused_braces, unreachable_code, unused_labels, non_snake_case, clippy::all)]
+                #functions
+            )*
         }
     });
     let grad_into = grad_into.map(|grad_into| {
@@ -255,7 +271,8 @@ fn method_items(item: &ItemFn, items: TokenStream) -> TokenStream {
     }
     // `GENERATED` shows the renamed functions (as `Self::GENERATED` shows `vjp`, `jvp`):
     // every generated one but `primal`, `grad` and `jvp_call`.
-    let shown = ["vjp", "grad_into", "jvp"].map(|item| method_companion(method, item));
+    let shown =
+        ["vjp", "vjp_partial", "grad_into", "jvp"].map(|item| method_companion(method, item));
     let source = block.items.iter().filter_map(|item| match item {
         syn::ImplItem::Fn(f) if shown.contains(&f.sig.ident) => {
             let mut f = f.clone();

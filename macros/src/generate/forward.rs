@@ -9,7 +9,7 @@ use syn::Ident;
 
 use super::{Flavour, Generator, Save, borrow, exit_name, is_literal, paths, return_label};
 use crate::model::ir::{
-    BinaryKind, Block, Callee, JumpKind, LoopHead, Op, Operand, RETURN_REGION, Saves, Stmt, Target,
+    BinaryKind, Block, JumpKind, LoopHead, Op, Operand, RETURN_REGION, Saves, Stmt, Target,
 };
 use crate::syntax::mixed;
 use crate::vocabulary;
@@ -105,7 +105,7 @@ impl Generator<'_> {
                 fields,
             } => {
                 let call = match fields {
-                    Some(fields) => crate::results::parts_vjp(&func.vjp(args), fields),
+                    Some(fields) => crate::results::parts_vjp(&func.vjp_partial(args), fields),
                     None => func.vjp(args),
                 };
                 let (call, value) = self.call_vjp_of(*id, call, depth);
@@ -557,7 +557,13 @@ impl Generator<'_> {
                         code.extend(quote!(#saves #prefix #call;));
                     }
                     None => {
-                        let (call, value) = self.call_vjp(id, func, args, depth);
+                        // `vjp_partial` where it exists (see `partial_call`)
+                        let call = if self.partial_call(func) {
+                            func.vjp_partial(args)
+                        } else {
+                            func.vjp(args)
+                        };
+                        let (call, value) = self.call_vjp_of(id, call, depth);
                         code.extend(quote!(#call #prefix #value;));
                     }
                 }
@@ -566,21 +572,22 @@ impl Generator<'_> {
         code
     }
 
-    /// A call of another function through its `vjp` (`Op::Call`, `Stmt::CallParts`,
-    /// `Stmt::CallWrites`): `let (value{id}, pullback{id}) = ..;`, the pullback kept for
-    /// the adjoint on its stack below depth 0. The code, and the value's name.
-    pub(super) fn call_vjp(
-        &self,
-        id: usize,
-        func: &Callee,
-        args: &[Operand],
-        depth: usize,
-    ) -> (TokenStream, Ident) {
-        self.call_vjp_of(id, func.vjp(args), depth)
+    /// Whether an `Op::Call` goes through the callee's `vjp_partial` (scalar mode, an
+    /// annotated callee: no plain helper on dual numbers), its pullback given `Some` of
+    /// the result's cotangent: for a struct result held whole (`let s = step(..);` passed
+    /// on as `&s`; the caller cannot tell it from a float's), whose cotangent's zero fields
+    /// (those no one read: the struct's cotangent is built from a zero of it) are none in
+    /// the callee (`generated::field_cotangent`), where the struct's own `vjp` passes every
+    /// field's cotangent on as given.
+    pub(super) fn partial_call(&self, func: &crate::model::ir::Callee) -> bool {
+        matches!(self.flavour, Flavour::Scalar)
+            && !matches!(func, crate::model::ir::Callee::Plain(_))
     }
 
-    /// [`call_vjp`](Self::call_vjp) of the call `call` (a callee's `vjp`, or a struct
-    /// result's made a tuple's).
+    /// A call of another function through its `vjp` (`Op::Call`, `Stmt::CallParts`,
+    /// `Stmt::CallWrites`; `vjp_partial` for some, or a struct result's made a tuple's):
+    /// `let (value{id}, pullback{id}) = #call;`, the pullback kept for the adjoint on its
+    /// stack below depth 0. The code, and the value's name.
     pub(super) fn call_vjp_of(
         &self,
         id: usize,

@@ -6,7 +6,9 @@
 //!   rule is the generated adjoint; in scalar mode, the original function unchanged.
 //! - a companion type `f` ([`companion`]; a braced struct, so it lives beside the function)
 //!   with `f::vjp` (forward code that saves what the adjoint needs, returning the value and
-//!   the pullback closure), `f::primal` (the original body), in scalar mode `f::grad` (and
+//!   the pullback closure; in scalar mode a wrapper of the hidden `f::vjp_partial`, whose
+//!   pullback takes `Option` of the result's cotangent, `None` for none, what annotated
+//!   callers call), `f::primal` (the original body), in scalar mode `f::grad` (and
 //!   `f::grad_into`, gradients into the caller's buffers, when there are array parameters), for
 //!   elementwise tensor functions `f::vjp_scalar` and `f::primal_scalar` (the same on plain
 //!   numbers, which `f` runs when every differentiable input is 0-d), and `f::GENERATED`,
@@ -377,6 +379,12 @@ impl<'a> Generator<'a> {
         let name = Ident::new(name, proc_macro2::Span::call_site());
         let where_clause = &generics.where_clause;
         let (g, value_name) = (mixed("g"), mixed("value"));
+        // `vjp_into`'s cotangent is `Option`, `None` for a value its caller dropped
+        let cot_ty = if self.seed_optional() {
+            quote!(::core::option::Option<#cot_ty>)
+        } else {
+            cot_ty
+        };
         let imports = paths::imports();
         let sinks = sinks.map(|sinks| quote!(, #sinks));
         quote! {
@@ -480,8 +488,8 @@ impl<'a> Generator<'a> {
         }
         let into_where = &into_generics.where_clause;
         let vjp_into = quote! {
-            pub fn vjp_into #into_generics (#(#params,)* #g: #cot_ty, (#(#sinks,)*): (#(#sink_types,)*)) -> (#ret_ty, (#(#entry_types,)*)) #into_where {
-                let (#value, #pullback) = Self::vjp(#(#args),*);
+            pub fn vjp_into #into_generics (#(#params,)* #g: ::core::option::Option<#cot_ty>, (#(#sinks,)*): (#(#sink_types,)*)) -> (#ret_ty, (#(#entry_types,)*)) #into_where {
+                let (#value, #pullback) = Self::vjp_partial(#(#args),*);
                 let #grads = #pullback(#g);
                 (#value, (#(#entries,)*))
             }
@@ -745,13 +753,24 @@ impl<'a> Generator<'a> {
                 syn::GenericParam::Const(c) => Some(c.ident.clone()),
                 syn::GenericParam::Lifetime(_) => None,
             })
-            .chain(crate::model::sig::impl_floats(item));
+            .chain(crate::model::sig::impl_floats(item))
+            .collect::<Vec<Ident>>();
         let g = mixed("g");
         let value_name = mixed("value");
         let read_value = self.read_value_import();
+        // Scalar mode: the body is `vjp_partial`, whose pullback takes `Option` of the
+        // result's cotangent, and `vjp` passes it `Some` (the wrapper below).
+        let partial = self.seed_optional();
         let fn_name = match self.flavour {
             Flavour::ZeroD(_) => format_ident!("vjp_scalar"),
+            _ if partial => format_ident!("vjp_partial"),
             _ => format_ident!("vjp"),
+        };
+        let public_cot_ty = cot_ty.clone();
+        let cot_ty = if partial {
+            quote!(::core::option::Option<#cot_ty>)
+        } else {
+            cot_ty
         };
         let imports = paths::imports();
         // A `&mut` array output's shadow is the caller's, in place: one more argument of
@@ -812,7 +831,7 @@ impl<'a> Generator<'a> {
         } else {
             where_clause.as_ref().map(|clause| quote!(#clause))
         };
-        quote! {
+        let function = quote! {
             pub fn #fn_name #generics (#(#params),*) -> (#ret_ty, #pullback_ty) #where_clause {
                 #imports
                 #read_value
@@ -822,7 +841,53 @@ impl<'a> Generator<'a> {
                 let #value_name = #value;
                 (#value_name, #pullback)
             }
+        };
+        if !partial {
+            return function;
         }
+        // `vjp` first: the companion's doc and attributes are written before the tokens
+        let public_pullback_ty = if boxed {
+            quote!(::std::boxed::Box<dyn Fn(#public_cot_ty #(, #written_tys)*) -> #grads_ty>)
+        } else {
+            quote!(impl Fn(#public_cot_ty #(, #written_tys)*) -> #grads_ty + use<#(#captured),*>)
+        };
+        let args = self.sig.params.iter().map(|p| &p.ident);
+        let buffers: Vec<Ident> = self
+            .sig
+            .params
+            .iter()
+            .filter(|p| p.is_output_array())
+            .map(Self::into_buffer)
+            .collect();
+        let partial_pullback = mixed("pullback");
+        let mut wrapped = quote!(move |#g: #public_cot_ty #(, #written)*| -> #grads_ty {
+            #partial_pullback(::core::option::Option::Some(#g) #(, #buffers)*)
+        });
+        if boxed {
+            wrapped = quote!(::std::boxed::Box::new(#wrapped));
+        }
+        // `vjp_partial`: `vjp` whose pullback takes `Option` of the result's cotangent,
+        // `None` when the value reaches nothing (a caller dropped it), so that its
+        // contribution is skipped, not multiplied by a zero (`0 · ∞` is NaN where a
+        // partial is infinite), as the tape skips an output no target depends on: what an
+        // annotated caller's code calls (the companion gives it its attributes, hidden)
+        let params = self.params();
+        quote! {
+            pub fn vjp #generics (#(#params),*) -> (#ret_ty, #public_pullback_ty) #where_clause {
+                let (#value_name, #partial_pullback) = Self::vjp_partial(#(#args),*);
+                (#value_name, #wrapped)
+            }
+
+            #function
+        }
+    }
+
+    /// Whether the adjoint's seed is `Option` of the result's cotangent (`None`: no
+    /// cotangent, the seed skipped): in scalar mode, `vjp_partial`'s pullback and
+    /// `vjp_into`, what callers call for a value they may drop. (`vjp_now` and
+    /// `grad_into` are always seeded.)
+    fn seed_optional(&self) -> bool {
+        matches!(self.flavour, Flavour::Scalar) && !self.now && !self.into
     }
 
     /// `use generated::ReadValue as _;` when a parameter is a variable: in the generated

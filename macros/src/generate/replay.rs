@@ -212,7 +212,11 @@ impl Generator<'_> {
             quote!(#read)
         });
         let grads = mixed("grads");
-        let call = func.vjp_into(reads.collect(), g, sinks);
+        let call = func.vjp_into(
+            reads.collect(),
+            quote!(::core::option::Option::Some(#g)),
+            sinks,
+        );
         let mut code = quote!(let (_, #grads) = #call;);
         for (k, arg) in args.iter().enumerate() {
             if arg.binding().is_some_and(|b| self.body.bindings[b].array) {

@@ -481,7 +481,13 @@ impl Generator<'_> {
             } => {
                 let tangent = self.tangent(*binding);
                 let mutability = mutable.then(|| quote!(mut));
-                let ty = ty.as_ref().map(|ty| {
+                // a reference's tangent is its referent's (`let u: &f64 = &x[2];`, whose
+                // tangent is a number): the type spelled for the value is not the
+                // tangent's, which is inferred, as for `let u = &x[2];`
+                let ty = ty
+                    .as_ref()
+                    .filter(|ty| !matches!(ty, syn::Type::Reference(_)));
+                let ty = ty.map(|ty| {
                     if self.tensor() {
                         quote!(: ::core::option::Option<#ty>)
                     } else {

@@ -12,7 +12,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::Generator;
-use crate::model::ir::{BindingId, CallResult, Callee, Operand, Written};
+use crate::model::ir::{CallResult, Callee, Operand, Written};
 use crate::syntax::mixed;
 
 impl Generator<'_> {
@@ -46,36 +46,6 @@ impl Generator<'_> {
         self.replayed_call(func, args, written, depth)
     }
 
-    /// The temporary holding the call's value when it is one value and the call passes on
-    /// a `&mut` parameter as it is ([`Written::passed_on`]): the forward code saves a zero
-    /// of it (`ZeroTangent`: a float's or a struct's, of its shape), the result's cotangent
-    /// when it gets none, which a writer's pullback needs (a struct result has no
-    /// `Default`; the callee may be a reader returning one, `let s = f(y); norm(&s)`).
-    fn passed_on_value(written: &[Written], result: &CallResult) -> Option<BindingId> {
-        match result {
-            CallResult::Value(b) if written.iter().any(|w| w.passed_on) => Some(*b),
-            _ => None,
-        }
-    }
-
-    /// The forward code saving [`passed_on_value`](Self::passed_on_value)'s zero.
-    fn save_passed_on_zero(
-        &self,
-        id: usize,
-        written: &[Written],
-        result: &CallResult,
-        depth: usize,
-    ) -> TokenStream {
-        match Self::passed_on_value(written, result) {
-            Some(b) => {
-                let name = self.name(b);
-                self.save(format!("zero{id}"), depth)
-                    .keep(quote!(generated::ZeroTangent::zero_tangent(&#name)))
-            }
-            None => quote!(),
-        }
-    }
-
     /// A written array's flat length, `a.len()` (times the row length for rows): the length
     /// of its shadow's part the callee reads and writes.
     fn written_len(&self, arg: &Operand) -> TokenStream {
@@ -105,9 +75,9 @@ impl Generator<'_> {
     }
 
     /// Forward: the bounds of each written array's elements saved (its length when passed
-    /// whole, which starts at 0; a part's `start` and `end` locals), then the callee's `vjp` (which writes the
-    /// arrays), its pullback saved, its value bound to `result`. Without an adjoint to
-    /// feed, the call as written.
+    /// whole, which starts at 0; a part's `start` and `end` locals), then the callee's
+    /// `vjp_partial` (which writes the arrays), its pullback saved, its value bound to
+    /// `result`. Without an adjoint to feed, the call as written.
     pub(super) fn forward_call_writes(
         &self,
         id: usize,
@@ -132,8 +102,7 @@ impl Generator<'_> {
             let (saves, call) = self.forward_replayed(id, func, args, &passed, depth);
             let value = mixed(&format!("value{id}"));
             let bind = self.bind_call_result(result, &value);
-            let zero = self.save_passed_on_zero(id, written, result, depth);
-            return quote!(#saves let #value = #call; #bind #zero);
+            return quote!(#saves let #value = #call; #bind);
         }
         let mut code = TokenStream::new();
         for (n, w) in written.iter().enumerate() {
@@ -175,10 +144,10 @@ impl Generator<'_> {
                 }
             }
         }
-        let (call, value) = self.call_vjp(id, func, &lent, depth);
+        // `vjp_partial`: the pullback takes `Option` of the value's cotangent
+        let (call, value) = self.call_vjp_of(id, func.vjp_partial(&lent), depth);
         let bind = self.bind_call_result(result, &value);
         code.extend(quote!(#call #bind #(#flags)*));
-        code.extend(self.save_passed_on_zero(id, written, result, depth));
         code
     }
 
@@ -188,11 +157,14 @@ impl Generator<'_> {
         written.len() > 1 && written.iter().any(|w| w.passed_on)
     }
 
-    /// Adjoint: the pullback called with the result's cotangent (zero when the statement
-    /// drops the result or it reaches nothing; for a tuple destructured, each part's, `None`
-    /// where the part reaches nothing, as for [`Stmt::CallParts`]) and, in place, the
-    /// elements of each written array's shadow that the call wrote (the whole array at its
-    /// length then, or the part); the other arguments' cotangents added as for any call.
+    /// Adjoint: the pullback (`vjp_partial`'s, or `vjp_into` for a replayed call) called
+    /// with `Option` of the result's cotangent: `None` when the statement drops the value
+    /// or it got none (the callee then skips the value's contribution, as the tape skips
+    /// an output no target depends on: a zero would meet an infinite partial, `0 · ∞`, NaN,
+    /// at a singular point); for a tuple destructured, each part's, `None` where the part
+    /// reaches nothing, as for [`Stmt::CallParts`]. In place, the elements of each written
+    /// array's shadow that the call wrote (the whole array at its length then, or the
+    /// part); the other arguments' cotangents added as for any call.
     ///
     /// [`Stmt::CallParts`]: crate::model::ir::Stmt::CallParts
     pub(super) fn reverse_call_writes(
@@ -207,30 +179,16 @@ impl Generator<'_> {
         if !self.call_writes_useful(args, written, result) {
             return quote!();
         }
-        let (zero_pop, zero) = match Self::passed_on_value(written, result) {
-            Some(_) => {
-                let (pop, zero) = self.recall(format!("zero{id}"), depth);
-                (pop, Some(quote!(::core::clone::Clone::clone(#zero))))
-            }
-            None => (quote!(), None),
-        };
-        let g = match (result, zero) {
-            (CallResult::Value(b), Some(zero)) if self.useful[*b] => {
+        let g = match result {
+            CallResult::Value(b) if self.useful[*b] => {
                 let slot = self.slot(*b);
-                quote!(#slot.take().unwrap_or_else(|| #zero))
+                quote!(#slot.take())
             }
-            (CallResult::Value(_), Some(zero)) => zero,
-            (CallResult::Value(b), None) if self.useful[*b] => {
-                let slot = self.slot(*b);
-                quote!(#slot.take().unwrap_or_default())
-            }
-            (CallResult::Parts(parts), _) => {
+            CallResult::Parts(parts) => {
                 let cotangent = self.parts_cotangents(parts);
-                quote!(generated::FromParts::from_parts(&mut [#(#cotangent),*]))
+                quote!(::core::option::Option::Some(generated::FromParts::from_parts(&mut [#(#cotangent),*])))
             }
-            (CallResult::Value(_) | CallResult::Dropped, _) => {
-                quote!(::core::default::Default::default())
-            }
+            CallResult::Value(_) | CallResult::Dropped => quote!(::core::option::Option::None),
         };
         if let Some(passed) = self.replayed_writer(func, args, written, result, depth) {
             // `vjp_into` adds every array's cotangent into its shadow, the written ones'
@@ -245,10 +203,9 @@ impl Generator<'_> {
                 *form = super::replay::Form::UnlessRead;
             }
             let (prologue, call) = self.reverse_replayed(id, func, args, &passed, g, depth);
-            return quote!(#zero_pop #prologue #call);
+            return quote!(#prologue #call);
         }
         let (mut prologue, pullback) = self.recall(format!("pullback{id}"), depth);
-        prologue = quote!(#zero_pop #prologue);
         let mut buffers = Vec::new();
         for (n, w) in written.iter().enumerate() {
             let start = match &w.part {

@@ -126,35 +126,7 @@ impl Callee {
                     })
                 }}
             }
-            Callee::Gathered(inner, shapes) => {
-                // the struct's entry (`Option<S>`) read field by field: one entry per operand
-                let [value, pullback, g, entries] =
-                    ["value", "pullback", "g", "entries"].map(crate::syntax::mixed);
-                let call = inner.companion(Some("vjp"), regroup(shapes, forward_args(args), |v| v));
-                let mut flat = Vec::new();
-                for (k, shape) in shapes.iter().enumerate() {
-                    let index = syn::Index::from(k);
-                    match shape {
-                        ArgShape::One => flat.push(quote!(#entries.#index)),
-                        ArgShape::Struct { path, members, .. } => {
-                            // at the user's literal: a callee holding it constant is the
-                            // runtime's message there
-                            let span = syn::spanned::Spanned::span(path);
-                            let at = crate::generate::paths::generated_at(span);
-                            for member in members {
-                                flat.push(quote::quote_spanned!(span=> #at::StructEntry::field(&#entries.#index, |s| s.#member)));
-                            }
-                        }
-                    }
-                }
-                quote!({
-                    let (#value, #pullback) = #call;
-                    (#value, move |#g| {
-                        let #entries = #pullback(#g);
-                        (#(#flat,)*)
-                    })
-                })
-            }
+            Callee::Gathered(inner, shapes) => Self::gathered_vjp(inner, shapes, args, "vjp"),
             Callee::Field(member) => {
                 let private = crate::generate::paths::private();
                 let [whole, zero, g, cotangent] =
@@ -174,6 +146,74 @@ impl Callee {
         }
     }
 
+    /// `vjp` (or `vjp_partial`, `item`) of a [`Callee::Gathered`] call: the struct's entry
+    /// (`Option<S>`) read field by field, one entry per operand.
+    fn gathered_vjp(
+        inner: &Callee,
+        shapes: &[ArgShape],
+        args: &[Operand],
+        item: &str,
+    ) -> TokenStream {
+        let [value, pullback, g, entries] =
+            ["value", "pullback", "g", "entries"].map(crate::syntax::mixed);
+        let call = inner.companion(Some(item), regroup(shapes, forward_args(args), |v| v));
+        let mut flat = Vec::new();
+        for (k, shape) in shapes.iter().enumerate() {
+            let index = syn::Index::from(k);
+            match shape {
+                ArgShape::One => flat.push(quote!(#entries.#index)),
+                ArgShape::Struct { path, members, .. } => {
+                    // at the user's literal: a callee holding it constant is the
+                    // runtime's message there
+                    let span = syn::spanned::Spanned::span(path);
+                    let at = crate::generate::paths::generated_at(span);
+                    for member in members {
+                        flat.push(quote::quote_spanned!(span=> #at::StructEntry::field(&#entries.#index, |s| s.#member)));
+                    }
+                }
+            }
+        }
+        quote!({
+            let (#value, #pullback) = #call;
+            (#value, move |#g| {
+                let #entries = #pullback(#g);
+                (#(#flat,)*)
+            })
+        })
+    }
+
+    /// `(value, pullback)` of a call writing `&mut` arrays (`Stmt::CallWrites`) or with a
+    /// struct result (held whole, or read by field), whose callee is annotated (by path,
+    /// a method, or with struct literals gathered): the callee's `vjp_partial`, whose
+    /// pullback takes `Option` of the result's cotangent, `None` for a value that reaches
+    /// nothing (skipped, where a zero would meet an infinite partial: `0 · ∞` is NaN), and
+    /// for a struct, a zero field for none.
+    pub fn vjp_partial(&self, args: &[Operand]) -> TokenStream {
+        match self {
+            Callee::Function(_) | Callee::Associated(_) | Callee::Method(_) => {
+                self.companion(Some("vjp_partial"), forward_args(args))
+            }
+            Callee::Gathered(inner, shapes) => {
+                Self::gathered_vjp(inner, shapes, args, "vjp_partial")
+            }
+            Callee::Field(_) => {
+                // a struct field of a struct: its one entry, none for none
+                let [value, pullback, g] = ["value", "pullback", "g"].map(crate::syntax::mixed);
+                let call = self.vjp(args);
+                quote!({
+                    let (#value, #pullback) = #call;
+                    (#value, move |#g: ::core::option::Option<_>| match #g {
+                        ::core::option::Option::Some(#g) => #pullback(#g),
+                        ::core::option::Option::None => (::core::option::Option::None,),
+                    })
+                })
+            }
+            Callee::Plain(_) => {
+                unreachable!("a plain helper (dual numbers) writes no array and returns a float")
+            }
+        }
+    }
+
     /// `(value, entries)`: the callee's `vjp_now`, its forward and adjoint at once on the
     /// cotangent `g` (joint mode, in a caller's `grad_into` or `vjp_now`).
     pub fn vjp_now(&self, args: &[Operand], g: TokenStream) -> TokenStream {
@@ -183,7 +223,7 @@ impl Callee {
     }
 
     /// `(value, entries)`: the callee's `vjp_into`, its forward and adjoint at once on the
-    /// cotangent `g`, each array argument's cotangent added into its sink in `sinks` (a
+    /// cotangent `g` (an `Option`: `None`, none, for a value that reaches nothing), each array argument's cotangent added into its sink in `sinks` (a
     /// tuple, one per argument), for a replayed call in a caller's `grad_into`, `grad` or
     /// `vjp_now` (see `generated`'s `replay`).
     pub fn vjp_into(
@@ -559,6 +599,7 @@ pub enum Saves {
 
 /// An arithmetic operator or a two-operand elementwise method.
 #[derive(Clone)]
+#[allow(clippy::large_enum_variant)] // `FusedMulAdd`'s two operands; built once per op
 pub enum BinaryKind {
     Add,
     Sub,
@@ -594,6 +635,7 @@ impl BinaryKind {
 }
 
 /// One primitive operation of the forward code.
+#[allow(clippy::large_enum_variant)] // `Binary` holds a `BinaryKind`; built once per op
 pub enum Op {
     /// The value of an operand, as written (`let b = a;`, `y = a.clone();`, constants).
     Copy { value: Operand, clone: bool },

@@ -217,6 +217,12 @@ macro_rules! not_annotated_items {
 
             /// Never called: see [`NotAnnotated`].
             #[allow(clippy::too_many_arguments)]
+            pub fn vjp_partial<$($argument),*>($(_: $argument),*) -> ! {
+                unreachable!("a call of a function that is not annotated does not compile")
+            }
+
+            /// Never called: see [`NotAnnotated`].
+            #[allow(clippy::too_many_arguments)]
             pub fn jvp_call<$($argument,)* Tangents>($(_: $argument,)* _: Tangents) -> ! {
                 unreachable!("a call of a function that is not annotated does not compile")
             }

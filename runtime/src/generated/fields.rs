@@ -165,6 +165,26 @@ pub fn result_field<F, V: ResultField<F>>() -> ResultConversion<F, V> {
     }
 }
 
+/// A struct result field's cotangent as its twin's part takes it: `None` for a zero. A
+/// struct's cotangent is a value of the struct, built from a zero of it
+/// (`Differentiable::zero_like`) with the cotangents of the fields that got one, so a
+/// zero field is one that got none (a caller read only `s.v`): passing it on as a zero
+/// would meet the field's partials, and `0 · ∞` is NaN where one is infinite (`√y₀` at
+/// `y₀ = 0`), where the tape adds nothing for an output no target depends on. (A field
+/// read whose cotangent is exactly zero, `s.root * 0.0`, is none too: `0` for the
+/// derivative of the zero function, where a tape would multiply through to NaN.)
+///
+/// ```
+/// use gradtape_runtime::generated::field_cotangent;
+/// assert_eq!(field_cotangent(2.5_f64), Some(2.5));
+/// assert_eq!(field_cotangent(0.0_f64), None);
+/// assert_eq!(field_cotangent(-0.0_f32), None);
+/// ```
+#[inline(always)]
+pub fn field_cotangent<F: num_traits::Zero>(g: F) -> Option<F> {
+    (!g.is_zero()).then_some(g)
+}
+
 /// A field the body reads as an array of floats of the function's float type `F`.
 #[diagnostic::on_unimplemented(
     message = "`#[differentiable]` reads this field of a differentiable struct parameter as an array of `{F}`, but it is a `{Self}`",

@@ -258,9 +258,10 @@ pub trait PassedOn<G, F, M> {
     type Grads;
     /// The pullback called with the result's cotangent `g`, and `shadow` if it takes it.
     fn pull(self, g: G, shadow: &mut [F]) -> Self::Grads;
-    /// [`pull`](Self::pull) for a call statement dropping the value (`g` a zero): `None`,
-    /// the pullback not called, for a reader, whose dropped value carries no cotangent
-    /// anywhere (see [`replay_unless_read`]).
+    /// [`pull`](Self::pull) for a call statement dropping the value (`g` a `None`, the
+    /// callee's `vjp_partial` taking it for no cotangent): `None`, the pullback not
+    /// called, for a reader, whose dropped value carries no cotangent anywhere (see
+    /// [`replay_unless_read`]).
     fn pull_unless_read(self, g: G, shadow: &mut [F]) -> Option<Self::Grads>;
 }
 
