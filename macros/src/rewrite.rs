@@ -526,8 +526,12 @@ impl<'ast> Visit<'ast> for Names {
                 }
                 other => inner.visit_stmt(other),
             }
-            self.0
-                .extend(inner.0.into_iter().filter(|name| !bound.0.contains(name)));
+            self.0.extend(
+                inner
+                    .0
+                    .into_iter()
+                    .filter(|name| !bound.0.contains_key(name)),
+            );
             if let Stmt::Local(local) = stmt {
                 bound.visit_pat(&local.pat);
             }

@@ -599,7 +599,6 @@ pub enum Saves {
 
 /// An arithmetic operator or a two-operand elementwise method.
 #[derive(Clone)]
-#[allow(clippy::large_enum_variant)] // `FusedMulAdd`'s two operands; built once per op
 pub enum BinaryKind {
     Add,
     Sub,
@@ -635,7 +634,6 @@ impl BinaryKind {
 }
 
 /// One primitive operation of the forward code.
-#[allow(clippy::large_enum_variant)] // `Binary` holds a `BinaryKind`; built once per op
 pub enum Op {
     /// The value of an operand, as written (`let b = a;`, `y = a.clone();`, constants).
     Copy { value: Operand, clone: bool },
