@@ -150,7 +150,8 @@
 //!   name (`norm(&x)`, `norm(x)` of a slice `x`) reads that array element by element (a
 //!   range of one, `norm(&x[1..])`, is rejected as a copy); a parameter taken by
 //!   reference (`|v: &Tensor<f64>|`, `|v: &f64|`) is given `&r` of a local holding a
-//!   reference (`let r = &x[0]; d(&r)`) as the call's coercion gives it, `r`;
+//!   reference (`let r = &x[0]; d(&r)`) as the call's coercion gives it, `r`; a closure
+//!   may call one bound before it, and one never called is left out;
 //! - `stop_gradient(..)`, and macros that only read values (`assert!`, `println!`, ...).
 //!
 //! A control-flow example: the branch taken and the trip count are part of the forward
@@ -278,7 +279,8 @@
 //! self.scale.iter()`; an array literal, `[h0, h1].iter()`, is a local array; a chain
 //! over a range, `(0..n).map(|i| x[i] * y[i]).sum()` or `.collect()`, is the loop over
 //! the range; `*x.first().unwrap()`, `x.last().unwrap()` and `x.swap(i, j)` are element
-//! reads and writes, and `let [w, x, y, z] = q;` one read per name), also over parts
+//! reads and writes, `if let Some(v) = x.first() { .. } else { .. }` (also `last()`,
+//! `get(i)`, `Some(&v)`) the element read behind a test of its index, and `let [w, x, y, z] = q;` one read per name), also over parts
 //! of arrays (`for b in &x[i + 1..]`, `x[1..].iter().zip(&w[..n])`,
 //! `x.iter().skip(1).take(n)`, `x.iter().step_by(2)`, and `skip`/`take`/`step_by` after
 //! a `step_by`, counting strided items: `x.iter().step_by(2).skip(1).take(n)`), which are
