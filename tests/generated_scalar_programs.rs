@@ -84,6 +84,43 @@ fn point(seed: u64) -> [f64; N] {
     })
 }
 
+/// `jvp` along `t` against the gradient (the same derivative by forward mode), and
+/// `grad_into` into zeroed buffers against `grad`.
+fn faces(
+    name: &str,
+    p: [f64; N],
+    t: [f64; N],
+    (value, dx, ds): (f64, &[f64], f64),
+    jvp: &dyn Fn(&[f64], &[f64]) -> (f64, f64),
+    grad_into: &dyn Fn(&[f64], &mut [f64], &mut f64) -> f64,
+) {
+    let (by_jvp, tangent) = jvp(&p, &t);
+    assert_eq!(by_jvp.to_bits(), value.to_bits(), "{name}: jvp's value");
+    let along: f64 = dx.iter().zip(&t).map(|(g, t)| g * t).sum::<f64>() + ds * t[4];
+    assert!(
+        close(tangent, along, 1e-10),
+        "{name}: jvp {tangent}, gradient along t {along}"
+    );
+    let (mut into, mut into_s) = (vec![0.0; 4], 0.0);
+    let by_into = grad_into(&p, &mut into, &mut into_s);
+    assert_eq!(
+        by_into.to_bits(),
+        value.to_bits(),
+        "{name}: grad_into's value"
+    );
+    for (k, (a, b)) in into
+        .iter()
+        .chain([&into_s])
+        .zip(dx.iter().chain([&ds]))
+        .enumerate()
+    {
+        assert!(
+            close(*a, *b, 1e-13),
+            "{name}: grad_into ∂/∂p{k} {a}, grad {b}"
+        );
+    }
+}
+
 /// The generic program's value and gradient, and its `f64` twin's: the same to the bit.
 fn same<'a>(
     name: &str,
@@ -243,6 +280,14 @@ fn program_0_matches_dual_numbers_and_finite_differences() {
     );
     let p = point(0);
     let (value, (dx, ds)) = program_0::grad(&p[..4], p[4]);
+    faces(
+        "program_0",
+        p,
+        point(0 + 7),
+        (value, &dx, ds),
+        &|p, t| program_0::jvp(&p[..4], p[4], &t[..4], t[4]),
+        &|p, dx, ds| program_0::grad_into(&p[..4], p[4], dx, ds),
+    );
     let (value_f64, (dx_f64, ds_f64)) = program_0_f64::grad(&p[..4], p[4]);
     same(
         "program_0_f64",
@@ -379,6 +424,14 @@ fn program_1_matches_dual_numbers_and_finite_differences() {
     );
     let p = point(1);
     let (value, (dx, ds)) = program_1::grad(&p[..4], p[4]);
+    faces(
+        "program_1",
+        p,
+        point(1 + 7),
+        (value, &dx, ds),
+        &|p, t| program_1::jvp(&p[..4], p[4], &t[..4], t[4]),
+        &|p, dx, ds| program_1::grad_into(&p[..4], p[4], dx, ds),
+    );
     let (value_f64, (dx_f64, ds_f64)) = program_1_f64::grad(&p[..4], p[4]);
     same(
         "program_1_f64",
@@ -506,6 +559,14 @@ fn program_2_matches_dual_numbers_and_finite_differences() {
     );
     let p = point(2);
     let (value, (dx, ds)) = program_2::grad(&p[..4], p[4]);
+    faces(
+        "program_2",
+        p,
+        point(2 + 7),
+        (value, &dx, ds),
+        &|p, t| program_2::jvp(&p[..4], p[4], &t[..4], t[4]),
+        &|p, dx, ds| program_2::grad_into(&p[..4], p[4], dx, ds),
+    );
     let (value_f64, (dx_f64, ds_f64)) = program_2_f64::grad(&p[..4], p[4]);
     same(
         "program_2_f64",
@@ -630,6 +691,14 @@ fn program_3_matches_dual_numbers_and_finite_differences() {
     );
     let p = point(3);
     let (value, (dx, ds)) = program_3::grad(&p[..4], p[4]);
+    faces(
+        "program_3",
+        p,
+        point(3 + 7),
+        (value, &dx, ds),
+        &|p, t| program_3::jvp(&p[..4], p[4], &t[..4], t[4]),
+        &|p, dx, ds| program_3::grad_into(&p[..4], p[4], dx, ds),
+    );
     let (value_f64, (dx_f64, ds_f64)) = program_3_f64::grad(&p[..4], p[4]);
     same(
         "program_3_f64",
@@ -731,6 +800,14 @@ fn program_4_matches_dual_numbers_and_finite_differences() {
     );
     let p = point(4);
     let (value, (dx, ds)) = program_4::grad(&p[..4], p[4]);
+    faces(
+        "program_4",
+        p,
+        point(4 + 7),
+        (value, &dx, ds),
+        &|p, t| program_4::jvp(&p[..4], p[4], &t[..4], t[4]),
+        &|p, dx, ds| program_4::grad_into(&p[..4], p[4], dx, ds),
+    );
     let (value_f64, (dx_f64, ds_f64)) = program_4_f64::grad(&p[..4], p[4]);
     same(
         "program_4_f64",
@@ -844,6 +921,14 @@ fn program_5_matches_dual_numbers_and_finite_differences() {
     );
     let p = point(5);
     let (value, (dx, ds)) = program_5::grad(&p[..4], p[4]);
+    faces(
+        "program_5",
+        p,
+        point(5 + 7),
+        (value, &dx, ds),
+        &|p, t| program_5::jvp(&p[..4], p[4], &t[..4], t[4]),
+        &|p, dx, ds| program_5::grad_into(&p[..4], p[4], dx, ds),
+    );
     let (value_f64, (dx_f64, ds_f64)) = program_5_f64::grad(&p[..4], p[4]);
     same(
         "program_5_f64",
@@ -951,6 +1036,14 @@ fn program_6_matches_dual_numbers_and_finite_differences() {
     );
     let p = point(6);
     let (value, (dx, ds)) = program_6::grad(&p[..4], p[4]);
+    faces(
+        "program_6",
+        p,
+        point(6 + 7),
+        (value, &dx, ds),
+        &|p, t| program_6::jvp(&p[..4], p[4], &t[..4], t[4]),
+        &|p, dx, ds| program_6::grad_into(&p[..4], p[4], dx, ds),
+    );
     let (value_f64, (dx_f64, ds_f64)) = program_6_f64::grad(&p[..4], p[4]);
     same(
         "program_6_f64",
@@ -1073,6 +1166,14 @@ fn program_7_matches_dual_numbers_and_finite_differences() {
     );
     let p = point(7);
     let (value, (dx, ds)) = program_7::grad(&p[..4], p[4]);
+    faces(
+        "program_7",
+        p,
+        point(7 + 7),
+        (value, &dx, ds),
+        &|p, t| program_7::jvp(&p[..4], p[4], &t[..4], t[4]),
+        &|p, dx, ds| program_7::grad_into(&p[..4], p[4], dx, ds),
+    );
     let (value_f64, (dx_f64, ds_f64)) = program_7_f64::grad(&p[..4], p[4]);
     same(
         "program_7_f64",
@@ -1217,6 +1318,14 @@ fn program_8_matches_dual_numbers_and_finite_differences() {
     );
     let p = point(8);
     let (value, (dx, ds)) = program_8::grad(&p[..4], p[4]);
+    faces(
+        "program_8",
+        p,
+        point(8 + 7),
+        (value, &dx, ds),
+        &|p, t| program_8::jvp(&p[..4], p[4], &t[..4], t[4]),
+        &|p, dx, ds| program_8::grad_into(&p[..4], p[4], dx, ds),
+    );
     let (value_f64, (dx_f64, ds_f64)) = program_8_f64::grad(&p[..4], p[4]);
     same(
         "program_8_f64",
@@ -1311,6 +1420,14 @@ fn program_9_matches_dual_numbers_and_finite_differences() {
     );
     let p = point(9);
     let (value, (dx, ds)) = program_9::grad(&p[..4], p[4]);
+    faces(
+        "program_9",
+        p,
+        point(9 + 7),
+        (value, &dx, ds),
+        &|p, t| program_9::jvp(&p[..4], p[4], &t[..4], t[4]),
+        &|p, dx, ds| program_9::grad_into(&p[..4], p[4], dx, ds),
+    );
     let (value_f64, (dx_f64, ds_f64)) = program_9_f64::grad(&p[..4], p[4]);
     same(
         "program_9_f64",
@@ -1410,6 +1527,14 @@ fn program_10_matches_dual_numbers_and_finite_differences() {
     );
     let p = point(10);
     let (value, (dx, ds)) = program_10::grad(&p[..4], p[4]);
+    faces(
+        "program_10",
+        p,
+        point(10 + 7),
+        (value, &dx, ds),
+        &|p, t| program_10::jvp(&p[..4], p[4], &t[..4], t[4]),
+        &|p, dx, ds| program_10::grad_into(&p[..4], p[4], dx, ds),
+    );
     let (value_f64, (dx_f64, ds_f64)) = program_10_f64::grad(&p[..4], p[4]);
     same(
         "program_10_f64",
@@ -1510,6 +1635,14 @@ fn program_11_matches_dual_numbers_and_finite_differences() {
     );
     let p = point(11);
     let (value, (dx, ds)) = program_11::grad(&p[..4], p[4]);
+    faces(
+        "program_11",
+        p,
+        point(11 + 7),
+        (value, &dx, ds),
+        &|p, t| program_11::jvp(&p[..4], p[4], &t[..4], t[4]),
+        &|p, dx, ds| program_11::grad_into(&p[..4], p[4], dx, ds),
+    );
     let (value_f64, (dx_f64, ds_f64)) = program_11_f64::grad(&p[..4], p[4]);
     same(
         "program_11_f64",
@@ -1634,6 +1767,14 @@ fn program_12_matches_dual_numbers_and_finite_differences() {
     );
     let p = point(12);
     let (value, (dx, ds)) = program_12::grad(&p[..4], p[4]);
+    faces(
+        "program_12",
+        p,
+        point(12 + 7),
+        (value, &dx, ds),
+        &|p, t| program_12::jvp(&p[..4], p[4], &t[..4], t[4]),
+        &|p, dx, ds| program_12::grad_into(&p[..4], p[4], dx, ds),
+    );
     let (value_f64, (dx_f64, ds_f64)) = program_12_f64::grad(&p[..4], p[4]);
     same(
         "program_12_f64",
@@ -1771,6 +1912,14 @@ fn program_13_matches_dual_numbers_and_finite_differences() {
     );
     let p = point(13);
     let (value, (dx, ds)) = program_13::grad(&p[..4], p[4]);
+    faces(
+        "program_13",
+        p,
+        point(13 + 7),
+        (value, &dx, ds),
+        &|p, t| program_13::jvp(&p[..4], p[4], &t[..4], t[4]),
+        &|p, dx, ds| program_13::grad_into(&p[..4], p[4], dx, ds),
+    );
     let (value_f64, (dx_f64, ds_f64)) = program_13_f64::grad(&p[..4], p[4]);
     same(
         "program_13_f64",
@@ -1984,6 +2133,14 @@ fn program_14_matches_dual_numbers_and_finite_differences() {
     );
     let p = point(14);
     let (value, (dx, ds)) = program_14::grad(&p[..4], p[4]);
+    faces(
+        "program_14",
+        p,
+        point(14 + 7),
+        (value, &dx, ds),
+        &|p, t| program_14::jvp(&p[..4], p[4], &t[..4], t[4]),
+        &|p, dx, ds| program_14::grad_into(&p[..4], p[4], dx, ds),
+    );
     let (value_f64, (dx_f64, ds_f64)) = program_14_f64::grad(&p[..4], p[4]);
     same(
         "program_14_f64",
@@ -2094,6 +2251,14 @@ fn program_15_matches_dual_numbers_and_finite_differences() {
     );
     let p = point(15);
     let (value, (dx, ds)) = program_15::grad(&p[..4], p[4]);
+    faces(
+        "program_15",
+        p,
+        point(15 + 7),
+        (value, &dx, ds),
+        &|p, t| program_15::jvp(&p[..4], p[4], &t[..4], t[4]),
+        &|p, dx, ds| program_15::grad_into(&p[..4], p[4], dx, ds),
+    );
     let (value_f64, (dx_f64, ds_f64)) = program_15_f64::grad(&p[..4], p[4]);
     same(
         "program_15_f64",
@@ -2227,6 +2392,14 @@ fn program_16_matches_dual_numbers_and_finite_differences() {
     );
     let p = point(16);
     let (value, (dx, ds)) = program_16::grad(&p[..4], p[4]);
+    faces(
+        "program_16",
+        p,
+        point(16 + 7),
+        (value, &dx, ds),
+        &|p, t| program_16::jvp(&p[..4], p[4], &t[..4], t[4]),
+        &|p, dx, ds| program_16::grad_into(&p[..4], p[4], dx, ds),
+    );
     let (value_f64, (dx_f64, ds_f64)) = program_16_f64::grad(&p[..4], p[4]);
     same(
         "program_16_f64",
@@ -2362,6 +2535,14 @@ fn program_17_matches_dual_numbers_and_finite_differences() {
     );
     let p = point(17);
     let (value, (dx, ds)) = program_17::grad(&p[..4], p[4]);
+    faces(
+        "program_17",
+        p,
+        point(17 + 7),
+        (value, &dx, ds),
+        &|p, t| program_17::jvp(&p[..4], p[4], &t[..4], t[4]),
+        &|p, dx, ds| program_17::grad_into(&p[..4], p[4], dx, ds),
+    );
     let (value_f64, (dx_f64, ds_f64)) = program_17_f64::grad(&p[..4], p[4]);
     same(
         "program_17_f64",
@@ -2520,6 +2701,14 @@ fn program_18_matches_dual_numbers_and_finite_differences() {
     );
     let p = point(18);
     let (value, (dx, ds)) = program_18::grad(&p[..4], p[4]);
+    faces(
+        "program_18",
+        p,
+        point(18 + 7),
+        (value, &dx, ds),
+        &|p, t| program_18::jvp(&p[..4], p[4], &t[..4], t[4]),
+        &|p, dx, ds| program_18::grad_into(&p[..4], p[4], dx, ds),
+    );
     let (value_f64, (dx_f64, ds_f64)) = program_18_f64::grad(&p[..4], p[4]);
     same(
         "program_18_f64",
@@ -2710,6 +2899,14 @@ fn program_19_matches_dual_numbers_and_finite_differences() {
     );
     let p = point(19);
     let (value, (dx, ds)) = program_19::grad(&p[..4], p[4]);
+    faces(
+        "program_19",
+        p,
+        point(19 + 7),
+        (value, &dx, ds),
+        &|p, t| program_19::jvp(&p[..4], p[4], &t[..4], t[4]),
+        &|p, dx, ds| program_19::grad_into(&p[..4], p[4], dx, ds),
+    );
     let (value_f64, (dx_f64, ds_f64)) = program_19_f64::grad(&p[..4], p[4]);
     same(
         "program_19_f64",
@@ -2833,6 +3030,14 @@ fn program_20_matches_dual_numbers_and_finite_differences() {
     );
     let p = point(20);
     let (value, (dx, ds)) = program_20::grad(&p[..4], p[4]);
+    faces(
+        "program_20",
+        p,
+        point(20 + 7),
+        (value, &dx, ds),
+        &|p, t| program_20::jvp(&p[..4], p[4], &t[..4], t[4]),
+        &|p, dx, ds| program_20::grad_into(&p[..4], p[4], dx, ds),
+    );
     let (value_f64, (dx_f64, ds_f64)) = program_20_f64::grad(&p[..4], p[4]);
     same(
         "program_20_f64",
@@ -2915,6 +3120,14 @@ fn program_21_matches_dual_numbers_and_finite_differences() {
     );
     let p = point(21);
     let (value, (dx, ds)) = program_21::grad(&p[..4], p[4]);
+    faces(
+        "program_21",
+        p,
+        point(21 + 7),
+        (value, &dx, ds),
+        &|p, t| program_21::jvp(&p[..4], p[4], &t[..4], t[4]),
+        &|p, dx, ds| program_21::grad_into(&p[..4], p[4], dx, ds),
+    );
     let (value_f64, (dx_f64, ds_f64)) = program_21_f64::grad(&p[..4], p[4]);
     same(
         "program_21_f64",
@@ -3071,6 +3284,14 @@ fn program_22_matches_dual_numbers_and_finite_differences() {
     );
     let p = point(22);
     let (value, (dx, ds)) = program_22::grad(&p[..4], p[4]);
+    faces(
+        "program_22",
+        p,
+        point(22 + 7),
+        (value, &dx, ds),
+        &|p, t| program_22::jvp(&p[..4], p[4], &t[..4], t[4]),
+        &|p, dx, ds| program_22::grad_into(&p[..4], p[4], dx, ds),
+    );
     let (value_f64, (dx_f64, ds_f64)) = program_22_f64::grad(&p[..4], p[4]);
     same(
         "program_22_f64",
@@ -3188,6 +3409,14 @@ fn program_23_matches_dual_numbers_and_finite_differences() {
     );
     let p = point(23);
     let (value, (dx, ds)) = program_23::grad(&p[..4], p[4]);
+    faces(
+        "program_23",
+        p,
+        point(23 + 7),
+        (value, &dx, ds),
+        &|p, t| program_23::jvp(&p[..4], p[4], &t[..4], t[4]),
+        &|p, dx, ds| program_23::grad_into(&p[..4], p[4], dx, ds),
+    );
     let (value_f64, (dx_f64, ds_f64)) = program_23_f64::grad(&p[..4], p[4]);
     same(
         "program_23_f64",
@@ -3279,6 +3508,14 @@ fn program_24_matches_dual_numbers_and_finite_differences() {
     );
     let p = point(24);
     let (value, (dx, ds)) = program_24::grad(&p[..4], p[4]);
+    faces(
+        "program_24",
+        p,
+        point(24 + 7),
+        (value, &dx, ds),
+        &|p, t| program_24::jvp(&p[..4], p[4], &t[..4], t[4]),
+        &|p, dx, ds| program_24::grad_into(&p[..4], p[4], dx, ds),
+    );
     let (value_f64, (dx_f64, ds_f64)) = program_24_f64::grad(&p[..4], p[4]);
     same(
         "program_24_f64",
@@ -3384,6 +3621,14 @@ fn program_25_matches_dual_numbers_and_finite_differences() {
     );
     let p = point(25);
     let (value, (dx, ds)) = program_25::grad(&p[..4], p[4]);
+    faces(
+        "program_25",
+        p,
+        point(25 + 7),
+        (value, &dx, ds),
+        &|p, t| program_25::jvp(&p[..4], p[4], &t[..4], t[4]),
+        &|p, dx, ds| program_25::grad_into(&p[..4], p[4], dx, ds),
+    );
     let (value_f64, (dx_f64, ds_f64)) = program_25_f64::grad(&p[..4], p[4]);
     same(
         "program_25_f64",
@@ -3519,6 +3764,14 @@ fn program_26_matches_dual_numbers_and_finite_differences() {
     );
     let p = point(26);
     let (value, (dx, ds)) = program_26::grad(&p[..4], p[4]);
+    faces(
+        "program_26",
+        p,
+        point(26 + 7),
+        (value, &dx, ds),
+        &|p, t| program_26::jvp(&p[..4], p[4], &t[..4], t[4]),
+        &|p, dx, ds| program_26::grad_into(&p[..4], p[4], dx, ds),
+    );
     let (value_f64, (dx_f64, ds_f64)) = program_26_f64::grad(&p[..4], p[4]);
     same(
         "program_26_f64",
@@ -3616,6 +3869,14 @@ fn program_27_matches_dual_numbers_and_finite_differences() {
     );
     let p = point(27);
     let (value, (dx, ds)) = program_27::grad(&p[..4], p[4]);
+    faces(
+        "program_27",
+        p,
+        point(27 + 7),
+        (value, &dx, ds),
+        &|p, t| program_27::jvp(&p[..4], p[4], &t[..4], t[4]),
+        &|p, dx, ds| program_27::grad_into(&p[..4], p[4], dx, ds),
+    );
     let (value_f64, (dx_f64, ds_f64)) = program_27_f64::grad(&p[..4], p[4]);
     same(
         "program_27_f64",
@@ -3719,6 +3980,14 @@ fn program_28_matches_dual_numbers_and_finite_differences() {
     );
     let p = point(28);
     let (value, (dx, ds)) = program_28::grad(&p[..4], p[4]);
+    faces(
+        "program_28",
+        p,
+        point(28 + 7),
+        (value, &dx, ds),
+        &|p, t| program_28::jvp(&p[..4], p[4], &t[..4], t[4]),
+        &|p, dx, ds| program_28::grad_into(&p[..4], p[4], dx, ds),
+    );
     let (value_f64, (dx_f64, ds_f64)) = program_28_f64::grad(&p[..4], p[4]);
     same(
         "program_28_f64",
@@ -3813,6 +4082,14 @@ fn program_29_matches_dual_numbers_and_finite_differences() {
     );
     let p = point(29);
     let (value, (dx, ds)) = program_29::grad(&p[..4], p[4]);
+    faces(
+        "program_29",
+        p,
+        point(29 + 7),
+        (value, &dx, ds),
+        &|p, t| program_29::jvp(&p[..4], p[4], &t[..4], t[4]),
+        &|p, dx, ds| program_29::grad_into(&p[..4], p[4], dx, ds),
+    );
     let (value_f64, (dx_f64, ds_f64)) = program_29_f64::grad(&p[..4], p[4]);
     same(
         "program_29_f64",
@@ -3955,6 +4232,14 @@ fn program_30_matches_dual_numbers_and_finite_differences() {
     );
     let p = point(30);
     let (value, (dx, ds)) = program_30::grad(&p[..4], p[4]);
+    faces(
+        "program_30",
+        p,
+        point(30 + 7),
+        (value, &dx, ds),
+        &|p, t| program_30::jvp(&p[..4], p[4], &t[..4], t[4]),
+        &|p, dx, ds| program_30::grad_into(&p[..4], p[4], dx, ds),
+    );
     let (value_f64, (dx_f64, ds_f64)) = program_30_f64::grad(&p[..4], p[4]);
     same(
         "program_30_f64",
@@ -4055,6 +4340,14 @@ fn program_31_matches_dual_numbers_and_finite_differences() {
     );
     let p = point(31);
     let (value, (dx, ds)) = program_31::grad(&p[..4], p[4]);
+    faces(
+        "program_31",
+        p,
+        point(31 + 7),
+        (value, &dx, ds),
+        &|p, t| program_31::jvp(&p[..4], p[4], &t[..4], t[4]),
+        &|p, dx, ds| program_31::grad_into(&p[..4], p[4], dx, ds),
+    );
     let (value_f64, (dx_f64, ds_f64)) = program_31_f64::grad(&p[..4], p[4]);
     same(
         "program_31_f64",
@@ -4180,6 +4473,14 @@ fn program_32_matches_dual_numbers_and_finite_differences() {
     );
     let p = point(32);
     let (value, (dx, ds)) = program_32::grad(&p[..4], p[4]);
+    faces(
+        "program_32",
+        p,
+        point(32 + 7),
+        (value, &dx, ds),
+        &|p, t| program_32::jvp(&p[..4], p[4], &t[..4], t[4]),
+        &|p, dx, ds| program_32::grad_into(&p[..4], p[4], dx, ds),
+    );
     let (value_f64, (dx_f64, ds_f64)) = program_32_f64::grad(&p[..4], p[4]);
     same(
         "program_32_f64",
@@ -4279,6 +4580,14 @@ fn program_33_matches_dual_numbers_and_finite_differences() {
     );
     let p = point(33);
     let (value, (dx, ds)) = program_33::grad(&p[..4], p[4]);
+    faces(
+        "program_33",
+        p,
+        point(33 + 7),
+        (value, &dx, ds),
+        &|p, t| program_33::jvp(&p[..4], p[4], &t[..4], t[4]),
+        &|p, dx, ds| program_33::grad_into(&p[..4], p[4], dx, ds),
+    );
     let (value_f64, (dx_f64, ds_f64)) = program_33_f64::grad(&p[..4], p[4]);
     same(
         "program_33_f64",
@@ -4386,6 +4695,14 @@ fn program_34_matches_dual_numbers_and_finite_differences() {
     );
     let p = point(34);
     let (value, (dx, ds)) = program_34::grad(&p[..4], p[4]);
+    faces(
+        "program_34",
+        p,
+        point(34 + 7),
+        (value, &dx, ds),
+        &|p, t| program_34::jvp(&p[..4], p[4], &t[..4], t[4]),
+        &|p, dx, ds| program_34::grad_into(&p[..4], p[4], dx, ds),
+    );
     let (value_f64, (dx_f64, ds_f64)) = program_34_f64::grad(&p[..4], p[4]);
     same(
         "program_34_f64",
@@ -4461,6 +4778,14 @@ fn program_35_matches_dual_numbers_and_finite_differences() {
     );
     let p = point(35);
     let (value, (dx, ds)) = program_35::grad(&p[..4], p[4]);
+    faces(
+        "program_35",
+        p,
+        point(35 + 7),
+        (value, &dx, ds),
+        &|p, t| program_35::jvp(&p[..4], p[4], &t[..4], t[4]),
+        &|p, dx, ds| program_35::grad_into(&p[..4], p[4], dx, ds),
+    );
     let (value_f64, (dx_f64, ds_f64)) = program_35_f64::grad(&p[..4], p[4]);
     same(
         "program_35_f64",
@@ -4588,6 +4913,14 @@ fn program_36_matches_dual_numbers_and_finite_differences() {
     );
     let p = point(36);
     let (value, (dx, ds)) = program_36::grad(&p[..4], p[4]);
+    faces(
+        "program_36",
+        p,
+        point(36 + 7),
+        (value, &dx, ds),
+        &|p, t| program_36::jvp(&p[..4], p[4], &t[..4], t[4]),
+        &|p, dx, ds| program_36::grad_into(&p[..4], p[4], dx, ds),
+    );
     let (value_f64, (dx_f64, ds_f64)) = program_36_f64::grad(&p[..4], p[4]);
     same(
         "program_36_f64",
@@ -4758,6 +5091,14 @@ fn program_37_matches_dual_numbers_and_finite_differences() {
     );
     let p = point(37);
     let (value, (dx, ds)) = program_37::grad(&p[..4], p[4]);
+    faces(
+        "program_37",
+        p,
+        point(37 + 7),
+        (value, &dx, ds),
+        &|p, t| program_37::jvp(&p[..4], p[4], &t[..4], t[4]),
+        &|p, dx, ds| program_37::grad_into(&p[..4], p[4], dx, ds),
+    );
     let (value_f64, (dx_f64, ds_f64)) = program_37_f64::grad(&p[..4], p[4]);
     same(
         "program_37_f64",
@@ -4891,6 +5232,14 @@ fn program_38_matches_dual_numbers_and_finite_differences() {
     );
     let p = point(38);
     let (value, (dx, ds)) = program_38::grad(&p[..4], p[4]);
+    faces(
+        "program_38",
+        p,
+        point(38 + 7),
+        (value, &dx, ds),
+        &|p, t| program_38::jvp(&p[..4], p[4], &t[..4], t[4]),
+        &|p, dx, ds| program_38::grad_into(&p[..4], p[4], dx, ds),
+    );
     let (value_f64, (dx_f64, ds_f64)) = program_38_f64::grad(&p[..4], p[4]);
     same(
         "program_38_f64",
@@ -4997,6 +5346,14 @@ fn program_39_matches_dual_numbers_and_finite_differences() {
     );
     let p = point(39);
     let (value, (dx, ds)) = program_39::grad(&p[..4], p[4]);
+    faces(
+        "program_39",
+        p,
+        point(39 + 7),
+        (value, &dx, ds),
+        &|p, t| program_39::jvp(&p[..4], p[4], &t[..4], t[4]),
+        &|p, dx, ds| program_39::grad_into(&p[..4], p[4], dx, ds),
+    );
     let (value_f64, (dx_f64, ds_f64)) = program_39_f64::grad(&p[..4], p[4]);
     same(
         "program_39_f64",

@@ -892,6 +892,28 @@ fn point(seed: u64) -> [f64; N] {
     })
 }
 
+/// `jvp` along `t` against the gradient (the same derivative by forward mode), and
+/// `grad_into` into zeroed buffers against `grad`.
+fn faces(
+    name: &str,
+    p: [f64; N],
+    t: [f64; N],
+    (value, dx, ds): (f64, &[f64], f64),
+    jvp: &dyn Fn(&[f64], &[f64]) -> (f64, f64),
+    grad_into: &dyn Fn(&[f64], &mut [f64], &mut f64) -> f64,
+) {
+    let (by_jvp, tangent) = jvp(&p, &t);
+    assert_eq!(by_jvp.to_bits(), value.to_bits(), "{name}: jvp's value");
+    let along: f64 = dx.iter().zip(&t).map(|(g, t)| g * t).sum::<f64>() + ds * t[4];
+    assert!(close(tangent, along, 1e-10), "{name}: jvp {tangent}, gradient along t {along}");
+    let (mut into, mut into_s) = (vec![0.0; 4], 0.0);
+    let by_into = grad_into(&p, &mut into, &mut into_s);
+    assert_eq!(by_into.to_bits(), value.to_bits(), "{name}: grad_into's value");
+    for (k, (a, b)) in into.iter().chain([&into_s]).zip(dx.iter().chain([&ds])).enumerate() {
+        assert!(close(*a, *b, 1e-13), "{name}: grad_into ∂/∂p{k} {a}, grad {b}");
+    }
+}
+
 /// The generic program's value and gradient, and its `f64` twin's: the same to the bit.
 fn same<'a>(name: &str, generic: impl Iterator<Item = &'a f64>, twin: impl Iterator<Item = &'a f64>) {
     let (generic, twin): (Vec<f64>, Vec<f64>) = (generic.copied().collect(), twin.copied().collect());
@@ -963,7 +985,7 @@ fn check(
 /// Program `seed` and its test.
 pub fn program_and_test(seed: u64) -> String {
     format!(
-        "\n{}\n#[test]\nfn program_{seed}_matches_dual_numbers_and_finite_differences() {{\n    check(\n        \"program_{seed}\",\n        point({seed}),\n        &|p| program_{seed}::primal(&p[..4], p[4]),\n        &|p| program_{seed}(&p[..4], p[4]),\n        &|p| {{\n            let (value, (dx, ds)) = program_{seed}::grad(&p[..4], p[4]);\n            (value, [dx, vec![ds]].concat())\n        }},\n        &|d| program_{seed}_on_duals(&d[..4], d[4]),\n    );\n    let p = point({seed});\n    let (value, (dx, ds)) = program_{seed}::grad(&p[..4], p[4]);\n    let (value_f64, (dx_f64, ds_f64)) = program_{seed}_f64::grad(&p[..4], p[4]);\n    same(\"program_{seed}_f64\", [value, ds].iter().chain(&dx), [value_f64, ds_f64].iter().chain(&dx_f64));\n}}\n",
+        "\n{}\n#[test]\nfn program_{seed}_matches_dual_numbers_and_finite_differences() {{\n    check(\n        \"program_{seed}\",\n        point({seed}),\n        &|p| program_{seed}::primal(&p[..4], p[4]),\n        &|p| program_{seed}(&p[..4], p[4]),\n        &|p| {{\n            let (value, (dx, ds)) = program_{seed}::grad(&p[..4], p[4]);\n            (value, [dx, vec![ds]].concat())\n        }},\n        &|d| program_{seed}_on_duals(&d[..4], d[4]),\n    );\n    let p = point({seed});\n    let (value, (dx, ds)) = program_{seed}::grad(&p[..4], p[4]);\n    faces(\"program_{seed}\", p, point({seed} + 7), (value, &dx, ds), &|p, t| program_{seed}::jvp(&p[..4], p[4], &t[..4], t[4]), &|p, dx, ds| program_{seed}::grad_into(&p[..4], p[4], dx, ds));\n    let (value_f64, (dx_f64, ds_f64)) = program_{seed}_f64::grad(&p[..4], p[4]);\n    same(\"program_{seed}_f64\", [value, ds].iter().chain(&dx), [value_f64, ds_f64].iter().chain(&dx_f64));\n}}\n",
         ScalarProgram::functions(seed)
     )
 }
