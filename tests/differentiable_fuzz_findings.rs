@@ -24,7 +24,6 @@ fn fold_in_a_condition(x: &[f64], s: f64) -> f64 {
 
 /// The same with a block of the user's own in the condition, rebinding its local.
 #[differentiable]
-#[allow(clippy::assign_op_pattern)] // as the fuzzer wrote it
 fn local_rebound_in_a_condition(x: &[f64], s: f64) -> f64 {
     let mut y = x[0] * s;
     while {
