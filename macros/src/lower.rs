@@ -1237,16 +1237,7 @@ impl<'a> Lowerer<'a> {
 
     /// Registers the names a pattern binds, as constants.
     fn bind_pattern(&mut self, pat: &Pat) {
-        struct Names<'p>(Vec<&'p Ident>);
-        impl<'p> Visit<'p> for Names<'p> {
-            fn visit_pat_ident(&mut self, pat: &'p syn::PatIdent) {
-                self.0.push(&pat.ident);
-                visit::visit_pat_ident(self, pat);
-            }
-        }
-        let mut names = Names(Vec::new());
-        names.visit_pat(pat);
-        for ident in names.0 {
+        for ident in crate::syntax::pattern_idents(pat) {
             self.bind(ident, false, None);
         }
     }
@@ -2450,8 +2441,7 @@ impl<'a> Lowerer<'a> {
     /// `operand` as a name or a literal, which the forward code may read twice: bound to
     /// a temporary first if it is any other expression (a call, an element read).
     fn named(&mut self, operand: Operand) -> Operand {
-        let pure = matches!(strip_parens(operand.fwd()), Expr::Lit(_) | Expr::Path(_));
-        if pure {
+        if crate::syntax::is_name_or_literal(operand.fwd()) {
             operand
         } else {
             self.emit_temp(Op::Copy {

@@ -125,6 +125,27 @@ pub fn strip_parens(expr: &Expr) -> &Expr {
     }
 }
 
+/// Whether `expr` is a name or a literal (in parentheses or not): an operand the generated
+/// code may read a second time, with no effect and the same value.
+pub fn is_name_or_literal(expr: &Expr) -> bool {
+    matches!(strip_parens(expr), Expr::Lit(_) | Expr::Path(_))
+}
+
+/// The names a pattern binds, in order (every `PatIdent` in it, `ref`/`mut` ones too).
+pub fn pattern_idents(pat: &syn::Pat) -> Vec<&Ident> {
+    use syn::visit::Visit;
+    struct Names<'p>(Vec<&'p Ident>);
+    impl<'p> Visit<'p> for Names<'p> {
+        fn visit_pat_ident(&mut self, pat: &'p syn::PatIdent) {
+            self.0.push(&pat.ident);
+            syn::visit::visit_pat_ident(self, pat);
+        }
+    }
+    let mut names = Names(Vec::new());
+    names.visit_pat(pat);
+    names.0
+}
+
 /// `expr` without its parentheses and a shared borrow (`&x`, `(&x)`, `x`), and whether it
 /// was borrowed: how an argument passes a value on (`&mut x` is not a shared borrow).
 pub fn strip_shared_borrow(expr: &Expr) -> (&Expr, bool) {

@@ -431,15 +431,12 @@ pub fn condition_writes(cx: &Ctxt, cond: &Expr, mentions_active: &dyn Fn(&Expr) 
         }
 
         fn bind(&mut self, pat: &syn::Pat) {
-            struct Names<'n>(&'n mut HashSet<String>);
-            impl<'ast> Visit<'ast> for Names<'_> {
-                fn visit_pat_ident(&mut self, ident: &'ast syn::PatIdent) {
-                    self.0.insert(ident.ident.to_string());
-                    visit::visit_pat_ident(self, ident);
-                }
-            }
             let scope = self.declared.last_mut().expect("a scope is open");
-            Names(scope).visit_pat(pat);
+            scope.extend(
+                crate::syntax::pattern_idents(pat)
+                    .into_iter()
+                    .map(ToString::to_string),
+            );
         }
 
         fn write(&self, target: &Expr, value: &Expr, whole: &Expr) {

@@ -619,12 +619,7 @@ impl Generator<'_> {
         if row != "maximum" && row != "minimum" {
             return None;
         }
-        let pure = |operand: &Operand| {
-            matches!(
-                crate::syntax::strip_parens(operand.fwd()),
-                syn::Expr::Lit(_) | syn::Expr::Path(_)
-            )
-        };
+        let pure = |operand: &Operand| crate::syntax::is_name_or_literal(operand.fwd());
         if !(pure(lhs) && pure(rhs)) {
             return None;
         }
