@@ -390,8 +390,8 @@
 //! beside another array passed `&mut` or other such parameters (`kick(pos, vel, dt);`
 //! of a callee reading `pos` and writing `vel`, `let e = step(pos, vel, dt);`): the
 //! forward code records which ones the callee writes, and the pullback takes their
-//! shadows. Parameters of rows passed on so keep a guess (a call statement writes them,
-//! a call whose value is used reads them): spell `&mut *m` or `&*m` there. A writing method of a constant receiver is called the same way
+//! shadows. A parameter of rows (`m: &mut [[F; N]]`, `&mut [[F; N]; M]`) passes on the
+//! same way. A writing method of a constant receiver is called the same way
 //! (`layer.apply(&x, &mut h);`, through its `apply_vjp`; `let (a, b) = layer.stats(&x,
 //! &mut h);` and `(a, _) = ..` of a tuple result too), and so is a method of a constant
 //! receiver given the caller's own `&mut [F]` parameter as it is (`self.relax(x, y);`,
@@ -549,14 +549,19 @@
 //! `[Tensor<f64>; N]`) is no input a fused node could see, so the function runs op by op,
 //! as written, on the caller's tapes (as a struct of tensors does; `strict` rejects it).
 //! The body reads the tensors as any Rust code does: `xs[i]`, `.len()`, `iter()`, `zip`,
-//! `enumerate`, `map` then `fold`; each tensor's gradient comes from the tape, one per
-//! element (`tape.gradient(&y, xs.to_vec())`).
+//! `enumerate`, `map` then `fold`, `sum` or `product` (`Tensor` implements
+//! [`Sum`](std::iter::Sum) and [`Product`](std::iter::Product), over values and
+//! references); each tensor's gradient comes from the tape, one per element
+//! (`tape.gradient(&y, xs.to_vec())`).
 //!
 //! In a fused body, `chain.fold(init, |acc, v| e)` over an iterator (a constant array's
 //! `iter()`, a range; `map` calls before it are fused in) with a tensor accumulator is
 //! the loop it stands for, `{ let mut acc = init; for v in chain { acc = e; } acc }`,
-//! differentiated as any loop-carried value (not when a closure may `return`, is `move`,
-//! or binds a name the function spells elsewhere: rename it). A fused body keeps no
+//! differentiated as any loop-carried value (not when a closure may `return` or is
+//! `move`). So is `chain.sum::<Tensor<T>>()` (or `product`, or `let s: Tensor<T> =
+//! chain.sum();`): the fold from the empty sum, a 0-d `-0.0` (`1` for a product), whose
+//! bits are those of the sum written out. A sum named by no type (`.sum::<f64>()` of
+//! constants) stays as written. A fused body keeps no
 //! collection of differentiable tensors of its own: `vec![..]` of them, `push` onto a
 //! `Vec` and indexing one are rejected; take the tensors as a slice parameter, or build
 //! and read the vector in a plain helper the body calls with the tensors
@@ -569,6 +574,16 @@
 //! #[differentiable]
 //! fn horner(x: &Tensor<f64>, coefficients: &[f64]) -> Tensor<f64> {
 //!     coefficients.iter().rev().fold(x * 0.0, |acc, c| acc * x + *c)
+//! }
+//!
+//! /// A sine series `Σ c_k sin(k x)`, summed by `sum`.
+//! #[differentiable]
+//! fn sine_series(x: &Tensor<f64>, coefficients: &[f64]) -> Tensor<f64> {
+//!     coefficients
+//!         .iter()
+//!         .enumerate()
+//!         .map(|(k, c)| (x * (k as f64 + 1.0)).sin() * *c)
+//!         .sum::<Tensor<f64>>()
 //! }
 //!
 //! /// The layers of an MLP given as a slice: run op by op on the caller's tape.
@@ -588,6 +603,13 @@
 //! // d/dx (1 - 3x + x²/2) = -3 + x
 //! let dx = tape.gradient(&y, &x).unwrap().unwrap();
 //! assert!((dx.to_scalar() - (-1.0)).abs() < 1e-12);
+//!
+//! let tape = GradientTape::new();
+//! tape.watch(&x);
+//! let y = tape.record(|| sine_series(&x, &[1.0, 0.5]));
+//! // d/dx (sin x + sin 2x / 2) = cos x + cos 2x
+//! let dx = tape.gradient(&y, &x).unwrap().unwrap();
+//! assert!((dx.to_scalar() - (2.0_f64.cos() + 4.0_f64.cos())).abs() < 1e-12);
 //!
 //! let weights = vec![
 //!     Tensor::from_vec(vec![0.5, -0.3, 0.2, 0.4], &[2, 2]),

@@ -237,6 +237,231 @@ fn patterns_and_aggregates() {
     );
 }
 
+// ----- names an expression binds itself (regression, issue 13) -----
+//
+// Each reads a name spelled like the tensor parameter `x` that an inner `let`, a closure,
+// a `match` arm, an `if let` or a `for` binds to a constant. The generated code used to
+// take the inner name for the parameter (E0308 in the expansion: "expected
+// `&Tensor<f64>`, found `&f64`").
+
+/// A polynomial whose coefficients are doubled in an inner block naming them `x`.
+#[differentiable]
+fn shadow_in_block(x: &Tensor<f64>, cs: &[f64]) -> Tensor<f64> {
+    let mut acc = x * 0.0;
+    for item in cs.iter() {
+        let c = {
+            let x = item;
+            *x * 2.0
+        };
+        acc = acc * x + c;
+    }
+    acc.sum()
+}
+
+/// The coefficients summed by a closure whose parameter is named `x`.
+#[differentiable]
+fn shadow_in_closure(x: &Tensor<f64>, cs: &[f64]) -> Tensor<f64> {
+    let total: f64 = cs.iter().map(|x| x * 2.0).sum();
+    (x * total).sin().sum()
+}
+
+/// The first coefficient taken by a `match` arm binding `x`, the last by an `if let`.
+#[differentiable]
+fn shadow_in_match_and_if_let(x: &Tensor<f64>, cs: &[f64]) -> Tensor<f64> {
+    let first = match cs.first() {
+        Some(x) if *x > 0.0 => *x,
+        Some(x) => -*x,
+        None => 1.0,
+    };
+    let last = if let Some(x) = cs.last() {
+        *x * 3.0
+    } else {
+        1.0
+    };
+    (x * first + last).exp().sum()
+}
+
+/// A sum over the coefficients by a `for` loop whose pattern is `x`, inside a block.
+#[differentiable]
+fn shadow_in_for_pattern(x: &Tensor<f64>, cs: &[f64]) -> Tensor<f64> {
+    let total = {
+        let mut t = 0.0;
+        for x in cs {
+            t += x * x;
+        }
+        t
+    };
+    (x * x * total).sum()
+}
+
+/// An inner `x` that is the parameter itself, doubled: the initialiser reads the outer
+/// name, so the block stays differentiable (what the scoping must not lose).
+#[differentiable]
+fn rebinding_reads_the_outer_name(x: &Tensor<f64>, cs: &[f64]) -> Tensor<f64> {
+    let doubled = {
+        let x = x * 2.0;
+        x.tanh()
+    };
+    let c = if let Some(x) = cs.first() { *x } else { 0.0 };
+    (doubled * c + x).sum()
+}
+
+/// The same shapes in scalar mode, where the coefficients are differentiable too: the
+/// inner names bind differentiable elements there, and the outer `x` keeps its own
+/// derivative.
+#[differentiable]
+fn shadows_in_scalar_code(x: f64, cs: &[f64]) -> f64 {
+    let mut acc = 0.0;
+    for item in cs.iter() {
+        let c = {
+            let x = item;
+            *x * 2.0
+        };
+        acc = acc * x + c;
+    }
+    let total: f64 = cs.iter().map(|x| x * x).sum();
+    let first = match cs.first() {
+        Some(x) if *x > 0.0 => *x,
+        Some(x) => -*x,
+        None => 1.0,
+    };
+    acc * total + first * x
+}
+
+/// `match` on an element that may not be there: `first()` with a guard and `Some(&v)`,
+/// `get(i)` with `_`, `last()` with `None` first and a guarded `_`.
+#[differentiable]
+fn match_on_elements(x: &[f64], i: usize) -> f64 {
+    let a = match x.first() {
+        Some(&v) if v > 0.0 => v * v,
+        Some(&v) => -v,
+        None => 0.0,
+    };
+    let b = match x.get(i) {
+        Some(v) => v.sin(),
+        _ => 1.0,
+    };
+    let c = match x.last() {
+        None => 0.0,
+        _ if x.len() > 5 => 2.0,
+        Some(v) => *v * 3.0,
+    };
+    a + b * c
+}
+
+#[test]
+fn names_bound_inside_an_expression() {
+    let cs = [0.5, -1.5, 0.75];
+    let points = [vec![v(&[0.3, -0.6, 1.1])], vec![s(0.4)]];
+    check(
+        "shadow_in_block",
+        &points,
+        &|x| shadow_in_block(&x[0], &cs),
+        &|x| shadow_in_block::primal(&x[0], &cs),
+    );
+    check(
+        "shadow_in_closure",
+        &points,
+        &|x| shadow_in_closure(&x[0], &cs),
+        &|x| shadow_in_closure::primal(&x[0], &cs),
+    );
+    check(
+        "shadow_in_match_and_if_let",
+        &points,
+        &|x| shadow_in_match_and_if_let(&x[0], &cs),
+        &|x| shadow_in_match_and_if_let::primal(&x[0], &cs),
+    );
+    check(
+        "shadow_in_for_pattern",
+        &points,
+        &|x| shadow_in_for_pattern(&x[0], &cs),
+        &|x| shadow_in_for_pattern::primal(&x[0], &cs),
+    );
+    check(
+        "rebinding_reads_the_outer_name",
+        &points,
+        &|x| rebinding_reads_the_outer_name(&x[0], &cs),
+        &|x| rebinding_reads_the_outer_name::primal(&x[0], &cs),
+    );
+    // The value of one by Horner's rule, written independently.
+    let x = 0.4_f64;
+    let expected: f64 = cs.iter().fold(0.0, |acc, c| acc * x + 2.0 * c);
+    assert!((shadow_in_block(&s(x), &cs).to_scalar() - expected).abs() < 1e-14);
+
+    // Scalar mode: the gradient against its analytic form and central differences.
+    for cs in [[0.5, -1.5, 0.75], [-0.5, 1.5, 0.25]] {
+        let (value, (dx, dcs)) = shadows_in_scalar_code::grad(x, &cs);
+        assert_eq!(shadows_in_scalar_code(x, &cs), value);
+        let acc: f64 = cs.iter().fold(0.0, |acc, c| acc * x + 2.0 * c);
+        let d_acc_dx = 2.0 * cs[0] * 2.0 * x + 2.0 * cs[1];
+        let total: f64 = cs.iter().map(|c| c * c).sum();
+        let first = cs[0].abs();
+        assert!(common::close(value, acc * total + first * x, 1e-14));
+        assert!(common::close(dx, d_acc_dx * total + first, 1e-14));
+        let p = [x, cs[0], cs[1], cs[2]];
+        let differences = common::central_differences(
+            &|p: &[f64]| shadows_in_scalar_code::primal(p[0], &p[1..]),
+            &p,
+        );
+        for (k, g) in [dx].iter().chain(&dcs).enumerate() {
+            assert!(
+                common::close(*g, differences[k], 1e-8),
+                "∂/∂p{k}: {g} vs {}",
+                differences[k]
+            );
+        }
+    }
+
+    // `match` on elements, each arm taken: the analytic gradient and central differences.
+    for (x, i) in [
+        (vec![0.7, -0.4, 1.3], 1),
+        (vec![-0.7, -0.4, 1.3], 7),
+        (vec![0.5, 0.1, 0.2, 0.3, 0.4, 0.9], 2),
+    ] {
+        let (value, [dx]) = match_on_elements::grad(&x, i);
+        assert_eq!(match_on_elements(&x, i), value);
+        let n = x.len();
+        let (a, da) = if x[0] > 0.0 {
+            (x[0] * x[0], 2.0 * x[0])
+        } else {
+            (-x[0], -1.0)
+        };
+        let (b, db) = if i < n {
+            (x[i].sin(), x[i].cos())
+        } else {
+            (1.0, 0.0)
+        };
+        let (c, dc) = if n > 5 {
+            (2.0, 0.0)
+        } else {
+            (x[n - 1] * 3.0, 3.0)
+        };
+        assert!(common::close(value, a + b * c, 1e-15));
+        let mut want = vec![0.0; n];
+        want[0] += da;
+        if i < n {
+            want[i] += db * c;
+        }
+        want[n - 1] += b * dc;
+        let differences =
+            common::central_differences(&|p: &[f64]| match_on_elements::primal(p, i), &x);
+        for k in 0..n {
+            assert!(
+                common::close(dx[k], want[k], 1e-14),
+                "∂/∂x{k}: {} vs {}",
+                dx[k],
+                want[k]
+            );
+            assert!(
+                common::close(dx[k], differences[k], 1e-8),
+                "∂/∂x{k}: {} vs {}",
+                dx[k],
+                differences[k]
+            );
+        }
+    }
+}
+
 // ----- 3. arrays, slices and vectors -----
 
 /// The classical Runge–Kutta weights.
@@ -1399,23 +1624,5 @@ mod not_yet_accepted {
             total = total + &t[k] * *c;
         }
         total
-    }
-
-    // A rustc error in the expansion (E0308, "expected `&Tensor<f64>`, found `&f64`"), a
-    // known defect: a constant local in an inner block (`let x = item;`) shadowing the
-    // tensor parameter `x` is read as the parameter by the generated code. Found writing
-    // the `fold` rewrite (`iterators::tensor_folds`), which leaves such folds as written.
-    /// A polynomial whose coefficients are doubled in an inner block naming them `x`.
-    #[differentiable]
-    fn shadow_in_block(x: &Tensor<f64>, cs: &[f64]) -> Tensor<f64> {
-        let mut acc = x * 0.0;
-        for item in cs.iter() {
-            let c = {
-                let x = item;
-                *x * 2.0
-            };
-            acc = acc * x + c;
-        }
-        acc.sum()
     }
 }

@@ -221,6 +221,54 @@ fn horner_folded(x: &Tensor<f64>, coefficients: &[f64]) -> Tensor<f64> {
         .fold(x * 0.0, |acc, c| acc * x + *c)
 }
 
+/// A map whose closure names its argument `x` like the tensor parameter the fold's
+/// closure reads (formerly left as written and rejected: the loop it stands for bound the
+/// map's `x` where the generated code took it for the parameter, UI case
+/// `fold-closure-names-a-parameter`).
+#[differentiable]
+fn doubled_horner(x: &Tensor<f64>, coefficients: &[f64]) -> Tensor<f64> {
+    coefficients
+        .iter()
+        .map(|x| *x * 2.0)
+        .fold(x * 0.0, |acc, c| acc * x + c)
+}
+
+/// A sine series, `Σ c_k sin(k x)`: `map` then `sum::<Tensor<f64>>()` over a constant
+/// array, in a fused node (the sum is the fold it stands for).
+#[differentiable]
+fn sine_series(x: &Tensor<f64>, coefficients: &[f64]) -> Tensor<f64> {
+    coefficients
+        .iter()
+        .enumerate()
+        .map(|(k, c)| (x * (k as f64 + 1.0)).sin() * *c)
+        .sum::<Tensor<f64>>()
+}
+
+/// The monic polynomial with given roots by `product()` into a typed `let`.
+#[differentiable]
+fn product_by_let(x: &Tensor<f64>, roots: &[f64]) -> Tensor<f64> {
+    let p: Tensor<f64> = roots.iter().map(|r| x - *r).product();
+    p * 0.5
+}
+
+/// The same sum generic over the float type.
+#[differentiable]
+fn generic_sum<T: gradtape::Float>(x: &Tensor<T>, coefficients: &[T]) -> Tensor<T> {
+    coefficients
+        .iter()
+        .map(|c| (x * *c).exp())
+        .sum::<Tensor<T>>()
+}
+
+/// Slices of tensors (op by op): a weighted sum of layers by `map` then `sum`, and the
+/// layers' plain sum over references.
+#[differentiable]
+fn layers_summed(xs: &[Tensor<f64>], w: &Tensor<f64>) -> Tensor<f64> {
+    let weighted = xs.iter().map(|x| x * w).sum::<Tensor<f64>>();
+    let plain: Tensor<f64> = xs.iter().sum();
+    (weighted * plain).sum()
+}
+
 /// The monic polynomial with given roots, `Π (x - r)`: `map` then a `fold` of products.
 #[differentiable]
 fn product_of_factors(x: &Tensor<f64>, roots: &[f64]) -> Tensor<f64> {
@@ -370,6 +418,50 @@ fn slices_of_tensors() {
         &|t| horner_folded(&t[0], &coefficients),
         &|t| horner_folded::primal(&t[0], &coefficients),
     );
+    check(
+        "doubled_horner",
+        std::slice::from_ref(&points),
+        &|t| doubled_horner(&t[0], &coefficients),
+        &|t| doubled_horner::primal(&t[0], &coefficients),
+    );
+    check(
+        "sine_series",
+        std::slice::from_ref(&points),
+        &|t| sine_series(&t[0], &coefficients),
+        &|t| sine_series::primal(&t[0], &coefficients),
+    );
+    check(
+        "product_by_let",
+        std::slice::from_ref(&points),
+        &|t| product_by_let(&t[0], &[-1.0, 0.5, 2.0]),
+        &|t| product_by_let::primal(&t[0], &[-1.0, 0.5, 2.0]),
+    );
+    check(
+        "generic_sum",
+        std::slice::from_ref(&points),
+        &|t| generic_sum(&t[0], &coefficients),
+        &|t| generic_sum::primal(&t[0], &coefficients),
+    );
+    let layers = vec![
+        v(&[0.3, -0.6, 1.1]),
+        v(&[0.8, 0.1, -0.4]),
+        v(&[-0.5, 1.2, 0.6]),
+    ];
+    check(
+        "layers_summed",
+        std::slice::from_ref(&layers),
+        &|t| layers_summed(&t[1..], &t[0]),
+        &|t| layers_summed::primal(&t[1..], &t[0]),
+    );
+    // The sum's bits are the sum written out, and an empty sum is a 0-d `-0.0`.
+    let x = &points[0];
+    let written_out = (0..coefficients.len())
+        .map(|k| (x * (k as f64 + 1.0)).sin() * coefficients[k])
+        .reduce(|a, b| a + b)
+        .expect("terms");
+    assert_eq!(sine_series(x, &coefficients).to_vec(), written_out.to_vec());
+    let empty = sine_series(x, &[]);
+    assert!(empty.shape().is_empty() && empty.to_scalar().is_sign_negative());
     let roots = [-1.0, 0.5, 2.0];
     check(
         "product_of_factors",
@@ -406,6 +498,10 @@ fn folds_are_one_fused_node() {
     };
     let coefficients = [0.5, -1.0, 0.25, 0.75, -0.3];
     assert_eq!(nodes(&|x| horner_folded(x, &coefficients)), 1);
+    assert_eq!(nodes(&|x| doubled_horner(x, &coefficients)), 1);
+    assert_eq!(nodes(&|x| sine_series(x, &coefficients)), 1);
+    assert_eq!(nodes(&|x| product_by_let(x, &[-1.0, 0.5, 2.0])), 1);
+    assert_eq!(nodes(&|x| generic_sum(x, &coefficients)), 1);
     assert_eq!(nodes(&|x| product_of_factors(x, &[-1.0, 0.5, 2.0])), 1);
     assert_eq!(nodes(&|x| log_series(x, x)), 1);
     assert_eq!(

@@ -877,6 +877,104 @@ fn a_writer_of_whole_rows() {
     .check(&point(5, 77, -1.0, 1.0), &point(6, 78, -1.0, 1.0));
 }
 
+// ----- an array of rows passed on as it is (regression, issue 13) -----
+//
+// A `&mut [[f64; 2]]` parameter passed on bare (`f(a, m)`, which Rust reborrows) to a
+// call whose value is used was taken for read, and a writer then got rustc's E0057 and
+// E0308 in the expansion ("argument #2 of type `&mut [f64]` is missing"). It is now lent
+// as the callee's parameter takes it (`generated::lend`), as a flat array's is.
+
+/// Writes the rows from `a` and returns a value of its own.
+#[differentiable]
+fn fill_rows(a: &[f64], m: &mut [[f64; 2]]) -> f64 {
+    for i in 0..m.len() {
+        m[i][0] = a[i] * m[i][1] + 2.0 * a[i];
+        m[i][1] = a[i].sin();
+    }
+    a[0] * a[0]
+}
+
+/// Reads the rows.
+#[differentiable]
+fn row_products(m: &[[f64; 2]]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..m.len() {
+        s += m[i][0] * m[i][1];
+    }
+    s
+}
+
+/// Writes the rows and a flat array beside them.
+#[differentiable]
+fn fill_rows_and_sums(a: &[f64], m: &mut [[f64; 2]], sums: &mut [f64]) -> f64 {
+    let e = fill_rows(a, m);
+    for i in 0..sums.len() {
+        sums[i] = m[i][0] + m[i][1] * e;
+    }
+    e
+}
+
+/// Passes its rows on as they are: to a writer and a reader whose values it uses, to a
+/// writer in a loop (replayed), to a reader whose value it drops, and beside a flat
+/// array another writer writes.
+#[differentiable]
+fn rows_passed_on(a: &[f64], m: &mut [[f64; 2]], sums: &mut [f64]) -> f64 {
+    let e = fill_rows(a, m);
+    let mut total = e + row_products(m);
+    for _ in 0..2 {
+        total += fill_rows(a, m) * row_products(m);
+    }
+    row_products(m);
+    total + fill_rows_and_sums(a, m, sums)
+}
+
+/// The same through a parameter of fixed rows, `&mut [[f64; 2]; 3]`.
+#[differentiable]
+fn fixed_rows_passed_on(a: &[f64], m: &mut [[f64; 2]; 3]) -> f64 {
+    let e = fill_rows(a, m);
+    e * row_products(m)
+}
+
+#[differentiable]
+fn rows_passed_on_energy(a: &[f64]) -> f64 {
+    let mut m = [[0.25; 2]; 3];
+    let mut sums = [0.0; 3];
+    let total = rows_passed_on(a, &mut m, &mut sums);
+    let mut n = [[0.5; 2]; 3];
+    let fixed = fixed_rows_passed_on(a, &mut n);
+    total + m[1][0] * sums[2] + sums[0].cos() + fixed * n[2][1]
+}
+
+#[test]
+fn an_array_of_rows_passed_on_as_it_is() {
+    slices!(@second_order rows_passed_on_energy, [3], [0], point(3, 91, -1.0, 1.0));
+    // the value as written, by hand: every pass reads and writes the same rows
+    let a = [0.4, -0.7, 0.9];
+    let fill = |m: &mut [[f64; 2]; 3]| {
+        for i in 0..3 {
+            m[i][0] = a[i] * m[i][1] + 2.0 * a[i];
+            m[i][1] = a[i].sin();
+        }
+        a[0] * a[0]
+    };
+    let products = |m: &[[f64; 2]; 3]| m.iter().map(|r| r[0] * r[1]).sum::<f64>();
+    let mut m = [[0.25; 2]; 3];
+    let e = fill(&mut m);
+    let mut total = e + products(&m);
+    for _ in 0..2 {
+        let f = fill(&mut m);
+        total += f * products(&m);
+    }
+    let e = fill(&mut m);
+    let sums: Vec<f64> = (0..3).map(|i| m[i][0] + m[i][1] * e).collect();
+    total += e;
+    let mut n = [[0.5; 2]; 3];
+    let e = fill(&mut n);
+    let fixed = e * products(&n);
+    let expected = total + m[1][0] * sums[2] + sums[0].cos() + fixed * n[2][1];
+    assert!(close(rows_passed_on_energy(&a), expected, 1e-15));
+}
+
 /// The integrator's double buffer, `std::mem::swap(&mut state, &mut next)`: the shadows
 /// are swapped back in the adjoint.
 #[differentiable]

@@ -113,8 +113,7 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
         let mut stmts = rewrite::rewrite(&cx, item.block.stmts.clone(), &borrowed, &parameters);
         if sig.mode == Mode::Tensor {
             // a tensor accumulator folded over an iterator: the loop it stands for
-            let params = sig.params.iter().map(|p| p.ident.to_string()).collect();
-            stmts = iterators::tensor_folds(stmts, &params);
+            stmts = iterators::tensor_folds(stmts);
         }
         if sig.mode == Mode::Scalar {
             // local structs split into their fields first: the searches and options

@@ -197,19 +197,6 @@ fn leaves_early(tokens: TokenStream) -> bool {
     })
 }
 
-/// How often each identifier occurs in a token stream, through its groups.
-fn count_idents(tokens: TokenStream, counts: &mut HashMap<String, usize>) {
-    for tree in tokens {
-        match tree {
-            proc_macro2::TokenTree::Ident(ident) => {
-                *counts.entry(ident.to_string()).or_default() += 1
-            }
-            proc_macro2::TokenTree::Group(group) => count_idents(group.stream(), counts),
-            _ => {}
-        }
-    }
-}
-
 /// Every identifier in a token stream, through its groups.
 fn token_idents(tokens: TokenStream, names: &mut HashSet<String>) {
     for tree in tokens {
@@ -728,42 +715,9 @@ impl Rewriter<'_> {
         let Expr::Let(test) = &*branch.cond else {
             return None;
         };
-        let Expr::MethodCall(call) = strip_parens(&test.expr) else {
-            return None;
-        };
-        let array = single_ident(strip_parens(&call.receiver))?.clone();
-        if !self.arrays.contains(&array.to_string()) {
-            return None;
-        }
+        let (array, at) = self.element_call(&test.expr)?;
         let index = self.fresh("element_index");
-        let at: Expr = match (call.method.to_string().as_str(), call.args.len()) {
-            ("first", 0) => syn::parse_quote!(0),
-            ("last", 0) => syn::parse_quote!(#array.len().wrapping_sub(1)),
-            ("get", 1) => {
-                let i = &call.args[0];
-                syn::parse_quote!(#i)
-            }
-            _ => return None,
-        };
-        // `Some(v)` binds a reference to the element, `Some(&v)` a copy of it
-        let Pat::TupleStruct(some) = &*test.pat else {
-            return None;
-        };
-        if !some.path.is_ident("Some") || some.elems.len() != 1 {
-            return None;
-        }
-        let binding = match &some.elems[0] {
-            Pat::Ident(name) if name.by_ref.is_none() && name.subpat.is_none() => {
-                quote!(let #name = &#array[#index];)
-            }
-            Pat::Reference(reference) if reference.mutability.is_none() => match &*reference.pat {
-                Pat::Ident(name) if name.by_ref.is_none() && name.subpat.is_none() => {
-                    quote!(let #name = #array[#index];)
-                }
-                _ => return None,
-            },
-            _ => return None,
-        };
+        let binding = element_binding(&test.pat, &array, &index)?;
         let then = &branch.then_branch.stmts;
         let otherwise = branch
             .else_branch
@@ -776,6 +730,92 @@ impl Rewriter<'_> {
                 #(#then)*
             } #otherwise
         }))
+    }
+
+    /// `match a.first() { Some(v) if guard => .., Some(v) => .., None => .. }` (also
+    /// `last()`, `get(i)`, `Some(&v)`, `_`): the same test of the index as
+    /// [`Self::element_if_let`], then the arms in their order as an `if` chain on each
+    /// side of it: where the element exists, the `Some` arms and `_`; where it does not,
+    /// `None` and `_`. A guard sees the arm's binding in a block of its own, so a later
+    /// arm never sees an earlier arm's names. Left as written when a side's chain does not
+    /// end in an arm without a guard (rustc's exhaustiveness then speaks) or an arm's
+    /// pattern is anything else.
+    fn element_match(&mut self, expr: &Expr) -> Option<Expr> {
+        let Expr::Match(matched) = expr else {
+            return None;
+        };
+        let (array, at) = self.element_call(&matched.expr)?;
+        let index = self.fresh("element_index");
+        // Each side's arms, in order: (the binding, the guard, the body).
+        let mut present: Vec<(Option<TokenStream>, Option<&Expr>, &Expr)> = Vec::new();
+        let mut absent: Vec<(Option<&Expr>, &Expr)> = Vec::new();
+        for arm in &matched.arms {
+            let (pat, guard) = match &arm.pat {
+                Pat::Guard(guarded) => (&*guarded.pat, Some(&*guarded.guard)),
+                pat => (pat, None),
+            };
+            match pat {
+                Pat::Wild(_) => {
+                    present.push((None, guard, &arm.body));
+                    absent.push((guard, &arm.body));
+                }
+                Pat::Ident(none) if none.ident == "None" && none.subpat.is_none() => {
+                    absent.push((guard, &arm.body));
+                }
+                Pat::Path(none) if none.path.is_ident("None") => absent.push((guard, &arm.body)),
+                pat => present.push((
+                    Some(element_binding(pat, &array, &index)?),
+                    guard,
+                    &arm.body,
+                )),
+            }
+        }
+        let chain = |arms: &[(Option<TokenStream>, Option<&Expr>, &Expr)]| -> Option<TokenStream> {
+            // The arms after the first without a guard are never reached on this side.
+            let reached = arms
+                .iter()
+                .position(|(_, guard, _)| guard.is_none())
+                .map_or(arms, |last| &arms[..=last]);
+            let mut chain: Option<TokenStream> = None;
+            for (binding, guard, body) in reached.iter().rev() {
+                chain = Some(match (guard, chain) {
+                    (None, _) => quote!({ #binding #body }),
+                    (Some(guard), Some(rest)) => {
+                        quote!(if { #binding #guard } { #binding #body } else { #rest })
+                    }
+                    (Some(_), None) => return None,
+                });
+            }
+            chain
+        };
+        let absent: Vec<_> = absent.into_iter().map(|(g, b)| (None, g, b)).collect();
+        let (when_present, when_absent) = (chain(&present)?, chain(&absent)?);
+        Some(syn::parse_quote!({
+            let #index: usize = #at;
+            if #index < #array.len() { #when_present } else { #when_absent }
+        }))
+    }
+
+    /// `a.first()`, `a.last()` or `a.get(i)` on a float array of the body: the array and
+    /// the index the call reads.
+    fn element_call(&self, expr: &Expr) -> Option<(Ident, Expr)> {
+        let Expr::MethodCall(call) = strip_parens(expr) else {
+            return None;
+        };
+        let array = single_ident(strip_parens(&call.receiver))?.clone();
+        if !self.arrays.contains(&array.to_string()) {
+            return None;
+        }
+        let at: Expr = match (call.method.to_string().as_str(), call.args.len()) {
+            ("first", 0) => syn::parse_quote!(0),
+            ("last", 0) => syn::parse_quote!(#array.len().wrapping_sub(1)),
+            ("get", 1) => {
+                let i = &call.args[0];
+                syn::parse_quote!(#i)
+            }
+            _ => return None,
+        };
+        Some((array, at))
     }
 
     /// The loop's length: the shortest array's (or view's).
@@ -1682,11 +1722,37 @@ impl Rewriter<'_> {
     }
 }
 
+/// The `let` a `Some(v)` (a reference to the element) or `Some(&v)` (a copy of it)
+/// pattern becomes, reading `array[index]`; `None` for any other pattern.
+fn element_binding(pat: &Pat, array: &Ident, index: &Ident) -> Option<TokenStream> {
+    let Pat::TupleStruct(some) = pat else {
+        return None;
+    };
+    if !some.path.is_ident("Some") || some.elems.len() != 1 {
+        return None;
+    }
+    match &some.elems[0] {
+        Pat::Ident(name) if name.by_ref.is_none() && name.subpat.is_none() => {
+            Some(quote!(let #name = &#array[#index];))
+        }
+        Pat::Reference(reference) if reference.mutability.is_none() => match &*reference.pat {
+            Pat::Ident(name) if name.by_ref.is_none() && name.subpat.is_none() => {
+                Some(quote!(let #name = #array[#index];))
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 impl VisitMut for Rewriter<'_> {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
-        // `if let Some(v) = a.first() { .. }` (`last`, `get(i)`): a test of the index and
-        // the element.
-        if let Some(rewritten) = self.element_if_let(expr) {
+        // `if let Some(v) = a.first() { .. }` and `match a.first() { .. }` (`last`,
+        // `get(i)`): a test of the index and the element.
+        if let Some(rewritten) = self
+            .element_if_let(expr)
+            .or_else(|| self.element_match(expr))
+        {
             *expr = rewritten;
             visit_mut::visit_expr_mut(self, expr);
             return;
@@ -1761,6 +1827,12 @@ impl VisitMut for Rewriter<'_> {
 struct Derefs<'d> {
     items: &'d [(String, Expr)],
     rebound: HashSet<String>,
+    /// Locals that copy an item read by value (`let y = v;`, so `y` is the same `&f64` in
+    /// the user's code and a float after the rewrite), in scope from the statement after
+    /// to the end of their block: `*y` reads `y` as `*v` reads `v` (regression: E0614,
+    /// "type `f64` cannot be dereferenced", on `{ let y = item; *y * 2.0 }`). Only by-value
+    /// items: a mutable item's place read through another name is not followed.
+    copies: Vec<Ident>,
 }
 
 impl<'d> Derefs<'d> {
@@ -1771,6 +1843,7 @@ impl<'d> Derefs<'d> {
         Derefs {
             items,
             rebound: bound.0,
+            copies: Vec::new(),
         }
         .visit_block_mut(body);
     }
@@ -1782,6 +1855,7 @@ impl<'d> Derefs<'d> {
         Derefs {
             items,
             rebound: bound.0,
+            copies: Vec::new(),
         }
         .visit_expr_mut(body);
     }
@@ -1795,14 +1869,48 @@ impl<'d> Derefs<'d> {
 }
 
 impl VisitMut for Derefs<'_> {
+    fn visit_block_mut(&mut self, block: &mut syn::Block) {
+        let outer = self.copies.clone();
+        for stmt in &mut block.stmts {
+            self.visit_stmt_mut(stmt);
+            let syn::Stmt::Local(local) = stmt else {
+                continue;
+            };
+            // A `let` ends the copies it shadows, and `let y = v;` of a by-value item
+            // (its place is its own name) starts one.
+            let bound = crate::syntax::pattern_idents(&local.pat);
+            self.copies.retain(|copy| !bound.contains(&copy));
+            if let Pat::Ident(copy) = &local.pat
+                && copy.by_ref.is_none()
+                && copy.subpat.is_none()
+                && let Some(init) = &local.init
+                && init.diverge.is_none()
+                && let Some(source) = single_ident(strip_parens(&init.expr))
+                && (self.copies.contains(source)
+                    || self
+                        .place(source)
+                        .is_some_and(|place| place == &syn::parse_quote!(#source)))
+            {
+                self.copies.push(copy.ident.clone());
+            }
+        }
+        // The block's own copies end with it, and the ones it shadowed are back.
+        self.copies = outer;
+    }
+
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
         if let Expr::Unary(unary) = expr
             && matches!(unary.op, syn::UnOp::Deref(_))
             && let Some(ident) = single_ident(strip_parens(&unary.expr))
-            && let Some(place) = self.place(ident)
         {
-            *expr = place.clone();
-            return;
+            if let Some(place) = self.place(ident) {
+                *expr = place.clone();
+                return;
+            }
+            if self.copies.contains(ident) {
+                *expr = syn::parse_quote!(#ident);
+                return;
+            }
         }
         if let Expr::MethodCall(call) = expr
             && let Some(ident) = single_ident(strip_parens(&call.receiver))
@@ -2050,14 +2158,12 @@ struct Head {
 /// iterator would. A closure that may leave
 /// early (`return`, `?`) is left as written (the loop would leave the function instead),
 /// as is a `move` closure, a chain that does not visibly start from an iterator (a user
-/// type's own `fold`), and a fold whose closures bind a name the function spells
-/// elsewhere (`params`, the parameters', among them).
-pub fn tensor_folds(stmts: Vec<syn::Stmt>, params: &HashSet<String>) -> Vec<syn::Stmt> {
+/// type's own `fold`). A closure's name may be spelled like a value of the function (a
+/// map's `|x|` beside a parameter `x`): the loop binds it in a block of its own, which
+/// lowering scopes as Rust does.
+pub fn tensor_folds(stmts: Vec<syn::Stmt>) -> Vec<syn::Stmt> {
     struct Folds {
         next: usize,
-        /// Every identifier of the body, counted (the closures' own among them).
-        spelled: HashMap<String, usize>,
-        params: HashSet<String>,
     }
     impl VisitMut for Folds {
         fn visit_expr_mut(&mut self, expr: &mut Expr) {
@@ -2065,13 +2171,76 @@ pub fn tensor_folds(stmts: Vec<syn::Stmt>, params: &HashSet<String>) -> Vec<syn:
             // moved into the loop
             visit_mut::visit_expr_mut(self, expr);
             if let Expr::MethodCall(call) = expr
+                && let Some(fold) = self.tensor_reduction(call, None)
+                && let Some(rewritten) = self.fold(&fold)
+            {
+                *expr = rewritten;
+            } else if let Expr::MethodCall(call) = expr
                 && let Some(rewritten) = self.fold(call)
             {
                 *expr = rewritten;
             }
         }
+        fn visit_local_mut(&mut self, local: &mut syn::Local) {
+            // `let s: Tensor<T> = chain.sum();`: the type the `let` names is the sum's
+            visit_mut::visit_local_mut(self, local);
+            if let Pat::Type(typed) = &local.pat
+                && let Some(init) = &mut local.init
+                && let Expr::MethodCall(call) = &*init.expr
+                && let Some(fold) = self.tensor_reduction(call, Some(&typed.ty))
+                && let Some(rewritten) = self.fold(&fold)
+            {
+                *init.expr = rewritten;
+            }
+        }
     }
     impl Folds {
+        /// `chain.sum::<Tensor<T>>()` (or `product`; the type from the turbofish, else
+        /// `typed`, a `let`'s): the same as `chain.fold(empty, |acc, v| acc + v)`, folding
+        /// from the empty sum of the type (`-0.0`, so the bits are the sum's as written,
+        /// `impl Sum for Tensor`) or product (`1`). Sums of anything else (`sum::<f64>()`)
+        /// are not tensors' and stay as written.
+        fn tensor_reduction(
+            &self,
+            call: &syn::ExprMethodCall,
+            typed: Option<&syn::Type>,
+        ) -> Option<syn::ExprMethodCall> {
+            let method = call.method.to_string();
+            if !matches!(method.as_str(), "sum" | "product") || !call.args.is_empty() {
+                return None;
+            }
+            let ty: syn::Type = match (&call.turbofish, typed) {
+                (Some(turbofish), _) if turbofish.args.len() == 1 => match &turbofish.args[0] {
+                    syn::GenericArgument::Type(ty) => ty.clone(),
+                    _ => return None,
+                },
+                (None, Some(ty)) => ty.clone(),
+                _ => return None,
+            };
+            let syn::Type::Path(path) = &ty else {
+                return None;
+            };
+            if path.qself.is_some() || path.path.segments.last()?.ident != "Tensor" {
+                return None;
+            }
+            let (acc, item) = (
+                crate::syntax::fresh_local(format!("{method}_acc")),
+                crate::syntax::fresh_local(format!("{method}_item")),
+            );
+            let receiver = &call.receiver;
+            Some(if method == "sum" {
+                syn::parse_quote!(#receiver.fold(
+                    <#ty as ::core::iter::Sum>::sum(::core::iter::empty::<#ty>()),
+                    |#acc, #item| #acc + #item
+                ))
+            } else {
+                syn::parse_quote!(#receiver.fold(
+                    <#ty as ::core::iter::Product>::product(::core::iter::empty::<#ty>()),
+                    |#acc, #item| #acc * #item
+                ))
+            })
+        }
+
         fn fold(&mut self, call: &syn::ExprMethodCall) -> Option<Expr> {
             if call.method != "fold" || call.args.len() != 2 {
                 return None;
@@ -2106,27 +2275,6 @@ pub fn tensor_folds(stmts: Vec<syn::Stmt>, params: &HashSet<String>) -> Vec<syn:
                     || leaves_early(quote::ToTokens::to_token_stream(&c.body))
             }) || !starts_an_iterator(source)
             {
-                return None;
-            }
-            // A closure's name spelled elsewhere in the function (a parameter, another
-            // local): the loop would bind it where lowering takes a shadowing name for the
-            // one it shadows (an inner block's constant `x` read as the tensor parameter
-            // `x`, a rustc error in the expansion), so such a fold is left as written.
-            let mut own = HashMap::new();
-            for c in closures.clone() {
-                count_idents(quote::ToTokens::to_token_stream(c), &mut own);
-            }
-            let mut bound = HashSet::new();
-            for c in closures.clone() {
-                for pat in &c.inputs {
-                    pattern_names(pat, &mut bound);
-                }
-            }
-            if bound.iter().any(|name| {
-                self.params.contains(name)
-                    || self.spelled.get(name).copied().unwrap_or(0)
-                        > own.get(name).copied().unwrap_or(0)
-            }) {
                 return None;
             }
             self.next += 1;
@@ -2184,14 +2332,7 @@ pub fn tensor_folds(stmts: Vec<syn::Stmt>, params: &HashSet<String>) -> Vec<syn:
         brace_token: Default::default(),
         stmts,
     };
-    let mut spelled = HashMap::new();
-    count_idents(quote::ToTokens::to_token_stream(&block), &mut spelled);
-    let mut folds = Folds {
-        next: 0,
-        spelled,
-        params: params.clone(),
-    };
-    folds.visit_block_mut(&mut block);
+    Folds { next: 0 }.visit_block_mut(&mut block);
     block.stmts
 }
 
@@ -2275,10 +2416,7 @@ mod tests {
 
     /// The tail expression of `stmts` after [`tensor_folds`], as tokens.
     fn folded(expr: Expr) -> String {
-        let stmts = tensor_folds(
-            vec![syn::Stmt::Expr(expr, None)],
-            &HashSet::from(["x".to_string()]),
-        );
+        let stmts = tensor_folds(vec![syn::Stmt::Expr(expr, None)]);
         let block = syn::Block {
             brace_token: Default::default(),
             stmts,
@@ -2306,9 +2444,8 @@ mod tests {
         }
     }
 
-    /// A closure that may leave early, a `move` closure, a receiver that is no visible
-    /// iterator (a user type's own `fold`) and a closure's name spelled outside the
-    /// closures are left as written.
+    /// A closure that may leave early, a `move` closure and a receiver that is no visible
+    /// iterator (a user type's own `fold`) are left as written.
     #[test]
     fn folds_that_are_no_plain_loop_are_kept() {
         for expr in [
@@ -2320,12 +2457,6 @@ mod tests {
             })),
             syn::parse_quote!(c.iter().fold(x * 0.0, move |acc, v| acc * y + *v)),
             syn::parse_quote!(tree.fold(x * 0.0, |acc, v| acc + v)),
-            // a map's name that is a parameter's
-            syn::parse_quote!(
-                c.iter()
-                    .map(|x| *x * 2.0)
-                    .fold(y * 0.0, |acc, v| acc * y + v)
-            ),
         ] {
             let expr: Expr = expr;
             assert_eq!(folded(expr.clone()), tokens(syn::parse_quote!({ #expr })));

@@ -365,6 +365,7 @@ impl<'a> Lowerer<'a> {
         let mut finder = ActiveFinder {
             lowerer: self,
             found: false,
+            shadowed: Vec::new(),
         };
         finder.visit_expr(expr);
         finder.found
@@ -998,7 +999,7 @@ impl<'a> Lowerer<'a> {
                     })
                     .collect()
             }
-            Mode::Scalar if self.writes_arrays(call) || self.function_passes_on_flat(call) => {
+            Mode::Scalar if self.writes_arrays(call) || self.function_passes_on_lendable(call) => {
                 self.writing_call_parts(Writer::Function(call), arity)
             }
             Mode::Scalar => {
@@ -1039,7 +1040,7 @@ impl<'a> Lowerer<'a> {
     fn is_method_with_parts(&self, call: &syn::ExprMethodCall) -> bool {
         self.mode == Mode::Scalar
             && (self.method_writes_arrays(call)
-                || self.method_passes_on_flat(call)
+                || self.method_passes_on_lendable(call)
                 || self.struct_receiver(call).is_some()
                 || (!self.mentions_active(&call.receiver)
                     && call.args.iter().any(|arg| self.mentions_active(arg))
@@ -1065,7 +1066,7 @@ impl<'a> Lowerer<'a> {
     /// [`Stmt::CallParts`] (its receiver a differentiable operand if it is a struct's,
     /// [`Self::method_on_whole`]).
     fn method_parts(&mut self, call: &syn::ExprMethodCall, arity: usize) -> Vec<Tree> {
-        if self.method_writes_arrays(call) || self.method_passes_on_flat(call) {
+        if self.method_writes_arrays(call) || self.method_passes_on_lendable(call) {
             return self.writing_call_parts(Writer::Method(call), arity);
         }
         let (func, args) = match self.struct_receiver(call) {
@@ -2566,7 +2567,7 @@ impl<'a> Lowerer<'a> {
             return Some(op);
         }
         if self.mode == Mode::Scalar
-            && (self.method_writes_arrays(call) || self.method_passes_on_flat(call))
+            && (self.method_writes_arrays(call) || self.method_passes_on_lendable(call))
         {
             // `let e = self.apply(&x, &mut out);`, `let e = self.apply(&x, y);`
             return self.build_writing_call(Writer::Method(call));
@@ -2761,7 +2762,7 @@ impl<'a> Lowerer<'a> {
             // (`plain_helper_array`), below
             Mode::Scalar
                 if self.calls.plain_helper(&func.path).is_none()
-                    && (self.writes_arrays(call) || self.function_passes_on_flat(call)) =>
+                    && (self.writes_arrays(call) || self.function_passes_on_lendable(call)) =>
             {
                 self.build_writing_call(Writer::Function(call))
             }
@@ -3039,35 +3040,40 @@ impl<'a> Lowerer<'a> {
         self.written.contains(&binding).then_some(binding)
     }
 
-    /// Whether a binding is a flat array (no rows, not ragged).
-    fn is_flat(&self, binding: BindingId) -> bool {
-        self.bindings[binding].row.is_none() && !self.bindings[binding].ragged
+    /// Whether a binding passed on as it is can be lent as the callee's parameter takes it
+    /// (`generated::lend`): a flat array or one of fixed rows, whose shadow is flat either
+    /// way. A ragged array of rows is not.
+    fn is_lendable(&self, binding: BindingId) -> bool {
+        !self.bindings[binding].ragged
     }
 
-    /// Whether a call whose value is used passes on one of the caller's flat `&mut [F]`
-    /// parameters as it is (`let e = w(x, y);`, `total(y, z)`, `w(x, y, &mut out)`): a
+    /// Whether a call whose value is used passes on one of the caller's `&mut [F]` (or
+    /// `&mut [[F; N]]`) parameters as it is (`let e = w(x, y);`, `total(y, z)`, `w(x, y, &mut out)`): a
     /// writing call ([`Written::passed_on`]), each such parameter written or read as the
     /// callee's types say. Not for a struct result read by field (`f(x, y).v`) nor a
     /// struct literal passed whole, which keep their own forms (reading `y`).
-    fn passes_on_flat<'e>(&self, mut args: impl Iterator<Item = &'e Expr> + Clone) -> bool {
+    fn passes_on_lendable<'e>(&self, mut args: impl Iterator<Item = &'e Expr> + Clone) -> bool {
         self.struct_fields.is_none()
             && !args
                 .clone()
                 .any(|arg| self.active_struct_literal(arg).is_some())
-            && args.any(|arg| self.passed_on_written(arg).is_some_and(|b| self.is_flat(b)))
+            && args.any(|arg| {
+                self.passed_on_written(arg)
+                    .is_some_and(|b| self.is_lendable(b))
+            })
     }
 
-    /// [`passes_on_flat`](Self::passes_on_flat) of a call of a named function (no plain
+    /// [`passes_on_lendable`](Self::passes_on_lendable) of a call of a named function (no plain
     /// helper).
-    fn function_passes_on_flat(&self, call: &syn::ExprCall) -> bool {
+    fn function_passes_on_lendable(&self, call: &syn::ExprCall) -> bool {
         callee_path(call).is_some_and(|path| self.calls.plain_helper(path).is_none())
-            && self.passes_on_flat(call.args.iter())
+            && self.passes_on_lendable(call.args.iter())
     }
 
-    /// [`passes_on_flat`](Self::passes_on_flat) of a method call, under
+    /// [`passes_on_lendable`](Self::passes_on_lendable) of a method call, under
     /// [`method_passes_on`](Self::method_passes_on)'s conditions.
-    fn method_passes_on_flat(&self, call: &syn::ExprMethodCall) -> bool {
-        self.method_passes_on(call) && self.passes_on_flat(call.args.iter())
+    fn method_passes_on_lendable(&self, call: &syn::ExprMethodCall) -> bool {
+        self.method_passes_on(call) && self.passes_on_lendable(call.args.iter())
     }
 
     /// [`passes_on_written`](Self::passes_on_written) of a method call statement
@@ -3095,7 +3101,7 @@ impl<'a> Lowerer<'a> {
     /// Whether a call statement of a named function passes on a `&mut` float array
     /// parameter as it is (`step(x, s, y);`): a call of an annotated function writing it,
     /// as `&mut y` would be, or reading it ([`Written::passed_on`]), beside other written
-    /// arrays too. (One of rows is taken for written by a statement.)
+    /// arrays too.
     fn passes_on_written(&self, call: &syn::ExprCall) -> bool {
         callee_path(call).is_some_and(|path| self.calls.plain_helper(path).is_none())
             && call
@@ -3233,7 +3239,7 @@ impl<'a> Lowerer<'a> {
         // a `&mut` parameter passed on as it is: written or read ([`Written::passed_on`]),
         // the callee's types choosing; beside other written arrays too, its pullback then
         // taking the shadows the flags `generated::lend` records say (`PassedOnMany`)
-        // (one of rows keeps the older guess: written by a statement, else read)
+        // (of rows too; a ragged array is never a `&mut` parameter: rejected as an output)
         // (a struct result read by field, `f(x, y).v`, and a struct literal passed whole
         // keep their own forms, which read it, or a statement writes it)
         let statement = matches!(wanted, Wanted::Nothing);
@@ -3246,12 +3252,12 @@ impl<'a> Lowerer<'a> {
         for (k, arg) in call_args.iter().enumerate() {
             let explicit = self.written_array_arg(arg);
             let bare = self.passed_on_written(arg);
-            let flat = may_pass_on && bare.is_some_and(|b| self.is_flat(b));
-            if explicit.is_none() && flat {
+            let lendable = may_pass_on && bare.is_some_and(|b| self.is_lendable(b));
+            if explicit.is_none() && lendable {
                 passed_on.push(offset + k);
             }
             let bare = bare
-                .filter(|_| flat || statement)
+                .filter(|_| lendable || statement)
                 .map(|binding| (binding, None));
             match explicit.or(bare) {
                 Some((binding, range)) => {
@@ -4321,9 +4327,115 @@ fn is_read(op: &BinOp) -> bool {
 struct ActiveFinder<'n, 'a> {
     lowerer: &'n Lowerer<'a>,
     found: bool,
+    /// The names the expression binds itself, innermost scope last: a block's `let`s (from
+    /// the statement after), a closure's parameters, a `match` arm's, a `for` loop's and an
+    /// `if let`/`while let`'s pattern. A read of one of them is not a read of the outer
+    /// binding of that name (regression: `{ let x = item; *x * 2.0 }` inside a function
+    /// whose tensor parameter is `x` was taken as active, and the generated code passed an
+    /// `&f64` where a tensor was expected, `shadowing_a_tensor_parameter_in_an_inner_block`).
+    /// Invariant, for soundness: a name enters a scope only after everything that could
+    /// read the outer binding under the same spelling was visited (a `let`'s initialiser,
+    /// a `for`'s iterator, an `if let`'s scrutinee), so the finder can only err on
+    /// "active", never miss a read.
+    shadowed: Vec<Vec<Ident>>,
+}
+
+impl ActiveFinder<'_, '_> {
+    /// Whether `ident` names an active binding of the function, not one the expression
+    /// bound itself.
+    fn reads_active(&self, ident: &Ident) -> bool {
+        !self.is_shadowed(ident)
+            && self
+                .lowerer
+                .lookup(ident)
+                .is_some_and(|id| self.lowerer.bindings[id].active)
+    }
+
+    fn is_shadowed(&self, ident: &Ident) -> bool {
+        self.shadowed.iter().flatten().any(|name| name == ident)
+    }
+
+    /// Adds `pat`'s names to the innermost scope.
+    fn bind(&mut self, pat: &Pat) {
+        let names = crate::syntax::pattern_idents(pat).into_iter().cloned();
+        match self.shadowed.last_mut() {
+            Some(scope) => scope.extend(names),
+            None => self.shadowed.push(names.collect()),
+        }
+    }
+
+    /// Visits `visit` in a scope of its own, which the names bound in it leave with.
+    fn scoped(&mut self, visit: impl FnOnce(&mut Self)) {
+        self.shadowed.push(Vec::new());
+        visit(self);
+        self.shadowed.pop();
+    }
 }
 
 impl<'ast> Visit<'ast> for ActiveFinder<'_, '_> {
+    fn visit_block(&mut self, block: &'ast syn::Block) {
+        self.scoped(|finder| visit::visit_block(finder, block));
+    }
+    fn visit_local(&mut self, local: &'ast syn::Local) {
+        // The initialiser (and a `let .. else`'s block) reads the outer names; the
+        // pattern's names shadow them from the next statement on.
+        if let Some(init) = &local.init {
+            self.visit_expr(&init.expr);
+            if let Some((_, diverge)) = &init.diverge {
+                self.visit_expr(diverge);
+            }
+        }
+        self.bind(&local.pat);
+    }
+    fn visit_expr_closure(&mut self, closure: &'ast syn::ExprClosure) {
+        self.scoped(|finder| {
+            for input in &closure.inputs {
+                finder.bind(input);
+            }
+            finder.visit_expr(&closure.body);
+        });
+    }
+    fn visit_arm(&mut self, arm: &'ast syn::Arm) {
+        self.scoped(|finder| {
+            // A guard reads the arm's names (`Some(x) if *x > 0.0`).
+            match &arm.pat {
+                Pat::Guard(guarded) => {
+                    finder.bind(&guarded.pat);
+                    finder.visit_expr(&guarded.guard);
+                }
+                pat => finder.bind(pat),
+            }
+            finder.visit_expr(&arm.body);
+        });
+    }
+    fn visit_expr_for_loop(&mut self, for_loop: &'ast syn::ExprForLoop) {
+        self.visit_expr(&for_loop.expr);
+        self.scoped(|finder| {
+            finder.bind(&for_loop.pat);
+            finder.visit_block(&for_loop.body);
+        });
+    }
+    fn visit_expr_let(&mut self, expr_let: &'ast syn::ExprLet) {
+        // Only in an `if`'s or `while`'s condition, which open the scope the names live
+        // in (to the end of the `then` block or the loop's body).
+        self.visit_expr(&expr_let.expr);
+        self.bind(&expr_let.pat);
+    }
+    fn visit_expr_if(&mut self, expr_if: &'ast syn::ExprIf) {
+        self.scoped(|finder| {
+            finder.visit_expr(&expr_if.cond);
+            finder.visit_block(&expr_if.then_branch);
+        });
+        if let Some((_, otherwise)) = &expr_if.else_branch {
+            self.visit_expr(otherwise);
+        }
+    }
+    fn visit_expr_while(&mut self, expr_while: &'ast syn::ExprWhile) {
+        self.scoped(|finder| {
+            finder.visit_expr(&expr_while.cond);
+            finder.visit_block(&expr_while.body);
+        });
+    }
     fn visit_expr_field(&mut self, field: &'ast syn::ExprField) {
         // A field of a struct passed on whole (`layer.n`): the struct pass lifted every
         // read of its floats and arrays, so what is left reads a constant (a size, a
@@ -4333,6 +4445,7 @@ impl<'ast> Visit<'ast> for ActiveFinder<'_, '_> {
             base = strip_parens(&inner.base);
         }
         if let Some(ident) = crate::syntax::single_ident(base)
+            && !self.is_shadowed(ident)
             && let Some(id) = self.lowerer.lookup(ident)
             && self.lowerer.bindings[id].whole
         {
@@ -4342,8 +4455,7 @@ impl<'ast> Visit<'ast> for ActiveFinder<'_, '_> {
     }
     fn visit_expr_path(&mut self, path: &'ast syn::ExprPath) {
         if let Some(ident) = path.path.get_ident()
-            && let Some(id) = self.lowerer.lookup(ident)
-            && self.lowerer.bindings[id].active
+            && self.reads_active(ident)
         {
             self.found = true;
         }
@@ -4390,8 +4502,7 @@ impl<'ast> Visit<'ast> for ActiveFinder<'_, '_> {
         for word in tokens.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
             // Numbers (`vec![1.0]` splits into `1` and `0`) are not names.
             if word.starts_with(|c: char| c.is_alphabetic() || c == '_')
-                && let Some(id) = self.lowerer.lookup(&format_ident!("{word}"))
-                && self.lowerer.bindings[id].active
+                && self.reads_active(&format_ident!("{word}"))
             {
                 self.found = true;
             }

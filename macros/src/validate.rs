@@ -379,7 +379,9 @@ impl<'ast> Visit<'ast> for AsWritten<'_, '_> {
         unsafe_block(self.cx, expr.unsafe_token);
     }
     fn visit_expr_closure(&mut self, closure: &'ast syn::ExprClosure) {
-        if (self.mentions_active)(&closure.body) {
+        // The whole closure, not its body alone: a parameter spelled like a differentiable
+        // value (`cs.iter().map(|x| x * 2.0)` beside a parameter `x`) is not a capture.
+        if (self.mentions_active)(&Expr::Closure(closure.clone())) {
             self.cx.error_spanned_by(
                 closure,
                 "this closure over differentiable values is not differentiated: a closure bound by `let` and only called by its name is (it is inlined at each call); one used as a value is not, so call it directly, or move the code into a function (calls are differentiated)",

@@ -365,6 +365,19 @@ impl<F: Copy + core::ops::Add<Output = F>> Absorb<F> for Option<Vec<F>> {
     }
 }
 
+impl<F: Copy + core::ops::Add<Output = F>, const N: usize> Absorb<F> for Option<Vec<[F; N]>> {
+    /// A reader's cotangent of an array of rows (`&[[F; N]]`) into the caller's flat
+    /// shadow of it (row after row, as the shadow holds them).
+    ///
+    /// # Panics
+    ///
+    /// If the cotangent's length is not the shadow's.
+    #[inline]
+    fn absorb(self, shadow: &mut [F]) {
+        self.map(|rows| rows.as_flattened().to_vec()).absorb(shadow);
+    }
+}
+
 /// How a call's `vjp` is lent one of the caller's own `&mut [F]` parameters passed on as
 /// it is beside other written arrays (`step(pos, vel, dt)`, `f(y, &mut out)`), for
 /// [`PassedOnMany`]: as the callee's parameter takes it, `&mut [F]` (it writes the array)

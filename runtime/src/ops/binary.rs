@@ -700,6 +700,64 @@ pub(crate) use tensor_lhs_ops;
 
 tensor_lhs_ops!(Tensor<T>, &Tensor<T>);
 
+/// The sum of the tensors, as `a + b + c` (each `+` recorded, broadcasting as `+` does).
+/// An empty iterator sums to a 0-d `-0.0`, the identity of `+` that `f64`'s own `Sum`
+/// starts from: folding from it gives the same bits as the sum written out, so a
+/// `#[differentiable]` body may spell it as that fold.
+///
+/// ```
+/// use gradtape_runtime::Tensor;
+/// let terms = [Tensor::from_vec(vec![1.0, 2.0], &[2]), Tensor::scalar(0.5)];
+/// let total: Tensor<f64> = terms.iter().map(|t| t * 2.0).sum();
+/// assert_eq!(total.to_vec(), vec![3.0, 5.0]);
+/// let by_reference: Tensor<f64> = terms.iter().sum();
+/// assert_eq!(by_reference.to_vec(), vec![1.5, 2.5]);
+/// let empty: Tensor<f64> = std::iter::empty::<Tensor<f64>>().sum();
+/// assert!(empty.shape().is_empty() && empty.to_scalar().is_sign_negative());
+/// ```
+impl<T: crate::Float> std::iter::Sum for Tensor<T> {
+    #[track_caller]
+    fn sum<I: Iterator<Item = Tensor<T>>>(iter: I) -> Tensor<T> {
+        iter.reduce(|total, term| total + term)
+            .unwrap_or_else(|| Tensor::scalar(T::neg_zero()))
+    }
+}
+
+/// [`Sum`](std::iter::Sum) over references: `tensors.iter().sum()`.
+impl<'a, T: crate::Float> std::iter::Sum<&'a Tensor<T>> for Tensor<T> {
+    #[track_caller]
+    fn sum<I: Iterator<Item = &'a Tensor<T>>>(iter: I) -> Tensor<T> {
+        iter.map(Tensor::clone).sum()
+    }
+}
+
+/// The product of the tensors, as `a * b * c` (each `*` recorded, broadcasting as `*`
+/// does). An empty iterator multiplies to a 0-d `1`.
+///
+/// ```
+/// use gradtape_runtime::Tensor;
+/// let factors = [Tensor::from_vec(vec![1.0, 2.0], &[2]), Tensor::scalar(3.0)];
+/// let product: Tensor<f64> = factors.iter().product();
+/// assert_eq!(product.to_vec(), vec![3.0, 6.0]);
+/// let empty: Tensor<f64> = std::iter::empty::<Tensor<f64>>().product();
+/// assert_eq!(empty.to_scalar(), 1.0);
+/// ```
+impl<T: crate::Float> std::iter::Product for Tensor<T> {
+    #[track_caller]
+    fn product<I: Iterator<Item = Tensor<T>>>(iter: I) -> Tensor<T> {
+        iter.reduce(|product, factor| product * factor)
+            .unwrap_or_else(|| Tensor::scalar(T::one()))
+    }
+}
+
+/// [`Product`](std::iter::Product) over references: `tensors.iter().product()`.
+impl<'a, T: crate::Float> std::iter::Product<&'a Tensor<T>> for Tensor<T> {
+    #[track_caller]
+    fn product<I: Iterator<Item = &'a Tensor<T>>>(iter: I) -> Tensor<T> {
+        iter.map(Tensor::clone).product()
+    }
+}
+
 /// `number op tensor` for each float dtype and right-hand side (a blanket impl is not
 /// allowed for a foreign `T`).
 macro_rules! scalar_lhs_ops {
