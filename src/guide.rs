@@ -1381,6 +1381,41 @@
 //!   its own inside the node (`generated::trace`), so a plain function built from the
 //!   runtime's ops records op by op there, and its gradient is the tape's.
 //!
+//! **A tensor body with no static adjoint runs on a sub-tape.** A free tensor function
+//! with one tensor result whose body keeps a local `Vec` of tensors (`vec![..]`, `push`,
+//! `k[i]`), hands a closure over tensors on as a value, calls a macro of the user's or a
+//! tensor method the vocabulary of ops does not know (a trait of the user's) is not
+//! rejected: its body becomes a plain helper, `__gradtape_traced_f` beside it, which the
+//! function's node calls on a tape of its own, as it calls any plain helper. Its
+//! gradients are the tape's, its cost that of recording the body op by op; the helper's
+//! call under `generated::trace` in `f::GENERATED` shows it.
+//!
+//! ```
+//! use gradtape::{GradientTape, Tensor, differentiable};
+//!
+//! /// The stages of an iteration kept in a local `Vec`, read back by index.
+//! #[differentiable]
+//! fn stages(x: &Tensor<f64>, w: &Tensor<f64>) -> Tensor<f64> {
+//!     let mut k = vec![x.clone()];
+//!     for i in 1..3 {
+//!         let next = (&k[i - 1] * w).tanh();
+//!         k.push(next);
+//!     }
+//!     k.iter().sum::<Tensor<f64>>()
+//! }
+//!
+//! let (x, w) = (Tensor::scalar(0.5), Tensor::scalar(0.8));
+//! let tape = GradientTape::new();
+//! tape.watch(&x);
+//! let y = tape.record(|| stages(&x, &w));
+//! let dx = tape.gradient(&y, &x).unwrap().unwrap().to_scalar();
+//! // y = x + tanh(wx) + tanh(w tanh(wx))
+//! let (a, b) = ((0.8_f64 * 0.5).tanh(), 0.8 * (0.8_f64 * 0.5).tanh());
+//! let expected = 1.0 + 0.8 * (1.0 - a * a) * (1.0 + 0.8 * (1.0 - b.tanh().powi(2)));
+//! assert!((dx - expected).abs() < 1e-12);
+//! assert!(stages::GENERATED.contains("__gradtape_traced_stages"));
+//! ```
+//!
 //! ```
 //! use gradtape::differentiable;
 //! use num_traits::Float;
@@ -1409,8 +1444,9 @@
 //! call: a plain helper; a scalar-mode call in a branch or a loop, whose pullback is boxed
 //! because it may recurse (a heap allocation per call); a tensor-mode method called on
 //! differentiable tensors, or a tensor function (or method) whose body reads tensors the
-//! fused node does not see, since both run op by op. In tensor mode every called function
-//! must be annotated: a plain one is the "not annotated" error above, at its name.
+//! fused node does not see, since both run op by op; a tensor body that would run on a
+//! sub-tape (above), whose constructs are then each reported. In tensor mode every called
+//! function must be annotated: a plain one is the "not annotated" error above, at its name.
 //!
 //! ```compile_fail
 //! use gradtape::differentiable;

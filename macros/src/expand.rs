@@ -78,7 +78,9 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
             validate::has_differentiable_param(&cx, sig, &item.sig);
         }
     }
-    let body = sig.as_ref().map(|sig| {
+    // The body lowered into the IR (`body`: the user's, or the call of the traced helper
+    // below), its errors recorded in `cx`.
+    let lower_body = |cx: &Ctxt, sig: &sig::Signature, body: &syn::Block| {
         let borrowed: Vec<syn::Ident> = item
             .sig
             .inputs
@@ -110,7 +112,7 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
                 syn::FnArg::Receiver(_) => None,
             })
             .collect();
-        let mut stmts = rewrite::rewrite(&cx, item.block.stmts.clone(), &borrowed, &parameters);
+        let mut stmts = rewrite::rewrite(cx, body.stmts.clone(), &borrowed, &parameters);
         if sig.mode == Mode::Tensor {
             // a tensor accumulator folded over an iterator: the loop it stands for
             stmts = iterators::tensor_folds(stmts);
@@ -151,25 +153,47 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
                 .iter()
                 .filter_map(|p| Some((p.ident.to_string(), p.array_row()?)))
                 .collect();
-            stmts = iterators::desugar(&cx, stmts, arrays, rows, fixed, &widths, &sig.floats);
+            stmts = iterators::desugar(cx, stmts, arrays, rows, fixed, &widths, &sig.floats);
         }
         let block = syn::Block {
-            brace_token: item.block.brace_token,
+            brace_token: body.brace_token,
             stmts,
         };
         let schedule = args.checkpoint.as_ref().map(|c| c.schedule);
-        let mut body = lower::lower(&cx, sig, &block, schedule, &args.calls, &user_names);
+        let mut body = lower::lower(cx, sig, &block, schedule, &args.calls, &user_names);
         if let Some(asked) = &args.checkpoint {
-            checkpoint::check(&cx, asked, sig, &item, &body);
+            checkpoint::check(cx, asked, sig, &item, &body);
         }
         let boxing = recursion::boxing_call(&item, sig.mode, &args.calls);
         if let (Some(call), Some(_)) = (&boxing, &args.calls.strict) {
-            validate::strict_boxed(&cx, call);
+            validate::strict_boxed(cx, call);
         }
         body.boxed = boxing.is_some();
         body.item_names = crate::syntax::item_names(&item.block);
         body
-    });
+    };
+    let mut cx = cx;
+    let mut body = sig.as_ref().map(|sig| lower_body(&cx, sig, &item.block));
+    // A tensor body the fused node cannot transform statically but the tape can record as
+    // written (a local `Vec` of tensors, a closure over them, an unknown tensor method):
+    // run as a plain helper on a sub-tape inside the node, as a call of one the user wrote
+    // would be (`fallback::traced`). Not under `strict`, which reports the errors.
+    let mut traced_helper = None;
+    if let Some(sig) = &sig
+        && cx.only_traceable()
+        && args.checkpoint.is_none()
+        && let Some((helper, call)) = crate::traced::traced(&item, sig)
+    {
+        if args.calls.strict.is_some() {
+            validate::strict_traced(&cx, &item.sig.ident);
+        } else {
+            let retry = Ctxt::default();
+            let retried = lower_body(&retry, sig, &call);
+            if !retry.has_errors() {
+                (cx, body, traced_helper) = (retry, Some(retried), Some(helper));
+            }
+        }
+    }
     if let Err(error) = cx.check() {
         let rejected = fallback::rejected(&item, &error, sig.as_ref(), &args.constant);
         return (fallback::expand(&item, error), rejected);
@@ -287,7 +311,8 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
         vjp_into: vjp_into.as_ref(),
     };
     let companion = companion(&generated_item, &sig, functions, &source);
-    (wrapper, companion)
+    // (a free function's: the helper beside it, at module level)
+    (wrapper, quote!(#companion #traced_helper))
 }
 
 /// The names of a scalar function's array parameters (of floats or of rows).

@@ -43,6 +43,7 @@ mod rewrite;
 mod searches;
 mod sources;
 mod syntax;
+mod traced;
 mod validate;
 mod vocabulary;
 

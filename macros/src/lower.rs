@@ -64,9 +64,7 @@ pub fn lower(
         let newly: HashSet<usize> = lowerer.newly_forced.difference(&forced).copied().collect();
         // Activity only grows, and there are finitely many declarations: this ends.
         if newly.is_empty() {
-            if let Err(error) = round.check() {
-                cx.syn_error(error);
-            }
+            cx.absorb(round);
             return Body {
                 checkpoint,
                 ..lowered
@@ -590,7 +588,7 @@ impl<'a> Lowerer<'a> {
                 return;
             }
             if init_active {
-                validate::destructured(self.cx, &local.pat);
+                validate::destructured(self.cx, &local.pat, self.mode);
             }
             self.check_inactive_local(local);
             self.bind_pattern(&local.pat);
@@ -967,7 +965,7 @@ impl<'a> Lowerer<'a> {
                 Some(Tree::Node(self.method_parts(call, tuple_pat.elems.len())))
             }
             _ => {
-                validate::destructured(self.cx, pat);
+                validate::destructured(self.cx, pat, self.mode);
                 None
             }
         }
@@ -1195,7 +1193,7 @@ impl<'a> Lowerer<'a> {
                     self.push(Stmt::Plain(quote!(let #pat #ty = #value;)));
                 }
             }
-            (pat, _) => validate::destructured(self.cx, pat),
+            (pat, _) => validate::destructured(self.cx, pat, self.mode),
         }
     }
 
@@ -2049,7 +2047,7 @@ impl<'a> Lowerer<'a> {
                 }
                 (false, pat) => vec![pat],
                 (_, pat) => {
-                    validate::destructured(self.cx, pat);
+                    validate::destructured(self.cx, pat, self.mode);
                     return None;
                 }
             };
@@ -2062,7 +2060,7 @@ impl<'a> Lowerer<'a> {
                         *sub = syn::parse_quote!(_);
                     }
                     other => {
-                        validate::destructured(self.cx, other);
+                        validate::destructured(self.cx, other, self.mode);
                         return None;
                     }
                 }

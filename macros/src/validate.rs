@@ -291,7 +291,12 @@ pub fn unsupported_expr(cx: &Ctxt, expr: &Expr) {
         Expr::Assign(_) => "an assignment is a statement: write it on its own line",
         _ => "this expression cannot be differentiated by #[differentiable]",
     };
-    cx.error_spanned_by(expr, message);
+    // What the tape records as written, were the body run on it (not `unsafe`).
+    if matches!(expr, Expr::Unsafe(_)) {
+        cx.error_spanned_by(expr, message);
+    } else {
+        cx.traceable_error(expr, message);
+    }
 }
 
 /// What a tensor-mode body does instead of keeping differentiable tensors in a local
@@ -302,7 +307,7 @@ const TENSOR_COLLECTION_HINT: &str = "take the tensors as a slice parameter (`xs
 /// A local collection of differentiable tensors in a tensor-mode body: `vec![..]` of
 /// them, or one pushed (`push`, `insert`, `extend`).
 pub fn collection_of_tensors(cx: &Ctxt, tokens: impl ToTokens) {
-    cx.error_spanned_by(
+    cx.traceable_error(
         tokens,
         format_args!(
             "a #[differentiable] tensor function keeps no collection of differentiable tensors of its own: {TENSOR_COLLECTION_HINT}"
@@ -382,7 +387,7 @@ impl<'ast> Visit<'ast> for AsWritten<'_, '_> {
         // The whole closure, not its body alone: a parameter spelled like a differentiable
         // value (`cs.iter().map(|x| x * 2.0)` beside a parameter `x`) is not a capture.
         if (self.mentions_active)(&Expr::Closure(closure.clone())) {
-            self.cx.error_spanned_by(
+            self.cx.traceable_error(
                 closure,
                 "this closure over differentiable values is not differentiated: a closure bound by `let` and only called by its name is (it is inlined at each call); one used as a value is not, so call it directly, or move the code into a function (calls are differentiated)",
             );
@@ -528,7 +533,7 @@ pub fn let_chain(cx: &Ctxt, cond: &Expr) {
 
 /// A `for` loop over a differentiable value (its iterator expression).
 pub fn loop_over_active(cx: &Ctxt, iter: &Expr) {
-    cx.error_spanned_by(
+    cx.traceable_error(
         iter,
         "a `for` loop cannot iterate over a differentiable value: loop over a range of indices instead",
     );
@@ -598,9 +603,16 @@ pub fn struct_result_not_a_call(cx: &Ctxt, local: &syn::Local) {
     );
 }
 
-/// A differentiable value bound by a pattern.
-pub fn destructured(cx: &Ctxt, pat: &Pat) {
-    cx.error_spanned_by(
+/// A differentiable value bound by a pattern (in tensor mode, the tape records it as
+/// written).
+pub fn destructured(cx: &Ctxt, pat: &Pat, mode: Mode) {
+    let report = if mode == Mode::Tensor {
+        Ctxt::traceable_error
+    } else {
+        Ctxt::error_spanned_by
+    };
+    report(
+        cx,
         pat,
         "a differentiable value must be bound to a plain name: write `let name = ...;` (destructuring is not differentiated)",
     );
@@ -751,16 +763,18 @@ pub fn unknown_method(cx: &Ctxt, method: &syn::Ident, mode: Mode) {
         return collection_of_tensors(cx, method);
     } else if method == "fold" {
         // `iterators::tensor_folds` left it as written
-        "a `fold` over an iterator (`a.iter()`, a range, after any `map`s) is differentiated as the loop it stands for when no closure of it may `return` or use `?`, none is `move`, and none binds a name the function spells elsewhere: rename the closure's argument, or write the loop"
+        "a `fold` over an iterator (`a.iter()`, a range, after any `map`s) is differentiated as the loop it stands for when no closure of it may `return` or use `?` and none is `move`: write the loop"
     } else {
         "wrap the computation in a function taking tensors (calls are differentiated through the runtime's rules), or use the runtime's tensor ops"
     };
-    cx.error_spanned_by(
-        method,
-        format_args!(
-            "`{method}` is not a differentiable method known to #[differentiable]: {hint}"
-        ),
-    );
+    let message =
+        format!("`{method}` is not a differentiable method known to #[differentiable]: {hint}");
+    // A tensor method the tape records as written, were the body run on it.
+    if mode == Mode::Tensor {
+        cx.traceable_error(method, message);
+    } else {
+        cx.error_spanned_by(method, message);
+    }
 }
 
 /// A differentiable value passed to a constructor (`Some(x)`, `Point(x, y)`).
@@ -908,6 +922,15 @@ pub fn strict_op_by_op(cx: &Ctxt, name: &syn::Ident) {
     cx.error_spanned_by(
         name,
         "`strict` allows no fallback, and this function runs op by op, as written: its body reads tensors or variables that the fused node would not see as inputs (a method's `self`, a struct's fields, a global); pass them as parameters",
+    );
+}
+
+/// Strict mode and a tensor body that would run on a sub-tape as written (the errors
+/// beside this one say which constructs have no generated adjoint).
+pub fn strict_traced(cx: &Ctxt, name: &syn::Ident) {
+    cx.error_spanned_by(
+        name,
+        "`strict` allows no fallback, and without it this body would run on a sub-tape inside the function's node, as written (the tape records what the generated adjoint cannot transform, as the other errors here say): rewrite those parts, or drop `strict`",
     );
 }
 

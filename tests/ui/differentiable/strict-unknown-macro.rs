@@ -6,7 +6,8 @@ macro_rules! double {
     };
 }
 
-#[differentiable]
+// `strict`: without it, the body runs on a sub-tape inside the node, as written
+#[differentiable(strict)]
 fn f(x: &Tensor<f32>) -> Tensor<f32> {
     double!(x)
 }

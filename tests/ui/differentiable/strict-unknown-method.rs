@@ -10,7 +10,8 @@ impl Twice for Tensor<f32> {
     }
 }
 
-#[differentiable]
+// `strict`: without it, the body runs on a sub-tape inside the node, as written
+#[differentiable(strict)]
 fn f(x: &Tensor<f32>) -> Tensor<f32> {
     x.twice()
 }

@@ -1,0 +1,86 @@
+//! The tape as the fallback of a tensor body (the design's "differentiate that part by
+//! running it on the runtime's tape inside the same node"): a body the fused node cannot
+//! transform statically, but which the tape records as written (a local `Vec` of tensors,
+//! a closure over them, a tensor method the vocabulary does not know), becomes a plain
+//! helper holding the user's body, and the annotated function's body a call of it, which
+//! lowering runs on a sub-tape inside the node as it runs any plain helper called with
+//! tensors (`generated::trace`). Correct, slower than the generated adjoint, and visible
+//! in `f::GENERATED` (the helper's call under `generated::trace`); `strict` refuses it.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::{FnArg, GenericParam, ItemFn, Pat};
+
+use crate::model::sig::{Kind, Mode, Signature};
+
+/// The helper (`fn __gradtape_traced_f(..) -> R { the user's body }`, the user's signature
+/// renamed) and the body calling it, if the function can run so: a free function of tensor
+/// mode with one tensor result, whose differentiable parameters are tensors (a variable's
+/// value is read by the fused node, which a helper would not see), each parameter a plain
+/// name, none `impl Trait` (the call names every type parameter).
+pub fn traced(item: &ItemFn, sig: &Signature) -> Option<(TokenStream, syn::Block)> {
+    if sig.mode != Mode::Tensor
+        || sig.tuple_output
+        || sig.whole_output
+        || item.sig.receiver().is_some()
+        || crate::syntax::is_in_impl_block()
+        || sig.params.iter().any(|p| p.kind == Kind::Variable)
+    {
+        return None;
+    }
+    let mut args = Vec::new();
+    for input in &item.sig.inputs {
+        let FnArg::Typed(typed) = input else {
+            return None;
+        };
+        let Pat::Ident(name) = &*typed.pat else {
+            return None;
+        };
+        if name.by_ref.is_some()
+            || name.subpat.is_some()
+            || matches!(&*typed.ty, syn::Type::ImplTrait(_))
+        {
+            return None;
+        }
+        args.push(name.ident.clone());
+    }
+    let name = format_ident!(
+        "__gradtape_traced_{}",
+        item.sig.ident,
+        span = item.sig.ident.span()
+    );
+    let generics = &item.sig.generics;
+    let turbofish: Vec<TokenStream> = generics
+        .params
+        .iter()
+        .filter_map(|param| match param {
+            GenericParam::Type(t) => {
+                let ident = &t.ident;
+                Some(quote!(#ident))
+            }
+            GenericParam::Const(c) => {
+                let ident = &c.ident;
+                Some(quote!(#ident))
+            }
+            GenericParam::Lifetime(_) => None,
+        })
+        .collect();
+    let turbofish = (!turbofish.is_empty()).then(|| quote!(::<#(#turbofish),*>));
+    let mut helper_sig = item.sig.clone();
+    helper_sig.ident = name.clone();
+    // the user's lints apply to the user's code, in the helper too
+    let lints = item.attrs.iter().filter(|attr| {
+        ["allow", "expect", "warn", "deny", "forbid"]
+            .iter()
+            .any(|lint| attr.path().is_ident(lint))
+    });
+    let block = &item.block;
+    let helper = quote! {
+        #[doc(hidden)]
+        #[allow(dead_code)]
+        #(#lints)*
+        #helper_sig #block
+    };
+    let call: syn::Block = syn::parse_quote!({ #name #turbofish (#(#args),*) });
+    Some((helper, call))
+}
