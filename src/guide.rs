@@ -929,7 +929,8 @@
 //! value's. The function is then differentiated through a hidden twin that takes each
 //! float and array path as a parameter of its own (`line_b: f64`, `line_w: &[f64]`), which
 //! every form above already differentiates; `f::GENERATED` shows the twin's code. The
-//! companion items take and give the struct: `vjp`'s pullback gives `Option<Line>`, `grad`
+//! companion items take and give the struct: `vjp`'s pullback gives `Option<Line>` (and
+//! takes a `&mut [F]` output's cotangent buffer after the result's, as any writer's does), `grad`
 //! a `Line`, `grad_into` accumulates into a `&mut Line` (also for a function with no array
 //! parameter, built on `grad`: no allocation), `jvp` takes a `&Line` tangent. A
 //! wrong guess is never a gradient of the wrong thing: each lifted path's value is read

@@ -5,7 +5,7 @@
 mod common;
 
 use common::{central_differences, close};
-use gradtape::differentiable;
+use gradtape::{Differentiable, differentiable};
 
 // ----- a fold inside a condition was rejected, its error on the attribute -----
 
@@ -232,4 +232,104 @@ fn if_let_on_the_ends_of_a_slice_reads_the_element() {
     assert!(close(value, s + 0.0 + s + s * 3.0, 1e-15));
     assert!(dx.is_empty());
     assert!(close(ds, 1.0 + 1.0 + 3.0, 1e-15));
+}
+
+// ----- a writer taking a struct parameter had no `vjp` -----
+
+/// A struct parameter for the writers below.
+#[derive(Differentiable, Clone, Debug)]
+struct Gain {
+    k: f64,
+    w: [f64; 2],
+}
+
+/// A writer with a differentiable struct parameter. Its `vjp` is built on a hidden twin
+/// taking the struct's fields as parameters of their own, and wrapped the twin's pullback
+/// in a closure of the result's cotangent alone, while the twin's pullback takes the
+/// output's cotangent buffer too: the generated code did not compile (E0593 and E0057 on
+/// the attribute).
+#[differentiable]
+fn gained_into(#[differentiable] g: &Gain, x: &[f64], out: &mut [f64]) -> f64 {
+    for i in 0..2 {
+        out[i] = out[i] * g.k + g.w[i] * x[i].sin();
+    }
+    g.k * x[0]
+}
+
+#[test]
+fn a_writer_with_a_struct_parameter_has_a_vjp() {
+    // the objective: the value plus ⟨c, out⟩ after the call, out's initial values inputs
+    let c = [0.7, -1.3];
+    let objective = |p: &[f64]| {
+        let g = Gain {
+            k: p[0],
+            w: [p[1], p[2]],
+        };
+        let mut out = [p[5], p[6]];
+        let value = gained_into::primal(&g, &p[3..5], &mut out);
+        value + c[0] * out[0] + c[1] * out[1]
+    };
+    let p = [0.8, -0.4, 1.2, 0.3, -0.6, 0.5, 0.9];
+    let (g, x, out0) = (
+        Gain {
+            k: p[0],
+            w: [p[1], p[2]],
+        },
+        [p[3], p[4]],
+        [p[5], p[6]],
+    );
+    let mut out = out0;
+    let (value, pullback) = gained_into::vjp(&g, &x, &mut out);
+    let mut d_out = c;
+    let (d_g, d_x, ()) = pullback(1.0, &mut d_out);
+    let (d_g, d_x) = (d_g.expect("g is read"), d_x.expect("x is read"));
+    assert_eq!(value, g.k * x[0]);
+    let by_vjp = [vec![d_g.k, d_g.w[0], d_g.w[1]], d_x, d_out.to_vec()].concat();
+    // by hand: out_i' = out_i k + w_i sin(x_i)
+    let by_hand = [
+        x[0] + c[0] * out0[0] + c[1] * out0[1],
+        c[0] * x[0].sin(),
+        c[1] * x[1].sin(),
+        g.k + c[0] * g.w[0] * x[0].cos(),
+        c[1] * g.w[1] * x[1].cos(),
+        c[0] * g.k,
+        c[1] * g.k,
+    ];
+    let differences = central_differences(&objective, &p);
+    for k in 0..p.len() {
+        assert!(
+            close(by_vjp[k], by_hand[k], 1e-15),
+            "∂/∂p{k}: {} by vjp, {} by hand",
+            by_vjp[k],
+            by_hand[k]
+        );
+        assert!(
+            close(by_vjp[k], differences[k], 1e-8),
+            "∂/∂p{k}: {} by vjp, {} by differences",
+            by_vjp[k],
+            differences[k]
+        );
+    }
+    // `grad_into` gives the same
+    let (mut out, mut d_g, mut d_x, mut d_out) = (
+        out0,
+        Gain {
+            k: 0.0,
+            w: [0.0; 2],
+        },
+        [0.0; 2],
+        c,
+    );
+    gained_into::grad_into(&g, &x, &mut out, &mut d_g, &mut d_x, &mut d_out);
+    let by_grad_into = [
+        vec![d_g.k, d_g.w[0], d_g.w[1]],
+        d_x.to_vec(),
+        d_out.to_vec(),
+    ]
+    .concat();
+    assert_eq!(by_grad_into, by_vjp);
+    // and the function itself what `vjp` computed
+    let mut by_itself = out0;
+    assert_eq!(gained_into(&g, &x, &mut by_itself), value);
+    assert_eq!(by_itself, out);
 }

@@ -1,7 +1,9 @@
 //! Scalar-mode programs written by `gradtape-fuzz --scalar` (fuzz/src/scalar.rs): each
-//! a plain-float annotated function, and the same body generic over `num_traits::Float`
-//! run on dual numbers; checked against the dual numbers and central differences, orders
-//! 1 and 2. Generated: do not edit; regenerate with
+//! a plain-float annotated function (some writing an output `out: &mut [T]`, some taking a
+//! struct `p: &Params<T>`), its `f64` twin, and the same body generic over
+//! `num_traits::Float` run on dual numbers; checked against the dual numbers and central
+//! differences, orders 1 and 2, through every face, and at `f32` against dual numbers on
+//! `f32`. Generated: do not edit; regenerate with
 //! `cargo run -p gradtape-fuzz -- --scalar --seeds SEEDS --test-file tests/generated_scalar_programs.rs`.
 
 #![allow(unused, clippy::all)]
@@ -9,8 +11,10 @@
 mod common;
 
 use common::{central_differences, close};
-use gradtape::differentiable;
 use gradtape::generated::Dual;
+use gradtape::{Differentiable, differentiable};
+// (`F::zero()` in the `f64` twins' faces, where `F` is `f64`)
+use num_traits::{One, Zero};
 
 /// Called by the programs: an annotated helper.
 #[differentiable]
@@ -70,11 +74,69 @@ fn helper_smooth_on_duals<T: num_traits::Float>(buf: &mut [T], k: T) {
     }
 }
 
-/// `x` (four entries) then `s`.
-const N: usize = 5;
+/// The struct parameter some programs take (`#[differentiable] p: &Params<T>`): floats
+/// read by field, a fixed-size array and a vector, its gradient a `Params` compared field
+/// by field.
+#[derive(Differentiable, Clone, Debug)]
+struct Params<T> {
+    a: T,
+    b: T,
+    w: [T; 3],
+    v: Vec<T>,
+}
+
+/// The number of floats in a `Params`.
+const PARAMS: usize = 9;
+
+/// `Params` from its floats, in order (`a`, `b`, `w`, `v`).
+fn params<F: Copy>(p: &[F]) -> Params<F> {
+    Params {
+        a: p[0],
+        b: p[1],
+        w: [p[2], p[3], p[4]],
+        v: p[5..9].to_vec(),
+    }
+}
+
+/// A `Params` (a gradient, a tangent) as its floats, field by field in order.
+fn flat<F: Copy>(p: &Params<F>) -> Vec<F> {
+    [vec![p.a, p.b], p.w.to_vec(), p.v.clone()].concat()
+}
+
+/// A writer is checked through its value plus `⟨WEIGHTS, out⟩`, with `out`'s initial
+/// values inputs too (it may read them): `grad_into` and the pullback take `WEIGHTS` as
+/// `out`'s cotangent.
+const WEIGHTS: [f64; 4] = [0.7, -0.4, 1.1, 0.3];
+
+fn weights<F: num_traits::Float>() -> Vec<F> {
+    WEIGHTS.iter().map(|w| F::from(*w).unwrap()).collect()
+}
+
+fn weighted<F: num_traits::Float>(out: &[F]) -> F {
+    out.iter()
+        .zip(WEIGHTS)
+        .fold(F::zero(), |total, (o, w)| total + *o * F::from(w).unwrap())
+}
+
+/// A program's faces at a point `p` (its inputs flattened: the struct's floats, `x`, `s`,
+/// the output's initial values), each giving the objective (the value, plus `⟨WEIGHTS,
+/// out⟩` for a writer).
+struct Faces<F> {
+    /// by `f::primal`
+    primal: F,
+    /// by `f` itself
+    itself: F,
+    /// the objective and its gradient: by `f::grad`, or for a writer by `f::grad_into`
+    grad: (F, Vec<F>),
+    /// the same another way: by `f::grad_into` into zeroed buffers, or for a writer by
+    /// `f::vjp`'s pullback
+    other: (F, Vec<F>),
+    /// by `f::jvp` along a direction `t`: the objective and its derivative along `t`
+    jvp: (F, F),
+}
 
 /// The inputs of program `seed`: in (-1, 1), from a small generator of its own.
-fn point(seed: u64) -> [f64; N] {
+fn point<const M: usize>(seed: u64) -> [f64; M] {
     let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
     std::array::from_fn(|_| {
         state ^= state << 13;
@@ -84,94 +146,47 @@ fn point(seed: u64) -> [f64; N] {
     })
 }
 
-/// `jvp` along `t` against the gradient (the same derivative by forward mode), and
-/// `grad_into` into zeroed buffers against `grad`.
-fn faces(
-    name: &str,
-    p: [f64; N],
-    t: [f64; N],
-    (value, dx, ds): (f64, &[f64], f64),
-    jvp: &dyn Fn(&[f64], &[f64]) -> (f64, f64),
-    grad_into: &dyn Fn(&[f64], &mut [f64], &mut f64) -> f64,
-) {
-    let (by_jvp, tangent) = jvp(&p, &t);
-    assert_eq!(by_jvp.to_bits(), value.to_bits(), "{name}: jvp's value");
-    let along: f64 = dx.iter().zip(&t).map(|(g, t)| g * t).sum::<f64>() + ds * t[4];
-    assert!(
-        close(tangent, along, 1e-10),
-        "{name}: jvp {tangent}, gradient along t {along}"
-    );
-    let (mut into, mut into_s) = (vec![0.0; 4], 0.0);
-    let by_into = grad_into(&p, &mut into, &mut into_s);
-    assert_eq!(
-        by_into.to_bits(),
-        value.to_bits(),
-        "{name}: grad_into's value"
-    );
-    for (k, (a, b)) in into
+/// The objective and its gradient on dual numbers, one direction per input.
+fn by_duals<F: gradtape::Float, const M: usize>(
+    on_duals: &dyn Fn(&[Dual<F, M>]) -> Dual<F, M>,
+    p: &[F],
+) -> (F, Vec<F>) {
+    let d: Vec<Dual<F, M>> = p
         .iter()
-        .chain([&into_s])
-        .zip(dx.iter().chain([&ds]))
         .enumerate()
-    {
-        assert!(
-            close(*a, *b, 1e-13),
-            "{name}: grad_into ∂/∂p{k} {a}, grad {b}"
-        );
-    }
+        .map(|(i, &v)| Dual::variable(v, i))
+        .collect();
+    let y = on_duals(&d);
+    (y.value, y.partials.to_vec())
 }
 
-/// The generic program's value and gradient, and its `f64` twin's: the same to the bit.
-fn same<'a>(
+/// Program `name`'s faces at `p` against dual numbers and differences (orders 1 and 2),
+/// against each other (`other`, `jvp` along `t`), and its `f64` twin's to the bit.
+fn check<const M: usize>(
     name: &str,
-    generic: impl Iterator<Item = &'a f64>,
-    twin: impl Iterator<Item = &'a f64>,
+    p: [f64; M],
+    t: [f64; M],
+    faces: &dyn Fn(&[f64], &[f64]) -> Faces<f64>,
+    twin: &dyn Fn(&[f64], &[f64]) -> Faces<f64>,
+    on_duals: &dyn Fn(&[Dual<f64, M>]) -> Dual<f64, M>,
 ) {
-    let (generic, twin): (Vec<f64>, Vec<f64>) =
-        (generic.copied().collect(), twin.copied().collect());
-    assert!(
-        generic
-            .iter()
-            .zip(&twin)
-            .all(|(a, b)| a.to_bits() == b.to_bits()),
-        "{name}: value and gradient {twin:?}, generic {generic:?}"
-    );
-}
-
-/// Program `name`'s faces at `p`, against dual numbers and differences.
-fn check(
-    name: &str,
-    p: [f64; N],
-    primal: &dyn Fn(&[f64]) -> f64,
-    itself: &dyn Fn(&[f64]) -> f64,
-    grad: &dyn Fn(&[f64]) -> (f64, Vec<f64>),
-    on_duals: &dyn Fn(&[Dual<f64, N>]) -> Dual<f64, N>,
-) {
-    let by_duals = |x: &[f64]| {
-        let d: Vec<Dual<f64, N>> = x
-            .iter()
-            .enumerate()
-            .map(|(i, &v)| Dual::variable(v, i))
-            .collect();
-        let y = on_duals(&d);
-        (y.value, y.partials.to_vec())
-    };
-    let value = primal(&p);
+    let at = faces(&p, &t);
+    let value = at.primal;
     assert!(value.is_finite(), "{name}: value {value} at {p:?}");
     assert_eq!(
-        itself(&p).to_bits(),
+        at.itself.to_bits(),
         value.to_bits(),
         "{name}: f against primal"
     );
-    let (by_grad, gradient) = grad(&p);
+    let (by_grad, gradient) = &at.grad;
     assert_eq!(by_grad.to_bits(), value.to_bits(), "{name}: grad's value");
-    let (dual_value, dual_gradient) = by_duals(&p);
+    let (dual_value, dual_gradient) = by_duals(on_duals, &p);
     assert!(
         close(dual_value, value, 1e-12),
         "{name}: {dual_value} on duals, {value}"
     );
-    let differences = central_differences(primal, &p);
-    for k in 0..N {
+    let differences = central_differences(&|q| faces(q, &t).primal, &p);
+    for k in 0..M {
         assert!(
             close(gradient[k], dual_gradient[k], 1e-10),
             "{name}: ∂/∂p{k} {} vs dual numbers {} at {p:?}\n  grad  {gradient:?}\n  duals {dual_gradient:?}",
@@ -185,18 +200,21 @@ fn check(
             differences[k]
         );
     }
-    // order two: each Hessian column by differences of `grad`, against the same
+    // order two: each Hessian column by differences of the gradient, against the same
     // differences of the dual numbers' gradient
     let h = 1e-5;
-    for j in 0..N {
+    for j in 0..M {
         let moved = |by: f64| {
             let mut q = p;
             q[j] += by;
             q
         };
-        let (up, down) = (grad(&moved(h)).1, grad(&moved(-h)).1);
-        let (dual_up, dual_down) = (by_duals(&moved(h)).1, by_duals(&moved(-h)).1);
-        for i in 0..N {
+        let (up, down) = (faces(&moved(h), &t).grad.1, faces(&moved(-h), &t).grad.1);
+        let (dual_up, dual_down) = (
+            by_duals(on_duals, &moved(h)).1,
+            by_duals(on_duals, &moved(-h)).1,
+        );
+        for i in 0..M {
             let of_grad = (up[i] - down[i]) / (2.0 * h);
             let of_duals = (dual_up[i] - dual_down[i]) / (2.0 * h);
             assert!(
@@ -205,38 +223,146 @@ fn check(
             );
         }
     }
+    // the other faces
+    let (by_other, other) = &at.other;
+    assert_eq!(
+        by_other.to_bits(),
+        value.to_bits(),
+        "{name}: the other gradient's value"
+    );
+    for (k, (a, b)) in other.iter().zip(gradient).enumerate() {
+        assert!(
+            close(*a, *b, 1e-13),
+            "{name}: ∂/∂p{k} {a} the other way, {b} by grad"
+        );
+    }
+    let (by_jvp, tangent) = at.jvp;
+    assert_eq!(by_jvp.to_bits(), value.to_bits(), "{name}: jvp's value");
+    let along: f64 = gradient.iter().zip(&t).map(|(g, t)| g * t).sum();
+    assert!(
+        close(tangent, along, 1e-10),
+        "{name}: jvp {tangent}, gradient along t {along}"
+    );
+    // the `f64` twin: the same code on `f64`, the same to the bit
+    let twin = twin(&p, &t);
+    let bits = |faces: &Faces<f64>| -> Vec<u64> {
+        [
+            faces.primal,
+            faces.itself,
+            faces.grad.0,
+            faces.other.0,
+            faces.jvp.0,
+            faces.jvp.1,
+        ]
+        .iter()
+        .chain(&faces.grad.1)
+        .chain(&faces.other.1)
+        .map(|v| v.to_bits())
+        .collect()
+    };
+    assert_eq!(
+        bits(&twin),
+        bits(&at),
+        "{name}: the f64 twin against the generic function"
+    );
+}
+
+/// The generic program at `f32`: its value and gradient against dual numbers on `f32` at
+/// the same point (the same operations on the same values, so the same branches taken),
+/// within `f32`'s rounding: the value relative to its size, each partial relative to the
+/// gradient's largest (the reverse sweep sums the same terms in another order, each term
+/// up to that size).
+fn at_f32<const M: usize>(
+    name: &str,
+    p: [f64; M],
+    faces: &dyn Fn(&[f32], &[f32]) -> Faces<f32>,
+    on_duals: &dyn Fn(&[Dual<f32, M>]) -> Dual<f32, M>,
+) {
+    let p: Vec<f32> = p.iter().map(|&v| v as f32).collect();
+    let at = faces(&p, &[0.0; M]);
+    let value = at.primal;
+    assert!(value.is_finite(), "{name} at f32: value {value} at {p:?}");
+    assert_eq!(
+        at.itself.to_bits(),
+        value.to_bits(),
+        "{name} at f32: f against primal"
+    );
+    let (by_grad, gradient) = &at.grad;
+    assert_eq!(
+        by_grad.to_bits(),
+        value.to_bits(),
+        "{name} at f32: grad's value"
+    );
+    let (dual_value, dual_gradient) = by_duals(on_duals, &p);
+    assert!(
+        (value - dual_value).abs() <= F32_VALUE * (1.0 + dual_value.abs()),
+        "{name} at f32: {value}, on duals {dual_value}"
+    );
+    let largest = dual_gradient.iter().fold(0.0_f32, |m, g| m.max(g.abs()));
+    for (k, (g, d)) in gradient.iter().zip(&dual_gradient).enumerate() {
+        assert!(
+            (g - d).abs() <= F32_GRADIENT * (1.0 + largest),
+            "{name} at f32: ∂/∂p{k} {g} vs dual numbers {d} at {p:?}"
+        );
+    }
+}
+
+/// `f32`'s tolerances: some 170 and 1700 roundings (of 2^-24 each) at the scale of the
+/// values compared.
+const F32_VALUE: f32 = 1e-5;
+const F32_GRADIENT: f32 = 1e-4;
+
+#[differentiable]
+#[allow(clippy::all, unused)]
+fn program_0<T: gradtape::Float>(
+    #[differentiable] p: &Params<T>,
+    x: &[T],
+    s: T,
+    out: &mut [T],
+) -> T {
+    let mut a1 = x[3];
+    a1 += a1.hypot(T::one());
+    for (w, v) in p.w.iter().zip(p.v.iter()) {
+        a1 = a1 * T::from(-0.3).unwrap() + *w * (*v).sin();
+    }
+    let k2 = ((x[3]).sin() + (p.b + x[3]));
+    out[0] += k2;
+    let mut m3 = x[0];
+    let mut t4 = T::zero();
+    for i in 1..4 {
+        m3 = m3.max(x[i]);
+        t4 = t4 + (x[i] - m3).exp();
+    }
+    let n5 = if s <= (x[3]).mul_add(a1, T::from(1.1).unwrap()) {
+        ((out[1]).tanh() + p.w[2])
+    } else {
+        (x[1] * p.v[3])
+    };
+    out[2] + p.v[1] + a1 + t4 + n5 + out.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_0<T: gradtape::Float>(x: &[T], s: T) -> T {
-    let (n1, n2) = helper_pair((s / (T::from(1.5).unwrap() + s * s)).atan(), s);
-    let n3 = (x
-        .windows(2)
-        .map(|w| (w[1] - w[0]) * T::from(1.6).unwrap())
-        .sum::<T>())
-    .tanh();
-    let n4 = s.min((T::from(0.6).unwrap()).atan().sin());
-    let mut a5 = (x[3] + s).tanh();
-    a5 -= n2;
-    let mut b6 = x.to_vec();
-    let k7 = (s + T::from(-1.0).unwrap()).sin();
-    helper_smooth(&mut b6, k7);
-    n3 + n1 + n3 + a5 + b6.iter().copied().sum::<T>()
-}
-
-#[differentiable]
-#[allow(clippy::all, unused)]
-fn program_0_f64(x: &[f64], s: f64) -> f64 {
-    let (n1, n2) = helper_pair((s / ((1.5_f64) + s * s)).atan(), s);
-    let n3 = (x.windows(2).map(|w| (w[1] - w[0]) * (1.6_f64)).sum::<f64>()).tanh();
-    let n4 = s.min((0.6_f64).atan().sin());
-    let mut a5 = (x[3] + s).tanh();
-    a5 -= n2;
-    let mut b6 = x.to_vec();
-    let k7 = (s + (-1.0_f64)).sin();
-    helper_smooth(&mut b6, k7);
-    n3 + n1 + n3 + a5 + b6.iter().copied().sum::<f64>()
+fn program_0_f64(#[differentiable] p: &Params<f64>, x: &[f64], s: f64, out: &mut [f64]) -> f64 {
+    let mut a1 = x[3];
+    a1 += a1.hypot(1.0);
+    for (w, v) in p.w.iter().zip(p.v.iter()) {
+        a1 = a1 * (-0.3_f64) + *w * (*v).sin();
+    }
+    let k2 = ((x[3]).sin() + (p.b + x[3]));
+    out[0] += k2;
+    let mut m3 = x[0];
+    let mut t4 = 0.0;
+    for i in 1..4 {
+        m3 = m3.max(x[i]);
+        t4 = t4 + (x[i] - m3).exp();
+    }
+    let n5 = if s <= (x[3]).mul_add(a1, (1.1_f64)) {
+        ((out[1]).tanh() + p.w[2])
+    } else {
+        (x[1] * p.v[3])
+    };
+    out[2] + p.v[1] + a1 + t4 + n5 + out.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -247,123 +373,237 @@ fn program_0_on_duals<
         + std::ops::SubAssign
         + std::ops::MulAssign,
 >(
+    p: &Params<T>,
     x: &[T],
     s: T,
+    out: &mut [T],
 ) -> T {
-    let (n1, n2) = helper_pair_on_duals((s / (T::from(1.5).unwrap() + s * s)).atan(), s);
-    let n3 = (x
-        .windows(2)
-        .map(|w| (w[1] - w[0]) * T::from(1.6).unwrap())
-        .sum::<T>())
-    .tanh();
-    let n4 = s.min((T::from(0.6).unwrap()).atan().sin());
-    let mut a5 = (x[3] + s).tanh();
-    a5 -= n2;
-    let mut b6 = x.to_vec();
-    let k7 = (s + T::from(-1.0).unwrap()).sin();
-    helper_smooth_on_duals(&mut b6, k7);
-    n3 + n1 + n3 + a5 + b6.iter().copied().sum::<T>()
+    let mut a1 = x[3];
+    a1 += a1.hypot(T::one());
+    for (w, v) in p.w.iter().zip(p.v.iter()) {
+        a1 = a1 * T::from(-0.3).unwrap() + *w * (*v).sin();
+    }
+    let k2 = ((x[3]).sin() + (p.b + x[3]));
+    out[0] += k2;
+    let mut m3 = x[0];
+    let mut t4 = T::zero();
+    for i in 1..4 {
+        m3 = m3.max(x[i]);
+        t4 = t4 + (x[i] - m3).exp();
+    }
+    let n5 = if s <= (x[3]).mul_add(a1, T::from(1.1).unwrap()) {
+        ((out[1]).tanh() + p.w[2])
+    } else {
+        (x[1] * p.v[3])
+    };
+    out[2] + p.v[1] + a1 + t4 + n5 + out.iter().copied().sum::<T>()
+}
+
+fn program_0_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
+    let mut out = p[14..].to_vec();
+    let primal = program_0::primal(&params(&p[..9]), &p[9..13], p[13], &mut out) + weighted(&out);
+    let mut out = p[14..].to_vec();
+    let itself = program_0(&params(&p[..9]), &p[9..13], p[13], &mut out) + weighted(&out);
+    let mut out = p[14..].to_vec();
+    let mut d_params = params(&[F::zero(); 9]);
+    let (mut dx, mut ds, mut d_out) = (vec![F::zero(); 4], F::zero(), weights::<F>());
+    let value = program_0::grad_into(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &mut out,
+        &mut d_params,
+        &mut dx,
+        &mut ds,
+        &mut d_out,
+    );
+    let grad = (
+        value + weighted(&out),
+        [flat(&d_params), dx, vec![ds], d_out].concat(),
+    );
+    let mut out = p[14..].to_vec();
+    let (value, pullback) = program_0::vjp(&params(&p[..9]), &p[9..13], p[13], &mut out);
+    let mut d_out = weights::<F>();
+    let (d_params, dx, ds, _) = pullback(F::one(), &mut d_out);
+    let other = (
+        value + weighted(&out),
+        [
+            d_params.map_or(vec![F::zero(); 9], |d| flat(&d)),
+            dx.unwrap_or(vec![F::zero(); 4]),
+            vec![ds.unwrap_or(F::zero())],
+            d_out,
+        ]
+        .concat(),
+    );
+    let mut out = p[14..].to_vec();
+    let mut t_out = t[14..].to_vec();
+    let (value, tangent) = program_0::jvp(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &mut out,
+        &params(&t[..9]),
+        &t[9..13],
+        t[13],
+        &mut t_out,
+    );
+    let jvp = (value + weighted(&out), tangent + weighted(&t_out));
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_0_f64_faces(p: &[f64], t: &[f64]) -> Faces<f64> {
+    type F = f64;
+    let mut out = p[14..].to_vec();
+    let primal =
+        program_0_f64::primal(&params(&p[..9]), &p[9..13], p[13], &mut out) + weighted(&out);
+    let mut out = p[14..].to_vec();
+    let itself = program_0_f64(&params(&p[..9]), &p[9..13], p[13], &mut out) + weighted(&out);
+    let mut out = p[14..].to_vec();
+    let mut d_params = params(&[F::zero(); 9]);
+    let (mut dx, mut ds, mut d_out) = (vec![F::zero(); 4], F::zero(), weights::<F>());
+    let value = program_0_f64::grad_into(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &mut out,
+        &mut d_params,
+        &mut dx,
+        &mut ds,
+        &mut d_out,
+    );
+    let grad = (
+        value + weighted(&out),
+        [flat(&d_params), dx, vec![ds], d_out].concat(),
+    );
+    let mut out = p[14..].to_vec();
+    let (value, pullback) = program_0_f64::vjp(&params(&p[..9]), &p[9..13], p[13], &mut out);
+    let mut d_out = weights::<F>();
+    let (d_params, dx, ds, _) = pullback(F::one(), &mut d_out);
+    let other = (
+        value + weighted(&out),
+        [
+            d_params.map_or(vec![F::zero(); 9], |d| flat(&d)),
+            dx.unwrap_or(vec![F::zero(); 4]),
+            vec![ds.unwrap_or(F::zero())],
+            d_out,
+        ]
+        .concat(),
+    );
+    let mut out = p[14..].to_vec();
+    let mut t_out = t[14..].to_vec();
+    let (value, tangent) = program_0_f64::jvp(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &mut out,
+        &params(&t[..9]),
+        &t[9..13],
+        t[13],
+        &mut t_out,
+    );
+    let jvp = (value + weighted(&out), tangent + weighted(&t_out));
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_0_objective_on_duals<
+    D: num_traits::Float
+        + std::iter::Sum
+        + std::ops::AddAssign
+        + std::ops::SubAssign
+        + std::ops::MulAssign,
+>(
+    d: &[D],
+) -> D {
+    let mut out = d[14..].to_vec();
+    program_0_on_duals(&params(&d[..9]), &d[9..13], d[13], &mut out) + weighted(&out)
 }
 
 #[test]
 fn program_0_matches_dual_numbers_and_finite_differences() {
-    check(
+    check::<18>(
         "program_0",
         point(0),
-        &|p| program_0::primal(&p[..4], p[4]),
-        &|p| program_0(&p[..4], p[4]),
-        &|p| {
-            let (value, (dx, ds)) = program_0::grad(&p[..4], p[4]);
-            (value, [dx, vec![ds]].concat())
-        },
-        &|d| program_0_on_duals(&d[..4], d[4]),
-    );
-    let p = point(0);
-    let (value, (dx, ds)) = program_0::grad(&p[..4], p[4]);
-    faces(
-        "program_0",
-        p,
         point(0 + 7),
-        (value, &dx, ds),
-        &|p, t| program_0::jvp(&p[..4], p[4], &t[..4], t[4]),
-        &|p, dx, ds| program_0::grad_into(&p[..4], p[4], dx, ds),
+        &program_0_faces,
+        &program_0_f64_faces,
+        &program_0_objective_on_duals,
     );
-    let (value_f64, (dx_f64, ds_f64)) = program_0_f64::grad(&p[..4], p[4]);
-    same(
-        "program_0_f64",
-        [value, ds].iter().chain(&dx),
-        [value_f64, ds_f64].iter().chain(&dx_f64),
+    at_f32::<18>(
+        "program_0",
+        point(0),
+        &program_0_faces,
+        &program_0_objective_on_duals,
     );
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_1<T: gradtape::Float>(x: &[T], s: T) -> T {
-    for i in (0..4).rev() {
-        if (T::from(0.6).unwrap()).max(x[i]) > (x[0] + x[i]) {
-            break;
+fn program_1<T: gradtape::Float>(x: &[T], s: T, out: &mut [T]) -> T {
+    out[1] = out[3];
+    if T::from(0.0).unwrap() < s {
+        return (s + out[0]).mul_add(x[2], (s + s));
+    }
+    let k1 = (x[0] * x[0]).sin();
+    helper_smooth(&mut out[1..], k1);
+    let mut a2 = out[1];
+    a2 -= (out[1]).tanh().min(x.iter().map(|v| s).sum::<T>());
+    a2 *= T::from(0.7).unwrap();
+    'outer: for i in 0..4 {
+        for j in 0..4 {
+            if (a2.tanh()).atan() < s.abs() {
+                break 'outer;
+            }
+            a2 = (a2
+                + ((out[j] / (T::from(1.5).unwrap() + (x[j]) * (x[j])))
+                    * (out[1]
+                        / (T::from(1.5).unwrap()
+                            + (T::from(0.9).unwrap()) * (T::from(0.9).unwrap()))))
+                    * x[i])
+                .tanh();
         }
-        let mut b1 = x.to_vec();
-        b1[i] = b1[i] * b1[(i + 1) % 4] + x[i];
-        b1[(i + 3) % 4] = b1[(i + 3) % 4] * s + x[(i + 2) % 4];
     }
-    let n2 = (s.mul_add((T::from(-1.0).unwrap()).atan(), (x[0] + s)))
-        .mul_add((x[1]).hypot(T::one()).max((s - x[1])), s.tanh());
-    let mut b3 = vec![T::zero(); 4];
-    for i in 0..4 {
-        b3[i] = x[i];
-    }
-    let k4 = (x[2] * (n2 * n2));
-    b3[3] += k4;
-    for v in b3.iter_mut() {
-        *v = (s.signum() * (*v).atan());
-    }
-    let n5 = s;
-    let n6 = (x[0])
-        .tanh()
-        .exp()
-        .tanh()
-        .exp()
-        .mul_add(s, (x[3] * s).mul_add((x[2]).powi(3), (n5 - x[2])));
-    ((s * s + T::one()).ln() * (s * s + T::one()).ln() + T::one()).sqrt()
-        + n2
-        + n6
-        + b3.iter().copied().sum::<T>()
+    let (n3, n4) = ((s + a2.cos()), (x[2]).atan());
+    ((x[0]).atan() * a2.tanh().exp()) + out.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_1_f64(x: &[f64], s: f64) -> f64 {
-    for i in (0..4).rev() {
-        if (0.6_f64).max(x[i]) > (x[0] + x[i]) {
-            break;
+fn program_1_f64(x: &[f64], s: f64, out: &mut [f64]) -> f64 {
+    out[1] = out[3];
+    if (0.0_f64) < s {
+        return (s + out[0]).mul_add(x[2], (s + s));
+    }
+    let k1 = (x[0] * x[0]).sin();
+    helper_smooth(&mut out[1..], k1);
+    let mut a2 = out[1];
+    a2 -= (out[1]).tanh().min(x.iter().map(|v| s).sum::<f64>());
+    a2 *= (0.7_f64);
+    'outer: for i in 0..4 {
+        for j in 0..4 {
+            if (a2.tanh()).atan() < s.abs() {
+                break 'outer;
+            }
+            a2 = (a2
+                + ((out[j] / ((1.5_f64) + (x[j]) * (x[j])))
+                    * (out[1] / ((1.5_f64) + (0.9_f64) * (0.9_f64))))
+                    * x[i])
+                .tanh();
         }
-        let mut b1 = x.to_vec();
-        b1[i] = b1[i] * b1[(i + 1) % 4] + x[i];
-        b1[(i + 3) % 4] = b1[(i + 3) % 4] * s + x[(i + 2) % 4];
     }
-    let n2 = (s.mul_add((-1.0_f64).atan(), (x[0] + s)))
-        .mul_add((x[1]).hypot(1.0).max((s - x[1])), s.tanh());
-    let mut b3 = vec![0.0; 4];
-    for i in 0..4 {
-        b3[i] = x[i];
-    }
-    let k4 = (x[2] * (n2 * n2));
-    b3[3] += k4;
-    for v in b3.iter_mut() {
-        *v = (s.signum() * (*v).atan());
-    }
-    let n5 = s;
-    let n6 = (x[0])
-        .tanh()
-        .exp()
-        .tanh()
-        .exp()
-        .mul_add(s, (x[3] * s).mul_add((x[2]).powi(3), (n5 - x[2])));
-    ((s * s + 1.0).ln() * (s * s + 1.0).ln() + 1.0).sqrt()
-        + n2
-        + n6
-        + b3.iter().copied().sum::<f64>()
+    let (n3, n4) = ((s + a2.cos()), (x[2]).atan());
+    ((x[0]).atan() * a2.tanh().exp()) + out.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -376,131 +616,266 @@ fn program_1_on_duals<
 >(
     x: &[T],
     s: T,
+    out: &mut [T],
 ) -> T {
-    for i in (0..4).rev() {
-        if (T::from(0.6).unwrap()).max(x[i]) > (x[0] + x[i]) {
-            break;
+    out[1] = out[3];
+    if T::from(0.0).unwrap() < s {
+        return (s + out[0]).mul_add(x[2], (s + s));
+    }
+    let k1 = (x[0] * x[0]).sin();
+    helper_smooth_on_duals(&mut out[1..], k1);
+    let mut a2 = out[1];
+    a2 -= (out[1]).tanh().min(x.iter().map(|v| s).sum::<T>());
+    a2 *= T::from(0.7).unwrap();
+    'outer: for i in 0..4 {
+        for j in 0..4 {
+            if (a2.tanh()).atan() < s.abs() {
+                break 'outer;
+            }
+            a2 = (a2
+                + ((out[j] / (T::from(1.5).unwrap() + (x[j]) * (x[j])))
+                    * (out[1]
+                        / (T::from(1.5).unwrap()
+                            + (T::from(0.9).unwrap()) * (T::from(0.9).unwrap()))))
+                    * x[i])
+                .tanh();
         }
-        let mut b1 = x.to_vec();
-        b1[i] = b1[i] * b1[(i + 1) % 4] + x[i];
-        b1[(i + 3) % 4] = b1[(i + 3) % 4] * s + x[(i + 2) % 4];
     }
-    let n2 = (s.mul_add((T::from(-1.0).unwrap()).atan(), (x[0] + s)))
-        .mul_add((x[1]).hypot(T::one()).max((s - x[1])), s.tanh());
-    let mut b3 = vec![T::zero(); 4];
-    for i in 0..4 {
-        b3[i] = x[i];
+    let (n3, n4) = ((s + a2.cos()), (x[2]).atan());
+    ((x[0]).atan() * a2.tanh().exp()) + out.iter().copied().sum::<T>()
+}
+
+fn program_1_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
+    let mut out = p[5..].to_vec();
+    let primal = program_1::primal(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let itself = program_1(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let (mut dx, mut ds, mut d_out) = (vec![F::zero(); 4], F::zero(), weights::<F>());
+    let value = program_1::grad_into(&p[0..4], p[4], &mut out, &mut dx, &mut ds, &mut d_out);
+    let grad = (value + weighted(&out), [dx, vec![ds], d_out].concat());
+    let mut out = p[5..].to_vec();
+    let (value, pullback) = program_1::vjp(&p[0..4], p[4], &mut out);
+    let mut d_out = weights::<F>();
+    let (dx, ds, _) = pullback(F::one(), &mut d_out);
+    let other = (
+        value + weighted(&out),
+        [
+            dx.unwrap_or(vec![F::zero(); 4]),
+            vec![ds.unwrap_or(F::zero())],
+            d_out,
+        ]
+        .concat(),
+    );
+    let mut out = p[5..].to_vec();
+    let mut t_out = t[5..].to_vec();
+    let (value, tangent) = program_1::jvp(&p[0..4], p[4], &mut out, &t[0..4], t[4], &mut t_out);
+    let jvp = (value + weighted(&out), tangent + weighted(&t_out));
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
     }
-    let k4 = (x[2] * (n2 * n2));
-    b3[3] += k4;
-    for v in b3.iter_mut() {
-        *v = (s.signum() * (*v).atan());
+}
+
+fn program_1_f64_faces(p: &[f64], t: &[f64]) -> Faces<f64> {
+    type F = f64;
+    let mut out = p[5..].to_vec();
+    let primal = program_1_f64::primal(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let itself = program_1_f64(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let (mut dx, mut ds, mut d_out) = (vec![F::zero(); 4], F::zero(), weights::<F>());
+    let value = program_1_f64::grad_into(&p[0..4], p[4], &mut out, &mut dx, &mut ds, &mut d_out);
+    let grad = (value + weighted(&out), [dx, vec![ds], d_out].concat());
+    let mut out = p[5..].to_vec();
+    let (value, pullback) = program_1_f64::vjp(&p[0..4], p[4], &mut out);
+    let mut d_out = weights::<F>();
+    let (dx, ds, _) = pullback(F::one(), &mut d_out);
+    let other = (
+        value + weighted(&out),
+        [
+            dx.unwrap_or(vec![F::zero(); 4]),
+            vec![ds.unwrap_or(F::zero())],
+            d_out,
+        ]
+        .concat(),
+    );
+    let mut out = p[5..].to_vec();
+    let mut t_out = t[5..].to_vec();
+    let (value, tangent) = program_1_f64::jvp(&p[0..4], p[4], &mut out, &t[0..4], t[4], &mut t_out);
+    let jvp = (value + weighted(&out), tangent + weighted(&t_out));
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
     }
-    let n5 = s;
-    let n6 = (x[0])
-        .tanh()
-        .exp()
-        .tanh()
-        .exp()
-        .mul_add(s, (x[3] * s).mul_add((x[2]).powi(3), (n5 - x[2])));
-    ((s * s + T::one()).ln() * (s * s + T::one()).ln() + T::one()).sqrt()
-        + n2
-        + n6
-        + b3.iter().copied().sum::<T>()
+}
+
+fn program_1_objective_on_duals<
+    D: num_traits::Float
+        + std::iter::Sum
+        + std::ops::AddAssign
+        + std::ops::SubAssign
+        + std::ops::MulAssign,
+>(
+    d: &[D],
+) -> D {
+    let mut out = d[5..].to_vec();
+    program_1_on_duals(&d[0..4], d[4], &mut out) + weighted(&out)
 }
 
 #[test]
 fn program_1_matches_dual_numbers_and_finite_differences() {
-    check(
+    check::<9>(
         "program_1",
         point(1),
-        &|p| program_1::primal(&p[..4], p[4]),
-        &|p| program_1(&p[..4], p[4]),
-        &|p| {
-            let (value, (dx, ds)) = program_1::grad(&p[..4], p[4]);
-            (value, [dx, vec![ds]].concat())
-        },
-        &|d| program_1_on_duals(&d[..4], d[4]),
-    );
-    let p = point(1);
-    let (value, (dx, ds)) = program_1::grad(&p[..4], p[4]);
-    faces(
-        "program_1",
-        p,
         point(1 + 7),
-        (value, &dx, ds),
-        &|p, t| program_1::jvp(&p[..4], p[4], &t[..4], t[4]),
-        &|p, dx, ds| program_1::grad_into(&p[..4], p[4], dx, ds),
+        &program_1_faces,
+        &program_1_f64_faces,
+        &program_1_objective_on_duals,
     );
-    let (value_f64, (dx_f64, ds_f64)) = program_1_f64::grad(&p[..4], p[4]);
-    same(
-        "program_1_f64",
-        [value, ds].iter().chain(&dx),
-        [value_f64, ds_f64].iter().chain(&dx_f64),
+    at_f32::<9>(
+        "program_1",
+        point(1),
+        &program_1_faces,
+        &program_1_objective_on_duals,
     );
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_2<T: gradtape::Float>(x: &[T], s: T) -> T {
-    let mut a1 = x[0];
-    a1 = a1 * T::from(0.7).unwrap()
-        + ((T::from(0.8).unwrap() + x[2]) * (T::from(0.8).unwrap() + x[2]) + T::one())
-            .sqrt()
-            .powi(3);
-    let n2 = s;
-    let n3 = helper_soft(
-        ((n2.tanh().exp()) * (n2.tanh().exp()) + T::one()).ln(),
-        (x[1]).mul_add(a1, s).abs(),
-    );
-    a1 -= T::from(-1.2).unwrap();
-    a1 *= T::from(0.6).unwrap();
-    let n4 = helper_soft(
-        (T::from(0.4).unwrap()
-            + ((T::from(0.7).unwrap()) * (T::from(0.7).unwrap()) + T::one()).ln()),
-        (x[2]).max(s).max(((x[0]) * (x[0]) + T::one()).powf(x[2])),
-    );
-    let n5 = ((s.mul_add(x[1], T::from(-1.5).unwrap()))
-        * (s.mul_add(x[1], T::from(-1.5).unwrap()))
-        + T::one())
-    .sqrt()
-    .atan();
-    if n3 >= x[2] {
-        a1 = ((x[3]).atan() + ((x[2]) * (x[2]) + T::one()).powf(s)).tanh();
-    } else {
-        a1 = a1 - (x[2]).min(n3).tanh();
+    for i in 0..4 {
+        let mut b1 = x.to_vec();
+        for i in 1..4 {
+            b1[i] = b1[i - 1] * T::from(-0.1).unwrap() + b1[i].tanh();
+        }
+        let mut a2 = x[0];
+        if let Some(v) = x.last() {
+            a2 = a2 * T::from(0.9).unwrap() + (*v).sin();
+        }
+        for i in 1..4 {
+            b1[i] = b1[i - 1] * T::from(-0.2).unwrap() + b1[i].tanh();
+        }
     }
-    ((x[2]).mul_add(s, x[1]) + (s * s + T::one()).ln()) + n2 + n4
+    let mut a3 = (x[0]).powi(2);
+    if (s.signum() * s).tanh().exp() > a3 {
+        a3 = (T::from(1.3).unwrap()).mul_add(
+            ((x[2] - T::from(-1.2).unwrap())
+                * ((T::from(1.2).unwrap()) * (T::from(1.2).unwrap()) + T::one()).sqrt()),
+            (x[0] + a3).atan(),
+        );
+    } else {
+        a3 = a3 - ((s.max(a3)) * (s.max(a3)) + T::one()).sqrt();
+    }
+    if (a3 * a3 + T::one())
+        .sqrt()
+        .clamp(T::from(-0.8).unwrap(), T::from(0.9).unwrap())
+        > (T::from(-0.6).unwrap()).tanh().exp()
+    {
+        a3 = ((a3 * a3 + T::one())
+            .ln()
+            .mul_add(((x[2]) * (x[2]) + T::one()).ln(), x[1])
+            * (a3 * a3 + T::one())
+                .ln()
+                .mul_add(((x[2]) * (x[2]) + T::one()).ln(), x[1])
+            + T::one())
+        .sqrt();
+    } else {
+        a3 = a3 - s;
+    }
+    let mut k4 = 0;
+    while k4 < 2 {
+        a3 = (a3
+            + (a3.atan()
+                + (a3
+                    / (T::from(1.5).unwrap()
+                        + (T::from(1.0).unwrap()) * (T::from(1.0).unwrap())))))
+        .tanh();
+        k4 += 1;
+    }
+    let n5 = (T::from(1.4).unwrap())
+        .min(T::from(1.7).unwrap())
+        .tanh()
+        .min((s.mul_add(x[2], x[0]) + (x[3]).min(s)));
+    let mut b6 = vec![T::zero(); 4];
+    for i in 0..4 {
+        b6[i] = (x
+            .windows(2)
+            .map(|w| (w[1] - w[0]) * T::from(0.1).unwrap())
+            .sum::<T>()
+            + (T::from(-0.5).unwrap()).tanh().exp());
+    }
+    let k7 = (b6[1] + x[2]).sin();
+    b6[0] += k7;
+    for v in b6.iter_mut() {
+        *v = (*v - (s - s));
+    }
+    (x[2]).tanh().exp().cos() + b6.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_2_f64(x: &[f64], s: f64) -> f64 {
-    let mut a1 = x[0];
-    a1 = a1 * (0.7_f64)
-        + (((0.8_f64) + x[2]) * ((0.8_f64) + x[2]) + 1.0)
-            .sqrt()
-            .powi(3);
-    let n2 = s;
-    let n3 = helper_soft(
-        ((n2.tanh().exp()) * (n2.tanh().exp()) + 1.0).ln(),
-        (x[1]).mul_add(a1, s).abs(),
-    );
-    a1 -= (-1.2_f64);
-    a1 *= (0.6_f64);
-    let n4 = helper_soft(
-        ((0.4_f64) + ((0.7_f64) * (0.7_f64) + 1.0).ln()),
-        (x[2]).max(s).max(((x[0]) * (x[0]) + 1.0).powf(x[2])),
-    );
-    let n5 = ((s.mul_add(x[1], (-1.5_f64))) * (s.mul_add(x[1], (-1.5_f64))) + 1.0)
-        .sqrt()
-        .atan();
-    if n3 >= x[2] {
-        a1 = ((x[3]).atan() + ((x[2]) * (x[2]) + 1.0).powf(s)).tanh();
-    } else {
-        a1 = a1 - (x[2]).min(n3).tanh();
+    for i in 0..4 {
+        let mut b1 = x.to_vec();
+        for i in 1..4 {
+            b1[i] = b1[i - 1] * (-0.1_f64) + b1[i].tanh();
+        }
+        let mut a2 = x[0];
+        if let Some(v) = x.last() {
+            a2 = a2 * (0.9_f64) + (*v).sin();
+        }
+        for i in 1..4 {
+            b1[i] = b1[i - 1] * (-0.2_f64) + b1[i].tanh();
+        }
     }
-    ((x[2]).mul_add(s, x[1]) + (s * s + 1.0).ln()) + n2 + n4
+    let mut a3 = (x[0]).powi(2);
+    if (s.signum() * s).tanh().exp() > a3 {
+        a3 = (1.3_f64).mul_add(
+            ((x[2] - (-1.2_f64)) * ((1.2_f64) * (1.2_f64) + 1.0).sqrt()),
+            (x[0] + a3).atan(),
+        );
+    } else {
+        a3 = a3 - ((s.max(a3)) * (s.max(a3)) + 1.0).sqrt();
+    }
+    if (a3 * a3 + 1.0).sqrt().clamp((-0.8_f64), (0.9_f64)) > (-0.6_f64).tanh().exp() {
+        a3 = ((a3 * a3 + 1.0)
+            .ln()
+            .mul_add(((x[2]) * (x[2]) + 1.0).ln(), x[1])
+            * (a3 * a3 + 1.0)
+                .ln()
+                .mul_add(((x[2]) * (x[2]) + 1.0).ln(), x[1])
+            + 1.0)
+            .sqrt();
+    } else {
+        a3 = a3 - s;
+    }
+    let mut k4 = 0;
+    while k4 < 2 {
+        a3 = (a3 + (a3.atan() + (a3 / ((1.5_f64) + (1.0_f64) * (1.0_f64))))).tanh();
+        k4 += 1;
+    }
+    let n5 = (1.4_f64)
+        .min((1.7_f64))
+        .tanh()
+        .min((s.mul_add(x[2], x[0]) + (x[3]).min(s)));
+    let mut b6 = vec![0.0; 4];
+    for i in 0..4 {
+        b6[i] = (x.windows(2).map(|w| (w[1] - w[0]) * (0.1_f64)).sum::<f64>()
+            + (-0.5_f64).tanh().exp());
+    }
+    let k7 = (b6[1] + x[2]).sin();
+    b6[0] += k7;
+    for v in b6.iter_mut() {
+        *v = (*v - (s - s));
+    }
+    (x[2]).tanh().exp().cos() + b6.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -514,126 +889,235 @@ fn program_2_on_duals<
     x: &[T],
     s: T,
 ) -> T {
-    let mut a1 = x[0];
-    a1 = a1 * T::from(0.7).unwrap()
-        + ((T::from(0.8).unwrap() + x[2]) * (T::from(0.8).unwrap() + x[2]) + T::one())
-            .sqrt()
-            .powi(3);
-    let n2 = s;
-    let n3 = helper_soft_on_duals(
-        ((n2.tanh().exp()) * (n2.tanh().exp()) + T::one()).ln(),
-        (x[1]).mul_add(a1, s).abs(),
-    );
-    a1 -= T::from(-1.2).unwrap();
-    a1 *= T::from(0.6).unwrap();
-    let n4 = helper_soft_on_duals(
-        (T::from(0.4).unwrap()
-            + ((T::from(0.7).unwrap()) * (T::from(0.7).unwrap()) + T::one()).ln()),
-        (x[2]).max(s).max(((x[0]) * (x[0]) + T::one()).powf(x[2])),
-    );
-    let n5 = ((s.mul_add(x[1], T::from(-1.5).unwrap()))
-        * (s.mul_add(x[1], T::from(-1.5).unwrap()))
-        + T::one())
-    .sqrt()
-    .atan();
-    if n3 >= x[2] {
-        a1 = ((x[3]).atan() + ((x[2]) * (x[2]) + T::one()).powf(s)).tanh();
-    } else {
-        a1 = a1 - (x[2]).min(n3).tanh();
+    for i in 0..4 {
+        let mut b1 = x.to_vec();
+        for i in 1..4 {
+            b1[i] = b1[i - 1] * T::from(-0.1).unwrap() + b1[i].tanh();
+        }
+        let mut a2 = x[0];
+        if let Some(v) = x.last() {
+            a2 = a2 * T::from(0.9).unwrap() + (*v).sin();
+        }
+        for i in 1..4 {
+            b1[i] = b1[i - 1] * T::from(-0.2).unwrap() + b1[i].tanh();
+        }
     }
-    ((x[2]).mul_add(s, x[1]) + (s * s + T::one()).ln()) + n2 + n4
+    let mut a3 = (x[0]).powi(2);
+    if (s.signum() * s).tanh().exp() > a3 {
+        a3 = (T::from(1.3).unwrap()).mul_add(
+            ((x[2] - T::from(-1.2).unwrap())
+                * ((T::from(1.2).unwrap()) * (T::from(1.2).unwrap()) + T::one()).sqrt()),
+            (x[0] + a3).atan(),
+        );
+    } else {
+        a3 = a3 - ((s.max(a3)) * (s.max(a3)) + T::one()).sqrt();
+    }
+    if (a3 * a3 + T::one())
+        .sqrt()
+        .clamp(T::from(-0.8).unwrap(), T::from(0.9).unwrap())
+        > (T::from(-0.6).unwrap()).tanh().exp()
+    {
+        a3 = ((a3 * a3 + T::one())
+            .ln()
+            .mul_add(((x[2]) * (x[2]) + T::one()).ln(), x[1])
+            * (a3 * a3 + T::one())
+                .ln()
+                .mul_add(((x[2]) * (x[2]) + T::one()).ln(), x[1])
+            + T::one())
+        .sqrt();
+    } else {
+        a3 = a3 - s;
+    }
+    let mut k4 = 0;
+    while k4 < 2 {
+        a3 = (a3
+            + (a3.atan()
+                + (a3
+                    / (T::from(1.5).unwrap()
+                        + (T::from(1.0).unwrap()) * (T::from(1.0).unwrap())))))
+        .tanh();
+        k4 += 1;
+    }
+    let n5 = (T::from(1.4).unwrap())
+        .min(T::from(1.7).unwrap())
+        .tanh()
+        .min((s.mul_add(x[2], x[0]) + (x[3]).min(s)));
+    let mut b6 = vec![T::zero(); 4];
+    for i in 0..4 {
+        b6[i] = (x
+            .windows(2)
+            .map(|w| (w[1] - w[0]) * T::from(0.1).unwrap())
+            .sum::<T>()
+            + (T::from(-0.5).unwrap()).tanh().exp());
+    }
+    let k7 = (b6[1] + x[2]).sin();
+    b6[0] += k7;
+    for v in b6.iter_mut() {
+        *v = (*v - (s - s));
+    }
+    (x[2]).tanh().exp().cos() + b6.iter().copied().sum::<T>()
+}
+
+fn program_2_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
+    let primal = program_2::primal(&p[0..4], p[4]);
+    let itself = program_2(&p[0..4], p[4]);
+    let (value, (dx, ds)) = program_2::grad(&p[0..4], p[4]);
+    let grad = (value, [dx, vec![ds]].concat());
+    let (mut dx, mut ds) = (vec![F::zero(); 4], F::zero());
+    let value = program_2::grad_into(&p[0..4], p[4], &mut dx, &mut ds);
+    let other = (value, [dx, vec![ds]].concat());
+    let jvp = program_2::jvp(&p[0..4], p[4], &t[0..4], t[4]);
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_2_f64_faces(p: &[f64], t: &[f64]) -> Faces<f64> {
+    type F = f64;
+    let primal = program_2_f64::primal(&p[0..4], p[4]);
+    let itself = program_2_f64(&p[0..4], p[4]);
+    let (value, (dx, ds)) = program_2_f64::grad(&p[0..4], p[4]);
+    let grad = (value, [dx, vec![ds]].concat());
+    let (mut dx, mut ds) = (vec![F::zero(); 4], F::zero());
+    let value = program_2_f64::grad_into(&p[0..4], p[4], &mut dx, &mut ds);
+    let other = (value, [dx, vec![ds]].concat());
+    let jvp = program_2_f64::jvp(&p[0..4], p[4], &t[0..4], t[4]);
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_2_objective_on_duals<
+    D: num_traits::Float
+        + std::iter::Sum
+        + std::ops::AddAssign
+        + std::ops::SubAssign
+        + std::ops::MulAssign,
+>(
+    d: &[D],
+) -> D {
+    program_2_on_duals(&d[0..4], d[4])
 }
 
 #[test]
 fn program_2_matches_dual_numbers_and_finite_differences() {
-    check(
+    check::<5>(
         "program_2",
         point(2),
-        &|p| program_2::primal(&p[..4], p[4]),
-        &|p| program_2(&p[..4], p[4]),
-        &|p| {
-            let (value, (dx, ds)) = program_2::grad(&p[..4], p[4]);
-            (value, [dx, vec![ds]].concat())
-        },
-        &|d| program_2_on_duals(&d[..4], d[4]),
-    );
-    let p = point(2);
-    let (value, (dx, ds)) = program_2::grad(&p[..4], p[4]);
-    faces(
-        "program_2",
-        p,
         point(2 + 7),
-        (value, &dx, ds),
-        &|p, t| program_2::jvp(&p[..4], p[4], &t[..4], t[4]),
-        &|p, dx, ds| program_2::grad_into(&p[..4], p[4], dx, ds),
+        &program_2_faces,
+        &program_2_f64_faces,
+        &program_2_objective_on_duals,
     );
-    let (value_f64, (dx_f64, ds_f64)) = program_2_f64::grad(&p[..4], p[4]);
-    same(
-        "program_2_f64",
-        [value, ds].iter().chain(&dx),
-        [value_f64, ds_f64].iter().chain(&dx_f64),
+    at_f32::<5>(
+        "program_2",
+        point(2),
+        &program_2_faces,
+        &program_2_objective_on_duals,
     );
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_3<T: gradtape::Float>(x: &[T], s: T) -> T {
-    let n1 = (x.iter().map(|v| (*v).mul_add(*v, s)).sum::<T>()).mul_add(
-        ((T::from(-1.2).unwrap()).tanh() * (T::from(-1.2).unwrap()).tanh() + T::one())
-            .powf(T::from(1.2).unwrap()),
-        x[1],
-    );
-    let mut a2 = x.iter().fold(T::zero(), |acc, v| {
-        acc * T::from(-0.4).unwrap() + T::from(1.6).unwrap()
-    });
-    a2 = a2 * T::from(0.2).unwrap() + n1.tanh().exp();
-    let mut b3 = vec![T::zero(); 4];
-    for i in 0..4 {
-        b3[i] = n1;
+fn program_3<T: gradtape::Float>(
+    #[differentiable] p: &Params<T>,
+    x: &[T],
+    s: T,
+    out: &mut [T],
+) -> T {
+    let k1 = out
+        .iter()
+        .fold(T::zero(), |acc, v| acc * T::from(-0.5).unwrap() + s);
+    out[3] += k1;
+    let mut a2 = (out.iter().skip(1).map(|v| *v).sum::<T>()).tanh().exp();
+    if (x[2]).tanh() <= a2 {
+        a2 = x[0];
+    } else {
+        a2 = a2 - ((x[2] + a2) - (x[3]).hypot(T::one()));
     }
+    let f3 = move |v: T| ((v - v) * (v * v + T::one()).ln()) * a2;
+    let n4 = f3(((T::from(-0.4).unwrap()).sin()
+        - p.v
+            .iter()
+            .enumerate()
+            .map(|(k, v)| *v * T::from(k + 1).unwrap())
+            .sum::<T>()));
     for i in 1..4 {
-        b3[i] = b3[i - 1] * T::from(0.6).unwrap() + b3[i].tanh();
+        out[i] = out[i - 1] * T::from(-1.0).unwrap() + out[i].tanh();
     }
-    let f4 = move |v: T| (s + T::from(0.0).unwrap()).hypot(T::one()) * n1;
-    let n5 = f4((n1 * x[1]).tanh().exp());
-    let (n6, n7) = (
-        (a2 / (T::from(1.5).unwrap() + s * s)).hypot(T::one()),
-        ((x[0]) * (x[0]) + T::one()).sqrt(),
-    );
-    let n8 = (s * s + T::one()).sqrt();
-    if f4((b3[1] - s)) > s {
-        return x[3];
+    let mut m5 = x[0];
+    let mut t6 = T::zero();
+    for i in 1..4 {
+        m5 = m5.max(x[i]);
+        t6 = t6 + (x[i] - m5).exp();
     }
-    n5 + n5 + n6 + b3.iter().copied().sum::<T>()
+    let k7 = out
+        .iter()
+        .enumerate()
+        .map(|(k, v)| *v * T::from(k + 1).unwrap())
+        .sum::<T>();
+    helper_smooth(&mut out[..], k7);
+    'outer: for i in 0..4 {
+        for j in 0..4 {
+            if out[(j + 2) % 4] >= x[(j + 1) % 4] {
+                break 'outer;
+            }
+            t6 = (t6 + ((t6 - x[1]) / (T::from(1.5).unwrap() + s * s)) * x[i]).tanh();
+        }
+    }
+    T::from(-1.6).unwrap() + p.w[1] + a2 + m5 + out.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_3_f64(x: &[f64], s: f64) -> f64 {
-    let n1 = (x.iter().map(|v| (*v).mul_add(*v, s)).sum::<f64>()).mul_add(
-        ((-1.2_f64).tanh() * (-1.2_f64).tanh() + 1.0).powf((1.2_f64)),
-        x[1],
-    );
-    let mut a2 = x.iter().fold(0.0, |acc, v| acc * (-0.4_f64) + (1.6_f64));
-    a2 = a2 * (0.2_f64) + n1.tanh().exp();
-    let mut b3 = vec![0.0; 4];
-    for i in 0..4 {
-        b3[i] = n1;
+fn program_3_f64(#[differentiable] p: &Params<f64>, x: &[f64], s: f64, out: &mut [f64]) -> f64 {
+    let k1 = out.iter().fold(0.0, |acc, v| acc * (-0.5_f64) + s);
+    out[3] += k1;
+    let mut a2 = (out.iter().skip(1).map(|v| *v).sum::<f64>()).tanh().exp();
+    if (x[2]).tanh() <= a2 {
+        a2 = x[0];
+    } else {
+        a2 = a2 - ((x[2] + a2) - (x[3]).hypot(1.0));
     }
+    let f3 = move |v: f64| ((v - v) * (v * v + 1.0).ln()) * a2;
+    let n4 = f3(((-0.4_f64).sin()
+        - p.v
+            .iter()
+            .enumerate()
+            .map(|(k, v)| *v * ((k + 1) as f64))
+            .sum::<f64>()));
     for i in 1..4 {
-        b3[i] = b3[i - 1] * (0.6_f64) + b3[i].tanh();
+        out[i] = out[i - 1] * (-1.0_f64) + out[i].tanh();
     }
-    let f4 = move |v: f64| (s + (0.0_f64)).hypot(1.0) * n1;
-    let n5 = f4((n1 * x[1]).tanh().exp());
-    let (n6, n7) = (
-        (a2 / ((1.5_f64) + s * s)).hypot(1.0),
-        ((x[0]) * (x[0]) + 1.0).sqrt(),
-    );
-    let n8 = (s * s + 1.0).sqrt();
-    if f4((b3[1] - s)) > s {
-        return x[3];
+    let mut m5 = x[0];
+    let mut t6 = 0.0;
+    for i in 1..4 {
+        m5 = m5.max(x[i]);
+        t6 = t6 + (x[i] - m5).exp();
     }
-    n5 + n5 + n6 + b3.iter().copied().sum::<f64>()
+    let k7 = out
+        .iter()
+        .enumerate()
+        .map(|(k, v)| *v * ((k + 1) as f64))
+        .sum::<f64>();
+    helper_smooth(&mut out[..], k7);
+    'outer: for i in 0..4 {
+        for j in 0..4 {
+            if out[(j + 2) % 4] >= x[(j + 1) % 4] {
+                break 'outer;
+            }
+            t6 = (t6 + ((t6 - x[1]) / ((1.5_f64) + s * s)) * x[i]).tanh();
+        }
+    }
+    (-1.6_f64) + p.w[1] + a2 + m5 + out.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -644,113 +1128,286 @@ fn program_3_on_duals<
         + std::ops::SubAssign
         + std::ops::MulAssign,
 >(
+    p: &Params<T>,
     x: &[T],
     s: T,
+    out: &mut [T],
 ) -> T {
-    let n1 = (x.iter().map(|v| (*v).mul_add(*v, s)).sum::<T>()).mul_add(
-        ((T::from(-1.2).unwrap()).tanh() * (T::from(-1.2).unwrap()).tanh() + T::one())
-            .powf(T::from(1.2).unwrap()),
-        x[1],
-    );
-    let mut a2 = x.iter().fold(T::zero(), |acc, v| {
-        acc * T::from(-0.4).unwrap() + T::from(1.6).unwrap()
-    });
-    a2 = a2 * T::from(0.2).unwrap() + n1.tanh().exp();
-    let mut b3 = vec![T::zero(); 4];
-    for i in 0..4 {
-        b3[i] = n1;
+    let k1 = out
+        .iter()
+        .fold(T::zero(), |acc, v| acc * T::from(-0.5).unwrap() + s);
+    out[3] += k1;
+    let mut a2 = (out.iter().skip(1).map(|v| *v).sum::<T>()).tanh().exp();
+    if (x[2]).tanh() <= a2 {
+        a2 = x[0];
+    } else {
+        a2 = a2 - ((x[2] + a2) - (x[3]).hypot(T::one()));
     }
+    let f3 = move |v: T| ((v - v) * (v * v + T::one()).ln()) * a2;
+    let n4 = f3(((T::from(-0.4).unwrap()).sin()
+        - p.v
+            .iter()
+            .enumerate()
+            .map(|(k, v)| *v * T::from(k + 1).unwrap())
+            .sum::<T>()));
     for i in 1..4 {
-        b3[i] = b3[i - 1] * T::from(0.6).unwrap() + b3[i].tanh();
+        out[i] = out[i - 1] * T::from(-1.0).unwrap() + out[i].tanh();
     }
-    let f4 = move |v: T| (s + T::from(0.0).unwrap()).hypot(T::one()) * n1;
-    let n5 = f4((n1 * x[1]).tanh().exp());
-    let (n6, n7) = (
-        (a2 / (T::from(1.5).unwrap() + s * s)).hypot(T::one()),
-        ((x[0]) * (x[0]) + T::one()).sqrt(),
+    let mut m5 = x[0];
+    let mut t6 = T::zero();
+    for i in 1..4 {
+        m5 = m5.max(x[i]);
+        t6 = t6 + (x[i] - m5).exp();
+    }
+    let k7 = out
+        .iter()
+        .enumerate()
+        .map(|(k, v)| *v * T::from(k + 1).unwrap())
+        .sum::<T>();
+    helper_smooth_on_duals(&mut out[..], k7);
+    'outer: for i in 0..4 {
+        for j in 0..4 {
+            if out[(j + 2) % 4] >= x[(j + 1) % 4] {
+                break 'outer;
+            }
+            t6 = (t6 + ((t6 - x[1]) / (T::from(1.5).unwrap() + s * s)) * x[i]).tanh();
+        }
+    }
+    T::from(-1.6).unwrap() + p.w[1] + a2 + m5 + out.iter().copied().sum::<T>()
+}
+
+fn program_3_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
+    let mut out = p[14..].to_vec();
+    let primal = program_3::primal(&params(&p[..9]), &p[9..13], p[13], &mut out) + weighted(&out);
+    let mut out = p[14..].to_vec();
+    let itself = program_3(&params(&p[..9]), &p[9..13], p[13], &mut out) + weighted(&out);
+    let mut out = p[14..].to_vec();
+    let mut d_params = params(&[F::zero(); 9]);
+    let (mut dx, mut ds, mut d_out) = (vec![F::zero(); 4], F::zero(), weights::<F>());
+    let value = program_3::grad_into(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &mut out,
+        &mut d_params,
+        &mut dx,
+        &mut ds,
+        &mut d_out,
     );
-    let n8 = (s * s + T::one()).sqrt();
-    if f4((b3[1] - s)) > s {
-        return x[3];
+    let grad = (
+        value + weighted(&out),
+        [flat(&d_params), dx, vec![ds], d_out].concat(),
+    );
+    let mut out = p[14..].to_vec();
+    let (value, pullback) = program_3::vjp(&params(&p[..9]), &p[9..13], p[13], &mut out);
+    let mut d_out = weights::<F>();
+    let (d_params, dx, ds, _) = pullback(F::one(), &mut d_out);
+    let other = (
+        value + weighted(&out),
+        [
+            d_params.map_or(vec![F::zero(); 9], |d| flat(&d)),
+            dx.unwrap_or(vec![F::zero(); 4]),
+            vec![ds.unwrap_or(F::zero())],
+            d_out,
+        ]
+        .concat(),
+    );
+    let mut out = p[14..].to_vec();
+    let mut t_out = t[14..].to_vec();
+    let (value, tangent) = program_3::jvp(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &mut out,
+        &params(&t[..9]),
+        &t[9..13],
+        t[13],
+        &mut t_out,
+    );
+    let jvp = (value + weighted(&out), tangent + weighted(&t_out));
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
     }
-    n5 + n5 + n6 + b3.iter().copied().sum::<T>()
+}
+
+fn program_3_f64_faces(p: &[f64], t: &[f64]) -> Faces<f64> {
+    type F = f64;
+    let mut out = p[14..].to_vec();
+    let primal =
+        program_3_f64::primal(&params(&p[..9]), &p[9..13], p[13], &mut out) + weighted(&out);
+    let mut out = p[14..].to_vec();
+    let itself = program_3_f64(&params(&p[..9]), &p[9..13], p[13], &mut out) + weighted(&out);
+    let mut out = p[14..].to_vec();
+    let mut d_params = params(&[F::zero(); 9]);
+    let (mut dx, mut ds, mut d_out) = (vec![F::zero(); 4], F::zero(), weights::<F>());
+    let value = program_3_f64::grad_into(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &mut out,
+        &mut d_params,
+        &mut dx,
+        &mut ds,
+        &mut d_out,
+    );
+    let grad = (
+        value + weighted(&out),
+        [flat(&d_params), dx, vec![ds], d_out].concat(),
+    );
+    let mut out = p[14..].to_vec();
+    let (value, pullback) = program_3_f64::vjp(&params(&p[..9]), &p[9..13], p[13], &mut out);
+    let mut d_out = weights::<F>();
+    let (d_params, dx, ds, _) = pullback(F::one(), &mut d_out);
+    let other = (
+        value + weighted(&out),
+        [
+            d_params.map_or(vec![F::zero(); 9], |d| flat(&d)),
+            dx.unwrap_or(vec![F::zero(); 4]),
+            vec![ds.unwrap_or(F::zero())],
+            d_out,
+        ]
+        .concat(),
+    );
+    let mut out = p[14..].to_vec();
+    let mut t_out = t[14..].to_vec();
+    let (value, tangent) = program_3_f64::jvp(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &mut out,
+        &params(&t[..9]),
+        &t[9..13],
+        t[13],
+        &mut t_out,
+    );
+    let jvp = (value + weighted(&out), tangent + weighted(&t_out));
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_3_objective_on_duals<
+    D: num_traits::Float
+        + std::iter::Sum
+        + std::ops::AddAssign
+        + std::ops::SubAssign
+        + std::ops::MulAssign,
+>(
+    d: &[D],
+) -> D {
+    let mut out = d[14..].to_vec();
+    program_3_on_duals(&params(&d[..9]), &d[9..13], d[13], &mut out) + weighted(&out)
 }
 
 #[test]
 fn program_3_matches_dual_numbers_and_finite_differences() {
-    check(
+    check::<18>(
         "program_3",
         point(3),
-        &|p| program_3::primal(&p[..4], p[4]),
-        &|p| program_3(&p[..4], p[4]),
-        &|p| {
-            let (value, (dx, ds)) = program_3::grad(&p[..4], p[4]);
-            (value, [dx, vec![ds]].concat())
-        },
-        &|d| program_3_on_duals(&d[..4], d[4]),
-    );
-    let p = point(3);
-    let (value, (dx, ds)) = program_3::grad(&p[..4], p[4]);
-    faces(
-        "program_3",
-        p,
         point(3 + 7),
-        (value, &dx, ds),
-        &|p, t| program_3::jvp(&p[..4], p[4], &t[..4], t[4]),
-        &|p, dx, ds| program_3::grad_into(&p[..4], p[4], dx, ds),
+        &program_3_faces,
+        &program_3_f64_faces,
+        &program_3_objective_on_duals,
     );
-    let (value_f64, (dx_f64, ds_f64)) = program_3_f64::grad(&p[..4], p[4]);
-    same(
-        "program_3_f64",
-        [value, ds].iter().chain(&dx),
-        [value_f64, ds_f64].iter().chain(&dx_f64),
+    at_f32::<18>(
+        "program_3",
+        point(3),
+        &program_3_faces,
+        &program_3_objective_on_duals,
     );
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_4<T: gradtape::Float>(x: &[T], s: T) -> T {
-    let n3 = (T::from(-0.9).unwrap()).mul_add(x[0], T::from(0.2).unwrap());
-    let f1 = |u: T, w: T| (u * n3 - w).tanh();
-    let f2 = |u: T| f1(u, u * u) + n3;
-    let n4 = f1(((n3 + n3) * s), x[0]) + f2(x[0]);
-    let mut p5 = x
-        .iter()
-        .fold(T::zero(), |acc, v| acc * T::from(0.0).unwrap() + s);
-    let mut q6 = x[3];
     for i in 0..4 {
-        q6 = q6 - (p5 + x[i]).sin() * T::from(0.1).unwrap();
-        p5 = p5 + q6 * T::from(0.1).unwrap();
+        let mut a1 = T::from(-1.7).unwrap();
+        if let Some(v) = x.first() {
+            a1 = a1 * T::from(0.1).unwrap() + (*v).sin();
+        }
+        if (s + (a1 / (T::from(1.5).unwrap() + s * s))) >= T::from(0.8).unwrap() {
+            a1 = (x
+                .iter()
+                .fold(T::zero(), |acc, v| acc * T::from(0.0).unwrap() + *v)
+                * x[(i + 2) % 4]);
+        } else {
+            a1 = a1 - T::from(-0.8).unwrap();
+        }
     }
-    for pair in x.chunks(2) {
-        p5 = p5 * T::from(-0.1).unwrap() + pair[0] * pair[1].tanh();
+    for i in 0..4 {
+        let mut b2 = x.to_vec();
+        for i in 1..4 {
+            b2[i] = b2[i - 1] * T::from(-0.4).unwrap() + b2[i].tanh();
+        }
+        let n3 = helper_soft(
+            (T::from(-0.2).unwrap()
+                - (T::from(-0.4).unwrap()
+                    / (T::from(1.5).unwrap()
+                        + (T::from(-1.5).unwrap()) * (T::from(-1.5).unwrap())))),
+            ((x[3]).hypot(T::one())
+                * ((T::from(-1.3).unwrap()) * (T::from(-1.3).unwrap()) + T::one()).ln()),
+        );
+        let mut a4 = x[(i + 2) % 4];
+        if let Some(v) = x.first() {
+            a4 = a4 * T::from(0.1).unwrap() + (*v).sin();
+        }
     }
-    for pair in x.chunks(2) {
-        p5 = p5 * T::from(-0.9).unwrap() + pair[0] * pair[1].tanh();
+    let mut m5 = x[0];
+    let mut t6 = T::zero();
+    for i in 1..4 {
+        t6 = t6 + (x[i] - m5).exp();
+        m5 = m5.max(x[i]);
     }
-    s + n4 + p5
+    t6 = t6 * T::from(0.9).unwrap() + x[2];
+    ((T::from(0.0).unwrap()).max(m5)
+        + ((T::from(-1.4).unwrap()) * (T::from(-1.4).unwrap()) + T::one())
+            .powf(T::from(-0.9).unwrap()))
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_4_f64(x: &[f64], s: f64) -> f64 {
-    let n3 = (-0.9_f64).mul_add(x[0], (0.2_f64));
-    let f1 = |u: f64, w: f64| (u * n3 - w).tanh();
-    let f2 = |u: f64| f1(u, u * u) + n3;
-    let n4 = f1(((n3 + n3) * s), x[0]) + f2(x[0]);
-    let mut p5 = x.iter().fold(0.0, |acc, v| acc * (0.0_f64) + s);
-    let mut q6 = x[3];
     for i in 0..4 {
-        q6 = q6 - (p5 + x[i]).sin() * (0.1_f64);
-        p5 = p5 + q6 * (0.1_f64);
+        let mut a1 = (-1.7_f64);
+        if let Some(v) = x.first() {
+            a1 = a1 * (0.1_f64) + (*v).sin();
+        }
+        if (s + (a1 / ((1.5_f64) + s * s))) >= (0.8_f64) {
+            a1 = (x.iter().fold(0.0, |acc, v| acc * (0.0_f64) + *v) * x[(i + 2) % 4]);
+        } else {
+            a1 = a1 - (-0.8_f64);
+        }
     }
-    for pair in x.chunks(2) {
-        p5 = p5 * (-0.1_f64) + pair[0] * pair[1].tanh();
+    for i in 0..4 {
+        let mut b2 = x.to_vec();
+        for i in 1..4 {
+            b2[i] = b2[i - 1] * (-0.4_f64) + b2[i].tanh();
+        }
+        let n3 = helper_soft(
+            ((-0.2_f64) - ((-0.4_f64) / ((1.5_f64) + (-1.5_f64) * (-1.5_f64)))),
+            ((x[3]).hypot(1.0) * ((-1.3_f64) * (-1.3_f64) + 1.0).ln()),
+        );
+        let mut a4 = x[(i + 2) % 4];
+        if let Some(v) = x.first() {
+            a4 = a4 * (0.1_f64) + (*v).sin();
+        }
     }
-    for pair in x.chunks(2) {
-        p5 = p5 * (-0.9_f64) + pair[0] * pair[1].tanh();
+    let mut m5 = x[0];
+    let mut t6 = 0.0;
+    for i in 1..4 {
+        t6 = t6 + (x[i] - m5).exp();
+        m5 = m5.max(x[i]);
     }
-    s + n4 + p5
+    t6 = t6 * (0.9_f64) + x[2];
+    ((0.0_f64).max(m5) + ((-1.4_f64) * (-1.4_f64) + 1.0).powf((-0.9_f64)))
 }
 
 #[allow(clippy::all, unused)]
@@ -764,110 +1421,197 @@ fn program_4_on_duals<
     x: &[T],
     s: T,
 ) -> T {
-    let n3 = (T::from(-0.9).unwrap()).mul_add(x[0], T::from(0.2).unwrap());
-    let f1 = |u: T, w: T| (u * n3 - w).tanh();
-    let f2 = |u: T| f1(u, u * u) + n3;
-    let n4 = f1(((n3 + n3) * s), x[0]) + f2(x[0]);
-    let mut p5 = x
-        .iter()
-        .fold(T::zero(), |acc, v| acc * T::from(0.0).unwrap() + s);
-    let mut q6 = x[3];
     for i in 0..4 {
-        q6 = q6 - (p5 + x[i]).sin() * T::from(0.1).unwrap();
-        p5 = p5 + q6 * T::from(0.1).unwrap();
+        let mut a1 = T::from(-1.7).unwrap();
+        if let Some(v) = x.first() {
+            a1 = a1 * T::from(0.1).unwrap() + (*v).sin();
+        }
+        if (s + (a1 / (T::from(1.5).unwrap() + s * s))) >= T::from(0.8).unwrap() {
+            a1 = (x
+                .iter()
+                .fold(T::zero(), |acc, v| acc * T::from(0.0).unwrap() + *v)
+                * x[(i + 2) % 4]);
+        } else {
+            a1 = a1 - T::from(-0.8).unwrap();
+        }
     }
-    for pair in x.chunks(2) {
-        p5 = p5 * T::from(-0.1).unwrap() + pair[0] * pair[1].tanh();
+    for i in 0..4 {
+        let mut b2 = x.to_vec();
+        for i in 1..4 {
+            b2[i] = b2[i - 1] * T::from(-0.4).unwrap() + b2[i].tanh();
+        }
+        let n3 = helper_soft_on_duals(
+            (T::from(-0.2).unwrap()
+                - (T::from(-0.4).unwrap()
+                    / (T::from(1.5).unwrap()
+                        + (T::from(-1.5).unwrap()) * (T::from(-1.5).unwrap())))),
+            ((x[3]).hypot(T::one())
+                * ((T::from(-1.3).unwrap()) * (T::from(-1.3).unwrap()) + T::one()).ln()),
+        );
+        let mut a4 = x[(i + 2) % 4];
+        if let Some(v) = x.first() {
+            a4 = a4 * T::from(0.1).unwrap() + (*v).sin();
+        }
     }
-    for pair in x.chunks(2) {
-        p5 = p5 * T::from(-0.9).unwrap() + pair[0] * pair[1].tanh();
+    let mut m5 = x[0];
+    let mut t6 = T::zero();
+    for i in 1..4 {
+        t6 = t6 + (x[i] - m5).exp();
+        m5 = m5.max(x[i]);
     }
-    s + n4 + p5
+    t6 = t6 * T::from(0.9).unwrap() + x[2];
+    ((T::from(0.0).unwrap()).max(m5)
+        + ((T::from(-1.4).unwrap()) * (T::from(-1.4).unwrap()) + T::one())
+            .powf(T::from(-0.9).unwrap()))
+}
+
+fn program_4_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
+    let primal = program_4::primal(&p[0..4], p[4]);
+    let itself = program_4(&p[0..4], p[4]);
+    let (value, (dx, ds)) = program_4::grad(&p[0..4], p[4]);
+    let grad = (value, [dx, vec![ds]].concat());
+    let (mut dx, mut ds) = (vec![F::zero(); 4], F::zero());
+    let value = program_4::grad_into(&p[0..4], p[4], &mut dx, &mut ds);
+    let other = (value, [dx, vec![ds]].concat());
+    let jvp = program_4::jvp(&p[0..4], p[4], &t[0..4], t[4]);
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_4_f64_faces(p: &[f64], t: &[f64]) -> Faces<f64> {
+    type F = f64;
+    let primal = program_4_f64::primal(&p[0..4], p[4]);
+    let itself = program_4_f64(&p[0..4], p[4]);
+    let (value, (dx, ds)) = program_4_f64::grad(&p[0..4], p[4]);
+    let grad = (value, [dx, vec![ds]].concat());
+    let (mut dx, mut ds) = (vec![F::zero(); 4], F::zero());
+    let value = program_4_f64::grad_into(&p[0..4], p[4], &mut dx, &mut ds);
+    let other = (value, [dx, vec![ds]].concat());
+    let jvp = program_4_f64::jvp(&p[0..4], p[4], &t[0..4], t[4]);
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_4_objective_on_duals<
+    D: num_traits::Float
+        + std::iter::Sum
+        + std::ops::AddAssign
+        + std::ops::SubAssign
+        + std::ops::MulAssign,
+>(
+    d: &[D],
+) -> D {
+    program_4_on_duals(&d[0..4], d[4])
 }
 
 #[test]
 fn program_4_matches_dual_numbers_and_finite_differences() {
-    check(
+    check::<5>(
         "program_4",
         point(4),
-        &|p| program_4::primal(&p[..4], p[4]),
-        &|p| program_4(&p[..4], p[4]),
-        &|p| {
-            let (value, (dx, ds)) = program_4::grad(&p[..4], p[4]);
-            (value, [dx, vec![ds]].concat())
-        },
-        &|d| program_4_on_duals(&d[..4], d[4]),
-    );
-    let p = point(4);
-    let (value, (dx, ds)) = program_4::grad(&p[..4], p[4]);
-    faces(
-        "program_4",
-        p,
         point(4 + 7),
-        (value, &dx, ds),
-        &|p, t| program_4::jvp(&p[..4], p[4], &t[..4], t[4]),
-        &|p, dx, ds| program_4::grad_into(&p[..4], p[4], dx, ds),
+        &program_4_faces,
+        &program_4_f64_faces,
+        &program_4_objective_on_duals,
     );
-    let (value_f64, (dx_f64, ds_f64)) = program_4_f64::grad(&p[..4], p[4]);
-    same(
-        "program_4_f64",
-        [value, ds].iter().chain(&dx),
-        [value_f64, ds_f64].iter().chain(&dx_f64),
+    at_f32::<5>(
+        "program_4",
+        point(4),
+        &program_4_faces,
+        &program_4_objective_on_duals,
     );
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_5<T: gradtape::Float>(x: &[T], s: T) -> T {
-    let mut b1 = x.to_vec();
-    let k2 = x[0];
-    b1[0] += k2;
-    let mut a3 = (s.tanh()).cos();
-    a3 = a3 * T::from(0.4).unwrap()
-        + ((T::from(-1.5).unwrap() / (T::from(1.5).unwrap() + (x[2]) * (x[2])))
-            - ((x[0]) * (x[0]) + T::one()).ln())
-        .hypot(T::one());
-    let n4 = (x[1]).max(b1[0]).sin();
-    a3 = a3 * T::from(-0.8).unwrap()
-        + (x[0]).powi(3).cos().mul_add(
-            (x.iter()
-                .enumerate()
-                .map(|(k, v)| *v * T::from(k + 1).unwrap())
+fn program_5<T: gradtape::Float>(
+    #[differentiable] p: &Params<T>,
+    x: &[T],
+    s: T,
+    out: &mut [T],
+) -> T {
+    let mut a1 = T::from(1.3).unwrap();
+    a1 = a1 * T::from(0.2).unwrap()
+        + (T::from(1.4).unwrap()).cos().min(
+            (out.windows(2)
+                .map(|w| (w[1] - w[0]) * T::from(-1.4).unwrap())
                 .sum::<T>())
-            .atan(),
-            a3.powi(2),
+            .tanh(),
         );
-    let (n5, n6) = ((a3.tanh().exp() + n4), b1[1]);
-    ((x[2]).powi(2) / (T::from(1.5).unwrap() + (n4 + x[0]) * (n4 + x[0])))
-        + n5
-        + n6
-        + b1.iter().copied().sum::<T>()
+    for v in out.iter_mut() {
+        *v = ((T::from(-1.4).unwrap()) * (T::from(-1.4).unwrap()) + T::one())
+            .ln()
+            .tanh()
+            .exp();
+    }
+    let mut p2 = (a1 + s);
+    let mut q3 = x[2];
+    for i in 0..4 {
+        q3 = q3 - (p2 + x[i]).sin() * T::from(0.3).unwrap();
+        p2 = p2 + q3 * T::from(0.3).unwrap();
+    }
+    for i in (0..4).rev() {
+        if x[(i + 2) % 4] < (p.v[2] - T::from(-1.1).unwrap()) {
+            return (p.v[(i + 3) % 4]).powi(3).cos();
+        }
+        let n4 = x.iter().zip(out.iter()).map(|(a, b)| *a * *b).sum::<T>();
+        let n5 = if T::from(-0.1).unwrap() <= (p.w[i % 3]).cos() {
+            p.v[i]
+        } else {
+            (n4 + (p.a).powi(2))
+        };
+    }
+    for (w, v) in p.w.iter().zip(p.v.iter()) {
+        q3 = q3 * T::from(0.8).unwrap() + *w * (*v).sin();
+    }
+    ((a1 - a1) + (p.w[0] * out[2])) + p.b + a1 + q3 + out.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_5_f64(x: &[f64], s: f64) -> f64 {
-    let mut b1 = x.to_vec();
-    let k2 = x[0];
-    b1[0] += k2;
-    let mut a3 = (s.tanh()).cos();
-    a3 = a3 * (0.4_f64)
-        + (((-1.5_f64) / ((1.5_f64) + (x[2]) * (x[2]))) - ((x[0]) * (x[0]) + 1.0).ln()).hypot(1.0);
-    let n4 = (x[1]).max(b1[0]).sin();
-    a3 = a3 * (-0.8_f64)
-        + (x[0]).powi(3).cos().mul_add(
-            (x.iter()
-                .enumerate()
-                .map(|(k, v)| *v * ((k + 1) as f64))
+fn program_5_f64(#[differentiable] p: &Params<f64>, x: &[f64], s: f64, out: &mut [f64]) -> f64 {
+    let mut a1 = (1.3_f64);
+    a1 = a1 * (0.2_f64)
+        + (1.4_f64).cos().min(
+            (out.windows(2)
+                .map(|w| (w[1] - w[0]) * (-1.4_f64))
                 .sum::<f64>())
-            .atan(),
-            a3.powi(2),
+            .tanh(),
         );
-    let (n5, n6) = ((a3.tanh().exp() + n4), b1[1]);
-    ((x[2]).powi(2) / ((1.5_f64) + (n4 + x[0]) * (n4 + x[0])))
-        + n5
-        + n6
-        + b1.iter().copied().sum::<f64>()
+    for v in out.iter_mut() {
+        *v = ((-1.4_f64) * (-1.4_f64) + 1.0).ln().tanh().exp();
+    }
+    let mut p2 = (a1 + s);
+    let mut q3 = x[2];
+    for i in 0..4 {
+        q3 = q3 - (p2 + x[i]).sin() * (0.3_f64);
+        p2 = p2 + q3 * (0.3_f64);
+    }
+    for i in (0..4).rev() {
+        if x[(i + 2) % 4] < (p.v[2] - (-1.1_f64)) {
+            return (p.v[(i + 3) % 4]).powi(3).cos();
+        }
+        let n4 = x.iter().zip(out.iter()).map(|(a, b)| *a * *b).sum::<f64>();
+        let n5 = if (-0.1_f64) <= (p.w[i % 3]).cos() {
+            p.v[i]
+        } else {
+            (n4 + (p.a).powi(2))
+        };
+    }
+    for (w, v) in p.w.iter().zip(p.v.iter()) {
+        q3 = q3 * (0.8_f64) + *w * (*v).sin();
+    }
+    ((a1 - a1) + (p.w[0] * out[2])) + p.b + a1 + q3 + out.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -878,113 +1622,248 @@ fn program_5_on_duals<
         + std::ops::SubAssign
         + std::ops::MulAssign,
 >(
+    p: &Params<T>,
     x: &[T],
     s: T,
+    out: &mut [T],
 ) -> T {
-    let mut b1 = x.to_vec();
-    let k2 = x[0];
-    b1[0] += k2;
-    let mut a3 = (s.tanh()).cos();
-    a3 = a3 * T::from(0.4).unwrap()
-        + ((T::from(-1.5).unwrap() / (T::from(1.5).unwrap() + (x[2]) * (x[2])))
-            - ((x[0]) * (x[0]) + T::one()).ln())
-        .hypot(T::one());
-    let n4 = (x[1]).max(b1[0]).sin();
-    a3 = a3 * T::from(-0.8).unwrap()
-        + (x[0]).powi(3).cos().mul_add(
-            (x.iter()
-                .enumerate()
-                .map(|(k, v)| *v * T::from(k + 1).unwrap())
+    let mut a1 = T::from(1.3).unwrap();
+    a1 = a1 * T::from(0.2).unwrap()
+        + (T::from(1.4).unwrap()).cos().min(
+            (out.windows(2)
+                .map(|w| (w[1] - w[0]) * T::from(-1.4).unwrap())
                 .sum::<T>())
-            .atan(),
-            a3.powi(2),
+            .tanh(),
         );
-    let (n5, n6) = ((a3.tanh().exp() + n4), b1[1]);
-    ((x[2]).powi(2) / (T::from(1.5).unwrap() + (n4 + x[0]) * (n4 + x[0])))
-        + n5
-        + n6
-        + b1.iter().copied().sum::<T>()
+    for v in out.iter_mut() {
+        *v = ((T::from(-1.4).unwrap()) * (T::from(-1.4).unwrap()) + T::one())
+            .ln()
+            .tanh()
+            .exp();
+    }
+    let mut p2 = (a1 + s);
+    let mut q3 = x[2];
+    for i in 0..4 {
+        q3 = q3 - (p2 + x[i]).sin() * T::from(0.3).unwrap();
+        p2 = p2 + q3 * T::from(0.3).unwrap();
+    }
+    for i in (0..4).rev() {
+        if x[(i + 2) % 4] < (p.v[2] - T::from(-1.1).unwrap()) {
+            return (p.v[(i + 3) % 4]).powi(3).cos();
+        }
+        let n4 = x.iter().zip(out.iter()).map(|(a, b)| *a * *b).sum::<T>();
+        let n5 = if T::from(-0.1).unwrap() <= (p.w[i % 3]).cos() {
+            p.v[i]
+        } else {
+            (n4 + (p.a).powi(2))
+        };
+    }
+    for (w, v) in p.w.iter().zip(p.v.iter()) {
+        q3 = q3 * T::from(0.8).unwrap() + *w * (*v).sin();
+    }
+    ((a1 - a1) + (p.w[0] * out[2])) + p.b + a1 + q3 + out.iter().copied().sum::<T>()
+}
+
+fn program_5_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
+    let mut out = p[14..].to_vec();
+    let primal = program_5::primal(&params(&p[..9]), &p[9..13], p[13], &mut out) + weighted(&out);
+    let mut out = p[14..].to_vec();
+    let itself = program_5(&params(&p[..9]), &p[9..13], p[13], &mut out) + weighted(&out);
+    let mut out = p[14..].to_vec();
+    let mut d_params = params(&[F::zero(); 9]);
+    let (mut dx, mut ds, mut d_out) = (vec![F::zero(); 4], F::zero(), weights::<F>());
+    let value = program_5::grad_into(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &mut out,
+        &mut d_params,
+        &mut dx,
+        &mut ds,
+        &mut d_out,
+    );
+    let grad = (
+        value + weighted(&out),
+        [flat(&d_params), dx, vec![ds], d_out].concat(),
+    );
+    let mut out = p[14..].to_vec();
+    let (value, pullback) = program_5::vjp(&params(&p[..9]), &p[9..13], p[13], &mut out);
+    let mut d_out = weights::<F>();
+    let (d_params, dx, ds, _) = pullback(F::one(), &mut d_out);
+    let other = (
+        value + weighted(&out),
+        [
+            d_params.map_or(vec![F::zero(); 9], |d| flat(&d)),
+            dx.unwrap_or(vec![F::zero(); 4]),
+            vec![ds.unwrap_or(F::zero())],
+            d_out,
+        ]
+        .concat(),
+    );
+    let mut out = p[14..].to_vec();
+    let mut t_out = t[14..].to_vec();
+    let (value, tangent) = program_5::jvp(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &mut out,
+        &params(&t[..9]),
+        &t[9..13],
+        t[13],
+        &mut t_out,
+    );
+    let jvp = (value + weighted(&out), tangent + weighted(&t_out));
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_5_f64_faces(p: &[f64], t: &[f64]) -> Faces<f64> {
+    type F = f64;
+    let mut out = p[14..].to_vec();
+    let primal =
+        program_5_f64::primal(&params(&p[..9]), &p[9..13], p[13], &mut out) + weighted(&out);
+    let mut out = p[14..].to_vec();
+    let itself = program_5_f64(&params(&p[..9]), &p[9..13], p[13], &mut out) + weighted(&out);
+    let mut out = p[14..].to_vec();
+    let mut d_params = params(&[F::zero(); 9]);
+    let (mut dx, mut ds, mut d_out) = (vec![F::zero(); 4], F::zero(), weights::<F>());
+    let value = program_5_f64::grad_into(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &mut out,
+        &mut d_params,
+        &mut dx,
+        &mut ds,
+        &mut d_out,
+    );
+    let grad = (
+        value + weighted(&out),
+        [flat(&d_params), dx, vec![ds], d_out].concat(),
+    );
+    let mut out = p[14..].to_vec();
+    let (value, pullback) = program_5_f64::vjp(&params(&p[..9]), &p[9..13], p[13], &mut out);
+    let mut d_out = weights::<F>();
+    let (d_params, dx, ds, _) = pullback(F::one(), &mut d_out);
+    let other = (
+        value + weighted(&out),
+        [
+            d_params.map_or(vec![F::zero(); 9], |d| flat(&d)),
+            dx.unwrap_or(vec![F::zero(); 4]),
+            vec![ds.unwrap_or(F::zero())],
+            d_out,
+        ]
+        .concat(),
+    );
+    let mut out = p[14..].to_vec();
+    let mut t_out = t[14..].to_vec();
+    let (value, tangent) = program_5_f64::jvp(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &mut out,
+        &params(&t[..9]),
+        &t[9..13],
+        t[13],
+        &mut t_out,
+    );
+    let jvp = (value + weighted(&out), tangent + weighted(&t_out));
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_5_objective_on_duals<
+    D: num_traits::Float
+        + std::iter::Sum
+        + std::ops::AddAssign
+        + std::ops::SubAssign
+        + std::ops::MulAssign,
+>(
+    d: &[D],
+) -> D {
+    let mut out = d[14..].to_vec();
+    program_5_on_duals(&params(&d[..9]), &d[9..13], d[13], &mut out) + weighted(&out)
 }
 
 #[test]
 fn program_5_matches_dual_numbers_and_finite_differences() {
-    check(
+    check::<18>(
         "program_5",
         point(5),
-        &|p| program_5::primal(&p[..4], p[4]),
-        &|p| program_5(&p[..4], p[4]),
-        &|p| {
-            let (value, (dx, ds)) = program_5::grad(&p[..4], p[4]);
-            (value, [dx, vec![ds]].concat())
-        },
-        &|d| program_5_on_duals(&d[..4], d[4]),
-    );
-    let p = point(5);
-    let (value, (dx, ds)) = program_5::grad(&p[..4], p[4]);
-    faces(
-        "program_5",
-        p,
         point(5 + 7),
-        (value, &dx, ds),
-        &|p, t| program_5::jvp(&p[..4], p[4], &t[..4], t[4]),
-        &|p, dx, ds| program_5::grad_into(&p[..4], p[4], dx, ds),
+        &program_5_faces,
+        &program_5_f64_faces,
+        &program_5_objective_on_duals,
     );
-    let (value_f64, (dx_f64, ds_f64)) = program_5_f64::grad(&p[..4], p[4]);
-    same(
-        "program_5_f64",
-        [value, ds].iter().chain(&dx),
-        [value_f64, ds_f64].iter().chain(&dx_f64),
+    at_f32::<18>(
+        "program_5",
+        point(5),
+        &program_5_faces,
+        &program_5_objective_on_duals,
     );
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_6<T: gradtape::Float>(x: &[T], s: T) -> T {
-    let n3 = x.iter().map(|v| T::from(-0.6).unwrap()).sum::<T>();
-    let f1 = |u: T, w: T| (u * n3 - w).tanh();
-    let f2 = |u: T| f1(u, u * u) + n3;
-    let n4 = f1((s.tanh().exp() + x[0]), x[3]) + f2(x[3]);
-    let n5 = (n4 * n4 + T::one()).powf(
-        (x.iter().zip(x.iter()).map(|(a, b)| *a * *b).sum::<T>()
-            + (T::from(-0.7).unwrap()
-                / (T::from(1.5).unwrap() + (T::from(-0.6).unwrap()) * (T::from(-0.6).unwrap())))),
-    );
-    let n6 = s.cos();
-    let mut a7 = x[0];
-    'outer: for i in 0..4 {
-        for j in 0..4 {
-            if (s + ((T::from(0.2).unwrap()) * (T::from(0.2).unwrap()) + T::one()).ln()) >= (s - s)
-            {
-                break 'outer;
-            }
-            a7 = (a7 + n5 * x[i]).tanh();
+fn program_6<T: gradtape::Float>(#[differentiable] p: &Params<T>, x: &[T], s: T) -> T {
+    let n1 = helper_soft((s.max(s) + (x[2] + s)), T::from(-2.0).unwrap());
+    let mut a2 = ((x[1]).atan() * n1);
+    let mut k3 = 0;
+    while k3 < 2 {
+        a2 = (a2 + (x.iter().map(|v| s).sum::<T>() + n1.max(p.w[1]))).tanh();
+        k3 += 1;
+    }
+    let n4 = if x[0] > (T::from(1.4).unwrap()).clamp(T::from(-0.8).unwrap(), T::from(0.9).unwrap())
+    {
+        ((p.b) * (p.b) + T::one()).ln()
+    } else {
+        p.v.iter()
+            .enumerate()
+            .map(|(k, v)| *v * T::from(k + 1).unwrap())
+            .sum::<T>()
+    };
+    for i in 0..4 {
+        for pair in x.chunks(2) {
+            a2 = a2 * T::from(0.9).unwrap() + pair[0] * pair[1].tanh();
         }
     }
-    ((a7 * a7 + T::one()).sqrt() + s.tanh()) + n3 + n6
+    (T::from(1.4).unwrap()).tanh() + p.b + a2
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_6_f64(x: &[f64], s: f64) -> f64 {
-    let n3 = x.iter().map(|v| (-0.6_f64)).sum::<f64>();
-    let f1 = |u: f64, w: f64| (u * n3 - w).tanh();
-    let f2 = |u: f64| f1(u, u * u) + n3;
-    let n4 = f1((s.tanh().exp() + x[0]), x[3]) + f2(x[3]);
-    let n5 = (n4 * n4 + 1.0).powf(
-        (x.iter().zip(x.iter()).map(|(a, b)| *a * *b).sum::<f64>()
-            + ((-0.7_f64) / ((1.5_f64) + (-0.6_f64) * (-0.6_f64)))),
-    );
-    let n6 = s.cos();
-    let mut a7 = x[0];
-    'outer: for i in 0..4 {
-        for j in 0..4 {
-            if (s + ((0.2_f64) * (0.2_f64) + 1.0).ln()) >= (s - s) {
-                break 'outer;
-            }
-            a7 = (a7 + n5 * x[i]).tanh();
+fn program_6_f64(#[differentiable] p: &Params<f64>, x: &[f64], s: f64) -> f64 {
+    let n1 = helper_soft((s.max(s) + (x[2] + s)), (-2.0_f64));
+    let mut a2 = ((x[1]).atan() * n1);
+    let mut k3 = 0;
+    while k3 < 2 {
+        a2 = (a2 + (x.iter().map(|v| s).sum::<f64>() + n1.max(p.w[1]))).tanh();
+        k3 += 1;
+    }
+    let n4 = if x[0] > (1.4_f64).clamp((-0.8_f64), (0.9_f64)) {
+        ((p.b) * (p.b) + 1.0).ln()
+    } else {
+        p.v.iter()
+            .enumerate()
+            .map(|(k, v)| *v * ((k + 1) as f64))
+            .sum::<f64>()
+    };
+    for i in 0..4 {
+        for pair in x.chunks(2) {
+            a2 = a2 * (0.9_f64) + pair[0] * pair[1].tanh();
         }
     }
-    ((a7 * a7 + 1.0).sqrt() + s.tanh()) + n3 + n6
+    (1.4_f64).tanh() + p.b + a2
 }
 
 #[allow(clippy::all, unused)]
@@ -995,120 +1874,216 @@ fn program_6_on_duals<
         + std::ops::SubAssign
         + std::ops::MulAssign,
 >(
+    p: &Params<T>,
     x: &[T],
     s: T,
 ) -> T {
-    let n3 = x.iter().map(|v| T::from(-0.6).unwrap()).sum::<T>();
-    let f1 = |u: T, w: T| (u * n3 - w).tanh();
-    let f2 = |u: T| f1(u, u * u) + n3;
-    let n4 = f1((s.tanh().exp() + x[0]), x[3]) + f2(x[3]);
-    let n5 = (n4 * n4 + T::one()).powf(
-        (x.iter().zip(x.iter()).map(|(a, b)| *a * *b).sum::<T>()
-            + (T::from(-0.7).unwrap()
-                / (T::from(1.5).unwrap() + (T::from(-0.6).unwrap()) * (T::from(-0.6).unwrap())))),
-    );
-    let n6 = s.cos();
-    let mut a7 = x[0];
-    'outer: for i in 0..4 {
-        for j in 0..4 {
-            if (s + ((T::from(0.2).unwrap()) * (T::from(0.2).unwrap()) + T::one()).ln()) >= (s - s)
-            {
-                break 'outer;
-            }
-            a7 = (a7 + n5 * x[i]).tanh();
+    let n1 = helper_soft_on_duals((s.max(s) + (x[2] + s)), T::from(-2.0).unwrap());
+    let mut a2 = ((x[1]).atan() * n1);
+    let mut k3 = 0;
+    while k3 < 2 {
+        a2 = (a2 + (x.iter().map(|v| s).sum::<T>() + n1.max(p.w[1]))).tanh();
+        k3 += 1;
+    }
+    let n4 = if x[0] > (T::from(1.4).unwrap()).clamp(T::from(-0.8).unwrap(), T::from(0.9).unwrap())
+    {
+        ((p.b) * (p.b) + T::one()).ln()
+    } else {
+        p.v.iter()
+            .enumerate()
+            .map(|(k, v)| *v * T::from(k + 1).unwrap())
+            .sum::<T>()
+    };
+    for i in 0..4 {
+        for pair in x.chunks(2) {
+            a2 = a2 * T::from(0.9).unwrap() + pair[0] * pair[1].tanh();
         }
     }
-    ((a7 * a7 + T::one()).sqrt() + s.tanh()) + n3 + n6
+    (T::from(1.4).unwrap()).tanh() + p.b + a2
+}
+
+fn program_6_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
+    let primal = program_6::primal(&params(&p[..9]), &p[9..13], p[13]);
+    let itself = program_6(&params(&p[..9]), &p[9..13], p[13]);
+    let (value, (d_params, dx, ds)) = program_6::grad(&params(&p[..9]), &p[9..13], p[13]);
+    let grad = (value, [flat(&d_params), dx, vec![ds]].concat());
+    let mut d_params = params(&[F::zero(); 9]);
+    let (mut dx, mut ds) = (vec![F::zero(); 4], F::zero());
+    let value = program_6::grad_into(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &mut d_params,
+        &mut dx,
+        &mut ds,
+    );
+    let other = (value, [flat(&d_params), dx, vec![ds]].concat());
+    let jvp = program_6::jvp(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &params(&t[..9]),
+        &t[9..13],
+        t[13],
+    );
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_6_f64_faces(p: &[f64], t: &[f64]) -> Faces<f64> {
+    type F = f64;
+    let primal = program_6_f64::primal(&params(&p[..9]), &p[9..13], p[13]);
+    let itself = program_6_f64(&params(&p[..9]), &p[9..13], p[13]);
+    let (value, (d_params, dx, ds)) = program_6_f64::grad(&params(&p[..9]), &p[9..13], p[13]);
+    let grad = (value, [flat(&d_params), dx, vec![ds]].concat());
+    let mut d_params = params(&[F::zero(); 9]);
+    let (mut dx, mut ds) = (vec![F::zero(); 4], F::zero());
+    let value = program_6_f64::grad_into(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &mut d_params,
+        &mut dx,
+        &mut ds,
+    );
+    let other = (value, [flat(&d_params), dx, vec![ds]].concat());
+    let jvp = program_6_f64::jvp(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &params(&t[..9]),
+        &t[9..13],
+        t[13],
+    );
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_6_objective_on_duals<
+    D: num_traits::Float
+        + std::iter::Sum
+        + std::ops::AddAssign
+        + std::ops::SubAssign
+        + std::ops::MulAssign,
+>(
+    d: &[D],
+) -> D {
+    program_6_on_duals(&params(&d[..9]), &d[9..13], d[13])
 }
 
 #[test]
 fn program_6_matches_dual_numbers_and_finite_differences() {
-    check(
+    check::<14>(
         "program_6",
         point(6),
-        &|p| program_6::primal(&p[..4], p[4]),
-        &|p| program_6(&p[..4], p[4]),
-        &|p| {
-            let (value, (dx, ds)) = program_6::grad(&p[..4], p[4]);
-            (value, [dx, vec![ds]].concat())
-        },
-        &|d| program_6_on_duals(&d[..4], d[4]),
-    );
-    let p = point(6);
-    let (value, (dx, ds)) = program_6::grad(&p[..4], p[4]);
-    faces(
-        "program_6",
-        p,
         point(6 + 7),
-        (value, &dx, ds),
-        &|p, t| program_6::jvp(&p[..4], p[4], &t[..4], t[4]),
-        &|p, dx, ds| program_6::grad_into(&p[..4], p[4], dx, ds),
+        &program_6_faces,
+        &program_6_f64_faces,
+        &program_6_objective_on_duals,
     );
-    let (value_f64, (dx_f64, ds_f64)) = program_6_f64::grad(&p[..4], p[4]);
-    same(
-        "program_6_f64",
-        [value, ds].iter().chain(&dx),
-        [value_f64, ds_f64].iter().chain(&dx_f64),
+    at_f32::<14>(
+        "program_6",
+        point(6),
+        &program_6_faces,
+        &program_6_objective_on_duals,
     );
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_7<T: gradtape::Float>(x: &[T], s: T) -> T {
-    for i in (0..4).rev() {
-        let n1 = helper_power((T::from(-0.3).unwrap() + (x[(i + 1) % 4]).tanh()), 1);
-        if (x[(i + 2) % 4]).mul_add((T::from(-1.6).unwrap()).cos(), (x[i] * n1))
-            >= (T::from(0.4).unwrap()).min(x[i])
+fn program_7<T: gradtape::Float>(
+    #[differentiable] p: &Params<T>,
+    x: &[T],
+    s: T,
+    out: &mut [T],
+) -> T {
+    for i in 0..4 {
+        let mut a1 = ((x[1] + x[(i + 2) % 4]) + (T::from(0.8).unwrap()).mul_add(s, x[(i + 1) % 4]));
+        if (p.a).cos().max((p.w[i % 3] * T::from(-0.4).unwrap()))
+            <= (T::from(-0.3).unwrap()).min(out[3])
         {
-            break;
+            a1 = a1;
+        } else {
+            a1 = a1 - (x[1] * x[(i + 3) % 4]).hypot(T::one());
         }
-        let mut a2 = (s * T::from(1.3).unwrap()).hypot(T::one());
-        a2 += (T::from(-1.6).unwrap()).cos().sin();
+        let f2 = move |v: T| v * a1;
+        let n3 = f2(((T::from(-1.4).unwrap()).signum() * (p.a)).sin());
+        out[(i + 2) % 4] = x[1];
     }
-    let n3 = x[1];
-    let n4 = helper_soft(
-        x.windows(2)
-            .map(|w| (w[1] - w[0]) * T::from(-2.0).unwrap())
-            .sum::<T>(),
-        s.tanh(),
-    );
-    let mut b5 = x.to_vec();
-    let k6 = x
+    let n4 = if ((out
         .iter()
-        .map(|v| (T::from(-0.8).unwrap() * T::from(-0.2).unwrap()))
-        .sum::<T>();
-    b5[2] += k6;
-    let mut a7 = ((b5[2]).max(b5[2]) * s.sin());
-    a7 += s;
-    a7 *= T::from(-0.9).unwrap();
-    s.atan() + n3 + n4 + a7 + b5.iter().copied().sum::<T>()
+        .fold(T::zero(), |acc, v| acc * T::from(-0.3).unwrap() + s))
+        * (out
+            .iter()
+            .fold(T::zero(), |acc, v| acc * T::from(-0.3).unwrap() + s))
+        + T::one())
+    .ln()
+        <= x.iter().map(|v| *v).sum::<T>()
+    {
+        (T::from(-1.5).unwrap() + x[2]).sin()
+    } else {
+        out[2]
+    };
+    let mut a5 = p.w[0];
+    a5 -= (x[0] + s).cos();
+    a5 *= T::from(-0.4).unwrap();
+    let (n6, n7) = (((x[3]).atan() * (x[1]).sin()), x[2]);
+    a5 = a5 * T::from(0.7).unwrap() + s.mul_add(x[2], (out[3]).tanh());
+    x.windows(2)
+        .map(|w| (w[1] - w[0]) * T::from(1.8).unwrap())
+        .sum::<T>()
+        + p.a
+        + n4
+        + n6
+        + n7
+        + out.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_7_f64(x: &[f64], s: f64) -> f64 {
-    for i in (0..4).rev() {
-        let n1 = helper_power(((-0.3_f64) + (x[(i + 1) % 4]).tanh()), 1);
-        if (x[(i + 2) % 4]).mul_add((-1.6_f64).cos(), (x[i] * n1)) >= (0.4_f64).min(x[i]) {
-            break;
+fn program_7_f64(#[differentiable] p: &Params<f64>, x: &[f64], s: f64, out: &mut [f64]) -> f64 {
+    for i in 0..4 {
+        let mut a1 = ((x[1] + x[(i + 2) % 4]) + (0.8_f64).mul_add(s, x[(i + 1) % 4]));
+        if (p.a).cos().max((p.w[i % 3] * (-0.4_f64))) <= (-0.3_f64).min(out[3]) {
+            a1 = a1;
+        } else {
+            a1 = a1 - (x[1] * x[(i + 3) % 4]).hypot(1.0);
         }
-        let mut a2 = (s * (1.3_f64)).hypot(1.0);
-        a2 += (-1.6_f64).cos().sin();
+        let f2 = move |v: f64| v * a1;
+        let n3 = f2(((-1.4_f64).signum() * (p.a)).sin());
+        out[(i + 2) % 4] = x[1];
     }
-    let n3 = x[1];
-    let n4 = helper_soft(
-        x.windows(2)
-            .map(|w| (w[1] - w[0]) * (-2.0_f64))
-            .sum::<f64>(),
-        s.tanh(),
-    );
-    let mut b5 = x.to_vec();
-    let k6 = x.iter().map(|v| ((-0.8_f64) * (-0.2_f64))).sum::<f64>();
-    b5[2] += k6;
-    let mut a7 = ((b5[2]).max(b5[2]) * s.sin());
-    a7 += s;
-    a7 *= (-0.9_f64);
-    s.atan() + n3 + n4 + a7 + b5.iter().copied().sum::<f64>()
+    let n4 = if ((out.iter().fold(0.0, |acc, v| acc * (-0.3_f64) + s))
+        * (out.iter().fold(0.0, |acc, v| acc * (-0.3_f64) + s))
+        + 1.0)
+        .ln()
+        <= x.iter().map(|v| *v).sum::<f64>()
+    {
+        ((-1.5_f64) + x[2]).sin()
+    } else {
+        out[2]
+    };
+    let mut a5 = p.w[0];
+    a5 -= (x[0] + s).cos();
+    a5 *= (-0.4_f64);
+    let (n6, n7) = (((x[3]).atan() * (x[1]).sin()), x[2]);
+    a5 = a5 * (0.7_f64) + s.mul_add(x[2], (out[3]).tanh());
+    x.windows(2).map(|w| (w[1] - w[0]) * (1.8_f64)).sum::<f64>()
+        + p.a
+        + n4
+        + n6
+        + n7
+        + out.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -1119,142 +2094,241 @@ fn program_7_on_duals<
         + std::ops::SubAssign
         + std::ops::MulAssign,
 >(
+    p: &Params<T>,
     x: &[T],
     s: T,
+    out: &mut [T],
 ) -> T {
-    for i in (0..4).rev() {
-        let n1 = helper_power_on_duals((T::from(-0.3).unwrap() + (x[(i + 1) % 4]).tanh()), 1);
-        if (x[(i + 2) % 4]).mul_add((T::from(-1.6).unwrap()).cos(), (x[i] * n1))
-            >= (T::from(0.4).unwrap()).min(x[i])
+    for i in 0..4 {
+        let mut a1 = ((x[1] + x[(i + 2) % 4]) + (T::from(0.8).unwrap()).mul_add(s, x[(i + 1) % 4]));
+        if (p.a).cos().max((p.w[i % 3] * T::from(-0.4).unwrap()))
+            <= (T::from(-0.3).unwrap()).min(out[3])
         {
-            break;
+            a1 = a1;
+        } else {
+            a1 = a1 - (x[1] * x[(i + 3) % 4]).hypot(T::one());
         }
-        let mut a2 = (s * T::from(1.3).unwrap()).hypot(T::one());
-        a2 += (T::from(-1.6).unwrap()).cos().sin();
+        let f2 = move |v: T| v * a1;
+        let n3 = f2(((T::from(-1.4).unwrap()).signum() * (p.a)).sin());
+        out[(i + 2) % 4] = x[1];
     }
-    let n3 = x[1];
-    let n4 = helper_soft_on_duals(
-        x.windows(2)
-            .map(|w| (w[1] - w[0]) * T::from(-2.0).unwrap())
-            .sum::<T>(),
-        s.tanh(),
-    );
-    let mut b5 = x.to_vec();
-    let k6 = x
+    let n4 = if ((out
         .iter()
-        .map(|v| (T::from(-0.8).unwrap() * T::from(-0.2).unwrap()))
-        .sum::<T>();
-    b5[2] += k6;
-    let mut a7 = ((b5[2]).max(b5[2]) * s.sin());
-    a7 += s;
-    a7 *= T::from(-0.9).unwrap();
-    s.atan() + n3 + n4 + a7 + b5.iter().copied().sum::<T>()
+        .fold(T::zero(), |acc, v| acc * T::from(-0.3).unwrap() + s))
+        * (out
+            .iter()
+            .fold(T::zero(), |acc, v| acc * T::from(-0.3).unwrap() + s))
+        + T::one())
+    .ln()
+        <= x.iter().map(|v| *v).sum::<T>()
+    {
+        (T::from(-1.5).unwrap() + x[2]).sin()
+    } else {
+        out[2]
+    };
+    let mut a5 = p.w[0];
+    a5 -= (x[0] + s).cos();
+    a5 *= T::from(-0.4).unwrap();
+    let (n6, n7) = (((x[3]).atan() * (x[1]).sin()), x[2]);
+    a5 = a5 * T::from(0.7).unwrap() + s.mul_add(x[2], (out[3]).tanh());
+    x.windows(2)
+        .map(|w| (w[1] - w[0]) * T::from(1.8).unwrap())
+        .sum::<T>()
+        + p.a
+        + n4
+        + n6
+        + n7
+        + out.iter().copied().sum::<T>()
+}
+
+fn program_7_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
+    let mut out = p[14..].to_vec();
+    let primal = program_7::primal(&params(&p[..9]), &p[9..13], p[13], &mut out) + weighted(&out);
+    let mut out = p[14..].to_vec();
+    let itself = program_7(&params(&p[..9]), &p[9..13], p[13], &mut out) + weighted(&out);
+    let mut out = p[14..].to_vec();
+    let mut d_params = params(&[F::zero(); 9]);
+    let (mut dx, mut ds, mut d_out) = (vec![F::zero(); 4], F::zero(), weights::<F>());
+    let value = program_7::grad_into(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &mut out,
+        &mut d_params,
+        &mut dx,
+        &mut ds,
+        &mut d_out,
+    );
+    let grad = (
+        value + weighted(&out),
+        [flat(&d_params), dx, vec![ds], d_out].concat(),
+    );
+    let mut out = p[14..].to_vec();
+    let (value, pullback) = program_7::vjp(&params(&p[..9]), &p[9..13], p[13], &mut out);
+    let mut d_out = weights::<F>();
+    let (d_params, dx, ds, _) = pullback(F::one(), &mut d_out);
+    let other = (
+        value + weighted(&out),
+        [
+            d_params.map_or(vec![F::zero(); 9], |d| flat(&d)),
+            dx.unwrap_or(vec![F::zero(); 4]),
+            vec![ds.unwrap_or(F::zero())],
+            d_out,
+        ]
+        .concat(),
+    );
+    let mut out = p[14..].to_vec();
+    let mut t_out = t[14..].to_vec();
+    let (value, tangent) = program_7::jvp(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &mut out,
+        &params(&t[..9]),
+        &t[9..13],
+        t[13],
+        &mut t_out,
+    );
+    let jvp = (value + weighted(&out), tangent + weighted(&t_out));
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_7_f64_faces(p: &[f64], t: &[f64]) -> Faces<f64> {
+    type F = f64;
+    let mut out = p[14..].to_vec();
+    let primal =
+        program_7_f64::primal(&params(&p[..9]), &p[9..13], p[13], &mut out) + weighted(&out);
+    let mut out = p[14..].to_vec();
+    let itself = program_7_f64(&params(&p[..9]), &p[9..13], p[13], &mut out) + weighted(&out);
+    let mut out = p[14..].to_vec();
+    let mut d_params = params(&[F::zero(); 9]);
+    let (mut dx, mut ds, mut d_out) = (vec![F::zero(); 4], F::zero(), weights::<F>());
+    let value = program_7_f64::grad_into(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &mut out,
+        &mut d_params,
+        &mut dx,
+        &mut ds,
+        &mut d_out,
+    );
+    let grad = (
+        value + weighted(&out),
+        [flat(&d_params), dx, vec![ds], d_out].concat(),
+    );
+    let mut out = p[14..].to_vec();
+    let (value, pullback) = program_7_f64::vjp(&params(&p[..9]), &p[9..13], p[13], &mut out);
+    let mut d_out = weights::<F>();
+    let (d_params, dx, ds, _) = pullback(F::one(), &mut d_out);
+    let other = (
+        value + weighted(&out),
+        [
+            d_params.map_or(vec![F::zero(); 9], |d| flat(&d)),
+            dx.unwrap_or(vec![F::zero(); 4]),
+            vec![ds.unwrap_or(F::zero())],
+            d_out,
+        ]
+        .concat(),
+    );
+    let mut out = p[14..].to_vec();
+    let mut t_out = t[14..].to_vec();
+    let (value, tangent) = program_7_f64::jvp(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &mut out,
+        &params(&t[..9]),
+        &t[9..13],
+        t[13],
+        &mut t_out,
+    );
+    let jvp = (value + weighted(&out), tangent + weighted(&t_out));
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_7_objective_on_duals<
+    D: num_traits::Float
+        + std::iter::Sum
+        + std::ops::AddAssign
+        + std::ops::SubAssign
+        + std::ops::MulAssign,
+>(
+    d: &[D],
+) -> D {
+    let mut out = d[14..].to_vec();
+    program_7_on_duals(&params(&d[..9]), &d[9..13], d[13], &mut out) + weighted(&out)
 }
 
 #[test]
 fn program_7_matches_dual_numbers_and_finite_differences() {
-    check(
+    check::<18>(
         "program_7",
         point(7),
-        &|p| program_7::primal(&p[..4], p[4]),
-        &|p| program_7(&p[..4], p[4]),
-        &|p| {
-            let (value, (dx, ds)) = program_7::grad(&p[..4], p[4]);
-            (value, [dx, vec![ds]].concat())
-        },
-        &|d| program_7_on_duals(&d[..4], d[4]),
-    );
-    let p = point(7);
-    let (value, (dx, ds)) = program_7::grad(&p[..4], p[4]);
-    faces(
-        "program_7",
-        p,
         point(7 + 7),
-        (value, &dx, ds),
-        &|p, t| program_7::jvp(&p[..4], p[4], &t[..4], t[4]),
-        &|p, dx, ds| program_7::grad_into(&p[..4], p[4], dx, ds),
+        &program_7_faces,
+        &program_7_f64_faces,
+        &program_7_objective_on_duals,
     );
-    let (value_f64, (dx_f64, ds_f64)) = program_7_f64::grad(&p[..4], p[4]);
-    same(
-        "program_7_f64",
-        [value, ds].iter().chain(&dx),
-        [value_f64, ds_f64].iter().chain(&dx_f64),
+    at_f32::<18>(
+        "program_7",
+        point(7),
+        &program_7_faces,
+        &program_7_objective_on_duals,
     );
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_8<T: gradtape::Float>(x: &[T], s: T) -> T {
-    let (n1, n2) = (s, (x[2]).max(x[0]).powi(2));
-    let mut a3 = (n1
-        / (T::from(1.5).unwrap()
-            + ((T::from(-0.6).unwrap()) * (T::from(-0.6).unwrap()) + T::one()).ln()
-                * ((T::from(-0.6).unwrap()) * (T::from(-0.6).unwrap()) + T::one()).ln()));
-    a3 = a3 * T::from(-0.2).unwrap()
-        + (((x[3]).powi(3) * (x[3]).powi(3) + T::one()).ln()
-            / (T::from(1.5).unwrap()
-                + ((x[1]).mul_add(x[1], T::from(-1.5).unwrap())
-                    / (T::from(1.5).unwrap()
-                        + (x.windows(2)
-                            .map(|w| (w[1] - w[0]) * T::from(-1.2).unwrap())
-                            .sum::<T>())
-                            * (x.windows(2)
-                                .map(|w| (w[1] - w[0]) * T::from(-1.2).unwrap())
-                                .sum::<T>())))
-                    * ((x[1]).mul_add(x[1], T::from(-1.5).unwrap())
-                        / (T::from(1.5).unwrap()
-                            + (x.windows(2)
-                                .map(|w| (w[1] - w[0]) * T::from(-1.2).unwrap())
-                                .sum::<T>())
-                                * (x.windows(2)
-                                    .map(|w| (w[1] - w[0]) * T::from(-1.2).unwrap())
-                                    .sum::<T>())))));
-    let n4 = (T::from(-1.5).unwrap() - x[3]);
-    let mut b5 = vec![T::zero(); 4];
-    for i in 0..4 {
-        b5[i] = s;
-    }
+fn program_8<T: gradtape::Float>(x: &[T], s: T, out: &mut [T]) -> T {
+    let mut m1 = x[0];
+    let mut t2 = T::zero();
     for i in 1..4 {
-        b5[i] = b5[i - 1] * T::from(0.9).unwrap() + b5[i].tanh();
+        t2 = t2 + (x[i] - m1).exp();
+        m1 = m1.max(x[i]);
     }
-    (n1.min(s) + T::from(-0.9).unwrap()) + b5.iter().copied().sum::<T>()
+    out[2] = out[2] * (out[0]).max(s).powi(2) + x[3];
+    let n3 = if x[3] < (s / (T::from(1.5).unwrap() + (x[1]) * (x[1]))) {
+        (x.iter().step_by(2).map(|v| *v).sum::<T>()).powi(2)
+    } else {
+        (m1.tanh()).cos()
+    };
+    t2 = t2 * T::from(-0.5).unwrap()
+        + x.windows(2)
+            .map(|w| (w[1] - w[0]) * T::from(1.8).unwrap())
+            .sum::<T>();
+    (T::from(-1.5).unwrap() - x[3]) + m1 + t2 + out.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_8_f64(x: &[f64], s: f64) -> f64 {
-    let (n1, n2) = (s, (x[2]).max(x[0]).powi(2));
-    let mut a3 = (n1
-        / ((1.5_f64)
-            + ((-0.6_f64) * (-0.6_f64) + 1.0).ln() * ((-0.6_f64) * (-0.6_f64) + 1.0).ln()));
-    a3 = a3 * (-0.2_f64)
-        + (((x[3]).powi(3) * (x[3]).powi(3) + 1.0).ln()
-            / ((1.5_f64)
-                + ((x[1]).mul_add(x[1], (-1.5_f64))
-                    / ((1.5_f64)
-                        + (x.windows(2)
-                            .map(|w| (w[1] - w[0]) * (-1.2_f64))
-                            .sum::<f64>())
-                            * (x.windows(2)
-                                .map(|w| (w[1] - w[0]) * (-1.2_f64))
-                                .sum::<f64>())))
-                    * ((x[1]).mul_add(x[1], (-1.5_f64))
-                        / ((1.5_f64)
-                            + (x.windows(2)
-                                .map(|w| (w[1] - w[0]) * (-1.2_f64))
-                                .sum::<f64>())
-                                * (x.windows(2)
-                                    .map(|w| (w[1] - w[0]) * (-1.2_f64))
-                                    .sum::<f64>())))));
-    let n4 = ((-1.5_f64) - x[3]);
-    let mut b5 = vec![0.0; 4];
-    for i in 0..4 {
-        b5[i] = s;
-    }
+fn program_8_f64(x: &[f64], s: f64, out: &mut [f64]) -> f64 {
+    let mut m1 = x[0];
+    let mut t2 = 0.0;
     for i in 1..4 {
-        b5[i] = b5[i - 1] * (0.9_f64) + b5[i].tanh();
+        t2 = t2 + (x[i] - m1).exp();
+        m1 = m1.max(x[i]);
     }
-    (n1.min(s) + (-0.9_f64)) + b5.iter().copied().sum::<f64>()
+    out[2] = out[2] * (out[0]).max(s).powi(2) + x[3];
+    let n3 = if x[3] < (s / ((1.5_f64) + (x[1]) * (x[1]))) {
+        (x.iter().step_by(2).map(|v| *v).sum::<f64>()).powi(2)
+    } else {
+        (m1.tanh()).cos()
+    };
+    t2 = t2 * (-0.5_f64) + x.windows(2).map(|w| (w[1] - w[0]) * (1.8_f64)).sum::<f64>();
+    ((-1.5_f64) - x[3]) + m1 + t2 + out.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -1267,113 +2341,171 @@ fn program_8_on_duals<
 >(
     x: &[T],
     s: T,
+    out: &mut [T],
 ) -> T {
-    let (n1, n2) = (s, (x[2]).max(x[0]).powi(2));
-    let mut a3 = (n1
-        / (T::from(1.5).unwrap()
-            + ((T::from(-0.6).unwrap()) * (T::from(-0.6).unwrap()) + T::one()).ln()
-                * ((T::from(-0.6).unwrap()) * (T::from(-0.6).unwrap()) + T::one()).ln()));
-    a3 = a3 * T::from(-0.2).unwrap()
-        + (((x[3]).powi(3) * (x[3]).powi(3) + T::one()).ln()
-            / (T::from(1.5).unwrap()
-                + ((x[1]).mul_add(x[1], T::from(-1.5).unwrap())
-                    / (T::from(1.5).unwrap()
-                        + (x.windows(2)
-                            .map(|w| (w[1] - w[0]) * T::from(-1.2).unwrap())
-                            .sum::<T>())
-                            * (x.windows(2)
-                                .map(|w| (w[1] - w[0]) * T::from(-1.2).unwrap())
-                                .sum::<T>())))
-                    * ((x[1]).mul_add(x[1], T::from(-1.5).unwrap())
-                        / (T::from(1.5).unwrap()
-                            + (x.windows(2)
-                                .map(|w| (w[1] - w[0]) * T::from(-1.2).unwrap())
-                                .sum::<T>())
-                                * (x.windows(2)
-                                    .map(|w| (w[1] - w[0]) * T::from(-1.2).unwrap())
-                                    .sum::<T>())))));
-    let n4 = (T::from(-1.5).unwrap() - x[3]);
-    let mut b5 = vec![T::zero(); 4];
-    for i in 0..4 {
-        b5[i] = s;
-    }
+    let mut m1 = x[0];
+    let mut t2 = T::zero();
     for i in 1..4 {
-        b5[i] = b5[i - 1] * T::from(0.9).unwrap() + b5[i].tanh();
+        t2 = t2 + (x[i] - m1).exp();
+        m1 = m1.max(x[i]);
     }
-    (n1.min(s) + T::from(-0.9).unwrap()) + b5.iter().copied().sum::<T>()
+    out[2] = out[2] * (out[0]).max(s).powi(2) + x[3];
+    let n3 = if x[3] < (s / (T::from(1.5).unwrap() + (x[1]) * (x[1]))) {
+        (x.iter().step_by(2).map(|v| *v).sum::<T>()).powi(2)
+    } else {
+        (m1.tanh()).cos()
+    };
+    t2 = t2 * T::from(-0.5).unwrap()
+        + x.windows(2)
+            .map(|w| (w[1] - w[0]) * T::from(1.8).unwrap())
+            .sum::<T>();
+    (T::from(-1.5).unwrap() - x[3]) + m1 + t2 + out.iter().copied().sum::<T>()
+}
+
+fn program_8_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
+    let mut out = p[5..].to_vec();
+    let primal = program_8::primal(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let itself = program_8(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let (mut dx, mut ds, mut d_out) = (vec![F::zero(); 4], F::zero(), weights::<F>());
+    let value = program_8::grad_into(&p[0..4], p[4], &mut out, &mut dx, &mut ds, &mut d_out);
+    let grad = (value + weighted(&out), [dx, vec![ds], d_out].concat());
+    let mut out = p[5..].to_vec();
+    let (value, pullback) = program_8::vjp(&p[0..4], p[4], &mut out);
+    let mut d_out = weights::<F>();
+    let (dx, ds, _) = pullback(F::one(), &mut d_out);
+    let other = (
+        value + weighted(&out),
+        [
+            dx.unwrap_or(vec![F::zero(); 4]),
+            vec![ds.unwrap_or(F::zero())],
+            d_out,
+        ]
+        .concat(),
+    );
+    let mut out = p[5..].to_vec();
+    let mut t_out = t[5..].to_vec();
+    let (value, tangent) = program_8::jvp(&p[0..4], p[4], &mut out, &t[0..4], t[4], &mut t_out);
+    let jvp = (value + weighted(&out), tangent + weighted(&t_out));
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_8_f64_faces(p: &[f64], t: &[f64]) -> Faces<f64> {
+    type F = f64;
+    let mut out = p[5..].to_vec();
+    let primal = program_8_f64::primal(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let itself = program_8_f64(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let (mut dx, mut ds, mut d_out) = (vec![F::zero(); 4], F::zero(), weights::<F>());
+    let value = program_8_f64::grad_into(&p[0..4], p[4], &mut out, &mut dx, &mut ds, &mut d_out);
+    let grad = (value + weighted(&out), [dx, vec![ds], d_out].concat());
+    let mut out = p[5..].to_vec();
+    let (value, pullback) = program_8_f64::vjp(&p[0..4], p[4], &mut out);
+    let mut d_out = weights::<F>();
+    let (dx, ds, _) = pullback(F::one(), &mut d_out);
+    let other = (
+        value + weighted(&out),
+        [
+            dx.unwrap_or(vec![F::zero(); 4]),
+            vec![ds.unwrap_or(F::zero())],
+            d_out,
+        ]
+        .concat(),
+    );
+    let mut out = p[5..].to_vec();
+    let mut t_out = t[5..].to_vec();
+    let (value, tangent) = program_8_f64::jvp(&p[0..4], p[4], &mut out, &t[0..4], t[4], &mut t_out);
+    let jvp = (value + weighted(&out), tangent + weighted(&t_out));
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_8_objective_on_duals<
+    D: num_traits::Float
+        + std::iter::Sum
+        + std::ops::AddAssign
+        + std::ops::SubAssign
+        + std::ops::MulAssign,
+>(
+    d: &[D],
+) -> D {
+    let mut out = d[5..].to_vec();
+    program_8_on_duals(&d[0..4], d[4], &mut out) + weighted(&out)
 }
 
 #[test]
 fn program_8_matches_dual_numbers_and_finite_differences() {
-    check(
+    check::<9>(
         "program_8",
         point(8),
-        &|p| program_8::primal(&p[..4], p[4]),
-        &|p| program_8(&p[..4], p[4]),
-        &|p| {
-            let (value, (dx, ds)) = program_8::grad(&p[..4], p[4]);
-            (value, [dx, vec![ds]].concat())
-        },
-        &|d| program_8_on_duals(&d[..4], d[4]),
-    );
-    let p = point(8);
-    let (value, (dx, ds)) = program_8::grad(&p[..4], p[4]);
-    faces(
-        "program_8",
-        p,
         point(8 + 7),
-        (value, &dx, ds),
-        &|p, t| program_8::jvp(&p[..4], p[4], &t[..4], t[4]),
-        &|p, dx, ds| program_8::grad_into(&p[..4], p[4], dx, ds),
+        &program_8_faces,
+        &program_8_f64_faces,
+        &program_8_objective_on_duals,
     );
-    let (value_f64, (dx_f64, ds_f64)) = program_8_f64::grad(&p[..4], p[4]);
-    same(
-        "program_8_f64",
-        [value, ds].iter().chain(&dx),
-        [value_f64, ds_f64].iter().chain(&dx_f64),
+    at_f32::<9>(
+        "program_8",
+        point(8),
+        &program_8_faces,
+        &program_8_objective_on_duals,
     );
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_9<T: gradtape::Float>(x: &[T], s: T) -> T {
-    let mut b1 = x.to_vec();
-    let k2 = x[1];
-    helper_smooth(&mut b1, k2);
-    if (T::from(-1.8).unwrap() * T::from(1.1).unwrap()) <= (x[1]).sin() {
-        return (x[3] + s).hypot(T::one());
+fn program_9<T: gradtape::Float>(#[differentiable] p: &Params<T>, x: &[T], s: T) -> T {
+    let n1 = (T::from(-0.7).unwrap()).powi(2);
+    if x[3] < (x[2]).atan() {
+        return (s.sin()).hypot(T::one());
     }
-    let f3 = move |v: T| v.abs();
-    let (n4, n5) = helper_pair(
-        ((x[2]).signum() * (T::from(-1.0).unwrap()).cos()),
-        (T::from(1.8).unwrap() / (T::from(1.5).unwrap() + (x[0]) * (x[0]))).abs(),
+    let mut b2 = x.to_vec();
+    let k3 = (n1 + x[0]);
+    b2[1] += k3;
+    let n4 = helper_soft(
+        ((x[3]) * (x[3]) + T::one()).sqrt().min(n1.cos()),
+        (b2[2]).abs().min((p.b).min(s)),
     );
-    if ((n4 * n4 + T::one()).ln() - (n5 * T::from(0.6).unwrap())) < (x[3]).powi(3) {
-        return x[0];
+    for v in b2.iter_mut() {
+        *v = (*v).clamp(T::from(-0.8).unwrap(), T::from(0.9).unwrap());
     }
-    let n6 = (b1[0]).max((b1[3]).min(x[2]).tanh());
-    (n4.powi(2)).min(n4) + n4 + n6 + b1.iter().copied().sum::<T>()
+    let f5 = move |v: T| (v * v + T::one()).ln() * n4;
+    let n6 = f5(n4);
+    (x[3] + (T::from(0.7).unwrap()).sin()) + p.a + n1 + b2.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_9_f64(x: &[f64], s: f64) -> f64 {
-    let mut b1 = x.to_vec();
-    let k2 = x[1];
-    helper_smooth(&mut b1, k2);
-    if ((-1.8_f64) * (1.1_f64)) <= (x[1]).sin() {
-        return (x[3] + s).hypot(1.0);
+fn program_9_f64(#[differentiable] p: &Params<f64>, x: &[f64], s: f64) -> f64 {
+    let n1 = (-0.7_f64).powi(2);
+    if x[3] < (x[2]).atan() {
+        return (s.sin()).hypot(1.0);
     }
-    let f3 = move |v: f64| v.abs();
-    let (n4, n5) = helper_pair(
-        ((x[2]).signum() * (-1.0_f64).cos()),
-        ((1.8_f64) / ((1.5_f64) + (x[0]) * (x[0]))).abs(),
+    let mut b2 = x.to_vec();
+    let k3 = (n1 + x[0]);
+    b2[1] += k3;
+    let n4 = helper_soft(
+        ((x[3]) * (x[3]) + 1.0).sqrt().min(n1.cos()),
+        (b2[2]).abs().min((p.b).min(s)),
     );
-    if ((n4 * n4 + 1.0).ln() - (n5 * (0.6_f64))) < (x[3]).powi(3) {
-        return x[0];
+    for v in b2.iter_mut() {
+        *v = (*v).clamp((-0.8_f64), (0.9_f64));
     }
-    let n6 = (b1[0]).max((b1[3]).min(x[2]).tanh());
-    (n4.powi(2)).min(n4) + n4 + n6 + b1.iter().copied().sum::<f64>()
+    let f5 = move |v: f64| (v * v + 1.0).ln() * n4;
+    let n6 = f5(n4);
+    (x[3] + (0.7_f64).sin()) + p.a + n1 + b2.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -1384,101 +2516,189 @@ fn program_9_on_duals<
         + std::ops::SubAssign
         + std::ops::MulAssign,
 >(
+    p: &Params<T>,
     x: &[T],
     s: T,
 ) -> T {
-    let mut b1 = x.to_vec();
-    let k2 = x[1];
-    helper_smooth_on_duals(&mut b1, k2);
-    if (T::from(-1.8).unwrap() * T::from(1.1).unwrap()) <= (x[1]).sin() {
-        return (x[3] + s).hypot(T::one());
+    let n1 = (T::from(-0.7).unwrap()).powi(2);
+    if x[3] < (x[2]).atan() {
+        return (s.sin()).hypot(T::one());
     }
-    let f3 = move |v: T| v.abs();
-    let (n4, n5) = helper_pair_on_duals(
-        ((x[2]).signum() * (T::from(-1.0).unwrap()).cos()),
-        (T::from(1.8).unwrap() / (T::from(1.5).unwrap() + (x[0]) * (x[0]))).abs(),
+    let mut b2 = x.to_vec();
+    let k3 = (n1 + x[0]);
+    b2[1] += k3;
+    let n4 = helper_soft_on_duals(
+        ((x[3]) * (x[3]) + T::one()).sqrt().min(n1.cos()),
+        (b2[2]).abs().min((p.b).min(s)),
     );
-    if ((n4 * n4 + T::one()).ln() - (n5 * T::from(0.6).unwrap())) < (x[3]).powi(3) {
-        return x[0];
+    for v in b2.iter_mut() {
+        *v = (*v).clamp(T::from(-0.8).unwrap(), T::from(0.9).unwrap());
     }
-    let n6 = (b1[0]).max((b1[3]).min(x[2]).tanh());
-    (n4.powi(2)).min(n4) + n4 + n6 + b1.iter().copied().sum::<T>()
+    let f5 = move |v: T| (v * v + T::one()).ln() * n4;
+    let n6 = f5(n4);
+    (x[3] + (T::from(0.7).unwrap()).sin()) + p.a + n1 + b2.iter().copied().sum::<T>()
+}
+
+fn program_9_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
+    let primal = program_9::primal(&params(&p[..9]), &p[9..13], p[13]);
+    let itself = program_9(&params(&p[..9]), &p[9..13], p[13]);
+    let (value, (d_params, dx, ds)) = program_9::grad(&params(&p[..9]), &p[9..13], p[13]);
+    let grad = (value, [flat(&d_params), dx, vec![ds]].concat());
+    let mut d_params = params(&[F::zero(); 9]);
+    let (mut dx, mut ds) = (vec![F::zero(); 4], F::zero());
+    let value = program_9::grad_into(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &mut d_params,
+        &mut dx,
+        &mut ds,
+    );
+    let other = (value, [flat(&d_params), dx, vec![ds]].concat());
+    let jvp = program_9::jvp(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &params(&t[..9]),
+        &t[9..13],
+        t[13],
+    );
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_9_f64_faces(p: &[f64], t: &[f64]) -> Faces<f64> {
+    type F = f64;
+    let primal = program_9_f64::primal(&params(&p[..9]), &p[9..13], p[13]);
+    let itself = program_9_f64(&params(&p[..9]), &p[9..13], p[13]);
+    let (value, (d_params, dx, ds)) = program_9_f64::grad(&params(&p[..9]), &p[9..13], p[13]);
+    let grad = (value, [flat(&d_params), dx, vec![ds]].concat());
+    let mut d_params = params(&[F::zero(); 9]);
+    let (mut dx, mut ds) = (vec![F::zero(); 4], F::zero());
+    let value = program_9_f64::grad_into(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &mut d_params,
+        &mut dx,
+        &mut ds,
+    );
+    let other = (value, [flat(&d_params), dx, vec![ds]].concat());
+    let jvp = program_9_f64::jvp(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &params(&t[..9]),
+        &t[9..13],
+        t[13],
+    );
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_9_objective_on_duals<
+    D: num_traits::Float
+        + std::iter::Sum
+        + std::ops::AddAssign
+        + std::ops::SubAssign
+        + std::ops::MulAssign,
+>(
+    d: &[D],
+) -> D {
+    program_9_on_duals(&params(&d[..9]), &d[9..13], d[13])
 }
 
 #[test]
 fn program_9_matches_dual_numbers_and_finite_differences() {
-    check(
+    check::<14>(
         "program_9",
         point(9),
-        &|p| program_9::primal(&p[..4], p[4]),
-        &|p| program_9(&p[..4], p[4]),
-        &|p| {
-            let (value, (dx, ds)) = program_9::grad(&p[..4], p[4]);
-            (value, [dx, vec![ds]].concat())
-        },
-        &|d| program_9_on_duals(&d[..4], d[4]),
-    );
-    let p = point(9);
-    let (value, (dx, ds)) = program_9::grad(&p[..4], p[4]);
-    faces(
-        "program_9",
-        p,
         point(9 + 7),
-        (value, &dx, ds),
-        &|p, t| program_9::jvp(&p[..4], p[4], &t[..4], t[4]),
-        &|p, dx, ds| program_9::grad_into(&p[..4], p[4], dx, ds),
+        &program_9_faces,
+        &program_9_f64_faces,
+        &program_9_objective_on_duals,
     );
-    let (value_f64, (dx_f64, ds_f64)) = program_9_f64::grad(&p[..4], p[4]);
-    same(
-        "program_9_f64",
-        [value, ds].iter().chain(&dx),
-        [value_f64, ds_f64].iter().chain(&dx_f64),
+    at_f32::<14>(
+        "program_9",
+        point(9),
+        &program_9_faces,
+        &program_9_objective_on_duals,
     );
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_10<T: gradtape::Float>(x: &[T], s: T) -> T {
-    let n1 = helper_power((T::from(0.4).unwrap()).cos(), 3);
-    let mut a2 = n1;
-    a2 = a2 * T::from(0.8).unwrap() + T::from(-1.8).unwrap();
-    let mut b3 = x.to_vec();
-    b3[3] = b3[3] * (x[1] - s).max((T::from(1.4).unwrap()).mul_add(s, s)) + x[1];
-    let (n4, n5) = (
-        ((b3[1]).min(x[1]) * (b3[1]).min(x[1]) + T::one()).ln(),
-        ((T::from(0.6).unwrap() - x[2])
-            * ((T::from(-1.8).unwrap()) * (T::from(-1.8).unwrap()) + T::one()).sqrt()),
-    );
-    if (x[1]).max(T::from(-0.2).unwrap()).cos() > n4 {
-        a2 = ((x[3]) * (x[3]) + T::one())
-            .sqrt()
-            .mul_add(x.iter().step_by(2).map(|v| *v).sum::<T>(), b3[1]);
-    } else {
-        a2 = a2 - (n5 - x[3]).sin();
+    let mut a1 = x[1];
+    for pair in x.chunks(2) {
+        a1 = a1 * T::from(-0.5).unwrap() + pair[0] * pair[1].tanh();
     }
-    x[1] + n1 + n4 + b3.iter().copied().sum::<T>()
+    let (n2, n3) = helper_pair(
+        ((s + a1) * (s + a1) + T::one()).sqrt(),
+        (s + x[3]).tanh().exp(),
+    );
+    let mut r6 = (x[3]).clamp(T::from(-0.8).unwrap(), T::from(0.9).unwrap());
+    let mut k5 = 0;
+    let n4 = loop {
+        r6 = (r6 * T::from(0.7).unwrap() + T::from(-1.9).unwrap()).sin();
+        k5 += 1;
+        if k5 == 3 {
+            break r6 * r6;
+        }
+    };
+    let n7 = if s > (x[0]).powi(2) {
+        s.max(s)
+    } else {
+        (x.windows(2)
+            .map(|w| (w[1] - w[0]) * T::from(-0.2).unwrap())
+            .sum::<T>()
+            - n2.hypot(T::one()))
+    };
+    let mut b8 = x.to_vec();
+    let k9 = x[3];
+    b8[3] += k9;
+    (x[2]).max(n3) + a1 + n7 + b8.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_10_f64(x: &[f64], s: f64) -> f64 {
-    let n1 = helper_power((0.4_f64).cos(), 3);
-    let mut a2 = n1;
-    a2 = a2 * (0.8_f64) + (-1.8_f64);
-    let mut b3 = x.to_vec();
-    b3[3] = b3[3] * (x[1] - s).max((1.4_f64).mul_add(s, s)) + x[1];
-    let (n4, n5) = (
-        ((b3[1]).min(x[1]) * (b3[1]).min(x[1]) + 1.0).ln(),
-        (((0.6_f64) - x[2]) * ((-1.8_f64) * (-1.8_f64) + 1.0).sqrt()),
-    );
-    if (x[1]).max((-0.2_f64)).cos() > n4 {
-        a2 = ((x[3]) * (x[3]) + 1.0)
-            .sqrt()
-            .mul_add(x.iter().step_by(2).map(|v| *v).sum::<f64>(), b3[1]);
-    } else {
-        a2 = a2 - (n5 - x[3]).sin();
+    let mut a1 = x[1];
+    for pair in x.chunks(2) {
+        a1 = a1 * (-0.5_f64) + pair[0] * pair[1].tanh();
     }
-    x[1] + n1 + n4 + b3.iter().copied().sum::<f64>()
+    let (n2, n3) = helper_pair(((s + a1) * (s + a1) + 1.0).sqrt(), (s + x[3]).tanh().exp());
+    let mut r6 = (x[3]).clamp((-0.8_f64), (0.9_f64));
+    let mut k5 = 0;
+    let n4 = loop {
+        r6 = (r6 * (0.7_f64) + (-1.9_f64)).sin();
+        k5 += 1;
+        if k5 == 3 {
+            break r6 * r6;
+        }
+    };
+    let n7 = if s > (x[0]).powi(2) {
+        s.max(s)
+    } else {
+        (x.windows(2)
+            .map(|w| (w[1] - w[0]) * (-0.2_f64))
+            .sum::<f64>()
+            - n2.hypot(1.0))
+    };
+    let mut b8 = x.to_vec();
+    let k9 = x[3];
+    b8[3] += k9;
+    (x[2]).max(n3) + a1 + n7 + b8.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -1492,101 +2712,149 @@ fn program_10_on_duals<
     x: &[T],
     s: T,
 ) -> T {
-    let n1 = helper_power_on_duals((T::from(0.4).unwrap()).cos(), 3);
-    let mut a2 = n1;
-    a2 = a2 * T::from(0.8).unwrap() + T::from(-1.8).unwrap();
-    let mut b3 = x.to_vec();
-    b3[3] = b3[3] * (x[1] - s).max((T::from(1.4).unwrap()).mul_add(s, s)) + x[1];
-    let (n4, n5) = (
-        ((b3[1]).min(x[1]) * (b3[1]).min(x[1]) + T::one()).ln(),
-        ((T::from(0.6).unwrap() - x[2])
-            * ((T::from(-1.8).unwrap()) * (T::from(-1.8).unwrap()) + T::one()).sqrt()),
-    );
-    if (x[1]).max(T::from(-0.2).unwrap()).cos() > n4 {
-        a2 = ((x[3]) * (x[3]) + T::one())
-            .sqrt()
-            .mul_add(x.iter().step_by(2).map(|v| *v).sum::<T>(), b3[1]);
-    } else {
-        a2 = a2 - (n5 - x[3]).sin();
+    let mut a1 = x[1];
+    for pair in x.chunks(2) {
+        a1 = a1 * T::from(-0.5).unwrap() + pair[0] * pair[1].tanh();
     }
-    x[1] + n1 + n4 + b3.iter().copied().sum::<T>()
+    let (n2, n3) = helper_pair_on_duals(
+        ((s + a1) * (s + a1) + T::one()).sqrt(),
+        (s + x[3]).tanh().exp(),
+    );
+    let mut r6 = (x[3]).clamp(T::from(-0.8).unwrap(), T::from(0.9).unwrap());
+    let mut k5 = 0;
+    let n4 = loop {
+        r6 = (r6 * T::from(0.7).unwrap() + T::from(-1.9).unwrap()).sin();
+        k5 += 1;
+        if k5 == 3 {
+            break r6 * r6;
+        }
+    };
+    let n7 = if s > (x[0]).powi(2) {
+        s.max(s)
+    } else {
+        (x.windows(2)
+            .map(|w| (w[1] - w[0]) * T::from(-0.2).unwrap())
+            .sum::<T>()
+            - n2.hypot(T::one()))
+    };
+    let mut b8 = x.to_vec();
+    let k9 = x[3];
+    b8[3] += k9;
+    (x[2]).max(n3) + a1 + n7 + b8.iter().copied().sum::<T>()
+}
+
+fn program_10_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
+    let primal = program_10::primal(&p[0..4], p[4]);
+    let itself = program_10(&p[0..4], p[4]);
+    let (value, (dx, ds)) = program_10::grad(&p[0..4], p[4]);
+    let grad = (value, [dx, vec![ds]].concat());
+    let (mut dx, mut ds) = (vec![F::zero(); 4], F::zero());
+    let value = program_10::grad_into(&p[0..4], p[4], &mut dx, &mut ds);
+    let other = (value, [dx, vec![ds]].concat());
+    let jvp = program_10::jvp(&p[0..4], p[4], &t[0..4], t[4]);
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_10_f64_faces(p: &[f64], t: &[f64]) -> Faces<f64> {
+    type F = f64;
+    let primal = program_10_f64::primal(&p[0..4], p[4]);
+    let itself = program_10_f64(&p[0..4], p[4]);
+    let (value, (dx, ds)) = program_10_f64::grad(&p[0..4], p[4]);
+    let grad = (value, [dx, vec![ds]].concat());
+    let (mut dx, mut ds) = (vec![F::zero(); 4], F::zero());
+    let value = program_10_f64::grad_into(&p[0..4], p[4], &mut dx, &mut ds);
+    let other = (value, [dx, vec![ds]].concat());
+    let jvp = program_10_f64::jvp(&p[0..4], p[4], &t[0..4], t[4]);
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_10_objective_on_duals<
+    D: num_traits::Float
+        + std::iter::Sum
+        + std::ops::AddAssign
+        + std::ops::SubAssign
+        + std::ops::MulAssign,
+>(
+    d: &[D],
+) -> D {
+    program_10_on_duals(&d[0..4], d[4])
 }
 
 #[test]
 fn program_10_matches_dual_numbers_and_finite_differences() {
-    check(
+    check::<5>(
         "program_10",
         point(10),
-        &|p| program_10::primal(&p[..4], p[4]),
-        &|p| program_10(&p[..4], p[4]),
-        &|p| {
-            let (value, (dx, ds)) = program_10::grad(&p[..4], p[4]);
-            (value, [dx, vec![ds]].concat())
-        },
-        &|d| program_10_on_duals(&d[..4], d[4]),
-    );
-    let p = point(10);
-    let (value, (dx, ds)) = program_10::grad(&p[..4], p[4]);
-    faces(
-        "program_10",
-        p,
         point(10 + 7),
-        (value, &dx, ds),
-        &|p, t| program_10::jvp(&p[..4], p[4], &t[..4], t[4]),
-        &|p, dx, ds| program_10::grad_into(&p[..4], p[4], dx, ds),
+        &program_10_faces,
+        &program_10_f64_faces,
+        &program_10_objective_on_duals,
     );
-    let (value_f64, (dx_f64, ds_f64)) = program_10_f64::grad(&p[..4], p[4]);
-    same(
-        "program_10_f64",
-        [value, ds].iter().chain(&dx),
-        [value_f64, ds_f64].iter().chain(&dx_f64),
+    at_f32::<5>(
+        "program_10",
+        point(10),
+        &program_10_faces,
+        &program_10_objective_on_duals,
     );
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_11<T: gradtape::Float>(x: &[T], s: T) -> T {
-    let mut a1 = s.hypot(T::one());
-    'outer: for i in 0..4 {
-        for j in 0..4 {
-            if ((x[j]).min(x[(j + 3) % 4]) * (s * s + T::one()).ln()) <= (s + a1) {
-                break 'outer;
-            }
-            a1 = (a1 + a1.min((x[(j + 1) % 4]).tanh()) * x[i]).tanh();
-        }
+fn program_11<T: gradtape::Float>(x: &[T], s: T, out: &mut [T]) -> T {
+    let f1 = move |v: T| ((s.max(v)) * (s.max(v)) + T::one()).sqrt();
+    let n2 = f1(((x[3]).min(s) * (s * s + T::one()).ln()));
+    for v in out.iter_mut() {
+        *v = (*v).atan();
     }
-    let (n2, n3) = (x[3], (s.min(a1)).atan());
-    let n4 = (x[2] + ((x[2] + n3) * (x[2] + n3) + T::one()).sqrt());
-    a1 += a1.min(x[1]);
-    let mut b5 = x.to_vec();
     for i in 1..4 {
-        b5[i] = b5[i - 1] * T::from(-1.0).unwrap() + b5[i].tanh();
+        out[i] = out[i - 1] * T::from(-0.5).unwrap() + out[i].tanh();
     }
-    let n6 = x[3];
-    x[2] + a1 + n4 + b5.iter().copied().sum::<T>()
+    let n3 = helper_soft(
+        (T::from(1.7).unwrap()).tanh(),
+        out.iter().rev().map(|v| s).sum::<T>(),
+    );
+    for (o, v) in out.iter_mut().zip(x.iter()) {
+        *o = (s.mul_add(T::from(0.8).unwrap(), *o) * (s * s + T::one()).ln())
+            * T::from(0.9).unwrap()
+            + (*v).sin();
+    }
+    for v in out.iter_mut() {
+        *v = (*v).min(s.min(*v));
+    }
+    (T::from(0.3).unwrap()).powi(3).cos() + n3 + out.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_11_f64(x: &[f64], s: f64) -> f64 {
-    let mut a1 = s.hypot(1.0);
-    'outer: for i in 0..4 {
-        for j in 0..4 {
-            if ((x[j]).min(x[(j + 3) % 4]) * (s * s + 1.0).ln()) <= (s + a1) {
-                break 'outer;
-            }
-            a1 = (a1 + a1.min((x[(j + 1) % 4]).tanh()) * x[i]).tanh();
-        }
+fn program_11_f64(x: &[f64], s: f64, out: &mut [f64]) -> f64 {
+    let f1 = move |v: f64| ((s.max(v)) * (s.max(v)) + 1.0).sqrt();
+    let n2 = f1(((x[3]).min(s) * (s * s + 1.0).ln()));
+    for v in out.iter_mut() {
+        *v = (*v).atan();
     }
-    let (n2, n3) = (x[3], (s.min(a1)).atan());
-    let n4 = (x[2] + ((x[2] + n3) * (x[2] + n3) + 1.0).sqrt());
-    a1 += a1.min(x[1]);
-    let mut b5 = x.to_vec();
     for i in 1..4 {
-        b5[i] = b5[i - 1] * (-1.0_f64) + b5[i].tanh();
+        out[i] = out[i - 1] * (-0.5_f64) + out[i].tanh();
     }
-    let n6 = x[3];
-    x[2] + a1 + n4 + b5.iter().copied().sum::<f64>()
+    let n3 = helper_soft((1.7_f64).tanh(), out.iter().rev().map(|v| s).sum::<f64>());
+    for (o, v) in out.iter_mut().zip(x.iter()) {
+        *o = (s.mul_add((0.8_f64), *o) * (s * s + 1.0).ln()) * (0.9_f64) + (*v).sin();
+    }
+    for v in out.iter_mut() {
+        *v = (*v).min(s.min(*v));
+    }
+    (0.3_f64).powi(3).cos() + n3 + out.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -1599,118 +2867,174 @@ fn program_11_on_duals<
 >(
     x: &[T],
     s: T,
+    out: &mut [T],
 ) -> T {
-    let mut a1 = s.hypot(T::one());
-    'outer: for i in 0..4 {
-        for j in 0..4 {
-            if ((x[j]).min(x[(j + 3) % 4]) * (s * s + T::one()).ln()) <= (s + a1) {
-                break 'outer;
-            }
-            a1 = (a1 + a1.min((x[(j + 1) % 4]).tanh()) * x[i]).tanh();
-        }
+    let f1 = move |v: T| ((s.max(v)) * (s.max(v)) + T::one()).sqrt();
+    let n2 = f1(((x[3]).min(s) * (s * s + T::one()).ln()));
+    for v in out.iter_mut() {
+        *v = (*v).atan();
     }
-    let (n2, n3) = (x[3], (s.min(a1)).atan());
-    let n4 = (x[2] + ((x[2] + n3) * (x[2] + n3) + T::one()).sqrt());
-    a1 += a1.min(x[1]);
-    let mut b5 = x.to_vec();
     for i in 1..4 {
-        b5[i] = b5[i - 1] * T::from(-1.0).unwrap() + b5[i].tanh();
+        out[i] = out[i - 1] * T::from(-0.5).unwrap() + out[i].tanh();
     }
-    let n6 = x[3];
-    x[2] + a1 + n4 + b5.iter().copied().sum::<T>()
+    let n3 = helper_soft_on_duals(
+        (T::from(1.7).unwrap()).tanh(),
+        out.iter().rev().map(|v| s).sum::<T>(),
+    );
+    for (o, v) in out.iter_mut().zip(x.iter()) {
+        *o = (s.mul_add(T::from(0.8).unwrap(), *o) * (s * s + T::one()).ln())
+            * T::from(0.9).unwrap()
+            + (*v).sin();
+    }
+    for v in out.iter_mut() {
+        *v = (*v).min(s.min(*v));
+    }
+    (T::from(0.3).unwrap()).powi(3).cos() + n3 + out.iter().copied().sum::<T>()
+}
+
+fn program_11_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
+    let mut out = p[5..].to_vec();
+    let primal = program_11::primal(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let itself = program_11(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let (mut dx, mut ds, mut d_out) = (vec![F::zero(); 4], F::zero(), weights::<F>());
+    let value = program_11::grad_into(&p[0..4], p[4], &mut out, &mut dx, &mut ds, &mut d_out);
+    let grad = (value + weighted(&out), [dx, vec![ds], d_out].concat());
+    let mut out = p[5..].to_vec();
+    let (value, pullback) = program_11::vjp(&p[0..4], p[4], &mut out);
+    let mut d_out = weights::<F>();
+    let (dx, ds, _) = pullback(F::one(), &mut d_out);
+    let other = (
+        value + weighted(&out),
+        [
+            dx.unwrap_or(vec![F::zero(); 4]),
+            vec![ds.unwrap_or(F::zero())],
+            d_out,
+        ]
+        .concat(),
+    );
+    let mut out = p[5..].to_vec();
+    let mut t_out = t[5..].to_vec();
+    let (value, tangent) = program_11::jvp(&p[0..4], p[4], &mut out, &t[0..4], t[4], &mut t_out);
+    let jvp = (value + weighted(&out), tangent + weighted(&t_out));
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_11_f64_faces(p: &[f64], t: &[f64]) -> Faces<f64> {
+    type F = f64;
+    let mut out = p[5..].to_vec();
+    let primal = program_11_f64::primal(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let itself = program_11_f64(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let (mut dx, mut ds, mut d_out) = (vec![F::zero(); 4], F::zero(), weights::<F>());
+    let value = program_11_f64::grad_into(&p[0..4], p[4], &mut out, &mut dx, &mut ds, &mut d_out);
+    let grad = (value + weighted(&out), [dx, vec![ds], d_out].concat());
+    let mut out = p[5..].to_vec();
+    let (value, pullback) = program_11_f64::vjp(&p[0..4], p[4], &mut out);
+    let mut d_out = weights::<F>();
+    let (dx, ds, _) = pullback(F::one(), &mut d_out);
+    let other = (
+        value + weighted(&out),
+        [
+            dx.unwrap_or(vec![F::zero(); 4]),
+            vec![ds.unwrap_or(F::zero())],
+            d_out,
+        ]
+        .concat(),
+    );
+    let mut out = p[5..].to_vec();
+    let mut t_out = t[5..].to_vec();
+    let (value, tangent) =
+        program_11_f64::jvp(&p[0..4], p[4], &mut out, &t[0..4], t[4], &mut t_out);
+    let jvp = (value + weighted(&out), tangent + weighted(&t_out));
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_11_objective_on_duals<
+    D: num_traits::Float
+        + std::iter::Sum
+        + std::ops::AddAssign
+        + std::ops::SubAssign
+        + std::ops::MulAssign,
+>(
+    d: &[D],
+) -> D {
+    let mut out = d[5..].to_vec();
+    program_11_on_duals(&d[0..4], d[4], &mut out) + weighted(&out)
 }
 
 #[test]
 fn program_11_matches_dual_numbers_and_finite_differences() {
-    check(
+    check::<9>(
         "program_11",
         point(11),
-        &|p| program_11::primal(&p[..4], p[4]),
-        &|p| program_11(&p[..4], p[4]),
-        &|p| {
-            let (value, (dx, ds)) = program_11::grad(&p[..4], p[4]);
-            (value, [dx, vec![ds]].concat())
-        },
-        &|d| program_11_on_duals(&d[..4], d[4]),
-    );
-    let p = point(11);
-    let (value, (dx, ds)) = program_11::grad(&p[..4], p[4]);
-    faces(
-        "program_11",
-        p,
         point(11 + 7),
-        (value, &dx, ds),
-        &|p, t| program_11::jvp(&p[..4], p[4], &t[..4], t[4]),
-        &|p, dx, ds| program_11::grad_into(&p[..4], p[4], dx, ds),
+        &program_11_faces,
+        &program_11_f64_faces,
+        &program_11_objective_on_duals,
     );
-    let (value_f64, (dx_f64, ds_f64)) = program_11_f64::grad(&p[..4], p[4]);
-    same(
-        "program_11_f64",
-        [value, ds].iter().chain(&dx),
-        [value_f64, ds_f64].iter().chain(&dx_f64),
+    at_f32::<9>(
+        "program_11",
+        point(11),
+        &program_11_faces,
+        &program_11_objective_on_duals,
     );
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_12<T: gradtape::Float>(x: &[T], s: T) -> T {
-    let mut b1 = vec![T::zero(); 4];
-    for i in 0..4 {
-        b1[i] = ((x[i]).clamp(T::from(-0.8).unwrap(), T::from(0.9).unwrap()) + s);
+fn program_12<T: gradtape::Float>(x: &[T], s: T, out: &mut [T]) -> T {
+    for v in out.iter_mut() {
+        *v = (*v + *v).atan();
     }
-    b1[2] = b1[2] * (T::from(-1.1).unwrap() * s).sin() + x[2];
-    let mut r4 = (x[1] * b1[2]);
-    let mut k3 = 0;
-    let n2 = loop {
-        r4 = (r4 * T::from(0.7).unwrap()
-            + x.iter()
-                .enumerate()
-                .map(|(k, v)| *v * T::from(k + 1).unwrap())
-                .sum::<T>())
-        .sin();
-        k3 += 1;
-        if k3 == 3 {
-            break r4 * r4;
+    for v in out.iter_mut() {
+        *v = (T::from(-0.8).unwrap()).max(*v);
+    }
+    let mut a1 = (s * x[3]).sin();
+    'outer: for i in 0..4 {
+        for j in 0..4 {
+            if (x[1] * x[j]).sin() >= (out[(j + 1) % 4] - out[(j + 3) % 4]) {
+                break 'outer;
+            }
+            a1 = (a1 + (T::from(1.9).unwrap()).tanh() * x[i]).tanh();
         }
-    };
-    let mut p5 = (b1[0]).tanh();
-    let mut q6 = (T::from(-1.5).unwrap()).min(n2);
-    for i in 0..4 {
-        q6 = q6 - (p5 + x[i]).sin() * T::from(0.5).unwrap();
-        p5 = p5 + q6 * T::from(0.5).unwrap();
     }
-    (s * s + T::one()).sqrt() + p5 + q6 + b1.iter().copied().sum::<T>()
+    (x[0]).tanh().powi(3) + out.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_12_f64(x: &[f64], s: f64) -> f64 {
-    let mut b1 = vec![0.0; 4];
-    for i in 0..4 {
-        b1[i] = ((x[i]).clamp((-0.8_f64), (0.9_f64)) + s);
+fn program_12_f64(x: &[f64], s: f64, out: &mut [f64]) -> f64 {
+    for v in out.iter_mut() {
+        *v = (*v + *v).atan();
     }
-    b1[2] = b1[2] * ((-1.1_f64) * s).sin() + x[2];
-    let mut r4 = (x[1] * b1[2]);
-    let mut k3 = 0;
-    let n2 = loop {
-        r4 = (r4 * (0.7_f64)
-            + x.iter()
-                .enumerate()
-                .map(|(k, v)| *v * ((k + 1) as f64))
-                .sum::<f64>())
-        .sin();
-        k3 += 1;
-        if k3 == 3 {
-            break r4 * r4;
+    for v in out.iter_mut() {
+        *v = (-0.8_f64).max(*v);
+    }
+    let mut a1 = (s * x[3]).sin();
+    'outer: for i in 0..4 {
+        for j in 0..4 {
+            if (x[1] * x[j]).sin() >= (out[(j + 1) % 4] - out[(j + 3) % 4]) {
+                break 'outer;
+            }
+            a1 = (a1 + (1.9_f64).tanh() * x[i]).tanh();
         }
-    };
-    let mut p5 = (b1[0]).tanh();
-    let mut q6 = (-1.5_f64).min(n2);
-    for i in 0..4 {
-        q6 = q6 - (p5 + x[i]).sin() * (0.5_f64);
-        p5 = p5 + q6 * (0.5_f64);
     }
-    (s * s + 1.0).sqrt() + p5 + q6 + b1.iter().copied().sum::<f64>()
+    (x[0]).tanh().powi(3) + out.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -1723,133 +3047,224 @@ fn program_12_on_duals<
 >(
     x: &[T],
     s: T,
+    out: &mut [T],
 ) -> T {
-    let mut b1 = vec![T::zero(); 4];
-    for i in 0..4 {
-        b1[i] = ((x[i]).clamp(T::from(-0.8).unwrap(), T::from(0.9).unwrap()) + s);
+    for v in out.iter_mut() {
+        *v = (*v + *v).atan();
     }
-    b1[2] = b1[2] * (T::from(-1.1).unwrap() * s).sin() + x[2];
-    let mut r4 = (x[1] * b1[2]);
-    let mut k3 = 0;
-    let n2 = loop {
-        r4 = (r4 * T::from(0.7).unwrap()
-            + x.iter()
-                .enumerate()
-                .map(|(k, v)| *v * T::from(k + 1).unwrap())
-                .sum::<T>())
-        .sin();
-        k3 += 1;
-        if k3 == 3 {
-            break r4 * r4;
+    for v in out.iter_mut() {
+        *v = (T::from(-0.8).unwrap()).max(*v);
+    }
+    let mut a1 = (s * x[3]).sin();
+    'outer: for i in 0..4 {
+        for j in 0..4 {
+            if (x[1] * x[j]).sin() >= (out[(j + 1) % 4] - out[(j + 3) % 4]) {
+                break 'outer;
+            }
+            a1 = (a1 + (T::from(1.9).unwrap()).tanh() * x[i]).tanh();
         }
-    };
-    let mut p5 = (b1[0]).tanh();
-    let mut q6 = (T::from(-1.5).unwrap()).min(n2);
-    for i in 0..4 {
-        q6 = q6 - (p5 + x[i]).sin() * T::from(0.5).unwrap();
-        p5 = p5 + q6 * T::from(0.5).unwrap();
     }
-    (s * s + T::one()).sqrt() + p5 + q6 + b1.iter().copied().sum::<T>()
+    (x[0]).tanh().powi(3) + out.iter().copied().sum::<T>()
+}
+
+fn program_12_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
+    let mut out = p[5..].to_vec();
+    let primal = program_12::primal(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let itself = program_12(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let (mut dx, mut ds, mut d_out) = (vec![F::zero(); 4], F::zero(), weights::<F>());
+    let value = program_12::grad_into(&p[0..4], p[4], &mut out, &mut dx, &mut ds, &mut d_out);
+    let grad = (value + weighted(&out), [dx, vec![ds], d_out].concat());
+    let mut out = p[5..].to_vec();
+    let (value, pullback) = program_12::vjp(&p[0..4], p[4], &mut out);
+    let mut d_out = weights::<F>();
+    let (dx, ds, _) = pullback(F::one(), &mut d_out);
+    let other = (
+        value + weighted(&out),
+        [
+            dx.unwrap_or(vec![F::zero(); 4]),
+            vec![ds.unwrap_or(F::zero())],
+            d_out,
+        ]
+        .concat(),
+    );
+    let mut out = p[5..].to_vec();
+    let mut t_out = t[5..].to_vec();
+    let (value, tangent) = program_12::jvp(&p[0..4], p[4], &mut out, &t[0..4], t[4], &mut t_out);
+    let jvp = (value + weighted(&out), tangent + weighted(&t_out));
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_12_f64_faces(p: &[f64], t: &[f64]) -> Faces<f64> {
+    type F = f64;
+    let mut out = p[5..].to_vec();
+    let primal = program_12_f64::primal(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let itself = program_12_f64(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let (mut dx, mut ds, mut d_out) = (vec![F::zero(); 4], F::zero(), weights::<F>());
+    let value = program_12_f64::grad_into(&p[0..4], p[4], &mut out, &mut dx, &mut ds, &mut d_out);
+    let grad = (value + weighted(&out), [dx, vec![ds], d_out].concat());
+    let mut out = p[5..].to_vec();
+    let (value, pullback) = program_12_f64::vjp(&p[0..4], p[4], &mut out);
+    let mut d_out = weights::<F>();
+    let (dx, ds, _) = pullback(F::one(), &mut d_out);
+    let other = (
+        value + weighted(&out),
+        [
+            dx.unwrap_or(vec![F::zero(); 4]),
+            vec![ds.unwrap_or(F::zero())],
+            d_out,
+        ]
+        .concat(),
+    );
+    let mut out = p[5..].to_vec();
+    let mut t_out = t[5..].to_vec();
+    let (value, tangent) =
+        program_12_f64::jvp(&p[0..4], p[4], &mut out, &t[0..4], t[4], &mut t_out);
+    let jvp = (value + weighted(&out), tangent + weighted(&t_out));
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_12_objective_on_duals<
+    D: num_traits::Float
+        + std::iter::Sum
+        + std::ops::AddAssign
+        + std::ops::SubAssign
+        + std::ops::MulAssign,
+>(
+    d: &[D],
+) -> D {
+    let mut out = d[5..].to_vec();
+    program_12_on_duals(&d[0..4], d[4], &mut out) + weighted(&out)
 }
 
 #[test]
 fn program_12_matches_dual_numbers_and_finite_differences() {
-    check(
+    check::<9>(
         "program_12",
         point(12),
-        &|p| program_12::primal(&p[..4], p[4]),
-        &|p| program_12(&p[..4], p[4]),
-        &|p| {
-            let (value, (dx, ds)) = program_12::grad(&p[..4], p[4]);
-            (value, [dx, vec![ds]].concat())
-        },
-        &|d| program_12_on_duals(&d[..4], d[4]),
-    );
-    let p = point(12);
-    let (value, (dx, ds)) = program_12::grad(&p[..4], p[4]);
-    faces(
-        "program_12",
-        p,
         point(12 + 7),
-        (value, &dx, ds),
-        &|p, t| program_12::jvp(&p[..4], p[4], &t[..4], t[4]),
-        &|p, dx, ds| program_12::grad_into(&p[..4], p[4], dx, ds),
+        &program_12_faces,
+        &program_12_f64_faces,
+        &program_12_objective_on_duals,
     );
-    let (value_f64, (dx_f64, ds_f64)) = program_12_f64::grad(&p[..4], p[4]);
-    same(
-        "program_12_f64",
-        [value, ds].iter().chain(&dx),
-        [value_f64, ds_f64].iter().chain(&dx_f64),
+    at_f32::<9>(
+        "program_12",
+        point(12),
+        &program_12_faces,
+        &program_12_objective_on_duals,
     );
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_13<T: gradtape::Float>(x: &[T], s: T) -> T {
-    if s.min(s.min(T::from(1.7).unwrap())) >= s.mul_add(T::from(-1.4).unwrap(), s) {
-        return (x[1]).mul_add(
-            x.iter().map(|v| T::from(1.0).unwrap()).sum::<T>(),
-            T::from(1.5).unwrap(),
-        );
+fn program_13<T: gradtape::Float>(
+    #[differentiable] p: &Params<T>,
+    x: &[T],
+    s: T,
+    out: &mut [T],
+) -> T {
+    let mut a1 = p.b;
+    'outer: for i in 0..4 {
+        for j in 0..4 {
+            if out[(j + 1) % 4] < (x[(j + 1) % 4]).powi(3) {
+                break 'outer;
+            }
+            a1 = (a1
+                + (T::from(0.2).unwrap())
+                    .mul_add(T::from(-0.7).unwrap(), x[j])
+                    .max((a1 - a1))
+                    * x[i])
+                .tanh();
+        }
     }
-    let mut a1 = s;
+    out[1] = out[1] * ((T::from(1.4).unwrap()) * (T::from(1.4).unwrap()) + T::one()).powf(s.tanh())
+        + out[0];
+    out[2] = (x[0]).atan();
     let mut k2 = 0;
-    while k2 < 3 {
-        a1 = (a1 + s).tanh();
-        k2 += 1;
-    }
-    let n3 = helper_power((((x[2]).floor() + (x[0])) * (x[2]).cos()), 3);
-    let mut b4 = vec![T::zero(); 4];
-    for i in 0..4 {
-        b4[i] = (s - (x[i]).max(s));
-    }
-    let k5 = T::from(0.3).unwrap();
-    b4[1] += k5;
-    let n6 = helper_power(
-        (x.iter()
-            .enumerate()
-            .map(|(k, v)| *v * T::from(k + 1).unwrap())
-            .sum::<T>())
-        .tanh()
-        .exp(),
-        1,
-    );
-    let n7 = (T::from(-1.4).unwrap() + x[2])
-        .mul_add((s - b4[2]), s)
+    while k2 < 1 {
+        a1 = (a1
+            + (out
+                .iter()
+                .enumerate()
+                .map(|(k, v)| *v * T::from(k + 1).unwrap())
+                .sum::<T>())
+            .hypot(T::one()))
         .tanh();
-    (x[0] + (x[3]).tanh().exp()) + n3 + n6 + b4.iter().copied().sum::<T>()
+        k2 += 1;
+    }
+    let n3 = p.w.iter().take(3).map(|v| s).sum::<T>();
+    for i in (0..4).rev() {
+        if p.w.iter().map(|v| s).sum::<T>() <= p.v[i] {
+            a1 = s;
+        } else {
+            a1 = a1
+                - x.iter()
+                    .enumerate()
+                    .map(|(k, v)| *v * T::from(k + 1).unwrap())
+                    .sum::<T>();
+        }
+        a1 += s;
+        a1 *= T::from(-0.8).unwrap();
+    }
+    (out[3] + x[3]) + p.v[2] + out.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_13_f64(x: &[f64], s: f64) -> f64 {
-    if s.min(s.min((1.7_f64))) >= s.mul_add((-1.4_f64), s) {
-        return (x[1]).mul_add(x.iter().map(|v| (1.0_f64)).sum::<f64>(), (1.5_f64));
+fn program_13_f64(#[differentiable] p: &Params<f64>, x: &[f64], s: f64, out: &mut [f64]) -> f64 {
+    let mut a1 = p.b;
+    'outer: for i in 0..4 {
+        for j in 0..4 {
+            if out[(j + 1) % 4] < (x[(j + 1) % 4]).powi(3) {
+                break 'outer;
+            }
+            a1 = (a1 + (0.2_f64).mul_add((-0.7_f64), x[j]).max((a1 - a1)) * x[i]).tanh();
+        }
     }
-    let mut a1 = s;
+    out[1] = out[1] * ((1.4_f64) * (1.4_f64) + 1.0).powf(s.tanh()) + out[0];
+    out[2] = (x[0]).atan();
     let mut k2 = 0;
-    while k2 < 3 {
-        a1 = (a1 + s).tanh();
+    while k2 < 1 {
+        a1 = (a1
+            + (out
+                .iter()
+                .enumerate()
+                .map(|(k, v)| *v * ((k + 1) as f64))
+                .sum::<f64>())
+            .hypot(1.0))
+        .tanh();
         k2 += 1;
     }
-    let n3 = helper_power((((x[2]).floor() + (x[0])) * (x[2]).cos()), 3);
-    let mut b4 = vec![0.0; 4];
-    for i in 0..4 {
-        b4[i] = (s - (x[i]).max(s));
+    let n3 = p.w.iter().take(3).map(|v| s).sum::<f64>();
+    for i in (0..4).rev() {
+        if p.w.iter().map(|v| s).sum::<f64>() <= p.v[i] {
+            a1 = s;
+        } else {
+            a1 = a1
+                - x.iter()
+                    .enumerate()
+                    .map(|(k, v)| *v * ((k + 1) as f64))
+                    .sum::<f64>();
+        }
+        a1 += s;
+        a1 *= (-0.8_f64);
     }
-    let k5 = (0.3_f64);
-    b4[1] += k5;
-    let n6 = helper_power(
-        (x.iter()
-            .enumerate()
-            .map(|(k, v)| *v * ((k + 1) as f64))
-            .sum::<f64>())
-        .tanh()
-        .exp(),
-        1,
-    );
-    let n7 = ((-1.4_f64) + x[2]).mul_add((s - b4[2]), s).tanh();
-    (x[0] + (x[3]).tanh().exp()) + n3 + n6 + b4.iter().copied().sum::<f64>()
+    (out[3] + x[3]) + p.v[2] + out.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -1860,190 +3275,300 @@ fn program_13_on_duals<
         + std::ops::SubAssign
         + std::ops::MulAssign,
 >(
+    p: &Params<T>,
     x: &[T],
     s: T,
+    out: &mut [T],
 ) -> T {
-    if s.min(s.min(T::from(1.7).unwrap())) >= s.mul_add(T::from(-1.4).unwrap(), s) {
-        return (x[1]).mul_add(
-            x.iter().map(|v| T::from(1.0).unwrap()).sum::<T>(),
-            T::from(1.5).unwrap(),
-        );
+    let mut a1 = p.b;
+    'outer: for i in 0..4 {
+        for j in 0..4 {
+            if out[(j + 1) % 4] < (x[(j + 1) % 4]).powi(3) {
+                break 'outer;
+            }
+            a1 = (a1
+                + (T::from(0.2).unwrap())
+                    .mul_add(T::from(-0.7).unwrap(), x[j])
+                    .max((a1 - a1))
+                    * x[i])
+                .tanh();
+        }
     }
-    let mut a1 = s;
+    out[1] = out[1] * ((T::from(1.4).unwrap()) * (T::from(1.4).unwrap()) + T::one()).powf(s.tanh())
+        + out[0];
+    out[2] = (x[0]).atan();
     let mut k2 = 0;
-    while k2 < 3 {
-        a1 = (a1 + s).tanh();
+    while k2 < 1 {
+        a1 = (a1
+            + (out
+                .iter()
+                .enumerate()
+                .map(|(k, v)| *v * T::from(k + 1).unwrap())
+                .sum::<T>())
+            .hypot(T::one()))
+        .tanh();
         k2 += 1;
     }
-    let n3 = helper_power_on_duals((((x[2]).floor() + (x[0])) * (x[2]).cos()), 3);
-    let mut b4 = vec![T::zero(); 4];
-    for i in 0..4 {
-        b4[i] = (s - (x[i]).max(s));
+    let n3 = p.w.iter().take(3).map(|v| s).sum::<T>();
+    for i in (0..4).rev() {
+        if p.w.iter().map(|v| s).sum::<T>() <= p.v[i] {
+            a1 = s;
+        } else {
+            a1 = a1
+                - x.iter()
+                    .enumerate()
+                    .map(|(k, v)| *v * T::from(k + 1).unwrap())
+                    .sum::<T>();
+        }
+        a1 += s;
+        a1 *= T::from(-0.8).unwrap();
     }
-    let k5 = T::from(0.3).unwrap();
-    b4[1] += k5;
-    let n6 = helper_power_on_duals(
-        (x.iter()
-            .enumerate()
-            .map(|(k, v)| *v * T::from(k + 1).unwrap())
-            .sum::<T>())
-        .tanh()
-        .exp(),
-        1,
+    (out[3] + x[3]) + p.v[2] + out.iter().copied().sum::<T>()
+}
+
+fn program_13_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
+    let mut out = p[14..].to_vec();
+    let primal = program_13::primal(&params(&p[..9]), &p[9..13], p[13], &mut out) + weighted(&out);
+    let mut out = p[14..].to_vec();
+    let itself = program_13(&params(&p[..9]), &p[9..13], p[13], &mut out) + weighted(&out);
+    let mut out = p[14..].to_vec();
+    let mut d_params = params(&[F::zero(); 9]);
+    let (mut dx, mut ds, mut d_out) = (vec![F::zero(); 4], F::zero(), weights::<F>());
+    let value = program_13::grad_into(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &mut out,
+        &mut d_params,
+        &mut dx,
+        &mut ds,
+        &mut d_out,
     );
-    let n7 = (T::from(-1.4).unwrap() + x[2])
-        .mul_add((s - b4[2]), s)
-        .tanh();
-    (x[0] + (x[3]).tanh().exp()) + n3 + n6 + b4.iter().copied().sum::<T>()
+    let grad = (
+        value + weighted(&out),
+        [flat(&d_params), dx, vec![ds], d_out].concat(),
+    );
+    let mut out = p[14..].to_vec();
+    let (value, pullback) = program_13::vjp(&params(&p[..9]), &p[9..13], p[13], &mut out);
+    let mut d_out = weights::<F>();
+    let (d_params, dx, ds, _) = pullback(F::one(), &mut d_out);
+    let other = (
+        value + weighted(&out),
+        [
+            d_params.map_or(vec![F::zero(); 9], |d| flat(&d)),
+            dx.unwrap_or(vec![F::zero(); 4]),
+            vec![ds.unwrap_or(F::zero())],
+            d_out,
+        ]
+        .concat(),
+    );
+    let mut out = p[14..].to_vec();
+    let mut t_out = t[14..].to_vec();
+    let (value, tangent) = program_13::jvp(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &mut out,
+        &params(&t[..9]),
+        &t[9..13],
+        t[13],
+        &mut t_out,
+    );
+    let jvp = (value + weighted(&out), tangent + weighted(&t_out));
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_13_f64_faces(p: &[f64], t: &[f64]) -> Faces<f64> {
+    type F = f64;
+    let mut out = p[14..].to_vec();
+    let primal =
+        program_13_f64::primal(&params(&p[..9]), &p[9..13], p[13], &mut out) + weighted(&out);
+    let mut out = p[14..].to_vec();
+    let itself = program_13_f64(&params(&p[..9]), &p[9..13], p[13], &mut out) + weighted(&out);
+    let mut out = p[14..].to_vec();
+    let mut d_params = params(&[F::zero(); 9]);
+    let (mut dx, mut ds, mut d_out) = (vec![F::zero(); 4], F::zero(), weights::<F>());
+    let value = program_13_f64::grad_into(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &mut out,
+        &mut d_params,
+        &mut dx,
+        &mut ds,
+        &mut d_out,
+    );
+    let grad = (
+        value + weighted(&out),
+        [flat(&d_params), dx, vec![ds], d_out].concat(),
+    );
+    let mut out = p[14..].to_vec();
+    let (value, pullback) = program_13_f64::vjp(&params(&p[..9]), &p[9..13], p[13], &mut out);
+    let mut d_out = weights::<F>();
+    let (d_params, dx, ds, _) = pullback(F::one(), &mut d_out);
+    let other = (
+        value + weighted(&out),
+        [
+            d_params.map_or(vec![F::zero(); 9], |d| flat(&d)),
+            dx.unwrap_or(vec![F::zero(); 4]),
+            vec![ds.unwrap_or(F::zero())],
+            d_out,
+        ]
+        .concat(),
+    );
+    let mut out = p[14..].to_vec();
+    let mut t_out = t[14..].to_vec();
+    let (value, tangent) = program_13_f64::jvp(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &mut out,
+        &params(&t[..9]),
+        &t[9..13],
+        t[13],
+        &mut t_out,
+    );
+    let jvp = (value + weighted(&out), tangent + weighted(&t_out));
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_13_objective_on_duals<
+    D: num_traits::Float
+        + std::iter::Sum
+        + std::ops::AddAssign
+        + std::ops::SubAssign
+        + std::ops::MulAssign,
+>(
+    d: &[D],
+) -> D {
+    let mut out = d[14..].to_vec();
+    program_13_on_duals(&params(&d[..9]), &d[9..13], d[13], &mut out) + weighted(&out)
 }
 
 #[test]
 fn program_13_matches_dual_numbers_and_finite_differences() {
-    check(
+    check::<18>(
         "program_13",
         point(13),
-        &|p| program_13::primal(&p[..4], p[4]),
-        &|p| program_13(&p[..4], p[4]),
-        &|p| {
-            let (value, (dx, ds)) = program_13::grad(&p[..4], p[4]);
-            (value, [dx, vec![ds]].concat())
-        },
-        &|d| program_13_on_duals(&d[..4], d[4]),
-    );
-    let p = point(13);
-    let (value, (dx, ds)) = program_13::grad(&p[..4], p[4]);
-    faces(
-        "program_13",
-        p,
         point(13 + 7),
-        (value, &dx, ds),
-        &|p, t| program_13::jvp(&p[..4], p[4], &t[..4], t[4]),
-        &|p, dx, ds| program_13::grad_into(&p[..4], p[4], dx, ds),
+        &program_13_faces,
+        &program_13_f64_faces,
+        &program_13_objective_on_duals,
     );
-    let (value_f64, (dx_f64, ds_f64)) = program_13_f64::grad(&p[..4], p[4]);
-    same(
-        "program_13_f64",
-        [value, ds].iter().chain(&dx),
-        [value_f64, ds_f64].iter().chain(&dx_f64),
+    at_f32::<18>(
+        "program_13",
+        point(13),
+        &program_13_faces,
+        &program_13_objective_on_duals,
     );
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_14<T: gradtape::Float>(x: &[T], s: T) -> T {
-    for i in (0..4).rev() {
-        let f1 = move |v: T| v;
-        let n2 = f1(x.iter().map(|v| *v).sum::<T>());
-        let mut a3 = s;
-        if let Some(v) = x.first() {
-            a3 = a3 * T::from(-0.5).unwrap() + (*v).sin();
-        }
-        a3 = a3 * T::from(-0.6).unwrap() + (T::from(-0.1).unwrap() - (s - x[(i + 3) % 4])).atan();
+    let mut a1 = x[0];
+    if x.iter()
+        .enumerate()
+        .map(|(k, v)| *v * T::from(k + 1).unwrap())
+        .sum::<T>()
+        <= (x[1] / (T::from(1.5).unwrap() + (T::from(0.9).unwrap()) * (T::from(0.9).unwrap())))
+    {
+        a1 = ((a1 - T::from(-1.7).unwrap()).atan() - (x[0]).tanh());
+    } else {
+        a1 = a1 - (T::from(0.2).unwrap() - (x[3] + a1));
     }
-    let mut a4 = x[3];
+    for i in 0..4 {
+        let mut r4 = x.iter().fold(T::zero(), |acc, v| {
+            acc * T::from(0.2).unwrap() + T::from(-0.8).unwrap()
+        });
+        let mut k3 = 0;
+        let n2 = loop {
+            r4 = (r4 * T::from(0.7).unwrap() + x[1]).sin();
+            k3 += 1;
+            if k3 == 2 {
+                break r4 * r4;
+            }
+        };
+    }
+    for pair in x.chunks(2) {
+        a1 = a1 * T::from(-0.7).unwrap() + pair[0] * pair[1].tanh();
+    }
+    'outer: for i in 0..4 {
+        for j in 0..4 {
+            if x[j] > (x[3] + x[0]) {
+                break 'outer;
+            }
+            a1 = (a1 + (((x[j]) * (x[j]) + T::one()).ln() * (x[3]).min(a1)) * x[i]).tanh();
+        }
+    }
     let mut k5 = 0;
     while k5 < 2 {
-        a4 = (a4 + x[2]).tanh();
+        a1 = (a1 + T::from(-1.9).unwrap()).tanh();
         k5 += 1;
     }
-    let mut b6 = vec![T::zero(); 4];
-    for i in 0..4 {
-        b6[i] = (x[(i + 1) % 4]
-            / (T::from(1.5).unwrap() + (s * s + T::one()).ln() * (s * s + T::one()).ln()));
+    for pair in x.chunks(2) {
+        a1 = a1 * T::from(0.1).unwrap() + pair[0] * pair[1].tanh();
     }
-    b6[0] = b6[0] * T::from(1.0).unwrap() + T::from(-1.5).unwrap();
-    let n7 = helper_power((s.cos()).cos(), 2);
-    if ((T::from(-0.5).unwrap() + b6[1]) + s) > T::from(0.4).unwrap() {
-        a4 = (x[2])
-            .min((T::from(-1.3).unwrap() * T::from(0.3).unwrap()))
-            .min(
-                ((T::from(-0.8).unwrap()) * (T::from(-0.8).unwrap()) + T::one())
-                    .sqrt()
-                    .tanh(),
-            );
-    } else {
-        a4 = a4 - ((n7.tanh().exp()) * (n7.tanh().exp()) + T::one()).sqrt();
-    }
-    for i in 0..4 {
-        if x.iter()
-            .enumerate()
-            .map(|(k, v)| *v * T::from(k + 1).unwrap())
-            .sum::<T>()
-            > s
-        {
-            return (s.min(T::from(-0.2).unwrap())).max((x[0]).mul_add(x[i], x[i]));
-        }
-        let k8 = (n7.atan()).tanh().exp();
-        helper_smooth(&mut b6, k8);
-        match i {
-            k if k % 2 == 0 => {
-                a4 = a4 * T::from(0.5).unwrap() + s;
-            }
-            _ => {
-                a4 = a4
-                    - (s.max(x[i])).min(
-                        (T::from(0.7).unwrap()
-                            / (T::from(1.5).unwrap()
-                                + (T::from(1.1).unwrap()) * (T::from(1.1).unwrap()))),
-                    );
-            }
-        }
-    }
-    ((x[3] + T::from(-1.8).unwrap()) * (x[0]).min(a4)) + n7 + b6.iter().copied().sum::<T>()
+    (x.iter().zip(x.iter()).map(|(a, b)| *a * *b).sum::<T>()).hypot(T::one())
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_14_f64(x: &[f64], s: f64) -> f64 {
-    for i in (0..4).rev() {
-        let f1 = move |v: f64| v;
-        let n2 = f1(x.iter().map(|v| *v).sum::<f64>());
-        let mut a3 = s;
-        if let Some(v) = x.first() {
-            a3 = a3 * (-0.5_f64) + (*v).sin();
-        }
-        a3 = a3 * (-0.6_f64) + ((-0.1_f64) - (s - x[(i + 3) % 4])).atan();
+    let mut a1 = x[0];
+    if x.iter()
+        .enumerate()
+        .map(|(k, v)| *v * ((k + 1) as f64))
+        .sum::<f64>()
+        <= (x[1] / ((1.5_f64) + (0.9_f64) * (0.9_f64)))
+    {
+        a1 = ((a1 - (-1.7_f64)).atan() - (x[0]).tanh());
+    } else {
+        a1 = a1 - ((0.2_f64) - (x[3] + a1));
     }
-    let mut a4 = x[3];
+    for i in 0..4 {
+        let mut r4 = x.iter().fold(0.0, |acc, v| acc * (0.2_f64) + (-0.8_f64));
+        let mut k3 = 0;
+        let n2 = loop {
+            r4 = (r4 * (0.7_f64) + x[1]).sin();
+            k3 += 1;
+            if k3 == 2 {
+                break r4 * r4;
+            }
+        };
+    }
+    for pair in x.chunks(2) {
+        a1 = a1 * (-0.7_f64) + pair[0] * pair[1].tanh();
+    }
+    'outer: for i in 0..4 {
+        for j in 0..4 {
+            if x[j] > (x[3] + x[0]) {
+                break 'outer;
+            }
+            a1 = (a1 + (((x[j]) * (x[j]) + 1.0).ln() * (x[3]).min(a1)) * x[i]).tanh();
+        }
+    }
     let mut k5 = 0;
     while k5 < 2 {
-        a4 = (a4 + x[2]).tanh();
+        a1 = (a1 + (-1.9_f64)).tanh();
         k5 += 1;
     }
-    let mut b6 = vec![0.0; 4];
-    for i in 0..4 {
-        b6[i] = (x[(i + 1) % 4] / ((1.5_f64) + (s * s + 1.0).ln() * (s * s + 1.0).ln()));
+    for pair in x.chunks(2) {
+        a1 = a1 * (0.1_f64) + pair[0] * pair[1].tanh();
     }
-    b6[0] = b6[0] * (1.0_f64) + (-1.5_f64);
-    let n7 = helper_power((s.cos()).cos(), 2);
-    if (((-0.5_f64) + b6[1]) + s) > (0.4_f64) {
-        a4 = (x[2])
-            .min(((-1.3_f64) * (0.3_f64)))
-            .min(((-0.8_f64) * (-0.8_f64) + 1.0).sqrt().tanh());
-    } else {
-        a4 = a4 - ((n7.tanh().exp()) * (n7.tanh().exp()) + 1.0).sqrt();
-    }
-    for i in 0..4 {
-        if x.iter()
-            .enumerate()
-            .map(|(k, v)| *v * ((k + 1) as f64))
-            .sum::<f64>()
-            > s
-        {
-            return (s.min((-0.2_f64))).max((x[0]).mul_add(x[i], x[i]));
-        }
-        let k8 = (n7.atan()).tanh().exp();
-        helper_smooth(&mut b6, k8);
-        match i {
-            k if k % 2 == 0 => {
-                a4 = a4 * (0.5_f64) + s;
-            }
-            _ => {
-                a4 = a4 - (s.max(x[i])).min(((0.7_f64) / ((1.5_f64) + (1.1_f64) * (1.1_f64))));
-            }
-        }
-    }
-    ((x[3] + (-1.8_f64)) * (x[0]).min(a4)) + n7 + b6.iter().copied().sum::<f64>()
+    (x.iter().zip(x.iter()).map(|(a, b)| *a * *b).sum::<f64>()).hypot(1.0)
 }
 
 #[allow(clippy::all, unused)]
@@ -2057,148 +3582,189 @@ fn program_14_on_duals<
     x: &[T],
     s: T,
 ) -> T {
-    for i in (0..4).rev() {
-        let f1 = move |v: T| v;
-        let n2 = f1(x.iter().map(|v| *v).sum::<T>());
-        let mut a3 = s;
-        if let Some(v) = x.first() {
-            a3 = a3 * T::from(-0.5).unwrap() + (*v).sin();
-        }
-        a3 = a3 * T::from(-0.6).unwrap() + (T::from(-0.1).unwrap() - (s - x[(i + 3) % 4])).atan();
+    let mut a1 = x[0];
+    if x.iter()
+        .enumerate()
+        .map(|(k, v)| *v * T::from(k + 1).unwrap())
+        .sum::<T>()
+        <= (x[1] / (T::from(1.5).unwrap() + (T::from(0.9).unwrap()) * (T::from(0.9).unwrap())))
+    {
+        a1 = ((a1 - T::from(-1.7).unwrap()).atan() - (x[0]).tanh());
+    } else {
+        a1 = a1 - (T::from(0.2).unwrap() - (x[3] + a1));
     }
-    let mut a4 = x[3];
+    for i in 0..4 {
+        let mut r4 = x.iter().fold(T::zero(), |acc, v| {
+            acc * T::from(0.2).unwrap() + T::from(-0.8).unwrap()
+        });
+        let mut k3 = 0;
+        let n2 = loop {
+            r4 = (r4 * T::from(0.7).unwrap() + x[1]).sin();
+            k3 += 1;
+            if k3 == 2 {
+                break r4 * r4;
+            }
+        };
+    }
+    for pair in x.chunks(2) {
+        a1 = a1 * T::from(-0.7).unwrap() + pair[0] * pair[1].tanh();
+    }
+    'outer: for i in 0..4 {
+        for j in 0..4 {
+            if x[j] > (x[3] + x[0]) {
+                break 'outer;
+            }
+            a1 = (a1 + (((x[j]) * (x[j]) + T::one()).ln() * (x[3]).min(a1)) * x[i]).tanh();
+        }
+    }
     let mut k5 = 0;
     while k5 < 2 {
-        a4 = (a4 + x[2]).tanh();
+        a1 = (a1 + T::from(-1.9).unwrap()).tanh();
         k5 += 1;
     }
-    let mut b6 = vec![T::zero(); 4];
-    for i in 0..4 {
-        b6[i] = (x[(i + 1) % 4]
-            / (T::from(1.5).unwrap() + (s * s + T::one()).ln() * (s * s + T::one()).ln()));
+    for pair in x.chunks(2) {
+        a1 = a1 * T::from(0.1).unwrap() + pair[0] * pair[1].tanh();
     }
-    b6[0] = b6[0] * T::from(1.0).unwrap() + T::from(-1.5).unwrap();
-    let n7 = helper_power_on_duals((s.cos()).cos(), 2);
-    if ((T::from(-0.5).unwrap() + b6[1]) + s) > T::from(0.4).unwrap() {
-        a4 = (x[2])
-            .min((T::from(-1.3).unwrap() * T::from(0.3).unwrap()))
-            .min(
-                ((T::from(-0.8).unwrap()) * (T::from(-0.8).unwrap()) + T::one())
-                    .sqrt()
-                    .tanh(),
-            );
-    } else {
-        a4 = a4 - ((n7.tanh().exp()) * (n7.tanh().exp()) + T::one()).sqrt();
+    (x.iter().zip(x.iter()).map(|(a, b)| *a * *b).sum::<T>()).hypot(T::one())
+}
+
+fn program_14_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
+    let primal = program_14::primal(&p[0..4], p[4]);
+    let itself = program_14(&p[0..4], p[4]);
+    let (value, (dx, ds)) = program_14::grad(&p[0..4], p[4]);
+    let grad = (value, [dx, vec![ds]].concat());
+    let (mut dx, mut ds) = (vec![F::zero(); 4], F::zero());
+    let value = program_14::grad_into(&p[0..4], p[4], &mut dx, &mut ds);
+    let other = (value, [dx, vec![ds]].concat());
+    let jvp = program_14::jvp(&p[0..4], p[4], &t[0..4], t[4]);
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
     }
-    for i in 0..4 {
-        if x.iter()
-            .enumerate()
-            .map(|(k, v)| *v * T::from(k + 1).unwrap())
-            .sum::<T>()
-            > s
-        {
-            return (s.min(T::from(-0.2).unwrap())).max((x[0]).mul_add(x[i], x[i]));
-        }
-        let k8 = (n7.atan()).tanh().exp();
-        helper_smooth_on_duals(&mut b6, k8);
-        match i {
-            k if k % 2 == 0 => {
-                a4 = a4 * T::from(0.5).unwrap() + s;
-            }
-            _ => {
-                a4 = a4
-                    - (s.max(x[i])).min(
-                        (T::from(0.7).unwrap()
-                            / (T::from(1.5).unwrap()
-                                + (T::from(1.1).unwrap()) * (T::from(1.1).unwrap()))),
-                    );
-            }
-        }
+}
+
+fn program_14_f64_faces(p: &[f64], t: &[f64]) -> Faces<f64> {
+    type F = f64;
+    let primal = program_14_f64::primal(&p[0..4], p[4]);
+    let itself = program_14_f64(&p[0..4], p[4]);
+    let (value, (dx, ds)) = program_14_f64::grad(&p[0..4], p[4]);
+    let grad = (value, [dx, vec![ds]].concat());
+    let (mut dx, mut ds) = (vec![F::zero(); 4], F::zero());
+    let value = program_14_f64::grad_into(&p[0..4], p[4], &mut dx, &mut ds);
+    let other = (value, [dx, vec![ds]].concat());
+    let jvp = program_14_f64::jvp(&p[0..4], p[4], &t[0..4], t[4]);
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
     }
-    ((x[3] + T::from(-1.8).unwrap()) * (x[0]).min(a4)) + n7 + b6.iter().copied().sum::<T>()
+}
+
+fn program_14_objective_on_duals<
+    D: num_traits::Float
+        + std::iter::Sum
+        + std::ops::AddAssign
+        + std::ops::SubAssign
+        + std::ops::MulAssign,
+>(
+    d: &[D],
+) -> D {
+    program_14_on_duals(&d[0..4], d[4])
 }
 
 #[test]
 fn program_14_matches_dual_numbers_and_finite_differences() {
-    check(
+    check::<5>(
         "program_14",
         point(14),
-        &|p| program_14::primal(&p[..4], p[4]),
-        &|p| program_14(&p[..4], p[4]),
-        &|p| {
-            let (value, (dx, ds)) = program_14::grad(&p[..4], p[4]);
-            (value, [dx, vec![ds]].concat())
-        },
-        &|d| program_14_on_duals(&d[..4], d[4]),
-    );
-    let p = point(14);
-    let (value, (dx, ds)) = program_14::grad(&p[..4], p[4]);
-    faces(
-        "program_14",
-        p,
         point(14 + 7),
-        (value, &dx, ds),
-        &|p, t| program_14::jvp(&p[..4], p[4], &t[..4], t[4]),
-        &|p, dx, ds| program_14::grad_into(&p[..4], p[4], dx, ds),
+        &program_14_faces,
+        &program_14_f64_faces,
+        &program_14_objective_on_duals,
     );
-    let (value_f64, (dx_f64, ds_f64)) = program_14_f64::grad(&p[..4], p[4]);
-    same(
-        "program_14_f64",
-        [value, ds].iter().chain(&dx),
-        [value_f64, ds_f64].iter().chain(&dx_f64),
+    at_f32::<5>(
+        "program_14",
+        point(14),
+        &program_14_faces,
+        &program_14_objective_on_duals,
     );
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_15<T: gradtape::Float>(x: &[T], s: T) -> T {
-    let n1 = helper_soft(
-        (x[1] + s).hypot(T::one()),
-        x.iter().zip(x.iter()).map(|(a, b)| *a * *b).sum::<T>(),
-    );
-    let mut a2 = x[3];
-    if let Some(v) = x.first() {
-        a2 = a2 * T::from(-0.5).unwrap() + (*v).sin();
-    }
-    a2 = a2 * T::from(0.3).unwrap()
-        + ((x[3]).tanh() * (x[3]).tanh() + T::one())
-            .sqrt()
-            .min((s * s + T::one()).sqrt().min((T::from(-1.6).unwrap() - a2)));
-    let mut p3 = (x[2]).atan();
-    let mut q4 = x[3];
+fn program_15<T: gradtape::Float>(x: &[T], s: T, out: &mut [T]) -> T {
     for i in 0..4 {
-        q4 = q4 - (p3 + x[i]).sin() * T::from(0.2).unwrap();
-        p3 = p3 + q4 * T::from(0.2).unwrap();
+        let k1 = x
+            .windows(2)
+            .map(|w| (w[1] - w[0]) * T::from(1.0).unwrap())
+            .sum::<T>();
+        out[(i + 1) % 4] += k1;
+        let mut a2 = x
+            .iter()
+            .skip(1)
+            .map(|v| (T::from(1.8).unwrap()).sin())
+            .sum::<T>();
+        if (a2.mul_add(s, x[i])).tanh().exp()
+            <= (x[0]
+                / (T::from(1.5).unwrap() + (T::from(-0.7).unwrap()) * (T::from(-0.7).unwrap())))
+        {
+            a2 = s;
+        } else {
+            a2 = a2 - (s - a2);
+        }
+        let n3 = (((out[(i + 1) % 4] + out[i]) - s.atan()) * ((x[i]).tanh().exp() - (s * x[i])));
     }
-    let n5 = helper_soft(n1, ((s - x[3]) + (x[2] * a2)));
-    x.iter()
-        .fold(T::zero(), |acc, v| acc * T::from(-0.8).unwrap() + *v)
-        + p3
+    let mut a4 = x.iter().step_by(2).map(|v| *v).sum::<T>();
+    if let Some(v) = x.last() {
+        a4 = a4 * T::from(0.6).unwrap() + (*v).sin();
+    }
+    if (out[3]).max(T::from(0.3).unwrap()).sin() >= s.hypot(T::one()) {
+        a4 = (x[1]).tanh().exp();
+    } else {
+        a4 = a4 - s;
+    }
+    let k5 = ((a4 * x[1]) / (T::from(1.5).unwrap() + (a4 * s) * (a4 * s)));
+    helper_smooth(&mut *out, k5);
+    for pair in out.chunks(2) {
+        a4 = a4 * T::from(-0.5).unwrap() + pair[0] * pair[1].tanh();
+    }
+    a4.atan() + a4 + out.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_15_f64(x: &[f64], s: f64) -> f64 {
-    let n1 = helper_soft(
-        (x[1] + s).hypot(1.0),
-        x.iter().zip(x.iter()).map(|(a, b)| *a * *b).sum::<f64>(),
-    );
-    let mut a2 = x[3];
-    if let Some(v) = x.first() {
-        a2 = a2 * (-0.5_f64) + (*v).sin();
-    }
-    a2 = a2 * (0.3_f64)
-        + ((x[3]).tanh() * (x[3]).tanh() + 1.0)
-            .sqrt()
-            .min((s * s + 1.0).sqrt().min(((-1.6_f64) - a2)));
-    let mut p3 = (x[2]).atan();
-    let mut q4 = x[3];
+fn program_15_f64(x: &[f64], s: f64, out: &mut [f64]) -> f64 {
     for i in 0..4 {
-        q4 = q4 - (p3 + x[i]).sin() * (0.2_f64);
-        p3 = p3 + q4 * (0.2_f64);
+        let k1 = x.windows(2).map(|w| (w[1] - w[0]) * (1.0_f64)).sum::<f64>();
+        out[(i + 1) % 4] += k1;
+        let mut a2 = x.iter().skip(1).map(|v| (1.8_f64).sin()).sum::<f64>();
+        if (a2.mul_add(s, x[i])).tanh().exp() <= (x[0] / ((1.5_f64) + (-0.7_f64) * (-0.7_f64))) {
+            a2 = s;
+        } else {
+            a2 = a2 - (s - a2);
+        }
+        let n3 = (((out[(i + 1) % 4] + out[i]) - s.atan()) * ((x[i]).tanh().exp() - (s * x[i])));
     }
-    let n5 = helper_soft(n1, ((s - x[3]) + (x[2] * a2)));
-    x.iter().fold(0.0, |acc, v| acc * (-0.8_f64) + *v) + p3
+    let mut a4 = x.iter().step_by(2).map(|v| *v).sum::<f64>();
+    if let Some(v) = x.last() {
+        a4 = a4 * (0.6_f64) + (*v).sin();
+    }
+    if (out[3]).max((0.3_f64)).sin() >= s.hypot(1.0) {
+        a4 = (x[1]).tanh().exp();
+    } else {
+        a4 = a4 - s;
+    }
+    let k5 = ((a4 * x[1]) / ((1.5_f64) + (a4 * s) * (a4 * s)));
+    helper_smooth(&mut *out, k5);
+    for pair in out.chunks(2) {
+        a4 = a4 * (-0.5_f64) + pair[0] * pair[1].tanh();
+    }
+    a4.atan() + a4 + out.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -2211,127 +3777,205 @@ fn program_15_on_duals<
 >(
     x: &[T],
     s: T,
+    out: &mut [T],
 ) -> T {
-    let n1 = helper_soft_on_duals(
-        (x[1] + s).hypot(T::one()),
-        x.iter().zip(x.iter()).map(|(a, b)| *a * *b).sum::<T>(),
-    );
-    let mut a2 = x[3];
-    if let Some(v) = x.first() {
-        a2 = a2 * T::from(-0.5).unwrap() + (*v).sin();
-    }
-    a2 = a2 * T::from(0.3).unwrap()
-        + ((x[3]).tanh() * (x[3]).tanh() + T::one())
-            .sqrt()
-            .min((s * s + T::one()).sqrt().min((T::from(-1.6).unwrap() - a2)));
-    let mut p3 = (x[2]).atan();
-    let mut q4 = x[3];
     for i in 0..4 {
-        q4 = q4 - (p3 + x[i]).sin() * T::from(0.2).unwrap();
-        p3 = p3 + q4 * T::from(0.2).unwrap();
+        let k1 = x
+            .windows(2)
+            .map(|w| (w[1] - w[0]) * T::from(1.0).unwrap())
+            .sum::<T>();
+        out[(i + 1) % 4] += k1;
+        let mut a2 = x
+            .iter()
+            .skip(1)
+            .map(|v| (T::from(1.8).unwrap()).sin())
+            .sum::<T>();
+        if (a2.mul_add(s, x[i])).tanh().exp()
+            <= (x[0]
+                / (T::from(1.5).unwrap() + (T::from(-0.7).unwrap()) * (T::from(-0.7).unwrap())))
+        {
+            a2 = s;
+        } else {
+            a2 = a2 - (s - a2);
+        }
+        let n3 = (((out[(i + 1) % 4] + out[i]) - s.atan()) * ((x[i]).tanh().exp() - (s * x[i])));
     }
-    let n5 = helper_soft_on_duals(n1, ((s - x[3]) + (x[2] * a2)));
-    x.iter()
-        .fold(T::zero(), |acc, v| acc * T::from(-0.8).unwrap() + *v)
-        + p3
+    let mut a4 = x.iter().step_by(2).map(|v| *v).sum::<T>();
+    if let Some(v) = x.last() {
+        a4 = a4 * T::from(0.6).unwrap() + (*v).sin();
+    }
+    if (out[3]).max(T::from(0.3).unwrap()).sin() >= s.hypot(T::one()) {
+        a4 = (x[1]).tanh().exp();
+    } else {
+        a4 = a4 - s;
+    }
+    let k5 = ((a4 * x[1]) / (T::from(1.5).unwrap() + (a4 * s) * (a4 * s)));
+    helper_smooth_on_duals(&mut *out, k5);
+    for pair in out.chunks(2) {
+        a4 = a4 * T::from(-0.5).unwrap() + pair[0] * pair[1].tanh();
+    }
+    a4.atan() + a4 + out.iter().copied().sum::<T>()
+}
+
+fn program_15_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
+    let mut out = p[5..].to_vec();
+    let primal = program_15::primal(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let itself = program_15(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let (mut dx, mut ds, mut d_out) = (vec![F::zero(); 4], F::zero(), weights::<F>());
+    let value = program_15::grad_into(&p[0..4], p[4], &mut out, &mut dx, &mut ds, &mut d_out);
+    let grad = (value + weighted(&out), [dx, vec![ds], d_out].concat());
+    let mut out = p[5..].to_vec();
+    let (value, pullback) = program_15::vjp(&p[0..4], p[4], &mut out);
+    let mut d_out = weights::<F>();
+    let (dx, ds, _) = pullback(F::one(), &mut d_out);
+    let other = (
+        value + weighted(&out),
+        [
+            dx.unwrap_or(vec![F::zero(); 4]),
+            vec![ds.unwrap_or(F::zero())],
+            d_out,
+        ]
+        .concat(),
+    );
+    let mut out = p[5..].to_vec();
+    let mut t_out = t[5..].to_vec();
+    let (value, tangent) = program_15::jvp(&p[0..4], p[4], &mut out, &t[0..4], t[4], &mut t_out);
+    let jvp = (value + weighted(&out), tangent + weighted(&t_out));
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_15_f64_faces(p: &[f64], t: &[f64]) -> Faces<f64> {
+    type F = f64;
+    let mut out = p[5..].to_vec();
+    let primal = program_15_f64::primal(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let itself = program_15_f64(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let (mut dx, mut ds, mut d_out) = (vec![F::zero(); 4], F::zero(), weights::<F>());
+    let value = program_15_f64::grad_into(&p[0..4], p[4], &mut out, &mut dx, &mut ds, &mut d_out);
+    let grad = (value + weighted(&out), [dx, vec![ds], d_out].concat());
+    let mut out = p[5..].to_vec();
+    let (value, pullback) = program_15_f64::vjp(&p[0..4], p[4], &mut out);
+    let mut d_out = weights::<F>();
+    let (dx, ds, _) = pullback(F::one(), &mut d_out);
+    let other = (
+        value + weighted(&out),
+        [
+            dx.unwrap_or(vec![F::zero(); 4]),
+            vec![ds.unwrap_or(F::zero())],
+            d_out,
+        ]
+        .concat(),
+    );
+    let mut out = p[5..].to_vec();
+    let mut t_out = t[5..].to_vec();
+    let (value, tangent) =
+        program_15_f64::jvp(&p[0..4], p[4], &mut out, &t[0..4], t[4], &mut t_out);
+    let jvp = (value + weighted(&out), tangent + weighted(&t_out));
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_15_objective_on_duals<
+    D: num_traits::Float
+        + std::iter::Sum
+        + std::ops::AddAssign
+        + std::ops::SubAssign
+        + std::ops::MulAssign,
+>(
+    d: &[D],
+) -> D {
+    let mut out = d[5..].to_vec();
+    program_15_on_duals(&d[0..4], d[4], &mut out) + weighted(&out)
 }
 
 #[test]
 fn program_15_matches_dual_numbers_and_finite_differences() {
-    check(
+    check::<9>(
         "program_15",
         point(15),
-        &|p| program_15::primal(&p[..4], p[4]),
-        &|p| program_15(&p[..4], p[4]),
-        &|p| {
-            let (value, (dx, ds)) = program_15::grad(&p[..4], p[4]);
-            (value, [dx, vec![ds]].concat())
-        },
-        &|d| program_15_on_duals(&d[..4], d[4]),
-    );
-    let p = point(15);
-    let (value, (dx, ds)) = program_15::grad(&p[..4], p[4]);
-    faces(
-        "program_15",
-        p,
         point(15 + 7),
-        (value, &dx, ds),
-        &|p, t| program_15::jvp(&p[..4], p[4], &t[..4], t[4]),
-        &|p, dx, ds| program_15::grad_into(&p[..4], p[4], dx, ds),
+        &program_15_faces,
+        &program_15_f64_faces,
+        &program_15_objective_on_duals,
     );
-    let (value_f64, (dx_f64, ds_f64)) = program_15_f64::grad(&p[..4], p[4]);
-    same(
-        "program_15_f64",
-        [value, ds].iter().chain(&dx),
-        [value_f64, ds_f64].iter().chain(&dx_f64),
+    at_f32::<9>(
+        "program_15",
+        point(15),
+        &program_15_faces,
+        &program_15_objective_on_duals,
     );
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_16<T: gradtape::Float>(x: &[T], s: T) -> T {
-    let mut b1 = x.to_vec();
-    for v in b1.iter_mut() {
-        *v = s.max((T::from(1.7).unwrap()).cos());
-    }
-    let mut p2 = x
-        .windows(2)
-        .map(|w| (w[1] - w[0]) * T::from(0.2).unwrap())
-        .sum::<T>();
-    let mut q3 = s;
+fn program_16<T: gradtape::Float>(x: &[T], s: T, out: &mut [T]) -> T {
+    let mut a1 = T::from(-1.2).unwrap();
+    a1 = a1 * T::from(-1.0).unwrap() + x[3];
     for i in 0..4 {
-        q3 = q3 - (p2 + x[i]).sin() * T::from(0.2).unwrap();
-        p2 = p2 + q3 * T::from(0.2).unwrap();
+        let k2 = (a1 - (x[3] * x[0]));
+        out[(i + 2) % 4] += k2;
+        for i in 0..4 {
+            out[2] = x[(i + 3) % 4];
+        }
     }
-    for pair in b1.chunks(2) {
-        p2 = p2 * T::from(-0.9).unwrap() + pair[0] * pair[1].tanh();
+    let mut k3 = 0;
+    loop {
+        a1 = a1 * T::from(0.5).unwrap() + ((s * x[2]).cos()).tanh();
+        k3 += 1;
+        if k3 >= 3 {
+            break;
+        }
     }
-    let mut m4 = x[0];
-    let mut t5 = T::zero();
-    for i in 1..4 {
-        m4 = m4.max(x[i]);
-        t5 = t5 + (x[i] - m4).exp();
+    let k4 = ((x[3] * a1) - (T::from(0.1).unwrap()).mul_add(s, a1));
+    out[1] += k4;
+    out[1] = out.iter().map(|v| (s.tanh()).powi(3)).sum::<T>();
+    for v in out.iter_mut() {
+        *v = ((*v).min(*v) * ((T::from(-0.7).unwrap()) * (T::from(-0.7).unwrap()) + T::one()).ln());
     }
-    m4 = m4 * T::from(-0.8).unwrap() + b1[3];
-    let mut m6 = x[0];
-    let mut t7 = T::zero();
-    for i in 1..4 {
-        t7 = t7 + (x[i] - m6).exp();
-        m6 = m6.max(x[i]);
-    }
-    (s * T::from(1.0).unwrap()).cos() + p2 + m4 + t5 + t7 + b1.iter().copied().sum::<T>()
+    ((x[3]) * (x[3]) + T::one()).ln().tanh().exp() + a1 + out.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_16_f64(x: &[f64], s: f64) -> f64 {
-    let mut b1 = x.to_vec();
-    for v in b1.iter_mut() {
-        *v = s.max((1.7_f64).cos());
-    }
-    let mut p2 = x.windows(2).map(|w| (w[1] - w[0]) * (0.2_f64)).sum::<f64>();
-    let mut q3 = s;
+fn program_16_f64(x: &[f64], s: f64, out: &mut [f64]) -> f64 {
+    let mut a1 = (-1.2_f64);
+    a1 = a1 * (-1.0_f64) + x[3];
     for i in 0..4 {
-        q3 = q3 - (p2 + x[i]).sin() * (0.2_f64);
-        p2 = p2 + q3 * (0.2_f64);
+        let k2 = (a1 - (x[3] * x[0]));
+        out[(i + 2) % 4] += k2;
+        for i in 0..4 {
+            out[2] = x[(i + 3) % 4];
+        }
     }
-    for pair in b1.chunks(2) {
-        p2 = p2 * (-0.9_f64) + pair[0] * pair[1].tanh();
+    let mut k3 = 0;
+    loop {
+        a1 = a1 * (0.5_f64) + ((s * x[2]).cos()).tanh();
+        k3 += 1;
+        if k3 >= 3 {
+            break;
+        }
     }
-    let mut m4 = x[0];
-    let mut t5 = 0.0;
-    for i in 1..4 {
-        m4 = m4.max(x[i]);
-        t5 = t5 + (x[i] - m4).exp();
+    let k4 = ((x[3] * a1) - (0.1_f64).mul_add(s, a1));
+    out[1] += k4;
+    out[1] = out.iter().map(|v| (s.tanh()).powi(3)).sum::<f64>();
+    for v in out.iter_mut() {
+        *v = ((*v).min(*v) * ((-0.7_f64) * (-0.7_f64) + 1.0).ln());
     }
-    m4 = m4 * (-0.8_f64) + b1[3];
-    let mut m6 = x[0];
-    let mut t7 = 0.0;
-    for i in 1..4 {
-        t7 = t7 + (x[i] - m6).exp();
-        m6 = m6.max(x[i]);
-    }
-    (s * (1.0_f64)).cos() + p2 + m4 + t5 + t7 + b1.iter().copied().sum::<f64>()
+    ((x[3]) * (x[3]) + 1.0).ln().tanh().exp() + a1 + out.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -2344,137 +3988,223 @@ fn program_16_on_duals<
 >(
     x: &[T],
     s: T,
+    out: &mut [T],
 ) -> T {
-    let mut b1 = x.to_vec();
-    for v in b1.iter_mut() {
-        *v = s.max((T::from(1.7).unwrap()).cos());
-    }
-    let mut p2 = x
-        .windows(2)
-        .map(|w| (w[1] - w[0]) * T::from(0.2).unwrap())
-        .sum::<T>();
-    let mut q3 = s;
+    let mut a1 = T::from(-1.2).unwrap();
+    a1 = a1 * T::from(-1.0).unwrap() + x[3];
     for i in 0..4 {
-        q3 = q3 - (p2 + x[i]).sin() * T::from(0.2).unwrap();
-        p2 = p2 + q3 * T::from(0.2).unwrap();
+        let k2 = (a1 - (x[3] * x[0]));
+        out[(i + 2) % 4] += k2;
+        for i in 0..4 {
+            out[2] = x[(i + 3) % 4];
+        }
     }
-    for pair in b1.chunks(2) {
-        p2 = p2 * T::from(-0.9).unwrap() + pair[0] * pair[1].tanh();
+    let mut k3 = 0;
+    loop {
+        a1 = a1 * T::from(0.5).unwrap() + ((s * x[2]).cos()).tanh();
+        k3 += 1;
+        if k3 >= 3 {
+            break;
+        }
     }
-    let mut m4 = x[0];
-    let mut t5 = T::zero();
-    for i in 1..4 {
-        m4 = m4.max(x[i]);
-        t5 = t5 + (x[i] - m4).exp();
+    let k4 = ((x[3] * a1) - (T::from(0.1).unwrap()).mul_add(s, a1));
+    out[1] += k4;
+    out[1] = out.iter().map(|v| (s.tanh()).powi(3)).sum::<T>();
+    for v in out.iter_mut() {
+        *v = ((*v).min(*v) * ((T::from(-0.7).unwrap()) * (T::from(-0.7).unwrap()) + T::one()).ln());
     }
-    m4 = m4 * T::from(-0.8).unwrap() + b1[3];
-    let mut m6 = x[0];
-    let mut t7 = T::zero();
-    for i in 1..4 {
-        t7 = t7 + (x[i] - m6).exp();
-        m6 = m6.max(x[i]);
+    ((x[3]) * (x[3]) + T::one()).ln().tanh().exp() + a1 + out.iter().copied().sum::<T>()
+}
+
+fn program_16_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
+    let mut out = p[5..].to_vec();
+    let primal = program_16::primal(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let itself = program_16(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let (mut dx, mut ds, mut d_out) = (vec![F::zero(); 4], F::zero(), weights::<F>());
+    let value = program_16::grad_into(&p[0..4], p[4], &mut out, &mut dx, &mut ds, &mut d_out);
+    let grad = (value + weighted(&out), [dx, vec![ds], d_out].concat());
+    let mut out = p[5..].to_vec();
+    let (value, pullback) = program_16::vjp(&p[0..4], p[4], &mut out);
+    let mut d_out = weights::<F>();
+    let (dx, ds, _) = pullback(F::one(), &mut d_out);
+    let other = (
+        value + weighted(&out),
+        [
+            dx.unwrap_or(vec![F::zero(); 4]),
+            vec![ds.unwrap_or(F::zero())],
+            d_out,
+        ]
+        .concat(),
+    );
+    let mut out = p[5..].to_vec();
+    let mut t_out = t[5..].to_vec();
+    let (value, tangent) = program_16::jvp(&p[0..4], p[4], &mut out, &t[0..4], t[4], &mut t_out);
+    let jvp = (value + weighted(&out), tangent + weighted(&t_out));
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
     }
-    (s * T::from(1.0).unwrap()).cos() + p2 + m4 + t5 + t7 + b1.iter().copied().sum::<T>()
+}
+
+fn program_16_f64_faces(p: &[f64], t: &[f64]) -> Faces<f64> {
+    type F = f64;
+    let mut out = p[5..].to_vec();
+    let primal = program_16_f64::primal(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let itself = program_16_f64(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let (mut dx, mut ds, mut d_out) = (vec![F::zero(); 4], F::zero(), weights::<F>());
+    let value = program_16_f64::grad_into(&p[0..4], p[4], &mut out, &mut dx, &mut ds, &mut d_out);
+    let grad = (value + weighted(&out), [dx, vec![ds], d_out].concat());
+    let mut out = p[5..].to_vec();
+    let (value, pullback) = program_16_f64::vjp(&p[0..4], p[4], &mut out);
+    let mut d_out = weights::<F>();
+    let (dx, ds, _) = pullback(F::one(), &mut d_out);
+    let other = (
+        value + weighted(&out),
+        [
+            dx.unwrap_or(vec![F::zero(); 4]),
+            vec![ds.unwrap_or(F::zero())],
+            d_out,
+        ]
+        .concat(),
+    );
+    let mut out = p[5..].to_vec();
+    let mut t_out = t[5..].to_vec();
+    let (value, tangent) =
+        program_16_f64::jvp(&p[0..4], p[4], &mut out, &t[0..4], t[4], &mut t_out);
+    let jvp = (value + weighted(&out), tangent + weighted(&t_out));
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_16_objective_on_duals<
+    D: num_traits::Float
+        + std::iter::Sum
+        + std::ops::AddAssign
+        + std::ops::SubAssign
+        + std::ops::MulAssign,
+>(
+    d: &[D],
+) -> D {
+    let mut out = d[5..].to_vec();
+    program_16_on_duals(&d[0..4], d[4], &mut out) + weighted(&out)
 }
 
 #[test]
 fn program_16_matches_dual_numbers_and_finite_differences() {
-    check(
+    check::<9>(
         "program_16",
         point(16),
-        &|p| program_16::primal(&p[..4], p[4]),
-        &|p| program_16(&p[..4], p[4]),
-        &|p| {
-            let (value, (dx, ds)) = program_16::grad(&p[..4], p[4]);
-            (value, [dx, vec![ds]].concat())
-        },
-        &|d| program_16_on_duals(&d[..4], d[4]),
-    );
-    let p = point(16);
-    let (value, (dx, ds)) = program_16::grad(&p[..4], p[4]);
-    faces(
-        "program_16",
-        p,
         point(16 + 7),
-        (value, &dx, ds),
-        &|p, t| program_16::jvp(&p[..4], p[4], &t[..4], t[4]),
-        &|p, dx, ds| program_16::grad_into(&p[..4], p[4], dx, ds),
+        &program_16_faces,
+        &program_16_f64_faces,
+        &program_16_objective_on_duals,
     );
-    let (value_f64, (dx_f64, ds_f64)) = program_16_f64::grad(&p[..4], p[4]);
-    same(
-        "program_16_f64",
-        [value, ds].iter().chain(&dx),
-        [value_f64, ds_f64].iter().chain(&dx_f64),
+    at_f32::<9>(
+        "program_16",
+        point(16),
+        &program_16_faces,
+        &program_16_objective_on_duals,
     );
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_17<T: gradtape::Float>(x: &[T], s: T) -> T {
-    let mut a1 = (s.powi(3)).powi(2);
-    a1 = a1 * T::from(0.2).unwrap() + x[2];
-    a1 = a1 * T::from(-0.7).unwrap() + (x[0] - x[3]).max(x[0]).hypot(T::one());
-    'outer: for i in 0..4 {
-        for j in 0..4 {
-            if (x[j] - a1).tanh().exp() >= s.hypot(T::one()) {
-                break 'outer;
-            }
-            a1 = (a1 + ((x[1] * s) - (a1 - x[0])) * x[i]).tanh();
-        }
+fn program_17<T: gradtape::Float>(#[differentiable] p: &Params<T>, x: &[T], s: T) -> T {
+    let mut a1 = ((s.powi(3)) * (s.powi(3)) + T::one()).sqrt();
+    for pair in x.chunks(2) {
+        a1 = a1 * T::from(0.6).unwrap() + pair[0] * pair[1].tanh();
     }
-    let mut b2 = vec![T::zero(); 4];
+    for (w, v) in p.w.iter().zip(p.v.iter()) {
+        a1 = a1 * T::from(-0.2).unwrap() + *w * (*v).sin();
+    }
+    let n2 = (p.b).tanh().mul_add(
+        (p.w[2] - x[2]).max(((x[0]) * (x[0]) + T::one()).sqrt()),
+        ((p.b).tanh().exp() * (s - s)),
+    );
+    let mut b3 = vec![T::zero(); 4];
     for i in 0..4 {
-        b2[i] = T::from(-1.5).unwrap();
+        b3[i] = T::from(1.2).unwrap();
     }
-    let k3 = (((x[2]) * (x[2]) + T::one()).ln()
-        / (T::from(1.5).unwrap()
-            + (x.iter().map(|v| *v).sum::<T>()) * (x.iter().map(|v| *v).sum::<T>())));
-    b2[3] += k3;
-    let f4 = move |v: T| v.powi(2) * a1;
-    let n5 = f4(((x[0]).max(T::from(0.5).unwrap()) * (a1.floor() + s)));
+    for i in 1..4 {
+        b3[i] = b3[i - 1] * T::from(-1.0).unwrap() + b3[i].tanh();
+    }
+    if ((s - s) + (T::from(0.8).unwrap()).tanh()) >= (p.a).sin() {
+        return (T::from(-1.8).unwrap()
+            / (T::from(1.5).unwrap() + (T::from(-1.6).unwrap()) * (T::from(-1.6).unwrap())))
+        .hypot(T::one());
+    }
     'outer: for i in 0..4 {
         for j in 0..4 {
-            if n5 < x[(j + 3) % 4] {
+            if x.windows(2)
+                .map(|w| (w[1] - w[0]) * T::from(-1.4).unwrap())
+                .sum::<T>()
+                >= (p.v[0]).abs()
+            {
                 break 'outer;
             }
-            a1 = (a1 + b2[(j + 2) % 4] * x[i]).tanh();
+            a1 = (a1 + ((T::from(1.3).unwrap() * s) + (n2 + x[j])) * x[i]).tanh();
         }
     }
-    x[0] + b2.iter().copied().sum::<T>()
+    (x.iter()
+        .step_by(2)
+        .map(|v| T::from(-0.7).unwrap())
+        .sum::<T>())
+    .hypot(T::one())
+        + p.a
+        + b3.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_17_f64(x: &[f64], s: f64) -> f64 {
-    let mut a1 = (s.powi(3)).powi(2);
-    a1 = a1 * (0.2_f64) + x[2];
-    a1 = a1 * (-0.7_f64) + (x[0] - x[3]).max(x[0]).hypot(1.0);
-    'outer: for i in 0..4 {
-        for j in 0..4 {
-            if (x[j] - a1).tanh().exp() >= s.hypot(1.0) {
-                break 'outer;
-            }
-            a1 = (a1 + ((x[1] * s) - (a1 - x[0])) * x[i]).tanh();
-        }
+fn program_17_f64(#[differentiable] p: &Params<f64>, x: &[f64], s: f64) -> f64 {
+    let mut a1 = ((s.powi(3)) * (s.powi(3)) + 1.0).sqrt();
+    for pair in x.chunks(2) {
+        a1 = a1 * (0.6_f64) + pair[0] * pair[1].tanh();
     }
-    let mut b2 = vec![0.0; 4];
+    for (w, v) in p.w.iter().zip(p.v.iter()) {
+        a1 = a1 * (-0.2_f64) + *w * (*v).sin();
+    }
+    let n2 = (p.b).tanh().mul_add(
+        (p.w[2] - x[2]).max(((x[0]) * (x[0]) + 1.0).sqrt()),
+        ((p.b).tanh().exp() * (s - s)),
+    );
+    let mut b3 = vec![0.0; 4];
     for i in 0..4 {
-        b2[i] = (-1.5_f64);
+        b3[i] = (1.2_f64);
     }
-    let k3 = (((x[2]) * (x[2]) + 1.0).ln()
-        / ((1.5_f64) + (x.iter().map(|v| *v).sum::<f64>()) * (x.iter().map(|v| *v).sum::<f64>())));
-    b2[3] += k3;
-    let f4 = move |v: f64| v.powi(2) * a1;
-    let n5 = f4(((x[0]).max((0.5_f64)) * (a1.floor() + s)));
+    for i in 1..4 {
+        b3[i] = b3[i - 1] * (-1.0_f64) + b3[i].tanh();
+    }
+    if ((s - s) + (0.8_f64).tanh()) >= (p.a).sin() {
+        return ((-1.8_f64) / ((1.5_f64) + (-1.6_f64) * (-1.6_f64))).hypot(1.0);
+    }
     'outer: for i in 0..4 {
         for j in 0..4 {
-            if n5 < x[(j + 3) % 4] {
+            if x.windows(2)
+                .map(|w| (w[1] - w[0]) * (-1.4_f64))
+                .sum::<f64>()
+                >= (p.v[0]).abs()
+            {
                 break 'outer;
             }
-            a1 = (a1 + b2[(j + 2) % 4] * x[i]).tanh();
+            a1 = (a1 + (((1.3_f64) * s) + (n2 + x[j])) * x[i]).tanh();
         }
     }
-    x[0] + b2.iter().copied().sum::<f64>()
+    (x.iter().step_by(2).map(|v| (-0.7_f64)).sum::<f64>()).hypot(1.0)
+        + p.a
+        + b3.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -2485,154 +4215,194 @@ fn program_17_on_duals<
         + std::ops::SubAssign
         + std::ops::MulAssign,
 >(
+    p: &Params<T>,
     x: &[T],
     s: T,
 ) -> T {
-    let mut a1 = (s.powi(3)).powi(2);
-    a1 = a1 * T::from(0.2).unwrap() + x[2];
-    a1 = a1 * T::from(-0.7).unwrap() + (x[0] - x[3]).max(x[0]).hypot(T::one());
-    'outer: for i in 0..4 {
-        for j in 0..4 {
-            if (x[j] - a1).tanh().exp() >= s.hypot(T::one()) {
-                break 'outer;
-            }
-            a1 = (a1 + ((x[1] * s) - (a1 - x[0])) * x[i]).tanh();
-        }
+    let mut a1 = ((s.powi(3)) * (s.powi(3)) + T::one()).sqrt();
+    for pair in x.chunks(2) {
+        a1 = a1 * T::from(0.6).unwrap() + pair[0] * pair[1].tanh();
     }
-    let mut b2 = vec![T::zero(); 4];
+    for (w, v) in p.w.iter().zip(p.v.iter()) {
+        a1 = a1 * T::from(-0.2).unwrap() + *w * (*v).sin();
+    }
+    let n2 = (p.b).tanh().mul_add(
+        (p.w[2] - x[2]).max(((x[0]) * (x[0]) + T::one()).sqrt()),
+        ((p.b).tanh().exp() * (s - s)),
+    );
+    let mut b3 = vec![T::zero(); 4];
     for i in 0..4 {
-        b2[i] = T::from(-1.5).unwrap();
+        b3[i] = T::from(1.2).unwrap();
     }
-    let k3 = (((x[2]) * (x[2]) + T::one()).ln()
-        / (T::from(1.5).unwrap()
-            + (x.iter().map(|v| *v).sum::<T>()) * (x.iter().map(|v| *v).sum::<T>())));
-    b2[3] += k3;
-    let f4 = move |v: T| v.powi(2) * a1;
-    let n5 = f4(((x[0]).max(T::from(0.5).unwrap()) * (a1.floor() + s)));
+    for i in 1..4 {
+        b3[i] = b3[i - 1] * T::from(-1.0).unwrap() + b3[i].tanh();
+    }
+    if ((s - s) + (T::from(0.8).unwrap()).tanh()) >= (p.a).sin() {
+        return (T::from(-1.8).unwrap()
+            / (T::from(1.5).unwrap() + (T::from(-1.6).unwrap()) * (T::from(-1.6).unwrap())))
+        .hypot(T::one());
+    }
     'outer: for i in 0..4 {
         for j in 0..4 {
-            if n5 < x[(j + 3) % 4] {
+            if x.windows(2)
+                .map(|w| (w[1] - w[0]) * T::from(-1.4).unwrap())
+                .sum::<T>()
+                >= (p.v[0]).abs()
+            {
                 break 'outer;
             }
-            a1 = (a1 + b2[(j + 2) % 4] * x[i]).tanh();
+            a1 = (a1 + ((T::from(1.3).unwrap() * s) + (n2 + x[j])) * x[i]).tanh();
         }
     }
-    x[0] + b2.iter().copied().sum::<T>()
+    (x.iter()
+        .step_by(2)
+        .map(|v| T::from(-0.7).unwrap())
+        .sum::<T>())
+    .hypot(T::one())
+        + p.a
+        + b3.iter().copied().sum::<T>()
+}
+
+fn program_17_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
+    let primal = program_17::primal(&params(&p[..9]), &p[9..13], p[13]);
+    let itself = program_17(&params(&p[..9]), &p[9..13], p[13]);
+    let (value, (d_params, dx, ds)) = program_17::grad(&params(&p[..9]), &p[9..13], p[13]);
+    let grad = (value, [flat(&d_params), dx, vec![ds]].concat());
+    let mut d_params = params(&[F::zero(); 9]);
+    let (mut dx, mut ds) = (vec![F::zero(); 4], F::zero());
+    let value = program_17::grad_into(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &mut d_params,
+        &mut dx,
+        &mut ds,
+    );
+    let other = (value, [flat(&d_params), dx, vec![ds]].concat());
+    let jvp = program_17::jvp(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &params(&t[..9]),
+        &t[9..13],
+        t[13],
+    );
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_17_f64_faces(p: &[f64], t: &[f64]) -> Faces<f64> {
+    type F = f64;
+    let primal = program_17_f64::primal(&params(&p[..9]), &p[9..13], p[13]);
+    let itself = program_17_f64(&params(&p[..9]), &p[9..13], p[13]);
+    let (value, (d_params, dx, ds)) = program_17_f64::grad(&params(&p[..9]), &p[9..13], p[13]);
+    let grad = (value, [flat(&d_params), dx, vec![ds]].concat());
+    let mut d_params = params(&[F::zero(); 9]);
+    let (mut dx, mut ds) = (vec![F::zero(); 4], F::zero());
+    let value = program_17_f64::grad_into(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &mut d_params,
+        &mut dx,
+        &mut ds,
+    );
+    let other = (value, [flat(&d_params), dx, vec![ds]].concat());
+    let jvp = program_17_f64::jvp(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &params(&t[..9]),
+        &t[9..13],
+        t[13],
+    );
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_17_objective_on_duals<
+    D: num_traits::Float
+        + std::iter::Sum
+        + std::ops::AddAssign
+        + std::ops::SubAssign
+        + std::ops::MulAssign,
+>(
+    d: &[D],
+) -> D {
+    program_17_on_duals(&params(&d[..9]), &d[9..13], d[13])
 }
 
 #[test]
 fn program_17_matches_dual_numbers_and_finite_differences() {
-    check(
+    check::<14>(
         "program_17",
         point(17),
-        &|p| program_17::primal(&p[..4], p[4]),
-        &|p| program_17(&p[..4], p[4]),
-        &|p| {
-            let (value, (dx, ds)) = program_17::grad(&p[..4], p[4]);
-            (value, [dx, vec![ds]].concat())
-        },
-        &|d| program_17_on_duals(&d[..4], d[4]),
-    );
-    let p = point(17);
-    let (value, (dx, ds)) = program_17::grad(&p[..4], p[4]);
-    faces(
-        "program_17",
-        p,
         point(17 + 7),
-        (value, &dx, ds),
-        &|p, t| program_17::jvp(&p[..4], p[4], &t[..4], t[4]),
-        &|p, dx, ds| program_17::grad_into(&p[..4], p[4], dx, ds),
+        &program_17_faces,
+        &program_17_f64_faces,
+        &program_17_objective_on_duals,
     );
-    let (value_f64, (dx_f64, ds_f64)) = program_17_f64::grad(&p[..4], p[4]);
-    same(
-        "program_17_f64",
-        [value, ds].iter().chain(&dx),
-        [value_f64, ds_f64].iter().chain(&dx_f64),
+    at_f32::<14>(
+        "program_17",
+        point(17),
+        &program_17_faces,
+        &program_17_objective_on_duals,
     );
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_18<T: gradtape::Float>(x: &[T], s: T) -> T {
-    let n1 = (s * s + T::one()).ln();
-    let n2 = x[3];
-    let (n3, n4) = (
-        ((T::from(-0.9).unwrap()).mul_add(s, T::from(0.0).unwrap()) - (x[1]).tanh().exp()),
-        (x.windows(2)
-            .map(|w| (w[1] - w[0]) * T::from(1.4).unwrap())
-            .sum::<T>())
-        .max((T::from(-1.6).unwrap()).max(T::from(-1.5).unwrap())),
-    );
-    for i in 0..4 {
-        let mut m5 = x[0];
-        let mut t6 = T::zero();
-        for i in 1..4 {
-            t6 = t6 + (x[i] - m5).exp();
-            m5 = m5.max(x[i]);
-        }
-        match i % 3 {
-            0 => {
-                t6 = t6 + ((s.max(n4)) * (s.max(n4)) + T::one()).sqrt();
-            }
-            1 => {
-                t6 = t6 * x.iter().map(|v| (T::from(-1.2).unwrap() + *v)).sum::<T>();
-            }
-            _ => {
-                t6 = (x[2] * x[1]);
-            }
-        }
+    let n1 = ((x[3]) * (x[3]) + T::one()).ln().cos();
+    let mut a2 = T::from(1.5).unwrap();
+    for pair in x.chunks(2) {
+        a2 = a2 * T::from(0.9).unwrap() + pair[0] * pair[1].tanh();
     }
-    let mut b7 = x.to_vec();
-    let k8 = s.atan();
-    helper_smooth(&mut b7, k8);
-    let f9 = move |v: T| v * n3;
-    let n10 = if ((n3 * s).signum() * (s * s + T::one()).ln()) < (s * s) {
-        s
-    } else {
-        (x[3]).atan().cos()
-    };
-    (x[2] + n2).tanh().exp() + b7.iter().copied().sum::<T>()
+    let mut b3 = x.to_vec();
+    let k4 = (s.mul_add(x[0], s) - (T::from(1.0).unwrap()).max(a2));
+    helper_smooth(&mut b3, k4);
+    let n5 = (x.iter().map(|v| (*v).sin()).sum::<T>() * x[2]);
+    for v in b3.iter_mut() {
+        *v = (*v).hypot(T::one()).tanh();
+    }
+    a2 += (n5 * b3[0]).max((s / (T::from(1.5).unwrap() + (b3[1]) * (b3[1]))));
+    let k6 = b3[0];
+    b3[1] += k6;
+    x.iter()
+        .fold(T::zero(), |acc, v| acc * T::from(0.2).unwrap() + *v)
+        + n5
+        + b3.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_18_f64(x: &[f64], s: f64) -> f64 {
-    let n1 = (s * s + 1.0).ln();
-    let n2 = x[3];
-    let (n3, n4) = (
-        ((-0.9_f64).mul_add(s, (0.0_f64)) - (x[1]).tanh().exp()),
-        (x.windows(2).map(|w| (w[1] - w[0]) * (1.4_f64)).sum::<f64>())
-            .max((-1.6_f64).max((-1.5_f64))),
-    );
-    for i in 0..4 {
-        let mut m5 = x[0];
-        let mut t6 = 0.0;
-        for i in 1..4 {
-            t6 = t6 + (x[i] - m5).exp();
-            m5 = m5.max(x[i]);
-        }
-        match i % 3 {
-            0 => {
-                t6 = t6 + ((s.max(n4)) * (s.max(n4)) + 1.0).sqrt();
-            }
-            1 => {
-                t6 = t6 * x.iter().map(|v| ((-1.2_f64) + *v)).sum::<f64>();
-            }
-            _ => {
-                t6 = (x[2] * x[1]);
-            }
-        }
+    let n1 = ((x[3]) * (x[3]) + 1.0).ln().cos();
+    let mut a2 = (1.5_f64);
+    for pair in x.chunks(2) {
+        a2 = a2 * (0.9_f64) + pair[0] * pair[1].tanh();
     }
-    let mut b7 = x.to_vec();
-    let k8 = s.atan();
-    helper_smooth(&mut b7, k8);
-    let f9 = move |v: f64| v * n3;
-    let n10 = if ((n3 * s).signum() * (s * s + 1.0).ln()) < (s * s) {
-        s
-    } else {
-        (x[3]).atan().cos()
-    };
-    (x[2] + n2).tanh().exp() + b7.iter().copied().sum::<f64>()
+    let mut b3 = x.to_vec();
+    let k4 = (s.mul_add(x[0], s) - (1.0_f64).max(a2));
+    helper_smooth(&mut b3, k4);
+    let n5 = (x.iter().map(|v| (*v).sin()).sum::<f64>() * x[2]);
+    for v in b3.iter_mut() {
+        *v = (*v).hypot(1.0).tanh();
+    }
+    a2 += (n5 * b3[0]).max((s / ((1.5_f64) + (b3[1]) * (b3[1]))));
+    let k6 = b3[0];
+    b3[1] += k6;
+    x.iter().fold(0.0, |acc, v| acc * (0.2_f64) + *v) + n5 + b3.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -2646,179 +4416,172 @@ fn program_18_on_duals<
     x: &[T],
     s: T,
 ) -> T {
-    let n1 = (s * s + T::one()).ln();
-    let n2 = x[3];
-    let (n3, n4) = (
-        ((T::from(-0.9).unwrap()).mul_add(s, T::from(0.0).unwrap()) - (x[1]).tanh().exp()),
-        (x.windows(2)
-            .map(|w| (w[1] - w[0]) * T::from(1.4).unwrap())
-            .sum::<T>())
-        .max((T::from(-1.6).unwrap()).max(T::from(-1.5).unwrap())),
-    );
-    for i in 0..4 {
-        let mut m5 = x[0];
-        let mut t6 = T::zero();
-        for i in 1..4 {
-            t6 = t6 + (x[i] - m5).exp();
-            m5 = m5.max(x[i]);
-        }
-        match i % 3 {
-            0 => {
-                t6 = t6 + ((s.max(n4)) * (s.max(n4)) + T::one()).sqrt();
-            }
-            1 => {
-                t6 = t6 * x.iter().map(|v| (T::from(-1.2).unwrap() + *v)).sum::<T>();
-            }
-            _ => {
-                t6 = (x[2] * x[1]);
-            }
-        }
+    let n1 = ((x[3]) * (x[3]) + T::one()).ln().cos();
+    let mut a2 = T::from(1.5).unwrap();
+    for pair in x.chunks(2) {
+        a2 = a2 * T::from(0.9).unwrap() + pair[0] * pair[1].tanh();
     }
-    let mut b7 = x.to_vec();
-    let k8 = s.atan();
-    helper_smooth_on_duals(&mut b7, k8);
-    let f9 = move |v: T| v * n3;
-    let n10 = if ((n3 * s).signum() * (s * s + T::one()).ln()) < (s * s) {
-        s
-    } else {
-        (x[3]).atan().cos()
-    };
-    (x[2] + n2).tanh().exp() + b7.iter().copied().sum::<T>()
+    let mut b3 = x.to_vec();
+    let k4 = (s.mul_add(x[0], s) - (T::from(1.0).unwrap()).max(a2));
+    helper_smooth_on_duals(&mut b3, k4);
+    let n5 = (x.iter().map(|v| (*v).sin()).sum::<T>() * x[2]);
+    for v in b3.iter_mut() {
+        *v = (*v).hypot(T::one()).tanh();
+    }
+    a2 += (n5 * b3[0]).max((s / (T::from(1.5).unwrap() + (b3[1]) * (b3[1]))));
+    let k6 = b3[0];
+    b3[1] += k6;
+    x.iter()
+        .fold(T::zero(), |acc, v| acc * T::from(0.2).unwrap() + *v)
+        + n5
+        + b3.iter().copied().sum::<T>()
+}
+
+fn program_18_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
+    let primal = program_18::primal(&p[0..4], p[4]);
+    let itself = program_18(&p[0..4], p[4]);
+    let (value, (dx, ds)) = program_18::grad(&p[0..4], p[4]);
+    let grad = (value, [dx, vec![ds]].concat());
+    let (mut dx, mut ds) = (vec![F::zero(); 4], F::zero());
+    let value = program_18::grad_into(&p[0..4], p[4], &mut dx, &mut ds);
+    let other = (value, [dx, vec![ds]].concat());
+    let jvp = program_18::jvp(&p[0..4], p[4], &t[0..4], t[4]);
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_18_f64_faces(p: &[f64], t: &[f64]) -> Faces<f64> {
+    type F = f64;
+    let primal = program_18_f64::primal(&p[0..4], p[4]);
+    let itself = program_18_f64(&p[0..4], p[4]);
+    let (value, (dx, ds)) = program_18_f64::grad(&p[0..4], p[4]);
+    let grad = (value, [dx, vec![ds]].concat());
+    let (mut dx, mut ds) = (vec![F::zero(); 4], F::zero());
+    let value = program_18_f64::grad_into(&p[0..4], p[4], &mut dx, &mut ds);
+    let other = (value, [dx, vec![ds]].concat());
+    let jvp = program_18_f64::jvp(&p[0..4], p[4], &t[0..4], t[4]);
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_18_objective_on_duals<
+    D: num_traits::Float
+        + std::iter::Sum
+        + std::ops::AddAssign
+        + std::ops::SubAssign
+        + std::ops::MulAssign,
+>(
+    d: &[D],
+) -> D {
+    program_18_on_duals(&d[0..4], d[4])
 }
 
 #[test]
 fn program_18_matches_dual_numbers_and_finite_differences() {
-    check(
+    check::<5>(
         "program_18",
         point(18),
-        &|p| program_18::primal(&p[..4], p[4]),
-        &|p| program_18(&p[..4], p[4]),
-        &|p| {
-            let (value, (dx, ds)) = program_18::grad(&p[..4], p[4]);
-            (value, [dx, vec![ds]].concat())
-        },
-        &|d| program_18_on_duals(&d[..4], d[4]),
-    );
-    let p = point(18);
-    let (value, (dx, ds)) = program_18::grad(&p[..4], p[4]);
-    faces(
-        "program_18",
-        p,
         point(18 + 7),
-        (value, &dx, ds),
-        &|p, t| program_18::jvp(&p[..4], p[4], &t[..4], t[4]),
-        &|p, dx, ds| program_18::grad_into(&p[..4], p[4], dx, ds),
+        &program_18_faces,
+        &program_18_f64_faces,
+        &program_18_objective_on_duals,
     );
-    let (value_f64, (dx_f64, ds_f64)) = program_18_f64::grad(&p[..4], p[4]);
-    same(
-        "program_18_f64",
-        [value, ds].iter().chain(&dx),
-        [value_f64, ds_f64].iter().chain(&dx_f64),
+    at_f32::<5>(
+        "program_18",
+        point(18),
+        &program_18_faces,
+        &program_18_objective_on_duals,
     );
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_19<T: gradtape::Float>(x: &[T], s: T) -> T {
-    let mut m1 = x[0];
-    let mut t2 = T::zero();
-    for i in 1..4 {
-        t2 = t2 + (x[i] - m1).exp();
-        m1 = m1.max(x[i]);
+    let mut b1 = vec![T::zero(); 4];
+    for i in 0..4 {
+        b1[i] = x.iter().map(|v| *v).sum::<T>();
     }
+    let k2 = ((x[1] / (T::from(1.5).unwrap() + (T::from(1.9).unwrap()) * (T::from(1.9).unwrap())))
+        * (x[1] / (T::from(1.5).unwrap() + (T::from(1.9).unwrap()) * (T::from(1.9).unwrap())))
+        + T::one())
+    .powf(T::from(-1.5).unwrap());
+    b1[1] += k2;
+    let f3 = move |v: T| (T::from(-1.1).unwrap() * v.cos());
+    let n4 = f3(T::from(1.2).unwrap());
+    let n5 = ((s.tanh().exp()) * (s.tanh().exp()) + T::one()).powf((x[2] * n4));
     for i in (0..4).rev() {
-        if ((x[(i + 1) % 4]).sin()
-            / (T::from(1.5).unwrap()
-                + (T::from(-1.5).unwrap()).hypot(T::one())
-                    * (T::from(-1.5).unwrap()).hypot(T::one())))
-            < m1
-        {
-            t2 = x.iter().map(|v| (*v).max((*v).tanh().exp())).sum::<T>();
-        } else {
-            t2 = t2 - (T::from(-1.8).unwrap() * (x[0]).tanh().exp());
+        if (n4 + (x[(i + 1) % 4] * T::from(1.0).unwrap())) <= (s * s + T::one()).sqrt() {
+            break;
         }
-        'outer: for i in 0..4 {
-            for j in 0..4 {
-                if (m1 / (T::from(1.5).unwrap() + (x[j] - m1) * (x[j] - m1))) <= s {
-                    break 'outer;
-                }
-                m1 = (m1 + (T::from(-0.1).unwrap() * x[j]).sin() * x[i]).tanh();
-            }
-        }
-        let n3 = helper_soft(
-            ((x.iter().zip(x.iter()).map(|(a, b)| *a * *b).sum::<T>())
-                * (x.iter().zip(x.iter()).map(|(a, b)| *a * *b).sum::<T>())
-                + T::one())
-            .sqrt(),
-            ((x[i]).sin()
-                * (x[(i + 3) % 4]
-                    / (T::from(1.5).unwrap()
-                        + (T::from(-0.8).unwrap()) * (T::from(-0.8).unwrap())))),
-        );
+        let mut a6 = x[i];
+        a6 += (T::from(0.1).unwrap() - b1[3]).sin();
     }
-    let f4 = move |v: T| ((T::from(-1.2).unwrap()).cos() * (s + v)) * t2;
-    let n5 = f4(s.min(x[3]));
-    let mut k6 = 0;
-    while k6 < 3 {
-        m1 = (m1 + ((s.min(n5)) * (s.min(n5)) + T::one()).sqrt()).tanh();
-        k6 += 1;
+    let mut m7 = x[0];
+    let mut t8 = T::zero();
+    for i in 1..4 {
+        t8 = t8 + (x[i] - m7).exp();
+        m7 = m7.max(x[i]);
     }
-    let f7 = move |v: T| (v + v).cos() * m1;
-    if T::from(1.6).unwrap() >= (T::from(-0.8).unwrap()).atan() {
-        t2 = x.iter().map(|v| (s.tanh()).cos()).sum::<T>();
-    } else {
-        t2 = t2 - s.min((x[3]).atan());
-    }
-    s + t2 + n5
+    let k9 = ((b1[2]).cos() * (x[3] / (T::from(1.5).unwrap() + s * s)));
+    helper_smooth(&mut b1, k9);
+    b1.iter()
+        .enumerate()
+        .map(|(k, v)| *v * T::from(k + 1).unwrap())
+        .sum::<T>()
+        + n4
+        + n5
+        + m7
+        + b1.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_19_f64(x: &[f64], s: f64) -> f64 {
-    let mut m1 = x[0];
-    let mut t2 = 0.0;
-    for i in 1..4 {
-        t2 = t2 + (x[i] - m1).exp();
-        m1 = m1.max(x[i]);
+    let mut b1 = vec![0.0; 4];
+    for i in 0..4 {
+        b1[i] = x.iter().map(|v| *v).sum::<f64>();
     }
+    let k2 = ((x[1] / ((1.5_f64) + (1.9_f64) * (1.9_f64)))
+        * (x[1] / ((1.5_f64) + (1.9_f64) * (1.9_f64)))
+        + 1.0)
+        .powf((-1.5_f64));
+    b1[1] += k2;
+    let f3 = move |v: f64| ((-1.1_f64) * v.cos());
+    let n4 = f3((1.2_f64));
+    let n5 = ((s.tanh().exp()) * (s.tanh().exp()) + 1.0).powf((x[2] * n4));
     for i in (0..4).rev() {
-        if ((x[(i + 1) % 4]).sin() / ((1.5_f64) + (-1.5_f64).hypot(1.0) * (-1.5_f64).hypot(1.0)))
-            < m1
-        {
-            t2 = x.iter().map(|v| (*v).max((*v).tanh().exp())).sum::<f64>();
-        } else {
-            t2 = t2 - ((-1.8_f64) * (x[0]).tanh().exp());
+        if (n4 + (x[(i + 1) % 4] * (1.0_f64))) <= (s * s + 1.0).sqrt() {
+            break;
         }
-        'outer: for i in 0..4 {
-            for j in 0..4 {
-                if (m1 / ((1.5_f64) + (x[j] - m1) * (x[j] - m1))) <= s {
-                    break 'outer;
-                }
-                m1 = (m1 + ((-0.1_f64) * x[j]).sin() * x[i]).tanh();
-            }
-        }
-        let n3 = helper_soft(
-            ((x.iter().zip(x.iter()).map(|(a, b)| *a * *b).sum::<f64>())
-                * (x.iter().zip(x.iter()).map(|(a, b)| *a * *b).sum::<f64>())
-                + 1.0)
-                .sqrt(),
-            ((x[i]).sin() * (x[(i + 3) % 4] / ((1.5_f64) + (-0.8_f64) * (-0.8_f64)))),
-        );
+        let mut a6 = x[i];
+        a6 += ((0.1_f64) - b1[3]).sin();
     }
-    let f4 = move |v: f64| ((-1.2_f64).cos() * (s + v)) * t2;
-    let n5 = f4(s.min(x[3]));
-    let mut k6 = 0;
-    while k6 < 3 {
-        m1 = (m1 + ((s.min(n5)) * (s.min(n5)) + 1.0).sqrt()).tanh();
-        k6 += 1;
+    let mut m7 = x[0];
+    let mut t8 = 0.0;
+    for i in 1..4 {
+        t8 = t8 + (x[i] - m7).exp();
+        m7 = m7.max(x[i]);
     }
-    let f7 = move |v: f64| (v + v).cos() * m1;
-    if (1.6_f64) >= (-0.8_f64).atan() {
-        t2 = x.iter().map(|v| (s.tanh()).cos()).sum::<f64>();
-    } else {
-        t2 = t2 - s.min((x[3]).atan());
-    }
-    s + t2 + n5
+    let k9 = ((b1[2]).cos() * (x[3] / ((1.5_f64) + s * s)));
+    helper_smooth(&mut b1, k9);
+    b1.iter()
+        .enumerate()
+        .map(|(k, v)| *v * ((k + 1) as f64))
+        .sum::<f64>()
+        + n4
+        + n5
+        + m7
+        + b1.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -2832,147 +4595,153 @@ fn program_19_on_duals<
     x: &[T],
     s: T,
 ) -> T {
-    let mut m1 = x[0];
-    let mut t2 = T::zero();
-    for i in 1..4 {
-        t2 = t2 + (x[i] - m1).exp();
-        m1 = m1.max(x[i]);
+    let mut b1 = vec![T::zero(); 4];
+    for i in 0..4 {
+        b1[i] = x.iter().map(|v| *v).sum::<T>();
     }
+    let k2 = ((x[1] / (T::from(1.5).unwrap() + (T::from(1.9).unwrap()) * (T::from(1.9).unwrap())))
+        * (x[1] / (T::from(1.5).unwrap() + (T::from(1.9).unwrap()) * (T::from(1.9).unwrap())))
+        + T::one())
+    .powf(T::from(-1.5).unwrap());
+    b1[1] += k2;
+    let f3 = move |v: T| (T::from(-1.1).unwrap() * v.cos());
+    let n4 = f3(T::from(1.2).unwrap());
+    let n5 = ((s.tanh().exp()) * (s.tanh().exp()) + T::one()).powf((x[2] * n4));
     for i in (0..4).rev() {
-        if ((x[(i + 1) % 4]).sin()
-            / (T::from(1.5).unwrap()
-                + (T::from(-1.5).unwrap()).hypot(T::one())
-                    * (T::from(-1.5).unwrap()).hypot(T::one())))
-            < m1
-        {
-            t2 = x.iter().map(|v| (*v).max((*v).tanh().exp())).sum::<T>();
-        } else {
-            t2 = t2 - (T::from(-1.8).unwrap() * (x[0]).tanh().exp());
+        if (n4 + (x[(i + 1) % 4] * T::from(1.0).unwrap())) <= (s * s + T::one()).sqrt() {
+            break;
         }
-        'outer: for i in 0..4 {
-            for j in 0..4 {
-                if (m1 / (T::from(1.5).unwrap() + (x[j] - m1) * (x[j] - m1))) <= s {
-                    break 'outer;
-                }
-                m1 = (m1 + (T::from(-0.1).unwrap() * x[j]).sin() * x[i]).tanh();
-            }
-        }
-        let n3 = helper_soft_on_duals(
-            ((x.iter().zip(x.iter()).map(|(a, b)| *a * *b).sum::<T>())
-                * (x.iter().zip(x.iter()).map(|(a, b)| *a * *b).sum::<T>())
-                + T::one())
-            .sqrt(),
-            ((x[i]).sin()
-                * (x[(i + 3) % 4]
-                    / (T::from(1.5).unwrap()
-                        + (T::from(-0.8).unwrap()) * (T::from(-0.8).unwrap())))),
-        );
+        let mut a6 = x[i];
+        a6 += (T::from(0.1).unwrap() - b1[3]).sin();
     }
-    let f4 = move |v: T| ((T::from(-1.2).unwrap()).cos() * (s + v)) * t2;
-    let n5 = f4(s.min(x[3]));
-    let mut k6 = 0;
-    while k6 < 3 {
-        m1 = (m1 + ((s.min(n5)) * (s.min(n5)) + T::one()).sqrt()).tanh();
-        k6 += 1;
+    let mut m7 = x[0];
+    let mut t8 = T::zero();
+    for i in 1..4 {
+        t8 = t8 + (x[i] - m7).exp();
+        m7 = m7.max(x[i]);
     }
-    let f7 = move |v: T| (v + v).cos() * m1;
-    if T::from(1.6).unwrap() >= (T::from(-0.8).unwrap()).atan() {
-        t2 = x.iter().map(|v| (s.tanh()).cos()).sum::<T>();
-    } else {
-        t2 = t2 - s.min((x[3]).atan());
+    let k9 = ((b1[2]).cos() * (x[3] / (T::from(1.5).unwrap() + s * s)));
+    helper_smooth_on_duals(&mut b1, k9);
+    b1.iter()
+        .enumerate()
+        .map(|(k, v)| *v * T::from(k + 1).unwrap())
+        .sum::<T>()
+        + n4
+        + n5
+        + m7
+        + b1.iter().copied().sum::<T>()
+}
+
+fn program_19_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
+    let primal = program_19::primal(&p[0..4], p[4]);
+    let itself = program_19(&p[0..4], p[4]);
+    let (value, (dx, ds)) = program_19::grad(&p[0..4], p[4]);
+    let grad = (value, [dx, vec![ds]].concat());
+    let (mut dx, mut ds) = (vec![F::zero(); 4], F::zero());
+    let value = program_19::grad_into(&p[0..4], p[4], &mut dx, &mut ds);
+    let other = (value, [dx, vec![ds]].concat());
+    let jvp = program_19::jvp(&p[0..4], p[4], &t[0..4], t[4]);
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
     }
-    s + t2 + n5
+}
+
+fn program_19_f64_faces(p: &[f64], t: &[f64]) -> Faces<f64> {
+    type F = f64;
+    let primal = program_19_f64::primal(&p[0..4], p[4]);
+    let itself = program_19_f64(&p[0..4], p[4]);
+    let (value, (dx, ds)) = program_19_f64::grad(&p[0..4], p[4]);
+    let grad = (value, [dx, vec![ds]].concat());
+    let (mut dx, mut ds) = (vec![F::zero(); 4], F::zero());
+    let value = program_19_f64::grad_into(&p[0..4], p[4], &mut dx, &mut ds);
+    let other = (value, [dx, vec![ds]].concat());
+    let jvp = program_19_f64::jvp(&p[0..4], p[4], &t[0..4], t[4]);
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_19_objective_on_duals<
+    D: num_traits::Float
+        + std::iter::Sum
+        + std::ops::AddAssign
+        + std::ops::SubAssign
+        + std::ops::MulAssign,
+>(
+    d: &[D],
+) -> D {
+    program_19_on_duals(&d[0..4], d[4])
 }
 
 #[test]
 fn program_19_matches_dual_numbers_and_finite_differences() {
-    check(
+    check::<5>(
         "program_19",
         point(19),
-        &|p| program_19::primal(&p[..4], p[4]),
-        &|p| program_19(&p[..4], p[4]),
-        &|p| {
-            let (value, (dx, ds)) = program_19::grad(&p[..4], p[4]);
-            (value, [dx, vec![ds]].concat())
-        },
-        &|d| program_19_on_duals(&d[..4], d[4]),
-    );
-    let p = point(19);
-    let (value, (dx, ds)) = program_19::grad(&p[..4], p[4]);
-    faces(
-        "program_19",
-        p,
         point(19 + 7),
-        (value, &dx, ds),
-        &|p, t| program_19::jvp(&p[..4], p[4], &t[..4], t[4]),
-        &|p, dx, ds| program_19::grad_into(&p[..4], p[4], dx, ds),
+        &program_19_faces,
+        &program_19_f64_faces,
+        &program_19_objective_on_duals,
     );
-    let (value_f64, (dx_f64, ds_f64)) = program_19_f64::grad(&p[..4], p[4]);
-    same(
-        "program_19_f64",
-        [value, ds].iter().chain(&dx),
-        [value_f64, ds_f64].iter().chain(&dx_f64),
+    at_f32::<5>(
+        "program_19",
+        point(19),
+        &program_19_faces,
+        &program_19_objective_on_duals,
     );
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_20<T: gradtape::Float>(x: &[T], s: T) -> T {
-    let (n1, n2) = helper_pair(
-        ((x[3] * T::from(-0.6).unwrap()) * (x[1] + T::from(1.6).unwrap())),
-        T::from(1.0).unwrap(),
-    );
-    let mut a3 = ((x[2]).tanh() * (x[2]).tanh() + T::one()).powf((x[3]).cos());
-    let mut k4 = 0;
-    loop {
-        a3 =
-            a3 * T::from(0.5).unwrap() + ((s * s + T::one()).sqrt() * (T::from(1.7).unwrap() - n2));
-        k4 += 1;
-        if k4 >= 2 {
-            break;
-        }
-    }
-    if T::from(0.2).unwrap() <= (T::from(-1.5).unwrap()).max(s) {
-        a3 = ((x[1]).atan().floor() + (a3.min(a3))).tanh();
+fn program_20<T: gradtape::Float>(x: &[T], s: T, out: &mut [T]) -> T {
+    let mut a1 = (s.tanh().exp()).min(s.max(T::from(0.8).unwrap()));
+    if x[1] < (T::from(-0.3).unwrap() + x[0]) {
+        a1 = ((a1.atan()).tanh().floor() + (out[0]).sin());
     } else {
-        a3 = a3 - (x[0] - (x[3]).min(s));
+        a1 = a1 - x.iter().map(|v| (*v).hypot(T::one())).sum::<T>();
     }
-    let mut p5 = a3;
-    let mut q6 = ((T::from(1.8).unwrap()) * (T::from(1.8).unwrap()) + T::one()).sqrt();
-    for i in 0..4 {
-        q6 = q6 - (p5 + x[i]).sin() * T::from(0.1).unwrap();
-        p5 = p5 + q6 * T::from(0.1).unwrap();
+    for pair in out.chunks(2) {
+        a1 = a1 * T::from(-0.6).unwrap() + pair[0] * pair[1].tanh();
     }
-    a3 = a3 * T::from(-0.2).unwrap() + ((x[1]).atan() * s.atan()).cos();
-    (((x[2]) * (x[2]) + T::one()).ln() * x[2]) + n2
+    out[1] = (a1.max(out.iter().rev().map(|v| T::from(1.9).unwrap()).sum::<T>()))
+        .clamp(T::from(-0.8).unwrap(), T::from(0.9).unwrap());
+    let k2 = ((out[0]).atan() * (out[0]).atan() + T::one()).sqrt();
+    out[2] += k2;
+    for v in out.iter_mut() {
+        *v = (*v / (T::from(1.5).unwrap() + (T::from(0.2).unwrap()) * (T::from(0.2).unwrap())))
+            .clamp(T::from(-0.8).unwrap(), T::from(0.9).unwrap());
+    }
+    x[1] + a1 + out.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_20_f64(x: &[f64], s: f64) -> f64 {
-    let (n1, n2) = helper_pair(((x[3] * (-0.6_f64)) * (x[1] + (1.6_f64))), (1.0_f64));
-    let mut a3 = ((x[2]).tanh() * (x[2]).tanh() + 1.0).powf((x[3]).cos());
-    let mut k4 = 0;
-    loop {
-        a3 = a3 * (0.5_f64) + ((s * s + 1.0).sqrt() * ((1.7_f64) - n2));
-        k4 += 1;
-        if k4 >= 2 {
-            break;
-        }
-    }
-    if (0.2_f64) <= (-1.5_f64).max(s) {
-        a3 = ((x[1]).atan().floor() + (a3.min(a3))).tanh();
+fn program_20_f64(x: &[f64], s: f64, out: &mut [f64]) -> f64 {
+    let mut a1 = (s.tanh().exp()).min(s.max((0.8_f64)));
+    if x[1] < ((-0.3_f64) + x[0]) {
+        a1 = ((a1.atan()).tanh().floor() + (out[0]).sin());
     } else {
-        a3 = a3 - (x[0] - (x[3]).min(s));
+        a1 = a1 - x.iter().map(|v| (*v).hypot(1.0)).sum::<f64>();
     }
-    let mut p5 = a3;
-    let mut q6 = ((1.8_f64) * (1.8_f64) + 1.0).sqrt();
-    for i in 0..4 {
-        q6 = q6 - (p5 + x[i]).sin() * (0.1_f64);
-        p5 = p5 + q6 * (0.1_f64);
+    for pair in out.chunks(2) {
+        a1 = a1 * (-0.6_f64) + pair[0] * pair[1].tanh();
     }
-    a3 = a3 * (-0.2_f64) + ((x[1]).atan() * s.atan()).cos();
-    (((x[2]) * (x[2]) + 1.0).ln() * x[2]) + n2
+    out[1] =
+        (a1.max(out.iter().rev().map(|v| (1.9_f64)).sum::<f64>())).clamp((-0.8_f64), (0.9_f64));
+    let k2 = ((out[0]).atan() * (out[0]).atan() + 1.0).sqrt();
+    out[2] += k2;
+    for v in out.iter_mut() {
+        *v = (*v / ((1.5_f64) + (0.2_f64) * (0.2_f64))).clamp((-0.8_f64), (0.9_f64));
+    }
+    x[1] + a1 + out.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -2985,99 +4754,193 @@ fn program_20_on_duals<
 >(
     x: &[T],
     s: T,
+    out: &mut [T],
 ) -> T {
-    let (n1, n2) = helper_pair_on_duals(
-        ((x[3] * T::from(-0.6).unwrap()) * (x[1] + T::from(1.6).unwrap())),
-        T::from(1.0).unwrap(),
-    );
-    let mut a3 = ((x[2]).tanh() * (x[2]).tanh() + T::one()).powf((x[3]).cos());
-    let mut k4 = 0;
-    loop {
-        a3 =
-            a3 * T::from(0.5).unwrap() + ((s * s + T::one()).sqrt() * (T::from(1.7).unwrap() - n2));
-        k4 += 1;
-        if k4 >= 2 {
-            break;
-        }
-    }
-    if T::from(0.2).unwrap() <= (T::from(-1.5).unwrap()).max(s) {
-        a3 = ((x[1]).atan().floor() + (a3.min(a3))).tanh();
+    let mut a1 = (s.tanh().exp()).min(s.max(T::from(0.8).unwrap()));
+    if x[1] < (T::from(-0.3).unwrap() + x[0]) {
+        a1 = ((a1.atan()).tanh().floor() + (out[0]).sin());
     } else {
-        a3 = a3 - (x[0] - (x[3]).min(s));
+        a1 = a1 - x.iter().map(|v| (*v).hypot(T::one())).sum::<T>();
     }
-    let mut p5 = a3;
-    let mut q6 = ((T::from(1.8).unwrap()) * (T::from(1.8).unwrap()) + T::one()).sqrt();
-    for i in 0..4 {
-        q6 = q6 - (p5 + x[i]).sin() * T::from(0.1).unwrap();
-        p5 = p5 + q6 * T::from(0.1).unwrap();
+    for pair in out.chunks(2) {
+        a1 = a1 * T::from(-0.6).unwrap() + pair[0] * pair[1].tanh();
     }
-    a3 = a3 * T::from(-0.2).unwrap() + ((x[1]).atan() * s.atan()).cos();
-    (((x[2]) * (x[2]) + T::one()).ln() * x[2]) + n2
+    out[1] = (a1.max(out.iter().rev().map(|v| T::from(1.9).unwrap()).sum::<T>()))
+        .clamp(T::from(-0.8).unwrap(), T::from(0.9).unwrap());
+    let k2 = ((out[0]).atan() * (out[0]).atan() + T::one()).sqrt();
+    out[2] += k2;
+    for v in out.iter_mut() {
+        *v = (*v / (T::from(1.5).unwrap() + (T::from(0.2).unwrap()) * (T::from(0.2).unwrap())))
+            .clamp(T::from(-0.8).unwrap(), T::from(0.9).unwrap());
+    }
+    x[1] + a1 + out.iter().copied().sum::<T>()
+}
+
+fn program_20_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
+    let mut out = p[5..].to_vec();
+    let primal = program_20::primal(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let itself = program_20(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let (mut dx, mut ds, mut d_out) = (vec![F::zero(); 4], F::zero(), weights::<F>());
+    let value = program_20::grad_into(&p[0..4], p[4], &mut out, &mut dx, &mut ds, &mut d_out);
+    let grad = (value + weighted(&out), [dx, vec![ds], d_out].concat());
+    let mut out = p[5..].to_vec();
+    let (value, pullback) = program_20::vjp(&p[0..4], p[4], &mut out);
+    let mut d_out = weights::<F>();
+    let (dx, ds, _) = pullback(F::one(), &mut d_out);
+    let other = (
+        value + weighted(&out),
+        [
+            dx.unwrap_or(vec![F::zero(); 4]),
+            vec![ds.unwrap_or(F::zero())],
+            d_out,
+        ]
+        .concat(),
+    );
+    let mut out = p[5..].to_vec();
+    let mut t_out = t[5..].to_vec();
+    let (value, tangent) = program_20::jvp(&p[0..4], p[4], &mut out, &t[0..4], t[4], &mut t_out);
+    let jvp = (value + weighted(&out), tangent + weighted(&t_out));
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_20_f64_faces(p: &[f64], t: &[f64]) -> Faces<f64> {
+    type F = f64;
+    let mut out = p[5..].to_vec();
+    let primal = program_20_f64::primal(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let itself = program_20_f64(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let (mut dx, mut ds, mut d_out) = (vec![F::zero(); 4], F::zero(), weights::<F>());
+    let value = program_20_f64::grad_into(&p[0..4], p[4], &mut out, &mut dx, &mut ds, &mut d_out);
+    let grad = (value + weighted(&out), [dx, vec![ds], d_out].concat());
+    let mut out = p[5..].to_vec();
+    let (value, pullback) = program_20_f64::vjp(&p[0..4], p[4], &mut out);
+    let mut d_out = weights::<F>();
+    let (dx, ds, _) = pullback(F::one(), &mut d_out);
+    let other = (
+        value + weighted(&out),
+        [
+            dx.unwrap_or(vec![F::zero(); 4]),
+            vec![ds.unwrap_or(F::zero())],
+            d_out,
+        ]
+        .concat(),
+    );
+    let mut out = p[5..].to_vec();
+    let mut t_out = t[5..].to_vec();
+    let (value, tangent) =
+        program_20_f64::jvp(&p[0..4], p[4], &mut out, &t[0..4], t[4], &mut t_out);
+    let jvp = (value + weighted(&out), tangent + weighted(&t_out));
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_20_objective_on_duals<
+    D: num_traits::Float
+        + std::iter::Sum
+        + std::ops::AddAssign
+        + std::ops::SubAssign
+        + std::ops::MulAssign,
+>(
+    d: &[D],
+) -> D {
+    let mut out = d[5..].to_vec();
+    program_20_on_duals(&d[0..4], d[4], &mut out) + weighted(&out)
 }
 
 #[test]
 fn program_20_matches_dual_numbers_and_finite_differences() {
-    check(
+    check::<9>(
         "program_20",
         point(20),
-        &|p| program_20::primal(&p[..4], p[4]),
-        &|p| program_20(&p[..4], p[4]),
-        &|p| {
-            let (value, (dx, ds)) = program_20::grad(&p[..4], p[4]);
-            (value, [dx, vec![ds]].concat())
-        },
-        &|d| program_20_on_duals(&d[..4], d[4]),
-    );
-    let p = point(20);
-    let (value, (dx, ds)) = program_20::grad(&p[..4], p[4]);
-    faces(
-        "program_20",
-        p,
         point(20 + 7),
-        (value, &dx, ds),
-        &|p, t| program_20::jvp(&p[..4], p[4], &t[..4], t[4]),
-        &|p, dx, ds| program_20::grad_into(&p[..4], p[4], dx, ds),
+        &program_20_faces,
+        &program_20_f64_faces,
+        &program_20_objective_on_duals,
     );
-    let (value_f64, (dx_f64, ds_f64)) = program_20_f64::grad(&p[..4], p[4]);
-    same(
-        "program_20_f64",
-        [value, ds].iter().chain(&dx),
-        [value_f64, ds_f64].iter().chain(&dx_f64),
+    at_f32::<9>(
+        "program_20",
+        point(20),
+        &program_20_faces,
+        &program_20_objective_on_duals,
     );
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_21<T: gradtape::Float>(x: &[T], s: T) -> T {
-    let mut b1 = vec![T::zero(); 4];
-    for i in 0..4 {
-        b1[i] = x[(i + 2) % 4];
+    let mut a1 = (s - (T::from(-1.2).unwrap() / (T::from(1.5).unwrap() + s * s)));
+    let mut k2 = 0;
+    loop {
+        a1 = a1 * T::from(0.5).unwrap() + (x[0]).tanh();
+        k2 += 1;
+        if k2 >= 1 {
+            break;
+        }
     }
-    let k2 = (b1[3]).atan().min((s * x[3]));
-    b1[2] += k2;
-    let n3 = helper_power((T::from(-0.5).unwrap()).tanh().exp(), 1);
-    let n4 = (b1[0] + x[0]).atan().sin();
-    for i in 1..4 {
-        b1[i] = b1[i - 1] * T::from(-0.1).unwrap() + b1[i].tanh();
+    let n3 = (x[0]).tanh().exp();
+    let mut r6 = a1.powi(3);
+    let mut k5 = 0;
+    let n4 = loop {
+        r6 = (r6 * T::from(0.7).unwrap() + ((s * x[1]) * (a1 - x[2]))).sin();
+        k5 += 1;
+        if k5 == 4 {
+            break r6 * r6;
+        }
+    };
+    if ((x[3] / (T::from(1.5).unwrap() + (x[3]) * (x[3])))
+        * (x[3] / (T::from(1.5).unwrap() + (x[3]) * (x[3])))
+        + T::one())
+    .sqrt()
+        >= (T::from(1.2).unwrap() + s)
+    {
+        return s.min(x[0]);
     }
-    (x[1] + b1[3]).min(n4) + n3 + b1.iter().copied().sum::<T>()
+    s.min(T::from(1.0).unwrap()) + n3 + n4
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_21_f64(x: &[f64], s: f64) -> f64 {
-    let mut b1 = vec![0.0; 4];
-    for i in 0..4 {
-        b1[i] = x[(i + 2) % 4];
+    let mut a1 = (s - ((-1.2_f64) / ((1.5_f64) + s * s)));
+    let mut k2 = 0;
+    loop {
+        a1 = a1 * (0.5_f64) + (x[0]).tanh();
+        k2 += 1;
+        if k2 >= 1 {
+            break;
+        }
     }
-    let k2 = (b1[3]).atan().min((s * x[3]));
-    b1[2] += k2;
-    let n3 = helper_power((-0.5_f64).tanh().exp(), 1);
-    let n4 = (b1[0] + x[0]).atan().sin();
-    for i in 1..4 {
-        b1[i] = b1[i - 1] * (-0.1_f64) + b1[i].tanh();
+    let n3 = (x[0]).tanh().exp();
+    let mut r6 = a1.powi(3);
+    let mut k5 = 0;
+    let n4 = loop {
+        r6 = (r6 * (0.7_f64) + ((s * x[1]) * (a1 - x[2]))).sin();
+        k5 += 1;
+        if k5 == 4 {
+            break r6 * r6;
+        }
+    };
+    if ((x[3] / ((1.5_f64) + (x[3]) * (x[3]))) * (x[3] / ((1.5_f64) + (x[3]) * (x[3]))) + 1.0)
+        .sqrt()
+        >= ((1.2_f64) + s)
+    {
+        return s.min(x[0]);
     }
-    (x[1] + b1[3]).min(n4) + n3 + b1.iter().copied().sum::<f64>()
+    s.min((1.0_f64)) + n3 + n4
 }
 
 #[allow(clippy::all, unused)]
@@ -3091,131 +4954,151 @@ fn program_21_on_duals<
     x: &[T],
     s: T,
 ) -> T {
-    let mut b1 = vec![T::zero(); 4];
-    for i in 0..4 {
-        b1[i] = x[(i + 2) % 4];
+    let mut a1 = (s - (T::from(-1.2).unwrap() / (T::from(1.5).unwrap() + s * s)));
+    let mut k2 = 0;
+    loop {
+        a1 = a1 * T::from(0.5).unwrap() + (x[0]).tanh();
+        k2 += 1;
+        if k2 >= 1 {
+            break;
+        }
     }
-    let k2 = (b1[3]).atan().min((s * x[3]));
-    b1[2] += k2;
-    let n3 = helper_power_on_duals((T::from(-0.5).unwrap()).tanh().exp(), 1);
-    let n4 = (b1[0] + x[0]).atan().sin();
-    for i in 1..4 {
-        b1[i] = b1[i - 1] * T::from(-0.1).unwrap() + b1[i].tanh();
+    let n3 = (x[0]).tanh().exp();
+    let mut r6 = a1.powi(3);
+    let mut k5 = 0;
+    let n4 = loop {
+        r6 = (r6 * T::from(0.7).unwrap() + ((s * x[1]) * (a1 - x[2]))).sin();
+        k5 += 1;
+        if k5 == 4 {
+            break r6 * r6;
+        }
+    };
+    if ((x[3] / (T::from(1.5).unwrap() + (x[3]) * (x[3])))
+        * (x[3] / (T::from(1.5).unwrap() + (x[3]) * (x[3])))
+        + T::one())
+    .sqrt()
+        >= (T::from(1.2).unwrap() + s)
+    {
+        return s.min(x[0]);
     }
-    (x[1] + b1[3]).min(n4) + n3 + b1.iter().copied().sum::<T>()
+    s.min(T::from(1.0).unwrap()) + n3 + n4
+}
+
+fn program_21_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
+    let primal = program_21::primal(&p[0..4], p[4]);
+    let itself = program_21(&p[0..4], p[4]);
+    let (value, (dx, ds)) = program_21::grad(&p[0..4], p[4]);
+    let grad = (value, [dx, vec![ds]].concat());
+    let (mut dx, mut ds) = (vec![F::zero(); 4], F::zero());
+    let value = program_21::grad_into(&p[0..4], p[4], &mut dx, &mut ds);
+    let other = (value, [dx, vec![ds]].concat());
+    let jvp = program_21::jvp(&p[0..4], p[4], &t[0..4], t[4]);
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_21_f64_faces(p: &[f64], t: &[f64]) -> Faces<f64> {
+    type F = f64;
+    let primal = program_21_f64::primal(&p[0..4], p[4]);
+    let itself = program_21_f64(&p[0..4], p[4]);
+    let (value, (dx, ds)) = program_21_f64::grad(&p[0..4], p[4]);
+    let grad = (value, [dx, vec![ds]].concat());
+    let (mut dx, mut ds) = (vec![F::zero(); 4], F::zero());
+    let value = program_21_f64::grad_into(&p[0..4], p[4], &mut dx, &mut ds);
+    let other = (value, [dx, vec![ds]].concat());
+    let jvp = program_21_f64::jvp(&p[0..4], p[4], &t[0..4], t[4]);
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_21_objective_on_duals<
+    D: num_traits::Float
+        + std::iter::Sum
+        + std::ops::AddAssign
+        + std::ops::SubAssign
+        + std::ops::MulAssign,
+>(
+    d: &[D],
+) -> D {
+    program_21_on_duals(&d[0..4], d[4])
 }
 
 #[test]
 fn program_21_matches_dual_numbers_and_finite_differences() {
-    check(
+    check::<5>(
         "program_21",
         point(21),
-        &|p| program_21::primal(&p[..4], p[4]),
-        &|p| program_21(&p[..4], p[4]),
-        &|p| {
-            let (value, (dx, ds)) = program_21::grad(&p[..4], p[4]);
-            (value, [dx, vec![ds]].concat())
-        },
-        &|d| program_21_on_duals(&d[..4], d[4]),
-    );
-    let p = point(21);
-    let (value, (dx, ds)) = program_21::grad(&p[..4], p[4]);
-    faces(
-        "program_21",
-        p,
         point(21 + 7),
-        (value, &dx, ds),
-        &|p, t| program_21::jvp(&p[..4], p[4], &t[..4], t[4]),
-        &|p, dx, ds| program_21::grad_into(&p[..4], p[4], dx, ds),
+        &program_21_faces,
+        &program_21_f64_faces,
+        &program_21_objective_on_duals,
     );
-    let (value_f64, (dx_f64, ds_f64)) = program_21_f64::grad(&p[..4], p[4]);
-    same(
-        "program_21_f64",
-        [value, ds].iter().chain(&dx),
-        [value_f64, ds_f64].iter().chain(&dx_f64),
+    at_f32::<5>(
+        "program_21",
+        point(21),
+        &program_21_faces,
+        &program_21_objective_on_duals,
     );
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_22<T: gradtape::Float>(x: &[T], s: T) -> T {
+    let n1 = if (x[3]).tanh().exp() <= (x[2]).tanh().exp() {
+        ((x[3] / (T::from(1.5).unwrap() + s * s)) / (T::from(1.5).unwrap() + (x[1]) * (x[1])))
+    } else {
+        ((T::from(0.8).unwrap()).sin() * (T::from(-0.1).unwrap()).sin())
+    };
+    let mut a2 = x[0];
+    a2 -= s.cos();
     for i in 0..4 {
-        let mut a1 = ((x[0]) * (x[0]) + T::one()).ln();
-        'outer: for i in 0..4 {
-            for j in 0..4 {
-                if (x[(j + 2) % 4]).tanh()
-                    <= (x[j]
-                        / (T::from(1.5).unwrap()
-                            + (T::from(-1.3).unwrap()) * (T::from(-1.3).unwrap())))
-                {
-                    break 'outer;
-                }
-                a1 = (a1 + x[j] * x[i]).tanh();
-            }
-        }
+        let mut b3 = x.to_vec();
+        let k4 = T::from(-0.1).unwrap();
+        b3[i] += k4;
     }
-    let mut b2 = x.to_vec();
-    for v in b2.iter_mut() {
-        *v = ((T::from(0.8).unwrap()).sin() * (T::from(-0.1).unwrap()).sin());
-    }
-    let mut m3 = x[0];
-    let mut t4 = T::zero();
-    for i in 1..4 {
-        t4 = t4 + (x[i] - m3).exp();
-        m3 = m3.max(x[i]);
-    }
-    let mut p5 = s.cos();
-    let mut q6 = (x[1] / (T::from(1.5).unwrap() + s * s));
-    for i in 0..4 {
-        q6 = q6 - (p5 + x[i]).sin() * T::from(0.4).unwrap();
-        p5 = p5 + q6 * T::from(0.4).unwrap();
-    }
-    x.iter()
+    let f5 = move |v: T| ((s.hypot(T::one())) * (s.hypot(T::one())) + T::one()).ln() * a2;
+    let n6 = f5((x
+        .iter()
         .enumerate()
         .map(|(k, v)| *v * T::from(k + 1).unwrap())
-        .sum::<T>()
-        + m3
-        + p5
-        + b2.iter().copied().sum::<T>()
+        .sum::<T>())
+    .cos());
+    (f5(x[3])).tanh() + n1 + n6
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_22_f64(x: &[f64], s: f64) -> f64 {
+    let n1 = if (x[3]).tanh().exp() <= (x[2]).tanh().exp() {
+        ((x[3] / ((1.5_f64) + s * s)) / ((1.5_f64) + (x[1]) * (x[1])))
+    } else {
+        ((0.8_f64).sin() * (-0.1_f64).sin())
+    };
+    let mut a2 = x[0];
+    a2 -= s.cos();
     for i in 0..4 {
-        let mut a1 = ((x[0]) * (x[0]) + 1.0).ln();
-        'outer: for i in 0..4 {
-            for j in 0..4 {
-                if (x[(j + 2) % 4]).tanh() <= (x[j] / ((1.5_f64) + (-1.3_f64) * (-1.3_f64))) {
-                    break 'outer;
-                }
-                a1 = (a1 + x[j] * x[i]).tanh();
-            }
-        }
+        let mut b3 = x.to_vec();
+        let k4 = (-0.1_f64);
+        b3[i] += k4;
     }
-    let mut b2 = x.to_vec();
-    for v in b2.iter_mut() {
-        *v = ((0.8_f64).sin() * (-0.1_f64).sin());
-    }
-    let mut m3 = x[0];
-    let mut t4 = 0.0;
-    for i in 1..4 {
-        t4 = t4 + (x[i] - m3).exp();
-        m3 = m3.max(x[i]);
-    }
-    let mut p5 = s.cos();
-    let mut q6 = (x[1] / ((1.5_f64) + s * s));
-    for i in 0..4 {
-        q6 = q6 - (p5 + x[i]).sin() * (0.4_f64);
-        p5 = p5 + q6 * (0.4_f64);
-    }
-    x.iter()
+    let f5 = move |v: f64| ((s.hypot(1.0)) * (s.hypot(1.0)) + 1.0).ln() * a2;
+    let n6 = f5((x
+        .iter()
         .enumerate()
         .map(|(k, v)| *v * ((k + 1) as f64))
-        .sum::<f64>()
-        + m3
-        + p5
-        + b2.iter().copied().sum::<f64>()
+        .sum::<f64>())
+    .cos());
+    (f5(x[3])).tanh() + n1 + n6
 }
 
 #[allow(clippy::all, unused)]
@@ -3229,132 +5112,172 @@ fn program_22_on_duals<
     x: &[T],
     s: T,
 ) -> T {
+    let n1 = if (x[3]).tanh().exp() <= (x[2]).tanh().exp() {
+        ((x[3] / (T::from(1.5).unwrap() + s * s)) / (T::from(1.5).unwrap() + (x[1]) * (x[1])))
+    } else {
+        ((T::from(0.8).unwrap()).sin() * (T::from(-0.1).unwrap()).sin())
+    };
+    let mut a2 = x[0];
+    a2 -= s.cos();
     for i in 0..4 {
-        let mut a1 = ((x[0]) * (x[0]) + T::one()).ln();
-        'outer: for i in 0..4 {
-            for j in 0..4 {
-                if (x[(j + 2) % 4]).tanh()
-                    <= (x[j]
-                        / (T::from(1.5).unwrap()
-                            + (T::from(-1.3).unwrap()) * (T::from(-1.3).unwrap())))
-                {
-                    break 'outer;
-                }
-                a1 = (a1 + x[j] * x[i]).tanh();
-            }
-        }
+        let mut b3 = x.to_vec();
+        let k4 = T::from(-0.1).unwrap();
+        b3[i] += k4;
     }
-    let mut b2 = x.to_vec();
-    for v in b2.iter_mut() {
-        *v = ((T::from(0.8).unwrap()).sin() * (T::from(-0.1).unwrap()).sin());
-    }
-    let mut m3 = x[0];
-    let mut t4 = T::zero();
-    for i in 1..4 {
-        t4 = t4 + (x[i] - m3).exp();
-        m3 = m3.max(x[i]);
-    }
-    let mut p5 = s.cos();
-    let mut q6 = (x[1] / (T::from(1.5).unwrap() + s * s));
-    for i in 0..4 {
-        q6 = q6 - (p5 + x[i]).sin() * T::from(0.4).unwrap();
-        p5 = p5 + q6 * T::from(0.4).unwrap();
-    }
-    x.iter()
+    let f5 = move |v: T| ((s.hypot(T::one())) * (s.hypot(T::one())) + T::one()).ln() * a2;
+    let n6 = f5((x
+        .iter()
         .enumerate()
         .map(|(k, v)| *v * T::from(k + 1).unwrap())
-        .sum::<T>()
-        + m3
-        + p5
-        + b2.iter().copied().sum::<T>()
+        .sum::<T>())
+    .cos());
+    (f5(x[3])).tanh() + n1 + n6
+}
+
+fn program_22_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
+    let primal = program_22::primal(&p[0..4], p[4]);
+    let itself = program_22(&p[0..4], p[4]);
+    let (value, (dx, ds)) = program_22::grad(&p[0..4], p[4]);
+    let grad = (value, [dx, vec![ds]].concat());
+    let (mut dx, mut ds) = (vec![F::zero(); 4], F::zero());
+    let value = program_22::grad_into(&p[0..4], p[4], &mut dx, &mut ds);
+    let other = (value, [dx, vec![ds]].concat());
+    let jvp = program_22::jvp(&p[0..4], p[4], &t[0..4], t[4]);
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_22_f64_faces(p: &[f64], t: &[f64]) -> Faces<f64> {
+    type F = f64;
+    let primal = program_22_f64::primal(&p[0..4], p[4]);
+    let itself = program_22_f64(&p[0..4], p[4]);
+    let (value, (dx, ds)) = program_22_f64::grad(&p[0..4], p[4]);
+    let grad = (value, [dx, vec![ds]].concat());
+    let (mut dx, mut ds) = (vec![F::zero(); 4], F::zero());
+    let value = program_22_f64::grad_into(&p[0..4], p[4], &mut dx, &mut ds);
+    let other = (value, [dx, vec![ds]].concat());
+    let jvp = program_22_f64::jvp(&p[0..4], p[4], &t[0..4], t[4]);
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_22_objective_on_duals<
+    D: num_traits::Float
+        + std::iter::Sum
+        + std::ops::AddAssign
+        + std::ops::SubAssign
+        + std::ops::MulAssign,
+>(
+    d: &[D],
+) -> D {
+    program_22_on_duals(&d[0..4], d[4])
 }
 
 #[test]
 fn program_22_matches_dual_numbers_and_finite_differences() {
-    check(
+    check::<5>(
         "program_22",
         point(22),
-        &|p| program_22::primal(&p[..4], p[4]),
-        &|p| program_22(&p[..4], p[4]),
-        &|p| {
-            let (value, (dx, ds)) = program_22::grad(&p[..4], p[4]);
-            (value, [dx, vec![ds]].concat())
-        },
-        &|d| program_22_on_duals(&d[..4], d[4]),
-    );
-    let p = point(22);
-    let (value, (dx, ds)) = program_22::grad(&p[..4], p[4]);
-    faces(
-        "program_22",
-        p,
         point(22 + 7),
-        (value, &dx, ds),
-        &|p, t| program_22::jvp(&p[..4], p[4], &t[..4], t[4]),
-        &|p, dx, ds| program_22::grad_into(&p[..4], p[4], dx, ds),
+        &program_22_faces,
+        &program_22_f64_faces,
+        &program_22_objective_on_duals,
     );
-    let (value_f64, (dx_f64, ds_f64)) = program_22_f64::grad(&p[..4], p[4]);
-    same(
-        "program_22_f64",
-        [value, ds].iter().chain(&dx),
-        [value_f64, ds_f64].iter().chain(&dx_f64),
+    at_f32::<5>(
+        "program_22",
+        point(22),
+        &program_22_faces,
+        &program_22_objective_on_duals,
     );
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_23<T: gradtape::Float>(x: &[T], s: T) -> T {
-    let mut a1 = (T::from(0.3).unwrap()).max(x[3]).atan();
-    for pair in x.chunks(2) {
-        a1 = a1 * T::from(0.2).unwrap() + pair[0] * pair[1].tanh();
+fn program_23<T: gradtape::Float>(#[differentiable] p: &Params<T>, x: &[T], s: T) -> T {
+    let n1 = (p.v.iter().zip(x.iter()).map(|(a, b)| *a * *b).sum::<T>()
+        * ((x
+            .iter()
+            .fold(T::zero(), |acc, v| acc * T::from(0.2).unwrap() + *v))
+            * (x.iter()
+                .fold(T::zero(), |acc, v| acc * T::from(0.2).unwrap() + *v))
+            + T::one())
+        .powf(x[3]));
+    let mut a2 = (x[3]).sin();
+    for (w, v) in p.w.iter().zip(p.v.iter()) {
+        a2 = a2 * T::from(-0.7).unwrap() + *w * (*v).sin();
     }
-    a1 += x[3];
-    let n2 = helper_power(
-        x.iter().fold(T::zero(), |acc, v| {
-            acc * T::from(0.7).unwrap() + (*v).mul_add(T::from(-0.9).unwrap(), *v)
-        }),
-        3,
-    );
-    let mut k3 = 0;
-    while k3 < 2 {
-        a1 = (a1 + (x[0]).powi(2).tanh().exp()).tanh();
-        k3 += 1;
+    let mut p3 = s;
+    let mut q4 = p.w.iter().rev().map(|v| T::from(-1.5).unwrap()).sum::<T>();
+    for i in 0..4 {
+        q4 = q4 - (p3 + x[i]).sin() * T::from(0.5).unwrap();
+        p3 = p3 + q4 * T::from(0.5).unwrap();
     }
-    let n4 = ((s / (T::from(1.5).unwrap() + (x[2]) * (x[2]))).tanh() + (n2.tanh() - x[3]));
-    let mut m5 = x[0];
-    let mut t6 = T::zero();
-    for i in 1..4 {
-        m5 = m5.max(x[i]);
-        t6 = t6 + (x[i] - m5).exp();
+    let mut p5 = (T::from(-1.7).unwrap() - x[2]);
+    let mut q6 = x.iter().fold(T::zero(), |acc, v| {
+        acc * T::from(-0.1).unwrap() + T::from(0.6).unwrap()
+    });
+    for i in 0..4 {
+        q6 = q6 - (p5 + x[i]).sin() * T::from(0.4).unwrap();
+        p5 = p5 + q6 * T::from(0.4).unwrap();
     }
-    s + a1 + n2
+    let (n7, n8) = helper_pair(p3, n1);
+    let mut r11 = (p.b).tanh();
+    let mut k10 = 0;
+    let n9 = loop {
+        r11 = (r11 * T::from(0.7).unwrap() + s).sin();
+        k10 += 1;
+        if k10 == 3 {
+            break r11 * r11;
+        }
+    };
+    ((s * s + T::one()).ln() * s.max(x[1])) + p.a + n1 + a2 + p3 + q4 + q6 + n7 + n8
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_23_f64(x: &[f64], s: f64) -> f64 {
-    let mut a1 = (0.3_f64).max(x[3]).atan();
-    for pair in x.chunks(2) {
-        a1 = a1 * (0.2_f64) + pair[0] * pair[1].tanh();
+fn program_23_f64(#[differentiable] p: &Params<f64>, x: &[f64], s: f64) -> f64 {
+    let n1 = (p.v.iter().zip(x.iter()).map(|(a, b)| *a * *b).sum::<f64>()
+        * ((x.iter().fold(0.0, |acc, v| acc * (0.2_f64) + *v))
+            * (x.iter().fold(0.0, |acc, v| acc * (0.2_f64) + *v))
+            + 1.0)
+            .powf(x[3]));
+    let mut a2 = (x[3]).sin();
+    for (w, v) in p.w.iter().zip(p.v.iter()) {
+        a2 = a2 * (-0.7_f64) + *w * (*v).sin();
     }
-    a1 += x[3];
-    let n2 = helper_power(
-        x.iter()
-            .fold(0.0, |acc, v| acc * (0.7_f64) + (*v).mul_add((-0.9_f64), *v)),
-        3,
-    );
-    let mut k3 = 0;
-    while k3 < 2 {
-        a1 = (a1 + (x[0]).powi(2).tanh().exp()).tanh();
-        k3 += 1;
+    let mut p3 = s;
+    let mut q4 = p.w.iter().rev().map(|v| (-1.5_f64)).sum::<f64>();
+    for i in 0..4 {
+        q4 = q4 - (p3 + x[i]).sin() * (0.5_f64);
+        p3 = p3 + q4 * (0.5_f64);
     }
-    let n4 = ((s / ((1.5_f64) + (x[2]) * (x[2]))).tanh() + (n2.tanh() - x[3]));
-    let mut m5 = x[0];
-    let mut t6 = 0.0;
-    for i in 1..4 {
-        m5 = m5.max(x[i]);
-        t6 = t6 + (x[i] - m5).exp();
+    let mut p5 = ((-1.7_f64) - x[2]);
+    let mut q6 = x.iter().fold(0.0, |acc, v| acc * (-0.1_f64) + (0.6_f64));
+    for i in 0..4 {
+        q6 = q6 - (p5 + x[i]).sin() * (0.4_f64);
+        p5 = p5 + q6 * (0.4_f64);
     }
-    s + a1 + n2
+    let (n7, n8) = helper_pair(p3, n1);
+    let mut r11 = (p.b).tanh();
+    let mut k10 = 0;
+    let n9 = loop {
+        r11 = (r11 * (0.7_f64) + s).sin();
+        k10 += 1;
+        if k10 == 3 {
+            break r11 * r11;
+        }
+    };
+    ((s * s + 1.0).ln() * s.max(x[1])) + p.a + n1 + a2 + p3 + q4 + q6 + n7 + n8
 }
 
 #[allow(clippy::all, unused)]
@@ -3365,104 +5288,179 @@ fn program_23_on_duals<
         + std::ops::SubAssign
         + std::ops::MulAssign,
 >(
+    p: &Params<T>,
     x: &[T],
     s: T,
 ) -> T {
-    let mut a1 = (T::from(0.3).unwrap()).max(x[3]).atan();
-    for pair in x.chunks(2) {
-        a1 = a1 * T::from(0.2).unwrap() + pair[0] * pair[1].tanh();
+    let n1 = (p.v.iter().zip(x.iter()).map(|(a, b)| *a * *b).sum::<T>()
+        * ((x
+            .iter()
+            .fold(T::zero(), |acc, v| acc * T::from(0.2).unwrap() + *v))
+            * (x.iter()
+                .fold(T::zero(), |acc, v| acc * T::from(0.2).unwrap() + *v))
+            + T::one())
+        .powf(x[3]));
+    let mut a2 = (x[3]).sin();
+    for (w, v) in p.w.iter().zip(p.v.iter()) {
+        a2 = a2 * T::from(-0.7).unwrap() + *w * (*v).sin();
     }
-    a1 += x[3];
-    let n2 = helper_power_on_duals(
-        x.iter().fold(T::zero(), |acc, v| {
-            acc * T::from(0.7).unwrap() + (*v).mul_add(T::from(-0.9).unwrap(), *v)
-        }),
-        3,
+    let mut p3 = s;
+    let mut q4 = p.w.iter().rev().map(|v| T::from(-1.5).unwrap()).sum::<T>();
+    for i in 0..4 {
+        q4 = q4 - (p3 + x[i]).sin() * T::from(0.5).unwrap();
+        p3 = p3 + q4 * T::from(0.5).unwrap();
+    }
+    let mut p5 = (T::from(-1.7).unwrap() - x[2]);
+    let mut q6 = x.iter().fold(T::zero(), |acc, v| {
+        acc * T::from(-0.1).unwrap() + T::from(0.6).unwrap()
+    });
+    for i in 0..4 {
+        q6 = q6 - (p5 + x[i]).sin() * T::from(0.4).unwrap();
+        p5 = p5 + q6 * T::from(0.4).unwrap();
+    }
+    let (n7, n8) = helper_pair_on_duals(p3, n1);
+    let mut r11 = (p.b).tanh();
+    let mut k10 = 0;
+    let n9 = loop {
+        r11 = (r11 * T::from(0.7).unwrap() + s).sin();
+        k10 += 1;
+        if k10 == 3 {
+            break r11 * r11;
+        }
+    };
+    ((s * s + T::one()).ln() * s.max(x[1])) + p.a + n1 + a2 + p3 + q4 + q6 + n7 + n8
+}
+
+fn program_23_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
+    let primal = program_23::primal(&params(&p[..9]), &p[9..13], p[13]);
+    let itself = program_23(&params(&p[..9]), &p[9..13], p[13]);
+    let (value, (d_params, dx, ds)) = program_23::grad(&params(&p[..9]), &p[9..13], p[13]);
+    let grad = (value, [flat(&d_params), dx, vec![ds]].concat());
+    let mut d_params = params(&[F::zero(); 9]);
+    let (mut dx, mut ds) = (vec![F::zero(); 4], F::zero());
+    let value = program_23::grad_into(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &mut d_params,
+        &mut dx,
+        &mut ds,
     );
-    let mut k3 = 0;
-    while k3 < 2 {
-        a1 = (a1 + (x[0]).powi(2).tanh().exp()).tanh();
-        k3 += 1;
+    let other = (value, [flat(&d_params), dx, vec![ds]].concat());
+    let jvp = program_23::jvp(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &params(&t[..9]),
+        &t[9..13],
+        t[13],
+    );
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
     }
-    let n4 = ((s / (T::from(1.5).unwrap() + (x[2]) * (x[2]))).tanh() + (n2.tanh() - x[3]));
-    let mut m5 = x[0];
-    let mut t6 = T::zero();
-    for i in 1..4 {
-        m5 = m5.max(x[i]);
-        t6 = t6 + (x[i] - m5).exp();
+}
+
+fn program_23_f64_faces(p: &[f64], t: &[f64]) -> Faces<f64> {
+    type F = f64;
+    let primal = program_23_f64::primal(&params(&p[..9]), &p[9..13], p[13]);
+    let itself = program_23_f64(&params(&p[..9]), &p[9..13], p[13]);
+    let (value, (d_params, dx, ds)) = program_23_f64::grad(&params(&p[..9]), &p[9..13], p[13]);
+    let grad = (value, [flat(&d_params), dx, vec![ds]].concat());
+    let mut d_params = params(&[F::zero(); 9]);
+    let (mut dx, mut ds) = (vec![F::zero(); 4], F::zero());
+    let value = program_23_f64::grad_into(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &mut d_params,
+        &mut dx,
+        &mut ds,
+    );
+    let other = (value, [flat(&d_params), dx, vec![ds]].concat());
+    let jvp = program_23_f64::jvp(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &params(&t[..9]),
+        &t[9..13],
+        t[13],
+    );
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
     }
-    s + a1 + n2
+}
+
+fn program_23_objective_on_duals<
+    D: num_traits::Float
+        + std::iter::Sum
+        + std::ops::AddAssign
+        + std::ops::SubAssign
+        + std::ops::MulAssign,
+>(
+    d: &[D],
+) -> D {
+    program_23_on_duals(&params(&d[..9]), &d[9..13], d[13])
 }
 
 #[test]
 fn program_23_matches_dual_numbers_and_finite_differences() {
-    check(
+    check::<14>(
         "program_23",
         point(23),
-        &|p| program_23::primal(&p[..4], p[4]),
-        &|p| program_23(&p[..4], p[4]),
-        &|p| {
-            let (value, (dx, ds)) = program_23::grad(&p[..4], p[4]);
-            (value, [dx, vec![ds]].concat())
-        },
-        &|d| program_23_on_duals(&d[..4], d[4]),
-    );
-    let p = point(23);
-    let (value, (dx, ds)) = program_23::grad(&p[..4], p[4]);
-    faces(
-        "program_23",
-        p,
         point(23 + 7),
-        (value, &dx, ds),
-        &|p, t| program_23::jvp(&p[..4], p[4], &t[..4], t[4]),
-        &|p, dx, ds| program_23::grad_into(&p[..4], p[4], dx, ds),
+        &program_23_faces,
+        &program_23_f64_faces,
+        &program_23_objective_on_duals,
     );
-    let (value_f64, (dx_f64, ds_f64)) = program_23_f64::grad(&p[..4], p[4]);
-    same(
-        "program_23_f64",
-        [value, ds].iter().chain(&dx),
-        [value_f64, ds_f64].iter().chain(&dx_f64),
+    at_f32::<14>(
+        "program_23",
+        point(23),
+        &program_23_faces,
+        &program_23_objective_on_duals,
     );
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_24<T: gradtape::Float>(x: &[T], s: T) -> T {
-    let mut b1 = x.to_vec();
-    b1[3] = b1[3] * (b1[0] - (x[2]).min(x[2])) + x[0];
-    let mut a2 = (s * (x[1]).mul_add(b1[3], s));
-    for pair in b1.chunks(2) {
-        a2 = a2 * T::from(0.4).unwrap() + pair[0] * pair[1].tanh();
+fn program_24<T: gradtape::Float>(
+    #[differentiable] p: &Params<T>,
+    x: &[T],
+    s: T,
+    out: &mut [T],
+) -> T {
+    for v in out.iter_mut() {
+        *v = (T::from(0.4).unwrap() + *v).tanh();
     }
-    'outer: for i in 0..4 {
-        for j in 0..4 {
-            if T::from(-1.5).unwrap() > s {
-                break 'outer;
-            }
-            a2 = (a2 + (s * (a2 - b1[2])) * x[i]).tanh();
-        }
+    for v in out.iter_mut() {
+        *v = T::from(1.4).unwrap();
     }
-    T::from(-1.9).unwrap() + b1.iter().copied().sum::<T>()
+    for (o, v) in out.iter_mut().zip(x.iter()) {
+        *o = (T::from(-1.4).unwrap() * s).sin() * T::from(0.7).unwrap() + (*v).sin();
+    }
+    s + p.w[0] + out.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_24_f64(x: &[f64], s: f64) -> f64 {
-    let mut b1 = x.to_vec();
-    b1[3] = b1[3] * (b1[0] - (x[2]).min(x[2])) + x[0];
-    let mut a2 = (s * (x[1]).mul_add(b1[3], s));
-    for pair in b1.chunks(2) {
-        a2 = a2 * (0.4_f64) + pair[0] * pair[1].tanh();
+fn program_24_f64(#[differentiable] p: &Params<f64>, x: &[f64], s: f64, out: &mut [f64]) -> f64 {
+    for v in out.iter_mut() {
+        *v = ((0.4_f64) + *v).tanh();
     }
-    'outer: for i in 0..4 {
-        for j in 0..4 {
-            if (-1.5_f64) > s {
-                break 'outer;
-            }
-            a2 = (a2 + (s * (a2 - b1[2])) * x[i]).tanh();
-        }
+    for v in out.iter_mut() {
+        *v = (1.4_f64);
     }
-    (-1.9_f64) + b1.iter().copied().sum::<f64>()
+    for (o, v) in out.iter_mut().zip(x.iter()) {
+        *o = ((-1.4_f64) * s).sin() * (0.7_f64) + (*v).sin();
+    }
+    s + p.w[0] + out.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -3473,104 +5471,252 @@ fn program_24_on_duals<
         + std::ops::SubAssign
         + std::ops::MulAssign,
 >(
+    p: &Params<T>,
     x: &[T],
     s: T,
+    out: &mut [T],
 ) -> T {
-    let mut b1 = x.to_vec();
-    b1[3] = b1[3] * (b1[0] - (x[2]).min(x[2])) + x[0];
-    let mut a2 = (s * (x[1]).mul_add(b1[3], s));
-    for pair in b1.chunks(2) {
-        a2 = a2 * T::from(0.4).unwrap() + pair[0] * pair[1].tanh();
+    for v in out.iter_mut() {
+        *v = (T::from(0.4).unwrap() + *v).tanh();
     }
-    'outer: for i in 0..4 {
-        for j in 0..4 {
-            if T::from(-1.5).unwrap() > s {
-                break 'outer;
-            }
-            a2 = (a2 + (s * (a2 - b1[2])) * x[i]).tanh();
-        }
+    for v in out.iter_mut() {
+        *v = T::from(1.4).unwrap();
     }
-    T::from(-1.9).unwrap() + b1.iter().copied().sum::<T>()
+    for (o, v) in out.iter_mut().zip(x.iter()) {
+        *o = (T::from(-1.4).unwrap() * s).sin() * T::from(0.7).unwrap() + (*v).sin();
+    }
+    s + p.w[0] + out.iter().copied().sum::<T>()
+}
+
+fn program_24_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
+    let mut out = p[14..].to_vec();
+    let primal = program_24::primal(&params(&p[..9]), &p[9..13], p[13], &mut out) + weighted(&out);
+    let mut out = p[14..].to_vec();
+    let itself = program_24(&params(&p[..9]), &p[9..13], p[13], &mut out) + weighted(&out);
+    let mut out = p[14..].to_vec();
+    let mut d_params = params(&[F::zero(); 9]);
+    let (mut dx, mut ds, mut d_out) = (vec![F::zero(); 4], F::zero(), weights::<F>());
+    let value = program_24::grad_into(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &mut out,
+        &mut d_params,
+        &mut dx,
+        &mut ds,
+        &mut d_out,
+    );
+    let grad = (
+        value + weighted(&out),
+        [flat(&d_params), dx, vec![ds], d_out].concat(),
+    );
+    let mut out = p[14..].to_vec();
+    let (value, pullback) = program_24::vjp(&params(&p[..9]), &p[9..13], p[13], &mut out);
+    let mut d_out = weights::<F>();
+    let (d_params, dx, ds, _) = pullback(F::one(), &mut d_out);
+    let other = (
+        value + weighted(&out),
+        [
+            d_params.map_or(vec![F::zero(); 9], |d| flat(&d)),
+            dx.unwrap_or(vec![F::zero(); 4]),
+            vec![ds.unwrap_or(F::zero())],
+            d_out,
+        ]
+        .concat(),
+    );
+    let mut out = p[14..].to_vec();
+    let mut t_out = t[14..].to_vec();
+    let (value, tangent) = program_24::jvp(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &mut out,
+        &params(&t[..9]),
+        &t[9..13],
+        t[13],
+        &mut t_out,
+    );
+    let jvp = (value + weighted(&out), tangent + weighted(&t_out));
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_24_f64_faces(p: &[f64], t: &[f64]) -> Faces<f64> {
+    type F = f64;
+    let mut out = p[14..].to_vec();
+    let primal =
+        program_24_f64::primal(&params(&p[..9]), &p[9..13], p[13], &mut out) + weighted(&out);
+    let mut out = p[14..].to_vec();
+    let itself = program_24_f64(&params(&p[..9]), &p[9..13], p[13], &mut out) + weighted(&out);
+    let mut out = p[14..].to_vec();
+    let mut d_params = params(&[F::zero(); 9]);
+    let (mut dx, mut ds, mut d_out) = (vec![F::zero(); 4], F::zero(), weights::<F>());
+    let value = program_24_f64::grad_into(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &mut out,
+        &mut d_params,
+        &mut dx,
+        &mut ds,
+        &mut d_out,
+    );
+    let grad = (
+        value + weighted(&out),
+        [flat(&d_params), dx, vec![ds], d_out].concat(),
+    );
+    let mut out = p[14..].to_vec();
+    let (value, pullback) = program_24_f64::vjp(&params(&p[..9]), &p[9..13], p[13], &mut out);
+    let mut d_out = weights::<F>();
+    let (d_params, dx, ds, _) = pullback(F::one(), &mut d_out);
+    let other = (
+        value + weighted(&out),
+        [
+            d_params.map_or(vec![F::zero(); 9], |d| flat(&d)),
+            dx.unwrap_or(vec![F::zero(); 4]),
+            vec![ds.unwrap_or(F::zero())],
+            d_out,
+        ]
+        .concat(),
+    );
+    let mut out = p[14..].to_vec();
+    let mut t_out = t[14..].to_vec();
+    let (value, tangent) = program_24_f64::jvp(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &mut out,
+        &params(&t[..9]),
+        &t[9..13],
+        t[13],
+        &mut t_out,
+    );
+    let jvp = (value + weighted(&out), tangent + weighted(&t_out));
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_24_objective_on_duals<
+    D: num_traits::Float
+        + std::iter::Sum
+        + std::ops::AddAssign
+        + std::ops::SubAssign
+        + std::ops::MulAssign,
+>(
+    d: &[D],
+) -> D {
+    let mut out = d[14..].to_vec();
+    program_24_on_duals(&params(&d[..9]), &d[9..13], d[13], &mut out) + weighted(&out)
 }
 
 #[test]
 fn program_24_matches_dual_numbers_and_finite_differences() {
-    check(
+    check::<18>(
         "program_24",
         point(24),
-        &|p| program_24::primal(&p[..4], p[4]),
-        &|p| program_24(&p[..4], p[4]),
-        &|p| {
-            let (value, (dx, ds)) = program_24::grad(&p[..4], p[4]);
-            (value, [dx, vec![ds]].concat())
-        },
-        &|d| program_24_on_duals(&d[..4], d[4]),
-    );
-    let p = point(24);
-    let (value, (dx, ds)) = program_24::grad(&p[..4], p[4]);
-    faces(
-        "program_24",
-        p,
         point(24 + 7),
-        (value, &dx, ds),
-        &|p, t| program_24::jvp(&p[..4], p[4], &t[..4], t[4]),
-        &|p, dx, ds| program_24::grad_into(&p[..4], p[4], dx, ds),
+        &program_24_faces,
+        &program_24_f64_faces,
+        &program_24_objective_on_duals,
     );
-    let (value_f64, (dx_f64, ds_f64)) = program_24_f64::grad(&p[..4], p[4]);
-    same(
-        "program_24_f64",
-        [value, ds].iter().chain(&dx),
-        [value_f64, ds_f64].iter().chain(&dx_f64),
+    at_f32::<18>(
+        "program_24",
+        point(24),
+        &program_24_faces,
+        &program_24_objective_on_duals,
     );
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_25<T: gradtape::Float>(x: &[T], s: T) -> T {
-    let mut a1 =
-        ((T::from(-1.2).unwrap()).tanh() * (T::from(-1.2).unwrap()).tanh() + T::one()).ln();
-    a1 = a1 * T::from(-0.1).unwrap() + ((x[3] - (a1 * a1 + T::one()).sqrt()) + x[2]);
-    let n2 = x[2];
-    if x.iter().zip(x.iter()).map(|(a, b)| *a * *b).sum::<T>() < x[2] {
-        return x[0];
+fn program_25<T: gradtape::Float>(
+    #[differentiable] p: &Params<T>,
+    x: &[T],
+    s: T,
+    out: &mut [T],
+) -> T {
+    let mut a1 = p.b;
+    a1 = a1 * T::from(-0.9).unwrap() + (p.b).tanh();
+    for i in 0..4 {
+        for i in 1..4 {
+            out[i] = out[i - 1] * T::from(-0.9).unwrap() + out[i].tanh();
+        }
+        match i {
+            k if k % 2 == 0 => {
+                a1 = a1 * T::from(0.5).unwrap() + (p.b).max(s);
+            }
+            _ => {
+                a1 = a1 - (x.iter().map(|v| s).sum::<T>()).hypot(T::one());
+            }
+        }
     }
-    let n3 = n2;
-    let (n4, n5) = (
-        (x[3]).atan().sin(),
-        (x.iter()
-            .enumerate()
-            .map(|(k, v)| *v * T::from(k + 1).unwrap())
-            .sum::<T>())
-        .tanh()
-        .exp(),
+    if p.b >= out.iter().zip(out.iter()).map(|(a, b)| *a * *b).sum::<T>() {
+        a1 = (x[0]).tanh();
+    } else {
+        a1 = a1 - x[2];
+    }
+    let (n2, n3) = helper_pair(
+        ((out[3]) * (out[3]) + T::one()).ln(),
+        (a1 / (T::from(1.5).unwrap() + (p.v[3]) * (p.v[3])))
+            .mul_add((x[0] - T::from(0.9).unwrap()), s.powi(3)),
     );
-    let mut b6 = x.to_vec();
-    b6[0] = b6[0] * (x[1]).powi(3).min(((b6[0]).floor() + n2)) + a1;
-    (T::from(0.2).unwrap()).cos().atan() + n3 + b6.iter().copied().sum::<T>()
+    a1 += (x[0]).min(x[3]).abs();
+    a1 *= T::from(-1.0).unwrap();
+    for v in out.iter_mut() {
+        *v = ((s / (T::from(1.5).unwrap() + (*v) * (*v))) + (T::from(0.9).unwrap()).powi(2));
+    }
+    (x[0]).hypot(T::one()).atan() + p.a + n2 + out.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_25_f64(x: &[f64], s: f64) -> f64 {
-    let mut a1 = ((-1.2_f64).tanh() * (-1.2_f64).tanh() + 1.0).ln();
-    a1 = a1 * (-0.1_f64) + ((x[3] - (a1 * a1 + 1.0).sqrt()) + x[2]);
-    let n2 = x[2];
-    if x.iter().zip(x.iter()).map(|(a, b)| *a * *b).sum::<f64>() < x[2] {
-        return x[0];
+fn program_25_f64(#[differentiable] p: &Params<f64>, x: &[f64], s: f64, out: &mut [f64]) -> f64 {
+    let mut a1 = p.b;
+    a1 = a1 * (-0.9_f64) + (p.b).tanh();
+    for i in 0..4 {
+        for i in 1..4 {
+            out[i] = out[i - 1] * (-0.9_f64) + out[i].tanh();
+        }
+        match i {
+            k if k % 2 == 0 => {
+                a1 = a1 * (0.5_f64) + (p.b).max(s);
+            }
+            _ => {
+                a1 = a1 - (x.iter().map(|v| s).sum::<f64>()).hypot(1.0);
+            }
+        }
     }
-    let n3 = n2;
-    let (n4, n5) = (
-        (x[3]).atan().sin(),
-        (x.iter()
-            .enumerate()
-            .map(|(k, v)| *v * ((k + 1) as f64))
-            .sum::<f64>())
-        .tanh()
-        .exp(),
+    if p.b
+        >= out
+            .iter()
+            .zip(out.iter())
+            .map(|(a, b)| *a * *b)
+            .sum::<f64>()
+    {
+        a1 = (x[0]).tanh();
+    } else {
+        a1 = a1 - x[2];
+    }
+    let (n2, n3) = helper_pair(
+        ((out[3]) * (out[3]) + 1.0).ln(),
+        (a1 / ((1.5_f64) + (p.v[3]) * (p.v[3]))).mul_add((x[0] - (0.9_f64)), s.powi(3)),
     );
-    let mut b6 = x.to_vec();
-    b6[0] = b6[0] * (x[1]).powi(3).min(((b6[0]).floor() + n2)) + a1;
-    (0.2_f64).cos().atan() + n3 + b6.iter().copied().sum::<f64>()
+    a1 += (x[0]).min(x[3]).abs();
+    a1 *= (-1.0_f64);
+    for v in out.iter_mut() {
+        *v = ((s / ((1.5_f64) + (*v) * (*v))) + (0.9_f64).powi(2));
+    }
+    (x[0]).hypot(1.0).atan() + p.a + n2 + out.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -3581,128 +5727,262 @@ fn program_25_on_duals<
         + std::ops::SubAssign
         + std::ops::MulAssign,
 >(
+    p: &Params<T>,
     x: &[T],
     s: T,
+    out: &mut [T],
 ) -> T {
-    let mut a1 =
-        ((T::from(-1.2).unwrap()).tanh() * (T::from(-1.2).unwrap()).tanh() + T::one()).ln();
-    a1 = a1 * T::from(-0.1).unwrap() + ((x[3] - (a1 * a1 + T::one()).sqrt()) + x[2]);
-    let n2 = x[2];
-    if x.iter().zip(x.iter()).map(|(a, b)| *a * *b).sum::<T>() < x[2] {
-        return x[0];
+    let mut a1 = p.b;
+    a1 = a1 * T::from(-0.9).unwrap() + (p.b).tanh();
+    for i in 0..4 {
+        for i in 1..4 {
+            out[i] = out[i - 1] * T::from(-0.9).unwrap() + out[i].tanh();
+        }
+        match i {
+            k if k % 2 == 0 => {
+                a1 = a1 * T::from(0.5).unwrap() + (p.b).max(s);
+            }
+            _ => {
+                a1 = a1 - (x.iter().map(|v| s).sum::<T>()).hypot(T::one());
+            }
+        }
     }
-    let n3 = n2;
-    let (n4, n5) = (
-        (x[3]).atan().sin(),
-        (x.iter()
-            .enumerate()
-            .map(|(k, v)| *v * T::from(k + 1).unwrap())
-            .sum::<T>())
-        .tanh()
-        .exp(),
+    if p.b >= out.iter().zip(out.iter()).map(|(a, b)| *a * *b).sum::<T>() {
+        a1 = (x[0]).tanh();
+    } else {
+        a1 = a1 - x[2];
+    }
+    let (n2, n3) = helper_pair_on_duals(
+        ((out[3]) * (out[3]) + T::one()).ln(),
+        (a1 / (T::from(1.5).unwrap() + (p.v[3]) * (p.v[3])))
+            .mul_add((x[0] - T::from(0.9).unwrap()), s.powi(3)),
     );
-    let mut b6 = x.to_vec();
-    b6[0] = b6[0] * (x[1]).powi(3).min(((b6[0]).floor() + n2)) + a1;
-    (T::from(0.2).unwrap()).cos().atan() + n3 + b6.iter().copied().sum::<T>()
+    a1 += (x[0]).min(x[3]).abs();
+    a1 *= T::from(-1.0).unwrap();
+    for v in out.iter_mut() {
+        *v = ((s / (T::from(1.5).unwrap() + (*v) * (*v))) + (T::from(0.9).unwrap()).powi(2));
+    }
+    (x[0]).hypot(T::one()).atan() + p.a + n2 + out.iter().copied().sum::<T>()
+}
+
+fn program_25_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
+    let mut out = p[14..].to_vec();
+    let primal = program_25::primal(&params(&p[..9]), &p[9..13], p[13], &mut out) + weighted(&out);
+    let mut out = p[14..].to_vec();
+    let itself = program_25(&params(&p[..9]), &p[9..13], p[13], &mut out) + weighted(&out);
+    let mut out = p[14..].to_vec();
+    let mut d_params = params(&[F::zero(); 9]);
+    let (mut dx, mut ds, mut d_out) = (vec![F::zero(); 4], F::zero(), weights::<F>());
+    let value = program_25::grad_into(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &mut out,
+        &mut d_params,
+        &mut dx,
+        &mut ds,
+        &mut d_out,
+    );
+    let grad = (
+        value + weighted(&out),
+        [flat(&d_params), dx, vec![ds], d_out].concat(),
+    );
+    let mut out = p[14..].to_vec();
+    let (value, pullback) = program_25::vjp(&params(&p[..9]), &p[9..13], p[13], &mut out);
+    let mut d_out = weights::<F>();
+    let (d_params, dx, ds, _) = pullback(F::one(), &mut d_out);
+    let other = (
+        value + weighted(&out),
+        [
+            d_params.map_or(vec![F::zero(); 9], |d| flat(&d)),
+            dx.unwrap_or(vec![F::zero(); 4]),
+            vec![ds.unwrap_or(F::zero())],
+            d_out,
+        ]
+        .concat(),
+    );
+    let mut out = p[14..].to_vec();
+    let mut t_out = t[14..].to_vec();
+    let (value, tangent) = program_25::jvp(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &mut out,
+        &params(&t[..9]),
+        &t[9..13],
+        t[13],
+        &mut t_out,
+    );
+    let jvp = (value + weighted(&out), tangent + weighted(&t_out));
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_25_f64_faces(p: &[f64], t: &[f64]) -> Faces<f64> {
+    type F = f64;
+    let mut out = p[14..].to_vec();
+    let primal =
+        program_25_f64::primal(&params(&p[..9]), &p[9..13], p[13], &mut out) + weighted(&out);
+    let mut out = p[14..].to_vec();
+    let itself = program_25_f64(&params(&p[..9]), &p[9..13], p[13], &mut out) + weighted(&out);
+    let mut out = p[14..].to_vec();
+    let mut d_params = params(&[F::zero(); 9]);
+    let (mut dx, mut ds, mut d_out) = (vec![F::zero(); 4], F::zero(), weights::<F>());
+    let value = program_25_f64::grad_into(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &mut out,
+        &mut d_params,
+        &mut dx,
+        &mut ds,
+        &mut d_out,
+    );
+    let grad = (
+        value + weighted(&out),
+        [flat(&d_params), dx, vec![ds], d_out].concat(),
+    );
+    let mut out = p[14..].to_vec();
+    let (value, pullback) = program_25_f64::vjp(&params(&p[..9]), &p[9..13], p[13], &mut out);
+    let mut d_out = weights::<F>();
+    let (d_params, dx, ds, _) = pullback(F::one(), &mut d_out);
+    let other = (
+        value + weighted(&out),
+        [
+            d_params.map_or(vec![F::zero(); 9], |d| flat(&d)),
+            dx.unwrap_or(vec![F::zero(); 4]),
+            vec![ds.unwrap_or(F::zero())],
+            d_out,
+        ]
+        .concat(),
+    );
+    let mut out = p[14..].to_vec();
+    let mut t_out = t[14..].to_vec();
+    let (value, tangent) = program_25_f64::jvp(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &mut out,
+        &params(&t[..9]),
+        &t[9..13],
+        t[13],
+        &mut t_out,
+    );
+    let jvp = (value + weighted(&out), tangent + weighted(&t_out));
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_25_objective_on_duals<
+    D: num_traits::Float
+        + std::iter::Sum
+        + std::ops::AddAssign
+        + std::ops::SubAssign
+        + std::ops::MulAssign,
+>(
+    d: &[D],
+) -> D {
+    let mut out = d[14..].to_vec();
+    program_25_on_duals(&params(&d[..9]), &d[9..13], d[13], &mut out) + weighted(&out)
 }
 
 #[test]
 fn program_25_matches_dual_numbers_and_finite_differences() {
-    check(
+    check::<18>(
         "program_25",
         point(25),
-        &|p| program_25::primal(&p[..4], p[4]),
-        &|p| program_25(&p[..4], p[4]),
-        &|p| {
-            let (value, (dx, ds)) = program_25::grad(&p[..4], p[4]);
-            (value, [dx, vec![ds]].concat())
-        },
-        &|d| program_25_on_duals(&d[..4], d[4]),
-    );
-    let p = point(25);
-    let (value, (dx, ds)) = program_25::grad(&p[..4], p[4]);
-    faces(
-        "program_25",
-        p,
         point(25 + 7),
-        (value, &dx, ds),
-        &|p, t| program_25::jvp(&p[..4], p[4], &t[..4], t[4]),
-        &|p, dx, ds| program_25::grad_into(&p[..4], p[4], dx, ds),
+        &program_25_faces,
+        &program_25_f64_faces,
+        &program_25_objective_on_duals,
     );
-    let (value_f64, (dx_f64, ds_f64)) = program_25_f64::grad(&p[..4], p[4]);
-    same(
-        "program_25_f64",
-        [value, ds].iter().chain(&dx),
-        [value_f64, ds_f64].iter().chain(&dx_f64),
+    at_f32::<18>(
+        "program_25",
+        point(25),
+        &program_25_faces,
+        &program_25_objective_on_duals,
     );
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_26<T: gradtape::Float>(x: &[T], s: T) -> T {
-    let mut a1 = (x[3] * (x[0]).tanh().exp());
-    if let Some(v) = x.first() {
-        a1 = a1 * T::from(-0.1).unwrap() + (*v).sin();
+    let n1 = helper_soft(s, (x[0]).tanh().exp().sin());
+    let mut b2 = x.to_vec();
+    let k3 = T::from(0.7).unwrap();
+    helper_smooth(&mut b2, k3);
+    let n4 = helper_power(
+        b2.windows(2)
+            .map(|w| (w[1] - w[0]) * T::from(-1.5).unwrap())
+            .sum::<T>(),
+        3,
+    );
+    let mut a5 = x[1];
+    for pair in b2.chunks(2) {
+        a5 = a5 * T::from(-1.0).unwrap() + pair[0] * pair[1].tanh();
     }
-    for i in 0..4 {
-        a1 = a1 * T::from(0.5).unwrap()
-            + ((a1 + s).hypot(T::one()) * (a1 + s).hypot(T::one()) + T::one()).ln();
-    }
-    let n4 = a1.tanh().exp();
-    let f2 = |u: T, w: T| (u * n4 - w).tanh();
-    let f3 = |u: T| f2(u, u * u) + n4;
-    let n5 = f2(
-        (s.sin()).mul_add((x[1] * x[2]), (a1 - x[3])),
-        (x.iter().map(|v| *v).sum::<T>()).tanh(),
-    ) + f3((x.iter().map(|v| *v).sum::<T>()).tanh());
-    let n8 = (x[0] / (T::from(1.5).unwrap() + s * s));
-    let f6 = |u: T, w: T| (u * n8 - w).tanh();
-    let f7 = |u: T| f6(u, u * u) + n8;
-    let n9 = f6((n5 * (n5 + s)), (x[2] + x[0])) + f7((x[2] + x[0]));
-    let mut b10 = x.to_vec();
-    b10[1] = b10[1]
-        * ((T::from(0.9).unwrap()).max(b10[2]) * (T::from(0.9).unwrap()).max(b10[2]) + T::one())
-            .ln()
-        + T::from(1.6).unwrap();
-    for v in b10.iter_mut() {
+    let n6 = helper_soft(
+        b2[0],
+        (x[2]).sin().mul_add(
+            T::from(-1.9).unwrap(),
+            (T::from(-1.0).unwrap()).hypot(T::one()),
+        ),
+    );
+    a5 += (s + n6).tanh();
+    for v in b2.iter_mut() {
         *v = *v;
     }
-    if let Some(v) = x.first() {
-        a1 = a1 * T::from(-0.5).unwrap() + (*v).sin();
-    }
-    (s.min(b10[0]) * (x[2] * b10[0])) + a1 + n4 + n5 + n8 + n9 + b10.iter().copied().sum::<T>()
+    (b2.windows(2)
+        .map(|w| (w[1] - w[0]) * T::from(-1.1).unwrap())
+        .sum::<T>())
+    .mul_add((T::from(0.1).unwrap()).abs(), s.tanh())
+        + n4
+        + n6
+        + b2.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_26_f64(x: &[f64], s: f64) -> f64 {
-    let mut a1 = (x[3] * (x[0]).tanh().exp());
-    if let Some(v) = x.first() {
-        a1 = a1 * (-0.1_f64) + (*v).sin();
+    let n1 = helper_soft(s, (x[0]).tanh().exp().sin());
+    let mut b2 = x.to_vec();
+    let k3 = (0.7_f64);
+    helper_smooth(&mut b2, k3);
+    let n4 = helper_power(
+        b2.windows(2)
+            .map(|w| (w[1] - w[0]) * (-1.5_f64))
+            .sum::<f64>(),
+        3,
+    );
+    let mut a5 = x[1];
+    for pair in b2.chunks(2) {
+        a5 = a5 * (-1.0_f64) + pair[0] * pair[1].tanh();
     }
-    for i in 0..4 {
-        a1 = a1 * (0.5_f64) + ((a1 + s).hypot(1.0) * (a1 + s).hypot(1.0) + 1.0).ln();
-    }
-    let n4 = a1.tanh().exp();
-    let f2 = |u: f64, w: f64| (u * n4 - w).tanh();
-    let f3 = |u: f64| f2(u, u * u) + n4;
-    let n5 = f2(
-        (s.sin()).mul_add((x[1] * x[2]), (a1 - x[3])),
-        (x.iter().map(|v| *v).sum::<f64>()).tanh(),
-    ) + f3((x.iter().map(|v| *v).sum::<f64>()).tanh());
-    let n8 = (x[0] / ((1.5_f64) + s * s));
-    let f6 = |u: f64, w: f64| (u * n8 - w).tanh();
-    let f7 = |u: f64| f6(u, u * u) + n8;
-    let n9 = f6((n5 * (n5 + s)), (x[2] + x[0])) + f7((x[2] + x[0]));
-    let mut b10 = x.to_vec();
-    b10[1] = b10[1] * ((0.9_f64).max(b10[2]) * (0.9_f64).max(b10[2]) + 1.0).ln() + (1.6_f64);
-    for v in b10.iter_mut() {
+    let n6 = helper_soft(
+        b2[0],
+        (x[2]).sin().mul_add((-1.9_f64), (-1.0_f64).hypot(1.0)),
+    );
+    a5 += (s + n6).tanh();
+    for v in b2.iter_mut() {
         *v = *v;
     }
-    if let Some(v) = x.first() {
-        a1 = a1 * (-0.5_f64) + (*v).sin();
-    }
-    (s.min(b10[0]) * (x[2] * b10[0])) + a1 + n4 + n5 + n8 + n9 + b10.iter().copied().sum::<f64>()
+    (b2.windows(2)
+        .map(|w| (w[1] - w[0]) * (-1.1_f64))
+        .sum::<f64>())
+    .mul_add((0.1_f64).abs(), s.tanh())
+        + n4
+        + n6
+        + b2.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -3716,110 +5996,164 @@ fn program_26_on_duals<
     x: &[T],
     s: T,
 ) -> T {
-    let mut a1 = (x[3] * (x[0]).tanh().exp());
-    if let Some(v) = x.first() {
-        a1 = a1 * T::from(-0.1).unwrap() + (*v).sin();
+    let n1 = helper_soft_on_duals(s, (x[0]).tanh().exp().sin());
+    let mut b2 = x.to_vec();
+    let k3 = T::from(0.7).unwrap();
+    helper_smooth_on_duals(&mut b2, k3);
+    let n4 = helper_power_on_duals(
+        b2.windows(2)
+            .map(|w| (w[1] - w[0]) * T::from(-1.5).unwrap())
+            .sum::<T>(),
+        3,
+    );
+    let mut a5 = x[1];
+    for pair in b2.chunks(2) {
+        a5 = a5 * T::from(-1.0).unwrap() + pair[0] * pair[1].tanh();
     }
-    for i in 0..4 {
-        a1 = a1 * T::from(0.5).unwrap()
-            + ((a1 + s).hypot(T::one()) * (a1 + s).hypot(T::one()) + T::one()).ln();
-    }
-    let n4 = a1.tanh().exp();
-    let f2 = |u: T, w: T| (u * n4 - w).tanh();
-    let f3 = |u: T| f2(u, u * u) + n4;
-    let n5 = f2(
-        (s.sin()).mul_add((x[1] * x[2]), (a1 - x[3])),
-        (x.iter().map(|v| *v).sum::<T>()).tanh(),
-    ) + f3((x.iter().map(|v| *v).sum::<T>()).tanh());
-    let n8 = (x[0] / (T::from(1.5).unwrap() + s * s));
-    let f6 = |u: T, w: T| (u * n8 - w).tanh();
-    let f7 = |u: T| f6(u, u * u) + n8;
-    let n9 = f6((n5 * (n5 + s)), (x[2] + x[0])) + f7((x[2] + x[0]));
-    let mut b10 = x.to_vec();
-    b10[1] = b10[1]
-        * ((T::from(0.9).unwrap()).max(b10[2]) * (T::from(0.9).unwrap()).max(b10[2]) + T::one())
-            .ln()
-        + T::from(1.6).unwrap();
-    for v in b10.iter_mut() {
+    let n6 = helper_soft_on_duals(
+        b2[0],
+        (x[2]).sin().mul_add(
+            T::from(-1.9).unwrap(),
+            (T::from(-1.0).unwrap()).hypot(T::one()),
+        ),
+    );
+    a5 += (s + n6).tanh();
+    for v in b2.iter_mut() {
         *v = *v;
     }
-    if let Some(v) = x.first() {
-        a1 = a1 * T::from(-0.5).unwrap() + (*v).sin();
+    (b2.windows(2)
+        .map(|w| (w[1] - w[0]) * T::from(-1.1).unwrap())
+        .sum::<T>())
+    .mul_add((T::from(0.1).unwrap()).abs(), s.tanh())
+        + n4
+        + n6
+        + b2.iter().copied().sum::<T>()
+}
+
+fn program_26_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
+    let primal = program_26::primal(&p[0..4], p[4]);
+    let itself = program_26(&p[0..4], p[4]);
+    let (value, (dx, ds)) = program_26::grad(&p[0..4], p[4]);
+    let grad = (value, [dx, vec![ds]].concat());
+    let (mut dx, mut ds) = (vec![F::zero(); 4], F::zero());
+    let value = program_26::grad_into(&p[0..4], p[4], &mut dx, &mut ds);
+    let other = (value, [dx, vec![ds]].concat());
+    let jvp = program_26::jvp(&p[0..4], p[4], &t[0..4], t[4]);
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
     }
-    (s.min(b10[0]) * (x[2] * b10[0])) + a1 + n4 + n5 + n8 + n9 + b10.iter().copied().sum::<T>()
+}
+
+fn program_26_f64_faces(p: &[f64], t: &[f64]) -> Faces<f64> {
+    type F = f64;
+    let primal = program_26_f64::primal(&p[0..4], p[4]);
+    let itself = program_26_f64(&p[0..4], p[4]);
+    let (value, (dx, ds)) = program_26_f64::grad(&p[0..4], p[4]);
+    let grad = (value, [dx, vec![ds]].concat());
+    let (mut dx, mut ds) = (vec![F::zero(); 4], F::zero());
+    let value = program_26_f64::grad_into(&p[0..4], p[4], &mut dx, &mut ds);
+    let other = (value, [dx, vec![ds]].concat());
+    let jvp = program_26_f64::jvp(&p[0..4], p[4], &t[0..4], t[4]);
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_26_objective_on_duals<
+    D: num_traits::Float
+        + std::iter::Sum
+        + std::ops::AddAssign
+        + std::ops::SubAssign
+        + std::ops::MulAssign,
+>(
+    d: &[D],
+) -> D {
+    program_26_on_duals(&d[0..4], d[4])
 }
 
 #[test]
 fn program_26_matches_dual_numbers_and_finite_differences() {
-    check(
+    check::<5>(
         "program_26",
         point(26),
-        &|p| program_26::primal(&p[..4], p[4]),
-        &|p| program_26(&p[..4], p[4]),
-        &|p| {
-            let (value, (dx, ds)) = program_26::grad(&p[..4], p[4]);
-            (value, [dx, vec![ds]].concat())
-        },
-        &|d| program_26_on_duals(&d[..4], d[4]),
-    );
-    let p = point(26);
-    let (value, (dx, ds)) = program_26::grad(&p[..4], p[4]);
-    faces(
-        "program_26",
-        p,
         point(26 + 7),
-        (value, &dx, ds),
-        &|p, t| program_26::jvp(&p[..4], p[4], &t[..4], t[4]),
-        &|p, dx, ds| program_26::grad_into(&p[..4], p[4], dx, ds),
+        &program_26_faces,
+        &program_26_f64_faces,
+        &program_26_objective_on_duals,
     );
-    let (value_f64, (dx_f64, ds_f64)) = program_26_f64::grad(&p[..4], p[4]);
-    same(
-        "program_26_f64",
-        [value, ds].iter().chain(&dx),
-        [value_f64, ds_f64].iter().chain(&dx_f64),
+    at_f32::<5>(
+        "program_26",
+        point(26),
+        &program_26_faces,
+        &program_26_objective_on_duals,
     );
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_27<T: gradtape::Float>(x: &[T], s: T) -> T {
-    let n3 = ((x[0]) * (x[0]) + T::one()).ln();
+fn program_27<T: gradtape::Float>(#[differentiable] p: &Params<T>, x: &[T], s: T) -> T {
+    let n3 = (x[0] + x[1]);
     let f1 = |u: T, w: T| (u * n3 - w).tanh();
     let f2 = |u: T| f1(u, u * u) + n3;
     let n4 = f1(
-        x[3],
-        (x[2]).mul_add(
-            ((T::from(-0.6).unwrap()) * (T::from(-0.6).unwrap()) + T::one()).ln(),
-            (n3 * n3 + T::one()).ln(),
-        ),
-    ) + f2((x[2]).mul_add(
-        ((T::from(-0.6).unwrap()) * (T::from(-0.6).unwrap()) + T::one()).ln(),
-        (n3 * n3 + T::one()).ln(),
-    ));
-    let (n5, n6) = helper_pair(
-        ((n3 * x[1]) * s.tanh().exp()),
-        ((x[0]).max(x[1]) - (x[2] - T::from(1.2).unwrap())),
+        ((p.w[2]).mul_add(x[3], s) * ((p.b) * (p.b) + T::one()).ln()),
+        (p.b * p.a).cos(),
+    ) + f2((p.b * p.a).cos());
+    let mut m5 = x[0];
+    let mut t6 = T::zero();
+    for i in 1..4 {
+        m5 = m5.max(x[i]);
+        t6 = t6 + (x[i] - m5).exp();
+    }
+    let n7 = helper_soft(
+        (x[2]).tanh().exp(),
+        (T::from(-0.5).unwrap()).hypot(T::one()),
     );
-    let (n7, n8) = (n4, (x.iter().map(|v| s).sum::<T>()).hypot(T::one()));
-    (s * x[3]).powi(3) + n3 + n6
+    p.w.iter()
+        .map(|v| ((T::from(1.2).unwrap()) * (T::from(1.2).unwrap()) + T::one()).sqrt())
+        .sum::<T>()
+        + p.v[1]
+        + n3
+        + n4
+        + m5
+        + t6
+        + n7
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_27_f64(x: &[f64], s: f64) -> f64 {
-    let n3 = ((x[0]) * (x[0]) + 1.0).ln();
+fn program_27_f64(#[differentiable] p: &Params<f64>, x: &[f64], s: f64) -> f64 {
+    let n3 = (x[0] + x[1]);
     let f1 = |u: f64, w: f64| (u * n3 - w).tanh();
     let f2 = |u: f64| f1(u, u * u) + n3;
     let n4 = f1(
-        x[3],
-        (x[2]).mul_add(((-0.6_f64) * (-0.6_f64) + 1.0).ln(), (n3 * n3 + 1.0).ln()),
-    ) + f2((x[2]).mul_add(((-0.6_f64) * (-0.6_f64) + 1.0).ln(), (n3 * n3 + 1.0).ln()));
-    let (n5, n6) = helper_pair(
-        ((n3 * x[1]) * s.tanh().exp()),
-        ((x[0]).max(x[1]) - (x[2] - (1.2_f64))),
-    );
-    let (n7, n8) = (n4, (x.iter().map(|v| s).sum::<f64>()).hypot(1.0));
-    (s * x[3]).powi(3) + n3 + n6
+        ((p.w[2]).mul_add(x[3], s) * ((p.b) * (p.b) + 1.0).ln()),
+        (p.b * p.a).cos(),
+    ) + f2((p.b * p.a).cos());
+    let mut m5 = x[0];
+    let mut t6 = 0.0;
+    for i in 1..4 {
+        m5 = m5.max(x[i]);
+        t6 = t6 + (x[i] - m5).exp();
+    }
+    let n7 = helper_soft((x[2]).tanh().exp(), (-0.5_f64).hypot(1.0));
+    p.w.iter()
+        .map(|v| ((1.2_f64) * (1.2_f64) + 1.0).sqrt())
+        .sum::<f64>()
+        + p.v[1]
+        + n3
+        + n4
+        + m5
+        + t6
+        + n7
 }
 
 #[allow(clippy::all, unused)]
@@ -3830,107 +6164,179 @@ fn program_27_on_duals<
         + std::ops::SubAssign
         + std::ops::MulAssign,
 >(
+    p: &Params<T>,
     x: &[T],
     s: T,
 ) -> T {
-    let n3 = ((x[0]) * (x[0]) + T::one()).ln();
+    let n3 = (x[0] + x[1]);
     let f1 = |u: T, w: T| (u * n3 - w).tanh();
     let f2 = |u: T| f1(u, u * u) + n3;
     let n4 = f1(
-        x[3],
-        (x[2]).mul_add(
-            ((T::from(-0.6).unwrap()) * (T::from(-0.6).unwrap()) + T::one()).ln(),
-            (n3 * n3 + T::one()).ln(),
-        ),
-    ) + f2((x[2]).mul_add(
-        ((T::from(-0.6).unwrap()) * (T::from(-0.6).unwrap()) + T::one()).ln(),
-        (n3 * n3 + T::one()).ln(),
-    ));
-    let (n5, n6) = helper_pair_on_duals(
-        ((n3 * x[1]) * s.tanh().exp()),
-        ((x[0]).max(x[1]) - (x[2] - T::from(1.2).unwrap())),
+        ((p.w[2]).mul_add(x[3], s) * ((p.b) * (p.b) + T::one()).ln()),
+        (p.b * p.a).cos(),
+    ) + f2((p.b * p.a).cos());
+    let mut m5 = x[0];
+    let mut t6 = T::zero();
+    for i in 1..4 {
+        m5 = m5.max(x[i]);
+        t6 = t6 + (x[i] - m5).exp();
+    }
+    let n7 = helper_soft_on_duals(
+        (x[2]).tanh().exp(),
+        (T::from(-0.5).unwrap()).hypot(T::one()),
     );
-    let (n7, n8) = (n4, (x.iter().map(|v| s).sum::<T>()).hypot(T::one()));
-    (s * x[3]).powi(3) + n3 + n6
+    p.w.iter()
+        .map(|v| ((T::from(1.2).unwrap()) * (T::from(1.2).unwrap()) + T::one()).sqrt())
+        .sum::<T>()
+        + p.v[1]
+        + n3
+        + n4
+        + m5
+        + t6
+        + n7
+}
+
+fn program_27_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
+    let primal = program_27::primal(&params(&p[..9]), &p[9..13], p[13]);
+    let itself = program_27(&params(&p[..9]), &p[9..13], p[13]);
+    let (value, (d_params, dx, ds)) = program_27::grad(&params(&p[..9]), &p[9..13], p[13]);
+    let grad = (value, [flat(&d_params), dx, vec![ds]].concat());
+    let mut d_params = params(&[F::zero(); 9]);
+    let (mut dx, mut ds) = (vec![F::zero(); 4], F::zero());
+    let value = program_27::grad_into(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &mut d_params,
+        &mut dx,
+        &mut ds,
+    );
+    let other = (value, [flat(&d_params), dx, vec![ds]].concat());
+    let jvp = program_27::jvp(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &params(&t[..9]),
+        &t[9..13],
+        t[13],
+    );
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_27_f64_faces(p: &[f64], t: &[f64]) -> Faces<f64> {
+    type F = f64;
+    let primal = program_27_f64::primal(&params(&p[..9]), &p[9..13], p[13]);
+    let itself = program_27_f64(&params(&p[..9]), &p[9..13], p[13]);
+    let (value, (d_params, dx, ds)) = program_27_f64::grad(&params(&p[..9]), &p[9..13], p[13]);
+    let grad = (value, [flat(&d_params), dx, vec![ds]].concat());
+    let mut d_params = params(&[F::zero(); 9]);
+    let (mut dx, mut ds) = (vec![F::zero(); 4], F::zero());
+    let value = program_27_f64::grad_into(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &mut d_params,
+        &mut dx,
+        &mut ds,
+    );
+    let other = (value, [flat(&d_params), dx, vec![ds]].concat());
+    let jvp = program_27_f64::jvp(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &params(&t[..9]),
+        &t[9..13],
+        t[13],
+    );
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_27_objective_on_duals<
+    D: num_traits::Float
+        + std::iter::Sum
+        + std::ops::AddAssign
+        + std::ops::SubAssign
+        + std::ops::MulAssign,
+>(
+    d: &[D],
+) -> D {
+    program_27_on_duals(&params(&d[..9]), &d[9..13], d[13])
 }
 
 #[test]
 fn program_27_matches_dual_numbers_and_finite_differences() {
-    check(
+    check::<14>(
         "program_27",
         point(27),
-        &|p| program_27::primal(&p[..4], p[4]),
-        &|p| program_27(&p[..4], p[4]),
-        &|p| {
-            let (value, (dx, ds)) = program_27::grad(&p[..4], p[4]);
-            (value, [dx, vec![ds]].concat())
-        },
-        &|d| program_27_on_duals(&d[..4], d[4]),
-    );
-    let p = point(27);
-    let (value, (dx, ds)) = program_27::grad(&p[..4], p[4]);
-    faces(
-        "program_27",
-        p,
         point(27 + 7),
-        (value, &dx, ds),
-        &|p, t| program_27::jvp(&p[..4], p[4], &t[..4], t[4]),
-        &|p, dx, ds| program_27::grad_into(&p[..4], p[4], dx, ds),
+        &program_27_faces,
+        &program_27_f64_faces,
+        &program_27_objective_on_duals,
     );
-    let (value_f64, (dx_f64, ds_f64)) = program_27_f64::grad(&p[..4], p[4]);
-    same(
-        "program_27_f64",
-        [value, ds].iter().chain(&dx),
-        [value_f64, ds_f64].iter().chain(&dx_f64),
+    at_f32::<14>(
+        "program_27",
+        point(27),
+        &program_27_faces,
+        &program_27_objective_on_duals,
     );
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_28<T: gradtape::Float>(x: &[T], s: T) -> T {
-    let n1 = s;
-    let n2 = x[0];
-    let mut r5 = ((T::from(-1.6).unwrap()) * (T::from(-1.6).unwrap()) + T::one()).ln();
-    let mut k4 = 0;
-    let n3 = loop {
-        r5 = (r5 * T::from(0.7).unwrap() + (T::from(-0.7).unwrap()).atan().tanh()).sin();
-        k4 += 1;
-        if k4 == 4 {
-            break r5 * r5;
-        }
-    };
-    let (n6, n7) = helper_pair(n2.tanh().exp(), (x[1] - s));
-    let mut m8 = x[0];
-    let mut t9 = T::zero();
+fn program_28<T: gradtape::Float>(#[differentiable] p: &Params<T>, x: &[T], s: T) -> T {
+    let mut b1 = x.to_vec();
     for i in 1..4 {
-        m8 = m8.max(x[i]);
-        t9 = t9 + (x[i] - m8).exp();
+        b1[i] = b1[i - 1] * T::from(-0.9).unwrap() + b1[i].tanh();
     }
-    T::from(-1.2).unwrap() + n1 + n2 + n3 + n6 + t9
+    let k2 = x[2];
+    b1[0] += k2;
+    let mut a3 = ((x[3]).mul_add(x[2], x[1]) * (x[3]).mul_add(x[2], x[1]) + T::one()).ln();
+    a3 -= (x[0]).min((p.a).mul_add(a3, x[2]));
+    a3 *= T::from(-0.7).unwrap();
+    for i in (0..4).rev() {
+        for v in b1.iter_mut() {
+            *v = *v;
+        }
+    }
+    for i in 1..4 {
+        b1[i] = b1[i - 1] * T::from(-0.7).unwrap() + b1[i].tanh();
+    }
+    x[2] + p.b + b1.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_28_f64(x: &[f64], s: f64) -> f64 {
-    let n1 = s;
-    let n2 = x[0];
-    let mut r5 = ((-1.6_f64) * (-1.6_f64) + 1.0).ln();
-    let mut k4 = 0;
-    let n3 = loop {
-        r5 = (r5 * (0.7_f64) + (-0.7_f64).atan().tanh()).sin();
-        k4 += 1;
-        if k4 == 4 {
-            break r5 * r5;
-        }
-    };
-    let (n6, n7) = helper_pair(n2.tanh().exp(), (x[1] - s));
-    let mut m8 = x[0];
-    let mut t9 = 0.0;
+fn program_28_f64(#[differentiable] p: &Params<f64>, x: &[f64], s: f64) -> f64 {
+    let mut b1 = x.to_vec();
     for i in 1..4 {
-        m8 = m8.max(x[i]);
-        t9 = t9 + (x[i] - m8).exp();
+        b1[i] = b1[i - 1] * (-0.9_f64) + b1[i].tanh();
     }
-    (-1.2_f64) + n1 + n2 + n3 + n6 + t9
+    let k2 = x[2];
+    b1[0] += k2;
+    let mut a3 = ((x[3]).mul_add(x[2], x[1]) * (x[3]).mul_add(x[2], x[1]) + 1.0).ln();
+    a3 -= (x[0]).min((p.a).mul_add(a3, x[2]));
+    a3 *= (-0.7_f64);
+    for i in (0..4).rev() {
+        for v in b1.iter_mut() {
+            *v = *v;
+        }
+    }
+    for i in 1..4 {
+        b1[i] = b1[i - 1] * (-0.7_f64) + b1[i].tanh();
+    }
+    x[2] + p.b + b1.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -3941,100 +6347,173 @@ fn program_28_on_duals<
         + std::ops::SubAssign
         + std::ops::MulAssign,
 >(
+    p: &Params<T>,
     x: &[T],
     s: T,
 ) -> T {
-    let n1 = s;
-    let n2 = x[0];
-    let mut r5 = ((T::from(-1.6).unwrap()) * (T::from(-1.6).unwrap()) + T::one()).ln();
-    let mut k4 = 0;
-    let n3 = loop {
-        r5 = (r5 * T::from(0.7).unwrap() + (T::from(-0.7).unwrap()).atan().tanh()).sin();
-        k4 += 1;
-        if k4 == 4 {
-            break r5 * r5;
-        }
-    };
-    let (n6, n7) = helper_pair_on_duals(n2.tanh().exp(), (x[1] - s));
-    let mut m8 = x[0];
-    let mut t9 = T::zero();
+    let mut b1 = x.to_vec();
     for i in 1..4 {
-        m8 = m8.max(x[i]);
-        t9 = t9 + (x[i] - m8).exp();
+        b1[i] = b1[i - 1] * T::from(-0.9).unwrap() + b1[i].tanh();
     }
-    T::from(-1.2).unwrap() + n1 + n2 + n3 + n6 + t9
+    let k2 = x[2];
+    b1[0] += k2;
+    let mut a3 = ((x[3]).mul_add(x[2], x[1]) * (x[3]).mul_add(x[2], x[1]) + T::one()).ln();
+    a3 -= (x[0]).min((p.a).mul_add(a3, x[2]));
+    a3 *= T::from(-0.7).unwrap();
+    for i in (0..4).rev() {
+        for v in b1.iter_mut() {
+            *v = *v;
+        }
+    }
+    for i in 1..4 {
+        b1[i] = b1[i - 1] * T::from(-0.7).unwrap() + b1[i].tanh();
+    }
+    x[2] + p.b + b1.iter().copied().sum::<T>()
+}
+
+fn program_28_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
+    let primal = program_28::primal(&params(&p[..9]), &p[9..13], p[13]);
+    let itself = program_28(&params(&p[..9]), &p[9..13], p[13]);
+    let (value, (d_params, dx, ds)) = program_28::grad(&params(&p[..9]), &p[9..13], p[13]);
+    let grad = (value, [flat(&d_params), dx, vec![ds]].concat());
+    let mut d_params = params(&[F::zero(); 9]);
+    let (mut dx, mut ds) = (vec![F::zero(); 4], F::zero());
+    let value = program_28::grad_into(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &mut d_params,
+        &mut dx,
+        &mut ds,
+    );
+    let other = (value, [flat(&d_params), dx, vec![ds]].concat());
+    let jvp = program_28::jvp(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &params(&t[..9]),
+        &t[9..13],
+        t[13],
+    );
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_28_f64_faces(p: &[f64], t: &[f64]) -> Faces<f64> {
+    type F = f64;
+    let primal = program_28_f64::primal(&params(&p[..9]), &p[9..13], p[13]);
+    let itself = program_28_f64(&params(&p[..9]), &p[9..13], p[13]);
+    let (value, (d_params, dx, ds)) = program_28_f64::grad(&params(&p[..9]), &p[9..13], p[13]);
+    let grad = (value, [flat(&d_params), dx, vec![ds]].concat());
+    let mut d_params = params(&[F::zero(); 9]);
+    let (mut dx, mut ds) = (vec![F::zero(); 4], F::zero());
+    let value = program_28_f64::grad_into(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &mut d_params,
+        &mut dx,
+        &mut ds,
+    );
+    let other = (value, [flat(&d_params), dx, vec![ds]].concat());
+    let jvp = program_28_f64::jvp(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &params(&t[..9]),
+        &t[9..13],
+        t[13],
+    );
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_28_objective_on_duals<
+    D: num_traits::Float
+        + std::iter::Sum
+        + std::ops::AddAssign
+        + std::ops::SubAssign
+        + std::ops::MulAssign,
+>(
+    d: &[D],
+) -> D {
+    program_28_on_duals(&params(&d[..9]), &d[9..13], d[13])
 }
 
 #[test]
 fn program_28_matches_dual_numbers_and_finite_differences() {
-    check(
+    check::<14>(
         "program_28",
         point(28),
-        &|p| program_28::primal(&p[..4], p[4]),
-        &|p| program_28(&p[..4], p[4]),
-        &|p| {
-            let (value, (dx, ds)) = program_28::grad(&p[..4], p[4]);
-            (value, [dx, vec![ds]].concat())
-        },
-        &|d| program_28_on_duals(&d[..4], d[4]),
-    );
-    let p = point(28);
-    let (value, (dx, ds)) = program_28::grad(&p[..4], p[4]);
-    faces(
-        "program_28",
-        p,
         point(28 + 7),
-        (value, &dx, ds),
-        &|p, t| program_28::jvp(&p[..4], p[4], &t[..4], t[4]),
-        &|p, dx, ds| program_28::grad_into(&p[..4], p[4], dx, ds),
+        &program_28_faces,
+        &program_28_f64_faces,
+        &program_28_objective_on_duals,
     );
-    let (value_f64, (dx_f64, ds_f64)) = program_28_f64::grad(&p[..4], p[4]);
-    same(
-        "program_28_f64",
-        [value, ds].iter().chain(&dx),
-        [value_f64, ds_f64].iter().chain(&dx_f64),
+    at_f32::<14>(
+        "program_28",
+        point(28),
+        &program_28_faces,
+        &program_28_objective_on_duals,
     );
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_29<T: gradtape::Float>(x: &[T], s: T) -> T {
-    let (n1, n2) = (
-        (s.cos()).mul_add((x[1]).tanh().exp(), s),
-        T::from(0.6).unwrap(),
-    );
-    let mut b3 = vec![T::zero(); 4];
-    for i in 0..4 {
-        b3[i] = s;
-    }
-    let k4 = ((T::from(0.6).unwrap()) * (T::from(0.6).unwrap()) + T::one()).sqrt();
-    helper_smooth(&mut b3, k4);
-    let n5 = (x[3] * n1).tanh().tanh().exp();
-    let n6 = if s.max((b3[2]).tanh().exp()) < T::from(-0.7).unwrap() {
-        b3[3]
+    let mut a1 = (x[0]).mul_add(x[3], x[1]).tanh().exp();
+    if x[2] >= (a1 / (T::from(1.5).unwrap() + (x[1]) * (x[1]))) {
+        a1 = (T::from(1.5).unwrap() * ((x[2]).signum() * (T::from(1.3).unwrap()))).tanh();
     } else {
-        (x[3] * x[1]).min(n2)
-    };
-    ((b3[0]) * (b3[0]) + T::one()).ln() + n1 + n2 + n6 + b3.iter().copied().sum::<T>()
+        a1 = a1 - s;
+    }
+    let mut b2 = x.to_vec();
+    let k3 = (s * b2[1]).mul_add((x[3] - x[1]), x[3]);
+    helper_smooth(&mut b2, k3);
+    let n4 = x[1];
+    let mut k5 = 0;
+    loop {
+        a1 = a1 * T::from(0.5).unwrap() + (x[0]).tanh();
+        k5 += 1;
+        if k5 >= 2 {
+            break;
+        }
+    }
+    b2.iter().map(|v| (*v + s)).sum::<T>() + a1 + n4 + b2.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_29_f64(x: &[f64], s: f64) -> f64 {
-    let (n1, n2) = ((s.cos()).mul_add((x[1]).tanh().exp(), s), (0.6_f64));
-    let mut b3 = vec![0.0; 4];
-    for i in 0..4 {
-        b3[i] = s;
-    }
-    let k4 = ((0.6_f64) * (0.6_f64) + 1.0).sqrt();
-    helper_smooth(&mut b3, k4);
-    let n5 = (x[3] * n1).tanh().tanh().exp();
-    let n6 = if s.max((b3[2]).tanh().exp()) < (-0.7_f64) {
-        b3[3]
+    let mut a1 = (x[0]).mul_add(x[3], x[1]).tanh().exp();
+    if x[2] >= (a1 / ((1.5_f64) + (x[1]) * (x[1]))) {
+        a1 = ((1.5_f64) * ((x[2]).signum() * (1.3_f64))).tanh();
     } else {
-        (x[3] * x[1]).min(n2)
-    };
-    ((b3[0]) * (b3[0]) + 1.0).ln() + n1 + n2 + n6 + b3.iter().copied().sum::<f64>()
+        a1 = a1 - s;
+    }
+    let mut b2 = x.to_vec();
+    let k3 = (s * b2[1]).mul_add((x[3] - x[1]), x[3]);
+    helper_smooth(&mut b2, k3);
+    let n4 = x[1];
+    let mut k5 = 0;
+    loop {
+        a1 = a1 * (0.5_f64) + (x[0]).tanh();
+        k5 += 1;
+        if k5 >= 2 {
+            break;
+        }
+    }
+    b2.iter().map(|v| (*v + s)).sum::<f64>() + a1 + n4 + b2.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -4048,128 +6527,162 @@ fn program_29_on_duals<
     x: &[T],
     s: T,
 ) -> T {
-    let (n1, n2) = (
-        (s.cos()).mul_add((x[1]).tanh().exp(), s),
-        T::from(0.6).unwrap(),
-    );
-    let mut b3 = vec![T::zero(); 4];
-    for i in 0..4 {
-        b3[i] = s;
-    }
-    let k4 = ((T::from(0.6).unwrap()) * (T::from(0.6).unwrap()) + T::one()).sqrt();
-    helper_smooth_on_duals(&mut b3, k4);
-    let n5 = (x[3] * n1).tanh().tanh().exp();
-    let n6 = if s.max((b3[2]).tanh().exp()) < T::from(-0.7).unwrap() {
-        b3[3]
+    let mut a1 = (x[0]).mul_add(x[3], x[1]).tanh().exp();
+    if x[2] >= (a1 / (T::from(1.5).unwrap() + (x[1]) * (x[1]))) {
+        a1 = (T::from(1.5).unwrap() * ((x[2]).signum() * (T::from(1.3).unwrap()))).tanh();
     } else {
-        (x[3] * x[1]).min(n2)
-    };
-    ((b3[0]) * (b3[0]) + T::one()).ln() + n1 + n2 + n6 + b3.iter().copied().sum::<T>()
+        a1 = a1 - s;
+    }
+    let mut b2 = x.to_vec();
+    let k3 = (s * b2[1]).mul_add((x[3] - x[1]), x[3]);
+    helper_smooth_on_duals(&mut b2, k3);
+    let n4 = x[1];
+    let mut k5 = 0;
+    loop {
+        a1 = a1 * T::from(0.5).unwrap() + (x[0]).tanh();
+        k5 += 1;
+        if k5 >= 2 {
+            break;
+        }
+    }
+    b2.iter().map(|v| (*v + s)).sum::<T>() + a1 + n4 + b2.iter().copied().sum::<T>()
+}
+
+fn program_29_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
+    let primal = program_29::primal(&p[0..4], p[4]);
+    let itself = program_29(&p[0..4], p[4]);
+    let (value, (dx, ds)) = program_29::grad(&p[0..4], p[4]);
+    let grad = (value, [dx, vec![ds]].concat());
+    let (mut dx, mut ds) = (vec![F::zero(); 4], F::zero());
+    let value = program_29::grad_into(&p[0..4], p[4], &mut dx, &mut ds);
+    let other = (value, [dx, vec![ds]].concat());
+    let jvp = program_29::jvp(&p[0..4], p[4], &t[0..4], t[4]);
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_29_f64_faces(p: &[f64], t: &[f64]) -> Faces<f64> {
+    type F = f64;
+    let primal = program_29_f64::primal(&p[0..4], p[4]);
+    let itself = program_29_f64(&p[0..4], p[4]);
+    let (value, (dx, ds)) = program_29_f64::grad(&p[0..4], p[4]);
+    let grad = (value, [dx, vec![ds]].concat());
+    let (mut dx, mut ds) = (vec![F::zero(); 4], F::zero());
+    let value = program_29_f64::grad_into(&p[0..4], p[4], &mut dx, &mut ds);
+    let other = (value, [dx, vec![ds]].concat());
+    let jvp = program_29_f64::jvp(&p[0..4], p[4], &t[0..4], t[4]);
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_29_objective_on_duals<
+    D: num_traits::Float
+        + std::iter::Sum
+        + std::ops::AddAssign
+        + std::ops::SubAssign
+        + std::ops::MulAssign,
+>(
+    d: &[D],
+) -> D {
+    program_29_on_duals(&d[0..4], d[4])
 }
 
 #[test]
 fn program_29_matches_dual_numbers_and_finite_differences() {
-    check(
+    check::<5>(
         "program_29",
         point(29),
-        &|p| program_29::primal(&p[..4], p[4]),
-        &|p| program_29(&p[..4], p[4]),
-        &|p| {
-            let (value, (dx, ds)) = program_29::grad(&p[..4], p[4]);
-            (value, [dx, vec![ds]].concat())
-        },
-        &|d| program_29_on_duals(&d[..4], d[4]),
-    );
-    let p = point(29);
-    let (value, (dx, ds)) = program_29::grad(&p[..4], p[4]);
-    faces(
-        "program_29",
-        p,
         point(29 + 7),
-        (value, &dx, ds),
-        &|p, t| program_29::jvp(&p[..4], p[4], &t[..4], t[4]),
-        &|p, dx, ds| program_29::grad_into(&p[..4], p[4], dx, ds),
+        &program_29_faces,
+        &program_29_f64_faces,
+        &program_29_objective_on_duals,
     );
-    let (value_f64, (dx_f64, ds_f64)) = program_29_f64::grad(&p[..4], p[4]);
-    same(
-        "program_29_f64",
-        [value, ds].iter().chain(&dx),
-        [value_f64, ds_f64].iter().chain(&dx_f64),
+    at_f32::<5>(
+        "program_29",
+        point(29),
+        &program_29_faces,
+        &program_29_objective_on_duals,
     );
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_30<T: gradtape::Float>(x: &[T], s: T) -> T {
-    let mut m1 = x[0];
-    let mut t2 = T::zero();
-    for i in 1..4 {
-        m1 = m1.max(x[i]);
-        t2 = t2 + (x[i] - m1).exp();
-    }
+fn program_30<T: gradtape::Float>(x: &[T], s: T, out: &mut [T]) -> T {
+    let (n1, n2) = helper_pair(
+        (s * s + T::one()).sqrt(),
+        (((x[0]) * (x[0]) + T::one()).ln() - (x[3]).cos()),
+    );
     for i in 0..4 {
-        let n5 = s.atan();
-        let f3 = |u: T, w: T| (u * n5 - w).tanh();
-        let f4 = |u: T| f3(u, u * u) + n5;
-        let n6 = f3(
-            ((t2 * t2 + T::one()).sqrt() - T::from(1.1).unwrap()),
-            (s.min(x[(i + 2) % 4])
-                / (T::from(1.5).unwrap() + (s * s + T::one()).sqrt() * (s * s + T::one()).sqrt())),
-        ) + f4((s.min(x[(i + 2) % 4])
-            / (T::from(1.5).unwrap() + (s * s + T::one()).sqrt() * (s * s + T::one()).sqrt())));
-        if s < x.iter().map(|v| *v).sum::<T>() {
-            continue;
+        let mut a3 = ((out[i]).atan() * (out[i]).atan() + T::one()).sqrt();
+        a3 = a3 * T::from(0.4).unwrap() + out[(i + 1) % 4];
+        for i in 1..4 {
+            out[i] = out[i - 1] * T::from(0.5).unwrap() + out[i].tanh();
         }
-        let mut b7 = vec![T::zero(); 4];
-        for i in 0..4 {
-            b7[i] = n5;
+    }
+    let mut r6 = (x[3]).sin();
+    let mut k5 = 0;
+    let n4 = loop {
+        r6 = (r6 * T::from(0.7).unwrap() + (x[2]).mul_add(x[3], n2)).sin();
+        k5 += 1;
+        if k5 == 4 {
+            break r6 * r6;
         }
-        let k8 = T::from(1.4).unwrap();
-        b7[i] += k8;
+    };
+    let mut p7 = ((T::from(0.1).unwrap()) * (T::from(0.1).unwrap()) + T::one()).sqrt();
+    let mut q8 = s.powi(3);
+    for i in 0..4 {
+        q8 = q8 - (p7 + x[i]).sin() * T::from(0.3).unwrap();
+        p7 = p7 + q8 * T::from(0.3).unwrap();
     }
-    let mut b9 = x.to_vec();
-    for i in 1..4 {
-        b9[i] = b9[i - 1] * T::from(-0.4).unwrap() + b9[i].tanh();
-    }
-    let n10 = (s * ((T::from(0.8).unwrap()) * (T::from(0.8).unwrap()) + T::one()).sqrt());
-    (s.powi(3)).hypot(T::one()) + m1 + t2 + n10 + b9.iter().copied().sum::<T>()
+    (n1 * n1 + T::one()).sqrt().tanh().exp()
+        + n1
+        + n2
+        + n4
+        + p7
+        + q8
+        + out.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_30_f64(x: &[f64], s: f64) -> f64 {
-    let mut m1 = x[0];
-    let mut t2 = 0.0;
-    for i in 1..4 {
-        m1 = m1.max(x[i]);
-        t2 = t2 + (x[i] - m1).exp();
-    }
+fn program_30_f64(x: &[f64], s: f64, out: &mut [f64]) -> f64 {
+    let (n1, n2) = helper_pair(
+        (s * s + 1.0).sqrt(),
+        (((x[0]) * (x[0]) + 1.0).ln() - (x[3]).cos()),
+    );
     for i in 0..4 {
-        let n5 = s.atan();
-        let f3 = |u: f64, w: f64| (u * n5 - w).tanh();
-        let f4 = |u: f64| f3(u, u * u) + n5;
-        let n6 = f3(
-            ((t2 * t2 + 1.0).sqrt() - (1.1_f64)),
-            (s.min(x[(i + 2) % 4]) / ((1.5_f64) + (s * s + 1.0).sqrt() * (s * s + 1.0).sqrt())),
-        ) + f4(
-            (s.min(x[(i + 2) % 4]) / ((1.5_f64) + (s * s + 1.0).sqrt() * (s * s + 1.0).sqrt()))
-        );
-        if s < x.iter().map(|v| *v).sum::<f64>() {
-            continue;
+        let mut a3 = ((out[i]).atan() * (out[i]).atan() + 1.0).sqrt();
+        a3 = a3 * (0.4_f64) + out[(i + 1) % 4];
+        for i in 1..4 {
+            out[i] = out[i - 1] * (0.5_f64) + out[i].tanh();
         }
-        let mut b7 = vec![0.0; 4];
-        for i in 0..4 {
-            b7[i] = n5;
+    }
+    let mut r6 = (x[3]).sin();
+    let mut k5 = 0;
+    let n4 = loop {
+        r6 = (r6 * (0.7_f64) + (x[2]).mul_add(x[3], n2)).sin();
+        k5 += 1;
+        if k5 == 4 {
+            break r6 * r6;
         }
-        let k8 = (1.4_f64);
-        b7[i] += k8;
+    };
+    let mut p7 = ((0.1_f64) * (0.1_f64) + 1.0).sqrt();
+    let mut q8 = s.powi(3);
+    for i in 0..4 {
+        q8 = q8 - (p7 + x[i]).sin() * (0.3_f64);
+        p7 = p7 + q8 * (0.3_f64);
     }
-    let mut b9 = x.to_vec();
-    for i in 1..4 {
-        b9[i] = b9[i - 1] * (-0.4_f64) + b9[i].tanh();
-    }
-    let n10 = (s * ((0.8_f64) * (0.8_f64) + 1.0).sqrt());
-    (s.powi(3)).hypot(1.0) + m1 + t2 + n10 + b9.iter().copied().sum::<f64>()
+    (n1 * n1 + 1.0).sqrt().tanh().exp() + n1 + n2 + n4 + p7 + q8 + out.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -4182,116 +6695,179 @@ fn program_30_on_duals<
 >(
     x: &[T],
     s: T,
+    out: &mut [T],
 ) -> T {
-    let mut m1 = x[0];
-    let mut t2 = T::zero();
-    for i in 1..4 {
-        m1 = m1.max(x[i]);
-        t2 = t2 + (x[i] - m1).exp();
-    }
+    let (n1, n2) = helper_pair_on_duals(
+        (s * s + T::one()).sqrt(),
+        (((x[0]) * (x[0]) + T::one()).ln() - (x[3]).cos()),
+    );
     for i in 0..4 {
-        let n5 = s.atan();
-        let f3 = |u: T, w: T| (u * n5 - w).tanh();
-        let f4 = |u: T| f3(u, u * u) + n5;
-        let n6 = f3(
-            ((t2 * t2 + T::one()).sqrt() - T::from(1.1).unwrap()),
-            (s.min(x[(i + 2) % 4])
-                / (T::from(1.5).unwrap() + (s * s + T::one()).sqrt() * (s * s + T::one()).sqrt())),
-        ) + f4((s.min(x[(i + 2) % 4])
-            / (T::from(1.5).unwrap() + (s * s + T::one()).sqrt() * (s * s + T::one()).sqrt())));
-        if s < x.iter().map(|v| *v).sum::<T>() {
-            continue;
+        let mut a3 = ((out[i]).atan() * (out[i]).atan() + T::one()).sqrt();
+        a3 = a3 * T::from(0.4).unwrap() + out[(i + 1) % 4];
+        for i in 1..4 {
+            out[i] = out[i - 1] * T::from(0.5).unwrap() + out[i].tanh();
         }
-        let mut b7 = vec![T::zero(); 4];
-        for i in 0..4 {
-            b7[i] = n5;
+    }
+    let mut r6 = (x[3]).sin();
+    let mut k5 = 0;
+    let n4 = loop {
+        r6 = (r6 * T::from(0.7).unwrap() + (x[2]).mul_add(x[3], n2)).sin();
+        k5 += 1;
+        if k5 == 4 {
+            break r6 * r6;
         }
-        let k8 = T::from(1.4).unwrap();
-        b7[i] += k8;
+    };
+    let mut p7 = ((T::from(0.1).unwrap()) * (T::from(0.1).unwrap()) + T::one()).sqrt();
+    let mut q8 = s.powi(3);
+    for i in 0..4 {
+        q8 = q8 - (p7 + x[i]).sin() * T::from(0.3).unwrap();
+        p7 = p7 + q8 * T::from(0.3).unwrap();
     }
-    let mut b9 = x.to_vec();
-    for i in 1..4 {
-        b9[i] = b9[i - 1] * T::from(-0.4).unwrap() + b9[i].tanh();
+    (n1 * n1 + T::one()).sqrt().tanh().exp()
+        + n1
+        + n2
+        + n4
+        + p7
+        + q8
+        + out.iter().copied().sum::<T>()
+}
+
+fn program_30_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
+    let mut out = p[5..].to_vec();
+    let primal = program_30::primal(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let itself = program_30(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let (mut dx, mut ds, mut d_out) = (vec![F::zero(); 4], F::zero(), weights::<F>());
+    let value = program_30::grad_into(&p[0..4], p[4], &mut out, &mut dx, &mut ds, &mut d_out);
+    let grad = (value + weighted(&out), [dx, vec![ds], d_out].concat());
+    let mut out = p[5..].to_vec();
+    let (value, pullback) = program_30::vjp(&p[0..4], p[4], &mut out);
+    let mut d_out = weights::<F>();
+    let (dx, ds, _) = pullback(F::one(), &mut d_out);
+    let other = (
+        value + weighted(&out),
+        [
+            dx.unwrap_or(vec![F::zero(); 4]),
+            vec![ds.unwrap_or(F::zero())],
+            d_out,
+        ]
+        .concat(),
+    );
+    let mut out = p[5..].to_vec();
+    let mut t_out = t[5..].to_vec();
+    let (value, tangent) = program_30::jvp(&p[0..4], p[4], &mut out, &t[0..4], t[4], &mut t_out);
+    let jvp = (value + weighted(&out), tangent + weighted(&t_out));
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
     }
-    let n10 = (s * ((T::from(0.8).unwrap()) * (T::from(0.8).unwrap()) + T::one()).sqrt());
-    (s.powi(3)).hypot(T::one()) + m1 + t2 + n10 + b9.iter().copied().sum::<T>()
+}
+
+fn program_30_f64_faces(p: &[f64], t: &[f64]) -> Faces<f64> {
+    type F = f64;
+    let mut out = p[5..].to_vec();
+    let primal = program_30_f64::primal(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let itself = program_30_f64(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let (mut dx, mut ds, mut d_out) = (vec![F::zero(); 4], F::zero(), weights::<F>());
+    let value = program_30_f64::grad_into(&p[0..4], p[4], &mut out, &mut dx, &mut ds, &mut d_out);
+    let grad = (value + weighted(&out), [dx, vec![ds], d_out].concat());
+    let mut out = p[5..].to_vec();
+    let (value, pullback) = program_30_f64::vjp(&p[0..4], p[4], &mut out);
+    let mut d_out = weights::<F>();
+    let (dx, ds, _) = pullback(F::one(), &mut d_out);
+    let other = (
+        value + weighted(&out),
+        [
+            dx.unwrap_or(vec![F::zero(); 4]),
+            vec![ds.unwrap_or(F::zero())],
+            d_out,
+        ]
+        .concat(),
+    );
+    let mut out = p[5..].to_vec();
+    let mut t_out = t[5..].to_vec();
+    let (value, tangent) =
+        program_30_f64::jvp(&p[0..4], p[4], &mut out, &t[0..4], t[4], &mut t_out);
+    let jvp = (value + weighted(&out), tangent + weighted(&t_out));
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_30_objective_on_duals<
+    D: num_traits::Float
+        + std::iter::Sum
+        + std::ops::AddAssign
+        + std::ops::SubAssign
+        + std::ops::MulAssign,
+>(
+    d: &[D],
+) -> D {
+    let mut out = d[5..].to_vec();
+    program_30_on_duals(&d[0..4], d[4], &mut out) + weighted(&out)
 }
 
 #[test]
 fn program_30_matches_dual_numbers_and_finite_differences() {
-    check(
+    check::<9>(
         "program_30",
         point(30),
-        &|p| program_30::primal(&p[..4], p[4]),
-        &|p| program_30(&p[..4], p[4]),
-        &|p| {
-            let (value, (dx, ds)) = program_30::grad(&p[..4], p[4]);
-            (value, [dx, vec![ds]].concat())
-        },
-        &|d| program_30_on_duals(&d[..4], d[4]),
-    );
-    let p = point(30);
-    let (value, (dx, ds)) = program_30::grad(&p[..4], p[4]);
-    faces(
-        "program_30",
-        p,
         point(30 + 7),
-        (value, &dx, ds),
-        &|p, t| program_30::jvp(&p[..4], p[4], &t[..4], t[4]),
-        &|p, dx, ds| program_30::grad_into(&p[..4], p[4], dx, ds),
+        &program_30_faces,
+        &program_30_f64_faces,
+        &program_30_objective_on_duals,
     );
-    let (value_f64, (dx_f64, ds_f64)) = program_30_f64::grad(&p[..4], p[4]);
-    same(
-        "program_30_f64",
-        [value, ds].iter().chain(&dx),
-        [value_f64, ds_f64].iter().chain(&dx_f64),
+    at_f32::<9>(
+        "program_30",
+        point(30),
+        &program_30_faces,
+        &program_30_objective_on_duals,
     );
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_31<T: gradtape::Float>(x: &[T], s: T) -> T {
-    let mut p1 = (T::from(0.9).unwrap()).min(x[2]);
-    let mut q2 = (x[0] - T::from(-1.0).unwrap());
+fn program_31<T: gradtape::Float>(x: &[T], s: T, out: &mut [T]) -> T {
+    let k1 = s;
+    out[0] += k1;
+    let n2 = (out[0] - (x[1]).mul_add(x[3], out[3]).tanh());
     for i in 0..4 {
-        q2 = q2 - (p1 + x[i]).sin() * T::from(0.5).unwrap();
-        p1 = p1 + q2 * T::from(0.5).unwrap();
+        for v in out.iter_mut() {
+            *v = (T::from(1.6).unwrap() - *v).tanh().exp();
+        }
+        for i in 1..4 {
+            out[i] = out[i - 1] * T::from(0.9).unwrap() + out[i].tanh();
+        }
     }
-    let (n3, n4) = helper_pair(
-        (q2 - q2).mul_add(x[1], (x[1]).atan()),
-        (T::from(1.6).unwrap() - q2).tanh().exp(),
-    );
-    let n7 = (s + s);
-    let f5 = |u: T, w: T| (u * n7 - w).tanh();
-    let f6 = |u: T| f5(u, u * u) + n7;
-    let n8 = f5(
-        ((x[0]) * (x[0]) + T::one()).powf(x[1]).cos(),
-        (x[2] + x[1]).mul_add((T::from(-0.1).unwrap() - x[1]), T::from(-1.4).unwrap()),
-    ) + f6((x[2] + x[1]).mul_add((T::from(-0.1).unwrap() - x[1]), T::from(-1.4).unwrap()));
-    n4 + n4
+    ((x[1]).mul_add(T::from(0.6).unwrap(), T::from(1.4).unwrap()) + (s * x[1]))
+        + out.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_31_f64(x: &[f64], s: f64) -> f64 {
-    let mut p1 = (0.9_f64).min(x[2]);
-    let mut q2 = (x[0] - (-1.0_f64));
+fn program_31_f64(x: &[f64], s: f64, out: &mut [f64]) -> f64 {
+    let k1 = s;
+    out[0] += k1;
+    let n2 = (out[0] - (x[1]).mul_add(x[3], out[3]).tanh());
     for i in 0..4 {
-        q2 = q2 - (p1 + x[i]).sin() * (0.5_f64);
-        p1 = p1 + q2 * (0.5_f64);
+        for v in out.iter_mut() {
+            *v = ((1.6_f64) - *v).tanh().exp();
+        }
+        for i in 1..4 {
+            out[i] = out[i - 1] * (0.9_f64) + out[i].tanh();
+        }
     }
-    let (n3, n4) = helper_pair(
-        (q2 - q2).mul_add(x[1], (x[1]).atan()),
-        ((1.6_f64) - q2).tanh().exp(),
-    );
-    let n7 = (s + s);
-    let f5 = |u: f64, w: f64| (u * n7 - w).tanh();
-    let f6 = |u: f64| f5(u, u * u) + n7;
-    let n8 = f5(
-        ((x[0]) * (x[0]) + 1.0).powf(x[1]).cos(),
-        (x[2] + x[1]).mul_add(((-0.1_f64) - x[1]), (-1.4_f64)),
-    ) + f6((x[2] + x[1]).mul_add(((-0.1_f64) - x[1]), (-1.4_f64)));
-    n4 + n4
+    ((x[1]).mul_add((0.6_f64), (1.4_f64)) + (s * x[1])) + out.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -4304,115 +6880,188 @@ fn program_31_on_duals<
 >(
     x: &[T],
     s: T,
+    out: &mut [T],
 ) -> T {
-    let mut p1 = (T::from(0.9).unwrap()).min(x[2]);
-    let mut q2 = (x[0] - T::from(-1.0).unwrap());
+    let k1 = s;
+    out[0] += k1;
+    let n2 = (out[0] - (x[1]).mul_add(x[3], out[3]).tanh());
     for i in 0..4 {
-        q2 = q2 - (p1 + x[i]).sin() * T::from(0.5).unwrap();
-        p1 = p1 + q2 * T::from(0.5).unwrap();
+        for v in out.iter_mut() {
+            *v = (T::from(1.6).unwrap() - *v).tanh().exp();
+        }
+        for i in 1..4 {
+            out[i] = out[i - 1] * T::from(0.9).unwrap() + out[i].tanh();
+        }
     }
-    let (n3, n4) = helper_pair_on_duals(
-        (q2 - q2).mul_add(x[1], (x[1]).atan()),
-        (T::from(1.6).unwrap() - q2).tanh().exp(),
+    ((x[1]).mul_add(T::from(0.6).unwrap(), T::from(1.4).unwrap()) + (s * x[1]))
+        + out.iter().copied().sum::<T>()
+}
+
+fn program_31_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
+    let mut out = p[5..].to_vec();
+    let primal = program_31::primal(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let itself = program_31(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let (mut dx, mut ds, mut d_out) = (vec![F::zero(); 4], F::zero(), weights::<F>());
+    let value = program_31::grad_into(&p[0..4], p[4], &mut out, &mut dx, &mut ds, &mut d_out);
+    let grad = (value + weighted(&out), [dx, vec![ds], d_out].concat());
+    let mut out = p[5..].to_vec();
+    let (value, pullback) = program_31::vjp(&p[0..4], p[4], &mut out);
+    let mut d_out = weights::<F>();
+    let (dx, ds, _) = pullback(F::one(), &mut d_out);
+    let other = (
+        value + weighted(&out),
+        [
+            dx.unwrap_or(vec![F::zero(); 4]),
+            vec![ds.unwrap_or(F::zero())],
+            d_out,
+        ]
+        .concat(),
     );
-    let n7 = (s + s);
-    let f5 = |u: T, w: T| (u * n7 - w).tanh();
-    let f6 = |u: T| f5(u, u * u) + n7;
-    let n8 = f5(
-        ((x[0]) * (x[0]) + T::one()).powf(x[1]).cos(),
-        (x[2] + x[1]).mul_add((T::from(-0.1).unwrap() - x[1]), T::from(-1.4).unwrap()),
-    ) + f6((x[2] + x[1]).mul_add((T::from(-0.1).unwrap() - x[1]), T::from(-1.4).unwrap()));
-    n4 + n4
+    let mut out = p[5..].to_vec();
+    let mut t_out = t[5..].to_vec();
+    let (value, tangent) = program_31::jvp(&p[0..4], p[4], &mut out, &t[0..4], t[4], &mut t_out);
+    let jvp = (value + weighted(&out), tangent + weighted(&t_out));
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_31_f64_faces(p: &[f64], t: &[f64]) -> Faces<f64> {
+    type F = f64;
+    let mut out = p[5..].to_vec();
+    let primal = program_31_f64::primal(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let itself = program_31_f64(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let (mut dx, mut ds, mut d_out) = (vec![F::zero(); 4], F::zero(), weights::<F>());
+    let value = program_31_f64::grad_into(&p[0..4], p[4], &mut out, &mut dx, &mut ds, &mut d_out);
+    let grad = (value + weighted(&out), [dx, vec![ds], d_out].concat());
+    let mut out = p[5..].to_vec();
+    let (value, pullback) = program_31_f64::vjp(&p[0..4], p[4], &mut out);
+    let mut d_out = weights::<F>();
+    let (dx, ds, _) = pullback(F::one(), &mut d_out);
+    let other = (
+        value + weighted(&out),
+        [
+            dx.unwrap_or(vec![F::zero(); 4]),
+            vec![ds.unwrap_or(F::zero())],
+            d_out,
+        ]
+        .concat(),
+    );
+    let mut out = p[5..].to_vec();
+    let mut t_out = t[5..].to_vec();
+    let (value, tangent) =
+        program_31_f64::jvp(&p[0..4], p[4], &mut out, &t[0..4], t[4], &mut t_out);
+    let jvp = (value + weighted(&out), tangent + weighted(&t_out));
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_31_objective_on_duals<
+    D: num_traits::Float
+        + std::iter::Sum
+        + std::ops::AddAssign
+        + std::ops::SubAssign
+        + std::ops::MulAssign,
+>(
+    d: &[D],
+) -> D {
+    let mut out = d[5..].to_vec();
+    program_31_on_duals(&d[0..4], d[4], &mut out) + weighted(&out)
 }
 
 #[test]
 fn program_31_matches_dual_numbers_and_finite_differences() {
-    check(
+    check::<9>(
         "program_31",
         point(31),
-        &|p| program_31::primal(&p[..4], p[4]),
-        &|p| program_31(&p[..4], p[4]),
-        &|p| {
-            let (value, (dx, ds)) = program_31::grad(&p[..4], p[4]);
-            (value, [dx, vec![ds]].concat())
-        },
-        &|d| program_31_on_duals(&d[..4], d[4]),
-    );
-    let p = point(31);
-    let (value, (dx, ds)) = program_31::grad(&p[..4], p[4]);
-    faces(
-        "program_31",
-        p,
         point(31 + 7),
-        (value, &dx, ds),
-        &|p, t| program_31::jvp(&p[..4], p[4], &t[..4], t[4]),
-        &|p, dx, ds| program_31::grad_into(&p[..4], p[4], dx, ds),
+        &program_31_faces,
+        &program_31_f64_faces,
+        &program_31_objective_on_duals,
     );
-    let (value_f64, (dx_f64, ds_f64)) = program_31_f64::grad(&p[..4], p[4]);
-    same(
-        "program_31_f64",
-        [value, ds].iter().chain(&dx),
-        [value_f64, ds_f64].iter().chain(&dx_f64),
+    at_f32::<9>(
+        "program_31",
+        point(31),
+        &program_31_faces,
+        &program_31_objective_on_duals,
     );
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_32<T: gradtape::Float>(x: &[T], s: T) -> T {
-    let mut a1 = (s - s).min(s.max(T::from(0.6).unwrap()));
-    a1 = a1 * T::from(0.0).unwrap()
-        + (s + x[3])
-            .max(
-                x.iter()
-                    .fold(T::zero(), |acc, v| acc * T::from(0.4).unwrap() + s),
-            )
-            .atan();
-    'outer: for i in 0..4 {
-        for j in 0..4 {
-            if (x[(j + 1) % 4]).max(a1).hypot(T::one()) < s {
-                break 'outer;
+    let mut a1 = (s.min(x[2])).powi(3);
+    if (a1 + s) < (x[0] + a1) {
+        a1 = (s * s + T::one()).ln();
+    } else {
+        a1 = a1 - s.sin();
+    }
+    for i in (0..4).rev() {
+        let n2 = helper_soft(
+            x[(i + 2) % 4],
+            (x[0])
+                .abs()
+                .clamp(T::from(-0.8).unwrap(), T::from(0.9).unwrap()),
+        );
+        match i {
+            k if k % 2 == 0 => {
+                a1 = a1 * T::from(0.5).unwrap() + x[i];
             }
-            a1 = (a1
-                + x.windows(2)
-                    .map(|w| (w[1] - w[0]) * T::from(1.7).unwrap())
-                    .sum::<T>()
-                    * x[i])
-                .tanh();
+            _ => {
+                a1 = a1 - ((T::from(1.8).unwrap()).floor() + (x[3] - x[2]));
+            }
         }
     }
-    if s > (x[3]).max(s) {
-        return (a1.floor() + (a1.sin()));
+    for pair in x.chunks(2) {
+        a1 = a1 * T::from(-0.7).unwrap() + pair[0] * pair[1].tanh();
     }
-    if let Some(v) = x.first() {
-        a1 = a1 * T::from(-0.4).unwrap() + (*v).sin();
+    for pair in x.chunks(2) {
+        a1 = a1 * T::from(-0.5).unwrap() + pair[0] * pair[1].tanh();
     }
-    let (n2, n3) = helper_pair(s, (x[3]).cos().hypot(T::one()));
+    let (n3, n4) = ((x[0]).sin().cos(), T::from(-0.5).unwrap());
     s + a1
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_32_f64(x: &[f64], s: f64) -> f64 {
-    let mut a1 = (s - s).min(s.max((0.6_f64)));
-    a1 = a1 * (0.0_f64)
-        + (s + x[3])
-            .max(x.iter().fold(0.0, |acc, v| acc * (0.4_f64) + s))
-            .atan();
-    'outer: for i in 0..4 {
-        for j in 0..4 {
-            if (x[(j + 1) % 4]).max(a1).hypot(1.0) < s {
-                break 'outer;
+    let mut a1 = (s.min(x[2])).powi(3);
+    if (a1 + s) < (x[0] + a1) {
+        a1 = (s * s + 1.0).ln();
+    } else {
+        a1 = a1 - s.sin();
+    }
+    for i in (0..4).rev() {
+        let n2 = helper_soft(x[(i + 2) % 4], (x[0]).abs().clamp((-0.8_f64), (0.9_f64)));
+        match i {
+            k if k % 2 == 0 => {
+                a1 = a1 * (0.5_f64) + x[i];
             }
-            a1 = (a1 + x.windows(2).map(|w| (w[1] - w[0]) * (1.7_f64)).sum::<f64>() * x[i]).tanh();
+            _ => {
+                a1 = a1 - ((1.8_f64).floor() + (x[3] - x[2]));
+            }
         }
     }
-    if s > (x[3]).max(s) {
-        return (a1.floor() + (a1.sin()));
+    for pair in x.chunks(2) {
+        a1 = a1 * (-0.7_f64) + pair[0] * pair[1].tanh();
     }
-    if let Some(v) = x.first() {
-        a1 = a1 * (-0.4_f64) + (*v).sin();
+    for pair in x.chunks(2) {
+        a1 = a1 * (-0.5_f64) + pair[0] * pair[1].tanh();
     }
-    let (n2, n3) = helper_pair(s, (x[3]).cos().hypot(1.0));
+    let (n3, n4) = ((x[0]).sin().cos(), (-0.5_f64));
     s + a1
 }
 
@@ -4427,111 +7076,150 @@ fn program_32_on_duals<
     x: &[T],
     s: T,
 ) -> T {
-    let mut a1 = (s - s).min(s.max(T::from(0.6).unwrap()));
-    a1 = a1 * T::from(0.0).unwrap()
-        + (s + x[3])
-            .max(
-                x.iter()
-                    .fold(T::zero(), |acc, v| acc * T::from(0.4).unwrap() + s),
-            )
-            .atan();
-    'outer: for i in 0..4 {
-        for j in 0..4 {
-            if (x[(j + 1) % 4]).max(a1).hypot(T::one()) < s {
-                break 'outer;
+    let mut a1 = (s.min(x[2])).powi(3);
+    if (a1 + s) < (x[0] + a1) {
+        a1 = (s * s + T::one()).ln();
+    } else {
+        a1 = a1 - s.sin();
+    }
+    for i in (0..4).rev() {
+        let n2 = helper_soft_on_duals(
+            x[(i + 2) % 4],
+            (x[0])
+                .abs()
+                .clamp(T::from(-0.8).unwrap(), T::from(0.9).unwrap()),
+        );
+        match i {
+            k if k % 2 == 0 => {
+                a1 = a1 * T::from(0.5).unwrap() + x[i];
             }
-            a1 = (a1
-                + x.windows(2)
-                    .map(|w| (w[1] - w[0]) * T::from(1.7).unwrap())
-                    .sum::<T>()
-                    * x[i])
-                .tanh();
+            _ => {
+                a1 = a1 - ((T::from(1.8).unwrap()).floor() + (x[3] - x[2]));
+            }
         }
     }
-    if s > (x[3]).max(s) {
-        return (a1.floor() + (a1.sin()));
+    for pair in x.chunks(2) {
+        a1 = a1 * T::from(-0.7).unwrap() + pair[0] * pair[1].tanh();
     }
-    if let Some(v) = x.first() {
-        a1 = a1 * T::from(-0.4).unwrap() + (*v).sin();
+    for pair in x.chunks(2) {
+        a1 = a1 * T::from(-0.5).unwrap() + pair[0] * pair[1].tanh();
     }
-    let (n2, n3) = helper_pair_on_duals(s, (x[3]).cos().hypot(T::one()));
+    let (n3, n4) = ((x[0]).sin().cos(), T::from(-0.5).unwrap());
     s + a1
+}
+
+fn program_32_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
+    let primal = program_32::primal(&p[0..4], p[4]);
+    let itself = program_32(&p[0..4], p[4]);
+    let (value, (dx, ds)) = program_32::grad(&p[0..4], p[4]);
+    let grad = (value, [dx, vec![ds]].concat());
+    let (mut dx, mut ds) = (vec![F::zero(); 4], F::zero());
+    let value = program_32::grad_into(&p[0..4], p[4], &mut dx, &mut ds);
+    let other = (value, [dx, vec![ds]].concat());
+    let jvp = program_32::jvp(&p[0..4], p[4], &t[0..4], t[4]);
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_32_f64_faces(p: &[f64], t: &[f64]) -> Faces<f64> {
+    type F = f64;
+    let primal = program_32_f64::primal(&p[0..4], p[4]);
+    let itself = program_32_f64(&p[0..4], p[4]);
+    let (value, (dx, ds)) = program_32_f64::grad(&p[0..4], p[4]);
+    let grad = (value, [dx, vec![ds]].concat());
+    let (mut dx, mut ds) = (vec![F::zero(); 4], F::zero());
+    let value = program_32_f64::grad_into(&p[0..4], p[4], &mut dx, &mut ds);
+    let other = (value, [dx, vec![ds]].concat());
+    let jvp = program_32_f64::jvp(&p[0..4], p[4], &t[0..4], t[4]);
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_32_objective_on_duals<
+    D: num_traits::Float
+        + std::iter::Sum
+        + std::ops::AddAssign
+        + std::ops::SubAssign
+        + std::ops::MulAssign,
+>(
+    d: &[D],
+) -> D {
+    program_32_on_duals(&d[0..4], d[4])
 }
 
 #[test]
 fn program_32_matches_dual_numbers_and_finite_differences() {
-    check(
+    check::<5>(
         "program_32",
         point(32),
-        &|p| program_32::primal(&p[..4], p[4]),
-        &|p| program_32(&p[..4], p[4]),
-        &|p| {
-            let (value, (dx, ds)) = program_32::grad(&p[..4], p[4]);
-            (value, [dx, vec![ds]].concat())
-        },
-        &|d| program_32_on_duals(&d[..4], d[4]),
-    );
-    let p = point(32);
-    let (value, (dx, ds)) = program_32::grad(&p[..4], p[4]);
-    faces(
-        "program_32",
-        p,
         point(32 + 7),
-        (value, &dx, ds),
-        &|p, t| program_32::jvp(&p[..4], p[4], &t[..4], t[4]),
-        &|p, dx, ds| program_32::grad_into(&p[..4], p[4], dx, ds),
+        &program_32_faces,
+        &program_32_f64_faces,
+        &program_32_objective_on_duals,
     );
-    let (value_f64, (dx_f64, ds_f64)) = program_32_f64::grad(&p[..4], p[4]);
-    same(
-        "program_32_f64",
-        [value, ds].iter().chain(&dx),
-        [value_f64, ds_f64].iter().chain(&dx_f64),
+    at_f32::<5>(
+        "program_32",
+        point(32),
+        &program_32_faces,
+        &program_32_objective_on_duals,
     );
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_33<T: gradtape::Float>(x: &[T], s: T) -> T {
-    let mut p1 = T::from(0.5).unwrap();
-    let mut q2 = (s * x[3]);
-    for i in 0..4 {
-        q2 = q2 - (p1 + x[i]).sin() * T::from(0.5).unwrap();
-        p1 = p1 + q2 * T::from(0.5).unwrap();
-    }
+fn program_33<T: gradtape::Float>(x: &[T], s: T, out: &mut [T]) -> T {
+    let n1 = (T::from(-0.7).unwrap()
+        - (out
+            .windows(2)
+            .map(|w| (w[1] - w[0]) * T::from(-1.5).unwrap())
+            .sum::<T>())
+        .tanh()
+        .exp());
+    let mut a2 =
+        ((T::from(-0.4).unwrap()).tanh() - (T::from(1.7).unwrap() * T::from(-2.0).unwrap()));
     let mut k3 = 0;
     while k3 < 3 {
-        p1 = (p1 + (s.min(s)).tanh()).tanh();
+        a2 = (a2 + x[2]).tanh();
         k3 += 1;
     }
-    let n4 = (x[1]
-        + x.iter()
-            .map(|v| (*v).clamp(T::from(-0.8).unwrap(), T::from(0.9).unwrap()))
-            .sum::<T>());
-    let n5 =
-        (T::from(-1.8).unwrap() / (T::from(1.5).unwrap() + (p1.cos()).cos() * (p1.cos()).cos()));
-    (s * s).hypot(T::one()) + p1
+    let k4 = s.tanh();
+    out[1] += k4;
+    let n5 = (x[2] / (T::from(1.5).unwrap() + (T::from(-1.5).unwrap()) * (T::from(-1.5).unwrap())));
+    ((T::from(-1.8).unwrap()).powi(2) * (T::from(-1.8).unwrap()).powi(2) + T::one()).ln()
+        + n1
+        + out.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_33_f64(x: &[f64], s: f64) -> f64 {
-    let mut p1 = (0.5_f64);
-    let mut q2 = (s * x[3]);
-    for i in 0..4 {
-        q2 = q2 - (p1 + x[i]).sin() * (0.5_f64);
-        p1 = p1 + q2 * (0.5_f64);
-    }
+fn program_33_f64(x: &[f64], s: f64, out: &mut [f64]) -> f64 {
+    let n1 = ((-0.7_f64)
+        - (out
+            .windows(2)
+            .map(|w| (w[1] - w[0]) * (-1.5_f64))
+            .sum::<f64>())
+        .tanh()
+        .exp());
+    let mut a2 = ((-0.4_f64).tanh() - ((1.7_f64) * (-2.0_f64)));
     let mut k3 = 0;
     while k3 < 3 {
-        p1 = (p1 + (s.min(s)).tanh()).tanh();
+        a2 = (a2 + x[2]).tanh();
         k3 += 1;
     }
-    let n4 = (x[1]
-        + x.iter()
-            .map(|v| (*v).clamp((-0.8_f64), (0.9_f64)))
-            .sum::<f64>());
-    let n5 = ((-1.8_f64) / ((1.5_f64) + (p1.cos()).cos() * (p1.cos()).cos()));
-    (s * s).hypot(1.0) + p1
+    let k4 = s.tanh();
+    out[1] += k4;
+    let n5 = (x[2] / ((1.5_f64) + (-1.5_f64) * (-1.5_f64)));
+    ((-1.8_f64).powi(2) * (-1.8_f64).powi(2) + 1.0).ln() + n1 + out.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -4544,105 +7232,173 @@ fn program_33_on_duals<
 >(
     x: &[T],
     s: T,
+    out: &mut [T],
 ) -> T {
-    let mut p1 = T::from(0.5).unwrap();
-    let mut q2 = (s * x[3]);
-    for i in 0..4 {
-        q2 = q2 - (p1 + x[i]).sin() * T::from(0.5).unwrap();
-        p1 = p1 + q2 * T::from(0.5).unwrap();
-    }
+    let n1 = (T::from(-0.7).unwrap()
+        - (out
+            .windows(2)
+            .map(|w| (w[1] - w[0]) * T::from(-1.5).unwrap())
+            .sum::<T>())
+        .tanh()
+        .exp());
+    let mut a2 =
+        ((T::from(-0.4).unwrap()).tanh() - (T::from(1.7).unwrap() * T::from(-2.0).unwrap()));
     let mut k3 = 0;
     while k3 < 3 {
-        p1 = (p1 + (s.min(s)).tanh()).tanh();
+        a2 = (a2 + x[2]).tanh();
         k3 += 1;
     }
-    let n4 = (x[1]
-        + x.iter()
-            .map(|v| (*v).clamp(T::from(-0.8).unwrap(), T::from(0.9).unwrap()))
-            .sum::<T>());
-    let n5 =
-        (T::from(-1.8).unwrap() / (T::from(1.5).unwrap() + (p1.cos()).cos() * (p1.cos()).cos()));
-    (s * s).hypot(T::one()) + p1
+    let k4 = s.tanh();
+    out[1] += k4;
+    let n5 = (x[2] / (T::from(1.5).unwrap() + (T::from(-1.5).unwrap()) * (T::from(-1.5).unwrap())));
+    ((T::from(-1.8).unwrap()).powi(2) * (T::from(-1.8).unwrap()).powi(2) + T::one()).ln()
+        + n1
+        + out.iter().copied().sum::<T>()
+}
+
+fn program_33_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
+    let mut out = p[5..].to_vec();
+    let primal = program_33::primal(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let itself = program_33(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let (mut dx, mut ds, mut d_out) = (vec![F::zero(); 4], F::zero(), weights::<F>());
+    let value = program_33::grad_into(&p[0..4], p[4], &mut out, &mut dx, &mut ds, &mut d_out);
+    let grad = (value + weighted(&out), [dx, vec![ds], d_out].concat());
+    let mut out = p[5..].to_vec();
+    let (value, pullback) = program_33::vjp(&p[0..4], p[4], &mut out);
+    let mut d_out = weights::<F>();
+    let (dx, ds, _) = pullback(F::one(), &mut d_out);
+    let other = (
+        value + weighted(&out),
+        [
+            dx.unwrap_or(vec![F::zero(); 4]),
+            vec![ds.unwrap_or(F::zero())],
+            d_out,
+        ]
+        .concat(),
+    );
+    let mut out = p[5..].to_vec();
+    let mut t_out = t[5..].to_vec();
+    let (value, tangent) = program_33::jvp(&p[0..4], p[4], &mut out, &t[0..4], t[4], &mut t_out);
+    let jvp = (value + weighted(&out), tangent + weighted(&t_out));
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_33_f64_faces(p: &[f64], t: &[f64]) -> Faces<f64> {
+    type F = f64;
+    let mut out = p[5..].to_vec();
+    let primal = program_33_f64::primal(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let itself = program_33_f64(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let (mut dx, mut ds, mut d_out) = (vec![F::zero(); 4], F::zero(), weights::<F>());
+    let value = program_33_f64::grad_into(&p[0..4], p[4], &mut out, &mut dx, &mut ds, &mut d_out);
+    let grad = (value + weighted(&out), [dx, vec![ds], d_out].concat());
+    let mut out = p[5..].to_vec();
+    let (value, pullback) = program_33_f64::vjp(&p[0..4], p[4], &mut out);
+    let mut d_out = weights::<F>();
+    let (dx, ds, _) = pullback(F::one(), &mut d_out);
+    let other = (
+        value + weighted(&out),
+        [
+            dx.unwrap_or(vec![F::zero(); 4]),
+            vec![ds.unwrap_or(F::zero())],
+            d_out,
+        ]
+        .concat(),
+    );
+    let mut out = p[5..].to_vec();
+    let mut t_out = t[5..].to_vec();
+    let (value, tangent) =
+        program_33_f64::jvp(&p[0..4], p[4], &mut out, &t[0..4], t[4], &mut t_out);
+    let jvp = (value + weighted(&out), tangent + weighted(&t_out));
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_33_objective_on_duals<
+    D: num_traits::Float
+        + std::iter::Sum
+        + std::ops::AddAssign
+        + std::ops::SubAssign
+        + std::ops::MulAssign,
+>(
+    d: &[D],
+) -> D {
+    let mut out = d[5..].to_vec();
+    program_33_on_duals(&d[0..4], d[4], &mut out) + weighted(&out)
 }
 
 #[test]
 fn program_33_matches_dual_numbers_and_finite_differences() {
-    check(
+    check::<9>(
         "program_33",
         point(33),
-        &|p| program_33::primal(&p[..4], p[4]),
-        &|p| program_33(&p[..4], p[4]),
-        &|p| {
-            let (value, (dx, ds)) = program_33::grad(&p[..4], p[4]);
-            (value, [dx, vec![ds]].concat())
-        },
-        &|d| program_33_on_duals(&d[..4], d[4]),
-    );
-    let p = point(33);
-    let (value, (dx, ds)) = program_33::grad(&p[..4], p[4]);
-    faces(
-        "program_33",
-        p,
         point(33 + 7),
-        (value, &dx, ds),
-        &|p, t| program_33::jvp(&p[..4], p[4], &t[..4], t[4]),
-        &|p, dx, ds| program_33::grad_into(&p[..4], p[4], dx, ds),
+        &program_33_faces,
+        &program_33_f64_faces,
+        &program_33_objective_on_duals,
     );
-    let (value_f64, (dx_f64, ds_f64)) = program_33_f64::grad(&p[..4], p[4]);
-    same(
-        "program_33_f64",
-        [value, ds].iter().chain(&dx),
-        [value_f64, ds_f64].iter().chain(&dx_f64),
+    at_f32::<9>(
+        "program_33",
+        point(33),
+        &program_33_faces,
+        &program_33_objective_on_duals,
     );
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_34<T: gradtape::Float>(x: &[T], s: T) -> T {
-    let n3 = (T::from(-0.1).unwrap()).min(T::from(1.9).unwrap());
-    let f1 = |u: T, w: T| (u * n3 - w).tanh();
-    let f2 = |u: T| f1(u, u * u) + n3;
-    let n4 = f1(((x[3]) * (x[3]) + T::one()).ln().tanh().exp(), s) + f2(s);
-    let n5 = (x.iter().zip(x.iter()).map(|(a, b)| *a * *b).sum::<T>() + s).tanh();
-    let mut a6 = s;
-    a6 = a6 * T::from(-0.7).unwrap() + x[1];
-    if (x
-        .iter()
-        .fold(T::zero(), |acc, v| acc * T::from(-0.6).unwrap() + *v)
-        - T::from(0.6).unwrap())
-        < s
-    {
-        a6 = x
-            .iter()
-            .enumerate()
-            .map(|(k, v)| *v * T::from(k + 1).unwrap())
-            .sum::<T>();
-    } else {
-        a6 = a6 - (s.tanh()).atan();
+    let mut a1 = (T::from(-0.1).unwrap() - (s - x[0]));
+    for pair in x.chunks(2) {
+        a1 = a1 * T::from(-0.2).unwrap() + pair[0] * pair[1].tanh();
     }
-    (n5.sin()).hypot(T::one()) + n3 + n4 + n5 + a6
+    let n2 = if ((s - s) * x[0]) >= ((x[1]) * (x[1]) + T::one()).ln() {
+        (x[1] + (s - x[0]))
+    } else {
+        x[0]
+    };
+    let f3 = move |v: T| v * a1;
+    let n4 = x
+        .iter()
+        .enumerate()
+        .map(|(k, v)| *v * T::from(k + 1).unwrap())
+        .sum::<T>();
+    (s.tanh()).atan()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_34_f64(x: &[f64], s: f64) -> f64 {
-    let n3 = (-0.1_f64).min((1.9_f64));
-    let f1 = |u: f64, w: f64| (u * n3 - w).tanh();
-    let f2 = |u: f64| f1(u, u * u) + n3;
-    let n4 = f1(((x[3]) * (x[3]) + 1.0).ln().tanh().exp(), s) + f2(s);
-    let n5 = (x.iter().zip(x.iter()).map(|(a, b)| *a * *b).sum::<f64>() + s).tanh();
-    let mut a6 = s;
-    a6 = a6 * (-0.7_f64) + x[1];
-    if (x.iter().fold(0.0, |acc, v| acc * (-0.6_f64) + *v) - (0.6_f64)) < s {
-        a6 = x
-            .iter()
-            .enumerate()
-            .map(|(k, v)| *v * ((k + 1) as f64))
-            .sum::<f64>();
-    } else {
-        a6 = a6 - (s.tanh()).atan();
+    let mut a1 = ((-0.1_f64) - (s - x[0]));
+    for pair in x.chunks(2) {
+        a1 = a1 * (-0.2_f64) + pair[0] * pair[1].tanh();
     }
-    (n5.sin()).hypot(1.0) + n3 + n4 + n5 + a6
+    let n2 = if ((s - s) * x[0]) >= ((x[1]) * (x[1]) + 1.0).ln() {
+        (x[1] + (s - x[0]))
+    } else {
+        x[0]
+    };
+    let f3 = move |v: f64| v * a1;
+    let n4 = x
+        .iter()
+        .enumerate()
+        .map(|(k, v)| *v * ((k + 1) as f64))
+        .sum::<f64>();
+    (s.tanh()).atan()
 }
 
 #[allow(clippy::all, unused)]
@@ -4656,88 +7412,122 @@ fn program_34_on_duals<
     x: &[T],
     s: T,
 ) -> T {
-    let n3 = (T::from(-0.1).unwrap()).min(T::from(1.9).unwrap());
-    let f1 = |u: T, w: T| (u * n3 - w).tanh();
-    let f2 = |u: T| f1(u, u * u) + n3;
-    let n4 = f1(((x[3]) * (x[3]) + T::one()).ln().tanh().exp(), s) + f2(s);
-    let n5 = (x.iter().zip(x.iter()).map(|(a, b)| *a * *b).sum::<T>() + s).tanh();
-    let mut a6 = s;
-    a6 = a6 * T::from(-0.7).unwrap() + x[1];
-    if (x
-        .iter()
-        .fold(T::zero(), |acc, v| acc * T::from(-0.6).unwrap() + *v)
-        - T::from(0.6).unwrap())
-        < s
-    {
-        a6 = x
-            .iter()
-            .enumerate()
-            .map(|(k, v)| *v * T::from(k + 1).unwrap())
-            .sum::<T>();
-    } else {
-        a6 = a6 - (s.tanh()).atan();
+    let mut a1 = (T::from(-0.1).unwrap() - (s - x[0]));
+    for pair in x.chunks(2) {
+        a1 = a1 * T::from(-0.2).unwrap() + pair[0] * pair[1].tanh();
     }
-    (n5.sin()).hypot(T::one()) + n3 + n4 + n5 + a6
+    let n2 = if ((s - s) * x[0]) >= ((x[1]) * (x[1]) + T::one()).ln() {
+        (x[1] + (s - x[0]))
+    } else {
+        x[0]
+    };
+    let f3 = move |v: T| v * a1;
+    let n4 = x
+        .iter()
+        .enumerate()
+        .map(|(k, v)| *v * T::from(k + 1).unwrap())
+        .sum::<T>();
+    (s.tanh()).atan()
+}
+
+fn program_34_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
+    let primal = program_34::primal(&p[0..4], p[4]);
+    let itself = program_34(&p[0..4], p[4]);
+    let (value, (dx, ds)) = program_34::grad(&p[0..4], p[4]);
+    let grad = (value, [dx, vec![ds]].concat());
+    let (mut dx, mut ds) = (vec![F::zero(); 4], F::zero());
+    let value = program_34::grad_into(&p[0..4], p[4], &mut dx, &mut ds);
+    let other = (value, [dx, vec![ds]].concat());
+    let jvp = program_34::jvp(&p[0..4], p[4], &t[0..4], t[4]);
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_34_f64_faces(p: &[f64], t: &[f64]) -> Faces<f64> {
+    type F = f64;
+    let primal = program_34_f64::primal(&p[0..4], p[4]);
+    let itself = program_34_f64(&p[0..4], p[4]);
+    let (value, (dx, ds)) = program_34_f64::grad(&p[0..4], p[4]);
+    let grad = (value, [dx, vec![ds]].concat());
+    let (mut dx, mut ds) = (vec![F::zero(); 4], F::zero());
+    let value = program_34_f64::grad_into(&p[0..4], p[4], &mut dx, &mut ds);
+    let other = (value, [dx, vec![ds]].concat());
+    let jvp = program_34_f64::jvp(&p[0..4], p[4], &t[0..4], t[4]);
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_34_objective_on_duals<
+    D: num_traits::Float
+        + std::iter::Sum
+        + std::ops::AddAssign
+        + std::ops::SubAssign
+        + std::ops::MulAssign,
+>(
+    d: &[D],
+) -> D {
+    program_34_on_duals(&d[0..4], d[4])
 }
 
 #[test]
 fn program_34_matches_dual_numbers_and_finite_differences() {
-    check(
+    check::<5>(
         "program_34",
         point(34),
-        &|p| program_34::primal(&p[..4], p[4]),
-        &|p| program_34(&p[..4], p[4]),
-        &|p| {
-            let (value, (dx, ds)) = program_34::grad(&p[..4], p[4]);
-            (value, [dx, vec![ds]].concat())
-        },
-        &|d| program_34_on_duals(&d[..4], d[4]),
-    );
-    let p = point(34);
-    let (value, (dx, ds)) = program_34::grad(&p[..4], p[4]);
-    faces(
-        "program_34",
-        p,
         point(34 + 7),
-        (value, &dx, ds),
-        &|p, t| program_34::jvp(&p[..4], p[4], &t[..4], t[4]),
-        &|p, dx, ds| program_34::grad_into(&p[..4], p[4], dx, ds),
+        &program_34_faces,
+        &program_34_f64_faces,
+        &program_34_objective_on_duals,
     );
-    let (value_f64, (dx_f64, ds_f64)) = program_34_f64::grad(&p[..4], p[4]);
-    same(
-        "program_34_f64",
-        [value, ds].iter().chain(&dx),
-        [value_f64, ds_f64].iter().chain(&dx_f64),
+    at_f32::<5>(
+        "program_34",
+        point(34),
+        &program_34_faces,
+        &program_34_objective_on_duals,
     );
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_35<T: gradtape::Float>(x: &[T], s: T) -> T {
-    let mut b1 = x.to_vec();
-    b1[2] = b1[2] * s + x[3];
-    let f2 = move |v: T| (T::from(1.6).unwrap()).atan().powi(2);
-    let n3 = f2(x[3]);
-    let n6 = b1[0];
-    let f4 = |u: T, w: T| (u * n6 - w).tanh();
-    let f5 = |u: T| f4(u, u * u) + n6;
-    let n7 = f4((x[3]).tanh().exp().sin(), (x[3]).hypot(T::one()).sin())
-        + f5((x[3]).hypot(T::one()).sin());
-    f2((s * s + T::one()).powf(s)) + n7 + b1.iter().copied().sum::<T>()
+fn program_35<T: gradtape::Float>(
+    #[differentiable] p: &Params<T>,
+    x: &[T],
+    s: T,
+    out: &mut [T],
+) -> T {
+    let (n1, n2) = ((T::from(-1.0).unwrap()).sin(), x[0]);
+    let mut p3 = (T::from(-1.6).unwrap() - out[3]);
+    let mut q4 = n1.max(x[2]);
+    for i in 0..4 {
+        q4 = q4 - (p3 + x[i]).sin() * T::from(0.1).unwrap();
+        p3 = p3 + q4 * T::from(0.1).unwrap();
+    }
+    out[0] = out[0] * out.iter().map(|v| s).sum::<T>() + x[1];
+    (T::from(-0.3).unwrap() - x[3]) + p.a + n2 + q4 + out.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_35_f64(x: &[f64], s: f64) -> f64 {
-    let mut b1 = x.to_vec();
-    b1[2] = b1[2] * s + x[3];
-    let f2 = move |v: f64| (1.6_f64).atan().powi(2);
-    let n3 = f2(x[3]);
-    let n6 = b1[0];
-    let f4 = |u: f64, w: f64| (u * n6 - w).tanh();
-    let f5 = |u: f64| f4(u, u * u) + n6;
-    let n7 = f4((x[3]).tanh().exp().sin(), (x[3]).hypot(1.0).sin()) + f5((x[3]).hypot(1.0).sin());
-    f2((s * s + 1.0).powf(s)) + n7 + b1.iter().copied().sum::<f64>()
+fn program_35_f64(#[differentiable] p: &Params<f64>, x: &[f64], s: f64, out: &mut [f64]) -> f64 {
+    let (n1, n2) = ((-1.0_f64).sin(), x[0]);
+    let mut p3 = ((-1.6_f64) - out[3]);
+    let mut q4 = n1.max(x[2]);
+    for i in 0..4 {
+        q4 = q4 - (p3 + x[i]).sin() * (0.1_f64);
+        p3 = p3 + q4 * (0.1_f64);
+    }
+    out[0] = out[0] * out.iter().map(|v| s).sum::<f64>() + x[1];
+    ((-0.3_f64) - x[3]) + p.a + n2 + q4 + out.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -4748,114 +7538,257 @@ fn program_35_on_duals<
         + std::ops::SubAssign
         + std::ops::MulAssign,
 >(
+    p: &Params<T>,
     x: &[T],
     s: T,
+    out: &mut [T],
 ) -> T {
-    let mut b1 = x.to_vec();
-    b1[2] = b1[2] * s + x[3];
-    let f2 = move |v: T| (T::from(1.6).unwrap()).atan().powi(2);
-    let n3 = f2(x[3]);
-    let n6 = b1[0];
-    let f4 = |u: T, w: T| (u * n6 - w).tanh();
-    let f5 = |u: T| f4(u, u * u) + n6;
-    let n7 = f4((x[3]).tanh().exp().sin(), (x[3]).hypot(T::one()).sin())
-        + f5((x[3]).hypot(T::one()).sin());
-    f2((s * s + T::one()).powf(s)) + n7 + b1.iter().copied().sum::<T>()
+    let (n1, n2) = ((T::from(-1.0).unwrap()).sin(), x[0]);
+    let mut p3 = (T::from(-1.6).unwrap() - out[3]);
+    let mut q4 = n1.max(x[2]);
+    for i in 0..4 {
+        q4 = q4 - (p3 + x[i]).sin() * T::from(0.1).unwrap();
+        p3 = p3 + q4 * T::from(0.1).unwrap();
+    }
+    out[0] = out[0] * out.iter().map(|v| s).sum::<T>() + x[1];
+    (T::from(-0.3).unwrap() - x[3]) + p.a + n2 + q4 + out.iter().copied().sum::<T>()
+}
+
+fn program_35_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
+    let mut out = p[14..].to_vec();
+    let primal = program_35::primal(&params(&p[..9]), &p[9..13], p[13], &mut out) + weighted(&out);
+    let mut out = p[14..].to_vec();
+    let itself = program_35(&params(&p[..9]), &p[9..13], p[13], &mut out) + weighted(&out);
+    let mut out = p[14..].to_vec();
+    let mut d_params = params(&[F::zero(); 9]);
+    let (mut dx, mut ds, mut d_out) = (vec![F::zero(); 4], F::zero(), weights::<F>());
+    let value = program_35::grad_into(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &mut out,
+        &mut d_params,
+        &mut dx,
+        &mut ds,
+        &mut d_out,
+    );
+    let grad = (
+        value + weighted(&out),
+        [flat(&d_params), dx, vec![ds], d_out].concat(),
+    );
+    let mut out = p[14..].to_vec();
+    let (value, pullback) = program_35::vjp(&params(&p[..9]), &p[9..13], p[13], &mut out);
+    let mut d_out = weights::<F>();
+    let (d_params, dx, ds, _) = pullback(F::one(), &mut d_out);
+    let other = (
+        value + weighted(&out),
+        [
+            d_params.map_or(vec![F::zero(); 9], |d| flat(&d)),
+            dx.unwrap_or(vec![F::zero(); 4]),
+            vec![ds.unwrap_or(F::zero())],
+            d_out,
+        ]
+        .concat(),
+    );
+    let mut out = p[14..].to_vec();
+    let mut t_out = t[14..].to_vec();
+    let (value, tangent) = program_35::jvp(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &mut out,
+        &params(&t[..9]),
+        &t[9..13],
+        t[13],
+        &mut t_out,
+    );
+    let jvp = (value + weighted(&out), tangent + weighted(&t_out));
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_35_f64_faces(p: &[f64], t: &[f64]) -> Faces<f64> {
+    type F = f64;
+    let mut out = p[14..].to_vec();
+    let primal =
+        program_35_f64::primal(&params(&p[..9]), &p[9..13], p[13], &mut out) + weighted(&out);
+    let mut out = p[14..].to_vec();
+    let itself = program_35_f64(&params(&p[..9]), &p[9..13], p[13], &mut out) + weighted(&out);
+    let mut out = p[14..].to_vec();
+    let mut d_params = params(&[F::zero(); 9]);
+    let (mut dx, mut ds, mut d_out) = (vec![F::zero(); 4], F::zero(), weights::<F>());
+    let value = program_35_f64::grad_into(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &mut out,
+        &mut d_params,
+        &mut dx,
+        &mut ds,
+        &mut d_out,
+    );
+    let grad = (
+        value + weighted(&out),
+        [flat(&d_params), dx, vec![ds], d_out].concat(),
+    );
+    let mut out = p[14..].to_vec();
+    let (value, pullback) = program_35_f64::vjp(&params(&p[..9]), &p[9..13], p[13], &mut out);
+    let mut d_out = weights::<F>();
+    let (d_params, dx, ds, _) = pullback(F::one(), &mut d_out);
+    let other = (
+        value + weighted(&out),
+        [
+            d_params.map_or(vec![F::zero(); 9], |d| flat(&d)),
+            dx.unwrap_or(vec![F::zero(); 4]),
+            vec![ds.unwrap_or(F::zero())],
+            d_out,
+        ]
+        .concat(),
+    );
+    let mut out = p[14..].to_vec();
+    let mut t_out = t[14..].to_vec();
+    let (value, tangent) = program_35_f64::jvp(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &mut out,
+        &params(&t[..9]),
+        &t[9..13],
+        t[13],
+        &mut t_out,
+    );
+    let jvp = (value + weighted(&out), tangent + weighted(&t_out));
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_35_objective_on_duals<
+    D: num_traits::Float
+        + std::iter::Sum
+        + std::ops::AddAssign
+        + std::ops::SubAssign
+        + std::ops::MulAssign,
+>(
+    d: &[D],
+) -> D {
+    let mut out = d[14..].to_vec();
+    program_35_on_duals(&params(&d[..9]), &d[9..13], d[13], &mut out) + weighted(&out)
 }
 
 #[test]
 fn program_35_matches_dual_numbers_and_finite_differences() {
-    check(
+    check::<18>(
         "program_35",
         point(35),
-        &|p| program_35::primal(&p[..4], p[4]),
-        &|p| program_35(&p[..4], p[4]),
-        &|p| {
-            let (value, (dx, ds)) = program_35::grad(&p[..4], p[4]);
-            (value, [dx, vec![ds]].concat())
-        },
-        &|d| program_35_on_duals(&d[..4], d[4]),
-    );
-    let p = point(35);
-    let (value, (dx, ds)) = program_35::grad(&p[..4], p[4]);
-    faces(
-        "program_35",
-        p,
         point(35 + 7),
-        (value, &dx, ds),
-        &|p, t| program_35::jvp(&p[..4], p[4], &t[..4], t[4]),
-        &|p, dx, ds| program_35::grad_into(&p[..4], p[4], dx, ds),
+        &program_35_faces,
+        &program_35_f64_faces,
+        &program_35_objective_on_duals,
     );
-    let (value_f64, (dx_f64, ds_f64)) = program_35_f64::grad(&p[..4], p[4]);
-    same(
-        "program_35_f64",
-        [value, ds].iter().chain(&dx),
-        [value_f64, ds_f64].iter().chain(&dx_f64),
+    at_f32::<18>(
+        "program_35",
+        point(35),
+        &program_35_faces,
+        &program_35_objective_on_duals,
     );
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_36<T: gradtape::Float>(x: &[T], s: T) -> T {
-    let mut a1 = x[3];
-    let mut k2 = 0;
-    while k2 < 3 {
-        a1 = (a1 + ((T::from(-0.4).unwrap()).signum() * (x[1])).tanh().exp()).tanh();
-        k2 += 1;
+fn program_36<T: gradtape::Float>(#[differentiable] p: &Params<T>, x: &[T], s: T) -> T {
+    let mut a1 = (x[3]).min(s.tanh());
+    a1 = a1 * T::from(0.2).unwrap() + x[0];
+    let mut r4 = ((x[0]) * (x[0]) + T::one()).ln();
+    let mut k3 = 0;
+    let n2 = loop {
+        r4 = (r4 * T::from(0.7).unwrap() + (x[0] + T::from(-1.3).unwrap())).sin();
+        k3 += 1;
+        if k3 == 2 {
+            break r4 * r4;
+        }
+    };
+    let mut m5 = x[0];
+    let mut t6 = T::zero();
+    for i in 1..4 {
+        t6 = t6 + (x[i] - m5).exp();
+        m5 = m5.max(x[i]);
     }
-    let n5 = a1;
-    let f3 = |u: T, w: T| (u * n5 - w).tanh();
-    let f4 = |u: T| f3(u, u * u) + n5;
-    let n6 = f3(T::from(0.8).unwrap(), s) + f4(s);
-    let n7 = helper_power(s.sin(), 2);
-    let n8 = (x
+    if let Some(v) = x.last() {
+        a1 = a1 * T::from(-0.7).unwrap() + (*v).sin();
+    }
+    let n7 = (x
         .iter()
         .enumerate()
         .map(|(k, v)| *v * T::from(k + 1).unwrap())
         .sum::<T>())
     .atan();
-    let n9 = (T::from(-0.3).unwrap() + (x[3] + (x[1] * T::from(1.3).unwrap())));
-    if ((x[2]) * (x[2]) + T::one()).sqrt().sin() < (n7 + T::from(-1.9).unwrap()) {
-        a1 = x
-            .iter()
-            .map(|v| ((s + T::from(-0.5).unwrap()) + (T::from(-1.4).unwrap() + *v)))
-            .sum::<T>();
-    } else {
-        a1 = a1 - x[0];
+    let mut m8 = x[0];
+    let mut t9 = T::zero();
+    for i in 1..4 {
+        m8 = m8.max(x[i]);
+        t9 = t9 + (x[i] - m8).exp();
     }
-    n6 + n9
+    (n2 + x
+        .windows(2)
+        .map(|w| (w[1] - w[0]) * T::from(-1.6).unwrap())
+        .sum::<T>())
+        + p.b
+        + t6
+        + t9
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_36_f64(x: &[f64], s: f64) -> f64 {
-    let mut a1 = x[3];
-    let mut k2 = 0;
-    while k2 < 3 {
-        a1 = (a1 + ((-0.4_f64).signum() * (x[1])).tanh().exp()).tanh();
-        k2 += 1;
+fn program_36_f64(#[differentiable] p: &Params<f64>, x: &[f64], s: f64) -> f64 {
+    let mut a1 = (x[3]).min(s.tanh());
+    a1 = a1 * (0.2_f64) + x[0];
+    let mut r4 = ((x[0]) * (x[0]) + 1.0).ln();
+    let mut k3 = 0;
+    let n2 = loop {
+        r4 = (r4 * (0.7_f64) + (x[0] + (-1.3_f64))).sin();
+        k3 += 1;
+        if k3 == 2 {
+            break r4 * r4;
+        }
+    };
+    let mut m5 = x[0];
+    let mut t6 = 0.0;
+    for i in 1..4 {
+        t6 = t6 + (x[i] - m5).exp();
+        m5 = m5.max(x[i]);
     }
-    let n5 = a1;
-    let f3 = |u: f64, w: f64| (u * n5 - w).tanh();
-    let f4 = |u: f64| f3(u, u * u) + n5;
-    let n6 = f3((0.8_f64), s) + f4(s);
-    let n7 = helper_power(s.sin(), 2);
-    let n8 = (x
+    if let Some(v) = x.last() {
+        a1 = a1 * (-0.7_f64) + (*v).sin();
+    }
+    let n7 = (x
         .iter()
         .enumerate()
         .map(|(k, v)| *v * ((k + 1) as f64))
         .sum::<f64>())
     .atan();
-    let n9 = ((-0.3_f64) + (x[3] + (x[1] * (1.3_f64))));
-    if ((x[2]) * (x[2]) + 1.0).sqrt().sin() < (n7 + (-1.9_f64)) {
-        a1 = x
-            .iter()
-            .map(|v| ((s + (-0.5_f64)) + ((-1.4_f64) + *v)))
-            .sum::<f64>();
-    } else {
-        a1 = a1 - x[0];
+    let mut m8 = x[0];
+    let mut t9 = 0.0;
+    for i in 1..4 {
+        m8 = m8.max(x[i]);
+        t9 = t9 + (x[i] - m8).exp();
     }
-    n6 + n9
+    (n2 + x
+        .windows(2)
+        .map(|w| (w[1] - w[0]) * (-1.6_f64))
+        .sum::<f64>())
+        + p.b
+        + t6
+        + t9
 }
 
 #[allow(clippy::all, unused)]
@@ -4866,159 +7799,237 @@ fn program_36_on_duals<
         + std::ops::SubAssign
         + std::ops::MulAssign,
 >(
+    p: &Params<T>,
     x: &[T],
     s: T,
 ) -> T {
-    let mut a1 = x[3];
-    let mut k2 = 0;
-    while k2 < 3 {
-        a1 = (a1 + ((T::from(-0.4).unwrap()).signum() * (x[1])).tanh().exp()).tanh();
-        k2 += 1;
+    let mut a1 = (x[3]).min(s.tanh());
+    a1 = a1 * T::from(0.2).unwrap() + x[0];
+    let mut r4 = ((x[0]) * (x[0]) + T::one()).ln();
+    let mut k3 = 0;
+    let n2 = loop {
+        r4 = (r4 * T::from(0.7).unwrap() + (x[0] + T::from(-1.3).unwrap())).sin();
+        k3 += 1;
+        if k3 == 2 {
+            break r4 * r4;
+        }
+    };
+    let mut m5 = x[0];
+    let mut t6 = T::zero();
+    for i in 1..4 {
+        t6 = t6 + (x[i] - m5).exp();
+        m5 = m5.max(x[i]);
     }
-    let n5 = a1;
-    let f3 = |u: T, w: T| (u * n5 - w).tanh();
-    let f4 = |u: T| f3(u, u * u) + n5;
-    let n6 = f3(T::from(0.8).unwrap(), s) + f4(s);
-    let n7 = helper_power_on_duals(s.sin(), 2);
-    let n8 = (x
+    if let Some(v) = x.last() {
+        a1 = a1 * T::from(-0.7).unwrap() + (*v).sin();
+    }
+    let n7 = (x
         .iter()
         .enumerate()
         .map(|(k, v)| *v * T::from(k + 1).unwrap())
         .sum::<T>())
     .atan();
-    let n9 = (T::from(-0.3).unwrap() + (x[3] + (x[1] * T::from(1.3).unwrap())));
-    if ((x[2]) * (x[2]) + T::one()).sqrt().sin() < (n7 + T::from(-1.9).unwrap()) {
-        a1 = x
-            .iter()
-            .map(|v| ((s + T::from(-0.5).unwrap()) + (T::from(-1.4).unwrap() + *v)))
-            .sum::<T>();
-    } else {
-        a1 = a1 - x[0];
+    let mut m8 = x[0];
+    let mut t9 = T::zero();
+    for i in 1..4 {
+        m8 = m8.max(x[i]);
+        t9 = t9 + (x[i] - m8).exp();
     }
-    n6 + n9
+    (n2 + x
+        .windows(2)
+        .map(|w| (w[1] - w[0]) * T::from(-1.6).unwrap())
+        .sum::<T>())
+        + p.b
+        + t6
+        + t9
+}
+
+fn program_36_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
+    let primal = program_36::primal(&params(&p[..9]), &p[9..13], p[13]);
+    let itself = program_36(&params(&p[..9]), &p[9..13], p[13]);
+    let (value, (d_params, dx, ds)) = program_36::grad(&params(&p[..9]), &p[9..13], p[13]);
+    let grad = (value, [flat(&d_params), dx, vec![ds]].concat());
+    let mut d_params = params(&[F::zero(); 9]);
+    let (mut dx, mut ds) = (vec![F::zero(); 4], F::zero());
+    let value = program_36::grad_into(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &mut d_params,
+        &mut dx,
+        &mut ds,
+    );
+    let other = (value, [flat(&d_params), dx, vec![ds]].concat());
+    let jvp = program_36::jvp(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &params(&t[..9]),
+        &t[9..13],
+        t[13],
+    );
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_36_f64_faces(p: &[f64], t: &[f64]) -> Faces<f64> {
+    type F = f64;
+    let primal = program_36_f64::primal(&params(&p[..9]), &p[9..13], p[13]);
+    let itself = program_36_f64(&params(&p[..9]), &p[9..13], p[13]);
+    let (value, (d_params, dx, ds)) = program_36_f64::grad(&params(&p[..9]), &p[9..13], p[13]);
+    let grad = (value, [flat(&d_params), dx, vec![ds]].concat());
+    let mut d_params = params(&[F::zero(); 9]);
+    let (mut dx, mut ds) = (vec![F::zero(); 4], F::zero());
+    let value = program_36_f64::grad_into(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &mut d_params,
+        &mut dx,
+        &mut ds,
+    );
+    let other = (value, [flat(&d_params), dx, vec![ds]].concat());
+    let jvp = program_36_f64::jvp(
+        &params(&p[..9]),
+        &p[9..13],
+        p[13],
+        &params(&t[..9]),
+        &t[9..13],
+        t[13],
+    );
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_36_objective_on_duals<
+    D: num_traits::Float
+        + std::iter::Sum
+        + std::ops::AddAssign
+        + std::ops::SubAssign
+        + std::ops::MulAssign,
+>(
+    d: &[D],
+) -> D {
+    program_36_on_duals(&params(&d[..9]), &d[9..13], d[13])
 }
 
 #[test]
 fn program_36_matches_dual_numbers_and_finite_differences() {
-    check(
+    check::<14>(
         "program_36",
         point(36),
-        &|p| program_36::primal(&p[..4], p[4]),
-        &|p| program_36(&p[..4], p[4]),
-        &|p| {
-            let (value, (dx, ds)) = program_36::grad(&p[..4], p[4]);
-            (value, [dx, vec![ds]].concat())
-        },
-        &|d| program_36_on_duals(&d[..4], d[4]),
-    );
-    let p = point(36);
-    let (value, (dx, ds)) = program_36::grad(&p[..4], p[4]);
-    faces(
-        "program_36",
-        p,
         point(36 + 7),
-        (value, &dx, ds),
-        &|p, t| program_36::jvp(&p[..4], p[4], &t[..4], t[4]),
-        &|p, dx, ds| program_36::grad_into(&p[..4], p[4], dx, ds),
+        &program_36_faces,
+        &program_36_f64_faces,
+        &program_36_objective_on_duals,
     );
-    let (value_f64, (dx_f64, ds_f64)) = program_36_f64::grad(&p[..4], p[4]);
-    same(
-        "program_36_f64",
-        [value, ds].iter().chain(&dx),
-        [value_f64, ds_f64].iter().chain(&dx_f64),
+    at_f32::<14>(
+        "program_36",
+        point(36),
+        &program_36_faces,
+        &program_36_objective_on_duals,
     );
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_37<T: gradtape::Float>(x: &[T], s: T) -> T {
-    let mut r3 = x
-        .iter()
-        .enumerate()
-        .map(|(k, v)| *v * T::from(k + 1).unwrap())
-        .sum::<T>();
-    let mut k2 = 0;
-    let n1 = loop {
-        r3 = (r3 * T::from(0.7).unwrap()
-            + x.iter()
+fn program_37<T: gradtape::Float>(x: &[T], s: T, out: &mut [T]) -> T {
+    let mut a1 = x[2];
+    for pair in out.chunks(2) {
+        a1 = a1 * T::from(-0.2).unwrap() + pair[0] * pair[1].tanh();
+    }
+    out[0] = T::from(-0.4).unwrap();
+    for i in 0..4 {
+        out[1] = out[1] * (x[3]).atan().max(s) + T::from(-1.2).unwrap();
+        let (n2, n3) = (
+            out.iter()
                 .enumerate()
                 .map(|(k, v)| *v * T::from(k + 1).unwrap())
-                .sum::<T>())
-        .sin();
-        k2 += 1;
-        if k2 == 2 {
-            break r3 * r3;
+                .sum::<T>(),
+            s.tanh().exp(),
+        );
+        for (o, v) in out.iter_mut().zip(x.iter()) {
+            *o = ((T::from(-0.6).unwrap()).atan() - *o) * T::from(-0.8).unwrap() + (*v).sin();
         }
-    };
-    let n4 = helper_soft(
-        (x[2] * n1).cos(),
-        ((x[2]).tanh().exp()
-            / (T::from(1.5).unwrap()
-                + (T::from(-0.4).unwrap()).cos() * (T::from(-0.4).unwrap()).cos())),
-    );
-    let n7 = (T::from(-0.2).unwrap() + s);
-    let f5 = |u: T, w: T| (u * n7 - w).tanh();
-    let f6 = |u: T| f5(u, u * u) + n7;
-    let n8 = f5(s, n7.tanh().exp()) + f6(n7.tanh().exp());
-    let mut p9 = (s - x[1]);
-    let mut q10 = x[2];
-    for i in 0..4 {
-        q10 = q10 - (p9 + x[i]).sin() * T::from(0.1).unwrap();
-        p9 = p9 + q10 * T::from(0.1).unwrap();
     }
-    let (n11, n12) = helper_pair(x[0], T::from(0.6).unwrap());
-    let n13 = (s.powi(3) - (x[3]).hypot(T::one()).sin());
-    let n14 = x
-        .iter()
-        .enumerate()
-        .map(|(k, v)| *v * T::from(k + 1).unwrap())
-        .sum::<T>();
-    (x[0]).max(n13).atan() + n1 + n4 + n8 + p9 + q10 + n11 + n12 + n13
+    'outer: for i in 0..4 {
+        for j in 0..4 {
+            if (s + x[1]).clamp(T::from(-0.8).unwrap(), T::from(0.9).unwrap())
+                >= (T::from(1.3).unwrap() + out[(j + 2) % 4])
+            {
+                break 'outer;
+            }
+            a1 = (a1 + s * x[i]).tanh();
+        }
+    }
+    let n4 =
+        if (a1.tanh().exp() + out.iter().map(|v| T::from(-0.5).unwrap()).sum::<T>()) > a1.atan() {
+            (T::from(-1.2).unwrap()).cos()
+        } else {
+            a1
+        };
+    let mut p5 = n4;
+    let mut q6 = out[3];
+    for i in 0..4 {
+        q6 = q6 - (p5 + x[i]).sin() * T::from(0.2).unwrap();
+        p5 = p5 + q6 * T::from(0.2).unwrap();
+    }
+    let n7 = x[3];
+    (out[1]).cos().powi(2) + n4 + p5 + n7 + out.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_37_f64(x: &[f64], s: f64) -> f64 {
-    let mut r3 = x
-        .iter()
-        .enumerate()
-        .map(|(k, v)| *v * ((k + 1) as f64))
-        .sum::<f64>();
-    let mut k2 = 0;
-    let n1 = loop {
-        r3 = (r3 * (0.7_f64)
-            + x.iter()
+fn program_37_f64(x: &[f64], s: f64, out: &mut [f64]) -> f64 {
+    let mut a1 = x[2];
+    for pair in out.chunks(2) {
+        a1 = a1 * (-0.2_f64) + pair[0] * pair[1].tanh();
+    }
+    out[0] = (-0.4_f64);
+    for i in 0..4 {
+        out[1] = out[1] * (x[3]).atan().max(s) + (-1.2_f64);
+        let (n2, n3) = (
+            out.iter()
                 .enumerate()
                 .map(|(k, v)| *v * ((k + 1) as f64))
-                .sum::<f64>())
-        .sin();
-        k2 += 1;
-        if k2 == 2 {
-            break r3 * r3;
+                .sum::<f64>(),
+            s.tanh().exp(),
+        );
+        for (o, v) in out.iter_mut().zip(x.iter()) {
+            *o = ((-0.6_f64).atan() - *o) * (-0.8_f64) + (*v).sin();
         }
-    };
-    let n4 = helper_soft(
-        (x[2] * n1).cos(),
-        ((x[2]).tanh().exp() / ((1.5_f64) + (-0.4_f64).cos() * (-0.4_f64).cos())),
-    );
-    let n7 = ((-0.2_f64) + s);
-    let f5 = |u: f64, w: f64| (u * n7 - w).tanh();
-    let f6 = |u: f64| f5(u, u * u) + n7;
-    let n8 = f5(s, n7.tanh().exp()) + f6(n7.tanh().exp());
-    let mut p9 = (s - x[1]);
-    let mut q10 = x[2];
-    for i in 0..4 {
-        q10 = q10 - (p9 + x[i]).sin() * (0.1_f64);
-        p9 = p9 + q10 * (0.1_f64);
     }
-    let (n11, n12) = helper_pair(x[0], (0.6_f64));
-    let n13 = (s.powi(3) - (x[3]).hypot(1.0).sin());
-    let n14 = x
-        .iter()
-        .enumerate()
-        .map(|(k, v)| *v * ((k + 1) as f64))
-        .sum::<f64>();
-    (x[0]).max(n13).atan() + n1 + n4 + n8 + p9 + q10 + n11 + n12 + n13
+    'outer: for i in 0..4 {
+        for j in 0..4 {
+            if (s + x[1]).clamp((-0.8_f64), (0.9_f64)) >= ((1.3_f64) + out[(j + 2) % 4]) {
+                break 'outer;
+            }
+            a1 = (a1 + s * x[i]).tanh();
+        }
+    }
+    let n4 = if (a1.tanh().exp() + out.iter().map(|v| (-0.5_f64)).sum::<f64>()) > a1.atan() {
+        (-1.2_f64).cos()
+    } else {
+        a1
+    };
+    let mut p5 = n4;
+    let mut q6 = out[3];
+    for i in 0..4 {
+        q6 = q6 - (p5 + x[i]).sin() * (0.2_f64);
+        p5 = p5 + q6 * (0.2_f64);
+    }
+    let n7 = x[3];
+    (out[1]).cos().powi(2) + n4 + p5 + n7 + out.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -5031,147 +8042,243 @@ fn program_37_on_duals<
 >(
     x: &[T],
     s: T,
+    out: &mut [T],
 ) -> T {
-    let mut r3 = x
-        .iter()
-        .enumerate()
-        .map(|(k, v)| *v * T::from(k + 1).unwrap())
-        .sum::<T>();
-    let mut k2 = 0;
-    let n1 = loop {
-        r3 = (r3 * T::from(0.7).unwrap()
-            + x.iter()
+    let mut a1 = x[2];
+    for pair in out.chunks(2) {
+        a1 = a1 * T::from(-0.2).unwrap() + pair[0] * pair[1].tanh();
+    }
+    out[0] = T::from(-0.4).unwrap();
+    for i in 0..4 {
+        out[1] = out[1] * (x[3]).atan().max(s) + T::from(-1.2).unwrap();
+        let (n2, n3) = (
+            out.iter()
                 .enumerate()
                 .map(|(k, v)| *v * T::from(k + 1).unwrap())
-                .sum::<T>())
-        .sin();
-        k2 += 1;
-        if k2 == 2 {
-            break r3 * r3;
+                .sum::<T>(),
+            s.tanh().exp(),
+        );
+        for (o, v) in out.iter_mut().zip(x.iter()) {
+            *o = ((T::from(-0.6).unwrap()).atan() - *o) * T::from(-0.8).unwrap() + (*v).sin();
         }
-    };
-    let n4 = helper_soft_on_duals(
-        (x[2] * n1).cos(),
-        ((x[2]).tanh().exp()
-            / (T::from(1.5).unwrap()
-                + (T::from(-0.4).unwrap()).cos() * (T::from(-0.4).unwrap()).cos())),
-    );
-    let n7 = (T::from(-0.2).unwrap() + s);
-    let f5 = |u: T, w: T| (u * n7 - w).tanh();
-    let f6 = |u: T| f5(u, u * u) + n7;
-    let n8 = f5(s, n7.tanh().exp()) + f6(n7.tanh().exp());
-    let mut p9 = (s - x[1]);
-    let mut q10 = x[2];
-    for i in 0..4 {
-        q10 = q10 - (p9 + x[i]).sin() * T::from(0.1).unwrap();
-        p9 = p9 + q10 * T::from(0.1).unwrap();
     }
-    let (n11, n12) = helper_pair_on_duals(x[0], T::from(0.6).unwrap());
-    let n13 = (s.powi(3) - (x[3]).hypot(T::one()).sin());
-    let n14 = x
-        .iter()
-        .enumerate()
-        .map(|(k, v)| *v * T::from(k + 1).unwrap())
-        .sum::<T>();
-    (x[0]).max(n13).atan() + n1 + n4 + n8 + p9 + q10 + n11 + n12 + n13
+    'outer: for i in 0..4 {
+        for j in 0..4 {
+            if (s + x[1]).clamp(T::from(-0.8).unwrap(), T::from(0.9).unwrap())
+                >= (T::from(1.3).unwrap() + out[(j + 2) % 4])
+            {
+                break 'outer;
+            }
+            a1 = (a1 + s * x[i]).tanh();
+        }
+    }
+    let n4 =
+        if (a1.tanh().exp() + out.iter().map(|v| T::from(-0.5).unwrap()).sum::<T>()) > a1.atan() {
+            (T::from(-1.2).unwrap()).cos()
+        } else {
+            a1
+        };
+    let mut p5 = n4;
+    let mut q6 = out[3];
+    for i in 0..4 {
+        q6 = q6 - (p5 + x[i]).sin() * T::from(0.2).unwrap();
+        p5 = p5 + q6 * T::from(0.2).unwrap();
+    }
+    let n7 = x[3];
+    (out[1]).cos().powi(2) + n4 + p5 + n7 + out.iter().copied().sum::<T>()
+}
+
+fn program_37_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
+    let mut out = p[5..].to_vec();
+    let primal = program_37::primal(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let itself = program_37(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let (mut dx, mut ds, mut d_out) = (vec![F::zero(); 4], F::zero(), weights::<F>());
+    let value = program_37::grad_into(&p[0..4], p[4], &mut out, &mut dx, &mut ds, &mut d_out);
+    let grad = (value + weighted(&out), [dx, vec![ds], d_out].concat());
+    let mut out = p[5..].to_vec();
+    let (value, pullback) = program_37::vjp(&p[0..4], p[4], &mut out);
+    let mut d_out = weights::<F>();
+    let (dx, ds, _) = pullback(F::one(), &mut d_out);
+    let other = (
+        value + weighted(&out),
+        [
+            dx.unwrap_or(vec![F::zero(); 4]),
+            vec![ds.unwrap_or(F::zero())],
+            d_out,
+        ]
+        .concat(),
+    );
+    let mut out = p[5..].to_vec();
+    let mut t_out = t[5..].to_vec();
+    let (value, tangent) = program_37::jvp(&p[0..4], p[4], &mut out, &t[0..4], t[4], &mut t_out);
+    let jvp = (value + weighted(&out), tangent + weighted(&t_out));
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_37_f64_faces(p: &[f64], t: &[f64]) -> Faces<f64> {
+    type F = f64;
+    let mut out = p[5..].to_vec();
+    let primal = program_37_f64::primal(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let itself = program_37_f64(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let (mut dx, mut ds, mut d_out) = (vec![F::zero(); 4], F::zero(), weights::<F>());
+    let value = program_37_f64::grad_into(&p[0..4], p[4], &mut out, &mut dx, &mut ds, &mut d_out);
+    let grad = (value + weighted(&out), [dx, vec![ds], d_out].concat());
+    let mut out = p[5..].to_vec();
+    let (value, pullback) = program_37_f64::vjp(&p[0..4], p[4], &mut out);
+    let mut d_out = weights::<F>();
+    let (dx, ds, _) = pullback(F::one(), &mut d_out);
+    let other = (
+        value + weighted(&out),
+        [
+            dx.unwrap_or(vec![F::zero(); 4]),
+            vec![ds.unwrap_or(F::zero())],
+            d_out,
+        ]
+        .concat(),
+    );
+    let mut out = p[5..].to_vec();
+    let mut t_out = t[5..].to_vec();
+    let (value, tangent) =
+        program_37_f64::jvp(&p[0..4], p[4], &mut out, &t[0..4], t[4], &mut t_out);
+    let jvp = (value + weighted(&out), tangent + weighted(&t_out));
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_37_objective_on_duals<
+    D: num_traits::Float
+        + std::iter::Sum
+        + std::ops::AddAssign
+        + std::ops::SubAssign
+        + std::ops::MulAssign,
+>(
+    d: &[D],
+) -> D {
+    let mut out = d[5..].to_vec();
+    program_37_on_duals(&d[0..4], d[4], &mut out) + weighted(&out)
 }
 
 #[test]
 fn program_37_matches_dual_numbers_and_finite_differences() {
-    check(
+    check::<9>(
         "program_37",
         point(37),
-        &|p| program_37::primal(&p[..4], p[4]),
-        &|p| program_37(&p[..4], p[4]),
-        &|p| {
-            let (value, (dx, ds)) = program_37::grad(&p[..4], p[4]);
-            (value, [dx, vec![ds]].concat())
-        },
-        &|d| program_37_on_duals(&d[..4], d[4]),
-    );
-    let p = point(37);
-    let (value, (dx, ds)) = program_37::grad(&p[..4], p[4]);
-    faces(
-        "program_37",
-        p,
         point(37 + 7),
-        (value, &dx, ds),
-        &|p, t| program_37::jvp(&p[..4], p[4], &t[..4], t[4]),
-        &|p, dx, ds| program_37::grad_into(&p[..4], p[4], dx, ds),
+        &program_37_faces,
+        &program_37_f64_faces,
+        &program_37_objective_on_duals,
     );
-    let (value_f64, (dx_f64, ds_f64)) = program_37_f64::grad(&p[..4], p[4]);
-    same(
-        "program_37_f64",
-        [value, ds].iter().chain(&dx),
-        [value_f64, ds_f64].iter().chain(&dx_f64),
+    at_f32::<9>(
+        "program_37",
+        point(37),
+        &program_37_faces,
+        &program_37_objective_on_duals,
     );
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_38<T: gradtape::Float>(x: &[T], s: T) -> T {
-    let n1 = helper_soft(
-        (x[1]).hypot(T::one()),
-        (x[3] * x[3]).mul_add((T::from(1.7).unwrap()).min(x[2]), (x[0] * x[1])),
+fn program_38<T: gradtape::Float>(x: &[T], s: T, out: &mut [T]) -> T {
+    let mut a1 = x.iter().zip(out.iter()).map(|(a, b)| *a * *b).sum::<T>();
+    'outer: for i in 0..4 {
+        for j in 0..4 {
+            if (x[(j + 3) % 4] * s).powi(3) >= x[j] {
+                break 'outer;
+            }
+            a1 = (a1 + s.tanh().exp() * x[i]).tanh();
+        }
+    }
+    let mut m2 = x[0];
+    let mut t3 = T::zero();
+    for i in 1..4 {
+        t3 = t3 + (x[i] - m2).exp();
+        m2 = m2.max(x[i]);
+    }
+    let (n4, n5) = helper_pair(
+        (s * t3).min(((x[3]) * (x[3]) + T::one()).powf(s)),
+        ((T::from(0.0).unwrap()) * (T::from(0.0).unwrap()) + T::one())
+            .ln()
+            .atan(),
     );
-    let n2 = T::from(-0.9).unwrap();
-    let mut a3 = (x
-        .windows(2)
-        .map(|w| (w[1] - w[0]) * T::from(-0.5).unwrap())
-        .sum::<T>())
-    .mul_add((x[3] + x[2]), (x[3]).cos());
-    a3 = a3 * T::from(0.2).unwrap() + a3.min(T::from(0.8).unwrap());
-    for pair in x.chunks(2) {
-        a3 = a3 * T::from(-0.5).unwrap() + pair[0] * pair[1].tanh();
-    }
-    let mut b4 = vec![T::zero(); 4];
     for i in 0..4 {
-        b4[i] = (x
-            .iter()
-            .fold(T::zero(), |acc, v| acc * T::from(0.1).unwrap() + *v)
-            * (x[2]).sin());
+        match i {
+            k if k % 2 == 0 => {
+                t3 = t3 * T::from(0.5).unwrap() + s;
+            }
+            _ => {
+                t3 = t3 - (t3.cos() - n5);
+            }
+        }
+        for pair in out.chunks(2) {
+            m2 = m2 * T::from(-0.2).unwrap() + pair[0] * pair[1].tanh();
+        }
+        for v in out.iter_mut() {
+            *v = (s.sin() * *v);
+        }
     }
-    let k5 = ((n2.max(a3)).signum() * (x[2]).tanh().exp());
-    helper_smooth(&mut b4, k5);
-    (x.windows(2)
-        .map(|w| (w[1] - w[0]) * T::from(-1.9).unwrap())
-        .sum::<T>())
-    .max(((x[1]) * (x[1]) + T::one()).ln())
-        + n2
-        + a3
-        + b4.iter().copied().sum::<T>()
+    for pair in out.chunks(2) {
+        t3 = t3 * T::from(-0.7).unwrap() + pair[0] * pair[1].tanh();
+    }
+    x.iter().map(|v| s.sin()).sum::<T>() + m2 + n4 + n5 + out.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_38_f64(x: &[f64], s: f64) -> f64 {
-    let n1 = helper_soft(
-        (x[1]).hypot(1.0),
-        (x[3] * x[3]).mul_add((1.7_f64).min(x[2]), (x[0] * x[1])),
+fn program_38_f64(x: &[f64], s: f64, out: &mut [f64]) -> f64 {
+    let mut a1 = x.iter().zip(out.iter()).map(|(a, b)| *a * *b).sum::<f64>();
+    'outer: for i in 0..4 {
+        for j in 0..4 {
+            if (x[(j + 3) % 4] * s).powi(3) >= x[j] {
+                break 'outer;
+            }
+            a1 = (a1 + s.tanh().exp() * x[i]).tanh();
+        }
+    }
+    let mut m2 = x[0];
+    let mut t3 = 0.0;
+    for i in 1..4 {
+        t3 = t3 + (x[i] - m2).exp();
+        m2 = m2.max(x[i]);
+    }
+    let (n4, n5) = helper_pair(
+        (s * t3).min(((x[3]) * (x[3]) + 1.0).powf(s)),
+        ((0.0_f64) * (0.0_f64) + 1.0).ln().atan(),
     );
-    let n2 = (-0.9_f64);
-    let mut a3 = (x
-        .windows(2)
-        .map(|w| (w[1] - w[0]) * (-0.5_f64))
-        .sum::<f64>())
-    .mul_add((x[3] + x[2]), (x[3]).cos());
-    a3 = a3 * (0.2_f64) + a3.min((0.8_f64));
-    for pair in x.chunks(2) {
-        a3 = a3 * (-0.5_f64) + pair[0] * pair[1].tanh();
-    }
-    let mut b4 = vec![0.0; 4];
     for i in 0..4 {
-        b4[i] = (x.iter().fold(0.0, |acc, v| acc * (0.1_f64) + *v) * (x[2]).sin());
+        match i {
+            k if k % 2 == 0 => {
+                t3 = t3 * (0.5_f64) + s;
+            }
+            _ => {
+                t3 = t3 - (t3.cos() - n5);
+            }
+        }
+        for pair in out.chunks(2) {
+            m2 = m2 * (-0.2_f64) + pair[0] * pair[1].tanh();
+        }
+        for v in out.iter_mut() {
+            *v = (s.sin() * *v);
+        }
     }
-    let k5 = ((n2.max(a3)).signum() * (x[2]).tanh().exp());
-    helper_smooth(&mut b4, k5);
-    (x.windows(2)
-        .map(|w| (w[1] - w[0]) * (-1.9_f64))
-        .sum::<f64>())
-    .max(((x[1]) * (x[1]) + 1.0).ln())
-        + n2
-        + a3
-        + b4.iter().copied().sum::<f64>()
+    for pair in out.chunks(2) {
+        t3 = t3 * (-0.7_f64) + pair[0] * pair[1].tanh();
+    }
+    x.iter().map(|v| s.sin()).sum::<f64>() + m2 + n4 + n5 + out.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -5184,117 +8291,229 @@ fn program_38_on_duals<
 >(
     x: &[T],
     s: T,
+    out: &mut [T],
 ) -> T {
-    let n1 = helper_soft_on_duals(
-        (x[1]).hypot(T::one()),
-        (x[3] * x[3]).mul_add((T::from(1.7).unwrap()).min(x[2]), (x[0] * x[1])),
+    let mut a1 = x.iter().zip(out.iter()).map(|(a, b)| *a * *b).sum::<T>();
+    'outer: for i in 0..4 {
+        for j in 0..4 {
+            if (x[(j + 3) % 4] * s).powi(3) >= x[j] {
+                break 'outer;
+            }
+            a1 = (a1 + s.tanh().exp() * x[i]).tanh();
+        }
+    }
+    let mut m2 = x[0];
+    let mut t3 = T::zero();
+    for i in 1..4 {
+        t3 = t3 + (x[i] - m2).exp();
+        m2 = m2.max(x[i]);
+    }
+    let (n4, n5) = helper_pair_on_duals(
+        (s * t3).min(((x[3]) * (x[3]) + T::one()).powf(s)),
+        ((T::from(0.0).unwrap()) * (T::from(0.0).unwrap()) + T::one())
+            .ln()
+            .atan(),
     );
-    let n2 = T::from(-0.9).unwrap();
-    let mut a3 = (x
-        .windows(2)
-        .map(|w| (w[1] - w[0]) * T::from(-0.5).unwrap())
-        .sum::<T>())
-    .mul_add((x[3] + x[2]), (x[3]).cos());
-    a3 = a3 * T::from(0.2).unwrap() + a3.min(T::from(0.8).unwrap());
-    for pair in x.chunks(2) {
-        a3 = a3 * T::from(-0.5).unwrap() + pair[0] * pair[1].tanh();
-    }
-    let mut b4 = vec![T::zero(); 4];
     for i in 0..4 {
-        b4[i] = (x
-            .iter()
-            .fold(T::zero(), |acc, v| acc * T::from(0.1).unwrap() + *v)
-            * (x[2]).sin());
+        match i {
+            k if k % 2 == 0 => {
+                t3 = t3 * T::from(0.5).unwrap() + s;
+            }
+            _ => {
+                t3 = t3 - (t3.cos() - n5);
+            }
+        }
+        for pair in out.chunks(2) {
+            m2 = m2 * T::from(-0.2).unwrap() + pair[0] * pair[1].tanh();
+        }
+        for v in out.iter_mut() {
+            *v = (s.sin() * *v);
+        }
     }
-    let k5 = ((n2.max(a3)).signum() * (x[2]).tanh().exp());
-    helper_smooth_on_duals(&mut b4, k5);
-    (x.windows(2)
-        .map(|w| (w[1] - w[0]) * T::from(-1.9).unwrap())
-        .sum::<T>())
-    .max(((x[1]) * (x[1]) + T::one()).ln())
-        + n2
-        + a3
-        + b4.iter().copied().sum::<T>()
+    for pair in out.chunks(2) {
+        t3 = t3 * T::from(-0.7).unwrap() + pair[0] * pair[1].tanh();
+    }
+    x.iter().map(|v| s.sin()).sum::<T>() + m2 + n4 + n5 + out.iter().copied().sum::<T>()
+}
+
+fn program_38_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
+    let mut out = p[5..].to_vec();
+    let primal = program_38::primal(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let itself = program_38(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let (mut dx, mut ds, mut d_out) = (vec![F::zero(); 4], F::zero(), weights::<F>());
+    let value = program_38::grad_into(&p[0..4], p[4], &mut out, &mut dx, &mut ds, &mut d_out);
+    let grad = (value + weighted(&out), [dx, vec![ds], d_out].concat());
+    let mut out = p[5..].to_vec();
+    let (value, pullback) = program_38::vjp(&p[0..4], p[4], &mut out);
+    let mut d_out = weights::<F>();
+    let (dx, ds, _) = pullback(F::one(), &mut d_out);
+    let other = (
+        value + weighted(&out),
+        [
+            dx.unwrap_or(vec![F::zero(); 4]),
+            vec![ds.unwrap_or(F::zero())],
+            d_out,
+        ]
+        .concat(),
+    );
+    let mut out = p[5..].to_vec();
+    let mut t_out = t[5..].to_vec();
+    let (value, tangent) = program_38::jvp(&p[0..4], p[4], &mut out, &t[0..4], t[4], &mut t_out);
+    let jvp = (value + weighted(&out), tangent + weighted(&t_out));
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_38_f64_faces(p: &[f64], t: &[f64]) -> Faces<f64> {
+    type F = f64;
+    let mut out = p[5..].to_vec();
+    let primal = program_38_f64::primal(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let itself = program_38_f64(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let (mut dx, mut ds, mut d_out) = (vec![F::zero(); 4], F::zero(), weights::<F>());
+    let value = program_38_f64::grad_into(&p[0..4], p[4], &mut out, &mut dx, &mut ds, &mut d_out);
+    let grad = (value + weighted(&out), [dx, vec![ds], d_out].concat());
+    let mut out = p[5..].to_vec();
+    let (value, pullback) = program_38_f64::vjp(&p[0..4], p[4], &mut out);
+    let mut d_out = weights::<F>();
+    let (dx, ds, _) = pullback(F::one(), &mut d_out);
+    let other = (
+        value + weighted(&out),
+        [
+            dx.unwrap_or(vec![F::zero(); 4]),
+            vec![ds.unwrap_or(F::zero())],
+            d_out,
+        ]
+        .concat(),
+    );
+    let mut out = p[5..].to_vec();
+    let mut t_out = t[5..].to_vec();
+    let (value, tangent) =
+        program_38_f64::jvp(&p[0..4], p[4], &mut out, &t[0..4], t[4], &mut t_out);
+    let jvp = (value + weighted(&out), tangent + weighted(&t_out));
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_38_objective_on_duals<
+    D: num_traits::Float
+        + std::iter::Sum
+        + std::ops::AddAssign
+        + std::ops::SubAssign
+        + std::ops::MulAssign,
+>(
+    d: &[D],
+) -> D {
+    let mut out = d[5..].to_vec();
+    program_38_on_duals(&d[0..4], d[4], &mut out) + weighted(&out)
 }
 
 #[test]
 fn program_38_matches_dual_numbers_and_finite_differences() {
-    check(
+    check::<9>(
         "program_38",
         point(38),
-        &|p| program_38::primal(&p[..4], p[4]),
-        &|p| program_38(&p[..4], p[4]),
-        &|p| {
-            let (value, (dx, ds)) = program_38::grad(&p[..4], p[4]);
-            (value, [dx, vec![ds]].concat())
-        },
-        &|d| program_38_on_duals(&d[..4], d[4]),
-    );
-    let p = point(38);
-    let (value, (dx, ds)) = program_38::grad(&p[..4], p[4]);
-    faces(
-        "program_38",
-        p,
         point(38 + 7),
-        (value, &dx, ds),
-        &|p, t| program_38::jvp(&p[..4], p[4], &t[..4], t[4]),
-        &|p, dx, ds| program_38::grad_into(&p[..4], p[4], dx, ds),
+        &program_38_faces,
+        &program_38_f64_faces,
+        &program_38_objective_on_duals,
     );
-    let (value_f64, (dx_f64, ds_f64)) = program_38_f64::grad(&p[..4], p[4]);
-    same(
-        "program_38_f64",
-        [value, ds].iter().chain(&dx),
-        [value_f64, ds_f64].iter().chain(&dx_f64),
+    at_f32::<9>(
+        "program_38",
+        point(38),
+        &program_38_faces,
+        &program_38_objective_on_duals,
     );
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_39<T: gradtape::Float>(x: &[T], s: T) -> T {
-    let mut b1 = vec![T::zero(); 4];
-    for i in 0..4 {
-        b1[i] = (x.iter().zip(x.iter()).map(|(a, b)| *a * *b).sum::<T>()
-            / (T::from(1.5).unwrap()
-                + (x.iter().fold(T::zero(), |acc, v| {
-                    acc * T::from(0.0).unwrap() + T::from(1.7).unwrap()
-                })) * (x.iter().fold(T::zero(), |acc, v| {
-                    acc * T::from(0.0).unwrap() + T::from(1.7).unwrap()
-                }))));
-    }
+fn program_39<T: gradtape::Float>(x: &[T], s: T, out: &mut [T]) -> T {
+    let n1 = s;
+    let n2 = helper_soft(
+        (T::from(0.0).unwrap()).atan().tanh().exp(),
+        x.windows(2)
+            .map(|w| (w[1] - w[0]) * T::from(-1.1).unwrap())
+            .sum::<T>(),
+    );
+    let mut r5 = (out[0] - n2);
+    let mut k4 = 0;
+    let n3 = loop {
+        r5 = (r5 * T::from(0.7).unwrap()
+            + (x.iter().map(|v| s).sum::<T>()
+                / (T::from(1.5).unwrap()
+                    + (T::from(-0.3).unwrap() + out[1]) * (T::from(-0.3).unwrap() + out[1]))))
+            .sin();
+        k4 += 1;
+        if k4 == 2 {
+            break r5 * r5;
+        }
+    };
+    let mut a6 = out
+        .iter()
+        .enumerate()
+        .map(|(k, v)| *v * T::from(k + 1).unwrap())
+        .sum::<T>();
+    a6 += ((T::from(-1.6).unwrap()).mul_add(a6, s) / (T::from(1.5).unwrap() + s * s));
+    a6 *= T::from(-0.5).unwrap();
+    let mut m7 = x[0];
+    let mut t8 = T::zero();
     for i in 1..4 {
-        b1[i] = b1[i - 1] * T::from(-0.9).unwrap() + b1[i].tanh();
+        t8 = t8 + (x[i] - m7).exp();
+        m7 = m7.max(x[i]);
     }
-    let f2 = move |v: T| v;
-    let n3 = f2(x[1]);
-    let n4 = b1[1];
-    let k5 = (s.sin() + x[1]);
-    helper_smooth(&mut b1, k5);
-    let n6 = ((x[3] * x[2]).mul_add(T::from(-1.5).unwrap(), (T::from(-1.2).unwrap() + n4))
-        / (T::from(1.5).unwrap() + (s + (x[2]).sin()) * (s + (x[2]).sin())));
-    (x[2] - T::from(1.4).unwrap()).cos() + n3 + n4 + b1.iter().copied().sum::<T>()
+    s + n1 + n3 + m7 + t8 + out.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
-fn program_39_f64(x: &[f64], s: f64) -> f64 {
-    let mut b1 = vec![0.0; 4];
-    for i in 0..4 {
-        b1[i] = (x.iter().zip(x.iter()).map(|(a, b)| *a * *b).sum::<f64>()
-            / ((1.5_f64)
-                + (x.iter().fold(0.0, |acc, v| acc * (0.0_f64) + (1.7_f64)))
-                    * (x.iter().fold(0.0, |acc, v| acc * (0.0_f64) + (1.7_f64)))));
-    }
+fn program_39_f64(x: &[f64], s: f64, out: &mut [f64]) -> f64 {
+    let n1 = s;
+    let n2 = helper_soft(
+        (0.0_f64).atan().tanh().exp(),
+        x.windows(2)
+            .map(|w| (w[1] - w[0]) * (-1.1_f64))
+            .sum::<f64>(),
+    );
+    let mut r5 = (out[0] - n2);
+    let mut k4 = 0;
+    let n3 = loop {
+        r5 = (r5 * (0.7_f64)
+            + (x.iter().map(|v| s).sum::<f64>()
+                / ((1.5_f64) + ((-0.3_f64) + out[1]) * ((-0.3_f64) + out[1]))))
+            .sin();
+        k4 += 1;
+        if k4 == 2 {
+            break r5 * r5;
+        }
+    };
+    let mut a6 = out
+        .iter()
+        .enumerate()
+        .map(|(k, v)| *v * ((k + 1) as f64))
+        .sum::<f64>();
+    a6 += ((-1.6_f64).mul_add(a6, s) / ((1.5_f64) + s * s));
+    a6 *= (-0.5_f64);
+    let mut m7 = x[0];
+    let mut t8 = 0.0;
     for i in 1..4 {
-        b1[i] = b1[i - 1] * (-0.9_f64) + b1[i].tanh();
+        t8 = t8 + (x[i] - m7).exp();
+        m7 = m7.max(x[i]);
     }
-    let f2 = move |v: f64| v;
-    let n3 = f2(x[1]);
-    let n4 = b1[1];
-    let k5 = (s.sin() + x[1]);
-    helper_smooth(&mut b1, k5);
-    let n6 = ((x[3] * x[2]).mul_add((-1.5_f64), ((-1.2_f64) + n4))
-        / ((1.5_f64) + (s + (x[2]).sin()) * (s + (x[2]).sin())));
-    (x[2] - (1.4_f64)).cos() + n3 + n4 + b1.iter().copied().sum::<f64>()
+    s + n1 + n3 + m7 + t8 + out.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -5307,57 +8526,143 @@ fn program_39_on_duals<
 >(
     x: &[T],
     s: T,
+    out: &mut [T],
 ) -> T {
-    let mut b1 = vec![T::zero(); 4];
-    for i in 0..4 {
-        b1[i] = (x.iter().zip(x.iter()).map(|(a, b)| *a * *b).sum::<T>()
-            / (T::from(1.5).unwrap()
-                + (x.iter().fold(T::zero(), |acc, v| {
-                    acc * T::from(0.0).unwrap() + T::from(1.7).unwrap()
-                })) * (x.iter().fold(T::zero(), |acc, v| {
-                    acc * T::from(0.0).unwrap() + T::from(1.7).unwrap()
-                }))));
-    }
+    let n1 = s;
+    let n2 = helper_soft_on_duals(
+        (T::from(0.0).unwrap()).atan().tanh().exp(),
+        x.windows(2)
+            .map(|w| (w[1] - w[0]) * T::from(-1.1).unwrap())
+            .sum::<T>(),
+    );
+    let mut r5 = (out[0] - n2);
+    let mut k4 = 0;
+    let n3 = loop {
+        r5 = (r5 * T::from(0.7).unwrap()
+            + (x.iter().map(|v| s).sum::<T>()
+                / (T::from(1.5).unwrap()
+                    + (T::from(-0.3).unwrap() + out[1]) * (T::from(-0.3).unwrap() + out[1]))))
+            .sin();
+        k4 += 1;
+        if k4 == 2 {
+            break r5 * r5;
+        }
+    };
+    let mut a6 = out
+        .iter()
+        .enumerate()
+        .map(|(k, v)| *v * T::from(k + 1).unwrap())
+        .sum::<T>();
+    a6 += ((T::from(-1.6).unwrap()).mul_add(a6, s) / (T::from(1.5).unwrap() + s * s));
+    a6 *= T::from(-0.5).unwrap();
+    let mut m7 = x[0];
+    let mut t8 = T::zero();
     for i in 1..4 {
-        b1[i] = b1[i - 1] * T::from(-0.9).unwrap() + b1[i].tanh();
+        t8 = t8 + (x[i] - m7).exp();
+        m7 = m7.max(x[i]);
     }
-    let f2 = move |v: T| v;
-    let n3 = f2(x[1]);
-    let n4 = b1[1];
-    let k5 = (s.sin() + x[1]);
-    helper_smooth_on_duals(&mut b1, k5);
-    let n6 = ((x[3] * x[2]).mul_add(T::from(-1.5).unwrap(), (T::from(-1.2).unwrap() + n4))
-        / (T::from(1.5).unwrap() + (s + (x[2]).sin()) * (s + (x[2]).sin())));
-    (x[2] - T::from(1.4).unwrap()).cos() + n3 + n4 + b1.iter().copied().sum::<T>()
+    s + n1 + n3 + m7 + t8 + out.iter().copied().sum::<T>()
+}
+
+fn program_39_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
+    let mut out = p[5..].to_vec();
+    let primal = program_39::primal(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let itself = program_39(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let (mut dx, mut ds, mut d_out) = (vec![F::zero(); 4], F::zero(), weights::<F>());
+    let value = program_39::grad_into(&p[0..4], p[4], &mut out, &mut dx, &mut ds, &mut d_out);
+    let grad = (value + weighted(&out), [dx, vec![ds], d_out].concat());
+    let mut out = p[5..].to_vec();
+    let (value, pullback) = program_39::vjp(&p[0..4], p[4], &mut out);
+    let mut d_out = weights::<F>();
+    let (dx, ds, _) = pullback(F::one(), &mut d_out);
+    let other = (
+        value + weighted(&out),
+        [
+            dx.unwrap_or(vec![F::zero(); 4]),
+            vec![ds.unwrap_or(F::zero())],
+            d_out,
+        ]
+        .concat(),
+    );
+    let mut out = p[5..].to_vec();
+    let mut t_out = t[5..].to_vec();
+    let (value, tangent) = program_39::jvp(&p[0..4], p[4], &mut out, &t[0..4], t[4], &mut t_out);
+    let jvp = (value + weighted(&out), tangent + weighted(&t_out));
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_39_f64_faces(p: &[f64], t: &[f64]) -> Faces<f64> {
+    type F = f64;
+    let mut out = p[5..].to_vec();
+    let primal = program_39_f64::primal(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let itself = program_39_f64(&p[0..4], p[4], &mut out) + weighted(&out);
+    let mut out = p[5..].to_vec();
+    let (mut dx, mut ds, mut d_out) = (vec![F::zero(); 4], F::zero(), weights::<F>());
+    let value = program_39_f64::grad_into(&p[0..4], p[4], &mut out, &mut dx, &mut ds, &mut d_out);
+    let grad = (value + weighted(&out), [dx, vec![ds], d_out].concat());
+    let mut out = p[5..].to_vec();
+    let (value, pullback) = program_39_f64::vjp(&p[0..4], p[4], &mut out);
+    let mut d_out = weights::<F>();
+    let (dx, ds, _) = pullback(F::one(), &mut d_out);
+    let other = (
+        value + weighted(&out),
+        [
+            dx.unwrap_or(vec![F::zero(); 4]),
+            vec![ds.unwrap_or(F::zero())],
+            d_out,
+        ]
+        .concat(),
+    );
+    let mut out = p[5..].to_vec();
+    let mut t_out = t[5..].to_vec();
+    let (value, tangent) =
+        program_39_f64::jvp(&p[0..4], p[4], &mut out, &t[0..4], t[4], &mut t_out);
+    let jvp = (value + weighted(&out), tangent + weighted(&t_out));
+    Faces {
+        primal,
+        itself,
+        grad,
+        other,
+        jvp,
+    }
+}
+
+fn program_39_objective_on_duals<
+    D: num_traits::Float
+        + std::iter::Sum
+        + std::ops::AddAssign
+        + std::ops::SubAssign
+        + std::ops::MulAssign,
+>(
+    d: &[D],
+) -> D {
+    let mut out = d[5..].to_vec();
+    program_39_on_duals(&d[0..4], d[4], &mut out) + weighted(&out)
 }
 
 #[test]
 fn program_39_matches_dual_numbers_and_finite_differences() {
-    check(
+    check::<9>(
         "program_39",
         point(39),
-        &|p| program_39::primal(&p[..4], p[4]),
-        &|p| program_39(&p[..4], p[4]),
-        &|p| {
-            let (value, (dx, ds)) = program_39::grad(&p[..4], p[4]);
-            (value, [dx, vec![ds]].concat())
-        },
-        &|d| program_39_on_duals(&d[..4], d[4]),
-    );
-    let p = point(39);
-    let (value, (dx, ds)) = program_39::grad(&p[..4], p[4]);
-    faces(
-        "program_39",
-        p,
         point(39 + 7),
-        (value, &dx, ds),
-        &|p, t| program_39::jvp(&p[..4], p[4], &t[..4], t[4]),
-        &|p, dx, ds| program_39::grad_into(&p[..4], p[4], dx, ds),
+        &program_39_faces,
+        &program_39_f64_faces,
+        &program_39_objective_on_duals,
     );
-    let (value_f64, (dx_f64, ds_f64)) = program_39_f64::grad(&p[..4], p[4]);
-    same(
-        "program_39_f64",
-        [value, ds].iter().chain(&dx),
-        [value_f64, ds_f64].iter().chain(&dx_f64),
+    at_f32::<9>(
+        "program_39",
+        point(39),
+        &program_39_faces,
+        &program_39_objective_on_duals,
     );
 }

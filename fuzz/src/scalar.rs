@@ -1,22 +1,33 @@
 //! Scalar-mode programs: plain-float `#[differentiable]` functions over a slice and a
 //! number (`fn program_<seed><T: gradtape::Float>(x: &[T], s: T) -> T`), the form most
 //! annotated code takes and the one no tape can check (nothing records `f64` arithmetic).
+//! Some programs are writers too, taking an output `out: &mut [T]` last that they write
+//! (`out[i] = ..`, `+=`, `iter_mut`, passed on to an annotated writer) and read; some take
+//! a struct of floats first (`#[differentiable] p: &Params<T>`: two floats, a `[T; 3]` and
+//! a `Vec<T>`), read by field ([`Shape`]).
 //!
-//! Each program is written twice from the same generated statements: annotated, and as a
-//! plain function generic over `num_traits::Float` (`program_<seed>_on_duals`), which its
-//! test runs on dual numbers (`gradtape::generated::Dual`): each float operation's forward
-//! rule, no source transformation. The test checks the value, `grad` against the dual
-//! numbers and central differences, and each Hessian column (differences of `grad`)
-//! against differences of the duals' gradient and second differences of the value.
+//! Each program is written three times from the same generated statements: annotated and
+//! generic, annotated on `f64` (its twin), and as a plain function generic over
+//! `num_traits::Float` (`program_<seed>_on_duals`), which its test runs on dual numbers
+//! (`gradtape::generated::Dual`): each float operation's forward rule, no source
+//! transformation. The test checks the objective (the value, plus `⟨w, out⟩` of the
+//! output for a writer, whose initial values are inputs too) by `primal`, the function
+//! itself, `grad` (a writer's `grad_into` with `w` as the output's cotangent), `grad_into`
+//! (a writer's `vjp` pullback) and `jvp`: the gradient against the dual numbers and central
+//! differences, each Hessian column (differences of the gradient) against differences of
+//! the duals' gradient, `jvp` against the gradient along a direction, the twin to the bit,
+//! and the generic function at `f32` against dual numbers on `f32`. A struct's gradient is
+//! compared field by field (flattened in field order).
 //!
-//! What the statements cover: `let` and `let mut` numbers updated in place, local buffers
-//! (`vec![..; 4]`, `to_vec`) written by index and by `iter_mut`, loops carrying several
-//! values (`for`, `while`, `loop` with `break`), `continue`, early `return` (also from a
-//! loop), `if`/`else` on comparisons of values (as statements and as values), `match` on a
-//! loop index, tuple `let`s, `move` closures capturing differentiable values, iterator
-//! sums and folds (`map`, `zip`, `enumerate`, `rev`, `windows`), calls of an annotated
-//! helper and of an annotated writer into a local buffer, and the float methods with
-//! derivatives (in domains where they are smooth).
+//! What the statements cover ([`STATEMENTS`], one row per kind): `let` and `let mut`
+//! numbers updated in place, local buffers (`vec![..; 4]`, `to_vec`) written by index and
+//! by `iter_mut`, loops carrying several values (`for`, `while`, `loop` with `break`),
+//! `continue`, early `return` (also from a loop), `if`/`else` on comparisons of values (as
+//! statements and as values), `match` on a loop index, tuple `let`s, `move` closures
+//! capturing differentiable values, iterator sums and folds (`map`, `zip`, `enumerate`,
+//! `rev`, `windows`; over `x`, buffers and the struct's array fields), calls of an
+//! annotated helper and of an annotated writer into a local buffer or the output, and the
+//! float methods with derivatives (in domains where they are smooth).
 
 use crate::Rng;
 
@@ -27,6 +38,196 @@ const BARE_ARMS: u64 = 50;
 
 /// The length of `x` and of every local buffer.
 const LEN: usize = 4;
+
+/// A kind of statement the generator writes: one row of [`STATEMENTS`] each.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Statement {
+    /// `let n = e;`
+    Let,
+    /// `a = a * c + e;` of a mutable number (a contraction)
+    Update,
+    /// `b[i] = b[i] * e + leaf;`
+    UpdateElement,
+    /// `let n = if c { a } else { b };`
+    LetIf,
+    /// `let (p, q) = (a, b);`
+    LetPair,
+    /// `let f = move |v: T| e;`, called or not
+    Closure,
+    /// `let n = helper_soft(a, b);`
+    HelperSoft,
+    /// `a += e;` or `a -= e;`, sometimes then `a *= c;`
+    CompoundNumber,
+    /// `let k = e; b[i] += k;`
+    CompoundElement,
+    /// `let (p, q) = helper_pair(a, b);`
+    HelperPair,
+    /// `helper_smooth(&mut b, k);`, an annotated writer into a buffer (or the output)
+    HelperSmooth,
+    /// `let n = helper_power(e, n);`, a recursive annotated helper
+    HelperPower,
+    /// a closure of two parameters, and a closure calling it
+    TwoClosures,
+    /// `for i in 0..LEN { .. }` (or reversed), its body more statements
+    For,
+    /// two values carried through a loop, updated in order (a symplectic Euler step)
+    SymplecticEuler,
+    /// `if c { a = e; } else { a = a - e; }`
+    IfElse,
+    /// `for v in b.iter_mut() { *v = e; }`
+    IterMut,
+    /// `for i in 1..LEN { b[i] = b[i - 1] * c + b[i].tanh(); }`
+    PrefixRecurrence,
+    /// a `while` loop, or a `loop` with `break`, counting in `usize`
+    WhileOrLoop,
+    /// `if c { break; }` or `if c { continue; }`, in a loop
+    BreakOrContinue,
+    /// `if c { return e; }`
+    EarlyReturn,
+    /// `match i % 3 { .. }` on the loop index, bare or braced arms
+    MatchOnIndex,
+    /// `match i { k if k % 2 == 0 => .., _ => .. }`
+    MatchGuards,
+    /// `let n = loop { .. break v; };`
+    LoopValue,
+    /// `if let Some(v) = x.first() { .. }` (or `last`)
+    IfLetEnd,
+    /// `'outer: for .. { for .. { if c { break 'outer; } .. } }`
+    LabelledBreak,
+    /// `for pair in b.chunks(2) { .. }`
+    Chunks,
+    /// a running maximum and a sum of exponentials carried through a loop
+    RunningMax,
+    /// `out[i] = e;` (writers)
+    WriteOutput,
+    /// `let k = e; out[i] += k;` (writers)
+    AddToOutput,
+    /// `for v in out.iter_mut() { *v = e; }` (writers)
+    IterMutOutput,
+    /// `for (o, v) in out.iter_mut().zip(x.iter()) { *o = ..; }` (writers)
+    ZipIntoOutput,
+    /// the struct parameter's array fields read in a loop (struct parameters)
+    FieldLoop,
+}
+
+/// What a statement needs of where it is written, besides depth for blocks.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Needs {
+    Nothing,
+    /// inside a loop (`break`, `continue`)
+    InLoop,
+    /// a loop index in scope
+    LoopIndex,
+    /// a program that writes an output
+    Output,
+    /// a program with a struct parameter
+    Params,
+}
+
+/// One kind of statement and how often it is drawn.
+struct Row {
+    statement: Statement,
+    /// Relative weight among the rows allowed where a statement is drawn.
+    weight: u64,
+    /// It has blocks (of its own statements or fixed ones): written only while the depth
+    /// lasts, so that nesting stays bounded.
+    blocks: bool,
+    needs: Needs,
+}
+
+const fn row(statement: Statement, weight: u64, blocks: bool, needs: Needs) -> Row {
+    Row {
+        statement,
+        weight,
+        blocks,
+        needs,
+    }
+}
+
+/// Every statement the generator writes. A new kind is one row here and one arm of
+/// [`ScalarProgram::write`]. (Where blocks are allowed, they are about half the draws.)
+const STATEMENTS: &[Row] = {
+    use Needs::*;
+    use Statement::*;
+    &[
+        row(Let, 5, false, Nothing),
+        row(Update, 5, false, Nothing),
+        row(UpdateElement, 2, false, Nothing),
+        row(LetIf, 2, false, Nothing),
+        row(LetPair, 2, false, Nothing),
+        row(Closure, 2, false, Nothing),
+        row(HelperSoft, 2, false, Nothing),
+        row(CompoundNumber, 3, false, Nothing),
+        row(CompoundElement, 3, false, Nothing),
+        row(HelperPair, 2, false, Nothing),
+        row(HelperSmooth, 2, false, Nothing),
+        row(HelperPower, 1, false, Nothing),
+        row(TwoClosures, 1, false, Nothing),
+        row(For, 6, true, Nothing),
+        row(SymplecticEuler, 2, true, Nothing),
+        row(IfElse, 3, true, Nothing),
+        row(IterMut, 2, true, Nothing),
+        row(PrefixRecurrence, 2, true, Nothing),
+        row(WhileOrLoop, 3, true, Nothing),
+        row(BreakOrContinue, 3, true, InLoop),
+        row(EarlyReturn, 2, true, Nothing),
+        row(MatchOnIndex, 2, true, LoopIndex),
+        row(MatchGuards, 2, true, LoopIndex),
+        row(LoopValue, 2, true, Nothing),
+        row(IfLetEnd, 2, true, Nothing),
+        row(LabelledBreak, 2, true, Nothing),
+        row(Chunks, 2, true, Nothing),
+        row(RunningMax, 2, true, Nothing),
+        row(WriteOutput, 4, false, Output),
+        row(AddToOutput, 3, false, Output),
+        row(IterMutOutput, 2, true, Output),
+        row(ZipIntoOutput, 2, true, Output),
+        row(FieldLoop, 3, true, Params),
+    ]
+};
+
+/// The writer's output parameter, `out: &mut [T]` of [`LEN`] numbers.
+const OUTPUT: &str = "out";
+/// The struct parameter, `p: &Params<T>` (fields `a`, `b`, `w: [T; PARAM_ARRAY]`,
+/// `v: Vec<T>` of [`LEN`]).
+const PARAMS: &str = "p";
+/// The length of the struct parameter's `[T; N]` field.
+const PARAM_ARRAY: usize = 3;
+
+/// What a program takes besides `x: &[T]` and `s: T`.
+#[derive(Clone, Copy)]
+pub struct Shape {
+    /// `out: &mut [T]` last, which the program writes (and may read).
+    pub writer: bool,
+    /// `#[differentiable] p: &Params<T>` first, a struct of floats read by field.
+    pub params: bool,
+}
+
+/// How often (percent) a program writes an output, and how often it takes a struct.
+const WRITERS: u64 = 35;
+const WITH_PARAMS: u64 = 35;
+
+impl Shape {
+    fn of(seed: u64) -> Shape {
+        let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0x5_4a9e);
+        Shape {
+            writer: rng.chance(WRITERS),
+            params: rng.chance(WITH_PARAMS),
+        }
+    }
+
+    /// The program's inputs flattened, in order: the struct's floats (`a`, `b`, `w`, `v`),
+    /// `x`, `s`, and the output's initial values.
+    fn inputs(self) -> usize {
+        let params = if self.params {
+            2 + PARAM_ARRAY + LEN
+        } else {
+            0
+        };
+        let output = if self.writer { LEN } else { 0 };
+        params + LEN + 1 + output
+    }
+}
 
 /// A name in scope and what it holds.
 #[derive(Clone)]
@@ -62,19 +263,32 @@ pub struct ScalarProgram {
     /// closure only it, `s`, constants and captured numbers are read.
     bound: Option<String>,
     next: usize,
+    /// What the program takes besides `x` and `s`.
+    shape: Shape,
 }
 
 impl ScalarProgram {
     fn new(seed: u64) -> Self {
+        let shape = Shape::of(seed);
+        let mut root = Vec::new();
+        if shape.writer {
+            // the output is a buffer the statements write and read like a local one
+            root.push(Local {
+                name: OUTPUT.to_owned(),
+                kind: LocalKind::Buffer,
+                mutable: true,
+            });
+        }
         ScalarProgram {
             rng: Rng(seed.wrapping_mul(0x2545_f491_4f6c_dd1d) ^ 0x5ca1_ab1e),
             code: String::new(),
             indent: 1,
-            scopes: vec![Vec::new()],
+            scopes: vec![root],
             index: None,
             in_loop: false,
             bound: None,
             next: 0,
+            shape,
         }
     }
 
@@ -155,7 +369,7 @@ impl ScalarProgram {
             };
         }
         loop {
-            match self.rng.below(6) {
+            match self.rng.below(7) {
                 0 => return "s".to_owned(),
                 1 | 2 => {
                     let i = self.index();
@@ -174,7 +388,28 @@ impl ScalarProgram {
                         return format!("{name}[{i}]");
                     }
                 }
+                5 if self.shape.params => return self.field(),
+                5 => {}
                 _ => return self.constant(),
+            }
+        }
+    }
+
+    /// A read of the struct parameter: a float field, or an element of an array field.
+    fn field(&mut self) -> String {
+        match self.rng.below(4) {
+            0 => format!("{PARAMS}.a"),
+            1 => format!("{PARAMS}.b"),
+            2 => {
+                let i = match (&self.index, self.rng.below(2)) {
+                    (Some(i), 0) => format!("{i} % {PARAM_ARRAY}"),
+                    _ => self.rng.below(PARAM_ARRAY as u64).to_string(),
+                };
+                format!("{PARAMS}.w[{i}]")
+            }
+            _ => {
+                let i = self.index();
+                format!("{PARAMS}.v[{i}]")
             }
         }
     }
@@ -263,6 +498,9 @@ impl ScalarProgram {
         let buffers = self.visible(LocalKind::Buffer, false);
         let source = match self.pick(&buffers) {
             Some(b) if self.rng.chance(40) => b,
+            _ if self.shape.params && self.rng.chance(40) => {
+                [format!("{PARAMS}.w"), format!("{PARAMS}.v")][self.rng.below(2) as usize].clone()
+            }
             _ => "x".to_owned(),
         };
         let body = |p: &mut ScalarProgram, bound: &str| {
@@ -362,15 +600,97 @@ impl ScalarProgram {
         self.in_loop = was;
     }
 
+    /// Whether a row of [`STATEMENTS`] may be written here.
+    fn allows(&self, row: &Row, depth: usize) -> bool {
+        (!row.blocks || depth > 0)
+            && match row.needs {
+                Needs::Nothing => true,
+                Needs::InLoop => self.in_loop,
+                Needs::LoopIndex => self.index.is_some(),
+                Needs::Output => self.shape.writer,
+                Needs::Params => self.shape.params,
+            }
+    }
+
+    /// One statement, its kind drawn from [`STATEMENTS`] by weight among those allowed.
     fn statement(&mut self, depth: usize) {
-        // statements with blocks only while `depth` lasts
-        if depth > 0 && self.rng.chance(55) {
-            self.block_statement(depth);
-            return;
-        }
-        match self.rng.below(12) {
-            9 => {
-                // compound assignments, of a number and of an element
+        let allowed: Vec<&Row> = STATEMENTS
+            .iter()
+            .filter(|row| self.allows(row, depth))
+            .collect();
+        let mut draw = self.rng.below(allowed.iter().map(|row| row.weight).sum());
+        let row = allowed
+            .iter()
+            .find(|row| {
+                let here = draw < row.weight;
+                draw = draw.saturating_sub(row.weight);
+                here
+            })
+            .expect("the draw is below the total weight");
+        self.write(row.statement, depth);
+    }
+
+    /// A statement of kind `statement`; `depth` bounds the nesting of its blocks.
+    fn write(&mut self, statement: Statement, depth: usize) {
+        match statement {
+            Statement::Let => {
+                let name = self.fresh("n");
+                let e = self.expr(3);
+                self.line(&format!("let {name} = {e};"));
+                self.declare(&name, LocalKind::Number, false);
+            }
+            Statement::Update => {
+                let name = self.mutable_number();
+                // a contraction, so that updates in loops stay of moderate size
+                let (c, e) = (self.factor(), self.expr(3));
+                self.line(&format!("{name} = {name} * {c} + {e};"));
+            }
+            Statement::UpdateElement => {
+                let buffer = self.mutable_buffer();
+                let i = self.index();
+                let (e, leaf) = (self.expr(2), self.leaf());
+                self.line(&format!("{buffer}[{i}] = {buffer}[{i}] * {e} + {leaf};"));
+            }
+            Statement::LetIf => {
+                let name = self.fresh("n");
+                let c = self.condition();
+                let (a, b) = (self.expr(2), self.expr(2));
+                self.line(&format!("let {name} = if {c} {{ {a} }} else {{ {b} }};"));
+                self.declare(&name, LocalKind::Number, false);
+            }
+            Statement::LetPair => {
+                let (p, q) = (self.fresh("n"), self.fresh("n"));
+                let (a, b) = (self.expr(2), self.expr(2));
+                self.line(&format!("let ({p}, {q}) = ({a}, {b});"));
+                self.declare(&p, LocalKind::Number, false);
+                self.declare(&q, LocalKind::Number, false);
+            }
+            Statement::Closure => {
+                let name = self.fresh("f");
+                let was = self.bound.replace("v".to_owned());
+                let e = self.expr(2);
+                self.bound = was;
+                // a captured local, copied where the closure is made
+                let captured = self.visible(LocalKind::Number, false);
+                let e = match self.pick(&captured) {
+                    Some(c) => format!("{e} * {c}"),
+                    None => e,
+                };
+                self.line(&format!("let {name} = move |v: T| {e};"));
+                self.declare(&name, LocalKind::Closure, false);
+                if !self.rng.chance(UNCALLED_CLOSURE) {
+                    let (value, arg) = (self.fresh("n"), self.expr(2));
+                    self.line(&format!("let {value} = {name}({arg});"));
+                    self.declare(&value, LocalKind::Number, false);
+                }
+            }
+            Statement::HelperSoft => {
+                let name = self.fresh("n");
+                let (a, b) = (self.expr(2), self.expr(2));
+                self.line(&format!("let {name} = helper_soft{{H}}({a}, {b});"));
+                self.declare(&name, LocalKind::Number, false);
+            }
+            Statement::CompoundNumber => {
                 let name = self.mutable_number();
                 let e = self.expr(2);
                 let op = ["+=", "-="][self.rng.below(2) as usize];
@@ -379,35 +699,197 @@ impl ScalarProgram {
                     let f = self.factor();
                     self.line(&format!("{name} *= {f};"));
                 }
-                return;
             }
-            10 => {
-                // (the value first: for a generic `T`, `+=` is a method call, which may not
-                // read the buffer it lends mutably)
+            Statement::CompoundElement => {
                 let buffer = self.mutable_buffer();
-                let i = self.index();
-                let (k, e) = (self.fresh("k"), self.expr(2));
-                self.line(&format!("let {k} = {e};"));
-                self.line(&format!("{buffer}[{i}] += {k};"));
-                return;
+                self.add_to_element(&buffer);
             }
-            11 => {
+            Statement::HelperPair => {
                 let (p, q) = (self.fresh("n"), self.fresh("n"));
                 let (a, b) = (self.expr(2), self.expr(2));
                 self.line(&format!("let ({p}, {q}) = helper_pair{{H}}({a}, {b});"));
                 self.declare(&p, LocalKind::Number, false);
                 self.declare(&q, LocalKind::Number, false);
-                return;
             }
-            _ => {}
-        }
-        self.simple_statement();
-    }
-
-    /// A statement with blocks: loops, branches, jumps.
-    fn block_statement(&mut self, depth: usize) {
-        match self.rng.below(19) {
-            15 => {
+            Statement::HelperSmooth => {
+                let buffer = self.mutable_buffer();
+                // (the argument first: it may read the buffer lent mutably)
+                let k = self.fresh("k");
+                let e = self.expr(2);
+                self.line(&format!("let {k} = {e};"));
+                let lent = if buffer == OUTPUT {
+                    // the caller's own output passed on: as it is, reborrowed, or a part
+                    ["out", "&mut *out", "&mut out[..]", "&mut out[1..]"]
+                        [self.rng.below(4) as usize]
+                        .to_owned()
+                } else {
+                    format!("&mut {buffer}")
+                };
+                self.line(&format!("helper_smooth{{H}}({lent}, {k});"));
+            }
+            Statement::HelperPower => {
+                let name = self.fresh("n");
+                let e = self.expr(2);
+                let n = 1 + self.rng.below(4);
+                self.line(&format!("let {name} = helper_power{{H}}({e}, {n});"));
+                self.declare(&name, LocalKind::Number, false);
+            }
+            Statement::TwoClosures => {
+                // a closure of two parameters, and a closure calling another
+                let (f, g) = (self.fresh("f"), self.fresh("f"));
+                let captured = self.expr(1);
+                let c = self.fresh("n");
+                self.line(&format!("let {c} = {captured};"));
+                self.declare(&c, LocalKind::Number, false);
+                self.line(&format!("let {f} = |u: T, w: T| (u * {c} - w).tanh();"));
+                self.line(&format!("let {g} = |u: T| {f}(u, u * u) + {c};"));
+                let (a, b) = (self.expr(2), self.expr(2));
+                let value = self.fresh("n");
+                self.line(&format!("let {value} = {f}({a}, {b}) + {g}({b});"));
+                self.declare(&value, LocalKind::Number, false);
+            }
+            Statement::For => {
+                // a `for` loop over the indices, carrying numbers and buffers
+                let saved = self.index.replace("i".to_owned());
+                let range = if self.rng.chance(30) {
+                    format!("(0..{LEN}).rev()")
+                } else {
+                    format!("0..{LEN}")
+                };
+                self.line(&format!("for i in {range} {{"));
+                self.open();
+                self.loop_body(depth - 1);
+                self.close();
+                self.line("}");
+                self.index = saved;
+            }
+            Statement::SymplecticEuler => {
+                // two carried values updated in order
+                let (p, q) = (self.fresh("p"), self.fresh("q"));
+                let (a, b) = (self.expr(1), self.expr(1));
+                self.line(&format!("let mut {p} = {a};"));
+                self.line(&format!("let mut {q} = {b};"));
+                let h = format!("0.{}", 1 + self.rng.below(5));
+                let saved = self.index.replace("i".to_owned());
+                self.line(&format!("for i in 0..{LEN} {{"));
+                self.open();
+                self.line(&format!(
+                    "{q} = {q} - ({p} + x[i]).sin() * T::from({h}).unwrap();"
+                ));
+                self.line(&format!("{p} = {p} + {q} * T::from({h}).unwrap();"));
+                self.close();
+                self.line("}");
+                self.index = saved;
+                self.declare(&p, LocalKind::Number, true);
+                self.declare(&q, LocalKind::Number, true);
+            }
+            Statement::IfElse => {
+                let name = self.mutable_number();
+                let c = self.condition();
+                self.line(&format!("if {c} {{"));
+                self.open();
+                let e = self.expr(3);
+                self.line(&format!("{name} = {e};"));
+                self.close();
+                self.line("} else {");
+                self.open();
+                let e = self.expr(2);
+                self.line(&format!("{name} = {name} - {e};"));
+                self.close();
+                self.line("}");
+            }
+            Statement::IterMut => {
+                let buffer = self.mutable_buffer();
+                self.iter_mut(&buffer);
+            }
+            Statement::PrefixRecurrence => {
+                let buffer = self.mutable_buffer();
+                let c = self.factor();
+                self.line(&format!("for i in 1..{LEN} {{"));
+                self.open();
+                self.line(&format!(
+                    "{buffer}[i] = {buffer}[i - 1] * {c} + {buffer}[i].tanh();"
+                ));
+                self.close();
+                self.line("}");
+            }
+            Statement::WhileOrLoop => {
+                // a `while` loop and a `loop` with `break`, counting in `usize`
+                let name = self.mutable_number();
+                let k = self.fresh("k");
+                let steps = 1 + self.rng.below(3);
+                self.line(&format!("let mut {k} = 0;"));
+                if self.rng.chance(50) {
+                    self.line(&format!("while {k} < {steps} {{"));
+                    self.open();
+                    let e = self.expr(2);
+                    self.line(&format!("{name} = ({name} + {e}).tanh();"));
+                    self.line(&format!("{k} += 1;"));
+                    self.close();
+                    self.line("}");
+                } else {
+                    self.line("loop {");
+                    self.open();
+                    let e = self.expr(2);
+                    // (the update bounded: `e` may be a power of `name`, which would
+                    // grow past what central differences resolve)
+                    self.line(&format!(
+                        "{name} = {name} * T::from(0.5).unwrap() + ({e}).tanh();"
+                    ));
+                    self.line(&format!("{k} += 1;"));
+                    self.line(&format!("if {k} >= {steps} {{"));
+                    self.line("    break;");
+                    self.line("}");
+                    self.close();
+                    self.line("}");
+                }
+            }
+            Statement::BreakOrContinue => {
+                let c = self.condition();
+                let word = if self.rng.chance(50) {
+                    "break"
+                } else {
+                    "continue"
+                };
+                self.line(&format!("if {c} {{"));
+                self.line(&format!("    {word};"));
+                self.line("}");
+            }
+            Statement::EarlyReturn => {
+                let c = self.condition();
+                let e = self.expr(2);
+                self.line(&format!("if {c} {{"));
+                self.line(&format!("    return {e};"));
+                self.line("}");
+            }
+            Statement::MatchOnIndex => {
+                let name = self.mutable_number();
+                let i = self.index.clone().expect("a loop index is in scope");
+                let (a, b, c) = (self.expr(2), self.expr(2), self.expr(1));
+                self.line(&format!("match {i} % 3 {{"));
+                if self.rng.chance(BARE_ARMS) {
+                    self.line(&format!("    0 => {name} = {name} + {a},"));
+                    self.line(&format!("    1 => {name} = {name} * {b},"));
+                    self.line(&format!("    _ => {name} = {c},"));
+                } else {
+                    self.line(&format!("    0 => {{ {name} = {name} + {a}; }}"));
+                    self.line(&format!("    1 => {{ {name} = {name} * {b}; }}"));
+                    self.line(&format!("    _ => {{ {name} = {c}; }}"));
+                }
+                self.line("}");
+            }
+            Statement::MatchGuards => {
+                let name = self.mutable_number();
+                let i = self.index.clone().expect("a loop index is in scope");
+                let (a, b) = (self.expr(2), self.expr(2));
+                self.line(&format!("match {i} {{"));
+                self.line(&format!(
+                    "    k if k % 2 == 0 => {{ {name} = {name} * T::from(0.5).unwrap() + {a}; }}"
+                ));
+                self.line(&format!("    _ => {{ {name} = {name} - {b}; }}"));
+                self.line("}");
+            }
+            Statement::LoopValue => {
                 // `loop` with `break` carrying a value
                 let (name, k) = (self.fresh("n"), self.fresh("k"));
                 let acc = self.fresh("r");
@@ -427,7 +909,7 @@ impl ScalarProgram {
                 self.line("};");
                 self.declare(&name, LocalKind::Number, false);
             }
-            16 => {
+            Statement::IfLetEnd => {
                 // `if let` on the ends of a slice
                 let name = self.mutable_number();
                 let end = ["first", "last"][self.rng.below(2) as usize];
@@ -436,30 +918,7 @@ impl ScalarProgram {
                 self.line(&format!("    {name} = {name} * {c} + (*v).sin();"));
                 self.line("}");
             }
-            17 => {
-                // a closure of two parameters, and a closure calling another
-                let (f, g) = (self.fresh("f"), self.fresh("f"));
-                let captured = self.expr(1);
-                let c = self.fresh("n");
-                self.line(&format!("let {c} = {captured};"));
-                self.declare(&c, LocalKind::Number, false);
-                self.line(&format!("let {f} = |u: T, w: T| (u * {c} - w).tanh();"));
-                self.line(&format!("let {g} = |u: T| {f}(u, u * u) + {c};"));
-                let (a, b) = (self.expr(2), self.expr(2));
-                let value = self.fresh("n");
-                self.line(&format!("let {value} = {f}({a}, {b}) + {g}({b});"));
-                self.declare(&value, LocalKind::Number, false);
-            }
-            18 => {
-                // a recursive annotated helper
-                let name = self.fresh("n");
-                let e = self.expr(2);
-                let n = 1 + self.rng.below(4);
-                self.line(&format!("let {name} = helper_power{{H}}({e}, {n});"));
-                self.declare(&name, LocalKind::Number, false);
-            }
-            11 => {
-                // a labelled `break` out of two loops
+            Statement::LabelledBreak => {
                 let name = self.mutable_number();
                 let saved = self.index.replace("j".to_owned());
                 self.line(&format!("'outer: for i in 0..{LEN} {{"));
@@ -476,19 +935,7 @@ impl ScalarProgram {
                 self.line("}");
                 self.index = saved;
             }
-            12 if self.index.is_some() => {
-                // `match` with guards on the loop index
-                let name = self.mutable_number();
-                let i = self.index.clone().expect("checked");
-                let (a, b) = (self.expr(2), self.expr(2));
-                self.line(&format!("match {i} {{"));
-                self.line(&format!(
-                    "    k if k % 2 == 0 => {{ {name} = {name} * T::from(0.5).unwrap() + {a}; }}"
-                ));
-                self.line(&format!("    _ => {{ {name} = {name} - {b}; }}"));
-                self.line("}");
-            }
-            13 => {
+            Statement::Chunks => {
                 // a `for` over `chunks(2)` of a buffer or `x`
                 let name = self.mutable_number();
                 let buffers = self.visible(LocalKind::Buffer, false);
@@ -500,7 +947,7 @@ impl ScalarProgram {
                 ));
                 self.line("}");
             }
-            14 => {
+            Statement::RunningMax => {
                 // a loop carrying a running maximum and a sum, in either order
                 let (m, t) = (self.fresh("m"), self.fresh("t"));
                 self.line(&format!("let mut {m} = x[0];"));
@@ -517,228 +964,66 @@ impl ScalarProgram {
                 self.declare(&m, LocalKind::Number, true);
                 self.declare(&t, LocalKind::Number, true);
             }
-            choice => self.numbered(choice + 9, depth),
-        }
-    }
-
-    /// A simple statement.
-    fn simple_statement(&mut self) {
-        let choice = self.rng.below(9);
-        self.numbered(choice, 0);
-    }
-
-    /// The first statements, by number: 0 to 8 simple, 9 to 19 with blocks (which need
-    /// `depth` above 0).
-    fn numbered(&mut self, choice: u64, depth: usize) {
-        match choice {
-            0 | 1 => {
-                let name = self.fresh("n");
-                let e = self.expr(3);
-                self.line(&format!("let {name} = {e};"));
-                self.declare(&name, LocalKind::Number, false);
-            }
-            2 | 3 => {
-                let name = self.mutable_number();
-                // a contraction, so that updates in loops stay of moderate size
-                let (c, e) = (self.factor(), self.expr(3));
-                self.line(&format!("{name} = {name} * {c} + {e};"));
-            }
-            4 => {
-                let buffer = self.mutable_buffer();
+            Statement::WriteOutput => {
                 let i = self.index();
-                let (e, leaf) = (self.expr(2), self.leaf());
-                self.line(&format!("{buffer}[{i}] = {buffer}[{i}] * {e} + {leaf};"));
-            }
-            5 => {
-                let name = self.fresh("n");
-                let c = self.condition();
-                let (a, b) = (self.expr(2), self.expr(2));
-                self.line(&format!("let {name} = if {c} {{ {a} }} else {{ {b} }};"));
-                self.declare(&name, LocalKind::Number, false);
-            }
-            6 => {
-                let (p, q) = (self.fresh("n"), self.fresh("n"));
-                let (a, b) = (self.expr(2), self.expr(2));
-                self.line(&format!("let ({p}, {q}) = ({a}, {b});"));
-                self.declare(&p, LocalKind::Number, false);
-                self.declare(&q, LocalKind::Number, false);
-            }
-            7 if self.bound.is_none() => {
-                let name = self.fresh("f");
-                let was = self.bound.replace("v".to_owned());
-                let e = self.expr(2);
-                self.bound = was;
-                // a captured local, copied where the closure is made
-                let captured = self.visible(LocalKind::Number, false);
-                let e = match self.pick(&captured) {
-                    Some(c) => format!("{e} * {c}"),
-                    None => e,
-                };
-                self.line(&format!("let {name} = move |v: T| {e};"));
-                self.declare(&name, LocalKind::Closure, false);
-                if !self.rng.chance(UNCALLED_CLOSURE) {
-                    let (value, arg) = (self.fresh("n"), self.expr(2));
-                    self.line(&format!("let {value} = {name}({arg});"));
-                    self.declare(&value, LocalKind::Number, false);
-                }
-            }
-            8 => {
-                let name = self.fresh("n");
-                let (a, b) = (self.expr(2), self.expr(2));
-                self.line(&format!("let {name} = helper_soft{{H}}({a}, {b});"));
-                self.declare(&name, LocalKind::Number, false);
-            }
-            // statements with blocks
-            9 | 10 => {
-                // a `for` loop over the indices, carrying numbers and buffers
-                let saved = self.index.replace("i".to_owned());
-                let range = if self.rng.chance(30) {
-                    format!("(0..{LEN}).rev()")
-                } else {
-                    format!("0..{LEN}")
-                };
-                self.line(&format!("for i in {range} {{"));
-                self.open();
-                self.loop_body(depth - 1);
-                self.close();
-                self.line("}");
-                self.index = saved;
-            }
-            11 => {
-                // two carried values updated in order (a symplectic Euler step)
-                let (p, q) = (self.fresh("p"), self.fresh("q"));
-                let (a, b) = (self.expr(1), self.expr(1));
-                self.line(&format!("let mut {p} = {a};"));
-                self.line(&format!("let mut {q} = {b};"));
-                let h = format!("0.{}", 1 + self.rng.below(5));
-                let saved = self.index.replace("i".to_owned());
-                self.line(&format!("for i in 0..{LEN} {{"));
-                self.open();
-                self.line(&format!(
-                    "{q} = {q} - ({p} + x[i]).sin() * T::from({h}).unwrap();"
-                ));
-                self.line(&format!("{p} = {p} + {q} * T::from({h}).unwrap();"));
-                self.close();
-                self.line("}");
-                self.index = saved;
-                self.declare(&p, LocalKind::Number, true);
-                self.declare(&q, LocalKind::Number, true);
-            }
-            12 => {
-                let name = self.mutable_number();
-                let c = self.condition();
-                self.line(&format!("if {c} {{"));
-                self.open();
                 let e = self.expr(3);
-                self.line(&format!("{name} = {e};"));
-                self.close();
-                self.line("} else {");
-                self.open();
-                let e = self.expr(2);
-                self.line(&format!("{name} = {name} - {e};"));
-                self.close();
-                self.line("}");
+                self.line(&format!("{OUTPUT}[{i}] = {e};"));
             }
-            13 => {
-                let buffer = self.mutable_buffer();
-                self.line(&format!("for v in {buffer}.iter_mut() {{"));
-                self.open();
-                let was = self.bound.replace("*v".to_owned());
-                let e = self.expr(2);
-                self.bound = was;
-                self.line(&format!("*v = {e};"));
-                self.close();
-                self.line("}");
-            }
-            14 => {
-                // a prefix recurrence over a buffer
-                let buffer = self.mutable_buffer();
+            Statement::AddToOutput => self.add_to_element(OUTPUT),
+            Statement::IterMutOutput => self.iter_mut(OUTPUT),
+            Statement::ZipIntoOutput => {
+                // the output beside `x`, pairwise
                 let c = self.factor();
-                self.line(&format!("for i in 1..{LEN} {{"));
-                self.open();
                 self.line(&format!(
-                    "{buffer}[i] = {buffer}[i - 1] * {c} + {buffer}[i].tanh();"
+                    "for (o, v) in {OUTPUT}.iter_mut().zip(x.iter()) {{"
                 ));
+                self.open();
+                let was = self.bound.replace("*o".to_owned());
+                let e = self.expr(2);
+                self.bound = was;
+                self.line(&format!("*o = {e} * {c} + (*v).sin();"));
                 self.close();
                 self.line("}");
             }
-            15 => {
-                // a `while` loop and a `loop` with `break`, counting in `usize`
+            Statement::FieldLoop => {
+                // the struct's array fields read in a loop, by index and pairwise
                 let name = self.mutable_number();
-                let k = self.fresh("k");
-                let steps = 1 + self.rng.below(3);
+                let c = self.factor();
                 if self.rng.chance(50) {
-                    self.line(&format!("let mut {k} = 0;"));
-                    self.line(&format!("while {k} < {steps} {{"));
-                    self.open();
-                    let e = self.expr(2);
-                    self.line(&format!("{name} = ({name} + {e}).tanh();"));
-                    self.line(&format!("{k} += 1;"));
-                    self.close();
-                    self.line("}");
+                    self.line(&format!("for i in 0..{PARAM_ARRAY} {{"));
+                    self.line(&format!(
+                        "    {name} = {name} * {c} + {PARAMS}.w[i] * x[i + 1].tanh();"
+                    ));
                 } else {
-                    self.line(&format!("let mut {k} = 0;"));
-                    self.line("loop {");
-                    self.open();
-                    let e = self.expr(2);
-                    self.line(&format!("{name} = {name} * T::from(0.5).unwrap() + {e};"));
-                    self.line(&format!("{k} += 1;"));
-                    self.line(&format!("if {k} >= {steps} {{"));
-                    self.line("    break;");
-                    self.line("}");
-                    self.close();
-                    self.line("}");
-                }
-            }
-            16 if self.in_loop => {
-                let c = self.condition();
-                let word = if self.rng.chance(50) {
-                    "break"
-                } else {
-                    "continue"
-                };
-                self.line(&format!("if {c} {{"));
-                self.line(&format!("    {word};"));
-                self.line("}");
-            }
-            17 if self.bound.is_none() => {
-                let c = self.condition();
-                let e = self.expr(2);
-                self.line(&format!("if {c} {{"));
-                self.line(&format!("    return {e};"));
-                self.line("}");
-            }
-            18 if self.index.is_some() => {
-                let name = self.mutable_number();
-                let i = self.index.clone().expect("checked");
-                let (a, b, c) = (self.expr(2), self.expr(2), self.expr(1));
-                self.line(&format!("match {i} % 3 {{"));
-                if self.rng.chance(BARE_ARMS) {
-                    self.line(&format!("    0 => {name} = {name} + {a},"));
-                    self.line(&format!("    1 => {name} = {name} * {b},"));
-                    self.line(&format!("    _ => {name} = {c},"));
-                } else {
-                    self.line(&format!("    0 => {{ {name} = {name} + {a}; }}"));
-                    self.line(&format!("    1 => {{ {name} = {name} * {b}; }}"));
-                    self.line(&format!("    _ => {{ {name} = {c}; }}"));
+                    self.line(&format!(
+                        "for (w, v) in {PARAMS}.w.iter().zip({PARAMS}.v.iter()) {{"
+                    ));
+                    self.line(&format!("    {name} = {name} * {c} + *w * (*v).sin();"));
                 }
                 self.line("}");
-            }
-            19 => {
-                let buffer = self.mutable_buffer();
-                // (the argument first: it may read the buffer lent mutably)
-                let k = self.fresh("k");
-                let e = self.expr(2);
-                self.line(&format!("let {k} = {e};"));
-                self.line(&format!("helper_smooth{{H}}(&mut {buffer}, {k});"));
-            }
-            _ => {
-                let name = self.fresh("n");
-                let e = self.expr(3);
-                self.line(&format!("let {name} = {e};"));
-                self.declare(&name, LocalKind::Number, false);
             }
         }
+    }
+
+    /// `buffer[i] += k;` of a value computed first (for a generic `T`, `+=` is a method
+    /// call, which may not read the buffer it lends mutably).
+    fn add_to_element(&mut self, buffer: &str) {
+        let i = self.index();
+        let (k, e) = (self.fresh("k"), self.expr(2));
+        self.line(&format!("let {k} = {e};"));
+        self.line(&format!("{buffer}[{i}] += {k};"));
+    }
+
+    /// `for v in buffer.iter_mut() { *v = ..; }`, the new value from `*v`.
+    fn iter_mut(&mut self, buffer: &str) {
+        self.line(&format!("for v in {buffer}.iter_mut() {{"));
+        self.open();
+        let was = self.bound.replace("*v".to_owned());
+        let e = self.expr(2);
+        self.bound = was;
+        self.line(&format!("*v = {e};"));
+        self.close();
+        self.line("}");
     }
 
     /// The body of program `seed`, with `{H}` where helper names end.
@@ -749,6 +1034,11 @@ impl ScalarProgram {
         }
         // the result reads what the statements made
         let mut parts = vec![p.expr(2)];
+        if p.shape.params {
+            // (a struct parameter no statement read would have no gradient: the macro
+            // rejects that, rightly)
+            parts.push(p.field());
+        }
         for name in p.visible(LocalKind::Number, false) {
             if p.rng.chance(50) {
                 parts.push(name);
@@ -764,17 +1054,151 @@ impl ScalarProgram {
     /// Program `seed` three times: annotated and generic, annotated on `f64` (constants
     /// as literals and casts), and plain and generic, for dual numbers.
     pub fn functions(seed: u64) -> String {
+        let shape = Shape::of(seed);
         let body = ScalarProgram::body(seed);
         let lints = "#[allow(clippy::all, unused)]";
         let duals = "num_traits::Float + std::iter::Sum + std::ops::AddAssign + std::ops::SubAssign + std::ops::MulAssign";
+        let signature = |float: &str, marked: bool| {
+            let mark = if marked { "#[differentiable] " } else { "" };
+            let params = if shape.params {
+                format!("{mark}{PARAMS}: &Params<{float}>, ")
+            } else {
+                String::new()
+            };
+            let output = if shape.writer {
+                format!(", {OUTPUT}: &mut [{float}]")
+            } else {
+                String::new()
+            };
+            format!("({params}x: &[{float}], s: {float}{output}) -> {float}")
+        };
         format!(
-            "#[differentiable]\n{lints}\nfn program_{seed}<T: gradtape::Float>(x: &[T], s: T) -> T {{\n{}}}\n\n\
-             #[differentiable]\n{lints}\nfn program_{seed}_f64(x: &[f64], s: f64) -> f64 {{\n{}}}\n\n\
-             {lints}\nfn program_{seed}_on_duals<T: {duals}>(x: &[T], s: T) -> T {{\n{}}}\n",
+            "#[differentiable]\n{lints}\nfn program_{seed}<T: gradtape::Float>{} {{\n{}}}\n\n\
+             #[differentiable]\n{lints}\nfn program_{seed}_f64{} {{\n{}}}\n\n\
+             {lints}\nfn program_{seed}_on_duals<T: {duals}>{} {{\n{}}}\n",
+            signature("T", true),
             body.replace("{H}", ""),
+            signature("f64", true),
             on_f64(&body.replace("{H}", "")),
+            signature("T", false),
             body.replace("{H}", "_on_duals"),
         )
+    }
+}
+
+/// The faces of program `function` (`program_<seed>` or its `_f64` twin) at `p` along
+/// `t` ([`Shape::inputs`] floats each), on float type `F`: the body of a function
+/// returning the test's `Faces<F>`.
+fn faces(function: &str, shape: Shape) -> String {
+    let first = if shape.params {
+        2 + PARAM_ARRAY + LEN
+    } else {
+        0
+    };
+    let (x, s, out) = (first, first + LEN, first + LEN + 1);
+    let zeros = format!("vec![F::zero(); {LEN}]");
+    // the arguments from the inputs (`p`) or the tangents (`t`), the output aside
+    let args = |from: &str| {
+        let params = if shape.params {
+            format!("&params(&{from}[..{first}]), ")
+        } else {
+            String::new()
+        };
+        format!("{params}&{from}[{x}..{s}], {from}[{s}]")
+    };
+    let (p, t) = (args("p"), args("t"));
+    let mut code = String::new();
+    if shape.writer {
+        let fresh = format!("p[{out}..].to_vec()");
+        let d_params = if shape.params {
+            format!("let mut d_params = params(&[F::zero(); {first}]);\n")
+        } else {
+            String::new()
+        };
+        let into_params = if shape.params { "&mut d_params, " } else { "" };
+        let flat_params = if shape.params {
+            "flat(&d_params), "
+        } else {
+            ""
+        };
+        let (pulled_params, pulled_flat) = if shape.params {
+            (
+                "d_params, ",
+                format!("d_params.map_or(vec![F::zero(); {first}], |d| flat(&d)), "),
+            )
+        } else {
+            ("", String::new())
+        };
+        let tangent_params = if shape.params {
+            format!("&params(&t[..{first}]), ")
+        } else {
+            String::new()
+        };
+        code.push_str(&format!(
+            "let mut out = {fresh};\n\
+             let primal = {function}::primal({p}, &mut out) + weighted(&out);\n\
+             let mut out = {fresh};\n\
+             let itself = {function}({p}, &mut out) + weighted(&out);\n\
+             let mut out = {fresh};\n\
+             {d_params}\
+             let (mut dx, mut ds, mut d_out) = ({zeros}, F::zero(), weights::<F>());\n\
+             let value = {function}::grad_into({p}, &mut out, {into_params}&mut dx, &mut ds, &mut d_out);\n\
+             let grad = (value + weighted(&out), [{flat_params}dx, vec![ds], d_out].concat());\n\
+             let mut out = {fresh};\n\
+             let (value, pullback) = {function}::vjp({p}, &mut out);\n\
+             let mut d_out = weights::<F>();\n\
+             let ({pulled_params}dx, ds, _) = pullback(F::one(), &mut d_out);\n\
+             let other = (value + weighted(&out), [{pulled_flat}dx.unwrap_or({zeros}), vec![ds.unwrap_or(F::zero())], d_out].concat());\n\
+             let mut out = {fresh};\n\
+             let mut t_out = t[{out}..].to_vec();\n\
+             let (value, tangent) = {function}::jvp({p}, &mut out, {tangent_params}&t[{x}..{s}], t[{s}], &mut t_out);\n\
+             let jvp = (value + weighted(&out), tangent + weighted(&t_out));\n"
+        ));
+    } else {
+        let (grad_params, flat_params, d_params, into_params) = if shape.params {
+            (
+                "d_params, ",
+                "flat(&d_params), ",
+                format!("let mut d_params = params(&[F::zero(); {first}]);\n"),
+                "&mut d_params, ",
+            )
+        } else {
+            ("", "", String::new(), "")
+        };
+        code.push_str(&format!(
+            "let primal = {function}::primal({p});\n\
+             let itself = {function}({p});\n\
+             let (value, ({grad_params}dx, ds)) = {function}::grad({p});\n\
+             let grad = (value, [{flat_params}dx, vec![ds]].concat());\n\
+             {d_params}\
+             let (mut dx, mut ds) = ({zeros}, F::zero());\n\
+             let value = {function}::grad_into({p}, {into_params}&mut dx, &mut ds);\n\
+             let other = (value, [{flat_params}dx, vec![ds]].concat());\n\
+             let jvp = {function}::jvp({p}, {t});\n"
+        ));
+    }
+    code.push_str("Faces { primal, itself, grad, other, jvp }\n");
+    code
+}
+
+/// The objective of program `seed` on dual numbers (or any float type `D`).
+fn objective_on_duals(seed: u64, shape: Shape) -> String {
+    let first = if shape.params {
+        2 + PARAM_ARRAY + LEN
+    } else {
+        0
+    };
+    let (x, s, out) = (first, first + LEN, first + LEN + 1);
+    let params = if shape.params {
+        format!("&params(&d[..{first}]), ")
+    } else {
+        String::new()
+    };
+    let call = format!("program_{seed}_on_duals({params}&d[{x}..{s}], d[{s}]");
+    if shape.writer {
+        format!("let mut out = d[{out}..].to_vec();\n{call}, &mut out) + weighted(&out)\n")
+    } else {
+        format!("{call})\n")
     }
 }
 
@@ -807,9 +1231,11 @@ fn on_f64(body: &str) -> String {
 }
 
 pub const HEADER: &str = r#"//! Scalar-mode programs written by `gradtape-fuzz --scalar` (fuzz/src/scalar.rs): each
-//! a plain-float annotated function, and the same body generic over `num_traits::Float`
-//! run on dual numbers; checked against the dual numbers and central differences, orders
-//! 1 and 2. Generated: do not edit; regenerate with
+//! a plain-float annotated function (some writing an output `out: &mut [T]`, some taking a
+//! struct `p: &Params<T>`), its `f64` twin, and the same body generic over
+//! `num_traits::Float` run on dual numbers; checked against the dual numbers and central
+//! differences, orders 1 and 2, through every face, and at `f32` against dual numbers on
+//! `f32`. Generated: do not edit; regenerate with
 //! `cargo run -p gradtape-fuzz -- --scalar --seeds SEEDS --test-file tests/generated_scalar_programs.rs`.
 
 #![allow(unused, clippy::all)]
@@ -817,8 +1243,10 @@ pub const HEADER: &str = r#"//! Scalar-mode programs written by `gradtape-fuzz -
 mod common;
 
 use common::{central_differences, close};
-use gradtape::differentiable;
 use gradtape::generated::Dual;
+use gradtape::{Differentiable, differentiable};
+// (`F::zero()` in the `f64` twins' faces, where `F` is `f64`)
+use num_traits::{One, Zero};
 
 /// Called by the programs: an annotated helper.
 #[differentiable]
@@ -878,11 +1306,69 @@ fn helper_smooth_on_duals<T: num_traits::Float>(buf: &mut [T], k: T) {
     }
 }
 
-/// `x` (four entries) then `s`.
-const N: usize = 5;
+/// The struct parameter some programs take (`#[differentiable] p: &Params<T>`): floats
+/// read by field, a fixed-size array and a vector, its gradient a `Params` compared field
+/// by field.
+#[derive(Differentiable, Clone, Debug)]
+struct Params<T> {
+    a: T,
+    b: T,
+    w: [T; 3],
+    v: Vec<T>,
+}
+
+/// The number of floats in a `Params`.
+const PARAMS: usize = 9;
+
+/// `Params` from its floats, in order (`a`, `b`, `w`, `v`).
+fn params<F: Copy>(p: &[F]) -> Params<F> {
+    Params {
+        a: p[0],
+        b: p[1],
+        w: [p[2], p[3], p[4]],
+        v: p[5..9].to_vec(),
+    }
+}
+
+/// A `Params` (a gradient, a tangent) as its floats, field by field in order.
+fn flat<F: Copy>(p: &Params<F>) -> Vec<F> {
+    [vec![p.a, p.b], p.w.to_vec(), p.v.clone()].concat()
+}
+
+/// A writer is checked through its value plus `⟨WEIGHTS, out⟩`, with `out`'s initial
+/// values inputs too (it may read them): `grad_into` and the pullback take `WEIGHTS` as
+/// `out`'s cotangent.
+const WEIGHTS: [f64; 4] = [0.7, -0.4, 1.1, 0.3];
+
+fn weights<F: num_traits::Float>() -> Vec<F> {
+    WEIGHTS.iter().map(|w| F::from(*w).unwrap()).collect()
+}
+
+fn weighted<F: num_traits::Float>(out: &[F]) -> F {
+    out.iter()
+        .zip(WEIGHTS)
+        .fold(F::zero(), |total, (o, w)| total + *o * F::from(w).unwrap())
+}
+
+/// A program's faces at a point `p` (its inputs flattened: the struct's floats, `x`, `s`,
+/// the output's initial values), each giving the objective (the value, plus `⟨WEIGHTS,
+/// out⟩` for a writer).
+struct Faces<F> {
+    /// by `f::primal`
+    primal: F,
+    /// by `f` itself
+    itself: F,
+    /// the objective and its gradient: by `f::grad`, or for a writer by `f::grad_into`
+    grad: (F, Vec<F>),
+    /// the same another way: by `f::grad_into` into zeroed buffers, or for a writer by
+    /// `f::vjp`'s pullback
+    other: (F, Vec<F>),
+    /// by `f::jvp` along a direction `t`: the objective and its derivative along `t`
+    jvp: (F, F),
+}
 
 /// The inputs of program `seed`: in (-1, 1), from a small generator of its own.
-fn point(seed: u64) -> [f64; N] {
+fn point<const M: usize>(seed: u64) -> [f64; M] {
     let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
     std::array::from_fn(|_| {
         state ^= state << 13;
@@ -892,60 +1378,36 @@ fn point(seed: u64) -> [f64; N] {
     })
 }
 
-/// `jvp` along `t` against the gradient (the same derivative by forward mode), and
-/// `grad_into` into zeroed buffers against `grad`.
-fn faces(
-    name: &str,
-    p: [f64; N],
-    t: [f64; N],
-    (value, dx, ds): (f64, &[f64], f64),
-    jvp: &dyn Fn(&[f64], &[f64]) -> (f64, f64),
-    grad_into: &dyn Fn(&[f64], &mut [f64], &mut f64) -> f64,
-) {
-    let (by_jvp, tangent) = jvp(&p, &t);
-    assert_eq!(by_jvp.to_bits(), value.to_bits(), "{name}: jvp's value");
-    let along: f64 = dx.iter().zip(&t).map(|(g, t)| g * t).sum::<f64>() + ds * t[4];
-    assert!(close(tangent, along, 1e-10), "{name}: jvp {tangent}, gradient along t {along}");
-    let (mut into, mut into_s) = (vec![0.0; 4], 0.0);
-    let by_into = grad_into(&p, &mut into, &mut into_s);
-    assert_eq!(by_into.to_bits(), value.to_bits(), "{name}: grad_into's value");
-    for (k, (a, b)) in into.iter().chain([&into_s]).zip(dx.iter().chain([&ds])).enumerate() {
-        assert!(close(*a, *b, 1e-13), "{name}: grad_into ∂/∂p{k} {a}, grad {b}");
-    }
+/// The objective and its gradient on dual numbers, one direction per input.
+fn by_duals<F: gradtape::Float, const M: usize>(
+    on_duals: &dyn Fn(&[Dual<F, M>]) -> Dual<F, M>,
+    p: &[F],
+) -> (F, Vec<F>) {
+    let d: Vec<Dual<F, M>> = p.iter().enumerate().map(|(i, &v)| Dual::variable(v, i)).collect();
+    let y = on_duals(&d);
+    (y.value, y.partials.to_vec())
 }
 
-/// The generic program's value and gradient, and its `f64` twin's: the same to the bit.
-fn same<'a>(name: &str, generic: impl Iterator<Item = &'a f64>, twin: impl Iterator<Item = &'a f64>) {
-    let (generic, twin): (Vec<f64>, Vec<f64>) = (generic.copied().collect(), twin.copied().collect());
-    assert!(
-        generic.iter().zip(&twin).all(|(a, b)| a.to_bits() == b.to_bits()),
-        "{name}: value and gradient {twin:?}, generic {generic:?}"
-    );
-}
-
-/// Program `name`'s faces at `p`, against dual numbers and differences.
-fn check(
+/// Program `name`'s faces at `p` against dual numbers and differences (orders 1 and 2),
+/// against each other (`other`, `jvp` along `t`), and its `f64` twin's to the bit.
+fn check<const M: usize>(
     name: &str,
-    p: [f64; N],
-    primal: &dyn Fn(&[f64]) -> f64,
-    itself: &dyn Fn(&[f64]) -> f64,
-    grad: &dyn Fn(&[f64]) -> (f64, Vec<f64>),
-    on_duals: &dyn Fn(&[Dual<f64, N>]) -> Dual<f64, N>,
+    p: [f64; M],
+    t: [f64; M],
+    faces: &dyn Fn(&[f64], &[f64]) -> Faces<f64>,
+    twin: &dyn Fn(&[f64], &[f64]) -> Faces<f64>,
+    on_duals: &dyn Fn(&[Dual<f64, M>]) -> Dual<f64, M>,
 ) {
-    let by_duals = |x: &[f64]| {
-        let d: Vec<Dual<f64, N>> = x.iter().enumerate().map(|(i, &v)| Dual::variable(v, i)).collect();
-        let y = on_duals(&d);
-        (y.value, y.partials.to_vec())
-    };
-    let value = primal(&p);
+    let at = faces(&p, &t);
+    let value = at.primal;
     assert!(value.is_finite(), "{name}: value {value} at {p:?}");
-    assert_eq!(itself(&p).to_bits(), value.to_bits(), "{name}: f against primal");
-    let (by_grad, gradient) = grad(&p);
+    assert_eq!(at.itself.to_bits(), value.to_bits(), "{name}: f against primal");
+    let (by_grad, gradient) = &at.grad;
     assert_eq!(by_grad.to_bits(), value.to_bits(), "{name}: grad's value");
-    let (dual_value, dual_gradient) = by_duals(&p);
+    let (dual_value, dual_gradient) = by_duals(on_duals, &p);
     assert!(close(dual_value, value, 1e-12), "{name}: {dual_value} on duals, {value}");
-    let differences = central_differences(primal, &p);
-    for k in 0..N {
+    let differences = central_differences(&|q| faces(q, &t).primal, &p);
+    for k in 0..M {
         assert!(
             close(gradient[k], dual_gradient[k], 1e-10),
             "{name}: ∂/∂p{k} {} vs dual numbers {} at {p:?}\n  grad  {gradient:?}\n  duals {dual_gradient:?}",
@@ -959,18 +1421,18 @@ fn check(
             differences[k]
         );
     }
-    // order two: each Hessian column by differences of `grad`, against the same
+    // order two: each Hessian column by differences of the gradient, against the same
     // differences of the dual numbers' gradient
     let h = 1e-5;
-    for j in 0..N {
+    for j in 0..M {
         let moved = |by: f64| {
             let mut q = p;
             q[j] += by;
             q
         };
-        let (up, down) = (grad(&moved(h)).1, grad(&moved(-h)).1);
-        let (dual_up, dual_down) = (by_duals(&moved(h)).1, by_duals(&moved(-h)).1);
-        for i in 0..N {
+        let (up, down) = (faces(&moved(h), &t).grad.1, faces(&moved(-h), &t).grad.1);
+        let (dual_up, dual_down) = (by_duals(on_duals, &moved(h)).1, by_duals(on_duals, &moved(-h)).1);
+        for i in 0..M {
             let of_grad = (up[i] - down[i]) / (2.0 * h);
             let of_duals = (dual_up[i] - dual_down[i]) / (2.0 * h);
             assert!(
@@ -979,13 +1441,85 @@ fn check(
             );
         }
     }
+    // the other faces
+    let (by_other, other) = &at.other;
+    assert_eq!(by_other.to_bits(), value.to_bits(), "{name}: the other gradient's value");
+    for (k, (a, b)) in other.iter().zip(gradient).enumerate() {
+        assert!(close(*a, *b, 1e-13), "{name}: ∂/∂p{k} {a} the other way, {b} by grad");
+    }
+    let (by_jvp, tangent) = at.jvp;
+    assert_eq!(by_jvp.to_bits(), value.to_bits(), "{name}: jvp's value");
+    let along: f64 = gradient.iter().zip(&t).map(|(g, t)| g * t).sum();
+    assert!(close(tangent, along, 1e-10), "{name}: jvp {tangent}, gradient along t {along}");
+    // the `f64` twin: the same code on `f64`, the same to the bit
+    let twin = twin(&p, &t);
+    let bits = |faces: &Faces<f64>| -> Vec<u64> {
+        [faces.primal, faces.itself, faces.grad.0, faces.other.0, faces.jvp.0, faces.jvp.1]
+            .iter()
+            .chain(&faces.grad.1)
+            .chain(&faces.other.1)
+            .map(|v| v.to_bits())
+            .collect()
+    };
+    assert_eq!(bits(&twin), bits(&at), "{name}: the f64 twin against the generic function");
 }
+
+/// The generic program at `f32`: its value and gradient against dual numbers on `f32` at
+/// the same point (the same operations on the same values, so the same branches taken),
+/// within `f32`'s rounding: the value relative to its size, each partial relative to the
+/// gradient's largest (the reverse sweep sums the same terms in another order, each term
+/// up to that size).
+fn at_f32<const M: usize>(
+    name: &str,
+    p: [f64; M],
+    faces: &dyn Fn(&[f32], &[f32]) -> Faces<f32>,
+    on_duals: &dyn Fn(&[Dual<f32, M>]) -> Dual<f32, M>,
+) {
+    let p: Vec<f32> = p.iter().map(|&v| v as f32).collect();
+    let at = faces(&p, &[0.0; M]);
+    let value = at.primal;
+    assert!(value.is_finite(), "{name} at f32: value {value} at {p:?}");
+    assert_eq!(at.itself.to_bits(), value.to_bits(), "{name} at f32: f against primal");
+    let (by_grad, gradient) = &at.grad;
+    assert_eq!(by_grad.to_bits(), value.to_bits(), "{name} at f32: grad's value");
+    let (dual_value, dual_gradient) = by_duals(on_duals, &p);
+    assert!(
+        (value - dual_value).abs() <= F32_VALUE * (1.0 + dual_value.abs()),
+        "{name} at f32: {value}, on duals {dual_value}"
+    );
+    let largest = dual_gradient.iter().fold(0.0_f32, |m, g| m.max(g.abs()));
+    for (k, (g, d)) in gradient.iter().zip(&dual_gradient).enumerate() {
+        assert!(
+            (g - d).abs() <= F32_GRADIENT * (1.0 + largest),
+            "{name} at f32: ∂/∂p{k} {g} vs dual numbers {d} at {p:?}"
+        );
+    }
+}
+
+/// `f32`'s tolerances: some 170 and 1700 roundings (of 2^-24 each) at the scale of the
+/// values compared.
+const F32_VALUE: f32 = 1e-5;
+const F32_GRADIENT: f32 = 1e-4;
 "#;
 
 /// Program `seed` and its test.
 pub fn program_and_test(seed: u64) -> String {
+    let shape = Shape::of(seed);
+    let m = shape.inputs();
+    let duals = "num_traits::Float + std::iter::Sum + std::ops::AddAssign + std::ops::SubAssign + std::ops::MulAssign";
     format!(
-        "\n{}\n#[test]\nfn program_{seed}_matches_dual_numbers_and_finite_differences() {{\n    check(\n        \"program_{seed}\",\n        point({seed}),\n        &|p| program_{seed}::primal(&p[..4], p[4]),\n        &|p| program_{seed}(&p[..4], p[4]),\n        &|p| {{\n            let (value, (dx, ds)) = program_{seed}::grad(&p[..4], p[4]);\n            (value, [dx, vec![ds]].concat())\n        }},\n        &|d| program_{seed}_on_duals(&d[..4], d[4]),\n    );\n    let p = point({seed});\n    let (value, (dx, ds)) = program_{seed}::grad(&p[..4], p[4]);\n    faces(\"program_{seed}\", p, point({seed} + 7), (value, &dx, ds), &|p, t| program_{seed}::jvp(&p[..4], p[4], &t[..4], t[4]), &|p, dx, ds| program_{seed}::grad_into(&p[..4], p[4], dx, ds));\n    let (value_f64, (dx_f64, ds_f64)) = program_{seed}_f64::grad(&p[..4], p[4]);\n    same(\"program_{seed}_f64\", [value, ds].iter().chain(&dx), [value_f64, ds_f64].iter().chain(&dx_f64));\n}}\n",
-        ScalarProgram::functions(seed)
+        "\n{functions}\n\
+         fn program_{seed}_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {{\n{generic}}}\n\n\
+         fn program_{seed}_f64_faces(p: &[f64], t: &[f64]) -> Faces<f64> {{\ntype F = f64;\n{twin}}}\n\n\
+         fn program_{seed}_objective_on_duals<D: {duals}>(d: &[D]) -> D {{\n{on_duals}}}\n\n\
+         #[test]\n\
+         fn program_{seed}_matches_dual_numbers_and_finite_differences() {{\n\
+         check::<{m}>(\"program_{seed}\", point({seed}), point({seed} + 7), &program_{seed}_faces, &program_{seed}_f64_faces, &program_{seed}_objective_on_duals);\n\
+         at_f32::<{m}>(\"program_{seed}\", point({seed}), &program_{seed}_faces, &program_{seed}_objective_on_duals);\n\
+         }}\n",
+        functions = ScalarProgram::functions(seed),
+        generic = faces(&format!("program_{seed}"), shape),
+        twin = faces(&format!("program_{seed}_f64"), shape),
+        on_duals = objective_on_duals(seed, shape),
     )
 }

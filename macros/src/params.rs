@@ -1687,8 +1687,25 @@ fn companion(
             gathers.extend(gather_marked(marked, k, &d, &grads, &mut next, float, None));
             results.push(quote!(::core::option::Option::Some(#d)));
         }
-        let mut pullback_fn = quote!(move |#g| {
-            let #grads = #pullback(#g);
+        // the twin's pullback takes the result's cotangent, then, for a function writing
+        // `&mut [F]` outputs, each output's cotangent buffer, which it updates in place:
+        // passed through as they are (typed, so that the closure is general over their
+        // lifetimes)
+        let buffers: Vec<Type> = pullback_signature(&mut output.clone())
+            .map(|signature| {
+                signature
+                    .inputs
+                    .iter()
+                    .skip(1)
+                    .map(|arg| arg.ty.clone())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let buffer_names: Vec<syn::Ident> = (0..buffers.len())
+            .map(|k| mixed(&format!("output_cotangent{k}")))
+            .collect();
+        let mut pullback_fn = quote!(move |#g #(, #buffer_names: #buffers)*| {
+            let #grads = #pullback(#g #(, #buffer_names)*);
             #(#gathers)*
             (#(#results,)*)
         });
