@@ -138,7 +138,7 @@ twice! {
         let n = x.len();
         let mut a = vec![T::zero(); n];
         for i in 0..n {
-            a[i] = x[i];
+            a[i] = x[i] - T::one();
         }
         let mut total = T::zero();
         for _ in 0..3 {
