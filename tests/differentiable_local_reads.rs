@@ -204,6 +204,27 @@ twice! {
     }
 }
 
+twice! {
+    /// A buffer read in place, times a name bound twice: in the loop (the value the read's
+    /// product took) and after it at the top. The adjoint must not recompute `b[i] * c`
+    /// with the top-level `c`: only a name bound once is read as it is.
+    fn constant_name_bound_twice / constant_name_bound_twice_on_duals<T>(x: &[T]) -> T {
+        let n = x.len();
+        let mut b = vec![T::zero(); n];
+        for i in 0..n {
+            b[i] = x[i] * x[i];
+        }
+        let mut total = T::zero();
+        for i in 0..n {
+            let c = T::from(i + 2).unwrap();
+            let t = b[i] * c;
+            total = total + t * x[i];
+        }
+        let c = T::from(7.0).unwrap();
+        total * c
+    }
+}
+
 // ----- the checks -----
 
 /// A function of one slice, checked at `x`.
@@ -300,11 +321,17 @@ fn written_after_the_read_keeps_saving() {
     one_slice!(written_in_a_later_trip, written_in_a_later_trip_on_duals, x);
     one_slice!(written_by_a_writer, written_by_a_writer_on_duals, x);
     one_slice!(swapped_after_read, swapped_after_read_on_duals, x);
+    one_slice!(
+        constant_name_bound_twice,
+        constant_name_bound_twice_on_duals,
+        x
+    );
     for code in [
         written_after_read::GENERATED,
         written_in_a_later_trip::GENERATED,
         written_by_a_writer::GENERATED,
         swapped_after_read::GENERATED,
+        constant_name_bound_twice::GENERATED,
     ] {
         assert!(saves_per_element(code), "{:?}", grad_into_stacks(code));
     }
