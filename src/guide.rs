@@ -709,7 +709,16 @@
 //! `y[i - 1]` in `for i in 1..n`, and the iterator forms' own counters) is recomputed from
 //! the trip being replayed, and an operand the loop never changes (a parameter nothing
 //! writes, an immutable `let` before the loop: `dt` in `x += dt * v`) is saved once as the
-//! loop starts. In tensor mode an
+//! loop starts. In `grad_into` (and the `vjp_into` a caller's adjoint runs for a replayed
+//! call) the adjoint runs after the forward code in the same function, so an operand that
+//! is a short chain of arithmetic on elements read at loop counters is not saved at all:
+//! the adjoint reads the elements again. That holds for an array parameter borrowed
+//! immutably, and for a local array declared in the function's top block with a fresh
+//! value (`vec![..]`, `[e; N]`, `Vec::new()`, `.to_vec()`) when no top-level statement from
+//! the read on writes it, pushes to it, swaps it, passes it as `&mut`, or moves it: JAX's
+//! stage arrays, each filled by one loop and then only read, save nothing per element. A
+//! read followed by a write (a later loop, a later trip of an enclosing loop) is saved.
+//! In tensor mode an
 //! op with no elementwise rule (`matmul`, reductions, softmax, calls of plain functions) is
 //! recorded on a small tape of its own during the forward run (`generated::trace`), and the
 //! pullback asks that tape for its vector-Jacobian product: the runtime's own rules.

@@ -10,6 +10,8 @@
 
 #[macro_use]
 pub mod faces;
+#[macro_use]
+pub mod twice;
 
 use std::fmt::Write;
 

@@ -10,9 +10,13 @@
 //!   scope, and the adjoint of an op runs in the replay of the iteration the op ran in;
 //! - each element read is of an array parameter borrowed immutably (`&[F]`, `&[[F; N]]`,
 //!   `&[Vec<F>]`, ...: nothing writes it during the call, and it outlives the adjoint,
-//!   which `grad_into` runs in the same function), whose name no binding shadows;
+//!   which `grad_into` runs in the same function), whose name no binding shadows; or of a
+//!   local array of the top block that nothing writes from the read on
+//!   (`analyse::local_reads`), so that the element still holds the value read;
 //! - each index is recomputed from the loop counters (`Recompute`), as the read itself
 //!   would be in the adjoint;
+//! - a constant name (`constants`: bound once, by an immutable `let` of the top block run
+//!   as written) holds the same value wherever the adjoint reads it, as below;
 //! - a name read as it is (`names`) holds the same value wherever the adjoint reads it: a
 //!   float parameter taken by value and never written, or a binding of an immutable `let`
 //!   in the body's top block (straight-line code, before every loop's adjoint runs), whose
@@ -46,6 +50,12 @@ pub(super) struct Remat<'a> {
     /// The bindings the adjoint may read by name: float parameters by value never
     /// written, and immutable `let`s of the top block, none of them shadowed.
     names: HashSet<BindingId>,
+    /// The temporaries holding reads of local arrays that nothing writes from the read
+    /// on (`analyse::local_reads`): the adjoint reads the element again too.
+    local_reads: HashSet<BindingId>,
+    /// Constant names the adjoint may read as they are (`half` in `y[i] + half * k[i]`):
+    /// each bound by an immutable `let` of the top block and by nothing else.
+    constants: HashSet<String>,
 }
 
 impl<'a> Remat<'a> {
@@ -117,8 +127,52 @@ impl<'a> Remat<'a> {
             defs,
             arrays,
             names,
+            local_reads: crate::analyse::local_reads::in_place(body),
+            constants: top_constants(body),
         }
     }
+}
+
+/// The names bound by an immutable `let` of the top block that runs as written (a
+/// constant: `let half = h / 2.0;`), that no other binding has: the same value wherever
+/// the adjoint, after the forward code in the same function, reads the name.
+fn top_constants(body: &Body) -> HashSet<String> {
+    if body.block.depth != 0 {
+        return HashSet::new();
+    }
+    body.block
+        .stmts
+        .iter()
+        .filter_map(|stmt| match stmt {
+            Stmt::Plain(tokens) => match syn::parse2::<syn::Stmt>(tokens.clone()) {
+                Ok(syn::Stmt::Local(local)) => Some(local),
+                _ => None,
+            },
+            _ => None,
+        })
+        .filter(|local| {
+            local
+                .init
+                .as_ref()
+                .is_some_and(|init| init.diverge.is_none())
+        })
+        .filter_map(|local| {
+            let pat = match local.pat {
+                syn::Pat::Type(typed) => *typed.pat,
+                pat => pat,
+            };
+            match pat {
+                syn::Pat::Ident(pat)
+                    if pat.mutability.is_none() && pat.by_ref.is_none() && pat.subpat.is_none() =>
+                {
+                    Some(pat.ident)
+                }
+                _ => None,
+            }
+        })
+        .filter(|name| body.bindings.iter().filter(|b| b.name == *name).count() == 1)
+        .map(|name| name.to_string())
+        .collect()
 }
 
 /// The immutable `let`s of each binding, and the bindings written any other way.
@@ -199,6 +253,12 @@ impl Generator<'_> {
         let operand = |operand: &Operand, ops: &mut usize| match operand {
             Operand::Active { binding, .. } => self.recompute_binding(*binding, ops),
             Operand::Inactive(expr) if super::is_literal(expr) => Some(quote!(#expr)),
+            Operand::Inactive(expr)
+                if crate::syntax::single_ident(crate::syntax::strip_parens(expr))
+                    .is_some_and(|name| self.remat.constants.contains(&name.to_string())) =>
+            {
+                Some(quote!(#expr))
+            }
             Operand::Inactive(_) => None,
         };
         match op {
@@ -225,7 +285,7 @@ impl Generator<'_> {
                 array,
                 counter: Some(counter),
                 ..
-            } if self.remat.arrays.contains(array) => {
+            } if self.remat.arrays.contains(array) || self.remat.local_reads.contains(&binding) => {
                 *ops += 1;
                 let name = &self.body.bindings[*array].name;
                 match counter {
