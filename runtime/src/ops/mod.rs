@@ -156,6 +156,7 @@ where
         op,
         rule: leak_zero_sized(UnaryRule(rule, scalar_rule, PhantomData)),
         params: || ParamSlot::None,
+        scalar_param: None,
     };
     // An elementwise op's jacobian is diagonal, so it is its own transpose: the JVP rule
     // is the VJP rule applied to the tangent, at the value the rule keeps.
@@ -272,6 +273,7 @@ fn elementwise_with_param<T: Float, const N: usize>(
         op,
         rule: leak_zero_sized(rule),
         params: || ParamSlot::Real(p),
+        scalar_param: Some(p),
     };
     stack::record_keeping(data, &[x.id()], keep, head, jvp, numbers)
 }
@@ -403,6 +405,7 @@ where
         op,
         rule: leak_zero_sized(BinaryRule(rule, scalar_rule, PhantomData)),
         params: || ParamSlot::None,
+        scalar_param: None,
     };
     stack::record_keeping(data, &[x.id(), y.id()], keep, head, &jvp, numbers)
 }
@@ -549,6 +552,8 @@ where
                 both_shapes(xs, ys)
             }
         },
+        // a 0-d result of a broadcasting op has 0-d operands: the same shapes
+        scalar_param: None,
     };
     // linear: `dx + rhs_rule(dy)`, broadcast to the output
     // (captures no input: every op pays for building its closure, recording or not)
