@@ -3307,3 +3307,73 @@ fn struct_result_fields_unread_where_their_derivative_is_infinite() {
         );
     }
 }
+
+/// Reads `y`; its partial in `y₀` is infinite at `y₀ = 0`.
+#[differentiable]
+fn root_reader(y: &[f64]) -> f64 {
+    y[0].sqrt() + y[1]
+}
+
+/// Calls the reader in a loop, passing its own `&mut` parameter on as it is and dropping
+/// the value; the loop also writes `y`, so the call is replayed.
+#[differentiable]
+fn reads_dropped_in_a_loop(x: &[f64], y: &mut [f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..2 {
+        y[1] = y[1] * x[i];
+        root_reader(y);
+        s += y[1] * x[0];
+    }
+    s
+}
+
+/// A replayed reader whose value is dropped, at a point where its partial is infinite:
+/// its dropped value carries no cotangent, so nothing meets the infinite partial (it
+/// would be `0 · ∞`, NaN).
+#[test]
+fn a_replayed_reader_dropped_where_its_derivative_is_infinite() {
+    let (x, y0, w) = ([0.7, -1.3], [0.0, 0.5], [0.25, -0.5]);
+    // s = y₁ x₀² (1 + x₁), y ← [y₀, y₁ x₀ x₁]; the objective s + ⟨w, y⟩, by hand
+    let expected_dx = [
+        2.0 * y0[1] * x[0] * (1.0 + x[1]) + w[1] * y0[1] * x[1],
+        y0[1] * x[0] * x[0] + w[1] * y0[1] * x[0],
+    ];
+    let expected_dy = [w[0], x[0] * x[0] * (1.0 + x[1]) + w[1] * x[0] * x[1]];
+    let (mut y, mut dx, mut dy) = (y0.to_vec(), vec![0.0; 2], w.to_vec());
+    let value = reads_dropped_in_a_loop::grad_into(&x, &mut y, &mut dx, &mut dy);
+    let mut y_primal = y0.to_vec();
+    assert_eq!(
+        value.to_bits(),
+        reads_dropped_in_a_loop::primal(&x, &mut y_primal).to_bits()
+    );
+    assert_eq!(y, y_primal);
+    for (k, (g, e)) in dx.iter().zip(&expected_dx).enumerate() {
+        assert!(close(*g, *e, 1e-15), "d/dx{k} = {g}, by hand {e}");
+    }
+    for (k, (g, e)) in dy.iter().zip(&expected_dy).enumerate() {
+        assert!(close(*g, *e, 1e-15), "d/dy{k} = {g}, by hand {e}");
+    }
+    let objective = |all: &[f64]| {
+        let mut y = all[2..].to_vec();
+        let value = reads_dropped_in_a_loop::primal(&all[..2], &mut y);
+        value + y.iter().zip(&w).map(|(y, w)| y * w).sum::<f64>()
+    };
+    // (the reader's value is dropped, so a step to y₀ < 0, where its root is NaN, leaves
+    // the objective alone)
+    let all = [&x[..], &y0[..]].concat();
+    let differences = central_differences(&objective, &all);
+    for (k, g) in dx.iter().chain(&dy).enumerate() {
+        assert!(g.is_finite(), "∂/∂p{k} = {g}");
+        assert!(
+            close(*g, differences[k], 1e-7),
+            "∂/∂p{k} = {g}, differences {}",
+            differences[k]
+        );
+    }
+    // and through the pullback
+    let (mut y, mut dy) = (y0.to_vec(), w.to_vec());
+    let (value_vjp, pullback) = reads_dropped_in_a_loop::vjp(&x, &mut y);
+    assert_eq!(value_vjp.to_bits(), value.to_bits());
+    let (dx_vjp, ()) = pullback(1.0, &mut dy);
+    assert_eq!(dx_vjp.expect("a gradient"), dx);
+}

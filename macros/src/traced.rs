@@ -9,6 +9,7 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
+use syn::visit::{self, Visit};
 use syn::{FnArg, GenericParam, ItemFn, Pat};
 
 use crate::model::sig::{Kind, Mode, Signature};
@@ -25,6 +26,7 @@ pub fn traced(item: &ItemFn, sig: &Signature) -> Option<(TokenStream, syn::Block
         || item.sig.receiver().is_some()
         || crate::syntax::is_in_impl_block()
         || sig.params.iter().any(|p| p.kind == Kind::Variable)
+        || takes_data_out(&item.block)
     {
         return None;
     }
@@ -83,4 +85,38 @@ pub fn traced(item: &ItemFn, sig: &Signature) -> Option<(TokenStream, syn::Block
     };
     let call: syn::Block = syn::parse_quote!({ #name #turbofish (#(#args),*) });
     Some((helper, call))
+}
+
+/// Whether the body turns a value into plain data (`to_vec`, `to_scalar`, .. the
+/// vocabulary's escapes) other than to decide a branch (an `if`'s or a `while`'s
+/// condition): the tape would record the data as a constant, a gradient cut silently, so
+/// such a body keeps its errors (the escape's among them, or the error that stopped
+/// lowering before it) rather than run on a sub-tape.
+fn takes_data_out(block: &syn::Block) -> bool {
+    struct Escapes {
+        found: bool,
+    }
+    impl<'ast> Visit<'ast> for Escapes {
+        fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+            let name = call.method.to_string();
+            // (`value` reads a variable, which the tape records)
+            if name != "value" && crate::vocabulary::is_escape(&name) {
+                self.found = true;
+            }
+            visit::visit_expr_method_call(self, call);
+        }
+        fn visit_expr_if(&mut self, expr_if: &'ast syn::ExprIf) {
+            // the condition decides a branch: a number read there cuts nothing
+            self.visit_block(&expr_if.then_branch);
+            if let Some((_, otherwise)) = &expr_if.else_branch {
+                self.visit_expr(otherwise);
+            }
+        }
+        fn visit_expr_while(&mut self, expr_while: &'ast syn::ExprWhile) {
+            self.visit_block(&expr_while.body);
+        }
+    }
+    let mut escapes = Escapes { found: false };
+    escapes.visit_block(block);
+    escapes.found
 }
