@@ -3320,7 +3320,7 @@ fn root_reader(y: &[f64]) -> f64 {
 fn reads_dropped_in_a_loop(x: &[f64], y: &mut [f64]) -> f64 {
     let mut s = 0.0;
     for i in 0..2 {
-        y[1] = y[1] * x[i];
+        y[1] *= x[i];
         root_reader(y);
         s += y[1] * x[0];
     }
@@ -3347,6 +3347,12 @@ fn a_replayed_reader_dropped_where_its_derivative_is_infinite() {
         reads_dropped_in_a_loop::primal(&x, &mut y_primal).to_bits()
     );
     assert_eq!(y, y_primal);
+    let mut y_itself = y0.to_vec();
+    assert_eq!(
+        value.to_bits(),
+        reads_dropped_in_a_loop(&x, &mut y_itself).to_bits()
+    );
+    assert_eq!(y_itself, y_primal);
     for (k, (g, e)) in dx.iter().zip(&expected_dx).enumerate() {
         assert!(close(*g, *e, 1e-15), "d/dx{k} = {g}, by hand {e}");
     }
