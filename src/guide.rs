@@ -279,8 +279,10 @@
 //! self.scale.iter()`; an array literal, `[h0, h1].iter()`, is a local array; a chain
 //! over a range, `(0..n).map(|i| x[i] * y[i]).sum()` or `.collect()`, is the loop over
 //! the range; `*x.first().unwrap()`, `x.last().unwrap()` and `x.swap(i, j)` are element
-//! reads and writes, `if let Some(v) = x.first() { .. } else { .. }` (also `last()`,
-//! `get(i)`, `Some(&v)`) the element read behind a test of its index, and `let [w, x, y, z] = q;` one read per name), also over parts
+//! reads and writes, `if let Some(v) = x.first() { .. } else { .. }` and `match
+//! x.first() { .. }` (also `last()`, `get(i)`, `Some(&v)`, `None`, `_`, guards) the
+//! element read behind a test of its index, `let [w, x, y, z] = q;` one read per name,
+//! and `let [p, q] = [e, f];` one `let` per value), also over parts
 //! of arrays (`for b in &x[i + 1..]`, `x[1..].iter().zip(&w[..n])`,
 //! `x.iter().skip(1).take(n)`, `x.iter().step_by(2)`, and `skip`/`take`/`step_by` after
 //! a `step_by`, counting strided items: `x.iter().step_by(2).skip(1).take(n)`), which are

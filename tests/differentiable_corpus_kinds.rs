@@ -349,6 +349,23 @@ fn match_on_elements(x: &[f64], i: usize) -> f64 {
     a + b * c
 }
 
+/// `let [p, q] = [..];` of an array literal, the second rebinding both names from the
+/// first's values (each value is taken before any name is bound again).
+#[differentiable]
+fn array_literal_lets(a: f64, b: f64) -> f64 {
+    let [p, q] = [a * 2.0, b.sin()];
+    let [q, p] = [p, q * a];
+    p * q + p
+}
+
+/// The same of tensors, in a fused body.
+#[differentiable]
+fn tensor_array_literal_lets(x: &Tensor<f64>) -> Tensor<f64> {
+    let [u, v] = [x * 2.0, x.sin()];
+    let [v, u] = [u, &v * x];
+    (&u * &v + u).sum()
+}
+
 #[test]
 fn names_bound_inside_an_expression() {
     let cs = [0.5, -1.5, 0.75];
@@ -411,6 +428,35 @@ fn names_bound_inside_an_expression() {
             );
         }
     }
+
+    // `let [p, q] = [..]`: p = a sin b, q = 2a, so f = 2a² sin b + a sin b
+    for (a, b) in [(0.7, -0.4), (-1.2, 2.1)] {
+        let (value, [da, db]) = array_literal_lets::grad(a, b);
+        assert_eq!(array_literal_lets(a, b), value);
+        assert!(common::close(
+            value,
+            2.0 * a * a * b.sin() + a * b.sin(),
+            1e-15
+        ));
+        assert!(common::close(da, 4.0 * a * b.sin() + b.sin(), 1e-14));
+        assert!(common::close(
+            db,
+            2.0 * a * a * b.cos() + a * b.cos(),
+            1e-14
+        ));
+        let differences = common::central_differences(
+            &|p: &[f64]| array_literal_lets::primal(p[0], p[1]),
+            &[a, b],
+        );
+        assert!(common::close(da, differences[0], 1e-8));
+        assert!(common::close(db, differences[1], 1e-8));
+    }
+    check(
+        "tensor_array_literal_lets",
+        &[vec![v(&[0.3, -0.6, 1.1])], vec![s(0.4)]],
+        &|x| tensor_array_literal_lets(&x[0]),
+        &|x| tensor_array_literal_lets::primal(&x[0]),
+    );
 
     // `match` on elements, each arm taken: the analytic gradient and central differences.
     for (x, i) in [

@@ -575,6 +575,36 @@ impl<'a> Lowerer<'a> {
             }
             return;
         }
+        // `let [a, b] = [e, f];` of an array literal: each value into a fresh local first,
+        // in order (a value may read a name the pattern binds again), then one `let` per
+        // name, as the tuple form `let (a, b) = (e, f);` is
+        if let Pat::Slice(slice) = &local.pat
+            && let Some(init) = &local.init
+            && init.diverge.is_none()
+            && let Expr::Array(values) = strip_parens(&init.expr)
+            && values.elems.len() == slice.elems.len()
+            && slice.elems.iter().all(is_leaf_pattern)
+        {
+            let temps: Vec<Ident> = values.elems.iter().map(|_| self.temp_name()).collect();
+            let lets = temps
+                .iter()
+                .zip(&values.elems)
+                .map(|(temp, value)| -> syn::Stmt { syn::parse_quote!(let #temp = #value;) })
+                .chain(
+                    slice
+                        .elems
+                        .iter()
+                        .zip(&temps)
+                        .map(|(pat, temp)| -> syn::Stmt { syn::parse_quote!(let #pat = #temp;) }),
+                )
+                .collect::<Vec<_>>();
+            for element in lets {
+                if let syn::Stmt::Local(element) = element {
+                    self.lower_local(&element);
+                }
+            }
+            return;
+        }
         let Some(ident) = ident else {
             // a tuple of constants into `mut` names (`let (mut x, mut y) = (0.0, 0.0);`) is
             // bound name by name too, so that a later assignment of a differentiable value
