@@ -177,7 +177,7 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
     // A tensor body the fused node cannot transform statically but the tape can record as
     // written (a local `Vec` of tensors, a closure over them, an unknown tensor method):
     // run as a plain helper on a sub-tape inside the node, as a call of one the user wrote
-    // would be (`fallback::traced`). Not under `strict`, which reports the errors.
+    // would be (`traced::traced`). Not under `strict`, which reports the errors.
     let mut traced_helper = None;
     if let Some(sig) = &sig
         && cx.only_traceable()

@@ -748,7 +748,7 @@ impl Rewriter<'_> {
         let index = self.fresh("element_index");
         // Each side's arms, in order: (the binding, the guard, the body).
         let mut present: Vec<(Option<TokenStream>, Option<&Expr>, &Expr)> = Vec::new();
-        let mut absent: Vec<(Option<&Expr>, &Expr)> = Vec::new();
+        let mut absent: Vec<(Option<TokenStream>, Option<&Expr>, &Expr)> = Vec::new();
         for arm in &matched.arms {
             let (pat, guard) = match &arm.pat {
                 Pat::Guard(guarded) => (&*guarded.pat, Some(&*guarded.guard)),
@@ -757,12 +757,14 @@ impl Rewriter<'_> {
             match pat {
                 Pat::Wild(_) => {
                     present.push((None, guard, &arm.body));
-                    absent.push((guard, &arm.body));
+                    absent.push((None, guard, &arm.body));
                 }
                 Pat::Ident(none) if none.ident == "None" && none.subpat.is_none() => {
-                    absent.push((guard, &arm.body));
+                    absent.push((None, guard, &arm.body));
                 }
-                Pat::Path(none) if none.path.is_ident("None") => absent.push((guard, &arm.body)),
+                Pat::Path(none) if none.path.is_ident("None") => {
+                    absent.push((None, guard, &arm.body))
+                }
                 pat => present.push((
                     Some(element_binding(pat, &array, &index)?),
                     guard,
@@ -788,7 +790,6 @@ impl Rewriter<'_> {
             }
             chain
         };
-        let absent: Vec<_> = absent.into_iter().map(|(g, b)| (None, g, b)).collect();
         let (when_present, when_absent) = (chain(&present)?, chain(&absent)?);
         Some(syn::parse_quote!({
             let #index: usize = #at;

@@ -363,7 +363,7 @@ impl<'a> Lowerer<'a> {
         let mut finder = ActiveFinder {
             lowerer: self,
             found: false,
-            shadowed: Vec::new(),
+            shadowed: crate::syntax::Scopes::default(),
         };
         finder.visit_expr(expr);
         finder.found
@@ -4365,38 +4365,30 @@ struct ActiveFinder<'n, 'a> {
     /// read the outer binding under the same spelling was visited (a `let`'s initialiser,
     /// a `for`'s iterator, an `if let`'s scrutinee), so the finder can only err on
     /// "active", never miss a read.
-    shadowed: Vec<Vec<Ident>>,
+    shadowed: crate::syntax::Scopes,
 }
 
 impl ActiveFinder<'_, '_> {
     /// Whether `ident` names an active binding of the function, not one the expression
     /// bound itself.
     fn reads_active(&self, ident: &Ident) -> bool {
-        !self.is_shadowed(ident)
+        !self.shadowed.contains(ident)
             && self
                 .lowerer
                 .lookup(ident)
                 .is_some_and(|id| self.lowerer.bindings[id].active)
     }
 
-    fn is_shadowed(&self, ident: &Ident) -> bool {
-        self.shadowed.iter().flatten().any(|name| name == ident)
-    }
-
     /// Adds `pat`'s names to the innermost scope.
     fn bind(&mut self, pat: &Pat) {
-        let names = crate::syntax::pattern_idents(pat).into_iter().cloned();
-        match self.shadowed.last_mut() {
-            Some(scope) => scope.extend(names),
-            None => self.shadowed.push(names.collect()),
-        }
+        self.shadowed.bind(pat);
     }
 
     /// Visits `visit` in a scope of its own, which the names bound in it leave with.
     fn scoped(&mut self, visit: impl FnOnce(&mut Self)) {
-        self.shadowed.push(Vec::new());
+        self.shadowed.open();
         visit(self);
-        self.shadowed.pop();
+        self.shadowed.close();
     }
 }
 
@@ -4473,7 +4465,7 @@ impl<'ast> Visit<'ast> for ActiveFinder<'_, '_> {
             base = strip_parens(&inner.base);
         }
         if let Some(ident) = crate::syntax::single_ident(base)
-            && !self.is_shadowed(ident)
+            && !self.shadowed.contains(ident)
             && let Some(id) = self.lowerer.lookup(ident)
             && self.lowerer.bindings[id].whole
         {

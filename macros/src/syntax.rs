@@ -131,6 +131,63 @@ pub fn is_name_or_literal(expr: &Expr) -> bool {
     matches!(strip_parens(expr), Expr::Lit(_) | Expr::Path(_))
 }
 
+/// The names an expression binds itself while a visitor walks it, innermost scope last:
+/// what the visitors that must tell a name the code binds from the function's binding of
+/// the same spelling keep (`lower`'s `ActiveFinder`, `validate::condition_writes`).
+#[derive(Default)]
+pub struct Scopes(Vec<Vec<Ident>>);
+
+impl Scopes {
+    /// Opens a scope (a block, a closure, a `for` body..).
+    pub fn open(&mut self) {
+        self.0.push(Vec::new());
+    }
+
+    /// Closes the innermost scope: the names bound in it leave with it.
+    pub fn close(&mut self) {
+        self.0.pop();
+    }
+
+    /// Binds `pat`'s names in the innermost scope (opening one if none is).
+    pub fn bind(&mut self, pat: &syn::Pat) {
+        let names = pattern_idents(pat).into_iter().cloned();
+        match self.0.last_mut() {
+            Some(scope) => scope.extend(names),
+            None => self.0.push(names.collect()),
+        }
+    }
+
+    /// Whether some open scope binds `ident`.
+    pub fn contains(&self, ident: &Ident) -> bool {
+        self.0.iter().flatten().any(|name| name == ident)
+    }
+}
+
+/// The user's lint attributes (`#[allow(..)]`, `#[warn(..)]`, `#[deny(..)]`,
+/// `#[forbid(..)]`, `#[expect(..)]`): what an item the macro emits holding the user's body
+/// (`f::primal`, a traced helper) carries too, so it warns where the function does.
+pub fn lint_attrs(attrs: &[syn::Attribute]) -> impl Iterator<Item = &syn::Attribute> {
+    attrs.iter().filter(|attr| {
+        ["allow", "warn", "deny", "forbid", "expect"]
+            .iter()
+            .any(|level| attr.path().is_ident(level))
+    })
+}
+
+/// The type and const parameters of `generics`, in order (no lifetimes): what a turbofish
+/// or a `use<..>` bound names.
+pub fn type_and_const_params(generics: &syn::Generics) -> Vec<Ident> {
+    generics
+        .params
+        .iter()
+        .filter_map(|param| match param {
+            syn::GenericParam::Type(t) => Some(t.ident.clone()),
+            syn::GenericParam::Const(c) => Some(c.ident.clone()),
+            syn::GenericParam::Lifetime(_) => None,
+        })
+        .collect()
+}
+
 /// The names a pattern binds, in order (every `PatIdent` in it, `ref`/`mut` ones too).
 pub fn pattern_idents(pat: &syn::Pat) -> Vec<&Ident> {
     use syn::visit::Visit;

@@ -10,7 +10,7 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use syn::visit::{self, Visit};
-use syn::{FnArg, GenericParam, ItemFn, Pat};
+use syn::{FnArg, ItemFn, Pat};
 
 use crate::model::sig::{Kind, Mode, Signature};
 
@@ -51,31 +51,12 @@ pub fn traced(item: &ItemFn, sig: &Signature) -> Option<(TokenStream, syn::Block
         item.sig.ident,
         span = item.sig.ident.span()
     );
-    let generics = &item.sig.generics;
-    let turbofish: Vec<TokenStream> = generics
-        .params
-        .iter()
-        .filter_map(|param| match param {
-            GenericParam::Type(t) => {
-                let ident = &t.ident;
-                Some(quote!(#ident))
-            }
-            GenericParam::Const(c) => {
-                let ident = &c.ident;
-                Some(quote!(#ident))
-            }
-            GenericParam::Lifetime(_) => None,
-        })
-        .collect();
-    let turbofish = (!turbofish.is_empty()).then(|| quote!(::<#(#turbofish),*>));
+    let params = crate::syntax::type_and_const_params(&item.sig.generics);
+    let turbofish = (!params.is_empty()).then(|| quote!(::<#(#params),*>));
     let mut helper_sig = item.sig.clone();
     helper_sig.ident = name.clone();
     // the user's lints apply to the user's code, in the helper too
-    let lints = item.attrs.iter().filter(|attr| {
-        ["allow", "expect", "warn", "deny", "forbid"]
-            .iter()
-            .any(|lint| attr.path().is_ident(lint))
-    });
+    let lints = crate::syntax::lint_attrs(&item.attrs);
     let block = &item.block;
     let helper = quote! {
         #[doc(hidden)]

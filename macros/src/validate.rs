@@ -8,7 +8,6 @@
 //! these functions where it meets the construct; none of them decides anything else.
 //! Messages are lowercase, with no trailing period, and say what to write instead.
 
-use std::collections::HashSet;
 use std::fmt::Display;
 
 use proc_macro2::Span;
@@ -422,7 +421,7 @@ pub fn condition_writes(cx: &Ctxt, cond: &Expr, mentions_active: &dyn Fn(&Expr) 
         /// the condition (`x.iter().fold(..)`'s accumulator, as the iterator rewrite spells
         /// it out, or a user's `{ let mut t = ..; t = t * 2.0; t } > 1.0`), so it loses
         /// no derivative; a write through one (`*v = ..`, `r[0] = ..`) may, and is checked.
-        declared: Vec<HashSet<String>>,
+        declared: crate::syntax::Scopes,
     }
     impl Writes<'_, '_> {
         /// Whether `target` is a name bound inside the condition (the name itself, not a
@@ -431,19 +430,14 @@ pub fn condition_writes(cx: &Ctxt, cond: &Expr, mentions_active: &dyn Fn(&Expr) 
             let Expr::Path(path) = crate::syntax::strip_parens(target) else {
                 return false;
             };
-            let Some(name) = path.path.get_ident().map(ToString::to_string) else {
+            let Some(name) = path.path.get_ident() else {
                 return false;
             };
-            path.qself.is_none() && self.declared.iter().any(|scope| scope.contains(&name))
+            path.qself.is_none() && self.declared.contains(name)
         }
 
         fn bind(&mut self, pat: &syn::Pat) {
-            let scope = self.declared.last_mut().expect("a scope is open");
-            scope.extend(
-                crate::syntax::pattern_idents(pat)
-                    .into_iter()
-                    .map(ToString::to_string),
-            );
+            self.declared.bind(pat);
         }
 
         fn write(&self, target: &Expr, value: &Expr, whole: &Expr) {
@@ -475,18 +469,18 @@ pub fn condition_writes(cx: &Ctxt, cond: &Expr, mentions_active: &dyn Fn(&Expr) 
         }
         fn visit_expr_closure(&mut self, closure: &'ast syn::ExprClosure) {
             let outer = std::mem::replace(&mut self.in_closure, true);
-            self.declared.push(HashSet::new());
+            self.declared.open();
             for input in &closure.inputs {
                 self.bind(input);
             }
             self.visit_expr(&closure.body);
-            self.declared.pop();
+            self.declared.close();
             self.in_closure = outer;
         }
         fn visit_block(&mut self, block: &'ast syn::Block) {
-            self.declared.push(HashSet::new());
+            self.declared.open();
             visit::visit_block(self, block);
-            self.declared.pop();
+            self.declared.close();
         }
         fn visit_local(&mut self, local: &'ast syn::Local) {
             // the initialiser runs before the name is bound
@@ -500,17 +494,17 @@ pub fn condition_writes(cx: &Ctxt, cond: &Expr, mentions_active: &dyn Fn(&Expr) 
         }
         fn visit_expr_for_loop(&mut self, for_loop: &'ast syn::ExprForLoop) {
             self.visit_expr(&for_loop.expr);
-            self.declared.push(HashSet::new());
+            self.declared.open();
             self.bind(&for_loop.pat);
             self.visit_block(&for_loop.body);
-            self.declared.pop();
+            self.declared.close();
         }
     }
     Writes {
         cx,
         mentions_active,
         in_closure: false,
-        declared: vec![HashSet::new()],
+        declared: crate::syntax::Scopes::default(),
     }
     .visit_expr(cond);
 }

@@ -40,11 +40,7 @@ pub fn companion(
     let vis = &item.vis;
     // The user's lint levels (`#[allow(unused_variables)]`..), for `primal`, the same body:
     // it warns where the function does, and only there.
-    let lints = item.attrs.iter().filter(|attr| {
-        ["allow", "warn", "deny", "forbid", "expect"]
-            .iter()
-            .any(|level| attr.path().is_ident(level))
-    });
+    let lints = crate::syntax::lint_attrs(&item.attrs);
     let name = &item.sig.ident;
     let fn_sig = &item.sig;
     let block = &item.block;

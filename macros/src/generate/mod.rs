@@ -745,16 +745,8 @@ impl<'a> Generator<'a> {
         let where_clause = &generics.where_clause;
         // the `impl`'s float parameters too, in scope for a method (`use<..>` must name
         // every type parameter in scope)
-        let captured = generics
-            .params
-            .iter()
-            .filter_map(|p| match p {
-                syn::GenericParam::Type(t) => Some(t.ident.clone()),
-                syn::GenericParam::Const(c) => Some(c.ident.clone()),
-                syn::GenericParam::Lifetime(_) => None,
-            })
-            .chain(crate::model::sig::impl_floats(item))
-            .collect::<Vec<Ident>>();
+        let mut captured = crate::syntax::type_and_const_params(generics);
+        captured.extend(crate::model::sig::impl_floats(item));
         let g = mixed("g");
         let value_name = mixed("value");
         let read_value = self.read_value_import();

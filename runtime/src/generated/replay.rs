@@ -350,17 +350,7 @@ impl<F: Copy + core::ops::Add<Output = F>> Absorb<F> for Option<Vec<F>> {
     #[inline]
     fn absorb(self, shadow: &mut [F]) {
         if let Some(cotangent) = self {
-            // (equal, not at most: a shorter cotangent would update a prefix and leave
-            // the rest of the gradient silently short)
-            assert!(
-                cotangent.len() == shadow.len(),
-                "gradtape internal: a cotangent of {} values for an array of {}",
-                cotangent.len(),
-                shadow.len()
-            );
-            for (d, g) in shadow.iter_mut().zip(cotangent) {
-                *d = *d + g;
-            }
+            add_into(&cotangent, shadow);
         }
     }
 }
@@ -374,7 +364,25 @@ impl<F: Copy + core::ops::Add<Output = F>, const N: usize> Absorb<F> for Option<
     /// If the cotangent's length is not the shadow's.
     #[inline]
     fn absorb(self, shadow: &mut [F]) {
-        self.map(|rows| rows.as_flattened().to_vec()).absorb(shadow);
+        if let Some(rows) = self {
+            add_into(rows.as_flattened(), shadow);
+        }
+    }
+}
+
+/// `shadow += cotangent`, element by element, of equal lengths.
+#[inline]
+fn add_into<F: Copy + core::ops::Add<Output = F>>(cotangent: &[F], shadow: &mut [F]) {
+    // (equal, not at most: a shorter cotangent would update a prefix and leave the rest
+    // of the gradient silently short)
+    assert!(
+        cotangent.len() == shadow.len(),
+        "gradtape internal: a cotangent of {} values for an array of {}",
+        cotangent.len(),
+        shadow.len()
+    );
+    for (d, &g) in shadow.iter_mut().zip(cotangent) {
+        *d = *d + g;
     }
 }
 
