@@ -16,7 +16,13 @@
 //!   (lowering splits `t`, read only by field, into the call's parts);
 //! - `f(&s, ..)` or `f(s, ..)` (or `x.m(&s, ..)`), the struct passed whole to a function
 //!   or a method: built again from the fields' locals, `f(&Ty { f: s_f, g: s_g }, ..)`,
-//!   which lowering passes field by field (`Callee::Gathered`).
+//!   which lowering passes field by field (`Callee::Gathered`);
+//! - `let t = s;` or `t = s;`, a copy of the struct whole: built again from the fields'
+//!   locals, `let t = Ty { f: s_f, g: s_g };`, whose literal names every field, so `t`
+//!   is split in its turn;
+//! - `Ty { f: e, ..s }`, a literal taking the fields it does not set from `s`: those read
+//!   from their locals, `Ty { f: e, g: s_g }` (a literal naming every field, split in its
+//!   turn where it initialises a local).
 //!
 //! Any other use (`s` passed whole, `s.method()`, a field the literal does not set, a
 //! nested field written through `s.f.g`, `s` bound again by a later pattern) leaves the
@@ -102,6 +108,7 @@ impl Fields {
             path: &literal.path,
             parts: &parts,
             failed: false,
+            copied: false,
             next: &mut self.next,
         };
         for stmt in &mut rest {
@@ -109,6 +116,13 @@ impl Fields {
         }
         if uses.failed || crate::syntax::mentions(&rest, name) {
             return None;
+        }
+        if uses.copied {
+            // a copy in a nested block (`let prev = s;` in a loop's body) is a literal
+            // now, which that block's pass, run before this one, did not see
+            for stmt in &mut rest {
+                self.visit_stmt_mut(stmt);
+            }
         }
         let mutability = &pat.mutability;
         let declaration = values
@@ -147,6 +161,8 @@ struct Uses<'a> {
     /// Each field and its local.
     parts: &'a [(Ident, Ident)],
     failed: bool,
+    /// A `let t = s;` was rewritten into a literal `t` may be split by.
+    copied: bool,
     next: &'a mut usize,
 }
 
@@ -161,6 +177,30 @@ impl Uses<'_> {
             .iter()
             .find(|(f, _)| f == field)
             .map(|(_, part)| part)
+    }
+}
+
+impl Uses<'_> {
+    /// The struct built again from its fields' locals, `Ty { f: s_f, g: s_g }`.
+    fn rebuilt(&self) -> Expr {
+        let path = self.path;
+        let fields = self.parts.iter().map(|(field, _)| field);
+        let parts = self.parts.iter().map(|(_, part)| part);
+        syn::parse_quote!(#path { #(#fields: #parts),* })
+    }
+
+    /// `literal`, whose base (`..s`) is the split struct, with the fields it does not set
+    /// read from their locals instead, and no base.
+    fn fill_from_base(&self, literal: &mut syn::ExprStruct) {
+        let set: Vec<Member> = literal.fields.iter().map(|f| f.member.clone()).collect();
+        for (field, part) in self.parts {
+            let member = Member::Named(field.clone());
+            if !set.contains(&member) {
+                literal.fields.push(syn::parse_quote!(#field: #part));
+            }
+        }
+        literal.rest = None;
+        literal.dot2_token = None;
     }
 }
 
@@ -225,18 +265,44 @@ impl VisitMut for Uses<'_> {
                         other => (self.is_name(other), false),
                     };
                     if whole {
-                        let path = self.path;
-                        let fields = self.parts.iter().map(|(field, _)| field);
-                        let parts = self.parts.iter().map(|(_, part)| part);
+                        let rebuilt = self.rebuilt();
                         let by_ref = by_ref.then(|| quote::quote!(&));
-                        *arg = syn::parse_quote!(#by_ref #path { #(#fields: #parts),* });
+                        *arg = syn::parse_quote!(#by_ref #rebuilt);
                     } else {
                         self.visit_expr_mut(arg);
                     }
                 }
                 return;
             }
+            // `t = s;`: the struct copied whole into another place, built again from its
+            // fields' locals (a copy reads every field, as the rebuilt literal does)
+            Expr::Assign(assign) if self.is_name(&assign.right) => {
+                self.visit_expr_mut(&mut assign.left);
+                *assign.right = self.rebuilt();
+                return;
+            }
+            // `Ty { f: e, ..s }`: the fields the literal does not set are read from their
+            // locals (Rust evaluates the named fields in order, then the base; the base is
+            // a place read here, with no effect of its own)
+            Expr::Struct(literal)
+                if literal
+                    .rest
+                    .as_deref()
+                    .is_some_and(|base| self.is_name(base)) =>
+            {
+                self.fill_from_base(literal);
+                visit_mut::visit_expr_struct_mut(self, literal);
+                return;
+            }
             Expr::Assign(assign) if self.is_name(&assign.left) => {
+                if let Expr::Struct(literal) = &mut *assign.right
+                    && literal
+                        .rest
+                        .as_deref()
+                        .is_some_and(|base| self.is_name(base))
+                {
+                    self.fill_from_base(literal);
+                }
                 let Some(mut values) = literal_fields(&assign.right) else {
                     self.failed = true;
                     return;
@@ -276,6 +342,21 @@ impl VisitMut for Uses<'_> {
             return;
         }
         visit_mut::visit_expr_mut(self, expr);
+    }
+
+    fn visit_local_mut(&mut self, local: &mut syn::Local) {
+        // `let t = s;`: a copy of the struct whole, built again from its fields' locals
+        // (which splits `t` in turn, its literal naming every field)
+        if let Some(init) = &mut local.init
+            && init.diverge.is_none()
+            && self.is_name(&init.expr)
+        {
+            *init.expr = self.rebuilt();
+            self.copied = true;
+            self.visit_pat_mut(&mut local.pat);
+            return;
+        }
+        visit_mut::visit_local_mut(self, local);
     }
 
     fn visit_pat_ident_mut(&mut self, pat: &mut syn::PatIdent) {

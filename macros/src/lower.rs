@@ -4067,9 +4067,22 @@ fn split_tuple_local(
         named: Vec<Ident>,
         /// Replaced whole by a call's value (`s = step(s.x, s.v, dt);`): a struct result's.
         assigned: bool,
+        /// The scrutinee of a `match` (`match p { (a, b) if a > b => .. }`), which reads
+        /// every part: a tuple literal's local only, whose arity is known.
+        matched: bool,
         whole: bool,
     }
     impl<'ast> Visit<'ast> for Uses<'_> {
+        fn visit_expr_match(&mut self, expr_match: &'ast syn::ExprMatch) {
+            if single_ident(&expr_match.expr).is_some_and(|scrutinee| scrutinee == self.name) {
+                self.matched = true;
+                for arm in &expr_match.arms {
+                    self.visit_arm(arm);
+                }
+                return;
+            }
+            visit::visit_expr_match(self, expr_match);
+        }
         fn visit_expr_assign(&mut self, assign: &'ast syn::ExprAssign) {
             if single_ident(&assign.left).is_some_and(|left| left == self.name)
                 && is_call_by_name(&assign.right)
@@ -4119,6 +4132,7 @@ fn split_tuple_local(
         fields: Vec::new(),
         named: Vec::new(),
         assigned: false,
+        matched: false,
         whole: false,
     };
     // a later `let` binding the name again ends the local's scope; its value still reads it
@@ -4129,7 +4143,10 @@ fn split_tuple_local(
     if let Some(k) = shadow {
         for_each_init_expr(&rest[k], |expr| uses.visit_expr(expr));
     }
-    if uses.whole || !(uses.fields.is_empty() || uses.named.is_empty()) {
+    if uses.whole
+        || !(uses.fields.is_empty() || uses.named.is_empty())
+        || (uses.matched && (arity_of_tuple.is_none() || !uses.named.is_empty()))
+    {
         return None;
     }
     if !uses.named.is_empty() {
@@ -4138,10 +4155,11 @@ fn split_tuple_local(
         return (structs && arity_of_tuple.is_none())
             .then(|| split_struct_local(pat, &init.expr, &uses.named, rest, shadow));
     }
-    if uses.fields.is_empty() || method_call || uses.assigned {
+    if (uses.fields.is_empty() && !uses.matched) || method_call || uses.assigned {
         return None;
     }
-    let arity = arity_of_tuple.unwrap_or(*uses.fields.iter().max().expect("nonempty") as usize + 1);
+    let arity =
+        arity_of_tuple.unwrap_or_else(|| *uses.fields.iter().max().expect("nonempty") as usize + 1);
     let part = |k: usize| format_ident!("{}__{}", pat.ident, k, span = pat.ident.span());
     let mutability = &pat.mutability;
     let names = (0..arity).map(|k| {
@@ -4153,9 +4171,18 @@ fn split_tuple_local(
     struct Rename<'p> {
         name: &'p Ident,
         part: &'p dyn Fn(usize) -> Ident,
+        arity: usize,
     }
     impl VisitMut for Rename<'_> {
         fn visit_expr_mut(&mut self, expr: &mut Expr) {
+            // `match p { .. }`: the parts as a tuple, which `bind_active_scrutinee` takes
+            // apart again (the same values, read where `p` was)
+            if let Expr::Match(expr_match) = expr
+                && single_ident(&expr_match.expr).is_some_and(|scrutinee| scrutinee == self.name)
+            {
+                let parts = (0..self.arity).map(|k| (self.part)(k));
+                *expr_match.expr = syn::parse_quote!((#(#parts,)*));
+            }
             if let Expr::Field(field) = expr
                 && let (Some(base), syn::Member::Unnamed(index)) =
                     (single_ident(&field.base), &field.member)
@@ -4171,6 +4198,7 @@ fn split_tuple_local(
     let mut rename = Rename {
         name: &pat.ident,
         part: &part,
+        arity,
     };
     split.extend(renamed_in_scope(rest, shadow, &mut rename));
     Some(split)

@@ -102,7 +102,222 @@ pub fn rewrite(cx: &Ctxt, stmts: Vec<Stmt>, borrowed: &[Ident], parameters: &[Id
     }
     .visit_block_mut(&mut block);
     TupleBranches { next: 0 }.visit_block_mut(&mut block);
+    LabelledBlocks.visit_block_mut(&mut block);
+    IteratorLoops.visit_block_mut(&mut block);
     block.stmts
+}
+
+// ----- labelled blocks -----
+
+/// `'a: { stmts; tail }` becomes `'a: loop { stmts; break 'a tail; }`: the same program,
+/// since the loop's body runs once and leaves with the block's value, and a `break 'a v`
+/// inside leaves both with `v`. Rust rejects an unlabelled `break` or `continue` inside a
+/// labelled block (E0695) unless a loop or closure inside it is its target, so no jump
+/// changes target. Lowering differentiates loops, with their exits and values.
+struct LabelledBlocks;
+
+impl VisitMut for LabelledBlocks {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        syn::visit_mut::visit_expr_mut(self, expr);
+        let Expr::Block(block) = expr else { return };
+        let Some(label) = block.label.take() else {
+            return;
+        };
+        let name = &label.name;
+        let mut body = block.block.clone();
+        match body.stmts.pop() {
+            Some(Stmt::Expr(tail, None)) => body
+                .stmts
+                .push(syn::parse_quote_spanned!(name.span()=> break #name #tail;)),
+            Some(last) => {
+                // after a statement that leaves the block already, nothing: a `break`
+                // there would be unreachable code
+                let leaves = matches!(
+                    &last,
+                    Stmt::Expr(Expr::Break(_) | Expr::Return(_) | Expr::Continue(_), _)
+                );
+                body.stmts.push(last);
+                if !leaves {
+                    body.stmts
+                        .push(syn::parse_quote_spanned!(name.span()=> break #name;));
+                }
+            }
+            None => body
+                .stmts
+                .push(syn::parse_quote_spanned!(name.span()=> break #name;)),
+        }
+        let attrs = &block.attrs;
+        *expr = syn::parse_quote_spanned!(name.span()=> #(#attrs)* #label loop #body);
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+// ----- a loop over an iterator's `next()` -----
+
+/// `let mut it = a.iter(); .. while let Some(v) = it.next() { body }` becomes `for v in
+/// a.iter() { body }` where the `let` is: the same program when `it` is used for nothing
+/// else (no other `next()`, no later read), since a `for` loop calls `next()` on the
+/// iterator until it gives `None`, binding its item as the pattern does. Lowering
+/// differentiates `for` loops over arrays and their iterator forms.
+struct IteratorLoops;
+
+impl VisitMut for IteratorLoops {
+    fn visit_block_mut(&mut self, block: &mut syn::Block) {
+        syn::visit_mut::visit_block_mut(self, block);
+        let mut i = 0;
+        while i < block.stmts.len() {
+            if let Some((name, iter)) = iterator_let(&block.stmts[i])
+                && let Some(at) = block.stmts[i + 1..]
+                    .iter()
+                    .position(|stmt| names(std::slice::from_ref(stmt)).contains(&name.to_string()))
+                && let Some(looped) = next_loop(&block.stmts[i + 1 + at], &name, &iter)
+                && !names(&block.stmts[i + 2 + at..]).contains(&name.to_string())
+                // the iterator is made where the loop is: nothing between may change what
+                // it reads (a borrow forbids most of it; a `move` closure's copy does not)
+                && changed(&block.stmts[i + 1..i + 1 + at]).is_disjoint(&paths_read(&iter))
+            {
+                block.stmts[i + 1 + at] = looped;
+                block.stmts.remove(i);
+                continue;
+            }
+            i += 1;
+        }
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// Every identifier `stmts` spell, macros' arguments included.
+fn names(stmts: &[Stmt]) -> HashSet<String> {
+    crate::syntax::names_in(quote!(#(#stmts)*))
+}
+
+/// The names `stmts` may change or bind again, conservatively: the places assigned
+/// (`n = ..`, `a[i] += ..`, by their root name), borrowed `&mut`, or a method's receivers
+/// (which may take `&mut self`), the names a pattern binds, and every identifier of a
+/// macro's arguments.
+fn changed(stmts: &[Stmt]) -> HashSet<String> {
+    struct Changed(HashSet<String>);
+    impl Changed {
+        fn root(&mut self, mut expr: &Expr) {
+            loop {
+                expr = match crate::syntax::strip_parens(expr) {
+                    Expr::Field(field) => &field.base,
+                    Expr::Index(index) => &index.expr,
+                    Expr::Unary(unary) => &unary.expr,
+                    Expr::MethodCall(call) => &call.receiver,
+                    Expr::Path(path) => {
+                        if let Some(first) = path.path.segments.first() {
+                            self.0.insert(first.ident.to_string());
+                        }
+                        return;
+                    }
+                    _ => return,
+                }
+            }
+        }
+    }
+    impl<'ast> Visit<'ast> for Changed {
+        fn visit_expr(&mut self, expr: &'ast Expr) {
+            match expr {
+                Expr::Assign(assign) => self.root(&assign.left),
+                Expr::Binary(binary) if is_compound_assign(&binary.op) => self.root(&binary.left),
+                Expr::Reference(reference) if reference.mutability.is_some() => {
+                    self.root(&reference.expr)
+                }
+                Expr::MethodCall(call) => self.root(&call.receiver),
+                _ => {}
+            }
+            syn::visit::visit_expr(self, expr);
+        }
+        fn visit_pat_ident(&mut self, pat: &'ast syn::PatIdent) {
+            self.0.insert(pat.ident.to_string());
+            syn::visit::visit_pat_ident(self, pat);
+        }
+        fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+            self.0.extend(crate::syntax::names_in(mac.tokens.clone()));
+        }
+    }
+    let mut changed = Changed(HashSet::new());
+    for stmt in stmts {
+        changed.visit_stmt(stmt);
+    }
+    changed.0
+}
+
+/// The names `expr` reads (its paths' first segments, macros' arguments included), not
+/// its methods' or fields' names.
+fn paths_read(expr: &Expr) -> HashSet<String> {
+    struct Paths(HashSet<String>);
+    impl<'ast> Visit<'ast> for Paths {
+        fn visit_path(&mut self, path: &'ast syn::Path) {
+            if let Some(first) = path.segments.first() {
+                self.0.insert(first.ident.to_string());
+            }
+            syn::visit::visit_path(self, path);
+        }
+        fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+            self.0.extend(crate::syntax::names_in(mac.tokens.clone()));
+        }
+    }
+    let mut paths = Paths(HashSet::new());
+    paths.visit_expr(expr);
+    paths.0
+}
+
+/// `let [mut] it = e;` with `e` a method call (`a.iter()`, `a.iter().rev()`, `a.windows(2)`):
+/// the name and `e`.
+fn iterator_let(stmt: &Stmt) -> Option<(Ident, Expr)> {
+    let Stmt::Local(local) = stmt else {
+        return None;
+    };
+    let Pat::Ident(pat) = &local.pat else {
+        return None;
+    };
+    let init = local.init.as_ref()?;
+    if pat.by_ref.is_some() || pat.subpat.is_some() || init.diverge.is_some() {
+        return None;
+    }
+    let Expr::MethodCall(_) = crate::syntax::strip_parens(&init.expr) else {
+        return None;
+    };
+    Some((pat.ident.clone(), (*init.expr).clone()))
+}
+
+/// `stmt` as `for v in iter { body }`, if it is `while let Some(v) = it.next() { body }`
+/// and `body` does not name `it`.
+fn next_loop(stmt: &Stmt, it: &Ident, iter: &Expr) -> Option<Stmt> {
+    let Stmt::Expr(Expr::While(while_loop), semi) = stmt else {
+        return None;
+    };
+    let Expr::Let(condition) = crate::syntax::strip_parens(&while_loop.cond) else {
+        return None;
+    };
+    let Pat::TupleStruct(some) = &*condition.pat else {
+        return None;
+    };
+    if !some.path.is_ident("Some") || some.elems.len() != 1 || some.qself.is_some() {
+        return None;
+    }
+    let Expr::MethodCall(next) = crate::syntax::strip_parens(&condition.expr) else {
+        return None;
+    };
+    if next.method != "next" || !next.args.is_empty() || !crate::syntax::is_name(&next.receiver, it)
+    {
+        return None;
+    }
+    let body = &while_loop.body;
+    if names(&body.stmts).contains(&it.to_string()) {
+        return None;
+    }
+    let pat = &some.elems[0];
+    let label = &while_loop.label;
+    let attrs = &while_loop.attrs;
+    Some(Stmt::Expr(
+        syn::parse_quote!(#(#attrs)* #label for #pat in #iter #body),
+        *semi,
+    ))
 }
 
 // ----- float methods called by their paths -----

@@ -509,11 +509,13 @@ pub fn condition_writes(cx: &Ctxt, cond: &Expr, mentions_active: &dyn Fn(&Expr) 
     .visit_expr(cond);
 }
 
-/// A `break`/`continue` with no loop of that label around it (a labelled block's).
+/// A `break`/`continue` with no loop of that label around it in the lowered body (a
+/// labelled block is a loop there, `rewrite::LabelledBlocks`; Rust rejects the other
+/// jumps without a target itself).
 pub fn jump_target(cx: &Ctxt, jump: &Expr) {
     cx.error_spanned_by(
         jump,
-        "this jump leaves no loop of the #[differentiable] function: only loops are jump targets (labelled blocks are not); write the block as a `loop` ending with `break`",
+        "this jump leaves no loop of the #[differentiable] function that it differentiates",
     );
 }
 

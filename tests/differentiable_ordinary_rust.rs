@@ -1,0 +1,294 @@
+//! Ordinary Rust that `#[differentiable]` rejected until session 31 (issue 13), each form
+//! now rewritten into one lowering differentiates, and checked against dual numbers and
+//! central differences at orders 1 and 2 (`twice!`: the body annotated, and plain over
+//! `num_traits::Float` on `gradtape::generated::Dual`):
+//!
+//! - a labelled block, `'a: { .. break 'a v; .. tail }`, for its value or as a statement,
+//!   also inside a loop left by `continue 'outer`, on plain numbers and on tensors
+//!   (`rewrite.rs`, `LabelledBlocks`: the block is a `loop` whose body runs once);
+//! - `while let Some(v) = it.next()` over an iterator of a differentiable array bound by
+//!   `let` (`rewrite.rs`, `IteratorLoops`: the `for` loop it is);
+//! - `match pair { .. }` on a local tuple (`lower.rs`, `split_tuple_local`: the parts as a
+//!   tuple scrutinee), and a local tuple written field by field;
+//! - a local struct copied whole (`let mut b = a;`, also in a loop's body) and then
+//!   written, or built with `..base` (`fields.rs`: the copy built again from the fields).
+
+#[macro_use]
+mod common;
+
+use common::twice::Twice;
+use common::{Tolerance, check_annotated};
+use gradtape::{Tensor, differentiable};
+
+/// A function of one slice, checked at each point.
+macro_rules! one_slice {
+    ($f:ident, $on_duals:ident at $($x:expr),+) => {
+        $(Twice {
+            name: stringify!($f),
+            itself: &|p| $f(p),
+            primal: &|p| $f::primal(p),
+            grad: &|p| {
+                let (value, [g]) = $f::grad(p);
+                (value, g)
+            },
+            on_duals: &|d| $on_duals(d),
+        }
+        .check($x);)+
+    };
+}
+
+// ----- labelled blocks -----
+
+twice! {
+    /// A value chosen by a labelled block: two early exits with a value, and the tail.
+    fn chosen_by_a_labelled_block / chosen_by_a_labelled_block_on_duals<T>(x: &[T]) -> T {
+        let a = x[0];
+        let b = x[1];
+        let v = 'pick: {
+            if a > b {
+                break 'pick a * a * b;
+            }
+            let t = a * b;
+            if t > T::one() {
+                break 'pick t.sqrt();
+            }
+            t.sin() + b
+        };
+        v * a
+    }
+}
+
+twice! {
+    /// A labelled block as a statement: updates of a local, cut short by `break 'done`.
+    fn cut_short / cut_short_on_duals<T>(x: &[T]) -> T {
+        let mut y = x[0];
+        'done: {
+            if y > T::one() {
+                break 'done;
+            }
+            y = y * x[1];
+            if y > T::one() {
+                break 'done;
+            }
+            y = y + x[1].exp();
+        }
+        y * y
+    }
+}
+
+twice! {
+    /// A labelled block inside a loop: a term per element, `continue 'terms` skipping
+    /// negative ones, `break 'term` taking a logarithm of large ones.
+    fn terms_by_a_labelled_block / terms_by_a_labelled_block_on_duals<T>(x: &[T]) -> T {
+        let mut total = T::zero();
+        'terms: for i in 0..x.len() {
+            let term = 'term: {
+                if x[i] < T::zero() {
+                    continue 'terms;
+                }
+                if x[i] > T::one() {
+                    break 'term x[i].ln() + T::one();
+                }
+                x[i] * x[i]
+            };
+            total = total + term * T::from(i + 1).unwrap();
+        }
+        total
+    }
+}
+
+twice! {
+    /// A labelled block whose last statement leaves it (no `break` is added after it),
+    /// inside a labelled block.
+    fn nested_labelled_blocks / nested_labelled_blocks_on_duals<T>(x: &[T]) -> T {
+        let a = x[0];
+        let outer = 'outer: {
+            let inner = 'inner: {
+                if a < T::zero() {
+                    break 'outer -a;
+                }
+                break 'inner a.sqrt();
+            };
+            inner * x[1]
+        };
+        outer + a
+    }
+}
+
+/// A labelled block on tensors, its exits decided on the values (one fused node: the
+/// block is a loop there too).
+#[differentiable]
+fn t_chosen_by_a_labelled_block(x: &Tensor<f64>, y: &Tensor<f64>) -> Tensor<f64> {
+    let s = (x * y).sum();
+    let v = 'pick: {
+        if s.to_scalar() > 1.0 {
+            break 'pick s.sqrt() * x;
+        }
+        let t = x.sin() * y;
+        if t.sum().to_scalar() < 0.0 {
+            break 'pick t.exp();
+        }
+        t * &s
+    };
+    v + y
+}
+
+// ----- `while let Some(v) = it.next()` -----
+
+twice! {
+    /// Horner's rule over the coefficients from the last, by `next()`.
+    fn horner_by_next / horner_by_next_on_duals<T>(x: &[T]) -> T {
+        let z = x[0];
+        let mut it = x.iter().rev();
+        let mut acc = T::zero();
+        while let Some(&c) = it.next() {
+            acc = acc * z + c;
+        }
+        acc
+    }
+}
+
+twice! {
+    /// A weighted sum by `next()` over `enumerate()`, with a statement between the
+    /// iterator's `let` and the loop.
+    fn weighted_by_next / weighted_by_next_on_duals<T>(x: &[T]) -> T {
+        let mut items = x.iter().enumerate();
+        let scale = x[0] * x[0];
+        let mut total = T::zero();
+        while let Some((i, v)) = items.next() {
+            let w = T::from(i + 1).unwrap();
+            total = total + w * v.sin();
+        }
+        total * scale
+    }
+}
+
+// ----- tuples -----
+
+twice! {
+    /// `match` on a local tuple, with a guard and bindings.
+    fn match_on_a_local_pair / match_on_a_local_pair_on_duals<T>(x: &[T]) -> T {
+        let pair = (x[0] * x[1], x[0] + x[1]);
+        let d = match pair {
+            (p, q) if p > q => p - q,
+            (p, _) if p < T::zero() => -p,
+            (p, q) => p * q,
+        };
+        d * pair.1
+    }
+}
+
+twice! {
+    /// A local tuple written field by field: an oscillator's position and velocity,
+    /// stepped by symplectic Euler, and swapped at the end through a temporary.
+    fn tuple_written_by_field / tuple_written_by_field_on_duals<T>(x: &[T]) -> T {
+        let h = T::from(0.1).unwrap();
+        let mut state = (x[0], x[1]);
+        for _ in 0..5 {
+            state.1 = state.1 - h * state.0;
+            state.0 = state.0 + h * state.1;
+        }
+        let first = state.0;
+        state.0 = state.1;
+        state.1 = first;
+        state.0 * T::from(2.0).unwrap() + state.1
+    }
+}
+
+// ----- structs copied and updated -----
+
+/// A particle of one dimension.
+#[derive(Clone, Copy)]
+struct Particle<T> {
+    p: T,
+    v: T,
+}
+
+twice! {
+    /// A local struct copied whole, the copy written, and a third built with `..base`.
+    fn struct_copied_then_written / struct_copied_then_written_on_duals<T>(x: &[T]) -> T {
+        let h = T::from(0.25).unwrap();
+        let a = Particle { p: x[0], v: x[1] };
+        let mut b = a;
+        b.p = b.p + b.v * h;
+        let c = Particle {
+            v: b.v - b.p * h,
+            ..b
+        };
+        a.p * c.v + c.p * b.v + a.v
+    }
+}
+
+twice! {
+    /// An integrator keeping the previous state as a copy in its loop's body (`let prev =
+    /// state;`), and replacing the state with `..prev`.
+    fn previous_state_copied / previous_state_copied_on_duals<T>(x: &[T]) -> T {
+        let h = T::from(0.1).unwrap();
+        let mut state = Particle { p: x[0], v: x[1] };
+        for _ in 0..4 {
+            let prev = state;
+            state.v = prev.v - h * prev.p.sin();
+            state = Particle {
+                p: prev.p + h * state.v,
+                ..state
+            };
+        }
+        state.p * state.v
+    }
+}
+
+#[test]
+fn labelled_blocks() {
+    // each exit taken: a > b; a ≤ b with ab > 1; the tail
+    one_slice!(chosen_by_a_labelled_block, chosen_by_a_labelled_block_on_duals
+        at [1.5, 0.5], [1.2, 1.4], [0.3, 0.8]);
+    one_slice!(cut_short, cut_short_on_duals at [1.5, 0.3], [0.8, 1.6], [0.4, 0.5]);
+    one_slice!(terms_by_a_labelled_block, terms_by_a_labelled_block_on_duals
+        at [0.5, -0.3, 1.7, 0.9], [2.5, 0.2, -1.0, 0.4]);
+    one_slice!(nested_labelled_blocks, nested_labelled_blocks_on_duals
+        at [0.7, 1.3], [-0.6, 0.9]);
+}
+
+#[test]
+fn labelled_blocks_on_tensors() {
+    let v = |values: &[f64]| Tensor::from_vec(values.to_vec(), &[values.len()]);
+    let fused = |x: &[Tensor<f64>]| t_chosen_by_a_labelled_block(&x[0], &x[1]);
+    let plain = |x: &[Tensor<f64>]| t_chosen_by_a_labelled_block::primal(&x[0], &x[1]);
+    // each exit taken: Σxy > 1; Σ sin(x)·y < 0; the tail
+    for inputs in [
+        [v(&[1.0, 0.8]), v(&[0.9, 0.7])],
+        [v(&[0.3, -0.5]), v(&[-0.4, 0.6])],
+        [v(&[0.3, 0.5]), v(&[0.4, 0.6])],
+    ] {
+        if let Err(message) = check_annotated(
+            "t_chosen_by_a_labelled_block",
+            &inputs,
+            &fused,
+            &plain,
+            Tolerance::F64,
+            7,
+        ) {
+            panic!("{message}");
+        }
+    }
+}
+
+#[test]
+fn loops_over_next() {
+    one_slice!(horner_by_next, horner_by_next_on_duals at [0.7, 1.5, -0.4, 0.3]);
+    one_slice!(weighted_by_next, weighted_by_next_on_duals at [0.6, -1.1, 0.4]);
+}
+
+#[test]
+fn tuples_matched_and_written_by_field() {
+    // each arm: p > q; p ≤ q with p < 0; the last
+    one_slice!(match_on_a_local_pair, match_on_a_local_pair_on_duals
+        at [3.0, 2.0], [-0.5, 1.5], [0.5, 0.8]);
+    one_slice!(tuple_written_by_field, tuple_written_by_field_on_duals at [1.0, 0.3]);
+}
+
+#[test]
+fn structs_copied_and_updated() {
+    one_slice!(struct_copied_then_written, struct_copied_then_written_on_duals at [0.8, -0.4]);
+    one_slice!(previous_state_copied, previous_state_copied_on_duals at [0.8, -0.4]);
+}
