@@ -88,7 +88,8 @@
 //!
 //! - `let` (shadowing, `let mut`, type annotations), assignment and compound assignment to
 //!   locals and `mut` parameters, tuple patterns (`let (x, v) = (x + dt * v, v - dt * x);`
-//!   reads the old values), `.0`/`.1` of tuples;
+//!   reads the old values), `.0`/`.1` of tuples, read and written (`t.0 = t.0 * t.1;`),
+//!   and `match t { .. }` on a local tuple;
 //! - arithmetic with literals on either side, and `as f32`/`as f64` between float types;
 //! - the float methods under their `f64` names (`sin`, `exp`, `ln_1p`, `powf` with a
 //!   differentiable exponent, `atan2`, `hypot`, `mul_add`, `clamp`, `max`/`min`,
@@ -99,8 +100,11 @@
 //!   op needs no change to the macro) and the ops built from them (`logsumexp`, `norm`,
 //!   `prod`, `stack`, ...);
 //! - `if`/`else`, `match` (guards, bindings, enums, `Option`, tuples), `if let`,
-//!   `while let`, `let ... else`, `for` over a range or any iterator of constants, `while`,
-//!   `loop`, `break` (with a value, labelled), `continue`, and `return` anywhere;
+//!   `while let` (also `while let Some(v) = it.next()` of an iterator bound by `let` and
+//!   used for nothing else: the `for` loop it is), `let ... else`, `for` over a range or
+//!   any iterator of constants, `while`, `loop`, `break` (with a value, labelled),
+//!   labelled blocks (`'a: { .. break 'a v; .. }`, run as a `loop` whose body runs once),
+//!   `continue`, and `return` anywhere;
 //! - `let (a, b) = if .. { (..) } else { (..) };` and the same with `match`: each branch's
 //!   tuple is assigned part by part;
 //! - in scalar mode, `Option`s of differentiable numbers held in a local (`let mut best =
@@ -113,7 +117,8 @@
 //!   keeps its state (`let mut s = State { x: x0, v: 0.0 };`, `s.v -= dt * k * s.x;`,
 //!   `s.x += dt * s.v;`, `s = State { x: .., v: .. };` with every field, or `s =
 //!   step(&s, dt);` passing it whole to an annotated function returning the struct, see
-//!   [Structs as results](#structs-as-results)): it is split into one local per field
+//!   [Structs as results](#structs-as-results)), copied (`let prev = s;`, then split in
+//!   its turn) or updated by `State { v: .., ..s }`: it is split into one local per field
 //!   before lowering, each with its own shadow. A struct returned, passed whole to a
 //!   function or method that is not annotated, or with a method called on it is rejected
 //!   (keep the fields as locals, or pass them as separate parameters);

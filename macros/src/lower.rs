@@ -558,14 +558,21 @@ impl<'a> Lowerer<'a> {
             .init
             .as_ref()
             .is_some_and(|init| self.mentions_active(&init.expr));
-        // `let [a, b, c] = q;` of an array by name: one `let` per element, `let a = q[0];`
+        // `let [a, b, c] = q;` of an array by name, or `*q` of a reference to one: one
+        // `let` per element, `let a = q[0];` (indexing reads through the reference)
         if let Pat::Slice(slice) = &local.pat
             && let Some(init) = &local.init
             && init.diverge.is_none()
-            && single_ident(strip_parens(&init.expr)).is_some()
+            && let Some(array) = single_ident(match strip_parens(&init.expr) {
+                Expr::Unary(syn::ExprUnary {
+                    op: syn::UnOp::Deref(_),
+                    expr,
+                    ..
+                }) => strip_parens(expr),
+                other => other,
+            })
             && slice.elems.iter().all(is_leaf_pattern)
         {
-            let array = &init.expr;
             for (k, pat) in slice.elems.iter().enumerate() {
                 let index = syn::Index::from(k);
                 let element: syn::Stmt = syn::parse_quote!(let #pat = #array[#index];);

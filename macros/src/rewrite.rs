@@ -19,12 +19,17 @@
 //!   parameter is bound (a parameter named like a variable an argument reads cannot change
 //!   what the argument reads).
 //!
-//! - a tuple produced by an `if` or a `match`, `let (a, b) = if c { (x, y) } else { (y, x) };`,
+//! - a tuple produced by an `if`, a `match` or a block (an inlined closure's call), `let
+//!   (a, b) = if c { (x, y) } else { (y, x) };`,
 //!   becomes one declared local per element, assigned at the end of each branch, then the
 //!   pattern bound from them: `let part0; let part1; if c { part0 = x; part1 = y; } else
 //!   { .. } let (a, b) = (part0, part1);`. The parts have fresh names, so what the branches
 //!   read is what they read before (the pattern's names are bound after them, as a `let`
-//!   binds).
+//!   binds);
+//! - a labelled block, `'a: { .. break 'a v; .. tail }`, becomes the `loop` whose body
+//!   runs once, `'a: loop { .. break 'a v; .. break 'a tail; }` ([`LabelledBlocks`]);
+//! - `let mut it = a.iter(); .. while let Some(v) = it.next() { body }`, with `it` used
+//!   for nothing else, becomes `for v in a.iter() { body }` ([`IteratorLoops`]).
 //!
 //! A closure is inlined only where that is the same program: it is called with as many
 //! arguments as it has parameters, its name is used for nothing but calls and is never
@@ -1539,6 +1544,9 @@ fn tuple_branch(stmt: &Stmt) -> Option<(Pat, usize, Expr)> {
     let is_branch = match branching {
         Expr::If(expr_if) => expr_if.else_branch.is_some(),
         Expr::Match(_) => true,
+        // a block's value, as an inlined closure's call gives it (`let (k1, k2) = f(x, v);`
+        // of `let f = |x: f64, v: f64| (v, -x);`)
+        Expr::Block(block) => block.label.is_none(),
         _ => false,
     };
     is_branch.then(|| (local.pat.clone(), tuple.elems.len(), branching.clone()))

@@ -1,0 +1,451 @@
+//! A new user's first try (issue 13, session 31): thirty functions written as people write
+//! them, without looking at what the attribute supports, then annotated. Four were
+//! rejected (listed in `docs/CORPUS.md`), two of them for forms fixed the same session (a
+//! closure returning a pair destructured at its call, `let (k1x, k1v) = f(x, v);`, and
+//! `let [a, b, c] = *p;`); the others are here, each checked through its faces against
+//! central differences and at second order (`Case::check_with_second_order`).
+
+#![allow(clippy::excessive_precision, clippy::let_and_return)]
+
+#[macro_use]
+mod common;
+
+use common::faces::Case;
+use gradtape::differentiable;
+use num_traits::Float;
+
+/// A `Case` from the faces written out, `grad` standing in for `grad_into`.
+macro_rules! faces {
+    ($f:ident, $itself:expr, $primal:expr, $grad:expr, $jvp:expr) => {
+        Case {
+            name: stringify!($f),
+            itself: &$itself,
+            primal: &$primal,
+            grad: Some(&$grad),
+            grad_into: &$grad,
+            jvp: &$jvp,
+        }
+    };
+}
+
+// ----- losses and statistics -----
+
+#[differentiable]
+fn softmax_xent(logits: &[f64], label: usize) -> f64 {
+    let m = logits.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    let exps: Vec<f64> = logits.iter().map(|z| (z - m).exp()).collect();
+    let total: f64 = exps.iter().sum();
+    -(exps[label] / total).ln()
+}
+
+#[differentiable]
+fn kahan_sum_of_squares(x: &[f64]) -> f64 {
+    let mut sum = 0.0;
+    let mut comp = 0.0;
+    for &v in x {
+        let y = v * v - comp;
+        let t = sum + y;
+        comp = (t - sum) - y;
+        sum = t;
+    }
+    sum
+}
+
+#[differentiable]
+fn cumulative_sum_of_squares(x: &[f64]) -> f64 {
+    let mut c = Vec::with_capacity(x.len());
+    let mut run = 0.0;
+    for v in x {
+        run += v;
+        c.push(run);
+    }
+    c.iter().map(|v| v * v).sum()
+}
+
+#[differentiable]
+fn scaled_norm(x: &[f64], s: f64) -> f64 {
+    let scaled: Vec<f64> = x.iter().map(|v| v * s).collect();
+    let norm = scaled.iter().map(|v| v * v).sum::<f64>().sqrt();
+    norm
+}
+
+#[differentiable]
+fn largest_by_fold(x: &[f64]) -> f64 {
+    x.iter().copied().fold(f64::MIN, f64::max)
+}
+
+#[differentiable]
+fn generic_norm<T: Float + std::iter::Sum>(x: &[T]) -> T {
+    x.iter().map(|&v| v * v).sum::<T>().sqrt()
+}
+
+#[differentiable]
+fn scaled_in_place_sum(x: &[f64], s: f64) -> f64 {
+    let mut v = x.to_vec();
+    for e in v.iter_mut() {
+        *e *= s * *e;
+    }
+    v.iter().sum()
+}
+
+#[differentiable]
+fn roughness(x: &[f64]) -> f64 {
+    x.windows(2).map(|w| (w[1] - w[0]).powi(2)).sum()
+}
+
+#[differentiable]
+fn chunk_products(x: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for pair in x.chunks(2) {
+        total += pair[0] * pair[pair.len() - 1];
+    }
+    total
+}
+
+#[differentiable]
+fn triple_products(a: &[f64], b: &[f64], c: &[f64]) -> f64 {
+    a.iter().zip(b).zip(c).map(|((x, y), z)| x * y * z).sum()
+}
+
+// ----- numerical methods -----
+
+#[differentiable]
+fn newton_cbrt(a: f64) -> f64 {
+    let mut y = a;
+    let r = loop {
+        let next = y - (y * y * y - a) / (3.0 * y * y);
+        if (next - y).abs() < 1e-13 {
+            break next;
+        }
+        y = next;
+    };
+    r
+}
+
+#[differentiable]
+fn simpson(x: f64, n: usize) -> f64 {
+    let f = |t: f64| (t * x).sin();
+    let h = 1.0 / n as f64;
+    let mut s = f(0.0) + f(1.0);
+    for i in 1..n {
+        let t = i as f64 * h;
+        s += if i % 2 == 1 { 4.0 * f(t) } else { 2.0 * f(t) };
+    }
+    s * h / 3.0
+}
+
+#[differentiable]
+fn horner_by_fold(c: &[f64], x: f64) -> f64 {
+    c.iter().rev().fold(0.0, |acc, &ci| acc * x + ci)
+}
+
+#[differentiable]
+fn table_lookup(xs: &[f64], ys: &[f64], x: f64) -> f64 {
+    let i = xs
+        .iter()
+        .position(|&v| v > x)
+        .unwrap_or(xs.len() - 1)
+        .max(1);
+    let t = (x - xs[i - 1]) / (xs[i] - xs[i - 1]);
+    ys[i - 1] * (1.0 - t) + ys[i] * t
+}
+
+/// A damped oscillator by classical Runge–Kutta, the rate a closure returning a pair.
+#[differentiable]
+fn rk4_pair(x0: f64, v0: f64, dt: f64) -> f64 {
+    let f = |x: f64, v: f64| (v, -x - 0.1 * v);
+    let (mut x, mut v) = (x0, v0);
+    for _ in 0..20 {
+        let (k1x, k1v) = f(x, v);
+        let (k2x, k2v) = f(x + 0.5 * dt * k1x, v + 0.5 * dt * k1v);
+        let (k3x, k3v) = f(x + 0.5 * dt * k2x, v + 0.5 * dt * k2v);
+        let (k4x, k4v) = f(x + dt * k3x, v + dt * k3v);
+        x += dt / 6.0 * (k1x + 2.0 * k2x + 2.0 * k3x + k4x);
+        v += dt / 6.0 * (k1v + 2.0 * k2v + 2.0 * k3v + k4v);
+    }
+    x
+}
+
+// ----- geometry, finance, models -----
+
+#[differentiable]
+fn destructured_point(p: &[f64; 3]) -> f64 {
+    let [a, b, c] = *p;
+    a * b + c.sin()
+}
+
+#[differentiable]
+fn weighted_rows(m: &[[f64; 3]], x: &[f64; 3]) -> f64 {
+    let mut total = 0.0;
+    for (i, row) in m.iter().enumerate() {
+        let dot = row[0] * x[0] + row[1] * x[1] + row[2] * x[2];
+        total += (i as f64 + 1.0) * dot.tanh();
+    }
+    total
+}
+
+const G: f64 = 9.81;
+
+#[differentiable]
+fn projectile_range(v: f64, angle: f64) -> f64 {
+    const DRAG: f64 = 0.01;
+    let (s, c) = angle.sin_cos();
+    2.0 * v * v * s * c / G * (1.0 - DRAG * v)
+}
+
+#[differentiable]
+fn clamped_blend(x: f64, lo: f64, hi: f64) -> f64 {
+    let a = f64::max(x, lo);
+    let b = a.min(hi);
+    b.clamp(lo, hi) + x.hypot(lo).atan2(hi)
+}
+
+/// An approximation of `erf` (Abramowitz and Stegun 7.1.25's first term), generic.
+fn erf_approx<T: Float>(x: T) -> T {
+    let t = T::one() / (T::one() + T::from(0.3275911).unwrap() * x.abs());
+    let y = T::one() - t * (-x * x).exp();
+    if x < T::zero() { -y } else { y }
+}
+
+#[differentiable(plain(erf_approx))]
+fn call_price(s: f64, k: f64, sigma: f64, t: f64, r: f64) -> f64 {
+    let d1 = ((s / k).ln() + (r + sigma * sigma / 2.0) * t) / (sigma * t.sqrt());
+    let d2 = d1 - sigma * t.sqrt();
+    let n = |d: f64| 0.5 * (1.0 + erf_approx(d / 2.0_f64.sqrt()));
+    s * n(d1) - k * (-r * t).exp() * n(d2)
+}
+
+/// A shape, read by `match` with bindings.
+enum Shape {
+    Circle(f64),
+    Rect { w: f64, h: f64 },
+}
+
+#[differentiable]
+fn scaled_area(scale: f64, shape: &Shape) -> f64 {
+    match shape {
+        Shape::Circle(r) => std::f64::consts::PI * (r * scale).powi(2),
+        Shape::Rect { w, h } => w * h * scale * scale,
+    }
+}
+
+/// A polynomial model.
+struct Cubic {
+    w: [f64; 3],
+    b: f64,
+}
+
+#[differentiable]
+impl Cubic {
+    #[differentiable]
+    fn forward(&self, x: f64) -> f64 {
+        let mut h = self.b;
+        for (i, w) in self.w.iter().enumerate() {
+            h += w * x.powi(i as i32 + 1);
+        }
+        h.tanh()
+    }
+}
+
+// ----- the checks -----
+
+#[test]
+fn losses_and_statistics() {
+    let x = vec![0.3, -1.2, 0.8, 0.1];
+    faces!(
+        softmax_xent,
+        |x| softmax_xent(x, 2),
+        |x| softmax_xent::primal(x, 2),
+        |x| {
+            let (v, [g]) = softmax_xent::grad(x, 2);
+            (v, g)
+        },
+        |x, t| softmax_xent::jvp(x, 2, t)
+    )
+    .check_with_second_order(&x);
+    macro_rules! one_slice {
+        ($f:ident at $x:expr) => {
+            faces!(
+                $f,
+                |x| $f(x),
+                |x| $f::primal(x),
+                |x| {
+                    let (v, [g]) = $f::grad(x);
+                    (v, g)
+                },
+                |x, t| $f::jvp(x, t)
+            )
+            .check_with_second_order(&$x)
+        };
+    }
+    one_slice!(kahan_sum_of_squares at x);
+    one_slice!(cumulative_sum_of_squares at x);
+    one_slice!(roughness at x);
+    one_slice!(chunk_products at x);
+    one_slice!(chunk_products at [0.5, -0.7, 1.1]);
+    one_slice!(generic_norm at x);
+    // the largest unique: a kink only where two tie
+    faces!(
+        largest_by_fold,
+        |x| largest_by_fold(x),
+        |x| largest_by_fold::primal(x),
+        |x| {
+            let (v, [g]) = largest_by_fold::grad(x);
+            (v, g)
+        },
+        |x, t| largest_by_fold::jvp(x, t)
+    )
+    .check(&x);
+    macro_rules! slice_and_float {
+        ($f:ident at $x:expr) => {{
+            let x: Vec<f64> = $x;
+            let n = x.len() - 1;
+            faces!(
+                $f,
+                |x| $f(&x[..n], x[n]),
+                |x| $f::primal(&x[..n], x[n]),
+                |x| {
+                    let (v, (gs, gf)) = $f::grad(&x[..n], x[n]);
+                    (v, [gs, vec![gf]].concat())
+                },
+                |x, t| $f::jvp(&x[..n], x[n], &t[..n], t[n])
+            )
+            .check_with_second_order(&x)
+        }};
+    }
+    slice_and_float!(scaled_norm at vec![0.3, -1.2, 0.8, 1.7]);
+    slice_and_float!(scaled_in_place_sum at vec![0.3, -1.2, 0.8, 1.7]);
+    slice_and_float!(horner_by_fold at vec![0.5, -1.0, 0.25, 2.0, 0.7]);
+    let split3 = |x: &[f64]| (x[0..2].to_vec(), x[2..4].to_vec(), x[4..6].to_vec());
+    faces!(
+        triple_products,
+        |x| {
+            let (a, b, c) = split3(x);
+            triple_products(&a, &b, &c)
+        },
+        |x| {
+            let (a, b, c) = split3(x);
+            triple_products::primal(&a, &b, &c)
+        },
+        |x| {
+            let (a, b, c) = split3(x);
+            let (v, [ga, gb, gc]) = triple_products::grad(&a, &b, &c);
+            (v, [ga, gb, gc].concat())
+        },
+        |x, t| {
+            let (a, b, c) = split3(x);
+            let (ta, tb, tc) = split3(t);
+            triple_products::jvp(&a, &b, &c, &ta, &tb, &tc)
+        }
+    )
+    .check_with_second_order(&[0.3, -1.2, 0.8, 0.5, 1.1, -0.4]);
+}
+
+#[test]
+fn numerical_methods() {
+    numbers!(newton_cbrt(0)).check_with_second_order(&[2.0]);
+    numbers!(newton_cbrt(0)).check_with_second_order(&[0.6]);
+    faces!(
+        simpson,
+        |x| simpson(x[0], 8),
+        |x| simpson::primal(x[0], 8),
+        |x| {
+            let (v, g) = simpson::grad(x[0], 8);
+            (v, g.to_vec())
+        },
+        |x, t| simpson::jvp(x[0], 8, t[0])
+    )
+    .check_with_second_order(&[1.3]);
+    numbers!(rk4_pair(0, 1, 2)).check_with_second_order(&[1.0, 0.2, 0.1]);
+    // inside the second interval, and past the last point (extrapolated)
+    for x in [0.7, 2.6] {
+        let (xs, n) = ([0.0, 0.5, 1.0, 2.0], 4);
+        let xs = &xs;
+        faces!(
+            table_lookup,
+            |y| table_lookup(xs, &y[..n], y[n]),
+            |y| table_lookup::primal(xs, &y[..n], y[n]),
+            |y| {
+                let (v, (gx, gy, g)) = table_lookup::grad(xs, &y[..n], y[n]);
+                assert!(gx.iter().all(|g| g.is_finite()));
+                (v, [gy, vec![g]].concat())
+            },
+            |y, t| table_lookup::jvp(xs, &y[..n], y[n], &[0.0; 4], &t[..n], t[n])
+        )
+        .check_with_second_order(&[1.0, 0.4, -0.3, 2.0, x]);
+    }
+}
+
+#[test]
+fn geometry_finance_models() {
+    faces!(
+        destructured_point,
+        |x| destructured_point(&[x[0], x[1], x[2]]),
+        |x| destructured_point::primal(&[x[0], x[1], x[2]]),
+        |x| {
+            let (v, [g]) = destructured_point::grad(&[x[0], x[1], x[2]]);
+            (v, g.to_vec())
+        },
+        |x, t| destructured_point::jvp(&[x[0], x[1], x[2]], &[t[0], t[1], t[2]])
+    )
+    .check_with_second_order(&[0.4, -1.1, 0.9]);
+    let rows = |x: &[f64]| -> Vec<[f64; 3]> { x.chunks(3).map(|r| [r[0], r[1], r[2]]).collect() };
+    let at = |x: &[f64]| (rows(&x[..6]), [x[6], x[7], x[8]]);
+    faces!(
+        weighted_rows,
+        |x| {
+            let (m, p) = at(x);
+            weighted_rows(&m, &p)
+        },
+        |x| {
+            let (m, p) = at(x);
+            weighted_rows::primal(&m, &p)
+        },
+        |x| {
+            let (m, p) = at(x);
+            let (v, (gm, gp)) = weighted_rows::grad(&m, &p);
+            (v, [gm.concat(), gp.to_vec()].concat())
+        },
+        |x, t| {
+            let ((m, p), (tm, tp)) = (at(x), at(t));
+            weighted_rows::jvp(&m, &p, &tm, &tp)
+        }
+    )
+    .check_with_second_order(&[0.3, -0.2, 0.5, 0.1, 0.4, -0.6, 0.7, 1.1, -0.3]);
+    numbers!(projectile_range(0, 1)).check_with_second_order(&[12.0, 0.6]);
+    // x inside [lo, hi], below lo, above hi
+    for x in [0.4, -0.5, 1.8] {
+        numbers!(clamped_blend(0, 1, 2)).check_with_second_order(&[x, 0.1, 1.2]);
+    }
+    numbers!(call_price(0, 1, 2, 3, 4)).check_with_second_order(&[105.0, 100.0, 0.25, 0.75, 0.03]);
+    for shape in [Shape::Circle(0.7), Shape::Rect { w: 1.5, h: 0.4 }] {
+        let shape = &shape;
+        faces!(
+            scaled_area,
+            |x| scaled_area(x[0], shape),
+            |x| scaled_area::primal(x[0], shape),
+            |x| {
+                let (v, g) = scaled_area::grad(x[0], shape);
+                (v, g.to_vec())
+            },
+            |x, t| scaled_area::jvp(x[0], shape, t[0])
+        )
+        .check_with_second_order(&[1.3]);
+    }
+    let model = Cubic {
+        w: [0.5, -0.3, 0.2],
+        b: 0.1,
+    };
+    let model = &model;
+    faces!(
+        forward,
+        |x| model.forward(x[0]),
+        |x| model.forward_primal(x[0]),
+        |x| {
+            let (v, g) = model.forward_grad(x[0]);
+            (v, g.to_vec())
+        },
+        |x, t| model.forward_jvp(x[0], t[0])
+    )
+    .check_with_second_order(&[0.8]);
+}
