@@ -5,6 +5,11 @@
 //! which are here; four still are (listed in `docs/CORPUS.md`). The 22 accepted are each
 //! checked through their faces against central differences and at second order
 //! (`Case::check_with_second_order`; the running maximum at first order only).
+//!
+//! Then eight tensor functions of the same kind (a small network, attention, a recurrent
+//! cell over slices, Huber, layer normalisation, polynomial features, a gate decided on
+//! the values, sparse cross-entropy): all accepted, each checked against the op-by-op tape
+//! of its `f::primal` and central differences at orders 1 and 2 (`check_annotated`).
 
 #![allow(clippy::excessive_precision, clippy::let_and_return)]
 
@@ -12,7 +17,8 @@
 mod common;
 
 use common::faces::Case;
-use gradtape::differentiable;
+use common::{Tolerance, check_annotated};
+use gradtape::{Tensor, differentiable};
 use num_traits::Float;
 
 /// A `Case` from the faces written out, `grad` standing in for `grad_into`.
@@ -248,6 +254,82 @@ impl Cubic {
     }
 }
 
+// ----- tensors -----
+
+#[differentiable]
+fn mlp(x: &Tensor<f64>, w1: &Tensor<f64>, b1: &Tensor<f64>, w2: &Tensor<f64>) -> Tensor<f64> {
+    let h = x.matmul(w1) + b1;
+    let h = h.tanh();
+    let y = h.matmul(w2);
+    (&y * &y).mean()
+}
+
+#[differentiable]
+fn attention(q: &Tensor<f64>, k: &Tensor<f64>, v: &Tensor<f64>) -> Tensor<f64> {
+    let d = q.shape()[1] as f64;
+    let scores = q.matmul(&k.transpose()) / d.sqrt();
+    let weights = scores.softmax(1);
+    weights.matmul(v).sum()
+}
+
+#[differentiable]
+fn rnn(xs: &Tensor<f64>, w: &Tensor<f64>, u: &Tensor<f64>) -> Tensor<f64> {
+    let steps = xs.shape()[0];
+    let mut h = Tensor::zeros(&[1, w.shape()[1]]);
+    for t in 0..steps {
+        let x_t = xs.slice(0, t, 1);
+        h = (x_t.matmul(w) + h.matmul(u)).tanh();
+    }
+    h.sum()
+}
+
+#[differentiable]
+fn huber(pred: &Tensor<f64>, target: &Tensor<f64>, delta: f64) -> Tensor<f64> {
+    let r = (pred - target).abs();
+    let quad = r.clamp(0.0, delta);
+    let lin = &r - &quad;
+    (quad.square() * 0.5 + lin * delta).mean()
+}
+
+#[differentiable]
+fn layer_norm(x: &Tensor<f64>, gamma: &Tensor<f64>) -> Tensor<f64> {
+    let mu = x.mean_axis(1, true);
+    let centered = x - &mu;
+    let var = (&centered * &centered).mean_axis(1, true);
+    let y = centered / (var + 1e-5).sqrt();
+    (y * gamma).sum()
+}
+
+#[differentiable]
+fn poly_features(x: &Tensor<f64>, coeffs: &[f64]) -> Tensor<f64> {
+    let mut acc = x * 0.0;
+    let mut p = Tensor::ones(x.shape());
+    for &c in coeffs {
+        acc = acc + &p * c;
+        p = p * x;
+    }
+    acc.sum()
+}
+
+#[differentiable]
+fn gated(x: &Tensor<f64>, w: &Tensor<f64>) -> Tensor<f64> {
+    let z = x.matmul(w);
+    let gate = z.sigmoid();
+    let out = &z * &gate;
+    if out.sum().to_scalar() > 0.0 {
+        out.sum()
+    } else {
+        (out * 2.0).sum()
+    }
+}
+
+#[differentiable]
+fn xent(logits: &Tensor<f64>, labels: &[usize]) -> Tensor<f64> {
+    logits
+        .sparse_softmax_cross_entropy_with_logits(labels)
+        .mean()
+}
+
 // ----- the checks -----
 
 #[test]
@@ -449,4 +531,92 @@ fn geometry_finance_models() {
         |x, t| model.forward_jvp(x[0], t[0])
     )
     .check_with_second_order(&[0.8]);
+}
+
+/// A matrix of `rows × cols` with values spread over about [-1, 1] by `seed`.
+fn matrix(rows: usize, cols: usize, seed: u64) -> Tensor<f64> {
+    let values = common::faces::point(rows * cols, seed, -1.0, 1.0);
+    Tensor::from_vec(values, &[rows, cols])
+}
+
+/// Checks a tensor function of the inputs against its op-by-op tape and differences.
+fn tensor_check(
+    name: &str,
+    inputs: &[Tensor<f64>],
+    fused: &dyn Fn(&[Tensor<f64>]) -> Tensor<f64>,
+    plain: &dyn Fn(&[Tensor<f64>]) -> Tensor<f64>,
+) {
+    if let Err(message) = check_annotated(name, inputs, fused, plain, Tolerance::F64, 7) {
+        panic!("{message}");
+    }
+}
+
+#[test]
+fn tensor_functions() {
+    let (x, w1, b1, w2) = (
+        matrix(3, 4, 1),
+        matrix(4, 5, 2),
+        matrix(1, 5, 3),
+        matrix(5, 2, 4),
+    );
+    tensor_check(
+        "mlp",
+        &[x, w1, b1, w2],
+        &|t| mlp(&t[0], &t[1], &t[2], &t[3]),
+        &|t| mlp::primal(&t[0], &t[1], &t[2], &t[3]),
+    );
+    tensor_check(
+        "attention",
+        &[matrix(3, 4, 5), matrix(5, 4, 6), matrix(5, 2, 7)],
+        &|t| attention(&t[0], &t[1], &t[2]),
+        &|t| attention::primal(&t[0], &t[1], &t[2]),
+    );
+    tensor_check(
+        "rnn",
+        &[matrix(4, 3, 8), matrix(3, 5, 9), matrix(5, 5, 10)],
+        &|t| rnn(&t[0], &t[1], &t[2]),
+        &|t| rnn::primal(&t[0], &t[1], &t[2]),
+    );
+    // residuals on both sides of δ = 0.5, none at 0 or δ
+    let pred = Tensor::from_vec(vec![0.3, -1.2, 0.9, 2.0], &[4]);
+    let target = Tensor::from_vec(vec![0.1, 0.4, 0.65, 1.1], &[4]);
+    tensor_check(
+        "huber",
+        &[pred, target],
+        &|t| huber(&t[0], &t[1], 0.5),
+        &|t| huber::primal(&t[0], &t[1], 0.5),
+    );
+    tensor_check(
+        "layer_norm",
+        &[matrix(3, 4, 11), matrix(1, 4, 12)],
+        &|t| layer_norm(&t[0], &t[1]),
+        &|t| layer_norm::primal(&t[0], &t[1]),
+    );
+    let coeffs = [0.5, -1.0, 0.25, 2.0];
+    tensor_check(
+        "poly_features",
+        &[matrix(2, 3, 13)],
+        &|t| poly_features(&t[0], &coeffs),
+        &|t| poly_features::primal(&t[0], &coeffs),
+    );
+    // both branches: the gated sum positive, then negative
+    let gated_sum = |x: &Tensor<f64>, w: &Tensor<f64>| {
+        let z = x.matmul(w);
+        (&z * &z.sigmoid()).sum().to_scalar()
+    };
+    let (x, w) = (matrix(2, 4, 15), matrix(4, 3, 14));
+    let w_flipped = &w * -1.0;
+    assert!(gated_sum(&x, &w) > 0.0 && gated_sum(&x, &w_flipped) < 0.0);
+    for w in [w, w_flipped] {
+        tensor_check("gated", &[x.clone(), w], &|t| gated(&t[0], &t[1]), &|t| {
+            gated::primal(&t[0], &t[1])
+        });
+    }
+    let labels = [2, 0, 1];
+    tensor_check(
+        "xent",
+        &[matrix(3, 4, 16)],
+        &|t| xent(&t[0], &labels),
+        &|t| xent::primal(&t[0], &labels),
+    );
 }
