@@ -6,6 +6,13 @@
 //! checked through their faces against central differences and at second order
 //! (`Case::check_with_second_order`; the running maximum at first order only).
 //!
+//! A second round of twenty, on plain numbers again (a struct of parameters, a
+//! simulated price path with a running maximum, a bond, springs, a sort by swaps, ragged
+//! rows, logistic regression, generic helpers, recursion, an early exit, `f32` mixed with
+//! `f64`, a sub-slice, constant options, a writer called by another): one was rejected, an
+//! option's `map(..).unwrap_or(..)` with a closure over a differentiable value, accepted
+//! since (`OptionCombinators`); all are checked the same way.
+//!
 //! Then eight tensor functions of the same kind (a small network, attention, a recurrent
 //! cell over slices, Huber, layer normalisation, polynomial features, a gate decided on
 //! the values, sparse cross-entropy): all accepted, each checked against the op-by-op tape
@@ -18,7 +25,7 @@ mod common;
 
 use common::faces::Case;
 use common::{Tolerance, check_annotated};
-use gradtape::{Tensor, differentiable};
+use gradtape::{Differentiable, Tensor, differentiable};
 use num_traits::Float;
 
 /// A `Case` from the faces written out, `grad` standing in for `grad_into`.
@@ -252,6 +259,193 @@ impl Cubic {
         }
         h.tanh()
     }
+}
+
+// ----- a second round -----
+
+#[derive(Differentiable, Clone, Copy, Debug)]
+struct Normal {
+    mu: f64,
+    log_sigma: f64,
+}
+
+#[differentiable(constant(data))]
+fn gaussian_nll(#[differentiable] p: &Normal, data: &[f64]) -> f64 {
+    let sigma = p.log_sigma.exp();
+    let mut nll = 0.0;
+    for &x in data {
+        let z = (x - p.mu) / sigma;
+        nll += 0.5 * z * z + p.log_sigma;
+    }
+    nll / data.len() as f64
+}
+
+#[differentiable(constant(shocks))]
+fn lookback_payoff(s0: f64, mu: f64, sigma: f64, shocks: &[f64]) -> f64 {
+    let dt = 1.0 / 252.0;
+    let mut s = s0;
+    let mut path_max = s0;
+    for z in shocks {
+        s *= ((mu - 0.5 * sigma * sigma) * dt + sigma * dt.sqrt() * z).exp();
+        if s > path_max {
+            path_max = s;
+        }
+    }
+    (path_max - s0).max(0.0)
+}
+
+#[differentiable]
+fn bond_price(rate: f64, coupon: f64, years: u32) -> f64 {
+    let mut price = 0.0;
+    for t in 1..=years {
+        price += coupon / (1.0 + rate).powi(t as i32);
+    }
+    price + 100.0 / (1.0 + rate).powf(years as f64)
+}
+
+#[differentiable]
+fn spring_chain(x: &[f64], k: f64) -> f64 {
+    let n = x.len();
+    let mut e = 0.0;
+    for i in 0..n - 1 {
+        let d = x[i + 1] - x[i] - 1.0;
+        e += 0.5 * k * d * d;
+    }
+    e
+}
+
+#[differentiable]
+fn ranked_weights(x: &[f64]) -> f64 {
+    let mut v = x.to_vec();
+    let n = v.len();
+    for i in 0..n {
+        for j in 0..n - 1 - i {
+            if v[j] > v[j + 1] {
+                v.swap(j, j + 1);
+            }
+        }
+    }
+    v.iter()
+        .enumerate()
+        .map(|(i, x)| (i as f64 + 1.0) * x)
+        .sum()
+}
+
+#[differentiable]
+fn ragged_norm(m: &[Vec<f64>], x: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for row in m {
+        let dot: f64 = row.iter().zip(x).map(|(a, b)| a * b).sum();
+        total += dot * dot;
+    }
+    total.sqrt()
+}
+
+#[differentiable(constant(xs, ys))]
+fn logistic_loss(w: &[f64], xs: &[[f64; 2]], ys: &[f64]) -> f64 {
+    let mut loss = 0.0;
+    for (x, &y) in xs.iter().zip(ys) {
+        let z = w[0] * x[0] + w[1] * x[1] + w[2];
+        let p = 1.0 / (1.0 + (-z).exp());
+        loss -= y * p.ln() + (1.0 - y) * (1.0 - p).ln();
+    }
+    loss / ys.len() as f64
+}
+
+#[differentiable]
+fn generic_lerp<T: Float>(a: T, b: T, t: T) -> T {
+    a + (b - a) * t
+}
+
+#[differentiable]
+fn calls_generic(x: f64, y: f64) -> f64 {
+    let m = generic_lerp(x, y, 0.25);
+    m * generic_lerp(y, x, 0.5)
+}
+
+#[differentiable]
+fn recursive_power(x: f64, n: u32) -> f64 {
+    if n == 0 {
+        1.0
+    } else {
+        x * recursive_power(x, n - 1)
+    }
+}
+
+#[differentiable]
+fn early_exit_search(x: &[f64], threshold: f64) -> f64 {
+    for (i, &v) in x.iter().enumerate() {
+        if v * v > threshold {
+            return v * i as f64;
+        }
+    }
+    x.iter().sum::<f64>()
+}
+
+#[differentiable]
+fn f32_mix(x: f32, y: f64) -> f64 {
+    let a = (x * 2.0).sin() as f64;
+    a * y + (y as f32).exp() as f64
+}
+
+#[differentiable]
+fn trapezoid(ys: &[f64], dx: f64) -> f64 {
+    let n = ys.len();
+    let inner: f64 = ys[1..n - 1].iter().sum();
+    dx * (0.5 * (ys[0] + ys[n - 1]) + inner)
+}
+
+#[differentiable]
+fn option_chain(x: f64, maybe: Option<f64>) -> f64 {
+    let s = maybe.unwrap_or(1.0);
+    let v = maybe.map(|m| m * x).unwrap_or(x);
+    s * v
+}
+
+#[differentiable]
+fn two_pass_variance(x: &[f64]) -> f64 {
+    let n = x.len() as f64;
+    let mean = x.iter().sum::<f64>() / n;
+    x.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)
+}
+
+#[differentiable]
+fn softplus_sum(x: &[f64]) -> f64 {
+    x.iter()
+        .map(|&v| if v > 20.0 { v } else { v.exp().ln_1p() })
+        .sum()
+}
+
+#[differentiable]
+fn weighted_mean_by_index(x: &[f64], w: &[f64]) -> f64 {
+    let mut num = 0.0;
+    let mut den = 0.0;
+    for i in 0..x.len() {
+        num += w[i] * x[i];
+        den += w[i];
+    }
+    num / den
+}
+
+#[differentiable]
+fn tanh_into(x: &[f64], out: &mut [f64]) {
+    for (o, v) in out.iter_mut().zip(x) {
+        *o = v.tanh();
+    }
+}
+
+#[differentiable]
+fn sum_of_tanh_squares(x: &[f64]) -> f64 {
+    let mut buf = vec![0.0; x.len()];
+    tanh_into(x, &mut buf);
+    buf.iter().map(|v| v * v).sum()
+}
+
+#[differentiable]
+fn two_distances(x: f64, y: f64) -> f64 {
+    let sq = |v: f64| v * v;
+    let dist = |a: f64, b: f64| (sq(a) + sq(b)).sqrt();
+    dist(x, y) + dist(x - 1.0, y + 2.0)
 }
 
 // ----- tensors -----
@@ -531,6 +725,217 @@ fn geometry_finance_models() {
         |x, t| model.forward_jvp(x[0], t[0])
     )
     .check_with_second_order(&[0.8]);
+}
+
+#[test]
+fn a_second_round() {
+    let data = [0.3, -1.1, 0.8, 2.2, 0.5];
+    faces!(
+        gaussian_nll,
+        |x| gaussian_nll(
+            &Normal {
+                mu: x[0],
+                log_sigma: x[1]
+            },
+            &data
+        ),
+        |x| gaussian_nll::primal(
+            &Normal {
+                mu: x[0],
+                log_sigma: x[1]
+            },
+            &data
+        ),
+        |x| {
+            let (v, [g]) = gaussian_nll::grad(
+                &Normal {
+                    mu: x[0],
+                    log_sigma: x[1],
+                },
+                &data,
+            );
+            (v, vec![g.mu, g.log_sigma])
+        },
+        |x, t| gaussian_nll::jvp(
+            &Normal {
+                mu: x[0],
+                log_sigma: x[1]
+            },
+            &data,
+            &Normal {
+                mu: t[0],
+                log_sigma: t[1]
+            }
+        )
+    )
+    .check_with_second_order(&[0.4, -0.2]);
+    let shocks = [0.5, 1.2, -0.3, 0.9, -1.5, 0.2];
+    faces!(
+        lookback_payoff,
+        |x| lookback_payoff(x[0], x[1], x[2], &shocks),
+        |x| lookback_payoff::primal(x[0], x[1], x[2], &shocks),
+        |x| {
+            let (v, g) = lookback_payoff::grad(x[0], x[1], x[2], &shocks);
+            (v, g.to_vec())
+        },
+        |x, t| lookback_payoff::jvp(x[0], x[1], x[2], &shocks, t[0], t[1], t[2])
+    )
+    .check_with_second_order(&[100.0, 0.05, 0.3]);
+    faces!(
+        bond_price,
+        |x| bond_price(x[0], x[1], 5),
+        |x| bond_price::primal(x[0], x[1], 5),
+        |x| {
+            let (v, g) = bond_price::grad(x[0], x[1], 5);
+            (v, g.to_vec())
+        },
+        |x, t| bond_price::jvp(x[0], x[1], 5, t[0], t[1])
+    )
+    .check_with_second_order(&[0.04, 3.0]);
+    macro_rules! slice_and_float {
+        ($f:ident at $x:expr) => {{
+            let x: Vec<f64> = $x;
+            let n = x.len() - 1;
+            faces!(
+                $f,
+                |x| $f(&x[..n], x[n]),
+                |x| $f::primal(&x[..n], x[n]),
+                |x| {
+                    let (v, (gs, gf)) = $f::grad(&x[..n], x[n]);
+                    (v, [gs, vec![gf]].concat())
+                },
+                |x, t| $f::jvp(&x[..n], x[n], &t[..n], t[n])
+            )
+            .check_with_second_order(&x)
+        }};
+    }
+    slice_and_float!(spring_chain at vec![0.0, 1.2, 1.9, 3.3, 2.0]);
+    // one element squared is over the threshold: the early exit; none is: the sum
+    slice_and_float!(early_exit_search at vec![0.3, -0.5, 1.4, 0.2, 1.0]);
+    slice_and_float!(early_exit_search at vec![0.3, -0.5, 0.4, 0.2, 1.0]);
+    slice_and_float!(trapezoid at vec![0.3, -0.5, 1.4, 0.2, 0.1]);
+    macro_rules! one_slice {
+        ($f:ident at $x:expr) => {
+            faces!(
+                $f,
+                |x| $f(x),
+                |x| $f::primal(x),
+                |x| {
+                    let (v, [g]) = $f::grad(x);
+                    (v, g)
+                },
+                |x, t| $f::jvp(x, t)
+            )
+            .check_with_second_order(&$x)
+        };
+    }
+    // distinct values, so that the order is fixed near the point
+    one_slice!(ranked_weights at [0.9, -0.4, 1.7, 0.2]);
+    one_slice!(two_pass_variance at [0.9, -0.4, 1.7, 0.2]);
+    one_slice!(softplus_sum at [0.9, -0.4, 21.7, 0.2]);
+    one_slice!(sum_of_tanh_squares at [0.9, -0.4, 1.7, 0.2]);
+    let ragged = |x: &[f64]| {
+        (
+            vec![x[0..2].to_vec(), x[2..5].to_vec(), x[5..6].to_vec()],
+            x[6..9].to_vec(),
+        )
+    };
+    faces!(
+        ragged_norm,
+        |x| {
+            let (m, v) = ragged(x);
+            ragged_norm(&m, &v)
+        },
+        |x| {
+            let (m, v) = ragged(x);
+            ragged_norm::primal(&m, &v)
+        },
+        |x| {
+            let (m, v) = ragged(x);
+            let (value, (gm, gv)) = ragged_norm::grad(&m, &v);
+            (value, [gm.concat(), gv].concat())
+        },
+        |x, t| {
+            let ((m, v), (tm, tv)) = (ragged(x), ragged(t));
+            ragged_norm::jvp(&m, &v, &tm, &tv)
+        }
+    )
+    .check_with_second_order(&[0.3, -0.2, 0.5, 0.1, 0.4, -0.6, 0.7, 1.1, -0.3]);
+    let xs = [[0.5, 1.0], [-1.2, 0.3], [0.8, -0.7], [0.1, 0.1]];
+    let ys = [1.0, 0.0, 1.0, 0.0];
+    faces!(
+        logistic_loss,
+        |w| logistic_loss(w, &xs, &ys),
+        |w| logistic_loss::primal(w, &xs, &ys),
+        |w| {
+            let (v, [g]) = logistic_loss::grad(w, &xs, &ys);
+            (v, g)
+        },
+        |w, t| logistic_loss::jvp(w, &xs, &ys, t)
+    )
+    .check_with_second_order(&[0.3, -0.8, 0.1]);
+    numbers!(calls_generic(0, 1)).check_with_second_order(&[0.7, -1.3]);
+    faces!(
+        recursive_power,
+        |x| recursive_power(x[0], 4),
+        |x| recursive_power::primal(x[0], 4),
+        |x| {
+            let (v, g) = recursive_power::grad(x[0], 4);
+            (v, g.to_vec())
+        },
+        |x, t| recursive_power::jvp(x[0], 4, t[0])
+    )
+    .check_with_second_order(&[1.3]);
+    // `f32` through its own faces, at a tolerance of `f32`
+    let (value, (gx, gy)) = f32_mix::grad(0.4, 0.7);
+    assert_eq!(value.to_bits(), f32_mix(0.4, 0.7).to_bits());
+    let h = 1e-3;
+    let by_x = (f32_mix(0.4 + h as f32, 0.7) - f32_mix(0.4 - h as f32, 0.7)) / (2.0 * h);
+    let by_y = (f32_mix(0.4, 0.7 + h) - f32_mix(0.4, 0.7 - h)) / (2.0 * h);
+    assert!(
+        (f64::from(gx) - by_x).abs() < 1e-2 * (1.0 + by_x.abs()),
+        "{gx} vs {by_x}"
+    );
+    assert!(
+        (gy - by_y).abs() < 1e-3 * (1.0 + by_y.abs()),
+        "{gy} vs {by_y}"
+    );
+    for maybe in [Some(1.7), None] {
+        faces!(
+            option_chain,
+            |x| option_chain(x[0], maybe),
+            |x| option_chain::primal(x[0], maybe),
+            |x| {
+                let (v, g) = option_chain::grad(x[0], maybe);
+                (v, g.to_vec())
+            },
+            |x, t| option_chain::jvp(x[0], maybe, t[0])
+        )
+        .check_with_second_order(&[0.6]);
+    }
+    let split = |x: &[f64]| (x[..3].to_vec(), x[3..].to_vec());
+    faces!(
+        weighted_mean_by_index,
+        |x| {
+            let (a, b) = split(x);
+            weighted_mean_by_index(&a, &b)
+        },
+        |x| {
+            let (a, b) = split(x);
+            weighted_mean_by_index::primal(&a, &b)
+        },
+        |x| {
+            let (a, b) = split(x);
+            let (v, [ga, gb]) = weighted_mean_by_index::grad(&a, &b);
+            (v, [ga, gb].concat())
+        },
+        |x, t| {
+            let ((a, b), (ta, tb)) = (split(x), split(t));
+            weighted_mean_by_index::jvp(&a, &b, &ta, &tb)
+        }
+    )
+    .check_with_second_order(&[0.3, -1.2, 0.8, 0.5, 1.1, 0.7]);
+    numbers!(two_distances(0, 1)).check_with_second_order(&[0.7, -1.3]);
 }
 
 /// A matrix of `rows × cols` with values spread over about [-1, 1] by `seed`.

@@ -11,7 +11,11 @@
 //! - `match pair { .. }` on a local tuple (`lower.rs`, `split_tuple_local`: the parts as a
 //!   tuple scrutinee), and a local tuple written field by field;
 //! - a local struct copied whole (`let mut b = a;`, also in a loop's body) and then
-//!   written, or built with `..base` (`fields.rs`: the copy built again from the fields).
+//!   written, or built with `..base` (`fields.rs`: the copy built again from the fields);
+//! - an option's combinators with a closure over differentiable values, `o.map(|v|
+//!   ..).unwrap_or(d)`, `map_or`, `map_or_else`, `unwrap_or_else` (`rewrite.rs`,
+//!   `OptionCombinators`: the `match` they stand for), checked through its faces against
+//!   differences at orders 1 and 2.
 
 #[macro_use]
 mod common;
@@ -291,4 +295,44 @@ fn tuples_matched_and_written_by_field() {
 fn structs_copied_and_updated() {
     one_slice!(struct_copied_then_written, struct_copied_then_written_on_duals at [0.8, -0.4]);
     one_slice!(previous_state_copied, previous_state_copied_on_duals at [0.8, -0.4]);
+}
+
+// ----- an option's combinators with a closure over differentiable values -----
+
+/// `map(..).unwrap_or(..)`, `map_or`, `map_or_else` and `unwrap_or_else` of constant
+/// options, each closure reading differentiable values.
+#[differentiable]
+fn option_combinators(x: f64, y: f64, scale: Option<f64>, shift: Option<f64>) -> f64 {
+    let a = scale.map(|m| m * x).unwrap_or(x);
+    let b = shift.map_or(y * y, |s| (s + y).sin());
+    let c = scale.map_or_else(|| x.exp(), |m: f64| m * y);
+    let d = shift.map(|s| s * x * y).unwrap_or_else(|| x - y);
+    a * b + c * d
+}
+
+#[test]
+fn option_combinators_with_closures() {
+    use common::faces::Case;
+    for (scale, shift) in [
+        (Some(1.5), Some(0.2)),
+        (None, Some(-0.7)),
+        (Some(0.3), None),
+        (None, None),
+    ] {
+        Case {
+            name: "option_combinators",
+            itself: &|x| option_combinators(x[0], x[1], scale, shift),
+            primal: &|x| option_combinators::primal(x[0], x[1], scale, shift),
+            grad: Some(&|x| {
+                let (v, g) = option_combinators::grad(x[0], x[1], scale, shift);
+                (v, g.to_vec())
+            }),
+            grad_into: &|x| {
+                let (v, g) = option_combinators::grad(x[0], x[1], scale, shift);
+                (v, g.to_vec())
+            },
+            jvp: &|x, t| option_combinators::jvp(x[0], x[1], scale, shift, t[0], t[1]),
+        }
+        .check_with_second_order(&[0.7, -0.4]);
+    }
 }

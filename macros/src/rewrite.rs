@@ -67,6 +67,7 @@ pub fn rewrite(cx: &Ctxt, stmts: Vec<Stmt>, borrowed: &[Ident], parameters: &[Id
         stmts,
     };
     FloatPaths.visit_block_mut(&mut block);
+    OptionCombinators.visit_block_mut(&mut block);
     // the names that hold a shared reference wherever they appear, so that `&x` of one is
     // a reference to a reference: the borrowed parameters the body never binds again, and
     // the locals it binds once, by `let`, to a shared borrow or to another such name, or
@@ -110,6 +111,133 @@ pub fn rewrite(cx: &Ctxt, stmts: Vec<Stmt>, borrowed: &[Ident], parameters: &[Id
     LabelledBlocks.visit_block_mut(&mut block);
     IteratorLoops.visit_block_mut(&mut block);
     block.stmts
+}
+
+// ----- an option's combinators with a closure -----
+
+/// `o.map(|v| e).unwrap_or(d)`, `o.map_or(d, |v| e)`, `o.map_or_else(|| d, |v| e)` and
+/// `o.map(|v| e).unwrap_or_else(|| d)` become `match o { Some(v) => e, None => d }`, which
+/// lowering differentiates (and `options` takes apart, for an option local): the same
+/// program, `o` evaluated once and first, then `e` with `v` bound to its value, or `d`.
+/// An eagerly evaluated default (`unwrap_or(d)`, `map_or(d, ..)`) must be a pure
+/// expression (names, literals, fields, arithmetic, casts, float methods), whose
+/// evaluation the `None` arm may skip with no difference; a closure whose body leaves it
+/// (`return`, `?`) or takes more than one parameter is left as written.
+struct OptionCombinators;
+
+impl VisitMut for OptionCombinators {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        syn::visit_mut::visit_expr_mut(self, expr);
+        if let Some(matched) = option_match(expr) {
+            *expr = matched;
+        }
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// `expr` as the `match` it stands for, if it is one of [`OptionCombinators`]' forms.
+fn option_match(expr: &Expr) -> Option<Expr> {
+    let Expr::MethodCall(call) = expr else {
+        return None;
+    };
+    let args: Vec<&Expr> = call.args.iter().collect();
+    let (option, closure, default, lazy) = match (call.method.to_string().as_str(), &args[..]) {
+        ("unwrap_or" | "unwrap_or_else", [default]) => {
+            let Expr::MethodCall(map) = crate::syntax::strip_parens(&call.receiver) else {
+                return None;
+            };
+            let [closure] = &map.args.iter().collect::<Vec<_>>()[..] else {
+                return None;
+            };
+            if map.method != "map" {
+                return None;
+            }
+            let lazy = call.method == "unwrap_or_else";
+            (&*map.receiver, *closure, *default, lazy)
+        }
+        ("map_or", [default, closure]) => (&*call.receiver, *closure, *default, false),
+        ("map_or_else", [default, closure]) => (&*call.receiver, *closure, *default, true),
+        _ => return None,
+    };
+    let Expr::Closure(closure) = crate::syntax::strip_parens(closure) else {
+        return None;
+    };
+    let [param] = &closure.inputs.iter().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    let param = match param {
+        Pat::Type(typed) => &*typed.pat,
+        other => other,
+    };
+    if leaves(&closure.body) {
+        return None;
+    }
+    let default: Expr = if lazy {
+        let Expr::Closure(default) = crate::syntax::strip_parens(default) else {
+            return None;
+        };
+        if !default.inputs.is_empty() || leaves(&default.body) {
+            return None;
+        }
+        (*default.body).clone()
+    } else {
+        if !is_pure(default) {
+            return None;
+        }
+        default.clone()
+    };
+    let body = &closure.body;
+    // at the method's name: what lowering says of the `match` is said of the call
+    let method = &call.method;
+    Some(syn::parse_quote_spanned!(method.span()=>
+        match #option { Some(#param) => #body, None => #default }
+    ))
+}
+
+/// Whether `body` has a `return` or a `?` of its own (outside closures inside it): moved
+/// out of its closure, it would leave the function instead.
+fn leaves(body: &Expr) -> bool {
+    struct Leaves(bool);
+    impl<'ast> Visit<'ast> for Leaves {
+        fn visit_expr_return(&mut self, _: &'ast syn::ExprReturn) {
+            self.0 = true;
+        }
+        fn visit_expr_try(&mut self, _: &'ast syn::ExprTry) {
+            self.0 = true;
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut leaves = Leaves(false);
+    leaves.visit_expr(body);
+    leaves.0
+}
+
+/// Whether evaluating `expr` has no effect, so that skipping it changes no value: names,
+/// literals, fields, arithmetic, casts and float methods. (Integer arithmetic may panic
+/// on overflow in a debug build, where skipping it would not; `f` itself runs the body as
+/// written.)
+fn is_pure(expr: &Expr) -> bool {
+    match expr {
+        Expr::Lit(_) | Expr::Path(_) => true,
+        Expr::Paren(paren) => is_pure(&paren.expr),
+        Expr::Group(group) => is_pure(&group.expr),
+        Expr::Field(field) => is_pure(&field.base),
+        Expr::Cast(cast) => is_pure(&cast.expr),
+        Expr::Reference(reference) => reference.mutability.is_none() && is_pure(&reference.expr),
+        Expr::Unary(unary) => is_pure(&unary.expr),
+        Expr::Binary(binary) => {
+            !is_compound_assign(&binary.op) && is_pure(&binary.left) && is_pure(&binary.right)
+        }
+        Expr::Tuple(tuple) => tuple.elems.iter().all(is_pure),
+        Expr::MethodCall(call) => {
+            FLOAT_METHODS.contains(&call.method.to_string().as_str())
+                && is_pure(&call.receiver)
+                && call.args.iter().all(is_pure)
+        }
+        _ => false,
+    }
 }
 
 // ----- labelled blocks -----

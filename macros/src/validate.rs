@@ -198,7 +198,7 @@ pub fn has_differentiable_param(cx: &Ctxt, model: &Signature, item_sig: &syn::Si
             ),
             None => cx.syn_error(syn::Error::new(
                 item_sig.ident.span(),
-                "a #[differentiable] function needs a differentiable parameter: a float tensor, a variable, an `f32`/`f64` number, or an array, slice or `Vec` of them",
+                "a #[differentiable] function needs a differentiable parameter: a float tensor, a variable, an `f32`/`f64` number, an array, slice or `Vec` of them, or a struct of them marked `#[differentiable] p: &Params` (its type deriving `Differentiable`); other parameters are constants",
             )),
         },
     }
