@@ -2674,7 +2674,22 @@ impl<'a> Lowerer<'a> {
         {
             return Some(self.method_on_whole(receiver, call));
         }
-        validate::unknown_method(self.cx, &call.method, self.mode);
+        // `chain.max_by(..).unwrap()`: the method without a rule is the receiver's, whose
+        // message says what to write instead
+        let mut unknown = call;
+        while let Expr::MethodCall(inner) = strip_parens(&unknown.receiver)
+            && matches!(
+                unknown.method.to_string().as_str(),
+                "unwrap" | "expect" | "unwrap_or" | "unwrap_or_default"
+            )
+            && matches!(
+                inner.method.to_string().as_str(),
+                "max_by" | "min_by" | "max_by_key" | "min_by_key" | "reduce"
+            )
+        {
+            unknown = inner;
+        }
+        validate::unknown_method(self.cx, &unknown.method, self.mode);
         Self::poisoned(&Expr::MethodCall(call.clone()))
     }
 

@@ -750,6 +750,13 @@ pub fn unknown_method(cx: &Ctxt, method: &syn::Ident, mode: Mode) {
     let hint = if mode == Mode::Scalar && search {
         // a search over a float array left as written by `searches`
         "over a float array (`a.iter()`, then `copied`, `rev`, `skip`, `take`, `step_by`) with a closure of one name, it is the loop with a `break` it stands for where its statement evaluates it first (a `let`'s value, an `if`'s condition, an `if let`'s or a `match`'s scrutinee, or the receiver of a method there); `find` over `a.iter()` gives an `Option<&F>`, read as a number by `.copied()`, `if let Some(&v)`, `Some(v)` with `*v`, or `match` arms: for an `Option` local to pass on, write `a.iter().copied().find(..)`"
+    } else if mode == Mode::Scalar
+        && matches!(
+            method.to_string().as_str(),
+            "max_by" | "min_by" | "max_by_key" | "min_by_key" | "reduce"
+        )
+    {
+        "the largest or smallest element of a float array is a `fold` (`a.iter().copied().fold(f64::NEG_INFINITY, f64::max)`, `f64::min` from `f64::INFINITY`), and a reduction a `fold` from its first element or a loop; both are differentiated"
     } else if mode == Mode::Scalar && method == "next" {
         // an iterator held in a local that `rewrite::IteratorLoops` left as written
         "an iterator over a float array held in a local is differentiated as `while let Some(v) = it.next() { .. }` when that loop is the iterator's only use and nothing between its `let` and the loop changes what it reads (it is then the `for` loop `for v in a.iter() { .. }`); otherwise loop over the indices (`for i in 0..a.len()`, with `a[i]`)"
