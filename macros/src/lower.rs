@@ -1002,23 +1002,37 @@ impl<'a> Lowerer<'a> {
     }
 
     /// The parts of a call with a tuple result: in scalar mode one call of its `vjp`
-    /// ([`Stmt::CallParts`]), in tensor mode each part a call replayed on a sub-tape.
+    /// ([`Stmt::CallParts`]), in tensor mode one run of the call on a tape of its own
+    /// (`generated::trace_parts`, a plain `let`), each part a trace taking its result
+    /// from that run (a body with effects or random draws runs once, as written).
     fn call_parts(&mut self, call: &syn::ExprCall, arity: usize) -> Vec<Tree> {
         let Expr::Path(func) = &*call.func else {
             unreachable!("checked by the caller")
         };
         match self.mode {
-            Mode::Tensor => (0..arity)
-                .map(|k| {
-                    let Op::Trace { expr, inputs } = self.build_trace(&Expr::Call(call.clone()))
-                    else {
-                        unreachable!("a trace")
-                    };
-                    let index = syn::Index::from(k);
-                    let expr = syn::parse_quote!((#expr).#index);
-                    Tree::Leaf(self.emit_temp(Op::Trace { expr, inputs }))
-                })
-                .collect(),
+            Mode::Tensor => {
+                // the call run once on a tape of its own (a plain `let` of the run), each
+                // part then a trace of its own taking its result from the run
+                let Op::Trace { expr, inputs } = self.build_trace(&Expr::Call(call.clone())) else {
+                    unreachable!("a trace")
+                };
+                let run = crate::syntax::mixed(&format!("traced_parts{}", self.fresh_id()));
+                let generated = crate::generate::paths::generated();
+                let owned = inputs
+                    .iter()
+                    .map(|(_, fwd)| quote!(#generated::own(&(#fwd))));
+                self.push(Stmt::Plain(quote! {
+                    let #run = #generated::trace_parts((#(#owned,)*), || #expr);
+                }));
+                (0..arity)
+                    .map(|k| {
+                        let index = syn::Index::from(k);
+                        let expr = syn::parse_quote!(#run.part(|parts| &parts.#index));
+                        let inputs = inputs.clone();
+                        Tree::Leaf(self.emit_temp(Op::Trace { expr, inputs }))
+                    })
+                    .collect()
+            }
             Mode::Scalar if self.calls_a_value(&func.path) => {
                 validate::call_of_a_value(self.cx, &func.path, false);
                 (0..arity)

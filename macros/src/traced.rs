@@ -4,8 +4,9 @@
 //! a closure over them, a tensor method the vocabulary does not know), becomes a plain
 //! helper holding the user's body, and the annotated function's body a call of it, which
 //! lowering runs on a sub-tape inside the node as it runs any plain helper called with
-//! tensors (`generated::trace`). Correct, slower than the generated adjoint, and visible
-//! in `f::GENERATED` (the helper's call under `generated::trace`); `strict` refuses it.
+//! tensors (`generated::trace`; a tuple result's parts from one run of it,
+//! `generated::trace_parts`). Correct, slower than the generated adjoint, and visible in
+//! `f::GENERATED` (the helper's call under `generated::trace`); `strict` refuses it.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -16,12 +17,12 @@ use crate::model::sig::{Kind, Mode, Signature};
 
 /// The helper (`fn __gradtape_traced_f(..) -> R { the user's body }`, the user's signature
 /// renamed) and the body calling it, if the function can run so: a free function of tensor
-/// mode with one tensor result, whose differentiable parameters are tensors (a variable's
+/// mode with one tensor result or a tuple of them (each taken from one run of the
+/// helper, `generated::trace_parts`), whose differentiable parameters are tensors (a variable's
 /// value is read by the fused node, which a helper would not see), each parameter a plain
 /// name, none `impl Trait` (the call names every type parameter).
 pub fn traced(item: &ItemFn, sig: &Signature) -> Option<(TokenStream, syn::Block)> {
     if sig.mode != Mode::Tensor
-        || sig.tuple_output
         || sig.whole_output
         || item.sig.receiver().is_some()
         || crate::syntax::is_in_impl_block()
@@ -64,7 +65,19 @@ pub fn traced(item: &ItemFn, sig: &Signature) -> Option<(TokenStream, syn::Block
         #(#lints)*
         #helper_sig #block
     };
-    let call: syn::Block = syn::parse_quote!({ #name #turbofish (#(#args),*) });
+    let call: syn::Block = if sig.tuple_output {
+        // destructured, so that lowering runs the call once and takes each part from
+        // that run (`generated::trace_parts`)
+        let parts: Vec<syn::Ident> = (0..sig.outputs.len())
+            .map(|k| crate::syntax::unspelled_ident(format_ident!("traced_part{k}")))
+            .collect();
+        syn::parse_quote!({
+            let (#(#parts,)*) = #name #turbofish (#(#args),*);
+            (#(#parts,)*)
+        })
+    } else {
+        syn::parse_quote!({ #name #turbofish (#(#args),*) })
+    };
     Some((helper, call))
 }
 
