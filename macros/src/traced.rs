@@ -6,7 +6,9 @@
 //! lowering runs on a sub-tape inside the node as it runs any plain helper called with
 //! tensors (`generated::trace`; a tuple result's parts from one run of it,
 //! `generated::trace_parts`). Correct, slower than the generated adjoint, and visible in
-//! `f::GENERATED` (the helper's call under `generated::trace`); `strict` refuses it.
+//! `f::GENERATED` (the helper's call under `generated::trace`); `strict` refuses it. A
+//! tensor method or associated function has no node (it runs op by op on the caller's
+//! tapes): its fallback is its body as written ([`Fallback::AsWritten`]).
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -15,21 +17,45 @@ use syn::{FnArg, ItemFn, Pat};
 
 use crate::model::sig::{Kind, Mode, Signature};
 
-/// The helper (`fn __gradtape_traced_f(..) -> R { the user's body }`, the user's signature
-/// renamed) and the body calling it, if the function can run so: a free function of tensor
-/// mode with one tensor result or a tuple of them (each taken from one run of the
-/// helper, `generated::trace_parts`), whose differentiable parameters are tensors (a variable's
+/// How a tensor body the generated adjoint cannot transform runs on the tape instead.
+pub enum Fallback {
+    /// A plain helper holding the user's body (`fn __gradtape_traced_f(..) -> R`, the
+    /// user's signature renamed), and the body that calls it, which lowering runs on a
+    /// sub-tape inside the node.
+    Helper {
+        helper: TokenStream,
+        call: syn::Block,
+    },
+    /// A method or an associated function of an annotated `impl` block, whose body runs
+    /// as written, op by op on the caller's tapes, as every such tensor function's does
+    /// (it has no node of its own: see `expand::parts`), recording what the generated
+    /// adjoint cannot transform as it records the rest.
+    ///
+    /// For a method, a helper taking `self` and run on a sub-tape inside a node would cut
+    /// the gradients of the variables `self` may hold (the node would not see them as
+    /// inputs), and one taking `self`'s fields would have to know which fields hold
+    /// tensors and variables; the method as written is both the sound and the simple
+    /// form, and an associated function follows it.
+    AsWritten,
+}
+
+/// How the function runs on the tape, if it can: a function of tensor mode with one
+/// tensor result or a tuple of them (each taken from one run of the helper,
+/// `generated::trace_parts`), whose differentiable parameters are tensors (a variable's
 /// value is read by the fused node, which a helper would not see), each parameter a plain
-/// name, none `impl Trait` (the call names every type parameter).
-pub fn traced(item: &ItemFn, sig: &Signature) -> Option<(TokenStream, syn::Block)> {
+/// name, none `impl Trait` (the call names every type parameter), and whose body takes no
+/// value out as data. A free function calls a helper ([`Fallback::Helper`]), a method or
+/// an associated function of an annotated `impl` runs as written ([`Fallback::AsWritten`]).
+pub fn traced(item: &ItemFn, sig: &Signature) -> Option<Fallback> {
     if sig.mode != Mode::Tensor
         || sig.whole_output
-        || item.sig.receiver().is_some()
-        || crate::syntax::is_in_impl_block()
         || sig.params.iter().any(|p| p.kind == Kind::Variable)
         || takes_data_out(&item.block)
     {
         return None;
+    }
+    if item.sig.receiver().is_some() || crate::syntax::is_in_impl_block() {
+        return Some(Fallback::AsWritten);
     }
     let mut args = Vec::new();
     for input in &item.sig.inputs {
@@ -78,7 +104,7 @@ pub fn traced(item: &ItemFn, sig: &Signature) -> Option<(TokenStream, syn::Block
     } else {
         syn::parse_quote!({ #name #turbofish (#(#args),*) })
     };
-    Some((helper, call))
+    Some(Fallback::Helper { helper, call })
 }
 
 /// Whether the body turns a value into plain data (`to_vec`, `to_scalar`, .. the
