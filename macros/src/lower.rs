@@ -2681,8 +2681,30 @@ impl<'a> Lowerer<'a> {
         {
             return Some(self.method_on_whole(receiver, call));
         }
-        validate::unknown_method(self.cx, &call.method, self.mode);
+        if let Some(escape) = self.escape_in_receivers(&call.receiver) {
+            // `x.to_vec().into_iter().fold(..)`: the value taken out as data is the error
+            // to fix; the method after it would compute on a constant even were it known
+            validate::escape(self.cx, escape);
+        } else {
+            validate::unknown_method(self.cx, &call.method, self.mode);
+        }
         Self::poisoned(&Expr::MethodCall(call.clone()))
+    }
+
+    /// The first method of a chain of receivers (`x.to_vec().into_iter()`) that turns a
+    /// differentiable value into plain data, reading the chain from its end.
+    fn escape_in_receivers<'e>(&self, mut expr: &'e Expr) -> Option<&'e Ident> {
+        while let Expr::MethodCall(call) = strip_parens(expr) {
+            // (`value` reads a variable, which is differentiated)
+            if call.method != "value"
+                && vocabulary::is_escape(&call.method.to_string())
+                && self.mentions_active(&call.receiver)
+            {
+                return Some(&call.method);
+            }
+            expr = &call.receiver;
+        }
+        None
     }
 
     /// The float methods of two or three operands, any of them active: the elementwise
