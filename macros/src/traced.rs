@@ -50,7 +50,7 @@ pub fn traced(item: &ItemFn, sig: &Signature) -> Option<Fallback> {
     if sig.mode != Mode::Tensor
         || sig.whole_output
         || sig.params.iter().any(|p| p.kind == Kind::Variable)
-        || takes_data_out(&item.block)
+        || takes_data_out(item)
     {
         return None;
     }
@@ -108,22 +108,50 @@ pub fn traced(item: &ItemFn, sig: &Signature) -> Option<Fallback> {
 }
 
 /// Whether the body turns a value into plain data (`to_vec`, `to_scalar`, .. the
-/// vocabulary's escapes) other than to decide a branch (an `if`'s or a `while`'s
+/// vocabulary's escapes; a conversion, `.into()` or `ArrayD::from(t)`, which may be a
+/// tensor's into an `ndarray`) other than to decide a branch (an `if`'s or a `while`'s
 /// condition): the tape would record the data as a constant, a gradient cut silently, so
 /// such a body keeps its errors (the escape's among them, or the error that stopped
-/// lowering before it) rather than run on a sub-tape.
-fn takes_data_out(block: &syn::Block) -> bool {
+/// lowering before it) rather than run on a sub-tape. A conversion that takes no tensor
+/// is let through: `from` of a literal, on a float type or a type parameter of the
+/// function (`T::from(0.5)`, no tensor converts so), and `Tensor::from` (into a tensor).
+fn takes_data_out(item: &ItemFn) -> bool {
     struct Escapes {
+        numbers: Vec<String>,
         found: bool,
     }
     impl<'ast> Visit<'ast> for Escapes {
         fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
             let name = call.method.to_string();
             // (`value` reads a variable, which the tape records)
-            if name != "value" && crate::vocabulary::is_escape(&name) {
+            if name != "value" && crate::vocabulary::is_escape(&name)
+                || name == "into"
+                || name == "try_into"
+            {
                 self.found = true;
             }
             visit::visit_expr_method_call(self, call);
+        }
+        fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+            if let syn::Expr::Path(path) = &*call.func
+                && path.path.segments.len() >= 2
+                && path
+                    .path
+                    .segments
+                    .last()
+                    .is_some_and(|last| last.ident == "from" || last.ident == "try_from")
+            {
+                let owner = path.path.segments[0].ident.to_string();
+                let of_a_literal = call.args.len() == 1
+                    && matches!(
+                        crate::syntax::strip_parens(&call.args[0]),
+                        syn::Expr::Lit(_)
+                    );
+                if !of_a_literal && owner != "Tensor" && !self.numbers.contains(&owner) {
+                    self.found = true;
+                }
+            }
+            visit::visit_expr_call(self, call);
         }
         fn visit_expr_if(&mut self, expr_if: &'ast syn::ExprIf) {
             // the condition decides a branch: a number read there cuts nothing
@@ -136,7 +164,12 @@ fn takes_data_out(block: &syn::Block) -> bool {
             self.visit_block(&expr_while.body);
         }
     }
-    let mut escapes = Escapes { found: false };
-    escapes.visit_block(block);
+    let mut numbers: Vec<String> = ["f32", "f64"].map(String::from).into();
+    numbers.extend(item.sig.generics.type_params().map(|p| p.ident.to_string()));
+    let mut escapes = Escapes {
+        numbers,
+        found: false,
+    };
+    escapes.visit_block(&item.block);
     escapes.found
 }
