@@ -1199,7 +1199,10 @@
 //!   method runs op by op on the caller's tapes, as written, and its gradients reach the
 //!   variables inside `self` (through `#[derive(Sources)]`). It gets no companion items
 //!   and may therefore sit in a trait's `impl` too (`impl Layer for Dense`). Other
-//!   annotated functions call it like any tensor function.
+//!   annotated functions call it like any tensor function. An associated function (no
+//!   `self`) of a tensor `impl` block marked `#[differentiable]` runs so too. Since the
+//!   tape records the body as written, one the generated adjoint could not transform (a
+//!   local `Vec` of tensors, below) is accepted as well; `strict` refuses both.
 //! - **Scalar mode** (a physical model's `energy`, a parameter set's `residual`): the
 //!   companion items are associated functions beside the method, named after it:
 //!   `energy_vjp` (whose pullback gives `()` for `self`), `energy_jvp`, `energy_grad`,
@@ -1399,13 +1402,15 @@
 //!   runtime's ops records op by op there, and its gradient is the tape's.
 //!
 //! **A tensor body with no static adjoint runs on a sub-tape.** A free tensor function
-//! with one tensor result whose body keeps a local `Vec` of tensors (`vec![..]`, `push`,
-//! `k[i]`), hands a closure over tensors on as a value, calls a macro of the user's or a
-//! tensor method the vocabulary of ops does not know (a trait of the user's) is not
-//! rejected: its body becomes a plain helper, `__gradtape_traced_f` beside it, which the
-//! function's node calls on a tape of its own, as it calls any plain helper. Its
-//! gradients are the tape's, its cost that of recording the body op by op; the helper's
-//! call under `generated::trace` in `f::GENERATED` shows it.
+//! with a tensor result (or a tuple of them) whose body keeps a local `Vec` of tensors
+//! (`vec![..]`, `push`, `k[i]`), hands a closure over tensors on as a value, calls a macro
+//! of the user's or a tensor method the vocabulary of ops does not know (a trait of the
+//! user's) is not rejected: its body becomes a plain helper, `__gradtape_traced_f` beside
+//! it, which the function's node calls on a tape of its own, as it calls any plain
+//! helper. Its gradients are the tape's, its cost that of recording the body op by op;
+//! the helper's call under `generated::trace` in `f::GENERATED` shows it. A tuple
+//! result's helper runs once per call, each part's gradient from that one run's tape
+//! (`generated::trace_parts`), as for any plain helper's tuple destructured by `let`.
 //!
 //! ```
 //! use gradtape::{GradientTape, Tensor, differentiable};

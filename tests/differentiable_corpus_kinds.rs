@@ -1786,3 +1786,166 @@ fn bodies_run_on_a_sub_tape() {
     tape.record(|| chebyshev_series(&x, &coefficients));
     assert_eq!(gradtape::generated::recorded_nodes(&tape).len(), 1);
 }
+
+/// How many times `rk2_oscillator_stages`' body ran: the body of a function with a tuple
+/// result runs once per call however many parts it returns.
+static OSCILLATOR_RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// A damped oscillator `x'' = -k x - c x'` by Heun's method, each step's two stages kept
+/// in a local `Vec` of `(position, velocity)` rates: the position and the velocity
+/// returned as a tuple, the body run on a sub-tape (the `Vec` has no generated adjoint).
+#[differentiable]
+fn rk2_oscillator_stages(
+    x0: &Tensor<f64>,
+    v0: &Tensor<f64>,
+    stiffness: &Tensor<f64>,
+    damping: f64,
+) -> (Tensor<f64>, Tensor<f64>) {
+    OSCILLATOR_RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dt = 0.1;
+    let (mut x, mut v) = (x0.clone(), v0.clone());
+    for _ in 0..6 {
+        let mut rates: Vec<(Tensor<f64>, Tensor<f64>)> = Vec::new();
+        rates.push((v.clone(), -(stiffness * &x) - &v * damping));
+        let (x1, v1) = (&x + &rates[0].0 * dt, &v + &rates[0].1 * dt);
+        rates.push((v1.clone(), -(stiffness * &x1) - &v1 * damping));
+        x = &x + (&rates[0].0 + &rates[1].0) * (0.5 * dt);
+        v = &v + (&rates[0].1 + &rates[1].1) * (0.5 * dt);
+    }
+    (x, v)
+}
+
+/// The same integration with the stages as named locals, which the generated adjoint
+/// transforms: the value to compare with.
+#[differentiable]
+fn rk2_oscillator(
+    x0: &Tensor<f64>,
+    v0: &Tensor<f64>,
+    stiffness: &Tensor<f64>,
+    damping: f64,
+) -> (Tensor<f64>, Tensor<f64>) {
+    let dt = 0.1;
+    let (mut x, mut v) = (x0.clone(), v0.clone());
+    for _ in 0..6 {
+        let (r0, s0) = (v.clone(), -(stiffness * &x) - &v * damping);
+        let (x1, v1) = (&x + &r0 * dt, &v + &s0 * dt);
+        let (r1, s1) = (v1.clone(), -(stiffness * &x1) - &v1 * damping);
+        x = &x + (&r0 + &r1) * (0.5 * dt);
+        v = &v + (&s0 + &s1) * (0.5 * dt);
+    }
+    (x, v)
+}
+
+/// The softmax of a list of scores and its entropy, the scores' shifted exponentials in a
+/// local `Vec`: a tuple of a vector and a 0-d tensor, generic over the float type.
+#[differentiable]
+fn softmax_and_entropy<T: Float>(
+    scores: &Tensor<T>,
+    temperature: &Tensor<T>,
+) -> (Tensor<T>, Tensor<T>) {
+    let shifted = scores / temperature;
+    let mut terms = vec![shifted.exp()];
+    terms.push(terms[0].sum());
+    let p = &terms[0] / &terms[1];
+    let entropy = -(&p * p.ln()).sum();
+    (p, entropy)
+}
+
+/// An annotated caller destructuring a traced tuple result, and the parts read apart.
+#[differentiable]
+fn oscillator_energy(x0: &Tensor<f64>, v0: &Tensor<f64>, stiffness: &Tensor<f64>) -> Tensor<f64> {
+    let (x, v) = rk2_oscillator_stages(x0, v0, stiffness, 0.3);
+    (stiffness * &x * &x + &v * &v).sum() * 0.5
+}
+
+#[test]
+fn tuple_bodies_run_on_a_sub_tape() {
+    let points = [
+        vec![
+            v(&[0.5, -1.0, 0.2]),
+            v(&[0.1, 0.4, -0.3]),
+            v(&[1.5, 0.8, 2.0]),
+        ],
+        vec![s(0.7), s(-0.2), s(1.1)],
+    ];
+    // each part alone, and both together with weights that tell them apart
+    check(
+        "rk2_oscillator_stages.0",
+        &points,
+        &|x| rk2_oscillator_stages(&x[0], &x[1], &x[2], 0.3).0,
+        &|x| rk2_oscillator_stages::primal(&x[0], &x[1], &x[2], 0.3).0,
+    );
+    check(
+        "rk2_oscillator_stages.1",
+        &points,
+        &|x| rk2_oscillator_stages(&x[0], &x[1], &x[2], 0.3).1,
+        &|x| rk2_oscillator_stages::primal(&x[0], &x[1], &x[2], 0.3).1,
+    );
+    let both = |(x, v): (Tensor<f64>, Tensor<f64>)| (&x * &v).sin() + &v * 0.3 + x.square() * 2.0;
+    check(
+        "rk2_oscillator_stages",
+        &points,
+        &|x| both(rk2_oscillator_stages(&x[0], &x[1], &x[2], 0.3)),
+        &|x| both(rk2_oscillator_stages::primal(&x[0], &x[1], &x[2], 0.3)),
+    );
+    check(
+        "oscillator_energy",
+        &points,
+        &|x| oscillator_energy(&x[0], &x[1], &x[2]),
+        &|x| oscillator_energy::primal(&x[0], &x[1], &x[2]),
+    );
+    // the same values as the form the generated adjoint transforms, to the last bit
+    let (x0, v0, k) = (
+        v(&[0.5, -1.0, 0.2]),
+        v(&[0.1, 0.4, -0.3]),
+        v(&[1.5, 0.8, 2.0]),
+    );
+    let (traced, transformed) = (
+        rk2_oscillator_stages(&x0, &v0, &k, 0.3),
+        rk2_oscillator(&x0, &v0, &k, 0.3),
+    );
+    assert_eq!(traced.0.to_vec(), transformed.0.to_vec());
+    assert_eq!(traced.1.to_vec(), transformed.1.to_vec());
+    let scores = [vec![v(&[0.3, -1.2, 0.8, 0.1]), s(0.9)]];
+    let weighted = |(p, entropy): (Tensor<f64>, Tensor<f64>)| {
+        (p * v(&[1.0, -2.0, 0.5, 3.0])).sum() + entropy * 0.7
+    };
+    check(
+        "softmax_and_entropy",
+        &scores,
+        &|x| weighted(softmax_and_entropy(&x[0], &x[1])),
+        &|x| weighted(softmax_and_entropy::primal(&x[0], &x[1])),
+    );
+    let f32_scores = Tensor::from_vec(vec![0.3_f32, -1.2, 0.8], &[3]);
+    let (p, _) = softmax_and_entropy(&f32_scores, &Tensor::scalar(1.0_f32));
+    assert!((p.sum().to_scalar() - 1.0).abs() < 1e-6);
+    for generated in [
+        rk2_oscillator_stages::GENERATED,
+        softmax_and_entropy::GENERATED,
+    ] {
+        assert!(generated.contains("trace_parts("), "{generated}");
+        assert!(generated.contains("__gradtape_traced_"), "{generated}");
+    }
+    // one run of the body per call, under a tape and in the gradient's sweep
+    let total = |(x, v): (Tensor<f64>, Tensor<f64>)| (x * 3.0 + v).sum();
+    let tape = gradtape::GradientTape::persistent();
+    tape.watch(&x0);
+    let before = OSCILLATOR_RUNS.load(std::sync::atomic::Ordering::Relaxed);
+    let y = tape.record(|| total(rk2_oscillator_stages(&x0, &v0, &k, 0.3)));
+    assert_eq!(
+        OSCILLATOR_RUNS.load(std::sync::atomic::Ordering::Relaxed) - before,
+        1
+    );
+    let dx = tape.gradient(&y, &x0).unwrap().unwrap();
+    assert_eq!(
+        OSCILLATOR_RUNS.load(std::sync::atomic::Ordering::Relaxed) - before,
+        1
+    );
+    let op_by_op = gradtape::GradientTape::new();
+    op_by_op.watch(&x0);
+    let y = op_by_op.record(|| total(rk2_oscillator_stages::primal(&x0, &v0, &k, 0.3)));
+    let expected = op_by_op.gradient(&y, &x0).unwrap().unwrap();
+    for (a, b) in dx.to_vec().iter().zip(expected.to_vec()) {
+        assert!((a - b).abs() < 1e-12, "{a} vs {b}");
+    }
+}

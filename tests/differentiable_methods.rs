@@ -6,7 +6,9 @@
 //!   `#[derive(Sources)]` against central differences, element by element, and at second
 //!   order through a Hessian-vector product against differences of gradients), methods
 //!   call methods of their fields, free annotated functions call methods, and a trait's
-//!   `impl` may hold one.
+//!   `impl` may hold one. An associated function of an annotated block runs so too, and
+//!   so does a body the generated adjoint could not transform (a local `Vec` of tensors):
+//!   the tape records it as written.
 //! - **Scalar mode.** `self` is a constant; the companion items are associated functions
 //!   beside the method (`energy_vjp`, `energy_grad`, `energy_jvp`, `energy_grad_into`),
 //!   which callers reach by method syntax. Checked: the value equal to the method's to
@@ -79,6 +81,56 @@ impl Mlp {
 #[differentiable]
 fn regularised_loss(model: &Mlp, x: &Tensor<f64>, y: &Tensor<f64>, weight: f64) -> Tensor<f64> {
     model.loss(x, y) + model.penalty() * weight
+}
+
+/// Methods and associated functions whose bodies the generated adjoint cannot transform
+/// (a local `Vec` of tensors): they run as written on the caller's tapes, as every tensor
+/// function of an `impl` block does (no node of its own), so the tape records the `Vec`
+/// as it records the rest.
+#[differentiable]
+impl Mlp {
+    /// Every layer's activation kept in a local `Vec` (as `call_with_activations`
+    /// does), the last one returned.
+    #[differentiable]
+    fn forward_kept(&self, x: &Tensor<f64>) -> Tensor<f64> {
+        let mut activations = vec![x.clone()];
+        activations.push(self.hidden.forward(&activations[0]));
+        activations.push(self.output.forward(&activations[1]));
+        activations[2].clone()
+    }
+
+    /// A mean squared error, its terms in a local `Vec`: an associated function.
+    #[differentiable]
+    fn squared_error_kept(prediction: &Tensor<f64>, target: &Tensor<f64>) -> Tensor<f64> {
+        let mut terms = vec![prediction - target];
+        terms.push(terms[0].square());
+        terms[1].mean()
+    }
+
+    /// An associated function the generated adjoint could transform: it runs as written
+    /// too (it was rustc's "cannot find module `mean_squared`").
+    #[differentiable]
+    fn mean_squared(prediction: &Tensor<f64>, target: &Tensor<f64>) -> Tensor<f64> {
+        (prediction - target).square().mean()
+    }
+
+    /// The two above, the associated function reached through `Self`.
+    #[differentiable]
+    fn loss_kept(&self, x: &Tensor<f64>, y: &Tensor<f64>) -> Tensor<f64> {
+        Self::squared_error_kept(&self.forward_kept(x), y)
+    }
+
+    /// A tuple result of an associated function: the mean squared error and its square
+    /// root, from the same kept terms.
+    #[differentiable]
+    fn error_and_root(
+        prediction: &Tensor<f64>,
+        target: &Tensor<f64>,
+    ) -> (Tensor<f64>, Tensor<f64>) {
+        let mut terms = vec![(prediction - target).square()];
+        terms.push(terms[0].mean());
+        (terms[1].clone(), terms[1].sqrt())
+    }
 }
 
 /// A layer behind a trait, as Keras-like code writes it.
@@ -210,13 +262,17 @@ fn the_input_gradient_through_a_method() {
 
 #[test]
 fn second_order_through_methods() {
-    // The Hessian-vector product in the hidden kernel's direction `u`, by a tape over the
-    // gradient's tape, against central differences of the gradient along `u`.
-    let model = mlp();
     let (x, y) = batch();
+    check_second_order(&|m: &Mlp| m.loss(&x, &y));
+}
+
+/// The Hessian-vector product of `loss` in the hidden kernel's direction `u`, by a tape
+/// over the gradient's tape, against central differences of the gradient along `u`.
+fn check_second_order(loss: &dyn Fn(&Mlp) -> Tensor<f64>) {
+    let model = mlp();
     let u = t(&[1.0, -0.5, 0.25, 0.75, -1.0, 0.5], &[2, 3]);
     let kernel = &model.hidden.kernel;
-    let gradient = |m: &Mlp| gradient_of(m, &|m: &Mlp| m.loss(&x, &y));
+    let gradient = |m: &Mlp| gradient_of(m, loss);
     let outer = GradientTape::new();
     let hvp = {
         let directional = outer.record(|| (&gradient(&model)[0] * &u).sum());
@@ -2017,4 +2073,83 @@ fn a_sub_struct_passed_on_whole_in_what_a_macro_rules_writes() {
     assert_eq!(by_impl, by_hand);
     assert_eq!(by_body, by_hand);
     assert_eq!(by_function, by_hand);
+}
+
+#[test]
+fn methods_whose_bodies_run_on_the_tape() {
+    let model = mlp();
+    let (x, y) = batch();
+    // the same values as the methods the generated adjoint transforms, to the last bit
+    assert_eq!(model.forward_kept(&x).to_vec(), model.forward(&x).to_vec());
+    assert_eq!(
+        model.loss_kept(&x, &y).to_vec(),
+        model.loss(&x, &y).to_vec()
+    );
+    // the variables' gradients against central differences and against the same loss
+    // written with plain ops on the tape, at orders 1 and 2
+    let kept = |m: &Mlp| m.loss_kept(&x, &y);
+    let grads = gradient_of(&model, &kept);
+    check_variables_against_differences("Mlp::loss_kept", &variables(&model), &grads, &|| {
+        kept(&model).to_scalar()
+    });
+    let by_ops = gradient_of(&model, &|m: &Mlp| {
+        let h = (x.matmul(&m.hidden.kernel.value()) + &m.hidden.bias.value()).tanh();
+        let prediction = (h.matmul(&m.output.kernel.value()) + &m.output.bias.value()).tanh();
+        (prediction - &y).square().mean()
+    });
+    for (k, (a, b)) in grads.iter().zip(&by_ops).enumerate() {
+        for (i, (a, b)) in a.to_vec().iter().zip(b.to_vec()).enumerate() {
+            assert!(close(*a, b, 1e-12), "variable {k}, element {i}: {a} vs {b}");
+        }
+    }
+    check_second_order(&kept);
+    // the input's gradient, through the method run as written
+    let tape = GradientTape::new();
+    tape.watch(&x);
+    let loss = tape.record(|| model.loss_kept(&x, &y));
+    let dx = tape.gradient(&loss, &x).unwrap().expect("connected");
+    let fd = central_differences(
+        &|p: &[f64]| model.loss_kept(&t(p, &[3, 2]), &y).to_scalar(),
+        &x.to_vec(),
+    );
+    for (i, (g, d)) in dx.to_vec().iter().zip(&fd).enumerate() {
+        assert!(close(*g, *d, 1e-6), "dx[{i}]: {g} vs {d}");
+    }
+    // the associated functions against the same bodies written with plain ops
+    let prediction = model.forward(&x);
+    let points = [vec![prediction.clone(), y.clone()]];
+    let squared_error = |x: &[Tensor<f64>]| (&x[0] - &x[1]).square().mean();
+    let both = |(error, root): (Tensor<f64>, Tensor<f64>)| error * 0.3 + root.exp();
+    for inputs in &points {
+        common::check_annotated(
+            "Mlp::mean_squared",
+            inputs,
+            &|x| Mlp::mean_squared(&x[0], &x[1]),
+            &squared_error,
+            common::Tolerance::F64,
+            2,
+        )
+        .unwrap();
+        common::check_annotated(
+            "Mlp::squared_error_kept",
+            inputs,
+            &|x| Mlp::squared_error_kept(&x[0], &x[1]),
+            &squared_error,
+            common::Tolerance::F64,
+            3,
+        )
+        .unwrap();
+        common::check_annotated(
+            "Mlp::error_and_root",
+            inputs,
+            &|x| both(Mlp::error_and_root(&x[0], &x[1])),
+            &|x| {
+                let error = squared_error(x);
+                both((error.clone(), error.sqrt()))
+            },
+            common::Tolerance::F64,
+            4,
+        )
+        .unwrap();
+    }
 }

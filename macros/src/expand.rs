@@ -60,8 +60,14 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
     // it runs op by op (a function of such parameters alone is fine).
     let op_by_op = sig.as_ref().is_some_and(|sig| reach::op_by_op(sig, &item));
     let method = item.sig.receiver().is_some();
+    // A tensor function of an annotated `impl` block, method or associated function, runs
+    // as written (below).
+    let as_written = sig.as_ref().is_some_and(|sig| sig.mode == Mode::Tensor)
+        && (method || crate::syntax::is_in_impl_block());
     if op_by_op && args.calls.strict.is_some() {
         validate::strict_op_by_op(&cx, &item.sig.ident);
+    } else if as_written && args.calls.strict.is_some() {
+        validate::strict_associated_tensor_function(&cx, &item.sig.ident);
     }
     if let Some(sig) = &sig {
         let floats = match sig.mode {
@@ -182,15 +188,22 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
     if let Some(sig) = &sig
         && cx.only_traceable()
         && args.checkpoint.is_none()
-        && let Some((helper, call)) = crate::traced::traced(&item, sig)
+        && let Some(fallback) = crate::traced::traced(&item, sig)
     {
         if args.calls.strict.is_some() {
             validate::strict_traced(&cx, &item.sig.ident);
         } else {
-            let retry = Ctxt::default();
-            let retried = lower_body(&retry, sig, &call);
-            if !retry.has_errors() {
-                (cx, body, traced_helper) = (retry, Some(retried), Some(helper));
+            match fallback {
+                crate::traced::Fallback::Helper { helper, call } => {
+                    let retry = Ctxt::default();
+                    let retried = lower_body(&retry, sig, &call);
+                    if !retry.has_errors() {
+                        (cx, body, traced_helper) = (retry, Some(retried), Some(helper));
+                    }
+                }
+                // as every tensor function of an `impl` block (below): no node, no
+                // companion items
+                crate::traced::Fallback::AsWritten => return (quote!(#item), TokenStream::new()),
             }
         }
     }
@@ -284,12 +297,14 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
             item.sig.ident
         );
     }
-    if method && sig.mode == Mode::Tensor {
+    if as_written {
         // `self` may hold tensors and variables no fused node would see (`reach`), so a
         // tensor method always runs op by op, as written: it needs no wrapper and no
         // companion items (calls of it from other annotated functions are replayed on a
-        // sub-tape), and so it may live in a trait's `impl` too.
-        debug_assert!(op_by_op, "`self` may hold tensors");
+        // sub-tape), and so it may live in a trait's `impl` too. An associated function
+        // of the block runs so as well: its wrapper and companion items would be the
+        // free function's, whose paths (`f::vjp`) an `impl` cannot hold.
+        debug_assert!(op_by_op || !method, "`self` may hold tensors");
         return (quote!(#item), TokenStream::new());
     }
     let wrapper = match sig.mode {

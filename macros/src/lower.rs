@@ -1009,23 +1009,37 @@ impl<'a> Lowerer<'a> {
     }
 
     /// The parts of a call with a tuple result: in scalar mode one call of its `vjp`
-    /// ([`Stmt::CallParts`]), in tensor mode each part a call replayed on a sub-tape.
+    /// ([`Stmt::CallParts`]), in tensor mode one run of the call on a tape of its own
+    /// (`generated::trace_parts`, a plain `let`), each part a trace taking its result
+    /// from that run (a body with effects or random draws runs once, as written).
     fn call_parts(&mut self, call: &syn::ExprCall, arity: usize) -> Vec<Tree> {
         let Expr::Path(func) = &*call.func else {
             unreachable!("checked by the caller")
         };
         match self.mode {
-            Mode::Tensor => (0..arity)
-                .map(|k| {
-                    let Op::Trace { expr, inputs } = self.build_trace(&Expr::Call(call.clone()))
-                    else {
-                        unreachable!("a trace")
-                    };
-                    let index = syn::Index::from(k);
-                    let expr = syn::parse_quote!((#expr).#index);
-                    Tree::Leaf(self.emit_temp(Op::Trace { expr, inputs }))
-                })
-                .collect(),
+            Mode::Tensor => {
+                // the call run once on a tape of its own (a plain `let` of the run), each
+                // part then a trace of its own taking its result from the run
+                let Op::Trace { expr, inputs } = self.build_trace(&Expr::Call(call.clone())) else {
+                    unreachable!("a trace")
+                };
+                let run = crate::syntax::mixed(&format!("traced_parts{}", self.fresh_id()));
+                let generated = crate::generate::paths::generated();
+                let owned = inputs
+                    .iter()
+                    .map(|(_, fwd)| quote!(#generated::own(&(#fwd))));
+                self.push(Stmt::Plain(quote! {
+                    let #run = #generated::trace_parts((#(#owned,)*), || #expr);
+                }));
+                (0..arity)
+                    .map(|k| {
+                        let index = syn::Index::from(k);
+                        let expr = syn::parse_quote!(#run.part(|parts| &parts.#index));
+                        let inputs = inputs.clone();
+                        Tree::Leaf(self.emit_temp(Op::Trace { expr, inputs }))
+                    })
+                    .collect()
+            }
             Mode::Scalar if self.calls_a_value(&func.path) => {
                 validate::call_of_a_value(self.cx, &func.path, false);
                 (0..arity)
@@ -2674,23 +2688,45 @@ impl<'a> Lowerer<'a> {
         {
             return Some(self.method_on_whole(receiver, call));
         }
-        // `chain.max_by(..).unwrap()`: the method without a rule is the receiver's, whose
-        // message says what to write instead
-        let mut unknown = call;
-        while let Expr::MethodCall(inner) = strip_parens(&unknown.receiver)
-            && matches!(
-                unknown.method.to_string().as_str(),
-                "unwrap" | "expect" | "unwrap_or" | "unwrap_or_default"
-            )
-            && matches!(
-                inner.method.to_string().as_str(),
-                "max_by" | "min_by" | "max_by_key" | "min_by_key" | "reduce"
-            )
-        {
-            unknown = inner;
+        if let Some(escape) = self.escape_in_receivers(&call.receiver) {
+            // `x.to_vec().into_iter().fold(..)`: the value taken out as data is the error
+            // to fix; the method after it would compute on a constant even were it known
+            validate::escape(self.cx, escape);
+        } else {
+            // `chain.max_by(..).unwrap()`: the method without a rule is the receiver's,
+            // whose message says what to write instead
+            let mut unknown = call;
+            while let Expr::MethodCall(inner) = strip_parens(&unknown.receiver)
+                && matches!(
+                    unknown.method.to_string().as_str(),
+                    "unwrap" | "expect" | "unwrap_or" | "unwrap_or_default"
+                )
+                && matches!(
+                    inner.method.to_string().as_str(),
+                    "max_by" | "min_by" | "max_by_key" | "min_by_key" | "reduce"
+                )
+            {
+                unknown = inner;
+            }
+            validate::unknown_method(self.cx, &unknown.method, self.mode);
         }
-        validate::unknown_method(self.cx, &unknown.method, self.mode);
         Self::poisoned(&Expr::MethodCall(call.clone()))
+    }
+
+    /// The first method of a chain of receivers (`x.to_vec().into_iter()`) that turns a
+    /// differentiable value into plain data, reading the chain from its end.
+    fn escape_in_receivers<'e>(&self, mut expr: &'e Expr) -> Option<&'e Ident> {
+        while let Expr::MethodCall(call) = strip_parens(expr) {
+            // (`value` reads a variable, which is differentiated)
+            if call.method != "value"
+                && vocabulary::is_escape(&call.method.to_string())
+                && self.mentions_active(&call.receiver)
+            {
+                return Some(&call.method);
+            }
+            expr = &call.receiver;
+        }
+        None
     }
 
     /// The float methods of two or three operands, any of them active: the elementwise

@@ -931,6 +931,15 @@ pub fn strict_op_by_op(cx: &Ctxt, name: &syn::Ident) {
     );
 }
 
+/// Strict mode and a tensor associated function of an annotated `impl` block, which runs
+/// op by op as written (as a tensor method does).
+pub fn strict_associated_tensor_function(cx: &Ctxt, name: &syn::Ident) {
+    cx.error_spanned_by(
+        name,
+        "`strict` allows no fallback, and a tensor function of an `impl` block runs op by op, as written (it has no node of its own): make it a free #[differentiable] function",
+    );
+}
+
 /// Strict mode and a tensor body that would run on a sub-tape as written (the errors
 /// beside this one say which constructs have no generated adjoint).
 pub fn strict_traced(cx: &Ctxt, name: &syn::Ident) {
