@@ -99,7 +99,8 @@
 //!   each op's forward, VJP and JVP rules are one row, which the attribute reads, so a new
 //!   op needs no change to the macro) and the ops built from them (`logsumexp`, `norm`,
 //!   `prod`, `stack`, ...);
-//! - `if`/`else`, `match` (guards, bindings, enums, `Option`, tuples), `if let`,
+//! - `if`/`else`, `match` (guards, bindings, enums, `Option`, tuples, slice patterns of
+//!   names such as `[a, b]` and `[first, .., last]`), `if let`,
 //!   `while let` (also `while let Some(v) = it.next()` of an iterator bound by `let` and
 //!   used for nothing else: the `for` loop it is), `let ... else`, `for` over a range or
 //!   any iterator of constants, `while`, `loop`, `break` (with a value, labelled),

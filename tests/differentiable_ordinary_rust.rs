@@ -12,6 +12,9 @@
 //!   tuple scrutinee), and a local tuple written field by field;
 //! - a local struct copied whole (`let mut b = a;`, also in a loop's body) and then
 //!   written, or built with `..base` (`fields.rs`: the copy built again from the fields);
+//! - `match` on a slice by slice patterns (`[a, b]`, `[first, .., last]` with a guard,
+//!   `_`; `match *x` binding by value) (`rewrite.rs`, `SlicePatterns`: the `if` chain on
+//!   the length, the names bound by index);
 //! - an option's combinators with a closure over differentiable values, `o.map(|v|
 //!   ..).unwrap_or(d)`, `map_or`, `map_or_else`, `unwrap_or_else` (`rewrite.rs`,
 //!   `OptionCombinators`: the `match` they stand for), checked through its faces against
@@ -292,9 +295,48 @@ fn tuples_matched_and_written_by_field() {
 }
 
 #[test]
+fn slice_patterns() {
+    // each arm: two elements; first > last; the front; (the last arm needs fewer than 2)
+    one_slice!(by_slice_patterns, by_slice_patterns_on_duals at [0.7, -1.3]);
+    one_slice!(by_slice_patterns, by_slice_patterns_on_duals at [0.9, 0.2, -0.4, 0.3]);
+    one_slice!(by_slice_patterns, by_slice_patterns_on_duals at [0.1, 0.2, -0.4, 0.3]);
+    one_slice!(by_value_slice_patterns, by_value_slice_patterns_on_duals at [0.7, 5.0, -1.3]);
+    one_slice!(by_value_slice_patterns, by_value_slice_patterns_on_duals at [0.7, 1.2, -0.5, 1.3]);
+    one_slice!(by_value_slice_patterns, by_value_slice_patterns_on_duals at [0.6]);
+}
+
+#[test]
 fn structs_copied_and_updated() {
     one_slice!(struct_copied_then_written, struct_copied_then_written_on_duals at [0.8, -0.4]);
     one_slice!(previous_state_copied, previous_state_copied_on_duals at [0.8, -0.4]);
+}
+
+// ----- slice patterns -----
+
+twice! {
+    /// `match` on a slice by slice patterns: an exact length, the ends around `..` with a
+    /// guard, the front, and the rest; the elements bound by reference.
+    fn by_slice_patterns / by_slice_patterns_on_duals<T>(x: &[T]) -> T {
+        let head = match x {
+            [a, b] => *a * *b,
+            [first, .., last] if *first > *last => (*first - *last).exp(),
+            [first, second, ..] => *first * *second + x[2].sin(),
+            _ => T::zero(),
+        };
+        head * x[0]
+    }
+}
+
+twice! {
+    /// `match *x` (elements bound by value), the last arm a slice pattern of its own.
+    fn by_value_slice_patterns / by_value_slice_patterns_on_duals<T>(x: &[T]) -> T {
+        match *x {
+            [a, _, c] => a * c,
+            [.., y, z] => y.hypot(z),
+            [a] => a,
+            [] => T::zero(),
+        }
+    }
 }
 
 // ----- an option's combinators with a closure over differentiable values -----

@@ -109,6 +109,7 @@ pub fn rewrite(cx: &Ctxt, stmts: Vec<Stmt>, borrowed: &[Ident], parameters: &[Id
     .visit_block_mut(&mut block);
     TupleBranches { next: 0 }.visit_block_mut(&mut block);
     LabelledBlocks.visit_block_mut(&mut block);
+    SlicePatterns.visit_block_mut(&mut block);
     IteratorLoops.visit_block_mut(&mut block);
     block.stmts
 }
@@ -238,6 +239,120 @@ fn is_pure(expr: &Expr) -> bool {
         }
         _ => false,
     }
+}
+
+// ----- slice patterns -----
+
+/// `match x { [a, b] => e, [first, .., last] => f, _ => g }` of an array or slice by name
+/// (or `*x`), every arm's pattern a slice pattern of names, `_` and one `..` at most (or a
+/// last `_`), becomes the `if` chain it stands for, each arm's test the length its pattern
+/// needs (`x.len() == 2`, `x.len() >= 2`), its names bound to the elements by index first
+/// (`let a = &x[0];`, from the end after a `..`: `let last = &x[x.len() - 1];`), by
+/// reference for a slice by name (the binding mode `match` gives them) and by value for
+/// `*x`. A guard is tested with its names bound. The last arm is the chain's `else`: the
+/// `match` is exhaustive, so a value no earlier arm takes matches it. Lowering then reads
+/// the elements by index, as it does any array's. A sub-slice bound (`rest @ ..`), an
+/// element pattern that is not a name, or a guarded last arm leaves the `match` as
+/// written.
+struct SlicePatterns;
+
+impl VisitMut for SlicePatterns {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        syn::visit_mut::visit_expr_mut(self, expr);
+        if let Expr::Match(expr_match) = expr
+            && let Some(chain) = slice_match(expr_match)
+        {
+            *expr = chain;
+        }
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// `expr_match` as [`SlicePatterns`]' `if` chain, if it is of that form.
+fn slice_match(expr_match: &syn::ExprMatch) -> Option<Expr> {
+    let (array, by_value) = match crate::syntax::strip_parens(&expr_match.expr) {
+        Expr::Unary(syn::ExprUnary {
+            op: syn::UnOp::Deref(_),
+            expr,
+            ..
+        }) => (crate::syntax::single_ident(expr)?, true),
+        other => (crate::syntax::single_ident(other)?, false),
+    };
+    let arms = &expr_match.arms;
+    let last = arms.len().checked_sub(1)?;
+    let mut chain: Option<Expr> = None;
+    // from the last arm back, each arm the `if` around the chain of those after it
+    for (k, arm) in arms.iter().enumerate().rev() {
+        let (pat, guard) = match &arm.pat {
+            Pat::Guard(guarded) => (&*guarded.pat, Some(&*guarded.guard)),
+            pat => (pat, None),
+        };
+        let (test, lets): (Expr, Vec<Stmt>) = match pat {
+            Pat::Wild(_) => (syn::parse_quote!(true), Vec::new()),
+            Pat::Slice(slice) => slice_arm(slice, array, by_value)?,
+            _ => return None,
+        };
+        let body = &arm.body;
+        let taken: Expr = syn::parse_quote!({ #(#lets)* #body });
+        chain = Some(match (k == last, guard, chain) {
+            (true, None, None) => taken,
+            (false, guard, Some(rest)) => {
+                let test: Expr = match guard {
+                    Some(guard) => syn::parse_quote!(#test && { #(#lets)* #guard }),
+                    None => test,
+                };
+                syn::parse_quote!(if #test #taken else { #rest })
+            }
+            _ => return None,
+        });
+    }
+    chain
+}
+
+/// A slice arm's length test and the `let`s binding its names, if its elements are names
+/// and `_` with one unbound `..` at most.
+fn slice_arm(slice: &syn::PatSlice, array: &Ident, by_value: bool) -> Option<(Expr, Vec<Stmt>)> {
+    let rest = slice.elems.iter().position(|p| matches!(p, Pat::Rest(_)));
+    if slice
+        .elems
+        .iter()
+        .filter(|p| matches!(p, Pat::Rest(_)))
+        .count()
+        > 1
+    {
+        return None;
+    }
+    let before = rest.unwrap_or(slice.elems.len());
+    let after = rest.map_or(0, |r| slice.elems.len() - r - 1);
+    let needed = before + after;
+    let test: Expr = match rest {
+        Some(_) => syn::parse_quote!(#array.len() >= #needed),
+        None => syn::parse_quote!(#array.len() == #needed),
+    };
+    let reference = (!by_value).then(|| quote!(&));
+    let mut lets = Vec::new();
+    for (k, elem) in slice.elems.iter().enumerate() {
+        let index: Expr = match rest {
+            Some(r) if k == r => continue,
+            Some(r) if k > r => {
+                let from_end = slice.elems.len() - k;
+                syn::parse_quote!(#array.len() - #from_end)
+            }
+            _ => syn::parse_quote!(#k),
+        };
+        match elem {
+            Pat::Wild(_) => {}
+            Pat::Ident(name)
+                if name.by_ref.is_none() && name.mutability.is_none() && name.subpat.is_none() =>
+            {
+                let name = &name.ident;
+                lets.push(syn::parse_quote!(let #name = #reference #array[#index];));
+            }
+            _ => return None,
+        }
+    }
+    Some((test, lets))
 }
 
 // ----- labelled blocks -----
