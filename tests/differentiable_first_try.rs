@@ -13,6 +13,11 @@
 //! option's `map(..).unwrap_or(..)` with a closure over a differentiable value, accepted
 //! since (`OptionCombinators`); all are checked the same way.
 //!
+//! A third round of models as structs with methods: a linear model whose `loss` method
+//! calls its `predict` method, springs nested in a struct, a polynomial holding a `Vec`,
+//! a simulation's configuration as a constant `self` called by another function: all
+//! accepted and checked the same way.
+//!
 //! Then eight tensor functions of the same kind (a small network, attention, a recurrent
 //! cell over slices, Huber, layer normalisation, polynomial features, a gate decided on
 //! the values, sparse cross-entropy): all accepted, each checked against the op-by-op tape
@@ -446,6 +451,95 @@ fn two_distances(x: f64, y: f64) -> f64 {
     let sq = |v: f64| v * v;
     let dist = |a: f64, b: f64| (sq(a) + sq(b)).sqrt();
     dist(x, y) + dist(x - 1.0, y + 2.0)
+}
+
+// ----- a third round: models as structs -----
+
+#[derive(Differentiable, Clone, Debug)]
+struct LinearModel {
+    w: [f64; 3],
+    b: f64,
+}
+
+#[differentiable]
+impl LinearModel {
+    #[differentiable]
+    fn predict(#[differentiable] &self, x: &[f64; 3]) -> f64 {
+        self.w.iter().zip(x).map(|(w, x)| w * x).sum::<f64>() + self.b
+    }
+
+    #[differentiable(constant(xs, ys))]
+    fn loss(#[differentiable] &self, xs: &[[f64; 3]], ys: &[f64]) -> f64 {
+        let mut total = 0.0;
+        for (x, y) in xs.iter().zip(ys) {
+            let r = self.predict(x) - y;
+            total += r * r;
+        }
+        total / ys.len() as f64
+    }
+}
+
+#[derive(Differentiable, Clone, Copy, Debug)]
+struct Spring {
+    k: f64,
+    rest: f64,
+}
+
+#[derive(Differentiable, Clone, Copy, Debug)]
+struct SpringPair {
+    left: Spring,
+    right: Spring,
+}
+
+#[differentiable]
+fn pair_energy(#[differentiable] p: &SpringPair, x: f64) -> f64 {
+    let dl = x - p.left.rest;
+    let dr = x - p.right.rest;
+    0.5 * p.left.k * dl * dl + 0.5 * p.right.k * dr * dr
+}
+
+#[derive(Differentiable, Clone, Debug)]
+struct Polynomial {
+    coeffs: Vec<f64>,
+}
+
+#[differentiable]
+impl Polynomial {
+    #[differentiable]
+    fn eval(#[differentiable] &self, x: f64) -> f64 {
+        let mut acc = 0.0;
+        for c in self.coeffs.iter().rev() {
+            acc = acc * x + c;
+        }
+        acc
+    }
+}
+
+struct Simulation {
+    dt: f64,
+    steps: usize,
+}
+
+#[differentiable]
+impl Simulation {
+    #[differentiable]
+    fn run(&self, x0: f64, v0: f64, k: f64) -> f64 {
+        let (mut x, mut v) = (x0, v0);
+        for _ in 0..self.steps {
+            v -= self.dt * k * x;
+            x += self.dt * v;
+        }
+        x * x + v * v
+    }
+}
+
+#[differentiable]
+fn simulated(x: f64, k: f64) -> f64 {
+    let sim = Simulation {
+        dt: 0.01,
+        steps: 100,
+    };
+    sim.run(x, 0.0, k)
 }
 
 // ----- tensors -----
@@ -936,6 +1030,68 @@ fn a_second_round() {
     )
     .check_with_second_order(&[0.3, -1.2, 0.8, 0.5, 1.1, 0.7]);
     numbers!(two_distances(0, 1)).check_with_second_order(&[0.7, -1.3]);
+}
+
+#[test]
+fn a_third_round_of_models() {
+    let xs = [
+        [0.5, 1.0, -0.2],
+        [-1.2, 0.3, 0.8],
+        [0.8, -0.7, 0.1],
+        [0.1, 0.1, 0.9],
+    ];
+    let ys = [1.0, -0.5, 0.3, 0.7];
+    let model = |x: &[f64]| LinearModel {
+        w: [x[0], x[1], x[2]],
+        b: x[3],
+    };
+    faces!(
+        loss,
+        |x| model(x).loss(&xs, &ys),
+        |x| model(x).loss_primal(&xs, &ys),
+        |x| {
+            let (v, [g]) = model(x).loss_grad(&xs, &ys);
+            (v, vec![g.w[0], g.w[1], g.w[2], g.b])
+        },
+        |x, t| model(x).loss_jvp(&xs, &ys, &model(t))
+    )
+    .check_with_second_order(&[0.3, -0.8, 0.1, 0.2]);
+    let springs = |x: &[f64]| SpringPair {
+        left: Spring {
+            k: x[0],
+            rest: x[1],
+        },
+        right: Spring {
+            k: x[2],
+            rest: x[3],
+        },
+    };
+    faces!(
+        pair_energy,
+        |x| pair_energy(&springs(x), x[4]),
+        |x| pair_energy::primal(&springs(x), x[4]),
+        |x| {
+            let (v, (p, gx)) = pair_energy::grad(&springs(x), x[4]);
+            (v, vec![p.left.k, p.left.rest, p.right.k, p.right.rest, gx])
+        },
+        |x, t| pair_energy::jvp(&springs(x), x[4], &springs(t), t[4])
+    )
+    .check_with_second_order(&[2.0, -0.5, 3.0, 1.0, 0.4]);
+    let poly = |x: &[f64]| Polynomial {
+        coeffs: x[..4].to_vec(),
+    };
+    faces!(
+        eval,
+        |x| poly(x).eval(x[4]),
+        |x| poly(x).eval_primal(x[4]),
+        |x| {
+            let (v, (p, gx)) = poly(x).eval_grad(x[4]);
+            (v, [p.coeffs, vec![gx]].concat())
+        },
+        |x, t| poly(x).eval_jvp(x[4], &poly(t), t[4])
+    )
+    .check_with_second_order(&[0.5, -1.0, 0.25, 2.0, 0.7]);
+    numbers!(simulated(0, 1)).check_with_second_order(&[0.8, 2.5]);
 }
 
 /// A matrix of `rows × cols` with values spread over about [-1, 1] by `seed`.
