@@ -278,7 +278,7 @@ pub fn unsupported_expr(cx: &Ctxt, expr: &Expr) {
             "fields of differentiable values are not differentiated, but for a struct or tuple result of a call bound by `let` and read only by its fields (`let s = step(..);`, then `s.x`; `step(..).x`), a named field of a struct result held whole (`norm(&s) + s.x`) and a local struct read and written field by field: a tuple result is read by its parts where the call is bound, not held whole (pass the values as separate parameters, or read the result's parts where the call is bound)"
         }
         Expr::Tuple(_) | Expr::Array(_) => {
-            "tuples and arrays of differentiable values are supported only as the function's result: bind each value to its own name"
+            "a tuple of differentiable values is supported as the function's result or destructured (`let (a, b) = (x, y);`), an array of them as a local's value (`let a = [x, y];`, then indexed): bind each value to its own name, or the array to a local"
         }
         // a local struct read and written only field by field (`let mut s = State { x, v };
         // s.v += ..`) is split into one local per field before lowering (`fields`); one
