@@ -303,6 +303,8 @@ fn slice_patterns() {
     one_slice!(by_value_slice_patterns, by_value_slice_patterns_on_duals at [0.7, 5.0, -1.3]);
     one_slice!(by_value_slice_patterns, by_value_slice_patterns_on_duals at [0.7, 1.2, -0.5, 1.3]);
     one_slice!(by_value_slice_patterns, by_value_slice_patterns_on_duals at [0.6]);
+    one_slice!(if_let_slice_patterns, if_let_slice_patterns_on_duals at [0.6, -1.1, 0.4]);
+    one_slice!(if_let_slice_patterns, if_let_slice_patterns_on_duals at [0.6]);
 }
 
 #[test]
@@ -336,6 +338,18 @@ twice! {
             [a] => a,
             [] => T::zero(),
         }
+    }
+}
+
+twice! {
+    /// `if let` with a slice pattern, with and without `else`.
+    fn if_let_slice_patterns / if_let_slice_patterns_on_duals<T>(x: &[T]) -> T {
+        let mut total = x[0];
+        if let [a, .., z] = x {
+            total = total + *a * *z;
+        }
+        let tail = if let [_, second, ..] = x { second.cos() } else { T::one() };
+        total * tail
     }
 }
 

@@ -243,7 +243,8 @@ fn is_pure(expr: &Expr) -> bool {
 
 // ----- slice patterns -----
 
-/// `match x { [a, b] => e, [first, .., last] => f, _ => g }` of an array or slice by name
+/// `match x { [a, b] => e, [first, .., last] => f, _ => g }` (or `if let [a, b] = x { .. }
+/// else { .. }`, the `match` it is) of an array or slice by name
 /// (or `*x`), every arm's pattern a slice pattern of names, `_` and one `..` at most (or a
 /// last `_`), becomes the `if` chain it stands for, each arm's test the length its pattern
 /// needs (`x.len() == 2`, `x.len() >= 2`), its names bound to the elements by index first
@@ -259,6 +260,23 @@ struct SlicePatterns;
 impl VisitMut for SlicePatterns {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
         syn::visit_mut::visit_expr_mut(self, expr);
+        // `if let [a, b] = x { A } else { B }` is `match x { [a, b] => { A } _ => { B } }`
+        if let Expr::If(expr_if) = expr
+            && let Expr::Let(condition) = crate::syntax::strip_parens(&expr_if.cond)
+            && matches!(&*condition.pat, Pat::Slice(_))
+        {
+            let (pat, scrutinee, then) = (&condition.pat, &condition.expr, &expr_if.then_branch);
+            let otherwise: Expr = match &expr_if.else_branch {
+                Some((_, else_expr)) => (**else_expr).clone(),
+                None => syn::parse_quote!({}),
+            };
+            let matched: syn::ExprMatch =
+                syn::parse_quote!(match #scrutinee { #pat => #then _ => #otherwise });
+            if let Some(chain) = slice_match(&matched) {
+                *expr = chain;
+            }
+            return;
+        }
         if let Expr::Match(expr_match) = expr
             && let Some(chain) = slice_match(expr_match)
         {
