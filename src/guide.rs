@@ -156,7 +156,10 @@
 //!   range of one, `norm(&x[1..])`, is rejected as a copy); a parameter taken by
 //!   reference (`|v: &Tensor<f64>|`, `|v: &f64|`) is given `&r` of a local holding a
 //!   reference (`let r = &x[0]; d(&r)`) as the call's coercion gives it, `r`; a closure
-//!   may call one bound before it, and one never called is left out;
+//!   may call one bound before it, and one never called is left out; a `return` in its
+//!   body returns from the closure (`|t: f64| { if t < 0.0 { return -t; } t * t }`), and
+//!   one assigning what it captures (`let mut add = |v: f64| acc += v * x;`) assigns
+//!   the variable at each call, as Rust's `FnMut` does;
 //! - `stop_gradient(..)`, and macros that only read values (`assert!`, `println!`, ...).
 //!
 //! A control-flow example: the branch taken and the trip count are part of the forward
