@@ -437,6 +437,7 @@ impl<'ast> Visit<'ast> for Locals<'_> {
                 self.0.insert(ident.ident.to_string());
                 if crate::lower::local_row(local, self.2).is_some()
                     || crate::lower::is_ragged_local(local, self.2)
+                    || is_rows_literal(local)
                 {
                     self.1.insert(ident.ident.to_string());
                 }
@@ -444,6 +445,29 @@ impl<'ast> Visit<'ast> for Locals<'_> {
         }
         visit::visit_local(self, local);
     }
+}
+
+/// `let m = [[a, b], [c, d]];` (also `vec![..]` of them): a literal of rows, which lowering
+/// makes a local array of rows (its `lower_array_literal`).
+fn is_rows_literal(local: &syn::Local) -> bool {
+    let Some(init) = &local.init else {
+        return false;
+    };
+    let elems: Vec<Expr> = match strip_parens(&init.expr) {
+        Expr::Array(array) => array.elems.iter().cloned().collect(),
+        Expr::Macro(mac) if mac.mac.path.is_ident("vec") => {
+            let tokens = &mac.mac.tokens;
+            match syn::parse2::<Expr>(quote!([#tokens])) {
+                Ok(Expr::Array(array)) => array.elems.into_iter().collect(),
+                _ => return false,
+            }
+        }
+        _ => return false,
+    };
+    !elems.is_empty()
+        && elems
+            .iter()
+            .all(|elem| matches!(strip_parens(elem), Expr::Array(_)))
 }
 
 /// `let m = *a;`, `a.clone()` or `a`, the name `m` is bound by (typed or not), and `a`'s.
@@ -640,7 +664,8 @@ impl Rewriter<'_> {
     /// or `a.last()` then `.unwrap()` (or `.copied().unwrap()`, and `*` before it) is the
     /// element `a[0]` or `a[a.len() - 1]` (an empty array panics either way, by index
     /// rather than by `unwrap`); `a.swap(i, j)` is the exchange of two elements through a
-    /// temporary, each index evaluated once, as `swap` evaluates them.
+    /// temporary, each index evaluated once, as `swap` evaluates them (on rows, `m.swap(i,
+    /// j)`, the exchange of the two rows' elements one at a time).
     fn element_access(&mut self, expr: &Expr) -> Option<Expr> {
         let unwrapped = |expr: &Expr| -> Option<(Ident, bool)> {
             let Expr::MethodCall(unwrap) = strip_parens(expr) else {
@@ -692,7 +717,23 @@ impl Rewriter<'_> {
                     self.fresh("swap_j"),
                     self.fresh("swap_t"),
                 );
-                Some(syn::parse_quote!({
+                let span = swap.method.span();
+                if single_ident(strip_parens(array))
+                    .is_some_and(|name| self.rows.contains(&name.to_string()))
+                {
+                    // rows: element by element, as lowering differentiates an array of
+                    // rows (a row is no value it copies whole)
+                    let k = self.fresh("swap_k");
+                    return Some(syn::parse_quote_spanned!(span=> {
+                        let (#a, #b): (usize, usize) = (#i, #j);
+                        for #k in 0..#array[#a].len() {
+                            let #t = #array[#a][#k];
+                            #array[#a][#k] = #array[#b][#k];
+                            #array[#b][#k] = #t;
+                        }
+                    }));
+                }
+                Some(syn::parse_quote_spanned!(span=> {
                     let (#a, #b): (usize, usize) = (#i, #j);
                     let #t = #array[#a];
                     #array[#a] = #array[#b];
