@@ -899,7 +899,10 @@
 //! of the same length. Fields of an integer, `bool`, `char` or `String` type (or arrays and
 //! tuples of those), references,
 //! and fields marked `#[constant]` are constants: the gradient holds a copy. Unmarked, a
-//! struct parameter stays a constant, as before.
+//! struct parameter stays a constant, as before. A writer (`fn f(#[differentiable] p: &P,
+//! x: &[f64], out: &mut [f64])`, returning nothing) takes one too: its `grad_into` and
+//! `vjp`'s pullback give the struct's gradient of the output's values as they give the
+//! arrays'.
 //!
 //! ```
 //! use gradtape::{Differentiable, differentiable};
