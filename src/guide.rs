@@ -652,7 +652,12 @@
 //! whose value is dropped, `w(x, y);`), and the pullback then skips the value's share
 //! rather than multiply a zero by the partials (`0 · ∞` is NaN where a partial is
 //! infinite, as `√y` is at 0), as a tape skips an output no target depends on; `vjp`
-//! passes its cotangent as `Some`. For `scaled_sin` above, `scaled_sin::GENERATED` is:
+//! passes its cotangent as `Some`. `vjp_now` is the same forward code with the pullback
+//! applied to `g` at once, in the same function: what `grad` runs, and what an annotated
+//! caller's adjoint runs for a call in straight-line code; `vjp_into` is what a caller's
+//! adjoint runs for a call it replays, adding an array parameter's cotangent into the
+//! caller's buffer (its sink; a float parameter has none, `NoArraySink`). For
+//! `scaled_sin` above, `scaled_sin::GENERATED` is:
 //!
 //! ```text
 //! pub fn vjp(x: f64, a: f64) -> (f64, impl Fn(f64) -> (Option<f64>, Option<f64>) + use<>) {
@@ -678,6 +683,68 @@
 //!     (
 //!         value,
 //!         move |g: ::core::option::Option<f64>| -> (Option<f64>, Option<f64>) {
+//!             let mut d_x: Option<f64> = None;
+//!             let mut d_a: Option<f64> = None;
+//!             let mut d_t0 = None;
+//!             let mut d_t1 = None;
+//!             generated::accumulate_option(&mut d_t1, g);
+//!             if let Some(g) = d_t1.take() {
+//!                 generated::accumulate(&mut d_a, vjp::mul_lhs(&rhs1, &g));
+//!                 generated::accumulate(&mut d_t0, vjp::mul_rhs(&lhs1, &g));
+//!             }
+//!             if let Some(g) = d_t0.take() {
+//!                 generated::accumulate(&mut d_x, vjp::sin(&x0, &g));
+//!             }
+//!             (d_x, d_a)
+//!         },
+//!     )
+//! }
+//! pub fn vjp_now(x: f64, a: f64, g: f64) -> (f64, (Option<f64>, Option<f64>)) {
+//!     use ::gradtape::__private::{generated, vjp};
+//!     let x0 = generated::own(&x);
+//!     let t0 = x.sin();
+//!     let lhs1 = generated::own(&a);
+//!     let rhs1 = generated::own(&t0);
+//!     let t1 = a * t0;
+//!     let value = t1;
+//!     (
+//!         value,
+//!         {
+//!             let mut d_x: Option<f64> = None;
+//!             let mut d_a: Option<f64> = None;
+//!             let mut d_t0 = None;
+//!             let mut d_t1 = None;
+//!             generated::accumulate(&mut d_t1, g);
+//!             if let Some(g) = d_t1.take() {
+//!                 generated::accumulate(&mut d_a, vjp::mul_lhs(&rhs1, &g));
+//!                 generated::accumulate(&mut d_t0, vjp::mul_rhs(&lhs1, &g));
+//!             }
+//!             if let Some(g) = d_t0.take() {
+//!                 generated::accumulate(&mut d_x, vjp::sin(&x0, &g));
+//!             }
+//!             (d_x, d_a)
+//!         },
+//!     )
+//! }
+//! pub fn vjp_into<
+//!     GradtapeSink0: ::gradtape::__private::generated::NoArraySink,
+//!     GradtapeSink1: ::gradtape::__private::generated::NoArraySink,
+//! >(
+//!     x: f64,
+//!     a: f64,
+//!     g: ::core::option::Option<f64>,
+//!     (sink_x, sink_a): (GradtapeSink0, GradtapeSink1),
+//! ) -> (f64, (Option<f64>, Option<f64>)) {
+//!     use ::gradtape::__private::{generated, vjp};
+//!     let x0 = generated::own(&x);
+//!     let t0 = x.sin();
+//!     let lhs1 = generated::own(&a);
+//!     let rhs1 = generated::own(&t0);
+//!     let t1 = a * t0;
+//!     let value = t1;
+//!     (
+//!         value,
+//!         {
 //!             let mut d_x: Option<f64> = None;
 //!             let mut d_a: Option<f64> = None;
 //!             let mut d_t0 = None;
