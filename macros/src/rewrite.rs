@@ -752,8 +752,9 @@ fn inlinable_parts(
 /// function's own body, which costs nothing), and any left (in a loop, inside an
 /// expression) become `break`s out of a labelled `loop` around the body, which runs once:
 /// `'gradtape_closureN: loop { ..; break 'gradtape_closureN tail; }`, each `return e` a
-/// `break 'gradtape_closureN e`. Lowering has no labelled blocks, and a `loop` ended by
-/// `break` is the same program as one. Inner closures and items keep their own `return`s.
+/// `break 'gradtape_closureN e`: the labelled block the body is, in the `loop` form
+/// [`LabelledBlocks`] gives one (lowering differentiates loops, with their exits and
+/// values). Inner closures and items keep their own `return`s.
 fn returning_to_the_call(body: Expr, id: usize) -> Expr {
     if !crate::returns::contains_return(&Stmt::Expr(body.clone(), None)) {
         return body;
