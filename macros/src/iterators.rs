@@ -70,10 +70,12 @@ pub fn desugar(
     for stmt in &stmts {
         locals.visit_stmt(stmt);
     }
+    let fixed_rows = fixed_width_rows(&stmts, widths, floats);
     let mut rewriter = Rewriter {
         cx,
         arrays,
         rows,
+        fixed_rows,
         next: 0,
         views: Vec::new(),
         aliases: Vec::new(),
@@ -447,6 +449,61 @@ impl<'ast> Visit<'ast> for Locals<'_> {
     }
 }
 
+/// The names of the arrays of rows of one fixed width: the parameters of `widths` (`&[[F;
+/// N]]`, `[[F; N]; M]`), and the locals `stmts` declare so (`[[e; N]; M]`, typed, a
+/// literal of rows, a whole copy of such an array), but not ragged ones (`Vec<Vec<F>>`).
+fn fixed_width_rows(
+    stmts: &[syn::Stmt],
+    widths: &HashMap<String, TokenStream>,
+    floats: &[Ident],
+) -> HashSet<String> {
+    /// The names bound to fixed-width rows, and those bound to anything else somewhere
+    /// (excluded everywhere: the rewrite below reads names, not scopes).
+    struct Fixed<'f> {
+        fixed: HashSet<String>,
+        other: HashSet<String>,
+        floats: &'f [Ident],
+    }
+    impl<'ast> Visit<'ast> for Fixed<'_> {
+        fn visit_local(&mut self, local: &'ast syn::Local) {
+            match local_name(local) {
+                Some(name) => {
+                    let fixed = crate::lower::local_row(local, self.floats).is_some()
+                        || is_rows_literal(local)
+                        || whole_copy(local)
+                            .is_some_and(|(_, source)| self.fixed.contains(&source));
+                    if fixed {
+                        self.fixed.insert(name);
+                    } else {
+                        self.other.insert(name);
+                    }
+                }
+                None => self.visit_pat(&local.pat),
+            }
+            if let Some(init) = &local.init {
+                self.visit_expr(&init.expr);
+                if let Some((_, diverge)) = &init.diverge {
+                    self.visit_expr(diverge);
+                }
+            }
+        }
+        fn visit_pat_ident(&mut self, pat: &'ast syn::PatIdent) {
+            self.other.insert(pat.ident.to_string());
+            visit::visit_pat_ident(self, pat);
+        }
+    }
+    let mut fixed = Fixed {
+        fixed: widths.keys().cloned().collect(),
+        other: HashSet::new(),
+        floats,
+    };
+    for stmt in stmts {
+        fixed.visit_stmt(stmt);
+    }
+    fixed.fixed.retain(|name| !fixed.other.contains(name));
+    fixed.fixed
+}
+
 /// `let m = [[a, b], [c, d]];` (also `vec![..]` of them): a literal of rows, which lowering
 /// makes a local array of rows (its `lower_array_literal`).
 fn is_rows_literal(local: &syn::Local) -> bool {
@@ -545,6 +602,9 @@ struct Rewriter<'c> {
     arrays: HashSet<String>,
     /// The arrays of rows among `arrays`: an item of one is a row, named by its place.
     rows: HashSet<String>,
+    /// The arrays of rows of one fixed width among `rows` (not ragged): two of their rows
+    /// are exchanged element by element.
+    fixed_rows: HashSet<String>,
     /// The rows the chain being bound yields, by reference: each name stands for a
     /// reference to its place, `(&m[k])`, in the body (`row[j]` is `m[k][j]`, which
     /// lowering differentiates, and `dot(row, x)` passes the row `&m[k]`).
@@ -719,10 +779,12 @@ impl Rewriter<'_> {
                 );
                 let span = swap.method.span();
                 if single_ident(strip_parens(array))
-                    .is_some_and(|name| self.rows.contains(&name.to_string()))
+                    .is_some_and(|name| self.fixed_rows.contains(&name.to_string()))
                 {
-                    // rows: element by element, as lowering differentiates an array of
-                    // rows (a row is no value it copies whole)
+                    // rows of one width: element by element, as lowering differentiates an
+                    // array of rows (a row is no value it copies whole). Not ragged rows,
+                    // whose swap exchanges their lengths too: those stay a row moved
+                    // whole, which lowering rejects at this `swap`.
                     let k = self.fresh("swap_k");
                     return Some(syn::parse_quote_spanned!(span=> {
                         let (#a, #b): (usize, usize) = (#i, #j);
