@@ -157,7 +157,10 @@
 //!   range of one, `norm(&x[1..])`, is rejected as a copy); a parameter taken by
 //!   reference (`|v: &Tensor<f64>|`, `|v: &f64|`) is given `&r` of a local holding a
 //!   reference (`let r = &x[0]; d(&r)`) as the call's coercion gives it, `r`; a closure
-//!   may call one bound before it, and one never called is left out;
+//!   may call one bound before it, and one never called is left out; a `return` in its
+//!   body returns from the closure (`|t: f64| { if t < 0.0 { return -t; } t * t }`), and
+//!   one assigning what it captures (`let mut add = |v: f64| acc += v * x;`) assigns
+//!   the variable at each call, as Rust's `FnMut` does;
 //! - `stop_gradient(..)`, and macros that only read values (`assert!`, `println!`, ...).
 //!
 //! A control-flow example: the branch taken and the trip count are part of the forward
@@ -650,7 +653,12 @@
 //! whose value is dropped, `w(x, y);`), and the pullback then skips the value's share
 //! rather than multiply a zero by the partials (`0 · ∞` is NaN where a partial is
 //! infinite, as `√y` is at 0), as a tape skips an output no target depends on; `vjp`
-//! passes its cotangent as `Some`. For `scaled_sin` above, `scaled_sin::GENERATED` is:
+//! passes its cotangent as `Some`. `vjp_now` is the same forward code with the pullback
+//! applied to `g` at once, in the same function: what `grad` runs, and what an annotated
+//! caller's adjoint runs for a call in straight-line code; `vjp_into` is what a caller's
+//! adjoint runs for a call it replays, adding an array parameter's cotangent into the
+//! caller's buffer (its sink; a float parameter has none, `NoArraySink`). For
+//! `scaled_sin` above, `scaled_sin::GENERATED` is:
 //!
 //! ```text
 //! pub fn vjp(x: f64, a: f64) -> (f64, impl Fn(f64) -> (Option<f64>, Option<f64>) + use<>) {
@@ -676,6 +684,68 @@
 //!     (
 //!         value,
 //!         move |g: ::core::option::Option<f64>| -> (Option<f64>, Option<f64>) {
+//!             let mut d_x: Option<f64> = None;
+//!             let mut d_a: Option<f64> = None;
+//!             let mut d_t0 = None;
+//!             let mut d_t1 = None;
+//!             generated::accumulate_option(&mut d_t1, g);
+//!             if let Some(g) = d_t1.take() {
+//!                 generated::accumulate(&mut d_a, vjp::mul_lhs(&rhs1, &g));
+//!                 generated::accumulate(&mut d_t0, vjp::mul_rhs(&lhs1, &g));
+//!             }
+//!             if let Some(g) = d_t0.take() {
+//!                 generated::accumulate(&mut d_x, vjp::sin(&x0, &g));
+//!             }
+//!             (d_x, d_a)
+//!         },
+//!     )
+//! }
+//! pub fn vjp_now(x: f64, a: f64, g: f64) -> (f64, (Option<f64>, Option<f64>)) {
+//!     use ::gradtape::__private::{generated, vjp};
+//!     let x0 = generated::own(&x);
+//!     let t0 = x.sin();
+//!     let lhs1 = generated::own(&a);
+//!     let rhs1 = generated::own(&t0);
+//!     let t1 = a * t0;
+//!     let value = t1;
+//!     (
+//!         value,
+//!         {
+//!             let mut d_x: Option<f64> = None;
+//!             let mut d_a: Option<f64> = None;
+//!             let mut d_t0 = None;
+//!             let mut d_t1 = None;
+//!             generated::accumulate(&mut d_t1, g);
+//!             if let Some(g) = d_t1.take() {
+//!                 generated::accumulate(&mut d_a, vjp::mul_lhs(&rhs1, &g));
+//!                 generated::accumulate(&mut d_t0, vjp::mul_rhs(&lhs1, &g));
+//!             }
+//!             if let Some(g) = d_t0.take() {
+//!                 generated::accumulate(&mut d_x, vjp::sin(&x0, &g));
+//!             }
+//!             (d_x, d_a)
+//!         },
+//!     )
+//! }
+//! pub fn vjp_into<
+//!     GradtapeSink0: ::gradtape::__private::generated::NoArraySink,
+//!     GradtapeSink1: ::gradtape::__private::generated::NoArraySink,
+//! >(
+//!     x: f64,
+//!     a: f64,
+//!     g: ::core::option::Option<f64>,
+//!     (sink_x, sink_a): (GradtapeSink0, GradtapeSink1),
+//! ) -> (f64, (Option<f64>, Option<f64>)) {
+//!     use ::gradtape::__private::{generated, vjp};
+//!     let x0 = generated::own(&x);
+//!     let t0 = x.sin();
+//!     let lhs1 = generated::own(&a);
+//!     let rhs1 = generated::own(&t0);
+//!     let t1 = a * t0;
+//!     let value = t1;
+//!     (
+//!         value,
+//!         {
 //!             let mut d_x: Option<f64> = None;
 //!             let mut d_a: Option<f64> = None;
 //!             let mut d_t0 = None;
@@ -897,7 +967,10 @@
 //! of the same length. Fields of an integer, `bool`, `char` or `String` type (or arrays and
 //! tuples of those), references,
 //! and fields marked `#[constant]` are constants: the gradient holds a copy. Unmarked, a
-//! struct parameter stays a constant, as before.
+//! struct parameter stays a constant, as before. A writer (`fn f(#[differentiable] p: &P,
+//! x: &[f64], out: &mut [f64])`, returning nothing) takes one too: its `grad_into` and
+//! `vjp`'s pullback give the struct's gradient of the output's values as they give the
+//! arrays'.
 //!
 //! ```
 //! use gradtape::{Differentiable, differentiable};

@@ -6,9 +6,11 @@
 //! in f64); plain-float functions through `f::grad` and `f::jvp` against central differences
 //! of `f::primal` and against each other.
 
+#[macro_use]
 mod common;
 
 use common::faces::Scalar;
+use common::twice::Twice;
 use common::{Tolerance, check_annotated, close};
 use gradtape::{Tensor, differentiable};
 use num_traits::Float;
@@ -1415,6 +1417,162 @@ fn closures_keep_what_they_captured() {
     scalar!(two_closures_one_capture(x) at [0.7], [-1.3]);
     scalar!(move_closure_with_its_own_local(x, w) at [0.7, 1.3], [-0.4, 0.9]);
     scalar!(borrowed_capture_then_written(x) at [0.7], [-1.3]);
+}
+
+// ----- a closure's `return`, and a closure mutating what it captured -----
+//
+// A `return` in a closure's body leaves the closure: inlined, it leaves the inlined body
+// (`rewrite::returning_to_the_call`), never the function. A closure assigning a capture
+// (`FnMut`) assigns the variable itself at each call, as its mutable borrow does. Each is
+// checked against dual numbers and central differences at orders 1 and 2 (`Twice`), and
+// through `grad` and `jvp` (`scalar!`).
+
+twice! {
+    /// `return` ending a branch of the closure's body (rewritten into the branch's value),
+    /// called three times.
+    fn closure_returning_early / closure_returning_early_on_duals<T>(x: T, y: T) -> T {
+        let f = |t: T| {
+            if t < T::zero() {
+                return -t * y;
+            }
+            t * t
+        };
+        f(x) + f(x - y) * f(y)
+    }
+}
+
+twice! {
+    /// `return` inside a loop of the closure's body: the body becomes a labelled `loop`
+    /// left by `break` with the value, and the outer loop calling it goes on.
+    fn closure_returning_from_a_loop / closure_returning_from_a_loop_on_duals<T>(x: T, y: T) -> T {
+        let settle = |t: T| {
+            let mut s = t;
+            for k in 0..6 {
+                s = s * T::from(0.5).unwrap() + (t * T::from(k).unwrap()).sin() * y;
+                if s > T::one() {
+                    return s * t;
+                }
+            }
+            s - t
+        };
+        let mut total = T::zero();
+        for k in 0..3 {
+            total = total + settle(x + y * T::from(k).unwrap());
+        }
+        total
+    }
+}
+
+twice! {
+    /// `return` inside a `let`'s value (an expression, which no branch rewrite reaches):
+    /// the labelled `loop` form too.
+    fn closure_returning_inside_a_let / closure_returning_inside_a_let_on_duals<T>(x: T, y: T) -> T {
+        let g = |t: T, u: T| {
+            let c = if t > u { return t.sin() * u } else { t * u };
+            c + t.exp()
+        };
+        g(x, y) + g(y, x) * g(x * y, T::from(0.25).unwrap())
+    }
+}
+
+twice! {
+    /// An `FnMut` closure adding to a capture, called before and inside a loop, the
+    /// capture read after its last call.
+    fn closure_mutating_a_capture / closure_mutating_a_capture_on_duals<T>(x: T, y: T) -> T {
+        let mut acc = T::zero();
+        let mut add = |v: T| acc = acc + v * x;
+        add(y);
+        add(y * y);
+        for k in 1..4 {
+            add((x * T::from(k).unwrap()).sin());
+        }
+        acc * y
+    }
+}
+
+twice! {
+    /// An `FnMut` closure with a block body updating two captures on a branch.
+    fn closure_mutating_two_captures / closure_mutating_two_captures_on_duals<T>(x: T, y: T) -> T {
+        let mut sum = x;
+        let mut product = T::one();
+        let mut step = |v: T| {
+            if v > T::zero() {
+                sum = sum + v * y;
+            } else {
+                product = product * (v - y);
+            }
+            sum = sum * T::from(0.9).unwrap();
+        };
+        step(x);
+        step(-y * y);
+        step(x * y);
+        sum * product
+    }
+}
+
+/// `acc += ..` as the closure's whole body (the form users write; the dual twins above
+/// spell `acc = acc + ..`, which `num_traits::Float` allows).
+#[differentiable]
+fn closure_adding_to_a_capture(x: f64, y: f64) -> f64 {
+    let mut acc = 0.0;
+    let mut add = |v: f64| acc += v * x;
+    add(y);
+    add(y * y);
+    add(x);
+    acc
+}
+
+/// A local function's `return` leaves that function.
+#[differentiable]
+fn local_function_returning(x: f64, y: f64) -> f64 {
+    fn clipped(t: f64) -> f64 {
+        if t > 1.0 {
+            return 1.0 + (t - 1.0).ln_1p();
+        }
+        t * t
+    }
+    clipped(x) * clipped(y) + clipped(x * y)
+}
+
+#[test]
+fn closures_return_to_their_call_and_mutate_their_captures() {
+    macro_rules! two {
+        ($f:ident, $on_duals:ident at $($x:expr),+) => {
+            $(
+                Twice::<2> {
+                    name: stringify!($f),
+                    itself: &|p| $f(p[0], p[1]),
+                    primal: &|p| $f::primal(p[0], p[1]),
+                    grad: &|p| {
+                        let (value, g) = $f::grad(p[0], p[1]);
+                        (value, g.to_vec())
+                    },
+                    on_duals: &|d| $on_duals(d[0], d[1]),
+                }
+                .check($x);
+                scalar!($f(x, y) at $x);
+            )+
+        };
+    }
+    // each branch of each closure's `return` taken at one point or another
+    two!(closure_returning_early, closure_returning_early_on_duals at [0.7, 1.3], [-0.4, 0.9], [0.6, -0.5]);
+    two!(closure_returning_from_a_loop, closure_returning_from_a_loop_on_duals at [0.5, 0.8], [-0.2, 0.7], [0.2, 0.15]);
+    two!(closure_returning_inside_a_let, closure_returning_inside_a_let_on_duals at [0.7, 1.3], [-0.4, 0.3], [1.2, -0.5]);
+    two!(closure_mutating_a_capture, closure_mutating_a_capture_on_duals at [0.7, 1.3], [-0.4, 0.9]);
+    two!(closure_mutating_two_captures, closure_mutating_two_captures_on_duals at [0.7, 1.3], [-0.4, 0.9], [0.5, -0.8]);
+    // the values themselves: the `return` left the closure, not the function
+    let (x, y) = (-0.4, 0.9);
+    let f = |t: f64| if t < 0.0 { -t * y } else { t * t };
+    assert_eq!(
+        closure_returning_early::grad(x, y).0,
+        f(x) + f(x - y) * f(y)
+    );
+    assert_eq!(
+        closure_adding_to_a_capture(x, y),
+        x * y + x * (y * y) + x * x
+    );
+    scalar!(closure_adding_to_a_capture(x, y) at [0.7, 1.3], [-0.4, 0.9]);
+    scalar!(local_function_returning(x, y) at [0.7, 1.3], [1.4, 0.9], [-2.0, 0.6]);
 }
 
 // ----- 7. a local struct as a loop's carried state (macros/src/fields.rs) -----

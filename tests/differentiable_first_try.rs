@@ -23,7 +23,7 @@
 //! the values, sparse cross-entropy): all accepted, each checked against the op-by-op tape
 //! of its `f::primal` and central differences at orders 1 and 2 (`check_annotated`).
 
-#![allow(clippy::excessive_precision, clippy::let_and_return)]
+#![allow(clippy::excessive_precision, clippy::let_and_return, clippy::assign_op_pattern)]
 
 #[macro_use]
 mod common;

@@ -204,7 +204,7 @@ fn a_chain_of_joint_calls_and_literal_arguments() {
         &outermost::jvp,
     );
     // each level's own `grad_into` and `vjp_now` call the next level's `vjp_into`
-    assert!(outermost::GENERATED.contains("vjp_into"));
+    assert!(calls(outermost::GENERATED, "vjp_into"));
     let w = [0.3, -0.2, 0.5, 0.1];
     let (value, (d_w, d_x)) = middle::grad(&w, 0.7);
     let (now_value, (now_w, now_x)) = middle::vjp_now(&w, 0.7, 1.0);
@@ -310,7 +310,13 @@ fn a_call_in_a_loop_is_not_joint() {
         &in_a_loop::jvp,
     );
     // each trip's call goes through `vjp`, its pullback kept on a stack
-    assert!(!in_a_loop::GENERATED.contains("vjp_now"));
+    assert!(!calls(in_a_loop::GENERATED, "vjp_now"));
+}
+
+/// Whether generated code calls a function named `item` (`GENERATED` also shows the
+/// function's own `item`, defined, not called).
+fn calls(code: &str, item: &str) -> bool {
+    code.replace(&format!("fn {item}"), "").contains(item)
 }
 
 // ----- what `grad_into` recomputes by name -----

@@ -249,7 +249,8 @@ macro_rules! one_slice {
 fn grad_into_stacks(code: &str) -> Vec<String> {
     let start = code.find("pub fn grad_into").expect("grad_into");
     let into = &code[start..];
-    let into = &into[..into.find("pub fn jvp").unwrap_or(into.len())];
+    // up to the next generated function
+    let into = &into[..into[1..].find("pub fn ").map_or(into.len(), |k| k + 1)];
     into.lines()
         .filter_map(|line| line.trim().strip_prefix("let mut "))
         .filter_map(|rest| {

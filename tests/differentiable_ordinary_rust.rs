@@ -20,6 +20,9 @@
 //!   `OptionCombinators`: the `match` they stand for), checked through its faces against
 //!   differences at orders 1 and 2.
 
+// the forms are written as users write them, which clippy would have written otherwise
+#![allow(clippy::while_let_on_iterator, clippy::manual_swap)]
+
 #[macro_use]
 mod common;
 

@@ -16,6 +16,7 @@
 mod common;
 
 use common::faces::{Case, point};
+use gradtape::generated::Dual;
 use gradtape::{Differentiable, differentiable};
 use num_traits::Float;
 
@@ -776,6 +777,233 @@ fn called_from_an_annotated_function_with_the_struct_constant() {
     assert_eq!(d_x, d_x_inner.iter().map(|d| 2.0 * d).collect::<Vec<_>>());
     let (_, tangent) = caller_of_a_struct_function::jvp(&l, 2.0, &x, 1.0, &[0.0, 0.0]);
     assert_eq!(tangent, inner);
+}
+
+// ----- a writer with a differentiable struct parameter -----
+//
+// `fn f(#[differentiable] p: &S, .., out: &mut [f64])` returning nothing (it was the
+// error "a function with a differentiable struct parameter returns a float" on the
+// attribute): its float type is its output's element type, and its items are a writer's
+// (`vjp` whose pullback takes the output's cotangent buffer, `grad_into`, `jvp`), the
+// struct's entries gathered into a value of the struct. Checked on its own through
+// `⟨w, out⟩` (the output's initial values inputs too, as it reads them) against central
+// differences, dual numbers (a plain copy of the body over `num_traits::Float`) and the
+// same writer over the fields as parameters, to the bit; and called from annotated
+// functions, the struct passed on from the caller's own marked parameter or a constant.
+
+#[derive(Differentiable, Debug, Clone, PartialEq)]
+struct Blend {
+    a: f64,
+    b: f64,
+    /// a constant: read only as a bound
+    len: usize,
+}
+
+/// Reads the output's old values and writes its new ones.
+#[differentiable]
+fn blend_into(#[differentiable] p: &Blend, x: &[f64], out: &mut [f64]) {
+    for i in 0..p.len {
+        out[i] = p.a * x[i] + p.b * out[i].sin();
+    }
+    out[0] *= p.b;
+}
+
+/// The same over the fields as parameters of their own.
+#[differentiable]
+fn blend_into_fields(a: f64, b: f64, len: usize, x: &[f64], out: &mut [f64]) {
+    for i in 0..len {
+        out[i] = a * x[i] + b * out[i].sin();
+    }
+    out[0] *= b;
+}
+
+/// The same body, plain, for dual numbers.
+fn blend_into_on_duals<T: num_traits::Float>(a: T, b: T, len: usize, x: &[T], out: &mut [T]) {
+    for i in 0..len {
+        out[i] = a * x[i] + b * out[i].sin();
+    }
+    out[0] = out[0] * b;
+}
+
+/// The caller's own marked struct passed on to the writer twice, its output read by the
+/// second call, a field read beside.
+#[differentiable]
+fn blended_twice(#[differentiable] p: &Blend, x: &[f64]) -> f64 {
+    let mut out = vec![0.5; x.len()];
+    blend_into(p, x, &mut out);
+    let mut again = vec![0.0; x.len()];
+    blend_into(p, &out, &mut again);
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += again[i] * out[i] + p.a * again[i];
+    }
+    s
+}
+
+/// The struct a constant of the caller.
+#[differentiable]
+fn blended_by_a_constant(p: &Blend, x: &[f64], scale: f64) -> f64 {
+    let mut out = vec![scale; x.len()];
+    blend_into(p, x, &mut out);
+    out[0] * out[1] + out[2] * scale
+}
+
+#[test]
+fn a_writer_with_a_struct_parameter() {
+    const N: usize = 3;
+    let w = point(N, 11, -1.0, 1.0);
+    // the inputs: a, b, x (3), the output's initial values (3)
+    let split = |v: &[f64]| {
+        let p = Blend {
+            a: v[0],
+            b: v[1],
+            len: N,
+        };
+        (p, v[2..2 + N].to_vec(), v[2 + N..].to_vec())
+    };
+    let dot = |u: &[f64]| u.iter().zip(&w).map(|(u, w)| u * w).sum::<f64>();
+    let by_grad_into = |v: &[f64]| {
+        let (p, x, mut out) = split(v);
+        let (mut d_p, mut d_x, mut d_out) = (p.zero_like(), vec![0.0; N], w.clone());
+        blend_into::grad_into(&p, &x, &mut out, &mut d_p, &mut d_x, &mut d_out);
+        assert_eq!(d_p.len, N, "a constant field is a copy");
+        (dot(&out), [vec![d_p.a, d_p.b], d_x, d_out].concat())
+    };
+    Case {
+        name: "blend_into",
+        itself: &|v| {
+            let (p, x, mut out) = split(v);
+            blend_into(&p, &x, &mut out);
+            dot(&out)
+        },
+        primal: &|v| {
+            let (p, x, mut out) = split(v);
+            blend_into::primal(&p, &x, &mut out);
+            dot(&out)
+        },
+        // a writer has no `grad`: `grad_into` stands for it at second order
+        grad: Some(&by_grad_into),
+        grad_into: &by_grad_into,
+        jvp: &|v, t| {
+            let (p, x, mut out) = split(v);
+            let (t_p, t_x, mut t_out) = split(t);
+            blend_into::jvp(&p, &x, &mut out, &t_p, &t_x, &mut t_out);
+            (dot(&out), dot(&t_out))
+        },
+    }
+    .check_with_second_order(&point(2 + 2 * N, 12, -1.0, 1.0));
+
+    let v = point(2 + 2 * N, 13, -1.0, 1.0);
+    let (value, gradient) = by_grad_into(&v);
+    // dual numbers: one direction per input
+    let duals: Vec<Dual<f64, 8>> = v
+        .iter()
+        .enumerate()
+        .map(|(k, &value)| Dual::variable(value, k))
+        .collect();
+    let mut out = duals[2 + N..].to_vec();
+    blend_into_on_duals(duals[0], duals[1], N, &duals[2..2 + N], &mut out);
+    let by_duals = out
+        .iter()
+        .zip(&w)
+        .fold(Dual::<f64, 8>::constant(0.0), |s, (o, &w)| {
+            s + *o * Dual::constant(w)
+        });
+    assert!(common::close(by_duals.value, value, 1e-15));
+    for (k, g) in gradient.iter().enumerate() {
+        assert!(
+            common::close(*g, by_duals.partials[k], 1e-12),
+            "blend_into: d/d{k} = {g}, dual numbers {}",
+            by_duals.partials[k]
+        );
+    }
+    // to the bit against the fields as parameters
+    let (p, x, out0) = split(&v);
+    let (mut out, mut d_x, mut d_out) = (out0.clone(), vec![0.0; N], w.clone());
+    let (mut d_a, mut d_b) = (0.0, 0.0);
+    blend_into_fields::grad_into(
+        p.a, p.b, N, &x, &mut out, &mut d_a, &mut d_b, &mut d_x, &mut d_out,
+    );
+    assert_eq!(dot(&out).to_bits(), value.to_bits());
+    let mut itself = out0.clone();
+    blend_into_fields(p.a, p.b, N, &x, &mut itself);
+    assert_eq!(itself, out);
+    assert_eq!(
+        [vec![d_a, d_b], d_x, d_out].concat(),
+        gradient,
+        "against the fields as parameters"
+    );
+    // `vjp`: the pullback takes the output's cotangent buffer, in place
+    let (mut out, mut d_out) = (out0.clone(), w.clone());
+    let ((), pullback) = blend_into::vjp(&p, &x, &mut out);
+    let (d_p, d_x, ()) = pullback((), &mut d_out);
+    let d_p = d_p.expect("the struct's gradient");
+    assert_eq!(
+        [vec![d_p.a, d_p.b], d_x.expect("x's gradient"), d_out].concat(),
+        gradient
+    );
+
+    // called from annotated functions
+    let split_caller = |v: &[f64]| {
+        (
+            Blend {
+                a: v[0],
+                b: v[1],
+                len: N,
+            },
+            v[2..].to_vec(),
+        )
+    };
+    Case {
+        name: "blended_twice",
+        itself: &|v| {
+            let (p, x) = split_caller(v);
+            blended_twice(&p, &x)
+        },
+        primal: &|v| {
+            let (p, x) = split_caller(v);
+            blended_twice::primal(&p, &x)
+        },
+        grad: Some(&|v| {
+            let (p, x) = split_caller(v);
+            let (value, (d_p, d_x)) = blended_twice::grad(&p, &x);
+            (value, [vec![d_p.a, d_p.b], d_x].concat())
+        }),
+        grad_into: &|v| {
+            let (p, x) = split_caller(v);
+            let (mut d_p, mut d_x) = (p.zero_like(), vec![0.0; N]);
+            let value = blended_twice::grad_into(&p, &x, &mut d_p, &mut d_x);
+            (value, [vec![d_p.a, d_p.b], d_x].concat())
+        },
+        jvp: &|v, t| {
+            let (p, x) = split_caller(v);
+            let (t_p, t_x) = split_caller(t);
+            blended_twice::jvp(&p, &x, &t_p, &t_x)
+        },
+    }
+    .check_with_second_order(&point(2 + N, 14, -1.0, 1.0));
+    let p = Blend {
+        a: 0.7,
+        b: -0.4,
+        len: N,
+    };
+    let by_constant_grad = |v: &[f64]| {
+        let (value, (d_x, d_scale)) = blended_by_a_constant::grad(&p, &v[..N], v[N]);
+        (value, [d_x, vec![d_scale]].concat())
+    };
+    Case {
+        name: "blended_by_a_constant",
+        itself: &|v| blended_by_a_constant(&p, &v[..N], v[N]),
+        primal: &|v| blended_by_a_constant::primal(&p, &v[..N], v[N]),
+        grad: Some(&by_constant_grad),
+        grad_into: &|v| {
+            let (mut d_x, mut d_scale) = (vec![0.0; N], 0.0);
+            let value = blended_by_a_constant::grad_into(&p, &v[..N], v[N], &mut d_x, &mut d_scale);
+            (value, [d_x, vec![d_scale]].concat())
+        },
+        jvp: &|v, t| blended_by_a_constant::jvp(&p, &v[..N], v[N], &t[..N], t[N]),
+    }
+    .check_with_second_order(&point(N + 1, 15, -1.0, 1.0));
 }
 
 // ----- methods: `#[differentiable] &self`, `self` by value, a trait's impl, generic impls -----

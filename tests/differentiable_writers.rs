@@ -57,6 +57,7 @@
 mod common;
 
 use common::faces::{Case, point, split};
+use common::twice::Twice;
 use common::{central_differences, close};
 use gradtape::differentiable;
 use num_traits::Float;
@@ -875,6 +876,171 @@ fn a_writer_of_whole_rows() {
         },
     }
     .check(&point(5, 77, -1.0, 1.0), &point(6, 78, -1.0, 1.0));
+}
+
+// ----- `swap` of rows and of elements -----
+//
+// `m.swap(i, j)` on an array of rows (a `&mut [[f64; 2]]` output, a local `[[T; 2]; 3]`,
+// a literal of rows) exchanges the rows' elements one at a time (`iterators.rs`; it was
+// the macro's error "a differentiable array ... cannot be copied" on the attribute: the
+// rewrite moved a row whole through a temporary, in tokens of its own);
+// `a.swap(i, j)` on a flat array is the exchange of two elements. The writers are checked
+// on their own (`Writer`) and through callers at order 2 (`slices!`: `grad_into` against
+// `grad` too); the local arrays against dual numbers as well (`Twice`).
+
+/// Swaps rows of its output, between updates reading them, the second swap's indices
+/// computed.
+#[differentiable]
+fn rows_swapped(a: &[f64], m: &mut [[f64; 2]]) {
+    for i in 0..m.len() {
+        m[i][0] = m[i][0] * a[i] + m[i][1];
+    }
+    m.swap(0, 2);
+    m[0][1] = m[0][1] * a[1].sin() + m[2][0];
+    let last = m.len() - 1;
+    m.swap(last - 1, 0);
+    m[1][0] += m[0][1] * a[0];
+}
+
+/// Swaps elements of its output, and of its caller's output twice (back to the start).
+#[differentiable]
+fn elements_swapped(a: &[f64], out: &mut [f64]) {
+    for i in 0..out.len() {
+        out[i] = out[i] * a[i] + a[(i + 1) % a.len()];
+    }
+    out.swap(0, 2);
+    out[0] *= out[1].cos();
+    out.swap(1, 1);
+    out.swap(2, 1);
+}
+
+#[differentiable]
+fn swapped_energy(a: &[f64], b: &[f64]) -> f64 {
+    let mut m = [[0.0; 2]; 3];
+    for i in 0..3 {
+        m[i][0] = b[i];
+        m[i][1] = b[i] * a[i];
+    }
+    rows_swapped(a, &mut m);
+    m.swap(2, 1);
+    let mut flat = [b[0], b[1] * b[2], a[2]];
+    elements_swapped(a, &mut flat);
+    flat.swap(0, 1);
+    let mut s = 0.0;
+    for i in 0..3 {
+        s += m[i][0].sin() * m[i][1] + flat[i] * m[i][0] * (i + 1) as f64;
+    }
+    s
+}
+
+twice! {
+    /// Local arrays of rows, typed and not, swapped by constant and computed indices
+    /// between writes.
+    fn local_rows_swapped / local_rows_swapped_on_duals<T>(x: &[T]) -> T {
+        let mut m: [[T; 2]; 3] = [[x[0], x[1]], [x[1] * x[2], T::one()], [x[2], x[0].sin()]];
+        m.swap(0, 2);
+        m[1][1] = m[1][1] * m[0][0];
+        for i in 0..3 {
+            m.swap(i, 2 - i);
+            m[i][0] = m[i][0] * m[i][1] + x[i];
+        }
+        // untyped: a literal of rows
+        let mut r = [[x[2], x[0]], [x[1], x[1] * x[0]]];
+        r.swap(1, 0);
+        r[0][1] = r[0][1] * r[1][1];
+        let mut s = r[0][0] * r[0][1] + r[1][0];
+        for i in 0..3 {
+            s = s + m[i][0] * T::from(i + 1).unwrap() + m[i][1] * m[i][1];
+        }
+        s
+    }
+}
+
+twice! {
+    /// A local flat array, swapped by constant and computed indices between writes.
+    fn local_elements_swapped / local_elements_swapped_on_duals<T>(x: &[T]) -> T {
+        let mut a = [x[0], x[1] * x[2], x[2].exp()];
+        a.swap(0, 2);
+        a[1] = a[1] * a[0];
+        for i in 0..3 {
+            a.swap(i, (i + 1) % 3);
+            a[i] = a[i] * x[i] + a[2];
+        }
+        a[0] * a[1] + a[2] * x[0]
+    }
+}
+
+#[test]
+fn swaps_of_rows_and_of_elements() {
+    slices!(@second_order swapped_energy, [3, 3], [0, 1], point(6, 81, -1.0, 1.0));
+    let rows = |v: &[f64]| -> Vec<[f64; 2]> { v.chunks(2).map(|r| [r[0], r[1]]).collect() };
+    Writer {
+        name: "rows_swapped",
+        inputs: 3,
+        outputs: 6,
+        primal: &|x, out| {
+            let mut m = rows(out);
+            rows_swapped::primal(x, &mut m);
+            out.copy_from_slice(m.as_flattened());
+        },
+        itself: &|x, out| {
+            let mut m = rows(out);
+            rows_swapped(x, &mut m);
+            out.copy_from_slice(m.as_flattened());
+        },
+        grad_into: &|x, out, dx, d_out| {
+            let (mut m, mut d_m) = (rows(out), rows(d_out));
+            rows_swapped::grad_into(x, &mut m, dx, &mut d_m);
+            out.copy_from_slice(m.as_flattened());
+            d_out.copy_from_slice(d_m.as_flattened());
+        },
+        jvp: &|x, out, v, t| {
+            let (mut m, mut t_m) = (rows(out), rows(t));
+            rows_swapped::jvp(x, &mut m, v, &mut t_m);
+            out.copy_from_slice(m.as_flattened());
+            t.copy_from_slice(t_m.as_flattened());
+        },
+    }
+    .check(&point(3, 82, -1.0, 1.0), &point(6, 83, -1.0, 1.0));
+    Writer {
+        name: "elements_swapped",
+        inputs: 3,
+        outputs: 3,
+        primal: &|x, out| elements_swapped::primal(x, out),
+        itself: &|x, out| elements_swapped(x, out),
+        grad_into: &|x, out, dx, d_out| elements_swapped::grad_into(x, out, dx, d_out),
+        jvp: &|x, out, v, t| {
+            elements_swapped::jvp(x, out, v, t);
+        },
+    }
+    .check(&point(3, 84, -1.0, 1.0), &point(3, 85, -1.0, 1.0));
+    macro_rules! one_slice {
+        ($f:ident, $on_duals:ident, $x:expr) => {
+            Twice::<3> {
+                name: stringify!($f),
+                itself: &|p| $f(p),
+                primal: &|p| $f::primal(p),
+                grad: &|p| {
+                    let (value, [g]) = $f::grad(p);
+                    (value, g)
+                },
+                on_duals: &|d| $on_duals(d),
+            }
+            .check($x)
+        };
+    }
+    one_slice!(
+        local_rows_swapped,
+        local_rows_swapped_on_duals,
+        [0.3, -0.8, 1.1]
+    );
+    one_slice!(
+        local_elements_swapped,
+        local_elements_swapped_on_duals,
+        [0.6, 0.4, -0.9]
+    );
+    slices!(@second_order local_rows_swapped, [3], [0], point(3, 86, -1.0, 1.0));
+    slices!(@second_order local_elements_swapped, [3], [0], point(3, 87, -1.0, 1.0));
 }
 
 // ----- an array of rows passed on as it is (regression, issue 13) -----

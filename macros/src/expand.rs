@@ -282,7 +282,9 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
         }
         other => other,
     };
-    // The source shown in `f::GENERATED`: every generated function but `jvp_call`.
+    // The source shown in `f::GENERATED`: every generated function but `jvp_call`, in the
+    // companion's order (`vjp_now` is what `grad` runs, `vjp_into` what a caller's adjoint
+    // runs for a replayed call: generated adjoints like `vjp`'s).
     let zero_d_source = zero_d
         .as_ref()
         .map(|ZeroD { vjp, primal }| quote!(#vjp #primal));
@@ -290,7 +292,7 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
         Mode::Scalar => &tangent.jvp,
         Mode::Tensor => &tangent.jvp_call,
     };
-    let source = pretty(&quote!(#vjp #zero_d_source #grad_into #jvp_source));
+    let source = pretty(&quote!(#vjp #zero_d_source #grad_into #vjp_now #vjp_into #jvp_source));
     if args.dump {
         eprintln!(
             "#[differentiable] generated for `{}`:\n{source}",

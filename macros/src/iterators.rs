@@ -70,10 +70,12 @@ pub fn desugar(
     for stmt in &stmts {
         locals.visit_stmt(stmt);
     }
+    let fixed_rows = fixed_width_rows(&stmts, widths, floats);
     let mut rewriter = Rewriter {
         cx,
         arrays,
         rows,
+        fixed_rows,
         next: 0,
         views: Vec::new(),
         aliases: Vec::new(),
@@ -437,6 +439,7 @@ impl<'ast> Visit<'ast> for Locals<'_> {
                 self.0.insert(ident.ident.to_string());
                 if crate::lower::local_row(local, self.2).is_some()
                     || crate::lower::is_ragged_local(local, self.2)
+                    || is_rows_literal(local)
                 {
                     self.1.insert(ident.ident.to_string());
                 }
@@ -444,6 +447,84 @@ impl<'ast> Visit<'ast> for Locals<'_> {
         }
         visit::visit_local(self, local);
     }
+}
+
+/// The names of the arrays of rows of one fixed width: the parameters of `widths` (`&[[F;
+/// N]]`, `[[F; N]; M]`), and the locals `stmts` declare so (`[[e; N]; M]`, typed, a
+/// literal of rows, a whole copy of such an array), but not ragged ones (`Vec<Vec<F>>`).
+fn fixed_width_rows(
+    stmts: &[syn::Stmt],
+    widths: &HashMap<String, TokenStream>,
+    floats: &[Ident],
+) -> HashSet<String> {
+    /// The names bound to fixed-width rows, and those bound to anything else somewhere
+    /// (excluded everywhere: the rewrite below reads names, not scopes).
+    struct Fixed<'f> {
+        fixed: HashSet<String>,
+        other: HashSet<String>,
+        floats: &'f [Ident],
+    }
+    impl<'ast> Visit<'ast> for Fixed<'_> {
+        fn visit_local(&mut self, local: &'ast syn::Local) {
+            match local_name(local) {
+                Some(name) => {
+                    let fixed = crate::lower::local_row(local, self.floats).is_some()
+                        || is_rows_literal(local)
+                        || whole_copy(local)
+                            .is_some_and(|(_, source)| self.fixed.contains(&source));
+                    if fixed {
+                        self.fixed.insert(name);
+                    } else {
+                        self.other.insert(name);
+                    }
+                }
+                None => self.visit_pat(&local.pat),
+            }
+            if let Some(init) = &local.init {
+                self.visit_expr(&init.expr);
+                if let Some((_, diverge)) = &init.diverge {
+                    self.visit_expr(diverge);
+                }
+            }
+        }
+        fn visit_pat_ident(&mut self, pat: &'ast syn::PatIdent) {
+            self.other.insert(pat.ident.to_string());
+            visit::visit_pat_ident(self, pat);
+        }
+    }
+    let mut fixed = Fixed {
+        fixed: widths.keys().cloned().collect(),
+        other: HashSet::new(),
+        floats,
+    };
+    for stmt in stmts {
+        fixed.visit_stmt(stmt);
+    }
+    fixed.fixed.retain(|name| !fixed.other.contains(name));
+    fixed.fixed
+}
+
+/// `let m = [[a, b], [c, d]];` (also `vec![..]` of them): a literal of rows, which lowering
+/// makes a local array of rows (its `lower_array_literal`).
+fn is_rows_literal(local: &syn::Local) -> bool {
+    let Some(init) = &local.init else {
+        return false;
+    };
+    let elems: Vec<Expr> = match strip_parens(&init.expr) {
+        Expr::Array(array) => array.elems.iter().cloned().collect(),
+        Expr::Macro(mac) if mac.mac.path.is_ident("vec") => {
+            let tokens = &mac.mac.tokens;
+            match syn::parse2::<Expr>(quote!([#tokens])) {
+                Ok(Expr::Array(array)) => array.elems.into_iter().collect(),
+                _ => return false,
+            }
+        }
+        _ => return false,
+    };
+    !elems.is_empty()
+        && elems
+            .iter()
+            .all(|elem| matches!(strip_parens(elem), Expr::Array(_)))
 }
 
 /// `let m = *a;`, `a.clone()` or `a`, the name `m` is bound by (typed or not), and `a`'s.
@@ -521,6 +602,9 @@ struct Rewriter<'c> {
     arrays: HashSet<String>,
     /// The arrays of rows among `arrays`: an item of one is a row, named by its place.
     rows: HashSet<String>,
+    /// The arrays of rows of one fixed width among `rows` (not ragged): two of their rows
+    /// are exchanged element by element.
+    fixed_rows: HashSet<String>,
     /// The rows the chain being bound yields, by reference: each name stands for a
     /// reference to its place, `(&m[k])`, in the body (`row[j]` is `m[k][j]`, which
     /// lowering differentiates, and `dot(row, x)` passes the row `&m[k]`).
@@ -640,7 +724,8 @@ impl Rewriter<'_> {
     /// or `a.last()` then `.unwrap()` (or `.copied().unwrap()`, and `*` before it) is the
     /// element `a[0]` or `a[a.len() - 1]` (an empty array panics either way, by index
     /// rather than by `unwrap`); `a.swap(i, j)` is the exchange of two elements through a
-    /// temporary, each index evaluated once, as `swap` evaluates them.
+    /// temporary, each index evaluated once, as `swap` evaluates them (on rows, `m.swap(i,
+    /// j)`, the exchange of the two rows' elements one at a time).
     fn element_access(&mut self, expr: &Expr) -> Option<Expr> {
         let unwrapped = |expr: &Expr| -> Option<(Ident, bool)> {
             let Expr::MethodCall(unwrap) = strip_parens(expr) else {
@@ -692,7 +777,25 @@ impl Rewriter<'_> {
                     self.fresh("swap_j"),
                     self.fresh("swap_t"),
                 );
-                Some(syn::parse_quote!({
+                let span = swap.method.span();
+                if single_ident(strip_parens(array))
+                    .is_some_and(|name| self.fixed_rows.contains(&name.to_string()))
+                {
+                    // rows of one width: element by element, as lowering differentiates an
+                    // array of rows (a row is no value it copies whole). Not ragged rows,
+                    // whose swap exchanges their lengths too: those stay a row moved
+                    // whole, which lowering rejects at this `swap`.
+                    let k = self.fresh("swap_k");
+                    return Some(syn::parse_quote_spanned!(span=> {
+                        let (#a, #b): (usize, usize) = (#i, #j);
+                        for #k in 0..#array[#a].len() {
+                            let #t = #array[#a][#k];
+                            #array[#a][#k] = #array[#b][#k];
+                            #array[#b][#k] = #t;
+                        }
+                    }));
+                }
+                Some(syn::parse_quote_spanned!(span=> {
                     let (#a, #b): (usize, usize) = (#i, #j);
                     let #t = #array[#a];
                     #array[#a] = #array[#b];

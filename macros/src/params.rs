@@ -14,7 +14,8 @@
 //!    integer cast, a `let` typed with an integer, a printing or assertion macro). Every
 //!    rejection of this pass is here: a marked parameter used whole, written, shadowed, or
 //!    read inside another macro; a marked parameter that is no struct; a result that is no
-//!    float.
+//!    float (nor nothing, of a writer: a function writing a `&mut` float array, whose
+//!    float type is the array's, its twin a writer too).
 //! 2. **Lift**: a path read as a float becomes a parameter `p_mu: F`, one read as an array a
 //!    parameter `p_w: &[F]`, appended after the user's; the twin's body reads them instead.
 //!    A path read only as a constant stays a read of `p`, which the twin still takes (as a
@@ -425,7 +426,8 @@ fn marked_receiver(cx: &Ctxt, receiver: &syn::Receiver) -> Option<Marked> {
 }
 
 /// The function's float type: its result's, a float type or a float type parameter, or
-/// that of every part of a tuple result (a struct result's twin returns one, `results`).
+/// that of every part of a tuple result (a struct result's twin returns one, `results`), or
+/// for a writer (no result) that of a float array it takes `&mut`.
 fn float_type(cx: &Ctxt, item: &ItemFn) -> Option<Type> {
     let floats = crate::model::sig::float_type_params(item);
     let is_float = |ty: &Type| {
@@ -446,12 +448,39 @@ fn float_type(cx: &Ctxt, item: &ItemFn) -> Option<Type> {
             return Some(first.clone());
         }
     }
-    cx.error_spanned_by(
-        &item.sig.output,
-        "a function with a differentiable struct parameter returns a float (`f64`, `f32`, or its \
-         float type parameter), a tuple of that float, or a struct of floats: the struct's \
-         gradient is taken of that value",
-    );
+    // a writer (no result): the element type of the float arrays it writes, whose values
+    // the struct's gradient is taken of
+    let unit = match &item.sig.output {
+        ReturnType::Default => true,
+        ReturnType::Type(_, ty) => matches!(&**ty, Type::Tuple(tuple) if tuple.elems.is_empty()),
+    };
+    if unit {
+        let written = item.sig.inputs.iter().find_map(|input| {
+            let FnArg::Typed(typed) = input else {
+                return None;
+            };
+            let Type::Reference(reference) = &*typed.ty else {
+                return None;
+            };
+            reference.mutability?;
+            crate::model::sig::float_array_or_rows(&reference.elem, &floats)
+                .map(|(_, _, elem)| elem)
+                .or_else(|| crate::model::sig::float_ragged_rows(&reference.elem, &floats))
+                .cloned()
+        });
+        if written.is_some() {
+            return written;
+        }
+    }
+    let message = "a function with a differentiable struct parameter returns a float (`f64`, \
+         `f32`, or its float type parameter), a tuple of that float, or a struct of floats, or \
+         writes a float array (`out: &mut [f64]`) and returns nothing: the struct's gradient is \
+         taken of that value";
+    match &item.sig.output {
+        // no result type to point at: the function's name
+        ReturnType::Default => cx.error_spanned_by(&item.sig.ident, message),
+        output => cx.error_spanned_by(output, message),
+    }
     None
 }
 
@@ -1784,6 +1813,10 @@ fn companion(
             let Some(Type::Tuple(twin_entries)) = pair.elems.iter().nth(1) else {
                 unreachable!("`vjp_into`'s entries are a tuple")
             };
+            // the value's type and its cotangent's, as the twin declares them (a writer's
+            // value is `()`, not the float)
+            let value_ty = &pair.elems[0];
+            let cotangent_ty = &typed_params(&twin_into.sig)[typed_count + lifted_count].ty;
             // the user's sinks: the twin's own bounds for the user's parameters
             let mut into_generics = generics.clone();
             let sink_params: Vec<syn::TypeParam> = twin_into
@@ -1836,7 +1869,7 @@ fn companion(
             quote! {
                 #[doc(hidden)]
                 #[inline]
-                pub fn #vjp_into_name #into_generics (#(#declared,)* #g: ::core::option::Option<#float>, (#(#sink_names,)*): (#(#sink_types,)*)) -> (#float, (#(#entries,)*)) #into_where {
+                pub fn #vjp_into_name #into_generics (#(#declared,)* #g: #cotangent_ty, (#(#sink_names,)*): (#(#sink_types,)*)) -> (#value_ty, (#(#entries,)*)) #into_where {
                     #checks
                     #(#builds)*
                     let (#value, #grads) = #call_vjp_into(#(#user_args,)* #(#lifted_args,)* #g, (#(#user_sinks,)* #(#lifted_sinks,)*));

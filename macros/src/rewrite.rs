@@ -33,9 +33,12 @@
 //!
 //! A closure is inlined only where that is the same program: it is called with as many
 //! arguments as it has parameters, its name is used for nothing but calls and is never
-//! bound again, its body has no `return` (which would leave the function instead), and no
-//! name it reads is bound again after it (the call would read the new binding). Otherwise
-//! it is left as written, and lowering says why it cannot be differentiated.
+//! bound again, and no name it reads is bound again after it (the call would read the new
+//! binding). Otherwise it is left as written, and lowering says why it cannot be
+//! differentiated. A `return` in its body leaves the inlined body, not the function
+//! ([`returning_to_the_call`]). A closure mutating what it captures (`FnMut`, `|v| acc +=
+//! v`) mutates the variable itself where inlined, as its borrow does: nothing else can
+//! read or write the variable between the closure and its last call.
 //!
 //! A closure sees what it captures as it was when the closure was made: a `move` closure
 //! holds its own copy, and any other holds a borrow, under which the variable cannot change
@@ -736,9 +739,10 @@ impl VisitMut for Closures<'_> {
         let mut i = 0;
         while i < block.stmts.len() {
             let (before, rest) = block.stmts.split_at(i);
-            let found = inlinable_fn(&rest[0], &[before, &rest[1..]]);
+            let found = inlinable_fn(&rest[0], &[before, &rest[1..]], self.next);
             match found {
                 Some(function) => {
+                    self.next += 1;
                     block.stmts.remove(i);
                     inline_calls(&function, &mut block.stmts, self.borrowed);
                 }
@@ -748,7 +752,7 @@ impl VisitMut for Closures<'_> {
         // closures: visible after their `let`
         let mut i = 0;
         while i < block.stmts.len() {
-            let found = inlinable(&block.stmts[i], &[&block.stmts[i + 1..]]);
+            let found = inlinable(&block.stmts[i], &[&block.stmts[i + 1..]], self.next);
             match found {
                 Some((mut closure, expr)) => {
                     // the closure's `let` becomes the copies of what it captured, taken
@@ -797,7 +801,11 @@ fn inline_calls(closure: &LocalClosure, stmts: &mut [Stmt], borrowed: &HashSet<I
 
 /// The closure `stmt` binds, if it can be inlined into `scope`, the statements after it,
 /// and the closure expression as written.
-fn inlinable(stmt: &Stmt, scope: &[&[Stmt]]) -> Option<(LocalClosure, syn::ExprClosure)> {
+fn inlinable(
+    stmt: &Stmt,
+    scope: &[&[Stmt]],
+    id: usize,
+) -> Option<(LocalClosure, syn::ExprClosure)> {
     let Stmt::Local(local) = stmt else {
         return None;
     };
@@ -815,22 +823,28 @@ fn inlinable(stmt: &Stmt, scope: &[&[Stmt]]) -> Option<(LocalClosure, syn::ExprC
         return None;
     }
     let params: Vec<Pat> = closure.inputs.iter().cloned().collect();
-    let parts = inlinable_parts(pat.ident.clone(), params, (*closure.body).clone(), scope)?;
+    let parts = inlinable_parts(
+        pat.ident.clone(),
+        params,
+        (*closure.body).clone(),
+        scope,
+        id,
+    )?;
     Some((parts, closure.clone()))
 }
 
 /// The closure (or function) `name` with `params` and `body`, if it can be inlined into
-/// `scope`, the statements that may call it (in one or more runs).
+/// `scope`, the statements that may call it (in one or more runs); `id` tells its body's
+/// label (a `return` in it, [`returning_to_the_call`]) from every other closure's.
 fn inlinable_parts(
     name: Ident,
     params: Vec<Pat>,
     body: Expr,
     scope: &[&[Stmt]],
+    id: usize,
 ) -> Option<LocalClosure> {
     let scope = || scope.iter().flat_map(|run| run.iter());
-    if crate::returns::contains_return(&Stmt::Expr(body.clone(), None)) {
-        return None;
-    }
+    let body = returning_to_the_call(body, id);
     // every use of the name is a call with one argument per parameter (none at all: a
     // closure never called is inlined nowhere, its `let` kept as the copies of what it
     // captured, which nothing reads; as a value, the lowering would reject it)
@@ -865,10 +879,82 @@ fn inlinable_parts(
     Some(LocalClosure { name, params, body })
 }
 
+/// `body` (a closure's or a local function's) with each `return` in it leaving the body
+/// alone, as it does where the body is called, not the function it is inlined into: the
+/// `return`s that end branches become the branches' values (`returns::rewrite`, as for the
+/// function's own body, which costs nothing), and any left (in a loop, inside an
+/// expression) become `break`s out of a labelled `loop` around the body, which runs once:
+/// `'gradtape_closureN: loop { ..; break 'gradtape_closureN tail; }`, each `return e` a
+/// `break 'gradtape_closureN e`: the labelled block the body is, in the `loop` form
+/// [`LabelledBlocks`] gives one (lowering differentiates loops, with their exits and
+/// values). Inner closures and items keep their own `return`s.
+fn returning_to_the_call(body: Expr, id: usize) -> Expr {
+    if !crate::returns::contains_return(&Stmt::Expr(body.clone(), None)) {
+        return body;
+    }
+    let (stmts, attrs) = match body {
+        Expr::Block(block) if block.label.is_none() => (block.block.stmts, block.attrs),
+        other => (vec![Stmt::Expr(other, None)], Vec::new()),
+    };
+    let mut stmts = crate::returns::rewrite(stmts);
+    if !stmts.iter().any(crate::returns::contains_return) {
+        return Expr::Block(syn::ExprBlock {
+            attrs,
+            label: None,
+            block: syn::Block {
+                brace_token: Default::default(),
+                stmts,
+            },
+        });
+    }
+    let label = syn::Lifetime::new(
+        &format!(
+            "'{}",
+            crate::syntax::unspelled(format!("gradtape_closure{id}"))
+        ),
+        proc_macro2::Span::call_site(),
+    );
+    let mut breaks = ReturnsAsBreaks(&label);
+    for stmt in &mut stmts {
+        breaks.visit_stmt_mut(stmt);
+    }
+    let last = match stmts.pop() {
+        Some(Stmt::Expr(tail, None)) => syn::parse_quote!(break #label (#tail);),
+        Some(other) => {
+            stmts.push(other);
+            syn::parse_quote!(break #label;)
+        }
+        None => syn::parse_quote!(break #label;),
+    };
+    stmts.push(last);
+    syn::parse_quote!(#label: loop { #(#stmts)* })
+}
+
+/// Turns each `return e` into `break 'label e` (see [`returning_to_the_call`]).
+struct ReturnsAsBreaks<'a>(&'a syn::Lifetime);
+
+impl VisitMut for ReturnsAsBreaks<'_> {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        syn::visit_mut::visit_expr_mut(self, expr);
+        if let Expr::Return(ret) = expr {
+            let label = self.0;
+            *expr = match &ret.expr {
+                Some(value) => {
+                    syn::parse_quote_spanned!(ret.return_token.span=> break #label (#value))
+                }
+                None => syn::parse_quote_spanned!(ret.return_token.span=> break #label),
+            };
+        }
+    }
+
+    fn visit_expr_closure_mut(&mut self, _: &mut syn::ExprClosure) {}
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
 /// A function item declared in the body, `fn name(params) -> R { body }`, if it can be
 /// inlined into `scope`, the block's other statements: as a closure, and also not generic
 /// and not calling itself.
-fn inlinable_fn(stmt: &Stmt, scope: &[&[Stmt]]) -> Option<LocalClosure> {
+fn inlinable_fn(stmt: &Stmt, scope: &[&[Stmt]], id: usize) -> Option<LocalClosure> {
     let Stmt::Item(syn::Item::Fn(function)) = stmt else {
         return None;
     };
@@ -904,7 +990,7 @@ fn inlinable_fn(stmt: &Stmt, scope: &[&[Stmt]]) -> Option<LocalClosure> {
     if calls_itself.calls > 0 || calls_itself.other {
         return None;
     }
-    inlinable_parts(sig.ident.clone(), params, body, scope)
+    inlinable_parts(sig.ident.clone(), params, body, scope, id)
 }
 
 /// Counts the calls of a closure's name and notes any other use.
@@ -1148,13 +1234,33 @@ impl VisitMut for Inliner<'_> {
             }
             other => quote!(#other),
         });
-        // parenthesised: a body starting with a block (`{ .. } + w`) would otherwise end
-        // the block's statements there
-        *expr = syn::parse_quote!({
-            #(let #temporaries = #args;)*
-            #(let #params = #temporaries;)*
-            (#body)
-        });
+        // an assignment (`|v| acc += v`) or a block with no value (`|v| { acc += v; }`),
+        // whose value is `()`, is a statement of its own (lowering takes neither as an
+        // operand); anything else is the block's value, parenthesised: a body starting with
+        // a block (`{ .. } + w`) would otherwise end the block's statements there
+        let assignment = match crate::syntax::strip_parens(&body) {
+            Expr::Binary(binary) if !is_compound_assign(&binary.op) => None,
+            assignment @ (Expr::Assign(_) | Expr::Binary(_)) => Some(assignment.clone()),
+            Expr::Block(block)
+                if !matches!(block.block.stmts.last(), Some(Stmt::Expr(_, None))) =>
+            {
+                Some(Expr::Block(block.clone()))
+            }
+            _ => None,
+        };
+        *expr = if let Some(assignment) = assignment {
+            syn::parse_quote!({
+                #(let #temporaries = #args;)*
+                #(let #params = #temporaries;)*
+                #assignment;
+            })
+        } else {
+            syn::parse_quote!({
+                #(let #temporaries = #args;)*
+                #(let #params = #temporaries;)*
+                (#body)
+            })
+        };
     }
 }
 

@@ -267,8 +267,15 @@ fn method_items(item: &ItemFn, items: TokenStream) -> TokenStream {
     }
     // `GENERATED` shows the renamed functions (as `Self::GENERATED` shows `vjp`, `jvp`):
     // every generated one but `primal`, `grad` and `jvp_call`.
-    let shown =
-        ["vjp", "vjp_partial", "grad_into", "jvp"].map(|item| method_companion(method, item));
+    let shown = [
+        "vjp",
+        "vjp_partial",
+        "grad_into",
+        "vjp_now",
+        "vjp_into",
+        "jvp",
+    ]
+    .map(|item| method_companion(method, item));
     let source = block.items.iter().filter_map(|item| match item {
         syn::ImplItem::Fn(f) if shown.contains(&f.sig.ident) => {
             let mut f = f.clone();

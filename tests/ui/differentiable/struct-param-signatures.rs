@@ -1,5 +1,7 @@
 // `#[differentiable]` on a parameter marks a struct of floats taken by `&` or by value, in a
-// function returning a float (or a tuple of floats, or a struct of floats), and a method's `self` marked is `&self` or `self`; anything
+// function returning a float (or a tuple of floats, or a struct of floats), or returning
+// nothing and writing a float array (`out: &mut [f64]`), and a method's `self` marked is
+// `&self` or `self`; anything
 // else is the macro's own error. A marked `self` passed on to a method that is not
 // annotated (`self.rest()`) is the runtime's message at the method's name, once per call
 // (a proc macro cannot see the method; `method-not-annotated.rs`).
@@ -24,6 +26,12 @@ fn written_through(#[differentiable] p: &mut Params, x: f64) -> f64 {
 fn integer_result(#[differentiable] p: &Params, x: f64) -> usize {
     let y = p.a * x;
     y as usize
+}
+
+#[differentiable]
+fn writes_no_float_array(#[differentiable] p: &Params, x: f64, count: &mut usize) {
+    let y = p.a * x;
+    *count += y as usize;
 }
 
 #[differentiable]
