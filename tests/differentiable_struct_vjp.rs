@@ -360,9 +360,12 @@ fn a_variable_read_by_name_gets_its_gradient_from_the_tape() {
     let value = tape.record(|| plain(&x));
     let want_scale = tape.gradient(&value, &scale).unwrap().unwrap();
     let want_x = tape.gradient(&value, &x).unwrap().unwrap();
-    check_variables_against_differences("scaled_loss", &[&scale], &[want_scale.clone()], &|| {
-        plain(&x).to_scalar()
-    });
+    check_variables_against_differences(
+        "scaled_loss",
+        &[&scale],
+        std::slice::from_ref(&want_scale),
+        &|| plain(&x).to_scalar(),
+    );
 
     let (value, pullback) = scaled_loss::vjp(&x);
     assert_eq!(value.to_scalar(), plain(&x).to_scalar());
