@@ -958,6 +958,15 @@
 //! assert_eq!(grads.intercept.unwrap().to_scalar(), 4.0);
 //! ```
 //!
+//! Its companion items are built from the generated code, to which the struct is a constant
+//! parameter: `residual::vjp`'s pullback gives `()` for `line` (a type with no gradient in
+//! it, never a `None` standing for one) and `Some` cotangents for the tensors, and
+//! `residual::jvp` takes tangents for the tensors only. The variables' gradients come from
+//! a tape recording the call (or `vjp`'s forward, which runs the same recordable ops), and
+//! their tangents from a `ForwardAccumulator` watching them. A variable taken as a
+//! parameter itself (`w: &Variable<f64>`) is an input of the node: `vjp` takes its value
+//! and gives its cotangent.
+//!
 //! ## Structs of floats (scalar mode)
 //!
 //! A parameter set or a model of plain floats (`f32`/`f64` fields, `Vec`s and arrays of
