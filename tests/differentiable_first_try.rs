@@ -47,6 +47,43 @@ macro_rules! faces {
     };
 }
 
+/// A function of one slice, checked with second order at `x`.
+macro_rules! one_slice {
+    ($f:ident at $x:expr) => {
+        faces!(
+            $f,
+            |x| $f(x),
+            |x| $f::primal(x),
+            |x| {
+                let (v, [g]) = $f::grad(x);
+                (v, g)
+            },
+            |x, t| $f::jvp(x, t)
+        )
+        .check_with_second_order(&$x)
+    };
+}
+
+/// A function of a slice and a number, on the flat point `[x.., k]`, checked with second
+/// order.
+macro_rules! slice_and_float {
+    ($f:ident at $x:expr) => {{
+        let x: Vec<f64> = $x;
+        let n = x.len() - 1;
+        faces!(
+            $f,
+            |x| $f(&x[..n], x[n]),
+            |x| $f::primal(&x[..n], x[n]),
+            |x| {
+                let (v, (gs, gf)) = $f::grad(&x[..n], x[n]);
+                (v, [gs, vec![gf]].concat())
+            },
+            |x, t| $f::jvp(&x[..n], x[n], &t[..n], t[n])
+        )
+        .check_with_second_order(&x)
+    }};
+}
+
 // ----- losses and statistics -----
 
 #[differentiable]
@@ -634,21 +671,6 @@ fn losses_and_statistics() {
         |x, t| softmax_xent::jvp(x, 2, t)
     )
     .check_with_second_order(&x);
-    macro_rules! one_slice {
-        ($f:ident at $x:expr) => {
-            faces!(
-                $f,
-                |x| $f(x),
-                |x| $f::primal(x),
-                |x| {
-                    let (v, [g]) = $f::grad(x);
-                    (v, g)
-                },
-                |x, t| $f::jvp(x, t)
-            )
-            .check_with_second_order(&$x)
-        };
-    }
     one_slice!(kahan_sum_of_squares at x);
     one_slice!(cumulative_sum_of_squares at x);
     one_slice!(roughness at x);
@@ -667,23 +689,6 @@ fn losses_and_statistics() {
         |x, t| largest_by_fold::jvp(x, t)
     )
     .check(&x);
-    macro_rules! slice_and_float {
-        ($f:ident at $x:expr) => {{
-            let x: Vec<f64> = $x;
-            let n = x.len() - 1;
-            faces!(
-                $f,
-                |x| $f(&x[..n], x[n]),
-                |x| $f::primal(&x[..n], x[n]),
-                |x| {
-                    let (v, (gs, gf)) = $f::grad(&x[..n], x[n]);
-                    (v, [gs, vec![gf]].concat())
-                },
-                |x, t| $f::jvp(&x[..n], x[n], &t[..n], t[n])
-            )
-            .check_with_second_order(&x)
-        }};
-    }
     slice_and_float!(scaled_norm at vec![0.3, -1.2, 0.8, 1.7]);
     slice_and_float!(scaled_in_place_sum at vec![0.3, -1.2, 0.8, 1.7]);
     slice_and_float!(horner_by_fold at vec![0.5, -1.0, 0.25, 2.0, 0.7]);
@@ -886,43 +891,11 @@ fn a_second_round() {
         |x, t| bond_price::jvp(x[0], x[1], 5, t[0], t[1])
     )
     .check_with_second_order(&[0.04, 3.0]);
-    macro_rules! slice_and_float {
-        ($f:ident at $x:expr) => {{
-            let x: Vec<f64> = $x;
-            let n = x.len() - 1;
-            faces!(
-                $f,
-                |x| $f(&x[..n], x[n]),
-                |x| $f::primal(&x[..n], x[n]),
-                |x| {
-                    let (v, (gs, gf)) = $f::grad(&x[..n], x[n]);
-                    (v, [gs, vec![gf]].concat())
-                },
-                |x, t| $f::jvp(&x[..n], x[n], &t[..n], t[n])
-            )
-            .check_with_second_order(&x)
-        }};
-    }
     slice_and_float!(spring_chain at vec![0.0, 1.2, 1.9, 3.3, 2.0]);
     // one element squared is over the threshold: the early exit; none is: the sum
     slice_and_float!(early_exit_search at vec![0.3, -0.5, 1.4, 0.2, 1.0]);
     slice_and_float!(early_exit_search at vec![0.3, -0.5, 0.4, 0.2, 1.0]);
     slice_and_float!(trapezoid at vec![0.3, -0.5, 1.4, 0.2, 0.1]);
-    macro_rules! one_slice {
-        ($f:ident at $x:expr) => {
-            faces!(
-                $f,
-                |x| $f(x),
-                |x| $f::primal(x),
-                |x| {
-                    let (v, [g]) = $f::grad(x);
-                    (v, g)
-                },
-                |x, t| $f::jvp(x, t)
-            )
-            .check_with_second_order(&$x)
-        };
-    }
     // distinct values, so that the order is fixed near the point
     one_slice!(ranked_weights at [0.9, -0.4, 1.7, 0.2]);
     one_slice!(two_pass_variance at [0.9, -0.4, 1.7, 0.2]);

@@ -227,23 +227,6 @@ twice! {
 
 // ----- the checks -----
 
-/// A function of one slice, checked at `x`.
-macro_rules! one_slice {
-    ($f:ident, $on_duals:ident, $x:expr) => {
-        Twice {
-            name: stringify!($f),
-            itself: &|p| $f(p),
-            primal: &|p| $f::primal(p),
-            grad: &|p| {
-                let (value, [g]) = $f::grad(p);
-                (value, g)
-            },
-            on_duals: &|d| $on_duals(d),
-        }
-        .check($x)
-    };
-}
-
 /// The stacks `grad_into` declares (by the name of what each saves: `lhs7`, `trips3`),
 /// from `f::GENERATED`.
 fn grad_into_stacks(code: &str) -> Vec<String> {
@@ -291,20 +274,11 @@ fn stage_arrays_read_in_place() {
 
 #[test]
 fn filled_then_read_in_place() {
-    one_slice!(
-        prefix_sums_then_reads,
-        prefix_sums_then_reads_on_duals,
-        [0.3, -1.2, 0.8, 1.5, -0.6]
+    one_slice_twice!(prefix_sums_then_reads, prefix_sums_then_reads_on_duals at [0.3, -1.2, 0.8, 1.5, -0.6]
     );
-    one_slice!(
-        buffer_reduced,
-        buffer_reduced_on_duals,
-        [0.3, -1.2, 0.8, 1.5]
+    one_slice_twice!(buffer_reduced, buffer_reduced_on_duals at [0.3, -1.2, 0.8, 1.5]
     );
-    one_slice!(
-        fixed_and_pushed,
-        fixed_and_pushed_on_duals,
-        [0.3, -1.2, 0.8, 1.5]
+    one_slice_twice!(fixed_and_pushed, fixed_and_pushed_on_duals at [0.3, -1.2, 0.8, 1.5]
     );
     for code in [
         prefix_sums_then_reads::GENERATED,
@@ -318,14 +292,11 @@ fn filled_then_read_in_place() {
 #[test]
 fn written_after_the_read_keeps_saving() {
     let x = [0.3, -1.2, 0.8, 1.5];
-    one_slice!(written_after_read, written_after_read_on_duals, x);
-    one_slice!(written_in_a_later_trip, written_in_a_later_trip_on_duals, x);
-    one_slice!(written_by_a_writer, written_by_a_writer_on_duals, x);
-    one_slice!(swapped_after_read, swapped_after_read_on_duals, x);
-    one_slice!(
-        constant_name_bound_twice,
-        constant_name_bound_twice_on_duals,
-        x
+    one_slice_twice!(written_after_read, written_after_read_on_duals at x);
+    one_slice_twice!(written_in_a_later_trip, written_in_a_later_trip_on_duals at x);
+    one_slice_twice!(written_by_a_writer, written_by_a_writer_on_duals at x);
+    one_slice_twice!(swapped_after_read, swapped_after_read_on_duals at x);
+    one_slice_twice!(constant_name_bound_twice, constant_name_bound_twice_on_duals at x
     );
     for code in [
         written_after_read::GENERATED,

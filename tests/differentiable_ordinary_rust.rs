@@ -26,26 +26,8 @@
 #[macro_use]
 mod common;
 
-use common::twice::Twice;
 use common::{Tolerance, check_annotated};
 use gradtape::{Tensor, differentiable};
-
-/// A function of one slice, checked at each point.
-macro_rules! one_slice {
-    ($f:ident, $on_duals:ident at $($x:expr),+) => {
-        $(Twice {
-            name: stringify!($f),
-            itself: &|p| $f(p),
-            primal: &|p| $f::primal(p),
-            grad: &|p| {
-                let (value, [g]) = $f::grad(p);
-                (value, g)
-            },
-            on_duals: &|d| $on_duals(d),
-        }
-        .check($x);)+
-    };
-}
 
 // ----- labelled blocks -----
 
@@ -250,12 +232,12 @@ twice! {
 #[test]
 fn labelled_blocks() {
     // each exit taken: a > b; a ≤ b with ab > 1; the tail
-    one_slice!(chosen_by_a_labelled_block, chosen_by_a_labelled_block_on_duals
+    one_slice_twice!(chosen_by_a_labelled_block, chosen_by_a_labelled_block_on_duals
         at [1.5, 0.5], [1.2, 1.4], [0.3, 0.8]);
-    one_slice!(cut_short, cut_short_on_duals at [1.5, 0.3], [0.8, 1.6], [0.4, 0.5]);
-    one_slice!(terms_by_a_labelled_block, terms_by_a_labelled_block_on_duals
+    one_slice_twice!(cut_short, cut_short_on_duals at [1.5, 0.3], [0.8, 1.6], [0.4, 0.5]);
+    one_slice_twice!(terms_by_a_labelled_block, terms_by_a_labelled_block_on_duals
         at [0.5, -0.3, 1.7, 0.9], [2.5, 0.2, -1.0, 0.4]);
-    one_slice!(nested_labelled_blocks, nested_labelled_blocks_on_duals
+    one_slice_twice!(nested_labelled_blocks, nested_labelled_blocks_on_duals
         at [0.7, 1.3], [-0.6, 0.9]);
 }
 
@@ -285,35 +267,35 @@ fn labelled_blocks_on_tensors() {
 
 #[test]
 fn loops_over_next() {
-    one_slice!(horner_by_next, horner_by_next_on_duals at [0.7, 1.5, -0.4, 0.3]);
-    one_slice!(weighted_by_next, weighted_by_next_on_duals at [0.6, -1.1, 0.4]);
+    one_slice_twice!(horner_by_next, horner_by_next_on_duals at [0.7, 1.5, -0.4, 0.3]);
+    one_slice_twice!(weighted_by_next, weighted_by_next_on_duals at [0.6, -1.1, 0.4]);
 }
 
 #[test]
 fn tuples_matched_and_written_by_field() {
     // each arm: p > q; p ≤ q with p < 0; the last
-    one_slice!(match_on_a_local_pair, match_on_a_local_pair_on_duals
+    one_slice_twice!(match_on_a_local_pair, match_on_a_local_pair_on_duals
         at [3.0, 2.0], [-0.5, 1.5], [0.5, 0.8]);
-    one_slice!(tuple_written_by_field, tuple_written_by_field_on_duals at [1.0, 0.3]);
+    one_slice_twice!(tuple_written_by_field, tuple_written_by_field_on_duals at [1.0, 0.3]);
 }
 
 #[test]
 fn slice_patterns() {
     // each arm: two elements; first > last; the front; (the last arm needs fewer than 2)
-    one_slice!(by_slice_patterns, by_slice_patterns_on_duals at [0.7, -1.3]);
-    one_slice!(by_slice_patterns, by_slice_patterns_on_duals at [0.9, 0.2, -0.4, 0.3]);
-    one_slice!(by_slice_patterns, by_slice_patterns_on_duals at [0.1, 0.2, -0.4, 0.3]);
-    one_slice!(by_value_slice_patterns, by_value_slice_patterns_on_duals at [0.7, 5.0, -1.3]);
-    one_slice!(by_value_slice_patterns, by_value_slice_patterns_on_duals at [0.7, 1.2, -0.5, 1.3]);
-    one_slice!(by_value_slice_patterns, by_value_slice_patterns_on_duals at [0.6]);
-    one_slice!(if_let_slice_patterns, if_let_slice_patterns_on_duals at [0.6, -1.1, 0.4]);
-    one_slice!(if_let_slice_patterns, if_let_slice_patterns_on_duals at [0.6]);
+    one_slice_twice!(by_slice_patterns, by_slice_patterns_on_duals at [0.7, -1.3]);
+    one_slice_twice!(by_slice_patterns, by_slice_patterns_on_duals at [0.9, 0.2, -0.4, 0.3]);
+    one_slice_twice!(by_slice_patterns, by_slice_patterns_on_duals at [0.1, 0.2, -0.4, 0.3]);
+    one_slice_twice!(by_value_slice_patterns, by_value_slice_patterns_on_duals at [0.7, 5.0, -1.3]);
+    one_slice_twice!(by_value_slice_patterns, by_value_slice_patterns_on_duals at [0.7, 1.2, -0.5, 1.3]);
+    one_slice_twice!(by_value_slice_patterns, by_value_slice_patterns_on_duals at [0.6]);
+    one_slice_twice!(if_let_slice_patterns, if_let_slice_patterns_on_duals at [0.6, -1.1, 0.4]);
+    one_slice_twice!(if_let_slice_patterns, if_let_slice_patterns_on_duals at [0.6]);
 }
 
 #[test]
 fn structs_copied_and_updated() {
-    one_slice!(struct_copied_then_written, struct_copied_then_written_on_duals at [0.8, -0.4]);
-    one_slice!(previous_state_copied, previous_state_copied_on_duals at [0.8, -0.4]);
+    one_slice_twice!(struct_copied_then_written, struct_copied_then_written_on_duals at [0.8, -0.4]);
+    one_slice_twice!(previous_state_copied, previous_state_copied_on_duals at [0.8, -0.4]);
 }
 
 // ----- slice patterns -----

@@ -57,7 +57,6 @@
 mod common;
 
 use common::faces::{Case, point, split};
-use common::twice::Twice;
 use common::{central_differences, close};
 use gradtape::differentiable;
 use num_traits::Float;
@@ -1014,30 +1013,9 @@ fn swaps_of_rows_and_of_elements() {
         },
     }
     .check(&point(3, 84, -1.0, 1.0), &point(3, 85, -1.0, 1.0));
-    macro_rules! one_slice {
-        ($f:ident, $on_duals:ident, $x:expr) => {
-            Twice::<3> {
-                name: stringify!($f),
-                itself: &|p| $f(p),
-                primal: &|p| $f::primal(p),
-                grad: &|p| {
-                    let (value, [g]) = $f::grad(p);
-                    (value, g)
-                },
-                on_duals: &|d| $on_duals(d),
-            }
-            .check($x)
-        };
-    }
-    one_slice!(
-        local_rows_swapped,
-        local_rows_swapped_on_duals,
-        [0.3, -0.8, 1.1]
+    one_slice_twice!(local_rows_swapped, local_rows_swapped_on_duals at [0.3, -0.8, 1.1]
     );
-    one_slice!(
-        local_elements_swapped,
-        local_elements_swapped_on_duals,
-        [0.6, 0.4, -0.9]
+    one_slice_twice!(local_elements_swapped, local_elements_swapped_on_duals at [0.6, 0.4, -0.9]
     );
     slices!(@second_order local_rows_swapped, [3], [0], point(3, 86, -1.0, 1.0));
     slices!(@second_order local_elements_swapped, [3], [0], point(3, 87, -1.0, 1.0));

@@ -14,6 +14,25 @@ use gradtape::generated::Dual;
 /// only). The bodies write `a = a + b`, not `a += b`, and index their loops: the plain copy
 /// is bounded by `num_traits::Float` alone, which has no `+=`, and both copies must be the
 /// same tokens.
+/// Checks a function of one slice `$f` and its plain twin `$on_duals` (as `twice!` writes
+/// them) at each point `$x` (an array of `N` values): [`Twice::check`].
+#[allow(unused_macros)]
+macro_rules! one_slice_twice {
+    ($f:ident, $on_duals:ident at $($x:expr),+ $(,)?) => {
+        $(crate::common::twice::Twice {
+            name: stringify!($f),
+            itself: &|p| $f(p),
+            primal: &|p| $f::primal(p),
+            grad: &|p| {
+                let (value, [g]) = $f::grad(p);
+                (value, g)
+            },
+            on_duals: &|d| $on_duals(d),
+        }
+        .check($x);)+
+    };
+}
+
 #[allow(unused_macros)]
 macro_rules! twice {
     ($(#[$doc:meta])* fn $name:ident / $on_duals:ident <T> ($($(#[$marks:meta])* $arg:ident : $ty:ty),* $(,)?) -> T $body:block) => {
