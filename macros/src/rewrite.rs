@@ -538,20 +538,11 @@ fn paths_read(expr: &Expr) -> HashSet<String> {
 /// `let [mut] it = e;` with `e` a method call (`a.iter()`, `a.iter().rev()`, `a.windows(2)`):
 /// the name and `e`.
 fn iterator_let(stmt: &Stmt) -> Option<(Ident, Expr)> {
-    let Stmt::Local(local) = stmt else {
+    let (pat, value) = crate::syntax::plain_let(stmt)?;
+    let Expr::MethodCall(_) = crate::syntax::strip_parens(value) else {
         return None;
     };
-    let Pat::Ident(pat) = &local.pat else {
-        return None;
-    };
-    let init = local.init.as_ref()?;
-    if pat.by_ref.is_some() || pat.subpat.is_some() || init.diverge.is_some() {
-        return None;
-    }
-    let Expr::MethodCall(_) = crate::syntax::strip_parens(&init.expr) else {
-        return None;
-    };
-    Some((pat.ident.clone(), (*init.expr).clone()))
+    Some((pat.ident.clone(), value.clone()))
 }
 
 /// `stmt` as `for v in iter { body }`, if it is `while let Some(v) = it.next() { body }`
@@ -806,17 +797,8 @@ fn inlinable(
     scope: &[&[Stmt]],
     id: usize,
 ) -> Option<(LocalClosure, syn::ExprClosure)> {
-    let Stmt::Local(local) = stmt else {
-        return None;
-    };
-    let Pat::Ident(pat) = &local.pat else {
-        return None;
-    };
-    let init = local.init.as_ref()?;
-    if init.diverge.is_some() || pat.by_ref.is_some() || pat.subpat.is_some() {
-        return None;
-    }
-    let Expr::Closure(closure) = crate::syntax::strip_parens(&init.expr) else {
+    let (pat, value) = crate::syntax::plain_let(stmt)?;
+    let Expr::Closure(closure) = crate::syntax::strip_parens(value) else {
         return None;
     };
     if closure.asyncness.is_some() || closure.constness.is_some() {

@@ -116,6 +116,22 @@ pub fn rewrite_with_rest(
     }
 }
 
+/// `let [mut] name = value;` (no type, no `else`, the name bound by value): the name's
+/// pattern and the value.
+pub fn plain_let(stmt: &syn::Stmt) -> Option<(&syn::PatIdent, &Expr)> {
+    let syn::Stmt::Local(local) = stmt else {
+        return None;
+    };
+    let syn::Pat::Ident(pat) = &local.pat else {
+        return None;
+    };
+    let init = local.init.as_ref()?;
+    if init.diverge.is_some() || pat.by_ref.is_some() || pat.subpat.is_some() {
+        return None;
+    }
+    Some((pat, &init.expr))
+}
+
 /// `expr` without the parentheses and invisible groups around it.
 pub fn strip_parens(expr: &Expr) -> &Expr {
     match expr {
