@@ -333,3 +333,66 @@ fn a_writer_with_a_struct_parameter_has_a_vjp() {
     assert_eq!(gained_into(&g, &x, &mut by_itself), value);
     assert_eq!(by_itself, out);
 }
+
+// ----- `T::max(a, b)` through a float type parameter was rejected -----
+
+/// Float methods called by their paths through the function's float type parameter, as
+/// `f64::max(a, b)` is through `f64`: the body's rewrite made method calls of `f32::`/`f64::`
+/// paths only, so `T::max(a, b)` stayed a call of an associated function, which rustc then
+/// rejected on the expansion (E0277, "this associated function is called from a
+/// `#[differentiable]` body but has no companion items").
+#[differentiable]
+fn float_methods_by_type_parameter<T: gradtape::Float>(x: T, y: T) -> T {
+    let two = T::from(2.0).unwrap();
+    let half = T::from(0.5).unwrap();
+    T::max(x, y) * T::min(x * y, y)
+        + <T>::hypot(x, T::one() + y * y)
+        + T::clamp(x, -half, half)
+        + T::atan2(x, two)
+}
+
+#[test]
+fn float_methods_called_through_a_type_parameter_are_the_methods() {
+    // (0.3, 0.2): max is x, min is x·y, the clamp passes x; (-0.7, 0.4): max is y, min
+    // is x·y, the clamp holds at -0.5
+    for (x, y) in [(0.3, 0.2), (-0.7, 0.4)] {
+        let (value, [dx, dy]) = float_methods_by_type_parameter::grad(x, y);
+        let c = 1.0 + y * y;
+        let r = x.hypot(c);
+        let (product, d_product) = if x > y {
+            (x * x * y, [2.0 * x * y, x * x])
+        } else {
+            (x * y * y, [y * y, 2.0 * x * y])
+        };
+        let (clamped, d_clamped) = if x.abs() < 0.5 {
+            (x, 1.0)
+        } else {
+            (x.clamp(-0.5, 0.5), 0.0)
+        };
+        let want = product + r + clamped + x.atan2(2.0);
+        assert!(close(value, want, 1e-15), "{value} vs {want}");
+        assert_eq!(
+            float_methods_by_type_parameter(x, y).to_bits(),
+            value.to_bits()
+        );
+        let want_dx = d_product[0] + x / r + d_clamped + 2.0 / (x * x + 4.0);
+        let want_dy = d_product[1] + c * 2.0 * y / r;
+        assert!(close(dx, want_dx, 1e-14), "∂/∂x {dx} vs {want_dx}");
+        assert!(close(dy, want_dy, 1e-14), "∂/∂y {dy} vs {want_dy}");
+        let differences = central_differences(
+            &|p: &[f64]| float_methods_by_type_parameter::primal(p[0], p[1]),
+            &[x, y],
+        );
+        for (k, g) in [dx, dy].iter().enumerate() {
+            assert!(
+                close(*g, differences[k], 1e-7),
+                "∂/∂p{k}: {g} vs {}",
+                differences[k]
+            );
+        }
+        // the same body at f32
+        let (value32, [dx32, _]) = float_methods_by_type_parameter::grad(x as f32, y as f32);
+        assert!((value32 as f64 - want).abs() < 1e-5);
+        assert!((dx32 as f64 - want_dx).abs() < 1e-5);
+    }
+}
