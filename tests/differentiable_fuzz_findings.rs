@@ -355,7 +355,7 @@ fn float_methods_by_type_parameter<T: gradtape::Float>(x: T, y: T) -> T {
 fn float_methods_called_through_a_type_parameter_are_the_methods() {
     // (0.3, 0.2): max is x, min is x·y, the clamp passes x; (-0.7, 0.4): max is y, min
     // is x·y, the clamp holds at -0.5
-    for (x, y) in [(0.3, 0.2), (-0.7, 0.4)] {
+    for (x, y) in [(0.3_f64, 0.2_f64), (-0.7, 0.4)] {
         let (value, [dx, dy]) = float_methods_by_type_parameter::grad(x, y);
         let c = 1.0 + y * y;
         let r = x.hypot(c);
