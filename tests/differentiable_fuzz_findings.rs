@@ -396,3 +396,98 @@ fn float_methods_called_through_a_type_parameter_are_the_methods() {
         assert!((dx32 as f64 - want_dx).abs() < 1e-5);
     }
 }
+
+// ----- an `enumerate` index after a tuple read by field was taken for a number -----
+
+/// An annotated helper returning a pair.
+#[differentiable]
+fn pair_of<T: gradtape::Float>(a: T, b: T) -> (T, T) {
+    (a * b.cos(), (a - b).tanh())
+}
+
+/// A struct parameter of floats, an array and a vector.
+#[derive(Differentiable, Clone, Debug)]
+struct Settings {
+    a: f64,
+    b: f64,
+    w: [f64; 3],
+    v: Vec<f64>,
+}
+
+/// (A module of its own: the parentheses that moved the temporaries are the point, and
+/// `unused_parens` is allowed for the generated items too only from an enclosing item.)
+#[allow(unused_parens)]
+mod spelled_with_parentheses {
+    use super::*;
+
+    /// A pair read by field (`t4.0`, `t4.1`) and then `enumerate`'s index cast to a float. Its
+    /// reads by field make lowering rewrite the statements after it, a new syntax tree in
+    /// every round of its activity analysis, which keyed declarations by the address of their
+    /// syntax node alone: a key forced in one round matched the desugared `let k: usize =
+    /// gradtape_k;` of the next, and `k + 1` was taken for a differentiable number (rustc's
+    /// E0277 on the attribute, `usize: gradtape::generated::Own`; `T::from(k + 1).unwrap()` in
+    /// the generic form was "`unwrap` is not a differentiable method"). Whether it happened
+    /// turned on the spelling (the parentheses here move the numbering of the temporaries)
+    /// and on the build: the generated programs compiled under `cargo test` and not under
+    /// `cargo clippy`.
+    #[differentiable]
+    #[rustfmt::skip]
+    fn enumerate_index_after_a_pair_read_by_field(#[differentiable] p: &Settings, x: &[f64], s: f64) -> f64 {
+        let n1 = if s.max(p.w[2]) > p.b { ((p.b).atan() * (p.b).sin()) } else { s.clamp((-0.8_f64), (0.9_f64)) };
+        let t4 = pair_of((n1 * s), p.b);
+        let n5 = t4.0 * x.iter().enumerate().map(|(k, v)| *v * ((k + 1) as f64)).sum::<f64>() + t4.1;
+        p.b + n1 + n5
+    }
+
+    #[test]
+    fn an_enumerate_index_after_a_pair_read_by_field_stays_an_integer() {
+        // both branches of the `if`: s.max(w2) above b, then below
+        for (b, s) in [(0.2, 0.4), (0.9, 0.3)] {
+            let p = Settings {
+                a: 0.1,
+                b,
+                w: [0.3, -0.4, 0.5],
+                v: vec![0.6; 4],
+            };
+            let x = [0.3, -0.1, 0.7, 0.2];
+            let (value, (dp, dx, ds)) = enumerate_index_after_a_pair_read_by_field::grad(&p, &x, s);
+            assert_eq!(
+                enumerate_index_after_a_pair_read_by_field(&p, &x, s).to_bits(),
+                value.to_bits()
+            );
+            // by hand: n1, the pair, the weighted sum Σ (k + 1) x_k
+            let n1 = if s.max(p.w[2]) > b {
+                b.atan() * b.sin()
+            } else {
+                s.clamp(-0.8, 0.9)
+            };
+            let weighted: f64 = x.iter().enumerate().map(|(k, v)| v * (k + 1) as f64).sum();
+            let a = n1 * s;
+            let want = b + n1 + a * b.cos() * weighted + (a - b).tanh();
+            assert!(close(value, want, 1e-15), "{value} vs {want}");
+            // against central differences in every input (a, b, w, v, x, s)
+            let flat = |p: &Settings| [vec![p.a, p.b], p.w.to_vec(), p.v.clone()].concat();
+            let inputs = [flat(&p), x.to_vec(), vec![s]].concat();
+            let differences = central_differences(
+                &|q: &[f64]| {
+                    let p = Settings {
+                        a: q[0],
+                        b: q[1],
+                        w: [q[2], q[3], q[4]],
+                        v: q[5..9].to_vec(),
+                    };
+                    enumerate_index_after_a_pair_read_by_field::primal(&p, &q[9..13], q[13])
+                },
+                &inputs,
+            );
+            let gradient = [flat(&dp), dx, vec![ds]].concat();
+            for (k, (g, d)) in gradient.iter().zip(&differences).enumerate() {
+                assert!(close(*g, *d, 1e-7), "∂/∂p{k}: {g} vs {d}");
+            }
+            // the weights of x are (k + 1) times the pair's first part's factor
+            for (k, g) in gradient[9..13].iter().enumerate() {
+                assert!(close(*g, a * b.cos() * (k + 1) as f64, 1e-14));
+            }
+        }
+    }
+}
