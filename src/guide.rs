@@ -137,8 +137,8 @@
 //!   a tape of its own inside the node), of plain generic helpers named in `plain(..)`
 //!   (scalar mode: run on dual numbers; see "Plain helpers" below), and of anything on
 //!   constants;
-//! - float methods called by their paths, `f64::max(a, b)`, `f32::sin(x)`: they are the
-//!   method calls `a.max(b)`, `x.sin()`;
+//! - float methods called by their paths, `f64::max(a, b)`, `f32::sin(x)`, also through a
+//!   float type parameter (`T::max(a, b)`): they are the method calls `a.max(b)`, `x.sin()`;
 //! - generic code over the float type, `fn f<T: Float>(x: T) -> T` with `num_traits::Float`
 //!   (or `gradtape::Float`) as the bound, inline or in a `where` clause, using `T::one()`,
 //!   `T::from(0.5).unwrap()` and the like: the function keeps its bounds, and its companion

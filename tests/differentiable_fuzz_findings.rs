@@ -333,3 +333,161 @@ fn a_writer_with_a_struct_parameter_has_a_vjp() {
     assert_eq!(gained_into(&g, &x, &mut by_itself), value);
     assert_eq!(by_itself, out);
 }
+
+// ----- `T::max(a, b)` through a float type parameter was rejected -----
+
+/// Float methods called by their paths through the function's float type parameter, as
+/// `f64::max(a, b)` is through `f64`: the body's rewrite made method calls of `f32::`/`f64::`
+/// paths only, so `T::max(a, b)` stayed a call of an associated function, which rustc then
+/// rejected on the expansion (E0277, "this associated function is called from a
+/// `#[differentiable]` body but has no companion items").
+#[differentiable]
+fn float_methods_by_type_parameter<T: gradtape::Float>(x: T, y: T) -> T {
+    let two = T::from(2.0).unwrap();
+    let half = T::from(0.5).unwrap();
+    T::max(x, y) * T::min(x * y, y)
+        + <T>::hypot(x, T::one() + y * y)
+        + T::clamp(x, -half, half)
+        + T::atan2(x, two)
+}
+
+#[test]
+fn float_methods_called_through_a_type_parameter_are_the_methods() {
+    // (0.3, 0.2): max is x, min is x·y, the clamp passes x; (-0.7, 0.4): max is y, min
+    // is x·y, the clamp holds at -0.5
+    for (x, y) in [(0.3_f64, 0.2_f64), (-0.7, 0.4)] {
+        let (value, [dx, dy]) = float_methods_by_type_parameter::grad(x, y);
+        let c = 1.0 + y * y;
+        let r = x.hypot(c);
+        let (product, d_product) = if x > y {
+            (x * x * y, [2.0 * x * y, x * x])
+        } else {
+            (x * y * y, [y * y, 2.0 * x * y])
+        };
+        let (clamped, d_clamped) = if x.abs() < 0.5 {
+            (x, 1.0)
+        } else {
+            (x.clamp(-0.5, 0.5), 0.0)
+        };
+        let want = product + r + clamped + x.atan2(2.0);
+        assert!(close(value, want, 1e-15), "{value} vs {want}");
+        assert_eq!(
+            float_methods_by_type_parameter(x, y).to_bits(),
+            value.to_bits()
+        );
+        let want_dx = d_product[0] + x / r + d_clamped + 2.0 / (x * x + 4.0);
+        let want_dy = d_product[1] + c * 2.0 * y / r;
+        assert!(close(dx, want_dx, 1e-14), "∂/∂x {dx} vs {want_dx}");
+        assert!(close(dy, want_dy, 1e-14), "∂/∂y {dy} vs {want_dy}");
+        let differences = central_differences(
+            &|p: &[f64]| float_methods_by_type_parameter::primal(p[0], p[1]),
+            &[x, y],
+        );
+        for (k, g) in [dx, dy].iter().enumerate() {
+            assert!(
+                close(*g, differences[k], 1e-7),
+                "∂/∂p{k}: {g} vs {}",
+                differences[k]
+            );
+        }
+        // the same body at f32
+        let (value32, [dx32, _]) = float_methods_by_type_parameter::grad(x as f32, y as f32);
+        assert!((value32 as f64 - want).abs() < 1e-5);
+        assert!((dx32 as f64 - want_dx).abs() < 1e-5);
+    }
+}
+
+// ----- an `enumerate` index after a tuple read by field was taken for a number -----
+
+/// An annotated helper returning a pair.
+#[differentiable]
+fn pair_of<T: gradtape::Float>(a: T, b: T) -> (T, T) {
+    (a * b.cos(), (a - b).tanh())
+}
+
+/// A struct parameter of floats, an array and a vector.
+#[derive(Differentiable, Clone, Debug)]
+struct Settings {
+    a: f64,
+    b: f64,
+    w: [f64; 3],
+    v: Vec<f64>,
+}
+
+/// (A module of its own: the parentheses that moved the temporaries are the point, and
+/// `unused_parens` is allowed for the generated items too only from an enclosing item.)
+#[allow(unused_parens)]
+mod spelled_with_parentheses {
+    use super::*;
+
+    /// A pair read by field (`t4.0`, `t4.1`) and then `enumerate`'s index cast to a float. Its
+    /// reads by field make lowering rewrite the statements after it, a new syntax tree in
+    /// every round of its activity analysis, which keyed declarations by the address of their
+    /// syntax node alone: a key forced in one round matched the desugared `let k: usize =
+    /// gradtape_k;` of the next, and `k + 1` was taken for a differentiable number (rustc's
+    /// E0277 on the attribute, `usize: gradtape::generated::Own`; `T::from(k + 1).unwrap()` in
+    /// the generic form was "`unwrap` is not a differentiable method"). Whether it happened
+    /// turned on the spelling (the parentheses here move the numbering of the temporaries)
+    /// and on the build: the generated programs compiled under `cargo test` and not under
+    /// `cargo clippy`.
+    #[differentiable]
+    #[rustfmt::skip]
+    fn enumerate_index_after_a_pair_read_by_field(#[differentiable] p: &Settings, x: &[f64], s: f64) -> f64 {
+        let n1 = if s.max(p.w[2]) > p.b { ((p.b).atan() * (p.b).sin()) } else { s.clamp((-0.8_f64), (0.9_f64)) };
+        let t4 = pair_of((n1 * s), p.b);
+        let n5 = t4.0 * x.iter().enumerate().map(|(k, v)| *v * ((k + 1) as f64)).sum::<f64>() + t4.1;
+        p.b + n1 + n5
+    }
+
+    #[test]
+    fn an_enumerate_index_after_a_pair_read_by_field_stays_an_integer() {
+        // both branches of the `if`: s.max(w2) above b, then below
+        for (b, s) in [(0.2, 0.4), (0.9, 0.3)] {
+            let p = Settings {
+                a: 0.1,
+                b,
+                w: [0.3, -0.4, 0.5],
+                v: vec![0.6; 4],
+            };
+            let x = [0.3, -0.1, 0.7, 0.2];
+            let (value, (dp, dx, ds)) = enumerate_index_after_a_pair_read_by_field::grad(&p, &x, s);
+            assert_eq!(
+                enumerate_index_after_a_pair_read_by_field(&p, &x, s).to_bits(),
+                value.to_bits()
+            );
+            // by hand: n1, the pair, the weighted sum Σ (k + 1) x_k
+            let n1 = if s.max(p.w[2]) > b {
+                b.atan() * b.sin()
+            } else {
+                s.clamp(-0.8, 0.9)
+            };
+            let weighted: f64 = x.iter().enumerate().map(|(k, v)| v * (k + 1) as f64).sum();
+            let a = n1 * s;
+            let want = b + n1 + a * b.cos() * weighted + (a - b).tanh();
+            assert!(close(value, want, 1e-15), "{value} vs {want}");
+            // against central differences in every input (a, b, w, v, x, s)
+            let flat = |p: &Settings| [vec![p.a, p.b], p.w.to_vec(), p.v.clone()].concat();
+            let inputs = [flat(&p), x.to_vec(), vec![s]].concat();
+            let differences = central_differences(
+                &|q: &[f64]| {
+                    let p = Settings {
+                        a: q[0],
+                        b: q[1],
+                        w: [q[2], q[3], q[4]],
+                        v: q[5..9].to_vec(),
+                    };
+                    enumerate_index_after_a_pair_read_by_field::primal(&p, &q[9..13], q[13])
+                },
+                &inputs,
+            );
+            let gradient = [flat(&dp), dx, vec![ds]].concat();
+            for (k, (g, d)) in gradient.iter().zip(&differences).enumerate() {
+                assert!(close(*g, *d, 1e-7), "∂/∂p{k}: {g} vs {d}");
+            }
+            // the weights of x are (k + 1) times the pair's first part's factor
+            for (k, g) in gradient[9..13].iter().enumerate() {
+                assert!(close(*g, a * b.cos() * (k + 1) as f64, 1e-14));
+            }
+        }
+    }
+}

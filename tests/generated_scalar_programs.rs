@@ -320,49 +320,89 @@ fn program_0<T: gradtape::Float>(
     s: T,
     out: &mut [T],
 ) -> T {
-    let mut a1 = x[3];
-    a1 += a1.hypot(T::one());
-    for (w, v) in p.w.iter().zip(p.v.iter()) {
-        a1 = a1 * T::from(-0.3).unwrap() + *w * (*v).sin();
+    for i in (0..4).rev() {
+        let (n1, n2) = (
+            ((out[i] - out[i]) * (T::from(1.6).unwrap() * T::from(0.4).unwrap())),
+            (s / (T::from(1.5).unwrap() + (out[i]).cos() * (out[i]).cos())),
+        );
+        let (mut p3, mut q4) = ((T::from(-1.7).unwrap() + n2), s.sin());
+        let mut k5 = 0;
+        while k5 < 2 {
+            (p3, q4) = (
+                p3 + q4 * T::from(0.2).unwrap(),
+                q4 - (p3 + (x[i] * n1)).sin() * T::from(0.2).unwrap(),
+            );
+            k5 += 1;
+        }
+        let n8 = ((x[2]) * (x[2]) + T::one()).sqrt();
+        let f6 = |u: T, w: T| (u * n8 - w).tanh();
+        let f7 = |u: T| f6(u, u * u) + n8;
+        let n9 = f6(x[i], p.w[i % 3]) + f7(p.w[i % 3]);
     }
-    let k2 = ((x[3]).sin() + (p.b + x[3]));
-    out[0] += k2;
-    let mut m3 = x[0];
-    let mut t4 = T::zero();
-    for i in 1..4 {
-        m3 = m3.max(x[i]);
-        t4 = t4 + (x[i] - m3).exp();
-    }
-    let n5 = if s <= (x[3]).mul_add(a1, T::from(1.1).unwrap()) {
-        ((out[1]).tanh() + p.w[2])
+    let mut a10 = ((x[1]) * (x[1]) + T::one()).ln();
+    if ((x[3]).powi(3) * (out[0]).tanh()) > x[3] {
+        a10 = p.v[2];
     } else {
-        (x[1] * p.v[3])
-    };
-    out[2] + p.v[1] + a1 + t4 + n5 + out.iter().copied().sum::<T>()
+        a10 = a10 - ((s * p.a) * (x[0] + a10));
+    }
+    let t11 = helper_pair(s, x[2]);
+    let n12 = t11.0
+        * (out[3])
+            .atan()
+            .hypot(T::one() + (s * s + T::one()).sqrt() * (s * s + T::one()).sqrt())
+        + t11.1;
+    let mut m13 = x[0];
+    let mut t14 = T::zero();
+    for i in 1..4 {
+        m13 = m13.max(x[i]);
+        t14 = t14 + (x[i] - m13).exp();
+    }
+    let n15 = s;
+    p.w[2] + p.w[2] + n15 + out.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_0_f64(#[differentiable] p: &Params<f64>, x: &[f64], s: f64, out: &mut [f64]) -> f64 {
-    let mut a1 = x[3];
-    a1 += a1.hypot(1.0);
-    for (w, v) in p.w.iter().zip(p.v.iter()) {
-        a1 = a1 * (-0.3_f64) + *w * (*v).sin();
+    for i in (0..4).rev() {
+        let (n1, n2) = (
+            ((out[i] - out[i]) * ((1.6_f64) * (0.4_f64))),
+            (s / ((1.5_f64) + (out[i]).cos() * (out[i]).cos())),
+        );
+        let (mut p3, mut q4) = (((-1.7_f64) + n2), s.sin());
+        let mut k5 = 0;
+        while k5 < 2 {
+            (p3, q4) = (
+                p3 + q4 * (0.2_f64),
+                q4 - (p3 + (x[i] * n1)).sin() * (0.2_f64),
+            );
+            k5 += 1;
+        }
+        let n8 = ((x[2]) * (x[2]) + 1.0).sqrt();
+        let f6 = |u: f64, w: f64| (u * n8 - w).tanh();
+        let f7 = |u: f64| f6(u, u * u) + n8;
+        let n9 = f6(x[i], p.w[i % 3]) + f7(p.w[i % 3]);
     }
-    let k2 = ((x[3]).sin() + (p.b + x[3]));
-    out[0] += k2;
-    let mut m3 = x[0];
-    let mut t4 = 0.0;
-    for i in 1..4 {
-        m3 = m3.max(x[i]);
-        t4 = t4 + (x[i] - m3).exp();
-    }
-    let n5 = if s <= (x[3]).mul_add(a1, (1.1_f64)) {
-        ((out[1]).tanh() + p.w[2])
+    let mut a10 = ((x[1]) * (x[1]) + 1.0).ln();
+    if ((x[3]).powi(3) * (out[0]).tanh()) > x[3] {
+        a10 = p.v[2];
     } else {
-        (x[1] * p.v[3])
-    };
-    out[2] + p.v[1] + a1 + t4 + n5 + out.iter().copied().sum::<f64>()
+        a10 = a10 - ((s * p.a) * (x[0] + a10));
+    }
+    let t11 = helper_pair(s, x[2]);
+    let n12 = t11.0
+        * (out[3])
+            .atan()
+            .hypot(1.0 + (s * s + 1.0).sqrt() * (s * s + 1.0).sqrt())
+        + t11.1;
+    let mut m13 = x[0];
+    let mut t14 = 0.0;
+    for i in 1..4 {
+        m13 = m13.max(x[i]);
+        t14 = t14 + (x[i] - m13).exp();
+    }
+    let n15 = s;
+    p.w[2] + p.w[2] + n15 + out.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -378,25 +418,45 @@ fn program_0_on_duals<
     s: T,
     out: &mut [T],
 ) -> T {
-    let mut a1 = x[3];
-    a1 += a1.hypot(T::one());
-    for (w, v) in p.w.iter().zip(p.v.iter()) {
-        a1 = a1 * T::from(-0.3).unwrap() + *w * (*v).sin();
+    for i in (0..4).rev() {
+        let (n1, n2) = (
+            ((out[i] - out[i]) * (T::from(1.6).unwrap() * T::from(0.4).unwrap())),
+            (s / (T::from(1.5).unwrap() + (out[i]).cos() * (out[i]).cos())),
+        );
+        let (mut p3, mut q4) = ((T::from(-1.7).unwrap() + n2), s.sin());
+        let mut k5 = 0;
+        while k5 < 2 {
+            (p3, q4) = (
+                p3 + q4 * T::from(0.2).unwrap(),
+                q4 - (p3 + (x[i] * n1)).sin() * T::from(0.2).unwrap(),
+            );
+            k5 += 1;
+        }
+        let n8 = ((x[2]) * (x[2]) + T::one()).sqrt();
+        let f6 = |u: T, w: T| (u * n8 - w).tanh();
+        let f7 = |u: T| f6(u, u * u) + n8;
+        let n9 = f6(x[i], p.w[i % 3]) + f7(p.w[i % 3]);
     }
-    let k2 = ((x[3]).sin() + (p.b + x[3]));
-    out[0] += k2;
-    let mut m3 = x[0];
-    let mut t4 = T::zero();
-    for i in 1..4 {
-        m3 = m3.max(x[i]);
-        t4 = t4 + (x[i] - m3).exp();
-    }
-    let n5 = if s <= (x[3]).mul_add(a1, T::from(1.1).unwrap()) {
-        ((out[1]).tanh() + p.w[2])
+    let mut a10 = ((x[1]) * (x[1]) + T::one()).ln();
+    if ((x[3]).powi(3) * (out[0]).tanh()) > x[3] {
+        a10 = p.v[2];
     } else {
-        (x[1] * p.v[3])
-    };
-    out[2] + p.v[1] + a1 + t4 + n5 + out.iter().copied().sum::<T>()
+        a10 = a10 - ((s * p.a) * (x[0] + a10));
+    }
+    let t11 = helper_pair_on_duals(s, x[2]);
+    let n12 = t11.0
+        * (out[3])
+            .atan()
+            .hypot(T::one() + (s * s + T::one()).sqrt() * (s * s + T::one()).sqrt())
+        + t11.1;
+    let mut m13 = x[0];
+    let mut t14 = T::zero();
+    for i in 1..4 {
+        m13 = m13.max(x[i]);
+        t14 = t14 + (x[i] - m13).exp();
+    }
+    let n15 = s;
+    p.w[2] + p.w[2] + n15 + out.iter().copied().sum::<T>()
 }
 
 fn program_0_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
@@ -551,59 +611,59 @@ fn program_0_matches_dual_numbers_and_finite_differences() {
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_1<T: gradtape::Float>(x: &[T], s: T, out: &mut [T]) -> T {
-    out[1] = out[3];
-    if T::from(0.0).unwrap() < s {
-        return (s + out[0]).mul_add(x[2], (s + s));
+    let k1 = x[3];
+    out[1] += k1;
+    let mut a2 = T::from(0.0).unwrap();
+    let mut k3 = 0;
+    while k3 < 3 {
+        a2 = (a2 + (x[3]).atan().sin()).tanh();
+        k3 += 1;
     }
-    let k1 = (x[0] * x[0]).sin();
-    helper_smooth(&mut out[1..], k1);
-    let mut a2 = out[1];
-    a2 -= (out[1]).tanh().min(x.iter().map(|v| s).sum::<T>());
-    a2 *= T::from(0.7).unwrap();
-    'outer: for i in 0..4 {
-        for j in 0..4 {
-            if (a2.tanh()).atan() < s.abs() {
-                break 'outer;
-            }
-            a2 = (a2
-                + ((out[j] / (T::from(1.5).unwrap() + (x[j]) * (x[j])))
-                    * (out[1]
-                        / (T::from(1.5).unwrap()
-                            + (T::from(0.9).unwrap()) * (T::from(0.9).unwrap()))))
-                    * x[i])
-                .tanh();
+    out[1] = ((x[2]) * (x[2]) + T::one()).powf(s);
+    let mut k4 = 0;
+    loop {
+        a2 = a2 * T::from(0.5).unwrap() + ((T::max(x[0], x[0])).hypot(T::one())).tanh();
+        k4 += 1;
+        if k4 >= 3 {
+            break;
         }
     }
-    let (n3, n4) = ((s + a2.cos()), (x[2]).atan());
-    ((x[0]).atan() * a2.tanh().exp()) + out.iter().copied().sum::<T>()
+    let n5 = (out[2] + (out[1] + s.atan()));
+    if ((x[3]).hypot(T::one()) + out[1]) >= x[1] {
+        a2 = T::min((x[2]).hypot(T::one()), x[1]);
+    } else {
+        a2 = a2 - a2;
+    }
+    s + n5 + out.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_1_f64(x: &[f64], s: f64, out: &mut [f64]) -> f64 {
-    out[1] = out[3];
-    if (0.0_f64) < s {
-        return (s + out[0]).mul_add(x[2], (s + s));
+    let k1 = x[3];
+    out[1] += k1;
+    let mut a2 = (0.0_f64);
+    let mut k3 = 0;
+    while k3 < 3 {
+        a2 = (a2 + (x[3]).atan().sin()).tanh();
+        k3 += 1;
     }
-    let k1 = (x[0] * x[0]).sin();
-    helper_smooth(&mut out[1..], k1);
-    let mut a2 = out[1];
-    a2 -= (out[1]).tanh().min(x.iter().map(|v| s).sum::<f64>());
-    a2 *= (0.7_f64);
-    'outer: for i in 0..4 {
-        for j in 0..4 {
-            if (a2.tanh()).atan() < s.abs() {
-                break 'outer;
-            }
-            a2 = (a2
-                + ((out[j] / ((1.5_f64) + (x[j]) * (x[j])))
-                    * (out[1] / ((1.5_f64) + (0.9_f64) * (0.9_f64))))
-                    * x[i])
-                .tanh();
+    out[1] = ((x[2]) * (x[2]) + 1.0).powf(s);
+    let mut k4 = 0;
+    loop {
+        a2 = a2 * (0.5_f64) + ((f64::max(x[0], x[0])).hypot(1.0)).tanh();
+        k4 += 1;
+        if k4 >= 3 {
+            break;
         }
     }
-    let (n3, n4) = ((s + a2.cos()), (x[2]).atan());
-    ((x[0]).atan() * a2.tanh().exp()) + out.iter().copied().sum::<f64>()
+    let n5 = (out[2] + (out[1] + s.atan()));
+    if ((x[3]).hypot(1.0) + out[1]) >= x[1] {
+        a2 = f64::min((x[2]).hypot(1.0), x[1]);
+    } else {
+        a2 = a2 - a2;
+    }
+    s + n5 + out.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -618,31 +678,30 @@ fn program_1_on_duals<
     s: T,
     out: &mut [T],
 ) -> T {
-    out[1] = out[3];
-    if T::from(0.0).unwrap() < s {
-        return (s + out[0]).mul_add(x[2], (s + s));
+    let k1 = x[3];
+    out[1] += k1;
+    let mut a2 = T::from(0.0).unwrap();
+    let mut k3 = 0;
+    while k3 < 3 {
+        a2 = (a2 + (x[3]).atan().sin()).tanh();
+        k3 += 1;
     }
-    let k1 = (x[0] * x[0]).sin();
-    helper_smooth_on_duals(&mut out[1..], k1);
-    let mut a2 = out[1];
-    a2 -= (out[1]).tanh().min(x.iter().map(|v| s).sum::<T>());
-    a2 *= T::from(0.7).unwrap();
-    'outer: for i in 0..4 {
-        for j in 0..4 {
-            if (a2.tanh()).atan() < s.abs() {
-                break 'outer;
-            }
-            a2 = (a2
-                + ((out[j] / (T::from(1.5).unwrap() + (x[j]) * (x[j])))
-                    * (out[1]
-                        / (T::from(1.5).unwrap()
-                            + (T::from(0.9).unwrap()) * (T::from(0.9).unwrap()))))
-                    * x[i])
-                .tanh();
+    out[1] = ((x[2]) * (x[2]) + T::one()).powf(s);
+    let mut k4 = 0;
+    loop {
+        a2 = a2 * T::from(0.5).unwrap() + ((T::max(x[0], x[0])).hypot(T::one())).tanh();
+        k4 += 1;
+        if k4 >= 3 {
+            break;
         }
     }
-    let (n3, n4) = ((s + a2.cos()), (x[2]).atan());
-    ((x[0]).atan() * a2.tanh().exp()) + out.iter().copied().sum::<T>()
+    let n5 = (out[2] + (out[1] + s.atan()));
+    if ((x[3]).hypot(T::one()) + out[1]) >= x[1] {
+        a2 = T::min((x[2]).hypot(T::one()), x[1]);
+    } else {
+        a2 = a2 - a2;
+    }
+    s + n5 + out.iter().copied().sum::<T>()
 }
 
 fn program_1_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
@@ -750,132 +809,109 @@ fn program_1_matches_dual_numbers_and_finite_differences() {
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_2<T: gradtape::Float>(x: &[T], s: T) -> T {
+    let mut a1 = ((x[0]).signum() * (x[3]).max(s));
+    for pair in x.chunks(2) {
+        a1 = a1 * T::from(0.7).unwrap() + pair[0] * pair[1].tanh();
+    }
+    let (n2, n3) = helper_pair(
+        (x[0] + a1).hypot(T::one() + (s.mul_add(s, a1)) * (s.mul_add(s, a1))),
+        x.iter().map(|v| *v).sum::<T>(),
+    );
+    let (n4, n5) = (
+        (x[2] * (x[0] - s)),
+        ((x[0]).tanh().exp()
+            / (T::from(1.5).unwrap()
+                + (T::from(0.7).unwrap()).tanh().exp() * (T::from(0.7).unwrap()).tanh().exp())),
+    );
+    let mut m6 = x[0];
+    let mut t7 = T::zero();
+    for i in 1..4 {
+        t7 = t7 + (x[i] - m6).exp();
+        m6 = m6.max(x[i]);
+    }
+    let t8 = helper_pair(
+        (x[3] + s).hypot(
+            T::one()
+                + (x[3]).mul_add(T::from(-0.6).unwrap(), x[1])
+                    * (x[3]).mul_add(T::from(-0.6).unwrap(), x[1]),
+        ),
+        (s.hypot(T::one() + s * s)).mul_add(x[2], x[1]),
+    );
+    let n9 = t8.0 * (T::from(1.7).unwrap()).powi(3) + t8.1;
+    let mut b10 = x.to_vec();
+    for i in 1..4 {
+        b10[i] = b10[i - 1] * T::from(-0.6).unwrap() + b10[i].tanh();
+    }
     for i in 0..4 {
-        let mut b1 = x.to_vec();
+        if let Some(v) = x.first() {
+            m6 = m6 * T::from(0.4).unwrap() + (*v).sin();
+        }
+        let mut m11 = x[0];
+        let mut t12 = T::zero();
         for i in 1..4 {
-            b1[i] = b1[i - 1] * T::from(-0.1).unwrap() + b1[i].tanh();
-        }
-        let mut a2 = x[0];
-        if let Some(v) = x.last() {
-            a2 = a2 * T::from(0.9).unwrap() + (*v).sin();
-        }
-        for i in 1..4 {
-            b1[i] = b1[i - 1] * T::from(-0.2).unwrap() + b1[i].tanh();
+            t12 = t12 + (x[i] - m11).exp();
+            m11 = m11.max(x[i]);
         }
     }
-    let mut a3 = (x[0]).powi(2);
-    if (s.signum() * s).tanh().exp() > a3 {
-        a3 = (T::from(1.3).unwrap()).mul_add(
-            ((x[2] - T::from(-1.2).unwrap())
-                * ((T::from(1.2).unwrap()) * (T::from(1.2).unwrap()) + T::one()).sqrt()),
-            (x[0] + a3).atan(),
-        );
-    } else {
-        a3 = a3 - ((s.max(a3)) * (s.max(a3)) + T::one()).sqrt();
-    }
-    if (a3 * a3 + T::one())
-        .sqrt()
-        .clamp(T::from(-0.8).unwrap(), T::from(0.9).unwrap())
-        > (T::from(-0.6).unwrap()).tanh().exp()
-    {
-        a3 = ((a3 * a3 + T::one())
-            .ln()
-            .mul_add(((x[2]) * (x[2]) + T::one()).ln(), x[1])
-            * (a3 * a3 + T::one())
-                .ln()
-                .mul_add(((x[2]) * (x[2]) + T::one()).ln(), x[1])
-            + T::one())
-        .sqrt();
-    } else {
-        a3 = a3 - s;
-    }
-    let mut k4 = 0;
-    while k4 < 2 {
-        a3 = (a3
-            + (a3.atan()
-                + (a3
-                    / (T::from(1.5).unwrap()
-                        + (T::from(1.0).unwrap()) * (T::from(1.0).unwrap())))))
-        .tanh();
-        k4 += 1;
-    }
-    let n5 = (T::from(1.4).unwrap())
-        .min(T::from(1.7).unwrap())
-        .tanh()
-        .min((s.mul_add(x[2], x[0]) + (x[3]).min(s)));
-    let mut b6 = vec![T::zero(); 4];
-    for i in 0..4 {
-        b6[i] = (x
-            .windows(2)
-            .map(|w| (w[1] - w[0]) * T::from(0.1).unwrap())
-            .sum::<T>()
-            + (T::from(-0.5).unwrap()).tanh().exp());
-    }
-    let k7 = (b6[1] + x[2]).sin();
-    b6[0] += k7;
-    for v in b6.iter_mut() {
-        *v = (*v - (s - s));
-    }
-    (x[2]).tanh().exp().cos() + b6.iter().copied().sum::<T>()
+    ((b10[3]).min(T::from(0.7).unwrap()) * (b10[3]).min(T::from(0.7).unwrap()) + T::one()).ln()
+        + a1
+        + n2
+        + n3
+        + n5
+        + m6
+        + t7
+        + b10.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_2_f64(x: &[f64], s: f64) -> f64 {
+    let mut a1 = ((x[0]).signum() * (x[3]).max(s));
+    for pair in x.chunks(2) {
+        a1 = a1 * (0.7_f64) + pair[0] * pair[1].tanh();
+    }
+    let (n2, n3) = helper_pair(
+        (x[0] + a1).hypot(1.0 + (s.mul_add(s, a1)) * (s.mul_add(s, a1))),
+        x.iter().map(|v| *v).sum::<f64>(),
+    );
+    let (n4, n5) = (
+        (x[2] * (x[0] - s)),
+        ((x[0]).tanh().exp() / ((1.5_f64) + (0.7_f64).tanh().exp() * (0.7_f64).tanh().exp())),
+    );
+    let mut m6 = x[0];
+    let mut t7 = 0.0;
+    for i in 1..4 {
+        t7 = t7 + (x[i] - m6).exp();
+        m6 = m6.max(x[i]);
+    }
+    let t8 = helper_pair(
+        (x[3] + s).hypot(1.0 + (x[3]).mul_add((-0.6_f64), x[1]) * (x[3]).mul_add((-0.6_f64), x[1])),
+        (s.hypot(1.0 + s * s)).mul_add(x[2], x[1]),
+    );
+    let n9 = t8.0 * (1.7_f64).powi(3) + t8.1;
+    let mut b10 = x.to_vec();
+    for i in 1..4 {
+        b10[i] = b10[i - 1] * (-0.6_f64) + b10[i].tanh();
+    }
     for i in 0..4 {
-        let mut b1 = x.to_vec();
+        if let Some(v) = x.first() {
+            m6 = m6 * (0.4_f64) + (*v).sin();
+        }
+        let mut m11 = x[0];
+        let mut t12 = 0.0;
         for i in 1..4 {
-            b1[i] = b1[i - 1] * (-0.1_f64) + b1[i].tanh();
-        }
-        let mut a2 = x[0];
-        if let Some(v) = x.last() {
-            a2 = a2 * (0.9_f64) + (*v).sin();
-        }
-        for i in 1..4 {
-            b1[i] = b1[i - 1] * (-0.2_f64) + b1[i].tanh();
+            t12 = t12 + (x[i] - m11).exp();
+            m11 = m11.max(x[i]);
         }
     }
-    let mut a3 = (x[0]).powi(2);
-    if (s.signum() * s).tanh().exp() > a3 {
-        a3 = (1.3_f64).mul_add(
-            ((x[2] - (-1.2_f64)) * ((1.2_f64) * (1.2_f64) + 1.0).sqrt()),
-            (x[0] + a3).atan(),
-        );
-    } else {
-        a3 = a3 - ((s.max(a3)) * (s.max(a3)) + 1.0).sqrt();
-    }
-    if (a3 * a3 + 1.0).sqrt().clamp((-0.8_f64), (0.9_f64)) > (-0.6_f64).tanh().exp() {
-        a3 = ((a3 * a3 + 1.0)
-            .ln()
-            .mul_add(((x[2]) * (x[2]) + 1.0).ln(), x[1])
-            * (a3 * a3 + 1.0)
-                .ln()
-                .mul_add(((x[2]) * (x[2]) + 1.0).ln(), x[1])
-            + 1.0)
-            .sqrt();
-    } else {
-        a3 = a3 - s;
-    }
-    let mut k4 = 0;
-    while k4 < 2 {
-        a3 = (a3 + (a3.atan() + (a3 / ((1.5_f64) + (1.0_f64) * (1.0_f64))))).tanh();
-        k4 += 1;
-    }
-    let n5 = (1.4_f64)
-        .min((1.7_f64))
-        .tanh()
-        .min((s.mul_add(x[2], x[0]) + (x[3]).min(s)));
-    let mut b6 = vec![0.0; 4];
-    for i in 0..4 {
-        b6[i] = (x.windows(2).map(|w| (w[1] - w[0]) * (0.1_f64)).sum::<f64>()
-            + (-0.5_f64).tanh().exp());
-    }
-    let k7 = (b6[1] + x[2]).sin();
-    b6[0] += k7;
-    for v in b6.iter_mut() {
-        *v = (*v - (s - s));
-    }
-    (x[2]).tanh().exp().cos() + b6.iter().copied().sum::<f64>()
+    ((b10[3]).min((0.7_f64)) * (b10[3]).min((0.7_f64)) + 1.0).ln()
+        + a1
+        + n2
+        + n3
+        + n5
+        + m6
+        + t7
+        + b10.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -889,73 +925,58 @@ fn program_2_on_duals<
     x: &[T],
     s: T,
 ) -> T {
+    let mut a1 = ((x[0]).signum() * (x[3]).max(s));
+    for pair in x.chunks(2) {
+        a1 = a1 * T::from(0.7).unwrap() + pair[0] * pair[1].tanh();
+    }
+    let (n2, n3) = helper_pair_on_duals(
+        (x[0] + a1).hypot(T::one() + (s.mul_add(s, a1)) * (s.mul_add(s, a1))),
+        x.iter().map(|v| *v).sum::<T>(),
+    );
+    let (n4, n5) = (
+        (x[2] * (x[0] - s)),
+        ((x[0]).tanh().exp()
+            / (T::from(1.5).unwrap()
+                + (T::from(0.7).unwrap()).tanh().exp() * (T::from(0.7).unwrap()).tanh().exp())),
+    );
+    let mut m6 = x[0];
+    let mut t7 = T::zero();
+    for i in 1..4 {
+        t7 = t7 + (x[i] - m6).exp();
+        m6 = m6.max(x[i]);
+    }
+    let t8 = helper_pair_on_duals(
+        (x[3] + s).hypot(
+            T::one()
+                + (x[3]).mul_add(T::from(-0.6).unwrap(), x[1])
+                    * (x[3]).mul_add(T::from(-0.6).unwrap(), x[1]),
+        ),
+        (s.hypot(T::one() + s * s)).mul_add(x[2], x[1]),
+    );
+    let n9 = t8.0 * (T::from(1.7).unwrap()).powi(3) + t8.1;
+    let mut b10 = x.to_vec();
+    for i in 1..4 {
+        b10[i] = b10[i - 1] * T::from(-0.6).unwrap() + b10[i].tanh();
+    }
     for i in 0..4 {
-        let mut b1 = x.to_vec();
+        if let Some(v) = x.first() {
+            m6 = m6 * T::from(0.4).unwrap() + (*v).sin();
+        }
+        let mut m11 = x[0];
+        let mut t12 = T::zero();
         for i in 1..4 {
-            b1[i] = b1[i - 1] * T::from(-0.1).unwrap() + b1[i].tanh();
-        }
-        let mut a2 = x[0];
-        if let Some(v) = x.last() {
-            a2 = a2 * T::from(0.9).unwrap() + (*v).sin();
-        }
-        for i in 1..4 {
-            b1[i] = b1[i - 1] * T::from(-0.2).unwrap() + b1[i].tanh();
+            t12 = t12 + (x[i] - m11).exp();
+            m11 = m11.max(x[i]);
         }
     }
-    let mut a3 = (x[0]).powi(2);
-    if (s.signum() * s).tanh().exp() > a3 {
-        a3 = (T::from(1.3).unwrap()).mul_add(
-            ((x[2] - T::from(-1.2).unwrap())
-                * ((T::from(1.2).unwrap()) * (T::from(1.2).unwrap()) + T::one()).sqrt()),
-            (x[0] + a3).atan(),
-        );
-    } else {
-        a3 = a3 - ((s.max(a3)) * (s.max(a3)) + T::one()).sqrt();
-    }
-    if (a3 * a3 + T::one())
-        .sqrt()
-        .clamp(T::from(-0.8).unwrap(), T::from(0.9).unwrap())
-        > (T::from(-0.6).unwrap()).tanh().exp()
-    {
-        a3 = ((a3 * a3 + T::one())
-            .ln()
-            .mul_add(((x[2]) * (x[2]) + T::one()).ln(), x[1])
-            * (a3 * a3 + T::one())
-                .ln()
-                .mul_add(((x[2]) * (x[2]) + T::one()).ln(), x[1])
-            + T::one())
-        .sqrt();
-    } else {
-        a3 = a3 - s;
-    }
-    let mut k4 = 0;
-    while k4 < 2 {
-        a3 = (a3
-            + (a3.atan()
-                + (a3
-                    / (T::from(1.5).unwrap()
-                        + (T::from(1.0).unwrap()) * (T::from(1.0).unwrap())))))
-        .tanh();
-        k4 += 1;
-    }
-    let n5 = (T::from(1.4).unwrap())
-        .min(T::from(1.7).unwrap())
-        .tanh()
-        .min((s.mul_add(x[2], x[0]) + (x[3]).min(s)));
-    let mut b6 = vec![T::zero(); 4];
-    for i in 0..4 {
-        b6[i] = (x
-            .windows(2)
-            .map(|w| (w[1] - w[0]) * T::from(0.1).unwrap())
-            .sum::<T>()
-            + (T::from(-0.5).unwrap()).tanh().exp());
-    }
-    let k7 = (b6[1] + x[2]).sin();
-    b6[0] += k7;
-    for v in b6.iter_mut() {
-        *v = (*v - (s - s));
-    }
-    (x[2]).tanh().exp().cos() + b6.iter().copied().sum::<T>()
+    ((b10[3]).min(T::from(0.7).unwrap()) * (b10[3]).min(T::from(0.7).unwrap()) + T::one()).ln()
+        + a1
+        + n2
+        + n3
+        + n5
+        + m6
+        + t7
+        + b10.iter().copied().sum::<T>()
 }
 
 fn program_2_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
@@ -1033,91 +1054,85 @@ fn program_3<T: gradtape::Float>(
     s: T,
     out: &mut [T],
 ) -> T {
-    let k1 = out
-        .iter()
-        .fold(T::zero(), |acc, v| acc * T::from(-0.5).unwrap() + s);
-    out[3] += k1;
-    let mut a2 = (out.iter().skip(1).map(|v| *v).sum::<T>()).tanh().exp();
-    if (x[2]).tanh() <= a2 {
-        a2 = x[0];
-    } else {
-        a2 = a2 - ((x[2] + a2) - (x[3]).hypot(T::one()));
-    }
-    let f3 = move |v: T| ((v - v) * (v * v + T::one()).ln()) * a2;
-    let n4 = f3(((T::from(-0.4).unwrap()).sin()
-        - p.v
-            .iter()
-            .enumerate()
-            .map(|(k, v)| *v * T::from(k + 1).unwrap())
-            .sum::<T>()));
-    for i in 1..4 {
-        out[i] = out[i - 1] * T::from(-1.0).unwrap() + out[i].tanh();
-    }
-    let mut m5 = x[0];
-    let mut t6 = T::zero();
-    for i in 1..4 {
-        m5 = m5.max(x[i]);
-        t6 = t6 + (x[i] - m5).exp();
-    }
-    let k7 = out
-        .iter()
-        .enumerate()
-        .map(|(k, v)| *v * T::from(k + 1).unwrap())
-        .sum::<T>();
-    helper_smooth(&mut out[..], k7);
-    'outer: for i in 0..4 {
-        for j in 0..4 {
-            if out[(j + 2) % 4] >= x[(j + 1) % 4] {
-                break 'outer;
-            }
-            t6 = (t6 + ((t6 - x[1]) / (T::from(1.5).unwrap() + s * s)) * x[i]).tanh();
+    let k1 = (((x[3]) * (x[3]) + T::one()).sqrt().tanh().abs() * T::from(3.5).unwrap())
+        .floor()
+        .to_usize()
+        .unwrap();
+    let n2 = out[k1] * (p.w[2] + x[1]).tanh().exp();
+    let mut a3 = ((s * x[2]) + n2);
+    let mut k4 = 0;
+    loop {
+        a3 = a3 * T::from(0.5).unwrap()
+            + (s.sin() + (out[3] / (T::from(1.5).unwrap() + (p.w[1]) * (p.w[1])))).tanh();
+        k4 += 1;
+        if k4 >= 1 {
+            break;
         }
     }
-    T::from(-1.6).unwrap() + p.w[1] + a2 + m5 + out.iter().copied().sum::<T>()
+    for i in 1..4 {
+        out[i] = out[i - 1] * T::from(0.6).unwrap() + out[i].tanh();
+    }
+    for v in out.iter_mut() {
+        *v = ((*v).signum() * (T::from(0.2).unwrap())).sin();
+    }
+    let n5 = helper_soft(
+        (T::from(1.0).unwrap())
+            .atan2(T::from(1.5).unwrap() + (out[2]) * (out[2]))
+            .cos(),
+        out[0],
+    );
+    let mut p6 = (n5 * p.w[2]);
+    let mut q7 = x[2];
+    for i in 0..4 {
+        q7 = q7 - (p6 + x[i]).sin() * T::from(0.1).unwrap();
+        p6 = p6 + q7 * T::from(0.1).unwrap();
+    }
+    let mut p8 = s.min(x[1]);
+    let mut q9 = (p.b).max(out[0]);
+    for i in 0..4 {
+        q9 = q9 - (p8 + x[i]).sin() * T::from(0.5).unwrap();
+        p8 = p8 + q9 * T::from(0.5).unwrap();
+    }
+    s + p.a + a3 + p8 + out.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_3_f64(#[differentiable] p: &Params<f64>, x: &[f64], s: f64, out: &mut [f64]) -> f64 {
-    let k1 = out.iter().fold(0.0, |acc, v| acc * (-0.5_f64) + s);
-    out[3] += k1;
-    let mut a2 = (out.iter().skip(1).map(|v| *v).sum::<f64>()).tanh().exp();
-    if (x[2]).tanh() <= a2 {
-        a2 = x[0];
-    } else {
-        a2 = a2 - ((x[2] + a2) - (x[3]).hypot(1.0));
-    }
-    let f3 = move |v: f64| ((v - v) * (v * v + 1.0).ln()) * a2;
-    let n4 = f3(((-0.4_f64).sin()
-        - p.v
-            .iter()
-            .enumerate()
-            .map(|(k, v)| *v * ((k + 1) as f64))
-            .sum::<f64>()));
-    for i in 1..4 {
-        out[i] = out[i - 1] * (-1.0_f64) + out[i].tanh();
-    }
-    let mut m5 = x[0];
-    let mut t6 = 0.0;
-    for i in 1..4 {
-        m5 = m5.max(x[i]);
-        t6 = t6 + (x[i] - m5).exp();
-    }
-    let k7 = out
-        .iter()
-        .enumerate()
-        .map(|(k, v)| *v * ((k + 1) as f64))
-        .sum::<f64>();
-    helper_smooth(&mut out[..], k7);
-    'outer: for i in 0..4 {
-        for j in 0..4 {
-            if out[(j + 2) % 4] >= x[(j + 1) % 4] {
-                break 'outer;
-            }
-            t6 = (t6 + ((t6 - x[1]) / ((1.5_f64) + s * s)) * x[i]).tanh();
+    let k1 = (((x[3]) * (x[3]) + 1.0).sqrt().tanh().abs() * (3.5_f64)).floor() as usize;
+    let n2 = out[k1] * (p.w[2] + x[1]).tanh().exp();
+    let mut a3 = ((s * x[2]) + n2);
+    let mut k4 = 0;
+    loop {
+        a3 = a3 * (0.5_f64) + (s.sin() + (out[3] / ((1.5_f64) + (p.w[1]) * (p.w[1])))).tanh();
+        k4 += 1;
+        if k4 >= 1 {
+            break;
         }
     }
-    (-1.6_f64) + p.w[1] + a2 + m5 + out.iter().copied().sum::<f64>()
+    for i in 1..4 {
+        out[i] = out[i - 1] * (0.6_f64) + out[i].tanh();
+    }
+    for v in out.iter_mut() {
+        *v = ((*v).signum() * (0.2_f64)).sin();
+    }
+    let n5 = helper_soft(
+        (1.0_f64).atan2((1.5_f64) + (out[2]) * (out[2])).cos(),
+        out[0],
+    );
+    let mut p6 = (n5 * p.w[2]);
+    let mut q7 = x[2];
+    for i in 0..4 {
+        q7 = q7 - (p6 + x[i]).sin() * (0.1_f64);
+        p6 = p6 + q7 * (0.1_f64);
+    }
+    let mut p8 = s.min(x[1]);
+    let mut q9 = (p.b).max(out[0]);
+    for i in 0..4 {
+        q9 = q9 - (p8 + x[i]).sin() * (0.5_f64);
+        p8 = p8 + q9 * (0.5_f64);
+    }
+    s + p.a + a3 + p8 + out.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -1133,47 +1148,46 @@ fn program_3_on_duals<
     s: T,
     out: &mut [T],
 ) -> T {
-    let k1 = out
-        .iter()
-        .fold(T::zero(), |acc, v| acc * T::from(-0.5).unwrap() + s);
-    out[3] += k1;
-    let mut a2 = (out.iter().skip(1).map(|v| *v).sum::<T>()).tanh().exp();
-    if (x[2]).tanh() <= a2 {
-        a2 = x[0];
-    } else {
-        a2 = a2 - ((x[2] + a2) - (x[3]).hypot(T::one()));
-    }
-    let f3 = move |v: T| ((v - v) * (v * v + T::one()).ln()) * a2;
-    let n4 = f3(((T::from(-0.4).unwrap()).sin()
-        - p.v
-            .iter()
-            .enumerate()
-            .map(|(k, v)| *v * T::from(k + 1).unwrap())
-            .sum::<T>()));
-    for i in 1..4 {
-        out[i] = out[i - 1] * T::from(-1.0).unwrap() + out[i].tanh();
-    }
-    let mut m5 = x[0];
-    let mut t6 = T::zero();
-    for i in 1..4 {
-        m5 = m5.max(x[i]);
-        t6 = t6 + (x[i] - m5).exp();
-    }
-    let k7 = out
-        .iter()
-        .enumerate()
-        .map(|(k, v)| *v * T::from(k + 1).unwrap())
-        .sum::<T>();
-    helper_smooth_on_duals(&mut out[..], k7);
-    'outer: for i in 0..4 {
-        for j in 0..4 {
-            if out[(j + 2) % 4] >= x[(j + 1) % 4] {
-                break 'outer;
-            }
-            t6 = (t6 + ((t6 - x[1]) / (T::from(1.5).unwrap() + s * s)) * x[i]).tanh();
+    let k1 = (((x[3]) * (x[3]) + T::one()).sqrt().tanh().abs() * T::from(3.5).unwrap())
+        .floor()
+        .to_usize()
+        .unwrap();
+    let n2 = out[k1] * (p.w[2] + x[1]).tanh().exp();
+    let mut a3 = ((s * x[2]) + n2);
+    let mut k4 = 0;
+    loop {
+        a3 = a3 * T::from(0.5).unwrap()
+            + (s.sin() + (out[3] / (T::from(1.5).unwrap() + (p.w[1]) * (p.w[1])))).tanh();
+        k4 += 1;
+        if k4 >= 1 {
+            break;
         }
     }
-    T::from(-1.6).unwrap() + p.w[1] + a2 + m5 + out.iter().copied().sum::<T>()
+    for i in 1..4 {
+        out[i] = out[i - 1] * T::from(0.6).unwrap() + out[i].tanh();
+    }
+    for v in out.iter_mut() {
+        *v = ((*v).signum() * (T::from(0.2).unwrap())).sin();
+    }
+    let n5 = helper_soft_on_duals(
+        (T::from(1.0).unwrap())
+            .atan2(T::from(1.5).unwrap() + (out[2]) * (out[2]))
+            .cos(),
+        out[0],
+    );
+    let mut p6 = (n5 * p.w[2]);
+    let mut q7 = x[2];
+    for i in 0..4 {
+        q7 = q7 - (p6 + x[i]).sin() * T::from(0.1).unwrap();
+        p6 = p6 + q7 * T::from(0.1).unwrap();
+    }
+    let mut p8 = s.min(x[1]);
+    let mut q9 = (p.b).max(out[0]);
+    for i in 0..4 {
+        q9 = q9 - (p8 + x[i]).sin() * T::from(0.5).unwrap();
+        p8 = p8 + q9 * T::from(0.5).unwrap();
+    }
+    s + p.a + a3 + p8 + out.iter().copied().sum::<T>()
 }
 
 fn program_3_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
@@ -1328,86 +1342,56 @@ fn program_3_matches_dual_numbers_and_finite_differences() {
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_4<T: gradtape::Float>(x: &[T], s: T) -> T {
-    for i in 0..4 {
-        let mut a1 = T::from(-1.7).unwrap();
-        if let Some(v) = x.first() {
-            a1 = a1 * T::from(0.1).unwrap() + (*v).sin();
-        }
-        if (s + (a1 / (T::from(1.5).unwrap() + s * s))) >= T::from(0.8).unwrap() {
-            a1 = (x
-                .iter()
-                .fold(T::zero(), |acc, v| acc * T::from(0.0).unwrap() + *v)
-                * x[(i + 2) % 4]);
-        } else {
-            a1 = a1 - T::from(-0.8).unwrap();
-        }
-    }
-    for i in 0..4 {
-        let mut b2 = x.to_vec();
-        for i in 1..4 {
-            b2[i] = b2[i - 1] * T::from(-0.4).unwrap() + b2[i].tanh();
-        }
-        let n3 = helper_soft(
-            (T::from(-0.2).unwrap()
-                - (T::from(-0.4).unwrap()
-                    / (T::from(1.5).unwrap()
-                        + (T::from(-1.5).unwrap()) * (T::from(-1.5).unwrap())))),
-            ((x[3]).hypot(T::one())
-                * ((T::from(-1.3).unwrap()) * (T::from(-1.3).unwrap()) + T::one()).ln()),
+    let (mut p1, mut q2) = (s, T::from(-1.7).unwrap());
+    let mut k3 = 0;
+    while k3 < 2 {
+        (p1, q2) = (
+            p1 + q2 * T::from(0.4).unwrap(),
+            q2 - (p1 + x[1]).sin() * T::from(0.4).unwrap(),
         );
-        let mut a4 = x[(i + 2) % 4];
-        if let Some(v) = x.first() {
-            a4 = a4 * T::from(0.1).unwrap() + (*v).sin();
-        }
+        k3 += 1;
     }
-    let mut m5 = x[0];
-    let mut t6 = T::zero();
-    for i in 1..4 {
-        t6 = t6 + (x[i] - m5).exp();
-        m5 = m5.max(x[i]);
+    q2 = q2 * T::from(-0.1).unwrap() + p1;
+    q2 = q2 * T::from(-0.8).unwrap()
+        + x.iter()
+            .enumerate()
+            .map(|(k, v)| *v * T::from(k + 1).unwrap())
+            .sum::<T>();
+    if (p1 - x[0]).tanh().exp() >= T::from(-0.8).unwrap() {
+        return (x
+            .iter()
+            .enumerate()
+            .map(|(k, v)| *v * T::from(k + 1).unwrap())
+            .sum::<T>())
+        .atan2(T::from(1.5).unwrap() + (x[0]).powi(2) * (x[0]).powi(2));
     }
-    t6 = t6 * T::from(0.9).unwrap() + x[2];
-    ((T::from(0.0).unwrap()).max(m5)
-        + ((T::from(-1.4).unwrap()) * (T::from(-1.4).unwrap()) + T::one())
-            .powf(T::from(-0.9).unwrap()))
+    ((T::from(-1.5).unwrap() * p1) * (T::from(-1.5).unwrap() * p1) + T::one()).sqrt() + p1
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_4_f64(x: &[f64], s: f64) -> f64 {
-    for i in 0..4 {
-        let mut a1 = (-1.7_f64);
-        if let Some(v) = x.first() {
-            a1 = a1 * (0.1_f64) + (*v).sin();
-        }
-        if (s + (a1 / ((1.5_f64) + s * s))) >= (0.8_f64) {
-            a1 = (x.iter().fold(0.0, |acc, v| acc * (0.0_f64) + *v) * x[(i + 2) % 4]);
-        } else {
-            a1 = a1 - (-0.8_f64);
-        }
+    let (mut p1, mut q2) = (s, (-1.7_f64));
+    let mut k3 = 0;
+    while k3 < 2 {
+        (p1, q2) = (p1 + q2 * (0.4_f64), q2 - (p1 + x[1]).sin() * (0.4_f64));
+        k3 += 1;
     }
-    for i in 0..4 {
-        let mut b2 = x.to_vec();
-        for i in 1..4 {
-            b2[i] = b2[i - 1] * (-0.4_f64) + b2[i].tanh();
-        }
-        let n3 = helper_soft(
-            ((-0.2_f64) - ((-0.4_f64) / ((1.5_f64) + (-1.5_f64) * (-1.5_f64)))),
-            ((x[3]).hypot(1.0) * ((-1.3_f64) * (-1.3_f64) + 1.0).ln()),
-        );
-        let mut a4 = x[(i + 2) % 4];
-        if let Some(v) = x.first() {
-            a4 = a4 * (0.1_f64) + (*v).sin();
-        }
+    q2 = q2 * (-0.1_f64) + p1;
+    q2 = q2 * (-0.8_f64)
+        + x.iter()
+            .enumerate()
+            .map(|(k, v)| *v * ((k + 1) as f64))
+            .sum::<f64>();
+    if (p1 - x[0]).tanh().exp() >= (-0.8_f64) {
+        return (x
+            .iter()
+            .enumerate()
+            .map(|(k, v)| *v * ((k + 1) as f64))
+            .sum::<f64>())
+        .atan2((1.5_f64) + (x[0]).powi(2) * (x[0]).powi(2));
     }
-    let mut m5 = x[0];
-    let mut t6 = 0.0;
-    for i in 1..4 {
-        t6 = t6 + (x[i] - m5).exp();
-        m5 = m5.max(x[i]);
-    }
-    t6 = t6 * (0.9_f64) + x[2];
-    ((0.0_f64).max(m5) + ((-1.4_f64) * (-1.4_f64) + 1.0).powf((-0.9_f64)))
+    (((-1.5_f64) * p1) * ((-1.5_f64) * p1) + 1.0).sqrt() + p1
 }
 
 #[allow(clippy::all, unused)]
@@ -1421,48 +1405,30 @@ fn program_4_on_duals<
     x: &[T],
     s: T,
 ) -> T {
-    for i in 0..4 {
-        let mut a1 = T::from(-1.7).unwrap();
-        if let Some(v) = x.first() {
-            a1 = a1 * T::from(0.1).unwrap() + (*v).sin();
-        }
-        if (s + (a1 / (T::from(1.5).unwrap() + s * s))) >= T::from(0.8).unwrap() {
-            a1 = (x
-                .iter()
-                .fold(T::zero(), |acc, v| acc * T::from(0.0).unwrap() + *v)
-                * x[(i + 2) % 4]);
-        } else {
-            a1 = a1 - T::from(-0.8).unwrap();
-        }
-    }
-    for i in 0..4 {
-        let mut b2 = x.to_vec();
-        for i in 1..4 {
-            b2[i] = b2[i - 1] * T::from(-0.4).unwrap() + b2[i].tanh();
-        }
-        let n3 = helper_soft_on_duals(
-            (T::from(-0.2).unwrap()
-                - (T::from(-0.4).unwrap()
-                    / (T::from(1.5).unwrap()
-                        + (T::from(-1.5).unwrap()) * (T::from(-1.5).unwrap())))),
-            ((x[3]).hypot(T::one())
-                * ((T::from(-1.3).unwrap()) * (T::from(-1.3).unwrap()) + T::one()).ln()),
+    let (mut p1, mut q2) = (s, T::from(-1.7).unwrap());
+    let mut k3 = 0;
+    while k3 < 2 {
+        (p1, q2) = (
+            p1 + q2 * T::from(0.4).unwrap(),
+            q2 - (p1 + x[1]).sin() * T::from(0.4).unwrap(),
         );
-        let mut a4 = x[(i + 2) % 4];
-        if let Some(v) = x.first() {
-            a4 = a4 * T::from(0.1).unwrap() + (*v).sin();
-        }
+        k3 += 1;
     }
-    let mut m5 = x[0];
-    let mut t6 = T::zero();
-    for i in 1..4 {
-        t6 = t6 + (x[i] - m5).exp();
-        m5 = m5.max(x[i]);
+    q2 = q2 * T::from(-0.1).unwrap() + p1;
+    q2 = q2 * T::from(-0.8).unwrap()
+        + x.iter()
+            .enumerate()
+            .map(|(k, v)| *v * T::from(k + 1).unwrap())
+            .sum::<T>();
+    if (p1 - x[0]).tanh().exp() >= T::from(-0.8).unwrap() {
+        return (x
+            .iter()
+            .enumerate()
+            .map(|(k, v)| *v * T::from(k + 1).unwrap())
+            .sum::<T>())
+        .atan2(T::from(1.5).unwrap() + (x[0]).powi(2) * (x[0]).powi(2));
     }
-    t6 = t6 * T::from(0.9).unwrap() + x[2];
-    ((T::from(0.0).unwrap()).max(m5)
-        + ((T::from(-1.4).unwrap()) * (T::from(-1.4).unwrap()) + T::one())
-            .powf(T::from(-0.9).unwrap()))
+    ((T::from(-1.5).unwrap() * p1) * (T::from(-1.5).unwrap() * p1) + T::one()).sqrt() + p1
 }
 
 fn program_4_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
@@ -1540,78 +1506,59 @@ fn program_5<T: gradtape::Float>(
     s: T,
     out: &mut [T],
 ) -> T {
-    let mut a1 = T::from(1.3).unwrap();
-    a1 = a1 * T::from(0.2).unwrap()
-        + (T::from(1.4).unwrap()).cos().min(
-            (out.windows(2)
-                .map(|w| (w[1] - w[0]) * T::from(-1.4).unwrap())
-                .sum::<T>())
-            .tanh(),
-        );
-    for v in out.iter_mut() {
-        *v = ((T::from(-1.4).unwrap()) * (T::from(-1.4).unwrap()) + T::one())
-            .ln()
-            .tanh()
-            .exp();
-    }
-    let mut p2 = (a1 + s);
-    let mut q3 = x[2];
-    for i in 0..4 {
-        q3 = q3 - (p2 + x[i]).sin() * T::from(0.3).unwrap();
-        p2 = p2 + q3 * T::from(0.3).unwrap();
-    }
-    for i in (0..4).rev() {
-        if x[(i + 2) % 4] < (p.v[2] - T::from(-1.1).unwrap()) {
-            return (p.v[(i + 3) % 4]).powi(3).cos();
-        }
-        let n4 = x.iter().zip(out.iter()).map(|(a, b)| *a * *b).sum::<T>();
-        let n5 = if T::from(-0.1).unwrap() <= (p.w[i % 3]).cos() {
-            p.v[i]
-        } else {
-            (n4 + (p.a).powi(2))
-        };
-    }
-    for (w, v) in p.w.iter().zip(p.v.iter()) {
-        q3 = q3 * T::from(0.8).unwrap() + *w * (*v).sin();
-    }
-    ((a1 - a1) + (p.w[0] * out[2])) + p.b + a1 + q3 + out.iter().copied().sum::<T>()
+    let n1 = helper_soft(
+        (x[2]).tanh().exp().min((s * T::from(1.4).unwrap())),
+        (out.windows(2)
+            .map(|w| (w[1] - w[0]) * T::from(-1.4).unwrap())
+            .sum::<T>())
+        .hypot(T::one()),
+    );
+    let (n2, n3) = (
+        ((x[3]) * (x[3]) + T::one())
+            .powf(T::from(1.6).unwrap())
+            .atan(),
+        (x[2] + (p.a).min(x[0])),
+    );
+    let (n4, n5) = (
+        (p.v[2])
+            .atan2(T::from(1.5).unwrap() + (T::from(-1.1).unwrap()) * (T::from(-1.1).unwrap()))
+            .max((x[1]).atan()),
+        (out[0]).tanh().exp(),
+    );
+    let mut a6 = (p.v[0]).max(n3).atan();
+    a6 = a6 * T::from(-0.5).unwrap()
+        + (T::min(n4, ((x[3]) * (x[3]) + T::one()).ln())
+            / (T::from(1.5).unwrap() + (n1.hypot(T::one())) * (n1.hypot(T::one()))));
+    a6 = a6 * T::from(0.8).unwrap() + n2.tanh();
+    (x[3]).max(x[1]) + p.a + n5 + out.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_5_f64(#[differentiable] p: &Params<f64>, x: &[f64], s: f64, out: &mut [f64]) -> f64 {
-    let mut a1 = (1.3_f64);
-    a1 = a1 * (0.2_f64)
-        + (1.4_f64).cos().min(
-            (out.windows(2)
-                .map(|w| (w[1] - w[0]) * (-1.4_f64))
-                .sum::<f64>())
-            .tanh(),
-        );
-    for v in out.iter_mut() {
-        *v = ((-1.4_f64) * (-1.4_f64) + 1.0).ln().tanh().exp();
-    }
-    let mut p2 = (a1 + s);
-    let mut q3 = x[2];
-    for i in 0..4 {
-        q3 = q3 - (p2 + x[i]).sin() * (0.3_f64);
-        p2 = p2 + q3 * (0.3_f64);
-    }
-    for i in (0..4).rev() {
-        if x[(i + 2) % 4] < (p.v[2] - (-1.1_f64)) {
-            return (p.v[(i + 3) % 4]).powi(3).cos();
-        }
-        let n4 = x.iter().zip(out.iter()).map(|(a, b)| *a * *b).sum::<f64>();
-        let n5 = if (-0.1_f64) <= (p.w[i % 3]).cos() {
-            p.v[i]
-        } else {
-            (n4 + (p.a).powi(2))
-        };
-    }
-    for (w, v) in p.w.iter().zip(p.v.iter()) {
-        q3 = q3 * (0.8_f64) + *w * (*v).sin();
-    }
-    ((a1 - a1) + (p.w[0] * out[2])) + p.b + a1 + q3 + out.iter().copied().sum::<f64>()
+    let n1 = helper_soft(
+        (x[2]).tanh().exp().min((s * (1.4_f64))),
+        (out.windows(2)
+            .map(|w| (w[1] - w[0]) * (-1.4_f64))
+            .sum::<f64>())
+        .hypot(1.0),
+    );
+    let (n2, n3) = (
+        ((x[3]) * (x[3]) + 1.0).powf((1.6_f64)).atan(),
+        (x[2] + (p.a).min(x[0])),
+    );
+    let (n4, n5) = (
+        (p.v[2])
+            .atan2((1.5_f64) + (-1.1_f64) * (-1.1_f64))
+            .max((x[1]).atan()),
+        (out[0]).tanh().exp(),
+    );
+    let mut a6 = (p.v[0]).max(n3).atan();
+    a6 = a6 * (-0.5_f64)
+        + (f64::min(n4, ((x[3]) * (x[3]) + 1.0).ln())
+            / ((1.5_f64) + (n1.hypot(1.0)) * (n1.hypot(1.0))));
+    a6 = a6 * (0.8_f64) + n2.tanh();
+    (x[3]).max(x[1]) + p.a + n5 + out.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -1627,41 +1574,31 @@ fn program_5_on_duals<
     s: T,
     out: &mut [T],
 ) -> T {
-    let mut a1 = T::from(1.3).unwrap();
-    a1 = a1 * T::from(0.2).unwrap()
-        + (T::from(1.4).unwrap()).cos().min(
-            (out.windows(2)
-                .map(|w| (w[1] - w[0]) * T::from(-1.4).unwrap())
-                .sum::<T>())
-            .tanh(),
-        );
-    for v in out.iter_mut() {
-        *v = ((T::from(-1.4).unwrap()) * (T::from(-1.4).unwrap()) + T::one())
-            .ln()
-            .tanh()
-            .exp();
-    }
-    let mut p2 = (a1 + s);
-    let mut q3 = x[2];
-    for i in 0..4 {
-        q3 = q3 - (p2 + x[i]).sin() * T::from(0.3).unwrap();
-        p2 = p2 + q3 * T::from(0.3).unwrap();
-    }
-    for i in (0..4).rev() {
-        if x[(i + 2) % 4] < (p.v[2] - T::from(-1.1).unwrap()) {
-            return (p.v[(i + 3) % 4]).powi(3).cos();
-        }
-        let n4 = x.iter().zip(out.iter()).map(|(a, b)| *a * *b).sum::<T>();
-        let n5 = if T::from(-0.1).unwrap() <= (p.w[i % 3]).cos() {
-            p.v[i]
-        } else {
-            (n4 + (p.a).powi(2))
-        };
-    }
-    for (w, v) in p.w.iter().zip(p.v.iter()) {
-        q3 = q3 * T::from(0.8).unwrap() + *w * (*v).sin();
-    }
-    ((a1 - a1) + (p.w[0] * out[2])) + p.b + a1 + q3 + out.iter().copied().sum::<T>()
+    let n1 = helper_soft_on_duals(
+        (x[2]).tanh().exp().min((s * T::from(1.4).unwrap())),
+        (out.windows(2)
+            .map(|w| (w[1] - w[0]) * T::from(-1.4).unwrap())
+            .sum::<T>())
+        .hypot(T::one()),
+    );
+    let (n2, n3) = (
+        ((x[3]) * (x[3]) + T::one())
+            .powf(T::from(1.6).unwrap())
+            .atan(),
+        (x[2] + (p.a).min(x[0])),
+    );
+    let (n4, n5) = (
+        (p.v[2])
+            .atan2(T::from(1.5).unwrap() + (T::from(-1.1).unwrap()) * (T::from(-1.1).unwrap()))
+            .max((x[1]).atan()),
+        (out[0]).tanh().exp(),
+    );
+    let mut a6 = (p.v[0]).max(n3).atan();
+    a6 = a6 * T::from(-0.5).unwrap()
+        + (T::min(n4, ((x[3]) * (x[3]) + T::one()).ln())
+            / (T::from(1.5).unwrap() + (n1.hypot(T::one())) * (n1.hypot(T::one()))));
+    a6 = a6 * T::from(0.8).unwrap() + n2.tanh();
+    (x[3]).max(x[1]) + p.a + n5 + out.iter().copied().sum::<T>()
 }
 
 fn program_5_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
@@ -1816,54 +1753,78 @@ fn program_5_matches_dual_numbers_and_finite_differences() {
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_6<T: gradtape::Float>(#[differentiable] p: &Params<T>, x: &[T], s: T) -> T {
-    let n1 = helper_soft((s.max(s) + (x[2] + s)), T::from(-2.0).unwrap());
-    let mut a2 = ((x[1]).atan() * n1);
-    let mut k3 = 0;
-    while k3 < 2 {
-        a2 = (a2 + (x.iter().map(|v| s).sum::<T>() + n1.max(p.w[1]))).tanh();
-        k3 += 1;
-    }
-    let n4 = if x[0] > (T::from(1.4).unwrap()).clamp(T::from(-0.8).unwrap(), T::from(0.9).unwrap())
-    {
-        ((p.b) * (p.b) + T::one()).ln()
-    } else {
-        p.v.iter()
-            .enumerate()
-            .map(|(k, v)| *v * T::from(k + 1).unwrap())
-            .sum::<T>()
-    };
+    let mut p1 = (x[3]).tanh();
+    let mut q2 = s.mul_add(x[2], s);
     for i in 0..4 {
-        for pair in x.chunks(2) {
-            a2 = a2 * T::from(0.9).unwrap() + pair[0] * pair[1].tanh();
-        }
+        q2 = q2 - (p1 + x[i]).sin() * T::from(0.4).unwrap();
+        p1 = p1 + q2 * T::from(0.4).unwrap();
     }
-    (T::from(1.4).unwrap()).tanh() + p.b + a2
+    for i in 0..4 {
+        if x[i] < q2.hypot(T::one()) {
+            continue;
+        }
+        let (n3, n4) = (
+            (p1.tanh() + q2),
+            (p.v[(i + 1) % 4])
+                .mul_add(q2, T::from(-0.2).unwrap())
+                .hypot(
+                    T::one()
+                        + (s.signum() * (T::from(1.4).unwrap()))
+                            * (s.signum() * (T::from(1.4).unwrap())),
+                ),
+        );
+    }
+    let f5 = move |v: T| (v * s.hypot(T::one())) * q2;
+    let mut r8 = q2.atan2(T::from(1.5).unwrap() + q2 * q2);
+    let mut k7 = 0;
+    let n6 = loop {
+        r8 = (r8 * T::from(0.7).unwrap()
+            + (T::from(1.4).unwrap()
+                - x.windows(2)
+                    .map(|w| (w[1] - w[0]) * T::from(1.5).unwrap())
+                    .sum::<T>()))
+        .sin();
+        k7 += 1;
+        if k7 == 3 {
+            break r8 * r8;
+        }
+    };
+    (s.tanh().exp()).mul_add(p1.tanh().exp(), x[0]) + p.w[2] + p1 + q2 + n6
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_6_f64(#[differentiable] p: &Params<f64>, x: &[f64], s: f64) -> f64 {
-    let n1 = helper_soft((s.max(s) + (x[2] + s)), (-2.0_f64));
-    let mut a2 = ((x[1]).atan() * n1);
-    let mut k3 = 0;
-    while k3 < 2 {
-        a2 = (a2 + (x.iter().map(|v| s).sum::<f64>() + n1.max(p.w[1]))).tanh();
-        k3 += 1;
-    }
-    let n4 = if x[0] > (1.4_f64).clamp((-0.8_f64), (0.9_f64)) {
-        ((p.b) * (p.b) + 1.0).ln()
-    } else {
-        p.v.iter()
-            .enumerate()
-            .map(|(k, v)| *v * ((k + 1) as f64))
-            .sum::<f64>()
-    };
+    let mut p1 = (x[3]).tanh();
+    let mut q2 = s.mul_add(x[2], s);
     for i in 0..4 {
-        for pair in x.chunks(2) {
-            a2 = a2 * (0.9_f64) + pair[0] * pair[1].tanh();
-        }
+        q2 = q2 - (p1 + x[i]).sin() * (0.4_f64);
+        p1 = p1 + q2 * (0.4_f64);
     }
-    (1.4_f64).tanh() + p.b + a2
+    for i in 0..4 {
+        if x[i] < q2.hypot(1.0) {
+            continue;
+        }
+        let (n3, n4) = (
+            (p1.tanh() + q2),
+            (p.v[(i + 1) % 4])
+                .mul_add(q2, (-0.2_f64))
+                .hypot(1.0 + (s.signum() * (1.4_f64)) * (s.signum() * (1.4_f64))),
+        );
+    }
+    let f5 = move |v: f64| (v * s.hypot(1.0)) * q2;
+    let mut r8 = q2.atan2((1.5_f64) + q2 * q2);
+    let mut k7 = 0;
+    let n6 = loop {
+        r8 = (r8 * (0.7_f64)
+            + ((1.4_f64) - x.windows(2).map(|w| (w[1] - w[0]) * (1.5_f64)).sum::<f64>()))
+        .sin();
+        k7 += 1;
+        if k7 == 3 {
+            break r8 * r8;
+        }
+    };
+    (s.tanh().exp()).mul_add(p1.tanh().exp(), x[0]) + p.w[2] + p1 + q2 + n6
 }
 
 #[allow(clippy::all, unused)]
@@ -1878,28 +1839,43 @@ fn program_6_on_duals<
     x: &[T],
     s: T,
 ) -> T {
-    let n1 = helper_soft_on_duals((s.max(s) + (x[2] + s)), T::from(-2.0).unwrap());
-    let mut a2 = ((x[1]).atan() * n1);
-    let mut k3 = 0;
-    while k3 < 2 {
-        a2 = (a2 + (x.iter().map(|v| s).sum::<T>() + n1.max(p.w[1]))).tanh();
-        k3 += 1;
-    }
-    let n4 = if x[0] > (T::from(1.4).unwrap()).clamp(T::from(-0.8).unwrap(), T::from(0.9).unwrap())
-    {
-        ((p.b) * (p.b) + T::one()).ln()
-    } else {
-        p.v.iter()
-            .enumerate()
-            .map(|(k, v)| *v * T::from(k + 1).unwrap())
-            .sum::<T>()
-    };
+    let mut p1 = (x[3]).tanh();
+    let mut q2 = s.mul_add(x[2], s);
     for i in 0..4 {
-        for pair in x.chunks(2) {
-            a2 = a2 * T::from(0.9).unwrap() + pair[0] * pair[1].tanh();
-        }
+        q2 = q2 - (p1 + x[i]).sin() * T::from(0.4).unwrap();
+        p1 = p1 + q2 * T::from(0.4).unwrap();
     }
-    (T::from(1.4).unwrap()).tanh() + p.b + a2
+    for i in 0..4 {
+        if x[i] < q2.hypot(T::one()) {
+            continue;
+        }
+        let (n3, n4) = (
+            (p1.tanh() + q2),
+            (p.v[(i + 1) % 4])
+                .mul_add(q2, T::from(-0.2).unwrap())
+                .hypot(
+                    T::one()
+                        + (s.signum() * (T::from(1.4).unwrap()))
+                            * (s.signum() * (T::from(1.4).unwrap())),
+                ),
+        );
+    }
+    let f5 = move |v: T| (v * s.hypot(T::one())) * q2;
+    let mut r8 = q2.atan2(T::from(1.5).unwrap() + q2 * q2);
+    let mut k7 = 0;
+    let n6 = loop {
+        r8 = (r8 * T::from(0.7).unwrap()
+            + (T::from(1.4).unwrap()
+                - x.windows(2)
+                    .map(|w| (w[1] - w[0]) * T::from(1.5).unwrap())
+                    .sum::<T>()))
+        .sin();
+        k7 += 1;
+        if k7 == 3 {
+            break r8 * r8;
+        }
+    };
+    (s.tanh().exp()).mul_add(p1.tanh().exp(), x[0]) + p.w[2] + p1 + q2 + n6
 }
 
 fn program_6_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
@@ -2007,83 +1983,53 @@ fn program_7<T: gradtape::Float>(
     s: T,
     out: &mut [T],
 ) -> T {
-    for i in 0..4 {
-        let mut a1 = ((x[1] + x[(i + 2) % 4]) + (T::from(0.8).unwrap()).mul_add(s, x[(i + 1) % 4]));
-        if (p.a).cos().max((p.w[i % 3] * T::from(-0.4).unwrap()))
-            <= (T::from(-0.3).unwrap()).min(out[3])
-        {
-            a1 = a1;
-        } else {
-            a1 = a1 - (x[1] * x[(i + 3) % 4]).hypot(T::one());
-        }
-        let f2 = move |v: T| v * a1;
-        let n3 = f2(((T::from(-1.4).unwrap()).signum() * (p.a)).sin());
-        out[(i + 2) % 4] = x[1];
+    for v in out.iter_mut() {
+        *v = ((s + *v) * (s + *v) + T::one()).sqrt();
     }
-    let n4 = if ((out
-        .iter()
-        .fold(T::zero(), |acc, v| acc * T::from(-0.3).unwrap() + s))
-        * (out
-            .iter()
-            .fold(T::zero(), |acc, v| acc * T::from(-0.3).unwrap() + s))
-        + T::one())
-    .ln()
-        <= x.iter().map(|v| *v).sum::<T>()
-    {
-        (T::from(-1.5).unwrap() + x[2]).sin()
+    let mut a1 = T::min((x[0]).powi(3), ((x[0]) * (x[0]) + T::one()).sqrt());
+    a1 = a1 * T::from(-0.7).unwrap()
+        + ((x[2]).max(x[1]).max((a1 * a1))
+            / (T::from(1.5).unwrap()
+                + (a1.hypot(T::one() + s * s)).cos() * (a1.hypot(T::one() + s * s)).cos()));
+    let k2 = ((x[0]) * (x[0]) + T::one()).ln().hypot(T::one());
+    helper_smooth(&mut out[..], k2);
+    if (p.a - x[0]).tanh().exp() >= a1 {
+        a1 = ((p.a) * (p.a) + T::one()).sqrt().sin().sin();
     } else {
-        out[2]
-    };
-    let mut a5 = p.w[0];
-    a5 -= (x[0] + s).cos();
-    a5 *= T::from(-0.4).unwrap();
-    let (n6, n7) = (((x[3]).atan() * (x[1]).sin()), x[2]);
-    a5 = a5 * T::from(0.7).unwrap() + s.mul_add(x[2], (out[3]).tanh());
-    x.windows(2)
-        .map(|w| (w[1] - w[0]) * T::from(1.8).unwrap())
-        .sum::<T>()
-        + p.a
-        + n4
-        + n6
-        + n7
-        + out.iter().copied().sum::<T>()
+        a1 = a1
+            - ((p.w[1]).hypot(T::one() + (out[0]) * (out[0]))
+                * (p.w[1]).hypot(T::one() + (out[0]) * (out[0]))
+                + T::one())
+            .ln();
+    }
+    out[0] = ((x[2]).powi(2).cos()
+        / (T::from(1.5).unwrap() + (s + (p.w[0]).max(s)) * (s + (p.w[0]).max(s))));
+    p.a + p.v[0] + a1 + out.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_7_f64(#[differentiable] p: &Params<f64>, x: &[f64], s: f64, out: &mut [f64]) -> f64 {
-    for i in 0..4 {
-        let mut a1 = ((x[1] + x[(i + 2) % 4]) + (0.8_f64).mul_add(s, x[(i + 1) % 4]));
-        if (p.a).cos().max((p.w[i % 3] * (-0.4_f64))) <= (-0.3_f64).min(out[3]) {
-            a1 = a1;
-        } else {
-            a1 = a1 - (x[1] * x[(i + 3) % 4]).hypot(1.0);
-        }
-        let f2 = move |v: f64| v * a1;
-        let n3 = f2(((-1.4_f64).signum() * (p.a)).sin());
-        out[(i + 2) % 4] = x[1];
+    for v in out.iter_mut() {
+        *v = ((s + *v) * (s + *v) + 1.0).sqrt();
     }
-    let n4 = if ((out.iter().fold(0.0, |acc, v| acc * (-0.3_f64) + s))
-        * (out.iter().fold(0.0, |acc, v| acc * (-0.3_f64) + s))
-        + 1.0)
-        .ln()
-        <= x.iter().map(|v| *v).sum::<f64>()
-    {
-        ((-1.5_f64) + x[2]).sin()
+    let mut a1 = f64::min((x[0]).powi(3), ((x[0]) * (x[0]) + 1.0).sqrt());
+    a1 = a1 * (-0.7_f64)
+        + ((x[2]).max(x[1]).max((a1 * a1))
+            / ((1.5_f64) + (a1.hypot(1.0 + s * s)).cos() * (a1.hypot(1.0 + s * s)).cos()));
+    let k2 = ((x[0]) * (x[0]) + 1.0).ln().hypot(1.0);
+    helper_smooth(&mut out[..], k2);
+    if (p.a - x[0]).tanh().exp() >= a1 {
+        a1 = ((p.a) * (p.a) + 1.0).sqrt().sin().sin();
     } else {
-        out[2]
-    };
-    let mut a5 = p.w[0];
-    a5 -= (x[0] + s).cos();
-    a5 *= (-0.4_f64);
-    let (n6, n7) = (((x[3]).atan() * (x[1]).sin()), x[2]);
-    a5 = a5 * (0.7_f64) + s.mul_add(x[2], (out[3]).tanh());
-    x.windows(2).map(|w| (w[1] - w[0]) * (1.8_f64)).sum::<f64>()
-        + p.a
-        + n4
-        + n6
-        + n7
-        + out.iter().copied().sum::<f64>()
+        a1 = a1
+            - ((p.w[1]).hypot(1.0 + (out[0]) * (out[0]))
+                * (p.w[1]).hypot(1.0 + (out[0]) * (out[0]))
+                + 1.0)
+                .ln();
+    }
+    out[0] = ((x[2]).powi(2).cos() / ((1.5_f64) + (s + (p.w[0]).max(s)) * (s + (p.w[0]).max(s))));
+    p.a + p.v[0] + a1 + out.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -2099,46 +2045,28 @@ fn program_7_on_duals<
     s: T,
     out: &mut [T],
 ) -> T {
-    for i in 0..4 {
-        let mut a1 = ((x[1] + x[(i + 2) % 4]) + (T::from(0.8).unwrap()).mul_add(s, x[(i + 1) % 4]));
-        if (p.a).cos().max((p.w[i % 3] * T::from(-0.4).unwrap()))
-            <= (T::from(-0.3).unwrap()).min(out[3])
-        {
-            a1 = a1;
-        } else {
-            a1 = a1 - (x[1] * x[(i + 3) % 4]).hypot(T::one());
-        }
-        let f2 = move |v: T| v * a1;
-        let n3 = f2(((T::from(-1.4).unwrap()).signum() * (p.a)).sin());
-        out[(i + 2) % 4] = x[1];
+    for v in out.iter_mut() {
+        *v = ((s + *v) * (s + *v) + T::one()).sqrt();
     }
-    let n4 = if ((out
-        .iter()
-        .fold(T::zero(), |acc, v| acc * T::from(-0.3).unwrap() + s))
-        * (out
-            .iter()
-            .fold(T::zero(), |acc, v| acc * T::from(-0.3).unwrap() + s))
-        + T::one())
-    .ln()
-        <= x.iter().map(|v| *v).sum::<T>()
-    {
-        (T::from(-1.5).unwrap() + x[2]).sin()
+    let mut a1 = T::min((x[0]).powi(3), ((x[0]) * (x[0]) + T::one()).sqrt());
+    a1 = a1 * T::from(-0.7).unwrap()
+        + ((x[2]).max(x[1]).max((a1 * a1))
+            / (T::from(1.5).unwrap()
+                + (a1.hypot(T::one() + s * s)).cos() * (a1.hypot(T::one() + s * s)).cos()));
+    let k2 = ((x[0]) * (x[0]) + T::one()).ln().hypot(T::one());
+    helper_smooth_on_duals(&mut out[..], k2);
+    if (p.a - x[0]).tanh().exp() >= a1 {
+        a1 = ((p.a) * (p.a) + T::one()).sqrt().sin().sin();
     } else {
-        out[2]
-    };
-    let mut a5 = p.w[0];
-    a5 -= (x[0] + s).cos();
-    a5 *= T::from(-0.4).unwrap();
-    let (n6, n7) = (((x[3]).atan() * (x[1]).sin()), x[2]);
-    a5 = a5 * T::from(0.7).unwrap() + s.mul_add(x[2], (out[3]).tanh());
-    x.windows(2)
-        .map(|w| (w[1] - w[0]) * T::from(1.8).unwrap())
-        .sum::<T>()
-        + p.a
-        + n4
-        + n6
-        + n7
-        + out.iter().copied().sum::<T>()
+        a1 = a1
+            - ((p.w[1]).hypot(T::one() + (out[0]) * (out[0]))
+                * (p.w[1]).hypot(T::one() + (out[0]) * (out[0]))
+                + T::one())
+            .ln();
+    }
+    out[0] = ((x[2]).powi(2).cos()
+        / (T::from(1.5).unwrap() + (s + (p.w[0]).max(s)) * (s + (p.w[0]).max(s))));
+    p.a + p.v[0] + a1 + out.iter().copied().sum::<T>()
 }
 
 fn program_7_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
@@ -2293,42 +2221,42 @@ fn program_7_matches_dual_numbers_and_finite_differences() {
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_8<T: gradtape::Float>(x: &[T], s: T, out: &mut [T]) -> T {
-    let mut m1 = x[0];
-    let mut t2 = T::zero();
-    for i in 1..4 {
-        t2 = t2 + (x[i] - m1).exp();
-        m1 = m1.max(x[i]);
+    let n3 = (T::from(1.8).unwrap()).hypot(T::one());
+    let f1 = |u: T, w: T| (u * n3 - w).tanh();
+    let f2 = |u: T| f1(u, u * u) + n3;
+    let n4 = f1(
+        (out[0] + s).sin(),
+        (n3.tanh() / (T::from(1.5).unwrap() + (x[0]).sin() * (x[0]).sin())),
+    ) + f2((n3.tanh() / (T::from(1.5).unwrap() + (x[0]).sin() * (x[0]).sin())));
+    let k5 = (n4.atan()
+        / (T::from(1.5).unwrap()
+            + ((out[3]) * (out[3]) + T::one()).ln() * ((out[3]) * (out[3]) + T::one()).ln()));
+    out[1] += k5;
+    if (x[3] + s).tanh().exp() < (T::from(1.8).unwrap()).max(x[0]) {
+        return x.iter().zip(out.iter()).map(|(a, b)| *a * *b).sum::<T>();
     }
-    out[2] = out[2] * (out[0]).max(s).powi(2) + x[3];
-    let n3 = if x[3] < (s / (T::from(1.5).unwrap() + (x[1]) * (x[1]))) {
-        (x.iter().step_by(2).map(|v| *v).sum::<T>()).powi(2)
-    } else {
-        (m1.tanh()).cos()
-    };
-    t2 = t2 * T::from(-0.5).unwrap()
-        + x.windows(2)
-            .map(|w| (w[1] - w[0]) * T::from(1.8).unwrap())
-            .sum::<T>();
-    (T::from(-1.5).unwrap() - x[3]) + m1 + t2 + out.iter().copied().sum::<T>()
+    out[1] = out[1] * (s - out[0]).hypot(T::one() + n4 * n4) + out[3];
+    s + n3 + n4 + out.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_8_f64(x: &[f64], s: f64, out: &mut [f64]) -> f64 {
-    let mut m1 = x[0];
-    let mut t2 = 0.0;
-    for i in 1..4 {
-        t2 = t2 + (x[i] - m1).exp();
-        m1 = m1.max(x[i]);
+    let n3 = (1.8_f64).hypot(1.0);
+    let f1 = |u: f64, w: f64| (u * n3 - w).tanh();
+    let f2 = |u: f64| f1(u, u * u) + n3;
+    let n4 = f1(
+        (out[0] + s).sin(),
+        (n3.tanh() / ((1.5_f64) + (x[0]).sin() * (x[0]).sin())),
+    ) + f2((n3.tanh() / ((1.5_f64) + (x[0]).sin() * (x[0]).sin())));
+    let k5 = (n4.atan()
+        / ((1.5_f64) + ((out[3]) * (out[3]) + 1.0).ln() * ((out[3]) * (out[3]) + 1.0).ln()));
+    out[1] += k5;
+    if (x[3] + s).tanh().exp() < (1.8_f64).max(x[0]) {
+        return x.iter().zip(out.iter()).map(|(a, b)| *a * *b).sum::<f64>();
     }
-    out[2] = out[2] * (out[0]).max(s).powi(2) + x[3];
-    let n3 = if x[3] < (s / ((1.5_f64) + (x[1]) * (x[1]))) {
-        (x.iter().step_by(2).map(|v| *v).sum::<f64>()).powi(2)
-    } else {
-        (m1.tanh()).cos()
-    };
-    t2 = t2 * (-0.5_f64) + x.windows(2).map(|w| (w[1] - w[0]) * (1.8_f64)).sum::<f64>();
-    ((-1.5_f64) - x[3]) + m1 + t2 + out.iter().copied().sum::<f64>()
+    out[1] = out[1] * (s - out[0]).hypot(1.0 + n4 * n4) + out[3];
+    s + n3 + n4 + out.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -2343,23 +2271,22 @@ fn program_8_on_duals<
     s: T,
     out: &mut [T],
 ) -> T {
-    let mut m1 = x[0];
-    let mut t2 = T::zero();
-    for i in 1..4 {
-        t2 = t2 + (x[i] - m1).exp();
-        m1 = m1.max(x[i]);
+    let n3 = (T::from(1.8).unwrap()).hypot(T::one());
+    let f1 = |u: T, w: T| (u * n3 - w).tanh();
+    let f2 = |u: T| f1(u, u * u) + n3;
+    let n4 = f1(
+        (out[0] + s).sin(),
+        (n3.tanh() / (T::from(1.5).unwrap() + (x[0]).sin() * (x[0]).sin())),
+    ) + f2((n3.tanh() / (T::from(1.5).unwrap() + (x[0]).sin() * (x[0]).sin())));
+    let k5 = (n4.atan()
+        / (T::from(1.5).unwrap()
+            + ((out[3]) * (out[3]) + T::one()).ln() * ((out[3]) * (out[3]) + T::one()).ln()));
+    out[1] += k5;
+    if (x[3] + s).tanh().exp() < (T::from(1.8).unwrap()).max(x[0]) {
+        return x.iter().zip(out.iter()).map(|(a, b)| *a * *b).sum::<T>();
     }
-    out[2] = out[2] * (out[0]).max(s).powi(2) + x[3];
-    let n3 = if x[3] < (s / (T::from(1.5).unwrap() + (x[1]) * (x[1]))) {
-        (x.iter().step_by(2).map(|v| *v).sum::<T>()).powi(2)
-    } else {
-        (m1.tanh()).cos()
-    };
-    t2 = t2 * T::from(-0.5).unwrap()
-        + x.windows(2)
-            .map(|w| (w[1] - w[0]) * T::from(1.8).unwrap())
-            .sum::<T>();
-    (T::from(-1.5).unwrap() - x[3]) + m1 + t2 + out.iter().copied().sum::<T>()
+    out[1] = out[1] * (s - out[0]).hypot(T::one() + n4 * n4) + out[3];
+    s + n3 + n4 + out.iter().copied().sum::<T>()
 }
 
 fn program_8_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
@@ -2467,45 +2394,94 @@ fn program_8_matches_dual_numbers_and_finite_differences() {
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_9<T: gradtape::Float>(#[differentiable] p: &Params<T>, x: &[T], s: T) -> T {
-    let n1 = (T::from(-0.7).unwrap()).powi(2);
-    if x[3] < (x[2]).atan() {
-        return (s.sin()).hypot(T::one());
+    let mut a1 = (T::from(-0.7).unwrap() * s.tanh().exp());
+    for (w, v) in p.w.iter().zip(p.v.iter()) {
+        a1 = a1 * T::from(0.2).unwrap() + *w * (*v).sin();
     }
-    let mut b2 = x.to_vec();
-    let k3 = (n1 + x[0]);
-    b2[1] += k3;
-    let n4 = helper_soft(
-        ((x[3]) * (x[3]) + T::one()).sqrt().min(n1.cos()),
-        (b2[2]).abs().min((p.b).min(s)),
+    a1 = a1 * T::from(0.9).unwrap() + x[2];
+    for (w, v) in p.w.iter().zip(p.v.iter()) {
+        a1 = a1 * T::from(0.2).unwrap() + *w * (*v).sin();
+    }
+    for i in (0..4).rev() {
+        let n2 = helper_soft((p.a).tanh(), x[(i + 2) % 4]);
+        a1 = a1 * T::from(-0.5).unwrap()
+            + ((x[2]).sin().sin() * (x[2]).sin().sin() + T::one()).sqrt();
+        match i % 3 {
+            0 => {
+                a1 = a1 + ((x[(i + 2) % 4] + s) - a1.hypot(T::one()));
+            }
+            1 => {
+                a1 = a1 * (p.a).max(x[1]).max(T::min(x[1], n2));
+            }
+            _ => {
+                a1 = (x[(i + 3) % 4] / (T::from(1.5).unwrap() + (x[2]) * (x[2])));
+            }
+        }
+    }
+    let t3 = helper_pair(
+        s,
+        (p.v.windows(2)
+            .map(|w| (w[1] - w[0]) * T::from(0.0).unwrap())
+            .sum::<T>())
+        .min((x[2]).hypot(T::one())),
     );
-    for v in b2.iter_mut() {
-        *v = (*v).clamp(T::from(-0.8).unwrap(), T::from(0.9).unwrap());
-    }
-    let f5 = move |v: T| (v * v + T::one()).ln() * n4;
-    let n6 = f5(n4);
-    (x[3] + (T::from(0.7).unwrap()).sin()) + p.a + n1 + b2.iter().copied().sum::<T>()
+    let n4 = t3.0 * (s.powi(2)).atan() + t3.1;
+    let mut r7 = (x[2] - p.w[2]);
+    let mut k6 = 0;
+    let n5 = loop {
+        r7 = (r7 * T::from(0.7).unwrap() + (x[1]).tanh().exp().sin()).sin();
+        k6 += 1;
+        if k6 == 2 {
+            break r7 * r7;
+        }
+    };
+    n5.min((x[1]).hypot(T::one())) + p.v[1] + a1 + n5
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_9_f64(#[differentiable] p: &Params<f64>, x: &[f64], s: f64) -> f64 {
-    let n1 = (-0.7_f64).powi(2);
-    if x[3] < (x[2]).atan() {
-        return (s.sin()).hypot(1.0);
+    let mut a1 = ((-0.7_f64) * s.tanh().exp());
+    for (w, v) in p.w.iter().zip(p.v.iter()) {
+        a1 = a1 * (0.2_f64) + *w * (*v).sin();
     }
-    let mut b2 = x.to_vec();
-    let k3 = (n1 + x[0]);
-    b2[1] += k3;
-    let n4 = helper_soft(
-        ((x[3]) * (x[3]) + 1.0).sqrt().min(n1.cos()),
-        (b2[2]).abs().min((p.b).min(s)),
+    a1 = a1 * (0.9_f64) + x[2];
+    for (w, v) in p.w.iter().zip(p.v.iter()) {
+        a1 = a1 * (0.2_f64) + *w * (*v).sin();
+    }
+    for i in (0..4).rev() {
+        let n2 = helper_soft((p.a).tanh(), x[(i + 2) % 4]);
+        a1 = a1 * (-0.5_f64) + ((x[2]).sin().sin() * (x[2]).sin().sin() + 1.0).sqrt();
+        match i % 3 {
+            0 => {
+                a1 = a1 + ((x[(i + 2) % 4] + s) - a1.hypot(1.0));
+            }
+            1 => {
+                a1 = a1 * (p.a).max(x[1]).max(f64::min(x[1], n2));
+            }
+            _ => {
+                a1 = (x[(i + 3) % 4] / ((1.5_f64) + (x[2]) * (x[2])));
+            }
+        }
+    }
+    let t3 = helper_pair(
+        s,
+        (p.v.windows(2)
+            .map(|w| (w[1] - w[0]) * (0.0_f64))
+            .sum::<f64>())
+        .min((x[2]).hypot(1.0)),
     );
-    for v in b2.iter_mut() {
-        *v = (*v).clamp((-0.8_f64), (0.9_f64));
-    }
-    let f5 = move |v: f64| (v * v + 1.0).ln() * n4;
-    let n6 = f5(n4);
-    (x[3] + (0.7_f64).sin()) + p.a + n1 + b2.iter().copied().sum::<f64>()
+    let n4 = t3.0 * (s.powi(2)).atan() + t3.1;
+    let mut r7 = (x[2] - p.w[2]);
+    let mut k6 = 0;
+    let n5 = loop {
+        r7 = (r7 * (0.7_f64) + (x[1]).tanh().exp().sin()).sin();
+        k6 += 1;
+        if k6 == 2 {
+            break r7 * r7;
+        }
+    };
+    n5.min((x[1]).hypot(1.0)) + p.v[1] + a1 + n5
 }
 
 #[allow(clippy::all, unused)]
@@ -2520,23 +2496,48 @@ fn program_9_on_duals<
     x: &[T],
     s: T,
 ) -> T {
-    let n1 = (T::from(-0.7).unwrap()).powi(2);
-    if x[3] < (x[2]).atan() {
-        return (s.sin()).hypot(T::one());
+    let mut a1 = (T::from(-0.7).unwrap() * s.tanh().exp());
+    for (w, v) in p.w.iter().zip(p.v.iter()) {
+        a1 = a1 * T::from(0.2).unwrap() + *w * (*v).sin();
     }
-    let mut b2 = x.to_vec();
-    let k3 = (n1 + x[0]);
-    b2[1] += k3;
-    let n4 = helper_soft_on_duals(
-        ((x[3]) * (x[3]) + T::one()).sqrt().min(n1.cos()),
-        (b2[2]).abs().min((p.b).min(s)),
+    a1 = a1 * T::from(0.9).unwrap() + x[2];
+    for (w, v) in p.w.iter().zip(p.v.iter()) {
+        a1 = a1 * T::from(0.2).unwrap() + *w * (*v).sin();
+    }
+    for i in (0..4).rev() {
+        let n2 = helper_soft_on_duals((p.a).tanh(), x[(i + 2) % 4]);
+        a1 = a1 * T::from(-0.5).unwrap()
+            + ((x[2]).sin().sin() * (x[2]).sin().sin() + T::one()).sqrt();
+        match i % 3 {
+            0 => {
+                a1 = a1 + ((x[(i + 2) % 4] + s) - a1.hypot(T::one()));
+            }
+            1 => {
+                a1 = a1 * (p.a).max(x[1]).max(T::min(x[1], n2));
+            }
+            _ => {
+                a1 = (x[(i + 3) % 4] / (T::from(1.5).unwrap() + (x[2]) * (x[2])));
+            }
+        }
+    }
+    let t3 = helper_pair_on_duals(
+        s,
+        (p.v.windows(2)
+            .map(|w| (w[1] - w[0]) * T::from(0.0).unwrap())
+            .sum::<T>())
+        .min((x[2]).hypot(T::one())),
     );
-    for v in b2.iter_mut() {
-        *v = (*v).clamp(T::from(-0.8).unwrap(), T::from(0.9).unwrap());
-    }
-    let f5 = move |v: T| (v * v + T::one()).ln() * n4;
-    let n6 = f5(n4);
-    (x[3] + (T::from(0.7).unwrap()).sin()) + p.a + n1 + b2.iter().copied().sum::<T>()
+    let n4 = t3.0 * (s.powi(2)).atan() + t3.1;
+    let mut r7 = (x[2] - p.w[2]);
+    let mut k6 = 0;
+    let n5 = loop {
+        r7 = (r7 * T::from(0.7).unwrap() + (x[1]).tanh().exp().sin()).sin();
+        k6 += 1;
+        if k6 == 2 {
+            break r7 * r7;
+        }
+    };
+    n5.min((x[1]).hypot(T::one())) + p.v[1] + a1 + n5
 }
 
 fn program_9_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
@@ -2639,66 +2640,57 @@ fn program_9_matches_dual_numbers_and_finite_differences() {
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_10<T: gradtape::Float>(x: &[T], s: T) -> T {
-    let mut a1 = x[1];
-    for pair in x.chunks(2) {
-        a1 = a1 * T::from(-0.5).unwrap() + pair[0] * pair[1].tanh();
-    }
-    let (n2, n3) = helper_pair(
-        ((s + a1) * (s + a1) + T::one()).sqrt(),
-        (s + x[3]).tanh().exp(),
-    );
-    let mut r6 = (x[3]).clamp(T::from(-0.8).unwrap(), T::from(0.9).unwrap());
-    let mut k5 = 0;
-    let n4 = loop {
-        r6 = (r6 * T::from(0.7).unwrap() + T::from(-1.9).unwrap()).sin();
-        k5 += 1;
-        if k5 == 3 {
-            break r6 * r6;
-        }
-    };
-    let n7 = if s > (x[0]).powi(2) {
-        s.max(s)
+    let o1 = if (x[2]).powi(3) < s.tanh().exp() {
+        Some(s)
     } else {
-        (x.windows(2)
-            .map(|w| (w[1] - w[0]) * T::from(-0.2).unwrap())
-            .sum::<T>()
-            - n2.hypot(T::one()))
+        None
     };
-    let mut b8 = x.to_vec();
-    let k9 = x[3];
-    b8[3] += k9;
-    (x[2]).max(n3) + a1 + n7 + b8.iter().copied().sum::<T>()
+    let Some(v2) = o1 else {
+        return (s.sin() - s);
+    };
+    let n3 = v2
+        * (T::max(T::from(-1.9).unwrap(), T::from(-1.9).unwrap())
+            + x.iter().take(3).map(|v| s).sum::<T>());
+    let mut a4 = ((x[0]).hypot(T::one()) * (s * s + T::one()).ln());
+    a4 = a4 * T::from(-0.6).unwrap() + s;
+    let mut p5 = ((T::from(0.6).unwrap()).floor() + s);
+    let mut q6 = T::min(n3, T::from(1.9).unwrap());
+    for i in 0..4 {
+        q6 = q6 - (p5 + x[i]).sin() * T::from(0.2).unwrap();
+        p5 = p5 + q6 * T::from(0.2).unwrap();
+    }
+    let f7 = move |v: T| (v.cos()).powi(3) * a4;
+    if ((s * T::from(-0.1).unwrap()) + f7(x[2])) >= a4.max(s) {
+        return a4;
+    }
+    ((T::from(1.8).unwrap() - T::from(-1.5).unwrap()) + a4) + n3 + p5
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_10_f64(x: &[f64], s: f64) -> f64 {
-    let mut a1 = x[1];
-    for pair in x.chunks(2) {
-        a1 = a1 * (-0.5_f64) + pair[0] * pair[1].tanh();
-    }
-    let (n2, n3) = helper_pair(((s + a1) * (s + a1) + 1.0).sqrt(), (s + x[3]).tanh().exp());
-    let mut r6 = (x[3]).clamp((-0.8_f64), (0.9_f64));
-    let mut k5 = 0;
-    let n4 = loop {
-        r6 = (r6 * (0.7_f64) + (-1.9_f64)).sin();
-        k5 += 1;
-        if k5 == 3 {
-            break r6 * r6;
-        }
-    };
-    let n7 = if s > (x[0]).powi(2) {
-        s.max(s)
+    let o1 = if (x[2]).powi(3) < s.tanh().exp() {
+        Some(s)
     } else {
-        (x.windows(2)
-            .map(|w| (w[1] - w[0]) * (-0.2_f64))
-            .sum::<f64>()
-            - n2.hypot(1.0))
+        None
     };
-    let mut b8 = x.to_vec();
-    let k9 = x[3];
-    b8[3] += k9;
-    (x[2]).max(n3) + a1 + n7 + b8.iter().copied().sum::<f64>()
+    let Some(v2) = o1 else {
+        return (s.sin() - s);
+    };
+    let n3 = v2 * (f64::max((-1.9_f64), (-1.9_f64)) + x.iter().take(3).map(|v| s).sum::<f64>());
+    let mut a4 = ((x[0]).hypot(1.0) * (s * s + 1.0).ln());
+    a4 = a4 * (-0.6_f64) + s;
+    let mut p5 = ((0.6_f64).floor() + s);
+    let mut q6 = f64::min(n3, (1.9_f64));
+    for i in 0..4 {
+        q6 = q6 - (p5 + x[i]).sin() * (0.2_f64);
+        p5 = p5 + q6 * (0.2_f64);
+    }
+    let f7 = move |v: f64| (v.cos()).powi(3) * a4;
+    if ((s * (-0.1_f64)) + f7(x[2])) >= a4.max(s) {
+        return a4;
+    }
+    (((1.8_f64) - (-1.5_f64)) + a4) + n3 + p5
 }
 
 #[allow(clippy::all, unused)]
@@ -2712,35 +2704,30 @@ fn program_10_on_duals<
     x: &[T],
     s: T,
 ) -> T {
-    let mut a1 = x[1];
-    for pair in x.chunks(2) {
-        a1 = a1 * T::from(-0.5).unwrap() + pair[0] * pair[1].tanh();
-    }
-    let (n2, n3) = helper_pair_on_duals(
-        ((s + a1) * (s + a1) + T::one()).sqrt(),
-        (s + x[3]).tanh().exp(),
-    );
-    let mut r6 = (x[3]).clamp(T::from(-0.8).unwrap(), T::from(0.9).unwrap());
-    let mut k5 = 0;
-    let n4 = loop {
-        r6 = (r6 * T::from(0.7).unwrap() + T::from(-1.9).unwrap()).sin();
-        k5 += 1;
-        if k5 == 3 {
-            break r6 * r6;
-        }
-    };
-    let n7 = if s > (x[0]).powi(2) {
-        s.max(s)
+    let o1 = if (x[2]).powi(3) < s.tanh().exp() {
+        Some(s)
     } else {
-        (x.windows(2)
-            .map(|w| (w[1] - w[0]) * T::from(-0.2).unwrap())
-            .sum::<T>()
-            - n2.hypot(T::one()))
+        None
     };
-    let mut b8 = x.to_vec();
-    let k9 = x[3];
-    b8[3] += k9;
-    (x[2]).max(n3) + a1 + n7 + b8.iter().copied().sum::<T>()
+    let Some(v2) = o1 else {
+        return (s.sin() - s);
+    };
+    let n3 = v2
+        * (T::max(T::from(-1.9).unwrap(), T::from(-1.9).unwrap())
+            + x.iter().take(3).map(|v| s).sum::<T>());
+    let mut a4 = ((x[0]).hypot(T::one()) * (s * s + T::one()).ln());
+    a4 = a4 * T::from(-0.6).unwrap() + s;
+    let mut p5 = ((T::from(0.6).unwrap()).floor() + s);
+    let mut q6 = T::min(n3, T::from(1.9).unwrap());
+    for i in 0..4 {
+        q6 = q6 - (p5 + x[i]).sin() * T::from(0.2).unwrap();
+        p5 = p5 + q6 * T::from(0.2).unwrap();
+    }
+    let f7 = move |v: T| (v.cos()).powi(3) * a4;
+    if ((s * T::from(-0.1).unwrap()) + f7(x[2])) >= a4.max(s) {
+        return a4;
+    }
+    ((T::from(1.8).unwrap() - T::from(-1.5).unwrap()) + a4) + n3 + p5
 }
 
 fn program_10_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
@@ -2813,48 +2800,68 @@ fn program_10_matches_dual_numbers_and_finite_differences() {
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_11<T: gradtape::Float>(x: &[T], s: T, out: &mut [T]) -> T {
-    let f1 = move |v: T| ((s.max(v)) * (s.max(v)) + T::one()).sqrt();
-    let n2 = f1(((x[3]).min(s) * (s * s + T::one()).ln()));
-    for v in out.iter_mut() {
-        *v = (*v).atan();
-    }
-    for i in 1..4 {
-        out[i] = out[i - 1] * T::from(-0.5).unwrap() + out[i].tanh();
-    }
-    let n3 = helper_soft(
-        (T::from(1.7).unwrap()).tanh(),
-        out.iter().rev().map(|v| s).sum::<T>(),
+    let n1 = helper_soft(
+        (out[2]).abs().sin(),
+        s.hypot(T::one() + (s.cos()) * (s.cos())),
     );
-    for (o, v) in out.iter_mut().zip(x.iter()) {
-        *o = (s.mul_add(T::from(0.8).unwrap(), *o) * (s * s + T::one()).ln())
-            * T::from(0.9).unwrap()
-            + (*v).sin();
-    }
+    let k2 = out[1];
+    out[1] += k2;
     for v in out.iter_mut() {
-        *v = (*v).min(s.min(*v));
+        *v = (s * s);
     }
-    (T::from(0.3).unwrap()).powi(3).cos() + n3 + out.iter().copied().sum::<T>()
+    let mut a3 = (n1.mul_add(out[2], out[3])).cos();
+    if let Some(v) = x.last() {
+        a3 = a3 * T::from(-0.4).unwrap() + (*v).sin();
+    }
+    let k4 = ((x[2])
+        .mul_add(n1.tanh(), (T::from(0.3).unwrap() + T::from(-1.9).unwrap()))
+        .tanh()
+        .abs()
+        * T::from(3.5).unwrap())
+    .floor()
+    .to_usize()
+    .unwrap();
+    let n5 = out[k4] * (n1.tanh().exp()).clamp(T::from(-0.8).unwrap(), T::from(0.9).unwrap());
+    out[0] = out[0]
+        * (T::from(-0.1).unwrap() * x[2]).min(
+            out.iter()
+                .enumerate()
+                .map(|(k, v)| *v * T::from(k + 1).unwrap())
+                .sum::<T>(),
+        )
+        + out[1];
+    ((n1 * n1 + T::one()).sqrt() - out[1]) + n1 + a3 + out.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_11_f64(x: &[f64], s: f64, out: &mut [f64]) -> f64 {
-    let f1 = move |v: f64| ((s.max(v)) * (s.max(v)) + 1.0).sqrt();
-    let n2 = f1(((x[3]).min(s) * (s * s + 1.0).ln()));
+    let n1 = helper_soft((out[2]).abs().sin(), s.hypot(1.0 + (s.cos()) * (s.cos())));
+    let k2 = out[1];
+    out[1] += k2;
     for v in out.iter_mut() {
-        *v = (*v).atan();
+        *v = (s * s);
     }
-    for i in 1..4 {
-        out[i] = out[i - 1] * (-0.5_f64) + out[i].tanh();
+    let mut a3 = (n1.mul_add(out[2], out[3])).cos();
+    if let Some(v) = x.last() {
+        a3 = a3 * (-0.4_f64) + (*v).sin();
     }
-    let n3 = helper_soft((1.7_f64).tanh(), out.iter().rev().map(|v| s).sum::<f64>());
-    for (o, v) in out.iter_mut().zip(x.iter()) {
-        *o = (s.mul_add((0.8_f64), *o) * (s * s + 1.0).ln()) * (0.9_f64) + (*v).sin();
-    }
-    for v in out.iter_mut() {
-        *v = (*v).min(s.min(*v));
-    }
-    (0.3_f64).powi(3).cos() + n3 + out.iter().copied().sum::<f64>()
+    let k4 = ((x[2])
+        .mul_add(n1.tanh(), ((0.3_f64) + (-1.9_f64)))
+        .tanh()
+        .abs()
+        * (3.5_f64))
+        .floor() as usize;
+    let n5 = out[k4] * (n1.tanh().exp()).clamp((-0.8_f64), (0.9_f64));
+    out[0] = out[0]
+        * ((-0.1_f64) * x[2]).min(
+            out.iter()
+                .enumerate()
+                .map(|(k, v)| *v * ((k + 1) as f64))
+                .sum::<f64>(),
+        )
+        + out[1];
+    ((n1 * n1 + 1.0).sqrt() - out[1]) + n1 + a3 + out.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -2869,27 +2876,37 @@ fn program_11_on_duals<
     s: T,
     out: &mut [T],
 ) -> T {
-    let f1 = move |v: T| ((s.max(v)) * (s.max(v)) + T::one()).sqrt();
-    let n2 = f1(((x[3]).min(s) * (s * s + T::one()).ln()));
-    for v in out.iter_mut() {
-        *v = (*v).atan();
-    }
-    for i in 1..4 {
-        out[i] = out[i - 1] * T::from(-0.5).unwrap() + out[i].tanh();
-    }
-    let n3 = helper_soft_on_duals(
-        (T::from(1.7).unwrap()).tanh(),
-        out.iter().rev().map(|v| s).sum::<T>(),
+    let n1 = helper_soft_on_duals(
+        (out[2]).abs().sin(),
+        s.hypot(T::one() + (s.cos()) * (s.cos())),
     );
-    for (o, v) in out.iter_mut().zip(x.iter()) {
-        *o = (s.mul_add(T::from(0.8).unwrap(), *o) * (s * s + T::one()).ln())
-            * T::from(0.9).unwrap()
-            + (*v).sin();
-    }
+    let k2 = out[1];
+    out[1] += k2;
     for v in out.iter_mut() {
-        *v = (*v).min(s.min(*v));
+        *v = (s * s);
     }
-    (T::from(0.3).unwrap()).powi(3).cos() + n3 + out.iter().copied().sum::<T>()
+    let mut a3 = (n1.mul_add(out[2], out[3])).cos();
+    if let Some(v) = x.last() {
+        a3 = a3 * T::from(-0.4).unwrap() + (*v).sin();
+    }
+    let k4 = ((x[2])
+        .mul_add(n1.tanh(), (T::from(0.3).unwrap() + T::from(-1.9).unwrap()))
+        .tanh()
+        .abs()
+        * T::from(3.5).unwrap())
+    .floor()
+    .to_usize()
+    .unwrap();
+    let n5 = out[k4] * (n1.tanh().exp()).clamp(T::from(-0.8).unwrap(), T::from(0.9).unwrap());
+    out[0] = out[0]
+        * (T::from(-0.1).unwrap() * x[2]).min(
+            out.iter()
+                .enumerate()
+                .map(|(k, v)| *v * T::from(k + 1).unwrap())
+                .sum::<T>(),
+        )
+        + out[1];
+    ((n1 * n1 + T::one()).sqrt() - out[1]) + n1 + a3 + out.iter().copied().sum::<T>()
 }
 
 fn program_11_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
@@ -2999,42 +3016,26 @@ fn program_11_matches_dual_numbers_and_finite_differences() {
 #[allow(clippy::all, unused)]
 fn program_12<T: gradtape::Float>(x: &[T], s: T, out: &mut [T]) -> T {
     for v in out.iter_mut() {
-        *v = (*v + *v).atan();
+        *v = (*v).hypot(T::one() + (T::from(-0.6).unwrap() + s) * (T::from(-0.6).unwrap() + s));
     }
-    for v in out.iter_mut() {
-        *v = (T::from(-0.8).unwrap()).max(*v);
-    }
-    let mut a1 = (s * x[3]).sin();
-    'outer: for i in 0..4 {
-        for j in 0..4 {
-            if (x[1] * x[j]).sin() >= (out[(j + 1) % 4] - out[(j + 3) % 4]) {
-                break 'outer;
-            }
-            a1 = (a1 + (T::from(1.9).unwrap()).tanh() * x[i]).tanh();
-        }
-    }
-    (x[0]).tanh().powi(3) + out.iter().copied().sum::<T>()
+    let mut a1 = s;
+    a1 = a1 * T::from(-0.6).unwrap() + x[0];
+    a1 = a1 * T::from(0.5).unwrap() + a1;
+    ((x[0]).atan2(T::from(1.5).unwrap() + (x[1]) * (x[1])) + a1.cos())
+        + a1
+        + out.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_12_f64(x: &[f64], s: f64, out: &mut [f64]) -> f64 {
     for v in out.iter_mut() {
-        *v = (*v + *v).atan();
+        *v = (*v).hypot(1.0 + ((-0.6_f64) + s) * ((-0.6_f64) + s));
     }
-    for v in out.iter_mut() {
-        *v = (-0.8_f64).max(*v);
-    }
-    let mut a1 = (s * x[3]).sin();
-    'outer: for i in 0..4 {
-        for j in 0..4 {
-            if (x[1] * x[j]).sin() >= (out[(j + 1) % 4] - out[(j + 3) % 4]) {
-                break 'outer;
-            }
-            a1 = (a1 + (1.9_f64).tanh() * x[i]).tanh();
-        }
-    }
-    (x[0]).tanh().powi(3) + out.iter().copied().sum::<f64>()
+    let mut a1 = s;
+    a1 = a1 * (-0.6_f64) + x[0];
+    a1 = a1 * (0.5_f64) + a1;
+    ((x[0]).atan2((1.5_f64) + (x[1]) * (x[1])) + a1.cos()) + a1 + out.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -3050,21 +3051,14 @@ fn program_12_on_duals<
     out: &mut [T],
 ) -> T {
     for v in out.iter_mut() {
-        *v = (*v + *v).atan();
+        *v = (*v).hypot(T::one() + (T::from(-0.6).unwrap() + s) * (T::from(-0.6).unwrap() + s));
     }
-    for v in out.iter_mut() {
-        *v = (T::from(-0.8).unwrap()).max(*v);
-    }
-    let mut a1 = (s * x[3]).sin();
-    'outer: for i in 0..4 {
-        for j in 0..4 {
-            if (x[1] * x[j]).sin() >= (out[(j + 1) % 4] - out[(j + 3) % 4]) {
-                break 'outer;
-            }
-            a1 = (a1 + (T::from(1.9).unwrap()).tanh() * x[i]).tanh();
-        }
-    }
-    (x[0]).tanh().powi(3) + out.iter().copied().sum::<T>()
+    let mut a1 = s;
+    a1 = a1 * T::from(-0.6).unwrap() + x[0];
+    a1 = a1 * T::from(0.5).unwrap() + a1;
+    ((x[0]).atan2(T::from(1.5).unwrap() + (x[1]) * (x[1])) + a1.cos())
+        + a1
+        + out.iter().copied().sum::<T>()
 }
 
 fn program_12_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
@@ -3178,93 +3172,102 @@ fn program_13<T: gradtape::Float>(
     s: T,
     out: &mut [T],
 ) -> T {
-    let mut a1 = p.b;
-    'outer: for i in 0..4 {
-        for j in 0..4 {
-            if out[(j + 1) % 4] < (x[(j + 1) % 4]).powi(3) {
-                break 'outer;
-            }
-            a1 = (a1
-                + (T::from(0.2).unwrap())
-                    .mul_add(T::from(-0.7).unwrap(), x[j])
-                    .max((a1 - a1))
-                    * x[i])
-                .tanh();
+    let n3 = p.b;
+    let f1 = |u: T, w: T| (u * n3 - w).tanh();
+    let f2 = |u: T| f1(u, u * u) + n3;
+    let n4 = f1(
+        (x[1]).max(T::from(-1.1).unwrap()).tanh().exp(),
+        ((x[0]).mul_add(T::from(0.2).unwrap(), T::from(-0.7).unwrap())
+            - ((x[2]) * (x[2]) + T::one()).ln()),
+    ) + f2(
+        ((x[0]).mul_add(T::from(0.2).unwrap(), T::from(-0.7).unwrap())
+            - ((x[2]) * (x[2]) + T::one()).ln()),
+    );
+    let mut a5 = (out
+        .iter()
+        .fold(T::zero(), |acc, v| acc * T::from(0.7).unwrap() + *v)
+        * x[1]);
+    a5 = a5 * T::from(0.3).unwrap() + (x.iter().map(|v| s).sum::<T>()).min((p.w[2]).atan());
+    let k6 = (out[1] - (T::from(0.2).unwrap()).min(p.b));
+    out[3] += k6;
+    let n7 = match out.first() {
+        Some(v) => {
+            *v * ((T::from(0.7).unwrap()).floor() + (x[0]))
+                .atan2(T::from(1.5).unwrap() + (p.v[1]).mul_add(s, s) * (p.v[1]).mul_add(s, s))
         }
+        None => p.w[0],
+    };
+    let (mut p8, mut q9) = (
+        T::min(x[2], x[3]),
+        p.w.windows(2)
+            .map(|w| (w[1] - w[0]) * T::from(0.7).unwrap())
+            .sum::<T>(),
+    );
+    let mut k10 = 0;
+    while k10 < 2 {
+        (p8, q9) = (
+            p8 + q9 * T::from(0.3).unwrap(),
+            q9 - (p8 + p.v[3]).sin() * T::from(0.3).unwrap(),
+        );
+        k10 += 1;
     }
-    out[1] = out[1] * ((T::from(1.4).unwrap()) * (T::from(1.4).unwrap()) + T::one()).powf(s.tanh())
-        + out[0];
-    out[2] = (x[0]).atan();
-    let mut k2 = 0;
-    while k2 < 1 {
-        a1 = (a1
-            + (out
-                .iter()
-                .enumerate()
-                .map(|(k, v)| *v * T::from(k + 1).unwrap())
-                .sum::<T>())
-            .hypot(T::one()))
-        .tanh();
-        k2 += 1;
+    for i in 1..4 {
+        out[i] = out[i - 1] * T::from(-0.4).unwrap() + out[i].tanh();
     }
-    let n3 = p.w.iter().take(3).map(|v| s).sum::<T>();
-    for i in (0..4).rev() {
-        if p.w.iter().map(|v| s).sum::<T>() <= p.v[i] {
-            a1 = s;
-        } else {
-            a1 = a1
-                - x.iter()
-                    .enumerate()
-                    .map(|(k, v)| *v * T::from(k + 1).unwrap())
-                    .sum::<T>();
-        }
-        a1 += s;
-        a1 *= T::from(-0.8).unwrap();
-    }
-    (out[3] + x[3]) + p.v[2] + out.iter().copied().sum::<T>()
+    (T::from(-0.5).unwrap()).hypot(
+        T::one()
+            + (p.v[0]).atan2(T::from(1.5).unwrap() + (x[0]) * (x[0]))
+                * (p.v[0]).atan2(T::from(1.5).unwrap() + (x[0]) * (x[0])),
+    ) + p.b
+        + n4
+        + a5
+        + n7
+        + out.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_13_f64(#[differentiable] p: &Params<f64>, x: &[f64], s: f64, out: &mut [f64]) -> f64 {
-    let mut a1 = p.b;
-    'outer: for i in 0..4 {
-        for j in 0..4 {
-            if out[(j + 1) % 4] < (x[(j + 1) % 4]).powi(3) {
-                break 'outer;
-            }
-            a1 = (a1 + (0.2_f64).mul_add((-0.7_f64), x[j]).max((a1 - a1)) * x[i]).tanh();
+    let n3 = p.b;
+    let f1 = |u: f64, w: f64| (u * n3 - w).tanh();
+    let f2 = |u: f64| f1(u, u * u) + n3;
+    let n4 = f1(
+        (x[1]).max((-1.1_f64)).tanh().exp(),
+        ((x[0]).mul_add((0.2_f64), (-0.7_f64)) - ((x[2]) * (x[2]) + 1.0).ln()),
+    ) + f2(((x[0]).mul_add((0.2_f64), (-0.7_f64)) - ((x[2]) * (x[2]) + 1.0).ln()));
+    let mut a5 = (out.iter().fold(0.0, |acc, v| acc * (0.7_f64) + *v) * x[1]);
+    a5 = a5 * (0.3_f64) + (x.iter().map(|v| s).sum::<f64>()).min((p.w[2]).atan());
+    let k6 = (out[1] - (0.2_f64).min(p.b));
+    out[3] += k6;
+    let n7 = match out.first() {
+        Some(v) => {
+            *v * ((0.7_f64).floor() + (x[0]))
+                .atan2((1.5_f64) + (p.v[1]).mul_add(s, s) * (p.v[1]).mul_add(s, s))
         }
+        None => p.w[0],
+    };
+    let (mut p8, mut q9) = (
+        f64::min(x[2], x[3]),
+        p.w.windows(2)
+            .map(|w| (w[1] - w[0]) * (0.7_f64))
+            .sum::<f64>(),
+    );
+    let mut k10 = 0;
+    while k10 < 2 {
+        (p8, q9) = (p8 + q9 * (0.3_f64), q9 - (p8 + p.v[3]).sin() * (0.3_f64));
+        k10 += 1;
     }
-    out[1] = out[1] * ((1.4_f64) * (1.4_f64) + 1.0).powf(s.tanh()) + out[0];
-    out[2] = (x[0]).atan();
-    let mut k2 = 0;
-    while k2 < 1 {
-        a1 = (a1
-            + (out
-                .iter()
-                .enumerate()
-                .map(|(k, v)| *v * ((k + 1) as f64))
-                .sum::<f64>())
-            .hypot(1.0))
-        .tanh();
-        k2 += 1;
+    for i in 1..4 {
+        out[i] = out[i - 1] * (-0.4_f64) + out[i].tanh();
     }
-    let n3 = p.w.iter().take(3).map(|v| s).sum::<f64>();
-    for i in (0..4).rev() {
-        if p.w.iter().map(|v| s).sum::<f64>() <= p.v[i] {
-            a1 = s;
-        } else {
-            a1 = a1
-                - x.iter()
-                    .enumerate()
-                    .map(|(k, v)| *v * ((k + 1) as f64))
-                    .sum::<f64>();
-        }
-        a1 += s;
-        a1 *= (-0.8_f64);
-    }
-    (out[3] + x[3]) + p.v[2] + out.iter().copied().sum::<f64>()
+    (-0.5_f64).hypot(
+        1.0 + (p.v[0]).atan2((1.5_f64) + (x[0]) * (x[0]))
+            * (p.v[0]).atan2((1.5_f64) + (x[0]) * (x[0])),
+    ) + p.b
+        + n4
+        + a5
+        + n7
+        + out.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -3280,50 +3283,57 @@ fn program_13_on_duals<
     s: T,
     out: &mut [T],
 ) -> T {
-    let mut a1 = p.b;
-    'outer: for i in 0..4 {
-        for j in 0..4 {
-            if out[(j + 1) % 4] < (x[(j + 1) % 4]).powi(3) {
-                break 'outer;
-            }
-            a1 = (a1
-                + (T::from(0.2).unwrap())
-                    .mul_add(T::from(-0.7).unwrap(), x[j])
-                    .max((a1 - a1))
-                    * x[i])
-                .tanh();
+    let n3 = p.b;
+    let f1 = |u: T, w: T| (u * n3 - w).tanh();
+    let f2 = |u: T| f1(u, u * u) + n3;
+    let n4 = f1(
+        (x[1]).max(T::from(-1.1).unwrap()).tanh().exp(),
+        ((x[0]).mul_add(T::from(0.2).unwrap(), T::from(-0.7).unwrap())
+            - ((x[2]) * (x[2]) + T::one()).ln()),
+    ) + f2(
+        ((x[0]).mul_add(T::from(0.2).unwrap(), T::from(-0.7).unwrap())
+            - ((x[2]) * (x[2]) + T::one()).ln()),
+    );
+    let mut a5 = (out
+        .iter()
+        .fold(T::zero(), |acc, v| acc * T::from(0.7).unwrap() + *v)
+        * x[1]);
+    a5 = a5 * T::from(0.3).unwrap() + (x.iter().map(|v| s).sum::<T>()).min((p.w[2]).atan());
+    let k6 = (out[1] - (T::from(0.2).unwrap()).min(p.b));
+    out[3] += k6;
+    let n7 = match out.first() {
+        Some(v) => {
+            *v * ((T::from(0.7).unwrap()).floor() + (x[0]))
+                .atan2(T::from(1.5).unwrap() + (p.v[1]).mul_add(s, s) * (p.v[1]).mul_add(s, s))
         }
+        None => p.w[0],
+    };
+    let (mut p8, mut q9) = (
+        T::min(x[2], x[3]),
+        p.w.windows(2)
+            .map(|w| (w[1] - w[0]) * T::from(0.7).unwrap())
+            .sum::<T>(),
+    );
+    let mut k10 = 0;
+    while k10 < 2 {
+        (p8, q9) = (
+            p8 + q9 * T::from(0.3).unwrap(),
+            q9 - (p8 + p.v[3]).sin() * T::from(0.3).unwrap(),
+        );
+        k10 += 1;
     }
-    out[1] = out[1] * ((T::from(1.4).unwrap()) * (T::from(1.4).unwrap()) + T::one()).powf(s.tanh())
-        + out[0];
-    out[2] = (x[0]).atan();
-    let mut k2 = 0;
-    while k2 < 1 {
-        a1 = (a1
-            + (out
-                .iter()
-                .enumerate()
-                .map(|(k, v)| *v * T::from(k + 1).unwrap())
-                .sum::<T>())
-            .hypot(T::one()))
-        .tanh();
-        k2 += 1;
+    for i in 1..4 {
+        out[i] = out[i - 1] * T::from(-0.4).unwrap() + out[i].tanh();
     }
-    let n3 = p.w.iter().take(3).map(|v| s).sum::<T>();
-    for i in (0..4).rev() {
-        if p.w.iter().map(|v| s).sum::<T>() <= p.v[i] {
-            a1 = s;
-        } else {
-            a1 = a1
-                - x.iter()
-                    .enumerate()
-                    .map(|(k, v)| *v * T::from(k + 1).unwrap())
-                    .sum::<T>();
-        }
-        a1 += s;
-        a1 *= T::from(-0.8).unwrap();
-    }
-    (out[3] + x[3]) + p.v[2] + out.iter().copied().sum::<T>()
+    (T::from(-0.5).unwrap()).hypot(
+        T::one()
+            + (p.v[0]).atan2(T::from(1.5).unwrap() + (x[0]) * (x[0]))
+                * (p.v[0]).atan2(T::from(1.5).unwrap() + (x[0]) * (x[0])),
+    ) + p.b
+        + n4
+        + a5
+        + n7
+        + out.iter().copied().sum::<T>()
 }
 
 fn program_13_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
@@ -3478,97 +3488,63 @@ fn program_13_matches_dual_numbers_and_finite_differences() {
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_14<T: gradtape::Float>(x: &[T], s: T) -> T {
-    let mut a1 = x[0];
-    if x.iter()
-        .enumerate()
-        .map(|(k, v)| *v * T::from(k + 1).unwrap())
-        .sum::<T>()
-        <= (x[1] / (T::from(1.5).unwrap() + (T::from(0.9).unwrap()) * (T::from(0.9).unwrap())))
-    {
-        a1 = ((a1 - T::from(-1.7).unwrap()).atan() - (x[0]).tanh());
-    } else {
-        a1 = a1 - (T::from(0.2).unwrap() - (x[3] + a1));
+    let mut b1 = x.to_vec();
+    let k2 = (x.iter().map(|v| T::from(-0.7).unwrap()).sum::<T>())
+        .tanh()
+        .exp();
+    b1[3] += k2;
+    let f3 = move |v: T| v;
+    let k4 = ((b1[1]).tanh().abs() * T::from(3.5).unwrap())
+        .floor()
+        .to_usize()
+        .unwrap();
+    let n5 = x[k4] * (T::from(-1.1).unwrap() + b1[3]).atan();
+    let mut a6 = T::max(
+        b1.iter()
+            .fold(T::zero(), |acc, v| acc * T::from(0.9).unwrap() + *v),
+        (n5.signum() * (T::from(0.9).unwrap())),
+    );
+    if let Some(v) = x.last() {
+        a6 = a6 * T::from(-0.8).unwrap() + (*v).sin();
     }
-    for i in 0..4 {
-        let mut r4 = x.iter().fold(T::zero(), |acc, v| {
-            acc * T::from(0.2).unwrap() + T::from(-0.8).unwrap()
-        });
-        let mut k3 = 0;
-        let n2 = loop {
-            r4 = (r4 * T::from(0.7).unwrap() + x[1]).sin();
-            k3 += 1;
-            if k3 == 2 {
-                break r4 * r4;
-            }
-        };
+    for pair in b1.chunks(2) {
+        a6 = a6 * T::from(0.8).unwrap() + pair[0] * pair[1].tanh();
     }
-    for pair in x.chunks(2) {
-        a1 = a1 * T::from(-0.7).unwrap() + pair[0] * pair[1].tanh();
+    let mut m7 = x[0];
+    let mut t8 = T::zero();
+    for i in 1..4 {
+        t8 = t8 + (x[i] - m7).exp();
+        m7 = m7.max(x[i]);
     }
-    'outer: for i in 0..4 {
-        for j in 0..4 {
-            if x[j] > (x[3] + x[0]) {
-                break 'outer;
-            }
-            a1 = (a1 + (((x[j]) * (x[j]) + T::one()).ln() * (x[3]).min(a1)) * x[i]).tanh();
-        }
-    }
-    let mut k5 = 0;
-    while k5 < 2 {
-        a1 = (a1 + T::from(-1.9).unwrap()).tanh();
-        k5 += 1;
-    }
-    for pair in x.chunks(2) {
-        a1 = a1 * T::from(0.1).unwrap() + pair[0] * pair[1].tanh();
-    }
-    (x.iter().zip(x.iter()).map(|(a, b)| *a * *b).sum::<T>()).hypot(T::one())
+    (b1[2]).cos().sin() + n5 + m7 + b1.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_14_f64(x: &[f64], s: f64) -> f64 {
-    let mut a1 = x[0];
-    if x.iter()
-        .enumerate()
-        .map(|(k, v)| *v * ((k + 1) as f64))
-        .sum::<f64>()
-        <= (x[1] / ((1.5_f64) + (0.9_f64) * (0.9_f64)))
-    {
-        a1 = ((a1 - (-1.7_f64)).atan() - (x[0]).tanh());
-    } else {
-        a1 = a1 - ((0.2_f64) - (x[3] + a1));
+    let mut b1 = x.to_vec();
+    let k2 = (x.iter().map(|v| (-0.7_f64)).sum::<f64>()).tanh().exp();
+    b1[3] += k2;
+    let f3 = move |v: f64| v;
+    let k4 = ((b1[1]).tanh().abs() * (3.5_f64)).floor() as usize;
+    let n5 = x[k4] * ((-1.1_f64) + b1[3]).atan();
+    let mut a6 = f64::max(
+        b1.iter().fold(0.0, |acc, v| acc * (0.9_f64) + *v),
+        (n5.signum() * (0.9_f64)),
+    );
+    if let Some(v) = x.last() {
+        a6 = a6 * (-0.8_f64) + (*v).sin();
     }
-    for i in 0..4 {
-        let mut r4 = x.iter().fold(0.0, |acc, v| acc * (0.2_f64) + (-0.8_f64));
-        let mut k3 = 0;
-        let n2 = loop {
-            r4 = (r4 * (0.7_f64) + x[1]).sin();
-            k3 += 1;
-            if k3 == 2 {
-                break r4 * r4;
-            }
-        };
+    for pair in b1.chunks(2) {
+        a6 = a6 * (0.8_f64) + pair[0] * pair[1].tanh();
     }
-    for pair in x.chunks(2) {
-        a1 = a1 * (-0.7_f64) + pair[0] * pair[1].tanh();
+    let mut m7 = x[0];
+    let mut t8 = 0.0;
+    for i in 1..4 {
+        t8 = t8 + (x[i] - m7).exp();
+        m7 = m7.max(x[i]);
     }
-    'outer: for i in 0..4 {
-        for j in 0..4 {
-            if x[j] > (x[3] + x[0]) {
-                break 'outer;
-            }
-            a1 = (a1 + (((x[j]) * (x[j]) + 1.0).ln() * (x[3]).min(a1)) * x[i]).tanh();
-        }
-    }
-    let mut k5 = 0;
-    while k5 < 2 {
-        a1 = (a1 + (-1.9_f64)).tanh();
-        k5 += 1;
-    }
-    for pair in x.chunks(2) {
-        a1 = a1 * (0.1_f64) + pair[0] * pair[1].tanh();
-    }
-    (x.iter().zip(x.iter()).map(|(a, b)| *a * *b).sum::<f64>()).hypot(1.0)
+    (b1[2]).cos().sin() + n5 + m7 + b1.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -3582,50 +3558,35 @@ fn program_14_on_duals<
     x: &[T],
     s: T,
 ) -> T {
-    let mut a1 = x[0];
-    if x.iter()
-        .enumerate()
-        .map(|(k, v)| *v * T::from(k + 1).unwrap())
-        .sum::<T>()
-        <= (x[1] / (T::from(1.5).unwrap() + (T::from(0.9).unwrap()) * (T::from(0.9).unwrap())))
-    {
-        a1 = ((a1 - T::from(-1.7).unwrap()).atan() - (x[0]).tanh());
-    } else {
-        a1 = a1 - (T::from(0.2).unwrap() - (x[3] + a1));
+    let mut b1 = x.to_vec();
+    let k2 = (x.iter().map(|v| T::from(-0.7).unwrap()).sum::<T>())
+        .tanh()
+        .exp();
+    b1[3] += k2;
+    let f3 = move |v: T| v;
+    let k4 = ((b1[1]).tanh().abs() * T::from(3.5).unwrap())
+        .floor()
+        .to_usize()
+        .unwrap();
+    let n5 = x[k4] * (T::from(-1.1).unwrap() + b1[3]).atan();
+    let mut a6 = T::max(
+        b1.iter()
+            .fold(T::zero(), |acc, v| acc * T::from(0.9).unwrap() + *v),
+        (n5.signum() * (T::from(0.9).unwrap())),
+    );
+    if let Some(v) = x.last() {
+        a6 = a6 * T::from(-0.8).unwrap() + (*v).sin();
     }
-    for i in 0..4 {
-        let mut r4 = x.iter().fold(T::zero(), |acc, v| {
-            acc * T::from(0.2).unwrap() + T::from(-0.8).unwrap()
-        });
-        let mut k3 = 0;
-        let n2 = loop {
-            r4 = (r4 * T::from(0.7).unwrap() + x[1]).sin();
-            k3 += 1;
-            if k3 == 2 {
-                break r4 * r4;
-            }
-        };
+    for pair in b1.chunks(2) {
+        a6 = a6 * T::from(0.8).unwrap() + pair[0] * pair[1].tanh();
     }
-    for pair in x.chunks(2) {
-        a1 = a1 * T::from(-0.7).unwrap() + pair[0] * pair[1].tanh();
+    let mut m7 = x[0];
+    let mut t8 = T::zero();
+    for i in 1..4 {
+        t8 = t8 + (x[i] - m7).exp();
+        m7 = m7.max(x[i]);
     }
-    'outer: for i in 0..4 {
-        for j in 0..4 {
-            if x[j] > (x[3] + x[0]) {
-                break 'outer;
-            }
-            a1 = (a1 + (((x[j]) * (x[j]) + T::one()).ln() * (x[3]).min(a1)) * x[i]).tanh();
-        }
-    }
-    let mut k5 = 0;
-    while k5 < 2 {
-        a1 = (a1 + T::from(-1.9).unwrap()).tanh();
-        k5 += 1;
-    }
-    for pair in x.chunks(2) {
-        a1 = a1 * T::from(0.1).unwrap() + pair[0] * pair[1].tanh();
-    }
-    (x.iter().zip(x.iter()).map(|(a, b)| *a * *b).sum::<T>()).hypot(T::one())
+    (b1[2]).cos().sin() + n5 + m7 + b1.iter().copied().sum::<T>()
 }
 
 fn program_14_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
@@ -3698,73 +3659,71 @@ fn program_14_matches_dual_numbers_and_finite_differences() {
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_15<T: gradtape::Float>(x: &[T], s: T, out: &mut [T]) -> T {
-    for i in 0..4 {
-        let k1 = x
-            .windows(2)
-            .map(|w| (w[1] - w[0]) * T::from(1.0).unwrap())
-            .sum::<T>();
-        out[(i + 1) % 4] += k1;
-        let mut a2 = x
-            .iter()
-            .skip(1)
-            .map(|v| (T::from(1.8).unwrap()).sin())
-            .sum::<T>();
-        if (a2.mul_add(s, x[i])).tanh().exp()
-            <= (x[0]
-                / (T::from(1.5).unwrap() + (T::from(-0.7).unwrap()) * (T::from(-0.7).unwrap())))
-        {
-            a2 = s;
-        } else {
-            a2 = a2 - (s - a2);
-        }
-        let n3 = (((out[(i + 1) % 4] + out[i]) - s.atan()) * ((x[i]).tanh().exp() - (s * x[i])));
+    if (s + (x[0]).mul_add(out[2], T::from(1.8).unwrap())) >= (out[1] - s) {
+        return ((x[0] + T::from(-0.7).unwrap()) * s);
     }
-    let mut a4 = x.iter().step_by(2).map(|v| *v).sum::<T>();
-    if let Some(v) = x.last() {
-        a4 = a4 * T::from(0.6).unwrap() + (*v).sin();
+    if s >= T::min(x[0], T::from(0.2).unwrap()) {
+        return T::from(0.8).unwrap();
     }
-    if (out[3]).max(T::from(0.3).unwrap()).sin() >= s.hypot(T::one()) {
-        a4 = (x[1]).tanh().exp();
+    let o1 = if (x[1] / (T::from(1.5).unwrap() + (x[0]) * (x[0]))).hypot(T::one())
+        >= x.iter().take(3).map(|v| T::from(1.3).unwrap()).sum::<T>()
+    {
+        Some(((x[2]).tanh() - out[0]))
     } else {
-        a4 = a4 - s;
-    }
-    let k5 = ((a4 * x[1]) / (T::from(1.5).unwrap() + (a4 * s) * (a4 * s)));
-    helper_smooth(&mut *out, k5);
-    for pair in out.chunks(2) {
-        a4 = a4 * T::from(-0.5).unwrap() + pair[0] * pair[1].tanh();
-    }
-    a4.atan() + a4 + out.iter().copied().sum::<T>()
+        None
+    };
+    let Some(v2) = o1 else {
+        return ((out[1]) * (out[1]) + T::one())
+            .sqrt()
+            .max(T::from(0.3).unwrap());
+    };
+    let n3 = v2 * (s.atan() - x[1]);
+    let k4 = ((out[3]).powi(2) + (out[0]).atan());
+    helper_smooth(&mut out[1..], k4);
+    let mut r7 = n3.max(x[1]);
+    let mut k6 = 0;
+    let n5 = loop {
+        r7 = (r7 * T::from(0.7).unwrap() + x[0]).sin();
+        k6 += 1;
+        if k6 == 3 {
+            break r7 * r7;
+        }
+    };
+    n5 + out.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_15_f64(x: &[f64], s: f64, out: &mut [f64]) -> f64 {
-    for i in 0..4 {
-        let k1 = x.windows(2).map(|w| (w[1] - w[0]) * (1.0_f64)).sum::<f64>();
-        out[(i + 1) % 4] += k1;
-        let mut a2 = x.iter().skip(1).map(|v| (1.8_f64).sin()).sum::<f64>();
-        if (a2.mul_add(s, x[i])).tanh().exp() <= (x[0] / ((1.5_f64) + (-0.7_f64) * (-0.7_f64))) {
-            a2 = s;
-        } else {
-            a2 = a2 - (s - a2);
-        }
-        let n3 = (((out[(i + 1) % 4] + out[i]) - s.atan()) * ((x[i]).tanh().exp() - (s * x[i])));
+    if (s + (x[0]).mul_add(out[2], (1.8_f64))) >= (out[1] - s) {
+        return ((x[0] + (-0.7_f64)) * s);
     }
-    let mut a4 = x.iter().step_by(2).map(|v| *v).sum::<f64>();
-    if let Some(v) = x.last() {
-        a4 = a4 * (0.6_f64) + (*v).sin();
+    if s >= f64::min(x[0], (0.2_f64)) {
+        return (0.8_f64);
     }
-    if (out[3]).max((0.3_f64)).sin() >= s.hypot(1.0) {
-        a4 = (x[1]).tanh().exp();
+    let o1 = if (x[1] / ((1.5_f64) + (x[0]) * (x[0]))).hypot(1.0)
+        >= x.iter().take(3).map(|v| (1.3_f64)).sum::<f64>()
+    {
+        Some(((x[2]).tanh() - out[0]))
     } else {
-        a4 = a4 - s;
-    }
-    let k5 = ((a4 * x[1]) / ((1.5_f64) + (a4 * s) * (a4 * s)));
-    helper_smooth(&mut *out, k5);
-    for pair in out.chunks(2) {
-        a4 = a4 * (-0.5_f64) + pair[0] * pair[1].tanh();
-    }
-    a4.atan() + a4 + out.iter().copied().sum::<f64>()
+        None
+    };
+    let Some(v2) = o1 else {
+        return ((out[1]) * (out[1]) + 1.0).sqrt().max((0.3_f64));
+    };
+    let n3 = v2 * (s.atan() - x[1]);
+    let k4 = ((out[3]).powi(2) + (out[0]).atan());
+    helper_smooth(&mut out[1..], k4);
+    let mut r7 = n3.max(x[1]);
+    let mut k6 = 0;
+    let n5 = loop {
+        r7 = (r7 * (0.7_f64) + x[0]).sin();
+        k6 += 1;
+        if k6 == 3 {
+            break r7 * r7;
+        }
+    };
+    n5 + out.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -3779,42 +3738,37 @@ fn program_15_on_duals<
     s: T,
     out: &mut [T],
 ) -> T {
-    for i in 0..4 {
-        let k1 = x
-            .windows(2)
-            .map(|w| (w[1] - w[0]) * T::from(1.0).unwrap())
-            .sum::<T>();
-        out[(i + 1) % 4] += k1;
-        let mut a2 = x
-            .iter()
-            .skip(1)
-            .map(|v| (T::from(1.8).unwrap()).sin())
-            .sum::<T>();
-        if (a2.mul_add(s, x[i])).tanh().exp()
-            <= (x[0]
-                / (T::from(1.5).unwrap() + (T::from(-0.7).unwrap()) * (T::from(-0.7).unwrap())))
-        {
-            a2 = s;
-        } else {
-            a2 = a2 - (s - a2);
-        }
-        let n3 = (((out[(i + 1) % 4] + out[i]) - s.atan()) * ((x[i]).tanh().exp() - (s * x[i])));
+    if (s + (x[0]).mul_add(out[2], T::from(1.8).unwrap())) >= (out[1] - s) {
+        return ((x[0] + T::from(-0.7).unwrap()) * s);
     }
-    let mut a4 = x.iter().step_by(2).map(|v| *v).sum::<T>();
-    if let Some(v) = x.last() {
-        a4 = a4 * T::from(0.6).unwrap() + (*v).sin();
+    if s >= T::min(x[0], T::from(0.2).unwrap()) {
+        return T::from(0.8).unwrap();
     }
-    if (out[3]).max(T::from(0.3).unwrap()).sin() >= s.hypot(T::one()) {
-        a4 = (x[1]).tanh().exp();
+    let o1 = if (x[1] / (T::from(1.5).unwrap() + (x[0]) * (x[0]))).hypot(T::one())
+        >= x.iter().take(3).map(|v| T::from(1.3).unwrap()).sum::<T>()
+    {
+        Some(((x[2]).tanh() - out[0]))
     } else {
-        a4 = a4 - s;
-    }
-    let k5 = ((a4 * x[1]) / (T::from(1.5).unwrap() + (a4 * s) * (a4 * s)));
-    helper_smooth_on_duals(&mut *out, k5);
-    for pair in out.chunks(2) {
-        a4 = a4 * T::from(-0.5).unwrap() + pair[0] * pair[1].tanh();
-    }
-    a4.atan() + a4 + out.iter().copied().sum::<T>()
+        None
+    };
+    let Some(v2) = o1 else {
+        return ((out[1]) * (out[1]) + T::one())
+            .sqrt()
+            .max(T::from(0.3).unwrap());
+    };
+    let n3 = v2 * (s.atan() - x[1]);
+    let k4 = ((out[3]).powi(2) + (out[0]).atan());
+    helper_smooth_on_duals(&mut out[1..], k4);
+    let mut r7 = n3.max(x[1]);
+    let mut k6 = 0;
+    let n5 = loop {
+        r7 = (r7 * T::from(0.7).unwrap() + x[0]).sin();
+        k6 += 1;
+        if k6 == 3 {
+            break r7 * r7;
+        }
+    };
+    n5 + out.iter().copied().sum::<T>()
 }
 
 fn program_15_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
@@ -3924,58 +3878,32 @@ fn program_15_matches_dual_numbers_and_finite_differences() {
 #[allow(clippy::all, unused)]
 fn program_16<T: gradtape::Float>(x: &[T], s: T, out: &mut [T]) -> T {
     let mut a1 = T::from(-1.2).unwrap();
-    a1 = a1 * T::from(-1.0).unwrap() + x[3];
-    for i in 0..4 {
-        let k2 = (a1 - (x[3] * x[0]));
-        out[(i + 2) % 4] += k2;
-        for i in 0..4 {
-            out[2] = x[(i + 3) % 4];
-        }
+    for pair in out.chunks(2) {
+        a1 = a1 * T::from(0.4).unwrap() + pair[0] * pair[1].tanh();
     }
-    let mut k3 = 0;
-    loop {
-        a1 = a1 * T::from(0.5).unwrap() + ((s * x[2]).cos()).tanh();
-        k3 += 1;
-        if k3 >= 3 {
-            break;
-        }
-    }
-    let k4 = ((x[3] * a1) - (T::from(0.1).unwrap()).mul_add(s, a1));
-    out[1] += k4;
-    out[1] = out.iter().map(|v| (s.tanh()).powi(3)).sum::<T>();
-    for v in out.iter_mut() {
-        *v = ((*v).min(*v) * ((T::from(-0.7).unwrap()) * (T::from(-0.7).unwrap()) + T::one()).ln());
-    }
-    ((x[3]) * (x[3]) + T::one()).ln().tanh().exp() + a1 + out.iter().copied().sum::<T>()
+    let n2 = x[0];
+    out[1] = (s.mul_add((x[3]).cos(), (x[1]).hypot(T::one() + (x[2]) * (x[2]))) - x[0]);
+    let n3 = helper_soft(x[3], (s + x[2]).cos());
+    let k4 = (x[2] / (T::from(1.5).unwrap() + (x[3]) * (x[3]))).mul_add(out[1], x[3]);
+    out[2] += k4;
+    out[0] = out[0] * (x[1]).tanh().abs() + x[1];
+    (x[1]).hypot(T::one()) + a1 + n2 + n3 + out.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_16_f64(x: &[f64], s: f64, out: &mut [f64]) -> f64 {
     let mut a1 = (-1.2_f64);
-    a1 = a1 * (-1.0_f64) + x[3];
-    for i in 0..4 {
-        let k2 = (a1 - (x[3] * x[0]));
-        out[(i + 2) % 4] += k2;
-        for i in 0..4 {
-            out[2] = x[(i + 3) % 4];
-        }
+    for pair in out.chunks(2) {
+        a1 = a1 * (0.4_f64) + pair[0] * pair[1].tanh();
     }
-    let mut k3 = 0;
-    loop {
-        a1 = a1 * (0.5_f64) + ((s * x[2]).cos()).tanh();
-        k3 += 1;
-        if k3 >= 3 {
-            break;
-        }
-    }
-    let k4 = ((x[3] * a1) - (0.1_f64).mul_add(s, a1));
-    out[1] += k4;
-    out[1] = out.iter().map(|v| (s.tanh()).powi(3)).sum::<f64>();
-    for v in out.iter_mut() {
-        *v = ((*v).min(*v) * ((-0.7_f64) * (-0.7_f64) + 1.0).ln());
-    }
-    ((x[3]) * (x[3]) + 1.0).ln().tanh().exp() + a1 + out.iter().copied().sum::<f64>()
+    let n2 = x[0];
+    out[1] = (s.mul_add((x[3]).cos(), (x[1]).hypot(1.0 + (x[2]) * (x[2]))) - x[0]);
+    let n3 = helper_soft(x[3], (s + x[2]).cos());
+    let k4 = (x[2] / ((1.5_f64) + (x[3]) * (x[3]))).mul_add(out[1], x[3]);
+    out[2] += k4;
+    out[0] = out[0] * (x[1]).tanh().abs() + x[1];
+    (x[1]).hypot(1.0) + a1 + n2 + n3 + out.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -3991,29 +3919,16 @@ fn program_16_on_duals<
     out: &mut [T],
 ) -> T {
     let mut a1 = T::from(-1.2).unwrap();
-    a1 = a1 * T::from(-1.0).unwrap() + x[3];
-    for i in 0..4 {
-        let k2 = (a1 - (x[3] * x[0]));
-        out[(i + 2) % 4] += k2;
-        for i in 0..4 {
-            out[2] = x[(i + 3) % 4];
-        }
+    for pair in out.chunks(2) {
+        a1 = a1 * T::from(0.4).unwrap() + pair[0] * pair[1].tanh();
     }
-    let mut k3 = 0;
-    loop {
-        a1 = a1 * T::from(0.5).unwrap() + ((s * x[2]).cos()).tanh();
-        k3 += 1;
-        if k3 >= 3 {
-            break;
-        }
-    }
-    let k4 = ((x[3] * a1) - (T::from(0.1).unwrap()).mul_add(s, a1));
-    out[1] += k4;
-    out[1] = out.iter().map(|v| (s.tanh()).powi(3)).sum::<T>();
-    for v in out.iter_mut() {
-        *v = ((*v).min(*v) * ((T::from(-0.7).unwrap()) * (T::from(-0.7).unwrap()) + T::one()).ln());
-    }
-    ((x[3]) * (x[3]) + T::one()).ln().tanh().exp() + a1 + out.iter().copied().sum::<T>()
+    let n2 = x[0];
+    out[1] = (s.mul_add((x[3]).cos(), (x[1]).hypot(T::one() + (x[2]) * (x[2]))) - x[0]);
+    let n3 = helper_soft_on_duals(x[3], (s + x[2]).cos());
+    let k4 = (x[2] / (T::from(1.5).unwrap() + (x[3]) * (x[3]))).mul_add(out[1], x[3]);
+    out[2] += k4;
+    out[0] = out[0] * (x[1]).tanh().abs() + x[1];
+    (x[1]).hypot(T::one()) + a1 + n2 + n3 + out.iter().copied().sum::<T>()
 }
 
 fn program_16_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
@@ -4122,89 +4037,92 @@ fn program_16_matches_dual_numbers_and_finite_differences() {
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_17<T: gradtape::Float>(#[differentiable] p: &Params<T>, x: &[T], s: T) -> T {
-    let mut a1 = ((s.powi(3)) * (s.powi(3)) + T::one()).sqrt();
-    for pair in x.chunks(2) {
-        a1 = a1 * T::from(0.6).unwrap() + pair[0] * pair[1].tanh();
-    }
-    for (w, v) in p.w.iter().zip(p.v.iter()) {
-        a1 = a1 * T::from(-0.2).unwrap() + *w * (*v).sin();
-    }
-    let n2 = (p.b).tanh().mul_add(
-        (p.w[2] - x[2]).max(((x[0]) * (x[0]) + T::one()).sqrt()),
-        ((p.b).tanh().exp() * (s - s)),
-    );
-    let mut b3 = vec![T::zero(); 4];
     for i in 0..4 {
-        b3[i] = T::from(1.2).unwrap();
+        let mut a1 = (s.cos()).max(p.a);
+        a1 = a1 * T::from(-0.2).unwrap()
+            + ((T::from(-1.1).unwrap()).tanh().atan() * (a1.hypot(T::one() + a1 * a1)).tanh());
     }
+    let k2 = ((T::from(1.8).unwrap()).tanh().tanh().abs() * T::from(3.5).unwrap())
+        .floor()
+        .to_usize()
+        .unwrap();
+    let n3 = x[k2] * x[2];
+    let mut b4 = [T::zero(); 4];
+    for i in 0..4 {
+        b4[i] = ((s.atan()) * (s.atan()) + T::one()).ln();
+    }
+    for v in b4.iter_mut() {
+        *v = *v;
+    }
+    let mut m5 = x[0];
+    let mut t6 = T::zero();
     for i in 1..4 {
-        b3[i] = b3[i - 1] * T::from(-1.0).unwrap() + b3[i].tanh();
-    }
-    if ((s - s) + (T::from(0.8).unwrap()).tanh()) >= (p.a).sin() {
-        return (T::from(-1.8).unwrap()
-            / (T::from(1.5).unwrap() + (T::from(-1.6).unwrap()) * (T::from(-1.6).unwrap())))
-        .hypot(T::one());
+        t6 = t6 + (x[i] - m5).exp();
+        m5 = m5.max(x[i]);
     }
     'outer: for i in 0..4 {
         for j in 0..4 {
-            if x.windows(2)
-                .map(|w| (w[1] - w[0]) * T::from(-1.4).unwrap())
-                .sum::<T>()
-                >= (p.v[0]).abs()
+            if ((b4[1]) * (b4[1]) + T::one())
+                .powf((b4[(j + 3) % 4]).hypot(T::one() + (p.v[j]) * (p.v[j])))
+                < (T::from(-1.8).unwrap()).atan()
             {
                 break 'outer;
             }
-            a1 = (a1 + ((T::from(1.3).unwrap() * s) + (n2 + x[j])) * x[i]).tanh();
+            m5 = (m5 + s.tanh().exp() * x[i]).tanh();
         }
     }
-    (x.iter()
-        .step_by(2)
-        .map(|v| T::from(-0.7).unwrap())
-        .sum::<T>())
-    .hypot(T::one())
-        + p.a
-        + b3.iter().copied().sum::<T>()
+    for i in 0..4 {
+        t6 -= ((p.v[(i + 3) % 4]).tanh().exp()
+            * x.iter()
+                .enumerate()
+                .map(|(k, v)| *v * T::from(k + 1).unwrap())
+                .sum::<T>());
+        t6 *= T::from(0.5).unwrap();
+    }
+    (m5 * m5 + T::one()).sqrt() + p.b + n3 + b4.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_17_f64(#[differentiable] p: &Params<f64>, x: &[f64], s: f64) -> f64 {
-    let mut a1 = ((s.powi(3)) * (s.powi(3)) + 1.0).sqrt();
-    for pair in x.chunks(2) {
-        a1 = a1 * (0.6_f64) + pair[0] * pair[1].tanh();
-    }
-    for (w, v) in p.w.iter().zip(p.v.iter()) {
-        a1 = a1 * (-0.2_f64) + *w * (*v).sin();
-    }
-    let n2 = (p.b).tanh().mul_add(
-        (p.w[2] - x[2]).max(((x[0]) * (x[0]) + 1.0).sqrt()),
-        ((p.b).tanh().exp() * (s - s)),
-    );
-    let mut b3 = vec![0.0; 4];
     for i in 0..4 {
-        b3[i] = (1.2_f64);
+        let mut a1 = (s.cos()).max(p.a);
+        a1 = a1 * (-0.2_f64) + ((-1.1_f64).tanh().atan() * (a1.hypot(1.0 + a1 * a1)).tanh());
     }
+    let k2 = ((1.8_f64).tanh().tanh().abs() * (3.5_f64)).floor() as usize;
+    let n3 = x[k2] * x[2];
+    let mut b4 = [0.0; 4];
+    for i in 0..4 {
+        b4[i] = ((s.atan()) * (s.atan()) + 1.0).ln();
+    }
+    for v in b4.iter_mut() {
+        *v = *v;
+    }
+    let mut m5 = x[0];
+    let mut t6 = 0.0;
     for i in 1..4 {
-        b3[i] = b3[i - 1] * (-1.0_f64) + b3[i].tanh();
-    }
-    if ((s - s) + (0.8_f64).tanh()) >= (p.a).sin() {
-        return ((-1.8_f64) / ((1.5_f64) + (-1.6_f64) * (-1.6_f64))).hypot(1.0);
+        t6 = t6 + (x[i] - m5).exp();
+        m5 = m5.max(x[i]);
     }
     'outer: for i in 0..4 {
         for j in 0..4 {
-            if x.windows(2)
-                .map(|w| (w[1] - w[0]) * (-1.4_f64))
-                .sum::<f64>()
-                >= (p.v[0]).abs()
+            if ((b4[1]) * (b4[1]) + 1.0).powf((b4[(j + 3) % 4]).hypot(1.0 + (p.v[j]) * (p.v[j])))
+                < (-1.8_f64).atan()
             {
                 break 'outer;
             }
-            a1 = (a1 + (((1.3_f64) * s) + (n2 + x[j])) * x[i]).tanh();
+            m5 = (m5 + s.tanh().exp() * x[i]).tanh();
         }
     }
-    (x.iter().step_by(2).map(|v| (-0.7_f64)).sum::<f64>()).hypot(1.0)
-        + p.a
-        + b3.iter().copied().sum::<f64>()
+    for i in 0..4 {
+        t6 -= ((p.v[(i + 3) % 4]).tanh().exp()
+            * x.iter()
+                .enumerate()
+                .map(|(k, v)| *v * ((k + 1) as f64))
+                .sum::<f64>());
+        t6 *= (0.5_f64);
+    }
+    (m5 * m5 + 1.0).sqrt() + p.b + n3 + b4.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -4219,48 +4137,49 @@ fn program_17_on_duals<
     x: &[T],
     s: T,
 ) -> T {
-    let mut a1 = ((s.powi(3)) * (s.powi(3)) + T::one()).sqrt();
-    for pair in x.chunks(2) {
-        a1 = a1 * T::from(0.6).unwrap() + pair[0] * pair[1].tanh();
-    }
-    for (w, v) in p.w.iter().zip(p.v.iter()) {
-        a1 = a1 * T::from(-0.2).unwrap() + *w * (*v).sin();
-    }
-    let n2 = (p.b).tanh().mul_add(
-        (p.w[2] - x[2]).max(((x[0]) * (x[0]) + T::one()).sqrt()),
-        ((p.b).tanh().exp() * (s - s)),
-    );
-    let mut b3 = vec![T::zero(); 4];
     for i in 0..4 {
-        b3[i] = T::from(1.2).unwrap();
+        let mut a1 = (s.cos()).max(p.a);
+        a1 = a1 * T::from(-0.2).unwrap()
+            + ((T::from(-1.1).unwrap()).tanh().atan() * (a1.hypot(T::one() + a1 * a1)).tanh());
     }
+    let k2 = ((T::from(1.8).unwrap()).tanh().tanh().abs() * T::from(3.5).unwrap())
+        .floor()
+        .to_usize()
+        .unwrap();
+    let n3 = x[k2] * x[2];
+    let mut b4 = [T::zero(); 4];
+    for i in 0..4 {
+        b4[i] = ((s.atan()) * (s.atan()) + T::one()).ln();
+    }
+    for v in b4.iter_mut() {
+        *v = *v;
+    }
+    let mut m5 = x[0];
+    let mut t6 = T::zero();
     for i in 1..4 {
-        b3[i] = b3[i - 1] * T::from(-1.0).unwrap() + b3[i].tanh();
-    }
-    if ((s - s) + (T::from(0.8).unwrap()).tanh()) >= (p.a).sin() {
-        return (T::from(-1.8).unwrap()
-            / (T::from(1.5).unwrap() + (T::from(-1.6).unwrap()) * (T::from(-1.6).unwrap())))
-        .hypot(T::one());
+        t6 = t6 + (x[i] - m5).exp();
+        m5 = m5.max(x[i]);
     }
     'outer: for i in 0..4 {
         for j in 0..4 {
-            if x.windows(2)
-                .map(|w| (w[1] - w[0]) * T::from(-1.4).unwrap())
-                .sum::<T>()
-                >= (p.v[0]).abs()
+            if ((b4[1]) * (b4[1]) + T::one())
+                .powf((b4[(j + 3) % 4]).hypot(T::one() + (p.v[j]) * (p.v[j])))
+                < (T::from(-1.8).unwrap()).atan()
             {
                 break 'outer;
             }
-            a1 = (a1 + ((T::from(1.3).unwrap() * s) + (n2 + x[j])) * x[i]).tanh();
+            m5 = (m5 + s.tanh().exp() * x[i]).tanh();
         }
     }
-    (x.iter()
-        .step_by(2)
-        .map(|v| T::from(-0.7).unwrap())
-        .sum::<T>())
-    .hypot(T::one())
-        + p.a
-        + b3.iter().copied().sum::<T>()
+    for i in 0..4 {
+        t6 -= ((p.v[(i + 3) % 4]).tanh().exp()
+            * x.iter()
+                .enumerate()
+                .map(|(k, v)| *v * T::from(k + 1).unwrap())
+                .sum::<T>());
+        t6 *= T::from(0.5).unwrap();
+    }
+    (m5 * m5 + T::one()).sqrt() + p.b + n3 + b4.iter().copied().sum::<T>()
 }
 
 fn program_17_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
@@ -4363,46 +4282,83 @@ fn program_17_matches_dual_numbers_and_finite_differences() {
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_18<T: gradtape::Float>(x: &[T], s: T) -> T {
-    let n1 = ((x[3]) * (x[3]) + T::one()).ln().cos();
-    let mut a2 = T::from(1.5).unwrap();
-    for pair in x.chunks(2) {
-        a2 = a2 * T::from(0.9).unwrap() + pair[0] * pair[1].tanh();
+    let n1 = if (x[3])
+        .clamp(T::from(-0.8).unwrap(), T::from(0.9).unwrap())
+        .tanh()
+        .exp()
+        >= T::from(1.5).unwrap()
+    {
+        ((x[3]).floor() + (x[0]))
+            .atan2(T::from(1.5).unwrap() + (x[2]).hypot(T::one()) * (x[2]).hypot(T::one()))
+    } else {
+        x.iter().zip(x.iter()).map(|(a, b)| *a * *b).sum::<T>()
+    };
+    let t2 = (
+        x.iter()
+            .enumerate()
+            .map(|(k, v)| *v * T::from(k + 1).unwrap())
+            .sum::<T>(),
+        x[1],
+    );
+    let n3 = t2.0 * (x[2] - s) + t2.1;
+    let mut a4 = x
+        .windows(2)
+        .map(|w| (w[1] - w[0]) * T::from(1.3).unwrap())
+        .sum::<T>();
+    a4 = a4 * T::from(0.0).unwrap() + x[0];
+    a4 = a4 * T::from(-0.9).unwrap() + x[0];
+    if ((T::min(x[2], x[1])) * (T::min(x[2], x[1])) + T::one()).sqrt()
+        > (x[0] * T::from(-0.9).unwrap())
+    {
+        return x
+            .iter()
+            .fold(T::zero(), |acc, v| acc * T::from(0.2).unwrap() + *v);
     }
-    let mut b3 = x.to_vec();
-    let k4 = (s.mul_add(x[0], s) - (T::from(1.0).unwrap()).max(a2));
-    helper_smooth(&mut b3, k4);
-    let n5 = (x.iter().map(|v| (*v).sin()).sum::<T>() * x[2]);
-    for v in b3.iter_mut() {
-        *v = (*v).hypot(T::one()).tanh();
+    a4 = a4 * T::from(0.8).unwrap()
+        + ((x[3] * (x[0] * x[3])) - (x[2]).tanh().atan2(T::from(1.5).unwrap() + (x[1]) * (x[1])));
+    let (mut p5, mut q6) = (T::from(-0.4).unwrap(), n1.min(x[0]));
+    let mut k7 = 0;
+    while k7 < 2 {
+        (p5, q6) = (
+            p5 + q6 * T::from(0.1).unwrap(),
+            q6 - (p5 + x[1]).sin() * T::from(0.1).unwrap(),
+        );
+        k7 += 1;
     }
-    a2 += (n5 * b3[0]).max((s / (T::from(1.5).unwrap() + (b3[1]) * (b3[1]))));
-    let k6 = b3[0];
-    b3[1] += k6;
-    x.iter()
-        .fold(T::zero(), |acc, v| acc * T::from(0.2).unwrap() + *v)
-        + n5
-        + b3.iter().copied().sum::<T>()
+    (q6.tanh()).atan() + n1 + n3 + a4 + q6
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_18_f64(x: &[f64], s: f64) -> f64 {
-    let n1 = ((x[3]) * (x[3]) + 1.0).ln().cos();
-    let mut a2 = (1.5_f64);
-    for pair in x.chunks(2) {
-        a2 = a2 * (0.9_f64) + pair[0] * pair[1].tanh();
+    let n1 = if (x[3]).clamp((-0.8_f64), (0.9_f64)).tanh().exp() >= (1.5_f64) {
+        ((x[3]).floor() + (x[0])).atan2((1.5_f64) + (x[2]).hypot(1.0) * (x[2]).hypot(1.0))
+    } else {
+        x.iter().zip(x.iter()).map(|(a, b)| *a * *b).sum::<f64>()
+    };
+    let t2 = (
+        x.iter()
+            .enumerate()
+            .map(|(k, v)| *v * ((k + 1) as f64))
+            .sum::<f64>(),
+        x[1],
+    );
+    let n3 = t2.0 * (x[2] - s) + t2.1;
+    let mut a4 = x.windows(2).map(|w| (w[1] - w[0]) * (1.3_f64)).sum::<f64>();
+    a4 = a4 * (0.0_f64) + x[0];
+    a4 = a4 * (-0.9_f64) + x[0];
+    if ((f64::min(x[2], x[1])) * (f64::min(x[2], x[1])) + 1.0).sqrt() > (x[0] * (-0.9_f64)) {
+        return x.iter().fold(0.0, |acc, v| acc * (0.2_f64) + *v);
     }
-    let mut b3 = x.to_vec();
-    let k4 = (s.mul_add(x[0], s) - (1.0_f64).max(a2));
-    helper_smooth(&mut b3, k4);
-    let n5 = (x.iter().map(|v| (*v).sin()).sum::<f64>() * x[2]);
-    for v in b3.iter_mut() {
-        *v = (*v).hypot(1.0).tanh();
+    a4 = a4 * (0.8_f64)
+        + ((x[3] * (x[0] * x[3])) - (x[2]).tanh().atan2((1.5_f64) + (x[1]) * (x[1])));
+    let (mut p5, mut q6) = ((-0.4_f64), n1.min(x[0]));
+    let mut k7 = 0;
+    while k7 < 2 {
+        (p5, q6) = (p5 + q6 * (0.1_f64), q6 - (p5 + x[1]).sin() * (0.1_f64));
+        k7 += 1;
     }
-    a2 += (n5 * b3[0]).max((s / ((1.5_f64) + (b3[1]) * (b3[1]))));
-    let k6 = b3[0];
-    b3[1] += k6;
-    x.iter().fold(0.0, |acc, v| acc * (0.2_f64) + *v) + n5 + b3.iter().copied().sum::<f64>()
+    (q6.tanh()).atan() + n1 + n3 + a4 + q6
 }
 
 #[allow(clippy::all, unused)]
@@ -4416,25 +4372,50 @@ fn program_18_on_duals<
     x: &[T],
     s: T,
 ) -> T {
-    let n1 = ((x[3]) * (x[3]) + T::one()).ln().cos();
-    let mut a2 = T::from(1.5).unwrap();
-    for pair in x.chunks(2) {
-        a2 = a2 * T::from(0.9).unwrap() + pair[0] * pair[1].tanh();
+    let n1 = if (x[3])
+        .clamp(T::from(-0.8).unwrap(), T::from(0.9).unwrap())
+        .tanh()
+        .exp()
+        >= T::from(1.5).unwrap()
+    {
+        ((x[3]).floor() + (x[0]))
+            .atan2(T::from(1.5).unwrap() + (x[2]).hypot(T::one()) * (x[2]).hypot(T::one()))
+    } else {
+        x.iter().zip(x.iter()).map(|(a, b)| *a * *b).sum::<T>()
+    };
+    let t2 = (
+        x.iter()
+            .enumerate()
+            .map(|(k, v)| *v * T::from(k + 1).unwrap())
+            .sum::<T>(),
+        x[1],
+    );
+    let n3 = t2.0 * (x[2] - s) + t2.1;
+    let mut a4 = x
+        .windows(2)
+        .map(|w| (w[1] - w[0]) * T::from(1.3).unwrap())
+        .sum::<T>();
+    a4 = a4 * T::from(0.0).unwrap() + x[0];
+    a4 = a4 * T::from(-0.9).unwrap() + x[0];
+    if ((T::min(x[2], x[1])) * (T::min(x[2], x[1])) + T::one()).sqrt()
+        > (x[0] * T::from(-0.9).unwrap())
+    {
+        return x
+            .iter()
+            .fold(T::zero(), |acc, v| acc * T::from(0.2).unwrap() + *v);
     }
-    let mut b3 = x.to_vec();
-    let k4 = (s.mul_add(x[0], s) - (T::from(1.0).unwrap()).max(a2));
-    helper_smooth_on_duals(&mut b3, k4);
-    let n5 = (x.iter().map(|v| (*v).sin()).sum::<T>() * x[2]);
-    for v in b3.iter_mut() {
-        *v = (*v).hypot(T::one()).tanh();
+    a4 = a4 * T::from(0.8).unwrap()
+        + ((x[3] * (x[0] * x[3])) - (x[2]).tanh().atan2(T::from(1.5).unwrap() + (x[1]) * (x[1])));
+    let (mut p5, mut q6) = (T::from(-0.4).unwrap(), n1.min(x[0]));
+    let mut k7 = 0;
+    while k7 < 2 {
+        (p5, q6) = (
+            p5 + q6 * T::from(0.1).unwrap(),
+            q6 - (p5 + x[1]).sin() * T::from(0.1).unwrap(),
+        );
+        k7 += 1;
     }
-    a2 += (n5 * b3[0]).max((s / (T::from(1.5).unwrap() + (b3[1]) * (b3[1]))));
-    let k6 = b3[0];
-    b3[1] += k6;
-    x.iter()
-        .fold(T::zero(), |acc, v| acc * T::from(0.2).unwrap() + *v)
-        + n5
-        + b3.iter().copied().sum::<T>()
+    (q6.tanh()).atan() + n1 + n3 + a4 + q6
 }
 
 fn program_18_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
@@ -4507,81 +4488,72 @@ fn program_18_matches_dual_numbers_and_finite_differences() {
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_19<T: gradtape::Float>(x: &[T], s: T) -> T {
-    let mut b1 = vec![T::zero(); 4];
-    for i in 0..4 {
-        b1[i] = x.iter().map(|v| *v).sum::<T>();
-    }
-    let k2 = ((x[1] / (T::from(1.5).unwrap() + (T::from(1.9).unwrap()) * (T::from(1.9).unwrap())))
-        * (x[1] / (T::from(1.5).unwrap() + (T::from(1.9).unwrap()) * (T::from(1.9).unwrap())))
-        + T::one())
-    .powf(T::from(-1.5).unwrap());
-    b1[1] += k2;
-    let f3 = move |v: T| (T::from(-1.1).unwrap() * v.cos());
-    let n4 = f3(T::from(1.2).unwrap());
-    let n5 = ((s.tanh().exp()) * (s.tanh().exp()) + T::one()).powf((x[2] * n4));
-    for i in (0..4).rev() {
-        if (n4 + (x[(i + 1) % 4] * T::from(1.0).unwrap())) <= (s * s + T::one()).sqrt() {
-            break;
-        }
-        let mut a6 = x[i];
-        a6 += (T::from(0.1).unwrap() - b1[3]).sin();
-    }
-    let mut m7 = x[0];
-    let mut t8 = T::zero();
+    let mut m1 = x[0];
+    let mut t2 = T::zero();
     for i in 1..4 {
-        t8 = t8 + (x[i] - m7).exp();
-        m7 = m7.max(x[i]);
+        t2 = t2 + (x[i] - m1).exp();
+        m1 = m1.max(x[i]);
     }
-    let k9 = ((b1[2]).cos() * (x[3] / (T::from(1.5).unwrap() + s * s)));
-    helper_smooth(&mut b1, k9);
-    b1.iter()
-        .enumerate()
-        .map(|(k, v)| *v * T::from(k + 1).unwrap())
+    for i in (0..4).rev() {
+        let mut b3 = x.to_vec();
+        b3[(i + 1) % 4] = b3[(i + 1) % 4]
+            * ((x[(i + 2) % 4] - T::from(1.9).unwrap()) - T::min(s, x[(i + 1) % 4]))
+            + b3[2];
+        if let Some(v) = x.first() {
+            t2 = t2 * T::from(0.5).unwrap() + (*v).sin();
+        }
+    }
+    let mut b4 = x.to_vec();
+    let k5 = (x.iter().map(|v| s).sum::<T>()).hypot(T::one());
+    b4[0] += k5;
+    let (n6, n7) = helper_pair(x[2], m1);
+    m1 = m1 * T::from(0.5).unwrap()
+        + (n6 + x[2]).min(((s.cos()) * (s.cos()) + T::one()).powf((x[0] * b4[3])));
+    m1 += ((m1 * b4[1]) * (m1 * b4[1]) + T::one()).sqrt();
+    x.iter()
+        .skip(1)
+        .map(|v| {
+            (T::from(-0.2).unwrap())
+                .atan2(T::from(1.5).unwrap() + (T::from(1.1).unwrap()) * (T::from(1.1).unwrap()))
+        })
         .sum::<T>()
-        + n4
-        + n5
-        + m7
-        + b1.iter().copied().sum::<T>()
+        + m1
+        + t2
+        + n7
+        + b4.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_19_f64(x: &[f64], s: f64) -> f64 {
-    let mut b1 = vec![0.0; 4];
-    for i in 0..4 {
-        b1[i] = x.iter().map(|v| *v).sum::<f64>();
-    }
-    let k2 = ((x[1] / ((1.5_f64) + (1.9_f64) * (1.9_f64)))
-        * (x[1] / ((1.5_f64) + (1.9_f64) * (1.9_f64)))
-        + 1.0)
-        .powf((-1.5_f64));
-    b1[1] += k2;
-    let f3 = move |v: f64| ((-1.1_f64) * v.cos());
-    let n4 = f3((1.2_f64));
-    let n5 = ((s.tanh().exp()) * (s.tanh().exp()) + 1.0).powf((x[2] * n4));
-    for i in (0..4).rev() {
-        if (n4 + (x[(i + 1) % 4] * (1.0_f64))) <= (s * s + 1.0).sqrt() {
-            break;
-        }
-        let mut a6 = x[i];
-        a6 += ((0.1_f64) - b1[3]).sin();
-    }
-    let mut m7 = x[0];
-    let mut t8 = 0.0;
+    let mut m1 = x[0];
+    let mut t2 = 0.0;
     for i in 1..4 {
-        t8 = t8 + (x[i] - m7).exp();
-        m7 = m7.max(x[i]);
+        t2 = t2 + (x[i] - m1).exp();
+        m1 = m1.max(x[i]);
     }
-    let k9 = ((b1[2]).cos() * (x[3] / ((1.5_f64) + s * s)));
-    helper_smooth(&mut b1, k9);
-    b1.iter()
-        .enumerate()
-        .map(|(k, v)| *v * ((k + 1) as f64))
+    for i in (0..4).rev() {
+        let mut b3 = x.to_vec();
+        b3[(i + 1) % 4] =
+            b3[(i + 1) % 4] * ((x[(i + 2) % 4] - (1.9_f64)) - f64::min(s, x[(i + 1) % 4])) + b3[2];
+        if let Some(v) = x.first() {
+            t2 = t2 * (0.5_f64) + (*v).sin();
+        }
+    }
+    let mut b4 = x.to_vec();
+    let k5 = (x.iter().map(|v| s).sum::<f64>()).hypot(1.0);
+    b4[0] += k5;
+    let (n6, n7) = helper_pair(x[2], m1);
+    m1 = m1 * (0.5_f64) + (n6 + x[2]).min(((s.cos()) * (s.cos()) + 1.0).powf((x[0] * b4[3])));
+    m1 += ((m1 * b4[1]) * (m1 * b4[1]) + 1.0).sqrt();
+    x.iter()
+        .skip(1)
+        .map(|v| (-0.2_f64).atan2((1.5_f64) + (1.1_f64) * (1.1_f64)))
         .sum::<f64>()
-        + n4
-        + n5
-        + m7
-        + b1.iter().copied().sum::<f64>()
+        + m1
+        + t2
+        + n7
+        + b4.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -4595,41 +4567,39 @@ fn program_19_on_duals<
     x: &[T],
     s: T,
 ) -> T {
-    let mut b1 = vec![T::zero(); 4];
-    for i in 0..4 {
-        b1[i] = x.iter().map(|v| *v).sum::<T>();
-    }
-    let k2 = ((x[1] / (T::from(1.5).unwrap() + (T::from(1.9).unwrap()) * (T::from(1.9).unwrap())))
-        * (x[1] / (T::from(1.5).unwrap() + (T::from(1.9).unwrap()) * (T::from(1.9).unwrap())))
-        + T::one())
-    .powf(T::from(-1.5).unwrap());
-    b1[1] += k2;
-    let f3 = move |v: T| (T::from(-1.1).unwrap() * v.cos());
-    let n4 = f3(T::from(1.2).unwrap());
-    let n5 = ((s.tanh().exp()) * (s.tanh().exp()) + T::one()).powf((x[2] * n4));
-    for i in (0..4).rev() {
-        if (n4 + (x[(i + 1) % 4] * T::from(1.0).unwrap())) <= (s * s + T::one()).sqrt() {
-            break;
-        }
-        let mut a6 = x[i];
-        a6 += (T::from(0.1).unwrap() - b1[3]).sin();
-    }
-    let mut m7 = x[0];
-    let mut t8 = T::zero();
+    let mut m1 = x[0];
+    let mut t2 = T::zero();
     for i in 1..4 {
-        t8 = t8 + (x[i] - m7).exp();
-        m7 = m7.max(x[i]);
+        t2 = t2 + (x[i] - m1).exp();
+        m1 = m1.max(x[i]);
     }
-    let k9 = ((b1[2]).cos() * (x[3] / (T::from(1.5).unwrap() + s * s)));
-    helper_smooth_on_duals(&mut b1, k9);
-    b1.iter()
-        .enumerate()
-        .map(|(k, v)| *v * T::from(k + 1).unwrap())
+    for i in (0..4).rev() {
+        let mut b3 = x.to_vec();
+        b3[(i + 1) % 4] = b3[(i + 1) % 4]
+            * ((x[(i + 2) % 4] - T::from(1.9).unwrap()) - T::min(s, x[(i + 1) % 4]))
+            + b3[2];
+        if let Some(v) = x.first() {
+            t2 = t2 * T::from(0.5).unwrap() + (*v).sin();
+        }
+    }
+    let mut b4 = x.to_vec();
+    let k5 = (x.iter().map(|v| s).sum::<T>()).hypot(T::one());
+    b4[0] += k5;
+    let (n6, n7) = helper_pair_on_duals(x[2], m1);
+    m1 = m1 * T::from(0.5).unwrap()
+        + (n6 + x[2]).min(((s.cos()) * (s.cos()) + T::one()).powf((x[0] * b4[3])));
+    m1 += ((m1 * b4[1]) * (m1 * b4[1]) + T::one()).sqrt();
+    x.iter()
+        .skip(1)
+        .map(|v| {
+            (T::from(-0.2).unwrap())
+                .atan2(T::from(1.5).unwrap() + (T::from(1.1).unwrap()) * (T::from(1.1).unwrap()))
+        })
         .sum::<T>()
-        + n4
-        + n5
-        + m7
-        + b1.iter().copied().sum::<T>()
+        + m1
+        + t2
+        + n7
+        + b4.iter().copied().sum::<T>()
 }
 
 fn program_19_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
@@ -4702,46 +4672,57 @@ fn program_19_matches_dual_numbers_and_finite_differences() {
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_20<T: gradtape::Float>(x: &[T], s: T, out: &mut [T]) -> T {
-    let mut a1 = (s.tanh().exp()).min(s.max(T::from(0.8).unwrap()));
-    if x[1] < (T::from(-0.3).unwrap() + x[0]) {
-        a1 = ((a1.atan()).tanh().floor() + (out[0]).sin());
-    } else {
-        a1 = a1 - x.iter().map(|v| (*v).hypot(T::one())).sum::<T>();
+    for i in 0..4 {
+        let (n1, n2) = helper_pair(
+            (out[2] * T::max(T::from(1.7).unwrap(), x[0])),
+            T::from(1.0).unwrap(),
+        );
+        let k3 = (T::min(n1, x[(i + 2) % 4])).tanh().exp();
+        helper_smooth(&mut out[..], k3);
+        let (n4, n5) = (
+            (out[0] / (T::from(1.5).unwrap() + (x[i]) * (x[i]))).abs(),
+            s.sin(),
+        );
     }
-    for pair in out.chunks(2) {
-        a1 = a1 * T::from(-0.6).unwrap() + pair[0] * pair[1].tanh();
-    }
-    out[1] = (a1.max(out.iter().rev().map(|v| T::from(1.9).unwrap()).sum::<T>()))
-        .clamp(T::from(-0.8).unwrap(), T::from(0.9).unwrap());
-    let k2 = ((out[0]).atan() * (out[0]).atan() + T::one()).sqrt();
-    out[2] += k2;
-    for v in out.iter_mut() {
-        *v = (*v / (T::from(1.5).unwrap() + (T::from(0.2).unwrap()) * (T::from(0.2).unwrap())))
-            .clamp(T::from(-0.8).unwrap(), T::from(0.9).unwrap());
-    }
-    x[1] + a1 + out.iter().copied().sum::<T>()
+    let k6 = out.iter().map(|v| (*v + *v)).sum::<T>();
+    out[1] += k6;
+    let t7 = helper_pair(
+        (s.sin()).min(out[1]),
+        ((x[0]).max(T::from(-1.2).unwrap())
+            / (T::from(1.5).unwrap()
+                + (x[3]).atan2(T::from(1.5).unwrap() + s * s)
+                    * (x[3]).atan2(T::from(1.5).unwrap() + s * s))),
+    );
+    let n8 = t7.0 * s + t7.1;
+    let n9 = (T::max(x[0], n8) * n8.sin()).atan();
+    let mut a10 = T::from(1.0).unwrap();
+    a10 += (T::from(-1.2).unwrap()).atan2(T::from(1.5).unwrap() + (s.cos()) * (s.cos()));
+    a10 *= T::from(0.4).unwrap();
+    (T::min(out[2], s)).hypot(T::one()) + n9 + out.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_20_f64(x: &[f64], s: f64, out: &mut [f64]) -> f64 {
-    let mut a1 = (s.tanh().exp()).min(s.max((0.8_f64)));
-    if x[1] < ((-0.3_f64) + x[0]) {
-        a1 = ((a1.atan()).tanh().floor() + (out[0]).sin());
-    } else {
-        a1 = a1 - x.iter().map(|v| (*v).hypot(1.0)).sum::<f64>();
+    for i in 0..4 {
+        let (n1, n2) = helper_pair((out[2] * f64::max((1.7_f64), x[0])), (1.0_f64));
+        let k3 = (f64::min(n1, x[(i + 2) % 4])).tanh().exp();
+        helper_smooth(&mut out[..], k3);
+        let (n4, n5) = ((out[0] / ((1.5_f64) + (x[i]) * (x[i]))).abs(), s.sin());
     }
-    for pair in out.chunks(2) {
-        a1 = a1 * (-0.6_f64) + pair[0] * pair[1].tanh();
-    }
-    out[1] =
-        (a1.max(out.iter().rev().map(|v| (1.9_f64)).sum::<f64>())).clamp((-0.8_f64), (0.9_f64));
-    let k2 = ((out[0]).atan() * (out[0]).atan() + 1.0).sqrt();
-    out[2] += k2;
-    for v in out.iter_mut() {
-        *v = (*v / ((1.5_f64) + (0.2_f64) * (0.2_f64))).clamp((-0.8_f64), (0.9_f64));
-    }
-    x[1] + a1 + out.iter().copied().sum::<f64>()
+    let k6 = out.iter().map(|v| (*v + *v)).sum::<f64>();
+    out[1] += k6;
+    let t7 = helper_pair(
+        (s.sin()).min(out[1]),
+        ((x[0]).max((-1.2_f64))
+            / ((1.5_f64) + (x[3]).atan2((1.5_f64) + s * s) * (x[3]).atan2((1.5_f64) + s * s))),
+    );
+    let n8 = t7.0 * s + t7.1;
+    let n9 = (f64::max(x[0], n8) * n8.sin()).atan();
+    let mut a10 = (1.0_f64);
+    a10 += (-1.2_f64).atan2((1.5_f64) + (s.cos()) * (s.cos()));
+    a10 *= (0.4_f64);
+    (f64::min(out[2], s)).hypot(1.0) + n9 + out.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -4756,24 +4737,33 @@ fn program_20_on_duals<
     s: T,
     out: &mut [T],
 ) -> T {
-    let mut a1 = (s.tanh().exp()).min(s.max(T::from(0.8).unwrap()));
-    if x[1] < (T::from(-0.3).unwrap() + x[0]) {
-        a1 = ((a1.atan()).tanh().floor() + (out[0]).sin());
-    } else {
-        a1 = a1 - x.iter().map(|v| (*v).hypot(T::one())).sum::<T>();
+    for i in 0..4 {
+        let (n1, n2) = helper_pair_on_duals(
+            (out[2] * T::max(T::from(1.7).unwrap(), x[0])),
+            T::from(1.0).unwrap(),
+        );
+        let k3 = (T::min(n1, x[(i + 2) % 4])).tanh().exp();
+        helper_smooth_on_duals(&mut out[..], k3);
+        let (n4, n5) = (
+            (out[0] / (T::from(1.5).unwrap() + (x[i]) * (x[i]))).abs(),
+            s.sin(),
+        );
     }
-    for pair in out.chunks(2) {
-        a1 = a1 * T::from(-0.6).unwrap() + pair[0] * pair[1].tanh();
-    }
-    out[1] = (a1.max(out.iter().rev().map(|v| T::from(1.9).unwrap()).sum::<T>()))
-        .clamp(T::from(-0.8).unwrap(), T::from(0.9).unwrap());
-    let k2 = ((out[0]).atan() * (out[0]).atan() + T::one()).sqrt();
-    out[2] += k2;
-    for v in out.iter_mut() {
-        *v = (*v / (T::from(1.5).unwrap() + (T::from(0.2).unwrap()) * (T::from(0.2).unwrap())))
-            .clamp(T::from(-0.8).unwrap(), T::from(0.9).unwrap());
-    }
-    x[1] + a1 + out.iter().copied().sum::<T>()
+    let k6 = out.iter().map(|v| (*v + *v)).sum::<T>();
+    out[1] += k6;
+    let t7 = helper_pair_on_duals(
+        (s.sin()).min(out[1]),
+        ((x[0]).max(T::from(-1.2).unwrap())
+            / (T::from(1.5).unwrap()
+                + (x[3]).atan2(T::from(1.5).unwrap() + s * s)
+                    * (x[3]).atan2(T::from(1.5).unwrap() + s * s))),
+    );
+    let n8 = t7.0 * s + t7.1;
+    let n9 = (T::max(x[0], n8) * n8.sin()).atan();
+    let mut a10 = T::from(1.0).unwrap();
+    a10 += (T::from(-1.2).unwrap()).atan2(T::from(1.5).unwrap() + (s.cos()) * (s.cos()));
+    a10 *= T::from(0.4).unwrap();
+    (T::min(out[2], s)).hypot(T::one()) + n9 + out.iter().copied().sum::<T>()
 }
 
 fn program_20_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
@@ -4882,65 +4872,89 @@ fn program_20_matches_dual_numbers_and_finite_differences() {
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_21<T: gradtape::Float>(x: &[T], s: T) -> T {
-    let mut a1 = (s - (T::from(-1.2).unwrap() / (T::from(1.5).unwrap() + s * s)));
-    let mut k2 = 0;
+    let mut b1 = x.to_vec();
+    let k2 = (x.iter().map(|v| s).sum::<T>()).atan2(
+        T::from(1.5).unwrap()
+            + ((b1[0]) * (b1[0]) + T::one()).ln() * ((b1[0]) * (b1[0]) + T::one()).ln(),
+    );
+    helper_smooth(&mut b1, k2);
+    let o3 = if (x[3] * T::from(-0.2).unwrap()).mul_add(x[0], (s + x[3]))
+        >= (s / (T::from(1.5).unwrap() + (x[1]) * (x[1])))
+    {
+        Some(b1.iter().fold(T::zero(), |acc, v| {
+            acc * T::from(-0.1).unwrap() + (T::from(-1.4).unwrap()).sin()
+        }))
+    } else {
+        None
+    };
+    let Some(v4) = o3 else {
+        return (b1.iter().zip(b1.iter()).map(|(a, b)| *a * *b).sum::<T>())
+            .tanh()
+            .exp();
+    };
+    let n5 = v4 * x[2];
+    let mut a6 = (n5 - x[0]);
+    let mut k7 = 0;
     loop {
-        a1 = a1 * T::from(0.5).unwrap() + (x[0]).tanh();
-        k2 += 1;
-        if k2 >= 1 {
+        a6 = a6 * T::from(0.5).unwrap() + (b1[0]).tanh();
+        k7 += 1;
+        if k7 >= 3 {
             break;
         }
     }
-    let n3 = (x[0]).tanh().exp();
-    let mut r6 = a1.powi(3);
-    let mut k5 = 0;
-    let n4 = loop {
-        r6 = (r6 * T::from(0.7).unwrap() + ((s * x[1]) * (a1 - x[2]))).sin();
-        k5 += 1;
-        if k5 == 4 {
-            break r6 * r6;
-        }
-    };
-    if ((x[3] / (T::from(1.5).unwrap() + (x[3]) * (x[3])))
-        * (x[3] / (T::from(1.5).unwrap() + (x[3]) * (x[3])))
-        + T::one())
-    .sqrt()
-        >= (T::from(1.2).unwrap() + s)
-    {
-        return s.min(x[0]);
+    let (mut p8, mut q9) = (x[3], (x[1]).hypot(T::one()));
+    let mut k10 = 0;
+    while k10 < 4 {
+        (q9, p8) = (
+            q9 - (p8 + (x[1]).atan()).sin() * T::from(0.2).unwrap(),
+            p8 + q9 * T::from(0.2).unwrap(),
+        );
+        k10 += 1;
     }
-    s.min(T::from(1.0).unwrap()) + n3 + n4
+    a6 + n5 + p8 + b1.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_21_f64(x: &[f64], s: f64) -> f64 {
-    let mut a1 = (s - ((-1.2_f64) / ((1.5_f64) + s * s)));
-    let mut k2 = 0;
+    let mut b1 = x.to_vec();
+    let k2 = (x.iter().map(|v| s).sum::<f64>())
+        .atan2((1.5_f64) + ((b1[0]) * (b1[0]) + 1.0).ln() * ((b1[0]) * (b1[0]) + 1.0).ln());
+    helper_smooth(&mut b1, k2);
+    let o3 = if (x[3] * (-0.2_f64)).mul_add(x[0], (s + x[3])) >= (s / ((1.5_f64) + (x[1]) * (x[1])))
+    {
+        Some(
+            b1.iter()
+                .fold(0.0, |acc, v| acc * (-0.1_f64) + (-1.4_f64).sin()),
+        )
+    } else {
+        None
+    };
+    let Some(v4) = o3 else {
+        return (b1.iter().zip(b1.iter()).map(|(a, b)| *a * *b).sum::<f64>())
+            .tanh()
+            .exp();
+    };
+    let n5 = v4 * x[2];
+    let mut a6 = (n5 - x[0]);
+    let mut k7 = 0;
     loop {
-        a1 = a1 * (0.5_f64) + (x[0]).tanh();
-        k2 += 1;
-        if k2 >= 1 {
+        a6 = a6 * (0.5_f64) + (b1[0]).tanh();
+        k7 += 1;
+        if k7 >= 3 {
             break;
         }
     }
-    let n3 = (x[0]).tanh().exp();
-    let mut r6 = a1.powi(3);
-    let mut k5 = 0;
-    let n4 = loop {
-        r6 = (r6 * (0.7_f64) + ((s * x[1]) * (a1 - x[2]))).sin();
-        k5 += 1;
-        if k5 == 4 {
-            break r6 * r6;
-        }
-    };
-    if ((x[3] / ((1.5_f64) + (x[3]) * (x[3]))) * (x[3] / ((1.5_f64) + (x[3]) * (x[3]))) + 1.0)
-        .sqrt()
-        >= ((1.2_f64) + s)
-    {
-        return s.min(x[0]);
+    let (mut p8, mut q9) = (x[3], (x[1]).hypot(1.0));
+    let mut k10 = 0;
+    while k10 < 4 {
+        (q9, p8) = (
+            q9 - (p8 + (x[1]).atan()).sin() * (0.2_f64),
+            p8 + q9 * (0.2_f64),
+        );
+        k10 += 1;
     }
-    s.min((1.0_f64)) + n3 + n4
+    a6 + n5 + p8 + b1.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -4954,34 +4968,46 @@ fn program_21_on_duals<
     x: &[T],
     s: T,
 ) -> T {
-    let mut a1 = (s - (T::from(-1.2).unwrap() / (T::from(1.5).unwrap() + s * s)));
-    let mut k2 = 0;
+    let mut b1 = x.to_vec();
+    let k2 = (x.iter().map(|v| s).sum::<T>()).atan2(
+        T::from(1.5).unwrap()
+            + ((b1[0]) * (b1[0]) + T::one()).ln() * ((b1[0]) * (b1[0]) + T::one()).ln(),
+    );
+    helper_smooth_on_duals(&mut b1, k2);
+    let o3 = if (x[3] * T::from(-0.2).unwrap()).mul_add(x[0], (s + x[3]))
+        >= (s / (T::from(1.5).unwrap() + (x[1]) * (x[1])))
+    {
+        Some(b1.iter().fold(T::zero(), |acc, v| {
+            acc * T::from(-0.1).unwrap() + (T::from(-1.4).unwrap()).sin()
+        }))
+    } else {
+        None
+    };
+    let Some(v4) = o3 else {
+        return (b1.iter().zip(b1.iter()).map(|(a, b)| *a * *b).sum::<T>())
+            .tanh()
+            .exp();
+    };
+    let n5 = v4 * x[2];
+    let mut a6 = (n5 - x[0]);
+    let mut k7 = 0;
     loop {
-        a1 = a1 * T::from(0.5).unwrap() + (x[0]).tanh();
-        k2 += 1;
-        if k2 >= 1 {
+        a6 = a6 * T::from(0.5).unwrap() + (b1[0]).tanh();
+        k7 += 1;
+        if k7 >= 3 {
             break;
         }
     }
-    let n3 = (x[0]).tanh().exp();
-    let mut r6 = a1.powi(3);
-    let mut k5 = 0;
-    let n4 = loop {
-        r6 = (r6 * T::from(0.7).unwrap() + ((s * x[1]) * (a1 - x[2]))).sin();
-        k5 += 1;
-        if k5 == 4 {
-            break r6 * r6;
-        }
-    };
-    if ((x[3] / (T::from(1.5).unwrap() + (x[3]) * (x[3])))
-        * (x[3] / (T::from(1.5).unwrap() + (x[3]) * (x[3])))
-        + T::one())
-    .sqrt()
-        >= (T::from(1.2).unwrap() + s)
-    {
-        return s.min(x[0]);
+    let (mut p8, mut q9) = (x[3], (x[1]).hypot(T::one()));
+    let mut k10 = 0;
+    while k10 < 4 {
+        (q9, p8) = (
+            q9 - (p8 + (x[1]).atan()).sin() * T::from(0.2).unwrap(),
+            p8 + q9 * T::from(0.2).unwrap(),
+        );
+        k10 += 1;
     }
-    s.min(T::from(1.0).unwrap()) + n3 + n4
+    a6 + n5 + p8 + b1.iter().copied().sum::<T>()
 }
 
 fn program_21_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
@@ -5054,51 +5080,65 @@ fn program_21_matches_dual_numbers_and_finite_differences() {
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_22<T: gradtape::Float>(x: &[T], s: T) -> T {
-    let n1 = if (x[3]).tanh().exp() <= (x[2]).tanh().exp() {
-        ((x[3] / (T::from(1.5).unwrap() + s * s)) / (T::from(1.5).unwrap() + (x[1]) * (x[1])))
-    } else {
-        ((T::from(0.8).unwrap()).sin() * (T::from(-0.1).unwrap()).sin())
+    let mut a1 = (x[3] - T::from(0.9).unwrap()).max((x[2]).tanh());
+    a1 = a1 * T::from(0.3).unwrap() + (T::min(a1, T::from(-1.1).unwrap())).hypot(T::one()).abs();
+    let n2 = match x.last() {
+        Some(v) => *v * (T::from(-0.1).unwrap() - s).abs(),
+        None => x[1],
     };
-    let mut a2 = x[0];
-    a2 -= s.cos();
-    for i in 0..4 {
-        let mut b3 = x.to_vec();
-        let k4 = T::from(-0.1).unwrap();
-        b3[i] += k4;
+    a1 = a1 * T::from(0.3).unwrap()
+        + (x.iter().rev().map(|v| *v).sum::<T>())
+            .max((x[1]).cos())
+            .min(
+                ((x[3]).hypot(T::one())
+                    / (T::from(1.5).unwrap()
+                        + (x[3]).atan2(T::from(1.5).unwrap() + (x[3]) * (x[3]))
+                            * (x[3]).atan2(T::from(1.5).unwrap() + (x[3]) * (x[3])))),
+            );
+    let mut k3 = 0;
+    loop {
+        a1 = a1 * T::from(0.5).unwrap()
+            + ((x[1]).atan2(T::from(1.5).unwrap() + (x[1]) * (x[1]))
+                / (T::from(1.5).unwrap() + (x[2] * x[2]) * (x[2] * x[2])))
+                .tanh();
+        k3 += 1;
+        if k3 >= 1 {
+            break;
+        }
     }
-    let f5 = move |v: T| ((s.hypot(T::one())) * (s.hypot(T::one())) + T::one()).ln() * a2;
-    let n6 = f5((x
-        .iter()
-        .enumerate()
-        .map(|(k, v)| *v * T::from(k + 1).unwrap())
-        .sum::<T>())
-    .cos());
-    (f5(x[3])).tanh() + n1 + n6
+    (((x[1]) * (x[1]) + T::one()).sqrt() + a1.hypot(T::one() + s * s)) + n2
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_22_f64(x: &[f64], s: f64) -> f64 {
-    let n1 = if (x[3]).tanh().exp() <= (x[2]).tanh().exp() {
-        ((x[3] / ((1.5_f64) + s * s)) / ((1.5_f64) + (x[1]) * (x[1])))
-    } else {
-        ((0.8_f64).sin() * (-0.1_f64).sin())
+    let mut a1 = (x[3] - (0.9_f64)).max((x[2]).tanh());
+    a1 = a1 * (0.3_f64) + (f64::min(a1, (-1.1_f64))).hypot(1.0).abs();
+    let n2 = match x.last() {
+        Some(v) => *v * ((-0.1_f64) - s).abs(),
+        None => x[1],
     };
-    let mut a2 = x[0];
-    a2 -= s.cos();
-    for i in 0..4 {
-        let mut b3 = x.to_vec();
-        let k4 = (-0.1_f64);
-        b3[i] += k4;
+    a1 = a1 * (0.3_f64)
+        + (x.iter().rev().map(|v| *v).sum::<f64>())
+            .max((x[1]).cos())
+            .min(
+                ((x[3]).hypot(1.0)
+                    / ((1.5_f64)
+                        + (x[3]).atan2((1.5_f64) + (x[3]) * (x[3]))
+                            * (x[3]).atan2((1.5_f64) + (x[3]) * (x[3])))),
+            );
+    let mut k3 = 0;
+    loop {
+        a1 = a1 * (0.5_f64)
+            + ((x[1]).atan2((1.5_f64) + (x[1]) * (x[1]))
+                / ((1.5_f64) + (x[2] * x[2]) * (x[2] * x[2])))
+                .tanh();
+        k3 += 1;
+        if k3 >= 1 {
+            break;
+        }
     }
-    let f5 = move |v: f64| ((s.hypot(1.0)) * (s.hypot(1.0)) + 1.0).ln() * a2;
-    let n6 = f5((x
-        .iter()
-        .enumerate()
-        .map(|(k, v)| *v * ((k + 1) as f64))
-        .sum::<f64>())
-    .cos());
-    (f5(x[3])).tanh() + n1 + n6
+    (((x[1]) * (x[1]) + 1.0).sqrt() + a1.hypot(1.0 + s * s)) + n2
 }
 
 #[allow(clippy::all, unused)]
@@ -5112,26 +5152,33 @@ fn program_22_on_duals<
     x: &[T],
     s: T,
 ) -> T {
-    let n1 = if (x[3]).tanh().exp() <= (x[2]).tanh().exp() {
-        ((x[3] / (T::from(1.5).unwrap() + s * s)) / (T::from(1.5).unwrap() + (x[1]) * (x[1])))
-    } else {
-        ((T::from(0.8).unwrap()).sin() * (T::from(-0.1).unwrap()).sin())
+    let mut a1 = (x[3] - T::from(0.9).unwrap()).max((x[2]).tanh());
+    a1 = a1 * T::from(0.3).unwrap() + (T::min(a1, T::from(-1.1).unwrap())).hypot(T::one()).abs();
+    let n2 = match x.last() {
+        Some(v) => *v * (T::from(-0.1).unwrap() - s).abs(),
+        None => x[1],
     };
-    let mut a2 = x[0];
-    a2 -= s.cos();
-    for i in 0..4 {
-        let mut b3 = x.to_vec();
-        let k4 = T::from(-0.1).unwrap();
-        b3[i] += k4;
+    a1 = a1 * T::from(0.3).unwrap()
+        + (x.iter().rev().map(|v| *v).sum::<T>())
+            .max((x[1]).cos())
+            .min(
+                ((x[3]).hypot(T::one())
+                    / (T::from(1.5).unwrap()
+                        + (x[3]).atan2(T::from(1.5).unwrap() + (x[3]) * (x[3]))
+                            * (x[3]).atan2(T::from(1.5).unwrap() + (x[3]) * (x[3])))),
+            );
+    let mut k3 = 0;
+    loop {
+        a1 = a1 * T::from(0.5).unwrap()
+            + ((x[1]).atan2(T::from(1.5).unwrap() + (x[1]) * (x[1]))
+                / (T::from(1.5).unwrap() + (x[2] * x[2]) * (x[2] * x[2])))
+                .tanh();
+        k3 += 1;
+        if k3 >= 1 {
+            break;
+        }
     }
-    let f5 = move |v: T| ((s.hypot(T::one())) * (s.hypot(T::one())) + T::one()).ln() * a2;
-    let n6 = f5((x
-        .iter()
-        .enumerate()
-        .map(|(k, v)| *v * T::from(k + 1).unwrap())
-        .sum::<T>())
-    .cos());
-    (f5(x[3])).tanh() + n1 + n6
+    (((x[1]) * (x[1]) + T::one()).sqrt() + a1.hypot(T::one() + s * s)) + n2
 }
 
 fn program_22_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
@@ -5204,80 +5251,98 @@ fn program_22_matches_dual_numbers_and_finite_differences() {
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_23<T: gradtape::Float>(#[differentiable] p: &Params<T>, x: &[T], s: T) -> T {
-    let n1 = (p.v.iter().zip(x.iter()).map(|(a, b)| *a * *b).sum::<T>()
-        * ((x
-            .iter()
-            .fold(T::zero(), |acc, v| acc * T::from(0.2).unwrap() + *v))
-            * (x.iter()
-                .fold(T::zero(), |acc, v| acc * T::from(0.2).unwrap() + *v))
-            + T::one())
-        .powf(x[3]));
-    let mut a2 = (x[3]).sin();
-    for (w, v) in p.w.iter().zip(p.v.iter()) {
-        a2 = a2 * T::from(-0.7).unwrap() + *w * (*v).sin();
+    let (mut p1, mut q2) = (
+        (p.v[3]).powi(3),
+        (s / (T::from(1.5).unwrap() + (T::from(-0.1).unwrap()) * (T::from(-0.1).unwrap()))),
+    );
+    let mut k3 = 0;
+    while k3 < 2 {
+        (q2, p1) = (
+            q2 - (p1 + (x[3]).min(T::from(1.4).unwrap())).sin() * T::from(0.1).unwrap(),
+            p1 + q2 * T::from(0.1).unwrap(),
+        );
+        k3 += 1;
     }
-    let mut p3 = s;
-    let mut q4 = p.w.iter().rev().map(|v| T::from(-1.5).unwrap()).sum::<T>();
-    for i in 0..4 {
-        q4 = q4 - (p3 + x[i]).sin() * T::from(0.5).unwrap();
-        p3 = p3 + q4 * T::from(0.5).unwrap();
+    let (mut p4, mut q5) = ((x[2]).powi(3), x.iter().step_by(2).map(|v| s).sum::<T>());
+    let mut k6 = 0;
+    while k6 < 4 {
+        (p4, q5) = (
+            p4 + q5 * T::from(0.2).unwrap(),
+            q5 - (p4 + ((x[2]) * (x[2]) + T::one()).sqrt()).sin() * T::from(0.2).unwrap(),
+        );
+        k6 += 1;
     }
-    let mut p5 = (T::from(-1.7).unwrap() - x[2]);
-    let mut q6 = x.iter().fold(T::zero(), |acc, v| {
-        acc * T::from(-0.1).unwrap() + T::from(0.6).unwrap()
-    });
-    for i in 0..4 {
-        q6 = q6 - (p5 + x[i]).sin() * T::from(0.4).unwrap();
-        p5 = p5 + q6 * T::from(0.4).unwrap();
-    }
-    let (n7, n8) = helper_pair(p3, n1);
-    let mut r11 = (p.b).tanh();
-    let mut k10 = 0;
-    let n9 = loop {
-        r11 = (r11 * T::from(0.7).unwrap() + s).sin();
-        k10 += 1;
-        if k10 == 3 {
-            break r11 * r11;
-        }
+    let n7 = if p4 < (x[3] - p.a) { p1 } else { p1 };
+    let n8 = if p.b <= s {
+        (x[0]).atan().sin()
+    } else {
+        (T::min(x[2], x[2])).tanh()
     };
-    ((s * s + T::one()).ln() * s.max(x[1])) + p.a + n1 + a2 + p3 + q4 + q6 + n7 + n8
+    let n9 = if n8 < (x[2]).mul_add(x[1], q2) {
+        x[1]
+    } else {
+        (x.iter()
+            .step_by(2)
+            .map(|v| T::from(0.1).unwrap())
+            .sum::<T>())
+        .atan()
+    };
+    let mut b10 = vec![T::zero(); 4];
+    for i in 0..4 {
+        b10[i] = (p.w.iter().fold(T::zero(), |acc, v| {
+            acc * T::from(0.0).unwrap() + T::from(0.1).unwrap()
+        }))
+        .cos();
+    }
+    for v in b10.iter_mut() {
+        *v = s;
+    }
+    p.w[1] + p.v[2] + q2 + q5 + n7 + n8 + n9 + b10.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_23_f64(#[differentiable] p: &Params<f64>, x: &[f64], s: f64) -> f64 {
-    let n1 = (p.v.iter().zip(x.iter()).map(|(a, b)| *a * *b).sum::<f64>()
-        * ((x.iter().fold(0.0, |acc, v| acc * (0.2_f64) + *v))
-            * (x.iter().fold(0.0, |acc, v| acc * (0.2_f64) + *v))
-            + 1.0)
-            .powf(x[3]));
-    let mut a2 = (x[3]).sin();
-    for (w, v) in p.w.iter().zip(p.v.iter()) {
-        a2 = a2 * (-0.7_f64) + *w * (*v).sin();
+    let (mut p1, mut q2) = (
+        (p.v[3]).powi(3),
+        (s / ((1.5_f64) + (-0.1_f64) * (-0.1_f64))),
+    );
+    let mut k3 = 0;
+    while k3 < 2 {
+        (q2, p1) = (
+            q2 - (p1 + (x[3]).min((1.4_f64))).sin() * (0.1_f64),
+            p1 + q2 * (0.1_f64),
+        );
+        k3 += 1;
     }
-    let mut p3 = s;
-    let mut q4 = p.w.iter().rev().map(|v| (-1.5_f64)).sum::<f64>();
-    for i in 0..4 {
-        q4 = q4 - (p3 + x[i]).sin() * (0.5_f64);
-        p3 = p3 + q4 * (0.5_f64);
+    let (mut p4, mut q5) = ((x[2]).powi(3), x.iter().step_by(2).map(|v| s).sum::<f64>());
+    let mut k6 = 0;
+    while k6 < 4 {
+        (p4, q5) = (
+            p4 + q5 * (0.2_f64),
+            q5 - (p4 + ((x[2]) * (x[2]) + 1.0).sqrt()).sin() * (0.2_f64),
+        );
+        k6 += 1;
     }
-    let mut p5 = ((-1.7_f64) - x[2]);
-    let mut q6 = x.iter().fold(0.0, |acc, v| acc * (-0.1_f64) + (0.6_f64));
-    for i in 0..4 {
-        q6 = q6 - (p5 + x[i]).sin() * (0.4_f64);
-        p5 = p5 + q6 * (0.4_f64);
-    }
-    let (n7, n8) = helper_pair(p3, n1);
-    let mut r11 = (p.b).tanh();
-    let mut k10 = 0;
-    let n9 = loop {
-        r11 = (r11 * (0.7_f64) + s).sin();
-        k10 += 1;
-        if k10 == 3 {
-            break r11 * r11;
-        }
+    let n7 = if p4 < (x[3] - p.a) { p1 } else { p1 };
+    let n8 = if p.b <= s {
+        (x[0]).atan().sin()
+    } else {
+        (f64::min(x[2], x[2])).tanh()
     };
-    ((s * s + 1.0).ln() * s.max(x[1])) + p.a + n1 + a2 + p3 + q4 + q6 + n7 + n8
+    let n9 = if n8 < (x[2]).mul_add(x[1], q2) {
+        x[1]
+    } else {
+        (x.iter().step_by(2).map(|v| (0.1_f64)).sum::<f64>()).atan()
+    };
+    let mut b10 = vec![0.0; 4];
+    for i in 0..4 {
+        b10[i] = (p.w.iter().fold(0.0, |acc, v| acc * (0.0_f64) + (0.1_f64))).cos();
+    }
+    for v in b10.iter_mut() {
+        *v = s;
+    }
+    p.w[1] + p.v[2] + q2 + q5 + n7 + n8 + n9 + b10.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -5292,43 +5357,53 @@ fn program_23_on_duals<
     x: &[T],
     s: T,
 ) -> T {
-    let n1 = (p.v.iter().zip(x.iter()).map(|(a, b)| *a * *b).sum::<T>()
-        * ((x
-            .iter()
-            .fold(T::zero(), |acc, v| acc * T::from(0.2).unwrap() + *v))
-            * (x.iter()
-                .fold(T::zero(), |acc, v| acc * T::from(0.2).unwrap() + *v))
-            + T::one())
-        .powf(x[3]));
-    let mut a2 = (x[3]).sin();
-    for (w, v) in p.w.iter().zip(p.v.iter()) {
-        a2 = a2 * T::from(-0.7).unwrap() + *w * (*v).sin();
+    let (mut p1, mut q2) = (
+        (p.v[3]).powi(3),
+        (s / (T::from(1.5).unwrap() + (T::from(-0.1).unwrap()) * (T::from(-0.1).unwrap()))),
+    );
+    let mut k3 = 0;
+    while k3 < 2 {
+        (q2, p1) = (
+            q2 - (p1 + (x[3]).min(T::from(1.4).unwrap())).sin() * T::from(0.1).unwrap(),
+            p1 + q2 * T::from(0.1).unwrap(),
+        );
+        k3 += 1;
     }
-    let mut p3 = s;
-    let mut q4 = p.w.iter().rev().map(|v| T::from(-1.5).unwrap()).sum::<T>();
-    for i in 0..4 {
-        q4 = q4 - (p3 + x[i]).sin() * T::from(0.5).unwrap();
-        p3 = p3 + q4 * T::from(0.5).unwrap();
+    let (mut p4, mut q5) = ((x[2]).powi(3), x.iter().step_by(2).map(|v| s).sum::<T>());
+    let mut k6 = 0;
+    while k6 < 4 {
+        (p4, q5) = (
+            p4 + q5 * T::from(0.2).unwrap(),
+            q5 - (p4 + ((x[2]) * (x[2]) + T::one()).sqrt()).sin() * T::from(0.2).unwrap(),
+        );
+        k6 += 1;
     }
-    let mut p5 = (T::from(-1.7).unwrap() - x[2]);
-    let mut q6 = x.iter().fold(T::zero(), |acc, v| {
-        acc * T::from(-0.1).unwrap() + T::from(0.6).unwrap()
-    });
-    for i in 0..4 {
-        q6 = q6 - (p5 + x[i]).sin() * T::from(0.4).unwrap();
-        p5 = p5 + q6 * T::from(0.4).unwrap();
-    }
-    let (n7, n8) = helper_pair_on_duals(p3, n1);
-    let mut r11 = (p.b).tanh();
-    let mut k10 = 0;
-    let n9 = loop {
-        r11 = (r11 * T::from(0.7).unwrap() + s).sin();
-        k10 += 1;
-        if k10 == 3 {
-            break r11 * r11;
-        }
+    let n7 = if p4 < (x[3] - p.a) { p1 } else { p1 };
+    let n8 = if p.b <= s {
+        (x[0]).atan().sin()
+    } else {
+        (T::min(x[2], x[2])).tanh()
     };
-    ((s * s + T::one()).ln() * s.max(x[1])) + p.a + n1 + a2 + p3 + q4 + q6 + n7 + n8
+    let n9 = if n8 < (x[2]).mul_add(x[1], q2) {
+        x[1]
+    } else {
+        (x.iter()
+            .step_by(2)
+            .map(|v| T::from(0.1).unwrap())
+            .sum::<T>())
+        .atan()
+    };
+    let mut b10 = vec![T::zero(); 4];
+    for i in 0..4 {
+        b10[i] = (p.w.iter().fold(T::zero(), |acc, v| {
+            acc * T::from(0.0).unwrap() + T::from(0.1).unwrap()
+        }))
+        .cos();
+    }
+    for v in b10.iter_mut() {
+        *v = s;
+    }
+    p.w[1] + p.v[2] + q2 + q5 + n7 + n8 + n9 + b10.iter().copied().sum::<T>()
 }
 
 fn program_23_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
@@ -5436,31 +5511,50 @@ fn program_24<T: gradtape::Float>(
     s: T,
     out: &mut [T],
 ) -> T {
-    for v in out.iter_mut() {
-        *v = (T::from(0.4).unwrap() + *v).tanh();
+    let k1 = x.iter().zip(out.iter()).map(|(a, b)| *a * *b).sum::<T>();
+    helper_smooth(&mut out[..], k1);
+    if T::from(1.8).unwrap() >= p.w[1] {
+        return ((out[2]).floor() + (out[3]));
     }
-    for v in out.iter_mut() {
-        *v = T::from(1.4).unwrap();
+    let mut a2 = (x[1] + p.a).atan();
+    let mut k3 = 0;
+    loop {
+        a2 = a2 * T::from(0.5).unwrap()
+            + ((x[0]).atan()
+                / (T::from(1.5).unwrap()
+                    + (T::from(0.1).unwrap()).mul_add(T::from(1.6).unwrap(), x[2])
+                        * (T::from(0.1).unwrap()).mul_add(T::from(1.6).unwrap(), x[2])))
+            .tanh();
+        k3 += 1;
+        if k3 >= 2 {
+            break;
+        }
     }
-    for (o, v) in out.iter_mut().zip(x.iter()) {
-        *o = (T::from(-1.4).unwrap() * s).sin() * T::from(0.7).unwrap() + (*v).sin();
-    }
-    s + p.w[0] + out.iter().copied().sum::<T>()
+    p.b + p.a + a2 + out.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_24_f64(#[differentiable] p: &Params<f64>, x: &[f64], s: f64, out: &mut [f64]) -> f64 {
-    for v in out.iter_mut() {
-        *v = ((0.4_f64) + *v).tanh();
+    let k1 = x.iter().zip(out.iter()).map(|(a, b)| *a * *b).sum::<f64>();
+    helper_smooth(&mut out[..], k1);
+    if (1.8_f64) >= p.w[1] {
+        return ((out[2]).floor() + (out[3]));
     }
-    for v in out.iter_mut() {
-        *v = (1.4_f64);
+    let mut a2 = (x[1] + p.a).atan();
+    let mut k3 = 0;
+    loop {
+        a2 = a2 * (0.5_f64)
+            + ((x[0]).atan()
+                / ((1.5_f64)
+                    + (0.1_f64).mul_add((1.6_f64), x[2]) * (0.1_f64).mul_add((1.6_f64), x[2])))
+            .tanh();
+        k3 += 1;
+        if k3 >= 2 {
+            break;
+        }
     }
-    for (o, v) in out.iter_mut().zip(x.iter()) {
-        *o = ((-1.4_f64) * s).sin() * (0.7_f64) + (*v).sin();
-    }
-    s + p.w[0] + out.iter().copied().sum::<f64>()
+    p.b + p.a + a2 + out.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -5476,16 +5570,26 @@ fn program_24_on_duals<
     s: T,
     out: &mut [T],
 ) -> T {
-    for v in out.iter_mut() {
-        *v = (T::from(0.4).unwrap() + *v).tanh();
+    let k1 = x.iter().zip(out.iter()).map(|(a, b)| *a * *b).sum::<T>();
+    helper_smooth_on_duals(&mut out[..], k1);
+    if T::from(1.8).unwrap() >= p.w[1] {
+        return ((out[2]).floor() + (out[3]));
     }
-    for v in out.iter_mut() {
-        *v = T::from(1.4).unwrap();
+    let mut a2 = (x[1] + p.a).atan();
+    let mut k3 = 0;
+    loop {
+        a2 = a2 * T::from(0.5).unwrap()
+            + ((x[0]).atan()
+                / (T::from(1.5).unwrap()
+                    + (T::from(0.1).unwrap()).mul_add(T::from(1.6).unwrap(), x[2])
+                        * (T::from(0.1).unwrap()).mul_add(T::from(1.6).unwrap(), x[2])))
+            .tanh();
+        k3 += 1;
+        if k3 >= 2 {
+            break;
+        }
     }
-    for (o, v) in out.iter_mut().zip(x.iter()) {
-        *o = (T::from(-1.4).unwrap() * s).sin() * T::from(0.7).unwrap() + (*v).sin();
-    }
-    s + p.w[0] + out.iter().copied().sum::<T>()
+    p.b + p.a + a2 + out.iter().copied().sum::<T>()
 }
 
 fn program_24_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
@@ -5645,78 +5749,91 @@ fn program_25<T: gradtape::Float>(
     s: T,
     out: &mut [T],
 ) -> T {
-    let mut a1 = p.b;
-    a1 = a1 * T::from(-0.9).unwrap() + (p.b).tanh();
+    for i in (0..4).rev() {
+        let (mut p1, mut q2) = ((T::from(1.9).unwrap()).cos(), (x[3] - x[(i + 2) % 4]));
+        let mut k3 = 0;
+        while k3 < 4 {
+            (p1, q2) = (
+                p1 + q2 * T::from(0.4).unwrap(),
+                q2 - (p1 + (p.b).sin()).sin() * T::from(0.4).unwrap(),
+            );
+            k3 += 1;
+        }
+        let n4 = helper_power((out[2]).hypot(T::one()).max((out[3] * x[2])), 3);
+        if let Some(v) = out.get(i + 1) {
+            q2 = q2 * T::from(-0.5).unwrap() + (*v).sin();
+        } else {
+            q2 = q2 - ((x[(i + 2) % 4]) * (x[(i + 2) % 4]) + T::one()).sqrt();
+        }
+    }
+    let mut p5 = (out[3]).max(p.b);
+    let mut q6 = s.sin();
     for i in 0..4 {
-        for i in 1..4 {
-            out[i] = out[i - 1] * T::from(-0.9).unwrap() + out[i].tanh();
-        }
-        match i {
-            k if k % 2 == 0 => {
-                a1 = a1 * T::from(0.5).unwrap() + (p.b).max(s);
+        q6 = q6 - (p5 + x[i]).sin() * T::from(0.1).unwrap();
+        p5 = p5 + q6 * T::from(0.1).unwrap();
+    }
+    out[3] = ((x
+        .windows(2)
+        .map(|w| (w[1] - w[0]) * T::from(0.4).unwrap())
+        .sum::<T>())
+    .hypot(T::one())
+        + q6);
+    'outer: for i in 0..4 {
+        for j in 0..4 {
+            if (q6 + q6).cos() > ((T::from(-2.0).unwrap()).signum() * (out[(j + 2) % 4])) {
+                break 'outer;
             }
-            _ => {
-                a1 = a1 - (x.iter().map(|v| s).sum::<T>()).hypot(T::one());
-            }
+            p5 = (p5
+                + (out[(j + 1) % 4] / (T::from(1.5).unwrap() + (x[2]) * (x[2]))).tanh() * x[i])
+                .tanh();
         }
     }
-    if p.b >= out.iter().zip(out.iter()).map(|(a, b)| *a * *b).sum::<T>() {
-        a1 = (x[0]).tanh();
-    } else {
-        a1 = a1 - x[2];
-    }
-    let (n2, n3) = helper_pair(
-        ((out[3]) * (out[3]) + T::one()).ln(),
-        (a1 / (T::from(1.5).unwrap() + (p.v[3]) * (p.v[3])))
-            .mul_add((x[0] - T::from(0.9).unwrap()), s.powi(3)),
-    );
-    a1 += (x[0]).min(x[3]).abs();
-    a1 *= T::from(-1.0).unwrap();
-    for v in out.iter_mut() {
-        *v = ((s / (T::from(1.5).unwrap() + (*v) * (*v))) + (T::from(0.9).unwrap()).powi(2));
-    }
-    (x[0]).hypot(T::one()).atan() + p.a + n2 + out.iter().copied().sum::<T>()
+    out[0] = s;
+    let (n7, n8) = ((p5.tanh().exp()).max(p5), (T::max(s, s) - T::min(s, q6)));
+    p.w[1] + p.a + n8 + out.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_25_f64(#[differentiable] p: &Params<f64>, x: &[f64], s: f64, out: &mut [f64]) -> f64 {
-    let mut a1 = p.b;
-    a1 = a1 * (-0.9_f64) + (p.b).tanh();
+    for i in (0..4).rev() {
+        let (mut p1, mut q2) = ((1.9_f64).cos(), (x[3] - x[(i + 2) % 4]));
+        let mut k3 = 0;
+        while k3 < 4 {
+            (p1, q2) = (
+                p1 + q2 * (0.4_f64),
+                q2 - (p1 + (p.b).sin()).sin() * (0.4_f64),
+            );
+            k3 += 1;
+        }
+        let n4 = helper_power((out[2]).hypot(1.0).max((out[3] * x[2])), 3);
+        if let Some(v) = out.get(i + 1) {
+            q2 = q2 * (-0.5_f64) + (*v).sin();
+        } else {
+            q2 = q2 - ((x[(i + 2) % 4]) * (x[(i + 2) % 4]) + 1.0).sqrt();
+        }
+    }
+    let mut p5 = (out[3]).max(p.b);
+    let mut q6 = s.sin();
     for i in 0..4 {
-        for i in 1..4 {
-            out[i] = out[i - 1] * (-0.9_f64) + out[i].tanh();
-        }
-        match i {
-            k if k % 2 == 0 => {
-                a1 = a1 * (0.5_f64) + (p.b).max(s);
+        q6 = q6 - (p5 + x[i]).sin() * (0.1_f64);
+        p5 = p5 + q6 * (0.1_f64);
+    }
+    out[3] = ((x.windows(2).map(|w| (w[1] - w[0]) * (0.4_f64)).sum::<f64>()).hypot(1.0) + q6);
+    'outer: for i in 0..4 {
+        for j in 0..4 {
+            if (q6 + q6).cos() > ((-2.0_f64).signum() * (out[(j + 2) % 4])) {
+                break 'outer;
             }
-            _ => {
-                a1 = a1 - (x.iter().map(|v| s).sum::<f64>()).hypot(1.0);
-            }
+            p5 = (p5 + (out[(j + 1) % 4] / ((1.5_f64) + (x[2]) * (x[2]))).tanh() * x[i]).tanh();
         }
     }
-    if p.b
-        >= out
-            .iter()
-            .zip(out.iter())
-            .map(|(a, b)| *a * *b)
-            .sum::<f64>()
-    {
-        a1 = (x[0]).tanh();
-    } else {
-        a1 = a1 - x[2];
-    }
-    let (n2, n3) = helper_pair(
-        ((out[3]) * (out[3]) + 1.0).ln(),
-        (a1 / ((1.5_f64) + (p.v[3]) * (p.v[3]))).mul_add((x[0] - (0.9_f64)), s.powi(3)),
+    out[0] = s;
+    let (n7, n8) = (
+        (p5.tanh().exp()).max(p5),
+        (f64::max(s, s) - f64::min(s, q6)),
     );
-    a1 += (x[0]).min(x[3]).abs();
-    a1 *= (-1.0_f64);
-    for v in out.iter_mut() {
-        *v = ((s / ((1.5_f64) + (*v) * (*v))) + (0.9_f64).powi(2));
-    }
-    (x[0]).hypot(1.0).atan() + p.a + n2 + out.iter().copied().sum::<f64>()
+    p.w[1] + p.a + n8 + out.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -5732,37 +5849,48 @@ fn program_25_on_duals<
     s: T,
     out: &mut [T],
 ) -> T {
-    let mut a1 = p.b;
-    a1 = a1 * T::from(-0.9).unwrap() + (p.b).tanh();
+    for i in (0..4).rev() {
+        let (mut p1, mut q2) = ((T::from(1.9).unwrap()).cos(), (x[3] - x[(i + 2) % 4]));
+        let mut k3 = 0;
+        while k3 < 4 {
+            (p1, q2) = (
+                p1 + q2 * T::from(0.4).unwrap(),
+                q2 - (p1 + (p.b).sin()).sin() * T::from(0.4).unwrap(),
+            );
+            k3 += 1;
+        }
+        let n4 = helper_power_on_duals((out[2]).hypot(T::one()).max((out[3] * x[2])), 3);
+        if let Some(v) = out.get(i + 1) {
+            q2 = q2 * T::from(-0.5).unwrap() + (*v).sin();
+        } else {
+            q2 = q2 - ((x[(i + 2) % 4]) * (x[(i + 2) % 4]) + T::one()).sqrt();
+        }
+    }
+    let mut p5 = (out[3]).max(p.b);
+    let mut q6 = s.sin();
     for i in 0..4 {
-        for i in 1..4 {
-            out[i] = out[i - 1] * T::from(-0.9).unwrap() + out[i].tanh();
-        }
-        match i {
-            k if k % 2 == 0 => {
-                a1 = a1 * T::from(0.5).unwrap() + (p.b).max(s);
+        q6 = q6 - (p5 + x[i]).sin() * T::from(0.1).unwrap();
+        p5 = p5 + q6 * T::from(0.1).unwrap();
+    }
+    out[3] = ((x
+        .windows(2)
+        .map(|w| (w[1] - w[0]) * T::from(0.4).unwrap())
+        .sum::<T>())
+    .hypot(T::one())
+        + q6);
+    'outer: for i in 0..4 {
+        for j in 0..4 {
+            if (q6 + q6).cos() > ((T::from(-2.0).unwrap()).signum() * (out[(j + 2) % 4])) {
+                break 'outer;
             }
-            _ => {
-                a1 = a1 - (x.iter().map(|v| s).sum::<T>()).hypot(T::one());
-            }
+            p5 = (p5
+                + (out[(j + 1) % 4] / (T::from(1.5).unwrap() + (x[2]) * (x[2]))).tanh() * x[i])
+                .tanh();
         }
     }
-    if p.b >= out.iter().zip(out.iter()).map(|(a, b)| *a * *b).sum::<T>() {
-        a1 = (x[0]).tanh();
-    } else {
-        a1 = a1 - x[2];
-    }
-    let (n2, n3) = helper_pair_on_duals(
-        ((out[3]) * (out[3]) + T::one()).ln(),
-        (a1 / (T::from(1.5).unwrap() + (p.v[3]) * (p.v[3])))
-            .mul_add((x[0] - T::from(0.9).unwrap()), s.powi(3)),
-    );
-    a1 += (x[0]).min(x[3]).abs();
-    a1 *= T::from(-1.0).unwrap();
-    for v in out.iter_mut() {
-        *v = ((s / (T::from(1.5).unwrap() + (*v) * (*v))) + (T::from(0.9).unwrap()).powi(2));
-    }
-    (x[0]).hypot(T::one()).atan() + p.a + n2 + out.iter().copied().sum::<T>()
+    out[0] = s;
+    let (n7, n8) = ((p5.tanh().exp()).max(p5), (T::max(s, s) - T::min(s, q6)));
+    p.w[1] + p.a + n8 + out.iter().copied().sum::<T>()
 }
 
 fn program_25_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
@@ -5917,72 +6045,87 @@ fn program_25_matches_dual_numbers_and_finite_differences() {
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_26<T: gradtape::Float>(x: &[T], s: T) -> T {
-    let n1 = helper_soft(s, (x[0]).tanh().exp().sin());
-    let mut b2 = x.to_vec();
-    let k3 = T::from(0.7).unwrap();
-    helper_smooth(&mut b2, k3);
-    let n4 = helper_power(
-        b2.windows(2)
-            .map(|w| (w[1] - w[0]) * T::from(-1.5).unwrap())
-            .sum::<T>(),
-        3,
-    );
-    let mut a5 = x[1];
-    for pair in b2.chunks(2) {
-        a5 = a5 * T::from(-1.0).unwrap() + pair[0] * pair[1].tanh();
+    let n1 = match x.last() {
+        Some(v) => *v * x[0],
+        None => (T::from(0.7).unwrap()).powi(2),
+    };
+    let mut p2 = s;
+    let mut q3 = T::from(-1.5).unwrap();
+    for i in 0..4 {
+        q3 = q3 - (p2 + x[i]).sin() * T::from(0.1).unwrap();
+        p2 = p2 + q3 * T::from(0.1).unwrap();
     }
-    let n6 = helper_soft(
-        b2[0],
-        (x[2]).sin().mul_add(
-            T::from(-1.9).unwrap(),
-            (T::from(-1.0).unwrap()).hypot(T::one()),
-        ),
-    );
-    a5 += (s + n6).tanh();
-    for v in b2.iter_mut() {
-        *v = *v;
+    let mut p4 = x[1];
+    let mut q5 = x
+        .iter()
+        .fold(T::zero(), |acc, v| acc * T::from(0.8).unwrap() + s);
+    for i in 0..4 {
+        q5 = q5 - (p4 + x[i]).sin() * T::from(0.5).unwrap();
+        p4 = p4 + q5 * T::from(0.5).unwrap();
     }
-    (b2.windows(2)
-        .map(|w| (w[1] - w[0]) * T::from(-1.1).unwrap())
-        .sum::<T>())
-    .mul_add((T::from(0.1).unwrap()).abs(), s.tanh())
-        + n4
-        + n6
-        + b2.iter().copied().sum::<T>()
+    let (n6, n7) = helper_pair(
+        (x[1] / (T::from(1.5).unwrap() + (x[0]) * (x[0])))
+            .clamp(T::from(-0.8).unwrap(), T::from(0.9).unwrap()),
+        (x[2]).max(s).cos(),
+    );
+    let (mut p8, mut q9) = ((p2.signum() * (x[3])), n1.max(x[2]));
+    let mut k10 = 0;
+    while k10 < 4 {
+        (p8, q9) = (
+            p8 + q9 * T::from(0.3).unwrap(),
+            q9 - (p8 + x[2]).sin() * T::from(0.3).unwrap(),
+        );
+        k10 += 1;
+    }
+    let mut b11 = x.to_vec();
+    for i in 1..4 {
+        b11[i] = b11[i - 1] * T::from(-0.6).unwrap() + b11[i].tanh();
+    }
+    let k12 = (x[0]).atan2(T::from(1.5).unwrap() + s * s).atan2(
+        T::from(1.5).unwrap() + (T::from(-1.5).unwrap()).powi(3) * (T::from(-1.5).unwrap()).powi(3),
+    );
+    b11[0] += k12;
+    (s.min(s) - x[3]) + p2 + q5 + n6 + n7 + b11.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_26_f64(x: &[f64], s: f64) -> f64 {
-    let n1 = helper_soft(s, (x[0]).tanh().exp().sin());
-    let mut b2 = x.to_vec();
-    let k3 = (0.7_f64);
-    helper_smooth(&mut b2, k3);
-    let n4 = helper_power(
-        b2.windows(2)
-            .map(|w| (w[1] - w[0]) * (-1.5_f64))
-            .sum::<f64>(),
-        3,
-    );
-    let mut a5 = x[1];
-    for pair in b2.chunks(2) {
-        a5 = a5 * (-1.0_f64) + pair[0] * pair[1].tanh();
+    let n1 = match x.last() {
+        Some(v) => *v * x[0],
+        None => (0.7_f64).powi(2),
+    };
+    let mut p2 = s;
+    let mut q3 = (-1.5_f64);
+    for i in 0..4 {
+        q3 = q3 - (p2 + x[i]).sin() * (0.1_f64);
+        p2 = p2 + q3 * (0.1_f64);
     }
-    let n6 = helper_soft(
-        b2[0],
-        (x[2]).sin().mul_add((-1.9_f64), (-1.0_f64).hypot(1.0)),
-    );
-    a5 += (s + n6).tanh();
-    for v in b2.iter_mut() {
-        *v = *v;
+    let mut p4 = x[1];
+    let mut q5 = x.iter().fold(0.0, |acc, v| acc * (0.8_f64) + s);
+    for i in 0..4 {
+        q5 = q5 - (p4 + x[i]).sin() * (0.5_f64);
+        p4 = p4 + q5 * (0.5_f64);
     }
-    (b2.windows(2)
-        .map(|w| (w[1] - w[0]) * (-1.1_f64))
-        .sum::<f64>())
-    .mul_add((0.1_f64).abs(), s.tanh())
-        + n4
-        + n6
-        + b2.iter().copied().sum::<f64>()
+    let (n6, n7) = helper_pair(
+        (x[1] / ((1.5_f64) + (x[0]) * (x[0]))).clamp((-0.8_f64), (0.9_f64)),
+        (x[2]).max(s).cos(),
+    );
+    let (mut p8, mut q9) = ((p2.signum() * (x[3])), n1.max(x[2]));
+    let mut k10 = 0;
+    while k10 < 4 {
+        (p8, q9) = (p8 + q9 * (0.3_f64), q9 - (p8 + x[2]).sin() * (0.3_f64));
+        k10 += 1;
+    }
+    let mut b11 = x.to_vec();
+    for i in 1..4 {
+        b11[i] = b11[i - 1] * (-0.6_f64) + b11[i].tanh();
+    }
+    let k12 = (x[0])
+        .atan2((1.5_f64) + s * s)
+        .atan2((1.5_f64) + (-1.5_f64).powi(3) * (-1.5_f64).powi(3));
+    b11[0] += k12;
+    (s.min(s) - x[3]) + p2 + q5 + n6 + n7 + b11.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -5996,38 +6139,47 @@ fn program_26_on_duals<
     x: &[T],
     s: T,
 ) -> T {
-    let n1 = helper_soft_on_duals(s, (x[0]).tanh().exp().sin());
-    let mut b2 = x.to_vec();
-    let k3 = T::from(0.7).unwrap();
-    helper_smooth_on_duals(&mut b2, k3);
-    let n4 = helper_power_on_duals(
-        b2.windows(2)
-            .map(|w| (w[1] - w[0]) * T::from(-1.5).unwrap())
-            .sum::<T>(),
-        3,
-    );
-    let mut a5 = x[1];
-    for pair in b2.chunks(2) {
-        a5 = a5 * T::from(-1.0).unwrap() + pair[0] * pair[1].tanh();
+    let n1 = match x.last() {
+        Some(v) => *v * x[0],
+        None => (T::from(0.7).unwrap()).powi(2),
+    };
+    let mut p2 = s;
+    let mut q3 = T::from(-1.5).unwrap();
+    for i in 0..4 {
+        q3 = q3 - (p2 + x[i]).sin() * T::from(0.1).unwrap();
+        p2 = p2 + q3 * T::from(0.1).unwrap();
     }
-    let n6 = helper_soft_on_duals(
-        b2[0],
-        (x[2]).sin().mul_add(
-            T::from(-1.9).unwrap(),
-            (T::from(-1.0).unwrap()).hypot(T::one()),
-        ),
-    );
-    a5 += (s + n6).tanh();
-    for v in b2.iter_mut() {
-        *v = *v;
+    let mut p4 = x[1];
+    let mut q5 = x
+        .iter()
+        .fold(T::zero(), |acc, v| acc * T::from(0.8).unwrap() + s);
+    for i in 0..4 {
+        q5 = q5 - (p4 + x[i]).sin() * T::from(0.5).unwrap();
+        p4 = p4 + q5 * T::from(0.5).unwrap();
     }
-    (b2.windows(2)
-        .map(|w| (w[1] - w[0]) * T::from(-1.1).unwrap())
-        .sum::<T>())
-    .mul_add((T::from(0.1).unwrap()).abs(), s.tanh())
-        + n4
-        + n6
-        + b2.iter().copied().sum::<T>()
+    let (n6, n7) = helper_pair_on_duals(
+        (x[1] / (T::from(1.5).unwrap() + (x[0]) * (x[0])))
+            .clamp(T::from(-0.8).unwrap(), T::from(0.9).unwrap()),
+        (x[2]).max(s).cos(),
+    );
+    let (mut p8, mut q9) = ((p2.signum() * (x[3])), n1.max(x[2]));
+    let mut k10 = 0;
+    while k10 < 4 {
+        (p8, q9) = (
+            p8 + q9 * T::from(0.3).unwrap(),
+            q9 - (p8 + x[2]).sin() * T::from(0.3).unwrap(),
+        );
+        k10 += 1;
+    }
+    let mut b11 = x.to_vec();
+    for i in 1..4 {
+        b11[i] = b11[i - 1] * T::from(-0.6).unwrap() + b11[i].tanh();
+    }
+    let k12 = (x[0]).atan2(T::from(1.5).unwrap() + s * s).atan2(
+        T::from(1.5).unwrap() + (T::from(-1.5).unwrap()).powi(3) * (T::from(-1.5).unwrap()).powi(3),
+    );
+    b11[0] += k12;
+    (s.min(s) - x[3]) + p2 + q5 + n6 + n7 + b11.iter().copied().sum::<T>()
 }
 
 fn program_26_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
@@ -6100,60 +6252,47 @@ fn program_26_matches_dual_numbers_and_finite_differences() {
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_27<T: gradtape::Float>(#[differentiable] p: &Params<T>, x: &[T], s: T) -> T {
-    let n3 = (x[0] + x[1]);
+    if ((x[0]).atan() * x[2]) > (p.w[2] * s) {
+        return ((p.v[1]).powi(3)
+            * (x[0]).atan2(
+                T::from(1.5).unwrap() + (T::from(-1.2).unwrap()) * (T::from(-1.2).unwrap()),
+            ));
+    }
+    let n3 = (T::from(-0.5).unwrap() + s);
     let f1 = |u: T, w: T| (u * n3 - w).tanh();
     let f2 = |u: T| f1(u, u * u) + n3;
     let n4 = f1(
-        ((p.w[2]).mul_add(x[3], s) * ((p.b) * (p.b) + T::one()).ln()),
-        (p.b * p.a).cos(),
-    ) + f2((p.b * p.a).cos());
-    let mut m5 = x[0];
-    let mut t6 = T::zero();
-    for i in 1..4 {
-        m5 = m5.max(x[i]);
-        t6 = t6 + (x[i] - m5).exp();
-    }
-    let n7 = helper_soft(
-        (x[2]).tanh().exp(),
-        (T::from(-0.5).unwrap()).hypot(T::one()),
+        (x[0])
+            .hypot(T::one() + (T::from(-2.0).unwrap()) * (T::from(-2.0).unwrap()))
+            .hypot(T::one()),
+        ((T::min(x[2], s)) * (T::min(x[2], s)) + T::one()).sqrt(),
+    ) + f2(((T::min(x[2], s)) * (T::min(x[2], s)) + T::one()).sqrt());
+    let n5 = helper_power(
+        ((p.a).powi(2) / (T::from(1.5).unwrap() + (n4.cos()) * (n4.cos()))),
+        4,
     );
-    p.w.iter()
-        .map(|v| ((T::from(1.2).unwrap()) * (T::from(1.2).unwrap()) + T::one()).sqrt())
-        .sum::<T>()
-        + p.v[1]
+    s.mul_add(
+        x[3],
+        (T::from(-2.0).unwrap()).hypot(T::one() + (p.b) * (p.b)),
+    ) + p.w[2]
         + n3
-        + n4
-        + m5
-        + t6
-        + n7
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_27_f64(#[differentiable] p: &Params<f64>, x: &[f64], s: f64) -> f64 {
-    let n3 = (x[0] + x[1]);
+    if ((x[0]).atan() * x[2]) > (p.w[2] * s) {
+        return ((p.v[1]).powi(3) * (x[0]).atan2((1.5_f64) + (-1.2_f64) * (-1.2_f64)));
+    }
+    let n3 = ((-0.5_f64) + s);
     let f1 = |u: f64, w: f64| (u * n3 - w).tanh();
     let f2 = |u: f64| f1(u, u * u) + n3;
     let n4 = f1(
-        ((p.w[2]).mul_add(x[3], s) * ((p.b) * (p.b) + 1.0).ln()),
-        (p.b * p.a).cos(),
-    ) + f2((p.b * p.a).cos());
-    let mut m5 = x[0];
-    let mut t6 = 0.0;
-    for i in 1..4 {
-        m5 = m5.max(x[i]);
-        t6 = t6 + (x[i] - m5).exp();
-    }
-    let n7 = helper_soft((x[2]).tanh().exp(), (-0.5_f64).hypot(1.0));
-    p.w.iter()
-        .map(|v| ((1.2_f64) * (1.2_f64) + 1.0).sqrt())
-        .sum::<f64>()
-        + p.v[1]
-        + n3
-        + n4
-        + m5
-        + t6
-        + n7
+        (x[0]).hypot(1.0 + (-2.0_f64) * (-2.0_f64)).hypot(1.0),
+        ((f64::min(x[2], s)) * (f64::min(x[2], s)) + 1.0).sqrt(),
+    ) + f2(((f64::min(x[2], s)) * (f64::min(x[2], s)) + 1.0).sqrt());
+    let n5 = helper_power(((p.a).powi(2) / ((1.5_f64) + (n4.cos()) * (n4.cos()))), 4);
+    s.mul_add(x[3], (-2.0_f64).hypot(1.0 + (p.b) * (p.b))) + p.w[2] + n3
 }
 
 #[allow(clippy::all, unused)]
@@ -6168,32 +6307,30 @@ fn program_27_on_duals<
     x: &[T],
     s: T,
 ) -> T {
-    let n3 = (x[0] + x[1]);
+    if ((x[0]).atan() * x[2]) > (p.w[2] * s) {
+        return ((p.v[1]).powi(3)
+            * (x[0]).atan2(
+                T::from(1.5).unwrap() + (T::from(-1.2).unwrap()) * (T::from(-1.2).unwrap()),
+            ));
+    }
+    let n3 = (T::from(-0.5).unwrap() + s);
     let f1 = |u: T, w: T| (u * n3 - w).tanh();
     let f2 = |u: T| f1(u, u * u) + n3;
     let n4 = f1(
-        ((p.w[2]).mul_add(x[3], s) * ((p.b) * (p.b) + T::one()).ln()),
-        (p.b * p.a).cos(),
-    ) + f2((p.b * p.a).cos());
-    let mut m5 = x[0];
-    let mut t6 = T::zero();
-    for i in 1..4 {
-        m5 = m5.max(x[i]);
-        t6 = t6 + (x[i] - m5).exp();
-    }
-    let n7 = helper_soft_on_duals(
-        (x[2]).tanh().exp(),
-        (T::from(-0.5).unwrap()).hypot(T::one()),
+        (x[0])
+            .hypot(T::one() + (T::from(-2.0).unwrap()) * (T::from(-2.0).unwrap()))
+            .hypot(T::one()),
+        ((T::min(x[2], s)) * (T::min(x[2], s)) + T::one()).sqrt(),
+    ) + f2(((T::min(x[2], s)) * (T::min(x[2], s)) + T::one()).sqrt());
+    let n5 = helper_power_on_duals(
+        ((p.a).powi(2) / (T::from(1.5).unwrap() + (n4.cos()) * (n4.cos()))),
+        4,
     );
-    p.w.iter()
-        .map(|v| ((T::from(1.2).unwrap()) * (T::from(1.2).unwrap()) + T::one()).sqrt())
-        .sum::<T>()
-        + p.v[1]
+    s.mul_add(
+        x[3],
+        (T::from(-2.0).unwrap()).hypot(T::one() + (p.b) * (p.b)),
+    ) + p.w[2]
         + n3
-        + n4
-        + m5
-        + t6
-        + n7
 }
 
 fn program_27_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
@@ -6296,47 +6433,80 @@ fn program_27_matches_dual_numbers_and_finite_differences() {
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_28<T: gradtape::Float>(#[differentiable] p: &Params<T>, x: &[T], s: T) -> T {
-    let mut b1 = x.to_vec();
-    for i in 1..4 {
-        b1[i] = b1[i - 1] * T::from(-0.9).unwrap() + b1[i].tanh();
-    }
-    let k2 = x[2];
-    b1[0] += k2;
-    let mut a3 = ((x[3]).mul_add(x[2], x[1]) * (x[3]).mul_add(x[2], x[1]) + T::one()).ln();
-    a3 -= (x[0]).min((p.a).mul_add(a3, x[2]));
-    a3 *= T::from(-0.7).unwrap();
-    for i in (0..4).rev() {
-        for v in b1.iter_mut() {
-            *v = *v;
+    let f1 = move |v: T| (T::from(0.0).unwrap()).max(T::from(-1.4).unwrap()).tanh();
+    let n2 = f1((p.a * x[3]).clamp(T::from(-0.8).unwrap(), T::from(0.9).unwrap()));
+    let mut a3 = x[1];
+    a3 = a3 * T::from(0.2).unwrap() + p.b;
+    let mut r6 = (x[0] - a3);
+    let mut k5 = 0;
+    let n4 = loop {
+        r6 = (r6 * T::from(0.7).unwrap()
+            + (T::from(-0.1).unwrap() / (T::from(1.5).unwrap() + (x[0]) * (x[0]))))
+            .sin();
+        k5 += 1;
+        if k5 == 4 {
+            break r6 * r6;
         }
-    }
+    };
+    let mut b7 = x.to_vec();
     for i in 1..4 {
-        b1[i] = b1[i - 1] * T::from(-0.7).unwrap() + b1[i].tanh();
+        b7[i] = b7[i - 1] * T::from(-0.2).unwrap() + b7[i].tanh();
     }
-    x[2] + p.b + b1.iter().copied().sum::<T>()
+    if (x
+        .iter()
+        .enumerate()
+        .map(|(k, v)| *v * T::from(k + 1).unwrap())
+        .sum::<T>())
+    .mul_add((b7[3]).sin(), s.sin())
+        <= ((T::from(-1.5).unwrap()) * (T::from(-1.5).unwrap()) + T::one()).sqrt()
+    {
+        return ((x[2]) * (x[2]) + T::one()).ln();
+    }
+    ((s.signum() * (x[3]))
+        / (T::from(1.5).unwrap()
+            + (b7.iter().map(|v| *v).sum::<T>()) * (b7.iter().map(|v| *v).sum::<T>())))
+        + p.b
+        + a3
+        + n4
+        + b7.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_28_f64(#[differentiable] p: &Params<f64>, x: &[f64], s: f64) -> f64 {
-    let mut b1 = x.to_vec();
-    for i in 1..4 {
-        b1[i] = b1[i - 1] * (-0.9_f64) + b1[i].tanh();
-    }
-    let k2 = x[2];
-    b1[0] += k2;
-    let mut a3 = ((x[3]).mul_add(x[2], x[1]) * (x[3]).mul_add(x[2], x[1]) + 1.0).ln();
-    a3 -= (x[0]).min((p.a).mul_add(a3, x[2]));
-    a3 *= (-0.7_f64);
-    for i in (0..4).rev() {
-        for v in b1.iter_mut() {
-            *v = *v;
+    let f1 = move |v: f64| (0.0_f64).max((-1.4_f64)).tanh();
+    let n2 = f1((p.a * x[3]).clamp((-0.8_f64), (0.9_f64)));
+    let mut a3 = x[1];
+    a3 = a3 * (0.2_f64) + p.b;
+    let mut r6 = (x[0] - a3);
+    let mut k5 = 0;
+    let n4 = loop {
+        r6 = (r6 * (0.7_f64) + ((-0.1_f64) / ((1.5_f64) + (x[0]) * (x[0])))).sin();
+        k5 += 1;
+        if k5 == 4 {
+            break r6 * r6;
         }
-    }
+    };
+    let mut b7 = x.to_vec();
     for i in 1..4 {
-        b1[i] = b1[i - 1] * (-0.7_f64) + b1[i].tanh();
+        b7[i] = b7[i - 1] * (-0.2_f64) + b7[i].tanh();
     }
-    x[2] + p.b + b1.iter().copied().sum::<f64>()
+    if (x
+        .iter()
+        .enumerate()
+        .map(|(k, v)| *v * ((k + 1) as f64))
+        .sum::<f64>())
+    .mul_add((b7[3]).sin(), s.sin())
+        <= ((-1.5_f64) * (-1.5_f64) + 1.0).sqrt()
+    {
+        return ((x[2]) * (x[2]) + 1.0).ln();
+    }
+    ((s.signum() * (x[3]))
+        / ((1.5_f64) + (b7.iter().map(|v| *v).sum::<f64>()) * (b7.iter().map(|v| *v).sum::<f64>())))
+        + p.b
+        + a3
+        + n4
+        + b7.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -6351,24 +6521,42 @@ fn program_28_on_duals<
     x: &[T],
     s: T,
 ) -> T {
-    let mut b1 = x.to_vec();
-    for i in 1..4 {
-        b1[i] = b1[i - 1] * T::from(-0.9).unwrap() + b1[i].tanh();
-    }
-    let k2 = x[2];
-    b1[0] += k2;
-    let mut a3 = ((x[3]).mul_add(x[2], x[1]) * (x[3]).mul_add(x[2], x[1]) + T::one()).ln();
-    a3 -= (x[0]).min((p.a).mul_add(a3, x[2]));
-    a3 *= T::from(-0.7).unwrap();
-    for i in (0..4).rev() {
-        for v in b1.iter_mut() {
-            *v = *v;
+    let f1 = move |v: T| (T::from(0.0).unwrap()).max(T::from(-1.4).unwrap()).tanh();
+    let n2 = f1((p.a * x[3]).clamp(T::from(-0.8).unwrap(), T::from(0.9).unwrap()));
+    let mut a3 = x[1];
+    a3 = a3 * T::from(0.2).unwrap() + p.b;
+    let mut r6 = (x[0] - a3);
+    let mut k5 = 0;
+    let n4 = loop {
+        r6 = (r6 * T::from(0.7).unwrap()
+            + (T::from(-0.1).unwrap() / (T::from(1.5).unwrap() + (x[0]) * (x[0]))))
+            .sin();
+        k5 += 1;
+        if k5 == 4 {
+            break r6 * r6;
         }
-    }
+    };
+    let mut b7 = x.to_vec();
     for i in 1..4 {
-        b1[i] = b1[i - 1] * T::from(-0.7).unwrap() + b1[i].tanh();
+        b7[i] = b7[i - 1] * T::from(-0.2).unwrap() + b7[i].tanh();
     }
-    x[2] + p.b + b1.iter().copied().sum::<T>()
+    if (x
+        .iter()
+        .enumerate()
+        .map(|(k, v)| *v * T::from(k + 1).unwrap())
+        .sum::<T>())
+    .mul_add((b7[3]).sin(), s.sin())
+        <= ((T::from(-1.5).unwrap()) * (T::from(-1.5).unwrap()) + T::one()).sqrt()
+    {
+        return ((x[2]) * (x[2]) + T::one()).ln();
+    }
+    ((s.signum() * (x[3]))
+        / (T::from(1.5).unwrap()
+            + (b7.iter().map(|v| *v).sum::<T>()) * (b7.iter().map(|v| *v).sum::<T>())))
+        + p.b
+        + a3
+        + n4
+        + b7.iter().copied().sum::<T>()
 }
 
 fn program_28_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
@@ -6471,49 +6659,46 @@ fn program_28_matches_dual_numbers_and_finite_differences() {
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_29<T: gradtape::Float>(x: &[T], s: T) -> T {
-    let mut a1 = (x[0]).mul_add(x[3], x[1]).tanh().exp();
-    if x[2] >= (a1 / (T::from(1.5).unwrap() + (x[1]) * (x[1]))) {
-        a1 = (T::from(1.5).unwrap() * ((x[2]).signum() * (T::from(1.3).unwrap()))).tanh();
-    } else {
-        a1 = a1 - s;
+    let mut p1 = (x[0]).hypot(T::one());
+    let mut q2 = (T::from(0.0).unwrap()).tanh().exp();
+    for i in 0..4 {
+        q2 = q2 - (p1 + x[i]).sin() * T::from(0.4).unwrap();
+        p1 = p1 + q2 * T::from(0.4).unwrap();
     }
-    let mut b2 = x.to_vec();
-    let k3 = (s * b2[1]).mul_add((x[3] - x[1]), x[3]);
-    helper_smooth(&mut b2, k3);
-    let n4 = x[1];
-    let mut k5 = 0;
-    loop {
-        a1 = a1 * T::from(0.5).unwrap() + (x[0]).tanh();
-        k5 += 1;
-        if k5 >= 2 {
-            break;
-        }
-    }
-    b2.iter().map(|v| (*v + s)).sum::<T>() + a1 + n4 + b2.iter().copied().sum::<T>()
+    let n3 = (T::from(0.6).unwrap() - x[2]).min((p1 + (x[3]).tanh().exp()));
+    let t4 = helper_pair(
+        (T::from(1.5).unwrap()).atan(),
+        ((T::from(1.7).unwrap())
+            .atan2(T::from(1.5).unwrap() + (T::from(1.3).unwrap()) * (T::from(1.3).unwrap()))
+            + s),
+    );
+    let n5 = t4.0 * (s.powi(2)).tanh().exp() + t4.1;
+    let k6 = (((x[3]).hypot(T::one()) + q2.tanh().exp()).tanh().abs() * T::from(3.5).unwrap())
+        .floor()
+        .to_usize()
+        .unwrap();
+    let n7 = x[k6] * x[3];
+    n7 + p1 + n5 + n7
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_29_f64(x: &[f64], s: f64) -> f64 {
-    let mut a1 = (x[0]).mul_add(x[3], x[1]).tanh().exp();
-    if x[2] >= (a1 / ((1.5_f64) + (x[1]) * (x[1]))) {
-        a1 = ((1.5_f64) * ((x[2]).signum() * (1.3_f64))).tanh();
-    } else {
-        a1 = a1 - s;
+    let mut p1 = (x[0]).hypot(1.0);
+    let mut q2 = (0.0_f64).tanh().exp();
+    for i in 0..4 {
+        q2 = q2 - (p1 + x[i]).sin() * (0.4_f64);
+        p1 = p1 + q2 * (0.4_f64);
     }
-    let mut b2 = x.to_vec();
-    let k3 = (s * b2[1]).mul_add((x[3] - x[1]), x[3]);
-    helper_smooth(&mut b2, k3);
-    let n4 = x[1];
-    let mut k5 = 0;
-    loop {
-        a1 = a1 * (0.5_f64) + (x[0]).tanh();
-        k5 += 1;
-        if k5 >= 2 {
-            break;
-        }
-    }
-    b2.iter().map(|v| (*v + s)).sum::<f64>() + a1 + n4 + b2.iter().copied().sum::<f64>()
+    let n3 = ((0.6_f64) - x[2]).min((p1 + (x[3]).tanh().exp()));
+    let t4 = helper_pair(
+        (1.5_f64).atan(),
+        ((1.7_f64).atan2((1.5_f64) + (1.3_f64) * (1.3_f64)) + s),
+    );
+    let n5 = t4.0 * (s.powi(2)).tanh().exp() + t4.1;
+    let k6 = (((x[3]).hypot(1.0) + q2.tanh().exp()).tanh().abs() * (3.5_f64)).floor() as usize;
+    let n7 = x[k6] * x[3];
+    n7 + p1 + n5 + n7
 }
 
 #[allow(clippy::all, unused)]
@@ -6527,25 +6712,26 @@ fn program_29_on_duals<
     x: &[T],
     s: T,
 ) -> T {
-    let mut a1 = (x[0]).mul_add(x[3], x[1]).tanh().exp();
-    if x[2] >= (a1 / (T::from(1.5).unwrap() + (x[1]) * (x[1]))) {
-        a1 = (T::from(1.5).unwrap() * ((x[2]).signum() * (T::from(1.3).unwrap()))).tanh();
-    } else {
-        a1 = a1 - s;
+    let mut p1 = (x[0]).hypot(T::one());
+    let mut q2 = (T::from(0.0).unwrap()).tanh().exp();
+    for i in 0..4 {
+        q2 = q2 - (p1 + x[i]).sin() * T::from(0.4).unwrap();
+        p1 = p1 + q2 * T::from(0.4).unwrap();
     }
-    let mut b2 = x.to_vec();
-    let k3 = (s * b2[1]).mul_add((x[3] - x[1]), x[3]);
-    helper_smooth_on_duals(&mut b2, k3);
-    let n4 = x[1];
-    let mut k5 = 0;
-    loop {
-        a1 = a1 * T::from(0.5).unwrap() + (x[0]).tanh();
-        k5 += 1;
-        if k5 >= 2 {
-            break;
-        }
-    }
-    b2.iter().map(|v| (*v + s)).sum::<T>() + a1 + n4 + b2.iter().copied().sum::<T>()
+    let n3 = (T::from(0.6).unwrap() - x[2]).min((p1 + (x[3]).tanh().exp()));
+    let t4 = helper_pair_on_duals(
+        (T::from(1.5).unwrap()).atan(),
+        ((T::from(1.7).unwrap())
+            .atan2(T::from(1.5).unwrap() + (T::from(1.3).unwrap()) * (T::from(1.3).unwrap()))
+            + s),
+    );
+    let n5 = t4.0 * (s.powi(2)).tanh().exp() + t4.1;
+    let k6 = (((x[3]).hypot(T::one()) + q2.tanh().exp()).tanh().abs() * T::from(3.5).unwrap())
+        .floor()
+        .to_usize()
+        .unwrap();
+    let n7 = x[k6] * x[3];
+    n7 + p1 + n5 + n7
 }
 
 fn program_29_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
@@ -6618,71 +6804,51 @@ fn program_29_matches_dual_numbers_and_finite_differences() {
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_30<T: gradtape::Float>(x: &[T], s: T, out: &mut [T]) -> T {
-    let (n1, n2) = helper_pair(
-        (s * s + T::one()).sqrt(),
-        (((x[0]) * (x[0]) + T::one()).ln() - (x[3]).cos()),
-    );
-    for i in 0..4 {
-        let mut a3 = ((out[i]).atan() * (out[i]).atan() + T::one()).sqrt();
-        a3 = a3 * T::from(0.4).unwrap() + out[(i + 1) % 4];
-        for i in 1..4 {
-            out[i] = out[i - 1] * T::from(0.5).unwrap() + out[i].tanh();
-        }
+    let k1 = s;
+    helper_smooth(&mut *out, k1);
+    let (mut p2, mut q3) = ((x[0]).atan2(T::from(1.5).unwrap() + s * s), x[0]);
+    let mut k4 = 0;
+    while k4 < 4 {
+        (q3, p2) = (
+            q3 - (p2 + (x[3]).hypot(T::one())).sin() * T::from(0.4).unwrap(),
+            p2 + q3 * T::from(0.4).unwrap(),
+        );
+        k4 += 1;
     }
-    let mut r6 = (x[3]).sin();
-    let mut k5 = 0;
-    let n4 = loop {
-        r6 = (r6 * T::from(0.7).unwrap() + (x[2]).mul_add(x[3], n2)).sin();
-        k5 += 1;
-        if k5 == 4 {
-            break r6 * r6;
-        }
+    let n5 = if (s + s).cos() >= x.iter().map(|v| s).sum::<T>() {
+        ((s + out[2]) * (s + out[2]) + T::one()).sqrt()
+    } else {
+        x[3]
     };
-    let mut p7 = ((T::from(0.1).unwrap()) * (T::from(0.1).unwrap()) + T::one()).sqrt();
-    let mut q8 = s.powi(3);
-    for i in 0..4 {
-        q8 = q8 - (p7 + x[i]).sin() * T::from(0.3).unwrap();
-        p7 = p7 + q8 * T::from(0.3).unwrap();
+    for v in out.iter_mut() {
+        *v = (s.tanh().exp()).tanh();
     }
-    (n1 * n1 + T::one()).sqrt().tanh().exp()
-        + n1
-        + n2
-        + n4
-        + p7
-        + q8
-        + out.iter().copied().sum::<T>()
+    n5.min((x[2] + s)) + p2 + q3 + n5 + out.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_30_f64(x: &[f64], s: f64, out: &mut [f64]) -> f64 {
-    let (n1, n2) = helper_pair(
-        (s * s + 1.0).sqrt(),
-        (((x[0]) * (x[0]) + 1.0).ln() - (x[3]).cos()),
-    );
-    for i in 0..4 {
-        let mut a3 = ((out[i]).atan() * (out[i]).atan() + 1.0).sqrt();
-        a3 = a3 * (0.4_f64) + out[(i + 1) % 4];
-        for i in 1..4 {
-            out[i] = out[i - 1] * (0.5_f64) + out[i].tanh();
-        }
+    let k1 = s;
+    helper_smooth(&mut *out, k1);
+    let (mut p2, mut q3) = ((x[0]).atan2((1.5_f64) + s * s), x[0]);
+    let mut k4 = 0;
+    while k4 < 4 {
+        (q3, p2) = (
+            q3 - (p2 + (x[3]).hypot(1.0)).sin() * (0.4_f64),
+            p2 + q3 * (0.4_f64),
+        );
+        k4 += 1;
     }
-    let mut r6 = (x[3]).sin();
-    let mut k5 = 0;
-    let n4 = loop {
-        r6 = (r6 * (0.7_f64) + (x[2]).mul_add(x[3], n2)).sin();
-        k5 += 1;
-        if k5 == 4 {
-            break r6 * r6;
-        }
+    let n5 = if (s + s).cos() >= x.iter().map(|v| s).sum::<f64>() {
+        ((s + out[2]) * (s + out[2]) + 1.0).sqrt()
+    } else {
+        x[3]
     };
-    let mut p7 = ((0.1_f64) * (0.1_f64) + 1.0).sqrt();
-    let mut q8 = s.powi(3);
-    for i in 0..4 {
-        q8 = q8 - (p7 + x[i]).sin() * (0.3_f64);
-        p7 = p7 + q8 * (0.3_f64);
+    for v in out.iter_mut() {
+        *v = (s.tanh().exp()).tanh();
     }
-    (n1 * n1 + 1.0).sqrt().tanh().exp() + n1 + n2 + n4 + p7 + q8 + out.iter().copied().sum::<f64>()
+    n5.min((x[2] + s)) + p2 + q3 + n5 + out.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -6697,39 +6863,26 @@ fn program_30_on_duals<
     s: T,
     out: &mut [T],
 ) -> T {
-    let (n1, n2) = helper_pair_on_duals(
-        (s * s + T::one()).sqrt(),
-        (((x[0]) * (x[0]) + T::one()).ln() - (x[3]).cos()),
-    );
-    for i in 0..4 {
-        let mut a3 = ((out[i]).atan() * (out[i]).atan() + T::one()).sqrt();
-        a3 = a3 * T::from(0.4).unwrap() + out[(i + 1) % 4];
-        for i in 1..4 {
-            out[i] = out[i - 1] * T::from(0.5).unwrap() + out[i].tanh();
-        }
+    let k1 = s;
+    helper_smooth_on_duals(&mut *out, k1);
+    let (mut p2, mut q3) = ((x[0]).atan2(T::from(1.5).unwrap() + s * s), x[0]);
+    let mut k4 = 0;
+    while k4 < 4 {
+        (q3, p2) = (
+            q3 - (p2 + (x[3]).hypot(T::one())).sin() * T::from(0.4).unwrap(),
+            p2 + q3 * T::from(0.4).unwrap(),
+        );
+        k4 += 1;
     }
-    let mut r6 = (x[3]).sin();
-    let mut k5 = 0;
-    let n4 = loop {
-        r6 = (r6 * T::from(0.7).unwrap() + (x[2]).mul_add(x[3], n2)).sin();
-        k5 += 1;
-        if k5 == 4 {
-            break r6 * r6;
-        }
+    let n5 = if (s + s).cos() >= x.iter().map(|v| s).sum::<T>() {
+        ((s + out[2]) * (s + out[2]) + T::one()).sqrt()
+    } else {
+        x[3]
     };
-    let mut p7 = ((T::from(0.1).unwrap()) * (T::from(0.1).unwrap()) + T::one()).sqrt();
-    let mut q8 = s.powi(3);
-    for i in 0..4 {
-        q8 = q8 - (p7 + x[i]).sin() * T::from(0.3).unwrap();
-        p7 = p7 + q8 * T::from(0.3).unwrap();
+    for v in out.iter_mut() {
+        *v = (s.tanh().exp()).tanh();
     }
-    (n1 * n1 + T::one()).sqrt().tanh().exp()
-        + n1
-        + n2
-        + n4
-        + p7
-        + q8
-        + out.iter().copied().sum::<T>()
+    n5.min((x[2] + s)) + p2 + q3 + n5 + out.iter().copied().sum::<T>()
 }
 
 fn program_30_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
@@ -6838,36 +6991,34 @@ fn program_30_matches_dual_numbers_and_finite_differences() {
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_31<T: gradtape::Float>(x: &[T], s: T, out: &mut [T]) -> T {
-    let k1 = s;
-    out[0] += k1;
-    let n2 = (out[0] - (x[1]).mul_add(x[3], out[3]).tanh());
-    for i in 0..4 {
-        for v in out.iter_mut() {
-            *v = (T::from(1.6).unwrap() - *v).tanh().exp();
-        }
-        for i in 1..4 {
-            out[i] = out[i - 1] * T::from(0.9).unwrap() + out[i].tanh();
-        }
+    out[0] = out[0] * s + x[2];
+    let mut a1 = (out[1] - T::from(-0.6).unwrap())
+        .atan2(T::from(1.5).unwrap() + (x[3]).sin() * (x[3]).sin());
+    for pair in out.chunks(2) {
+        a1 = a1 * T::from(0.4).unwrap() + pair[0] * pair[1].tanh();
     }
-    ((x[1]).mul_add(T::from(0.6).unwrap(), T::from(1.4).unwrap()) + (s * x[1]))
-        + out.iter().copied().sum::<T>()
+    let n2 = if x[1] <= (out[0] + s) {
+        out[1]
+    } else {
+        ((x[2]).max(T::from(1.4).unwrap()) + s.tanh())
+    };
+    (out[2]).sin().tanh().exp() + n2 + out.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_31_f64(x: &[f64], s: f64, out: &mut [f64]) -> f64 {
-    let k1 = s;
-    out[0] += k1;
-    let n2 = (out[0] - (x[1]).mul_add(x[3], out[3]).tanh());
-    for i in 0..4 {
-        for v in out.iter_mut() {
-            *v = ((1.6_f64) - *v).tanh().exp();
-        }
-        for i in 1..4 {
-            out[i] = out[i - 1] * (0.9_f64) + out[i].tanh();
-        }
+    out[0] = out[0] * s + x[2];
+    let mut a1 = (out[1] - (-0.6_f64)).atan2((1.5_f64) + (x[3]).sin() * (x[3]).sin());
+    for pair in out.chunks(2) {
+        a1 = a1 * (0.4_f64) + pair[0] * pair[1].tanh();
     }
-    ((x[1]).mul_add((0.6_f64), (1.4_f64)) + (s * x[1])) + out.iter().copied().sum::<f64>()
+    let n2 = if x[1] <= (out[0] + s) {
+        out[1]
+    } else {
+        ((x[2]).max((1.4_f64)) + s.tanh())
+    };
+    (out[2]).sin().tanh().exp() + n2 + out.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -6882,19 +7033,18 @@ fn program_31_on_duals<
     s: T,
     out: &mut [T],
 ) -> T {
-    let k1 = s;
-    out[0] += k1;
-    let n2 = (out[0] - (x[1]).mul_add(x[3], out[3]).tanh());
-    for i in 0..4 {
-        for v in out.iter_mut() {
-            *v = (T::from(1.6).unwrap() - *v).tanh().exp();
-        }
-        for i in 1..4 {
-            out[i] = out[i - 1] * T::from(0.9).unwrap() + out[i].tanh();
-        }
+    out[0] = out[0] * s + x[2];
+    let mut a1 = (out[1] - T::from(-0.6).unwrap())
+        .atan2(T::from(1.5).unwrap() + (x[3]).sin() * (x[3]).sin());
+    for pair in out.chunks(2) {
+        a1 = a1 * T::from(0.4).unwrap() + pair[0] * pair[1].tanh();
     }
-    ((x[1]).mul_add(T::from(0.6).unwrap(), T::from(1.4).unwrap()) + (s * x[1]))
-        + out.iter().copied().sum::<T>()
+    let n2 = if x[1] <= (out[0] + s) {
+        out[1]
+    } else {
+        ((x[2]).max(T::from(1.4).unwrap()) + s.tanh())
+    };
+    (out[2]).sin().tanh().exp() + n2 + out.iter().copied().sum::<T>()
 }
 
 fn program_31_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
@@ -7003,66 +7153,70 @@ fn program_31_matches_dual_numbers_and_finite_differences() {
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_32<T: gradtape::Float>(x: &[T], s: T) -> T {
-    let mut a1 = (s.min(x[2])).powi(3);
-    if (a1 + s) < (x[0] + a1) {
-        a1 = (s * s + T::one()).ln();
-    } else {
-        a1 = a1 - s.sin();
+    let f1 = move |v: T| (s.sin()).max((s * s + T::one()).powf(v));
+    let n2 = f1(T::from(-1.0).unwrap());
+    let mut a3 = s;
+    let mut k4 = 0;
+    while k4 < 1 {
+        a3 = (a3 + n2.min((T::from(-0.9).unwrap()).atan2(T::from(1.5).unwrap() + n2 * n2))).tanh();
+        k4 += 1;
     }
-    for i in (0..4).rev() {
-        let n2 = helper_soft(
-            x[(i + 2) % 4],
-            (x[0])
-                .abs()
-                .clamp(T::from(-0.8).unwrap(), T::from(0.9).unwrap()),
-        );
+    let n5 = match x.first() {
+        Some(v) => *v * a3,
+        None => x[2],
+    };
+    let n6 = helper_soft((x[0]).tanh().mul_add(n2, x[3]), T::from(-0.1).unwrap());
+    for i in 0..4 {
         match i {
-            k if k % 2 == 0 => {
-                a1 = a1 * T::from(0.5).unwrap() + x[i];
+            0 | 2 => {
+                a3 = a3 * T::from(-1.0).unwrap()
+                    + (n6 * T::from(0.6).unwrap())
+                        .max((T::from(0.2).unwrap()).mul_add(T::from(-0.5).unwrap(), x[2]))
             }
-            _ => {
-                a1 = a1 - ((T::from(1.8).unwrap()).floor() + (x[3] - x[2]));
+            1..=2 if n5 >= s.atan2(T::from(1.5).unwrap() + n6 * n6) => {
+                a3 = (a3
+                    + x.iter()
+                        .fold(T::zero(), |acc, v| acc * T::from(0.5).unwrap() + s.min(*v)))
+                .tanh();
             }
+            k if k + 1 == 4 => a3 = a3 * a3.cos(),
+            _ => {}
         }
+        let n7 = helper_power(T::from(1.4).unwrap(), 2);
     }
-    for pair in x.chunks(2) {
-        a1 = a1 * T::from(-0.7).unwrap() + pair[0] * pair[1].tanh();
-    }
-    for pair in x.chunks(2) {
-        a1 = a1 * T::from(-0.5).unwrap() + pair[0] * pair[1].tanh();
-    }
-    let (n3, n4) = ((x[0]).sin().cos(), T::from(-0.5).unwrap());
-    s + a1
+    n2 + n2 + n6
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_32_f64(x: &[f64], s: f64) -> f64 {
-    let mut a1 = (s.min(x[2])).powi(3);
-    if (a1 + s) < (x[0] + a1) {
-        a1 = (s * s + 1.0).ln();
-    } else {
-        a1 = a1 - s.sin();
+    let f1 = move |v: f64| (s.sin()).max((s * s + 1.0).powf(v));
+    let n2 = f1((-1.0_f64));
+    let mut a3 = s;
+    let mut k4 = 0;
+    while k4 < 1 {
+        a3 = (a3 + n2.min((-0.9_f64).atan2((1.5_f64) + n2 * n2))).tanh();
+        k4 += 1;
     }
-    for i in (0..4).rev() {
-        let n2 = helper_soft(x[(i + 2) % 4], (x[0]).abs().clamp((-0.8_f64), (0.9_f64)));
+    let n5 = match x.first() {
+        Some(v) => *v * a3,
+        None => x[2],
+    };
+    let n6 = helper_soft((x[0]).tanh().mul_add(n2, x[3]), (-0.1_f64));
+    for i in 0..4 {
         match i {
-            k if k % 2 == 0 => {
-                a1 = a1 * (0.5_f64) + x[i];
+            0 | 2 => {
+                a3 = a3 * (-1.0_f64) + (n6 * (0.6_f64)).max((0.2_f64).mul_add((-0.5_f64), x[2]))
             }
-            _ => {
-                a1 = a1 - ((1.8_f64).floor() + (x[3] - x[2]));
+            1..=2 if n5 >= s.atan2((1.5_f64) + n6 * n6) => {
+                a3 = (a3 + x.iter().fold(0.0, |acc, v| acc * (0.5_f64) + s.min(*v))).tanh();
             }
+            k if k + 1 == 4 => a3 = a3 * a3.cos(),
+            _ => {}
         }
+        let n7 = helper_power((1.4_f64), 2);
     }
-    for pair in x.chunks(2) {
-        a1 = a1 * (-0.7_f64) + pair[0] * pair[1].tanh();
-    }
-    for pair in x.chunks(2) {
-        a1 = a1 * (-0.5_f64) + pair[0] * pair[1].tanh();
-    }
-    let (n3, n4) = ((x[0]).sin().cos(), (-0.5_f64));
-    s + a1
+    n2 + n2 + n6
 }
 
 #[allow(clippy::all, unused)]
@@ -7076,36 +7230,38 @@ fn program_32_on_duals<
     x: &[T],
     s: T,
 ) -> T {
-    let mut a1 = (s.min(x[2])).powi(3);
-    if (a1 + s) < (x[0] + a1) {
-        a1 = (s * s + T::one()).ln();
-    } else {
-        a1 = a1 - s.sin();
+    let f1 = move |v: T| (s.sin()).max((s * s + T::one()).powf(v));
+    let n2 = f1(T::from(-1.0).unwrap());
+    let mut a3 = s;
+    let mut k4 = 0;
+    while k4 < 1 {
+        a3 = (a3 + n2.min((T::from(-0.9).unwrap()).atan2(T::from(1.5).unwrap() + n2 * n2))).tanh();
+        k4 += 1;
     }
-    for i in (0..4).rev() {
-        let n2 = helper_soft_on_duals(
-            x[(i + 2) % 4],
-            (x[0])
-                .abs()
-                .clamp(T::from(-0.8).unwrap(), T::from(0.9).unwrap()),
-        );
+    let n5 = match x.first() {
+        Some(v) => *v * a3,
+        None => x[2],
+    };
+    let n6 = helper_soft_on_duals((x[0]).tanh().mul_add(n2, x[3]), T::from(-0.1).unwrap());
+    for i in 0..4 {
         match i {
-            k if k % 2 == 0 => {
-                a1 = a1 * T::from(0.5).unwrap() + x[i];
+            0 | 2 => {
+                a3 = a3 * T::from(-1.0).unwrap()
+                    + (n6 * T::from(0.6).unwrap())
+                        .max((T::from(0.2).unwrap()).mul_add(T::from(-0.5).unwrap(), x[2]))
             }
-            _ => {
-                a1 = a1 - ((T::from(1.8).unwrap()).floor() + (x[3] - x[2]));
+            1..=2 if n5 >= s.atan2(T::from(1.5).unwrap() + n6 * n6) => {
+                a3 = (a3
+                    + x.iter()
+                        .fold(T::zero(), |acc, v| acc * T::from(0.5).unwrap() + s.min(*v)))
+                .tanh();
             }
+            k if k + 1 == 4 => a3 = a3 * a3.cos(),
+            _ => {}
         }
+        let n7 = helper_power_on_duals(T::from(1.4).unwrap(), 2);
     }
-    for pair in x.chunks(2) {
-        a1 = a1 * T::from(-0.7).unwrap() + pair[0] * pair[1].tanh();
-    }
-    for pair in x.chunks(2) {
-        a1 = a1 * T::from(-0.5).unwrap() + pair[0] * pair[1].tanh();
-    }
-    let (n3, n4) = ((x[0]).sin().cos(), T::from(-0.5).unwrap());
-    s + a1
+    n2 + n2 + n6
 }
 
 fn program_32_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
@@ -7178,48 +7334,92 @@ fn program_32_matches_dual_numbers_and_finite_differences() {
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_33<T: gradtape::Float>(x: &[T], s: T, out: &mut [T]) -> T {
-    let n1 = (T::from(-0.7).unwrap()
-        - (out
-            .windows(2)
-            .map(|w| (w[1] - w[0]) * T::from(-1.5).unwrap())
-            .sum::<T>())
-        .tanh()
-        .exp());
-    let mut a2 =
-        ((T::from(-0.4).unwrap()).tanh() - (T::from(1.7).unwrap() * T::from(-2.0).unwrap()));
-    let mut k3 = 0;
-    while k3 < 3 {
-        a2 = (a2 + x[2]).tanh();
-        k3 += 1;
+    for (o, v) in out.iter_mut().zip(x.iter()) {
+        *o = T::from(0.5).unwrap() * T::from(0.6).unwrap() + (*v).sin();
     }
-    let k4 = s.tanh();
-    out[1] += k4;
-    let n5 = (x[2] / (T::from(1.5).unwrap() + (T::from(-1.5).unwrap()) * (T::from(-1.5).unwrap())));
-    ((T::from(-1.8).unwrap()).powi(2) * (T::from(-1.8).unwrap()).powi(2) + T::one()).ln()
-        + n1
+    let mut p1 = (x[3] - out[0]);
+    let mut q2 = (x[0]).powi(2);
+    for i in 0..4 {
+        q2 = q2 - (p1 + x[i]).sin() * T::from(0.3).unwrap();
+        p1 = p1 + q2 * T::from(0.3).unwrap();
+    }
+    let o3 = if out
+        .iter()
+        .rev()
+        .map(|v| T::max(*v, T::from(-1.5).unwrap()))
+        .sum::<T>()
+        < s.max(q2)
+    {
+        Some(
+            ((out[3] - out[2])
+                / (T::from(1.5).unwrap()
+                    + ((x[3]) * (x[3]) + T::one()).ln() * ((x[3]) * (x[3]) + T::one()).ln())),
+        )
+    } else {
+        None
+    };
+    let Some(v4) = o3 else {
+        return x
+            .windows(2)
+            .map(|w| (w[1] - w[0]) * T::from(-1.3).unwrap())
+            .sum::<T>();
+    };
+    let n5 = v4 * q2.hypot(T::one());
+    let (n6, n7) = helper_pair(
+        p1.min(x[1]),
+        (out.iter().zip(out.iter()).map(|(a, b)| *a * *b).sum::<T>() - (x[2]).tanh()),
+    );
+    (T::from(-1.7).unwrap()).mul_add(q2, p1).tanh()
+        + p1
+        + q2
+        + n5
+        + n6
+        + n7
         + out.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_33_f64(x: &[f64], s: f64, out: &mut [f64]) -> f64 {
-    let n1 = ((-0.7_f64)
-        - (out
-            .windows(2)
-            .map(|w| (w[1] - w[0]) * (-1.5_f64))
-            .sum::<f64>())
-        .tanh()
-        .exp());
-    let mut a2 = ((-0.4_f64).tanh() - ((1.7_f64) * (-2.0_f64)));
-    let mut k3 = 0;
-    while k3 < 3 {
-        a2 = (a2 + x[2]).tanh();
-        k3 += 1;
+    for (o, v) in out.iter_mut().zip(x.iter()) {
+        *o = (0.5_f64) * (0.6_f64) + (*v).sin();
     }
-    let k4 = s.tanh();
-    out[1] += k4;
-    let n5 = (x[2] / ((1.5_f64) + (-1.5_f64) * (-1.5_f64)));
-    ((-1.8_f64).powi(2) * (-1.8_f64).powi(2) + 1.0).ln() + n1 + out.iter().copied().sum::<f64>()
+    let mut p1 = (x[3] - out[0]);
+    let mut q2 = (x[0]).powi(2);
+    for i in 0..4 {
+        q2 = q2 - (p1 + x[i]).sin() * (0.3_f64);
+        p1 = p1 + q2 * (0.3_f64);
+    }
+    let o3 = if out
+        .iter()
+        .rev()
+        .map(|v| f64::max(*v, (-1.5_f64)))
+        .sum::<f64>()
+        < s.max(q2)
+    {
+        Some(
+            ((out[3] - out[2])
+                / ((1.5_f64) + ((x[3]) * (x[3]) + 1.0).ln() * ((x[3]) * (x[3]) + 1.0).ln())),
+        )
+    } else {
+        None
+    };
+    let Some(v4) = o3 else {
+        return x
+            .windows(2)
+            .map(|w| (w[1] - w[0]) * (-1.3_f64))
+            .sum::<f64>();
+    };
+    let n5 = v4 * q2.hypot(1.0);
+    let (n6, n7) = helper_pair(
+        p1.min(x[1]),
+        (out.iter()
+            .zip(out.iter())
+            .map(|(a, b)| *a * *b)
+            .sum::<f64>()
+            - (x[2]).tanh()),
+    );
+    (-1.7_f64).mul_add(q2, p1).tanh() + p1 + q2 + n5 + n6 + n7 + out.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -7234,25 +7434,47 @@ fn program_33_on_duals<
     s: T,
     out: &mut [T],
 ) -> T {
-    let n1 = (T::from(-0.7).unwrap()
-        - (out
-            .windows(2)
-            .map(|w| (w[1] - w[0]) * T::from(-1.5).unwrap())
-            .sum::<T>())
-        .tanh()
-        .exp());
-    let mut a2 =
-        ((T::from(-0.4).unwrap()).tanh() - (T::from(1.7).unwrap() * T::from(-2.0).unwrap()));
-    let mut k3 = 0;
-    while k3 < 3 {
-        a2 = (a2 + x[2]).tanh();
-        k3 += 1;
+    for (o, v) in out.iter_mut().zip(x.iter()) {
+        *o = T::from(0.5).unwrap() * T::from(0.6).unwrap() + (*v).sin();
     }
-    let k4 = s.tanh();
-    out[1] += k4;
-    let n5 = (x[2] / (T::from(1.5).unwrap() + (T::from(-1.5).unwrap()) * (T::from(-1.5).unwrap())));
-    ((T::from(-1.8).unwrap()).powi(2) * (T::from(-1.8).unwrap()).powi(2) + T::one()).ln()
-        + n1
+    let mut p1 = (x[3] - out[0]);
+    let mut q2 = (x[0]).powi(2);
+    for i in 0..4 {
+        q2 = q2 - (p1 + x[i]).sin() * T::from(0.3).unwrap();
+        p1 = p1 + q2 * T::from(0.3).unwrap();
+    }
+    let o3 = if out
+        .iter()
+        .rev()
+        .map(|v| T::max(*v, T::from(-1.5).unwrap()))
+        .sum::<T>()
+        < s.max(q2)
+    {
+        Some(
+            ((out[3] - out[2])
+                / (T::from(1.5).unwrap()
+                    + ((x[3]) * (x[3]) + T::one()).ln() * ((x[3]) * (x[3]) + T::one()).ln())),
+        )
+    } else {
+        None
+    };
+    let Some(v4) = o3 else {
+        return x
+            .windows(2)
+            .map(|w| (w[1] - w[0]) * T::from(-1.3).unwrap())
+            .sum::<T>();
+    };
+    let n5 = v4 * q2.hypot(T::one());
+    let (n6, n7) = helper_pair_on_duals(
+        p1.min(x[1]),
+        (out.iter().zip(out.iter()).map(|(a, b)| *a * *b).sum::<T>() - (x[2]).tanh()),
+    );
+    (T::from(-1.7).unwrap()).mul_add(q2, p1).tanh()
+        + p1
+        + q2
+        + n5
+        + n6
+        + n7
         + out.iter().copied().sum::<T>()
 }
 
@@ -7362,43 +7584,80 @@ fn program_33_matches_dual_numbers_and_finite_differences() {
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_34<T: gradtape::Float>(x: &[T], s: T) -> T {
-    let mut a1 = (T::from(-0.1).unwrap() - (s - x[0]));
-    for pair in x.chunks(2) {
-        a1 = a1 * T::from(-0.2).unwrap() + pair[0] * pair[1].tanh();
+    let mut b1 = vec![T::zero(); 4];
+    for i in 0..4 {
+        b1[i] = (x[3] * x[i]).max(s.max(s));
     }
-    let n2 = if ((s - s) * x[0]) >= ((x[1]) * (x[1]) + T::one()).ln() {
-        (x[1] + (s - x[0]))
+    let k2 = ((x[0]) * (x[0]) + T::one()).sqrt();
+    b1[2] += k2;
+    let n3 = helper_power((s + x[0]).cos(), 3);
+    let o4 = if (x.iter().skip(1).map(|v| *v).sum::<T>()).cos() < (x[0] * x[3]) {
+        Some(
+            ((x[0] / (T::from(1.5).unwrap() + s * s)) * (x[0] / (T::from(1.5).unwrap() + s * s))
+                + T::one())
+            .powf(s.atan2(T::from(1.5).unwrap() + n3 * n3)),
+        )
     } else {
-        x[0]
+        None
     };
-    let f3 = move |v: T| v * a1;
-    let n4 = x
-        .iter()
-        .enumerate()
-        .map(|(k, v)| *v * T::from(k + 1).unwrap())
-        .sum::<T>();
-    (s.tanh()).atan()
+    let Some(v5) = o4 else {
+        return b1[1];
+    };
+    let n6 = v5 * x[2];
+    let n9 = (T::from(-1.9).unwrap()).hypot(T::one());
+    let f7 = |u: T, w: T| (u * n9 - w).tanh();
+    let f8 = |u: T| f7(u, u * u) + n9;
+    let n10 = f7(
+        ((T::from(-1.5).unwrap()) * (T::from(-1.5).unwrap()) + T::one()).powf((x[2]).tanh()),
+        ((b1.iter().zip(b1.iter()).map(|(a, b)| *a * *b).sum::<T>())
+            * (b1.iter().zip(b1.iter()).map(|(a, b)| *a * *b).sum::<T>())
+            + T::one())
+        .sqrt(),
+    ) + f8(((b1.iter().zip(b1.iter()).map(|(a, b)| *a * *b).sum::<T>())
+        * (b1.iter().zip(b1.iter()).map(|(a, b)| *a * *b).sum::<T>())
+        + T::one())
+    .sqrt());
+    n6.max(n3.max(x[2])) + n9 + b1.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_34_f64(x: &[f64], s: f64) -> f64 {
-    let mut a1 = ((-0.1_f64) - (s - x[0]));
-    for pair in x.chunks(2) {
-        a1 = a1 * (-0.2_f64) + pair[0] * pair[1].tanh();
+    let mut b1 = vec![0.0; 4];
+    for i in 0..4 {
+        b1[i] = (x[3] * x[i]).max(s.max(s));
     }
-    let n2 = if ((s - s) * x[0]) >= ((x[1]) * (x[1]) + 1.0).ln() {
-        (x[1] + (s - x[0]))
+    let k2 = ((x[0]) * (x[0]) + 1.0).sqrt();
+    b1[2] += k2;
+    let n3 = helper_power((s + x[0]).cos(), 3);
+    let o4 = if (x.iter().skip(1).map(|v| *v).sum::<f64>()).cos() < (x[0] * x[3]) {
+        Some(
+            ((x[0] / ((1.5_f64) + s * s)) * (x[0] / ((1.5_f64) + s * s)) + 1.0)
+                .powf(s.atan2((1.5_f64) + n3 * n3)),
+        )
     } else {
-        x[0]
+        None
     };
-    let f3 = move |v: f64| v * a1;
-    let n4 = x
-        .iter()
-        .enumerate()
-        .map(|(k, v)| *v * ((k + 1) as f64))
-        .sum::<f64>();
-    (s.tanh()).atan()
+    let Some(v5) = o4 else {
+        return b1[1];
+    };
+    let n6 = v5 * x[2];
+    let n9 = (-1.9_f64).hypot(1.0);
+    let f7 = |u: f64, w: f64| (u * n9 - w).tanh();
+    let f8 = |u: f64| f7(u, u * u) + n9;
+    let n10 = f7(
+        ((-1.5_f64) * (-1.5_f64) + 1.0).powf((x[2]).tanh()),
+        ((b1.iter().zip(b1.iter()).map(|(a, b)| *a * *b).sum::<f64>())
+            * (b1.iter().zip(b1.iter()).map(|(a, b)| *a * *b).sum::<f64>())
+            + 1.0)
+            .sqrt(),
+    ) + f8(
+        ((b1.iter().zip(b1.iter()).map(|(a, b)| *a * *b).sum::<f64>())
+            * (b1.iter().zip(b1.iter()).map(|(a, b)| *a * *b).sum::<f64>())
+            + 1.0)
+            .sqrt(),
+    );
+    n6.max(n3.max(x[2])) + n9 + b1.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -7412,22 +7671,40 @@ fn program_34_on_duals<
     x: &[T],
     s: T,
 ) -> T {
-    let mut a1 = (T::from(-0.1).unwrap() - (s - x[0]));
-    for pair in x.chunks(2) {
-        a1 = a1 * T::from(-0.2).unwrap() + pair[0] * pair[1].tanh();
+    let mut b1 = vec![T::zero(); 4];
+    for i in 0..4 {
+        b1[i] = (x[3] * x[i]).max(s.max(s));
     }
-    let n2 = if ((s - s) * x[0]) >= ((x[1]) * (x[1]) + T::one()).ln() {
-        (x[1] + (s - x[0]))
+    let k2 = ((x[0]) * (x[0]) + T::one()).sqrt();
+    b1[2] += k2;
+    let n3 = helper_power_on_duals((s + x[0]).cos(), 3);
+    let o4 = if (x.iter().skip(1).map(|v| *v).sum::<T>()).cos() < (x[0] * x[3]) {
+        Some(
+            ((x[0] / (T::from(1.5).unwrap() + s * s)) * (x[0] / (T::from(1.5).unwrap() + s * s))
+                + T::one())
+            .powf(s.atan2(T::from(1.5).unwrap() + n3 * n3)),
+        )
     } else {
-        x[0]
+        None
     };
-    let f3 = move |v: T| v * a1;
-    let n4 = x
-        .iter()
-        .enumerate()
-        .map(|(k, v)| *v * T::from(k + 1).unwrap())
-        .sum::<T>();
-    (s.tanh()).atan()
+    let Some(v5) = o4 else {
+        return b1[1];
+    };
+    let n6 = v5 * x[2];
+    let n9 = (T::from(-1.9).unwrap()).hypot(T::one());
+    let f7 = |u: T, w: T| (u * n9 - w).tanh();
+    let f8 = |u: T| f7(u, u * u) + n9;
+    let n10 = f7(
+        ((T::from(-1.5).unwrap()) * (T::from(-1.5).unwrap()) + T::one()).powf((x[2]).tanh()),
+        ((b1.iter().zip(b1.iter()).map(|(a, b)| *a * *b).sum::<T>())
+            * (b1.iter().zip(b1.iter()).map(|(a, b)| *a * *b).sum::<T>())
+            + T::one())
+        .sqrt(),
+    ) + f8(((b1.iter().zip(b1.iter()).map(|(a, b)| *a * *b).sum::<T>())
+        * (b1.iter().zip(b1.iter()).map(|(a, b)| *a * *b).sum::<T>())
+        + T::one())
+    .sqrt());
+    n6.max(n3.max(x[2])) + n9 + b1.iter().copied().sum::<T>()
 }
 
 fn program_34_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
@@ -7505,29 +7782,49 @@ fn program_35<T: gradtape::Float>(
     s: T,
     out: &mut [T],
 ) -> T {
-    let (n1, n2) = ((T::from(-1.0).unwrap()).sin(), x[0]);
-    let mut p3 = (T::from(-1.6).unwrap() - out[3]);
-    let mut q4 = n1.max(x[2]);
     for i in 0..4 {
-        q4 = q4 - (p3 + x[i]).sin() * T::from(0.1).unwrap();
-        p3 = p3 + q4 * T::from(0.1).unwrap();
+        for i in 1..4 {
+            out[i] = out[i - 1] * T::from(0.0).unwrap() + out[i].tanh();
+        }
+        for i in 0..4 {
+            let mut a1 = s.powi(3);
+            a1 = a1 * T::from(-0.1).unwrap() + ((x[i]).floor() + (x[(i + 1) % 4])).atan().sin();
+        }
     }
-    out[0] = out[0] * out.iter().map(|v| s).sum::<T>() + x[1];
-    (T::from(-0.3).unwrap() - x[3]) + p.a + n2 + q4 + out.iter().copied().sum::<T>()
+    let (n2, n3) = (x[1], x[2]);
+    let (n4, n5) = helper_pair(
+        (p.v.iter()
+            .enumerate()
+            .map(|(k, v)| *v * T::from(k + 1).unwrap())
+            .sum::<T>())
+        .tanh(),
+        p.v[3],
+    );
+    out[3] + p.a + n2 + n4 + n5 + out.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_35_f64(#[differentiable] p: &Params<f64>, x: &[f64], s: f64, out: &mut [f64]) -> f64 {
-    let (n1, n2) = ((-1.0_f64).sin(), x[0]);
-    let mut p3 = ((-1.6_f64) - out[3]);
-    let mut q4 = n1.max(x[2]);
     for i in 0..4 {
-        q4 = q4 - (p3 + x[i]).sin() * (0.1_f64);
-        p3 = p3 + q4 * (0.1_f64);
+        for i in 1..4 {
+            out[i] = out[i - 1] * (0.0_f64) + out[i].tanh();
+        }
+        for i in 0..4 {
+            let mut a1 = s.powi(3);
+            a1 = a1 * (-0.1_f64) + ((x[i]).floor() + (x[(i + 1) % 4])).atan().sin();
+        }
     }
-    out[0] = out[0] * out.iter().map(|v| s).sum::<f64>() + x[1];
-    ((-0.3_f64) - x[3]) + p.a + n2 + q4 + out.iter().copied().sum::<f64>()
+    let (n2, n3) = (x[1], x[2]);
+    let (n4, n5) = helper_pair(
+        (p.v.iter()
+            .enumerate()
+            .map(|(k, v)| *v * ((k + 1) as f64))
+            .sum::<f64>())
+        .tanh(),
+        p.v[3],
+    );
+    out[3] + p.a + n2 + n4 + n5 + out.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -7543,15 +7840,25 @@ fn program_35_on_duals<
     s: T,
     out: &mut [T],
 ) -> T {
-    let (n1, n2) = ((T::from(-1.0).unwrap()).sin(), x[0]);
-    let mut p3 = (T::from(-1.6).unwrap() - out[3]);
-    let mut q4 = n1.max(x[2]);
     for i in 0..4 {
-        q4 = q4 - (p3 + x[i]).sin() * T::from(0.1).unwrap();
-        p3 = p3 + q4 * T::from(0.1).unwrap();
+        for i in 1..4 {
+            out[i] = out[i - 1] * T::from(0.0).unwrap() + out[i].tanh();
+        }
+        for i in 0..4 {
+            let mut a1 = s.powi(3);
+            a1 = a1 * T::from(-0.1).unwrap() + ((x[i]).floor() + (x[(i + 1) % 4])).atan().sin();
+        }
     }
-    out[0] = out[0] * out.iter().map(|v| s).sum::<T>() + x[1];
-    (T::from(-0.3).unwrap() - x[3]) + p.a + n2 + q4 + out.iter().copied().sum::<T>()
+    let (n2, n3) = (x[1], x[2]);
+    let (n4, n5) = helper_pair_on_duals(
+        (p.v.iter()
+            .enumerate()
+            .map(|(k, v)| *v * T::from(k + 1).unwrap())
+            .sum::<T>())
+        .tanh(),
+        p.v[3],
+    );
+    out[3] + p.a + n2 + n4 + n5 + out.iter().copied().sum::<T>()
 }
 
 fn program_35_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
@@ -7706,89 +8013,106 @@ fn program_35_matches_dual_numbers_and_finite_differences() {
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_36<T: gradtape::Float>(#[differentiable] p: &Params<T>, x: &[T], s: T) -> T {
-    let mut a1 = (x[3]).min(s.tanh());
-    a1 = a1 * T::from(0.2).unwrap() + x[0];
-    let mut r4 = ((x[0]) * (x[0]) + T::one()).ln();
-    let mut k3 = 0;
-    let n2 = loop {
-        r4 = (r4 * T::from(0.7).unwrap() + (x[0] + T::from(-1.3).unwrap())).sin();
-        k3 += 1;
-        if k3 == 2 {
-            break r4 * r4;
+    let f1 = move |v: T| v.max(T::from(-0.6).unwrap());
+    let n2 = f1((T::max(x[3], T::from(-0.3).unwrap()) * (x[2] * x[0])));
+    for i in (0..4).rev() {
+        let (mut p3, mut q4) = (
+            (n2 - x[(i + 2) % 4]),
+            (x[1] / (T::from(1.5).unwrap() + (x[(i + 2) % 4]) * (x[(i + 2) % 4]))),
+        );
+        let mut k5 = 0;
+        while k5 < 3 {
+            (q4, p3) = (
+                q4 - (p3 + (x[0]).min(x[3])).sin() * T::from(0.3).unwrap(),
+                p3 + q4 * T::from(0.3).unwrap(),
+            );
+            k5 += 1;
         }
-    };
-    let mut m5 = x[0];
-    let mut t6 = T::zero();
-    for i in 1..4 {
-        t6 = t6 + (x[i] - m5).exp();
-        m5 = m5.max(x[i]);
     }
-    if let Some(v) = x.last() {
-        a1 = a1 * T::from(-0.7).unwrap() + (*v).sin();
+    for i in 0..4 {
+        let mut b6 = x.to_vec();
+        let k7 = b6[3];
+        b6[(i + 2) % 4] += k7;
+        let mut a8 = (f1(x[i])
+            + p.v
+                .windows(2)
+                .map(|w| (w[1] - w[0]) * T::from(0.7).unwrap())
+                .sum::<T>());
+        a8 = a8 * T::from(0.8).unwrap() + s.sin();
+        let (n9, n10) = (
+            x.iter().map(|v| s).sum::<T>(),
+            (b6[(i + 3) % 4] * T::from(-0.3).unwrap()).atan(),
+        );
     }
-    let n7 = (x
-        .iter()
-        .enumerate()
-        .map(|(k, v)| *v * T::from(k + 1).unwrap())
-        .sum::<T>())
-    .atan();
-    let mut m8 = x[0];
-    let mut t9 = T::zero();
-    for i in 1..4 {
-        m8 = m8.max(x[i]);
-        t9 = t9 + (x[i] - m8).exp();
+    let n13 = s;
+    let f11 = |u: T, w: T| (u * n13 - w).tanh();
+    let f12 = |u: T| f11(u, u * u) + n13;
+    let n14 = f11(
+        (n2 * p.v[3]).max((p.b).tanh().exp()),
+        (p.a * n13).max((p.v[3]).mul_add(x[1], x[1])),
+    ) + f12((p.a * n13).max((p.v[3]).mul_add(x[1], x[1])));
+    let n15 = ((((x[3]) * (x[3]) + T::one()).sqrt()
+        + (p.v[0] / (T::from(1.5).unwrap() + (x[0]) * (x[0]))))
+        / (T::from(1.5).unwrap() + (p.v[2]) * (p.v[2])));
+    let mut a16 = ((p.a).sin() * (p.a).sin() + T::one()).sqrt();
+    if ((n13 * s).floor() + (x[3]).powi(3)) <= n15.tanh().exp() {
+        a16 = f1(n13);
+    } else {
+        a16 = a16 - (x[0] * T::from(-0.9).unwrap());
     }
-    (n2 + x
-        .windows(2)
-        .map(|w| (w[1] - w[0]) * T::from(-1.6).unwrap())
-        .sum::<T>())
-        + p.b
-        + t6
-        + t9
+    (x[1]).cos() + p.w[0] + n2 + n14 + n15 + a16
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_36_f64(#[differentiable] p: &Params<f64>, x: &[f64], s: f64) -> f64 {
-    let mut a1 = (x[3]).min(s.tanh());
-    a1 = a1 * (0.2_f64) + x[0];
-    let mut r4 = ((x[0]) * (x[0]) + 1.0).ln();
-    let mut k3 = 0;
-    let n2 = loop {
-        r4 = (r4 * (0.7_f64) + (x[0] + (-1.3_f64))).sin();
-        k3 += 1;
-        if k3 == 2 {
-            break r4 * r4;
+    let f1 = move |v: f64| v.max((-0.6_f64));
+    let n2 = f1((f64::max(x[3], (-0.3_f64)) * (x[2] * x[0])));
+    for i in (0..4).rev() {
+        let (mut p3, mut q4) = (
+            (n2 - x[(i + 2) % 4]),
+            (x[1] / ((1.5_f64) + (x[(i + 2) % 4]) * (x[(i + 2) % 4]))),
+        );
+        let mut k5 = 0;
+        while k5 < 3 {
+            (q4, p3) = (
+                q4 - (p3 + (x[0]).min(x[3])).sin() * (0.3_f64),
+                p3 + q4 * (0.3_f64),
+            );
+            k5 += 1;
         }
-    };
-    let mut m5 = x[0];
-    let mut t6 = 0.0;
-    for i in 1..4 {
-        t6 = t6 + (x[i] - m5).exp();
-        m5 = m5.max(x[i]);
     }
-    if let Some(v) = x.last() {
-        a1 = a1 * (-0.7_f64) + (*v).sin();
+    for i in 0..4 {
+        let mut b6 = x.to_vec();
+        let k7 = b6[3];
+        b6[(i + 2) % 4] += k7;
+        let mut a8 = (f1(x[i])
+            + p.v
+                .windows(2)
+                .map(|w| (w[1] - w[0]) * (0.7_f64))
+                .sum::<f64>());
+        a8 = a8 * (0.8_f64) + s.sin();
+        let (n9, n10) = (
+            x.iter().map(|v| s).sum::<f64>(),
+            (b6[(i + 3) % 4] * (-0.3_f64)).atan(),
+        );
     }
-    let n7 = (x
-        .iter()
-        .enumerate()
-        .map(|(k, v)| *v * ((k + 1) as f64))
-        .sum::<f64>())
-    .atan();
-    let mut m8 = x[0];
-    let mut t9 = 0.0;
-    for i in 1..4 {
-        m8 = m8.max(x[i]);
-        t9 = t9 + (x[i] - m8).exp();
+    let n13 = s;
+    let f11 = |u: f64, w: f64| (u * n13 - w).tanh();
+    let f12 = |u: f64| f11(u, u * u) + n13;
+    let n14 = f11(
+        (n2 * p.v[3]).max((p.b).tanh().exp()),
+        (p.a * n13).max((p.v[3]).mul_add(x[1], x[1])),
+    ) + f12((p.a * n13).max((p.v[3]).mul_add(x[1], x[1])));
+    let n15 = ((((x[3]) * (x[3]) + 1.0).sqrt() + (p.v[0] / ((1.5_f64) + (x[0]) * (x[0]))))
+        / ((1.5_f64) + (p.v[2]) * (p.v[2])));
+    let mut a16 = ((p.a).sin() * (p.a).sin() + 1.0).sqrt();
+    if ((n13 * s).floor() + (x[3]).powi(3)) <= n15.tanh().exp() {
+        a16 = f1(n13);
+    } else {
+        a16 = a16 - (x[0] * (-0.9_f64));
     }
-    (n2 + x
-        .windows(2)
-        .map(|w| (w[1] - w[0]) * (-1.6_f64))
-        .sum::<f64>())
-        + p.b
-        + t6
-        + t9
+    (x[1]).cos() + p.w[0] + n2 + n14 + n15 + a16
 }
 
 #[allow(clippy::all, unused)]
@@ -7803,45 +8127,54 @@ fn program_36_on_duals<
     x: &[T],
     s: T,
 ) -> T {
-    let mut a1 = (x[3]).min(s.tanh());
-    a1 = a1 * T::from(0.2).unwrap() + x[0];
-    let mut r4 = ((x[0]) * (x[0]) + T::one()).ln();
-    let mut k3 = 0;
-    let n2 = loop {
-        r4 = (r4 * T::from(0.7).unwrap() + (x[0] + T::from(-1.3).unwrap())).sin();
-        k3 += 1;
-        if k3 == 2 {
-            break r4 * r4;
+    let f1 = move |v: T| v.max(T::from(-0.6).unwrap());
+    let n2 = f1((T::max(x[3], T::from(-0.3).unwrap()) * (x[2] * x[0])));
+    for i in (0..4).rev() {
+        let (mut p3, mut q4) = (
+            (n2 - x[(i + 2) % 4]),
+            (x[1] / (T::from(1.5).unwrap() + (x[(i + 2) % 4]) * (x[(i + 2) % 4]))),
+        );
+        let mut k5 = 0;
+        while k5 < 3 {
+            (q4, p3) = (
+                q4 - (p3 + (x[0]).min(x[3])).sin() * T::from(0.3).unwrap(),
+                p3 + q4 * T::from(0.3).unwrap(),
+            );
+            k5 += 1;
         }
-    };
-    let mut m5 = x[0];
-    let mut t6 = T::zero();
-    for i in 1..4 {
-        t6 = t6 + (x[i] - m5).exp();
-        m5 = m5.max(x[i]);
     }
-    if let Some(v) = x.last() {
-        a1 = a1 * T::from(-0.7).unwrap() + (*v).sin();
+    for i in 0..4 {
+        let mut b6 = x.to_vec();
+        let k7 = b6[3];
+        b6[(i + 2) % 4] += k7;
+        let mut a8 = (f1(x[i])
+            + p.v
+                .windows(2)
+                .map(|w| (w[1] - w[0]) * T::from(0.7).unwrap())
+                .sum::<T>());
+        a8 = a8 * T::from(0.8).unwrap() + s.sin();
+        let (n9, n10) = (
+            x.iter().map(|v| s).sum::<T>(),
+            (b6[(i + 3) % 4] * T::from(-0.3).unwrap()).atan(),
+        );
     }
-    let n7 = (x
-        .iter()
-        .enumerate()
-        .map(|(k, v)| *v * T::from(k + 1).unwrap())
-        .sum::<T>())
-    .atan();
-    let mut m8 = x[0];
-    let mut t9 = T::zero();
-    for i in 1..4 {
-        m8 = m8.max(x[i]);
-        t9 = t9 + (x[i] - m8).exp();
+    let n13 = s;
+    let f11 = |u: T, w: T| (u * n13 - w).tanh();
+    let f12 = |u: T| f11(u, u * u) + n13;
+    let n14 = f11(
+        (n2 * p.v[3]).max((p.b).tanh().exp()),
+        (p.a * n13).max((p.v[3]).mul_add(x[1], x[1])),
+    ) + f12((p.a * n13).max((p.v[3]).mul_add(x[1], x[1])));
+    let n15 = ((((x[3]) * (x[3]) + T::one()).sqrt()
+        + (p.v[0] / (T::from(1.5).unwrap() + (x[0]) * (x[0]))))
+        / (T::from(1.5).unwrap() + (p.v[2]) * (p.v[2])));
+    let mut a16 = ((p.a).sin() * (p.a).sin() + T::one()).sqrt();
+    if ((n13 * s).floor() + (x[3]).powi(3)) <= n15.tanh().exp() {
+        a16 = f1(n13);
+    } else {
+        a16 = a16 - (x[0] * T::from(-0.9).unwrap());
     }
-    (n2 + x
-        .windows(2)
-        .map(|w| (w[1] - w[0]) * T::from(-1.6).unwrap())
-        .sum::<T>())
-        + p.b
-        + t6
-        + t9
+    (x[1]).cos() + p.w[0] + n2 + n14 + n15 + a16
 }
 
 fn program_36_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
@@ -7945,91 +8278,68 @@ fn program_36_matches_dual_numbers_and_finite_differences() {
 #[allow(clippy::all, unused)]
 fn program_37<T: gradtape::Float>(x: &[T], s: T, out: &mut [T]) -> T {
     let mut a1 = x[2];
-    for pair in out.chunks(2) {
-        a1 = a1 * T::from(-0.2).unwrap() + pair[0] * pair[1].tanh();
+    if T::min((a1 + out[0]), (out[0] + x[3])) >= x.iter().map(|v| T::from(-0.4).unwrap()).sum::<T>()
+    {
+        a1 = (T::from(-1.6).unwrap())
+            .atan2(
+                T::from(1.5).unwrap()
+                    + (T::from(-1.5).unwrap()).clamp(T::from(-0.8).unwrap(), T::from(0.9).unwrap())
+                        * (T::from(-1.5).unwrap())
+                            .clamp(T::from(-0.8).unwrap(), T::from(0.9).unwrap()),
+            )
+            .max(s);
+    } else {
+        a1 = a1
+            - ((out[0] - T::from(-0.2).unwrap())
+                * (T::from(1.1).unwrap() / (T::from(1.5).unwrap() + (x[3]) * (x[3]))));
     }
-    out[0] = T::from(-0.4).unwrap();
-    for i in 0..4 {
-        out[1] = out[1] * (x[3]).atan().max(s) + T::from(-1.2).unwrap();
-        let (n2, n3) = (
-            out.iter()
-                .enumerate()
-                .map(|(k, v)| *v * T::from(k + 1).unwrap())
-                .sum::<T>(),
-            s.tanh().exp(),
-        );
-        for (o, v) in out.iter_mut().zip(x.iter()) {
-            *o = ((T::from(-0.6).unwrap()).atan() - *o) * T::from(-0.8).unwrap() + (*v).sin();
-        }
+    let f2 = move |v: T| v * a1;
+    let n3 = f2((out[3] - a1).atan());
+    for v in out.iter_mut() {
+        *v = ((*v - *v) * (*v - *v) + T::one()).ln();
     }
-    'outer: for i in 0..4 {
-        for j in 0..4 {
-            if (s + x[1]).clamp(T::from(-0.8).unwrap(), T::from(0.9).unwrap())
-                >= (T::from(1.3).unwrap() + out[(j + 2) % 4])
-            {
-                break 'outer;
-            }
-            a1 = (a1 + s * x[i]).tanh();
-        }
+    a1 += (a1.sin()).hypot(T::one() + (x[0]).hypot(T::one()) * (x[0]).hypot(T::one()));
+    if let Some(v) = x.first() {
+        a1 = a1 * T::from(0.5).unwrap() + (*v).sin();
     }
-    let n4 =
-        if (a1.tanh().exp() + out.iter().map(|v| T::from(-0.5).unwrap()).sum::<T>()) > a1.atan() {
-            (T::from(-1.2).unwrap()).cos()
-        } else {
-            a1
-        };
-    let mut p5 = n4;
-    let mut q6 = out[3];
-    for i in 0..4 {
-        q6 = q6 - (p5 + x[i]).sin() * T::from(0.2).unwrap();
-        p5 = p5 + q6 * T::from(0.2).unwrap();
+    let k4 = x[3];
+    helper_smooth(&mut *out, k4);
+    if let Some(v) = x.first() {
+        a1 = a1 * T::from(0.5).unwrap() + (*v).sin();
     }
-    let n7 = x[3];
-    (out[1]).cos().powi(2) + n4 + p5 + n7 + out.iter().copied().sum::<T>()
+    (s.cos() + out[1]) + a1 + out.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_37_f64(x: &[f64], s: f64, out: &mut [f64]) -> f64 {
     let mut a1 = x[2];
-    for pair in out.chunks(2) {
-        a1 = a1 * (-0.2_f64) + pair[0] * pair[1].tanh();
-    }
-    out[0] = (-0.4_f64);
-    for i in 0..4 {
-        out[1] = out[1] * (x[3]).atan().max(s) + (-1.2_f64);
-        let (n2, n3) = (
-            out.iter()
-                .enumerate()
-                .map(|(k, v)| *v * ((k + 1) as f64))
-                .sum::<f64>(),
-            s.tanh().exp(),
-        );
-        for (o, v) in out.iter_mut().zip(x.iter()) {
-            *o = ((-0.6_f64).atan() - *o) * (-0.8_f64) + (*v).sin();
-        }
-    }
-    'outer: for i in 0..4 {
-        for j in 0..4 {
-            if (s + x[1]).clamp((-0.8_f64), (0.9_f64)) >= ((1.3_f64) + out[(j + 2) % 4]) {
-                break 'outer;
-            }
-            a1 = (a1 + s * x[i]).tanh();
-        }
-    }
-    let n4 = if (a1.tanh().exp() + out.iter().map(|v| (-0.5_f64)).sum::<f64>()) > a1.atan() {
-        (-1.2_f64).cos()
+    if f64::min((a1 + out[0]), (out[0] + x[3])) >= x.iter().map(|v| (-0.4_f64)).sum::<f64>() {
+        a1 = (-1.6_f64)
+            .atan2(
+                (1.5_f64)
+                    + (-1.5_f64).clamp((-0.8_f64), (0.9_f64))
+                        * (-1.5_f64).clamp((-0.8_f64), (0.9_f64)),
+            )
+            .max(s);
     } else {
-        a1
-    };
-    let mut p5 = n4;
-    let mut q6 = out[3];
-    for i in 0..4 {
-        q6 = q6 - (p5 + x[i]).sin() * (0.2_f64);
-        p5 = p5 + q6 * (0.2_f64);
+        a1 = a1 - ((out[0] - (-0.2_f64)) * ((1.1_f64) / ((1.5_f64) + (x[3]) * (x[3]))));
     }
-    let n7 = x[3];
-    (out[1]).cos().powi(2) + n4 + p5 + n7 + out.iter().copied().sum::<f64>()
+    let f2 = move |v: f64| v * a1;
+    let n3 = f2((out[3] - a1).atan());
+    for v in out.iter_mut() {
+        *v = ((*v - *v) * (*v - *v) + 1.0).ln();
+    }
+    a1 += (a1.sin()).hypot(1.0 + (x[0]).hypot(1.0) * (x[0]).hypot(1.0));
+    if let Some(v) = x.first() {
+        a1 = a1 * (0.5_f64) + (*v).sin();
+    }
+    let k4 = x[3];
+    helper_smooth(&mut *out, k4);
+    if let Some(v) = x.first() {
+        a1 = a1 * (0.5_f64) + (*v).sin();
+    }
+    (s.cos() + out[1]) + a1 + out.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -8045,47 +8355,36 @@ fn program_37_on_duals<
     out: &mut [T],
 ) -> T {
     let mut a1 = x[2];
-    for pair in out.chunks(2) {
-        a1 = a1 * T::from(-0.2).unwrap() + pair[0] * pair[1].tanh();
+    if T::min((a1 + out[0]), (out[0] + x[3])) >= x.iter().map(|v| T::from(-0.4).unwrap()).sum::<T>()
+    {
+        a1 = (T::from(-1.6).unwrap())
+            .atan2(
+                T::from(1.5).unwrap()
+                    + (T::from(-1.5).unwrap()).clamp(T::from(-0.8).unwrap(), T::from(0.9).unwrap())
+                        * (T::from(-1.5).unwrap())
+                            .clamp(T::from(-0.8).unwrap(), T::from(0.9).unwrap()),
+            )
+            .max(s);
+    } else {
+        a1 = a1
+            - ((out[0] - T::from(-0.2).unwrap())
+                * (T::from(1.1).unwrap() / (T::from(1.5).unwrap() + (x[3]) * (x[3]))));
     }
-    out[0] = T::from(-0.4).unwrap();
-    for i in 0..4 {
-        out[1] = out[1] * (x[3]).atan().max(s) + T::from(-1.2).unwrap();
-        let (n2, n3) = (
-            out.iter()
-                .enumerate()
-                .map(|(k, v)| *v * T::from(k + 1).unwrap())
-                .sum::<T>(),
-            s.tanh().exp(),
-        );
-        for (o, v) in out.iter_mut().zip(x.iter()) {
-            *o = ((T::from(-0.6).unwrap()).atan() - *o) * T::from(-0.8).unwrap() + (*v).sin();
-        }
+    let f2 = move |v: T| v * a1;
+    let n3 = f2((out[3] - a1).atan());
+    for v in out.iter_mut() {
+        *v = ((*v - *v) * (*v - *v) + T::one()).ln();
     }
-    'outer: for i in 0..4 {
-        for j in 0..4 {
-            if (s + x[1]).clamp(T::from(-0.8).unwrap(), T::from(0.9).unwrap())
-                >= (T::from(1.3).unwrap() + out[(j + 2) % 4])
-            {
-                break 'outer;
-            }
-            a1 = (a1 + s * x[i]).tanh();
-        }
+    a1 += (a1.sin()).hypot(T::one() + (x[0]).hypot(T::one()) * (x[0]).hypot(T::one()));
+    if let Some(v) = x.first() {
+        a1 = a1 * T::from(0.5).unwrap() + (*v).sin();
     }
-    let n4 =
-        if (a1.tanh().exp() + out.iter().map(|v| T::from(-0.5).unwrap()).sum::<T>()) > a1.atan() {
-            (T::from(-1.2).unwrap()).cos()
-        } else {
-            a1
-        };
-    let mut p5 = n4;
-    let mut q6 = out[3];
-    for i in 0..4 {
-        q6 = q6 - (p5 + x[i]).sin() * T::from(0.2).unwrap();
-        p5 = p5 + q6 * T::from(0.2).unwrap();
+    let k4 = x[3];
+    helper_smooth_on_duals(&mut *out, k4);
+    if let Some(v) = x.first() {
+        a1 = a1 * T::from(0.5).unwrap() + (*v).sin();
     }
-    let n7 = x[3];
-    (out[1]).cos().powi(2) + n4 + p5 + n7 + out.iter().copied().sum::<T>()
+    (s.cos() + out[1]) + a1 + out.iter().copied().sum::<T>()
 }
 
 fn program_37_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
@@ -8194,91 +8493,71 @@ fn program_37_matches_dual_numbers_and_finite_differences() {
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_38<T: gradtape::Float>(x: &[T], s: T, out: &mut [T]) -> T {
-    let mut a1 = x.iter().zip(out.iter()).map(|(a, b)| *a * *b).sum::<T>();
-    'outer: for i in 0..4 {
-        for j in 0..4 {
-            if (x[(j + 3) % 4] * s).powi(3) >= x[j] {
-                break 'outer;
-            }
-            a1 = (a1 + s.tanh().exp() * x[i]).tanh();
-        }
-    }
-    let mut m2 = x[0];
-    let mut t3 = T::zero();
-    for i in 1..4 {
-        t3 = t3 + (x[i] - m2).exp();
-        m2 = m2.max(x[i]);
-    }
-    let (n4, n5) = helper_pair(
-        (s * t3).min(((x[3]) * (x[3]) + T::one()).powf(s)),
-        ((T::from(0.0).unwrap()) * (T::from(0.0).unwrap()) + T::one())
-            .ln()
-            .atan(),
-    );
     for i in 0..4 {
-        match i {
-            k if k % 2 == 0 => {
-                t3 = t3 * T::from(0.5).unwrap() + s;
-            }
-            _ => {
-                t3 = t3 - (t3.cos() - n5);
-            }
-        }
-        for pair in out.chunks(2) {
-            m2 = m2 * T::from(-0.2).unwrap() + pair[0] * pair[1].tanh();
-        }
-        for v in out.iter_mut() {
-            *v = (s.sin() * *v);
+        let k1 = x[i];
+        out[(i + 2) % 4] += k1;
+        let f2 = move |v: T| T::from(-1.7).unwrap();
+        let n3 = f2(((s + s) - x[i]));
+        for (o, v) in out.iter_mut().zip(x.iter()) {
+            *o = *o * T::from(-0.7).unwrap() + (*v).sin();
         }
     }
-    for pair in out.chunks(2) {
-        t3 = t3 * T::from(-0.7).unwrap() + pair[0] * pair[1].tanh();
+    out[1] = (T::from(-2.0).unwrap()
+        - ((T::from(0.0).unwrap()) * (T::from(0.0).unwrap()) + T::one())
+            .ln()
+            .hypot(T::one() + (x[2] - x[0]) * (x[2] - x[0])));
+    for i in 1..4 {
+        out[i] = out[i - 1] * T::from(-0.2).unwrap() + out[i].tanh();
     }
-    x.iter().map(|v| s.sin()).sum::<T>() + m2 + n4 + n5 + out.iter().copied().sum::<T>()
+    let n4 = (out.iter().zip(out.iter()).map(|(a, b)| *a * *b).sum::<T>() - x[2]);
+    let mut r7 = x[0];
+    let mut k6 = 0;
+    let n5 = loop {
+        r7 = (r7 * T::from(0.7).unwrap() + out.iter().map(|v| T::from(0.6).unwrap()).sum::<T>())
+            .sin();
+        k6 += 1;
+        if k6 == 4 {
+            break r7 * r7;
+        }
+    };
+    (T::from(1.5).unwrap()).min(n4).hypot(T::one()) + n5 + out.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_38_f64(x: &[f64], s: f64, out: &mut [f64]) -> f64 {
-    let mut a1 = x.iter().zip(out.iter()).map(|(a, b)| *a * *b).sum::<f64>();
-    'outer: for i in 0..4 {
-        for j in 0..4 {
-            if (x[(j + 3) % 4] * s).powi(3) >= x[j] {
-                break 'outer;
-            }
-            a1 = (a1 + s.tanh().exp() * x[i]).tanh();
-        }
-    }
-    let mut m2 = x[0];
-    let mut t3 = 0.0;
-    for i in 1..4 {
-        t3 = t3 + (x[i] - m2).exp();
-        m2 = m2.max(x[i]);
-    }
-    let (n4, n5) = helper_pair(
-        (s * t3).min(((x[3]) * (x[3]) + 1.0).powf(s)),
-        ((0.0_f64) * (0.0_f64) + 1.0).ln().atan(),
-    );
     for i in 0..4 {
-        match i {
-            k if k % 2 == 0 => {
-                t3 = t3 * (0.5_f64) + s;
-            }
-            _ => {
-                t3 = t3 - (t3.cos() - n5);
-            }
-        }
-        for pair in out.chunks(2) {
-            m2 = m2 * (-0.2_f64) + pair[0] * pair[1].tanh();
-        }
-        for v in out.iter_mut() {
-            *v = (s.sin() * *v);
+        let k1 = x[i];
+        out[(i + 2) % 4] += k1;
+        let f2 = move |v: f64| (-1.7_f64);
+        let n3 = f2(((s + s) - x[i]));
+        for (o, v) in out.iter_mut().zip(x.iter()) {
+            *o = *o * (-0.7_f64) + (*v).sin();
         }
     }
-    for pair in out.chunks(2) {
-        t3 = t3 * (-0.7_f64) + pair[0] * pair[1].tanh();
+    out[1] = ((-2.0_f64)
+        - ((0.0_f64) * (0.0_f64) + 1.0)
+            .ln()
+            .hypot(1.0 + (x[2] - x[0]) * (x[2] - x[0])));
+    for i in 1..4 {
+        out[i] = out[i - 1] * (-0.2_f64) + out[i].tanh();
     }
-    x.iter().map(|v| s.sin()).sum::<f64>() + m2 + n4 + n5 + out.iter().copied().sum::<f64>()
+    let n4 = (out
+        .iter()
+        .zip(out.iter())
+        .map(|(a, b)| *a * *b)
+        .sum::<f64>()
+        - x[2]);
+    let mut r7 = x[0];
+    let mut k6 = 0;
+    let n5 = loop {
+        r7 = (r7 * (0.7_f64) + out.iter().map(|v| (0.6_f64)).sum::<f64>()).sin();
+        k6 += 1;
+        if k6 == 4 {
+            break r7 * r7;
+        }
+    };
+    (1.5_f64).min(n4).hypot(1.0) + n5 + out.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -8293,47 +8572,34 @@ fn program_38_on_duals<
     s: T,
     out: &mut [T],
 ) -> T {
-    let mut a1 = x.iter().zip(out.iter()).map(|(a, b)| *a * *b).sum::<T>();
-    'outer: for i in 0..4 {
-        for j in 0..4 {
-            if (x[(j + 3) % 4] * s).powi(3) >= x[j] {
-                break 'outer;
-            }
-            a1 = (a1 + s.tanh().exp() * x[i]).tanh();
-        }
-    }
-    let mut m2 = x[0];
-    let mut t3 = T::zero();
-    for i in 1..4 {
-        t3 = t3 + (x[i] - m2).exp();
-        m2 = m2.max(x[i]);
-    }
-    let (n4, n5) = helper_pair_on_duals(
-        (s * t3).min(((x[3]) * (x[3]) + T::one()).powf(s)),
-        ((T::from(0.0).unwrap()) * (T::from(0.0).unwrap()) + T::one())
-            .ln()
-            .atan(),
-    );
     for i in 0..4 {
-        match i {
-            k if k % 2 == 0 => {
-                t3 = t3 * T::from(0.5).unwrap() + s;
-            }
-            _ => {
-                t3 = t3 - (t3.cos() - n5);
-            }
-        }
-        for pair in out.chunks(2) {
-            m2 = m2 * T::from(-0.2).unwrap() + pair[0] * pair[1].tanh();
-        }
-        for v in out.iter_mut() {
-            *v = (s.sin() * *v);
+        let k1 = x[i];
+        out[(i + 2) % 4] += k1;
+        let f2 = move |v: T| T::from(-1.7).unwrap();
+        let n3 = f2(((s + s) - x[i]));
+        for (o, v) in out.iter_mut().zip(x.iter()) {
+            *o = *o * T::from(-0.7).unwrap() + (*v).sin();
         }
     }
-    for pair in out.chunks(2) {
-        t3 = t3 * T::from(-0.7).unwrap() + pair[0] * pair[1].tanh();
+    out[1] = (T::from(-2.0).unwrap()
+        - ((T::from(0.0).unwrap()) * (T::from(0.0).unwrap()) + T::one())
+            .ln()
+            .hypot(T::one() + (x[2] - x[0]) * (x[2] - x[0])));
+    for i in 1..4 {
+        out[i] = out[i - 1] * T::from(-0.2).unwrap() + out[i].tanh();
     }
-    x.iter().map(|v| s.sin()).sum::<T>() + m2 + n4 + n5 + out.iter().copied().sum::<T>()
+    let n4 = (out.iter().zip(out.iter()).map(|(a, b)| *a * *b).sum::<T>() - x[2]);
+    let mut r7 = x[0];
+    let mut k6 = 0;
+    let n5 = loop {
+        r7 = (r7 * T::from(0.7).unwrap() + out.iter().map(|v| T::from(0.6).unwrap()).sum::<T>())
+            .sin();
+        k6 += 1;
+        if k6 == 4 {
+            break r7 * r7;
+        }
+    };
+    (T::from(1.5).unwrap()).min(n4).hypot(T::one()) + n5 + out.iter().copied().sum::<T>()
 }
 
 fn program_38_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {
@@ -8442,78 +8708,64 @@ fn program_38_matches_dual_numbers_and_finite_differences() {
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_39<T: gradtape::Float>(x: &[T], s: T, out: &mut [T]) -> T {
-    let n1 = s;
-    let n2 = helper_soft(
-        (T::from(0.0).unwrap()).atan().tanh().exp(),
-        x.windows(2)
-            .map(|w| (w[1] - w[0]) * T::from(-1.1).unwrap())
-            .sum::<T>(),
-    );
-    let mut r5 = (out[0] - n2);
-    let mut k4 = 0;
-    let n3 = loop {
-        r5 = (r5 * T::from(0.7).unwrap()
-            + (x.iter().map(|v| s).sum::<T>()
-                / (T::from(1.5).unwrap()
-                    + (T::from(-0.3).unwrap() + out[1]) * (T::from(-0.3).unwrap() + out[1]))))
-            .sin();
-        k4 += 1;
-        if k4 == 2 {
-            break r5 * r5;
-        }
-    };
-    let mut a6 = out
-        .iter()
-        .enumerate()
-        .map(|(k, v)| *v * T::from(k + 1).unwrap())
-        .sum::<T>();
-    a6 += ((T::from(-1.6).unwrap()).mul_add(a6, s) / (T::from(1.5).unwrap() + s * s));
-    a6 *= T::from(-0.5).unwrap();
-    let mut m7 = x[0];
-    let mut t8 = T::zero();
-    for i in 1..4 {
-        t8 = t8 + (x[i] - m7).exp();
-        m7 = m7.max(x[i]);
+    for (o, v) in out.iter_mut().zip(x.iter()) {
+        *o = T::from(-0.3).unwrap() * T::from(0.5).unwrap() + (*v).sin();
     }
-    s + n1 + n3 + m7 + t8 + out.iter().copied().sum::<T>()
+    for v in out.iter_mut() {
+        *v = (s + T::from(1.7).unwrap()).hypot(T::one());
+    }
+    let mut a1 = ((out[0] * s) * (out[0] * s) + T::one()).ln();
+    'outer: for i in 0..4 {
+        for j in 0..4 {
+            if (x[j] - a1).tanh()
+                < x.windows(2)
+                    .map(|w| (w[1] - w[0]) * T::from(-1.9).unwrap())
+                    .sum::<T>()
+            {
+                break 'outer;
+            }
+            a1 = (a1 + (T::from(1.3).unwrap()).max((out[2] + x[j])) * x[i]).tanh();
+        }
+    }
+    let n2 = helper_power(
+        (s * T::from(-1.5).unwrap()).hypot(T::one() + (a1 * x[0]) * (a1 * x[0])),
+        1,
+    );
+    let n3 = match x.first() {
+        Some(v) => *v * (s.min(s)).sin(),
+        None => ((T::from(0.1).unwrap()) * (T::from(0.1).unwrap()) + T::one()).ln(),
+    };
+    (s - out[1]).mul_add((s + x[0]), T::min(out[1], x[1])) + n3 + out.iter().copied().sum::<T>()
 }
 
 #[differentiable]
 #[allow(clippy::all, unused)]
 fn program_39_f64(x: &[f64], s: f64, out: &mut [f64]) -> f64 {
-    let n1 = s;
-    let n2 = helper_soft(
-        (0.0_f64).atan().tanh().exp(),
-        x.windows(2)
-            .map(|w| (w[1] - w[0]) * (-1.1_f64))
-            .sum::<f64>(),
-    );
-    let mut r5 = (out[0] - n2);
-    let mut k4 = 0;
-    let n3 = loop {
-        r5 = (r5 * (0.7_f64)
-            + (x.iter().map(|v| s).sum::<f64>()
-                / ((1.5_f64) + ((-0.3_f64) + out[1]) * ((-0.3_f64) + out[1]))))
-            .sin();
-        k4 += 1;
-        if k4 == 2 {
-            break r5 * r5;
-        }
-    };
-    let mut a6 = out
-        .iter()
-        .enumerate()
-        .map(|(k, v)| *v * ((k + 1) as f64))
-        .sum::<f64>();
-    a6 += ((-1.6_f64).mul_add(a6, s) / ((1.5_f64) + s * s));
-    a6 *= (-0.5_f64);
-    let mut m7 = x[0];
-    let mut t8 = 0.0;
-    for i in 1..4 {
-        t8 = t8 + (x[i] - m7).exp();
-        m7 = m7.max(x[i]);
+    for (o, v) in out.iter_mut().zip(x.iter()) {
+        *o = (-0.3_f64) * (0.5_f64) + (*v).sin();
     }
-    s + n1 + n3 + m7 + t8 + out.iter().copied().sum::<f64>()
+    for v in out.iter_mut() {
+        *v = (s + (1.7_f64)).hypot(1.0);
+    }
+    let mut a1 = ((out[0] * s) * (out[0] * s) + 1.0).ln();
+    'outer: for i in 0..4 {
+        for j in 0..4 {
+            if (x[j] - a1).tanh()
+                < x.windows(2)
+                    .map(|w| (w[1] - w[0]) * (-1.9_f64))
+                    .sum::<f64>()
+            {
+                break 'outer;
+            }
+            a1 = (a1 + (1.3_f64).max((out[2] + x[j])) * x[i]).tanh();
+        }
+    }
+    let n2 = helper_power((s * (-1.5_f64)).hypot(1.0 + (a1 * x[0]) * (a1 * x[0])), 1);
+    let n3 = match x.first() {
+        Some(v) => *v * (s.min(s)).sin(),
+        None => ((0.1_f64) * (0.1_f64) + 1.0).ln(),
+    };
+    (s - out[1]).mul_add((s + x[0]), f64::min(out[1], x[1])) + n3 + out.iter().copied().sum::<f64>()
 }
 
 #[allow(clippy::all, unused)]
@@ -8528,40 +8780,34 @@ fn program_39_on_duals<
     s: T,
     out: &mut [T],
 ) -> T {
-    let n1 = s;
-    let n2 = helper_soft_on_duals(
-        (T::from(0.0).unwrap()).atan().tanh().exp(),
-        x.windows(2)
-            .map(|w| (w[1] - w[0]) * T::from(-1.1).unwrap())
-            .sum::<T>(),
-    );
-    let mut r5 = (out[0] - n2);
-    let mut k4 = 0;
-    let n3 = loop {
-        r5 = (r5 * T::from(0.7).unwrap()
-            + (x.iter().map(|v| s).sum::<T>()
-                / (T::from(1.5).unwrap()
-                    + (T::from(-0.3).unwrap() + out[1]) * (T::from(-0.3).unwrap() + out[1]))))
-            .sin();
-        k4 += 1;
-        if k4 == 2 {
-            break r5 * r5;
-        }
-    };
-    let mut a6 = out
-        .iter()
-        .enumerate()
-        .map(|(k, v)| *v * T::from(k + 1).unwrap())
-        .sum::<T>();
-    a6 += ((T::from(-1.6).unwrap()).mul_add(a6, s) / (T::from(1.5).unwrap() + s * s));
-    a6 *= T::from(-0.5).unwrap();
-    let mut m7 = x[0];
-    let mut t8 = T::zero();
-    for i in 1..4 {
-        t8 = t8 + (x[i] - m7).exp();
-        m7 = m7.max(x[i]);
+    for (o, v) in out.iter_mut().zip(x.iter()) {
+        *o = T::from(-0.3).unwrap() * T::from(0.5).unwrap() + (*v).sin();
     }
-    s + n1 + n3 + m7 + t8 + out.iter().copied().sum::<T>()
+    for v in out.iter_mut() {
+        *v = (s + T::from(1.7).unwrap()).hypot(T::one());
+    }
+    let mut a1 = ((out[0] * s) * (out[0] * s) + T::one()).ln();
+    'outer: for i in 0..4 {
+        for j in 0..4 {
+            if (x[j] - a1).tanh()
+                < x.windows(2)
+                    .map(|w| (w[1] - w[0]) * T::from(-1.9).unwrap())
+                    .sum::<T>()
+            {
+                break 'outer;
+            }
+            a1 = (a1 + (T::from(1.3).unwrap()).max((out[2] + x[j])) * x[i]).tanh();
+        }
+    }
+    let n2 = helper_power_on_duals(
+        (s * T::from(-1.5).unwrap()).hypot(T::one() + (a1 * x[0]) * (a1 * x[0])),
+        1,
+    );
+    let n3 = match x.first() {
+        Some(v) => *v * (s.min(s)).sin(),
+        None => ((T::from(0.1).unwrap()) * (T::from(0.1).unwrap()) + T::one()).ln(),
+    };
+    (s - out[1]).mul_add((s + x[0]), T::min(out[1], x[1])) + n3 + out.iter().copied().sum::<T>()
 }
 
 fn program_39_faces<F: gradtape::Float + Differentiable>(p: &[F], t: &[F]) -> Faces<F> {

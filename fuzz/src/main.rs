@@ -22,8 +22,13 @@ use std::fmt::Write as _;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-/// The shared oracles, copied into a scratch crate.
-const COMMON: &str = include_str!("../../tests/common/mod.rs");
+/// The shared oracles, copied into a scratch crate: `tests/common/`'s files (`mod.rs`
+/// declares the other two as modules).
+const COMMON: &[(&str, &str)] = &[
+    ("mod.rs", include_str!("../../tests/common/mod.rs")),
+    ("faces.rs", include_str!("../../tests/common/faces.rs")),
+    ("twice.rs", include_str!("../../tests/common/twice.rs")),
+];
 
 /// How many programs one test file of a scratch crate holds (files compile in parallel).
 const PER_FILE: u64 = 200;
@@ -504,7 +509,9 @@ fn scratch_crate(out: &Path, seeds: Range<u64>, mode: Mode) -> std::io::Result<(
         out.join("src/lib.rs"),
         "//! Generated programs live in tests/.\n",
     )?;
-    std::fs::write(out.join("tests/common/mod.rs"), COMMON)?;
+    for (name, text) in COMMON {
+        std::fs::write(out.join("tests/common").join(name), text)?;
+    }
     let mut start = seeds.start;
     while start < seeds.end {
         let end = (start + PER_FILE).min(seeds.end);

@@ -27,7 +27,16 @@
 //! capturing differentiable values, iterator sums and folds (`map`, `zip`, `enumerate`,
 //! `rev`, `windows`; over `x`, buffers and the struct's array fields), calls of an
 //! annotated helper and of an annotated writer into a local buffer or the output, and the
-//! float methods with derivatives (in domains where they are smooth).
+//! float methods with derivatives (in domains where they are smooth, `T::max(a, b)`,
+//! `atan2` and `hypot` with two differentiable arguments among them). And the forms users
+//! write on top of those: `match` on the loop index with or-patterns, a range under a
+//! guard and a binding; `let Some(v) = o else { .. };` of an `Option` made by an `if`
+//! (diverging by `return`, `continue` or `break`), `if let Some(v) = b.get(i)` and
+//! `match x.first()` on elements that may be missing; two values carried through a `while` by one tuple
+//! assignment (`(p, q) = (p + q * h, q - p.sin() * h)`); local arrays `[T; N]` (from a
+//! literal or filled by index) used wherever a buffer is; a 2×2 array of rows written as
+//! `m[r][col]`; a pair (a helper's result or a tuple) read as `.0` and `.1`; and a float
+//! cast to an index (`.to_usize()`, `as usize` in the `f64` twin).
 
 use crate::Rng;
 
@@ -108,6 +117,22 @@ enum Statement {
     ZipIntoOutput,
     /// the struct parameter's array fields read in a loop (struct parameters)
     FieldLoop,
+    /// `match i { 0 | 2 => .., 1..=2 if c => .., _ => {} }` on the loop index
+    MatchPatterns,
+    /// `let Some(v) = o else { return e; };` of an `Option` made by an `if` (`continue`
+    /// or `break` in a loop)
+    LetElse,
+    /// `if let Some(v) = x.get(i) { .. } else { .. }`, or `match x.first() { .. }`
+    OptionGet,
+    /// `(p, q) = (p + q * h, q - p.sin() * h);` in a `while`: carried values updated at once
+    TupleAssignWhile,
+    /// `let t = helper_pair(a, b);` (or a tuple) read as `t.0` and `t.1`
+    TupleFields,
+    /// `let mut m = [[T::zero(); 2]; 2];` written as `m[r][c]`, read as a determinant
+    MatrixRows,
+    /// `let k = (e.abs() * 2.5).floor().to_usize().unwrap() % LEN;` (`as usize` on `f64`),
+    /// a float cast to an index
+    CastIndex,
 }
 
 /// What a statement needs of where it is written, besides depth for blocks.
@@ -183,6 +208,13 @@ const STATEMENTS: &[Row] = {
         row(IterMutOutput, 2, true, Output),
         row(ZipIntoOutput, 2, true, Output),
         row(FieldLoop, 3, true, Params),
+        row(MatchPatterns, 2, true, LoopIndex),
+        row(LetElse, 2, false, Nothing),
+        row(OptionGet, 2, false, Nothing),
+        row(TupleAssignWhile, 2, true, Nothing),
+        row(TupleFields, 2, false, Nothing),
+        row(MatrixRows, 1, true, Nothing),
+        row(CastIndex, 1, false, Nothing),
     ]
 };
 
@@ -420,7 +452,7 @@ impl ScalarProgram {
             return self.leaf();
         }
         let d = depth - 1;
-        match self.rng.below(23) {
+        match self.rng.below(26) {
             0 | 1 => format!("({} + {})", self.expr(d), self.expr(d)),
             2 | 3 => format!("({} - {})", self.expr(d), self.expr(d)),
             4 | 5 => format!("({} * {})", self.expr(d), self.expr(d)),
@@ -463,6 +495,21 @@ impl ScalarProgram {
                     3 => format!("({a}.floor() + {})", self.operand(d)),
                     _ => format!("({a} * {a} + T::one()).powf({})", self.expr(d)),
                 }
+            }
+            21 => {
+                // two-argument `max`/`min` called through the type (`f64::max(a, b)` in
+                // the twin)
+                let which = ["max", "min"][self.rng.below(2) as usize];
+                format!("T::{which}({}, {})", self.expr(d), self.expr(d))
+            }
+            // (the second arguments kept away from the points where these are singular)
+            22 => {
+                let (a, b) = (self.operand(d), self.operand(d));
+                format!("{a}.atan2(T::from(1.5).unwrap() + {b} * {b})")
+            }
+            23 => {
+                let (a, b) = (self.operand(d), self.operand(d));
+                format!("{a}.hypot(T::one() + {b} * {b})")
             }
             _ => self.iterated(d),
         }
@@ -574,10 +621,21 @@ impl ScalarProgram {
 
     fn new_buffer(&mut self) -> String {
         let name = self.fresh("b");
-        if self.rng.chance(50) {
+        let draw = self.rng.below(5);
+        if draw < 2 {
             self.line(&format!("let mut {name} = x.to_vec();"));
+        } else if draw == 2 {
+            // a local array of numbers from a literal
+            let elements: Vec<String> = (0..LEN).map(|_| self.expr(1)).collect();
+            self.line(&format!("let mut {name} = [{}];", elements.join(", ")));
         } else {
-            self.line(&format!("let mut {name} = vec![T::zero(); {LEN}];"));
+            // a vector or a local array `[T; LEN]`, filled by index
+            let zeros = if draw == 3 {
+                format!("vec![T::zero(); {LEN}]")
+            } else {
+                format!("[T::zero(); {LEN}]")
+            };
+            self.line(&format!("let mut {name} = {zeros};"));
             let saved = self.index.replace("i".to_owned());
             self.line(&format!("for i in 0..{LEN} {{"));
             self.open();
@@ -1002,6 +1060,152 @@ impl ScalarProgram {
                 }
                 self.line("}");
             }
+            Statement::MatchPatterns => {
+                // or-patterns, a range with a guard, a binding, and an empty arm
+                let name = self.mutable_number();
+                let i = self.index.clone().expect("a loop index is in scope");
+                let (c, a, b) = (self.condition(), self.expr(2), self.expr(2));
+                let f = self.factor();
+                self.line(&format!("match {i} {{"));
+                self.line(&format!("    0 | 2 => {name} = {name} * {f} + {a},"));
+                self.line(&format!(
+                    "    1..=2 if {c} => {{ {name} = ({name} + {b}).tanh(); }}"
+                ));
+                self.line(&format!(
+                    "    k if k + 1 == {LEN} => {name} = {name} * {name}.cos(),"
+                ));
+                self.line("    _ => {}");
+                self.line("}");
+            }
+            Statement::LetElse => {
+                // an `Option` made by an `if`, taken apart by `let .. else` diverging by
+                // `return` (or in a loop by `continue` or `break`)
+                let (o, v, name) = (self.fresh("o"), self.fresh("v"), self.fresh("n"));
+                let (c, e) = (self.condition(), self.expr(2));
+                self.line(&format!(
+                    "let {o} = if {c} {{ Some({e}) }} else {{ None }};"
+                ));
+                let otherwise = if self.in_loop && self.rng.chance(60) {
+                    ["continue;", "break;"][self.rng.below(2) as usize].to_owned()
+                } else {
+                    format!("return {};", self.expr(2))
+                };
+                self.line(&format!("let Some({v}) = {o} else {{ {otherwise} }};"));
+                let e = self.expr(2);
+                self.line(&format!("let {name} = {v} * {e};"));
+                self.declare(&name, LocalKind::Number, false);
+            }
+            Statement::OptionGet => {
+                // an element that may be missing (`i + 1` in a loop), of `x` or a buffer
+                let buffers = self.visible(LocalKind::Buffer, false);
+                let source = match self.pick(&buffers) {
+                    Some(b) if self.rng.chance(40) => b,
+                    _ => "x".to_owned(),
+                };
+                let at = match self.index.clone() {
+                    Some(i) if self.rng.chance(50) => format!("{i} + 1"),
+                    _ => self.index(),
+                };
+                if self.rng.chance(50) {
+                    let name = self.mutable_number();
+                    let (f, e) = (self.factor(), self.expr(2));
+                    self.line(&format!("if let Some(v) = {source}.get({at}) {{"));
+                    self.line(&format!("    {name} = {name} * {f} + (*v).sin();"));
+                    self.line("} else {");
+                    self.line(&format!("    {name} = {name} - {e};"));
+                    self.line("}");
+                } else {
+                    let name = self.fresh("n");
+                    let option = match self.rng.below(3) {
+                        0 => format!("{source}.first()"),
+                        1 => format!("{source}.last()"),
+                        _ => format!("{source}.get({at})"),
+                    };
+                    let (a, b) = (self.expr(2), self.expr(2));
+                    self.line(&format!("let {name} = match {option} {{"));
+                    self.line(&format!("    Some(v) => *v * {a},"));
+                    self.line(&format!("    None => {b},"));
+                    self.line("};");
+                    self.declare(&name, LocalKind::Number, false);
+                }
+            }
+            Statement::TupleAssignWhile => {
+                // two carried values updated at once (an integrator), in either order
+                let (p, q, k) = (self.fresh("p"), self.fresh("q"), self.fresh("k"));
+                let (a, b) = (self.expr(1), self.expr(1));
+                self.line(&format!("let (mut {p}, mut {q}) = ({a}, {b});"));
+                self.line(&format!("let mut {k} = 0;"));
+                let steps = 2 + self.rng.below(3);
+                let h = format!("T::from(0.{}).unwrap()", 1 + self.rng.below(4));
+                self.line(&format!("while {k} < {steps} {{"));
+                self.open();
+                let force = self.expr(1);
+                let p_next = format!("{p} + {q} * {h}");
+                let q_next = format!("{q} - ({p} + {force}).sin() * {h}");
+                if self.rng.chance(50) {
+                    self.line(&format!("({p}, {q}) = ({p_next}, {q_next});"));
+                } else {
+                    self.line(&format!("({q}, {p}) = ({q_next}, {p_next});"));
+                }
+                self.line(&format!("{k} += 1;"));
+                self.close();
+                self.line("}");
+                self.declare(&p, LocalKind::Number, true);
+                self.declare(&q, LocalKind::Number, true);
+            }
+            Statement::TupleFields => {
+                let (t, name) = (self.fresh("t"), self.fresh("n"));
+                let (a, b) = (self.expr(2), self.expr(2));
+                if self.rng.chance(60) {
+                    self.line(&format!("let {t} = helper_pair{{H}}({a}, {b});"));
+                } else {
+                    self.line(&format!("let {t} = ({a}, {b});"));
+                }
+                let e = self.expr(2);
+                self.line(&format!("let {name} = {t}.0 * {e} + {t}.1;"));
+                self.declare(&name, LocalKind::Number, false);
+            }
+            Statement::MatrixRows => {
+                // a local 2×2 array of rows written as `m[r][col]`, read as a determinant
+                let (m, name) = (self.fresh("m"), self.fresh("n"));
+                self.line(&format!("let mut {m} = [[T::zero(); 2]; 2];"));
+                self.line("for r in 0..2 {");
+                self.line("    for col in 0..2 {");
+                let saved = self.index.replace("r".to_owned());
+                let e = self.expr(2);
+                self.index = saved;
+                self.line(&format!("        {m}[r][col] = {e} + x[r + col];"));
+                self.line("    }");
+                self.line("}");
+                if self.rng.chance(50) {
+                    let (r, col) = (self.rng.below(2), self.rng.below(2));
+                    let k = self.fresh("k");
+                    let e = self.expr(1);
+                    self.line(&format!("let {k} = {e};"));
+                    self.line(&format!("{m}[{r}][{col}] += {k};"));
+                }
+                self.line(&format!(
+                    "let {name} = {m}[0][0] * {m}[1][1] - {m}[0][1] * {m}[1][0];"
+                ));
+                self.declare(&name, LocalKind::Number, false);
+            }
+            Statement::CastIndex => {
+                // a float cast to an index (a constant: its derivative is zero where the
+                // `floor` does not jump, which the sample points avoid almost surely)
+                let (k, name) = (self.fresh("k"), self.fresh("n"));
+                let e = self.operand(2);
+                self.line(&format!(
+                    "let {k} = ({e}.tanh().abs() * T::from(3.5).unwrap()).floor().to_usize().unwrap();"
+                ));
+                let buffers = self.visible(LocalKind::Buffer, false);
+                let source = match self.pick(&buffers) {
+                    Some(b) if self.rng.chance(40) => b,
+                    _ => "x".to_owned(),
+                };
+                let e = self.expr(2);
+                self.line(&format!("let {name} = {source}[{k}] * {e};"));
+                self.declare(&name, LocalKind::Number, false);
+            }
         }
     }
 
@@ -1226,6 +1430,9 @@ fn on_f64(body: &str) -> String {
     out.replace("T::zero()", "0.0")
         .replace("T::one()", "1.0")
         .replace("::<T>", "::<f64>")
+        .replace("T::max(", "f64::max(")
+        .replace("T::min(", "f64::min(")
+        .replace(".to_usize().unwrap()", " as usize")
         .replace(": T|", ": f64|")
         .replace(": T,", ": f64,")
 }

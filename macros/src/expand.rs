@@ -118,7 +118,8 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
                 syn::FnArg::Receiver(_) => None,
             })
             .collect();
-        let mut stmts = rewrite::rewrite(cx, body.stmts.clone(), &borrowed, &parameters);
+        let mut stmts =
+            rewrite::rewrite(cx, body.stmts.clone(), &borrowed, &parameters, &sig.floats);
         if sig.mode == Mode::Tensor {
             // a tensor accumulator folded over an iterator: the loop it stands for
             stmts = iterators::tensor_folds(stmts);

@@ -186,8 +186,20 @@ struct LoopCtx {
     counter: Option<bool>,
 }
 
-fn key_of<T>(node: &T) -> usize {
-    node as *const T as usize
+/// A declaration's key: the address of its name's syntax node, the same in every round of
+/// [`lower`] for a node of the user's body, mixed with the name. A node lowering builds
+/// itself and drops within a round may share its address with another such node of the
+/// next round: with the name mixed in, only a declaration of the same name can take its
+/// key (the address alone made a desugared `let k: usize = gradtape_k;` active, forced by
+/// another local of an earlier round, and `k + 1` then a differentiable number).
+fn key_of(ident: &Ident) -> usize {
+    use std::hash::{Hash, Hasher};
+    // (`DefaultHasher::new` is keyed the same in every process: the keys, and so the
+    // expansion, do not change from one build to the next)
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    (ident as *const Ident as usize).hash(&mut hasher);
+    ident.to_string().hash(&mut hasher);
+    hasher.finish() as usize
 }
 
 fn is_stop_gradient(call: &syn::ExprCall) -> bool {

@@ -2,9 +2,9 @@
 //! form into a shape lowering differentiates. It takes the body's statements and gives them
 //! rewritten:
 //!
-//! - a float method called by its path, `f64::max(a, b)` or `f32::sin(x)`, becomes the
-//!   method call `a.max(b)`, `x.sin()` (for every method of `f32`/`f64` that takes `self`,
-//!   the two forms are the same call);
+//! - a float method called by its path, `f64::max(a, b)` or `f32::sin(x)` (or through a
+//!   float type parameter, `T::max(a, b)`), becomes the method call `a.max(b)`, `x.sin()`
+//!   (for every method of `f32`/`f64` that takes `self`, the two forms are the same call);
 //! - a local closure bound by `let` and only ever called, `let sq = |v: f64| v * v;`,
 //!   is inlined at each call: `sq(x)` becomes `{ let arg0 = x; let v: f64 = arg0; v * v }`,
 //!   so what it computes, and what it captures, is differentiated as if written in place.
@@ -63,13 +63,19 @@ use crate::syntax::{is_compound_assign, is_name};
 /// The body's statements with both rewrites applied, in every block; a closure whose
 /// captures cannot be kept as they were when it was made is an error in `cx`. `borrowed`
 /// are the function's parameters taken by shared reference (`x: &Tensor<F>`),
-/// `parameters` every parameter's name.
-pub fn rewrite(cx: &Ctxt, stmts: Vec<Stmt>, borrowed: &[Ident], parameters: &[Ident]) -> Vec<Stmt> {
+/// `parameters` every parameter's name, `floats` the function's float type parameters.
+pub fn rewrite(
+    cx: &Ctxt,
+    stmts: Vec<Stmt>,
+    borrowed: &[Ident],
+    parameters: &[Ident],
+    floats: &[Ident],
+) -> Vec<Stmt> {
     let mut block = syn::Block {
         brace_token: Default::default(),
         stmts,
     };
-    FloatPaths.visit_block_mut(&mut block);
+    FloatPaths { floats }.visit_block_mut(&mut block);
     OptionCombinators.visit_block_mut(&mut block);
     // the names that hold a shared reference wherever they appear, so that `&x` of one is
     // a reference to a reference: the borrowed parameters the body never binds again, and
@@ -634,13 +640,18 @@ pub(crate) const FLOAT_METHODS: &[&str] = &[
     "trunc",
 ];
 
-struct FloatPaths;
+/// Float methods called by their paths, on `f32`/`f64` or on one of `floats` (the
+/// function's float type parameters: `T::max(a, b)` is `num_traits::Float::max`, the
+/// method `a.max(b)` calls).
+struct FloatPaths<'a> {
+    floats: &'a [Ident],
+}
 
-impl VisitMut for FloatPaths {
+impl VisitMut for FloatPaths<'_> {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
         syn::visit_mut::visit_expr_mut(self, expr);
         let Expr::Call(call) = expr else { return };
-        let Some(method) = float_method_path(&call.func) else {
+        let Some(method) = float_method_path(&call.func, self.floats) else {
             return;
         };
         let mut args = call.args.iter().cloned();
@@ -657,9 +668,9 @@ struct FloatMethod {
     name: Ident,
 }
 
-/// `f64::name` or `f32::name` (also `<f64>::name`, `std::primitive::f64::name`) naming a
-/// method of [`FLOAT_METHODS`].
-fn float_method_path(func: &Expr) -> Option<FloatMethod> {
+/// `f64::name` or `f32::name` (also `<f64>::name`, `std::primitive::f64::name`, or a float
+/// type parameter of `floats`, `T::name`) naming a method of [`FLOAT_METHODS`].
+fn float_method_path(func: &Expr, floats: &[Ident]) -> Option<FloatMethod> {
     let Expr::Path(path) = crate::syntax::strip_parens(func) else {
         return None;
     };
@@ -674,7 +685,9 @@ fn float_method_path(func: &Expr) -> Option<FloatMethod> {
         }
         _ => return None,
     };
-    let float_named = float == "f32" || float == "f64";
+    // a type parameter is one by its own name only (`T::max`, `<T>::max`, not `m::T::max`)
+    let parameter = floats.contains(&float) && (segments.len() == 2 || path.qself.is_some());
+    let float_named = float == "f32" || float == "f64" || parameter;
     let plain = segments.iter().all(|segment| segment.arguments.is_none());
     (float_named && plain && FLOAT_METHODS.iter().any(|m| name == m)).then(|| FloatMethod {
         float,
@@ -683,14 +696,15 @@ fn float_method_path(func: &Expr) -> Option<FloatMethod> {
 }
 
 /// The receiver as a method call needs it: an unsuffixed literal gets the float's suffix
-/// (`1.0.max(x)` would be a method call on an ambiguous `{float}`), anything but a name, a
-/// literal, a call or a field is parenthesised.
+/// (`1.0.max(x)` would be a method call on an ambiguous `{float}`; a type parameter has no
+/// literals, `T::max(1.0, x)` does not compile), anything but a name, a literal, a call or
+/// a field is parenthesised.
 fn typed_receiver(receiver: Expr, float: &Ident) -> Expr {
     match receiver {
         Expr::Lit(syn::ExprLit {
             lit: syn::Lit::Float(lit),
             attrs,
-        }) if lit.suffix().is_empty() => {
+        }) if lit.suffix().is_empty() && (float == "f32" || float == "f64") => {
             let suffixed =
                 syn::LitFloat::new(&format!("{}{}", lit.base10_digits(), float), lit.span());
             Expr::Lit(syn::ExprLit {
