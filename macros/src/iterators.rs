@@ -154,7 +154,7 @@ impl VisitMut for FuseMaps {
             || second.inputs.len() != 1
             || first.asyncness.is_some()
             || second.asyncness.is_some()
-            || leaves_early(quote::ToTokens::to_token_stream(&first.body))
+            || crate::syntax::leaves_early(quote::ToTokens::to_token_stream(&first.body))
             || first.capture.is_some() != second.capture.is_some()
         {
             return;
@@ -186,17 +186,6 @@ impl VisitMut for FuseMaps {
 /// The names a pattern binds (conservatively: every identifier in it, its type aside).
 fn pattern_names(pat: &Pat, names: &mut HashSet<String>) {
     token_idents(quote::ToTokens::to_token_stream(strip_pat_type(pat)), names);
-}
-
-/// A `return` or a `?` in a closure's body would leave the fused closure before the
-/// second body ran: such a pair is not fused.
-fn leaves_early(tokens: TokenStream) -> bool {
-    tokens.into_iter().any(|tree| match tree {
-        proc_macro2::TokenTree::Ident(ident) => ident == "return",
-        proc_macro2::TokenTree::Punct(punct) => punct.as_char() == '?',
-        proc_macro2::TokenTree::Group(group) => leaves_early(group.stream()),
-        proc_macro2::TokenTree::Literal(_) => false,
-    })
 }
 
 /// Every identifier in a token stream, through its groups.
@@ -2376,7 +2365,7 @@ pub fn tensor_folds(stmts: Vec<syn::Stmt>) -> Vec<syn::Stmt> {
             if closures.clone().any(|c| {
                 c.asyncness.is_some()
                     || c.capture.is_some()
-                    || leaves_early(quote::ToTokens::to_token_stream(&c.body))
+                    || crate::syntax::leaves_early(quote::ToTokens::to_token_stream(&c.body))
             }) || !starts_an_iterator(source)
             {
                 return None;

@@ -27,7 +27,7 @@ use crate::model::ir::{
     WrittenPart,
 };
 use crate::model::sig::{ArrayForm, Kind, Mode, Signature};
-use crate::syntax::{mixed, single_ident, strip_parens};
+use crate::syntax::{is_jump, mixed, single_ident, strip_parens};
 use crate::validate;
 use crate::vocabulary;
 
@@ -575,14 +575,7 @@ impl<'a> Lowerer<'a> {
         if let Pat::Slice(slice) = &local.pat
             && let Some(init) = &local.init
             && init.diverge.is_none()
-            && let Some(array) = single_ident(match strip_parens(&init.expr) {
-                Expr::Unary(syn::ExprUnary {
-                    op: syn::UnOp::Deref(_),
-                    expr,
-                    ..
-                }) => strip_parens(expr),
-                other => other,
-            })
+            && let Some((array, _)) = crate::syntax::name_or_deref(&init.expr)
             && slice.elems.iter().all(is_leaf_pattern)
         {
             for (k, pat) in slice.elems.iter().enumerate() {
@@ -1876,25 +1869,14 @@ impl<'a> Lowerer<'a> {
             return;
         }
         match expr {
-            Expr::If(expr_if) if matches!(strip_parens(&expr_if.cond), Expr::Let(_)) => {
+            Expr::If(expr_if) if let Some(matched) = crate::syntax::if_let_as_match(expr_if) => {
                 // `if let P = e { A } else { B }` is `match e { P => { A } _ => { B } }`.
-                let Expr::Let(condition) = strip_parens(&expr_if.cond) else {
-                    unreachable!("matched above")
-                };
-                let (pat, scrutinee, then) =
-                    (&condition.pat, &condition.expr, &expr_if.then_branch);
-                let otherwise: Expr = match &expr_if.else_branch {
-                    Some((_, else_expr)) => (**else_expr).clone(),
-                    None => syn::parse_quote!({}),
-                };
                 if expr_if.else_branch.is_none()
                     && let Tail::Assign(_) = tail
                 {
                     validate::if_without_else(self.cx, expr_if);
                 }
-                let matched: Expr =
-                    syn::parse_quote!(match #scrutinee { #pat => #then _ => #otherwise });
-                self.lower_control(&matched, tail);
+                self.lower_control(&Expr::Match(matched), tail);
             }
             Expr::If(expr_if) if has_let(&expr_if.cond) => {
                 validate::let_chain(self.cx, &expr_if.cond);
@@ -2713,10 +2695,7 @@ impl<'a> Lowerer<'a> {
                     unknown.method.to_string().as_str(),
                     "unwrap" | "expect" | "unwrap_or" | "unwrap_or_default"
                 )
-                && matches!(
-                    inner.method.to_string().as_str(),
-                    "max_by" | "min_by" | "max_by_key" | "min_by_key" | "reduce"
-                )
+                && validate::is_reduction_by(&inner.method.to_string())
             {
                 unknown = inner;
             }
@@ -2729,9 +2708,7 @@ impl<'a> Lowerer<'a> {
     /// differentiable value into plain data, reading the chain from its end.
     fn escape_in_receivers<'e>(&self, mut expr: &'e Expr) -> Option<&'e Ident> {
         while let Expr::MethodCall(call) = strip_parens(expr) {
-            // (`value` reads a variable, which is differentiated)
-            if call.method != "value"
-                && vocabulary::is_escape(&call.method.to_string())
+            if vocabulary::cuts_the_tape(&call.method.to_string())
                 && self.mentions_active(&call.receiver)
             {
                 return Some(&call.method);
@@ -4054,13 +4031,6 @@ fn escapes(expr: &Expr) -> bool {
     };
     finder.visit_expr(expr);
     finder.found
-}
-
-fn is_jump(expr: &Expr) -> bool {
-    matches!(
-        strip_parens(expr),
-        Expr::Break(_) | Expr::Continue(_) | Expr::Return(_)
-    )
 }
 
 /// Whether a statement never finishes (a jump, or a macro that panics): a block ending

@@ -271,16 +271,9 @@ impl VisitMut for SlicePatterns {
         syn::visit_mut::visit_expr_mut(self, expr);
         // `if let [a, b] = x { A } else { B }` is `match x { [a, b] => { A } _ => { B } }`
         if let Expr::If(expr_if) = expr
-            && let Expr::Let(condition) = crate::syntax::strip_parens(&expr_if.cond)
-            && matches!(&*condition.pat, Pat::Slice(_))
+            && let Some(matched) = crate::syntax::if_let_as_match(expr_if)
+            && matches!(&matched.arms[0].pat, Pat::Slice(_))
         {
-            let (pat, scrutinee, then) = (&condition.pat, &condition.expr, &expr_if.then_branch);
-            let otherwise: Expr = match &expr_if.else_branch {
-                Some((_, else_expr)) => (**else_expr).clone(),
-                None => syn::parse_quote!({}),
-            };
-            let matched: syn::ExprMatch =
-                syn::parse_quote!(match #scrutinee { #pat => #then _ => #otherwise });
             if let Some(chain) = slice_match(&matched) {
                 *expr = chain;
             }
@@ -298,14 +291,7 @@ impl VisitMut for SlicePatterns {
 
 /// `expr_match` as [`SlicePatterns`]' `if` chain, if it is of that form.
 fn slice_match(expr_match: &syn::ExprMatch) -> Option<Expr> {
-    let (array, by_value) = match crate::syntax::strip_parens(&expr_match.expr) {
-        Expr::Unary(syn::ExprUnary {
-            op: syn::UnOp::Deref(_),
-            expr,
-            ..
-        }) => (crate::syntax::single_ident(expr)?, true),
-        other => (crate::syntax::single_ident(other)?, false),
-    };
+    let (array, by_value) = crate::syntax::name_or_deref(&expr_match.expr)?;
     let arms = &expr_match.arms;
     let last = arms.len().checked_sub(1)?;
     let mut chain: Option<Expr> = None;
@@ -398,31 +384,8 @@ impl VisitMut for LabelledBlocks {
         let Some(label) = block.label.take() else {
             return;
         };
-        let name = &label.name;
-        let mut body = block.block.clone();
-        match body.stmts.pop() {
-            Some(Stmt::Expr(tail, None)) => body
-                .stmts
-                .push(syn::parse_quote_spanned!(name.span()=> break #name #tail;)),
-            Some(last) => {
-                // after a statement that leaves the block already, nothing: a `break`
-                // there would be unreachable code
-                let leaves = matches!(
-                    &last,
-                    Stmt::Expr(Expr::Break(_) | Expr::Return(_) | Expr::Continue(_), _)
-                );
-                body.stmts.push(last);
-                if !leaves {
-                    body.stmts
-                        .push(syn::parse_quote_spanned!(name.span()=> break #name;));
-                }
-            }
-            None => body
-                .stmts
-                .push(syn::parse_quote_spanned!(name.span()=> break #name;)),
-        }
-        let attrs = &block.attrs;
-        *expr = syn::parse_quote_spanned!(name.span()=> #(#attrs)* #label loop #body);
+        let stmts = std::mem::take(&mut block.block.stmts);
+        *expr = crate::syntax::loop_once(&label.name, stmts, &block.attrs);
     }
 
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
@@ -914,16 +877,7 @@ fn returning_to_the_call(body: Expr, id: usize) -> Expr {
     for stmt in &mut stmts {
         breaks.visit_stmt_mut(stmt);
     }
-    let last = match stmts.pop() {
-        Some(Stmt::Expr(tail, None)) => syn::parse_quote!(break #label (#tail);),
-        Some(other) => {
-            stmts.push(other);
-            syn::parse_quote!(break #label;)
-        }
-        None => syn::parse_quote!(break #label;),
-    };
-    stmts.push(last);
-    syn::parse_quote!(#label: loop { #(#stmts)* })
+    crate::syntax::loop_once(&label, stmts, &attrs)
 }
 
 /// Turns each `return e` into `break 'label e` (see [`returning_to_the_call`]).

@@ -309,7 +309,7 @@ impl Searches<'_> {
         if closure.inputs.len() != 1
             || closure.asyncness.is_some()
             || closure.output != syn::ReturnType::Default
-            || leaves_early(closure.body.to_token_stream())
+            || crate::syntax::leaves_early(closure.body.to_token_stream())
         {
             return None;
         }
@@ -380,17 +380,6 @@ fn parameter(pat: &Pat) -> Option<(Option<(Ident, bool)>, usize)> {
         Pat::Wild(_) => Some((None, 0)),
         _ => None,
     }
-}
-
-/// A `return` or a `?` in a closure's body leaves the closure; in the loop it would leave
-/// the function.
-fn leaves_early(tokens: proc_macro2::TokenStream) -> bool {
-    tokens.into_iter().any(|tree| match tree {
-        proc_macro2::TokenTree::Ident(ident) => ident == "return",
-        proc_macro2::TokenTree::Punct(punct) => punct.as_char() == '?',
-        proc_macro2::TokenTree::Group(group) => leaves_early(group.stream()),
-        proc_macro2::TokenTree::Literal(_) => false,
-    })
 }
 
 /// Reads `*v` (up to `levels` times `*`) as `v`: the name is bound to the element by value

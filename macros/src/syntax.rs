@@ -132,6 +132,81 @@ pub fn plain_let(stmt: &syn::Stmt) -> Option<(&syn::PatIdent, &Expr)> {
     Some((pat, &init.expr))
 }
 
+/// An array by name, `a`, or behind a dereference, `*a`: the name, and whether it was
+/// dereferenced (its elements then read by value, where a slice by name gives references).
+pub fn name_or_deref(expr: &Expr) -> Option<(&Ident, bool)> {
+    match strip_parens(expr) {
+        Expr::Unary(syn::ExprUnary {
+            op: syn::UnOp::Deref(_),
+            expr,
+            ..
+        }) => single_ident(strip_parens(expr)).map(|name| (name, true)),
+        other => single_ident(other).map(|name| (name, false)),
+    }
+}
+
+/// Whether `expr` jumps (`break`, `continue`, `return`): what follows it in its block
+/// never runs.
+pub fn is_jump(expr: &Expr) -> bool {
+    matches!(
+        strip_parens(expr),
+        Expr::Break(_) | Expr::Continue(_) | Expr::Return(_)
+    )
+}
+
+/// `if let P = e { A } else { B }` as the `match e { P => { A } _ => { B } }` it is (an
+/// `else` left out is `{}`); `None` for any other `if`.
+pub fn if_let_as_match(expr_if: &syn::ExprIf) -> Option<syn::ExprMatch> {
+    let Expr::Let(condition) = strip_parens(&expr_if.cond) else {
+        return None;
+    };
+    let (pat, scrutinee, then) = (&condition.pat, &condition.expr, &expr_if.then_branch);
+    let otherwise: Expr = match &expr_if.else_branch {
+        Some((_, else_expr)) => (**else_expr).clone(),
+        None => syn::parse_quote!({}),
+    };
+    Some(syn::parse_quote!(match #scrutinee { #pat => #then _ => #otherwise }))
+}
+
+/// `stmts`, a block's body, as the labelled `loop` that runs them once, `'l: loop {
+/// stmts; break 'l (tail); }` (`break 'l;` for a block with no value; nothing after a
+/// last statement that jumps already): the same value and effects, and a `break 'l v`
+/// inside leaves it with `v`. What a labelled block is, and an inlined closure's body
+/// whose `return`s became such `break`s.
+pub fn loop_once(
+    label: &syn::Lifetime,
+    mut stmts: Vec<syn::Stmt>,
+    attrs: &[syn::Attribute],
+) -> Expr {
+    let span = label.span();
+    match stmts.pop() {
+        Some(syn::Stmt::Expr(tail, None)) => {
+            stmts.push(syn::parse_quote_spanned!(span=> break #label (#tail);))
+        }
+        Some(last) => {
+            let jumps = matches!(&last, syn::Stmt::Expr(expr, _) if is_jump(expr));
+            stmts.push(last);
+            if !jumps {
+                stmts.push(syn::parse_quote_spanned!(span=> break #label;));
+            }
+        }
+        None => stmts.push(syn::parse_quote_spanned!(span=> break #label;)),
+    }
+    syn::parse_quote_spanned!(span=> #(#attrs)* #label: loop { #(#stmts)* })
+}
+
+/// Whether `tokens` (a closure's body) hold a `return` or a `?`, conservatively (nested
+/// closures' too): moved out of its closure, such a body would leave the function, not
+/// the closure. The iterator rewrites (`iterators`, `searches`) refuse such closures.
+pub fn leaves_early(tokens: TokenStream) -> bool {
+    tokens.into_iter().any(|tree| match tree {
+        TokenTree::Ident(ident) => ident == "return",
+        TokenTree::Punct(punct) => punct.as_char() == '?',
+        TokenTree::Group(group) => leaves_early(group.stream()),
+        TokenTree::Literal(_) => false,
+    })
+}
+
 /// `expr` without the parentheses and invisible groups around it.
 pub fn strip_parens(expr: &Expr) -> &Expr {
     match expr {

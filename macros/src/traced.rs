@@ -123,11 +123,7 @@ fn takes_data_out(item: &ItemFn) -> bool {
     impl<'ast> Visit<'ast> for Escapes {
         fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
             let name = call.method.to_string();
-            // (`value` reads a variable, which the tape records)
-            if name != "value" && crate::vocabulary::is_escape(&name)
-                || name == "into"
-                || name == "try_into"
-            {
+            if crate::vocabulary::cuts_the_tape(&name) || name == "into" || name == "try_into" {
                 self.found = true;
             }
             visit::visit_expr_method_call(self, call);

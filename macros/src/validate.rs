@@ -741,6 +741,15 @@ pub fn rows_copied_whole(cx: &Ctxt, method: &syn::Ident) {
     );
 }
 
+/// The reductions by a comparison or a closure (`max_by`, `reduce`, ..) that have no rule:
+/// their message names the `fold` that is differentiated.
+pub fn is_reduction_by(method: &str) -> bool {
+    matches!(
+        method,
+        "max_by" | "min_by" | "max_by_key" | "min_by_key" | "reduce"
+    )
+}
+
 /// A method with no rule, on a differentiable value.
 pub fn unknown_method(cx: &Ctxt, method: &syn::Ident, mode: Mode) {
     let search = matches!(
@@ -750,12 +759,7 @@ pub fn unknown_method(cx: &Ctxt, method: &syn::Ident, mode: Mode) {
     let hint = if mode == Mode::Scalar && search {
         // a search over a float array left as written by `searches`
         "over a float array (`a.iter()`, then `copied`, `rev`, `skip`, `take`, `step_by`) with a closure of one name, it is the loop with a `break` it stands for where its statement evaluates it first (a `let`'s value, an `if`'s condition, an `if let`'s or a `match`'s scrutinee, or the receiver of a method there); `find` over `a.iter()` gives an `Option<&F>`, read as a number by `.copied()`, `if let Some(&v)`, `Some(v)` with `*v`, or `match` arms: for an `Option` local to pass on, write `a.iter().copied().find(..)`"
-    } else if mode == Mode::Scalar
-        && matches!(
-            method.to_string().as_str(),
-            "max_by" | "min_by" | "max_by_key" | "min_by_key" | "reduce"
-        )
-    {
+    } else if mode == Mode::Scalar && is_reduction_by(&method.to_string()) {
         "the largest or smallest element of a float array is a `fold` (`a.iter().copied().fold(f64::NEG_INFINITY, f64::max)`, `f64::min` from `f64::INFINITY`), and a reduction a `fold` from its first element or a loop; both are differentiated"
     } else if mode == Mode::Scalar && method == "next" {
         // an iterator held in a local that `rewrite::IteratorLoops` left as written

@@ -119,6 +119,12 @@ pub fn is_escape(name: &str) -> bool {
     gradtape_primitives::ESCAPES.contains(&name)
 }
 
+/// Whether `name`, run on a tape, gives plain data the tape records as a constant: an
+/// escape, but for `value`, whose read of a variable the tape records.
+pub fn cuts_the_tape(name: &str) -> bool {
+    name != "value" && is_escape(name)
+}
+
 /// The rules of a binary row (`add`, `sub`, `mul`, `div`, and the two-operand methods:
 /// `maximum`, `minimum`, `atan2`, `hypot`, `pow`, `log`).
 pub struct Binary {
