@@ -1271,6 +1271,89 @@
 //! any differentiable value) passed to a parameter its callee holds constant (at the
 //! argument).
 //!
+//! ## Arrays as results
+//!
+//! A function may return an array of floats whose length is a literal, `[f64; 3]` (or
+//! `[T; 3]` for a float type parameter): a cross product, an acceleration, an
+//! integrator's next state. Its result positions are any value of the array's type: a
+//! literal `[a, b, c]`, a repeat `[v; 3]`, a local buffer filled and returned (`out`),
+//! `*p` of a parameter, another call's result, through `if`/`else`, `match` and `return`.
+//! `vjp`'s pullback takes the result's cotangent as an array and `jvp` gives the tangent
+//! as one. An annotated caller that indexes or iterates the result (`let c = cross(a,
+//! b);` then `c[i]`, `c.iter()`, `for v in c.iter()`, `let [x, y, z] = cross(a, b);`,
+//! `s = step(&s, dt);` of a local array `s`) holds it as a local array of its own, and
+//! one that passes it on whole (`norm(&cross(a, b))`) holds it as one value:
+//!
+//! ```
+//! use gradtape::differentiable;
+//!
+//! #[differentiable]
+//! fn cross(a: &[f64; 3], b: &[f64; 3]) -> [f64; 3] {
+//!     [
+//!         a[1] * b[2] - a[2] * b[1],
+//!         a[2] * b[0] - a[0] * b[2],
+//!         a[0] * b[1] - a[1] * b[0],
+//!     ]
+//! }
+//!
+//! let (a, b) = ([0.3, -1.2, 2.0], [1.5, 0.7, -0.4]);
+//! let (c, pullback) = cross::vjp(&a, &b);
+//! assert_eq!(c, cross(&a, &b));
+//! // the cotangent of the result's first element: ∂c₀/∂a = (0, b₂, -b₁)
+//! let (d_a, d_b) = pullback([1.0, 0.0, 0.0]);
+//! assert_eq!(d_a, Some([0.0, b[2], -b[1]]));
+//! assert_eq!(d_b, Some([0.0, -a[2], a[1]]));
+//!
+//! /// An oscillator's right-hand side, and one explicit-Euler step of it.
+//! #[differentiable]
+//! fn rhs(s: &[f64; 2], k: f64) -> [f64; 2] {
+//!     [s[1], -k * s[0]]
+//! }
+//!
+//! #[differentiable]
+//! fn energy_after(s0: &[f64; 2], k: f64, n: usize) -> f64 {
+//!     let mut s = *s0;
+//!     for _ in 0..n {
+//!         let ds = rhs(&s, k);
+//!         for i in 0..2 {
+//!             s[i] += 0.01 * ds[i];
+//!         }
+//!     }
+//!     0.5 * s[1] * s[1] + 0.5 * k * s[0] * s[0]
+//! }
+//!
+//! let (value, (d_s0, d_k)) = energy_after::grad(&[1.0, 0.0], 4.0, 100);
+//! assert_eq!(value, energy_after(&[1.0, 0.0], 4.0, 100));
+//! let h = 1e-6;
+//! let fd_k = (energy_after(&[1.0, 0.0], 4.0 + h, 100)
+//!     - energy_after(&[1.0, 0.0], 4.0 - h, 100))
+//!     / (2.0 * h);
+//! assert!((d_k - fd_k).abs() < 1e-6);
+//! let fd_x0 = (energy_after(&[1.0 + h, 0.0], 4.0, 100)
+//!     - energy_after(&[1.0 - h, 0.0], 4.0, 100))
+//!     / (2.0 * h);
+//! assert!((d_s0[0] - fd_x0).abs() < 1e-6);
+//! ```
+//!
+//! **How.** The array is differentiated as the tuple of its elements, through a hidden
+//! twin as a struct result is (above; `f::GENERATED` shows the twin's code, each result
+//! position the tuple of its elements: `(out[0], out[1])` of a buffer, `{ let r =
+//! f(..); (r[0], r[1]) }` of a call). The caller cannot know the length, and needs not:
+//! beside the twin, the macro writes the function's *writer*, which writes the result
+//! into a `&mut [F; N]` (the twin's tuple element by element), and a caller indexing the
+//! result makes it a local array (starting as zeros of the writer's type) that the call
+//! writes, a call writing a `&mut` array like any other (Enzyme's shadow in place). From
+//! there the result is a local array: indexed, iterated, copied, passed on. A call
+//! reading no differentiable value stays as written (a constant array, of any function).
+//! The writer exists for a function, not for a method: a method's array result is
+//! differentiated (its `force_vjp`, `force_jvp`), but an annotated caller indexing it is
+//! rejected; bind the method's body to a function.
+//!
+//! **Rejected:** an array whose length is no literal (`[f64; N]` of a const generic: the
+//! twin's tuple needs the length), an array literal of another length than the result's,
+//! and an indexed call's result of a function that is not annotated (the runtime's
+//! message at its name).
+//!
 //! # Methods
 //!
 //! `#[differentiable]` works on methods taking `&self` (or `self`) in an `impl` block.

@@ -16,8 +16,8 @@
 #[macro_use]
 mod common;
 
-use common::faces::{Case, point};
-use common::{central_differences, close};
+use common::close;
+use common::faces::{Case, VectorFaces, point};
 use gradtape::{Differentiable, differentiable};
 
 #[derive(Differentiable, Debug, Clone, Copy, PartialEq)]
@@ -32,82 +32,6 @@ impl State {
     }
     fn from(x: &[f64]) -> State {
         State { x: x[0], v: x[1] }
-    }
-}
-
-/// A face at a point and a direction (a cotangent or a tangent): the value and what the
-/// direction gives (the gradient, the tangent), on flat vectors.
-type Directed<'a> = &'a dyn Fn(&[f64], &[f64]) -> (Vec<f64>, Vec<f64>);
-
-/// A vector-valued function's faces on flat vectors: the function, its primal, the
-/// pullback of a cotangent (value, gradient) and `jvp` (value, tangent).
-struct Faces<'a> {
-    name: &'a str,
-    itself: &'a dyn Fn(&[f64]) -> Vec<f64>,
-    primal: &'a dyn Fn(&[f64]) -> Vec<f64>,
-    vjp: Directed<'a>,
-    jvp: Directed<'a>,
-}
-
-impl Faces<'_> {
-    /// Values to the bit, each Jacobian row (pullback of a unit cotangent) against central
-    /// differences, each column (`jvp` along a unit tangent) against the rows, then second
-    /// order through `⟨w, f(x)⟩`.
-    fn check(&self, x: &[f64]) {
-        let name = self.name;
-        let bits = |v: &[f64]| v.iter().map(|g| g.to_bits()).collect::<Vec<_>>();
-        let value = (self.primal)(x);
-        let (n, m) = (x.len(), value.len());
-        assert_eq!(bits(&(self.itself)(x)), bits(&value), "{name}: itself");
-        let unit =
-            |k: usize, len: usize| -> Vec<f64> { (0..len).map(|i| f64::from(i == k)).collect() };
-        let mut rows = Vec::new();
-        for i in 0..m {
-            let (by_vjp, row) = (self.vjp)(x, &unit(i, m));
-            assert_eq!(bits(&by_vjp), bits(&value), "{name}: vjp's value");
-            let expected = central_differences(&|x| (self.primal)(x)[i], x);
-            for j in 0..n {
-                assert!(
-                    close(row[j], expected[j], 1e-6),
-                    "{name}: d out{i} / d in{j} = {}, central differences {}",
-                    row[j],
-                    expected[j]
-                );
-            }
-            rows.push(row);
-        }
-        for j in 0..n {
-            let (by_jvp, column) = (self.jvp)(x, &unit(j, n));
-            assert_eq!(bits(&by_jvp), bits(&value), "{name}: jvp's value");
-            for i in 0..m {
-                assert!(
-                    close(column[i], rows[i][j], 1e-12),
-                    "{name}: jvp's d out{i} / d in{j} = {}, the pullback's {}",
-                    column[i],
-                    rows[i][j]
-                );
-            }
-        }
-        // second order: the scalar ⟨w, f(x)⟩, its gradient the pullback of w
-        let w = point(m, 7, -1.0, 1.0);
-        let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(a, b)| a * b).sum::<f64>();
-        let scalar = |x: &[f64]| dot(&w, &(self.primal)(x));
-        let gradient = |x: &[f64]| {
-            let (value, g) = (self.vjp)(x, &w);
-            (dot(&w, &value), g)
-        };
-        Case {
-            name,
-            itself: &|x| dot(&w, &(self.itself)(x)),
-            primal: &scalar,
-            grad: Some(&gradient),
-            grad_into: &gradient,
-            jvp: &|x, t| {
-                let (value, tangent) = (self.jvp)(x, t);
-                (dot(&w, &value), dot(&w, &tangent))
-            },
-        }
-        .check_with_second_order(x);
     }
 }
 
@@ -130,7 +54,7 @@ fn euler_tuple(x: f64, v: f64, dt: f64) -> (f64, f64) {
 
 #[test]
 fn floats_in_a_struct_out() {
-    Faces {
+    VectorFaces {
         name: "euler",
         itself: &|p| euler(p[0], p[1], p[2]).flat(),
         primal: &|p| euler::primal(p[0], p[1], p[2]).flat(),
@@ -181,11 +105,11 @@ fn step(#[differentiable] s: &State, dt: f64) -> State {
     }
 }
 
-/// The [`Faces`] of `$f`, an annotated `fn(&State, f64) -> State`: the state and the step
+/// The [`VectorFaces`] of `$f`, an annotated `fn(&State, f64) -> State`: the state and the step
 /// as one flat input `[x, v, dt]`.
 macro_rules! step_faces {
     ($f:ident) => {
-        Faces {
+        VectorFaces {
             name: stringify!($f),
             itself: &|p| $f(&State::from(p), p[2]).flat(),
             primal: &|p| $f::primal(&State::from(p), p[2]).flat(),
@@ -322,7 +246,7 @@ fn fields_returned_crossed() {
     // a marked `self`, in an annotated block and alone
     let turned = |p: &[f64]| Turned { x: p[0], v: p[1] };
     let flat = |t: Turned| vec![t.x, t.v];
-    Faces {
+    VectorFaces {
         name: "turned",
         itself: &|p| flat(turned(p).turned(p[2])),
         primal: &|p| flat(turned(p).turned(p[2])),
@@ -338,7 +262,7 @@ fn fields_returned_crossed() {
         },
     }
     .check(&[0.9, 0.2, 1.3]);
-    Faces {
+    VectorFaces {
         name: "turned_alone",
         itself: &|p| flat(turned(p).turned_alone(p[2])),
         primal: &|p| flat(turned(p).turned_alone(p[2])),
@@ -364,7 +288,7 @@ fn step_tuple(#[differentiable] s: &State, dt: f64) -> (f64, f64) {
 
 #[test]
 fn a_struct_in_a_tuple_out() {
-    Faces {
+    VectorFaces {
         name: "step_tuple",
         itself: &|p| {
             let (x, v) = step_tuple(&State::from(p), p[2]);
@@ -436,7 +360,7 @@ fn returns_branches_and_arms() {
         ([1.8, 0.3, 1.5], 1),
         ([0.4, -0.7, 1.5], 1),
     ] {
-        Faces {
+        VectorFaces {
             name: "bounce",
             itself: &|p| bounce(p[0], p[1], p[2], mode).flat(),
             primal: &|p| bounce::primal(p[0], p[1], p[2], mode).flat(),
@@ -473,7 +397,7 @@ fn energy(x: f64, v: f64, k: f64) -> Energy {
 
 #[test]
 fn a_struct_of_one_field() {
-    Faces {
+    VectorFaces {
         name: "energy",
         itself: &|p| vec![energy(p[0], p[1], p[2]).total],
         primal: &|p| vec![energy::primal(p[0], p[1], p[2]).total],
@@ -511,7 +435,7 @@ fn to_polar<T: num_traits::Float>(x: T, y: T) -> Polar<T> {
 
 #[test]
 fn generic_over_the_float_type() {
-    Faces {
+    VectorFaces {
         name: "to_polar",
         itself: &|p| {
             let q = to_polar(p[0], p[1]);
@@ -843,7 +767,7 @@ fn simulate_checkpointed(x0: f64, v0: f64, dt: f64) -> f64 {
 
 #[test]
 fn struct_results_compose() {
-    Faces {
+    VectorFaces {
         name: "two_steps",
         itself: &|p| two_steps(p[0], p[1], p[2]).flat(),
         primal: &|p| two_steps::primal(p[0], p[1], p[2]).flat(),
@@ -1022,7 +946,7 @@ fn methods_returning_a_struct() {
         k: 2.0,
         damping: 0.1,
     };
-    Faces {
+    VectorFaces {
         name: "Oscillator::step",
         itself: &|p| sim.step(p[0], p[1], p[2]).flat(),
         primal: &|p| sim.step_primal(p[0], p[1], p[2]).flat(),
@@ -1108,7 +1032,7 @@ fn rhs_polar<T: num_traits::Float>(#[differentiable] q: &Polar<T>) -> Polar<T> {
 
 #[test]
 fn a_marked_struct_alone() {
-    Faces {
+    VectorFaces {
         name: "rhs",
         itself: &|p| rhs(&State::from(p)).flat(),
         primal: &|p| rhs::primal(&State::from(p)).flat(),
@@ -1128,7 +1052,7 @@ fn a_marked_struct_alone() {
         theta: p[1],
     };
     let flat = |q: Polar<f64>| vec![q.r, q.theta];
-    Faces {
+    VectorFaces {
         name: "rhs_polar",
         itself: &|p| flat(rhs_polar(&polar(p))),
         primal: &|p| flat(rhs_polar::primal(&polar(p))),

@@ -33,9 +33,10 @@ pub fn differentiable(args: TokenStream, item: ItemFn) -> TokenStream {
 /// and its companion items (a method's are associated functions, which an `impl` block of
 /// a trait cannot hold: [`impl_block`](crate::impl_block) puts them in one of their own).
 pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
-    // a struct result built by a literal: through a twin returning its fields as a tuple,
-    // which this function expands (a marked struct parameter of it then goes to `params`)
-    if crate::results::has_struct_result(&item) {
+    // a struct result built by a literal, or an array result: through a twin returning its
+    // fields or elements as a tuple, which this function expands (a marked struct
+    // parameter of it then goes to `params`)
+    if crate::results::has_struct_result(&item) || crate::results::has_array_result(&item) {
         return crate::results::parts(args, item);
     }
     // a struct parameter (or `self`) marked `#[differentiable]`: through a twin taking its
@@ -125,6 +126,10 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
             stmts = iterators::tensor_folds(stmts);
         }
         if sig.mode == Mode::Scalar {
+            // a call's array result indexed later: a local array, which the passes after
+            // see as one
+            stmts =
+                crate::array_calls::mark(stmts, &|path| args.calls.plain_helper(path).is_some());
             // local structs split into their fields first: the searches and options
             // then see plain locals
             stmts = fields::rewrite(stmts);

@@ -25,6 +25,7 @@
 
 mod analyse;
 mod args;
+mod array_calls;
 mod ctxt;
 mod derive_differentiable;
 mod expand;

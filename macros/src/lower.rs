@@ -540,6 +540,42 @@ impl<'a> Lowerer<'a> {
             self.lower_local(&split);
             return;
         }
+        // `let c = cross(a, b);` indexed later (`array_calls`): a local array the callee's
+        // writer writes, when the call reads a differentiable value; else as written
+        if let Some(index) = local
+            .attrs
+            .iter()
+            .position(|attr| attr.path().is_ident(crate::array_calls::MARK))
+        {
+            let mut local = local.clone();
+            local.attrs.remove(index);
+            if self.mode == Mode::Scalar
+                && let (Pat::Ident(pat), Some(init)) = (&local.pat, &local.init)
+                && let Expr::Call(call) = strip_parens(&init.expr)
+                && let Expr::Path(func) = &*call.func
+                && self.mentions_active(&init.expr)
+            {
+                let ident = &pat.ident;
+                let generated = crate::generate::paths::generated();
+                let zeros: syn::Stmt =
+                    syn::parse_quote!(let mut #ident = #generated::array_of_zeros(););
+                let mut path = func.path.clone();
+                path.segments.push(
+                    Ident::new(
+                        crate::array_calls::WRITER,
+                        path.segments.last().expect("a path").ident.span(),
+                    )
+                    .into(),
+                );
+                let mut args = call.args.clone();
+                args.push(syn::parse_quote!(&mut #ident));
+                let write: syn::Stmt = syn::parse_quote!(#path(#args););
+                self.lower_stmts(&[zeros, write], Tail::Discard);
+                return;
+            }
+            self.lower_local(&local);
+            return;
+        }
         if let Some(fields) = struct_parts_mark(local) {
             let mut local = local.clone();
             local
@@ -3297,7 +3333,9 @@ impl<'a> Lowerer<'a> {
                 let Expr::Path(func) = &*function.func else {
                     unreachable!("checked by `writes_arrays`")
                 };
-                let callee = if crate::syntax::is_annotated_associated(&func.path) {
+                let callee = if let Some(function) = writer_of(&func.path) {
+                    Callee::Writer(function)
+                } else if crate::syntax::is_annotated_associated(&func.path) {
                     Callee::Associated(func.path.clone())
                 } else {
                     Callee::Function(func.path.clone())
@@ -4598,10 +4636,44 @@ impl<'ast> Visit<'ast> for ActiveFinder<'_, '_> {
     }
 }
 
+/// The function whose array result's writer a path calls (`cross` of
+/// `cross::__gradtape_write`, `array_calls`), if it is such a path.
+fn writer_of(path: &syn::Path) -> Option<syn::Path> {
+    let last = path.segments.last()?;
+    if last.ident != crate::array_calls::WRITER || path.segments.len() < 2 {
+        return None;
+    }
+    let mut function = path.clone();
+    function.segments.pop();
+    function.segments.pop_punct();
+    Some(function)
+}
+
+/// Whether a `let` holds a call's array result indexed later (`array_calls::MARK`): a
+/// local array of fixed size.
+fn is_array_result(local: &syn::Local) -> bool {
+    local
+        .attrs
+        .iter()
+        .any(|attr| attr.path().is_ident(crate::array_calls::MARK))
+}
+
+/// Whether an expression is the array of zeros a call's array result is written into
+/// (`generated::array_of_zeros()`, `array_calls`): a fixed-size local array.
+fn is_array_of_zeros(expr: &Expr) -> bool {
+    matches!(strip_parens(expr), Expr::Call(call) if call.args.is_empty()
+        && matches!(&*call.func, Expr::Path(path) if path.path.segments.last()
+            .is_some_and(|last| last.ident == "array_of_zeros")
+            && path.path.segments.iter().any(|segment| segment.ident == "__private")))
+}
+
 /// Whether a `let` declares an array of floats (a buffer the body indexes): its type is
 /// written (`Vec<f64>`, `[f64; 3]`), or its value is `vec![..]`, `[..]`, `Vec::new()` or
 /// `Vec::with_capacity(..)`.
 pub fn is_array_local(local: &syn::Local, floats: &[Ident]) -> bool {
+    if is_array_result(local) {
+        return true;
+    }
     if let Pat::Type(typed) = &local.pat {
         return crate::model::sig::float_array_or_rows(&typed.ty, floats).is_some()
             || crate::model::sig::float_ragged_rows(&typed.ty, floats).is_some();
@@ -4611,6 +4683,7 @@ pub fn is_array_local(local: &syn::Local, floats: &[Ident]) -> bool {
     };
     match strip_parens(&init.expr) {
         Expr::Array(_) | Expr::Repeat(_) => true,
+        expr if is_array_of_zeros(expr) => true,
         Expr::Macro(mac) => mac.mac.path.is_ident("vec"),
         // `Vec::new()`, `::std::vec::Vec::new()`, `Vec::with_capacity(n)`
         Expr::Call(call) => matches!(&*call.func, Expr::Path(path)
@@ -4625,16 +4698,19 @@ pub fn is_array_local(local: &syn::Local, floats: &[Ident]) -> bool {
 /// Whether a local array is of fixed size (`[F; N]`, `[[F; N]; M]`): typed so, or made
 /// by a literal `[a, b]` or `[e; N]` (not `vec![..]`).
 pub fn is_fixed_local(local: &syn::Local, floats: &[Ident]) -> bool {
+    if is_array_result(local) {
+        return true;
+    }
     if let Pat::Type(typed) = &local.pat {
         return matches!(
             crate::model::sig::float_array_or_rows(&typed.ty, floats),
             Some((ArrayForm::Fixed(_), _, _))
         );
     }
-    local
-        .init
-        .as_ref()
-        .is_some_and(|init| matches!(strip_parens(&init.expr), Expr::Array(_) | Expr::Repeat(_)))
+    local.init.as_ref().is_some_and(|init| {
+        matches!(strip_parens(&init.expr), Expr::Array(_) | Expr::Repeat(_))
+            || is_array_of_zeros(&init.expr)
+    })
 }
 
 /// `e` for `&e`, `&mut e` and `(&e)`, else the expression itself.

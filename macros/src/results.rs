@@ -49,7 +49,7 @@ use std::collections::BTreeMap;
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote};
 use syn::visit_mut::{self, VisitMut};
-use syn::{Expr, FnArg, ImplItem, ItemFn, Member, Pat, PathArguments, ReturnType, Type};
+use syn::{Expr, FnArg, Ident, ImplItem, ItemFn, Member, Pat, PathArguments, ReturnType, Type};
 
 use crate::ctxt::Ctxt;
 use crate::model::sig::{self, Kind, Mode};
@@ -75,6 +75,38 @@ pub fn has_struct_result(item: &ItemFn) -> bool {
         found |= matches!(strip_parens(expr), Expr::Struct(_));
     });
     found
+}
+
+/// Whether the function returns an array of floats, `[F; N]` with `F` a float type and
+/// `N` a literal (scalar mode): differentiated as the tuple of its elements, as a struct
+/// result is of its fields ([`read_array`]).
+pub fn has_array_result(item: &ItemFn) -> bool {
+    array_result(item).is_some()
+}
+
+/// The element type and length of an array result ([`has_array_result`]).
+fn array_result(item: &ItemFn) -> Option<(Type, usize)> {
+    let ReturnType::Type(_, ty) = &item.sig.output else {
+        return None;
+    };
+    let Type::Array(array) = &**ty else {
+        return None;
+    };
+    if !sig::is_float(&array.elem, &sig::float_type_params(item)) {
+        return None;
+    }
+    let Expr::Lit(syn::ExprLit {
+        lit: syn::Lit::Int(len),
+        ..
+    }) = strip_parens(&array.len)
+    else {
+        return None;
+    };
+    let len = len.base10_parse::<usize>().ok().filter(|&len| len > 0)?;
+    if sig::parse(item).is_some_and(|sig| sig.mode == Mode::Tensor) {
+        return None;
+    }
+    Some(((*array.elem).clone(), len))
 }
 
 /// Whether every result position of the body (as [`has_struct_result`] reads them) is a
@@ -108,7 +140,7 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
     }
     let model = model.expect("checked");
     let twin = twin(&item, &model);
-    let (twin_fn, twin_companion) = crate::expand::parts(args, twin);
+    let (twin_fn, twin_companion) = crate::expand::parts(args.clone(), twin);
     let method = model.method.then(|| twin_name(&item));
     let Some(twin_items) = companion_items(&twin_companion, method.as_ref()) else {
         // the twin's expansion failed: its fallback carries the errors, at the user's
@@ -117,7 +149,29 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
         let rejected = crate::fallback::rejected_twin(&item, &twin_companion, &constant);
         return (quote!(#user_item), quote!(#twin_fn #rejected));
     };
-    let companion = companion(&user_item, &model, &twin_items);
+    // an array result's writer (a function's, not a method's): what a caller indexing the
+    // result calls (`array_calls`)
+    let writer = match &model.shape {
+        Shape::Array { len } if !model.method => writer(&item, &model, *len),
+        _ => None,
+    };
+    let (writer_fn, writer_items) = match writer {
+        Some(writer) => {
+            let sig = writer.sig.clone();
+            let (writer_fn, writer_companion) = crate::expand::parts(args, writer);
+            let items = crate::params::twin_companion_items(&writer_companion, None, |ty| {
+                matches!(ty, Type::Path(path) if path.path.segments.last()
+                    .is_some_and(|last| last.ident.to_string().starts_with(WRITER_PREFIX)))
+            });
+            (
+                Some(quote!(#writer_fn #writer_companion)),
+                items.map(|items| (sig, items)),
+            )
+        }
+        None => (None, None),
+    };
+    let mut companion = companion(&user_item, &model, &twin_items, writer_items.as_ref());
+    companion.extend(writer_fn);
     // a method's twin items are `impl` items named after the twin: with a marked `self`,
     // `params`' twin of this twin names its own `__gradtape_fields___gradtape_result_f_..`,
     // which rustc's snake-case lint flags for the `___`
@@ -156,13 +210,8 @@ fn allow_non_snake_case(items: TokenStream) -> TokenStream {
 
 /// What the pass read.
 struct Model {
-    /// The struct's path as the first literal spells it (`State`): the companion builds
-    /// values of the struct with it.
-    path: syn::Path,
-    /// The fields, in the order the first literal names them: the twin's tuple's order.
-    fields: Vec<Member>,
-    /// Where the first literal names each field: its type's check is spanned there.
-    spans: Vec<Span>,
+    /// A struct's fields or an array's elements: the twin's tuple's parts.
+    shape: Shape,
     /// The function's float type ([`float_type`]), or the alias of the struct's own.
     float: Type,
     /// When no parameter names the float type (a function of marked structs alone, not a
@@ -175,8 +224,70 @@ struct Model {
     method: bool,
 }
 
-/// Reads the struct result, reporting every rejection of the form.
+/// What the result is made of: the twin's tuple has one part per field or element.
+enum Shape {
+    /// A struct of floats built by a literal.
+    Struct {
+        /// The struct's path as the first literal spells it (`State`): the companion
+        /// builds values of the struct with it.
+        path: syn::Path,
+        /// The fields, in the order the first literal names them: the twin's tuple's
+        /// order.
+        fields: Vec<Member>,
+        /// Where the first literal names each field: its type's check is spanned there.
+        spans: Vec<Span>,
+    },
+    /// An array of floats, `[F; len]` (its length a literal): element `k` is part `k`.
+    Array { len: usize },
+}
+
+impl Shape {
+    /// The twin's tuple's arity.
+    fn len(&self) -> usize {
+        match self {
+            Shape::Struct { fields, .. } => fields.len(),
+            Shape::Array { len } => *len,
+        }
+    }
+}
+
+/// Reads an array result (`[F; N]`, [`array_result`]): its length, the float type its
+/// elements name. Every result position may be any value of the array's type
+/// ([`array_parts`]), but an array literal must have the result's length: the twin's
+/// tuple would otherwise be rustc's mismatch at the attribute beside its own at the
+/// literal.
+fn read_array(cx: &Ctxt, item: &ItemFn) -> Option<Model> {
+    let (float, len) = array_result(item)?;
+    let method = item.sig.receiver().is_some() || crate::syntax::is_in_impl_block();
+    let mut block = item.block.clone();
+    each_result(&mut block, &mut |expr| {
+        if let Expr::Array(array) = strip_parens(expr)
+            && array.elems.len() != len
+        {
+            cx.error_spanned_by(
+                &*expr,
+                format_args!(
+                    "this array has {} elements where the function's result, `[{}; {len}]`, \
+                     has {len}",
+                    array.elems.len(),
+                    float.to_token_stream()
+                ),
+            );
+        }
+    });
+    Some(Model {
+        shape: Shape::Array { len },
+        float,
+        float_alias: None,
+        method,
+    })
+}
+
+/// Reads the struct or array result, reporting every rejection of the form.
 fn read(cx: &Ctxt, item: &ItemFn) -> Option<Model> {
+    if has_array_result(item) {
+        return read_array(cx, item);
+    }
     let ReturnType::Type(_, result) = &item.sig.output else {
         unreachable!("has_struct_result: a result type")
     };
@@ -293,9 +404,11 @@ fn read(cx: &Ctxt, item: &ItemFn) -> Option<Model> {
         (None, None) => unreachable!("an alias where no float type is named"),
     };
     Some(Model {
-        path,
-        fields,
-        spans,
+        shape: Shape::Struct {
+            path,
+            fields,
+            spans,
+        },
         float,
         float_alias,
         method,
@@ -441,6 +554,67 @@ impl VisitMut for Returns<'_> {
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
 
+/// The prefix of an array result's writer's name (`__gradtape_write_{name}`, [`writer`]).
+const WRITER_PREFIX: &str = "__gradtape_write_";
+
+/// An array result's writer: `fn __gradtape_write_f(a, b, out: &mut [F; N])`, the user's
+/// parameters (their marks kept, for `params`) and the array written element by element
+/// from the twin's tuple, `let (p0, p1) = __gradtape_result_f(a, b); out[0] = p0; out[1] =
+/// p1;`. Expanded through the whole pipeline, it is an annotated function writing a `&mut`
+/// array, which a caller calls as one (`Stmt::CallWrites`) through the companion's
+/// `write` items ([`companion`]): the caller's local array holds the result, indexed,
+/// iterated and passed on as any other (`array_calls`). `None` for a parameter bound by a
+/// pattern other than a name (the signature's validation reports it).
+fn writer(item: &ItemFn, model: &Model, len: usize) -> Option<ItemFn> {
+    let mut writer = item.clone();
+    writer.sig.ident = format_ident!("{WRITER_PREFIX}{}", item.sig.ident);
+    writer.vis = syn::Visibility::Inherited;
+    writer
+        .attrs
+        .retain(|attr| !attr.path().is_ident("doc") && !attr.path().is_ident("must_use"));
+    writer.sig.output = ReturnType::Default;
+    let mut args = Vec::new();
+    for input in &item.sig.inputs {
+        match input {
+            FnArg::Typed(typed) => match &*typed.pat {
+                Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => {
+                    args.push(pat.ident.clone());
+                }
+                _ => return None,
+            },
+            FnArg::Receiver(_) => return None,
+        }
+    }
+    crate::syntax::set_spelled(crate::syntax::names_in(item.to_token_stream()));
+    let out = Ident::new(&crate::syntax::unspelled("out".into()), Span::call_site());
+    let float = &model.float;
+    let n = proc_macro2::Literal::usize_unsuffixed(len);
+    writer
+        .sig
+        .inputs
+        .push(syn::parse_quote!(#out: &mut [#float; #n]));
+    let parts: Vec<Ident> = (0..len)
+        .map(|k| {
+            Ident::new(
+                &crate::syntax::unspelled(format!("part{k}")),
+                Span::call_site(),
+            )
+        })
+        .collect();
+    let twin = twin_name(item);
+    let index = (0..len).map(syn::Index::from);
+    let pattern = if len == 1 {
+        parts[0].to_token_stream()
+    } else {
+        quote!((#(#parts),*))
+    };
+    writer.block = Box::new(syn::parse_quote!({
+        let #pattern = #twin(#(#args),*);
+        #(#out[#index] = #parts;)*
+    }));
+    Some(writer)
+}
+
 /// The twin's name: `__gradtape_result_{name}`.
 fn twin_name(item: &ItemFn) -> syn::Ident {
     format_ident!("__gradtape_result_{}", item.sig.ident)
@@ -491,13 +665,23 @@ fn twin(item: &ItemFn, model: &Model) -> ItemFn {
             .predicates
             .push(syn::parse_quote!(#alias: #private::Float));
     }
-    let floats = model.fields.iter().map(|_| float);
-    **result = if model.fields.len() == 1 {
+    let arity = model.shape.len();
+    let floats = (0..arity).map(|_| float);
+    **result = if arity == 1 {
         float.clone()
     } else {
         syn::parse_quote!((#(#floats),*))
     };
-    let one = model.fields.len() == 1;
+    let (fields, spans) = match &model.shape {
+        Shape::Struct { fields, spans, .. } => (fields, spans),
+        Shape::Array { len } => {
+            crate::syntax::set_spelled(crate::syntax::names_in(item.to_token_stream()));
+            each_result(&mut twin.block, &mut |expr| {
+                *expr = array_parts(expr, *len);
+            });
+            return twin;
+        }
+    };
     // a method's parameter's `f32` or `f64`, the struct's own through its alias, or a
     // generic function's float type parameter `T` (which `as` cannot name: the cast's
     // code converts through `generated::float_cast`, `Generator::cast_to`)
@@ -519,28 +703,72 @@ fn twin(item: &ItemFn, model: &Model) -> ItemFn {
         let values: Vec<Expr> = literal
             .fields
             .iter()
-            .zip(&model.spans)
+            .zip(spans)
             .map(|(f, span)| {
                 let read = own_field_read(&f.expr, &own_type).map(|(member, known)| {
                     // checked at the result's field of that name, of the read's type; a
                     // receiver whose type is unknown, where it is returned
-                    model
-                        .fields
+                    fields
                         .iter()
                         .position(|field| known && *field == member)
-                        .map_or(*span, |k| model.spans[k])
+                        .map_or(*span, |k| spans[k])
                 });
                 result_part(*span, float, &f.expr, cast, read)
             })
             .collect();
-        *expr = if one {
-            let value = &values[0];
-            syn::parse_quote!((#value))
-        } else {
-            syn::parse_quote!((#(#values),*))
-        };
+        *expr = tuple_of(&values);
     });
     twin
+}
+
+/// The twin's result for `values`, its parts: the tuple of them, or the one value.
+fn tuple_of(values: &[Expr]) -> Expr {
+    if let [value] = values {
+        syn::parse_quote!((#value))
+    } else {
+        syn::parse_quote!((#(#values),*))
+    }
+}
+
+/// An array result position as the twin's tuple of its `len` elements: a literal's
+/// elements as written (`[a, b]` is `(a, b)`: computed in the same order), a repeat's
+/// value once (`[v; 3]` is `{ let e = v; (e, e, e) }`), a place read element by element
+/// (`out`, `*p`, `self.pos`: `(out[0], out[1])`, as lowering reads a local or parameter
+/// array), and any other value (a call's, `if` and `match` being result positions of
+/// their own) bound first, `{ let r = f(..); (r[0], r[1]) }`, which an annotated
+/// callee's result is split by (`lower::split_tuple_local`, elements read by constant
+/// index). [`read`] checked a literal's length.
+fn array_parts(expr: &Expr, len: usize) -> Expr {
+    let elements = |array: &Expr| -> Vec<Expr> {
+        (0..len)
+            .map(|k| {
+                let k = syn::Index::from(k);
+                syn::parse_quote!(#array[#k])
+            })
+            .collect()
+    };
+    match strip_parens(expr) {
+        Expr::Array(array) => tuple_of(&array.elems.iter().cloned().collect::<Vec<_>>()),
+        Expr::Repeat(repeat) => {
+            let element = crate::syntax::fresh_local("array_element");
+            let value = &repeat.expr;
+            let parts = tuple_of(&vec![syn::parse_quote!(#element); len]);
+            syn::parse_quote!({ let #element = #value; #parts })
+        }
+        Expr::Path(path) if path.path.get_ident().is_some() => tuple_of(&elements(expr)),
+        Expr::Field(_) => tuple_of(&elements(expr)),
+        Expr::Unary(unary)
+            if matches!(unary.op, syn::UnOp::Deref(_))
+                && matches!(strip_parens(&unary.expr), Expr::Path(path) if path.path.get_ident().is_some()) =>
+        {
+            tuple_of(&elements(&unary.expr))
+        }
+        _ => {
+            let array = crate::syntax::fresh_local("array_result");
+            let parts = tuple_of(&elements(&syn::parse_quote!(#array)));
+            syn::parse_quote!({ let #array = #expr; #parts })
+        }
+    }
 }
 
 /// A struct literal's field value as the twin returns it: `value` converted to the float
@@ -733,6 +961,7 @@ fn companion(
     item: &ItemFn,
     model: &Model,
     twin: &BTreeMap<String, syn::ImplItemFn>,
+    writer: Option<&(syn::Signature, BTreeMap<String, syn::ImplItemFn>)>,
 ) -> TokenStream {
     let vis = &item.vis;
     let name = &item.sig.ident;
@@ -740,66 +969,75 @@ fn companion(
     let ReturnType::Type(_, result) = &item.sig.output else {
         unreachable!("a struct result")
     };
-    let path = &model.path;
-    let fields = &model.fields;
-    let one = fields.len() == 1;
+    let arity = model.shape.len();
+    let one = arity == 1;
     let float = &model.float;
-    // Each field converted through `generated::ResultField<F>`, spanned at the user's
-    // field: it is a float of the function's float type `F`, or that trait's message there,
-    // the one error (a plain conversion would be rustc's type errors at the attribute, one
-    // per generated function)
+    // Each struct field converted through `generated::ResultField<F>`, spanned at the
+    // user's field: it is a float of the function's float type `F`, or that trait's
+    // message there, the one error (a plain conversion would be rustc's type errors at the
+    // attribute, one per generated function). An array's elements are of the float type
+    // `[F; N]` names: no conversion.
     let from_float = |k: usize, part: TokenStream| -> TokenStream {
-        let conversion = result_conversion(model.spans[k], float);
-        quote!(#conversion.from_float(#part))
-    };
-    let to_float = |k: usize, field: TokenStream| -> TokenStream {
-        let conversion = result_conversion(model.spans[k], float);
-        quote!(#conversion.to_float(#field))
-    };
-    // the struct from a tuple of its fields' values (or tangents)
-    let build = |tuple: &syn::Ident| -> TokenStream {
-        if one {
-            let field = &fields[0];
-            let value = from_float(0, quote!(#tuple));
-            quote!(#path { #field: #value })
-        } else {
-            let values = (0..fields.len()).map(|k| {
-                let index = syn::Index::from(k);
-                from_float(k, quote!(#tuple.#index))
-            });
-            quote!(#path { #(#fields: #values),* })
+        match &model.shape {
+            Shape::Struct { spans, .. } => {
+                let conversion = result_conversion(spans[k], float);
+                quote!(#conversion.from_float(#part))
+            }
+            Shape::Array { .. } => part,
         }
     };
-    // the tuple's cotangent from the struct's, every field's given: what the twin's `vjp`
+    let to_float = |k: usize, g: &syn::Ident| -> TokenStream {
+        match &model.shape {
+            Shape::Struct { fields, spans, .. } => {
+                let conversion = result_conversion(spans[k], float);
+                let field = &fields[k];
+                quote!(#conversion.to_float(#g.#field))
+            }
+            Shape::Array { .. } => {
+                let k = syn::Index::from(k);
+                quote!(#g[#k])
+            }
+        }
+    };
+    // the struct or array from a tuple of its parts' values (or tangents)
+    let build = |tuple: &syn::Ident| -> TokenStream {
+        let values: Vec<TokenStream> = if one {
+            vec![from_float(0, quote!(#tuple))]
+        } else {
+            (0..arity)
+                .map(|k| {
+                    let index = syn::Index::from(k);
+                    from_float(k, quote!(#tuple.#index))
+                })
+                .collect()
+        };
+        match &model.shape {
+            Shape::Struct { path, fields, .. } => quote!(#path { #(#fields: #values),* }),
+            Shape::Array { .. } => quote!([#(#values),*]),
+        }
+    };
+    // the tuple's cotangent from the result's, every part's given: what the twin's `vjp`
     // takes, for the user's `vjp` (whose caller gives the whole cotangent)
     let exact_cotangent = |g: &syn::Ident| -> TokenStream {
         if one {
-            let field = &fields[0];
-            to_float(0, quote!(#g.#field))
+            to_float(0, g)
         } else {
-            let parts = fields
-                .iter()
-                .enumerate()
-                .map(|(k, field)| to_float(k, quote!(#g.#field)));
+            let parts = (0..arity).map(|k| to_float(k, g));
             quote!((#(::core::option::Option::Some(#parts)),*))
         }
     };
     // the twin's cotangent (what its `vjp_partial`'s pullback takes: `Option` of a float,
-    // or of a tuple of them) from the struct's: a struct's cotangent is a value of it,
+    // or of a tuple of them) from the result's: a struct's cotangent is a value of it,
     // zero in a field that got none (`zero_like` where the caller read other fields), so
-    // a zero field is none (`generated::field_cotangent`), never a zero that would meet
-    // an infinite partial of the field (`0 · ∞`, NaN)
+    // a zero part is none (`generated::field_cotangent`), never a zero that would meet
+    // an infinite partial of the part (`0 · ∞`, NaN)
     let generated = crate::generate::paths::generated();
     let cotangent = |g: &syn::Ident| -> TokenStream {
         if one {
-            let field = &fields[0];
-            let part = to_float(0, quote!(#g.#field));
+            let part = to_float(0, g);
             quote!(#generated::field_cotangent(#part))
         } else {
-            let parts = fields
-                .iter()
-                .enumerate()
-                .map(|(k, field)| to_float(k, quote!(#g.#field)));
+            let parts = (0..arity).map(|k| to_float(k, g));
             quote!(::core::option::Option::Some((#(#generated::field_cotangent(#parts)),*)))
         }
     };
@@ -1041,8 +1279,61 @@ fn companion(
             jvp_call,
         ]
         .into_iter()
-        .flatten(),
+        .flatten()
+        .chain(writer.map(writer_items).into_iter().flatten()),
     )
+}
+
+/// An array result's writer ([`writer`]) and its companion items, as the user's
+/// companion's hidden `__gradtape_write`, `__gradtape_write_vjp`,
+/// `__gradtape_write_vjp_partial`, .. (each calling the writer's): what a caller's
+/// `Callee::Writer` calls, found through the user's function's name as every callee's
+/// items are (`ir::through_companion`), so that a function that is not annotated is the
+/// runtime's message at its name (`generated::NotAnnotated` has items of these names).
+fn writer_items(
+    (sig, items): &(syn::Signature, BTreeMap<String, syn::ImplItemFn>),
+) -> Vec<TokenStream> {
+    let name = &sig.ident;
+    let (generics, inputs) = (&sig.generics, &sig.inputs);
+    let where_clause = &generics.where_clause;
+    let args = arg_names(sig);
+    let mut written = vec![quote! {
+        #[doc(hidden)]
+        #[inline]
+        pub fn __gradtape_write #generics (#inputs) #where_clause {
+            #name(#(#args),*)
+        }
+    }];
+    for (item, f) in items {
+        if !matches!(
+            item.as_str(),
+            "vjp" | "vjp_partial" | "vjp_now" | "vjp_into" | "jvp_call"
+        ) {
+            continue;
+        }
+        let mut f = f.clone();
+        // `vjp_into`'s sinks are one tuple pattern, passed on as the tuple
+        let args = f.sig.inputs.iter().map(|input| match input {
+            FnArg::Typed(typed) => match &*typed.pat {
+                Pat::Tuple(tuple) => {
+                    let names = tuple.elems.iter();
+                    quote!((#(#names,)*))
+                }
+                Pat::Ident(pat) => pat.ident.to_token_stream(),
+                pat => pat.to_token_stream(),
+            },
+            FnArg::Receiver(receiver) => receiver.self_token.to_token_stream(),
+        });
+        let item = Ident::new(item, Span::call_site());
+        f.sig.ident = format_ident!("__gradtape_write_{item}");
+        f.attrs = vec![
+            syn::parse_quote!(#[doc(hidden)]),
+            syn::parse_quote!(#[inline]),
+        ];
+        f.block = syn::parse_quote!({ #name::#item(#(#args),*) });
+        written.push(f.to_token_stream());
+    }
+    written
 }
 
 /// The entries a `vjp`'s pullback gives: `E` in its return type `(R, impl Fn(G) -> E + ..)`

@@ -165,11 +165,18 @@ fn output(cx: &Ctxt, ty: &Type, mode: Mode, type_params: &[syn::Ident], method: 
                 "; if `{0}` is a float type parameter of the `impl` block (`impl<{0}: Float>`), put #[differentiable] on the block as well: it tells its marked methods that `{0}` is a float",
                 sig::type_name(ty)
             )
+        } else if let Type::Array(array) = ty
+            && !matches!(&array.len, syn::Expr::Lit(_))
+        {
+            format!(
+                "; an array's length must be a literal (`[f64; 3]`): the macro differentiates it as the tuple of its elements, and cannot count `{}` of them (for a length the caller chooses, write into a `&mut [f64]` parameter instead)",
+                array.len.to_token_stream()
+            )
         } else {
             String::new()
         };
         format!(
-            "`{}` cannot be the result of a #[differentiable] function: return `f32`, `f64`, a float tensor, a tuple of them, or a struct of floats built by a literal (`State {{ x: .., v: .. }}`){hint}",
+            "`{}` cannot be the result of a #[differentiable] function: return `f32`, `f64`, a float tensor, a tuple of them, an array of floats (`[f64; 3]`), or a struct of floats built by a literal (`State {{ x: .., v: .. }}`){hint}",
             sig::type_name(ty)
         )
     };
@@ -662,7 +669,7 @@ pub fn active_index(cx: &Ctxt, index: &Expr) {
 pub fn indexed_value(cx: &Ctxt, base: &Expr) {
     cx.error_spanned_by(
         base,
-        "a #[differentiable] function indexes only its array, slice and `Vec` parameters of floats and its own local arrays (`vec![0.0; n]`, `[0.0; 3]`) by name: bind the value to such a local first",
+        "a #[differentiable] function indexes only its array, slice and `Vec` parameters of floats, its own local arrays (`vec![0.0; n]`, `[0.0; 3]`) and the array results of annotated functions it binds by `let` (`let c = cross(a, b);`), by name: bind the value to such a local first (a method's array result is not indexed: call a function)",
     );
 }
 

@@ -313,3 +313,79 @@ impl Scalar<'_> {
         );
     }
 }
+
+/// A face at a point and a direction (a cotangent or a tangent): the value and what the
+/// direction gives (the gradient, the tangent), on flat vectors.
+pub type Directed<'a> = &'a dyn Fn(&[f64], &[f64]) -> (Vec<f64>, Vec<f64>);
+
+/// A vector-valued function's faces on flat vectors: the function, its primal, the
+/// pullback of a cotangent (value, gradient) and `jvp` (value, tangent).
+pub struct VectorFaces<'a> {
+    pub name: &'a str,
+    pub itself: &'a dyn Fn(&[f64]) -> Vec<f64>,
+    pub primal: &'a dyn Fn(&[f64]) -> Vec<f64>,
+    pub vjp: Directed<'a>,
+    pub jvp: Directed<'a>,
+}
+
+impl VectorFaces<'_> {
+    /// Values to the bit, each Jacobian row (pullback of a unit cotangent) against central
+    /// differences, each column (`jvp` along a unit tangent) against the rows, then second
+    /// order through `⟨w, f(x)⟩`.
+    pub fn check(&self, x: &[f64]) {
+        let name = self.name;
+        let bits = |v: &[f64]| v.iter().map(|g| g.to_bits()).collect::<Vec<_>>();
+        let value = (self.primal)(x);
+        let (n, m) = (x.len(), value.len());
+        assert_eq!(bits(&(self.itself)(x)), bits(&value), "{name}: itself");
+        let unit =
+            |k: usize, len: usize| -> Vec<f64> { (0..len).map(|i| f64::from(i == k)).collect() };
+        let mut rows = Vec::new();
+        for i in 0..m {
+            let (by_vjp, row) = (self.vjp)(x, &unit(i, m));
+            assert_eq!(bits(&by_vjp), bits(&value), "{name}: vjp's value");
+            let expected = central_differences(&|x| (self.primal)(x)[i], x);
+            for j in 0..n {
+                assert!(
+                    close(row[j], expected[j], 1e-6),
+                    "{name}: d out{i} / d in{j} = {}, central differences {}",
+                    row[j],
+                    expected[j]
+                );
+            }
+            rows.push(row);
+        }
+        for j in 0..n {
+            let (by_jvp, column) = (self.jvp)(x, &unit(j, n));
+            assert_eq!(bits(&by_jvp), bits(&value), "{name}: jvp's value");
+            for i in 0..m {
+                assert!(
+                    close(column[i], rows[i][j], 1e-12),
+                    "{name}: jvp's d out{i} / d in{j} = {}, the pullback's {}",
+                    column[i],
+                    rows[i][j]
+                );
+            }
+        }
+        // second order: the scalar ⟨w, f(x)⟩, its gradient the pullback of w
+        let w = point(m, 7, -1.0, 1.0);
+        let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(a, b)| a * b).sum::<f64>();
+        let scalar = |x: &[f64]| dot(&w, &(self.primal)(x));
+        let gradient = |x: &[f64]| {
+            let (value, g) = (self.vjp)(x, &w);
+            (dot(&w, &value), g)
+        };
+        Case {
+            name,
+            itself: &|x| dot(&w, &(self.itself)(x)),
+            primal: &scalar,
+            grad: Some(&gradient),
+            grad_into: &gradient,
+            jvp: &|x, t| {
+                let (value, tangent) = (self.jvp)(x, t);
+                (dot(&w, &value), dot(&w, &tangent))
+            },
+        }
+        .check_with_second_order(x);
+    }
+}

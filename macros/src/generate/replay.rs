@@ -70,7 +70,7 @@ impl Generator<'_> {
             || self.body.checkpoint.is_some()
             || !matches!(
                 func,
-                Callee::Function(_) | Callee::Associated(_) | Callee::Method(_)
+                Callee::Function(_) | Callee::Associated(_) | Callee::Method(_) | Callee::Writer(_)
             )
             || self.joint_call(func, args, depth)
             || written.iter().any(|w| w.part.is_some())
@@ -156,7 +156,7 @@ impl Generator<'_> {
     /// `fn`), which the forward code's own block may hide from the adjoint.
     fn reachable_from_the_adjoint(&self, func: &Callee) -> bool {
         let path = match func {
-            Callee::Function(path) | Callee::Associated(path) => path,
+            Callee::Function(path) | Callee::Associated(path) | Callee::Writer(path) => path,
             // found by the receiver's type, which the adjoint's receiver has too
             Callee::Method(_) => return true,
             Callee::Plain(_) | Callee::Gathered(..) | Callee::Field(_) => return false,

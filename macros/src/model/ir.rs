@@ -41,6 +41,12 @@ pub enum Callee {
     /// and whose tangent is the field of the struct's tangent. The macro need not know the
     /// struct's other fields: the zero has them all.
     Field(syn::Member),
+    /// `let c = f(args);` of an annotated function `f` with an array result, `c` indexed
+    /// or iterated later (`array_calls`): the call writes the caller's local array `c`
+    /// (the last argument, `&mut c`) through `f`'s array writer, whose items are `f`'s
+    /// companion's `__gradtape_write`, `__gradtape_write_vjp_partial`, .. (`results`), a
+    /// call writing a `&mut` array ([`Stmt::CallWrites`]) like any other.
+    Writer(Path),
 }
 
 /// How a [`Callee::Gathered`] call's operands make one of its arguments.
@@ -190,7 +196,7 @@ impl Callee {
     /// for a struct, a zero field for none.
     pub fn vjp_partial(&self, args: &[Operand]) -> TokenStream {
         match self {
-            Callee::Function(_) | Callee::Associated(_) | Callee::Method(_) => {
+            Callee::Function(_) | Callee::Associated(_) | Callee::Method(_) | Callee::Writer(_) => {
                 self.companion(Some("vjp_partial"), forward_args(args))
             }
             Callee::Gathered(inner, shapes) => {
@@ -285,6 +291,19 @@ impl Callee {
             // the call as written (its pullback and tangents are `vjp`'s and `jvp`'s; never
             // joint nor replayed, `joint_call`, `replayed_call`)
             Callee::Gathered(inner, shapes) => inner.companion(item, regroup(shapes, args, |v| v)),
+            Callee::Writer(path) => {
+                let item = match item {
+                    None => "__gradtape_write".to_string(),
+                    Some(item) => format!("__gradtape_write_{item}"),
+                };
+                let arity = args.len()
+                    - match item.as_str() {
+                        "__gradtape_write_jvp_call" | "__gradtape_write_vjp_now" => 1,
+                        "__gradtape_write_vjp_into" => 2,
+                        _ => 0,
+                    };
+                through_companion(path, &item, args, arity)
+            }
             Callee::Function(path) | Callee::Plain(path) => match item {
                 None => quote!(#path(#(#args),*)),
                 Some(item) => {

@@ -55,6 +55,23 @@ impl<V: Primal> Accumulate for V {
     }
 }
 
+/// An array result's cotangent (a call of an annotated function returning `[F; N]`,
+/// held as one value: passed on whole, `norm(&cross(a, b))`): summed element by element.
+///
+/// ```
+/// use gradtape_runtime::generated::Accumulate;
+/// assert_eq!(Accumulate::sum([1.0_f64, 2.0], &[0.5, -1.0]), [1.5, 1.0]);
+/// ```
+impl<F: Float, const N: usize> Accumulate for [F; N] {
+    #[inline]
+    fn sum(mut sum: Self, g: &Self) -> Self {
+        for (sum, g) in sum.iter_mut().zip(g) {
+            *sum += *g;
+        }
+        sum
+    }
+}
+
 /// A tuple result's cotangent, `Option` of each part's (`None` a symbolic zero): summed
 /// part by part, as a struct's field by field. An annotated caller holding a tuple result
 /// as one value passes it on only to a callee that cannot take it (no annotated function

@@ -665,6 +665,20 @@ pub fn element_zero<F: num_traits::Zero>() -> F {
     F::zero()
 }
 
+/// The array of zeros a caller's local array starts as before an annotated function with
+/// an array result writes it whole (`let c = cross(a, b);` with `c` indexed later: the
+/// call writes `c` through the callee's writer, `Callee::Writer` in the macro), of the
+/// type the writer's `&mut [F; N]` parameter gives it.
+///
+/// ```
+/// let buffer: [f32; 3] = gradtape_runtime::generated::array_of_zeros();
+/// assert_eq!(buffer, [0.0; 3]);
+/// ```
+#[inline]
+pub fn array_of_zeros<F: num_traits::Zero + Copy, const N: usize>() -> [F; N] {
+    [F::zero(); N]
+}
+
 /// The one a desugared `.product()` starts from, of whatever float type the items have
 /// (as [`element_zero`] is a `.sum()`'s start).
 ///

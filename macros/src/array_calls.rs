@@ -1,0 +1,287 @@
+//! Calls of functions with an array result whose caller indexes the result (scalar mode):
+//! `let c = cross(a, b);` and then `c[0]`, `c[i]`, `c.iter()`, `for v in c`, `let [x, y,
+//! z] = c;`.
+//!
+//! A proc macro sees one item: the caller cannot know the callee's result type, nor its
+//! length. It knows how the result is used, and a value that is indexed or iterated is an
+//! array. Such a `let` is marked ([`MARK`]) for lowering, which, when the call reads a
+//! differentiable value, makes `c` a local array of the caller and the call a call of the
+//! callee's writer, `cross::__gradtape_write(a, b, &mut c)` (`Callee::Writer`): an
+//! annotated function writing a `&mut` array (`Stmt::CallWrites`), Enzyme's shadow in
+//! place. Everything the caller does with `c` is then what it does with any local array,
+//! and the length is the callee's, known to the type checker only (the local starts as
+//! `generated::array_of_zeros()`, its type the writer's parameter's). A call reading no
+//! differentiable value stays as written: a constant array, whatever the callee is.
+//!
+//! The callee's side is `results`' (an array result's writer and its companion items). A
+//! callee that is not annotated is the runtime's message at its name
+//! (`generated::Annotated`, through `ir::through_companion`).
+
+use std::collections::HashSet;
+
+use syn::visit::{self, Visit};
+use syn::visit_mut::{self, VisitMut};
+use syn::{Expr, Ident, Pat, Stmt};
+
+use crate::syntax::{single_ident, strip_parens};
+
+/// The mark on a `let` whose value is a call's array result indexed later:
+/// `#[gradtape_array_result] let c = cross(a, b);`. Read (and removed) by lowering; never
+/// emitted.
+pub const MARK: &str = "gradtape_array_result";
+
+/// The last segment of the path a caller calls an array result's writer by
+/// (`cross::__gradtape_write`), the companion's item (`results::writer_items`).
+pub const WRITER: &str = "__gradtape_write";
+
+/// The body's statements with every such `let` marked, in every block. `plain` says
+/// whether a path is a plain helper named in `plain(..)` (run on dual numbers, with no
+/// writer).
+pub fn mark(stmts: Vec<Stmt>, plain: &dyn Fn(&syn::Path) -> bool) -> Vec<Stmt> {
+    let mut block = syn::Block {
+        brace_token: Default::default(),
+        stmts,
+    };
+    let mut arrays = ArrayNames::default();
+    arrays.visit_block(&block);
+    Marks {
+        plain,
+        arrays: arrays.0,
+    }
+    .visit_block_mut(&mut block);
+    block.stmts
+}
+
+struct Marks<'p> {
+    plain: &'p dyn Fn(&syn::Path) -> bool,
+    /// The names the body uses as arrays anywhere ([`ArrayNames`]).
+    arrays: HashSet<Ident>,
+}
+
+impl VisitMut for Marks<'_> {
+    fn visit_block_mut(&mut self, block: &mut syn::Block) {
+        visit_mut::visit_block_mut(self, block);
+        // `let [x, y] = f(..);`: the result bound to a local first, `let r = f(..); let [x,
+        // y] = r;`, a local array destructured
+        let mut stmts = Vec::with_capacity(block.stmts.len());
+        for stmt in std::mem::take(&mut block.stmts) {
+            if let syn::Stmt::Local(local) = &stmt
+                && let Pat::Slice(slice) = &local.pat
+                && let Some(init) = &local.init
+                && init.diverge.is_none()
+                && self.calls_by_name(&init.expr)
+            {
+                let result = crate::syntax::fresh_local("array_result");
+                let value = &init.expr;
+                let attrs = &local.attrs;
+                stmts.push(syn::parse_quote!(let #result = #value;));
+                stmts.push(syn::parse_quote!(#(#attrs)* let #slice = #result;));
+                continue;
+            }
+            // `s = step(&s, dt);` of a name used as an array: the result bound to a local
+            // first, then assigned (an array's copy, element by element), as Rust evaluates
+            // the value before the place
+            if let syn::Stmt::Expr(Expr::Assign(assign), Some(_)) = &stmt
+                && let Some(name) = single_ident(&assign.left)
+                && self.arrays.contains(name)
+                && self.calls_by_name(&assign.right)
+            {
+                let result = crate::syntax::fresh_local("array_result");
+                let value = &assign.right;
+                let mark = Ident::new(MARK, proc_macro2::Span::call_site());
+                stmts.push(syn::parse_quote!(#[#mark] let #result = #value;));
+                stmts.push(syn::parse_quote!(#name = #result;));
+                continue;
+            }
+            stmts.push(stmt);
+        }
+        block.stmts = stmts;
+        for k in 0..block.stmts.len() {
+            let (head, rest) = block.stmts.split_at_mut(k + 1);
+            let syn::Stmt::Local(local) = &mut head[k] else {
+                continue;
+            };
+            let Pat::Ident(pat) = &local.pat else {
+                continue;
+            };
+            let Some(init) = &local.init else {
+                continue;
+            };
+            if init.diverge.is_some()
+                || local.attrs.iter().any(|attr| attr.path().is_ident(MARK))
+                || pat.by_ref.is_some()
+                || pat.subpat.is_some()
+                || !self.calls_by_name(&init.expr)
+                || !indexed_in(&pat.ident, rest)
+                // `let c = f(&c);`: the arguments read the earlier `c`, which the local
+                // array the call writes would hide
+                || crate::syntax::names_in(quote::ToTokens::to_token_stream(&init.expr))
+                    .contains(&pat.ident.to_string())
+            {
+                continue;
+            }
+            let mark = Ident::new(MARK, proc_macro2::Span::call_site());
+            local.attrs.push(syn::parse_quote!(#[#mark]));
+        }
+    }
+
+    // a closure's or nested item's body is its own
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+impl Marks<'_> {
+    /// A call of a function by its path that may be an annotated function with an array
+    /// result: not a constructor (`Point(..)`), nor a type's associated function
+    /// (`Vec::from`), nor one with generic arguments (its companion type has none), nor a
+    /// plain helper or `stop_gradient`.
+    fn calls_by_name(&self, expr: &Expr) -> bool {
+        let Expr::Call(call) = strip_parens(expr) else {
+            return false;
+        };
+        let Expr::Path(func) = &*call.func else {
+            return false;
+        };
+        let path = &func.path;
+        func.qself.is_none()
+            && !crate::syntax::is_constructor(path)
+            && !crate::syntax::is_associated(path)
+            && path.segments.iter().all(|s| s.arguments.is_none())
+            && path.segments.last().is_some_and(|last| {
+                last.ident != "stop_gradient" && !last.ident.to_string().starts_with("__gradtape")
+            })
+            && !(self.plain)(path)
+    }
+}
+
+/// Whether `rest` (the statements after `let name = ..;`, up to a `let` binding the name
+/// again, whose value still reads it) uses `name` as an array: indexes it (`name[i]`),
+/// calls a slice's method on it (`iter`, `len`, `first`, ..), iterates it (`for v in
+/// name`, `&name`) or destructures it (`let [a, b] = name;`).
+fn indexed_in(name: &Ident, rest: &[Stmt]) -> bool {
+    let mut uses = ArrayUses { name, found: false };
+    for stmt in rest {
+        if let Stmt::Local(local) = stmt
+            && binds(&local.pat, name)
+        {
+            if let Some(init) = &local.init {
+                uses.visit_expr(&init.expr);
+            }
+            break;
+        }
+        uses.visit_stmt(stmt);
+    }
+    uses.found
+}
+
+/// Whether a pattern binds `name`.
+fn binds(pat: &Pat, name: &Ident) -> bool {
+    struct Binds<'n> {
+        name: &'n Ident,
+        found: bool,
+    }
+    impl<'ast> Visit<'ast> for Binds<'_> {
+        fn visit_pat_ident(&mut self, pat: &'ast syn::PatIdent) {
+            self.found |= pat.ident == *self.name;
+            visit::visit_pat_ident(self, pat);
+        }
+    }
+    let mut binds = Binds { name, found: false };
+    binds.visit_pat(pat);
+    binds.found
+}
+
+/// Every name the body indexes, calls a slice's method on, iterates or destructures as an
+/// array ([`ArrayUses`]' forms): a float cannot be used so.
+#[derive(Default)]
+struct ArrayNames(HashSet<Ident>);
+
+impl ArrayNames {
+    fn add(&mut self, expr: &Expr) {
+        let expr = match strip_parens(expr) {
+            Expr::Reference(reference) => strip_parens(&reference.expr),
+            expr => expr,
+        };
+        if let Some(ident) = single_ident(expr) {
+            self.0.insert(ident.clone());
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for ArrayNames {
+    fn visit_expr_index(&mut self, index: &'ast syn::ExprIndex) {
+        self.add(&index.expr);
+        visit::visit_expr_index(self, index);
+    }
+
+    fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+        if SLICE_METHODS.iter().any(|method| call.method == method) {
+            self.add(&call.receiver);
+        }
+        visit::visit_expr_method_call(self, call);
+    }
+
+    fn visit_expr_for_loop(&mut self, for_loop: &'ast syn::ExprForLoop) {
+        self.add(&for_loop.expr);
+        visit::visit_expr_for_loop(self, for_loop);
+    }
+
+    fn visit_local(&mut self, local: &'ast syn::Local) {
+        if let (Pat::Slice(_), Some(init)) = (&local.pat, &local.init) {
+            self.add(&init.expr);
+        }
+        visit::visit_local(self, local);
+    }
+}
+
+/// The slice methods whose receiver is an array.
+const SLICE_METHODS: &[&str] = &[
+    "iter",
+    "into_iter",
+    "len",
+    "first",
+    "last",
+    "get",
+    "windows",
+    "chunks",
+    "to_vec",
+];
+
+struct ArrayUses<'n> {
+    name: &'n Ident,
+    found: bool,
+}
+
+impl ArrayUses<'_> {
+    fn is_name(&self, expr: &Expr) -> bool {
+        let expr = match strip_parens(expr) {
+            Expr::Reference(reference) => strip_parens(&reference.expr),
+            expr => expr,
+        };
+        single_ident(expr).is_some_and(|ident| ident == self.name)
+    }
+}
+
+impl<'ast> Visit<'ast> for ArrayUses<'_> {
+    fn visit_expr_index(&mut self, index: &'ast syn::ExprIndex) {
+        self.found |= self.is_name(&index.expr);
+        visit::visit_expr_index(self, index);
+    }
+
+    fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+        self.found |= self.is_name(&call.receiver)
+            && SLICE_METHODS.iter().any(|method| call.method == method);
+        visit::visit_expr_method_call(self, call);
+    }
+
+    fn visit_expr_for_loop(&mut self, for_loop: &'ast syn::ExprForLoop) {
+        self.found |= self.is_name(&for_loop.expr);
+        visit::visit_expr_for_loop(self, for_loop);
+    }
+
+    fn visit_local(&mut self, local: &'ast syn::Local) {
+        if let (Pat::Slice(_), Some(init)) = (&local.pat, &local.init) {
+            self.found |= self.is_name(&init.expr);
+        }
+        visit::visit_local(self, local);
+    }
+}

@@ -1,0 +1,405 @@
+//! Arrays of floats as results (issue 13, "#[differentiable] on real Rust"): an annotated
+//! function returning `[F; N]` (a literal, a local buffer, a repeat, a branch's value,
+//! another call's result), its `vjp`'s pullback taking the result's cotangent as an array
+//! and its `jvp` giving the tangent as one; and annotated callers indexing such a result
+//! (`let c = cross(a, b);` then `c[i]`, `c.iter()`, `let [x, y, z] = ..`, `s = step(&s);`,
+//! passed on whole), differentiated through the callee's writer.
+//!
+//! Every result's faces are checked as `differentiable_struct_results.rs` checks a
+//! struct's (`VectorFaces`: each Jacobian row by the pullback against central differences,
+//! each column by `jvp` against the rows, second order through `⟨w, f(x)⟩`), and every
+//! caller through its faces against central differences at orders 1 and 2, and against
+//! the same body run on dual numbers (`twice!`).
+
+#![allow(clippy::needless_range_loop)]
+
+#[macro_use]
+mod common;
+
+use common::faces::{Case, VectorFaces};
+use gradtape::differentiable;
+
+/// An array from a flat slice.
+fn array<const N: usize>(x: &[f64]) -> [f64; N] {
+    std::array::from_fn(|k| x[k])
+}
+
+/// An `Option` of a gradient, as a `Vec` (`None` is a zero).
+fn entry<const N: usize>(g: Option<[f64; N]>) -> Vec<f64> {
+    g.map_or(vec![0.0; N], |g| g.to_vec())
+}
+
+// ----- results -----
+
+/// A cross product, as a literal.
+#[differentiable]
+fn cross(a: &[f64; 3], b: &[f64; 3]) -> [f64; 3] {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+
+/// Polar to Cartesian, written into a local buffer returned by name.
+#[differentiable]
+fn polar(r: f64, t: f64) -> [f64; 2] {
+    let mut out = [0.0; 2];
+    out[0] = r * t.cos();
+    out[1] = r * t.sin();
+    out
+}
+
+/// A softmax of three, in loops over a local buffer.
+#[differentiable]
+fn softmax3(x: &[f64; 3]) -> [f64; 3] {
+    let m = x[0].max(x[1]).max(x[2]);
+    let mut e = [0.0; 3];
+    let mut total = 0.0;
+    for i in 0..3 {
+        e[i] = (x[i] - m).exp();
+        total += e[i];
+    }
+    for i in 0..3 {
+        e[i] /= total;
+    }
+    e
+}
+
+/// One value repeated.
+#[differentiable]
+fn splat(x: f64) -> [f64; 3] {
+    [x.sin() * x; 3]
+}
+
+/// A piecewise map with an early return: every result position an array.
+#[differentiable]
+fn fold_back(x: f64, y: f64) -> [f64; 2] {
+    if x < 0.0 {
+        return [-x, y * y];
+    }
+    if y > 1.0 { [x * y, y.ln()] } else { [x, x * y] }
+}
+
+/// A call's result returned, and one passed on whole to another call.
+#[differentiable]
+fn triple(a: &[f64; 3], b: &[f64; 3]) -> [f64; 3] {
+    cross(a, &cross(a, b))
+}
+
+/// Gravity towards the origin, generic over the float type.
+#[differentiable]
+fn gravity<T: gradtape::Float>(x: &[T; 3]) -> [T; 3] {
+    let r2 = x[0] * x[0] + x[1] * x[1] + x[2] * x[2];
+    let k = -T::one() / (r2 * r2.sqrt());
+    [k * x[0], k * x[1], k * x[2]]
+}
+
+/// One element.
+#[differentiable]
+fn square_of<T: gradtape::Float>(x: T) -> [T; 1] {
+    [x * x]
+}
+
+/// A harmonic oscillator's right-hand side.
+#[differentiable]
+fn oscillator(s: &[f64; 2], w: f64) -> [f64; 2] {
+    [s[1], -w * w * s[0]]
+}
+
+/// One Runge–Kutta step, each stage's state a local array built from the last stage's
+/// result.
+#[differentiable]
+fn rk4(s: &[f64; 2], w: f64, dt: f64) -> [f64; 2] {
+    let k1 = oscillator(s, w);
+    let s2 = [s[0] + 0.5 * dt * k1[0], s[1] + 0.5 * dt * k1[1]];
+    let k2 = oscillator(&s2, w);
+    let s3 = [s[0] + 0.5 * dt * k2[0], s[1] + 0.5 * dt * k2[1]];
+    let k3 = oscillator(&s3, w);
+    let s4 = [s[0] + dt * k3[0], s[1] + dt * k3[1]];
+    let k4 = oscillator(&s4, w);
+    let mut next = [0.0; 2];
+    for i in 0..2 {
+        next[i] = s[i] + dt / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
+    }
+    next
+}
+
+#[test]
+fn arrays_out() {
+    VectorFaces {
+        name: "cross",
+        itself: &|p| cross(&array(p), &array(&p[3..])).to_vec(),
+        primal: &|p| cross::primal(&array(p), &array(&p[3..])).to_vec(),
+        vjp: &|p, w| {
+            let (value, pullback) = cross::vjp(&array(p), &array(&p[3..]));
+            let (da, db) = pullback(array(w));
+            (value.to_vec(), [entry(da), entry(db)].concat())
+        },
+        jvp: &|p, t| {
+            let (value, tangent) = cross::jvp(&array(p), &array(&p[3..]), &t[..3], &t[3..]);
+            (value.to_vec(), tangent.to_vec())
+        },
+    }
+    .check(&[0.3, -1.2, 2.0, 1.5, 0.7, -0.4]);
+    VectorFaces {
+        name: "polar",
+        itself: &|p| polar(p[0], p[1]).to_vec(),
+        primal: &|p| polar::primal(p[0], p[1]).to_vec(),
+        vjp: &|p, w| {
+            let (value, pullback) = polar::vjp(p[0], p[1]);
+            let (dr, dt) = pullback(array(w));
+            (value.to_vec(), vec![dr.unwrap(), dt.unwrap()])
+        },
+        jvp: &|p, t| {
+            let (value, tangent) = polar::jvp(p[0], p[1], t[0], t[1]);
+            (value.to_vec(), tangent.to_vec())
+        },
+    }
+    .check(&[1.7, 0.6]);
+    VectorFaces {
+        name: "softmax3",
+        itself: &|p| softmax3(&array(p)).to_vec(),
+        primal: &|p| softmax3::primal(&array(p)).to_vec(),
+        vjp: &|p, w| {
+            let (value, pullback) = softmax3::vjp(&array(p));
+            let (dx,) = pullback(array(w));
+            (value.to_vec(), entry(dx))
+        },
+        jvp: &|p, t| {
+            let (value, tangent) = softmax3::jvp(&array(p), t);
+            (value.to_vec(), tangent.to_vec())
+        },
+    }
+    .check(&[0.2, -0.9, 1.4]);
+    VectorFaces {
+        name: "splat",
+        itself: &|p| splat(p[0]).to_vec(),
+        primal: &|p| splat::primal(p[0]).to_vec(),
+        vjp: &|p, w| {
+            let (value, pullback) = splat::vjp(p[0]);
+            let (dx,) = pullback(array(w));
+            (value.to_vec(), vec![dx.unwrap()])
+        },
+        jvp: &|p, t| {
+            let (value, tangent) = splat::jvp(p[0], t[0]);
+            (value.to_vec(), tangent.to_vec())
+        },
+    }
+    .check(&[0.8]);
+    for point in [[-0.7, 1.3], [0.4, 2.5], [0.9, 0.3]] {
+        VectorFaces {
+            name: "fold_back",
+            itself: &|p| fold_back(p[0], p[1]).to_vec(),
+            primal: &|p| fold_back::primal(p[0], p[1]).to_vec(),
+            vjp: &|p, w| {
+                let (value, pullback) = fold_back::vjp(p[0], p[1]);
+                let (dx, dy) = pullback(array(w));
+                (value.to_vec(), vec![dx.unwrap_or(0.0), dy.unwrap_or(0.0)])
+            },
+            jvp: &|p, t| {
+                let (value, tangent) = fold_back::jvp(p[0], p[1], t[0], t[1]);
+                (value.to_vec(), tangent.to_vec())
+            },
+        }
+        .check(&point);
+    }
+    VectorFaces {
+        name: "triple",
+        itself: &|p| triple(&array(p), &array(&p[3..])).to_vec(),
+        primal: &|p| triple::primal(&array(p), &array(&p[3..])).to_vec(),
+        vjp: &|p, w| {
+            let (value, pullback) = triple::vjp(&array(p), &array(&p[3..]));
+            let (da, db) = pullback(array(w));
+            (value.to_vec(), [entry(da), entry(db)].concat())
+        },
+        jvp: &|p, t| {
+            let (value, tangent) = triple::jvp(&array(p), &array(&p[3..]), &t[..3], &t[3..]);
+            (value.to_vec(), tangent.to_vec())
+        },
+    }
+    .check(&[0.3, -1.2, 2.0, 1.5, 0.7, -0.4]);
+    VectorFaces {
+        name: "gravity",
+        itself: &|p| gravity(&array::<3>(p)).to_vec(),
+        primal: &|p| gravity::primal(&array::<3>(p)).to_vec(),
+        vjp: &|p, w| {
+            let (value, pullback) = gravity::vjp(&array::<3>(p));
+            let (dx,) = pullback(array(w));
+            (value.to_vec(), entry(dx))
+        },
+        jvp: &|p, t| {
+            let (value, tangent) = gravity::jvp(&array::<3>(p), t);
+            (value.to_vec(), tangent.to_vec())
+        },
+    }
+    .check(&[0.9, -0.4, 1.1]);
+    VectorFaces {
+        name: "square_of",
+        itself: &|p| square_of(p[0]).to_vec(),
+        primal: &|p| square_of::primal(p[0]).to_vec(),
+        vjp: &|p, w| {
+            let (value, pullback) = square_of::vjp(p[0]);
+            let (dx,) = pullback(array(w));
+            (value.to_vec(), vec![dx.unwrap()])
+        },
+        jvp: &|p, t| {
+            let (value, tangent) = square_of::jvp(p[0], t[0]);
+            (value.to_vec(), tangent.to_vec())
+        },
+    }
+    .check(&[1.3]);
+    VectorFaces {
+        name: "rk4",
+        itself: &|p| rk4(&array(p), p[2], p[3]).to_vec(),
+        primal: &|p| rk4::primal(&array(p), p[2], p[3]).to_vec(),
+        vjp: &|p, w| {
+            let (value, pullback) = rk4::vjp(&array(p), p[2], p[3]);
+            let (ds, dw, ddt) = pullback(array(w));
+            (
+                value.to_vec(),
+                [entry(ds), vec![dw.unwrap(), ddt.unwrap()]].concat(),
+            )
+        },
+        jvp: &|p, t| {
+            let (value, tangent) = rk4::jvp(&array(p), p[2], p[3], &t[..2], t[2], t[3]);
+            (value.to_vec(), tangent.to_vec())
+        },
+    }
+    .check(&[0.6, -0.2, 1.7, 0.1]);
+}
+
+/// The pullback of a one-hot cotangent is a Jacobian row: the cross product's, known in
+/// closed form (`∂(a × b)/∂a = -[b]×`).
+#[test]
+fn cross_products_rows_are_the_closed_form() {
+    let (a, b) = ([0.3, -1.2, 2.0], [1.5, 0.7, -0.4]);
+    let (_, pullback) = cross::vjp(&a, &b);
+    // row 0 of a × b = (a1 b2 - a2 b1): ∂/∂a = (0, b2, -b1), ∂/∂b = (0, -a2, a1)
+    let (da, db) = pullback([1.0, 0.0, 0.0]);
+    assert_eq!(da.unwrap(), [0.0, b[2], -b[1]]);
+    assert_eq!(db.unwrap(), [0.0, -a[2], a[1]]);
+}
+
+// ----- callers -----
+
+/// An orbit integrated in loops: the acceleration a call's array result read by a
+/// loop's index.
+#[differentiable]
+fn orbit<T: gradtape::Float>(x0: &[T; 3], v0: &[T; 3], dt: T) -> T {
+    let mut x = *x0;
+    let mut v = *v0;
+    for _ in 0..20 {
+        let acc = gravity(&x);
+        for i in 0..3 {
+            v[i] = v[i] + dt * acc[i];
+            x[i] = x[i] + dt * v[i];
+        }
+    }
+    x[0] * x[0] + x[1] - v[2]
+}
+
+/// The forms a caller reads a result by: indexed by constants, destructured, iterated,
+/// passed on whole and read too.
+#[differentiable]
+fn caller_forms(a: &[f64; 3], b: &[f64; 3]) -> f64 {
+    let c = cross(a, b);
+    let [x, y, z] = cross(b, a);
+    let mut total = c[0] * c[1] + x * z - y;
+    for v in c.iter() {
+        total += v * v;
+    }
+    total + norm(&c) + c.iter().map(|v| v.sin()).sum::<f64>()
+}
+
+#[differentiable]
+fn norm(a: &[f64; 3]) -> f64 {
+    (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt()
+}
+
+/// An integrator stepping its state by assignment, `s = rk4(&s, w, dt);`.
+#[differentiable]
+fn oscillate(s0: &[f64; 2], w: f64, dt: f64) -> f64 {
+    let mut s = *s0;
+    for _ in 0..25 {
+        s = rk4(&s, w, dt);
+    }
+    s[0] * s[0] + 0.5 * s[1]
+}
+
+/// A constant call (its arguments constants) beside a differentiable one.
+#[differentiable]
+fn with_a_constant_call(a: &[f64; 3]) -> f64 {
+    let basis = cross(&[1.0, 0.0, 0.0], &[0.0, 1.0, 0.0]);
+    let d = cross(a, &basis);
+    d[0] * a[1] + d[1] + basis[2]
+}
+
+#[test]
+fn callers_index_array_results() {
+    Case {
+        name: "orbit",
+        itself: &|p| orbit(&array(p), &array(&p[3..]), p[6]),
+        primal: &|p| orbit::primal(&array(p), &array(&p[3..]), p[6]),
+        grad: Some(&|p| {
+            let (value, (dx, dv, ddt)) = orbit::grad(&array(p), &array(&p[3..]), p[6]);
+            (value, [&dx[..], &dv[..], &[ddt]].concat())
+        }),
+        grad_into: &|p| {
+            let (mut dx, mut dv, mut ddt) = ([0.0; 3], [0.0; 3], 0.0);
+            let value =
+                orbit::grad_into(&array(p), &array(&p[3..]), p[6], &mut dx, &mut dv, &mut ddt);
+            (value, [&dx[..], &dv[..], &[ddt]].concat())
+        },
+        jvp: &|p, t| orbit::jvp(&array(p), &array(&p[3..]), p[6], &t[..3], &t[3..6], t[6]),
+    }
+    .check_with_second_order(&[1.0, 0.1, -0.2, 0.05, 0.9, 0.3, 0.02]);
+    Case {
+        name: "caller_forms",
+        itself: &|p| caller_forms(&array(p), &array(&p[3..])),
+        primal: &|p| caller_forms::primal(&array(p), &array(&p[3..])),
+        grad: Some(&|p| {
+            let (value, [da, db]) = caller_forms::grad(&array(p), &array(&p[3..]));
+            (value, [da, db].concat())
+        }),
+        grad_into: &|p| {
+            let (mut da, mut db) = ([0.0; 3], [0.0; 3]);
+            let value = caller_forms::grad_into(&array(p), &array(&p[3..]), &mut da, &mut db);
+            (value, [da, db].concat())
+        },
+        jvp: &|p, t| caller_forms::jvp(&array(p), &array(&p[3..]), &t[..3], &t[3..]),
+    }
+    .check_with_second_order(&[0.3, -1.2, 2.0, 1.5, 0.7, -0.4]);
+    Case {
+        name: "oscillate",
+        itself: &|p| oscillate(&array(p), p[2], p[3]),
+        primal: &|p| oscillate::primal(&array(p), p[2], p[3]),
+        grad: Some(&|p| {
+            let (value, (ds, dw, ddt)) = oscillate::grad(&array(p), p[2], p[3]);
+            (value, [&ds[..], &[dw, ddt]].concat())
+        }),
+        grad_into: &|p| {
+            let (mut ds, mut dw, mut ddt) = ([0.0; 2], 0.0, 0.0);
+            let value = oscillate::grad_into(&array(p), p[2], p[3], &mut ds, &mut dw, &mut ddt);
+            (value, [&ds[..], &[dw, ddt]].concat())
+        },
+        jvp: &|p, t| oscillate::jvp(&array(p), p[2], p[3], &t[..2], t[2], t[3]),
+    }
+    .check_with_second_order(&[0.6, -0.2, 1.7, 0.05]);
+    Case {
+        name: "with_a_constant_call",
+        itself: &|p| with_a_constant_call(&array(p)),
+        primal: &|p| with_a_constant_call::primal(&array(p)),
+        grad: Some(&|p| {
+            let (value, [da]) = with_a_constant_call::grad(&array(p));
+            (value, da.to_vec())
+        }),
+        grad_into: &|p| {
+            let mut da = [0.0; 3];
+            let value = with_a_constant_call::grad_into(&array(p), &mut da);
+            (value, da.to_vec())
+        },
+        jvp: &|p, t| with_a_constant_call::jvp(&array(p), t),
+    }
+    .check_with_second_order(&[0.3, -1.2, 2.0]);
+}
