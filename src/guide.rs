@@ -1345,14 +1345,15 @@
 //! writes, a call writing a `&mut` array like any other (Enzyme's shadow in place). From
 //! there the result is a local array: indexed, iterated, copied, passed on. A call
 //! reading no differentiable value stays as written (a constant array, of any function).
-//! The writer exists for a function, not for a method: a method's array result is
-//! differentiated (its `force_vjp`, `force_jvp`), but an annotated caller indexing it is
-//! rejected; bind the method's body to a function.
+//! A method (`spring.force(x)`) and an associated function of an annotated `impl` block
+//! (`Self::rotate(&f, t)`) return arrays the same way, their writers beside them.
 //!
 //! **Rejected:** an array whose length is no literal (`[f64; N]` of a const generic: the
 //! twin's tuple needs the length), an array literal of another length than the result's,
-//! and an indexed call's result of a function that is not annotated (the runtime's
-//! message at its name).
+//! an indexed call's result of a function that is not annotated (the runtime's message at
+//! its name), and a method's array result indexed when its receiver is differentiable (a
+//! marked struct: `force_vjp` gives its gradient, but a caller cannot index the result;
+//! pass the struct to a function returning the array).
 //!
 //! # Methods
 //!

@@ -17,7 +17,7 @@
 mod common;
 
 use common::faces::{Case, VectorFaces};
-use gradtape::differentiable;
+use gradtape::{Differentiable, differentiable};
 
 /// An array from a flat slice.
 fn array<const N: usize>(x: &[f64]) -> [f64; N] {
@@ -402,4 +402,171 @@ fn callers_index_array_results() {
         jvp: &|p, t| with_a_constant_call::jvp(&array(p), t),
     }
     .check_with_second_order(&[0.3, -1.2, 2.0]);
+}
+
+// ----- methods -----
+
+/// A charged particle in a uniform field: its force a method's array result, a rotation an
+/// associated function's.
+struct Field {
+    charge: f64,
+    strength: [f64; 2],
+}
+
+#[differentiable]
+impl Field {
+    /// The force on a particle with velocity `v` (a drag beside the field).
+    #[differentiable]
+    fn force(&self, v: &[f64; 2]) -> [f64; 2] {
+        [
+            self.charge * self.strength[0] - 0.1 * v[0] * v[0].abs(),
+            self.charge * self.strength[1] - 0.1 * v[1] * v[1].abs(),
+        ]
+    }
+
+    /// `x` rotated by `t`.
+    #[differentiable]
+    fn rotate(x: &[f64; 2], t: f64) -> [f64; 2] {
+        [
+            x[0] * t.cos() - x[1] * t.sin(),
+            x[0] * t.sin() + x[1] * t.cos(),
+        ]
+    }
+
+    /// The distance travelled in `n` steps from `v0`, the force read by index.
+    #[differentiable]
+    fn travel(&self, v0: &[f64; 2], turn: f64, n: usize) -> f64 {
+        let mut v = *v0;
+        let mut x = [0.0; 2];
+        for _ in 0..n {
+            let f = self.force(&v);
+            let turned = Self::rotate(&f, turn);
+            for i in 0..2 {
+                v[i] += 0.05 * turned[i];
+                x[i] += 0.05 * v[i];
+            }
+        }
+        (x[0] * x[0] + x[1] * x[1]).sqrt()
+    }
+}
+
+/// A free function calling the method and the associated function.
+#[differentiable]
+fn kick(field: &Field, v: &[f64; 2], turn: f64) -> f64 {
+    let f = field.force(v);
+    let [a, b] = Field::rotate(&f, turn);
+    a * v[1] - b * v[0] + f[1]
+}
+
+#[test]
+fn methods_and_associated_functions_return_arrays() {
+    let field = Field {
+        charge: 0.7,
+        strength: [1.2, -0.5],
+    };
+    VectorFaces {
+        name: "force",
+        itself: &|p| field.force(&array(p)).to_vec(),
+        primal: &|p| field.force_primal(&array(p)).to_vec(),
+        vjp: &|p, w| {
+            let (value, pullback) = field.force_vjp(&array(p));
+            let ((), dv) = pullback(array(w));
+            (value.to_vec(), entry(dv))
+        },
+        jvp: &|p, t| {
+            let (value, tangent) = field.force_jvp(&array(p), t);
+            (value.to_vec(), tangent.to_vec())
+        },
+    }
+    .check(&[0.8, -1.3]);
+    Case {
+        name: "travel",
+        itself: &|p| field.travel(&array(p), p[2], 30),
+        primal: &|p| field.travel_primal(&array(p), p[2], 30),
+        grad: Some(&|p| {
+            let (value, (dv, dturn)) = field.travel_grad(&array(p), p[2], 30);
+            (value, [&dv[..], &[dturn]].concat())
+        }),
+        grad_into: &|p| {
+            let (value, (dv, dturn)) = field.travel_grad(&array(p), p[2], 30);
+            (value, [&dv[..], &[dturn]].concat())
+        },
+        jvp: &|p, t| field.travel_jvp(&array(p), p[2], 30, &t[..2], t[2]),
+    }
+    .check_with_second_order(&[0.8, -1.3, 0.4]);
+    Case {
+        name: "kick",
+        itself: &|p| kick(&field, &array(p), p[2]),
+        primal: &|p| kick::primal(&field, &array(p), p[2]),
+        grad: Some(&|p| {
+            let (value, (dv, dturn)) = kick::grad(&field, &array(p), p[2]);
+            (value, [&dv[..], &[dturn]].concat())
+        }),
+        grad_into: &|p| {
+            let (mut dv, mut dturn) = ([0.0; 2], 0.0);
+            let value = kick::grad_into(&field, &array(p), p[2], &mut dv, &mut dturn);
+            (value, [&dv[..], &[dturn]].concat())
+        },
+        jvp: &|p, t| kick::jvp(&field, &array(p), p[2], &t[..2], t[2]),
+    }
+    .check_with_second_order(&[0.8, -1.3, 0.4]);
+}
+
+// ----- struct parameters -----
+
+#[derive(Differentiable, Clone, Debug, PartialEq)]
+struct Spring {
+    k: f64,
+    rest: f64,
+}
+
+/// A spring's force on a point, the spring a marked struct.
+#[differentiable]
+fn spring_force(#[differentiable] s: &Spring, x: &[f64; 2]) -> [f64; 2] {
+    let r = (x[0] * x[0] + x[1] * x[1]).sqrt();
+    let f = -s.k * (r - s.rest) / r;
+    [f * x[0], f * x[1]]
+}
+
+/// The work of the force along a step, the spring passed on whole to the writer.
+#[differentiable]
+fn spring_work(#[differentiable] s: &Spring, x: &[f64; 2], dx: &[f64; 2]) -> f64 {
+    let f = spring_force(s, x);
+    f[0] * dx[0] + f[1] * dx[1] + 0.5 * s.k * s.rest
+}
+
+/// Regression: the writer's item on the companion kept the parameters' marks
+/// (`#[differentiable] s: &Spring`), which rustc then read as the attribute macro on a
+/// parameter ("expected non-macro attribute").
+#[test]
+fn a_marked_struct_parameter_with_an_array_result() {
+    let dx = [0.05, -0.02];
+    let spring = |p: &[f64]| Spring {
+        k: p[0],
+        rest: p[1],
+    };
+    Case {
+        name: "spring_work",
+        itself: &|p| spring_work(&spring(p), &array(&p[2..]), &dx),
+        primal: &|p| spring_work::primal(&spring(p), &array(&p[2..]), &dx),
+        grad: Some(&|p| {
+            let (value, (ds, dx_, _)) = spring_work::grad(&spring(p), &array(&p[2..]), &dx);
+            (value, [&[ds.k, ds.rest][..], &dx_[..]].concat())
+        }),
+        grad_into: &|p| {
+            let (value, (ds, dx_, _)) = spring_work::grad(&spring(p), &array(&p[2..]), &dx);
+            (value, [&[ds.k, ds.rest][..], &dx_[..]].concat())
+        },
+        jvp: &|p, t| {
+            spring_work::jvp(
+                &spring(p),
+                &array(&p[2..]),
+                &dx,
+                &spring(t),
+                &t[2..],
+                &[0.0; 2],
+            )
+        },
+    }
+    .check_with_second_order(&[3.0, 0.8, 1.1, -0.6]);
 }

@@ -135,8 +135,18 @@ impl Marks<'_> {
     /// (`Vec::from`), nor one with generic arguments (its companion type has none), nor a
     /// plain helper or `stop_gradient`.
     fn calls_by_name(&self, expr: &Expr) -> bool {
-        let Expr::Call(call) = strip_parens(expr) else {
-            return false;
+        let call = match strip_parens(expr) {
+            Expr::Call(call) => call,
+            // a method of the user's: not one of the standard library's a copy or an
+            // iterator is made by, nor a float method
+            Expr::MethodCall(call) => {
+                let method = call.method.to_string();
+                return call.turbofish.is_none()
+                    && !STANDARD_METHODS.contains(&method.as_str())
+                    && crate::vocabulary::elementwise(&method).is_none()
+                    && !method.starts_with("__gradtape");
+            }
+            _ => return false,
         };
         let Expr::Path(func) = &*call.func else {
             return false;
@@ -144,7 +154,7 @@ impl Marks<'_> {
         let path = &func.path;
         func.qself.is_none()
             && !crate::syntax::is_constructor(path)
-            && !crate::syntax::is_associated(path)
+            && (!crate::syntax::is_associated(path) || crate::syntax::is_annotated_associated(path))
             && path.segments.iter().all(|s| s.arguments.is_none())
             && path.segments.last().is_some_and(|last| {
                 last.ident != "stop_gradient" && !last.ident.to_string().starts_with("__gradtape")
@@ -232,6 +242,32 @@ impl<'ast> Visit<'ast> for ArrayNames {
         visit::visit_local(self, local);
     }
 }
+
+/// Methods of the standard library whose result may be indexed (a copy, a collection, an
+/// unwrapped value): never an annotated method's array result.
+const STANDARD_METHODS: &[&str] = &[
+    "clone",
+    "to_vec",
+    "to_owned",
+    "collect",
+    "into",
+    "try_into",
+    "cloned",
+    "copied",
+    "map",
+    "unwrap",
+    "unwrap_or",
+    "expect",
+    "as_slice",
+    "as_ref",
+    "borrow",
+    "iter",
+    "into_iter",
+    "rev",
+    "zip",
+    "split_at",
+    "concat",
+];
 
 /// The slice methods whose receiver is an array.
 const SLICE_METHODS: &[&str] = &[

@@ -551,25 +551,12 @@ impl<'a> Lowerer<'a> {
             local.attrs.remove(index);
             if self.mode == Mode::Scalar
                 && let (Pat::Ident(pat), Some(init)) = (&local.pat, &local.init)
-                && let Expr::Call(call) = strip_parens(&init.expr)
-                && let Expr::Path(func) = &*call.func
-                && self.mentions_active(&init.expr)
+                && let Some(write) = self.array_result_writer(&init.expr, &pat.ident)
             {
                 let ident = &pat.ident;
                 let generated = crate::generate::paths::generated();
                 let zeros: syn::Stmt =
                     syn::parse_quote!(let mut #ident = #generated::array_of_zeros(););
-                let mut path = func.path.clone();
-                path.segments.push(
-                    Ident::new(
-                        crate::array_calls::WRITER,
-                        path.segments.last().expect("a path").ident.span(),
-                    )
-                    .into(),
-                );
-                let mut args = call.args.clone();
-                args.push(syn::parse_quote!(&mut #ident));
-                let write: syn::Stmt = syn::parse_quote!(#path(#args););
                 self.lower_stmts(&[zeros, write], Tail::Discard);
                 return;
             }
@@ -3319,6 +3306,54 @@ impl<'a> Lowerer<'a> {
             },
             clone: false,
         })
+    }
+
+    /// The writer's call that writes an array result into the local array `array`
+    /// (`array_calls`), if `value` (a call's) reads a differentiable value: a function's
+    /// through its companion, `cross::__gradtape_write(a, b, &mut c)` (`Callee::Writer`),
+    /// an annotated `impl` block's associated function's beside it,
+    /// `Geometry::__gradtape_write_cross(a, b, &mut c)` (`Callee::Associated`), a
+    /// constant receiver's method's on it, `spring.__gradtape_write_force(x, &mut f)`
+    /// (`Callee::Method`). `None` (the `let` as written, a constant) otherwise.
+    fn array_result_writer(&self, value: &Expr, array: &Ident) -> Option<syn::Stmt> {
+        let out: Expr = syn::parse_quote!(&mut #array);
+        let writer = |name: &Ident| {
+            format_ident!(
+                "{}_{}",
+                crate::array_calls::WRITER,
+                name,
+                span = name.span()
+            )
+        };
+        match strip_parens(value) {
+            Expr::Call(call) if self.mentions_active(value) => {
+                let Expr::Path(func) = &*call.func else {
+                    return None;
+                };
+                let mut path = func.path.clone();
+                let last = path.segments.last_mut().expect("a path");
+                if crate::syntax::is_associated(&func.path) {
+                    last.ident = writer(&last.ident);
+                } else {
+                    let span = last.ident.span();
+                    path.segments
+                        .push(Ident::new(crate::array_calls::WRITER, span).into());
+                }
+                let mut args = call.args.clone();
+                args.push(out);
+                Some(syn::parse_quote!(#path(#args);))
+            }
+            Expr::MethodCall(call)
+                if !self.mentions_active(&call.receiver)
+                    && call.args.iter().any(|arg| self.mentions_active(arg)) =>
+            {
+                let mut call = call.clone();
+                call.method = writer(&call.method);
+                call.args.push(out);
+                Some(syn::parse_quote!(#call;))
+            }
+            _ => None,
+        }
     }
 
     /// A call of another annotated function writing arrays passed `&mut` (scalar mode): a

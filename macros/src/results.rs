@@ -152,10 +152,20 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
     // an array result's writer (a function's, not a method's): what a caller indexing the
     // result calls (`array_calls`)
     let writer = match &model.shape {
-        Shape::Array { len } if !model.method => writer(&item, &model, *len),
+        Shape::Array { len } => writer(&item, &model, *len),
         _ => None,
     };
     let (writer_fn, writer_items) = match writer {
+        // a method's writer is a method beside it, its items too (`__gradtape_write_f_vjp`),
+        // which a caller calls as a method's (`Callee::Method`)
+        Some(writer) if model.method => {
+            let (writer_fn, writer_companion) = crate::expand::parts(args, writer);
+            let writer_companion = allow_non_snake_case(writer_companion);
+            (
+                Some(quote!(#[doc(hidden)] #[allow(non_snake_case)] #writer_fn #writer_companion)),
+                None,
+            )
+        }
         Some(writer) => {
             let sig = writer.sig.clone();
             let (writer_fn, writer_companion) = crate::expand::parts(args, writer);
@@ -562,8 +572,10 @@ const WRITER_PREFIX: &str = "__gradtape_write_";
 /// from the twin's tuple, `let (p0, p1) = __gradtape_result_f(a, b); out[0] = p0; out[1] =
 /// p1;`. Expanded through the whole pipeline, it is an annotated function writing a `&mut`
 /// array, which a caller calls as one (`Stmt::CallWrites`) through the companion's
-/// `write` items ([`companion`]): the caller's local array holds the result, indexed,
-/// iterated and passed on as any other (`array_calls`). `None` for a parameter bound by a
+/// `__gradtape_write` items ([`writer_items`]): the caller's local array holds the
+/// result, indexed, iterated and passed on as any other (`array_calls`). A method's
+/// (`&self` kept, its mark too) is a method beside it, `self.__gradtape_write_f(x, out)`,
+/// whose own items a caller calls as a method's. `None` for a parameter bound by a
 /// pattern other than a name (the signature's validation reports it).
 fn writer(item: &ItemFn, model: &Model, len: usize) -> Option<ItemFn> {
     let mut writer = item.clone();
@@ -582,7 +594,7 @@ fn writer(item: &ItemFn, model: &Model, len: usize) -> Option<ItemFn> {
                 }
                 _ => return None,
             },
-            FnArg::Receiver(_) => return None,
+            FnArg::Receiver(_) => {}
         }
     }
     crate::syntax::set_spelled(crate::syntax::names_in(item.to_token_stream()));
@@ -602,6 +614,15 @@ fn writer(item: &ItemFn, model: &Model, len: usize) -> Option<ItemFn> {
         })
         .collect();
     let twin = twin_name(item);
+    // the twin as the user's item is reached: a method's on `self`, an associated
+    // function's of its `impl` block on `Self`
+    let twin = if item.sig.receiver().is_some() {
+        quote!(self.#twin)
+    } else if model.method {
+        quote!(Self::#twin)
+    } else {
+        quote!(#twin)
+    };
     let index = (0..len).map(syn::Index::from);
     let pattern = if len == 1 {
         parts[0].to_token_stream()
@@ -1243,20 +1264,24 @@ fn companion(
             pub fn #primal_name #generics (#inputs) -> #result #where_clause #block
         }
     };
+    // what the result is, and its parts, in the docs
+    let (kind, what, parts) = match &model.shape {
+        Shape::Struct { .. } => ("a struct of floats", "the struct", "the struct's fields"),
+        Shape::Array { .. } => ("an array of floats", "the array", "the array's elements"),
+    };
     let doc = if model.method {
         format!(
             "What `#[differentiable]` generated for [`{name}`](Self::{name}), whose result \
-             is a struct of floats, written for the struct's fields as a tuple. Beside it: \
-             `{name}_vjp`, whose pullback takes the result's cotangent as a value of the \
-             struct, and `{name}_jvp`, which gives the value and the tangent as values of it."
+             is {kind}, written for {parts} as a tuple. Beside it: `{name}_vjp`, whose \
+             pullback takes the result's cotangent as a value of {what}, and `{name}_jvp`, \
+             which gives the value and the tangent as values of it."
         )
     } else {
         format!(
-            "What `#[differentiable]` generated for [`{name}`](fn@{name}), whose result is a \
-             struct of floats: `{name}::vjp`'s pullback takes the result's cotangent as a value \
-             of the struct, `{name}::jvp` gives the value and the tangent as values of the \
-             struct. `{name}::GENERATED` shows the code, written for the struct's fields as a \
-             tuple."
+            "What `#[differentiable]` generated for [`{name}`](fn@{name}), whose result is \
+             {kind}: `{name}::vjp`'s pullback takes the result's cotangent as a value of \
+             {what}, `{name}::jvp` gives the value and the tangent as values of {what}. \
+             `{name}::GENERATED` shows the code, written for {parts} as a tuple."
         )
     };
     crate::params::TwinCompanion {
@@ -1265,8 +1290,16 @@ fn companion(
         twin_name: &twin_name,
         method: model.method,
         doc,
-        generated_doc: "The generated forward and adjoint code, as readable source (the \
-                        struct's fields a tuple).",
+        generated_doc: match &model.shape {
+            Shape::Struct { .. } => {
+                "The generated forward and adjoint code, as readable source (the struct's \
+                 fields a tuple)."
+            }
+            Shape::Array { .. } => {
+                "The generated forward and adjoint code, as readable source (the array's \
+                 elements a tuple)."
+            }
+        },
     }
     .place(
         [
@@ -1294,7 +1327,16 @@ fn writer_items(
     (sig, items): &(syn::Signature, BTreeMap<String, syn::ImplItemFn>),
 ) -> Vec<TokenStream> {
     let name = &sig.ident;
-    let (generics, inputs) = (&sig.generics, &sig.inputs);
+    // the writer's parameters without their marks (`#[differentiable] s: &S`), which only
+    // the attribute reads
+    let mut inputs = sig.inputs.clone();
+    for input in &mut inputs {
+        match input {
+            FnArg::Typed(typed) => typed.attrs.clear(),
+            FnArg::Receiver(receiver) => receiver.attrs.clear(),
+        }
+    }
+    let generics = &sig.generics;
     let where_clause = &generics.where_clause;
     let args = arg_names(sig);
     let mut written = vec![quote! {
