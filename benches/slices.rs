@@ -27,6 +27,10 @@
 //! energy with respect to the initial state, through `grad` (the struct held whole), the
 //! same loop over a local struct of the fields (`State { x: .., v: .. }` passed whole), and
 //! the derivative by hand (the trajectory kept, the step's Jacobian transposed backwards).
+//!
+//! Sixth group: array results, the same pendulum with the state `[x, v]` a local array
+//! replaced by each step's array result (`s = step(&s, dt)`, through the step's writer),
+//! against the struct held whole and by hand.
 
 // `criterion_group!` generates an undocumented function; the layers index their
 // weights and inputs together, as a user writes a dot product.
@@ -568,12 +572,61 @@ fn bench_struct_results(c: &mut Criterion) {
     group.finish();
 }
 
+/// One semi-implicit Euler step of the pendulum, the state an array (`[x, v]`).
+#[differentiable]
+fn pendulum_step_array(s: &[f64; 2], dt: f64) -> [f64; 2] {
+    let v = s[1] - dt * s[0].sin();
+    [s[0] + dt * v, v]
+}
+
+/// The final energy, the state a local array replaced by each step's array result.
+#[differentiable(constant(dt))]
+fn final_energy_array(x0: f64, v0: f64, dt: f64) -> f64 {
+    let mut s = [x0, v0];
+    for _ in 0..PENDULUM_STEPS {
+        s = pendulum_step_array(&s, dt);
+    }
+    0.5 * s[1] * s[1] + 1.0 - s[0].cos()
+}
+
+fn bench_array_results(c: &mut Criterion) {
+    let (x0, v0, dt) = (1.1, -0.3, 1e-3);
+    let (value, [dx, dv]) = final_energy_array::grad(x0, v0, dt);
+    let mut xs = Vec::with_capacity(PENDULUM_STEPS);
+    let (hand_value, [hand_dx, hand_dv]) = final_energy_by_hand(x0, v0, dt, &mut xs);
+    assert_eq!(value.to_bits(), final_energy_array(x0, v0, dt).to_bits());
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-10 * (1.0 + b.abs());
+    assert!(close(value, hand_value) && close(dx, hand_dx) && close(dv, hand_dv));
+    let mut group = c.benchmark_group("array results, a pendulum over 10^4 steps");
+    group.bench_function("grad (state an array result)", |b| {
+        b.iter(|| black_box(final_energy_array::grad(black_box(x0), black_box(v0), dt)))
+    });
+    group.bench_function("grad (state a struct result held whole)", |b| {
+        b.iter(|| black_box(final_energy::grad(black_box(x0), black_box(v0), dt)))
+    });
+    group.bench_function("by hand", |b| {
+        b.iter(|| {
+            black_box(final_energy_by_hand(
+                black_box(x0),
+                black_box(v0),
+                dt,
+                &mut xs,
+            ))
+        })
+    });
+    group.bench_function("primal", |b| {
+        b.iter(|| black_box(final_energy_array::primal(black_box(x0), black_box(v0), dt)))
+    });
+    group.finish();
+}
+
 criterion_group!(
     benches,
     bench,
     bench_struct,
     bench_layers,
     bench_methods,
-    bench_struct_results
+    bench_struct_results,
+    bench_array_results
 );
 criterion_main!(benches);

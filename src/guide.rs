@@ -130,7 +130,8 @@
 //! - calls of other annotated functions (through their `vjp`, or `jvp` in forward mode; a
 //!   tuple result may be destructured, a method's too: `let (f, e) = self.stats(x);`, and
 //!   a struct result read by its fields: `let s = step(..);` then `s.x`, `step(..).x`,
-//!   `let State { x, v } = step(..);`), of the function itself and of functions that call
+//!   `let State { x, v } = step(..);`, an array result indexed: `let c = cross(a, b);`
+//!   then `c[i]`, see [Arrays as results](#arrays-as-results)), of the function itself and of functions that call
 //!   it back (recursion, mutual recursion: a scalar-mode function whose call of another
 //!   function is conditional, in a branch or a loop, returns its pullback boxed, one
 //!   allocation per call, since a cycle of pullbacks has no finite `impl Fn` type), of any function built from the runtime's ops (in tensor mode: replayed on
@@ -1106,7 +1107,7 @@
 //! written (copy it into a local), a binding shadowing the parameter, a field read both as
 //! an array and as a float, a field read inside a macro other than the printing and
 //! assertion ones, a marked parameter that is no struct (floats and arrays need no mark)
-//! or taken by `&mut`, and a result that is no float, tuple of floats or struct of floats
+//! or taken by `&mut`, and a result that is no float, tuple, array or struct of floats
 //! (below). Arrays of rows or of structs inside
 //! the struct are not differentiable fields yet (mark them `#[constant]` to read them as
 //! data). Without the derive, the type is "not `Differentiable`", at the parameter's type.
@@ -1349,7 +1350,9 @@
 //! (`Self::rotate(&f, t)`) return arrays the same way, their writers beside them.
 //!
 //! **Rejected:** an array whose length is no literal (`[f64; N]` of a const generic: the
-//! twin's tuple needs the length), an array literal of another length than the result's,
+//! twin's tuple needs the length) or more than 12 (the most parts a result's tuple has,
+//! and so a tuple result's parts and a struct result's fields: write longer results into
+//! a `&mut [f64]` parameter), an array literal of another length than the result's,
 //! an indexed call's result of a function that is not annotated (the runtime's message at
 //! its name), and a method's array result indexed when its receiver is differentiable (a
 //! marked struct: `force_vjp` gives its gradient, but a caller cannot index the result;

@@ -570,3 +570,64 @@ fn a_marked_struct_parameter_with_an_array_result() {
     }
     .check_with_second_order(&[3.0, 0.8, 1.1, -0.6]);
 }
+
+// ----- the longest array result -----
+
+/// `1, x, .., x¹¹`: twelve elements, the most a result's tuple has (`FromParts`, the
+/// runtime's tuples of cotangents, went up to eight parts before).
+#[differentiable]
+fn powers(x: f64) -> [f64; 12] {
+    let mut out = [0.0; 12];
+    let mut p = 1.0;
+    for i in 0..12 {
+        out[i] = p;
+        p *= x;
+    }
+    out
+}
+
+/// A polynomial through the powers, read in a loop.
+#[differentiable]
+fn polynomial(x: f64, c: &[f64; 12]) -> f64 {
+    let p = powers(x);
+    let mut s = 0.0;
+    for i in 0..12 {
+        s += c[i] * p[i];
+    }
+    s
+}
+
+#[test]
+fn twelve_elements() {
+    let c: [f64; 12] = std::array::from_fn(|k| 1.0 / (k as f64 + 1.0));
+    VectorFaces {
+        name: "powers",
+        itself: &|p| powers(p[0]).to_vec(),
+        primal: &|p| powers::primal(p[0]).to_vec(),
+        vjp: &|p, w| {
+            let (value, pullback) = powers::vjp(p[0]);
+            let (dx,) = pullback(array(w));
+            (value.to_vec(), vec![dx.unwrap()])
+        },
+        jvp: &|p, t| {
+            let (value, tangent) = powers::jvp(p[0], t[0]);
+            (value.to_vec(), tangent.to_vec())
+        },
+    }
+    .check(&[0.9]);
+    Case {
+        name: "polynomial",
+        itself: &|p| polynomial(p[0], &c),
+        primal: &|p| polynomial::primal(p[0], &c),
+        grad: Some(&|p| {
+            let (value, (dx, _)) = polynomial::grad(p[0], &c);
+            (value, vec![dx])
+        }),
+        grad_into: &|p| {
+            let (value, (dx, _)) = polynomial::grad(p[0], &c);
+            (value, vec![dx])
+        },
+        jvp: &|p, t| polynomial::jvp(p[0], &c, t[0], &[0.0; 12]),
+    }
+    .check_with_second_order(&[0.9]);
+}

@@ -268,6 +268,23 @@ impl Shape {
 /// literal.
 fn read_array(cx: &Ctxt, item: &ItemFn) -> Option<Model> {
     let (float, len) = array_result(item)?;
+    if len > sig::MAX_PARTS {
+        let ReturnType::Type(_, result) = &item.sig.output else {
+            unreachable!("an array result")
+        };
+        cx.error_spanned_by(
+            result,
+            format_args!(
+                "an array result of a #[differentiable] function has at most {} elements \
+                 (this one has {len}): it is differentiated as the tuple of its elements; \
+                 write the values into a `&mut [{}]` parameter instead, which is \
+                 differentiated at any length",
+                sig::MAX_PARTS,
+                float.to_token_stream()
+            ),
+        );
+        return None;
+    }
     let method = item.sig.receiver().is_some() || crate::syntax::is_in_impl_block();
     let mut block = item.block.clone();
     each_result(&mut block, &mut |expr| {
@@ -395,6 +412,19 @@ fn read(cx: &Ctxt, item: &ItemFn) -> Option<Model> {
         }
     });
     let (path, fields, spans) = first?;
+    if fields.len() > sig::MAX_PARTS {
+        cx.error_spanned_by(
+            &path,
+            format_args!(
+                "a struct result of a #[differentiable] function has at most {} fields (this \
+                 one has {}): it is differentiated as the tuple of its fields; split it into \
+                 structs of fewer fields, or write the values into a `&mut [f64]` parameter",
+                sig::MAX_PARTS,
+                fields.len()
+            ),
+        );
+        return None;
+    }
     // a function (not generic, not a method): the struct's first field's type (a method's
     // items sit in an `impl` block, where no alias can)
     let float_alias = named_float.is_none().then(|| {

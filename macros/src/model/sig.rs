@@ -491,6 +491,13 @@ pub fn float_type_params(item: &ItemFn) -> Vec<Ident> {
         .collect()
 }
 
+/// The most parts a tuple result may have (and so an array result elements, a struct
+/// result fields: each goes through a twin returning a tuple): the runtime builds a tuple
+/// result's cotangent from its parts up to this arity (`generated::FromParts`), and the
+/// generated code starts it from `Default`, which the standard library implements up to
+/// it.
+pub const MAX_PARTS: usize = 12;
+
 /// The prefix of a struct result's float alias (`results::Model::float_alias`).
 pub const FLOAT_ALIAS: &str = "__gradtape_float_";
 
