@@ -17,7 +17,7 @@
 mod common;
 
 use common::close;
-use common::faces::{Case, VectorFaces, point};
+use common::faces::{Case, VectorFaces};
 use gradtape::{Differentiable, differentiable};
 
 #[derive(Differentiable, Debug, Clone, Copy, PartialEq)]

@@ -9,7 +9,7 @@ use syn::{Expr, Ident};
 
 use super::{Generator, Save, borrow, exit_name, is_literal, number_constant};
 use crate::model::ir::{
-    Block, Counter, Op, Operand, RETURN_REGION, Recompute, Saves, Stmt, Target,
+    BindingId, Block, Counter, Op, Operand, RETURN_REGION, Recompute, Saves, Stmt, Target,
 };
 use crate::model::sig::{ArrayForm, Kind};
 use crate::syntax::mixed;
@@ -59,6 +59,17 @@ impl Generator<'_> {
                             None => quote!(&mut *#buffer),
                         };
                         quote!(generated::FixedShadow::<#elem, &mut [#elem]>::borrowed(#flat))
+                    } else if let (
+                        Kind::Array {
+                            form: ArrayForm::Fixed(n),
+                            ..
+                        },
+                        None,
+                    ) = (&param.kind, param.array_row())
+                        && let Ok(n) = n.parse::<TokenStream>()
+                    {
+                        // a flat `[F; N]`: zeros on the stack
+                        quote!(generated::FixedShadow::<#elem, [#elem; #n]>::zeros_array())
                     } else {
                         let len = Self::array_len(param);
                         quote!(generated::FixedShadow::<#elem, ::std::vec::Vec<#elem>>::zeros(#len))
@@ -70,6 +81,9 @@ impl Generator<'_> {
                 }
             }
         }
+        // (first: a body whose `return`s are jumps is itself at depth 1, its shadows
+        // cleared where declared)
+        out.extend(self.hoisted_shadows());
         out.extend(self.declare_slots(&self.body.block));
         let g = mixed("g");
         if self.sig.tuple_output {
@@ -205,6 +219,13 @@ impl Generator<'_> {
         })
     }
 
+    /// The slots of a block's bindings, declared where the block's reverse code starts. A
+    /// flat local array's shadow declared inside a loop (`block.depth > 0`) is declared
+    /// once before the whole sweep instead ([`hoisted_shadows`](Self::hoisted_shadows))
+    /// and cleared here: the same zeros a fresh one starts as (`LocalShadow::clear`
+    /// keeps the allocation), without an allocation per replayed iteration (an array
+    /// result's local written by a writer in a loop of 10⁴ steps spent half its time in
+    /// `malloc`).
     fn declare_slots(&self, block: &Block) -> TokenStream {
         let slots = block
             .declared
@@ -214,11 +235,57 @@ impl Generator<'_> {
                 let slot = self.slot(b);
                 if self.body.bindings[b].ragged {
                     quote!(let mut #slot = generated::RowShadow::growable();)
+                } else if self.body.bindings[b].array && block.depth > 0 {
+                    quote!(#slot.clear();)
                 } else if self.body.bindings[b].array {
                     quote!(let mut #slot = generated::LocalShadow::growable();)
                 } else {
                     quote!(let mut #slot = None;)
                 }
+            });
+        quote!(#(#slots)*)
+    }
+
+    /// The declarations of every flat local array's shadow declared inside a loop (at any
+    /// nesting), made once before the sweep ([`declare_slots`](Self::declare_slots)).
+    /// Each slot's name is its binding's own, so one declaration at the top serves every
+    /// block that declares the binding.
+    fn hoisted_shadows(&self) -> TokenStream {
+        fn collect(block: &Block, out: &mut Vec<BindingId>) {
+            if block.depth > 0 {
+                out.extend(&block.declared);
+            }
+            for stmt in &block.stmts {
+                match stmt {
+                    Stmt::If {
+                        then_branch,
+                        else_branch,
+                        ..
+                    } => {
+                        collect(then_branch, out);
+                        collect(else_branch, out);
+                    }
+                    Stmt::Match { arms, .. } => {
+                        for arm in arms {
+                            collect(&arm.body, out);
+                        }
+                    }
+                    Stmt::Loop { body, .. } | Stmt::Scope(body) => collect(body, out),
+                    _ => {}
+                }
+            }
+        }
+        let mut nested = Vec::new();
+        collect(&self.body.block, &mut nested);
+        let slots = nested
+            .into_iter()
+            .filter(|&b| {
+                let binding = &self.body.bindings[b];
+                self.useful[b] && binding.array && !binding.ragged
+            })
+            .map(|b| {
+                let slot = self.slot(b);
+                quote!(let mut #slot = generated::LocalShadow::growable();)
             });
         quote!(#(#slots)*)
     }

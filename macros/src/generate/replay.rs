@@ -57,7 +57,11 @@ impl Generator<'_> {
     /// given no differentiable struct, that is not joint, writing whole arrays only, each
     /// of whose arguments is a literal, a parameter the body cannot change, a
     /// differentiable number or a constant named by value, or a flat float array named
-    /// (`a`, `&a`, `&mut a`) and passed once. Anything else keeps the callee's `vjp`.
+    /// (`a`, `&a`, `&mut a`) and passed once. Anything else keeps the callee's `vjp`,
+    /// an array result's writer too (`Callee::Writer`): a replay saves a copy of every
+    /// array argument, the result's local included, one allocation each per call, where
+    /// the writer's kept pullback allocates nothing (a pendulum of 10⁴ steps whose state
+    /// is an array result: 2.1–3.9 ms replayed, 1.3 ms kept, docs/PERFORMANCE.md).
     pub(super) fn replayed_call(
         &self,
         func: &Callee,
@@ -70,7 +74,7 @@ impl Generator<'_> {
             || self.body.checkpoint.is_some()
             || !matches!(
                 func,
-                Callee::Function(_) | Callee::Associated(_) | Callee::Method(_) | Callee::Writer(_)
+                Callee::Function(_) | Callee::Associated(_) | Callee::Method(_)
             )
             || self.joint_call(func, args, depth)
             || written.iter().any(|w| w.part.is_some())

@@ -454,6 +454,25 @@ impl<F: Copy + Default> FixedShadow<F, Vec<F>> {
     }
 }
 
+impl<F: Copy + Default, const N: usize> FixedShadow<F, [F; N]> {
+    /// `N` zeros on the stack (a `[F; N]` parameter's shadow in `vjp`: no allocation per
+    /// pullback, which a call in a loop pays once per iteration).
+    ///
+    /// ```
+    /// use gradtape_runtime::generated::FixedShadow;
+    /// let mut shadow = FixedShadow::<f64, [f64; 3]>::zeros_array();
+    /// shadow.add(1, 2.5);
+    /// assert_eq!(shadow.into_array::<3>(), [0.0, 2.5, 0.0]);
+    /// ```
+    #[inline]
+    pub fn zeros_array() -> Self {
+        FixedShadow {
+            values: [F::default(); N],
+            element: PhantomData,
+        }
+    }
+}
+
 impl<'b, F> FixedShadow<F, &'b mut [F]> {
     /// The caller's buffer as the shadow: the adjoint accumulates into it in place.
     pub fn borrowed(buffer: &'b mut [F]) -> Self {
