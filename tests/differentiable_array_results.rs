@@ -299,13 +299,14 @@ fn orbit<T: gradtape::Float>(x0: &[T; 3], v0: &[T; 3], dt: T) -> T {
     x[0] * x[0] + x[1] - v[2]
 }
 
-/// The forms a caller reads a result by: indexed by constants, destructured, iterated,
-/// passed on whole and read too.
+/// The forms a caller reads a result by: indexed by constants, destructured, typed,
+/// iterated, passed on whole and read too.
 #[differentiable]
 fn caller_forms(a: &[f64; 3], b: &[f64; 3]) -> f64 {
     let c = cross(a, b);
     let [x, y, z] = cross(b, a);
-    let mut total = c[0] * c[1] + x * z - y;
+    let d: [f64; 3] = cross(a, &c);
+    let mut total = c[0] * c[1] + x * z - y + d[2];
     for v in c.iter() {
         total += v * v;
     }

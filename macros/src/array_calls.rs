@@ -101,8 +101,14 @@ impl VisitMut for Marks<'_> {
             let syn::Stmt::Local(local) = &mut head[k] else {
                 continue;
             };
-            let Pat::Ident(pat) = &local.pat else {
-                continue;
+            // `let c = ..;` or `let c: [f64; 3] = ..;`
+            let pat = match &local.pat {
+                Pat::Ident(pat) => pat,
+                Pat::Type(typed) => match &*typed.pat {
+                    Pat::Ident(pat) => pat,
+                    _ => continue,
+                },
+                _ => continue,
             };
             let Some(init) = &local.init else {
                 continue;

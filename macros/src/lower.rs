@@ -549,14 +549,20 @@ impl<'a> Lowerer<'a> {
         {
             let mut local = local.clone();
             local.attrs.remove(index);
+            // `let c = ..;`, or typed, `let c: [f64; 3] = ..;` (the local keeps its type)
+            let (pat, ty) = match &local.pat {
+                Pat::Type(typed) => (&*typed.pat, Some(&typed.ty)),
+                pat => (pat, None),
+            };
             if self.mode == Mode::Scalar
-                && let (Pat::Ident(pat), Some(init)) = (&local.pat, &local.init)
+                && let (Pat::Ident(pat), Some(init)) = (pat, &local.init)
                 && let Some(write) = self.array_result_writer(&init.expr, &pat.ident)
             {
                 let ident = &pat.ident;
                 let generated = crate::generate::paths::generated();
+                let ty = ty.map(|ty| quote!(: #ty));
                 let zeros: syn::Stmt =
-                    syn::parse_quote!(let mut #ident = #generated::array_of_zeros(););
+                    syn::parse_quote!(let mut #ident #ty = #generated::array_of_zeros(););
                 self.lower_stmts(&[zeros, write], Tail::Discard);
                 return;
             }
