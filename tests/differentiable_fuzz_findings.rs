@@ -2,6 +2,7 @@
 //! found, each kept as a named regression test: the smallest function showing it, checked
 //! against analytic derivatives and central differences.
 
+#[macro_use]
 mod common;
 
 use common::{central_differences, close};
@@ -490,4 +491,41 @@ mod spelled_with_parentheses {
             }
         }
     }
+}
+
+// ----- a declaration's activity outlives the syntax it was found in -----
+
+twice! {
+    /// Locals made active only by a later assignment (`acc`, `best`), among the statements
+    /// after a pair read by field: lowering rewrites those statements into new syntax in
+    /// every round of its activity analysis, so the key a round forces a declaration by must
+    /// name the same declaration in the next (`lower.rs`, `DeclKey`), and two of the same
+    /// name (the shadowing `acc`) stay two.
+    fn locals_forced_after_a_pair_read_by_field / locals_forced_after_a_pair_read_by_field_on_duals<T>(x: &[T]) -> T {
+        let t = (x[0] * x[1], x[1].sin());
+        let mut acc = T::zero();
+        for k in 0..x.len() {
+            acc = acc + t.0 * x[k] * T::from(k + 1).unwrap();
+        }
+        let mut best = T::from(-2.0).unwrap();
+        for v in x.iter() {
+            if *v * t.1 > best {
+                best = *v * t.1;
+            }
+        }
+        let acc = acc * best;
+        let mut acc = acc + T::one();
+        acc = acc * t.1;
+        acc + t.0
+    }
+}
+
+#[test]
+fn locals_forced_active_after_a_pair_read_by_field_stay_active() {
+    one_slice_twice!(
+        locals_forced_after_a_pair_read_by_field,
+        locals_forced_after_a_pair_read_by_field_on_duals at
+        [0.3, -0.7, 1.1, 0.4],
+        [-0.5, 0.9, 0.2, -1.3],
+    );
 }

@@ -57,11 +57,14 @@ pub fn lower(
     user_names: &HashSet<String>,
 ) -> Body {
     let mut forced = HashSet::new();
+    let mut sites = HashMap::new();
     loop {
         let round = Ctxt::default();
-        let mut lowerer = Lowerer::new(&round, sig, &forced, calls, user_names);
+        let mut lowerer = Lowerer::new(&round, sig, &forced, calls, user_names, sites);
         let lowered = lowerer.lower_fn_body(body);
-        let newly: HashSet<usize> = lowerer.newly_forced.difference(&forced).copied().collect();
+        // the table of declaration sites outlives the round: a site keeps its number
+        sites = std::mem::take(&mut lowerer.sites);
+        let newly: HashSet<DeclKey> = lowerer.newly_forced.difference(&forced).copied().collect();
         // Activity only grows, and there are finitely many declarations: this ends.
         if newly.is_empty() {
             cx.absorb(round);
@@ -78,11 +81,19 @@ struct Lowerer<'a> {
     cx: &'a Ctxt,
     mode: Mode,
     bindings: Vec<Binding>,
-    /// Which declarations (by syntax node address) to treat as active.
-    keys: Vec<Option<usize>>,
+    /// Each binding's declaration key ([`DeclKey`]); `None` for the lowering's own
+    /// temporaries, which no assignment can make active.
+    keys: Vec<Option<DeclKey>>,
     scopes: Vec<HashMap<String, BindingId>>,
-    forced: &'a HashSet<usize>,
-    newly_forced: HashSet<usize>,
+    /// Declarations to treat as active: those an earlier round found assigned (or
+    /// written) a differentiable value.
+    forced: &'a HashSet<DeclKey>,
+    newly_forced: HashSet<DeclKey>,
+    /// Every declaration site met so far, in any round, numbered ([`DeclKey::site`]);
+    /// handed from round to round by [`lower`].
+    sites: HashMap<(String, String), usize>,
+    /// How many declarations of each site this round has keyed ([`DeclKey::nth`]).
+    site_counts: HashMap<usize, usize>,
     /// Blocks under construction, innermost last.
     blocks: Vec<Block>,
     next_id: usize,
@@ -186,20 +197,30 @@ struct LoopCtx {
     counter: Option<bool>,
 }
 
-/// A declaration's key: the address of its name's syntax node, the same in every round of
-/// [`lower`] for a node of the user's body, mixed with the name. A node lowering builds
-/// itself and drops within a round may share its address with another such node of the
-/// next round: with the name mixed in, only a declaration of the same name can take its
-/// key (the address alone made a desugared `let k: usize = gradtape_k;` active, forced by
-/// another local of an earlier round, and `k + 1` then a differentiable number).
-fn key_of(ident: &Ident) -> usize {
-    use std::hash::{Hash, Hasher};
-    // (`DefaultHasher::new` is keyed the same in every process: the keys, and so the
-    // expansion, do not change from one build to the next)
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    (ident as *const Ident as usize).hash(&mut hasher);
-    ident.to_string().hash(&mut hasher);
-    hasher.finish() as usize
+/// A declaration's key, by which the rounds of [`lower`] tell which declarations an
+/// earlier round forced active.
+///
+/// Invariant: the same declaration has the same key in every round, and two declarations
+/// of one round never share a key. Lowering builds new syntax each round (desugarings, and
+/// the statements after a split local cloned), so a node's address is no identity: a node
+/// built and dropped in one round can have its address taken by another declaration in the
+/// next (keyed by address, enumerate's desugared `let k: usize = gradtape_k;` was once made
+/// active by a key forced for another local, and `k + 1` taken for a differentiable number;
+/// whether it happened changed from build to build). What every rebuilt copy keeps is its
+/// name's tokens: a clone keeps its span, and so a declaration is its *site*, the name and
+/// where its name token was written (the span's printed form: the source bytes and the
+/// macro context, distinct for tokens written in distinct places), numbered once for all
+/// rounds, and *nth*, how many declarations of that site this round has keyed before it.
+/// `nth` tells apart the declarations that share a site: the lowering's own names (spanned
+/// at the attribute), one declaration lowered twice, tokens a `macro_rules!` repetition
+/// wrote. The lowering visits the body in the same order in every round, so `nth` is the
+/// same each round for a site whose earlier declarations are. (Were spans ever printed
+/// alike, every declaration of a name would share a site and `nth` alone would number
+/// them: still the same in every round for the same body.)
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+struct DeclKey {
+    site: usize,
+    nth: usize,
 }
 
 fn is_stop_gradient(call: &syn::ExprCall) -> bool {
@@ -211,9 +232,10 @@ impl<'a> Lowerer<'a> {
     fn new(
         cx: &'a Ctxt,
         sig: &Signature,
-        forced: &'a HashSet<usize>,
+        forced: &'a HashSet<DeclKey>,
         calls: &'a Calls,
         user_names: &'a HashSet<String>,
+        sites: HashMap<(String, String), usize>,
     ) -> Self {
         let mut lowerer = Lowerer {
             cx,
@@ -224,6 +246,8 @@ impl<'a> Lowerer<'a> {
             scopes: vec![HashMap::new()],
             forced,
             newly_forced: HashSet::new(),
+            sites,
+            site_counts: HashMap::new(),
             blocks: Vec::new(),
             next_id: 0,
             next_temp: 0,
@@ -279,8 +303,36 @@ impl<'a> Lowerer<'a> {
 
     // ----- bindings and scopes -----
 
+    /// The site of a declaration named `ident` ([`DeclKey`]): its name and where its name
+    /// token was written.
+    fn site_name(ident: &Ident) -> (String, String) {
+        (ident.to_string(), format!("{:?}", ident.span()))
+    }
+
+    /// The key of the declaration of `ident` this round meets next: called once per
+    /// declaration, as lowering reaches it (each call is the next of its site).
+    fn declare(&mut self, ident: &Ident) -> DeclKey {
+        let next_site = self.sites.len();
+        let site = *self
+            .sites
+            .entry(Self::site_name(ident))
+            .or_insert(next_site);
+        let count = self.site_counts.entry(site).or_insert(0);
+        let nth = *count;
+        *count += 1;
+        DeclKey { site, nth }
+    }
+
+    /// Whether some declaration at `ident`'s site is forced active (a look ahead at a
+    /// declaration not yet reached, so without its `nth`).
+    fn site_forced(&self, ident: &Ident) -> bool {
+        self.sites
+            .get(&Self::site_name(ident))
+            .is_some_and(|&site| self.forced.iter().any(|key| key.site == site))
+    }
+
     /// Declares a user name (or a temporary) in the innermost scope.
-    fn bind(&mut self, ident: &Ident, active: bool, key: Option<usize>) -> BindingId {
+    fn bind(&mut self, ident: &Ident, active: bool, key: Option<DeclKey>) -> BindingId {
         let id = self.bindings.len();
         // One name per binding, shadowed or not: `x`, then `x_3` for a second `x`.
         let taken = self.bindings.iter().any(|b| b.slot == format!("d_{ident}"));
@@ -666,7 +718,7 @@ impl<'a> Lowerer<'a> {
             self.push(Stmt::Plain(local.to_token_stream()));
             return;
         };
-        let key = key_of(ident);
+        let key = self.declare(ident);
         if let Some(init) = &local.init
             && init.diverge.is_none()
             && self.mode == Mode::Scalar
@@ -767,7 +819,7 @@ impl<'a> Lowerer<'a> {
         ident: &Ident,
         mutable: bool,
         ty: Option<syn::Type>,
-        key: usize,
+        key: DeclKey,
         forced: bool,
         init_active: bool,
     ) {
@@ -1256,7 +1308,7 @@ impl<'a> Lowerer<'a> {
             (Pat::Ident(pat), Tree::Leaf(value))
                 if pat.by_ref.is_none() && pat.subpat.is_none() =>
             {
-                let key = key_of(&pat.ident);
+                let key = self.declare(&pat.ident);
                 let active = value.binding().is_some();
                 let binding = self.bind(&pat.ident, active, Some(key));
                 let mutable = pat.mutability.is_some();
@@ -1451,7 +1503,7 @@ impl<'a> Lowerer<'a> {
         &mut self,
         ident: &Ident,
         mutable: bool,
-        key: usize,
+        key: DeclKey,
         expr: &Expr,
         elems: &[Expr],
     ) {
@@ -1518,7 +1570,7 @@ impl<'a> Lowerer<'a> {
     fn lower_array_fill(
         &mut self,
         ident: &Ident,
-        key: usize,
+        key: DeclKey,
         expr: &Expr,
         value: &Expr,
         len: &Expr,
@@ -1547,7 +1599,7 @@ impl<'a> Lowerer<'a> {
     fn lower_rows_fill(
         &mut self,
         ident: &Ident,
-        key: usize,
+        key: DeclKey,
         expr: &Expr,
         row: RowFill,
         count: &Expr,
@@ -2323,7 +2375,7 @@ impl<'a> Lowerer<'a> {
             }
             fn visit_local(&mut self, local: &'ast syn::Local) {
                 if let Pat::Ident(pat) = &local.pat
-                    && self.lowerer.forced.contains(&key_of(&pat.ident))
+                    && self.lowerer.site_forced(&pat.ident)
                 {
                     self.found = true;
                 }
@@ -3652,7 +3704,7 @@ impl<'a> Lowerer<'a> {
     /// `let mut a = *a;`, shadowing the source, copies through a fresh local first (the
     /// new `a` would otherwise read itself in its copy loop). `false` (nothing lowered) for
     /// any other `let`.
-    fn lower_array_copy(&mut self, ident: &Ident, key: usize, init: &Expr) -> bool {
+    fn lower_array_copy(&mut self, ident: &Ident, key: DeclKey, init: &Expr) -> bool {
         let Some(source) = self.fixed_source(init) else {
             return false;
         };
@@ -3680,7 +3732,7 @@ impl<'a> Lowerer<'a> {
     fn copy_into_new(
         &mut self,
         ident: &Ident,
-        key: Option<usize>,
+        key: Option<DeclKey>,
         init: Expr,
         source: &Ident,
         row: &Option<TokenStream>,
@@ -3822,7 +3874,7 @@ impl<'a> Lowerer<'a> {
     /// work as on any local array and each element's cotangent flows back to `m[i][j]`.
     /// The row's index is evaluated once and checked first, as `m[i]` would be. `false`
     /// (nothing lowered) for any other `let`.
-    fn lower_row_copy(&mut self, ident: &Ident, key: usize, init: &Expr) -> bool {
+    fn lower_row_copy(&mut self, ident: &Ident, key: DeclKey, init: &Expr) -> bool {
         let (row, copied) = match strip_parens(init) {
             Expr::MethodCall(call)
                 if call.args.is_empty()
