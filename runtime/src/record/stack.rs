@@ -369,24 +369,51 @@ pub(crate) fn record_keeping<T: Float, const N: usize>(
         params,
         scalar_param,
     } = head;
-    // 0-d values on one tape, the bulk of scalar code: a compact record (see
-    // `ScalarNode`). A forward accumulator takes the general path, which gives it tangents.
     let frame = ();
     let mut params = params;
-    if let (Tapes::One(tape), Data::Scalar(value)) = (tapes(&frame), &data)
-        && !forward::accumulating()
-    {
-        let head = ElementwiseHead {
-            op,
-            rule,
-            params,
-            scalar_param,
-        };
-        match record_scalar(tape, value.get(), inputs, keep, head, numbers) {
-            Ok(out) => return out,
-            Err(unused) => params = unused,
+    match (tapes(&frame), &data) {
+        // 0-d values on one tape, the bulk of scalar code: a compact record (see
+        // `ScalarNode`). A forward accumulator takes the general path, which gives it
+        // tangents.
+        (Tapes::One(tape), Data::Scalar(value)) if !forward::accumulating() => {
+            let head = ElementwiseHead {
+                op,
+                rule,
+                params,
+                scalar_param,
+            };
+            match record_scalar(tape, value.get(), inputs, keep, head, numbers) {
+                Ok(out) => return out,
+                Err(unused) => params = unused,
+            }
         }
+        // Only forward accumulators are active: no node, the tangent alone (inline, as
+        // the compact record is: a lone accumulator's 0-d path).
+        (Tapes::None, _) => {
+            let out = output(data, inputs, None);
+            push_tangents_of(inputs, &out, jvp, Some(numbers));
+            return out;
+        }
+        _ => {}
     }
+    record_keeping_general(data, inputs, keep, (op, rule, params), jvp, numbers)
+}
+
+/// [`record_keeping`]'s general node: several tapes, anomaly mode, arrays, a forward
+/// accumulator beside a tape. Out of line, so that what an op inlines into its caller is
+/// the compact record and the checks that lead to it: an op's whole recording inlined
+/// made it too large to inline, and each 0-d op paid a call with a frame of its own
+/// (saving six registers, spilling its closures' captures) on top of recording.
+#[inline(never)]
+#[track_caller]
+fn record_keeping_general<T: Float, const N: usize>(
+    data: Data<T>,
+    inputs: &[TensorId],
+    keep: Keep<'_, T, N>,
+    (op, rule, params): (&'static str, &'static dyn Backward, impl FnOnce() -> ParamSlot),
+    jvp: &Jvp<'_, T>,
+    numbers: impl NumberJvp<T> + Copy,
+) -> Tensor<T> {
     let head = move || OpHead {
         op,
         rule: Rule::Static(rule),
@@ -512,15 +539,27 @@ fn record_on_stack<T: Float, H: FnOnce() -> OpHead, S: SaveValues<T>>(
     };
     // Recorded on the tapes first: a tape outside an accumulator records its tangent work
     // from this op's node on.
+    push_tangents_of(inputs, &out, jvp, numbers);
+    out
+}
+
+/// Gives the op's output `out` its tangent in every accumulating forward accumulator
+/// (nothing when none is), by `numbers` on plain numbers where it applies, else by `jvp`.
+#[inline(always)]
+fn push_tangents_of<T: Float>(
+    inputs: &[TensorId],
+    out: &Tensor<T>,
+    jvp: &Jvp<'_, T>,
+    numbers: Option<impl NumberJvp<T>>,
+) {
     if forward::accumulating() {
         // (a tape on the stack that records counts as a recorder: then the general path)
         let by_numbers =
-            numbers.is_some_and(|numbers| forward::push_number_tangent(inputs, &out, numbers));
+            numbers.is_some_and(|numbers| forward::push_number_tangent(inputs, out, numbers));
         if !by_numbers {
-            forward::push_tangents(inputs, &out, jvp);
+            forward::push_tangents(inputs, out, jvp);
         }
     }
-    out
 }
 
 /// This tape's node of each input, or `None` if it tracks none of them.
