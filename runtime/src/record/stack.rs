@@ -38,6 +38,51 @@ thread_local! {
     /// destructor nulls it when the thread's `STACK` is destroyed. A `Cell` of a raw
     /// pointer has no destructor, so it stays readable during thread teardown.
     static SOLE: Cell<*const TapeCell> = const { Cell::new(std::ptr::null()) };
+    /// `SOLE` when a 0-d elementwise op may be recorded on it as a compact record
+    /// (`ScalarNode`), else null: the tape records (active, not paused), is not in anomaly
+    /// mode, and no forward accumulator accumulates. One load tells an op what, read from
+    /// `SOLE`, `ACCUMULATING` and the tape's flags, took five tests per op.
+    ///
+    /// Invariant: not null only while every one of those holds, and then equal to `SOLE`.
+    /// Null is always sound (the general path decides then). [`refresh_compact`] restores
+    /// it after each change that can break it: `SOLE` ([`TapeStack::set_sole`], and
+    /// `TapeStack`'s destructor), a tape's pause count ([`pause`], `PauseGuard::drop`), the
+    /// accumulators' count (`forward::adjust`, `forward::suspend_all`). A tape's `active`
+    /// flag falls only once it has left `STACK` (`ActiveGuard::drop`), and its anomaly
+    /// flag is set only while it is off the stack (`TapeState::new_cell`).
+    static COMPACT: Cell<*const TapeCell> = const { Cell::new(std::ptr::null()) };
+}
+
+/// Restores `COMPACT`'s invariant (see there) from `SOLE`, the accumulators' count and the
+/// sole tape's flags. A tape borrowed now (its caller is changing it) gives null: sound,
+/// and the next change restores it.
+pub(crate) fn refresh_compact() {
+    let sole = SOLE.with(Cell::get);
+    let mut compact = std::ptr::null();
+    if sole.addr() > SEVERAL.addr() && !forward::accumulating() {
+        // SAFETY: by `SOLE`'s invariant, a pointer other than the two markers is the one
+        // live tape on `STACK`, alive while this reads it (see `tapes`).
+        let tape = unsafe { &*sole };
+        if let Ok(state) = tape.try_borrow()
+            && state.is_recording()
+            && !state.check_numerics
+        {
+            compact = sole;
+        }
+    }
+    // (during thread teardown the cell may be gone: there is nothing to record on then)
+    let _ = COMPACT.try_with(|cell| cell.set(compact));
+}
+
+/// The tape a 0-d elementwise op is recorded on as a compact record, if one is (see
+/// `COMPACT`), borrowed for the caller's frame as [`tapes`] does.
+#[inline(always)]
+fn compact_tape<'frame>(frame: &'frame ()) -> Option<&'frame TapeCell> {
+    let _ = frame;
+    let compact = COMPACT.with(Cell::get);
+    // SAFETY: by `COMPACT`'s invariant a non-null pointer equals `SOLE`, which is alive
+    // for the caller's frame (see `tapes`, whose argument holds here word for word).
+    (!compact.is_null()).then(|| unsafe { &*compact })
 }
 
 /// The active tapes of this thread, outermost first.
@@ -53,6 +98,7 @@ impl TapeStack {
             _ => SEVERAL,
         };
         SOLE.with(|cell| cell.set(sole));
+        refresh_compact();
     }
 }
 
@@ -60,6 +106,7 @@ impl Drop for TapeStack {
     fn drop(&mut self) {
         // The tapes are released with the vector after this: `SOLE` must not name one.
         SOLE.with(|cell| cell.set(std::ptr::null()));
+        let _ = COMPACT.try_with(|cell| cell.set(std::ptr::null()));
     }
 }
 
@@ -194,6 +241,8 @@ pub(crate) fn pause(tape: &Rc<TapeCell>) -> PauseGuard {
         adjust_recording(-1);
     }
     state.paused += 1;
+    drop(state);
+    refresh_compact();
     PauseGuard {
         tape: Rc::clone(tape),
     }
@@ -232,6 +281,8 @@ impl Drop for PauseGuard {
         if state.paused == 0 && state.active && live {
             adjust_recording(1);
         }
+        drop(state);
+        refresh_compact();
     }
 }
 
@@ -371,30 +422,26 @@ pub(crate) fn record_keeping<T: Float, const N: usize>(
     } = head;
     let frame = ();
     let mut params = params;
-    match (tapes(&frame), &data) {
-        // 0-d values on one tape, the bulk of scalar code: a compact record (see
-        // `ScalarNode`). A forward accumulator takes the general path, which gives it
-        // tangents.
-        (Tapes::One(tape), Data::Scalar(value)) if !forward::accumulating() => {
-            let head = ElementwiseHead {
-                op,
-                rule,
-                params,
-                scalar_param,
-            };
-            match record_scalar(tape, value.get(), inputs, keep, head, numbers) {
-                Ok(out) => return out,
-                Err(unused) => params = unused,
-            }
+    // 0-d values on one tape, the bulk of scalar code: a compact record (see
+    // `ScalarNode`). A forward accumulator takes the general path, which gives it
+    // tangents.
+    if let (Some(tape), Data::Scalar(value)) = (compact_tape(&frame), &data) {
+        let head = ElementwiseHead {
+            op,
+            rule,
+            params,
+            scalar_param,
+        };
+        match record_scalar(tape, value.get(), inputs, keep, head, numbers) {
+            Ok(out) => return out,
+            Err(unused) => params = unused,
         }
+    } else if let Tapes::None = tapes(&frame) {
         // Only forward accumulators are active: no node, the tangent alone (inline, as
         // the compact record is: a lone accumulator's 0-d path).
-        (Tapes::None, _) => {
-            let out = output(data, inputs, None);
-            push_tangents_of(inputs, &out, jvp, Some(numbers));
-            return out;
-        }
-        _ => {}
+        let out = output(data, inputs, None);
+        push_tangents_of(inputs, &out, jvp, Some(numbers));
+        return out;
     }
     record_keeping_general(data, inputs, keep, (op, rule, params), jvp, numbers)
 }
@@ -449,9 +496,8 @@ fn record_scalar<T: Float, const N: usize, P: FnOnce() -> ParamSlot>(
         scalar_param: param,
     } = head;
     let mut state = tape.borrow_mut();
-    if !state.is_recording() || state.check_numerics {
-        return Err(params);
-    }
+    // (what `COMPACT` names is such a tape)
+    debug_assert!(state.is_recording() && !state.check_numerics && !forward::accumulating());
     let (first, second) = match *inputs {
         [x] => (state.lookup(x), NO_NODE),
         [x, y] => (state.lookup(x), state.lookup(y)),
