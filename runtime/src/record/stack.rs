@@ -863,3 +863,57 @@ pub(crate) fn without_any<R>(f: impl FnOnce() -> R) -> R {
     let _accumulators = forward::suspend_all();
     f()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ForwardAccumulator, GradientTape, Tensor};
+
+    /// Whether `COMPACT` names a tape now.
+    fn compact() -> bool {
+        !COMPACT.with(Cell::get).is_null()
+    }
+
+    /// `COMPACT` follows every change that decides whether a 0-d op may go onto the sole
+    /// tape as a compact record: a tape entered and left, paused and resumed, a second
+    /// tape inside it, anomaly mode, a forward accumulator, `without_recording`. A stale
+    /// pointer would record an op on a paused tape (a gradient where none is) or skip an
+    /// accumulator's tangent, with no error.
+    #[test]
+    fn compact_tape_follows_the_stack() {
+        let x = Tensor::scalar(0.5_f64);
+        assert!(!compact());
+        let tape = GradientTape::persistent();
+        tape.watch(&x);
+        let (y, paused) = tape.record(|| {
+            assert!(compact(), "a lone recording tape");
+            let paused = tape.stop_recording(|| {
+                assert!(!compact(), "a paused tape");
+                x.sin()
+            });
+            assert!(compact(), "resumed");
+            let inner = GradientTape::new();
+            inner.record(|| assert!(!compact(), "two tapes"));
+            assert!(compact(), "the inner tape left");
+            crate::without_recording(|| assert!(!compact(), "suspended"));
+            assert!(compact(), "no longer suspended");
+            let acc = ForwardAccumulator::new(&x, Tensor::scalar(1.0)).expect("0-d tangent");
+            let z = acc.record(|| {
+                assert!(!compact(), "an accumulator beside the tape");
+                x.sin() * 3.0
+            });
+            assert_eq!(acc.jvp(&z).expect("connected").to_scalar(), 3.0 * 0.5_f64.cos());
+            assert!(compact(), "the accumulator left");
+            (x.sin() * 2.0 + &x, paused)
+        });
+        assert!(!compact(), "the tape left");
+        let dy = tape.gradient(&y, &x).expect("one gradient");
+        assert_eq!(dy.expect("connected").to_scalar(), 2.0 * 0.5_f64.cos() + 1.0);
+        let dp = tape.gradient(&paused, &x).expect("one gradient");
+        assert!(dp.is_none(), "an op run while the tape was paused is not recorded");
+
+        let checking = GradientTape::builder().check_numerics(true).build();
+        checking.watch(&x);
+        checking.record(|| assert!(!compact(), "anomaly mode"));
+    }
+}
