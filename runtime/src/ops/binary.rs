@@ -142,10 +142,7 @@ pub(crate) fn scale<T: Float>(x: &Tensor<T>, c: T) -> Tensor<T> {
 }
 
 /// `x * rhs`: a scaling when `rhs` is a plain number, else the product [`mul`].
-/// Always inlined: on a 0-d `x` it is the compact record's few checks and writes (the
-/// general node, the array loop and the product are out of line), which a call of its
-/// own, with its frame and spills, made a third larger.
-#[inline(always)]
+#[inline]
 #[track_caller]
 pub(crate) fn mul_operand<T: Float>(x: &Tensor<T>, rhs: &impl Operand<T>) -> Tensor<T> {
     match rhs.as_number() {
