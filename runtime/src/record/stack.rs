@@ -457,7 +457,11 @@ fn record_keeping_general<T: Float, const N: usize>(
     data: Data<T>,
     inputs: &[TensorId],
     keep: Keep<'_, T, N>,
-    (op, rule, params): (&'static str, &'static dyn Backward, impl FnOnce() -> ParamSlot),
+    (op, rule, params): (
+        &'static str,
+        &'static dyn Backward,
+        impl FnOnce() -> ParamSlot,
+    ),
     jvp: &Jvp<'_, T>,
     numbers: impl NumberJvp<T> + Copy,
 ) -> Tensor<T> {
@@ -902,15 +906,24 @@ mod tests {
                 assert!(!compact(), "an accumulator beside the tape");
                 x.sin() * 3.0
             });
-            assert_eq!(acc.jvp(&z).expect("connected").to_scalar(), 3.0 * 0.5_f64.cos());
+            assert_eq!(
+                acc.jvp(&z).expect("connected").to_scalar(),
+                3.0 * 0.5_f64.cos()
+            );
             assert!(compact(), "the accumulator left");
             (x.sin() * 2.0 + &x, paused)
         });
         assert!(!compact(), "the tape left");
         let dy = tape.gradient(&y, &x).expect("one gradient");
-        assert_eq!(dy.expect("connected").to_scalar(), 2.0 * 0.5_f64.cos() + 1.0);
+        assert_eq!(
+            dy.expect("connected").to_scalar(),
+            2.0 * 0.5_f64.cos() + 1.0
+        );
         let dp = tape.gradient(&paused, &x).expect("one gradient");
-        assert!(dp.is_none(), "an op run while the tape was paused is not recorded");
+        assert!(
+            dp.is_none(),
+            "an op run while the tape was paused is not recorded"
+        );
 
         let checking = GradientTape::builder().check_numerics(true).build();
         checking.watch(&x);
