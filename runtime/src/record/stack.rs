@@ -77,7 +77,7 @@ pub(crate) fn refresh_compact() {
 /// The tape a 0-d elementwise op is recorded on as a compact record, if one is (see
 /// `COMPACT`), borrowed for the caller's frame as [`tapes`] does.
 #[inline(always)]
-fn compact_tape<'frame>(frame: &'frame ()) -> Option<&'frame TapeCell> {
+fn compact_tape(frame: &()) -> Option<&TapeCell> {
     let _ = frame;
     let compact = COMPACT.with(Cell::get);
     // SAFETY: by `COMPACT`'s invariant a non-null pointer equals `SOLE`, which is alive
