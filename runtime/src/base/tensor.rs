@@ -873,10 +873,7 @@ impl<T: DType> Tensor<T> {
     ) -> Data<T> {
         match self.data() {
             DataRef::Scalar(v) => Data::scalar(scalar(v.get())),
-            DataRef::Array(a) => match a {
-                Stored::Own(a) => map_array_vectorised(a, element),
-                Stored::Reshaped(_) => map_array_vectorised(&a.view(), element),
-            },
+            DataRef::Array(a) => map_stored_vectorised(a, element),
         }
     }
 
@@ -886,11 +883,27 @@ impl<T: DType> Tensor<T> {
     pub(crate) fn map_data<U: DType>(&self, f: impl Fn(T) -> U + Sync) -> Data<U> {
         match self.data() {
             DataRef::Scalar(v) => Data::scalar(f(v.get())),
-            DataRef::Array(a) => match a {
-                Stored::Own(a) => map_array(a, f),
-                Stored::Reshaped(_) => map_array(&a.view(), f),
-            },
+            DataRef::Array(a) => map_stored(a, f),
         }
+    }
+}
+
+/// [`Tensor::map_data`] of an array. Out of line, so that an op on a 0-d value, which
+/// inlines into its caller, does not carry the array loop with it.
+#[inline(never)]
+fn map_stored<T: DType, U: DType>(a: &Stored<T>, f: impl Fn(T) -> U + Sync) -> Data<U> {
+    match a {
+        Stored::Own(a) => map_array(a, f),
+        Stored::Reshaped(_) => map_array(&a.view(), f),
+    }
+}
+
+/// [`Tensor::map_data_vectorised`] of an array (out of line, as [`map_stored`]).
+#[inline(never)]
+fn map_stored_vectorised<T: DType>(a: &Stored<T>, element: impl Fn(T) -> T + Sync) -> Data<T> {
+    match a {
+        Stored::Own(a) => map_array_vectorised(a, element),
+        Stored::Reshaped(_) => map_array_vectorised(&a.view(), element),
     }
 }
 

@@ -91,10 +91,12 @@ pub(crate) trait AdditiveLhs<T: Float>: Operand<T> + Sized {
 }
 
 impl<T: Float> AdditiveLhs<T> for Tensor<T> {
+    #[inline]
     #[track_caller]
     fn add_to(self, rhs: &Tensor<T>) -> Tensor<T> {
         additive_owned(self, rhs, "add", |a, b| a + b, (pass_through, pass_through))
     }
+    #[inline]
     #[track_caller]
     fn sub_to(self, rhs: &Tensor<T>) -> Tensor<T> {
         additive_owned(self, rhs, "sub", |a, b| a - b, (sub_rhs, sub_rhs))
@@ -670,21 +672,25 @@ macro_rules! tensor_lhs_ops {
     ($($lhs:ty),*) => {$(
         impl<T: $crate::Float, R: $crate::Operand<T>> ::std::ops::Add<R> for $lhs {
             type Output = $crate::Tensor<T>;
+            #[inline]
             #[track_caller]
             fn add(self, rhs: R) -> $crate::Tensor<T> { $crate::ops::binary::AdditiveLhs::add_to(self, &$crate::Operand::as_tensor(&rhs)) }
         }
         impl<T: $crate::Float, R: $crate::Operand<T>> ::std::ops::Sub<R> for $lhs {
             type Output = $crate::Tensor<T>;
+            #[inline]
             #[track_caller]
             fn sub(self, rhs: R) -> $crate::Tensor<T> { $crate::ops::binary::AdditiveLhs::sub_to(self, &$crate::Operand::as_tensor(&rhs)) }
         }
         impl<T: $crate::Float, R: $crate::Operand<T>> ::std::ops::Mul<R> for $lhs {
             type Output = $crate::Tensor<T>;
+            #[inline]
             #[track_caller]
             fn mul(self, rhs: R) -> $crate::Tensor<T> { $crate::ops::binary::mul_operand(&$crate::Operand::<T>::as_tensor(&self), &rhs) }
         }
         impl<T: $crate::Float, R: $crate::Operand<T>> ::std::ops::Div<R> for $lhs {
             type Output = $crate::Tensor<T>;
+            #[inline]
             #[track_caller]
             fn div(self, rhs: R) -> $crate::Tensor<T> { $crate::ops::binary::div(&$crate::Operand::<T>::as_tensor(&self), &$crate::Operand::as_tensor(&rhs)) }
         }

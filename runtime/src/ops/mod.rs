@@ -501,8 +501,32 @@ where
 /// temporary, as `a * x` in `a * x + b`) and the result has its shape, the result is
 /// computed in its buffer: no allocation. Safe while recording too: the additive rules
 /// save no values, and a tape knows the operand only by its id.
+///
+/// Two 0-d operands take the first branch, which is small enough to inline into the
+/// caller (with the compact record `record_keeping` inlines); arrays go out of line.
+#[inline]
 #[track_caller]
 pub(crate) fn additive_owned<T: Float, R, S>(
+    x: Tensor<T>,
+    y: &Tensor<T>,
+    op: &'static str,
+    f: impl Fn(T, T) -> T + Sync,
+    rules: (R, S),
+) -> Tensor<T>
+where
+    R: Fn(&Tensor<T>) -> Tensor<T> + Copy + 'static,
+    S: Fn(&T) -> T + Copy + 'static,
+{
+    if let (Some(a), Some(b)) = (x.as_inline_scalar(), y.as_inline_scalar()) {
+        return record_additive(Data::scalar(f(a, b)), &x, y, op, rules);
+    }
+    additive_owned_arrays(x, y, op, f, rules)
+}
+
+/// [`additive_owned`] when an operand is an array.
+#[inline(never)]
+#[track_caller]
+fn additive_owned_arrays<T: Float, R, S>(
     mut x: Tensor<T>,
     y: &Tensor<T>,
     op: &'static str,
@@ -595,6 +619,24 @@ pub(crate) fn zip_broadcast<T: crate::DType, U: crate::DType>(
 ) -> Data<U> {
     match (x.data(), y.data()) {
         (DataRef::Scalar(a), DataRef::Scalar(b)) => Data::scalar(f(a.get(), b.get())),
+        _ => zip_broadcast_arrays(x, y, op, f),
+    }
+}
+
+/// [`zip_broadcast`] when an operand is an array. Out of line, so that an op on 0-d values,
+/// which inlines into its caller, does not carry the array loops with it.
+#[inline(never)]
+#[track_caller]
+fn zip_broadcast_arrays<T: crate::DType, U: crate::DType>(
+    x: &Tensor<T>,
+    y: &Tensor<T>,
+    op: &str,
+    f: impl Fn(T, T) -> U + Sync,
+) -> Data<U> {
+    match (x.data(), y.data()) {
+        (DataRef::Scalar(_), DataRef::Scalar(_)) => {
+            unreachable!("zip_broadcast handles two numbers")
+        }
         // a reshape's elements (shared with another tensor) through a view
         (DataRef::Array(a), DataRef::Scalar(b)) => {
             let b = b.get();

@@ -90,6 +90,7 @@ pub(crate) fn accumulating() -> bool {
 fn adjust(delta: i32) {
     ACCUMULATING.with(|count| count.set(count.get().wrapping_add_signed(delta)));
     adjust_recording(delta);
+    crate::record::stack::refresh_compact();
 }
 
 /// Whether `acc` is on the stack above the floor (its pauses count then).
@@ -535,12 +536,15 @@ pub(crate) fn suspend_all() -> impl Drop {
             // The caller restores the recording count; this restores the accumulators'.
             ACCUMULATING.with(|count| count.set(self.accumulating));
             FLOOR.with(|floor| floor.set(self.floor));
+            crate::record::stack::refresh_compact();
         }
     }
-    Restore {
+    let restore = Restore {
         accumulating: ACCUMULATING.with(|count| count.replace(0)),
         floor: FLOOR.with(|floor| floor.replace(ACCUMULATORS.with(|stack| stack.borrow().len()))),
-    }
+    };
+    crate::record::stack::refresh_compact();
+    restore
 }
 
 /// When the only recorder on this thread is one accumulator (no tape records, no other

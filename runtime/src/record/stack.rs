@@ -38,6 +38,51 @@ thread_local! {
     /// destructor nulls it when the thread's `STACK` is destroyed. A `Cell` of a raw
     /// pointer has no destructor, so it stays readable during thread teardown.
     static SOLE: Cell<*const TapeCell> = const { Cell::new(std::ptr::null()) };
+    /// `SOLE` when a 0-d elementwise op may be recorded on it as a compact record
+    /// (`ScalarNode`), else null: the tape records (active, not paused), is not in anomaly
+    /// mode, and no forward accumulator accumulates. One load tells an op what, read from
+    /// `SOLE`, `ACCUMULATING` and the tape's flags, took five tests per op.
+    ///
+    /// Invariant: not null only while every one of those holds, and then equal to `SOLE`.
+    /// Null is always sound (the general path decides then). [`refresh_compact`] restores
+    /// it after each change that can break it: `SOLE` ([`TapeStack::set_sole`], and
+    /// `TapeStack`'s destructor), a tape's pause count ([`pause`], `PauseGuard::drop`), the
+    /// accumulators' count (`forward::adjust`, `forward::suspend_all`). A tape's `active`
+    /// flag falls only once it has left `STACK` (`ActiveGuard::drop`), and its anomaly
+    /// flag is set only while it is off the stack (`TapeState::new_cell`).
+    static COMPACT: Cell<*const TapeCell> = const { Cell::new(std::ptr::null()) };
+}
+
+/// Restores `COMPACT`'s invariant (see there) from `SOLE`, the accumulators' count and the
+/// sole tape's flags. A tape borrowed now (its caller is changing it) gives null: sound,
+/// and the next change restores it.
+pub(crate) fn refresh_compact() {
+    let sole = SOLE.with(Cell::get);
+    let mut compact = std::ptr::null();
+    if sole.addr() > SEVERAL.addr() && !forward::accumulating() {
+        // SAFETY: by `SOLE`'s invariant, a pointer other than the two markers is the one
+        // live tape on `STACK`, alive while this reads it (see `tapes`).
+        let tape = unsafe { &*sole };
+        if let Ok(state) = tape.try_borrow()
+            && state.is_recording()
+            && !state.check_numerics
+        {
+            compact = sole;
+        }
+    }
+    // (during thread teardown the cell may be gone: there is nothing to record on then)
+    let _ = COMPACT.try_with(|cell| cell.set(compact));
+}
+
+/// The tape a 0-d elementwise op is recorded on as a compact record, if one is (see
+/// `COMPACT`), borrowed for the caller's frame as [`tapes`] does.
+#[inline(always)]
+fn compact_tape(frame: &()) -> Option<&TapeCell> {
+    let _ = frame;
+    let compact = COMPACT.with(Cell::get);
+    // SAFETY: by `COMPACT`'s invariant a non-null pointer equals `SOLE`, which is alive
+    // for the caller's frame (see `tapes`, whose argument holds here word for word).
+    (!compact.is_null()).then(|| unsafe { &*compact })
 }
 
 /// The active tapes of this thread, outermost first.
@@ -53,6 +98,7 @@ impl TapeStack {
             _ => SEVERAL,
         };
         SOLE.with(|cell| cell.set(sole));
+        refresh_compact();
     }
 }
 
@@ -60,6 +106,7 @@ impl Drop for TapeStack {
     fn drop(&mut self) {
         // The tapes are released with the vector after this: `SOLE` must not name one.
         SOLE.with(|cell| cell.set(std::ptr::null()));
+        let _ = COMPACT.try_with(|cell| cell.set(std::ptr::null()));
     }
 }
 
@@ -194,6 +241,8 @@ pub(crate) fn pause(tape: &Rc<TapeCell>) -> PauseGuard {
         adjust_recording(-1);
     }
     state.paused += 1;
+    drop(state);
+    refresh_compact();
     PauseGuard {
         tape: Rc::clone(tape),
     }
@@ -232,6 +281,8 @@ impl Drop for PauseGuard {
         if state.paused == 0 && state.active && live {
             adjust_recording(1);
         }
+        drop(state);
+        refresh_compact();
     }
 }
 
@@ -369,13 +420,12 @@ pub(crate) fn record_keeping<T: Float, const N: usize>(
         params,
         scalar_param,
     } = head;
-    // 0-d values on one tape, the bulk of scalar code: a compact record (see
-    // `ScalarNode`). A forward accumulator takes the general path, which gives it tangents.
     let frame = ();
     let mut params = params;
-    if let (Tapes::One(tape), Data::Scalar(value)) = (tapes(&frame), &data)
-        && !forward::accumulating()
-    {
+    // 0-d values on one tape, the bulk of scalar code: a compact record (see
+    // `ScalarNode`). A forward accumulator takes the general path, which gives it
+    // tangents.
+    if let (Some(tape), Data::Scalar(value)) = (compact_tape(&frame), &data) {
         let head = ElementwiseHead {
             op,
             rule,
@@ -386,7 +436,35 @@ pub(crate) fn record_keeping<T: Float, const N: usize>(
             Ok(out) => return out,
             Err(unused) => params = unused,
         }
+    } else if let Tapes::None = tapes(&frame) {
+        // Only forward accumulators are active: no node, the tangent alone (inline, as
+        // the compact record is: a lone accumulator's 0-d path).
+        let out = output(data, inputs, None);
+        push_tangents_of(inputs, &out, jvp, Some(numbers));
+        return out;
     }
+    record_keeping_general(data, inputs, keep, (op, rule, params), jvp, numbers)
+}
+
+/// [`record_keeping`]'s general node: several tapes, anomaly mode, arrays, a forward
+/// accumulator beside a tape. Out of line, so that what an op inlines into its caller is
+/// the compact record and the checks that lead to it: an op's whole recording inlined
+/// made it too large to inline, and each 0-d op paid a call with a frame of its own
+/// (saving six registers, spilling its closures' captures) on top of recording.
+#[inline(never)]
+#[track_caller]
+fn record_keeping_general<T: Float, const N: usize>(
+    data: Data<T>,
+    inputs: &[TensorId],
+    keep: Keep<'_, T, N>,
+    (op, rule, params): (
+        &'static str,
+        &'static dyn Backward,
+        impl FnOnce() -> ParamSlot,
+    ),
+    jvp: &Jvp<'_, T>,
+    numbers: impl NumberJvp<T> + Copy,
+) -> Tensor<T> {
     let head = move || OpHead {
         op,
         rule: Rule::Static(rule),
@@ -422,9 +500,8 @@ fn record_scalar<T: Float, const N: usize, P: FnOnce() -> ParamSlot>(
         scalar_param: param,
     } = head;
     let mut state = tape.borrow_mut();
-    if !state.is_recording() || state.check_numerics {
-        return Err(params);
-    }
+    // (what `COMPACT` names is such a tape)
+    debug_assert!(state.is_recording() && !state.check_numerics && !forward::accumulating());
     let (first, second) = match *inputs {
         [x] => (state.lookup(x), NO_NODE),
         [x, y] => (state.lookup(x), state.lookup(y)),
@@ -512,15 +589,27 @@ fn record_on_stack<T: Float, H: FnOnce() -> OpHead, S: SaveValues<T>>(
     };
     // Recorded on the tapes first: a tape outside an accumulator records its tangent work
     // from this op's node on.
+    push_tangents_of(inputs, &out, jvp, numbers);
+    out
+}
+
+/// Gives the op's output `out` its tangent in every accumulating forward accumulator
+/// (nothing when none is), by `numbers` on plain numbers where it applies, else by `jvp`.
+#[inline(always)]
+fn push_tangents_of<T: Float>(
+    inputs: &[TensorId],
+    out: &Tensor<T>,
+    jvp: &Jvp<'_, T>,
+    numbers: Option<impl NumberJvp<T>>,
+) {
     if forward::accumulating() {
         // (a tape on the stack that records counts as a recorder: then the general path)
         let by_numbers =
-            numbers.is_some_and(|numbers| forward::push_number_tangent(inputs, &out, numbers));
+            numbers.is_some_and(|numbers| forward::push_number_tangent(inputs, out, numbers));
         if !by_numbers {
-            forward::push_tangents(inputs, &out, jvp);
+            forward::push_tangents(inputs, out, jvp);
         }
     }
-    out
 }
 
 /// This tape's node of each input, or `None` if it tracks none of them.
@@ -777,4 +866,67 @@ pub(crate) fn without_any<R>(f: impl FnOnce() -> R) -> R {
     // just replaced).
     let _accumulators = forward::suspend_all();
     f()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ForwardAccumulator, GradientTape, Tensor};
+
+    /// Whether `COMPACT` names a tape now.
+    fn compact() -> bool {
+        !COMPACT.with(Cell::get).is_null()
+    }
+
+    /// `COMPACT` follows every change that decides whether a 0-d op may go onto the sole
+    /// tape as a compact record: a tape entered and left, paused and resumed, a second
+    /// tape inside it, anomaly mode, a forward accumulator, `without_recording`. A stale
+    /// pointer would record an op on a paused tape (a gradient where none is) or skip an
+    /// accumulator's tangent, with no error.
+    #[test]
+    fn compact_tape_follows_the_stack() {
+        let x = Tensor::scalar(0.5_f64);
+        assert!(!compact());
+        let tape = GradientTape::persistent();
+        tape.watch(&x);
+        let (y, paused) = tape.record(|| {
+            assert!(compact(), "a lone recording tape");
+            let paused = tape.stop_recording(|| {
+                assert!(!compact(), "a paused tape");
+                x.sin()
+            });
+            assert!(compact(), "resumed");
+            let inner = GradientTape::new();
+            inner.record(|| assert!(!compact(), "two tapes"));
+            assert!(compact(), "the inner tape left");
+            crate::without_recording(|| assert!(!compact(), "suspended"));
+            assert!(compact(), "no longer suspended");
+            let acc = ForwardAccumulator::new(&x, Tensor::scalar(1.0)).expect("0-d tangent");
+            let z = acc.record(|| {
+                assert!(!compact(), "an accumulator beside the tape");
+                x.sin() * 3.0
+            });
+            assert_eq!(
+                acc.jvp(&z).expect("connected").to_scalar(),
+                3.0 * 0.5_f64.cos()
+            );
+            assert!(compact(), "the accumulator left");
+            (x.sin() * 2.0 + &x, paused)
+        });
+        assert!(!compact(), "the tape left");
+        let dy = tape.gradient(&y, &x).expect("one gradient");
+        assert_eq!(
+            dy.expect("connected").to_scalar(),
+            2.0 * 0.5_f64.cos() + 1.0
+        );
+        let dp = tape.gradient(&paused, &x).expect("one gradient");
+        assert!(
+            dp.is_none(),
+            "an op run while the tape was paused is not recorded"
+        );
+
+        let checking = GradientTape::builder().check_numerics(true).build();
+        checking.watch(&x);
+        checking.record(|| assert!(!compact(), "anomaly mode"));
+    }
 }

@@ -610,7 +610,10 @@ fn sweep_nodes<const CHECK: bool>(
                         let values = &saved[node.saved.as_range()];
                         step::<CHECK>(node, values, i, grads, flags, finding)
                     }
-                    Record::Scalar(node) => step_scalar::<CHECK>(node, i, grads, flags, finding),
+                    Record::Scalar(node) => {
+                        let flags = (relevance, &is_source[..], unrecorded);
+                        step_scalar::<CHECK>(node, i, grads, flags, finding)
+                    }
                 };
             }
         }
@@ -654,13 +657,18 @@ fn sweep_consuming<const CHECK: bool, const EVERY: bool>(
 ) -> bool {
     let relevance = Relevant::of(EVERY, relevant);
     let mut tensors = false;
-    for (i, record) in nodes.iter_mut().enumerate().rev() {
-        let node = match record {
+    // (stated once, so that indexing by a node below `nodes.len()` needs no check: a
+    // loop over an enumerated iterator derived each index from the record's address, a
+    // division by the record's size per node)
+    let end = nodes.len();
+    assert!(grads.len() >= end && relevant.len() >= end && is_source.len() >= end);
+    for i in (0..end).rev() {
+        let node = match &mut nodes[i] {
             Record::General(node) => node,
             Record::Scalar(node) => {
                 // Nothing in the arena, nothing owned: only the partials to apply.
                 if EVERY || relevant[i] {
-                    let flags = (relevance, is_source[i], unrecorded);
+                    let flags = (relevance, is_source, unrecorded);
                     tensors |= step_scalar::<CHECK>(node, i, grads, flags, finding);
                 }
                 continue;
@@ -777,14 +785,15 @@ fn step_scalar<const CHECK: bool>(
     node: &ScalarNode,
     i: usize,
     grads: &mut [Cot],
-    flags: (Relevant<'_>, bool, bool),
+    (relevant, is_source, unrecorded): (Relevant<'_>, &[bool], bool),
     finding: &mut Option<Finding>,
 ) -> bool {
-    let (relevant, _, _) = flags;
     let g = match grads[i] {
         Cot::Zero => return false,
         Cot::Number { value, .. } if !CHECK => value,
         _ => {
+            // (whether node `i` is a source, read only here: the partials need not know)
+            let flags = (relevant, is_source[i], unrecorded);
             let (node, saved) = node.general();
             return step::<CHECK>(&node, &saved, i, grads, flags, finding);
         }
