@@ -1838,7 +1838,48 @@ fn element_binding(pat: &Pat, array: &Ident, index: &Ident) -> Option<TokenStrea
     }
 }
 
+impl Rewriter<'_> {
+    /// `let Some(v) = a.get(i) else { diverge };` (also `first()`, `last()`, `Some(&v)`)
+    /// on a float array of the body: the same program as statements of the same block,
+    /// `let index: usize = i; if index >= a.len() { diverge } let v = &a[index];`. The
+    /// else block diverges (Rust requires it), so the statements after the `let` run
+    /// exactly when the element exists, with `v` bound where the `let` bound it (the same
+    /// scope: a later shadowing or an earlier `v` are untouched). `get`'s index is
+    /// evaluated once, before the test, as the call evaluates it. Any other pattern is
+    /// left as written (the lowering's to judge).
+    fn element_let_else(&mut self, stmt: &syn::Stmt) -> Option<Vec<syn::Stmt>> {
+        let syn::Stmt::Local(local) = stmt else {
+            return None;
+        };
+        let init = local.init.as_ref()?;
+        let (_, diverge) = init.diverge.as_ref()?;
+        let (array, at) = self.element_call(&init.expr)?;
+        let index = self.fresh("element_index");
+        let binding = element_binding(&local.pat, &array, &index)?;
+        let block: syn::Block = syn::parse_quote!({
+            let #index: usize = #at;
+            if #index >= #array.len() #diverge
+            #binding
+        });
+        Some(block.stmts)
+    }
+}
+
 impl VisitMut for Rewriter<'_> {
+    fn visit_block_mut(&mut self, block: &mut syn::Block) {
+        let mut i = 0;
+        while i < block.stmts.len() {
+            if let Some(stmts) = self.element_let_else(&block.stmts[i]) {
+                let n = stmts.len();
+                block.stmts.splice(i..=i, stmts);
+                i += n;
+            } else {
+                i += 1;
+            }
+        }
+        visit_mut::visit_block_mut(self, block);
+    }
+
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
         // `if let Some(v) = a.first() { .. }` and `match a.first() { .. }` (`last`,
         // `get(i)`): a test of the index and the element.
