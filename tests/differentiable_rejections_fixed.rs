@@ -97,3 +97,81 @@ fn let_else_on_an_element() {
     one_slice_twice!(ends_by_let_else, ends_by_let_else_on_duals at [0.3, 0.8, -0.4], [0.6]);
     one_slice_twice!(computed_index, computed_index_on_duals at [0.3, 0.8, -0.4], [0.6]);
 }
+
+// ----- a sub-slice bound by a slice pattern, or by `let` -----
+
+twice! {
+    /// The head and the rest: `[a, rest @ ..]`, the rest summed, indexed and measured.
+    fn head_plus_rest / head_plus_rest_on_duals<T>(x: &[T]) -> T {
+        match x {
+            [a, rest @ ..] => {
+                let mut s = T::zero();
+                for v in rest.iter() {
+                    s = s + *v * *v;
+                }
+                *a * s + rest.iter().copied().sum::<T>() + T::from(rest.len()).unwrap()
+            }
+            [] => T::zero(),
+        }
+    }
+}
+
+twice! {
+    /// The interior between the ends, `[first, inner @ .., last]`: a trapezoid rule's
+    /// weights (the ends halved), the inner part read by index.
+    fn trapezoid / trapezoid_on_duals<T>(x: &[T]) -> T {
+        let half = T::from(0.5).unwrap();
+        match x {
+            [first, inner @ .., last] => {
+                let mut s = (*first + *last) * half;
+                for k in 0..inner.len() {
+                    s = s + inner[k].exp();
+                }
+                s
+            }
+            [only] => *only,
+            [] => T::zero(),
+        }
+    }
+}
+
+twice! {
+    /// A recursive-descent shape without recursion: `if let [x0, tail @ ..]` with a guard,
+    /// the tail zipped with the array itself, and shadowing of the tail's name after the
+    /// match.
+    fn tail_against_whole / tail_against_whole_on_duals<T>(x: &[T]) -> T {
+        let tail = x[0];
+        let v = if let [x0, tail @ ..] = x {
+            let dots: T = tail.iter().zip(x.iter()).map(|(a, b)| *a * *b).sum();
+            *x0 + dots
+        } else {
+            T::one()
+        };
+        v * tail
+    }
+}
+
+twice! {
+    /// A part bound by `let`: a moving average's window of the last three values, its
+    /// mean by `iter().sum()` and its spread by a loop.
+    fn part_bound_by_let / part_bound_by_let_on_duals<T>(x: &[T]) -> T {
+        let n = x.len();
+        let recent: &[T] = &x[n - 3..];
+        let mean = recent.iter().copied().sum::<T>() / T::from(recent.len()).unwrap();
+        let mut spread = T::zero();
+        for v in recent {
+            spread = spread + (*v - mean) * (*v - mean);
+        }
+        let first = &x[..=1];
+        mean + spread.sqrt() * first[1] + first.iter().fold(T::zero(), |acc, v| acc + v.sin())
+    }
+}
+
+#[test]
+fn sub_slices_bound_by_name() {
+    one_slice_twice!(head_plus_rest, head_plus_rest_on_duals at [0.7, -1.3, 0.4], [0.6]);
+    one_slice_twice!(trapezoid, trapezoid_on_duals at [0.7, -1.3, 0.4, 1.1], [0.7, -1.3]);
+    one_slice_twice!(trapezoid, trapezoid_on_duals at [0.6]);
+    one_slice_twice!(tail_against_whole, tail_against_whole_on_duals at [0.7, -1.3, 0.4]);
+    one_slice_twice!(part_bound_by_let, part_bound_by_let_on_duals at [0.7, -1.3, 0.4, 1.1]);
+}

@@ -1865,19 +1865,163 @@ impl Rewriter<'_> {
     }
 }
 
+impl Rewriter<'_> {
+    /// `let part = &a[i..j];` (any range; typed `&[F]` or not) of a flat float array of the
+    /// body, `part` bound by that name alone: the statements after it read `part` as a
+    /// view of `a` (`part[k]` is `a[start + k]`, `part.len()` its length, the iterator
+    /// forms over it desugared, `part` elsewhere `(&a[start..start + len])`), its bounds
+    /// evaluated once where the `let` was and checked as `&a[i..j]` checks them. The same
+    /// program: `a` cannot be written while the part borrows it, so each read of the view
+    /// reads what the part would. Left as written (lowering rejects a part bound by name)
+    /// when a later statement binds the name again or a macro names it (its tokens are not
+    /// rewritten).
+    fn sub_slice_let(
+        &mut self,
+        stmt: &syn::Stmt,
+        after: &[syn::Stmt],
+    ) -> Option<(Vec<syn::Stmt>, View)> {
+        let syn::Stmt::Local(local) = stmt else {
+            return None;
+        };
+        let init = local.init.as_ref()?;
+        if init.diverge.is_some() {
+            return None;
+        }
+        let pat = match &local.pat {
+            Pat::Type(typed) => {
+                let syn::Type::Reference(reference) = &*typed.ty else {
+                    return None;
+                };
+                if reference.mutability.is_some()
+                    || !matches!(&*reference.elem, syn::Type::Slice(_))
+                {
+                    return None;
+                }
+                &*typed.pat
+            }
+            pat => pat,
+        };
+        let Pat::Ident(name) = pat else {
+            return None;
+        };
+        if name.by_ref.is_some() || name.mutability.is_some() || name.subpat.is_some() {
+            return None;
+        }
+        let Expr::Reference(reference) = strip_parens(&init.expr) else {
+            return None;
+        };
+        if reference.mutability.is_some() {
+            return None;
+        }
+        let Expr::Index(index) = strip_parens(&reference.expr) else {
+            return None;
+        };
+        let Expr::Range(range) = strip_parens(&index.index) else {
+            return None;
+        };
+        let array = single_ident(strip_parens(&index.expr))?.clone();
+        if !self.arrays.contains(&array.to_string()) || self.rows.contains(&array.to_string()) {
+            return None;
+        }
+        let ident = &name.ident;
+        let mut rebound = PatNames::default();
+        let mut in_macros = HashSet::new();
+        for stmt in after {
+            rebound.visit_stmt(stmt);
+            MacroIdents(&mut in_macros).visit_stmt(stmt);
+        }
+        if rebound.0.contains(&ident.to_string()) || in_macros.contains(&ident.to_string()) {
+            return None;
+        }
+        // a part of the part (`part[1..]`): not a view's element read
+        struct RangeOf<'i>(&'i Ident, bool);
+        impl<'ast> Visit<'ast> for RangeOf<'_> {
+            fn visit_expr_index(&mut self, index: &'ast syn::ExprIndex) {
+                self.1 |= single_ident(strip_parens(&index.expr)).is_some_and(|i| i == self.0)
+                    && matches!(strip_parens(&index.index), Expr::Range(_));
+                visit::visit_expr_index(self, index);
+            }
+        }
+        let mut ranged = RangeOf(ident, false);
+        for stmt in after {
+            ranged.visit_stmt(stmt);
+        }
+        if ranged.1 {
+            return None;
+        }
+        let (start, end) = crate::syntax::range_bounds(range, &array);
+        let (offset, len) = (self.fresh("part_start"), self.fresh("part_len"));
+        // `&a[i..j]` checks `i <= j <= a.len()`; so does this slice, evaluated once
+        let block: syn::Block = syn::parse_quote!({
+            let #offset: usize = #start;
+            let #len: usize = #array[#offset..#end].len();
+        });
+        let view = View {
+            name: ident.to_string(),
+            array,
+            offset,
+            len: quote!(#len),
+            row: false,
+            stride: None,
+        };
+        Some((block.stmts, view))
+    }
+}
+
+/// The identifiers the macros' tokens spell.
+struct MacroIdents<'a>(&'a mut HashSet<String>);
+
+impl<'ast> Visit<'ast> for MacroIdents<'_> {
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        let mut names = HashSet::new();
+        token_idents(mac.tokens.clone(), &mut names);
+        self.0.extend(names);
+    }
+}
+
 impl VisitMut for Rewriter<'_> {
     fn visit_block_mut(&mut self, block: &mut syn::Block) {
         let mut i = 0;
         while i < block.stmts.len() {
             if let Some(stmts) = self.element_let_else(&block.stmts[i]) {
-                let n = stmts.len();
+                // the statements it became are visited in turn (the else block's forms)
                 block.stmts.splice(i..=i, stmts);
-                i += n;
-            } else {
-                i += 1;
+                continue;
             }
+            if let Some((lets, view)) = self.sub_slice_let(&block.stmts[i], &block.stmts[i + 1..])
+            {
+                let mut rest = block.stmts.split_off(i + 1);
+                block.stmts.truncate(i);
+                for mut stmt in lets {
+                    self.visit_stmt_mut(&mut stmt);
+                    block.stmts.push(stmt);
+                }
+                // `rest[j]` and `rest.len()` first, then the iterator forms over `rest`,
+                // then `rest` anywhere else the part itself
+                for stmt in &mut rest {
+                    ViewReads(&view).visit_stmt_mut(stmt);
+                }
+                let (array, offset, len) = (&view.array, &view.offset, &view.len);
+                let place: Expr = syn::parse_quote!((&#array[#offset..#offset + #len]));
+                let alias = [(view.name.clone(), place)];
+                self.views.push(view);
+                // as a block of their own: a later part bound by `let` is found there too
+                let mut after = syn::Block {
+                    brace_token: Default::default(),
+                    stmts: rest,
+                };
+                self.visit_block_mut(&mut after);
+                let mut rest = after.stmts;
+                self.views.pop();
+                for stmt in &mut rest {
+                    Aliases(&alias).visit_stmt_mut(stmt);
+                }
+                block.stmts.extend(rest);
+                return;
+            }
+            self.visit_stmt_mut(&mut block.stmts[i]);
+            i += 1;
         }
-        visit_mut::visit_block_mut(self, block);
     }
 
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
