@@ -175,3 +175,164 @@ fn sub_slices_bound_by_name() {
     one_slice_twice!(tail_against_whole, tail_against_whole_on_duals at [0.7, -1.3, 0.4]);
     one_slice_twice!(part_bound_by_let, part_bound_by_let_on_duals at [0.7, -1.3, 0.4, 1.1]);
 }
+
+// ----- enums with float payloads built locally and matched -----
+
+/// A shape whose size is differentiated.
+enum Shape<T> {
+    Circle(T),
+    Square(T),
+    Rect(T, T),
+    Empty,
+}
+
+/// A piecewise model's segment.
+enum Segment<T> {
+    Left(T),
+    Middle(T, T),
+    Right,
+}
+
+/// A peak tracker's phase.
+enum Phase<T> {
+    Rising(T),
+    Falling(T, T),
+}
+
+twice! {
+    /// The shape chosen by a test, its area by a `match` (a variant never built, `Rect`,
+    /// has an arm that is never taken; a unit variant, `Empty`, is built by its path).
+    fn area / area_on_duals<T>(x: &[T]) -> T {
+        let round = x[1] > T::zero();
+        let shape = if round {
+            Shape::Circle(x[0])
+        } else if x[0] > T::from(2.0).unwrap() {
+            Shape::Empty
+        } else {
+            Shape::Square(x[0] * x[1])
+        };
+        match shape {
+            Shape::Circle(r) => T::from(3.14159).unwrap() * r * r,
+            Shape::Rect(w, h) => w * h,
+            Shape::Square(s) => s * s,
+            Shape::Empty => T::zero(),
+        }
+    }
+}
+
+twice! {
+    /// A piecewise function by a segment enum: three builds in an `if` chain (one unit
+    /// variant), matched with a guard reading both fields and a wildcard field.
+    fn piecewise / piecewise_on_duals<T>(x: &[T]) -> T {
+        let t = x[0];
+        let segment = if t < T::zero() {
+            Segment::Left(t * t)
+        } else if t < T::one() {
+            let s = t.sin();
+            Segment::Middle(t, s)
+        } else {
+            Segment::Right
+        };
+        let y = match segment {
+            Segment::Left(a) => a.exp(),
+            Segment::Middle(a, b) if a * x[1] > b => a * b + x[1],
+            Segment::Middle(a, _) => a.cos(),
+            Segment::Right => t.ln() + T::one(),
+        };
+        y * x[1]
+    }
+}
+
+twice! {
+    /// A state machine over the values: the phase rebuilt from itself each step
+    /// (`state = match state { .. }`: the payload read before any field changes).
+    fn peak_drop / peak_drop_on_duals<T>(x: &[T]) -> T {
+        let mut state = Phase::Rising(x[0]);
+        for i in 1..x.len() {
+            state = match state {
+                Phase::Rising(v) if x[i] > v => Phase::Rising(x[i]),
+                Phase::Rising(v) => Phase::Falling(v, x[i]),
+                Phase::Falling(p, v) => Phase::Falling(v.max(p), v.min(x[i])),
+            };
+        }
+        match state {
+            Phase::Rising(v) => v * v,
+            Phase::Falling(p, v) => p - v + p * v,
+        }
+    }
+}
+
+twice! {
+    /// `if let` on a locally built value (twice), a `match` in the build, the payload arguments
+    /// evaluated in order (each reads a counter the one before changed), and an arm's
+    /// binding shadowing a local of the same name.
+    fn if_let_on_a_built_value / if_let_on_a_built_value_on_duals<T>(x: &[T]) -> T {
+        let w = x[0];
+        let mut n = 0;
+        let kind = if x[1] > T::zero() { 1 } else { 2 };
+        let shape = match kind {
+            1 => Shape::Rect(
+                {
+                    n += 1;
+                    w * T::from(n).unwrap()
+                },
+                {
+                    n += 2;
+                    x[1] * T::from(n).unwrap()
+                },
+            ),
+            _ => Shape::Circle(x[1] * x[0]),
+        };
+        let mut total = w;
+        if let Shape::Rect(w, h) = shape {
+            total = total + w * h.exp();
+        } else {
+            total = total * T::from(2.0).unwrap();
+        }
+        let extra = if let Shape::Circle(r) = shape { r.sin() } else { T::zero() };
+        total + w + extra
+    }
+}
+
+#[test]
+fn enums_built_locally_and_matched() {
+    one_slice_twice!(area, area_on_duals at [0.7, 1.3], [0.7, -1.3], [2.5, -1.0]);
+    one_slice_twice!(piecewise, piecewise_on_duals at [-0.7, 1.3], [0.4, 1.3], [0.4, 0.1]);
+    one_slice_twice!(piecewise, piecewise_on_duals at [1.4, 0.6]);
+    one_slice_twice!(peak_drop, peak_drop_on_duals at [0.2, 0.5, 0.9, 0.4, 0.3]);
+    one_slice_twice!(peak_drop, peak_drop_on_duals at [0.2, 0.5, 0.9, 1.4]);
+    one_slice_twice!(if_let_on_a_built_value, if_let_on_a_built_value_on_duals
+        at [0.7, 1.3], [0.7, -1.3]);
+}
+
+// ----- regressions found on the way -----
+
+twice! {
+    /// An integer chosen by a test of differentiable values, `let kind = if .. { 1 } else {
+    /// 2 };`, then tested: the local was made active (its branches' test reads `x`), and the
+    /// generated code asked `{integer}` for a zero tangent (E0277, rustc's error at the
+    /// attribute). A constant now (`lower.rs`, `literal_branches`).
+    fn integer_chosen_by_a_test_on_values / integer_chosen_by_a_test_on_values_on_duals<T>(
+        x: &[T],
+    ) -> T {
+        let kind = if x[1] > T::zero() { 1 } else { 2 };
+        let sign = match kind {
+            1 if x[0] > x[1] => true,
+            1 => false,
+            _ => true,
+        };
+        let a;
+        if kind == 1 {
+            a = x[0] * x[1];
+        } else {
+            a = x[1].exp();
+        }
+        if sign { a + T::from(kind).unwrap() * x[0] } else { -a }
+    }
+}
+
+#[test]
+fn regressions() {
+    one_slice_twice!(integer_chosen_by_a_test_on_values,
+        integer_chosen_by_a_test_on_values_on_duals at [0.7, 0.3], [0.2, 0.3], [0.7, -1.3]);
+}

@@ -1988,8 +1988,7 @@ impl VisitMut for Rewriter<'_> {
                 block.stmts.splice(i..=i, stmts);
                 continue;
             }
-            if let Some((lets, view)) = self.sub_slice_let(&block.stmts[i], &block.stmts[i + 1..])
-            {
+            if let Some((lets, view)) = self.sub_slice_let(&block.stmts[i], &block.stmts[i + 1..]) {
                 let mut rest = block.stmts.split_off(i + 1);
                 block.stmts.truncate(i);
                 for mut stmt in lets {

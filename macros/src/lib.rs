@@ -27,6 +27,7 @@ mod analyse;
 mod args;
 mod ctxt;
 mod derive_differentiable;
+mod enums;
 mod expand;
 mod fallback;
 mod fields;

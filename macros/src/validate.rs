@@ -847,6 +847,18 @@ pub fn associated_call(cx: &Ctxt, path: &syn::Path) {
         format!(
             "a differentiable value cannot be put behind `{ty}`: interior mutability changes values without an assignment the adjoint could see"
         )
+    } else if path.segments.len() >= 2
+        && path.segments.last().is_some_and(|last| {
+            last.ident
+                .to_string()
+                .starts_with(|c: char| c.is_ascii_uppercase())
+        })
+    {
+        // by Rust's naming convention an enum variant (what `enums` did not rewrite)
+        format!(
+            "`{}` builds an enum value holding differentiable values: one bound by `let` and only matched (`match v {{ .. }}`, `if let`, arms binding its fields by name) is differentiated; one passed on, returned, copied, compared or matched by reference is not, and a variant must be named by some arm's pattern (for data, hold the values constant: `#[differentiable(constant(name))]`)",
+            quote::quote!(#path).to_string().replace(' ', "")
+        )
     } else {
         format!(
             "`{}` is a type's associated function: #[differentiable] differentiates calls of annotated functions (`f(x)`) and methods (`value.f(x)`) on plain numbers; call an annotated function instead",
