@@ -305,6 +305,82 @@ fn enums_built_locally_and_matched() {
         at [0.7, 1.3], [0.7, -1.3]);
 }
 
+// ----- a closure defined inside another closure's body -----
+
+twice! {
+    /// The inner closure captures the outer's parameter and a local of the function, and
+    /// is called twice.
+    fn closure_in_a_closure / closure_in_a_closure_on_duals<T>(x: &[T]) -> T {
+        let y = x[1];
+        let outer = |a: T| {
+            let inner = |b: T| b * y + a;
+            inner(a) * inner(a.sin())
+        };
+        outer(x[0]) + outer(y)
+    }
+}
+
+twice! {
+    /// An inner closure leaving early (its `return` leaves it, not the outer closure nor
+    /// the function), its parameter named like the outer's.
+    fn inner_closure_returns / inner_closure_returns_on_duals<T>(x: &[T]) -> T {
+        let soft = |a: T| {
+            let clip = |a: T| {
+                if a > T::one() {
+                    return T::one();
+                }
+                a
+            };
+            clip(a) + clip(a * a) * T::from(0.5).unwrap()
+        };
+        soft(x[0]) * x[1] + soft(x[1])
+    }
+}
+
+twice! {
+    /// A `move` outer closure whose inner closure reads `y`, `y` changed before the outer
+    /// is called: the call reads `y` as the closure took it.
+    fn inner_closure_reads_a_snapshot / inner_closure_reads_a_snapshot_on_duals<T>(
+        x: &[T],
+    ) -> T {
+        let mut y = x[1];
+        let outer = move |a: T| {
+            let inner = |b: T| b * y;
+            inner(a).exp()
+        };
+        y = y * y + x[0];
+        outer(x[0]) + y
+    }
+}
+
+twice! {
+    /// An inner closure mutating a local of the outer (`FnMut`), inside a closure given
+    /// to `map`, over a sum.
+    fn inner_closure_in_a_map / inner_closure_in_a_map_on_duals<T>(x: &[T]) -> T {
+        let w = x[0];
+        x.iter()
+            .map(|v| {
+                let mut acc = *v;
+                let mut add = |t: T| acc = acc + t * w;
+                add(*v);
+                add(v.cos());
+                acc
+            })
+            .sum::<T>()
+    }
+}
+
+#[test]
+fn closures_inside_closures() {
+    one_slice_twice!(closure_in_a_closure, closure_in_a_closure_on_duals at [0.7, -1.3]);
+    one_slice_twice!(inner_closure_returns, inner_closure_returns_on_duals
+        at [0.7, -1.3], [1.4, 0.8], [0.9, 1.2]);
+    one_slice_twice!(inner_closure_reads_a_snapshot, inner_closure_reads_a_snapshot_on_duals
+        at [0.7, -1.3]);
+    one_slice_twice!(inner_closure_in_a_map, inner_closure_in_a_map_on_duals
+        at [0.7, -1.3, 0.4]);
+}
+
 // ----- regressions found on the way -----
 
 twice! {

@@ -765,8 +765,10 @@ impl VisitMut for Closures<'_> {
         }
     }
 
-    // a closure's own body is not the function's: leave closures and items as they are
-    fn visit_expr_closure_mut(&mut self, _: &mut syn::ExprClosure) {}
+    // A closure's body is visited like any block (the default): a closure defined and
+    // only called inside it is inlined there, the same program in any scope, so a closure
+    // inside a closure is inlined into the outer's body before the outer is inlined at
+    // its calls. Items have bodies of their own.
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
 
