@@ -381,6 +381,90 @@ fn closures_inside_closures() {
         at [0.7, -1.3, 0.4]);
 }
 
+// ----- `sort_by` of a copy -----
+
+twice! {
+    /// The median of a copy (an odd count), times the smallest, plus the largest.
+    fn median_of_a_copy / median_of_a_copy_on_duals<T>(x: &[T]) -> T {
+        let mut v = x.to_vec();
+        v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        v[v.len() / 2] * v[0] + v[v.len() - 1]
+    }
+}
+
+twice! {
+    /// A trimmed mean: the copy sorted by `partial_cmp`, the extremes left out.
+    fn trimmed_mean / trimmed_mean_on_duals<T>(x: &[T]) -> T {
+        let mut v = x.to_vec();
+        v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        let mut total = T::zero();
+        for k in 1..v.len() - 1 {
+            total = total + v[k];
+        }
+        total / T::from(v.len() - 2).unwrap()
+    }
+}
+
+twice! {
+    /// An ordered weighted average of computed values: a local buffer filled by a loop,
+    /// sorted descending (the comparator's arguments swapped), weighted by rank.
+    fn ordered_weighted_average / ordered_weighted_average_on_duals<T>(x: &[T]) -> T {
+        let n = x.len();
+        let mut v = vec![T::zero(); n];
+        for i in 0..n {
+            v[i] = x[i] * x[i] - x[0].sin();
+        }
+        v.sort_by(|a, b| b.partial_cmp(a).unwrap());
+        let mut total = T::zero();
+        for k in 0..n {
+            total = total + v[k] * T::from(k + 1).unwrap();
+        }
+        total
+    }
+}
+
+/// The sorted copy's `k`-th value by `total_cmp` (ties: the check below).
+#[differentiable]
+fn kth_smallest(x: &[f64], k: usize) -> f64 {
+    let mut v = x.to_vec();
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[k]
+}
+
+#[test]
+fn sorts_of_a_copy() {
+    one_slice_twice!(median_of_a_copy, median_of_a_copy_on_duals
+        at [0.3, -1.0, 2.0, 0.5, 0.1], [0.9, 0.2, -0.4]);
+    one_slice_twice!(trimmed_mean, trimmed_mean_on_duals at [0.3, -1.0, 2.0, 0.5, 0.1]);
+    one_slice_twice!(ordered_weighted_average, ordered_weighted_average_on_duals
+        at [0.3, -1.0, 2.0, 0.5], [1.2, 0.4, -0.7]);
+    // the JVP agrees with the gradient
+    let x: [f64; 5] = [0.3, -1.0, 2.0, 0.5, 0.1];
+    let t: [f64; 5] = [0.5, -0.25, 1.0, 0.75, -2.0];
+    let (value, [g]) = median_of_a_copy::grad(&x[..]);
+    let (by_jvp, dy) = median_of_a_copy::jvp(&x[..], &t[..]);
+    assert_eq!(by_jvp.to_bits(), value.to_bits());
+    let dot: f64 = g.iter().zip(&t).map(|(a, b)| a * b).sum();
+    assert!((dy - dot).abs() < 1e-12, "{dy} vs {dot}");
+}
+
+#[test]
+fn sort_ties_keep_their_order() {
+    // `sort_by` is stable: of two equal values the first stays first, so the sorted
+    // copy's element 1 is `x[0]` and element 2 is `x[2]`: each takes its own cotangent
+    let x = [0.5, 0.2, 0.5];
+    assert_eq!(kth_smallest(&x, 1), 0.5);
+    assert_eq!(kth_smallest::grad(&x, 1).1[0], vec![1.0, 0.0, 0.0]);
+    assert_eq!(kth_smallest::grad(&x, 2).1[0], vec![0.0, 0.0, 1.0]);
+    assert_eq!(kth_smallest::grad(&x, 0).1[0], vec![0.0, 1.0, 0.0]);
+    // -0.0 sorts before 0.0 by `total_cmp`: the value, not only the gradient, is the
+    // sorted copy's
+    let zeros = [0.0, -0.0];
+    let (value, g) = kth_smallest::grad(&zeros, 0);
+    assert!(value == 0.0 && value.is_sign_negative());
+    assert_eq!(g[0], vec![0.0, 1.0]);
+}
+
 // ----- regressions found on the way -----
 
 twice! {

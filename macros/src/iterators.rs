@@ -1968,6 +1968,68 @@ impl Rewriter<'_> {
     }
 }
 
+impl Rewriter<'_> {
+    /// `a.sort_by(compare)` on a flat float array of the body (a local copy, `let mut v =
+    /// x.to_vec();`, or a `&mut [F]` parameter): a permutation the values decide, piecewise
+    /// like `max`, so differentiable as the exchanges it makes. The order is decided on the
+    /// values by `generated::sort_order` (the same stable sort, the same comparisons of the
+    /// same values: the same permutation, ties kept in their order), then the elements are
+    /// exchanged into it one swap at a time through a temporary, as `a.swap(i, j)` is, with
+    /// plain `usize` bookkeeping of where each original element is (`place`) and which one
+    /// each position holds (`at`); lowering differentiates the swaps, so each sorted
+    /// element's cotangent goes back to the element it came from. Only the stable
+    /// `sort_by`: an unstable sort's order of ties is the algorithm's, not one this can
+    /// reproduce.
+    fn sort_by(&mut self, expr: &Expr) -> Option<Expr> {
+        let Expr::MethodCall(call) = strip_parens(expr) else {
+            return None;
+        };
+        if call.method != "sort_by" || call.args.len() != 1 {
+            return None;
+        }
+        let array = single_ident(strip_parens(&call.receiver))?.clone();
+        if !self.arrays.contains(&array.to_string()) || self.rows.contains(&array.to_string()) {
+            return None;
+        }
+        let compare = &call.args[0];
+        let generated = crate::generate::paths::generated();
+        let (order, at, place) = (
+            self.fresh("sort_order"),
+            self.fresh("sort_at"),
+            self.fresh("sort_place"),
+        );
+        let (k, p, s, t) = (
+            self.fresh("sort_k"),
+            self.fresh("sort_p"),
+            self.fresh("sort_s"),
+            self.fresh("sort_t"),
+        );
+        let span = call.method.span();
+        Some(syn::parse_quote_spanned!(span=> {
+            let mut #order: ::std::vec::Vec<usize> = (0..#array.len()).collect();
+            if #generated::sort_order(&mut #order, &#array[..], #compare) {
+                let mut #at: ::std::vec::Vec<usize> = (0..#array.len()).collect();
+                let mut #place: ::std::vec::Vec<usize> = (0..#array.len()).collect();
+                for #k in 0..#array.len() {
+                    // position `k` takes the original element `order[k]`, wherever the
+                    // swaps before left it; the element there goes where that one was
+                    let #p: usize = #place[#order[#k]];
+                    if #p != #k {
+                        let #t = #array[#k];
+                        #array[#k] = #array[#p];
+                        #array[#p] = #t;
+                        let #s: usize = #at[#k];
+                        #at[#p] = #s;
+                        #place[#s] = #p;
+                        #at[#k] = #order[#k];
+                        #place[#order[#k]] = #k;
+                    }
+                }
+            }
+        }))
+    }
+}
+
 /// The identifiers the macros' tokens spell.
 struct MacroIdents<'a>(&'a mut HashSet<String>);
 
@@ -2030,6 +2092,12 @@ impl VisitMut for Rewriter<'_> {
             .element_if_let(expr)
             .or_else(|| self.element_match(expr))
         {
+            *expr = rewritten;
+            visit_mut::visit_expr_mut(self, expr);
+            return;
+        }
+        // `a.sort_by(|p, q| ..)`: the order decided on the values, then exchanges.
+        if let Some(rewritten) = self.sort_by(expr) {
             *expr = rewritten;
             visit_mut::visit_expr_mut(self, expr);
             return;
