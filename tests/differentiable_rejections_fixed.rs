@@ -448,6 +448,39 @@ fn sorts_of_a_copy() {
     assert!((dy - dot).abs() < 1e-12, "{dy} vs {dot}");
 }
 
+/// A writer sorting its `&mut` output in place, descending.
+#[differentiable]
+fn sorted_descending_into(x: &[f64], out: &mut [f64]) {
+    for i in 0..x.len() {
+        out[i] = x[i] * x[i] - x[0];
+    }
+    out.sort_by(|a, b| b.total_cmp(a));
+}
+
+/// The writer's sorted output, weighted by rank.
+#[differentiable]
+fn by_rank(x: &[f64]) -> f64 {
+    let mut sorted = vec![0.0; x.len()];
+    sorted_descending_into(x, &mut sorted);
+    sorted[0] * 3.0 + sorted[1].sin() + sorted[2]
+}
+
+#[test]
+fn sort_of_a_writers_output() {
+    let x = [0.3, -1.2, 2.0, 0.7];
+    let mut out = [0.0; 4];
+    sorted_descending_into(&x, &mut out);
+    for (got, want) in out.iter().zip([3.7, 1.14, 0.19, -0.21]) {
+        assert!((got - want).abs() < 1e-12, "{out:?}");
+    }
+    let (value, [g]) = by_rank::grad(&x[..]);
+    assert_eq!(value.to_bits(), by_rank(&x).to_bits());
+    let differences = common::central_differences(&|p| by_rank::primal(p), &x);
+    for k in 0..x.len() {
+        assert!(common::close(g[k], differences[k], 1e-6), "{k}: {g:?} vs {differences:?}");
+    }
+}
+
 #[test]
 fn sort_ties_keep_their_order() {
     // `sort_by` is stable: of two equal values the first stays first, so the sorted
