@@ -477,7 +477,10 @@ fn sort_of_a_writers_output() {
     assert_eq!(value.to_bits(), by_rank(&x).to_bits());
     let differences = common::central_differences(&|p| by_rank::primal(p), &x);
     for k in 0..x.len() {
-        assert!(common::close(g[k], differences[k], 1e-6), "{k}: {g:?} vs {differences:?}");
+        assert!(
+            common::close(g[k], differences[k], 1e-6),
+            "{k}: {g:?} vs {differences:?}"
+        );
     }
 }
 
