@@ -181,8 +181,25 @@ twice! {
     }
 }
 
+twice! {
+    /// A part of the sub-slice to its end, `rest[1..]`, and a guard reading the sub-slice's
+    /// length (the arm's names bound inside the guard too).
+    fn part_of_the_rest / part_of_the_rest_on_duals<T>(x: &[T]) -> T {
+        match x {
+            [a, rest @ ..] if rest.len() > 1 => {
+                let inner: T = rest[1..].iter().map(|v| *v * *v).sum();
+                *a * rest[0] + inner + rest[..].iter().copied().sum::<T>()
+            }
+            [a, ..] => a.exp(),
+            [] => T::zero(),
+        }
+    }
+}
+
 #[test]
 fn sub_slices_bound_by_name() {
+    one_slice_twice!(part_of_the_rest, part_of_the_rest_on_duals at [0.7, -1.3, 0.4, 1.1]);
+    one_slice_twice!(part_of_the_rest, part_of_the_rest_on_duals at [0.7, -1.3]);
     one_slice_twice!(head_plus_rest, head_plus_rest_on_duals at [0.7, -1.3, 0.4], [0.6]);
     one_slice_twice!(trapezoid, trapezoid_on_duals at [0.7, -1.3, 0.4, 1.1], [0.7, -1.3]);
     one_slice_twice!(trapezoid, trapezoid_on_duals at [0.6]);
@@ -235,11 +252,12 @@ twice! {
 }
 
 twice! {
-    /// A piecewise function by a segment enum: three builds in an `if` chain (one unit
-    /// variant), matched with a guard reading both fields and a wildcard field.
+    /// A piecewise function by a segment enum (its `let` typed): three builds in an `if`
+    /// chain (one unit variant), matched with a guard reading both fields and a wildcard
+    /// field.
     fn piecewise / piecewise_on_duals<T>(x: &[T]) -> T {
         let t = x[0];
-        let segment = if t < T::zero() {
+        let segment: Segment<T> = if t < T::zero() {
             Segment::Left(t * t)
         } else if t < T::one() {
             let s = t.sin();

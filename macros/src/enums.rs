@@ -2,7 +2,7 @@
 //! into what lowering differentiates: a tag and one local per payload field. It takes the
 //! body's statements and gives them rewritten.
 //!
-//! A local `let [mut] shape = <build>;` whose initial value builds an enum variant,
+//! A local `let [mut] shape[: Shape] = <build>;` whose initial value builds an enum variant,
 //! `Shape::Circle(r)` (a path of two segments or more, the last capitalised, called with
 //! the payload) or `Shape::Empty` (no payload), or an `if`/`match`/block whose every
 //! branch ends in one or leaves (`return`, `break`, `continue`, `panic!`), becomes a `usize`
@@ -82,7 +82,12 @@ fn rewrite_local(stmt: &Stmt, rest: &[Stmt]) -> Option<(Vec<Stmt>, Vec<Stmt>)> {
     if init.diverge.is_some() {
         return None;
     }
-    let Pat::Ident(pat) = &local.pat else {
+    // (a type, `let shape: Shape = ..`, is the enum's: the tag and fields have their own)
+    let pat = match &local.pat {
+        Pat::Type(typed) => &*typed.pat,
+        pat => pat,
+    };
+    let Pat::Ident(pat) = pat else {
         return None;
     };
     if pat.by_ref.is_some() || pat.subpat.is_some() {

@@ -1933,12 +1933,15 @@ impl Rewriter<'_> {
         if rebound.0.contains(&ident.to_string()) || in_macros.contains(&ident.to_string()) {
             return None;
         }
-        // a part of the part (`part[1..]`): not a view's element read
+        // a part of the part with an end (`part[..2]`, `part[1..3]`): its end would be
+        // checked against the array's length, not the part's (`part[1..]`, whose end is
+        // the part's, is `PartOfPart`'s)
         struct RangeOf<'i>(&'i Ident, bool);
         impl<'ast> Visit<'ast> for RangeOf<'_> {
             fn visit_expr_index(&mut self, index: &'ast syn::ExprIndex) {
                 self.1 |= single_ident(strip_parens(&index.expr)).is_some_and(|i| i == self.0)
-                    && matches!(strip_parens(&index.index), Expr::Range(_));
+                    && matches!(strip_parens(&index.index),
+                        Expr::Range(range) if range.end.is_some());
                 visit::visit_expr_index(self, index);
             }
         }
@@ -2030,6 +2033,35 @@ impl Rewriter<'_> {
     }
 }
 
+/// Rewrites `part[i..]` (and `part[..]`) of a part bound by `let` as that part of its
+/// array, `a[offset + (i)..offset + len]`: the same elements, and the same check (`i` at
+/// most the part's length, as `a[offset + i..offset + len]` checks it).
+struct PartOfPart<'v>(&'v View);
+
+impl VisitMut for PartOfPart<'_> {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        visit_mut::visit_expr_mut(self, expr);
+        let View {
+            name,
+            array,
+            offset,
+            len,
+            ..
+        } = self.0;
+        if let Expr::Index(index) = expr
+            && single_ident(strip_parens(&index.expr)).is_some_and(|i| i == name)
+            && let Expr::Range(range) = strip_parens(&index.index)
+            && range.end.is_none()
+        {
+            let start = range
+                .start
+                .as_ref()
+                .map_or(quote!(0), |start| quote!(#start));
+            *expr = syn::parse_quote!(#array[#offset + (#start)..#offset + #len]);
+        }
+    }
+}
+
 /// The identifiers the macros' tokens spell.
 struct MacroIdents<'a>(&'a mut HashSet<String>);
 
@@ -2057,9 +2089,11 @@ impl VisitMut for Rewriter<'_> {
                     self.visit_stmt_mut(&mut stmt);
                     block.stmts.push(stmt);
                 }
-                // `rest[j]` and `rest.len()` first, then the iterator forms over `rest`,
-                // then `rest` anywhere else the part itself
+                // `rest[i..]` (a part of the part, to its end), `rest[j]` and `rest.len()`
+                // first, then the iterator forms over `rest`, then `rest` anywhere else
+                // the part itself
                 for stmt in &mut rest {
+                    PartOfPart(&view).visit_stmt_mut(stmt);
                     ViewReads(&view).visit_stmt_mut(stmt);
                 }
                 let (array, offset, len) = (&view.array, &view.offset, &view.len);
