@@ -111,8 +111,8 @@
 //! - `let (a, b) = if .. { (..) } else { (..) };` and the same with `match`: each branch's
 //!   tuple is assigned part by part;
 //! - in scalar mode, a part of a float array bound by name, `let tail = &x[1..];`, read
-//!   as a view of the array (`tail[k]`, `tail.len()`, the iterator forms over it; a part
-//!   of the part, `tail[1..]`, is rejected);
+//!   as a view of the array (`tail[k]`, `tail.len()`, the iterator forms over it, a part
+//!   of it to its end, `tail[1..]`; a part of it with an end, `tail[..2]`, is rejected);
 //! - in scalar mode, an enum value built in the body and only matched: `let shape = if c
 //!   { Shape::Circle(r) } else { Shape::Square(s) };` (any `if`/`match`/block ending in
 //!   variants, also reassigned, `shape = match shape { .. };`), read by `match shape { ..
