@@ -228,7 +228,7 @@ pub const MAX_SPARE_RECORDS: usize = crate::record::state::MAX_SPARE_RECORDS;
 ///
 /// ```
 /// use gradtape_runtime::generated;
-/// let values = [0.5, -1.0, 0.5, 2.0];
+/// let values = [0.5_f64, -1.0, 0.5, 2.0];
 /// let mut order: Vec<usize> = (0..values.len()).collect();
 /// assert!(generated::sort_order(&mut order, &values, |a, b| a.total_cmp(b)));
 /// assert_eq!(order, [1, 0, 2, 3]);
