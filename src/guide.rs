@@ -100,14 +100,33 @@
 //!   op needs no change to the macro) and the ops built from them (`logsumexp`, `norm`,
 //!   `prod`, `stack`, ...);
 //! - `if`/`else`, `match` (guards, bindings, enums, `Option`, tuples, slice patterns of
-//!   names such as `[a, b]` and `[first, .., last]`), `if let`,
+//!   names such as `[a, b]` and `[first, .., last]`, and a sub-slice bound by reference,
+//!   `[head, rest @ ..]`, read as a view of the array), `if let`,
 //!   `while let` (also `while let Some(v) = it.next()` of an iterator bound by `let` and
-//!   used for nothing else: the `for` loop it is), `let ... else`, `for` over a range or
+//!   used for nothing else: the `for` loop it is), `let ... else` (also on an element,
+//!   `let Some(&v) = x.get(i) else { .. };`, `first()`, `last()`), `for` over a range or
 //!   any iterator of constants, `while`, `loop`, `break` (with a value, labelled),
 //!   labelled blocks (`'a: { .. break 'a v; .. }`, run as a `loop` whose body runs once),
 //!   `continue`, and `return` anywhere;
 //! - `let (a, b) = if .. { (..) } else { (..) };` and the same with `match`: each branch's
 //!   tuple is assigned part by part;
+//! - in scalar mode, a part of a float array bound by name, `let tail = &x[1..];`, read
+//!   as a view of the array (`tail[k]`, `tail.len()`, the iterator forms over it, a part
+//!   of it to its end, `tail[1..]`; a part of it with an end, `tail[..2]`, is rejected);
+//! - in scalar mode, an enum value built in the body and only matched: `let shape = if c
+//!   { Shape::Circle(r) } else { Shape::Square(s) };` (any `if`/`match`/block ending in
+//!   variants, also reassigned, `shape = match shape { .. };`), read by `match shape { ..
+//!   }` or `if let` with arms binding its fields by name: it becomes a tag and a local per
+//!   field (`shape_tag`, `shape_v0_0`), read only where the tag says the variant is built.
+//!   Every variant built must be named by some arm (a pattern names only variants), and
+//!   the fields' types need `Default` (the other variants' fields hold it). An enum value
+//!   passed on, returned, copied or matched by reference is rejected;
+//! - in scalar mode, `v.sort_by(|a, b| ..)` of a float array of the body (a local copy,
+//!   `let mut v = x.to_vec();`, a buffer, a `&mut` parameter): the permutation the values
+//!   decide (piecewise, like `max`), decided on the values by the same stable sort, then
+//!   made by swaps of the elements, whose cotangents follow them (ties keep their order,
+//!   so the first of two equal values takes the first place's cotangent). Unstable and
+//!   key sorts are rejected;
 //! - in scalar mode, `Option`s of differentiable numbers held in a local (`let mut best =
 //!   None;`, `best = Some(v);`, `Some`/`None` from branches) and read by `match` (guards
 //!   and bindings), `if let`, `let Some(v) = best else { .. }`, `unwrap_or`, `unwrap`,
@@ -158,7 +177,8 @@
 //!   range of one, `norm(&x[1..])`, is rejected as a copy); a parameter taken by
 //!   reference (`|v: &Tensor<f64>|`, `|v: &f64|`) is given `&r` of a local holding a
 //!   reference (`let r = &x[0]; d(&r)`) as the call's coercion gives it, `r`; a closure
-//!   may call one bound before it, and one never called is left out; a `return` in its
+//!   may call one bound before it, or one defined inside its own body (inlined there
+//!   first), and one never called is left out; a `return` in its
 //!   body returns from the closure (`|t: f64| { if t < 0.0 { return -t; } t * t }`), and
 //!   one assigning what it captures (`let mut add = |v: f64| acc += v * x;`) assigns
 //!   the variable at each call, as Rust's `FnMut` does;

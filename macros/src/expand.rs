@@ -133,6 +133,8 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
             // local structs split into their fields first: the searches and options
             // then see plain locals
             stmts = fields::rewrite(stmts);
+            // enum values built in the body and only matched: a tag and field locals
+            stmts = crate::enums::rewrite(stmts);
             // before `options`: a `find`'s option is a local `options` rewrites
             let (arrays, rows) =
                 iterators::with_locals(&stmts, array_params(sig), row_params(sig), &sig.floats);

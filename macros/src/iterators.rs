@@ -1838,7 +1838,287 @@ fn element_binding(pat: &Pat, array: &Ident, index: &Ident) -> Option<TokenStrea
     }
 }
 
+impl Rewriter<'_> {
+    /// `let Some(v) = a.get(i) else { diverge };` (also `first()`, `last()`, `Some(&v)`)
+    /// on a float array of the body: the same program as statements of the same block,
+    /// `let index: usize = i; if index >= a.len() { diverge } let v = &a[index];`. The
+    /// else block diverges (Rust requires it), so the statements after the `let` run
+    /// exactly when the element exists, with `v` bound where the `let` bound it (the same
+    /// scope: a later shadowing or an earlier `v` are untouched). `get`'s index is
+    /// evaluated once, before the test, as the call evaluates it. Any other pattern is
+    /// left as written (the lowering's to judge).
+    fn element_let_else(&mut self, stmt: &syn::Stmt) -> Option<Vec<syn::Stmt>> {
+        let syn::Stmt::Local(local) = stmt else {
+            return None;
+        };
+        let init = local.init.as_ref()?;
+        let (_, diverge) = init.diverge.as_ref()?;
+        let (array, at) = self.element_call(&init.expr)?;
+        let index = self.fresh("element_index");
+        let binding = element_binding(&local.pat, &array, &index)?;
+        let block: syn::Block = syn::parse_quote!({
+            let #index: usize = #at;
+            if #index >= #array.len() #diverge
+            #binding
+        });
+        Some(block.stmts)
+    }
+}
+
+impl Rewriter<'_> {
+    /// `let part = &a[i..j];` (any range; typed `&[F]` or not) of a flat float array of the
+    /// body, `part` bound by that name alone: the statements after it read `part` as a
+    /// view of `a` (`part[k]` is `a[start + k]`, `part.len()` its length, the iterator
+    /// forms over it desugared, `part` elsewhere `(&a[start..start + len])`), its bounds
+    /// evaluated once where the `let` was and checked as `&a[i..j]` checks them. The same
+    /// program: `a` cannot be written while the part borrows it, so each read of the view
+    /// reads what the part would. Left as written (lowering rejects a part bound by name)
+    /// when a later statement binds the name again or a macro names it (its tokens are not
+    /// rewritten).
+    fn sub_slice_let(
+        &mut self,
+        stmt: &syn::Stmt,
+        after: &[syn::Stmt],
+    ) -> Option<(Vec<syn::Stmt>, View)> {
+        let syn::Stmt::Local(local) = stmt else {
+            return None;
+        };
+        let init = local.init.as_ref()?;
+        if init.diverge.is_some() {
+            return None;
+        }
+        let pat = match &local.pat {
+            Pat::Type(typed) => {
+                let syn::Type::Reference(reference) = &*typed.ty else {
+                    return None;
+                };
+                if reference.mutability.is_some()
+                    || !matches!(&*reference.elem, syn::Type::Slice(_))
+                {
+                    return None;
+                }
+                &*typed.pat
+            }
+            pat => pat,
+        };
+        let Pat::Ident(name) = pat else {
+            return None;
+        };
+        if name.by_ref.is_some() || name.mutability.is_some() || name.subpat.is_some() {
+            return None;
+        }
+        let Expr::Reference(reference) = strip_parens(&init.expr) else {
+            return None;
+        };
+        if reference.mutability.is_some() {
+            return None;
+        }
+        let Expr::Index(index) = strip_parens(&reference.expr) else {
+            return None;
+        };
+        let Expr::Range(range) = strip_parens(&index.index) else {
+            return None;
+        };
+        let array = single_ident(strip_parens(&index.expr))?.clone();
+        if !self.arrays.contains(&array.to_string()) || self.rows.contains(&array.to_string()) {
+            return None;
+        }
+        let ident = &name.ident;
+        let mut rebound = PatNames::default();
+        let mut in_macros = HashSet::new();
+        for stmt in after {
+            rebound.visit_stmt(stmt);
+            MacroIdents(&mut in_macros).visit_stmt(stmt);
+        }
+        if rebound.0.contains(&ident.to_string()) || in_macros.contains(&ident.to_string()) {
+            return None;
+        }
+        // a part of the part with an end (`part[..2]`, `part[1..3]`): its end would be
+        // checked against the array's length, not the part's (`part[1..]`, whose end is
+        // the part's, is `PartOfPart`'s)
+        struct RangeOf<'i>(&'i Ident, bool);
+        impl<'ast> Visit<'ast> for RangeOf<'_> {
+            fn visit_expr_index(&mut self, index: &'ast syn::ExprIndex) {
+                self.1 |= single_ident(strip_parens(&index.expr)).is_some_and(|i| i == self.0)
+                    && matches!(strip_parens(&index.index),
+                        Expr::Range(range) if range.end.is_some());
+                visit::visit_expr_index(self, index);
+            }
+        }
+        let mut ranged = RangeOf(ident, false);
+        for stmt in after {
+            ranged.visit_stmt(stmt);
+        }
+        if ranged.1 {
+            return None;
+        }
+        let (start, end) = crate::syntax::range_bounds(range, &array);
+        let (offset, len) = (self.fresh("part_start"), self.fresh("part_len"));
+        // `&a[i..j]` checks `i <= j <= a.len()`; so does this slice, evaluated once
+        let block: syn::Block = syn::parse_quote!({
+            let #offset: usize = #start;
+            let #len: usize = #array[#offset..#end].len();
+        });
+        let view = View {
+            name: ident.to_string(),
+            array,
+            offset,
+            len: quote!(#len),
+            row: false,
+            stride: None,
+        };
+        Some((block.stmts, view))
+    }
+}
+
+impl Rewriter<'_> {
+    /// `a.sort_by(compare)` on a flat float array of the body (a local copy, `let mut v =
+    /// x.to_vec();`, or a `&mut [F]` parameter): a permutation the values decide, piecewise
+    /// like `max`, so differentiable as the exchanges it makes. The order is decided on the
+    /// values by `generated::sort_order` (the same stable sort, the same comparisons of the
+    /// same values: the same permutation, ties kept in their order), then the elements are
+    /// exchanged into it one swap at a time through a temporary, as `a.swap(i, j)` is, with
+    /// plain `usize` bookkeeping of where each original element is (`place`) and which one
+    /// each position holds (`at`); lowering differentiates the swaps, so each sorted
+    /// element's cotangent goes back to the element it came from. Only the stable
+    /// `sort_by`: an unstable sort's order of ties is the algorithm's, not one this can
+    /// reproduce.
+    fn sort_by(&mut self, expr: &Expr) -> Option<Expr> {
+        let Expr::MethodCall(call) = strip_parens(expr) else {
+            return None;
+        };
+        if call.method != "sort_by" || call.args.len() != 1 {
+            return None;
+        }
+        let array = single_ident(strip_parens(&call.receiver))?.clone();
+        if !self.arrays.contains(&array.to_string()) || self.rows.contains(&array.to_string()) {
+            return None;
+        }
+        let compare = &call.args[0];
+        let generated = crate::generate::paths::generated();
+        let (order, at, place) = (
+            self.fresh("sort_order"),
+            self.fresh("sort_at"),
+            self.fresh("sort_place"),
+        );
+        let (k, p, s, t) = (
+            self.fresh("sort_k"),
+            self.fresh("sort_p"),
+            self.fresh("sort_s"),
+            self.fresh("sort_t"),
+        );
+        let span = call.method.span();
+        Some(syn::parse_quote_spanned!(span=> {
+            let mut #order: ::std::vec::Vec<usize> = (0..#array.len()).collect();
+            if #generated::sort_order(&mut #order, &#array[..], #compare) {
+                let mut #at: ::std::vec::Vec<usize> = (0..#array.len()).collect();
+                let mut #place: ::std::vec::Vec<usize> = (0..#array.len()).collect();
+                for #k in 0..#array.len() {
+                    // position `k` takes the original element `order[k]`, wherever the
+                    // swaps before left it; the element there goes where that one was
+                    let #p: usize = #place[#order[#k]];
+                    if #p != #k {
+                        let #t = #array[#k];
+                        #array[#k] = #array[#p];
+                        #array[#p] = #t;
+                        let #s: usize = #at[#k];
+                        #at[#p] = #s;
+                        #place[#s] = #p;
+                        #at[#k] = #order[#k];
+                        #place[#order[#k]] = #k;
+                    }
+                }
+            }
+        }))
+    }
+}
+
+/// Rewrites `part[i..]` (and `part[..]`) of a part bound by `let` as that part of its
+/// array, `a[offset + (i)..offset + len]`: the same elements, and the same check (`i` at
+/// most the part's length, as `a[offset + i..offset + len]` checks it).
+struct PartOfPart<'v>(&'v View);
+
+impl VisitMut for PartOfPart<'_> {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        visit_mut::visit_expr_mut(self, expr);
+        let View {
+            name,
+            array,
+            offset,
+            len,
+            ..
+        } = self.0;
+        if let Expr::Index(index) = expr
+            && single_ident(strip_parens(&index.expr)).is_some_and(|i| i == name)
+            && let Expr::Range(range) = strip_parens(&index.index)
+            && range.end.is_none()
+        {
+            let start = range
+                .start
+                .as_ref()
+                .map_or(quote!(0), |start| quote!(#start));
+            *expr = syn::parse_quote!(#array[#offset + (#start)..#offset + #len]);
+        }
+    }
+}
+
+/// The identifiers the macros' tokens spell.
+struct MacroIdents<'a>(&'a mut HashSet<String>);
+
+impl<'ast> Visit<'ast> for MacroIdents<'_> {
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        let mut names = HashSet::new();
+        token_idents(mac.tokens.clone(), &mut names);
+        self.0.extend(names);
+    }
+}
+
 impl VisitMut for Rewriter<'_> {
+    fn visit_block_mut(&mut self, block: &mut syn::Block) {
+        let mut i = 0;
+        while i < block.stmts.len() {
+            if let Some(stmts) = self.element_let_else(&block.stmts[i]) {
+                // the statements it became are visited in turn (the else block's forms)
+                block.stmts.splice(i..=i, stmts);
+                continue;
+            }
+            if let Some((lets, view)) = self.sub_slice_let(&block.stmts[i], &block.stmts[i + 1..]) {
+                let mut rest = block.stmts.split_off(i + 1);
+                block.stmts.truncate(i);
+                for mut stmt in lets {
+                    self.visit_stmt_mut(&mut stmt);
+                    block.stmts.push(stmt);
+                }
+                // `rest[i..]` (a part of the part, to its end), `rest[j]` and `rest.len()`
+                // first, then the iterator forms over `rest`, then `rest` anywhere else
+                // the part itself
+                for stmt in &mut rest {
+                    PartOfPart(&view).visit_stmt_mut(stmt);
+                    ViewReads(&view).visit_stmt_mut(stmt);
+                }
+                let (array, offset, len) = (&view.array, &view.offset, &view.len);
+                let place: Expr = syn::parse_quote!((&#array[#offset..#offset + #len]));
+                let alias = [(view.name.clone(), place)];
+                self.views.push(view);
+                // as a block of their own: a later part bound by `let` is found there too
+                let mut after = syn::Block {
+                    brace_token: Default::default(),
+                    stmts: rest,
+                };
+                self.visit_block_mut(&mut after);
+                let mut rest = after.stmts;
+                self.views.pop();
+                for stmt in &mut rest {
+                    Aliases(&alias).visit_stmt_mut(stmt);
+                }
+                block.stmts.extend(rest);
+                return;
+            }
+            self.visit_stmt_mut(&mut block.stmts[i]);
+            i += 1;
+        }
+    }
+
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
         // `if let Some(v) = a.first() { .. }` and `match a.first() { .. }` (`last`,
         // `get(i)`): a test of the index and the element.
@@ -1846,6 +2126,12 @@ impl VisitMut for Rewriter<'_> {
             .element_if_let(expr)
             .or_else(|| self.element_match(expr))
         {
+            *expr = rewritten;
+            visit_mut::visit_expr_mut(self, expr);
+            return;
+        }
+        // `a.sort_by(|p, q| ..)`: the order decided on the values, then exchanges.
+        if let Some(rewritten) = self.sort_by(expr) {
             *expr = rewritten;
             visit_mut::visit_expr_mut(self, expr);
             return;

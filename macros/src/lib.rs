@@ -28,6 +28,7 @@ mod args;
 mod array_calls;
 mod ctxt;
 mod derive_differentiable;
+mod enums;
 mod expand;
 mod fallback;
 mod fields;

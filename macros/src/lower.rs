@@ -647,10 +647,12 @@ impl<'a> Lowerer<'a> {
             },
             _ => (None, false, None),
         };
+        // (an `if`/`match` whose every branch ends in an integer or `bool` literal is a
+        // constant, however active its conditions: `let kind = if x > 0.0 { 1 } else { 2 };`)
         let init_active = local
             .init
             .as_ref()
-            .is_some_and(|init| self.mentions_active(&init.expr));
+            .is_some_and(|init| self.mentions_active(&init.expr) && !literal_branches(&init.expr));
         // `let [a, b, c] = q;` of an array by name, or `*q` of a reference to one: one
         // `let` per element, `let a = q[0];` (indexing reads through the reference)
         if let Pat::Slice(slice) = &local.pat
@@ -4166,6 +4168,70 @@ fn escapes(expr: &Expr) -> bool {
 
 /// Whether a statement never finishes (a jump, or a macro that panics): a block ending
 /// with it needs no value.
+/// Whether `expr` is an `if`/`match` (or a block) whose every branch is an integer or
+/// `bool` literal alone, or leaves (`return`, `break`, `continue`), and which writes
+/// nothing (no assignment, no `&mut` borrow, in its conditions either): its value is a
+/// constant, whatever its conditions read, and it has no effect the adjoint must see.
+/// (Regression: `let kind = if x[1] > 0.0 { 1 } else { 2 };` made `kind` an active
+/// local, and the generated code asked `{integer}` for a zero tangent, E0277.)
+fn literal_branches(expr: &Expr) -> bool {
+    fn tail(block: &syn::Block) -> bool {
+        match &block.stmts[..] {
+            [syn::Stmt::Expr(tail, None)] => value(tail),
+            [
+                syn::Stmt::Expr(
+                    Expr::Return(syn::ExprReturn { expr: None, .. })
+                    | Expr::Break(syn::ExprBreak { expr: None, .. })
+                    | Expr::Continue(_),
+                    Some(_),
+                ),
+            ] => true,
+            _ => false,
+        }
+    }
+    fn value(expr: &Expr) -> bool {
+        match strip_parens(expr) {
+            Expr::Lit(lit) => matches!(lit.lit, syn::Lit::Int(_) | syn::Lit::Bool(_)),
+            Expr::Return(_) | Expr::Break(_) | Expr::Continue(_) => true,
+            Expr::If(expr_if) => {
+                tail(&expr_if.then_branch)
+                    && expr_if
+                        .else_branch
+                        .as_ref()
+                        .is_some_and(|(_, otherwise)| value(otherwise))
+            }
+            Expr::Match(expr_match) => expr_match.arms.iter().all(|arm| value(&arm.body)),
+            Expr::Block(block) if block.label.is_none() => tail(&block.block),
+            _ => false,
+        }
+    }
+    struct Writes(bool);
+    impl<'ast> Visit<'ast> for Writes {
+        fn visit_expr_assign(&mut self, _: &'ast syn::ExprAssign) {
+            self.0 = true;
+        }
+        fn visit_expr_binary(&mut self, binary: &'ast syn::ExprBinary) {
+            self.0 |= crate::syntax::is_compound_assign(&binary.op);
+            syn::visit::visit_expr_binary(self, binary);
+        }
+        fn visit_expr_reference(&mut self, reference: &'ast syn::ExprReference) {
+            self.0 |= reference.mutability.is_some();
+            syn::visit::visit_expr_reference(self, reference);
+        }
+        fn visit_expr_return(&mut self, ret: &'ast syn::ExprReturn) {
+            // a `return` with a value hands it to the adjoint's result
+            self.0 |= ret.expr.is_some();
+        }
+    }
+    let mut writes = Writes(false);
+    writes.visit_expr(expr);
+    matches!(
+        strip_parens(expr),
+        Expr::If(_) | Expr::Match(_) | Expr::Block(_)
+    ) && !writes.0
+        && value(expr)
+}
+
 fn diverges(stmt: &syn::Stmt) -> bool {
     let never = |mac: &syn::Macro| {
         mac.path.segments.last().is_some_and(|s| {

@@ -261,9 +261,10 @@ fn is_pure(expr: &Expr) -> bool {
 /// reference for a slice by name (the binding mode `match` gives them) and by value for
 /// `*x`. A guard is tested with its names bound. The last arm is the chain's `else`: the
 /// `match` is exhaustive, so a value no earlier arm takes matches it. Lowering then reads
-/// the elements by index, as it does any array's. A sub-slice bound (`rest @ ..`), an
-/// element pattern that is not a name, or a guarded last arm leaves the `match` as
-/// written.
+/// the elements by index, as it does any array's. A sub-slice bound by reference, `rest @
+/// ..`, is `let rest = &x[k..x.len() - m];` (`k` elements before it, `m` after), which
+/// `iterators` reads as a view of `x`. A sub-slice bound by value (`match *x`), an element
+/// pattern that is not a name, or a guarded last arm leaves the `match` as written.
 struct SlicePatterns;
 
 impl VisitMut for SlicePatterns {
@@ -326,14 +327,8 @@ fn slice_match(expr_match: &syn::ExprMatch) -> Option<Expr> {
 /// A slice arm's length test and the `let`s binding its names, if its elements are names
 /// and `_` with one unbound `..` at most.
 fn slice_arm(slice: &syn::PatSlice, array: &Ident, by_value: bool) -> Option<(Expr, Vec<Stmt>)> {
-    let rest = slice.elems.iter().position(|p| matches!(p, Pat::Rest(_)));
-    if slice
-        .elems
-        .iter()
-        .filter(|p| matches!(p, Pat::Rest(_)))
-        .count()
-        > 1
-    {
+    let rest = slice.elems.iter().position(is_rest);
+    if slice.elems.iter().filter(|p| is_rest(p)).count() > 1 {
         return None;
     }
     let before = rest.unwrap_or(slice.elems.len());
@@ -347,7 +342,22 @@ fn slice_arm(slice: &syn::PatSlice, array: &Ident, by_value: bool) -> Option<(Ex
     let mut lets = Vec::new();
     for (k, elem) in slice.elems.iter().enumerate() {
         let index: Expr = match rest {
-            Some(r) if k == r => continue,
+            Some(r) if k == r => {
+                // `name @ ..`: the sub-slice between the elements before and after it,
+                // `&x[before..x.len() - after]` (the length test above keeps it in range),
+                // which `iterators` reads as a view of `x`. Not of `*x`, where it binds an
+                // unsized `[F]` by value (rustc's error) or a fixed array's copy.
+                if let Pat::Ident(name) = elem {
+                    if by_value || name.by_ref.is_some() || name.mutability.is_some() {
+                        return None;
+                    }
+                    let name = &name.ident;
+                    lets.push(syn::parse_quote!(
+                        let #name = &#array[#before..#array.len() - #after];
+                    ));
+                }
+                continue;
+            }
             Some(r) if k > r => {
                 let from_end = slice.elems.len() - k;
                 syn::parse_quote!(#array.len() - #from_end)
@@ -366,6 +376,18 @@ fn slice_arm(slice: &syn::PatSlice, array: &Ident, by_value: bool) -> Option<(Ex
         }
     }
     Some((test, lets))
+}
+
+/// `..` or `name @ ..` in a slice pattern.
+fn is_rest(pat: &Pat) -> bool {
+    match pat {
+        Pat::Rest(_) => true,
+        Pat::Ident(name) => name
+            .subpat
+            .as_ref()
+            .is_some_and(|(_, sub)| matches!(&**sub, Pat::Rest(_))),
+        _ => false,
+    }
 }
 
 // ----- labelled blocks -----
@@ -743,8 +765,10 @@ impl VisitMut for Closures<'_> {
         }
     }
 
-    // a closure's own body is not the function's: leave closures and items as they are
-    fn visit_expr_closure_mut(&mut self, _: &mut syn::ExprClosure) {}
+    // A closure's body is visited like any block (the default): a closure defined and
+    // only called inside it is inlined there, the same program in any scope, so a closure
+    // inside a closure is inlined into the outer's body before the outer is inlined at
+    // its calls. Items have bodies of their own.
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
 

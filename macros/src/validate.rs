@@ -778,6 +778,18 @@ pub fn unknown_method(cx: &Ctxt, method: &syn::Ident, mode: Mode) {
         "over a float array (`a.iter()`, then `copied`, `rev`, `skip`, `take`, `step_by`) with a closure of one name, it is the loop with a `break` it stands for where its statement evaluates it first (a `let`'s value, an `if`'s condition, an `if let`'s or a `match`'s scrutinee, or the receiver of a method there); `find` over `a.iter()` gives an `Option<&F>`, read as a number by `.copied()`, `if let Some(&v)`, `Some(v)` with `*v`, or `match` arms: for an `Option` local to pass on, write `a.iter().copied().find(..)`"
     } else if mode == Mode::Scalar && is_reduction_by(&method.to_string()) {
         "the largest or smallest element of a float array is a `fold` (`a.iter().copied().fold(f64::NEG_INFINITY, f64::max)`, `f64::min` from `f64::INFINITY`), and a reduction a `fold` from its first element or a loop; both are differentiated"
+    } else if mode == Mode::Scalar
+        && matches!(
+            method.to_string().as_str(),
+            "sort_unstable_by"
+                | "sort_by_key"
+                | "sort_unstable_by_key"
+                | "sort_by_cached_key"
+                | "select_nth_unstable_by"
+        )
+    {
+        // `iterators`' `sort_by` is the one sort rewritten
+        "a float array of the body (a local copy, `let mut v = x.to_vec();`, a local buffer, a `&mut` parameter) is sorted differentiably by `v.sort_by(|a, b| a.total_cmp(b))` (any comparison of the values): a stable sort, so the order of ties, and which element takes which cotangent, is known; an unstable sort's order of ties is its algorithm's, and a key is not a comparison of the values: write `sort_by`"
     } else if mode == Mode::Scalar && method == "next" {
         // an iterator held in a local that `rewrite::IteratorLoops` left as written
         "an iterator over a float array held in a local is differentiated as `while let Some(v) = it.next() { .. }` when that loop is the iterator's only use and nothing between its `let` and the loop changes what it reads (it is then the `for` loop `for v in a.iter() { .. }`); otherwise loop over the indices (`for i in 0..a.len()`, with `a[i]`)"
@@ -863,6 +875,18 @@ pub fn associated_call(cx: &Ctxt, path: &syn::Path) {
     let message = if INTERIOR_MUTABILITY.contains(&ty.as_str()) {
         format!(
             "a differentiable value cannot be put behind `{ty}`: interior mutability changes values without an assignment the adjoint could see"
+        )
+    } else if path.segments.len() >= 2
+        && path.segments.last().is_some_and(|last| {
+            last.ident
+                .to_string()
+                .starts_with(|c: char| c.is_ascii_uppercase())
+        })
+    {
+        // by Rust's naming convention an enum variant (what `enums` did not rewrite)
+        format!(
+            "`{}` builds an enum value holding differentiable values: one bound by `let` and only matched (`match v {{ .. }}`, `if let`, arms binding its fields by name) is differentiated; one passed on, returned, copied, compared or matched by reference is not, and a variant must be named by some arm's pattern (for data, hold the values constant: `#[differentiable(constant(name))]`)",
+            quote::quote!(#path).to_string().replace(' ', "")
         )
     } else {
         format!(

@@ -218,3 +218,26 @@ pub fn spare_capacity() -> usize {
 
 /// The bound on [`spare_capacity`].
 pub const MAX_SPARE_RECORDS: usize = crate::record::state::MAX_SPARE_RECORDS;
+
+/// The order a stable `values.sort_by(compare)` puts `values` in, as indices: `order`
+/// (given `0..n`) sorted by comparing the values at its indices, by the same stable sort
+/// making the same comparisons, so `values[order[k]]` is the `k`-th value sorted (ties
+/// kept in their order, as `sort_by` keeps them); whether any index moved. Generated code
+/// of a `sort_by` of a differentiable array decides the permutation here, on the values,
+/// then exchanges the elements themselves (whose cotangents follow them).
+///
+/// ```
+/// use gradtape_runtime::generated;
+/// let values = [0.5_f64, -1.0, 0.5, 2.0];
+/// let mut order: Vec<usize> = (0..values.len()).collect();
+/// assert!(generated::sort_order(&mut order, &values, |a, b| a.total_cmp(b)));
+/// assert_eq!(order, [1, 0, 2, 3]);
+/// ```
+pub fn sort_order<T>(
+    order: &mut [usize],
+    values: &[T],
+    mut compare: impl FnMut(&T, &T) -> std::cmp::Ordering,
+) -> bool {
+    order.sort_by(|&i, &j| compare(&values[i], &values[j]));
+    order.iter().enumerate().any(|(k, &i)| k != i)
+}

@@ -1,0 +1,459 @@
+//! Enum values built in the body and only matched (scalar mode), rewritten before lowering
+//! into what lowering differentiates: a tag and one local per payload field. It takes the
+//! body's statements and gives them rewritten.
+//!
+//! A local `let [mut] shape[: Shape] = <build>;` whose initial value builds an enum variant,
+//! `Shape::Circle(r)` (a path of two segments or more, the last capitalised, called with
+//! the payload) or `Shape::Empty` (no payload), or an `if`/`match`/block whose every
+//! branch ends in one or leaves (`return`, `break`, `continue`, `panic!`), becomes a `usize`
+//! tag local, `shape_tag`, and a local per field of each variant built, `shape_v0_0`, ..,
+//! declared and then assigned in each branch: the variant's number as the tag, its payload
+//! to its fields in order (evaluated in order, as the call evaluates its arguments), and
+//! every other variant's fields their type's `Default` (never read while the tag says
+//! otherwise). Every later use must be one of these, rewritten in place:
+//!
+//! - `shape = <build>;` (assigned the same way; `let mut` only, as Rust requires);
+//! - `match shape { .. }` with arms `Shape::Circle(r, _)`, `Shape::Empty`,
+//!   `Shape::Circle(..)` and `_` (guards too): an `if` chain over the tag in the arms' order,
+//!   each name bound to its field's local inside the arm (and inside its guard);
+//! - `if let Shape::Circle(r) = shape { .. } else { .. }` (the `match` it is).
+//!
+//! The rewrite is the same program: the value's variant is the one its last build made,
+//! and an arm runs when the original's would (arms of variants the body never builds are
+//! never taken, so they are dropped). Every variant built must be named by some arm's
+//! pattern: that is what tells a variant (a pattern names only variants and structs) from
+//! an associated function of the same spelling. Where any use is another form (the value
+//! passed on, copied, returned, compared, matched by reference or inside a tuple, a field
+//! bound by `ref`, an or-pattern, a struct-like variant), or the name is bound again or
+//! named in a macro, the local is left as written, and lowering rejects the variant's
+//! construction with its own message.
+
+use std::collections::HashSet;
+
+use quote::{ToTokens, format_ident, quote};
+use syn::visit_mut::VisitMut;
+use syn::{Expr, Ident, Pat, Stmt};
+
+/// The body's statements with every rewritable enum local rewritten, in every block.
+pub fn rewrite(stmts: Vec<Stmt>) -> Vec<Stmt> {
+    let mut block = syn::Block {
+        brace_token: Default::default(),
+        stmts,
+    };
+    Enums.visit_block_mut(&mut block);
+    block.stmts
+}
+
+struct Enums;
+
+impl VisitMut for Enums {
+    fn visit_block_mut(&mut self, block: &mut syn::Block) {
+        // inner blocks first: a local declared inside one is rewritten there
+        syn::visit_mut::visit_block_mut(self, block);
+        crate::syntax::rewrite_with_rest(block, rewrite_local);
+    }
+
+    // a closure's own body is not the function's: leave closures and items as they are
+    fn visit_expr_closure_mut(&mut self, _: &mut syn::ExprClosure) {}
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// One variant the body builds: its path as written and its payload's field locals.
+struct Variant {
+    path: String,
+    fields: Vec<Ident>,
+}
+
+/// The tag and field locals of one enum local.
+struct Parts {
+    name: Ident,
+    tag: Ident,
+    variants: Vec<Variant>,
+}
+
+/// `stmt`, if it declares an enum local whose every use in `rest` is rewritable: its
+/// declaration (the tag and field locals, then the initial value assigned) and `rest`
+/// rewritten.
+fn rewrite_local(stmt: &Stmt, rest: &[Stmt]) -> Option<(Vec<Stmt>, Vec<Stmt>)> {
+    let Stmt::Local(local) = stmt else {
+        return None;
+    };
+    let init = local.init.as_ref()?;
+    if init.diverge.is_some() {
+        return None;
+    }
+    // (a type, `let shape: Shape = ..`, is the enum's: the tag and fields have their own)
+    let pat = match &local.pat {
+        Pat::Type(typed) => &*typed.pat,
+        pat => pat,
+    };
+    let Pat::Ident(pat) = pat else {
+        return None;
+    };
+    if pat.by_ref.is_some() || pat.subpat.is_some() {
+        return None;
+    }
+    let mut parts = Parts {
+        name: pat.ident.clone(),
+        tag: crate::syntax::unspelled_ident(format_ident!("{}_tag", pat.ident)),
+        variants: Vec::new(),
+    };
+    // every variant built, by the initial value and by later assignments, first: each
+    // build assigns every variant's fields
+    parts.collect(&init.expr)?;
+    let mut finder = Assignments {
+        parts: &mut parts,
+        failed: false,
+    };
+    for stmt in rest {
+        syn::visit::Visit::visit_stmt(&mut finder, stmt);
+    }
+    if finder.failed || parts.variants.is_empty() {
+        return None;
+    }
+    let initial = parts.assign(&init.expr)?;
+    let mut rest = rest.to_vec();
+    let mut uses = Uses {
+        parts: &parts,
+        failed: false,
+        named: HashSet::new(),
+    };
+    for stmt in &mut rest {
+        uses.visit_stmt_mut(stmt);
+    }
+    let built: HashSet<&str> = parts.variants.iter().map(|v| v.path.as_str()).collect();
+    if uses.failed
+        || !built.iter().all(|path| uses.named.contains(*path))
+        || crate::syntax::mentions(&rest, &parts.name)
+        || crate::syntax::names_in(quote!(#(#rest)*)).contains(&parts.name.to_string())
+    {
+        return None;
+    }
+    let tag = &parts.tag;
+    let mutability = &pat.mutability;
+    let mut declaration: Vec<Stmt> = vec![syn::parse_quote!(let #mutability #tag: usize;)];
+    for field in parts.variants.iter().flat_map(|v| &v.fields) {
+        declaration.push(syn::parse_quote!(let #mutability #field;));
+    }
+    declaration.push(Stmt::Expr(initial, Some(Default::default())));
+    Some((declaration, rest))
+}
+
+/// A variant's construction: its path as written and its payload (empty for a unit
+/// variant), if `expr` is one (a path of two segments or more, the last capitalised).
+fn construction(expr: &Expr) -> Option<(String, Vec<&Expr>)> {
+    let (path, args) = match expr {
+        Expr::Call(call) => {
+            let Expr::Path(path) = &*call.func else {
+                return None;
+            };
+            (path, call.args.iter().collect())
+        }
+        Expr::Path(path) => (path, Vec::new()),
+        _ => return None,
+    };
+    if path.qself.is_some() || !is_variant_path(&path.path) {
+        return None;
+    }
+    Some((path.path.to_token_stream().to_string(), args))
+}
+
+/// `Enum::Variant` by Rust's naming convention: two segments or more, the last
+/// capitalised, no generic arguments on it.
+fn is_variant_path(path: &syn::Path) -> bool {
+    let Some(last) = path.segments.last() else {
+        return false;
+    };
+    path.segments.len() >= 2
+        && last.arguments.is_none()
+        && last
+            .ident
+            .to_string()
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_uppercase())
+}
+
+/// Whether `expr` leaves instead of ending with a value.
+fn leaves(expr: &Expr) -> bool {
+    match expr {
+        Expr::Return(_) | Expr::Break(_) | Expr::Continue(_) => true,
+        Expr::Macro(mac) => mac.mac.path.is_ident("panic") || mac.mac.path.is_ident("unreachable"),
+        _ => false,
+    }
+}
+
+impl Parts {
+    /// Notes each variant `build` constructs (its arity must be the same everywhere);
+    /// `None` if `build` is not a build expression.
+    fn collect(&mut self, build: &Expr) -> Option<()> {
+        match build {
+            Expr::Paren(paren) => self.collect(&paren.expr),
+            Expr::If(expr_if) => {
+                let (_, otherwise) = expr_if.else_branch.as_ref()?;
+                self.collect_block(&expr_if.then_branch)?;
+                self.collect(otherwise)
+            }
+            Expr::Match(expr_match) => {
+                for arm in &expr_match.arms {
+                    self.collect(&arm.body)?;
+                }
+                Some(())
+            }
+            Expr::Block(block) if block.label.is_none() => self.collect_block(&block.block),
+            expr if leaves(expr) => Some(()),
+            expr => {
+                let (path, args) = construction(expr)?;
+                match self.variants.iter().find(|v| v.path == path) {
+                    Some(known) => (known.fields.len() == args.len()).then_some(()),
+                    None => {
+                        let k = self.variants.len();
+                        let fields = (0..args.len())
+                            .map(|j| {
+                                crate::syntax::unspelled_ident(format_ident!(
+                                    "{}_v{k}_{j}",
+                                    self.name
+                                ))
+                            })
+                            .collect();
+                        self.variants.push(Variant { path, fields });
+                        Some(())
+                    }
+                }
+            }
+        }
+    }
+
+    fn collect_block(&mut self, block: &syn::Block) -> Option<()> {
+        match block.stmts.last()? {
+            Stmt::Expr(tail, None) => self.collect(tail),
+            Stmt::Expr(tail, Some(_)) if leaves(tail) => Some(()),
+            _ => None,
+        }
+    }
+
+    /// `build` as statements assigning the tag and every field, branch by branch.
+    fn assign(&self, build: &Expr) -> Option<Expr> {
+        match build {
+            Expr::Paren(paren) => self.assign(&paren.expr),
+            Expr::If(expr_if) => {
+                let (_, otherwise) = expr_if.else_branch.as_ref()?;
+                let mut expr_if = expr_if.clone();
+                expr_if.then_branch = self.assign_block(&expr_if.then_branch)?;
+                let otherwise = self.assign(otherwise)?;
+                expr_if.else_branch = Some((Default::default(), Box::new(otherwise)));
+                Some(Expr::If(expr_if))
+            }
+            Expr::Match(expr_match) => {
+                let mut expr_match = expr_match.clone();
+                for arm in &mut expr_match.arms {
+                    let body = self.assign(&arm.body)?;
+                    *arm.body = body;
+                    arm.comma = Some(Default::default());
+                }
+                Some(Expr::Match(expr_match))
+            }
+            Expr::Block(block) if block.label.is_none() => {
+                let mut block = block.clone();
+                block.block = self.assign_block(&block.block)?;
+                Some(Expr::Block(block))
+            }
+            expr if leaves(expr) => Some(expr.clone()),
+            expr => {
+                let (path, args) = construction(expr)?;
+                let k = self.variants.iter().position(|v| v.path == path)?;
+                let tag = &self.tag;
+                // the payload evaluated in order, as the call evaluates it, before any field
+                // changes (an argument may read the value being replaced); then the fields,
+                // and the other variants' fields, never read while the tag is `k`
+                let mut stmts: Vec<Stmt> = Vec::new();
+                let temps: Vec<Ident> = (0..args.len())
+                    .map(|j| crate::syntax::unspelled_ident(format_ident!("{}_arg{j}", self.name)))
+                    .collect();
+                for (temp, arg) in temps.iter().zip(&args) {
+                    stmts.push(syn::parse_quote!(let #temp = #arg;));
+                }
+                for (field, temp) in self.variants[k].fields.iter().zip(&temps) {
+                    stmts.push(syn::parse_quote!(#field = #temp;));
+                }
+                for (other, variant) in self.variants.iter().enumerate() {
+                    if other != k {
+                        for field in &variant.fields {
+                            stmts.push(syn::parse_quote!(
+                                #field = ::core::default::Default::default();
+                            ));
+                        }
+                    }
+                }
+                Some(syn::parse_quote!({ #(#stmts)* #tag = #k; }))
+            }
+        }
+    }
+
+    /// A block whose value is a build expression, with its tail assigning instead.
+    fn assign_block(&self, block: &syn::Block) -> Option<syn::Block> {
+        let mut block = block.clone();
+        match block.stmts.pop()? {
+            Stmt::Expr(tail, None) => {
+                let assigned = self.assign(&tail)?;
+                block
+                    .stmts
+                    .push(Stmt::Expr(assigned, Some(Default::default())));
+                Some(block)
+            }
+            Stmt::Expr(tail, Some(semi)) if leaves(&tail) => {
+                block.stmts.push(Stmt::Expr(tail, Some(semi)));
+                Some(block)
+            }
+            _ => None,
+        }
+    }
+
+    /// An arm's test of the tag and the bindings its pattern makes; `Some(None)` for a
+    /// variant the body never builds (the arm is never taken); `None` for a pattern
+    /// outside the rewrite.
+    #[allow(clippy::type_complexity)]
+    fn arm_test(
+        &self,
+        pat: &Pat,
+        named: &mut HashSet<String>,
+    ) -> Option<Option<(Option<Expr>, Vec<Stmt>)>> {
+        let (path, elems): (&syn::Path, Vec<&Pat>) = match pat {
+            Pat::Wild(_) => return Some(Some((None, Vec::new()))),
+            Pat::Path(path) if path.qself.is_none() => (&path.path, Vec::new()),
+            Pat::TupleStruct(tuple) if tuple.qself.is_none() => {
+                (&tuple.path, tuple.elems.iter().collect())
+            }
+            _ => return None,
+        };
+        if !is_variant_path(path) {
+            return None;
+        }
+        let path = path.to_token_stream().to_string();
+        named.insert(path.clone());
+        let Some(k) = self.variants.iter().position(|v| v.path == path) else {
+            return Some(None);
+        };
+        let fields = &self.variants[k].fields;
+        let whole_rest = matches!(&elems[..], [Pat::Rest(_)]);
+        if !whole_rest && elems.len() != fields.len() {
+            return None;
+        }
+        let mut bindings = Vec::new();
+        if !whole_rest {
+            for (elem, field) in elems.iter().zip(fields) {
+                match elem {
+                    Pat::Wild(_) => {}
+                    Pat::Ident(name) if name.by_ref.is_none() && name.subpat.is_none() => {
+                        bindings.push(syn::parse_quote!(let #name = #field;));
+                    }
+                    _ => return None,
+                }
+            }
+        }
+        let tag = &self.tag;
+        Some(Some((Some(syn::parse_quote!(#tag == #k)), bindings)))
+    }
+
+    /// `match name { arms }` as an `if` chain over the tag.
+    fn match_chain(&self, arms: &[syn::Arm], named: &mut HashSet<String>) -> Option<Expr> {
+        let mut tests = Vec::new();
+        for arm in arms {
+            let (pat, guard) = match &arm.pat {
+                Pat::Guard(guarded) => (&*guarded.pat, Some(&guarded.guard)),
+                pat => (pat, None),
+            };
+            let Some((test, bindings)) = self.arm_test(pat, named)? else {
+                continue;
+            };
+            // the guard sees the arm's bindings
+            let guard: Option<Expr> =
+                guard.map(|guard| syn::parse_quote!({ #(#bindings)* #guard }));
+            let condition: Option<Expr> = match (test, guard) {
+                (Some(test), Some(guard)) => Some(syn::parse_quote!(#test && #guard)),
+                (Some(test), None) => Some(test),
+                (None, guard) => guard,
+            };
+            let body = &arm.body;
+            let body: syn::Block = syn::parse_quote!({ #(#bindings)* #body });
+            let guarded = guard_of(&arm.pat);
+            tests.push((condition, body, guarded));
+        }
+        // The match is exhaustive (rustc checked the body as written) and the value is one
+        // of the variants built: once the arms before it failed, the last arm taken
+        // matches, so it needs no test, unless it is guarded (then the exhaustiveness
+        // rests on an arm dropped above: left as written).
+        let (_, last, guarded) = tests.pop()?;
+        if guarded {
+            return None;
+        }
+        let mut chain: Expr = syn::parse_quote!(#last);
+        for (condition, body, _) in tests.into_iter().rev() {
+            let condition = condition?;
+            chain = syn::parse_quote!(if #condition #body else { #chain });
+        }
+        Some(chain)
+    }
+}
+
+fn guard_of(pat: &Pat) -> bool {
+    matches!(pat, Pat::Guard(_))
+}
+
+/// Finds the variants later assignments `name = <build>;` build; `failed` when one is no
+/// build expression.
+struct Assignments<'a> {
+    parts: &'a mut Parts,
+    failed: bool,
+}
+
+impl<'ast> syn::visit::Visit<'ast> for Assignments<'_> {
+    fn visit_expr_assign(&mut self, assign: &'ast syn::ExprAssign) {
+        if crate::syntax::is_name(&assign.left, &self.parts.name)
+            && self.parts.collect(&assign.right).is_none()
+        {
+            self.failed = true;
+        }
+        syn::visit::visit_expr_assign(self, assign);
+    }
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+/// Rewrites the uses of one enum local; `failed` when one is outside the rewrite; `named`
+/// the variant paths the patterns name.
+struct Uses<'a> {
+    parts: &'a Parts,
+    failed: bool,
+    named: HashSet<String>,
+}
+
+impl VisitMut for Uses<'_> {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        // inner uses first (an arm's body may match the value again)
+        syn::visit_mut::visit_expr_mut(self, expr);
+        let name = &self.parts.name;
+        let rewritten = match expr {
+            Expr::Match(expr_match) if crate::syntax::is_name(&expr_match.expr, name) => {
+                Some(self.parts.match_chain(&expr_match.arms, &mut self.named))
+            }
+            Expr::If(expr_if)
+                if matches!(crate::syntax::strip_parens(&expr_if.cond),
+                    Expr::Let(test) if crate::syntax::is_name(&test.expr, name)) =>
+            {
+                let matched = crate::syntax::if_let_as_match(expr_if);
+                Some(matched.and_then(|m| self.parts.match_chain(&m.arms, &mut self.named)))
+            }
+            Expr::Assign(assign) if crate::syntax::is_name(&assign.left, name) => {
+                Some(self.parts.assign(&assign.right))
+            }
+            _ => None,
+        };
+        match rewritten {
+            Some(Some(rewritten)) => *expr = rewritten,
+            Some(None) => self.failed = true,
+            None => {}
+        }
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
