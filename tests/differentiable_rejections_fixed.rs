@@ -564,3 +564,59 @@ fn regressions() {
     one_slice_twice!(integer_chosen_by_a_test_on_values,
         integer_chosen_by_a_test_on_values_on_duals at [0.7, 0.3], [0.2, 0.3], [0.7, -1.3]);
 }
+
+// ----- a view read past its end -----
+
+/// A window read past its end (`w[2]` of a window of two): the body as written panics;
+/// the generated code read the next window's element.
+#[differentiable]
+fn reads_past_its_window(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    let mut first = true;
+    for w in x.windows(2) {
+        // (the first window only: at the last, the array's own check panics too)
+        if first {
+            s += w[2];
+            first = false;
+        }
+        s += w[0] * w[1];
+    }
+    s
+}
+
+/// A sub-slice bound by `let` read past its end.
+#[differentiable]
+fn reads_past_its_part(x: &[f64]) -> f64 {
+    let p = &x[1..3];
+    p[0] * p[2]
+}
+
+/// Regression: a view's element was its array's at an offset, checked only against the
+/// array, so `grad` read a neighbouring element where `f` panics (the helpers' review
+/// found it). Each face now panics as the body does, with the slice's message.
+#[test]
+fn reads_past_a_view_panic_as_the_body_does() {
+    let x = [0.5, -1.0, 2.0, 0.25, 1.5];
+    let faces: [Box<dyn Fn()>; 7] = [
+        Box::new(|| _ = reads_past_its_window(&x)),
+        Box::new(|| _ = reads_past_its_window::grad(&x)),
+        Box::new(|| _ = reads_past_its_window::vjp(&x)),
+        Box::new(|| _ = reads_past_its_window::jvp(&x, &[1.0; 5])),
+        Box::new(|| _ = reads_past_its_part(&x)),
+        Box::new(|| _ = reads_past_its_part::grad(&x)),
+        Box::new(|| _ = reads_past_its_part::jvp(&x, &[1.0; 5])),
+    ];
+    for face in faces {
+        let panic = std::panic::catch_unwind(std::panic::AssertUnwindSafe(face))
+            .expect_err("reading past a view's end panics");
+        let message = panic
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| panic.downcast_ref::<&str>().copied())
+            .unwrap_or_default();
+        assert!(
+            message.contains("index out of bounds"),
+            "the slice's message, not another: {message}"
+        );
+    }
+}

@@ -2384,12 +2384,19 @@ impl VisitMut for ViewReads<'_> {
                 if single_ident(strip_parens(&index.expr)).is_some_and(|i| i == name) =>
             {
                 let position = &index.index;
+                // A flat view's element is the array's at an offset: checked against the
+                // view's length, as the slice `w` checks it where the body runs as written
+                // (`f` panics on `w[2]` of a window of two; the array's own check would
+                // pass while the window is not its last, and the generated code read the
+                // next window's element). A row is a real row, checked by its own index.
+                let generated = crate::generate::paths::generated();
+                let checked = quote!(#generated::view_index(#position, #len));
                 *expr = match (row, stride) {
                     (true, _) => syn::parse_quote!(#array[#offset][#position]),
                     (false, Some(stride)) => {
-                        syn::parse_quote!(#array[#offset + (#position) * #stride])
+                        syn::parse_quote!(#array[#offset + (#checked) * #stride])
                     }
-                    (false, None) => syn::parse_quote!(#array[#offset + (#position)]),
+                    (false, None) => syn::parse_quote!(#array[#offset + (#checked)]),
                 };
             }
             Expr::MethodCall(call)

@@ -698,6 +698,32 @@ pub fn array_of_zeros<F: num_traits::Zero + Copy, const N: usize>() -> [F; N] {
     [F::zero(); N]
 }
 
+/// Index `i` of a view of `len` elements (a window, a chunk, a sub-slice bound by name),
+/// checked as the slice the view stands for checks it: the generated code reads the view's
+/// element `i` as its array's element `offset + i`, which the array's own check lets
+/// through for an `i` past the view's end.
+///
+/// # Panics
+///
+/// If `i >= len`, with the message a slice's indexing gives.
+///
+/// ```
+/// assert_eq!(gradtape_runtime::generated::view_index(1, 2), 1);
+/// ```
+///
+/// ```should_panic
+/// gradtape_runtime::generated::view_index(2, 2); // index out of bounds
+/// ```
+#[inline]
+#[track_caller]
+pub fn view_index(i: usize, len: usize) -> usize {
+    assert!(
+        i < len,
+        "index out of bounds: the len is {len} but the index is {i}"
+    );
+    i
+}
+
 /// The one a desugared `.product()` starts from, of whatever float type the items have
 /// (as [`element_zero`] is a `.sum()`'s start).
 ///
