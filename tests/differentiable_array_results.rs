@@ -292,8 +292,8 @@ fn orbit<T: gradtape::Float>(x0: &[T; 3], v0: &[T; 3], dt: T) -> T {
     for _ in 0..20 {
         let acc = gravity(&x);
         for i in 0..3 {
-            v[i] = v[i] + dt * acc[i];
-            x[i] = x[i] + dt * v[i];
+            v[i] += dt * acc[i];
+            x[i] += dt * v[i];
         }
     }
     x[0] * x[0] + x[1] - v[2]

@@ -177,7 +177,7 @@ fn indexed_in(name: &Ident, rest: &[Stmt]) -> bool {
     let mut uses = ArrayUses { name, found: false };
     for stmt in rest {
         if let Stmt::Local(local) = stmt
-            && binds(&local.pat, name)
+            && crate::syntax::pattern_binds(&local.pat, name)
         {
             if let Some(init) = &local.init {
                 uses.visit_expr(&init.expr);
@@ -187,23 +187,6 @@ fn indexed_in(name: &Ident, rest: &[Stmt]) -> bool {
         uses.visit_stmt(stmt);
     }
     uses.found
-}
-
-/// Whether a pattern binds `name`.
-fn binds(pat: &Pat, name: &Ident) -> bool {
-    struct Binds<'n> {
-        name: &'n Ident,
-        found: bool,
-    }
-    impl<'ast> Visit<'ast> for Binds<'_> {
-        fn visit_pat_ident(&mut self, pat: &'ast syn::PatIdent) {
-            self.found |= pat.ident == *self.name;
-            visit::visit_pat_ident(self, pat);
-        }
-    }
-    let mut binds = Binds { name, found: false };
-    binds.visit_pat(pat);
-    binds.found
 }
 
 /// Every name the body indexes, calls a slice's method on, iterates or destructures as an

@@ -36,26 +36,7 @@ use syn::{Expr, Ident, Pat, Stmt};
 
 /// The body's statements with every rewritable enum local rewritten, in every block.
 pub fn rewrite(stmts: Vec<Stmt>) -> Vec<Stmt> {
-    let mut block = syn::Block {
-        brace_token: Default::default(),
-        stmts,
-    };
-    Enums.visit_block_mut(&mut block);
-    block.stmts
-}
-
-struct Enums;
-
-impl VisitMut for Enums {
-    fn visit_block_mut(&mut self, block: &mut syn::Block) {
-        // inner blocks first: a local declared inside one is rewritten there
-        syn::visit_mut::visit_block_mut(self, block);
-        crate::syntax::rewrite_with_rest(block, rewrite_local);
-    }
-
-    // a closure's own body is not the function's: leave closures and items as they are
-    fn visit_expr_closure_mut(&mut self, _: &mut syn::ExprClosure) {}
-    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+    crate::syntax::rewrite_locals(stmts, rewrite_local)
 }
 
 /// One variant the body builds: its path as written and its payload's field locals.
@@ -75,24 +56,8 @@ struct Parts {
 /// declaration (the tag and field locals, then the initial value assigned) and `rest`
 /// rewritten.
 fn rewrite_local(stmt: &Stmt, rest: &[Stmt]) -> Option<(Vec<Stmt>, Vec<Stmt>)> {
-    let Stmt::Local(local) = stmt else {
-        return None;
-    };
-    let init = local.init.as_ref()?;
-    if init.diverge.is_some() {
-        return None;
-    }
     // (a type, `let shape: Shape = ..`, is the enum's: the tag and fields have their own)
-    let pat = match &local.pat {
-        Pat::Type(typed) => &*typed.pat,
-        pat => pat,
-    };
-    let Pat::Ident(pat) = pat else {
-        return None;
-    };
-    if pat.by_ref.is_some() || pat.subpat.is_some() {
-        return None;
-    }
+    let (pat, value) = crate::syntax::named_let(stmt)?;
     let mut parts = Parts {
         name: pat.ident.clone(),
         tag: crate::syntax::unspelled_ident(format_ident!("{}_tag", pat.ident)),
@@ -100,7 +65,7 @@ fn rewrite_local(stmt: &Stmt, rest: &[Stmt]) -> Option<(Vec<Stmt>, Vec<Stmt>)> {
     };
     // every variant built, by the initial value and by later assignments, first: each
     // build assigns every variant's fields
-    parts.collect(&init.expr)?;
+    parts.collect(value)?;
     let mut finder = Assignments {
         parts: &mut parts,
         failed: false,
@@ -111,7 +76,7 @@ fn rewrite_local(stmt: &Stmt, rest: &[Stmt]) -> Option<(Vec<Stmt>, Vec<Stmt>)> {
     if finder.failed || parts.variants.is_empty() {
         return None;
     }
-    let initial = parts.assign(&init.expr)?;
+    let initial = parts.assign(value)?;
     let mut rest = rest.to_vec();
     let mut uses = Uses {
         parts: &parts,
@@ -234,30 +199,13 @@ impl Parts {
 
     /// `build` as statements assigning the tag and every field, branch by branch.
     fn assign(&self, build: &Expr) -> Option<Expr> {
+        crate::syntax::assign_branches(build, &mut |expr| self.assign_leaf(expr), leaves)
+    }
+
+    /// One value `build` may end with ([`assign`](Self::assign)) as the statements that
+    /// assign it.
+    fn assign_leaf(&self, build: &Expr) -> Option<Expr> {
         match build {
-            Expr::Paren(paren) => self.assign(&paren.expr),
-            Expr::If(expr_if) => {
-                let (_, otherwise) = expr_if.else_branch.as_ref()?;
-                let mut expr_if = expr_if.clone();
-                expr_if.then_branch = self.assign_block(&expr_if.then_branch)?;
-                let otherwise = self.assign(otherwise)?;
-                expr_if.else_branch = Some((Default::default(), Box::new(otherwise)));
-                Some(Expr::If(expr_if))
-            }
-            Expr::Match(expr_match) => {
-                let mut expr_match = expr_match.clone();
-                for arm in &mut expr_match.arms {
-                    let body = self.assign(&arm.body)?;
-                    *arm.body = body;
-                    arm.comma = Some(Default::default());
-                }
-                Some(Expr::Match(expr_match))
-            }
-            Expr::Block(block) if block.label.is_none() => {
-                let mut block = block.clone();
-                block.block = self.assign_block(&block.block)?;
-                Some(Expr::Block(block))
-            }
             expr if leaves(expr) => Some(expr.clone()),
             expr => {
                 let (path, args) = construction(expr)?;
@@ -287,25 +235,6 @@ impl Parts {
                 }
                 Some(syn::parse_quote!({ #(#stmts)* #tag = #k; }))
             }
-        }
-    }
-
-    /// A block whose value is a build expression, with its tail assigning instead.
-    fn assign_block(&self, block: &syn::Block) -> Option<syn::Block> {
-        let mut block = block.clone();
-        match block.stmts.pop()? {
-            Stmt::Expr(tail, None) => {
-                let assigned = self.assign(&tail)?;
-                block
-                    .stmts
-                    .push(Stmt::Expr(assigned, Some(Default::default())));
-                Some(block)
-            }
-            Stmt::Expr(tail, Some(semi)) if leaves(&tail) => {
-                block.stmts.push(Stmt::Expr(tail, Some(semi)));
-                Some(block)
-            }
-            _ => None,
         }
     }
 

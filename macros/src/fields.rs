@@ -36,7 +36,7 @@
 //! (`usize`). An integrator's fields meet each other and the parameters, which fixes them.
 
 use syn::visit_mut::{self, VisitMut};
-use syn::{Expr, Ident, Member, Pat, Stmt};
+use syn::{Expr, Ident, Member, Stmt};
 
 use crate::syntax::strip_parens;
 
@@ -71,25 +71,9 @@ impl Fields {
     /// `stmt`, if it declares a struct local whose every use in `rest` is a field's: the
     /// fields' declarations and `rest` rewritten.
     fn split(&mut self, stmt: &Stmt, rest: &[Stmt]) -> Option<(Vec<Stmt>, Vec<Stmt>)> {
-        let Stmt::Local(local) = stmt else {
-            return None;
-        };
-        let init = local.init.as_ref()?;
-        if init.diverge.is_some() {
-            return None;
-        }
-        let pat = match &local.pat {
-            Pat::Type(typed) => &*typed.pat,
-            pat => pat,
-        };
-        let Pat::Ident(pat) = pat else {
-            return None;
-        };
-        if pat.by_ref.is_some() || pat.subpat.is_some() {
-            return None;
-        }
-        let values = literal_fields(&init.expr)?;
-        let Expr::Struct(literal) = strip_parens(&init.expr) else {
+        let (pat, value) = crate::syntax::named_let(stmt)?;
+        let values = literal_fields(value)?;
+        let Expr::Struct(literal) = strip_parens(value) else {
             unreachable!("literal_fields: a struct literal")
         };
         let name = &pat.ident;

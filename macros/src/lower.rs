@@ -4445,23 +4445,8 @@ fn split_tuple_local(
 /// the scope of the local of that name declared before `rest`: its value is the last
 /// place that local is read.
 fn shadowed_at(rest: &[syn::Stmt], name: &Ident) -> Option<usize> {
-    struct Binds<'n> {
-        name: &'n Ident,
-        found: bool,
-    }
-    impl<'ast> Visit<'ast> for Binds<'_> {
-        fn visit_pat_ident(&mut self, pat: &'ast syn::PatIdent) {
-            self.found |= pat.ident == *self.name;
-            visit::visit_pat_ident(self, pat);
-        }
-    }
     rest.iter().position(|stmt| {
-        let syn::Stmt::Local(local) = stmt else {
-            return false;
-        };
-        let mut binds = Binds { name, found: false };
-        binds.visit_pat(&local.pat);
-        binds.found
+        matches!(stmt, syn::Stmt::Local(local) if crate::syntax::pattern_binds(&local.pat, name))
     })
 }
 

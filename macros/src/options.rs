@@ -31,26 +31,7 @@ use syn::{Expr, Ident, Pat, Stmt, Type};
 
 /// The body's statements with every rewritable `Option` local rewritten, in every block.
 pub fn rewrite(stmts: Vec<Stmt>) -> Vec<Stmt> {
-    let mut block = syn::Block {
-        brace_token: Default::default(),
-        stmts,
-    };
-    Options.visit_block_mut(&mut block);
-    block.stmts
-}
-
-struct Options;
-
-impl VisitMut for Options {
-    fn visit_block_mut(&mut self, block: &mut syn::Block) {
-        // inner blocks first: a local declared inside one is rewritten there
-        syn::visit_mut::visit_block_mut(self, block);
-        crate::syntax::rewrite_with_rest(block, rewrite_local);
-    }
-
-    // a closure's own body is not the function's: leave closures and items as they are
-    fn visit_expr_closure_mut(&mut self, _: &mut syn::ExprClosure) {}
-    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+    crate::syntax::rewrite_locals(stmts, rewrite_local)
 }
 
 /// The flag and value locals of an option local.
@@ -134,9 +115,16 @@ impl Parts {
     /// `option` (an option expression) as statements assigning the flag and the value,
     /// branch by branch; `None` if it is not one.
     fn assign(&self, option: &Expr) -> Option<Expr> {
+        crate::syntax::assign_branches(option, &mut |leaf| self.assign_leaf(leaf), |tail| {
+            matches!(tail, Expr::Return(_) | Expr::Break(_) | Expr::Continue(_))
+        })
+    }
+
+    /// One value `option` may end with ([`assign`](Self::assign)) as the statements that
+    /// assign it.
+    fn assign_leaf(&self, option: &Expr) -> Option<Expr> {
         let (is_some, value) = (&self.is_some, &self.value);
         match option {
-            Expr::Paren(paren) => self.assign(&paren.expr),
             Expr::Call(call)
                 if call.args.len() == 1
                     && matches!(&*call.func, Expr::Path(p) if p.path.is_ident("Some")) =>
@@ -148,54 +136,12 @@ impl Parts {
                 #value = ::core::default::Default::default();
                 #is_some = false;
             })),
-            Expr::If(expr_if) => {
-                let (_, otherwise) = expr_if.else_branch.as_ref()?;
-                let mut expr_if = expr_if.clone();
-                expr_if.then_branch = self.assign_block(&expr_if.then_branch)?;
-                let otherwise = self.assign(otherwise)?;
-                expr_if.else_branch = Some((Default::default(), Box::new(otherwise)));
-                Some(Expr::If(expr_if))
-            }
-            Expr::Match(expr_match) => {
-                let mut expr_match = expr_match.clone();
-                for arm in &mut expr_match.arms {
-                    let body = self.assign(&arm.body)?;
-                    *arm.body = body;
-                    arm.comma = Some(Default::default());
-                }
-                Some(Expr::Match(expr_match))
-            }
-            Expr::Block(block) if block.label.is_none() => {
-                let mut block = block.clone();
-                block.block = self.assign_block(&block.block)?;
-                Some(Expr::Block(block))
-            }
             // a branch that leaves (`return`, `break`, `continue`, `panic!`) assigns nothing
             Expr::Return(_) | Expr::Break(_) | Expr::Continue(_) => Some(option.clone()),
             Expr::Macro(mac)
                 if mac.mac.path.is_ident("panic") || mac.mac.path.is_ident("unreachable") =>
             {
                 Some(option.clone())
-            }
-            _ => None,
-        }
-    }
-
-    /// A block whose value is an option expression, with its tail assigning instead.
-    fn assign_block(&self, block: &syn::Block) -> Option<syn::Block> {
-        let mut block = block.clone();
-        match block.stmts.pop()? {
-            Stmt::Expr(tail, None) => {
-                let assigned = self.assign(&tail)?;
-                block
-                    .stmts
-                    .push(Stmt::Expr(assigned, Some(Default::default())));
-                Some(block)
-            }
-            // `{ ..; return x; }`: diverges
-            Stmt::Expr(tail @ (Expr::Return(_) | Expr::Break(_) | Expr::Continue(_)), semi) => {
-                block.stmts.push(Stmt::Expr(tail, semi));
-                Some(block)
             }
             _ => None,
         }

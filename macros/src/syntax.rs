@@ -116,6 +116,126 @@ pub fn rewrite_with_rest(
     }
 }
 
+/// Whether a pattern binds `name` (anywhere in it: `name`, `(a, name)`, `S { x: name }`).
+pub fn pattern_binds(pat: &syn::Pat, name: &Ident) -> bool {
+    use syn::visit::{self, Visit};
+    struct Binds<'n> {
+        name: &'n Ident,
+        found: bool,
+    }
+    impl<'ast> Visit<'ast> for Binds<'_> {
+        fn visit_pat_ident(&mut self, pat: &'ast syn::PatIdent) {
+            self.found |= pat.ident == *self.name;
+            visit::visit_pat_ident(self, pat);
+        }
+    }
+    let mut binds = Binds { name, found: false };
+    binds.visit_pat(pat);
+    binds.found
+}
+
+/// `value`, the value of a local being split (an option, an enum), with each value it may
+/// end with (through parentheses, `if`/`else`, `match` arms and unlabelled blocks) made
+/// the statement `leaf` gives for it, each branch then assigning instead of giving a
+/// value; a block ending in a statement that `leaves` (`return x;`) keeps it. `None` if
+/// `leaf` refuses one (or an `if` has no `else`). The passes `options` and `enums` share
+/// it.
+pub fn assign_branches(
+    value: &Expr,
+    leaf: &mut dyn FnMut(&Expr) -> Option<Expr>,
+    leaves: fn(&Expr) -> bool,
+) -> Option<Expr> {
+    let block_of =
+        |block: &syn::Block, leaf: &mut dyn FnMut(&Expr) -> Option<Expr>| -> Option<syn::Block> {
+            let mut block = block.clone();
+            match block.stmts.pop()? {
+                syn::Stmt::Expr(tail, None) => {
+                    let assigned = assign_branches(&tail, leaf, leaves)?;
+                    block
+                        .stmts
+                        .push(syn::Stmt::Expr(assigned, Some(Default::default())));
+                    Some(block)
+                }
+                syn::Stmt::Expr(tail, semi) if leaves(&tail) => {
+                    block.stmts.push(syn::Stmt::Expr(tail, semi));
+                    Some(block)
+                }
+                _ => None,
+            }
+        };
+    match value {
+        Expr::Paren(paren) => assign_branches(&paren.expr, leaf, leaves),
+        Expr::If(expr_if) => {
+            let (_, otherwise) = expr_if.else_branch.as_ref()?;
+            let mut expr_if = expr_if.clone();
+            expr_if.then_branch = block_of(&expr_if.then_branch, leaf)?;
+            let otherwise = assign_branches(otherwise, leaf, leaves)?;
+            expr_if.else_branch = Some((Default::default(), Box::new(otherwise)));
+            Some(Expr::If(expr_if))
+        }
+        Expr::Match(expr_match) => {
+            let mut expr_match = expr_match.clone();
+            for arm in &mut expr_match.arms {
+                *arm.body = assign_branches(&arm.body, leaf, leaves)?;
+                arm.comma = Some(Default::default());
+            }
+            Some(Expr::Match(expr_match))
+        }
+        Expr::Block(block) if block.label.is_none() => {
+            let mut block = block.clone();
+            block.block = block_of(&block.block, leaf)?;
+            Some(Expr::Block(block))
+        }
+        value => leaf(value),
+    }
+}
+
+/// A rewrite of one statement and the statements after it ([`rewrite_with_rest`]).
+pub type LocalRewrite = fn(&syn::Stmt, &[syn::Stmt]) -> Option<(Vec<syn::Stmt>, Vec<syn::Stmt>)>;
+
+/// The body's statements with `rewrite` applied to the locals of every block
+/// ([`rewrite_with_rest`]), inner blocks first (a local declared inside one is rewritten
+/// there), the bodies of closures and nested items left as they are (theirs are not the
+/// function's): the passes turning one local into several (`options`, `enums`).
+pub fn rewrite_locals(stmts: Vec<syn::Stmt>, rewrite: LocalRewrite) -> Vec<syn::Stmt> {
+    use syn::visit_mut::{self, VisitMut};
+    struct Locals(LocalRewrite);
+    impl VisitMut for Locals {
+        fn visit_block_mut(&mut self, block: &mut syn::Block) {
+            visit_mut::visit_block_mut(self, block);
+            rewrite_with_rest(block, self.0);
+        }
+        fn visit_expr_closure_mut(&mut self, _: &mut syn::ExprClosure) {}
+        fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+    }
+    let mut block = syn::Block {
+        brace_token: Default::default(),
+        stmts,
+    };
+    Locals(rewrite).visit_block_mut(&mut block);
+    block.stmts
+}
+
+/// `let [mut] name[: T] = value;` (no `else`, the name bound by value): the name's pattern
+/// and the value. A type, if written, is the value's.
+pub fn named_let(stmt: &syn::Stmt) -> Option<(&syn::PatIdent, &Expr)> {
+    let syn::Stmt::Local(local) = stmt else {
+        return None;
+    };
+    let init = local.init.as_ref()?;
+    let pat = match &local.pat {
+        syn::Pat::Type(typed) => &*typed.pat,
+        pat => pat,
+    };
+    let syn::Pat::Ident(pat) = pat else {
+        return None;
+    };
+    if init.diverge.is_some() || pat.by_ref.is_some() || pat.subpat.is_some() {
+        return None;
+    }
+    Some((pat, &init.expr))
+}
+
 /// `let [mut] name = value;` (no type, no `else`, the name bound by value): the name's
 /// pattern and the value.
 pub fn plain_let(stmt: &syn::Stmt) -> Option<(&syn::PatIdent, &Expr)> {

@@ -332,6 +332,8 @@ impl VectorFaces<'_> {
     /// Values to the bit, each Jacobian row (pullback of a unit cotangent) against central
     /// differences, each column (`jvp` along a unit tangent) against the rows, then second
     /// order through `⟨w, f(x)⟩`.
+    // (a Jacobian's entries indexed by row and column, two arrays at once)
+    #[allow(clippy::needless_range_loop)]
     pub fn check(&self, x: &[f64]) {
         let name = self.name;
         let bits = |v: &[f64]| v.iter().map(|g| g.to_bits()).collect::<Vec<_>>();
