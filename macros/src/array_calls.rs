@@ -174,7 +174,7 @@ impl Marks<'_> {
 /// calls a slice's method on it (`iter`, `len`, `first`, ..), iterates it (`for v in
 /// name`, `&name`) or destructures it (`let [a, b] = name;`).
 fn indexed_in(name: &Ident, rest: &[Stmt]) -> bool {
-    let mut uses = ArrayUses { name, found: false };
+    let mut uses = ArrayNames::default();
     for stmt in rest {
         if let Stmt::Local(local) = stmt
             && crate::syntax::pattern_binds(&local.pat, name)
@@ -186,11 +186,12 @@ fn indexed_in(name: &Ident, rest: &[Stmt]) -> bool {
         }
         uses.visit_stmt(stmt);
     }
-    uses.found
+    uses.0.contains(name)
 }
 
-/// Every name the body indexes, calls a slice's method on, iterates or destructures as an
-/// array ([`ArrayUses`]' forms): a float cannot be used so.
+/// Every name the code visited indexes (`name[i]`), calls a slice's method on (`iter`,
+/// `len`, `first`, ..), iterates (`for v in name`, `&name`) or destructures (`let [a, b] =
+/// name;`): an array, since a float cannot be used so.
 #[derive(Default)]
 struct ArrayNames(HashSet<Ident>);
 
@@ -270,43 +271,3 @@ const SLICE_METHODS: &[&str] = &[
     "chunks",
     "to_vec",
 ];
-
-struct ArrayUses<'n> {
-    name: &'n Ident,
-    found: bool,
-}
-
-impl ArrayUses<'_> {
-    fn is_name(&self, expr: &Expr) -> bool {
-        let expr = match strip_parens(expr) {
-            Expr::Reference(reference) => strip_parens(&reference.expr),
-            expr => expr,
-        };
-        single_ident(expr).is_some_and(|ident| ident == self.name)
-    }
-}
-
-impl<'ast> Visit<'ast> for ArrayUses<'_> {
-    fn visit_expr_index(&mut self, index: &'ast syn::ExprIndex) {
-        self.found |= self.is_name(&index.expr);
-        visit::visit_expr_index(self, index);
-    }
-
-    fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
-        self.found |= self.is_name(&call.receiver)
-            && SLICE_METHODS.iter().any(|method| call.method == method);
-        visit::visit_expr_method_call(self, call);
-    }
-
-    fn visit_expr_for_loop(&mut self, for_loop: &'ast syn::ExprForLoop) {
-        self.found |= self.is_name(&for_loop.expr);
-        visit::visit_expr_for_loop(self, for_loop);
-    }
-
-    fn visit_local(&mut self, local: &'ast syn::Local) {
-        if let (Pat::Slice(_), Some(init)) = (&local.pat, &local.init) {
-            self.found |= self.is_name(&init.expr);
-        }
-        visit::visit_local(self, local);
-    }
-}

@@ -149,8 +149,7 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
         let rejected = crate::fallback::rejected_twin(&item, &twin_companion, &constant);
         return (quote!(#user_item), quote!(#twin_fn #rejected));
     };
-    // an array result's writer (a function's, not a method's): what a caller indexing the
-    // result calls (`array_calls`)
+    // an array result's writer: what a caller indexing the result calls (`array_calls`)
     let writer = match &model.shape {
         Shape::Array { len } => writer(&item, &model, *len),
         _ => None,
@@ -786,9 +785,9 @@ fn tuple_of(values: &[Expr]) -> Expr {
 /// value once (`[v; 3]` is `{ let e = v; (e, e, e) }`), a place read element by element
 /// (`out`, `*p`, `self.pos`: `(out[0], out[1])`, as lowering reads a local or parameter
 /// array), and any other value (a call's, `if` and `match` being result positions of
-/// their own) bound first, `{ let r = f(..); (r[0], r[1]) }`, which an annotated
-/// callee's result is split by (`lower::split_tuple_local`, elements read by constant
-/// index). [`read`] checked a literal's length.
+/// their own) bound first, `{ let r = f(..); (r[0], r[1]) }`, a local indexed, which
+/// `array_calls` makes the local array an annotated callee's writer writes. [`read_array`]
+/// checked a literal's length.
 fn array_parts(expr: &Expr, len: usize) -> Expr {
     let elements = |array: &Expr| -> Vec<Expr> {
         (0..len)
@@ -1384,18 +1383,7 @@ fn writer_items(
             continue;
         }
         let mut f = f.clone();
-        // `vjp_into`'s sinks are one tuple pattern, passed on as the tuple
-        let args = f.sig.inputs.iter().map(|input| match input {
-            FnArg::Typed(typed) => match &*typed.pat {
-                Pat::Tuple(tuple) => {
-                    let names = tuple.elems.iter();
-                    quote!((#(#names,)*))
-                }
-                Pat::Ident(pat) => pat.ident.to_token_stream(),
-                pat => pat.to_token_stream(),
-            },
-            FnArg::Receiver(receiver) => receiver.self_token.to_token_stream(),
-        });
+        let args = arg_names(&f.sig);
         let item = Ident::new(item, Span::call_site());
         f.sig.ident = format_ident!("__gradtape_write_{item}");
         f.attrs = vec![
@@ -1443,13 +1431,18 @@ fn pullback_output(output: &ReturnType) -> Type {
         .expect("the pullback's `Fn(G) -> E` bound")
 }
 
-/// The parameters' names, in order, to pass them on.
+/// The parameters' names, in order, to pass them on (a tuple of names, `vjp_into`'s
+/// sinks, as the tuple).
 fn arg_names(sig: &syn::Signature) -> Vec<TokenStream> {
     sig.inputs
         .iter()
         .map(|input| match input {
             FnArg::Typed(typed) => match &*typed.pat {
                 Pat::Ident(pat) => pat.ident.to_token_stream(),
+                Pat::Tuple(tuple) => {
+                    let names = tuple.elems.iter();
+                    quote!((#(#names,)*))
+                }
                 _ => unreachable!("generated parameters are names"),
             },
             FnArg::Receiver(receiver) => receiver.self_token.to_token_stream(),
