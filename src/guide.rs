@@ -118,9 +118,11 @@
 //!   variants, also reassigned, `shape = match shape { .. };`), read by `match shape { ..
 //!   }` or `if let` with arms binding its fields by name: it becomes a tag and a local per
 //!   field (`shape_tag`, `shape_v0_0`), read only where the tag says the variant is built.
-//!   Every variant built must be named by some arm (a pattern names only variants), and
-//!   the fields' types need `Default` (the other variants' fields hold it). An enum value
-//!   passed on, returned, copied or matched by reference is rejected;
+//!   Every variant built must be named by some arm (a pattern names only variants). A
+//!   field of a constant (a `&Config`, a closure, a struct deriving nothing) may be of any
+//!   type: it is held in an `Option` (a float field holds its `Default` while another
+//!   variant is built). An enum value passed on, returned, copied or matched by reference
+//!   is rejected;
 //! - in scalar mode, `v.sort_by(|a, b| ..)` of a float array of the body (a local copy,
 //!   `let mut v = x.to_vec();`, a buffer, a `&mut` parameter): the permutation the values
 //!   decide (piecewise, like `max`), decided on the values by the same stable sort, then
@@ -131,8 +133,10 @@
 //!   None;`, `best = Some(v);`, `Some`/`None` from branches) and read by `match` (guards
 //!   and bindings), `if let`, `let Some(v) = best else { .. }`, `unwrap_or`, `unwrap`,
 //!   `expect`, `is_some`, `is_none`, `map_or`: the local becomes a flag and a value
-//!   (`best_is_some`, `best_value`), read only where the flag is set. An option passed
-//!   on, copied or returned whole is rejected;
+//!   (`best_is_some`, `best_value`), read only where the flag is set. An option of a
+//!   constant of any type (`Some(&config)`, a pair holding a reference) is split the same
+//!   way, its value held in an `Option`. An option passed on, copied or returned whole is
+//!   rejected;
 //! - in scalar mode, a local struct read and written field by field, as an integrator
 //!   keeps its state (`let mut s = State { x: x0, v: 0.0 };`, `s.v -= dt * k * s.x;`,
 //!   `s.x += dt * s.v;`, `s = State { x: .., v: .. };` with every field, or `s =
