@@ -108,8 +108,15 @@
 //!   any iterator of constants, `while`, `loop`, `break` (with a value, labelled),
 //!   labelled blocks (`'a: { .. break 'a v; .. }`, run as a `loop` whose body runs once),
 //!   `continue`, and `return` anywhere;
+//! - let chains, `if let Some(&s) = x.get(3) && s > 0.0 { .. } else { .. }` (any mix of
+//!   `let`s and conditions, also in `while`): nested `if let`s, a `match` with a guard,
+//!   or, when a `let` is not first, the chain's branch marked taken (by a flag, or by
+//!   holding its value in an option) so that the `else` is written once;
 //! - `let (a, b) = if .. { (..) } else { (..) };` and the same with `match`: each branch's
-//!   tuple is assigned part by part;
+//!   tuple is assigned part by part; so is a destructuring assignment, `(lo, hi) = if ..
+//!   { (..) } else { (..) };`. `[a, b] = [b, a];`, `[a, b] = arr;`, and `(a, b) = t;` of
+//!   a tuple by name, field, `*r` or `table[i]` are assigned element by element, every
+//!   element read before any is assigned;
 //! - in scalar mode, a part of a float array bound by name, `let tail = &x[1..];`, read
 //!   as a view of the array (`tail[k]`, `tail.len()`, the iterator forms over it, a part
 //!   of it to its end, `tail[1..]`; a part of it with an end, `tail[..2]`, is rejected);

@@ -2366,12 +2366,24 @@ impl<'a> Lowerer<'a> {
         }
         impl<'ast> Visit<'ast> for Assigns<'_, '_> {
             fn visit_expr_assign(&mut self, assign: &'ast syn::ExprAssign) {
-                if let Some(ident) = single_ident(strip_parens(&assign.left))
-                    && let Some(id) = self.lowerer.lookup(ident)
-                    && (self.lowerer.bindings[id].active
-                        || self.lowerer.keys[id].is_some_and(|k| self.lowerer.forced.contains(&k)))
-                {
-                    self.found = true;
+                // a name, or the names of a destructuring assignment, `(a, b) = (0.0, 1.0);`
+                // (regression: `tuple_assignment_of_constants_to_active_locals`)
+                fn names<'e>(left: &'e Expr, into: &mut Vec<&'e Ident>) {
+                    match strip_parens(left) {
+                        Expr::Tuple(tuple) => tuple.elems.iter().for_each(|e| names(e, into)),
+                        other => into.extend(single_ident(other)),
+                    }
+                }
+                let mut assigned = Vec::new();
+                names(&assign.left, &mut assigned);
+                for ident in assigned {
+                    if let Some(id) = self.lowerer.lookup(ident)
+                        && (self.lowerer.bindings[id].active
+                            || self.lowerer.keys[id]
+                                .is_some_and(|k| self.lowerer.forced.contains(&k)))
+                    {
+                        self.found = true;
+                    }
                 }
                 visit::visit_expr_assign(self, assign);
             }

@@ -25,7 +25,14 @@
 //!   pattern bound from them: `let part0; let part1; if c { part0 = x; part1 = y; } else
 //!   { .. } let (a, b) = (part0, part1);`. The parts have fresh names, so what the branches
 //!   read is what they read before (the pattern's names are bound after them, as a `let`
-//!   binds);
+//!   binds). A destructuring assignment, `(a, b) = if c { (x, y) } else { (y, x) };`, is
+//!   split the same way and ends `(a, b) = (part0, part1);`, the form lowering takes (the
+//!   places assigned after the whole value, as the assignment does); an array's, `[a, b]
+//!   = arr;`, or a tuple's by name, `(a, b) = t;`, becomes `(a, b) = (arr[0], arr[1]);`,
+//!   `(a, b) = (t.0, t.1);`;
+//! - a let chain, `if let Some(s) = scale && s > 0.0 { .. } else { .. }` (and `while`),
+//!   becomes nested `if let`s, a `match` with a guard, or the branch's value held in an
+//!   option ([`LetChains`]);
 //! - a labelled block, `'a: { .. break 'a v; .. tail }`, becomes the `loop` whose body
 //!   runs once, `'a: loop { .. break 'a v; .. break 'a tail; }` ([`LabelledBlocks`]);
 //! - `let mut it = a.iter(); .. while let Some(v) = it.next() { body }`, with `it` used
@@ -55,7 +62,7 @@ use std::collections::HashSet;
 use quote::{format_ident, quote};
 use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
-use syn::{Expr, Ident, Pat, Stmt};
+use syn::{BinOp, Expr, Ident, Pat, Stmt};
 
 use crate::ctxt::Ctxt;
 use crate::syntax::{is_compound_assign, is_name};
@@ -75,6 +82,7 @@ pub fn rewrite(
         brace_token: Default::default(),
         stmts,
     };
+    LetChains { next: 0 }.visit_block_mut(&mut block);
     FloatPaths { floats }.visit_block_mut(&mut block);
     OptionCombinators.visit_block_mut(&mut block);
     // the names that hold a shared reference wherever they appear, so that `&x` of one is
@@ -388,6 +396,151 @@ fn is_rest(pat: &Pat) -> bool {
             .is_some_and(|(_, sub)| matches!(&**sub, Pat::Rest(_))),
         _ => false,
     }
+}
+
+// ----- let chains -----
+
+/// `if let P = e && c { A } else { B }` (Rust 2024's let chains; any mix of `let`s and
+/// conditions joined by `&&`) becomes the forms lowering differentiates, each the same
+/// program: the conjuncts evaluated left to right until one fails, each `let`'s names
+/// bound for the conjuncts after it and for `A`, and `B` run when one fails.
+///
+/// - With no `else`: nested `if let P = e { if c { A } }`.
+/// - A leading `let` and conditions after it: `match e { P if c => A, _ => B }`.
+/// - Otherwise, when `A` is a statement (it ends with `;`): a flag says whether it ran,
+///   `{ let mut taken = false; if let P = e { if c { taken = true; A } } if !taken { B } }`.
+/// - Otherwise: the branch's value held in an option, so that `B` is written once:
+///   `{ let mut taken = None; if let P = e { if c { taken = Some(A); } }
+///   if let Some(v) = taken { v } else { B } }` (which `options` takes apart).
+///
+/// `while <chain> { body }` is `loop { if <chain> { body } else { break; } }`, its label
+/// kept (a `continue` in `body` goes to the same loop).
+struct LetChains {
+    /// The next id for the taken branch's option.
+    next: usize,
+}
+
+impl VisitMut for LetChains {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        // inner chains first: a branch may hold one
+        syn::visit_mut::visit_expr_mut(self, expr);
+        let rewritten = match expr {
+            Expr::If(expr_if) => conjuncts_of(&expr_if.cond).map(|conjuncts| {
+                let span = expr_if.if_token.span;
+                let then_branch = &expr_if.then_branch;
+                let otherwise = expr_if.else_branch.as_ref().map(|(_, e)| &**e);
+                self.if_chain(span, conjuncts, then_branch, otherwise)
+            }),
+            Expr::While(expr_while) => conjuncts_of(&expr_while.cond).map(|conjuncts| {
+                let span = expr_while.while_token.span;
+                let label = &expr_while.label;
+                let breaking: Expr = syn::parse_quote_spanned!(span=> { break; });
+                let body = self.if_chain(span, conjuncts, &expr_while.body, Some(&breaking));
+                syn::parse_quote_spanned!(span=> #label loop { #body })
+            }),
+            _ => None,
+        };
+        if let Some(rewritten) = rewritten {
+            *expr = rewritten;
+        }
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+impl LetChains {
+    /// `if <conjuncts> { then } [else otherwise]` without a chain.
+    fn if_chain(
+        &mut self,
+        span: proc_macro2::Span,
+        conjuncts: Vec<&Expr>,
+        then: &syn::Block,
+        otherwise: Option<&Expr>,
+    ) -> Expr {
+        let Some(otherwise) = otherwise else {
+            return nested_conjuncts(span, &conjuncts, syn::parse_quote_spanned!(span=> #then));
+        };
+        if let [Expr::Let(first), rest @ ..] = &conjuncts[..]
+            && !rest.iter().any(|c| matches!(c, Expr::Let(_)))
+        {
+            let (pat, scrutinee) = (&first.pat, &first.expr);
+            return syn::parse_quote_spanned!(span=> match #scrutinee {
+                #pat if #(#rest)&&* => #then,
+                _ => #otherwise,
+            });
+        }
+        let taken = crate::syntax::unspelled_ident(format_ident!("chain_taken_{}", self.next));
+        let value = crate::syntax::unspelled_ident(format_ident!("chain_value_{}", self.next));
+        self.next += 1;
+        if has_no_value(then) {
+            // a statement: a flag says whether `then` ran
+            let take: syn::Block = syn::parse_quote_spanned!(span=> {
+                #taken = true;
+                #then
+            });
+            let nested = nested_conjuncts(span, &conjuncts, take);
+            return syn::parse_quote_spanned!(span=> {
+                let mut #taken = false;
+                #nested
+                if !#taken { #otherwise }
+            });
+        }
+        // `Some`/`None` as the user spells them: the forms `options` takes apart
+        let take: syn::Block = syn::parse_quote_spanned!(span=> {
+            #taken = Some(#then);
+        });
+        let nested = nested_conjuncts(span, &conjuncts, take);
+        syn::parse_quote_spanned!(span=> {
+            let mut #taken = None;
+            #nested
+            if let Some(#value) = #taken { #value } else #otherwise
+        })
+    }
+}
+
+/// Whether `block` ends in a statement (its value is `()`): a `;`, an assignment, a loop
+/// that is no `loop`, or nothing.
+fn has_no_value(block: &syn::Block) -> bool {
+    match block.stmts.last() {
+        Some(Stmt::Expr(tail, None)) => {
+            matches!(tail, Expr::Assign(_) | Expr::ForLoop(_) | Expr::While(_))
+                || matches!(tail, Expr::Binary(binary) if is_compound_assign(&binary.op))
+        }
+        _ => true,
+    }
+}
+
+/// The conjuncts of a condition joined by `&&`, left to right, if one is a `let` (a let
+/// chain); `None` for any other condition.
+fn conjuncts_of(cond: &Expr) -> Option<Vec<&Expr>> {
+    fn flatten<'e>(expr: &'e Expr, into: &mut Vec<&'e Expr>) {
+        match expr {
+            Expr::Binary(binary) if matches!(binary.op, BinOp::And(_)) => {
+                flatten(&binary.left, into);
+                flatten(&binary.right, into);
+            }
+            other => into.push(other),
+        }
+    }
+    if !matches!(cond, Expr::Binary(binary) if matches!(binary.op, BinOp::And(_))) {
+        return None;
+    }
+    let mut conjuncts = Vec::new();
+    flatten(cond, &mut conjuncts);
+    conjuncts
+        .iter()
+        .any(|c| matches!(c, Expr::Let(_)))
+        .then_some(conjuncts)
+}
+
+/// `if let P = e { if c { .. { inner } } }`: `inner` run when every conjunct holds, with
+/// no `else`.
+fn nested_conjuncts(span: proc_macro2::Span, conjuncts: &[&Expr], inner: syn::Block) -> Expr {
+    let mut body = inner;
+    for conjunct in conjuncts.iter().rev() {
+        body = syn::parse_quote_spanned!(span=> { if #conjunct #body });
+    }
+    syn::parse_quote_spanned!(span=> #body)
 }
 
 // ----- labelled blocks -----
@@ -1814,7 +1967,27 @@ impl VisitMut for TupleBranches {
                     rewritten.push(Stmt::Expr(assigned, Some(Default::default())));
                     rewritten.push(syn::parse_quote!(let #pat = (#(#parts,)*);));
                 }
-                None => rewritten.push(stmt),
+                None => match tuple_assignment(&stmt) {
+                    // `(a, b) = if c { (x, y) } else { (y, x) };`: the same, then the
+                    // places assigned from the parts by the tuple assignment lowering
+                    // takes (the places after the value, as the assignment evaluates them)
+                    Some((places, arity, branches)) => {
+                        let id = self.next;
+                        self.next += 1;
+                        let parts: Vec<Ident> = (0..arity)
+                            .map(|k| {
+                                crate::syntax::unspelled_ident(format_ident!("tuple_part{k}_{id}"))
+                            })
+                            .collect();
+                        for part in &parts {
+                            rewritten.push(syn::parse_quote!(let #part;));
+                        }
+                        let assigned = assign_parts(branches, &parts, id);
+                        rewritten.push(Stmt::Expr(assigned, Some(Default::default())));
+                        rewritten.push(syn::parse_quote!(#places = (#(#parts,)*);));
+                    }
+                    None => rewritten.push(element_assignment(&stmt).unwrap_or(stmt)),
+                },
             }
         }
         block.stmts = rewritten;
@@ -1833,13 +2006,7 @@ pub fn tuple_tail(mut stmts: Vec<Stmt>, arity: usize) -> Vec<Stmt> {
     let Some(Stmt::Expr(tail, None)) = stmts.last() else {
         return stmts;
     };
-    let branches = match crate::syntax::strip_parens(tail) {
-        Expr::If(expr_if) if expr_if.else_branch.is_some() => true,
-        Expr::Match(_) => true,
-        Expr::Block(block) => block.label.is_none(),
-        _ => false,
-    };
-    if !branches {
+    if !branches(crate::syntax::strip_parens(tail)) {
         return stmts;
     }
     let Some(Stmt::Expr(tail, None)) = stmts.pop() else {
@@ -1881,16 +2048,107 @@ fn tuple_branch(stmt: &Stmt) -> Option<(Pat, usize, Expr)> {
     if tuple.elems.iter().any(|p| matches!(p, Pat::Rest(_))) {
         return None;
     }
+    // a block's value is an inlined closure's call (`let (k1, k2) = f(x, v);` of `let f =
+    // |x: f64, v: f64| (v, -x);`)
     let branching = crate::syntax::strip_parens(&init.expr);
-    let is_branch = match branching {
+    branches(branching).then(|| (local.pat.clone(), tuple.elems.len(), branching.clone()))
+}
+
+/// `<tuple of places> = <if, match or block>;`, a destructuring assignment of branches
+/// (lowering takes a tuple expression or a call as it is): the places' tuple, its arity
+/// and the branching value.
+fn tuple_assignment(stmt: &Stmt) -> Option<(Expr, usize, Expr)> {
+    let Stmt::Expr(Expr::Assign(assign), Some(_)) = stmt else {
+        return None;
+    };
+    let Expr::Tuple(places) = &*assign.left else {
+        return None;
+    };
+    // a rest (`..`) has no fixed arity
+    if places
+        .elems
+        .iter()
+        .any(|place| matches!(place, Expr::Range(_)))
+    {
+        return None;
+    }
+    let value = crate::syntax::strip_parens(&assign.right);
+    branches(value).then(|| {
+        (
+            Expr::Tuple(places.clone()),
+            places.elems.len(),
+            value.clone(),
+        )
+    })
+}
+
+/// A destructuring assignment with no rest of an array, `[a, b] = arr;` (by name) or
+/// `[a, b] = [b, a];`, or of a tuple by name, field or index, `(a, b) = t;`, `(a, b) =
+/// s.range;`, `(a, b) = table[i];`, `(a, b) = *r;`, as the tuple assignment lowering takes: `(a, b) = (arr[0], arr[1]);`, `(a,
+/// b) = (b, a);`, `(a, b) = (t.0, t.1);` (every element read before any place is
+/// assigned, as the value is; a name or field read twice is the same value).
+fn element_assignment(stmt: &Stmt) -> Option<Stmt> {
+    let Stmt::Expr(Expr::Assign(assign), Some(semi)) = stmt else {
+        return None;
+    };
+    let (Expr::Array(syn::ExprArray { elems: places, .. })
+    | Expr::Tuple(syn::ExprTuple { elems: places, .. })) = &*assign.left
+    else {
+        return None;
+    };
+    if places.iter().any(|place| matches!(place, Expr::Range(_))) {
+        return None;
+    }
+    let value = crate::syntax::strip_parens(&assign.right);
+    let values: Vec<Expr> = match (&*assign.left, value) {
+        (Expr::Array(_), Expr::Array(values)) if values.elems.len() == places.len() => {
+            values.elems.iter().cloned().collect()
+        }
+        (Expr::Array(_), Expr::Path(path)) if path.path.get_ident().is_some() => (0..places.len())
+            .map(|k| syn::parse_quote!(#path[#k]))
+            .collect(),
+        (Expr::Tuple(_), place) if is_name_or_field(place) => (0..places.len())
+            .map(|k| {
+                let k = syn::Index::from(k);
+                syn::parse_quote!((#place).#k)
+            })
+            .collect(),
+        _ => return None,
+    };
+    let places = places.iter();
+    Some(Stmt::Expr(
+        syn::parse_quote!((#(#places,)*) = (#(#values,)*)),
+        Some(*semi),
+    ))
+}
+
+/// `name`, `name.field`, `name[i]` (`i` a name or a literal), `*name`, or any chain of
+/// them: a place whose every read is the same value.
+fn is_name_or_field(expr: &Expr) -> bool {
+    match expr {
+        Expr::Path(path) => path.qself.is_none() && path.path.get_ident().is_some(),
+        Expr::Field(field) => is_name_or_field(&field.base),
+        Expr::Unary(unary) if matches!(unary.op, syn::UnOp::Deref(_)) => {
+            is_name_or_field(&unary.expr)
+        }
+        Expr::Index(index) => {
+            let pure_index = matches!(&*index.index, Expr::Lit(_))
+                || crate::syntax::single_ident(&index.index).is_some();
+            is_name_or_field(&index.expr) && pure_index
+        }
+        _ => false,
+    }
+}
+
+/// Whether `expr` is one value per branch, ending each in a tuple: an `if` with an `else`,
+/// a `match`, or an unlabelled block (an inlined closure's call gives one).
+fn branches(expr: &Expr) -> bool {
+    match expr {
         Expr::If(expr_if) => expr_if.else_branch.is_some(),
         Expr::Match(_) => true,
-        // a block's value, as an inlined closure's call gives it (`let (k1, k2) = f(x, v);`
-        // of `let f = |x: f64, v: f64| (v, -x);`)
         Expr::Block(block) => block.label.is_none(),
         _ => false,
-    };
-    is_branch.then(|| (local.pat.clone(), tuple.elems.len(), branching.clone()))
+    }
 }
 
 /// `expr`, a branch's value, as statements assigning its elements to `parts`.
