@@ -305,8 +305,11 @@
 //! `let mut p = pos.to_vec();` of `pos: &[[f64; N]]`, and `state = next;` between
 //! `[f64; N]` locals, as an integrator's step replaces its state, or `m = [a, b, c];` of
 //! an array literal, its value taken before the place as Rust does: element by element,
-//! the length fixed by the type; a `Vec` assigned whole, whose length could change, is
-//! rejected; a local whose value does not show its type, `let mut r = model.rows[b];`, is
+//! the length fixed by the type; a flat float `Vec` local assigned another array of the
+//! body, `state = next;` or `next.clone()` (a double buffer), element by element too,
+//! after checking the lengths agree: Rust's assignment would resize `state`, so where
+//! they differ the generated code panics naming both, and a `Vec` of rows assigned whole
+//! is rejected; a local whose value does not show its type, `let mut r = model.rows[b];`, is
 //! written element by element once its type is spelled, `let mut r: [f64; 4] = ..`),
 //! and uses the iterator forms people write (`iter`, `iter_mut`, whose item's methods,
 //! `v.sin()` or `v.is_nan()`, are the element's, `zip`,

@@ -226,3 +226,80 @@ fn destructuring_assignments_of_constant_tuples_by_index_reference_and_field() {
         assert!(common::close(gx, differences[0], 1e-7) && common::close(gy, differences[1], 1e-7));
     }
 }
+
+// ----- a float `Vec` assigned whole -----
+
+twice! {
+    /// A relaxation with a double buffer: each sweep writes a new `Vec`, then `state =
+    /// next;` (copied element by element, the lengths checked).
+    fn double_buffer / double_buffer_on_duals<T>(x: &[T]) -> T {
+        let mut state = vec![T::zero(); x.len()];
+        for i in 0..x.len() {
+            state[i] = x[i];
+        }
+        for _ in 0..3 {
+            let mut next = vec![T::zero(); state.len()];
+            for i in 0..state.len() {
+                let right = state[(i + 1) % state.len()];
+                next[i] = T::from(0.5).unwrap() * state[i] * right + state[i].sin();
+            }
+            state = next;
+        }
+        state[0] + state[1] * state[2]
+    }
+}
+
+twice! {
+    /// Explicit steps of the heat equation on a rod, the new profile assigned by
+    /// `clone()` and the buffer kept for the next step.
+    fn heat_steps / heat_steps_on_duals<T>(x: &[T]) -> T {
+        let n = x.len();
+        let mut u = x.to_vec();
+        let mut next = vec![T::zero(); n];
+        for _ in 0..4 {
+            for i in 1..n - 1 {
+                next[i] = u[i] + T::from(0.2).unwrap() * (u[i - 1] - T::from(2.0).unwrap() * u[i] + u[i + 1]);
+            }
+            next[0] = u[0];
+            next[n - 1] = u[n - 1];
+            u = next.clone();
+        }
+        let mut energy = T::zero();
+        for i in 0..n {
+            energy = energy + u[i] * u[i];
+        }
+        energy
+    }
+}
+
+#[test]
+fn a_float_vec_assigned_whole() {
+    one_slice_twice!(double_buffer, double_buffer_on_duals at
+        [0.4, 1.1, 0.3, 0.2], [0.4, -1.1, -0.3, 0.8]);
+    one_slice_twice!(heat_steps, heat_steps_on_duals at
+        [0.4, 1.1, 0.3, 0.2, -0.5], [1.4, -1.1, -0.3, 0.8, 0.1]);
+}
+
+/// A buffer assigned a `Vec` one shorter: Rust resizes it, the element copy cannot.
+#[differentiable]
+fn shrinking(x: &[f64]) -> f64 {
+    let mut state = x.to_vec();
+    let mut next = vec![0.0; x.len() - 1];
+    for i in 0..next.len() {
+        next[i] = state[i] * state[i + 1];
+    }
+    let first = state[0];
+    state = next;
+    first + state.iter().sum::<f64>()
+}
+
+#[test]
+#[should_panic(
+    expected = "copies `state = next;` of float `Vec`s element by element, which needs the same length (3 and 2)"
+)]
+fn a_vec_assigned_one_of_another_length_panics_in_the_gradient() {
+    let x = [0.5, 1.5, 2.0];
+    // as written, the assignment resizes
+    assert_eq!(shrinking(&x), 0.5 + 0.75 + 3.0);
+    let _ = shrinking::grad(&x);
+}

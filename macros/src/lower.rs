@@ -3773,6 +3773,9 @@ impl<'a> Lowerer<'a> {
         let Some(target) = self.array_target(left) else {
             return false;
         };
+        if !self.fixed.contains_key(&target) {
+            return self.lower_vec_assign(target, left, right);
+        }
         if self.fixed.get(&target) != Some(&false) {
             return false;
         }
@@ -3811,6 +3814,55 @@ impl<'a> Lowerer<'a> {
         }
         let source: Expr = syn::parse_quote!(#source_name);
         self.copy_elements(strip_parens(left), &source, rows);
+        true
+    }
+
+    /// `state = next;` (also `next.clone()`) of a flat float `Vec` local from a flat float
+    /// array of the body (the double buffer of every explicit integrator): checked to be of
+    /// the same length, then copied element by element
+    /// ([`copy_elements`](Self::copy_elements)), each element's cotangent flowing back to
+    /// the element it was read from. Rust's assignment would resize `state` to `next`'s
+    /// length; an element copy keeps `state`'s, so where they differ the generated code
+    /// panics with a message naming both, never copying a part. `false` (nothing lowered)
+    /// for any other assignment, and when neither side is active.
+    fn lower_vec_assign(&mut self, target: BindingId, left: &Expr, right: &Expr) -> bool {
+        let source = match strip_parens(right) {
+            Expr::MethodCall(call) if call.method == "clone" && call.args.is_empty() => {
+                self.array_target(&call.receiver)
+            }
+            other => self.array_target(other),
+        };
+        let Some(source) = source else {
+            return false;
+        };
+        let (t, s) = (&self.bindings[target], &self.bindings[source]);
+        if t.ragged || s.ragged || t.row.is_some() || s.row.is_some() || target == source {
+            return false;
+        }
+        if !t.active && !s.active {
+            return false;
+        }
+        let (target_name, source_name) = (t.name.clone(), s.name.clone());
+        if !self.activate(target, left) {
+            return true;
+        }
+        let message = format!(
+            "#[differentiable] copies `{target_name} = {source_name};` of float `Vec`s element by element, which needs the same length ({{}} and {{}}); the function as written resizes `{target_name}`",
+        );
+        let check: syn::Stmt = syn::parse_quote! {
+            assert!(
+                #target_name.len() == #source_name.len(),
+                #message,
+                #target_name.len(),
+                #source_name.len()
+            );
+        };
+        self.lower_stmts(&[check], Tail::Discard);
+        let (target, source): (Expr, Expr) = (
+            syn::parse_quote!(#target_name),
+            syn::parse_quote!(#source_name),
+        );
+        self.copy_elements(&target, &source, false);
         true
     }
 
