@@ -322,7 +322,11 @@
 //! scalar mode: `self.w.iter().zip(x.iter())`, `x.iter().zip(&model.w)`, `for s in
 //! self.scale.iter()`; an array literal, `[h0, h1].iter()`, is a local array; a chain
 //! over a range, `(0..n).map(|i| x[i] * y[i]).sum()` or `.collect()`, is the loop over
-//! the range; `*x.first().unwrap()`, `x.last().unwrap()` and `x.swap(i, j)` are element
+//! the range, and so is a fold, sum or product over a range or any iterator of constants
+//! that carries a differentiable value, `(0..n).fold(x, |acc, _| acc.cos())`,
+//! `exponents.iter().map(|&k| x.powi(k)).sum::<f64>()` of a `&[i32]`, after any maps
+//! (the source evaluated first, then the initial value, each map's body and the fold's
+//! run once per item in order, as the iterator runs them); `*x.first().unwrap()`, `x.last().unwrap()` and `x.swap(i, j)` are element
 //! reads and writes, `if let Some(v) = x.first() { .. } else { .. }` and `match
 //! x.first() { .. }` (also `last()`, `get(i)`, `Some(&v)`, `None`, `_`, guards) the
 //! element read behind a test of its index, `let [w, x, y, z] = q;` one read per name,

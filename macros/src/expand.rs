@@ -169,6 +169,8 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
                 .filter_map(|p| Some((p.ident.to_string(), p.array_row()?)))
                 .collect();
             stmts = iterators::desugar(cx, stmts, arrays, rows, fixed, &widths, &sig.floats);
+            // a reduction the desugaring left (over a range or an iterator of constants)
+            stmts = rewrite::reductions_as_loops(stmts);
         }
         let block = syn::Block {
             brace_token: body.brace_token,

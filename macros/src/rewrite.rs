@@ -543,6 +543,193 @@ fn nested_conjuncts(span: proc_macro2::Span, conjuncts: &[&Expr], inner: syn::Bl
     syn::parse_quote_spanned!(span=> #body)
 }
 
+// ----- reductions over iterators of constants -----
+
+/// A reduction the iterator desugaring (`iterators`) left, its source no float array but a
+/// range or an iterator of constants (`(0..n)`, `weights.iter()` of a `&[usize]`), after
+/// any `.map(|p| e)` calls: `items.fold(init, |acc, item| body)`, `.sum()` or
+/// `.product()`, becomes the loop it is,
+/// `{ let items = <source>; let mut acc = init; for p in items { let item = e; acc = body; } acc }`
+/// (`acc = acc + e` for a sum, from `generated::element_zero()`; a product from
+/// `element_one()`): the source evaluated first and the initial value next, as the calls
+/// evaluate them, and each map's body then the fold's run once per item, in order, as the
+/// lazy iterator runs them. Lowering differentiates the loop (an iterator of constants is
+/// run as written); it took the call for an annotated method of the receiver, which rustc
+/// answered. A closure whose body leaves it (`return`, `?`), or a fold whose accumulator is
+/// a pattern, is left as written.
+pub fn reductions_as_loops(stmts: Vec<Stmt>) -> Vec<Stmt> {
+    let mut block = syn::Block {
+        brace_token: Default::default(),
+        stmts,
+    };
+    ReductionLoops { next: 0 }.visit_block_mut(&mut block);
+    block.stmts
+}
+
+struct ReductionLoops {
+    /// The next id for the items' and accumulator's locals.
+    next: usize,
+}
+
+impl VisitMut for ReductionLoops {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        syn::visit_mut::visit_expr_mut(self, expr);
+        if let Expr::MethodCall(call) = expr
+            && let Some(rewritten) = self.reduction_loop(call)
+        {
+            *expr = rewritten;
+        }
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+impl ReductionLoops {
+    fn reduction_loop(&mut self, call: &syn::ExprMethodCall) -> Option<Expr> {
+        let span = call.method.span();
+        let generated = crate::generate::paths::generated();
+        let id = self.next;
+        // the accumulator, its type if written, its start and the body updating it
+        let (acc, acc_ty, init, step, item): (Ident, _, Expr, Expr, Pat) =
+            match (call.method.to_string().as_str(), call.args.len()) {
+                ("fold", 2) if call.turbofish.is_none() => {
+                    let Expr::Closure(closure) = crate::syntax::strip_parens(&call.args[1]) else {
+                        return None;
+                    };
+                    if closure.inputs.len() != 2
+                        || closure.asyncness.is_some()
+                        || leaves(&closure.body)
+                    {
+                        return None;
+                    }
+                    let (acc, acc_ty) = match &closure.inputs[0] {
+                        Pat::Type(typed) => (&*typed.pat, Some((*typed.ty).clone())),
+                        pat => (pat, None),
+                    };
+                    let Pat::Ident(acc) = acc else {
+                        return None;
+                    };
+                    if acc.by_ref.is_some() || acc.subpat.is_some() {
+                        return None;
+                    }
+                    // a `for` pattern or a `let` of the item takes no type: the iterator
+                    // gives it
+                    let item = match &closure.inputs[1] {
+                        Pat::Type(typed) => (*typed.pat).clone(),
+                        pat => pat.clone(),
+                    };
+                    let acc_ty = acc_ty.map(|ty| quote!(: #ty));
+                    let step = (*closure.body).clone();
+                    (acc.ident.clone(), acc_ty, call.args[0].clone(), step, item)
+                }
+                (method @ ("sum" | "product"), 0) => {
+                    let acc = crate::syntax::unspelled_ident(format_ident!("reduction_acc_{id}"));
+                    let value =
+                        crate::syntax::unspelled_ident(format_ident!("reduction_item_{id}"));
+                    let acc_ty = call.turbofish.as_ref().map(|turbofish| {
+                        let ty = &turbofish.args;
+                        quote!(: #ty)
+                    });
+                    let (init, step): (Expr, Expr) = match method {
+                        "sum" => (
+                            syn::parse_quote!(#generated::element_zero()),
+                            syn::parse_quote!(#acc + #value),
+                        ),
+                        _ => (
+                            syn::parse_quote!(#generated::element_one()),
+                            syn::parse_quote!(#acc * #value),
+                        ),
+                    };
+                    (acc, acc_ty, init, step, syn::parse_quote!(#value))
+                }
+                _ => return None,
+            };
+        // the maps before the reduction, innermost last
+        let mut maps = Vec::new();
+        let mut source = &*call.receiver;
+        while let Expr::MethodCall(map) = crate::syntax::strip_parens(source)
+            && map.method == "map"
+            && map.args.len() == 1
+            && let Expr::Closure(closure) = crate::syntax::strip_parens(&map.args[0])
+            && closure.inputs.len() == 1
+            && closure.asyncness.is_none()
+            && !leaves(&closure.body)
+        {
+            maps.push(closure);
+            source = &map.receiver;
+        }
+        // A sum or product of maps that read only their own items is constant, and stays
+        // as written: its loop would start from `Zero`/`One`, which a type with `Sum` need
+        // not have. One reading an outer name may read a differentiable value.
+        if matches!(call.method.to_string().as_str(), "sum" | "product")
+            && !maps.iter().any(|closure| reads_outer_names(closure))
+        {
+            return None;
+        }
+        self.next += 1;
+        let items = crate::syntax::unspelled_ident(format_ident!("reduction_items_{id}"));
+        // the first map's parameter binds the item; each map's value the next one's
+        let mut lets: Vec<Stmt> = Vec::new();
+        let mut binding = item;
+        let mut head: Option<Pat> = None;
+        for closure in maps.iter() {
+            let param = match &closure.inputs[0] {
+                Pat::Type(typed) => (*typed.pat).clone(),
+                pat => pat.clone(),
+            };
+            let body = &closure.body;
+            lets.push(syn::parse_quote_spanned!(span=> let #binding = #body;));
+            binding = param;
+            head = Some(binding.clone());
+        }
+        let head = head.unwrap_or(binding);
+        lets.reverse();
+        Some(syn::parse_quote_spanned!(span=> {
+            let #items = #source;
+            let mut #acc #acc_ty = #init;
+            for #head in #items {
+                #(#lets)*
+                #acc = #step;
+            }
+            #acc
+        }))
+    }
+}
+
+/// Whether a closure's body names anything but its own parameters (a capture, a constant,
+/// a function): a single-segment path that no parameter binds.
+fn reads_outer_names(closure: &syn::ExprClosure) -> bool {
+    let params: HashSet<String> = closure
+        .inputs
+        .iter()
+        .flat_map(crate::syntax::pattern_idents)
+        .map(|ident| ident.to_string())
+        .collect();
+    struct Outer<'p> {
+        params: &'p HashSet<String>,
+        found: bool,
+    }
+    impl<'ast> Visit<'ast> for Outer<'_> {
+        fn visit_expr_path(&mut self, path: &'ast syn::ExprPath) {
+            if let Some(ident) = path.path.get_ident()
+                && !self.params.contains(&ident.to_string())
+            {
+                self.found = true;
+            }
+        }
+        fn visit_macro(&mut self, _: &'ast syn::Macro) {
+            // what a macro reads is not visible: count it as outer
+            self.found = true;
+        }
+    }
+    let mut outer = Outer {
+        params: &params,
+        found: false,
+    };
+    outer.visit_expr(&closure.body);
+    outer.found
+}
+
 // ----- labelled blocks -----
 
 /// `'a: { stmts; tail }` becomes `'a: loop { stmts; break 'a tail; }`: the same program,
