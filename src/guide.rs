@@ -143,7 +143,8 @@
 //!   (`best_is_some`, `best_value`), read only where the flag is set. An option of a
 //!   constant of any type (`Some(&config)`, a pair holding a reference) is split the same
 //!   way, its value held in an `Option`. An option passed on, copied or returned whole is
-//!   rejected;
+//!   rejected. `o.unwrap_or(d)` of an option the body does not build (a parameter, a
+//!   field, also a `Result`) with a differentiable default is the `match` it stands for;
 //! - in scalar mode, a local struct read and written field by field, as an integrator
 //!   keeps its state (`let mut s = State { x: x0, v: 0.0 };`, `s.v -= dt * k * s.x;`,
 //!   `s.x += dt * s.v;`, `s = State { x: .., v: .. };` with every field, or `s =

@@ -233,3 +233,70 @@ fn an_option_of_a_closure_beside_an_option_of_a_float() {
     with_constant_twice!(shifted_by, shifted_by_on_duals, &shift,
         at [0.3, 0.9], [1.2, 0.4], [-0.6, 0.2], [-0.2, -0.9]);
 }
+
+// ----- an option the body does not build -----
+
+/// A configuration whose scale may be missing.
+struct Scaling {
+    scale: Option<f64>,
+}
+
+/// `unwrap_or` with a differentiable default of an option parameter, of a field, and of a
+/// `Result` parameter (whose `unwrap_or` is its `ok()`'s), the default with effects
+/// evaluated whatever the option holds: each was rustc's E0599 (the call taken for an
+/// annotated method of the receiver).
+#[differentiable]
+fn defaults_of_given_options(
+    x: f64,
+    scale: Option<f64>,
+    c: &Scaling,
+    r: Result<f64, String>,
+) -> f64 {
+    let a = scale.unwrap_or(x) * x;
+    let b = c.scale.unwrap_or(x.sin() * 2.0);
+    let mut calls = 0;
+    let d = r.unwrap_or({
+        calls += 1;
+        x * x
+    });
+    a + b * x + d + calls as f64
+}
+
+#[test]
+fn unwrap_or_of_an_option_parameter_field_and_result_with_a_differentiable_default() {
+    for (scale, field, r) in [
+        (Some(3.0), Some(0.5), Ok(4.0)),
+        (None, None, Err("missing".to_string())),
+        (Some(-1.5), None, Err("missing".to_string())),
+    ] {
+        let c = Scaling { scale: field };
+        for x in [0.4_f64, -1.3] {
+            // the value and derivative in closed form, case by case
+            let (a, da) = match scale {
+                Some(s) => (s * x, s),
+                None => (x * x, 2.0 * x),
+            };
+            let (b, db) = match field {
+                Some(s) => (s, 0.0),
+                None => (2.0 * x.sin(), 2.0 * x.cos()),
+            };
+            let (d, dd) = match &r {
+                Ok(v) => (*v, 0.0),
+                Err(_) => (x * x, 2.0 * x),
+            };
+            let value = a + b * x + d + 1.0;
+            let derivative = da + db * x + b + dd;
+            let itself = defaults_of_given_options(x, scale, &c, r.clone());
+            assert!(common::close(itself, value, 1e-14), "{itself} vs {value}");
+            let (by_grad, [g]) = defaults_of_given_options::grad(x, scale, &c, r.clone());
+            assert_eq!(by_grad.to_bits(), itself.to_bits());
+            assert!(common::close(g, derivative, 1e-12), "{g} vs {derivative}");
+            let f = |p: &[f64]| defaults_of_given_options(p[0], scale, &c, r.clone());
+            let differences = common::central_differences(&f, &[x]);
+            assert!(
+                common::close(g, differences[0], 1e-7),
+                "{g} vs {differences:?}"
+            );
+        }
+    }
+}

@@ -2751,6 +2751,16 @@ impl<'a> Lowerer<'a> {
         if vocabulary::is_traced(&name) && self.mode == Mode::Tensor {
             return Some(self.build_trace(&Expr::MethodCall(call.clone())));
         }
+        if !receiver_active
+            && args_active
+            && self.mode == Mode::Scalar
+            && vocabulary::is_library_method(&name)
+        {
+            // `opt.unwrap_or_else(|| x)` of an option the rewrites did not take, `it.
+            // max_by(..)` of an iterator of constants: no annotated method of the receiver
+            validate::unknown_method(self.cx, &call.method, self.mode);
+            return Self::poisoned(&Expr::MethodCall(call.clone()));
+        }
         if !receiver_active && args_active && !vocabulary::stores_argument(&name) {
             // A method of a constant receiver on differentiable arguments (a layer's
             // `forward`, a model's `energy`): another `#[differentiable]` method. In tensor

@@ -84,7 +84,9 @@ pub fn rewrite(
     };
     LetChains { next: 0 }.visit_block_mut(&mut block);
     FloatPaths { floats }.visit_block_mut(&mut block);
-    OptionCombinators.visit_block_mut(&mut block);
+    let mut patterns = Bindings::default();
+    patterns.visit_block(&block);
+    OptionCombinators { bound: &patterns }.visit_block_mut(&mut block);
     // the names that hold a shared reference wherever they appear, so that `&x` of one is
     // a reference to a reference: the borrowed parameters the body never binds again, and
     // the locals it binds once, by `let`, to a shared borrow or to another such name, or
@@ -141,17 +143,69 @@ pub fn rewrite(
 /// expression (names, literals, fields, arithmetic, casts, float methods), whose
 /// evaluation the `None` arm may skip with no difference; a closure whose body leaves it
 /// (`return`, `?`) or takes more than one parameter is left as written.
-struct OptionCombinators;
+///
+/// `o.unwrap_or(d)` of an option the body does not bind (a parameter, a field, a call's
+/// result) with a default that is no literal becomes `match generated::into_option(o) {
+/// Some(v) => v, None => d }` too (`into_option` takes a `Result`'s `ok()`, as its
+/// `unwrap_or` does): lowering took the call for an annotated method of the receiver,
+/// which rustc answered. An option the body binds is `options`' (or lowering's) to take.
+struct OptionCombinators<'b> {
+    /// The names the body's patterns bind.
+    bound: &'b Bindings,
+}
 
-impl VisitMut for OptionCombinators {
+impl VisitMut for OptionCombinators<'_> {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
         syn::visit_mut::visit_expr_mut(self, expr);
-        if let Some(matched) = option_match(expr) {
+        if let Some(matched) = option_match(expr).or_else(|| self.unwrap_or_match(expr)) {
             *expr = matched;
         }
     }
 
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+impl OptionCombinators<'_> {
+    /// `o.unwrap_or(d)` as `match generated::into_option(o) { .. }`, if `o` is no name the
+    /// body binds and `d` no literal ([`OptionCombinators`]).
+    fn unwrap_or_match(&self, expr: &Expr) -> Option<Expr> {
+        let Expr::MethodCall(call) = expr else {
+            return None;
+        };
+        if call.method != "unwrap_or" || call.args.len() != 1 || call.turbofish.is_some() {
+            return None;
+        }
+        let default = &call.args[0];
+        let literal = |e: &Expr| matches!(e, Expr::Lit(_));
+        let is_literal = match crate::syntax::strip_parens(default) {
+            Expr::Unary(unary) => literal(crate::syntax::strip_parens(&unary.expr)),
+            other => literal(other),
+        };
+        let receiver = &*call.receiver;
+        let bound_here = crate::syntax::single_ident(crate::syntax::strip_parens(receiver))
+            .is_some_and(|name| self.bound.0.contains_key(name));
+        if is_literal || bound_here {
+            return None;
+        }
+        let generated = crate::generate::paths::generated();
+        let value = crate::syntax::unspelled_ident(format_ident!("unwrapped"));
+        let method = &call.method;
+        // the option first, then the default, as the call evaluates them; a default with
+        // effects is evaluated whatever the option holds, as the call evaluates it
+        if is_pure(default) {
+            Some(syn::parse_quote_spanned!(method.span()=>
+                match #generated::into_option(#receiver) { Some(#value) => #value, None => #default }
+            ))
+        } else {
+            let option = crate::syntax::unspelled_ident(format_ident!("unwrapped_option"));
+            let taken = crate::syntax::unspelled_ident(format_ident!("unwrapped_default"));
+            Some(syn::parse_quote_spanned!(method.span()=> {
+                let #option = #generated::into_option(#receiver);
+                let #taken = #default;
+                match #option { Some(#value) => #value, None => #taken }
+            }))
+        }
+    }
 }
 
 /// `expr` as the `match` it stands for, if it is one of [`OptionCombinators`]' forms.
