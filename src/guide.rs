@@ -327,7 +327,10 @@
 //! that carries a differentiable value, `(0..n).fold(x, |acc, _| acc.cos())`,
 //! `exponents.iter().map(|&k| x.powi(k)).sum::<f64>()` of a `&[i32]`, after any maps
 //! (the source evaluated first, then the initial value, each map's body and the fold's
-//! run once per item in order, as the iterator runs them); `*x.first().unwrap()`, `x.last().unwrap()` and `x.swap(i, j)` are element
+//! run once per item in order, as the iterator runs them); `items.for_each(|p| body);` is
+//! the `for` loop it is, a function named as a map's or fold's closure (`.map(f64::exp)`,
+//! `.fold(init, T::max)`) the closure calling it, and `v.reverse();` the swaps it makes;
+//! `*x.first().unwrap()`, `x.last().unwrap()` and `x.swap(i, j)` are element
 //! reads and writes, `if let Some(v) = x.first() { .. } else { .. }` and `match
 //! x.first() { .. }` (also `last()`, `get(i)`, `Some(&v)`, `None`, `_`, guards) the
 //! element read behind a test of its index, `let [w, x, y, z] = q;` one read per name,

@@ -120,8 +120,14 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
                 syn::FnArg::Receiver(_) => None,
             })
             .collect();
-        let mut stmts =
-            rewrite::rewrite(cx, body.stmts.clone(), &borrowed, &parameters, &sig.floats);
+        let mut stmts = rewrite::rewrite(
+            cx,
+            sig.mode,
+            body.stmts.clone(),
+            &borrowed,
+            &parameters,
+            &sig.floats,
+        );
         if sig.mode == Mode::Tensor {
             // a tensor accumulator folded over an iterator: the loop it stands for
             stmts = iterators::tensor_folds(stmts);

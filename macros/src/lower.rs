@@ -4841,6 +4841,29 @@ impl<'ast> Visit<'ast> for ActiveFinder<'_, '_> {
                 return;
             }
         }
+        // A macro whose value is no number (`format!`'s `String`, `write!`'s `Result`, an
+        // assertion's `()`) is a constant, whatever it reads (`let label = format!("{x}");`)
+        if mac.path.segments.last().is_some_and(|last| {
+            matches!(
+                last.ident.to_string().as_str(),
+                "format"
+                    | "format_args"
+                    | "write"
+                    | "writeln"
+                    | "print"
+                    | "println"
+                    | "eprint"
+                    | "eprintln"
+                    | "assert"
+                    | "assert_eq"
+                    | "assert_ne"
+                    | "debug_assert"
+                    | "debug_assert_eq"
+                    | "debug_assert_ne"
+            )
+        }) {
+            return;
+        }
         // Identifiers inside a macro's tokens: an approximation that errs on "active".
         let tokens = mac.tokens.to_string();
         for word in tokens.split(|c: char| !(c.is_alphanumeric() || c == '_')) {

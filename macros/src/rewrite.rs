@@ -30,6 +30,10 @@
 //!   places assigned after the whole value, as the assignment does); an array's, `[a, b]
 //!   = arr;`, or a tuple's by name, `(a, b) = t;`, becomes `(a, b) = (arr[0], arr[1]);`,
 //!   `(a, b) = (t.0, t.1);`;
+//! - `.map(f64::exp)` (a path) is `.map(|item| f64::exp(item))`, `.fold(init, T::max)`
+//!   `.fold(init, |acc, item| T::max(acc, item))` ([`MapPaths`]), and
+//!   `items.for_each(|p| body);` the `for` loop it is ([`ForEachLoops`]), `v.reverse();`
+//!   the swaps it makes ([`Reverses`]);
 //! - a let chain, `if let Some(s) = scale && s > 0.0 { .. } else { .. }` (and `while`),
 //!   becomes nested `if let`s, a `match` with a guard, or the branch's value held in an
 //!   option ([`LetChains`]);
@@ -65,14 +69,17 @@ use syn::visit_mut::VisitMut;
 use syn::{BinOp, Expr, Ident, Pat, Stmt};
 
 use crate::ctxt::Ctxt;
+use crate::model::sig::Mode;
 use crate::syntax::{is_compound_assign, is_name};
 
-/// The body's statements with both rewrites applied, in every block; a closure whose
+/// The body's statements with the rewrites applied (those of float arrays in scalar mode,
+/// `mode`), in every block; a closure whose
 /// captures cannot be kept as they were when it was made is an error in `cx`. `borrowed`
 /// are the function's parameters taken by shared reference (`x: &Tensor<F>`),
 /// `parameters` every parameter's name, `floats` the function's float type parameters.
 pub fn rewrite(
     cx: &Ctxt,
+    mode: Mode,
     stmts: Vec<Stmt>,
     borrowed: &[Ident],
     parameters: &[Ident],
@@ -83,6 +90,13 @@ pub fn rewrite(
         stmts,
     };
     LetChains { next: 0 }.visit_block_mut(&mut block);
+    if mode == Mode::Scalar {
+        // forms of float arrays and iterators of constants (a tensor body's collections
+        // are read as written, or run on a sub-tape)
+        MapPaths.visit_block_mut(&mut block);
+        ForEachLoops.visit_block_mut(&mut block);
+        Reverses { next: 0 }.visit_block_mut(&mut block);
+    }
     FloatPaths { floats }.visit_block_mut(&mut block);
     let mut patterns = Bindings::default();
     patterns.visit_block(&block);
@@ -450,6 +464,115 @@ fn is_rest(pat: &Pat) -> bool {
             .is_some_and(|(_, sub)| matches!(&**sub, Pat::Rest(_))),
         _ => false,
     }
+}
+
+// ----- a function named as a map's closure -----
+
+/// `.map(f64::exp)` (any path: `f64::sqrt`, `T::ln`, a helper) is `.map(|item|
+/// f64::exp(item))`, the call the iterator makes per item, and `.fold(init, T::max)` is
+/// `.fold(init, |acc, item| T::max(acc, item))`, which `FloatPaths` then makes the method
+/// calls `item.exp()`, `acc.max(item)`: the iterator forms take closures.
+struct MapPaths;
+
+impl VisitMut for MapPaths {
+    fn visit_expr_method_call_mut(&mut self, call: &mut syn::ExprMethodCall) {
+        syn::visit_mut::visit_expr_method_call_mut(self, call);
+        let function = match (call.method.to_string().as_str(), call.args.len()) {
+            ("map", 1) => 0,
+            ("fold", 2) => 1,
+            _ => return,
+        };
+        let Expr::Path(path) = crate::syntax::strip_parens(&call.args[function]) else {
+            return;
+        };
+        let span = path
+            .path
+            .segments
+            .last()
+            .map_or_else(proc_macro2::Span::call_site, |s| s.ident.span());
+        let item = crate::syntax::unspelled_ident(format_ident!("item"));
+        let acc = crate::syntax::unspelled_ident(format_ident!("acc"));
+        call.args[function] = match function {
+            0 => syn::parse_quote_spanned!(span=> |#item| #path(#item)),
+            _ => syn::parse_quote_spanned!(span=> |#acc, #item| #path(#acc, #item)),
+        };
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+// ----- `reverse` -----
+
+/// `v.reverse();` is the swaps it makes, `{ let n = v.len(); for k in 0..n / 2 {
+/// v.swap(k, n - 1 - k); } }`: element reads and writes, which lowering differentiates for
+/// a float array (each element's cotangent follows it), and the same permutation of any
+/// other slice.
+struct Reverses {
+    /// The next id for the length's and counter's locals.
+    next: usize,
+}
+
+impl VisitMut for Reverses {
+    fn visit_stmt_mut(&mut self, stmt: &mut Stmt) {
+        syn::visit_mut::visit_stmt_mut(self, stmt);
+        let Stmt::Expr(Expr::MethodCall(call), Some(_)) = stmt else {
+            return;
+        };
+        if call.method != "reverse" || !call.args.is_empty() {
+            return;
+        }
+        let Some(array) = crate::syntax::single_ident(crate::syntax::strip_parens(&call.receiver))
+        else {
+            return;
+        };
+        let id = self.next;
+        self.next += 1;
+        let n = crate::syntax::unspelled_ident(format_ident!("reverse_len_{id}"));
+        let k = crate::syntax::unspelled_ident(format_ident!("reverse_k_{id}"));
+        let span = call.method.span();
+        *stmt = syn::parse_quote_spanned!(span=> {
+            let #n = #array.len();
+            for #k in 0..#n / 2 {
+                #array.swap(#k, #n - 1 - #k);
+            }
+        });
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+// ----- `for_each` -----
+
+/// `items.for_each(|p| body);` is `for p in items { body; }`: the body run once per item,
+/// in order, as the closure is. A body that leaves the closure (`return`, which there ends
+/// one item's call, or `?`) is left as written.
+struct ForEachLoops;
+
+impl VisitMut for ForEachLoops {
+    fn visit_stmt_mut(&mut self, stmt: &mut Stmt) {
+        syn::visit_mut::visit_stmt_mut(self, stmt);
+        let Stmt::Expr(Expr::MethodCall(call), _) = stmt else {
+            return;
+        };
+        if call.method != "for_each" || call.args.len() != 1 {
+            return;
+        }
+        let Expr::Closure(closure) = crate::syntax::strip_parens(&call.args[0]) else {
+            return;
+        };
+        if closure.inputs.len() != 1 || closure.asyncness.is_some() || leaves(&closure.body) {
+            return;
+        }
+        let item = match &closure.inputs[0] {
+            Pat::Type(typed) => &*typed.pat,
+            pat => pat,
+        };
+        let (items, body) = (&call.receiver, &closure.body);
+        let span = call.method.span();
+        *stmt = syn::parse_quote_spanned!(span=> for #item in #items { #body; });
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
 
 // ----- let chains -----
