@@ -151,9 +151,13 @@
 //!   step(&s, dt);` passing it whole to an annotated function returning the struct, see
 //!   [Structs as results](#structs-as-results)), copied (`let prev = s;`, then split in
 //!   its turn) or updated by `State { v: .., ..s }`: it is split into one local per field
-//!   before lowering, each with its own shadow. A struct returned, passed whole to a
-//!   function or method that is not annotated, or with a method called on it is rejected
-//!   (keep the fields as locals, or pass them as separate parameters);
+//!   before lowering, each with its own shadow. An annotated method called on it,
+//!   `s.energy(k)`, `s = s.step(dt);` (`&self` or `self`), gets the receiver built again
+//!   from the fields' locals, given to the method field by field; a local whose fields
+//!   are all constants keeps its methods as written (any method: `&mut self`, one lending
+//!   from `self`). A struct returned, or passed whole to a function or method that is not
+//!   annotated, is rejected (keep the fields as locals, or pass them as separate
+//!   parameters);
 //! - a condition (of an `if` or a `while`, a match guard) runs as written, a constant: it may read
 //!   differentiable values and call searches (`while x.iter().any(|&v| v * s > t)`), but
 //!   an assignment of a differentiable value inside it is rejected (make it a statement

@@ -88,7 +88,11 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
     }
     // The body lowered into the IR once (`body`: the user's, or the call of the traced
     // helper below), its errors recorded in `cx`, the rewrites' slots made by `slots`.
-    let lower_once = |cx: &Ctxt, sig: &sig::Signature, body: &syn::Block, slots: &mut Slots| {
+    let lower_once = |cx: &Ctxt,
+                      sig: &sig::Signature,
+                      body: &syn::Block,
+                      slots: &mut Slots,
+                      receivers: &mut fields::Receivers| {
         let borrowed: Vec<syn::Ident> = item
             .sig
             .inputs
@@ -139,7 +143,7 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
                 crate::array_calls::mark(stmts, &|path| args.calls.plain_helper(path).is_some());
             // local structs split into their fields first: the searches and options
             // then see plain locals
-            stmts = fields::rewrite(stmts);
+            stmts = fields::rewrite(stmts, receivers);
             // enum values built in the body and only matched: a tag and field locals
             stmts = crate::enums::rewrite(stmts, slots);
             // before `options`: a `find`'s option is a local `options` rewrites
@@ -197,17 +201,26 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
     };
     // The body lowered into the IR, its errors recorded in `cx`: again when the rewrites
     // made a slot the first lowering left inactive, which then holds an `Option` (a
-    // constant payload may have no `Default`: `slots`).
+    // constant payload may have no `Default`: `slots`), or built a receiver again from a
+    // local struct's fields the first lowering left inactive, which is then kept whole (a
+    // constant's method may be any: `fields::Receivers`).
     let lower_body = |cx: &Ctxt, sig: &sig::Signature, body: &syn::Block| {
         let first = Ctxt::default();
-        let mut slots = Slots::default();
-        let lowered = lower_once(&first, sig, body, &mut slots);
+        let (mut slots, mut receivers) = (Slots::default(), fields::Receivers::default());
+        let lowered = lower_once(&first, sig, body, &mut slots, &mut receivers);
         let inactive = slots.inactive_in(&lowered);
-        if inactive.is_empty() {
+        let kept = receivers.inactive_in(&lowered);
+        if inactive.is_empty() && kept.is_empty() {
             cx.absorb(first);
             return lowered;
         }
-        lower_once(cx, sig, body, &mut Slots::with_optional(inactive))
+        lower_once(
+            cx,
+            sig,
+            body,
+            &mut Slots::with_optional(inactive),
+            &mut fields::Receivers::keeping(kept),
+        )
     };
     let mut cx = cx;
     let mut body = sig.as_ref().map(|sig| lower_body(&cx, sig, &item.block));

@@ -35,27 +35,85 @@
 //! literals, then an `as` cast) would be an `f64` (`i32`) where the field was an `f32`
 //! (`usize`). An integrator's fields meet each other and the parameters, which fixes them.
 
+use std::collections::HashSet;
+
 use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, Ident, Member, Stmt};
 
 use crate::syntax::strip_parens;
 
-/// The body's statements with every splittable local struct split, in every block.
-pub fn rewrite(stmts: Vec<Stmt>) -> Vec<Stmt> {
+/// The body's statements with every splittable local struct split, in every block; the
+/// locals whose method calls rebuild their receiver noted in `receivers`.
+pub fn rewrite(stmts: Vec<Stmt>, receivers: &mut Receivers) -> Vec<Stmt> {
     let mut block = syn::Block {
         brace_token: Default::default(),
         stmts,
     };
-    Fields { next: 0 }.visit_block_mut(&mut block);
+    Fields {
+        next: 0,
+        receivers,
+        named: HashSet::new(),
+    }
+    .visit_block_mut(&mut block);
     block.stmts
 }
 
-struct Fields {
-    /// For the temporaries of whole assignments.
-    next: usize,
+/// The split locals whose method calls, `s.energy(k)`, build the receiver again from the
+/// fields' locals, `(Ty { f: s_f, .. }).energy(k)`: lowering gives an annotated method of
+/// a struct of differentiable values the fields one by one. Of a constant struct, the
+/// method is any method (`&mut self`, one returning a borrow of `self`), which a rebuilt
+/// temporary would not serve: so the expansion lowers a body again when the first
+/// lowering left every field of such a local inactive ([`Receivers::inactive_in`]), the
+/// local then kept whole, as written.
+#[derive(Default)]
+pub struct Receivers {
+    /// The locals kept whole (their method calls not rebuilt), by [`key`].
+    kept: HashSet<String>,
+    /// Each local whose receivers were rebuilt, by [`key`], and its fields' locals.
+    rebuilt: Vec<(String, Vec<Ident>)>,
 }
 
-impl VisitMut for Fields {
+impl Receivers {
+    /// The receivers of a second lowering: the locals in `kept` are kept whole.
+    pub fn keeping(kept: HashSet<String>) -> Receivers {
+        Receivers {
+            kept,
+            rebuilt: Vec::new(),
+        }
+    }
+
+    /// The locals whose receivers were rebuilt and whose every field `body` (their
+    /// lowering) left inactive.
+    pub fn inactive_in(&self, body: &crate::model::ir::Body) -> HashSet<String> {
+        let active: HashSet<String> = body
+            .bindings
+            .iter()
+            .filter(|b| b.active)
+            .map(|b| b.name.to_string())
+            .collect();
+        self.rebuilt
+            .iter()
+            .filter(|(_, parts)| parts.iter().all(|part| !active.contains(&part.to_string())))
+            .map(|(key, _)| key.clone())
+            .collect()
+    }
+}
+
+/// A local's key, the same in every lowering: its name and where the user wrote it.
+fn key(name: &Ident) -> String {
+    format!("{name}@{:?}", name.span())
+}
+
+struct Fields<'r> {
+    /// For the temporaries of whole assignments.
+    next: usize,
+    receivers: &'r mut Receivers,
+    /// The fields' locals named so far: a second local of the same name gets locals of
+    /// its own names, so that its fields' activity is its own.
+    named: HashSet<String>,
+}
+
+impl VisitMut for Fields<'_> {
     fn visit_block_mut(&mut self, block: &mut syn::Block) {
         // inner blocks first: a local declared inside one is split there
         visit_mut::visit_block_mut(self, block);
@@ -67,7 +125,7 @@ impl VisitMut for Fields {
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
 
-impl Fields {
+impl Fields<'_> {
     /// `stmt`, if it declares a struct local whose every use in `rest` is a field's: the
     /// fields' declarations and `rest` rewritten.
     fn split(&mut self, stmt: &Stmt, rest: &[Stmt]) -> Option<(Vec<Stmt>, Vec<Stmt>)> {
@@ -80,10 +138,13 @@ impl Fields {
         let parts: Vec<(Ident, Ident)> = values
             .iter()
             .map(|(field, _)| {
-                (
-                    field.clone(),
-                    crate::syntax::fresh_local(format!("{name}_{field}")),
-                )
+                let mut spelled = format!("{name}_{field}");
+                let mut k = 1;
+                while self.named.contains(&spelled) {
+                    k += 1;
+                    spelled = format!("{name}_{field}{k}");
+                }
+                (field.clone(), crate::syntax::fresh_local(spelled))
             })
             .collect();
         let mut rest = rest.to_vec();
@@ -93,6 +154,8 @@ impl Fields {
             parts: &parts,
             failed: false,
             copied: false,
+            rebuild_receivers: !self.receivers.kept.contains(&key(name)),
+            rebuilt_receiver: false,
             next: &mut self.next,
         };
         for stmt in &mut rest {
@@ -101,6 +164,12 @@ impl Fields {
         if uses.failed || crate::syntax::mentions(&rest, name) {
             return None;
         }
+        if uses.rebuilt_receiver {
+            let locals = parts.iter().map(|(_, part)| part.clone()).collect();
+            self.receivers.rebuilt.push((key(name), locals));
+        }
+        self.named
+            .extend(parts.iter().map(|(_, part)| part.to_string()));
         if uses.copied {
             // a copy in a nested block (`let prev = s;` in a loop's body) is a literal
             // now, which that block's pass, run before this one, did not see
@@ -147,6 +216,11 @@ struct Uses<'a> {
     failed: bool,
     /// A `let t = s;` was rewritten into a literal `t` may be split by.
     copied: bool,
+    /// Whether `s.method(..)` builds its receiver again ([`Receivers`]); else it keeps
+    /// the local whole.
+    rebuild_receivers: bool,
+    /// Whether a receiver was built again.
+    rebuilt_receiver: bool,
     next: &'a mut usize,
 }
 
@@ -165,12 +239,13 @@ impl Uses<'_> {
 }
 
 impl Uses<'_> {
-    /// The struct built again from its fields' locals, `Ty { f: s_f, g: s_g }`.
-    fn rebuilt(&self) -> Expr {
+    /// The struct built again from its fields' locals, `Ty { f: s_f, g: s_g }`, spanned
+    /// at `at` (the use it stands for: what lowering says of it is said there).
+    fn rebuilt(&self, at: proc_macro2::Span) -> Expr {
         let path = self.path;
         let fields = self.parts.iter().map(|(field, _)| field);
         let parts = self.parts.iter().map(|(_, part)| part);
-        syn::parse_quote!(#path { #(#fields: #parts),* })
+        syn::parse_quote_spanned!(at=> #path { #(#fields: #parts),* })
     }
 
     /// `literal`, whose base (`..s`) is the split struct, with the fields it does not set
@@ -235,8 +310,21 @@ impl VisitMut for Uses<'_> {
                 let args = match expr {
                     Expr::Call(call) => &mut call.args,
                     Expr::MethodCall(call) => {
-                        // the receiver is no argument: `s.method()` keeps it whole
-                        self.visit_expr_mut(&mut call.receiver);
+                        // `s.energy(k)`: the receiver built again too, in parentheses, so
+                        // that the call autorefs it as it does `s` (lowering gives an
+                        // annotated method the fields one by one)
+                        if self.is_name(&call.receiver) {
+                            if !self.rebuild_receivers {
+                                self.failed = true;
+                                return;
+                            }
+                            let rebuilt =
+                                self.rebuilt(syn::spanned::Spanned::span(&*call.receiver));
+                            *call.receiver = syn::parse_quote!((#rebuilt));
+                            self.rebuilt_receiver = true;
+                        } else {
+                            self.visit_expr_mut(&mut call.receiver);
+                        }
                         &mut call.args
                     }
                     _ => unreachable!("matched"),
@@ -249,7 +337,7 @@ impl VisitMut for Uses<'_> {
                         other => (self.is_name(other), false),
                     };
                     if whole {
-                        let rebuilt = self.rebuilt();
+                        let rebuilt = self.rebuilt(syn::spanned::Spanned::span(&*arg));
                         let by_ref = by_ref.then(|| quote::quote!(&));
                         *arg = syn::parse_quote!(#by_ref #rebuilt);
                     } else {
@@ -262,7 +350,7 @@ impl VisitMut for Uses<'_> {
             // fields' locals (a copy reads every field, as the rebuilt literal does)
             Expr::Assign(assign) if self.is_name(&assign.right) => {
                 self.visit_expr_mut(&mut assign.left);
-                *assign.right = self.rebuilt();
+                *assign.right = self.rebuilt(syn::spanned::Spanned::span(&*assign.right));
                 return;
             }
             // `Ty { f: e, ..s }`: the fields the literal does not set are read from their
@@ -335,7 +423,7 @@ impl VisitMut for Uses<'_> {
             && init.diverge.is_none()
             && self.is_name(&init.expr)
         {
-            *init.expr = self.rebuilt();
+            *init.expr = self.rebuilt(syn::spanned::Spanned::span(&*init.expr));
             self.copied = true;
             self.visit_pat_mut(&mut local.pat);
             return;

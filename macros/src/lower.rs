@@ -1179,6 +1179,7 @@ impl<'a> Lowerer<'a> {
             && (self.method_writes_arrays(call)
                 || self.method_passes_on_lendable(call)
                 || self.struct_receiver(call).is_some()
+                || self.active_struct_literal(&call.receiver).is_some()
                 || (!self.mentions_active(&call.receiver)
                     && call.args.iter().any(|arg| self.mentions_active(arg))
                     && !vocabulary::stores_argument(&call.method.to_string())))
@@ -1211,7 +1212,9 @@ impl<'a> Lowerer<'a> {
                 Op::Call { func, args } => (func, args),
                 _ => unreachable!("a method's call"),
             },
-            None => self.method_callee_args(call),
+            None => self
+                .method_of_a_literal(call)
+                .unwrap_or_else(|| self.method_callee_args(call)),
         };
         let parts: Vec<BindingId> = (0..arity).map(|_| self.temp()).collect();
         let id = self.fresh_id();
@@ -2690,8 +2693,46 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// The call of an annotated method on a struct literal of differentiable values, its
+    /// `self` (`(State { x: a, v: b }).energy(k)`, as `fields.rs` makes `s.energy(k)` of a
+    /// local struct): the receiver given field by field, then the arguments (a literal
+    /// among them so too), rebuilt for the method's companion items, whose `self` entry
+    /// gives the fields' cotangents ([`Callee::Gathered`]). `None` for any other receiver.
+    fn method_of_a_literal(
+        &mut self,
+        call: &syn::ExprMethodCall,
+    ) -> Option<(Callee, Vec<Operand>)> {
+        if self.mode != Mode::Scalar {
+            return None;
+        }
+        let (literal, _) = self.active_struct_literal(&call.receiver)?;
+        let mut shapes = vec![ArgShape::Struct {
+            path: literal.path.clone(),
+            members: literal.fields.iter().map(|f| f.member.clone()).collect(),
+            // the companion's call autorefs its receiver, as the method's does
+            by_ref: false,
+        }];
+        // in the literal's order, as Rust evaluates its fields
+        let mut operands: Vec<Operand> = literal
+            .fields
+            .iter()
+            .map(|field| field.expr.clone())
+            .collect::<Vec<_>>()
+            .iter()
+            .map(|value| self.lower_operand(value))
+            .collect();
+        let (arg_shapes, arg_operands) = self.gather_args(&call.args);
+        shapes.extend(arg_shapes);
+        operands.extend(arg_operands);
+        let callee = Callee::Gathered(Box::new(Callee::Method(call.method.clone())), shapes);
+        Some((callee, operands))
+    }
+
     fn build_method(&mut self, call: &syn::ExprMethodCall) -> Option<Op> {
         let name = call.method.to_string();
+        if let Some((func, args)) = self.method_of_a_literal(call) {
+            return Some(Op::Call { func, args });
+        }
         let receiver_active = self.mentions_active(&call.receiver);
         let args_active = call.args.iter().any(|arg| self.mentions_active(arg));
         if self.mode == Mode::Scalar
@@ -3040,7 +3081,7 @@ impl<'a> Lowerer<'a> {
         callee: Callee,
         args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>,
     ) -> (Callee, Vec<Operand>) {
-        let gathered = matches!(callee, Callee::Function(_))
+        let gathered = matches!(callee, Callee::Function(_) | Callee::Associated(_))
             && args
                 .iter()
                 .any(|arg| self.active_struct_literal(arg).is_some());
