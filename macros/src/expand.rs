@@ -178,9 +178,14 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
                 .iter()
                 .filter_map(|p| Some((p.ident.to_string(), p.array_row()?)))
                 .collect();
+            // the float arrays and arrays of rows, the body's locals too
+            let (flat, of_rows) =
+                iterators::with_locals(&stmts, arrays.clone(), rows.clone(), &sig.floats);
+            let float_arrays: std::collections::HashSet<String> =
+                flat.union(&of_rows).cloned().collect();
             stmts = iterators::desugar(cx, stmts, arrays, rows, fixed, &widths, &sig.floats);
             // a reduction the desugaring left (over a range or an iterator of constants)
-            stmts = rewrite::reductions_as_loops(stmts);
+            stmts = rewrite::reductions_as_loops(stmts, &float_arrays);
         }
         let block = syn::Block {
             brace_token: body.brace_token,

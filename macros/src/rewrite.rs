@@ -158,8 +158,8 @@ pub fn rewrite(
 /// evaluation the `None` arm may skip with no difference; a closure whose body leaves it
 /// (`return`, `?`) or takes more than one parameter is left as written.
 ///
-/// `o.unwrap_or(d)` of an option the body does not bind (a parameter, a field, a call's
-/// result) with a default that is no literal becomes `match generated::into_option(o) {
+/// `o.unwrap_or(d)` of an option the body does not bind (a parameter, or a field of a
+/// name) with a default that is no literal becomes `match generated::into_option(o) {
 /// Some(v) => v, None => d }` too (`into_option` takes a `Result`'s `ok()`, as its
 /// `unwrap_or` does): lowering took the call for an annotated method of the receiver,
 /// which rustc answered. An option the body binds is `options`' (or lowering's) to take.
@@ -195,9 +195,19 @@ impl OptionCombinators<'_> {
             Expr::Unary(unary) => literal(crate::syntax::strip_parens(&unary.expr)),
             other => literal(other),
         };
+        // a name or a field of one (`scale`, `c.scale`): a call's option (`x.iter().
+        // position(..)`, `x.first().copied()`) is the searches' and the iterator forms'
         let receiver = &*call.receiver;
-        let bound_here = crate::syntax::single_ident(crate::syntax::strip_parens(receiver))
-            .is_some_and(|name| self.bound.0.contains_key(name));
+        let mut root = crate::syntax::strip_parens(receiver);
+        while let Expr::Field(field) = root {
+            root = crate::syntax::strip_parens(&field.base);
+        }
+        let Some(name) = crate::syntax::single_ident(root) else {
+            return None;
+        };
+        // a local option by name is `options`' (or lowering's)
+        let bare = matches!(crate::syntax::strip_parens(receiver), Expr::Path(_));
+        let bound_here = bare && self.bound.0.contains_key(name);
         if is_literal || bound_here {
             return None;
         }
@@ -485,6 +495,16 @@ impl VisitMut for MapPaths {
         let Expr::Path(path) = crate::syntax::strip_parens(&call.args[function]) else {
             return;
         };
+        // `fold(init, f64::max)` is the iterator forms' own (a float type's path)
+        if function == 1
+            && path
+                .path
+                .segments
+                .first()
+                .is_some_and(|first| first.ident == "f64" || first.ident == "f32")
+        {
+            return;
+        }
         let span = path
             .path
             .segments
@@ -734,21 +754,26 @@ fn nested_conjuncts(span: proc_macro2::Span, conjuncts: &[&Expr], inner: syn::Bl
 /// run as written); it took the call for an annotated method of the receiver, which rustc
 /// answered. A closure whose body leaves it (`return`, `?`), or a fold whose accumulator is
 /// a pattern, is left as written.
-pub fn reductions_as_loops(stmts: Vec<Stmt>) -> Vec<Stmt> {
+///
+/// A chain over a float array (`arrays`, by name) the desugaring did not take is left as
+/// written, for lowering to report at the call.
+pub fn reductions_as_loops(stmts: Vec<Stmt>, arrays: &HashSet<String>) -> Vec<Stmt> {
     let mut block = syn::Block {
         brace_token: Default::default(),
         stmts,
     };
-    ReductionLoops { next: 0 }.visit_block_mut(&mut block);
+    ReductionLoops { next: 0, arrays }.visit_block_mut(&mut block);
     block.stmts
 }
 
-struct ReductionLoops {
+struct ReductionLoops<'a> {
     /// The next id for the items' and accumulator's locals.
     next: usize,
+    /// The float arrays, by name.
+    arrays: &'a HashSet<String>,
 }
 
-impl VisitMut for ReductionLoops {
+impl VisitMut for ReductionLoops<'_> {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
         syn::visit_mut::visit_expr_mut(self, expr);
         if let Expr::MethodCall(call) = expr
@@ -761,7 +786,7 @@ impl VisitMut for ReductionLoops {
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
 
-impl ReductionLoops {
+impl ReductionLoops<'_> {
     fn reduction_loop(&mut self, call: &syn::ExprMethodCall) -> Option<Expr> {
         let span = call.method.span();
         let generated = crate::generate::paths::generated();
@@ -834,6 +859,22 @@ impl ReductionLoops {
         {
             maps.push(closure);
             source = &map.receiver;
+        }
+        // the source's root name, through methods, references, indexing and fields
+        let mut root = crate::syntax::strip_parens(source);
+        loop {
+            root = match root {
+                Expr::MethodCall(inner) => crate::syntax::strip_parens(&inner.receiver),
+                Expr::Reference(inner) => crate::syntax::strip_parens(&inner.expr),
+                Expr::Index(inner) => crate::syntax::strip_parens(&inner.expr),
+                Expr::Field(inner) => crate::syntax::strip_parens(&inner.base),
+                _ => break,
+            };
+        }
+        if crate::syntax::single_ident(root)
+            .is_some_and(|name| self.arrays.contains(&name.to_string()))
+        {
+            return None;
         }
         // A sum or product of maps that read only their own items is constant, and stays
         // as written: its loop would start from `Zero`/`One`, which a type with `Sum` need
