@@ -6,6 +6,9 @@
 //! `num_traits::Float` on `gradtape::generated::Dual`), at points on each side of every
 //! branch.
 
+// the copies are written as users write them, element by element
+#![allow(clippy::manual_memcpy)]
+
 #[macro_use]
 mod common;
 
