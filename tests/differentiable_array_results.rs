@@ -632,3 +632,158 @@ fn twelve_elements() {
     }
     .check_with_second_order(&[0.9]);
 }
+
+// ----- arrays of rows -----
+
+/// A rotation matrix, as a literal of rows.
+#[differentiable]
+fn rotation(t: f64) -> [[f64; 2]; 2] {
+    let (s, c) = t.sin_cos();
+    [[c, -s], [s, c]]
+}
+
+/// An outer product, written into a local array of rows returned by name.
+#[differentiable]
+fn outer(a: &[f64; 3], b: &[f64; 3]) -> [[f64; 3]; 3] {
+    let mut m = [[0.0; 3]; 3];
+    for i in 0..3 {
+        for j in 0..3 {
+            m[i][j] = a[i] * b[j];
+        }
+    }
+    m
+}
+
+/// The Jacobian of spherical to Cartesian coordinates, generic over the float type.
+#[differentiable]
+fn spherical_jacobian<T: gradtape::Float>(r: T, theta: T, phi: T) -> [[T; 3]; 3] {
+    let (st, ct) = theta.sin_cos();
+    let (sp, cp) = phi.sin_cos();
+    [
+        [st * cp, r * ct * cp, -r * st * sp],
+        [st * sp, r * ct * sp, r * st * cp],
+        [ct, -r * st, T::zero()],
+    ]
+}
+
+/// Rows made otherwise: a row bound by name beside a literal one, a repeated row, an early
+/// return of a place (a parameter's rows).
+#[differentiable]
+fn mixed_rows(x: f64, m: &[[f64; 2]; 2]) -> [[f64; 2]; 2] {
+    if x > 5.0 {
+        return *m;
+    }
+    let first = [x * m[0][0], x.exp()];
+    if x < -5.0 {
+        return [[x.sin(), m[1][0]]; 2];
+    }
+    [first, [m[1][1] * x, x * x]]
+}
+
+/// Twelve elements in rows of four, the most a result has.
+#[differentiable]
+fn three_by_four(x: f64, y: f64) -> [[f64; 4]; 3] {
+    let mut m = [[0.0; 4]; 3];
+    for i in 0..3 {
+        for j in 0..4 {
+            m[i][j] = (i as f64 + 1.0) * x.powi(j as i32) - y * j as f64;
+        }
+    }
+    m
+}
+
+/// A flat vector of a matrix's rows.
+fn flat<const R: usize, const C: usize>(m: [[f64; C]; R]) -> Vec<f64> {
+    m.iter().flatten().copied().collect()
+}
+
+/// A matrix of rows from a flat vector.
+fn rows<const R: usize, const C: usize>(x: &[f64]) -> [[f64; C]; R] {
+    std::array::from_fn(|i| std::array::from_fn(|j| x[i * C + j]))
+}
+
+#[test]
+fn arrays_of_rows_out() {
+    VectorFaces {
+        name: "rotation",
+        itself: &|p| flat(rotation(p[0])),
+        primal: &|p| flat(rotation::primal(p[0])),
+        vjp: &|p, w| {
+            let (value, pullback) = rotation::vjp(p[0]);
+            let (dt,) = pullback(rows(w));
+            (flat(value), vec![dt.unwrap()])
+        },
+        jvp: &|p, t| {
+            let (value, tangent) = rotation::jvp(p[0], t[0]);
+            (flat(value), flat(tangent))
+        },
+    }
+    .check(&[0.7]);
+    VectorFaces {
+        name: "outer",
+        itself: &|p| flat(outer(&array(p), &array(&p[3..]))),
+        primal: &|p| flat(outer::primal(&array(p), &array(&p[3..]))),
+        vjp: &|p, w| {
+            let (value, pullback) = outer::vjp(&array(p), &array(&p[3..]));
+            let (da, db) = pullback(rows(w));
+            (flat(value), [entry(da), entry(db)].concat())
+        },
+        jvp: &|p, t| {
+            let (value, tangent) = outer::jvp(&array(p), &array(&p[3..]), &t[..3], &t[3..]);
+            (flat(value), flat(tangent))
+        },
+    }
+    .check(&[0.3, -1.2, 2.0, 1.5, 0.7, -0.4]);
+    VectorFaces {
+        name: "spherical_jacobian",
+        itself: &|p| flat(spherical_jacobian(p[0], p[1], p[2])),
+        primal: &|p| flat(spherical_jacobian::primal(p[0], p[1], p[2])),
+        vjp: &|p, w| {
+            let (value, pullback) = spherical_jacobian::vjp(p[0], p[1], p[2]);
+            let (dr, dtheta, dphi) = pullback(rows(w));
+            (
+                flat(value),
+                vec![dr.unwrap(), dtheta.unwrap(), dphi.unwrap()],
+            )
+        },
+        jvp: &|p, t| {
+            let (value, tangent) = spherical_jacobian::jvp(p[0], p[1], p[2], t[0], t[1], t[2]);
+            (flat(value), flat(tangent))
+        },
+    }
+    .check(&[1.3, 0.6, -0.9]);
+    for x in [-6.0, 0.4, 6.0] {
+        VectorFaces {
+            name: "mixed_rows",
+            itself: &|p| flat(mixed_rows(p[0], &rows(&p[1..]))),
+            primal: &|p| flat(mixed_rows::primal(p[0], &rows(&p[1..]))),
+            vjp: &|p, w| {
+                let (value, pullback) = mixed_rows::vjp(p[0], &rows(&p[1..]));
+                let (dx, dm) = pullback(rows(w));
+                let dm = dm.map_or(vec![0.0; 4], |dm| flat(dm));
+                (flat(value), [vec![dx.unwrap_or(0.0)], dm].concat())
+            },
+            jvp: &|p, t| {
+                let (value, tangent) =
+                    mixed_rows::jvp(p[0], &rows(&p[1..]), t[0], &rows::<2, 2>(&t[1..]));
+                (flat(value), flat(tangent))
+            },
+        }
+        .check(&[x, 0.5, -1.1, 0.8, 1.9]);
+    }
+    VectorFaces {
+        name: "three_by_four",
+        itself: &|p| flat(three_by_four(p[0], p[1])),
+        primal: &|p| flat(three_by_four::primal(p[0], p[1])),
+        vjp: &|p, w| {
+            let (value, pullback) = three_by_four::vjp(p[0], p[1]);
+            let (dx, dy) = pullback(rows(w));
+            (flat(value), vec![dx.unwrap(), dy.unwrap()])
+        },
+        jvp: &|p, t| {
+            let (value, tangent) = three_by_four::jvp(p[0], p[1], t[0], t[1]);
+            (flat(value), flat(tangent))
+        },
+    }
+    .check(&[0.8, -0.3]);
+}

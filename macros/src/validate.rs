@@ -176,17 +176,22 @@ fn output(cx: &Ctxt, ty: &Type, mode: Mode, type_params: &[syn::Ident], method: 
                 sig::type_name(ty)
             )
         } else if let Type::Array(array) = ty
-            && !matches!(&array.len, syn::Expr::Lit(_))
+            && let Some(len) = std::iter::once(&array.len)
+                .chain(match &*array.elem {
+                    Type::Array(row) => Some(&row.len),
+                    _ => None,
+                })
+                .find(|len| !matches!(len, syn::Expr::Lit(_)))
         {
             format!(
-                "; an array's length must be a literal (`[f64; 3]`): the macro differentiates it as the tuple of its elements, and cannot count `{}` of them (for a length the caller chooses, write into a `&mut [f64]` parameter instead)",
-                array.len.to_token_stream()
+                "; an array's length must be a literal (`[f64; 3]`, `[[f64; 3]; 3]`): the macro differentiates it as the tuple of its elements, and cannot count `{}` of them (for a length the caller chooses, write into a `&mut [f64]` parameter instead)",
+                len.to_token_stream()
             )
         } else {
             String::new()
         };
         format!(
-            "`{}` cannot be the result of a #[differentiable] function: return `f32`, `f64`, a float tensor, a tuple of them, an array of floats (`[f64; 3]`), or a struct of floats built by a literal (`State {{ x: .., v: .. }}`){hint}",
+            "`{}` cannot be the result of a #[differentiable] function: return `f32`, `f64`, a float tensor, a tuple of them, an array of floats or of rows of them (`[f64; 3]`, `[[f64; 3]; 3]`), or a struct of floats built by a literal (`State {{ x: .., v: .. }}`){hint}",
             sig::type_name(ty)
         )
     };
