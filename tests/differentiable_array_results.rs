@@ -787,3 +787,227 @@ fn arrays_of_rows_out() {
     }
     .check(&[0.8, -0.3]);
 }
+
+/// Callers reading an array of rows: by two indices, a row's reads, rows iterated,
+/// destructured by rows, passed on whole.
+#[differentiable]
+fn rotated_x(t: f64, x: f64) -> f64 {
+    let r = rotation(t);
+    r[0][1] * x
+}
+
+#[differentiable]
+fn rows_read(t: f64, a: &[f64; 3], b: &[f64; 3]) -> f64 {
+    let r = rotation(t);
+    let m = outer(a, b);
+    let mut total = r[0][0] * r[1][1] - r[0][1] * r[1][0] + m[2][1];
+    for i in 0..3 {
+        for j in 0..3 {
+            total += m[i][j] * m[j][i].sin();
+        }
+    }
+    for row in m.iter() {
+        total += row[0] * row[2];
+    }
+    let [[c, s], [ms, c2]] = rotation(2.0 * t);
+    total + c * c2 - s * ms + trace(&m)
+}
+
+/// More forms: typed, a row bound and read, rows in an iterator's closure, a row passed on
+/// whole, an array of rows stepped by assignment (`m = step(&m, h)`).
+#[differentiable]
+fn rows_forms(t: f64, h: f64) -> f64 {
+    let r: [[f64; 2]; 2] = rotation(t);
+    let second = r[1];
+    let mut m = rotation(h);
+    for _ in 0..4 {
+        m = relax(&m, h);
+    }
+    let sums: f64 = r.iter().map(|row| row[0] * row[1]).sum();
+    second[0] * second[1] + sums + norm2(&m[0]) + m[1][0] * m[1][1]
+}
+
+/// A step of a matrix's state.
+#[differentiable]
+fn relax(m: &[[f64; 2]; 2], h: f64) -> [[f64; 2]; 2] {
+    [
+        [m[0][0] - h * m[0][1], m[0][1] + h * m[1][0]],
+        [m[1][0] * (1.0 - h), m[1][1] + h * m[0][0] * m[0][0]],
+    ]
+}
+
+#[differentiable]
+fn norm2(v: &[f64; 2]) -> f64 {
+    (v[0] * v[0] + v[1] * v[1]).sqrt()
+}
+
+/// A column read by a runtime index past a row's end.
+#[differentiable]
+fn column_of(t: f64, j: usize) -> f64 {
+    let r = rotation(t);
+    r[0][j] * t
+}
+
+#[differentiable]
+fn trace(m: &[[f64; 3]; 3]) -> f64 {
+    m[0][0] + m[1][1] + m[2][2]
+}
+
+/// A 2-d integrator rotating its velocity each step, the rotation a call's rows in a loop.
+#[differentiable]
+fn swirl(x0: &[f64; 2], turn: f64, dt: f64) -> f64 {
+    let mut x = *x0;
+    let mut v = [1.0, 0.0];
+    for _ in 0..15 {
+        let r = rotation(turn * dt);
+        let w = [r[0][0] * v[0] + r[0][1] * v[1], r[1][0] * v[0] + r[1][1] * v[1]];
+        v = w;
+        for i in 0..2 {
+            x[i] += dt * v[i] * (1.0 + x[i] * x[i]).sqrt();
+        }
+    }
+    x[0] * x[1]
+}
+
+/// A row of the spherical Jacobian, the rest of its entries read in a loop, the callee
+/// generic.
+#[differentiable]
+fn jacobian_rows<T: gradtape::Float>(r: T, theta: T, phi: T) -> T {
+    let j = spherical_jacobian(r, theta, phi);
+    let mut det = T::zero();
+    for k in 0..3 {
+        let (a, b) = ((k + 1) % 3, (k + 2) % 3);
+        det = det + j[0][k] * (j[1][a] * j[2][b] - j[1][b] * j[2][a]);
+    }
+    det
+}
+
+#[test]
+fn callers_read_arrays_of_rows() {
+    // closed form: d/dt (-sin t · x) = -cos t · x, d/dx = -sin t
+    let (t, x) = (0.7, 1.9);
+    let (value, [dt, dx]) = rotated_x::grad(t, x);
+    assert_eq!(value, -t.sin() * x);
+    assert!(common::close(dt, -t.cos() * x, 1e-15));
+    assert!(common::close(dx, -t.sin(), 1e-15));
+    Case {
+        name: "rotated_x",
+        itself: &|p| rotated_x(p[0], p[1]),
+        primal: &|p| rotated_x::primal(p[0], p[1]),
+        grad: Some(&|p| {
+            let (value, [dt, dx]) = rotated_x::grad(p[0], p[1]);
+            (value, vec![dt, dx])
+        }),
+        grad_into: &|p| {
+            let (value, [dt, dx]) = rotated_x::grad(p[0], p[1]);
+            (value, vec![dt, dx])
+        },
+        jvp: &|p, t| rotated_x::jvp(p[0], p[1], t[0], t[1]),
+    }
+    .check_with_second_order(&[t, x]);
+    Case {
+        name: "rows_read",
+        itself: &|p| rows_read(p[0], &array(&p[1..]), &array(&p[4..])),
+        primal: &|p| rows_read::primal(p[0], &array(&p[1..]), &array(&p[4..])),
+        grad: Some(&|p| {
+            let (value, (dt, da, db)) = rows_read::grad(p[0], &array(&p[1..]), &array(&p[4..]));
+            (value, [&[dt][..], &da[..], &db[..]].concat())
+        }),
+        grad_into: &|p| {
+            let (mut dt, mut da, mut db) = (0.0, [0.0; 3], [0.0; 3]);
+            let value = rows_read::grad_into(
+                p[0],
+                &array(&p[1..]),
+                &array(&p[4..]),
+                &mut dt,
+                &mut da,
+                &mut db,
+            );
+            (value, [&[dt][..], &da[..], &db[..]].concat())
+        },
+        jvp: &|p, t| {
+            rows_read::jvp(
+                p[0],
+                &array(&p[1..]),
+                &array(&p[4..]),
+                t[0],
+                &t[1..4],
+                &t[4..],
+            )
+        },
+    }
+    .check_with_second_order(&[0.4, 0.3, -1.2, 2.0, 1.5, 0.7, -0.4]);
+    Case {
+        name: "swirl",
+        itself: &|p| swirl(&array(p), p[2], p[3]),
+        primal: &|p| swirl::primal(&array(p), p[2], p[3]),
+        grad: Some(&|p| {
+            let (value, (dx, dturn, ddt)) = swirl::grad(&array(p), p[2], p[3]);
+            (value, [&dx[..], &[dturn, ddt]].concat())
+        }),
+        grad_into: &|p| {
+            let (mut dx, mut dturn, mut ddt) = ([0.0; 2], 0.0, 0.0);
+            let value = swirl::grad_into(&array(p), p[2], p[3], &mut dx, &mut dturn, &mut ddt);
+            (value, [&dx[..], &[dturn, ddt]].concat())
+        },
+        jvp: &|p, t| swirl::jvp(&array(p), p[2], p[3], &t[..2], t[2], t[3]),
+    }
+    .check_with_second_order(&[0.2, -0.5, 1.3, 0.1]);
+    // the determinant of the spherical Jacobian is r² sin θ
+    let (r, theta, phi) = (1.3, 0.6, -0.9);
+    let (det, [dr, dtheta, dphi]) = jacobian_rows::grad(r, theta, phi);
+    assert!(common::close(det, r * r * theta.sin(), 1e-14));
+    assert!(common::close(dr, 2.0 * r * theta.sin(), 1e-13));
+    assert!(common::close(dtheta, r * r * theta.cos(), 1e-13));
+    assert!(dphi.abs() < 1e-14);
+    Case {
+        name: "jacobian_rows",
+        itself: &|p| jacobian_rows(p[0], p[1], p[2]),
+        primal: &|p| jacobian_rows::primal(p[0], p[1], p[2]),
+        grad: Some(&|p| {
+            let (value, [dr, dtheta, dphi]) = jacobian_rows::grad(p[0], p[1], p[2]);
+            (value, vec![dr, dtheta, dphi])
+        }),
+        grad_into: &|p| {
+            let (value, [dr, dtheta, dphi]) = jacobian_rows::grad(p[0], p[1], p[2]);
+            (value, vec![dr, dtheta, dphi])
+        },
+        jvp: &|p, t| jacobian_rows::jvp(p[0], p[1], p[2], t[0], t[1], t[2]),
+    }
+    .check_with_second_order(&[r, theta, phi]);
+}
+
+#[test]
+fn more_callers_of_arrays_of_rows() {
+    Case {
+        name: "rows_forms",
+        itself: &|p| rows_forms(p[0], p[1]),
+        primal: &|p| rows_forms::primal(p[0], p[1]),
+        grad: Some(&|p| {
+            let (value, [dt, dh]) = rows_forms::grad(p[0], p[1]);
+            (value, vec![dt, dh])
+        }),
+        grad_into: &|p| {
+            let (value, [dt, dh]) = rows_forms::grad(p[0], p[1]);
+            (value, vec![dt, dh])
+        },
+        jvp: &|p, t| rows_forms::jvp(p[0], p[1], t[0], t[1]),
+    }
+    .check_with_second_order(&[0.7, 0.2]);
+    let (value, [dt]) = column_of::grad(0.4, 1);
+    assert_eq!(value, column_of(0.4, 1));
+    assert_eq!(value, -0.4f64.sin() * 0.4);
+    assert!(common::close(
+        dt,
+        -0.4f64.sin() - 0.4 * 0.4f64.cos(),
+        1e-15
+    ));
+}
+
+/// A column past a row's end is the body's panic, in the gradient too: never the next
+/// row's element (`r[0][2]` of `[[f64; 2]; 2]` is `r[1][0]` in the flat shadow).
+#[test]
+#[should_panic(expected = "index out of bounds")]
+fn a_column_past_the_row_panics_in_the_gradient() {
+    let _ = column_of::grad(0.4, 2);
+}

@@ -599,6 +599,7 @@ impl<'a> Lowerer<'a> {
             .iter()
             .position(|attr| attr.path().is_ident(crate::array_calls::MARK))
         {
+            let rows = crate::array_calls::marked_rows(local);
             let mut local = local.clone();
             local.attrs.remove(index);
             // `let c = ..;`, or typed, `let c: [f64; 3] = ..;` (the local keeps its type)
@@ -613,8 +614,17 @@ impl<'a> Lowerer<'a> {
                 let ident = &pat.ident;
                 let generated = crate::generate::paths::generated();
                 let ty = ty.map(|ty| quote!(: #ty));
-                let zeros: syn::Stmt =
-                    syn::parse_quote!(let mut #ident #ty = #generated::array_of_zeros(););
+                // an array of rows' (`[[F; C]; R]`): `C` read off the local (`local_row`)
+                let zeros = if rows {
+                    format_ident!("array_of_zero_rows")
+                } else {
+                    format_ident!("array_of_zeros")
+                };
+                // spanned at the call: a result of another shape than the code after it
+                // reads (`[[F; C]; R]` never read by rows) is rustc's mismatch there
+                let span = syn::spanned::Spanned::span(&init.expr);
+                let zeros = quote::quote_spanned!(span=> #generated::#zeros());
+                let zeros: syn::Stmt = syn::parse_quote!(let mut #ident #ty = #zeros;);
                 self.lower_stmts(&[zeros, write], Tail::Discard);
                 return;
             }
@@ -655,6 +665,35 @@ impl<'a> Lowerer<'a> {
             .is_some_and(|init| self.mentions_active(&init.expr) && !literal_branches(&init.expr));
         // `let [a, b, c] = q;` of an array by name, or `*q` of a reference to one: one
         // `let` per element, `let a = q[0];` (indexing reads through the reference)
+        // `let [[a, b], [c, d]] = m;` of an array of rows by name: `let a = m[0][0];` ..
+        if let Pat::Slice(slice) = &local.pat
+            && let Some(init) = &local.init
+            && init.diverge.is_none()
+            && let Some((array, _)) = crate::syntax::name_or_deref(&init.expr)
+            && self.mode == Mode::Scalar
+            && self.lookup(array).is_some_and(|binding| {
+                let binding = &self.bindings[binding];
+                binding.array && binding.row.is_some() && !binding.ragged
+            })
+            && slice.elems.iter().all(|row| {
+                matches!(strip_pat_type(row), Pat::Slice(row) if row.elems.iter().all(is_leaf_pattern))
+            })
+        {
+            for (i, row) in slice.elems.iter().enumerate() {
+                let Pat::Slice(row) = strip_pat_type(row) else {
+                    unreachable!("checked: every row a slice pattern")
+                };
+                let i = syn::Index::from(i);
+                for (j, pat) in row.elems.iter().enumerate() {
+                    let j = syn::Index::from(j);
+                    let element: syn::Stmt = syn::parse_quote!(let #pat = #array[#i][#j];);
+                    if let syn::Stmt::Local(element) = element {
+                        self.lower_local(&element);
+                    }
+                }
+            }
+            return;
+        }
         if let Pat::Slice(slice) = &local.pat
             && let Some(init) = &local.init
             && init.diverge.is_none()
@@ -3950,7 +3989,9 @@ impl<'a> Lowerer<'a> {
                 let _ = &#array[#start];
                 let #len: usize = #n;
             }));
-            syn::parse_quote!([#generated::element_zero(); #n])
+            // a row's type read off the array's (`[F; N]`), not spelled `[zero; N]`: the
+            // row length of a call's array of rows is no constant (`generated::row_len`)
+            syn::parse_quote!(#generated::row_of_zeros(&#array[#start]))
         };
         (zeros, syn::parse_quote!(#array[#start][#j]))
     }
@@ -4803,11 +4844,12 @@ fn is_array_result(local: &syn::Local) -> bool {
 }
 
 /// Whether an expression is the array of zeros a call's array result is written into
-/// (`generated::array_of_zeros()`, `array_calls`): a fixed-size local array.
+/// (`generated::array_of_zeros()`, `array_of_zero_rows()` for rows, `array_calls`): a
+/// fixed-size local array.
 fn is_array_of_zeros(expr: &Expr) -> bool {
     matches!(strip_parens(expr), Expr::Call(call) if call.args.is_empty()
         && matches!(&*call.func, Expr::Path(path) if path.path.segments.last()
-            .is_some_and(|last| last.ident == "array_of_zeros")
+            .is_some_and(|last| last.ident == "array_of_zeros" || last.ident == "array_of_zero_rows")
             && path.path.segments.iter().any(|segment| segment.ident == "__private")))
 }
 
@@ -4871,6 +4913,22 @@ pub fn local_row(local: &syn::Local, floats: &[Ident]) -> Option<TokenStream> {
     if let Pat::Type(typed) = &local.pat {
         let (_, row, _) = crate::model::sig::float_array_or_rows(&typed.ty, floats)?;
         return row.map(|row| row.parse().expect("printed from tokens"));
+    }
+    // a call's array of rows (`array_calls`), the local the callee's writer writes: `C`
+    // as the local's type has it, which the code cannot spell (every read of it is where
+    // the local is in scope, by the name the generated code keeps)
+    if crate::array_calls::marked_rows(local)
+        || local.init.as_ref().is_some_and(|init| {
+            matches!(strip_parens(&init.expr), Expr::Call(call) if matches!(&*call.func,
+                Expr::Path(path) if path.path.segments.last()
+                    .is_some_and(|last| last.ident == "array_of_zero_rows")))
+        })
+    {
+        let Pat::Ident(pat) = &local.pat else {
+            return None;
+        };
+        let (generated, ident) = (crate::generate::paths::generated(), &pat.ident);
+        return Some(quote!(#generated::row_len(&#ident)));
     }
     let (value, _) = array_repeat(strip_parens(&local.init.as_ref()?.expr))?;
     match strip_parens(&value) {
