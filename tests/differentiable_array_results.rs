@@ -841,6 +841,20 @@ fn norm2(v: &[f64; 2]) -> f64 {
     (v[0] * v[0] + v[1] * v[1]).sqrt()
 }
 
+/// An array of rows passed on whole (a call's result held as one value), and bound with
+/// its type and read both ways.
+#[differentiable]
+fn rows_held_whole(t: f64, h: f64) -> f64 {
+    let r = rotation(t);
+    let typed: [[f64; 2]; 2] = rotation(h * t);
+    trace2(&r) * trace2(&rotation(h)) + trace2(&typed) * typed[0][1]
+}
+
+#[differentiable]
+fn trace2(m: &[[f64; 2]; 2]) -> f64 {
+    m[0][0] * m[1][1] - m[0][1] * m[1][0] + m[0][0] + m[1][1]
+}
+
 /// A column read by a runtime index past a row's end.
 #[differentiable]
 fn column_of(t: f64, j: usize) -> f64 {
@@ -994,6 +1008,21 @@ fn more_callers_of_arrays_of_rows() {
         jvp: &|p, t| rows_forms::jvp(p[0], p[1], t[0], t[1]),
     }
     .check_with_second_order(&[0.7, 0.2]);
+    Case {
+        name: "rows_held_whole",
+        itself: &|p| rows_held_whole(p[0], p[1]),
+        primal: &|p| rows_held_whole::primal(p[0], p[1]),
+        grad: Some(&|p| {
+            let (value, [dt, dh]) = rows_held_whole::grad(p[0], p[1]);
+            (value, vec![dt, dh])
+        }),
+        grad_into: &|p| {
+            let (value, [dt, dh]) = rows_held_whole::grad(p[0], p[1]);
+            (value, vec![dt, dh])
+        },
+        jvp: &|p, t| rows_held_whole::jvp(p[0], p[1], t[0], t[1]),
+    }
+    .check_with_second_order(&[0.7, 0.4]);
     let (value, [dt]) = column_of::grad(0.4, 1);
     assert_eq!(value, column_of(0.4, 1));
     assert_eq!(value, -0.4f64.sin() * 0.4);
@@ -1010,4 +1039,90 @@ fn more_callers_of_arrays_of_rows() {
 #[should_panic(expected = "index out of bounds")]
 fn a_column_past_the_row_panics_in_the_gradient() {
     let _ = column_of::grad(0.4, 2);
+}
+
+// ----- against dual numbers -----
+
+/// `rotation` and `swirl` written again as plain functions generic over
+/// `num_traits::Float`, run on dual numbers: the same arithmetic differentiated op by op,
+/// no source transformation (the `twice!` oracle, by hand: the annotated caller calls an
+/// annotated callee, which the plain copy cannot).
+mod on_duals {
+    use num_traits::Float;
+
+    pub fn rotation<T: Float>(t: T) -> [[T; 2]; 2] {
+        let (s, c) = t.sin_cos();
+        [[c, -s], [s, c]]
+    }
+
+    pub fn swirl<T: Float>(x0: &[T; 2], turn: T, dt: T) -> T {
+        let mut x = *x0;
+        let mut v = [T::one(), T::zero()];
+        for _ in 0..15 {
+            let r = rotation(turn * dt);
+            let w = [r[0][0] * v[0] + r[0][1] * v[1], r[1][0] * v[0] + r[1][1] * v[1]];
+            v = w;
+            for i in 0..2 {
+                x[i] = x[i] + dt * v[i] * (T::one() + x[i] * x[i]).sqrt();
+            }
+        }
+        x[0] * x[1]
+    }
+
+    pub fn spherical_jacobian<T: Float>(r: T, theta: T, phi: T) -> [[T; 3]; 3] {
+        let (st, ct) = theta.sin_cos();
+        let (sp, cp) = phi.sin_cos();
+        [
+            [st * cp, r * ct * cp, -r * st * sp],
+            [st * sp, r * ct * sp, r * st * cp],
+            [ct, -r * st, T::zero()],
+        ]
+    }
+
+    pub fn jacobian_rows<T: Float>(r: T, theta: T, phi: T) -> T {
+        let j = spherical_jacobian(r, theta, phi);
+        let mut det = T::zero();
+        for k in 0..3 {
+            let (a, b) = ((k + 1) % 3, (k + 2) % 3);
+            det = det + j[0][k] * (j[1][a] * j[2][b] - j[1][b] * j[2][a]);
+        }
+        det
+    }
+}
+
+#[test]
+fn callers_of_arrays_of_rows_against_dual_numbers() {
+    common::twice::Twice {
+        name: "swirl",
+        itself: &|p| swirl(&array(p), p[2], p[3]),
+        primal: &|p| swirl::primal(&array(p), p[2], p[3]),
+        grad: &|p| {
+            let (value, (dx, dturn, ddt)) = swirl::grad(&array(p), p[2], p[3]);
+            (value, [&dx[..], &[dturn, ddt]].concat())
+        },
+        on_duals: &|d| on_duals::swirl(&[d[0], d[1]], d[2], d[3]),
+    }
+    .check([0.2, -0.5, 1.3, 0.1]);
+    common::twice::Twice {
+        name: "jacobian_rows",
+        itself: &|p| jacobian_rows(p[0], p[1], p[2]),
+        primal: &|p| jacobian_rows::primal(p[0], p[1], p[2]),
+        grad: &|p| {
+            let (value, g) = jacobian_rows::grad(p[0], p[1], p[2]);
+            (value, g.to_vec())
+        },
+        on_duals: &|d| on_duals::jacobian_rows(d[0], d[1], d[2]),
+    }
+    .check([1.3, 0.6, -0.9]);
+    common::twice::Twice {
+        name: "rotated_x",
+        itself: &|p| rotated_x(p[0], p[1]),
+        primal: &|p| rotated_x::primal(p[0], p[1]),
+        grad: &|p| {
+            let (value, g) = rotated_x::grad(p[0], p[1]);
+            (value, g.to_vec())
+        },
+        on_duals: &|d| on_duals::rotation(d[0])[0][1] * d[1],
+    }
+    .check([0.7, 1.9]);
 }

@@ -964,6 +964,14 @@ impl<F, const N: usize> TangentSlice<F> for &[F; N] {
     }
 }
 
+// A call's array of rows held whole (`trace(&rotation(t))`): its tangent, row after row.
+impl<F, const C: usize, const R: usize> TangentSlice<F> for &[[F; C]; R] {
+    #[inline]
+    fn flat(&self) -> &[F] {
+        self.as_flattened()
+    }
+}
+
 impl<F> TangentSlice<F> for super::NoTangent {
     #[inline]
     fn flat(&self) -> &[F] {
