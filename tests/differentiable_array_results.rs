@@ -1126,3 +1126,111 @@ fn callers_of_arrays_of_rows_against_dual_numbers() {
     }
     .check([0.7, 1.9]);
 }
+
+// ----- a differentiable receiver -----
+
+/// A projectile whose parameters are differentiable: its velocity and its rotation are
+/// methods' array results, indexed by callers whose receiver is the marked struct.
+#[derive(Differentiable, Clone, Debug, PartialEq)]
+struct Projectile {
+    v0: f64,
+    drag: f64,
+}
+
+#[differentiable]
+impl Projectile {
+    /// The velocity after `dt` of flight at `angle`.
+    #[differentiable]
+    fn velocity(#[differentiable] &self, angle: f64, dt: f64) -> [f64; 2] {
+        let decay = (-self.drag * dt).exp();
+        [
+            self.v0 * angle.cos() * decay,
+            self.v0 * angle.sin() * decay - 9.81 * dt,
+        ]
+    }
+
+    /// A frame turned by the drag, as rows.
+    #[differentiable]
+    fn frame(#[differentiable] &self, t: f64) -> [[f64; 2]; 2] {
+        let a = self.drag * t;
+        [[a.cos(), -self.v0 * a.sin()], [a.sin(), a.cos()]]
+    }
+
+    /// The height reached in `n` steps, the velocity read by index (a marked `self` the
+    /// receiver).
+    #[differentiable]
+    fn height(#[differentiable] &self, angle: f64, n: usize) -> f64 {
+        let mut y = 0.0;
+        for k in 0..n {
+            let v = self.velocity(angle, 0.05 * k as f64);
+            y += 0.05 * v[1];
+        }
+        y
+    }
+}
+
+/// A free function whose marked struct parameter is the receiver.
+#[differentiable]
+fn flight(#[differentiable] p: &Projectile, angle: f64, t: f64) -> f64 {
+    let v = p.velocity(angle, t);
+    let f = p.frame(t);
+    v[0] * v[0] + v[1] * f[0][1] + f[1][0] * p.drag
+}
+
+#[test]
+fn methods_with_a_differentiable_receiver_return_arrays() {
+    let projectile = |p: &[f64]| Projectile {
+        v0: p[0],
+        drag: p[1],
+    };
+    VectorFaces {
+        name: "velocity",
+        itself: &|p| projectile(p).velocity(p[2], p[3]).to_vec(),
+        primal: &|p| projectile(p).velocity_primal(p[2], p[3]).to_vec(),
+        vjp: &|p, w| {
+            let (value, pullback) = projectile(p).velocity_vjp(p[2], p[3]);
+            let (ds, da, dt) = pullback(array(w));
+            let ds = ds.unwrap_or(Projectile { v0: 0.0, drag: 0.0 });
+            (
+                value.to_vec(),
+                vec![ds.v0, ds.drag, da.unwrap(), dt.unwrap()],
+            )
+        },
+        jvp: &|p, t| {
+            let (value, tangent) =
+                projectile(p).velocity_jvp(p[2], p[3], &projectile(t), t[2], t[3]);
+            (value.to_vec(), tangent.to_vec())
+        },
+    }
+    .check(&[12.0, 0.3, 0.7, 0.4]);
+    Case {
+        name: "flight",
+        itself: &|p| flight(&projectile(p), p[2], p[3]),
+        primal: &|p| flight::primal(&projectile(p), p[2], p[3]),
+        grad: Some(&|p| {
+            let (value, (ds, da, dt)) = flight::grad(&projectile(p), p[2], p[3]);
+            (value, vec![ds.v0, ds.drag, da, dt])
+        }),
+        grad_into: &|p| {
+            let (value, (ds, da, dt)) = flight::grad(&projectile(p), p[2], p[3]);
+            (value, vec![ds.v0, ds.drag, da, dt])
+        },
+        jvp: &|p, t| flight::jvp(&projectile(p), p[2], p[3], &projectile(t), t[2], t[3]),
+    }
+    .check_with_second_order(&[12.0, 0.3, 0.7, 0.4]);
+    Case {
+        name: "height",
+        itself: &|p| projectile(p).height(p[2], 12),
+        primal: &|p| projectile(p).height_primal(p[2], 12),
+        grad: Some(&|p| {
+            let (value, (ds, da)) = projectile(p).height_grad(p[2], 12);
+            (value, vec![ds.v0, ds.drag, da])
+        }),
+        grad_into: &|p| {
+            let (value, (ds, da)) = projectile(p).height_grad(p[2], 12);
+            (value, vec![ds.v0, ds.drag, da])
+        },
+        jvp: &|p, t| projectile(p).height_jvp(p[2], 12, &projectile(t), t[2]),
+    }
+    .check_with_second_order(&[12.0, 0.3, 0.7]);
+}

@@ -3213,7 +3213,8 @@ impl<'a> Lowerer<'a> {
     /// Whether a method call passes a float array as `&mut` to a method of a constant
     /// receiver: a call of an annotated method writing it (`self.apply(&x, &mut out);`).
     fn method_writes_arrays(&self, call: &syn::ExprMethodCall) -> bool {
-        !self.mentions_active(&call.receiver)
+        // a constant receiver, or a differentiable struct the method marks `self` of
+        (!self.mentions_active(&call.receiver) || self.struct_receiver(call).is_some())
             && call
                 .args
                 .iter()
@@ -3442,9 +3443,12 @@ impl<'a> Lowerer<'a> {
                 args.push(out);
                 Some(syn::parse_quote!(#path(#args);))
             }
+            // (a differentiable struct receiver, `p.velocity(dt)` of a marked `p`, is an
+            // operand of the writer's call, `writing_call`)
             Expr::MethodCall(call)
-                if !self.mentions_active(&call.receiver)
-                    && call.args.iter().any(|arg| self.mentions_active(arg)) =>
+                if (!self.mentions_active(&call.receiver)
+                    && call.args.iter().any(|arg| self.mentions_active(arg)))
+                    || self.struct_receiver(call).is_some() =>
             {
                 let mut call = call.clone();
                 call.method = writer(&call.method);
@@ -3477,7 +3481,16 @@ impl<'a> Lowerer<'a> {
                 (callee, Vec::new(), Some(function))
             }
             Writer::Method(method) => {
-                let receiver = Operand::Inactive((*method.receiver).clone());
+                // a differentiable struct receiver (a marked parameter passed on whole, a
+                // struct result held whole) is an operand of its own, its cotangent the
+                // method's entry for its marked `self` (as `method_on_whole`'s)
+                let receiver = match self.struct_receiver(method) {
+                    Some(binding) => Operand::Active {
+                        binding,
+                        fwd: (*method.receiver).clone(),
+                    },
+                    None => Operand::Inactive((*method.receiver).clone()),
+                };
                 (Callee::Method(method.method.clone()), vec![receiver], None)
             }
         };

@@ -684,7 +684,7 @@ pub fn active_index(cx: &Ctxt, index: &Expr) {
 pub fn indexed_value(cx: &Ctxt, base: &Expr) {
     cx.error_spanned_by(
         base,
-        "a #[differentiable] function indexes only its array, slice and `Vec` parameters of floats, its own local arrays (`vec![0.0; n]`, `[0.0; 3]`) and the array results of annotated functions it binds by `let` (`let c = cross(a, b);`), by name: bind the value to such a local first (the array result of a method is indexed when its receiver is a constant: for a differentiable receiver, pass the struct to a function returning the array)",
+        "a #[differentiable] function indexes only its array, slice and `Vec` parameters of floats, its own local arrays (`vec![0.0; n]`, `[0.0; 3]`) and the array results of annotated functions it binds by `let` (`let c = cross(a, b);`), by name: bind the value to such a local first",
     );
 }
 
