@@ -3495,6 +3495,11 @@ impl<'a> Lowerer<'a> {
             }
         };
         let offset = args.len();
+        // how the operands make the callee's arguments: a struct literal of differentiable
+        // values is one operand per field (`Callee::Gathered`), as for a call of a value
+        let mut shapes = vec![ArgShape::One; offset];
+        // the argument each operand is of (a written array's, for its messages)
+        let mut argument_of: Vec<usize> = Vec::new();
         let call_args = call.args();
         // a `&mut` parameter passed on as it is: written or read ([`Written::passed_on`]),
         // the callee's types choosing; beside other written arrays too, its pullback then
@@ -3514,22 +3519,50 @@ impl<'a> Lowerer<'a> {
             let bare = self.passed_on_written(arg);
             let lendable = may_pass_on && bare.is_some_and(|b| self.is_lendable(b));
             if explicit.is_none() && lendable {
-                passed_on.push(offset + k);
+                passed_on.push(args.len());
             }
             let bare = bare
                 .filter(|_| lendable || statement)
                 .map(|binding| (binding, None));
             match explicit.or(bare) {
                 Some((binding, range)) => {
-                    written.push((offset + k, binding, range));
+                    written.push((args.len(), binding, range));
+                    argument_of.push(k);
+                    shapes.push(ArgShape::One);
                     args.push(Operand::Active {
                         binding,
                         fwd: arg.clone(),
                     });
                 }
-                None => args.extend(self.lower_call_args([arg])),
+                None => match self.active_struct_literal(arg) {
+                    Some((literal, by_ref)) => {
+                        shapes.push(ArgShape::Struct {
+                            path: literal.path.clone(),
+                            members: literal.fields.iter().map(|f| f.member.clone()).collect(),
+                            by_ref,
+                        });
+                        // in the literal's order, as Rust evaluates its fields
+                        for field in &literal.fields {
+                            argument_of.push(k);
+                            args.push(self.lower_operand(&field.expr));
+                        }
+                    }
+                    None => {
+                        shapes.push(ArgShape::One);
+                        let lowered = self.lower_call_args([arg]);
+                        argument_of.extend(lowered.iter().map(|_| k));
+                        args.extend(lowered);
+                    }
+                },
             }
         }
+        // a struct literal gathered: the operands' positions are no argument positions
+        // (`written` holds operand positions, which the generated code indexes by)
+        let func = if shapes.iter().any(|shape| matches!(shape, ArgShape::Struct { .. })) {
+            Callee::Gathered(Box::new(func), shapes)
+        } else {
+            func
+        };
         let reads_active = args
             .iter()
             .enumerate()
@@ -3562,7 +3595,7 @@ impl<'a> Lowerer<'a> {
             if !self.bindings[binding].active {
                 all_active = false;
                 // (a parameter that cannot be made active is reported)
-                self.activate(binding, &call_args[k - offset]);
+                self.activate(binding, &call_args[argument_of[k - offset]]);
             }
         }
         if !all_active {

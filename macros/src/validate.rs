@@ -306,7 +306,7 @@ pub fn unsupported_expr(cx: &Ctxt, expr: &Expr) {
         // s.v += ..`) is split into one local per field before lowering (`fields`); one
         // used otherwise reaches here
         Expr::Struct(_) => {
-            "a struct built from differentiable values is differentiated as a local read and written field by field (`let mut s = State { x: x0, v: 0.0 }; s.v -= dt * s.x;`, `s.x`, `s = State { x: .., v: .. };`) or passed whole to another annotated function returning a value (`s = step(&s, dt);`); this one is used otherwise (returned, passed to a plain helper or to a function writing a `&mut` array, a method called on it): keep its fields as separate locals, or pass them as separate parameters"
+            "a struct built from differentiable values is differentiated as a local read and written field by field (`let mut s = State { x: x0, v: 0.0 }; s.v -= dt * s.x;`, `s.x`, `s = State { x: .., v: .. };`) or passed whole to another annotated function (`s = step(&s, dt);`, `fill(&s, &mut out);`); this one is used otherwise (returned, passed to a plain helper, a method called on it): keep its fields as separate locals, or pass them as separate parameters"
         }
         Expr::Try(_) => "`?` is not supported in a #[differentiable] function",
         Expr::Assign(_) => "an assignment is a statement: write it on its own line",
