@@ -855,6 +855,15 @@ fn trace2(m: &[[f64; 2]; 2]) -> f64 {
     m[0][0] * m[1][1] - m[0][1] * m[1][0] + m[0][0] + m[1][1]
 }
 
+/// Rows read only by being passed on (`norm2(&r[0])`), never by two indices: still an
+/// array of rows.
+#[differentiable]
+fn rows_passed_on(t: f64, x: &[f64; 2]) -> f64 {
+    let r = relax(&rotation(t), x[1]);
+    let q = relax(&rotation(t * x[0]), 0.3);
+    norm2(&r[0]) * x[0] + trace2(&q) * norm2(&q[1]) * x[1]
+}
+
 /// A column read by a runtime index past a row's end.
 #[differentiable]
 fn column_of(t: f64, j: usize) -> f64 {
@@ -1023,6 +1032,22 @@ fn more_callers_of_arrays_of_rows() {
         jvp: &|p, t| rows_held_whole::jvp(p[0], p[1], t[0], t[1]),
     }
     .check_with_second_order(&[0.7, 0.4]);
+    Case {
+        name: "rows_passed_on",
+        itself: &|p| rows_passed_on(p[0], &array(&p[1..])),
+        primal: &|p| rows_passed_on::primal(p[0], &array(&p[1..])),
+        grad: Some(&|p| {
+            let (value, (dt, dx)) = rows_passed_on::grad(p[0], &array(&p[1..]));
+            (value, [&[dt][..], &dx[..]].concat())
+        }),
+        grad_into: &|p| {
+            let (mut dt, mut dx) = (0.0, [0.0; 2]);
+            let value = rows_passed_on::grad_into(p[0], &array(&p[1..]), &mut dt, &mut dx);
+            (value, [&[dt][..], &dx[..]].concat())
+        },
+        jvp: &|p, t| rows_passed_on::jvp(p[0], &array(&p[1..]), t[0], &t[1..]),
+    }
+    .check_with_second_order(&[0.7, 1.2, -0.4]);
     let (value, [dt]) = column_of::grad(0.4, 1);
     assert_eq!(value, column_of(0.4, 1));
     assert_eq!(value, -0.4f64.sin() * 0.4);

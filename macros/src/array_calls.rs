@@ -314,7 +314,28 @@ impl RowUses<'_> {
     }
 }
 
+impl RowUses<'_> {
+    /// Whether `expr` is a row of `name` used as an array: `&name[i]` (a row borrowed,
+    /// `dot(&name[0], x)`, `for v in &name[i]`), or `name[i]` itself where `row` says an
+    /// array stands (a slice method's receiver).
+    fn row_of_name(&self, expr: &Expr, borrowed_only: bool) -> bool {
+        let expr = match strip_parens(expr) {
+            Expr::Reference(reference) => strip_parens(&reference.expr),
+            _ if borrowed_only => return false,
+            expr => expr,
+        };
+        matches!(expr, Expr::Index(index)
+            if single_ident(strip_parens(&index.expr)) == Some(self.name))
+    }
+}
+
 impl<'ast> Visit<'ast> for RowUses<'_> {
+    fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+        // `dot(&name[0], x)`: a row passed on
+        self.rows |= call.args.iter().any(|arg| self.row_of_name(arg, true));
+        visit::visit_expr_call(self, call);
+    }
+
     fn visit_expr_index(&mut self, index: &'ast syn::ExprIndex) {
         if let Expr::Index(row) = strip_parens(&index.expr)
             && single_ident(strip_parens(&row.expr)) == Some(self.name)
@@ -346,6 +367,8 @@ impl<'ast> Visit<'ast> for RowUses<'_> {
     }
 
     fn visit_expr_for_loop(&mut self, for_loop: &'ast syn::ExprForLoop) {
+        // `for v in &name[i]`
+        self.rows |= self.row_of_name(&for_loop.expr, true);
         if let Some(enumerated) = self.iterates(&for_loop.expr) {
             let body = Expr::Block(syn::ExprBlock {
                 attrs: Vec::new(),
@@ -358,6 +381,10 @@ impl<'ast> Visit<'ast> for RowUses<'_> {
     }
 
     fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+        // `name[i].iter()`, `name[i].len()`: a row's slice method; `x.dot(&name[0])`
+        self.rows |= (SLICE_METHODS.iter().any(|method| call.method == method)
+            && self.row_of_name(&call.receiver, false))
+            || call.args.iter().any(|arg| self.row_of_name(arg, true));
         // `name.iter().map(|row| ..)`: an adaptor's closure over the items
         if let Some(enumerated) = self.iterates(&call.receiver) {
             for arg in &call.args {
