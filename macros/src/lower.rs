@@ -2808,6 +2808,11 @@ impl<'a> Lowerer<'a> {
             // `x.to_vec().into_iter().fold(..)`: the value taken out as data is the error
             // to fix; the method after it would compute on a constant even were it known
             validate::escape(self.cx, escape);
+        } else if self.mode == Mode::Scalar && self.active_struct_literal(&call.receiver).is_some()
+        {
+            // `Blend { a, b }.mix(x)`: the literal is what is not differentiated (the
+            // method may well be annotated): the struct's message, at the literal
+            validate::unsupported_expr(self.cx, strip_reference(strip_parens(&call.receiver)));
         } else {
             // `chain.max_by(..).unwrap()`: the method without a rule is the receiver's,
             // whose message says what to write instead

@@ -6,8 +6,10 @@ pub struct Blend {
     b: f64,
 }
 
+#[differentiable]
 impl Blend {
-    fn mix(&self, x: f64) -> f64 {
+    #[differentiable]
+    fn mix(#[differentiable] &self, x: f64) -> f64 {
         self.a * x + self.b
     }
 }
