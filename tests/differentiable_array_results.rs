@@ -864,6 +864,46 @@ fn rows_passed_on(t: f64, x: &[f64; 2]) -> f64 {
     norm2(&r[0]) * x[0] + trace2(&q) * norm2(&q[1]) * x[1]
 }
 
+/// A result bound to the name its call reads (`let m = relax(&m, h);`, `let s =
+/// oscillator(&s, w);`): the writer writes a local of its own, then copied, never the
+/// array the call reads.
+#[differentiable]
+fn shadowed_by_the_result(t: f64, h: f64, s: &[f64; 2]) -> f64 {
+    let m = rotation(t);
+    let m = relax(&m, h);
+    let m = relax(&m, h);
+    let s = oscillator(s, h);
+    let s = oscillator(&s, t);
+    m[0][1] * s[0] + m[1][0] * s[1]
+}
+
+/// `3 × 3` rows scaled.
+#[differentiable]
+fn scaled3(m: &[[f64; 3]; 3], h: f64) -> [[f64; 3]; 3] {
+    let mut out = [[0.0; 3]; 3];
+    for i in 0..3 {
+        for j in 0..3 {
+            out[i][j] = h * m[i][j] + m[j][i];
+        }
+    }
+    out
+}
+
+/// Regression: a copy of a call's rows (`let m = r;`, as `let m = relax(&m, h);` is
+/// written) took the row length read off the source's name, `row_len(&r)`; a later `let`
+/// binding that name to rows of another length (here `3 × 3` after `2 × 2`, both through
+/// the same rewrite's local) gave the copy that length: a type error for a flat array, and
+/// for rows a flat shadow at one row length passed on whole (`trace2(&m)`) and read at
+/// another.
+#[differentiable]
+fn copies_of_rows_of_two_lengths(t: f64, h: f64, a: &[f64; 3]) -> f64 {
+    let m = rotation(t);
+    let m = relax(&m, h);
+    let o = outer(a, a);
+    let o = scaled3(&o, h);
+    trace2(&m) * o[2][1] + m[1][0] * o[0][2] + trace(&o)
+}
+
 /// A column read by a runtime index past a row's end.
 #[differentiable]
 fn column_of(t: f64, j: usize) -> f64 {
@@ -883,7 +923,10 @@ fn swirl(x0: &[f64; 2], turn: f64, dt: f64) -> f64 {
     let mut v = [1.0, 0.0];
     for _ in 0..15 {
         let r = rotation(turn * dt);
-        let w = [r[0][0] * v[0] + r[0][1] * v[1], r[1][0] * v[0] + r[1][1] * v[1]];
+        let w = [
+            r[0][0] * v[0] + r[0][1] * v[1],
+            r[1][0] * v[0] + r[1][1] * v[1],
+        ];
         v = w;
         for i in 0..2 {
             x[i] += dt * v[i] * (1.0 + x[i] * x[i]).sqrt();
@@ -1048,14 +1091,59 @@ fn more_callers_of_arrays_of_rows() {
         jvp: &|p, t| rows_passed_on::jvp(p[0], &array(&p[1..]), t[0], &t[1..]),
     }
     .check_with_second_order(&[0.7, 1.2, -0.4]);
+    Case {
+        name: "shadowed_by_the_result",
+        itself: &|p| shadowed_by_the_result(p[0], p[1], &array(&p[2..])),
+        primal: &|p| shadowed_by_the_result::primal(p[0], p[1], &array(&p[2..])),
+        grad: Some(&|p| {
+            let (value, (dt, dh, ds)) = shadowed_by_the_result::grad(p[0], p[1], &array(&p[2..]));
+            (value, [&[dt, dh][..], &ds[..]].concat())
+        }),
+        grad_into: &|p| {
+            let (mut dt, mut dh, mut ds) = (0.0, 0.0, [0.0; 2]);
+            let value = shadowed_by_the_result::grad_into(
+                p[0],
+                p[1],
+                &array(&p[2..]),
+                &mut dt,
+                &mut dh,
+                &mut ds,
+            );
+            (value, [&[dt, dh][..], &ds[..]].concat())
+        },
+        jvp: &|p, t| shadowed_by_the_result::jvp(p[0], p[1], &array(&p[2..]), t[0], t[1], &t[2..]),
+    }
+    .check_with_second_order(&[0.7, 0.3, 1.1, -0.4]);
+    Case {
+        name: "copies_of_rows_of_two_lengths",
+        itself: &|p| copies_of_rows_of_two_lengths(p[0], p[1], &array(&p[2..])),
+        primal: &|p| copies_of_rows_of_two_lengths::primal(p[0], p[1], &array(&p[2..])),
+        grad: Some(&|p| {
+            let (value, (dt, dh, da)) =
+                copies_of_rows_of_two_lengths::grad(p[0], p[1], &array(&p[2..]));
+            (value, [&[dt, dh][..], &da[..]].concat())
+        }),
+        grad_into: &|p| {
+            let (mut dt, mut dh, mut da) = (0.0, 0.0, [0.0; 3]);
+            let value = copies_of_rows_of_two_lengths::grad_into(
+                p[0],
+                p[1],
+                &array(&p[2..]),
+                &mut dt,
+                &mut dh,
+                &mut da,
+            );
+            (value, [&[dt, dh][..], &da[..]].concat())
+        },
+        jvp: &|p, t| {
+            copies_of_rows_of_two_lengths::jvp(p[0], p[1], &array(&p[2..]), t[0], t[1], &t[2..])
+        },
+    }
+    .check_with_second_order(&[0.7, 0.3, 1.1, -0.4, 0.6]);
     let (value, [dt]) = column_of::grad(0.4, 1);
     assert_eq!(value, column_of(0.4, 1));
     assert_eq!(value, -0.4f64.sin() * 0.4);
-    assert!(common::close(
-        dt,
-        -0.4f64.sin() - 0.4 * 0.4f64.cos(),
-        1e-15
-    ));
+    assert!(common::close(dt, -0.4f64.sin() - 0.4 * 0.4f64.cos(), 1e-15));
 }
 
 /// A column past a row's end is the body's panic, in the gradient too: never the next
@@ -1085,7 +1173,10 @@ mod on_duals {
         let mut v = [T::one(), T::zero()];
         for _ in 0..15 {
             let r = rotation(turn * dt);
-            let w = [r[0][0] * v[0] + r[0][1] * v[1], r[1][0] * v[0] + r[1][1] * v[1]];
+            let w = [
+                r[0][0] * v[0] + r[0][1] * v[1],
+                r[1][0] * v[0] + r[1][1] * v[1],
+            ];
             v = w;
             for i in 0..2 {
                 x[i] = x[i] + dt * v[i] * (T::one() + x[i] * x[i]).sqrt();

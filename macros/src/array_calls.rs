@@ -99,7 +99,38 @@ impl VisitMut for Marks<'_> {
         // `let [x, y] = f(..);`: the result bound to a local first, `let r = f(..); let [x,
         // y] = r;`, a local array destructured
         let mut stmts = Vec::with_capacity(block.stmts.len());
-        for stmt in std::mem::take(&mut block.stmts) {
+        let old = std::mem::take(&mut block.stmts);
+        for (k, stmt) in old.iter().cloned().enumerate() {
+            // `let c = f(&c);` indexed later: the result bound to a local of its own first,
+            // marked, then copied into the new `c` (`let c = r;`, an array's copy), so
+            // the array the writer writes is never one the call reads
+            if let syn::Stmt::Local(local) = &stmt
+                && let Some(ident) = bound_name(&local.pat)
+                && let Some(init) = &local.init
+                && init.diverge.is_none()
+                && self.calls_by_name(&init.expr)
+                && crate::syntax::names_in(quote::ToTokens::to_token_stream(&init.expr))
+                    .contains(&ident.to_string())
+                && indexed_in(ident, &old[k + 1..])
+            {
+                let result = crate::syntax::fresh_local("array_result");
+                let value = &init.expr;
+                let mark = Ident::new(MARK, proc_macro2::Span::call_site());
+                if used_as_rows(ident, &old[k + 1..]) {
+                    let rows = Ident::new(ROWS, proc_macro2::Span::call_site());
+                    stmts.push(syn::parse_quote!(#[#mark(#rows)] let #result = #value;));
+                } else {
+                    stmts.push(syn::parse_quote!(#[#mark] let #result = #value;));
+                }
+                let mut copy = local.clone();
+                copy.init = Some(syn::LocalInit {
+                    eq_token: init.eq_token,
+                    expr: Box::new(syn::parse_quote!(#result)),
+                    diverge: None,
+                });
+                stmts.push(syn::Stmt::Local(copy));
+                continue;
+            }
             if let syn::Stmt::Local(local) = &stmt
                 && let Pat::Slice(slice) = &local.pat
                 && let Some(init) = &local.init
@@ -160,7 +191,8 @@ impl VisitMut for Marks<'_> {
                 || !self.calls_by_name(&init.expr)
                 || !indexed_in(&pat.ident, rest)
                 // `let c = f(&c);`: the arguments read the earlier `c`, which the local
-                // array the call writes would hide
+                // array the call writes would hide (bound through a local of its own
+                // above; here only where the new `c` is no array)
                 || crate::syntax::names_in(quote::ToTokens::to_token_stream(&init.expr))
                     .contains(&pat.ident.to_string())
             {
@@ -214,6 +246,18 @@ impl Marks<'_> {
     }
 }
 
+/// The name `let name = ..;` or `let name: T = ..;` binds (not by reference).
+fn bound_name(pat: &Pat) -> Option<&Ident> {
+    let pat = match pat {
+        Pat::Type(typed) => &*typed.pat,
+        pat => pat,
+    };
+    match pat {
+        Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => Some(&pat.ident),
+        _ => None,
+    }
+}
+
 /// Whether `rest` (the statements after `let name = ..;`, up to a `let` binding the name
 /// again, whose value still reads it) uses `name` as an array: indexes it (`name[i]`),
 /// calls a slice's method on it (`iter`, `len`, `first`, ..), iterates it (`for v in
@@ -236,10 +280,14 @@ fn indexed_in(name: &Ident, rest: &[Stmt]) -> bool {
 
 /// Whether `rest` (as [`indexed_in`] reads it) uses `name` as an array of rows: reads an
 /// element by two indices (`name[i][j]`), destructures it by rows (`let [[a, b], [c, d]] =
-/// name;`), binds a row it then uses as an array (`let row = name[i];`), or iterates it
-/// (`for row in name.iter()`, `name.iter().map(|row| ..)`, through `enumerate`, `rev`,
-/// ..) with the item used as an array. A float cannot be used so: a caller of a function
-/// returning `[F; N]` using the result so does not compile as written either.
+/// name;`), binds a row it then uses as an array (`let row = name[i];`), passes a row on
+/// (`dot(&name[0], x)`, `name[i].iter()`, `for v in &name[i]`), or iterates it (`for row
+/// in name.iter()`, `name.iter().map(|row| ..)`, through `enumerate`, `rev`, ..) with the
+/// item used as an array. A float cannot be used so: a caller of a function returning
+/// `[F; N]` using the result so does not compile as written either. (A mark of rows the
+/// result is not, or no mark of rows where it is, is rustc's type mismatch at the call,
+/// between the local's zeros and the writer's `&mut` parameter: never a local of the
+/// wrong shape.)
 fn used_as_rows(name: &Ident, rest: &[Stmt]) -> bool {
     let mut rows = RowUses {
         name,
@@ -312,12 +360,11 @@ impl RowUses<'_> {
             self.rows |= arrays.0.contains(row);
         }
     }
-}
 
-impl RowUses<'_> {
-    /// Whether `expr` is a row of `name` used as an array: `&name[i]` (a row borrowed,
-    /// `dot(&name[0], x)`, `for v in &name[i]`), or `name[i]` itself where `row` says an
-    /// array stands (a slice method's receiver).
+    /// Whether `expr` is a row of `name`: `&name[i]` (a row borrowed, `dot(&name[0], x)`,
+    /// `for v in &name[i]`), or, unless `borrowed_only`, `name[i]` itself (a slice
+    /// method's receiver, `name[i].iter()`). An element of a flat array borrowed so is a
+    /// `&F`, which no annotated function takes.
     fn row_of_name(&self, expr: &Expr, borrowed_only: bool) -> bool {
         let expr = match strip_parens(expr) {
             Expr::Reference(reference) => strip_parens(&reference.expr),

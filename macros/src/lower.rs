@@ -797,7 +797,7 @@ impl<'a> Lowerer<'a> {
             && !self.bindings[copy].array
         {
             let (row, ragged) = (
-                self.bindings[source].row.clone(),
+                copied_row(self.bindings[source].row.clone(), ident),
                 self.bindings[source].ragged,
             );
             let binding = &mut self.bindings[copy];
@@ -818,7 +818,7 @@ impl<'a> Lowerer<'a> {
             && !self.bindings[copy].array
             && !self.bindings[source].ragged
         {
-            let row = self.bindings[source].row.clone();
+            let row = copied_row(self.bindings[source].row.clone(), ident);
             self.bindings[copy].array = true;
             self.bindings[copy].row = row;
             self.fixed.insert(copy, false);
@@ -3563,7 +3563,10 @@ impl<'a> Lowerer<'a> {
         }
         // a struct literal gathered: the operands' positions are no argument positions
         // (`written` holds operand positions, which the generated code indexes by)
-        let func = if shapes.iter().any(|shape| matches!(shape, ArgShape::Struct { .. })) {
+        let func = if shapes
+            .iter()
+            .any(|shape| matches!(shape, ArgShape::Struct { .. }))
+        {
             Callee::Gathered(Box::new(func), shapes)
         } else {
             func
@@ -3830,7 +3833,7 @@ impl<'a> Lowerer<'a> {
         row: &Option<TokenStream>,
     ) {
         let binding = self.bind(ident, true, key);
-        self.bindings[binding].row = row.clone();
+        self.bindings[binding].row = copied_row(row.clone(), ident);
         // The copy Rust makes, as the starting value (a constant: every element is
         // written below), so the local has the source's very type.
         self.declare_zeros(binding, init);
@@ -4978,8 +4981,7 @@ pub fn local_row(local: &syn::Local, floats: &[Ident]) -> Option<TokenStream> {
         let Pat::Ident(pat) = &local.pat else {
             return None;
         };
-        let (generated, ident) = (crate::generate::paths::generated(), &pat.ident);
-        return Some(quote!(#generated::row_len(&#ident)));
+        return Some(row_read_off(&pat.ident));
     }
     let (value, _) = array_repeat(strip_parens(&local.init.as_ref()?.expr))?;
     match strip_parens(&value) {
@@ -4992,6 +4994,34 @@ pub fn local_row(local: &syn::Local, floats: &[Ident]) -> Option<TokenStream> {
             Some(quote!(#len))
         }
         _ => None,
+    }
+}
+
+/// The row length of a row length read off a local array of rows (`local_row` of a
+/// call's array of rows): `generated::row_len(&c)`.
+fn row_read_off(ident: &Ident) -> TokenStream {
+    let generated = crate::generate::paths::generated();
+    quote!(#generated::row_len(&#ident))
+}
+
+/// A copy's row length (`let m = r;`, `let m = *r;` of an array of rows): the source's,
+/// or, where the source's is read off the source itself ([`row_read_off`]), read off the
+/// copy, of the same type. The generated code reads an array by its name, so the name in
+/// its row length is then the array's own wherever it is read: never the source's, which
+/// a later `let` may bind to another array (of another row length, whose flat index would
+/// not be the copy's: a shadow passed on at one row length and read at another).
+fn copied_row(row: Option<TokenStream>, copy: &Ident) -> Option<TokenStream> {
+    // (the last identifier of `generated::row_len(&r)`'s path, its tokens' only
+    // `row_len`: a row length from a type is a literal or a constant's path)
+    let read_off = row.as_ref().is_some_and(|row| {
+        row.clone().into_iter().any(
+            |token| matches!(token, proc_macro2::TokenTree::Ident(ident) if ident == "row_len"),
+        ) && row.to_string().contains("__private")
+    });
+    if read_off {
+        Some(row_read_off(copy))
+    } else {
+        row
     }
 }
 

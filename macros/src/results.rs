@@ -701,7 +701,10 @@ fn writer(item: &ItemFn, model: &Model, len: usize, row: Option<usize>) -> Optio
             syn::parse_quote!([[#float; #c]; #r])
         }
     };
-    writer.sig.inputs.push(syn::parse_quote!(#out: &mut #out_type));
+    writer
+        .sig
+        .inputs
+        .push(syn::parse_quote!(#out: &mut #out_type));
     let parts: Vec<Ident> = (0..len)
         .map(|k| {
             Ident::new(
