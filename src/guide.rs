@@ -1399,16 +1399,19 @@
 //! value, its cotangent summed element by element. A call
 //! reading no differentiable value stays as written (a constant array, of any function).
 //! A method (`spring.force(x)`) and an associated function of an annotated `impl` block
-//! (`Self::rotate(&f, t)`) return arrays the same way, their writers beside them.
+//! (`Self::rotate(&f, t)`) return arrays the same way, their writers beside them; a
+//! method's receiver may be a differentiable struct (`let v = p.velocity(dt); v[0]` of a
+//! marked `p`, or a marked `self`), which then gets the method's gradient of its `self`.
+//! A struct literal of differentiable values passed to such a call, or to any function
+//! writing a `&mut` array (`blend_into(&Blend { a, b }, x, &mut out)`), is given to it
+//! field by field, as to a function returning a value.
 //!
 //! **Rejected:** an array whose length is no literal (`[f64; N]`, `[[f64; N]; 3]` of a
-//! const generic: the twin's tuple needs the length) or of more than 12 elements (the most parts a result's tuple has,
-//! and so a tuple result's parts and a struct result's fields: write longer results into
-//! a `&mut [f64]` parameter), an array literal of another length than the result's,
-//! an indexed call's result of a function that is not annotated (the runtime's message at
-//! its name), and a method's array result indexed when its receiver is differentiable (a
-//! marked struct: `force_vjp` gives its gradient, but a caller cannot index the result;
-//! pass the struct to a function returning the array).
+//! const generic: the twin's tuple needs the length) or of more than 12 elements (the
+//! most parts a result's tuple has, and so a tuple result's parts and a struct result's
+//! fields: write longer results into a `&mut [f64]` parameter), an array literal (or a
+//! row literal) of another length than the result's, and an indexed call's result of a
+//! function that is not annotated (the runtime's message at its name).
 //!
 //! # Methods
 //!
