@@ -760,7 +760,7 @@ fn arrays_of_rows_out() {
             vjp: &|p, w| {
                 let (value, pullback) = mixed_rows::vjp(p[0], &rows(&p[1..]));
                 let (dx, dm) = pullback(rows(w));
-                let dm = dm.map_or(vec![0.0; 4], |dm| flat(dm));
+                let dm = dm.map_or(vec![0.0; 4], flat);
                 (flat(value), [vec![dx.unwrap_or(0.0)], dm].concat())
             },
             jvp: &|p, t| {
@@ -943,7 +943,7 @@ fn jacobian_rows<T: gradtape::Float>(r: T, theta: T, phi: T) -> T {
     let mut det = T::zero();
     for k in 0..3 {
         let (a, b) = ((k + 1) % 3, (k + 2) % 3);
-        det = det + j[0][k] * (j[1][a] * j[2][b] - j[1][b] * j[2][a]);
+        det += j[0][k] * (j[1][a] * j[2][b] - j[1][b] * j[2][a]);
     }
     det
 }
