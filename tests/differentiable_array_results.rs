@@ -1195,6 +1195,29 @@ mod on_duals {
         ]
     }
 
+    /// `Projectile::velocity`, `Projectile::frame` and `flight`, the struct's fields as
+    /// plain parameters.
+    pub fn flight<T: Float>(v0: T, drag: T, angle: T, t: T) -> T {
+        let decay = (-drag * t).exp();
+        let g = T::from(9.81).unwrap();
+        let v = [v0 * angle.cos() * decay, v0 * angle.sin() * decay - g * t];
+        let a = drag * t;
+        let f = [[a.cos(), -v0 * a.sin()], [a.sin(), a.cos()]];
+        v[0] * v[0] + v[1] * f[0][1] + f[1][0] * drag
+    }
+
+    /// `blend_into` and `blended_sum`.
+    pub fn blended_sum<T: Float>(a: T, b: T, x: &[f64]) -> T {
+        let (pa, pb) = (a, b * a);
+        let mut total = T::zero();
+        for &x in x {
+            let x = T::from(x).unwrap();
+            let out = pa * x + pb * x * x;
+            total = total + out * out;
+        }
+        total
+    }
+
     pub fn jacobian_rows<T: Float>(r: T, theta: T, phi: T) -> T {
         let j = spherical_jacobian(r, theta, phi);
         let mut det = T::zero();
@@ -1241,6 +1264,34 @@ fn callers_of_arrays_of_rows_against_dual_numbers() {
         on_duals: &|d| on_duals::rotation(d[0])[0][1] * d[1],
     }
     .check([0.7, 1.9]);
+    // a differentiable receiver's array results, and a struct literal given to a writer
+    let projectile = |p: &[f64]| Projectile {
+        v0: p[0],
+        drag: p[1],
+    };
+    common::twice::Twice {
+        name: "flight",
+        itself: &|p| flight(&projectile(p), p[2], p[3]),
+        primal: &|p| flight::primal(&projectile(p), p[2], p[3]),
+        grad: &|p| {
+            let (value, (ds, da, dt)) = flight::grad(&projectile(p), p[2], p[3]);
+            (value, vec![ds.v0, ds.drag, da, dt])
+        },
+        on_duals: &|d| on_duals::flight(d[0], d[1], d[2], d[3]),
+    }
+    .check([12.0, 0.3, 0.7, 0.4]);
+    let x = [0.4, -1.3, 0.9];
+    common::twice::Twice {
+        name: "blended_sum",
+        itself: &|p| blended_sum(p[0], p[1], &x),
+        primal: &|p| blended_sum::primal(p[0], p[1], &x),
+        grad: &|p| {
+            let (value, (da, db, _)) = blended_sum::grad(p[0], p[1], &x);
+            (value, vec![da, db])
+        },
+        on_duals: &|d| on_duals::blended_sum(d[0], d[1], &x),
+    }
+    .check([0.8, -0.6]);
 }
 
 // ----- a differentiable receiver -----
