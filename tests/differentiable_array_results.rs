@@ -877,6 +877,18 @@ fn shadowed_by_the_result(t: f64, h: f64, s: &[f64; 2]) -> f64 {
     m[0][1] * s[0] + m[1][0] * s[1]
 }
 
+/// A call's rows written in place: rows swapped, an element updated, a row assigned
+/// whole.
+#[differentiable]
+fn rows_rewritten(t: f64, h: f64) -> f64 {
+    let mut r = rotation(t);
+    r.swap(0, 1);
+    r[1][0] *= h;
+    let mut m = relax(&r, h);
+    m[0] = m[1];
+    r[0][0] * r[1][1] + r[0][1] + m[0][0] * m[1][1] - m[0][1] * h
+}
+
 /// `3 × 3` rows scaled.
 #[differentiable]
 fn scaled3(m: &[[f64; 3]; 3], h: f64) -> [[f64; 3]; 3] {
@@ -1114,6 +1126,21 @@ fn more_callers_of_arrays_of_rows() {
         jvp: &|p, t| shadowed_by_the_result::jvp(p[0], p[1], &array(&p[2..]), t[0], t[1], &t[2..]),
     }
     .check_with_second_order(&[0.7, 0.3, 1.1, -0.4]);
+    Case {
+        name: "rows_rewritten",
+        itself: &|p| rows_rewritten(p[0], p[1]),
+        primal: &|p| rows_rewritten::primal(p[0], p[1]),
+        grad: Some(&|p| {
+            let (value, [dt, dh]) = rows_rewritten::grad(p[0], p[1]);
+            (value, vec![dt, dh])
+        }),
+        grad_into: &|p| {
+            let (value, [dt, dh]) = rows_rewritten::grad(p[0], p[1]);
+            (value, vec![dt, dh])
+        },
+        jvp: &|p, t| rows_rewritten::jvp(p[0], p[1], t[0], t[1]),
+    }
+    .check_with_second_order(&[0.7, 0.3]);
     Case {
         name: "copies_of_rows_of_two_lengths",
         itself: &|p| copies_of_rows_of_two_lengths(p[0], p[1], &array(&p[2..])),
