@@ -10,8 +10,11 @@
 //! annotated function writing a `&mut` array (`Stmt::CallWrites`), Enzyme's shadow in
 //! place. Everything the caller does with `c` is then what it does with any local array,
 //! and the length is the callee's, known to the type checker only (the local starts as
-//! `generated::array_of_zeros()`, its type the writer's parameter's). A call reading no
-//! differentiable value stays as written: a constant array, whatever the callee is.
+//! `generated::array_of_zeros()`, its type the writer's parameter's). A result the code
+//! reads by rows (`r[i][j]`, [`used_as_rows`]) is an array of rows, `[[F; C]; R]`: the
+//! mark says so ([`ROWS`]), the local starts as `generated::array_of_zero_rows()` and its
+//! row length is read off it (`generated::row_len`). A call reading no differentiable
+//! value stays as written: a constant array, whatever the callee is.
 //!
 //! The callee's side is `results`' (an array result's writer and its companion items). A
 //! callee that is not annotated is the runtime's message at its name
