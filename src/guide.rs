@@ -166,7 +166,7 @@
 //!   tuple result may be destructured, a method's too: `let (f, e) = self.stats(x);`, and
 //!   a struct result read by its fields: `let s = step(..);` then `s.x`, `step(..).x`,
 //!   `let State { x, v } = step(..);`, an array result indexed: `let c = cross(a, b);`
-//!   then `c[i]`, see [Arrays as results](#arrays-as-results)), of the function itself and of functions that call
+//!   then `c[i]`, or rows `[[f64; 2]; 2]`, see [Arrays as results](#arrays-as-results)), of the function itself and of functions that call
 //!   it back (recursion, mutual recursion: a scalar-mode function whose call of another
 //!   function is conditional, in a branch or a loop, returns its pullback boxed, one
 //!   allocation per call, since a cycle of pullbacks has no finite `impl Fn` type), of any function built from the runtime's ops (in tensor mode: replayed on
@@ -1329,7 +1329,11 @@
 //! as one. An annotated caller that indexes or iterates the result (`let c = cross(a,
 //! b);` then `c[i]`, `c.iter()`, `for v in c.iter()`, `let [x, y, z] = cross(a, b);`,
 //! `s = step(&s, dt);` of a local array `s`) holds it as a local array of its own, and
-//! one that passes it on whole (`norm(&cross(a, b))`) holds it as one value:
+//! one that passes it on whole (`norm(&cross(a, b))`) holds it as one value. An array of
+//! rows, `[[f64; 2]; 2]` (a rotation, an outer product, a Jacobian: at most 12 elements
+//! in all), is returned and read the same way, row-major: a caller reads it by rows
+//! (`r[0][1]`, `let row = r[1];`, `for row in r.iter()`, `r.iter().map(|row| ..)`, `let
+//! [[c, s], [ms, c2]] = rotation(t);`, a row passed on, `dot(&r[0], x)`):
 //!
 //! ```
 //! use gradtape::differentiable;
@@ -1380,6 +1384,29 @@
 //!     - energy_after(&[1.0 - h, 0.0], 4.0, 100))
 //!     / (2.0 * h);
 //! assert!((d_s0[0] - fd_x0).abs() < 1e-6);
+//!
+//! /// A rotation matrix, its pullback taking the cotangent as rows.
+//! #[differentiable]
+//! fn rotation(t: f64) -> [[f64; 2]; 2] {
+//!     let (s, c) = t.sin_cos();
+//!     [[c, -s], [s, c]]
+//! }
+//!
+//! let (r, pullback) = rotation::vjp(0.5);
+//! assert_eq!(r, rotation(0.5));
+//! // d r₀₁ / dt = d(-sin t)/dt = -cos t
+//! let (d_t,) = pullback([[0.0, 1.0], [0.0, 0.0]]);
+//! assert_eq!(d_t, Some(-0.5f64.cos()));
+//!
+//! #[differentiable]
+//! fn rotated_y(t: f64, x: &[f64; 2]) -> f64 {
+//!     let r = rotation(t);
+//!     r[1][0] * x[0] + r[1][1] * x[1]
+//! }
+//!
+//! // d/dt (sin t · x₀ + cos t · x₁) = cos t · x₀ - sin t · x₁
+//! let (_, (d_t, _)) = rotated_y::grad(0.5, &[2.0, 3.0]);
+//! assert!((d_t - (0.5f64.cos() * 2.0 - 0.5f64.sin() * 3.0)).abs() < 1e-15);
 //! ```
 //!
 //! **How.** The array is differentiated as the tuple of its elements, through a hidden
@@ -1390,19 +1417,27 @@
 //! into a `&mut [F; N]` (the twin's tuple element by element), and a caller indexing the
 //! result makes it a local array (starting as zeros of the writer's type) that the call
 //! writes, a call writing a `&mut` array like any other (Enzyme's shadow in place). From
-//! there the result is a local array: indexed, iterated, copied, passed on. A call
+//! there the result is a local array: indexed, iterated, copied, passed on. An array of
+//! rows' writer takes `&mut [[F; C]; R]`; the caller, which cannot spell `C`, reads the
+//! row length off its local's type (`generated::row_len`); its code reading the result
+//! by rows (an element by two indices, a row bound or iterated and indexed) is what
+//! tells it the result is rows. A result passed on whole (`trace(&rotation(t))`) is one
+//! value, its cotangent summed element by element. A call
 //! reading no differentiable value stays as written (a constant array, of any function).
 //! A method (`spring.force(x)`) and an associated function of an annotated `impl` block
-//! (`Self::rotate(&f, t)`) return arrays the same way, their writers beside them.
+//! (`Self::rotate(&f, t)`) return arrays the same way, their writers beside them; a
+//! method's receiver may be a differentiable struct (`let v = p.velocity(dt); v[0]` of a
+//! marked `p`, or a marked `self`), which then gets the method's gradient of its `self`.
+//! A struct literal of differentiable values passed to such a call, or to any function
+//! writing a `&mut` array (`blend_into(&Blend { a, b }, x, &mut out)`), is given to it
+//! field by field, as to a function returning a value.
 //!
-//! **Rejected:** an array whose length is no literal (`[f64; N]` of a const generic: the
-//! twin's tuple needs the length) or more than 12 (the most parts a result's tuple has,
-//! and so a tuple result's parts and a struct result's fields: write longer results into
-//! a `&mut [f64]` parameter), an array literal of another length than the result's,
-//! an indexed call's result of a function that is not annotated (the runtime's message at
-//! its name), and a method's array result indexed when its receiver is differentiable (a
-//! marked struct: `force_vjp` gives its gradient, but a caller cannot index the result;
-//! pass the struct to a function returning the array).
+//! **Rejected:** an array whose length is no literal (`[f64; N]`, `[[f64; N]; 3]` of a
+//! const generic: the twin's tuple needs the length) or of more than 12 elements (the
+//! most parts a result's tuple has, and so a tuple result's parts and a struct result's
+//! fields: write longer results into a `&mut [f64]` parameter), an array literal (or a
+//! row literal) of another length than the result's, and an indexed call's result of a
+//! function that is not annotated (the runtime's message at its name).
 //!
 //! # Methods
 //!

@@ -10,8 +10,11 @@
 //! annotated function writing a `&mut` array (`Stmt::CallWrites`), Enzyme's shadow in
 //! place. Everything the caller does with `c` is then what it does with any local array,
 //! and the length is the callee's, known to the type checker only (the local starts as
-//! `generated::array_of_zeros()`, its type the writer's parameter's). A call reading no
-//! differentiable value stays as written: a constant array, whatever the callee is.
+//! `generated::array_of_zeros()`, its type the writer's parameter's). A result the code
+//! reads by rows (`r[i][j]`, [`used_as_rows`]) is an array of rows, `[[F; C]; R]`: the
+//! mark says so ([`ROWS`]), the local starts as `generated::array_of_zero_rows()` and its
+//! row length is read off it (`generated::row_len`). A call reading no differentiable
+//! value stays as written: a constant array, whatever the callee is.
 //!
 //! The callee's side is `results`' (an array result's writer and its companion items). A
 //! callee that is not annotated is the runtime's message at its name
@@ -30,6 +33,23 @@ use crate::syntax::{single_ident, strip_parens};
 /// emitted.
 pub const MARK: &str = "gradtape_array_result";
 
+/// The mark's argument on a local the code after it uses as an array of rows
+/// (`#[gradtape_array_result(rows)] let r = rotation(t);`, then `r[0][1]`): the callee's
+/// result is `[[F; C]; R]` (else it is `[F; N]`, and the caller's code would not compile
+/// as written either), the local an array of rows whose row length `C` lowering reads off
+/// the local (`generated::row_len`).
+pub const ROWS: &str = "rows";
+
+/// Whether a `let` marked [`MARK`] holds an array of rows ([`ROWS`]).
+pub fn marked_rows(local: &syn::Local) -> bool {
+    local.attrs.iter().any(|attr| {
+        attr.path().is_ident(MARK)
+            && attr
+                .parse_args::<Ident>()
+                .is_ok_and(|argument| argument == ROWS)
+    })
+}
+
 /// The last segment of the path a caller calls an array result's writer by
 /// (`cross::__gradtape_write`), the companion's item (`results::writer_items`).
 pub const WRITER: &str = "__gradtape_write";
@@ -44,9 +64,25 @@ pub fn mark(stmts: Vec<Stmt>, plain: &dyn Fn(&syn::Path) -> bool) -> Vec<Stmt> {
     };
     let mut arrays = ArrayNames::default();
     arrays.visit_block(&block);
+    // the names used as arrays of rows somewhere: `s = step(&s);` of one writes rows
+    let rows = arrays
+        .0
+        .iter()
+        .filter(|name| {
+            let mut uses = RowUses {
+                name,
+                rows: false,
+                row_names: HashSet::new(),
+            };
+            uses.visit_block(&block);
+            uses.rows || uses.row_names.iter().any(|row| arrays.0.contains(row))
+        })
+        .cloned()
+        .collect();
     Marks {
         plain,
         arrays: arrays.0,
+        rows,
     }
     .visit_block_mut(&mut block);
     block.stmts
@@ -56,6 +92,8 @@ struct Marks<'p> {
     plain: &'p dyn Fn(&syn::Path) -> bool,
     /// The names the body uses as arrays anywhere ([`ArrayNames`]).
     arrays: HashSet<Ident>,
+    /// Those of them it uses as arrays of rows ([`used_as_rows`]).
+    rows: HashSet<Ident>,
 }
 
 impl VisitMut for Marks<'_> {
@@ -64,7 +102,38 @@ impl VisitMut for Marks<'_> {
         // `let [x, y] = f(..);`: the result bound to a local first, `let r = f(..); let [x,
         // y] = r;`, a local array destructured
         let mut stmts = Vec::with_capacity(block.stmts.len());
-        for stmt in std::mem::take(&mut block.stmts) {
+        let old = std::mem::take(&mut block.stmts);
+        for (k, stmt) in old.iter().cloned().enumerate() {
+            // `let c = f(&c);` indexed later: the result bound to a local of its own first,
+            // marked, then copied into the new `c` (`let c = r;`, an array's copy), so
+            // the array the writer writes is never one the call reads
+            if let syn::Stmt::Local(local) = &stmt
+                && let Some(ident) = bound_name(&local.pat)
+                && let Some(init) = &local.init
+                && init.diverge.is_none()
+                && self.calls_by_name(&init.expr)
+                && crate::syntax::names_in(quote::ToTokens::to_token_stream(&init.expr))
+                    .contains(&ident.to_string())
+                && indexed_in(ident, &old[k + 1..])
+            {
+                let result = crate::syntax::fresh_local("array_result");
+                let value = &init.expr;
+                let mark = Ident::new(MARK, proc_macro2::Span::call_site());
+                if used_as_rows(ident, &old[k + 1..]) {
+                    let rows = Ident::new(ROWS, proc_macro2::Span::call_site());
+                    stmts.push(syn::parse_quote!(#[#mark(#rows)] let #result = #value;));
+                } else {
+                    stmts.push(syn::parse_quote!(#[#mark] let #result = #value;));
+                }
+                let mut copy = local.clone();
+                copy.init = Some(syn::LocalInit {
+                    eq_token: init.eq_token,
+                    expr: Box::new(syn::parse_quote!(#result)),
+                    diverge: None,
+                });
+                stmts.push(syn::Stmt::Local(copy));
+                continue;
+            }
             if let syn::Stmt::Local(local) = &stmt
                 && let Pat::Slice(slice) = &local.pat
                 && let Some(init) = &local.init
@@ -89,7 +158,12 @@ impl VisitMut for Marks<'_> {
                 let result = crate::syntax::fresh_local("array_result");
                 let value = &assign.right;
                 let mark = Ident::new(MARK, proc_macro2::Span::call_site());
-                stmts.push(syn::parse_quote!(#[#mark] let #result = #value;));
+                if self.rows.contains(name) {
+                    let rows = Ident::new(ROWS, proc_macro2::Span::call_site());
+                    stmts.push(syn::parse_quote!(#[#mark(#rows)] let #result = #value;));
+                } else {
+                    stmts.push(syn::parse_quote!(#[#mark] let #result = #value;));
+                }
                 stmts.push(syn::parse_quote!(#name = #result;));
                 continue;
             }
@@ -120,14 +194,20 @@ impl VisitMut for Marks<'_> {
                 || !self.calls_by_name(&init.expr)
                 || !indexed_in(&pat.ident, rest)
                 // `let c = f(&c);`: the arguments read the earlier `c`, which the local
-                // array the call writes would hide
+                // array the call writes would hide (bound through a local of its own
+                // above; here only where the new `c` is no array)
                 || crate::syntax::names_in(quote::ToTokens::to_token_stream(&init.expr))
                     .contains(&pat.ident.to_string())
             {
                 continue;
             }
             let mark = Ident::new(MARK, proc_macro2::Span::call_site());
-            local.attrs.push(syn::parse_quote!(#[#mark]));
+            if used_as_rows(&pat.ident, rest) {
+                let rows = Ident::new(ROWS, proc_macro2::Span::call_site());
+                local.attrs.push(syn::parse_quote!(#[#mark(#rows)]));
+            } else {
+                local.attrs.push(syn::parse_quote!(#[#mark]));
+            }
         }
     }
 
@@ -169,6 +249,18 @@ impl Marks<'_> {
     }
 }
 
+/// The name `let name = ..;` or `let name: T = ..;` binds (not by reference).
+fn bound_name(pat: &Pat) -> Option<&Ident> {
+    let pat = match pat {
+        Pat::Type(typed) => &*typed.pat,
+        pat => pat,
+    };
+    match pat {
+        Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => Some(&pat.ident),
+        _ => None,
+    }
+}
+
 /// Whether `rest` (the statements after `let name = ..;`, up to a `let` binding the name
 /// again, whose value still reads it) uses `name` as an array: indexes it (`name[i]`),
 /// calls a slice's method on it (`iter`, `len`, `first`, ..), iterates it (`for v in
@@ -188,6 +280,189 @@ fn indexed_in(name: &Ident, rest: &[Stmt]) -> bool {
     }
     uses.0.contains(name)
 }
+
+/// Whether `rest` (as [`indexed_in`] reads it) uses `name` as an array of rows: reads an
+/// element by two indices (`name[i][j]`), destructures it by rows (`let [[a, b], [c, d]] =
+/// name;`), binds a row it then uses as an array (`let row = name[i];`), passes a row on
+/// (`dot(&name[0], x)`, `name[i].iter()`, `for v in &name[i]`), or iterates it (`for row
+/// in name.iter()`, `name.iter().map(|row| ..)`, through `enumerate`, `rev`, ..) with the
+/// item used as an array. A float cannot be used so: a caller of a function returning
+/// `[F; N]` using the result so does not compile as written either. (A mark of rows the
+/// result is not, or no mark of rows where it is, is rustc's type mismatch at the call,
+/// between the local's zeros and the writer's `&mut` parameter: never a local of the
+/// wrong shape.)
+fn used_as_rows(name: &Ident, rest: &[Stmt]) -> bool {
+    let mut rows = RowUses {
+        name,
+        rows: false,
+        row_names: HashSet::new(),
+    };
+    let mut arrays = ArrayNames::default();
+    for stmt in rest {
+        if let Stmt::Local(local) = stmt
+            && crate::syntax::pattern_binds(&local.pat, name)
+        {
+            if let Some(init) = &local.init {
+                rows.visit_expr(&init.expr);
+                arrays.visit_expr(&init.expr);
+            }
+            break;
+        }
+        rows.visit_stmt(stmt);
+        arrays.visit_stmt(stmt);
+    }
+    rows.rows || rows.row_names.iter().any(|row| arrays.0.contains(row))
+}
+
+/// What [`used_as_rows`] looks for: a use of `name` as rows, or the names bound to its
+/// rows (one of which used as an array is a row).
+struct RowUses<'n> {
+    name: &'n Ident,
+    rows: bool,
+    row_names: HashSet<Ident>,
+}
+
+impl RowUses<'_> {
+    /// Whether `expr` is `name`, `&name`, or an iterator over its items (`name.iter()`,
+    /// `name.iter().enumerate()`, `.rev()`, ..); with `enumerate`, the item is a pair.
+    fn iterates(&self, expr: &Expr) -> Option<bool> {
+        match strip_parens(expr) {
+            Expr::Reference(reference) => self.iterates(&reference.expr),
+            Expr::MethodCall(call) if ROW_ITERATORS.contains(&call.method.to_string().as_str()) => {
+                let enumerated = self.iterates(&call.receiver)?;
+                Some(enumerated || call.method == "enumerate")
+            }
+            expr => (single_ident(expr) == Some(self.name)).then_some(false),
+        }
+    }
+
+    /// The name an item pattern binds to a row: `row`, `&row`, `(i, row)` of `enumerate`.
+    fn row_name(pat: &Pat, enumerated: bool) -> Option<&Ident> {
+        let pat = match (pat, enumerated) {
+            (Pat::Tuple(tuple), true) if tuple.elems.len() == 2 => &tuple.elems[1],
+            (_, true) => return None,
+            (pat, false) => pat,
+        };
+        let pat = match pat {
+            Pat::Reference(reference) => &*reference.pat,
+            Pat::Type(typed) => &*typed.pat,
+            pat => pat,
+        };
+        match pat {
+            Pat::Ident(ident) => Some(&ident.ident),
+            _ => None,
+        }
+    }
+
+    /// An item bound by `pat` and used in `body` (a loop's, a closure's): a row if the
+    /// body uses it as an array.
+    fn item_in(&mut self, pat: &Pat, enumerated: bool, body: &Expr) {
+        if let Some(row) = Self::row_name(pat, enumerated) {
+            let mut arrays = ArrayNames::default();
+            arrays.visit_expr(body);
+            self.rows |= arrays.0.contains(row);
+        }
+    }
+
+    /// Whether `expr` is a row of `name`: `&name[i]` (a row borrowed, `dot(&name[0], x)`,
+    /// `for v in &name[i]`), or, unless `borrowed_only`, `name[i]` itself (a slice
+    /// method's receiver, `name[i].iter()`). An element of a flat array borrowed so is a
+    /// `&F`, which no annotated function takes.
+    fn row_of_name(&self, expr: &Expr, borrowed_only: bool) -> bool {
+        let expr = match strip_parens(expr) {
+            Expr::Reference(reference) => strip_parens(&reference.expr),
+            _ if borrowed_only => return false,
+            expr => expr,
+        };
+        matches!(expr, Expr::Index(index)
+            if single_ident(strip_parens(&index.expr)) == Some(self.name))
+    }
+}
+
+impl<'ast> Visit<'ast> for RowUses<'_> {
+    fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+        // `dot(&name[0], x)`: a row passed on
+        self.rows |= call.args.iter().any(|arg| self.row_of_name(arg, true));
+        visit::visit_expr_call(self, call);
+    }
+
+    fn visit_expr_index(&mut self, index: &'ast syn::ExprIndex) {
+        if let Expr::Index(row) = strip_parens(&index.expr)
+            && single_ident(strip_parens(&row.expr)) == Some(self.name)
+        {
+            self.rows = true;
+        }
+        visit::visit_expr_index(self, index);
+    }
+
+    fn visit_local(&mut self, local: &'ast syn::Local) {
+        if let Some(init) = &local.init {
+            let init = strip_parens(&init.expr);
+            // `let [[a, b], [c, d]] = name;`
+            if let Pat::Slice(slice) = &local.pat
+                && single_ident(init) == Some(self.name)
+                && slice.elems.iter().any(|elem| matches!(elem, Pat::Slice(_)))
+            {
+                self.rows = true;
+            }
+            // `let row = name[i];`, the row used as an array in the code after it
+            if let Expr::Index(index) = init
+                && single_ident(strip_parens(&index.expr)) == Some(self.name)
+                && let Some(row) = Self::row_name(&local.pat, false)
+            {
+                self.row_names.insert(row.clone());
+            }
+        }
+        visit::visit_local(self, local);
+    }
+
+    fn visit_expr_for_loop(&mut self, for_loop: &'ast syn::ExprForLoop) {
+        // `for v in &name[i]`
+        self.rows |= self.row_of_name(&for_loop.expr, true);
+        if let Some(enumerated) = self.iterates(&for_loop.expr) {
+            let body = Expr::Block(syn::ExprBlock {
+                attrs: Vec::new(),
+                label: None,
+                block: for_loop.body.clone(),
+            });
+            self.item_in(&for_loop.pat, enumerated, &body);
+        }
+        visit::visit_expr_for_loop(self, for_loop);
+    }
+
+    fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+        // `name[i].iter()`, `name[i].len()`: a row's slice method; `x.dot(&name[0])`
+        self.rows |= (SLICE_METHODS.iter().any(|method| call.method == method)
+            && self.row_of_name(&call.receiver, false))
+            || call.args.iter().any(|arg| self.row_of_name(arg, true));
+        // `name.iter().map(|row| ..)`: an adaptor's closure over the items
+        if let Some(enumerated) = self.iterates(&call.receiver) {
+            for arg in &call.args {
+                if let Expr::Closure(closure) = strip_parens(arg)
+                    && let Some(pat) = closure.inputs.first()
+                {
+                    self.item_in(pat, enumerated, &closure.body);
+                }
+            }
+        }
+        visit::visit_expr_method_call(self, call);
+    }
+}
+
+/// The iterator adaptors an array of rows' items go through unchanged (as items), which
+/// [`RowUses`] follows.
+const ROW_ITERATORS: &[&str] = &[
+    "iter",
+    "into_iter",
+    "iter_mut",
+    "enumerate",
+    "rev",
+    "skip",
+    "take",
+    "step_by",
+    "copied",
+    "cloned",
+];
 
 /// Every name the code visited indexes (`name[i]`), calls a slice's method on (`iter`,
 /// `len`, `first`, ..), iterates (`for v in name`, `&name`) or destructures (`let [a, b] =

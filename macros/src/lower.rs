@@ -599,6 +599,7 @@ impl<'a> Lowerer<'a> {
             .iter()
             .position(|attr| attr.path().is_ident(crate::array_calls::MARK))
         {
+            let rows = crate::array_calls::marked_rows(local);
             let mut local = local.clone();
             local.attrs.remove(index);
             // `let c = ..;`, or typed, `let c: [f64; 3] = ..;` (the local keeps its type)
@@ -613,8 +614,17 @@ impl<'a> Lowerer<'a> {
                 let ident = &pat.ident;
                 let generated = crate::generate::paths::generated();
                 let ty = ty.map(|ty| quote!(: #ty));
-                let zeros: syn::Stmt =
-                    syn::parse_quote!(let mut #ident #ty = #generated::array_of_zeros(););
+                // an array of rows' (`[[F; C]; R]`): `C` read off the local (`local_row`)
+                let zeros = if rows {
+                    format_ident!("array_of_zero_rows")
+                } else {
+                    format_ident!("array_of_zeros")
+                };
+                // spanned at the call: a result of another shape than the code after it
+                // reads (`[[F; C]; R]` never read by rows) is rustc's mismatch there
+                let span = syn::spanned::Spanned::span(&init.expr);
+                let zeros = quote::quote_spanned!(span=> #generated::#zeros());
+                let zeros: syn::Stmt = syn::parse_quote!(let mut #ident #ty = #zeros;);
                 self.lower_stmts(&[zeros, write], Tail::Discard);
                 return;
             }
@@ -655,6 +665,35 @@ impl<'a> Lowerer<'a> {
             .is_some_and(|init| self.mentions_active(&init.expr) && !literal_branches(&init.expr));
         // `let [a, b, c] = q;` of an array by name, or `*q` of a reference to one: one
         // `let` per element, `let a = q[0];` (indexing reads through the reference)
+        // `let [[a, b], [c, d]] = m;` of an array of rows by name: `let a = m[0][0];` ..
+        if let Pat::Slice(slice) = &local.pat
+            && let Some(init) = &local.init
+            && init.diverge.is_none()
+            && let Some((array, _)) = crate::syntax::name_or_deref(&init.expr)
+            && self.mode == Mode::Scalar
+            && self.lookup(array).is_some_and(|binding| {
+                let binding = &self.bindings[binding];
+                binding.array && binding.row.is_some() && !binding.ragged
+            })
+            && slice.elems.iter().all(|row| {
+                matches!(strip_pat_type(row), Pat::Slice(row) if row.elems.iter().all(is_leaf_pattern))
+            })
+        {
+            for (i, row) in slice.elems.iter().enumerate() {
+                let Pat::Slice(row) = strip_pat_type(row) else {
+                    unreachable!("checked: every row a slice pattern")
+                };
+                let i = syn::Index::from(i);
+                for (j, pat) in row.elems.iter().enumerate() {
+                    let j = syn::Index::from(j);
+                    let element: syn::Stmt = syn::parse_quote!(let #pat = #array[#i][#j];);
+                    if let syn::Stmt::Local(element) = element {
+                        self.lower_local(&element);
+                    }
+                }
+            }
+            return;
+        }
         if let Pat::Slice(slice) = &local.pat
             && let Some(init) = &local.init
             && init.diverge.is_none()
@@ -758,7 +797,7 @@ impl<'a> Lowerer<'a> {
             && !self.bindings[copy].array
         {
             let (row, ragged) = (
-                self.bindings[source].row.clone(),
+                copied_row(self.bindings[source].row.clone(), ident),
                 self.bindings[source].ragged,
             );
             let binding = &mut self.bindings[copy];
@@ -779,7 +818,7 @@ impl<'a> Lowerer<'a> {
             && !self.bindings[copy].array
             && !self.bindings[source].ragged
         {
-            let row = self.bindings[source].row.clone();
+            let row = copied_row(self.bindings[source].row.clone(), ident);
             self.bindings[copy].array = true;
             self.bindings[copy].row = row;
             self.fixed.insert(copy, false);
@@ -2832,6 +2871,11 @@ impl<'a> Lowerer<'a> {
             // `x.to_vec().into_iter().fold(..)`: the value taken out as data is the error
             // to fix; the method after it would compute on a constant even were it known
             validate::escape(self.cx, escape);
+        } else if self.mode == Mode::Scalar && self.active_struct_literal(&call.receiver).is_some()
+        {
+            // `Blend { a, b }.mix(x)`: the literal is what is not differentiated (the
+            // method may well be annotated): the struct's message, at the literal
+            validate::unsupported_expr(self.cx, strip_reference(strip_parens(&call.receiver)));
         } else {
             // `chain.max_by(..).unwrap()`: the method without a rule is the receiver's,
             // whose message says what to write instead
@@ -3237,7 +3281,8 @@ impl<'a> Lowerer<'a> {
     /// Whether a method call passes a float array as `&mut` to a method of a constant
     /// receiver: a call of an annotated method writing it (`self.apply(&x, &mut out);`).
     fn method_writes_arrays(&self, call: &syn::ExprMethodCall) -> bool {
-        !self.mentions_active(&call.receiver)
+        // a constant receiver, or a differentiable struct the method marks `self` of
+        (!self.mentions_active(&call.receiver) || self.struct_receiver(call).is_some())
             && call
                 .args
                 .iter()
@@ -3466,9 +3511,12 @@ impl<'a> Lowerer<'a> {
                 args.push(out);
                 Some(syn::parse_quote!(#path(#args);))
             }
+            // (a differentiable struct receiver, `p.velocity(dt)` of a marked `p`, is an
+            // operand of the writer's call, `writing_call`)
             Expr::MethodCall(call)
-                if !self.mentions_active(&call.receiver)
-                    && call.args.iter().any(|arg| self.mentions_active(arg)) =>
+                if (!self.mentions_active(&call.receiver)
+                    && call.args.iter().any(|arg| self.mentions_active(arg)))
+                    || self.struct_receiver(call).is_some() =>
             {
                 let mut call = call.clone();
                 call.method = writer(&call.method);
@@ -3501,11 +3549,25 @@ impl<'a> Lowerer<'a> {
                 (callee, Vec::new(), Some(function))
             }
             Writer::Method(method) => {
-                let receiver = Operand::Inactive((*method.receiver).clone());
+                // a differentiable struct receiver (a marked parameter passed on whole, a
+                // struct result held whole) is an operand of its own, its cotangent the
+                // method's entry for its marked `self` (as `method_on_whole`'s)
+                let receiver = match self.struct_receiver(method) {
+                    Some(binding) => Operand::Active {
+                        binding,
+                        fwd: (*method.receiver).clone(),
+                    },
+                    None => Operand::Inactive((*method.receiver).clone()),
+                };
                 (Callee::Method(method.method.clone()), vec![receiver], None)
             }
         };
         let offset = args.len();
+        // how the operands make the callee's arguments: a struct literal of differentiable
+        // values is one operand per field (`Callee::Gathered`), as for a call of a value
+        let mut shapes = vec![ArgShape::One; offset];
+        // the argument each operand is of (a written array's, for its messages)
+        let mut argument_of: Vec<usize> = Vec::new();
         let call_args = call.args();
         // a `&mut` parameter passed on as it is: written or read ([`Written::passed_on`]),
         // the callee's types choosing; beside other written arrays too, its pullback then
@@ -3525,22 +3587,53 @@ impl<'a> Lowerer<'a> {
             let bare = self.passed_on_written(arg);
             let lendable = may_pass_on && bare.is_some_and(|b| self.is_lendable(b));
             if explicit.is_none() && lendable {
-                passed_on.push(offset + k);
+                passed_on.push(args.len());
             }
             let bare = bare
                 .filter(|_| lendable || statement)
                 .map(|binding| (binding, None));
             match explicit.or(bare) {
                 Some((binding, range)) => {
-                    written.push((offset + k, binding, range));
+                    written.push((args.len(), binding, range));
+                    argument_of.push(k);
+                    shapes.push(ArgShape::One);
                     args.push(Operand::Active {
                         binding,
                         fwd: arg.clone(),
                     });
                 }
-                None => args.extend(self.lower_call_args([arg])),
+                None => match self.active_struct_literal(arg) {
+                    Some((literal, by_ref)) => {
+                        shapes.push(ArgShape::Struct {
+                            path: literal.path.clone(),
+                            members: literal.fields.iter().map(|f| f.member.clone()).collect(),
+                            by_ref,
+                        });
+                        // in the literal's order, as Rust evaluates its fields
+                        for field in &literal.fields {
+                            argument_of.push(k);
+                            args.push(self.lower_operand(&field.expr));
+                        }
+                    }
+                    None => {
+                        shapes.push(ArgShape::One);
+                        let lowered = self.lower_call_args([arg]);
+                        argument_of.extend(lowered.iter().map(|_| k));
+                        args.extend(lowered);
+                    }
+                },
             }
         }
+        // a struct literal gathered: the operands' positions are no argument positions
+        // (`written` holds operand positions, which the generated code indexes by)
+        let func = if shapes
+            .iter()
+            .any(|shape| matches!(shape, ArgShape::Struct { .. }))
+        {
+            Callee::Gathered(Box::new(func), shapes)
+        } else {
+            func
+        };
         let reads_active = args
             .iter()
             .enumerate()
@@ -3573,7 +3666,7 @@ impl<'a> Lowerer<'a> {
             if !self.bindings[binding].active {
                 all_active = false;
                 // (a parameter that cannot be made active is reported)
-                self.activate(binding, &call_args[k - offset]);
+                self.activate(binding, &call_args[argument_of[k - offset]]);
             }
         }
         if !all_active {
@@ -3803,7 +3896,7 @@ impl<'a> Lowerer<'a> {
         row: &Option<TokenStream>,
     ) {
         let binding = self.bind(ident, true, key);
-        self.bindings[binding].row = row.clone();
+        self.bindings[binding].row = copied_row(row.clone(), ident);
         // The copy Rust makes, as the starting value (a constant: every element is
         // written below), so the local has the source's very type.
         self.declare_zeros(binding, init);
@@ -4065,7 +4158,9 @@ impl<'a> Lowerer<'a> {
                 let _ = &#array[#start];
                 let #len: usize = #n;
             }));
-            syn::parse_quote!([#generated::element_zero(); #n])
+            // a row's type read off the array's (`[F; N]`), not spelled `[zero; N]`: the
+            // row length of a call's array of rows is no constant (`generated::row_len`)
+            syn::parse_quote!(#generated::row_of_zeros(&#array[#start]))
         };
         (zeros, syn::parse_quote!(#array[#start][#j]))
     }
@@ -4941,11 +5036,12 @@ fn is_array_result(local: &syn::Local) -> bool {
 }
 
 /// Whether an expression is the array of zeros a call's array result is written into
-/// (`generated::array_of_zeros()`, `array_calls`): a fixed-size local array.
+/// (`generated::array_of_zeros()`, `array_of_zero_rows()` for rows, `array_calls`): a
+/// fixed-size local array.
 fn is_array_of_zeros(expr: &Expr) -> bool {
     matches!(strip_parens(expr), Expr::Call(call) if call.args.is_empty()
         && matches!(&*call.func, Expr::Path(path) if path.path.segments.last()
-            .is_some_and(|last| last.ident == "array_of_zeros")
+            .is_some_and(|last| last.ident == "array_of_zeros" || last.ident == "array_of_zero_rows")
             && path.path.segments.iter().any(|segment| segment.ident == "__private")))
 }
 
@@ -5010,6 +5106,21 @@ pub fn local_row(local: &syn::Local, floats: &[Ident]) -> Option<TokenStream> {
         let (_, row, _) = crate::model::sig::float_array_or_rows(&typed.ty, floats)?;
         return row.map(|row| row.parse().expect("printed from tokens"));
     }
+    // a call's array of rows (`array_calls`), the local the callee's writer writes: `C`
+    // as the local's type has it, which the code cannot spell (every read of it is where
+    // the local is in scope, by the name the generated code keeps)
+    if crate::array_calls::marked_rows(local)
+        || local.init.as_ref().is_some_and(|init| {
+            matches!(strip_parens(&init.expr), Expr::Call(call) if matches!(&*call.func,
+                Expr::Path(path) if path.path.segments.last()
+                    .is_some_and(|last| last.ident == "array_of_zero_rows")))
+        })
+    {
+        let Pat::Ident(pat) = &local.pat else {
+            return None;
+        };
+        return Some(row_read_off(&pat.ident));
+    }
     let (value, _) = array_repeat(strip_parens(&local.init.as_ref()?.expr))?;
     match strip_parens(&value) {
         Expr::Repeat(row) => {
@@ -5021,6 +5132,34 @@ pub fn local_row(local: &syn::Local, floats: &[Ident]) -> Option<TokenStream> {
             Some(quote!(#len))
         }
         _ => None,
+    }
+}
+
+/// The row length of a row length read off a local array of rows (`local_row` of a
+/// call's array of rows): `generated::row_len(&c)`.
+fn row_read_off(ident: &Ident) -> TokenStream {
+    let generated = crate::generate::paths::generated();
+    quote!(#generated::row_len(&#ident))
+}
+
+/// A copy's row length (`let m = r;`, `let m = *r;` of an array of rows): the source's,
+/// or, where the source's is read off the source itself ([`row_read_off`]), read off the
+/// copy, of the same type. The generated code reads an array by its name, so the name in
+/// its row length is then the array's own wherever it is read: never the source's, which
+/// a later `let` may bind to another array (of another row length, whose flat index would
+/// not be the copy's: a shadow passed on at one row length and read at another).
+fn copied_row(row: Option<TokenStream>, copy: &Ident) -> Option<TokenStream> {
+    // (the last identifier of `generated::row_len(&r)`'s path, its tokens' only
+    // `row_len`: a row length from a type is a literal or a constant's path)
+    let read_off = row.as_ref().is_some_and(|row| {
+        row.clone().into_iter().any(
+            |token| matches!(token, proc_macro2::TokenTree::Ident(ident) if ident == "row_len"),
+        ) && row.to_string().contains("__private")
+    });
+    if read_off {
+        Some(row_read_off(copy))
+    } else {
+        row
     }
 }
 

@@ -78,35 +78,58 @@ pub fn has_struct_result(item: &ItemFn) -> bool {
 }
 
 /// Whether the function returns an array of floats, `[F; N]` with `F` a float type and
-/// `N` a literal (scalar mode): differentiated as the tuple of its elements, as a struct
-/// result is of its fields ([`read_array`]).
+/// `N` a literal, or an array of rows of them, `[[F; C]; R]` (scalar mode): differentiated
+/// as the tuple of its elements (row-major), as a struct result is of its fields
+/// ([`read_array`]).
 pub fn has_array_result(item: &ItemFn) -> bool {
     array_result(item).is_some()
 }
 
-/// The element type and length of an array result ([`has_array_result`]).
-fn array_result(item: &ItemFn) -> Option<(Type, usize)> {
+/// A literal array length, if `len` is one (and not 0).
+fn literal_len(len: &Expr) -> Option<usize> {
+    let Expr::Lit(syn::ExprLit {
+        lit: syn::Lit::Int(len),
+        ..
+    }) = strip_parens(len)
+    else {
+        return None;
+    };
+    len.base10_parse::<usize>().ok().filter(|&len| len > 0)
+}
+
+/// The element type and the shape of an array result ([`has_array_result`]): `[F; N]` is
+/// `N` elements, `[[F; C]; R]` is `R * C` elements in rows of `C`.
+fn array_result(item: &ItemFn) -> Option<(Type, usize, Option<usize>)> {
     let ReturnType::Type(_, ty) = &item.sig.output else {
         return None;
     };
     let Type::Array(array) = &**ty else {
         return None;
     };
-    if !sig::is_float(&array.elem, &sig::float_type_params(item)) {
-        return None;
-    }
-    let Expr::Lit(syn::ExprLit {
-        lit: syn::Lit::Int(len),
-        ..
-    }) = strip_parens(&array.len)
-    else {
+    let floats = sig::float_type_params(item);
+    let len = literal_len(&array.len)?;
+    let (elem, row) = if sig::is_float(&array.elem, &floats) {
+        (&*array.elem, None)
+    } else if let Type::Array(row) = strip_type_parens(&array.elem)
+        && sig::is_float(&row.elem, &floats)
+    {
+        (&*row.elem, Some(literal_len(&row.len)?))
+    } else {
         return None;
     };
-    let len = len.base10_parse::<usize>().ok().filter(|&len| len > 0)?;
     if sig::parse(item).is_some_and(|sig| sig.mode == Mode::Tensor) {
         return None;
     }
-    Some(((*array.elem).clone(), len))
+    Some((elem.clone(), len * row.unwrap_or(1), row))
+}
+
+/// `T` for `(T)`, else the type itself.
+fn strip_type_parens(ty: &Type) -> &Type {
+    match ty {
+        Type::Paren(paren) => strip_type_parens(&paren.elem),
+        Type::Group(group) => strip_type_parens(&group.elem),
+        ty => ty,
+    }
 }
 
 /// Whether every result position of the body (as [`has_struct_result`] reads them) is a
@@ -151,7 +174,7 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
     };
     // an array result's writer: what a caller indexing the result calls (`array_calls`)
     let writer = match &model.shape {
-        Shape::Array { len } => writer(&item, &model, *len),
+        Shape::Array { len, row } => writer(&item, &model, *len, *row),
         _ => None,
     };
     let (writer_fn, writer_items) = match writer {
@@ -246,8 +269,10 @@ enum Shape {
         /// Where the first literal names each field: its type's check is spanned there.
         spans: Vec<Span>,
     },
-    /// An array of floats, `[F; len]` (its length a literal): element `k` is part `k`.
-    Array { len: usize },
+    /// An array of floats, `[F; len]` (its length a literal): element `k` is part `k`;
+    /// or, with `row`, an array of rows `[[F; row]; len / row]`: element `[i][j]` is part
+    /// `i * row + j` (row-major, the order a literal of rows is written and computed in).
+    Array { len: usize, row: Option<usize> },
 }
 
 impl Shape {
@@ -255,8 +280,17 @@ impl Shape {
     fn len(&self) -> usize {
         match self {
             Shape::Struct { fields, .. } => fields.len(),
-            Shape::Array { len } => *len,
+            Shape::Array { len, .. } => *len,
         }
+    }
+}
+
+/// An array result's type as the user spells it, for messages: `[F; N]`, `[[F; C]; R]`.
+fn array_type(float: &Type, len: usize, row: Option<usize>) -> String {
+    let float = float.to_token_stream();
+    match row {
+        None => format!("[{float}; {len}]"),
+        Some(row) => format!("[[{float}; {row}]; {}]", len / row),
     }
 }
 
@@ -266,7 +300,7 @@ impl Shape {
 /// tuple would otherwise be rustc's mismatch at the attribute beside its own at the
 /// literal.
 fn read_array(cx: &Ctxt, item: &ItemFn) -> Option<Model> {
-    let (float, len) = array_result(item)?;
+    let (float, len, row) = array_result(item)?;
     if len > sig::MAX_PARTS {
         let ReturnType::Type(_, result) = &item.sig.output else {
             unreachable!("an array result")
@@ -279,30 +313,53 @@ fn read_array(cx: &Ctxt, item: &ItemFn) -> Option<Model> {
                  write the values into a `&mut [{}]` parameter instead, which is \
                  differentiated at any length",
                 sig::MAX_PARTS,
-                float.to_token_stream()
+                match row {
+                    None => float.to_token_stream().to_string(),
+                    Some(row) => format!("[{}; {row}]", float.to_token_stream()),
+                }
             ),
         );
         return None;
     }
     let method = item.sig.receiver().is_some() || crate::syntax::is_in_impl_block();
+    let ty = array_type(&float, len, row);
     let mut block = item.block.clone();
     each_result(&mut block, &mut |expr| {
-        if let Expr::Array(array) = strip_parens(expr)
-            && array.elems.len() != len
-        {
+        let Expr::Array(array) = strip_parens(expr) else {
+            return;
+        };
+        let rows = len / row.unwrap_or(1);
+        if array.elems.len() != rows {
             cx.error_spanned_by(
                 &*expr,
                 format_args!(
-                    "this array has {} elements where the function's result, `[{}; {len}]`, \
-                     has {len}",
+                    "this array has {} elements where the function's result, `{ty}`, has \
+                     {rows}",
                     array.elems.len(),
-                    float.to_token_stream()
                 ),
             );
+            return;
+        }
+        // a row written as a literal has the row's length
+        if let Some(row) = row {
+            for element in &array.elems {
+                if let Expr::Array(literal) = strip_parens(element)
+                    && literal.elems.len() != row
+                {
+                    cx.error_spanned_by(
+                        element,
+                        format_args!(
+                            "this row has {} elements where a row of the function's \
+                             result, `{ty}`, has {row}",
+                            literal.elems.len(),
+                        ),
+                    );
+                }
+            }
         }
     });
     Some(Model {
-        shape: Shape::Array { len },
+        shape: Shape::Array { len, row },
         float,
         float_alias: None,
         method,
@@ -604,9 +661,11 @@ const WRITER_PREFIX: &str = "__gradtape_write_";
 /// `__gradtape_write` items ([`writer_items`]): the caller's local array holds the
 /// result, indexed, iterated and passed on as any other (`array_calls`). A method's
 /// (`&self` kept, its mark too) is a method beside it, `self.__gradtape_write_f(x, out)`,
-/// whose own items a caller calls as a method's. `None` for a parameter bound by a
+/// whose own items a caller calls as a method's. An array of rows' writer takes `out: &mut
+/// [[F; C]; R]` and writes `out[i][j] = part(i * C + j)`: the type fixes the caller's
+/// local's row length, which the caller cannot spell. `None` for a parameter bound by a
 /// pattern other than a name (the signature's validation reports it).
-fn writer(item: &ItemFn, model: &Model, len: usize) -> Option<ItemFn> {
+fn writer(item: &ItemFn, model: &Model, len: usize, row: Option<usize>) -> Option<ItemFn> {
     let mut writer = item.clone();
     writer.sig.ident = format_ident!("{WRITER_PREFIX}{}", item.sig.ident);
     writer.vis = syn::Visibility::Inherited;
@@ -629,11 +688,23 @@ fn writer(item: &ItemFn, model: &Model, len: usize) -> Option<ItemFn> {
     crate::syntax::set_spelled(crate::syntax::names_in(item.to_token_stream()));
     let out = Ident::new(&crate::syntax::unspelled("out".into()), Span::call_site());
     let float = &model.float;
-    let n = proc_macro2::Literal::usize_unsuffixed(len);
+    let out_type: Type = match row {
+        None => {
+            let n = proc_macro2::Literal::usize_unsuffixed(len);
+            syn::parse_quote!([#float; #n])
+        }
+        Some(row) => {
+            let (r, c) = (
+                proc_macro2::Literal::usize_unsuffixed(len / row),
+                proc_macro2::Literal::usize_unsuffixed(row),
+            );
+            syn::parse_quote!([[#float; #c]; #r])
+        }
+    };
     writer
         .sig
         .inputs
-        .push(syn::parse_quote!(#out: &mut [#float; #n]));
+        .push(syn::parse_quote!(#out: &mut #out_type));
     let parts: Vec<Ident> = (0..len)
         .map(|k| {
             Ident::new(
@@ -652,7 +723,17 @@ fn writer(item: &ItemFn, model: &Model, len: usize) -> Option<ItemFn> {
     } else {
         quote!(#twin)
     };
-    let index = (0..len).map(syn::Index::from);
+    // element `k`'s place: `out[k]`, or `out[k / C][k % C]` of rows
+    let places = (0..len).map(|k| match row {
+        None => {
+            let k = syn::Index::from(k);
+            quote!(#out[#k])
+        }
+        Some(row) => {
+            let (i, j) = (syn::Index::from(k / row), syn::Index::from(k % row));
+            quote!(#out[#i][#j])
+        }
+    });
     let pattern = if len == 1 {
         parts[0].to_token_stream()
     } else {
@@ -660,7 +741,7 @@ fn writer(item: &ItemFn, model: &Model, len: usize) -> Option<ItemFn> {
     };
     writer.block = Box::new(syn::parse_quote!({
         let #pattern = #twin(#(#args),*);
-        #(#out[#index] = #parts;)*
+        #(#places = #parts;)*
     }));
     Some(writer)
 }
@@ -724,10 +805,13 @@ fn twin(item: &ItemFn, model: &Model) -> ItemFn {
     };
     let (fields, spans) = match &model.shape {
         Shape::Struct { fields, spans, .. } => (fields, spans),
-        Shape::Array { len } => {
+        Shape::Array { len, row } => {
             crate::syntax::set_spelled(crate::syntax::names_in(item.to_token_stream()));
             each_result(&mut twin.block, &mut |expr| {
-                *expr = array_parts(expr, *len);
+                *expr = match row {
+                    None => array_parts(expr, *len),
+                    Some(row) => rows_parts(expr, *len / *row, *row),
+                };
             });
             return twin;
         }
@@ -819,6 +903,154 @@ fn array_parts(expr: &Expr, len: usize) -> Expr {
             syn::parse_quote!({ let #array = #expr; #parts })
         }
     }
+}
+
+/// An array of rows' result position (`[[F; cols]; rows]`) as the twin's tuple of its
+/// elements, row-major: a literal of rows each written as a literal, `[[a, b], [c, d]]`,
+/// its elements as written (`(a, b, c, d)`: computed in the same order); any other
+/// literal's rows bound first, in order, each read as [`array_parts`] reads an array (`[r,
+/// [c, d]]` with `r` a local: `(r[0], r[1], c, d)`); a repeat's row once (`[[v; 2]; 2]` is
+/// `{ let e = v; (e, e, e, e) }`, `[[a, b]; 2]` is `{ let e0 = a; let e1 = b; (e0, e1, e0,
+/// e1) }`); a place read element by element (`m`: `(m[0][0], m[0][1], ..)`); anything
+/// else bound first, `{ let r = f(..); (r[0][0], ..) }`, a local indexed by rows, which
+/// `array_calls` makes the local array an annotated callee's writer writes. [`read_array`]
+/// checked a literal's lengths.
+fn rows_parts(expr: &Expr, rows: usize, cols: usize) -> Expr {
+    // the locals bound before the tuple, each named apart (`array_element0`, ..)
+    let fresh = std::cell::Cell::new(0);
+    let fresh = |name: &str| {
+        let k = fresh.get();
+        fresh.set(k + 1);
+        crate::syntax::fresh_local(format!("{name}{k}"))
+    };
+    let elements = |array: &Expr| -> Vec<Expr> {
+        (0..rows * cols)
+            .map(|k| {
+                let (i, j) = (syn::Index::from(k / cols), syn::Index::from(k % cols));
+                syn::parse_quote!(#array[#i][#j])
+            })
+            .collect()
+    };
+    // a row's elements: a literal's as written, else read by index from a place, or from
+    // a local the row is bound to first (`bound`)
+    let row_elements = |row: &Expr, bound: &mut Vec<syn::Stmt>| -> Vec<Expr> {
+        match strip_parens(row) {
+            Expr::Array(literal) => literal.elems.iter().cloned().collect(),
+            Expr::Repeat(repeat) => {
+                let element = fresh("array_element");
+                let value = &repeat.expr;
+                bound.push(syn::parse_quote!(let #element = #value;));
+                vec![syn::parse_quote!(#element); cols]
+            }
+            place if is_place(place) => array_parts_elements(place, cols),
+            _ => {
+                let local = fresh("array_row");
+                bound.push(syn::parse_quote!(let #local = #row;));
+                array_parts_elements(&syn::parse_quote!(#local), cols)
+            }
+        }
+    };
+    let with_bound = |bound: Vec<syn::Stmt>, parts: Vec<Expr>| -> Expr {
+        let parts = tuple_of(&parts);
+        if bound.is_empty() {
+            parts
+        } else {
+            syn::parse_quote!({ #(#bound)* #parts })
+        }
+    };
+    match strip_parens(expr) {
+        Expr::Array(array) => {
+            let all_literals = array
+                .elems
+                .iter()
+                .all(|row| matches!(strip_parens(row), Expr::Array(_)));
+            if all_literals {
+                let parts = array
+                    .elems
+                    .iter()
+                    .flat_map(|row| match strip_parens(row) {
+                        Expr::Array(literal) => literal.elems.iter().cloned().collect::<Vec<_>>(),
+                        _ => unreachable!("every row a literal"),
+                    })
+                    .collect::<Vec<_>>();
+                return tuple_of(&parts);
+            }
+            // each row that is no literal bound first, in the order written, so that the
+            // rows' values are computed in order; a literal row's elements are bound too
+            // when a later row is, for the same reason
+            let mut bound = Vec::new();
+            let mut parts = Vec::new();
+            for row in &array.elems {
+                match strip_parens(row) {
+                    Expr::Array(literal) => {
+                        for value in &literal.elems {
+                            let element = fresh("array_element");
+                            bound.push(syn::parse_quote!(let #element = #value;));
+                            parts.push(syn::parse_quote!(#element));
+                        }
+                    }
+                    _ => parts.extend(row_elements(row, &mut bound)),
+                }
+            }
+            with_bound(bound, parts)
+        }
+        Expr::Repeat(repeat) => {
+            let mut bound = Vec::new();
+            let row: Vec<Expr> = match strip_parens(&repeat.expr) {
+                Expr::Array(literal) => literal
+                    .elems
+                    .iter()
+                    .map(|value| {
+                        let element = fresh("array_element");
+                        bound.push(syn::parse_quote!(let #element = #value;));
+                        syn::parse_quote!(#element)
+                    })
+                    .collect(),
+                _ => row_elements(&repeat.expr, &mut bound),
+            };
+            let parts = (0..rows).flat_map(|_| row.iter().cloned()).collect();
+            with_bound(bound, parts)
+        }
+        place if is_place(place) => tuple_of(&elements(&place_of(place))),
+        _ => {
+            let array = crate::syntax::fresh_local("array_result");
+            let parts = tuple_of(&elements(&syn::parse_quote!(#array)));
+            syn::parse_quote!({ let #array = #expr; #parts })
+        }
+    }
+}
+
+/// Whether an array value is a place read element by element: a name, a field, `*p` of a
+/// name.
+fn is_place(expr: &Expr) -> bool {
+    match strip_parens(expr) {
+        Expr::Path(path) => path.path.get_ident().is_some(),
+        Expr::Field(_) => true,
+        Expr::Unary(unary) => {
+            matches!(unary.op, syn::UnOp::Deref(_))
+                && matches!(strip_parens(&unary.expr), Expr::Path(path) if path.path.get_ident().is_some())
+        }
+        _ => false,
+    }
+}
+
+/// The place [`is_place`] reads: `p` for `*p` (indexing reads through the reference).
+fn place_of(expr: &Expr) -> Expr {
+    match strip_parens(expr) {
+        Expr::Unary(unary) if matches!(unary.op, syn::UnOp::Deref(_)) => (*unary.expr).clone(),
+        expr => expr.clone(),
+    }
+}
+
+/// `(a[0], .., a[len - 1])`'s elements of a place [`is_place`].
+fn array_parts_elements(array: &Expr, len: usize) -> Vec<Expr> {
+    let array = place_of(array);
+    (0..len)
+        .map(|k| {
+            let k = syn::Index::from(k);
+            syn::parse_quote!(#array[#k])
+        })
+        .collect()
 }
 
 /// A struct literal's field value as the twin returns it: `value` converted to the float
@@ -1043,9 +1275,13 @@ fn companion(
                 let field = &fields[k];
                 quote!(#conversion.to_float(#g.#field))
             }
-            Shape::Array { .. } => {
+            Shape::Array { row: None, .. } => {
                 let k = syn::Index::from(k);
                 quote!(#g[#k])
+            }
+            Shape::Array { row: Some(row), .. } => {
+                let (i, j) = (syn::Index::from(k / row), syn::Index::from(k % row));
+                quote!(#g[#i][#j])
             }
         }
     };
@@ -1063,7 +1299,11 @@ fn companion(
         };
         match &model.shape {
             Shape::Struct { path, fields, .. } => quote!(#path { #(#fields: #values),* }),
-            Shape::Array { .. } => quote!([#(#values),*]),
+            Shape::Array { row: None, .. } => quote!([#(#values),*]),
+            Shape::Array { row: Some(row), .. } => {
+                let rows = values.chunks(*row).map(|row| quote!([#(#row),*]));
+                quote!([#(#rows),*])
+            }
         }
     };
     // the tuple's cotangent from the result's, every part's given: what the twin's `vjp`

@@ -176,17 +176,22 @@ fn output(cx: &Ctxt, ty: &Type, mode: Mode, type_params: &[syn::Ident], method: 
                 sig::type_name(ty)
             )
         } else if let Type::Array(array) = ty
-            && !matches!(&array.len, syn::Expr::Lit(_))
+            && let Some(len) = std::iter::once(&array.len)
+                .chain(match &*array.elem {
+                    Type::Array(row) => Some(&row.len),
+                    _ => None,
+                })
+                .find(|len| !matches!(len, syn::Expr::Lit(_)))
         {
             format!(
-                "; an array's length must be a literal (`[f64; 3]`): the macro differentiates it as the tuple of its elements, and cannot count `{}` of them (for a length the caller chooses, write into a `&mut [f64]` parameter instead)",
-                array.len.to_token_stream()
+                "; an array's length must be a literal (`[f64; 3]`, `[[f64; 3]; 3]`): the macro differentiates it as the tuple of its elements, and cannot count `{}` of them (for a length the caller chooses, write into a `&mut [f64]` parameter instead)",
+                len.to_token_stream()
             )
         } else {
             String::new()
         };
         format!(
-            "`{}` cannot be the result of a #[differentiable] function: return `f32`, `f64`, a float tensor, a tuple of them, an array of floats (`[f64; 3]`), or a struct of floats built by a literal (`State {{ x: .., v: .. }}`){hint}",
+            "`{}` cannot be the result of a #[differentiable] function: return `f32`, `f64`, a float tensor, a tuple of them, an array of floats or of rows of them (`[f64; 3]`, `[[f64; 3]; 3]`), or a struct of floats built by a literal (`State {{ x: .., v: .. }}`){hint}",
             sig::type_name(ty)
         )
     };
@@ -301,7 +306,7 @@ pub fn unsupported_expr(cx: &Ctxt, expr: &Expr) {
         // s.v += ..`) is split into one local per field before lowering (`fields`); one
         // used otherwise reaches here
         Expr::Struct(_) => {
-            "a struct built from differentiable values is differentiated as a local read and written field by field (`let mut s = State { x: x0, v: 0.0 }; s.v -= dt * s.x;`, `s.x`, `s = State { x: .., v: .. };`) or passed whole to another annotated function returning a value (`s = step(&s, dt);`); this one is used otherwise (returned, passed to a plain helper or to a function writing a `&mut` array, a method called on it): keep its fields as separate locals, or pass them as separate parameters"
+            "a struct built from differentiable values is differentiated as a local read and written field by field (`let mut s = State { x: x0, v: 0.0 }; s.v -= dt * s.x;`, `s.x`, `s = State { x: .., v: .. };`) or passed whole to another annotated function (`s = step(&s, dt);`, `fill(&s, &mut out);`); this one is used otherwise (returned, passed to a plain helper, a method called on it): keep its fields as separate locals, or pass them as separate parameters"
         }
         Expr::Try(_) => "`?` is not supported in a #[differentiable] function",
         Expr::Assign(_) => "an assignment is a statement: write it on its own line",
@@ -679,7 +684,7 @@ pub fn active_index(cx: &Ctxt, index: &Expr) {
 pub fn indexed_value(cx: &Ctxt, base: &Expr) {
     cx.error_spanned_by(
         base,
-        "a #[differentiable] function indexes only its array, slice and `Vec` parameters of floats, its own local arrays (`vec![0.0; n]`, `[0.0; 3]`) and the array results of annotated functions it binds by `let` (`let c = cross(a, b);`), by name: bind the value to such a local first (the array result of a method is indexed when its receiver is a constant: for a differentiable receiver, pass the struct to a function returning the array)",
+        "a #[differentiable] function indexes only its array, slice and `Vec` parameters of floats, its own local arrays (`vec![0.0; n]`, `[0.0; 3]`) and the array results of annotated functions it binds by `let` (`let c = cross(a, b);`), by name: bind the value to such a local first",
     );
 }
 

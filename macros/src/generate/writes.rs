@@ -145,7 +145,8 @@ impl Generator<'_> {
             }
         }
         // `vjp_partial`: the pullback takes `Option` of the value's cotangent
-        let (call, value) = self.call_vjp_of(id, func.vjp_partial(&lent), depth);
+        let (call, value) =
+            self.call_vjp_of(id, func.vjp_partial_writing(&lent, written.len()), depth);
         let bind = self.bind_call_result(result, &value);
         code.extend(quote!(#call #bind #(#flags)*));
         code

@@ -132,7 +132,7 @@ impl Callee {
                     })
                 }}
             }
-            Callee::Gathered(inner, shapes) => Self::gathered_vjp(inner, shapes, args, "vjp"),
+            Callee::Gathered(inner, shapes) => Self::gathered_vjp(inner, shapes, args, "vjp", 0),
             Callee::Field(member) => {
                 let private = crate::generate::paths::private();
                 let [whole, zero, g, cotangent] =
@@ -153,15 +153,23 @@ impl Callee {
     }
 
     /// `vjp` (or `vjp_partial`, `item`) of a [`Callee::Gathered`] call: the struct's entry
-    /// (`Option<S>`) read field by field, one entry per operand.
+    /// (`Option<S>`) read field by field, one entry per operand. The pullback takes the
+    /// cotangent, then `shadows` written arrays' shadows (a call writing `&mut` arrays,
+    /// `Stmt::CallWrites`), passed on to the callee's.
     fn gathered_vjp(
         inner: &Callee,
         shapes: &[ArgShape],
         args: &[Operand],
         item: &str,
+        shadows: usize,
     ) -> TokenStream {
         let [value, pullback, g, entries] =
             ["value", "pullback", "g", "entries"].map(crate::syntax::mixed);
+        // each `&mut [_]` spelled, so that the closure takes any borrow (higher-ranked),
+        // as the callee's pullback does
+        let shadows: Vec<proc_macro2::Ident> = (0..shadows)
+            .map(|k| crate::syntax::mixed(&format!("shadow{k}")))
+            .collect();
         let call = inner.companion(Some(item), regroup(shapes, forward_args(args), |v| v));
         let mut flat = Vec::new();
         for (k, shape) in shapes.iter().enumerate() {
@@ -181,8 +189,8 @@ impl Callee {
         }
         quote!({
             let (#value, #pullback) = #call;
-            (#value, move |#g| {
-                let #entries = #pullback(#g);
+            (#value, move |#g #(, #shadows: &mut [_])*| {
+                let #entries = #pullback(#g #(, #shadows)*);
                 (#(#flat,)*)
             })
         })
@@ -200,7 +208,7 @@ impl Callee {
                 self.companion(Some("vjp_partial"), forward_args(args))
             }
             Callee::Gathered(inner, shapes) => {
-                Self::gathered_vjp(inner, shapes, args, "vjp_partial")
+                Self::gathered_vjp(inner, shapes, args, "vjp_partial", 0)
             }
             Callee::Field(_) => {
                 // a struct field of a struct: its one entry, none for none
@@ -217,6 +225,18 @@ impl Callee {
             Callee::Plain(_) => {
                 unreachable!("a plain helper (dual numbers) writes no array and returns a float")
             }
+        }
+    }
+
+    /// [`vjp_partial`](Self::vjp_partial) of a call writing `shadows` arrays
+    /// (`Stmt::CallWrites`): its pullback takes their shadows after the cotangent, a
+    /// [`Callee::Gathered`] call's too.
+    pub fn vjp_partial_writing(&self, args: &[Operand], shadows: usize) -> TokenStream {
+        match self {
+            Callee::Gathered(inner, shapes) => {
+                Self::gathered_vjp(inner, shapes, args, "vjp_partial", shadows)
+            }
+            _ => self.vjp_partial(args),
         }
     }
 

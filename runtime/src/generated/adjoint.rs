@@ -72,6 +72,24 @@ impl<F: Float, const N: usize> Accumulate for [F; N] {
     }
 }
 
+/// An array of rows result's cotangent (`[[F; C]; R]`, held as one value: passed on
+/// whole, `trace(&rotation(t))`): summed element by element.
+///
+/// ```
+/// use gradtape_runtime::generated::Accumulate;
+/// let sum = Accumulate::sum([[1.0_f64, 2.0]], &[[0.5, -1.0]]);
+/// assert_eq!(sum, [[1.5, 1.0]]);
+/// ```
+impl<F: Float, const C: usize, const R: usize> Accumulate for [[F; C]; R] {
+    #[inline]
+    fn sum(mut sum: Self, g: &Self) -> Self {
+        for (sum, g) in sum.as_flattened_mut().iter_mut().zip(g.as_flattened()) {
+            *sum += *g;
+        }
+        sum
+    }
+}
+
 /// A tuple result's cotangent, `Option` of each part's (`None` a symbolic zero): summed
 /// part by part, as a struct's field by field. An annotated caller holding a tuple result
 /// as one value passes it on only to a callee that cannot take it (no annotated function

@@ -698,6 +698,46 @@ pub fn array_of_zeros<F: num_traits::Zero + Copy, const N: usize>() -> [F; N] {
     [F::zero(); N]
 }
 
+/// The array of rows of zeros a caller's local array of rows starts as before an annotated
+/// function returning `[[F; C]; R]` writes it whole (`let r = rotation(t);` with `r[i][j]`
+/// read later), of the type the writer's `&mut [[F; C]; R]` parameter gives it: the caller
+/// cannot spell `C`, which [`row_len`] then reads off the local.
+///
+/// ```
+/// let buffer: [[f64; 2]; 3] = gradtape_runtime::generated::array_of_zero_rows();
+/// assert_eq!(buffer, [[0.0; 2]; 3]);
+/// ```
+#[inline]
+pub fn array_of_zero_rows<F: num_traits::Zero + Copy, const C: usize, const R: usize>()
+-> [[F; C]; R] {
+    [[F::zero(); C]; R]
+}
+
+/// The row length `C` of an array of rows `[[F; C]; R]`: what a caller's local array of
+/// rows holding an annotated function's result ([`array_of_zero_rows`]) has for the row
+/// length it flattens `m[i][j]` by (`i * C + j`), which its code cannot spell.
+///
+/// ```
+/// assert_eq!(gradtape_runtime::generated::row_len(&[[0.0f64; 3]; 2]), 3);
+/// ```
+#[inline]
+pub const fn row_len<F, const C: usize, const R: usize>(_: &[[F; C]; R]) -> usize {
+    C
+}
+
+/// Zeros of a row's type (`[F; C]` of a row `&[F; C]`): the local a row of an array of
+/// rows passed on whole is copied into, of the rows' own type whether or not the code
+/// can spell `C` ([`row_len`]).
+///
+/// ```
+/// let row = gradtape_runtime::generated::row_of_zeros(&[1.0f64; 3]);
+/// assert_eq!(row, [0.0; 3]);
+/// ```
+#[inline]
+pub fn row_of_zeros<F: num_traits::Zero + Copy, const C: usize>(_: &[F; C]) -> [F; C] {
+    [F::zero(); C]
+}
+
 /// Index `i` of a view of `len` elements (a window, a chunk, a sub-slice bound by name),
 /// checked as the slice the view stands for checks it: the generated code reads the view's
 /// element `i` as its array's element `offset + i`, which the array's own check lets
@@ -921,6 +961,14 @@ impl<F, const N: usize> TangentSlice<F> for &[F; N] {
     #[inline]
     fn flat(&self) -> &[F] {
         &self[..]
+    }
+}
+
+// A call's array of rows held whole (`trace(&rotation(t))`): its tangent, row after row.
+impl<F, const C: usize, const R: usize> TangentSlice<F> for &[[F; C]; R] {
+    #[inline]
+    fn flat(&self) -> &[F] {
+        self.as_flattened()
     }
 }
 
