@@ -93,8 +93,11 @@
 //! - arithmetic with literals on either side, and `as f32`/`as f64` between float types;
 //! - the float methods under their `f64` names (`sin`, `exp`, `ln_1p`, `powf` with a
 //!   differentiable exponent, `atan2`, `hypot`, `mul_add`, `clamp`, `max`/`min`,
-//!   `to_degrees`/`to_radians`, `let (s, c) = x.sin_cos();`, ...;
-//!   `signum`, `floor`, `ceil`, `round`, `trunc` and casts to integers are constants), and
+//!   `to_degrees`/`to_radians`, `let (s, c) = x.sin_cos();`, `a % b` and `a %= b`,
+//!   `rem_euclid`, `fract`, `copysign`, ...; `signum`, `floor`, `ceil`, `round`, `trunc`,
+//!   `div_euclid` and casts to integers are constants; a remainder's derivative is 1 in the
+//!   dividend and minus the integer quotient in the divisor, at a jump that of the piece
+//!   whose value it returns, as `floor`'s zero), and
 //!   on tensors every op of the runtime's vocabulary of primitives (`gradtape-primitives`:
 //!   each op's forward, VJP and JVP rules are one row, which the attribute reads, so a new
 //!   op needs no change to the macro) and the ops built from them (`logsumexp`, `norm`,

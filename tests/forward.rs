@@ -511,6 +511,8 @@ fn scalar_ops() -> Vec<(&'static str, ScalarOp)> {
         ("atan2", |x, y| x.atan2(y)),
         ("hypot", |x, y| x.hypot(y)),
         ("pow", |x, y| x.pow(y)),
+        ("rem", |x, y| (x * 4.0) % y),
+        ("rem_euclid", |x, y| (-x * 4.0).rem_euclid(y)),
         ("chain", |x, y| {
             let mut z = x.clone();
             for _ in 0..50 {

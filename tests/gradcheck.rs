@@ -47,6 +47,9 @@ const fn row(
 /// operand (|x| ≥ 1), so that the winner never changes within a finite-difference step.
 const NEAR_ZERO: Domain = Uniform(-0.5, 0.5);
 
+/// Dividends of the remainder rows: several pieces of `x / y` on either side of zero.
+const REMAINDER_DIVIDEND: Domain = Uniform(-7.0, 7.0);
+
 #[rustfmt::skip]
 fn table() -> Vec<Row> {
     vec![
@@ -139,6 +142,20 @@ fn table() -> Vec<Row> {
         row("pow scalar base", &[(&[2, 3], Normal)], |x| Tensor::scalar(1.7).pow(&x[0]), Second),
         row("log base", &[(&[2, 3], Positive), (&[2, 3], Uniform(1.5, 3.0))], |x| x[0].log(&x[1]), Second),
         row("log constant base", &[(&[2, 3], Positive)], |x| x[0].log(10.0), Second),
+        // Remainders: piecewise linear (1 in x, −n in y), drawn where x / y spans several
+        // pieces, for both signs of each operand; random points lie off the jumps
+        // (`tests/differentiable_remainders.rs` checks both sides of a jump and at it).
+        row("rem", &[(&[2, 3], REMAINDER_DIVIDEND), (&[2, 3], Uniform(1.1, 1.9))], |x| &x[0] % &x[1], SecondIsNone),
+        row("rem negative divisor", &[(&[2, 3], REMAINDER_DIVIDEND), (&[2, 3], Uniform(-1.9, -1.1))], |x| x[0].rem(&x[1]), SecondIsNone),
+        row("rem broadcast rhs", &[(&[2, 3], REMAINDER_DIVIDEND), (&[3], Uniform(1.1, 1.9))], |x| &x[0] % &x[1], SecondIsNone),
+        row("rem scalar rhs", &[(&[2, 3], REMAINDER_DIVIDEND)], |x| &x[0] % 1.5, SecondIsNone),
+        row("rem scalar lhs", &[(&[2, 3], Uniform(1.1, 1.9))], |x| 7.3 % &x[0], SecondIsNone),
+        row("rem times divisor", &[(&[2, 3], REMAINDER_DIVIDEND), (&[2, 3], Uniform(1.1, 1.9))], |x| (&x[0] % &x[1]) * &x[1], Second),
+        row("rem_euclid", &[(&[2, 3], REMAINDER_DIVIDEND), (&[2, 3], Uniform(1.1, 1.9))], |x| x[0].rem_euclid(&x[1]), SecondIsNone),
+        row("rem_euclid negative divisor", &[(&[2, 3], REMAINDER_DIVIDEND), (&[2, 3], Uniform(-1.9, -1.1))], |x| x[0].rem_euclid(&x[1]), SecondIsNone),
+        row("rem_euclid broadcast lhs", &[(&[3], REMAINDER_DIVIDEND), (&[2, 3], AwayFromZero)], |x| x[0].rem_euclid(&x[1]), SecondIsNone),
+        row("rem_euclid scalar rhs", &[(&[2, 3], REMAINDER_DIVIDEND)], |x| x[0].rem_euclid(0.7), SecondIsNone),
+        row("rem_euclid times dividend", &[(&[2, 3], REMAINDER_DIVIDEND), (&[2, 3], Uniform(-1.9, -1.1))], |x| x[0].rem_euclid(&x[1]) * &x[0], Second),
         // clip_by_value is TensorFlow's maximum(minimum(x, max), min): piecewise linear.
         row("clip_by_value", &[(&[2, 3], Normal)], |x| x[0].clip_by_value(-0.5, 0.7), SecondIsNone),
         row("clip_by_value tensor bounds", &[(&[2, 3], Normal), (&[2, 3], Uniform(-0.6, -0.2)), (&[3], Uniform(0.2, 0.6))], |x| x[0].clip_by_value(&x[1], &x[2]), SecondIsNone),

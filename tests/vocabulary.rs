@@ -45,6 +45,8 @@ fn node_of(p: &Primitive) -> RecordedNode {
         "hypot" => record(name, &[v(1), v(2)], |x| drop(x[0].hypot(&x[1]))),
         "pow" => record(name, &[v(1), v(2)], |x| drop(x[0].pow(&x[1]))),
         "log" => record(name, &[v(1), v(2)], |x| drop(x[0].log(&x[1]))),
+        "rem" => record(name, &[v(1), v(2)], |x| drop(&x[0] % &x[1])),
+        "rem_euclid" => record(name, &[v(1), v(2)], |x| drop(x[0].rem_euclid(&x[1]))),
         "scale" => record(name, &[v(1)], |x| drop(&x[0] * 3.0)),
         "mul_scaled" => {
             let x = v(1);

@@ -2658,6 +2658,7 @@ impl<'a> Lowerer<'a> {
                     BinOp::Sub(_) => BinaryKind::Sub,
                     BinOp::Mul(_) => BinaryKind::Mul,
                     BinOp::Div(_) => BinaryKind::Div,
+                    BinOp::Rem(_) => BinaryKind::Rem,
                     op if is_read(&op) => return None,
                     op if compound(&op).is_some() => {
                         validate::compound_in_expr(self.cx, binary);
@@ -2921,6 +2922,31 @@ impl<'a> Lowerer<'a> {
         let args: Vec<&Expr> = call.args.iter().collect();
         let method = |name: &str| Ident::new(name, call.method.span());
         match (name, args.as_slice()) {
+            ("copysign", [sign]) if self.mode == Mode::Scalar => {
+                // `x.copysign(s)` is `±x`: `x` times the constant `±1` that says whether
+                // the sign bits of `x` and the result differ (the same bits as std's, NaN
+                // signs included: `±x` is exact). Its derivative is that factor in `x`
+                // (at `x = ±0`, that of the side the sign bit is on) and zero in `s`,
+                // piecewise constant as `signum` is.
+                if !self.mentions_active(&call.receiver) {
+                    // only the sign is differentiable: a constant
+                    return Some(Op::Copy {
+                        value: Operand::Inactive(Expr::MethodCall(call.clone())),
+                        clone: false,
+                    });
+                }
+                let x = self.lower_operand(&call.receiver);
+                let x = self.named(x);
+                let fwd = x.fwd();
+                let flip = Operand::Inactive(syn::parse_quote!(
+                    (#fwd.copysign(#sign).signum() * #fwd.signum())
+                ));
+                Some(Op::Binary {
+                    kind: BinaryKind::Mul,
+                    lhs: x,
+                    rhs: flip,
+                })
+            }
             (_, [arg]) => {
                 let row = vocabulary::binary_method(name, args_active)?;
                 let lhs = self.lower_operand(&call.receiver);
@@ -2956,6 +2982,19 @@ impl<'a> Lowerer<'a> {
                     kind,
                     lhs: product,
                     rhs,
+                })
+            }
+            ("fract", []) => {
+                // `x − x.trunc()`, as std computes it (the same bits): derivative 1, the
+                // truncation a constant, as `trunc` is. The receiver is read twice: a name.
+                let x = self.lower_operand(&call.receiver);
+                let x = self.named(x);
+                let fwd = x.fwd();
+                let whole = Operand::Inactive(syn::parse_quote!(#fwd.trunc()));
+                Some(Op::Binary {
+                    kind: BinaryKind::Sub,
+                    lhs: x,
+                    rhs: whole,
                 })
             }
             ("clamp" | "clip_by_value", [lo, hi]) => {
@@ -4793,6 +4832,7 @@ fn compound(op: &BinOp) -> Option<BinaryKind> {
         BinOp::SubAssign(_) => Some(BinaryKind::Sub),
         BinOp::MulAssign(_) => Some(BinaryKind::Mul),
         BinOp::DivAssign(_) => Some(BinaryKind::Div),
+        BinOp::RemAssign(_) => Some(BinaryKind::Rem),
         _ => None,
     }
 }

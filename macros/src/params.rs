@@ -627,6 +627,8 @@ fn is_value_method(name: &str) -> bool {
             name,
             "mul_add"
                 | "clamp"
+                | "fract"
+                | "copysign"
                 | "clone"
                 | "to_owned"
                 | "into"

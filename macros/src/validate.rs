@@ -722,12 +722,12 @@ pub fn compound_in_expr(cx: &Ctxt, binary: &syn::ExprBinary) {
     );
 }
 
-/// An operator other than `+ - * /` on a differentiable value.
+/// An operator other than `+ - * / %` on a differentiable value.
 pub fn operator(cx: &Ctxt, op: &syn::BinOp) {
     cx.error_spanned_by(
         op,
         format_args!(
-            "`{}` has no derivative rule: only `+ - * /` are differentiated",
+            "`{}` has no derivative rule: only `+ - * / %` are differentiated",
             op.to_token_stream()
         ),
     );

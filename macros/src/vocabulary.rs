@@ -143,13 +143,14 @@ pub fn is_metadata(name: &str) -> bool {
 
 /// Float methods whose derivative is zero wherever it exists, besides the rows with no
 /// gradient: `sign` (its row's rule gives zeros, as TensorFlow's) and Rust's names of the
-/// rounding family (`signum`, `round_ties_even`). Generated code computes them as written
+/// rounding family (`signum`, `round_ties_even`, and `div_euclid`, an integer-valued
+/// quotient: `floor` or `ceil` of `a / b` by the sign of `b`). Generated code computes them as written
 /// and takes the result as a constant: its derivative is zero, never a value from a rule.
-const ZERO_DERIVATIVE: &[&str] = &["sign", "signum", "round_ties_even"];
+const ZERO_DERIVATIVE: &[&str] = &["sign", "signum", "round_ties_even", "div_euclid"];
 
 /// Whether `name` is a method whose result carries no gradient, so that its value is a
 /// constant: an integer or boolean result (`argmax_axis`, `equal`), or a piecewise
-/// constant float (`floor`, `ceil`, `round`, `trunc`, `sign`, `signum`).
+/// constant float (`floor`, `ceil`, `round`, `trunc`, `sign`, `signum`, `div_euclid`).
 pub fn has_no_gradient(name: &str) -> bool {
     ZERO_DERIVATIVE.contains(&name)
         || gradtape_primitives::lookup(name).is_some_and(|row| row.rule == Rule::None)
@@ -166,8 +167,8 @@ pub fn cuts_the_tape(name: &str) -> bool {
     name != "value" && is_escape(name)
 }
 
-/// The rules of a binary row (`add`, `sub`, `mul`, `div`, and the two-operand methods:
-/// `maximum`, `minimum`, `atan2`, `hypot`, `pow`, `log`).
+/// The rules of a binary row (`add`, `sub`, `mul`, `div`, `rem`, and the two-operand
+/// methods: `maximum`, `minimum`, `atan2`, `hypot`, `pow`, `log`, `rem_euclid`).
 pub struct Binary {
     /// The rule of each operand, `vjp::<rule>`.
     pub rules: [&'static str; 2],
@@ -217,7 +218,7 @@ pub fn rule_reads(rule: &str) -> [bool; 2] {
         "mul_rhs" => [true, false],
         "div_rhs" | "maximum_lhs" | "maximum_rhs" | "minimum_lhs" | "minimum_rhs" | "atan2_lhs"
         | "atan2_rhs" | "hypot_lhs" | "hypot_rhs" | "pow_lhs" | "pow_rhs" | "log_lhs"
-        | "log_rhs" => [true, true],
+        | "log_rhs" | "rem_rhs" | "rem_euclid_rhs" => [true, true],
         "pass_through" | "sub_rhs" => [false, false],
         other => {
             panic!("the binary rule `{other}` is new to #[differentiable]: add its operands here")

@@ -335,6 +335,25 @@ pub const OTHER_PRIMITIVES: &[Primitive] = &[
         Elementwise,
         &["log_lhs", "log_rhs"],
     ),
+    // remainders, `x − n·y` for an integer `n` the values decide: 1 in `x` (`add`'s rule),
+    // `−n` in `y`; `rem` is Rust's `%` (truncated division, C's `fmod`), `rem_euclid`
+    // Euclid's (`0 ≤ r < |y|`)
+    row(
+        "rem",
+        2,
+        &[],
+        &[Input(0), Input(1)],
+        Elementwise,
+        &["pass_through", "rem_rhs"],
+    ),
+    row(
+        "rem_euclid",
+        2,
+        &[],
+        &[Input(0), Input(1)],
+        Elementwise,
+        &["pass_through", "rem_euclid_rhs"],
+    ),
     // elementwise, piecewise constant with no gradient (TensorFlow registers `Floor`,
     // `Ceil` and `Round` with a `None` gradient; `trunc` goes with them): not recorded
     row("floor", 1, &[], &[], Rule::None, &[]),

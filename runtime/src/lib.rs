@@ -89,7 +89,7 @@ pub mod vjp {
     pub use crate::ops::binary::{
         atan2_lhs, atan2_rhs, div_lhs, div_rhs, hypot_lhs, hypot_rhs, log_lhs, log_rhs,
         maximum_lhs, maximum_rhs, minimum_lhs, minimum_rhs, mul_lhs, mul_rhs, pass_through,
-        pow_lhs, pow_rhs, sub_rhs,
+        pow_lhs, pow_rhs, rem_euclid_rhs, rem_rhs, sub_rhs,
     };
     pub use crate::ops::unary::{powf, powi};
 

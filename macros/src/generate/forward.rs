@@ -375,6 +375,7 @@ impl Generator<'_> {
                     BinaryKind::Sub => quote!(#l - #r),
                     BinaryKind::Mul => quote!(#l * #r),
                     BinaryKind::Div => quote!(#l / #r),
+                    BinaryKind::Rem => quote!(#l % #r),
                     BinaryKind::Method { row, .. } if self.zero_d().is_some() => {
                         let kernel = format_ident!("{row}");
                         let generated = paths::generated();

@@ -274,8 +274,11 @@ impl Generator<'_> {
                     BinaryKind::Sub => quote!(-),
                     BinaryKind::Mul => quote!(*),
                     BinaryKind::Div => quote!(/),
-                    // (a fused sum is not `+`: its value is saved, never recomputed)
-                    BinaryKind::Method { .. } | BinaryKind::FusedMulAdd(_) => return None,
+                    // (a fused sum is not `+`: its value is saved, never recomputed; a
+                    // remainder is recomputed by no rule, so not here either)
+                    BinaryKind::Rem | BinaryKind::Method { .. } | BinaryKind::FusedMulAdd(_) => {
+                        return None;
+                    }
                 };
                 *ops += 1;
                 let (l, r) = (operand(lhs, ops)?, operand(rhs, ops)?);

@@ -643,6 +643,8 @@ pub enum BinaryKind {
     Sub,
     Mul,
     Div,
+    /// `%` on floats (the row `rem`: truncated, as Rust's `%`).
+    Rem,
     /// A two-operand elementwise method, `lhs.method(rhs)`: the method as written
     /// (`max`, `maximum`, `atan2`, `powf`...) and the row it records (`maximum`, `pow`...),
     /// whose rules the adjoint calls and whose kernel the 0-d path runs.
@@ -667,6 +669,7 @@ impl BinaryKind {
             BinaryKind::Sub => "sub",
             BinaryKind::Mul => "mul",
             BinaryKind::Div => "div",
+            BinaryKind::Rem => "rem",
             BinaryKind::Method { row, .. } => row,
         }
     }

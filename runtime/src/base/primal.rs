@@ -99,6 +99,23 @@ pub trait Elementary: Primal {
     fn hypot(x: &Self, other: &Self) -> Self;
     /// `x^other` (tensors broadcast).
     fn pow(x: &Self, other: &Self) -> Self;
+    /// The integer `n` with `x % other = x − n·other` (Rust's `%`, truncated division;
+    /// tensors broadcast): a constant, whose own derivative is zero almost everywhere (on
+    /// tensors it is not recorded). Taken from the remainder the op computes, not from
+    /// `trunc(x / other)`, whose rounded quotient can reach the next integer while the
+    /// remainder is still on the piece before it, just below `other`:
+    ///
+    /// ```
+    /// use gradtape_runtime::Elementary;
+    /// let (x, y) = (119.38069778508886_f64, 4.7752279114035545);
+    /// assert_eq!((x / y).trunc(), 25.0); // the quotient rounded up to 25
+    /// assert!(x % y > 4.775); // but the remainder is 24's: x − 24·y
+    /// assert_eq!(Elementary::rem_quotient(&x, &y), 24.0);
+    /// ```
+    fn rem_quotient(x: &Self, other: &Self) -> Self;
+    /// The integer `q` with `x.rem_euclid(other) = x − q·other` (`div_euclid`'s value, but
+    /// taken from the remainder, as [`Elementary::rem_quotient`]): a constant.
+    fn rem_euclid_quotient(x: &Self, other: &Self) -> Self;
 }
 
 impl<T: Float> Elementary for T {
@@ -129,6 +146,14 @@ impl<T: Float> Elementary for T {
     #[inline]
     fn pow(x: &Self, other: &Self) -> Self {
         num_traits::Float::powf(*x, *other)
+    }
+    #[inline]
+    fn rem_quotient(x: &Self, other: &Self) -> Self {
+        rem_quotient(*x, *other)
+    }
+    #[inline]
+    fn rem_euclid_quotient(x: &Self, other: &Self) -> Self {
+        rem_euclid_quotient(*x, *other)
     }
 }
 
@@ -212,6 +237,12 @@ pub(crate) trait ElementaryOps: Elementary {
     fn pow(&self, other: &Self) -> Self {
         Elementary::pow(self, other)
     }
+    fn rem_quotient(&self, other: &Self) -> Self {
+        Elementary::rem_quotient(self, other)
+    }
+    fn rem_euclid_quotient(&self, other: &Self) -> Self {
+        Elementary::rem_euclid_quotient(self, other)
+    }
 }
 
 impl<V: Elementary> ElementaryOps for V {}
@@ -264,6 +295,32 @@ pub(crate) fn minimum<T: Float>(a: T, b: T) -> T {
     } else {
         a + b
     }
+}
+
+/// Euclid's remainder, `0 ≤ r < |b|` (or `|b|` itself by rounding), as `f64::rem_euclid`
+/// computes it, for `num_traits::Float`, which has none: the truncated remainder, moved
+/// up by `|b|` when negative.
+#[inline]
+pub(crate) fn rem_euclid_value<T: Float>(a: T, b: T) -> T {
+    let r = a % b;
+    if r < T::ZERO { r + b.abs() } else { r }
+}
+
+/// The integer `n` of `a % b = a − n·b`. `fmod` is exact, so `a − r` is `n·b` up to one
+/// rounding and its quotient by `b` is `n` up to another: rounded to the nearest integer
+/// it is `n` exactly below 2⁵¹ (and within a relative 2⁻⁵² above). At `b = ±∞` (`r = a`)
+/// it is 0; where `a % b` is NaN (`b = 0`, `a` infinite) it is NaN.
+#[inline]
+pub(crate) fn rem_quotient<T: Float>(a: T, b: T) -> T {
+    ((a - a % b) / b).round()
+}
+
+/// The integer `q` of `a.rem_euclid(b) = a − q·b`, as [`rem_quotient`]: `div_euclid`'s
+/// value wherever that agrees with the remainder. (The remainder's `+ |b|` is rounded, so
+/// `a − r` is `q·b` within a rounding of `|b|`'s size: still `q` once rounded.)
+#[inline]
+pub(crate) fn rem_euclid_quotient<T: Float>(a: T, b: T) -> T {
+    ((a - rem_euclid_value(a, b)) / b).round()
 }
 
 /// `max(v, 0)`, NaN at NaN (`tf.nn.relu`).

@@ -335,11 +335,14 @@ impl<T: Float, const N: usize> Div for Dual<T, N> {
 
 impl<T: Float, const N: usize> Rem for Dual<T, N> {
     type Output = Self;
-    /// `a % b = a - trunc(a / b) b`: derivative 1 in `a`, `-trunc(a / b)` in `b`.
+    /// `a % b = a - n b`, `n = trunc(a / b)`: derivative 1 in `a`, `-n` in `b`, with `n`
+    /// taken from the remainder (`trunc` of the rounded quotient can be the next integer
+    /// while the remainder is still the piece before's: the derivative of neither side).
     #[inline]
     fn rem(self, other: Self) -> Self {
-        let quotient = (self.value / other.value).trunc();
-        self.chain2(other, self.value % other.value, T::one(), -quotient)
+        let value = self.value % other.value;
+        let quotient = ((self.value - value) / other.value).round();
+        self.chain2(other, value, T::one(), -quotient)
     }
 }
 
@@ -792,6 +795,13 @@ mod tests {
         // powi's derivative, n = 0 included
         assert_eq!(Dual::<f64, 1>::variable(3.0, 0).powi(3).partials, [27.0]);
         assert_eq!(Dual::<f64, 1>::variable(3.0, 0).powi(0).partials, [0.0]);
+        // `%` a hair below a jump, where the rounded quotient is already the next integer:
+        // the remainder is 24's piece, x − 24·y, so its derivative in y is −24, not −25
+        let (x, y) = (119.38069778508886_f64, 4.7752279114035545);
+        assert_eq!((x / y).trunc(), 25.0);
+        let r = Dual::<f64, 2>::variable(x, 0) % Dual::variable(y, 1);
+        assert_eq!(r.partials, [1.0, -24.0]);
+        assert_eq!(r.value.to_bits(), (x - 24.0 * y).to_bits());
     }
 
     #[test]

@@ -126,6 +126,28 @@ pub mod scalar {
         num_traits::Float::log(x, base)
     }
 
+    /// [`Tensor::rem`](crate::Tensor::rem) of two numbers: Rust's `%`.
+    ///
+    /// ```
+    /// assert_eq!(gradtape_runtime::generated::scalar::rem(-7.5_f64, 2.0), -1.5);
+    /// ```
+    #[inline]
+    pub fn rem<T: Float>(x: T, y: T) -> T {
+        x % y
+    }
+
+    /// [`Tensor::rem_euclid`](crate::Tensor::rem_euclid) of two numbers, as
+    /// `f64::rem_euclid` (which `num_traits::Float` has not).
+    ///
+    /// ```
+    /// assert_eq!(gradtape_runtime::generated::scalar::rem_euclid(-7.5_f64, 2.0), 0.5);
+    /// assert_eq!(gradtape_runtime::generated::scalar::rem_euclid(-7.5_f64, 2.0), (-7.5_f64).rem_euclid(2.0));
+    /// ```
+    #[inline]
+    pub fn rem_euclid<T: Float>(x: T, y: T) -> T {
+        crate::base::primal::rem_euclid_value(x, y)
+    }
+
     /// The smaller of two numbers, as [`Tensor::minimum`](crate::Tensor::minimum).
     ///
     /// ```

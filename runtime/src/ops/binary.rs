@@ -1,5 +1,6 @@
 //! Elementwise binary ops with NumPy broadcasting: `+ - * /` (operators between tensors,
-//! variables and plain scalars, owned or borrowed, in any order), `maximum`, `minimum`.
+//! variables and plain scalars, owned or borrowed, in any order), `%` and `rem_euclid`,
+//! `maximum`, `minimum`.
 
 use std::borrow::Cow;
 
@@ -383,6 +384,66 @@ impl<T: Float> Tensor<T> {
         )
     }
 
+    /// The remainder of `self / other` elementwise, with broadcasting: Rust's `%` on
+    /// floats (`self − n·other` with `n = trunc(self / other)`, C's `fmod`, TensorFlow's
+    /// `truncatemod`; the sign of `self`). Also the `%` operator.
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// let x = Tensor::from_vec(vec![7.5_f64, -7.5], &[2]);
+    /// assert_eq!(x.rem(2.0).to_vec(), vec![1.5, -1.5]);
+    /// assert_eq!((&x % 2.0).to_vec(), vec![1.5, -1.5]);
+    /// ```
+    ///
+    /// Its derivative is 1 in `self` and `−n` in `other`, everywhere but at the jumps
+    /// (`self` a nonzero multiple of `other`). There, as `floor`'s zero there, it is the
+    /// derivative of the piece whose value the op returns: the remainder is `0` there, the
+    /// start of the piece of `n = self / other`, so the derivative in `other` is `−n`.
+    /// A jump is never straddled: `n` is taken from the remainder computed (see
+    /// [`Elementary::rem_quotient`](crate::Elementary::rem_quotient)), so the
+    /// derivative is always that of the piece the value lies on.
+    ///
+    /// # Panics
+    /// If the shapes do not broadcast.
+    #[track_caller]
+    pub fn rem(&self, other: impl Operand<T>) -> Tensor<T> {
+        let other = other.as_tensor();
+        rem(self, &other)
+    }
+
+    /// Euclid's remainder of `self / other` elementwise, with broadcasting
+    /// (`f64::rem_euclid`: `0 ≤ r < |other|`, computed as Rust computes it, `self % other`
+    /// moved up by `|other|` when negative; TensorFlow's `floormod` for `other > 0`).
+    ///
+    /// ```
+    /// use gradtape_runtime::Tensor;
+    /// let x = Tensor::from_vec(vec![7.5_f64, -7.5], &[2]);
+    /// assert_eq!(x.rem_euclid(2.0).to_vec(), vec![1.5, 0.5]);
+    /// assert_eq!(x.rem_euclid(-2.0).to_vec(), vec![1.5, 0.5]);
+    /// ```
+    ///
+    /// Its derivative is 1 in `self` and `−q` in `other`, `q = self.div_euclid(other)`
+    /// (`r = self − q·other`, for either sign of `other`), everywhere but at the jumps;
+    /// there it is the derivative of the piece whose value the op returns, as for
+    /// [`Tensor::rem`].
+    ///
+    /// # Panics
+    /// If the shapes do not broadcast.
+    #[track_caller]
+    pub fn rem_euclid(&self, other: impl Operand<T>) -> Tensor<T> {
+        let other = other.as_tensor();
+        binary(
+            self,
+            &other,
+            "rem_euclid",
+            crate::base::primal::rem_euclid_value,
+            both!(|x, y, g, [nx, ny]| (
+                nx.then(|| pass_through(g)),
+                ny.then(|| rem_euclid_rhs(x, y, g))
+            )),
+        )
+    }
+
     /// `min(max(self, min), max)` elementwise, with broadcasting: TensorFlow's
     /// `clip_by_value`, computed as TensorFlow computes it (`maximum(minimum(t, max), min)`),
     /// so its gradient is TensorFlow's: 1 strictly inside the bounds, 0 outside, and 1 at
@@ -443,6 +504,20 @@ impl<T: Float> Tensor<T> {
     pub fn mul_add(&self, a: impl Operand<T>, b: impl Operand<T>) -> Tensor<T> {
         mul_operand(self, &a) + b
     }
+}
+
+/// Elementwise truncated remainder with broadcasting; [`Tensor::rem`] and the `%`
+/// operator.
+#[track_caller]
+pub(crate) fn rem<T: Float>(x: &Tensor<T>, y: &Tensor<T>) -> Tensor<T> {
+    // d(x % y) = dx − n dy, n = trunc(x / y) constant between the jumps
+    binary(
+        x,
+        y,
+        "rem",
+        |a, b| a % b,
+        both!(|x, y, g, [nx, ny]| (nx.then(|| pass_through(g)), ny.then(|| rem_rhs(x, y, g)))),
+    )
 }
 
 /// Elementwise negation; the unary `-` operator.
@@ -657,6 +732,38 @@ pub fn log_rhs<V: Elementary>(x: &V, b: &V, g: &V) -> V {
     g.mul(&x.ln()).div(&b.mul(&b.ln().square())).neg()
 }
 
+/// Backward rule of `x % y` (Rust's `%`, truncated) for `y`: ∂/∂y = −n, where `n` is the
+/// integer with `x % y = x − n·y` (`trunc(x / y)`, taken from the remainder: a constant).
+/// The rule of `x` is `pass_through`: ∂/∂x = 1.
+///
+/// ```
+/// # use gradtape_runtime::vjp;
+/// assert_eq!(vjp::rem_rhs(&7.5_f64, &2.0, &1.0), -3.0);
+/// assert_eq!(vjp::rem_rhs(&-7.5_f64, &2.0, &1.0), 3.0); // n = −3
+/// assert_eq!(vjp::rem_rhs(&7.5_f64, &-2.0, &1.0), 3.0); // n = −3
+/// assert_eq!(vjp::rem_rhs(&1.5_f64, &2.0, &1.0), 0.0); // |x| < |y|: x % y = x
+/// ```
+pub fn rem_rhs<V: Elementary>(x: &V, y: &V, g: &V) -> V {
+    g.mul(&x.rem_quotient(y)).neg()
+}
+
+/// Backward rule of `x.rem_euclid(y)` for `y`: ∂/∂y = −q, where `q = x.div_euclid(y)` is the
+/// integer with `x.rem_euclid(y) = x − q·y` (a constant, taken from the remainder). From
+/// Rust's definition, `r = x % y`, then `r + |y|` where `r < 0`: the first term's
+/// derivative is `−trunc(x / y)`, the second's `sign(y)`, and `trunc(x / y) − sign(y)` is
+/// `div_euclid`'s value there, for either sign of `y`. The rule of `x` is `pass_through`.
+///
+/// ```
+/// # use gradtape_runtime::vjp;
+/// assert_eq!(vjp::rem_euclid_rhs(&7.5_f64, &2.0, &1.0), -3.0); // q = 3
+/// assert_eq!(vjp::rem_euclid_rhs(&-7.5_f64, &2.0, &1.0), 4.0); // q = −4: −7.5 = −4·2 + 0.5
+/// assert_eq!(vjp::rem_euclid_rhs(&-7.5_f64, &-2.0, &1.0), -4.0); // q = 4: −7.5 = 4·(−2) + 0.5
+/// assert_eq!(vjp::rem_euclid_rhs(&7.5_f64, &-2.0, &1.0), 3.0); // q = −3: 7.5 = −3·(−2) + 1.5
+/// ```
+pub fn rem_euclid_rhs<V: Elementary>(x: &V, y: &V, g: &V) -> V {
+    g.mul(&x.rem_euclid_quotient(y)).neg()
+}
+
 impl crate::base::dtype::AnyTensor {
     /// Negation, recorded.
     pub(crate) fn negate(self) -> crate::base::dtype::AnyTensor {
@@ -693,6 +800,12 @@ macro_rules! tensor_lhs_ops {
             #[inline]
             #[track_caller]
             fn div(self, rhs: R) -> $crate::Tensor<T> { $crate::ops::binary::div(&$crate::Operand::<T>::as_tensor(&self), &$crate::Operand::as_tensor(&rhs)) }
+        }
+        impl<T: $crate::Float, R: $crate::Operand<T>> ::std::ops::Rem<R> for $lhs {
+            type Output = $crate::Tensor<T>;
+            #[inline]
+            #[track_caller]
+            fn rem(self, rhs: R) -> $crate::Tensor<T> { $crate::ops::binary::rem(&$crate::Operand::<T>::as_tensor(&self), &$crate::Operand::as_tensor(&rhs)) }
         }
         impl<T: $crate::Float> ::std::ops::Neg for $lhs {
             type Output = $crate::Tensor<T>;
@@ -794,6 +907,13 @@ macro_rules! scalar_lhs_ops {
             #[track_caller]
             fn div(self, rhs: $rhs) -> $crate::Tensor<$t> {
                 $crate::ops::binary::div(&$crate::Tensor::scalar(self), &$crate::Operand::as_tensor(&rhs))
+            }
+        }
+        impl ::std::ops::Rem<$rhs> for $t {
+            type Output = $crate::Tensor<$t>;
+            #[track_caller]
+            fn rem(self, rhs: $rhs) -> $crate::Tensor<$t> {
+                $crate::ops::binary::rem(&$crate::Tensor::scalar(self), &$crate::Operand::as_tensor(&rhs))
             }
         }
     )*};

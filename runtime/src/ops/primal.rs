@@ -3,7 +3,7 @@
 
 use crate::base::dtype::Float;
 use crate::base::primal::{Elementary, Primal};
-use crate::base::primal::{at_least, positive_mask_of, sign_of};
+use crate::base::primal::{at_least, positive_mask_of, rem_euclid_quotient, rem_quotient, sign_of};
 use crate::base::tensor::Tensor;
 
 impl<T: Float> Primal for Tensor<T> {
@@ -86,5 +86,18 @@ impl<T: Float> Elementary for Tensor<T> {
     }
     fn pow(x: &Self, other: &Self) -> Self {
         Tensor::pow(x, other)
+    }
+    fn rem_quotient(x: &Self, other: &Self) -> Self {
+        // an untracked constant, as `at_least`'s mask: TensorFlow's `floor_div` in the
+        // rule of `floormod` has no gradient either
+        Tensor::from_data(super::zip_broadcast(x, other, "rem", rem_quotient))
+    }
+    fn rem_euclid_quotient(x: &Self, other: &Self) -> Self {
+        Tensor::from_data(super::zip_broadcast(
+            x,
+            other,
+            "rem_euclid",
+            rem_euclid_quotient,
+        ))
     }
 }
