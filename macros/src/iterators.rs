@@ -30,6 +30,23 @@
 //!   loop: `{ let mut acc = 0.0; for k in 0..a.len() { let v = a[k]; acc = acc + e; } acc }`;
 //! - `.map(|p| e).map(|q| f)` is first fused into one `.map(|p| { let q = e; f })` (the
 //!   same calls in the same order), so that every form above takes a chain of maps.
+//! - `.filter(|p| test)` before the map (any number of them) is the `continue` it stands
+//!   for, `if !{ let p = ..; test } { continue; }` at the head of the iteration, so each
+//!   test runs once per item, in order, before the next test, the map and the body; the
+//!   closure is given a reference to the item, so its names are one reference more than a
+//!   map's and one `*` less is written for each (`|(a, _)| **a > 0.0` reads `a`);
+//!   `.count()` is a `usize` counter (a constant);
+//! - `skip`/`take`/`step_by` after `enumerate`, `zip` or `rev` (which `Parts` cannot take
+//!   as a part of one array) count the chain's items: their bounds are computed before the
+//!   loop, the loop counts the items left, and each iteration reads the element index it
+//!   stands for (positions taken before them are that index's);
+//! - `.fold((a, b), |(s, q), v| (e, f))` keeps one accumulator per part; `let (s, q) =
+//!   ..fold(..);` binds the parts after the loop, `..fold(..).1` is that part;
+//! - `a.get(i).copied().unwrap_or(d)` (also `first`/`last`, `cloned`, `unwrap_or_else`,
+//!   `unwrap_or_default`, `map_or`, `map_or_else`) is a test of the index, the eager
+//!   default evaluated first; `match`/`if let`/`let .. else` also take `.copied()`;
+//! - `let y = { ..; a.iter().map(..).collect() };` (through blocks and `if`/`else`) is `y`
+//!   declared first and the block pushing into it where its tail was.
 //!
 //! Only chains over the names of float arrays (array parameters, locals made by
 //! `vec![..]`, `[..]`, `Vec::new()`, `Vec::with_capacity(..)` or typed so) and of
