@@ -386,3 +386,73 @@ fn collected_tails() {
     one_slice_twice!(normalised_twice, normalised_twice_on_duals
         at [0.7, -1.3, 0.4, 1.1], [-0.7, 0.3, 0.5]);
 }
+
+// ----- the tricky cases: writes, nested and labelled loops, filters after counting -----
+
+twice! {
+    /// A filtered `iter_mut` writing the elements it keeps (a local copy), a filtered
+    /// reduction inside a user's loop (its `continue` is the inner loop's), and a
+    /// labelled loop over a filter left by `continue 'outer`.
+    fn filtered_writes_and_loops / filtered_writes_and_loops_on_duals<T>(x: &[T]) -> T {
+        let mut y = x.to_vec();
+        for v in y.iter_mut().filter(|v| **v > T::zero()) {
+            *v = v.sqrt() + *v;
+        }
+        let mut total = T::zero();
+        for i in 0..x.len() {
+            if i == 1 {
+                continue;
+            }
+            let above: T = y.iter().filter(|v| **v > x[i]).map(|v| *v * x[i]).sum();
+            total = total + above;
+        }
+        'outer: for v in x.iter().filter(|v| v.abs() > T::from(0.5).unwrap()) {
+            for k in 0..2 {
+                if k == 1 && *v < T::zero() {
+                    continue 'outer;
+                }
+                total = total + *v * T::from(k + 1).unwrap();
+            }
+            total = total * T::from(1.5).unwrap();
+        }
+        total
+    }
+}
+
+twice! {
+    /// A filter after counted adaptors (the odd positions from 1), a `count` after a map
+    /// (the map still runs once per item, here counting), and a zip's pairs taken while
+    /// reversed.
+    fn filters_after_counting / filters_after_counting_on_duals<T>(x: &[T]) -> T {
+        let odd: T = x
+            .iter()
+            .enumerate()
+            .skip(1)
+            .filter(|(i, _)| i % 2 == 1)
+            .map(|(i, v)| *v * T::from(i).unwrap())
+            .sum();
+        let mut mapped = 0;
+        let n = x
+            .iter()
+            .map(|v| {
+                mapped += 1;
+                *v * T::from(2).unwrap()
+            })
+            .count();
+        let pairs: T = x
+            .iter()
+            .zip(x[1..].iter())
+            .rev()
+            .take(2)
+            .fold(T::zero(), |acc, (a, b)| acc * T::from(0.5).unwrap() + *a * *b);
+        odd * T::from(n + mapped).unwrap() + pairs
+    }
+}
+
+#[test]
+fn tricky_cases() {
+    one_slice_twice!(filtered_writes_and_loops, filtered_writes_and_loops_on_duals
+        at [0.7, -1.3, 0.4, 1.1], [0.6, 0.9, -0.8]);
+    one_slice_twice!(filters_after_counting, filters_after_counting_on_duals
+        at [0.7, -1.3, 0.4, 1.1, 0.2], [0.6, 0.9]);
+}
