@@ -282,7 +282,7 @@ fn copies(
                 _ => return None,
             };
             let Some(pushing) = self.collect_loop(&init.expr, name) else {
-                return self.collected_tail(name, ty, &init.expr);
+                return self.collected_tail(name, ty.map(|ty| &**ty), &init.expr);
             };
             self.arrays.insert(name.to_string());
             let declared: syn::Stmt = match ty {
@@ -347,7 +347,7 @@ fn copies(
         fn collected_tail(
             &mut self,
             name: &Ident,
-            ty: Option<&Box<syn::Type>>,
+            ty: Option<&syn::Type>,
             init: &Expr,
         ) -> Option<Vec<syn::Stmt>> {
             if !matches!(strip_parens(init), Expr::Block(_) | Expr::If(_)) {
