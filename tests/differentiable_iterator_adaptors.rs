@@ -46,7 +46,7 @@ twice! {
     fn mean_above_mean / mean_above_mean_on_duals<T>(x: &[T]) -> T {
         let m = x.iter().copied().sum::<T>() / T::from(x.len()).unwrap();
         let n = x.iter().filter(|&&v| v > m).count();
-        let s: T = x.iter().filter(|&&v| v > m).map(|v| *v).sum();
+        let s: T = x.iter().filter(|&&v| v > m).copied().sum();
         s / T::from(n).unwrap()
     }
 }
