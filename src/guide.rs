@@ -346,6 +346,50 @@
 //! `x.iter().skip(1).take(n)`, `x.iter().step_by(2)`, and `skip`/`take`/`step_by` after
 //! a `step_by`, counting strided items: `x.iter().step_by(2).skip(1).take(n)`), which are
 //! lowered to indexed loops.
+//!
+//! The adaptors in such a chain are the loop they stand for, item by item. A `filter`
+//! before the `map` (`p.iter().zip(q).filter(|(a, _)| **a > 0.0).map(..).sum()`, in a
+//! `for` loop, a reduction, a `collect`) is the `continue` it stands for, its closure's
+//! statements run once per element, in order, before the map's (one `*` less is written
+//! for the reference the closure is given: `**a` reads `a`'s value); `count()` is an
+//! integer, a constant. `skip`/`take`/`step_by` after `enumerate`, `zip` or `rev` count
+//! the items, so `x.iter().enumerate().skip(1)` gives the positions from 1. A `fold`
+//! with a tuple accumulator, `let (s, q) = x.iter().fold((0.0, 0.0), |(s, q), &v| (s +
+//! v, q + v * v));` or `.fold(..).1`, keeps one accumulator per part. An element's
+//! option with a default, `x.first().copied().unwrap_or(0.0)`, `x.get(i).copied()
+//! .unwrap_or_else(|| ..)`, `.unwrap_or_default()`, `x.get(i).map_or(d, |v| ..)`, is
+//! the element behind a test of its index, the eager default evaluated first as the
+//! call's argument is. A `collect` that ends a block (or an `if`'s branches), `let y:
+//! Vec<f64> = { ..; e.iter().map(|v| v / s).collect() };`, pushes into `y` where the
+//! block ends. A filter after a `map`, or before `enumerate`/`zip`/`skip`/.. (which would
+//! count the items left), stays rejected: test the value in a `for` loop instead.
+//!
+//! ```
+//! use gradtape::differentiable;
+//!
+//! /// The Kullback–Leibler divergence over the nonzero terms of `p`, plus the variance
+//! /// of `p` from a tuple fold.
+//! #[differentiable]
+//! fn kl_plus_variance(p: &[f64], q: &[f64]) -> f64 {
+//!     let kl: f64 = p
+//!         .iter()
+//!         .zip(q.iter())
+//!         .filter(|(a, _)| **a > 0.0)
+//!         .map(|(a, b)| a * (a / b).ln())
+//!         .sum();
+//!     let (s, sq) = p.iter().fold((0.0, 0.0), |(s, sq), &v| (s + v, sq + v * v));
+//!     let n = p.len() as f64;
+//!     kl + sq / n - (s / n) * (s / n)
+//! }
+//!
+//! let (p, q) = ([0.5, 0.0, 0.5], [0.25, 0.5, 0.25]);
+//! let (value, [dp, dq]) = kl_plus_variance::grad(&p, &q);
+//! assert!((value - (2.0f64.ln() + 0.5 / 3.0 - 1.0 / 9.0)).abs() < 1e-12);
+//! // the zero term is skipped: its cotangent comes from the variance alone
+//! assert!((dp[1] - (-2.0 / 9.0)).abs() < 1e-12);
+//! assert!((dq[0] + 2.0).abs() < 1e-12 && dq[1] == 0.0 && (dq[2] + 2.0).abs() < 1e-12);
+//! ```
+//!
 //! The searches `position` (and `rposition`), `find`, `any` and `all` over such a chain (`a.iter()`, then
 //! `copied`, `rev`, `skip`, `take`, `step_by`), with a closure of one name, are the loop
 //! with a `break` they stand for, run just before the statement that evaluates them first

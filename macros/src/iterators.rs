@@ -30,6 +30,23 @@
 //!   loop: `{ let mut acc = 0.0; for k in 0..a.len() { let v = a[k]; acc = acc + e; } acc }`;
 //! - `.map(|p| e).map(|q| f)` is first fused into one `.map(|p| { let q = e; f })` (the
 //!   same calls in the same order), so that every form above takes a chain of maps.
+//! - `.filter(|p| test)` before the map (any number of them) is the `continue` it stands
+//!   for, `if !{ let p = ..; test } { continue; }` at the head of the iteration, so each
+//!   test runs once per item, in order, before the next test, the map and the body; the
+//!   closure is given a reference to the item, so its names are one reference more than a
+//!   map's and one `*` less is written for each (`|(a, _)| **a > 0.0` reads `a`);
+//!   `.count()` is a `usize` counter (a constant);
+//! - `skip`/`take`/`step_by` after `enumerate`, `zip` or `rev` (which `Parts` cannot take
+//!   as a part of one array) count the chain's items: their bounds are computed before the
+//!   loop, the loop counts the items left, and each iteration reads the element index it
+//!   stands for (positions taken before them are that index's);
+//! - `.fold((a, b), |(s, q), v| (e, f))` keeps one accumulator per part; `let (s, q) =
+//!   ..fold(..);` binds the parts after the loop, `..fold(..).1` is that part;
+//! - `a.get(i).copied().unwrap_or(d)` (also `first`/`last`, `cloned`, `unwrap_or_else`,
+//!   `unwrap_or_default`, `map_or`, `map_or_else`) is a test of the index, the eager
+//!   default evaluated first; `match`/`if let`/`let .. else` also take `.copied()`;
+//! - `let y = { ..; a.iter().map(..).collect() };` (through blocks and `if`/`else`) is `y`
+//!   declared first and the block pushing into it where its tail was.
 //!
 //! Only chains over the names of float arrays (array parameters, locals made by
 //! `vec![..]`, `[..]`, `Vec::new()`, `Vec::with_capacity(..)` or typed so) and of
@@ -80,6 +97,8 @@ pub fn desugar(
         views: Vec::new(),
         aliases: Vec::new(),
         fields: Vec::new(),
+        counted_index: None,
+        adapted_derefs: Vec::new(),
     };
     let mut block = syn::Block {
         brace_token: Default::default(),
@@ -262,7 +281,22 @@ fn copies(
                 },
                 _ => return None,
             };
-            let Expr::MethodCall(collect) = strip_parens(&init.expr) else {
+            let Some(pushing) = self.collect_loop(&init.expr, name) else {
+                return self.collected_tail(name, ty.map(|ty| &**ty), &init.expr);
+            };
+            self.arrays.insert(name.to_string());
+            let declared: syn::Stmt = match ty {
+                Some(ty) => syn::parse_quote!(let mut #name: #ty = ::std::vec::Vec::new();),
+                None => syn::parse_quote!(let mut #name = ::std::vec::Vec::new();),
+            };
+            Some(vec![declared, pushing])
+        }
+
+        /// `a.iter().map(|v| e).collect()` (as [`collected`](Self::collected) takes it) as
+        /// the loop pushing each item into `target`, `for v in a.iter() { target.push(e);
+        /// }`.
+        fn collect_loop(&self, expr: &Expr, target: &Ident) -> Option<syn::Stmt> {
+            let Expr::MethodCall(collect) = strip_parens(expr) else {
                 return None;
             };
             if collect.method != "collect" || !collect.args.is_empty() {
@@ -300,15 +334,87 @@ fn copies(
                     return None;
                 }
             }
+            Some(syn::parse_quote!(for #pat in #source { #target.push(#value); }))
+        }
+
+        /// `let y = { stmts; a.iter().map(|v| e).collect() };` (a block ending in a
+        /// collect, also through blocks in blocks and the branches of an `if` with an
+        /// `else`): `y` declared first, then the block with the loop pushing into it in
+        /// place of its tail, `let mut y = Vec::new(); { stmts; for v in a.iter() {
+        /// y.push(e); } }`. The same values in the same order: the statements run first,
+        /// then the chain. When the block names `y` (an outer `y` it reads, or its own),
+        /// the loop pushes into a fresh buffer instead, copied into `y` after the block.
+        fn collected_tail(
+            &mut self,
+            name: &Ident,
+            ty: Option<&syn::Type>,
+            init: &Expr,
+        ) -> Option<Vec<syn::Stmt>> {
+            if !matches!(strip_parens(init), Expr::Block(_) | Expr::If(_)) {
+                return None;
+            }
+            let mut named = HashSet::new();
+            token_idents(quote!(#init), &mut named);
+            let named = named.contains(&name.to_string());
+            let target = if named {
+                crate::syntax::fresh_local(format!("{name}_collected"))
+            } else {
+                name.clone()
+            };
+            let pushing = self.push_tail(init, &target)?;
+            self.arrays.insert(target.to_string());
             self.arrays.insert(name.to_string());
             let declared: syn::Stmt = match ty {
-                Some(ty) => syn::parse_quote!(let mut #name: #ty = ::std::vec::Vec::new();),
-                None => syn::parse_quote!(let mut #name = ::std::vec::Vec::new();),
+                Some(ty) => syn::parse_quote!(let mut #target: #ty = ::std::vec::Vec::new();),
+                None => syn::parse_quote!(let mut #target = ::std::vec::Vec::new();),
             };
-            Some(vec![
-                declared,
-                syn::parse_quote!(for #pat in #source { #name.push(#value); }),
-            ])
+            let mut stmts = vec![declared, syn::Stmt::Expr(pushing, Some(Default::default()))];
+            if named {
+                // (not `0.0`: the elements may be of a generic float type)
+                let generated = crate::generate::paths::generated();
+                let k = crate::syntax::fresh_local("copy_index");
+                let typed = ty.map(|ty| quote!(: #ty));
+                stmts.push(syn::parse_quote!(
+                    let mut #name #typed = vec![#generated::element_zero(); #target.len()];
+                ));
+                stmts.push(syn::parse_quote!(
+                    for #k in 0..#target.len() { #name[#k] = #target[#k]; }
+                ));
+            }
+            Some(stmts)
+        }
+
+        /// `expr` with the collect it ends in (through blocks and an `if`'s branches) the
+        /// loop pushing into `target`.
+        fn push_tail(&self, expr: &Expr, target: &Ident) -> Option<Expr> {
+            match strip_parens(expr) {
+                Expr::Block(block) if block.label.is_none() && block.attrs.is_empty() => {
+                    let (tail, stmts) = block.block.stmts.split_last()?;
+                    let syn::Stmt::Expr(tail, None) = tail else {
+                        return None;
+                    };
+                    let pushing = self.push_tail(tail, target)?;
+                    Some(syn::parse_quote!({ #(#stmts)* #pushing; }))
+                }
+                Expr::If(branch) => {
+                    let (_, otherwise) = branch.else_branch.as_ref()?;
+                    let then = Expr::Block(syn::ExprBlock {
+                        attrs: Vec::new(),
+                        label: None,
+                        block: branch.then_branch.clone(),
+                    });
+                    let (then, otherwise) = (
+                        self.push_tail(&then, target)?,
+                        self.push_tail(otherwise, target)?,
+                    );
+                    let cond = &branch.cond;
+                    Some(syn::parse_quote!(if #cond #then else #otherwise))
+                }
+                collect => {
+                    let pushing = self.collect_loop(collect, target)?;
+                    Some(syn::parse_quote!({ #pushing }))
+                }
+            }
         }
 
         fn copy(&mut self, stmt: &syn::Stmt) -> Option<Vec<syn::Stmt>> {
@@ -582,6 +688,16 @@ struct Chain {
     reversed: bool,
     /// A trailing `.map(|pat| e)`.
     map: Option<syn::ExprClosure>,
+    /// The `.filter(|pat| test)` calls before the map, in order, each with the item it
+    /// tests (a reference to it is the closure's argument): the `continue`s they stand for.
+    filters: Vec<(syn::ExprClosure, Item)>,
+    /// `skip`/`take`/`step_by` after an `enumerate`, a `zip` or a `rev` (which `Parts`
+    /// cannot take as a part of one array), counting the chain's items: positions are
+    /// counted before them.
+    counted: Vec<Strided>,
+    /// The element index the items are read at: the loop counter `gradtape_k`, or with
+    /// `counted` adapters a local computed from it as each iteration starts.
+    index: Ident,
 }
 
 struct Rewriter<'c> {
@@ -607,6 +723,11 @@ struct Rewriter<'c> {
     /// (`let name = &self.w;`, `let name = [h0, h1];`) in a block around the rewritten
     /// form, which reads `name[k]` and `name.len()`.
     fields: Vec<(Ident, Expr)>,
+    /// The element index `bind` reads items at while a chain with `counted` adapters is
+    /// bound (else the loop counter).
+    counted_index: Option<Ident>,
+    /// The rewrites of `*name` `adapted_bind` found for a loop's pattern.
+    adapted_derefs: Vec<(String, Expr)>,
 }
 
 /// A window or chunk `name` of `array`: its element `j` is `array[offset + j]`, `offset`
@@ -807,9 +928,9 @@ impl Rewriter<'_> {
         let Expr::Let(test) = &*branch.cond else {
             return None;
         };
-        let (array, at) = self.element_call(&test.expr)?;
+        let (array, at, copied) = self.element_call(&test.expr)?;
         let index = self.fresh("element_index");
-        let binding = element_binding(&test.pat, &array, &index)?;
+        let binding = element_binding(&test.pat, &array, &index, copied)?;
         let then = &branch.then_branch.stmts;
         let otherwise = branch
             .else_branch
@@ -836,7 +957,7 @@ impl Rewriter<'_> {
         let Expr::Match(matched) = expr else {
             return None;
         };
-        let (array, at) = self.element_call(&matched.expr)?;
+        let (array, at, copied) = self.element_call(&matched.expr)?;
         let index = self.fresh("element_index");
         // Each side's arms, in order: (the binding, the guard, the body).
         let mut present: Vec<(Option<TokenStream>, Option<&Expr>, &Expr)> = Vec::new();
@@ -858,7 +979,7 @@ impl Rewriter<'_> {
                     absent.push((None, guard, &arm.body))
                 }
                 pat => present.push((
-                    Some(element_binding(pat, &array, &index)?),
+                    Some(element_binding(pat, &array, &index, copied)?),
                     guard,
                     &arm.body,
                 )),
@@ -889,9 +1010,17 @@ impl Rewriter<'_> {
         }))
     }
 
-    /// `a.first()`, `a.last()` or `a.get(i)` on a float array of the body: the array and
-    /// the index the call reads.
-    fn element_call(&self, expr: &Expr) -> Option<(Ident, Expr)> {
+    /// `a.first()`, `a.last()` or `a.get(i)` on a float array of the body, or its
+    /// `.copied()`/`.cloned()`: the array, the index the call reads, and whether the
+    /// option holds a copy of the element (else a reference to it).
+    fn element_call(&self, expr: &Expr) -> Option<(Ident, Expr, bool)> {
+        if let Expr::MethodCall(copy) = strip_parens(expr)
+            && matches!(copy.method.to_string().as_str(), "copied" | "cloned")
+            && copy.args.is_empty()
+            && let Some((array, at, false)) = self.element_call(&copy.receiver)
+        {
+            return Some((array, at, true));
+        }
         let Expr::MethodCall(call) = strip_parens(expr) else {
             return None;
         };
@@ -908,7 +1037,7 @@ impl Rewriter<'_> {
             }
             _ => return None,
         };
-        Some((array, at))
+        Some((array, at, false))
     }
 
     /// The loop's length: the shortest array's (or view's).
@@ -1004,7 +1133,7 @@ impl Rewriter<'_> {
     /// row `mut` (else the macro's error).
     fn rows_loop(&mut self, for_loop: &mut syn::ExprForLoop) -> Option<Expr> {
         let chain = self.chain(&for_loop.expr, true)?;
-        if chain.map.is_some() {
+        if chain.map.is_some() || !chain.filters.is_empty() || !chain.counted.is_empty() {
             return None;
         }
         let mut pat = (*for_loop.pat).clone();
@@ -1024,6 +1153,9 @@ impl Rewriter<'_> {
     /// [`rows_loop`](Self::rows_loop), then the reduction is desugared as any other.
     fn rows_reduction(&mut self, call: &syn::ExprMethodCall) -> Option<Expr> {
         let chain = self.chain(&call.receiver, false)?;
+        if !chain.filters.is_empty() || !chain.counted.is_empty() {
+            return None;
+        }
         let closure = chain.map.as_ref()?;
         let mut pat = closure.inputs[0].clone();
         let body = &closure.body;
@@ -1167,6 +1299,17 @@ impl Rewriter<'_> {
     }
 
     fn chain(&mut self, expr: &Expr, bare: bool) -> Option<Chain> {
+        // a chain counting its items after an `enumerate`/`zip`/`rev` reads them at an
+        // index of its own (the loop counter counts the items left)
+        let index = if counts_items(expr) {
+            self.fresh("index")
+        } else {
+            index_var()
+        };
+        self.chain_at(expr, bare, &index)
+    }
+
+    fn chain_at(&mut self, expr: &Expr, bare: bool, index: &Ident) -> Option<Chain> {
         if let Some(item) = self.source(expr, bare) {
             let Item::Elem { array, .. } = &item else {
                 unreachable!("a source is an element")
@@ -1176,22 +1319,52 @@ impl Rewriter<'_> {
                 item,
                 reversed: false,
                 map: None,
+                filters: Vec::new(),
+                counted: Vec::new(),
+                index: index.clone(),
             });
         }
         let Expr::MethodCall(call) = strip_parens(expr) else {
             return None;
         };
-        let mut chain = self.chain(&call.receiver, false)?;
+        let mut chain = self.chain_at(&call.receiver, false, index)?;
         if chain.map.is_some() {
             // Only a reduction may follow a `map`.
             return None;
         }
-        match (call.method.to_string().as_str(), call.args.len()) {
+        let method = call.method.to_string();
+        // after a filter, only more filters, `copied` and the map or the consumer: any
+        // other adapter would count or pair the items left (rejected as written)
+        if !chain.filters.is_empty()
+            && !matches!(method.as_str(), "filter" | "copied" | "cloned" | "map")
+        {
+            return None;
+        }
+        // after `skip`/`take`/`step_by` of positions or pairs, no adapter that would
+        // count them again from their own start
+        if !chain.counted.is_empty() && matches!(method.as_str(), "rev" | "enumerate" | "zip") {
+            return None;
+        }
+        match (method.as_str(), call.args.len()) {
             ("copied" | "cloned", 0) => chain.item = by_value(chain.item),
             ("rev", 0) => chain.reversed = !chain.reversed,
+            ("filter", 1) => match strip_parens(&call.args[0]) {
+                Expr::Closure(closure) if closure.inputs.len() == 1 => {
+                    chain.filters.push((closure.clone(), chain.item.clone()))
+                }
+                _ => return None,
+            },
+            ("skip" | "take" | "step_by", 1) => {
+                let arg = &call.args[0];
+                chain.counted.push(match method.as_str() {
+                    "skip" => Strided::Skip(quote!(#arg)),
+                    "take" => Strided::Take(quote!(#arg)),
+                    _ => Strided::StepBy(quote!(#arg)),
+                });
+            }
             ("enumerate", 0) => {
                 let n = self.length(&chain.arrays);
-                let k = index_var();
+                let k = index.clone();
                 let position = if chain.reversed {
                     quote!((#n - 1 - #k))
                 } else {
@@ -1230,7 +1403,7 @@ impl Rewriter<'_> {
         binds: &mut Vec<TokenStream>,
         derefs: &mut Vec<(String, Expr)>,
     ) -> Option<()> {
-        let k = index_var();
+        let k = self.counted_index.clone().unwrap_or_else(index_var);
         match (pat, item) {
             (Pat::Type(typed), _) => self.bind(&typed.pat, item, lets, binds, derefs),
             (Pat::Wild(_), _) => Some(()),
@@ -1309,6 +1482,9 @@ impl Rewriter<'_> {
     /// The loop's range, the `let`s starting each iteration for `pat` over `chain`, and
     /// the rewrites of `*name` in the body.
     fn head(&mut self, pat: &Pat, chain: &Chain) -> Option<Head> {
+        if !chain.counted.is_empty() || !chain.filters.is_empty() {
+            return self.adapted_head(pat, chain);
+        }
         let (mut lets, mut binds, mut derefs) = (Vec::new(), Vec::new(), Vec::new());
         self.bind(pat, &chain.item, &mut lets, &mut binds, &mut derefs)?;
         let n = self.length(&chain.arrays);
@@ -1318,6 +1494,7 @@ impl Rewriter<'_> {
             quote!(0..#n)
         };
         Some(Head {
+            setup: TokenStream::new(),
             range,
             lets: quote!(#(#lets)* #(#binds)*),
             derefs,
@@ -1331,6 +1508,7 @@ impl Rewriter<'_> {
             return None;
         }
         let Head {
+            setup,
             range,
             lets,
             derefs,
@@ -1341,10 +1519,14 @@ impl Rewriter<'_> {
         Aliases(&std::mem::take(&mut self.aliases)).visit_block_mut(&mut body);
         let stmts = &body.stmts;
         let label = &for_loop.label;
-        Some(syn::parse_quote!(#label for #k in #range { #lets #(#stmts)* }))
+        if setup.is_empty() {
+            return Some(syn::parse_quote!(#label for #k in #range { #lets #(#stmts)* }));
+        }
+        Some(syn::parse_quote!({ #setup #label for #k in #range { #lets #(#stmts)* } }))
     }
 
-    /// `chain.sum()`, `.product()`, `.fold(..)` as a block computing the accumulator.
+    /// `chain.sum()`, `.product()`, `.fold(..)`, `.count()` as a block computing the
+    /// accumulator.
     fn reduction(&mut self, call: &syn::ExprMethodCall) -> Option<Expr> {
         let method = call.method.to_string();
         if let Some(rewritten) = range_reduction(call) {
@@ -1358,6 +1540,8 @@ impl Rewriter<'_> {
                 let pat = closure.inputs[0].clone();
                 (pat, (*closure.body).clone())
             }
+            // a count reads no item
+            None if method == "count" => (syn::parse_quote!(_), syn::parse_quote!(())),
             None => {
                 let item = self.fresh("item");
                 (syn::parse_quote!(#item), syn::parse_quote!(#item))
@@ -1366,9 +1550,21 @@ impl Rewriter<'_> {
         let k = index_var();
         let (init, update): (TokenStream, TokenStream) = match (method.as_str(), call.args.len()) {
             ("sum" | "product", 0) => sum_or_product(call, &acc, &value),
+            // an integer, a constant: each item counted where the iterator counts it, the
+            // map's value (if any) computed and dropped as `Map::count` computes it
+            ("count", 0) => match chain.map {
+                Some(_) => (quote!(: usize = 0), quote!(let _ = #value; #acc += 1;)),
+                None => (quote!(: usize = 0), quote!(#acc += 1;)),
+            },
             ("fold", 2) => {
                 let init = &call.args[0];
                 match strip_parens(&call.args[1]) {
+                    Expr::Closure(closure)
+                        if closure.inputs.len() == 2
+                            && matches!(strip_pat_type(&closure.inputs[0]), Pat::Tuple(_)) =>
+                    {
+                        return self.tuple_fold(&chain, init, closure);
+                    }
                     Expr::Closure(closure) if closure.inputs.len() == 2 => {
                         let acc_pat = &closure.inputs[0];
                         let Pat::Ident(_) = strip_pat_type(acc_pat) else {
@@ -1380,6 +1576,7 @@ impl Rewriter<'_> {
                         }
                         // the fold's closure takes the item as its second argument
                         let Head {
+                            setup,
                             range,
                             lets,
                             derefs,
@@ -1389,6 +1586,7 @@ impl Rewriter<'_> {
                         Aliases(&std::mem::take(&mut self.aliases)).visit_expr_mut(&mut body);
                         return Some(syn::parse_quote!({
                             let mut #acc = #init;
+                            #setup
                             for #k in #range {
                                 #lets
                                 let #acc_pat = #acc;
@@ -1414,6 +1612,7 @@ impl Rewriter<'_> {
             _ => return None,
         };
         let Head {
+            setup,
             range,
             lets,
             derefs,
@@ -1421,14 +1620,22 @@ impl Rewriter<'_> {
         let mut update: Expr = syn::parse2(quote!({ #update })).ok()?;
         Derefs::expr(&derefs, &mut update);
         Aliases(&std::mem::take(&mut self.aliases)).visit_expr_mut(&mut update);
-        Some(syn::parse_quote!({
+        let reduced: Expr = syn::parse_quote!({
             let mut #acc #init;
+            #setup
             for #k in #range {
                 #lets
                 #update
             }
             #acc
-        }))
+        });
+        if method == "count" {
+            // an integer, whatever its tests read: lowering takes a cast to an integer
+            // for a constant (a block reading active values would be taken for an active
+            // value, and `usize` has no tangent)
+            return Some(syn::parse_quote!((#reduced as usize)));
+        }
+        Some(reduced)
     }
 }
 
@@ -1629,7 +1836,10 @@ impl Rewriter<'_> {
         let source = match expr {
             Expr::ForLoop(for_loop) => &mut *for_loop.expr,
             Expr::MethodCall(call)
-                if matches!(call.method.to_string().as_str(), "sum" | "product" | "fold") =>
+                if matches!(
+                    call.method.to_string().as_str(),
+                    "sum" | "product" | "fold" | "count"
+                ) =>
             {
                 &mut *call.receiver
             }
@@ -1815,9 +2025,10 @@ impl Rewriter<'_> {
     }
 }
 
-/// The `let` a `Some(v)` (a reference to the element) or `Some(&v)` (a copy of it)
-/// pattern becomes, reading `array[index]`; `None` for any other pattern.
-fn element_binding(pat: &Pat, array: &Ident, index: &Ident) -> Option<TokenStream> {
+/// The `let` a `Some(v)` (a reference to the element, or a copy of it when the option is
+/// `copied`) or `Some(&v)` (a copy of it) pattern becomes, reading `array[index]`; `None`
+/// for any other pattern.
+fn element_binding(pat: &Pat, array: &Ident, index: &Ident, copied: bool) -> Option<TokenStream> {
     let Pat::TupleStruct(some) = pat else {
         return None;
     };
@@ -1825,15 +2036,20 @@ fn element_binding(pat: &Pat, array: &Ident, index: &Ident) -> Option<TokenStrea
         return None;
     }
     match &some.elems[0] {
+        Pat::Ident(name) if name.by_ref.is_none() && name.subpat.is_none() && copied => {
+            Some(quote!(let #name = #array[#index];))
+        }
         Pat::Ident(name) if name.by_ref.is_none() && name.subpat.is_none() => {
             Some(quote!(let #name = &#array[#index];))
         }
-        Pat::Reference(reference) if reference.mutability.is_none() => match &*reference.pat {
-            Pat::Ident(name) if name.by_ref.is_none() && name.subpat.is_none() => {
-                Some(quote!(let #name = #array[#index];))
+        Pat::Reference(reference) if reference.mutability.is_none() && !copied => {
+            match &*reference.pat {
+                Pat::Ident(name) if name.by_ref.is_none() && name.subpat.is_none() => {
+                    Some(quote!(let #name = #array[#index];))
+                }
+                _ => None,
             }
-            _ => None,
-        },
+        }
         _ => None,
     }
 }
@@ -1853,9 +2069,9 @@ impl Rewriter<'_> {
         };
         let init = local.init.as_ref()?;
         let (_, diverge) = init.diverge.as_ref()?;
-        let (array, at) = self.element_call(&init.expr)?;
+        let (array, at, copied) = self.element_call(&init.expr)?;
         let index = self.fresh("element_index");
-        let binding = element_binding(&local.pat, &array, &index)?;
+        let binding = element_binding(&local.pat, &array, &index, copied)?;
         let block: syn::Block = syn::parse_quote!({
             let #index: usize = #at;
             if #index >= #array.len() #diverge
@@ -2077,6 +2293,14 @@ impl VisitMut for Rewriter<'_> {
     fn visit_block_mut(&mut self, block: &mut syn::Block) {
         let mut i = 0;
         while i < block.stmts.len() {
+            // `let (s, q) = chain.fold((a, b), |(s, q), v| ..);`: the fold's statements
+            // (already rewritten), then the parts bound
+            if let Some(stmts) = self.tuple_fold_let(&block.stmts[i]) {
+                let n = stmts.len();
+                block.stmts.splice(i..=i, stmts);
+                i += n;
+                continue;
+            }
             if let Some(stmts) = self.element_let_else(&block.stmts[i]) {
                 // the statements it became are visited in turn (the else block's forms)
                 block.stmts.splice(i..=i, stmts);
@@ -2120,6 +2344,18 @@ impl VisitMut for Rewriter<'_> {
     }
 
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        // `chain.fold((a, b), |(s, q), v| ..).0`: the fold with that part as its value.
+        if let Some(rewritten) = self.with_fields(|this| this.tuple_fold_part(expr)) {
+            *expr = rewritten;
+            return;
+        }
+        // `a.get(i).copied().unwrap_or(d)`, `a.first().map_or(d, |v| e)`: a test of the
+        // index, the element or the default.
+        if let Some(rewritten) = self.element_or(expr) {
+            *expr = rewritten;
+            visit_mut::visit_expr_mut(self, expr);
+            return;
+        }
         // `if let Some(v) = a.first() { .. }` and `match a.first() { .. }` (`last`,
         // `get(i)`): a test of the index and the element.
         if let Some(rewritten) = self
@@ -2527,6 +2763,9 @@ fn typed_init(call: &syn::ExprMethodCall, init: TokenStream) -> TokenStream {
 
 /// A desugared loop's head.
 struct Head {
+    /// Statements before the loop (the counted adapters' bounds, evaluated once, in the
+    /// order of the adapters).
+    setup: TokenStream,
     range: TokenStream,
     /// The `let`s starting each iteration.
     lets: TokenStream,
@@ -2720,6 +2959,520 @@ pub fn tensor_folds(stmts: Vec<syn::Stmt>) -> Vec<syn::Stmt> {
     };
     Folds { next: 0 }.visit_block_mut(&mut block);
     block.stmts
+}
+
+// ----- adaptors: `filter`, counted `skip`/`take`/`step_by`, tuple folds -----
+
+impl Rewriter<'_> {
+    /// The head of a loop over a chain with filters or counted adapters. Counted
+    /// adapters (`x.iter().enumerate().skip(1)`) count the chain's items: their bounds are
+    /// computed once before the loop, in the adapters' order, as the iterators count
+    /// (`skip(n)` passes `min(n, len)` items, `take(n)` keeps at most `n`, `step_by(s)`
+    /// every `s`-th from the first, panicking for `s == 0`), the loop counter runs over
+    /// the items left, and each iteration reads the element index it stands for (the
+    /// positions `enumerate` took before them are that index's, counted from the start).
+    /// Each filter is then the `continue` it stands for, its predicate evaluated once per
+    /// item, in order, before the next filter, the map and the body.
+    fn adapted_head(&mut self, pat: &Pat, chain: &Chain) -> Option<Head> {
+        let k = index_var();
+        let index = &chain.index;
+        let n = self.length(&chain.arrays);
+        let mut setup = TokenStream::new();
+        let (range, at) = if chain.counted.is_empty() {
+            let range = if chain.reversed {
+                quote!((0..#n).rev())
+            } else {
+                quote!(0..#n)
+            };
+            (range, TokenStream::new())
+        } else {
+            let (total, first, len, stride) = (
+                self.fresh("total"),
+                self.fresh("first"),
+                self.fresh("count"),
+                self.fresh("stride"),
+            );
+            setup.extend(quote! {
+                let #total: usize = #n;
+                let #first: usize = 0;
+                let #len: usize = #total;
+                let #stride: usize = 1;
+            });
+            for adapter in &chain.counted {
+                setup.extend(match adapter {
+                    Strided::Skip(m) => {
+                        let passed = self.fresh("passed");
+                        quote! {
+                            let #passed: usize = #len.min(#m);
+                            let #first: usize = #first + #passed * #stride;
+                            let #len: usize = #len - #passed;
+                        }
+                    }
+                    Strided::Take(m) => quote! {
+                        let #len: usize = #len.min(#m);
+                    },
+                    Strided::StepBy(s) => {
+                        let step = self.fresh("step");
+                        quote! {
+                            let #step: usize = #s;
+                            let #len: usize = #len.div_ceil(#step);
+                            let #stride: usize = #stride * #step;
+                        }
+                    }
+                });
+            }
+            // the item's place in the sequence the adapters counted (from the back when
+            // the chain is reversed)
+            let position = quote!(#first + #k * #stride);
+            let at = if chain.reversed {
+                quote!(let #index: usize = #total - 1 - (#position);)
+            } else {
+                quote!(let #index: usize = #position;)
+            };
+            (quote!(0..#len), at)
+        };
+        let outer = self.counted_index.replace(index.clone());
+        let bound = self.adapted_bind(pat, chain);
+        self.counted_index = outer;
+        let (tests, lets) = bound?;
+        Some(Head {
+            setup,
+            range,
+            lets: quote!(#at #tests #lets),
+            derefs: std::mem::take(&mut self.adapted_derefs),
+        })
+    }
+
+    /// The filters' tests and the item's `let`s for `pat` (its rewrites of `*name` left
+    /// in `adapted_derefs`).
+    fn adapted_bind(&mut self, pat: &Pat, chain: &Chain) -> Option<(TokenStream, TokenStream)> {
+        let mut tests = TokenStream::new();
+        for (closure, item) in &chain.filters {
+            tests.extend(self.filter_test(closure, item)?);
+        }
+        let (mut lets, mut binds, mut derefs) = (Vec::new(), Vec::new(), Vec::new());
+        self.bind(pat, &chain.item, &mut lets, &mut binds, &mut derefs)?;
+        self.adapted_derefs = derefs;
+        Some((tests, quote!(#(#lets)* #(#binds)*)))
+    }
+
+    /// `.filter(|pat| test)` on `item` as `if !{ lets; test } { continue; }`. The closure's argument is a reference to the item: a pattern `&p`
+    /// binds `p` to the item as a map's would; a name (or names in a tuple, by match
+    /// ergonomics) is one reference more than the item, so one `*` less is written in
+    /// the test for each (`|(a, _)| **a > 0.0` reads `a`'s value). Left as written (`None`)
+    /// for a closure that is `move` (its captures would be its own copies) or `async`,
+    /// leaves early (`return`, `?`), binds such a name again or names it in a macro.
+    fn filter_test(&mut self, closure: &syn::ExprClosure, item: &Item) -> Option<TokenStream> {
+        if closure.asyncness.is_some()
+            || closure.capture.is_some()
+            || crate::syntax::leaves_early(quote::ToTokens::to_token_stream(&closure.body))
+        {
+            return None;
+        }
+        let (pat, layered) = match strip_pat_type(&closure.inputs[0]) {
+            Pat::Reference(reference) if reference.mutability.is_none() => {
+                ((*reference.pat).clone(), Vec::new())
+            }
+            other => {
+                let mut layered = Vec::new();
+                (under_reference(other, &mut layered)?, layered)
+            }
+        };
+        let mut body = (*closure.body).clone();
+        if !layered.is_empty() {
+            let mut bound = PatNames::default();
+            bound.visit_expr(&body);
+            let mut in_macros = HashSet::new();
+            MacroIdents(&mut in_macros).visit_expr(&body);
+            if layered.iter().any(|name| {
+                bound.0.contains(&name.to_string()) || in_macros.contains(&name.to_string())
+            }) {
+                return None;
+            }
+            OneDerefLess(&layered).visit_expr_mut(&mut body);
+        }
+        let (mut lets, mut binds, mut derefs) = (Vec::new(), Vec::new(), Vec::new());
+        let aliased = self.aliases.len();
+        self.bind(&pat, item, &mut lets, &mut binds, &mut derefs)?;
+        let aliases = self.aliases.split_off(aliased);
+        Derefs::expr(&derefs, &mut body);
+        Aliases(&aliases).visit_expr_mut(&mut body);
+        // (the test as the condition itself: lowering knows a condition for a test of
+        // values, not a `bool` local holding one)
+        Some(quote! {
+            if !{ #(#lets)* #(#binds)* #body } {
+                continue;
+            }
+        })
+    }
+
+    /// `chain.fold((a, b), |(s, q), v| (e, f))` (a tuple accumulator of any arity, bound
+    /// by a tuple of names): one accumulator per part, `{ let mut acc0 = a; let mut acc1 =
+    /// b; for .. { let s = acc0; let q = acc1; acc0 = e; acc1 = f; } (acc0, acc1) }`, the
+    /// parts of the initial value and of each step evaluated in their order, each step's
+    /// parts all computed from the pattern's copies before the next step. A step that is
+    /// no tuple literal (a block ending in one is followed to it) is destructured into
+    /// temporaries first. Its value, a tuple, is taken apart where it is read
+    /// ([`tuple_fold_let`](Self::tuple_fold_let), [`tuple_fold_part`](Self::tuple_fold_part)).
+    fn tuple_fold(
+        &mut self,
+        chain: &Chain,
+        init: &Expr,
+        closure: &syn::ExprClosure,
+    ) -> Option<Expr> {
+        let Pat::Tuple(parts) = strip_pat_type(&closure.inputs[0]) else {
+            return None;
+        };
+        if chain.map.is_some()
+            || closure.asyncness.is_some()
+            || closure.capture.is_some()
+            || crate::syntax::leaves_early(quote::ToTokens::to_token_stream(&closure.body))
+            || parts.elems.is_empty()
+            || !parts.elems.iter().all(|part| match part {
+                Pat::Ident(name) => name.by_ref.is_none() && name.subpat.is_none(),
+                Pat::Wild(_) => true,
+                _ => false,
+            })
+        {
+            return None;
+        }
+        let accs: Vec<Ident> = (0..parts.elems.len()).map(|_| self.fresh("acc")).collect();
+        let starts = match strip_parens(init) {
+            Expr::Tuple(tuple) if tuple.elems.len() == accs.len() => {
+                let values = tuple.elems.iter();
+                quote!(#(let mut #accs = #values;)*)
+            }
+            _ => quote!(let (#(mut #accs),*) = #init;),
+        };
+        let Head {
+            setup,
+            range,
+            lets,
+            derefs,
+        } = self.head(&closure.inputs[1], chain)?;
+        let mut body: Expr = (*closure.body).clone();
+        Derefs::expr(&derefs, &mut body);
+        Aliases(&std::mem::take(&mut self.aliases)).visit_expr_mut(&mut body);
+        let copies = parts
+            .elems
+            .iter()
+            .zip(&accs)
+            .filter_map(|(part, acc)| match part {
+                Pat::Wild(_) => None,
+                part => Some(quote!(let #part = #acc;)),
+            });
+        let step = self.tuple_step(&body, &accs);
+        let k = index_var();
+        Some(syn::parse_quote!({
+            #starts
+            #setup
+            for #k in #range {
+                #lets
+                #(#copies)*
+                #step
+            }
+            (#(#accs),*)
+        }))
+    }
+
+    /// The accumulators `accs` assigned a step's tuple `body`: part by part for a tuple
+    /// literal (in order; the parts read the pattern's copies, never the accumulators),
+    /// through a block ending in one and the branches of an `if` with an `else`, else
+    /// through temporaries.
+    fn tuple_step(&mut self, body: &Expr, accs: &[Ident]) -> TokenStream {
+        match strip_parens(body) {
+            Expr::Tuple(tuple) if tuple.elems.len() == accs.len() => {
+                let values = tuple.elems.iter();
+                quote!(#(#accs = #values;)*)
+            }
+            Expr::Block(block)
+                if block.label.is_none()
+                    && matches!(block.block.stmts.last(), Some(syn::Stmt::Expr(_, None))) =>
+            {
+                let (tail, stmts) = block.block.stmts.split_last().expect("a tail");
+                let syn::Stmt::Expr(tail, None) = tail else {
+                    unreachable!("matched")
+                };
+                let step = self.tuple_step(tail, accs);
+                quote!({ #(#stmts)* #step })
+            }
+            Expr::If(branch) if branch.else_branch.is_some() => {
+                let then = Expr::Block(syn::ExprBlock {
+                    attrs: Vec::new(),
+                    label: None,
+                    block: branch.then_branch.clone(),
+                });
+                let (then, otherwise) = (
+                    self.tuple_step(&then, accs),
+                    self.tuple_step(&branch.else_branch.as_ref().expect("matched").1, accs),
+                );
+                let cond = &branch.cond;
+                quote!(if #cond #then else #otherwise)
+            }
+            other => {
+                let temps: Vec<Ident> = accs.iter().map(|_| self.fresh("part")).collect();
+                quote!(let (#(#temps),*) = #other; #(#accs = #temps;)*)
+            }
+        }
+    }
+
+    /// An element's option with a default: `a.get(i).copied().unwrap_or(d)` (also
+    /// `first()`, `last()`, `cloned()`), `.unwrap_or_else(|| d)`, `.unwrap_or_default()`,
+    /// and `a.get(i).map_or(d, |v| e)` / `.map_or_else(|| d, |v| e)` (copied or not): the
+    /// index evaluated once, then an eager default (`unwrap_or`, `map_or`, evaluated
+    /// always, as the call's argument is, before the element is read), then the element
+    /// by index where it exists, else the default: `{ let index: usize = i; let d = d; if
+    /// index < a.len() { a[index] } else { d } }`. A closure's pattern binds the element
+    /// as `Some(v)` would (a reference, or a copy after `copied`); a closure that is `move`
+    /// or `async`, takes other patterns or leaves early is left as written.
+    fn element_or(&mut self, expr: &Expr) -> Option<Expr> {
+        let Expr::MethodCall(call) = strip_parens(expr) else {
+            return None;
+        };
+        let args: Vec<&Expr> = call.args.iter().collect();
+        let method = call.method.to_string();
+        if !matches!(
+            (method.as_str(), &args[..]),
+            ("unwrap_or" | "unwrap_or_else", [_])
+                | ("unwrap_or_default", [])
+                | ("map_or" | "map_or_else", [_, _])
+        ) {
+            return None;
+        }
+        let (array, at, copied) = self.element_call(&call.receiver)?;
+        // a closure's body, with its parameters
+        let closure = |expr: &Expr, inputs: usize| -> Option<syn::ExprClosure> {
+            let Expr::Closure(closure) = strip_parens(expr) else {
+                return None;
+            };
+            (closure.inputs.len() == inputs
+                && closure.asyncness.is_none()
+                && closure.capture.is_none()
+                && !crate::syntax::leaves_early(quote::ToTokens::to_token_stream(&closure.body)))
+            .then(|| closure.clone())
+        };
+        let index = self.fresh("element_index");
+        let fallback = self.fresh("element_default");
+        // the default: evaluated first (`eager`), or where the element is missing
+        let (eager, otherwise) = match (method.as_str(), args.first()) {
+            ("unwrap_or" | "map_or", Some(default)) => {
+                (quote!(let #fallback = #default;), quote!(#fallback))
+            }
+            ("unwrap_or_else" | "map_or_else", Some(default)) => {
+                let body = closure(default, 0)?.body;
+                (TokenStream::new(), quote!(#body))
+            }
+            _ => {
+                let generated = crate::generate::paths::generated();
+                (TokenStream::new(), quote!(#generated::element_zero()))
+            }
+        };
+        let present = if method.starts_with("map_or") {
+            let map = closure(args[1], 1)?;
+            let body = &map.body;
+            let binding = match strip_pat_type(&map.inputs[0]) {
+                Pat::Wild(_) => TokenStream::new(),
+                Pat::Ident(name) if name.by_ref.is_none() && name.subpat.is_none() => {
+                    if copied {
+                        quote!(let #name = #array[#index];)
+                    } else {
+                        quote!(let #name = &#array[#index];)
+                    }
+                }
+                Pat::Reference(reference) if reference.mutability.is_none() && !copied => {
+                    let pat = &reference.pat;
+                    quote!(let #pat = #array[#index];)
+                }
+                _ => return None,
+            };
+            quote!({ #binding #body })
+        } else if copied {
+            quote!(#array[#index])
+        } else {
+            // `a.first().unwrap_or(&d)`: a reference, left as written
+            return None;
+        };
+        let span = call.method.span();
+        Some(syn::parse_quote_spanned!(span=> {
+            let #index: usize = #at;
+            #eager
+            if #index < #array.len() { #present } else { #otherwise }
+        }))
+    }
+
+    /// `chain.fold((a, b), |(s, q), v| ..).0` (any part): the fold rewritten as any
+    /// (over parts of arrays too), its value that part of the tuple it ends in.
+    fn tuple_fold_part(&mut self, expr: &Expr) -> Option<Expr> {
+        let Expr::Field(field) = strip_parens(expr) else {
+            return None;
+        };
+        let syn::Member::Unnamed(part) = &field.member else {
+            return None;
+        };
+        let arity = tuple_fold_arity(&field.base)?;
+        let mut base = (*field.base).clone();
+        self.visit_expr_mut(&mut base);
+        let (stmts, parts) = tuple_tail(base, arity)?;
+        let part = parts.get(part.index as usize)?;
+        Some(syn::parse_quote!({ #(#stmts)* #part }))
+    }
+
+    /// `let (s, q) = chain.fold((a, b), |(s, q), v| ..);` (names or `_`, typed by a tuple
+    /// type or not): the fold's statements in the block, then `let s = acc0; let q =
+    /// acc1;` (a tuple of differentiable values is no value lowering holds; its parts
+    /// are). The statements bind fresh names only, so the user's code sees the pattern's
+    /// names alone, bound where the `let` bound them.
+    fn tuple_fold_let(&mut self, stmt: &syn::Stmt) -> Option<Vec<syn::Stmt>> {
+        let syn::Stmt::Local(local) = stmt else {
+            return None;
+        };
+        let init = local.init.as_ref()?;
+        if init.diverge.is_some() || !local.attrs.is_empty() {
+            return None;
+        }
+        let (pat, types): (&Pat, Option<Vec<&syn::Type>>) = match &local.pat {
+            Pat::Type(typed) => match &*typed.ty {
+                syn::Type::Tuple(tuple) => (&*typed.pat, Some(tuple.elems.iter().collect())),
+                _ => return None,
+            },
+            pat => (pat, None),
+        };
+        let Pat::Tuple(names) = pat else {
+            return None;
+        };
+        let arity = tuple_fold_arity(&init.expr)?;
+        if names.elems.len() != arity
+            || types.as_ref().is_some_and(|t| t.len() != arity)
+            || !names.elems.iter().all(|name| match name {
+                Pat::Ident(name) => name.by_ref.is_none() && name.subpat.is_none(),
+                Pat::Wild(_) => true,
+                _ => false,
+            })
+        {
+            return None;
+        }
+        let mut value = (*init.expr).clone();
+        self.visit_expr_mut(&mut value);
+        let (mut stmts, parts) = tuple_tail(value, arity)?;
+        for (i, (name, part)) in names.elems.iter().zip(parts).enumerate() {
+            if let Pat::Wild(_) = name {
+                continue;
+            }
+            stmts.push(match &types {
+                Some(types) => {
+                    let ty = types[i];
+                    syn::parse_quote!(let #name: #ty = #part;)
+                }
+                None => syn::parse_quote!(let #name = #part;),
+            });
+        }
+        Some(stmts)
+    }
+}
+
+/// The arity of `chain.fold(init, |(s, q, ..), v| ..)`'s tuple accumulator.
+fn tuple_fold_arity(expr: &Expr) -> Option<usize> {
+    let Expr::MethodCall(call) = strip_parens(expr) else {
+        return None;
+    };
+    if call.method != "fold" || call.args.len() != 2 {
+        return None;
+    }
+    let Expr::Closure(closure) = strip_parens(&call.args[1]) else {
+        return None;
+    };
+    match (
+        closure.inputs.len(),
+        closure.inputs.first().map(strip_pat_type),
+    ) {
+        (2, Some(Pat::Tuple(parts))) => Some(parts.elems.len()),
+        _ => None,
+    }
+}
+
+/// A rewritten tuple fold (`{ stmts; (acc0, acc1) }`, in the blocks binding its parts and
+/// fields, whose names are fresh) as its statements, flattened, and the parts its tail
+/// holds; `None` if it is not one (the fold was left as written).
+fn tuple_tail(expr: Expr, arity: usize) -> Option<(Vec<syn::Stmt>, Vec<Expr>)> {
+    let mut stmts = Vec::new();
+    let mut expr = expr;
+    loop {
+        match expr {
+            Expr::Block(block) if block.label.is_none() && block.attrs.is_empty() => {
+                let mut inner = block.block.stmts;
+                let Some(syn::Stmt::Expr(tail, None)) = inner.pop() else {
+                    return None;
+                };
+                stmts.extend(inner);
+                expr = tail;
+            }
+            Expr::Tuple(tuple) if tuple.elems.len() == arity => {
+                return Some((stmts, tuple.elems.into_iter().collect()));
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// Whether a chain has `skip`/`take`/`step_by` among its adapters (those `Parts` left:
+/// after an `enumerate`, a `zip` or a `rev`).
+fn counts_items(expr: &Expr) -> bool {
+    match strip_parens(expr) {
+        Expr::MethodCall(call) => {
+            matches!(
+                call.method.to_string().as_str(),
+                "skip" | "take" | "step_by"
+            ) || counts_items(&call.receiver)
+        }
+        _ => false,
+    }
+}
+
+/// A filter's pattern as it binds under the reference its closure is given: the same
+/// pattern, its names (each one reference more than the item's part) in `layered`, and a
+/// `&p` inside a tuple matching the part itself (as edition 2021 reads it). `None` for
+/// any other pattern.
+fn under_reference(pat: &Pat, layered: &mut Vec<Ident>) -> Option<Pat> {
+    match pat {
+        Pat::Ident(name) if name.by_ref.is_none() && name.subpat.is_none() => {
+            layered.push(name.ident.clone());
+            Some(pat.clone())
+        }
+        Pat::Wild(_) => Some(pat.clone()),
+        Pat::Paren(paren) => under_reference(&paren.pat, layered),
+        Pat::Type(typed) => under_reference(&typed.pat, layered),
+        Pat::Tuple(tuple) => {
+            let mut tuple = tuple.clone();
+            for elem in tuple.elems.iter_mut() {
+                *elem = match &*elem {
+                    Pat::Reference(reference) if reference.mutability.is_none() => {
+                        (*reference.pat).clone()
+                    }
+                    other => under_reference(other, layered)?,
+                };
+            }
+            Some(Pat::Tuple(tuple))
+        }
+        _ => None,
+    }
+}
+
+/// Removes one `*` from each dereference of the names (`**a` is `*a`, `*a` is `a`): a
+/// filter's names bound one reference less than its closure's.
+struct OneDerefLess<'n>(&'n [Ident]);
+
+impl VisitMut for OneDerefLess<'_> {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        if let Expr::Unary(unary) = expr
+            && matches!(unary.op, syn::UnOp::Deref(_))
+            && let Some(ident) = single_ident(strip_parens(&unary.expr))
+            && self.0.contains(ident)
+        {
+            *expr = (*unary.expr).clone();
+            return;
+        }
+        visit_mut::visit_expr_mut(self, expr);
+    }
 }
 
 #[cfg(test)]
