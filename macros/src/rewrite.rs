@@ -202,9 +202,7 @@ impl OptionCombinators<'_> {
         while let Expr::Field(field) = root {
             root = crate::syntax::strip_parens(&field.base);
         }
-        let Some(name) = crate::syntax::single_ident(root) else {
-            return None;
-        };
+        let name = crate::syntax::single_ident(root)?;
         // a local option by name is `options`' (or lowering's)
         let bare = matches!(crate::syntax::strip_parens(receiver), Expr::Path(_));
         let bound_here = bare && self.bound.0.contains_key(name);
