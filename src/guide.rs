@@ -110,9 +110,13 @@
 //!   `continue`, and `return` anywhere;
 //! - `let (a, b) = if .. { (..) } else { (..) };` and the same with `match`: each branch's
 //!   tuple is assigned part by part;
-//! - in scalar mode, a part of a float array bound by name, `let tail = &x[1..];`, read
-//!   as a view of the array (`tail[k]`, `tail.len()`, the iterator forms over it, a part
-//!   of it to its end, `tail[1..]`; a part of it with an end, `tail[..2]`, is rejected);
+//! - in scalar mode, a part of a float array bound by name, `let tail = &x[1..];` (or by a
+//!   slice pattern, `rest @ ..`), read as a view of the array (`tail[k]`, `tail.len()`,
+//!   the iterator forms over it, and any part of it, `tail[1..]`, `tail[..2]`,
+//!   `tail[i..=j]`, itself a view, bound by `let` or iterated); each read and each part's
+//!   end is checked against the view's own length, so a read past its end panics as the
+//!   body does, with the slice's message. A window or chunk's parts (`w[..2]`) are read
+//!   the same way. A sub-slice assigned again (`s = rest;`, walking an array) is rejected;
 //! - in scalar mode, an enum value built in the body and only matched: `let shape = if c
 //!   { Shape::Circle(r) } else { Shape::Square(s) };` (any `if`/`match`/block ending in
 //!   variants, also reassigned, `shape = match shape { .. };`), read by `match shape { ..
@@ -121,13 +125,30 @@
 //!   Every variant built must be named by some arm (a pattern names only variants), and
 //!   the fields' types need `Default` (the other variants' fields hold it). An enum value
 //!   passed on, returned, copied or matched by reference is rejected;
-//! - in scalar mode, `v.sort_by(|a, b| ..)` of a float array of the body (a local copy,
-//!   `let mut v = x.to_vec();`, a buffer, a `&mut` parameter): the permutation the values
-//!   decide (piecewise, like `max`), decided on the values by the same stable sort, then
-//!   made by swaps of the elements, whose cotangents follow them (ties keep their order,
-//!   so the first of two equal values takes the first place's cotangent). Unstable and
-//!   key sorts are rejected;
-//! - in scalar mode, `Option`s of differentiable numbers held in a local (`let mut best =
+//! - in scalar mode, an in-place sort of a float array of the body (a local copy, `let
+//!   mut v = x.to_vec();`, a buffer, a `&mut` parameter): `v.sort_by(|a, b| ..)`,
+//!   `sort_unstable_by`, `sort_by_key`, `sort_unstable_by_key`, `sort_by_cached_key`, and
+//!   `select_nth_unstable_by(k, ..)` (or `_by_key`) called as a statement (its result,
+//!   references into the array, is not followed: read `v[k]` after it). The permutation
+//!   the values decide (piecewise, like `max`): the body's own call runs on a copy of the
+//!   values, so the arrangement is the body's bit for bit whatever the algorithm does with
+//!   ties (an unstable sort's order of `-0.0` and `0.0` under `partial_cmp`, or of `-2.0`
+//!   and `2.0` under a key `abs`), each position is paired with the input holding its
+//!   bits, and the elements are moved there by swaps, their cotangents following them.
+//!   Of identical inputs (same bits), which takes which place is a convention (the
+//!   derivative at such a tie has no one value): the first of them the first place, as a
+//!   stable sort keeps them. The comparison or key runs exactly as often as in the body;
+//! - in scalar mode, `max_by`/`min_by` over a float array (`a.iter()`, then `copied`,
+//!   `rev`, `skip`, `take`, `step_by`, and a last `map`), by a comparison (a closure that
+//!   is not `move`, or a path like `f64::total_cmp`) or a key (`max_by_key`,
+//!   `min_by_key`), read by `unwrap`, `expect`, `*..unwrap()` over references, `match` or
+//!   `if let` where its statement evaluates it first: the loop of the iterator's fold,
+//!   each item compared with the one kept by `std::cmp::max_by`/`min_by` themselves, so
+//!   the element kept is the iterator's (`max_by` the last of equal maxima, `min_by` the
+//!   first of equal minima, `total_cmp`'s `-0.0 < 0.0` and NaNs at the ends), and its
+//!   cotangent goes to that element. `reduce` is rejected (a `fold` from the first element
+//!   is differentiated); `f64::max` in a `fold` is the op `max`, whose ties and NaNs are
+//!   its own;//! - in scalar mode, `Option`s of differentiable numbers held in a local (`let mut best =
 //!   None;`, `best = Some(v);`, `Some`/`None` from branches) and read by `match` (guards
 //!   and bindings), `if let`, `let Some(v) = best else { .. }`, `unwrap_or`, `unwrap`,
 //!   `expect`, `is_some`, `is_none`, `map_or`: the local becomes a flag and a value
