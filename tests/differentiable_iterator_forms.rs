@@ -502,3 +502,102 @@ fn parts_past_a_view_panic_as_the_body_does() {
         assert!(message.contains(expected), "the slice's message: {message}");
     }
 }
+
+// ----- closures used as values in closures -----
+
+twice! {
+    /// A closure passed by name to `map` inside another closure's body (η-expanded, then
+    /// inlined in the outer closure's body, which is inlined at its call).
+    fn inner_closure_mapped / inner_closure_mapped_on_duals<T>(x: &[T]) -> T {
+        let y = x[0].cos();
+        let outer = |a: T| {
+            let inner = |b: &T| *b * y + a;
+            x.iter().map(inner).sum::<T>()
+        };
+        outer(x[1]) * T::from(2.0).unwrap()
+    }
+}
+
+twice! {
+    /// Closures by name to `fold` and `max_by`, at the top level.
+    fn closures_by_name / closures_by_name_on_duals<T>(x: &[T]) -> T {
+        let add_square = |acc: T, v: &T| acc + *v * *v;
+        let by_value = |a: &T, b: &T| a.partial_cmp(b).unwrap();
+        let total = x.iter().fold(T::zero(), add_square);
+        let top = x.iter().copied().max_by(by_value).unwrap();
+        total * top
+    }
+}
+
+twice! {
+    /// A closure returning a closure (`move`, capturing its parameter), called, and the
+    /// closure it made called twice.
+    fn closure_made_by_a_closure / closure_made_by_a_closure_on_duals<T>(x: &[T]) -> T {
+        let scale = |s: T| move |v: T| v * s + x[1];
+        let by_twice = scale(x[0] * T::from(2.0).unwrap());
+        by_twice(x[1]) * by_twice(x[0].sin())
+    }
+}
+
+twice! {
+    /// A closure that makes and returns one by name, over an element read before; the
+    /// element written after the closure is made, which the closure's copy must not see.
+    fn closure_returned_by_name / closure_returned_by_name_on_duals<T>(x: &[T]) -> T {
+        let mut y = x[1];
+        let outer = |a: T| {
+            let inner = move |b: T| b * a + y;
+            inner
+        };
+        let f = outer(x[0].sin());
+        y = y * T::from(3.0).unwrap();
+        f(y) * f(x[2]) + y
+    }
+}
+
+/// The name of a closure bound again after it (`let sq = 3.0;`): the later `sq` is another
+/// value, so the argument is not rewritten into a call of the closure (`map(sq)` before it
+/// still is: the closure is read where it is in scope).
+#[differentiable]
+fn closure_name_bound_again(x: &[f64]) -> f64 {
+    let total: f64 = {
+        let sq = |v: f64| v * v;
+        x.iter().copied().map(sq).sum()
+    };
+    let sq = 3.0;
+    total * sq
+}
+
+/// A closure made at the end of a block, after statements of its own (`s`, a counter
+/// written): the block's statements run where the block was, once, then the closure is
+/// bound by `let` (the statements after read the outer `k` and the counter).
+#[differentiable]
+fn made_in_a_block(x: f64, y: f64) -> f64 {
+    let k = y * 5.0;
+    let mut made = 0;
+    let scaled = {
+        let s = x * 2.0;
+        made += 1;
+        move |v: f64| v * s
+    };
+    scaled(y) + k + f64::from(made) + scaled(1.0) * 0.0
+}
+
+#[test]
+fn closures_used_as_values_in_closures() {
+    one_slice_twice!(inner_closure_mapped, inner_closure_mapped_on_duals
+        at [0.7, -1.3, 0.4], [0.2, 0.9]);
+    one_slice_twice!(closures_by_name, closures_by_name_on_duals at [0.7, -1.3, 0.4, 1.1]);
+    one_slice_twice!(closure_made_by_a_closure, closure_made_by_a_closure_on_duals
+        at [0.7, -1.3], [1.5, 0.25]);
+    one_slice_twice!(closure_returned_by_name, closure_returned_by_name_on_duals
+        at [0.7, -1.3, 0.4]);
+    // d/dx Σ x² · 3 = 6x
+    let x = [0.5, -1.0, 2.0];
+    let (value, [g]) = closure_name_bound_again::grad(&x[..]);
+    assert_eq!(value.to_bits(), closure_name_bound_again(&x).to_bits());
+    assert_eq!(g, vec![3.0, -6.0, 12.0]);
+    // 2xy + 5y + 1 (the block ran once): d/dx = 2y, d/dy = 2x + 5
+    let (value, [dx, dy]) = made_in_a_block::grad(0.5, 1.5);
+    assert_eq!(value, 2.0 * 0.5 * 1.5 + 7.5 + 1.0);
+    assert_eq!((dx, dy), (3.0, 6.0));
+}
