@@ -199,7 +199,13 @@
 //!   reference (`|v: &Tensor<f64>|`, `|v: &f64|`) is given `&r` of a local holding a
 //!   reference (`let r = &x[0]; d(&r)`) as the call's coercion gives it, `r`; a closure
 //!   may call one bound before it, or one defined inside its own body (inlined there
-//!   first), and one never called is left out; a `return` in its
+//!   first), and one never called is left out; one passed by name as a method's argument
+//!   (`xs.iter().map(sq)`, `.fold(0.0, add)`, `.max_by(by_value)`, in the function or in
+//!   a closure's body) is the closure calling it there (`|a| sq(a)`), then inlined; one a
+//!   closure returns (`let scale = |s: f64| move |v: f64| v * s; let f = scale(y);`, or
+//!   `{ let g = move |v| ..; g }`) or a block ends in (`let f = { let k = ..; move |v| v *
+//!   k };`) is bound by `let` once the block's statements have run, where nothing after
+//!   it names what they bind (then it is a value: rejected); a `return` in its
 //!   body returns from the closure (`|t: f64| { if t < 0.0 { return -t; } t * t }`), and
 //!   one assigning what it captures (`let mut add = |v: f64| acc += v * x;`) assigns
 //!   the variable at each call, as Rust's `FnMut` does;
@@ -375,6 +381,32 @@
 //! assert!((value - (0.81 + 0.64 + 0.09)).abs() < 1e-12);
 //! assert_eq!(dx, vec![0.0, 1.8, -1.6, 0.6]);
 //! assert_eq!(dt, 0.0);
+//! ```
+//!
+//! `max_by`/`min_by` (and `max_by_key`/`min_by_key`) over such a chain, a last `map`
+//! allowed, are the loop of the iterator's fold run the same way, each step decided by
+//! `std::cmp::max_by`/`min_by` themselves, so the element kept is the iterator's (the
+//! last of equal maxima, the first of equal minima) and takes the cotangent; an in-place
+//! sort of a float array of the body (`sort_by`, `sort_unstable_by`, by a key,
+//! `select_nth_unstable_by` as a statement) is the permutation the body's own call makes,
+//! found on a copy of the values, each element's cotangent following it:
+//!
+//! ```
+//! use gradtape::differentiable;
+//!
+//! /// The largest magnitude's element, times the median of a copy.
+//! #[differentiable]
+//! fn peak_times_median(x: &[f64]) -> f64 {
+//!     let peak = x.iter().copied().max_by(|a, b| a.abs().total_cmp(&b.abs())).unwrap();
+//!     let mut v = x.to_vec();
+//!     v.sort_unstable_by(|a, b| a.total_cmp(b));
+//!     peak * v[v.len() / 2]
+//! }
+//!
+//! // the peak is x[1] = -2.0, the median x[4] = 0.3
+//! let (value, [dx]) = peak_times_median::grad(&[0.1, -2.0, 0.5, 1.5, 0.3]);
+//! assert_eq!(value, -2.0 * 0.3);
+//! assert_eq!(dx, vec![0.0, 0.3, 0.0, 0.0, -2.0]);
 //! ```
 //! The adjoint keeps a shadow buffer beside each array, as Enzyme does. Gradients come back in the parameter's shape,
 //! and `f::grad_into` adds them into buffers the caller owns, allocating nothing per call:
@@ -1709,8 +1741,9 @@
 //! - `unsafe` functions and blocks, `async` functions: their effects have no adjoint;
 //! - `&mut` parameters of tensors or numbers, and mutation through references, fields or
 //!   indexing: the adjoint would need the overwritten values, which it cannot see;
-//! - closures over differentiable values used as values (passed on, stored), rather than
-//!   called by name; macros that compute (not just read);
+//! - closures over differentiable values used as values (handed to a function that is not
+//!   annotated, stored), rather than called by name or passed by name to a method; macros
+//!   that compute (not just read);
 //! - methods that turn a differentiable value into plain data (`to_scalar`, `to_vec`, ...):
 //!   they would cut the gradient silently (use `stop_gradient` if that is the intent);
 //! - a `for` loop over a differentiable tensor (loop over indices instead), indexing a

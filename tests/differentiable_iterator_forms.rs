@@ -263,6 +263,26 @@ twice! {
     }
 }
 
+twice! {
+    /// The largest of each tail in a loop that skips one (`continue`) and stops early
+    /// (`break`): the extremum's own loop is run before its statement, inside the outer
+    /// loop's body, and the outer loop's jumps keep their target.
+    fn tails_until_large / tails_until_large_on_duals<T>(x: &[T]) -> T {
+        let mut total = T::zero();
+        for i in 0..x.len() {
+            if i == 1 {
+                continue;
+            }
+            let m = x[i..].iter().copied().max_by(|a, b| a.partial_cmp(b).unwrap()).unwrap();
+            total = total + m * x[i];
+            if total > T::from(4.0).unwrap() {
+                break;
+            }
+        }
+        total
+    }
+}
+
 /// `max_by` by `total_cmp`.
 #[differentiable]
 fn max_total(x: &[f64]) -> f64 {
@@ -330,6 +350,9 @@ fn extrema_by_comparison_and_key() {
         at [0.3, 1.1, 2.0, 0.5, 0.8]);
     one_slice_twice!(extreme_magnitudes, extreme_magnitudes_on_duals
         at [0.3, -1.0, 2.0, 0.5, -0.1]);
+    // the `break` taken at the third element, and not at all
+    one_slice_twice!(tails_until_large, tails_until_large_on_duals
+        at [0.3, -1.0, 2.0, 0.5, 2.2], [0.3, -1.0, 0.2, 0.5]);
     let (value, [g]) = largest_or_zero::grad(&[][..]);
     assert_eq!((value, g), (0.0, vec![]));
     let x = [0.3, -1.0, 2.0, 0.5, 0.1];

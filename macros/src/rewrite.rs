@@ -752,8 +752,15 @@ impl VisitMut for Closures<'_> {
                 block.stmts.splice(i..=i, hoisted);
                 continue;
             }
-            let (head, scope) = block.stmts.split_at_mut(i + 1);
-            eta_expand(&head[i], scope);
+            // a closure passed by name to a method: the closure calling it, where it is
+            // then inlined (left as written otherwise: lowering's error names the closure)
+            let mut expanded = block.stmts[i + 1..].to_vec();
+            if eta_expand(&block.stmts[i], &mut expanded)
+                && inlinable(&block.stmts[i], &[&expanded[..]], self.next).is_some()
+            {
+                block.stmts.truncate(i + 1);
+                block.stmts.extend(expanded);
+            }
             let found = inlinable(&block.stmts[i], &[&block.stmts[i + 1..]], self.next);
             match found {
                 Some((mut closure, expr)) => {
@@ -865,30 +872,32 @@ fn hoisted_closure_block(stmt: &Stmt, scope: &[Stmt]) -> Option<Vec<Stmt>> {
 /// argument a closure that does what `name` does (`name` borrowed where it was moved, or
 /// copied: a closure that captures by reference is `Copy`, and no use follows a move), so
 /// that `name` is only called and is inlined as any closure, and the method sees a
-/// closure literal, which the iterator forms take. Not where `scope` binds `name` again
+/// closure literal, which the iterator forms take; whether any argument was rewritten.
+/// Not where `scope` binds `name` again
 /// (a later `name` may be another value), nor as a function's argument (a helper that is
 /// not annotated is as unable to take the one closure as the other: left as written, the
 /// closure used as a value is lowering's error).
-fn eta_expand(stmt: &Stmt, scope: &mut [Stmt]) {
+fn eta_expand(stmt: &Stmt, scope: &mut [Stmt]) -> bool {
     let Some((pat, value)) = crate::syntax::plain_let(stmt) else {
-        return;
+        return false;
     };
     let Expr::Closure(closure) = crate::syntax::strip_parens(value) else {
-        return;
+        return false;
     };
     if closure.asyncness.is_some() || closure.constness.is_some() {
-        return;
+        return false;
     }
     let mut bound = Bindings::default();
     for stmt in scope.iter() {
         bound.visit_stmt(stmt);
     }
     if bound.0.contains_key(&pat.ident) {
-        return;
+        return false;
     }
     struct Arguments<'a> {
         name: &'a Ident,
         arity: usize,
+        expanded: bool,
     }
     impl VisitMut for Arguments<'_> {
         fn visit_expr_method_call_mut(&mut self, call: &mut syn::ExprMethodCall) {
@@ -900,6 +909,7 @@ fn eta_expand(stmt: &Stmt, scope: &mut [Stmt]) {
                         .collect();
                     let name = self.name;
                     *arg = syn::parse_quote_spanned!(name.span()=> |#(#params),*| #name(#(#params),*));
+                    self.expanded = true;
                 }
             }
         }
@@ -909,10 +919,12 @@ fn eta_expand(stmt: &Stmt, scope: &mut [Stmt]) {
     let mut arguments = Arguments {
         name: &pat.ident,
         arity: closure.inputs.len(),
+        expanded: false,
     };
     for stmt in scope {
         arguments.visit_stmt_mut(stmt);
     }
+    arguments.expanded
 }
 
 /// A closure bound by `let name = |params| body;`.

@@ -279,7 +279,7 @@ pub fn unsupported_expr(cx: &Ctxt, expr: &Expr) {
             "a jump inside an expression is not differentiated: write it as a statement, or as the value of an `if`/`match` branch"
         }
         Expr::Closure(_) => {
-            "this closure is not differentiated: a closure bound by `let` and only called by its name is (it is inlined at each call); one used as a value is not, so call it directly, or move the code into a function (calls are differentiated)"
+            "this closure is not differentiated: a closure bound by `let` and only called by its name, or passed by name to a method (`xs.iter().map(f)`), is (it is inlined at each call), and so is one a closure returns or a block ends in (`let f = { let k = ..; move |v| v * k };`) where nothing after the block names what the block binds; one used otherwise as a value (handed to a function, stored) is not, so call it directly, rename what its block binds, or move the code into a function (calls are differentiated)"
         }
         Expr::Unsafe(_) => UNSAFE,
         Expr::Macro(_) => {
