@@ -79,6 +79,39 @@ twice! {
     }
 }
 
+twice! {
+    /// A comparison bound by `let` and passed by name to the sort (the closure calling it,
+    /// then inlined), in a loop that sorts a buffer again each time it changes.
+    fn sorted_each_step / sorted_each_step_on_duals<T>(x: &[T]) -> T {
+        let by_value = |a: &T, b: &T| a.partial_cmp(b).unwrap();
+        let mut v = x.to_vec();
+        let mut total = T::zero();
+        for step in 0..3 {
+            v.sort_unstable_by(by_value);
+            total = total + v[step] * v[v.len() - 1];
+            v[0] = v[0] * T::from(3.0).unwrap() + x[step];
+        }
+        total
+    }
+}
+
+/// A writer sorting its `&mut` output in place by an unstable sort, descending.
+#[differentiable]
+fn sorted_descending_unstable_into(x: &[f64], out: &mut [f64]) {
+    for i in 0..x.len() {
+        out[i] = x[i] * x[i] - x[0];
+    }
+    out.sort_unstable_by(|a, b| b.total_cmp(a));
+}
+
+/// The writer's sorted output, weighted by rank.
+#[differentiable]
+fn by_unstable_rank(x: &[f64]) -> f64 {
+    let mut sorted = vec![0.0; x.len()];
+    sorted_descending_unstable_into(x, &mut sorted);
+    sorted[0] * 3.0 + sorted[1].sin() + sorted[2]
+}
+
 /// The sorted copy's `k`-th value by `total_cmp`, by an unstable sort (ties: below).
 #[differentiable]
 fn kth_unstable(x: &[f64], k: usize) -> f64 {
@@ -123,6 +156,19 @@ fn in_place_sorts() {
     one_slice_twice!(cached_key_ends, cached_key_ends_on_duals at [0.3, -1.0, 2.0, 0.5]);
     one_slice_twice!(nth_selected, nth_selected_on_duals
         at [0.3, -1.0, 2.0, 0.5, 0.1], [1.3, -0.2, 0.6, -0.9]);
+    one_slice_twice!(sorted_each_step, sorted_each_step_on_duals
+        at [0.3, -1.0, 2.0, 0.5, 0.1], [1.3, -0.2, 0.6, -0.9]);
+    // a writer's unstable sort, through its caller, against differences
+    let x = [0.3, -1.2, 2.0, 0.7];
+    let (value, [g]) = by_unstable_rank::grad(&x[..]);
+    assert_eq!(value.to_bits(), by_unstable_rank(&x).to_bits());
+    let differences = common::central_differences(&|p| by_unstable_rank::primal(p), &x);
+    for k in 0..x.len() {
+        assert!(
+            common::close(g[k], differences[k], 1e-6),
+            "{k}: {g:?} vs {differences:?}"
+        );
+    }
     // the JVP agrees with the gradient
     let x: [f64; 5] = [0.3, -1.0, 2.0, 0.5, 0.1];
     let t: [f64; 5] = [0.5, -0.25, 1.0, 0.75, -2.0];

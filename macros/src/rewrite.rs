@@ -747,8 +747,7 @@ impl VisitMut for Closures<'_> {
         while i < block.stmts.len() {
             // `let f = { ..; |v| .. };` (a call of a closure returning one, inlined):
             // the block's statements, then `let f = |v| ..;`
-            if let Some(hoisted) = hoisted_closure_block(&block.stmts[i], &block.stmts[i + 1..])
-            {
+            if let Some(hoisted) = hoisted_closure_block(&block.stmts[i], &block.stmts[i + 1..]) {
                 block.stmts.splice(i..=i, hoisted);
                 continue;
             }
@@ -908,7 +907,8 @@ fn eta_expand(stmt: &Stmt, scope: &mut [Stmt]) -> bool {
                         .map(|k| crate::syntax::fresh_local(format!("gradtape_eta{k}")))
                         .collect();
                     let name = self.name;
-                    *arg = syn::parse_quote_spanned!(name.span()=> |#(#params),*| #name(#(#params),*));
+                    *arg =
+                        syn::parse_quote_spanned!(name.span()=> |#(#params),*| #name(#(#params),*));
                     self.expanded = true;
                 }
             }
