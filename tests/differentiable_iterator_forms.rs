@@ -16,7 +16,7 @@
 //!   NaNs) is the iterator's.
 
 // the forms are written as users write them
-#![allow(clippy::unnecessary_sort_by)]
+#![allow(clippy::unnecessary_sort_by, clippy::needless_range_loop)]
 
 #[macro_use]
 mod common;
@@ -648,7 +648,7 @@ fn made_in_a_block(x: f64, y: f64) -> f64 {
         made += 1;
         move |v: f64| v * s
     };
-    scaled(y) + k + f64::from(made) + scaled(1.0) * 0.0
+    scaled(y) + k + f64::from(made)
 }
 
 #[test]

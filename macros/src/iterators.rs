@@ -1990,7 +1990,8 @@ impl Rewriter<'_> {
         }
         let (method, args) = (&call.method, &call.args);
         let copy = self.fresh("sort_copy");
-        let compare = quote!(|#copy| { #copy.#method(#args); });
+        // the body's own call, on the copy `sort_order` makes
+        let sorting = quote!(|#copy| { #copy.#method(#args); });
         let generated = crate::generate::paths::generated();
         let (order, at, place) = (
             self.fresh("sort_order"),
@@ -2006,7 +2007,7 @@ impl Rewriter<'_> {
         let span = call.method.span();
         Some(syn::parse_quote_spanned!(span=> {
             let mut #order: ::std::vec::Vec<usize> = (0..#array.len()).collect();
-            if #generated::sort_order(&mut #order, &#array[..], #compare) {
+            if #generated::sort_order(&mut #order, &#array[..], #sorting) {
                 let mut #at: ::std::vec::Vec<usize> = (0..#array.len()).collect();
                 let mut #place: ::std::vec::Vec<usize> = (0..#array.len()).collect();
                 for #k in 0..#array.len() {

@@ -1,7 +1,8 @@
 //! The searches over float arrays (scalar mode), `position` (and `rposition`), `find`,
 //! `any` and `all`, rewritten before the `Option`s are (`options`) into the loop with a
-//! `break` they are, which the iterator desugaring (`iterators`) then turns into an
-//! indexed loop like any other. It takes the body's statements and gives them rewritten.
+//! `break` they are, and the extrema `max_by`/`min_by` (by a key too) into the loop of
+//! their fold, which the iterator desugaring (`iterators`) then turns into indexed loops
+//! like any other. It takes the body's statements and gives them rewritten.
 //!
 //! A search is `chain.position(|p| e)` (also `find`, `any`, `all`) whose `chain` is
 //! `a.iter()` of a flat float array `a` (a parameter or a local the iterator desugaring
@@ -36,6 +37,14 @@
 //! number are rewritten (`.copied()`/`.cloned()`, `if let Some(&v)`/`Some(v)`, `match`
 //! arms `Some(&v)`/`Some(v)`, `*v` read as `v` in them); any other leaves the statement as
 //! written, and lowering rejects it with its own message.
+//!
+//! The extrema by a comparison or a key, `max_by`, `min_by`, `max_by_key` and `min_by_key`
+//! (also after a last `map`), are rewritten in the same places into the loop of the
+//! iterator's fold ([`Searches::extremum_loop`]), whose `Option` is `find`'s: the element
+//! kept, whose cotangent goes back to it. Each step is decided by `std::cmp::max_by` (or
+//! `min_by`) itself, so the element kept is the one the iterator keeps, ties and the
+//! comparison's own order of signed zeros and NaNs included, and the comparison runs as
+//! often, with the same arguments, as in the body.
 //!
 //! The closure's parameter is a name (or `_`) behind as many `&` as the item's type allows;
 //! `*v` of a name bound behind fewer is read as `v` (the body sees the element by value,
