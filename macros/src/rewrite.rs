@@ -859,7 +859,7 @@ fn hoisted_closure_block(stmt: &Stmt, scope: &[Stmt]) -> Option<Vec<Stmt>> {
         return None;
     }
     let mut local = local.clone();
-    local.init.as_mut()?.expr = Box::new(Expr::Closure(closure.clone()));
+    *local.init.as_mut()?.expr = Expr::Closure(closure.clone());
     stmts.push(Stmt::Local(local));
     Some(stmts)
 }
