@@ -108,8 +108,15 @@
 //!   any iterator of constants, `while`, `loop`, `break` (with a value, labelled),
 //!   labelled blocks (`'a: { .. break 'a v; .. }`, run as a `loop` whose body runs once),
 //!   `continue`, and `return` anywhere;
+//! - let chains, `if let Some(&s) = x.get(3) && s > 0.0 { .. } else { .. }` (any mix of
+//!   `let`s and conditions, also in `while`): nested `if let`s, a `match` with a guard,
+//!   or, when a `let` is not first, the chain's branch marked taken (by a flag, or by
+//!   holding its value in an option) so that the `else` is written once;
 //! - `let (a, b) = if .. { (..) } else { (..) };` and the same with `match`: each branch's
-//!   tuple is assigned part by part;
+//!   tuple is assigned part by part; so is a destructuring assignment, `(lo, hi) = if ..
+//!   { (..) } else { (..) };`. `[a, b] = [b, a];`, `[a, b] = arr;`, and `(a, b) = t;` of
+//!   a tuple by name, field, `*r` or `table[i]` are assigned element by element, every
+//!   element read before any is assigned;
 //! - in scalar mode, a part of a float array bound by name, `let tail = &x[1..];` (or by a
 //!   slice pattern, `rest @ ..`), read as a view of the array (`tail[k]`, `tail.len()`,
 //!   the iterator forms over it, and any part of it, `tail[1..]`, `tail[..2]`,
@@ -122,9 +129,11 @@
 //!   variants, also reassigned, `shape = match shape { .. };`), read by `match shape { ..
 //!   }` or `if let` with arms binding its fields by name: it becomes a tag and a local per
 //!   field (`shape_tag`, `shape_v0_0`), read only where the tag says the variant is built.
-//!   Every variant built must be named by some arm (a pattern names only variants), and
-//!   the fields' types need `Default` (the other variants' fields hold it). An enum value
-//!   passed on, returned, copied or matched by reference is rejected;
+//!   Every variant built must be named by some arm (a pattern names only variants). A
+//!   field of a constant (a `&Config`, a closure, a struct deriving nothing) may be of any
+//!   type: it is held in an `Option` (a float field holds its `Default` while another
+//!   variant is built). An enum value passed on, returned, copied or matched by reference
+//!   is rejected;
 //! - in scalar mode, an in-place sort of a float array of the body (a local copy, `let
 //!   mut v = x.to_vec();`, a buffer, a `&mut` parameter): `v.sort_by(|a, b| ..)`,
 //!   `sort_unstable_by`, `sort_by_key`, `sort_unstable_by_key`, `sort_by_cached_key`, and
@@ -148,12 +157,16 @@
 //!   first of equal minima, `total_cmp`'s `-0.0 < 0.0` and NaNs at the ends), and its
 //!   cotangent goes to that element. `reduce` is rejected (a `fold` from the first element
 //!   is differentiated); `f64::max` in a `fold` is the op `max`, whose ties and NaNs are
-//!   its own;//! - in scalar mode, `Option`s of differentiable numbers held in a local (`let mut best =
+//!   its own;
+//! - in scalar mode, `Option`s of differentiable numbers held in a local (`let mut best =
 //!   None;`, `best = Some(v);`, `Some`/`None` from branches) and read by `match` (guards
 //!   and bindings), `if let`, `let Some(v) = best else { .. }`, `unwrap_or`, `unwrap`,
 //!   `expect`, `is_some`, `is_none`, `map_or`: the local becomes a flag and a value
-//!   (`best_is_some`, `best_value`), read only where the flag is set. An option passed
-//!   on, copied or returned whole is rejected;
+//!   (`best_is_some`, `best_value`), read only where the flag is set. An option of a
+//!   constant of any type (`Some(&config)`, a pair holding a reference) is split the same
+//!   way, its value held in an `Option`. An option passed on, copied or returned whole is
+//!   rejected. `o.unwrap_or(d)` of an option the body does not build (a parameter, a
+//!   field, also a `Result`) with a differentiable default is the `match` it stands for;
 //! - in scalar mode, a local struct read and written field by field, as an integrator
 //!   keeps its state (`let mut s = State { x: x0, v: 0.0 };`, `s.v -= dt * k * s.x;`,
 //!   `s.x += dt * s.v;`, `s = State { x: .., v: .. };` with every field, or `s =
@@ -321,8 +334,11 @@
 //! `let mut p = pos.to_vec();` of `pos: &[[f64; N]]`, and `state = next;` between
 //! `[f64; N]` locals, as an integrator's step replaces its state, or `m = [a, b, c];` of
 //! an array literal, its value taken before the place as Rust does: element by element,
-//! the length fixed by the type; a `Vec` assigned whole, whose length could change, is
-//! rejected; a local whose value does not show its type, `let mut r = model.rows[b];`, is
+//! the length fixed by the type; a flat float `Vec` local assigned another array of the
+//! body, `state = next;` or `next.clone()` (a double buffer), element by element too,
+//! after checking the lengths agree: Rust's assignment would resize `state`, so where
+//! they differ the generated code panics naming both, and a `Vec` of rows assigned whole
+//! is rejected; a local whose value does not show its type, `let mut r = model.rows[b];`, is
 //! written element by element once its type is spelled, `let mut r: [f64; 4] = ..`),
 //! and uses the iterator forms people write (`iter`, `iter_mut`, whose item's methods,
 //! `v.sin()` or `v.is_nan()`, are the element's, `zip`,
@@ -335,7 +351,14 @@
 //! scalar mode: `self.w.iter().zip(x.iter())`, `x.iter().zip(&model.w)`, `for s in
 //! self.scale.iter()`; an array literal, `[h0, h1].iter()`, is a local array; a chain
 //! over a range, `(0..n).map(|i| x[i] * y[i]).sum()` or `.collect()`, is the loop over
-//! the range; `*x.first().unwrap()`, `x.last().unwrap()` and `x.swap(i, j)` are element
+//! the range, and so is a fold, sum or product over a range or any iterator of constants
+//! that carries a differentiable value, `(0..n).fold(x, |acc, _| acc.cos())`,
+//! `exponents.iter().map(|&k| x.powi(k)).sum::<f64>()` of a `&[i32]`, after any maps
+//! (the source evaluated first, then the initial value, each map's body and the fold's
+//! run once per item in order, as the iterator runs them); `items.for_each(|p| body);` is
+//! the `for` loop it is, a function named as a map's or fold's closure (`.map(f64::exp)`,
+//! `.fold(init, T::max)`) the closure calling it, and `v.reverse();` the swaps it makes;
+//! `*x.first().unwrap()`, `x.last().unwrap()` and `x.swap(i, j)` are element
 //! reads and writes, `if let Some(v) = x.first() { .. } else { .. }` and `match
 //! x.first() { .. }` (also `last()`, `get(i)`, `Some(&v)`, `None`, `_`, guards) the
 //! element read behind a test of its index, `let [w, x, y, z] = q;` one read per name,

@@ -9,7 +9,8 @@
 //! tag local, `shape_tag`, and a local per field of each variant built, `shape_v0_0`, ..,
 //! declared and then assigned in each branch: the variant's number as the tag, its payload
 //! to its fields in order (evaluated in order, as the call evaluates its arguments), and
-//! every other variant's fields their type's `Default` (never read while the tag says
+//! every other variant's fields nothing (each field a [`Slot`](crate::slots), holding its
+//! type's `Default` or, when the field is a constant, `None`; never read while the tag says
 //! otherwise). Every later use must be one of these, rewritten in place:
 //!
 //! - `shape = <build>;` (assigned the same way; `let mut` only, as Rust requires);
@@ -34,15 +35,18 @@ use quote::{ToTokens, format_ident, quote};
 use syn::visit_mut::VisitMut;
 use syn::{Expr, Ident, Pat, Stmt};
 
-/// The body's statements with every rewritable enum local rewritten, in every block.
-pub fn rewrite(stmts: Vec<Stmt>) -> Vec<Stmt> {
-    crate::syntax::rewrite_locals(stmts, rewrite_local)
+use crate::slots::{Slot, Slots};
+
+/// The body's statements with every rewritable enum local rewritten, in every block, its
+/// fields made by `slots`.
+pub fn rewrite(stmts: Vec<Stmt>, slots: &mut Slots) -> Vec<Stmt> {
+    crate::syntax::rewrite_locals(stmts, &mut |stmt, rest| rewrite_local(stmt, rest, slots))
 }
 
 /// One variant the body builds: its path as written and its payload's field locals.
 struct Variant {
     path: String,
-    fields: Vec<Ident>,
+    fields: Vec<Slot>,
 }
 
 /// The tag and field locals of one enum local.
@@ -55,7 +59,7 @@ struct Parts {
 /// `stmt`, if it declares an enum local whose every use in `rest` is rewritable: its
 /// declaration (the tag and field locals, then the initial value assigned) and `rest`
 /// rewritten.
-fn rewrite_local(stmt: &Stmt, rest: &[Stmt]) -> Option<(Vec<Stmt>, Vec<Stmt>)> {
+fn rewrite_local(stmt: &Stmt, rest: &[Stmt], slots: &mut Slots) -> Option<(Vec<Stmt>, Vec<Stmt>)> {
     // (a type, `let shape: Shape = ..`, is the enum's: the tag and fields have their own)
     let (pat, value) = crate::syntax::named_let(stmt)?;
     let mut parts = Parts {
@@ -65,9 +69,10 @@ fn rewrite_local(stmt: &Stmt, rest: &[Stmt]) -> Option<(Vec<Stmt>, Vec<Stmt>)> {
     };
     // every variant built, by the initial value and by later assignments, first: each
     // build assigns every variant's fields
-    parts.collect(value)?;
+    parts.collect(value, slots)?;
     let mut finder = Assignments {
         parts: &mut parts,
+        slots,
         failed: false,
     };
     for stmt in rest {
@@ -98,7 +103,7 @@ fn rewrite_local(stmt: &Stmt, rest: &[Stmt]) -> Option<(Vec<Stmt>, Vec<Stmt>)> {
     let mutability = &pat.mutability;
     let mut declaration: Vec<Stmt> = vec![syn::parse_quote!(let #mutability #tag: usize;)];
     for field in parts.variants.iter().flat_map(|v| &v.fields) {
-        declaration.push(syn::parse_quote!(let #mutability #field;));
+        declaration.push(field.declare(*mutability, None));
     }
     declaration.push(Stmt::Expr(initial, Some(Default::default())));
     Some((declaration, rest))
@@ -151,21 +156,21 @@ fn leaves(expr: &Expr) -> bool {
 impl Parts {
     /// Notes each variant `build` constructs (its arity must be the same everywhere);
     /// `None` if `build` is not a build expression.
-    fn collect(&mut self, build: &Expr) -> Option<()> {
+    fn collect(&mut self, build: &Expr, slots: &mut Slots) -> Option<()> {
         match build {
-            Expr::Paren(paren) => self.collect(&paren.expr),
+            Expr::Paren(paren) => self.collect(&paren.expr, slots),
             Expr::If(expr_if) => {
                 let (_, otherwise) = expr_if.else_branch.as_ref()?;
-                self.collect_block(&expr_if.then_branch)?;
-                self.collect(otherwise)
+                self.collect_block(&expr_if.then_branch, slots)?;
+                self.collect(otherwise, slots)
             }
             Expr::Match(expr_match) => {
                 for arm in &expr_match.arms {
-                    self.collect(&arm.body)?;
+                    self.collect(&arm.body, slots)?;
                 }
                 Some(())
             }
-            Expr::Block(block) if block.label.is_none() => self.collect_block(&block.block),
+            Expr::Block(block) if block.label.is_none() => self.collect_block(&block.block, slots),
             expr if leaves(expr) => Some(()),
             expr => {
                 let (path, args) = construction(expr)?;
@@ -175,10 +180,10 @@ impl Parts {
                         let k = self.variants.len();
                         let fields = (0..args.len())
                             .map(|j| {
-                                crate::syntax::unspelled_ident(format_ident!(
+                                slots.slot(crate::syntax::unspelled_ident(format_ident!(
                                     "{}_v{k}_{j}",
                                     self.name
-                                ))
+                                )))
                             })
                             .collect();
                         self.variants.push(Variant { path, fields });
@@ -189,9 +194,9 @@ impl Parts {
         }
     }
 
-    fn collect_block(&mut self, block: &syn::Block) -> Option<()> {
+    fn collect_block(&mut self, block: &syn::Block, slots: &mut Slots) -> Option<()> {
         match block.stmts.last()? {
-            Stmt::Expr(tail, None) => self.collect(tail),
+            Stmt::Expr(tail, None) => self.collect(tail, slots),
             Stmt::Expr(tail, Some(_)) if leaves(tail) => Some(()),
             _ => None,
         }
@@ -222,15 +227,11 @@ impl Parts {
                     stmts.push(syn::parse_quote!(let #temp = #arg;));
                 }
                 for (field, temp) in self.variants[k].fields.iter().zip(&temps) {
-                    stmts.push(syn::parse_quote!(#field = #temp;));
+                    stmts.push(field.set(temp));
                 }
                 for (other, variant) in self.variants.iter().enumerate() {
                     if other != k {
-                        for field in &variant.fields {
-                            stmts.push(syn::parse_quote!(
-                                #field = ::core::default::Default::default();
-                            ));
-                        }
+                        stmts.extend(variant.fields.iter().map(Slot::unset));
                     }
                 }
                 Some(syn::parse_quote!({ #(#stmts)* #tag = #k; }))
@@ -274,7 +275,8 @@ impl Parts {
                 match elem {
                     Pat::Wild(_) => {}
                     Pat::Ident(name) if name.by_ref.is_none() && name.subpat.is_none() => {
-                        bindings.push(syn::parse_quote!(let #name = #field;));
+                        let value = field.read();
+                        bindings.push(syn::parse_quote!(let #name = #value;));
                     }
                     _ => return None,
                 }
@@ -333,13 +335,14 @@ fn guard_of(pat: &Pat) -> bool {
 /// build expression.
 struct Assignments<'a> {
     parts: &'a mut Parts,
+    slots: &'a mut Slots,
     failed: bool,
 }
 
 impl<'ast> syn::visit::Visit<'ast> for Assignments<'_> {
     fn visit_expr_assign(&mut self, assign: &'ast syn::ExprAssign) {
         if crate::syntax::is_name(&assign.left, &self.parts.name)
-            && self.parts.collect(&assign.right).is_none()
+            && self.parts.collect(&assign.right, self.slots).is_none()
         {
             self.failed = true;
         }

@@ -21,6 +21,7 @@ use crate::options;
 use crate::returns;
 use crate::rewrite;
 use crate::searches;
+use crate::slots::Slots;
 use crate::validate;
 
 /// The whole expansion, or the fallback with every error.
@@ -85,9 +86,9 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
             validate::has_differentiable_param(&cx, sig, &item.sig);
         }
     }
-    // The body lowered into the IR (`body`: the user's, or the call of the traced helper
-    // below), its errors recorded in `cx`.
-    let lower_body = |cx: &Ctxt, sig: &sig::Signature, body: &syn::Block| {
+    // The body lowered into the IR once (`body`: the user's, or the call of the traced
+    // helper below), its errors recorded in `cx`, the rewrites' slots made by `slots`.
+    let lower_once = |cx: &Ctxt, sig: &sig::Signature, body: &syn::Block, slots: &mut Slots| {
         let borrowed: Vec<syn::Ident> = item
             .sig
             .inputs
@@ -119,8 +120,14 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
                 syn::FnArg::Receiver(_) => None,
             })
             .collect();
-        let mut stmts =
-            rewrite::rewrite(cx, body.stmts.clone(), &borrowed, &parameters, &sig.floats);
+        let mut stmts = rewrite::rewrite(
+            cx,
+            sig.mode,
+            body.stmts.clone(),
+            &borrowed,
+            &parameters,
+            &sig.floats,
+        );
         if sig.mode == Mode::Tensor {
             // a tensor accumulator folded over an iterator: the loop it stands for
             stmts = iterators::tensor_folds(stmts);
@@ -134,12 +141,12 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
             // then see plain locals
             stmts = fields::rewrite(stmts);
             // enum values built in the body and only matched: a tag and field locals
-            stmts = crate::enums::rewrite(stmts);
+            stmts = crate::enums::rewrite(stmts, slots);
             // before `options`: a `find`'s option is a local `options` rewrites
             let (arrays, rows) =
                 iterators::with_locals(&stmts, array_params(sig), row_params(sig), &sig.floats);
             stmts = searches::rewrite(stmts, &arrays, &rows);
-            stmts = options::rewrite(stmts);
+            stmts = options::rewrite(stmts, slots);
         }
         let mut stmts = returns::rewrite(stmts);
         if sig.tuple_output {
@@ -168,6 +175,8 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
                 .filter_map(|p| Some((p.ident.to_string(), p.array_row()?)))
                 .collect();
             stmts = iterators::desugar(cx, stmts, arrays, rows, fixed, &widths, &sig.floats);
+            // a reduction the desugaring left (over a range or an iterator of constants)
+            stmts = rewrite::reductions_as_loops(stmts);
         }
         let block = syn::Block {
             brace_token: body.brace_token,
@@ -185,6 +194,20 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
         body.boxed = boxing.is_some();
         body.item_names = crate::syntax::item_names(&item.block);
         body
+    };
+    // The body lowered into the IR, its errors recorded in `cx`: again when the rewrites
+    // made a slot the first lowering left inactive, which then holds an `Option` (a
+    // constant payload may have no `Default`: `slots`).
+    let lower_body = |cx: &Ctxt, sig: &sig::Signature, body: &syn::Block| {
+        let first = Ctxt::default();
+        let mut slots = Slots::default();
+        let lowered = lower_once(&first, sig, body, &mut slots);
+        let inactive = slots.inactive_in(&lowered);
+        if inactive.is_empty() {
+            cx.absorb(first);
+            return lowered;
+        }
+        lower_once(cx, sig, body, &mut Slots::with_optional(inactive))
     };
     let mut cx = cx;
     let mut body = sig.as_ref().map(|sig| lower_body(&cx, sig, &item.block));

@@ -43,6 +43,7 @@ mod results;
 mod returns;
 mod rewrite;
 mod searches;
+mod slots;
 mod sources;
 mod syntax;
 mod traced;

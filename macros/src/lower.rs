@@ -2378,12 +2378,24 @@ impl<'a> Lowerer<'a> {
         }
         impl<'ast> Visit<'ast> for Assigns<'_, '_> {
             fn visit_expr_assign(&mut self, assign: &'ast syn::ExprAssign) {
-                if let Some(ident) = single_ident(strip_parens(&assign.left))
-                    && let Some(id) = self.lowerer.lookup(ident)
-                    && (self.lowerer.bindings[id].active
-                        || self.lowerer.keys[id].is_some_and(|k| self.lowerer.forced.contains(&k)))
-                {
-                    self.found = true;
+                // a name, or the names of a destructuring assignment, `(a, b) = (0.0, 1.0);`
+                // (regression: `tuple_assignment_of_constants_to_active_locals`)
+                fn names<'e>(left: &'e Expr, into: &mut Vec<&'e Ident>) {
+                    match strip_parens(left) {
+                        Expr::Tuple(tuple) => tuple.elems.iter().for_each(|e| names(e, into)),
+                        other => into.extend(single_ident(other)),
+                    }
+                }
+                let mut assigned = Vec::new();
+                names(&assign.left, &mut assigned);
+                for ident in assigned {
+                    if let Some(id) = self.lowerer.lookup(ident)
+                        && (self.lowerer.bindings[id].active
+                            || self.lowerer.keys[id]
+                                .is_some_and(|k| self.lowerer.forced.contains(&k)))
+                    {
+                        self.found = true;
+                    }
                 }
                 visit::visit_expr_assign(self, assign);
             }
@@ -2750,6 +2762,16 @@ impl<'a> Lowerer<'a> {
         }
         if vocabulary::is_traced(&name) && self.mode == Mode::Tensor {
             return Some(self.build_trace(&Expr::MethodCall(call.clone())));
+        }
+        if !receiver_active
+            && args_active
+            && self.mode == Mode::Scalar
+            && vocabulary::is_library_method(&name)
+        {
+            // `opt.unwrap_or_else(|| x)` of an option the rewrites did not take, `it.
+            // max_by(..)` of an iterator of constants: no annotated method of the receiver
+            validate::unknown_method(self.cx, &call.method, self.mode);
+            return Self::poisoned(&Expr::MethodCall(call.clone()));
         }
         if !receiver_active && args_active && !vocabulary::stores_argument(&name) {
             // A method of a constant receiver on differentiable arguments (a layer's
@@ -3773,6 +3795,9 @@ impl<'a> Lowerer<'a> {
         let Some(target) = self.array_target(left) else {
             return false;
         };
+        if !self.fixed.contains_key(&target) {
+            return self.lower_vec_assign(target, left, right);
+        }
         if self.fixed.get(&target) != Some(&false) {
             return false;
         }
@@ -3811,6 +3836,55 @@ impl<'a> Lowerer<'a> {
         }
         let source: Expr = syn::parse_quote!(#source_name);
         self.copy_elements(strip_parens(left), &source, rows);
+        true
+    }
+
+    /// `state = next;` (also `next.clone()`) of a flat float `Vec` local from a flat float
+    /// array of the body (the double buffer of every explicit integrator): checked to be of
+    /// the same length, then copied element by element
+    /// ([`copy_elements`](Self::copy_elements)), each element's cotangent flowing back to
+    /// the element it was read from. Rust's assignment would resize `state` to `next`'s
+    /// length; an element copy keeps `state`'s, so where they differ the generated code
+    /// panics with a message naming both, never copying a part. `false` (nothing lowered)
+    /// for any other assignment, and when neither side is active.
+    fn lower_vec_assign(&mut self, target: BindingId, left: &Expr, right: &Expr) -> bool {
+        let source = match strip_parens(right) {
+            Expr::MethodCall(call) if call.method == "clone" && call.args.is_empty() => {
+                self.array_target(&call.receiver)
+            }
+            other => self.array_target(other),
+        };
+        let Some(source) = source else {
+            return false;
+        };
+        let (t, s) = (&self.bindings[target], &self.bindings[source]);
+        if t.ragged || s.ragged || t.row.is_some() || s.row.is_some() || target == source {
+            return false;
+        }
+        if !t.active && !s.active {
+            return false;
+        }
+        let (target_name, source_name) = (t.name.clone(), s.name.clone());
+        if !self.activate(target, left) {
+            return true;
+        }
+        let message = format!(
+            "#[differentiable] copies `{target_name} = {source_name};` of float `Vec`s element by element, which needs the same length ({{}} and {{}}); the function as written resizes `{target_name}`",
+        );
+        let check: syn::Stmt = syn::parse_quote! {
+            assert!(
+                #target_name.len() == #source_name.len(),
+                #message,
+                #target_name.len(),
+                #source_name.len()
+            );
+        };
+        self.lower_stmts(&[check], Tail::Discard);
+        let (target, source): (Expr, Expr) = (
+            syn::parse_quote!(#target_name),
+            syn::parse_quote!(#source_name),
+        );
+        self.copy_elements(&target, &source, false);
         true
     }
 
@@ -4778,6 +4852,29 @@ impl<'ast> Visit<'ast> for ActiveFinder<'_, '_> {
                 self.visit_expr(&array);
                 return;
             }
+        }
+        // A macro whose value is no number (`format!`'s `String`, `write!`'s `Result`, an
+        // assertion's `()`) is a constant, whatever it reads (`let label = format!("{x}");`)
+        if mac.path.segments.last().is_some_and(|last| {
+            matches!(
+                last.ident.to_string().as_str(),
+                "format"
+                    | "format_args"
+                    | "write"
+                    | "writeln"
+                    | "print"
+                    | "println"
+                    | "eprint"
+                    | "eprintln"
+                    | "assert"
+                    | "assert_eq"
+                    | "assert_ne"
+                    | "debug_assert"
+                    | "debug_assert_eq"
+                    | "debug_assert_ne"
+            )
+        }) {
+            return;
         }
         // Identifiers inside a macro's tokens: an approximation that errs on "active".
         let tokens = mac.tokens.to_string();

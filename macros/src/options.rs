@@ -6,7 +6,8 @@
 //! expression (`Some(e)`, `None`, or an `if`/`match`/block whose every branch ends in one,
 //! or diverges) becomes two locals, `best_is_some` and `best_value`, declared and then
 //! assigned in each branch: `Some(e)` assigns `true` and `e`, `None` assigns `false` and
-//! the value type's `Default` (never read while the flag is false). Every later use must be
+//! nothing (the value a [`Slot`](crate::slots), holding its type's `Default` or, when the
+//! value is a constant, `None`; never read while the flag is false). Every later use must be
 //! one of these, rewritten in place:
 //!
 //! - `best = <option>;` (assigned the same way);
@@ -25,25 +26,28 @@
 //! local is left as written, and lowering rejects a differentiable value inside it with its
 //! own message, as before.
 
-use quote::{format_ident, quote};
+use quote::format_ident;
 use syn::visit_mut::VisitMut;
 use syn::{Expr, Ident, Pat, Stmt, Type};
 
-/// The body's statements with every rewritable `Option` local rewritten, in every block.
-pub fn rewrite(stmts: Vec<Stmt>) -> Vec<Stmt> {
-    crate::syntax::rewrite_locals(stmts, rewrite_local)
+use crate::slots::{Slot, Slots};
+
+/// The body's statements with every rewritable `Option` local rewritten, in every block,
+/// its value made by `slots`.
+pub fn rewrite(stmts: Vec<Stmt>, slots: &mut Slots) -> Vec<Stmt> {
+    crate::syntax::rewrite_locals(stmts, &mut |stmt, rest| rewrite_local(stmt, rest, slots))
 }
 
 /// The flag and value locals of an option local.
 struct Parts {
     name: Ident,
     is_some: Ident,
-    value: Ident,
+    value: Slot,
 }
 
 /// `stmt`, if it declares an option local whose every use in `rest` is rewritable: its
 /// declaration (the two locals, then the initial value assigned) and `rest` rewritten.
-fn rewrite_local(stmt: &Stmt, rest: &[Stmt]) -> Option<(Vec<Stmt>, Vec<Stmt>)> {
+fn rewrite_local(stmt: &Stmt, rest: &[Stmt], slots: &mut Slots) -> Option<(Vec<Stmt>, Vec<Stmt>)> {
     let Stmt::Local(local) = stmt else {
         return None;
     };
@@ -68,7 +72,9 @@ fn rewrite_local(stmt: &Stmt, rest: &[Stmt]) -> Option<(Vec<Stmt>, Vec<Stmt>)> {
     let parts = Parts {
         name: pat.ident.clone(),
         is_some: crate::syntax::unspelled_ident(format_ident!("{}_is_some", pat.ident)),
-        value: crate::syntax::unspelled_ident(format_ident!("{}_value", pat.ident)),
+        value: slots.slot(crate::syntax::unspelled_ident(format_ident!(
+            "{}_value", pat.ident
+        ))),
     };
     let initial = parts.assign(&init.expr)?;
     let mut rest = rest.to_vec();
@@ -82,12 +88,11 @@ fn rewrite_local(stmt: &Stmt, rest: &[Stmt]) -> Option<(Vec<Stmt>, Vec<Stmt>)> {
     if uses.failed || crate::syntax::mentions(&rest, &parts.name) {
         return None;
     }
-    let (is_some, value) = (&parts.is_some, &parts.value);
+    let is_some = &parts.is_some;
     let mutability = &pat.mutability;
-    let value_ty = value_ty.map(|ty| quote!(: #ty));
     let declaration = vec![
         syn::parse_quote!(let #mutability #is_some: bool;),
-        syn::parse_quote!(let #mutability #value #value_ty;),
+        parts.value.declare(*mutability, value_ty),
         Stmt::Expr(initial, Some(Default::default())),
     ];
     Some((declaration, rest))
@@ -123,19 +128,20 @@ impl Parts {
     /// One value `option` may end with ([`assign`](Self::assign)) as the statements that
     /// assign it.
     fn assign_leaf(&self, option: &Expr) -> Option<Expr> {
-        let (is_some, value) = (&self.is_some, &self.value);
+        let is_some = &self.is_some;
         match option {
             Expr::Call(call)
                 if call.args.len() == 1
                     && matches!(&*call.func, Expr::Path(p) if p.path.is_ident("Some")) =>
             {
                 let e = &call.args[0];
-                Some(syn::parse_quote!({ #value = #e; #is_some = true; }))
+                let set = self.value.set(e);
+                Some(syn::parse_quote!({ #set #is_some = true; }))
             }
-            Expr::Path(path) if path.path.is_ident("None") => Some(syn::parse_quote!({
-                #value = ::core::default::Default::default();
-                #is_some = false;
-            })),
+            Expr::Path(path) if path.path.is_ident("None") => {
+                let unset = self.value.unset();
+                Some(syn::parse_quote!({ #unset #is_some = false; }))
+            }
             // a branch that leaves (`return`, `break`, `continue`, `panic!`) assigns nothing
             Expr::Return(_) | Expr::Break(_) | Expr::Continue(_) => Some(option.clone()),
             Expr::Macro(mac)
@@ -154,7 +160,7 @@ impl Parts {
     /// `let name = value;` (`let mut` as the pattern says) for a `Some(pat)` pattern, or
     /// nothing for `Some(_)`; `None` for any other inner pattern.
     fn bind(&self, inner: &Pat) -> Option<Option<Stmt>> {
-        let value = &self.value;
+        let value = self.value.read();
         match inner {
             Pat::Wild(_) => Some(None),
             Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => {
@@ -244,7 +250,7 @@ impl VisitMut for Uses<'_> {
             && let Some((_, diverge)) = &init.diverge
             && self.parts.is_name(&init.expr)
         {
-            let (value, is_some) = (&self.parts.value, &self.parts.is_some);
+            let (value, is_some) = (self.parts.value.read(), &self.parts.is_some);
             let rewritten = match &local.pat {
                 Pat::TupleStruct(tuple)
                     if tuple.path.is_ident("Some") && tuple.elems.len() == 1 =>
@@ -289,7 +295,7 @@ impl Uses<'_> {
     /// uses inside them), `None` if it is not one.
     fn rewrite(&mut self, expr: &Expr) -> Option<Expr> {
         let parts = self.parts;
-        let (is_some, value) = (&parts.is_some, &parts.value);
+        let (is_some, value) = (&parts.is_some, parts.value.read());
         match expr {
             Expr::Assign(assign) if parts.is_name(&assign.left) => {
                 let assigned = parts.assign(&assign.right);

@@ -25,7 +25,18 @@
 //!   pattern bound from them: `let part0; let part1; if c { part0 = x; part1 = y; } else
 //!   { .. } let (a, b) = (part0, part1);`. The parts have fresh names, so what the branches
 //!   read is what they read before (the pattern's names are bound after them, as a `let`
-//!   binds);
+//!   binds). A destructuring assignment, `(a, b) = if c { (x, y) } else { (y, x) };`, is
+//!   split the same way and ends `(a, b) = (part0, part1);`, the form lowering takes (the
+//!   places assigned after the whole value, as the assignment does); an array's, `[a, b]
+//!   = arr;`, or a tuple's by name, `(a, b) = t;`, becomes `(a, b) = (arr[0], arr[1]);`,
+//!   `(a, b) = (t.0, t.1);`;
+//! - `.map(f64::exp)` (a path) is `.map(|item| f64::exp(item))`, `.fold(init, T::max)`
+//!   `.fold(init, |acc, item| T::max(acc, item))` ([`MapPaths`]), and
+//!   `items.for_each(|p| body);` the `for` loop it is ([`ForEachLoops`]), `v.reverse();`
+//!   the swaps it makes ([`Reverses`]);
+//! - a let chain, `if let Some(s) = scale && s > 0.0 { .. } else { .. }` (and `while`),
+//!   becomes nested `if let`s, a `match` with a guard, or the branch's value held in an
+//!   option ([`LetChains`]);
 //! - a labelled block, `'a: { .. break 'a v; .. tail }`, becomes the `loop` whose body
 //!   runs once, `'a: loop { .. break 'a v; .. break 'a tail; }` ([`LabelledBlocks`]);
 //! - `let mut it = a.iter(); .. while let Some(v) = it.next() { body }`, with `it` used
@@ -55,17 +66,20 @@ use std::collections::HashSet;
 use quote::{format_ident, quote};
 use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
-use syn::{Expr, Ident, Pat, Stmt};
+use syn::{BinOp, Expr, Ident, Pat, Stmt};
 
 use crate::ctxt::Ctxt;
+use crate::model::sig::Mode;
 use crate::syntax::{is_compound_assign, is_name};
 
-/// The body's statements with both rewrites applied, in every block; a closure whose
+/// The body's statements with the rewrites applied (those of float arrays in scalar mode,
+/// `mode`), in every block; a closure whose
 /// captures cannot be kept as they were when it was made is an error in `cx`. `borrowed`
 /// are the function's parameters taken by shared reference (`x: &Tensor<F>`),
 /// `parameters` every parameter's name, `floats` the function's float type parameters.
 pub fn rewrite(
     cx: &Ctxt,
+    mode: Mode,
     stmts: Vec<Stmt>,
     borrowed: &[Ident],
     parameters: &[Ident],
@@ -75,8 +89,18 @@ pub fn rewrite(
         brace_token: Default::default(),
         stmts,
     };
+    LetChains { next: 0 }.visit_block_mut(&mut block);
+    if mode == Mode::Scalar {
+        // forms of float arrays and iterators of constants (a tensor body's collections
+        // are read as written, or run on a sub-tape)
+        MapPaths.visit_block_mut(&mut block);
+        ForEachLoops.visit_block_mut(&mut block);
+        Reverses { next: 0 }.visit_block_mut(&mut block);
+    }
     FloatPaths { floats }.visit_block_mut(&mut block);
-    OptionCombinators.visit_block_mut(&mut block);
+    let mut patterns = Bindings::default();
+    patterns.visit_block(&block);
+    OptionCombinators { bound: &patterns }.visit_block_mut(&mut block);
     // the names that hold a shared reference wherever they appear, so that `&x` of one is
     // a reference to a reference: the borrowed parameters the body never binds again, and
     // the locals it binds once, by `let`, to a shared borrow or to another such name, or
@@ -133,17 +157,69 @@ pub fn rewrite(
 /// expression (names, literals, fields, arithmetic, casts, float methods), whose
 /// evaluation the `None` arm may skip with no difference; a closure whose body leaves it
 /// (`return`, `?`) or takes more than one parameter is left as written.
-struct OptionCombinators;
+///
+/// `o.unwrap_or(d)` of an option the body does not bind (a parameter, a field, a call's
+/// result) with a default that is no literal becomes `match generated::into_option(o) {
+/// Some(v) => v, None => d }` too (`into_option` takes a `Result`'s `ok()`, as its
+/// `unwrap_or` does): lowering took the call for an annotated method of the receiver,
+/// which rustc answered. An option the body binds is `options`' (or lowering's) to take.
+struct OptionCombinators<'b> {
+    /// The names the body's patterns bind.
+    bound: &'b Bindings,
+}
 
-impl VisitMut for OptionCombinators {
+impl VisitMut for OptionCombinators<'_> {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
         syn::visit_mut::visit_expr_mut(self, expr);
-        if let Some(matched) = option_match(expr) {
+        if let Some(matched) = option_match(expr).or_else(|| self.unwrap_or_match(expr)) {
             *expr = matched;
         }
     }
 
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+impl OptionCombinators<'_> {
+    /// `o.unwrap_or(d)` as `match generated::into_option(o) { .. }`, if `o` is no name the
+    /// body binds and `d` no literal ([`OptionCombinators`]).
+    fn unwrap_or_match(&self, expr: &Expr) -> Option<Expr> {
+        let Expr::MethodCall(call) = expr else {
+            return None;
+        };
+        if call.method != "unwrap_or" || call.args.len() != 1 || call.turbofish.is_some() {
+            return None;
+        }
+        let default = &call.args[0];
+        let literal = |e: &Expr| matches!(e, Expr::Lit(_));
+        let is_literal = match crate::syntax::strip_parens(default) {
+            Expr::Unary(unary) => literal(crate::syntax::strip_parens(&unary.expr)),
+            other => literal(other),
+        };
+        let receiver = &*call.receiver;
+        let bound_here = crate::syntax::single_ident(crate::syntax::strip_parens(receiver))
+            .is_some_and(|name| self.bound.0.contains_key(name));
+        if is_literal || bound_here {
+            return None;
+        }
+        let generated = crate::generate::paths::generated();
+        let value = crate::syntax::unspelled_ident(format_ident!("unwrapped"));
+        let method = &call.method;
+        // the option first, then the default, as the call evaluates them; a default with
+        // effects is evaluated whatever the option holds, as the call evaluates it
+        if is_pure(default) {
+            Some(syn::parse_quote_spanned!(method.span()=>
+                match #generated::into_option(#receiver) { Some(#value) => #value, None => #default }
+            ))
+        } else {
+            let option = crate::syntax::unspelled_ident(format_ident!("unwrapped_option"));
+            let taken = crate::syntax::unspelled_ident(format_ident!("unwrapped_default"));
+            Some(syn::parse_quote_spanned!(method.span()=> {
+                let #option = #generated::into_option(#receiver);
+                let #taken = #default;
+                match #option { Some(#value) => #value, None => #taken }
+            }))
+        }
+    }
 }
 
 /// `expr` as the `match` it stands for, if it is one of [`OptionCombinators`]' forms.
@@ -388,6 +464,447 @@ fn is_rest(pat: &Pat) -> bool {
             .is_some_and(|(_, sub)| matches!(&**sub, Pat::Rest(_))),
         _ => false,
     }
+}
+
+// ----- a function named as a map's closure -----
+
+/// `.map(f64::exp)` (any path: `f64::sqrt`, `T::ln`, a helper) is `.map(|item|
+/// f64::exp(item))`, the call the iterator makes per item, and `.fold(init, T::max)` is
+/// `.fold(init, |acc, item| T::max(acc, item))`, which `FloatPaths` then makes the method
+/// calls `item.exp()`, `acc.max(item)`: the iterator forms take closures.
+struct MapPaths;
+
+impl VisitMut for MapPaths {
+    fn visit_expr_method_call_mut(&mut self, call: &mut syn::ExprMethodCall) {
+        syn::visit_mut::visit_expr_method_call_mut(self, call);
+        let function = match (call.method.to_string().as_str(), call.args.len()) {
+            ("map", 1) => 0,
+            ("fold", 2) => 1,
+            _ => return,
+        };
+        let Expr::Path(path) = crate::syntax::strip_parens(&call.args[function]) else {
+            return;
+        };
+        let span = path
+            .path
+            .segments
+            .last()
+            .map_or_else(proc_macro2::Span::call_site, |s| s.ident.span());
+        let item = crate::syntax::unspelled_ident(format_ident!("item"));
+        let acc = crate::syntax::unspelled_ident(format_ident!("acc"));
+        call.args[function] = match function {
+            0 => syn::parse_quote_spanned!(span=> |#item| #path(#item)),
+            _ => syn::parse_quote_spanned!(span=> |#acc, #item| #path(#acc, #item)),
+        };
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+// ----- `reverse` -----
+
+/// `v.reverse();` is the swaps it makes, `{ let n = v.len(); for k in 0..n / 2 {
+/// v.swap(k, n - 1 - k); } }`: element reads and writes, which lowering differentiates for
+/// a float array (each element's cotangent follows it), and the same permutation of any
+/// other slice.
+struct Reverses {
+    /// The next id for the length's and counter's locals.
+    next: usize,
+}
+
+impl VisitMut for Reverses {
+    fn visit_stmt_mut(&mut self, stmt: &mut Stmt) {
+        syn::visit_mut::visit_stmt_mut(self, stmt);
+        let Stmt::Expr(Expr::MethodCall(call), Some(_)) = stmt else {
+            return;
+        };
+        if call.method != "reverse" || !call.args.is_empty() {
+            return;
+        }
+        let Some(array) = crate::syntax::single_ident(crate::syntax::strip_parens(&call.receiver))
+        else {
+            return;
+        };
+        let id = self.next;
+        self.next += 1;
+        let n = crate::syntax::unspelled_ident(format_ident!("reverse_len_{id}"));
+        let k = crate::syntax::unspelled_ident(format_ident!("reverse_k_{id}"));
+        let span = call.method.span();
+        *stmt = syn::parse_quote_spanned!(span=> {
+            let #n = #array.len();
+            for #k in 0..#n / 2 {
+                #array.swap(#k, #n - 1 - #k);
+            }
+        });
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+// ----- `for_each` -----
+
+/// `items.for_each(|p| body);` is `for p in items { body; }`: the body run once per item,
+/// in order, as the closure is. A body that leaves the closure (`return`, which there ends
+/// one item's call, or `?`) is left as written.
+struct ForEachLoops;
+
+impl VisitMut for ForEachLoops {
+    fn visit_stmt_mut(&mut self, stmt: &mut Stmt) {
+        syn::visit_mut::visit_stmt_mut(self, stmt);
+        let Stmt::Expr(Expr::MethodCall(call), _) = stmt else {
+            return;
+        };
+        if call.method != "for_each" || call.args.len() != 1 {
+            return;
+        }
+        let Expr::Closure(closure) = crate::syntax::strip_parens(&call.args[0]) else {
+            return;
+        };
+        if closure.inputs.len() != 1 || closure.asyncness.is_some() || leaves(&closure.body) {
+            return;
+        }
+        let item = match &closure.inputs[0] {
+            Pat::Type(typed) => &*typed.pat,
+            pat => pat,
+        };
+        let (items, body) = (&call.receiver, &closure.body);
+        let span = call.method.span();
+        *stmt = syn::parse_quote_spanned!(span=> for #item in #items { #body; });
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+// ----- let chains -----
+
+/// `if let P = e && c { A } else { B }` (Rust 2024's let chains; any mix of `let`s and
+/// conditions joined by `&&`) becomes the forms lowering differentiates, each the same
+/// program: the conjuncts evaluated left to right until one fails, each `let`'s names
+/// bound for the conjuncts after it and for `A`, and `B` run when one fails.
+///
+/// - With no `else`: nested `if let P = e { if c { A } }`.
+/// - A leading `let` and conditions after it: `match e { P if c => A, _ => B }`.
+/// - Otherwise, when `A` is a statement (it ends with `;`): a flag says whether it ran,
+///   `{ let mut taken = false; if let P = e { if c { taken = true; A } } if !taken { B } }`.
+/// - Otherwise: the branch's value held in an option, so that `B` is written once:
+///   `{ let mut taken = None; if let P = e { if c { taken = Some(A); } }
+///   if let Some(v) = taken { v } else { B } }` (which `options` takes apart).
+///
+/// `while <chain> { body }` is `loop { if <chain> { body } else { break; } }`, its label
+/// kept (a `continue` in `body` goes to the same loop).
+struct LetChains {
+    /// The next id for the taken branch's option.
+    next: usize,
+}
+
+impl VisitMut for LetChains {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        // inner chains first: a branch may hold one
+        syn::visit_mut::visit_expr_mut(self, expr);
+        let rewritten = match expr {
+            Expr::If(expr_if) => conjuncts_of(&expr_if.cond).map(|conjuncts| {
+                let span = expr_if.if_token.span;
+                let then_branch = &expr_if.then_branch;
+                let otherwise = expr_if.else_branch.as_ref().map(|(_, e)| &**e);
+                self.if_chain(span, conjuncts, then_branch, otherwise)
+            }),
+            Expr::While(expr_while) => conjuncts_of(&expr_while.cond).map(|conjuncts| {
+                let span = expr_while.while_token.span;
+                let label = &expr_while.label;
+                let breaking: Expr = syn::parse_quote_spanned!(span=> { break; });
+                let body = self.if_chain(span, conjuncts, &expr_while.body, Some(&breaking));
+                syn::parse_quote_spanned!(span=> #label loop { #body })
+            }),
+            _ => None,
+        };
+        if let Some(rewritten) = rewritten {
+            *expr = rewritten;
+        }
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+impl LetChains {
+    /// `if <conjuncts> { then } [else otherwise]` without a chain.
+    fn if_chain(
+        &mut self,
+        span: proc_macro2::Span,
+        conjuncts: Vec<&Expr>,
+        then: &syn::Block,
+        otherwise: Option<&Expr>,
+    ) -> Expr {
+        let Some(otherwise) = otherwise else {
+            return nested_conjuncts(span, &conjuncts, syn::parse_quote_spanned!(span=> #then));
+        };
+        if let [Expr::Let(first), rest @ ..] = &conjuncts[..]
+            && !rest.iter().any(|c| matches!(c, Expr::Let(_)))
+        {
+            let (pat, scrutinee) = (&first.pat, &first.expr);
+            return syn::parse_quote_spanned!(span=> match #scrutinee {
+                #pat if #(#rest)&&* => #then,
+                _ => #otherwise,
+            });
+        }
+        let taken = crate::syntax::unspelled_ident(format_ident!("chain_taken_{}", self.next));
+        let value = crate::syntax::unspelled_ident(format_ident!("chain_value_{}", self.next));
+        self.next += 1;
+        if has_no_value(then) {
+            // a statement: a flag says whether `then` ran
+            let take: syn::Block = syn::parse_quote_spanned!(span=> {
+                #taken = true;
+                #then
+            });
+            let nested = nested_conjuncts(span, &conjuncts, take);
+            return syn::parse_quote_spanned!(span=> {
+                let mut #taken = false;
+                #nested
+                if !#taken { #otherwise }
+            });
+        }
+        // `Some`/`None` as the user spells them: the forms `options` takes apart
+        let take: syn::Block = syn::parse_quote_spanned!(span=> {
+            #taken = Some(#then);
+        });
+        let nested = nested_conjuncts(span, &conjuncts, take);
+        syn::parse_quote_spanned!(span=> {
+            let mut #taken = None;
+            #nested
+            if let Some(#value) = #taken { #value } else #otherwise
+        })
+    }
+}
+
+/// Whether `block` ends in a statement (its value is `()`): a `;`, an assignment, a loop
+/// that is no `loop`, or nothing.
+fn has_no_value(block: &syn::Block) -> bool {
+    match block.stmts.last() {
+        Some(Stmt::Expr(tail, None)) => {
+            matches!(tail, Expr::Assign(_) | Expr::ForLoop(_) | Expr::While(_))
+                || matches!(tail, Expr::Binary(binary) if is_compound_assign(&binary.op))
+        }
+        _ => true,
+    }
+}
+
+/// The conjuncts of a condition joined by `&&`, left to right, if one is a `let` (a let
+/// chain); `None` for any other condition.
+fn conjuncts_of(cond: &Expr) -> Option<Vec<&Expr>> {
+    fn flatten<'e>(expr: &'e Expr, into: &mut Vec<&'e Expr>) {
+        match expr {
+            Expr::Binary(binary) if matches!(binary.op, BinOp::And(_)) => {
+                flatten(&binary.left, into);
+                flatten(&binary.right, into);
+            }
+            other => into.push(other),
+        }
+    }
+    if !matches!(cond, Expr::Binary(binary) if matches!(binary.op, BinOp::And(_))) {
+        return None;
+    }
+    let mut conjuncts = Vec::new();
+    flatten(cond, &mut conjuncts);
+    conjuncts
+        .iter()
+        .any(|c| matches!(c, Expr::Let(_)))
+        .then_some(conjuncts)
+}
+
+/// `if let P = e { if c { .. { inner } } }`: `inner` run when every conjunct holds, with
+/// no `else`.
+fn nested_conjuncts(span: proc_macro2::Span, conjuncts: &[&Expr], inner: syn::Block) -> Expr {
+    let mut body = inner;
+    for conjunct in conjuncts.iter().rev() {
+        body = syn::parse_quote_spanned!(span=> { if #conjunct #body });
+    }
+    syn::parse_quote_spanned!(span=> #body)
+}
+
+// ----- reductions over iterators of constants -----
+
+/// A reduction the iterator desugaring (`iterators`) left, its source no float array but a
+/// range or an iterator of constants (`(0..n)`, `weights.iter()` of a `&[usize]`), after
+/// any `.map(|p| e)` calls: `items.fold(init, |acc, item| body)`, `.sum()` or
+/// `.product()`, becomes the loop it is,
+/// `{ let items = <source>; let mut acc = init; for p in items { let item = e; acc = body; } acc }`
+/// (`acc = acc + e` for a sum, from `generated::element_zero()`; a product from
+/// `element_one()`): the source evaluated first and the initial value next, as the calls
+/// evaluate them, and each map's body then the fold's run once per item, in order, as the
+/// lazy iterator runs them. Lowering differentiates the loop (an iterator of constants is
+/// run as written); it took the call for an annotated method of the receiver, which rustc
+/// answered. A closure whose body leaves it (`return`, `?`), or a fold whose accumulator is
+/// a pattern, is left as written.
+pub fn reductions_as_loops(stmts: Vec<Stmt>) -> Vec<Stmt> {
+    let mut block = syn::Block {
+        brace_token: Default::default(),
+        stmts,
+    };
+    ReductionLoops { next: 0 }.visit_block_mut(&mut block);
+    block.stmts
+}
+
+struct ReductionLoops {
+    /// The next id for the items' and accumulator's locals.
+    next: usize,
+}
+
+impl VisitMut for ReductionLoops {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        syn::visit_mut::visit_expr_mut(self, expr);
+        if let Expr::MethodCall(call) = expr
+            && let Some(rewritten) = self.reduction_loop(call)
+        {
+            *expr = rewritten;
+        }
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+impl ReductionLoops {
+    fn reduction_loop(&mut self, call: &syn::ExprMethodCall) -> Option<Expr> {
+        let span = call.method.span();
+        let generated = crate::generate::paths::generated();
+        let id = self.next;
+        // the accumulator, its type if written, its start and the body updating it
+        let (acc, acc_ty, init, step, item): (Ident, _, Expr, Expr, Pat) =
+            match (call.method.to_string().as_str(), call.args.len()) {
+                ("fold", 2) if call.turbofish.is_none() => {
+                    let Expr::Closure(closure) = crate::syntax::strip_parens(&call.args[1]) else {
+                        return None;
+                    };
+                    if closure.inputs.len() != 2
+                        || closure.asyncness.is_some()
+                        || leaves(&closure.body)
+                    {
+                        return None;
+                    }
+                    let (acc, acc_ty) = match &closure.inputs[0] {
+                        Pat::Type(typed) => (&*typed.pat, Some((*typed.ty).clone())),
+                        pat => (pat, None),
+                    };
+                    let Pat::Ident(acc) = acc else {
+                        return None;
+                    };
+                    if acc.by_ref.is_some() || acc.subpat.is_some() {
+                        return None;
+                    }
+                    // a `for` pattern or a `let` of the item takes no type: the iterator
+                    // gives it
+                    let item = match &closure.inputs[1] {
+                        Pat::Type(typed) => (*typed.pat).clone(),
+                        pat => pat.clone(),
+                    };
+                    let acc_ty = acc_ty.map(|ty| quote!(: #ty));
+                    let step = (*closure.body).clone();
+                    (acc.ident.clone(), acc_ty, call.args[0].clone(), step, item)
+                }
+                (method @ ("sum" | "product"), 0) => {
+                    let acc = crate::syntax::unspelled_ident(format_ident!("reduction_acc_{id}"));
+                    let value =
+                        crate::syntax::unspelled_ident(format_ident!("reduction_item_{id}"));
+                    let acc_ty = call.turbofish.as_ref().map(|turbofish| {
+                        let ty = &turbofish.args;
+                        quote!(: #ty)
+                    });
+                    let (init, step): (Expr, Expr) = match method {
+                        "sum" => (
+                            syn::parse_quote!(#generated::element_zero()),
+                            syn::parse_quote!(#acc + #value),
+                        ),
+                        _ => (
+                            syn::parse_quote!(#generated::element_one()),
+                            syn::parse_quote!(#acc * #value),
+                        ),
+                    };
+                    (acc, acc_ty, init, step, syn::parse_quote!(#value))
+                }
+                _ => return None,
+            };
+        // the maps before the reduction, innermost last
+        let mut maps = Vec::new();
+        let mut source = &*call.receiver;
+        while let Expr::MethodCall(map) = crate::syntax::strip_parens(source)
+            && map.method == "map"
+            && map.args.len() == 1
+            && let Expr::Closure(closure) = crate::syntax::strip_parens(&map.args[0])
+            && closure.inputs.len() == 1
+            && closure.asyncness.is_none()
+            && !leaves(&closure.body)
+        {
+            maps.push(closure);
+            source = &map.receiver;
+        }
+        // A sum or product of maps that read only their own items is constant, and stays
+        // as written: its loop would start from `Zero`/`One`, which a type with `Sum` need
+        // not have. One reading an outer name may read a differentiable value.
+        if matches!(call.method.to_string().as_str(), "sum" | "product")
+            && !maps.iter().any(|closure| reads_outer_names(closure))
+        {
+            return None;
+        }
+        self.next += 1;
+        let items = crate::syntax::unspelled_ident(format_ident!("reduction_items_{id}"));
+        // the first map's parameter binds the item; each map's value the next one's
+        let mut lets: Vec<Stmt> = Vec::new();
+        let mut binding = item;
+        let mut head: Option<Pat> = None;
+        for closure in maps.iter() {
+            let param = match &closure.inputs[0] {
+                Pat::Type(typed) => (*typed.pat).clone(),
+                pat => pat.clone(),
+            };
+            let body = &closure.body;
+            lets.push(syn::parse_quote_spanned!(span=> let #binding = #body;));
+            binding = param;
+            head = Some(binding.clone());
+        }
+        let head = head.unwrap_or(binding);
+        lets.reverse();
+        Some(syn::parse_quote_spanned!(span=> {
+            let #items = #source;
+            let mut #acc #acc_ty = #init;
+            for #head in #items {
+                #(#lets)*
+                #acc = #step;
+            }
+            #acc
+        }))
+    }
+}
+
+/// Whether a closure's body names anything but its own parameters (a capture, a constant,
+/// a function): a single-segment path that no parameter binds.
+fn reads_outer_names(closure: &syn::ExprClosure) -> bool {
+    let params: HashSet<String> = closure
+        .inputs
+        .iter()
+        .flat_map(crate::syntax::pattern_idents)
+        .map(|ident| ident.to_string())
+        .collect();
+    struct Outer<'p> {
+        params: &'p HashSet<String>,
+        found: bool,
+    }
+    impl<'ast> Visit<'ast> for Outer<'_> {
+        fn visit_expr_path(&mut self, path: &'ast syn::ExprPath) {
+            if let Some(ident) = path.path.get_ident()
+                && !self.params.contains(&ident.to_string())
+            {
+                self.found = true;
+            }
+        }
+        fn visit_macro(&mut self, _: &'ast syn::Macro) {
+            // what a macro reads is not visible: count it as outer
+            self.found = true;
+        }
+    }
+    let mut outer = Outer {
+        params: &params,
+        found: false,
+    };
+    outer.visit_expr(&closure.body);
+    outer.found
 }
 
 // ----- labelled blocks -----
@@ -1969,7 +2486,27 @@ impl VisitMut for TupleBranches {
                     rewritten.push(Stmt::Expr(assigned, Some(Default::default())));
                     rewritten.push(syn::parse_quote!(let #pat = (#(#parts,)*);));
                 }
-                None => rewritten.push(stmt),
+                None => match tuple_assignment(&stmt) {
+                    // `(a, b) = if c { (x, y) } else { (y, x) };`: the same, then the
+                    // places assigned from the parts by the tuple assignment lowering
+                    // takes (the places after the value, as the assignment evaluates them)
+                    Some((places, arity, branches)) => {
+                        let id = self.next;
+                        self.next += 1;
+                        let parts: Vec<Ident> = (0..arity)
+                            .map(|k| {
+                                crate::syntax::unspelled_ident(format_ident!("tuple_part{k}_{id}"))
+                            })
+                            .collect();
+                        for part in &parts {
+                            rewritten.push(syn::parse_quote!(let #part;));
+                        }
+                        let assigned = assign_parts(branches, &parts, id);
+                        rewritten.push(Stmt::Expr(assigned, Some(Default::default())));
+                        rewritten.push(syn::parse_quote!(#places = (#(#parts,)*);));
+                    }
+                    None => rewritten.push(element_assignment(&stmt).unwrap_or(stmt)),
+                },
             }
         }
         block.stmts = rewritten;
@@ -1988,13 +2525,7 @@ pub fn tuple_tail(mut stmts: Vec<Stmt>, arity: usize) -> Vec<Stmt> {
     let Some(Stmt::Expr(tail, None)) = stmts.last() else {
         return stmts;
     };
-    let branches = match crate::syntax::strip_parens(tail) {
-        Expr::If(expr_if) if expr_if.else_branch.is_some() => true,
-        Expr::Match(_) => true,
-        Expr::Block(block) => block.label.is_none(),
-        _ => false,
-    };
-    if !branches {
+    if !branches(crate::syntax::strip_parens(tail)) {
         return stmts;
     }
     let Some(Stmt::Expr(tail, None)) = stmts.pop() else {
@@ -2036,16 +2567,107 @@ fn tuple_branch(stmt: &Stmt) -> Option<(Pat, usize, Expr)> {
     if tuple.elems.iter().any(|p| matches!(p, Pat::Rest(_))) {
         return None;
     }
+    // a block's value is an inlined closure's call (`let (k1, k2) = f(x, v);` of `let f =
+    // |x: f64, v: f64| (v, -x);`)
     let branching = crate::syntax::strip_parens(&init.expr);
-    let is_branch = match branching {
+    branches(branching).then(|| (local.pat.clone(), tuple.elems.len(), branching.clone()))
+}
+
+/// `<tuple of places> = <if, match or block>;`, a destructuring assignment of branches
+/// (lowering takes a tuple expression or a call as it is): the places' tuple, its arity
+/// and the branching value.
+fn tuple_assignment(stmt: &Stmt) -> Option<(Expr, usize, Expr)> {
+    let Stmt::Expr(Expr::Assign(assign), Some(_)) = stmt else {
+        return None;
+    };
+    let Expr::Tuple(places) = &*assign.left else {
+        return None;
+    };
+    // a rest (`..`) has no fixed arity
+    if places
+        .elems
+        .iter()
+        .any(|place| matches!(place, Expr::Range(_)))
+    {
+        return None;
+    }
+    let value = crate::syntax::strip_parens(&assign.right);
+    branches(value).then(|| {
+        (
+            Expr::Tuple(places.clone()),
+            places.elems.len(),
+            value.clone(),
+        )
+    })
+}
+
+/// A destructuring assignment with no rest of an array, `[a, b] = arr;` (by name) or
+/// `[a, b] = [b, a];`, or of a tuple by name, field or index, `(a, b) = t;`, `(a, b) =
+/// s.range;`, `(a, b) = table[i];`, `(a, b) = *r;`, as the tuple assignment lowering takes: `(a, b) = (arr[0], arr[1]);`, `(a,
+/// b) = (b, a);`, `(a, b) = (t.0, t.1);` (every element read before any place is
+/// assigned, as the value is; a name or field read twice is the same value).
+fn element_assignment(stmt: &Stmt) -> Option<Stmt> {
+    let Stmt::Expr(Expr::Assign(assign), Some(semi)) = stmt else {
+        return None;
+    };
+    let (Expr::Array(syn::ExprArray { elems: places, .. })
+    | Expr::Tuple(syn::ExprTuple { elems: places, .. })) = &*assign.left
+    else {
+        return None;
+    };
+    if places.iter().any(|place| matches!(place, Expr::Range(_))) {
+        return None;
+    }
+    let value = crate::syntax::strip_parens(&assign.right);
+    let values: Vec<Expr> = match (&*assign.left, value) {
+        (Expr::Array(_), Expr::Array(values)) if values.elems.len() == places.len() => {
+            values.elems.iter().cloned().collect()
+        }
+        (Expr::Array(_), Expr::Path(path)) if path.path.get_ident().is_some() => (0..places.len())
+            .map(|k| syn::parse_quote!(#path[#k]))
+            .collect(),
+        (Expr::Tuple(_), place) if is_name_or_field(place) => (0..places.len())
+            .map(|k| {
+                let k = syn::Index::from(k);
+                syn::parse_quote!((#place).#k)
+            })
+            .collect(),
+        _ => return None,
+    };
+    let places = places.iter();
+    Some(Stmt::Expr(
+        syn::parse_quote!((#(#places,)*) = (#(#values,)*)),
+        Some(*semi),
+    ))
+}
+
+/// `name`, `name.field`, `name[i]` (`i` a name or a literal), `*name`, or any chain of
+/// them: a place whose every read is the same value.
+fn is_name_or_field(expr: &Expr) -> bool {
+    match expr {
+        Expr::Path(path) => path.qself.is_none() && path.path.get_ident().is_some(),
+        Expr::Field(field) => is_name_or_field(&field.base),
+        Expr::Unary(unary) if matches!(unary.op, syn::UnOp::Deref(_)) => {
+            is_name_or_field(&unary.expr)
+        }
+        Expr::Index(index) => {
+            let pure_index = matches!(&*index.index, Expr::Lit(_))
+                || crate::syntax::single_ident(&index.index).is_some();
+            is_name_or_field(&index.expr) && pure_index
+        }
+        _ => false,
+    }
+}
+
+/// Whether `expr` is one value per branch, ending each in a tuple: an `if` with an `else`,
+/// a `match`, or an unlabelled block (an inlined closure's call gives one).
+fn branches(expr: &Expr) -> bool {
+    match expr {
         Expr::If(expr_if) => expr_if.else_branch.is_some(),
         Expr::Match(_) => true,
-        // a block's value, as an inlined closure's call gives it (`let (k1, k2) = f(x, v);`
-        // of `let f = |x: f64, v: f64| (v, -x);`)
         Expr::Block(block) => block.label.is_none(),
         _ => false,
-    };
-    is_branch.then(|| (local.pat.clone(), tuple.elems.len(), branching.clone()))
+    }
 }
 
 /// `expr`, a branch's value, as statements assigning its elements to `parts`.

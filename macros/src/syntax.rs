@@ -191,7 +191,8 @@ pub fn assign_branches(
 }
 
 /// A rewrite of one statement and the statements after it ([`rewrite_with_rest`]).
-pub type LocalRewrite = fn(&syn::Stmt, &[syn::Stmt]) -> Option<(Vec<syn::Stmt>, Vec<syn::Stmt>)>;
+pub type LocalRewrite<'a> =
+    &'a mut dyn FnMut(&syn::Stmt, &[syn::Stmt]) -> Option<(Vec<syn::Stmt>, Vec<syn::Stmt>)>;
 
 /// The body's statements with `rewrite` applied to the locals of every block
 /// ([`rewrite_with_rest`]), inner blocks first (a local declared inside one is rewritten
@@ -199,11 +200,11 @@ pub type LocalRewrite = fn(&syn::Stmt, &[syn::Stmt]) -> Option<(Vec<syn::Stmt>, 
 /// function's): the passes turning one local into several (`options`, `enums`).
 pub fn rewrite_locals(stmts: Vec<syn::Stmt>, rewrite: LocalRewrite) -> Vec<syn::Stmt> {
     use syn::visit_mut::{self, VisitMut};
-    struct Locals(LocalRewrite);
-    impl VisitMut for Locals {
+    struct Locals<'a>(LocalRewrite<'a>);
+    impl VisitMut for Locals<'_> {
         fn visit_block_mut(&mut self, block: &mut syn::Block) {
             visit_mut::visit_block_mut(self, block);
-            rewrite_with_rest(block, self.0);
+            rewrite_with_rest(block, &mut *self.0);
         }
         fn visit_expr_closure_mut(&mut self, _: &mut syn::ExprClosure) {}
         fn visit_item_mut(&mut self, _: &mut syn::Item) {}

@@ -687,7 +687,7 @@ pub fn indexed_value(cx: &Ctxt, base: &Expr) {
 pub fn whole_array(cx: &Ctxt, expr: &Expr) {
     cx.error_spanned_by(
         expr,
-        "a differentiable array is differentiated element by element: index it (`a[i]`), loop over it (`for v in a.iter()`), or reduce it (`a.iter().sum()`), or pass it whole to another #[differentiable] function (`f(&a)`); it cannot be copied or returned whole, except a fixed-size array (`[f64; N]`, `[[f64; N]; M]`) copied into a local of the same type (`let mut m = *a;`, `m = next;`), element by element (for data, hold the parameter constant: `#[differentiable(constant(name))]`)",
+        "a differentiable array is differentiated element by element: index it (`a[i]`), loop over it (`for v in a.iter()`), or reduce it (`a.iter().sum()`), or pass it whole to another #[differentiable] function (`f(&a)`); it cannot be copied or returned whole, except a fixed-size array (`[f64; N]`, `[[f64; N]; M]`) copied into a local of the same type (`let mut m = *a;`, `m = next;`) and a flat float `Vec` local assigned another array of the body of the same length (`state = next;`), element by element (for data, hold the parameter constant: `#[differentiable(constant(name))]`)",
     );
 }
 

@@ -94,6 +94,47 @@ pub fn stores_argument(name: &str) -> bool {
     STORING.contains(&name)
 }
 
+/// Methods of the standard library's options, results and iterators that take a value or
+/// a closure, spelled as no user's method is expected to be: called on a constant receiver
+/// with a differentiable argument, one of these is no annotated method of the receiver
+/// (which lowering otherwise takes it for, and rustc then answers), but a form the
+/// rewrites did not take.
+const LIBRARY: &[&str] = &[
+    "unwrap_or",
+    "unwrap_or_else",
+    "map_or",
+    "map_or_else",
+    "and_then",
+    "or_else",
+    "get_or_insert",
+    "get_or_insert_with",
+    "fold",
+    "try_fold",
+    "rfold",
+    "for_each",
+    "try_for_each",
+    "scan",
+    "filter",
+    "filter_map",
+    "flat_map",
+    "take_while",
+    "skip_while",
+    "map_while",
+    "max_by",
+    "min_by",
+    "max_by_key",
+    "min_by_key",
+    "reduce",
+    "position",
+    "rposition",
+];
+
+/// Whether `name` is one of the standard library's methods of options, results and
+/// iterators taking a value or a closure ([`LIBRARY`]).
+pub fn is_library_method(name: &str) -> bool {
+    LIBRARY.contains(&name)
+}
+
 /// Whether `name` reads a value's metadata (`shape`), not its elements: no gradient flows
 /// through the receiver.
 pub fn is_metadata(name: &str) -> bool {

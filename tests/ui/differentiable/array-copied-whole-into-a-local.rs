@@ -1,23 +1,21 @@
 use gradtape::differentiable;
 
-// A double buffer of `Vec`s: `state = next;` may change the length of `state` (a `Vec`'s
-// is not in its type), so it is not copied element by element as a fixed-size array's
-// `state = next;` is (`[f64; N]`: tests/differentiable_arrays.rs, `oscillator_rk2`).
-// Reported once, on the value; the reads `state[i]` after it are not.
+// A grid of rows (`Vec<Vec<f64>>`) assigned whole: its rows may change length, so it is not
+// copied element by element (a flat `Vec` of the same length is: `state = next;`).
 #[differentiable]
 fn relaxed(x: &[f64]) -> f64 {
-    let mut state = vec![0.0; x.len()];
+    let mut grid = vec![vec![0.0; x.len()]; 2];
     for i in 0..x.len() {
-        state[i] = x[i];
+        grid[0][i] = x[i];
     }
     for _ in 0..3 {
-        let mut next = vec![0.0; state.len()];
-        for i in 0..state.len() {
-            next[i] = 0.5 * state[i];
+        let mut next = vec![vec![0.0; x.len()]; 2];
+        for i in 0..x.len() {
+            next[1][i] = 0.5 * grid[0][i];
         }
-        state = next;
+        grid = next;
     }
-    state[0]
+    grid[1][0]
 }
 
 fn main() {}

@@ -1,0 +1,103 @@
+//! Small everyday forms `#[differentiable]` rejected before: `for_each` with a closure
+//! (`rewrite::ForEachLoops`), a function named as a map's closure, `.map(f64::exp)`
+//! (`MapPaths`), `v.reverse()` (`Reverses`: the swaps it makes) and `format!` reading a
+//! differentiable value (a constant `String`). Each is checked against dual numbers and
+//! central differences at orders 1 and 2 (`twice!`), or against its closed form.
+
+#[macro_use]
+mod common;
+
+use gradtape::differentiable;
+
+twice! {
+    /// Each value doubled in place by `iter_mut().for_each(..)`, then a running sum by
+    /// `for_each` over a range assigning a captured total.
+    fn doubled_in_place / doubled_in_place_on_duals<T>(x: &[T]) -> T {
+        let mut v = x.to_vec();
+        v.iter_mut().for_each(|e| *e = *e * T::from(2.0).unwrap() + (*e).sin());
+        let mut total = T::zero();
+        (0..v.len()).for_each(|i| total = total + v[i] * x[0]);
+        total
+    }
+}
+
+twice! {
+    /// Log-sum-exp with the exponential named as the map's function.
+    fn log_sum_exp_by_path / log_sum_exp_by_path_on_duals<T>(x: &[T]) -> T {
+        let m = x.iter().copied().fold(T::neg_infinity(), T::max);
+        x.iter().map(|&v| v - m).map(T::exp).sum::<T>().ln() + m
+    }
+}
+
+twice! {
+    /// A polynomial evaluated from its reversed coefficients: `reverse` of a local copy.
+    fn reversed_horner / reversed_horner_on_duals<T>(x: &[T]) -> T {
+        let mut c = x.to_vec();
+        c.reverse();
+        let mut acc = T::zero();
+        for i in 0..c.len() {
+            acc = acc * x[0] + c[i];
+        }
+        acc
+    }
+}
+
+#[test]
+fn for_each_map_paths_and_reverse() {
+    one_slice_twice!(doubled_in_place, doubled_in_place_on_duals at
+        [0.4, 1.1, 0.3], [-1.4, 0.2, 0.9]);
+    one_slice_twice!(log_sum_exp_by_path, log_sum_exp_by_path_on_duals at
+        [0.4, 1.1, 0.3], [-1.4, 0.2, 0.9]);
+    one_slice_twice!(reversed_horner, reversed_horner_on_duals at
+        [0.4, 1.1, 0.3, -0.5], [-1.4, 0.2, 0.9, 2.0]);
+}
+
+/// A writer reversing its output in place: `reverse` of a `&mut` parameter.
+#[differentiable]
+fn reversed_squares(x: &[f64], out: &mut [f64]) {
+    for i in 0..x.len() {
+        out[i] = x[i] * x[i];
+    }
+    out.reverse();
+    out[0] += x[0];
+}
+
+#[test]
+fn reverse_of_a_written_output() {
+    let x = [0.5, -1.5, 2.0];
+    let mut out = [0.0; 3];
+    reversed_squares(&x, &mut out);
+    assert_eq!(out, [4.0 + 0.5, 2.25, 0.25]);
+    // the pullback of a cotangent on the output: out = [x2² + x0, x1², x0²]
+    let w = [0.3, -0.7, 1.1];
+    let ((), pullback) = reversed_squares::vjp(&x, &mut [0.0; 3]);
+    let (g, ()) = pullback((), &mut w.clone());
+    let g = g.expect("a gradient");
+    let expected = [
+        w[0] + w[2] * 2.0 * x[0],
+        w[1] * 2.0 * x[1],
+        w[0] * 2.0 * x[2],
+    ];
+    for k in 0..3 {
+        assert!(
+            common::close(g[k], expected[k], 1e-14),
+            "{g:?} vs {expected:?}"
+        );
+    }
+}
+
+/// A label formatted from a differentiable value: the `String` is a constant.
+#[differentiable]
+fn labelled(x: f64) -> f64 {
+    let label = format!("{x:.1}");
+    if label.len() > 3 { x * x } else { x.sin() }
+}
+
+#[test]
+fn format_reading_a_differentiable_value() {
+    for (x, derivative) in [(0.25_f64, 0.25_f64.cos()), (-1.25, -2.5), (12.5, 25.0)] {
+        let (value, [g]) = labelled::grad(x);
+        assert_eq!(value, labelled(x));
+        assert!(common::close(g, derivative, 1e-14), "{g} vs {derivative}");
+    }
+}
