@@ -6,6 +6,9 @@
 //! `num_traits::Float` on `gradtape::generated::Dual`), at points on each side of every
 //! branch.
 
+// the forms are written as users write them (an element copy loop, not `copy_from_slice`)
+#![allow(clippy::manual_memcpy)]
+
 #[macro_use]
 mod common;
 
