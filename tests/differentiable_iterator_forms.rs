@@ -16,7 +16,11 @@
 //!   NaNs) is the iterator's.
 
 // the forms are written as users write them
-#![allow(clippy::unnecessary_sort_by, clippy::needless_range_loop)]
+#![allow(
+    clippy::unnecessary_sort_by,
+    clippy::needless_range_loop,
+    clippy::let_and_return
+)]
 
 #[macro_use]
 mod common;
@@ -184,6 +188,7 @@ fn unstable_sort_ties() {
     // identical values: the value is the same whichever goes where; the convention pairs
     // them in their order, as `sort_by` keeps them (position 1 is `x[0]`, 2 is `x[2]`)
     let x = [0.5, 0.2, 0.5];
+    assert_eq!(kth_unstable(&x, 1), 0.5);
     assert_eq!(kth_unstable::grad(&x, 1).1[0], vec![1.0, 0.0, 0.0]);
     assert_eq!(kth_unstable::grad(&x, 2).1[0], vec![0.0, 0.0, 1.0]);
     assert_eq!(kth_unstable::grad(&x, 0).1[0], vec![0.0, 1.0, 0.0]);
@@ -401,6 +406,7 @@ fn extrema_by_comparison_and_key() {
         at [0.3, -1.0, 2.0, 0.5, 2.2], [0.3, -1.0, 0.2, 0.5]);
     let (value, [g]) = largest_or_zero::grad(&[][..]);
     assert_eq!((value, g), (0.0, vec![]));
+    assert_eq!(largest_or_zero(&[]), 0.0);
     let x = [0.3, -1.0, 2.0, 0.5, 0.1];
     let (value, [g]) = counted_max::grad(&x[..]);
     assert_eq!(value.to_bits(), counted_max(&x).to_bits());
@@ -522,7 +528,8 @@ fn parts_of_views() {
 #[test]
 fn parts_past_a_view_panic_as_the_body_does() {
     let x = [0.5, -1.0, 2.0, 0.25];
-    let faces: [(&str, Box<dyn Fn()>); 9] = [
+    type Face<'a> = (&'a str, Box<dyn Fn() + 'a>);
+    let faces: [Face; 9] = [
         (
             "range end index 4 out of range for slice of length 3",
             Box::new(|| _ = part_past_the_rest(&x)),
@@ -667,6 +674,7 @@ fn closures_used_as_values_in_closures() {
     assert_eq!(g, vec![3.0, -6.0, 12.0]);
     // 2xy + 5y + 1 (the block ran once): d/dx = 2y, d/dy = 2x + 5
     let (value, [dx, dy]) = made_in_a_block::grad(0.5, 1.5);
+    assert_eq!(value.to_bits(), made_in_a_block(0.5, 1.5).to_bits());
     assert_eq!(value, 2.0 * 0.5 * 1.5 + 7.5 + 1.0);
     assert_eq!((dx, dy), (3.0, 6.0));
 }
