@@ -198,7 +198,7 @@ impl OptionCombinators<'_> {
         let receiver = &*call.receiver;
         let bound_here = crate::syntax::single_ident(crate::syntax::strip_parens(receiver))
             .is_some_and(|name| self.bound.0.contains_key(name));
-        if is_literal || bound_here {
+        if is_literal || bound_here || is_search(receiver) {
             return None;
         }
         let generated = crate::generate::paths::generated();
@@ -220,6 +220,24 @@ impl OptionCombinators<'_> {
             }))
         }
     }
+}
+
+/// Whether `expr` is a search or an extremum (`position`, `find`, `max_by`, .., then any
+/// `copied`/`cloned`): an option `searches` makes a local the body builds, which
+/// `options` then takes with its `unwrap_or` (regression: `x.iter().position(|&v| v >
+/// t).unwrap_or(x.len())` became `match generated::into_option(..)`, whose argument no
+/// search is found in, and the position was rejected).
+fn is_search(expr: &Expr) -> bool {
+    let mut expr = crate::syntax::strip_parens(expr);
+    while let Expr::MethodCall(call) = expr {
+        match call.method.to_string().as_str() {
+            "copied" | "cloned" => expr = crate::syntax::strip_parens(&call.receiver),
+            "position" | "rposition" | "find" | "max_by" | "min_by" | "max_by_key"
+            | "min_by_key" => return true,
+            _ => return false,
+        }
+    }
+    false
 }
 
 /// `expr` as the `match` it stands for, if it is one of [`OptionCombinators`]' forms.
