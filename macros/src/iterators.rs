@@ -1375,8 +1375,32 @@ impl Rewriter<'_> {
                             return None;
                         };
                         let acc_pat = strip_pat_type(acc_pat);
-                        if chain.map.is_some() {
-                            return None;
+                        if let Some(map) = &chain.map {
+                            // `.map(|p| e).fold(init, |acc, q| f)`: each item mapped, then
+                            // folded, as the iterators run them (a function path as the
+                            // fold's closure is one since `MapPaths`): `e` read with the
+                            // chain's item bound to `p`, its value bound to `q` for `f`
+                            let Head {
+                                range,
+                                lets,
+                                derefs,
+                            } = self.head(&map.inputs[0], &chain)?;
+                            let mut mapped: Expr = (*map.body).clone();
+                            Derefs::expr(&derefs, &mut mapped);
+                            Aliases(&std::mem::take(&mut self.aliases)).visit_expr_mut(&mut mapped);
+                            let (item, item_pat) = (self.fresh("mapped"), &closure.inputs[1]);
+                            let body = &closure.body;
+                            return Some(syn::parse_quote!({
+                                let mut #acc = #init;
+                                for #k in #range {
+                                    #lets
+                                    let #item = #mapped;
+                                    let #acc_pat = #acc;
+                                    let #item_pat = #item;
+                                    #acc = #body;
+                                }
+                                #acc
+                            }));
                         }
                         // the fold's closure takes the item as its second argument
                         let Head {
