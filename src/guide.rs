@@ -120,9 +120,13 @@
 //!   { (..) } else { (..) };`. `[a, b] = [b, a];`, `[a, b] = arr;`, and `(a, b) = t;` of
 //!   a tuple by name, field, `*r` or `table[i]` are assigned element by element, every
 //!   element read before any is assigned;
-//! - in scalar mode, a part of a float array bound by name, `let tail = &x[1..];`, read
-//!   as a view of the array (`tail[k]`, `tail.len()`, the iterator forms over it, a part
-//!   of it to its end, `tail[1..]`; a part of it with an end, `tail[..2]`, is rejected);
+//! - in scalar mode, a part of a float array bound by name, `let tail = &x[1..];` (or by a
+//!   slice pattern, `rest @ ..`), read as a view of the array (`tail[k]`, `tail.len()`,
+//!   the iterator forms over it, and any part of it, `tail[1..]`, `tail[..2]`,
+//!   `tail[i..=j]`, itself a view, bound by `let` or iterated); each read and each part's
+//!   end is checked against the view's own length, so a read past its end panics as the
+//!   body does, with the slice's message. A window or chunk's parts (`w[..2]`) are read
+//!   the same way. A sub-slice assigned again (`s = rest;`, walking an array) is rejected;
 //! - in scalar mode, an enum value built in the body and only matched: `let shape = if c
 //!   { Shape::Circle(r) } else { Shape::Square(s) };` (any `if`/`match`/block ending in
 //!   variants, also reassigned, `shape = match shape { .. };`), read by `match shape { ..
@@ -133,12 +137,30 @@
 //!   type: it is held in an `Option` (a float field holds its `Default` while another
 //!   variant is built). An enum value passed on, returned, copied or matched by reference
 //!   is rejected;
-//! - in scalar mode, `v.sort_by(|a, b| ..)` of a float array of the body (a local copy,
-//!   `let mut v = x.to_vec();`, a buffer, a `&mut` parameter): the permutation the values
-//!   decide (piecewise, like `max`), decided on the values by the same stable sort, then
-//!   made by swaps of the elements, whose cotangents follow them (ties keep their order,
-//!   so the first of two equal values takes the first place's cotangent). Unstable and
-//!   key sorts are rejected;
+//! - in scalar mode, an in-place sort of a float array of the body (a local copy, `let
+//!   mut v = x.to_vec();`, a buffer, a `&mut` parameter): `v.sort_by(|a, b| ..)`,
+//!   `sort_unstable_by`, `sort_by_key`, `sort_unstable_by_key`, `sort_by_cached_key`, and
+//!   `select_nth_unstable_by(k, ..)` (or `_by_key`) called as a statement (its result,
+//!   references into the array, is not followed: read `v[k]` after it). The permutation
+//!   the values decide (piecewise, like `max`): the body's own call runs on a copy of the
+//!   values, so the arrangement is the body's bit for bit whatever the algorithm does with
+//!   ties (an unstable sort's order of `-0.0` and `0.0` under `partial_cmp`, or of `-2.0`
+//!   and `2.0` under a key `abs`), each position is paired with the input holding its
+//!   bits, and the elements are moved there by swaps, their cotangents following them.
+//!   Of identical inputs (same bits), which takes which place is a convention (the
+//!   derivative at such a tie has no one value): the first of them the first place, as a
+//!   stable sort keeps them. The comparison or key runs exactly as often as in the body;
+//! - in scalar mode, `max_by`/`min_by` over a float array (`a.iter()`, then `copied`,
+//!   `rev`, `skip`, `take`, `step_by`, and a last `map`), by a comparison (a closure that
+//!   is not `move`, or a path like `f64::total_cmp`) or a key (`max_by_key`,
+//!   `min_by_key`), read by `unwrap`, `expect`, `*..unwrap()` over references, `match` or
+//!   `if let` where its statement evaluates it first: the loop of the iterator's fold,
+//!   each item compared with the one kept by `std::cmp::max_by`/`min_by` themselves, so
+//!   the element kept is the iterator's (`max_by` the last of equal maxima, `min_by` the
+//!   first of equal minima, `total_cmp`'s `-0.0 < 0.0` and NaNs at the ends), and its
+//!   cotangent goes to that element. `reduce` is rejected (a `fold` from the first element
+//!   is differentiated); `f64::max` in a `fold` is the op `max`, whose ties and NaNs are
+//!   its own;
 //! - in scalar mode, `Option`s of differentiable numbers held in a local (`let mut best =
 //!   None;`, `best = Some(v);`, `Some`/`None` from branches) and read by `match` (guards
 //!   and bindings), `if let`, `let Some(v) = best else { .. }`, `unwrap_or`, `unwrap`,
@@ -197,7 +219,13 @@
 //!   reference (`|v: &Tensor<f64>|`, `|v: &f64|`) is given `&r` of a local holding a
 //!   reference (`let r = &x[0]; d(&r)`) as the call's coercion gives it, `r`; a closure
 //!   may call one bound before it, or one defined inside its own body (inlined there
-//!   first), and one never called is left out; a `return` in its
+//!   first), and one never called is left out; one passed by name as a method's argument
+//!   (`xs.iter().map(sq)`, `.fold(0.0, add)`, `.max_by(by_value)`, in the function or in
+//!   a closure's body) is the closure calling it there (`|a| sq(a)`), then inlined; one a
+//!   closure returns (`let scale = |s: f64| move |v: f64| v * s; let f = scale(y);`, or
+//!   `{ let g = move |v| ..; g }`) or a block ends in (`let f = { let k = ..; move |v| v *
+//!   k };`) is bound by `let` once the block's statements have run, where nothing after
+//!   it names what they bind (then it is a value: rejected); a `return` in its
 //!   body returns from the closure (`|t: f64| { if t < 0.0 { return -t; } t * t }`), and
 //!   one assigning what it captures (`let mut add = |v: f64| acc += v * x;`) assigns
 //!   the variable at each call, as Rust's `FnMut` does;
@@ -427,6 +455,32 @@
 //! assert!((value - (0.81 + 0.64 + 0.09)).abs() < 1e-12);
 //! assert_eq!(dx, vec![0.0, 1.8, -1.6, 0.6]);
 //! assert_eq!(dt, 0.0);
+//! ```
+//!
+//! `max_by`/`min_by` (and `max_by_key`/`min_by_key`) over such a chain, a last `map`
+//! allowed, are the loop of the iterator's fold run the same way, each step decided by
+//! `std::cmp::max_by`/`min_by` themselves, so the element kept is the iterator's (the
+//! last of equal maxima, the first of equal minima) and takes the cotangent; an in-place
+//! sort of a float array of the body (`sort_by`, `sort_unstable_by`, by a key,
+//! `select_nth_unstable_by` as a statement) is the permutation the body's own call makes,
+//! found on a copy of the values, each element's cotangent following it:
+//!
+//! ```
+//! use gradtape::differentiable;
+//!
+//! /// The largest magnitude's element, times the median of a copy.
+//! #[differentiable]
+//! fn peak_times_median(x: &[f64]) -> f64 {
+//!     let peak = x.iter().copied().max_by(|a, b| a.abs().total_cmp(&b.abs())).unwrap();
+//!     let mut v = x.to_vec();
+//!     v.sort_unstable_by(|a, b| a.total_cmp(b));
+//!     peak * v[v.len() / 2]
+//! }
+//!
+//! // the peak is x[1] = -2.0, the median x[4] = 0.3
+//! let (value, [dx]) = peak_times_median::grad(&[0.1, -2.0, 0.5, 1.5, 0.3]);
+//! assert_eq!(value, -2.0 * 0.3);
+//! assert_eq!(dx, vec![0.0, 0.3, 0.0, 0.0, -2.0]);
 //! ```
 //! The adjoint keeps a shadow buffer beside each array, as Enzyme does. Gradients come back in the parameter's shape,
 //! and `f::grad_into` adds them into buffers the caller owns, allocating nothing per call:
@@ -1796,8 +1850,9 @@
 //! - `unsafe` functions and blocks, `async` functions: their effects have no adjoint;
 //! - `&mut` parameters of tensors or numbers, and mutation through references, fields or
 //!   indexing: the adjoint would need the overwritten values, which it cannot see;
-//! - closures over differentiable values used as values (passed on, stored), rather than
-//!   called by name; macros that compute (not just read);
+//! - closures over differentiable values used as values (handed to a function that is not
+//!   annotated, stored), rather than called by name or passed by name to a method; macros
+//!   that compute (not just read);
 //! - methods that turn a differentiable value into plain data (`to_scalar`, `to_vec`, ...):
 //!   they would cut the gradient silently (use `stop_gradient` if that is the intent);
 //! - a `for` loop over a differentiable tensor (loop over indices instead), indexing a

@@ -1571,8 +1571,32 @@ impl Rewriter<'_> {
                             return None;
                         };
                         let acc_pat = strip_pat_type(acc_pat);
-                        if chain.map.is_some() {
-                            return None;
+                        if let Some(map) = &chain.map {
+                            // `.map(|p| e).fold(init, |acc, q| f)`: each item mapped, then
+                            // folded, as the iterators run them (a function path as the
+                            // fold's closure is one since `MapPaths`): `e` read with the
+                            // chain's item bound to `p`, its value bound to `q` for `f`
+                            let Head {
+                                range,
+                                lets,
+                                derefs,
+                            } = self.head(&map.inputs[0], &chain)?;
+                            let mut mapped: Expr = (*map.body).clone();
+                            Derefs::expr(&derefs, &mut mapped);
+                            Aliases(&std::mem::take(&mut self.aliases)).visit_expr_mut(&mut mapped);
+                            let (item, item_pat) = (self.fresh("mapped"), &closure.inputs[1]);
+                            let body = &closure.body;
+                            return Some(syn::parse_quote!({
+                                let mut #acc = #init;
+                                for #k in #range {
+                                    #lets
+                                    let #item = #mapped;
+                                    let #acc_pat = #acc;
+                                    let #item_pat = #item;
+                                    #acc = #body;
+                                }
+                                #acc
+                            }));
                         }
                         // the fold's closure takes the item as its second argument
                         let Head {
@@ -2149,25 +2173,6 @@ impl Rewriter<'_> {
         if rebound.0.contains(&ident.to_string()) || in_macros.contains(&ident.to_string()) {
             return None;
         }
-        // a part of the part with an end (`part[..2]`, `part[1..3]`): its end would be
-        // checked against the array's length, not the part's (`part[1..]`, whose end is
-        // the part's, is `PartOfPart`'s)
-        struct RangeOf<'i>(&'i Ident, bool);
-        impl<'ast> Visit<'ast> for RangeOf<'_> {
-            fn visit_expr_index(&mut self, index: &'ast syn::ExprIndex) {
-                self.1 |= single_ident(strip_parens(&index.expr)).is_some_and(|i| i == self.0)
-                    && matches!(strip_parens(&index.index),
-                        Expr::Range(range) if range.end.is_some());
-                visit::visit_expr_index(self, index);
-            }
-        }
-        let mut ranged = RangeOf(ident, false);
-        for stmt in after {
-            ranged.visit_stmt(stmt);
-        }
-        if ranged.1 {
-            return None;
-        }
         let (start, end) = crate::syntax::range_bounds(range, &array);
         let (offset, len) = (self.fresh("part_start"), self.fresh("part_len"));
         // `&a[i..j]` checks `i <= j <= a.len()`; so does this slice, evaluated once
@@ -2189,28 +2194,44 @@ impl Rewriter<'_> {
 
 impl Rewriter<'_> {
     /// `a.sort_by(compare)` on a flat float array of the body (a local copy, `let mut v =
-    /// x.to_vec();`, or a `&mut [F]` parameter): a permutation the values decide, piecewise
-    /// like `max`, so differentiable as the exchanges it makes. The order is decided on the
-    /// values by `generated::sort_order` (the same stable sort, the same comparisons of the
-    /// same values: the same permutation, ties kept in their order), then the elements are
-    /// exchanged into it one swap at a time through a temporary, as `a.swap(i, j)` is, with
-    /// plain `usize` bookkeeping of where each original element is (`place`) and which one
-    /// each position holds (`at`); lowering differentiates the swaps, so each sorted
-    /// element's cotangent goes back to the element it came from. Only the stable
-    /// `sort_by`: an unstable sort's order of ties is the algorithm's, not one this can
-    /// reproduce.
-    fn sort_by(&mut self, expr: &Expr) -> Option<Expr> {
+    /// x.to_vec();`, or a `&mut [F]` parameter), and the other in-place sorts of it
+    /// (`sort_unstable_by`, `sort_by_key`, `sort_unstable_by_key`, `sort_by_cached_key`,
+    /// and, as a statement, `select_nth_unstable_by(k, compare)` and
+    /// `select_nth_unstable_by_key`): a permutation the values decide, piecewise like
+    /// `max`, so differentiable as the exchanges it makes. The order is decided on the
+    /// values by `generated::sort_order`, which runs the body's own call on a copy (the
+    /// same method, the same arguments, the same values: the same arrangement, ties
+    /// included, whatever the algorithm) and pairs each position with the input holding
+    /// its bits; then the elements are exchanged into it one swap at a time through a
+    /// temporary, as `a.swap(i, j)` is, with plain `usize` bookkeeping of where each
+    /// original element is (`place`) and which one each position holds (`at`); lowering
+    /// differentiates the swaps, so each sorted element's cotangent goes back to the
+    /// element it came from. `statement`: the call is a statement's whole expression, so
+    /// its value (a `select_nth_*`'s references into the array) is not read.
+    fn sort_by(&mut self, expr: &Expr, statement: bool) -> Option<Expr> {
         let Expr::MethodCall(call) = strip_parens(expr) else {
             return None;
         };
-        if call.method != "sort_by" || call.args.len() != 1 {
+        let arity = match call.method.to_string().as_str() {
+            "sort_by"
+            | "sort_unstable_by"
+            | "sort_by_key"
+            | "sort_unstable_by_key"
+            | "sort_by_cached_key" => 1,
+            "select_nth_unstable_by" | "select_nth_unstable_by_key" if statement => 2,
+            _ => return None,
+        };
+        if call.args.len() != arity || call.turbofish.is_some() {
             return None;
         }
         let array = single_ident(strip_parens(&call.receiver))?.clone();
         if !self.arrays.contains(&array.to_string()) || self.rows.contains(&array.to_string()) {
             return None;
         }
-        let compare = &call.args[0];
+        let (method, args) = (&call.method, &call.args);
+        let copy = self.fresh("sort_copy");
+        // the body's own call, on the copy `sort_order` makes
+        let sorting = quote!(|#copy| { #copy.#method(#args); });
         let generated = crate::generate::paths::generated();
         let (order, at, place) = (
             self.fresh("sort_order"),
@@ -2226,7 +2247,7 @@ impl Rewriter<'_> {
         let span = call.method.span();
         Some(syn::parse_quote_spanned!(span=> {
             let mut #order: ::std::vec::Vec<usize> = (0..#array.len()).collect();
-            if #generated::sort_order(&mut #order, &#array[..], #compare) {
+            if #generated::sort_order(&mut #order, &#array[..], #sorting) {
                 let mut #at: ::std::vec::Vec<usize> = (0..#array.len()).collect();
                 let mut #place: ::std::vec::Vec<usize> = (0..#array.len()).collect();
                 for #k in 0..#array.len() {
@@ -2246,35 +2267,6 @@ impl Rewriter<'_> {
                 }
             }
         }))
-    }
-}
-
-/// Rewrites `part[i..]` (and `part[..]`) of a part bound by `let` as that part of its
-/// array, `a[offset + (i)..offset + len]`: the same elements, and the same check (`i` at
-/// most the part's length, as `a[offset + i..offset + len]` checks it).
-struct PartOfPart<'v>(&'v View);
-
-impl VisitMut for PartOfPart<'_> {
-    fn visit_expr_mut(&mut self, expr: &mut Expr) {
-        visit_mut::visit_expr_mut(self, expr);
-        let View {
-            name,
-            array,
-            offset,
-            len,
-            ..
-        } = self.0;
-        if let Expr::Index(index) = expr
-            && single_ident(strip_parens(&index.expr)).is_some_and(|i| i == name)
-            && let Expr::Range(range) = strip_parens(&index.index)
-            && range.end.is_none()
-        {
-            let start = range
-                .start
-                .as_ref()
-                .map_or(quote!(0), |start| quote!(#start));
-            *expr = syn::parse_quote!(#array[#offset + (#start)..#offset + #len]);
-        }
     }
 }
 
@@ -2313,11 +2305,9 @@ impl VisitMut for Rewriter<'_> {
                     self.visit_stmt_mut(&mut stmt);
                     block.stmts.push(stmt);
                 }
-                // `rest[i..]` (a part of the part, to its end), `rest[j]` and `rest.len()`
-                // first, then the iterator forms over `rest`, then `rest` anywhere else
-                // the part itself
+                // `rest[i..j]` (a part of the part), `rest[j]` and `rest.len()` first, then
+                // the iterator forms over `rest`, then `rest` anywhere else the part itself
                 for stmt in &mut rest {
-                    PartOfPart(&view).visit_stmt_mut(stmt);
                     ViewReads(&view).visit_stmt_mut(stmt);
                 }
                 let (array, offset, len) = (&view.array, &view.offset, &view.len);
@@ -2337,6 +2327,15 @@ impl VisitMut for Rewriter<'_> {
                 }
                 block.stmts.extend(rest);
                 return;
+            }
+            // `v.select_nth_unstable_by(k, compare);`: a sort whose value is not read
+            if let syn::Stmt::Expr(expr, Some(_)) = &block.stmts[i]
+                && let Some(mut rewritten) = self.sort_by(expr, true)
+            {
+                visit_mut::visit_expr_mut(self, &mut rewritten);
+                block.stmts[i] = syn::Stmt::Expr(rewritten, Some(Default::default()));
+                i += 1;
+                continue;
             }
             self.visit_stmt_mut(&mut block.stmts[i]);
             i += 1;
@@ -2367,7 +2366,7 @@ impl VisitMut for Rewriter<'_> {
             return;
         }
         // `a.sort_by(|p, q| ..)`: the order decided on the values, then exchanges.
-        if let Some(rewritten) = self.sort_by(expr) {
+        if let Some(rewritten) = self.sort_by(expr, false) {
             *expr = rewritten;
             visit_mut::visit_expr_mut(self, expr);
             return;
@@ -2615,7 +2614,35 @@ impl VisitMut for ViewReads<'_> {
             row,
             stride,
         } = self.0;
+        let generated = crate::generate::paths::generated();
         match expr {
+            // A part of a flat view, `w[i..j]` (any range): that part of its array,
+            // `a[offset + i..offset + j]`, `i` and `j` evaluated once each, in order, the
+            // end checked against the view's length as the view's slice checks it (the
+            // array's own check would let an end past the view's through) and `i <= j`
+            // by the array's slicing. Then a part like any other: a source of iterator
+            // forms, bound by `let` (a view of it), passed on.
+            Expr::Index(index)
+                if !*row
+                    && stride.is_none()
+                    && single_ident(strip_parens(&index.expr)).is_some_and(|i| i == name)
+                    && let Expr::Range(range) = strip_parens(&index.index) =>
+            {
+                let start = range
+                    .start
+                    .as_ref()
+                    .map_or(quote!(0), |start| quote!(#start));
+                let end = match (&range.end, &range.limits) {
+                    (None, _) => quote!(#len),
+                    (Some(end), syn::RangeLimits::HalfOpen(_)) => {
+                        quote!(#generated::view_end(#end, #len))
+                    }
+                    (Some(last), syn::RangeLimits::Closed(_)) => {
+                        quote!(#generated::view_end_inclusive(#last, #len))
+                    }
+                };
+                *expr = syn::parse_quote!(#array[#offset + (#start)..#offset + #end]);
+            }
             Expr::Index(index)
                 if single_ident(strip_parens(&index.expr)).is_some_and(|i| i == name) =>
             {
@@ -2625,7 +2652,6 @@ impl VisitMut for ViewReads<'_> {
                 // (`f` panics on `w[2]` of a window of two; the array's own check would
                 // pass while the window is not its last, and the generated code read the
                 // next window's element). A row is a real row, checked by its own index.
-                let generated = crate::generate::paths::generated();
                 let checked = quote!(#generated::view_index(#position, #len));
                 *expr = match (row, stride) {
                     (true, _) => syn::parse_quote!(#array[#offset][#position]),

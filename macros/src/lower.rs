@@ -1070,6 +1070,18 @@ impl<'a> Lowerer<'a> {
     /// must not change what the other parts read: `let (x, v) = (x + v, v - x);`), then
     /// bound.
     fn lower_destructure(&mut self, pat: &Pat, expr: &Expr) {
+        // `let (_, m, _) = v.select_nth_unstable_by(k, ..);`: the sort is differentiated
+        // as a statement only (`iterators`), its references into the array are not
+        // followed; the message says so, at the method
+        if let Expr::MethodCall(call) = strip_parens(expr)
+            && matches!(
+                call.method.to_string().as_str(),
+                "select_nth_unstable_by" | "select_nth_unstable_by_key"
+            )
+        {
+            validate::unknown_method(self.cx, &call.method, self.mode);
+            return;
+        }
         if let Some(tree) = self.evaluate(pat, expr) {
             self.bind_tree(pat, None, tree);
         }

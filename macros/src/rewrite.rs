@@ -206,7 +206,7 @@ impl OptionCombinators<'_> {
         // a local option by name is `options`' (or lowering's)
         let bare = matches!(crate::syntax::strip_parens(receiver), Expr::Path(_));
         let bound_here = bare && self.bound.0.contains_key(name);
-        if is_literal || bound_here {
+        if is_literal || bound_here || is_search(receiver) {
             return None;
         }
         let generated = crate::generate::paths::generated();
@@ -228,6 +228,24 @@ impl OptionCombinators<'_> {
             }))
         }
     }
+}
+
+/// Whether `expr` is a search or an extremum (`position`, `find`, `max_by`, .., then any
+/// `copied`/`cloned`): an option `searches` makes a local the body builds, which
+/// `options` then takes with its `unwrap_or` (regression: `x.iter().position(|&v| v >
+/// t).unwrap_or(x.len())` became `match generated::into_option(..)`, whose argument no
+/// search is found in, and the position was rejected).
+fn is_search(expr: &Expr) -> bool {
+    let mut expr = crate::syntax::strip_parens(expr);
+    while let Expr::MethodCall(call) = expr {
+        match call.method.to_string().as_str() {
+            "copied" | "cloned" => expr = crate::syntax::strip_parens(&call.receiver),
+            "position" | "rposition" | "find" | "max_by" | "min_by" | "max_by_key"
+            | "min_by_key" => return true,
+            _ => return false,
+        }
+    }
+    false
 }
 
 /// `expr` as the `match` it stands for, if it is one of [`OptionCombinators`]' forms.
@@ -1295,9 +1313,27 @@ impl VisitMut for Closures<'_> {
                 None => i += 1,
             }
         }
+        // a closure a block ends in by name, `{ ..; let g = |v| ..; g }`: the block ends
+        // in the closure itself
+        returned_by_name(block);
         // closures: visible after their `let`
         let mut i = 0;
         while i < block.stmts.len() {
+            // `let f = { ..; |v| .. };` (a call of a closure returning one, inlined):
+            // the block's statements, then `let f = |v| ..;`
+            if let Some(hoisted) = hoisted_closure_block(&block.stmts[i], &block.stmts[i + 1..]) {
+                block.stmts.splice(i..=i, hoisted);
+                continue;
+            }
+            // a closure passed by name to a method: the closure calling it, where it is
+            // then inlined (left as written otherwise: lowering's error names the closure)
+            let mut expanded = block.stmts[i + 1..].to_vec();
+            if eta_expand(&block.stmts[i], &mut expanded)
+                && inlinable(&block.stmts[i], &[&expanded[..]], self.next).is_some()
+            {
+                block.stmts.truncate(i + 1);
+                block.stmts.extend(expanded);
+            }
             let found = inlinable(&block.stmts[i], &[&block.stmts[i + 1..]], self.next);
             match found {
                 Some((mut closure, expr)) => {
@@ -1326,6 +1362,143 @@ impl VisitMut for Closures<'_> {
     // inside a closure is inlined into the outer's body before the outer is inlined at
     // its calls. Items have bodies of their own.
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// `{ ..; let g = |v| ..; g }` (a closure returned by name: a closure's body making the
+/// closure it returns) as `{ ..; |v| .. }`, where the block names `g` nowhere else and
+/// nothing runs between the closure's `let` and the tail: the same closure, made at the
+/// same point, so it captures the same values.
+fn returned_by_name(block: &mut syn::Block) {
+    let n = block.stmts.len();
+    if n < 2 {
+        return;
+    }
+    let Some(Stmt::Expr(tail, None)) = block.stmts.last() else {
+        return;
+    };
+    let Some((pat, value)) = crate::syntax::plain_let(&block.stmts[n - 2]) else {
+        return;
+    };
+    if !is_name(tail, &pat.ident) || pat.mutability.is_some() {
+        return;
+    }
+    let Expr::Closure(closure) = crate::syntax::strip_parens(value) else {
+        return;
+    };
+    // the closure's own body may name `g` (another binding of it, or a recursion that
+    // does not compile as written): then left as written
+    if crate::syntax::names_in(quote!(#closure)).contains(&pat.ident.to_string()) {
+        return;
+    }
+    let closure = Expr::Closure(closure.clone());
+    block.stmts.truncate(n - 2);
+    block.stmts.push(Stmt::Expr(closure, None));
+}
+
+/// `let f = { stmts; |v| .. };` (also blocks in blocks, as an inlined call of a closure
+/// returning a closure gives them) as `stmts` then `let f = |v| ..;`, so that `f` is a
+/// closure bound by `let`, inlined at its calls. The same program where `scope`, the
+/// statements after it, names nothing `stmts` bind (the block's names are then seen by
+/// nothing but the closure, as before), and the block has no label or attribute.
+fn hoisted_closure_block(stmt: &Stmt, scope: &[Stmt]) -> Option<Vec<Stmt>> {
+    let Stmt::Local(local) = stmt else {
+        return None;
+    };
+    let (_, value) = crate::syntax::plain_let(stmt)?;
+    let mut stmts = Vec::new();
+    let mut value = crate::syntax::strip_parens(value);
+    while let Expr::Block(inner) = value {
+        if inner.label.is_some() || !inner.attrs.is_empty() {
+            return None;
+        }
+        let (last, init) = inner.block.stmts.split_last()?;
+        let Stmt::Expr(tail, None) = last else {
+            return None;
+        };
+        stmts.extend(init.iter().cloned());
+        value = crate::syntax::strip_parens(tail);
+    }
+    let Expr::Closure(closure) = value else {
+        return None;
+    };
+    if stmts.is_empty() {
+        return None;
+    }
+    let mut bound = Bindings::default();
+    for stmt in &stmts {
+        bound.visit_stmt(stmt);
+    }
+    let later = names(scope);
+    if bound.0.keys().any(|name| later.contains(&name.to_string())) {
+        return None;
+    }
+    let mut local = local.clone();
+    *local.init.as_mut()?.expr = Expr::Closure(closure.clone());
+    stmts.push(Stmt::Local(local));
+    Some(stmts)
+}
+
+/// A closure `stmt` binds by `let name = |p, q| body;`, passed by name as an argument of a
+/// method in `scope` (the statements after it: `xs.iter().map(name)`, `v.sort_by(name)`,
+/// in the function's body or a closure's), becomes the closure calling it there, `|a, b|
+/// name(a, b)` (fresh names, as many as the closure's parameters): the same program, the
+/// argument a closure that does what `name` does (`name` borrowed where it was moved, or
+/// copied: a closure that captures by reference is `Copy`, and no use follows a move), so
+/// that `name` is only called and is inlined as any closure, and the method sees a
+/// closure literal, which the iterator forms take; whether any argument was rewritten.
+/// Not where `scope` binds `name` again
+/// (a later `name` may be another value), nor as a function's argument (a helper that is
+/// not annotated is as unable to take the one closure as the other: left as written, the
+/// closure used as a value is lowering's error).
+fn eta_expand(stmt: &Stmt, scope: &mut [Stmt]) -> bool {
+    let Some((pat, value)) = crate::syntax::plain_let(stmt) else {
+        return false;
+    };
+    let Expr::Closure(closure) = crate::syntax::strip_parens(value) else {
+        return false;
+    };
+    if closure.asyncness.is_some() || closure.constness.is_some() {
+        return false;
+    }
+    let mut bound = Bindings::default();
+    for stmt in scope.iter() {
+        bound.visit_stmt(stmt);
+    }
+    if bound.0.contains_key(&pat.ident) {
+        return false;
+    }
+    struct Arguments<'a> {
+        name: &'a Ident,
+        arity: usize,
+        expanded: bool,
+    }
+    impl VisitMut for Arguments<'_> {
+        fn visit_expr_method_call_mut(&mut self, call: &mut syn::ExprMethodCall) {
+            syn::visit_mut::visit_expr_method_call_mut(self, call);
+            for arg in &mut call.args {
+                if is_name(arg, self.name) {
+                    let params: Vec<Ident> = (0..self.arity)
+                        .map(|k| crate::syntax::fresh_local(format!("gradtape_eta{k}")))
+                        .collect();
+                    let name = self.name;
+                    *arg =
+                        syn::parse_quote_spanned!(name.span()=> |#(#params),*| #name(#(#params),*));
+                    self.expanded = true;
+                }
+            }
+        }
+
+        fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+    }
+    let mut arguments = Arguments {
+        name: &pat.ident,
+        arity: closure.inputs.len(),
+        expanded: false,
+    };
+    for stmt in scope {
+        arguments.visit_stmt_mut(stmt);
+    }
+    arguments.expanded
 }
 
 /// A closure bound by `let name = |params| body;`.

@@ -1,7 +1,8 @@
 //! The searches over float arrays (scalar mode), `position` (and `rposition`), `find`,
 //! `any` and `all`, rewritten before the `Option`s are (`options`) into the loop with a
-//! `break` they are, which the iterator desugaring (`iterators`) then turns into an
-//! indexed loop like any other. It takes the body's statements and gives them rewritten.
+//! `break` they are, and the extrema `max_by`/`min_by` (by a key too) into the loop of
+//! their fold, which the iterator desugaring (`iterators`) then turns into indexed loops
+//! like any other. It takes the body's statements and gives them rewritten.
 //!
 //! A search is `chain.position(|p| e)` (also `find`, `any`, `all`) whose `chain` is
 //! `a.iter()` of a flat float array `a` (a parameter or a local the iterator desugaring
@@ -37,6 +38,14 @@
 //! arms `Some(&v)`/`Some(v)`, `*v` read as `v` in them); any other leaves the statement as
 //! written, and lowering rejects it with its own message.
 //!
+//! The extrema by a comparison or a key, `max_by`, `min_by`, `max_by_key` and `min_by_key`
+//! (also after a last `map`), are rewritten in the same places into the loop of the
+//! iterator's fold ([`Searches::extremum_loop`]), whose `Option` is `find`'s: the element
+//! kept, whose cotangent goes back to it. Each step is decided by `std::cmp::max_by` (or
+//! `min_by`) itself, so the element kept is the one the iterator keeps, ties and the
+//! comparison's own order of signed zeros and NaNs included, and the comparison runs as
+//! often, with the same arguments, as in the body.
+//!
 //! The closure's parameter is a name (or `_`) behind as many `&` as the item's type allows;
 //! `*v` of a name bound behind fewer is read as `v` (the body sees the element by value,
 //! as in the desugared loops). A closure with `return` or `?` in its body (which would
@@ -44,6 +53,7 @@
 
 use std::collections::HashSet;
 
+use proc_macro2::TokenStream;
 use quote::ToTokens;
 use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, Ident, Pat, Stmt};
@@ -126,6 +136,12 @@ impl Searches<'_> {
             _ => return None,
         };
         let slot = self.first_slot(slot)?;
+        if let Some(extremum) = self.extremum(slot) {
+            let (before, result) = self.extremum_loop(extremum.clone());
+            let value = crate::syntax::fresh_local(format!("gradtape_search{}", self.next));
+            *slot = syn::parse_quote!(#value);
+            return finish_option(stmt, before, &value, result, extremum.by_ref);
+        }
         let search = self.search(slot)?;
         self.next += 1;
         let n = self.next;
@@ -230,31 +246,100 @@ impl Searches<'_> {
         let value = crate::syntax::fresh_local(format!("gradtape_search{n}"));
         *slot = syn::parse_quote!(#value);
         if kind == Kind::Find {
-            // an `Option<&F>` becomes an `Option<F>`: its uses must read it as a number
-            let mut uses = Uses {
-                option: &value,
-                by_ref,
-                unread: 0,
-            };
-            uses.visit_stmt_mut(&mut stmt);
-            if uses.unread > 0 {
-                return None;
-            }
-            // `let v = <find>;`: the option is the user's local itself, which `options`
-            // then rewrites with its uses
-            if let Stmt::Local(local) = &mut stmt
-                && let Some(init) = &mut local.init
-                && init.diverge.is_none()
-                && single_ident(strip_parens(&init.expr)).is_some_and(|i| i == &value)
-            {
-                *init.expr = result;
-                before.push(stmt);
-                return Some(before);
-            }
+            return finish_option(stmt, before, &value, result, by_ref);
         }
         before.push(syn::parse_quote!(let #value = #result;));
         before.push(stmt);
         Some(before)
+    }
+
+    /// The loop an extremum stands for, and its result (an `Option` of the element kept):
+    ///
+    /// ```text
+    /// let m = a.iter().copied().max_by(compare).unwrap();
+    /// // is
+    /// let mut hit = false;
+    /// let mut found = 0.0;
+    /// for v in a.iter().copied() {
+    ///     if !hit || generated::by_comparison_takes(true, &found, &v, compare) {
+    ///         hit = true;
+    ///         found = v;
+    ///     }
+    /// }
+    /// let search = if hit { Some(found) } else { None };
+    /// let m = search.unwrap();
+    /// ```
+    ///
+    /// The first item is taken without a comparison, each later one compared with the one
+    /// kept by `std::cmp::max_by` (`min_by`) itself, as the iterator's fold compares them:
+    /// the same calls of the comparison, the same ties. A key (`max_by_key`) is computed
+    /// once per item, in order, and kept beside the element (`generated::BestKey`). A
+    /// trailing `map` is the loop's first statement, its closure's pattern the loop's.
+    fn extremum_loop(&mut self, extremum: Extremum) -> (Vec<Stmt>, Expr) {
+        self.next += 1;
+        let n = self.next;
+        let generated = crate::generate::paths::generated();
+        let hit = crate::syntax::fresh_local(format!("gradtape_hit{n}"));
+        let found = crate::syntax::fresh_local(format!("gradtape_found{n}"));
+        let item = crate::syntax::fresh_local(format!("gradtape_item{n}"));
+        let keys = crate::syntax::fresh_local(format!("gradtape_keys{n}"));
+        let Extremum {
+            max,
+            by,
+            chain,
+            by_ref,
+            map,
+            span,
+        } = extremum;
+        let mut before: Vec<Stmt> = vec![
+            syn::parse_quote!(let mut #hit = false;),
+            // not `0.0`: the elements may be of a generic float type
+            syn::parse_quote!(let mut #found = #generated::element_zero();),
+        ];
+        // the loop's head and the item by value (`item`), and the item as the iterator
+        // yields it (behind a reference over `a.iter()` with no `map`)
+        let (head, first, yielded): (TokenStream, TokenStream, TokenStream) = match map {
+            Some((pat, body)) => (
+                quote::quote!(for #pat in #chain),
+                quote::quote!(let #item = #body;),
+                quote::quote!(&#item),
+            ),
+            None if by_ref => (
+                quote::quote!(for &#item in #chain),
+                TokenStream::new(),
+                quote::quote!(&&#item),
+            ),
+            None => (
+                quote::quote!(for #item in #chain),
+                TokenStream::new(),
+                quote::quote!(&#item),
+            ),
+        };
+        let kept = if by_ref && first.is_empty() {
+            quote::quote!(&&#found)
+        } else {
+            quote::quote!(&#found)
+        };
+        let takes = match by {
+            By::Comparison(compare) => quote::quote_spanned!(span=>
+                !#hit || #generated::by_comparison_takes(#max, #kept, #yielded, #compare)
+            ),
+            By::Key(key) => {
+                before.push(syn::parse_quote!(let mut #keys = #generated::BestKey::new();));
+                quote::quote_spanned!(span=> #keys.takes(#max, #yielded, #key))
+            }
+        };
+        before.push(syn::parse_quote!(#head {
+            #first
+            if #takes {
+                #hit = true;
+                #found = #item;
+            }
+        }));
+        // spanned on the method: an option `options` cannot rewrite (passed on whole) is
+        // lowering's error there
+        let result = syn::parse_quote_spanned!(span=> if #hit { Some(#found) } else { None });
+        (before, result)
     }
 
     /// The search evaluated first in `expr`, if any: `expr` itself, or the first-evaluated
@@ -262,7 +347,7 @@ impl Searches<'_> {
     /// operand of a unary one, a cast, a field access, a `?`, a reference, an `if let`'s
     /// or a `match`'s scrutinee.
     fn first_slot<'e>(&self, expr: &'e mut Expr) -> Option<&'e mut Expr> {
-        if self.search(expr).is_some() {
+        if self.search(expr).is_some() || self.extremum(expr).is_some() {
             return Some(expr);
         }
         match expr {
@@ -361,6 +446,134 @@ impl Searches<'_> {
             ("rev", 0) | ("skip" | "take" | "step_by", 1) => self.chain(&call.receiver),
             _ => None,
         }
+    }
+}
+
+/// `stmt` after the loop `before` of a search whose result is an `Option` of the element
+/// found (`find`, `max_by`, ..), `value` standing for it in `stmt`: over references
+/// (`by_ref`), an `Option<&F>` becomes an `Option<F>`, so its uses must read it as a
+/// number ([`Uses`]; `None`, left as written, otherwise). `let v = <search>;` makes the
+/// option the user's local itself, which `options` then rewrites with its uses.
+fn finish_option(
+    mut stmt: Stmt,
+    mut before: Vec<Stmt>,
+    value: &Ident,
+    result: Expr,
+    by_ref: bool,
+) -> Option<Vec<Stmt>> {
+    let mut uses = Uses {
+        option: value,
+        by_ref,
+        unread: 0,
+    };
+    uses.visit_stmt_mut(&mut stmt);
+    if uses.unread > 0 {
+        return None;
+    }
+    if let Stmt::Local(local) = &mut stmt
+        && let Some(init) = &mut local.init
+        && init.diverge.is_none()
+        && single_ident(strip_parens(&init.expr)).is_some_and(|i| i == value)
+    {
+        *init.expr = result;
+        before.push(stmt);
+        return Some(before);
+    }
+    before.push(syn::parse_quote!(let #value = #result;));
+    before.push(stmt);
+    Some(before)
+}
+
+/// An extremum by a comparison or a key over a flat float array, as found in a statement:
+/// `chain.max_by(compare)` (`min_by`, `max_by_key(key)`, `min_by_key`).
+#[derive(Clone)]
+struct Extremum {
+    max: bool,
+    by: By,
+    /// The chain the extremum is called on, without a trailing `map`.
+    chain: Expr,
+    /// Whether the chain's items are references (`a.iter()`, no `copied`, no `map`).
+    by_ref: bool,
+    /// A trailing `.map(|pat| body)`: its pattern and body.
+    map: Option<(Pat, Expr)>,
+    span: proc_macro2::Span,
+}
+
+#[derive(Clone)]
+enum By {
+    /// The comparison: a closure that is not `move`, or a path (`f64::total_cmp`), written
+    /// once per comparison in the loop (a closure literal made again there is the same
+    /// closure: it captures by reference, so what it changes is the outer locals).
+    Comparison(Expr),
+    /// The key function, as the comparison.
+    Key(Expr),
+}
+
+impl Searches<'_> {
+    /// `expr` as an extremum over a flat float array.
+    fn extremum(&self, expr: &Expr) -> Option<Extremum> {
+        let Expr::MethodCall(call) = strip_parens(expr) else {
+            return None;
+        };
+        let (max, keyed) = match call.method.to_string().as_str() {
+            "max_by" => (true, false),
+            "min_by" => (false, false),
+            "max_by_key" => (true, true),
+            "min_by_key" => (false, true),
+            _ => return None,
+        };
+        if call.args.len() != 1 || call.turbofish.is_some() {
+            return None;
+        }
+        let by = match strip_parens(&call.args[0]) {
+            Expr::Closure(closure)
+                if closure.capture.is_none()
+                    && closure.asyncness.is_none()
+                    && !crate::syntax::leaves_early(closure.body.to_token_stream()) =>
+            {
+                call.args[0].clone()
+            }
+            Expr::Path(path) if path.qself.is_none() => call.args[0].clone(),
+            _ => return None,
+        };
+        let by = if keyed {
+            By::Key(by)
+        } else {
+            By::Comparison(by)
+        };
+        // a trailing `map` of one input, which may not leave the function
+        let (chain, map) = match strip_parens(&call.receiver) {
+            Expr::MethodCall(map_call) if map_call.method == "map" && map_call.args.len() == 1 => {
+                let Expr::Closure(closure) = strip_parens(&map_call.args[0]) else {
+                    return None;
+                };
+                if closure.inputs.len() != 1
+                    || closure.asyncness.is_some()
+                    || closure.output != syn::ReturnType::Default
+                    || crate::syntax::leaves_early(closure.body.to_token_stream())
+                {
+                    return None;
+                }
+                let pat = match &closure.inputs[0] {
+                    Pat::Type(typed) => (*typed.pat).clone(),
+                    pat => pat.clone(),
+                };
+                (
+                    (*map_call.receiver).clone(),
+                    Some((pat, (*closure.body).clone())),
+                )
+            }
+            _ => ((*call.receiver).clone(), None),
+        };
+        let by_ref = self.chain(&chain)? && map.is_none();
+        Some(Extremum {
+            max,
+            by,
+            chain,
+            by_ref,
+            map,
+            span: call.method.span(),
+        })
     }
 }
 
@@ -501,6 +714,16 @@ impl VisitMut for Uses<'_> {
             {
                 let option = self.option;
                 *expr = syn::parse_quote!(#option);
+                return;
+            }
+            // `*option.unwrap()` (`expect`): the number itself
+            Expr::Unary(deref)
+                if matches!(deref.op, syn::UnOp::Deref(_))
+                    && matches!(strip_parens(&deref.expr), Expr::MethodCall(call)
+                        if self.is_option(&call.receiver)
+                            && matches!(call.method.to_string().as_str(), "unwrap" | "expect")) =>
+            {
+                *expr = (*deref.expr).clone();
                 return;
             }
             // the same on an `Option<F>` as on an `Option<&F>`

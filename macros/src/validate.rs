@@ -284,7 +284,7 @@ pub fn unsupported_expr(cx: &Ctxt, expr: &Expr) {
             "a jump inside an expression is not differentiated: write it as a statement, or as the value of an `if`/`match` branch"
         }
         Expr::Closure(_) => {
-            "this closure is not differentiated: a closure bound by `let` and only called by its name is (it is inlined at each call); one used as a value is not, so call it directly, or move the code into a function (calls are differentiated)"
+            "this closure is not differentiated: a closure bound by `let` and only called by its name, or passed by name to a method (`xs.iter().map(f)`), is (it is inlined at each call), and so is one a closure returns or a block ends in (`let f = { let k = ..; move |v| v * k };`) where nothing after the block names what the block binds; one used otherwise as a value (handed to a function, stored) is not, so call it directly, rename what its block binds, or move the code into a function (calls are differentiated)"
         }
         Expr::Unsafe(_) => UNSAFE,
         Expr::Macro(_) => {
@@ -782,19 +782,21 @@ pub fn unknown_method(cx: &Ctxt, method: &syn::Ident, mode: Mode) {
         // a search over a float array left as written by `searches`
         "over a float array (`a.iter()`, then `copied`, `rev`, `skip`, `take`, `step_by`) with a closure of one name, it is the loop with a `break` it stands for where its statement evaluates it first (a `let`'s value, an `if`'s condition, an `if let`'s or a `match`'s scrutinee, or the receiver of a method there); `find` over `a.iter()` gives an `Option<&F>`, read as a number by `.copied()`, `if let Some(&v)`, `Some(v)` with `*v`, or `match` arms: for an `Option` local to pass on, write `a.iter().copied().find(..)`"
     } else if mode == Mode::Scalar && is_reduction_by(&method.to_string()) {
-        "the largest or smallest element of a float array is a `fold` (`a.iter().copied().fold(f64::NEG_INFINITY, f64::max)`, `f64::min` from `f64::INFINITY`), and a reduction a `fold` from its first element or a loop; both are differentiated"
+        "the largest or smallest element of a float array by a comparison or a key is differentiated as `a.iter().copied().max_by(|p, q| p.total_cmp(q))` (also `min_by`, `max_by_key`, `min_by_key`, over `a.iter()` then `copied`, `rev`, `skip`, `take`, `step_by` and a last `map`; the comparison a closure that is not `move`, or a path like `f64::total_cmp`), read by `unwrap`, `expect`, `match` or `if let` where its statement evaluates it first (a `let`'s value, a `match`'s scrutinee, a method's receiver there), and as a `fold` (`a.iter().copied().fold(f64::NEG_INFINITY, f64::max)`); a reduction (`reduce`) is a `fold` from its first element or a loop"
     } else if mode == Mode::Scalar
         && matches!(
             method.to_string().as_str(),
-            "sort_unstable_by"
+            "sort_by"
+                | "sort_unstable_by"
                 | "sort_by_key"
                 | "sort_unstable_by_key"
                 | "sort_by_cached_key"
                 | "select_nth_unstable_by"
+                | "select_nth_unstable_by_key"
         )
     {
-        // `iterators`' `sort_by` is the one sort rewritten
-        "a float array of the body (a local copy, `let mut v = x.to_vec();`, a local buffer, a `&mut` parameter) is sorted differentiably by `v.sort_by(|a, b| a.total_cmp(b))` (any comparison of the values): a stable sort, so the order of ties, and which element takes which cotangent, is known; an unstable sort's order of ties is its algorithm's, and a key is not a comparison of the values: write `sort_by`"
+        // `iterators`' `sort_by` rewrites these where they sort a flat float array
+        "a flat float array of the body (a parameter `&mut [F]`, a local copy `let mut v = x.to_vec();`, a local buffer) is sorted differentiably in place by `sort_by`, `sort_unstable_by`, `sort_by_key`, `sort_unstable_by_key` or `sort_by_cached_key` (the permutation the body's own sort makes on the values, each element's cotangent following it), and by `select_nth_unstable_by`/`_by_key` called as a statement, whose result (references into the array) is not followed: write `v.select_nth_unstable_by(k, |a, b| a.total_cmp(b));`, then read `v[k]`"
     } else if mode == Mode::Scalar && method == "next" {
         // an iterator held in a local that `rewrite::IteratorLoops` left as written
         "an iterator over a float array held in a local is differentiated as `while let Some(v) = it.next() { .. }` when that loop is the iterator's only use and nothing between its `let` and the loop changes what it reads (it is then the `for` loop `for v in a.iter() { .. }`); otherwise loop over the indices (`for i in 0..a.len()`, with `a[i]`)"

@@ -243,25 +243,146 @@ pub fn spare_capacity() -> usize {
 /// The bound on [`spare_capacity`].
 pub const MAX_SPARE_RECORDS: usize = crate::record::state::MAX_SPARE_RECORDS;
 
-/// The order a stable `values.sort_by(compare)` puts `values` in, as indices: `order`
-/// (given `0..n`) sorted by comparing the values at its indices, by the same stable sort
-/// making the same comparisons, so `values[order[k]]` is the `k`-th value sorted (ties
-/// kept in their order, as `sort_by` keeps them); whether any index moved. Generated code
-/// of a `sort_by` of a differentiable array decides the permutation here, on the values,
-/// then exchanges the elements themselves (whose cotangents follow them).
+/// The order the body's own in-place sort puts `values` in, as indices: `sort` (the body's
+/// call, `|copy| copy.sort_unstable_by(compare)`, any `sort_*`/`select_nth_*` method) runs
+/// on a copy of the values, the same call on the same values of the same type, so the copy
+/// ends exactly as the body's array would, whatever the algorithm does with ties; then
+/// `order` (given `0..n`) is made such that `values[order[k]]` is the copy's `k`-th value,
+/// bit for bit. Each position is paired with an input of identical bits, which is unique
+/// unless several inputs are identical: those are paired in their order (the first such
+/// input to the first position holding it), the order a stable sort keeps, and the one
+/// convention for them whichever the sort (identical inputs give identical values, so the
+/// value is the body's; only which of them takes which cotangent is a convention, the
+/// derivative at such a tie having no one value). Comparator ties of distinct values
+/// (`-0.0` and `0.0` under `partial_cmp`, `-2.0` and `2.0` under a key `abs`) land where
+/// the body's sort put them, with their cotangents. The comparator runs exactly as the
+/// body's sort runs it (once per comparison the body makes, none more). Returns whether
+/// any index moved. Generated code of a sort of a differentiable array decides the
+/// permutation here, on the values, then exchanges the elements themselves (whose
+/// cotangents follow them).
 ///
 /// ```
 /// use gradtape_runtime::generated;
 /// let values = [0.5_f64, -1.0, 0.5, 2.0];
 /// let mut order: Vec<usize> = (0..values.len()).collect();
-/// assert!(generated::sort_order(&mut order, &values, |a, b| a.total_cmp(b)));
+/// assert!(generated::sort_order(&mut order, &values, |copy| copy.sort_unstable_by(|a, b| a.total_cmp(b))));
 /// assert_eq!(order, [1, 0, 2, 3]);
+/// // a key that ties `-2.0` and `2.0`: where the body's sort put each
+/// let values = [2.0_f64, -2.0, 1.0];
+/// let mut sorted = values;
+/// sorted.sort_unstable_by(|a, b| a.abs().total_cmp(&b.abs()));
+/// let mut order: Vec<usize> = (0..values.len()).collect();
+/// generated::sort_order(&mut order, &values, |copy| copy.sort_unstable_by(|a, b| a.abs().total_cmp(&b.abs())));
+/// for k in 0..3 {
+///     assert_eq!(values[order[k]].to_bits(), sorted[k].to_bits());
+/// }
 /// ```
-pub fn sort_order<T>(
+///
+/// # Panics
+///
+/// When `sort` panics (a `partial_cmp(..).unwrap()` meeting a NaN), as the body's sort
+/// does; and, were `sort` anything but a permutation of the copy (never in generated code),
+/// rather than pair a value with an input that does not hold it.
+pub fn sort_order<T: num_traits::Float>(
     order: &mut [usize],
     values: &[T],
+    sort: impl FnOnce(&mut [T]),
+) -> bool {
+    let mut sorted = values.to_vec();
+    sort(&mut sorted);
+    // `integer_decode` is injective (sign, exponent and mantissa fields of the bits), so
+    // equal keys are identical values; both index lists sorted stably by it, the `j`-th
+    // input of a key pairs with the `j`-th position holding that key
+    let bits = |v: T| v.integer_decode();
+    let mut inputs: Vec<usize> = (0..values.len()).collect();
+    inputs.sort_by_key(|&i| bits(values[i]));
+    let mut positions: Vec<usize> = (0..sorted.len()).collect();
+    positions.sort_by_key(|&k| bits(sorted[k]));
+    assert_eq!(
+        inputs.len(),
+        positions.len(),
+        "sort_order: the sort changed the length"
+    );
+    for (&i, &k) in inputs.iter().zip(&positions) {
+        assert!(
+            bits(values[i]) == bits(sorted[k]),
+            "sort_order: the sort is no permutation of the values"
+        );
+        order[k] = i;
+    }
+    order.iter().enumerate().any(|(k, &i)| k != i)
+}
+
+/// Whether `Iterator::max_by(compare)` (`min_by` when `!max`), holding `best` and meeting
+/// `item`, keeps the item: one step of its fold, decided by `std::cmp::max_by` (or
+/// `min_by`) itself, as the iterator's fold decides it (`reduce` by `cmp::max_by(best,
+/// item, compare)`), so ties (the last maximum, the first minimum), `total_cmp`'s order of
+/// signed zeros and NaNs, and the comparator's calls (one per step, its arguments in the
+/// same order) are the iterator's. `T` is the iterator's item (`&F` over `a.iter()`).
+///
+/// ```
+/// use gradtape_runtime::generated;
+/// let by = |a: &f64, b: &f64| a.partial_cmp(b).unwrap();
+/// // equal under the comparison: `max_by` takes the later, `min_by` keeps the earlier
+/// assert!(generated::by_comparison_takes(true, &0.0, &-0.0, by));
+/// assert!(!generated::by_comparison_takes(false, &0.0, &-0.0, by));
+/// assert!(!generated::by_comparison_takes(true, &0.0, &-0.0, |a: &f64, b: &f64| a.total_cmp(b)));
+/// ```
+pub fn by_comparison_takes<T>(
+    max: bool,
+    best: &T,
+    item: &T,
     mut compare: impl FnMut(&T, &T) -> std::cmp::Ordering,
 ) -> bool {
-    order.sort_by(|&i, &j| compare(&values[i], &values[j]));
-    order.iter().enumerate().any(|(k, &i)| k != i)
+    let by = |a: &(bool, &T), b: &(bool, &T)| compare(a.1, b.1);
+    let taken = if max {
+        std::cmp::max_by((false, best), (true, item), by)
+    } else {
+        std::cmp::min_by((false, best), (true, item), by)
+    };
+    taken.0
+}
+
+/// The key of the item `Iterator::max_by_key(key)` (or `min_by_key`) keeps, for generated
+/// code running its fold as a loop: [`BestKey::takes`] computes each item's key once, in
+/// order, as the iterator does, and decides as its fold decides (by `Ord::cmp` of the
+/// keys through `std::cmp::max_by`/`min_by`: the last maximum, the first minimum).
+///
+/// ```
+/// use gradtape_runtime::generated::BestKey;
+/// let mut keys = BestKey::new();
+/// let items = [1.5_f64, -2.0, 2.0, 0.5];
+/// let kept: Vec<bool> = items.iter().map(|v| keys.takes(true, v, |v: &f64| v.abs() as i64)).collect();
+/// // keys 1, 2, 2, 0: the first is kept, then `-2.0`, then `2.0` (an equal key: the later)
+/// assert_eq!(kept, [true, true, true, false]);
+/// ```
+pub struct BestKey<B>(Option<B>);
+
+impl<B: Ord> BestKey<B> {
+    /// No item yet.
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        BestKey(None)
+    }
+
+    /// Whether the fold keeps `item` (always the first), whose key `key` computes; the key
+    /// kept is then its own.
+    pub fn takes<T>(&mut self, max: bool, item: &T, key: impl FnOnce(&T) -> B) -> bool {
+        let new = key(item);
+        let taken = match &self.0 {
+            None => true,
+            Some(best) => {
+                let by = |a: &(bool, &B), b: &(bool, &B)| a.1.cmp(b.1);
+                if max {
+                    std::cmp::max_by((false, best), (true, &new), by).0
+                } else {
+                    std::cmp::min_by((false, best), (true, &new), by).0
+                }
+            }
+        };
+        if taken {
+            self.0 = Some(new);
+        }
+        taken
+    }
 }

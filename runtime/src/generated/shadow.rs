@@ -764,6 +764,50 @@ pub fn view_index(i: usize, len: usize) -> usize {
     i
 }
 
+/// The end `end` of a range `view[start..end]` of a view of `len` elements (a window, a
+/// chunk, a sub-slice bound by name), checked as the slice the view stands for checks it:
+/// the generated code reads the range as its array's `array[offset + start..offset +
+/// end]`, whose own check lets an end past the view's through (and checks `start <= end`,
+/// as the view's slice would).
+///
+/// # Panics
+///
+/// If `end > len`, with the message a slice's range indexing gives.
+///
+/// ```
+/// assert_eq!(gradtape_runtime::generated::view_end(2, 2), 2);
+/// ```
+///
+/// ```should_panic
+/// gradtape_runtime::generated::view_end(3, 2); // out of range
+/// ```
+#[inline]
+#[track_caller]
+pub fn view_end(end: usize, len: usize) -> usize {
+    // the view's own check, message and all: a slice of `len` zero-sized elements (no
+    // allocation) indexed by the same range
+    let probe = vec![(); len];
+    let _ = &probe[..end];
+    end
+}
+
+/// [`view_end`] of an inclusive range `view[start..=last]`: the exclusive end `last + 1`.
+///
+/// # Panics
+///
+/// If `last >= len`, with the message a slice gives.
+///
+/// ```
+/// assert_eq!(gradtape_runtime::generated::view_end_inclusive(1, 2), 2);
+/// ```
+#[inline]
+#[track_caller]
+pub fn view_end_inclusive(last: usize, len: usize) -> usize {
+    let probe = vec![(); len];
+    let _ = &probe[..=last];
+    last + 1
+}
+
 /// The one a desugared `.product()` starts from, of whatever float type the items have
 /// (as [`element_zero`] is a `.sum()`'s start).
 ///

@@ -1,12 +1,14 @@
 use gradtape::differentiable;
 
-// `sort_by` of a copy of differentiable values is differentiated (a permutation the
-// values decide); an unstable sort is not: its order of ties is its algorithm's.
+// Every in-place sort of a copy of differentiable values is differentiated (`sort_by`,
+// `sort_unstable_by`, by a key), and `select_nth_unstable_by` called as a statement; its
+// result, references into the array, is not followed.
 #[differentiable]
 fn median(x: &[f64]) -> f64 {
     let mut v = x.to_vec();
-    v.sort_unstable_by(|a, b| a.total_cmp(b));
-    v[v.len() / 2]
+    let mid = v.len() / 2;
+    let (_, m, _) = v.select_nth_unstable_by(mid, |a, b| a.total_cmp(b));
+    *m
 }
 
 fn main() {}
