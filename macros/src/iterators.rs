@@ -1577,6 +1577,7 @@ impl Rewriter<'_> {
                             // fold's closure is one since `MapPaths`): `e` read with the
                             // chain's item bound to `p`, its value bound to `q` for `f`
                             let Head {
+                                setup,
                                 range,
                                 lets,
                                 derefs,
@@ -1588,6 +1589,7 @@ impl Rewriter<'_> {
                             let body = &closure.body;
                             return Some(syn::parse_quote!({
                                 let mut #acc = #init;
+                                #setup
                                 for #k in #range {
                                     #lets
                                     let #item = #mapped;
