@@ -167,3 +167,40 @@ fn a_constant_local_struct_with_mutating_and_lending_methods_is_kept_whole() {
     }
     assert_eq!(counted_steps(0.7, -0.4), p.energy(1.5) * 10.0);
 }
+
+/// A blend of two values.
+#[derive(Differentiable, Clone)]
+struct Blend {
+    a: f64,
+    b: f64,
+}
+
+#[differentiable]
+impl Blend {
+    /// `a x + b`.
+    #[differentiable]
+    fn mix(#[differentiable] &self, x: f64) -> f64 {
+        self.a * x + self.b
+    }
+}
+
+/// A method called on a struct literal itself (no local): the literal given field by
+/// field, as a local's rebuilt receiver is (was the UI case `struct-literal-as-a-receiver`).
+#[differentiable]
+fn blended(a: f64, b: f64, x: f64) -> f64 {
+    Blend { a: a * a, b }.mix(x.sin())
+}
+
+#[test]
+fn a_method_called_on_a_struct_literal() {
+    for (a, b, x) in [(0.5_f64, -1.5_f64, 0.25_f64), (-2.0, 0.75, 1.5)] {
+        let (value, [da, db, dx]) = blended::grad(a, b, x);
+        assert_eq!(value.to_bits(), blended(a, b, x).to_bits());
+        let expected = [2.0 * a * x.sin(), 1.0, a * a * x.cos()];
+        for (got, want) in [da, db, dx].iter().zip(expected) {
+            assert!(common::close(*got, want, 1e-14), "{got} vs {want}");
+        }
+        let (_, tangent) = blended::jvp(a, b, x, 1.0, 1.0, 1.0);
+        assert!(common::close(tangent, expected.iter().sum(), 1e-14));
+    }
+}
