@@ -94,7 +94,13 @@ impl<T: Float> AdditiveLhs<T> for Tensor<T> {
     #[inline]
     #[track_caller]
     fn add_to(self, rhs: &Tensor<T>) -> Tensor<T> {
-        additive_owned(self, rhs, &"add", |a, b| a + b, (pass_through, pass_through))
+        additive_owned(
+            self,
+            rhs,
+            &"add",
+            |a, b| a + b,
+            (pass_through, pass_through),
+        )
     }
     #[inline]
     #[track_caller]

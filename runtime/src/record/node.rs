@@ -243,7 +243,7 @@ impl ScalarNode {
             Inputs::one(self.inputs[0])
         };
         let node = Node {
-            op: *self.op,
+            op: self.op,
             rule: Rule::Static(self.rule),
             inputs,
             saved: SavedRange::default(),
@@ -272,7 +272,7 @@ impl<'a> Records<'a> {
     pub(crate) fn op(self, i: usize) -> &'static str {
         match self.records[i] {
             Record::General(k) => self.general[k as usize].op,
-            Record::Scalar(ref node) => *node.op,
+            Record::Scalar(ref node) => node.op,
         }
     }
 
@@ -608,7 +608,10 @@ mod tests {
                 let y = chain_step(&x);
                 tape.gradient(&y, &x).unwrap().unwrap()
             });
-            (tape.gradient(&dy, &x).unwrap().unwrap().to_scalar(), 0.5_f64)
+            (
+                tape.gradient(&dy, &x).unwrap().unwrap().to_scalar(),
+                0.5_f64,
+            )
         };
         let expected_d2 = -x2.sin() * 0.9;
         assert!((d2 - expected_d2).abs() < 1e-15, "{d2} vs {expected_d2}");

@@ -464,16 +464,12 @@ fn record_keeping_general<T: Float, const N: usize>(
     data: Data<T>,
     inputs: &[TensorId],
     keep: Keep<'_, T, N>,
-    (op, rule, params): (
-        OpName,
-        &'static dyn Backward,
-        impl FnOnce() -> ParamSlot,
-    ),
+    (op, rule, params): (OpName, &'static dyn Backward, impl FnOnce() -> ParamSlot),
     jvp: &Jvp<'_, T>,
     numbers: impl NumberJvp<T> + Copy,
 ) -> Tensor<T> {
     let head = move || OpHead {
-        op: *op,
+        op,
         rule: Rule::Static(rule),
         params: params(),
     };
@@ -529,8 +525,7 @@ fn record_scalar<T: Float, const N: usize, P: FnOnce() -> ParamSlot>(
     let mut len = 0;
     let mut saved_len = 0;
     for input in keep.inputs.into_iter().chain(keep.output.then_some(&out)) {
-        let (Some(pair), Some(v)) = (words.get_mut(len..len + 2), input.as_inline_scalar())
-        else {
+        let (Some(pair), Some(v)) = (words.get_mut(len..len + 2), input.as_inline_scalar()) else {
             return Err(params);
         };
         pair.copy_from_slice(&[input.id().0, v.to_f64().to_bits()]);

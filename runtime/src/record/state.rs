@@ -16,7 +16,8 @@ use smallvec::SmallVec;
 use crate::base::dtype::AnyTensor;
 use crate::base::tensor::{TAPE_ENCODED_BIT, TensorId};
 use crate::record::node::{
-    Inputs, NO_NODE, Node, NodeId, ParamSlot, Rule, Record, Records, SavedRange, ScalarNode, clear_nodes,
+    Inputs, NO_NODE, Node, NodeId, ParamSlot, Record, Records, Rule, SavedRange, ScalarNode,
+    clear_nodes,
 };
 use crate::record::numerics::{Found, Site};
 use crate::record::stack::{OpHead, TapeCell};
