@@ -188,14 +188,12 @@ pub struct RecordedNode {
 pub fn recorded_nodes(tape: &crate::GradientTape) -> Vec<RecordedNode> {
     use crate::record::node::NO_NODE;
     tape.with_state(|state| {
-        state
-            .nodes
-            .iter()
-            .enumerate()
-            .filter(|(_, record)| !record.is_leaf())
-            .map(|(index, record)| {
+        let records = state.records();
+        (0..records.records.len())
+            .filter(|&index| !records.is_leaf(index))
+            .map(|index| {
                 // (a compact record is seen as the general node it stands for)
-                let (node, saved) = record.to_general(&state.saved);
+                let (node, saved) = records.to_general(index, &state.saved);
                 let saved = saved
                     .iter()
                     .map(|value| {

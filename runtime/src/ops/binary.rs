@@ -68,14 +68,14 @@ impl<T: Float> Operand<T> for &Tensor<T> {
 #[track_caller]
 pub(crate) fn add<T: Float>(x: &Tensor<T>, y: &Tensor<T>) -> Tensor<T> {
     // d(x + y) = dx + dy
-    additive(x, y, "add", |a, b| a + b, (pass_through, pass_through))
+    additive(x, y, &"add", |a, b| a + b, (pass_through, pass_through))
 }
 
 /// Elementwise difference with broadcasting; also the `-` operator.
 #[track_caller]
 pub(crate) fn sub<T: Float>(x: &Tensor<T>, y: &Tensor<T>) -> Tensor<T> {
     // d(x - y) = dx - dy
-    additive(x, y, "sub", |a, b| a - b, (sub_rhs, sub_rhs))
+    additive(x, y, &"sub", |a, b| a - b, (sub_rhs, sub_rhs))
 }
 
 /// The left operand of `+` and `-`: an owned tensor lends its buffer to the result when no
@@ -95,12 +95,18 @@ impl<T: Float> AdditiveLhs<T> for Tensor<T> {
     #[inline]
     #[track_caller]
     fn add_to(self, rhs: &Tensor<T>) -> Tensor<T> {
-        additive_owned(self, rhs, "add", |a, b| a + b, (pass_through, pass_through))
+        additive_owned(
+            self,
+            rhs,
+            &"add",
+            |a, b| a + b,
+            (pass_through, pass_through),
+        )
     }
     #[inline]
     #[track_caller]
     fn sub_to(self, rhs: &Tensor<T>) -> Tensor<T> {
-        additive_owned(self, rhs, "sub", |a, b| a - b, (sub_rhs, sub_rhs))
+        additive_owned(self, rhs, &"sub", |a, b| a - b, (sub_rhs, sub_rhs))
     }
 }
 
@@ -113,7 +119,7 @@ pub(crate) fn mul<T: Float>(x: &Tensor<T>, y: &Tensor<T>) -> Tensor<T> {
     binary(
         x,
         y,
-        "mul",
+        &"mul",
         |a, b| a * b,
         (
             |x: &Tensor<T>, y: &Tensor<T>, g: &Tensor<T>, [nx, ny]: [bool; 2]| {
@@ -135,7 +141,7 @@ pub(crate) fn scale<T: Float>(x: &Tensor<T>, c: T) -> Tensor<T> {
     // d(x c) = c dx
     super::linear(
         x,
-        "scale",
+        &"scale",
         c.to_f64(),
         |v| v * c,
         both!(|g, c| Primal::scale(g, c)),
@@ -174,7 +180,7 @@ pub(crate) fn div<T: Float>(x: &Tensor<T>, y: &Tensor<T>) -> Tensor<T> {
     binary(
         x,
         y,
-        "div",
+        &"div",
         |a, b| a / b,
         both!(|x, y, g, [nx, ny]| (nx.then(|| div_lhs(y, g)), ny.then(|| div_rhs(x, y, g)))),
     )
@@ -236,7 +242,7 @@ impl<T: Float> Tensor<T> {
         binary(
             self,
             &other,
-            "maximum",
+            &"maximum",
             crate::base::primal::maximum,
             both!(|x, y, g, [nx, ny]| (
                 nx.then(|| maximum_lhs(x, y, g)),
@@ -262,7 +268,7 @@ impl<T: Float> Tensor<T> {
         binary(
             self,
             &other,
-            "minimum",
+            &"minimum",
             crate::base::primal::minimum,
             both!(|x, y, g, [nx, ny]| (
                 nx.then(|| minimum_lhs(x, y, g)),
@@ -291,7 +297,7 @@ impl<T: Float> Tensor<T> {
         binary(
             self,
             &other,
-            "atan2",
+            &"atan2",
             num_traits::Float::atan2,
             both!(|y, x, g, [ny, nx]| (
                 ny.then(|| atan2_lhs(y, x, g)),
@@ -321,7 +327,7 @@ impl<T: Float> Tensor<T> {
         binary(
             self,
             &other,
-            "hypot",
+            &"hypot",
             num_traits::Float::hypot,
             both!(|x, y, g, [nx, ny]| (
                 nx.then(|| hypot_lhs(x, y, g)),
@@ -353,7 +359,7 @@ impl<T: Float> Tensor<T> {
         binary(
             self,
             &other,
-            "pow",
+            &"pow",
             num_traits::Float::powf,
             both!(|x, y, g, [nx, ny]| (nx.then(|| pow_lhs(x, y, g)), ny.then(|| pow_rhs(x, y, g)))),
         )
@@ -378,7 +384,7 @@ impl<T: Float> Tensor<T> {
         binary(
             self,
             &base,
-            "log",
+            &"log",
             num_traits::Float::log,
             both!(|x, b, g, [nx, nb]| (nx.then(|| log_lhs(x, b, g)), nb.then(|| log_rhs(x, b, g)))),
         )

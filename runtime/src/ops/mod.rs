@@ -48,7 +48,7 @@ use crate::base::primal::Primal;
 use crate::base::tensor::{Data, DataRef, Stored, Tensor};
 use crate::record::forward::{Jvp, NumberJvp, Tangents, tangent_by_numbers};
 use crate::record::node::{Backward, InputGrads, NumberCtx, ParamSlot, Params, Rule, RuleCtx};
-use crate::record::stack::{self, ElementwiseHead, Keep};
+use crate::record::stack::{self, ElementwiseHead, Keep, OpName};
 
 /// Wraps a rule closure so that it implements [`Backward`].
 struct FnRule<F>(F);
@@ -143,7 +143,7 @@ where
 #[track_caller]
 pub(crate) fn unary<T: Float, R, S>(
     x: &Tensor<T>,
-    op: &'static str,
+    op: OpName,
     saved_value: Saved,
     data: Data<T>,
     (rule, scalar_rule): (R, S),
@@ -227,7 +227,7 @@ fn real_param(ctx: &RuleCtx<'_>) -> f64 {
 #[track_caller]
 pub(crate) fn unary_with_param<T: Float, R, S>(
     x: &Tensor<T>,
-    op: &'static str,
+    op: OpName,
     p: f64,
     f: impl Fn(T) -> T + Sync,
     (rule, scalar_rule): (R, S),
@@ -257,7 +257,7 @@ where
 #[track_caller]
 fn elementwise_with_param<T: Float, const N: usize>(
     x: &Tensor<T>,
-    op: &'static str,
+    op: OpName,
     p: f64,
     f: impl Fn(T) -> T + Sync,
     kept: [&Tensor<T>; N],
@@ -304,7 +304,7 @@ where
 #[track_caller]
 pub(crate) fn linear<T: Float, R, S>(
     x: &Tensor<T>,
-    op: &'static str,
+    op: OpName,
     p: f64,
     f: impl Fn(T) -> T + Sync,
     (rule, scalar_rule): (R, S),
@@ -371,7 +371,7 @@ where
 pub(crate) fn binary<T: Float, R, S>(
     x: &Tensor<T>,
     y: &Tensor<T>,
-    op: &'static str,
+    op: OpName,
     f: impl Fn(T, T) -> T + Sync,
     (rule, scalar_rule): (R, S),
 ) -> Tensor<T>
@@ -485,7 +485,7 @@ where
 pub(crate) fn additive<T: Float, R, S>(
     x: &Tensor<T>,
     y: &Tensor<T>,
-    op: &'static str,
+    op: OpName,
     f: impl Fn(T, T) -> T + Sync,
     (rhs_rule, scalar_rhs_rule): (R, S),
 ) -> Tensor<T>
@@ -509,7 +509,7 @@ where
 pub(crate) fn additive_owned<T: Float, R, S>(
     x: Tensor<T>,
     y: &Tensor<T>,
-    op: &'static str,
+    op: OpName,
     f: impl Fn(T, T) -> T + Sync,
     rules: (R, S),
 ) -> Tensor<T>
@@ -529,7 +529,7 @@ where
 fn additive_owned_arrays<T: Float, R, S>(
     mut x: Tensor<T>,
     y: &Tensor<T>,
-    op: &'static str,
+    op: OpName,
     f: impl Fn(T, T) -> T + Sync,
     rules: (R, S),
 ) -> Tensor<T>
@@ -553,7 +553,7 @@ fn record_additive<T: Float, R, S>(
     data: Data<T>,
     x: &Tensor<T>,
     y: &Tensor<T>,
-    op: &'static str,
+    op: OpName,
     (rhs_rule, scalar_rhs_rule): (R, S),
 ) -> Tensor<T>
 where
@@ -883,7 +883,7 @@ pub(crate) fn check_axis(op: &str, axis: usize, shape: &[usize]) -> usize {
 #[track_caller]
 pub(crate) fn piecewise_constant<T: Float>(
     x: &Tensor<T>,
-    op: &'static str,
+    op: OpName,
     f: impl Fn(T) -> T + Sync,
 ) -> Tensor<T> {
     // the factor 0 is kept as `linear`'s parameter: the rule is `g · 0`

@@ -50,10 +50,10 @@ impl<T: Float> Primal for Tensor<T> {
         Tensor::sigmoid(x)
     }
     fn positive_mask(x: &Self) -> Self {
-        super::piecewise_constant(x, "positive_mask", positive_mask_of)
+        super::piecewise_constant(x, &"positive_mask", positive_mask_of)
     }
     fn sign(x: &Self) -> Self {
-        super::piecewise_constant(x, "sign", sign_of)
+        super::piecewise_constant(x, &"sign", sign_of)
     }
     fn at_least(x: &Self, other: &Self) -> Self {
         // An untracked constant, as TensorFlow's `greater_equal` mask in the rule of

@@ -45,7 +45,7 @@ macro_rules! elementwise_unary_ops {
             pub fn $name(&self) -> Tensor<T> {
                 const SAVED: Saved = Saved::of(stringify!($name));
                 let data = forward!(self, kernel::$name $(, $arrays)?);
-                unary(self, stringify!($name), SAVED, data, both!($name))
+                unary(self, &stringify!($name), SAVED, data, both!($name))
             }
         )*}
 
@@ -446,7 +446,7 @@ impl<T: Float> Tensor<T> {
     /// ```
     #[track_caller]
     pub fn sign(&self) -> Tensor<T> {
-        super::piecewise_constant(self, "sign", crate::base::primal::sign_of)
+        super::piecewise_constant(self, &"sign", crate::base::primal::sign_of)
     }
 
     /// The largest integer not above each element. Not differentiable, as in TensorFlow:
@@ -544,7 +544,7 @@ impl<T: Float> Tensor<T> {
     pub fn powi(&self, n: i32) -> Tensor<T> {
         unary_with_param(
             self,
-            "powi",
+            &"powi",
             n as f64,
             |v| kernel::powi(v, n),
             both!(|x, g, n| powi(x, g, n as i32)),
@@ -577,7 +577,7 @@ impl<T: Float> Tensor<T> {
     pub fn powf(&self, p: T) -> Tensor<T> {
         unary_with_param(
             self,
-            "powf",
+            &"powf",
             p.to_f64(),
             |v| kernel::powf(v, p),
             (powf, powf),

@@ -192,9 +192,10 @@ pub(crate) fn check_forward<T: Float>(
         return;
     }
     if let Some(value) = NonFiniteValue::first_in(out) {
-        let recorded = &state.nodes[node as usize];
-        let inputs: SmallVec<[NodeId; 4]> = recorded.inputs().iter().copied().collect();
-        let found = state.found(node, &inputs, recorded.op(), AnomalyPhase::Forward, value);
+        let records = state.records();
+        let inputs: SmallVec<[NodeId; 4]> = records.inputs(node as usize).to_vec().into();
+        let op = records.op(node as usize);
+        let found = state.found(node, &inputs, op, AnomalyPhase::Forward, value);
         state.non_finite = Some(found);
     }
 }

@@ -12,7 +12,9 @@ use smallvec::SmallVec;
 use crate::base::dtype::{AnyTensor, DType, Float};
 use crate::base::tensor::{Data, Tensor, TensorId};
 use crate::record::forward::{self, Jvp, NumberJvp};
-use crate::record::node::{Backward, Inputs, NO_NODE, NodeId, ParamSlot, Params, Rule, ScalarNode};
+use crate::record::node::{
+    Backward, Inputs, KeptWords, NO_NODE, NodeId, ParamSlot, Params, Rule, ScalarNode,
+};
 use crate::record::numerics::check_forward;
 use crate::record::state::{TapeState, push_in_place};
 use crate::record::variable::{AnyVariable, VariableId};
@@ -382,11 +384,16 @@ pub(crate) fn record<T: Float>(
 /// The number form of a JVP rule an op does not have (see [`record`]).
 type NoNumberJvp<T> = fn(&Tensor<T>, [Option<T>; 2]) -> Option<Option<T>>;
 
+/// An op's name behind a `'static` reference: one word, where the name itself is two,
+/// so that a compact record ([`ScalarNode`]) has room for its parameter. A string
+/// literal's reference (`&"add"`) is promoted to a static.
+pub(crate) type OpName = &'static &'static str;
+
 /// What an elementwise op records besides its inputs and saved values: its name, its
 /// static rule, and `params` to build its parameters, called only if a general node is
 /// written (an additive op compares its operands' shapes there).
 pub(crate) struct ElementwiseHead<P> {
-    pub op: &'static str,
+    pub op: OpName,
     pub rule: &'static dyn Backward,
     pub params: P,
     /// What `params` gives when the op's value is 0-d, known without calling it: the
@@ -457,11 +464,7 @@ fn record_keeping_general<T: Float, const N: usize>(
     data: Data<T>,
     inputs: &[TensorId],
     keep: Keep<'_, T, N>,
-    (op, rule, params): (
-        &'static str,
-        &'static dyn Backward,
-        impl FnOnce() -> ParamSlot,
-    ),
+    (op, rule, params): (OpName, &'static dyn Backward, impl FnOnce() -> ParamSlot),
     jvp: &Jvp<'_, T>,
     numbers: impl NumberJvp<T> + Copy,
 ) -> Tensor<T> {
@@ -515,14 +518,18 @@ fn record_scalar<T: Float, const N: usize, P: FnOnce() -> ParamSlot>(
         return Err(params);
     };
     let out = Tensor::with_id(id, Data::scalar(value));
-    // The values the rule keeps, in its order: the kept inputs, then the output.
-    let mut saved = [(id, 0.0); 2];
+    // The words the record keeps for its general rule (see `ScalarNode`): the values the
+    // rule keeps, in its order (the kept inputs, then the output), each as its id and
+    // bits. Constant in number for each op, once inlined.
+    let mut words: KeptWords = [0; 4];
+    let mut len = 0;
     let mut saved_len = 0;
     for input in keep.inputs.into_iter().chain(keep.output.then_some(&out)) {
-        let (Some(slot), Some(v)) = (saved.get_mut(saved_len), input.as_inline_scalar()) else {
+        let (Some(pair), Some(v)) = (words.get_mut(len..len + 2), input.as_inline_scalar()) else {
             return Err(params);
         };
-        *slot = (input.id(), v.to_f64());
+        pair.copy_from_slice(&[input.id().0, v.to_f64().to_bits()]);
+        len += 2;
         saved_len += 1;
     }
     // ∂ out / ∂ input k: the JVP at a unit tangent of input k alone (0 for an untracked
@@ -545,21 +552,22 @@ fn record_scalar<T: Float, const N: usize, P: FnOnce() -> ParamSlot>(
             (ParamSlot::Real(p), Some(q)) => p.to_bits() == q.to_bits(),
             _ => false,
         },
-        "{op}: a 0-d op's `scalar_param` is what its `params` give"
+        "{}: a 0-d op's `scalar_param` is what its `params` give",
+        *op
     );
-    state.push_scalar(ScalarNode {
+    let node = ScalarNode {
         op,
         rule,
         inputs: [first, second],
         partials: [first_partial, second_partial],
-        saved,
         param: param.unwrap_or(0.0),
-        arena: 0,
+        kept: 0,
         binary: inputs.len() == 2,
-        saved_len: saved_len as u8,
+        saved_len,
         has_param: param.is_some(),
         single: T::SINGLE,
-    });
+    };
+    state.push_scalar(node, &words[..len]);
     drop(state);
     crate::base::cuts::propagate(inputs, id);
     Ok(out)

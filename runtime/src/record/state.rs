@@ -16,7 +16,8 @@ use smallvec::SmallVec;
 use crate::base::dtype::AnyTensor;
 use crate::base::tensor::{TAPE_ENCODED_BIT, TensorId};
 use crate::record::node::{
-    Inputs, NO_NODE, Node, NodeId, ParamSlot, Record, Rule, SavedRange, ScalarNode, clear_nodes,
+    Inputs, NO_NODE, Node, NodeId, ParamSlot, Record, Records, Rule, SavedRange, ScalarNode,
+    clear_nodes,
 };
 use crate::record::numerics::{Found, Site};
 use crate::record::stack::{OpHead, TapeCell};
@@ -109,6 +110,11 @@ pub struct TapeState {
     pub(crate) poisoned: bool,
     /// The records, by node id.
     pub(crate) nodes: Vec<Record>,
+    /// The general nodes the records point to ([`Record::General`]), in node order.
+    pub(crate) general: Vec<Node>,
+    /// The words compact records keep for their general rules (see [`ScalarNode`]), in
+    /// node order.
+    pub(crate) kept: Vec<u64>,
     /// The values the nodes' rules saved, in node order; each node knows its span. Node
     /// order is what lets a non-persistent sweep free them as it passes, by truncating.
     pub(crate) saved: Vec<AnyTensor>,
@@ -121,7 +127,7 @@ pub struct TapeState {
     /// so a gradient whose sources include every leaf needs every node (see
     /// `backward::mark_relevant`).
     pub(crate) leaf_count: usize,
-    /// Whether some node in `nodes` may own heap memory (see `node::clear_nodes`).
+    /// Whether some node in `general` may own heap memory (see `node::clear_nodes`).
     pub(crate) owning_nodes: bool,
     /// Ids of tensors `watch`ed explicitly, each with the fresh-id clock at the watch
     /// (a tensor with a smaller fresh id existed before it), for `explain`.
@@ -148,6 +154,8 @@ impl TapeState {
             sweeping: false,
             poisoned: false,
             nodes: Vec::new(),
+            general: Vec::new(),
+            kept: Vec::new(),
             saved: Vec::new(),
             tracked: FxHashMap::default(),
             tracked_span: EMPTY_SPAN,
@@ -201,6 +209,8 @@ impl TapeState {
             // A new uid, so no tensor of this use matches a node of the next.
             state.clear();
             state.nodes.shrink_to(MAX_SPARE_RECORDS);
+            state.general.shrink_to(MAX_SPARE_RECORDS);
+            state.kept.shrink_to(MAX_SPARE_RECORDS);
             state.saved.shrink_to(MAX_SPARE_RECORDS);
             state.tracked.shrink_to(MAX_SPARE_RECORDS);
             state.sites.shrink_to(MAX_SPARE_RECORDS);
@@ -212,6 +222,16 @@ impl TapeState {
                 spare.push(Rc::clone(cell));
             }
         });
+    }
+
+    /// The records, with the general nodes and kept words they point to.
+    #[inline]
+    pub(crate) fn records(&self) -> Records<'_> {
+        Records {
+            records: &self.nodes,
+            general: &self.general,
+            kept: &self.kept,
+        }
     }
 
     /// Whether ops run now are recorded on this tape.
@@ -270,28 +290,37 @@ impl TapeState {
         save: impl FnOnce(&mut Vec<AnyTensor>),
         out: TensorId,
     ) -> NodeId {
-        let index = self.nodes.len() as NodeId;
         let start = self.saved.len() as u32;
         save(&mut self.saved);
         let saved = SavedRange::new(start, self.saved.len() as u32);
-        // An id `next_output_id` encoded for this node finds it without the map. (Compared
-        // with the encoding, not with `next_output_id`: past the encodable nodes that takes
-        // a fresh id.)
-        let encoded = self.encoded_id(index as usize) == Some(out);
+        let general = self.general.len() as u32;
         // (decided on the parts, in registers, not read back from the written node)
         let owns_heap;
-        push_in_place!(&mut self.nodes, {
+        push_in_place!(&mut self.general, {
             let OpHead { op, rule, params } = head();
             owns_heap = Node::parts_own_heap(&rule, &inputs, &params);
-            Record::General(Node {
+            Node {
                 op,
                 rule,
                 inputs,
                 saved,
                 params,
-            })
+            }
         });
         self.owning_nodes |= owns_heap;
+        self.push_record(Record::General(general), out)
+    }
+
+    /// Appends `record` as node `index`, the producer of the tensor `out`, and tracks `out`
+    /// by the map unless its id is the one that encodes the node.
+    #[inline(always)]
+    fn push_record(&mut self, record: Record, out: TensorId) -> NodeId {
+        let index = self.nodes.len() as NodeId;
+        // An id `next_output_id` encoded for this node finds it without the map. (Compared
+        // with the encoding, not with `next_output_id`: past the encodable nodes that takes
+        // a fresh id.)
+        let encoded = self.encoded_id(index as usize) == Some(out);
+        push_in_place!(&mut self.nodes, record);
         if !encoded {
             self.tracked.insert(out, index);
             let (low, high) = self.tracked_span;
@@ -303,15 +332,17 @@ impl TapeState {
     /// Appends the compact record of a 0-d op (see [`ScalarNode`]), as the producer of the
     /// tensor whose id `encoded_id` gives for the node it becomes (so `lookup` finds it
     /// without the map: the caller checked that there is one). `node` is the record but
-    /// for its `arena` field, which is set here.
+    /// for its `kept` field, which is set here; `words` are the words it keeps (see
+    /// [`ScalarNode`]'s invariant), appended to the kept list (nothing for an op that
+    /// keeps nothing).
     #[inline(always)]
-    pub(crate) fn push_scalar(&mut self, node: ScalarNode) -> NodeId {
+    pub(crate) fn push_scalar(&mut self, node: ScalarNode, words: &[u64]) -> NodeId {
         let index = self.nodes.len() as NodeId;
-        let arena = self.saved.len() as u32;
-        push_in_place!(
-            &mut self.nodes,
-            Record::Scalar(ScalarNode { arena, ..node })
-        );
+        let kept = self.kept.len() as u32;
+        if !words.is_empty() {
+            self.kept.extend_from_slice(words);
+        }
+        push_in_place!(&mut self.nodes, Record::Scalar(ScalarNode { kept, ..node }));
         index
     }
 
@@ -398,8 +429,11 @@ impl TapeState {
             return;
         }
         self.id_base = fresh_id_base();
-        clear_nodes(&mut self.nodes, self.owning_nodes);
+        // (records own nothing: clearing them is setting the length)
+        self.nodes.clear();
+        clear_nodes(&mut self.general, self.owning_nodes);
         self.owning_nodes = false;
+        self.kept.clear();
         self.saved.clear();
         self.tracked.clear();
         self.tracked_span = EMPTY_SPAN;
@@ -420,7 +454,10 @@ pub(crate) fn spare_record_capacity() -> usize {
             .iter()
             .map(|cell| {
                 let state = cell.borrow();
-                state.nodes.capacity().max(state.saved.capacity())
+                (state.nodes.capacity())
+                    .max(state.general.capacity())
+                    .max(state.kept.capacity())
+                    .max(state.saved.capacity())
             })
             .max()
             .unwrap_or(0)

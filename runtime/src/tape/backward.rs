@@ -9,7 +9,7 @@ use super::structure::SourceKey;
 use crate::base::dtype::{AnyTensor, Float};
 use crate::base::tensor::Tensor;
 use crate::record::node::{
-    InputGrads, NO_NODE, Node, NodeId, Record, Rule, ScalarNode, clear_nodes,
+    InputGrads, NO_NODE, Node, NodeId, Record, Records, Rule, ScalarNode, clear_nodes,
 };
 use crate::record::numerics::{AnomalyPhase, Found, NonFiniteValue};
 use crate::record::stack::TapeCell;
@@ -453,7 +453,7 @@ fn push_nodes_of_source(state: &TapeState, k: u32, source: &SourceKey, out: &mut
 /// Returns whether every node is, so that the sweep can read no marks
 /// ([`Relevant::Every`]).
 fn mark_relevant(
-    nodes: &[Record],
+    nodes: Records<'_>,
     source_nodes: &SourceNodes,
     end: usize,
     leaf_count: usize,
@@ -468,7 +468,7 @@ fn mark_relevant(
         let node = node as usize;
         if node < end && !is_source[node] {
             is_source[node] = true;
-            source_leaves += usize::from(nodes[node].is_leaf());
+            source_leaves += usize::from(nodes.is_leaf(node));
         }
     }
     let relevant = &mut scratch.relevant;
@@ -483,8 +483,8 @@ fn mark_relevant(
     relevant.extend_from_slice(is_source);
     for i in first..end {
         if !relevant[i] {
-            relevant[i] = nodes[i]
-                .inputs()
+            relevant[i] = nodes
+                .inputs(i)
                 .iter()
                 .any(|&j| j != NO_NODE && relevant[j as usize]);
         }
@@ -557,7 +557,7 @@ fn sweep_nodes<const CHECK: bool>(
         // so the records must stay in place; each node is cloned out before its rule runs.
         let every = {
             let state = tape.borrow();
-            mark_relevant(&state.nodes, sources, end, state.leaf_count, scratch)
+            mark_relevant(state.records(), sources, end, state.leaf_count, scratch)
         };
         let Scratch {
             grads,
@@ -570,7 +570,7 @@ fn sweep_nodes<const CHECK: bool>(
             if relevant[i] {
                 let (node, saved) = {
                     let state = tape.borrow();
-                    state.nodes[i].to_general(&state.saved)
+                    state.records().to_general(i, &state.saved)
                 };
                 *tensors |= step::<CHECK>(
                     &node,
@@ -584,16 +584,23 @@ fn sweep_nodes<const CHECK: bool>(
         }
         return;
     }
-    let (mut nodes, mut saved, leaf_count, owning) = {
+    let (mut nodes, mut general, kept, mut saved, leaf_count, owning) = {
         let mut state = tape.borrow_mut();
         (
             std::mem::take(&mut state.nodes),
+            std::mem::take(&mut state.general),
+            std::mem::take(&mut state.kept),
             std::mem::take(&mut state.saved),
             state.leaf_count,
             state.owning_nodes,
         )
     };
-    let every = mark_relevant(&nodes, sources, end, leaf_count, scratch);
+    let records = Records {
+        records: &nodes,
+        general: &general,
+        kept: &kept,
+    };
+    let every = mark_relevant(records, sources, end, leaf_count, scratch);
     let Scratch {
         grads,
         relevant,
@@ -606,13 +613,14 @@ fn sweep_nodes<const CHECK: bool>(
             if relevant[i] {
                 let flags = (relevance, is_source[i], unrecorded);
                 *tensors |= match &nodes[i] {
-                    Record::General(node) => {
+                    Record::General(k) => {
+                        let node = &general[*k as usize];
                         let values = &saved[node.saved.as_range()];
                         step::<CHECK>(node, values, i, grads, flags, finding)
                     }
                     Record::Scalar(node) => {
                         let flags = (relevance, &is_source[..], unrecorded);
-                        step_scalar::<CHECK>(node, i, grads, flags, finding)
+                        step_scalar::<CHECK>(node, &kept, i, grads, flags, finding)
                     }
                 };
             }
@@ -620,11 +628,15 @@ fn sweep_nodes<const CHECK: bool>(
     } else {
         // Non-persistent: the values each node saved (and the state a closure rule
         // captured) are dropped as soon as the sweep has passed it. Saved values sit in
-        // node order, so passing a node truncates them.
+        // node order, so passing a node truncates them; the general nodes past the last
+        // target go first, with their saved values.
+        if let Some((first_general, arena)) = records.arena_from(end) {
+            saved.truncate(arena);
+            general.truncate(first_general);
+        }
         nodes.truncate(end);
-        saved.truncate(nodes[end - 1].saved_end());
         let marks = (&relevant[..end], &is_source[..end]);
-        let consumed = (&mut nodes[..], &mut saved);
+        let consumed = (&nodes[..], &mut general[..], &kept[..], &mut saved);
         // Two instances: with every node relevant (the usual gradient) no mark is read,
         // and an input needs a cotangent exactly when it is tracked.
         *tensors |= if every {
@@ -633,13 +645,17 @@ fn sweep_nodes<const CHECK: bool>(
             sweep_consuming::<CHECK, false>(consumed, marks, grads, unrecorded, finding)
         };
         // The emptied buffers go back for reuse; `gradient` then releases the rest.
-        clear_nodes(&mut nodes, owning);
+        // (records own nothing: clearing them is setting the length)
+        nodes.clear();
+        clear_nodes(&mut general, owning);
     }
     let mut state = tape.borrow_mut();
-    if nodes.is_empty() {
+    if general.is_empty() {
         state.owning_nodes = false;
     }
     state.nodes = nodes;
+    state.general = general;
+    state.kept = kept;
     state.saved = saved;
 }
 
@@ -649,7 +665,7 @@ fn sweep_nodes<const CHECK: bool>(
 /// ran (see [`step`]).
 #[inline(always)]
 fn sweep_consuming<const CHECK: bool, const EVERY: bool>(
-    (nodes, saved): (&mut [Record], &mut Vec<AnyTensor>),
+    (nodes, general, kept, saved): (&[Record], &mut [Node], &[u64], &mut Vec<AnyTensor>),
     (relevant, is_source): (&[bool], &[bool]),
     grads: &mut [Cot],
     unrecorded: bool,
@@ -663,16 +679,16 @@ fn sweep_consuming<const CHECK: bool, const EVERY: bool>(
     let end = nodes.len();
     assert!(grads.len() >= end && relevant.len() >= end && is_source.len() >= end);
     for i in (0..end).rev() {
-        let node = match &mut nodes[i] {
-            Record::General(node) => node,
+        let node = match &nodes[i] {
             Record::Scalar(node) => {
                 // Nothing in the arena, nothing owned: only the partials to apply.
                 if EVERY || relevant[i] {
                     let flags = (relevance, is_source, unrecorded);
-                    tensors |= step_scalar::<CHECK>(node, i, grads, flags, finding);
+                    tensors |= step_scalar::<CHECK>(node, kept, i, grads, flags, finding);
                 }
                 continue;
             }
+            Record::General(k) => &mut general[*k as usize],
         };
         if node.inputs.is_none() {
             // A leaf: nothing to run, save or drop; its cotangent is read where the
@@ -783,6 +799,7 @@ fn step<const CHECK: bool>(
 #[inline(always)]
 fn step_scalar<const CHECK: bool>(
     node: &ScalarNode,
+    kept: &[u64],
     i: usize,
     grads: &mut [Cot],
     (relevant, is_source, unrecorded): (Relevant<'_>, &[bool], bool),
@@ -794,7 +811,7 @@ fn step_scalar<const CHECK: bool>(
         _ => {
             // (whether node `i` is a source, read only here: the partials need not know)
             let flags = (relevant, is_source[i], unrecorded);
-            let (node, saved) = node.general();
+            let (node, saved) = node.general(kept);
             return step::<CHECK>(&node, &saved, i, grads, flags, finding);
         }
     };

@@ -271,7 +271,7 @@ impl GradientTape {
             };
         }
         if target_node < first_source {
-            let is_leaf = state.nodes[first_source as usize].inputs().is_empty();
+            let is_leaf = state.records().inputs(first_source as usize).is_empty();
             return if is_leaf {
                 Explanation::WatchedAfterTarget
             } else {
@@ -279,7 +279,7 @@ impl GradientTape {
             };
         }
         Explanation::NoPath {
-            target_op: state.nodes[target_node as usize].op(),
+            target_op: state.records().op(target_node as usize),
         }
     }
 }
@@ -323,10 +323,11 @@ fn reachable(state: &TapeState, sources: &[NodeId]) -> Vec<bool> {
         reached[s as usize] = true;
     }
     let first = sources.iter().copied().min().unwrap_or(0) as usize;
+    let records = state.records();
     for i in first..state.nodes.len() {
         if !reached[i] {
-            reached[i] = state.nodes[i]
-                .inputs()
+            reached[i] = records
+                .inputs(i)
                 .iter()
                 .any(|&j| j != NO_NODE && reached[j as usize]);
         }

@@ -312,7 +312,8 @@ impl Drop for GradientTape {
 impl std::fmt::Debug for GradientTape {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let state = self.cell.borrow();
-        let ops: Vec<&str> = state.nodes.iter().map(|node| node.op()).collect();
+        let records = state.records();
+        let ops: Vec<&str> = (0..state.nodes.len()).map(|i| records.op(i)).collect();
         f.debug_struct("GradientTape")
             .field("persistent", &state.persistent)
             .field("watch_accessed_variables", &state.watch_accessed_variables)
@@ -900,11 +901,10 @@ impl GradientTape {
     /// ```
     pub fn recorded_ops(&self) -> Vec<&'static str> {
         let state = self.cell.borrow();
-        state
-            .nodes
-            .iter()
-            .filter(|node| !node.is_leaf())
-            .map(|node| node.op())
+        let records = state.records();
+        (0..state.nodes.len())
+            .filter(|&i| !records.is_leaf(i))
+            .map(|i| records.op(i))
             .collect()
     }
 }
