@@ -11,7 +11,6 @@
 #[macro_use]
 mod common;
 
-use common::twice::Twice;
 use gradtape::differentiable;
 
 /// A configuration a function reads but does not differentiate: no `Default`, no `Copy`.
@@ -33,23 +32,6 @@ fn config() -> Config {
 struct Segment {
     start: f64,
     weight: f64,
-}
-
-/// Checks `$f(x, $c)` (as `twice!` writes it, one slice and one constant) at each point.
-macro_rules! with_constant_twice {
-    ($f:ident, $on_duals:ident, $c:expr, at $($x:expr),+ $(,)?) => {
-        $(Twice {
-            name: stringify!($f),
-            itself: &|p| $f(p, $c),
-            primal: &|p| $f::primal(p, $c),
-            grad: &|p| {
-                let (value, [g]) = $f::grad(p, $c);
-                (value, g)
-            },
-            on_duals: &|d| $on_duals(d, $c),
-        }
-        .check($x);)+
-    };
 }
 
 // ----- enums -----

@@ -85,12 +85,7 @@ impl Receivers {
     /// The locals whose receivers were rebuilt and whose every field `body` (their
     /// lowering) left inactive.
     pub fn inactive_in(&self, body: &crate::model::ir::Body) -> HashSet<String> {
-        let active: HashSet<String> = body
-            .bindings
-            .iter()
-            .filter(|b| b.active)
-            .map(|b| b.name.to_string())
-            .collect();
+        let active = body.active_names();
         self.rebuilt
             .iter()
             .filter(|(_, parts)| parts.iter().all(|part| !active.contains(&part.to_string())))

@@ -51,12 +51,7 @@ impl Slots {
     /// left inactive. A name bound more than once (a rewrite inside a loop body and again
     /// beside it) counts only if no binding of it is active.
     pub fn inactive_in(&self, body: &Body) -> HashSet<String> {
-        let active: HashSet<String> = body
-            .bindings
-            .iter()
-            .filter(|b| b.active)
-            .map(|b| b.name.to_string())
-            .collect();
+        let active = body.active_names();
         body.bindings
             .iter()
             .map(|b| b.name.to_string())

@@ -33,6 +33,26 @@ macro_rules! one_slice_twice {
     };
 }
 
+/// Checks `$f(x, $c)` (as `twice!` writes it: one slice, then one constant, a
+/// configuration or a closure) and its plain twin `$on_duals` at each point `$x`:
+/// [`Twice::check`].
+#[allow(unused_macros)]
+macro_rules! with_constant_twice {
+    ($f:ident, $on_duals:ident, $c:expr, at $($x:expr),+ $(,)?) => {
+        $(crate::common::twice::Twice {
+            name: stringify!($f),
+            itself: &|p| $f(p, $c),
+            primal: &|p| $f::primal(p, $c),
+            grad: &|p| {
+                let (value, [g]) = $f::grad(p, $c);
+                (value, g)
+            },
+            on_duals: &|d| $on_duals(d, $c),
+        }
+        .check($x);)+
+    };
+}
+
 #[allow(unused_macros)]
 macro_rules! twice {
     ($(#[$doc:meta])* fn $name:ident / $on_duals:ident <T> ($($(#[$marks:meta])* $arg:ident : $ty:ty),* $(,)?) -> T $body:block) => {

@@ -1027,6 +1027,19 @@ pub struct Schedule {
     pub levels: usize,
 }
 
+impl Body {
+    /// The names of the bindings lowering found active (a name bound more than once is
+    /// here if any of its bindings is): the expansion's second lowering reads which of
+    /// the rewrites' locals stayed constant by them (`slots`, `fields::Receivers`).
+    pub fn active_names(&self) -> std::collections::HashSet<String> {
+        self.bindings
+            .iter()
+            .filter(|b| b.active)
+            .map(|b| b.name.to_string())
+            .collect()
+    }
+}
+
 impl Block {
     /// The ids of the jumps in `stmts` (at any depth) that leave `region`.
     pub fn jumps_leaving(stmts: &[Stmt], region: usize) -> Vec<usize> {

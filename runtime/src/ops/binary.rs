@@ -441,7 +441,7 @@ impl<T: Float> Tensor<T> {
         binary(
             self,
             &other,
-            "rem_euclid",
+            &"rem_euclid",
             crate::base::primal::rem_euclid_value,
             both!(|x, y, g, [nx, ny]| (
                 nx.then(|| pass_through(g)),
@@ -520,7 +520,7 @@ pub(crate) fn rem<T: Float>(x: &Tensor<T>, y: &Tensor<T>) -> Tensor<T> {
     binary(
         x,
         y,
-        "rem",
+        &"rem",
         |a, b| a % b,
         both!(|x, y, g, [nx, ny]| (nx.then(|| pass_through(g)), ny.then(|| rem_rhs(x, y, g)))),
     )
