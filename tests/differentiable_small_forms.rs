@@ -101,3 +101,24 @@ fn format_reading_a_differentiable_value() {
         assert!(common::close(g, derivative, 1e-14), "{g} vs {derivative}");
     }
 }
+
+twice! {
+    /// Integers and a sign chosen by tests on differentiable values, from other integers
+    /// (regression: `let m = if x > 2.0 { k + 1 } else { k };` made `m` an active local,
+    /// and the generated code asked `usize` for a zero tangent, rustc's E0277).
+    fn integer_branches_chosen_by_a_test_on_values / integer_branches_on_duals<T>(x: &[T]) -> T {
+        let k: usize = if x[0] > T::one() { 2 } else { 1 };
+        let m = if x[0] > T::from(2.0).unwrap() { k + 1 } else { k };
+        let sign = match x[1] > T::zero() {
+            true => T::one(),
+            false => -T::one(),
+        };
+        x[0] * T::from(m).unwrap() + sign * x[1] * x[1]
+    }
+}
+
+#[test]
+fn integer_branches_chosen_by_a_test_on_values_are_constants() {
+    one_slice_twice!(integer_branches_chosen_by_a_test_on_values, integer_branches_on_duals at
+        [0.4, 1.1], [1.4, -0.7], [2.5, 0.3]);
+}

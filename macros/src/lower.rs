@@ -662,7 +662,10 @@ impl<'a> Lowerer<'a> {
         let init_active = local
             .init
             .as_ref()
-            .is_some_and(|init| self.mentions_active(&init.expr) && !literal_branches(&init.expr));
+            .is_some_and(|init| {
+                self.mentions_active(&init.expr)
+                    && !literal_branches(&init.expr, &|e| !self.mentions_active(e))
+            });
         // `let [a, b, c] = q;` of an array by name, or `*q` of a reference to one: one
         // `let` per element, `let a = q[0];` (indexing reads through the reference)
         // `let [[a, b], [c, d]] = m;` of an array of rows by name: `let a = m[0][0];` ..
@@ -4427,18 +4430,19 @@ fn escapes(expr: &Expr) -> bool {
     finder.found
 }
 
-/// Whether a statement never finishes (a jump, or a macro that panics): a block ending
-/// with it needs no value.
-/// Whether `expr` is an `if`/`match` (or a block) whose every branch is an integer or
-/// `bool` literal alone, or leaves (`return`, `break`, `continue`), and which writes
-/// nothing (no assignment, no `&mut` borrow, in its conditions either): its value is a
-/// constant, whatever its conditions read, and it has no effect the adjoint must see.
-/// (Regression: `let kind = if x[1] > 0.0 { 1 } else { 2 };` made `kind` an active
-/// local, and the generated code asked `{integer}` for a zero tangent, E0277.)
-fn literal_branches(expr: &Expr) -> bool {
-    fn tail(block: &syn::Block) -> bool {
+/// Whether `expr` is an `if`/`match` (or a block) whose every branch is a constant alone
+/// (`constant`: an expression reading no differentiable value, as `1`, `k + 1`, `2.0`),
+/// or leaves (`return`, `break`, `continue`), and which writes nothing (no assignment, no
+/// `&mut` borrow, in its conditions either): its value is a constant, whatever its
+/// conditions read (piecewise constant), and it has no effect the adjoint must see.
+/// (Regressions: `let kind = if x[1] > 0.0 { 1 } else { 2 };` made `kind` an active
+/// local, and the generated code asked `{integer}` for a zero tangent, E0277; so did `let
+/// m = if x > 2.0 { k + 1 } else { k };` of an integer `k`,
+/// `integer_branches_chosen_by_a_test_on_values`.)
+fn literal_branches(expr: &Expr, constant: &dyn Fn(&Expr) -> bool) -> bool {
+    fn tail(block: &syn::Block, constant: &dyn Fn(&Expr) -> bool) -> bool {
         match &block.stmts[..] {
-            [syn::Stmt::Expr(tail, None)] => value(tail),
+            [syn::Stmt::Expr(tail, None)] => value(tail, constant),
             [
                 syn::Stmt::Expr(
                     Expr::Return(syn::ExprReturn { expr: None, .. })
@@ -4450,20 +4454,23 @@ fn literal_branches(expr: &Expr) -> bool {
             _ => false,
         }
     }
-    fn value(expr: &Expr) -> bool {
+    fn value(expr: &Expr, constant: &dyn Fn(&Expr) -> bool) -> bool {
         match strip_parens(expr) {
             Expr::Lit(lit) => matches!(lit.lit, syn::Lit::Int(_) | syn::Lit::Bool(_)),
             Expr::Return(_) | Expr::Break(_) | Expr::Continue(_) => true,
             Expr::If(expr_if) => {
-                tail(&expr_if.then_branch)
+                tail(&expr_if.then_branch, constant)
                     && expr_if
                         .else_branch
                         .as_ref()
-                        .is_some_and(|(_, otherwise)| value(otherwise))
+                        .is_some_and(|(_, otherwise)| value(otherwise, constant))
             }
-            Expr::Match(expr_match) => expr_match.arms.iter().all(|arm| value(&arm.body)),
-            Expr::Block(block) if block.label.is_none() => tail(&block.block),
-            _ => false,
+            Expr::Match(expr_match) => expr_match
+                .arms
+                .iter()
+                .all(|arm| value(&arm.body, constant)),
+            Expr::Block(block) if block.label.is_none() => tail(&block.block, constant),
+            other => constant(other),
         }
     }
     struct Writes(bool);
@@ -4490,9 +4497,11 @@ fn literal_branches(expr: &Expr) -> bool {
         strip_parens(expr),
         Expr::If(_) | Expr::Match(_) | Expr::Block(_)
     ) && !writes.0
-        && value(expr)
+        && value(expr, constant)
 }
 
+/// Whether a statement never finishes (a jump, or a macro that panics): a block ending
+/// with it needs no value.
 fn diverges(stmt: &syn::Stmt) -> bool {
     let never = |mac: &syn::Macro| {
         mac.path.segments.last().is_some_and(|s| {
