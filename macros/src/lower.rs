@@ -657,15 +657,12 @@ impl<'a> Lowerer<'a> {
             },
             _ => (None, false, None),
         };
-        // (an `if`/`match` whose every branch ends in an integer or `bool` literal is a
-        // constant, however active its conditions: `let kind = if x > 0.0 { 1 } else { 2 };`)
-        let init_active = local
-            .init
-            .as_ref()
-            .is_some_and(|init| {
-                self.mentions_active(&init.expr)
-                    && !literal_branches(&init.expr, &|e| !self.mentions_active(e))
-            });
+        // (an `if`/`match` whose every branch ends in a constant is a constant, however
+        // active its conditions: `let kind = if x > 0.0 { 1 } else { 2 };`)
+        let init_active = local.init.as_ref().is_some_and(|init| {
+            self.mentions_active(&init.expr)
+                && !literal_branches(&init.expr, &|e| !self.mentions_active(e))
+        });
         // `let [a, b, c] = q;` of an array by name, or `*q` of a reference to one: one
         // `let` per element, `let a = q[0];` (indexing reads through the reference)
         // `let [[a, b], [c, d]] = m;` of an array of rows by name: `let a = m[0][0];` ..
@@ -4465,10 +4462,7 @@ fn literal_branches(expr: &Expr, constant: &dyn Fn(&Expr) -> bool) -> bool {
                         .as_ref()
                         .is_some_and(|(_, otherwise)| value(otherwise, constant))
             }
-            Expr::Match(expr_match) => expr_match
-                .arms
-                .iter()
-                .all(|arm| value(&arm.body, constant)),
+            Expr::Match(expr_match) => expr_match.arms.iter().all(|arm| value(&arm.body, constant)),
             Expr::Block(block) if block.label.is_none() => tail(&block.block, constant),
             other => constant(other),
         }
