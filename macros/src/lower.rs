@@ -4487,11 +4487,31 @@ fn literal_branches(expr: &Expr, constant: &dyn Fn(&Expr) -> bool) -> bool {
     }
     let mut writes = Writes(false);
     writes.visit_expr(expr);
+    // The names the arms' and `if let`s' patterns bind hold what their scrutinee holds,
+    // which may be differentiable, though no binding of the lowering's scopes is theirs
+    // yet: a branch reading one is no constant (regression: `match pair { (p, q) if p > q
+    // => p - q, .. }` of a differentiable pair looked constant, a silently wrong gradient,
+    // `tuples_matched_and_written_by_field`).
+    struct Patterns(HashSet<String>);
+    impl<'ast> Visit<'ast> for Patterns {
+        fn visit_pat_ident(&mut self, pat: &'ast syn::PatIdent) {
+            self.0.insert(pat.ident.to_string());
+            visit::visit_pat_ident(self, pat);
+        }
+    }
+    let mut patterns = Patterns(HashSet::new());
+    patterns.visit_expr(expr);
+    let constant = |leaf: &Expr| {
+        constant(leaf)
+            && crate::syntax::names_in(leaf.to_token_stream())
+                .iter()
+                .all(|name| !patterns.0.contains(name))
+    };
     matches!(
         strip_parens(expr),
         Expr::If(_) | Expr::Match(_) | Expr::Block(_)
     ) && !writes.0
-        && value(expr, constant)
+        && value(expr, &constant)
 }
 
 /// Whether a statement never finishes (a jump, or a macro that panics): a block ending
