@@ -2758,21 +2758,9 @@ impl<'a> Lowerer<'a> {
             return None;
         }
         let (literal, _) = self.active_struct_literal(&call.receiver)?;
-        let mut shapes = vec![ArgShape::Struct {
-            path: literal.path.clone(),
-            members: literal.fields.iter().map(|f| f.member.clone()).collect(),
-            // the companion's call autorefs its receiver, as the method's does
-            by_ref: false,
-        }];
-        // in the literal's order, as Rust evaluates its fields
-        let mut operands: Vec<Operand> = literal
-            .fields
-            .iter()
-            .map(|field| field.expr.clone())
-            .collect::<Vec<_>>()
-            .iter()
-            .map(|value| self.lower_operand(value))
-            .collect();
+        // by value: the companion's call autorefs its receiver, as the method's does
+        let (shape, mut operands) = self.gathered_literal(literal, false);
+        let mut shapes = vec![shape];
         let (arg_shapes, arg_operands) = self.gather_args(&call.args);
         shapes.extend(arg_shapes);
         operands.extend(arg_operands);
@@ -3211,6 +3199,27 @@ impl<'a> Lowerer<'a> {
         )
     }
 
+    /// A struct literal of differentiable values given field by field
+    /// ([`Callee::Gathered`]): its shape, and one operand per field, in the literal's
+    /// order, as Rust evaluates its fields.
+    fn gathered_literal(
+        &mut self,
+        literal: &syn::ExprStruct,
+        by_ref: bool,
+    ) -> (ArgShape, Vec<Operand>) {
+        let shape = ArgShape::Struct {
+            path: literal.path.clone(),
+            members: literal.fields.iter().map(|f| f.member.clone()).collect(),
+            by_ref,
+        };
+        let operands = literal
+            .fields
+            .iter()
+            .map(|field| self.lower_operand(&field.expr))
+            .collect();
+        (shape, operands)
+    }
+
     /// The shapes and operands of a call's arguments, each struct literal of
     /// differentiable values given field by field.
     fn gather_args(
@@ -3222,15 +3231,9 @@ impl<'a> Lowerer<'a> {
         for arg in args {
             match self.active_struct_literal(arg) {
                 Some((literal, by_ref)) => {
-                    shapes.push(ArgShape::Struct {
-                        path: literal.path.clone(),
-                        members: literal.fields.iter().map(|f| f.member.clone()).collect(),
-                        by_ref,
-                    });
-                    // in the literal's order, as Rust evaluates its fields
-                    for field in &literal.fields {
-                        operands.push(self.lower_operand(&field.expr));
-                    }
+                    let (shape, fields) = self.gathered_literal(literal, by_ref);
+                    shapes.push(shape);
+                    operands.extend(fields);
                 }
                 None => {
                     shapes.push(ArgShape::One);
@@ -3655,16 +3658,10 @@ impl<'a> Lowerer<'a> {
                 }
                 None => match self.active_struct_literal(arg) {
                     Some((literal, by_ref)) => {
-                        shapes.push(ArgShape::Struct {
-                            path: literal.path.clone(),
-                            members: literal.fields.iter().map(|f| f.member.clone()).collect(),
-                            by_ref,
-                        });
-                        // in the literal's order, as Rust evaluates its fields
-                        for field in &literal.fields {
-                            argument_of.push(k);
-                            args.push(self.lower_operand(&field.expr));
-                        }
+                        let (shape, fields) = self.gathered_literal(literal, by_ref);
+                        shapes.push(shape);
+                        argument_of.extend(fields.iter().map(|_| k));
+                        args.extend(fields);
                     }
                     None => {
                         shapes.push(ArgShape::One);
