@@ -1521,3 +1521,43 @@ fn struct_literals_passed_to_writers() {
     }
     .check_with_second_order(&[2.5, 0.7, 1.1, -0.6]);
 }
+
+/// A number taken by reference (`&f64`), as some helpers take it.
+#[differentiable]
+fn weight_of(v: &f64) -> f64 {
+    v * v + 1.0
+}
+
+/// A flat result whose element is borrowed for a call, `weight_of(&c[0])`, and used as a
+/// number elsewhere (regression: the borrow took `c` for an array of rows, and the
+/// macro's "row of an array of rows" errors answered the ordinary code).
+#[differentiable]
+fn weighted_cross(a: &[f64; 3], b: &[f64; 3]) -> f64 {
+    let c = cross(a, b);
+    let w = weight_of(&c[0]);
+    c[1] * w + c[2]
+}
+
+#[test]
+fn a_flat_result_whose_element_is_borrowed() {
+    Case {
+        name: "weighted_cross",
+        itself: &|p| weighted_cross(&array(p), &array(&p[3..])),
+        primal: &|p| weighted_cross::primal(&array(p), &array(&p[3..])),
+        grad: Some(&|p| {
+            let (value, [da, db]) = weighted_cross::grad(&array(p), &array(&p[3..]));
+            (value, [da, db].concat())
+        }),
+        grad_into: &|p| {
+            let (mut da, mut db) = ([0.0; 3], [0.0; 3]);
+            let value = weighted_cross::grad_into(&array(p), &array(&p[3..]), &mut da, &mut db);
+            (value, [&da[..], &db[..]].concat())
+        },
+        jvp: &|p, t| weighted_cross::jvp(&array(p), &array(&p[3..]), &t[..3], &t[3..]),
+    }
+    .check_with_second_order(&[1.0, 0.1, -0.2, 0.05, 0.9, 0.3]);
+    // the closed form: c = a × b, value c₁ (c₀² + 1) + c₂
+    let (a, b) = ([1.0, 0.1, -0.2], [0.05, 0.9, 0.3]);
+    let c = cross(&a, &b);
+    assert_eq!(weighted_cross(&a, &b), c[1] * (c[0] * c[0] + 1.0) + c[2]);
+}

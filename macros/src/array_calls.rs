@@ -69,13 +69,9 @@ pub fn mark(stmts: Vec<Stmt>, plain: &dyn Fn(&syn::Path) -> bool) -> Vec<Stmt> {
         .0
         .iter()
         .filter(|name| {
-            let mut uses = RowUses {
-                name,
-                rows: false,
-                row_names: HashSet::new(),
-            };
+            let mut uses = RowUses::new(name);
             uses.visit_block(&block);
-            uses.rows || uses.row_names.iter().any(|row| arrays.0.contains(row))
+            uses.found(&arrays.0)
         })
         .cloned()
         .collect();
@@ -292,11 +288,7 @@ fn indexed_in(name: &Ident, rest: &[Stmt]) -> bool {
 /// between the local's zeros and the writer's `&mut` parameter: never a local of the
 /// wrong shape.)
 fn used_as_rows(name: &Ident, rest: &[Stmt]) -> bool {
-    let mut rows = RowUses {
-        name,
-        rows: false,
-        row_names: HashSet::new(),
-    };
+    let mut rows = RowUses::new(name);
     let mut arrays = ArrayNames::default();
     for stmt in rest {
         if let Stmt::Local(local) = stmt
@@ -311,18 +303,45 @@ fn used_as_rows(name: &Ident, rest: &[Stmt]) -> bool {
         rows.visit_stmt(stmt);
         arrays.visit_stmt(stmt);
     }
-    rows.rows || rows.row_names.iter().any(|row| arrays.0.contains(row))
+    rows.found(&arrays.0)
 }
 
 /// What [`used_as_rows`] looks for: a use of `name` as rows, or the names bound to its
 /// rows (one of which used as an array is a row).
 struct RowUses<'n> {
     name: &'n Ident,
+    /// Used as an array of rows for sure (`name[i][j]`, `name[i].iter()`, ..).
     rows: bool,
+    /// `&name[i]` passed to a call: a row, or an element taken by reference (an annotated
+    /// `fn weight(v: &f64)`), so it counts only if no item is used as a number.
+    borrowed_rows: bool,
+    /// An item `name[i]` used as a number (an operand of `+`, `-`, `*`, `/`, `%`, or of
+    /// a negation): the array is flat, whatever `&name[i]` elsewhere suggested
+    /// (regression: `weight(&c[0])` of a flat `c = cross(a, b)` took `c` for rows,
+    /// `a_flat_result_whose_element_is_borrowed`).
+    elements: bool,
     row_names: HashSet<Ident>,
 }
 
-impl RowUses<'_> {
+impl<'n> RowUses<'n> {
+    fn new(name: &'n Ident) -> Self {
+        RowUses {
+            name,
+            rows: false,
+            borrowed_rows: false,
+            elements: false,
+            row_names: HashSet::new(),
+        }
+    }
+
+    /// Whether what was visited uses the name as rows; `arrays`, the names the same code
+    /// uses as arrays (a row bound to a name is one).
+    fn found(&self, arrays: &HashSet<Ident>) -> bool {
+        self.rows
+            || (self.borrowed_rows && !self.elements)
+            || self.row_names.iter().any(|row| arrays.contains(row))
+    }
+
     /// Whether `expr` is `name`, `&name`, or an iterator over its items (`name.iter()`,
     /// `name.iter().enumerate()`, `.rev()`, ..); with `enumerate`, the item is a pair.
     fn iterates(&self, expr: &Expr) -> Option<bool> {
@@ -382,8 +401,37 @@ impl RowUses<'_> {
 impl<'ast> Visit<'ast> for RowUses<'_> {
     fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
         // `dot(&name[0], x)`: a row passed on
-        self.rows |= call.args.iter().any(|arg| self.row_of_name(arg, true));
+        self.borrowed_rows |= call.args.iter().any(|arg| self.row_of_name(arg, true));
         visit::visit_expr_call(self, call);
+    }
+
+    fn visit_expr_binary(&mut self, binary: &'ast syn::ExprBinary) {
+        use syn::BinOp;
+        if matches!(
+            binary.op,
+            BinOp::Add(_)
+                | BinOp::Sub(_)
+                | BinOp::Mul(_)
+                | BinOp::Div(_)
+                | BinOp::Rem(_)
+                | BinOp::AddAssign(_)
+                | BinOp::SubAssign(_)
+                | BinOp::MulAssign(_)
+                | BinOp::DivAssign(_)
+                | BinOp::RemAssign(_)
+        ) {
+            self.elements |= [&*binary.left, &*binary.right]
+                .into_iter()
+                .any(|side| self.row_of_name(side, false) && !self.row_of_name(side, true));
+        }
+        visit::visit_expr_binary(self, binary);
+    }
+
+    fn visit_expr_unary(&mut self, unary: &'ast syn::ExprUnary) {
+        if matches!(unary.op, syn::UnOp::Neg(_)) && self.row_of_name(&unary.expr, false) {
+            self.elements = true;
+        }
+        visit::visit_expr_unary(self, unary);
     }
 
     fn visit_expr_index(&mut self, index: &'ast syn::ExprIndex) {
@@ -432,9 +480,9 @@ impl<'ast> Visit<'ast> for RowUses<'_> {
 
     fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
         // `name[i].iter()`, `name[i].len()`: a row's slice method; `x.dot(&name[0])`
-        self.rows |= (SLICE_METHODS.iter().any(|method| call.method == method)
-            && self.row_of_name(&call.receiver, false))
-            || call.args.iter().any(|arg| self.row_of_name(arg, true));
+        self.rows |= SLICE_METHODS.iter().any(|method| call.method == method)
+            && self.row_of_name(&call.receiver, false);
+        self.borrowed_rows |= call.args.iter().any(|arg| self.row_of_name(arg, true));
         // `name.iter().map(|row| ..)`: an adaptor's closure over the items
         if let Some(enumerated) = self.iterates(&call.receiver) {
             for arg in &call.args {

@@ -917,9 +917,26 @@ impl<'a> Lowerer<'a> {
                     });
                     let start = self.blocks.last().expect("a block").stmts.len();
                     self.lower_control(expr, Tail::Assign(temp));
+                    let branches = &self.blocks.last().expect("a block").stmts[start..];
+                    // `let n = { let mut c = 0; for v in x { if *v > 0.0 { c += 1; } } c };`:
+                    // the code reads differentiable values, but every value it gives the
+                    // temporary is a constant (an integer counted on tests of values), so
+                    // the local is a constant, as written; its derivative is zero wherever
+                    // it has one. Decided on what lowering assigned, not on the syntax: a
+                    // name the block binds is as active as lowering found it.
+                    if !forced && Self::assigns_constants_only(branches, temp) {
+                        self.bindings[temp].active = false;
+                        let name = self.bindings[temp].name.clone();
+                        let mut local = local.clone();
+                        if let Some(init) = &mut local.init {
+                            *init.expr = syn::parse_quote!(#name);
+                        }
+                        self.bind(ident, false, Some(key));
+                        self.push(Stmt::Plain(local.to_token_stream()));
+                        return;
+                    }
                     // `let s = if c { f(..) } else { g(..) };`: a call's result on every
                     // path, held whole as one bound by `let s = f(..);` is
-                    let branches = &self.blocks.last().expect("a block").stmts[start..];
                     let call_result = self.assigns_call_results_only(branches, temp);
                     let name = &self.bindings[temp].name;
                     let value = Operand::Active {
@@ -1062,6 +1079,46 @@ impl<'a> Lowerer<'a> {
         }
         let mut seen = false;
         walk(self, stmts, binding, &mut seen) && seen
+    }
+
+    /// Whether `stmts` (the branches, arms, block or loop a `let` computes its value in)
+    /// assign `binding` at least once, and every time a value that reads no
+    /// differentiable binding. A call writing it, a swap or a call's parts count as
+    /// differentiable values: the answer errs towards `false`, which keeps the local
+    /// differentiable (rustc's or the macro's error for an integer, never a lost
+    /// derivative).
+    fn assigns_constants_only(stmts: &[Stmt], binding: BindingId) -> bool {
+        fn walk(stmts: &[Stmt], binding: BindingId, seen: &mut bool) -> bool {
+            stmts.iter().all(|stmt| match stmt {
+                Stmt::Def { target, op, .. } => match target {
+                    Target::Assign { binding: b } | Target::Let { binding: b, .. }
+                        if *b == binding =>
+                    {
+                        *seen = true;
+                        crate::analyse::saves::operands(op).is_empty()
+                    }
+                    _ => true,
+                },
+                Stmt::If {
+                    then_branch,
+                    else_branch,
+                    ..
+                } => {
+                    walk(&then_branch.stmts, binding, seen)
+                        && walk(&else_branch.stmts, binding, seen)
+                }
+                Stmt::Match { arms, .. } => {
+                    arms.iter().all(|arm| walk(&arm.body.stmts, binding, seen))
+                }
+                Stmt::Loop { body, .. } | Stmt::Scope(body) => walk(&body.stmts, binding, seen),
+                Stmt::CallParts { parts, .. } => !parts.contains(&binding),
+                Stmt::CallWrites { result, .. } => !result.bindings().contains(&binding),
+                Stmt::Swap { a, b, .. } => *a != binding && *b != binding,
+                Stmt::Plain(_) | Stmt::Declare { .. } | Stmt::Jump { .. } => true,
+            })
+        }
+        let mut seen = false;
+        walk(stmts, binding, &mut seen) && seen
     }
 
     // ----- tuples -----
@@ -1524,6 +1581,19 @@ impl<'a> Lowerer<'a> {
             if !value_active {
                 self.check_inactive(whole);
                 self.push(Stmt::Plain(quote!(#whole;)));
+                return;
+            }
+            // `n = { let mut c = 0; for v in x { if *v > 0.0 { c += 1; } } c };` of a
+            // constant `n`: the code gives only constants, so `n` stays one. (Given a
+            // value on some path, `n` is forced below and this round lowered again.)
+            if op.is_none()
+                && matches!(
+                    strip_parens(right),
+                    Expr::If(_) | Expr::Match(_) | Expr::Block(_) | Expr::Loop(_)
+                )
+                && let Operand::Inactive(value) = self.lower_operand(right)
+            {
+                self.push(Stmt::Plain(quote!(#left = #value;)));
                 return;
             }
             match self.keys[binding] {
@@ -2527,12 +2597,18 @@ impl<'a> Lowerer<'a> {
                     binding,
                     mutable: false,
                 });
+                let start = self.blocks.last().expect("a block").stmts.len();
                 self.lower_control(expr, Tail::Assign(binding));
                 let name = &self.bindings[binding].name;
-                Operand::Active {
-                    binding,
-                    fwd: syn::parse_quote!(#name),
+                let fwd = syn::parse_quote!(#name);
+                // a constant the code computes on tests of values, as `lower_local_as`
+                // takes it for a `let`
+                let branches = &self.blocks.last().expect("a block").stmts[start..];
+                if Self::assigns_constants_only(branches, binding) {
+                    self.bindings[binding].active = false;
+                    return Operand::Inactive(fwd);
                 }
+                Operand::Active { binding, fwd }
             }
             Expr::Binary(binary) if is_read(&binary.op) => Operand::Inactive(expr.clone()),
             Expr::Unary(unary) if matches!(unary.op, UnOp::Not(_)) => {
