@@ -122,3 +122,42 @@ fn integer_branches_chosen_by_a_test_on_values_are_constants() {
     one_slice_twice!(integer_branches_chosen_by_a_test_on_values, integer_branches_on_duals at
         [0.4, 1.1], [1.4, -0.7], [2.5, 0.3]);
 }
+
+twice! {
+    /// A piecewise-linear map read from a table of pairs by a destructuring assignment
+    /// whose index is computed, `(p, q) = table[i + 1];` (regression: the macro's "needs a
+    /// tuple expression" error at the value).
+    fn table_of_pairs / table_of_pairs_on_duals<T>(x: &[T], table: &[(f64, f64)]) -> T {
+        let (mut p, mut q);
+        let mut y = x[0] * x[1];
+        for i in 0..table.len() - 1 {
+            (p, q) = table[i + 1];
+            y = y * T::from(p).unwrap() + x[i % x.len()] * T::from(q).unwrap();
+        }
+        let mut c = [0.0; 2];
+        [c[0], c[1]] = [table[0].1, table[(x.len() + 1) % table.len()].0];
+        y + T::from(c[0] - c[1]).unwrap() * x[0]
+    }
+}
+
+twice! {
+    /// `let y = x;` of a borrowed array parameter: a view of the whole (regression: the
+    /// macro's "cannot be copied" error at the copy).
+    fn aliased_parameter / aliased_parameter_on_duals<T>(x: &[T]) -> T {
+        let y = x;
+        let mut s = T::zero();
+        for (a, b) in y.iter().zip(x.iter()) {
+            s = s + *a * *b;
+        }
+        s + y[y.len() - 1] * y[0].sin()
+    }
+}
+
+#[test]
+fn computed_places_destructured_and_aliased_parameters() {
+    let table = [(0.5, 1.0), (1.5, -0.5), (0.75, 2.0)];
+    with_constant_twice!(table_of_pairs, table_of_pairs_on_duals, &table, at
+        [0.4, 1.1, 0.3], [-1.4, 0.2]);
+    one_slice_twice!(aliased_parameter, aliased_parameter_on_duals at
+        [0.4, 1.1, 0.3], [-1.4, 0.2, 0.9, 2.5]);
+}

@@ -146,6 +146,13 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
             stmts = fields::rewrite(stmts, receivers);
             // enum values built in the body and only matched: a tag and field locals
             stmts = crate::enums::rewrite(stmts, slots);
+            // `let y = x;` of a borrowed flat array parameter: a view of the whole
+            let aliased: std::collections::HashSet<String> = array_params(sig)
+                .difference(&row_params(sig))
+                .filter(|name| borrowed.iter().any(|b| b == name.as_str()))
+                .cloned()
+                .collect();
+            stmts = rewrite::slice_aliases(stmts, &aliased);
             // before `options`: a `find`'s option is a local `options` rewrites
             let (arrays, rows) =
                 iterators::with_locals(&stmts, array_params(sig), row_params(sig), &sig.floats);

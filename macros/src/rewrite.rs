@@ -782,6 +782,50 @@ pub fn reductions_as_loops(stmts: Vec<Stmt>, arrays: &HashSet<String>) -> Vec<St
     block.stmts
 }
 
+/// `let y = x;` of a borrowed flat float array parameter (`x: &[f64]`, `&Vec<T>`, `&[T;
+/// N]`; `parameters`, by name) the body never binds again: `let y = &x[..];`, a view of
+/// the whole, which lowering takes as it takes `&x[i..j]` (a copy of the reference, read
+/// through: the same elements, so the same values and panics). A `let` typed or `mut`
+/// is left as written (its type may name the array's length, or the name may be
+/// reassigned another array).
+pub fn slice_aliases(stmts: Vec<Stmt>, parameters: &HashSet<String>) -> Vec<Stmt> {
+    let mut block = syn::Block {
+        brace_token: Default::default(),
+        stmts,
+    };
+    let mut bound = Bindings::default();
+    bound.visit_block(&block);
+    let names: HashSet<String> = parameters
+        .iter()
+        .filter(|name| !bound.0.keys().any(|ident| ident == name.as_str()))
+        .cloned()
+        .collect();
+    SliceAliases { names: &names }.visit_block_mut(&mut block);
+    block.stmts
+}
+
+struct SliceAliases<'a> {
+    names: &'a HashSet<String>,
+}
+
+impl VisitMut for SliceAliases<'_> {
+    fn visit_local_mut(&mut self, local: &mut syn::Local) {
+        if let Pat::Ident(pat) = &local.pat
+            && pat.by_ref.is_none()
+            && pat.mutability.is_none()
+            && pat.subpat.is_none()
+            && let Some(init) = &mut local.init
+            && init.diverge.is_none()
+            && let Some(name) = crate::syntax::single_ident(crate::syntax::strip_parens(&init.expr))
+            && self.names.contains(&name.to_string())
+        {
+            let name = name.clone();
+            *init.expr = syn::parse_quote!(&#name[..]);
+        }
+        syn::visit_mut::visit_local_mut(self, local);
+    }
+}
+
 struct ReductionLoops<'a> {
     /// The next id for the items' and accumulator's locals.
     next: usize,
@@ -2689,6 +2733,30 @@ fn element_assignment(stmt: &Stmt) -> Option<Stmt> {
                 syn::parse_quote!((#place).#k)
             })
             .collect(),
+        // `(a, b) = table[i + 1];`, `[a, b] = rows[k % n];`, `(a, b) = pairs[i].1;`: a
+        // place whose index is computed, read once into a fresh local (the index may call
+        // or panic: evaluated once, before any place is assigned, as the value is), then
+        // element by element
+        (left, place) if is_computed_place(place) => {
+            let held = crate::syntax::fresh_local("gradtape_destructured");
+            let reads: Vec<Expr> = (0..places.len())
+                .map(|k| match left {
+                    Expr::Array(_) => syn::parse_quote!(#held[#k]),
+                    _ => {
+                        let k = syn::Index::from(k);
+                        syn::parse_quote!(#held.#k)
+                    }
+                })
+                .collect();
+            let places = places.iter();
+            return Some(Stmt::Expr(
+                syn::parse_quote!({
+                    let #held = #place;
+                    (#(#places,)*) = (#(#reads,)*);
+                }),
+                Some(*semi),
+            ));
+        }
         _ => return None,
     };
     let places = places.iter();
@@ -2696,6 +2764,20 @@ fn element_assignment(stmt: &Stmt) -> Option<Stmt> {
         syn::parse_quote!((#(#places,)*) = (#(#values,)*)),
         Some(*semi),
     ))
+}
+
+/// An element or field of a name, field or element (`table[i + 1]`, `pairs[i].1`,
+/// `rows[(k + 1) % n]`) whose index is not a name or a literal: [`is_name_or_field`]
+/// takes the others.
+fn is_computed_place(expr: &Expr) -> bool {
+    match expr {
+        Expr::Index(index) => {
+            let base = crate::syntax::strip_parens(&index.expr);
+            is_name_or_field(base) || is_computed_place(base)
+        }
+        Expr::Field(field) => is_computed_place(crate::syntax::strip_parens(&field.base)),
+        _ => false,
+    }
 }
 
 /// `name`, `name.field`, `name[i]` (`i` a name or a literal), `*name`, or any chain of
