@@ -119,14 +119,22 @@
 //!   tuple is assigned part by part; so is a destructuring assignment, `(lo, hi) = if ..
 //!   { (..) } else { (..) };`. `[a, b] = [b, a];`, `[a, b] = arr;`, and `(a, b) = t;` of
 //!   a tuple by name, field, `*r` or `table[i]` are assigned element by element, every
-//!   element read before any is assigned;
+//!   element read before any is assigned; a place with a computed index, `(p, q) =
+//!   table[i + 1];`, is read once into a local first;
+//! - a block, a branch with statements or a `loop` that tests differentiable values but
+//!   gives a constant, `let n = { let mut c = 0; for v in x { if *v > 0.0 { c += 1; } } c
+//!   };` (a count, an index found by a search, a flag): a constant, as written (its
+//!   derivative is zero wherever it has one), decided on what lowering finds the block
+//!   gives on every path; a block that gives a float built from the values on some path
+//!   is differentiable;
 //! - in scalar mode, a part of a float array bound by name, `let tail = &x[1..];` (or by a
 //!   slice pattern, `rest @ ..`), read as a view of the array (`tail[k]`, `tail.len()`,
 //!   the iterator forms over it, and any part of it, `tail[1..]`, `tail[..2]`,
 //!   `tail[i..=j]`, itself a view, bound by `let` or iterated); each read and each part's
 //!   end is checked against the view's own length, so a read past its end panics as the
 //!   body does, with the slice's message. A window or chunk's parts (`w[..2]`) are read
-//!   the same way. A sub-slice assigned again (`s = rest;`, walking an array) is rejected;
+//!   the same way; `let y = x;` of a borrowed array parameter is the view of the whole,
+//!   `&x[..]`. A sub-slice assigned again (`s = rest;`, walking an array) is rejected;
 //! - in scalar mode, an enum value built in the body and only matched: `let shape = if c
 //!   { Shape::Circle(r) } else { Shape::Square(s) };` (any `if`/`match`/block ending in
 //!   variants, also reassigned, `shape = match shape { .. };`), read by `match shape { ..

@@ -388,16 +388,7 @@ impl Searches<'_> {
         if call.args.len() != 1 || call.turbofish.is_some() {
             return None;
         }
-        let Expr::Closure(closure) = strip_parens(&call.args[0]) else {
-            return None;
-        };
-        if closure.inputs.len() != 1
-            || closure.asyncness.is_some()
-            || closure.output != syn::ReturnType::Default
-            || crate::syntax::leaves_early(closure.body.to_token_stream())
-        {
-            return None;
-        }
+        let closure = one_input_closure(&call.args[0])?;
         let by_ref = self.chain(&call.receiver)?;
         // the closure's parameter: `find`'s is a reference to the item
         let depth = usize::from(by_ref) + usize::from(kind == Kind::Find);
@@ -544,16 +535,7 @@ impl Searches<'_> {
         // a trailing `map` of one input, which may not leave the function
         let (chain, map) = match strip_parens(&call.receiver) {
             Expr::MethodCall(map_call) if map_call.method == "map" && map_call.args.len() == 1 => {
-                let Expr::Closure(closure) = strip_parens(&map_call.args[0]) else {
-                    return None;
-                };
-                if closure.inputs.len() != 1
-                    || closure.asyncness.is_some()
-                    || closure.output != syn::ReturnType::Default
-                    || crate::syntax::leaves_early(closure.body.to_token_stream())
-                {
-                    return None;
-                }
+                let closure = one_input_closure(&map_call.args[0])?;
                 let pat = match &closure.inputs[0] {
                     Pat::Type(typed) => (*typed.pat).clone(),
                     pat => pat.clone(),
@@ -787,4 +769,17 @@ impl VisitMut for Uses<'_> {
         }
         visit_mut::visit_expr_mut(self, expr);
     }
+}
+
+/// `arg` as a closure of one input, not `async`, with no written return type, whose body
+/// does not leave the function (`return`, `?`): one the rewrite can inline in a loop.
+fn one_input_closure(arg: &Expr) -> Option<&syn::ExprClosure> {
+    let Expr::Closure(closure) = strip_parens(arg) else {
+        return None;
+    };
+    (closure.inputs.len() == 1
+        && closure.asyncness.is_none()
+        && closure.output == syn::ReturnType::Default
+        && !crate::syntax::leaves_early(closure.body.to_token_stream()))
+    .then_some(closure)
 }

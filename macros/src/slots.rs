@@ -80,11 +80,21 @@ impl Slot {
         syn::parse_quote!(let #mutability #ident #ty;)
     }
 
-    /// `slot = value;`: the slot holds `value`.
+    /// `slot = value;`: the slot holds `value`. An optional slot's value is bound first
+    /// (`let held = value; slot = Some(held);`): lowering decides a value's activity by
+    /// what it computes (a block counting on tests of values gives a constant), which it
+    /// does for a `let`'s value but not for a call's argument, so `Some(value)` alone
+    /// could read as a differentiable value put in an enum.
     pub fn set(&self, value: impl ToTokens) -> Stmt {
         let ident = &self.ident;
         match self.optional {
-            true => syn::parse_quote!(#ident = ::core::option::Option::Some(#value);),
+            true => {
+                let held = crate::syntax::fresh_local(format!("{ident}_held"));
+                syn::parse_quote!({
+                    let #held = #value;
+                    #ident = ::core::option::Option::Some(#held);
+                };)
+            }
             false => syn::parse_quote!(#ident = #value;),
         }
     }
