@@ -364,7 +364,10 @@
 //! table, `NODES.iter().zip(WEIGHTS.iter())`, by its `SCREAMING_CASE` name, reads its
 //! elements as constants, and so does a chain over a field of a struct, which is data in
 //! scalar mode: `self.w.iter().zip(x.iter())`, `x.iter().zip(&model.w)`, `for s in
-//! self.scale.iter()`; an array literal, `[h0, h1].iter()`, is a local array; a chain
+//! self.scale.iter()`; a `zip` with a constant array parameter of any element type,
+//! `for (z, &y) in logits.iter().zip(labels)` of `labels: &[bool]` (also `&[usize]`, an
+//! owned `[u8; N]`, pairs), reads the partner's element as the iterator gives it
+//! (`&labels[k]`), over the shorter length; an array literal, `[h0, h1].iter()`, is a local array; a chain
 //! over a range, `(0..n).map(|i| x[i] * y[i]).sum()` or `.collect()`, is the loop over
 //! the range, and so is a fold, sum or product over a range or any iterator of constants
 //! that carries a differentiable value, `(0..n).fold(x, |acc, _| acc.cos())`,

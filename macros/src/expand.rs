@@ -190,7 +190,17 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
                 iterators::with_locals(&stmts, arrays.clone(), rows.clone(), &sig.floats);
             let float_arrays: std::collections::HashSet<String> =
                 flat.union(&of_rows).cloned().collect();
-            stmts = iterators::desugar(cx, stmts, arrays, rows, fixed, &widths, &sig.floats);
+            let constants = constant_array_params(sig, &stmts);
+            stmts = iterators::desugar(
+                cx,
+                stmts,
+                arrays,
+                rows,
+                fixed,
+                &widths,
+                &sig.floats,
+                constants,
+            );
             // a reduction the desugaring left (over a range or an iterator of constants)
             stmts = rewrite::reductions_as_loops(stmts, &float_arrays);
         }
@@ -394,6 +404,49 @@ fn array_params(sig: &sig::Signature) -> std::collections::HashSet<String> {
         .iter()
         .filter(|p| matches!(p.kind, sig::Kind::Array { .. }))
         .map(|p| p.ident.to_string())
+        .collect()
+}
+
+/// A scalar function's constant parameters that are arrays, slices or `Vec`s (of any
+/// element type: `&[bool]`, `Vec<usize>`, `&[(f64, f64)]`), by name, with whether the
+/// parameter is a reference; those the body binds again anywhere (a pattern of the same
+/// name) are left out, so the name means the parameter wherever it is read.
+fn constant_array_params(
+    sig: &sig::Signature,
+    stmts: &[syn::Stmt],
+) -> std::collections::HashMap<String, bool> {
+    struct Bound(std::collections::HashSet<String>);
+    impl<'ast> syn::visit::Visit<'ast> for Bound {
+        fn visit_pat_ident(&mut self, pat: &'ast syn::PatIdent) {
+            self.0.insert(pat.ident.to_string());
+            syn::visit::visit_pat_ident(self, pat);
+        }
+    }
+    let mut bound = Bound(std::collections::HashSet::new());
+    for stmt in stmts {
+        syn::visit::Visit::visit_stmt(&mut bound, stmt);
+    }
+    sig.params
+        .iter()
+        .filter(|p| matches!(p.kind, sig::Kind::Constant))
+        .filter(|p| !bound.0.contains(&p.ident.to_string()))
+        .filter_map(|p| {
+            let (ty, by_ref) = match &p.ty {
+                syn::Type::Reference(r) if r.mutability.is_none() => (&*r.elem, true),
+                syn::Type::Reference(_) => return None,
+                ty => (ty, false),
+            };
+            let indexable = match ty {
+                syn::Type::Slice(_) => by_ref,
+                syn::Type::Array(_) => true,
+                syn::Type::Path(path) => {
+                    path.qself.is_none()
+                        && path.path.segments.last().is_some_and(|s| s.ident == "Vec")
+                }
+                _ => false,
+            };
+            indexable.then(|| (p.ident.to_string(), by_ref))
+        })
         .collect()
 }
 

@@ -68,7 +68,8 @@ use crate::syntax::{mixed, single_ident, strip_parens};
 use crate::validate;
 
 /// Rewrites the iterator forms over `arrays` (and the body's local float arrays) in
-/// `stmts`.
+/// `stmts`; `constants`, the constant array parameters a `zip` may pair items with.
+#[allow(clippy::too_many_arguments)]
 pub fn desugar(
     cx: &Ctxt,
     stmts: Vec<syn::Stmt>,
@@ -77,6 +78,7 @@ pub fn desugar(
     fixed: HashSet<String>,
     widths: &HashMap<String, TokenStream>,
     floats: &[Ident],
+    constants: HashMap<String, bool>,
 ) -> Vec<syn::Stmt> {
     let mut stmts = stmts;
     for stmt in &mut stmts {
@@ -99,6 +101,7 @@ pub fn desugar(
         fields: Vec::new(),
         counted_index: None,
         adapted_derefs: Vec::new(),
+        constants,
     };
     let mut block = syn::Block {
         brace_token: Default::default(),
@@ -677,6 +680,14 @@ enum Item {
     },
     /// A position (`enumerate`).
     Position(TokenStream),
+    /// An element of a constant array parameter a `zip` pairs the items with (`zip(labels)`
+    /// of `labels: &[bool]`): `&array[k]` where the iterator gives references (`by_ref`),
+    /// `array[k]` where it gives values (an owned array's `into_iter`), bound to the user's
+    /// pattern as it is (no `*name` rewritten: the name holds what the iterator gives).
+    Constant {
+        array: Ident,
+        by_ref: bool,
+    },
     Tuple(Vec<Item>),
 }
 
@@ -728,6 +739,10 @@ struct Rewriter<'c> {
     counted_index: Option<Ident>,
     /// The rewrites of `*name` `adapted_bind` found for a loop's pattern.
     adapted_derefs: Vec<(String, Expr)>,
+    /// The constant array parameters (`labels: &[bool]`, `ids: Vec<usize>`) the body never
+    /// binds again, by name, with whether the parameter is a reference: a `zip` may pair
+    /// a chain's items with their elements ([`Item::Constant`]).
+    constants: HashMap<String, bool>,
 }
 
 /// A window or chunk `name` of `array`: its element `j` is `array[offset + j]`, `offset`
@@ -1266,6 +1281,33 @@ impl Rewriter<'_> {
         }
     }
 
+    /// A constant array parameter as a `zip`'s argument: `labels`, `&labels`,
+    /// `labels.iter()` (elements by reference; `labels` by value where the parameter is
+    /// owned, as its `into_iter` gives them).
+    fn constant_partner(&self, expr: &Expr) -> Option<Item> {
+        let (name, by_ref) = match strip_parens(expr) {
+            Expr::MethodCall(call) if call.args.is_empty() && call.method == "iter" => {
+                (single_ident(strip_parens(&call.receiver))?, true)
+            }
+            Expr::Reference(reference) if reference.mutability.is_none() => {
+                (single_ident(strip_parens(&reference.expr))?, true)
+            }
+            other => {
+                let name = single_ident(other)?;
+                (name, *self.constants.get(&name.to_string())?)
+            }
+        };
+        if self.arrays.contains(&name.to_string())
+            || !self.constants.contains_key(&name.to_string())
+        {
+            return None;
+        }
+        Some(Item::Constant {
+            array: name.clone(),
+            by_ref,
+        })
+    }
+
     /// A source: `a.iter()`, `a.iter_mut()`, `a.into_iter()`, `&a`, `&mut a`, and `a`
     /// itself where `bare` allows (a `for` loop's or a `zip`'s argument).
     fn source(&mut self, expr: &Expr, bare: bool) -> Option<Item> {
@@ -1373,8 +1415,11 @@ impl Rewriter<'_> {
                 chain.item = Item::Tuple(vec![Item::Position(position), chain.item]);
             }
             ("zip", 1) if !chain.reversed => {
-                let other = self.source(&call.args[0], true)?;
-                let Item::Elem { array, .. } = &other else {
+                let other = match self.source(&call.args[0], true) {
+                    Some(other) => other,
+                    None => self.constant_partner(&call.args[0])?,
+                };
+                let (Item::Elem { array, .. } | Item::Constant { array, .. }) = &other else {
                     return None;
                 };
                 chain.arrays.push(array.clone());
@@ -1405,6 +1450,14 @@ impl Rewriter<'_> {
     ) -> Option<()> {
         let k = self.counted_index.clone().unwrap_or_else(index_var);
         match (pat, item) {
+            (pat, Item::Constant { array, by_ref }) => {
+                let read = match by_ref {
+                    true => quote!(&#array[#k]),
+                    false => quote!(#array[#k]),
+                };
+                binds.push(quote!(let #pat = #read;));
+                Some(())
+            }
             (Pat::Type(typed), _) => self.bind(&typed.pat, item, lets, binds, derefs),
             (Pat::Wild(_), _) => Some(()),
             (Pat::Paren(paren), _) => self.bind(&paren.pat, item, lets, binds, derefs),
