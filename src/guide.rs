@@ -126,7 +126,9 @@
 //!   };` (a count, an index found by a search, a flag): a constant, as written (its
 //!   derivative is zero wherever it has one), decided on what lowering finds the block
 //!   gives on every path; a block that gives a float built from the values on some path
-//!   is differentiable;
+//!   is differentiable; so are positions and orderings decided by comparisons, a
+//!   `binary_search_by`/`partition_point` over a differentiable array (its closure may
+//!   test differentiable values, not write them) and `partial_cmp`/`total_cmp`;
 //! - in scalar mode, a part of a float array bound by name, `let tail = &x[1..];` (or by a
 //!   slice pattern, `rest @ ..`), read as a view of the array (`tail[k]`, `tail.len()`,
 //!   the iterator forms over it, and any part of it, `tail[1..]`, `tail[..2]`,

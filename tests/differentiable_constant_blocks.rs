@@ -200,6 +200,46 @@ twice! {
     }
 }
 
+twice! {
+    /// Linear interpolation on knots found by `binary_search_by` (the knots and the point
+    /// differentiable: the position is a constant, decided by comparisons).
+    fn interpolated / interpolated_on_duals<T>(v: &[T]) -> T {
+        let t = v[4];
+        let i = match v[..4].binary_search_by(|p| p.partial_cmp(&t).unwrap()) {
+            Ok(i) => i.min(2),
+            Err(i) => i.saturating_sub(1).min(2),
+        };
+        let u = (t - v[i]) / (v[i + 1] - v[i]);
+        v[i].sin() * (T::one() - u) + v[i + 1].sin() * u
+    }
+}
+
+twice! {
+    /// A piece chosen by `partition_point` with a closure testing the point.
+    fn piece_by_partition / piece_by_partition_on_duals<T>(v: &[T]) -> T {
+        let t = v[3];
+        let i = v[..3].partition_point(|&k| k <= t).clamp(1, 2);
+        (t - v[i - 1]) * v[i]
+    }
+}
+
+twice! {
+    /// Branches on an `Ordering` from `partial_cmp` and `total_cmp`.
+    fn by_ordering / by_ordering_on_duals<T>(v: &[T]) -> T {
+        let first = match v[0].partial_cmp(&v[1]) {
+            Some(std::cmp::Ordering::Less) => v[1] - v[0],
+            Some(std::cmp::Ordering::Greater) => v[0] * v[1],
+            _ => v[0],
+        };
+        let second = if v[1].partial_cmp(&v[2]) == Some(std::cmp::Ordering::Less) {
+            v[2].sin()
+        } else {
+            v[1].cos()
+        };
+        first + second
+    }
+}
+
 #[test]
 fn constants_given_by_blocks_reading_values() {
     one_slice_twice!(count_then_scale, count_then_scale_on_duals at
@@ -218,6 +258,18 @@ fn constants_given_by_blocks_reading_values() {
         [0.4, -1.1, 1.3], [1.4, 0.2, 0.9, 2.5]);
     one_slice_twice!(side_effect_then_count, side_effect_then_count_on_duals at
         [0.4, -1.1], [1.4, 0.2, 0.9]);
+}
+
+#[test]
+fn positions_and_orderings_decided_by_comparisons() {
+    // knots 0.1 < 0.7 < 1.3 < 2.0, the point between the second and third, on a knot,
+    // and past the last
+    one_slice_twice!(interpolated, interpolated_on_duals at
+        [0.1, 0.7, 1.3, 2.0, 0.9], [0.1, 0.7, 1.3, 2.0, 2.4], [0.1, 0.7, 1.3, 2.0, -0.3]);
+    one_slice_twice!(piece_by_partition, piece_by_partition_on_duals at
+        [0.1, 0.7, 1.3, 0.9], [0.1, 0.7, 1.3, 1.6], [0.1, 0.7, 1.3, -0.2]);
+    one_slice_twice!(by_ordering, by_ordering_on_duals at
+        [0.4, 1.1, 0.3], [1.4, 0.2, 0.9], [0.5, -0.2, 0.9]);
 }
 
 #[test]

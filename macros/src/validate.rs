@@ -379,12 +379,78 @@ pub fn local_as_written(cx: &Ctxt, local: &syn::Local, mentions_active: &dyn Fn(
     .visit_local(local);
 }
 
+/// Whether `expr` only reads: no assignment (plain or compound), no `&mut`, no macro, and
+/// no method call but those that read their receiver (comparisons, `abs`, `unwrap`, ..):
+/// a `&mut self` method (`buf.push(v)`) could change a differentiable local.
+fn writes_nothing(expr: &Expr) -> bool {
+    const READS: &[&str] = &[
+        "partial_cmp",
+        "total_cmp",
+        "cmp",
+        "unwrap",
+        "abs",
+        "is_nan",
+        "is_finite",
+        "reverse",
+        "then",
+        "lt",
+        "le",
+        "gt",
+        "ge",
+        "eq",
+        "ne",
+    ];
+    struct Writes(bool);
+    impl<'ast> Visit<'ast> for Writes {
+        fn visit_expr_assign(&mut self, _: &'ast syn::ExprAssign) {
+            self.0 = true;
+        }
+        fn visit_expr_binary(&mut self, binary: &'ast syn::ExprBinary) {
+            self.0 |= crate::syntax::is_compound_assign(&binary.op);
+            visit::visit_expr_binary(self, binary);
+        }
+        fn visit_expr_reference(&mut self, reference: &'ast syn::ExprReference) {
+            self.0 |= reference.mutability.is_some();
+            visit::visit_expr_reference(self, reference);
+        }
+        fn visit_macro(&mut self, _: &'ast syn::Macro) {
+            self.0 = true;
+        }
+        fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+            self.0 |= !READS.contains(&call.method.to_string().as_str());
+            visit::visit_expr_method_call(self, call);
+        }
+    }
+    let mut writes = Writes(false);
+    writes.visit_expr(expr);
+    !writes.0
+}
+
 struct AsWritten<'c, 'f> {
     cx: &'c Ctxt,
     mentions_active: &'f dyn Fn(&Expr) -> bool,
 }
 
 impl<'ast> Visit<'ast> for AsWritten<'_, '_> {
+    fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+        // `knots.partition_point(|&k| k <= t)`, `binary_search_by(|p| p.total_cmp(&t))`:
+        // a closure whose result only decides a position or an ordering (a constant) may
+        // test differentiable values, as long as it writes nothing (an assignment in it
+        // would be a differentiable value changed in code left as written)
+        if crate::vocabulary::has_no_gradient(&call.method.to_string()) {
+            self.visit_expr(&call.receiver);
+            for arg in &call.args {
+                match arg {
+                    Expr::Closure(closure) if writes_nothing(&closure.body) => {
+                        self.visit_expr(&closure.body)
+                    }
+                    arg => self.visit_expr(arg),
+                }
+            }
+            return;
+        }
+        visit::visit_expr_method_call(self, call);
+    }
     fn visit_expr_cast(&mut self, cast: &'ast syn::ExprCast) {
         // `x as f64` is differentiated, `x as usize` a constant: a type that is neither
         // by its spelling (an alias) would make the gradient through it silently zero

@@ -146,11 +146,26 @@ pub fn is_metadata(name: &str) -> bool {
 /// rounding family (`signum`, `round_ties_even`, and `div_euclid`, an integer-valued
 /// quotient: `floor` or `ceil` of `a / b` by the sign of `b`). Generated code computes them as written
 /// and takes the result as a constant: its derivative is zero, never a value from a rule.
-const ZERO_DERIVATIVE: &[&str] = &["sign", "signum", "round_ties_even", "div_euclid"];
+const ZERO_DERIVATIVE: &[&str] = &[
+    "sign",
+    "signum",
+    "round_ties_even",
+    "div_euclid",
+    // a position in a sorted float array, decided by comparisons of values (`Result<usize,
+    // usize>`, `usize`): piecewise constant
+    "binary_search",
+    "binary_search_by",
+    "binary_search_by_key",
+    "partition_point",
+    // an `Ordering`: a test on values, as `<` is
+    "partial_cmp",
+    "total_cmp",
+];
 
 /// Whether `name` is a method whose result carries no gradient, so that its value is a
 /// constant: an integer or boolean result (`argmax_axis`, `equal`), or a piecewise
-/// constant float (`floor`, `ceil`, `round`, `trunc`, `sign`, `signum`, `div_euclid`).
+/// constant float (`floor`, `ceil`, `round`, `trunc`, `sign`, `signum`, `div_euclid`), a
+/// position found by a binary search, an `Ordering`.
 pub fn has_no_gradient(name: &str) -> bool {
     ZERO_DERIVATIVE.contains(&name)
         || gradtape_primitives::lookup(name).is_some_and(|row| row.rule == Rule::None)
