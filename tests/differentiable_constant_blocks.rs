@@ -240,6 +240,21 @@ twice! {
     }
 }
 
+twice! {
+    /// The weight that maximises `w · v0` among constants, by `max_by` comparing
+    /// differentiable values: a choice by comparisons, so a constant (was a UI case).
+    fn heaviest_weight / heaviest_weight_on_duals<T>(v: &[T], weights: &[usize]) -> T {
+        let n = weights
+            .iter()
+            .max_by(|a, b| {
+                (T::from(**a).unwrap() * v[0])
+                    .partial_cmp(&(T::from(**b).unwrap() * v[0]))
+                    .unwrap()
+            });
+        v[0] * v[1] * n.map_or(T::one(), |&k| T::from(k).unwrap())
+    }
+}
+
 #[test]
 fn constants_given_by_blocks_reading_values() {
     one_slice_twice!(count_then_scale, count_then_scale_on_duals at
@@ -268,6 +283,9 @@ fn positions_and_orderings_decided_by_comparisons() {
         [0.1, 0.7, 1.3, 2.0, 0.9], [0.1, 0.7, 1.3, 2.0, 2.4], [0.1, 0.7, 1.3, 2.0, -0.3]);
     one_slice_twice!(piece_by_partition, piece_by_partition_on_duals at
         [0.1, 0.7, 1.3, 0.9], [0.1, 0.7, 1.3, 1.6], [0.1, 0.7, 1.3, -0.2]);
+    // a positive v0 picks the largest weight, a negative one the smallest
+    with_constant_twice!(heaviest_weight, heaviest_weight_on_duals, &[3, 7, 2][..], at
+        [0.4, 1.1], [-1.4, 0.2]);
     one_slice_twice!(by_ordering, by_ordering_on_duals at
         [0.4, 1.1, 0.3], [1.4, 0.2, 0.9], [0.5, -0.2, 0.9]);
 }

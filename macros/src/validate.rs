@@ -444,6 +444,15 @@ impl<'ast> Visit<'ast> for AsWritten<'_, '_> {
                     Expr::Closure(closure) if writes_nothing(&closure.body) => {
                         self.visit_expr(&closure.body)
                     }
+                    Expr::Closure(closure) if (self.mentions_active)(arg) => {
+                        self.cx.error_spanned_by(
+                            closure,
+                            format_args!(
+                                "the closure of `{}` decides a position or an ordering, a constant: it may test differentiable values (`|&k| k <= t`) but not write, call a method that may write (`push`), or run a macro, since this code runs as written; compute the value outside the closure",
+                                call.method
+                            ),
+                        );
+                    }
                     arg => self.visit_expr(arg),
                 }
             }
