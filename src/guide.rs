@@ -136,7 +136,10 @@
 //!   end is checked against the view's own length, so a read past its end panics as the
 //!   body does, with the slice's message. A window or chunk's parts (`w[..2]`) are read
 //!   the same way; `let y = x;` of a borrowed array parameter is the view of the whole,
-//!   `&x[..]`. A sub-slice assigned again (`s = rest;`, walking an array) is rejected;
+//!   `&x[..]`, and `let (head, tail) = x.split_at(k);` two views, `&x[..k]` and `&x[k..]`;
+//!   `while let Some(v) = x.get(i)` is the `loop` with a `match` on the element Rust makes
+//!   of it, and `std::mem::swap(&mut p, &mut q)` of differentiable locals the assignment
+//!   `(p, q) = (q, p)`. A sub-slice assigned again (`s = rest;`, walking an array) is rejected;
 //! - in scalar mode, an enum value built in the body and only matched: `let shape = if c
 //!   { Shape::Circle(r) } else { Shape::Square(s) };` (any `if`/`match`/block ending in
 //!   variants, also reassigned, `shape = match shape { .. };`), read by `match shape { ..

@@ -161,3 +161,62 @@ fn computed_places_destructured_and_aliased_parameters() {
     one_slice_twice!(aliased_parameter, aliased_parameter_on_duals at
         [0.4, 1.1, 0.3], [-1.4, 0.2, 0.9, 2.5]);
 }
+
+twice! {
+    /// `std::mem::swap` of two differentiable locals ordering a pair, and of a local with
+    /// a constant one (regression: "cannot be borrowed mutably").
+    fn ordered_by_swap / ordered_by_swap_on_duals<T>(x: &[T]) -> T {
+        let (mut p, mut q) = (x[0], x[1] * T::from(2.0).unwrap());
+        if p > q {
+            std::mem::swap(&mut p, &mut q);
+        }
+        let mut r = T::one();
+        let mut s = x[2].sin();
+        core::mem::swap(&mut r, &mut s);
+        q - p * p + r * s.exp()
+    }
+}
+
+twice! {
+    /// `let (head, tail) = x.split_at(k);`: two views of the array.
+    fn halves_by_split / halves_by_split_on_duals<T>(x: &[T]) -> T {
+        let (head, tail) = x.split_at(x.len() / 2);
+        let mut s = T::zero();
+        for v in tail.iter() {
+            s = s + *v * *v;
+        }
+        head.iter().copied().sum::<T>() * s + tail[0]
+    }
+}
+
+twice! {
+    /// A slice pattern on `x[..]`, and `while let Some(v) = x.get(i)` stepping by two.
+    fn patterned_and_stepped / patterned_and_stepped_on_duals<T>(x: &[T]) -> T {
+        let head = if let [a, b, ..] = x[..] { a * b } else { T::zero() };
+        let mut i = 0;
+        let mut s = T::zero();
+        while let Some(v) = x.get(i) {
+            s = s + *v * *v;
+            i += 2;
+        }
+        let mut j = 1;
+        'odd: while let Some(&w) = x.get(j) {
+            j += 2;
+            if w < T::zero() {
+                continue 'odd;
+            }
+            s = s + w.sqrt();
+        }
+        head + s
+    }
+}
+
+#[test]
+fn swaps_splits_whole_ranges_and_while_let_on_elements() {
+    one_slice_twice!(ordered_by_swap, ordered_by_swap_on_duals at
+        [0.4, 1.1, 0.3], [1.4, 0.2, -0.9]);
+    one_slice_twice!(halves_by_split, halves_by_split_on_duals at
+        [0.4, 1.1, 0.3], [1.4, 0.2, -0.9, 2.0]);
+    one_slice_twice!(patterned_and_stepped, patterned_and_stepped_on_duals at
+        [0.4, 1.1, 0.3], [1.4, -0.2, -0.9, 2.0, 0.7]);
+}

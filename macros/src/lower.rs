@@ -1492,6 +1492,10 @@ impl<'a> Lowerer<'a> {
     }
 
     fn lower_expr_stmt(&mut self, expr: &Expr, semi: Option<syn::token::Semi>) {
+        if let Some(exchange) = self.scalar_swap(expr) {
+            self.lower_tuple_assign(&exchange.0, &exchange.1);
+            return;
+        }
         match expr {
             Expr::Assign(assign)
                 if matches!(strip_parens(&assign.left), Expr::Tuple(_))
@@ -3514,6 +3518,48 @@ impl<'a> Lowerer<'a> {
             self.check_inactive(expr);
             self.push(Stmt::Plain(quote!(#expr #semi)));
         }
+    }
+
+    /// `std::mem::swap(&mut a, &mut b);` (or `core::mem::swap`, `mem::swap`) of two
+    /// locals that are no arrays, one of them differentiable: the places and values of the
+    /// tuple assignment `(a, b) = (b, a);` it is (each read before either is written).
+    /// Arrays go to [`swaps`](Self::swaps).
+    fn scalar_swap(&self, expr: &Expr) -> Option<(Expr, Expr)> {
+        let Expr::Call(call) = expr else {
+            return None;
+        };
+        let Expr::Path(func) = &*call.func else {
+            return None;
+        };
+        let names = crate::syntax::segment_names(&func.path);
+        let swap = match names.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+            ["mem", "swap"] => true,
+            [root, "mem", "swap"] => matches!(root, "std" | "core"),
+            _ => false,
+        };
+        if !swap || call.args.len() != 2 {
+            return None;
+        }
+        let mut names = Vec::new();
+        for arg in &call.args {
+            let Expr::Reference(reference) = strip_parens(arg) else {
+                return None;
+            };
+            reference.mutability?;
+            let name = single_ident(strip_parens(&reference.expr))?;
+            let binding = self.lookup(name)?;
+            if self.bindings[binding].array || self.bindings[binding].whole {
+                return None;
+            }
+            names.push((name, binding));
+        }
+        let [(a, first), (b, second)] = names[..] else {
+            return None;
+        };
+        if a == b || !(self.bindings[first].active || self.bindings[second].active) {
+            return None;
+        }
+        Some((syn::parse_quote!((#a, #b)), syn::parse_quote!((#b, #a))))
     }
 
     /// `std::mem::swap(&mut a, &mut b);` (or `mem::swap`, `swap`) of two float arrays of

@@ -96,6 +96,8 @@ pub fn rewrite(
         MapPaths.visit_block_mut(&mut block);
         ForEachLoops.visit_block_mut(&mut block);
         Reverses { next: 0 }.visit_block_mut(&mut block);
+        SplitAts { next: 0 }.visit_block_mut(&mut block);
+        WhileLetElements.visit_block_mut(&mut block);
     }
     FloatPaths { floats }.visit_block_mut(&mut block);
     let mut patterns = Bindings::default();
@@ -394,7 +396,8 @@ impl VisitMut for SlicePatterns {
 
 /// `expr_match` as [`SlicePatterns`]' `if` chain, if it is of that form.
 fn slice_match(expr_match: &syn::ExprMatch) -> Option<Expr> {
-    let (array, by_value) = crate::syntax::name_or_deref(&expr_match.expr)?;
+    let (array, by_value) =
+        crate::syntax::name_or_deref(&expr_match.expr).or_else(|| whole_range(&expr_match.expr))?;
     let arms = &expr_match.arms;
     let last = arms.len().checked_sub(1)?;
     let mut chain: Option<Expr> = None;
@@ -424,6 +427,21 @@ fn slice_match(expr_match: &syn::ExprMatch) -> Option<Expr> {
         });
     }
     chain
+}
+
+/// `x[..]` of a name: the whole array as a place, its elements matched by value, as `*x`'s.
+fn whole_range(expr: &Expr) -> Option<(&Ident, bool)> {
+    let Expr::Index(index) = crate::syntax::strip_parens(expr) else {
+        return None;
+    };
+    let Expr::Range(range) = crate::syntax::strip_parens(&index.index) else {
+        return None;
+    };
+    if range.start.is_some() || range.end.is_some() {
+        return None;
+    }
+    let array = crate::syntax::single_ident(crate::syntax::strip_parens(&index.expr))?;
+    Some((array, true))
 }
 
 /// A slice arm's length test and the `let`s binding its names, if its elements are names
@@ -824,6 +842,118 @@ impl VisitMut for SliceAliases<'_> {
         }
         syn::visit_mut::visit_local_mut(self, local);
     }
+}
+
+/// `while let P = x.get(i) { B }` (or `first()`, `last()`, each maybe `.copied()`), of a
+/// name: `loop { match x.get(i) { P => { B } _ => break } }`, what Rust makes of it, so
+/// that the element `match` of `iterators` takes the test (`x.get(i)` evaluated at each
+/// trip, before the body; `continue` goes to that test and `break` leaves the loop, as
+/// before; a label stays on the loop).
+struct WhileLetElements;
+
+impl VisitMut for WhileLetElements {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        syn::visit_mut::visit_expr_mut(self, expr);
+        let Expr::While(while_loop) = expr else {
+            return;
+        };
+        let Expr::Let(test) = &*while_loop.cond else {
+            return;
+        };
+        if !is_element_option(&test.expr) || !while_loop.attrs.is_empty() {
+            return;
+        }
+        let (label, pat, scrutinee, body) =
+            (&while_loop.label, &test.pat, &test.expr, &while_loop.body);
+        *expr = syn::parse_quote!(#label loop {
+            match #scrutinee {
+                #pat => #body
+                _ => break,
+            }
+        });
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// `x.get(i)`, `x.first()`, `x.last()` of a name, maybe then `.copied()`/`.cloned()`.
+fn is_element_option(expr: &Expr) -> bool {
+    let Expr::MethodCall(call) = crate::syntax::strip_parens(expr) else {
+        return false;
+    };
+    match (call.method.to_string().as_str(), call.args.len()) {
+        ("copied" | "cloned", 0) => is_element_option(&call.receiver),
+        ("get", 1) | ("first" | "last", 0) => {
+            crate::syntax::single_ident(crate::syntax::strip_parens(&call.receiver)).is_some()
+        }
+        _ => false,
+    }
+}
+
+/// `let (head, tail) = x.split_at(k);` of a name: `let mid = k; let head = &x[..mid]; let
+/// tail = &x[mid..];`, two views of the array, which `iterators` reads as parts of `x`
+/// (`k` evaluated once, first; a `k` past the end panics at the first view, as
+/// `split_at` panics).
+struct SplitAts {
+    /// The next id for the split point's local.
+    next: usize,
+}
+
+impl VisitMut for SplitAts {
+    fn visit_block_mut(&mut self, block: &mut syn::Block) {
+        syn::visit_mut::visit_block_mut(self, block);
+        let mut rewritten = Vec::with_capacity(block.stmts.len());
+        for stmt in block.stmts.drain(..) {
+            let Some((head, tail, array, mid)) = split_at(&stmt) else {
+                rewritten.push(stmt);
+                continue;
+            };
+            let at = crate::syntax::fresh_local(format!("split_at{}", self.next));
+            self.next += 1;
+            rewritten.push(syn::parse_quote!(let #at: usize = #mid;));
+            rewritten.push(syn::parse_quote!(let #head = &#array[..#at];));
+            rewritten.push(syn::parse_quote!(let #tail = &#array[#at..];));
+        }
+        block.stmts = rewritten;
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// The parts of `let (head, tail) = array.split_at(mid);`: the two patterns (names or
+/// `_`, neither `mut` nor `ref`), the array's name and `mid`.
+fn split_at(stmt: &Stmt) -> Option<(Pat, Pat, Ident, Expr)> {
+    let Stmt::Local(local) = stmt else {
+        return None;
+    };
+    let init = local.init.as_ref().filter(|init| init.diverge.is_none())?;
+    let Pat::Tuple(tuple) = &local.pat else {
+        return None;
+    };
+    let Expr::MethodCall(call) = crate::syntax::strip_parens(&init.expr) else {
+        return None;
+    };
+    if call.method != "split_at" || call.args.len() != 1 || call.turbofish.is_some() {
+        return None;
+    }
+    let array = crate::syntax::single_ident(crate::syntax::strip_parens(&call.receiver))?;
+    let plain = |pat: &Pat| match pat {
+        Pat::Ident(ident) => {
+            ident.by_ref.is_none() && ident.mutability.is_none() && ident.subpat.is_none()
+        }
+        Pat::Wild(_) => true,
+        _ => false,
+    };
+    let [head, tail] = [tuple.elems.first()?, tuple.elems.last()?];
+    if tuple.elems.len() != 2 || !plain(head) || !plain(tail) || !local.attrs.is_empty() {
+        return None;
+    }
+    Some((
+        head.clone(),
+        tail.clone(),
+        array.clone(),
+        call.args[0].clone(),
+    ))
 }
 
 struct ReductionLoops<'a> {
