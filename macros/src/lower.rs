@@ -4586,26 +4586,7 @@ fn literal_branches(expr: &Expr, constant: &dyn Fn(&Expr) -> bool) -> bool {
             other => constant(other),
         }
     }
-    struct Writes(bool);
-    impl<'ast> Visit<'ast> for Writes {
-        fn visit_expr_assign(&mut self, _: &'ast syn::ExprAssign) {
-            self.0 = true;
-        }
-        fn visit_expr_binary(&mut self, binary: &'ast syn::ExprBinary) {
-            self.0 |= crate::syntax::is_compound_assign(&binary.op);
-            syn::visit::visit_expr_binary(self, binary);
-        }
-        fn visit_expr_reference(&mut self, reference: &'ast syn::ExprReference) {
-            self.0 |= reference.mutability.is_some();
-            syn::visit::visit_expr_reference(self, reference);
-        }
-        fn visit_expr_return(&mut self, ret: &'ast syn::ExprReturn) {
-            // a `return` with a value hands it to the adjoint's result
-            self.0 |= ret.expr.is_some();
-        }
-    }
-    let mut writes = Writes(false);
-    writes.visit_expr(expr);
+    let writes = crate::syntax::may_write(expr, true, None);
     // The names the arms' and `if let`s' patterns bind hold what their scrutinee holds,
     // which may be differentiable, though no binding of the lowering's scopes is theirs
     // yet: a branch reading one is no constant (regression: `match pair { (p, q) if p > q
@@ -4629,7 +4610,7 @@ fn literal_branches(expr: &Expr, constant: &dyn Fn(&Expr) -> bool) -> bool {
     matches!(
         strip_parens(expr),
         Expr::If(_) | Expr::Match(_) | Expr::Block(_)
-    ) && !writes.0
+    ) && !writes
         && value(expr, &constant)
 }
 

@@ -979,6 +979,55 @@ pub fn holds_no_float(ty: &syn::Type) -> bool {
     }
 }
 
+/// Whether `expr` may write: an assignment (plain or compound) or a `&mut` borrow; with
+/// `returns`, also a `return` with a value (which hands it to the adjoint's result); with
+/// `reads`, also a macro or a method call not named in `reads` (a `&mut self` method,
+/// `buf.push(v)`, writes its receiver).
+pub fn may_write(expr: &Expr, returns: bool, reads: Option<&[&str]>) -> bool {
+    struct Writes<'r> {
+        found: bool,
+        returns: bool,
+        reads: Option<&'r [&'r str]>,
+    }
+    impl<'ast> syn::visit::Visit<'ast> for Writes<'_> {
+        fn visit_expr_assign(&mut self, _: &'ast syn::ExprAssign) {
+            self.found = true;
+        }
+        fn visit_expr_binary(&mut self, binary: &'ast syn::ExprBinary) {
+            self.found |= is_compound_assign(&binary.op);
+            syn::visit::visit_expr_binary(self, binary);
+        }
+        fn visit_expr_reference(&mut self, reference: &'ast syn::ExprReference) {
+            self.found |= reference.mutability.is_some();
+            syn::visit::visit_expr_reference(self, reference);
+        }
+        fn visit_expr_return(&mut self, ret: &'ast syn::ExprReturn) {
+            if self.returns {
+                self.found |= ret.expr.is_some();
+            } else {
+                syn::visit::visit_expr_return(self, ret);
+            }
+        }
+        fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+            self.found |= self.reads.is_some();
+            syn::visit::visit_macro(self, mac);
+        }
+        fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+            if let Some(reads) = self.reads {
+                self.found |= !reads.contains(&call.method.to_string().as_str());
+            }
+            syn::visit::visit_expr_method_call(self, call);
+        }
+    }
+    let mut writes = Writes {
+        found: false,
+        returns,
+        reads,
+    };
+    syn::visit::Visit::visit_expr(&mut writes, expr);
+    writes.found
+}
+
 /// `+=`, `-=`, .. : the compound assignments.
 pub fn is_compound_assign(op: &syn::BinOp) -> bool {
     use syn::BinOp::*;

@@ -400,30 +400,7 @@ fn writes_nothing(expr: &Expr) -> bool {
         "eq",
         "ne",
     ];
-    struct Writes(bool);
-    impl<'ast> Visit<'ast> for Writes {
-        fn visit_expr_assign(&mut self, _: &'ast syn::ExprAssign) {
-            self.0 = true;
-        }
-        fn visit_expr_binary(&mut self, binary: &'ast syn::ExprBinary) {
-            self.0 |= crate::syntax::is_compound_assign(&binary.op);
-            visit::visit_expr_binary(self, binary);
-        }
-        fn visit_expr_reference(&mut self, reference: &'ast syn::ExprReference) {
-            self.0 |= reference.mutability.is_some();
-            visit::visit_expr_reference(self, reference);
-        }
-        fn visit_macro(&mut self, _: &'ast syn::Macro) {
-            self.0 = true;
-        }
-        fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
-            self.0 |= !READS.contains(&call.method.to_string().as_str());
-            visit::visit_expr_method_call(self, call);
-        }
-    }
-    let mut writes = Writes(false);
-    writes.visit_expr(expr);
-    !writes.0
+    !crate::syntax::may_write(expr, false, Some(READS))
 }
 
 struct AsWritten<'c, 'f> {
