@@ -313,8 +313,11 @@ fn copies(
                     let pat = strip_pat_type(&closure.inputs[0]).clone();
                     (pat, (*closure.body).clone(), &map.receiver)
                 }
+                // `chain.map(f).filter(p).collect()` (or `.copied().filter(p)`): values,
+                // since the filters pass on the items they are given
                 Expr::MethodCall(copy)
-                    if matches!(copy.method.to_string().as_str(), "copied" | "cloned") =>
+                    if matches!(copy.method.to_string().as_str(), "copied" | "cloned")
+                        || filtered_values(&collect.receiver) =>
                 {
                     let item = crate::syntax::fresh_local("collected_item");
                     (
@@ -678,6 +681,27 @@ enum Item {
     /// A position (`enumerate`).
     Position(TokenStream),
     Tuple(Vec<Item>),
+    /// A value a `map` in the middle of the chain computed (`x.iter().map(f).zip(y)`), in
+    /// the named local as the iteration starts ([`Step::Map`]).
+    Value(Ident),
+}
+
+/// What each iteration runs, in the chain's order, before the item is bound: the
+/// per-item work of the adapters that are not the last `map`.
+#[derive(Clone)]
+enum Step {
+    /// `.filter(|pat| test)` on the item it tests (a reference to it is the closure's
+    /// argument): the `continue` it stands for.
+    Filter(syn::ExprClosure, Item),
+    /// `.map(|pat| e)` followed by more adapters (`zip`, `filter`, `enumerate`) on the
+    /// item it maps: `let out = { pat bound; e };`, the next adapters reading
+    /// [`Item::Value`] `out`. The iterators evaluate `e` once per item that reaches it, in
+    /// the chain's order (the left side of a `zip` before its right side, only for the
+    /// pairs it yields), exactly as the loop does.
+    /// A map whose body ends in a tuple literal (`|v| (v.cos(), v.sin())`) has a local
+    /// per part (a tuple of differentiable values is no value lowering binds), its item a
+    /// tuple of them.
+    Map(syn::ExprClosure, Item, Vec<Ident>),
 }
 
 /// A chain of iterator adapters over arrays, all read at one index.
@@ -688,9 +712,9 @@ struct Chain {
     reversed: bool,
     /// A trailing `.map(|pat| e)`.
     map: Option<syn::ExprClosure>,
-    /// The `.filter(|pat| test)` calls before the map, in order, each with the item it
-    /// tests (a reference to it is the closure's argument): the `continue`s they stand for.
-    filters: Vec<(syn::ExprClosure, Item)>,
+    /// The filters and the maps followed by more adapters, in order: each iteration's
+    /// work before the item is bound.
+    steps: Vec<Step>,
     /// `skip`/`take`/`step_by` after an `enumerate`, a `zip` or a `rev` (which `Parts`
     /// cannot take as a part of one array), counting the chain's items: positions are
     /// counted before them.
@@ -1133,7 +1157,7 @@ impl Rewriter<'_> {
     /// row `mut` (else the macro's error).
     fn rows_loop(&mut self, for_loop: &mut syn::ExprForLoop) -> Option<Expr> {
         let chain = self.chain(&for_loop.expr, true)?;
-        if chain.map.is_some() || !chain.filters.is_empty() || !chain.counted.is_empty() {
+        if chain.map.is_some() || !chain.steps.is_empty() || !chain.counted.is_empty() {
             return None;
         }
         let mut pat = (*for_loop.pat).clone();
@@ -1153,7 +1177,7 @@ impl Rewriter<'_> {
     /// [`rows_loop`](Self::rows_loop), then the reduction is desugared as any other.
     fn rows_reduction(&mut self, call: &syn::ExprMethodCall) -> Option<Expr> {
         let chain = self.chain(&call.receiver, false)?;
-        if !chain.filters.is_empty() || !chain.counted.is_empty() {
+        if !chain.steps.is_empty() || !chain.counted.is_empty() {
             return None;
         }
         let closure = chain.map.as_ref()?;
@@ -1319,7 +1343,7 @@ impl Rewriter<'_> {
                 item,
                 reversed: false,
                 map: None,
-                filters: Vec::new(),
+                steps: Vec::new(),
                 counted: Vec::new(),
                 index: index.clone(),
             });
@@ -1328,15 +1352,30 @@ impl Rewriter<'_> {
             return None;
         };
         let mut chain = self.chain_at(&call.receiver, false, index)?;
-        if chain.map.is_some() {
-            // Only a reduction may follow a `map`.
-            return None;
-        }
         let method = call.method.to_string();
+        if chain.map.is_some() {
+            // After a `map`, a reduction, or an adapter that takes every mapped item in
+            // turn: the map then runs as each iteration starts. Not one that would skip
+            // or reorder items (`rev`, `skip`, `take`, `step_by`: whether the map runs on
+            // the items they pass over is the adapters' own business), rejected as written.
+            if !matches!(method.as_str(), "zip" | "filter" | "enumerate" | "map") {
+                return None;
+            }
+            self.map_step(&mut chain)?;
+        }
         // after a filter, only more filters, `copied` and the map or the consumer: any
         // other adapter would count or pair the items left (rejected as written)
-        if !chain.filters.is_empty()
+        if chain.steps.iter().any(|step| matches!(step, Step::Filter(..)))
             && !matches!(method.as_str(), "filter" | "copied" | "cloned" | "map")
+        {
+            return None;
+        }
+        // after a map that is no longer the last, nothing that skips or reorders items
+        if chain.steps.iter().any(|step| matches!(step, Step::Map(..)))
+            && matches!(
+                method.as_str(),
+                "rev" | "skip" | "take" | "step_by" | "copied" | "cloned"
+            )
         {
             return None;
         }
@@ -1349,9 +1388,9 @@ impl Rewriter<'_> {
             ("copied" | "cloned", 0) => chain.item = by_value(chain.item),
             ("rev", 0) => chain.reversed = !chain.reversed,
             ("filter", 1) => match strip_parens(&call.args[0]) {
-                Expr::Closure(closure) if closure.inputs.len() == 1 => {
-                    chain.filters.push((closure.clone(), chain.item.clone()))
-                }
+                Expr::Closure(closure) if closure.inputs.len() == 1 => chain
+                    .steps
+                    .push(Step::Filter(closure.clone(), chain.item.clone())),
                 _ => return None,
             },
             ("skip" | "take" | "step_by", 1) => {
@@ -1373,12 +1412,18 @@ impl Rewriter<'_> {
                 chain.item = Item::Tuple(vec![Item::Position(position), chain.item]);
             }
             ("zip", 1) if !chain.reversed => {
-                let other = self.source(&call.args[0], true)?;
-                let Item::Elem { array, .. } = &other else {
-                    return None;
-                };
-                chain.arrays.push(array.clone());
-                chain.item = Item::Tuple(vec![chain.item, other]);
+                if let Some(other) = self.source(&call.args[0], true) {
+                    let Item::Elem { array, .. } = &other else {
+                        return None;
+                    };
+                    chain.arrays.push(array.clone());
+                    chain.item = Item::Tuple(vec![chain.item, other]);
+                } else {
+                    let other = self.zipped_chain(&call.args[0], index)?;
+                    chain.arrays.extend(other.arrays);
+                    chain.steps.extend(other.steps);
+                    chain.item = Item::Tuple(vec![chain.item, other.item]);
+                }
             }
             ("map", 1) => match strip_parens(&call.args[0]) {
                 Expr::Closure(closure) if closure.inputs.len() == 1 => {
@@ -1389,6 +1434,51 @@ impl Rewriter<'_> {
             _ => return None,
         }
         Some(chain)
+    }
+
+    /// The trailing map of `chain` as a [`Step::Map`] (more adapters follow it), the item
+    /// its value. `None` for a closure that would not run the same inlined: `move` (its
+    /// captures its own copies), `async`, or leaving early (`return`, `?`).
+    fn map_step(&mut self, chain: &mut Chain) -> Option<()> {
+        let closure = chain.map.take()?;
+        if closure.asyncness.is_some()
+            || closure.capture.is_some()
+            || crate::syntax::leaves_early(quote::ToTokens::to_token_stream(&closure.body))
+        {
+            return None;
+        }
+        let outs: Vec<Ident> = match tail_tuple_arity(&closure.body) {
+            Some(arity) => (0..arity).map(|_| self.fresh("mapped")).collect(),
+            None => vec![self.fresh("mapped")],
+        };
+        let item = match &outs[..] {
+            [out] if tail_tuple_arity(&closure.body).is_none() => Item::Value(out.clone()),
+            outs => Item::Tuple(outs.iter().cloned().map(Item::Value).collect()),
+        };
+        chain
+            .steps
+            .push(Step::Map(closure, chain.item.clone(), outs));
+        chain.item = item;
+        Some(())
+    }
+
+    /// A `zip`'s argument that is a chain of its own over arrays read at the same index
+    /// (`y.iter().map(g)`, `b.iter().zip(c)`, `b.iter().enumerate()`): its maps are steps
+    /// run after the left side's, as `Zip` takes the left item before the right one. Not
+    /// one with a filter, a `rev` or a counting adapter (its items would not be read at
+    /// the left's index).
+    fn zipped_chain(&mut self, expr: &Expr, index: &Ident) -> Option<Chain> {
+        let mut other = self.chain_at(expr, true, index)?;
+        if other.reversed
+            || !other.counted.is_empty()
+            || other.steps.iter().any(|step| matches!(step, Step::Filter(..)))
+        {
+            return None;
+        }
+        if other.map.is_some() {
+            self.map_step(&mut other)?;
+        }
+        Some(other)
     }
 
     /// `let` statements binding `pat` to `item` (values first, into temporaries, so that
@@ -1475,6 +1565,22 @@ impl Rewriter<'_> {
                 }
                 Some(())
             }
+            // A mapped value: `*name` read as `name` (a map returning the reference it
+            // was given, `|v| v`, is read as the value it refers to)
+            (Pat::Ident(ident), Item::Value(value))
+                if ident.by_ref.is_none() && ident.subpat.is_none() =>
+            {
+                let name = &ident.ident;
+                let mutability = &ident.mutability;
+                binds.push(quote!(let #mutability #name = #value;));
+                derefs.push((name.to_string(), syn::parse_quote!(#name)));
+                Some(())
+            }
+            // a tuple a map returned, taken apart as the closure's pattern does
+            (Pat::Tuple(_), Item::Value(value)) => {
+                binds.push(quote!(let #pat = #value;));
+                Some(())
+            }
             _ => None,
         }
     }
@@ -1482,7 +1588,7 @@ impl Rewriter<'_> {
     /// The loop's range, the `let`s starting each iteration for `pat` over `chain`, and
     /// the rewrites of `*name` in the body.
     fn head(&mut self, pat: &Pat, chain: &Chain) -> Option<Head> {
-        if !chain.counted.is_empty() || !chain.filters.is_empty() {
+        if !chain.counted.is_empty() || !chain.steps.is_empty() {
             return self.adapted_head(pat, chain);
         }
         let (mut lets, mut binds, mut derefs) = (Vec::new(), Vec::new(), Vec::new());
@@ -2688,6 +2794,25 @@ fn by_value(item: Item) -> Item {
     }
 }
 
+/// `chain.filter(p)` (any number of filters) after a `map`, `copied` or `cloned`: a chain
+/// whose items are values.
+fn filtered_values(expr: &Expr) -> bool {
+    let Expr::MethodCall(call) = strip_parens(expr) else {
+        return false;
+    };
+    if call.method != "filter" {
+        return false;
+    }
+    let mut inner = strip_parens(&call.receiver);
+    while let Expr::MethodCall(filter) = inner
+        && filter.method == "filter"
+    {
+        inner = strip_parens(&filter.receiver);
+    }
+    matches!(inner, Expr::MethodCall(call)
+        if matches!(call.method.to_string().as_str(), "map" | "copied" | "cloned"))
+}
+
 /// The array an iterator chain starts from: `a` of `a.iter().map(..)..`, `&a`, `a[..]`.
 fn chain_root(expr: &Expr) -> Option<&Ident> {
     match strip_parens(expr) {
@@ -2767,8 +2892,10 @@ fn sum_or_product(
 ) -> (TokenStream, TokenStream) {
     let generated = crate::generate::paths::generated();
     if call.method == "sum" {
+        // from `-0.0`, as std's float `Sum` starts (`-0.0 + v` is `v` for every `v`, `-0.0`
+        // included, so an empty sum and a sum of `-0.0`s are `-0.0` as the iterator's are)
         (
-            typed_init(call, quote!(#generated::element_zero())),
+            typed_init(call, quote!(#generated::sum_start())),
             quote!(#acc = #acc + (#value);),
         )
     } else {
@@ -3075,13 +3202,49 @@ impl Rewriter<'_> {
     /// in `adapted_derefs`).
     fn adapted_bind(&mut self, pat: &Pat, chain: &Chain) -> Option<(TokenStream, TokenStream)> {
         let mut tests = TokenStream::new();
-        for (closure, item) in &chain.filters {
-            tests.extend(self.filter_test(closure, item)?);
+        for step in &chain.steps {
+            tests.extend(match step {
+                Step::Filter(closure, item) => self.filter_test(closure, item)?,
+                Step::Map(closure, item, outs) => self.map_value(closure, item, outs)?,
+            });
         }
         let (mut lets, mut binds, mut derefs) = (Vec::new(), Vec::new(), Vec::new());
         self.bind(pat, &chain.item, &mut lets, &mut binds, &mut derefs)?;
         self.adapted_derefs = derefs;
         Some((tests, quote!(#(#lets)* #(#binds)*)))
+    }
+
+    /// A [`Step::Map`]: `let out = { pat bound to item; e };`, the closure's names bound in
+    /// a block of their own (the rest of the iteration never sees them).
+    fn map_value(
+        &mut self,
+        closure: &syn::ExprClosure,
+        item: &Item,
+        outs: &[Ident],
+    ) -> Option<TokenStream> {
+        let (mut lets, mut binds, mut derefs) = (Vec::new(), Vec::new(), Vec::new());
+        let aliased = self.aliases.len();
+        self.bind(&closure.inputs[0], item, &mut lets, &mut binds, &mut derefs)?;
+        let aliases = self.aliases.split_off(aliased);
+        let mut body = (*closure.body).clone();
+        Derefs::expr(&derefs, &mut body);
+        Aliases(&aliases).visit_expr_mut(&mut body);
+        if let [out] = outs
+            && tail_tuple_arity(&body).is_none()
+        {
+            return Some(quote! {
+                let #out = { #(#lets)* #(#binds)* #body };
+            });
+        }
+        // a tuple's parts, each assigned its local in order where the tuple was built
+        let (stmts, parts) = tuple_tail(body, outs.len())?;
+        Some(quote! {
+            #(let #outs;)*
+            {
+                #(#lets)* #(#binds)* #(#stmts)*
+                #(#outs = #parts;)*
+            }
+        })
     }
 
     /// `.filter(|pat| test)` on `item` as `if !{ lets; test } { continue; }`. The closure's argument is a reference to the item: a pattern `&p`
@@ -3414,6 +3577,21 @@ fn tuple_fold_arity(expr: &Expr) -> Option<usize> {
         closure.inputs.first().map(strip_pat_type),
     ) {
         (2, Some(Pat::Tuple(parts))) => Some(parts.elems.len()),
+        _ => None,
+    }
+}
+
+/// The arity of the tuple literal `expr` ends in (through blocks), if it does.
+fn tail_tuple_arity(expr: &Expr) -> Option<usize> {
+    match expr {
+        Expr::Block(block) if block.label.is_none() && block.attrs.is_empty() => {
+            match block.block.stmts.last() {
+                Some(syn::Stmt::Expr(tail, None)) => tail_tuple_arity(tail),
+                _ => None,
+            }
+        }
+        Expr::Paren(paren) => tail_tuple_arity(&paren.expr),
+        Expr::Tuple(tuple) if !tuple.elems.is_empty() => Some(tuple.elems.len()),
         _ => None,
     }
 }

@@ -1,0 +1,302 @@
+//! Iterator chains `#[differentiable]` rejected until the `iter-rejects` branch (issue 13),
+//! each rewritten into indexed loops lowering differentiates (`iterators.rs`), and checked
+//! against dual numbers and central differences at orders 1 and 2 (`twice!`: the body
+//! annotated, and plain over `num_traits::Float` on `gradtape::generated::Dual`), with the
+//! cases where a rewrite could change meaning (lengths that differ in a `zip`, side effects
+//! in closures, shadowing, empty arrays) checked against the plain copy by hand:
+//!
+//! - a `map` followed by more adapters (`x.iter().map(f).zip(y.iter())`, both sides of a
+//!   `zip` mapped, `enumerate` or `filter` after a `map`), in reductions, `for` loops and
+//!   `collect` into a local `Vec`: each map a value computed as the iteration starts, in
+//!   the chain's order (`Step::Map`);
+//! - a `filter` after a `map`, its predicate reading the mapped value, once per element.
+
+// the forms are written as users write them
+#![allow(clippy::needless_range_loop, clippy::let_and_return)]
+
+#[macro_use]
+mod common;
+
+use gradtape::differentiable;
+
+// ----- a map, then a zip -----
+
+twice! {
+    /// Residuals of a scaled series against a shifted copy of itself: the left side mapped,
+    /// then zipped, then mapped again and summed (a least-squares objective's inner sum).
+    fn scaled_residuals / scaled_residuals_on_duals<T>(x: &[T]) -> T {
+        let w = x[0] * T::from(0.5).unwrap();
+        x.iter()
+            .map(|v| *v * w)
+            .zip(x[1..].iter())
+            .map(|(a, b)| (a - *b) * (a - *b))
+            .sum()
+    }
+}
+
+twice! {
+    /// A weighted dot product with both sides mapped (a log-likelihood's `exp` against a
+    /// scaled copy), the right side longer than the left: the pairs stop at the shorter.
+    fn both_sides_mapped / both_sides_mapped_on_duals<T>(x: &[T]) -> T {
+        let k = T::from(1.5).unwrap();
+        x[..x.len() - 1]
+            .iter()
+            .map(|v| v.exp())
+            .zip(x.iter().map(|u| *u * k + T::one()))
+            .map(|(a, b)| a * b)
+            .sum()
+    }
+}
+
+twice! {
+    /// The same pairs in a `for` loop, the left side now the longer one, each pair's
+    /// position taken by `enumerate` after the zip (a discounted reward).
+    fn discounted_pairs / discounted_pairs_on_duals<T>(x: &[T]) -> T {
+        let gamma = T::from(0.9).unwrap();
+        let mut total = T::zero();
+        for (i, (a, b)) in x.iter().map(|v| v.sin()).zip(x[2..].iter().map(|u| *u * *u)).enumerate() {
+            total = total + gamma.powi(i as i32) * a * b;
+        }
+        total
+    }
+}
+
+twice! {
+    /// A mapped-then-zipped chain collected into a local `Vec`, then read by index and
+    /// iterated again (a finite-difference stencil of a transformed signal).
+    fn collected_differences / collected_differences_on_duals<T>(x: &[T]) -> T {
+        let d: Vec<T> = x.iter().map(|v| v.tanh()).zip(x[1..].iter()).map(|(a, b)| *b - a).collect();
+        let mut total = d[0] * d[d.len() - 1];
+        for k in 0..d.len() {
+            total = total + d[k] * d[k];
+        }
+        total
+    }
+}
+
+twice! {
+    /// A map whose value is a pair, zipped with a mapped right side, the pair taken apart
+    /// by the next closure's pattern (a complex product's real parts).
+    fn paired_map / paired_map_on_duals<T>(x: &[T]) -> T {
+        x.iter()
+            .map(|v| (v.cos(), v.sin()))
+            .zip(x[1..].iter().map(|u| *u * T::from(2.0).unwrap()))
+            .map(|((c, s), r)| c * r - s * r * r)
+            .sum()
+    }
+}
+
+twice! {
+    /// A fold over a mapped-and-zipped chain (a running product of ratios).
+    fn folded_pairs / folded_pairs_on_duals<T>(x: &[T]) -> T {
+        x.iter()
+            .map(|v| *v * *v + T::one())
+            .zip(x.iter().skip(1))
+            .fold(T::one(), |acc, (a, b)| acc * (a / (T::one() + b.abs())))
+    }
+}
+
+// ----- a filter after a map -----
+
+twice! {
+    /// The sum of the exponentials above one (`x > 0`): the predicate reads the mapped
+    /// value.
+    fn exp_above_one / exp_above_one_on_duals<T>(x: &[T]) -> T {
+        x.iter().map(|v| v.exp()).filter(|e| *e > T::one()).sum()
+    }
+}
+
+twice! {
+    /// Losses above a margin, a hinge's active terms, with the predicate's pattern `&e`
+    /// and a second map after the filter (squared).
+    fn active_hinge_terms / active_hinge_terms_on_duals<T>(x: &[T]) -> T {
+        let margin = T::from(0.25).unwrap();
+        x.iter()
+            .map(|v| T::one() - *v * x[0])
+            .filter(|&e| e > margin)
+            .map(|e| e * e)
+            .sum()
+    }
+}
+
+twice! {
+    /// A filter before the map and one after it, in a `for` loop over positions taken
+    /// before both (each kept value weighted by where it was).
+    fn filters_around_a_map / filters_around_a_map_on_duals<T>(x: &[T]) -> T {
+        let mut total = T::zero();
+        for (i, e) in x
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| v.abs() > T::from(0.1).unwrap())
+            .map(|(i, v)| (i, *v * T::from(3.0).unwrap()))
+            .filter(|(_, e)| e.sin() > T::zero())
+        {
+            total = total + e * T::from(i + 1).unwrap();
+        }
+        total
+    }
+}
+
+twice! {
+    /// The mapped values a filter keeps, collected and averaged.
+    fn kept_mean / kept_mean_on_duals<T>(x: &[T]) -> T {
+        let kept: Vec<T> = x.iter().map(|v| *v * *v - T::one()).filter(|e| *e < T::zero()).collect();
+        let mut total = T::zero();
+        for k in 0..kept.len() {
+            total = total + kept[k];
+        }
+        total / T::from(kept.len().max(1)).unwrap()
+    }
+}
+
+#[test]
+fn map_then_zip() {
+    one_slice_twice!(scaled_residuals, scaled_residuals_on_duals
+        at [0.3, -1.0, 2.0, 0.5, 0.1], [0.9, 0.2, -0.4]);
+    one_slice_twice!(both_sides_mapped, both_sides_mapped_on_duals
+        at [0.3, -1.0, 2.0, 0.5], [0.9, 0.2]);
+    one_slice_twice!(discounted_pairs, discounted_pairs_on_duals
+        at [0.3, -1.0, 2.0, 0.5, 1.1], [0.9, 0.2, 0.7]);
+    one_slice_twice!(collected_differences, collected_differences_on_duals
+        at [0.3, -1.0, 2.0, 0.5], [0.9, 0.2]);
+    one_slice_twice!(paired_map, paired_map_on_duals at [0.3, -1.0, 2.0], [0.9]);
+    one_slice_twice!(folded_pairs, folded_pairs_on_duals at [0.3, -1.0, 2.0, 0.5]);
+}
+
+#[test]
+fn filter_after_map() {
+    // some kept, some not, and none kept
+    one_slice_twice!(exp_above_one, exp_above_one_on_duals
+        at [0.3, -1.0, 2.0, -0.5], [-0.9, -0.2]);
+    one_slice_twice!(active_hinge_terms, active_hinge_terms_on_duals
+        at [0.5, -1.0, 2.0, 0.1], [1.9, 0.2, 0.3]);
+    one_slice_twice!(filters_around_a_map, filters_around_a_map_on_duals
+        at [0.3, -1.0, 0.05, 2.0, 0.5], [0.9, 0.2, -0.4]);
+    one_slice_twice!(kept_mean, kept_mean_on_duals at [0.3, -1.5, 0.9, 2.0], [1.9, -1.2]);
+}
+
+// ----- what a rewrite must not change -----
+
+/// A map counting its calls (a side effect in the closure), zipped with a shorter right
+/// side: the iterators run the left map only for the pairs they yield, and the loop as
+/// many times.
+#[differentiable]
+fn counted_map_calls(x: &[f64], y: &[f64]) -> f64 {
+    let mut calls = 0usize;
+    let mut right_calls = 0usize;
+    let s: f64 = x
+        .iter()
+        .map(|v| {
+            calls += 1;
+            v * 2.0
+        })
+        .zip(y.iter().map(|u| {
+            right_calls += 1;
+            u.sin()
+        }))
+        .map(|(a, b)| a * b)
+        .sum();
+    s + calls as f64 * 100.0 + right_calls as f64 * 10_000.0
+}
+
+fn counted_map_calls_plain(x: &[f64], y: &[f64]) -> f64 {
+    let mut calls = 0usize;
+    let mut right_calls = 0usize;
+    let s: f64 = x
+        .iter()
+        .map(|v| {
+            calls += 1;
+            v * 2.0
+        })
+        .zip(y.iter().map(|u| {
+            right_calls += 1;
+            u.sin()
+        }))
+        .map(|(a, b)| a * b)
+        .sum();
+    s + calls as f64 * 100.0 + right_calls as f64 * 10_000.0
+}
+
+/// A filter after a map counting its tests: once per element, on the mapped value.
+#[differentiable]
+fn counted_filter_tests(x: &[f64]) -> f64 {
+    let mut tests = 0usize;
+    let s: f64 = x
+        .iter()
+        .map(|v| v.exp())
+        .filter(|e| {
+            tests += 1;
+            *e > 1.0
+        })
+        .sum();
+    s + tests as f64 * 1000.0
+}
+
+/// A map's parameter named as an outer local the next closure reads (shadowing): the
+/// second closure sees the outer `v`, not the map's.
+#[differentiable]
+fn shadowed_names(x: &[f64]) -> f64 {
+    let v = x[0] * 3.0;
+    x.iter().map(|v| v * v).zip(x.iter()).map(|(a, b)| a * v + b).sum()
+}
+
+#[test]
+fn rewrites_keep_meaning() {
+    for (x, y) in [
+        (&[0.3, -1.0, 2.0, 0.5][..], &[0.9, 0.2][..]),
+        (&[0.3][..], &[0.9, 0.2, 1.5][..]),
+        (&[][..], &[0.9][..]),
+        (&[0.4, 0.6][..], &[][..]),
+    ] {
+        let value = counted_map_calls(x, y);
+        assert_eq!(value.to_bits(), counted_map_calls_plain(x, y).to_bits());
+        let (by_grad, [gx, gy]) = counted_map_calls::grad(x, y);
+        assert_eq!(by_grad.to_bits(), value.to_bits());
+        let n = x.len().min(y.len());
+        for k in 0..x.len() {
+            let expected = if k < n { 2.0 * y[k].sin() } else { 0.0 };
+            assert!((gx[k] - expected).abs() < 1e-12, "{gx:?}");
+        }
+        for k in 0..y.len() {
+            let expected = if k < n { 2.0 * x[k] * y[k].cos() } else { 0.0 };
+            assert!((gy[k] - expected).abs() < 1e-12, "{gy:?}");
+        }
+    }
+    let x: [f64; 4] = [0.3, -1.0, 2.0, -0.5];
+    let kept: f64 = x.iter().filter(|v| **v > 0.0).map(|v| v.exp()).sum();
+    assert_eq!(counted_filter_tests(&x), kept + 4000.0);
+    let (_, [g]) = counted_filter_tests::grad(&x[..]);
+    assert_eq!(g, x.map(|v| if v > 0.0 { v.exp() } else { 0.0 }).to_vec());
+    assert_eq!(counted_filter_tests(&[]), 0.0);
+    let x = [0.5, -1.5, 2.0];
+    let expected: f64 = x.iter().map(|v| v * v * x[0] * 3.0 + v).sum();
+    assert_eq!(shadowed_names(&x), expected);
+    let (_, [g]) = shadowed_names::grad(&x[..]);
+    let squares: f64 = x.iter().map(|v| v * v).sum();
+    let mut expected = x.map(|v| 2.0 * v * x[0] * 3.0 + 1.0).to_vec();
+    expected[0] += 3.0 * squares;
+    for k in 0..3 {
+        assert!((g[k] - expected[k]).abs() < 1e-12, "{g:?} {expected:?}");
+    }
+}
+/// Regression: a `.sum()` rewritten as a loop started from `+0.0`, where std's float `Sum`
+/// starts from `-0.0`: the gradient's value of an empty sum (or of `-0.0`s) was `0.0`
+/// where the function's is `-0.0` (now `generated::sum_start`).
+#[differentiable]
+fn sum_of_kept(x: &[f64]) -> f64 {
+    x.iter().filter(|v| **v > 0.0).map(|v| v * 2.0).sum()
+}
+
+#[test]
+fn empty_sum_is_negative_zero() {
+    for x in [&[][..], &[-1.0, -2.0][..], &[-0.0][..]] {
+        let value = sum_of_kept(x);
+        assert!(value == 0.0 && value.is_sign_negative(), "{value:?}");
+        assert_eq!(sum_of_kept::grad(x).0.to_bits(), value.to_bits());
+        assert_eq!(sum_of_kept::primal(x).to_bits(), value.to_bits());
+    }
+    let x = [-0.0, -0.0];
+    let plain: f64 = x.iter().map(|v| v * 2.0).sum();
+    assert_eq!(exp_above_one::<f64>(&[-1.0]).to_bits(), (-0.0f64).to_bits());
+    assert!(plain.is_sign_negative());
+}
