@@ -300,3 +300,92 @@ fn empty_sum_is_negative_zero() {
     assert_eq!(exp_above_one::<f64>(&[-1.0]).to_bits(), (-0.0f64).to_bits());
     assert!(plain.is_sign_negative());
 }
+
+// ----- reduce -----
+
+twice! {
+    /// The largest value by `T::max` (a path), unwrapped, times the sum by a closure (a
+    /// normalised peak).
+    fn peak_over_total / peak_over_total_on_duals<T>(x: &[T]) -> T {
+        let peak = x.iter().copied().reduce(T::max).unwrap();
+        let total = x.iter().copied().reduce(|a, b| a + b).unwrap();
+        peak / (T::one() + total * total)
+    }
+}
+
+twice! {
+    /// A reduction of mapped values with a default for an empty array (`unwrap_or`), and
+    /// of a part of the array: the smallest squared distance to a centre.
+    fn nearest_squared / nearest_squared_on_duals<T>(x: &[T]) -> T {
+        let c = x[0];
+        let nearest = x[1..]
+            .iter()
+            .map(|v| (*v - c) * (*v - c))
+            .reduce(|a, b| if b < a { b } else { a })
+            .unwrap_or(T::from(100.0).unwrap());
+        nearest.sqrt() + c
+    }
+}
+
+twice! {
+    /// A reduction read by `match` (`None` on an empty part: the body's own value), a
+    /// smooth maximum (log-sum-exp folded pairwise).
+    fn soft_peak / soft_peak_on_duals<T>(x: &[T]) -> T {
+        let k = x.len() / 2;
+        match x[k..].iter().copied().reduce(|a, b| a.max(b) + (-(a - b).abs()).exp().ln_1p()) {
+            Some(m) => m * x[0],
+            None => x[0],
+        }
+    }
+}
+
+#[test]
+fn reductions() {
+    one_slice_twice!(peak_over_total, peak_over_total_on_duals
+        at [0.3, -1.0, 2.0, 0.5], [0.9], [-0.4, -0.2]);
+    one_slice_twice!(nearest_squared, nearest_squared_on_duals
+        at [0.3, -1.0, 2.0, 0.5], [0.9, 0.2], [0.9]);
+    one_slice_twice!(soft_peak, soft_peak_on_duals at [0.3, -1.0, 2.0, 0.5], [0.9]);
+}
+
+/// `reduce` of an empty array read by `unwrap_or` (its default), by `match` (the `None`
+/// arm), and by `unwrap` (the same panic as the iterator's).
+#[differentiable]
+fn reduce_or_default(x: &[f64], d: f64) -> f64 {
+    let s = x.iter().copied().reduce(f64::max).unwrap_or(d * 2.0);
+    let t = match x.iter().map(|v| v * d).reduce(|a, b| a * b) {
+        Some(p) => p,
+        None => -d,
+    };
+    s + t
+}
+
+#[differentiable]
+fn reduce_unwrapped(x: &[f64]) -> f64 {
+    x.iter().copied().reduce(|a, b| a * b).unwrap()
+}
+
+#[test]
+fn reduce_on_empty_arrays() {
+    assert_eq!(reduce_or_default(&[], 1.5), 3.0 - 1.5);
+    let (value, (gx, gd)) = reduce_or_default::grad(&[], 1.5);
+    assert_eq!((value, gx.len(), gd), (1.5, 0, 1.0));
+    // ties of `f64::max`: its cotangent goes to the value kept (its first operand, as
+    // `maximum`'s rule gives a tie to its first operand), the first of the equal ones
+    let x = [0.5, 2.0, 2.0, -1.0];
+    let (value, (gx, gd)) = reduce_or_default::grad(&x, 0.5);
+    let product: f64 = x.iter().map(|v| v * 0.5).product();
+    assert_eq!(value, 2.0 + product);
+    let plain_max = x.iter().copied().reduce(f64::max).unwrap();
+    assert_eq!(plain_max, 2.0);
+    for k in 0..4 {
+        let others: f64 = (0..4).filter(|&j| j != k).map(|j| x[j] * 0.5).product();
+        let max_part = if k == 1 { 1.0 } else { 0.0 };
+        assert!((gx[k] - (max_part + 0.5 * others)).abs() < 1e-12, "{gx:?}");
+    }
+    assert!((gd - 4.0 * product / 0.5).abs() < 1e-12);
+    assert!(std::panic::catch_unwind(|| reduce_unwrapped(&[])).is_err());
+    assert!(std::panic::catch_unwind(|| reduce_unwrapped::grad(&[])).is_err());
+    assert_eq!(reduce_unwrapped(&[3.0]), 3.0);
+    assert_eq!(reduce_unwrapped::grad(&[3.0, 2.0]).1[0], vec![2.0, 3.0]);
+}
