@@ -389,3 +389,68 @@ fn reduce_on_empty_arrays() {
     assert_eq!(reduce_unwrapped(&[3.0]), 3.0);
     assert_eq!(reduce_unwrapped::grad(&[3.0, 2.0]).1[0], vec![2.0, 3.0]);
 }
+
+// ----- core::array::from_fn -----
+
+twice! {
+    /// Elementwise products of two parts into a fixed-size local by `core::array::from_fn`
+    /// (`N` from the annotation), then read by index and iterated (a 3-vector's norm).
+    fn from_fn_products / from_fn_products_on_duals<T>(x: &[T]) -> T {
+        let p: [T; 3] = core::array::from_fn(|i| x[i] * x[i + 1]);
+        let mut total = p[0] * p[2];
+        for v in p.iter() {
+            total = total + *v * *v;
+        }
+        total.sqrt()
+    }
+}
+
+twice! {
+    /// `std::array::from_fn` with `N` from a turbofish and a typed index, each element
+    /// reading the one before it in the input (a discrete derivative).
+    fn from_fn_turbofish / from_fn_turbofish_on_duals<T>(x: &[T]) -> T {
+        let d = std::array::from_fn::<T, 2, _>(|i: usize| (x[i + 1] - x[i]) * T::from(i + 1).unwrap());
+        d[0].sin() + d[1] * d[0]
+    }
+}
+
+twice! {
+    /// A cross product by `from_fn` of two 3-vectors taken from the input, its closure
+    /// reading an outer local (a torque's magnitude).
+    fn from_fn_cross / from_fn_cross_on_duals<T>(x: &[T]) -> T {
+        let a = [x[0], x[1], x[2]];
+        let b = [x[3], x[4], x[5]];
+        let c: [T; 3] = core::array::from_fn(|i| a[(i + 1) % 3] * b[(i + 2) % 3] - a[(i + 2) % 3] * b[(i + 1) % 3]);
+        (c[0] * c[0] + c[1] * c[1] + c[2] * c[2]).sqrt()
+    }
+}
+
+#[test]
+fn array_from_fn() {
+    one_slice_twice!(from_fn_products, from_fn_products_on_duals
+        at [0.3, -1.0, 2.0, 0.5], [0.9, 0.2, -0.4, 1.1]);
+    one_slice_twice!(from_fn_turbofish, from_fn_turbofish_on_duals at [0.3, -1.0, 2.0]);
+    one_slice_twice!(from_fn_cross, from_fn_cross_on_duals
+        at [0.3, -1.0, 2.0, 0.5, 0.7, -0.2]);
+}
+
+/// A closure with a side effect (a count of its calls) and an index past the input's end
+/// for a short input: called for each index in order, and the same panic.
+#[differentiable]
+fn from_fn_calls(x: &[f64]) -> f64 {
+    let mut calls = 0usize;
+    let p: [f64; 3] = core::array::from_fn(|i| {
+        calls += 1;
+        x[i] * (calls as f64)
+    });
+    p[0] + p[1] + p[2]
+}
+
+#[test]
+fn from_fn_keeps_meaning() {
+    let x = [0.5, 2.0, -1.0];
+    assert_eq!(from_fn_calls(&x), 0.5 + 4.0 - 3.0);
+    assert_eq!(from_fn_calls::grad(&x[..]).1[0], vec![1.0, 2.0, 3.0]);
+    assert!(std::panic::catch_unwind(|| from_fn_calls(&[1.0, 2.0])).is_err());
+    assert!(std::panic::catch_unwind(|| from_fn_calls::grad(&[1.0, 2.0])).is_err());
+}

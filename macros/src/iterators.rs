@@ -427,6 +427,14 @@ fn copies(
             if let Some(expanded) = self.collected(local) {
                 return Some(expanded);
             }
+            if let Some(expanded) = from_fn_let(local) {
+                // a fixed-size local array like any other from here on
+                if let Some(name) = local_name(local) {
+                    self.arrays.insert(name.clone());
+                    self.fixed.insert(name);
+                }
+                return Some(expanded);
+            }
             // (by name, as the sets here are: a fixed-size local, or a copy of one; any
             // other `let` of the name shadows it)
             if let Some(name) = local_name(local) {
@@ -501,6 +509,88 @@ fn copies(
     }
     .visit_block_mut(&mut block);
     block.stmts
+}
+
+/// `let p: [F; N] = core::array::from_fn(|i| e);` (also `std::array::from_fn`,
+/// `array::from_fn`, or `N` given by a turbofish, `from_fn::<F, N, _>`): a local array of
+/// `N` zeros, then the loop filling it in order, `let mut p: [F; N] = [zero; N]; for k in
+/// 0..N { let i = k; p[k] = e; }`, as `from_fn` calls the closure for each index in order.
+/// Left as written (`None`) when `N` is not written, or the closure is `move`, `async`,
+/// leaves early, or names `p` (which would be the new array in the loop, an outer one in
+/// the closure).
+fn from_fn_let(local: &syn::Local) -> Option<Vec<syn::Stmt>> {
+    let init = local.init.as_ref()?;
+    if init.diverge.is_some() {
+        return None;
+    }
+    let (name, ty) = match &local.pat {
+        Pat::Type(typed) => match &*typed.pat {
+            Pat::Ident(pat) => (&pat.ident, Some(&*typed.ty)),
+            _ => return None,
+        },
+        Pat::Ident(pat) => (&pat.ident, None),
+        _ => return None,
+    };
+    let Expr::Call(call) = strip_parens(&init.expr) else {
+        return None;
+    };
+    let Expr::Path(func) = strip_parens(&call.func) else {
+        return None;
+    };
+    let segments: Vec<String> = func
+        .path
+        .segments
+        .iter()
+        .map(|segment| segment.ident.to_string())
+        .collect();
+    let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
+    if func.qself.is_some()
+        || !matches!(
+            &segments[..],
+            ["core" | "std", "array", "from_fn"] | ["array", "from_fn"]
+        )
+        || call.args.len() != 1
+    {
+        return None;
+    }
+    // `N`: the annotation's length, or the turbofish's second argument
+    let turbofish = match &func.path.segments.last()?.arguments {
+        syn::PathArguments::AngleBracketed(args) if args.args.len() == 3 => {
+            let (element, len) = (&args.args[0], &args.args[1]);
+            Some((quote!(#element), quote!(#len)))
+        }
+        _ => None,
+    };
+    let (ty, len): (TokenStream, TokenStream) = match (ty, turbofish) {
+        (Some(syn::Type::Array(array)), _) => {
+            let len = &array.len;
+            (quote!(#array), quote!(#len))
+        }
+        (None, Some((element, len))) => (quote!([#element; #len]), len),
+        _ => return None,
+    };
+    let Expr::Closure(closure) = strip_parens(&call.args[0]) else {
+        return None;
+    };
+    if closure.inputs.len() != 1
+        || closure.capture.is_some()
+        || closure.asyncness.is_some()
+        || crate::syntax::leaves_early(quote::ToTokens::to_token_stream(&closure.body))
+    {
+        return None;
+    }
+    let mut named = HashSet::new();
+    token_idents(quote::ToTokens::to_token_stream(closure), &mut named);
+    if named.contains(&name.to_string()) {
+        return None;
+    }
+    let (pat, body) = (&closure.inputs[0], &closure.body);
+    let k = crate::syntax::fresh_local("from_fn_index");
+    let generated = crate::generate::paths::generated();
+    Some(vec![
+        syn::parse_quote!(let mut #name: #ty = [#generated::element_zero(); #len];),
+        syn::parse_quote!(for #k in 0..#len { let #pat = #k; #name[#k] = #body; }),
+    ])
 }
 
 /// Collects the names of the body's local float arrays (and of those that are arrays of
