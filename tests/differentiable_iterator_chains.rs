@@ -454,3 +454,46 @@ fn from_fn_keeps_meaning() {
     assert!(std::panic::catch_unwind(|| from_fn_calls(&[1.0, 2.0])).is_err());
     assert!(std::panic::catch_unwind(|| from_fn_calls::grad(&[1.0, 2.0])).is_err());
 }
+
+// ----- extend_from_slice and extend -----
+
+twice! {
+    /// A local buffer built from a part of the input, mapped values and a literal of
+    /// computed values, then read by index and iterated (a feature vector's energy).
+    fn extended_features / extended_features_on_duals<T>(x: &[T]) -> T {
+        let k = x.len() / 2;
+        let mut v: Vec<T> = Vec::new();
+        v.extend_from_slice(&x[..k]);
+        v.extend(x.iter().map(|a| *a * *a));
+        v.extend_from_slice(&[x[0].exp(), x[1] * x[0]]);
+        let mut total = v[0] * v[v.len() - 1];
+        for e in v.iter() {
+            total = total + e.sin();
+        }
+        total
+    }
+}
+
+twice! {
+    /// A buffer that starts with computed values and is extended from references (a
+    /// reversed part), from copies after a filter and from a range's map.
+    fn extended_in_steps / extended_in_steps_on_duals<T>(x: &[T]) -> T {
+        let mut v = vec![x[0] * T::from(2.0).unwrap()];
+        v.extend(x[1..].iter().rev());
+        v.extend(x.iter().copied().filter(|a| *a > T::zero()));
+        v.extend((0..2).map(|i| x[i] * T::from(i + 1).unwrap()));
+        let mut total = T::zero();
+        for i in 0..v.len() {
+            total = total + v[i] * T::from(i + 1).unwrap();
+        }
+        total * v[1]
+    }
+}
+
+#[test]
+fn extending_buffers() {
+    one_slice_twice!(extended_features, extended_features_on_duals
+        at [0.3, -1.0, 2.0, 0.5], [0.9, 0.2]);
+    one_slice_twice!(extended_in_steps, extended_in_steps_on_duals
+        at [0.3, -1.0, 2.0, 0.5], [0.9, -0.2]);
+}

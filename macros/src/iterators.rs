@@ -2202,6 +2202,96 @@ impl Rewriter<'_> {
         Some(rewritten)
     }
 
+    /// `v.extend_from_slice(s)` and `v.extend(items)` on a local float `Vec` `v` of the
+    /// body: the loop pushing each item in turn, as the methods do, which the rewrite then
+    /// desugars (`v` grows like any local buffer, each pushed element's cotangent going
+    /// back to the element or value it was):
+    ///
+    /// - `extend_from_slice(&a)`, `(&a[i..j])`, `(a)` of a slice, `(&[p, q])`: `for &item
+    ///   in &a[i..j] { v.push(item); }`;
+    /// - `extend(chain)` over a float array ending in a `map`, `copied` or `cloned` (or
+    ///   filters after one): `for item in chain { v.push(item); }`; a chain of references
+    ///   (`a.iter()`, `&a[..k]`, `.rev()`, `.skip(n)`..) pushes each one's value, `for &item
+    ///   in chain`; `(i..j).map(|k| e)` runs its range, `for k in i..j { v.push(e); }`.
+    ///
+    /// `v` cannot be the source (Rust's borrows forbid it), so each item is read before any
+    /// push changes what a later one reads.
+    fn extended(&mut self, expr: &Expr) -> Option<Expr> {
+        let Expr::MethodCall(call) = strip_parens(expr) else {
+            return None;
+        };
+        let method = call.method.to_string();
+        if !matches!(method.as_str(), "extend" | "extend_from_slice")
+            || call.args.len() != 1
+            || call.turbofish.is_some()
+        {
+            return None;
+        }
+        let target = single_ident(strip_parens(&call.receiver))?.clone();
+        if !self.arrays.contains(&target.to_string())
+            || self.rows.contains(&target.to_string())
+            || self.view(&target).is_some()
+        {
+            return None;
+        }
+        let source = &call.args[0];
+        let item = self.fresh("extend_item");
+        let span = call.method.span();
+        if let Some((range, closure)) = range_map(source)
+            && method == "extend"
+        {
+            if closure.capture.is_some()
+                || closure.asyncness.is_some()
+                || crate::syntax::leaves_early(quote::ToTokens::to_token_stream(&closure.body))
+            {
+                return None;
+            }
+            let (pat, body) = (&closure.inputs[0], &closure.body);
+            return Some(syn::parse_quote_spanned!(span=> for #pat in #range { #target.push(#body); }));
+        }
+        let literal = matches!(strip_parens(source), Expr::Reference(reference)
+            if matches!(strip_parens(&reference.expr), Expr::Array(_)));
+        if !literal {
+            let root = chain_root(source)?;
+            if !self.arrays.contains(&root.to_string())
+                || self.rows.contains(&root.to_string())
+                || *root == target
+            {
+                return None;
+            }
+        }
+        let values = method == "extend"
+            && match strip_parens(source) {
+                Expr::MethodCall(last) => {
+                    matches!(last.method.to_string().as_str(), "map" | "copied" | "cloned")
+                        || filtered_values(source)
+                }
+                _ => false,
+            };
+        // a trailing map's closure is the loop's pattern and pushed value (a `for` loop
+        // takes no chain ending in a map)
+        if let Expr::MethodCall(map) = strip_parens(source)
+            && map.method == "map"
+            && map.args.len() == 1
+            && let Expr::Closure(closure) = strip_parens(&map.args[0])
+        {
+            if closure.inputs.len() != 1
+                || closure.capture.is_some()
+                || closure.asyncness.is_some()
+                || crate::syntax::leaves_early(quote::ToTokens::to_token_stream(&closure.body))
+            {
+                return None;
+            }
+            let (pat, body, chain) = (strip_pat_type(&closure.inputs[0]), &closure.body, &map.receiver);
+            return Some(syn::parse_quote_spanned!(span=> for #pat in #chain { #target.push(#body); }));
+        }
+        Some(if values {
+            syn::parse_quote_spanned!(span=> for #item in #source { #target.push(#item); })
+        } else {
+            syn::parse_quote_spanned!(span=> for &#item in #source { #target.push(#item); })
+        })
+    }
+
     /// `a.windows(k).map(|w| e).sum()` (or `.product()`, or `chunks`): the accumulator in
     /// a `for w in a.windows(k)` loop, which [`views_loop`](Self::views_loop) then
     /// rewrites, `{ let mut acc = 0.0; for w in a.windows(k) { acc = acc + (e); } acc }`.
@@ -2579,6 +2669,12 @@ impl VisitMut for Rewriter<'_> {
         if let Expr::MethodCall(call) = expr
             && let Some(rewritten) = self.with_fields(|this| this.views_reduction(call))
         {
+            *expr = rewritten;
+            return;
+        }
+        // `v.extend_from_slice(&a[..k])`, `v.extend(a.iter().map(..))`: a pushing loop.
+        if let Some(mut rewritten) = self.extended(expr) {
+            self.visit_expr_mut(&mut rewritten);
             *expr = rewritten;
             return;
         }
