@@ -497,3 +497,95 @@ fn extending_buffers() {
     one_slice_twice!(extended_in_steps, extended_in_steps_on_duals
         at [0.3, -1.0, 2.0, 0.5], [0.9, -0.2]);
 }
+
+// ----- the element select_nth_unstable_by puts at k, read -----
+
+twice! {
+    /// The median of a copy, read through the middle of the three parts the selection
+    /// returns, with the lower part's sum (a robust location and spread).
+    fn median_and_below / median_and_below_on_duals<T>(x: &[T]) -> T {
+        let mut v = x.to_vec();
+        let mid = v.len() / 2;
+        let (below, median, _) = v.select_nth_unstable_by(mid, |a, b| a.partial_cmp(b).unwrap());
+        let mut low = T::zero();
+        for e in below.iter() {
+            low = low + *e;
+        }
+        *median * T::from(2.0).unwrap() + low * median.sin()
+    }
+}
+
+twice! {
+    /// The `k`-th smallest of computed values read directly from the call's value
+    /// (`*v.select_nth_unstable_by(k, ..).1`), a quantile of squared residuals, and the
+    /// upper part read after.
+    fn squared_quantile / squared_quantile_on_duals<T>(x: &[T]) -> T {
+        let mut r: Vec<T> = x.iter().map(|v| (*v - x[0]) * (*v - x[0]) + *v).collect();
+        let k = (r.len() * 3) / 4;
+        let q = *r.select_nth_unstable_by(k, |a, b| a.partial_cmp(b).unwrap()).1;
+        let (_, _, above) = r.select_nth_unstable_by(k - 1, |a, b| a.partial_cmp(b).unwrap());
+        let mut top = T::zero();
+        for e in above.iter() {
+            top = top + *e * *e;
+        }
+        q.sqrt() + top
+    }
+}
+
+#[test]
+fn selected_elements() {
+    one_slice_twice!(median_and_below, median_and_below_on_duals
+        at [0.3, -1.0, 2.0, 0.5, 0.1], [0.9, 0.2, -0.4, 1.3]);
+    one_slice_twice!(squared_quantile, squared_quantile_on_duals
+        at [0.3, -1.0, 2.0, 0.5, 0.1], [0.9, 0.2, -0.4, 1.3]);
+}
+
+/// The median by `total_cmp` of a copy (`-0.0` below `0.0`), read by `*m`.
+#[differentiable]
+fn median_total(x: &[f64]) -> f64 {
+    let mut v = x.to_vec();
+    let k = v.len() / 2;
+    let (_, m, _) = v.select_nth_unstable_by(k, |a, b| a.total_cmp(b));
+    *m * 3.0
+}
+
+/// The `k`-th by magnitude (`±2.0` tie), read from the call's value.
+#[differentiable]
+fn kth_selected_by_magnitude(x: &[f64], k: usize) -> f64 {
+    let mut v = x.to_vec();
+    *v.select_nth_unstable_by(k, |a, b| a.abs().total_cmp(&b.abs())).1
+}
+
+#[test]
+fn selected_element_ties() {
+    // equal values: the value is the one the body's call leaves at `k`, bit for bit, and
+    // its cotangent goes to one input holding those bits
+    let x = [0.5, 0.2, 0.5, -0.0, 0.0, 0.5, 0.2];
+    let (value, [g]) = median_total::grad(&x[..]);
+    let mut plain = x.to_vec();
+    let element = *plain.select_nth_unstable_by(3, |a, b| a.total_cmp(b)).1;
+    assert_eq!(value.to_bits(), (element * 3.0).to_bits());
+    assert_eq!(median_total(&x).to_bits(), (element * 3.0).to_bits());
+    assert_eq!(g.iter().sum::<f64>(), 3.0);
+    let holder = g.iter().position(|&d| d == 3.0).expect("one input");
+    assert_eq!(x[holder].to_bits(), element.to_bits());
+    // the signed zeros: `-0.0` is the smallest by `total_cmp`, `0.0` the next
+    let zeros = [0.0, 1.0, -0.0];
+    assert_eq!(median_total(&zeros).to_bits(), 0.0f64.to_bits());
+    assert_eq!(median_total::grad(&zeros[..]).1[0], vec![3.0, 0.0, 0.0]);
+    // many ties by magnitude, every `k`: the body's element bit for bit, its cotangent to
+    // an input of those bits
+    let signs: Vec<f64> = (0..48)
+        .map(|i| if (i * 5) % 3 == 0 { -1.0 } else { 1.0 } * (1.0 + (i % 4) as f64))
+        .collect();
+    for k in 0..signs.len() {
+        let mut plain = signs.clone();
+        let expected = *plain.select_nth_unstable_by(k, |a, b| a.abs().total_cmp(&b.abs())).1;
+        assert_eq!(kth_selected_by_magnitude(&signs, k).to_bits(), expected.to_bits());
+        let (value, [g]) = kth_selected_by_magnitude::grad(&signs[..], k);
+        assert_eq!(value.to_bits(), expected.to_bits(), "{k}");
+        assert_eq!(g.iter().sum::<f64>(), 1.0);
+        let holder = g.iter().position(|&d| d == 1.0).expect("one input");
+        assert_eq!(signs[holder].to_bits(), expected.to_bits(), "{k}");
+    }
+}

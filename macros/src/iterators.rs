@@ -2558,6 +2558,137 @@ impl Rewriter<'_> {
     }
 }
 
+impl Rewriter<'_> {
+    /// `v.select_nth_unstable_by(k, compare)` (or `_by_key`) on a flat float array of the
+    /// body: the array, the index and the call with the index a local, `{ let at: usize =
+    /// k; v.select_nth_unstable_by(at, compare); }` as statements, which [`sort_by`]
+    /// rewrites as a statement (`k` evaluated once, before the comparison runs, as the
+    /// call's arguments are).
+    fn selection(&mut self, expr: &Expr) -> Option<(Ident, Ident, Vec<syn::Stmt>)> {
+        let Expr::MethodCall(call) = strip_parens(expr) else {
+            return None;
+        };
+        if !matches!(
+            call.method.to_string().as_str(),
+            "select_nth_unstable_by" | "select_nth_unstable_by_key"
+        ) || call.args.len() != 2
+            || call.turbofish.is_some()
+        {
+            return None;
+        }
+        let array = single_ident(strip_parens(&call.receiver))?.clone();
+        if !self.arrays.contains(&array.to_string()) || self.rows.contains(&array.to_string()) {
+            return None;
+        }
+        let at = self.fresh("selected_at");
+        let (k, by, method) = (&call.args[0], &call.args[1], &call.method);
+        let sorting: Expr = syn::parse_quote!(#array.#method(#at, #by));
+        let sorted = self.sort_by(&sorting, true)?;
+        Some((
+            array,
+            at.clone(),
+            vec![
+                syn::parse_quote!(let #at: usize = #k;),
+                syn::Stmt::Expr(sorted, Some(Default::default())),
+            ],
+        ))
+    }
+
+    /// `*v.select_nth_unstable_by(k, compare).1` (the element the selection puts at `k`,
+    /// read): `{ let at: usize = k; <the selection>; v[at] }`, the same order of work.
+    fn selected_element(&mut self, expr: &Expr) -> Option<Expr> {
+        let Expr::Unary(deref) = strip_parens(expr) else {
+            return None;
+        };
+        if !matches!(deref.op, syn::UnOp::Deref(_)) {
+            return None;
+        }
+        let Expr::Field(field) = strip_parens(&deref.expr) else {
+            return None;
+        };
+        if !matches!(&field.member, syn::Member::Unnamed(index) if index.index == 1) {
+            return None;
+        }
+        let (array, at, stmts) = self.selection(&field.base)?;
+        Some(syn::parse_quote!({ #(#stmts)* #array[#at] }))
+    }
+
+    /// `let (lo, m, hi) = v.select_nth_unstable_by(k, compare);` (each part a name or
+    /// `_`): the selection as statements, `lo` and `hi` bound to the parts `&v[..at]` and
+    /// `&v[at + 1..]` (views of `v` once rewritten), and the rewrite of `*m` in the
+    /// statements `after` to `v[at]`. `None` (left as written) when `after` binds `m`
+    /// again, names it in a macro, or reads it other than by `*m` (the reference itself,
+    /// which a read by index does not stand for).
+    fn selected_let(
+        &mut self,
+        stmt: &syn::Stmt,
+        after: &[syn::Stmt],
+    ) -> Option<(Vec<syn::Stmt>, Vec<(String, Expr)>)> {
+        let syn::Stmt::Local(local) = stmt else {
+            return None;
+        };
+        let init = local.init.as_ref()?;
+        if init.diverge.is_some() {
+            return None;
+        }
+        let Pat::Tuple(parts) = &local.pat else {
+            return None;
+        };
+        let names: Vec<Option<&Ident>> = parts
+            .elems
+            .iter()
+            .map(|part| match part {
+                Pat::Wild(_) => Some(None),
+                Pat::Ident(name)
+                    if name.by_ref.is_none()
+                        && name.subpat.is_none()
+                        && name.mutability.is_none() =>
+                {
+                    Some(Some(&name.ident))
+                }
+                _ => None,
+            })
+            .collect::<Option<_>>()?;
+        let [lo, middle, hi] = names[..] else {
+            return None;
+        };
+        let (array, at, mut stmts) = self.selection(&init.expr)?;
+        let mut derefs = Vec::new();
+        if let Some(middle) = middle {
+            let mut rebound = PatNames::default();
+            let mut in_macros = HashSet::new();
+            for stmt in after {
+                rebound.visit_stmt(stmt);
+                MacroIdents(&mut in_macros).visit_stmt(stmt);
+            }
+            if rebound.0.contains(&middle.to_string()) || in_macros.contains(&middle.to_string())
+            {
+                return None;
+            }
+            let place: Expr = syn::parse_quote!(#array[#at]);
+            derefs.push((middle.to_string(), place));
+            // every read of `m` must be a `*m` (or a method on it) the rewrite takes
+            let mut rest = syn::Block {
+                brace_token: Default::default(),
+                stmts: after.to_vec(),
+            };
+            Derefs::block(&derefs, &mut rest);
+            let mut left = HashSet::new();
+            token_idents(quote!(#rest), &mut left);
+            if left.contains(&middle.to_string()) {
+                return None;
+            }
+        }
+        if let Some(lo) = lo {
+            stmts.push(syn::parse_quote!(let #lo = &#array[..#at];));
+        }
+        if let Some(hi) = hi {
+            stmts.push(syn::parse_quote!(let #hi = &#array[#at + 1..];));
+        }
+        Some((stmts, derefs))
+    }
+}
+
 /// The identifiers the macros' tokens spell.
 struct MacroIdents<'a>(&'a mut HashSet<String>);
 
@@ -2616,6 +2747,23 @@ impl VisitMut for Rewriter<'_> {
                 block.stmts.extend(rest);
                 return;
             }
+            // `let (_, m, _) = v.select_nth_unstable_by(k, compare);` then `*m`: the
+            // statement form, then `v[k]` read where `*m` was
+            if let Some((stmts, derefs)) = self.selected_let(&block.stmts[i], &block.stmts[i + 1..]) {
+                let n = stmts.len();
+                let mut rest = block.stmts.split_off(i + 1);
+                block.stmts.truncate(i);
+                block.stmts.extend(stmts);
+                let mut after = syn::Block {
+                    brace_token: Default::default(),
+                    stmts: std::mem::take(&mut rest),
+                };
+                Derefs::block(&derefs, &mut after);
+                block.stmts.extend(after.stmts);
+                // the new statements are visited in turn (the sort's, the parts' `let`s)
+                let _ = n;
+                continue;
+            }
             // `v.select_nth_unstable_by(k, compare);`: a sort whose value is not read
             if let syn::Stmt::Expr(expr, Some(_)) = &block.stmts[i]
                 && let Some(mut rewritten) = self.sort_by(expr, true)
@@ -2651,6 +2799,12 @@ impl VisitMut for Rewriter<'_> {
         {
             *expr = rewritten;
             visit_mut::visit_expr_mut(self, expr);
+            return;
+        }
+        // `*v.select_nth_unstable_by(k, compare).1`: the sort, then the element at `k`.
+        if let Some(mut rewritten) = self.selected_element(expr) {
+            self.visit_expr_mut(&mut rewritten);
+            *expr = rewritten;
             return;
         }
         // `a.sort_by(|p, q| ..)`: the order decided on the values, then exchanges.
