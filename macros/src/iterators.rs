@@ -46,7 +46,22 @@
 //!   `unwrap_or_default`, `map_or`, `map_or_else`) is a test of the index, the eager
 //!   default evaluated first; `match`/`if let`/`let .. else` also take `.copied()`;
 //! - `let y = { ..; a.iter().map(..).collect() };` (through blocks and `if`/`else`) is `y`
-//!   declared first and the block pushing into it where its tail was.
+//!   declared first and the block pushing into it where its tail was;
+//! - a `map` followed by `zip`, `filter` or `enumerate` (`x.iter().map(f).zip(y.iter()
+//!   .map(g))`, `x.iter().map(|v| v.exp()).filter(|e| *e > 1.0)`) is a [`Step::Map`]: its
+//!   value computed into a local as each iteration starts, in the chain's order with the
+//!   filters (the left side of a `zip` before its right side, and only for the pairs the
+//!   `zip` yields, as the iterators run the closures), the adapters after it reading that
+//!   local; a map ending in a tuple literal has a local per part. No `rev`, `skip`, `take`
+//!   or `step_by` after such a map (which items the map would run on is left to them);
+//! - `let p: [F; N] = core::array::from_fn(|i| e);` is `N` zeros filled by a loop in
+//!   index order; `v.extend_from_slice(s)` and `v.extend(items)` on a local float `Vec`
+//!   are the loop pushing each item; the element `select_nth_unstable_by(k, ..)` puts at
+//!   `k`, read by `*v.select_nth_unstable_by(k, ..).1` or `let (lo, m, hi) = ..;` then
+//!   `*m`, is the statement form's selection, then `v[k]`.
+//!
+//! A `.sum()` rewritten as a loop starts from `generated::sum_start()`, `-0.0` for floats,
+//! as std's float `Sum` does (an empty sum is `-0.0`).
 //!
 //! Only chains over the names of float arrays (array parameters, locals made by
 //! `vec![..]`, `[..]`, `Vec::new()`, `Vec::with_capacity(..)` or typed so) and of

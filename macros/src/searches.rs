@@ -39,7 +39,9 @@
 //! written, and lowering rejects it with its own message.
 //!
 //! The extrema by a comparison or a key, `max_by`, `min_by`, `max_by_key` and `min_by_key`
-//! (also after a last `map`), are rewritten in the same places into the loop of the
+//! (also after a last `map`), and `reduce(f)` over values (after `copied`, `cloned` or a
+//! last `map`: the first item kept, each later one combined by `f`), are rewritten in the
+//! same places into the loop of the
 //! iterator's fold ([`Searches::extremum_loop`]), whose `Option` is `find`'s: the element
 //! kept, whose cotangent goes back to it. Each step is decided by `std::cmp::max_by` (or
 //! `min_by`) itself, so the element kept is the one the iterator keeps, ties and the
