@@ -589,3 +589,35 @@ fn selected_element_ties() {
         assert_eq!(signs[holder].to_bits(), expected.to_bits(), "{k}");
     }
 }
+
+/// An array result built by `core::array::from_fn` as the function's tail (`N` from the
+/// result type).
+#[differentiable]
+fn pairwise_products(x: &[f64]) -> [f64; 3] {
+    core::array::from_fn(|i| x[i] * x[i + 1])
+}
+
+/// A caller reading the array result by index.
+#[differentiable]
+fn products_energy(x: &[f64]) -> f64 {
+    let p = pairwise_products(x);
+    p[0] * p[2] + p[1].sin()
+}
+
+#[test]
+fn from_fn_as_an_array_result() {
+    let x = [0.3, -1.0, 2.0, 0.5];
+    assert_eq!(pairwise_products(&x), [-0.3, -2.0, 1.0]);
+    let f = |x: &[f64]| x[0] * x[1] * x[2] * x[3] + (x[1] * x[2]).sin();
+    let (value, [g]) = products_energy::grad(&x[..]);
+    assert_eq!(value.to_bits(), f(&x).to_bits());
+    assert_eq!(products_energy(&x).to_bits(), value.to_bits());
+    let h = 1e-6;
+    for k in 0..4 {
+        let (mut up, mut down) = (x, x);
+        up[k] += h;
+        down[k] -= h;
+        let difference = (f(&up) - f(&down)) / (2.0 * h);
+        assert!((g[k] - difference).abs() < 1e-7, "{k}: {} vs {difference}", g[k]);
+    }
+}

@@ -526,6 +526,30 @@ fn copies(
     block.stmts
 }
 
+/// `core::array::from_fn(f)` (also `std::array::from_fn`, `array::from_fn`, with a
+/// turbofish or not): a call [`from_fn_let`] rewrites where its length is known.
+pub fn is_array_from_fn(expr: &Expr) -> bool {
+    let Expr::Call(call) = strip_parens(expr) else {
+        return false;
+    };
+    let Expr::Path(func) = strip_parens(&call.func) else {
+        return false;
+    };
+    let segments: Vec<String> = func
+        .path
+        .segments
+        .iter()
+        .map(|segment| segment.ident.to_string())
+        .collect();
+    let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
+    func.qself.is_none()
+        && matches!(
+            &segments[..],
+            ["core" | "std", "array", "from_fn"] | ["array", "from_fn"]
+        )
+        && call.args.len() == 1
+}
+
 /// `let p: [F; N] = core::array::from_fn(|i| e);` (also `std::array::from_fn`,
 /// `array::from_fn`, or `N` given by a turbofish, `from_fn::<F, N, _>`): a local array of
 /// `N` zeros, then the loop filling it in order, `let mut p: [F; N] = [zero; N]; for k in
@@ -546,28 +570,15 @@ fn from_fn_let(local: &syn::Local) -> Option<Vec<syn::Stmt>> {
         Pat::Ident(pat) => (&pat.ident, None),
         _ => return None,
     };
+    if !is_array_from_fn(&init.expr) {
+        return None;
+    }
     let Expr::Call(call) = strip_parens(&init.expr) else {
         return None;
     };
     let Expr::Path(func) = strip_parens(&call.func) else {
         return None;
     };
-    let segments: Vec<String> = func
-        .path
-        .segments
-        .iter()
-        .map(|segment| segment.ident.to_string())
-        .collect();
-    let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
-    if func.qself.is_some()
-        || !matches!(
-            &segments[..],
-            ["core" | "std", "array", "from_fn"] | ["array", "from_fn"]
-        )
-        || call.args.len() != 1
-    {
-        return None;
-    }
     // `N`: the annotation's length, or the turbofish's second argument
     let turbofish = match &func.path.segments.last()?.arguments {
         syn::PathArguments::AngleBracketed(args) if args.args.len() == 3 => {
