@@ -237,7 +237,11 @@ fn counted_filter_tests(x: &[f64]) -> f64 {
 #[differentiable]
 fn shadowed_names(x: &[f64]) -> f64 {
     let v = x[0] * 3.0;
-    x.iter().map(|v| v * v).zip(x.iter()).map(|(a, b)| a * v + b).sum()
+    x.iter()
+        .map(|v| v * v)
+        .zip(x.iter())
+        .map(|(a, b)| a * v + b)
+        .sum()
 }
 
 #[test]
@@ -553,7 +557,8 @@ fn median_total(x: &[f64]) -> f64 {
 #[differentiable]
 fn kth_selected_by_magnitude(x: &[f64], k: usize) -> f64 {
     let mut v = x.to_vec();
-    *v.select_nth_unstable_by(k, |a, b| a.abs().total_cmp(&b.abs())).1
+    *v.select_nth_unstable_by(k, |a, b| a.abs().total_cmp(&b.abs()))
+        .1
 }
 
 #[test]
@@ -580,8 +585,13 @@ fn selected_element_ties() {
         .collect();
     for k in 0..signs.len() {
         let mut plain = signs.clone();
-        let expected = *plain.select_nth_unstable_by(k, |a, b| a.abs().total_cmp(&b.abs())).1;
-        assert_eq!(kth_selected_by_magnitude(&signs, k).to_bits(), expected.to_bits());
+        let expected = *plain
+            .select_nth_unstable_by(k, |a, b| a.abs().total_cmp(&b.abs()))
+            .1;
+        assert_eq!(
+            kth_selected_by_magnitude(&signs, k).to_bits(),
+            expected.to_bits()
+        );
         let (value, [g]) = kth_selected_by_magnitude::grad(&signs[..], k);
         assert_eq!(value.to_bits(), expected.to_bits(), "{k}");
         assert_eq!(g.iter().sum::<f64>(), 1.0);
@@ -618,6 +628,10 @@ fn from_fn_as_an_array_result() {
         up[k] += h;
         down[k] -= h;
         let difference = (f(&up) - f(&down)) / (2.0 * h);
-        assert!((g[k] - difference).abs() < 1e-7, "{k}: {} vs {difference}", g[k]);
+        assert!(
+            (g[k] - difference).abs() < 1e-7,
+            "{k}: {} vs {difference}",
+            g[k]
+        );
     }
 }

@@ -1481,7 +1481,10 @@ impl Rewriter<'_> {
         }
         // after a filter, only more filters, `copied` and the map or the consumer: any
         // other adapter would count or pair the items left (rejected as written)
-        if chain.steps.iter().any(|step| matches!(step, Step::Filter(..)))
+        if chain
+            .steps
+            .iter()
+            .any(|step| matches!(step, Step::Filter(..)))
             && !matches!(method.as_str(), "filter" | "copied" | "cloned" | "map")
         {
             return None;
@@ -1587,7 +1590,10 @@ impl Rewriter<'_> {
         let mut other = self.chain_at(expr, true, index)?;
         if other.reversed
             || !other.counted.is_empty()
-            || other.steps.iter().any(|step| matches!(step, Step::Filter(..)))
+            || other
+                .steps
+                .iter()
+                .any(|step| matches!(step, Step::Filter(..)))
         {
             return None;
         }
@@ -2273,7 +2279,9 @@ impl Rewriter<'_> {
                 return None;
             }
             let (pat, body) = (&closure.inputs[0], &closure.body);
-            return Some(syn::parse_quote_spanned!(span=> for #pat in #range { #target.push(#body); }));
+            return Some(
+                syn::parse_quote_spanned!(span=> for #pat in #range { #target.push(#body); }),
+            );
         }
         let literal = matches!(strip_parens(source), Expr::Reference(reference)
             if matches!(strip_parens(&reference.expr), Expr::Array(_)));
@@ -2289,8 +2297,10 @@ impl Rewriter<'_> {
         let values = method == "extend"
             && match strip_parens(source) {
                 Expr::MethodCall(last) => {
-                    matches!(last.method.to_string().as_str(), "map" | "copied" | "cloned")
-                        || filtered_values(source)
+                    matches!(
+                        last.method.to_string().as_str(),
+                        "map" | "copied" | "cloned"
+                    ) || filtered_values(source)
                 }
                 _ => false,
             };
@@ -2308,8 +2318,14 @@ impl Rewriter<'_> {
             {
                 return None;
             }
-            let (pat, body, chain) = (strip_pat_type(&closure.inputs[0]), &closure.body, &map.receiver);
-            return Some(syn::parse_quote_spanned!(span=> for #pat in #chain { #target.push(#body); }));
+            let (pat, body, chain) = (
+                strip_pat_type(&closure.inputs[0]),
+                &closure.body,
+                &map.receiver,
+            );
+            return Some(
+                syn::parse_quote_spanned!(span=> for #pat in #chain { #target.push(#body); }),
+            );
         }
         Some(if values {
             syn::parse_quote_spanned!(span=> for #item in #source { #target.push(#item); })
@@ -2687,8 +2703,7 @@ impl Rewriter<'_> {
                 rebound.visit_stmt(stmt);
                 MacroIdents(&mut in_macros).visit_stmt(stmt);
             }
-            if rebound.0.contains(&middle.to_string()) || in_macros.contains(&middle.to_string())
-            {
+            if rebound.0.contains(&middle.to_string()) || in_macros.contains(&middle.to_string()) {
                 return None;
             }
             let place: Expr = syn::parse_quote!(#array[#at]);
@@ -2775,7 +2790,8 @@ impl VisitMut for Rewriter<'_> {
             }
             // `let (_, m, _) = v.select_nth_unstable_by(k, compare);` then `*m`: the
             // statement form, then `v[k]` read where `*m` was
-            if let Some((stmts, derefs)) = self.selected_let(&block.stmts[i], &block.stmts[i + 1..]) {
+            if let Some((stmts, derefs)) = self.selected_let(&block.stmts[i], &block.stmts[i + 1..])
+            {
                 let n = stmts.len();
                 let mut rest = block.stmts.split_off(i + 1);
                 block.stmts.truncate(i);

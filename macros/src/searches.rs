@@ -327,7 +327,8 @@ impl Searches<'_> {
             // as `Iterator::reduce` folds from its first item
             let combined = match strip_parens(step) {
                 Expr::Closure(closure) => {
-                    let (kept, next, body) = (&closure.inputs[0], &closure.inputs[1], &closure.body);
+                    let (kept, next, body) =
+                        (&closure.inputs[0], &closure.inputs[1], &closure.body);
                     quote::quote!({ let #kept = #found; let #next = #item; #body })
                 }
                 // `f64::max` (`T::max` of a float type parameter, `f32::hypot`, ..): the
