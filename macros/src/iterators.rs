@@ -2665,7 +2665,7 @@ impl Rewriter<'_> {
         &mut self,
         stmt: &syn::Stmt,
         after: &[syn::Stmt],
-    ) -> Option<(Vec<syn::Stmt>, Vec<(String, Expr)>)> {
+    ) -> Option<(Vec<syn::Stmt>, Rewrites)> {
         let syn::Stmt::Local(local) = stmt else {
             return None;
         };
@@ -2729,6 +2729,9 @@ impl Rewriter<'_> {
         Some((stmts, derefs))
     }
 }
+
+/// Rewrites of `*name` to a place (`Derefs`' items).
+type Rewrites = Vec<(String, Expr)>;
 
 /// The identifiers the macros' tokens spell.
 struct MacroIdents<'a>(&'a mut HashSet<String>);

@@ -523,6 +523,9 @@ fn finish_option(
     Some(before)
 }
 
+/// A trailing `.map(|pat| body)`: its pattern and body.
+type Map = (Pat, Expr);
+
 /// An extremum by a comparison or a key over a flat float array, as found in a statement:
 /// `chain.max_by(compare)` (`min_by`, `max_by_key(key)`, `min_by_key`).
 #[derive(Clone)]
@@ -598,7 +601,7 @@ impl Searches<'_> {
     /// The chain an extremum or a reduction is called on (`receiver`), without a trailing
     /// `map`, the map's pattern and body, and whether the items are references (`a.iter()`,
     /// no `copied`, no `map`).
-    fn mapped_chain(&self, receiver: &Expr) -> Option<(Expr, Option<(Pat, Expr)>, bool)> {
+    fn mapped_chain(&self, receiver: &Expr) -> Option<(Expr, Option<Map>, bool)> {
         // a trailing `map` of one input, which may not leave the function
         let (chain, map) = match strip_parens(receiver) {
             Expr::MethodCall(map_call) if map_call.method == "map" && map_call.args.len() == 1 => {
