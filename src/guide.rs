@@ -153,8 +153,11 @@
 //! - in scalar mode, an in-place sort of a float array of the body (a local copy, `let
 //!   mut v = x.to_vec();`, a buffer, a `&mut` parameter): `v.sort_by(|a, b| ..)`,
 //!   `sort_unstable_by`, `sort_by_key`, `sort_unstable_by_key`, `sort_by_cached_key`, and
-//!   `select_nth_unstable_by(k, ..)` (or `_by_key`) called as a statement (its result,
-//!   references into the array, is not followed: read `v[k]` after it). The permutation
+//!   `select_nth_unstable_by(k, ..)` (or `_by_key`) called as a statement, read by
+//!   `*v.select_nth_unstable_by(k, ..).1`, or destructured, `let (lo, m, hi) =
+//!   v.select_nth_unstable_by(k, ..);`, `m` read as `*m` (the element at `k`) and `lo`,
+//!   `hi` as the parts on each side (its result held otherwise is not followed: read
+//!   `v[k]` after it). The permutation
 //!   the values decide (piecewise, like `max`): the body's own call runs on a copy of the
 //!   values, so the arrangement is the body's bit for bit whatever the algorithm does with
 //!   ties (an unstable sort's order of `-0.0` and `0.0` under `partial_cmp`, or of `-2.0`
@@ -171,9 +174,12 @@
 //!   each item compared with the one kept by `std::cmp::max_by`/`min_by` themselves, so
 //!   the element kept is the iterator's (`max_by` the last of equal maxima, `min_by` the
 //!   first of equal minima, `total_cmp`'s `-0.0 < 0.0` and NaNs at the ends), and its
-//!   cotangent goes to that element. `reduce` is rejected (a `fold` from the first element
-//!   is differentiated); `f64::max` in a `fold` is the op `max`, whose ties and NaNs are
-//!   its own;
+//!   cotangent goes to that element. `reduce` over values (`x.iter().copied()
+//!   .reduce(f64::max)`, `.reduce(|a, b| a + b)`, after a last `map`), read the same ways
+//!   and by `unwrap_or`, is the loop of its fold from the first item (`None` on an empty
+//!   array, as the iterator's); over `x.iter()` (a reference as its value) it is rejected.
+//!   `f64::max` in a `fold` or a `reduce` is the op `max`, whose ties (the cotangent to its
+//!   first operand, the value kept) and NaNs are its own;
 //! - in scalar mode, `Option`s of differentiable numbers held in a local (`let mut best =
 //!   None;`, `best = Some(v);`, `Some`/`None` from branches) and read by `match` (guards
 //!   and bindings), `if let`, `let Some(v) = best else { .. }`, `unwrap_or`, `unwrap`,
@@ -405,8 +411,18 @@
 //! the element behind a test of its index, the eager default evaluated first as the
 //! call's argument is. A `collect` that ends a block (or an `if`'s branches), `let y:
 //! Vec<f64> = { ..; e.iter().map(|v| v / s).collect() };`, pushes into `y` where the
-//! block ends. A filter after a `map`, or before `enumerate`/`zip`/`skip`/.. (which would
-//! count the items left), stays rejected: test the value in a `for` loop instead.
+//! block ends. A `map` followed by more adapters, `x.iter().map(|v| v * w).zip(y.iter())
+//! .map(|(a, b)| a - b).sum()`, both sides of a `zip` mapped, `x.iter().map(|v| v.exp())
+//! .filter(|e| *e > 1.0).sum()` (the predicate reads the mapped value), `enumerate` after
+//! a `map`, is a value computed as each iteration starts, in the chain's order (the left
+//! side of a `zip` before its right side, only for the pairs it yields, as the iterators
+//! run them); a map returning a tuple keeps a local per part. A `rev`, `skip`, `take` or
+//! `step_by` after such a map, and a filter before `enumerate`/`zip`/`skip`/.. (which would
+//! count the items left), stay rejected: move the `rev` before the `map`, or test the value
+//! in a `for` loop. `let p: [f64; 3] = core::array::from_fn(|i| x[i] * w[i]);` (also
+//! `std::array::from_fn`, `N` from the annotation or a turbofish) is a local array filled
+//! by a loop in index order. `v.extend_from_slice(&x[..k])` and `v.extend(x.iter().map(..))`
+//! on a local float `Vec` push each item in turn, as the methods do.
 //!
 //! ```
 //! use gradtape::differentiable;
@@ -432,6 +448,34 @@
 //! // the zero term is skipped: its cotangent comes from the variance alone
 //! assert!((dp[1] - (-2.0 / 9.0)).abs() < 1e-12);
 //! assert!((dq[0] + 2.0).abs() < 1e-12 && dq[1] == 0.0 && (dq[2] + 2.0).abs() < 1e-12);
+//! ```
+//!
+//! ```
+//! use gradtape::differentiable;
+//!
+//! /// Residuals of a scaled series against observations, the largest of them, and a
+//! /// median of the exponentials above one.
+//! #[differentiable]
+//! fn chains(x: &[f64], y: &[f64], w: f64) -> f64 {
+//!     let r: Vec<f64> = x.iter().map(|v| v * w).zip(y.iter()).map(|(a, b)| a - b).collect();
+//!     let worst = r.iter().copied().reduce(f64::max).unwrap_or(0.0);
+//!     let mut big: Vec<f64> = Vec::new();
+//!     big.extend(x.iter().map(|v| v.exp()).filter(|e| *e > 1.0));
+//!     let p: [f64; 2] = core::array::from_fn(|i| r[i] * r[i]);
+//!     let mid = big.len() / 2;
+//!     let m = *big.select_nth_unstable_by(mid, |a, b| a.total_cmp(b)).1;
+//!     worst + p[0] + p[1] + m
+//! }
+//!
+//! let (x, y) = ([0.5, 1.0, 2.0], [0.25, 0.5, 0.5]);
+//! let (value, (dx, dy, dw)) = chains::grad(&x, &y, 2.0);
+//! // r = [0.75, 1.5, 3.5]; the worst is r[2]; the median of e^x is e^1
+//! let expected = 3.5 + 0.75f64.powi(2) + 1.5f64.powi(2) + 1.0f64.exp();
+//! assert!((value - expected).abs() < 1e-12);
+//! assert!((dx[0] - 2.0 * 0.75 * 2.0).abs() < 1e-12);
+//! assert!((dx[1] - (2.0 * 1.5 * 2.0 + 1.0f64.exp())).abs() < 1e-12);
+//! assert!((dx[2] - 2.0).abs() < 1e-12 && (dy[2] + 1.0).abs() < 1e-12);
+//! assert!((dw - (2.0 + 2.0 * 0.75 * 0.5 + 2.0 * 1.5 * 1.0)).abs() < 1e-12);
 //! ```
 //!
 //! The searches `position` (and `rposition`), `find`, `any` and `all` over such a chain (`a.iter()`, then

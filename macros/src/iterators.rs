@@ -46,7 +46,22 @@
 //!   `unwrap_or_default`, `map_or`, `map_or_else`) is a test of the index, the eager
 //!   default evaluated first; `match`/`if let`/`let .. else` also take `.copied()`;
 //! - `let y = { ..; a.iter().map(..).collect() };` (through blocks and `if`/`else`) is `y`
-//!   declared first and the block pushing into it where its tail was.
+//!   declared first and the block pushing into it where its tail was;
+//! - a `map` followed by `zip`, `filter` or `enumerate` (`x.iter().map(f).zip(y.iter()
+//!   .map(g))`, `x.iter().map(|v| v.exp()).filter(|e| *e > 1.0)`) is a [`Step::Map`]: its
+//!   value computed into a local as each iteration starts, in the chain's order with the
+//!   filters (the left side of a `zip` before its right side, and only for the pairs the
+//!   `zip` yields, as the iterators run the closures), the adapters after it reading that
+//!   local; a map ending in a tuple literal has a local per part. No `rev`, `skip`, `take`
+//!   or `step_by` after such a map (which items the map would run on is left to them);
+//! - `let p: [F; N] = core::array::from_fn(|i| e);` is `N` zeros filled by a loop in
+//!   index order; `v.extend_from_slice(s)` and `v.extend(items)` on a local float `Vec`
+//!   are the loop pushing each item; the element `select_nth_unstable_by(k, ..)` puts at
+//!   `k`, read by `*v.select_nth_unstable_by(k, ..).1` or `let (lo, m, hi) = ..;` then
+//!   `*m`, is the statement form's selection, then `v[k]`.
+//!
+//! A `.sum()` rewritten as a loop starts from `generated::sum_start()`, `-0.0` for floats,
+//! as std's float `Sum` does (an empty sum is `-0.0`).
 //!
 //! Only chains over the names of float arrays (array parameters, locals made by
 //! `vec![..]`, `[..]`, `Vec::new()`, `Vec::with_capacity(..)` or typed so) and of
@@ -316,8 +331,11 @@ fn copies(
                     let pat = strip_pat_type(&closure.inputs[0]).clone();
                     (pat, (*closure.body).clone(), &map.receiver)
                 }
+                // `chain.map(f).filter(p).collect()` (or `.copied().filter(p)`): values,
+                // since the filters pass on the items they are given
                 Expr::MethodCall(copy)
-                    if matches!(copy.method.to_string().as_str(), "copied" | "cloned") =>
+                    if matches!(copy.method.to_string().as_str(), "copied" | "cloned")
+                        || filtered_values(&collect.receiver) =>
                 {
                     let item = crate::syntax::fresh_local("collected_item");
                     (
@@ -427,6 +445,14 @@ fn copies(
             if let Some(expanded) = self.collected(local) {
                 return Some(expanded);
             }
+            if let Some(expanded) = from_fn_let(local) {
+                // a fixed-size local array like any other from here on
+                if let Some(name) = local_name(local) {
+                    self.arrays.insert(name.clone());
+                    self.fixed.insert(name);
+                }
+                return Some(expanded);
+            }
             // (by name, as the sets here are: a fixed-size local, or a copy of one; any
             // other `let` of the name shadows it)
             if let Some(name) = local_name(local) {
@@ -501,6 +527,99 @@ fn copies(
     }
     .visit_block_mut(&mut block);
     block.stmts
+}
+
+/// `core::array::from_fn(f)` (also `std::array::from_fn`, `array::from_fn`, with a
+/// turbofish or not): a call [`from_fn_let`] rewrites where its length is known.
+pub fn is_array_from_fn(expr: &Expr) -> bool {
+    let Expr::Call(call) = strip_parens(expr) else {
+        return false;
+    };
+    let Expr::Path(func) = strip_parens(&call.func) else {
+        return false;
+    };
+    let segments: Vec<String> = func
+        .path
+        .segments
+        .iter()
+        .map(|segment| segment.ident.to_string())
+        .collect();
+    let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
+    func.qself.is_none()
+        && matches!(
+            &segments[..],
+            ["core" | "std", "array", "from_fn"] | ["array", "from_fn"]
+        )
+        && call.args.len() == 1
+}
+
+/// `let p: [F; N] = core::array::from_fn(|i| e);` (also `std::array::from_fn`,
+/// `array::from_fn`, or `N` given by a turbofish, `from_fn::<F, N, _>`): a local array of
+/// `N` zeros, then the loop filling it in order, `let mut p: [F; N] = [zero; N]; for k in
+/// 0..N { let i = k; p[k] = e; }`, as `from_fn` calls the closure for each index in order.
+/// Left as written (`None`) when `N` is not written, or the closure is `move`, `async`,
+/// leaves early, or names `p` (which would be the new array in the loop, an outer one in
+/// the closure).
+fn from_fn_let(local: &syn::Local) -> Option<Vec<syn::Stmt>> {
+    let init = local.init.as_ref()?;
+    if init.diverge.is_some() {
+        return None;
+    }
+    let (name, ty) = match &local.pat {
+        Pat::Type(typed) => match &*typed.pat {
+            Pat::Ident(pat) => (&pat.ident, Some(&*typed.ty)),
+            _ => return None,
+        },
+        Pat::Ident(pat) => (&pat.ident, None),
+        _ => return None,
+    };
+    if !is_array_from_fn(&init.expr) {
+        return None;
+    }
+    let Expr::Call(call) = strip_parens(&init.expr) else {
+        return None;
+    };
+    let Expr::Path(func) = strip_parens(&call.func) else {
+        return None;
+    };
+    // `N`: the annotation's length, or the turbofish's second argument
+    let turbofish = match &func.path.segments.last()?.arguments {
+        syn::PathArguments::AngleBracketed(args) if args.args.len() == 3 => {
+            let (element, len) = (&args.args[0], &args.args[1]);
+            Some((quote!(#element), quote!(#len)))
+        }
+        _ => None,
+    };
+    let (ty, len): (TokenStream, TokenStream) = match (ty, turbofish) {
+        (Some(syn::Type::Array(array)), _) => {
+            let len = &array.len;
+            (quote!(#array), quote!(#len))
+        }
+        (None, Some((element, len))) => (quote!([#element; #len]), len),
+        _ => return None,
+    };
+    let Expr::Closure(closure) = strip_parens(&call.args[0]) else {
+        return None;
+    };
+    if closure.inputs.len() != 1
+        || closure.capture.is_some()
+        || closure.asyncness.is_some()
+        || crate::syntax::leaves_early(quote::ToTokens::to_token_stream(&closure.body))
+    {
+        return None;
+    }
+    let mut named = HashSet::new();
+    token_idents(quote::ToTokens::to_token_stream(closure), &mut named);
+    if named.contains(&name.to_string()) {
+        return None;
+    }
+    let (pat, body) = (&closure.inputs[0], &closure.body);
+    let k = crate::syntax::fresh_local("from_fn_index");
+    let generated = crate::generate::paths::generated();
+    Some(vec![
+        syn::parse_quote!(let mut #name: #ty = [#generated::element_zero(); #len];),
+        syn::parse_quote!(for #k in 0..#len { let #pat = #k; #name[#k] = #body; }),
+    ])
 }
 
 /// Collects the names of the body's local float arrays (and of those that are arrays of
@@ -689,6 +808,27 @@ enum Item {
         by_ref: bool,
     },
     Tuple(Vec<Item>),
+    /// A value a `map` in the middle of the chain computed (`x.iter().map(f).zip(y)`), in
+    /// the named local as the iteration starts ([`Step::Map`]).
+    Value(Ident),
+}
+
+/// What each iteration runs, in the chain's order, before the item is bound: the
+/// per-item work of the adapters that are not the last `map`.
+#[derive(Clone)]
+enum Step {
+    /// `.filter(|pat| test)` on the item it tests (a reference to it is the closure's
+    /// argument): the `continue` it stands for.
+    Filter(syn::ExprClosure, Item),
+    /// `.map(|pat| e)` followed by more adapters (`zip`, `filter`, `enumerate`) on the
+    /// item it maps: `let out = { pat bound; e };`, the next adapters reading
+    /// [`Item::Value`] `out`. The iterators evaluate `e` once per item that reaches it, in
+    /// the chain's order (the left side of a `zip` before its right side, only for the
+    /// pairs it yields), exactly as the loop does.
+    /// A map whose body ends in a tuple literal (`|v| (v.cos(), v.sin())`) has a local
+    /// per part (a tuple of differentiable values is no value lowering binds), its item a
+    /// tuple of them.
+    Map(syn::ExprClosure, Item, Vec<Ident>),
 }
 
 /// A chain of iterator adapters over arrays, all read at one index.
@@ -699,9 +839,9 @@ struct Chain {
     reversed: bool,
     /// A trailing `.map(|pat| e)`.
     map: Option<syn::ExprClosure>,
-    /// The `.filter(|pat| test)` calls before the map, in order, each with the item it
-    /// tests (a reference to it is the closure's argument): the `continue`s they stand for.
-    filters: Vec<(syn::ExprClosure, Item)>,
+    /// The filters and the maps followed by more adapters, in order: each iteration's
+    /// work before the item is bound.
+    steps: Vec<Step>,
     /// `skip`/`take`/`step_by` after an `enumerate`, a `zip` or a `rev` (which `Parts`
     /// cannot take as a part of one array), counting the chain's items: positions are
     /// counted before them.
@@ -1148,7 +1288,7 @@ impl Rewriter<'_> {
     /// row `mut` (else the macro's error).
     fn rows_loop(&mut self, for_loop: &mut syn::ExprForLoop) -> Option<Expr> {
         let chain = self.chain(&for_loop.expr, true)?;
-        if chain.map.is_some() || !chain.filters.is_empty() || !chain.counted.is_empty() {
+        if chain.map.is_some() || !chain.steps.is_empty() || !chain.counted.is_empty() {
             return None;
         }
         let mut pat = (*for_loop.pat).clone();
@@ -1168,7 +1308,7 @@ impl Rewriter<'_> {
     /// [`rows_loop`](Self::rows_loop), then the reduction is desugared as any other.
     fn rows_reduction(&mut self, call: &syn::ExprMethodCall) -> Option<Expr> {
         let chain = self.chain(&call.receiver, false)?;
-        if !chain.filters.is_empty() || !chain.counted.is_empty() {
+        if !chain.steps.is_empty() || !chain.counted.is_empty() {
             return None;
         }
         let closure = chain.map.as_ref()?;
@@ -1361,7 +1501,7 @@ impl Rewriter<'_> {
                 item,
                 reversed: false,
                 map: None,
-                filters: Vec::new(),
+                steps: Vec::new(),
                 counted: Vec::new(),
                 index: index.clone(),
             });
@@ -1370,15 +1510,33 @@ impl Rewriter<'_> {
             return None;
         };
         let mut chain = self.chain_at(&call.receiver, false, index)?;
-        if chain.map.is_some() {
-            // Only a reduction may follow a `map`.
-            return None;
-        }
         let method = call.method.to_string();
+        if chain.map.is_some() {
+            // After a `map`, a reduction, or an adapter that takes every mapped item in
+            // turn: the map then runs as each iteration starts. Not one that would skip
+            // or reorder items (`rev`, `skip`, `take`, `step_by`: whether the map runs on
+            // the items they pass over is the adapters' own business), rejected as written.
+            if !matches!(method.as_str(), "zip" | "filter" | "enumerate" | "map") {
+                return None;
+            }
+            self.map_step(&mut chain)?;
+        }
         // after a filter, only more filters, `copied` and the map or the consumer: any
         // other adapter would count or pair the items left (rejected as written)
-        if !chain.filters.is_empty()
+        if chain
+            .steps
+            .iter()
+            .any(|step| matches!(step, Step::Filter(..)))
             && !matches!(method.as_str(), "filter" | "copied" | "cloned" | "map")
+        {
+            return None;
+        }
+        // after a map that is no longer the last, nothing that skips or reorders items
+        if chain.steps.iter().any(|step| matches!(step, Step::Map(..)))
+            && matches!(
+                method.as_str(),
+                "rev" | "skip" | "take" | "step_by" | "copied" | "cloned"
+            )
         {
             return None;
         }
@@ -1391,9 +1549,9 @@ impl Rewriter<'_> {
             ("copied" | "cloned", 0) => chain.item = by_value(chain.item),
             ("rev", 0) => chain.reversed = !chain.reversed,
             ("filter", 1) => match strip_parens(&call.args[0]) {
-                Expr::Closure(closure) if closure.inputs.len() == 1 => {
-                    chain.filters.push((closure.clone(), chain.item.clone()))
-                }
+                Expr::Closure(closure) if closure.inputs.len() == 1 => chain
+                    .steps
+                    .push(Step::Filter(closure.clone(), chain.item.clone())),
                 _ => return None,
             },
             ("skip" | "take" | "step_by", 1) => {
@@ -1415,15 +1573,24 @@ impl Rewriter<'_> {
                 chain.item = Item::Tuple(vec![Item::Position(position), chain.item]);
             }
             ("zip", 1) if !chain.reversed => {
-                let other = match self.source(&call.args[0], true) {
-                    Some(other) => other,
-                    None => self.constant_partner(&call.args[0])?,
-                };
-                let (Item::Elem { array, .. } | Item::Constant { array, .. }) = &other else {
-                    return None;
-                };
-                chain.arrays.push(array.clone());
-                chain.item = Item::Tuple(vec![chain.item, other]);
+                if let Some(other) = self.source(&call.args[0], true) {
+                    let Item::Elem { array, .. } = &other else {
+                        return None;
+                    };
+                    chain.arrays.push(array.clone());
+                    chain.item = Item::Tuple(vec![chain.item, other]);
+                } else if let Some(other) = self.constant_partner(&call.args[0]) {
+                    let Item::Constant { array, .. } = &other else {
+                        return None;
+                    };
+                    chain.arrays.push(array.clone());
+                    chain.item = Item::Tuple(vec![chain.item, other]);
+                } else {
+                    let other = self.zipped_chain(&call.args[0], index)?;
+                    chain.arrays.extend(other.arrays);
+                    chain.steps.extend(other.steps);
+                    chain.item = Item::Tuple(vec![chain.item, other.item]);
+                }
             }
             ("map", 1) => match strip_parens(&call.args[0]) {
                 Expr::Closure(closure) if closure.inputs.len() == 1 => {
@@ -1434,6 +1601,54 @@ impl Rewriter<'_> {
             _ => return None,
         }
         Some(chain)
+    }
+
+    /// The trailing map of `chain` as a [`Step::Map`] (more adapters follow it), the item
+    /// its value. `None` for a closure that would not run the same inlined: `move` (its
+    /// captures its own copies), `async`, or leaving early (`return`, `?`).
+    fn map_step(&mut self, chain: &mut Chain) -> Option<()> {
+        let closure = chain.map.take()?;
+        if closure.asyncness.is_some()
+            || closure.capture.is_some()
+            || crate::syntax::leaves_early(quote::ToTokens::to_token_stream(&closure.body))
+        {
+            return None;
+        }
+        let outs: Vec<Ident> = match tail_tuple_arity(&closure.body) {
+            Some(arity) => (0..arity).map(|_| self.fresh("mapped")).collect(),
+            None => vec![self.fresh("mapped")],
+        };
+        let item = match &outs[..] {
+            [out] if tail_tuple_arity(&closure.body).is_none() => Item::Value(out.clone()),
+            outs => Item::Tuple(outs.iter().cloned().map(Item::Value).collect()),
+        };
+        chain
+            .steps
+            .push(Step::Map(closure, chain.item.clone(), outs));
+        chain.item = item;
+        Some(())
+    }
+
+    /// A `zip`'s argument that is a chain of its own over arrays read at the same index
+    /// (`y.iter().map(g)`, `b.iter().zip(c)`, `b.iter().enumerate()`): its maps are steps
+    /// run after the left side's, as `Zip` takes the left item before the right one. Not
+    /// one with a filter, a `rev` or a counting adapter (its items would not be read at
+    /// the left's index).
+    fn zipped_chain(&mut self, expr: &Expr, index: &Ident) -> Option<Chain> {
+        let mut other = self.chain_at(expr, true, index)?;
+        if other.reversed
+            || !other.counted.is_empty()
+            || other
+                .steps
+                .iter()
+                .any(|step| matches!(step, Step::Filter(..)))
+        {
+            return None;
+        }
+        if other.map.is_some() {
+            self.map_step(&mut other)?;
+        }
+        Some(other)
     }
 
     /// `let` statements binding `pat` to `item` (values first, into temporaries, so that
@@ -1528,6 +1743,22 @@ impl Rewriter<'_> {
                 }
                 Some(())
             }
+            // A mapped value: `*name` read as `name` (a map returning the reference it
+            // was given, `|v| v`, is read as the value it refers to)
+            (Pat::Ident(ident), Item::Value(value))
+                if ident.by_ref.is_none() && ident.subpat.is_none() =>
+            {
+                let name = &ident.ident;
+                let mutability = &ident.mutability;
+                binds.push(quote!(let #mutability #name = #value;));
+                derefs.push((name.to_string(), syn::parse_quote!(#name)));
+                Some(())
+            }
+            // a tuple a map returned, taken apart as the closure's pattern does
+            (Pat::Tuple(_), Item::Value(value)) => {
+                binds.push(quote!(let #pat = #value;));
+                Some(())
+            }
             _ => None,
         }
     }
@@ -1535,7 +1766,7 @@ impl Rewriter<'_> {
     /// The loop's range, the `let`s starting each iteration for `pat` over `chain`, and
     /// the rewrites of `*name` in the body.
     fn head(&mut self, pat: &Pat, chain: &Chain) -> Option<Head> {
-        if !chain.counted.is_empty() || !chain.filters.is_empty() {
+        if !chain.counted.is_empty() || !chain.steps.is_empty() {
             return self.adapted_head(pat, chain);
         }
         let (mut lets, mut binds, mut derefs) = (Vec::new(), Vec::new(), Vec::new());
@@ -2059,6 +2290,106 @@ impl Rewriter<'_> {
         Some(rewritten)
     }
 
+    /// `v.extend_from_slice(s)` and `v.extend(items)` on a local float `Vec` `v` of the
+    /// body: the loop pushing each item in turn, as the methods do, which the rewrite then
+    /// desugars (`v` grows like any local buffer, each pushed element's cotangent going
+    /// back to the element or value it was):
+    ///
+    /// - `extend_from_slice(&a)`, `(&a[i..j])`, `(a)` of a slice, `(&[p, q])`: `for &item
+    ///   in &a[i..j] { v.push(item); }`;
+    /// - `extend(chain)` over a float array ending in a `map`, `copied` or `cloned` (or
+    ///   filters after one): `for item in chain { v.push(item); }`; a chain of references
+    ///   (`a.iter()`, `&a[..k]`, `.rev()`, `.skip(n)`..) pushes each one's value, `for &item
+    ///   in chain`; `(i..j).map(|k| e)` runs its range, `for k in i..j { v.push(e); }`.
+    ///
+    /// `v` cannot be the source (Rust's borrows forbid it), so each item is read before any
+    /// push changes what a later one reads.
+    fn extended(&mut self, expr: &Expr) -> Option<Expr> {
+        let Expr::MethodCall(call) = strip_parens(expr) else {
+            return None;
+        };
+        let method = call.method.to_string();
+        if !matches!(method.as_str(), "extend" | "extend_from_slice")
+            || call.args.len() != 1
+            || call.turbofish.is_some()
+        {
+            return None;
+        }
+        let target = single_ident(strip_parens(&call.receiver))?.clone();
+        if !self.arrays.contains(&target.to_string())
+            || self.rows.contains(&target.to_string())
+            || self.view(&target).is_some()
+        {
+            return None;
+        }
+        let source = &call.args[0];
+        let item = self.fresh("extend_item");
+        let span = call.method.span();
+        if let Some((range, closure)) = range_map(source)
+            && method == "extend"
+        {
+            if closure.capture.is_some()
+                || closure.asyncness.is_some()
+                || crate::syntax::leaves_early(quote::ToTokens::to_token_stream(&closure.body))
+            {
+                return None;
+            }
+            let (pat, body) = (&closure.inputs[0], &closure.body);
+            return Some(
+                syn::parse_quote_spanned!(span=> for #pat in #range { #target.push(#body); }),
+            );
+        }
+        let literal = matches!(strip_parens(source), Expr::Reference(reference)
+            if matches!(strip_parens(&reference.expr), Expr::Array(_)));
+        if !literal {
+            let root = chain_root(source)?;
+            if !self.arrays.contains(&root.to_string())
+                || self.rows.contains(&root.to_string())
+                || *root == target
+            {
+                return None;
+            }
+        }
+        let values = method == "extend"
+            && match strip_parens(source) {
+                Expr::MethodCall(last) => {
+                    matches!(
+                        last.method.to_string().as_str(),
+                        "map" | "copied" | "cloned"
+                    ) || filtered_values(source)
+                }
+                _ => false,
+            };
+        // a trailing map's closure is the loop's pattern and pushed value (a `for` loop
+        // takes no chain ending in a map)
+        if let Expr::MethodCall(map) = strip_parens(source)
+            && map.method == "map"
+            && map.args.len() == 1
+            && let Expr::Closure(closure) = strip_parens(&map.args[0])
+        {
+            if closure.inputs.len() != 1
+                || closure.capture.is_some()
+                || closure.asyncness.is_some()
+                || crate::syntax::leaves_early(quote::ToTokens::to_token_stream(&closure.body))
+            {
+                return None;
+            }
+            let (pat, body, chain) = (
+                strip_pat_type(&closure.inputs[0]),
+                &closure.body,
+                &map.receiver,
+            );
+            return Some(
+                syn::parse_quote_spanned!(span=> for #pat in #chain { #target.push(#body); }),
+            );
+        }
+        Some(if values {
+            syn::parse_quote_spanned!(span=> for #item in #source { #target.push(#item); })
+        } else {
+            syn::parse_quote_spanned!(span=> for &#item in #source { #target.push(#item); })
+        })
+    }
+
     /// `a.windows(k).map(|w| e).sum()` (or `.product()`, or `chunks`): the accumulator in
     /// a `for w in a.windows(k)` loop, which [`views_loop`](Self::views_loop) then
     /// rewrites, `{ let mut acc = 0.0; for w in a.windows(k) { acc = acc + (e); } acc }`.
@@ -2325,6 +2656,139 @@ impl Rewriter<'_> {
     }
 }
 
+impl Rewriter<'_> {
+    /// `v.select_nth_unstable_by(k, compare)` (or `_by_key`) on a flat float array of the
+    /// body: the array, the index and the call with the index a local, `{ let at: usize =
+    /// k; v.select_nth_unstable_by(at, compare); }` as statements, which [`sort_by`]
+    /// rewrites as a statement (`k` evaluated once, before the comparison runs, as the
+    /// call's arguments are).
+    fn selection(&mut self, expr: &Expr) -> Option<(Ident, Ident, Vec<syn::Stmt>)> {
+        let Expr::MethodCall(call) = strip_parens(expr) else {
+            return None;
+        };
+        if !matches!(
+            call.method.to_string().as_str(),
+            "select_nth_unstable_by" | "select_nth_unstable_by_key"
+        ) || call.args.len() != 2
+            || call.turbofish.is_some()
+        {
+            return None;
+        }
+        let array = single_ident(strip_parens(&call.receiver))?.clone();
+        if !self.arrays.contains(&array.to_string()) || self.rows.contains(&array.to_string()) {
+            return None;
+        }
+        let at = self.fresh("selected_at");
+        let (k, by, method) = (&call.args[0], &call.args[1], &call.method);
+        let sorting: Expr = syn::parse_quote!(#array.#method(#at, #by));
+        let sorted = self.sort_by(&sorting, true)?;
+        Some((
+            array,
+            at.clone(),
+            vec![
+                syn::parse_quote!(let #at: usize = #k;),
+                syn::Stmt::Expr(sorted, Some(Default::default())),
+            ],
+        ))
+    }
+
+    /// `*v.select_nth_unstable_by(k, compare).1` (the element the selection puts at `k`,
+    /// read): `{ let at: usize = k; <the selection>; v[at] }`, the same order of work.
+    fn selected_element(&mut self, expr: &Expr) -> Option<Expr> {
+        let Expr::Unary(deref) = strip_parens(expr) else {
+            return None;
+        };
+        if !matches!(deref.op, syn::UnOp::Deref(_)) {
+            return None;
+        }
+        let Expr::Field(field) = strip_parens(&deref.expr) else {
+            return None;
+        };
+        if !matches!(&field.member, syn::Member::Unnamed(index) if index.index == 1) {
+            return None;
+        }
+        let (array, at, stmts) = self.selection(&field.base)?;
+        Some(syn::parse_quote!({ #(#stmts)* #array[#at] }))
+    }
+
+    /// `let (lo, m, hi) = v.select_nth_unstable_by(k, compare);` (each part a name or
+    /// `_`): the selection as statements, `lo` and `hi` bound to the parts `&v[..at]` and
+    /// `&v[at + 1..]` (views of `v` once rewritten), and the rewrite of `*m` in the
+    /// statements `after` to `v[at]`. `None` (left as written) when `after` binds `m`
+    /// again, names it in a macro, or reads it other than by `*m` (the reference itself,
+    /// which a read by index does not stand for).
+    fn selected_let(
+        &mut self,
+        stmt: &syn::Stmt,
+        after: &[syn::Stmt],
+    ) -> Option<(Vec<syn::Stmt>, Rewrites)> {
+        let syn::Stmt::Local(local) = stmt else {
+            return None;
+        };
+        let init = local.init.as_ref()?;
+        if init.diverge.is_some() {
+            return None;
+        }
+        let Pat::Tuple(parts) = &local.pat else {
+            return None;
+        };
+        let names: Vec<Option<&Ident>> = parts
+            .elems
+            .iter()
+            .map(|part| match part {
+                Pat::Wild(_) => Some(None),
+                Pat::Ident(name)
+                    if name.by_ref.is_none()
+                        && name.subpat.is_none()
+                        && name.mutability.is_none() =>
+                {
+                    Some(Some(&name.ident))
+                }
+                _ => None,
+            })
+            .collect::<Option<_>>()?;
+        let [lo, middle, hi] = names[..] else {
+            return None;
+        };
+        let (array, at, mut stmts) = self.selection(&init.expr)?;
+        let mut derefs = Vec::new();
+        if let Some(middle) = middle {
+            let mut rebound = PatNames::default();
+            let mut in_macros = HashSet::new();
+            for stmt in after {
+                rebound.visit_stmt(stmt);
+                MacroIdents(&mut in_macros).visit_stmt(stmt);
+            }
+            if rebound.0.contains(&middle.to_string()) || in_macros.contains(&middle.to_string()) {
+                return None;
+            }
+            let place: Expr = syn::parse_quote!(#array[#at]);
+            derefs.push((middle.to_string(), place));
+            // every read of `m` must be a `*m` (or a method on it) the rewrite takes
+            let mut rest = syn::Block {
+                brace_token: Default::default(),
+                stmts: after.to_vec(),
+            };
+            Derefs::block(&derefs, &mut rest);
+            let mut left = HashSet::new();
+            token_idents(quote!(#rest), &mut left);
+            if left.contains(&middle.to_string()) {
+                return None;
+            }
+        }
+        if let Some(lo) = lo {
+            stmts.push(syn::parse_quote!(let #lo = &#array[..#at];));
+        }
+        if let Some(hi) = hi {
+            stmts.push(syn::parse_quote!(let #hi = &#array[#at + 1..];));
+        }
+        Some((stmts, derefs))
+    }
+}
+
+/// Rewrites of `*name` to a place (`Derefs`' items).
+type Rewrites = Vec<(String, Expr)>;
+
 /// The identifiers the macros' tokens spell.
 struct MacroIdents<'a>(&'a mut HashSet<String>);
 
@@ -2383,6 +2847,24 @@ impl VisitMut for Rewriter<'_> {
                 block.stmts.extend(rest);
                 return;
             }
+            // `let (_, m, _) = v.select_nth_unstable_by(k, compare);` then `*m`: the
+            // statement form, then `v[k]` read where `*m` was
+            if let Some((stmts, derefs)) = self.selected_let(&block.stmts[i], &block.stmts[i + 1..])
+            {
+                let n = stmts.len();
+                let mut rest = block.stmts.split_off(i + 1);
+                block.stmts.truncate(i);
+                block.stmts.extend(stmts);
+                let mut after = syn::Block {
+                    brace_token: Default::default(),
+                    stmts: std::mem::take(&mut rest),
+                };
+                Derefs::block(&derefs, &mut after);
+                block.stmts.extend(after.stmts);
+                // the new statements are visited in turn (the sort's, the parts' `let`s)
+                let _ = n;
+                continue;
+            }
             // `v.select_nth_unstable_by(k, compare);`: a sort whose value is not read
             if let syn::Stmt::Expr(expr, Some(_)) = &block.stmts[i]
                 && let Some(mut rewritten) = self.sort_by(expr, true)
@@ -2420,6 +2902,12 @@ impl VisitMut for Rewriter<'_> {
             visit_mut::visit_expr_mut(self, expr);
             return;
         }
+        // `*v.select_nth_unstable_by(k, compare).1`: the sort, then the element at `k`.
+        if let Some(mut rewritten) = self.selected_element(expr) {
+            self.visit_expr_mut(&mut rewritten);
+            *expr = rewritten;
+            return;
+        }
         // `a.sort_by(|p, q| ..)`: the order decided on the values, then exchanges.
         if let Some(rewritten) = self.sort_by(expr, false) {
             *expr = rewritten;
@@ -2436,6 +2924,12 @@ impl VisitMut for Rewriter<'_> {
         if let Expr::MethodCall(call) = expr
             && let Some(rewritten) = self.with_fields(|this| this.views_reduction(call))
         {
+            *expr = rewritten;
+            return;
+        }
+        // `v.extend_from_slice(&a[..k])`, `v.extend(a.iter().map(..))`: a pushing loop.
+        if let Some(mut rewritten) = self.extended(expr) {
+            self.visit_expr_mut(&mut rewritten);
             *expr = rewritten;
             return;
         }
@@ -2741,6 +3235,25 @@ fn by_value(item: Item) -> Item {
     }
 }
 
+/// `chain.filter(p)` (any number of filters) after a `map`, `copied` or `cloned`: a chain
+/// whose items are values.
+fn filtered_values(expr: &Expr) -> bool {
+    let Expr::MethodCall(call) = strip_parens(expr) else {
+        return false;
+    };
+    if call.method != "filter" {
+        return false;
+    }
+    let mut inner = strip_parens(&call.receiver);
+    while let Expr::MethodCall(filter) = inner
+        && filter.method == "filter"
+    {
+        inner = strip_parens(&filter.receiver);
+    }
+    matches!(inner, Expr::MethodCall(call)
+        if matches!(call.method.to_string().as_str(), "map" | "copied" | "cloned"))
+}
+
 /// The array an iterator chain starts from: `a` of `a.iter().map(..)..`, `&a`, `a[..]`.
 fn chain_root(expr: &Expr) -> Option<&Ident> {
     match strip_parens(expr) {
@@ -2820,8 +3333,10 @@ fn sum_or_product(
 ) -> (TokenStream, TokenStream) {
     let generated = crate::generate::paths::generated();
     if call.method == "sum" {
+        // from `-0.0`, as std's float `Sum` starts (`-0.0 + v` is `v` for every `v`, `-0.0`
+        // included, so an empty sum and a sum of `-0.0`s are `-0.0` as the iterator's are)
         (
-            typed_init(call, quote!(#generated::element_zero())),
+            typed_init(call, quote!(#generated::sum_start())),
             quote!(#acc = #acc + (#value);),
         )
     } else {
@@ -3128,13 +3643,49 @@ impl Rewriter<'_> {
     /// in `adapted_derefs`).
     fn adapted_bind(&mut self, pat: &Pat, chain: &Chain) -> Option<(TokenStream, TokenStream)> {
         let mut tests = TokenStream::new();
-        for (closure, item) in &chain.filters {
-            tests.extend(self.filter_test(closure, item)?);
+        for step in &chain.steps {
+            tests.extend(match step {
+                Step::Filter(closure, item) => self.filter_test(closure, item)?,
+                Step::Map(closure, item, outs) => self.map_value(closure, item, outs)?,
+            });
         }
         let (mut lets, mut binds, mut derefs) = (Vec::new(), Vec::new(), Vec::new());
         self.bind(pat, &chain.item, &mut lets, &mut binds, &mut derefs)?;
         self.adapted_derefs = derefs;
         Some((tests, quote!(#(#lets)* #(#binds)*)))
+    }
+
+    /// A [`Step::Map`]: `let out = { pat bound to item; e };`, the closure's names bound in
+    /// a block of their own (the rest of the iteration never sees them).
+    fn map_value(
+        &mut self,
+        closure: &syn::ExprClosure,
+        item: &Item,
+        outs: &[Ident],
+    ) -> Option<TokenStream> {
+        let (mut lets, mut binds, mut derefs) = (Vec::new(), Vec::new(), Vec::new());
+        let aliased = self.aliases.len();
+        self.bind(&closure.inputs[0], item, &mut lets, &mut binds, &mut derefs)?;
+        let aliases = self.aliases.split_off(aliased);
+        let mut body = (*closure.body).clone();
+        Derefs::expr(&derefs, &mut body);
+        Aliases(&aliases).visit_expr_mut(&mut body);
+        if let [out] = outs
+            && tail_tuple_arity(&body).is_none()
+        {
+            return Some(quote! {
+                let #out = { #(#lets)* #(#binds)* #body };
+            });
+        }
+        // a tuple's parts, each assigned its local in order where the tuple was built
+        let (stmts, parts) = tuple_tail(body, outs.len())?;
+        Some(quote! {
+            #(let #outs;)*
+            {
+                #(#lets)* #(#binds)* #(#stmts)*
+                #(#outs = #parts;)*
+            }
+        })
     }
 
     /// `.filter(|pat| test)` on `item` as `if !{ lets; test } { continue; }`. The closure's argument is a reference to the item: a pattern `&p`
@@ -3467,6 +4018,21 @@ fn tuple_fold_arity(expr: &Expr) -> Option<usize> {
         closure.inputs.first().map(strip_pat_type),
     ) {
         (2, Some(Pat::Tuple(parts))) => Some(parts.elems.len()),
+        _ => None,
+    }
+}
+
+/// The arity of the tuple literal `expr` ends in (through blocks), if it does.
+fn tail_tuple_arity(expr: &Expr) -> Option<usize> {
+    match expr {
+        Expr::Block(block) if block.label.is_none() && block.attrs.is_empty() => {
+            match block.block.stmts.last() {
+                Some(syn::Stmt::Expr(tail, None)) => tail_tuple_arity(tail),
+                _ => None,
+            }
+        }
+        Expr::Paren(paren) => tail_tuple_arity(&paren.expr),
+        Expr::Tuple(tuple) if !tuple.elems.is_empty() => Some(tuple.elems.len()),
         _ => None,
     }
 }

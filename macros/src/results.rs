@@ -809,7 +809,7 @@ fn twin(item: &ItemFn, model: &Model) -> ItemFn {
             crate::syntax::set_spelled(crate::syntax::names_in(item.to_token_stream()));
             each_result(&mut twin.block, &mut |expr| {
                 *expr = match row {
-                    None => array_parts(expr, *len),
+                    None => array_parts(expr, *len, float),
                     Some(row) => rows_parts(expr, *len / *row, *row),
                 };
             });
@@ -872,7 +872,7 @@ fn tuple_of(values: &[Expr]) -> Expr {
 /// their own) bound first, `{ let r = f(..); (r[0], r[1]) }`, a local indexed, which
 /// `array_calls` makes the local array an annotated callee's writer writes. [`read_array`]
 /// checked a literal's length.
-fn array_parts(expr: &Expr, len: usize) -> Expr {
+fn array_parts(expr: &Expr, len: usize, float: &Type) -> Expr {
     let elements = |array: &Expr| -> Vec<Expr> {
         (0..len)
             .map(|k| {
@@ -896,6 +896,13 @@ fn array_parts(expr: &Expr, len: usize) -> Expr {
                 && matches!(strip_parens(&unary.expr), Expr::Path(path) if path.path.get_ident().is_some()) =>
         {
             tuple_of(&elements(&unary.expr))
+        }
+        // `core::array::from_fn(..)`: its type written, the result's, which `iterators`
+        // needs to fill the array by a loop (`from_fn_let`)
+        _ if crate::iterators::is_array_from_fn(expr) => {
+            let array = crate::syntax::fresh_local("array_result");
+            let parts = tuple_of(&elements(&syn::parse_quote!(#array)));
+            syn::parse_quote!({ let #array: [#float; #len] = #expr; #parts })
         }
         _ => {
             let array = crate::syntax::fresh_local("array_result");

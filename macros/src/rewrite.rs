@@ -1023,8 +1023,9 @@ impl ReductionLoops<'_> {
                         quote!(: #ty)
                     });
                     let (init, step): (Expr, Expr) = match method {
+                        // from `-0.0`, as std's float `Sum` starts
                         "sum" => (
-                            syn::parse_quote!(#generated::element_zero()),
+                            syn::parse_quote!(#generated::sum_start()),
                             syn::parse_quote!(#acc + #value),
                         ),
                         _ => (

@@ -39,7 +39,9 @@
 //! written, and lowering rejects it with its own message.
 //!
 //! The extrema by a comparison or a key, `max_by`, `min_by`, `max_by_key` and `min_by_key`
-//! (also after a last `map`), are rewritten in the same places into the loop of the
+//! (also after a last `map`), and `reduce(f)` over values (after `copied`, `cloned` or a
+//! last `map`: the first item kept, each later one combined by `f`), are rewritten in the
+//! same places into the loop of the
 //! iterator's fold ([`Searches::extremum_loop`]), whose `Option` is `find`'s: the element
 //! kept, whose cotangent goes back to it. Each step is decided by `std::cmp::max_by` (or
 //! `min_by`) itself, so the element kept is the one the iterator keeps, ties and the
@@ -320,7 +322,44 @@ impl Searches<'_> {
         } else {
             quote::quote!(&#found)
         };
+        if let By::Reduce(step) = &by {
+            // the first item kept as it is, each later one combined with the value kept,
+            // as `Iterator::reduce` folds from its first item
+            let combined = match strip_parens(step) {
+                Expr::Closure(closure) => {
+                    let (kept, next, body) =
+                        (&closure.inputs[0], &closure.inputs[1], &closure.body);
+                    quote::quote!({ let #kept = #found; let #next = #item; #body })
+                }
+                // `f64::max` (`T::max` of a float type parameter, `f32::hypot`, ..): the
+                // method, which lowering knows, where a path is no function it calls
+                Expr::Path(func)
+                    if func.path.segments.len() == 2
+                        && ["max", "min", "hypot", "atan2", "powf"]
+                            .iter()
+                            .any(|method| func.path.segments[1].ident == method) =>
+                {
+                    let method = &func.path.segments[1].ident;
+                    quote::quote!(#found.#method(#item))
+                }
+                func => quote::quote!(#func(#found, #item)),
+            };
+            before.push(syn::parse_quote_spanned!(span=> #head {
+                #first
+                // (the first item's branch first: it gives `found` its type before the
+                // step's methods read it)
+                if !#hit {
+                    #hit = true;
+                    #found = #item;
+                } else {
+                    #found = #combined;
+                }
+            }));
+            let result = syn::parse_quote_spanned!(span=> if #hit { Some(#found) } else { None });
+            return (before, result);
+        }
         let takes = match by {
+            By::Reduce(_) => unreachable!("returned above"),
             By::Comparison(compare) => quote::quote_spanned!(span=>
                 !#hit || #generated::by_comparison_takes(#max, #kept, #yielded, #compare)
             ),
@@ -475,6 +514,9 @@ fn finish_option(
     Some(before)
 }
 
+/// A trailing `.map(|pat| body)`: its pattern and body.
+type Map = (Pat, Expr);
+
 /// An extremum by a comparison or a key over a flat float array, as found in a statement:
 /// `chain.max_by(compare)` (`min_by`, `max_by_key(key)`, `min_by_key`).
 #[derive(Clone)]
@@ -498,6 +540,9 @@ enum By {
     Comparison(Expr),
     /// The key function, as the comparison.
     Key(Expr),
+    /// `reduce(f)`: the function combining the value kept with each later item, a closure
+    /// of two inputs that is not `move`, or a path (`f64::max`).
+    Reduce(Expr),
 }
 
 impl Searches<'_> {
@@ -511,6 +556,7 @@ impl Searches<'_> {
             "min_by" => (false, false),
             "max_by_key" => (true, true),
             "min_by_key" => (false, true),
+            "reduce" => return self.reduction(call),
             _ => return None,
         };
         if call.args.len() != 1 || call.turbofish.is_some() {
@@ -532,8 +578,23 @@ impl Searches<'_> {
         } else {
             By::Comparison(by)
         };
+        let (chain, map, by_ref) = self.mapped_chain(&call.receiver)?;
+        Some(Extremum {
+            max,
+            by,
+            chain,
+            by_ref,
+            map,
+            span: call.method.span(),
+        })
+    }
+
+    /// The chain an extremum or a reduction is called on (`receiver`), without a trailing
+    /// `map`, the map's pattern and body, and whether the items are references (`a.iter()`,
+    /// no `copied`, no `map`).
+    fn mapped_chain(&self, receiver: &Expr) -> Option<(Expr, Option<Map>, bool)> {
         // a trailing `map` of one input, which may not leave the function
-        let (chain, map) = match strip_parens(&call.receiver) {
+        let (chain, map) = match strip_parens(receiver) {
             Expr::MethodCall(map_call) if map_call.method == "map" && map_call.args.len() == 1 => {
                 let closure = one_input_closure(&map_call.args[0])?;
                 let pat = match &closure.inputs[0] {
@@ -545,12 +606,42 @@ impl Searches<'_> {
                     Some((pat, (*closure.body).clone())),
                 )
             }
-            _ => ((*call.receiver).clone(), None),
+            _ => (receiver.clone(), None),
         };
         let by_ref = self.chain(&chain)? && map.is_none();
+        Some((chain, map, by_ref))
+    }
+}
+
+impl Searches<'_> {
+    /// `chain.reduce(f)` over a flat float array whose items are values (after `copied`,
+    /// `cloned` or a last `map`): the loop of the iterator's fold from its first item,
+    /// [`Searches::extremum_loop`] with `f` as its step ([`By::Reduce`]). Over references
+    /// (`a.iter().reduce(..)`, whose value is a reference to one of the elements) it is
+    /// left as written.
+    fn reduction(&self, call: &syn::ExprMethodCall) -> Option<Extremum> {
+        if call.args.len() != 1 || call.turbofish.is_some() {
+            return None;
+        }
+        let step = match strip_parens(&call.args[0]) {
+            Expr::Closure(closure)
+                if closure.inputs.len() == 2
+                    && closure.capture.is_none()
+                    && closure.asyncness.is_none()
+                    && !crate::syntax::leaves_early(closure.body.to_token_stream()) =>
+            {
+                call.args[0].clone()
+            }
+            Expr::Path(path) if path.qself.is_none() => call.args[0].clone(),
+            _ => return None,
+        };
+        let (chain, map, by_ref) = self.mapped_chain(&call.receiver)?;
+        if by_ref {
+            return None;
+        }
         Some(Extremum {
-            max,
-            by,
+            max: false,
+            by: By::Reduce(step),
             chain,
             by_ref,
             map,

@@ -684,6 +684,25 @@ pub fn element_zero<F: num_traits::Zero>() -> F {
     F::zero()
 }
 
+/// The start of a sum the generated code computes as a loop (`.sum()` over a chain): `-0.0`
+/// for `f32` and `f64`, as std's float `Sum` starts (`-0.0 + v` is `v` for every `v`, so an
+/// empty sum, or one of `-0.0`s, is `-0.0` as the iterator's is), and zero for any other
+/// type (an integer sum's `0`).
+///
+/// ```
+/// use gradtape_runtime::generated::sum_start;
+/// assert!(sum_start::<f64>().is_sign_negative() && sum_start::<f64>() == 0.0);
+/// assert!(sum_start::<f32>().is_sign_negative());
+/// assert_eq!(sum_start::<usize>(), 0);
+/// ```
+#[inline]
+pub fn sum_start<F: num_traits::Zero + Copy + 'static>() -> F {
+    let any: [&dyn std::any::Any; 2] = [&-0.0f64, &-0.0f32];
+    any.iter()
+        .find_map(|zero| zero.downcast_ref::<F>().copied())
+        .unwrap_or_else(F::zero)
+}
+
 /// The array of zeros a caller's local array starts as before an annotated function with
 /// an array result writes it whole (`let c = cross(a, b);` with `c` indexed later: the
 /// call writes `c` through the callee's writer, `Callee::Writer` in the macro), of the

@@ -1,10 +1,11 @@
 use gradtape::differentiable;
 
-// A `filter` after a `map` tests the mapped values: not rewritten (the chain's `sum` is
-// rejected); test them in a `for` loop instead.
+// A `rev` (or `skip`, `take`, `step_by`) after a `map` that more adapters follow: whether
+// the map runs on the items they pass over is the adapters' own business, so the chain
+// is left as written (its `sum` rejected); put the `rev` before the `map`.
 #[differentiable]
-fn filter_after_a_map(x: &[f64], t: f64) -> f64 {
-    x.iter().map(|v| v * t).filter(|v| *v > 1.0).sum()
+fn rev_after_a_map(x: &[f64], t: f64) -> f64 {
+    x.iter().map(|v| v * t).rev().zip(x.iter()).map(|(a, b)| a * b).sum()
 }
 
 // A filter's closure binding its parameter's name again: its `**v` cannot be told from
