@@ -401,7 +401,9 @@ impl Scratch {
     fn take() -> Scratch {
         SCRATCH_POOL
             .with(|pool| pool.borrow_mut().pop())
-            .unwrap_or(Scratch {
+            // (built only when the pool is empty: `unwrap_or` built one every time, and
+            // called its destructor)
+            .unwrap_or_else(|| Scratch {
                 grads: Vec::new(),
                 relevant: Vec::new(),
                 is_source: Vec::new(),
