@@ -435,12 +435,7 @@ impl Scratch {
 }
 
 /// Appends the nodes of source `k` to `out`.
-fn push_nodes_of_source(
-    state: &TapeState,
-    k: u32,
-    source: &SourceKey,
-    out: &mut SourceNodes,
-) {
+fn push_nodes_of_source(state: &TapeState, k: u32, source: &SourceKey, out: &mut SourceNodes) {
     match source {
         SourceKey::Tensor(t) => match state.lookup(t.id()) {
             NO_NODE => {}
