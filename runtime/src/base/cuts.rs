@@ -51,6 +51,10 @@ thread_local! {
     /// Whether `CUTS` may be non-empty: the one check every recorded op makes, kept in a
     /// const-initialised cell so that it costs a load.
     static HAS_CUTS: Cell<bool> = const { Cell::new(false) };
+    /// Whether `CUTS` or `EXPORTS` may be non-empty (set by every insert, cleared by
+    /// `new_epoch`): a recording that noted nothing, the usual one, then starts with one
+    /// load, not a visit to each lazily initialised map.
+    static NOTED: Cell<bool> = const { Cell::new(false) };
     static CUTS: RefCell<FxHashMap<TensorId, Cut>> = RefCell::new(FxHashMap::default());
     /// Hash of the elements of a float tensor read out while recording → that tensor.
     static EXPORTS: RefCell<FxHashMap<u64, TensorId>> = RefCell::new(FxHashMap::default());
@@ -70,6 +74,7 @@ fn insert_cut(id: TensorId, cut: Cut) {
         if cuts.len() < MAX_CUTS {
             cuts.entry(id).or_insert(cut);
             HAS_CUTS.with(|has| has.set(true));
+            NOTED.with(|noted| noted.set(true));
         }
     });
 }
@@ -77,6 +82,10 @@ fn insert_cut(id: TensorId, cut: Cut) {
 /// Forgets the cuts of earlier recordings: called when an outermost `record` begins, so
 /// that the registry's memory is bounded by one recording's cuts.
 pub(crate) fn new_epoch() {
+    if !NOTED.with(Cell::get) {
+        return;
+    }
+    NOTED.with(|noted| noted.set(false));
     HAS_CUTS.with(|has| has.set(false));
     CUTS.with(|cuts| {
         if !cuts.borrow().is_empty() {
@@ -125,6 +134,7 @@ pub(crate) fn note_export<T: DType>(id: TensorId, values: impl Iterator<Item = T
         let mut exports = exports.borrow_mut();
         if exports.len() < MAX_CUTS {
             exports.insert(hash, id);
+            NOTED.with(|noted| noted.set(true));
         }
     });
 }

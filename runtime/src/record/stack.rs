@@ -181,7 +181,7 @@ use crate::base::context::{adjust_recording, replace_recording};
 /// # Panics
 /// If the tape is already recording (TensorFlow raises in that case too).
 #[track_caller]
-pub(crate) fn enter(tape: &Rc<TapeCell>) -> ActiveGuard {
+pub(crate) fn enter(tape: &Rc<TapeCell>) -> ActiveGuard<'_> {
     {
         let mut state = tape.borrow_mut();
         assert!(
@@ -208,21 +208,24 @@ pub(crate) fn enter(tape: &Rc<TapeCell>) -> ActiveGuard {
         stack.0.push(Rc::clone(tape));
         stack.set_sole();
     });
-    ActiveGuard {
-        tape: Rc::clone(tape),
-    }
+    ActiveGuard { tape }
 }
 
-/// Pops its tape off the stack when dropped, also on unwinding.
-pub(crate) struct ActiveGuard {
-    tape: Rc<TapeCell>,
+/// Pops its tape off the stack when dropped, also on unwinding. It borrows the tape's
+/// `Rc` from the `GradientTape` that `record` runs on (the stack holds a count of its own),
+/// so a scope takes no second count.
+pub(crate) struct ActiveGuard<'a> {
+    tape: &'a Rc<TapeCell>,
 }
 
-impl Drop for ActiveGuard {
+impl Drop for ActiveGuard<'_> {
     fn drop(&mut self) {
         STACK.with(|stack| {
             let mut stack = stack.borrow_mut();
-            if let Some(pos) = stack.iter().rposition(|t| Rc::ptr_eq(t, &self.tape)) {
+            // Scopes nest, so the tape is usually the last one: popped, with no search.
+            if stack.last().is_some_and(|t| Rc::ptr_eq(t, self.tape)) {
+                stack.0.pop();
+            } else if let Some(pos) = stack.iter().rposition(|t| Rc::ptr_eq(t, self.tape)) {
                 stack.0.remove(pos);
             }
             stack.set_sole();
@@ -801,10 +804,13 @@ fn watched_index(
     trainable: bool,
     erase: &impl Fn() -> AnyVariable,
 ) -> Option<usize> {
-    match state.variable_index(id) {
-        Some(index) => Some(index),
-        None if state.watch_accessed_variables && trainable => Some(state.watch_variable(&erase())),
-        None => None,
+    // (one search: where a missing variable goes is where it is watched)
+    match state.variable_position(id) {
+        Ok(index) => Some(index),
+        Err(index) if state.watch_accessed_variables && trainable => {
+            Some(state.watch_variable_at(index, erase()))
+        }
+        Err(_) => None,
     }
 }
 

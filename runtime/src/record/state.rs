@@ -212,7 +212,11 @@ impl TapeState {
             state.general.shrink_to(MAX_SPARE_RECORDS);
             state.kept.shrink_to(MAX_SPARE_RECORDS);
             state.saved.shrink_to(MAX_SPARE_RECORDS);
-            state.tracked.shrink_to(MAX_SPARE_RECORDS);
+            // (hashbrown's `shrink_to` rehashes even a table with room to spare: asked only
+            // of one that is over the bound, which an empty table of a scalar gradient is not)
+            if state.tracked.capacity() > MAX_SPARE_RECORDS {
+                state.tracked.shrink_to(MAX_SPARE_RECORDS);
+            }
             state.sites.shrink_to(MAX_SPARE_RECORDS);
         }
         // During thread teardown the pool may already be gone; then the tape just drops.
@@ -384,25 +388,34 @@ impl TapeState {
     /// The index of `var` in `variables`, adding it if absent (kept in creation order, as
     /// TensorFlow's `watched_variables` is).
     pub(crate) fn watch_variable(&mut self, var: &AnyVariable) -> usize {
-        let id: VariableId = var.id();
-        match self.variables.binary_search_by_key(&id, |w| w.var.id()) {
+        match self.variable_position(var.id()) {
             Ok(index) => index,
-            Err(index) => {
-                let watched = WatchedVariable {
-                    var: var.clone(),
-                    leaves: SmallVec::new(),
-                };
-                self.variables.insert(index, watched);
-                index
-            }
+            Err(index) => self.watch_variable_at(index, var.clone()),
         }
+    }
+
+    /// Watches `var`, which is not watched yet and goes at `index` of `variables` (as
+    /// [`variable_position`](Self::variable_position) found); returns `index`.
+    pub(crate) fn watch_variable_at(&mut self, index: usize, var: AnyVariable) -> usize {
+        debug_assert_eq!(self.variable_position(var.id()), Err(index));
+        let watched = WatchedVariable {
+            var,
+            leaves: SmallVec::new(),
+        };
+        self.variables.insert(index, watched);
+        index
     }
 
     /// The watched-variable entry for `id`, if this tape watches that variable.
     pub(crate) fn variable_index(&self, id: VariableId) -> Option<usize> {
-        self.variables
-            .binary_search_by_key(&id, |w| w.var.id())
-            .ok()
+        self.variable_position(id).ok()
+    }
+
+    /// `Ok` with the watched-variable entry for `id`, or `Err` with where it would go
+    /// (`variables` is sorted by id).
+    #[inline]
+    pub(crate) fn variable_position(&self, id: VariableId) -> Result<usize, usize> {
+        self.variables.binary_search_by_key(&id, |w| w.var.id())
     }
 
     /// Forgets every record and watch: old tensors must not match the new nodes, so the

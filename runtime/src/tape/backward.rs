@@ -30,7 +30,8 @@ pub(crate) struct Sweep<'a> {
 
 /// Where the sources sit on the tape: `(source, node)` for each node whose gradient adds
 /// to that source's (a variable read several times has several). One flat list, because
-/// building a list per source showed up in the per-gradient cost of small graphs.
+/// building a list per source showed up in the per-gradient cost of small graphs. (Kept
+/// in the scratch as a `Vec`, reused, it cost more: the moves in and out of the pool.)
 type SourceNodes = SmallVec<[(u32, NodeId); 8]>;
 
 /// Each source's gradient (`None` if unconnected), in the sources' order; inline for the
@@ -53,23 +54,23 @@ pub(crate) fn run(tape: &Rc<TapeCell>, sweep: Sweep<'_>, out: &mut Gradients) ->
     let mut source_nodes = SourceNodes::new();
     let sweeping;
     let check;
+    // One past the last target's node: the sweep's extent.
+    let mut end = 0;
     {
         let mut state = tape.borrow_mut();
         sweeping = SweepGuard::enter(tape, &mut state);
         check = state.check_numerics;
         for target in sweep.targets {
-            target_nodes.push(state.lookup(target.id()));
+            let node = state.lookup(target.id());
+            if node != NO_NODE {
+                end = end.max(node as usize + 1);
+            }
+            target_nodes.push(node);
         }
         for (k, source) in (0..).zip(sweep.sources) {
             push_nodes_of_source(&state, k, source, &mut source_nodes);
         }
     }
-    let end = target_nodes
-        .iter()
-        .filter(|&&n| n != NO_NODE)
-        .map(|&n| n as usize + 1)
-        .max()
-        .unwrap_or(0);
     let mut scratch = Scratch::take();
     // (empty, as given back: filled in one reserved pass; `resize` cloned `Zero` through
     // an out-of-line call per slot)
@@ -400,7 +401,9 @@ impl Scratch {
     fn take() -> Scratch {
         SCRATCH_POOL
             .with(|pool| pool.borrow_mut().pop())
-            .unwrap_or(Scratch {
+            // (built only when the pool is empty: `unwrap_or` built one every time, and
+            // called its destructor)
+            .unwrap_or_else(|| Scratch {
                 grads: Vec::new(),
                 relevant: Vec::new(),
                 is_source: Vec::new(),
@@ -451,7 +454,7 @@ fn push_nodes_of_source(state: &TapeState, k: u32, source: &SourceKey, out: &mut
 /// Marks which nodes below `end` lie downstream of a source (or are one): only those need
 /// cotangents. Everything else is skipped. `leaf_count`: how many leaves the tape has.
 /// Returns whether every node is, so that the sweep can read no marks
-/// ([`Relevant::Every`]).
+/// ([`Relevant::Every`]); then `scratch.relevant` is left empty.
 fn mark_relevant(
     nodes: Records<'_>,
     source_nodes: &SourceNodes,
@@ -475,8 +478,7 @@ fn mark_relevant(
     if source_leaves == leaf_count {
         // Every leaf is a source, and every other node was recorded because one of its
         // inputs was tracked, so descends from a leaf: all are relevant (the usual case,
-        // a gradient w.r.t. everything the tape watched), no walk needed.
-        relevant.extend(std::iter::repeat_n(true, end));
+        // a gradient w.r.t. everything the tape watched), no walk needed, and no marks.
         return true;
     }
     let first = is_source.iter().position(|&s| s).unwrap_or(end);
@@ -515,11 +517,16 @@ impl<'a> Relevant<'a> {
     /// Whether the input node `j` needs a cotangent: it is tracked and relevant.
     #[inline(always)]
     fn needs(self, j: NodeId) -> bool {
-        j != NO_NODE
-            && match self {
-                Relevant::Every => true,
-                Relevant::Marked(relevant) => relevant[j as usize],
-            }
+        j != NO_NODE && self.node(j as usize)
+    }
+
+    /// Whether node `i` is relevant.
+    #[inline(always)]
+    fn node(self, i: usize) -> bool {
+        match self {
+            Relevant::Every => true,
+            Relevant::Marked(relevant) => relevant[i],
+        }
     }
 }
 
@@ -567,7 +574,7 @@ fn sweep_nodes<const CHECK: bool>(
         } = scratch;
         let relevance = Relevant::of(every, relevant);
         for i in (0..end).rev() {
-            if relevant[i] {
+            if relevance.node(i) {
                 let (node, saved) = {
                     let state = tape.borrow();
                     state.records().to_general(i, &state.saved)
@@ -610,7 +617,7 @@ fn sweep_nodes<const CHECK: bool>(
     let relevance = Relevant::of(every, relevant);
     if persistent {
         for i in (0..end).rev() {
-            if relevant[i] {
+            if relevance.node(i) {
                 let flags = (relevance, is_source[i], unrecorded);
                 *tensors |= match &nodes[i] {
                     Record::General(k) => {
@@ -635,7 +642,8 @@ fn sweep_nodes<const CHECK: bool>(
             general.truncate(first_general);
         }
         nodes.truncate(end);
-        let marks = (&relevant[..end], &is_source[..end]);
+        // (`relevant` is empty when every node is: see `mark_relevant`)
+        let marks = (&relevant[..], &is_source[..end]);
         let consumed = (&nodes[..], &mut general[..], &kept[..], &mut saved);
         // Two instances: with every node relevant (the usual gradient) no mark is read,
         // and an input needs a cotangent exactly when it is tracked.
@@ -661,8 +669,8 @@ fn sweep_nodes<const CHECK: bool>(
 
 /// The sweep of a tape that is not kept: node by node from the last, each node's rule run
 /// (where it is relevant) and then its saved values and captured state dropped. `EVERY`:
-/// every node is relevant (`marks.0` is not read). Returns whether a rule's general form
-/// ran (see [`step`]).
+/// every node is relevant (`marks.0` is not read, and is empty). Returns whether a rule's
+/// general form ran (see [`step`]).
 #[inline(always)]
 fn sweep_consuming<const CHECK: bool, const EVERY: bool>(
     (nodes, general, kept, saved): (&[Record], &mut [Node], &[u64], &mut Vec<AnyTensor>),
@@ -677,7 +685,7 @@ fn sweep_consuming<const CHECK: bool, const EVERY: bool>(
     // loop over an enumerated iterator derived each index from the record's address, a
     // division by the record's size per node)
     let end = nodes.len();
-    assert!(grads.len() >= end && relevant.len() >= end && is_source.len() >= end);
+    assert!(grads.len() >= end && (EVERY || relevant.len() >= end) && is_source.len() >= end);
     for i in (0..end).rev() {
         let node = match &nodes[i] {
             Record::Scalar(node) => {
