@@ -368,7 +368,8 @@
 //! written element by element once its type is spelled, `let mut r: [f64; 4] = ..`),
 //! and uses the iterator forms people write (`iter`, `iter_mut`, whose item's methods,
 //! `v.sin()` or `v.is_nan()`, are the element's, `zip`,
-//! `enumerate`, `rev`, `copied`, `map` with `sum`/`product`, `fold`, `for &v in a`, and
+//! `enumerate`, `rev`, `copied`, `take_while`, `skip_while`, `map` with
+//! `sum`/`product`, `fold`, `for &v in a`, and
 //! `for w in a.windows(k)`/`a.chunks(k)`/`a.chunks_exact(k)` or
 //! `a.windows(k).map(..).sum()`; a chain of
 //! maps, `.map(f).map(g)`, is one map doing both; a chain over a `const` or `static`

@@ -4,7 +4,8 @@
 //! (`&labels[k]`), bound to the user's pattern as written; the loop runs over the shorter
 //! length, as `zip` does. Before, "a `for` loop cannot iterate over a differentiable
 //! value" answered the ordinary code. Each is checked against dual numbers and central
-//! differences at orders 1 and 2 (`with_constant_twice!`).
+//! differences at orders 1 and 2 (`with_constant_twice!`). Also `take_while` and
+//! `skip_while`, which end or start the items a chain reads.
 
 #[macro_use]
 mod common;
@@ -107,4 +108,41 @@ fn a_shorter_partner_ends_the_loop_as_zip_does() {
     assert_eq!(value, by_bytes(&[0.5, 2.0], [4, 1, 7]));
     assert_eq!(value, 0.25 * 4.0 + 4.0);
     assert_eq!(g, vec![4.0, 4.0]);
+}
+
+twice! {
+    /// `take_while` and `skip_while` before a map and a sum: the prefix of positive values
+    /// and what follows the leading negatives.
+    fn prefix_and_suffix / prefix_and_suffix_on_duals<T>(x: &[T]) -> T {
+        let head: T = x.iter().take_while(|v| **v > T::zero()).map(|v| v.sqrt()).sum();
+        let tail: T = x.iter().skip_while(|v| **v < T::zero()).map(|v| *v * *v).sum();
+        head + tail
+    }
+}
+
+twice! {
+    /// In `for` loops: `skip_while` tests only until its first failure (a later negative
+    /// value is read), `take_while` ends the loop at its first failure.
+    fn loops_while / loops_while_on_duals<T>(x: &[T]) -> T {
+        let mut s = T::zero();
+        for (i, v) in x.iter().enumerate().skip_while(|(_, v)| **v < T::one()) {
+            s = s + *v * T::from(i + 1).unwrap();
+        }
+        for &v in x.iter().take_while(|&&v| v.abs() < T::from(2.0).unwrap()) {
+            s = s + v.sin();
+        }
+        s
+    }
+}
+
+#[test]
+fn take_while_and_skip_while() {
+    one_slice_twice!(prefix_and_suffix, prefix_and_suffix_on_duals at
+        [0.4, 1.1, -0.3, 2.0], [-1.4, -0.2, 0.9, -0.6], [0.5, 0.7, 0.9]);
+    one_slice_twice!(loops_while, loops_while_on_duals at
+        [0.4, 1.1, -0.3, 2.5], [-1.4, 0.2, 1.9, -0.6], [0.5, 0.7, 0.9]);
+    // every value skipped, none taken: both sums empty
+    let (value, [g]) = prefix_and_suffix::grad(&[-1.0, -2.0]);
+    assert_eq!(value, prefix_and_suffix(&[-1.0, -2.0]));
+    assert_eq!(g, vec![0.0, 0.0]);
 }

@@ -818,8 +818,9 @@ enum Item {
 #[derive(Clone)]
 enum Step {
     /// `.filter(|pat| test)` on the item it tests (a reference to it is the closure's
-    /// argument): the `continue` it stands for.
-    Filter(syn::ExprClosure, Item),
+    /// argument): the `continue` it stands for; or a `take_while`'s `break`, or a
+    /// `skip_while`'s `continue` while its flag says the items are still skipped.
+    Filter(syn::ExprClosure, Item, Pass),
     /// `.map(|pat| e)` followed by more adapters (`zip`, `filter`, `enumerate`) on the
     /// item it maps: `let out = { pat bound; e };`, the next adapters reading
     /// [`Item::Value`] `out`. The iterators evaluate `e` once per item that reaches it, in
@@ -829,6 +830,18 @@ enum Step {
     /// per part (a tuple of differentiable values is no value lowering binds), its item a
     /// tuple of them.
     Map(syn::ExprClosure, Item, Vec<Ident>),
+}
+
+/// What an item failing (or, for `skip_while`, passing) a [`Step::Filter`]'s test does.
+#[derive(Clone)]
+enum Pass {
+    /// `filter`: the item is left out (`continue`).
+    Filter,
+    /// `take_while`: the iterator ends (`break`): no later item is tested or read.
+    TakeWhile,
+    /// `skip_while`: items are left out while the test holds, up to the first that fails
+    /// it (the flag, `true` before the loop, turned `false` there); none is tested after.
+    SkipWhile(Ident),
 }
 
 /// A chain of iterator adapters over arrays, all read at one index.
@@ -1527,7 +1540,10 @@ impl Rewriter<'_> {
             .steps
             .iter()
             .any(|step| matches!(step, Step::Filter(..)))
-            && !matches!(method.as_str(), "filter" | "copied" | "cloned" | "map")
+            && !matches!(
+                method.as_str(),
+                "filter" | "take_while" | "skip_while" | "copied" | "cloned" | "map"
+            )
         {
             return None;
         }
@@ -1548,10 +1564,17 @@ impl Rewriter<'_> {
         match (method.as_str(), call.args.len()) {
             ("copied" | "cloned", 0) => chain.item = by_value(chain.item),
             ("rev", 0) => chain.reversed = !chain.reversed,
-            ("filter", 1) => match strip_parens(&call.args[0]) {
-                Expr::Closure(closure) if closure.inputs.len() == 1 => chain
-                    .steps
-                    .push(Step::Filter(closure.clone(), chain.item.clone())),
+            ("filter" | "take_while" | "skip_while", 1) => match strip_parens(&call.args[0]) {
+                Expr::Closure(closure) if closure.inputs.len() == 1 => {
+                    let pass = match method.as_str() {
+                        "filter" => Pass::Filter,
+                        "take_while" => Pass::TakeWhile,
+                        _ => Pass::SkipWhile(self.fresh("skipping")),
+                    };
+                    chain
+                        .steps
+                        .push(Step::Filter(closure.clone(), chain.item.clone(), pass))
+                }
                 _ => return None,
             },
             ("skip" | "take" | "step_by", 1) => {
@@ -3574,6 +3597,12 @@ impl Rewriter<'_> {
         let index = &chain.index;
         let n = self.length(&chain.arrays);
         let mut setup = TokenStream::new();
+        // each `skip_while`'s flag: the items are skipped until one fails its test
+        for step in &chain.steps {
+            if let Step::Filter(_, _, Pass::SkipWhile(skipping)) = step {
+                setup.extend(quote!(let mut #skipping: bool = true;));
+            }
+        }
         let (range, at) = if chain.counted.is_empty() {
             let range = if chain.reversed {
                 quote!((0..#n).rev())
@@ -3645,7 +3674,7 @@ impl Rewriter<'_> {
         let mut tests = TokenStream::new();
         for step in &chain.steps {
             tests.extend(match step {
-                Step::Filter(closure, item) => self.filter_test(closure, item)?,
+                Step::Filter(closure, item, pass) => self.filter_test(closure, item, pass)?,
                 Step::Map(closure, item, outs) => self.map_value(closure, item, outs)?,
             });
         }
@@ -3694,7 +3723,12 @@ impl Rewriter<'_> {
     /// the test for each (`|(a, _)| **a > 0.0` reads `a`'s value). Left as written (`None`)
     /// for a closure that is `move` (its captures would be its own copies) or `async`,
     /// leaves early (`return`, `?`), binds such a name again or names it in a macro.
-    fn filter_test(&mut self, closure: &syn::ExprClosure, item: &Item) -> Option<TokenStream> {
+    fn filter_test(
+        &mut self,
+        closure: &syn::ExprClosure,
+        item: &Item,
+        pass: &Pass,
+    ) -> Option<TokenStream> {
         if closure.asyncness.is_some()
             || closure.capture.is_some()
             || crate::syntax::leaves_early(quote::ToTokens::to_token_stream(&closure.body))
@@ -3731,10 +3765,26 @@ impl Rewriter<'_> {
         Aliases(&aliases).visit_expr_mut(&mut body);
         // (the test as the condition itself: lowering knows a condition for a test of
         // values, not a `bool` local holding one)
-        Some(quote! {
-            if !{ #(#lets)* #(#binds)* #body } {
-                continue;
-            }
+        let test = quote!({ #(#lets)* #(#binds)* #body });
+        Some(match pass {
+            Pass::Filter => quote! {
+                if !#test {
+                    continue;
+                }
+            },
+            Pass::TakeWhile => quote! {
+                if !#test {
+                    break;
+                }
+            },
+            Pass::SkipWhile(skipping) => quote! {
+                if #skipping {
+                    if #test {
+                        continue;
+                    }
+                    #skipping = false;
+                }
+            },
         })
     }
 
