@@ -363,8 +363,9 @@
 //! the length fixed by the type; a flat float `Vec` local assigned another array of the
 //! body, `state = next;` or `next.clone()` (a double buffer), element by element too,
 //! after checking the lengths agree: Rust's assignment would resize `state`, so where
-//! they differ the generated code panics naming both, and a `Vec` of rows assigned whole
-//! is rejected; a local whose value does not show its type, `let mut r = model.rows[b];`, is
+//! they differ the generated code panics naming both; so is a `Vec` of fixed-size rows
+//! assigned another (`pos = next.clone();` of `Vec<[f64; 2]>`), row by row, while a
+//! ragged one (`Vec<Vec<f64>>`) assigned whole is rejected; a local whose value does not show its type, `let mut r = model.rows[b];`, is
 //! written element by element once its type is spelled, `let mut r: [f64; 4] = ..`),
 //! and uses the iterator forms people write (`iter`, `iter_mut`, whose item's methods,
 //! `v.sin()` or `v.is_nan()`, are the element's, `zip`,

@@ -306,3 +306,64 @@ fn a_vec_assigned_one_of_another_length_panics_in_the_gradient() {
     assert_eq!(shrinking(&x), 0.5 + 0.75 + 3.0);
     let _ = shrinking::grad(&x);
 }
+
+twice! {
+    /// Particles' positions and velocities as a `Vec` of rows, double-buffered by
+    /// `pos = next.clone();` (regression: "a row of a differentiable array of rows").
+    fn particles_double_buffered / particles_double_buffered_on_duals<T>(x: &[T]) -> T {
+        let n = x.len() / 2;
+        let dt = T::from(0.1).unwrap();
+        let mut pos: Vec<[T; 2]> = vec![[T::zero(); 2]; n];
+        for i in 0..n {
+            pos[i][0] = x[2 * i];
+            pos[i][1] = x[2 * i + 1];
+        }
+        let mut next: Vec<[T; 2]> = vec![[T::zero(); 2]; n];
+        for _ in 0..5 {
+            for i in 0..n {
+                next[i][0] = pos[i][0] + dt * pos[i][1];
+                next[i][1] = pos[i][1] - dt * pos[i][0].sin();
+            }
+            pos = next.clone();
+        }
+        let mut s = T::zero();
+        for i in 0..n {
+            s = s + pos[i][0] * pos[i][0] + pos[i][1];
+        }
+        s
+    }
+}
+
+#[test]
+fn a_vec_of_rows_assigned_whole() {
+    one_slice_twice!(particles_double_buffered, particles_double_buffered_on_duals at
+        [0.4, 1.1, 0.3, 0.2], [0.4, -1.1, -0.3, 0.8, 1.5, -0.7]);
+}
+
+/// Rows assigned from a shorter `Vec` of rows: Rust resizes, the element copy cannot.
+#[differentiable]
+fn shrinking_rows(x: &[f64]) -> f64 {
+    let mut state: Vec<[f64; 2]> = vec![[0.0; 2]; x.len()];
+    for i in 0..x.len() {
+        state[i][0] = x[i];
+        state[i][1] = x[i] * x[i];
+    }
+    let mut next: Vec<[f64; 2]> = vec![[0.0; 2]; x.len() - 1];
+    for i in 0..next.len() {
+        next[i][0] = state[i][1];
+        next[i][1] = state[i + 1][0];
+    }
+    let first = state[0][0];
+    state = next;
+    first + state[0][0] + state[0][1]
+}
+
+#[test]
+#[should_panic(
+    expected = "copies `state = next;` of float `Vec`s element by element, which needs the same length (3 and 2)"
+)]
+fn a_vec_of_rows_assigned_one_of_another_length_panics_in_the_gradient() {
+    let x = [0.5, 1.5, 2.0];
+    assert_eq!(shrinking_rows(&x), 0.5 + 0.25 + 1.5);
+    let _ = shrinking_rows::grad(&x);
+}

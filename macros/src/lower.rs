@@ -4132,8 +4132,9 @@ impl<'a> Lowerer<'a> {
     }
 
     /// `state = next;` (also `next.clone()`) of a flat float `Vec` local from a flat float
-    /// array of the body (the double buffer of every explicit integrator): checked to be of
-    /// the same length, then copied element by element
+    /// array of the body (the double buffer of every explicit integrator), or of a `Vec`
+    /// of fixed-size rows from rows (`Vec<[F; C]>`, particles' positions): checked to be
+    /// of the same length, then copied element by element
     /// ([`copy_elements`](Self::copy_elements)), each element's cotangent flowing back to
     /// the element it was read from. Rust's assignment would resize `state` to `next`'s
     /// length; an element copy keeps `state`'s, so where they differ the generated code
@@ -4150,7 +4151,10 @@ impl<'a> Lowerer<'a> {
             return false;
         };
         let (t, s) = (&self.bindings[target], &self.bindings[source]);
-        if t.ragged || s.ragged || t.row.is_some() || s.row.is_some() || target == source {
+        // flat into flat, or fixed-size rows into rows (`Vec<[F; C]>`: Rust gives both the
+        // same row length, so only the number of rows can differ)
+        let rows = t.row.is_some();
+        if t.ragged || s.ragged || rows != s.row.is_some() || target == source {
             return false;
         }
         if !t.active && !s.active {
@@ -4176,7 +4180,7 @@ impl<'a> Lowerer<'a> {
             syn::parse_quote!(#target_name),
             syn::parse_quote!(#source_name),
         );
-        self.copy_elements(&target, &source, false);
+        self.copy_elements(&target, &source, rows);
         true
     }
 
