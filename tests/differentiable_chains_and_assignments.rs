@@ -367,3 +367,38 @@ fn a_vec_of_rows_assigned_one_of_another_length_panics_in_the_gradient() {
     assert_eq!(shrinking_rows(&x), 0.5 + 0.25 + 1.5);
     let _ = shrinking_rows::grad(&x);
 }
+
+/// Rows copied by a typed `to_vec()` (`let mut pos: Vec<[f64; 2]> = x0.to_vec();`) and
+/// double-buffered (regression: "an array of rows is not copied whole by `to_vec`" for
+/// the typed `let`; the untyped one was taken).
+#[differentiable]
+fn particles_from_rows(x0: &[[f64; 2]], dt: f64) -> f64 {
+    let mut pos: Vec<[f64; 2]> = x0.to_vec();
+    let mut next: Vec<[f64; 2]> = x0.to_vec();
+    for _ in 0..5 {
+        for i in 0..pos.len() {
+            next[i][0] = pos[i][0] + dt * pos[i][1];
+            next[i][1] = pos[i][1] - dt * pos[i][0].sin();
+        }
+        pos = next.clone();
+    }
+    pos.iter().map(|p| p[0] * p[0] + p[1]).sum::<f64>()
+}
+
+#[test]
+fn rows_copied_by_a_typed_to_vec() {
+    let x = [0.4, 1.1, -0.3, 0.8, 1.5, -0.7];
+    let rows = |p: &[f64]| [[p[0], p[1]], [p[2], p[3]], [p[4], p[5]]];
+    let f = |p: &[f64]| particles_from_rows(&rows(p), p[6]);
+    let point = [&x[..], &[0.1]].concat();
+    let (value, (g, gdt)) = particles_from_rows::grad(&rows(&point), 0.1);
+    assert_eq!(value.to_bits(), f(&point).to_bits());
+    let by_differences = common::central_differences(&f, &point);
+    let by_grad: Vec<f64> = g.iter().flatten().copied().chain([gdt]).collect();
+    for (k, (a, b)) in by_grad.iter().zip(&by_differences).enumerate() {
+        assert!(
+            common::close(*a, *b, 1e-6),
+            "∂/∂p{k}: {a} against differences {b}"
+        );
+    }
+}

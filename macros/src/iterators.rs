@@ -467,9 +467,16 @@ fn copies(
             if init.diverge.is_some() {
                 return None;
             }
-            let Pat::Ident(pat) = &local.pat else {
-                return None;
+            // `let w = ..;` or typed, `let w: Vec<[f64; 2]> = ..;` (the type kept)
+            let (pat, ty) = match &local.pat {
+                Pat::Ident(pat) => (pat, None),
+                Pat::Type(typed) => match &*typed.pat {
+                    Pat::Ident(pat) => (pat, Some(&typed.ty)),
+                    _ => return None,
+                },
+                _ => return None,
             };
+            let ty = ty.map(|ty| quote!(: #ty));
             let Expr::MethodCall(call) = strip_parens(&init.expr) else {
                 return None;
             };
@@ -489,7 +496,7 @@ fn copies(
                 self.arrays.insert(name.to_string());
                 let generated = crate::generate::paths::generated();
                 return Some(vec![
-                    syn::parse_quote!(let mut #name = vec![[#generated::element_zero(); #width]; #source.len()];),
+                    syn::parse_quote!(let mut #name #ty = vec![[#generated::element_zero(); #width]; #source.len()];),
                     syn::parse_quote!(for #k in 0..#source.len() { for #j in 0..#width { #name[#k][#j] = #source[#k][#j]; } }),
                 ]);
             }
@@ -508,7 +515,7 @@ fn copies(
                 {
                     // not `0.0`: the elements may be of a generic float type
                     let generated = crate::generate::paths::generated();
-                    syn::parse_quote!(let mut #name = vec![#generated::element_zero(); #source.len()];)
+                    syn::parse_quote!(let mut #name #ty = vec![#generated::element_zero(); #source.len()];)
                 },
                 syn::parse_quote!(for #k in 0..#source.len() { #name[#k] = #source[#k]; }),
             ])
