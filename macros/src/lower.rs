@@ -1042,43 +1042,7 @@ impl<'a> Lowerer<'a> {
     /// value, so the answer errs towards `false`: a method on the local is then the
     /// macro's "unknown method" error, never a call on a float.
     fn assigns_call_results_only(&self, stmts: &[Stmt], binding: BindingId) -> bool {
-        fn walk(lowerer: &Lowerer, stmts: &[Stmt], binding: BindingId, seen: &mut bool) -> bool {
-            stmts.iter().all(|stmt| match stmt {
-                Stmt::Def { target, op, .. } => match target {
-                    Target::Assign { binding: b } | Target::Let { binding: b, .. }
-                        if *b == binding =>
-                    {
-                        *seen = true;
-                        lowerer.is_call_result(op)
-                    }
-                    _ => true,
-                },
-                Stmt::If {
-                    then_branch,
-                    else_branch,
-                    ..
-                } => {
-                    walk(lowerer, &then_branch.stmts, binding, seen)
-                        && walk(lowerer, &else_branch.stmts, binding, seen)
-                }
-                Stmt::Match { arms, .. } => arms
-                    .iter()
-                    .all(|arm| walk(lowerer, &arm.body.stmts, binding, seen)),
-                Stmt::Loop { body, .. } | Stmt::Scope(body) => {
-                    walk(lowerer, &body.stmts, binding, seen)
-                }
-                Stmt::CallParts { parts, .. } => !parts.contains(&binding),
-                Stmt::CallWrites { result, .. } => match result {
-                    CallResult::Value(b) => *b != binding,
-                    CallResult::Parts(parts) => !parts.contains(&binding),
-                    CallResult::Dropped => true,
-                },
-                Stmt::Swap { a, b, .. } => *a != binding && *b != binding,
-                Stmt::Plain(_) | Stmt::Declare { .. } | Stmt::Jump { .. } => true,
-            })
-        }
-        let mut seen = false;
-        walk(self, stmts, binding, &mut seen) && seen
+        assigns_only(stmts, binding, &|op| self.is_call_result(op))
     }
 
     /// Whether `stmts` (the branches, arms, block or loop a `let` computes its value in)
@@ -1088,37 +1052,9 @@ impl<'a> Lowerer<'a> {
     /// differentiable (rustc's or the macro's error for an integer, never a lost
     /// derivative).
     fn assigns_constants_only(stmts: &[Stmt], binding: BindingId) -> bool {
-        fn walk(stmts: &[Stmt], binding: BindingId, seen: &mut bool) -> bool {
-            stmts.iter().all(|stmt| match stmt {
-                Stmt::Def { target, op, .. } => match target {
-                    Target::Assign { binding: b } | Target::Let { binding: b, .. }
-                        if *b == binding =>
-                    {
-                        *seen = true;
-                        crate::analyse::saves::operands(op).is_empty()
-                    }
-                    _ => true,
-                },
-                Stmt::If {
-                    then_branch,
-                    else_branch,
-                    ..
-                } => {
-                    walk(&then_branch.stmts, binding, seen)
-                        && walk(&else_branch.stmts, binding, seen)
-                }
-                Stmt::Match { arms, .. } => {
-                    arms.iter().all(|arm| walk(&arm.body.stmts, binding, seen))
-                }
-                Stmt::Loop { body, .. } | Stmt::Scope(body) => walk(&body.stmts, binding, seen),
-                Stmt::CallParts { parts, .. } => !parts.contains(&binding),
-                Stmt::CallWrites { result, .. } => !result.bindings().contains(&binding),
-                Stmt::Swap { a, b, .. } => *a != binding && *b != binding,
-                Stmt::Plain(_) | Stmt::Declare { .. } | Stmt::Jump { .. } => true,
-            })
-        }
-        let mut seen = false;
-        walk(stmts, binding, &mut seen) && seen
+        assigns_only(stmts, binding, &|op| {
+            crate::analyse::saves::operands(op).is_empty()
+        })
     }
 
     // ----- tuples -----
@@ -3531,13 +3467,7 @@ impl<'a> Lowerer<'a> {
         let Expr::Path(func) = &*call.func else {
             return None;
         };
-        let names = crate::syntax::segment_names(&func.path);
-        let swap = match names.iter().map(String::as_str).collect::<Vec<_>>()[..] {
-            ["mem", "swap"] => true,
-            [root, "mem", "swap"] => matches!(root, "std" | "core"),
-            _ => false,
-        };
-        if !swap || call.args.len() != 2 {
+        if !is_mem_swap(&func.path, false) || call.args.len() != 2 {
             return None;
         }
         let mut names = Vec::new();
@@ -3569,12 +3499,7 @@ impl<'a> Lowerer<'a> {
         let Expr::Path(func) = &*call.func else {
             return false;
         };
-        let names = crate::syntax::segment_names(&func.path);
-        let swap = match names.iter().map(String::as_str).collect::<Vec<_>>()[..] {
-            ["swap"] | ["mem", "swap"] => true,
-            [root, "mem", "swap"] => matches!(root, "std" | "core"),
-            _ => false,
-        };
+        let swap = is_mem_swap(&func.path, true);
         let [(0, a), (1, b)] = written[..] else {
             return false;
         };
@@ -4548,6 +4473,61 @@ fn escapes(expr: &Expr) -> bool {
     };
     finder.visit_expr(expr);
     finder.found
+}
+
+/// Whether `path` names `std::mem::swap` (`core::mem::swap`, `mem::swap`), or is a bare
+/// `swap` where `bare` allows it (as [`Lowerer::swaps`] takes two arrays; a swap of two
+/// scalar locals asks for the `mem` path).
+fn is_mem_swap(path: &syn::Path, bare: bool) -> bool {
+    let names = crate::syntax::segment_names(path);
+    match names.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        ["swap"] => bare,
+        ["mem", "swap"] => true,
+        [root, "mem", "swap"] => matches!(root, "std" | "core"),
+        _ => false,
+    }
+}
+
+/// Whether `stmts` assign `binding` at least once, by a `Def` each time, and `accepts`
+/// every such `Def`'s op. A statement that sets it otherwise (a writing call's result or
+/// parts, a swap) is refused: the answer errs towards `false`.
+fn assigns_only(stmts: &[Stmt], binding: BindingId, accepts: &dyn Fn(&Op) -> bool) -> bool {
+    fn walk(
+        stmts: &[Stmt],
+        binding: BindingId,
+        accepts: &dyn Fn(&Op) -> bool,
+        seen: &mut bool,
+    ) -> bool {
+        stmts.iter().all(|stmt| match stmt {
+            Stmt::Def { target, op, .. } => match target {
+                Target::Assign { binding: b } | Target::Let { binding: b, .. } if *b == binding => {
+                    *seen = true;
+                    accepts(op)
+                }
+                _ => true,
+            },
+            Stmt::If {
+                then_branch,
+                else_branch,
+                ..
+            } => {
+                walk(&then_branch.stmts, binding, accepts, seen)
+                    && walk(&else_branch.stmts, binding, accepts, seen)
+            }
+            Stmt::Match { arms, .. } => arms
+                .iter()
+                .all(|arm| walk(&arm.body.stmts, binding, accepts, seen)),
+            Stmt::Loop { body, .. } | Stmt::Scope(body) => {
+                walk(&body.stmts, binding, accepts, seen)
+            }
+            Stmt::CallParts { parts, .. } => !parts.contains(&binding),
+            Stmt::CallWrites { result, .. } => !result.bindings().contains(&binding),
+            Stmt::Swap { a, b, .. } => *a != binding && *b != binding,
+            Stmt::Plain(_) | Stmt::Declare { .. } | Stmt::Jump { .. } => true,
+        })
+    }
+    let mut seen = false;
+    walk(stmts, binding, accepts, &mut seen) && seen
 }
 
 /// Whether `expr` is an `if`/`match` (or a block) whose every branch is a constant alone
