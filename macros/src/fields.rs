@@ -239,7 +239,13 @@ impl Uses<'_> {
     fn rebuilt(&self, at: proc_macro2::Span) -> Expr {
         let path = self.path;
         let fields = self.parts.iter().map(|(field, _)| field);
-        let parts = self.parts.iter().map(|(_, part)| part);
+        // each local named where the use is written (resolved as declared: hygiene kept),
+        // so that lowering's message on a field (an array field passed whole) is there
+        let parts = self.parts.iter().map(|(_, part)| {
+            let mut part = part.clone();
+            part.set_span(part.span().located_at(at));
+            part
+        });
         syn::parse_quote_spanned!(at=> #path { #(#fields: #parts),* })
     }
 

@@ -938,11 +938,42 @@ impl Rewriter<'_> {
             self.fields.push((name.clone(), expr.clone()));
             return Some(name);
         }
+        if let Expr::Index(index) = expr {
+            return self.indexed_row(index);
+        }
         let ident = single_ident(expr)?;
         (self.arrays.contains(&ident.to_string())
             || self.view(ident).is_some()
             || constant_item(ident))
         .then(|| ident.clone())
+    }
+
+    /// A row of an array of rows picked by index as a source (`m[r].iter()`, `&w[r]` in a
+    /// `zip`; a matrix-vector product's `w[r].iter().zip(x).map(|(a, b)| a * b).sum()`): a
+    /// row view of `m` (element `j` is `m[row][j]`, as in [`rows_loop`](Self::rows_loop)),
+    /// the index evaluated once into a fresh `usize` local bound where the rewritten form
+    /// starts, where the iterator would evaluate it. The view lives while the form is
+    /// rewritten ([`with_fields`](Self::with_fields) drops it).
+    fn indexed_row(&mut self, index: &syn::ExprIndex) -> Option<Ident> {
+        let array = single_ident(strip_parens(&index.expr))?;
+        if !self.rows.contains(&array.to_string())
+            || matches!(strip_parens(&index.index), Expr::Range(_))
+        {
+            return None;
+        }
+        let position = self.fresh("row");
+        let at = &index.index;
+        self.fields.push((position.clone(), syn::parse_quote!(#at)));
+        let name = self.fresh("indexed_row");
+        self.views.push(View {
+            name: name.to_string(),
+            array: array.clone(),
+            offset: position.clone(),
+            len: quote!(#array[#position].len()),
+            row: true,
+            stride: None,
+        });
+        Some(name)
     }
 
     /// A field as a source (`self.w`, `model.layer.bias`): read as constants, since a
@@ -967,9 +998,12 @@ impl Rewriter<'_> {
     /// `rewrite`'s result, in a block binding the fields and literals it took as sources
     /// (if any); those a failed attempt took are forgotten.
     fn with_fields(&mut self, rewrite: impl FnOnce(&mut Self) -> Option<Expr>) -> Option<Expr> {
-        let taken = self.fields.len();
+        let (taken, viewed) = (self.fields.len(), self.views.len());
         let rewritten = rewrite(self);
         let fields = self.fields.split_off(taken);
+        // the views of indexed rows the form took (`indexed_row`); any other view a
+        // rewrite pushes it pops itself
+        self.views.truncate(viewed);
         let rewritten = rewritten?;
         if fields.is_empty() {
             return Some(rewritten);

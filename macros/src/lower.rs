@@ -882,7 +882,7 @@ impl<'a> Lowerer<'a> {
                     && self.mode == Mode::Scalar
                     && is_array_local(local, &self.floats)
                 {
-                    self.lower_array_literal(ident, mutable, key, expr, &elems);
+                    self.lower_array_literal(ident, mutable, Some(key), expr, &elems);
                     return;
                 }
                 if let Some((row, count)) = array_repeat(expr)
@@ -1569,7 +1569,7 @@ impl<'a> Lowerer<'a> {
         &mut self,
         ident: &Ident,
         mutable: bool,
-        key: DeclKey,
+        key: Option<DeclKey>,
         expr: &Expr,
         elems: &[Expr],
     ) {
@@ -1603,7 +1603,7 @@ impl<'a> Lowerer<'a> {
             (Expr::Macro(_), None) => syn::parse_quote!(::std::vec![#zero; #n]),
             (_, None) => syn::parse_quote!([#zero; #n]),
         };
-        let binding = self.bind(ident, true, Some(key));
+        let binding = self.bind(ident, true, key);
         self.bindings[binding].row = row.map(|row| quote!(#row));
         // Written element by element below: `mut` whatever the user wrote.
         let _ = mutable;
@@ -3304,6 +3304,9 @@ impl<'a> Lowerer<'a> {
                         fwd: syn::parse_quote!(&#name),
                     };
                 }
+                if let Some(operand) = self.array_literal_arg(arg) {
+                    return operand;
+                }
                 // `&mut a` (or a part, `&mut a[1..]`) where no writing call is lowered
                 if let Expr::Reference(reference) = strip_parens(arg)
                     && let Some(mutability) = &reference.mutability
@@ -4262,6 +4265,36 @@ impl<'a> Lowerer<'a> {
             syn::parse_quote!(#generated::row_of_zeros(&#array[#start]))
         };
         (zeros, syn::parse_quote!(#array[#start][#j]))
+    }
+
+    /// An array literal of differentiable values passed whole (`norm([x[0], 2.0 * x[1]])`,
+    /// `dot(&[a, b], w)`): a fresh local array holding it, lowered as `let t = [..];` is,
+    /// where the argument stands (Rust evaluates the literal there too), passed in its
+    /// place (by value or borrowed, as written). `None` for any other argument, and for a
+    /// literal of constants (passed as written).
+    fn array_literal_arg(&mut self, arg: &Expr) -> Option<Operand> {
+        let (literal, by_ref) = match strip_parens(arg) {
+            Expr::Reference(reference) if reference.mutability.is_none() => {
+                (strip_parens(&reference.expr), true)
+            }
+            other => (other, false),
+        };
+        let Expr::Array(array) = literal else {
+            return None;
+        };
+        if self.mode != Mode::Scalar || !self.mentions_active(literal) {
+            return None;
+        }
+        let name = self.temp_name();
+        let elems: Vec<Expr> = array.elems.iter().cloned().collect();
+        self.lower_array_literal(&name, false, None, literal, &elems);
+        let binding = self.lookup(&name)?;
+        let fwd = if by_ref {
+            syn::parse_quote!(&#name)
+        } else {
+            syn::parse_quote!(#name)
+        };
+        Some(Operand::Active { binding, fwd })
     }
 
     /// The struct passed on whole an argument passes (`s`, `&s`), if any.

@@ -334,7 +334,13 @@ impl Generator<'_> {
                     let expr = arg.fwd();
                     quote!(::core::clone::Clone::clone(&#expr))
                 }
-                Passed::Array { name, .. } => quote!(generated::snapshot(&#name[..])),
+                // an owned array keeps its own type (`[F; N]` of a const generic `N`
+                // cannot be rebuilt from a slice: rustc could not infer `N`)
+                Passed::Array {
+                    name,
+                    form: Form::Owned,
+                } => quote!(::core::clone::Clone::clone(&#name)),
+                Passed::Array { name, .. } => quote!(generated::snapshot(&#name)),
             };
             code.extend(self.save(Self::replay_save_name(id, k), depth).keep(value));
         }
@@ -389,15 +395,13 @@ impl Generator<'_> {
                             self.scratches.borrow_mut().push(scratch.clone());
                             if *form == Form::UnlessRead {
                                 let name = mixed(&format!("lent{id}"));
-                                lent = Some((scratch, name.clone()));
+                                lent = Some((scratch, saved.clone(), name.clone()));
                                 quote!(#name)
                             } else {
-                                quote!(generated::RestoreMut::restore_mut(&mut #scratch))
+                                quote!(generated::RestoreMut::restore_mut(&mut #scratch, #saved))
                             }
                         }
-                        Form::Owned => {
-                            quote!(generated::RestoreOwned::restore_owned(&(#saved)[..]))
-                        }
+                        Form::Owned => quote!(::core::clone::Clone::clone(#saved)),
                     };
                     (value, quote!((#saved).len()))
                 }
@@ -423,8 +427,8 @@ impl Generator<'_> {
             replay.extend(self.accumulate_argument(arg, quote!(#grads.#index)));
         }
         match lent {
-            Some((scratch, name)) => code.extend(quote! {
-                generated::replay_unless_read(&mut #scratch, |#name| { #replay });
+            Some((scratch, saved, name)) => code.extend(quote! {
+                generated::replay_unless_read(&mut #scratch, #saved, |#name| { #replay });
             }),
             None => code.extend(replay),
         }

@@ -6,9 +6,13 @@
 //! its arrays straight into the caller's shadows (the [`Sink`]s), instead of saving, per
 //! call, what a pullback would read and returning the arrays' cotangents as `Vec`s.
 //!
-//! The copies are taken as slices (`snapshot`) and given back in the type the callee's
-//! parameter has ([`Restore`], [`RestoreMut`], [`RestoreOwned`]): a slice, a `Vec` or a
-//! fixed-size array, inferred from the call.
+//! The copies of arrays passed by reference are taken with the kind of array they are
+//! ([`snapshot`], [`Saved`]) and given back in the type the callee's parameter has
+//! ([`Restore`], [`RestoreMut`]): a slice, a `Vec` or a fixed-size array, inferred from the
+//! call; an array passed by value is saved and given back as a clone of itself.
+
+use core::marker::PhantomData;
+use core::ops::Deref;
 
 use super::FixedShadow;
 
@@ -86,9 +90,9 @@ impl NoArraySink for NoSink {}
 ///
 /// ```
 /// let mut scratch = Vec::new();
-/// gradtape_runtime::generated::refill(&mut scratch, &vec![1.0, 2.0]);
+/// gradtape_runtime::generated::refill(&mut scratch, &[1.0, 2.0]);
 /// scratch[0] = 5.0;
-/// gradtape_runtime::generated::refill(&mut scratch, &vec![3.0]);
+/// gradtape_runtime::generated::refill(&mut scratch, &[3.0]);
 /// assert_eq!(scratch, [3.0]);
 /// ```
 #[inline]
@@ -97,130 +101,190 @@ pub fn refill<F: Clone>(scratch: &mut Vec<F>, saved: &[F]) {
     scratch.extend_from_slice(saved);
 }
 
-/// A copy of an array argument's elements as the call saw them.
+/// A copy of an array argument's elements as the call saw them, marked with the kind of
+/// array the caller passed (`K`: `[F; N]`, `Vec<F>` or `[F]`, references removed), so that
+/// the copy is lent back as the callee's parameter type even where that type's length is
+/// the callee's const generic (`fn f<const N: usize>(v: &[f64; N])`): [`Restore`] and
+/// [`RestoreMut`] give `&[F; N]` only from a copy of a `[F; N]`, which pins `N`.
 ///
 /// ```
-/// let y = vec![1.0, 2.0];
-/// assert_eq!(gradtape_runtime::generated::snapshot(&y[..]), vec![1.0, 2.0]);
+/// use gradtape_runtime::generated::{Saved, snapshot};
+/// let y = [1.0, 2.0];
+/// let saved: Saved<[f64; 2], f64> = snapshot(&y);
+/// assert_eq!(saved[..], [1.0, 2.0]);
+/// let x: &[f64] = &y;
+/// let saved: Saved<[f64], f64> = snapshot(&x);
+/// assert_eq!(saved.len(), 2);
 /// ```
-#[inline]
-pub fn snapshot<F: Clone>(elements: &[F]) -> Vec<F> {
-    elements.to_vec()
+pub struct Saved<K: ?Sized, F> {
+    elements: Vec<F>,
+    kind: PhantomData<fn() -> *const K>,
 }
 
-/// A saved copy lent as the shared array argument the callee takes: `&[F]`, `&Vec<F>` or
-/// `&[F; N]`.
+impl<K: ?Sized, F> Deref for Saved<K, F> {
+    type Target = [F];
+    #[inline]
+    fn deref(&self) -> &[F] {
+        &self.elements
+    }
+}
+
+/// An array a replayed call may be passed, seen through references: its elements and the
+/// kind of array it is ([`Saved`]).
+pub trait ArrayKind {
+    /// The element type.
+    type Element;
+    /// `[F; N]`, `Vec<F>` or `[F]`.
+    type Kind: ?Sized;
+    /// The elements in order.
+    fn elements(&self) -> &[Self::Element];
+}
+
+impl<F, const N: usize> ArrayKind for [F; N] {
+    type Element = F;
+    type Kind = [F; N];
+    #[inline]
+    fn elements(&self) -> &[F] {
+        self
+    }
+}
+
+impl<F> ArrayKind for Vec<F> {
+    type Element = F;
+    type Kind = Vec<F>;
+    #[inline]
+    fn elements(&self) -> &[F] {
+        self
+    }
+}
+
+impl<F> ArrayKind for [F] {
+    type Element = F;
+    type Kind = [F];
+    #[inline]
+    fn elements(&self) -> &[F] {
+        self
+    }
+}
+
+impl<A: ArrayKind + ?Sized> ArrayKind for &A {
+    type Element = A::Element;
+    type Kind = A::Kind;
+    #[inline]
+    fn elements(&self) -> &[A::Element] {
+        (**self).elements()
+    }
+}
+
+impl<A: ArrayKind + ?Sized> ArrayKind for &mut A {
+    type Element = A::Element;
+    type Kind = A::Kind;
+    #[inline]
+    fn elements(&self) -> &[A::Element] {
+        (**self).elements()
+    }
+}
+
+/// A copy of the array argument `array` as the call saw it (see [`Saved`]).
+#[inline]
+pub fn snapshot<A>(array: &A) -> Saved<A::Kind, A::Element>
+where
+    A: ArrayKind + ?Sized,
+    A::Element: Clone,
+{
+    Saved {
+        elements: array.elements().to_vec(),
+        kind: PhantomData,
+    }
+}
+
+/// A saved copy lent as the shared array argument the callee takes: `&[F]`, `&Vec<F>`, or
+/// `&[F; N]` from a copy of a `[F; N]` (`K`).
 ///
 /// ```
-/// use gradtape_runtime::generated::Restore;
-/// let saved = vec![1.0, 2.0];
+/// use gradtape_runtime::generated::{Restore, snapshot};
+/// let saved = snapshot(&[1.0, 2.0]);
 /// let slice: &[f64] = Restore::restore(&saved);
 /// let fixed: &[f64; 2] = Restore::restore(&saved);
 /// assert_eq!(slice, fixed);
 /// ```
-pub trait Restore<'a, F> {
-    /// The copy as the argument. (A `&Vec`, not a slice: a callee may take `&Vec<F>`.)
-    #[allow(clippy::ptr_arg)]
-    fn restore(saved: &'a Vec<F>) -> Self;
+pub trait Restore<'a, K: ?Sized, F> {
+    /// The copy as the argument.
+    fn restore(saved: &'a Saved<K, F>) -> Self;
 }
 
-impl<'a, F> Restore<'a, F> for &'a [F] {
+impl<'a, K: ?Sized, F> Restore<'a, K, F> for &'a [F] {
     #[inline]
-    fn restore(saved: &'a Vec<F>) -> Self {
-        saved
+    fn restore(saved: &'a Saved<K, F>) -> Self {
+        &saved.elements
     }
 }
 
-impl<'a, F> Restore<'a, F> for &'a Vec<F> {
+impl<'a, K: ?Sized, F> Restore<'a, K, F> for &'a Vec<F> {
     #[inline]
-    fn restore(saved: &'a Vec<F>) -> Self {
-        saved
+    fn restore(saved: &'a Saved<K, F>) -> Self {
+        &saved.elements
     }
 }
 
-impl<'a, F, const N: usize> Restore<'a, F> for &'a [F; N] {
+impl<'a, F, const N: usize> Restore<'a, [F; N], F> for &'a [F; N] {
     #[inline]
-    fn restore(saved: &'a Vec<F>) -> Self {
-        saved[..].try_into().expect("a copy has its array's length")
-    }
-}
-
-/// A scratch copy lent as the `&mut` array argument the callee writes: `&mut [F]`,
-/// `&mut Vec<F>` or `&mut [F; N]`; or as `&[F]`, where the caller passed on a `&mut [F]`
-/// parameter of its own as it is (`r(x, y)`) to a callee that only reads it (see
-/// [`PassedOn`]).
-///
-/// ```
-/// use gradtape_runtime::generated::RestoreMut;
-/// let mut scratch = vec![1.0, 2.0];
-/// let fixed: &mut [f64; 2] = RestoreMut::restore_mut(&mut scratch);
-/// fixed[0] = 3.0;
-/// assert_eq!(scratch, [3.0, 2.0]);
-/// ```
-pub trait RestoreMut<'a, F>: Sized {
-    /// Whether the callee's parameter is `&mut`: `false` for `&[F]` alone.
-    const WRITTEN: bool = true;
-    /// The scratch copy as the argument.
-    fn restore_mut(scratch: &'a mut Vec<F>) -> Self;
-}
-
-impl<'a, F> RestoreMut<'a, F> for &'a mut [F] {
-    #[inline]
-    fn restore_mut(scratch: &'a mut Vec<F>) -> Self {
-        scratch
-    }
-}
-
-impl<'a, F> RestoreMut<'a, F> for &'a [F] {
-    const WRITTEN: bool = false;
-    #[inline]
-    fn restore_mut(scratch: &'a mut Vec<F>) -> Self {
-        scratch
-    }
-}
-
-impl<'a, F> RestoreMut<'a, F> for &'a mut Vec<F> {
-    #[inline]
-    fn restore_mut(scratch: &'a mut Vec<F>) -> Self {
-        scratch
-    }
-}
-
-impl<'a, F, const N: usize> RestoreMut<'a, F> for &'a mut [F; N] {
-    #[inline]
-    fn restore_mut(scratch: &'a mut Vec<F>) -> Self {
-        (&mut scratch[..])
+    fn restore(saved: &'a Saved<[F; N], F>) -> Self {
+        saved.elements[..]
             .try_into()
             .expect("a copy has its array's length")
     }
 }
 
-/// A saved copy given as the owned array argument the callee takes by value: `Vec<F>` or
-/// `[F; N]`.
+/// A scratch copy lent as the `&mut` array argument the callee writes: `&mut [F]`,
+/// `&mut Vec<F>`, or `&mut [F; N]` where the copy `saved` the scratch was filled from is of
+/// a `[F; N]` (`K`); or as `&[F]`, where the caller passed on a `&mut [F]` parameter of its
+/// own as it is (`r(x, y)`) to a callee that only reads it (see [`PassedOn`]).
 ///
 /// ```
-/// use gradtape_runtime::generated::RestoreOwned;
-/// let saved = vec![1.0, 2.0];
-/// let fixed: [f64; 2] = RestoreOwned::restore_owned(&saved);
-/// let owned: Vec<f64> = RestoreOwned::restore_owned(&saved);
-/// assert_eq!(fixed[..], owned[..]);
+/// use gradtape_runtime::generated::{RestoreMut, refill, snapshot};
+/// let saved = snapshot(&[1.0, 2.0]);
+/// let mut scratch = Vec::new();
+/// refill(&mut scratch, &saved);
+/// let fixed: &mut [f64; 2] = RestoreMut::restore_mut(&mut scratch, &saved);
+/// fixed[0] = 3.0;
+/// assert_eq!(scratch, [3.0, 2.0]);
 /// ```
-pub trait RestoreOwned<F> {
-    /// A copy of the saved elements as the argument.
-    fn restore_owned(saved: &[F]) -> Self;
+pub trait RestoreMut<'a, K: ?Sized, F>: Sized {
+    /// Whether the callee's parameter is `&mut`: `false` for `&[F]` alone.
+    const WRITTEN: bool = true;
+    /// The scratch copy as the argument (`saved` gives only its kind).
+    fn restore_mut(scratch: &'a mut Vec<F>, saved: &Saved<K, F>) -> Self;
 }
 
-impl<F: Clone> RestoreOwned<F> for Vec<F> {
+impl<'a, K: ?Sized, F> RestoreMut<'a, K, F> for &'a mut [F] {
     #[inline]
-    fn restore_owned(saved: &[F]) -> Self {
-        saved.to_vec()
+    fn restore_mut(scratch: &'a mut Vec<F>, _: &Saved<K, F>) -> Self {
+        scratch
     }
 }
 
-impl<F: Copy, const N: usize> RestoreOwned<F> for [F; N] {
+impl<'a, K: ?Sized, F> RestoreMut<'a, K, F> for &'a [F] {
+    const WRITTEN: bool = false;
     #[inline]
-    fn restore_owned(saved: &[F]) -> Self {
-        saved.try_into().expect("a copy has its array's length")
+    fn restore_mut(scratch: &'a mut Vec<F>, _: &Saved<K, F>) -> Self {
+        scratch
+    }
+}
+
+impl<'a, K: ?Sized, F> RestoreMut<'a, K, F> for &'a mut Vec<F> {
+    #[inline]
+    fn restore_mut(scratch: &'a mut Vec<F>, _: &Saved<K, F>) -> Self {
+        scratch
+    }
+}
+
+impl<'a, F, const N: usize> RestoreMut<'a, [F; N], F> for &'a mut [F; N] {
+    #[inline]
+    fn restore_mut(scratch: &'a mut Vec<F>, _: &Saved<[F; N], F>) -> Self {
+        (&mut scratch[..])
+            .try_into()
+            .expect("a copy has its array's length")
     }
 }
 
@@ -273,23 +337,25 @@ pub trait PassedOn<G, F, M> {
 /// dropped value, and a read spelled `&y` have it.
 ///
 /// ```
-/// use gradtape_runtime::generated::replay_unless_read;
-/// let mut scratch = vec![1.0_f64, 2.0];
+/// use gradtape_runtime::generated::{replay_unless_read, snapshot};
+/// let y = vec![1.0_f64, 2.0];
+/// let (saved, mut scratch) = (snapshot(&y[..]), y.clone());
 /// let mut runs = 0;
-/// replay_unless_read(&mut scratch, |y: &mut [f64]| {
+/// replay_unless_read(&mut scratch, &saved, |y: &mut [f64]| {
 ///     y[0] = 3.0;
 ///     runs += 1;
 /// });
-/// replay_unless_read(&mut scratch, |_: &[f64]| runs += 10);
+/// replay_unless_read(&mut scratch, &saved, |_: &[f64]| runs += 10);
 /// assert_eq!((runs, scratch), (1, vec![3.0, 2.0]));
 /// ```
 #[inline]
-pub fn replay_unless_read<'a, F, A: RestoreMut<'a, F>>(
+pub fn replay_unless_read<'a, K: ?Sized, F, A: RestoreMut<'a, K, F>>(
     scratch: &'a mut Vec<F>,
+    saved: &Saved<K, F>,
     call: impl FnOnce(A),
 ) {
     if A::WRITTEN {
-        call(A::restore_mut(scratch));
+        call(A::restore_mut(scratch, saved));
     }
 }
 

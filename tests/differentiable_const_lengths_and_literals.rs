@@ -1,0 +1,256 @@
+//! Three everyday forms a batch of hand-written functions found rejected (session 35):
+//!
+//! - **callees generic over an array's length** (`fn norm<const N: usize>(v: [f64; N])`,
+//!   `&[f64; N]`, `&mut [f64; N]`) called from another annotated function: rustc's internal
+//!   `E0284` ("cannot infer the value of const parameter `N`") answered the caller, since
+//!   the replayed call's saved copy was a slice and the callee's `N` could not be read off
+//!   it. A copy now keeps the kind of array it was taken of (`generated::Saved`), and an
+//!   array passed by value is saved as a clone of itself;
+//! - **a row of an array of rows picked by index as an iterator's source**
+//!   (`w[r].iter().zip(x).map(|(a, b)| a * b).sum()`, a matrix-vector product's row):
+//!   "`sum` is not a differentiable method";
+//! - **an array literal of differentiable values passed as an argument**
+//!   (`norm([x[0], 2.0 * x[1]])`, `dot(&[a, b], w)`): "a tuple of differentiable values
+//!   is supported as ..".
+//!
+//! Each function is checked as every annotated function is (`Case`: the value to the bit,
+//! `grad_into` against `grad`, central differences, `jvp` against the gradient, and the
+//! second order by differences of the gradient and second differences of the value); the
+//! callees' own gradients against their closed forms.
+
+#[macro_use]
+mod common;
+
+use common::faces::point;
+use gradtape::differentiable;
+
+// ----- callees generic over the length -----
+
+/// The Euclidean norm of an owned array of any length.
+#[differentiable]
+fn norm_of<const N: usize>(v: [f64; N]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..N {
+        s += v[i] * v[i];
+    }
+    s.sqrt()
+}
+
+/// A weighted norm of a borrowed array of any length, the weights (squared) a slice.
+#[differentiable]
+fn weighted_norm<const N: usize>(v: &[f64; N], w: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..N {
+        s += w[i] * w[i] * v[i] * v[i];
+    }
+    s.sqrt()
+}
+
+/// Every element scaled in place, an array of any length.
+#[differentiable]
+fn scale_all<const N: usize>(v: &mut [f64; N], k: f64) {
+    for i in 0..N {
+        v[i] *= k.sin() + 1.5;
+    }
+}
+
+/// The three callees on one local array, in straight-line code: by value, borrowed, and
+/// written in place, then read again.
+#[differentiable]
+fn const_generic_calls(x: &[f64]) -> f64 {
+    let mut v = [x[0], x[1], x[2]];
+    let a = norm_of(v);
+    let b = weighted_norm(&v, &x[2..]);
+    scale_all(&mut v, x[3]);
+    a * b + norm_of(v) + v[0]
+}
+
+/// The same callees in a loop (each call's copies on the loop's stacks).
+#[differentiable]
+fn const_generic_calls_in_a_loop(x: &[f64]) -> f64 {
+    let mut v = [x[0], x[1]];
+    let mut s = 0.0;
+    for k in 0..3 {
+        scale_all(&mut v, x[2]);
+        s += weighted_norm(&v, &x[1..]) + norm_of(v) * (k as f64 + 0.5);
+    }
+    s
+}
+
+/// A caller generic over the length itself, passing its own array on.
+#[differentiable]
+fn generic_caller<const N: usize>(v: [f64; N], k: f64) -> f64 {
+    let mut w = v;
+    scale_all(&mut w, k);
+    norm_of(w) * k
+}
+
+#[test]
+fn callees_generic_over_the_length_differentiate_where_called() {
+    slices!(@second_order const_generic_calls, [5], [0], point(5, 3, -1.0, 1.0));
+    slices!(@second_order const_generic_calls_in_a_loop, [4], [0], point(4, 5, -1.0, 1.0));
+    let fixed3 = |x: &[f64]| -> [f64; 3] { [x[0], x[1], x[2]] };
+    common::faces::Case {
+        name: "generic_caller",
+        itself: &|x| generic_caller(fixed3(x), x[3]),
+        primal: &|x| generic_caller::primal(fixed3(x), x[3]),
+        grad: Some(&|x| {
+            let (value, (dv, dk)) = generic_caller::grad(fixed3(x), x[3]);
+            (value, [&dv[..], &[dk]].concat())
+        }),
+        grad_into: &|x| {
+            let (mut dv, mut dk) = ([0.0; 3], 0.0);
+            let value = generic_caller::grad_into(fixed3(x), x[3], &mut dv, &mut dk);
+            (value, [&dv[..], &[dk]].concat())
+        },
+        jvp: &|x, t| generic_caller::jvp(fixed3(x), x[3], &t[..3], t[3]),
+    }
+    .check_with_second_order(&point(4, 7, -1.0, 1.0));
+}
+
+#[test]
+fn a_callee_generic_over_the_length_has_its_closed_form_gradient() {
+    let near = |got: &[f64], expected: &[f64]| {
+        assert_eq!(got.len(), expected.len());
+        for (g, e) in got.iter().zip(expected) {
+            assert!(common::close(*g, *e, 1e-15), "{got:?} against {expected:?}");
+        }
+    };
+    // ∂|v|/∂v = v / |v|
+    let (value, (d,)) = norm_of::vjp_now([3.0, 4.0], 1.0);
+    assert_eq!(value, 5.0);
+    near(&d.unwrap(), &[0.6, 0.8]);
+    // ∂/∂vᵢ = wᵢ² vᵢ / n, ∂/∂wᵢ = wᵢ vᵢ² / n
+    let (value, (dv, dw)) = weighted_norm::vjp_now(&[3.0, 4.0, 0.0], &[1.0, 1.0, 2.0], 1.0);
+    assert_eq!(value, 5.0);
+    near(&dv.unwrap(), &[0.6, 0.8, 0.0]);
+    near(&dw.unwrap(), &[1.8, 3.2, 0.0]);
+}
+
+// ----- a row picked by index as a source -----
+
+/// A layer's rows by index: `tanh(w[r] · input)` summed, the matrix a local of rows.
+#[differentiable]
+fn indexed_rows_times_a_vector(x: &[f64]) -> f64 {
+    let w = [[x[0], x[1], x[2]], [x[3], x[4], x[5]]];
+    let input = [0.5, -1.5, 2.0];
+    let mut s = 0.0;
+    for r in 0..2 {
+        let z: f64 = w[r].iter().zip(input.iter()).map(|(a, b)| a * b).sum();
+        s += z.tanh();
+    }
+    s
+}
+
+/// A row picked by a computed index, summed by `map`, and read by index beside it; a row
+/// zipped as the right side of another row.
+#[differentiable]
+fn rows_by_computed_index(x: &[f64]) -> f64 {
+    let m = [[x[0], x[1]], [x[2], x[3]], [x[4], x[5]]];
+    let mut total = 0.0;
+    for i in 0..3 {
+        let s: f64 = m[(i + 1) % 3].iter().map(|v| v * v).sum();
+        total += s.sqrt() * m[i][0];
+        for (a, b) in m[i].iter().zip(m[2 - i].iter()) {
+            total += a * b;
+        }
+    }
+    total
+}
+
+/// A row written through `iter_mut` by index, then a determinant of the rows.
+#[differentiable]
+fn rows_written_by_index(x: &[f64]) -> f64 {
+    let mut m = [[x[0], x[1]], [x[2], x[3]]];
+    for r in 0..2 {
+        for v in m[r].iter_mut() {
+            *v = *v * 2.0 + x[4] * (r as f64);
+        }
+    }
+    m[0][0] * m[1][1] - m[0][1] * m[1][0]
+}
+
+/// A parameter's rows by index (a matrix as `&[[f64; 2]]`).
+#[differentiable]
+fn parameter_rows_by_index(w: &[[f64; 2]], x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for r in 0..w.len() {
+        let z: f64 = w[r].iter().zip(x).map(|(a, b)| a * b).sum();
+        s += z * z;
+    }
+    s
+}
+
+#[test]
+fn a_row_picked_by_index_is_a_source() {
+    slices!(@second_order indexed_rows_times_a_vector, [6], [0], point(6, 11, -1.0, 1.0));
+    slices!(@second_order rows_by_computed_index, [6], [0], point(6, 12, -1.0, 1.0));
+    slices!(@second_order rows_written_by_index, [5], [0], point(5, 13, -1.0, 1.0));
+    let rows = |x: &[f64]| -> Vec<[f64; 2]> { x.chunks(2).map(|c| [c[0], c[1]]).collect() };
+    common::faces::Case {
+        name: "parameter_rows_by_index",
+        itself: &|x| parameter_rows_by_index(&rows(&x[..6]), &x[6..]),
+        primal: &|x| parameter_rows_by_index::primal(&rows(&x[..6]), &x[6..]),
+        grad: Some(&|x| {
+            let (value, (dw, dx)) = parameter_rows_by_index::grad(&rows(&x[..6]), &x[6..]);
+            (value, [dw.as_flattened(), &dx[..]].concat())
+        }),
+        grad_into: &|x| {
+            let (mut dw, mut dx) = (vec![[0.0; 2]; 3], vec![0.0; 2]);
+            let value =
+                parameter_rows_by_index::grad_into(&rows(&x[..6]), &x[6..], &mut dw, &mut dx);
+            (value, [dw.as_flattened(), &dx[..]].concat())
+        },
+        jvp: &|x, t| parameter_rows_by_index::jvp(&rows(&x[..6]), &x[6..], &rows(&t[..6]), &t[6..]),
+    }
+    .check_with_second_order(&point(8, 14, -1.0, 1.0));
+}
+
+#[test]
+#[should_panic(expected = "index out of bounds")]
+fn a_row_index_past_the_end_panics_as_the_body_does() {
+    let _ = rows_by_computed_index::grad(&[1.0; 4]);
+}
+
+// ----- array literals as arguments -----
+
+/// The norm of a pair given by value.
+#[differentiable]
+fn norm_pair(v: [f64; 2]) -> f64 {
+    (v[0] * v[0] + v[1] * v[1]).sqrt()
+}
+
+/// A dot product of a borrowed pair with a slice.
+#[differentiable]
+fn dot_pair(a: &[f64; 2], b: &[f64]) -> f64 {
+    a[0] * b[0] + a[1] * b[1]
+}
+
+/// Literals of differentiable values as arguments, by value and borrowed, beside a literal
+/// of constants and one mixing both.
+#[differentiable]
+fn literal_arguments(x: &[f64]) -> f64 {
+    let n = norm_pair([x[0], x[1] * 2.0]);
+    n + dot_pair(&[x[1], x[0]], &[x[0], 3.0]) + dot_pair(&[1.0, 2.0], x)
+}
+
+/// A literal argument in a loop: the distances between neighbours.
+#[differentiable]
+fn literal_arguments_in_a_loop(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() - 1 {
+        s += norm_pair([x[i + 1] - x[i], 0.1 * (i as f64 + 1.0)]);
+    }
+    s
+}
+
+#[test]
+fn array_literals_of_differentiable_values_are_arguments() {
+    slices!(@second_order literal_arguments, [2], [0], point(2, 21, -1.0, 1.0));
+    slices!(@second_order literal_arguments_in_a_loop, [5], [0], point(5, 22, -1.0, 1.0));
+    // closed form: d/dx of Σ √((x₁ − x₀)² + c²) at two points, (x₁ − x₀)/√(..) each way
+    let (value, [g]) = literal_arguments_in_a_loop::grad(&[0.0, 3.0]);
+    assert_eq!(value, (9.0f64 + 0.01).sqrt());
+    let d = 3.0 / (9.0f64 + 0.01).sqrt();
+    assert_eq!(g, vec![-d, d]);
+}
