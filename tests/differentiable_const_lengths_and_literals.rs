@@ -18,6 +18,9 @@
 //! second order by differences of the gradient and second differences of the value); the
 //! callees' own gradients against their closed forms.
 
+// indexed loops are the forms under test, as users write them
+#![allow(clippy::needless_range_loop)]
+
 #[macro_use]
 mod common;
 
@@ -253,4 +256,121 @@ fn array_literals_of_differentiable_values_are_arguments() {
     assert_eq!(value, (9.0f64 + 0.01).sqrt());
     let d = 3.0 / (9.0f64 + 0.01).sqrt();
     assert_eq!(g, vec![-d, d]);
+}
+
+// ----- struct literals with array fields -----
+
+/// A linear unit whose weights are a fixed-size array, with a count and a flag besides.
+#[derive(gradtape::Differentiable, Debug, Clone, PartialEq)]
+struct Unit {
+    w: [f64; 3],
+    b: f64,
+    passes: usize,
+    flipped: bool,
+}
+
+#[differentiable]
+impl Unit {
+    /// `passes` rounds of `z ← z + Σ wᵢ xᵢ sin z`, from `b`, negated if `flipped`.
+    #[differentiable]
+    fn respond(#[differentiable] &self, x: &[f64]) -> f64 {
+        let mut z = self.b;
+        for _ in 0..self.passes {
+            for (wi, xi) in self.w.iter().zip(x) {
+                z += wi * xi * z.sin();
+            }
+        }
+        if self.flipped { -z } else { z }
+    }
+}
+
+/// The same unit through a function taking it borrowed.
+#[differentiable]
+fn unit_response(#[differentiable] unit: &Unit, x: &[f64]) -> f64 {
+    unit.respond(x) * unit.w[1]
+}
+
+/// A local struct whose array field holds differentiable values, its method called and the
+/// struct passed to a function; then a field written and the method called again.
+#[differentiable]
+fn unit_built_from_values(x: &[f64]) -> f64 {
+    let mut unit = Unit {
+        w: [x[1], 0.5, x[2] * x[0]],
+        b: x[3] * x[0],
+        passes: 2,
+        flipped: true,
+    };
+    let first = unit.respond(&x[..3]) + unit_response(&unit, &x[1..]);
+    unit.w[0] = x[3].cos();
+    first * unit.respond(&x[1..])
+}
+
+/// A struct literal with an array literal field, straight as an argument; and one whose
+/// array and count are constants (was rustc's E0277 on the tangent of the constant fields).
+#[differentiable]
+fn unit_literals_as_arguments(x: &[f64]) -> f64 {
+    let a = unit_response(
+        &Unit {
+            w: [x[0], x[1] * x[1], 1.0],
+            b: x[2],
+            passes: 1,
+            flipped: false,
+        },
+        x,
+    );
+    let fixed = Unit {
+        w: [1.0, 0.5, -0.25],
+        b: x[3] * x[0],
+        passes: 3,
+        flipped: false,
+    };
+    a + fixed.respond(&x[1..])
+}
+
+#[test]
+fn struct_literals_with_array_fields_of_values_are_passed_field_by_field() {
+    slices!(@second_order unit_built_from_values, [4], [0], point(4, 31, -1.0, 1.0));
+    slices!(@second_order unit_literals_as_arguments, [4], [0], point(4, 32, -1.0, 1.0));
+}
+
+// ----- conversions into a float type -----
+
+/// Horner's rule over `f64` coefficients in a function generic over the float type: each
+/// coefficient converted by `T::from(c).unwrap()` (was "`unwrap` is not a differentiable
+/// method": a float-to-float conversion is a cast).
+#[differentiable]
+fn horner_generic<T: gradtape::Float>(c: &[f64], x: T) -> T {
+    let mut acc = T::zero();
+    for &ck in c.iter().rev() {
+        acc = acc * x + T::from(ck).unwrap();
+    }
+    acc
+}
+
+/// `horner_generic` at `x[0]` with the coefficients `x[1..]`, and a conversion spelled
+/// `<T as NumCast>::from(..).expect(..)`.
+#[differentiable]
+fn horner_caller(x: &[f64]) -> f64 {
+    horner_generic(&x[1..], x[0])
+        + <f64 as num_traits::NumCast>::from(x[1] * x[2]).expect("a float")
+}
+
+/// `f64::from` of an `f32` (`From<f32>`), widening a value computed in `f32`.
+#[differentiable]
+fn widened(x: &[f64]) -> f64 {
+    let a = x[0] as f32;
+    f64::from(a * a) * x[1]
+}
+
+#[test]
+fn conversions_into_a_float_type_are_casts() {
+    slices!(@second_order horner_caller, [4], [0], point(4, 41, -1.0, 1.0));
+    // closed forms: ∂/∂cₖ = xᵏ, ∂/∂x = Σ k cₖ xᵏ⁻¹, in f32
+    let (value, (dc, dx)) = horner_generic::grad(&[1.0, 2.0, 4.0], 0.5_f32);
+    assert_eq!(value, 1.0 + 2.0 * 0.5 + 4.0 * 0.25);
+    assert_eq!((dc, dx), (vec![1.0, 0.5, 0.25], 2.0 + 8.0 * 0.5));
+    // a = 0.5 exactly in f32: ∂/∂x₀ = 2 a x₁, ∂/∂x₁ = a²
+    let (value, [g]) = widened::grad(&[0.5, 3.0]);
+    assert_eq!((value, g), (widened(&[0.5, 3.0]), vec![3.0, 0.25]));
+    assert_eq!(value, 0.75);
 }

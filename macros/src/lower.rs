@@ -2679,6 +2679,14 @@ impl<'a> Lowerer<'a> {
                 None => self.build_op(value),
             };
         }
+        // `T::from(v).unwrap()` (or `f64::from(v)`) of a differentiable float `v`: a cast
+        if self.mode == Mode::Scalar
+            && let Some((value, ty)) = float_conversion(expr, &self.floats)
+            && self.mentions_active(value)
+        {
+            let x = self.lower_operand(value);
+            return Some(Op::Cast { x, ty });
+        }
         match expr {
             Expr::Binary(binary) => {
                 let kind = match binary.op {
@@ -3228,10 +3236,21 @@ impl<'a> Lowerer<'a> {
             members: literal.fields.iter().map(|f| f.member.clone()).collect(),
             by_ref,
         };
+        // a field holding a whole differentiable array (`w: m_w` of a split local struct,
+        // or a literal `w: [x[0], x[1]]`, bound to a fresh local) is an array operand, whose entry
+        // (`Option<[F; N]>`) adds into the array's shadow as any array passed whole
         let operands = literal
             .fields
             .iter()
-            .map(|field| self.lower_operand(&field.expr))
+            .map(|field| match self.whole_array_arg(&field.expr) {
+                Some(binding) => Operand::Active {
+                    binding,
+                    fwd: field.expr.clone(),
+                },
+                None => self
+                    .array_literal_arg(&field.expr)
+                    .unwrap_or_else(|| self.lower_operand(&field.expr)),
+            })
             .collect();
         (shape, operands)
     }
@@ -4427,6 +4446,57 @@ impl<'a> Lowerer<'a> {
 }
 
 /// `f32` or `f64`: a cast to it is differentiable (to any other type, a constant).
+/// A conversion of one float into a float type the body names, which is a cast (a
+/// float-to-float `NumCast` is `as`, num-traits' own definition): `T::from(v).unwrap()`,
+/// `T::from(v).expect(..)`, `<T as NumCast>::from(v).unwrap()` for `T` one of `floats` (the
+/// function's float type parameters), `f32` or `f64`; and `f64::from(v)` (`From<f32>`).
+/// The value converted and the type. A value of an integer type is never differentiable,
+/// so only a float's conversion meets lowering here.
+fn float_conversion<'e>(expr: &'e Expr, floats: &[Ident]) -> Option<(&'e Expr, syn::Type)> {
+    let named = |ident: &Ident| ident == "f32" || ident == "f64" || floats.contains(ident);
+    let from = |func: &Expr| -> Option<syn::Type> {
+        let Expr::Path(path) = strip_parens(func) else {
+            return None;
+        };
+        let segments: Vec<&syn::PathSegment> = path.path.segments.iter().collect();
+        let target = match (&path.qself, segments.as_slice()) {
+            (None, [target, from]) if from.ident == "from" && target.arguments.is_none() => {
+                target.ident.clone()
+            }
+            // `<T as NumCast>::from`, `<T as num_traits::NumCast>::from`
+            (Some(qself), [.., cast, from])
+                if qself.as_token.is_some() && cast.ident == "NumCast" && from.ident == "from" =>
+            {
+                let syn::Type::Path(ty) = &*qself.ty else {
+                    return None;
+                };
+                ty.path.get_ident()?.clone()
+            }
+            _ => return None,
+        };
+        named(&target).then(|| syn::parse_quote!(#target))
+    };
+    match strip_parens(expr) {
+        Expr::MethodCall(call)
+            if (call.method == "unwrap" && call.args.is_empty())
+                || (call.method == "expect" && call.args.len() == 1) =>
+        {
+            let Expr::Call(convert) = strip_parens(&call.receiver) else {
+                return None;
+            };
+            let ty = from(&convert.func)?;
+            (convert.args.len() == 1).then(|| (&convert.args[0], ty))
+        }
+        // `f64::from(v)`: `From<f32>` (no `unwrap`, and `f32::from` takes no float)
+        Expr::Call(convert) if convert.args.len() == 1 => {
+            let ty = from(&convert.func)?;
+            matches!(&ty, syn::Type::Path(path) if path.path.is_ident("f64"))
+                .then(|| (&convert.args[0], ty))
+        }
+        _ => None,
+    }
+}
+
 fn is_float_type(ty: &syn::Type) -> bool {
     matches!(ty, syn::Type::Path(path) if path.qself.is_none()
         && path.path.get_ident().is_some_and(|ident| ident == "f32" || ident == "f64"))

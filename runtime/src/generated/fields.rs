@@ -560,22 +560,26 @@ impl<S> StructEntry<S> for Option<S> {
 }
 
 /// A field's tangent in a struct argument built by a literal (`Callee::Gathered`): the
-/// field's own tangent, or a zero where the caller gives `NoTangent` (a constant field).
+/// field's own tangent, or a zero of the field's type where the caller gives `NoTangent`
+/// (a field of constants: a float, a fixed-size array of floats, or an integer, `bool` or
+/// `char` field, whose tangent the callee never reads).
 ///
 /// ```
 /// use gradtape_runtime::generated::{NoTangent, field_tangent};
 /// assert_eq!(field_tangent::<f64, _>(1.5), 1.5);
 /// assert_eq!(field_tangent::<f64, _>(NoTangent), 0.0);
+/// assert_eq!(field_tangent::<[f32; 2], _>(NoTangent), [0.0; 2]);
+/// assert_eq!(field_tangent::<usize, _>(NoTangent), 0);
 /// ```
 #[inline(always)]
-pub fn field_tangent<F: Float, T: FieldTangent<F>>(tangent: T) -> F {
+pub fn field_tangent<V, T: FieldTangent<V>>(tangent: T) -> V {
     tangent.tangent()
 }
 
 /// What [`field_tangent`] takes: a float's tangent, or `NoTangent`.
-pub trait FieldTangent<F> {
+pub trait FieldTangent<V> {
     /// The tangent, zero for `NoTangent`.
-    fn tangent(self) -> F;
+    fn tangent(self) -> V;
 }
 
 impl<F: Float> FieldTangent<F> for F {
@@ -583,6 +587,48 @@ impl<F: Float> FieldTangent<F> for F {
     fn tangent(self) -> F {
         self
     }
+}
+
+impl<F: Float, const N: usize> FieldTangent<[F; N]> for super::NoTangent {
+    #[inline(always)]
+    fn tangent(self) -> [F; N] {
+        [F::ZERO; N]
+    }
+}
+
+impl<F: Float, const N: usize, const M: usize> FieldTangent<[[F; N]; M]> for super::NoTangent {
+    #[inline(always)]
+    fn tangent(self) -> [[F; N]; M] {
+        [[F::ZERO; N]; M]
+    }
+}
+
+/// A fixed-size array field's tangent from the tangent shadow of the array the caller
+/// passes there (`S { w: a, .. }` of a differentiable local array `a`).
+impl<F: Float, const N: usize> FieldTangent<[F; N]> for &super::Shadow<'_, F> {
+    #[inline]
+    fn tangent(self) -> [F; N] {
+        core::array::from_fn(|i| self.get(i))
+    }
+}
+
+/// `NoTangent` as the tangent of a constant field of a type that has none (a count, a
+/// flag): its zero value, which the callee never reads (its constant fields are read from
+/// the value, not the tangent).
+macro_rules! constant_field_tangents {
+    ($($ty:ty => $zero:expr),* $(,)?) => {$(
+        impl FieldTangent<$ty> for super::NoTangent {
+            #[inline(always)]
+            fn tangent(self) -> $ty {
+                $zero
+            }
+        }
+    )*};
+}
+
+constant_field_tangents! {
+    usize => 0, isize => 0, u8 => 0, u16 => 0, u32 => 0, u64 => 0, i8 => 0, i16 => 0,
+    i32 => 0, i64 => 0, bool => false, char => '\0',
 }
 
 impl<F: Float> FieldTangent<F> for super::NoTangent {
