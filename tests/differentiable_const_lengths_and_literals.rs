@@ -374,3 +374,39 @@ fn conversions_into_a_float_type_are_casts() {
     assert_eq!((value, g), (widened(&[0.5, 3.0]), vec![3.0, 0.25]));
     assert_eq!(value, 0.75);
 }
+
+// ----- ragged rows written out -----
+
+/// A ragged matrix written out row by row (`Vec<Vec<f64>>` of values and a constant),
+/// read by rows in a `for` loop with an iterator chain, and by index.
+#[differentiable]
+fn ragged_rows_written_out(x: &[f64]) -> f64 {
+    let m = vec![vec![x[0], x[1]], vec![x[2], x[3] * x[0], 0.5]];
+    let v = [1.0, 2.0, -1.0];
+    let mut s = 0.0;
+    for row in &m {
+        let r: f64 = row.iter().zip(v.iter()).map(|(a, b)| a * b).sum();
+        s += r * r;
+    }
+    s + m[1][2] * m[0][1] + m[1].len() as f64
+}
+
+/// Written out, then changed in place and summed.
+#[differentiable]
+fn ragged_rows_written_out_then_changed(x: &[f64]) -> f64 {
+    let mut m = vec![vec![x[0].sin()], vec![x[1], x[2]]];
+    m[1][0] *= x[0];
+    let mut s = 0.0;
+    for i in 0..m.len() {
+        for j in 0..m[i].len() {
+            s += m[i][j] * m[i][j] * (j as f64 + 1.0);
+        }
+    }
+    s
+}
+
+#[test]
+fn ragged_rows_written_out_are_arrays_of_rows() {
+    slices!(@second_order ragged_rows_written_out, [4], [0], point(4, 51, -1.0, 1.0));
+    slices!(@second_order ragged_rows_written_out_then_changed, [3], [0], point(3, 52, -1.0, 1.0));
+}

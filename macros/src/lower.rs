@@ -1573,6 +1573,21 @@ impl<'a> Lowerer<'a> {
         expr: &Expr,
         elems: &[Expr],
     ) {
+        // `vec![vec![a, b], vec![c, d, e]]`: ragged rows (`Vec<Vec<F>>`), of any lengths
+        if let Expr::Macro(_) = expr
+            && let Some(rows) = elems
+                .iter()
+                .map(|e| match strip_parens(e) {
+                    row @ Expr::Macro(_) => array_elements(row),
+                    _ => None,
+                })
+                .collect::<Option<Vec<Vec<Expr>>>>()
+            && !rows.is_empty()
+            && let Some(key) = key
+        {
+            self.lower_ragged_literal(ident, key, &rows);
+            return;
+        }
         // `[[a, b], [c, d]]`: rows of one length, written element by element into zeros
         // of that shape through the flat shadow.
         let rows: Option<Vec<Vec<Expr>>> = elems
@@ -1624,6 +1639,31 @@ impl<'a> Lowerer<'a> {
                     clone: false,
                 },
             });
+        }
+    }
+
+    /// `let m = vec![vec![a, b], vec![c, d, e]];` of differentiable values (a ragged
+    /// `Vec<Vec<F>>`): each value into a fresh local first, row by row in order (before the
+    /// name exists, as any `let`'s value), zeros of the rows' lengths, then one element
+    /// write per value, lowered as the user's `m[k][j] = ..` is.
+    fn lower_ragged_literal(&mut self, ident: &Ident, key: DeclKey, rows: &[Vec<Expr>]) {
+        let mut fills = Vec::new();
+        for (k, row) in rows.iter().enumerate() {
+            for (j, value) in row.iter().enumerate() {
+                let fill = mixed(&format!("gradtape_fill{k}_{j}"));
+                self.lower_stmt(&syn::parse_quote!(let #fill = #value;));
+                fills.push((k, j, fill));
+            }
+        }
+        let generated = crate::generate::paths::generated();
+        let zero = quote!(#generated::element_zero());
+        let lens = rows.iter().map(Vec::len);
+        let zeros: Expr = syn::parse_quote!(::std::vec![#(::std::vec![#zero; #lens]),*]);
+        let binding = self.bind(ident, true, Some(key));
+        self.make_ragged(binding);
+        self.declare_zeros(binding, zeros);
+        for (k, j, fill) in fills {
+            self.lower_stmt(&syn::parse_quote!(#ident[#k][#j] = #fill;));
         }
     }
 
@@ -5425,8 +5465,8 @@ fn copied_row(row: Option<TokenStream>, copy: &Ident) -> Option<TokenStream> {
     }
 }
 
-/// Whether a local is a ragged array of rows: typed `Vec<Vec<F>>`, or zeros
-/// `vec![vec![0.0; n]; m]`.
+/// Whether a local is a ragged array of rows: typed `Vec<Vec<F>>`, zeros
+/// `vec![vec![0.0; n]; m]`, or rows written out, `vec![vec![a, b], vec![c, d, e]]`.
 pub fn is_ragged_local(local: &syn::Local, floats: &[Ident]) -> bool {
     if let Pat::Type(typed) = &local.pat {
         return crate::model::sig::float_ragged_rows(&typed.ty, floats).is_some();
@@ -5441,8 +5481,15 @@ pub fn is_ragged_local(local: &syn::Local, floats: &[Ident]) -> bool {
         return false;
     }
     let tokens = &mac.mac.tokens;
-    matches!(syn::parse2::<Expr>(quote!([#tokens])), Ok(Expr::Repeat(repeat))
-        if matches!(strip_parens(&repeat.expr), Expr::Macro(row) if row.mac.path.is_ident("vec")))
+    let is_vec =
+        |row: &Expr| matches!(strip_parens(row), Expr::Macro(row) if row.mac.path.is_ident("vec"));
+    match syn::parse2::<Expr>(quote!([#tokens])) {
+        // `vec![vec![e; n]; m]`
+        Ok(Expr::Repeat(repeat)) => is_vec(&repeat.expr),
+        // `vec![vec![a, b], vec![c, d, e]]`
+        Ok(Expr::Array(rows)) => !rows.elems.is_empty() && rows.elems.iter().all(is_vec),
+        _ => false,
+    }
 }
 
 /// The row of a local array of rows made by repeating one (`[[e; N]; M]`, `[[a, b]; M]`,
