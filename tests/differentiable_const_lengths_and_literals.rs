@@ -410,3 +410,44 @@ fn ragged_rows_written_out_are_arrays_of_rows() {
     slices!(@second_order ragged_rows_written_out, [4], [0], point(4, 51, -1.0, 1.0));
     slices!(@second_order ragged_rows_written_out_then_changed, [3], [0], point(3, 52, -1.0, 1.0));
 }
+
+// ----- a tuple local assigned whole -----
+
+/// `z³` for the complex `z = x₀ + i x₁` kept as a tuple, its modulus: the tuple starts as
+/// constants and a tuple of differentiable values is assigned to it whole in the loop (was
+/// "a tuple of differentiable values is supported as .."; a tuple local read by parts was
+/// split, but not one assigned whole).
+#[differentiable]
+fn complex_cube_modulus(x: &[f64]) -> f64 {
+    let z = (x[0], x[1]);
+    let mut w = (1.0, 0.0);
+    for _ in 0..3 {
+        w = (w.0 * z.0 - w.1 * z.1, w.0 * z.1 + w.1 * z.0);
+    }
+    (w.0 * w.0 + w.1 * w.1).sqrt()
+}
+
+/// A position and velocity as a tuple, stepped by a tuple assignment that reads both old
+/// parts (both read before either is written, as Rust evaluates the tuple first).
+#[differentiable]
+fn tuple_state_stepped(x: &[f64]) -> f64 {
+    let mut state = (x[0], x[1]);
+    for _ in 0..4 {
+        state = (state.0 + 0.1 * state.1, state.1 - 0.1 * state.0.sin());
+    }
+    state.0 * state.1
+}
+
+#[test]
+fn a_tuple_local_assigned_whole_is_split_into_parts() {
+    slices!(@second_order complex_cube_modulus, [2], [0], point(2, 61, -1.0, 1.0));
+    slices!(@second_order tuple_state_stepped, [2], [0], point(2, 62, -1.0, 1.0));
+    // |z³| = |z|³
+    let (value, [g]) = complex_cube_modulus::grad(&[3.0, 4.0]);
+    assert!(common::close(value, 125.0, 1e-15));
+    // ∂|z|³/∂x = 3 |z| x: (45, 60)
+    assert!(
+        common::close(g[0], 45.0, 1e-14) && common::close(g[1], 60.0, 1e-14),
+        "{g:?}"
+    );
+}

@@ -505,9 +505,12 @@ impl<'a> Lowerer<'a> {
                 }
                 return;
             }
+            // (a tuple literal of constants too: `let mut w = (1.0, 0.0);` that a tuple of
+            // differentiable values is assigned to later, `w = (w.0 * a, w.1 * b);`)
             if let syn::Stmt::Local(local) = stmt
                 && let Some(init) = &local.init
-                && self.mentions_active(&init.expr)
+                && (self.mentions_active(&init.expr)
+                    || matches!(strip_parens(&init.expr), Expr::Tuple(_)))
                 && let Some(split) =
                     split_tuple_local(local, &stmts[i + 1..], self.mode == Mode::Scalar)
             {
@@ -4815,6 +4818,9 @@ fn split_tuple_local(
         named: Vec<Ident>,
         /// Replaced whole by a call's value (`s = step(s.x, s.v, dt);`): a struct result's.
         assigned: bool,
+        /// The arities of the tuple literals assigned to it whole (`w = (w.0 * a, w.1)`),
+        /// which the split writes part by part, `(w__0, w__1) = (..);`.
+        tuples_assigned: Vec<usize>,
         /// The scrutinee of a `match` (`match p { (a, b) if a > b => .. }`), which reads
         /// every part: a tuple literal's local only, whose arity is known.
         matched: bool,
@@ -4836,6 +4842,13 @@ fn split_tuple_local(
                 && is_call_by_name(&assign.right)
             {
                 self.assigned = true;
+                self.visit_expr(&assign.right);
+                return;
+            }
+            if single_ident(&assign.left).is_some_and(|left| left == self.name)
+                && let Expr::Tuple(tuple) = strip_parens(&assign.right)
+            {
+                self.tuples_assigned.push(tuple.elems.len());
                 self.visit_expr(&assign.right);
                 return;
             }
@@ -4880,6 +4893,7 @@ fn split_tuple_local(
         fields: Vec::new(),
         named: Vec::new(),
         assigned: false,
+        tuples_assigned: Vec::new(),
         matched: false,
         whole: false,
     };
@@ -4897,13 +4911,26 @@ fn split_tuple_local(
     {
         return None;
     }
+    // a tuple literal assigned whole is written part by part: only of the local's arity
+    if !uses.tuples_assigned.is_empty()
+        && (!uses.named.is_empty()
+            || uses
+                .tuples_assigned
+                .iter()
+                .any(|&n| Some(n) != arity_of_tuple))
+    {
+        return None;
+    }
     if !uses.named.is_empty() {
         // a struct result of a call read by field: `s.x` the part `s__x`; only a call's
         // (a struct literal's local is `fields.rs`'s), in scalar mode
         return (structs && arity_of_tuple.is_none())
             .then(|| split_struct_local(pat, &init.expr, &uses.named, rest, shadow));
     }
-    if (uses.fields.is_empty() && !uses.matched) || method_call || uses.assigned {
+    if (uses.fields.is_empty() && !uses.matched && uses.tuples_assigned.is_empty())
+        || method_call
+        || uses.assigned
+    {
         return None;
     }
     let arity =
@@ -4923,6 +4950,17 @@ fn split_tuple_local(
     }
     impl VisitMut for Rename<'_> {
         fn visit_expr_mut(&mut self, expr: &mut Expr) {
+            // `p = (a, b);`: the parts assigned, `(p__0, p__1) = (a, b);` (the values read
+            // first, as Rust evaluates a tuple before it assigns)
+            if let Expr::Assign(assign) = expr
+                && single_ident(&assign.left).is_some_and(|left| left == self.name)
+                && matches!(strip_parens(&assign.right), Expr::Tuple(_))
+            {
+                self.visit_expr_mut(&mut assign.right);
+                let parts = (0..self.arity).map(|k| (self.part)(k));
+                *assign.left = syn::parse_quote!((#(#parts,)*));
+                return;
+            }
             // `match p { .. }`: the parts as a tuple, which `bind_active_scrutinee` takes
             // apart again (the same values, read where `p` was)
             if let Expr::Match(expr_match) = expr
