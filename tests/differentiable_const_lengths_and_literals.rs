@@ -19,7 +19,7 @@
 //! callees' own gradients against their closed forms.
 
 // indexed loops are the forms under test, as users write them
-#![allow(clippy::needless_range_loop)]
+#![allow(clippy::needless_range_loop, clippy::useless_vec)]
 
 #[macro_use]
 mod common;
