@@ -451,3 +451,62 @@ fn a_tuple_local_assigned_whole_is_split_into_parts() {
         "{g:?}"
     );
 }
+
+/// Positions and velocities as `Vec` fields of a struct marked differentiable.
+#[derive(gradtape::Differentiable, Debug, Clone, PartialEq)]
+struct Swarm {
+    pos: Vec<f64>,
+    vel: Vec<f64>,
+}
+
+/// The kinetic energy after a step of a linear restoring force.
+#[differentiable]
+fn kinetic_after_a_step(#[differentiable] swarm: &Swarm, dt: f64) -> f64 {
+    let mut e = 0.0;
+    for i in 0..swarm.pos.len() {
+        let v = swarm.vel[i] - dt * swarm.pos[i];
+        e += 0.5 * v * v;
+    }
+    e
+}
+
+/// A local struct whose `Vec` fields hold values (copied into the call's literal: the
+/// fields stay the caller's), passed twice, a field changed between.
+#[differentiable]
+fn swarm_built_from_values(x: &[f64]) -> f64 {
+    let mut swarm = Swarm {
+        pos: vec![x[0], x[1]],
+        vel: vec![x[2], x[3] * x[0]],
+    };
+    let first = kinetic_after_a_step(&swarm, 0.1);
+    swarm.pos[1] = x[2].sin();
+    first * kinetic_after_a_step(&swarm, 0.2) + swarm.vel[0]
+}
+
+#[test]
+fn struct_literals_with_vec_fields_of_values_are_copied_into_the_call() {
+    slices!(@second_order swarm_built_from_values, [4], [0], point(4, 33, -1.0, 1.0));
+}
+
+// ----- a collect from a local array -----
+
+/// Scores written into a local buffer, then mapped and collected (a softmax's weights):
+/// the collect over a local array was "`collect` is not a differentiable method" (only
+/// the parameters were known as arrays to the rewrite of collects).
+#[differentiable]
+fn softmax_of_local_scores(x: &[f64]) -> f64 {
+    let keys = [[1.0, 0.0], [0.5, 0.5], [0.0, 1.0]];
+    let mut scores = vec![0.0; 3];
+    for (i, k) in keys.iter().enumerate() {
+        scores[i] = x[0] * k[0] + x[1] * k[1];
+    }
+    let m = scores.iter().cloned().fold(f64::MIN, f64::max);
+    let w: Vec<f64> = scores.iter().map(|s| (s - m).exp()).collect();
+    let z: f64 = w.iter().sum();
+    (w[0] + 2.0 * w[1] + 3.0 * w[2]) / z
+}
+
+#[test]
+fn a_local_array_is_collected_from() {
+    slices!(@second_order softmax_of_local_scores, [2], [0], point(2, 71, -1.0, 1.0));
+}

@@ -99,7 +99,17 @@ pub fn desugar(
     for stmt in &mut stmts {
         FuseMaps.visit_stmt_mut(stmt);
     }
-    let stmts = copies(stmts, &arrays, &rows, fixed, widths, floats);
+    // the copies and collects read the body's local arrays too (`let mut s = vec![0.0;
+    // n]; .. s.iter().map(f).collect()`), not the parameters' alone
+    let (known_arrays, known_rows) = {
+        let (mut known_arrays, mut known_rows) = (arrays.clone(), rows.clone());
+        let mut locals = Locals(&mut known_arrays, &mut known_rows, floats);
+        for stmt in &stmts {
+            locals.visit_stmt(stmt);
+        }
+        (known_arrays, known_rows)
+    };
+    let stmts = copies(stmts, &known_arrays, &known_rows, fixed, widths, floats);
     let mut locals = Locals(&mut arrays, &mut rows, floats);
     for stmt in &stmts {
         locals.visit_stmt(stmt);

@@ -3286,10 +3286,15 @@ impl<'a> Lowerer<'a> {
             .fields
             .iter()
             .map(|field| match self.whole_array_arg(&field.expr) {
-                Some(binding) => Operand::Active {
-                    binding,
-                    fwd: field.expr.clone(),
-                },
+                // a copy into the literal: the caller's array (a `Vec` too) stays its own,
+                // as the struct it stands for was only borrowed
+                Some(binding) => {
+                    let expr = &field.expr;
+                    Operand::Active {
+                        binding,
+                        fwd: syn::parse_quote!(::core::clone::Clone::clone(&#expr)),
+                    }
+                }
                 None => self
                     .array_literal_arg(&field.expr)
                     .unwrap_or_else(|| self.lower_operand(&field.expr)),

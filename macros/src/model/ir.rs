@@ -181,8 +181,10 @@ impl Callee {
                     // runtime's message there
                     let span = syn::spanned::Spanned::span(path);
                     let at = crate::generate::paths::generated_at(span);
+                    // each field's cotangent cloned out of the entry (an array field's
+                    // is no `Copy`)
                     for member in members {
-                        flat.push(quote::quote_spanned!(span=> #at::StructEntry::field(&#entries.#index, |s| s.#member)));
+                        flat.push(quote::quote_spanned!(span=> #at::StructEntry::field(&#entries.#index, |s| ::core::clone::Clone::clone(&s.#member))));
                     }
                 }
             }

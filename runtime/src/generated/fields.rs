@@ -603,12 +603,20 @@ impl<F: Float, const N: usize, const M: usize> FieldTangent<[[F; N]; M]> for sup
     }
 }
 
-/// A fixed-size array field's tangent from the tangent shadow of the array the caller
-/// passes there (`S { w: a, .. }` of a differentiable local array `a`).
+/// An array field's tangent from the tangent shadow of the array the caller passes there
+/// (`S { w: a, .. }` of a differentiable local array `a`): `[F; N]`, or a `Vec` of the
+/// shadow's length (a local's shadow has the array's length from its declaration on).
 impl<F: Float, const N: usize> FieldTangent<[F; N]> for &super::Shadow<'_, F> {
     #[inline]
     fn tangent(self) -> [F; N] {
         core::array::from_fn(|i| self.get(i))
+    }
+}
+
+impl<F: Float> FieldTangent<Vec<F>> for &super::Shadow<'_, F> {
+    #[inline]
+    fn tangent(self) -> Vec<F> {
+        self.values().to_vec()
     }
 }
 

@@ -123,7 +123,7 @@ impl<'b, F: Copy + Default> Shadow<'b, F> {
         }
     }
 
-    fn values(&self) -> &[F] {
+    pub(crate) fn values(&self) -> &[F] {
         match &self.data {
             Data::Owned(values) => values,
             Data::Borrowed(values) => values,
