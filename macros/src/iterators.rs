@@ -97,6 +97,7 @@ pub fn desugar(
 ) -> Vec<syn::Stmt> {
     let mut stmts = stmts;
     for stmt in &mut stmts {
+        CommuteMaps.visit_stmt_mut(stmt);
         FuseMaps.visit_stmt_mut(stmt);
     }
     let stmts = copies(stmts, &arrays, &rows, fixed, widths, floats);
@@ -153,6 +154,111 @@ fn constant_item(ident: &Ident) -> bool {
         && name
             .chars()
             .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+}
+
+/// `recv.map(f).rev()` as `recv.rev().map(f)` (also `take(n)`; `skip(n)` and
+/// `step_by(s)` when `f` is [free of effects](free_of_effects)), innermost first and again
+/// on the new receiver (`recv.map(f).rev().skip(1)` is `recv.rev().skip(1).map(f)`), so
+/// that the map that more adapters follow comes after every adapter that skips or
+/// reorders items, a form the chains take. Exact: `Rev<Map>` and `Map<Rev>` both call `f`
+/// on the back item as each item is taken, and `take` calls the iterator below it only
+/// for the items it yields; `skip` and `step_by` do call `f` on the items they pass
+/// over, which no one can tell when `f` has no effect. The adapter's argument is then
+/// evaluated before the closure is made rather than after: making a closure (not `move`)
+/// runs nothing, and an argument that could change what it borrows would not compile
+/// as written either. Any other pair is kept.
+struct CommuteMaps;
+
+impl VisitMut for CommuteMaps {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        visit_mut::visit_expr_mut(self, expr);
+        commute_map(expr);
+    }
+}
+
+/// [`CommuteMaps`] at one node: whether `expr` changed.
+fn commute_map(expr: &mut Expr) -> bool {
+    let Expr::MethodCall(outer) = expr else {
+        return false;
+    };
+    let method = outer.method.to_string();
+    // whether the adapter calls the iterator below it only for the items it yields
+    let yields_only = match (method.as_str(), outer.args.len()) {
+        ("rev", 0) | ("take", 1) => true,
+        ("skip" | "step_by", 1) => false,
+        _ => return false,
+    };
+    if outer.turbofish.is_some() {
+        return false;
+    }
+    let Expr::MethodCall(inner) = &*outer.receiver else {
+        return false;
+    };
+    if inner.method != "map" || inner.args.len() != 1 || inner.turbofish.is_some() {
+        return false;
+    }
+    let Expr::Closure(closure) = strip_parens(&inner.args[0]) else {
+        return false;
+    };
+    if closure.capture.is_some() || closure.asyncness.is_some() {
+        return false;
+    }
+    if !yields_only && !free_of_effects(&closure.body) {
+        return false;
+    }
+    // `recv.adapter(args).map(f)`, the adapter's receiver made the map's
+    let mut map = inner.clone();
+    let mut adapter = outer.clone();
+    adapter.receiver = map.receiver.clone();
+    let mut adapted = Expr::MethodCall(adapter);
+    // the adapter may now follow another map (`recv.map(g).map(f).rev()` unfused)
+    commute_map(&mut adapted);
+    map.receiver = Box::new(adapted);
+    *expr = Expr::MethodCall(map);
+    true
+}
+
+/// Whether evaluating `expr` can have no effect anyone sees, so that running it on fewer
+/// items changes nothing: no assignment, `&mut` borrow, macro, call of a function or of
+/// a method that is not a float method of the vocabulary, indexing (which may panic),
+/// jump or `?`, `unsafe` or closure; names, literals, fields, arithmetic, casts, blocks
+/// of `let`s and `if`/`match` on such values are.
+fn free_of_effects(expr: &Expr) -> bool {
+    struct Effects(bool);
+    impl<'ast> Visit<'ast> for Effects {
+        fn visit_expr(&mut self, expr: &'ast Expr) {
+            match expr {
+                Expr::Lit(_)
+                | Expr::Path(_)
+                | Expr::Paren(_)
+                | Expr::Group(_)
+                | Expr::Field(_)
+                | Expr::Cast(_)
+                | Expr::Unary(_)
+                | Expr::Tuple(_)
+                | Expr::Block(_)
+                | Expr::If(_)
+                | Expr::Match(_)
+                | Expr::Let(_) => {}
+                Expr::Reference(reference) if reference.mutability.is_none() => {}
+                Expr::Binary(binary) if !crate::syntax::is_compound_assign(&binary.op) => {}
+                Expr::MethodCall(call)
+                    if crate::rewrite::FLOAT_METHODS
+                        .contains(&call.method.to_string().as_str()) => {}
+                _ => self.0 = true,
+            }
+            visit::visit_expr(self, expr);
+        }
+        fn visit_macro(&mut self, _: &'ast syn::Macro) {
+            self.0 = true;
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {
+            self.0 = true;
+        }
+    }
+    let mut effects = Effects(false);
+    effects.visit_expr(expr);
+    !effects.0
 }
 
 /// `recv.map(|p| e).map(|q| f)` as `recv.map(|p| { let q = e; f })`, innermost pair
@@ -818,6 +924,11 @@ enum Item {
     /// A value a `map` in the middle of the chain computed (`x.iter().map(f).zip(y)`), in
     /// the named local as the iteration starts ([`Step::Map`]).
     Value(Ident),
+    /// The item of a reversed side of a `zip` (`x.iter().zip(y.iter().rev())`, or
+    /// `x.iter().rev().zip(y)`), read at the other end of its own arrays: the `k`-th pair
+    /// takes that side's element `len - 1 - k`, `len` (the tokens) the side's own length,
+    /// so the shorter side still bounds the pairs, as `zip` does ([`Rewriter::from_end`]).
+    FromEnd(Box<Item>, TokenStream),
 }
 
 /// What each iteration runs, in the chain's order, before the item is bound: the
@@ -1602,7 +1713,12 @@ impl Rewriter<'_> {
                 };
                 chain.item = Item::Tuple(vec![Item::Position(position), chain.item]);
             }
-            ("zip", 1) if !chain.reversed => {
+            ("zip", 1) => {
+                if chain.reversed {
+                    // the left side's items counted from its own end: the pairs then
+                    // run forwards, and the shorter side bounds them
+                    self.from_end(&mut chain, true)?;
+                }
                 if let Some(other) = self.source(&call.args[0], true) {
                     let Item::Elem { array, .. } = &other else {
                         return None;
@@ -1666,8 +1782,7 @@ impl Rewriter<'_> {
     /// the left's index).
     fn zipped_chain(&mut self, expr: &Expr, index: &Ident) -> Option<Chain> {
         let mut other = self.chain_at(expr, true, index)?;
-        if other.reversed
-            || !other.counted.is_empty()
+        if !other.counted.is_empty()
             || other
                 .steps
                 .iter()
@@ -1678,7 +1793,50 @@ impl Rewriter<'_> {
         if other.map.is_some() {
             self.map_step(&mut other)?;
         }
+        if other.reversed {
+            self.from_end(&mut other, false)?;
+        }
         Some(other)
+    }
+
+    /// A reversed chain (`x.iter().rev()`, `y.iter().rev().map(g)`) as one running
+    /// forwards over its items counted from the end ([`Item::FromEnd`]), so that it can
+    /// be a side of a `zip`: its `k`-th item is the element `len - 1 - k` of its own
+    /// arrays, whatever the other side's length (the loop's `(0..n).rev()` would start at
+    /// the shorter length's end instead). The items come in the same order and each map
+    /// runs on the same items in the same order. `None` for a chain this cannot say
+    /// exactly: positions taken (`enumerate`, counted from one end), filters or counted
+    /// adapters (their items are no one element index), and, on the left side (`left`),
+    /// a map that is not free of effects: when that side is the longer, `Zip` may run it
+    /// once more on an item it then drops, or not, depending on the consumer.
+    fn from_end(&mut self, chain: &mut Chain, left: bool) -> Option<()> {
+        fn has_position(item: &Item) -> bool {
+            match item {
+                Item::Position(_) => true,
+                Item::Tuple(items) => items.iter().any(has_position),
+                Item::FromEnd(inner, _) => has_position(inner),
+                _ => false,
+            }
+        }
+        if !chain.counted.is_empty() || chain.map.is_some() || has_position(&chain.item) {
+            return None;
+        }
+        let len = self.length(&chain.arrays);
+        let wrap = |item: Item| Item::FromEnd(Box::new(item), len.clone());
+        for step in &mut chain.steps {
+            match step {
+                Step::Filter(..) => return None,
+                Step::Map(closure, item, _) => {
+                    if has_position(item) || (left && !free_of_effects(&closure.body)) {
+                        return None;
+                    }
+                    *item = wrap(item.clone());
+                }
+            }
+        }
+        chain.item = wrap(chain.item.clone());
+        chain.reversed = false;
+        Some(())
     }
 
     /// `let` statements binding `pat` to `item` (values first, into temporaries, so that
@@ -1706,6 +1864,16 @@ impl Rewriter<'_> {
             (Pat::Type(typed), _) => self.bind(&typed.pat, item, lets, binds, derefs),
             (Pat::Wild(_), _) => Some(()),
             (Pat::Paren(paren), _) => self.bind(&paren.pat, item, lets, binds, derefs),
+            (pat, Item::FromEnd(inner, len)) => {
+                // the side's own index, bound first: every read of the inner item
+                // (elements, rows, places written) is at it
+                let at = self.fresh("from_end");
+                lets.push(quote!(let #at: usize = #len - 1 - #k;));
+                let outer = self.counted_index.replace(at);
+                let bound = self.bind(pat, inner, lets, binds, derefs);
+                self.counted_index = outer;
+                bound
+            }
             // `for &v in a.iter()`, and `for &v in a` of a slice parameter (whose elements
             // are references; for an owned array the user's own code does not compile)
             (Pat::Reference(reference), Item::Elem { array, .. })
@@ -1817,9 +1985,11 @@ impl Rewriter<'_> {
 
     /// `for pat in chain { body }` as an indexed loop.
     fn for_loop(&mut self, for_loop: &syn::ExprForLoop) -> Option<Expr> {
-        let chain = self.chain(&for_loop.expr, true)?;
+        let mut chain = self.chain(&for_loop.expr, true)?;
         if chain.map.is_some() {
-            return None;
+            // `for s in x.iter().map(f)`: the loop takes each mapped item as it starts an
+            // iteration, so the map is a value computed there, then bound to `pat`
+            self.map_step(&mut chain)?;
         }
         let Head {
             setup,
@@ -2197,6 +2367,7 @@ impl Rewriter<'_> {
             return None;
         }
         let found = std::mem::take(&mut parts.found);
+        let part_names: Vec<String> = found.iter().map(|part| part.name.to_string()).collect();
         let mut lets = Vec::new();
         let depth = self.views.len();
         for Part {
@@ -2271,6 +2442,12 @@ impl Rewriter<'_> {
         }
         self.visit_expr_mut(&mut rewritten);
         self.views.truncate(depth);
+        // a form the loops could not take over the views still names a part, which
+        // nothing binds: left as written instead (lowering's message, never rustc's)
+        let left = crate::syntax::names_in(quote::ToTokens::to_token_stream(&rewritten));
+        if part_names.iter().any(|name| left.contains(name)) {
+            return None;
+        }
         Some(syn::parse_quote!({ #(#lets)* #rewritten }))
     }
 }
@@ -3261,6 +3438,7 @@ fn by_value(item: Item) -> Item {
             mutable,
         },
         Item::Tuple(items) => Item::Tuple(items.into_iter().map(by_value).collect()),
+        Item::FromEnd(inner, len) => Item::FromEnd(Box::new(by_value(*inner)), len),
         other => other,
     }
 }
