@@ -96,11 +96,19 @@ pub fn desugar(
     constants: HashMap<String, bool>,
 ) -> Vec<syn::Stmt> {
     let mut stmts = stmts;
+    let (flat, of_rows) = with_locals(&stmts, arrays.clone(), rows.clone(), floats);
+    let mut read_copies = CopiesReadAtOnce {
+        arrays: flat.union(&of_rows).cloned().collect(),
+        written: written_names(&stmts),
+    };
     for stmt in &mut stmts {
+        read_copies.visit_stmt_mut(stmt);
         CommuteMaps.visit_stmt_mut(stmt);
         FuseMaps.visit_stmt_mut(stmt);
     }
-    let stmts = copies(stmts, &arrays, &rows, fixed, widths, floats);
+    // a collect over rows may be over a local array of rows too (`vec![[0.0; 2]; n]`)
+    let (with_local_rows, all_rows) = (arrays.union(&of_rows).cloned().collect(), of_rows);
+    let stmts = copies(stmts, &with_local_rows, &all_rows, fixed, widths, floats);
     let mut locals = Locals(&mut arrays, &mut rows, floats);
     for stmt in &stmts {
         locals.visit_stmt(stmt);
@@ -154,6 +162,179 @@ fn constant_item(ident: &Ident) -> bool {
         && name
             .chars()
             .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+}
+
+/// A copy of a float array read at once, `a.to_vec()[i]` (also `a.to_vec()[i..j]`,
+/// `a.to_vec().iter()`, `.into_iter()`, `.len()`, and `to_owned()`/`clone()` for
+/// `to_vec()`), as the read of `a` itself: `a[i]`, `a.iter()`, `a.iter().copied()`,
+/// `a.len()`. The same values, the same panics (an index out of bounds is one either
+/// way): the copy holds `a`'s elements, and nothing writes it. Only for an array the body
+/// never writes ([`written_names`]): were `a` written while the copy is read (in the
+/// index, or in a closure of the chain), the copy would still hold the old values.
+struct CopiesReadAtOnce {
+    arrays: HashSet<String>,
+    written: HashSet<String>,
+}
+
+impl CopiesReadAtOnce {
+    /// `a` for `a.to_vec()` (`to_owned()`, `clone()`) of such an array.
+    fn copied(&self, expr: &Expr) -> Option<Ident> {
+        let Expr::MethodCall(copy) = strip_parens(expr) else {
+            return None;
+        };
+        if !matches!(
+            copy.method.to_string().as_str(),
+            "to_vec" | "to_owned" | "clone"
+        ) || !copy.args.is_empty()
+            || copy.turbofish.is_some()
+        {
+            return None;
+        }
+        let name = single_ident(strip_parens(&copy.receiver))?;
+        (self.arrays.contains(&name.to_string()) && !self.written.contains(&name.to_string()))
+            .then(|| name.clone())
+    }
+}
+
+impl VisitMut for CopiesReadAtOnce {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        visit_mut::visit_expr_mut(self, expr);
+        match expr {
+            Expr::Index(index) => {
+                if let Some(array) = self.copied(&index.expr) {
+                    *index.expr = syn::parse_quote!(#array);
+                }
+            }
+            Expr::MethodCall(call) if call.args.is_empty() && call.turbofish.is_none() => {
+                let Some(array) = self.copied(&call.receiver) else {
+                    return;
+                };
+                let span = call.method.span();
+                *expr = match call.method.to_string().as_str() {
+                    "iter" | "len" => {
+                        let method = &call.method;
+                        syn::parse_quote!(#array.#method())
+                    }
+                    // the copy's owned elements: values
+                    "into_iter" => syn::parse_quote_spanned!(span=> #array.iter().copied()),
+                    _ => return,
+                };
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The names the body may write: assigned (`a = ..`, `a[i] += ..`, `a.f = ..`), borrowed
+/// `&mut`, or the receiver of a method that is no reading one (`push`, `iter_mut`,
+/// `sort_by`, ..), anywhere, closures included.
+fn written_names(stmts: &[syn::Stmt]) -> HashSet<String> {
+    /// The name a place is rooted at (`a`, `a[i]`, `a.f[j]`, `*a`).
+    fn root(expr: &Expr) -> Option<String> {
+        match strip_parens(expr) {
+            Expr::Index(index) => root(&index.expr),
+            Expr::Field(field) => root(&field.base),
+            Expr::Unary(unary) => root(&unary.expr),
+            other => single_ident(other).map(Ident::to_string),
+        }
+    }
+    const READS: &[&str] = &[
+        "iter",
+        "len",
+        "is_empty",
+        "to_vec",
+        "to_owned",
+        "clone",
+        "first",
+        "last",
+        "get",
+        "windows",
+        "chunks",
+        "chunks_exact",
+        "contains",
+        "into_iter",
+        "copied",
+        "cloned",
+    ];
+    struct Writes(HashSet<String>);
+    impl<'ast> Visit<'ast> for Writes {
+        fn visit_expr(&mut self, expr: &'ast Expr) {
+            let place = match expr {
+                Expr::Assign(assign) => root(&assign.left),
+                Expr::Binary(binary) if crate::syntax::is_compound_assign(&binary.op) => {
+                    root(&binary.left)
+                }
+                Expr::Reference(reference) if reference.mutability.is_some() => {
+                    root(&reference.expr)
+                }
+                Expr::MethodCall(call) if !READS.contains(&call.method.to_string().as_str()) => {
+                    root(&call.receiver)
+                }
+                _ => None,
+            };
+            self.0.extend(place);
+            visit::visit_expr(self, expr);
+        }
+        fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+            // a macro's tokens may write any name they spell
+            crate::syntax::names_in(mac.tokens.clone())
+                .into_iter()
+                .for_each(|name| {
+                    self.0.insert(name);
+                });
+        }
+    }
+    let mut writes = Writes(HashSet::new());
+    for stmt in stmts {
+        writes.visit_stmt(stmt);
+    }
+    writes.0
+}
+
+/// Whether `ty` is `Vec<F>` of a float type `F` (`f32`, `f64` or one of `floats`).
+fn vec_of_floats(ty: &syn::Type, floats: &[Ident]) -> bool {
+    let syn::Type::Path(path) = ty else {
+        return false;
+    };
+    let Some(last) = path.path.segments.last() else {
+        return false;
+    };
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return false;
+    };
+    let [syn::GenericArgument::Type(syn::Type::Path(element))] =
+        &args.args.iter().collect::<Vec<_>>()[..]
+    else {
+        return false;
+    };
+    last.ident == "Vec"
+        && element.qself.is_none()
+        && element.path.get_ident().is_some_and(|name| {
+            name == "f32" || name == "f64" || floats.iter().any(|float| float == name)
+        })
+}
+
+/// Whether a map's value is a number by its form, whatever its operands (`r[0]`, an
+/// element of a row; `p[0] * p[1]`; `r[0].sqrt()`; a float literal): no row or array
+/// value has that form, so a `collect` of it over rows fills a flat buffer.
+fn float_valued(expr: &Expr) -> bool {
+    match strip_parens(expr) {
+        Expr::Index(index) => !matches!(strip_parens(&index.index), Expr::Range(_)),
+        Expr::Binary(binary) => matches!(
+            binary.op,
+            syn::BinOp::Add(_)
+                | syn::BinOp::Sub(_)
+                | syn::BinOp::Mul(_)
+                | syn::BinOp::Div(_)
+                | syn::BinOp::Rem(_)
+        ),
+        Expr::Unary(unary) => matches!(unary.op, syn::UnOp::Neg(_)),
+        Expr::MethodCall(call) => {
+            crate::rewrite::FLOAT_METHODS.contains(&call.method.to_string().as_str())
+        }
+        Expr::Lit(lit) => matches!(lit.lit, syn::Lit::Float(_)),
+        _ => false,
+    }
 }
 
 /// `recv.map(f).rev()` as `recv.rev().map(f)` (also `take(n)`; `skip(n)` and
@@ -405,7 +586,8 @@ fn copies(
                 },
                 _ => return None,
             };
-            let Some(pushing) = self.collect_loop(&init.expr, name) else {
+            let float_items = ty.is_some_and(|ty| vec_of_floats(ty, self.floats));
+            let Some(pushing) = self.collect_loop(&init.expr, name, float_items) else {
                 return self.collected_tail(name, ty.map(|ty| &**ty), &init.expr);
             };
             self.arrays.insert(name.to_string());
@@ -419,7 +601,12 @@ fn copies(
         /// `a.iter().map(|v| e).collect()` (as [`collected`](Self::collected) takes it) as
         /// the loop pushing each item into `target`, `for v in a.iter() { target.push(e);
         /// }`.
-        fn collect_loop(&self, expr: &Expr, target: &Ident) -> Option<syn::Stmt> {
+        fn collect_loop(
+            &self,
+            expr: &Expr,
+            target: &Ident,
+            float_items: bool,
+        ) -> Option<syn::Stmt> {
             let Expr::MethodCall(collect) = strip_parens(expr) else {
                 return None;
             };
@@ -456,7 +643,12 @@ fn copies(
             // integers and the loop is the range's, as written
             if range_map(&collect.receiver).is_none() {
                 let root = chain_root(source)?;
-                if !self.arrays.contains(&root.to_string()) || self.rows.contains(&root.to_string())
+                // over rows, only floats collected (`|r| r[0]`, `|p| p[0] * p[1]`, or
+                // into a `Vec<F>`): the buffer is then a flat float array, which the
+                // rows loop fills reading each row as a view
+                let rows_of_floats = float_items || float_valued(&value);
+                if !self.arrays.contains(&root.to_string())
+                    || (self.rows.contains(&root.to_string()) && !rows_of_floats)
                 {
                     return None;
                 }
@@ -538,7 +730,7 @@ fn copies(
                     Some(syn::parse_quote!(if #cond #then else #otherwise))
                 }
                 collect => {
-                    let pushing = self.collect_loop(collect, target)?;
+                    let pushing = self.collect_loop(collect, target, false)?;
                     Some(syn::parse_quote!({ #pushing }))
                 }
             }

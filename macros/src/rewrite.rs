@@ -2996,3 +2996,52 @@ fn assign_block(mut block: syn::Block, parts: &[Ident], id: usize) -> syn::Block
     }
     block
 }
+
+// ----- an array made by `from_fn` and returned -----
+
+/// `let p = core::array::from_fn(|i| e); .. p` in a function returning `[F; N]`, `p` the
+/// body's tail: the `let` typed as the result, `let p: [F; N] = ..;`, the form the
+/// iterator desugaring takes (a loop filling `N` zeros in index order). Exact: the tail's
+/// type is the result's (an array is never coerced), so it is `p`'s. Only a `let` of the
+/// body's own statements, untyped, of a name no later statement binds again.
+pub fn from_fn_returned(mut stmts: Vec<Stmt>, output: &syn::ReturnType) -> Vec<Stmt> {
+    let syn::ReturnType::Type(_, ty) = output else {
+        return stmts;
+    };
+    if !matches!(&**ty, syn::Type::Array(_)) {
+        return stmts;
+    }
+    let Some(Stmt::Expr(tail, None)) = stmts.last() else {
+        return stmts;
+    };
+    let Some(name) = crate::syntax::single_ident(crate::syntax::strip_parens(tail)).cloned() else {
+        return stmts;
+    };
+    let Some(at) = stmts.iter().rposition(|stmt| {
+        matches!(stmt, Stmt::Local(local) if crate::syntax::pattern_binds(&local.pat, &name))
+    }) else {
+        return stmts;
+    };
+    let Stmt::Local(local) = &mut stmts[at] else {
+        unreachable!("found above")
+    };
+    let Pat::Ident(pat) = &local.pat else {
+        return stmts;
+    };
+    if pat.ident != name
+        || pat.by_ref.is_some()
+        || pat.subpat.is_some()
+        || !local.init.as_ref().is_some_and(|init| {
+            init.diverge.is_none() && crate::iterators::is_array_from_fn(&init.expr)
+        })
+    {
+        return stmts;
+    }
+    local.pat = Pat::Type(syn::PatType {
+        attrs: Vec::new(),
+        pat: Box::new(local.pat.clone()),
+        colon_token: Default::default(),
+        ty: ty.clone(),
+    });
+    stmts
+}
