@@ -418,12 +418,28 @@
 //! .filter(|e| *e > 1.0).sum()` (the predicate reads the mapped value), `enumerate` after
 //! a `map`, is a value computed as each iteration starts, in the chain's order (the left
 //! side of a `zip` before its right side, only for the pairs it yields, as the iterators
-//! run them); a map returning a tuple keeps a local per part. A `rev`, `skip`, `take` or
-//! `step_by` after such a map, and a filter before `enumerate`/`zip`/`skip`/.. (which would
-//! count the items left), stay rejected: move the `rev` before the `map`, or test the value
-//! in a `for` loop. `let p: [f64; 3] = core::array::from_fn(|i| x[i] * w[i]);` (also
-//! `std::array::from_fn`, `N` from the annotation or a turbofish) is a local array filled
-//! by a loop in index order. `v.extend_from_slice(&x[..k])` and `v.extend(x.iter().map(..))`
+//! run them); a map returning a tuple keeps a local per part, and a `for` loop over a
+//! chain ending in a `map` (`for s in x.iter().map(|v| v * v).take(3)`) binds each mapped
+//! value as the iteration starts. A `rev` or `take` after a map (`x.iter().map(|v| v *
+//! v).rev().enumerate()`) is the same as before it, the map running on the same items
+//! in the same order; so is a `skip` or `step_by` after a map without effects (no
+//! assignment, call or indexing in its closure: `x.iter().map(|v| v.exp()).skip(1)
+//! .zip(y)`), while after one with effects, which the iterator runs on the items it
+//! passes over too, it stays rejected, as a filter before `enumerate`/`zip`/`skip`/..
+//! (which would count the items left) does: move the `skip` before the `map`, or test
+//! the value in a `for` loop. A reversed side of a `zip`, `x.iter().zip(x.iter().rev())`
+//! (a palindrome score, a convolution's kernel read backwards) or `x.iter().rev().zip(w)`,
+//! reads its own array from its own end, `len - 1 - k`, for as many pairs as the shorter
+//! side has, as `zip` pairs them (a reversed left side mapped with effects stays
+//! rejected: `Zip` may run that map once more on an item it drops). Over an array of
+//! rows, a `collect` of floats (`let xs: Vec<f64> = x0.iter().map(|r| r[0]).collect();`,
+//! the map's value an element, arithmetic or a float method, or the `let` typed
+//! `Vec<F>`) is a flat local buffer. A copy read at once, `x.to_vec()[i]`,
+//! `x.to_vec().iter()`, `.into_iter()` or `.len()` (also `to_owned`, `clone`), is that
+//! read of `x` where the body never writes `x`. `let p: [f64; 3] =
+//! core::array::from_fn(|i| x[i] * w[i]);` (also `std::array::from_fn`, `N` from the
+//! annotation, a turbofish, or the signature's `-> [F; N]` where `p` is the body's tail)
+//! is a local array filled by a loop in index order. `v.extend_from_slice(&x[..k])` and `v.extend(x.iter().map(..))`
 //! on a local float `Vec` push each item in turn, as the methods do.
 //!
 //! ```

@@ -52,8 +52,18 @@
 //!   value computed into a local as each iteration starts, in the chain's order with the
 //!   filters (the left side of a `zip` before its right side, and only for the pairs the
 //!   `zip` yields, as the iterators run the closures), the adapters after it reading that
-//!   local; a map ending in a tuple literal has a local per part. No `rev`, `skip`, `take`
-//!   or `step_by` after such a map (which items the map would run on is left to them);
+//!   local; a map ending in a tuple literal has a local per part. A `rev` or `take` after
+//!   a map, and a `skip` or `step_by` after one without effects, are first moved before it
+//!   ([`CommuteMaps`]: the map then runs on the same items in the same order, or on fewer
+//!   where nobody can tell); a `for` loop over a chain ending in a map binds the mapped
+//!   value as each iteration starts;
+//! - a reversed side of a `zip` (`x.iter().zip(x.iter().rev())`, `x.iter().rev().zip(w)`)
+//!   reads its own arrays from their own end ([`Item::FromEnd`]: the `k`-th pair takes
+//!   element `len - 1 - k` of that side), the shorter side bounding the pairs;
+//! - over an array of rows, `collect` of floats (`x0.iter().map(|r| r[0]).collect()`)
+//!   fills a flat local buffer; a copy read at once (`x.to_vec()[i]`,
+//!   `x.to_vec().iter()`) of an array the body never writes is the read of the array
+//!   ([`CopiesReadAtOnce`]);
 //! - `let p: [F; N] = core::array::from_fn(|i| e);` is `N` zeros filled by a loop in
 //!   index order; `v.extend_from_slice(s)` and `v.extend(items)` on a local float `Vec`
 //!   are the loop pushing each item; the element `select_nth_unstable_by(k, ..)` puts at
