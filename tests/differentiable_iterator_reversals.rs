@@ -102,8 +102,36 @@ twice! {
     }
 }
 
+twice! {
+    /// A reversed right side with adapters after the zip: positions then `skip`, a
+    /// filter on the left item, and the pairs run backwards by a `rev` after the zip
+    /// (which `Zip` gives as the same pairs in reverse, whichever side is longer).
+    fn reversed_pairs_adapted / reversed_pairs_adapted_on_duals<T>(x: &[T]) -> T {
+        let mut total = T::zero();
+        for (i, (a, b)) in x.iter().zip(x[1..].iter().rev()).enumerate().skip(1) {
+            total = total + T::from(i).unwrap() * *a * *b;
+        }
+        let kept: T = x
+            .iter()
+            .zip(x.iter().rev())
+            .filter(|(a, _)| **a > T::zero())
+            .map(|(a, b)| *a * b.sin())
+            .sum();
+        let half = T::from(0.5).unwrap();
+        let back: T = x
+            .iter()
+            .zip(x[1..].iter().rev())
+            .rev()
+            .map(|(a, b)| *a - *b * *b)
+            .fold(T::zero(), |acc, d| acc * half + d);
+        total + kept + back
+    }
+}
+
 #[test]
 fn reversed_zip() {
+    one_slice_twice!(reversed_pairs_adapted, reversed_pairs_adapted_on_duals
+        at [0.3, -1.0, 2.0, 0.5], [0.9, 0.2, -0.4, 1.3, 0.6]);
     one_slice_twice!(palindrome_score, palindrome_score_on_duals
         at [0.3, -1.0, 2.0, 0.5], [0.9], [0.4, 1.2, -0.7]);
     // a kernel shorter than the signal, then longer

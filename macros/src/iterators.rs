@@ -116,9 +116,9 @@ pub fn desugar(
         CommuteMaps.visit_stmt_mut(stmt);
         FuseMaps.visit_stmt_mut(stmt);
     }
-    // a collect over rows may be over a local array of rows too (`vec![[0.0; 2]; n]`)
-    let (with_local_rows, all_rows) = (arrays.union(&of_rows).cloned().collect(), of_rows);
-    let stmts = copies(stmts, &with_local_rows, &all_rows, fixed, widths, floats);
+    // a collect of floats over rows may be over a local array of rows too
+    // (`vec![[0.0; 2]; n]`)
+    let stmts = copies(stmts, &arrays, &rows, &of_rows, fixed, widths, floats);
     let mut locals = Locals(&mut arrays, &mut rows, floats);
     for stmt in &stmts {
         locals.visit_stmt(stmt);
@@ -176,7 +176,7 @@ fn constant_item(ident: &Ident) -> bool {
 
 /// A copy of a float array read at once, `a.to_vec()[i]` (also `a.to_vec()[i..j]`,
 /// `a.to_vec().iter()`, `.into_iter()`, `.len()`, and `to_owned()`/`clone()` for
-/// `to_vec()`), as the read of `a` itself: `a[i]`, `a.iter()`, `a.iter().copied()`,
+/// `to_vec()`), as the read of `a` itself: `a[i]`, `a.iter()`, `a.iter().cloned()`,
 /// `a.len()`. The same values, the same panics (an index out of bounds is one either
 /// way): the copy holds `a`'s elements, and nothing writes it. Only for an array the body
 /// never writes ([`written_names`]): were `a` written while the copy is read (in the
@@ -226,7 +226,7 @@ impl VisitMut for CopiesReadAtOnce {
                         syn::parse_quote!(#array.#method())
                     }
                     // the copy's owned elements: values
-                    "into_iter" => syn::parse_quote_spanned!(span=> #array.iter().copied()),
+                    "into_iter" => syn::parse_quote_spanned!(span=> #array.iter().cloned()),
                     _ => return,
                 };
             }
@@ -550,6 +550,7 @@ fn copies(
     stmts: Vec<syn::Stmt>,
     arrays: &HashSet<String>,
     rows: &HashSet<String>,
+    all_rows: &HashSet<String>,
     fixed: HashSet<String>,
     widths: &HashMap<String, TokenStream>,
     floats: &[Ident],
@@ -557,6 +558,9 @@ fn copies(
     struct Copies<'a> {
         arrays: HashSet<String>,
         rows: &'a HashSet<String>,
+        /// The arrays of rows, the body's local ones too: a `collect` of floats over
+        /// one is a flat buffer.
+        all_rows: &'a HashSet<String>,
         fixed: HashSet<String>,
         /// The row width `N` of each parameter of fixed-width rows (`&[[F; N]]`).
         widths: &'a HashMap<String, TokenStream>,
@@ -656,10 +660,10 @@ fn copies(
                 // over rows, only floats collected (`|r| r[0]`, `|p| p[0] * p[1]`, or
                 // into a `Vec<F>`): the buffer is then a flat float array, which the
                 // rows loop fills reading each row as a view
-                let rows_of_floats = float_items || float_valued(&value);
-                if !self.arrays.contains(&root.to_string())
-                    || (self.rows.contains(&root.to_string()) && !rows_of_floats)
-                {
+                let root = root.to_string();
+                let of_rows = self.rows.contains(&root) || self.all_rows.contains(&root);
+                let floats_of_rows = of_rows && (float_items || float_valued(&value));
+                if !(self.arrays.contains(&root) && !of_rows || floats_of_rows) {
                     return None;
                 }
             }
@@ -836,6 +840,7 @@ fn copies(
     Copies {
         arrays: arrays.clone(),
         rows,
+        all_rows,
         fixed,
         widths,
         floats,
@@ -2024,7 +2029,16 @@ impl Rewriter<'_> {
             return None;
         }
         let len = self.length(&chain.arrays);
-        let wrap = |item: Item| Item::FromEnd(Box::new(item), len.clone());
+        // each element read wrapped (a mapped value, already computed, reads nothing)
+        fn wrap(item: Item, len: &TokenStream) -> Item {
+            match item {
+                Item::Tuple(items) => {
+                    Item::Tuple(items.into_iter().map(|item| wrap(item, len)).collect())
+                }
+                Item::Value(_) => item,
+                item => Item::FromEnd(Box::new(item), len.clone()),
+            }
+        }
         for step in &mut chain.steps {
             match step {
                 Step::Filter(..) => return None,
@@ -2032,11 +2046,11 @@ impl Rewriter<'_> {
                     if has_position(item) || (left && !free_of_effects(&closure.body)) {
                         return None;
                     }
-                    *item = wrap(item.clone());
+                    *item = wrap(item.clone(), &len);
                 }
             }
         }
-        chain.item = wrap(chain.item.clone());
+        chain.item = wrap(chain.item.clone(), &len);
         chain.reversed = false;
         Some(())
     }
