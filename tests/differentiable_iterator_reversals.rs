@@ -520,3 +520,81 @@ fn from_fn_typed_by_the_signature() {
         }
     }
 }
+
+// ----- reduce over references -----
+
+twice! {
+    /// The largest element squared over its sum, by a `reduce` over references read by
+    /// `*` (the closure returns one of the two references it is given).
+    fn largest_by_reference / largest_by_reference_on_duals<T>(x: &[T]) -> T {
+        let m = *x.iter().reduce(|a, b| if a > b { a } else { b }).unwrap();
+        let total: T = x.iter().copied().sum();
+        m * m / total
+    }
+}
+
+twice! {
+    /// The element of largest magnitude, compared through `*` and a float method, read by
+    /// `copied()` with a default (a robust scale).
+    fn largest_magnitude / largest_magnitude_on_duals<T>(x: &[T]) -> T {
+        let m = x
+            .iter()
+            .reduce(|a: &T, b: &T| if (*a).abs() >= b.abs() { a } else { b })
+            .copied()
+            .unwrap_or(T::one());
+        m.abs().sqrt() + x[0] * m
+    }
+}
+
+twice! {
+    /// The smallest element, matched (`Some(&v)`, `None`).
+    fn smallest_matched / smallest_matched_on_duals<T>(x: &[T]) -> T {
+        match x.iter().reduce(|a, b| if b < a { b } else { a }) {
+            Some(&v) => v.exp() + x[x.len() - 1],
+            None => T::zero(),
+        }
+    }
+}
+
+#[test]
+fn reduce_over_references() {
+    one_slice_twice!(largest_by_reference, largest_by_reference_on_duals
+        at [0.3, -1.0, 2.0, 0.5], [0.9]);
+    one_slice_twice!(largest_magnitude, largest_magnitude_on_duals
+        at [0.3, -1.5, 2.0, 0.5], [0.9, 0.4]);
+    one_slice_twice!(smallest_matched, smallest_matched_on_duals at [0.3, -1.0, 2.0, 0.5]);
+}
+
+/// Ties: `reduce` keeps what its closure returns, here the first of equal elements
+/// (`a >= b`), or the later one (`a > b`): the gradient goes to that element alone.
+#[differentiable]
+fn first_of_ties(x: &[f64]) -> f64 {
+    let m = *x.iter().reduce(|a, b| if a >= b { a } else { b }).unwrap();
+    m * 3.0
+}
+
+#[differentiable]
+fn last_of_ties(x: &[f64]) -> f64 {
+    x.iter()
+        .reduce(|a, b| if a > b { a } else { b })
+        .copied()
+        .unwrap_or(0.5)
+        * 3.0
+}
+
+#[test]
+fn reduce_over_references_at_ties_and_empty() {
+    let x = [1.0, 2.0, -1.0, 2.0];
+    assert_eq!(
+        first_of_ties::grad(&x[..]),
+        (6.0, [vec![0.0, 3.0, 0.0, 0.0]])
+    );
+    assert_eq!(
+        last_of_ties::grad(&x[..]),
+        (6.0, [vec![0.0, 0.0, 0.0, 3.0]])
+    );
+    assert_eq!(last_of_ties::grad(&[]), (1.5, [Vec::new()]));
+    assert!(std::panic::catch_unwind(|| first_of_ties::grad(&[])).is_err());
+    assert_eq!(first_of_ties(&[-4.0]), -12.0);
+    assert_eq!(last_of_ties(&x), 6.0);
+}
