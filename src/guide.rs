@@ -177,7 +177,11 @@
 //!   cotangent goes to that element. `reduce` over values (`x.iter().copied()
 //!   .reduce(f64::max)`, `.reduce(|a, b| a + b)`, after a last `map`), read the same ways
 //!   and by `unwrap_or`, is the loop of its fold from the first item (`None` on an empty
-//!   array, as the iterator's); over `x.iter()` (a reference as its value) it is rejected.
+//!   array, as the iterator's); over `x.iter()` (a reference to an element as its value,
+//!   `*x.iter().reduce(|a, b| if a > b { a } else { b }).unwrap()`, `.copied()`,
+//!   `Some(&v)`) the step, whose parameters are plain names, runs on the values they
+//!   refer to (`*a` read as `a`), keeping the element it returns; such an option used
+//!   otherwise (`.map(..)` of the reference) is rejected: write `.copied()` first.
 //!   `f64::max` in a `fold` or a `reduce` is the op `max`, whose ties (the cotangent to its
 //!   first operand, the value kept) and NaNs are its own;
 //! - in scalar mode, `Option`s of differentiable numbers held in a local (`let mut best =

@@ -556,6 +556,15 @@ twice! {
     }
 }
 
+/// The largest element's square by `map` on the option of a reference, with a default.
+#[differentiable]
+fn largest_squared_or_zero(x: &[f64]) -> f64 {
+    x.iter()
+        .reduce(|a, b| if a > b { a } else { b })
+        .map(|m| m * m)
+        .unwrap_or(0.0)
+}
+
 #[test]
 fn reduce_over_references() {
     one_slice_twice!(largest_by_reference, largest_by_reference_on_duals
@@ -597,4 +606,10 @@ fn reduce_over_references_at_ties_and_empty() {
     assert!(std::panic::catch_unwind(|| first_of_ties::grad(&[])).is_err());
     assert_eq!(first_of_ties(&[-4.0]), -12.0);
     assert_eq!(last_of_ties(&x), 6.0);
+    assert_eq!(
+        largest_squared_or_zero::grad(&x[..]),
+        (4.0, [vec![0.0, 0.0, 0.0, 4.0]])
+    );
+    assert_eq!(largest_squared_or_zero(&[-3.0]), 9.0);
+    assert_eq!(largest_squared_or_zero::grad(&[]), (0.0, [Vec::new()]));
 }

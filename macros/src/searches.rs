@@ -680,7 +680,42 @@ fn by_value_step(step: &Expr) -> Option<Expr> {
         });
     }
     closure.inputs = inputs;
-    Some(Expr::Closure(closure))
+    // every value the step gives is one of its parameters: over values it is the value
+    // that parameter refers to (a reference from elsewhere, `&FLOOR`, would be a value
+    // of another type there)
+    let names: Vec<Ident> = closure
+        .inputs
+        .iter()
+        .filter_map(|input| match input {
+            Pat::Ident(ident) => Some(ident.ident.clone()),
+            _ => None,
+        })
+        .collect();
+    returns_a_parameter(&closure.body, &names).then_some(Expr::Closure(closure))
+}
+
+/// Whether each value `expr` may give (a block's tail, each branch of an `if` with an
+/// `else` or of a `match`) is one of `names`.
+fn returns_a_parameter(expr: &Expr, names: &[Ident]) -> bool {
+    match strip_parens(expr) {
+        Expr::Block(block) if block.label.is_none() => match block.block.stmts.last() {
+            Some(Stmt::Expr(tail, None)) => returns_a_parameter(tail, names),
+            _ => false,
+        },
+        Expr::If(branch) => {
+            let then = branch.then_branch.stmts.last();
+            matches!(then, Some(Stmt::Expr(tail, None)) if returns_a_parameter(tail, names))
+                && branch
+                    .else_branch
+                    .as_ref()
+                    .is_some_and(|(_, otherwise)| returns_a_parameter(otherwise, names))
+        }
+        Expr::Match(matched) => matched
+            .arms
+            .iter()
+            .all(|arm| returns_a_parameter(&arm.body, names)),
+        other => single_ident(other).is_some_and(|name| names.contains(name)),
+    }
 }
 
 /// The name a closure's parameter binds (`None` for `_`), whether `mut`, and the number
