@@ -613,3 +613,85 @@ fn reduce_over_references_at_ties_and_empty() {
     assert_eq!(largest_squared_or_zero(&[-3.0]), 9.0);
     assert_eq!(largest_squared_or_zero::grad(&[]), (0.0, [Vec::new()]));
 }
+
+// ----- a slice walked by assigning it again -----
+
+twice! {
+    /// Products of neighbours, walking the slice by `while let [first, rest @ ..]` and
+    /// `s = rest;` (a recursive definition written as a loop).
+    fn walked_neighbours / walked_neighbours_on_duals<T>(x: &[T]) -> T {
+        let mut s = &x[..];
+        let mut acc = T::zero();
+        while let [first, rest @ ..] = s {
+            if !rest.is_empty() {
+                acc = acc + *first * rest[0];
+            } else {
+                acc = acc + first.sin();
+            }
+            s = rest;
+        }
+        acc
+    }
+}
+
+twice! {
+    /// A Horner-like walk from a part of the array, by length and by `s = &s[1..];`,
+    /// reading two elements of the current slice and its length.
+    fn walked_by_length / walked_by_length_on_duals<T>(x: &[T]) -> T {
+        let mut s = &x[1..];
+        let mut total = T::zero();
+        while s.len() > 1 {
+            total = total * T::from(0.5).unwrap() + s[0] * s[1] + T::from(s.len()).unwrap();
+            s = &s[1..];
+        }
+        total + x[0]
+    }
+}
+
+twice! {
+    /// Both ends walked inwards (`[first, middle @ .., last]`), a palindrome's
+    /// mismatch, and the element left in the middle by value (`[&m]`).
+    fn walked_from_both_ends / walked_from_both_ends_on_duals<T>(x: &[T]) -> T {
+        let mut s = x;
+        let mut mismatch = T::zero();
+        while let [first, middle @ .., last] = s {
+            mismatch = mismatch + (*first - *last) * (*first - *last);
+            s = middle;
+        }
+        if let [m] = s {
+            mismatch = mismatch + *m * *m;
+        }
+        mismatch
+    }
+}
+
+#[test]
+fn walked_slices() {
+    one_slice_twice!(walked_neighbours, walked_neighbours_on_duals
+        at [0.3, -1.0, 2.0, 0.5], [0.9]);
+    one_slice_twice!(walked_by_length, walked_by_length_on_duals
+        at [0.3, -1.0, 2.0, 0.5, 1.5], [0.9, 0.4]);
+    one_slice_twice!(walked_from_both_ends, walked_from_both_ends_on_duals
+        at [0.3, -1.0, 2.0, 0.5, 1.5], [0.9, 0.4, -0.2, 0.7]);
+}
+
+/// An index past the walked slice's end panics, as the slice's own check does, even where
+/// the array goes on.
+#[differentiable]
+fn walked_past_the_end(x: &[f64]) -> f64 {
+    let mut s = &x[..2];
+    let mut total = 0.0;
+    while !s.is_empty() {
+        total += s[0] * s[1];
+        s = &s[1..];
+    }
+    total
+}
+
+#[test]
+fn walked_slice_checks_its_own_length() {
+    assert!(std::panic::catch_unwind(|| walked_past_the_end(&[1.0, 2.0, 3.0])).is_err());
+    assert!(std::panic::catch_unwind(|| walked_past_the_end::grad(&[1.0, 2.0, 3.0])).is_err());
+    assert!(std::panic::catch_unwind(|| walked_past_the_end(&[1.0])).is_err());
+    assert!(std::panic::catch_unwind(|| walked_past_the_end::grad(&[1.0])).is_err());
+}

@@ -301,6 +301,28 @@ fn written_names(stmts: &[syn::Stmt]) -> HashSet<String> {
     writes.0
 }
 
+/// The reads of `name` in `expr`, a view of the flat `array` from `offset` (a `usize`
+/// local) of `len` elements, as the loops over windows read theirs ([`ViewReads`]):
+/// `name[i]` is `array[offset + i]`, checked against `len`, `name[i..j]` that part of
+/// `array`, `name.len()` is `len`. For `rewrite::walked_slices`, whose views move.
+pub(crate) fn read_view(
+    expr: &mut Expr,
+    name: &Ident,
+    array: &Ident,
+    offset: &Ident,
+    len: TokenStream,
+) {
+    let view = View {
+        name: name.to_string(),
+        array: array.clone(),
+        offset: offset.clone(),
+        len,
+        row: false,
+        stride: None,
+    };
+    ViewReads(&view).visit_expr_mut(expr);
+}
+
 /// Whether `ty` is `Vec<F>` of a float type `F` (`f32`, `f64` or one of `floats`).
 fn vec_of_floats(ty: &syn::Type, floats: &[Ident]) -> bool {
     let syn::Type::Path(path) = ty else {
