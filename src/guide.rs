@@ -440,7 +440,13 @@
 //! the map's value an element, arithmetic or a float method, or the `let` typed
 //! `Vec<F>`) is a flat local buffer. A copy read at once, `x.to_vec()[i]`,
 //! `x.to_vec().iter()`, `.into_iter()` or `.len()` (also `to_owned`, `clone`), is that
-//! read of `x` where the body never writes `x`. `let p: [f64; 3] =
+//! read of `x` where the body never writes `x`. A slice walked by assigning it again,
+//! `let mut s = &x[..];` (also `x`, `&x[i..j]`, of a borrowed array parameter) then `s =
+//! &s[1..];` or `while let [first, rest @ ..] = s { ..; s = rest; }` (also `[first, middle
+//! @ .., last]`), is two positions in `x`: `s[i]` reads `x` there, checked against `s`'s
+//! length as the slice checks it, and `s.len()`, `s.is_empty()`, `s.iter()` and a
+//! pattern's `rest` read the same; one passed on whole, captured by a closure or assigned
+//! another array stays rejected. `let p: [f64; 3] =
 //! core::array::from_fn(|i| x[i] * w[i]);` (also `std::array::from_fn`, `N` from the
 //! annotation, a turbofish, or the signature's `-> [F; N]` where `p` is the body's tail)
 //! is a local array filled by a loop in index order. `v.extend_from_slice(&x[..k])` and `v.extend(x.iter().map(..))`

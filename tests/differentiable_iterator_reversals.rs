@@ -665,8 +665,22 @@ twice! {
     }
 }
 
+twice! {
+    /// A slice replaced by a part of its array under a condition (`y = &x[1..];`, which
+    /// the `slice-copied-whole` case rejected), then read.
+    fn conditionally_advanced / conditionally_advanced_on_duals<T>(x: &[T]) -> T {
+        let mut y = x;
+        if y[0] > T::zero() {
+            y = &x[1..];
+        }
+        y[0] * T::from(2.0).unwrap() + T::from(y.len()).unwrap()
+    }
+}
+
 #[test]
 fn walked_slices() {
+    one_slice_twice!(conditionally_advanced, conditionally_advanced_on_duals
+        at [0.3, -1.0, 2.0], [-0.9, 0.4]);
     one_slice_twice!(walked_neighbours, walked_neighbours_on_duals
         at [0.3, -1.0, 2.0, 0.5], [0.9]);
     one_slice_twice!(walked_by_length, walked_by_length_on_duals

@@ -968,7 +968,11 @@ struct Walker<'a> {
 impl Walker<'_> {
     fn view(&self, expr: &Expr) -> Option<Walked> {
         let name = crate::syntax::single_ident(crate::syntax::strip_parens(expr))?;
-        self.views.iter().rev().find(|view| &view.name == name).cloned()
+        self.views
+            .iter()
+            .rev()
+            .find(|view| &view.name == name)
+            .cloned()
     }
 
     /// `expr`'s reads of every view, innermost first.
@@ -1099,7 +1103,11 @@ impl Walker<'_> {
         self.visit_block_mut(&mut body);
         // a name the pattern binds must not be the walked slice's (its reads would be
         // the element's)
-        if slice.elems.iter().any(|p| crate::syntax::pattern_binds(p, &view.name)) {
+        if slice
+            .elems
+            .iter()
+            .any(|p| crate::syntax::pattern_binds(p, &view.name))
+        {
             self.failed = true;
         }
         if pushed {
@@ -1137,7 +1145,11 @@ impl VisitMut for Walker<'_> {
         match expr {
             Expr::Assign(assign) => {
                 if let Some(target) = self.view(&assign.left) {
-                    if !self.views.first().is_some_and(|first| first.name == target.name) {
+                    if !self
+                        .views
+                        .first()
+                        .is_some_and(|first| first.name == target.name)
+                    {
                         // only the walked slice is assigned (a pattern's view is not `mut`)
                         self.failed = true;
                         return;
@@ -1161,7 +1173,11 @@ impl VisitMut for Walker<'_> {
             // runs, not where it was made
             Expr::Closure(closure) => {
                 let names = crate::syntax::names_in(quote!(#closure));
-                if self.views.iter().any(|v| names.contains(&v.name.to_string())) {
+                if self
+                    .views
+                    .iter()
+                    .any(|v| names.contains(&v.name.to_string()))
+                {
                     self.failed = true;
                 }
                 return;
