@@ -14,8 +14,14 @@
 //! - a copy read at once (`x.to_vec()[i]`, `x.to_vec().iter()`), and `let p =
 //!   core::array::from_fn(..); p` typed by the signature only.
 
-// the forms are written as users write them
-#![allow(clippy::needless_range_loop, clippy::let_and_return)]
+// the forms are written as users write them (a copy read at once, a whole-range slice
+// walked)
+#![allow(
+    clippy::needless_range_loop,
+    clippy::let_and_return,
+    clippy::unnecessary_to_owned,
+    clippy::redundant_slicing
+)]
 
 #[macro_use]
 mod common;

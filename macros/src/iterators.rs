@@ -1156,7 +1156,7 @@ enum Item {
     /// The item of a reversed side of a `zip` (`x.iter().zip(y.iter().rev())`, or
     /// `x.iter().rev().zip(y)`), read at the other end of its own arrays: the `k`-th pair
     /// takes that side's element `len - 1 - k`, `len` (the tokens) the side's own length,
-    /// so the shorter side still bounds the pairs, as `zip` does ([`Rewriter::from_end`]).
+    /// so the shorter side still bounds the pairs, as `zip` does ([`Rewriter::read_from_the_end`]).
     FromEnd(Box<Item>, TokenStream),
 }
 
@@ -1946,7 +1946,7 @@ impl Rewriter<'_> {
                 if chain.reversed {
                     // the left side's items counted from its own end: the pairs then
                     // run forwards, and the shorter side bounds them
-                    self.from_end(&mut chain, true)?;
+                    self.read_from_the_end(&mut chain, true)?;
                 }
                 if let Some(other) = self.source(&call.args[0], true) {
                     let Item::Elem { array, .. } = &other else {
@@ -2023,7 +2023,7 @@ impl Rewriter<'_> {
             self.map_step(&mut other)?;
         }
         if other.reversed {
-            self.from_end(&mut other, false)?;
+            self.read_from_the_end(&mut other, false)?;
         }
         Some(other)
     }
@@ -2038,7 +2038,7 @@ impl Rewriter<'_> {
     /// adapters (their items are no one element index), and, on the left side (`left`),
     /// a map that is not free of effects: when that side is the longer, `Zip` may run it
     /// once more on an item it then drops, or not, depending on the consumer.
-    fn from_end(&mut self, chain: &mut Chain, left: bool) -> Option<()> {
+    fn read_from_the_end(&mut self, chain: &mut Chain, left: bool) -> Option<()> {
         fn has_position(item: &Item) -> bool {
             match item {
                 Item::Position(_) => true,

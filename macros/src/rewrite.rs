@@ -1145,10 +1145,10 @@ impl VisitMut for Walker<'_> {
         match expr {
             Expr::Assign(assign) => {
                 if let Some(target) = self.view(&assign.left) {
-                    if !self
+                    if self
                         .views
                         .first()
-                        .is_some_and(|first| first.name == target.name)
+                        .is_none_or(|first| first.name != target.name)
                     {
                         // only the walked slice is assigned (a pattern's view is not `mut`)
                         self.failed = true;
