@@ -4634,6 +4634,62 @@ mod tests {
         );
     }
 
+    /// The expression after [`CommuteMaps`].
+    fn commuted(expr: Expr) -> String {
+        let mut expr = expr;
+        CommuteMaps.visit_expr_mut(&mut expr);
+        quote!(#expr).to_string()
+    }
+
+    /// `rev` and `take` move before any map (the same calls of it, in the same order),
+    /// through a chain of them; `skip` and `step_by` only before a map without effects.
+    #[test]
+    fn adapters_move_before_a_map() {
+        assert_eq!(
+            commuted(syn::parse_quote!(
+                x.iter().map(|v| v * v).rev().take(2).enumerate()
+            )),
+            tokens(syn::parse_quote!(
+                x.iter().rev().take(2).map(|v| v * v).enumerate()
+            )),
+        );
+        assert_eq!(
+            commuted(syn::parse_quote!(x.iter().map(|v| v.exp()).skip(1).zip(y))),
+            tokens(syn::parse_quote!(x.iter().skip(1).map(|v| v.exp()).zip(y))),
+        );
+        // a counting map, and one reading by index (which may panic), before a `skip`
+        for expr in [
+            syn::parse_quote!(
+                x.iter()
+                    .map(|v| {
+                        calls += 1;
+                        v * 2.0
+                    })
+                    .skip(1)
+            ),
+            syn::parse_quote!(x.iter().map(|v| v * y[3]).step_by(2)),
+            syn::parse_quote!(x.iter().map(move |v| v * 2.0).rev()),
+        ] {
+            let expr: Expr = expr;
+            assert_eq!(commuted(expr.clone()), tokens(expr));
+        }
+        // a counting map before `rev` or `take`: it still runs once per item yielded
+        assert_eq!(
+            commuted(syn::parse_quote!(
+                x.iter()
+                    .map(|v| {
+                        calls += 1;
+                        *v
+                    })
+                    .take(2)
+            )),
+            tokens(syn::parse_quote!(x.iter().take(2).map(|v| {
+                calls += 1;
+                *v
+            }))),
+        );
+    }
+
     /// Fused, `|y| y + x` would read the first closure's `x`, not the outer one.
     #[test]
     fn a_pair_that_would_shadow_is_kept() {
