@@ -444,8 +444,9 @@
 //! `let mut s = &x[..];` (also `x`, `&x[i..j]`, of a borrowed array parameter) then `s =
 //! &s[1..];` or `while let [first, rest @ ..] = s { ..; s = rest; }` (also `[first, middle
 //! @ .., last]`), is two positions in `x`: `s[i]` reads `x` there, checked against `s`'s
-//! length as the slice checks it, and `s.len()`, `s.is_empty()`, `s.iter()` and a
-//! pattern's `rest` read the same; one passed on whole, captured by a closure or assigned
+//! length as the slice checks it, and `s.len()`, `s.is_empty()`, `s.iter()`, `if let
+//! Some(v) = s.first()` (`last()`, `get(i)`) and a pattern's `rest` read the same; one
+//! passed on whole, captured by a closure or assigned
 //! another array stays rejected. `let p: [f64; 3] =
 //! core::array::from_fn(|i| x[i] * w[i]);` (also `std::array::from_fn`, `N` from the
 //! annotation, a turbofish, or the signature's `-> [F; N]` where `p` is the body's tail)

@@ -629,8 +629,8 @@ twice! {
         let mut s = &x[..];
         let mut acc = T::zero();
         while let [first, rest @ ..] = s {
-            if !rest.is_empty() {
-                acc = acc + *first * rest[0];
+            if let Some(next) = rest.first() {
+                acc = acc + *first * *next;
             } else {
                 acc = acc + first.sin();
             }
@@ -683,8 +683,30 @@ twice! {
     }
 }
 
+twice! {
+    /// The walked slice's ends read by `if let` (`last()` by value, `get(1)` by
+    /// reference), then walked by `s = &s[1..];`: a running contrast.
+    fn walked_ends / walked_ends_on_duals<T>(x: &[T]) -> T {
+        let mut s = x;
+        let mut total = T::zero();
+        while !s.is_empty() {
+            if let Some(&last) = s.last() {
+                total = total + last * s[0];
+            }
+            if let Some(second) = s.get(1) {
+                total = total - second.cos();
+            } else {
+                total = total + T::one();
+            }
+            s = &s[1..];
+        }
+        total
+    }
+}
+
 #[test]
 fn walked_slices() {
+    one_slice_twice!(walked_ends, walked_ends_on_duals at [0.3, -1.0, 2.0, 0.5], [0.9]);
     one_slice_twice!(conditionally_advanced, conditionally_advanced_on_duals
         at [0.3, -1.0, 2.0], [-0.9, 0.4]);
     one_slice_twice!(walked_neighbours, walked_neighbours_on_duals

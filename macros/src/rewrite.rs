@@ -831,7 +831,8 @@ pub fn slice_aliases(stmts: Vec<Stmt>, parameters: &HashSet<String>) -> Vec<Stmt
 /// `s` is (the slice's own check first, `x[lo..hi].len()`) and again at each assignment,
 /// and every read of `s` a read of `x` through them (`iterators::read_view`: `s[i]` is
 /// `x[lo + i]` checked against `s`'s length, `s[i..j]` a part of `x`, `s.len()` is `hi -
-/// lo`, `s.is_empty()`, `s.iter()` the part `x[lo..hi]`). `while let [first, rest @ ..]
+/// lo`, `s.is_empty()`, `s.iter()` the part `x[lo..hi]`, `if let Some(v) = s.first()`
+/// (`last()`, `get(i)`) the test of the index). `while let [first, rest @ ..]
 /// = s { .. }` (names, `&name`, `_`, one `..` or `rest @ ..`) is the loop on `s`'s length
 /// its pattern needs, each name bound to its element by reference (by value for
 /// `&name`), `rest` a view of its own, which `s = rest;` copies. The same reads in the
@@ -1123,6 +1124,80 @@ impl Walker<'_> {
     }
 }
 
+impl Walker<'_> {
+    /// `if let Some(v) = s.first() { A } else { B }` (also `last()`, `get(i)`, `.copied()`,
+    /// `Some(&v)`, `Some(_)`) of a walked slice or a pattern's view: the index evaluated
+    /// once, tested against the view's length, `v` bound to the element there (by
+    /// reference, as the option holds it, or by value), as `iterators` reads an array's.
+    fn element_if_let(&mut self, branch: &syn::ExprIf) -> Option<Expr> {
+        let Expr::Let(test) = &*branch.cond else {
+            return None;
+        };
+        let (mut call, mut copied) = (crate::syntax::strip_parens(&test.expr), false);
+        if let Expr::MethodCall(copy) = call
+            && matches!(copy.method.to_string().as_str(), "copied" | "cloned")
+            && copy.args.is_empty()
+        {
+            (call, copied) = (crate::syntax::strip_parens(&copy.receiver), true);
+        }
+        let Expr::MethodCall(call) = call else {
+            return None;
+        };
+        let view = self.view(&call.receiver)?;
+        let (lo, hi) = (&view.lo, &view.hi);
+        let at: Expr = match (call.method.to_string().as_str(), call.args.len()) {
+            ("first", 0) => syn::parse_quote!(0),
+            ("last", 0) => syn::parse_quote!((#hi - #lo).wrapping_sub(1)),
+            ("get", 1) => {
+                let i = &call.args[0];
+                syn::parse_quote!(#i)
+            }
+            _ => return None,
+        };
+        let Pat::TupleStruct(some) = &*test.pat else {
+            return None;
+        };
+        if !some.path.is_ident("Some") || some.elems.len() != 1 {
+            return None;
+        }
+        self.next += 1;
+        let index = crate::syntax::fresh_local(format!("walk_index{}", self.next));
+        let array = self.array;
+        let place = quote!(#array[#lo + #index]);
+        let binding: proc_macro2::TokenStream = match (&some.elems[0], copied) {
+            (Pat::Wild(_), _) => quote!(),
+            (Pat::Ident(ident), false) if ident.subpat.is_none() && ident.by_ref.is_none() => {
+                quote!(let #ident = &#place;)
+            }
+            (Pat::Ident(ident), true) if ident.subpat.is_none() && ident.by_ref.is_none() => {
+                quote!(let #ident = #place;)
+            }
+            (Pat::Reference(reference), false) if reference.mutability.is_none() => {
+                let Pat::Ident(ident) = &*reference.pat else {
+                    return None;
+                };
+                if ident.subpat.is_some() || ident.by_ref.is_some() {
+                    return None;
+                }
+                quote!(let #ident = #place;)
+            }
+            _ => return None,
+        };
+        let then = &branch.then_branch.stmts;
+        let otherwise = branch
+            .else_branch
+            .as_ref()
+            .map(|(_, other)| quote!(else #other));
+        Some(syn::parse_quote!({
+            let #index: usize = #at;
+            if #index < #hi - #lo {
+                #binding
+                #(#then)*
+            } #otherwise
+        }))
+    }
+}
+
 /// `rest @ ..`: the name.
 fn rest_binding(pat: &Pat) -> Option<&Ident> {
     match pat {
@@ -1165,6 +1240,13 @@ impl VisitMut for Walker<'_> {
             }
             Expr::While(looped) if matches!(&*looped.cond, Expr::Let(_)) => {
                 if let Some(rewritten) = self.while_let(looped) {
+                    *expr = rewritten;
+                    return;
+                }
+            }
+            Expr::If(branch) => {
+                if let Some(mut rewritten) = self.element_if_let(branch) {
+                    self.visit_expr_mut(&mut rewritten);
                     *expr = rewritten;
                     return;
                 }
