@@ -2006,9 +2006,10 @@ impl Rewriter<'_> {
 
     /// A `zip`'s argument that is a chain of its own over arrays read at the same index
     /// (`y.iter().map(g)`, `b.iter().zip(c)`, `b.iter().enumerate()`): its maps are steps
-    /// run after the left side's, as `Zip` takes the left item before the right one. Not
-    /// one with a filter, a `rev` or a counting adapter (its items would not be read at
-    /// the left's index).
+    /// run after the left side's, as `Zip` takes the left item before the right one. A
+    /// reversed one (`y.iter().rev()`) reads its own arrays from their end
+    /// ([`Rewriter::read_from_the_end`]). Not one with a filter or a counting adapter
+    /// (its items would not be read at the left's index).
     fn zipped_chain(&mut self, expr: &Expr, index: &Ident) -> Option<Chain> {
         let mut other = self.chain_at(expr, true, index)?;
         if !other.counted.is_empty()
