@@ -177,7 +177,11 @@
 //!   cotangent goes to that element. `reduce` over values (`x.iter().copied()
 //!   .reduce(f64::max)`, `.reduce(|a, b| a + b)`, after a last `map`), read the same ways
 //!   and by `unwrap_or`, is the loop of its fold from the first item (`None` on an empty
-//!   array, as the iterator's); over `x.iter()` (a reference as its value) it is rejected.
+//!   array, as the iterator's); over `x.iter()` (a reference to an element as its value,
+//!   `*x.iter().reduce(|a, b| if a > b { a } else { b }).unwrap()`, `.copied()`,
+//!   `Some(&v)`) the step, whose parameters are plain names, runs on the values they
+//!   refer to (`*a` read as `a`), keeping the element it returns; such an option used
+//!   otherwise (`.map(..)` of the reference) is rejected: write `.copied()` first.
 //!   `f64::max` in a `fold` or a `reduce` is the op `max`, whose ties (the cotangent to its
 //!   first operand, the value kept) and NaNs are its own;
 //! - in scalar mode, `Option`s of differentiable numbers held in a local (`let mut best =
@@ -418,12 +422,35 @@
 //! .filter(|e| *e > 1.0).sum()` (the predicate reads the mapped value), `enumerate` after
 //! a `map`, is a value computed as each iteration starts, in the chain's order (the left
 //! side of a `zip` before its right side, only for the pairs it yields, as the iterators
-//! run them); a map returning a tuple keeps a local per part. A `rev`, `skip`, `take` or
-//! `step_by` after such a map, and a filter before `enumerate`/`zip`/`skip`/.. (which would
-//! count the items left), stay rejected: move the `rev` before the `map`, or test the value
-//! in a `for` loop. `let p: [f64; 3] = core::array::from_fn(|i| x[i] * w[i]);` (also
-//! `std::array::from_fn`, `N` from the annotation or a turbofish) is a local array filled
-//! by a loop in index order. `v.extend_from_slice(&x[..k])` and `v.extend(x.iter().map(..))`
+//! run them); a map returning a tuple keeps a local per part, and a `for` loop over a
+//! chain ending in a `map` (`for s in x.iter().map(|v| v * v).take(3)`) binds each mapped
+//! value as the iteration starts. A `rev` or `take` after a map (`x.iter().map(|v| v *
+//! v).rev().enumerate()`) is the same as before it, the map running on the same items
+//! in the same order; so is a `skip` or `step_by` after a map without effects (no
+//! assignment, call or indexing in its closure: `x.iter().map(|v| v.exp()).skip(1)
+//! .zip(y)`), while after one with effects, which the iterator runs on the items it
+//! passes over too, it stays rejected, as a filter before `enumerate`/`zip`/`skip`/..
+//! (which would count the items left) does: move the `skip` before the `map`, or test
+//! the value in a `for` loop. A reversed side of a `zip`, `x.iter().zip(x.iter().rev())`
+//! (a palindrome score, a convolution's kernel read backwards) or `x.iter().rev().zip(w)`,
+//! reads its own array from its own end, `len - 1 - k`, for as many pairs as the shorter
+//! side has, as `zip` pairs them (a reversed left side mapped with effects stays
+//! rejected: `Zip` may run that map once more on an item it drops). Over an array of
+//! rows, a `collect` of floats (`let xs: Vec<f64> = x0.iter().map(|r| r[0]).collect();`,
+//! the map's value an element, arithmetic or a float method, or the `let` typed
+//! `Vec<F>`) is a flat local buffer. A copy read at once, `x.to_vec()[i]`,
+//! `x.to_vec().iter()`, `.into_iter()` or `.len()` (also `to_owned`, `clone`), is that
+//! read of `x` where the body never writes `x`. A slice walked by assigning it again,
+//! `let mut s = &x[..];` (also `x`, `&x[i..j]`, of a borrowed array parameter) then `s =
+//! &s[1..];` or `while let [first, rest @ ..] = s { ..; s = rest; }` (also `[first, middle
+//! @ .., last]`), is two positions in `x`: `s[i]` reads `x` there, checked against `s`'s
+//! length as the slice checks it, and `s.len()`, `s.is_empty()`, `s.iter()`, `if let
+//! Some(v) = s.first()` (`last()`, `get(i)`) and a pattern's `rest` read the same; one
+//! passed on whole, captured by a closure or assigned
+//! another array stays rejected. `let p: [f64; 3] =
+//! core::array::from_fn(|i| x[i] * w[i]);` (also `std::array::from_fn`, `N` from the
+//! annotation, a turbofish, or the signature's `-> [F; N]` where `p` is the body's tail)
+//! is a local array filled by a loop in index order. `v.extend_from_slice(&x[..k])` and `v.extend(x.iter().map(..))`
 //! on a local float `Vec` push each item in turn, as the methods do.
 //!
 //! ```

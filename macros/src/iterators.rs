@@ -52,8 +52,18 @@
 //!   value computed into a local as each iteration starts, in the chain's order with the
 //!   filters (the left side of a `zip` before its right side, and only for the pairs the
 //!   `zip` yields, as the iterators run the closures), the adapters after it reading that
-//!   local; a map ending in a tuple literal has a local per part. No `rev`, `skip`, `take`
-//!   or `step_by` after such a map (which items the map would run on is left to them);
+//!   local; a map ending in a tuple literal has a local per part. A `rev` or `take` after
+//!   a map, and a `skip` or `step_by` after one without effects, are first moved before it
+//!   ([`CommuteMaps`]: the map then runs on the same items in the same order, or on fewer
+//!   where nobody can tell); a `for` loop over a chain ending in a map binds the mapped
+//!   value as each iteration starts;
+//! - a reversed side of a `zip` (`x.iter().zip(x.iter().rev())`, `x.iter().rev().zip(w)`)
+//!   reads its own arrays from their own end ([`Item::FromEnd`]: the `k`-th pair takes
+//!   element `len - 1 - k` of that side), the shorter side bounding the pairs;
+//! - over an array of rows, `collect` of floats (`x0.iter().map(|r| r[0]).collect()`)
+//!   fills a flat local buffer; a copy read at once (`x.to_vec()[i]`,
+//!   `x.to_vec().iter()`) of an array the body never writes is the read of the array
+//!   ([`CopiesReadAtOnce`]);
 //! - `let p: [F; N] = core::array::from_fn(|i| e);` is `N` zeros filled by a loop in
 //!   index order; `v.extend_from_slice(s)` and `v.extend(items)` on a local float `Vec`
 //!   are the loop pushing each item; the element `select_nth_unstable_by(k, ..)` puts at
@@ -96,20 +106,20 @@ pub fn desugar(
     constants: HashMap<String, bool>,
 ) -> Vec<syn::Stmt> {
     let mut stmts = stmts;
+    let (flat, of_rows) = with_locals(&stmts, arrays.clone(), rows.clone(), floats);
+    let mut read_copies = CopiesReadAtOnce {
+        arrays: flat.union(&of_rows).cloned().collect(),
+        written: written_names(&stmts),
+    };
     for stmt in &mut stmts {
+        read_copies.visit_stmt_mut(stmt);
+        CommuteMaps.visit_stmt_mut(stmt);
         FuseMaps.visit_stmt_mut(stmt);
     }
     // the copies and collects read the body's local arrays too (`let mut s = vec![0.0;
-    // n]; .. s.iter().map(f).collect()`), not the parameters' alone
-    let (known_arrays, known_rows) = {
-        let (mut known_arrays, mut known_rows) = (arrays.clone(), rows.clone());
-        let mut locals = Locals(&mut known_arrays, &mut known_rows, floats);
-        for stmt in &stmts {
-            locals.visit_stmt(stmt);
-        }
-        (known_arrays, known_rows)
-    };
-    let stmts = copies(stmts, &known_arrays, &known_rows, fixed, widths, floats);
+    // n]; .. s.iter().map(f).collect()`), not the parameters' alone; a collect of floats
+    // over rows may be over a local array of rows (`vec![[0.0; 2]; n]`)
+    let stmts = copies(stmts, &flat, &rows, &of_rows, fixed, widths, floats);
     let mut locals = Locals(&mut arrays, &mut rows, floats);
     for stmt in &stmts {
         locals.visit_stmt(stmt);
@@ -163,6 +173,306 @@ fn constant_item(ident: &Ident) -> bool {
         && name
             .chars()
             .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+}
+
+/// A copy of a float array read at once, `a.to_vec()[i]` (also `a.to_vec()[i..j]`,
+/// `a.to_vec().iter()`, `.into_iter()`, `.len()`, and `to_owned()`/`clone()` for
+/// `to_vec()`), as the read of `a` itself: `a[i]`, `a.iter()`, `a.iter().cloned()`,
+/// `a.len()`. The same values, the same panics (an index out of bounds is one either
+/// way): the copy holds `a`'s elements, and nothing writes it. Only for an array the body
+/// never writes ([`written_names`]): were `a` written while the copy is read (in the
+/// index, or in a closure of the chain), the copy would still hold the old values.
+struct CopiesReadAtOnce {
+    arrays: HashSet<String>,
+    written: HashSet<String>,
+}
+
+impl CopiesReadAtOnce {
+    /// `a` for `a.to_vec()` (`to_owned()`, `clone()`) of such an array.
+    fn copied(&self, expr: &Expr) -> Option<Ident> {
+        let Expr::MethodCall(copy) = strip_parens(expr) else {
+            return None;
+        };
+        if !matches!(
+            copy.method.to_string().as_str(),
+            "to_vec" | "to_owned" | "clone"
+        ) || !copy.args.is_empty()
+            || copy.turbofish.is_some()
+        {
+            return None;
+        }
+        let name = single_ident(strip_parens(&copy.receiver))?;
+        (self.arrays.contains(&name.to_string()) && !self.written.contains(&name.to_string()))
+            .then(|| name.clone())
+    }
+}
+
+impl VisitMut for CopiesReadAtOnce {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        visit_mut::visit_expr_mut(self, expr);
+        match expr {
+            Expr::Index(index) => {
+                if let Some(array) = self.copied(&index.expr) {
+                    *index.expr = syn::parse_quote!(#array);
+                }
+            }
+            Expr::MethodCall(call) if call.args.is_empty() && call.turbofish.is_none() => {
+                let Some(array) = self.copied(&call.receiver) else {
+                    return;
+                };
+                let span = call.method.span();
+                *expr = match call.method.to_string().as_str() {
+                    "iter" | "len" => {
+                        let method = &call.method;
+                        syn::parse_quote!(#array.#method())
+                    }
+                    // the copy's owned elements: values
+                    "into_iter" => syn::parse_quote_spanned!(span=> #array.iter().cloned()),
+                    _ => return,
+                };
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The names the body may write: assigned (`a = ..`, `a[i] += ..`, `a.f = ..`), borrowed
+/// `&mut`, or the receiver of a method that is no reading one (`push`, `iter_mut`,
+/// `sort_by`, ..), anywhere, closures included.
+fn written_names(stmts: &[syn::Stmt]) -> HashSet<String> {
+    /// The name a place is rooted at (`a`, `a[i]`, `a.f[j]`, `*a`).
+    fn root(expr: &Expr) -> Option<String> {
+        match strip_parens(expr) {
+            Expr::Index(index) => root(&index.expr),
+            Expr::Field(field) => root(&field.base),
+            Expr::Unary(unary) => root(&unary.expr),
+            other => single_ident(other).map(Ident::to_string),
+        }
+    }
+    const READS: &[&str] = &[
+        "iter",
+        "len",
+        "is_empty",
+        "to_vec",
+        "to_owned",
+        "clone",
+        "first",
+        "last",
+        "get",
+        "windows",
+        "chunks",
+        "chunks_exact",
+        "contains",
+        "into_iter",
+        "copied",
+        "cloned",
+    ];
+    struct Writes(HashSet<String>);
+    impl<'ast> Visit<'ast> for Writes {
+        fn visit_expr(&mut self, expr: &'ast Expr) {
+            let place = match expr {
+                Expr::Assign(assign) => root(&assign.left),
+                Expr::Binary(binary) if crate::syntax::is_compound_assign(&binary.op) => {
+                    root(&binary.left)
+                }
+                Expr::Reference(reference) if reference.mutability.is_some() => {
+                    root(&reference.expr)
+                }
+                Expr::MethodCall(call) if !READS.contains(&call.method.to_string().as_str()) => {
+                    root(&call.receiver)
+                }
+                _ => None,
+            };
+            self.0.extend(place);
+            visit::visit_expr(self, expr);
+        }
+        fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+            // a macro's tokens may write any name they spell
+            crate::syntax::names_in(mac.tokens.clone())
+                .into_iter()
+                .for_each(|name| {
+                    self.0.insert(name);
+                });
+        }
+    }
+    let mut writes = Writes(HashSet::new());
+    for stmt in stmts {
+        writes.visit_stmt(stmt);
+    }
+    writes.0
+}
+
+/// The reads of `name` in `expr`, a view of the flat `array` from `offset` (a `usize`
+/// local) of `len` elements, as the loops over windows read theirs ([`ViewReads`]):
+/// `name[i]` is `array[offset + i]`, checked against `len`, `name[i..j]` that part of
+/// `array`, `name.len()` is `len`. For `rewrite::walked_slices`, whose views move.
+pub(crate) fn read_view(
+    expr: &mut Expr,
+    name: &Ident,
+    array: &Ident,
+    offset: &Ident,
+    len: TokenStream,
+) {
+    let view = View {
+        name: name.to_string(),
+        array: array.clone(),
+        offset: offset.clone(),
+        len,
+        row: false,
+        stride: None,
+    };
+    ViewReads(&view).visit_expr_mut(expr);
+}
+
+/// Whether `ty` is `Vec<F>` of a float type `F` (`f32`, `f64` or one of `floats`).
+fn vec_of_floats(ty: &syn::Type, floats: &[Ident]) -> bool {
+    let syn::Type::Path(path) = ty else {
+        return false;
+    };
+    let Some(last) = path.path.segments.last() else {
+        return false;
+    };
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return false;
+    };
+    let [syn::GenericArgument::Type(syn::Type::Path(element))] =
+        &args.args.iter().collect::<Vec<_>>()[..]
+    else {
+        return false;
+    };
+    last.ident == "Vec"
+        && element.qself.is_none()
+        && element.path.get_ident().is_some_and(|name| {
+            name == "f32" || name == "f64" || floats.iter().any(|float| float == name)
+        })
+}
+
+/// Whether a map's value is a number by its form, whatever its operands (`r[0]`, an
+/// element of a row; `p[0] * p[1]`; `r[0].sqrt()`; a float literal): no row or array
+/// value has that form, so a `collect` of it over rows fills a flat buffer.
+fn float_valued(expr: &Expr) -> bool {
+    match strip_parens(expr) {
+        Expr::Index(index) => !matches!(strip_parens(&index.index), Expr::Range(_)),
+        Expr::Binary(binary) => matches!(
+            binary.op,
+            syn::BinOp::Add(_)
+                | syn::BinOp::Sub(_)
+                | syn::BinOp::Mul(_)
+                | syn::BinOp::Div(_)
+                | syn::BinOp::Rem(_)
+        ),
+        Expr::Unary(unary) => matches!(unary.op, syn::UnOp::Neg(_)),
+        Expr::MethodCall(call) => {
+            crate::rewrite::FLOAT_METHODS.contains(&call.method.to_string().as_str())
+        }
+        Expr::Lit(lit) => matches!(lit.lit, syn::Lit::Float(_)),
+        _ => false,
+    }
+}
+
+/// `recv.map(f).rev()` as `recv.rev().map(f)` (also `take(n)`; `skip(n)` and
+/// `step_by(s)` when `f` is [free of effects](free_of_effects)), innermost first and again
+/// on the new receiver (`recv.map(f).rev().skip(1)` is `recv.rev().skip(1).map(f)`), so
+/// that the map that more adapters follow comes after every adapter that skips or
+/// reorders items, a form the chains take. Exact: `Rev<Map>` and `Map<Rev>` both call `f`
+/// on the back item as each item is taken, and `take` calls the iterator below it only
+/// for the items it yields; `skip` and `step_by` do call `f` on the items they pass
+/// over, which no one can tell when `f` has no effect. The adapter's argument is then
+/// evaluated before the closure is made rather than after: making a closure (not `move`)
+/// runs nothing, and an argument that could change what it borrows would not compile
+/// as written either. Any other pair is kept.
+struct CommuteMaps;
+
+impl VisitMut for CommuteMaps {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        visit_mut::visit_expr_mut(self, expr);
+        commute_map(expr);
+    }
+}
+
+/// [`CommuteMaps`] at one node: whether `expr` changed.
+fn commute_map(expr: &mut Expr) -> bool {
+    let Expr::MethodCall(outer) = expr else {
+        return false;
+    };
+    let method = outer.method.to_string();
+    // whether the adapter calls the iterator below it only for the items it yields
+    let yields_only = match (method.as_str(), outer.args.len()) {
+        ("rev", 0) | ("take", 1) => true,
+        ("skip" | "step_by", 1) => false,
+        _ => return false,
+    };
+    if outer.turbofish.is_some() {
+        return false;
+    }
+    let Expr::MethodCall(inner) = &*outer.receiver else {
+        return false;
+    };
+    if inner.method != "map" || inner.args.len() != 1 || inner.turbofish.is_some() {
+        return false;
+    }
+    let Expr::Closure(closure) = strip_parens(&inner.args[0]) else {
+        return false;
+    };
+    if closure.capture.is_some() || closure.asyncness.is_some() {
+        return false;
+    }
+    if !yields_only && !free_of_effects(&closure.body) {
+        return false;
+    }
+    // `recv.adapter(args).map(f)`, the adapter's receiver made the map's
+    let mut map = inner.clone();
+    let mut adapter = outer.clone();
+    adapter.receiver = map.receiver.clone();
+    let mut adapted = Expr::MethodCall(adapter);
+    // the adapter may now follow another map (`recv.map(g).map(f).rev()` unfused)
+    commute_map(&mut adapted);
+    map.receiver = Box::new(adapted);
+    *expr = Expr::MethodCall(map);
+    true
+}
+
+/// Whether evaluating `expr` can have no effect anyone sees, so that running it on fewer
+/// items changes nothing: no assignment, `&mut` borrow, macro, call of a function or of
+/// a method that is not a float method of the vocabulary, indexing (which may panic),
+/// jump or `?`, `unsafe` or closure; names, literals, fields, arithmetic, casts, blocks
+/// of `let`s and `if`/`match` on such values are.
+fn free_of_effects(expr: &Expr) -> bool {
+    struct Effects(bool);
+    impl<'ast> Visit<'ast> for Effects {
+        fn visit_expr(&mut self, expr: &'ast Expr) {
+            match expr {
+                Expr::Lit(_)
+                | Expr::Path(_)
+                | Expr::Paren(_)
+                | Expr::Group(_)
+                | Expr::Field(_)
+                | Expr::Cast(_)
+                | Expr::Unary(_)
+                | Expr::Tuple(_)
+                | Expr::Block(_)
+                | Expr::If(_)
+                | Expr::Match(_)
+                | Expr::Let(_) => {}
+                Expr::Reference(reference) if reference.mutability.is_none() => {}
+                Expr::Binary(binary) if !crate::syntax::is_compound_assign(&binary.op) => {}
+                Expr::MethodCall(call)
+                    if crate::rewrite::FLOAT_METHODS
+                        .contains(&call.method.to_string().as_str()) => {}
+                _ => self.0 = true,
+            }
+            visit::visit_expr(self, expr);
+        }
+        fn visit_macro(&mut self, _: &'ast syn::Macro) {
+            self.0 = true;
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {
+            self.0 = true;
+        }
+    }
+    let mut effects = Effects(false);
+    effects.visit_expr(expr);
+    !effects.0
 }
 
 /// `recv.map(|p| e).map(|q| f)` as `recv.map(|p| { let q = e; f })`, innermost pair
@@ -263,6 +573,7 @@ fn copies(
     stmts: Vec<syn::Stmt>,
     arrays: &HashSet<String>,
     rows: &HashSet<String>,
+    all_rows: &HashSet<String>,
     fixed: HashSet<String>,
     widths: &HashMap<String, TokenStream>,
     floats: &[Ident],
@@ -270,6 +581,9 @@ fn copies(
     struct Copies<'a> {
         arrays: HashSet<String>,
         rows: &'a HashSet<String>,
+        /// The arrays of rows, the body's local ones too: a `collect` of floats over
+        /// one is a flat buffer.
+        all_rows: &'a HashSet<String>,
         fixed: HashSet<String>,
         /// The row width `N` of each parameter of fixed-width rows (`&[[F; N]]`).
         widths: &'a HashMap<String, TokenStream>,
@@ -309,7 +623,8 @@ fn copies(
                 },
                 _ => return None,
             };
-            let Some(pushing) = self.collect_loop(&init.expr, name) else {
+            let float_items = ty.is_some_and(|ty| vec_of_floats(ty, self.floats));
+            let Some(pushing) = self.collect_loop(&init.expr, name, float_items) else {
                 return self.collected_tail(name, ty.map(|ty| &**ty), &init.expr);
             };
             self.arrays.insert(name.to_string());
@@ -323,7 +638,12 @@ fn copies(
         /// `a.iter().map(|v| e).collect()` (as [`collected`](Self::collected) takes it) as
         /// the loop pushing each item into `target`, `for v in a.iter() { target.push(e);
         /// }`.
-        fn collect_loop(&self, expr: &Expr, target: &Ident) -> Option<syn::Stmt> {
+        fn collect_loop(
+            &self,
+            expr: &Expr,
+            target: &Ident,
+            float_items: bool,
+        ) -> Option<syn::Stmt> {
             let Expr::MethodCall(collect) = strip_parens(expr) else {
                 return None;
             };
@@ -360,8 +680,13 @@ fn copies(
             // integers and the loop is the range's, as written
             if range_map(&collect.receiver).is_none() {
                 let root = chain_root(source)?;
-                if !self.arrays.contains(&root.to_string()) || self.rows.contains(&root.to_string())
-                {
+                // over rows, only floats collected (`|r| r[0]`, `|p| p[0] * p[1]`, or
+                // into a `Vec<F>`): the buffer is then a flat float array, which the
+                // rows loop fills reading each row as a view
+                let root = root.to_string();
+                let of_rows = self.rows.contains(&root) || self.all_rows.contains(&root);
+                let floats_of_rows = of_rows && (float_items || float_valued(&value));
+                if !(self.arrays.contains(&root) && !of_rows || floats_of_rows) {
                     return None;
                 }
             }
@@ -442,7 +767,7 @@ fn copies(
                     Some(syn::parse_quote!(if #cond #then else #otherwise))
                 }
                 collect => {
-                    let pushing = self.collect_loop(collect, target)?;
+                    let pushing = self.collect_loop(collect, target, false)?;
                     Some(syn::parse_quote!({ #pushing }))
                 }
             }
@@ -538,6 +863,7 @@ fn copies(
     Copies {
         arrays: arrays.clone(),
         rows,
+        all_rows,
         fixed,
         widths,
         floats,
@@ -828,6 +1154,11 @@ enum Item {
     /// A value a `map` in the middle of the chain computed (`x.iter().map(f).zip(y)`), in
     /// the named local as the iteration starts ([`Step::Map`]).
     Value(Ident),
+    /// The item of a reversed side of a `zip` (`x.iter().zip(y.iter().rev())`, or
+    /// `x.iter().rev().zip(y)`), read at the other end of its own arrays: the `k`-th pair
+    /// takes that side's element `len - 1 - k`, `len` (the tokens) the side's own length,
+    /// so the shorter side still bounds the pairs, as `zip` does ([`Rewriter::read_from_the_end`]).
+    FromEnd(Box<Item>, TokenStream),
 }
 
 /// What each iteration runs, in the chain's order, before the item is bound: the
@@ -1646,7 +1977,12 @@ impl Rewriter<'_> {
                 };
                 chain.item = Item::Tuple(vec![Item::Position(position), chain.item]);
             }
-            ("zip", 1) if !chain.reversed => {
+            ("zip", 1) => {
+                if chain.reversed {
+                    // the left side's items counted from its own end: the pairs then
+                    // run forwards, and the shorter side bounds them
+                    self.read_from_the_end(&mut chain, true)?;
+                }
                 if let Some(other) = self.source(&call.args[0], true) {
                     let Item::Elem { array, .. } = &other else {
                         return None;
@@ -1705,13 +2041,13 @@ impl Rewriter<'_> {
 
     /// A `zip`'s argument that is a chain of its own over arrays read at the same index
     /// (`y.iter().map(g)`, `b.iter().zip(c)`, `b.iter().enumerate()`): its maps are steps
-    /// run after the left side's, as `Zip` takes the left item before the right one. Not
-    /// one with a filter, a `rev` or a counting adapter (its items would not be read at
-    /// the left's index).
+    /// run after the left side's, as `Zip` takes the left item before the right one. A
+    /// reversed one (`y.iter().rev()`) reads its own arrays from their end
+    /// ([`Rewriter::read_from_the_end`]). Not one with a filter or a counting adapter
+    /// (its items would not be read at the left's index).
     fn zipped_chain(&mut self, expr: &Expr, index: &Ident) -> Option<Chain> {
         let mut other = self.chain_at(expr, true, index)?;
-        if other.reversed
-            || !other.counted.is_empty()
+        if !other.counted.is_empty()
             || other
                 .steps
                 .iter()
@@ -1722,7 +2058,59 @@ impl Rewriter<'_> {
         if other.map.is_some() {
             self.map_step(&mut other)?;
         }
+        if other.reversed {
+            self.read_from_the_end(&mut other, false)?;
+        }
         Some(other)
+    }
+
+    /// A reversed chain (`x.iter().rev()`, `y.iter().rev().map(g)`) as one running
+    /// forwards over its items counted from the end ([`Item::FromEnd`]), so that it can
+    /// be a side of a `zip`: its `k`-th item is the element `len - 1 - k` of its own
+    /// arrays, whatever the other side's length (the loop's `(0..n).rev()` would start at
+    /// the shorter length's end instead). The items come in the same order and each map
+    /// runs on the same items in the same order. `None` for a chain this cannot say
+    /// exactly: positions taken (`enumerate`, counted from one end), filters or counted
+    /// adapters (their items are no one element index), and, on the left side (`left`),
+    /// a map that is not free of effects: when that side is the longer, `Zip` may run it
+    /// once more on an item it then drops, or not, depending on the consumer.
+    fn read_from_the_end(&mut self, chain: &mut Chain, left: bool) -> Option<()> {
+        fn has_position(item: &Item) -> bool {
+            match item {
+                Item::Position(_) => true,
+                Item::Tuple(items) => items.iter().any(has_position),
+                Item::FromEnd(inner, _) => has_position(inner),
+                _ => false,
+            }
+        }
+        if !chain.counted.is_empty() || chain.map.is_some() || has_position(&chain.item) {
+            return None;
+        }
+        let len = self.length(&chain.arrays);
+        // each element read wrapped (a mapped value, already computed, reads nothing)
+        fn wrap(item: Item, len: &TokenStream) -> Item {
+            match item {
+                Item::Tuple(items) => {
+                    Item::Tuple(items.into_iter().map(|item| wrap(item, len)).collect())
+                }
+                Item::Value(_) => item,
+                item => Item::FromEnd(Box::new(item), len.clone()),
+            }
+        }
+        for step in &mut chain.steps {
+            match step {
+                Step::Filter(..) => return None,
+                Step::Map(closure, item, _) => {
+                    if has_position(item) || (left && !free_of_effects(&closure.body)) {
+                        return None;
+                    }
+                    *item = wrap(item.clone(), &len);
+                }
+            }
+        }
+        chain.item = wrap(chain.item.clone(), &len);
+        chain.reversed = false;
+        Some(())
     }
 
     /// `let` statements binding `pat` to `item` (values first, into temporaries, so that
@@ -1750,6 +2138,16 @@ impl Rewriter<'_> {
             (Pat::Type(typed), _) => self.bind(&typed.pat, item, lets, binds, derefs),
             (Pat::Wild(_), _) => Some(()),
             (Pat::Paren(paren), _) => self.bind(&paren.pat, item, lets, binds, derefs),
+            (pat, Item::FromEnd(inner, len)) => {
+                // the side's own index, bound first: every read of the inner item
+                // (elements, rows, places written) is at it
+                let at = self.fresh("from_end");
+                lets.push(quote!(let #at: usize = #len - 1 - #k;));
+                let outer = self.counted_index.replace(at);
+                let bound = self.bind(pat, inner, lets, binds, derefs);
+                self.counted_index = outer;
+                bound
+            }
             // `for &v in a.iter()`, and `for &v in a` of a slice parameter (whose elements
             // are references; for an owned array the user's own code does not compile)
             (Pat::Reference(reference), Item::Elem { array, .. })
@@ -1861,9 +2259,11 @@ impl Rewriter<'_> {
 
     /// `for pat in chain { body }` as an indexed loop.
     fn for_loop(&mut self, for_loop: &syn::ExprForLoop) -> Option<Expr> {
-        let chain = self.chain(&for_loop.expr, true)?;
+        let mut chain = self.chain(&for_loop.expr, true)?;
         if chain.map.is_some() {
-            return None;
+            // `for s in x.iter().map(f)`: the loop takes each mapped item as it starts an
+            // iteration, so the map is a value computed there, then bound to `pat`
+            self.map_step(&mut chain)?;
         }
         let Head {
             setup,
@@ -2241,6 +2641,7 @@ impl Rewriter<'_> {
             return None;
         }
         let found = std::mem::take(&mut parts.found);
+        let part_names: Vec<String> = found.iter().map(|part| part.name.to_string()).collect();
         let mut lets = Vec::new();
         let depth = self.views.len();
         for Part {
@@ -2315,6 +2716,12 @@ impl Rewriter<'_> {
         }
         self.visit_expr_mut(&mut rewritten);
         self.views.truncate(depth);
+        // a form the loops could not take over the views still names a part, which
+        // nothing binds: left as written instead (lowering's message, never rustc's)
+        let left = crate::syntax::names_in(quote::ToTokens::to_token_stream(&rewritten));
+        if part_names.iter().any(|name| left.contains(name)) {
+            return None;
+        }
         Some(syn::parse_quote!({ #(#lets)* #rewritten }))
     }
 }
@@ -3305,6 +3712,7 @@ fn by_value(item: Item) -> Item {
             mutable,
         },
         Item::Tuple(items) => Item::Tuple(items.into_iter().map(by_value).collect()),
+        Item::FromEnd(inner, len) => Item::FromEnd(Box::new(by_value(*inner)), len),
         other => other,
     }
 }
@@ -4259,6 +4667,62 @@ mod tests {
                     })
                     .sum()
             )),
+        );
+    }
+
+    /// The expression after [`CommuteMaps`].
+    fn commuted(expr: Expr) -> String {
+        let mut expr = expr;
+        CommuteMaps.visit_expr_mut(&mut expr);
+        quote!(#expr).to_string()
+    }
+
+    /// `rev` and `take` move before any map (the same calls of it, in the same order),
+    /// through a chain of them; `skip` and `step_by` only before a map without effects.
+    #[test]
+    fn adapters_move_before_a_map() {
+        assert_eq!(
+            commuted(syn::parse_quote!(
+                x.iter().map(|v| v * v).rev().take(2).enumerate()
+            )),
+            tokens(syn::parse_quote!(
+                x.iter().rev().take(2).map(|v| v * v).enumerate()
+            )),
+        );
+        assert_eq!(
+            commuted(syn::parse_quote!(x.iter().map(|v| v.exp()).skip(1).zip(y))),
+            tokens(syn::parse_quote!(x.iter().skip(1).map(|v| v.exp()).zip(y))),
+        );
+        // a counting map, and one reading by index (which may panic), before a `skip`
+        for expr in [
+            syn::parse_quote!(
+                x.iter()
+                    .map(|v| {
+                        calls += 1;
+                        v * 2.0
+                    })
+                    .skip(1)
+            ),
+            syn::parse_quote!(x.iter().map(|v| v * y[3]).step_by(2)),
+            syn::parse_quote!(x.iter().map(move |v| v * 2.0).rev()),
+        ] {
+            let expr: Expr = expr;
+            assert_eq!(commuted(expr.clone()), tokens(expr));
+        }
+        // a counting map before `rev` or `take`: it still runs once per item yielded
+        assert_eq!(
+            commuted(syn::parse_quote!(
+                x.iter()
+                    .map(|v| {
+                        calls += 1;
+                        *v
+                    })
+                    .take(2)
+            )),
+            tokens(syn::parse_quote!(x.iter().take(2).map(|v| {
+                calls += 1;
+                *v
+            }))),
         );
     }
 

@@ -807,6 +807,12 @@ fn twin(item: &ItemFn, model: &Model) -> ItemFn {
         Shape::Struct { fields, spans, .. } => (fields, spans),
         Shape::Array { len, row } => {
             crate::syntax::set_spelled(crate::syntax::names_in(item.to_token_stream()));
+            // `let p = core::array::from_fn(..); p`: typed as the result while the twin
+            // still returns `p` (the tuple of its elements names no type)
+            twin.block.stmts = crate::rewrite::from_fn_returned(
+                std::mem::take(&mut twin.block.stmts),
+                &item.sig.output,
+            );
             each_result(&mut twin.block, &mut |expr| {
                 *expr = match row {
                     None => array_parts(expr, *len, float),

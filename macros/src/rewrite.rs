@@ -818,8 +818,484 @@ pub fn slice_aliases(stmts: Vec<Stmt>, parameters: &HashSet<String>) -> Vec<Stmt
         .filter(|name| !bound.0.keys().any(|ident| ident == name.as_str()))
         .cloned()
         .collect();
+    WalkedSlices { arrays: &names }.visit_block_mut(&mut block);
     SliceAliases { names: &names }.visit_block_mut(&mut block);
     block.stmts
+}
+
+// ----- a slice walked by assigning it again -----
+
+/// `let mut s = &x[..];` (also `x`, `&x[i..j]`) of a borrowed flat array parameter `x`
+/// that the statements after it assign again (`s = &s[1..];`, `s = rest;`), walking the
+/// array: `s` is two `usize` locals, its first position and its end in `x`, set where
+/// `s` is (the slice's own check first, `x[lo..hi].len()`) and again at each assignment,
+/// and every read of `s` a read of `x` through them (`iterators::read_view`: `s[i]` is
+/// `x[lo + i]` checked against `s`'s length, `s[i..j]` a part of `x`, `s.len()` is `hi -
+/// lo`, `s.is_empty()`, `s.iter()` the part `x[lo..hi]`, `if let Some(v) = s.first()`
+/// (`last()`, `get(i)`) the test of the index). `while let [first, rest @ ..]
+/// = s { .. }` (names, `&name`, `_`, one `..` or `rest @ ..`) is the loop on `s`'s length
+/// its pattern needs, each name bound to its element by reference (by value for
+/// `&name`), `rest` a view of its own, which `s = rest;` copies. The same reads in the
+/// same order: a slice is a pair of positions in `x`, and nothing else can change. Left as
+/// written when `s` (or a `rest`) is used otherwise (passed on, bound again, in a
+/// closure): no part of the rewrite is kept then.
+struct WalkedSlices<'a> {
+    arrays: &'a HashSet<String>,
+}
+
+impl VisitMut for WalkedSlices<'_> {
+    fn visit_block_mut(&mut self, block: &mut syn::Block) {
+        syn::visit_mut::visit_block_mut(self, block);
+        let mut k = 0;
+        while k < block.stmts.len() {
+            if let Some((declared, rest)) = self.walked(&block.stmts[k], &block.stmts[k + 1..]) {
+                let taken = declared.len();
+                block.stmts.splice(k.., declared.into_iter().chain(rest));
+                k += taken;
+            } else {
+                k += 1;
+            }
+        }
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// A slice walked through `array`, named `name`, from `lo` (inclusive) to `hi`.
+#[derive(Clone)]
+struct Walked {
+    name: Ident,
+    lo: Ident,
+    hi: Ident,
+}
+
+impl WalkedSlices<'_> {
+    /// `stmt` (`let mut s = ..;`) as the locals of the walked slice, and `after` with its
+    /// reads and assignments rewritten; `None` when it is not of that form.
+    fn walked(&self, stmt: &Stmt, after: &[Stmt]) -> Option<(Vec<Stmt>, Vec<Stmt>)> {
+        let Stmt::Local(local) = stmt else {
+            return None;
+        };
+        let Pat::Ident(pat) = &local.pat else {
+            return None;
+        };
+        let init = local.init.as_ref()?;
+        if pat.mutability.is_none()
+            || pat.by_ref.is_some()
+            || pat.subpat.is_some()
+            || init.diverge.is_some()
+        {
+            return None;
+        }
+        let name = pat.ident.clone();
+        // the array and the part's bounds
+        let (array, start, end) = match crate::syntax::strip_parens(&init.expr) {
+            Expr::Reference(reference) if reference.mutability.is_none() => {
+                let Expr::Index(index) = crate::syntax::strip_parens(&reference.expr) else {
+                    return None;
+                };
+                let Expr::Range(range) = crate::syntax::strip_parens(&index.index) else {
+                    return None;
+                };
+                let array = crate::syntax::single_ident(crate::syntax::strip_parens(&index.expr))?;
+                let (start, end) = crate::syntax::range_bounds(range, array);
+                (array.clone(), start, end)
+            }
+            other => {
+                let array = crate::syntax::single_ident(other)?;
+                (array.clone(), quote!(0), quote!(#array.len()))
+            }
+        };
+        if !self.arrays.contains(&array.to_string()) || !assigned_again(after, &name) {
+            return None;
+        }
+        let walked = Walked {
+            lo: crate::syntax::fresh_local(format!("{name}_start")),
+            hi: crate::syntax::fresh_local(format!("{name}_end")),
+            name,
+        };
+        let (lo, hi) = (&walked.lo, &walked.hi);
+        let declared: Vec<Stmt> = vec![
+            syn::parse_quote!(let mut #lo: usize = #start;),
+            syn::parse_quote!(let mut #hi: usize = #lo + #array[#lo..#end].len();),
+        ];
+        let mut walker = Walker {
+            array: &array,
+            views: vec![walked.clone()],
+            failed: false,
+            next: 0,
+        };
+        let mut rest: Vec<Stmt> = after.to_vec();
+        for stmt in &mut rest {
+            walker.visit_stmt_mut(stmt);
+        }
+        if walker.failed {
+            return None;
+        }
+        // nothing left naming the slice (or a view its patterns made)
+        let left = crate::syntax::names_in(quote!(#(#rest)*));
+        if left.contains(&walked.name.to_string()) {
+            return None;
+        }
+        Some((declared, rest))
+    }
+}
+
+/// Whether `stmts` assign `name` (`name = ..`) anywhere.
+fn assigned_again(stmts: &[Stmt], name: &Ident) -> bool {
+    struct Assigns<'n>(&'n Ident, bool);
+    impl<'ast> Visit<'ast> for Assigns<'_> {
+        fn visit_expr_assign(&mut self, assign: &'ast syn::ExprAssign) {
+            self.1 |= is_name(&assign.left, self.0);
+            syn::visit::visit_expr_assign(self, assign);
+        }
+    }
+    let mut assigns = Assigns(name, false);
+    for stmt in stmts {
+        assigns.visit_stmt(stmt);
+    }
+    assigns.1
+}
+
+/// The rewrite of [`WalkedSlices`] in the statements after the slice's `let`.
+struct Walker<'a> {
+    array: &'a Ident,
+    /// The walked slice, then the views `while let` patterns made, innermost last.
+    views: Vec<Walked>,
+    failed: bool,
+    next: usize,
+}
+
+impl Walker<'_> {
+    fn view(&self, expr: &Expr) -> Option<Walked> {
+        let name = crate::syntax::single_ident(crate::syntax::strip_parens(expr))?;
+        self.views
+            .iter()
+            .rev()
+            .find(|view| &view.name == name)
+            .cloned()
+    }
+
+    /// `expr`'s reads of every view, innermost first.
+    fn read(&self, expr: &mut Expr) {
+        for Walked { name, lo, hi } in self.views.iter().rev() {
+            crate::iterators::read_view(expr, name, self.array, lo, quote!((#hi - #lo)));
+        }
+    }
+
+    /// `s = value;` (the value's reads already rewritten): a part of the array, or
+    /// another view.
+    fn assignment(&mut self, target: &Walked, value: &Expr) -> Option<Expr> {
+        let Walked { lo, hi, .. } = target;
+        if let Some(other) = self.view(value) {
+            let (other_lo, other_hi) = (&other.lo, &other.hi);
+            return Some(syn::parse_quote!({ #lo = #other_lo; #hi = #other_hi; }));
+        }
+        let Expr::Reference(reference) = crate::syntax::strip_parens(value) else {
+            return None;
+        };
+        let Expr::Index(index) = crate::syntax::strip_parens(&reference.expr) else {
+            return None;
+        };
+        let Expr::Range(range) = crate::syntax::strip_parens(&index.index) else {
+            return None;
+        };
+        if reference.mutability.is_some()
+            || !is_name(crate::syntax::strip_parens(&index.expr), self.array)
+        {
+            return None;
+        }
+        let array = self.array;
+        let (start, end) = crate::syntax::range_bounds(range, array);
+        self.next += 1;
+        let (a, b) = (
+            crate::syntax::fresh_local(format!("walk_start{}", self.next)),
+            crate::syntax::fresh_local(format!("walk_end{}", self.next)),
+        );
+        // both bounds evaluated first, in order, then the part checked as the slice
+        // checks it, then the slice moved
+        Some(syn::parse_quote!({
+            let #a: usize = #start;
+            let #b: usize = #end;
+            #hi = #a + #array[#a..#b].len();
+            #lo = #a;
+        }))
+    }
+
+    /// `while let [p, .., rest @ ..] = s { body }` as the loop on `s`'s length.
+    fn while_let(&mut self, looped: &syn::ExprWhile) -> Option<Expr> {
+        let Expr::Let(test) = crate::syntax::strip_parens(&looped.cond) else {
+            return None;
+        };
+        let view = self.view(&test.expr)?;
+        let Pat::Slice(slice) = &*test.pat else {
+            return None;
+        };
+        let (lo, hi) = (&view.lo, &view.hi);
+        let array = self.array;
+        let rest_at = slice
+            .elems
+            .iter()
+            .position(|p| matches!(p, Pat::Rest(_)) || rest_binding(p).is_some());
+        if slice
+            .elems
+            .iter()
+            .filter(|p| matches!(p, Pat::Rest(_)) || rest_binding(p).is_some())
+            .count()
+            > 1
+        {
+            return None;
+        }
+        let count = slice.elems.len() - usize::from(rest_at.is_some());
+        let test: Expr = match rest_at {
+            Some(_) => syn::parse_quote!(#hi - #lo >= #count),
+            None => syn::parse_quote!(#hi - #lo == #count),
+        };
+        let mut lets: Vec<Stmt> = Vec::new();
+        let mut inner: Option<Walked> = None;
+        for (k, elem) in slice.elems.iter().enumerate() {
+            let place: proc_macro2::TokenStream = match rest_at {
+                Some(at) if k > at => {
+                    let from_end = slice.elems.len() - k;
+                    quote!(#array[#hi - #from_end])
+                }
+                _ => quote!(#array[#lo + #k]),
+            };
+            match elem {
+                Pat::Rest(_) | Pat::Wild(_) => {}
+                Pat::Ident(ident) if ident.subpat.is_none() && ident.by_ref.is_none() => {
+                    let name = &ident.ident;
+                    let mutability = &ident.mutability;
+                    lets.push(syn::parse_quote!(let #mutability #name = &#place;));
+                }
+                Pat::Reference(reference) if reference.mutability.is_none() => {
+                    let Pat::Ident(ident) = &*reference.pat else {
+                        return None;
+                    };
+                    if ident.subpat.is_some() || ident.by_ref.is_some() {
+                        return None;
+                    }
+                    let name = &ident.ident;
+                    let mutability = &ident.mutability;
+                    lets.push(syn::parse_quote!(let #mutability #name = #place;));
+                }
+                elem => {
+                    let name = rest_binding(elem)?;
+                    let at = rest_at.expect("a rest binding");
+                    let after = slice.elems.len() - at - 1;
+                    self.next += 1;
+                    let walked = Walked {
+                        lo: crate::syntax::fresh_local(format!("{name}_start{}", self.next)),
+                        hi: crate::syntax::fresh_local(format!("{name}_end{}", self.next)),
+                        name: name.clone(),
+                    };
+                    let (rest_lo, rest_hi) = (&walked.lo, &walked.hi);
+                    lets.push(syn::parse_quote!(let #rest_lo: usize = #lo + #at;));
+                    lets.push(syn::parse_quote!(let #rest_hi: usize = #hi - #after;));
+                    inner = Some(walked);
+                }
+            }
+        }
+        let mut body = looped.body.clone();
+        let pushed = inner.is_some();
+        if let Some(walked) = inner {
+            self.views.push(walked);
+        }
+        self.visit_block_mut(&mut body);
+        // a name the pattern binds must not be the walked slice's (its reads would be
+        // the element's)
+        if slice
+            .elems
+            .iter()
+            .any(|p| crate::syntax::pattern_binds(p, &view.name))
+        {
+            self.failed = true;
+        }
+        if pushed {
+            let walked = self.views.pop().expect("pushed above");
+            let left = crate::syntax::names_in(quote!(#body));
+            if left.contains(&walked.name.to_string()) {
+                self.failed = true;
+            }
+        }
+        let label = &looped.label;
+        let stmts = &body.stmts;
+        Some(syn::parse_quote!(#label while #test { #(#lets)* #(#stmts)* }))
+    }
+}
+
+impl Walker<'_> {
+    /// `if let Some(v) = s.first() { A } else { B }` (also `last()`, `get(i)`, `.copied()`,
+    /// `Some(&v)`, `Some(_)`) of a walked slice or a pattern's view: the index evaluated
+    /// once, tested against the view's length, `v` bound to the element there (by
+    /// reference, as the option holds it, or by value), as `iterators` reads an array's.
+    fn element_if_let(&mut self, branch: &syn::ExprIf) -> Option<Expr> {
+        let Expr::Let(test) = &*branch.cond else {
+            return None;
+        };
+        let (mut call, mut copied) = (crate::syntax::strip_parens(&test.expr), false);
+        if let Expr::MethodCall(copy) = call
+            && matches!(copy.method.to_string().as_str(), "copied" | "cloned")
+            && copy.args.is_empty()
+        {
+            (call, copied) = (crate::syntax::strip_parens(&copy.receiver), true);
+        }
+        let Expr::MethodCall(call) = call else {
+            return None;
+        };
+        let view = self.view(&call.receiver)?;
+        let (lo, hi) = (&view.lo, &view.hi);
+        let at: Expr = match (call.method.to_string().as_str(), call.args.len()) {
+            ("first", 0) => syn::parse_quote!(0),
+            ("last", 0) => syn::parse_quote!((#hi - #lo).wrapping_sub(1)),
+            ("get", 1) => {
+                let i = &call.args[0];
+                syn::parse_quote!(#i)
+            }
+            _ => return None,
+        };
+        let Pat::TupleStruct(some) = &*test.pat else {
+            return None;
+        };
+        if !some.path.is_ident("Some") || some.elems.len() != 1 {
+            return None;
+        }
+        self.next += 1;
+        let index = crate::syntax::fresh_local(format!("walk_index{}", self.next));
+        let array = self.array;
+        let place = quote!(#array[#lo + #index]);
+        let binding: proc_macro2::TokenStream = match (&some.elems[0], copied) {
+            (Pat::Wild(_), _) => quote!(),
+            (Pat::Ident(ident), false) if ident.subpat.is_none() && ident.by_ref.is_none() => {
+                quote!(let #ident = &#place;)
+            }
+            (Pat::Ident(ident), true) if ident.subpat.is_none() && ident.by_ref.is_none() => {
+                quote!(let #ident = #place;)
+            }
+            (Pat::Reference(reference), false) if reference.mutability.is_none() => {
+                let Pat::Ident(ident) = &*reference.pat else {
+                    return None;
+                };
+                if ident.subpat.is_some() || ident.by_ref.is_some() {
+                    return None;
+                }
+                quote!(let #ident = #place;)
+            }
+            _ => return None,
+        };
+        let then = &branch.then_branch.stmts;
+        let otherwise = branch
+            .else_branch
+            .as_ref()
+            .map(|(_, other)| quote!(else #other));
+        Some(syn::parse_quote!({
+            let #index: usize = #at;
+            if #index < #hi - #lo {
+                #binding
+                #(#then)*
+            } #otherwise
+        }))
+    }
+}
+
+/// `rest @ ..`: the name.
+fn rest_binding(pat: &Pat) -> Option<&Ident> {
+    match pat {
+        Pat::Ident(ident)
+            if ident.by_ref.is_none()
+                && ident.mutability.is_none()
+                && matches!(&ident.subpat, Some((_, sub)) if matches!(**sub, Pat::Rest(_))) =>
+        {
+            Some(&ident.ident)
+        }
+        _ => None,
+    }
+}
+
+impl VisitMut for Walker<'_> {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        if self.failed {
+            return;
+        }
+        match expr {
+            Expr::Assign(assign) => {
+                if let Some(target) = self.view(&assign.left) {
+                    if self
+                        .views
+                        .first()
+                        .is_none_or(|first| first.name != target.name)
+                    {
+                        // only the walked slice is assigned (a pattern's view is not `mut`)
+                        self.failed = true;
+                        return;
+                    }
+                    self.visit_expr_mut(&mut assign.right);
+                    self.read(&mut assign.right);
+                    match self.assignment(&target, &assign.right) {
+                        Some(rewritten) => *expr = rewritten,
+                        None => self.failed = true,
+                    }
+                    return;
+                }
+            }
+            Expr::While(looped) if matches!(&*looped.cond, Expr::Let(_)) => {
+                if let Some(rewritten) = self.while_let(looped) {
+                    *expr = rewritten;
+                    return;
+                }
+            }
+            Expr::If(branch) => {
+                if let Some(mut rewritten) = self.element_if_let(branch) {
+                    self.visit_expr_mut(&mut rewritten);
+                    *expr = rewritten;
+                    return;
+                }
+            }
+            // a closure reading the slice would see the positions as they are where it
+            // runs, not where it was made
+            Expr::Closure(closure) => {
+                let names = crate::syntax::names_in(quote!(#closure));
+                if self
+                    .views
+                    .iter()
+                    .any(|v| names.contains(&v.name.to_string()))
+                {
+                    self.failed = true;
+                }
+                return;
+            }
+            _ => {}
+        }
+        syn::visit_mut::visit_expr_mut(self, expr);
+        // the reads the views' own rewrite does not make
+        if let Expr::MethodCall(call) = expr
+            && call.args.is_empty()
+            && let Some(Walked { lo, hi, .. }) = self.view(&call.receiver)
+        {
+            let array = self.array;
+            match call.method.to_string().as_str() {
+                "is_empty" => *expr = syn::parse_quote!((#hi == #lo)),
+                "iter" => *expr = syn::parse_quote!(#array[#lo..#hi].iter()),
+                _ => {}
+            }
+        }
+        self.read(expr);
+    }
+
+    fn visit_local_mut(&mut self, local: &mut syn::Local) {
+        // a view's name bound again: its later reads would be the new binding's
+        if self
+            .views
+            .iter()
+            .any(|view| crate::syntax::pattern_binds(&local.pat, &view.name))
+        {
+            self.failed = true;
+            return;
+        }
+        syn::visit_mut::visit_local_mut(self, local);
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
 
 struct SliceAliases<'a> {
@@ -2995,4 +3471,53 @@ fn assign_block(mut block: syn::Block, parts: &[Ident], id: usize) -> syn::Block
         None => {}
     }
     block
+}
+
+// ----- an array made by `from_fn` and returned -----
+
+/// `let p = core::array::from_fn(|i| e); .. p` in a function returning `[F; N]`, `p` the
+/// body's tail: the `let` typed as the result, `let p: [F; N] = ..;`, the form the
+/// iterator desugaring takes (a loop filling `N` zeros in index order). Exact: the tail's
+/// type is the result's (an array is never coerced), so it is `p`'s. Only a `let` of the
+/// body's own statements, untyped, of a name no later statement binds again.
+pub fn from_fn_returned(mut stmts: Vec<Stmt>, output: &syn::ReturnType) -> Vec<Stmt> {
+    let syn::ReturnType::Type(_, ty) = output else {
+        return stmts;
+    };
+    if !matches!(&**ty, syn::Type::Array(_)) {
+        return stmts;
+    }
+    let Some(Stmt::Expr(tail, None)) = stmts.last() else {
+        return stmts;
+    };
+    let Some(name) = crate::syntax::single_ident(crate::syntax::strip_parens(tail)).cloned() else {
+        return stmts;
+    };
+    let Some(at) = stmts.iter().rposition(|stmt| {
+        matches!(stmt, Stmt::Local(local) if crate::syntax::pattern_binds(&local.pat, &name))
+    }) else {
+        return stmts;
+    };
+    let Stmt::Local(local) = &mut stmts[at] else {
+        unreachable!("found above")
+    };
+    let Pat::Ident(pat) = &local.pat else {
+        return stmts;
+    };
+    if pat.ident != name
+        || pat.by_ref.is_some()
+        || pat.subpat.is_some()
+        || !local.init.as_ref().is_some_and(|init| {
+            init.diverge.is_none() && crate::iterators::is_array_from_fn(&init.expr)
+        })
+    {
+        return stmts;
+    }
+    local.pat = Pat::Type(syn::PatType {
+        attrs: Vec::new(),
+        pat: Box::new(local.pat.clone()),
+        colon_token: Default::default(),
+        ty: ty.clone(),
+    });
+    stmts
 }

@@ -614,11 +614,11 @@ impl Searches<'_> {
 }
 
 impl Searches<'_> {
-    /// `chain.reduce(f)` over a flat float array whose items are values (after `copied`,
-    /// `cloned` or a last `map`): the loop of the iterator's fold from its first item,
-    /// [`Searches::extremum_loop`] with `f` as its step ([`By::Reduce`]). Over references
-    /// (`a.iter().reduce(..)`, whose value is a reference to one of the elements) it is
-    /// left as written.
+    /// `chain.reduce(f)` over a flat float array: the loop of the iterator's fold from its
+    /// first item, [`Searches::extremum_loop`] with `f` as its step ([`By::Reduce`]). Over
+    /// references (`a.iter().reduce(..)`, whose value is a reference to one of the
+    /// elements) the step is read over values ([`by_value_step`]) and the option's uses
+    /// as an `Option<F>`'s (`*m.unwrap()`, `.copied()`, `Some(&v)`: [`finish_option`]).
     fn reduction(&self, call: &syn::ExprMethodCall) -> Option<Extremum> {
         if call.args.len() != 1 || call.turbofish.is_some() {
             return None;
@@ -636,9 +636,7 @@ impl Searches<'_> {
             _ => return None,
         };
         let (chain, map, by_ref) = self.mapped_chain(&call.receiver)?;
-        if by_ref {
-            return None;
-        }
+        let step = if by_ref { by_value_step(&step)? } else { step };
         Some(Extremum {
             max: false,
             by: By::Reduce(step),
@@ -647,6 +645,76 @@ impl Searches<'_> {
             map,
             span: call.method.span(),
         })
+    }
+}
+
+/// A `reduce`'s step over references (`a.iter().reduce(|a, b| if a > b { a } else { b
+/// })`, the closure given two references and returning one of them) as the same step over
+/// the values they refer to, `*a` read as `a`: the loop keeps the value, so the reference
+/// the step returns is the value it refers to, and a comparison, arithmetic or a float
+/// method reads a reference as its value. `None` (left as written) for a path (`f64::max`
+/// takes values: the body does not compile) or a parameter that is no plain name.
+fn by_value_step(step: &Expr) -> Option<Expr> {
+    let Expr::Closure(closure) = strip_parens(step) else {
+        return None;
+    };
+    let mut closure = closure.clone();
+    let mut inputs = syn::punctuated::Punctuated::new();
+    for input in &closure.inputs {
+        // each parameter a name bound by value (a written `&F` type would be the
+        // reference's)
+        inputs.push(match parameter(input)? {
+            (Some((name, mutable)), 0) => {
+                StripDerefs {
+                    name: &name,
+                    levels: 1,
+                }
+                .visit_expr_mut(&mut closure.body);
+                match mutable {
+                    true => syn::parse_quote!(mut #name),
+                    false => syn::parse_quote!(#name),
+                }
+            }
+            (None, 0) => syn::parse_quote!(_),
+            _ => return None,
+        });
+    }
+    closure.inputs = inputs;
+    // every value the step gives is one of its parameters: over values it is the value
+    // that parameter refers to (a reference from elsewhere, `&FLOOR`, would be a value
+    // of another type there)
+    let names: Vec<Ident> = closure
+        .inputs
+        .iter()
+        .filter_map(|input| match input {
+            Pat::Ident(ident) => Some(ident.ident.clone()),
+            _ => None,
+        })
+        .collect();
+    returns_a_parameter(&closure.body, &names).then_some(Expr::Closure(closure))
+}
+
+/// Whether each value `expr` may give (a block's tail, each branch of an `if` with an
+/// `else` or of a `match`) is one of `names`.
+fn returns_a_parameter(expr: &Expr, names: &[Ident]) -> bool {
+    match strip_parens(expr) {
+        Expr::Block(block) if block.label.is_none() => match block.block.stmts.last() {
+            Some(Stmt::Expr(tail, None)) => returns_a_parameter(tail, names),
+            _ => false,
+        },
+        Expr::If(branch) => {
+            let then = branch.then_branch.stmts.last();
+            matches!(then, Some(Stmt::Expr(tail, None)) if returns_a_parameter(tail, names))
+                && branch
+                    .else_branch
+                    .as_ref()
+                    .is_some_and(|(_, otherwise)| returns_a_parameter(otherwise, names))
+        }
+        Expr::Match(matched) => matched
+            .arms
+            .iter()
+            .all(|arm| returns_a_parameter(&arm.body, names)),
+        other => single_ident(other).is_some_and(|name| names.contains(name)),
     }
 }
 

@@ -1,11 +1,41 @@
 use gradtape::differentiable;
 
-// A `rev` (or `skip`, `take`, `step_by`) after a `map` that more adapters follow: whether
-// the map runs on the items they pass over is the adapters' own business, so the chain
-// is left as written (its `sum` rejected); put the `rev` before the `map`.
+// A `skip` (or `step_by`) after a `map` with an effect: the iterator runs the map on the
+// items it passes over too, which the loop over the items left would not, so the chain
+// is left as written (its `sum` rejected); put the `skip` before the `map`.
 #[differentiable]
-fn rev_after_a_map(x: &[f64], t: f64) -> f64 {
-    x.iter().map(|v| v * t).rev().zip(x.iter()).map(|(a, b)| a * b).sum()
+fn skip_after_a_counting_map(x: &[f64], t: f64) -> f64 {
+    let mut calls = 0.0;
+    let s: f64 = x
+        .iter()
+        .map(|v| {
+            calls += 1.0;
+            v * t
+        })
+        .skip(1)
+        .zip(x.iter())
+        .map(|(a, b)| a * b)
+        .sum();
+    s + calls
+}
+
+// A reversed left side of a `zip` mapped with an effect: when that side is the longer,
+// `Zip` runs the map on one more item or not depending on the consumer, so it is left
+// as written; a map without effects is taken (`x.iter().map(|v| v * t).rev().zip(..)`).
+#[differentiable]
+fn reversed_counting_map_zipped(x: &[f64], t: f64) -> f64 {
+    let mut calls = 0.0;
+    let s: f64 = x
+        .iter()
+        .map(|v| {
+            calls += 1.0;
+            v * t
+        })
+        .rev()
+        .zip(x[1..].iter())
+        .map(|(a, b)| a * b)
+        .sum();
+    s + calls
 }
 
 // A filter's closure binding its parameter's name again: its `**v` cannot be told from

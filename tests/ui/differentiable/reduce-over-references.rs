@@ -1,11 +1,17 @@
 use gradtape::differentiable;
 
-// `reduce` over float values is differentiated (`x.iter().copied().reduce(f64::max)`);
-// over `x.iter()` its value is a reference to one of the elements, which is not: the
-// message says to write `.copied()` first.
+const FLOOR: f64 = 0.0;
+
+// `reduce` over float values is differentiated (`x.iter().copied().reduce(f64::max)`), and
+// over references where its step gives one of its two parameters (`|a, b| if a > b { a }
+// else { b }`); a step giving another reference (`&FLOOR`) is not: the message says to
+// write `.copied()` first.
 #[differentiable]
-fn largest_squared(x: &[f64]) -> f64 {
-    let m = *x.iter().reduce(|a, b| if a > b { a } else { b }).unwrap();
+fn largest_above_the_floor(x: &[f64]) -> f64 {
+    let m = *x
+        .iter()
+        .reduce(|a, b| if a > b { a } else if *b > FLOOR { b } else { &FLOOR })
+        .unwrap();
     m * m
 }
 

@@ -1,14 +1,19 @@
 use gradtape::differentiable;
 
-// A sub-slice bound by a slice pattern (`rest @ ..`) or by `let` is read as a view of the
-// array, and so is any part of it (`rest[..2]`, `rest[1..]`); one assigned again (walking
-// an array by `s = &s[1..];`) is not: it is no one part of the array.
 #[differentiable]
-fn walked_products(x: &[f64]) -> f64 {
+fn tail_sum(x: &[f64]) -> f64 {
+    x.iter().sum()
+}
+
+// A slice walked by assigning it again (`s = &s[1..];`, `s = rest;`) is read through its
+// positions in the array (`s[0]`, `s.len()`, `while let [first, rest @ ..] = s`); one
+// also passed on whole (`tail_sum(s)`) is not: it is no one part of the array.
+#[differentiable]
+fn walked_tail_sums(x: &[f64]) -> f64 {
     let mut s = &x[..];
     let mut total = 0.0;
-    while s.len() > 1 {
-        total += s[0] * s[1];
+    while !s.is_empty() {
+        total += tail_sum(s) * s[0];
         s = &s[1..];
     }
     total
