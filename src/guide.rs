@@ -89,7 +89,8 @@
 //! - `let` (shadowing, `let mut`, type annotations), assignment and compound assignment to
 //!   locals and `mut` parameters, tuple patterns (`let (x, v) = (x + dt * v, v - dt * x);`
 //!   reads the old values), `.0`/`.1` of tuples, read and written (`t.0 = t.0 * t.1;`),
-//!   and `match t { .. }` on a local tuple;
+//!   a tuple assigned whole (`w = (w.0 * z.0 - w.1 * z.1, w.0 * z.1 + w.1 * z.0);`, the
+//!   values read before any part is written), and `match t { .. }` on a local tuple;
 //! - arithmetic with literals on either side, and `as f32`/`as f64` between float types;
 //! - the float methods under their `f64` names (`sin`, `exp`, `ln_1p`, `powf` with a
 //!   differentiable exponent, `atan2`, `hypot`, `mul_add`, `clamp`, `max`/`min`,
@@ -226,7 +227,11 @@
 //! - generic code over the float type, `fn f<T: Float>(x: T) -> T` with `num_traits::Float`
 //!   (or `gradtape::Float`) as the bound, inline or in a `where` clause, using `T::one()`,
 //!   `T::from(0.5).unwrap()` and the like: the function keeps its bounds, and its companion
-//!   items are available where `T` is `f32` or `f64`;
+//!   items are available where `T` is `f32` or `f64`; `T::from(v).unwrap()` (or
+//!   `.expect(..)`, `<T as NumCast>::from(v)`) of a differentiable float `v` is the cast
+//!   it is (`v as T`: a generic Horner's rule over `f64` coefficients), and so is
+//!   `f64::from(v)` of an `f32`; a callee generic over an array's length, `fn norm<const
+//!   N: usize>(v: [f64; N])` (also `&[f64; N]`, `&mut [f64; N]`), is called as any other;
 //! - functions a `macro_rules!` writes, their types given as fragments (`fn $name(x: $t,
 //!   w: &[$t]) -> $t` with `$t:ty`): such a type reaches the attribute in an invisible
 //!   group, which it reads through, as it does parentheses (`(f64)`); so do fragments in
@@ -369,7 +374,8 @@
 //! after checking the lengths agree: Rust's assignment would resize `state`, so where
 //! they differ the generated code panics naming both; so is a `Vec` of fixed-size rows
 //! assigned another (`pos = next.clone();` of `Vec<[f64; 2]>`), row by row, while a
-//! ragged one (`Vec<Vec<f64>>`) assigned whole is rejected; a local whose value does not show its type, `let mut r = model.rows[b];`, is
+//! ragged one (`Vec<Vec<f64>>`) assigned whole is rejected (one written out, `let m =
+//! vec![vec![x[0], x[1]], vec![x[2], x[3], 0.5]];`, is a local array of rows); a local whose value does not show its type, `let mut r = model.rows[b];`, is
 //! written element by element once its type is spelled, `let mut r: [f64; 4] = ..`),
 //! and uses the iterator forms people write (`iter`, `iter_mut`, whose item's methods,
 //! `v.sin()` or `v.is_nan()`, are the element's, `zip`,
@@ -451,7 +457,12 @@
 //! core::array::from_fn(|i| x[i] * w[i]);` (also `std::array::from_fn`, `N` from the
 //! annotation, a turbofish, or the signature's `-> [F; N]` where `p` is the body's tail)
 //! is a local array filled by a loop in index order. `v.extend_from_slice(&x[..k])` and `v.extend(x.iter().map(..))`
-//! on a local float `Vec` push each item in turn, as the methods do.
+//! on a local float `Vec` push each item in turn, as the methods do. A row picked by
+//! index is a source like an array, `w[r].iter().zip(x).map(|(a, b)| a * b).sum()` (a
+//! matrix-vector product's row; the index evaluated once, where the chain starts), and
+//! an array literal of differentiable values passed to a call, `norm([x[0], 2.0 *
+//! x[1]])` or `dot(&[a, b], w)`, is a local array holding it, made where the argument
+//! stands.
 //!
 //! ```
 //! use gradtape::differentiable;
@@ -1620,7 +1631,10 @@
 //! marked `p`, or a marked `self`), which then gets the method's gradient of its `self`.
 //! A struct literal of differentiable values passed to such a call, or to any function
 //! writing a `&mut` array (`blend_into(&Blend { a, b }, x, &mut out)`), is given to it
-//! field by field, as to a function returning a value.
+//! field by field, as to a function returning a value; a field holding an array of
+//! differentiable values (`Unit { w: [x[1], 0.5, x[2]], b, .. }`, a `Vec` too) is an
+//! array passed whole, copied into the call's literal (the caller's array stays its own),
+//! and its constant fields of any type (a count, a flag) are constants.
 //!
 //! **Rejected:** an array whose length is no literal (`[f64; N]`, `[[f64; N]; 3]` of a
 //! const generic: the twin's tuple needs the length) or of more than 12 elements (the

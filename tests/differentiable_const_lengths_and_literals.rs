@@ -510,3 +510,24 @@ fn softmax_of_local_scores(x: &[f64]) -> f64 {
 fn a_local_array_is_collected_from() {
     slices!(@second_order softmax_of_local_scores, [2], [0], point(2, 71, -1.0, 1.0));
 }
+
+/// A copy of a written local `Vec` by `to_vec`, kept while the local changes (the
+/// `iter-more` helper found it rejected with "an array of rows is not copied whole"; the
+/// copies' rewrite now knows the body's local arrays).
+#[differentiable]
+fn copy_of_a_written_local(x: &[f64]) -> f64 {
+    let mut y = vec![0.0; x.len()];
+    for i in 0..x.len() {
+        y[i] = x[i] * x[i];
+    }
+    let before = y.to_vec();
+    for i in 1..y.len() {
+        y[i] += y[i - 1];
+    }
+    y[y.len() - 1] * before[0] + before[1]
+}
+
+#[test]
+fn a_copy_of_a_written_local_vec_is_a_local_array() {
+    slices!(@second_order copy_of_a_written_local, [3], [0], point(3, 72, -1.0, 1.0));
+}
