@@ -531,3 +531,26 @@ fn copy_of_a_written_local(x: &[f64]) -> f64 {
 fn a_copy_of_a_written_local_vec_is_a_local_array() {
     slices!(@second_order copy_of_a_written_local, [3], [0], point(3, 72, -1.0, 1.0));
 }
+
+// ----- a fold over windows or chunks -----
+
+/// The lengths of consecutive 2-d segments by a `fold` over `chunks_exact(2)`, and the
+/// smallest sum of neighbours by one over `windows(2)` (was "`fold` is not a
+/// differentiable method": a fold over views was not taken, their `map(..).sum()` was).
+#[differentiable]
+fn folds_over_views(x: &[f64]) -> f64 {
+    let lengths = x
+        .chunks_exact(2)
+        .fold(0.0, |acc, c| acc + (c[0] * c[0] + c[1] * c[1]).sqrt());
+    let least = x
+        .windows(2)
+        .fold(f64::INFINITY, |best: f64, w| best.min(w[0] + w[1]));
+    lengths * least
+}
+
+#[test]
+fn a_fold_over_windows_or_chunks_is_a_loop() {
+    slices!(@second_order folds_over_views, [6], [0], point(6, 81, -1.0, 1.0));
+    // an odd length: `chunks_exact` drops the last element, as the iterator does
+    slices!(@second_order folds_over_views, [5], [0], point(5, 82, -1.0, 1.0));
+}

@@ -2916,6 +2916,61 @@ impl Rewriter<'_> {
     }
 }
 
+impl Rewriter<'_> {
+    /// `a.windows(k).fold(init, |acc, w| e)` (or `chunks`, `chunks_exact`): the loop over
+    /// the views carrying the accumulator, `{ let mut acc = init; for w in a.windows(k) {
+    /// let acc_name = acc; acc = e; } acc }`, which [`views_loop`](Self::views_loop) then
+    /// rewrites. The size is a literal or a name (the iterator is made before `init` is
+    /// evaluated; neither then has effects to order), the accumulator a name, and the
+    /// closure's body holds no `return` (which would leave the closure, not the loop).
+    fn views_fold(&mut self, call: &syn::ExprMethodCall) -> Option<Expr> {
+        if call.method != "fold" || call.args.len() != 2 {
+            return None;
+        }
+        let Expr::MethodCall(views) = strip_parens(&call.receiver) else {
+            return None;
+        };
+        if !matches!(
+            views.method.to_string().as_str(),
+            "windows" | "chunks" | "chunks_exact"
+        ) || views.args.len() != 1
+            || !matches!(strip_parens(&views.args[0]), Expr::Lit(_) | Expr::Path(_))
+            || single_ident(strip_parens(&views.receiver))
+                .is_none_or(|array| !self.arrays.contains(&array.to_string()))
+        {
+            return None;
+        }
+        let Expr::Closure(closure) = strip_parens(&call.args[1]) else {
+            return None;
+        };
+        let [acc_pat, view_pat] = closure.inputs.iter().collect::<Vec<_>>()[..] else {
+            return None;
+        };
+        let Pat::Ident(acc_name) = strip_pat_type(acc_pat) else {
+            return None;
+        };
+        let body = &closure.body;
+        if acc_name.by_ref.is_some()
+            || acc_name.subpat.is_some()
+            || crate::returns::contains_return(&syn::Stmt::Expr((**body).clone(), None))
+        {
+            return None;
+        }
+        let (init, view_pat) = (&call.args[0], strip_pat_type(view_pat));
+        let acc = self.fresh("acc");
+        let mut rewritten: Expr = syn::parse_quote!({
+            let mut #acc = #init;
+            for #view_pat in #views {
+                let #acc_name = #acc;
+                #acc = #body;
+            }
+            #acc
+        });
+        self.visit_expr_mut(&mut rewritten);
+        Some(rewritten)
+    }
+}
+
 /// The `let` a `Some(v)` (a reference to the element, or a copy of it when the option is
 /// `copied`) or `Some(&v)` (a copy of it) pattern becomes, reading `array[index]`; `None`
 /// for any other pattern.
@@ -3404,6 +3459,12 @@ impl VisitMut for Rewriter<'_> {
         // A reduction over windows or chunks: a loop over them.
         if let Expr::MethodCall(call) = expr
             && let Some(rewritten) = self.with_fields(|this| this.views_reduction(call))
+        {
+            *expr = rewritten;
+            return;
+        }
+        if let Expr::MethodCall(call) = expr
+            && let Some(rewritten) = self.with_fields(|this| this.views_fold(call))
         {
             *expr = rewritten;
             return;
