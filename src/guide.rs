@@ -373,9 +373,10 @@
 //! body, `state = next;` or `next.clone()` (a double buffer), element by element too,
 //! after checking the lengths agree: Rust's assignment would resize `state`, so where
 //! they differ the generated code panics naming both; so is a `Vec` of fixed-size rows
-//! assigned another (`pos = next.clone();` of `Vec<[f64; 2]>`), row by row, while a
-//! ragged one (`Vec<Vec<f64>>`) assigned whole is rejected (one written out, `let m =
-//! vec![vec![x[0], x[1]], vec![x[2], x[3], 0.5]];`, is a local array of rows); a local whose value does not show its type, `let mut r = model.rows[b];`, is
+//! assigned another (`pos = next.clone();` of `Vec<[f64; 2]>`), row by row, and a
+//! ragged one (`Vec<Vec<f64>>`, a grid double-buffered, `u = next.clone();`), each
+//! row's length checked too (one written out, `let m = vec![vec![x[0], x[1]], vec![x[2],
+//! x[3], 0.5]];`, is a local array of rows); a local whose value does not show its type, `let mut r = model.rows[b];`, is
 //! written element by element once its type is spelled, `let mut r: [f64; 4] = ..`),
 //! and uses the iterator forms people write (`iter`, `iter_mut`, whose item's methods,
 //! `v.sin()` or `v.is_nan()`, are the element's, `zip`,

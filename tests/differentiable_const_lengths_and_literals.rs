@@ -554,3 +554,56 @@ fn a_fold_over_windows_or_chunks_is_a_loop() {
     // an odd length: `chunks_exact` drops the last element, as the iterator does
     slices!(@second_order folds_over_views, [5], [0], point(5, 82, -1.0, 1.0));
 }
+
+// ----- ragged rows assigned whole -----
+
+/// A 2-d grid (`Vec<Vec<f64>>`) relaxed with a double buffer, `u = next.clone();` (was
+/// the UI case `array-copied-whole-into-a-local`: a ragged array of rows assigned whole
+/// was rejected, its rows' lengths free to change). Now the number of rows and each row's
+/// length are checked, then the elements copied.
+#[differentiable]
+fn grid_relaxed(x: &[f64]) -> f64 {
+    let n = 3;
+    let mut u = vec![vec![0.0; n]; n];
+    for i in 0..n {
+        for j in 0..n {
+            u[i][j] = x[i * n + j];
+        }
+    }
+    let mut next = vec![vec![0.0; n]; n];
+    for _ in 0..3 {
+        for i in 0..n {
+            for j in 0..n {
+                let up = if i > 0 { u[i - 1][j] } else { 0.0 };
+                let down = if i + 1 < n { u[i + 1][j] } else { 0.0 };
+                next[i][j] = u[i][j] + 0.1 * (up + down - 2.0 * u[i][j]);
+            }
+        }
+        u = next.clone();
+    }
+    u.iter().map(|r| r.iter().map(|v| v * v).sum::<f64>()).sum()
+}
+
+/// Rows assigned from rows of other lengths: Rust resizes `grid`'s rows; the element
+/// copy cannot, and panics naming the row and both lengths.
+#[differentiable]
+fn grid_assigned_other_row_lengths(x: &[f64]) -> f64 {
+    let mut grid = vec![vec![0.0; 2]; 2];
+    grid[0][0] = x[0];
+    let wider = vec![vec![x[1]; 3]; 2];
+    grid = wider.clone();
+    grid[1][2]
+}
+
+#[test]
+fn a_grid_of_rows_is_assigned_whole() {
+    slices!(@second_order grid_relaxed, [9], [0], point(9, 91, -1.0, 1.0));
+    // the function as written resizes the rows
+    assert_eq!(grid_assigned_other_row_lengths(&[1.0, 2.0]), 2.0);
+}
+
+#[test]
+#[should_panic(expected = "row 0: 2 and 3")]
+fn a_grid_assigned_rows_of_other_lengths_panics_in_the_gradient() {
+    let _ = grid_assigned_other_row_lengths::grad(&[1.0, 2.0]);
+}

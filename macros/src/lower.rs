@@ -4128,8 +4128,9 @@ impl<'a> Lowerer<'a> {
 
     /// `state = next;` (also `next.clone()`) of a flat float `Vec` local from a flat float
     /// array of the body (the double buffer of every explicit integrator), or of a `Vec`
-    /// of fixed-size rows from rows (`Vec<[F; C]>`, particles' positions): checked to be
-    /// of the same length, then copied element by element
+    /// of fixed-size rows from rows (`Vec<[F; C]>`, particles' positions), or of ragged
+    /// rows from ragged rows (`Vec<Vec<F>>`, a grid double-buffered, each row's length
+    /// checked too): checked to be of the same length, then copied element by element
     /// ([`copy_elements`](Self::copy_elements)), each element's cotangent flowing back to
     /// the element it was read from. Rust's assignment would resize `state` to `next`'s
     /// length; an element copy keeps `state`'s, so where they differ the generated code
@@ -4146,10 +4147,12 @@ impl<'a> Lowerer<'a> {
             return false;
         };
         let (t, s) = (&self.bindings[target], &self.bindings[source]);
-        // flat into flat, or fixed-size rows into rows (`Vec<[F; C]>`: Rust gives both the
-        // same row length, so only the number of rows can differ)
+        // flat into flat, fixed-size rows into rows (`Vec<[F; C]>`: Rust gives both the
+        // same row length, so only the number of rows can differ), or ragged rows into
+        // ragged rows (`Vec<Vec<F>>`, a grid double-buffered: each row's length checked too)
         let rows = t.row.is_some();
-        if t.ragged || s.ragged || rows != s.row.is_some() || target == source {
+        let ragged = t.ragged && s.ragged;
+        if t.ragged != s.ragged || rows != s.row.is_some() || target == source {
             return false;
         }
         if !t.active && !s.active {
@@ -4171,6 +4174,24 @@ impl<'a> Lowerer<'a> {
             );
         };
         self.lower_stmts(&[check], Tail::Discard);
+        if ragged {
+            let message = format!(
+                "#[differentiable] copies `{target_name} = {source_name};` of `Vec`s of rows element by element, which needs rows of the same lengths (row {{}}: {{}} and {{}}); the function as written resizes `{target_name}`'s rows",
+            );
+            let (_, (i, _, _)) = self.copy_names("rows_checked");
+            let check: syn::Stmt = syn::parse_quote! {
+                for #i in 0..#target_name.len() {
+                    assert!(
+                        #target_name[#i].len() == #source_name[#i].len(),
+                        #message,
+                        #i,
+                        #target_name[#i].len(),
+                        #source_name[#i].len()
+                    );
+                }
+            };
+            self.lower_stmts(&[check], Tail::Discard);
+        }
         let (target, source): (Expr, Expr) = (
             syn::parse_quote!(#target_name),
             syn::parse_quote!(#source_name),
