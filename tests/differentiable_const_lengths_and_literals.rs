@@ -607,3 +607,52 @@ fn a_grid_of_rows_is_assigned_whole() {
 fn a_grid_assigned_rows_of_other_lengths_panics_in_the_gradient() {
     let _ = grid_assigned_other_row_lengths::grad(&[1.0, 2.0]);
 }
+
+// ----- a slice pattern in `let .. else`; an arm binding the name of an enum local -----
+
+/// `let [a, b, ..] = x else { return .. };` of a slice parameter (was the whole-array
+/// error: `match x { [a, b, ..] => .. }` was taken, its `let .. else` form was not), also
+/// with a rest bound by reference and from the end.
+#[differentiable]
+fn ratio_of_leading_pair(x: &[f64]) -> f64 {
+    let [a, b, ..] = x else { return 0.0 };
+    let [.., last] = x else { return 1.0 };
+    let [_, rest @ ..] = x else { return 2.0 };
+    a / b + last * rest.iter().sum::<f64>()
+}
+
+/// The area of a circle and a rectangle held as enum values, the circle's arm binding
+/// `r`, the rectangle's local's name (was the rectangle's "builds an enum value" error:
+/// the name bound again anywhere left the local as written).
+#[derive(Clone, Copy)]
+enum Shape {
+    Circle(f64),
+    Rect(f64, f64),
+}
+
+#[differentiable]
+fn areas_of_two_shapes(x: &[f64]) -> f64 {
+    let c = Shape::Circle(x[0]);
+    let r = Shape::Rect(x[1], x[2]);
+    let a = match c {
+        Shape::Circle(r) => std::f64::consts::PI * r * r,
+        Shape::Rect(w, h) => w * h,
+    };
+    let b = match r {
+        Shape::Circle(q) => std::f64::consts::PI * q * q,
+        Shape::Rect(w, h) => w * h,
+    };
+    a + b
+}
+
+#[test]
+fn slice_patterns_in_let_else_and_arms_shadowing_an_enum_local() {
+    slices!(@second_order ratio_of_leading_pair, [4], [0], point(4, 101, 0.5, 1.5));
+    // the diverging branches, as written
+    assert_eq!(ratio_of_leading_pair::grad(&[2.0]), (0.0, [vec![0.0]]));
+    assert_eq!(ratio_of_leading_pair(&[2.0]), 0.0);
+    slices!(@second_order areas_of_two_shapes, [3], [0], point(3, 102, -1.0, 1.0));
+    let (value, [g]) = areas_of_two_shapes::grad(&[1.0, 2.0, 3.0]);
+    assert_eq!(value, std::f64::consts::PI + 6.0);
+    assert_eq!(g, vec![2.0 * std::f64::consts::PI, 3.0, 2.0]);
+}

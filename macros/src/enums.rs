@@ -25,13 +25,14 @@
 //! pattern: that is what tells a variant (a pattern names only variants and structs) from
 //! an associated function of the same spelling. Where any use is another form (the value
 //! passed on, copied, returned, compared, matched by reference or inside a tuple, a field
-//! bound by `ref`, an or-pattern, a struct-like variant), or the name is bound again or
-//! named in a macro, the local is left as written, and lowering rejects the variant's
-//! construction with its own message.
+//! bound by `ref`, an or-pattern, a struct-like variant), or the name is named in a macro
+//! or anywhere else outside the scope of a binding of the same name (an arm binding `r`
+//! of another enum's `match` reads its own `r`), the local is left as written, and
+//! lowering rejects the variant's construction with its own message.
 
 use std::collections::HashSet;
 
-use quote::{ToTokens, format_ident, quote};
+use quote::{ToTokens, format_ident};
 use syn::visit_mut::VisitMut;
 use syn::{Expr, Ident, Pat, Stmt};
 
@@ -94,8 +95,7 @@ fn rewrite_local(stmt: &Stmt, rest: &[Stmt], slots: &mut Slots) -> Option<(Vec<S
     let built: HashSet<&str> = parts.variants.iter().map(|v| v.path.as_str()).collect();
     if uses.failed
         || !built.iter().all(|path| uses.named.contains(*path))
-        || crate::syntax::mentions(&rest, &parts.name)
-        || crate::syntax::names_in(quote!(#(#rest)*)).contains(&parts.name.to_string())
+        || crate::syntax::mentions_unshadowed(&rest, &parts.name)
     {
         return None;
     }

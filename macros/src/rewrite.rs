@@ -391,7 +391,40 @@ impl VisitMut for SlicePatterns {
         }
     }
 
+    /// `let [a, b, ..] = x else { D };` (a slice pattern as `match` takes it, `x` by name,
+    /// `*x` or `x[..]`): the test of the length first, `if !(x.len() >= 2) { D }` (`D`
+    /// diverges, as `let .. else` requires), then the names bound to the elements.
+    fn visit_block_mut(&mut self, block: &mut syn::Block) {
+        syn::visit_mut::visit_block_mut(self, block);
+        let mut out = Vec::with_capacity(block.stmts.len());
+        for stmt in std::mem::take(&mut block.stmts) {
+            match slice_let_else(&stmt) {
+                Some(stmts) => out.extend(stmts),
+                None => out.push(stmt),
+            }
+        }
+        block.stmts = out;
+    }
+
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// [`SlicePatterns`]' `let [..] = x else { .. };`, as the test and the `let`s.
+fn slice_let_else(stmt: &Stmt) -> Option<Vec<Stmt>> {
+    let Stmt::Local(local) = stmt else {
+        return None;
+    };
+    let Pat::Slice(slice) = &local.pat else {
+        return None;
+    };
+    let init = local.init.as_ref()?;
+    let (_, diverge) = init.diverge.as_ref()?;
+    let (array, by_value) =
+        crate::syntax::name_or_deref(&init.expr).or_else(|| whole_range(&init.expr))?;
+    let (test, lets) = slice_arm(slice, array, by_value)?;
+    let mut stmts: Vec<Stmt> = vec![syn::parse_quote!(if !(#test) { #diverge })];
+    stmts.extend(lets);
+    Some(stmts)
 }
 
 /// `expr_match` as [`SlicePatterns`]' `if` chain, if it is of that form.

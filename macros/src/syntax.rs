@@ -940,6 +940,88 @@ pub fn mentions(stmts: &[syn::Stmt], name: &Ident) -> bool {
     finder.found
 }
 
+/// Whether `name` occurs in `stmts` where it may stand for a binding declared before them:
+/// any identifier of that name (a field or a method too, conservatively) or a macro's token
+/// of that name, except inside the scope of a binding of the same name the statements
+/// make themselves (a match arm's pattern over its guard and body, a closure's parameters,
+/// a `for` loop's pattern over its body, an `if let`'s over its `then` block, a `let`'s
+/// over the statements after it in its block). A pattern that binds the name is no use
+/// either. Items' bodies aside. Conservative elsewhere: a `while let` or a let chain
+/// binding the name counts as a mention.
+pub fn mentions_unshadowed(stmts: &[syn::Stmt], name: &Ident) -> bool {
+    use syn::visit::{self, Visit};
+    struct Finder<'a> {
+        name: &'a Ident,
+        found: bool,
+    }
+    impl Finder<'_> {
+        fn stmts(&mut self, stmts: &[syn::Stmt]) {
+            for stmt in stmts {
+                if let syn::Stmt::Local(local) = stmt {
+                    if let Some(init) = &local.init {
+                        self.visit_expr(&init.expr);
+                        if let Some((_, diverge)) = &init.diverge {
+                            self.visit_expr(diverge);
+                        }
+                    }
+                    if pattern_binds(&local.pat, self.name) {
+                        // the statements after it read the new binding
+                        return;
+                    }
+                    self.visit_pat(&local.pat);
+                } else {
+                    self.visit_stmt(stmt);
+                }
+            }
+        }
+    }
+    impl<'ast> Visit<'ast> for Finder<'_> {
+        fn visit_block(&mut self, block: &'ast syn::Block) {
+            self.stmts(&block.stmts);
+        }
+        fn visit_arm(&mut self, arm: &'ast syn::Arm) {
+            if !pattern_binds(&arm.pat, self.name) {
+                visit::visit_arm(self, arm);
+            }
+        }
+        fn visit_expr_closure(&mut self, closure: &'ast syn::ExprClosure) {
+            if !closure.inputs.iter().any(|p| pattern_binds(p, self.name)) {
+                visit::visit_expr_closure(self, closure);
+            }
+        }
+        fn visit_expr_for_loop(&mut self, for_loop: &'ast syn::ExprForLoop) {
+            self.visit_expr(&for_loop.expr);
+            if !pattern_binds(&for_loop.pat, self.name) {
+                self.visit_pat(&for_loop.pat);
+                self.visit_block(&for_loop.body);
+            }
+        }
+        fn visit_expr_if(&mut self, expr_if: &'ast syn::ExprIf) {
+            if let Expr::Let(test) = &*expr_if.cond
+                && pattern_binds(&test.pat, self.name)
+            {
+                self.visit_expr(&test.expr);
+                if let Some((_, otherwise)) = &expr_if.else_branch {
+                    self.visit_expr(otherwise);
+                }
+                return;
+            }
+            visit::visit_expr_if(self, expr_if);
+        }
+        fn visit_ident(&mut self, ident: &'ast Ident) {
+            self.found |= ident == self.name;
+        }
+        fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+            self.found |= names_in(mac.tokens.clone()).contains(&self.name.to_string());
+            visit::visit_macro(self, mac);
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut finder = Finder { name, found: false };
+    finder.stmts(stmts);
+    finder.found
+}
+
 /// The names of the types that hold no float: the integers, `bool`, `char`, `str`, `String`.
 pub fn names_no_float(ident: &Ident) -> bool {
     matches!(
