@@ -122,7 +122,7 @@ fn in_a_branch(x: &[f64], s: usize, last_taken: bool) -> f64 {
         if k + 1 < s || last_taken {
             step(x, s, &mut y);
         } else {
-            y[0] = y[0] * x[0];
+            y[0] *= x[0];
         }
     }
     y[0] + y[x.len() - 1]

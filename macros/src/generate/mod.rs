@@ -428,15 +428,7 @@ impl<'a> Generator<'a> {
             sink_types.push(ty);
         }
         let sinks = quote!((#(#sinks,)*): (#(#sink_types,)*));
-        let vjp_into = self.one_body_fn(item, "vjp_into", &generics, Some(sinks));
-        // a free function's only: a method's companion items are renamed per method
-        // (`method_companion`), and no caller splits a method's call
-        if item.sig.receiver().is_some() || crate::syntax::is_in_impl_block() {
-            return vjp_into;
-        }
-        // a generator of its own: generating registers the stacks the code declares
-        let vjp_split = Generator::into_sinks(self.sig, self.body).vjp_split_fn(item);
-        quote!(#vjp_into #vjp_split)
+        self.one_body_fn(item, "vjp_into", &generics, Some(sinks))
     }
 
     /// `vjp_split(params..) -> (value, Option<adjoint>)`: `vjp_into` cut in two, what a
@@ -459,7 +451,15 @@ impl<'a> Generator<'a> {
     /// (`None`, and `SPLITS` is `false`): the caller then replays it from the copies it
     /// saved, as for any other trip. Invariant: `Some` only when the closure's
     /// adjoint is exactly `vjp_into`'s for these arguments.
-    fn vjp_split_fn(&self, item: &ItemFn) -> TokenStream {
+    ///
+    /// A free function's only (empty for a method: a method's companion items are renamed
+    /// per method, `method_companion`, and no caller splits a method's call), and not shown
+    /// in `f::GENERATED` (it is `vjp_into`'s code, cut in two). Call it on a generator of
+    /// its own (`into_sinks`): generating registers the stacks the code declares.
+    pub fn vjp_split_fn(&self, item: &ItemFn) -> TokenStream {
+        if item.sig.receiver().is_some() || crate::syntax::is_in_impl_block() {
+            return TokenStream::new();
+        }
         let generated = paths::generated();
         let Pieces {
             forward,
