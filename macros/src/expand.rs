@@ -359,6 +359,11 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
         Mode::Tensor => &tangent.jvp_call,
     };
     let source = pretty(&quote!(#vjp #zero_d_source #grad_into #vjp_now #vjp_into #jvp_source));
+    // `vjp_split` (`vjp_into` cut in two, for a replayed call in the last trip of a loop)
+    // beside `vjp_into`, where a caller finds both; not in the source shown
+    let vjp_split = (sig.mode == Mode::Scalar && !sig.tuple_output)
+        .then(|| Generator::into_sinks(&sig, &body).vjp_split_fn(&generated_item));
+    let vjp_into = vjp_into.map(|vjp_into| quote!(#vjp_into #vjp_split));
     if args.dump {
         eprintln!(
             "#[differentiable] generated for `{}`:\n{source}",

@@ -16,7 +16,9 @@
 //! within the eval's tolerance). Each step is a replayed call: the forward code keeps a
 //! copy of the state it started from, and the adjoint reruns that one step from it, so
 //! what the adjoint saves per element lives one step at a time (docs/PERFORMANCE.md,
-//! "ode's gradient").
+//! "ode's gradient"); the last step runs once, through `step`'s hidden `vjp_split` (its
+//! forward code with the saves, its adjoint kept for `last_element`'s: "ode: the last step
+//! run once").
 
 use gradtape::differentiable;
 use serde::Deserialize;

@@ -218,8 +218,20 @@ impl Generator<'_> {
         let code = quote!(#name += 1; #body_code #ran_to_end);
         let per_trip = self.loops.borrow_mut().pop().expect("pushed above");
         let keep = self.keep_control(&trips);
+        // a split call's trip count as the loop starts (`replay::split_call`: a range,
+        // whose size is exact; 0, which no trip's count is, otherwise)
+        let last = self.loop_has_split(id).then(|| {
+            let (iterator, last) = (mixed(&format!("iter{id}")), Self::split_last(id));
+            let (lower, upper) = (mixed("lower"), mixed("upper"));
+            quote! {
+                let #last: usize = match ::core::iter::Iterator::size_hint(&#iterator) {
+                    (#lower, ::core::option::Option::Some(#upper)) if #lower == #upper => #lower,
+                    _ => 0,
+                };
+            }
+        });
         let looped = match head {
-            LoopHead::For { pat, iter } if !per_trip.is_empty() => {
+            LoopHead::For { pat, iter } if !per_trip.is_empty() || last.is_some() => {
                 // Room for one save per trip up front: growing a stack while the
                 // loop runs copies it over and over. `match` keeps the iterator
                 // expression's temporaries alive through the loop, as `for` does.
@@ -232,6 +244,7 @@ impl Generator<'_> {
                         #iterator => {
                             let #hint = ::core::iter::Iterator::size_hint(&#iterator).0;
                             #(generated::reserve(&mut #stacks, #hint);)*
+                            #last
                             #label for #pat in #iterator { #code }
                         }
                     }
@@ -554,7 +567,8 @@ impl Generator<'_> {
                 match self.replayed_call(func, args, &[], depth) {
                     Some(passed) => {
                         // the call as written, its arguments saved for `vjp_into`
-                        let (saves, call) = self.forward_replayed(id, func, args, &passed, depth);
+                        let (saves, call) =
+                            self.forward_replayed(id, func, args, &passed, depth, None);
                         code.extend(quote!(#saves #prefix #call;));
                     }
                     None => {

@@ -202,6 +202,10 @@ pub struct Generator<'a> {
     /// and argument, declared where the adjoint starts so every replay reuses one
     /// allocation.
     scratches: RefCell<Vec<Ident>>,
+    /// The replayed calls split in the last trip of their loop (`replay::split_call`), by
+    /// call id, with their loop's id: each declares its slot for the callee's adjoint
+    /// where the function starts, and its loop counts its trips.
+    splits: RefCell<Vec<(usize, usize)>>,
     /// The operands loops save once as they start rather than on every trip.
     invariants: invariants::Invariants,
 }
@@ -226,6 +230,7 @@ impl<'a> Generator<'a> {
             remat: Default::default(),
             invariants: Default::default(),
             scratches: Default::default(),
+            splits: Default::default(),
         };
         generator.invariants = invariants::Invariants::plan(&generator);
         generator
@@ -424,6 +429,162 @@ impl<'a> Generator<'a> {
         }
         let sinks = quote!((#(#sinks,)*): (#(#sink_types,)*));
         self.one_body_fn(item, "vjp_into", &generics, Some(sinks))
+    }
+
+    /// `vjp_split(params..) -> (value, Option<adjoint>)`: `vjp_into` cut in two, what a
+    /// caller runs for a replayed call in the last trip of a loop over a range
+    /// ([`split_call`](Self::split_call)): the forward code with its saves runs now, on the
+    /// caller's own arguments (it writes the caller's arrays, as the call as written would),
+    /// and the adjoint is handed back as a closure taking the cotangent and one sink per
+    /// parameter (`Option<&mut [F]>` of the caller's shadow for a differentiable array,
+    /// `None` for none; `generated::NoSink` for any other parameter), so the callee's
+    /// forward runs once instead of twice (as written, then again in `vjp_into`).
+    ///
+    /// The closure owns the saves and borrows only the shared parameters (each `&` given a
+    /// lifetime of its own, the only ones it captures, `use<..>`): a written `&mut` array
+    /// stays the caller's to read and write before the adjoint runs. Where that cannot be
+    /// said in the signature (a lifetime the user spelled, a reference inside a type,
+    /// `impl Trait`), where the adjoint reads a `&mut` parameter in place, or where the
+    /// body calls other functions (a joint call's forward code borrows the function's own
+    /// locals; a split of its own would hold its callees' adjoint types, and a cycle a type
+    /// containing itself, rustc's E0720) or holds a struct, the call runs as written and no closure comes back
+    /// (`None`, and `SPLITS` is `false`): the caller then replays it from the copies it
+    /// saved, as for any other trip. Invariant: `Some` only when the closure's
+    /// adjoint is exactly `vjp_into`'s for these arguments.
+    ///
+    /// A free function's only (empty for a method: a method's companion items are renamed
+    /// per method, `method_companion`, and no caller splits a method's call), and not shown
+    /// in `f::GENERATED` (it is `vjp_into`'s code, cut in two). Call it on a generator of
+    /// its own (`into_sinks`): generating registers the stacks the code declares.
+    pub fn vjp_split_fn(&self, item: &ItemFn) -> TokenStream {
+        if item.sig.receiver().is_some() || crate::syntax::is_in_impl_block() {
+            return TokenStream::new();
+        }
+        let generated = paths::generated();
+        let Pieces {
+            forward,
+            adjoint,
+            stack_decls,
+            cursors,
+            value,
+            lens,
+            params: _,
+            cot_ty,
+            grads_ty,
+            ret_ty,
+        } = self.pieces(item);
+        let cot_ty = quote!(::core::option::Option<#cot_ty>);
+        let (mut sinks, mut sink_types) = (Vec::new(), Vec::new());
+        for (param, binding) in self.sig.params.iter().zip(&self.body.params) {
+            let array = binding.is_some_and(|b| self.body.bindings[b].array) && !param.is_ragged();
+            sinks.push(Self::sink(param));
+            sink_types.push(if array {
+                let elem = param.elem.as_ref().expect("a float array");
+                quote!(::core::option::Option<&mut [#elem]>)
+            } else {
+                quote!(#generated::NoSink)
+            });
+        }
+        let tape_ty = quote!(::core::ops::FnOnce(#cot_ty, (#(#sink_types,)*)) -> #grads_ty);
+        // each `&` parameter a lifetime of its own; the closure captures the shared ones
+        let mut generics = item.sig.generics.clone();
+        let mut lifetimes: Vec<syn::Lifetime> = Vec::new();
+        let mut captured: Vec<TokenStream> = Vec::new();
+        let mut params = Vec::new();
+        let mut splits = item.sig.generics.lifetimes().next().is_none();
+        let mut written = Vec::new();
+        for (k, p) in self.sig.params.iter().enumerate() {
+            let ident = &p.ident;
+            let mutability = p.mutable.then(|| quote!(mut));
+            let ty = match &p.ty {
+                Type::Reference(reference) if reference.lifetime.is_none() => {
+                    splits &= no_borrow_inside(&reference.elem);
+                    let lifetime = syn::Lifetime::new(
+                        &format!("'gradtape_p{k}"),
+                        proc_macro2::Span::call_site(),
+                    );
+                    lifetimes.push(lifetime.clone());
+                    if reference.mutability.is_some() {
+                        written.push(ident.to_string());
+                    } else {
+                        captured.push(quote!(#lifetime));
+                    }
+                    let mut reference = reference.clone();
+                    reference.lifetime = Some(lifetime);
+                    quote!(#reference)
+                }
+                other => {
+                    splits &= no_borrow_inside(other);
+                    quote!(#other)
+                }
+            };
+            params.push(quote!(#mutability #ident: #ty));
+        }
+        splits &= !mentions_any(&adjoint, &written);
+        // a body splitting calls of its own calls functions: declined below too
+        splits &= self.splits.borrow().is_empty();
+        // Only a leaf over numbers and flat arrays: a call's forward code may borrow the
+        // function's own locals for its adjoint (a joint call's `&(arg)`), which no closure
+        // handed out can hold, and a struct or a hidden twin may hold anything.
+        splits &= calls_nothing(&self.body.block)
+            && !self.body.bindings.iter().any(|b| b.whole)
+            && !item.sig.ident.to_string().starts_with("__gradtape_");
+        for lifetime in lifetimes.iter().rev() {
+            generics.params.insert(
+                0,
+                syn::GenericParam::Lifetime(syn::LifetimeParam::new(lifetime.clone())),
+            );
+        }
+        for param in item.sig.generics.params.iter() {
+            match param {
+                syn::GenericParam::Type(t) => {
+                    let ident = &t.ident;
+                    captured.push(quote!(#ident));
+                }
+                syn::GenericParam::Const(c) => {
+                    let ident = &c.ident;
+                    captured.push(quote!(#ident));
+                }
+                syn::GenericParam::Lifetime(_) => {}
+            }
+        }
+        let where_clause = &generics.where_clause;
+        let imports = paths::imports();
+        let (g, value_name) = (mixed("g"), mixed("value"));
+        if !splits {
+            let names = self.sig.params.iter().map(|p| &p.ident);
+            return quote! {
+                /// Whether `vjp_split` hands its adjoint back (never, here).
+                #[doc(hidden)]
+                pub const SPLITS: bool = false;
+
+                #[doc(hidden)]
+                #[allow(unused_variables, unused_mut, unused_parens, unused_assignments, unused_braces, unreachable_code, unused_labels, non_snake_case, clippy::all)]
+                pub fn vjp_split #generics (#(#params,)*) -> (#ret_ty, ::core::option::Option<fn(#cot_ty, (#(#sink_types,)*)) -> #grads_ty>) #where_clause {
+                    (Self::primal(#(#names),*), ::core::option::Option::None)
+                }
+            };
+        }
+        quote! {
+            /// Whether `vjp_split` hands its adjoint back (always, here): a caller then
+            /// saves no copy of the arrays for the call it splits.
+            #[doc(hidden)]
+            pub const SPLITS: bool = true;
+            #[doc(hidden)]
+            #[allow(unused_variables, unused_mut, unused_parens, unused_assignments, unused_braces, unreachable_code, unused_labels, non_snake_case, clippy::all)]
+            pub fn vjp_split #generics (#(#params,)*) -> (#ret_ty, ::core::option::Option<impl #tape_ty + use<#(#captured),*>>) #where_clause {
+                #imports
+                #(#stack_decls)*
+                #lens
+                #forward
+                let #value_name = #value;
+                #(#cursors)*
+                (
+                    #value_name,
+                    ::core::option::Option::Some(move |#g: #cot_ty, (#(#sinks,)*): (#(#sink_types,)*)| -> #grads_ty { #adjoint }),
+                )
+            }
+        }
     }
 
     /// A tuple result's `vjp_now` and `vjp_into` (which `one_body_fn` does not write):
@@ -704,8 +865,18 @@ impl<'a> Generator<'a> {
             .iter()
             .any(|name| !once(name))
             .then(|| quote!(#generated::keep_large_buffers();));
+        // each split call's slot for its callee's adjoint (`replay::split_call`), its
+        // type inferred from the one assignment in the forward code
+        let mut split_ids: Vec<usize> = self.splits.borrow().iter().map(|&(id, _)| id).collect();
+        split_ids.sort_unstable();
+        split_ids.dedup();
+        let split_slots = split_ids.into_iter().map(|id| {
+            let slot = Self::split_slot(id);
+            quote!(let mut #slot = ::core::option::Option::None;)
+        });
         let decls = prime
             .into_iter()
+            .chain(split_slots)
             .chain(stacks.iter().map(|name| {
                 let stack = crate::syntax::mixed(&format!("{}_stack", name));
                 if once(name) {
@@ -1094,6 +1265,59 @@ fn copied_by_spelling(ty: &Type, floats: &[Ident]) -> bool {
         }),
         _ => false,
     }
+}
+
+/// Whether a type holds no reference, lifetime or `impl Trait` (a parameter's type
+/// `vjp_split` can give a lifetime of its own only at its top).
+fn no_borrow_inside(ty: &Type) -> bool {
+    struct Finder(bool);
+    impl<'ast> syn::visit::Visit<'ast> for Finder {
+        fn visit_type_reference(&mut self, _: &'ast syn::TypeReference) {
+            self.0 = true;
+        }
+        fn visit_lifetime(&mut self, _: &'ast syn::Lifetime) {
+            self.0 = true;
+        }
+        fn visit_type_impl_trait(&mut self, _: &'ast syn::TypeImplTrait) {
+            self.0 = true;
+        }
+        fn visit_type_trait_object(&mut self, _: &'ast syn::TypeTraitObject) {
+            self.0 = true;
+        }
+    }
+    let mut finder = Finder(false);
+    syn::visit::Visit::visit_type(&mut finder, ty);
+    !finder.0
+}
+
+/// Whether a block (its branches, blocks and loops) calls no other function: no call,
+/// writing call, call by parts or traced op.
+fn calls_nothing(block: &crate::model::ir::Block) -> bool {
+    use crate::model::ir::{Op, Stmt};
+    block.stmts.iter().all(|stmt| match stmt {
+        Stmt::Def { op, .. } => !matches!(op, Op::Call { .. } | Op::Trace { .. }),
+        Stmt::CallParts { .. } | Stmt::CallWrites { .. } => false,
+        Stmt::If {
+            then_branch,
+            else_branch,
+            ..
+        } => calls_nothing(then_branch) && calls_nothing(else_branch),
+        Stmt::Match { arms, .. } => arms.iter().all(|arm| calls_nothing(&arm.body)),
+        Stmt::Loop { body, .. } | Stmt::Scope(body) => calls_nothing(body),
+        Stmt::Plain(_) | Stmt::Declare { .. } | Stmt::Jump { .. } | Stmt::Swap { .. } => true,
+    })
+}
+
+/// Whether generated code names any of `names` (or `self`), at any depth: the adjoint
+/// reading a parameter in place.
+fn mentions_any(code: &TokenStream, names: &[String]) -> bool {
+    code.clone().into_iter().any(|tree| match tree {
+        proc_macro2::TokenTree::Ident(ident) => {
+            ident == "self" || names.iter().any(|name| ident == name)
+        }
+        proc_macro2::TokenTree::Group(group) => mentions_any(&group.stream(), names),
+        _ => false,
+    })
 }
 
 /// The pieces of a function holding the forward code and the adjoint

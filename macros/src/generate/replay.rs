@@ -18,8 +18,8 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{Expr, Ident};
 
-use super::{Flavour, Generator, is_literal};
-use crate::model::ir::{BindingId, Callee, Operand, Written};
+use super::{Flavour, Generator, copied_by_spelling, is_literal};
+use crate::model::ir::{BindingId, Block, Callee, LoopHead, Operand, Stmt, Written};
 use crate::syntax::{mixed, single_ident, strip_parens};
 
 /// How a replayed call's argument reaches the callee's `vjp_into`.
@@ -321,6 +321,7 @@ impl Generator<'_> {
         args: &[Operand],
         passed: &[Passed],
         depth: usize,
+        split: Option<&TokenStream>,
     ) -> (TokenStream, TokenStream) {
         let mut code = TokenStream::new();
         for (k, (arg, plan)) in args.iter().zip(passed).enumerate() {
@@ -340,7 +341,18 @@ impl Generator<'_> {
                     name,
                     form: Form::Owned,
                 } => quote!(::core::clone::Clone::clone(&#name)),
-                Passed::Array { name, .. } => quote!(generated::snapshot(&#name)),
+                // a split call's adjoint needs no copy: an empty one, of the same kind,
+                // keeps the stack's cursor in step (`split_call`)
+                Passed::Array { name, .. } => match split {
+                    Some(split) => quote! {
+                        if #split {
+                            generated::snapshot_empty(&#name)
+                        } else {
+                            generated::snapshot(&#name)
+                        }
+                    },
+                    None => quote!(generated::snapshot(&#name)),
+                },
             };
             code.extend(self.save(Self::replay_save_name(id, k), depth).keep(value));
         }
@@ -434,4 +446,258 @@ impl Generator<'_> {
         }
         (prologue, code)
     }
+}
+
+/// Replayed calls split in the last trip of their loop (issue 14, item 3 of "ode's
+/// gradient" in docs/PERFORMANCE.md): a replayed call runs as written in the forward code
+/// and again, with its saves, in `vjp_into`; in the last trip of a loop over a range (the
+/// trip count known as the loop starts) nothing the caller does comes between that trip's
+/// call and its adjoint but the rest of the forward code, so the call goes through the
+/// callee's `vjp_split` there instead: its forward code with the saves runs once, on the
+/// caller's arrays, and its adjoint is kept (a closure in `split<id>`, declared where the
+/// function starts) until the caller's adjoint reaches the call.
+///
+/// Invariants: the copies the call saves are kept in every trip, the last one included, so
+/// every stack's cursor moves as for a call that is not split, and where the callee declines
+/// (`vjp_split` returns `None`) or the loop ends before its last trip (a `break`, a `return`)
+/// the call is replayed from them as before. The slot is filled at most once per run of the
+/// function (the loop sits in no other loop: depth 0), in the trip whose count is the trip
+/// count, and taken by the first replay of the call site in the adjoint, which is that trip's
+/// (the adjoint replays trips last to first, and a trip's call is replayed exactly when it ran).
+impl Generator<'_> {
+    /// The name of a split call's slot for the callee's adjoint.
+    pub(super) fn split_slot(id: usize) -> Ident {
+        mixed(&format!("split{id}"))
+    }
+
+    /// The name of a loop's trip count as the loop starts: its iterator's size, which a
+    /// range reports exactly.
+    pub(super) fn split_last(loop_id: usize) -> Ident {
+        mixed(&format!("last{loop_id}"))
+    }
+
+    /// Whether loop `loop_id` has a split call (asked once its body's code is generated).
+    pub(super) fn loop_has_split(&self, loop_id: usize) -> bool {
+        self.splits.borrow().iter().any(|&(_, l)| l == loop_id)
+    }
+
+    /// The loop whose last trip splits the replayed call `id`, if it is split: a writing
+    /// call of a function by path (its `vjp_split` a companion item; a method's or an
+    /// associated function's is not generated), at depth 1 of a `for` loop over a range
+    /// `a..b` at depth 0 (in no other loop, outside a checkpointed body, a branch of it or a
+    /// block of it being fine), passed only literals, the caller's own number or flat float
+    /// array parameters as they are, differentiable numbers, and float arrays written,
+    /// spelled `&mut a`: so the callee's parameters are numbers and flat float arrays, which its
+    /// `vjp_split` takes (a struct or a constant of another type may be a callee's own
+    /// twin's, which has none), and a shared array the closure borrows is one the body
+    /// cannot change.
+    pub(super) fn split_call(
+        &self,
+        id: usize,
+        func: &Callee,
+        args: &[Operand],
+        written: &[Written],
+        passed: &[Passed],
+        depth: usize,
+    ) -> Option<usize> {
+        if depth != 1 || !self.saving || !matches!(func, Callee::Function(_)) {
+            return None;
+        }
+        for (k, (arg, plan)) in args.iter().zip(passed).enumerate() {
+            let array = arg.binding().is_some_and(|b| self.body.bindings[b].array);
+            let fits = match plan {
+                Passed::AsIs => {
+                    let expr = strip_parens(arg.fwd());
+                    is_literal(expr)
+                        || array
+                        || single_ident(expr).is_some_and(|ident| {
+                            self.sig.params.iter().any(|p| {
+                                &p.ident == ident
+                                    && !matches!(p.ty, syn::Type::Reference(_))
+                                    && copied_by_spelling(&p.ty, &self.sig.floats)
+                            })
+                        })
+                }
+                Passed::Number => true,
+                // spelled `&mut a`, a local's or a parameter's: a callee may take a `&mut`
+                // parameter passed on as it is (`w(x, y)`) as `&[F]`, and its adjoint
+                // would then borrow the caller's array until the caller's adjoint runs
+                Passed::Array { form, .. } => {
+                    *form == Form::Mut
+                        && array
+                        && matches!(strip_parens(arg.fwd()), Expr::Reference(reference)
+                            if reference.mutability.is_some())
+                        && !written.iter().any(|w| w.position == k && w.passed_on)
+                }
+                Passed::Constant => false,
+            };
+            if !fits {
+                return None;
+            }
+        }
+        let loop_id = split_loop(&self.body.block, id)?;
+        self.splits.borrow_mut().push((id, loop_id));
+        Some(loop_id)
+    }
+
+    /// The condition under which the call `func` is split: the loop's last trip, and a
+    /// callee whose `vjp_split` hands its adjoint back (`SPLITS`, a constant).
+    pub(super) fn split_condition(
+        &self,
+        loop_id: usize,
+        func: &Callee,
+        arity: usize,
+    ) -> TokenStream {
+        let Callee::Function(path) = func else {
+            unreachable!("only a function's call is split (`split_call`)")
+        };
+        let (trips, last) = (mixed(&format!("trips{loop_id}")), Self::split_last(loop_id));
+        let splits = match crate::model::ir::resolved_callee(path, arity, true) {
+            Some((checked, alias)) => quote!({ #checked #alias::SPLITS }),
+            None => quote!(#path::SPLITS),
+        };
+        quote!((#trips == #last && #splits))
+    }
+
+    /// Forward of a split call: `call` (the call as written) in every trip but the last,
+    /// the callee's `vjp_split` in the last, its adjoint and the written arrays' lengths kept
+    /// in the call's slot. The saves come before, as in every trip.
+    pub(super) fn forward_split(
+        &self,
+        id: usize,
+        loop_id: usize,
+        func: &Callee,
+        args: &[Operand],
+        passed: &[Passed],
+        call: TokenStream,
+    ) -> TokenStream {
+        let Callee::Function(path) = func else {
+            unreachable!("only a function's call is split (`split_call`)")
+        };
+        let condition = self.split_condition(loop_id, func, args.len());
+        let slot = Self::split_slot(id);
+        let lens = args.iter().zip(passed).filter_map(|(_, plan)| match plan {
+            Passed::Array { name, .. } => Some(quote!(#name.len())),
+            _ => None,
+        });
+        let forward_args = args
+            .iter()
+            .map(|arg| {
+                let fwd = arg.fwd();
+                quote!(#fwd)
+            })
+            .collect();
+        let split =
+            crate::model::ir::through_companion(path, "vjp_split", forward_args, args.len());
+        let (value, tape, lengths) = (mixed("value"), mixed("tape"), mixed("lengths"));
+        quote! {
+            if #condition {
+                let #lengths = [#(#lens),*];
+                let (#value, #tape) = #split;
+                #slot = ::core::option::Option::map(#tape, |#tape| (#tape, #lengths));
+                #value
+            } else {
+                #call
+            }
+        }
+    }
+
+    /// Adjoint of a split call: the callee's kept adjoint, taken from the slot, called with
+    /// the cotangent `g` and the caller's shadows as sinks (`Some` of each differentiable
+    /// array's, of its length at the call), then the numbers' cotangents added; `replay`
+    /// (the call replayed from its copies) when the slot is empty.
+    pub(super) fn reverse_split(
+        &self,
+        id: usize,
+        args: &[Operand],
+        passed: &[Passed],
+        g: TokenStream,
+        replay: TokenStream,
+    ) -> TokenStream {
+        let slot = Self::split_slot(id);
+        let (tape, lengths, grads) = (mixed("tape"), mixed("lengths"), mixed("grads"));
+        let mut written = 0usize;
+        let sinks = args.iter().zip(passed).map(|(arg, plan)| {
+            let len = match plan {
+                Passed::Array { .. } => {
+                    let k = written;
+                    written += 1;
+                    quote!(#lengths[#k])
+                }
+                _ => {
+                    let expr = arg.fwd();
+                    quote!((#expr).len())
+                }
+            };
+            match arg.binding() {
+                Some(binding) if self.body.bindings[binding].array => {
+                    let slot = self.slot(binding);
+                    quote!(::core::option::Option::Some(generated::ArrayShadow::prefix_mut(&mut #slot, #len)))
+                }
+                _ => quote!(generated::NoSink),
+            }
+        });
+        let sinks: Vec<TokenStream> = sinks.collect();
+        let mut accumulate = TokenStream::new();
+        for (k, arg) in args.iter().enumerate() {
+            if arg.binding().is_some_and(|b| self.body.bindings[b].array) {
+                continue;
+            }
+            let index = syn::Index::from(k);
+            accumulate.extend(self.accumulate_argument(arg, quote!(#grads.#index)));
+        }
+        quote! {
+            match ::core::option::Option::take(&mut #slot) {
+                ::core::option::Option::Some((#tape, #lengths)) => {
+                    let #grads = #tape(#g, (#(#sinks,)*));
+                    #accumulate
+                }
+                ::core::option::Option::None => { #replay }
+            }
+        }
+    }
+}
+
+/// The `for` loop over a range at depth 0 whose body (a branch or block of it, not a loop
+/// inside it) holds the call statement `id`.
+fn split_loop(block: &Block, id: usize) -> Option<usize> {
+    block.stmts.iter().find_map(|stmt| match stmt {
+        Stmt::Loop {
+            id: loop_id,
+            head: LoopHead::For { iter, .. },
+            body,
+            ..
+        } if is_range(iter) && holds_call(body, id) => Some(*loop_id),
+        Stmt::If {
+            then_branch,
+            else_branch,
+            ..
+        } => split_loop(then_branch, id).or_else(|| split_loop(else_branch, id)),
+        Stmt::Match { arms, .. } => arms.iter().find_map(|arm| split_loop(&arm.body, id)),
+        Stmt::Scope(block) => split_loop(block, id),
+        _ => None,
+    })
+}
+
+/// `a..b`: a range whose iterator's size is its trip count (`size_hint` exact).
+fn is_range(iter: &Expr) -> bool {
+    matches!(strip_parens(iter), Expr::Range(range)
+        if range.start.is_some()
+            && range.end.is_some()
+            && matches!(range.limits, syn::RangeLimits::HalfOpen(_)))
+}
+
+/// Whether the block (its branches and blocks, not its loops) holds the call statement `id`.
+fn holds_call(block: &Block, id: usize) -> bool {
+    block.stmts.iter().any(|stmt| match stmt {
+        Stmt::CallWrites { id: call, .. } => *call == id,
+        Stmt::If {
+            then_branch,
+            else_branch,
+            ..
+        } => holds_call(then_branch, id) || holds_call(else_branch, id),
+        Stmt::Match { arms, .. } => arms.iter().any(|arm| holds_call(&arm.body, id)),
+        Stmt::Scope(block) => holds_call(block, id),
+        _ => false,
+    })
 }

@@ -99,9 +99,17 @@ impl Generator<'_> {
         if let Some(passed) = self.replayed_writer(func, args, written, result, depth) {
             // the call as written, its arguments (the written arrays' old values among
             // them) saved for `vjp_into`
-            let (saves, call) = self.forward_replayed(id, func, args, &passed, depth);
+            // in the last trip of its loop, the callee's forward with its saves, once
+            let split = self.split_call(id, func, args, written, &passed, depth);
+            let condition = split.map(|loop_id| self.split_condition(loop_id, func, args.len()));
+            let (saves, call) =
+                self.forward_replayed(id, func, args, &passed, depth, condition.as_ref());
             let value = mixed(&format!("value{id}"));
             let bind = self.bind_call_result(result, &value);
+            let call = match split {
+                Some(loop_id) => self.forward_split(id, loop_id, func, args, &passed, call),
+                None => call,
+            };
             return quote!(#saves let #value = #call; #bind);
         }
         let mut code = TokenStream::new();
@@ -194,6 +202,8 @@ impl Generator<'_> {
         if let Some(passed) = self.replayed_writer(func, args, written, result, depth) {
             // `vjp_into` adds every array's cotangent into its shadow, the written ones'
             // elements taken as the pullback takes them
+            // decided on the plans the forward code had (`split_call`)
+            let split = self.split_call(id, func, args, written, &passed, depth);
             let mut passed = passed;
             if let ([w], CallResult::Dropped) = (written, result)
                 && w.passed_on
@@ -203,7 +213,12 @@ impl Generator<'_> {
                 // skipped
                 *form = super::replay::Form::UnlessRead;
             }
-            let (prologue, call) = self.reverse_replayed(id, func, args, &passed, g, depth);
+            let (prologue, call) = self.reverse_replayed(id, func, args, &passed, g.clone(), depth);
+            if split.is_some() {
+                // the adjoint the last trip kept, where it did
+                let call = self.reverse_split(id, args, &passed, g, call);
+                return quote!(#prologue #call);
+            }
             return quote!(#prologue #call);
         }
         let (mut prologue, pullback) = self.recall(format!("pullback{id}"), depth);

@@ -239,6 +239,15 @@ macro_rules! not_annotated_items {
                 unreachable!("a call of a function that is not annotated does not compile")
             }
 
+            /// Never read: see [`NotAnnotated`].
+            pub const SPLITS: bool = false;
+
+            /// Never called: see [`NotAnnotated`].
+            #[allow(clippy::too_many_arguments)]
+            pub fn vjp_split<$($argument),*>($(_: $argument),*) -> ! {
+                unreachable!("a call of a function that is not annotated does not compile")
+            }
+
             /// Never called: see [`NotAnnotated`] (an array result's writer, as the caller
             /// of a function with an array result calls it).
             #[allow(clippy::too_many_arguments)]

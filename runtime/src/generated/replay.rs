@@ -72,6 +72,35 @@ impl<F: Copy + Default> Sink<F> for NoSink {
     }
 }
 
+/// The sink a split call's adjoint takes for an array (a callee's `vjp_split`, run for a
+/// replayed call in the last trip of a loop): `Some` of the caller's shadow, as `&mut [F]`
+/// is, or `None`, as [`NoSink`] is. One type for both, since the adjoint is a closure
+/// whose parameters cannot be generic.
+///
+/// ```
+/// use gradtape_runtime::generated::Sink;
+/// let (mut buffer, mut unused) = ([1.0, 2.0], Vec::new());
+/// Sink::shadow(Some(&mut buffer[..]), 2, &mut unused).add(0, 0.5);
+/// assert_eq!(buffer, [1.5, 2.0]);
+/// let mut zeros = Vec::new();
+/// assert_eq!(Sink::<f64>::shadow(None::<&mut [f64]>, 2, &mut zeros).as_slice(), [0.0; 2]);
+/// ```
+impl<F: Copy + Default> Sink<F> for Option<&mut [F]> {
+    /// # Panics
+    ///
+    /// If the buffer's length is not `len`, as for `&mut [F]`.
+    #[inline]
+    fn shadow<'a>(self, len: usize, zeros: &'a mut Vec<F>) -> FixedShadow<F, &'a mut [F]>
+    where
+        Self: 'a,
+    {
+        match self {
+            Some(buffer) => Sink::<F>::shadow(buffer, len, zeros),
+            None => Sink::<F>::shadow(NoSink, len, zeros),
+        }
+    }
+}
+
 /// The sink of a parameter the callee gives no array cotangent for (a float, whose
 /// cotangent it returns; an integer; a struct): only [`NoSink`], so a caller's shadow
 /// handed there is a compile error rather than a cotangent dropped.
@@ -194,6 +223,26 @@ where
 {
     Saved {
         elements: array.elements().to_vec(),
+        kind: PhantomData,
+    }
+}
+
+/// An empty copy of the kind [`snapshot`] would take of `array`: what a split call's trip
+/// saves (its adjoint reads its own saves, not a copy), so that the save stack's cursor
+/// stays in step with the trips.
+///
+/// ```
+/// use gradtape_runtime::generated::{Saved, snapshot_empty};
+/// let saved: Saved<[f64; 2], f64> = snapshot_empty(&[1.0, 2.0]);
+/// assert!(saved.is_empty());
+/// ```
+#[inline]
+pub fn snapshot_empty<A>(_array: &A) -> Saved<A::Kind, A::Element>
+where
+    A: ArrayKind + ?Sized,
+{
+    Saved {
+        elements: Vec::new(),
         kind: PhantomData,
     }
 }
