@@ -353,14 +353,7 @@ fn vec_of_floats(ty: &syn::Type, floats: &[Ident]) -> bool {
 fn float_valued(expr: &Expr) -> bool {
     match strip_parens(expr) {
         Expr::Index(index) => !matches!(strip_parens(&index.index), Expr::Range(_)),
-        Expr::Binary(binary) => matches!(
-            binary.op,
-            syn::BinOp::Add(_)
-                | syn::BinOp::Sub(_)
-                | syn::BinOp::Mul(_)
-                | syn::BinOp::Div(_)
-                | syn::BinOp::Rem(_)
-        ),
+        Expr::Binary(binary) => crate::syntax::is_arithmetic(&binary.op),
         Expr::Unary(unary) => matches!(unary.op, syn::UnOp::Neg(_)),
         Expr::MethodCall(call) => {
             crate::rewrite::FLOAT_METHODS.contains(&call.method.to_string().as_str())
@@ -1480,19 +1473,14 @@ impl Rewriter<'_> {
         };
         let (array, at, copied) = self.element_call(&test.expr)?;
         let index = self.fresh("element_index");
-        let binding = element_binding(&test.pat, &array, &index, copied)?;
-        let then = &branch.then_branch.stmts;
-        let otherwise = branch
-            .else_branch
-            .as_ref()
-            .map(|(_, other)| quote!(else #other));
-        Some(syn::parse_quote!({
-            let #index: usize = #at;
-            if #index < #array.len() {
-                #binding
-                #(#then)*
-            } #otherwise
-        }))
+        let binding = element_binding(&test.pat, &quote!(#array[#index]), copied)?;
+        Some(element_if(
+            branch,
+            &index,
+            &at,
+            &quote!(#array.len()),
+            &binding,
+        ))
     }
 
     /// `match a.first() { Some(v) if guard => .., Some(v) => .., None => .. }` (also
@@ -1529,7 +1517,7 @@ impl Rewriter<'_> {
                     absent.push((None, guard, &arm.body))
                 }
                 pat => present.push((
-                    Some(element_binding(pat, &array, &index, copied)?),
+                    Some(element_binding(pat, &quote!(#array[#index]), copied)?),
                     guard,
                     &arm.body,
                 )),
@@ -2882,21 +2870,10 @@ impl Rewriter<'_> {
         let Expr::MethodCall(map) = strip_parens(&call.receiver) else {
             return None;
         };
-        let Expr::MethodCall(views) = strip_parens(&map.receiver) else {
-            return None;
-        };
-        if map.method != "map"
-            || map.args.len() != 1
-            || !matches!(
-                views.method.to_string().as_str(),
-                "windows" | "chunks" | "chunks_exact"
-            )
-            || views.args.len() != 1
-            || single_ident(strip_parens(&views.receiver))
-                .is_none_or(|array| !self.arrays.contains(&array.to_string()))
-        {
+        if map.method != "map" || map.args.len() != 1 {
             return None;
         }
+        let views = self.views_call(&map.receiver)?;
         let Expr::Closure(closure) = strip_parens(&map.args[0]) else {
             return None;
         };
@@ -2914,9 +2891,22 @@ impl Rewriter<'_> {
         self.visit_expr_mut(&mut rewritten);
         Some(rewritten)
     }
-}
 
-impl Rewriter<'_> {
+    /// `a.windows(k)` (or `chunks`, `chunks_exact`) of a float array of the body, the
+    /// views a reduction or a fold runs over.
+    fn views_call<'e>(&self, expr: &'e Expr) -> Option<&'e syn::ExprMethodCall> {
+        let Expr::MethodCall(views) = strip_parens(expr) else {
+            return None;
+        };
+        (matches!(
+            views.method.to_string().as_str(),
+            "windows" | "chunks" | "chunks_exact"
+        ) && views.args.len() == 1
+            && single_ident(strip_parens(&views.receiver))
+                .is_some_and(|array| self.arrays.contains(&array.to_string())))
+        .then_some(views)
+    }
+
     /// `a.windows(k).fold(init, |acc, w| e)` (or `chunks`, `chunks_exact`): the loop over
     /// the views carrying the accumulator, `{ let mut acc = init; for w in a.windows(k) {
     /// let acc_name = acc; acc = e; } acc }`, which [`views_loop`](Self::views_loop) then
@@ -2927,17 +2917,8 @@ impl Rewriter<'_> {
         if call.method != "fold" || call.args.len() != 2 {
             return None;
         }
-        let Expr::MethodCall(views) = strip_parens(&call.receiver) else {
-            return None;
-        };
-        if !matches!(
-            views.method.to_string().as_str(),
-            "windows" | "chunks" | "chunks_exact"
-        ) || views.args.len() != 1
-            || !matches!(strip_parens(&views.args[0]), Expr::Lit(_) | Expr::Path(_))
-            || single_ident(strip_parens(&views.receiver))
-                .is_none_or(|array| !self.arrays.contains(&array.to_string()))
-        {
+        let views = self.views_call(&call.receiver)?;
+        if !matches!(strip_parens(&views.args[0]), Expr::Lit(_) | Expr::Path(_)) {
             return None;
         }
         let Expr::Closure(closure) = strip_parens(&call.args[1]) else {
@@ -2972,9 +2953,9 @@ impl Rewriter<'_> {
 }
 
 /// The `let` a `Some(v)` (a reference to the element, or a copy of it when the option is
-/// `copied`) or `Some(&v)` (a copy of it) pattern becomes, reading `array[index]`; `None`
-/// for any other pattern.
-fn element_binding(pat: &Pat, array: &Ident, index: &Ident, copied: bool) -> Option<TokenStream> {
+/// `copied`) or `Some(&v)` (a copy of it) pattern becomes, reading the element at `place`
+/// (`array[index]`); `None` for any other pattern.
+pub(crate) fn element_binding(pat: &Pat, place: &TokenStream, copied: bool) -> Option<TokenStream> {
     let Pat::TupleStruct(some) = pat else {
         return None;
     };
@@ -2983,21 +2964,46 @@ fn element_binding(pat: &Pat, array: &Ident, index: &Ident, copied: bool) -> Opt
     }
     match &some.elems[0] {
         Pat::Ident(name) if name.by_ref.is_none() && name.subpat.is_none() && copied => {
-            Some(quote!(let #name = #array[#index];))
+            Some(quote!(let #name = #place;))
         }
         Pat::Ident(name) if name.by_ref.is_none() && name.subpat.is_none() => {
-            Some(quote!(let #name = &#array[#index];))
+            Some(quote!(let #name = &#place;))
         }
         Pat::Reference(reference) if reference.mutability.is_none() && !copied => {
             match &*reference.pat {
                 Pat::Ident(name) if name.by_ref.is_none() && name.subpat.is_none() => {
-                    Some(quote!(let #name = #array[#index];))
+                    Some(quote!(let #name = #place;))
                 }
                 _ => None,
             }
         }
         _ => None,
     }
+}
+
+/// `if let Some(v) = <an element> { then } else { other }` as the test of its index,
+/// evaluated once first: `{ let index: usize = at; if index < len { binding then } else
+/// { other } }` (`binding` from [`element_binding`]). Shared by the element accesses of
+/// arrays ([`Rewriter::element_if_let`]) and of walked slices (`rewrite`'s).
+pub(crate) fn element_if(
+    branch: &syn::ExprIf,
+    index: &Ident,
+    at: &Expr,
+    len: &TokenStream,
+    binding: &TokenStream,
+) -> Expr {
+    let then = &branch.then_branch.stmts;
+    let otherwise = branch
+        .else_branch
+        .as_ref()
+        .map(|(_, other)| quote!(else #other));
+    syn::parse_quote!({
+        let #index: usize = #at;
+        if #index < #len {
+            #binding
+            #(#then)*
+        } #otherwise
+    })
 }
 
 impl Rewriter<'_> {
@@ -3017,7 +3023,7 @@ impl Rewriter<'_> {
         let (_, diverge) = init.diverge.as_ref()?;
         let (array, at, copied) = self.element_call(&init.expr)?;
         let index = self.fresh("element_index");
-        let binding = element_binding(&local.pat, &array, &index, copied)?;
+        let binding = element_binding(&local.pat, &quote!(#array[#index]), copied)?;
         let block: syn::Block = syn::parse_quote!({
             let #index: usize = #at;
             if #index >= #array.len() #diverge

@@ -1197,37 +1197,18 @@ impl Walker<'_> {
         let index = crate::syntax::fresh_local(format!("walk_index{}", self.next));
         let array = self.array;
         let place = quote!(#array[#lo + #index]);
-        let binding: proc_macro2::TokenStream = match (&some.elems[0], copied) {
-            (Pat::Wild(_), _) => quote!(),
-            (Pat::Ident(ident), false) if ident.subpat.is_none() && ident.by_ref.is_none() => {
-                quote!(let #ident = &#place;)
-            }
-            (Pat::Ident(ident), true) if ident.subpat.is_none() && ident.by_ref.is_none() => {
-                quote!(let #ident = #place;)
-            }
-            (Pat::Reference(reference), false) if reference.mutability.is_none() => {
-                let Pat::Ident(ident) = &*reference.pat else {
-                    return None;
-                };
-                if ident.subpat.is_some() || ident.by_ref.is_some() {
-                    return None;
-                }
-                quote!(let #ident = #place;)
-            }
-            _ => return None,
+        // `Some(_)` binds nothing; any other pattern as an array's element takes it
+        let binding = match &some.elems[0] {
+            Pat::Wild(_) => quote!(),
+            _ => crate::iterators::element_binding(&test.pat, &place, copied)?,
         };
-        let then = &branch.then_branch.stmts;
-        let otherwise = branch
-            .else_branch
-            .as_ref()
-            .map(|(_, other)| quote!(else #other));
-        Some(syn::parse_quote!({
-            let #index: usize = #at;
-            if #index < #hi - #lo {
-                #binding
-                #(#then)*
-            } #otherwise
-        }))
+        Some(crate::iterators::element_if(
+            branch,
+            &index,
+            &at,
+            &quote!(#hi - #lo),
+            &binding,
+        ))
     }
 }
 

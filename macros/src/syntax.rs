@@ -940,6 +940,19 @@ pub fn mentions(stmts: &[syn::Stmt], name: &Ident) -> bool {
     finder.found
 }
 
+/// Whether `op` is one of the five arithmetic operators (`+ - * / %`), whose value is a
+/// number of its operands' type.
+pub fn is_arithmetic(op: &syn::BinOp) -> bool {
+    matches!(
+        op,
+        syn::BinOp::Add(_)
+            | syn::BinOp::Sub(_)
+            | syn::BinOp::Mul(_)
+            | syn::BinOp::Div(_)
+            | syn::BinOp::Rem(_)
+    )
+}
+
 /// Whether `name` occurs in `stmts` where it may stand for a binding declared before them:
 /// any identifier of that name (a field or a method too, conservatively) or a macro's token
 /// of that name, except inside the scope of a binding of the same name the statements

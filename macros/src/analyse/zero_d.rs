@@ -242,14 +242,8 @@ impl Checker {
                 matches!(unary.op, syn::UnOp::Neg(_)) && self.plain_number(&unary.expr)
             }
             Expr::Binary(binary) => {
-                matches!(
-                    binary.op,
-                    syn::BinOp::Add(_)
-                        | syn::BinOp::Sub(_)
-                        | syn::BinOp::Mul(_)
-                        | syn::BinOp::Div(_)
-                        | syn::BinOp::Rem(_)
-                ) && self.plain_number(&binary.left)
+                crate::syntax::is_arithmetic(&binary.op)
+                    && self.plain_number(&binary.left)
                     && self.plain_number(&binary.right)
             }
             Expr::MethodCall(call) => {
