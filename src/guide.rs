@@ -191,8 +191,9 @@
 //!   `expect`, `is_some`, `is_none`, `map_or`: the local becomes a flag and a value
 //!   (`best_is_some`, `best_value`), read only where the flag is set. An option of a
 //!   constant of any type (`Some(&config)`, a pair holding a reference) is split the same
-//!   way, its value held in an `Option`. An option passed on, copied or returned whole is
-//!   rejected. `o.unwrap_or(d)` of an option the body does not build (a parameter, a
+//!   way, its value held in an `Option`. A local initialised by a call of a function with
+//!   an `Option` result is one too (see "Options as results"). An option passed on or
+//!   copied is rejected. `o.unwrap_or(d)` of an option the body does not build (a parameter, a
 //!   field, also a `Result`) with a differentiable default is the `match` it stands for;
 //! - in scalar mode, a local struct read and written field by field, as an integrator
 //!   keeps its state (`let mut s = State { x: x0, v: 0.0 };`, `s.v -= dt * k * s.x;`,
@@ -1644,6 +1645,69 @@
 //! row literal) of another length than the result's, and an indexed call's result of a
 //! function that is not annotated (the runtime's message at its name).
 //!
+//! ## Options as results
+//!
+//! A function may return `Option<F>` of its float type (`f32`, `f64` or a float type
+//! parameter): a root that may not exist, a crossing, a ray's hit, a ratio undefined at
+//! zero. Its result positions are `Some(value)`, `None`, or any other option (a local
+//! built in branches or a loop, another such function's call), and `e?` returns `None` as
+//! it does in Rust. `grad`, `vjp` and `jvp` give `None` where the function returns
+//! `None`, and otherwise what a float function's give (`grad` the value and the gradient,
+//! `vjp` the value and the pullback of its cotangent); there is no `grad_into`. An
+//! annotated caller reads the option as it reads an option local (above): `match` (with
+//! guards), `if let`, `let Some(v) = .. else`, `unwrap_or`, `map_or`, `expect`, `unwrap`,
+//! `is_some`, on the call itself or on a local holding it:
+//!
+//! ```
+//! use gradtape::differentiable;
+//!
+//! /// The larger real root of a t² + b t + c, none for a negative discriminant.
+//! #[differentiable]
+//! fn larger_root(a: f64, b: f64, c: f64) -> Option<f64> {
+//!     let discriminant = b * b - 4.0 * a * c;
+//!     if discriminant < 0.0 {
+//!         return None;
+//!     }
+//!     Some((-b + discriminant.sqrt()) / (2.0 * a))
+//! }
+//!
+//! // t² - 3t + 1: the root (3 + √5) / 2, and d/dc = -1 / √5
+//! let (root, [_, _, d_c]) = larger_root::grad(1.0, -3.0, 1.0).unwrap();
+//! assert_eq!(Some(root), larger_root(1.0, -3.0, 1.0));
+//! assert!((d_c + 1.0 / 5.0_f64.sqrt()).abs() < 1e-12);
+//! assert!(larger_root::grad(1.0, 1.0, 1.0).is_none());
+//!
+//! /// When a ball thrown up at `speed` from `height` lands (zero if it never does).
+//! #[differentiable]
+//! fn landing_time(height: f64, speed: f64, gravity: f64) -> f64 {
+//!     // 0.5 g t² - v t - h = 0
+//!     match larger_root(0.5 * gravity, -speed, -height) {
+//!         Some(t) if t > 0.0 => t,
+//!         _ => 0.0,
+//!     }
+//! }
+//!
+//! let (t, [d_height, _, _]) = landing_time::grad(2.0, 3.0, 9.8);
+//! let h = 1e-6;
+//! let fd = (landing_time(2.0 + h, 3.0, 9.8) - landing_time(2.0 - h, 3.0, 9.8)) / (2.0 * h);
+//! assert!(t > 0.0 && (d_height - fd).abs() < 1e-6);
+//! ```
+//!
+//! **How.** The option is differentiated as two numbers, through a hidden twin returning
+//! them as a tuple: the value (zero for `None`) and the variant, `1` for `Some` and `-1`
+//! for `None` (`generated::option_parts`), a constant whose derivative is zero.
+//! `f::GENERATED` shows the twin's code. A caller cannot know the callee's result type,
+//! and needs not: where an option local is initialised by a function's call (a `match`,
+//! an `if let` or a method on the call is read from such a local), its uses say it is an
+//! option, and when the call reads a differentiable value it reads the call's two parts
+//! through the callee's companion (`f::__gradtape_option`, a call with a tuple result),
+//! its flag the variant's sign. A call reading no differentiable value stays as written
+//! (an option of constants, of any function and any type).
+//!
+//! **Rejected:** a method or associated function with an `Option` result (write a free
+//! function taking the struct), and an option of a differentiable value from a function
+//! that is not annotated (the runtime's message at its name).
+//!
 //! # Methods
 //!
 //! `#[differentiable]` works on methods taking `&self` (or `self`) in an `impl` block.
@@ -1947,7 +2011,8 @@
 //! compile-fail test in `tests/ui/differentiable/`:
 //!
 //! - no differentiable parameter, or a result that is not a float, a float tensor, a
-//!   tuple of them or a struct of floats built by a literal (integers are data: an
+//!   tuple of them, an `Option` of a float, an array of floats or a struct of floats
+//!   built by a literal (integers are data: an
 //!   integer gradient does not exist), parameters
 //!   that are patterns rather than names, tuple parameters (pass the numbers, or an
 //!   array);
@@ -1969,8 +2034,8 @@
 //!   result is kept whole rather than destructured, a differentiable array handed `&mut`
 //!   to the standard library (`std::mem::take(&mut next)`: copy the elements) other than
 //!   by `std::mem::swap` of two arrays, `&mut [F]` in a tensor function;
-//! - `?`, an `if` producing a value without an `else`, an assignment of a differentiable
-//!   value inside a condition;
+//! - `?` outside a function with an `Option` result, an `if` producing a value without an
+//!   `else`, an assignment of a differentiable value inside a condition;
 //! - a search (`position`, `find`, `any`, `all`) that is not rewritten (over a `map` or a
 //!   `zip`, not the first thing its statement evaluates, an `Option<&F>` from `find`
 //!   passed on whole);

@@ -969,6 +969,24 @@ fn float_paths(a: f64, b: f64) -> f64 {
         + f64::mul_add(a, b, 1.0)
 }
 
+/// Regression (E0432, "unresolved import `f64`"): a float method whose result is a flag,
+/// an ordering or bits, called by its path, was taken for a function of the user's.
+#[differentiable]
+fn float_queries_by_path(a: f64, b: f64) -> f64 {
+    let finite = if f64::is_finite(a) && !f64::is_nan(b) {
+        a
+    } else {
+        0.0
+    };
+    let larger = match f64::total_cmp(&a, &b) {
+        std::cmp::Ordering::Less => b,
+        _ => a,
+    };
+    // the sign bit: constant near the points checked, as the differences need
+    let sign_clear = f64::to_bits(b) >> 63 == 0;
+    finite * larger + if sign_clear { b.sin() } else { b.cos() }
+}
+
 /// `f32::` paths in an `f32` function.
 #[differentiable]
 fn float_paths_f32(x: f32) -> f32 {
@@ -1024,6 +1042,7 @@ fn rewritten_forms() {
         scalar!(pong(x, y; n) at [0.7, 1.3], [-0.5, 0.25]);
     }
     scalar!(float_paths(a, b) at [0.7, 1.3], [1.5, -0.5]);
+    scalar!(float_queries_by_path(a, b) at [0.7, 1.3], [1.5, -0.5]);
     scalar!(tuple_from_if(x, y) at [0.7, 1.3], [1.5, -0.5]);
     for mode in 0..4 {
         scalar!(tuple_from_match(x, y; mode) at [0.7, 1.3], [-0.8, 0.6]);

@@ -40,6 +40,10 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
     if crate::results::has_struct_result(&item) || crate::results::has_array_result(&item) {
         return crate::results::parts(args, item);
     }
+    // an `Option` result: through a twin returning the value and the variant as a tuple
+    if crate::option_results::has_option_result(&item) {
+        return crate::option_results::parts(args, item);
+    }
     // a struct parameter (or `self`) marked `#[differentiable]`: through a twin taking its
     // fields, which this function expands
     if crate::params::has_marked(&item) {
@@ -157,7 +161,9 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
             let (arrays, rows) =
                 iterators::with_locals(&stmts, array_params(sig), row_params(sig), &sig.floats);
             stmts = searches::rewrite(stmts, &arrays, &rows);
-            stmts = options::rewrite(stmts, slots);
+            stmts = options::rewrite(stmts, slots, &|path| {
+                args.calls.plain_helper(path).is_some()
+            });
         }
         let mut stmts = returns::rewrite(stmts);
         if sig.tuple_output {

@@ -134,6 +134,33 @@ fn stand_in_items(differentiable: usize) -> [(&'static str, usize); 11] {
     ]
 }
 
+/// The companions a caller may reach beside a function's own, each with the arguments its
+/// items take past [`stand_in_items`]' of the same name: an array result's writer,
+/// `__gradtape_write` (`results::writer_items`, `ir::Callee::Writer`), whose items take the
+/// written array after the call's own arguments, and an `Option` result's twin,
+/// `__gradtape_option` (`option_results`, `ir::Callee::Option`). A rejected function stands
+/// in for them too, so that a caller indexing its result or reading its option is not
+/// rustc's "no associated item named `__gradtape_write_vjp_partial`" beside the function's
+/// own error.
+const HIDDEN_COMPANIONS: [(&str, usize); 2] = [
+    (crate::array_calls::WRITER, 1),
+    (crate::option_results::HIDDEN, 0),
+];
+
+/// The items a stand-in has for one hidden companion `prefix` (a [`HIDDEN_COMPANIONS`]
+/// row), each with its number of arguments past the call's own: the companion itself
+/// (`None`) and its `vjp`, `vjp_partial`, `jvp_call`, `vjp_now` and `vjp_into`.
+fn hidden_items(extra: usize) -> [(Option<&'static str>, usize); 6] {
+    [
+        (None, extra),
+        (Some("vjp"), extra),
+        (Some("vjp_partial"), extra),
+        (Some("jvp_call"), extra + 1),
+        (Some("vjp_now"), extra + 1),
+        (Some("vjp_into"), extra + 2),
+    ]
+}
+
 /// [`rejected`]'s stand-in, `never` the `compile_error!` its items return (in an array
 /// length: an expression's, so the type holds the error, where a type's would be `()`).
 fn stand_in(
@@ -154,8 +181,17 @@ fn stand_in(
     let (vis, name) = (&item.vis, &item.sig.ident);
     let generated = crate::generate::paths::generated();
     let arity = item.sig.inputs.len();
-    let items = stand_in_items(differentiable).map(|(item, extra)| {
-        let item = format_ident!("{item}");
+    // `writer`, `__gradtape_write_vjp`, .. (a hidden companion's items are its prefix and
+    // the item's name)
+    let hidden = HIDDEN_COMPANIONS.iter().flat_map(|&(prefix, extra)| {
+        hidden_items(extra).map(|(item, extra)| match item {
+            None => (format_ident!("{prefix}"), extra),
+            Some(item) => (format_ident!("{prefix}_{item}"), extra),
+        })
+    });
+    let named =
+        stand_in_items(differentiable).map(|(item, extra)| (format_ident!("{item}"), extra));
+    let items = named.into_iter().chain(hidden).map(|(item, extra)| {
         let types: Vec<syn::Ident> = (0..arity + extra).map(|k| format_ident!("A{k}")).collect();
         quote! {
             pub fn #item<#(#types),*>(#(_: #types),*) -> [(); #never] {
@@ -212,8 +248,18 @@ fn method_stand_in(
     // the arguments past the receiver
     let arity = item.sig.inputs.len() - usize::from(receiver.is_some());
     let receiver = receiver.map(|receiver| quote!(#receiver,));
-    let items = stand_in_items(differentiable).map(|(item, extra)| {
-        let item = method_companion(method, item);
+    // a method's hidden companions are methods beside it, `__gradtape_write_force` and its
+    // items `__gradtape_write_force_vjp`, .. (`lower`'s `array_result_writer`)
+    let hidden = HIDDEN_COMPANIONS.iter().flat_map(|&(prefix, extra)| {
+        let companion = format_ident!("{prefix}_{method}");
+        hidden_items(extra).map(move |(item, extra)| match item {
+            None => (companion.clone(), extra),
+            Some(item) => (method_companion(&companion, item), extra),
+        })
+    });
+    let named =
+        stand_in_items(differentiable).map(|(item, extra)| (method_companion(method, item), extra));
+    let items = named.into_iter().chain(hidden).map(|(item, extra)| {
         let types: Vec<syn::Ident> = (0..arity + extra).map(|k| format_ident!("A{k}")).collect();
         quote! {
             #[allow(dead_code, clippy::all)]

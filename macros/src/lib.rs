@@ -37,6 +37,7 @@ mod impl_block;
 mod iterators;
 mod lower;
 mod model;
+mod option_results;
 mod options;
 mod params;
 mod results;

@@ -634,6 +634,39 @@ impl<'a> Lowerer<'a> {
             self.lower_local(&local);
             return;
         }
+        // `let (value, variant) = root(a, b);` of an option local initialised by a call
+        // (`options`): the callee's `Option` result's parts through its companion,
+        // `root::__gradtape_option(a, b)`, when the call reads a differentiable value; else
+        // the option of constants as written, in parts (`generated::option_parts`)
+        if let Some(index) = local
+            .attrs
+            .iter()
+            .position(|attr| attr.path().is_ident(crate::options::CALL_MARK))
+        {
+            let mut local = local.clone();
+            local.attrs.remove(index);
+            if let Some(init) = &mut local.init
+                && let Expr::Call(call) = &*init.expr
+            {
+                let active = self.mode == Mode::Scalar && self.mentions_active(&init.expr);
+                let mut call = call.clone();
+                match &mut *call.func {
+                    Expr::Path(func) if active => {
+                        let span = func.path.segments.last().expect("a path").ident.span();
+                        func.path
+                            .segments
+                            .push(Ident::new(crate::option_results::HIDDEN, span).into());
+                    }
+                    _ => {
+                        let generated = crate::generate::paths::generated();
+                        call = syn::parse_quote!(#generated::option_parts(#call));
+                    }
+                }
+                *init.expr = Expr::Call(call);
+            }
+            self.lower_local(&local);
+            return;
+        }
         if let Some(fields) = struct_parts_mark(local) {
             let mut local = local.clone();
             local
@@ -3163,6 +3196,9 @@ impl<'a> Lowerer<'a> {
     /// (the macro's error in strict mode, which allows no fallback), or else an annotated
     /// function, whose companion items the generated code calls.
     fn callee(&self, path: &syn::Path) -> Callee {
+        if let Some(function) = option_twin_of(path) {
+            return Callee::Option(function);
+        }
         match self.calls.plain_helper(path) {
             Some(_) => {
                 if self.calls.strict.is_some() {
@@ -3712,6 +3748,8 @@ impl<'a> Lowerer<'a> {
                 };
                 let callee = if let Some(function) = writer_of(&func.path) {
                     Callee::Writer(function)
+                } else if let Some(function) = option_twin_of(&func.path) {
+                    Callee::Option(function)
                 } else if crate::syntax::is_annotated_associated(&func.path) {
                     Callee::Associated(func.path.clone())
                 } else {
@@ -5384,6 +5422,19 @@ impl<'ast> Visit<'ast> for ActiveFinder<'_, '_> {
 fn writer_of(path: &syn::Path) -> Option<syn::Path> {
     let last = path.segments.last()?;
     if last.ident != crate::array_calls::WRITER || path.segments.len() < 2 {
+        return None;
+    }
+    let mut function = path.clone();
+    function.segments.pop();
+    function.segments.pop_punct();
+    Some(function)
+}
+
+/// The function `f` whose `Option` result's parts `path` reads, `f::__gradtape_option`
+/// (`lower_local`'s rewrite of an option local initialised by a call).
+fn option_twin_of(path: &syn::Path) -> Option<syn::Path> {
+    let last = path.segments.last()?;
+    if last.ident != crate::option_results::HIDDEN || path.segments.len() < 2 {
         return None;
     }
     let mut function = path.clone();

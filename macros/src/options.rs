@@ -34,20 +34,40 @@ use crate::slots::{Slot, Slots};
 
 /// The body's statements with every rewritable `Option` local rewritten, in every block,
 /// its value made by `slots`.
-pub fn rewrite(stmts: Vec<Stmt>, slots: &mut Slots) -> Vec<Stmt> {
-    crate::syntax::rewrite_locals(stmts, &mut |stmt, rest| rewrite_local(stmt, rest, slots))
+///
+/// `plain` says whether a path is a plain helper named in `plain(..)` (run on dual numbers,
+/// with no `Option` twin): its call is left as written.
+pub fn rewrite(
+    stmts: Vec<Stmt>,
+    slots: &mut Slots,
+    plain: &dyn Fn(&syn::Path) -> bool,
+) -> Vec<Stmt> {
+    let stmts = scrutinee_locals(stmts, plain);
+    crate::syntax::rewrite_locals(stmts, &mut |stmt, rest| {
+        rewrite_local(stmt, rest, slots, plain)
+    })
 }
 
 /// The flag and value locals of an option local.
-struct Parts {
+struct Parts<'a> {
     name: Ident,
     is_some: Ident,
     value: Slot,
+    /// Whether a path is a plain helper's (`rewrite`).
+    plain: &'a dyn Fn(&syn::Path) -> bool,
+    /// Whether a function's call assigns the option ([`Parts::assign_call`]): then only the
+    /// local's uses say it is an option, and it must have one.
+    called: std::cell::Cell<bool>,
 }
 
 /// `stmt`, if it declares an option local whose every use in `rest` is rewritable: its
 /// declaration (the two locals, then the initial value assigned) and `rest` rewritten.
-fn rewrite_local(stmt: &Stmt, rest: &[Stmt], slots: &mut Slots) -> Option<(Vec<Stmt>, Vec<Stmt>)> {
+fn rewrite_local(
+    stmt: &Stmt,
+    rest: &[Stmt],
+    slots: &mut Slots,
+    plain: &dyn Fn(&syn::Path) -> bool,
+) -> Option<(Vec<Stmt>, Vec<Stmt>)> {
     let Stmt::Local(local) = stmt else {
         return None;
     };
@@ -75,8 +95,14 @@ fn rewrite_local(stmt: &Stmt, rest: &[Stmt], slots: &mut Slots) -> Option<(Vec<S
         value: slots.slot(crate::syntax::unspelled_ident(format_ident!(
             "{}_value", pat.ident
         ))),
+        plain,
+        called: std::cell::Cell::new(false),
     };
     let initial = parts.assign(&init.expr)?;
+    // a call's local that nothing reads is no option by its uses (`let n = f(x);` unused)
+    if parts.called.get() && !crate::syntax::mentions(rest, &parts.name) {
+        return None;
+    }
     let mut rest = rest.to_vec();
     let mut uses = Uses {
         parts: &parts,
@@ -98,8 +124,158 @@ fn rewrite_local(stmt: &Stmt, rest: &[Stmt], slots: &mut Slots) -> Option<(Vec<S
     Some((declaration, rest))
 }
 
+/// The mark on the `let` binding the parts of a call's `Option` result
+/// (`#[gradtape_option_call] let (value, variant) = root(a, b);`, [`Parts::assign_call`]).
+/// Read (and removed) by lowering; never emitted.
+pub const CALL_MARK: &str = "gradtape_option_call";
+
+/// The call of a function with an `Option` result that `option` is, by its path
+/// (`root(..)`, `geometry::root(..)`, every segment lowercase: not a variant's or a tuple
+/// struct's constructor, `Some(..)`, `Shape::Circle(..)`, nor an associated function,
+/// `Option::from(..)`), not a plain helper's (`plain`), nor the runtime's; also inside
+/// `generated::into_option(..)`, as `rewrite` reads `root(a, b).unwrap_or(c)`.
+fn option_call<'e>(
+    option: &'e Expr,
+    plain: &dyn Fn(&syn::Path) -> bool,
+) -> Option<&'e syn::ExprCall> {
+    let Expr::Call(call) = crate::syntax::strip_parens(option) else {
+        return None;
+    };
+    let Expr::Path(func) = &*call.func else {
+        return None;
+    };
+    let runtime = func
+        .path
+        .segments
+        .iter()
+        .any(|segment| segment.ident == "__private");
+    if runtime {
+        // `generated::into_option(root(a, b))`: the call inside
+        return match (func.path.segments.last(), call.args.first()) {
+            (Some(last), Some(inner)) if last.ident == "into_option" && call.args.len() == 1 => {
+                option_call(inner, plain)
+            }
+            _ => None,
+        };
+    }
+    let function = func.qself.is_none()
+        && !func.path.is_ident("Some")
+        && func.path.segments.iter().all(|segment| {
+            segment.arguments.is_none() && !crate::syntax::starts_uppercase(&segment.ident)
+        });
+    (function && !plain(&func.path)).then_some(call)
+}
+
+/// The methods of an option local that [`Uses`] rewrites.
+const OPTION_METHODS: &[&str] = &[
+    "unwrap_or",
+    "unwrap_or_default",
+    "unwrap",
+    "expect",
+    "is_some",
+    "is_none",
+    "map_or",
+    "map_or_else",
+];
+
+/// The body with each `match`, `if let` and `let .. else` of a function's call
+/// ([`option_call`]) by `Some`/`None` patterns, and each of its [`OPTION_METHODS`], reading
+/// a local of the call instead (`match root(a, b) { .. }` is `{ let option = root(a, b);
+/// match option { .. } }`): an
+/// option local, which [`rewrite_local`] then takes (the same program: the scrutinee is
+/// evaluated once, first, in both). In every block, closures and nested items aside.
+fn scrutinee_locals(stmts: Vec<Stmt>, plain: &dyn Fn(&syn::Path) -> bool) -> Vec<Stmt> {
+    struct Scrutinees<'a> {
+        plain: &'a dyn Fn(&syn::Path) -> bool,
+        next: usize,
+    }
+    impl Scrutinees<'_> {
+        fn local(&mut self) -> Ident {
+            self.next += 1;
+            crate::syntax::fresh_local(format!("called_option{}", self.next))
+        }
+        fn option_patterns<'p>(&self, mut pats: impl Iterator<Item = &'p Pat>) -> bool {
+            pats.all(|pat| {
+                let pat = match pat {
+                    Pat::Guard(guarded) => &*guarded.pat,
+                    pat => pat,
+                };
+                match pat {
+                    Pat::Wild(_) => true,
+                    Pat::Ident(ident) => ident.ident == "None" && ident.subpat.is_none(),
+                    Pat::Path(path) => path.path.is_ident("None"),
+                    Pat::TupleStruct(tuple) => tuple.path.is_ident("Some"),
+                    _ => false,
+                }
+            })
+        }
+    }
+    impl VisitMut for Scrutinees<'_> {
+        fn visit_expr_mut(&mut self, expr: &mut Expr) {
+            syn::visit_mut::visit_expr_mut(self, expr);
+            let scrutinee = match expr {
+                Expr::Match(choice)
+                    if option_call(&choice.expr, self.plain).is_some()
+                        && self.option_patterns(choice.arms.iter().map(|arm| &arm.pat)) =>
+                {
+                    &mut choice.expr
+                }
+                // `root(a, b).unwrap_or(c)`, `.expect(..)`, `.is_some()`, ..: a use of a local
+                Expr::MethodCall(call)
+                    if OPTION_METHODS.contains(&call.method.to_string().as_str())
+                        && option_call(&call.receiver, self.plain).is_some() =>
+                {
+                    &mut call.receiver
+                }
+                Expr::If(branch) => match &mut *branch.cond {
+                    Expr::Let(condition)
+                        if option_call(&condition.expr, self.plain).is_some()
+                            && self.option_patterns(std::iter::once(&*condition.pat)) =>
+                    {
+                        &mut condition.expr
+                    }
+                    _ => return,
+                },
+                _ => return,
+            };
+            let local = self.local();
+            let call = std::mem::replace(&mut **scrutinee, syn::parse_quote!(#local));
+            *expr = syn::parse_quote!({
+                let #local = #call;
+                #expr
+            });
+        }
+        fn visit_block_mut(&mut self, block: &mut syn::Block) {
+            syn::visit_mut::visit_block_mut(self, block);
+            let mut stmts = Vec::with_capacity(block.stmts.len());
+            for mut stmt in std::mem::take(&mut block.stmts) {
+                if let Stmt::Local(local) = &mut stmt
+                    && let Some(init) = &mut local.init
+                    && init.diverge.is_some()
+                    && option_call(&init.expr, self.plain).is_some()
+                    && self.option_patterns(std::iter::once(&local.pat))
+                {
+                    let name = self.local();
+                    let call = std::mem::replace(&mut *init.expr, syn::parse_quote!(#name));
+                    stmts.push(syn::parse_quote!(let #name = #call;));
+                }
+                stmts.push(stmt);
+            }
+            block.stmts = stmts;
+        }
+        fn visit_expr_closure_mut(&mut self, _: &mut syn::ExprClosure) {}
+        fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+    }
+    let mut block = syn::Block {
+        brace_token: Default::default(),
+        stmts,
+    };
+    Scrutinees { plain, next: 0 }.visit_block_mut(&mut block);
+    block.stmts
+}
+
 /// `T` of `Option<T>`.
-fn option_payload(ty: &Type) -> Option<&Type> {
+pub(crate) fn option_payload(ty: &Type) -> Option<&Type> {
     let Type::Path(path) = ty else {
         return None;
     };
@@ -116,7 +292,7 @@ fn option_payload(ty: &Type) -> Option<&Type> {
     }
 }
 
-impl Parts {
+impl Parts<'_> {
     /// `option` (an option expression) as statements assigning the flag and the value,
     /// branch by branch; `None` if it is not one.
     fn assign(&self, option: &Expr) -> Option<Expr> {
@@ -142,6 +318,10 @@ impl Parts {
                 let unset = self.value.unset();
                 Some(syn::parse_quote!({ #unset #is_some = false; }))
             }
+            // a function's call (`root(a, b)`): an `Option` result, as the local's uses say
+            Expr::Call(_) if option_call(option, self.plain).is_some() => {
+                Some(self.assign_call(option))
+            }
             // a branch that leaves (`return`, `break`, `continue`, `panic!`) assigns nothing
             Expr::Return(_) | Expr::Break(_) | Expr::Continue(_) => Some(option.clone()),
             Expr::Macro(mac)
@@ -151,6 +331,40 @@ impl Parts {
             }
             _ => None,
         }
+    }
+
+    /// `call`, a function's call with an `Option` result, as the statements that assign it.
+    /// The value's slot, when the first lowering found it inactive (`Slots`), holds the
+    /// option as the call returns it, a constant; otherwise the call's parts, the value
+    /// and the variant (`option_results`), are bound by a `let` marked [`CALL_MARK`],
+    /// which lowering makes a call of the callee's twin when the call reads a
+    /// differentiable value, and the flag is the variant's sign (`1` for `Some`, `-1` for
+    /// `None`: `generated::option_parts`).
+    fn assign_call(&self, option: &Expr) -> Expr {
+        let call = option_call(option, self.plain).expect("checked by `assign_leaf`");
+        self.called.set(true);
+        let is_some = &self.is_some;
+        let name = self.name.to_string();
+        let held = crate::syntax::fresh_local(format!("{name}_returned"));
+        if let Some(hold) = self.value.hold_option(&held) {
+            return syn::parse_quote!({
+                let #held = #call;
+                #is_some = #held.is_some();
+                #hold
+            });
+        }
+        let variant = crate::syntax::fresh_local(format!("{name}_variant"));
+        let mark = format_ident!("{CALL_MARK}");
+        let set = self.value.set(&held);
+        // the variant is 1 or -1, above its negation exactly for `Some`: a branch's test,
+        // which lowering computes as written (a comparison assigned is taken for a value),
+        // and no literal, which a float type parameter would not take
+        syn::parse_quote!({
+            #[#mark]
+            let (#held, #variant) = #call;
+            #is_some = if #variant > -#variant { true } else { false };
+            #set
+        })
     }
 
     fn is_name(&self, expr: &Expr) -> bool {
@@ -238,7 +452,7 @@ impl Parts {
 
 /// Rewrites the uses of one option local; `failed` when one is outside the rewrite.
 struct Uses<'a> {
-    parts: &'a Parts,
+    parts: &'a Parts<'a>,
     failed: bool,
 }
 

@@ -586,7 +586,7 @@ fn float_type(item: &ItemFn, method: bool) -> Option<Type> {
 
 /// Calls `f` on each result position of the body: the tail (through blocks, `if`/`else`
 /// and `match` arms) and each `return`'s value, outside closures and nested items.
-fn each_result(block: &mut syn::Block, f: &mut dyn FnMut(&mut Expr)) {
+pub(crate) fn each_result(block: &mut syn::Block, f: &mut dyn FnMut(&mut Expr)) {
     Returns { f: &mut *f }.visit_block_mut(block);
     block_tail(block, f);
 }
@@ -747,7 +747,7 @@ fn writer(item: &ItemFn, model: &Model, len: usize, row: Option<usize>) -> Optio
 }
 
 /// The twin's name: `__gradtape_result_{name}`.
-fn twin_name(item: &ItemFn) -> syn::Ident {
+pub(crate) fn twin_name(item: &ItemFn) -> syn::Ident {
     format_ident!("__gradtape_result_{}", item.sig.ident)
 }
 
@@ -1240,7 +1240,7 @@ pub fn result_read_value(call: &syn::ExprMethodCall) -> Option<(&Expr, Span)> {
 /// a function's are in its companion type's `impl` (the type named after the twin), a
 /// method's (`method`, the twin's name) are `impl` items named after the twin
 /// (`__gradtape_result_step_vjp`).
-fn companion_items(
+pub(crate) fn companion_items(
     tokens: &TokenStream,
     method: Option<&syn::Ident>,
 ) -> Option<BTreeMap<String, syn::ImplItemFn>> {
@@ -1608,23 +1608,38 @@ fn companion(
 fn writer_items(
     (sig, items): &(syn::Signature, BTreeMap<String, syn::ImplItemFn>),
 ) -> Vec<TokenStream> {
-    let name = &sig.ident;
-    // the writer's parameters without their marks (`#[differentiable] s: &S`), which only
-    // the attribute reads
-    let mut inputs = sig.inputs.clone();
+    hidden_items(crate::array_calls::WRITER, sig, items)
+}
+
+/// A hidden companion of the user's companion type, `prefix` (`__gradtape_write`,
+/// `__gradtape_option`): an item of that name calling the function `function` (the writer,
+/// the twin), and one per item of its companion `items` a caller's generated code calls
+/// (`vjp`, `vjp_partial`, `vjp_now`, `vjp_into`, `jvp_call`), `{prefix}_{item}`, each
+/// calling the item with the same signature.
+pub(crate) fn hidden_items(
+    prefix: &str,
+    function: &syn::Signature,
+    items: &BTreeMap<String, syn::ImplItemFn>,
+) -> Vec<TokenStream> {
+    let name = &function.ident;
+    // the function's parameters without their marks (`#[differentiable] s: &S`), which
+    // only the attribute reads
+    let mut inputs = function.inputs.clone();
     for input in &mut inputs {
         match input {
             FnArg::Typed(typed) => typed.attrs.clear(),
             FnArg::Receiver(receiver) => receiver.attrs.clear(),
         }
     }
-    let generics = &sig.generics;
+    let generics = &function.generics;
     let where_clause = &generics.where_clause;
-    let args = arg_names(sig);
+    let output = &function.output;
+    let args = arg_names(function);
+    let own = format_ident!("{prefix}");
     let mut written = vec![quote! {
         #[doc(hidden)]
         #[inline]
-        pub fn __gradtape_write #generics (#inputs) #where_clause {
+        pub fn #own #generics (#inputs) #output #where_clause {
             #name(#(#args),*)
         }
     }];
@@ -1638,7 +1653,7 @@ fn writer_items(
         let mut f = f.clone();
         let args = arg_names(&f.sig);
         let item = Ident::new(item, Span::call_site());
-        f.sig.ident = format_ident!("__gradtape_write_{item}");
+        f.sig.ident = format_ident!("{prefix}_{item}");
         f.attrs = vec![
             syn::parse_quote!(#[doc(hidden)]),
             syn::parse_quote!(#[inline]),
@@ -1651,7 +1666,7 @@ fn writer_items(
 
 /// The entries a `vjp`'s pullback gives: `E` in its return type `(R, impl Fn(G) -> E + ..)`
 /// (or `Box<dyn Fn(G) -> E>`).
-fn pullback_output(output: &ReturnType) -> Type {
+pub(crate) fn pullback_output(output: &ReturnType) -> Type {
     let ReturnType::Type(_, ty) = output else {
         unreachable!("`vjp` returns the value and the pullback")
     };
@@ -1686,7 +1701,7 @@ fn pullback_output(output: &ReturnType) -> Type {
 
 /// The parameters' names, in order, to pass them on (a tuple of names, `vjp_into`'s
 /// sinks, as the tuple).
-fn arg_names(sig: &syn::Signature) -> Vec<TokenStream> {
+pub(crate) fn arg_names(sig: &syn::Signature) -> Vec<TokenStream> {
     sig.inputs
         .iter()
         .map(|input| match input {
@@ -1706,7 +1721,7 @@ fn arg_names(sig: &syn::Signature) -> Vec<TokenStream> {
 /// `vjp`'s return type `(R, impl Fn(G) -> E + use<..>)` (or `Box<dyn Fn(G) -> E>`) with
 /// the struct `result` for `R` and `cotangent` for `G` (the struct, or `Option` of it for
 /// `vjp_partial`); whether the pullback is boxed.
-fn set_vjp_types(output: &mut ReturnType, result: &Type, cotangent: &Type) -> bool {
+pub(crate) fn set_vjp_types(output: &mut ReturnType, result: &Type, cotangent: &Type) -> bool {
     let ReturnType::Type(_, ty) = output else {
         unreachable!("`vjp` returns the value and the pullback")
     };

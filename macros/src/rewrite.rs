@@ -1812,10 +1812,11 @@ fn next_loop(stmt: &Stmt, it: &Ident, iter: &Expr) -> Option<Stmt> {
 
 // ----- float methods called by their paths -----
 
-/// The methods of `f32`/`f64` that take `self` (std's, as of Rust 1.95): a call by path
-/// with the receiver first is the method call.
+/// The methods of `f32`/`f64` that take `self` and give a float (std's, as of Rust 1.95): a
+/// call by path with the receiver first is the method call.
 pub(crate) const FLOAT_METHODS: &[&str] = &[
     "abs",
+    "abs_sub",
     "acos",
     "acosh",
     "asin",
@@ -1843,9 +1844,12 @@ pub(crate) const FLOAT_METHODS: &[&str] = &[
     "log2",
     "max",
     "maximum",
+    "midpoint",
     "min",
     "minimum",
     "mul_add",
+    "next_down",
+    "next_up",
     "powf",
     "powi",
     "recip",
@@ -1862,6 +1866,26 @@ pub(crate) const FLOAT_METHODS: &[&str] = &[
     "to_degrees",
     "to_radians",
     "trunc",
+];
+
+/// The other methods of `f32`/`f64` that take `self` (std's, as of Rust 1.95), whose result
+/// is a flag, an ordering, bits or bytes: called by path they are method calls too, so the
+/// macro judges them as methods (a test, a constant, or its own message) where a path would
+/// be taken for a function of the user's and answered by rustc ("unresolved import `f64`").
+const FLOAT_QUERIES: &[&str] = &[
+    "classify",
+    "is_finite",
+    "is_infinite",
+    "is_nan",
+    "is_normal",
+    "is_sign_negative",
+    "is_sign_positive",
+    "is_subnormal",
+    "to_be_bytes",
+    "to_bits",
+    "to_le_bytes",
+    "to_ne_bytes",
+    "total_cmp",
 ];
 
 /// Float methods called by their paths, on `f32`/`f64` or on one of `floats` (the
@@ -1893,7 +1917,8 @@ struct FloatMethod {
 }
 
 /// `f64::name` or `f32::name` (also `<f64>::name`, `std::primitive::f64::name`, or a float
-/// type parameter of `floats`, `T::name`) naming a method of [`FLOAT_METHODS`].
+/// type parameter of `floats`, `T::name`) naming a method of [`FLOAT_METHODS`] or
+/// [`FLOAT_QUERIES`].
 fn float_method_path(func: &Expr, floats: &[Ident]) -> Option<FloatMethod> {
     let Expr::Path(path) = crate::syntax::strip_parens(func) else {
         return None;
@@ -1913,7 +1938,8 @@ fn float_method_path(func: &Expr, floats: &[Ident]) -> Option<FloatMethod> {
     let parameter = floats.contains(&float) && (segments.len() == 2 || path.qself.is_some());
     let float_named = float == "f32" || float == "f64" || parameter;
     let plain = segments.iter().all(|segment| segment.arguments.is_none());
-    (float_named && plain && FLOAT_METHODS.iter().any(|m| name == m)).then(|| FloatMethod {
+    let method = FLOAT_METHODS.iter().chain(FLOAT_QUERIES).any(|m| name == m);
+    (float_named && plain && method).then(|| FloatMethod {
         float,
         name: name.clone(),
     })

@@ -99,6 +99,13 @@ impl Slot {
         }
     }
 
+    /// `slot = option;` of an optional slot, which holds an `Option` of the value (`None`
+    /// for one that holds the value itself: [`set`](Self::set) that).
+    pub fn hold_option(&self, option: impl ToTokens) -> Option<Stmt> {
+        let ident = &self.ident;
+        self.optional.then(|| syn::parse_quote!(#ident = #option;))
+    }
+
     /// The slot holds no value (its flag or tag says otherwise).
     pub fn unset(&self) -> Stmt {
         let ident = &self.ident;

@@ -300,6 +300,48 @@ fn method_items(item: &ItemFn, items: TokenStream) -> TokenStream {
     }
 }
 
+/// The gradient `grad` returns from the entries of a pullback (`grads`, one per parameter:
+/// `Option` of a cotangent for a differentiable one, `()` for a constant), with its type:
+/// one entry per differentiable parameter, in order, an array when they are of one type
+/// (`[f64; 2]`), a tuple otherwise; a float's `None` (no cotangent reached it) is its zero,
+/// a struct's the zero of its shape.
+pub(crate) fn gradient_of_entries(
+    sig: &Signature,
+    grads: &syn::Ident,
+) -> (TokenStream, TokenStream) {
+    let differentiable: Vec<(usize, &Param)> = sig
+        .params
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.differentiable(sig.mode))
+        .collect();
+    let generated = crate::generate::paths::generated();
+    let entries = differentiable.iter().map(|(i, p)| {
+        let index = syn::Index::from(*i);
+        let ident = &p.ident;
+        match p.kind {
+            // a struct's zero is of its shape
+            Kind::Struct => quote!(#generated::whole_or_zero(#grads.#index, #ident)),
+            // always computed: `[F; N]` has no `Default` for every `N`
+            Kind::Array { .. } => quote!(#grads.#index.unwrap_or_else(|| unreachable!("an array's gradient is always computed"))),
+            _ => quote!(#grads.#index.unwrap_or_default()),
+        }
+    });
+    let elems: Vec<String> = differentiable
+        .iter()
+        .map(|(_, p)| p.cotangent_type().to_string())
+        .collect();
+    let uniform = elems.windows(2).all(|w| w[0] == w[1]);
+    if uniform {
+        let ty = differentiable[0].1.cotangent_type();
+        let n = differentiable.len();
+        (quote!([#ty; #n]), quote!([#(#entries),*]))
+    } else {
+        let tys = differentiable.iter().map(|(_, p)| p.cotangent_type());
+        (quote!((#(#tys,)*)), quote!((#(#entries,)*)))
+    }
+}
+
 /// `f::grad(x, y) -> (value, [df/dx, df/dy])` for a plain float function: one forward and
 /// one reverse sweep, no tape, no allocation.
 fn grad_fn(item: &ItemFn, sig: &Signature) -> TokenStream {
@@ -315,37 +357,7 @@ fn grad_fn(item: &ItemFn, sig: &Signature) -> TokenStream {
     let out = &sig.outputs[0];
     let [value, grads_name] = ["value", "grads"].map(mixed);
     let private = crate::generate::paths::private();
-    let differentiable: Vec<(usize, &Param)> = sig
-        .params
-        .iter()
-        .enumerate()
-        .filter(|(_, p)| p.differentiable(sig.mode))
-        .collect();
-    let generated = crate::generate::paths::generated();
-    let entries = differentiable.iter().map(|(i, p)| {
-        let index = syn::Index::from(*i);
-        let ident = &p.ident;
-        match p.kind {
-            // a struct's zero is of its shape
-            Kind::Struct => quote!(#generated::whole_or_zero(#grads_name.#index, #ident)),
-            // always computed: `[F; N]` has no `Default` for every `N`
-            Kind::Array { .. } => quote!(#grads_name.#index.unwrap_or_else(|| unreachable!("an array's gradient is always computed"))),
-            _ => quote!(#grads_name.#index.unwrap_or_default()),
-        }
-    });
-    let elems: Vec<String> = differentiable
-        .iter()
-        .map(|(_, p)| p.cotangent_type().to_string())
-        .collect();
-    let uniform = elems.windows(2).all(|w| w[0] == w[1]);
-    let (grads_ty, grads_value) = if uniform {
-        let ty = differentiable[0].1.cotangent_type();
-        let n = differentiable.len();
-        (quote!([#ty; #n]), quote!([#(#entries),*]))
-    } else {
-        let tys = differentiable.iter().map(|(_, p)| p.cotangent_type());
-        (quote!((#(#tys,)*)), quote!((#(#entries,)*)))
-    };
+    let (grads_ty, grads_value) = gradient_of_entries(sig, &grads_name);
     quote! {
         /// The value and the gradient (one entry per float parameter, in order), computed
         /// by the generated adjoint with no tape.

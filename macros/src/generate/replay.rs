@@ -160,7 +160,10 @@ impl Generator<'_> {
     /// `fn`), which the forward code's own block may hide from the adjoint.
     fn reachable_from_the_adjoint(&self, func: &Callee) -> bool {
         let path = match func {
-            Callee::Function(path) | Callee::Associated(path) | Callee::Writer(path) => path,
+            Callee::Function(path)
+            | Callee::Associated(path)
+            | Callee::Writer(path)
+            | Callee::Option(path) => path,
             // found by the receiver's type, which the adjoint's receiver has too
             Callee::Method(_) => return true,
             Callee::Plain(_) | Callee::Gathered(..) | Callee::Field(_) => return false,

@@ -47,6 +47,12 @@ pub enum Callee {
     /// companion's `__gradtape_write`, `__gradtape_write_vjp_partial`, .. (`results`), a
     /// call writing a `&mut` array ([`Stmt::CallWrites`]) like any other.
     Writer(Path),
+    /// `let r = f(args);` of an annotated function `f` with an `Option` result, `r` read as
+    /// an option later (`options`): the call's two parts, the value and the variant
+    /// (`generated::option_parts`), through `f`'s companion's `__gradtape_option`,
+    /// `__gradtape_option_vjp_partial`, .. (`option_results`), a call with a tuple result
+    /// like any other.
+    Option(Path),
 }
 
 /// How a [`Callee::Gathered`] call's operands make one of its arguments.
@@ -206,9 +212,11 @@ impl Callee {
     /// for a struct, a zero field for none.
     pub fn vjp_partial(&self, args: &[Operand]) -> TokenStream {
         match self {
-            Callee::Function(_) | Callee::Associated(_) | Callee::Method(_) | Callee::Writer(_) => {
-                self.companion(Some("vjp_partial"), forward_args(args))
-            }
+            Callee::Function(_)
+            | Callee::Associated(_)
+            | Callee::Method(_)
+            | Callee::Writer(_)
+            | Callee::Option(_) => self.companion(Some("vjp_partial"), forward_args(args)),
             Callee::Gathered(inner, shapes) => {
                 Self::gathered_vjp(inner, shapes, args, "vjp_partial", 0)
             }
@@ -313,18 +321,9 @@ impl Callee {
             // the call as written (its pullback and tangents are `vjp`'s and `jvp`'s; never
             // joint nor replayed, `joint_call`, `replayed_call`)
             Callee::Gathered(inner, shapes) => inner.companion(item, regroup(shapes, args, |v| v)),
-            Callee::Writer(path) => {
-                let item = match item {
-                    None => "__gradtape_write".to_string(),
-                    Some(item) => format!("__gradtape_write_{item}"),
-                };
-                let arity = args.len()
-                    - match item.as_str() {
-                        "__gradtape_write_jvp_call" | "__gradtape_write_vjp_now" => 1,
-                        "__gradtape_write_vjp_into" => 2,
-                        _ => 0,
-                    };
-                through_companion(path, &item, args, arity)
+            Callee::Writer(path) => hidden_companion(path, crate::array_calls::WRITER, item, args),
+            Callee::Option(path) => {
+                hidden_companion(path, crate::option_results::HIDDEN, item, args)
             }
             Callee::Function(path) | Callee::Plain(path) => match item {
                 None => quote!(#path(#(#args),*)),
@@ -431,6 +430,33 @@ fn method_fallback(name: &Ident, arity: usize, span: proc_macro2::Span) -> Token
             }
         }
     }
+}
+
+/// The call of a hidden companion of `path`'s companion type (`prefix`: an array result's
+/// writer, an `Option` result's twin), itself (`item` `None`) or one of its items
+/// (`{prefix}_{item}`), with `args`: its parameters are the function's (the writer's
+/// written array last), then as the function's own items take them.
+fn hidden_companion(
+    path: &Path,
+    prefix: &str,
+    item: Option<&str>,
+    args: Vec<TokenStream>,
+) -> TokenStream {
+    // `jvp_call` takes the tangents after the call's own arguments, `vjp_now` the
+    // cotangent, `vjp_into` the cotangent and the sinks
+    let (name, extra) = match item {
+        None => (prefix.to_string(), 0),
+        Some(item) => (
+            format!("{prefix}_{item}"),
+            match item {
+                "jvp_call" | "vjp_now" => 1,
+                "vjp_into" => 2,
+                _ => 0,
+            },
+        ),
+    };
+    let arity = args.len() - extra;
+    through_companion(path, &name, args, arity)
 }
 
 /// A call of an annotated function's companion item (`path::vjp(args)`), made only after

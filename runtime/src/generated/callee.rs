@@ -284,6 +284,43 @@ macro_rules! not_annotated_items {
             pub fn __gradtape_write_vjp_into<$($argument,)* Cotangent, Sinks>($(_: $argument,)* _: Cotangent, _: Sinks) -> ! {
                 unreachable!("a call of a function that is not annotated does not compile")
             }
+
+            /// Never called: see [`NotAnnotated`] (an `Option` result's twin, as the caller
+            /// of a function with an `Option` result calls it).
+            #[allow(clippy::too_many_arguments)]
+            pub fn __gradtape_option<$($argument),*>($(_: $argument),*) -> ! {
+                unreachable!("a call of a function that is not annotated does not compile")
+            }
+
+            /// Never called: see [`NotAnnotated`].
+            #[allow(clippy::too_many_arguments)]
+            pub fn __gradtape_option_vjp<$($argument),*>($(_: $argument),*) -> ! {
+                unreachable!("a call of a function that is not annotated does not compile")
+            }
+
+            /// Never called: see [`NotAnnotated`].
+            #[allow(clippy::too_many_arguments)]
+            pub fn __gradtape_option_vjp_partial<$($argument),*>($(_: $argument),*) -> ! {
+                unreachable!("a call of a function that is not annotated does not compile")
+            }
+
+            /// Never called: see [`NotAnnotated`].
+            #[allow(clippy::too_many_arguments)]
+            pub fn __gradtape_option_jvp_call<$($argument,)* Tangents>($(_: $argument,)* _: Tangents) -> ! {
+                unreachable!("a call of a function that is not annotated does not compile")
+            }
+
+            /// Never called: see [`NotAnnotated`].
+            #[allow(clippy::too_many_arguments)]
+            pub fn __gradtape_option_vjp_now<$($argument,)* Cotangent>($(_: $argument,)* _: Cotangent) -> ! {
+                unreachable!("a call of a function that is not annotated does not compile")
+            }
+
+            /// Never called: see [`NotAnnotated`].
+            #[allow(clippy::too_many_arguments)]
+            pub fn __gradtape_option_vjp_into<$($argument,)* Cotangent, Sinks>($(_: $argument,)* _: Cotangent, _: Sinks) -> ! {
+                unreachable!("a call of a function that is not annotated does not compile")
+            }
         }
     )*};
 }

@@ -39,3 +39,47 @@ impl<T, E> IntoOption for Result<T, E> {
 pub fn into_option<O: IntoOption>(o: O) -> Option<O::Value> {
     o.into_option()
 }
+
+/// An `Option` result as the two numbers a `#[differentiable]` function with that result is
+/// differentiated as (its hidden twin returns them): the value, or zero for `None`, and the
+/// variant, `1` for `Some` and `-1` for `None` (a constant: its derivative is zero, so it
+/// carries no gradient). Generated code tells the variant by the sign
+/// ([`is_some_part`]), and a caller reads an option of constants, which it does not
+/// differentiate, through this function (the same parts the twin gives).
+///
+/// ```
+/// use gradtape_runtime::generated::{option_of_parts, option_parts};
+/// assert_eq!(option_parts(Some(2.5_f64)), (2.5, 1.0));
+/// assert_eq!(option_parts(None::<f32>), (0.0, -1.0));
+/// assert_eq!(option_of_parts(option_parts(Some(2.5_f64))), Some(2.5));
+/// assert_eq!(option_of_parts(option_parts(None::<f64>)), None);
+/// ```
+pub fn option_parts<F: num_traits::Float>(option: Option<F>) -> (F, F) {
+    match option {
+        Some(value) => (value, F::one()),
+        None => (F::zero(), -F::one()),
+    }
+}
+
+/// Whether the variant part of [`option_parts`] says `Some`.
+///
+/// ```
+/// use gradtape_runtime::generated::is_some_part;
+/// assert!(is_some_part(1.0_f64));
+/// assert!(!is_some_part(-1.0_f32));
+/// ```
+pub fn is_some_part<F: num_traits::Float>(variant: F) -> bool {
+    variant > F::zero()
+}
+
+/// The `Option` the parts of [`option_parts`] stand for: what the companion of a function
+/// with an `Option` result returns from its twin's.
+///
+/// ```
+/// use gradtape_runtime::generated::option_of_parts;
+/// assert_eq!(option_of_parts((3.0_f64, 1.0)), Some(3.0));
+/// assert_eq!(option_of_parts((0.0_f64, -1.0)), None);
+/// ```
+pub fn option_of_parts<F: num_traits::Float>((value, variant): (F, F)) -> Option<F> {
+    is_some_part(variant).then_some(value)
+}

@@ -1,13 +1,15 @@
+// `?` outside a function with an `Option` result: here in one returning a `Result`, which
+// is no result a #[differentiable] function may have (its `Ok` holds the value).
 use gradtape::differentiable;
 
-fn checked(x: f64) -> Option<f64> {
-    (x > 0.0).then_some(x)
+fn parse_scale(text: &str) -> Result<f64, String> {
+    text.parse().map_err(|_| format!("not a number: {text}"))
 }
 
 #[differentiable]
-fn f(x: f64) -> Option<f64> {
-    let y = checked(x)?;
-    Some(y * y)
+fn scaled(x: f64, text: &str) -> Result<f64, String> {
+    let k = parse_scale(text)?;
+    Ok(k * x)
 }
 
 fn main() {}
