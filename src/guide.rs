@@ -1656,7 +1656,8 @@
 //! `vjp` the value and the pullback of its cotangent); there is no `grad_into`. An
 //! annotated caller reads the option as it reads an option local (above): `match` (with
 //! guards), `if let`, `let Some(v) = .. else`, `unwrap_or`, `map_or`, `expect`, `unwrap`,
-//! `is_some`, on the call itself or on a local holding it:
+//! `is_some`, on the call itself or on a local holding it, also inside an iterator's
+//! closure (`x.iter().map(|&v| inverse(v).unwrap_or(0.0)).sum()`):
 //!
 //! ```
 //! use gradtape::differentiable;

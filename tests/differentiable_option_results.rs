@@ -420,7 +420,22 @@ fn last_root(x: &[f64]) -> f64 {
     }
 }
 
-/// Index of a tabulated constant: an option of constants from a plain function, matched
+/// A call's option read inside an iterator's closure (`unwrap_or`, a `match`): the
+/// desugared loop's body, which `options` reads after the desugaring.
+#[differentiable]
+fn summed_inverses(x: &[f64]) -> f64 {
+    let direct: f64 = x.iter().map(|&v| log_return(1.0, v).unwrap_or(0.0)).sum();
+    let matched: f64 = x
+        .iter()
+        .map(|&v| match larger_root(1.0, v, -1.0) {
+            Some(r) => r * r,
+            None => 0.0,
+        })
+        .sum();
+    direct + matched
+}
+
+/// Index of a tabulated constant:/// Index of a tabulated constant: an option of constants from a plain function, matched
 /// as before (its value is no float: the call is read as written).
 fn table_index(k: usize) -> Option<usize> {
     (k < 3).then_some(k + 1)
@@ -457,6 +472,8 @@ fn callers_read_the_option_by_its_methods() {
     slices!(@second_order last_root, [5], [0], vec![0.7, -1.3, 0.4, 0.9, -0.2]);
     slices!(@second_order last_root, [4], [0], vec![0.7, -1.3, -0.4, -0.9]);
     slices!(@second_order read_by_a_constant_option, [3], [0], point(3, 5, -1.0, 1.0));
+    // a negative price: its return is none, read as zero
+    slices!(@second_order summed_inverses, [4], [0], vec![0.7, 1.3, -0.4, 2.2]);
     // f32 through the generic callee: against the closed form
     let (value, [g]) = generic_roots::grad(&[4.0_f32, 9.0]);
     assert_eq!(value, 4.0 * 2.0 + 4.0 * 3.0);

@@ -209,6 +209,11 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
             );
             // a reduction the desugaring left (over a range or an iterator of constants)
             stmts = rewrite::reductions_as_loops(stmts, &float_arrays);
+            // options again: a call's option read inside an iterator's closure, which the
+            // desugaring inlined (`x.iter().map(|&v| inverse(v).unwrap_or(0.0)).sum()`)
+            stmts = options::rewrite(stmts, slots, &|path| {
+                args.calls.plain_helper(path).is_some()
+            });
         }
         let block = syn::Block {
             brace_token: body.brace_token,
