@@ -81,7 +81,8 @@ impl_dtype! {
 #[diagnostic::on_unimplemented(
     message = "gradients need a float dtype (f32 or f64), but this value has dtype `{Self}`",
     label = "`{Self}` values cannot be watched or differentiated",
-    note = "integer and bool tensors are data; cast to a float first, e.g. `x.cast::<f32>()`, and differentiate that (the cast itself has no gradient)"
+    note = "integer and bool tensors are data; cast to a float first, e.g. `x.cast::<f32>()`, and differentiate that (the cast itself has no gradient)",
+    note = "if `{Self}` is a `Dual`, it is an argument of a helper named in `#[differentiable(plain(..))]`, which runs on dual numbers: bound the helper by `num_traits::Float` rather than `gradtape::Float`, or annotate it with `#[differentiable]` instead of naming it"
 )]
 pub trait Float:
     DType
