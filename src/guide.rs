@@ -383,8 +383,9 @@
 //! `v.sin()` or `v.is_nan()`, are the element's, `zip`,
 //! `enumerate`, `rev`, `copied`, `take_while`, `skip_while`, `map` with
 //! `sum`/`product`, `fold`, `for &v in a`, and
-//! `for w in a.windows(k)`/`a.chunks(k)`/`a.chunks_exact(k)` or
-//! `a.windows(k).map(..).sum()`; a chain of
+//! `for w in a.windows(k)`/`a.chunks(k)`/`a.chunks_exact(k)` (also zipped with another
+//! array's views or elements, `xs.windows(2).zip(ys.windows(2))`, `x.chunks(2).zip(w)`,
+//! and enumerated) or `a.windows(k).map(..).sum()` and `.fold(..)` of them; a chain of
 //! maps, `.map(f).map(g)`, is one map doing both; a chain over a `const` or `static`
 //! table, `NODES.iter().zip(WEIGHTS.iter())`, by its `SCREAMING_CASE` name, reads its
 //! elements as constants, and so does a chain over a field of a struct, which is data in
@@ -2081,7 +2082,7 @@
 //! whole by `let r = m[i];`, `m[i].clone()`), a row by
 //! value (`for row in m` of an owned array) whose loop body also names `m` (loop over the
 //! indices and copy the row, `let row = m[k];`), arrays deeper than rows of floats, `windows`/`chunks` other than as a `for`
-//! loop's iterator; scalar-mode methods of a generic
+//! loop's iterator or a reduction's source; scalar-mode methods of a generic
 //! `impl<T: Float>` whose floats are the `impl`'s `T`, unless the `impl` block carries
 //! `#[differentiable]` too (a method alone cannot see the block's `T: Float`; the block
 //! restates it for its marked methods), a type's associated functions called on differentiable numbers

@@ -555,6 +555,72 @@ fn a_fold_over_windows_or_chunks_is_a_loop() {
     slices!(@second_order folds_over_views, [5], [0], point(5, 82, -1.0, 1.0));
 }
 
+// ----- views zipped and enumerated -----
+
+/// The trapezoid rule over samples at uneven places, two arrays' windows zipped (was "`sum`
+/// is not a differentiable method": a `zip` of views was not taken).
+#[differentiable]
+fn trapezoid(xs: &[f64], ys: &[f64]) -> f64 {
+    xs.windows(2)
+        .zip(ys.windows(2))
+        .map(|(x, y)| 0.5 * (x[1] - x[0]) * (y[0] + y[1]))
+        .sum()
+}
+
+/// Pairs weighted by a second array (was "a `for` loop cannot iterate over a
+/// differentiable value"), and second differences weighted by their position.
+#[differentiable]
+fn weighted_pairs_and_curvature(x: &[f64], w: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (c, wi) in x.chunks_exact(2).zip(w) {
+        s += wi * (c[0] * c[1]);
+    }
+    for (i, v) in x.windows(3).enumerate() {
+        s += (i as f64 + 1.0) * (v[0] - 2.0 * v[1] + v[2]).powi(2);
+    }
+    s
+}
+
+/// Chunks zipped with copied elements and enumerated, then a fold over chunks zipped with
+/// windows of the other array: each source as long as its own views, the loop as the
+/// shorter.
+#[differentiable]
+fn chunks_zipped_every_way(x: &[f64], w: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (i, (c, &wi)) in x.chunks(2).zip(w.iter()).enumerate() {
+        let l = c.len() as f64;
+        s += wi * c.iter().sum::<f64>() / l + i as f64 * c[0];
+    }
+    s + x
+        .chunks(3)
+        .zip(w.windows(2))
+        .fold(0.0, |acc, (a, b)| acc + a[0] * b[1])
+}
+
+#[test]
+fn views_zipped_with_views_or_elements_and_enumerated() {
+    // each array the longer in turn (`zip` stops at the shorter)
+    for lens in [[5, 4], [4, 5]] {
+        let n = lens[0] + lens[1];
+        slices!(@second_order trapezoid, lens, [0, 1], point(n, 101, -1.0, 1.0));
+        slices!(@second_order weighted_pairs_and_curvature, lens, [0, 1], point(n, 102, -1.0, 1.0));
+        slices!(@second_order chunks_zipped_every_way, lens, [0, 1], point(n, 103, -1.0, 1.0));
+    }
+    // arrays too short for a window, and empty: the value as written (no trip)
+    let long = [0.5, 1.5, 2.5, 3.5];
+    for short in [&[][..], &[1.0], &[1.0, 2.0]] {
+        assert_eq!(trapezoid::grad(short, &long).0, trapezoid(short, &long));
+        assert_eq!(
+            weighted_pairs_and_curvature::grad(short, &long).0,
+            weighted_pairs_and_curvature(short, &long)
+        );
+        assert_eq!(
+            chunks_zipped_every_way::grad(&long, short).0,
+            chunks_zipped_every_way(&long, short)
+        );
+    }
+}
+
 // ----- ragged rows assigned whole -----
 
 /// A 2-d grid (`Vec<Vec<f64>>`) relaxed with a double buffer, `u = next.clone();` (was

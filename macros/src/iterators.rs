@@ -13,8 +13,10 @@
 //!   auto-deref of `&mut f64`) the same place, unless the body binds `v` again;
 //! - `for w in a.windows(n)` / `a.chunks(n)` / `a.chunks_exact(n)` (whole chunks only)
 //!   loops over offsets, `w` a view of `a` in the body: `w[j]` is `a[offset + j]`, `w.len()` the view's length, and the iterator forms
-//!   over `w` read `a` at those places; `a.windows(n).map(|w| e).sum()` (or `product`) is
-//!   such a loop accumulating `e`;
+//!   over `w` read `a` at those places; zipped with another array's views (each its own
+//!   view) or elements (a reference to `b[k]`, or a copy for `&q`) and enumerated, for as
+//!   many trips as the shorter source; `a.windows(n).map(|w| e).sum()` (or `product`, or
+//!   a `fold`, of such a chain) is such a loop accumulating `e`;
 //! - a part of an array as a source (`for b in &a[i..j]`, `a[i..].iter()`, `.zip(&b[..n])`,
 //!   `a.iter().skip(i).take(n)`, `.step_by(s)`, and `skip`/`take`/`step_by` after it,
 //!   counting strided items, in a loop or a reduction) is a view of the array like a
@@ -1598,8 +1600,168 @@ impl Rewriter<'_> {
 
     /// `for w in a.windows(size)` / `a.chunks(size)`: the loop over offsets, with `w` a
     /// view of `a` in its body (`w[j]`, `w.len()` and iterator forms over `w` read `a`).
+    /// Also zipped with the views of another array (`for (x, y) in a.windows(2).zip(b.windows(2))`,
+    /// each its own view) or with a float array's elements (`.zip(w)`, `.zip(&w)`,
+    /// `.zip(w.iter())`: the element a reference, `let q = &w[k];`, or a copy for `&q`), for
+    /// as many trips as the shorter gives (as `zip` does), and enumerated last (`(i, w)`,
+    /// `(i, (w, q))`: the trip's index).
     fn views_loop(&mut self, for_loop: &mut syn::ExprForLoop) -> Option<Expr> {
-        let Expr::MethodCall(call) = strip_parens(&for_loop.expr) else {
+        let mut source = strip_parens(&for_loop.expr);
+        let mut pat = &*for_loop.pat;
+        // `.enumerate()` last: the trip's index, the pattern's first part
+        let mut index_pat = None;
+        if let Expr::MethodCall(call) = source
+            && call.method == "enumerate"
+            && call.args.is_empty()
+        {
+            let Pat::Tuple(pair) = pat else {
+                return None;
+            };
+            let [index, rest] = &pair.elems.iter().collect::<Vec<_>>()[..] else {
+                return None;
+            };
+            if !matches!(index, Pat::Ident(_) | Pat::Wild(_)) {
+                return None;
+            }
+            index_pat = Some(*index);
+            pat = rest;
+            source = strip_parens(&call.receiver);
+        }
+        // `.zip(other)`: another array's views, or a float array's elements
+        let mut partner = None;
+        if let Expr::MethodCall(call) = source
+            && call.method == "zip"
+            && call.args.len() == 1
+        {
+            let Pat::Tuple(pair) = pat else {
+                return None;
+            };
+            let [first, second] = &pair.elems.iter().collect::<Vec<_>>()[..] else {
+                return None;
+            };
+            partner = Some((&call.args[0], *second));
+            pat = first;
+            source = strip_parens(&call.receiver);
+        }
+        let (array, method, size) = self.views_of(source)?;
+        let Pat::Ident(pat) = pat else {
+            return None;
+        };
+        let k = index_var();
+        let offset = self.fresh("offset");
+        let (count, start, len) = view_shape(&method, &array, size, &k, &offset);
+        let mut views = vec![(
+            View {
+                name: pat.ident.to_string(),
+                array: array.clone(),
+                offset,
+                len,
+                row: false,
+                stride: None,
+            },
+            start,
+        )];
+        let mut counts = vec![count];
+        let mut bindings = Vec::new();
+        if let Some(index) = index_pat
+            && let Pat::Ident(index) = index
+        {
+            bindings.push(quote!(let #index: usize = #k;));
+        }
+        match partner {
+            None => {}
+            Some((other, other_pat)) => {
+                if let Some((other_array, other_method, other_size)) = self.views_of(other) {
+                    let Pat::Ident(other_pat) = other_pat else {
+                        return None;
+                    };
+                    let other_offset = self.fresh("offset");
+                    let (count, start, len) =
+                        view_shape(&other_method, &other_array, other_size, &k, &other_offset);
+                    counts.push(count);
+                    views.push((
+                        View {
+                            name: other_pat.ident.to_string(),
+                            array: other_array,
+                            offset: other_offset,
+                            len,
+                            row: false,
+                            stride: None,
+                        },
+                        start,
+                    ));
+                } else {
+                    // a float array's element: a reference to it, as the zip's item is
+                    let elements = match strip_parens(other) {
+                        Expr::Reference(reference) if reference.mutability.is_none() => {
+                            &*reference.expr
+                        }
+                        Expr::MethodCall(iter) if iter.method == "iter" && iter.args.is_empty() => {
+                            &*iter.receiver
+                        }
+                        other => other,
+                    };
+                    let elements = single_ident(strip_parens(elements))?.clone();
+                    if !self.arrays.contains(&elements.to_string()) {
+                        return None;
+                    }
+                    let place = quote!(#elements[#k]);
+                    let binding = match other_pat {
+                        Pat::Ident(name) if name.by_ref.is_none() && name.subpat.is_none() => {
+                            quote!(let #name = &#place;)
+                        }
+                        Pat::Reference(reference) if reference.mutability.is_none() => {
+                            match &*reference.pat {
+                                Pat::Ident(name)
+                                    if name.by_ref.is_none() && name.subpat.is_none() =>
+                                {
+                                    quote!(let #name = #place;)
+                                }
+                                _ => return None,
+                            }
+                        }
+                        Pat::Wild(_) => TokenStream::new(),
+                        _ => return None,
+                    };
+                    counts.push(quote!(#elements.len()));
+                    bindings.push(binding);
+                }
+            }
+        }
+        let mut body = for_loop.body.clone();
+        // `w[j]` and `w.len()` first, then the iterator forms over `w`.
+        for (view, _) in &views {
+            ViewReads(view).visit_block_mut(&mut body);
+        }
+        let offsets: Vec<TokenStream> = views
+            .iter()
+            .map(|(view, start)| {
+                let offset = &view.offset;
+                quote!(let #offset: usize = #start;)
+            })
+            .collect();
+        let pushed = views.len();
+        self.views.extend(views.into_iter().map(|(view, _)| view));
+        self.visit_block_mut(&mut body);
+        self.views.truncate(self.views.len() - pushed);
+        let stmts = &body.stmts;
+        let label = &for_loop.label;
+        // as many trips as the shortest source gives
+        let count = counts
+            .into_iter()
+            .reduce(|a, b| quote!(::core::cmp::min(#a, #b)))
+            .expect("the views' count");
+        Some(syn::parse_quote!(#label for #k in 0..#count {
+            #(#offsets)*
+            #(#bindings)*
+            #(#stmts)*
+        }))
+    }
+
+    /// `a.windows(size)` (or `chunks`, `chunks_exact`) of a float array of the body: the
+    /// array, the method and the size.
+    fn views_of(&self, expr: &Expr) -> Option<(Ident, String, Expr)> {
+        let Expr::MethodCall(call) = strip_parens(expr) else {
             return None;
         };
         let method = call.method.to_string();
@@ -1611,52 +1773,7 @@ impl Rewriter<'_> {
         if !self.arrays.contains(&array.to_string()) {
             return None;
         }
-        let Pat::Ident(pat) = &*for_loop.pat else {
-            return None;
-        };
-        let name = pat.ident.to_string();
-        let size = &call.args[0];
-        let (k, offset) = (index_var(), self.fresh("offset"));
-        let (count, start, len) = if method == "windows" {
-            (
-                quote!((#array.len() + 1).saturating_sub(#size)),
-                quote!(#k),
-                quote!(#size),
-            )
-        } else if method == "chunks_exact" {
-            // whole chunks only: the remainder (`len % size` elements) is not visited
-            (
-                quote!(#array.len() / (#size)),
-                quote!(#k * (#size)),
-                quote!((#size)),
-            )
-        } else {
-            (
-                quote!(#array.len().div_ceil(#size)),
-                quote!(#k * (#size)),
-                quote!((#size).min(#array.len() - #offset)),
-            )
-        };
-        self.views.push(View {
-            name,
-            array: array.clone(),
-            offset: offset.clone(),
-            len: len.clone(),
-            row: false,
-            stride: None,
-        });
-        let mut body = for_loop.body.clone();
-        // `w[j]` and `w.len()` first, then the iterator forms over `w`.
-        let view = self.views.last().expect("pushed");
-        ViewReads(view).visit_block_mut(&mut body);
-        self.visit_block_mut(&mut body);
-        self.views.pop();
-        let stmts = &body.stmts;
-        let label = &for_loop.label;
-        Some(syn::parse_quote!(#label for #k in 0..#count {
-            let #offset: usize = #start;
-            #(#stmts)*
-        }))
+        Some((array, method, call.args[0].clone()))
     }
 
     /// `for row in m` (or `&m`, `m.iter()`, `m.iter_mut()`, with `.enumerate()`,
@@ -2873,7 +2990,7 @@ impl Rewriter<'_> {
         if map.method != "map" || map.args.len() != 1 {
             return None;
         }
-        let views = self.views_call(&map.receiver)?;
+        let (views, _) = self.views_chain(&map.receiver)?;
         let Expr::Closure(closure) = strip_parens(&map.args[0]) else {
             return None;
         };
@@ -2890,6 +3007,26 @@ impl Rewriter<'_> {
         });
         self.visit_expr_mut(&mut rewritten);
         Some(rewritten)
+    }
+
+    /// The views a reduction or a fold runs over, as [`views_loop`](Self::views_loop)
+    /// takes them: [`views_call`](Self::views_call), then a `zip` and an `enumerate`; with
+    /// the views' own call.
+    fn views_chain<'e>(&self, expr: &'e Expr) -> Option<(&'e Expr, &'e syn::ExprMethodCall)> {
+        let mut source = strip_parens(expr);
+        if let Expr::MethodCall(call) = source
+            && call.method == "enumerate"
+            && call.args.is_empty()
+        {
+            source = strip_parens(&call.receiver);
+        }
+        if let Expr::MethodCall(call) = source
+            && call.method == "zip"
+            && call.args.len() == 1
+        {
+            source = strip_parens(&call.receiver);
+        }
+        Some((expr, self.views_call(source)?))
     }
 
     /// `a.windows(k)` (or `chunks`, `chunks_exact`) of a float array of the body, the
@@ -2917,8 +3054,8 @@ impl Rewriter<'_> {
         if call.method != "fold" || call.args.len() != 2 {
             return None;
         }
-        let views = self.views_call(&call.receiver)?;
-        if !matches!(strip_parens(&views.args[0]), Expr::Lit(_) | Expr::Path(_)) {
+        let (views, base) = self.views_chain(&call.receiver)?;
+        if !matches!(strip_parens(&base.args[0]), Expr::Lit(_) | Expr::Path(_)) {
             return None;
         }
         let Expr::Closure(closure) = strip_parens(&call.args[1]) else {
@@ -3692,6 +3829,37 @@ fn names(body: &syn::Block, ident: &Ident) -> bool {
 }
 
 /// The loop variable of a desugared loop (one per loop: inner loops shadow it).
+/// The trips of a loop over `array`'s views `method(size)` (`windows`, `chunks`,
+/// `chunks_exact`), the view's first element in trip `k` (its `offset`), and its length.
+fn view_shape(
+    method: &str,
+    array: &Ident,
+    size: Expr,
+    k: &Ident,
+    offset: &Ident,
+) -> (TokenStream, TokenStream, TokenStream) {
+    if method == "windows" {
+        (
+            quote!((#array.len() + 1).saturating_sub(#size)),
+            quote!(#k),
+            quote!(#size),
+        )
+    } else if method == "chunks_exact" {
+        // whole chunks only: the remainder (`len % size` elements) is not visited
+        (
+            quote!(#array.len() / (#size)),
+            quote!(#k * (#size)),
+            quote!((#size)),
+        )
+    } else {
+        (
+            quote!(#array.len().div_ceil(#size)),
+            quote!(#k * (#size)),
+            quote!((#size).min(#array.len() - #offset)),
+        )
+    }
+}
+
 fn index_var() -> Ident {
     mixed("gradtape_k")
 }
