@@ -363,7 +363,10 @@
 //! `&mut [F]` (or `&mut [[F; N]]`) is an output the function writes. The body
 //! reads and writes elements (`a[i]`, `a[i] += ..`), asks `.len()`, builds local buffers
 //! (`vec![0.0; n]`, `[0.0; 3]`, `vec![x[0]; n]` of a differentiable value,
-//! `Vec::with_capacity` and `push`; `let mut w = a.to_vec();` or `a.clone()`, a local copy
+//! `Vec::with_capacity` and `push`, also of a row onto a local `Vec<[F; C]>`, a literal of
+//! its elements or a local row by name, `path.push([x, y])`, its elements computed
+//! before the push; `let [x, v] = states[i - 1];` of a row;
+//! `let mut w = a.to_vec();` or `a.clone()`, a local copy
 //! that may grow where the parameter may not; `let y: Vec<f64> = x.iter().map(..)
 //! .collect();`; `a.copy_from_slice(&b)`), copies fixed-size arrays whole (`let mut m =
 //! *a;` of `a: &[f64; N]` or `&[[f64; N]; M]`, `a.clone()`, rows of fixed width

@@ -736,9 +736,57 @@ impl<'a> Lowerer<'a> {
             && let Some((array, _)) = crate::syntax::name_or_deref(&init.expr)
             && slice.elems.iter().all(is_leaf_pattern)
         {
-            for (k, pat) in slice.elems.iter().enumerate() {
+            // each element into a fresh local first: a name the pattern binds may be the
+            // array's (`let [q, r] = q;`), which the later elements still read
+            let temps: Vec<Ident> = slice.elems.iter().map(|_| self.temp_name()).collect();
+            let reads = temps.iter().enumerate().map(|(k, temp)| -> syn::Stmt {
                 let index = syn::Index::from(k);
-                let element: syn::Stmt = syn::parse_quote!(let #pat = #array[#index];);
+                syn::parse_quote!(let #temp = #array[#index];)
+            });
+            let binds = slice
+                .elems
+                .iter()
+                .zip(&temps)
+                .map(|(pat, temp)| -> syn::Stmt { syn::parse_quote!(let #pat = #temp;) });
+            for element in reads.chain(binds).collect::<Vec<_>>() {
+                if let syn::Stmt::Local(element) = element {
+                    self.lower_local(&element);
+                }
+            }
+            return;
+        }
+        // `let [x, v] = m[i];` of a row of a local or parameter array of rows: the index
+        // once, then each element into a fresh local, then one `let` per name
+        if let Pat::Slice(slice) = &local.pat
+            && let Some(init) = &local.init
+            && init.diverge.is_none()
+            && let Expr::Index(row) = strip_parens(&init.expr)
+            && let Some(array) = single_ident(strip_parens(&row.expr))
+            && !matches!(strip_parens(&row.index), Expr::Range(_))
+            && self.mode == Mode::Scalar
+            && self.lookup(array).is_some_and(|binding| {
+                let binding = &self.bindings[binding];
+                binding.array && binding.row.is_some() && !binding.ragged
+            })
+            && slice.elems.iter().all(is_leaf_pattern)
+        {
+            let at = self.temp_name();
+            let index = &row.index;
+            let temps: Vec<Ident> = slice.elems.iter().map(|_| self.temp_name()).collect();
+            let lets = std::iter::once(syn::parse_quote!(let #at: usize = #index;))
+                .chain(temps.iter().enumerate().map(|(j, temp)| -> syn::Stmt {
+                    let j = syn::Index::from(j);
+                    syn::parse_quote!(let #temp = #array[#at][#j];)
+                }))
+                .chain(
+                    slice
+                        .elems
+                        .iter()
+                        .zip(&temps)
+                        .map(|(pat, temp)| -> syn::Stmt { syn::parse_quote!(let #pat = #temp;) }),
+                )
+                .collect::<Vec<syn::Stmt>>();
+            for element in lets {
                 if let syn::Stmt::Local(element) = element {
                     self.lower_local(&element);
                 }
@@ -2046,6 +2094,55 @@ impl<'a> Lowerer<'a> {
             return;
         }
         let receiver = &call.receiver;
+        if let Some(row) = self.bindings[binding].row.clone() {
+            // a row pushed onto a local array of fixed rows (`path.push([x, y])`): its
+            // elements computed first, in order, as the literal computes them (they may
+            // read the array, its length too), then a row of zeros pushed (a constant, in
+            // the forward code only: the shadow is flat and grows where it is written) and
+            // each element written into it, element writes like any other
+            // the row's elements: a literal's, or a local row's by name (`path.push(p)`,
+            // `p` a `[F; C]` of the body, `C` a literal)
+            let elements: Vec<Expr> = match strip_parens(value) {
+                Expr::Array(literal) => literal.elems.iter().cloned().collect(),
+                named => match (
+                    single_ident(named).and_then(|name| self.lookup(name)),
+                    syn::parse2::<syn::LitInt>(row.clone())
+                        .ok()
+                        .and_then(|len| len.base10_parse::<usize>().ok()),
+                ) {
+                    (Some(pushed), Some(len))
+                        if self.bindings[pushed].array && self.bindings[pushed].row.is_none() =>
+                    {
+                        (0..len).map(|j| syn::parse_quote!(#named[#j])).collect()
+                    }
+                    _ => {
+                        validate::row_pushed_whole(self.cx, value);
+                        return;
+                    }
+                },
+            };
+            let values: Vec<Ident> = (0..elements.len())
+                .map(|j| crate::syntax::fresh_local(format!("pushed{j}")))
+                .collect();
+            let at = crate::syntax::fresh_local("pushed_row");
+            let mut stmts: Vec<syn::Stmt> = values
+                .iter()
+                .zip(&elements)
+                .map(|(value, element)| syn::parse_quote!(let #value = #element;))
+                .collect();
+            stmts.push(syn::parse_quote!(let #at: usize = #receiver.len();));
+            self.lower_stmts(&stmts, Tail::Discard);
+            self.push(Stmt::Plain(quote!(
+                #receiver.push([::core::default::Default::default(); #row]);
+            )));
+            let writes: Vec<syn::Stmt> = values
+                .iter()
+                .enumerate()
+                .map(|(j, value)| syn::parse_quote!(#receiver[#at][#j] = #value;))
+                .collect();
+            self.lower_stmts(&writes, Tail::Discard);
+            return;
+        }
         let k = self.index_local(quote!(#receiver.len()));
         let op = self.build(value);
         let id = self.fresh_id();

@@ -198,6 +198,17 @@ fn output(cx: &Ctxt, ty: &Type, mode: Mode, type_params: &[syn::Ident], method: 
     cx.error_spanned_by(ty, message);
 }
 
+/// A row pushed onto a local array of fixed rows other than as a literal of its elements
+/// (`path.push(next)` of a local row): lowering writes a pushed row element by element.
+pub fn row_pushed_whole(cx: &Ctxt, value: &Expr) {
+    cx.error_spanned_by(
+        value,
+        "a row pushed onto a local array of rows of differentiable values is written \
+         element by element, from a literal of its elements or a local array by name: \
+         write `let r = ..; rows.push([r[0], r[1]]);`",
+    );
+}
+
 /// A function with nothing to differentiate: point at the first integer parameter (the
 /// likely mistake) or at the name.
 pub fn has_differentiable_param(cx: &Ctxt, model: &Signature, item_sig: &syn::Signature) {
