@@ -175,7 +175,12 @@
 //!   each item compared with the one kept by `std::cmp::max_by`/`min_by` themselves, so
 //!   the element kept is the iterator's (`max_by` the last of equal maxima, `min_by` the
 //!   first of equal minima, `total_cmp`'s `-0.0 < 0.0` and NaNs at the ends), and its
-//!   cotangent goes to that element. `reduce` over values (`x.iter().copied()
+//!   cotangent goes to that element. With its position, an argmax, `let (i, v) =
+//!   a.iter().enumerate().max_by(|p, q| p.1.total_cmp(q.1)).unwrap();` (also `copied`
+//!   before `enumerate`, `min_by`, a key, `expect`, or the position alone through
+//!   `.map(|(i, _)| i)`) is the same loop over the positions, each item `(k, &a[k])`
+//!   compared as the iterator compares them, the position a constant and the element
+//!   read where it is kept. `reduce` over values (`x.iter().copied()
 //!   .reduce(f64::max)`, `.reduce(|a, b| a + b)`, after a last `map`), read the same ways
 //!   and by `unwrap_or`, is the loop of its fold from the first item (`None` on an empty
 //!   array, as the iterator's); over `x.iter()` (a reference to an element as its value,

@@ -48,6 +48,11 @@
 //! comparison's own order of signed zeros and NaNs included, and the comparison runs as
 //! often, with the same arguments, as in the body.
 //!
+//! An extremum with its position, `let (i, v) = a.iter().enumerate().max_by(f).unwrap();`
+//! (also by a key, with `copied`, `expect`, or the position alone through `.map(|(i, _)|
+//! i)`), is the loop of the fold over the positions ([`EnumeratedExtrema`]), before the
+//! rest.
+//!
 //! The closure's parameter is a name (or `_`) behind as many `&` as the item's type allows;
 //! `*v` of a name bound behind fewer is read as `v` (the body sees the element by value,
 //! as in the desugared loops). A closure with `return` or `?` in its body (which would
@@ -69,6 +74,7 @@ pub fn rewrite(stmts: Vec<Stmt>, arrays: &HashSet<String>, rows: &HashSet<String
         brace_token: Default::default(),
         stmts,
     };
+    EnumeratedExtrema { arrays, next: 0 }.visit_block_mut(&mut block);
     Searches {
         arrays,
         rows,
@@ -76,6 +82,167 @@ pub fn rewrite(stmts: Vec<Stmt>, arrays: &HashSet<String>, rows: &HashSet<String
     }
     .visit_block_mut(&mut block);
     block.stmts
+}
+
+/// An extremum with its position, `let (i, v) = a.iter().enumerate().max_by(compare).unwrap();`
+/// (an argmax; `min_by`, `max_by_key`, `min_by_key`; over `a.iter()`, `.copied()` or
+/// `.cloned()` of a flat float array; `expect(msg)` for `unwrap()`; a last `.map(|(i, _)|
+/// i)` before it), as the loop of the iterator's fold over the positions: each item
+/// `(k, &a[k])` (`(k, a[k])` for values) compared with the one kept by
+/// `generated::by_comparison_takes` (a key's by `generated::BestKey`), as the fold
+/// compares them, the position kept a constant, then the item kept, `(best, &a[best])`,
+/// bound by the statement's pattern (through the map's closure first). An empty array is
+/// `unwrap`'s panic, with its message. Its element is read at the end, a load like any
+/// other, so its cotangent goes back to it.
+struct EnumeratedExtrema<'a> {
+    arrays: &'a HashSet<String>,
+    next: usize,
+}
+
+impl VisitMut for EnumeratedExtrema<'_> {
+    fn visit_block_mut(&mut self, block: &mut syn::Block) {
+        visit_mut::visit_block_mut(self, block);
+        let mut stmts = Vec::with_capacity(block.stmts.len());
+        for stmt in std::mem::take(&mut block.stmts) {
+            match self.rewritten(&stmt) {
+                Some(rewritten) => stmts.extend(rewritten),
+                None => stmts.push(stmt),
+            }
+        }
+        block.stmts = stmts;
+    }
+
+    fn visit_expr_closure_mut(&mut self, _: &mut syn::ExprClosure) {}
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+impl EnumeratedExtrema<'_> {
+    /// `stmt` as the loop and the `let` it stands for, if it is one.
+    fn rewritten(&mut self, stmt: &Stmt) -> Option<Vec<Stmt>> {
+        let Stmt::Local(local) = stmt else {
+            return None;
+        };
+        let init = local.init.as_ref()?;
+        if init.diverge.is_some() || !local.attrs.is_empty() {
+            return None;
+        }
+        // `.unwrap()` or `.expect(msg)` last
+        let Expr::MethodCall(unwrap) = strip_parens(&init.expr) else {
+            return None;
+        };
+        let message = match (unwrap.method.to_string().as_str(), unwrap.args.len()) {
+            ("unwrap", 0) => None,
+            ("expect", 1) => Some(&unwrap.args[0]),
+            _ => return None,
+        };
+        // a `.map(|pat| body)` before it
+        let (extremum, map) = match strip_parens(&unwrap.receiver) {
+            Expr::MethodCall(map) if map.method == "map" && map.args.len() == 1 => {
+                let closure = one_input_closure(&map.args[0])?;
+                let pat = match &closure.inputs[0] {
+                    Pat::Type(typed) => (*typed.pat).clone(),
+                    pat => pat.clone(),
+                };
+                (&*map.receiver, Some((pat, (*closure.body).clone())))
+            }
+            other => (other, None),
+        };
+        let Expr::MethodCall(extremum) = strip_parens(extremum) else {
+            return None;
+        };
+        let (max, keyed) = match extremum.method.to_string().as_str() {
+            "max_by" => (true, false),
+            "min_by" => (false, false),
+            "max_by_key" => (true, true),
+            "min_by_key" => (false, true),
+            _ => return None,
+        };
+        if extremum.args.len() != 1 || extremum.turbofish.is_some() {
+            return None;
+        }
+        let by = &extremum.args[0];
+        match strip_parens(by) {
+            Expr::Closure(closure)
+                if closure.capture.is_none()
+                    && closure.asyncness.is_none()
+                    && !crate::syntax::leaves_early(closure.body.to_token_stream()) => {}
+            Expr::Path(path) if path.qself.is_none() => {}
+            _ => return None,
+        }
+        // `a.iter().enumerate()`, with `copied()`/`cloned()` before `enumerate`
+        let Expr::MethodCall(enumerate) = strip_parens(&extremum.receiver) else {
+            return None;
+        };
+        if enumerate.method != "enumerate" || !enumerate.args.is_empty() {
+            return None;
+        }
+        let mut source = strip_parens(&enumerate.receiver);
+        let mut by_ref = true;
+        if let Expr::MethodCall(copied) = source
+            && (copied.method == "copied" || copied.method == "cloned")
+            && copied.args.is_empty()
+        {
+            by_ref = false;
+            source = strip_parens(&copied.receiver);
+        }
+        let Expr::MethodCall(iter) = source else {
+            return None;
+        };
+        if iter.method != "iter" || !iter.args.is_empty() {
+            return None;
+        }
+        let array = single_ident(strip_parens(&iter.receiver))?;
+        if !self.arrays.contains(&array.to_string()) {
+            return None;
+        }
+        self.next += 1;
+        let n = self.next;
+        let generated = crate::generate::paths::generated();
+        let [hit, best, k, keys] = ["argbest_hit", "argbest", "argbest_k", "argbest_keys"]
+            .map(|stem| crate::syntax::fresh_local(format!("{stem}{n}")));
+        let item = |at: &Ident| -> TokenStream {
+            if by_ref {
+                quote::quote!((#at, &#array[#at]))
+            } else {
+                quote::quote!((#at, #array[#at]))
+            }
+        };
+        let (kept, next) = (item(&best), item(&k));
+        let span = extremum.method.span();
+        let mut stmts: Vec<Stmt> = vec![
+            syn::parse_quote!(let mut #hit = false;),
+            syn::parse_quote!(let mut #best: usize = 0;),
+        ];
+        let takes = if keyed {
+            stmts.push(syn::parse_quote!(let mut #keys = #generated::BestKey::new();));
+            quote::quote_spanned!(span=> #keys.takes(#max, &#next, #by))
+        } else {
+            quote::quote_spanned!(span=>
+                !#hit || #generated::by_comparison_takes(#max, &#kept, &#next, #by)
+            )
+        };
+        stmts.push(syn::parse_quote!(for #k in 0..#array.len() {
+            if #takes {
+                #hit = true;
+                #best = #k;
+            }
+        }));
+        stmts.push(match message {
+            None => syn::parse_quote!(
+                ::core::assert!(#hit, "called `Option::unwrap()` on a `None` value");
+            ),
+            Some(message) => syn::parse_quote!(::core::assert!(#hit, "{}", #message);),
+        });
+        let pat = &local.pat;
+        stmts.push(match map {
+            None => syn::parse_quote!(let #pat = #kept;),
+            Some((map_pat, body)) => syn::parse_quote!(let #pat = {
+                let #map_pat = #kept;
+                #body
+            };),
+        });
+        Some(stmts)
+    }
 }
 
 struct Searches<'a> {
