@@ -49,6 +49,27 @@ pub fn rejected(
     }
 }
 
+/// The start of a pass expanding a function through a hidden twin (`params`, `results`,
+/// `option_results`): what the pass's `read` finds of the item, with the parameters the
+/// attribute holds constant; or, where `read` recorded errors, the expansion it ends with
+/// (the user's item with every error, and the rejected function's stand-in).
+pub fn read_for_twin<M>(
+    args: &TokenStream,
+    item: &ItemFn,
+    read: impl FnOnce(&crate::ctxt::Ctxt, &ItemFn) -> Option<M>,
+) -> Result<(M, Vec<syn::Ident>), (TokenStream, TokenStream)> {
+    let cx = crate::ctxt::Ctxt::default();
+    // the parameters held constant, which a stand-in's items take no tangent for
+    let constant = constant_names(args);
+    let model = read(&cx, item);
+    if let Err(error) = cx.check() {
+        let rejected = rejected(item, &error, None, &constant);
+        let user_item = crate::params::stripped(item);
+        return Err((expand(&user_item, error), rejected));
+    }
+    Ok((model.expect("no error: a model"), constant))
+}
+
 /// The parameters the attribute's arguments `args` hold constant (`constant(..)`), for
 /// [`rejected`] where the pipeline did not read them (a pass before it failed, or its twin):
 /// an argument's own error is the pipeline's to report, so none is kept here.

@@ -736,23 +736,14 @@ impl<'a> Lowerer<'a> {
             && let Some((array, _)) = crate::syntax::name_or_deref(&init.expr)
             && slice.elems.iter().all(is_leaf_pattern)
         {
-            // each element into a fresh local first: a name the pattern binds may be the
-            // array's (`let [q, r] = q;`), which the later elements still read
-            let temps: Vec<Ident> = slice.elems.iter().map(|_| self.temp_name()).collect();
-            let reads = temps.iter().enumerate().map(|(k, temp)| -> syn::Stmt {
-                let index = syn::Index::from(k);
-                syn::parse_quote!(let #temp = #array[#index];)
-            });
-            let binds = slice
-                .elems
-                .iter()
-                .zip(&temps)
-                .map(|(pat, temp)| -> syn::Stmt { syn::parse_quote!(let #pat = #temp;) });
-            for element in reads.chain(binds).collect::<Vec<_>>() {
-                if let syn::Stmt::Local(element) = element {
-                    self.lower_local(&element);
-                }
-            }
+            // (a name the pattern binds may be the array's, `let [q, r] = q;`)
+            let values = (0..slice.elems.len())
+                .map(|k| {
+                    let index = syn::Index::from(k);
+                    syn::parse_quote!(#array[#index])
+                })
+                .collect();
+            self.lower_bound_in_turn(&slice.elems, None, values);
             return;
         }
         // `let [x, v] = m[i];` of a row of a local or parameter array of rows: the index
@@ -772,25 +763,14 @@ impl<'a> Lowerer<'a> {
         {
             let at = self.temp_name();
             let index = &row.index;
-            let temps: Vec<Ident> = slice.elems.iter().map(|_| self.temp_name()).collect();
-            let lets = std::iter::once(syn::parse_quote!(let #at: usize = #index;))
-                .chain(temps.iter().enumerate().map(|(j, temp)| -> syn::Stmt {
+            let values = (0..slice.elems.len())
+                .map(|j| {
                     let j = syn::Index::from(j);
-                    syn::parse_quote!(let #temp = #array[#at][#j];)
-                }))
-                .chain(
-                    slice
-                        .elems
-                        .iter()
-                        .zip(&temps)
-                        .map(|(pat, temp)| -> syn::Stmt { syn::parse_quote!(let #pat = #temp;) }),
-                )
-                .collect::<Vec<syn::Stmt>>();
-            for element in lets {
-                if let syn::Stmt::Local(element) = element {
-                    self.lower_local(&element);
-                }
-            }
+                    syn::parse_quote!(#array[#at][#j])
+                })
+                .collect();
+            let at_row = syn::parse_quote!(let #at: usize = #index;);
+            self.lower_bound_in_turn(&slice.elems, Some(at_row), values);
             return;
         }
         // `let [a, b] = [e, f];` of an array literal: each value into a fresh local first,
@@ -803,24 +783,8 @@ impl<'a> Lowerer<'a> {
             && values.elems.len() == slice.elems.len()
             && slice.elems.iter().all(is_leaf_pattern)
         {
-            let temps: Vec<Ident> = values.elems.iter().map(|_| self.temp_name()).collect();
-            let lets = temps
-                .iter()
-                .zip(&values.elems)
-                .map(|(temp, value)| -> syn::Stmt { syn::parse_quote!(let #temp = #value;) })
-                .chain(
-                    slice
-                        .elems
-                        .iter()
-                        .zip(&temps)
-                        .map(|(pat, temp)| -> syn::Stmt { syn::parse_quote!(let #pat = #temp;) }),
-                )
-                .collect::<Vec<_>>();
-            for element in lets {
-                if let syn::Stmt::Local(element) = element {
-                    self.lower_local(&element);
-                }
-            }
+            let values = values.elems.iter().cloned().collect();
+            self.lower_bound_in_turn(&slice.elems, None, values);
             return;
         }
         let Some(ident) = ident else {
@@ -934,6 +898,38 @@ impl<'a> Lowerer<'a> {
             && self.bindings[binding].array
         {
             self.fixed.insert(binding, false);
+        }
+    }
+
+    /// `pats` bound to `values` in turn: `before` (an index taken once), each value into a
+    /// fresh local, in order, then one `let` per pattern from its local, so that a name a
+    /// pattern binds again never changes what a later value reads (`let [q, r] = q;`,
+    /// `let [a, b] = [b, a];`).
+    fn lower_bound_in_turn(
+        &mut self,
+        pats: &syn::punctuated::Punctuated<Pat, syn::Token![,]>,
+        before: Option<syn::Stmt>,
+        values: Vec<Expr>,
+    ) {
+        let temps: Vec<Ident> = values.iter().map(|_| self.temp_name()).collect();
+        let lets = before
+            .into_iter()
+            .chain(
+                temps
+                    .iter()
+                    .zip(&values)
+                    .map(|(temp, value)| -> syn::Stmt { syn::parse_quote!(let #temp = #value;) }),
+            )
+            .chain(
+                pats.iter()
+                    .zip(&temps)
+                    .map(|(pat, temp)| -> syn::Stmt { syn::parse_quote!(let #pat = #temp;) }),
+            )
+            .collect::<Vec<_>>();
+        for element in lets {
+            if let syn::Stmt::Local(element) = element {
+                self.lower_local(&element);
+            }
         }
     }
 

@@ -72,16 +72,11 @@ fn payload(item: &ItemFn) -> Option<Type> {
 
 /// The item and its companion.
 pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
-    let cx = Ctxt::default();
-    // the parameters held constant, which a stand-in's items take no tangent for
-    let constant = crate::fallback::constant_names(&args);
+    let (float, constant) = match crate::fallback::read_for_twin(&args, &item, read) {
+        Ok(read) => read,
+        Err(rejected) => return rejected,
+    };
     let user_item = crate::params::stripped(&item);
-    let float = read(&cx, &item);
-    if let Err(error) = cx.check() {
-        let rejected = crate::fallback::rejected(&item, &error, None, &constant);
-        return (crate::fallback::expand(&user_item, error), rejected);
-    }
-    let float = float.expect("checked");
     let twin = twin(&item, &float);
     let twin_sig = twin.sig.clone();
     // the twin's signature model (the user's, but for the result, which has none)

@@ -64,16 +64,11 @@ fn is_mark(attr: &syn::Attribute) -> bool {
 /// The item and its companion of a function or method with marked struct parameters
 /// (for a method, both are `impl` items: the companion holds the twin method too).
 pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
-    let cx = Ctxt::default();
-    // the parameters held constant, which a stand-in's items take no tangent for
-    let constant = crate::fallback::constant_names(&args);
+    let (model, constant) = match crate::fallback::read_for_twin(&args, &item, read) {
+        Ok(read) => read,
+        Err(rejected) => return rejected,
+    };
     let user_item = stripped(&item);
-    let model = read(&cx, &item);
-    if let Err(error) = cx.check() {
-        let rejected = crate::fallback::rejected(&item, &error, None, &constant);
-        return (crate::fallback::expand(&user_item, error), rejected);
-    }
-    let model = model.expect("checked");
     let twin = twin(&item, &model);
     // the twin's parameters that are structs passed on whole, for the pipeline
     let whole: Vec<syn::Ident> = model

@@ -152,16 +152,11 @@ pub fn returns_values(item: &ItemFn) -> bool {
 
 /// The item and its companion.
 pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
-    let cx = Ctxt::default();
-    // the parameters held constant, which a stand-in's items take no tangent for
-    let constant = crate::fallback::constant_names(&args);
+    let (model, constant) = match crate::fallback::read_for_twin(&args, &item, read) {
+        Ok(read) => read,
+        Err(rejected) => return rejected,
+    };
     let user_item = crate::params::stripped(&item);
-    let model = read(&cx, &item);
-    if let Err(error) = cx.check() {
-        let rejected = crate::fallback::rejected(&item, &error, None, &constant);
-        return (crate::fallback::expand(&user_item, error), rejected);
-    }
-    let model = model.expect("checked");
     let twin = twin(&item, &model);
     let (twin_fn, twin_companion) = crate::expand::parts(args.clone(), twin);
     let method = model.method.then(|| twin_name(&item));
