@@ -141,6 +141,9 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
             // see as one
             stmts =
                 crate::array_calls::mark(stmts, &|path| args.calls.plain_helper(path).is_some());
+            // local arrays of tuples split into one array per position: the iterator
+            // forms and lowering then see local arrays
+            stmts = crate::tuples::rewrite(stmts);
             // local structs split into their fields first: the searches and options
             // then see plain locals
             stmts = fields::rewrite(stmts, receivers);

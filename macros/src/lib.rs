@@ -46,6 +46,7 @@ mod searches;
 mod slots;
 mod sources;
 mod syntax;
+mod tuples;
 mod traced;
 mod validate;
 mod vocabulary;

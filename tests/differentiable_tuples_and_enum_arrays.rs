@@ -1,0 +1,263 @@
+//! Local arrays of tuples of floats, found rejected in hand-written batches of everyday
+//! functions (issue 13): `let pairs: Vec<(f64, f64)> = vec![(x[0], 2.0), ..];`, `let mut
+//! pts = Vec::new(); pts.push((a, b));`, read by `for (v, w) in &pairs`, `for &(v, w) in
+//! pairs.iter()`, `pairs.iter().map(|(v, w)| ..).sum()`, `pairs[i].0` and written by
+//! `pairs[i].1 += ..`. Each is split into one array per position before the other passes
+//! (`macros/src/tuples.rs`), the positions kept in step.
+//!
+//! Each function is written once and checked against dual numbers and central differences
+//! at orders 1 and 2 (`twice!`: the plain copy runs std's own iterators and tuples), or as
+//! every annotated function is (`slices!`: the value to the bit, `grad_into` against
+//! `grad`, central differences, `jvp`, second order). The cases where a split could change
+//! meaning (the order elements with effects are evaluated in, a push whose value reads the
+//! array's length, an empty array, a `zip` of unequal lengths, a name shadowing the array)
+//! are checked by hand or through the plain copy.
+
+// the forms are written as users write them
+#![allow(clippy::needless_range_loop, clippy::useless_vec, clippy::vec_init_then_push)]
+
+#[macro_use]
+mod common;
+
+use common::faces::point;
+use gradtape::differentiable;
+
+// ----- a local array of tuples built by a literal -----
+
+twice! {
+    /// A weighted sum over (value, weight) pairs, the weights constants: `for (v, w) in
+    /// &pairs` (each part a reference, as from the original tuples).
+    fn weighted_pairs / weighted_pairs_on_duals<T>(x: &[T]) -> T {
+        let pairs: Vec<(T, T)> = vec![
+            (x[0], T::from(2.0).unwrap()),
+            (x[1] * x[2], T::from(3.0).unwrap()),
+            (x[2].sin(), T::from(-0.5).unwrap()),
+        ];
+        let mut s = T::zero();
+        for (v, w) in &pairs {
+            s = s + *v * *w * *v;
+        }
+        s
+    }
+}
+
+twice! {
+    /// Points of a polyline as (x, y) pairs, by value (`for &(px, py) in pts.iter()`): its
+    /// length.
+    fn polyline_length / polyline_length_on_duals<T>(x: &[T]) -> T {
+        let pts = [(x[0], x[1]), (x[2], x[3]), (x[1], x[0] * x[3])];
+        let mut length = T::zero();
+        let (mut qx, mut qy) = pts[0];
+        for &(px, py) in pts.iter().skip(1) {
+            length = length + ((px - qx) * (px - qx) + (py - qy) * (py - qy)).sqrt();
+            qx = px;
+            qy = py;
+        }
+        length
+    }
+}
+
+twice! {
+    /// A dot product of pairs by `map` and `sum`, both closure forms (`|(v, w)|` and
+    /// `|&(v, w)|`), and a count.
+    fn mapped_pairs / mapped_pairs_on_duals<T>(x: &[T]) -> T {
+        let pairs = vec![(x[0], x[1]), (x[2], x[0].exp()), (x[1].cos(), x[2])];
+        let by_reference: T = pairs.iter().map(|(v, w)| *v * *w).sum();
+        let by_value: T = pairs.iter().map(|&(v, w)| v * w.tanh()).sum();
+        let n = T::from(pairs.iter().count()).unwrap();
+        by_reference * by_value / n
+    }
+}
+
+twice! {
+    /// Read and written by position (`pairs[i].0`, `pairs[i].1 = ..`), the length read
+    /// beside (a table of (time, value) samples updated in place, then integrated by the
+    /// trapezoid rule).
+    fn trapezoid_table / trapezoid_table_on_duals<T>(x: &[T]) -> T {
+        let mut samples = [(T::zero(), x[0]), (T::from(0.5).unwrap(), x[1]), (T::one(), x[2])];
+        for i in 0..samples.len() {
+            samples[i].1 = samples[i].1 * samples[i].1 + samples[i].0;
+        }
+        let mut area = T::zero();
+        for i in 1..samples.len() {
+            let dt = samples[i].0 - samples[i - 1].0;
+            area = area + dt * (samples[i].1 + samples[i - 1].1) / T::from(2.0).unwrap();
+        }
+        area
+    }
+}
+
+twice! {
+    /// Three positions (a weighted point cloud, (x, y, mass)), enumerated: the mass-weighted
+    /// second moment about the centroid's x.
+    fn weighted_cloud / weighted_cloud_on_duals<T>(x: &[T]) -> T {
+        let cloud = vec![(x[0], x[1], T::one()), (x[1], x[2], x[0] * x[0]), (x[2], x[0], T::from(2.0).unwrap())];
+        let mut mass = T::zero();
+        let mut first = T::zero();
+        for (_, &(px, _, m)) in cloud.iter().enumerate() {
+            mass = mass + m;
+            first = first + m * px;
+        }
+        let centre = first / mass;
+        let mut second = T::zero();
+        for (i, (px, py, m)) in cloud.iter().enumerate() {
+            second = second + *m * (*px - centre) * (*px - centre) * T::from(i + 1).unwrap() + *py;
+        }
+        second
+    }
+}
+
+twice! {
+    /// Filtered by a test on one position, folded: the kinetic energy of the particles
+    /// moving right ((velocity, mass)).
+    fn filtered_fold / filtered_fold_on_duals<T>(x: &[T]) -> T {
+        let particles = [(x[0], T::from(2.0).unwrap()), (x[1], T::one()), (x[2], x[0] * x[0])];
+        particles
+            .iter()
+            .filter(|&(v, _)| *v > T::zero())
+            .fold(T::zero(), |e, (v, m)| e + *m * *v * *v / T::from(2.0).unwrap())
+    }
+}
+
+#[test]
+fn local_arrays_of_tuples_built_by_literals_differentiate() {
+    one_slice_twice!(weighted_pairs, weighted_pairs_on_duals at [0.3, -1.2, 0.7], [1.5, 0.4, -2.0]);
+    one_slice_twice!(polyline_length, polyline_length_on_duals at [0.3, -1.2, 0.7, 2.0]);
+    one_slice_twice!(mapped_pairs, mapped_pairs_on_duals at [0.3, -1.2, 0.7], [1.1, 0.4, 0.2]);
+    one_slice_twice!(trapezoid_table, trapezoid_table_on_duals at [0.3, -1.2, 0.7]);
+    one_slice_twice!(weighted_cloud, weighted_cloud_on_duals at [0.3, -1.2, 0.7], [1.3, 0.6, 0.9]);
+    // some particles moving left, then all right
+    one_slice_twice!(filtered_fold, filtered_fold_on_duals at [0.3, -1.2, 0.7], [0.3, 1.2, 0.7]);
+}
+
+// ----- built by pushes -----
+
+/// Segments pushed as (start, end) in a loop, then read by `for (a, b) in &segments` and
+/// by position (a piecewise-linear path's squared length and its last end).
+#[differentiable]
+fn pushed_segments(x: &[f64]) -> f64 {
+    let mut segments = Vec::new();
+    for i in 1..x.len() {
+        segments.push((x[i - 1], x[i] * x[i]));
+    }
+    let mut total = 0.0;
+    for (a, b) in &segments {
+        total += (b - a) * (b - a);
+    }
+    let last = segments.len() - 1;
+    segments[last].1 += x[0];
+    total + segments[last].1 * segments[0].0
+}
+
+/// A `Vec` typed and built by pushes whose value reads the array's own length (evaluated
+/// before either position grows), and `pairs[i] = (a, b)` (the value's parts first).
+#[differentiable]
+fn pushes_reading_the_length(a: f64, b: f64) -> f64 {
+    let mut pts: Vec<(f64, f64)> = Vec::with_capacity(3);
+    pts.push((a, pts.len() as f64));
+    pts.push((b * a, pts.len() as f64 + 1.0));
+    pts.push((b, a));
+    pts[1] = (pts[1].0 + pts[2].1, pts[0].0);
+    let mut s = 0.0;
+    for &(v, w) in pts.iter().rev() {
+        s = s * 0.5 + v * w;
+    }
+    s
+}
+
+/// The same by std, tuple by tuple.
+fn pushes_reading_the_length_by_std(a: f64, b: f64) -> f64 {
+    let mut pts: Vec<(f64, f64)> = Vec::with_capacity(3);
+    pts.push((a, pts.len() as f64));
+    pts.push((b * a, pts.len() as f64 + 1.0));
+    pts.push((b, a));
+    pts[1] = (pts[1].0 + pts[2].1, pts[0].0);
+    let mut s = 0.0;
+    for &(v, w) in pts.iter().rev() {
+        s = s * 0.5 + v * w;
+    }
+    s
+}
+
+/// An empty array of tuples (no push runs for a short input): sums over it are zero, its
+/// length zero.
+#[differentiable]
+fn maybe_empty_pairs(x: &[f64]) -> f64 {
+    let mut pairs = vec![];
+    for i in 2..x.len() {
+        pairs.push((x[i], x[i - 2]));
+    }
+    let s: f64 = pairs.iter().map(|(a, b)| a * b).sum();
+    s + x[0] * pairs.len() as f64 + if pairs.is_empty() { x[1] } else { 0.0 }
+}
+
+#[test]
+fn local_arrays_of_tuples_built_by_pushes_differentiate() {
+    slices!(@second_order pushed_segments, [4], [0], point(4, 3, -1.0, 1.0));
+    slices!(@second_order pushed_segments, [2], [0], point(2, 5, -1.0, 1.0));
+    numbers!(pushes_reading_the_length(0, 1)).check_with_second_order(&[0.7, -1.3]);
+    for (a, b) in [(0.7, -1.3), (2.0, 0.25)] {
+        assert_eq!(
+            pushes_reading_the_length(a, b).to_bits(),
+            pushes_reading_the_length_by_std(a, b).to_bits()
+        );
+    }
+    slices!(@second_order maybe_empty_pairs, [5], [0], point(5, 7, -1.0, 1.0));
+    slices!(maybe_empty_pairs, [2], [0], point(2, 9, -1.0, 1.0));
+    // nothing pushed: the value is x[1], its gradient (0, 1)
+    let (value, [g]) = maybe_empty_pairs::grad(&[0.5, 2.0]);
+    assert_eq!((value, g), (2.0, vec![0.0, 1.0]));
+}
+
+// ----- meaning kept -----
+
+/// Elements whose values have effects (a counter bumped by each): evaluated in the order
+/// written, row by row, not position by position.
+#[differentiable]
+fn elements_with_effects(x: &[f64]) -> f64 {
+    let mut calls = 0.0;
+    let mut bump = |v: f64| {
+        calls += 1.0;
+        v * calls
+    };
+    let pairs = [(bump(x[0]), bump(x[1])), (bump(x[1]), bump(x[0]))];
+    pairs[0].0 + 10.0 * pairs[0].1 + 100.0 * pairs[1].0 + 1000.0 * pairs[1].1
+}
+
+/// The same by std.
+fn elements_with_effects_by_std(x: &[f64]) -> f64 {
+    let mut calls = 0.0;
+    let mut bump = |v: f64| {
+        calls += 1.0;
+        v * calls
+    };
+    let pairs = [(bump(x[0]), bump(x[1])), (bump(x[1]), bump(x[0]))];
+    pairs[0].0 + 10.0 * pairs[0].1 + 100.0 * pairs[1].0 + 1000.0 * pairs[1].1
+}
+
+/// A tuple array zipped with a longer slice (the shorter bounds the pairs) through its
+/// split, and a name of a position's array spelled by the user (`pairs_0`).
+#[differentiable]
+fn zipped_with_a_slice(x: &[f64]) -> f64 {
+    let pairs_0 = 0.5;
+    let pairs = vec![(x[0], 1.0), (x[1], 2.0)];
+    let mut s = pairs_0;
+    for (i, (v, w)) in pairs.iter().enumerate() {
+        s += v * w * x[i + 1];
+    }
+    s
+}
+
+#[test]
+fn splitting_keeps_meaning() {
+    for x in [[0.3, -1.2], [2.0, 0.5]] {
+        assert_eq!(
+            elements_with_effects(&x).to_bits(),
+            elements_with_effects_by_std(&x).to_bits()
+        );
+    }
+    slices!(@second_order elements_with_effects, [2], [0], point(2, 11, -1.0, 1.0));
+    slices!(@second_order zipped_with_a_slice, [3], [0], point(3, 13, -1.0, 1.0));
+    let x = [0.3, -1.2, 0.7];
+    assert_eq!(zipped_with_a_slice(&x), 0.5 + 0.3 * -1.2 + -1.2 * 2.0 * 0.7);
+}
