@@ -1,9 +1,17 @@
-//! Local arrays of tuples of floats, found rejected in hand-written batches of everyday
-//! functions (issue 13): `let pairs: Vec<(f64, f64)> = vec![(x[0], 2.0), ..];`, `let mut
+//! Forms found rejected in hand-written batches of everyday functions (issue 13):
+//!
+//! - **local arrays of tuples of floats**: `let pairs: Vec<(f64, f64)> = vec![(x[0], 2.0), ..];`, `let mut
 //! pts = Vec::new(); pts.push((a, b));`, read by `for (v, w) in &pairs`, `for &(v, w) in
 //! pairs.iter()`, `pairs.iter().map(|(v, w)| ..).sum()`, `pairs[i].0` and written by
 //! `pairs[i].1 += ..`. Each is split into one array per position before the other passes
-//! (`macros/src/tuples.rs`), the positions kept in step.
+//! (`macros/src/tuples.rs`), the positions kept in step;
+//! - **every order of `rev`, `take`, `skip` and `enumerate`** on a float slice
+//!   (`x.iter().rev().take(k).enumerate()`): a `skip`/`take` after a `rev` of an array's
+//!   elements is a part of it read from its end (`iterators::reversed_skipped`), and a
+//!   `rev` after counted adapters reverses the items they left (`iterators::Counted::Rev`).
+//!   All 36 orders of three and four of them are checked against std's own iterators
+//!   (value to the bit, and each element's index, through the same chain over the
+//!   indices), for every length from 0 to 6.
 //!
 //! Each function is written once and checked against dual numbers and central differences
 //! at orders 1 and 2 (`twice!`: the plain copy runs std's own iterators and tuples), or as
@@ -14,7 +22,11 @@
 //! are checked by hand or through the plain copy.
 
 // the forms are written as users write them
-#![allow(clippy::needless_range_loop, clippy::useless_vec, clippy::vec_init_then_push)]
+#![allow(
+    clippy::needless_range_loop,
+    clippy::useless_vec,
+    clippy::vec_init_then_push
+)]
 
 #[macro_use]
 mod common;
@@ -260,4 +272,91 @@ fn splitting_keeps_meaning() {
     slices!(@second_order zipped_with_a_slice, [3], [0], point(3, 13, -1.0, 1.0));
     let x = [0.3, -1.2, 0.7];
     assert_eq!(zipped_with_a_slice(&x), 0.5 + 0.3 * -1.2 + -1.2 * 2.0 * 0.7);
+}
+
+// ----- every order of `rev`, `take`, `skip` and `enumerate` -----
+
+/// For each `name: [adapters]`, an annotated `name(x: &[f64]) -> f64` summing `(i + 1) *
+/// v * v` over `x.iter()` then the adapters (which include `enumerate`), and its check
+/// against std's own iterators at every length from 0 to 6: the value to the bit (the
+/// same chain run by std), and the gradient element by element, `2 (i + 1) x[k]` at
+/// each element index `k` the same chain over the indices `0..n` gives (zero
+/// elsewhere), by `grad` and `grad_into`.
+macro_rules! orders {
+    ($($name:ident: [$($adapter:tt)*])*) => {
+        mod orders {
+            use gradtape::differentiable;
+            $(
+                #[differentiable]
+                pub fn $name(x: &[f64]) -> f64 {
+                    x.iter() $($adapter)* .map(|(i, v)| (i as f64 + 1.0) * v * v).sum()
+                }
+            )*
+        }
+
+        #[test]
+        fn every_order_of_rev_take_skip_and_enumerate_is_std_s() {
+            $(
+                for n in 0..=6 {
+                    let name = stringify!($name);
+                    let x: Vec<f64> = (0..n).map(|k| 0.3 + 0.7 * k as f64 - 0.1 * (k * k) as f64).collect();
+                    let by_std: f64 =
+                        x.iter() $($adapter)* .map(|(i, v)| (i as f64 + 1.0) * v * v).sum();
+                    assert_eq!(orders::$name(&x).to_bits(), by_std.to_bits(), "{name}, n = {n}");
+                    let indices: Vec<usize> = (0..n).collect();
+                    let mut expected = vec![0.0; n];
+                    for (i, &k) in indices.iter() $($adapter)* {
+                        expected[k] += 2.0 * (i as f64 + 1.0) * x[k];
+                    }
+                    let (value, [g]) = orders::$name::grad(&x);
+                    assert_eq!(value.to_bits(), by_std.to_bits(), "{name}, n = {n}: grad's value");
+                    let mut into = vec![0.0; n];
+                    orders::$name::grad_into(&x, &mut into);
+                    for k in 0..n {
+                        assert!(common::close(g[k], expected[k], 1e-15), "{name}, n = {n}: {g:?} against {expected:?}");
+                        assert_eq!(into[k].to_bits(), g[k].to_bits(), "{name}, n = {n}: grad_into");
+                    }
+                }
+            )*
+        }
+    };
+}
+
+orders! {
+    rev_take_skip_en: [.rev() .take(3) .skip(1) .enumerate()]
+    rev_take_en_skip: [.rev() .take(3) .enumerate() .skip(1)]
+    rev_skip_take_en: [.rev() .skip(1) .take(3) .enumerate()]
+    rev_skip_en_take: [.rev() .skip(1) .enumerate() .take(3)]
+    rev_en_take_skip: [.rev() .enumerate() .take(3) .skip(1)]
+    rev_en_skip_take: [.rev() .enumerate() .skip(1) .take(3)]
+    take_rev_skip_en: [.take(3) .rev() .skip(1) .enumerate()]
+    take_rev_en_skip: [.take(3) .rev() .enumerate() .skip(1)]
+    take_skip_rev_en: [.take(3) .skip(1) .rev() .enumerate()]
+    take_skip_en_rev: [.take(3) .skip(1) .enumerate() .rev()]
+    take_en_rev_skip: [.take(3) .enumerate() .rev() .skip(1)]
+    take_en_skip_rev: [.take(3) .enumerate() .skip(1) .rev()]
+    skip_rev_take_en: [.skip(1) .rev() .take(3) .enumerate()]
+    skip_rev_en_take: [.skip(1) .rev() .enumerate() .take(3)]
+    skip_take_rev_en: [.skip(1) .take(3) .rev() .enumerate()]
+    skip_take_en_rev: [.skip(1) .take(3) .enumerate() .rev()]
+    skip_en_rev_take: [.skip(1) .enumerate() .rev() .take(3)]
+    skip_en_take_rev: [.skip(1) .enumerate() .take(3) .rev()]
+    en_rev_take_skip: [.enumerate() .rev() .take(3) .skip(1)]
+    en_rev_skip_take: [.enumerate() .rev() .skip(1) .take(3)]
+    en_take_rev_skip: [.enumerate() .take(3) .rev() .skip(1)]
+    en_take_skip_rev: [.enumerate() .take(3) .skip(1) .rev()]
+    en_skip_rev_take: [.enumerate() .skip(1) .rev() .take(3)]
+    en_skip_take_rev: [.enumerate() .skip(1) .take(3) .rev()]
+    rev_take_en: [.rev() .take(3) .enumerate()]
+    rev_en_take: [.rev() .enumerate() .take(3)]
+    take_rev_en: [.take(3) .rev() .enumerate()]
+    take_en_rev: [.take(3) .enumerate() .rev()]
+    en_rev_take: [.enumerate() .rev() .take(3)]
+    en_take_rev: [.enumerate() .take(3) .rev()]
+    rev_skip_en: [.rev() .skip(1) .enumerate()]
+    rev_en_skip: [.rev() .enumerate() .skip(1)]
+    skip_rev_en: [.skip(1) .rev() .enumerate()]
+    skip_en_rev: [.skip(1) .enumerate() .rev()]
+    en_rev_skip: [.enumerate() .rev() .skip(1)]
+    en_skip_rev: [.enumerate() .skip(1) .rev()]
 }

@@ -1197,9 +1197,9 @@ struct Chain {
     /// work before the item is bound.
     steps: Vec<Step>,
     /// `skip`/`take`/`step_by` after an `enumerate`, a `zip` or a `rev` (which `Parts`
-    /// cannot take as a part of one array), counting the chain's items: positions are
-    /// counted before them.
-    counted: Vec<Strided>,
+    /// cannot take as a part of one array), counting the chain's items, and a `rev` after
+    /// them: positions are counted before them.
+    counted: Vec<Counted>,
     /// The element index the items are read at: the loop counter `gradtape_k`, or with
     /// `counted` adapters a local computed from it as each iteration starts.
     index: Ident,
@@ -1927,12 +1927,19 @@ impl Rewriter<'_> {
             return None;
         }
         // after `skip`/`take`/`step_by` of positions or pairs, no adapter that would
-        // count them again from their own start
-        if !chain.counted.is_empty() && matches!(method.as_str(), "rev" | "enumerate" | "zip") {
+        // count them again from their own start; a `rev` reverses the items they left
+        // (`Counted::Rev`), each still read at its element index
+        if !chain.counted.is_empty() && matches!(method.as_str(), "enumerate" | "zip") {
             return None;
         }
         match (method.as_str(), call.args.len()) {
             ("copied" | "cloned", 0) => chain.item = by_value(chain.item),
+            ("rev", 0) if !chain.counted.is_empty() => {
+                if !chain.steps.is_empty() {
+                    return None;
+                }
+                chain.counted.push(Counted::Rev);
+            }
             ("rev", 0) => chain.reversed = !chain.reversed,
             ("filter" | "take_while" | "skip_while", 1) => match strip_parens(&call.args[0]) {
                 Expr::Closure(closure) if closure.inputs.len() == 1 => {
@@ -1949,11 +1956,11 @@ impl Rewriter<'_> {
             },
             ("skip" | "take" | "step_by", 1) => {
                 let arg = &call.args[0];
-                chain.counted.push(match method.as_str() {
+                chain.counted.push(Counted::By(match method.as_str() {
                     "skip" => Strided::Skip(quote!(#arg)),
                     "take" => Strided::Take(quote!(#arg)),
                     _ => Strided::StepBy(quote!(#arg)),
-                });
+                }));
             }
             ("enumerate", 0) => {
                 let n = self.length(&chain.arrays);
@@ -2445,9 +2452,22 @@ enum Strided {
     StepBy(TokenStream),
 }
 
+/// An adapter of a chain's `counted` ones: a [`Strided`] counting the items left, or a
+/// `rev` of them.
+#[derive(Clone)]
+enum Counted {
+    By(Strided),
+    /// `.rev()` after counted adapters: the items they left, every `stride`-th element
+    /// from `first`, `len` of them, in the other order. Its first is the old last, counted
+    /// from the other end (`total - 1 - (first + (len - 1) * stride)`); the loop then
+    /// reads from the other end (each `rev` flips the orientation the chain ends in).
+    Rev,
+}
+
 /// What [`Parts::skipped`] found: a flat array's elements `start..end`, every
 /// `stride`-th, the adapters after the first `step_by`, whether the items are copies,
-/// whether any adapter applied.
+/// whether they run from the end (`rev`, on contiguous elements only), whether any
+/// adapter applied.
 struct Skipped {
     array: Ident,
     start: TokenStream,
@@ -2455,6 +2475,7 @@ struct Skipped {
     stride: Option<TokenStream>,
     after: Vec<Strided>,
     copied: bool,
+    reversed: bool,
     applied: bool,
 }
 
@@ -2500,8 +2521,21 @@ impl Parts<'_> {
                     stride: None,
                     after: Vec::new(),
                     copied: false,
+                    reversed: false,
                     applied: false,
                 })
+            }
+            // contiguous elements from the end: a `skip`/`take` after it narrows them from
+            // that end (`Parts::reversed_skipped`)
+            ("rev", 0) => {
+                let inner = unstrided()?;
+                Some(Skipped {
+                    reversed: !inner.reversed,
+                    ..inner
+                })
+            }
+            ("skip" | "take", 1) if unstrided().is_some_and(|inner| inner.reversed) => {
+                Some(reversed_skipped(unstrided()?, call))
             }
             ("copied" | "cloned", 0) => Some(Skipped {
                 copied: true,
@@ -2526,7 +2560,7 @@ impl Parts<'_> {
                 })
             }
             ("step_by", 1) => {
-                let inner = unstrided()?;
+                let inner = unstrided().filter(|inner| !inner.reversed)?;
                 let step = &call.args[0];
                 Some(Skipped {
                     stride: Some(quote!(#step)),
@@ -2559,6 +2593,29 @@ impl Parts<'_> {
     }
 }
 
+/// `.skip(n)`/`.take(n)` (`call`) after a `rev` of contiguous elements `start..end`:
+/// the reversed items are the elements from `end - 1` down, so `skip(n)` drops the last
+/// `min(n, len)` elements, `end` moving back to no less than `start`, and `take(n)` keeps
+/// the last `min(n, len)`, `start` moving up to no more than `end`; the part is still
+/// read from its end. As std's `Rev<Skip>`/`Rev<Take>` give them: `a.iter().rev().take(3)`
+/// is `a[a.len() - min(3, a.len())..]` from its end.
+fn reversed_skipped(inner: Skipped, call: &syn::ExprMethodCall) -> Skipped {
+    let (start, end, n) = (&inner.start, &inner.end, &call.args[0]);
+    if call.method == "skip" {
+        Skipped {
+            end: quote!((#end).saturating_sub(#n).max(#start)),
+            applied: true,
+            ..inner
+        }
+    } else {
+        Skipped {
+            start: quote!((#start).max((#end).saturating_sub(#n))),
+            applied: true,
+            ..inner
+        }
+    }
+}
+
 impl VisitMut for Parts<'_> {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
         if let Some(Skipped {
@@ -2568,6 +2625,7 @@ impl VisitMut for Parts<'_> {
             stride,
             after,
             copied,
+            reversed,
             applied: true,
         }) = self.skipped(expr)
         {
@@ -2577,6 +2635,9 @@ impl VisitMut for Parts<'_> {
             } else {
                 syn::parse_quote!(#name.iter())
             };
+            if reversed {
+                *expr = syn::parse_quote!(#expr.rev());
+            }
             return;
         }
         if let Expr::Index(index) = strip_parens(expr)
@@ -4151,7 +4212,14 @@ impl Rewriter<'_> {
             });
             for adapter in &chain.counted {
                 setup.extend(match adapter {
-                    Strided::Skip(m) => {
+                    Counted::Rev => quote! {
+                        let #first: usize = if #len == 0 {
+                            0
+                        } else {
+                            #total - 1 - (#first + (#len - 1) * #stride)
+                        };
+                    },
+                    Counted::By(Strided::Skip(m)) => {
                         let passed = self.fresh("passed");
                         quote! {
                             let #passed: usize = #len.min(#m);
@@ -4159,10 +4227,10 @@ impl Rewriter<'_> {
                             let #len: usize = #len - #passed;
                         }
                     }
-                    Strided::Take(m) => quote! {
+                    Counted::By(Strided::Take(m)) => quote! {
                         let #len: usize = #len.min(#m);
                     },
-                    Strided::StepBy(s) => {
+                    Counted::By(Strided::StepBy(s)) => {
                         let step = self.fresh("step");
                         quote! {
                             let #step: usize = #s;
@@ -4173,9 +4241,14 @@ impl Rewriter<'_> {
                 });
             }
             // the item's place in the sequence the adapters counted (from the back when
-            // the chain is reversed)
+            // the chain ends reversed: each `rev` after them flips it)
             let position = quote!(#first + #k * #stride);
-            let at = if chain.reversed {
+            let revs = chain
+                .counted
+                .iter()
+                .filter(|a| matches!(a, Counted::Rev))
+                .count();
+            let at = if chain.reversed != (revs % 2 == 1) {
                 quote!(let #index: usize = #total - 1 - (#position);)
             } else {
                 quote!(let #index: usize = #position;)

@@ -46,8 +46,8 @@ mod searches;
 mod slots;
 mod sources;
 mod syntax;
-mod tuples;
 mod traced;
+mod tuples;
 mod validate;
 mod vocabulary;
 

@@ -83,7 +83,11 @@ fn split_local(stmt: &Stmt, rest: &[Stmt]) -> Option<(Vec<Stmt>, Vec<Stmt>)> {
         (_, Some((_, types))) => types.len(),
         _ => pushed_arity(rest, &pat.ident)?,
     };
-    if arity < 2 || position_types.as_ref().is_some_and(|(_, t)| t.len() != arity) {
+    if arity < 2
+        || position_types
+            .as_ref()
+            .is_some_and(|(_, t)| t.len() != arity)
+    {
         return None;
     }
     if let Initial::List(_, rows) = &initial
@@ -116,7 +120,9 @@ fn split_local(stmt: &Stmt, rest: &[Stmt]) -> Option<(Vec<Stmt>, Vec<Stmt>)> {
     let values = split.initial_values(initial, &mut declaration);
     let mutability = &pat.mutability;
     for (k, (position, value)) in split.positions.iter().zip(values).enumerate() {
-        let ty = position_types.as_ref().map(|(container, types)| container.of(&types[k]));
+        let ty = position_types
+            .as_ref()
+            .map(|(container, types)| container.of(&types[k]));
         declaration.push(match ty {
             Some(ty) => syn::parse_quote!(let #mutability #position: #ty = #value;),
             None => syn::parse_quote!(let #mutability #position = #value;),
@@ -134,20 +140,35 @@ fn initial(value: &Expr) -> Option<Initial> {
             }
             let tokens = &mac.mac.tokens;
             if let Ok(repeat) = syn::parse2::<syn::ExprRepeat>(quote!([#tokens])) {
-                return Some(Initial::Repeat(true, tuple_parts(&repeat.expr)?, *repeat.len));
+                return Some(Initial::Repeat(
+                    true,
+                    tuple_parts(&repeat.expr)?,
+                    *repeat.len,
+                ));
             }
             let elements = mac
                 .mac
                 .parse_body_with(Punctuated::<Expr, Token![,]>::parse_terminated)
                 .ok()?;
-            let rows = elements.iter().map(tuple_parts).collect::<Option<Vec<_>>>()?;
+            let rows = elements
+                .iter()
+                .map(tuple_parts)
+                .collect::<Option<Vec<_>>>()?;
             Some(Initial::List(true, rows))
         }
         Expr::Array(array) if !array.elems.is_empty() => {
-            let rows = array.elems.iter().map(tuple_parts).collect::<Option<Vec<_>>>()?;
+            let rows = array
+                .elems
+                .iter()
+                .map(tuple_parts)
+                .collect::<Option<Vec<_>>>()?;
             Some(Initial::List(false, rows))
         }
-        Expr::Repeat(repeat) => Some(Initial::Repeat(false, tuple_parts(&repeat.expr)?, (*repeat.len).clone())),
+        Expr::Repeat(repeat) => Some(Initial::Repeat(
+            false,
+            tuple_parts(&repeat.expr)?,
+            (*repeat.len).clone(),
+        )),
         Expr::Call(call) if call.args.len() <= 1 => {
             let Expr::Path(path) = &*call.func else {
                 return None;
@@ -276,7 +297,8 @@ fn mentions(stmts: &[Stmt], name: &Ident) -> bool {
             self.found |= ident == self.name;
         }
         fn visit_macro(&mut self, mac: &'ast syn::Macro) {
-            self.found |= crate::syntax::names_in(mac.tokens.clone()).contains(&self.name.to_string());
+            self.found |=
+                crate::syntax::names_in(mac.tokens.clone()).contains(&self.name.to_string());
             syn::visit::visit_macro(self, mac);
         }
         fn visit_item(&mut self, _: &'ast syn::Item) {}
@@ -306,7 +328,9 @@ fn has_no_effect(expr: &Expr) -> bool {
         Expr::Index(index) => has_no_effect(&index.expr) && has_no_effect(&index.index),
         Expr::Field(field) => has_no_effect(&field.base),
         Expr::Cast(cast) => has_no_effect(&cast.expr),
-        Expr::Reference(reference) => reference.mutability.is_none() && has_no_effect(&reference.expr),
+        Expr::Reference(reference) => {
+            reference.mutability.is_none() && has_no_effect(&reference.expr)
+        }
         Expr::Tuple(tuple) => tuple.elems.iter().all(has_no_effect),
         Expr::MethodCall(call) => {
             let method = call.method.to_string();
@@ -354,9 +378,16 @@ impl Split {
             Initial::Repeat(is_vec, parts, len) => {
                 // `vec![elem; n]` evaluates the element, then the length
                 let effects = !(parts.iter().all(has_no_effect) && has_no_effect(&len));
-                let parts: Vec<Expr> = parts.into_iter().map(|p| in_order(p, effects, before)).collect();
+                let parts: Vec<Expr> = parts
+                    .into_iter()
+                    .map(|p| in_order(p, effects, before))
+                    .collect();
                 // a `[t; N]`'s length is a constant: never bound
-                let len = if is_vec { in_order(len, effects, before) } else { len };
+                let len = if is_vec {
+                    in_order(len, effects, before)
+                } else {
+                    len
+                };
                 parts
                     .into_iter()
                     .map(|part| match is_vec {
@@ -371,7 +402,10 @@ impl Split {
 
     /// `name_0[index]`.. for each position.
     fn elements(&self, index: &Expr) -> Vec<Expr> {
-        self.positions.iter().map(|p| syn::parse_quote!(#p[#index])).collect()
+        self.positions
+            .iter()
+            .map(|p| syn::parse_quote!(#p[#index]))
+            .collect()
     }
 
     /// Fresh locals for one tuple's parts, `name_part0`, ...
@@ -441,7 +475,10 @@ impl Split {
     fn chain(&self, expr: &mut Expr, bare: bool) -> Option<Chain> {
         if let Some(items) = self.source(expr, bare) {
             *expr = self.zipped(items);
-            return Some(Chain::Items(Item { items, enumerated: 0 }));
+            return Some(Chain::Items(Item {
+                items,
+                enumerated: 0,
+            }));
         }
         let Expr::MethodCall(call) = expr else {
             return None;
@@ -455,42 +492,42 @@ impl Split {
         let method = call.method.to_string();
         // the source is already the zip: any failure from here on is the chain's
         let mut step = |call: &mut syn::ExprMethodCall| -> Option<Chain> {
-        Some(match method.as_str() {
-            "enumerate" if call.args.is_empty() => {
-                item.enumerated += 1;
-                Chain::Items(item)
-            }
-            "rev" if call.args.is_empty() => Chain::Items(item),
-            "skip" | "take" | "step_by" if call.args.len() == 1 => Chain::Items(item),
-            "filter" if call.args.len() == 1 => {
-                // `filter`'s closure takes a reference to the item: `&(v, w)` or `(v, w)`
-                let pat = first_param(call)?;
-                match pat {
-                    Pat::Reference(reference) if reference.mutability.is_none() => {
-                        *reference.pat = item.rewrite(&reference.pat, arity)?;
-                    }
-                    _ => return None,
+            Some(match method.as_str() {
+                "enumerate" if call.args.is_empty() => {
+                    item.enumerated += 1;
+                    Chain::Items(item)
                 }
-                Chain::Items(item)
-            }
-            "map" | "for_each" | "any" | "all" if call.args.len() == 1 => {
-                let pat = first_param(call)?;
-                *pat = item.rewrite(pat, arity)?;
-                Chain::Consumed
-            }
-            "fold" if call.args.len() == 2 => {
-                let Some(Expr::Closure(closure)) =
-                    call.args.iter_mut().nth(1).map(strip_parens_mut)
-                else {
-                    return None;
-                };
-                let pat = closure.inputs.iter_mut().nth(1)?;
-                *pat = item.rewrite(pat, arity)?;
-                Chain::Consumed
-            }
-            "count" if call.args.is_empty() => Chain::Consumed,
-            _ => Chain::Failed,
-        })
+                "rev" if call.args.is_empty() => Chain::Items(item),
+                "skip" | "take" | "step_by" if call.args.len() == 1 => Chain::Items(item),
+                "filter" if call.args.len() == 1 => {
+                    // `filter`'s closure takes a reference to the item: `&(v, w)` or `(v, w)`
+                    let pat = first_param(call)?;
+                    match pat {
+                        Pat::Reference(reference) if reference.mutability.is_none() => {
+                            *reference.pat = item.rewrite(&reference.pat, arity)?;
+                        }
+                        _ => return None,
+                    }
+                    Chain::Items(item)
+                }
+                "map" | "for_each" | "any" | "all" if call.args.len() == 1 => {
+                    let pat = first_param(call)?;
+                    *pat = item.rewrite(pat, arity)?;
+                    Chain::Consumed
+                }
+                "fold" if call.args.len() == 2 => {
+                    let Some(Expr::Closure(closure)) =
+                        call.args.iter_mut().nth(1).map(strip_parens_mut)
+                    else {
+                        return None;
+                    };
+                    let pat = closure.inputs.iter_mut().nth(1)?;
+                    *pat = item.rewrite(pat, arity)?;
+                    Chain::Consumed
+                }
+                "count" if call.args.is_empty() => Chain::Consumed,
+                _ => Chain::Failed,
+            })
         };
         Some(step(call).unwrap_or(Chain::Failed))
     }
@@ -723,8 +760,20 @@ fn is_float_method(method: &str) -> bool {
         || crate::vocabulary::binary_method(method, true).is_some()
         || matches!(
             method,
-            "len" | "abs" | "powi" | "powf" | "clamp" | "mul_add" | "signum" | "floor" | "ceil"
-                | "round" | "trunc" | "recip" | "to_radians" | "to_degrees"
+            "len"
+                | "abs"
+                | "powi"
+                | "powf"
+                | "clamp"
+                | "mul_add"
+                | "signum"
+                | "floor"
+                | "ceil"
+                | "round"
+                | "trunc"
+                | "recip"
+                | "to_radians"
+                | "to_degrees"
         )
 }
 
