@@ -11,7 +11,12 @@
 //!   `rev` after counted adapters reverses the items they left (`iterators::Counted::Rev`).
 //!   All 36 orders of three and four of them are checked against std's own iterators
 //!   (value to the bit, and each element's index, through the same chain over the
-//!   indices), for every length from 0 to 6.
+//!   indices), for every length from 0 to 6;
+//! - **an `Option` from `reduce`/`max_by` read by `.map(..).unwrap_or(..)` in generic
+//!   code** (`fn f<T: Float>(x: &[T]) -> T`), whose default is `T::zero()` or
+//!   `T::from(c).unwrap()`: a constant, no call with effects (`rewrite::is_float_constant`),
+//!   so the combinator is the `match` it stands for; and `collect`s over constant rows
+//!   with `x` read beside them (checked here, differentiated before).
 //!
 //! Each function is written once and checked against dual numbers and central differences
 //! at orders 1 and 2 (`twice!`: the plain copy runs std's own iterators and tuples), or as
@@ -272,6 +277,142 @@ fn splitting_keeps_meaning() {
     slices!(@second_order zipped_with_a_slice, [3], [0], point(3, 13, -1.0, 1.0));
     let x = [0.3, -1.2, 0.7];
     assert_eq!(zipped_with_a_slice(&x), 0.5 + 0.3 * -1.2 + -1.2 * 2.0 * 0.7);
+}
+
+// ----- `rev`, `take`, `skip` and `enumerate` in everyday functions -----
+
+twice! {
+    /// An exponentially weighted mean of the last three samples, the newest weighted most
+    /// (`rev().take(3).enumerate()`): fewer samples than three take what there is.
+    fn recent_weighted / recent_weighted_on_duals<T>(x: &[T]) -> T {
+        let decay = T::from(0.6).unwrap();
+        let mut total = T::zero();
+        let mut weights = T::zero();
+        for (i, v) in x.iter().rev().take(3).enumerate() {
+            let w = decay.powi(i as i32);
+            total = total + w * *v;
+            weights = weights + w;
+        }
+        total / weights
+    }
+}
+
+twice! {
+    /// Backward differences from the end, skipping the first sample
+    /// (`enumerate().skip(1).rev()`: positions are the samples' own), the newest two only
+    /// (`take(2)`): a momentum estimate.
+    fn recent_momentum / recent_momentum_on_duals<T>(x: &[T]) -> T {
+        x.iter()
+            .enumerate()
+            .skip(1)
+            .rev()
+            .take(2)
+            .map(|(i, v)| (*v - x[i - 1]) * (*v - x[i - 1]) / T::from(i).unwrap())
+            .sum()
+    }
+}
+
+twice! {
+    /// The samples before the newest, from the end, by value (`rev().skip(1)`,
+    /// `take(3).rev()` of a copy): a leave-last-out sum of squares against a reversed head.
+    fn leave_last_out / leave_last_out_on_duals<T>(x: &[T]) -> T {
+        let mut s = T::zero();
+        for &v in x.iter().rev().skip(1) {
+            s = s + v * v;
+        }
+        let head: T = x.iter().take(3).rev().enumerate().map(|(i, v)| T::from(i + 1).unwrap() * v.sin()).sum();
+        s * head
+    }
+}
+
+#[test]
+fn rev_take_skip_and_enumerate_in_everyday_functions_differentiate() {
+    one_slice_twice!(recent_weighted, recent_weighted_on_duals
+        at [0.3, -1.2, 0.7, 2.0, 0.4], [1.5, -0.4], [0.8]);
+    one_slice_twice!(recent_momentum, recent_momentum_on_duals
+        at [0.3, -1.2, 0.7, 2.0, 0.4], [1.5, -0.4], [0.8]);
+    one_slice_twice!(leave_last_out, leave_last_out_on_duals
+        at [0.3, -1.2, 0.7, 2.0, 0.4], [1.5, -0.4], [0.8]);
+}
+
+// ----- an extremum's option in generic code; collects over constant rows -----
+
+twice! {
+    /// The largest sample squared, zero for no sample (`reduce` over copies, then
+    /// `map(..).unwrap_or(T::zero())`).
+    fn largest_squared / largest_squared_on_duals<T>(x: &[T]) -> T {
+        x.iter().copied().reduce(|a, b| a.max(b)).map(|m| m * m).unwrap_or(T::zero())
+    }
+}
+
+twice! {
+    /// The peak of a signal by `max_by` over references, scaled, a default through
+    /// `T::from`: the option of a reference mapped to a number.
+    fn scaled_peak / scaled_peak_on_duals<T>(x: &[T]) -> T {
+        let peak = x
+            .iter()
+            .max_by(|a, b| a.partial_cmp(b).unwrap())
+            .map(|m| *m * T::from(1.5).unwrap() + m.sin())
+            .unwrap_or(T::from(-1.0).unwrap());
+        peak * T::from(x.len()).unwrap()
+    }
+}
+
+twice! {
+    /// The exponential of the smallest sample, one for no sample: `reduce` over
+    /// references, the option's reference read through `map`, the default `T::one()`.
+    fn smallest_sample / smallest_sample_on_duals<T>(x: &[T]) -> T {
+        x.iter().reduce(|a, b| if *b < *a { b } else { a }).map(|m| m.exp()).unwrap_or(T::one())
+    }
+}
+
+/// Row sums of constant ragged rows collected untyped in the closure (`r.iter().sum()`,
+/// typed by the local), weighting `x` beside them.
+#[differentiable]
+fn row_sums_beside(x: &[f64]) -> f64 {
+    let rows = vec![vec![1.0, 2.0], vec![3.0], vec![]];
+    let s: Vec<f64> = rows.iter().map(|r| r.iter().sum()).collect();
+    x[0] * s[0] + x[1] * x[1] * s[1] + s[2] * x[0]
+}
+
+/// Constant rows zipped with `x`, each row's sum times its sample, collected, then summed.
+#[differentiable]
+fn rows_zipped_with_x(x: &[f64]) -> f64 {
+    let rows = vec![vec![1.0, 2.0], vec![3.0], vec![0.5, 0.5, 0.25]];
+    let s: Vec<f64> = rows
+        .iter()
+        .zip(x)
+        .map(|(r, v)| v * v * r.iter().sum::<f64>())
+        .collect();
+    s.iter().sum::<f64>() * x[0]
+}
+
+/// Constant rows whose closure reads `x`: a row of features dotted with the weights.
+#[differentiable]
+fn rows_read_with_x(x: &[f64]) -> f64 {
+    let rows = vec![vec![1.0, -2.0], vec![3.0, 0.5]];
+    let s: Vec<f64> = rows
+        .iter()
+        .map(|r| r.iter().zip(x).map(|(c, w)| c * w.tanh()).sum())
+        .collect();
+    s[0] * s[1]
+}
+
+#[test]
+fn options_of_extrema_in_generic_code_and_collects_over_constant_rows_differentiate() {
+    one_slice_twice!(largest_squared, largest_squared_on_duals at [0.3, -1.2, 0.7], [-1.5, -0.4]);
+    one_slice_twice!(scaled_peak, scaled_peak_on_duals at [0.3, -1.2, 0.7], [-1.5, -0.4]);
+    one_slice_twice!(smallest_sample, smallest_sample_on_duals at [0.3, -1.2, 0.7], [-1.5]);
+    // no sample: the default, and no gradient
+    assert_eq!(largest_squared::<f64>(&[]), 0.0);
+    assert_eq!(scaled_peak::<f64>(&[]), -0.0);
+    let (value, [g]) = smallest_sample::grad(&[] as &[f64]);
+    assert_eq!((value, g.len()), (1.0, 0));
+    slices!(@second_order row_sums_beside, [2], [0], point(2, 3, -1.0, 1.0));
+    slices!(@second_order rows_zipped_with_x, [3], [0], point(3, 5, -1.0, 1.0));
+    // `x` shorter than the rows: the zip stops at its end
+    slices!(@second_order rows_zipped_with_x, [2], [0], point(2, 7, -1.0, 1.0));
+    slices!(@second_order rows_read_with_x, [2], [0], point(2, 9, -1.0, 1.0));
 }
 
 // ----- every order of `rev`, `take`, `skip` and `enumerate` -----
