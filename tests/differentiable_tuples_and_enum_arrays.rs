@@ -5,6 +5,11 @@
 //! pairs.iter()`, `pairs.iter().map(|(v, w)| ..).sum()`, `pairs[i].0` and written by
 //! `pairs[i].1 += ..`. Each is split into one array per position before the other passes
 //! (`macros/src/tuples.rs`), the positions kept in step;
+//! - **arrays of enum values (variants holding floats) built locally, iterated and
+//!   matched**: `let shapes = [Shape::Circle(x[0]), Shape::Square(x[1])]; for s in
+//!   &shapes { total += match s { .. }; }`: each payload bound once, in the order written,
+//!   and the loop over the positions, its item built as each iteration starts
+//!   (`macros/src/enum_arrays.rs`), which `enums` then splits into a tag and fields;
 //! - **every order of `rev`, `take`, `skip` and `enumerate`** on a float slice
 //!   (`x.iter().rev().take(k).enumerate()`): a `skip`/`take` after a `rev` of an array's
 //!   elements is a part of it read from its end (`iterators::reversed_skipped`), and a
@@ -277,6 +282,164 @@ fn splitting_keeps_meaning() {
     slices!(@second_order zipped_with_a_slice, [3], [0], point(3, 13, -1.0, 1.0));
     let x = [0.3, -1.2, 0.7];
     assert_eq!(zipped_with_a_slice(&x), 0.5 + 0.3 * -1.2 + -1.2 * 2.0 * 0.7);
+}
+
+// ----- arrays of enum values -----
+
+/// Shapes, each holding its sizes.
+enum Shape<T> {
+    Circle(T),
+    Square(T),
+    Rect(T, T),
+    Empty,
+}
+
+/// A loss term of a composite objective.
+enum Term<T> {
+    Quadratic(T),
+    Huber(T, T),
+    Constant,
+}
+
+twice! {
+    /// The total area of a few shapes, iterated by reference and matched (`r * r` through
+    /// the references, as written).
+    fn total_area / total_area_on_duals<T>(x: &[T]) -> T {
+        let pi = T::from(std::f64::consts::PI).unwrap();
+        let shapes = [Shape::Circle(x[0]), Shape::Square(x[1]), Shape::Rect(x[0], x[2] * x[1])];
+        let mut total = T::zero();
+        for s in &shapes {
+            total = total
+                + match s {
+                    Shape::Circle(r) => pi * *r * *r,
+                    Shape::Square(a) => *a * *a,
+                    Shape::Rect(a, b) => *a * *b,
+                    Shape::Empty => T::zero(),
+                };
+        }
+        total
+    }
+}
+
+twice! {
+    /// A composite loss over terms held by value (`for t in terms`), a guard reading a
+    /// field, an `if let` with no `else`, the array's length.
+    fn composite_loss / composite_loss_on_duals<T>(x: &[T]) -> T {
+        let delta = T::from(0.5).unwrap();
+        let terms = vec![
+            Term::Huber(x[0] - x[1], delta),
+            Term::Quadratic(x[2].sin()),
+            Term::Constant,
+            Term::Huber(x[1] * x[2], delta),
+        ];
+        let n = T::from(terms.len()).unwrap();
+        let mut loss = T::zero();
+        for t in terms {
+            if let Term::Quadratic(r) = t {
+                loss = loss + r * r;
+            }
+            loss = loss
+                + match t {
+                    Term::Huber(r, d) if r.abs() <= d => r * r / T::from(2.0).unwrap(),
+                    Term::Huber(r, d) => d * (r.abs() - d / T::from(2.0).unwrap()),
+                    Term::Quadratic(_) => T::zero(),
+                    Term::Constant => T::one(),
+                };
+        }
+        loss / n
+    }
+}
+
+twice! {
+    /// Pairwise interactions of the items of one array (two loops over it, nested), by
+    /// `iter()`, the unit variant named by its arm.
+    fn pairwise_overlap / pairwise_overlap_on_duals<T>(x: &[T]) -> T {
+        let shapes = [Shape::Circle(x[0]), Shape::Empty, Shape::Circle(x[1] + x[2])];
+        let mut overlap = T::zero();
+        for a in shapes.iter() {
+            for b in shapes.iter() {
+                let ra = match a {
+                    Shape::Circle(r) => *r,
+                    Shape::Empty => T::zero(),
+                    _ => T::one(),
+                };
+                let rb = match b {
+                    Shape::Circle(r) => r.exp(),
+                    Shape::Empty => T::one(),
+                    _ => T::zero(),
+                };
+                overlap = overlap + ra * rb;
+            }
+        }
+        overlap
+    }
+}
+
+/// Payloads with effects (a counter bumped by each): bound in the order written, once,
+/// though each item is built again at every trip.
+#[differentiable]
+fn payloads_with_effects(x: &[f64]) -> f64 {
+    let mut calls = 0.0;
+    let mut bump = |v: f64| {
+        calls += 1.0;
+        v * calls
+    };
+    let shapes = [
+        Shape::Rect(bump(x[0]), bump(x[1])),
+        Shape::Circle(bump(x[1])),
+    ];
+    let mut total = 0.0;
+    for _ in 0..2 {
+        for s in &shapes {
+            total = total * 10.0
+                + match s {
+                    Shape::Circle(r) => *r,
+                    Shape::Rect(a, b) => a - b,
+                    _ => 0.0,
+                };
+        }
+    }
+    total
+}
+
+/// The same by std.
+fn payloads_with_effects_by_std(x: &[f64]) -> f64 {
+    let mut calls = 0.0;
+    let mut bump = |v: f64| {
+        calls += 1.0;
+        v * calls
+    };
+    let shapes = [
+        Shape::Rect(bump(x[0]), bump(x[1])),
+        Shape::Circle(bump(x[1])),
+    ];
+    let mut total = 0.0;
+    for _ in 0..2 {
+        for s in &shapes {
+            total = total * 10.0
+                + match s {
+                    Shape::Circle(r) => *r,
+                    Shape::Rect(a, b) => a - b,
+                    _ => 0.0,
+                };
+        }
+    }
+    total
+}
+
+#[test]
+fn arrays_of_enum_values_differentiate() {
+    one_slice_twice!(total_area, total_area_on_duals at [0.3, -1.2, 0.7], [1.5, 0.4, -2.0]);
+    // the quadratic side of both Huber terms, then the linear side of both
+    one_slice_twice!(composite_loss, composite_loss_on_duals at [0.3, 0.1, 0.7], [1.5, -0.4, 2.0]);
+    one_slice_twice!(pairwise_overlap, pairwise_overlap_on_duals at [0.3, -1.2, 0.7]);
+    for x in [[0.3, -1.2], [2.0, 0.5]] {
+        assert_eq!(
+            payloads_with_effects(&x).to_bits(),
+            payloads_with_effects_by_std(&x).to_bits()
+        );
+    }
+    slices!(@second_order payloads_with_effects, [2], [0], point(2, 17, -1.0, 1.0));
 }
 
 // ----- `rev`, `take`, `skip` and `enumerate` in everyday functions -----

@@ -111,7 +111,7 @@ fn rewrite_local(stmt: &Stmt, rest: &[Stmt], slots: &mut Slots) -> Option<(Vec<S
 
 /// A variant's construction: its path as written and its payload (empty for a unit
 /// variant), if `expr` is one (a path of two segments or more, the last capitalised).
-fn construction(expr: &Expr) -> Option<(String, Vec<&Expr>)> {
+pub(crate) fn construction(expr: &Expr) -> Option<(String, Vec<&Expr>)> {
     let (path, args) = match expr {
         Expr::Call(call) => {
             let Expr::Path(path) = &*call.func else {

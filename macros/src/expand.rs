@@ -147,6 +147,9 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
             // local structs split into their fields first: the searches and options
             // then see plain locals
             stmts = fields::rewrite(stmts, receivers);
+            // a local array of enum values iterated: a loop building each item, which
+            // `enums` then splits
+            stmts = crate::enum_arrays::rewrite(stmts);
             // enum values built in the body and only matched: a tag and field locals
             stmts = crate::enums::rewrite(stmts, slots);
             // `let y = x;` of a borrowed flat array parameter: a view of the whole
