@@ -141,12 +141,33 @@ twice! {
     }
 }
 
+twice! {
+    /// Items bound whole by a name and read by position (`for p in &pairs`, `|p| p.0`,
+    /// `filter(|p| p.1 > ..)`), and by value with `mut` (`for mut p in pairs`, the copy
+    /// changed).
+    fn named_items / named_items_on_duals<T>(x: &[T]) -> T {
+        let pairs = vec![(x[0], x[1]), (x[1] * x[2], T::from(-0.5).unwrap()), (x[2], x[0].cos())];
+        let mut s = T::zero();
+        for p in &pairs {
+            s = s + p.0 * p.1;
+        }
+        let mapped: T = pairs.iter().map(|p| p.0.sin() * p.1).sum();
+        let positive: T = pairs.iter().filter(|p| p.1 > T::zero()).map(|&(a, b)| a * b * b).sum();
+        for mut p in pairs {
+            p.0 = p.0 * T::from(2.0).unwrap();
+            s = s + p.0 * p.0 - p.1;
+        }
+        s * mapped + positive
+    }
+}
+
 #[test]
 fn local_arrays_of_tuples_built_by_literals_differentiate() {
     one_slice_twice!(weighted_pairs, weighted_pairs_on_duals at [0.3, -1.2, 0.7], [1.5, 0.4, -2.0]);
     one_slice_twice!(polyline_length, polyline_length_on_duals at [0.3, -1.2, 0.7, 2.0]);
     one_slice_twice!(mapped_pairs, mapped_pairs_on_duals at [0.3, -1.2, 0.7], [1.1, 0.4, 0.2]);
     one_slice_twice!(trapezoid_table, trapezoid_table_on_duals at [0.3, -1.2, 0.7]);
+    one_slice_twice!(named_items, named_items_on_duals at [0.3, -1.2, 0.7], [1.5, 0.4, 2.0]);
     one_slice_twice!(weighted_cloud, weighted_cloud_on_duals at [0.3, -1.2, 0.7], [1.3, 0.6, 0.9]);
     // some particles moving left, then all right
     one_slice_twice!(filtered_fold, filtered_fold_on_duals at [0.3, -1.2, 0.7], [0.3, 1.2, 0.7]);

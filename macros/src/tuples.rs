@@ -27,7 +27,9 @@
 //!   positions' iterators (`name_0.iter().zip(name_1.iter())`, left-nested for three or
 //!   more), each pattern that takes an item rewritten to match the zip's item. A pattern
 //!   `(v, w)` binds the same types from `&(A, B)` as from `(&A, &B)`; `&(v, w)` becomes
-//!   `(&v, &w)`; an item bound whole by a name (`|p| p.0`) is not rewritten.
+//!   `(&v, &w)`; an item bound whole by a name (`for p in &pairs`, `|p| p.0 * p.1`) binds
+//!   its parts to locals of their own, the body's `p.0` read from them (`(*p_0)` through
+//!   a reference), if the body reads it only so.
 //!
 //! Anything else (the array passed on, returned, bound again, named in a macro, or any
 //! other method), or a binding of the same name anywhere after it, leaves the local as
@@ -500,29 +502,34 @@ impl Split {
                 "rev" if call.args.is_empty() => Chain::Items(item),
                 "skip" | "take" | "step_by" if call.args.len() == 1 => Chain::Items(item),
                 "filter" if call.args.len() == 1 => {
-                    // `filter`'s closure takes a reference to the item: `&(v, w)` or `(v, w)`
-                    let pat = first_param(call)?;
+                    // `filter`'s closure takes a reference to the item: `&(v, w)`, or a name
+                    let closure = only_closure(call, 0)?;
+                    let (pat, body) = (closure.inputs.first_mut()?, &mut *closure.body);
                     match pat {
                         Pat::Reference(reference) if reference.mutability.is_none() => {
-                            *reference.pat = item.rewrite(&reference.pat, arity)?;
+                            item.rewrite_binding(&mut reference.pat, body, arity)?;
+                        }
+                        Pat::Ident(_) => {
+                            // `|p|` reads `p.0` through two references: `&(p_0, p_1)` binds
+                            // each part as one reference, read `*p_0`
+                            let mut inner = pat.clone();
+                            item.rewrite_binding(&mut inner, body, arity)?;
+                            *pat = syn::parse_quote!(&#inner);
                         }
                         _ => return None,
                     }
                     Chain::Items(item)
                 }
                 "map" | "for_each" | "any" | "all" if call.args.len() == 1 => {
-                    let pat = first_param(call)?;
-                    *pat = item.rewrite(pat, arity)?;
+                    let closure = only_closure(call, 0)?;
+                    let (pat, body) = (closure.inputs.first_mut()?, &mut *closure.body);
+                    item.rewrite_binding(pat, body, arity)?;
                     Chain::Consumed
                 }
                 "fold" if call.args.len() == 2 => {
-                    let Some(Expr::Closure(closure)) =
-                        call.args.iter_mut().nth(1).map(strip_parens_mut)
-                    else {
-                        return None;
-                    };
-                    let pat = closure.inputs.iter_mut().nth(1)?;
-                    *pat = item.rewrite(pat, arity)?;
+                    let closure = only_closure(call, 1)?;
+                    let (pat, body) = (closure.inputs.iter_mut().nth(1)?, &mut *closure.body);
+                    item.rewrite_binding(pat, body, arity)?;
                     Chain::Consumed
                 }
                 "count" if call.args.is_empty() => Chain::Consumed,
@@ -566,7 +573,7 @@ impl Item {
     /// `pat`, a pattern of the original item (`&(A, B)`, `&mut (A, B)` or `(A, B)`, inside
     /// `enumerated` pairs), rewritten to bind the same names to the same types from the
     /// zip's item; `None` where it cannot be.
-    fn rewrite(&self, pat: &Pat, arity: usize) -> Option<Pat> {
+    fn rewrite(&self, pat: &Pat, arity: usize, named: &mut Vec<Named>) -> Option<Pat> {
         if self.enumerated > 0 {
             let Pat::Tuple(pair) = pat else {
                 return None;
@@ -582,12 +589,34 @@ impl Item {
             if matches!(position, Pat::Rest(_)) {
                 return None;
             }
-            let tuple = inner.rewrite(&pair.elems[1], arity)?;
+            let tuple = inner.rewrite(&pair.elems[1], arity, named)?;
             return Some(syn::parse_quote!((#position, #tuple)));
         }
         let parts: Vec<Pat> = match pat {
             Pat::Wild(_) => return Some(pat.clone()),
-            Pat::Paren(paren) => return self.rewrite(&paren.pat, arity),
+            Pat::Paren(paren) => return self.rewrite(&paren.pat, arity, named),
+            // a name for the whole item: its parts bound to locals of their own, the body's
+            // `p.k` read from them (`Named::substitute`); a `mut` one only by value
+            Pat::Ident(ident)
+                if ident.by_ref.is_none()
+                    && ident.subpat.is_none()
+                    && (ident.mutability.is_none() || matches!(self.items, Items::Value)) =>
+            {
+                let parts: Vec<Ident> = (0..arity)
+                    .map(|k| crate::syntax::fresh_local(format!("{}_{k}", ident.ident)))
+                    .collect();
+                let mutability = &ident.mutability;
+                let pats: Vec<Pat> = parts
+                    .iter()
+                    .map(|part| syn::parse_quote!(#mutability #part))
+                    .collect();
+                named.push(Named {
+                    name: ident.ident.clone(),
+                    parts,
+                    by_reference: !matches!(self.items, Items::Value),
+                });
+                pats
+            }
             // the parts as they bind from the zip: by default binding through the
             // reference, as from the original reference to a tuple
             Pat::Tuple(tuple) => tuple.elems.iter().cloned().collect(),
@@ -617,6 +646,19 @@ impl Item {
             nested = syn::parse_quote!((#nested, #part));
         }
         Some(nested)
+    }
+}
+
+impl Item {
+    /// `pat` rewritten ([`Item::rewrite`]) and `body`, where it binds, reading the parts
+    /// of any item it binds whole by name ([`Named::substitute`]).
+    fn rewrite_binding(&self, pat: &mut Pat, body: &mut Expr, arity: usize) -> Option<()> {
+        let mut named = Vec::new();
+        *pat = self.rewrite(pat, arity, &mut named)?;
+        for item in &named {
+            item.substitute(body)?;
+        }
+        Some(())
     }
 }
 
@@ -714,8 +756,19 @@ impl VisitMut for Uses<'_> {
         if let Expr::ForLoop(for_loop) = expr {
             match self.split.chain(&mut for_loop.expr, true) {
                 Some(Chain::Items(item)) => {
-                    match item.rewrite(&for_loop.pat, self.split.positions.len()) {
-                        Some(pat) => *for_loop.pat = pat,
+                    let mut body = Expr::Block(syn::ExprBlock {
+                        attrs: Vec::new(),
+                        label: None,
+                        block: for_loop.body.clone(),
+                    });
+                    let arity = self.split.positions.len();
+                    match item.rewrite_binding(&mut for_loop.pat, &mut body, arity) {
+                        Some(()) => {
+                            let Expr::Block(block) = body else {
+                                unreachable!("the body stays a block")
+                            };
+                            for_loop.body = block.block;
+                        }
                         None => self.failed = true,
                     }
                 }
@@ -777,10 +830,50 @@ fn is_float_method(method: &str) -> bool {
         )
 }
 
-/// The first parameter's pattern of the closure a method call takes as its only argument.
-fn first_param(call: &mut syn::ExprMethodCall) -> Option<&mut Pat> {
-    match strip_parens_mut(call.args.first_mut()?) {
-        Expr::Closure(closure) => closure.inputs.first_mut(),
+/// The closure a method call takes as its argument `at`.
+fn only_closure(call: &mut syn::ExprMethodCall, at: usize) -> Option<&mut syn::ExprClosure> {
+    match strip_parens_mut(call.args.iter_mut().nth(at)?) {
+        Expr::Closure(closure) => Some(closure),
         _ => None,
+    }
+}
+
+/// An item bound whole by a name (`for p in &pairs`, `|p| p.0 * p.1`) whose parts the body
+/// reads by position: the name, the locals its parts are bound to, and whether each is a
+/// reference (then `p.k` reads `(*p_k)`, the value auto-deref gave).
+struct Named {
+    name: Ident,
+    parts: Vec<Ident>,
+    by_reference: bool,
+}
+
+impl Named {
+    /// `body` with each `name.k` read as its part; `None` if the body names `name`
+    /// otherwise (passes it on whole, binds the name again, names it in a macro).
+    fn substitute(&self, body: &mut Expr) -> Option<()> {
+        struct Parts<'a>(&'a Named);
+        impl VisitMut for Parts<'_> {
+            fn visit_expr_mut(&mut self, expr: &mut Expr) {
+                if let Expr::Field(field) = expr
+                    && crate::syntax::is_name(&field.base, &self.0.name)
+                    && let syn::Member::Unnamed(k) = &field.member
+                    && let Some(part) = self.0.parts.get(k.index as usize)
+                {
+                    *expr = match self.0.by_reference {
+                        true => syn::parse_quote!((*#part)),
+                        false => syn::parse_quote!(#part),
+                    };
+                    return;
+                }
+                syn::visit_mut::visit_expr_mut(self, expr);
+            }
+            fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+        }
+        let stmt = Stmt::Expr(body.clone(), None);
+        if binds(&stmt, &self.name) {
+            return None;
+        }
+        Parts(self).visit_expr_mut(body);
+        (!mentions(&[Stmt::Expr(body.clone(), None)], &self.name)).then_some(())
     }
 }
