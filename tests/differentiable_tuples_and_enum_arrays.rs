@@ -161,6 +161,35 @@ twice! {
     }
 }
 
+twice! {
+    /// Three positions reordered in place (`swap`, `reverse`) and scaled through
+    /// `iter_mut` and `&mut` (a bubble pass over (key, value, weight) records by key).
+    fn reordered_records / reordered_records_on_duals<T>(x: &[T]) -> T {
+        let mut records = vec![
+            (x[0], x[1], T::one()),
+            (x[1], x[2] * x[0], T::from(0.5).unwrap()),
+            (x[2], x[0].exp(), T::from(2.0).unwrap()),
+        ];
+        for i in 1..records.len() {
+            if records[i - 1].0 > records[i].0 {
+                records.swap(i - 1, i);
+            }
+        }
+        records.reverse();
+        for (_, v, w) in records.iter_mut() {
+            *v = *v * *w;
+        }
+        for (k, _, w) in &mut records {
+            *w = *w + *k;
+        }
+        let mut s = T::zero();
+        for i in 0..records.len() {
+            s = s * T::from(0.7).unwrap() + records[i].1 * records[i].2;
+        }
+        s
+    }
+}
+
 #[test]
 fn local_arrays_of_tuples_built_by_literals_differentiate() {
     one_slice_twice!(weighted_pairs, weighted_pairs_on_duals at [0.3, -1.2, 0.7], [1.5, 0.4, -2.0]);
@@ -168,6 +197,9 @@ fn local_arrays_of_tuples_built_by_literals_differentiate() {
     one_slice_twice!(mapped_pairs, mapped_pairs_on_duals at [0.3, -1.2, 0.7], [1.1, 0.4, 0.2]);
     one_slice_twice!(trapezoid_table, trapezoid_table_on_duals at [0.3, -1.2, 0.7]);
     one_slice_twice!(named_items, named_items_on_duals at [0.3, -1.2, 0.7], [1.5, 0.4, 2.0]);
+    // keys in order, then out of order (the swaps taken)
+    one_slice_twice!(reordered_records, reordered_records_on_duals
+        at [0.3, 0.7, 1.2], [1.5, 0.4, -2.0]);
     one_slice_twice!(weighted_cloud, weighted_cloud_on_duals at [0.3, -1.2, 0.7], [1.3, 0.6, 0.9]);
     // some particles moving left, then all right
     one_slice_twice!(filtered_fold, filtered_fold_on_duals at [0.3, -1.2, 0.7], [0.3, 1.2, 0.7]);

@@ -7,9 +7,9 @@
 //! `vec![(..), ..]`, `vec![(..); n]`, `[(..), ..]`, `[(..); N]` (every element a tuple
 //! literal of the same arity, two or more), or `Vec::new()`/`Vec::with_capacity(n)`/
 //! `vec![]` (the arity then from the type or from the tuple literals pushed). The elements
-//! are evaluated in the order written: where one may have an effect (anything but names,
-//! literals, arithmetic, indexing, fields, casts and float methods), each is first bound
-//! to a local of its own, in order. Every later use must be one of these, each rewritten
+//! are evaluated in the order written: unless every one is a name, a literal or a field
+//! (which nothing can tell apart in any order), each is first bound to a local of its
+//! own, in order (an index or integer arithmetic may panic, a call have effects). Every later use must be one of these, each rewritten
 //! in place so that the positions stay in step (same length, same pushes, same writes):
 //!
 //! - `name[i].k`, read or written (`name[i].1 += ..`): `name_k[i]`;
@@ -18,6 +18,7 @@
 //!   value before its place), then each array written; `i` with no effect, as it is read
 //!   once per position;
 //! - `name.len()`, `name.is_empty()`: those of `name_0`;
+//! - `name.swap(i, j)` (`i`, `j` with no effect), `name.reverse()`: each position's;
 //! - `name.push(t)`: `t`'s parts bound (`let (t0, t1) = t;`: evaluated once, before any
 //!   array grows), then pushed in order;
 //! - an iterator over the elements, `&name`, `&mut name`, `name.iter()`, `name.iter_mut()`,
@@ -344,6 +345,19 @@ fn has_no_effect(expr: &Expr) -> bool {
     }
 }
 
+/// Whether `expr` may be evaluated out of the order written with no difference at all:
+/// a name, a literal, a field of a name, a negation of one. An index may panic, and
+/// arithmetic on integers too (overflow, a division by zero): evaluated position by
+/// position, another element's panic could come first, so those are bound in order.
+fn reorderable(expr: &Expr) -> bool {
+    match crate::syntax::strip_parens(expr) {
+        Expr::Lit(_) | Expr::Path(_) => true,
+        Expr::Field(field) => reorderable(&field.base),
+        Expr::Unary(unary) => matches!(unary.op, syn::UnOp::Neg(_)) && reorderable(&unary.expr),
+        _ => false,
+    }
+}
+
 impl Split {
     /// Each position's initial value, the statements binding the elements in the order
     /// written pushed to `before` first where one may have an effect.
@@ -362,7 +376,7 @@ impl Split {
         };
         match initial {
             Initial::List(is_vec, rows) => {
-                let effects = !rows.iter().flatten().all(has_no_effect);
+                let effects = !rows.iter().flatten().all(reorderable);
                 let mut columns: Vec<Vec<Expr>> = vec![Vec::new(); arity];
                 for row in rows {
                     for (k, part) in row.into_iter().enumerate() {
@@ -379,7 +393,7 @@ impl Split {
             }
             Initial::Repeat(is_vec, parts, len) => {
                 // `vec![elem; n]` evaluates the element, then the length
-                let effects = !(parts.iter().all(has_no_effect) && has_no_effect(&len));
+                let effects = !(parts.iter().all(reorderable) && has_no_effect(&len));
                 let parts: Vec<Expr> = parts
                     .into_iter()
                     .map(|p| in_order(p, effects, before))
@@ -729,6 +743,16 @@ impl Uses<'_> {
                     "len" | "is_empty" if call.args.is_empty() => {
                         let method = &call.method;
                         Some(syn::parse_quote!(#first.#method()))
+                    }
+                    // the same swaps, or the same reversal, of every position
+                    "swap" if call.args.len() == 2 && call.args.iter().all(has_no_effect) => {
+                        let args = &call.args;
+                        let positions = &split.positions;
+                        Some(syn::parse_quote!({ #(#positions.swap(#args);)* }))
+                    }
+                    "reverse" if call.args.is_empty() => {
+                        let positions = &split.positions;
+                        Some(syn::parse_quote!({ #(#positions.reverse();)* }))
                     }
                     "push" if call.args.len() == 1 => {
                         let value = &call.args[0];
