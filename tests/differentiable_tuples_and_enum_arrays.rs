@@ -190,6 +190,24 @@ twice! {
     }
 }
 
+twice! {
+    /// An array of (centre, width) pairs zipped with the samples, on either side of the
+    /// `zip` and after an `enumerate` (a mixture of bumps evaluated at each sample).
+    fn zipped_pairs / zipped_pairs_on_duals<T>(x: &[T]) -> T {
+        let bumps = vec![(x[0], T::one()), (x[1] * x[1], T::from(0.5).unwrap()), (x[2], x[0].exp())];
+        let mut total = T::zero();
+        for (xi, (c, w)) in x.iter().zip(&bumps) {
+            total = total + ((*xi - *c) / *w).powi(2);
+        }
+        let right: T = bumps.iter().zip(x.iter().rev()).map(|(&(c, w), xi)| c * w * *xi).sum();
+        let mut ranked = T::zero();
+        for ((i, p), xi) in bumps.iter().enumerate().zip(x.iter().skip(1)) {
+            ranked = ranked + T::from(i + 1).unwrap() * p.0 * p.1.sin() * *xi;
+        }
+        total * right + ranked
+    }
+}
+
 #[test]
 fn local_arrays_of_tuples_built_by_literals_differentiate() {
     one_slice_twice!(weighted_pairs, weighted_pairs_on_duals at [0.3, -1.2, 0.7], [1.5, 0.4, -2.0]);
@@ -197,6 +215,9 @@ fn local_arrays_of_tuples_built_by_literals_differentiate() {
     one_slice_twice!(mapped_pairs, mapped_pairs_on_duals at [0.3, -1.2, 0.7], [1.1, 0.4, 0.2]);
     one_slice_twice!(trapezoid_table, trapezoid_table_on_duals at [0.3, -1.2, 0.7]);
     one_slice_twice!(named_items, named_items_on_duals at [0.3, -1.2, 0.7], [1.5, 0.4, 2.0]);
+    // `x` longer than the pairs, then as long (its skipped side the shorter): each `zip`
+    // stops at its shorter side
+    one_slice_twice!(zipped_pairs, zipped_pairs_on_duals at [0.3, -1.2, 0.7, 2.0], [1.5, 0.4, -2.0]);
     // keys in order, then out of order (the swaps taken)
     one_slice_twice!(reordered_records, reordered_records_on_duals
         at [0.3, 0.7, 1.2], [1.5, 0.4, -2.0]);

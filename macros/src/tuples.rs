@@ -23,7 +23,8 @@
 //!   array grows), then pushed in order;
 //! - an iterator over the elements, `&name`, `&mut name`, `name.iter()`, `name.iter_mut()`,
 //!   `name.iter().copied()`/`.cloned()`, `name.into_iter()` or `name` in a `for`, followed
-//!   by any of `enumerate`, `rev`, `skip`, `take`, `step_by`, `filter`, then consumed by a
+//!   or such an iterator as the right side of a `zip` (`x.iter().zip(&pairs)`), followed
+//!   by any of `enumerate`, `zip`, `rev`, `skip`, `take`, `step_by`, `filter`, then consumed by a
 //!   `for` loop or `map`, `for_each`, `fold`, `any`, `all`, `count`: the zip of the
 //!   positions' iterators (`name_0.iter().zip(name_1.iter())`, left-nested for three or
 //!   more), each pattern that takes an item rewritten to match the zip's item. A pattern
@@ -493,12 +494,24 @@ impl Split {
             *expr = self.zipped(items);
             return Some(Chain::Items(Item {
                 items,
-                enumerated: 0,
+                path: Vec::new(),
             }));
         }
         let Expr::MethodCall(call) = expr else {
             return None;
         };
+        // the array as the right side of a `zip` (`x.iter().zip(&pairs)`): its items the
+        // second of each pair
+        if call.method == "zip"
+            && call.args.len() == 1
+            && let Some(items) = self.source(&call.args[0], true)
+        {
+            call.args[0] = self.zipped(items);
+            return Some(Chain::Items(Item {
+                items,
+                path: vec![1],
+            }));
+        }
         let below = self.chain(&mut call.receiver, false)?;
         let Chain::Items(mut item) = below else {
             // the items are no longer the array's tuples
@@ -507,10 +520,15 @@ impl Split {
         let arity = self.positions.len();
         let method = call.method.to_string();
         // the source is already the zip: any failure from here on is the chain's
-        let mut step = |call: &mut syn::ExprMethodCall| -> Option<Chain> {
+        let step = move |call: &mut syn::ExprMethodCall| -> Option<Chain> {
             Some(match method.as_str() {
                 "enumerate" if call.args.is_empty() => {
-                    item.enumerated += 1;
+                    item.path.insert(0, 1);
+                    Chain::Items(item)
+                }
+                // the array's items the first of each pair (the other side any iterator)
+                "zip" if call.args.len() == 1 => {
+                    item.path.insert(0, 0);
                     Chain::Items(item)
                 }
                 "rev" if call.args.is_empty() => Chain::Items(item),
@@ -565,12 +583,13 @@ enum Items {
     Value,
 }
 
-/// The item of a chain over the array after some adaptors: the zip's item, inside
-/// `enumerated` pairs `(position, item)`.
-#[derive(Clone, Copy)]
+/// The item of a chain over the array after some adaptors: the zip's item, inside pairs
+/// (`enumerate`'s `(position, item)`, a `zip`'s `(item, other)` or `(other, item)`): at
+/// `path`, the index in each pair from the outermost.
+#[derive(Clone)]
 struct Item {
     items: Items,
-    enumerated: usize,
+    path: Vec<usize>,
 }
 
 /// What a chain over the array gives after a method.
@@ -585,26 +604,23 @@ enum Chain {
 
 impl Item {
     /// `pat`, a pattern of the original item (`&(A, B)`, `&mut (A, B)` or `(A, B)`, inside
-    /// `enumerated` pairs), rewritten to bind the same names to the same types from the
+    /// the pairs of `path`), rewritten to bind the same names to the same types from the
     /// zip's item; `None` where it cannot be.
     fn rewrite(&self, pat: &Pat, arity: usize, named: &mut Vec<Named>) -> Option<Pat> {
-        if self.enumerated > 0 {
-            let Pat::Tuple(pair) = pat else {
+        if let Some((&at, inner_path)) = self.path.split_first() {
+            let Pat::Tuple(pair) = strip_pat_parens(pat) else {
                 return None;
             };
-            if pair.elems.len() != 2 {
+            if pair.elems.len() != 2 || pair.elems.iter().any(|p| matches!(p, Pat::Rest(_))) {
                 return None;
             }
             let inner = Item {
-                enumerated: self.enumerated - 1,
-                ..*self
+                items: self.items,
+                path: inner_path.to_vec(),
             };
-            let position = &pair.elems[0];
-            if matches!(position, Pat::Rest(_)) {
-                return None;
-            }
-            let tuple = inner.rewrite(&pair.elems[1], arity, named)?;
-            return Some(syn::parse_quote!((#position, #tuple)));
+            let mut pair = pair.clone();
+            pair.elems[at] = inner.rewrite(&pair.elems[at], arity, named)?;
+            return Some(Pat::Tuple(pair));
         }
         let parts: Vec<Pat> = match pat {
             Pat::Wild(_) => return Some(pat.clone()),
