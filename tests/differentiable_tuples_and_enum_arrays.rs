@@ -1,10 +1,11 @@
 //! Forms found rejected in hand-written batches of everyday functions (issue 13):
 //!
-//! - **local arrays of tuples of floats**: `let pairs: Vec<(f64, f64)> = vec![(x[0], 2.0), ..];`, `let mut
-//! pts = Vec::new(); pts.push((a, b));`, read by `for (v, w) in &pairs`, `for &(v, w) in
-//! pairs.iter()`, `pairs.iter().map(|(v, w)| ..).sum()`, `pairs[i].0` and written by
-//! `pairs[i].1 += ..`. Each is split into one array per position before the other passes
-//! (`macros/src/tuples.rs`), the positions kept in step;
+//! - **local arrays of tuples of floats**: `let pairs: Vec<(f64, f64)> = vec![(x[0],
+//!   2.0), ..];`, `let mut pts = Vec::new(); pts.push((a, b));`, read by `for (v, w) in
+//!   &pairs`, `for &(v, w) in pairs.iter()`, `pairs.iter().map(|(v, w)| ..).sum()`,
+//!   `pairs[i].0`, and written by `pairs[i].1 += ..`. Each is split into one array per
+//!   position before the other passes (`macros/src/tuples.rs`), the positions kept in
+//!   step;
 //! - **arrays of enum values (variants holding floats) built locally, iterated and
 //!   matched**: `let shapes = [Shape::Circle(x[0]), Shape::Square(x[1])]; for s in
 //!   &shapes { total += match s { .. }; }`: each payload bound once, in the order written,
@@ -35,7 +36,9 @@
 #![allow(
     clippy::needless_range_loop,
     clippy::useless_vec,
-    clippy::vec_init_then_push
+    clippy::vec_init_then_push,
+    clippy::iter_count,
+    clippy::unused_enumerate_index
 )]
 
 #[macro_use]
@@ -501,6 +504,48 @@ fn payloads_with_effects_by_std(x: &[f64]) -> f64 {
     total
 }
 
+/// A step of a pipeline, holding constants.
+enum Mode {
+    Scale(f64),
+    Shift(f64),
+}
+
+/// A plain helper reading a mode by reference.
+fn is_scale(mode: &Mode) -> bool {
+    matches!(mode, Mode::Scale(_))
+}
+
+/// An array of enum values of constants whose item is passed on by reference (to a plain
+/// helper): left as written, as before (regression: the loop over positions would have
+/// handed the helper an owned value, rustc's type error).
+#[differentiable]
+fn constant_modes_passed_on(x: &[f64]) -> f64 {
+    let modes = [Mode::Scale(2.0), Mode::Shift(0.5), Mode::Scale(3.0)];
+    let mut v = x[0];
+    for m in &modes {
+        if is_scale(m) {
+            v = v * v;
+        } else {
+            v = v + x[1];
+        }
+    }
+    v
+}
+
+/// The same array only matched: split, its payloads constants read through the arms.
+#[differentiable]
+fn constant_modes_matched(x: &[f64]) -> f64 {
+    let modes = [Mode::Scale(2.0), Mode::Shift(0.5), Mode::Scale(-1.5)];
+    let mut v = x[0];
+    for m in &modes {
+        v = match m {
+            Mode::Scale(k) => v * *k + x[1],
+            Mode::Shift(c) => (v + c).sin(),
+        };
+    }
+    v
+}
+
 #[test]
 fn arrays_of_enum_values_differentiate() {
     one_slice_twice!(total_area, total_area_on_duals at [0.3, -1.2, 0.7], [1.5, 0.4, -2.0]);
@@ -514,6 +559,17 @@ fn arrays_of_enum_values_differentiate() {
         );
     }
     slices!(@second_order payloads_with_effects, [2], [0], point(2, 17, -1.0, 1.0));
+    slices!(@second_order constant_modes_passed_on, [2], [0], point(2, 19, -1.0, 1.0));
+    slices!(@second_order constant_modes_matched, [2], [0], point(2, 23, -1.0, 1.0));
+    let x = [0.7, -0.2];
+    assert_eq!(
+        constant_modes_passed_on(&x),
+        ((0.7f64 * 0.7) + -0.2) * ((0.7 * 0.7) + -0.2)
+    );
+    assert_eq!(
+        constant_modes_matched(&x),
+        ((0.7 * 2.0 + -0.2 + 0.5f64).sin()) * -1.5 + -0.2
+    );
 }
 
 // ----- `rev`, `take`, `skip` and `enumerate` in everyday functions -----

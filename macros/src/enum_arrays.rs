@@ -17,7 +17,8 @@
 //! are bound once, in the order the literal evaluates them, so each item is built from the
 //! values the array held. Every later use must be one of these:
 //!
-//! - `for item in &name` / `name.iter()` (the item a reference, as the original's: an arm
+//! - `for item in &name` / `name.iter()` whose body reads the item only as the value a
+//!   `match` or `if let` matches (`only_matched`; the item a reference, as the original's: an arm
 //!   of `match item` or `if let .. = item` binds each field again by reference, `let r =
 //!   &r;`, so that `*r` and `r * r` read as they did), or `for item in name` /
 //!   `name.into_iter()` (by value), the item a plain name;
@@ -182,7 +183,10 @@ impl Uses<'_> {
         let Pat::Ident(item) = &*for_loop.pat else {
             return None;
         };
-        if item.by_ref.is_some() || item.subpat.is_some() {
+        if item.by_ref.is_some()
+            || item.subpat.is_some()
+            || !only_matched(&for_loop.body, &item.ident)
+        {
             return None;
         }
         let counter = crate::syntax::fresh_local(format!("{}_k{}", self.array.name, self.loops));
@@ -237,6 +241,66 @@ impl VisitMut for Uses<'_> {
     }
 
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// Whether the loop's `body` reads `item` only as the value a `match` or an `if let`
+/// matches, by patterns `enums` takes (`_`, a variant's path, a variant's fields bound by
+/// plain names or `_` or `..`, guards but on the last arm): then `enums` splits the built
+/// item. Any other use (`area(s)`, `*s`, a field bound by `ref`) would meet an owned value
+/// where the original had a reference, so the loop is left as written (a constant array
+/// then runs as the user wrote it).
+fn only_matched(body: &syn::Block, item: &Ident) -> bool {
+    struct Scrutinees<'a> {
+        item: &'a Ident,
+        taken: bool,
+    }
+    fn arm_pattern(pat: &Pat) -> bool {
+        match pat {
+            Pat::Wild(_) | Pat::Path(_) => true,
+            Pat::TupleStruct(tuple) => tuple.elems.iter().all(|elem| match elem {
+                Pat::Wild(_) | Pat::Rest(_) => true,
+                Pat::Ident(name) => name.by_ref.is_none() && name.subpat.is_none(),
+                _ => false,
+            }),
+            _ => false,
+        }
+    }
+    impl VisitMut for Scrutinees<'_> {
+        fn visit_expr_mut(&mut self, expr: &mut Expr) {
+            let matched = match expr {
+                Expr::Match(expr_match) if crate::syntax::is_name(&expr_match.expr, self.item) => {
+                    let last = expr_match.arms.len().saturating_sub(1);
+                    self.taken &=
+                        expr_match
+                            .arms
+                            .iter()
+                            .enumerate()
+                            .all(|(k, arm)| match &arm.pat {
+                                Pat::Guard(guarded) => k != last && arm_pattern(&guarded.pat),
+                                pat => arm_pattern(pat),
+                            });
+                    Some(&mut expr_match.expr)
+                }
+                Expr::If(expr_if) => match &mut *expr_if.cond {
+                    Expr::Let(test) if crate::syntax::is_name(&test.expr, self.item) => {
+                        self.taken &= arm_pattern(&test.pat);
+                        Some(&mut test.expr)
+                    }
+                    _ => None,
+                },
+                _ => None,
+            };
+            if let Some(scrutinee) = matched {
+                **scrutinee = syn::parse_quote!(());
+            }
+            syn::visit_mut::visit_expr_mut(self, expr);
+        }
+        fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+    }
+    let mut body = body.clone();
+    let mut scrutinees = Scrutinees { item, taken: true };
+    scrutinees.visit_block_mut(&mut body);
+    scrutinees.taken && !crate::syntax::mentions_unshadowed(&body.stmts, item)
 }
 
 /// In a loop over the array by reference, each arm of `match item` (and the `then` of `if

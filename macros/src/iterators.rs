@@ -983,7 +983,7 @@ impl<'ast> Visit<'ast> for Locals<'_> {
                 self.1.insert(name.clone());
             }
             self.0.insert(name);
-        } else if crate::lower::is_array_local(local, self.2) {
+        } else if crate::lower::is_array_local(local, self.2) && !literal_of_other_values(local) {
             let pat = match &local.pat {
                 Pat::Type(typed) => &*typed.pat,
                 other => other,
@@ -999,6 +999,42 @@ impl<'ast> Visit<'ast> for Locals<'_> {
             }
         }
         visit::visit_local(self, local);
+    }
+}
+
+/// Whether `local` is an untyped array literal (`[..]`, `vec![..]`, `[e; N]`,
+/// `vec![e; n]`) whose elements are plainly no floats: enum variants (`Mode::Scale(2.0)`,
+/// `enums::construction`) or struct literals. Such an array is no float array:
+/// desugared as one, `for m in &modes` read `let m = modes[k];`, an owned value where the
+/// body had a reference (regression `constant_modes_passed_on`: rustc's E0308 answered a
+/// constant array of enum values whose item was passed on). One the passes before took
+/// (`tuples`, `enum_arrays`) is already rewritten; what is left runs as written.
+fn literal_of_other_values(local: &syn::Local) -> bool {
+    let Some(init) = &local.init else {
+        return false;
+    };
+    if matches!(&local.pat, Pat::Type(_)) {
+        return false;
+    }
+    let other = |element: &Expr| {
+        matches!(strip_parens(element), Expr::Struct(_))
+            || crate::enums::construction(strip_parens(element)).is_some()
+    };
+    match strip_parens(&init.expr) {
+        Expr::Array(array) => array.elems.first().is_some_and(other),
+        Expr::Repeat(repeat) => other(&repeat.expr),
+        Expr::Macro(mac) if mac.mac.path.is_ident("vec") => {
+            let tokens = &mac.mac.tokens;
+            if let Ok(repeat) = syn::parse2::<syn::ExprRepeat>(quote!([#tokens])) {
+                return other(&repeat.expr);
+            }
+            mac.mac
+                .parse_body_with(
+                    syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated,
+                )
+                .is_ok_and(|elements| elements.first().is_some_and(other))
+        }
+        _ => false,
     }
 }
 
