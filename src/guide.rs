@@ -425,9 +425,10 @@
 //! elements (`let (a, b) = pairs[i];`, `pairs[i] = (a, b);`), `len()` the first's, a push
 //! binds the tuple's parts before either array grows, and an iterator over the elements
 //! (`for (v, w) in &pairs`, `for &(v, w) in pairs.iter()`, `for p in &pairs` read by
-//! `p.0`, `pairs.iter().map(|(v, w)| v * w).sum()`, after `enumerate`, `rev`, `skip`,
-//! `take`, `step_by` or `filter`) is the `zip` of the positions' iterators, its patterns
-//! binding the same names to the same types. Elements with effects are evaluated in the
+//! `p.0`, `pairs.iter().map(|(v, w)| v * w).sum()`, either side of a `zip`,
+//! `x.iter().zip(&pairs)`, after `enumerate`, `rev`, `skip`, `take`, `step_by` or
+//! `filter`) is the `zip` of the positions' iterators, its patterns binding the same
+//! names to the same types; `swap(i, j)` and `reverse()` reorder every position. Elements with effects are evaluated in the
 //! order written. An array of tuples passed on whole, returned or used any other way is
 //! rejected.
 //!

@@ -347,6 +347,46 @@ fn zipped_with_a_slice(x: &[f64]) -> f64 {
     s
 }
 
+/// Closures with effects over a tuple array (a counter in a `filter` and in a `map`): run
+/// once per element, in order, as over the tuples.
+#[differentiable]
+fn closures_with_effects(x: &[f64]) -> f64 {
+    let pairs = vec![(x[0], 1.0), (x[1], -2.0), (x[0] * x[1], 3.0)];
+    let mut tested = 0.0;
+    let mut mapped = 0.0;
+    let s: f64 = pairs
+        .iter()
+        .filter(|&(_, w)| {
+            tested += 1.0;
+            *w > 0.0
+        })
+        .map(|(v, w)| {
+            mapped += 1.0;
+            v * w * mapped
+        })
+        .sum();
+    s + 10.0 * tested + 100.0 * mapped
+}
+
+/// The same by std.
+fn closures_with_effects_by_std(x: &[f64]) -> f64 {
+    let pairs = vec![(x[0], 1.0), (x[1], -2.0), (x[0] * x[1], 3.0)];
+    let mut tested = 0.0;
+    let mut mapped = 0.0;
+    let s: f64 = pairs
+        .iter()
+        .filter(|&(_, w)| {
+            tested += 1.0;
+            *w > 0.0
+        })
+        .map(|(v, w)| {
+            mapped += 1.0;
+            v * w * mapped
+        })
+        .sum();
+    s + 10.0 * tested + 100.0 * mapped
+}
+
 #[test]
 fn splitting_keeps_meaning() {
     for x in [[0.3, -1.2], [2.0, 0.5]] {
@@ -357,6 +397,13 @@ fn splitting_keeps_meaning() {
     }
     slices!(@second_order elements_with_effects, [2], [0], point(2, 11, -1.0, 1.0));
     slices!(@second_order zipped_with_a_slice, [3], [0], point(3, 13, -1.0, 1.0));
+    for x in [[0.3, -1.2], [2.0, 0.5]] {
+        assert_eq!(
+            closures_with_effects(&x).to_bits(),
+            closures_with_effects_by_std(&x).to_bits()
+        );
+    }
+    slices!(@second_order closures_with_effects, [2], [0], point(2, 29, -1.0, 1.0));
     let x = [0.3, -1.2, 0.7];
     assert_eq!(zipped_with_a_slice(&x), 0.5 + 0.3 * -1.2 + -1.2 * 2.0 * 0.7);
 }
