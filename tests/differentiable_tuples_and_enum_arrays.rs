@@ -573,7 +573,7 @@ fn constant_modes_passed_on(x: &[f64]) -> f64 {
         if is_scale(m) {
             v = v * v;
         } else {
-            v = v + x[1];
+            v += x[1];
         }
     }
     v
