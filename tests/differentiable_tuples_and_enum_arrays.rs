@@ -499,6 +499,38 @@ twice! {
     }
 }
 
+/// An enum value built by a `match` one of whose arms panics (`_ => unreachable!()`), then
+/// matched: the macro itself panicked before ("generated functions: unexpected token,
+/// expected `;`"), the arm's bare macro beside arms of assignments.
+#[differentiable]
+fn enum_built_by_a_match_with_a_panicking_arm(x: &[f64], i: usize) -> f64 {
+    let s = match i {
+        0 => Shape::Circle(x[0]),
+        1 => Shape::Square(x[1]),
+        _ => unreachable!(),
+    };
+    match s {
+        Shape::Circle(r) => r * r,
+        Shape::Square(a) => a.sin(),
+        _ => 0.0,
+    }
+}
+
+/// The same with a `panic!` naming the value, in a block that is the body's value.
+#[differentiable]
+fn enum_built_in_a_tail_block(x: &[f64], i: usize) -> f64 {
+    {
+        let s = match i {
+            0 => Shape::Rect(x[0], x[1]),
+            n => panic!("no shape {n}"),
+        };
+        match s {
+            Shape::Rect(a, b) => a * b.exp(),
+            _ => 0.0,
+        }
+    }
+}
+
 /// Payloads with effects (a counter bumped by each): bound in the order written, once,
 /// though each item is built again at every trip.
 #[differentiable]
@@ -606,6 +638,15 @@ fn arrays_of_enum_values_differentiate() {
         );
     }
     slices!(@second_order payloads_with_effects, [2], [0], point(2, 17, -1.0, 1.0));
+    slice_and_constant!(@second_order enum_built_by_a_match_with_a_panicking_arm, 0, point(2, 31, -1.0, 1.0));
+    slice_and_constant!(@second_order enum_built_by_a_match_with_a_panicking_arm, 1, point(2, 37, -1.0, 1.0));
+    slice_and_constant!(@second_order enum_built_in_a_tail_block, 0, point(2, 41, -1.0, 1.0));
+    let past = std::panic::catch_unwind(|| enum_built_in_a_tail_block(&[0.5, 2.0], 3));
+    let message = past.expect_err("no shape 3 panics");
+    assert_eq!(
+        message.downcast_ref::<String>().map(String::as_str),
+        Some("no shape 3")
+    );
     slices!(@second_order constant_modes_passed_on, [2], [0], point(2, 19, -1.0, 1.0));
     slices!(@second_order constant_modes_matched, [2], [0], point(2, 23, -1.0, 1.0));
     let x = [0.7, -0.2];
