@@ -149,8 +149,14 @@
 //!   Every variant built must be named by some arm (a pattern names only variants). A
 //!   field of a constant (a `&Config`, a closure, a struct deriving nothing) may be of any
 //!   type: it is held in an `Option` (a float field holds its `Default` while another
-//!   variant is built). An enum value passed on, returned, copied or matched by reference
-//!   is rejected;
+//!   variant is built). A local array of them, `let shapes = [Shape::Circle(x[0]),
+//!   Shape::Square(x[1])];` (or `vec![..]`), iterated by a `for` loop, `for s in &shapes`
+//!   (or `shapes.iter()`, or by value) whose item is only matched, is the loop over its
+//!   positions, each item built as its iteration starts from the payloads bound once in
+//!   the order written (an arm of `match s` binds the fields by reference, as through
+//!   `&Shape`); `shapes.len()` is the literal's count. An enum value passed on, returned,
+//!   copied or matched by reference is rejected, and so is an array of them used
+//!   otherwise;
 //! - in scalar mode, an in-place sort of a float array of the body (a local copy, `let
 //!   mut v = x.to_vec();`, a buffer, a `&mut` parameter): `v.sort_by(|a, b| ..)`,
 //!   `sort_unstable_by`, `sort_by_key`, `sort_unstable_by_key`, `sort_by_cached_key`, and
@@ -186,8 +192,10 @@
 //!   array, as the iterator's); over `x.iter()` (a reference to an element as its value,
 //!   `*x.iter().reduce(|a, b| if a > b { a } else { b }).unwrap()`, `.copied()`,
 //!   `Some(&v)`) the step, whose parameters are plain names, runs on the values they
-//!   refer to (`*a` read as `a`), keeping the element it returns; such an option used
-//!   otherwise (`.map(..)` of the reference) is rejected: write `.copied()` first.
+//!   refer to (`*a` read as `a`), keeping the element it returns; such an option read by
+//!   `.map(|m| ..).unwrap_or(d)` is the `match` it stands for (also in generic code, the
+//!   default `T::zero()` or `T::from(0.5).unwrap()`: constants, no call with effects), and
+//!   used otherwise (`.map(..)` of the reference held) is rejected: write `.copied()` first.
 //!   `f64::max` in a `fold` or a `reduce` is the op `max`, whose ties (the cotangent to its
 //!   first operand, the value kept) and NaNs are its own;
 //! - in scalar mode, `Option`s of differentiable numbers held in a local (`let mut best =
@@ -420,13 +428,32 @@
 //! a `step_by`, counting strided items: `x.iter().step_by(2).skip(1).take(n)`), which are
 //! lowered to indexed loops.
 //!
+//! A local array of tuples, `let pairs: Vec<(f64, f64)> = vec![(x[0], 2.0), (x[1],
+//! 3.0)];` (or `[(..), ..]`, `vec![(a, b); n]`, `Vec::new()` then `pairs.push((a, b))`),
+//! is one array per position, `pairs_0` and `pairs_1`, kept in step: `pairs[i].0` is
+//! `pairs_0[i]` (read or written, `pairs[i].1 += ..`), `pairs[i]` whole the tuple of the
+//! elements (`let (a, b) = pairs[i];`, `pairs[i] = (a, b);`), `len()` the first's, a push
+//! binds the tuple's parts before either array grows, and an iterator over the elements
+//! (`for (v, w) in &pairs`, `for &(v, w) in pairs.iter()`, `for p in &pairs` read by
+//! `p.0`, `pairs.iter().map(|(v, w)| v * w).sum()`, either side of a `zip`,
+//! `x.iter().zip(&pairs)`, after `enumerate`, `rev`, `skip`, `take`, `step_by` or
+//! `filter`) is the `zip` of the positions' iterators, its patterns binding the same
+//! names to the same types; `swap(i, j)` and `reverse()` reorder every position. Elements with effects are evaluated in the
+//! order written. An array of tuples passed on whole, returned or used any other way is
+//! rejected.
+//!
 //! The adaptors in such a chain are the loop they stand for, item by item. A `filter`
 //! before the `map` (`p.iter().zip(q).filter(|(a, _)| **a > 0.0).map(..).sum()`, in a
 //! `for` loop, a reduction, a `collect`) is the `continue` it stands for, its closure's
 //! statements run once per element, in order, before the map's (one `*` less is written
 //! for the reference the closure is given: `**a` reads `a`'s value); `count()` is an
 //! integer, a constant. `skip`/`take`/`step_by` after `enumerate`, `zip` or `rev` count
-//! the items, so `x.iter().enumerate().skip(1)` gives the positions from 1. A `fold`
+//! the items, so `x.iter().enumerate().skip(1)` gives the positions from 1, and a `rev`
+//! after them reverses the items they left: `rev`, `skip`, `take` and `enumerate` in any
+//! order are the iterator's (`x.iter().rev().take(3).enumerate()` gives the last three
+//! from the end, positions 0, 1, 2; fewer if `x` is shorter; a `skip`/`take` after a
+//! `rev` of an array's elements is the part of it they leave, read from its end). An
+//! `enumerate` or `zip` after a `step_by` of reversed items stays rejected. A `fold`
 //! with a tuple accumulator, `let (s, q) = x.iter().fold((0.0, 0.0), |(s, q), &v| (s +
 //! v, q + v * v));` or `.fold(..).1`, keeps one accumulator per part. An element's
 //! option with a default, `x.first().copied().unwrap_or(0.0)`, `x.get(i).copied()

@@ -111,7 +111,7 @@ fn rewrite_local(stmt: &Stmt, rest: &[Stmt], slots: &mut Slots) -> Option<(Vec<S
 
 /// A variant's construction: its path as written and its payload (empty for a unit
 /// variant), if `expr` is one (a path of two segments or more, the last capitalised).
-fn construction(expr: &Expr) -> Option<(String, Vec<&Expr>)> {
+pub(crate) fn construction(expr: &Expr) -> Option<(String, Vec<&Expr>)> {
     let (path, args) = match expr {
         Expr::Call(call) => {
             let Expr::Path(path) = &*call.func else {
@@ -211,7 +211,11 @@ impl Parts {
     /// assign it.
     fn assign_leaf(&self, build: &Expr) -> Option<Expr> {
         match build {
-            expr if leaves(expr) => Some(expr.clone()),
+            // a statement of its own (`{ unreachable!(); }`): an arm whose body is a bare
+            // `panic!(..)`/`unreachable!()` beside arms that are blocks of assignments made
+            // generated code that did not parse (the macro's panic "generated functions:
+            // expected `;`"; regression `enum_built_by_a_match_with_a_panicking_arm`)
+            expr if leaves(expr) => Some(syn::parse_quote!({ #expr; })),
             expr => {
                 let (path, args) = construction(expr)?;
                 let k = self.variants.iter().position(|v| v.path == path)?;

@@ -145,9 +145,15 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
             // see as one
             stmts =
                 crate::array_calls::mark(stmts, &|path| args.calls.plain_helper(path).is_some());
+            // local arrays of tuples split into one array per position: the iterator
+            // forms and lowering then see local arrays
+            stmts = crate::tuples::rewrite(stmts);
             // local structs split into their fields first: the searches and options
             // then see plain locals
             stmts = fields::rewrite(stmts, receivers);
+            // a local array of enum values iterated: a loop building each item, which
+            // `enums` then splits
+            stmts = crate::enum_arrays::rewrite(stmts);
             // enum values built in the body and only matched: a tag and field locals
             stmts = crate::enums::rewrite(stmts, slots);
             // `let y = x;` of a borrowed flat array parameter: a view of the whole

@@ -985,7 +985,7 @@ impl<'ast> Visit<'ast> for Locals<'_> {
                 self.1.insert(name.clone());
             }
             self.0.insert(name);
-        } else if crate::lower::is_array_local(local, self.2) {
+        } else if crate::lower::is_array_local(local, self.2) && !literal_of_other_values(local) {
             let pat = match &local.pat {
                 Pat::Type(typed) => &*typed.pat,
                 other => other,
@@ -1001,6 +1001,42 @@ impl<'ast> Visit<'ast> for Locals<'_> {
             }
         }
         visit::visit_local(self, local);
+    }
+}
+
+/// Whether `local` is an untyped array literal (`[..]`, `vec![..]`, `[e; N]`,
+/// `vec![e; n]`) whose elements are plainly no floats: enum variants (`Mode::Scale(2.0)`,
+/// `enums::construction`) or struct literals. Such an array is no float array:
+/// desugared as one, `for m in &modes` read `let m = modes[k];`, an owned value where the
+/// body had a reference (regression `constant_modes_passed_on`: rustc's E0308 answered a
+/// constant array of enum values whose item was passed on). One the passes before took
+/// (`tuples`, `enum_arrays`) is already rewritten; what is left runs as written.
+fn literal_of_other_values(local: &syn::Local) -> bool {
+    let Some(init) = &local.init else {
+        return false;
+    };
+    if matches!(&local.pat, Pat::Type(_)) {
+        return false;
+    }
+    let other = |element: &Expr| {
+        matches!(strip_parens(element), Expr::Struct(_))
+            || crate::enums::construction(strip_parens(element)).is_some()
+    };
+    match strip_parens(&init.expr) {
+        Expr::Array(array) => array.elems.first().is_some_and(other),
+        Expr::Repeat(repeat) => other(&repeat.expr),
+        Expr::Macro(mac) if mac.mac.path.is_ident("vec") => {
+            let tokens = &mac.mac.tokens;
+            if let Ok(repeat) = syn::parse2::<syn::ExprRepeat>(quote!([#tokens])) {
+                return other(&repeat.expr);
+            }
+            mac.mac
+                .parse_body_with(
+                    syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated,
+                )
+                .is_ok_and(|elements| elements.first().is_some_and(other))
+        }
+        _ => false,
     }
 }
 
@@ -1199,9 +1235,9 @@ struct Chain {
     /// work before the item is bound.
     steps: Vec<Step>,
     /// `skip`/`take`/`step_by` after an `enumerate`, a `zip` or a `rev` (which `Parts`
-    /// cannot take as a part of one array), counting the chain's items: positions are
-    /// counted before them.
-    counted: Vec<Strided>,
+    /// cannot take as a part of one array), counting the chain's items, and a `rev` after
+    /// them: positions are counted before them.
+    counted: Vec<Counted>,
     /// The element index the items are read at: the loop counter `gradtape_k`, or with
     /// `counted` adapters a local computed from it as each iteration starts.
     index: Ident,
@@ -2044,12 +2080,19 @@ impl Rewriter<'_> {
             return None;
         }
         // after `skip`/`take`/`step_by` of positions or pairs, no adapter that would
-        // count them again from their own start
-        if !chain.counted.is_empty() && matches!(method.as_str(), "rev" | "enumerate" | "zip") {
+        // count them again from their own start; a `rev` reverses the items they left
+        // (`Counted::Rev`), each still read at its element index
+        if !chain.counted.is_empty() && matches!(method.as_str(), "enumerate" | "zip") {
             return None;
         }
         match (method.as_str(), call.args.len()) {
             ("copied" | "cloned", 0) => chain.item = by_value(chain.item),
+            ("rev", 0) if !chain.counted.is_empty() => {
+                if !chain.steps.is_empty() {
+                    return None;
+                }
+                chain.counted.push(Counted::Rev);
+            }
             ("rev", 0) => chain.reversed = !chain.reversed,
             ("filter" | "take_while" | "skip_while", 1) => match strip_parens(&call.args[0]) {
                 Expr::Closure(closure) if closure.inputs.len() == 1 => {
@@ -2066,11 +2109,11 @@ impl Rewriter<'_> {
             },
             ("skip" | "take" | "step_by", 1) => {
                 let arg = &call.args[0];
-                chain.counted.push(match method.as_str() {
+                chain.counted.push(Counted::By(match method.as_str() {
                     "skip" => Strided::Skip(quote!(#arg)),
                     "take" => Strided::Take(quote!(#arg)),
                     _ => Strided::StepBy(quote!(#arg)),
-                });
+                }));
             }
             ("enumerate", 0) => {
                 let n = self.length(&chain.arrays);
@@ -2562,9 +2605,22 @@ enum Strided {
     StepBy(TokenStream),
 }
 
+/// An adapter of a chain's `counted` ones: a [`Strided`] counting the items left, or a
+/// `rev` of them.
+#[derive(Clone)]
+enum Counted {
+    By(Strided),
+    /// `.rev()` after counted adapters: the items they left, every `stride`-th element
+    /// from `first`, `len` of them, in the other order. Its first is the old last, counted
+    /// from the other end (`total - 1 - (first + (len - 1) * stride)`); the loop then
+    /// reads from the other end (each `rev` flips the orientation the chain ends in).
+    Rev,
+}
+
 /// What [`Parts::skipped`] found: a flat array's elements `start..end`, every
 /// `stride`-th, the adapters after the first `step_by`, whether the items are copies,
-/// whether any adapter applied.
+/// whether they run from the end (`rev`, on contiguous elements only), whether any
+/// adapter applied.
 struct Skipped {
     array: Ident,
     start: TokenStream,
@@ -2572,6 +2628,7 @@ struct Skipped {
     stride: Option<TokenStream>,
     after: Vec<Strided>,
     copied: bool,
+    reversed: bool,
     applied: bool,
 }
 
@@ -2617,8 +2674,21 @@ impl Parts<'_> {
                     stride: None,
                     after: Vec::new(),
                     copied: false,
+                    reversed: false,
                     applied: false,
                 })
+            }
+            // contiguous elements from the end: a `skip`/`take` after it narrows them from
+            // that end (`Parts::reversed_skipped`)
+            ("rev", 0) => {
+                let inner = unstrided()?;
+                Some(Skipped {
+                    reversed: !inner.reversed,
+                    ..inner
+                })
+            }
+            ("skip" | "take", 1) if unstrided().is_some_and(|inner| inner.reversed) => {
+                Some(reversed_skipped(unstrided()?, call))
             }
             ("copied" | "cloned", 0) => Some(Skipped {
                 copied: true,
@@ -2643,7 +2713,7 @@ impl Parts<'_> {
                 })
             }
             ("step_by", 1) => {
-                let inner = unstrided()?;
+                let inner = unstrided().filter(|inner| !inner.reversed)?;
                 let step = &call.args[0];
                 Some(Skipped {
                     stride: Some(quote!(#step)),
@@ -2676,6 +2746,29 @@ impl Parts<'_> {
     }
 }
 
+/// `.skip(n)`/`.take(n)` (`call`) after a `rev` of contiguous elements `start..end`:
+/// the reversed items are the elements from `end - 1` down, so `skip(n)` drops the last
+/// `min(n, len)` elements, `end` moving back to no less than `start`, and `take(n)` keeps
+/// the last `min(n, len)`, `start` moving up to no more than `end`; the part is still
+/// read from its end. As std's `Rev<Skip>`/`Rev<Take>` give them: `a.iter().rev().take(3)`
+/// is `a[a.len() - min(3, a.len())..]` from its end.
+fn reversed_skipped(inner: Skipped, call: &syn::ExprMethodCall) -> Skipped {
+    let (start, end, n) = (&inner.start, &inner.end, &call.args[0]);
+    if call.method == "skip" {
+        Skipped {
+            end: quote!((#end).saturating_sub(#n).max(#start)),
+            applied: true,
+            ..inner
+        }
+    } else {
+        Skipped {
+            start: quote!((#start).max((#end).saturating_sub(#n))),
+            applied: true,
+            ..inner
+        }
+    }
+}
+
 impl VisitMut for Parts<'_> {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
         if let Some(Skipped {
@@ -2685,6 +2778,7 @@ impl VisitMut for Parts<'_> {
             stride,
             after,
             copied,
+            reversed,
             applied: true,
         }) = self.skipped(expr)
         {
@@ -2694,6 +2788,9 @@ impl VisitMut for Parts<'_> {
             } else {
                 syn::parse_quote!(#name.iter())
             };
+            if reversed {
+                *expr = syn::parse_quote!(#expr.rev());
+            }
             return;
         }
         if let Expr::Index(index) = strip_parens(expr)
@@ -4319,7 +4416,14 @@ impl Rewriter<'_> {
             });
             for adapter in &chain.counted {
                 setup.extend(match adapter {
-                    Strided::Skip(m) => {
+                    Counted::Rev => quote! {
+                        let #first: usize = if #len == 0 {
+                            0
+                        } else {
+                            #total - 1 - (#first + (#len - 1) * #stride)
+                        };
+                    },
+                    Counted::By(Strided::Skip(m)) => {
                         let passed = self.fresh("passed");
                         quote! {
                             let #passed: usize = #len.min(#m);
@@ -4327,10 +4431,10 @@ impl Rewriter<'_> {
                             let #len: usize = #len - #passed;
                         }
                     }
-                    Strided::Take(m) => quote! {
+                    Counted::By(Strided::Take(m)) => quote! {
                         let #len: usize = #len.min(#m);
                     },
-                    Strided::StepBy(s) => {
+                    Counted::By(Strided::StepBy(s)) => {
                         let step = self.fresh("step");
                         quote! {
                             let #step: usize = #s;
@@ -4341,9 +4445,14 @@ impl Rewriter<'_> {
                 });
             }
             // the item's place in the sequence the adapters counted (from the back when
-            // the chain is reversed)
+            // the chain ends reversed: each `rev` after them flips it)
             let position = quote!(#first + #k * #stride);
-            let at = if chain.reversed {
+            let revs = chain
+                .counted
+                .iter()
+                .filter(|a| matches!(a, Counted::Rev))
+                .count();
+            let at = if chain.reversed != (revs % 2 == 1) {
                 quote!(let #index: usize = #total - 1 - (#position);)
             } else {
                 quote!(let #index: usize = #position;)

@@ -28,6 +28,7 @@ mod args;
 mod array_calls;
 mod ctxt;
 mod derive_differentiable;
+mod enum_arrays;
 mod enums;
 mod expand;
 mod fallback;
@@ -48,6 +49,7 @@ mod slots;
 mod sources;
 mod syntax;
 mod traced;
+mod tuples;
 mod validate;
 mod vocabulary;
 

@@ -102,7 +102,11 @@ pub fn rewrite(
     FloatPaths { floats }.visit_block_mut(&mut block);
     let mut patterns = Bindings::default();
     patterns.visit_block(&block);
-    OptionCombinators { bound: &patterns }.visit_block_mut(&mut block);
+    OptionCombinators {
+        bound: &patterns,
+        floats,
+    }
+    .visit_block_mut(&mut block);
     // the names that hold a shared reference wherever they appear, so that `&x` of one is
     // a reference to a reference: the borrowed parameters the body never binds again, and
     // the locals it binds once, by `let`, to a shared borrow or to another such name, or
@@ -168,12 +172,17 @@ pub fn rewrite(
 struct OptionCombinators<'b> {
     /// The names the body's patterns bind.
     bound: &'b Bindings,
+    /// The function's float type parameters: a default `T::zero()` or `T::from(0.5)
+    /// .unwrap()` of one is a constant ([`is_float_constant`]).
+    floats: &'b [Ident],
 }
 
 impl VisitMut for OptionCombinators<'_> {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
         syn::visit_mut::visit_expr_mut(self, expr);
-        if let Some(matched) = option_match(expr).or_else(|| self.unwrap_or_match(expr)) {
+        if let Some(matched) =
+            option_match(expr, self.floats).or_else(|| self.unwrap_or_match(expr))
+        {
             *expr = matched;
         }
     }
@@ -251,7 +260,7 @@ fn is_search(expr: &Expr) -> bool {
 }
 
 /// `expr` as the `match` it stands for, if it is one of [`OptionCombinators`]' forms.
-fn option_match(expr: &Expr) -> Option<Expr> {
+fn option_match(expr: &Expr, floats: &[Ident]) -> Option<Expr> {
     let Expr::MethodCall(call) = expr else {
         return None;
     };
@@ -296,7 +305,7 @@ fn option_match(expr: &Expr) -> Option<Expr> {
         }
         (*default.body).clone()
     } else {
-        if !is_pure(default) {
+        if !is_pure(default) && !is_float_constant(default, floats) {
             return None;
         }
         default.clone()
@@ -349,6 +358,60 @@ fn is_pure(expr: &Expr) -> bool {
             FLOAT_METHODS.contains(&call.method.to_string().as_str())
                 && is_pure(&call.receiver)
                 && call.args.iter().all(is_pure)
+        }
+        _ => false,
+    }
+}
+
+/// Whether `expr` is a float constant of generic code, with no effect: `T::zero()`,
+/// `T::one()`, `T::infinity()`, `T::nan()`, .. and `T::from(c).unwrap()` (or `expect`) of
+/// a pure `c`, for `T` one of the function's float type parameters (`floats`) or `f32`/
+/// `f64`: what `num_traits::Float` and `NumCast` give, each a number and nothing else
+/// (`from` of a number into a float never fails). An eager default of an option's
+/// combinator may be one ([`option_match`]), as a literal may.
+fn is_float_constant(expr: &Expr, floats: &[Ident]) -> bool {
+    let of_float = |func: &Expr, names: &[&str]| -> bool {
+        let Expr::Path(path) = crate::syntax::strip_parens(func) else {
+            return false;
+        };
+        let segments: Vec<&syn::PathSegment> = path.path.segments.iter().collect();
+        path.qself.is_none()
+            && matches!(&segments[..], [ty, name]
+                if ty.arguments.is_none()
+                    && (floats.contains(&ty.ident) || ty.ident == "f32" || ty.ident == "f64")
+                    && names.contains(&name.ident.to_string().as_str()))
+    };
+    match crate::syntax::strip_parens(expr) {
+        Expr::Call(call) if call.args.is_empty() => of_float(
+            &call.func,
+            &[
+                "zero",
+                "one",
+                "infinity",
+                "neg_infinity",
+                "nan",
+                "neg_zero",
+                "epsilon",
+                "max_value",
+                "min_value",
+                "min_positive_value",
+            ],
+        ),
+        Expr::MethodCall(unwrap)
+            if matches!(unwrap.method.to_string().as_str(), "unwrap" | "expect")
+                && unwrap.args.iter().all(|a| matches!(a, Expr::Lit(_))) =>
+        {
+            matches!(crate::syntax::strip_parens(&unwrap.receiver),
+                Expr::Call(call) if call.args.len() == 1
+                    && is_pure(&call.args[0])
+                    && of_float(&call.func, &["from"]))
+        }
+        Expr::Unary(unary) => is_float_constant(&unary.expr, floats),
+        Expr::Binary(binary) => {
+            !is_compound_assign(&binary.op)
+                && [&binary.left, &binary.right]
+                    .iter()
+                    .all(|side| is_pure(side) || is_float_constant(side, floats))
         }
         _ => false,
     }

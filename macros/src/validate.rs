@@ -311,7 +311,7 @@ pub fn unsupported_expr(cx: &Ctxt, expr: &Expr) {
             "fields of differentiable values are not differentiated, but for a struct or tuple result of a call bound by `let` and read only by its fields (`let s = step(..);`, then `s.x`; `step(..).x`), a named field of a struct result held whole (`norm(&s) + s.x`) and a local struct read and written field by field: a tuple result is read by its parts where the call is bound, not held whole (pass the values as separate parameters, or read the result's parts where the call is bound)"
         }
         Expr::Tuple(_) | Expr::Array(_) => {
-            "a tuple of differentiable values is supported as the function's result or destructured (`let (a, b) = (x, y);`), an array of them as a local's value (`let a = [x, y];`, then indexed): bind each value to its own name, or the array to a local"
+            "a tuple of differentiable values is supported as the function's result or destructured (`let (a, b) = (x, y);`), an array of them as a local's value (`let a = [x, y];`, then indexed), and a local array of tuples (`vec![(x[0], 2.0), ..]`, `push((a, b))`) read by index (`pairs[i].0`), `len`, `push` or iterated (`for (v, w) in &pairs`): bind each value to its own name, or the array to a local"
         }
         // a local struct read and written only field by field (`let mut s = State { x, v };
         // s.v += ..`) is split into one local per field before lowering (`fields`); one
@@ -955,7 +955,7 @@ pub fn associated_call(cx: &Ctxt, path: &syn::Path) {
     {
         // by Rust's naming convention an enum variant (what `enums` did not rewrite)
         format!(
-            "`{}` builds an enum value holding differentiable values: one bound by `let` and only matched (`match v {{ .. }}`, `if let`, arms binding its fields by name) is differentiated; one passed on, returned, copied, compared or matched by reference is not, and a variant must be named by some arm's pattern (for data, hold the values constant: `#[differentiable(constant(name))]`)",
+            "`{}` builds an enum value holding differentiable values: one bound by `let` and only matched (`match v {{ .. }}`, `if let`, arms binding its fields by name) is differentiated, and so is a local array of them iterated by a `for` loop whose item is only matched (`for s in &shapes`); one passed on, returned, copied, compared or matched by reference is not, and a variant must be named by some arm's pattern (for data, hold the values constant: `#[differentiable(constant(name))]`)",
             quote::quote!(#path).to_string().replace(' ', "")
         )
     } else {
