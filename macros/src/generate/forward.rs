@@ -64,13 +64,15 @@ impl Generator<'_> {
                 then_branch,
                 else_branch,
             } => {
-                let flag = self.save(format!("branch{id}"), depth);
+                let flag = self.save_number(format!("branch{id}"), depth);
                 let name = &flag.name;
                 let keep = self.keep_control(&flag);
-                let (then_code, else_code) = (
-                    self.forward_block(then_branch),
-                    self.forward_block(else_branch),
-                );
+                let (then_code, else_code) = self.in_branch(|| {
+                    (
+                        self.forward_block(then_branch),
+                        self.forward_block(else_branch),
+                    )
+                });
                 let bind = if depth == 0 {
                     quote!(let #name: bool = #cond;)
                 } else {
@@ -87,13 +89,19 @@ impl Generator<'_> {
                 arms,
             } if depth > 0 => {
                 // The arm taken is saved as it starts: it may jump out before its end.
-                let flag = self.save(format!("arm{id}"), depth);
-                let arms = arms.iter().enumerate().map(|(index, arm)| {
-                    let pat = &arm.pat;
-                    let guard = arm.guard.as_ref().map(|guard| quote!(if #guard));
-                    let keep = self.saving.then(|| flag.keep(quote!(#index)));
-                    let code = self.forward_block(&arm.body);
-                    quote!(#pat #guard => { #keep #code })
+                // (Exactly one arm runs, so the save is made once wherever the match is.)
+                let flag = self.save_number(format!("arm{id}"), depth);
+                let arms: Vec<TokenStream> = self.in_branch(|| {
+                    arms.iter()
+                        .enumerate()
+                        .map(|(index, arm)| {
+                            let pat = &arm.pat;
+                            let guard = arm.guard.as_ref().map(|guard| quote!(if #guard));
+                            let keep = self.saving.then(|| flag.keep(quote!(#index)));
+                            let code = self.forward_block(&arm.body);
+                            quote!(#pat #guard => { #keep #code })
+                        })
+                        .collect()
                 });
                 quote!(match #scrutinee { #(#arms)* })
             }
@@ -151,13 +159,18 @@ impl Generator<'_> {
                 scrutinee,
                 arms,
             } => {
-                let flag = self.save(format!("arm{id}"), depth);
+                let flag = self.save_number(format!("arm{id}"), depth);
                 let name = &flag.name;
-                let arms = arms.iter().enumerate().map(|(index, arm)| {
-                    let pat = &arm.pat;
-                    let guard = arm.guard.as_ref().map(|guard| quote!(if #guard));
-                    let code = self.forward_block(&arm.body);
-                    quote!(#pat #guard => { #code #index })
+                let arms: Vec<TokenStream> = self.in_branch(|| {
+                    arms.iter()
+                        .enumerate()
+                        .map(|(index, arm)| {
+                            let pat = &arm.pat;
+                            let guard = arm.guard.as_ref().map(|guard| quote!(if #guard));
+                            let code = self.forward_block(&arm.body);
+                            quote!(#pat #guard => { #code #index })
+                        })
+                        .collect()
                 });
                 let keep = self.keep_control(&flag);
                 quote! {
@@ -198,15 +211,27 @@ impl Generator<'_> {
         exits: bool,
         depth: usize,
     ) -> TokenStream {
-        let trips = self.save(format!("trips{id}"), depth);
+        let trips = self.save_number(format!("trips{id}"), depth);
         let name = &trips.name;
         // the operands the trips read but never change, once (`invariants`)
         let mut invariants = TokenStream::new();
         for (binding, operand) in self.invariants.per_loop.get(&id).into_iter().flatten() {
-            let save = self.save(super::invariants::Invariants::name(id, *binding), depth);
+            let name = super::invariants::Invariants::name(id, *binding);
+            let save = self.save_kind(name, depth, !self.tensor());
             invariants.extend(save.keep(self.owned(operand)));
         }
-        self.loops.borrow_mut().push(Vec::new());
+        let by_trip = matches!(head, LoopHead::For { iter, .. } if counted_range(iter))
+            && !exits
+            && self.saving
+            && !self.tensor()
+            && self.body.checkpoint.is_none();
+        self.loops.borrow_mut().push(super::LoopSaves {
+            id,
+            by_trip,
+            branches: self.branches.get(),
+            per_trip: Vec::new(),
+            indexed: Vec::new(),
+        });
         // Each iteration is counted as it starts (a jump may end it early) and, when
         // one may, saves how it ended.
         let ran_to_end = exits.then(|| {
@@ -215,8 +240,15 @@ impl Generator<'_> {
         });
         let body_code = self.forward_block(body);
         let label = label.map(|label| quote!(#label:));
-        let code = quote!(#name += 1; #body_code #ran_to_end);
-        let per_trip = self.loops.borrow_mut().pop().expect("pushed above");
+        let super::LoopSaves {
+            per_trip, indexed, ..
+        } = self.loops.borrow_mut().pop().expect("pushed above");
+        // the trip's index (from 0) where the trip's saves are written
+        let trip = (!indexed.is_empty()).then(|| {
+            let trip = super::trip_index(id);
+            quote!(let #trip: usize = #name;)
+        });
+        let code = quote!(#trip #name += 1; #body_code #ran_to_end);
         let keep = self.keep_control(&trips);
         // a split call's trip count as the loop starts (`replay::split_call`: a range,
         // whose size is exact; 0, which no trip's count is, otherwise)
@@ -231,7 +263,9 @@ impl Generator<'_> {
             }
         });
         let looped = match head {
-            LoopHead::For { pat, iter } if !per_trip.is_empty() || last.is_some() => {
+            LoopHead::For { pat, iter }
+                if !per_trip.is_empty() || !indexed.is_empty() || last.is_some() =>
+            {
                 // Room for one save per trip up front: growing a stack while the
                 // loop runs copies it over and over. `match` keeps the iterator
                 // expression's temporaries alive through the loop, as `for` does.
@@ -239,13 +273,28 @@ impl Generator<'_> {
                 let stacks = per_trip
                     .iter()
                     .map(|save| crate::syntax::mixed(&format!("{}_stack", save)));
+                // Saved by trip: each stack grown by the trip count once (a range's size
+                // hint is exact), its new part a slice the trips write at their index, so
+                // the loop holds one pointer per save and no length; a loop that ran
+                // fewer trips (none does: no jump ends it) leaves no unwritten entry.
+                let (indexed_stacks, slots): (Vec<Ident>, Vec<Ident>) = indexed
+                    .iter()
+                    .map(|save| {
+                        (
+                            mixed(&format!("{save}_stack")),
+                            mixed(&format!("{save}_slots")),
+                        )
+                    })
+                    .unzip();
                 quote! {
                     match ::core::iter::IntoIterator::into_iter(#iter) {
                         #iterator => {
                             let #hint = ::core::iter::Iterator::size_hint(&#iterator).0;
                             #(generated::reserve(&mut #stacks, #hint);)*
+                            #(let #slots = generated::trip_slots(&mut #indexed_stacks, #hint);)*
                             #last
                             #label for #pat in #iterator { #code }
+                            #(generated::trips_ran(&mut #indexed_stacks, #hint, #name);)*
                         }
                     }
                 }
@@ -280,6 +329,14 @@ impl Generator<'_> {
         quote! {
             let (#(#saved,)*) = { #code (#(#saved,)*) };
         }
+    }
+
+    /// Generates the code of a branch or arms (whose saves are made in some trips only).
+    fn in_branch<T>(&self, generate: impl FnOnce() -> T) -> T {
+        self.branches.set(self.branches.get() + 1);
+        let code = generate();
+        self.branches.set(self.branches.get() - 1);
+        code
     }
 
     /// Saves a branch taken or a trip count (bound to its name already) when it is on a
@@ -448,9 +505,9 @@ impl Generator<'_> {
                 index,
                 counter: None,
                 ..
-            } if self.useful[target.binding()] && self.saving => {
-                self.save(format!("idx{id}"), depth).keep(quote!(#index))
-            }
+            } if self.useful[target.binding()] && self.saving => self
+                .save_number(format!("idx{id}"), depth)
+                .keep(quote!(#index)),
             _ => quote!(),
         };
         quote!(#code #index #suffix)
@@ -468,7 +525,10 @@ impl Generator<'_> {
             Op::Load { index, counter, .. } => {
                 // an index that is its loop's counter is recomputed by the adjoint
                 if counter.is_none() {
-                    code.extend(self.save(format!("load{id}"), depth).keep(quote!(#index)));
+                    code.extend(
+                        self.save_number(format!("load{id}"), depth)
+                            .keep(quote!(#index)),
+                    );
                 }
                 let expr = self.op_expr(op);
                 code.extend(quote!(#prefix #expr;));
@@ -479,7 +539,8 @@ impl Generator<'_> {
             }
             Op::Cast { x, .. } => {
                 // the operand's value tells the adjoint which type to convert back to
-                code.extend(self.save(format!("x{id}"), depth).keep(self.owned(x)));
+                let save = self.save_kind(format!("x{id}"), depth, !self.tensor());
+                code.extend(save.keep(self.owned(x)));
                 let expr = self.op_expr(op);
                 code.extend(quote!(#prefix #expr;));
             }
@@ -494,7 +555,7 @@ impl Generator<'_> {
                     if is_literal(arg) {
                         call_args.push(quote!(#arg));
                     } else {
-                        let save = self.save(format!("arg{id}_{k}"), depth);
+                        let save = self.save_kind(format!("arg{id}_{k}"), depth, !self.tensor());
                         let name = &save.name;
                         code.extend(quote!(let #name = #arg;));
                         if depth > 0 {
@@ -504,13 +565,13 @@ impl Generator<'_> {
                     }
                 }
                 if *saves == Saves::Input {
-                    let save = self.save(format!("x{id}"), depth);
+                    let save = self.save_kind(format!("x{id}"), depth, !self.tensor());
                     code.extend(save.keep(self.owned(x)));
                 }
                 let expr = self.unary_expr(method, x, call_args);
                 code.extend(quote!(#prefix #expr;));
                 if *saves == Saves::Output {
-                    let save = self.save(format!("out{id}"), depth);
+                    let save = self.save_kind(format!("out{id}"), depth, !self.tensor());
                     let name = self.value_name(target, id);
                     let value = match self.flavour {
                         Flavour::ZeroD(_) => quote!(#name),
@@ -520,7 +581,7 @@ impl Generator<'_> {
                 }
             }
             Op::Binary { kind, lhs, rhs } if let Some(selects) = self.selection(kind, lhs, rhs) => {
-                code.extend(self.save(format!("sel{id}"), depth).keep(selects));
+                code.extend(self.save_number(format!("sel{id}"), depth).keep(selects));
                 let expr = self.op_expr(op);
                 code.extend(quote!(#prefix #expr;));
             }
@@ -532,11 +593,14 @@ impl Generator<'_> {
                 // (nor one its loop saved as it started: `invariants`)
                 let keep_lhs = keep_lhs && !self.invariants.uses.contains_key(&(id, 0));
                 let keep_rhs = keep_rhs && !self.invariants.uses.contains_key(&(id, 1));
+                let number = !self.tensor();
                 if keep_lhs {
-                    code.extend(self.save(format!("lhs{id}"), depth).keep(self.owned(lhs)));
+                    let save = self.save_kind(format!("lhs{id}"), depth, number);
+                    code.extend(save.keep(self.owned(lhs)));
                 }
                 if keep_rhs {
-                    code.extend(self.save(format!("rhs{id}"), depth).keep(self.owned(rhs)));
+                    let save = self.save_kind(format!("rhs{id}"), depth, number);
+                    code.extend(save.keep(self.owned(rhs)));
                 }
                 let expr = self.op_expr(op);
                 code.extend(quote!(#prefix #expr;));
@@ -666,5 +730,21 @@ impl Generator<'_> {
             need(0) && !is_literal(lhs.fwd()),
             need(1) && !is_literal(rhs.fwd()),
         )
+    }
+}
+
+/// Whether a `for` loop's iterator is a bounded range (`a..b`, `a..=b`, parenthesized,
+/// maybe `.rev()` or `.step_by(k)`): its size hint is exact, so the loop's trip count is
+/// known as it starts, and a loop no jump ends early runs exactly that many trips.
+pub(super) fn counted_range(iter: &syn::Expr) -> bool {
+    match crate::syntax::strip_parens(iter) {
+        syn::Expr::Range(range) => range.end.is_some(),
+        syn::Expr::MethodCall(call)
+            if (call.method == "rev" && call.args.is_empty())
+                || (call.method == "step_by" && call.args.len() == 1) =>
+        {
+            counted_range(&call.receiver)
+        }
+        _ => false,
     }
 }
