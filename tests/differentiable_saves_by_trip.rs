@@ -1,19 +1,18 @@
-//! Saves by trip (issue 14): a `for` loop over a bounded range that no jump ends early
-//! (its trip count known as it starts) sizes each stack of the values it saves exactly
-//! once per trip for all its trips as it starts (`generated::trip_slots`), trip `t`
-//! writes its value at index `t`, and the adjoint reads this run's part of the stack as
-//! one slice of the trip count (`generated::trip_saves`) at the trip it replays. Values
-//! saved in a branch of the body, and every loop that may end early (`break`, `continue`,
-//! `return`), or whose trip count is not known (`while`, `loop`, an iterator), push and
-//! pop as before.
+//! Saves by trip (issue 14): a loop that no jump ends early (nor any of its trips) makes
+//! each save in no branch of its body exactly once per trip, so one run of it leaves
+//! exactly its trip count of entries on each such stack. The adjoint takes that part of
+//! each stack once, as a slice of the trip count (`generated::trip_saves`), and reads it at
+//! the trip it replays, instead of popping value by value. Values saved in a branch of the
+//! body, and every loop a `break`, `continue` or `return` may end early, push and pop as
+//! before.
 //!
 //! Each case is checked through every face (`Case::check_with_second_order`: the value to
 //! the bit, `grad` and `grad_into` against each other and against central differences,
-//! `jvp`, and second order), at trip counts zero, one and more, and `grad_into` (saves by
-//! trip) against `vjp`'s pullback (the same saves, read from the closure); where the code
-//! should save by trip it is checked that it does, and where it should not, that it
-//! does not. The 0-d path of tensor functions (`vjp_scalar`), which saves by trip too, is
-//! checked against the op-by-op tape in `tests/differentiable_zero_d.rs` (its `loops`).
+//! `jvp`, and second order), at trip counts zero, one and more, and `grad_into` against
+//! `vjp`'s pullback (the same saves, read from the closure); where the code should read by
+//! trip it is checked that it does, and where it should not, that it does not. The 0-d
+//! path of tensor functions (`vjp_scalar`), which reads by trip too, is checked against the
+//! op-by-op tape in `tests/differentiable_zero_d.rs` (its `loops`).
 
 #![allow(clippy::needless_range_loop)]
 
@@ -26,8 +25,8 @@ use gradtape::differentiable;
 
 /// Saves of several kinds in one trip: products' operands (`lhs`, `rhs`), a unary op's
 /// input (`sin`) and output (`exp`), a `max`'s selection, a load at an index that is not
-/// the counter, an element write at one, a branch flag and a `match` arm (saved by trip:
-/// one per trip, whichever way it goes), and a value saved in one branch only (pushed).
+/// the counter, an element write at one, a branch flag and a `match` arm (by trip: one
+/// per trip, whichever way it goes), and a value saved in one arm only (popped).
 #[differentiable]
 fn several_kinds(x: &[f64], k: usize) -> f64 {
     let n = x.len();
@@ -54,7 +53,7 @@ fn several_kinds(x: &[f64], k: usize) -> f64 {
     acc + out.iter().sum::<f64>()
 }
 
-/// The same loop with a `break`: it may end early, so it pushes and pops.
+/// The same loop with a `break`: it may end early, so it pops value by value.
 #[differentiable]
 fn with_a_break(x: &[f64], k: usize) -> f64 {
     let n = x.len();
@@ -68,7 +67,7 @@ fn with_a_break(x: &[f64], k: usize) -> f64 {
     acc
 }
 
-/// A `continue` ends some trips early: pushed and popped.
+/// A `continue` ends some trips early: popped value by value.
 #[differentiable]
 fn with_a_continue(x: &[f64], k: usize) -> f64 {
     let n = x.len();
@@ -83,8 +82,8 @@ fn with_a_continue(x: &[f64], k: usize) -> f64 {
 }
 
 /// Nested loops over ranges, the inner one's length the outer counter's (zero in the
-/// first trip): the inner trip count is saved by the outer loop's trip, the inner values
-/// by the inner loop's, its stack grown by each run.
+/// first trip): the inner trip count is read by the outer loop's trip, the inner values
+/// by the inner loop's, each run's part of the stack after the one before.
 #[differentiable]
 fn nested(x: &[f64], k: usize) -> f64 {
     let n = x.len();
@@ -120,8 +119,8 @@ fn computed_ranges(x: &[f64], k: usize) -> f64 {
     acc
 }
 
-/// A loop inside an `if` (saves by trip: the branch is around the whole loop), and one
-/// whose body holds an `if` with a loop of its own.
+/// A loop inside an `if` (by trip: the branch is around the whole loop), and one whose
+/// body holds an `if` with a loop of its own (by trip too, inside the branch).
 #[differentiable]
 fn loops_in_branches(x: &[f64], k: usize) -> f64 {
     let n = x.len();
@@ -145,7 +144,8 @@ fn loops_in_branches(x: &[f64], k: usize) -> f64 {
     acc
 }
 
-/// A `while` loop: its trip count is not known as it starts, so it pushes and pops.
+/// A `while` loop: its trip count is known only at its end, which is when the adjoint
+/// takes its saves, so it reads them by trip too.
 #[differentiable]
 fn in_a_while(x: &[f64], k: usize) -> f64 {
     let n = x.len();
@@ -158,10 +158,9 @@ fn in_a_while(x: &[f64], k: usize) -> f64 {
     acc
 }
 
-/// Range loops inside loops that push and pop: inside a `while` (each run of the inner
-/// loop appends its part to the stack, read back run by run), and beside a `break` of the
-/// outer loop (which ends the outer loop early, not the inner one: the inner loop saves by
-/// trip, the outer one pushes).
+/// Range loops inside other loops: inside a `while` (each run of the inner loop appends
+/// its part to the stack, read back run by run), and inside a loop a `break` ends early
+/// (the inner loop reads by trip, the outer one pops value by value).
 #[differentiable]
 fn ranges_inside_other_loops(x: &[f64], k: usize) -> f64 {
     let n = x.len();
@@ -195,7 +194,7 @@ fn over_elements(x: &[f64], k: usize) -> f64 {
     acc
 }
 
-/// A function generic over its float type: its saves are `F`s (`Default` by `Float`).
+/// A function generic over its float type: its saves are `F`s.
 #[differentiable]
 fn generic<F: gradtape::Float>(x: &[F], k: usize) -> F {
     let n = x.len();
@@ -245,17 +244,20 @@ macro_rules! with_trips {
     }};
 }
 
-/// How many loops of the generated code save by trip (`trip_slots` calls in `vjp`'s code).
+/// How many loops of `vjp`'s generated code read saves by trip (`let a_slots =
+/// generated::trip_saves(..)` before the reverse loop, `&a_slots[replay3]` in it): the
+/// distinct loops whose replayed trip indexes a slice of saves.
 fn loops_saving_by_trip(generated: &str) -> usize {
     let vjp = &generated[generated.find("pub fn vjp_partial").expect("vjp_partial")..];
     let vjp = &vjp[..vjp[1..].find("pub fn ").map_or(vjp.len(), |k| k + 1)];
-    // one `let .._slots = generated::trip_slots(..)` per stack; the loops are told apart
-    // by the trip index each declares (`let trip3: usize = trips3;`)
-    vjp.lines()
-        .filter(|line| {
-            line.trim_start().starts_with("let trip") && line.contains(": usize = trips")
-        })
-        .count()
+    let mut loops: Vec<&str> = vjp
+        .split("_slots[replay")
+        .skip(1)
+        .map(|rest| &rest[..rest.find(']').expect("an index")])
+        .collect();
+    loops.sort_unstable();
+    loops.dedup();
+    loops.len()
 }
 
 #[test]
@@ -263,17 +265,23 @@ fn saves_of_several_kinds_in_one_trip() {
     with_trips!(several_kinds, 5, 11, [0, 1, 2, 7]);
     let generated = several_kinds::GENERATED;
     assert_eq!(loops_saving_by_trip(generated), 1, "{generated}");
-    // the `if`'s flag and the `match`'s arm by trip, the `cos` in an arm pushed
-    assert!(generated.contains("generated::keep("), "{generated}");
+    // the `if`'s flag and the `match`'s arm by trip, the `cos` in an arm popped
+    for by_trip in ["branch", "arm", "lhs", "rhs", "sel", "load"] {
+        assert!(
+            generated.contains(&format!("= &{by_trip}")),
+            "{by_trip}: {generated}"
+        );
+    }
+    assert!(generated.contains("generated::pop("), "{generated}");
 }
 
 #[test]
-fn a_loop_with_a_jump_pushes_and_pops() {
+fn a_loop_with_a_jump_pops_value_by_value() {
     with_trips!(with_a_break, 4, 12, [0, 1, 3, 9]);
     with_trips!(with_a_continue, 4, 13, [0, 1, 2, 6]);
     assert_eq!(loops_saving_by_trip(with_a_break::GENERATED), 0);
     assert_eq!(loops_saving_by_trip(with_a_continue::GENERATED), 0);
-    assert!(!with_a_break::GENERATED.contains("trip_slots"));
+    assert!(!with_a_break::GENERATED.contains("trip_saves"));
     // from this point the `break` ends the loop early at k = 9: the run without it differs
     let x = point(4, 12, 0.2, 0.9);
     let mut unbroken = 0.3;
@@ -316,19 +324,19 @@ fn loops_inside_branches() {
 }
 
 #[test]
-fn loops_of_unknown_length_push_and_pop() {
+fn a_while_loop_and_a_loop_over_elements() {
     with_trips!(in_a_while, 3, 20, [0, 1, 4]);
-    assert_eq!(loops_saving_by_trip(in_a_while::GENERATED), 0);
+    assert_eq!(loops_saving_by_trip(in_a_while::GENERATED), 1);
     with_trips!(over_elements, 5, 21, [0, 3]);
 }
 
 #[test]
-fn range_loops_inside_loops_that_push() {
+fn range_loops_inside_other_loops() {
     with_trips!(ranges_inside_other_loops, 4, 25, [0, 1, 2, 6]);
-    // the two inner `for`s save by trip; the `while` and the `for` with a `break` push
+    // the `while` and the two inner `for`s by trip; the `for` with a `break` pops
     assert_eq!(
         loops_saving_by_trip(ranges_inside_other_loops::GENERATED),
-        2
+        3
     );
     // from this point the `break` ends the second outer loop early at k = 6 (and k = 2)
     let x = point(4, 25, 0.2, 0.9);

@@ -220,11 +220,7 @@ impl Generator<'_> {
             let save = self.save_kind(name, depth, !self.tensor());
             invariants.extend(save.keep(self.owned(operand)));
         }
-        let by_trip = matches!(head, LoopHead::For { iter, .. } if counted_range(iter))
-            && !exits
-            && self.saving
-            && !self.tensor()
-            && self.body.checkpoint.is_none();
+        let by_trip = !exits && self.saving && !self.tensor() && self.body.checkpoint.is_none();
         self.loops.borrow_mut().push(super::LoopSaves {
             id,
             by_trip,
@@ -241,14 +237,13 @@ impl Generator<'_> {
         let body_code = self.forward_block(body);
         let label = label.map(|label| quote!(#label:));
         let super::LoopSaves {
-            per_trip, indexed, ..
+            mut per_trip,
+            indexed,
+            ..
         } = self.loops.borrow_mut().pop().expect("pushed above");
-        // the trip's index (from 0) where the trip's saves are written
-        let trip = (!indexed.is_empty()).then(|| {
-            let trip = super::trip_index(id);
-            quote!(let #trip: usize = #name;)
-        });
-        let code = quote!(#trip #name += 1; #body_code #ran_to_end);
+        // (saved by trip or not, each gets room for the trip count up front)
+        per_trip.extend(indexed);
+        let code = quote!(#name += 1; #body_code #ran_to_end);
         let keep = self.keep_control(&trips);
         // a split call's trip count as the loop starts (`replay::split_call`: a range,
         // whose size is exact; 0, which no trip's count is, otherwise)
@@ -263,9 +258,7 @@ impl Generator<'_> {
             }
         });
         let looped = match head {
-            LoopHead::For { pat, iter }
-                if !per_trip.is_empty() || !indexed.is_empty() || last.is_some() =>
-            {
+            LoopHead::For { pat, iter } if !per_trip.is_empty() || last.is_some() => {
                 // Room for one save per trip up front: growing a stack while the
                 // loop runs copies it over and over. `match` keeps the iterator
                 // expression's temporaries alive through the loop, as `for` does.
@@ -273,28 +266,13 @@ impl Generator<'_> {
                 let stacks = per_trip
                     .iter()
                     .map(|save| crate::syntax::mixed(&format!("{}_stack", save)));
-                // Saved by trip: each stack grown by the trip count once (a range's size
-                // hint is exact), its new part a slice the trips write at their index, so
-                // the loop holds one pointer per save and no length; a loop that ran
-                // fewer trips (none does: no jump ends it) leaves no unwritten entry.
-                let (indexed_stacks, slots): (Vec<Ident>, Vec<Ident>) = indexed
-                    .iter()
-                    .map(|save| {
-                        (
-                            mixed(&format!("{save}_stack")),
-                            mixed(&format!("{save}_slots")),
-                        )
-                    })
-                    .unzip();
                 quote! {
                     match ::core::iter::IntoIterator::into_iter(#iter) {
                         #iterator => {
                             let #hint = ::core::iter::Iterator::size_hint(&#iterator).0;
                             #(generated::reserve(&mut #stacks, #hint);)*
-                            #(let #slots = generated::trip_slots(&mut #indexed_stacks, #hint);)*
                             #last
                             #label for #pat in #iterator { #code }
-                            #(generated::trips_ran(&mut #indexed_stacks, #hint, #name);)*
                         }
                     }
                 }
@@ -730,21 +708,5 @@ impl Generator<'_> {
             need(0) && !is_literal(lhs.fwd()),
             need(1) && !is_literal(rhs.fwd()),
         )
-    }
-}
-
-/// Whether a `for` loop's iterator is a bounded range (`a..b`, `a..=b`, parenthesized,
-/// maybe `.rev()` or `.step_by(k)`): its size hint is exact, so the loop's trip count is
-/// known as it starts, and a loop no jump ends early runs exactly that many trips.
-pub(super) fn counted_range(iter: &syn::Expr) -> bool {
-    match crate::syntax::strip_parens(iter) {
-        syn::Expr::Range(range) => range.end.is_some(),
-        syn::Expr::MethodCall(call)
-            if (call.method == "rev" && call.args.is_empty())
-                || (call.method == "step_by" && call.args.len() == 1) =>
-        {
-            counted_range(&call.receiver)
-        }
-        _ => false,
     }
 }

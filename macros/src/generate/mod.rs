@@ -111,9 +111,9 @@ struct Save {
     /// Saved at most once per call (in a branch, in no loop): its stack is a
     /// `generated::SavedOnce`, one slot and no allocation, rather than a `Vec`.
     once: bool,
-    /// Saved exactly once per trip of this loop, which counts its trips as it starts
-    /// (`LoopSaves::by_trip`): written and read at the trip's index in a slice of its
-    /// stack sized for the trips, not pushed and popped.
+    /// Saved exactly once per trip of this loop (`LoopSaves::by_trip`): pushed as any
+    /// save, so that one run of the loop leaves exactly its trip count of entries on the
+    /// stack, which the adjoint takes as one slice and reads at the replayed trip's index.
     trip: Option<usize>,
 }
 
@@ -125,22 +125,18 @@ impl Save {
         crate::syntax::mixed(&format!("{}_at", self.name))
     }
 
-    /// The slice of this save's stack that one run of its loop writes, trip by trip
-    /// (forward), or reads (adjoint), when it is saved by trip.
+    /// The slice of this save's stack that one run of its loop pushed, which the adjoint
+    /// reads trip by trip, when it is saved by trip.
     fn slots(&self) -> Ident {
         crate::syntax::mixed(&format!("{}_slots", self.name))
     }
 
     /// Forward: keep `value` (at depth 0 as a local the pullback captures, deeper on a
-    /// stack, one entry per execution; saved by trip, at the trip's index of its loop's
-    /// slots).
+    /// stack, one entry per execution).
     fn keep(&self, value: TokenStream) -> TokenStream {
         let name = &self.name;
         if self.depth == 0 {
             quote!(let #name = #value;)
-        } else if let Some(loop_id) = self.trip {
-            let (slots, trip) = (self.slots(), trip_index(loop_id));
-            quote!(#slots[#trip] = #value;)
         } else {
             // not `Vec::push`: its growth path in the loop body keeps the loop's
             // accumulators in memory (`generated::keep`)
@@ -172,17 +168,12 @@ impl Save {
     }
 }
 
-/// The index of the trip a loop saving by trip is in (forward), from 0.
-fn trip_index(loop_id: usize) -> Ident {
-    mixed(&format!("trip{loop_id}"))
-}
-
 /// The saves of a loop being generated (forward code).
 struct LoopSaves {
     id: usize,
-    /// Whether the loop saves by trip: a `for` over a bounded range (its trip count known
-    /// as it starts, `forward::counted_range`) that no jump ends early, in scalar mode or
-    /// on the 0-d path (the values are numbers), outside a checkpointed body.
+    /// Whether the loop saves by trip: no jump ends it or one of its trips early (so each
+    /// save made in no branch of its body is made exactly once per trip), in scalar mode
+    /// or on the 0-d path, outside a checkpointed body.
     by_trip: bool,
     /// How many branches and arms enclose the loop's body: a save made at that level runs
     /// exactly once per trip.
@@ -190,7 +181,7 @@ struct LoopSaves {
     /// Saves made at most once per trip, pushed on their stacks (room for the trip count
     /// reserved up front).
     per_trip: Vec<Ident>,
-    /// Saves made exactly once per trip and saved by trip (`by_trip`).
+    /// Saves made exactly once per trip, read back by trip (`by_trip`).
     indexed: Vec<Ident>,
 }
 
@@ -216,8 +207,7 @@ pub struct Generator<'a> {
     /// Those of `stacks` made in no loop, so at most once per call (`Save::once`).
     saved_once: RefCell<Vec<Ident>>,
     /// For each loop being generated, innermost last: the saves made at most once per
-    /// iteration (their stacks get room for the trip count before the loop starts, or,
-    /// saved by trip, are sized for it).
+    /// iteration (their stacks get room for the trip count before the loop starts).
     loops: RefCell<Vec<LoopSaves>>,
     /// How many branches and arms enclose the code being generated (forward).
     branches: std::cell::Cell<usize>,
@@ -773,8 +763,8 @@ impl<'a> Generator<'a> {
     }
 
     /// A save of a number (an operand in scalar mode or on the 0-d path, an index, a flag,
-    /// a trip count: a `Default` and `Copy` value), which a loop saving by trip writes at
-    /// the trip's index when the save is made exactly once per trip.
+    /// a trip count), which a loop saving by trip reads back by trip when the save is
+    /// made exactly once per trip.
     fn save_number(&self, name: String, depth: usize) -> Save {
         self.save_kind(name, depth, true)
     }

@@ -319,52 +319,12 @@ pub fn reserve<V>(stack: &mut Vec<V>, additional: usize) {
     *stack = owned;
 }
 
-/// Sizes a stack for the saves of one run of a loop that saves by trip (`#[differentiable]`
-/// loops over a range, whose trip count is known as they start): the stack grows by
-/// `trips` entries at once, and trip `t` writes its value at index `t` of the slice
-/// returned, so the loop holds one pointer and one length per save, both invariant, and no
-/// capacity check per value.
-///
-/// ```
-/// let mut stack = vec![7.0_f64];
-/// let slots = gradtape_runtime::generated::trip_slots(&mut stack, 2);
-/// slots[0] = 1.0;
-/// slots[1] = 2.0;
-/// assert_eq!(stack, [7.0, 1.0, 2.0]);
-/// ```
-#[inline]
-pub fn trip_slots<V: Default>(stack: &mut Vec<V>, trips: usize) -> &mut [V] {
-    let start = stack.len();
-    stack.resize_with(start + trips, V::default);
-    // `[..trips]`: the slices of one loop's saves then have one length the compiler
-    // knows, `trips`, so one check of a trip's index serves all of them
-    &mut stack[start..][..trips]
-}
-
-/// Ends a run of a loop that saves by trip after `ran` trips, its stack sized for `sized`
-/// by [`trip_slots`]: the entries of trips that did not run are dropped, so that the stack
-/// holds exactly one value per trip run. (A loop saves by trip only when no jump can end
-/// it early and its trip count is exact: `ran == sized`, and this does nothing; a trip
-/// beyond `sized` would have panicked at its first save.)
-///
-/// ```
-/// use gradtape_runtime::generated::{trip_slots, trips_ran};
-/// let mut stack: Vec<f64> = Vec::new();
-/// trip_slots(&mut stack, 3)[0] = 1.0;
-/// trips_ran(&mut stack, 3, 1);
-/// assert_eq!(stack, [1.0]);
-/// ```
-#[inline]
-pub fn trips_ran<V>(stack: &mut Vec<V>, sized: usize, ran: usize) {
-    if ran < sized {
-        stack.truncate(stack.len() - (sized - ran));
-    }
-}
-
-/// The values one run of a loop saved by trip, for its reverse sweep: the `trips`
-/// entries before `cursor`, which moves back over them (runs come off in the reverse of
-/// the order they went on). The slice is exactly `trips` long, so the adjoint's read of
-/// trip `t < trips` is in bounds by construction, and compiles to no check.
+/// The values one run of a loop saved by trip, for its reverse sweep: a loop that no jump
+/// ends early pushes a value it saves in no branch exactly once per trip, so its run's
+/// values are the `trips` entries before `cursor`, which moves back over them (runs come
+/// off in the reverse of the order they went on). The slice is exactly `trips` long, so
+/// the adjoint's read of trip `t < trips` is in bounds by construction, and compiles to
+/// no check (where `pop` checks each read and moves the cursor per value).
 ///
 /// ```
 /// let stack = vec![1.0_f64, 2.0, 3.0];
