@@ -45,7 +45,7 @@ fn several_kinds(x: &[f64], k: usize) -> f64 {
             acc = m + 0.25 * b;
         }
         match i % 3 {
-            0 => acc = acc * 0.75,
+            0 => acc *= 0.75,
             1 => acc = acc.cos() + a,
             _ => {}
         }
