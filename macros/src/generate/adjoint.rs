@@ -419,9 +419,16 @@ impl Generator<'_> {
         // The iterations replayed last to first, `t` the one replayed (the index of a read
         // counting on the loop's counter).
         let (count, t) = Self::replay_counter(id);
+        // The saves it made by trip: this run's part of each stack, exactly `count` long,
+        // taken once, so each read at `t < count` needs no check.
+        let by_trip = self.saved_by_trip(id).into_iter().map(|save| {
+            let (stack, cursor, slots) = (save.stack(), save.cursor(), save.slots());
+            quote!(let #slots = generated::trip_saves(&#stack, &mut #cursor, #count);)
+        });
         quote! {
             #prologue
             let #count: usize = *#value;
+            #(#by_trip)*
             for #t in (0..#count).rev() { #exit_pop #code }
         }
     }
@@ -503,12 +510,31 @@ impl Generator<'_> {
         )
     }
 
+    /// The saves loop `loop_id`'s forward code made by trip.
+    fn saved_by_trip(&self, loop_id: usize) -> Vec<Save> {
+        let mut saves: Vec<Save> = (self.by_trip.borrow().iter())
+            .filter(|&(_, &l)| l == loop_id)
+            .map(|(name, _)| Save {
+                name: name.clone(),
+                depth: 1,
+                once: false,
+                trip: Some(loop_id),
+            })
+            .collect();
+        // (in a fixed order: the generated code is the same from build to build)
+        saves.sort_by_key(|save| save.name.to_string());
+        saves
+    }
+
     /// Recalls a save made in the forward code (same name and depth).
     pub(super) fn recall(&self, name: String, depth: usize) -> (TokenStream, TokenStream) {
+        let name = mixed(&name);
+        let trip = self.by_trip.borrow().get(&name).copied();
         Save {
-            name: mixed(&name),
+            name,
             depth,
             once: false,
+            trip,
         }
         .recall()
     }

@@ -64,13 +64,15 @@ impl Generator<'_> {
                 then_branch,
                 else_branch,
             } => {
-                let flag = self.save(format!("branch{id}"), depth);
+                let flag = self.save_number(format!("branch{id}"), depth);
                 let name = &flag.name;
                 let keep = self.keep_control(&flag);
-                let (then_code, else_code) = (
-                    self.forward_block(then_branch),
-                    self.forward_block(else_branch),
-                );
+                let (then_code, else_code) = self.in_branch(|| {
+                    (
+                        self.forward_block(then_branch),
+                        self.forward_block(else_branch),
+                    )
+                });
                 let bind = if depth == 0 {
                     quote!(let #name: bool = #cond;)
                 } else {
@@ -87,13 +89,19 @@ impl Generator<'_> {
                 arms,
             } if depth > 0 => {
                 // The arm taken is saved as it starts: it may jump out before its end.
-                let flag = self.save(format!("arm{id}"), depth);
-                let arms = arms.iter().enumerate().map(|(index, arm)| {
-                    let pat = &arm.pat;
-                    let guard = arm.guard.as_ref().map(|guard| quote!(if #guard));
-                    let keep = self.saving.then(|| flag.keep(quote!(#index)));
-                    let code = self.forward_block(&arm.body);
-                    quote!(#pat #guard => { #keep #code })
+                // (Exactly one arm runs, so the save is made once wherever the match is.)
+                let flag = self.save_number(format!("arm{id}"), depth);
+                let arms: Vec<TokenStream> = self.in_branch(|| {
+                    arms.iter()
+                        .enumerate()
+                        .map(|(index, arm)| {
+                            let pat = &arm.pat;
+                            let guard = arm.guard.as_ref().map(|guard| quote!(if #guard));
+                            let keep = self.saving.then(|| flag.keep(quote!(#index)));
+                            let code = self.forward_block(&arm.body);
+                            quote!(#pat #guard => { #keep #code })
+                        })
+                        .collect()
                 });
                 quote!(match #scrutinee { #(#arms)* })
             }
@@ -151,13 +159,18 @@ impl Generator<'_> {
                 scrutinee,
                 arms,
             } => {
-                let flag = self.save(format!("arm{id}"), depth);
+                let flag = self.save_number(format!("arm{id}"), depth);
                 let name = &flag.name;
-                let arms = arms.iter().enumerate().map(|(index, arm)| {
-                    let pat = &arm.pat;
-                    let guard = arm.guard.as_ref().map(|guard| quote!(if #guard));
-                    let code = self.forward_block(&arm.body);
-                    quote!(#pat #guard => { #code #index })
+                let arms: Vec<TokenStream> = self.in_branch(|| {
+                    arms.iter()
+                        .enumerate()
+                        .map(|(index, arm)| {
+                            let pat = &arm.pat;
+                            let guard = arm.guard.as_ref().map(|guard| quote!(if #guard));
+                            let code = self.forward_block(&arm.body);
+                            quote!(#pat #guard => { #code #index })
+                        })
+                        .collect()
                 });
                 let keep = self.keep_control(&flag);
                 quote! {
@@ -198,15 +211,23 @@ impl Generator<'_> {
         exits: bool,
         depth: usize,
     ) -> TokenStream {
-        let trips = self.save(format!("trips{id}"), depth);
+        let trips = self.save_number(format!("trips{id}"), depth);
         let name = &trips.name;
         // the operands the trips read but never change, once (`invariants`)
         let mut invariants = TokenStream::new();
         for (binding, operand) in self.invariants.per_loop.get(&id).into_iter().flatten() {
-            let save = self.save(super::invariants::Invariants::name(id, *binding), depth);
+            let name = super::invariants::Invariants::name(id, *binding);
+            let save = self.save_kind(name, depth, !self.tensor());
             invariants.extend(save.keep(self.owned(operand)));
         }
-        self.loops.borrow_mut().push(Vec::new());
+        let by_trip = !exits && self.saving && !self.tensor() && self.body.checkpoint.is_none();
+        self.loops.borrow_mut().push(super::LoopSaves {
+            id,
+            by_trip,
+            branches: self.branches.get(),
+            per_trip: Vec::new(),
+            indexed: Vec::new(),
+        });
         // Each iteration is counted as it starts (a jump may end it early) and, when
         // one may, saves how it ended.
         let ran_to_end = exits.then(|| {
@@ -215,8 +236,14 @@ impl Generator<'_> {
         });
         let body_code = self.forward_block(body);
         let label = label.map(|label| quote!(#label:));
+        let super::LoopSaves {
+            mut per_trip,
+            indexed,
+            ..
+        } = self.loops.borrow_mut().pop().expect("pushed above");
+        // (saved by trip or not, each gets room for the trip count up front)
+        per_trip.extend(indexed);
         let code = quote!(#name += 1; #body_code #ran_to_end);
-        let per_trip = self.loops.borrow_mut().pop().expect("pushed above");
         let keep = self.keep_control(&trips);
         // a split call's trip count as the loop starts (`replay::split_call`: a range,
         // whose size is exact; 0, which no trip's count is, otherwise)
@@ -280,6 +307,14 @@ impl Generator<'_> {
         quote! {
             let (#(#saved,)*) = { #code (#(#saved,)*) };
         }
+    }
+
+    /// Generates the code of a branch or arms (whose saves are made in some trips only).
+    fn in_branch<T>(&self, generate: impl FnOnce() -> T) -> T {
+        self.branches.set(self.branches.get() + 1);
+        let code = generate();
+        self.branches.set(self.branches.get() - 1);
+        code
     }
 
     /// Saves a branch taken or a trip count (bound to its name already) when it is on a
@@ -448,9 +483,9 @@ impl Generator<'_> {
                 index,
                 counter: None,
                 ..
-            } if self.useful[target.binding()] && self.saving => {
-                self.save(format!("idx{id}"), depth).keep(quote!(#index))
-            }
+            } if self.useful[target.binding()] && self.saving => self
+                .save_number(format!("idx{id}"), depth)
+                .keep(quote!(#index)),
             _ => quote!(),
         };
         quote!(#code #index #suffix)
@@ -468,7 +503,10 @@ impl Generator<'_> {
             Op::Load { index, counter, .. } => {
                 // an index that is its loop's counter is recomputed by the adjoint
                 if counter.is_none() {
-                    code.extend(self.save(format!("load{id}"), depth).keep(quote!(#index)));
+                    code.extend(
+                        self.save_number(format!("load{id}"), depth)
+                            .keep(quote!(#index)),
+                    );
                 }
                 let expr = self.op_expr(op);
                 code.extend(quote!(#prefix #expr;));
@@ -479,7 +517,8 @@ impl Generator<'_> {
             }
             Op::Cast { x, .. } => {
                 // the operand's value tells the adjoint which type to convert back to
-                code.extend(self.save(format!("x{id}"), depth).keep(self.owned(x)));
+                let save = self.save_kind(format!("x{id}"), depth, !self.tensor());
+                code.extend(save.keep(self.owned(x)));
                 let expr = self.op_expr(op);
                 code.extend(quote!(#prefix #expr;));
             }
@@ -494,7 +533,7 @@ impl Generator<'_> {
                     if is_literal(arg) {
                         call_args.push(quote!(#arg));
                     } else {
-                        let save = self.save(format!("arg{id}_{k}"), depth);
+                        let save = self.save_kind(format!("arg{id}_{k}"), depth, !self.tensor());
                         let name = &save.name;
                         code.extend(quote!(let #name = #arg;));
                         if depth > 0 {
@@ -504,13 +543,13 @@ impl Generator<'_> {
                     }
                 }
                 if *saves == Saves::Input {
-                    let save = self.save(format!("x{id}"), depth);
+                    let save = self.save_kind(format!("x{id}"), depth, !self.tensor());
                     code.extend(save.keep(self.owned(x)));
                 }
                 let expr = self.unary_expr(method, x, call_args);
                 code.extend(quote!(#prefix #expr;));
                 if *saves == Saves::Output {
-                    let save = self.save(format!("out{id}"), depth);
+                    let save = self.save_kind(format!("out{id}"), depth, !self.tensor());
                     let name = self.value_name(target, id);
                     let value = match self.flavour {
                         Flavour::ZeroD(_) => quote!(#name),
@@ -520,7 +559,7 @@ impl Generator<'_> {
                 }
             }
             Op::Binary { kind, lhs, rhs } if let Some(selects) = self.selection(kind, lhs, rhs) => {
-                code.extend(self.save(format!("sel{id}"), depth).keep(selects));
+                code.extend(self.save_number(format!("sel{id}"), depth).keep(selects));
                 let expr = self.op_expr(op);
                 code.extend(quote!(#prefix #expr;));
             }
@@ -532,11 +571,14 @@ impl Generator<'_> {
                 // (nor one its loop saved as it started: `invariants`)
                 let keep_lhs = keep_lhs && !self.invariants.uses.contains_key(&(id, 0));
                 let keep_rhs = keep_rhs && !self.invariants.uses.contains_key(&(id, 1));
+                let number = !self.tensor();
                 if keep_lhs {
-                    code.extend(self.save(format!("lhs{id}"), depth).keep(self.owned(lhs)));
+                    let save = self.save_kind(format!("lhs{id}"), depth, number);
+                    code.extend(save.keep(self.owned(lhs)));
                 }
                 if keep_rhs {
-                    code.extend(self.save(format!("rhs{id}"), depth).keep(self.owned(rhs)));
+                    let save = self.save_kind(format!("rhs{id}"), depth, number);
+                    code.extend(save.keep(self.owned(rhs)));
                 }
                 let expr = self.op_expr(op);
                 code.extend(quote!(#prefix #expr;));

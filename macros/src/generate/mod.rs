@@ -111,6 +111,10 @@ struct Save {
     /// Saved at most once per call (in a branch, in no loop): its stack is a
     /// `generated::SavedOnce`, one slot and no allocation, rather than a `Vec`.
     once: bool,
+    /// Saved exactly once per trip of this loop (`LoopSaves::by_trip`): pushed as any
+    /// save, so that one run of the loop leaves exactly its trip count of entries on the
+    /// stack, which the adjoint takes as one slice and reads at the replayed trip's index.
+    trip: Option<usize>,
 }
 
 impl Save {
@@ -119,6 +123,12 @@ impl Save {
     }
     fn cursor(&self) -> Ident {
         crate::syntax::mixed(&format!("{}_at", self.name))
+    }
+
+    /// The slice of this save's stack that one run of its loop pushed, which the adjoint
+    /// reads trip by trip, when it is saved by trip.
+    fn slots(&self) -> Ident {
+        crate::syntax::mixed(&format!("{}_slots", self.name))
     }
 
     /// Forward: keep `value` (at depth 0 as a local the pullback captures, deeper on a
@@ -144,6 +154,10 @@ impl Save {
         let name = &self.name;
         if self.depth == 0 {
             (quote!(), quote!(&#name))
+        } else if let Some(loop_id) = self.trip {
+            // the trip being replayed, below the slice's length, the trip count: no check
+            let (slots, replay) = (self.slots(), Generator::replay_counter(loop_id).1);
+            (quote!(let #name = &#slots[#replay];), quote!(#name))
         } else {
             let (stack, cursor) = (self.stack(), self.cursor());
             (
@@ -152,6 +166,23 @@ impl Save {
             )
         }
     }
+}
+
+/// The saves of a loop being generated (forward code).
+struct LoopSaves {
+    id: usize,
+    /// Whether the loop saves by trip: no jump ends it or one of its trips early (so each
+    /// save made in no branch of its body is made exactly once per trip), in scalar mode
+    /// or on the 0-d path, outside a checkpointed body.
+    by_trip: bool,
+    /// How many branches and arms enclose the loop's body: a save made at that level runs
+    /// exactly once per trip.
+    branches: usize,
+    /// Saves made at most once per trip, pushed on their stacks (room for the trip count
+    /// reserved up front).
+    per_trip: Vec<Ident>,
+    /// Saves made exactly once per trip, read back by trip (`by_trip`).
+    indexed: Vec<Ident>,
 }
 
 /// What the generated code computes with.
@@ -177,7 +208,12 @@ pub struct Generator<'a> {
     saved_once: RefCell<Vec<Ident>>,
     /// For each loop being generated, innermost last: the saves made at most once per
     /// iteration (their stacks get room for the trip count before the loop starts).
-    loops: RefCell<Vec<Vec<Ident>>>,
+    loops: RefCell<Vec<LoopSaves>>,
+    /// How many branches and arms enclose the code being generated (forward).
+    branches: std::cell::Cell<usize>,
+    /// The saves made by trip, and their loop (filled by the forward code, read by the
+    /// adjoint's recalls).
+    by_trip: RefCell<std::collections::HashMap<Ident, usize>>,
     /// For each plain block being generated, innermost last: the values saved in it at
     /// depth 0 (locals it hands out to the enclosing code, see `forward_scope`).
     scopes: RefCell<Vec<Vec<Ident>>>,
@@ -220,6 +256,8 @@ impl<'a> Generator<'a> {
             stacks: Default::default(),
             saved_once: Default::default(),
             loops: Default::default(),
+            branches: Default::default(),
+            by_trip: Default::default(),
             scopes: Default::default(),
             saving: true,
             regions: Default::default(),
@@ -721,11 +759,33 @@ impl<'a> Generator<'a> {
     }
 
     fn save(&self, name: String, depth: usize) -> Save {
+        self.save_kind(name, depth, false)
+    }
+
+    /// A save of a number (an operand in scalar mode or on the 0-d path, an index, a flag,
+    /// a trip count), which a loop saving by trip reads back by trip when the save is
+    /// made exactly once per trip.
+    fn save_number(&self, name: String, depth: usize) -> Save {
+        self.save_kind(name, depth, true)
+    }
+
+    fn save_kind(&self, name: String, depth: usize, number: bool) -> Save {
         let once = depth > 0 && self.loops.borrow().is_empty();
+        let name = mixed(&name);
+        // saved by trip: a number, in a loop that saves by trip, in no branch of its body
+        let trip = self.loops.borrow().last().and_then(|saves| {
+            (number
+                && depth > 0
+                && self.saving
+                && saves.by_trip
+                && saves.branches == self.branches.get())
+            .then_some(saves.id)
+        });
         let save = Save {
-            name: mixed(&name),
+            name,
             depth,
             once,
+            trip,
         };
         if depth == 0
             && self.saving
@@ -738,8 +798,13 @@ impl<'a> Generator<'a> {
             if once {
                 self.saved_once.borrow_mut().push(save.name.clone());
             }
-            if let Some(per_trip) = self.loops.borrow_mut().last_mut() {
-                per_trip.push(save.name.clone());
+            if let Some(saves) = self.loops.borrow_mut().last_mut() {
+                if let Some(loop_id) = trip {
+                    saves.indexed.push(save.name.clone());
+                    self.by_trip.borrow_mut().insert(save.name.clone(), loop_id);
+                } else {
+                    saves.per_trip.push(save.name.clone());
+                }
             }
         }
         save
@@ -750,10 +815,12 @@ impl<'a> Generator<'a> {
     fn saved_before(&self, name: String) -> Save {
         let name = mixed(&name);
         let once = self.saved_once.borrow().contains(&name);
+        let trip = self.by_trip.borrow().get(&name).copied();
         Save {
             name,
             depth: 1,
             once,
+            trip,
         }
     }
 

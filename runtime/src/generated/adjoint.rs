@@ -319,6 +319,25 @@ pub fn reserve<V>(stack: &mut Vec<V>, additional: usize) {
     *stack = owned;
 }
 
+/// The values one run of a loop saved by trip, for its reverse sweep: a loop that no jump
+/// ends early pushes a value it saves in no branch exactly once per trip, so its run's
+/// values are the `trips` entries before `cursor`, which moves back over them (runs come
+/// off in the reverse of the order they went on). The slice is exactly `trips` long, so
+/// the adjoint's read of trip `t < trips` is in bounds by construction, and compiles to
+/// no check (where `pop` checks each read and moves the cursor per value).
+///
+/// ```
+/// let stack = vec![1.0_f64, 2.0, 3.0];
+/// let mut cursor = stack.len();
+/// let run = gradtape_runtime::generated::trip_saves(&stack, &mut cursor, 2);
+/// assert_eq!((run, cursor), (&[2.0, 3.0][..], 1));
+/// ```
+#[inline]
+pub fn trip_saves<'a, V>(stack: &'a [V], cursor: &mut usize, trips: usize) -> &'a [V] {
+    *cursor -= trips;
+    &stack[*cursor..][..trips]
+}
+
 /// The value saved for the reverse sweep at `cursor - 1` of a per-iteration stack, moving
 /// the cursor back: values come off in the reverse of the order they went on.
 ///
