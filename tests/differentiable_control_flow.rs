@@ -987,6 +987,31 @@ fn float_queries_by_path(a: f64, b: f64) -> f64 {
     finite * larger + if sign_clear { b.sin() } else { b.cos() }
 }
 
+/// Regression (E0277, "`bool: ZeroTangent` is not satisfied" at the attribute): a flag
+/// assigned a comparison or a negated comparison of differentiable values after its
+/// declaration was taken for a differentiable local.
+#[differentiable]
+fn flags_assigned_comparisons(a: f64, b: f64) -> f64 {
+    let mut above = false;
+    let big: bool;
+    big = a > b;
+    let mut total = 0.0;
+    for k in 0..3 {
+        above = a * k as f64 > -b;
+        let below = !(b < a);
+        if above && !below {
+            total += a * b;
+        } else {
+            total += a.sin();
+        }
+    }
+    if big {
+        total + a
+    } else {
+        total - b * above as u8 as f64
+    }
+}
+
 /// `f32::` paths in an `f32` function.
 #[differentiable]
 fn float_paths_f32(x: f32) -> f32 {
@@ -1043,6 +1068,7 @@ fn rewritten_forms() {
     }
     scalar!(float_paths(a, b) at [0.7, 1.3], [1.5, -0.5]);
     scalar!(float_queries_by_path(a, b) at [0.7, 1.3], [1.5, -0.5]);
+    scalar!(flags_assigned_comparisons(a, b) at [0.7, 1.3], [1.5, -0.5], [-0.4, 0.2]);
     scalar!(tuple_from_if(x, y) at [0.7, 1.3], [1.5, -0.5]);
     for mode in 0..4 {
         scalar!(tuple_from_match(x, y; mode) at [0.7, 1.3], [-0.8, 0.6]);

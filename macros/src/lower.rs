@@ -1605,12 +1605,16 @@ impl<'a> Lowerer<'a> {
             }
             // `n = { let mut c = 0; for v in x { if *v > 0.0 { c += 1; } } c };` of a
             // constant `n`: the code gives only constants, so `n` stays one. (Given a
-            // value on some path, `n` is forced below and this round lowered again.)
+            // value on some path, `n` is forced below and this round lowered again.) So
+            // does a comparison or a logical `!` of values, `above = x[i] > t;` of a flag
+            // (regression: the flag was made active, and its tangent rustc's E0277, "`bool:
+            // ZeroTangent` is not satisfied", at the attribute)
             if op.is_none()
-                && matches!(
+                && (matches!(
                     strip_parens(right),
                     Expr::If(_) | Expr::Match(_) | Expr::Block(_) | Expr::Loop(_)
-                )
+                ) || matches!(strip_parens(right), Expr::Binary(binary) if is_read(&binary.op))
+                    || matches!(strip_parens(right), Expr::Unary(unary) if matches!(unary.op, UnOp::Not(_))))
                 && let Operand::Inactive(value) = self.lower_operand(right)
             {
                 self.push(Stmt::Plain(quote!(#left = #value;)));
