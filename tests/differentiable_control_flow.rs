@@ -989,7 +989,9 @@ fn float_queries_by_path(a: f64, b: f64) -> f64 {
 
 /// Regression (E0277, "`bool: ZeroTangent` is not satisfied" at the attribute): a flag
 /// assigned a comparison or a negated comparison of differentiable values after its
-/// declaration was taken for a differentiable local.
+/// declaration was taken for a differentiable local. (The late initialisation and the
+/// negated comparison are the forms under test.)
+#[allow(clippy::needless_late_init, clippy::neg_cmp_op_on_partial_ord)]
 #[differentiable]
 fn flags_assigned_comparisons(a: f64, b: f64) -> f64 {
     let mut above = false;

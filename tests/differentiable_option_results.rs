@@ -128,15 +128,22 @@ fn ratio_of_roots(x: &[f64]) -> Option<f64> {
 
 // ----- the callees' faces -----
 
+/// The value at a point, `None` where the function returns `None`.
+type OptionValue<'a> = &'a dyn Fn(&[f64]) -> Option<f64>;
+/// The value and the gradient at a point.
+type OptionGradient<'a> = &'a dyn Fn(&[f64]) -> Option<(f64, Vec<f64>)>;
+/// The value and the tangent at a point along a direction.
+type OptionTangent<'a> = &'a dyn Fn(&[f64], &[f64]) -> Option<(f64, f64)>;
+
 /// A function with an `Option` result on a flat vector of its inputs.
 struct OptionCase<'a> {
     name: &'a str,
-    itself: &'a dyn Fn(&[f64]) -> Option<f64>,
-    primal: &'a dyn Fn(&[f64]) -> Option<f64>,
-    grad: &'a dyn Fn(&[f64]) -> Option<(f64, Vec<f64>)>,
+    itself: OptionValue<'a>,
+    primal: OptionValue<'a>,
+    grad: OptionGradient<'a>,
     /// The pullback applied to one.
-    vjp: &'a dyn Fn(&[f64]) -> Option<(f64, Vec<f64>)>,
-    jvp: &'a dyn Fn(&[f64], &[f64]) -> Option<(f64, f64)>,
+    vjp: OptionGradient<'a>,
+    jvp: OptionTangent<'a>,
 }
 
 impl OptionCase<'_> {
@@ -394,7 +401,9 @@ fn crossing_or_end(x: &[f64]) -> f64 {
     at * x[0] + root.map_or(0.0, |r| r * x[3])
 }
 
-/// Generic code: `map_or` on a generic callee's option.
+/// Generic code: `map_or` on a generic callee's option (`total = total + ..` as generic
+/// code over `num_traits::Float` writes it).
+#[allow(clippy::assign_op_pattern)]
 #[differentiable]
 fn generic_roots<T: Float>(x: &[T]) -> T {
     let mut total = T::zero();
@@ -404,7 +413,9 @@ fn generic_roots<T: Float>(x: &[T]) -> T {
     total
 }
 
-/// An option local assigned a call in a loop, read after it (`expect` and `is_some`).
+/// An option local assigned a call in a loop, read after it (`expect` behind `is_some`,
+/// as the form under test).
+#[allow(clippy::unnecessary_unwrap)]
 #[differentiable]
 fn last_root(x: &[f64]) -> f64 {
     let mut last = None;

@@ -7,6 +7,9 @@
 //! `grad_into` against `grad`, central differences, `jvp` against the gradient, the second
 //! order by differences).
 
+// indexed loops are the forms under test, as users write them
+#![allow(clippy::needless_range_loop)]
+
 #[macro_use]
 mod common;
 
