@@ -61,7 +61,11 @@ fn rewrite_local(stmt: &Stmt, rest: &[Stmt]) -> Option<(Vec<Stmt>, Vec<Stmt>)> {
             .collect(),
         _ => return None,
     };
-    if elements.is_empty() || rest.iter().any(|stmt| binds(stmt, &pat.ident)) {
+    if elements.is_empty()
+        || rest
+            .iter()
+            .any(|stmt| crate::syntax::stmt_binds(stmt, &pat.ident))
+    {
         return None;
     }
     let mut payloads: Vec<Stmt> = Vec::new();
@@ -95,51 +99,10 @@ fn rewrite_local(stmt: &Stmt, rest: &[Stmt]) -> Option<(Vec<Stmt>, Vec<Stmt>)> {
     for stmt in &mut rest {
         uses.visit_stmt_mut(stmt);
     }
-    if uses.failed
-        || crate::syntax::mentions(&rest, &array.name)
-        || mentioned_in_macros(&rest, &array.name)
-    {
+    if uses.failed || crate::syntax::mentions_with_macros(&rest, &array.name) {
         return None;
     }
     Some((payloads, rest))
-}
-
-/// Whether `stmt` binds `name` anywhere, items' bodies aside.
-fn binds(stmt: &Stmt, name: &Ident) -> bool {
-    struct Binds<'a> {
-        name: &'a Ident,
-        found: bool,
-    }
-    impl<'ast> syn::visit::Visit<'ast> for Binds<'_> {
-        fn visit_pat_ident(&mut self, pat: &'ast syn::PatIdent) {
-            self.found |= pat.ident == *self.name;
-            syn::visit::visit_pat_ident(self, pat);
-        }
-        fn visit_item(&mut self, _: &'ast syn::Item) {}
-    }
-    let mut finder = Binds { name, found: false };
-    syn::visit::Visit::visit_stmt(&mut finder, stmt);
-    finder.found
-}
-
-/// Whether a macro's tokens in `stmts` name `name` (which no rewrite can see into).
-fn mentioned_in_macros(stmts: &[Stmt], name: &Ident) -> bool {
-    struct Finder<'a> {
-        name: &'a Ident,
-        found: bool,
-    }
-    impl<'ast> syn::visit::Visit<'ast> for Finder<'_> {
-        fn visit_macro(&mut self, mac: &'ast syn::Macro) {
-            self.found |=
-                crate::syntax::names_in(mac.tokens.clone()).contains(&self.name.to_string());
-        }
-        fn visit_item(&mut self, _: &'ast syn::Item) {}
-    }
-    let mut finder = Finder { name, found: false };
-    for stmt in stmts {
-        syn::visit::Visit::visit_stmt(&mut finder, stmt);
-    }
-    finder.found
 }
 
 /// Rewrites the uses of one array; `failed` when one is outside the rewrite.

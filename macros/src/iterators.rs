@@ -1743,21 +1743,9 @@ impl Rewriter<'_> {
                     }
                     let place = quote!(#elements[#k]);
                     let binding = match other_pat {
-                        Pat::Ident(name) if name.by_ref.is_none() && name.subpat.is_none() => {
-                            quote!(let #name = &#place;)
-                        }
-                        Pat::Reference(reference) if reference.mutability.is_none() => {
-                            match &*reference.pat {
-                                Pat::Ident(name)
-                                    if name.by_ref.is_none() && name.subpat.is_none() =>
-                                {
-                                    quote!(let #name = #place;)
-                                }
-                                _ => return None,
-                            }
-                        }
                         Pat::Wild(_) => TokenStream::new(),
-                        _ => return None,
+                        // the zip's item is a reference to the element
+                        pat => item_binding(pat, &place, false)?,
                     };
                     counts.push(quote!(#elements.len()));
                     bindings.push(binding);
@@ -3196,7 +3184,14 @@ pub(crate) fn element_binding(pat: &Pat, place: &TokenStream, copied: bool) -> O
     if !some.path.is_ident("Some") || some.elems.len() != 1 {
         return None;
     }
-    match &some.elems[0] {
+    item_binding(&some.elems[0], place, copied)
+}
+
+/// The `let` an item's pattern becomes, the item the element at `place`: a name binds a
+/// reference to it (a copy when the items are `copied`), `&v` a copy; `None` for any
+/// other pattern.
+fn item_binding(pat: &Pat, place: &TokenStream, copied: bool) -> Option<TokenStream> {
+    match pat {
         Pat::Ident(name) if name.by_ref.is_none() && name.subpat.is_none() && copied => {
             Some(quote!(let #name = #place;))
         }

@@ -150,25 +150,7 @@ impl EnumeratedExtrema<'_> {
         let Expr::MethodCall(extremum) = strip_parens(extremum) else {
             return None;
         };
-        let (max, keyed) = match extremum.method.to_string().as_str() {
-            "max_by" => (true, false),
-            "min_by" => (false, false),
-            "max_by_key" => (true, true),
-            "min_by_key" => (false, true),
-            _ => return None,
-        };
-        if extremum.args.len() != 1 || extremum.turbofish.is_some() {
-            return None;
-        }
-        let by = &extremum.args[0];
-        match strip_parens(by) {
-            Expr::Closure(closure)
-                if closure.capture.is_none()
-                    && closure.asyncness.is_none()
-                    && !crate::syntax::leaves_early(closure.body.to_token_stream()) => {}
-            Expr::Path(path) if path.qself.is_none() => {}
-            _ => return None,
-        }
+        let (max, by) = extremum_by(extremum)?;
         // `a.iter().enumerate()`, with `copied()`/`cloned()` before `enumerate`
         let Expr::MethodCall(enumerate) = strip_parens(&extremum.receiver) else {
             return None;
@@ -213,13 +195,15 @@ impl EnumeratedExtrema<'_> {
             syn::parse_quote!(let mut #hit = false;),
             syn::parse_quote!(let mut #best: usize = 0;),
         ];
-        let takes = if keyed {
-            stmts.push(syn::parse_quote!(let mut #keys = #generated::BestKey::new();));
-            quote::quote_spanned!(span=> #keys.takes(#max, &#next, #by))
-        } else {
-            quote::quote_spanned!(span=>
-                !#hit || #generated::by_comparison_takes(#max, &#kept, &#next, #by)
-            )
+        let takes = match by {
+            By::Key(key) => {
+                stmts.push(syn::parse_quote!(let mut #keys = #generated::BestKey::new();));
+                quote::quote_spanned!(span=> #keys.takes(#max, &#next, #key))
+            }
+            By::Comparison(compare) => quote::quote_spanned!(span=>
+                !#hit || #generated::by_comparison_takes(#max, &#kept, &#next, #compare)
+            ),
+            By::Reduce(_) => unreachable!("`extremum_by` gives a comparison or a key"),
         };
         stmts.push(syn::parse_quote!(for #k in 0..#array.len() {
             if #takes {
@@ -712,39 +696,51 @@ enum By {
     Reduce(Expr),
 }
 
+/// `max_by(compare)` (`min_by`, `max_by_key(key)`, `min_by_key`): whether it keeps the
+/// largest, and its comparison or key, a closure that is not `move` and does not leave the
+/// function, or a path; `None` for any other call.
+fn extremum_by(call: &syn::ExprMethodCall) -> Option<(bool, By)> {
+    let (max, keyed) = match call.method.to_string().as_str() {
+        "max_by" => (true, false),
+        "min_by" => (false, false),
+        "max_by_key" => (true, true),
+        "min_by_key" => (false, true),
+        _ => return None,
+    };
+    if call.args.len() != 1 || call.turbofish.is_some() {
+        return None;
+    }
+    let by = match strip_parens(&call.args[0]) {
+        Expr::Closure(closure)
+            if closure.capture.is_none()
+                && closure.asyncness.is_none()
+                && !crate::syntax::leaves_early(closure.body.to_token_stream()) =>
+        {
+            call.args[0].clone()
+        }
+        Expr::Path(path) if path.qself.is_none() => call.args[0].clone(),
+        _ => return None,
+    };
+    Some((
+        max,
+        if keyed {
+            By::Key(by)
+        } else {
+            By::Comparison(by)
+        },
+    ))
+}
+
 impl Searches<'_> {
     /// `expr` as an extremum over a flat float array.
     fn extremum(&self, expr: &Expr) -> Option<Extremum> {
         let Expr::MethodCall(call) = strip_parens(expr) else {
             return None;
         };
-        let (max, keyed) = match call.method.to_string().as_str() {
-            "max_by" => (true, false),
-            "min_by" => (false, false),
-            "max_by_key" => (true, true),
-            "min_by_key" => (false, true),
-            "reduce" => return self.reduction(call),
-            _ => return None,
-        };
-        if call.args.len() != 1 || call.turbofish.is_some() {
-            return None;
+        if call.method == "reduce" {
+            return self.reduction(call);
         }
-        let by = match strip_parens(&call.args[0]) {
-            Expr::Closure(closure)
-                if closure.capture.is_none()
-                    && closure.asyncness.is_none()
-                    && !crate::syntax::leaves_early(closure.body.to_token_stream()) =>
-            {
-                call.args[0].clone()
-            }
-            Expr::Path(path) if path.qself.is_none() => call.args[0].clone(),
-            _ => return None,
-        };
-        let by = if keyed {
-            By::Key(by)
-        } else {
-            By::Comparison(by)
-        };
+        let (max, by) = extremum_by(call)?;
         let (chain, map, by_ref) = self.mapped_chain(&call.receiver)?;
         Some(Extremum {
             max,

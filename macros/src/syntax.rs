@@ -134,6 +134,27 @@ pub fn pattern_binds(pat: &syn::Pat, name: &Ident) -> bool {
     binds.found
 }
 
+/// Whether `stmt` binds `name` anywhere (a `let`, a closure's or a `for`'s pattern, an
+/// arm), items' bodies aside: the passes that split a local (`tuples`, `enum_arrays`)
+/// leave it whole when a later statement binds its name again.
+pub fn stmt_binds(stmt: &syn::Stmt, name: &Ident) -> bool {
+    use syn::visit::{self, Visit};
+    struct Binds<'n> {
+        name: &'n Ident,
+        found: bool,
+    }
+    impl<'ast> Visit<'ast> for Binds<'_> {
+        fn visit_pat_ident(&mut self, pat: &'ast syn::PatIdent) {
+            self.found |= pat.ident == *self.name;
+            visit::visit_pat_ident(self, pat);
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut binds = Binds { name, found: false };
+    binds.visit_stmt(stmt);
+    binds.found
+}
+
 /// `value`, the value of a local being split (an option, an enum), with each value it may
 /// end with (through parentheses, `if`/`else`, `match` arms and unlabelled blocks) made
 /// the statement `leaf` gives for it, each branch then assigning instead of giving a
@@ -930,6 +951,31 @@ pub fn mentions(stmts: &[syn::Stmt], name: &Ident) -> bool {
     impl<'ast> Visit<'ast> for Finder<'_> {
         fn visit_ident(&mut self, ident: &'ast Ident) {
             self.found |= ident == self.name;
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut finder = Finder { name, found: false };
+    for stmt in stmts {
+        finder.visit_stmt(stmt);
+    }
+    finder.found
+}
+
+/// [`mentions`], or a macro's token of that name (which no rewrite can see into): a use a
+/// pass splitting the local did not take.
+pub fn mentions_with_macros(stmts: &[syn::Stmt], name: &Ident) -> bool {
+    use syn::visit::Visit;
+    struct Finder<'a> {
+        name: &'a Ident,
+        found: bool,
+    }
+    impl<'ast> Visit<'ast> for Finder<'_> {
+        fn visit_ident(&mut self, ident: &'ast Ident) {
+            self.found |= ident == self.name;
+        }
+        fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+            self.found |= names_in(mac.tokens.clone()).contains(&self.name.to_string());
+            syn::visit::visit_macro(self, mac);
         }
         fn visit_item(&mut self, _: &'ast syn::Item) {}
     }

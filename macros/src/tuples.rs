@@ -100,7 +100,10 @@ fn split_local(stmt: &Stmt, rest: &[Stmt]) -> Option<(Vec<Stmt>, Vec<Stmt>)> {
         return None;
     }
     // a later binding of the name would make the rewrite's reading of it ambiguous
-    if rest.iter().any(|stmt| binds(stmt, &pat.ident)) {
+    if rest
+        .iter()
+        .any(|stmt| crate::syntax::stmt_binds(stmt, &pat.ident))
+    {
         return None;
     }
     let split = Split {
@@ -117,7 +120,7 @@ fn split_local(stmt: &Stmt, rest: &[Stmt]) -> Option<(Vec<Stmt>, Vec<Stmt>)> {
     for stmt in &mut rest {
         uses.visit_stmt_mut(stmt);
     }
-    if uses.failed || mentions(&rest, &split.name) {
+    if uses.failed || crate::syntax::mentions_with_macros(&rest, &split.name) {
         return None;
     }
     let mut declaration = Vec::new();
@@ -268,50 +271,6 @@ fn pushed_arity(rest: &[Stmt], name: &Ident) -> Option<usize> {
     }
     let first = *pushes.arities.first()?;
     pushes.arities.iter().all(|&a| a == first).then_some(first)
-}
-
-/// Whether `stmt` binds `name` anywhere (a `let`, a closure's or a `for`'s pattern, an arm),
-/// items' bodies aside.
-fn binds(stmt: &Stmt, name: &Ident) -> bool {
-    struct Binds<'a> {
-        name: &'a Ident,
-        found: bool,
-    }
-    impl<'ast> syn::visit::Visit<'ast> for Binds<'_> {
-        fn visit_pat_ident(&mut self, pat: &'ast syn::PatIdent) {
-            self.found |= pat.ident == *self.name;
-            syn::visit::visit_pat_ident(self, pat);
-        }
-        fn visit_item(&mut self, _: &'ast syn::Item) {}
-    }
-    let mut finder = Binds { name, found: false };
-    syn::visit::Visit::visit_stmt(&mut finder, stmt);
-    finder.found
-}
-
-/// Whether `name` is still mentioned in `stmts` (an identifier, or a macro's token), items'
-/// bodies aside: a use the rewrite did not take.
-fn mentions(stmts: &[Stmt], name: &Ident) -> bool {
-    struct Finder<'a> {
-        name: &'a Ident,
-        found: bool,
-    }
-    impl<'ast> syn::visit::Visit<'ast> for Finder<'_> {
-        fn visit_ident(&mut self, ident: &'ast Ident) {
-            self.found |= ident == self.name;
-        }
-        fn visit_macro(&mut self, mac: &'ast syn::Macro) {
-            self.found |=
-                crate::syntax::names_in(mac.tokens.clone()).contains(&self.name.to_string());
-            syn::visit::visit_macro(self, mac);
-        }
-        fn visit_item(&mut self, _: &'ast syn::Item) {}
-    }
-    let mut finder = Finder { name, found: false };
-    for stmt in stmts {
-        syn::visit::Visit::visit_stmt(&mut finder, stmt);
-    }
-    finder.found
 }
 
 /// Whether evaluating `expr` can have no effect but its value (or a panic): names,
@@ -910,10 +869,11 @@ impl Named {
             fn visit_item_mut(&mut self, _: &mut syn::Item) {}
         }
         let stmt = Stmt::Expr(body.clone(), None);
-        if binds(&stmt, &self.name) {
+        if crate::syntax::stmt_binds(&stmt, &self.name) {
             return None;
         }
         Parts(self).visit_expr_mut(body);
-        (!mentions(&[Stmt::Expr(body.clone(), None)], &self.name)).then_some(())
+        (!crate::syntax::mentions_with_macros(&[Stmt::Expr(body.clone(), None)], &self.name))
+            .then_some(())
     }
 }
