@@ -356,13 +356,12 @@ impl Parts<'_> {
         let variant = crate::syntax::fresh_local(format!("{name}_variant"));
         let mark = format_ident!("{CALL_MARK}");
         let set = self.value.set(&held);
-        // the variant is 1 or -1, above its negation exactly for `Some`: a branch's test,
-        // which lowering computes as written (a comparison assigned is taken for a value),
-        // and no literal, which a float type parameter would not take
+        // the variant is 1 or -1, above its negation exactly for `Some`: a comparison, a
+        // constant, and no literal, which a float type parameter would not take
         syn::parse_quote!({
             #[#mark]
             let (#held, #variant) = #call;
-            #is_some = if #variant > -#variant { true } else { false };
+            #is_some = #variant > -#variant;
             #set
         })
     }
