@@ -14,14 +14,14 @@ if [ ${#evals[@]} -eq 0 ]; then
     evals=(hello llsq lse gmm ode lstm det ba ht kmeans particle saddle)
 fi
 
-cargo build --release -p gradtape-gradbench
+bin="$(gradbench/build.sh)"
 "$gradbench/run.sh" setup
 
-tool="$PWD/target/release/gradtape-gradbench"
+tool="$bin/gradtape-gradbench"
 logs="$(mktemp -d)"
 for eval in "${evals[@]}"; do
     # the verdict reads the logs (a failed eval still leaves one), naming every problem
     "$gradbench/run.sh" eval "$eval" --quick -q --timeout 600 --log "$logs/$eval.jsonl" \
         -- "$tool" || true
 done
-./target/release/gradbench-logs check $(printf "$logs/%s.jsonl " "${evals[@]}")
+"$bin/gradbench-logs" check $(printf "$logs/%s.jsonl " "${evals[@]}")

@@ -16,7 +16,8 @@
 # GRADBENCH_TOOL_PYTHON=/path/to/python with torch and/or jax adds pytorch and/or jax;
 # GRADBENCH_PYTORCH_PYTHON and GRADBENCH_JAX_PYTHON name one for each, where they differ.
 # Every tool runs as GradBench runs it by default, on one thread: gradtape-gradbench
-# without `--multithreaded`, manual compiled without OpenMP, JAX pinned to one core
+# without `--multithreaded` (built for this CPU by gradbench/build.sh, as GradBench builds
+# its C++ tools with `-march=native`), manual compiled without OpenMP, JAX pinned to one core
 # (PyTorch's tool sets no thread count, so it may use more). JAX runs through
 # benches/peers/gradbench_jax.py: the vendored tool, timed to the end of its asynchronous
 # computation (`block_until_ready`), which the vendored one is not.
@@ -44,7 +45,7 @@ fi
 
 pytorch_python="${GRADBENCH_PYTORCH_PYTHON:-${GRADBENCH_TOOL_PYTHON:-}}"
 jax_python="${GRADBENCH_JAX_PYTHON:-${GRADBENCH_TOOL_PYTHON:-}}"
-cargo build --release -p gradtape-gradbench
+bin="$(gradbench/build.sh)"
 "$gradbench/run.sh" setup
 
 if [ ${#tools[@]} -eq 0 ]; then
@@ -66,7 +67,7 @@ for eval in "${evals[@]}"; do
             log="$out/$eval-$tool-$round.jsonl"
             echo "== $eval, $tool, round $round" >&2
             case "$tool" in
-                gradtape) how=(-- "$PWD/target/release/gradtape-gradbench") ;;
+                gradtape) how=(-- "$bin/gradtape-gradbench") ;;
                 jax) how=(-- env PYTHONDONTWRITEBYTECODE=1
                           PYTHONPATH="$gradbench/gradbench-src/python/gradbench"
                           "$jax_python" "$PWD/benches/peers/gradbench_jax.py") ;;
@@ -78,4 +79,4 @@ for eval in "${evals[@]}"; do
         done
     done
 done
-./target/release/gradbench-logs table "$out"/*.jsonl
+"$bin/gradbench-logs" table "$out"/*.jsonl

@@ -5,6 +5,10 @@
 //! ../shared/gradbench/run.sh eval gmm --quick -- ./target/release/gradtape-gradbench
 //! ```
 //!
+//! `gradbench/check.sh` and `gradbench/compare.sh` build it with `gradbench/build.sh`
+//! instead: for this machine's CPU (`-C target-cpu=native`), as GradBench builds its C++
+//! tools (`-march=native`) right before running them.
+//!
 //! As GradBench's other tools, it runs on one thread unless started with
 //! `--multithreaded` (then gradtape's largest operations, and ht's jacobian columns, split
 //! over two): comparisons against `manual`, which is compiled without OpenMP unless the
