@@ -413,12 +413,37 @@ impl Generator<'_> {
         } else {
             (quote!(), None)
         };
-        self.regions.borrow_mut().push(region);
-        let code = self.reverse_block(body);
-        self.regions.borrow_mut().pop();
         // The iterations replayed last to first, `t` the one replayed (the index of a read
         // counting on the loop's counter).
         let (count, t) = Self::replay_counter(id);
+        let windows = self.trip_windows(id, body, exits);
+        let mut taken = TokenStream::new();
+        for (binding, window) in &windows {
+            let (slot, name, first) = (self.slot(*binding), &window.name, window.first);
+            let span = window.span;
+            taken.extend(quote! {
+                let #name = generated::trip_window(&mut #slot, #first, #span, #count);
+            });
+        }
+        let read_windows = self.trip_read_windows(id, body, exits);
+        for (binding, window) in &read_windows {
+            let (name, array) = (&window.name, self.name(*binding));
+            let (first, span) = (window.first, window.span);
+            taken.extend(quote! {
+                let #name = generated::read_window(&#array[..], #first, #span, #count);
+            });
+        }
+        self.windows.borrow_mut().extend(windows);
+        self.read_windows.borrow_mut().extend(read_windows);
+        self.regions.borrow_mut().push(region);
+        let code = self.reverse_block(body);
+        self.regions.borrow_mut().pop();
+        self.windows
+            .borrow_mut()
+            .retain(|_, window| window.loop_id != id);
+        self.read_windows
+            .borrow_mut()
+            .retain(|_, window| window.loop_id != id);
         // The saves it made by trip: this run's part of each stack, exactly `count` long,
         // taken once, so each read at `t < count` needs no check.
         let by_trip = self.saved_by_trip(id).into_iter().map(|save| {
@@ -429,8 +454,140 @@ impl Generator<'_> {
             #prologue
             let #count: usize = *#value;
             #(#by_trip)*
+            #taken
             for #t in (0..#count).rev() { #exit_pop #code }
         }
+    }
+
+    /// The array shadows loop `id`'s adjoint reaches through windows (`TripWindow`): those
+    /// of arrays the loop's body reads or writes only at the loop's counter plus a
+    /// constant, in statements that run on every trip (no branch, arm or inner loop around
+    /// them), and mentions in no other way. The loop must run every trip to its end (no
+    /// jump ends it early), forward (its counter not reversed), outside a checkpointed
+    /// body, in scalar mode. Then trip `t` of `count` met element `t + c` of each such
+    /// array, for each of its constants `c`, and the forward code's access proved it in
+    /// bounds; so the elements `first .. first + span + count` (`first` the least `c`,
+    /// `span` the greatest less the least) exist in a parameter's fixed shadow, and a
+    /// local's growable shadow is grown to them with zeros, the values it reads beyond its
+    /// end. The adjoint's take and add at `t + c` are then `window[t + (c - first)]`,
+    /// below `count + span`, the window's length: no check in the loop, and each shadow's
+    /// take and add one plain load and store.
+    fn trip_windows(&self, id: usize, body: &Block, exits: bool) -> Vec<(BindingId, TripWindow)> {
+        if exits
+            || self.tensor()
+            || self.body.checkpoint.is_some()
+            || self.segment.borrow().is_some()
+        {
+            return Vec::new();
+        }
+        let mut reach = std::collections::HashMap::new();
+        trip_reach(&body.stmts, id, true, &mut reach);
+        for binding in &body.declared {
+            reach.insert(*binding, None);
+        }
+        let mut windows: Vec<(BindingId, TripWindow)> = reach
+            .into_iter()
+            .filter_map(|(binding, offsets)| {
+                let (first, last) = offsets?;
+                let array = &self.body.bindings[binding];
+                let plain = array.array && array.row.is_none() && !array.ragged && !array.whole;
+                (plain && self.useful[binding]).then(|| {
+                    let window = TripWindow {
+                        loop_id: id,
+                        name: mixed(&format!("{}_window{id}", array.slot)),
+                        first,
+                        span: usize::try_from(last - first).expect("last is the greatest"),
+                    };
+                    (binding, window)
+                })
+            })
+            .collect();
+        // (in a fixed order: the generated code is the same from build to build)
+        windows.sort_by_key(|(binding, _)| *binding);
+        windows
+    }
+
+    /// The array parameters loop `id`'s adjoint reads again (`remat`) through windows: those
+    /// the loop's body reads at the loop's counter plus a constant in statements that run
+    /// on every trip, under the conditions of `trip_windows`. The window holds the
+    /// elements those reads met (the least constant to the greatest, over every trip): a
+    /// reread at another index (a read in a branch) reads the array as before.
+    fn trip_read_windows(
+        &self,
+        id: usize,
+        body: &Block,
+        exits: bool,
+    ) -> Vec<(BindingId, TripWindow)> {
+        if exits
+            || self.tensor()
+            || self.body.checkpoint.is_some()
+            || self.segment.borrow().is_some()
+            || !self.same_body()
+        {
+            return Vec::new();
+        }
+        let mut reads = std::collections::HashMap::new();
+        trip_reads(&body.stmts, id, &mut reads);
+        let mut windows: Vec<(BindingId, TripWindow)> = reads
+            .into_iter()
+            .filter(|(array, _)| {
+                let binding = &self.body.bindings[*array];
+                self.rereads(*array) && binding.row.is_none() && !binding.ragged
+            })
+            .map(|(array, (first, last))| {
+                let window = TripWindow {
+                    loop_id: id,
+                    name: mixed(&format!("{}_read{id}", self.name(array))),
+                    first,
+                    span: usize::try_from(last - first).expect("last is the greatest"),
+                };
+                (array, window)
+            })
+            .collect();
+        windows.sort_by_key(|(binding, _)| *binding);
+        windows
+    }
+
+    /// A reread of `array` at `counter` through its loop's window, if it has one and the
+    /// index is among those the window holds.
+    pub(super) fn read_window_element(
+        &self,
+        array: BindingId,
+        counter: &Counter,
+    ) -> Option<TokenStream> {
+        let windows = self.read_windows.borrow();
+        let window = windows.get(&array)?;
+        let step = counter.offset.checked_sub(window.first)?;
+        let inside = window.loop_id == counter.loop_id
+            && !counter.reversed
+            && (0..=window.span as isize).contains(&step);
+        if !inside {
+            return None;
+        }
+        let (name, t) = (&window.name, Self::replay_counter(counter.loop_id).1);
+        Some(match step as usize {
+            0 => quote!(#name[#t]),
+            step => quote!(#name[#t + #step]),
+        })
+    }
+
+    /// The element of a window the adjoint takes or adds into for an access of `binding` at
+    /// `recompute`, if that shadow is reached through one in the loop being reversed.
+    fn window_element(&self, binding: BindingId, recompute: &Recompute) -> Option<TokenStream> {
+        let Recompute::Counter(counter) = recompute else {
+            return None;
+        };
+        let windows = self.windows.borrow();
+        let window = windows.get(&binding)?;
+        if window.loop_id != counter.loop_id || counter.reversed {
+            return None;
+        }
+        let (name, t) = (&window.name, Self::replay_counter(counter.loop_id).1);
+        let step = usize::try_from(counter.offset - window.first).expect("first is the least");
+        Some(match step {
+            0 => quote!(#name[#t]),
+            step => quote!(#name[#t + #step]),
+        })
     }
 
     /// The value loop counter `counter` had in the iteration being replayed (an operand,
@@ -479,6 +636,20 @@ impl Generator<'_> {
                 let (r, c) = (self.replayed_counter(*row), self.replayed_counter(*col));
                 quote!((#r * (#stride) + #c))
             }
+        }
+    }
+
+    /// The window element an element write's adjoint takes, if its shadow is reached
+    /// through a window (`trip_windows`).
+    fn windowed_write(&self, target: &Target) -> Option<TokenStream> {
+        match target {
+            Target::Element {
+                binding,
+                counter: Some(recompute),
+                push: false,
+                ..
+            } => self.window_element(*binding, recompute),
+            _ => None,
         }
     }
 
@@ -584,6 +755,9 @@ impl Generator<'_> {
                     // A constant overwrote the value: nothing flows back past here (for an
                     // element, its cotangent is taken and dropped).
                     if let Target::Element { .. } = target {
+                        if let Some(element) = self.windowed_write(target) {
+                            return quote!(#element = ::core::default::Default::default(););
+                        }
                         let (pop, index) = self.element_index(id, target, depth);
                         return quote!(#pop let _ = #slot.take(*#index););
                     }
@@ -735,7 +909,15 @@ impl Generator<'_> {
                     }
                 };
                 let shadow = self.slot(*array);
-                rules.extend(quote!(#shadow.add(*#index, #g);));
+                match counter
+                    .as_ref()
+                    .and_then(|c| self.window_element(*array, c))
+                {
+                    Some(element) => {
+                        rules.extend(quote!(generated::add_into(&mut #element, #g);));
+                    }
+                    None => rules.extend(quote!(#shadow.add(*#index, #g);)),
+                }
             }
             Op::Call { func, args } => {
                 if let Some(passed) = self.replayed_call(func, args, &[], depth) {
@@ -788,6 +970,13 @@ impl Generator<'_> {
         if let Target::Element { .. } = target {
             // The element's cotangent, taken: the value it held before does not reach
             // the result through it.
+            if let Some(element) = self.windowed_write(target) {
+                return quote! {
+                    #prologue
+                    let #g = ::core::mem::take(&mut #element);
+                    #rules
+                };
+            }
             let (pop, index) = self.element_index(id, target, depth);
             return quote! {
                 #pop
@@ -799,6 +988,172 @@ impl Generator<'_> {
         quote! {
             #prologue
             if let Some(#g) = #slot.take() { #rules }
+        }
+    }
+}
+
+/// A shadow the adjoint of a loop reaches through a window taken before the trips' replay
+/// (`Generator::trip_windows`): `name`, the elements `first .. first + span + count` of the
+/// shadow.
+pub(super) struct TripWindow {
+    loop_id: usize,
+    name: Ident,
+    first: isize,
+    span: usize,
+}
+
+/// For each array loop `id`'s statements `stmts` read at the loop's counter plus a
+/// constant on every trip (no branch, arm or inner loop around the read), the least and
+/// greatest constant.
+fn trip_reads(
+    stmts: &[Stmt],
+    id: usize,
+    reads: &mut std::collections::HashMap<BindingId, (isize, isize)>,
+) {
+    for stmt in stmts {
+        match stmt {
+            Stmt::Def {
+                op:
+                    Op::Load {
+                        array,
+                        counter: Some(Recompute::Counter(c)),
+                        ..
+                    },
+                ..
+            } if c.loop_id == id && !c.reversed => {
+                let (first, last) = reads.entry(*array).or_insert((c.offset, c.offset));
+                *first = (*first).min(c.offset);
+                *last = (*last).max(c.offset);
+            }
+            Stmt::Scope(block) => trip_reads(&block.stmts, id, reads),
+            _ => {}
+        }
+    }
+}
+
+/// For each binding loop `id`'s statements `stmts` mention, the least and greatest
+/// constants `c` of its accesses at the loop's counter plus `c` (`Some`), or `None` if any
+/// mention is another kind (an access in a branch, an arm or an inner loop, or at an index
+/// saved or counted on another loop, a push, a call's argument, a new value, ...). `top`:
+/// `stmts` run on every trip.
+fn trip_reach(
+    stmts: &[Stmt],
+    id: usize,
+    top: bool,
+    reach: &mut std::collections::HashMap<BindingId, Option<(isize, isize)>>,
+) {
+    let other =
+        |binding: BindingId,
+         reach: &mut std::collections::HashMap<BindingId, Option<(isize, isize)>>| {
+            reach.insert(binding, None);
+        };
+    let access =
+        |binding: BindingId,
+         counter: &Option<Recompute>,
+         reach: &mut std::collections::HashMap<BindingId, Option<(isize, isize)>>| {
+            let offset = match counter {
+                Some(Recompute::Counter(c)) if top && c.loop_id == id && !c.reversed => c.offset,
+                _ => {
+                    reach.insert(binding, None);
+                    return;
+                }
+            };
+            let entry = reach.entry(binding).or_insert(Some((offset, offset)));
+            if let Some((first, last)) = entry {
+                *first = (*first).min(offset);
+                *last = (*last).max(offset);
+            }
+        };
+    let operands =
+        |ops: &mut dyn Iterator<Item = &Operand>,
+         reach: &mut std::collections::HashMap<BindingId, Option<(isize, isize)>>| {
+            for operand in ops {
+                if let Some(binding) = operand.binding() {
+                    reach.insert(binding, None);
+                }
+            }
+        };
+    for stmt in stmts {
+        match stmt {
+            Stmt::Plain(_) | Stmt::Jump { .. } => {}
+            Stmt::Declare { binding, .. } => other(*binding, reach),
+            Stmt::Def { target, op, .. } => {
+                match target {
+                    Target::Element {
+                        binding,
+                        counter,
+                        push: false,
+                        ..
+                    } => access(*binding, counter, reach),
+                    other_target => other(other_target.binding(), reach),
+                }
+                match op {
+                    Op::Load { array, counter, .. } => access(*array, counter, reach),
+                    Op::Copy { value, .. } => operands(&mut std::iter::once(value), reach),
+                    Op::Neg(x) | Op::Unary { x, .. } | Op::Cast { x, .. } => {
+                        operands(&mut std::iter::once(x), reach)
+                    }
+                    Op::Binary { kind, lhs, rhs } => {
+                        operands(&mut [lhs, rhs].into_iter(), reach);
+                        if let crate::model::ir::BinaryKind::FusedMulAdd(parts) = kind {
+                            operands(&mut [&parts.0, &parts.1].into_iter(), reach);
+                        }
+                    }
+                    Op::Trace { inputs, .. } => {
+                        for (binding, _) in inputs {
+                            other(*binding, reach);
+                        }
+                    }
+                    Op::Call { args, .. } => operands(&mut args.iter(), reach),
+                }
+            }
+            Stmt::If {
+                then_branch,
+                else_branch,
+                ..
+            } => {
+                trip_reach(&then_branch.stmts, id, false, reach);
+                trip_reach(&else_branch.stmts, id, false, reach);
+                for binding in then_branch.declared.iter().chain(&else_branch.declared) {
+                    other(*binding, reach);
+                }
+            }
+            Stmt::Match { arms, .. } => {
+                for arm in arms {
+                    trip_reach(&arm.body.stmts, id, false, reach);
+                    for binding in &arm.body.declared {
+                        other(*binding, reach);
+                    }
+                }
+            }
+            Stmt::Loop { body, .. } => {
+                trip_reach(&body.stmts, id, false, reach);
+                for binding in &body.declared {
+                    other(*binding, reach);
+                }
+            }
+            Stmt::Scope(block) => {
+                trip_reach(&block.stmts, id, top, reach);
+                for binding in &block.declared {
+                    other(*binding, reach);
+                }
+            }
+            Stmt::CallParts { args, parts, .. } => {
+                operands(&mut args.iter(), reach);
+                for binding in parts {
+                    other(*binding, reach);
+                }
+            }
+            Stmt::CallWrites { args, result, .. } => {
+                operands(&mut args.iter(), reach);
+                for binding in result.bindings() {
+                    other(*binding, reach);
+                }
+            }
+            Stmt::Swap { a, b, .. } => {
+                other(*a, reach);
+                other(*b, reach);
+            }
         }
     }
 }

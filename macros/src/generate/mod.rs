@@ -244,6 +244,12 @@ pub struct Generator<'a> {
     splits: RefCell<Vec<(usize, usize)>>,
     /// The operands loops save once as they start rather than on every trip.
     invariants: invariants::Invariants,
+    /// The shadows the adjoint of a loop being reversed reads and writes through a window
+    /// taken before its trips' replay (`adjoint::TripWindow`), by array binding.
+    windows: RefCell<std::collections::HashMap<usize, adjoint::TripWindow>>,
+    /// The array parameters the adjoint of a loop being reversed reads again (`remat`)
+    /// through a window taken before its trips' replay, by array binding.
+    read_windows: RefCell<std::collections::HashMap<usize, adjoint::TripWindow>>,
 }
 
 impl<'a> Generator<'a> {
@@ -269,6 +275,8 @@ impl<'a> Generator<'a> {
             invariants: Default::default(),
             scratches: Default::default(),
             splits: Default::default(),
+            windows: Default::default(),
+            read_windows: Default::default(),
         };
         generator.invariants = invariants::Invariants::plan(&generator);
         generator

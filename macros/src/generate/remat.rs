@@ -243,6 +243,11 @@ impl Generator<'_> {
         (ops > 0).then_some(value)
     }
 
+    /// Whether the adjoint may read `array` again, a parameter nothing writes.
+    pub(super) fn rereads(&self, array: BindingId) -> bool {
+        self.remat.arrays.contains(&array)
+    }
+
     fn recompute_binding(&self, binding: BindingId, ops: &mut usize) -> Option<TokenStream> {
         if self.remat.names.contains(&binding) {
             // read as it is: no operation
@@ -293,6 +298,9 @@ impl Generator<'_> {
                 let name = &self.body.bindings[*array].name;
                 match counter {
                     Recompute::Counter(k) => {
+                        if let Some(element) = self.read_window_element(*array, k) {
+                            return Some(element).filter(|_| *ops <= MAX_OPS);
+                        }
                         let k = self.replayed_counter(*k);
                         Some(quote!(#name[#k]))
                     }

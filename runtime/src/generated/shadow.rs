@@ -671,6 +671,115 @@ impl<F: Copy + Default + Add<Output = F>, S: AsRef<[F]> + AsMut<[F]>> ArrayShado
     }
 }
 
+/// The elements `first .. first + span + count` of an array's shadow, for the adjoint of
+/// a loop of `count` trips whose every trip `t` read or wrote the array at `t + c`, `c`
+/// from `first` to `first + span` (`#[differentiable]`'s windows: the loop's accesses then
+/// index the window at `t + (c - first)`, below its length, with no check each). A local's
+/// growable shadow is grown to them with zeros (the values it reads beyond its end); a
+/// parameter's has them, since the forward code read or wrote each of them. Empty when
+/// the loop ran no trip (`first` may then be negative: `i - 1` from `0..n`).
+///
+/// ```
+/// use gradtape_runtime::generated::{LocalShadow, trip_window};
+/// let mut d = LocalShadow::<f64>::growable();
+/// // trips 0..3 wrote a[t + 1] and read a[t]: elements 0 .. 4
+/// let window = trip_window(&mut d, 0, 1, 3);
+/// window[2 + 1] = 2.0;
+/// assert_eq!(window.len(), 4);
+/// assert_eq!(d.take(3), 2.0);
+/// assert!(trip_window(&mut d, -1, 0, 0).is_empty());
+/// ```
+///
+/// # Panics
+/// If the loop ran and `first` is negative, or a parameter's shadow is shorter than
+/// `first + span + count`: neither happens when the forward code's accesses were in bounds.
+#[inline]
+#[track_caller]
+pub fn trip_window<F, S: WindowShadow<F> + ?Sized>(
+    shadow: &mut S,
+    first: isize,
+    span: usize,
+    count: usize,
+) -> &mut [F] {
+    if count == 0 {
+        return &mut [];
+    }
+    let first = usize::try_from(first)
+        .expect("#[differentiable] generated code: a loop that ran read an array before its start");
+    let len = span + count;
+    &mut shadow.window_prefix(first + len)[first..][..len]
+}
+
+/// A shadow a [`trip_window`] is taken of, whichever kind it is. Generic over the element
+/// type rather than naming it as an associated type, and with no bound on adding: the
+/// adjoint takes a local's window before anything has fixed its element type, and a bound
+/// with a projection there is rustc's "type annotations needed" (see [`LocalShadow`]).
+pub trait WindowShadow<F> {
+    /// The first `len` numbers, writable in place (`prefix_mut`).
+    fn window_prefix(&mut self, len: usize) -> &mut [F];
+}
+
+impl<F: Copy + Default> WindowShadow<F> for LocalShadow<F> {
+    #[inline]
+    fn window_prefix(&mut self, len: usize) -> &mut [F] {
+        self.prefix_mut(len)
+    }
+}
+
+impl<F: Copy + Default> WindowShadow<F> for Shadow<'_, F> {
+    #[inline]
+    fn window_prefix(&mut self, len: usize) -> &mut [F] {
+        self.prefix_mut(len)
+    }
+}
+
+impl<F: Copy + Default, S: AsRef<[F]> + AsMut<[F]>> WindowShadow<F> for FixedShadow<F, S> {
+    #[inline]
+    fn window_prefix(&mut self, len: usize) -> &mut [F] {
+        self.prefix_mut(len)
+    }
+}
+
+/// Adds `g` into an element of a window ([`trip_window`]): the adjoint of a read of it. A
+/// path call, so that the element's type may be inferred from `g` (a local's shadow may
+/// not have its element type fixed yet where its window is indexed).
+///
+/// ```
+/// let mut window = [1.0_f64, 2.0];
+/// gradtape_runtime::generated::add_into(&mut window[1], 0.5);
+/// assert_eq!(window, [1.0, 2.5]);
+/// ```
+#[inline]
+pub fn add_into<F: Copy + Add<Output = F>>(element: &mut F, g: F) {
+    *element = *element + g;
+}
+
+/// The elements `first .. first + span + count` of an array the adjoint of a loop of
+/// `count` trips reads again, every trip `t` of which read it at `t + c`, `c` from `first`
+/// to `first + span` (see [`trip_window`]): the adjoint's rereads index the window at
+/// `t + (c - first)`, with no check each. Empty when the loop ran no trip.
+///
+/// ```
+/// let x = [1.0_f64, 2.0, 3.0, 4.0];
+/// // trips 0..3 read x[t + 1]
+/// let window = gradtape_runtime::generated::read_window(&x[..], 1, 0, 3);
+/// assert_eq!(window, [2.0, 3.0, 4.0]);
+/// ```
+///
+/// # Panics
+/// If the loop ran and the elements are not all in `values`: they are when the forward
+/// code's reads were in bounds.
+#[inline]
+#[track_caller]
+pub fn read_window<F>(values: &[F], first: isize, span: usize, count: usize) -> &[F] {
+    if count == 0 {
+        return &[];
+    }
+    let first = usize::try_from(first)
+        .expect("#[differentiable] generated code: a loop that ran read an array before its start");
+    &values[first..][..span + count]
+}
+
 /// The zero a local array the generated code builds starts from (a copy of an array or
 /// of a part of one, a literal's buffer), of whatever float type its elements get: `0.0`
 /// would be an `f64` where they are a generic `T: Float`.
