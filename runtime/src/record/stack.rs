@@ -461,13 +461,7 @@ pub(crate) fn record_keeping<T: Float, const N: usize>(
         }
         return out;
     }
-    // `data` goes to the general path as a tensor (its id a placeholder, never read:
-    // `into_data` drops it): two words the ABI passes in registers, where it passes a
-    // `Data` by address (callgrind: 0.75 instructions fewer per W2 op; held as a tensor
-    // from the start instead, the compact path built the tag into the id and spilled
-    // the value: 2.5 more)
-    let held = Tensor::with_id(TensorId(0), data);
-    record_keeping_general(held, inputs, keep, (op, rule, params), jvp, numbers)
+    record_keeping_general(data, inputs, keep, (op, rule, params), jvp, numbers)
 }
 
 /// `forward::push_tangents` by an op's JVP rule `jvp`, taken by value: out of line, so
@@ -482,7 +476,7 @@ fn push_tangents_by_rule<T: Float>(
 }
 
 /// [`record_keeping`]'s general node: several tapes, anomaly mode, arrays, a forward
-/// accumulator beside a tape; `held` holds the op's value (see there). Out of line, so
+/// accumulator beside a tape. Out of line, so
 /// that what an op inlines into its caller is the compact record and the checks that
 /// lead to it: an op's whole recording inlined
 /// made it too large to inline, and each 0-d op paid a call with a frame of its own
@@ -490,7 +484,7 @@ fn push_tangents_by_rule<T: Float>(
 #[inline(never)]
 #[track_caller]
 fn record_keeping_general<T: Float, const N: usize>(
-    held: Tensor<T>,
+    data: Data<T>,
     inputs: &[TensorId],
     keep: Keep<'_, T, N>,
     (op, rule, params): (OpName, &'static dyn Backward, impl FnOnce() -> ParamSlot),
@@ -502,13 +496,7 @@ fn record_keeping_general<T: Float, const N: usize>(
         rule: Rule::Static(rule),
         params: params(),
     };
-    record_on_stack(
-        held.into_data(),
-        inputs,
-        |_| (head, keep),
-        &jvp,
-        Some(numbers),
-    )
+    record_on_stack(data, inputs, |_| (head, keep), &jvp, Some(numbers))
 }
 
 /// Records a 0-d elementwise op `op` with value `value` and rule `rule` on `tape` as a
