@@ -476,9 +476,8 @@ fn push_tangents_by_rule<T: Float>(
 }
 
 /// [`record_keeping`]'s general node: several tapes, anomaly mode, arrays, a forward
-/// accumulator beside a tape. Out of line, so
-/// that what an op inlines into its caller is the compact record and the checks that
-/// lead to it: an op's whole recording inlined
+/// accumulator beside a tape. Out of line, so that what an op inlines into its caller is
+/// the compact record and the checks that lead to it: an op's whole recording inlined
 /// made it too large to inline, and each 0-d op paid a call with a frame of its own
 /// (saving six registers, spilling its closures' captures) on top of recording.
 #[inline(never)]
