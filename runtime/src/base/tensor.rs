@@ -411,7 +411,7 @@ pub struct Tensor<T: DType> {
 /// [`Data`] took three words, which Rust returns through memory, and every op's 0-d output
 /// was written there in narrow stores and copied on with a wide load, a store-forwarding
 /// stall per op (docs/PERFORMANCE.md); two integer words are returned in two registers.
-const ARRAY_BIT: u64 = 1 << 62;
+pub(crate) const ARRAY_BIT: u64 = 1 << 62;
 
 impl<T: DType> Clone for Tensor<T> {
     #[inline(always)]

@@ -46,7 +46,7 @@ use smallvec::{SmallVec, smallvec};
 use crate::base::dtype::{AnyTensor, DType, Float};
 use crate::base::primal::Primal;
 use crate::base::tensor::{Data, DataRef, Stored, Tensor};
-use crate::record::forward::{Jvp, NumberJvp, Tangents, tangent_by_numbers};
+use crate::record::forward::{NumberJvp, Tangents, tangent_by_numbers};
 use crate::record::node::{Backward, InputGrads, NumberCtx, ParamSlot, Params, Rule, RuleCtx};
 use crate::record::stack::{self, ElementwiseHead, Keep, OpName};
 
@@ -177,14 +177,14 @@ where
                 inputs: [x],
                 output: false,
             };
-            stack::record_keeping(data, &[x.id()], keep, head, &jvp, numbers)
+            stack::record_keeping(data, &[x.id()], keep, head, jvp, numbers)
         }
         Saved::Output => {
             let keep = Keep {
                 inputs: [],
                 output: true,
             };
-            stack::record_keeping(data, &[x.id()], keep, head, &jvp, numbers)
+            stack::record_keeping(data, &[x.id()], keep, head, jvp, numbers)
         }
     }
 }
@@ -248,7 +248,7 @@ where
         t.of::<T>(0).map(|t| rule(x, t, p))
     };
     let rule = UnaryParamRule(rule, scalar_rule, PhantomData);
-    elementwise_with_param(x, op, p, f, [x], rule, (&jvp, numbers))
+    elementwise_with_param(x, op, p, f, [x], rule, (jvp, numbers))
 }
 
 /// Records the elementwise op `f` of `x` with the real parameter `p`, whose `rule` keeps
@@ -262,7 +262,10 @@ fn elementwise_with_param<T: Float, const N: usize>(
     f: impl Fn(T) -> T + Sync,
     kept: [&Tensor<T>; N],
     rule: impl Backward + 'static,
-    (jvp, numbers): (&Jvp<'_, T>, impl NumberJvp<T> + Copy),
+    (jvp, numbers): (
+        impl Fn(&Tangents<'_>, &Tensor<T>) -> Option<Tensor<T>>,
+        impl NumberJvp<T> + Copy,
+    ),
 ) -> Tensor<T> {
     let data = x.map_data(f);
     let keep = Keep {
@@ -326,7 +329,7 @@ where
         t.of::<T>(0).map(|t| rule(t, p))
     };
     let rule = LinearRule(rule, scalar_rule, PhantomData);
-    elementwise_with_param(x, op, p, f, [], rule, (&jvp, numbers))
+    elementwise_with_param(x, op, p, f, [], rule, (jvp, numbers))
 }
 
 /// Cotangents of a binary op's two inputs, `None` where not needed.
@@ -407,7 +410,7 @@ where
         params: || ParamSlot::None,
         scalar_param: None,
     };
-    stack::record_keeping(data, &[x.id(), y.id()], keep, head, &jvp, numbers)
+    stack::record_keeping(data, &[x.id(), y.id()], keep, head, jvp, numbers)
 }
 
 /// `dx + dy` (either may be absent), broadcast to the output's `shape`: the tangent of a
@@ -595,7 +598,7 @@ where
             out.shape(),
         )
     };
-    stack::record_keeping(data, &[x.id(), y.id()], keep, head, &jvp, numbers)
+    stack::record_keeping(data, &[x.id(), y.id()], keep, head, jvp, numbers)
 }
 
 /// The parameters of an additive op whose operands' shapes differ: both shapes, kept for

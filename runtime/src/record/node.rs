@@ -190,7 +190,7 @@ pub(crate) enum Record {
 /// Invariant: written only by `TapeState::push_scalar`, for an op whose inputs and output
 /// are 0-d, whose rule is [`Rule::Static`] and whose parameter is none or one real number;
 /// `kept` is where its `2 * saved_len` words start in the kept list (each saved value's
-/// id and bits).
+/// id and bits), 0 when `saved_len` is 0.
 #[derive(Clone, Copy)]
 pub(crate) struct ScalarNode {
     pub rule: &'static dyn Backward,

@@ -11,7 +11,7 @@ use smallvec::SmallVec;
 
 use crate::base::dtype::{AnyTensor, DType, Float};
 use crate::base::tensor::{Data, Tensor, TensorId};
-use crate::record::forward::{self, Jvp, NumberJvp};
+use crate::record::forward::{self, Jvp, NumberJvp, Tangents};
 use crate::record::node::{
     Backward, Inputs, KeptWords, NO_NODE, NodeId, ParamSlot, Params, Rule, ScalarNode,
 };
@@ -418,7 +418,7 @@ pub(crate) fn record_keeping<T: Float, const N: usize>(
     inputs: &[TensorId],
     keep: Keep<'_, T, N>,
     head: ElementwiseHead<impl FnOnce() -> ParamSlot>,
-    jvp: &Jvp<'_, T>,
+    jvp: impl Fn(&Tangents<'_>, &Tensor<T>) -> Option<Tensor<T>>,
     numbers: impl NumberJvp<T> + Copy,
 ) -> Tensor<T> {
     if !any_recording() {
@@ -431,11 +431,16 @@ pub(crate) fn record_keeping<T: Float, const N: usize>(
         scalar_param,
     } = head;
     let frame = ();
+    // (`jvp` comes by value and is referenced only in functions of its own: taken by
+    // reference from the op, its captures were written to the op's frame before every
+    // compact record, which never reads them)
     let mut params = params;
     // 0-d values on one tape, the bulk of scalar code: a compact record (see
     // `ScalarNode`). A forward accumulator takes the general path, which gives it
     // tangents.
-    if let (Some(tape), Data::Scalar(value)) = (compact_tape(&frame), &data) {
+    if let Some(tape) = compact_tape(&frame)
+        && let Data::Scalar(value) = data
+    {
         let head = ElementwiseHead {
             op,
             rule,
@@ -450,10 +455,24 @@ pub(crate) fn record_keeping<T: Float, const N: usize>(
         // Only forward accumulators are active: no node, the tangent alone (inline, as
         // the compact record is: a lone accumulator's 0-d path).
         let out = output(data, inputs, None);
-        push_tangents_of(inputs, &out, jvp, Some(numbers));
+        // (`push_tangents_of`, with `jvp` moved to its own frame where it is needed)
+        if forward::accumulating() && !forward::push_number_tangent(inputs, &out, numbers) {
+            push_tangents_by_rule(inputs, &out, jvp);
+        }
         return out;
     }
     record_keeping_general(data, inputs, keep, (op, rule, params), jvp, numbers)
+}
+
+/// `forward::push_tangents` by an op's JVP rule `jvp`, taken by value: out of line, so
+/// that the op's frame never takes its rule's address (see [`record_keeping`]).
+#[inline(never)]
+fn push_tangents_by_rule<T: Float>(
+    inputs: &[TensorId],
+    out: &Tensor<T>,
+    jvp: impl Fn(&Tangents<'_>, &Tensor<T>) -> Option<Tensor<T>>,
+) {
+    forward::push_tangents(inputs, out, &jvp);
 }
 
 /// [`record_keeping`]'s general node: several tapes, anomaly mode, arrays, a forward
@@ -468,7 +487,7 @@ fn record_keeping_general<T: Float, const N: usize>(
     inputs: &[TensorId],
     keep: Keep<'_, T, N>,
     (op, rule, params): (OpName, &'static dyn Backward, impl FnOnce() -> ParamSlot),
-    jvp: &Jvp<'_, T>,
+    jvp: impl Fn(&Tangents<'_>, &Tensor<T>) -> Option<Tensor<T>>,
     numbers: impl NumberJvp<T> + Copy,
 ) -> Tensor<T> {
     let head = move || OpHead {
@@ -476,7 +495,7 @@ fn record_keeping_general<T: Float, const N: usize>(
         rule: Rule::Static(rule),
         params: params(),
     };
-    record_on_stack(data, inputs, |_| (head, keep), jvp, Some(numbers))
+    record_on_stack(data, inputs, |_| (head, keep), &jvp, Some(numbers))
 }
 
 /// Records a 0-d elementwise op `op` with value `value` and rule `rule` on `tape` as a

@@ -14,7 +14,7 @@ use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
 use crate::base::dtype::AnyTensor;
-use crate::base::tensor::{TAPE_ENCODED_BIT, TensorId};
+use crate::base::tensor::{ARRAY_BIT, TAPE_ENCODED_BIT, TensorId};
 use crate::record::node::{
     Inputs, NO_NODE, Node, NodeId, ParamSlot, Record, Records, Rule, SavedRange, ScalarNode,
     clear_nodes,
@@ -273,7 +273,11 @@ impl TapeState {
     #[inline(always)]
     pub(crate) fn encoded_id(&self, node: usize) -> Option<TensorId> {
         let node = node as u64;
-        (node <= NODE_MASK).then_some(TensorId(self.id_base | node))
+        // (`& !ARRAY_BIT` changes nothing, `id_base` never has it (`UID_BITS`), but tells
+        // the compiler so: a 0-d op inlined into its caller then reads its output's value
+        // and drops it with no test of the tag, where an id read from the tape's memory
+        // could have had the bit for all it knew)
+        (node <= NODE_MASK).then_some(TensorId((self.id_base | node) & !ARRAY_BIT))
     }
 
     /// Appends a node (the op, rule and parameters `head` builds, and `inputs`) as the
@@ -342,10 +346,16 @@ impl TapeState {
     #[inline(always)]
     pub(crate) fn push_scalar(&mut self, node: ScalarNode, words: &[u64]) -> NodeId {
         let index = self.nodes.len() as NodeId;
-        let kept = self.kept.len() as u32;
-        if !words.is_empty() {
+        // A record that keeps no words reads none (`ScalarNode::general` slices an empty
+        // span): its start is 0, not the list's length, which spares a load per op that
+        // keeps nothing (`words` has a constant length once inlined).
+        let kept = if words.is_empty() {
+            0
+        } else {
+            let start = self.kept.len() as u32;
             self.kept.extend_from_slice(words);
-        }
+            start
+        };
         push_in_place!(&mut self.nodes, Record::Scalar(ScalarNode { kept, ..node }));
         index
     }
