@@ -20,7 +20,7 @@
 mod common;
 
 use common::close;
-use common::faces::{Case, point};
+use common::faces::point;
 use gradtape::differentiable;
 
 /// A stencil on a local buffer: `y[i]` written from `y[i - 1]` and `x[i]`, `x[i - 1]`
@@ -109,37 +109,31 @@ fn nested_and_reversed(x: &[f64], k: usize) -> f64 {
     total
 }
 
-/// `f(x, k)`'s faces, and its `grad_into` against its pullback, for each trip count.
+/// `grad_into`'s gradient against the one `vjp`'s pullback gives (the same saves, read
+/// from the closure, in a body with no windows).
+fn against_the_pullback(case: &str, into: (f64, Vec<f64>), pullback: (f64, Vec<f64>)) {
+    assert_eq!(into.0.to_bits(), pullback.0.to_bits(), "{case}: value");
+    for (i, (a, b)) in into.1.iter().zip(&pullback.1).enumerate() {
+        assert!(
+            close(*a, *b, 1e-12),
+            "{case}: d/dx{i} grad_into {a}, pullback {b}"
+        );
+    }
+}
+
+/// `f(x, k)`'s faces with second order, and its `grad_into` against its pullback, for
+/// each trip count `k`.
 macro_rules! with_trips {
     ($f:ident, $n:expr, $seed:expr, [$($k:expr),*]) => {{
         $(
-            let k: usize = $k;
-            let x = point($n, $seed, 0.2, 0.9);
-            let case = format!("{} at k = {}", stringify!($f), k);
-            Case {
-                name: &case,
-                itself: &|x| $f(x, k),
-                primal: &|x| $f::primal(x, k),
-                grad: Some(&|x| {
-                    let (value, g) = $f::grad(x, k);
-                    { let [g] = g; (value, g) }
-                }),
-                grad_into: &|x| {
-                    let mut d = vec![0.0; x.len()];
-                    let value = $f::grad_into(x, k, &mut d);
-                    (value, d)
-                },
-                jvp: &|x, v| $f::jvp(x, k, v),
-            }
-            .check_with_second_order(&x);
+            let (k, x): (usize, Vec<f64>) = ($k, point($n, $seed, 0.2, 0.9));
+            slice_and_constant!(@second_order $f, k, x.clone());
             let mut d = vec![0.0; x.len()];
             let value = $f::grad_into(&x, k, &mut d);
-            let (pullback_value, pullback) = $f::vjp(&x, k);
+            let (kept_value, pullback) = $f::vjp(&x, k);
             let kept = pullback(1.0).0.expect("a gradient");
-            assert_eq!(value.to_bits(), pullback_value.to_bits(), "{case}: value");
-            for (i, (a, b)) in d.iter().zip(&kept).enumerate() {
-                assert!(close(*a, *b, 1e-12), "{case}: d/dx{i} grad_into {a}, pullback {b}");
-            }
+            let case = format!("{} at k = {}", stringify!($f), k);
+            against_the_pullback(&case, (value, d), (kept_value, kept));
         )*
     }};
 }

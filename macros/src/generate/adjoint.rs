@@ -492,13 +492,8 @@ impl Generator<'_> {
                 let array = &self.body.bindings[binding];
                 let plain = array.array && array.row.is_none() && !array.ragged && !array.whole;
                 (plain && self.useful[binding]).then(|| {
-                    let window = TripWindow {
-                        loop_id: id,
-                        name: mixed(&format!("{}_window{id}", array.slot)),
-                        first,
-                        span: usize::try_from(last - first).expect("last is the greatest"),
-                    };
-                    (binding, window)
+                    let name = mixed(&format!("{}_window{id}", array.slot));
+                    (binding, TripWindow::new(id, name, (first, last)))
                 })
             })
             .collect();
@@ -534,14 +529,9 @@ impl Generator<'_> {
                 let binding = &self.body.bindings[*array];
                 self.rereads(*array) && binding.row.is_none() && !binding.ragged
             })
-            .map(|(array, (first, last))| {
-                let window = TripWindow {
-                    loop_id: id,
-                    name: mixed(&format!("{}_read{id}", self.name(array))),
-                    first,
-                    span: usize::try_from(last - first).expect("last is the greatest"),
-                };
-                (array, window)
+            .map(|(array, offsets)| {
+                let name = mixed(&format!("{}_read{id}", self.name(array)));
+                (array, TripWindow::new(id, name, offsets))
             })
             .collect();
         windows.sort_by_key(|(binding, _)| *binding);
@@ -1000,6 +990,19 @@ pub(super) struct TripWindow {
     name: Ident,
     first: isize,
     span: usize,
+}
+
+impl TripWindow {
+    /// The window `name` of loop `loop_id` over the offsets `first ..= last` (and the trips).
+    fn new(loop_id: usize, name: Ident, (first, last): (isize, isize)) -> Self {
+        let span = usize::try_from(last - first).expect("last is the greatest");
+        TripWindow {
+            loop_id,
+            name,
+            first,
+            span,
+        }
+    }
 }
 
 /// For each array loop `id`'s statements `stmts` read at the loop's counter plus a
