@@ -70,6 +70,28 @@ pub fn read_for_twin<M>(
     Ok((model.expect("no error: a model"), constant))
 }
 
+/// The end of a pass expanding a function through a hidden twin (`params`, `results`,
+/// `option_results`): the user's item as written, and the hidden items beside it (the
+/// twin, its companion, the user's function's companion built on the twin's), after
+/// `before` (a declaration the twin names).
+pub fn with_twin(
+    user_item: &ItemFn,
+    before: Option<&TokenStream>,
+    [twin_fn, twin_companion, companion]: [TokenStream; 3],
+) -> (TokenStream, TokenStream) {
+    (
+        quote!(#user_item),
+        quote! {
+            #before
+            #[doc(hidden)]
+            #[allow(dead_code, non_snake_case, clippy::all)]
+            #twin_fn
+            #twin_companion
+            #companion
+        },
+    )
+}
+
 /// The parameters the attribute's arguments `args` hold constant (`constant(..)`), for
 /// [`rejected`] where the pipeline did not read them (a pass before it failed, or its twin):
 /// an argument's own error is the pipeline's to report, so none is kept here.

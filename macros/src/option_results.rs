@@ -90,16 +90,7 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
         return (quote!(#user_item), quote!(#twin_fn #rejected));
     };
     let companion = companion(&user_item, &float, &twin_sig, model.as_ref(), &twin_items);
-    (
-        quote!(#user_item),
-        quote! {
-            #[doc(hidden)]
-            #[allow(dead_code, non_snake_case, clippy::all)]
-            #twin_fn
-            #twin_companion
-            #companion
-        },
-    )
+    crate::fallback::with_twin(&user_item, None, [twin_fn, twin_companion, companion])
 }
 
 /// Reads the result: its float type; `None` (the error in `cx`) for a method.

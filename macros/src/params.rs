@@ -91,16 +91,7 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
         return (quote!(#user_item), quote!(#twin_fn #rejected));
     };
     let companion = companion(&user_item, &model, &twin_items);
-    (
-        quote!(#user_item),
-        quote! {
-            #[doc(hidden)]
-            #[allow(dead_code, non_snake_case, clippy::all)]
-            #twin_fn
-            #twin_companion
-            #companion
-        },
-    )
+    crate::fallback::with_twin(&user_item, None, [twin_fn, twin_companion, companion])
 }
 
 /// The user's item without the marks (the function as written runs the body as it is).

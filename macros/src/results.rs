@@ -208,16 +208,10 @@ pub fn parts(args: TokenStream, item: ItemFn) -> (TokenStream, TokenStream) {
         twin_companion
     };
     let float_alias = model.float_alias.as_ref().map(|(_, declared)| declared);
-    (
-        quote!(#user_item),
-        quote! {
-            #float_alias
-            #[doc(hidden)]
-            #[allow(dead_code, non_snake_case, clippy::all)]
-            #twin_fn
-            #twin_companion
-            #companion
-        },
+    crate::fallback::with_twin(
+        &user_item,
+        float_alias,
+        [twin_fn, twin_companion, companion],
     )
 }
 

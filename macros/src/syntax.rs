@@ -118,19 +118,8 @@ pub fn rewrite_with_rest(
 
 /// Whether a pattern binds `name` (anywhere in it: `name`, `(a, name)`, `S { x: name }`).
 pub fn pattern_binds(pat: &syn::Pat, name: &Ident) -> bool {
-    use syn::visit::{self, Visit};
-    struct Binds<'n> {
-        name: &'n Ident,
-        found: bool,
-    }
-    impl<'ast> Visit<'ast> for Binds<'_> {
-        fn visit_pat_ident(&mut self, pat: &'ast syn::PatIdent) {
-            self.found |= pat.ident == *self.name;
-            visit::visit_pat_ident(self, pat);
-        }
-    }
     let mut binds = Binds { name, found: false };
-    binds.visit_pat(pat);
+    syn::visit::Visit::visit_pat(&mut binds, pat);
     binds.found
 }
 
@@ -138,21 +127,24 @@ pub fn pattern_binds(pat: &syn::Pat, name: &Ident) -> bool {
 /// arm), items' bodies aside: the passes that split a local (`tuples`, `enum_arrays`)
 /// leave it whole when a later statement binds its name again.
 pub fn stmt_binds(stmt: &syn::Stmt, name: &Ident) -> bool {
-    use syn::visit::{self, Visit};
-    struct Binds<'n> {
-        name: &'n Ident,
-        found: bool,
-    }
-    impl<'ast> Visit<'ast> for Binds<'_> {
-        fn visit_pat_ident(&mut self, pat: &'ast syn::PatIdent) {
-            self.found |= pat.ident == *self.name;
-            visit::visit_pat_ident(self, pat);
-        }
-        fn visit_item(&mut self, _: &'ast syn::Item) {}
-    }
     let mut binds = Binds { name, found: false };
-    binds.visit_stmt(stmt);
+    syn::visit::Visit::visit_stmt(&mut binds, stmt);
     binds.found
+}
+
+/// Finds a binding of `name` (`pattern_binds`, `stmt_binds`); an item's body is its own
+/// scope, not visited.
+struct Binds<'n> {
+    name: &'n Ident,
+    found: bool,
+}
+
+impl<'ast> syn::visit::Visit<'ast> for Binds<'_> {
+    fn visit_pat_ident(&mut self, pat: &'ast syn::PatIdent) {
+        self.found |= pat.ident == *self.name;
+        syn::visit::visit_pat_ident(self, pat);
+    }
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
 }
 
 /// `value`, the value of a local being split (an option, an enum), with each value it may
@@ -943,47 +935,49 @@ pub fn parenthesize_block_like_operands(tokens: TokenStream) -> TokenStream {
 /// field or a method of that name counts too). The passes that split a local (`options`,
 /// `fields`) ask it whether the local is still mentioned after their rewrite.
 pub fn mentions(stmts: &[syn::Stmt], name: &Ident) -> bool {
-    use syn::visit::Visit;
-    struct Finder<'a> {
-        name: &'a Ident,
-        found: bool,
-    }
-    impl<'ast> Visit<'ast> for Finder<'_> {
-        fn visit_ident(&mut self, ident: &'ast Ident) {
-            self.found |= ident == self.name;
-        }
-        fn visit_item(&mut self, _: &'ast syn::Item) {}
-    }
-    let mut finder = Finder { name, found: false };
-    for stmt in stmts {
-        finder.visit_stmt(stmt);
-    }
-    finder.found
+    Mentions::find(stmts, name, false)
 }
 
 /// [`mentions`], or a macro's token of that name (which no rewrite can see into): a use a
 /// pass splitting the local did not take.
 pub fn mentions_with_macros(stmts: &[syn::Stmt], name: &Ident) -> bool {
-    use syn::visit::Visit;
-    struct Finder<'a> {
-        name: &'a Ident,
-        found: bool,
-    }
-    impl<'ast> Visit<'ast> for Finder<'_> {
-        fn visit_ident(&mut self, ident: &'ast Ident) {
-            self.found |= ident == self.name;
+    Mentions::find(stmts, name, true)
+}
+
+/// Finds an identifier `name` ([`mentions`], and in macros' tokens too with `macros`);
+/// an item's body is its own scope, not visited.
+struct Mentions<'a> {
+    name: &'a Ident,
+    macros: bool,
+    found: bool,
+}
+
+impl Mentions<'_> {
+    fn find(stmts: &[syn::Stmt], name: &Ident, macros: bool) -> bool {
+        use syn::visit::Visit;
+        let mut finder = Mentions {
+            name,
+            macros,
+            found: false,
+        };
+        for stmt in stmts {
+            finder.visit_stmt(stmt);
         }
-        fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        finder.found
+    }
+}
+
+impl<'ast> syn::visit::Visit<'ast> for Mentions<'_> {
+    fn visit_ident(&mut self, ident: &'ast Ident) {
+        self.found |= ident == self.name;
+    }
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        if self.macros {
             self.found |= names_in(mac.tokens.clone()).contains(&self.name.to_string());
-            syn::visit::visit_macro(self, mac);
         }
-        fn visit_item(&mut self, _: &'ast syn::Item) {}
+        syn::visit::visit_macro(self, mac);
     }
-    let mut finder = Finder { name, found: false };
-    for stmt in stmts {
-        finder.visit_stmt(stmt);
-    }
-    finder.found
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
 }
 
 /// Whether `op` is one of the five arithmetic operators (`+ - * / %`), whose value is a

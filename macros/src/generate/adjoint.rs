@@ -459,12 +459,20 @@ impl Generator<'_> {
         }
     }
 
+    /// Whether a loop's adjoint may take windows: the loop runs every trip to its end (no
+    /// jump ends it early), in scalar mode, outside a checkpointed body.
+    fn takes_windows(&self, exits: bool) -> bool {
+        !exits
+            && !self.tensor()
+            && self.body.checkpoint.is_none()
+            && self.segment.borrow().is_none()
+    }
+
     /// The array shadows loop `id`'s adjoint reaches through windows (`TripWindow`): those
     /// of arrays the loop's body reads or writes only at the loop's counter plus a
     /// constant, in statements that run on every trip (no branch, arm or inner loop around
-    /// them), and mentions in no other way. The loop must run every trip to its end (no
-    /// jump ends it early), forward (its counter not reversed), outside a checkpointed
-    /// body, in scalar mode. Then trip `t` of `count` met element `t + c` of each such
+    /// them), and mentions in no other way, in a loop that `takes_windows`, its counter
+    /// running forward. Then trip `t` of `count` met element `t + c` of each such
     /// array, for each of its constants `c`, and the forward code's access proved it in
     /// bounds; so the elements `first .. first + span + count` (`first` the least `c`,
     /// `span` the greatest less the least) exist in a parameter's fixed shadow, and a
@@ -473,11 +481,7 @@ impl Generator<'_> {
     /// below `count + span`, the window's length: no check in the loop, and each shadow's
     /// take and add one plain load and store.
     fn trip_windows(&self, id: usize, body: &Block, exits: bool) -> Vec<(BindingId, TripWindow)> {
-        if exits
-            || self.tensor()
-            || self.body.checkpoint.is_some()
-            || self.segment.borrow().is_some()
-        {
+        if !self.takes_windows(exits) {
             return Vec::new();
         }
         let mut reach = std::collections::HashMap::new();
@@ -513,12 +517,7 @@ impl Generator<'_> {
         body: &Block,
         exits: bool,
     ) -> Vec<(BindingId, TripWindow)> {
-        if exits
-            || self.tensor()
-            || self.body.checkpoint.is_some()
-            || self.segment.borrow().is_some()
-            || !self.same_body()
-        {
+        if !self.takes_windows(exits) || !self.same_body() {
             return Vec::new();
         }
         let mut reads = std::collections::HashMap::new();
@@ -545,20 +544,7 @@ impl Generator<'_> {
         array: BindingId,
         counter: &Counter,
     ) -> Option<TokenStream> {
-        let windows = self.read_windows.borrow();
-        let window = windows.get(&array)?;
-        let step = counter.offset.checked_sub(window.first)?;
-        let inside = window.loop_id == counter.loop_id
-            && !counter.reversed
-            && (0..=window.span as isize).contains(&step);
-        if !inside {
-            return None;
-        }
-        let (name, t) = (&window.name, Self::replay_counter(counter.loop_id).1);
-        Some(match step as usize {
-            0 => quote!(#name[#t]),
-            step => quote!(#name[#t + #step]),
-        })
+        self.read_windows.borrow().get(&array)?.element(counter)
     }
 
     /// The element of a window the adjoint takes or adds into for an access of `binding` at
@@ -572,12 +558,12 @@ impl Generator<'_> {
         if window.loop_id != counter.loop_id || counter.reversed {
             return None;
         }
-        let (name, t) = (&window.name, Self::replay_counter(counter.loop_id).1);
-        let step = usize::try_from(counter.offset - window.first).expect("first is the least");
-        Some(match step {
-            0 => quote!(#name[#t]),
-            step => quote!(#name[#t + #step]),
-        })
+        // (every access of the loop's trips is inside: `trip_reach` took them all)
+        Some(
+            window
+                .element(counter)
+                .expect("first is the least and last the greatest"),
+        )
     }
 
     /// The value loop counter `counter` had in the iteration being replayed (an operand,
@@ -1003,6 +989,30 @@ impl TripWindow {
             span,
         }
     }
+
+    /// The element trip `t` of the loop being replayed reaches at its counter plus
+    /// `counter.offset`, if `counter` counts on this window's loop, forward, and the offset
+    /// is among those the window holds.
+    fn element(&self, counter: &Counter) -> Option<TokenStream> {
+        let step = counter.offset.checked_sub(self.first)?;
+        let inside = self.loop_id == counter.loop_id
+            && !counter.reversed
+            && (0..=self.span as isize).contains(&step);
+        if !inside {
+            return None;
+        }
+        let (name, t) = (&self.name, Generator::replay_counter(counter.loop_id).1);
+        Some(match step as usize {
+            0 => quote!(#name[#t]),
+            step => quote!(#name[#t + #step]),
+        })
+    }
+}
+
+/// Widens `range`, the least and greatest offset met so far, to `offset`.
+fn widen(range: &mut (isize, isize), offset: isize) {
+    range.0 = range.0.min(offset);
+    range.1 = range.1.max(offset);
 }
 
 /// For each array loop `id`'s statements `stmts` read at the loop's counter plus a
@@ -1024,9 +1034,10 @@ fn trip_reads(
                     },
                 ..
             } if c.loop_id == id && !c.reversed => {
-                let (first, last) = reads.entry(*array).or_insert((c.offset, c.offset));
-                *first = (*first).min(c.offset);
-                *last = (*last).max(c.offset);
+                widen(
+                    reads.entry(*array).or_insert((c.offset, c.offset)),
+                    c.offset,
+                );
             }
             Stmt::Scope(block) => trip_reads(&block.stmts, id, reads),
             _ => {}
@@ -1034,48 +1045,38 @@ fn trip_reads(
     }
 }
 
+/// What `trip_reach` finds of each binding: the least and greatest offsets of its accesses
+/// at the loop's counter, or `None` if it is mentioned another way.
+type Reach = std::collections::HashMap<BindingId, Option<(isize, isize)>>;
+
 /// For each binding loop `id`'s statements `stmts` mention, the least and greatest
 /// constants `c` of its accesses at the loop's counter plus `c` (`Some`), or `None` if any
 /// mention is another kind (an access in a branch, an arm or an inner loop, or at an index
 /// saved or counted on another loop, a push, a call's argument, a new value, ...). `top`:
 /// `stmts` run on every trip.
-fn trip_reach(
-    stmts: &[Stmt],
-    id: usize,
-    top: bool,
-    reach: &mut std::collections::HashMap<BindingId, Option<(isize, isize)>>,
-) {
-    let other =
-        |binding: BindingId,
-         reach: &mut std::collections::HashMap<BindingId, Option<(isize, isize)>>| {
-            reach.insert(binding, None);
-        };
-    let access =
-        |binding: BindingId,
-         counter: &Option<Recompute>,
-         reach: &mut std::collections::HashMap<BindingId, Option<(isize, isize)>>| {
-            let offset = match counter {
-                Some(Recompute::Counter(c)) if top && c.loop_id == id && !c.reversed => c.offset,
-                _ => {
-                    reach.insert(binding, None);
-                    return;
-                }
-            };
-            let entry = reach.entry(binding).or_insert(Some((offset, offset)));
-            if let Some((first, last)) = entry {
-                *first = (*first).min(offset);
-                *last = (*last).max(offset);
+fn trip_reach(stmts: &[Stmt], id: usize, top: bool, reach: &mut Reach) {
+    let other = |binding: BindingId, reach: &mut Reach| {
+        reach.insert(binding, None);
+    };
+    let access = |binding: BindingId, counter: &Option<Recompute>, reach: &mut Reach| {
+        let offset = match counter {
+            Some(Recompute::Counter(c)) if top && c.loop_id == id && !c.reversed => c.offset,
+            _ => {
+                reach.insert(binding, None);
+                return;
             }
         };
-    let operands =
-        |ops: &mut dyn Iterator<Item = &Operand>,
-         reach: &mut std::collections::HashMap<BindingId, Option<(isize, isize)>>| {
-            for operand in ops {
-                if let Some(binding) = operand.binding() {
-                    reach.insert(binding, None);
-                }
+        if let Some(range) = reach.entry(binding).or_insert(Some((offset, offset))) {
+            widen(range, offset);
+        }
+    };
+    let operands = |ops: &mut dyn Iterator<Item = &Operand>, reach: &mut Reach| {
+        for operand in ops {
+            if let Some(binding) = operand.binding() {
+                reach.insert(binding, None);
             }
-        };
+        }
+    };
     for stmt in stmts {
         match stmt {
             Stmt::Plain(_) | Stmt::Jump { .. } => {}

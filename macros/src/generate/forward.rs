@@ -91,17 +91,9 @@ impl Generator<'_> {
                 // The arm taken is saved as it starts: it may jump out before its end.
                 // (Exactly one arm runs, so the save is made once wherever the match is.)
                 let flag = self.save_number(format!("arm{id}"), depth);
-                let arms: Vec<TokenStream> = self.in_branch(|| {
-                    arms.iter()
-                        .enumerate()
-                        .map(|(index, arm)| {
-                            let pat = &arm.pat;
-                            let guard = arm.guard.as_ref().map(|guard| quote!(if #guard));
-                            let keep = self.saving.then(|| flag.keep(quote!(#index)));
-                            let code = self.forward_block(&arm.body);
-                            quote!(#pat #guard => { #keep #code })
-                        })
-                        .collect()
+                let arms = self.forward_arms(arms, |index, code| {
+                    let keep = self.saving.then(|| flag.keep(quote!(#index)));
+                    quote!({ #keep #code })
                 });
                 quote!(match #scrutinee { #(#arms)* })
             }
@@ -161,17 +153,7 @@ impl Generator<'_> {
             } => {
                 let flag = self.save_number(format!("arm{id}"), depth);
                 let name = &flag.name;
-                let arms: Vec<TokenStream> = self.in_branch(|| {
-                    arms.iter()
-                        .enumerate()
-                        .map(|(index, arm)| {
-                            let pat = &arm.pat;
-                            let guard = arm.guard.as_ref().map(|guard| quote!(if #guard));
-                            let code = self.forward_block(&arm.body);
-                            quote!(#pat #guard => { #code #index })
-                        })
-                        .collect()
-                });
+                let arms = self.forward_arms(arms, |index, code| quote!({ #code #index }));
                 let keep = self.keep_control(&flag);
                 quote! {
                     let #name: usize = match #scrutinee { #(#arms)* };
@@ -307,6 +289,26 @@ impl Generator<'_> {
         quote! {
             let (#(#saved,)*) = { #code (#(#saved,)*) };
         }
+    }
+
+    /// A `match`'s arms, each `pat if guard => body`, `body` what `arm_body` makes of the
+    /// arm's index and its forward code (generated as a branch: `in_branch`).
+    fn forward_arms(
+        &self,
+        arms: &[crate::model::ir::Arm],
+        arm_body: impl Fn(usize, TokenStream) -> TokenStream,
+    ) -> Vec<TokenStream> {
+        self.in_branch(|| {
+            arms.iter()
+                .enumerate()
+                .map(|(index, arm)| {
+                    let pat = &arm.pat;
+                    let guard = arm.guard.as_ref().map(|guard| quote!(if #guard));
+                    let body = arm_body(index, self.forward_block(&arm.body));
+                    quote!(#pat #guard => #body)
+                })
+                .collect()
+        })
     }
 
     /// Generates the code of a branch or arms (whose saves are made in some trips only).

@@ -701,13 +701,23 @@ pub fn trip_window<F, S: WindowShadow<F> + ?Sized>(
     span: usize,
     count: usize,
 ) -> &mut [F] {
+    match window_bounds(first, span, count) {
+        Some((first, len)) => &mut shadow.window_prefix(first + len)[first..][..len],
+        None => &mut [],
+    }
+}
+
+/// A window's first element and length (see [`trip_window`]), or `None` when its loop ran
+/// no trip.
+#[inline]
+#[track_caller]
+fn window_bounds(first: isize, span: usize, count: usize) -> Option<(usize, usize)> {
     if count == 0 {
-        return &mut [];
+        return None;
     }
     let first = usize::try_from(first)
         .expect("#[differentiable] generated code: a loop that ran read an array before its start");
-    let len = span + count;
-    &mut shadow.window_prefix(first + len)[first..][..len]
+    Some((first, span + count))
 }
 
 /// A shadow a [`trip_window`] is taken of, whichever kind it is. Generic over the element
@@ -772,12 +782,10 @@ pub fn add_into<F: Copy + Add<Output = F>>(element: &mut F, g: F) {
 #[inline]
 #[track_caller]
 pub fn read_window<F>(values: &[F], first: isize, span: usize, count: usize) -> &[F] {
-    if count == 0 {
-        return &[];
+    match window_bounds(first, span, count) {
+        Some((first, len)) => &values[first..][..len],
+        None => &[],
     }
-    let first = usize::try_from(first)
-        .expect("#[differentiable] generated code: a loop that ran read an array before its start");
-    &values[first..][..span + count]
 }
 
 /// The zero a local array the generated code builds starts from (a copy of an array or
