@@ -1748,13 +1748,19 @@ fn indices_and_values_recomputed_from_counters() {
 /// operands (its pullback cannot borrow the arrays).
 #[test]
 fn row_view_reads_save_no_index() {
-    // the stacks each function declares, by the name of what they save
+    // what each function saves, by name: its stacks (`let mut lhs7_stack = ..`) but a
+    // loop's stack of records, and the fields of those records (`let lhs7_trip;`)
     let stacks = |code: &str| -> Vec<String> {
         code.lines()
-            .filter_map(|line| line.trim().strip_prefix("let mut "))
-            .filter_map(|rest| {
-                rest.split_once("_stack = ")
-                    .map(|(name, _)| name.to_string())
+            .map(str::trim)
+            .filter_map(|line| {
+                let stack = (line.strip_prefix("let mut "))
+                    .and_then(|rest| rest.split_once("_stack = "))
+                    .map(|(name, _)| name)
+                    .filter(|name| !name.starts_with("record"));
+                let field =
+                    (line.strip_prefix("let ")).and_then(|rest| rest.strip_suffix("_trip;"));
+                stack.or(field).map(str::to_string)
             })
             .collect()
     };

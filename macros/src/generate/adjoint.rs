@@ -444,16 +444,17 @@ impl Generator<'_> {
         self.read_windows
             .borrow_mut()
             .retain(|_, window| window.loop_id != id);
-        // The saves it made by trip: this run's part of each stack, exactly `count` long,
-        // taken once, so each read at `t < count` needs no check.
-        let by_trip = self.saved_by_trip(id).into_iter().map(|save| {
-            let (stack, cursor, slots) = (save.stack(), save.cursor(), save.slots());
+        // The saves it made by trip: this run's part of its stack of records, exactly
+        // `count` long, taken once, so each read at `t < count` needs no check.
+        let by_trip = self.saves_by_trip(id).then(|| {
+            let record = super::RecordField::record(id);
+            let (stack, cursor, slots) = (record.stack(), record.cursor(), record.slots());
             quote!(let #slots = generated::trip_saves(&#stack, &mut #cursor, #count);)
         });
         quote! {
             #prologue
             let #count: usize = *#value;
-            #(#by_trip)*
+            #by_trip
             #taken
             for #t in (0..#count).rev() { #exit_pop #code }
         }
@@ -657,20 +658,9 @@ impl Generator<'_> {
         )
     }
 
-    /// The saves loop `loop_id`'s forward code made by trip.
-    fn saved_by_trip(&self, loop_id: usize) -> Vec<Save> {
-        let mut saves: Vec<Save> = (self.by_trip.borrow().iter())
-            .filter(|&(_, &l)| l == loop_id)
-            .map(|(name, _)| Save {
-                name: name.clone(),
-                depth: 1,
-                once: false,
-                trip: Some(loop_id),
-            })
-            .collect();
-        // (in a fixed order: the generated code is the same from build to build)
-        saves.sort_by_key(|save| save.name.to_string());
-        saves
+    /// Whether loop `loop_id`'s forward code made saves by trip (pushed its records).
+    fn saves_by_trip(&self, loop_id: usize) -> bool {
+        (self.by_trip.borrow().values()).any(|field| field.loop_id == loop_id)
     }
 
     /// Recalls a save made in the forward code (same name and depth).

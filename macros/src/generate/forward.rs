@@ -223,9 +223,26 @@ impl Generator<'_> {
             indexed,
             ..
         } = self.loops.borrow_mut().pop().expect("pushed above");
-        // (saved by trip or not, each gets room for the trip count up front)
-        per_trip.extend(indexed);
-        let code = quote!(#name += 1; #body_code #ran_to_end);
+        let code = if indexed.is_empty() {
+            quote!(#name += 1; #body_code #ran_to_end)
+        } else {
+            // The saves by trip, declared as the trip starts, each assigned once in it (in
+            // no branch), pushed together as the trip's record at its end, which every
+            // trip reaches (`by_trip`: no jump ends one early). The body in a block of its
+            // own: its last statement may be an expression without a semicolon.
+            let record = super::RecordField::record(id);
+            let stack = record.stack();
+            let indexed: Vec<Ident> = indexed.iter().map(super::RecordField::local).collect();
+            self.stacks.borrow_mut().push(record.name.clone());
+            per_trip.push(record.name);
+            quote! {
+                #name += 1;
+                #(let #indexed;)*
+                { #body_code }
+                generated::keep(&mut #stack, (#(#indexed,)*));
+            }
+        };
+        // (each stack gets room for the trip count up front)
         let keep = self.keep_control(&trips);
         // a split call's trip count as the loop starts (`replay::split_call`: a range,
         // whose size is exact; 0, which no trip's count is, otherwise)

@@ -111,10 +111,50 @@ struct Save {
     /// Saved at most once per call (in a branch, in no loop): its stack is a
     /// `generated::SavedOnce`, one slot and no allocation, rather than a `Vec`.
     once: bool,
-    /// Saved exactly once per trip of this loop (`LoopSaves::by_trip`): pushed as any
-    /// save, so that one run of the loop leaves exactly its trip count of entries on the
-    /// stack, which the adjoint takes as one slice and reads at the replayed trip's index.
-    trip: Option<usize>,
+    /// Saved exactly once per trip of a loop (`LoopSaves::by_trip`): a field of the
+    /// loop's record, one record pushed per trip, so that one run of the loop leaves
+    /// exactly its trip count of records, which the adjoint takes as one slice and reads
+    /// at the replayed trip's index.
+    trip: Option<RecordField>,
+}
+
+/// Where a save made by trip lives: its loop, and its field in the loop's record.
+///
+/// A loop saving by trip binds each such value to a local as it is made and pushes them
+/// together, one tuple per trip, at its trip's end, which every trip reaches (no jump ends
+/// one early): one stack, one capacity test and one length per trip, where a stack per
+/// save kept each stack's pointer, length and capacity live through the trip (more than
+/// the registers, so spilled and reloaded by every save; ode's step saved 2.4 ns per
+/// element this way, against 4.3).
+#[derive(Clone, Copy)]
+struct RecordField {
+    loop_id: usize,
+    index: usize,
+}
+
+impl RecordField {
+    /// The stack of the loop's records (as any save's: `Save::stack`, `Save::cursor`).
+    fn record(loop_id: usize) -> Save {
+        Save {
+            name: mixed(&format!("record{loop_id}")),
+            depth: 1,
+            once: false,
+            trip: None,
+        }
+    }
+
+    /// The local a save by trip is kept in until its trip's end: a name of its own, as
+    /// the forward code binds a flag or a trip count to the save's name itself before
+    /// keeping it.
+    fn local(save: &Ident) -> Ident {
+        mixed(&format!("{save}_trip"))
+    }
+
+    /// The slice of the loop's records that one run of it pushed (`trip_saves`), which
+    /// the adjoint reads at the replayed trip.
+    fn slots(loop_id: usize) -> Ident {
+        Self::record(loop_id).slots()
+    }
 }
 
 impl Save {
@@ -131,12 +171,17 @@ impl Save {
         crate::syntax::mixed(&format!("{}_slots", self.name))
     }
 
-    /// Forward: keep `value` (at depth 0 as a local the pullback captures, deeper on a
-    /// stack, one entry per execution).
+    /// Forward: keep `value` (at depth 0 as a local the pullback captures, by trip as the
+    /// local its trip's record takes at the trip's end, otherwise on a stack, one entry
+    /// per execution).
     fn keep(&self, value: TokenStream) -> TokenStream {
         let name = &self.name;
         if self.depth == 0 {
             quote!(let #name = #value;)
+        } else if self.trip.is_some() {
+            // declared as the trip starts (`forward_loop`), assigned exactly once per trip
+            let local = RecordField::local(name);
+            quote!(#local = #value;)
         } else {
             // not `Vec::push`: its growth path in the loop body keeps the loop's
             // accumulators in memory (`generated::keep`)
@@ -154,10 +199,14 @@ impl Save {
         let name = &self.name;
         if self.depth == 0 {
             (quote!(), quote!(&#name))
-        } else if let Some(loop_id) = self.trip {
+        } else if let Some(RecordField { loop_id, index }) = self.trip {
             // the trip being replayed, below the slice's length, the trip count: no check
-            let (slots, replay) = (self.slots(), Generator::replay_counter(loop_id).1);
-            (quote!(let #name = &#slots[#replay];), quote!(#name))
+            let slots = RecordField::slots(loop_id);
+            let (replay, index) = (
+                Generator::replay_counter(loop_id).1,
+                syn::Index::from(index),
+            );
+            (quote!(let #name = &#slots[#replay].#index;), quote!(#name))
         } else {
             let (stack, cursor) = (self.stack(), self.cursor());
             (
@@ -181,7 +230,8 @@ struct LoopSaves {
     /// Saves made at most once per trip, pushed on their stacks (room for the trip count
     /// reserved up front).
     per_trip: Vec<Ident>,
-    /// Saves made exactly once per trip, read back by trip (`by_trip`).
+    /// Saves made exactly once per trip, read back by trip (`by_trip`): the fields of
+    /// the loop's record, in order.
     indexed: Vec<Ident>,
 }
 
@@ -211,9 +261,9 @@ pub struct Generator<'a> {
     loops: RefCell<Vec<LoopSaves>>,
     /// How many branches and arms enclose the code being generated (forward).
     branches: std::cell::Cell<usize>,
-    /// The saves made by trip, and their loop (filled by the forward code, read by the
-    /// adjoint's recalls).
-    by_trip: RefCell<std::collections::HashMap<Ident, usize>>,
+    /// The saves made by trip, and their loop's record field (filled by the forward code,
+    /// read by the adjoint's recalls).
+    by_trip: RefCell<std::collections::HashMap<Ident, RecordField>>,
     /// For each plain block being generated, innermost last: the values saved in it at
     /// depth 0 (locals it hands out to the enclosing code, see `forward_scope`).
     scopes: RefCell<Vec<Vec<Ident>>>,
@@ -787,7 +837,10 @@ impl<'a> Generator<'a> {
                 && self.saving
                 && saves.by_trip
                 && saves.branches == self.branches.get())
-            .then_some(saves.id)
+            .then_some(RecordField {
+                loop_id: saves.id,
+                index: saves.indexed.len(),
+            })
         });
         let save = Save {
             name,
@@ -802,15 +855,18 @@ impl<'a> Generator<'a> {
             saved.push(save.name.clone());
         }
         if depth > 0 && self.saving {
-            self.stacks.borrow_mut().push(save.name.clone());
-            if once {
-                self.saved_once.borrow_mut().push(save.name.clone());
-            }
-            if let Some(saves) = self.loops.borrow_mut().last_mut() {
-                if let Some(loop_id) = trip {
-                    saves.indexed.push(save.name.clone());
-                    self.by_trip.borrow_mut().insert(save.name.clone(), loop_id);
-                } else {
+            if let Some(field) = trip {
+                // a field of its loop's record, whose stack the loop registers
+                let mut loops = self.loops.borrow_mut();
+                let saves = loops.last_mut().expect("a save by trip is in a loop");
+                saves.indexed.push(save.name.clone());
+                self.by_trip.borrow_mut().insert(save.name.clone(), field);
+            } else {
+                self.stacks.borrow_mut().push(save.name.clone());
+                if once {
+                    self.saved_once.borrow_mut().push(save.name.clone());
+                }
+                if let Some(saves) = self.loops.borrow_mut().last_mut() {
                     saves.per_trip.push(save.name.clone());
                 }
             }
