@@ -20,24 +20,24 @@ use crate::base::dtype::AnyTensor;
 use crate::base::tensor::Tensor;
 use crate::record::node::{NO_NODE, NodeId, Record};
 use crate::record::stack::{self, TapeCell};
+use crate::record::state::TapeState;
 
 /// At most this many nodes (the last target's node and everything before it): the slots
 /// are an array on the stack and the symbolic zeros one bit each of a `u32`.
 const FEW: usize = 16;
 
-/// The sweep's cotangent slots: a number per node below [`FEW`], in the sweep's dtype,
-/// widened to `f64` as the general sweep's `Cot::Number` holds it.
-struct Slots {
+/// The sweep's cotangent slots: a number per node below [`FEW`], in the sweep's dtype
+/// (`f32` if `SINGLE`, else `f64`), widened to `f64` as the general sweep's `Cot::Number`
+/// holds it.
+struct Slots<const SINGLE: bool> {
     value: [f64; FEW],
     /// Bit `i`: slot `i` holds a number. A slot never written is a symbolic zero
     /// (`Cot::Zero`), which is not a written 0: `-0.0` added to it stays `-0.0`, and a
     /// source whose slots are all unwritten has no gradient (`None`).
     set: u32,
-    /// The dtype is `f32` (else `f64`).
-    single: bool,
 }
 
-impl Slots {
+impl<const SINGLE: bool> Slots<SINGLE> {
     /// `Cot::add_number` of `v` into slot `j`, exactly: the first number rounded to the
     /// dtype, each later one added in the dtype's own arithmetic.
     #[inline(always)]
@@ -45,12 +45,10 @@ impl Slots {
         let bit = 1 << j;
         let slot = &mut self.value[j];
         if self.set & bit == 0 {
-            *slot = if self.single { f64::from(v as f32) } else { v };
+            *slot = round::<SINGLE>(v);
             self.set |= bit;
-        } else if self.single {
-            *slot = f64::from(*slot as f32 + v as f32);
         } else {
-            *slot += v;
+            *slot = sum::<SINGLE>(*slot, v);
         }
     }
 
@@ -58,6 +56,22 @@ impl Slots {
     #[inline(always)]
     fn get(&self, i: usize) -> Option<f64> {
         (i < FEW && self.set & (1 << i) != 0).then(|| self.value[i])
+    }
+}
+
+/// `v` rounded to the dtype (`backward::in_dtype`).
+#[inline(always)]
+fn round<const SINGLE: bool>(v: f64) -> f64 {
+    if SINGLE { f64::from(v as f32) } else { v }
+}
+
+/// `a + b` in the dtype's arithmetic (`a` holds a value of the dtype).
+#[inline(always)]
+fn sum<const SINGLE: bool>(a: f64, b: f64) -> f64 {
+    if SINGLE {
+        f64::from(a as f32 + b as f32)
+    } else {
+        a + b
     }
 }
 
@@ -85,9 +99,12 @@ thread_local! {
 /// - there is at least one target, every target is a 0-d inline value of one dtype and
 ///   is a node of this tape below [`FEW`] (a target off the tape is seeded straight into
 ///   a source equal to it, TensorFlow's `gradient(x, x)`: the general path's `direct`);
-/// - every node below the last target's is a compact record of that dtype or a leaf:
-///   no general rule (custom gradients, fused calls, casts, array ops) would run, no saved
-///   value or captured state is dropped on the way, and every cotangent is a number.
+/// - every general node on the tape is a leaf, and every compact record below the last
+///   target's node that a cotangent reaches is of the targets' dtype: no general rule
+///   (custom gradients, fused calls, casts, negation, array ops) would run, no saved value
+///   or captured state is dropped on the way, and every cotangent is a number of one
+///   dtype. (A compact record no cotangent reaches is skipped, as the general sweep
+///   skips it.)
 ///
 /// Every node below the end is swept, where the general sweep skips those no source
 /// descends to (`mark_relevant`): a node's cotangent flows only into its inputs, and a node
@@ -107,24 +124,37 @@ pub(super) fn sweep(
         return false;
     }
     let state = tape.borrow();
-    if state.check_numerics || state.is_recording() {
+    // (every general node a leaf: leaves are the general nodes `push_leaf` counts, so
+    // the counts are equal exactly when no other general node is on the tape)
+    if state.check_numerics || state.is_recording() || state.general.len() != state.leaf_count {
         return false;
     }
-    let Some(first) = targets.first() else {
-        return false;
-    };
-    let mut slots = Slots {
+    match targets.first() {
+        Some(AnyTensor::F32(_)) => sweep_in::<true>(&state, targets, sources, out),
+        Some(AnyTensor::F64(_)) => sweep_in::<false>(&state, targets, sources, out),
+        None => false,
+    }
+}
+
+/// [`sweep`] in one dtype, the first target's (`f32` if `SINGLE`).
+#[inline(always)]
+fn sweep_in<const SINGLE: bool>(
+    state: &TapeState,
+    targets: &[AnyTensor],
+    sources: &[SourceKey],
+    out: &mut Gradients,
+) -> bool {
+    let mut slots = Slots::<SINGLE> {
         value: [0.0; FEW],
         set: 0,
-        single: matches!(first, AnyTensor::F32(_)),
     };
     // One past the last target's node: the sweep's extent.
     let mut end = 0;
     // Seeded in the targets' order, as the general sweep adds its seeds.
     for target in targets {
         let zero_d = match target {
-            AnyTensor::F32(t) => slots.single && t.as_inline_scalar().is_some(),
-            AnyTensor::F64(t) => !slots.single && t.as_inline_scalar().is_some(),
+            AnyTensor::F32(t) => SINGLE && t.as_inline_scalar().is_some(),
+            AnyTensor::F64(t) => !SINGLE && t.as_inline_scalar().is_some(),
         };
         // (`NO_NODE` is past `FEW`)
         let node = state.lookup(target.id()) as usize;
@@ -135,45 +165,37 @@ pub(super) fn sweep(
         slots.add(node, 1.0);
     }
     let records = state.records();
+    let below = &records.records[..end];
     for i in (0..end).rev() {
-        match records.records[i] {
-            Record::Scalar(ref node) => {
-                let Some(g) = slots.get(i) else {
-                    continue;
-                };
-                if node.single != slots.single {
-                    return false;
-                }
-                // `step_scalar`: `∂ₖ · g` into each tracked input, in input order.
-                let inputs = if node.binary { 2 } else { 1 };
-                for k in 0..inputs {
-                    let j = node.inputs[k];
-                    if j != NO_NODE {
-                        slots.add(j as usize, node.partials[k] * g);
-                    }
-                }
-            }
-            Record::General(k) => {
-                if !records.general[k as usize].inputs.is_none() {
-                    return false;
-                }
+        let Record::Scalar(ref node) = below[i] else {
+            // (a leaf: see the caller's test)
+            debug_assert!(records.is_leaf(i), "every general node is a leaf");
+            continue;
+        };
+        let Some(g) = slots.get(i) else {
+            continue;
+        };
+        if node.single != SINGLE {
+            return false;
+        }
+        // `step_scalar`: `∂ₖ · g` into each tracked input, in input order.
+        let inputs = if node.binary { 2 } else { 1 };
+        for k in 0..inputs {
+            let j = node.inputs[k];
+            if j != NO_NODE {
+                slots.add(j as usize, node.partials[k] * g);
             }
         }
     }
     // `gather`: each source's gradient is the sum of its nodes' cotangents, in the order
     // its nodes were recorded (a variable's reads), rounded as the general sum rounds.
     for source in sources {
-        let mut sum = None;
+        let mut total = None;
         let mut add = |node: NodeId| {
             if let Some(v) = slots.get(node as usize).filter(|_| (node as usize) < end) {
-                sum = Some(match sum {
-                    // (rounding a slot's number again changes nothing; the general
-                    // sum does it, so this does too)
-                    None if slots.single => f64::from(v as f32),
-                    None => v,
-                    Some(s) if slots.single => f64::from(s as f32 + v as f32),
-                    Some(s) => s + v,
-                });
+                // (rounding a slot's number again changes nothing; the general sum does
+                // it, so this does too)
+                total = Some(total.map_or(round::<SINGLE>(v), |t| sum::<SINGLE>(t, v)));
             }
         };
         match source {
@@ -189,8 +211,8 @@ pub(super) fn sweep(
                 }
             }
         }
-        out.push(sum.map(|v| {
-            if slots.single {
+        out.push(total.map(|v| {
+            if SINGLE {
                 // exact: the value is an `f32` widened
                 AnyTensor::F32(Tensor::scalar(v as f32))
             } else {
