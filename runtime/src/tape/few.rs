@@ -167,12 +167,13 @@ fn sweep_in<const SINGLE: bool>(
     let records = state.records();
     let below = &records.records[..end];
     for i in (0..end).rev() {
+        // (no cotangent: nothing to pass on, as the general sweep passes nothing)
+        let Some(g) = slots.get(i) else {
+            continue;
+        };
         let Record::Scalar(ref node) = below[i] else {
             // (a leaf: see the caller's test)
             debug_assert!(records.is_leaf(i), "every general node is a leaf");
-            continue;
-        };
-        let Some(g) = slots.get(i) else {
             continue;
         };
         if node.single != SINGLE {
@@ -192,10 +193,16 @@ fn sweep_in<const SINGLE: bool>(
     for source in sources {
         let mut total = None;
         let mut add = |node: NodeId| {
-            if let Some(v) = slots.get(node as usize).filter(|_| (node as usize) < end) {
+            // (the general sweep's slots end at `end`: a source's node past it adds nothing)
+            if (node as usize) < end
+                && let Some(v) = slots.get(node as usize)
+            {
                 // (rounding a slot's number again changes nothing; the general sum does
                 // it, so this does too)
-                total = Some(total.map_or(round::<SINGLE>(v), |t| sum::<SINGLE>(t, v)));
+                total = Some(match total {
+                    None => round::<SINGLE>(v),
+                    Some(t) => sum::<SINGLE>(t, v),
+                });
             }
         };
         match source {
@@ -204,8 +211,16 @@ fn sweep_in<const SINGLE: bool>(
                 node => add(node),
             },
             SourceKey::Variable(v) => {
-                if let Some(index) = state.variable_index(v.id()) {
-                    for &node in &state.variables[index].leaves {
+                let id = v.id();
+                // (a scan of the few watched variables costs less than the search)
+                let watched = &state.variables;
+                let index = if watched.len() <= 4 {
+                    watched.iter().position(|w| w.var.id() == id)
+                } else {
+                    state.variable_index(id)
+                };
+                if let Some(index) = index {
+                    for &node in &watched[index].leaves {
                         add(node);
                     }
                 }
