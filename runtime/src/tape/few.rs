@@ -305,7 +305,7 @@ mod tests {
     type Binary<T> = fn(&Tensor<T>, &Tensor<T>) -> Tensor<T>;
 
     fn binary_ops<T: Float>() -> Vec<(&'static str, Binary<T>)> {
-        let ops: [(&'static str, Binary<T>); 24] = [
+        let ops: [(&'static str, Binary<T>); 28] = [
             ("add", |x, z| x + z),
             ("sub", |x, z| x - z),
             ("mul", |x, z| x * z),
@@ -332,6 +332,12 @@ mod tests {
             }),
             ("clamp", |x, z| x.clamp(T::from_f64(0.0), z)),
             ("mul_add", |x, z| x.mul_add(z, x)),
+            // (recorded with a gradient of zeros, as TensorFlow registers it)
+            ("sign", |x, z| x.sign() * z + x),
+            // (not recorded at all: no gradient)
+            ("floor", |x, z| x.floor() * z + z),
+            ("round", |x, z| x.round() * z + x.ceil()),
+            ("trunc", |x, _| x.trunc() * x),
             ("ln of a negative", |x, z| {
                 (z - x * T::from_f64(3.0)).ln() * z
             }),
