@@ -47,11 +47,10 @@ fn linreg(c: &mut Criterion) {
     for _ in 0..1000 {
         check.step();
     }
-    println!(
-        "W3 linreg: after 1000 steps a = {:.4}, b = {:.4}",
-        check.a.value().to_scalar(),
-        check.b.value().to_scalar()
-    );
+    // (and exactly: `Debug` prints the shortest digits that read back as the same `f32`,
+    // so two runs that print the same took the same gradients, to the bit)
+    let (a, b) = (check.a.value().to_scalar(), check.b.value().to_scalar());
+    println!("W3 linreg: after 1000 steps a = {a:.4}, b = {b:.4} (exactly {a:?}, {b:?})");
     // `W3_PROFILE_STEPS=n`: n more steps and no criterion, a fixed amount of work to count
     // under callgrind (two runs with different n give the count per step by difference).
     if let Some(steps) = std::env::var("W3_PROFILE_STEPS")

@@ -781,13 +781,15 @@ pub(crate) fn variable_accessed(id: VariableId, trainable: bool, erase: impl Fn(
 ///
 /// The usual read, of an already watched variable, touches no reference count: `erase`
 /// builds the stored handle only when a tape starts watching.
+#[inline]
 pub(crate) fn variable_read(
     id: VariableId,
     trainable: bool,
     erase: impl Fn() -> AnyVariable,
 ) -> Option<TensorId> {
     // One tape (the usual case, and then it is above the floor: a caller checked that some
-    // tape records) needs no walk down the stack.
+    // tape records) needs no walk down the stack; inlined into the read, with the walk
+    // out of line.
     let frame = ();
     if let Tapes::One(tape) = tapes(&frame) {
         let mut state = tape.borrow_mut();
@@ -796,9 +798,19 @@ pub(crate) fn variable_read(
         }
         let index = watched_index(&mut state, id, trainable, &erase)?;
         let value = state.next_output_id();
-        track_variable_read(&mut state, index, value);
+        track_new_read(&mut state, index, value);
         return Some(value);
     }
+    variable_read_on_many(id, trainable, &erase)
+}
+
+/// [`variable_read`] with several tapes on the stack (or none above the floor).
+#[inline(never)]
+fn variable_read_on_many(
+    id: VariableId,
+    trainable: bool,
+    erase: &dyn Fn() -> AnyVariable,
+) -> Option<TensorId> {
     STACK.with(|stack| {
         let mut value = None;
         for (_, tape) in live_tapes(&stack.borrow()).rev() {
@@ -808,7 +820,7 @@ pub(crate) fn variable_read(
             }
             if let Some(index) = watched_index(&mut state, id, trainable, &erase) {
                 let value = *value.get_or_insert_with(|| state.next_output_id());
-                track_variable_read(&mut state, index, value);
+                track_new_read(&mut state, index, value);
             }
         }
         value
@@ -858,12 +870,20 @@ pub(crate) fn track_variable_read(state: &mut TapeState, index: usize, value: Te
     // A value already tracked is a read already counted (or an intermediate): only a new
     // leaf is a new read. Checking this way keeps many reads of one variable O(1) each.
     if state.lookup(value) == NO_NODE {
-        let node = state.push_leaf(value, "variable");
-        state.variables[index].leaves.push(node);
-        if state.check_numerics {
-            let value = state.variables[index].var.peek();
-            state.note_site(node, None, value.shape());
-        }
+        track_new_read(state, index, value);
+    }
+}
+
+/// [`track_variable_read`] of a value no tape tracks: a read's new id (a tape's
+/// `next_output_id`, which names the node about to be pushed, or a fresh id), so no lookup.
+#[inline(always)]
+fn track_new_read(state: &mut TapeState, index: usize, value: TensorId) {
+    debug_assert_eq!(state.lookup(value), NO_NODE, "a read's id is new");
+    let node = state.push_leaf(value, "variable");
+    state.variables[index].leaves.push(node);
+    if state.check_numerics {
+        let value = state.variables[index].var.peek();
+        state.note_site(node, None, value.shape());
     }
 }
 

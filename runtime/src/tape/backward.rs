@@ -43,6 +43,15 @@ pub(crate) type Gradients = SmallVec<[Option<AnyTensor>; 4]>;
 /// On a tape in anomaly mode, returns the first non-finite cotangent a rule computed (or,
 /// when the sweep records onto the tape itself, a non-finite value an op of it recorded).
 pub(crate) fn run(tape: &Rc<TapeCell>, sweep: Sweep<'_>, out: &mut Gradients) -> Option<Found> {
+    // A handful of 0-d nodes (a scalar loss of a few scalars): the same numbers without
+    // this sweep's fixed cost, where that path applies (it says when, and reads nothing
+    // but the records when it does not).
+    if sweep.seeds.is_none()
+        && sweep.batch_rank == 0
+        && super::few::sweep(tape, sweep.targets, sweep.sources, out)
+    {
+        return None;
+    }
     // Set for every sweep, also to 0: a rule that takes a gradient of its own (a fused
     // function's sub-tape) inside a batched sweep must not see the outer batch axes.
     let _batch = crate::base::context::enter_batch(sweep.batch_rank);

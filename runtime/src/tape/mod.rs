@@ -5,6 +5,7 @@ pub(crate) mod checkpoint;
 pub(crate) mod closure;
 pub(crate) mod custom;
 pub(crate) mod explain;
+mod few;
 pub(crate) mod forward;
 pub(crate) mod gradcheck;
 pub(crate) mod jacobian;
