@@ -1748,28 +1748,12 @@ fn indices_and_values_recomputed_from_counters() {
 /// operands (its pullback cannot borrow the arrays).
 #[test]
 fn row_view_reads_save_no_index() {
-    // what each function saves, by name: its stacks (`let mut lhs7_stack = ..`) but a
-    // loop's stack of records, and the fields of those records (`let lhs7_trip;`)
-    let stacks = |code: &str| -> Vec<String> {
-        code.lines()
-            .map(str::trim)
-            .filter_map(|line| {
-                let stack = (line.strip_prefix("let mut "))
-                    .and_then(|rest| rest.split_once("_stack = "))
-                    .map(|(name, _)| name)
-                    .filter(|name| !name.starts_with("record"));
-                let field =
-                    (line.strip_prefix("let ")).and_then(|rest| rest.strip_suffix("_trip;"));
-                stack.or(field).map(str::to_string)
-            })
-            .collect()
-    };
     let code = kmeans_with_jumps::GENERATED;
     let (vjp, rest) = code.split_at(code.find("pub fn grad_into").expect("grad_into"));
     // up to the next generated function
     let end = rest[1..].find("pub fn ").map_or(rest.len(), |k| k + 1);
     let into = &rest[..end];
-    for name in stacks(into) {
+    for name in common::saved_names(into) {
         assert!(
             ["trips", "sel", "exit", "branch"]
                 .iter()
@@ -1777,7 +1761,7 @@ fn row_view_reads_save_no_index() {
             "grad_into saves {name}:\n{into}"
         );
     }
-    let in_vjp = stacks(vjp);
+    let in_vjp = common::saved_names(vjp);
     assert!(!in_vjp.iter().any(|n| n.starts_with("load")), "{in_vjp:?}");
     assert!(in_vjp.iter().any(|n| n.starts_with("lhs")), "{in_vjp:?}");
 }

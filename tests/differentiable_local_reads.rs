@@ -227,25 +227,14 @@ twice! {
 
 // ----- the checks -----
 
-/// What `grad_into` saves (by name: `lhs7`, `trips3`), from `f::GENERATED`: the stacks
-/// it declares (`let mut lhs7_stack = ..`) but a loop's stack of records, and the fields
-/// of those records (`let lhs7_trip;`).
+/// What `grad_into` saves (by name: `lhs7`, `trips3`), from `f::GENERATED`
+/// (`common::saved_names`).
 fn grad_into_stacks(code: &str) -> Vec<String> {
     let start = code.find("pub fn grad_into").expect("grad_into");
     let into = &code[start..];
     // up to the next generated function
     let into = &into[..into[1..].find("pub fn ").map_or(into.len(), |k| k + 1)];
-    into.lines()
-        .map(str::trim)
-        .filter_map(|line| {
-            let stack = (line.strip_prefix("let mut "))
-                .and_then(|rest| rest.split_once("_stack = "))
-                .map(|(name, _)| name)
-                .filter(|name| !name.starts_with("record"));
-            let field = (line.strip_prefix("let ")).and_then(|rest| rest.strip_suffix("_trip;"));
-            stack.or(field).map(str::to_string)
-        })
-        .collect()
+    common::saved_names(into)
 }
 
 /// Whether `grad_into` saves a value it read per element: a stack other than trip

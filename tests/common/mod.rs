@@ -619,6 +619,23 @@ pub fn central_differences_step(f: &dyn Fn(&[f64]) -> f64, x: &[f64], h: f64) ->
         .collect()
 }
 
+/// What generated code saves, by name (`lhs7`, `trips3`), read from a `GENERATED` text:
+/// the stacks it declares (`let mut lhs7_stack = ..`) but loops' stacks of records, and
+/// the fields of those records (`let lhs7_trip;`, a save by trip).
+pub fn saved_names(code: &str) -> Vec<String> {
+    code.lines()
+        .map(str::trim)
+        .filter_map(|line| {
+            let stack = (line.strip_prefix("let mut "))
+                .and_then(|rest| rest.split_once("_stack = "))
+                .map(|(name, _)| name)
+                .filter(|name| !name.starts_with("record"));
+            let field = (line.strip_prefix("let ")).and_then(|rest| rest.strip_suffix("_trip;"));
+            stack.or(field).map(str::to_string)
+        })
+        .collect()
+}
+
 /// `a` within `rtol` of `b`, relative to `1 + |b|`.
 pub fn close(a: f64, b: f64, rtol: f64) -> bool {
     (a - b).abs() <= rtol * (1.0 + b.abs())
