@@ -835,11 +835,18 @@ fn step_scalar<const CHECK: bool>(
     let single = node.single;
     let inputs = if node.binary { 2 } else { 1 };
     for k in 0..inputs {
-        let j = node.inputs[k];
-        if relevant.needs(j) {
+        let j = node.inputs[k] as usize;
+        // One bounds test both skips an absent input and keeps the index in range:
+        // `NO_NODE` (`NodeId::MAX`) is past every slot, as a tape's node ids are below it;
+        // any other input was recorded before node `i` (the reverse order this sweep
+        // relies on), so its slot exists.
+        debug_assert!(j == NO_NODE as usize || j < i, "input {j} of node {i}");
+        if let Some(slot) = grads.get_mut(j)
+            && relevant.node(j)
+        {
             // In the dtype's arithmetic, as the rule computes `g · ∂`: an `f32` product
             // is exact in `f64`, and `add_number` rounds it (once: the `f32` product).
-            grads[j as usize].add_number(node.partials[k] * g, single);
+            slot.add_number(node.partials[k] * g, single);
         }
     }
     false
