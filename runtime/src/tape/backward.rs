@@ -962,3 +962,40 @@ pub(crate) fn scratch_capacity() -> usize {
             .unwrap_or(0)
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{GradientTape, Tensor};
+
+    /// A compact binary record whose other operand is untracked (`NO_NODE`), in either
+    /// place, on a tape past the few-node sweep and with relevance marks (a watched value
+    /// off the path from the source): `step_scalar`'s one bounds test per input must skip
+    /// the absent input and still reach the present one. Every value is exact in both
+    /// dtypes, so the gradient is exact in any order of summation: d/dx = 8 · (3 + 3).
+    #[test]
+    fn a_compact_record_with_an_untracked_operand_under_relevance_marks() {
+        macro_rules! check {
+            ($t:ty) => {{
+                let x = Tensor::scalar(0.5 as $t);
+                let z = Tensor::scalar(1.5 as $t);
+                let c = Tensor::scalar(3.0 as $t);
+                let tape = GradientTape::new();
+                tape.watch(&x);
+                tape.watch(&z);
+                let y = tape.record(|| {
+                    // (on no path from `x`: marked irrelevant, so the marks are read)
+                    let mut y = &z * &z;
+                    for _ in 0..8 {
+                        y = &(&c * &x) + &y;
+                        y = &y + &(&x * &c);
+                    }
+                    y
+                });
+                let dx = tape.gradient(&y, &x).unwrap().unwrap().to_scalar();
+                assert_eq!(dx.to_bits(), (48.0 as $t).to_bits(), "{}", stringify!($t));
+            }};
+        }
+        check!(f32);
+        check!(f64);
+    }
+}
