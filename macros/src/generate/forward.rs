@@ -242,7 +242,6 @@ impl Generator<'_> {
                 generated::keep(&mut #stack, (#(#indexed,)*));
             }
         };
-        // (each stack gets room for the trip count up front)
         let keep = self.keep_control(&trips);
         // a split call's trip count as the loop starts (`replay::split_call`: a range,
         // whose size is exact; 0, which no trip's count is, otherwise)

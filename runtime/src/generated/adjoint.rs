@@ -320,11 +320,11 @@ pub fn reserve<V>(stack: &mut Vec<V>, additional: usize) {
 }
 
 /// The records one run of a loop saved by trip, for its reverse sweep: a loop that no jump
-/// ends early pushes one record of the values it saves in no branch (a tuple) per trip, so
-/// its run's records are the `trips` entries before `cursor`, which moves back over them (runs come
-/// off in the reverse of the order they went on). The slice is exactly `trips` long, so
-/// the adjoint's read of trip `t < trips` is in bounds by construction, and compiles to
-/// no check (where `pop` checks each read and moves the cursor per value).
+/// ends early pushes one record of the values it saves in no branch (a tuple) per trip,
+/// so its run's records are the `trips` entries before `cursor`, which moves back over
+/// them (runs come off in the reverse of the order they went on). The slice is exactly
+/// `trips` long, so the adjoint's read of trip `t < trips` is in bounds by construction,
+/// and compiles to no check (where `pop` checks each read and moves the cursor per value).
 ///
 /// ```
 /// let stack = vec![1.0_f64, 2.0, 3.0];

@@ -334,11 +334,11 @@ impl Cot {
             Cot::Number {
                 value,
                 single: true,
-            } => *value = f64::from(*value as f32 + v as f32),
+            } => *value = sum_in_dtype(true, *value, v),
             Cot::Number {
                 value,
                 single: false,
-            } => *value += v,
+            } => *value = sum_in_dtype(false, *value, v),
             // (rounded to the dtype here: a compact record's product `∂ · g` comes
             // unrounded, as the sums above round it anyway)
             Cot::Zero => *self = Cot::number(in_dtype(single, v), single),
@@ -856,8 +856,19 @@ fn step_scalar<const CHECK: bool>(
 /// is. A sum or product of two `f32` values computed in `f64` and rounded once is the
 /// `f32` operation's result.
 #[inline(always)]
-fn in_dtype(single: bool, v: f64) -> f64 {
+pub(super) fn in_dtype(single: bool, v: f64) -> f64 {
     if single { f64::from(v as f32) } else { v }
+}
+
+/// `a + b` in the dtype's arithmetic (`a` a value of the dtype, `b` exact in it or rounded
+/// once by the narrowing): `f32` sums round as `f32`.
+#[inline(always)]
+pub(super) fn sum_in_dtype(single: bool, a: f64, b: f64) -> f64 {
+    if single {
+        f64::from(a as f32 + b as f32)
+    } else {
+        a + b
+    }
 }
 
 /// Which of `node`'s inputs need a cotangent: those on a path to a source.

@@ -14,7 +14,7 @@
 //! ([`ScalarNode`]) of the targets' dtype or a leaf, so the general sweep would only ever
 //! multiply numbers by partials there, in the order this one does.
 
-use super::backward::Gradients;
+use super::backward::{Gradients, in_dtype, sum_in_dtype};
 use super::structure::SourceKey;
 use crate::base::dtype::AnyTensor;
 use crate::base::tensor::Tensor;
@@ -45,10 +45,10 @@ impl<const SINGLE: bool> Slots<SINGLE> {
         let bit = 1 << j;
         let slot = &mut self.value[j];
         if self.set & bit == 0 {
-            *slot = round::<SINGLE>(v);
+            *slot = in_dtype(SINGLE, v);
             self.set |= bit;
         } else {
-            *slot = sum::<SINGLE>(*slot, v);
+            *slot = sum_in_dtype(SINGLE, *slot, v);
         }
     }
 
@@ -56,22 +56,6 @@ impl<const SINGLE: bool> Slots<SINGLE> {
     #[inline(always)]
     fn get(&self, i: usize) -> Option<f64> {
         (i < FEW && self.set & (1 << i) != 0).then(|| self.value[i])
-    }
-}
-
-/// `v` rounded to the dtype (`backward::in_dtype`).
-#[inline(always)]
-fn round<const SINGLE: bool>(v: f64) -> f64 {
-    if SINGLE { f64::from(v as f32) } else { v }
-}
-
-/// `a + b` in the dtype's arithmetic (`a` holds a value of the dtype).
-#[inline(always)]
-fn sum<const SINGLE: bool>(a: f64, b: f64) -> f64 {
-    if SINGLE {
-        f64::from(a as f32 + b as f32)
-    } else {
-        a + b
     }
 }
 
@@ -200,8 +184,8 @@ fn sweep_in<const SINGLE: bool>(
                 // (rounding a slot's number again changes nothing; the general sum does
                 // it, so this does too)
                 total = Some(match total {
-                    None => round::<SINGLE>(v),
-                    Some(t) => sum::<SINGLE>(t, v),
+                    None => in_dtype(SINGLE, v),
+                    Some(t) => sum_in_dtype(SINGLE, t, v),
                 });
             }
         };
@@ -211,16 +195,8 @@ fn sweep_in<const SINGLE: bool>(
                 node => add(node),
             },
             SourceKey::Variable(v) => {
-                let id = v.id();
-                // (a scan of the few watched variables costs less than the search)
-                let watched = &state.variables;
-                let index = if watched.len() <= 4 {
-                    watched.iter().position(|w| w.var.id() == id)
-                } else {
-                    state.variable_index(id)
-                };
-                if let Some(index) = index {
-                    for &node in &watched[index].leaves {
+                if let Some(index) = state.variable_index(v.id()) {
+                    for &node in &state.variables[index].leaves {
                         add(node);
                     }
                 }
