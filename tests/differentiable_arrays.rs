@@ -1749,10 +1749,8 @@ fn indices_and_values_recomputed_from_counters() {
 #[test]
 fn row_view_reads_save_no_index() {
     let code = kmeans_with_jumps::GENERATED;
-    let (vjp, rest) = code.split_at(code.find("pub fn grad_into").expect("grad_into"));
-    // up to the next generated function
-    let end = rest[1..].find("pub fn ").map_or(rest.len(), |k| k + 1);
-    let into = &rest[..end];
+    let into = common::generated_fn(code, "grad_into");
+    let vjp = &code[..code.find("pub fn grad_into").expect("grad_into")];
     for name in common::saved_names(into) {
         assert!(
             ["trips", "sel", "exit", "branch"]

@@ -230,11 +230,7 @@ twice! {
 /// What `grad_into` saves (by name: `lhs7`, `trips3`), from `f::GENERATED`
 /// (`common::saved_names`).
 fn grad_into_stacks(code: &str) -> Vec<String> {
-    let start = code.find("pub fn grad_into").expect("grad_into");
-    let into = &code[start..];
-    // up to the next generated function
-    let into = &into[..into[1..].find("pub fn ").map_or(into.len(), |k| k + 1)];
-    common::saved_names(into)
+    common::saved_names(common::generated_fn(code, "grad_into"))
 }
 
 /// Whether `grad_into` saves a value it read per element: a stack other than trip

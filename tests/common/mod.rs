@@ -619,6 +619,20 @@ pub fn central_differences_step(f: &dyn Fn(&[f64]) -> f64, x: &[f64], h: f64) ->
         .collect()
 }
 
+/// The text of one generated function, `pub fn NAME` up to the next generated function,
+/// cut out of a `GENERATED` text.
+///
+/// # Panics
+/// If `code` has no `pub fn NAME`.
+pub fn generated_fn<'a>(code: &'a str, name: &str) -> &'a str {
+    let head = format!("pub fn {name}");
+    let start = code
+        .find(&head)
+        .unwrap_or_else(|| panic!("no `{head}` in:\n{code}"));
+    let rest = &code[start..];
+    &rest[..rest[1..].find("pub fn ").map_or(rest.len(), |k| k + 1)]
+}
+
 /// What generated code saves, by name (`lhs7`, `trips3`), read from a `GENERATED` text:
 /// the stacks it declares (`let mut lhs7_stack = ..`) but loops' stacks of records, and
 /// the fields of those records (`let lhs7_trip;`, a save by trip).
