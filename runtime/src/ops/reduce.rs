@@ -226,7 +226,12 @@ impl<T: Float> Tensor<T> {
                     batched_shape(g.shape(), &kept_shape(shape, *axis)),
                     batched_shape(g.shape(), shape),
                 );
-                let g = g.reshape(&kept).broadcast_to(&full);
+                // the product broadcasts `g` along the reduced axes (no spread copy of it)
+                let g = g.reshape(&kept);
+                debug_assert_eq!(
+                    &super::broadcast_shapes("max", g.shape(), weights.shape())[..],
+                    &full[..]
+                );
                 smallvec![Some(T::into_any(g * weights))]
             }),
             saved: smallvec![T::into_any(self.clone()), T::into_any(out.clone())],
@@ -704,16 +709,35 @@ fn tie_weights<T: Float>(
         .into_shape_with_order(IxDyn(&kept))
         .expect("same size")
         .to_owned();
-    let out = out.broadcast(IxDyn(shape)).expect("kept dims broadcast");
-    let is_max = ndarray::Zip::from(&x.view())
-        .and(&out)
-        .map_collect(|&v, &m| if v == m { T::ONE } else { T::ZERO });
-    let counts = if axis == ALL_AXES {
-        ndarray::ArrayD::from_elem(IxDyn(&kept), is_max.sum())
+    let x = x.view();
+    // the ties at each kept position, counted in one pass (rows of `x` in order for an
+    // axis, so a row-major array is read in memory order)
+    let mut ties = ndarray::ArrayD::<usize>::zeros(IxDyn(&kept));
+    if axis == ALL_AXES {
+        let top = out.first().copied().unwrap_or(T::ZERO);
+        ties.fill(x.iter().filter(|&&v| v == top).count());
     } else {
-        is_max.sum_axis(Axis(axis)).insert_axis(Axis(axis))
-    };
-    constant(is_max / &counts)
+        let top = out.index_axis(Axis(axis), 0);
+        let mut count = ties.index_axis_mut(Axis(axis), 0);
+        for row in x.axis_iter(Axis(axis)) {
+            ndarray::Zip::from(&mut count)
+                .and(&row)
+                .and(&top)
+                .for_each(|c, &v, &m| *c += usize::from(v == m));
+        }
+    }
+    // `[v = m] / ties`, as a 1 or 0 divided by the count (0 / 0 = NaN where the maximum is
+    // NaN, which no element equals)
+    let counts = ties.mapv(|c| T::from_f64(c as f64));
+    let (out, counts) = (
+        out.broadcast(IxDyn(shape)).expect("kept dims broadcast"),
+        counts.broadcast(IxDyn(shape)).expect("kept dims broadcast"),
+    );
+    let weights = ndarray::Zip::from(&x)
+        .and(&out)
+        .and(&counts)
+        .map_collect(|&v, &m, &c| if v == m { T::ONE } else { T::ZERO } / c);
+    constant(weights)
 }
 
 impl AnyTensor {
@@ -805,6 +829,80 @@ mod tests {
             }
         }
         assert_eq!(cases, 40 * 300);
+    }
+
+    /// The weights as three passes compute them (a 0/1 mask, its sums along the axis, their
+    /// quotient): the definition [`tie_weights`] computes in two.
+    fn tie_weights_by_passes(
+        x: &Tensor<f64>,
+        out: &Tensor<f64>,
+        shape: &[usize],
+        axis: usize,
+    ) -> ndarray::ArrayD<f64> {
+        let kept = kept_shape(shape, axis);
+        let out = out
+            .view()
+            .into_shape_with_order(IxDyn(&kept))
+            .unwrap()
+            .to_owned();
+        let out = out.broadcast(IxDyn(shape)).unwrap();
+        let is_max = ndarray::Zip::from(&x.view())
+            .and(&out)
+            .map_collect(|&v, &m| if v == m { 1.0 } else { 0.0 });
+        let counts = if axis == ALL_AXES {
+            ndarray::ArrayD::from_elem(IxDyn(&kept), is_max.sum())
+        } else {
+            is_max.sum_axis(Axis(axis)).insert_axis(Axis(axis))
+        };
+        is_max / &counts
+    }
+
+    /// `tie_weights` has the bits of the three-pass definition: every axis and all axes, of
+    /// row-major and transposed arrays, with ties, both zeros, NaNs (whose weights are NaN)
+    /// and infinities, and empty axes.
+    #[test]
+    fn tie_weights_have_the_bits_of_the_definition() {
+        let pool = [0.0, -0.0, 1.0, 1.0, 2.0, f64::NAN, f64::NEG_INFINITY, -3.5];
+        let mut state = 0x9E37_79B9_7F4A_7C15_u64;
+        let mut next = |bound: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % bound as u64) as usize
+        };
+        let shapes: [&[usize]; 7] = [&[], &[5], &[3, 4], &[4, 1], &[2, 3, 5], &[3, 0], &[0]];
+        let mut cases = 0;
+        for shape in shapes {
+            for transposed in [false, true] {
+                for _ in 0..20 {
+                    let len = shape.iter().product();
+                    let width = [2, 3, pool.len()][next(3)];
+                    let values: Vec<f64> = (0..len).map(|_| pool[next(width)]).collect();
+                    let x = Tensor::from_vec(values, shape);
+                    let x = if transposed && shape.len() >= 2 {
+                        x.transpose()
+                    } else {
+                        x
+                    };
+                    let shape = x.shape().to_vec();
+                    let axes = (0..shape.len()).chain([ALL_AXES]);
+                    for axis in axes {
+                        let out = if axis == ALL_AXES {
+                            x.max()
+                        } else {
+                            x.max_axis(axis, false)
+                        };
+                        let fast = tie_weights(&x, &out, &shape, axis).to_vec();
+                        let slow = tie_weights_by_passes(&x, &out, &shape, axis);
+                        let slow: Vec<f64> = slow.iter().copied().collect();
+                        let bits = |v: &[f64]| v.iter().map(|w| w.to_bits()).collect::<Vec<_>>();
+                        assert_eq!(bits(&fast), bits(&slow), "{shape:?} axis {axis}: {x:?}");
+                        cases += 1;
+                    }
+                }
+            }
+        }
+        assert!(cases > 400, "{cases}");
     }
 
     /// Named cases: the first zero's sign wins among zeros wherever the lanes put them, and
