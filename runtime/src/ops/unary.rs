@@ -14,22 +14,22 @@ use crate::base::primal::{Elementary, ElementaryOps, Primal, PrimalOps};
 use crate::base::tensor::Tensor;
 
 /// An elementwise op's forward value: its kernel on every element, or, when the row names
-/// a kernel for `arrays` (a vectorised one, `exp`), that one on an array's elements and
-/// the plain kernel on a 0-d tensor.
+/// a function for `arrays` (`exp`'s: a vectorised kernel on an array's elements and the
+/// plain kernel on a 0-d tensor), that function's values.
 macro_rules! forward {
     ($x:expr, $kernel:path) => {
         $x.map_data($kernel)
     };
     ($x:expr, $kernel:path, $arrays:path) => {
-        $x.map_data_vectorised($kernel, $arrays)
+        $arrays($x)
     };
 }
 
 /// Defines each op from its row: the `Tensor` method (recording the value the vocabulary
 /// says the rule keeps), the kernel `kernel::<name>`, and the rule `<name>` (re-exported as
 /// `vjp::<name>`), whose doc example checks it against a central difference of the op. A
-/// row may name a kernel for arrays (`arrays = path;`), which the method maps over an
-/// array's elements instead (`forward!`).
+/// row may name a function for arrays (`arrays = path;`), which gives the method's values
+/// instead (`forward!`).
 macro_rules! elementwise_unary_ops {
     ($(
         $(#[$method_doc:meta])*
@@ -139,7 +139,7 @@ elementwise_unary_ops! {
     /// assert_eq!(Tensor::scalar(0.0_f32).exp().to_scalar(), 1.0);
     /// ```
     fn exp(x) = num_traits::Float::exp(x);
-    arrays = exp::exp_element;
+    arrays = exp::exp_values;
     /// d/dx eˣ = eˣ, from the output
     rule(out, g) = g.mul(out);
 
