@@ -35,7 +35,8 @@ thread_local! {
     ///
     /// Invariant: anything but null and `SEVERAL` only while `STACK` holds exactly one
     /// tape above `FLOOR`, and then that tape's `Rc::as_ptr`. [`TapeStack::set_sole`]
-    /// restores it after every change of `STACK` (`enter` and `ActiveGuard::drop`) and of
+    /// (or, in `enter`, [`TapeStack::set_sole_entered`]) restores it after every change of
+    /// `STACK` (`enter` and `ActiveGuard::drop`) and of
     /// `FLOOR` (`without_any`, entering and leaving), the only ones, and `TapeStack`'s
     /// destructor nulls it when the thread's `STACK` is destroyed. A `Cell` of a raw
     /// pointer has no destructor, so it stays readable during thread teardown.
@@ -47,8 +48,9 @@ thread_local! {
     ///
     /// Invariant: not null only while every one of those holds, and then equal to `SOLE`.
     /// Null is always sound (the general path decides then). [`refresh_compact`] restores
-    /// it after each change that can break it: `SOLE` ([`TapeStack::set_sole`], and
-    /// `TapeStack`'s destructor), a tape's pause count ([`pause`], `PauseGuard::drop`), the
+    /// it after each change that can break it: `SOLE` ([`TapeStack::set_sole`] and
+    /// [`TapeStack::set_sole_entered`], which do its work themselves where they know the
+    /// answer, and `TapeStack`'s destructor), a tape's pause count ([`pause`], `PauseGuard::drop`), the
     /// accumulators' count (`forward::adjust`, `forward::suspend_all`). A tape's `active`
     /// flag falls only once it has left `STACK` (`ActiveGuard::drop`), and its anomaly
     /// flag is set only while it is off the stack (`TapeState::new_cell`).
@@ -95,12 +97,41 @@ impl TapeStack {
     fn set_sole(&self) {
         let floor = FLOOR.with(Cell::get);
         let sole = match self.0.get(floor..).unwrap_or_default() {
-            [] => std::ptr::null(),
+            [] => {
+                // No tape above the floor: `refresh_compact` would find a null `SOLE` and
+                // set null.
+                SOLE.with(|cell| cell.set(std::ptr::null()));
+                let _ = COMPACT.try_with(|cell| cell.set(std::ptr::null()));
+                return;
+            }
             [tape] => Rc::as_ptr(tape),
             _ => SEVERAL,
         };
         SOLE.with(|cell| cell.set(sole));
         refresh_compact();
+    }
+
+    /// [`set_sole`](Self::set_sole) after [`enter`] pushed `tape`, given `recordable`:
+    /// whether the tape, now active, is neither paused nor in anomaly mode (its flags, read
+    /// while `enter` held them). When `tape` is the one tape above the floor, that is
+    /// `refresh_compact`'s test but for the accumulators' count, so the tape is not
+    /// borrowed again.
+    #[inline]
+    fn set_sole_entered(&self, tape: &Rc<TapeCell>, recordable: bool) {
+        let floor = FLOOR.with(Cell::get);
+        if self.0.len() != floor + 1 {
+            self.set_sole();
+            return;
+        }
+        debug_assert!(self.0.last().is_some_and(|t| Rc::ptr_eq(t, tape)));
+        let sole = Rc::as_ptr(tape);
+        SOLE.with(|cell| cell.set(sole));
+        let compact = if recordable && !forward::accumulating() {
+            sole
+        } else {
+            std::ptr::null()
+        };
+        let _ = COMPACT.try_with(|cell| cell.set(compact));
     }
 }
 
@@ -182,7 +213,7 @@ use crate::base::context::{adjust_recording, replace_recording};
 /// If the tape is already recording (TensorFlow raises in that case too).
 #[track_caller]
 pub(crate) fn enter(tape: &Rc<TapeCell>) -> ActiveGuard<'_> {
-    {
+    let recordable = {
         let mut state = tape.borrow_mut();
         assert!(
             !state.active,
@@ -199,14 +230,15 @@ pub(crate) fn enter(tape: &Rc<TapeCell>) -> ActiveGuard<'_> {
         if state.paused == 0 {
             adjust_recording(1);
         }
-    }
+        state.paused == 0 && !state.check_numerics
+    };
     STACK.with(|stack| {
         let mut stack = stack.borrow_mut();
         if stack.is_empty() {
             crate::base::cuts::new_epoch();
         }
         stack.0.push(Rc::clone(tape));
-        stack.set_sole();
+        stack.set_sole_entered(tape, recordable);
     });
     ActiveGuard { tape }
 }
