@@ -431,6 +431,17 @@ impl TapeState {
     /// (`variables` is sorted by id).
     #[inline]
     pub(crate) fn variable_position(&self, id: VariableId) -> Result<usize, usize> {
+        if self.variables.len() <= 4 {
+            // A scan of a few costs less than the binary search's steps (a variable's first
+            // read on a tape asks this, and on a miss the answer is where it is watched).
+            let index = (self.variables.iter())
+                .position(|w| w.var.id() >= id)
+                .unwrap_or(self.variables.len());
+            return match self.variables.get(index) {
+                Some(w) if w.var.id() == id => Ok(index),
+                _ => Err(index),
+            };
+        }
         self.variables.binary_search_by_key(&id, |w| w.var.id())
     }
 
@@ -444,17 +455,29 @@ impl TapeState {
     /// Drops the records (and the values their rules saved) once a non-persistent tape has
     /// computed its gradient, but remembers which variables it watched: TensorFlow's
     /// `watched_variables()` still lists them after `gradient`.
+    #[inline]
     pub(crate) fn release_records(&mut self) {
+        if self.leaf_count == 0 && self.sites.is_empty() && self.non_finite.is_none() {
+            // Nothing recorded since the last release (say, a tape dropped after its
+            // gradient): the first node of a record is a leaf, every list below is filled
+            // only alongside a node, and no tensor carries the current uid, so all of it,
+            // the uid included, can stay. (Tested here, inlined: the call out of line
+            // saved and restored six registers for nothing.)
+            debug_assert!(self.nodes.is_empty() && self.saved.is_empty());
+            debug_assert!(self.tracked.is_empty() && self.watched_tensors.is_empty());
+            return;
+        }
+        self.release_recorded();
+    }
+
+    /// [`release_records`](Self::release_records) of a tape with something to release.
+    #[inline(never)]
+    fn release_recorded(&mut self) {
         // (anomaly mode's records are kept only beside nodes, but cost nothing to clear)
         self.sites.clear();
         self.non_finite = None;
         if self.leaf_count == 0 {
-            // Nothing recorded since the last release (say, a tape dropped after its
-            // gradient): the first node of a record is a leaf, every list below is filled
-            // only alongside a node, and no tensor carries the current uid, so all of it,
-            // the uid included, can stay.
-            debug_assert!(self.nodes.is_empty() && self.saved.is_empty());
-            debug_assert!(self.tracked.is_empty() && self.watched_tensors.is_empty());
+            // (only anomaly mode's notes were left: see the caller)
             return;
         }
         self.id_base = fresh_id_base();
