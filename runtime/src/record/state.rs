@@ -431,17 +431,6 @@ impl TapeState {
     /// (`variables` is sorted by id).
     #[inline]
     pub(crate) fn variable_position(&self, id: VariableId) -> Result<usize, usize> {
-        if self.variables.len() <= 4 {
-            // A scan of a few costs less than the binary search's steps (a variable's first
-            // read on a tape asks this, and on a miss the answer is where it is watched).
-            let index = (self.variables.iter())
-                .position(|w| w.var.id() >= id)
-                .unwrap_or(self.variables.len());
-            return match self.variables.get(index) {
-                Some(w) if w.var.id() == id => Ok(index),
-                _ => Err(index),
-            };
-        }
         self.variables.binary_search_by_key(&id, |w| w.var.id())
     }
 
