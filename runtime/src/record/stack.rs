@@ -35,10 +35,11 @@ thread_local! {
     ///
     /// Invariant: anything but null and `SEVERAL` only while `STACK` holds exactly one
     /// tape above `FLOOR`, and then that tape's `Rc::as_ptr`. [`TapeStack::set_sole`]
-    /// (or, in `enter`, [`TapeStack::set_sole_entered`]) restores it after every change of
-    /// `STACK` (`enter` and `ActiveGuard::drop`) and of
-    /// `FLOOR` (`without_any`, entering and leaving), the only ones, and `TapeStack`'s
-    /// destructor nulls it when the thread's `STACK` is destroyed. A `Cell` of a raw
+    /// (or its forms for `enter` and `ActiveGuard::drop`, [`TapeStack::set_sole_entered`]
+    /// and [`TapeStack::set_sole_left`]) restores it after every change of `STACK` (`enter`
+    /// and `ActiveGuard::drop`) and of `FLOOR` (`without_any`, entering and leaving), the
+    /// only ones, and `TapeStack`'s destructor nulls it when the thread's `STACK` is
+    /// destroyed. A `Cell` of a raw
     /// pointer has no destructor, so it stays readable during thread teardown.
     static SOLE: Cell<*const TapeCell> = const { Cell::new(std::ptr::null()) };
     /// `SOLE` when a 0-d elementwise op may be recorded on it as a compact record
@@ -48,10 +49,10 @@ thread_local! {
     ///
     /// Invariant: not null only while every one of those holds, and then equal to `SOLE`.
     /// Null is always sound (the general path decides then). [`refresh_compact`] restores
-    /// it after each change that can break it: `SOLE` ([`TapeStack::set_sole`] and
-    /// [`TapeStack::set_sole_entered`], which do its work themselves where they know the
-    /// answer, and `TapeStack`'s destructor), a tape's pause count ([`pause`], `PauseGuard::drop`), the
-    /// accumulators' count (`forward::adjust`, `forward::suspend_all`). A tape's `active`
+    /// it after each change that can break it: `SOLE` ([`TapeStack::set_sole`] and its
+    /// forms, which set it themselves where they know the answer, and `TapeStack`'s
+    /// destructor), a tape's pause count ([`pause`], `PauseGuard::drop`), the accumulators'
+    /// count (`forward::adjust`, `forward::suspend_all`). A tape's `active`
     /// flag falls only once it has left `STACK` (`ActiveGuard::drop`), and its anomaly
     /// flag is set only while it is off the stack (`TapeState::new_cell`).
     static COMPACT: Cell<*const TapeCell> = const { Cell::new(std::ptr::null()) };
@@ -109,6 +110,19 @@ impl TapeStack {
         };
         SOLE.with(|cell| cell.set(sole));
         refresh_compact();
+    }
+
+    /// [`set_sole`](Self::set_sole) after a scope's tape left the stack: inline, for a
+    /// lone tape's scope leaving no tape above the floor (both pointers null, as
+    /// `set_sole` sets them then).
+    #[inline]
+    fn set_sole_left(&self) {
+        if self.0.len() <= FLOOR.with(Cell::get) {
+            SOLE.with(|cell| cell.set(std::ptr::null()));
+            let _ = COMPACT.try_with(|cell| cell.set(std::ptr::null()));
+            return;
+        }
+        self.set_sole();
     }
 
     /// [`set_sole`](Self::set_sole) after [`enter`] pushed `tape`, given `recordable`:
@@ -260,7 +274,7 @@ impl Drop for ActiveGuard<'_> {
             } else if let Some(pos) = stack.iter().rposition(|t| Rc::ptr_eq(t, self.tape)) {
                 stack.0.remove(pos);
             }
-            stack.set_sole();
+            stack.set_sole_left();
         });
         let mut state = self.tape.borrow_mut();
         state.active = false;
