@@ -484,7 +484,10 @@ impl<T: Float> From<Variable<T>> for AnyVariable {
             return AnyVariable::F32(v.take().expect("just set"));
         }
         let v = any.downcast_mut::<Option<Variable<f64>>>();
-        AnyVariable::F64(v.and_then(Option::take).expect("every Float dtype is f32 or f64"))
+        AnyVariable::F64(
+            v.and_then(Option::take)
+                .expect("every Float dtype is f32 or f64"),
+        )
     }
 }
 
