@@ -1028,4 +1028,53 @@ mod tests {
         checking.watch(&x);
         checking.record(|| assert!(!compact(), "anomaly mode"));
     }
+
+    /// `enter` and `ActiveGuard::drop` set `SOLE` and `COMPACT` themselves for a lone
+    /// tape (`set_sole_entered`, `set_sole_left`), from the flags `enter` holds rather
+    /// than by `refresh_compact`: each case where those flags or the stack around the tape
+    /// say no, and the tape alone above `without_recording`'s floor, where they say yes.
+    #[test]
+    fn compact_tape_set_on_entry_and_exit() {
+        let x = Tensor::scalar(0.5_f64);
+        // paused before its scope is entered
+        let paused = GradientTape::persistent();
+        paused.watch(&x);
+        let y = paused.stop_recording(|| {
+            paused.record(|| {
+                assert!(!compact(), "a tape entered while paused");
+                x.sin()
+            })
+        });
+        assert!(!compact(), "the paused tape left");
+        assert!(paused.gradient(&y, &x).expect("one gradient").is_none());
+        // entered inside a forward accumulator
+        let acc = ForwardAccumulator::new(&x, Tensor::scalar(1.0)).expect("0-d tangent");
+        acc.record(|| {
+            let tape = GradientTape::new();
+            tape.record(|| assert!(!compact(), "a tape entered inside an accumulator"));
+            assert!(!compact(), "the tape inside the accumulator left");
+        });
+        // alone above the floor of `without_recording`, inside another tape
+        let outer = GradientTape::new();
+        outer.record(|| {
+            crate::without_recording(|| {
+                let inner = GradientTape::persistent();
+                inner.watch(&x);
+                let y = inner.record(|| {
+                    assert!(compact(), "the one tape above the floor");
+                    x.sin() * 2.0
+                });
+                assert!(!compact(), "no tape above the floor");
+                assert_eq!(
+                    inner
+                        .gradient(&y, &x)
+                        .expect("one gradient")
+                        .map(|g| g.to_scalar()),
+                    Some(0.5_f64.cos() * 2.0)
+                );
+            });
+            assert!(compact(), "the outer tape resumed");
+        });
+        assert!(!compact());
+    }
 }
