@@ -81,10 +81,17 @@ fn insert_cut(id: TensorId, cut: Cut) {
 
 /// Forgets the cuts of earlier recordings: called when an outermost `record` begins, so
 /// that the registry's memory is bounded by one recording's cuts.
+#[inline]
 pub(crate) fn new_epoch() {
-    if !NOTED.with(Cell::get) {
-        return;
+    if NOTED.with(Cell::get) {
+        forget_cuts();
     }
+}
+
+/// [`new_epoch`] once a recording noted a cut or an export: out of line, so that entering
+/// a scope after recordings that noted none costs one flag's test.
+#[inline(never)]
+fn forget_cuts() {
     NOTED.with(|noted| noted.set(false));
     HAS_CUTS.with(|has| has.set(false));
     CUTS.with(|cuts| {

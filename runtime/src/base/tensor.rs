@@ -804,10 +804,19 @@ impl<T: DType> Tensor<T> {
     /// # Panics
     /// If the tensor does not have exactly one element.
     #[track_caller]
+    #[inline]
     pub fn to_scalar(&self) -> T {
         if let DataRef::Scalar(v) = self.data() {
             return v.get();
         }
+        self.array_to_scalar()
+    }
+
+    /// [`to_scalar`](Self::to_scalar) of an array: out of line, so that a 0-d value's
+    /// read inlines to a load in the caller.
+    #[track_caller]
+    #[inline(never)]
+    fn array_to_scalar(&self) -> T {
         assert!(
             self.len() == 1,
             "to_scalar: tensor of shape {:?} has {} elements, not 1",

@@ -35,9 +35,11 @@ thread_local! {
     ///
     /// Invariant: anything but null and `SEVERAL` only while `STACK` holds exactly one
     /// tape above `FLOOR`, and then that tape's `Rc::as_ptr`. [`TapeStack::set_sole`]
-    /// restores it after every change of `STACK` (`enter` and `ActiveGuard::drop`) and of
-    /// `FLOOR` (`without_any`, entering and leaving), the only ones, and `TapeStack`'s
-    /// destructor nulls it when the thread's `STACK` is destroyed. A `Cell` of a raw
+    /// (or its forms for `enter` and `ActiveGuard::drop`, [`TapeStack::set_sole_entered`]
+    /// and [`TapeStack::set_sole_left`]) restores it after every change of `STACK` (`enter`
+    /// and `ActiveGuard::drop`) and of `FLOOR` (`without_any`, entering and leaving), the
+    /// only ones, and `TapeStack`'s destructor nulls it when the thread's `STACK` is
+    /// destroyed. A `Cell` of a raw
     /// pointer has no destructor, so it stays readable during thread teardown.
     static SOLE: Cell<*const TapeCell> = const { Cell::new(std::ptr::null()) };
     /// `SOLE` when a 0-d elementwise op may be recorded on it as a compact record
@@ -47,9 +49,10 @@ thread_local! {
     ///
     /// Invariant: not null only while every one of those holds, and then equal to `SOLE`.
     /// Null is always sound (the general path decides then). [`refresh_compact`] restores
-    /// it after each change that can break it: `SOLE` ([`TapeStack::set_sole`], and
-    /// `TapeStack`'s destructor), a tape's pause count ([`pause`], `PauseGuard::drop`), the
-    /// accumulators' count (`forward::adjust`, `forward::suspend_all`). A tape's `active`
+    /// it after each change that can break it: `SOLE` ([`TapeStack::set_sole`] and its
+    /// forms, which set it themselves where they know the answer, and `TapeStack`'s
+    /// destructor), a tape's pause count ([`pause`], `PauseGuard::drop`), the accumulators'
+    /// count (`forward::adjust`, `forward::suspend_all`). A tape's `active`
     /// flag falls only once it has left `STACK` (`ActiveGuard::drop`), and its anomaly
     /// flag is set only while it is off the stack (`TapeState::new_cell`).
     static COMPACT: Cell<*const TapeCell> = const { Cell::new(std::ptr::null()) };
@@ -95,12 +98,54 @@ impl TapeStack {
     fn set_sole(&self) {
         let floor = FLOOR.with(Cell::get);
         let sole = match self.0.get(floor..).unwrap_or_default() {
-            [] => std::ptr::null(),
+            [] => {
+                // No tape above the floor: `refresh_compact` would find a null `SOLE` and
+                // set null.
+                SOLE.with(|cell| cell.set(std::ptr::null()));
+                let _ = COMPACT.try_with(|cell| cell.set(std::ptr::null()));
+                return;
+            }
             [tape] => Rc::as_ptr(tape),
             _ => SEVERAL,
         };
         SOLE.with(|cell| cell.set(sole));
         refresh_compact();
+    }
+
+    /// [`set_sole`](Self::set_sole) after a scope's tape left the stack: inline, for a
+    /// lone tape's scope leaving no tape above the floor (both pointers null, as
+    /// `set_sole` sets them then).
+    #[inline]
+    fn set_sole_left(&self) {
+        if self.0.len() <= FLOOR.with(Cell::get) {
+            SOLE.with(|cell| cell.set(std::ptr::null()));
+            let _ = COMPACT.try_with(|cell| cell.set(std::ptr::null()));
+            return;
+        }
+        self.set_sole();
+    }
+
+    /// [`set_sole`](Self::set_sole) after [`enter`] pushed `tape`, given `recordable`:
+    /// whether the tape, now active, is neither paused nor in anomaly mode (its flags, read
+    /// while `enter` held them). When `tape` is the one tape above the floor, that is
+    /// `refresh_compact`'s test but for the accumulators' count, so the tape is not
+    /// borrowed again.
+    #[inline]
+    fn set_sole_entered(&self, tape: &Rc<TapeCell>, recordable: bool) {
+        let floor = FLOOR.with(Cell::get);
+        if self.0.len() != floor + 1 {
+            self.set_sole();
+            return;
+        }
+        debug_assert!(self.0.last().is_some_and(|t| Rc::ptr_eq(t, tape)));
+        let sole = Rc::as_ptr(tape);
+        SOLE.with(|cell| cell.set(sole));
+        let compact = if recordable && !forward::accumulating() {
+            sole
+        } else {
+            std::ptr::null()
+        };
+        let _ = COMPACT.try_with(|cell| cell.set(compact));
     }
 }
 
@@ -182,7 +227,7 @@ use crate::base::context::{adjust_recording, replace_recording};
 /// If the tape is already recording (TensorFlow raises in that case too).
 #[track_caller]
 pub(crate) fn enter(tape: &Rc<TapeCell>) -> ActiveGuard<'_> {
-    {
+    let recordable = {
         let mut state = tape.borrow_mut();
         assert!(
             !state.active,
@@ -199,14 +244,15 @@ pub(crate) fn enter(tape: &Rc<TapeCell>) -> ActiveGuard<'_> {
         if state.paused == 0 {
             adjust_recording(1);
         }
-    }
+        state.paused == 0 && !state.check_numerics
+    };
     STACK.with(|stack| {
         let mut stack = stack.borrow_mut();
         if stack.is_empty() {
             crate::base::cuts::new_epoch();
         }
         stack.0.push(Rc::clone(tape));
-        stack.set_sole();
+        stack.set_sole_entered(tape, recordable);
     });
     ActiveGuard { tape }
 }
@@ -228,7 +274,7 @@ impl Drop for ActiveGuard<'_> {
             } else if let Some(pos) = stack.iter().rposition(|t| Rc::ptr_eq(t, self.tape)) {
                 stack.0.remove(pos);
             }
-            stack.set_sole();
+            stack.set_sole_left();
         });
         let mut state = self.tape.borrow_mut();
         state.active = false;
@@ -981,5 +1027,54 @@ mod tests {
         let checking = GradientTape::builder().check_numerics(true).build();
         checking.watch(&x);
         checking.record(|| assert!(!compact(), "anomaly mode"));
+    }
+
+    /// `enter` and `ActiveGuard::drop` set `SOLE` and `COMPACT` themselves for a lone
+    /// tape (`set_sole_entered`, `set_sole_left`), from the flags `enter` holds rather
+    /// than by `refresh_compact`: each case where those flags or the stack around the tape
+    /// say no, and the tape alone above `without_recording`'s floor, where they say yes.
+    #[test]
+    fn compact_tape_set_on_entry_and_exit() {
+        let x = Tensor::scalar(0.5_f64);
+        // paused before its scope is entered
+        let paused = GradientTape::persistent();
+        paused.watch(&x);
+        let y = paused.stop_recording(|| {
+            paused.record(|| {
+                assert!(!compact(), "a tape entered while paused");
+                x.sin()
+            })
+        });
+        assert!(!compact(), "the paused tape left");
+        assert!(paused.gradient(&y, &x).expect("one gradient").is_none());
+        // entered inside a forward accumulator
+        let acc = ForwardAccumulator::new(&x, Tensor::scalar(1.0)).expect("0-d tangent");
+        acc.record(|| {
+            let tape = GradientTape::new();
+            tape.record(|| assert!(!compact(), "a tape entered inside an accumulator"));
+            assert!(!compact(), "the tape inside the accumulator left");
+        });
+        // alone above the floor of `without_recording`, inside another tape
+        let outer = GradientTape::new();
+        outer.record(|| {
+            crate::without_recording(|| {
+                let inner = GradientTape::persistent();
+                inner.watch(&x);
+                let y = inner.record(|| {
+                    assert!(compact(), "the one tape above the floor");
+                    x.sin() * 2.0
+                });
+                assert!(!compact(), "no tape above the floor");
+                assert_eq!(
+                    inner
+                        .gradient(&y, &x)
+                        .expect("one gradient")
+                        .map(|g| g.to_scalar()),
+                    Some(0.5_f64.cos() * 2.0)
+                );
+            });
+            assert!(compact(), "the outer tape resumed");
+        });
+        assert!(!compact());
     }
 }

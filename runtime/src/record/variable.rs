@@ -474,8 +474,20 @@ impl AnyVariable {
 }
 
 impl<T: Float> From<Variable<T>> for AnyVariable {
+    /// Moves `var` in: no second count of its slot is taken and given back (a gradient's
+    /// sources are erased this way once per variable per call).
+    #[inline]
     fn from(var: Variable<T>) -> AnyVariable {
-        AnyVariable::try_from_typed(&var).expect("every Float dtype is f32 or f64")
+        let mut var = Some(var);
+        let any: &mut dyn std::any::Any = &mut var;
+        if let Some(v) = any.downcast_mut::<Option<Variable<f32>>>() {
+            return AnyVariable::F32(v.take().expect("just set"));
+        }
+        let v = any.downcast_mut::<Option<Variable<f64>>>();
+        AnyVariable::F64(
+            v.and_then(Option::take)
+                .expect("every Float dtype is f32 or f64"),
+        )
     }
 }
 

@@ -735,7 +735,25 @@ impl GradientTape {
     /// Whether a gradient or jacobian may run now: the misuses, and in anomaly mode a
     /// non-finite value recorded already (which ends a non-persistent tape's record, as a
     /// gradient would).
+    #[inline]
     fn check_usable(&self) -> Result<(), TapeError> {
+        // The usual answer by one borrow and the flags' tests, inline; the errors (and a
+        // non-persistent tape's release in anomaly mode) out of line.
+        let state = self.cell.borrow();
+        let usable = !state.poisoned
+            && !state.sweeping
+            && (state.persistent || (!state.consumed && !state.is_recording()))
+            && state.non_finite.is_none();
+        drop(state);
+        if usable {
+            return Ok(());
+        }
+        self.check_usable_slow()
+    }
+
+    /// [`check_usable`](Self::check_usable)'s answer, each case tested in turn.
+    #[inline(never)]
+    fn check_usable_slow(&self) -> Result<(), TapeError> {
         let state = self.cell.borrow();
         if state.poisoned {
             return Err(TapeError::Poisoned);

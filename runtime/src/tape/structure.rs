@@ -50,6 +50,10 @@ impl SourceList {
     /// keys.push(SourceKey::Variable(AnyVariable::from(Variable::new(1.0_f32))));
     /// assert_eq!(keys.len(), 1);
     /// ```
+    // (`#[inline]` here and on the other small methods of these lists: `gradient` is
+    // generic, so they are called from the user's crate, where without it each was a call
+    // out of line costing more than its body)
+    #[inline]
     pub fn push(&mut self, key: SourceKey) {
         self.0.push(key);
     }
@@ -57,6 +61,7 @@ impl SourceList {
 
 impl std::ops::Deref for SourceList {
     type Target = [SourceKey];
+    #[inline]
     fn deref(&self) -> &[SourceKey] {
         &self.0
     }
@@ -96,6 +101,7 @@ impl std::ops::Deref for SourceList {
 pub struct GradientList(smallvec::IntoIter<[Option<AnyTensor>; 4]>);
 
 impl GradientList {
+    #[inline]
     pub(crate) fn new(grads: Gradients) -> GradientList {
         GradientList(grads.into_iter())
     }
@@ -136,6 +142,7 @@ impl TargetList {
     /// targets.push(AnyTensor::F32(Tensor::scalar(1.0)));
     /// assert_eq!(targets.len(), 1);
     /// ```
+    #[inline]
     pub fn push(&mut self, target: AnyTensor) {
         self.0.push(target);
     }
@@ -147,6 +154,7 @@ impl TargetList {
 
 impl std::ops::Deref for TargetList {
     type Target = [AnyTensor];
+    #[inline]
     fn deref(&self) -> &[AnyTensor] {
         &self.0
     }
