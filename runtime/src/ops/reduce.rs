@@ -776,6 +776,16 @@ impl AnyTensor {
 mod tests {
     use super::*;
 
+    /// A seeded stream of draws below a bound (xorshift64).
+    fn draws(mut state: u64) -> impl FnMut(usize) -> usize {
+        move |bound| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % bound as u64) as usize
+        }
+    }
+
     /// The fold `max_slice` stands for, in order.
     fn in_order<T: Float>(values: &[T]) -> T {
         values.iter().fold(T::neg_infinity(), |m, &v| larger(m, v))
@@ -800,13 +810,7 @@ mod tests {
             -7.25,
             3.0,
         ];
-        let mut state = 0x2545_F491_4F6C_DD1D_u64;
-        let mut next = |bound: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % bound as u64) as usize
-        };
+        let mut next = draws(0x2545_F491_4F6C_DD1D_u64);
         let mut cases = 0;
         for len in 0..40 {
             for _ in 0..300 {
@@ -863,13 +867,7 @@ mod tests {
     #[test]
     fn tie_weights_have_the_bits_of_the_definition() {
         let pool = [0.0, -0.0, 1.0, 1.0, 2.0, f64::NAN, f64::NEG_INFINITY, -3.5];
-        let mut state = 0x9E37_79B9_7F4A_7C15_u64;
-        let mut next = |bound: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % bound as u64) as usize
-        };
+        let mut next = draws(0x9E37_79B9_7F4A_7C15_u64);
         let shapes: [&[usize]; 7] = [&[], &[5], &[3, 4], &[4, 1], &[2, 3, 5], &[3, 0], &[0]];
         let mut cases = 0;
         for shape in shapes {
