@@ -176,10 +176,7 @@ impl<T: Float> Tensor<T> {
             DataRef::Scalar(v) => larger(T::neg_infinity(), v.get()),
             DataRef::Array(a) => match a.as_slice() {
                 Some(values) => max_slice(values),
-                None => a
-                    .view()
-                    .iter()
-                    .fold(T::neg_infinity(), |m, &v| larger(m, v)),
+                None => max_in_order(a.view().iter()),
             },
         };
         self.record_max(Data::scalar(top), ALL_AXES)
@@ -222,15 +219,11 @@ impl<T: Float> Tensor<T> {
                 let (x, out) = (ctx.saved[0].typed::<T>(), ctx.saved[1].typed::<T>());
                 let weights = tie_weights(x, out, shape, *axis);
                 let g = g.typed::<T>();
-                let (kept, full) = (
-                    batched_shape(g.shape(), &kept_shape(shape, *axis)),
-                    batched_shape(g.shape(), shape),
-                );
                 // the product broadcasts `g` along the reduced axes (no spread copy of it)
-                let g = g.reshape(&kept);
+                let g = g.reshape(&batched_shape(g.shape(), &kept_shape(shape, *axis)));
                 debug_assert_eq!(
                     &super::broadcast_shapes("max", g.shape(), weights.shape())[..],
-                    &full[..]
+                    &batched_shape(g.shape(), shape)[..]
                 );
                 smallvec![Some(T::into_any(g * weights))]
             }),
@@ -653,7 +646,15 @@ fn larger<T: Float>(m: T, v: T) -> T {
     if v > m || v.is_nan() { v } else { m }
 }
 
-/// [`larger`] folded over `values` in order, with the same bits, eight lanes at a time so
+/// [`larger`] folded over `values` in order from `-inf`: the maximum as [`Tensor::max`]
+/// defines it (which zero, which NaN).
+fn max_in_order<'a, T: Float>(values: impl IntoIterator<Item = &'a T>) -> T {
+    values
+        .into_iter()
+        .fold(T::neg_infinity(), |m, &v| larger(m, v))
+}
+
+/// [`max_in_order`] of `values`, with the same bits, eight lanes at a time so
 /// that the loop vectorises (a fold in order is a chain of dependent selects, about 1 ns
 /// per element).
 ///
@@ -676,7 +677,7 @@ fn max_slice<T: Float>(values: &[T]) -> T {
         .chain(chunks.remainder().iter().copied())
         .fold(T::neg_infinity(), larger);
     if top.is_nan() || top == T::ZERO {
-        return values.iter().fold(T::neg_infinity(), |m, &v| larger(m, v));
+        return max_in_order(values);
     }
     top
 }
@@ -714,7 +715,9 @@ fn tie_weights<T: Float>(
     // axis, so a row-major array is read in memory order)
     let mut ties = ndarray::ArrayD::<usize>::zeros(IxDyn(&kept));
     if axis == ALL_AXES {
-        let top = out.first().copied().unwrap_or(T::ZERO);
+        let top = *out
+            .first()
+            .expect("the maximum of all elements is one number");
         ties.fill(x.iter().filter(|&&v| v == top).count());
     } else {
         let top = out.index_axis(Axis(axis), 0);
@@ -786,11 +789,6 @@ mod tests {
         }
     }
 
-    /// The fold `max_slice` stands for, in order.
-    fn in_order<T: Float>(values: &[T]) -> T {
-        values.iter().fold(T::neg_infinity(), |m, &v| larger(m, v))
-    }
-
     /// Lengths around the lane count, values drawn from a few that tie, two zeros, two
     /// NaNs with different payloads, and ±∞: the lanes' result has the fold's bits on each.
     #[test]
@@ -817,7 +815,7 @@ mod tests {
                 // a narrower pool for some draws, so that zeros and ties decide the result
                 let width = [2, 3, 6, pool.len()][next(4)];
                 let values: Vec<f64> = (0..len).map(|_| pool[next(width)]).collect();
-                let expected = in_order(&values);
+                let expected = max_in_order(&values);
                 assert_eq!(
                     max_slice(&values).to_bits(),
                     expected.to_bits(),
@@ -826,7 +824,7 @@ mod tests {
                 let single: Vec<f32> = values.iter().map(|&v| v as f32).collect();
                 assert_eq!(
                     max_slice(&single).to_bits(),
-                    in_order(&single).to_bits(),
+                    max_in_order(&single).to_bits(),
                     "max of {single:?}"
                 );
                 cases += 1;

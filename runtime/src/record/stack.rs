@@ -101,8 +101,7 @@ impl TapeStack {
             [] => {
                 // No tape above the floor: `refresh_compact` would find a null `SOLE` and
                 // set null.
-                SOLE.with(|cell| cell.set(std::ptr::null()));
-                let _ = COMPACT.try_with(|cell| cell.set(std::ptr::null()));
+                publish(std::ptr::null(), std::ptr::null());
                 return;
             }
             [tape] => Rc::as_ptr(tape),
@@ -118,8 +117,7 @@ impl TapeStack {
     #[inline]
     fn set_sole_left(&self) {
         if self.0.len() <= FLOOR.with(Cell::get) {
-            SOLE.with(|cell| cell.set(std::ptr::null()));
-            let _ = COMPACT.try_with(|cell| cell.set(std::ptr::null()));
+            publish(std::ptr::null(), std::ptr::null());
             return;
         }
         self.set_sole();
@@ -139,14 +137,21 @@ impl TapeStack {
         }
         debug_assert!(self.0.last().is_some_and(|t| Rc::ptr_eq(t, tape)));
         let sole = Rc::as_ptr(tape);
-        SOLE.with(|cell| cell.set(sole));
         let compact = if recordable && !forward::accumulating() {
             sole
         } else {
             std::ptr::null()
         };
-        let _ = COMPACT.try_with(|cell| cell.set(compact));
+        publish(sole, compact);
     }
+}
+
+/// Sets `SOLE` and `COMPACT` where the caller knows both (`COMPACT` by `try_with`: it may
+/// be gone during thread teardown).
+#[inline(always)]
+fn publish(sole: *const TapeCell, compact: *const TapeCell) {
+    SOLE.with(|cell| cell.set(sole));
+    let _ = COMPACT.try_with(|cell| cell.set(compact));
 }
 
 impl Drop for TapeStack {
